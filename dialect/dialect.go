@@ -1,0 +1,117 @@
+// Package dialect holds the SQL text that differs between databases. It
+// opens no connections: a Dialect only returns strings and capabilities, so
+// every statement can be unit-tested without a server.
+package dialect
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Capabilities says what a database supports.
+type Capabilities struct {
+	// Copy is true when bulk loading through COPY FROM STDIN works.
+	Copy bool
+	// CreateDatabaseTemplate is true for CREATE DATABASE ... TEMPLATE.
+	CreateDatabaseTemplate bool
+}
+
+// Dialect is the SQL of one database family. Implementations are stateless
+// and safe for concurrent use.
+type Dialect interface {
+	// Name is the dialect's name, such as "postgres".
+	Name() string
+	// Placeholder returns the text of the i-th (1-based) bind parameter:
+	// "$1" for PostgreSQL, "?" for MySQL.
+	Placeholder(i int) string
+	// QuoteIdent quotes an identifier.
+	QuoteIdent(name string) string
+	// CreateDatabase returns the statement that creates database name.
+	CreateDatabase(name string) string
+	// DropDatabase returns the statement that drops database name if it exists.
+	DropDatabase(name string) string
+	// CreateTable returns the statement creating table name with the given
+	// parenthesized column list.
+	CreateTable(name, schema string) string
+	// DropTable returns the statement dropping table name if it exists.
+	DropTable(name string) string
+	// Capabilities reports what the database supports.
+	Capabilities() Capabilities
+}
+
+// Postgres is the dialect of PostgreSQL and of servers speaking its wire
+// protocol and SQL (CockroachDB, YugabyteDB, Greenplum).
+type Postgres struct{}
+
+var _ Dialect = Postgres{}
+
+// Name implements Dialect.
+func (Postgres) Name() string { return "postgres" }
+
+// Placeholder implements Dialect: "$1", "$2", ...
+func (Postgres) Placeholder(i int) string { return "$" + strconv.Itoa(i) }
+
+// QuoteIdent implements Dialect: `"name"`, doubling embedded quotes.
+func (Postgres) QuoteIdent(name string) string {
+	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
+}
+
+// CreateDatabase implements Dialect: CREATE DATABASE "name".
+func (p Postgres) CreateDatabase(name string) string {
+	return "CREATE DATABASE " + p.QuoteIdent(name)
+}
+
+// DropDatabase implements Dialect: DROP DATABASE IF EXISTS "name".
+func (p Postgres) DropDatabase(name string) string {
+	return "DROP DATABASE IF EXISTS " + p.QuoteIdent(name)
+}
+
+// CreateTable implements Dialect: CREATE TABLE name (schema).
+func (Postgres) CreateTable(name, schema string) string {
+	return fmt.Sprintf("CREATE TABLE %s %s", name, schema)
+}
+
+// DropTable implements Dialect: DROP TABLE IF EXISTS name.
+func (Postgres) DropTable(name string) string {
+	return "DROP TABLE IF EXISTS " + name
+}
+
+// Capabilities implements Dialect.
+func (Postgres) Capabilities() Capabilities {
+	return Capabilities{Copy: true, CreateDatabaseTemplate: true}
+}
+
+// Placeholders returns n comma-separated placeholders starting at first,
+// such as "$3, $4, $5".
+func Placeholders(d Dialect, first, n int) string {
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(d.Placeholder(first + i))
+	}
+	return b.String()
+}
+
+// Analyzer is implemented by dialects that can refresh a table's planner
+// statistics after a load.
+type Analyzer interface {
+	// AnalyzeTable returns the statement that refreshes table name's
+	// statistics.
+	AnalyzeTable(name string) string
+}
+
+// AnalyzeTable implements Analyzer: ANALYZE name.
+func (Postgres) AnalyzeTable(name string) string { return "ANALYZE " + name }
+
+// TableExistsQuery returns a query with one placeholder (the table name)
+// that returns one row with a boolean: whether the table exists in the
+// current database and schema search path.
+func TableExistsQuery(d Dialect) string {
+	if d.Name() == "postgres" {
+		return "SELECT to_regclass(" + d.Placeholder(1) + ") IS NOT NULL"
+	}
+	return "SELECT count(*) > 0 FROM information_schema.tables WHERE table_name = " + d.Placeholder(1)
+}

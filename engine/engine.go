@@ -1,0 +1,351 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/stampede-bench/stampede/stats"
+	"github.com/stampede-bench/stampede/workload"
+)
+
+// Config controls a run.
+type Config struct {
+	// Duration limits the measured run (after the ramp); 0 means no limit.
+	Duration time.Duration
+	// MaxOps stops the run after this many operations in total (ramp
+	// included); 0 means no limit. It is split evenly among workers.
+	MaxOps int64
+	// Ramp spreads worker starts over this time; the cumulative statistics
+	// restart when it ends.
+	Ramp time.Duration
+	// MaxRate is the total scheduled rate in operations per second; 0
+	// means each worker runs as fast as it can (closed loop).
+	MaxRate float64
+	// DisplayEvery is the interval between ticks.
+	DisplayEvery time.Duration
+	// TolerateErrors keeps the run going after an operation fails;
+	// otherwise the first error ends it.
+	TolerateErrors bool
+	// Grace is how long in-flight operations may take to finish after the
+	// run ends before they are cancelled; 0 means 5s.
+	Grace time.Duration
+}
+
+// Validate reports a configuration error in one line.
+func (c Config) Validate(workers int) error {
+	switch {
+	case workers < 1:
+		return errors.New("concurrency must be at least 1")
+	case c.Duration < 0:
+		return fmt.Errorf("duration %s is negative: use 0 for no limit or a positive duration like 60s", c.Duration)
+	case c.MaxOps < 0:
+		return fmt.Errorf("max-ops %d is negative: use 0 for no limit", c.MaxOps)
+	case c.Ramp < 0:
+		return fmt.Errorf("ramp %s is negative", c.Ramp)
+	case c.MaxRate < 0:
+		return fmt.Errorf("max-rate %g is negative: use 0 for no limit", c.MaxRate)
+	case c.DisplayEvery <= 0:
+		return fmt.Errorf("display-every %s must be positive", c.DisplayEvery)
+	}
+	return nil
+}
+
+// Series describes how the engine lays out the registry's series for a
+// workload's operations.
+type Series struct {
+	// Ops are the workload's operation names.
+	Ops []string
+	// Rated is true when a rate schedule is in force; then three series
+	// exist per operation.
+	Rated bool
+}
+
+// Suffixes of derived series under a rate schedule.
+const (
+	// ServiceSuffix marks the raw service-time series of an operation.
+	ServiceSuffix = ".service"
+	// LagSuffix marks the schedule-lag series of an operation.
+	LagSuffix = ".lag"
+)
+
+// Names returns the registry series names: the operations (latency from
+// the intended start when rated, else service time), then when rated each
+// operation's ".service" and ".lag" series.
+func (s Series) Names() []string {
+	names := append([]string(nil), s.Ops...)
+	if s.Rated {
+		for _, op := range s.Ops {
+			names = append(names, op+ServiceSuffix)
+		}
+		for _, op := range s.Ops {
+			names = append(names, op+LagSuffix)
+		}
+	}
+	return names
+}
+
+// Hooks receive the engine's events. Any may be nil.
+type Hooks struct {
+	// Tick is called every DisplayEvery with the interval just ended, and
+	// once more at the end for the final partial interval (final is true).
+	// Calls come from one goroutine.
+	Tick func(t stats.Tick, final bool)
+	// RampDone is called once when the ramp ends (at the start if there is
+	// no ramp).
+	RampDone func(at time.Time)
+	// Error is called for every failed operation, from the worker's
+	// goroutine; it must be quick and safe for concurrent use.
+	Error func(worker int, op string, err error)
+}
+
+// Result summarises a finished run.
+type Result struct {
+	// Start is when the first worker started, RampEnd when the ramp ended
+	// (equal to Start without a ramp), End when the last worker stopped.
+	Start, RampEnd, End time.Time
+	// Interrupted is true when the run was stopped by its context (Ctrl-C).
+	Interrupted bool
+	// Err is the error that ended the run, when errors are not tolerated.
+	Err *OpError
+}
+
+// OpError is an operation failure that ended a run.
+type OpError struct {
+	// Worker is the worker number and Op the operation's name.
+	Worker int
+	Op     string
+	// Err is the operation's error.
+	Err error
+}
+
+// Error implements error.
+func (e *OpError) Error() string {
+	return fmt.Sprintf("%s failed (worker %d): %v", e.Op, e.Worker, e.Err)
+}
+
+// Unwrap returns the operation's error.
+func (e *OpError) Unwrap() error { return e.Err }
+
+// Run runs load with the given configuration, recording into reg (whose
+// series must be laid out as Series{Ops: load.Ops, Rated: cfg.MaxRate > 0}
+// describes). It returns when the run ends: duration or operation budget
+// reached, ctx cancelled, or an operation failed without TolerateErrors.
+func Run(ctx context.Context, cfg Config, load workload.QueryLoad, reg *stats.Registry, hooks Hooks) Result {
+	n := len(load.Workers)
+	r := &runner{
+		cfg:   cfg,
+		load:  load,
+		reg:   reg,
+		hooks: hooks,
+		nOps:  len(load.Ops),
+		rated: cfg.MaxRate > 0,
+		stop:  make(chan struct{}),
+	}
+	grace := cfg.Grace
+	if grace == 0 {
+		grace = 5 * time.Second
+	}
+	opCtx, cancelOps := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelOps()
+
+	start := time.Now()
+	r.result.Start = start
+	r.result.RampEnd = start
+
+	var wg sync.WaitGroup
+	for w := 0; w < n; w++ {
+		budget := int64(-1)
+		if cfg.MaxOps > 0 {
+			budget = cfg.MaxOps / int64(n)
+			if int64(w) < cfg.MaxOps%int64(n) {
+				budget++
+			}
+			if budget == 0 {
+				continue
+			}
+		}
+		delay := time.Duration(0)
+		if cfg.Ramp > 0 {
+			delay = time.Duration(int64(cfg.Ramp) * int64(w) / int64(n))
+		}
+		wg.Add(1)
+		go func(w int, budget int64, delay time.Duration) {
+			defer wg.Done()
+			r.worker(opCtx, w, budget, start.Add(delay))
+		}(w, budget, delay)
+	}
+	allDone := make(chan struct{})
+	go func() { wg.Wait(); close(allDone) }()
+
+	// The ticker loop runs here, on the caller's goroutine.
+	ticker := time.NewTicker(cfg.DisplayEvery)
+	defer ticker.Stop()
+	var rampTimer, durTimer <-chan time.Time
+	if cfg.Ramp > 0 {
+		rampTimer = time.After(cfg.Ramp)
+	} else {
+		r.rampDone(start)
+		if cfg.Duration > 0 {
+			durTimer = time.After(cfg.Duration)
+		}
+	}
+	var graceTimer <-chan time.Time
+	ctxDone, stopCh := ctx.Done(), (<-chan struct{})(r.stop)
+	stopping := false
+	beginStop := func() {
+		if !stopping {
+			stopping = true
+			r.halt()
+			graceTimer = time.After(grace)
+		}
+	}
+loop:
+	for {
+		select {
+		case now := <-ticker.C:
+			if hooks.Tick != nil {
+				hooks.Tick(reg.Tick(now), false)
+			}
+		case now := <-rampTimer:
+			rampTimer = nil
+			reg.ResetCumulative(now)
+			r.result.RampEnd = now
+			r.rampDone(now)
+			if cfg.Duration > 0 {
+				durTimer = time.After(cfg.Duration)
+			}
+		case <-durTimer:
+			durTimer = nil
+			beginStop()
+		case <-ctxDone:
+			ctxDone = nil
+			if !stopping {
+				r.result.Interrupted = true
+			}
+			beginStop()
+		case <-stopCh:
+			stopCh = nil
+			beginStop()
+		case <-graceTimer:
+			graceTimer = nil
+			cancelOps()
+		case <-allDone:
+			break loop
+		}
+	}
+	end := time.Now()
+	r.result.End = end
+	if hooks.Tick != nil {
+		hooks.Tick(reg.Tick(end), true)
+	}
+	if p := r.fatal.Load(); p != nil {
+		r.result.Err = p
+	}
+	return r.result
+}
+
+type runner struct {
+	cfg      Config
+	load     workload.QueryLoad
+	reg      *stats.Registry
+	hooks    Hooks
+	nOps     int
+	rated    bool
+	stopped  atomic.Bool
+	stop     chan struct{}
+	stopOnce sync.Once
+	fatal    atomic.Pointer[OpError]
+	result   Result
+}
+
+func (r *runner) rampDone(at time.Time) {
+	if r.hooks.RampDone != nil {
+		r.hooks.RampDone(at)
+	}
+}
+
+// halt tells every worker to stop after its current operation.
+func (r *runner) halt() {
+	r.stopOnce.Do(func() {
+		r.stopped.Store(true)
+		close(r.stop)
+	})
+}
+
+// sleepUntil waits until t or until the run stops; it reports whether the
+// run is still going.
+func (r *runner) sleepUntil(t time.Time) bool {
+	d := time.Until(t)
+	if d <= 0 {
+		return !r.stopped.Load()
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return !r.stopped.Load()
+	case <-r.stop:
+		return false
+	}
+}
+
+// worker runs one worker until the run stops or its budget (if >= 0) is
+// spent. first is when it starts.
+func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Time) {
+	if !r.sleepUntil(first) {
+		return
+	}
+	fn := r.load.Workers[w]
+	h := r.reg.Handle(w)
+	n := len(r.load.Workers)
+	var interval time.Duration
+	var next time.Time
+	if r.rated {
+		// Each worker takes an equal share of the total rate; starts are
+		// staggered so the aggregate schedule is even.
+		interval = time.Duration(float64(time.Second) * float64(n) / r.cfg.MaxRate)
+		next = first.Add(time.Duration(float64(time.Second) * float64(w) / r.cfg.MaxRate))
+	}
+	for budget != 0 && !r.stopped.Load() {
+		var intended time.Time
+		if r.rated {
+			intended = next
+			next = next.Add(interval)
+			if !r.sleepUntil(intended) {
+				return
+			}
+		}
+		start := time.Now()
+		res := fn(ctx)
+		end := time.Now()
+		if budget > 0 {
+			budget--
+		}
+		if res.Err != nil {
+			if r.stopped.Load() && errors.Is(res.Err, context.Canceled) {
+				return // cancelled by the end of the run, not a failure
+			}
+			h.RecordError(res.Op)
+			name := r.load.Ops[res.Op]
+			if r.hooks.Error != nil {
+				r.hooks.Error(w, name, res.Err)
+			}
+			if !r.cfg.TolerateErrors {
+				r.fatal.CompareAndSwap(nil, &OpError{Worker: w, Op: name, Err: res.Err})
+				r.halt()
+				return
+			}
+		} else if r.rated {
+			h.Record3(res.Op, end.Sub(intended), r.nOps+res.Op, end.Sub(start), 2*r.nOps+res.Op, start.Sub(intended))
+		} else {
+			h.Record(res.Op, end.Sub(start))
+		}
+		if res.Wait > 0 && !r.sleepUntil(end.Add(res.Wait)) {
+			return
+		}
+	}
+}

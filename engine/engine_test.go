@@ -1,0 +1,260 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stampede-bench/stampede/engine"
+	"github.com/stampede-bench/stampede/stats"
+	"github.com/stampede-bench/stampede/workload"
+)
+
+// fakeLoad returns n workers that call op(worker, call) and report op index
+// call%len(ops).
+func fakeLoad(n int, ops []string, op func(w int, call int64) workload.Result) workload.QueryLoad {
+	l := workload.QueryLoad{Ops: ops}
+	for w := 0; w < n; w++ {
+		var calls int64
+		l.Workers = append(l.Workers, func(ctx context.Context) workload.Result {
+			calls++
+			return op(w, calls)
+		})
+	}
+	return l
+}
+
+func run(t *testing.T, ctx context.Context, cfg engine.Config, load workload.QueryLoad) (engine.Result, stats.Tick) {
+	t.Helper()
+	if cfg.DisplayEvery == 0 {
+		cfg.DisplayEvery = 50 * time.Millisecond
+	}
+	if err := cfg.Validate(len(load.Workers)); err != nil {
+		t.Fatal(err)
+	}
+	names := engine.Series{Ops: load.Ops, Rated: cfg.MaxRate > 0}.Names()
+	reg := stats.NewRegistry(names, stats.ShardsFor(len(load.Workers), 2), time.Now())
+	var final stats.Tick
+	ticks := 0
+	res := engine.Run(ctx, cfg, load, reg, engine.Hooks{Tick: func(tk stats.Tick, last bool) {
+		ticks++
+		if last {
+			final = tk
+		}
+	}})
+	if ticks == 0 || final.Series == nil {
+		t.Fatal("no final tick")
+	}
+	return res, final
+}
+
+func TestMaxOpsExact(t *testing.T) {
+	for _, tc := range []struct {
+		workers int
+		maxOps  int64
+	}{{1, 1000}, {4, 1001}, {8, 3}, {3, 99999}} {
+		load := fakeLoad(tc.workers, []string{"a", "b"}, func(w int, c int64) workload.Result {
+			return workload.Result{Op: int(c % 2)}
+		})
+		_, final := run(t, context.Background(), engine.Config{MaxOps: tc.maxOps}, load)
+		var total int64
+		for _, s := range final.Series {
+			total += s.Cumulative.TotalCount()
+		}
+		if total != tc.maxOps {
+			t.Errorf("workers=%d max-ops=%d: recorded %d operations", tc.workers, tc.maxOps, total)
+		}
+	}
+}
+
+func TestDurationStops(t *testing.T) {
+	load := fakeLoad(4, []string{"op"}, func(int, int64) workload.Result {
+		time.Sleep(100 * time.Microsecond)
+		return workload.Result{}
+	})
+	begin := time.Now()
+	res, final := run(t, context.Background(), engine.Config{Duration: 300 * time.Millisecond}, load)
+	if took := time.Since(begin); took < 300*time.Millisecond || took > 2*time.Second {
+		t.Errorf("run took %s, want about 300ms", took)
+	}
+	if res.Interrupted || res.Err != nil {
+		t.Errorf("unexpected result %+v", res)
+	}
+	if final.Series[0].Cumulative.TotalCount() == 0 {
+		t.Error("no operations recorded")
+	}
+}
+
+func TestCancelInterrupts(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	load := fakeLoad(2, []string{"op"}, func(int, int64) workload.Result {
+		time.Sleep(time.Millisecond)
+		return workload.Result{}
+	})
+	time.AfterFunc(150*time.Millisecond, cancel)
+	res, _ := run(t, ctx, engine.Config{}, load)
+	if !res.Interrupted {
+		t.Error("run not marked interrupted")
+	}
+}
+
+func TestErrors(t *testing.T) {
+	boom := errors.New("boom")
+	failing := func(w int, c int64) workload.Result {
+		if c%10 == 0 {
+			return workload.Result{Err: boom}
+		}
+		return workload.Result{}
+	}
+	t.Run("fatal", func(t *testing.T) {
+		var seen atomic.Int64
+		load := fakeLoad(2, []string{"op"}, failing)
+		names := engine.Series{Ops: load.Ops}.Names()
+		reg := stats.NewRegistry(names, 2, time.Now())
+		res := engine.Run(context.Background(), engine.Config{Duration: 5 * time.Second, DisplayEvery: time.Second}, load, reg,
+			engine.Hooks{Error: func(int, string, error) { seen.Add(1) }})
+		if res.Err == nil || !errors.Is(res.Err, boom) || res.Err.Op != "op" {
+			t.Fatalf("want fatal boom, got %+v", res.Err)
+		}
+		if seen.Load() < 1 {
+			t.Error("error hook not called")
+		}
+	})
+	t.Run("tolerated", func(t *testing.T) {
+		load := fakeLoad(2, []string{"op"}, failing)
+		res, final := run(t, context.Background(), engine.Config{MaxOps: 1000, TolerateErrors: true}, load)
+		if res.Err != nil {
+			t.Fatalf("tolerated run failed: %v", res.Err)
+		}
+		s := final.Series[0]
+		if s.CumErrors != 100 || s.Cumulative.TotalCount() != 900 {
+			t.Errorf("errors=%d ok=%d, want 100 and 900", s.CumErrors, s.Cumulative.TotalCount())
+		}
+	})
+}
+
+// TestOpenLoopShowsStall is the coordinated-omission test: one operation
+// stalls for 300ms in a run scheduled at 500 ops/s. The raw service time
+// hides it (only one slow operation); latency from the intended start shows
+// every operation scheduled behind the stall.
+func TestOpenLoopShowsStall(t *testing.T) {
+	load := fakeLoad(1, []string{"op"}, func(w int, c int64) workload.Result {
+		if c == 200 {
+			time.Sleep(300 * time.Millisecond)
+		} else {
+			spin(20 * time.Microsecond)
+		}
+		return workload.Result{}
+	})
+	res, final := run(t, context.Background(), engine.Config{MaxRate: 500, Duration: 2 * time.Second}, load)
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	byName := map[string]stats.Series{}
+	for _, s := range final.Series {
+		byName[s.Name] = s
+	}
+	corrected := byName["op"].Cumulative
+	raw := byName["op"+engine.ServiceSuffix].Cumulative
+	lag := byName["op"+engine.LagSuffix].Cumulative
+	if corrected.TotalCount() != raw.TotalCount() || raw.TotalCount() < 800 {
+		t.Fatalf("counts: corrected %d raw %d", corrected.TotalCount(), raw.TotalCount())
+	}
+	rawP99 := time.Duration(raw.ValueAtQuantile(99))
+	corrP99 := time.Duration(corrected.ValueAtQuantile(99))
+	if rawP99 > 20*time.Millisecond {
+		t.Errorf("raw p99 %s shows the stall; it should not", rawP99)
+	}
+	if corrP99 < 100*time.Millisecond {
+		t.Errorf("corrected p99 %s hides the stall", corrP99)
+	}
+	if time.Duration(lag.Max()) < 200*time.Millisecond {
+		t.Errorf("lag max %s, want the stall", time.Duration(lag.Max()))
+	}
+	if time.Duration(raw.Max()) < 300*time.Millisecond {
+		t.Errorf("raw max %s, want the stalled operation itself", time.Duration(raw.Max()))
+	}
+}
+
+func TestRateIsKept(t *testing.T) {
+	load := fakeLoad(4, []string{"op"}, func(int, int64) workload.Result { return workload.Result{} })
+	_, final := run(t, context.Background(), engine.Config{MaxRate: 2000, Duration: time.Second}, load)
+	n := final.Series[0].Cumulative.TotalCount()
+	if n < 1700 || n > 2300 {
+		t.Errorf("ran %d ops in 1s at max-rate 2000", n)
+	}
+}
+
+func TestRampExcluded(t *testing.T) {
+	load := fakeLoad(4, []string{"op"}, func(int, int64) workload.Result {
+		time.Sleep(time.Millisecond)
+		return workload.Result{}
+	})
+	var rampAt time.Time
+	names := engine.Series{Ops: load.Ops}.Names()
+	start := time.Now()
+	reg := stats.NewRegistry(names, 4, start)
+	var final stats.Tick
+	var total int64
+	res := engine.Run(context.Background(), engine.Config{Ramp: 300 * time.Millisecond, Duration: 300 * time.Millisecond, DisplayEvery: 50 * time.Millisecond}, load, reg,
+		engine.Hooks{
+			RampDone: func(at time.Time) { rampAt = at },
+			Tick: func(tk stats.Tick, last bool) {
+				total += tk.Series[0].Interval.TotalCount()
+				if last {
+					final = tk
+				}
+			},
+		})
+	if rampAt.IsZero() || res.RampEnd.Sub(res.Start) < 300*time.Millisecond {
+		t.Fatalf("ramp end %v (start %v)", res.RampEnd, res.Start)
+	}
+	if !final.CumStart.Equal(res.RampEnd) {
+		t.Errorf("cumulative starts at %v, want ramp end %v", final.CumStart, res.RampEnd)
+	}
+	if cum := final.Series[0].Cumulative.TotalCount(); cum >= total || cum == 0 {
+		t.Errorf("cumulative %d should exclude ramp operations (all intervals: %d)", cum, total)
+	}
+}
+
+func TestWaitIsNotLatency(t *testing.T) {
+	load := fakeLoad(1, []string{"op"}, func(int, int64) workload.Result {
+		return workload.Result{Wait: 20 * time.Millisecond}
+	})
+	_, final := run(t, context.Background(), engine.Config{Duration: 200 * time.Millisecond}, load)
+	h := final.Series[0].Cumulative
+	if h.TotalCount() > 15 {
+		t.Errorf("%d ops in 200ms with 20ms waits", h.TotalCount())
+	}
+	if time.Duration(h.Max()) > 5*time.Millisecond {
+		t.Errorf("wait counted as latency: max %s", time.Duration(h.Max()))
+	}
+}
+
+func TestValidate(t *testing.T) {
+	for _, tc := range []struct {
+		cfg     engine.Config
+		workers int
+		ok      bool
+	}{
+		{engine.Config{DisplayEvery: time.Second}, 1, true},
+		{engine.Config{DisplayEvery: time.Second}, 0, false},
+		{engine.Config{DisplayEvery: time.Second, Duration: -time.Second}, 1, false},
+		{engine.Config{DisplayEvery: time.Second, MaxOps: -1}, 1, false},
+		{engine.Config{DisplayEvery: time.Second, MaxRate: -1}, 1, false},
+		{engine.Config{DisplayEvery: 0}, 1, false},
+		{engine.Config{DisplayEvery: time.Second, Ramp: -1}, 1, false},
+	} {
+		if err := tc.cfg.Validate(tc.workers); (err == nil) != tc.ok {
+			t.Errorf("%+v workers=%d: err=%v", tc.cfg, tc.workers, err)
+		}
+	}
+}
+
+// spin busy-waits for d (sleeping would take at least a timer tick).
+func spin(d time.Duration) {
+	for end := time.Now().Add(d); time.Now().Before(end); {
+	}
+}

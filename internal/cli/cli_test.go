@@ -1,0 +1,193 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stampede-bench/stampede/internal/cli"
+	"github.com/stampede-bench/stampede/runlog"
+)
+
+// result is one invocation's exit code and output.
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+func stampede(t testing.TB, args ...string) result {
+	t.Helper()
+	return stampedeCtx(t, context.Background(), args...)
+}
+
+func stampedeCtx(t testing.TB, ctx context.Context, args ...string) result {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := cli.MainContext(ctx, args, &out, &errb)
+	return result{code, out.String(), errb.String()}
+}
+
+func writeFile(t testing.TB, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "props")
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestBadInput checks that bad input gives a one-line error naming the
+// problem, the right exit code, and never a panic.
+func TestBadInput(t *testing.T) {
+	badProps := writeFile(t, "recordcount=100\nthis line has no separator at all =\n")
+	_ = badProps
+	malformed := writeFile(t, "recordcount=abc\n")
+	sum := writeFile(t, "readproportion=0.5\nupdateproportion=0.4\n")
+	null := []string{"--driver", "null"}
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"unknown command", []string{"frobnicate"}, 2, `unknown command "frobnicate"`},
+		{"no workload", []string{"run"}, 2, "name a workload"},
+		{"unknown workload", []string{"run", "nosuch"}, 2, `unknown workload "nosuch"`},
+		{"unknown workload init", []string{"init", "nosuch"}, 2, `unknown workload "nosuch"`},
+		{"unknown flag", []string{"run", "ycsb", "--bogus"}, 2, "unknown flag: --bogus"},
+		{"negative duration", append([]string{"run", "ycsb", "--duration", "-5s"}, null...), 2, "duration -5s is negative"},
+		{"malformed duration", []string{"run", "ycsb", "--duration", "abc"}, 2, `invalid argument "abc" for "--duration"`},
+		{"negative max-ops", append([]string{"run", "ycsb", "--max-ops", "-1"}, null...), 2, "max-ops -1 is negative"},
+		{"zero concurrency", append([]string{"run", "ycsb", "--concurrency", "0"}, null...), 2, "need at least 1 worker"},
+		{"threads disagree", append([]string{"run", "ycsb", "--concurrency", "2", "--threads", "3"}, null...), 2, "disagree"},
+		{"bad format", append([]string{"run", "ycsb", "--format", "xml"}, null...), 2, `unknown --format "xml"`},
+		{"bad latency", append([]string{"run", "ycsb", "--latency", "p99"}, null...), 2, `unknown --latency "p99"`},
+		{"bad tag", append([]string{"run", "ycsb", "--tag", "novalue"}, null...), 2, `malformed --tag "novalue"`},
+		{"bad driver", []string{"run", "ycsb", "--driver", "oracle"}, 2, `unknown --driver "oracle"`},
+		{"not a URL", []string{"run", "ycsb", "localhost:5432"}, 2, `unexpected argument "localhost:5432"`},
+		{"wrong scheme", []string{"run", "ycsb", "mysql://u:topsecret@h/db"}, 2, `unsupported URL scheme "mysql"`},
+		{"bad port", []string{"run", "ycsb", "postgresql://u:topsecret@h:notaport/db"}, 2, "malformed connection URL"},
+		{"missing property file", []string{"run", "ycsb", "-P", "/nonexistent/workloada"}, 2, "/nonexistent/workloada"},
+		{"malformed property", []string{"run", "ycsb", "-P", malformed}, 2, "recordcount"},
+		{"proportions", []string{"run", "ycsb", "-P", sum}, 2, "sum"},
+		{"bad -p", []string{"run", "ycsb", "-p", "requestdistribution=gaussian"}, 2, "gaussian"},
+		{"unknown workload letter", []string{"run", "ycsb", "--workload", "z"}, 2, `"z"`},
+		{"unreachable server", []string{"run", "ycsb", "--duration", "1s", "postgresql://u:topsecret@127.0.0.1:1/db?connect_timeout=2"}, 1, "cannot connect to 127.0.0.1:1"},
+		{"demo args", []string{"demo", "a", "b"}, 2, "accepts at most 1 arg"},
+		{"version args", []string{"version", "x"}, 2, "unknown command"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := stampede(t, tc.args...)
+			if r.code != tc.code {
+				t.Errorf("exit code %d, want %d (stderr %q)", r.code, tc.code, r.stderr)
+			}
+			lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+			last := lines[len(lines)-1]
+			if !strings.HasPrefix(last, "stampede: error: ") || !strings.Contains(last, tc.want) {
+				t.Errorf("stderr %q: want one error line containing %q", r.stderr, tc.want)
+			}
+			if strings.Contains(r.stderr, "goroutine ") || strings.Contains(r.stderr, "panic") {
+				t.Errorf("stack trace in stderr: %s", r.stderr)
+			}
+			if strings.Contains(r.stderr+r.stdout, "topsecret") {
+				t.Errorf("password leaked: %s", r.stderr)
+			}
+		})
+	}
+}
+
+func TestWorkloadsAndVersion(t *testing.T) {
+	r := stampede(t, "workloads")
+	if r.code != 0 || !strings.Contains(r.stdout, "ycsb") {
+		t.Errorf("workloads: %d %q", r.code, r.stdout)
+	}
+	r = stampede(t, "version")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "stampede ") {
+		t.Errorf("version: %d %q", r.code, r.stdout)
+	}
+	r = stampede(t, "run", "ycsb", "--help")
+	if r.code != 0 || !strings.Contains(r.stdout, "Examples:") || !strings.Contains(r.stdout, "--max-rate") {
+		t.Errorf("help: %d %q", r.code, r.stdout)
+	}
+}
+
+// TestNullRun runs YCSB on the null driver and checks the text output
+// and the saved run directory.
+func TestNullRun(t *testing.T) {
+	dir := t.TempDir()
+	r := stampede(t, "run", "ycsb", "--driver", "null", "--duration", "1s", "--display-every", "250ms",
+		"--concurrency", "2", "--seed", "42", "--results-dir", dir, "--tag", "purpose=test")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for _, want := range []string{"_elapsed___errors__ops/sec(inst)", " read\n", " update\n", "__result"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if !strings.Contains(r.stderr, "seed 42") || !strings.Contains(r.stderr, "results saved in "+dir) {
+		t.Errorf("stderr: %s", r.stderr)
+	}
+	runs, err := runlog.List(dir)
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("runs: %v %v", runs, err)
+	}
+	info := runs[0]
+	if info.Seed != 42 || info.Status != "completed" || info.Tags["purpose"] != "test" || info.End == nil {
+		t.Errorf("run.json: %+v", info)
+	}
+	run, err := runlog.Open(filepath.Join(dir, info.ID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ivs, err := run.Intervals()
+	if err != nil || len(ivs) < 3 {
+		t.Fatalf("intervals: %d %v", len(ivs), err)
+	}
+	var sum struct {
+		Ops []struct {
+			Name  string `json:"name"`
+			Count int64  `json:"count"`
+		} `json:"ops"`
+		Total struct {
+			Count int64 `json:"count"`
+		} `json:"total"`
+	}
+	if err := json.Unmarshal(run.Summary, &sum); err != nil {
+		t.Fatal(err)
+	}
+	var logged int64
+	for _, iv := range ivs {
+		for name, s := range iv.Series {
+			if name == "read" || name == "update" {
+				logged += s.Count
+			}
+		}
+	}
+	if sum.Total.Count == 0 || logged != sum.Total.Count {
+		t.Errorf("interval log holds %d operations, summary %d", logged, sum.Total.Count)
+	}
+}
+
+func TestNullRunJSON(t *testing.T) {
+	r := stampede(t, "run", "ycsb", "--driver", "null", "--max-ops", "20000", "--format", "json",
+		"--results-dir", t.TempDir(), "--max-rate", "40000", "--display-every", "200ms")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	types := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		var obj map[string]any
+		if err := json.Unmarshal([]byte(line), &obj); err != nil {
+			t.Fatalf("not JSON: %q", line)
+		}
+		types[obj["type"].(string)]++
+	}
+	if types["summary"] != 1 || types["final"] < 2 {
+		t.Errorf("object types %v", types)
+	}
+}

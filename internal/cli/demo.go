@@ -1,0 +1,120 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stampede-bench/stampede/localpg"
+	"github.com/stampede-bench/stampede/workload"
+)
+
+// demoFlags control `stampede demo`.
+type demoFlags struct {
+	duration    time.Duration
+	concurrency int
+	records     int
+	resultsDir  string
+	keep        bool
+}
+
+func (a *app) demoCmd() *cobra.Command {
+	f := &demoFlags{}
+	cmd := &cobra.Command{
+		Use:   "demo [URL]",
+		Short: "Load and run YCSB workload A on a throwaway local PostgreSQL (or on URL)",
+		Long: `demo shows what stampede does in under a minute. With no URL it starts a throwaway
+PostgreSQL from the server binaries installed on this machine (initdb and pg_ctl, in a
+temporary directory, listening on 127.0.0.1 only; as root it runs the server as the
+postgres user), loads YCSB's usertable, runs YCSB workload A (50% reads, 50% updates,
+zipfian keys) for 20 seconds, prints the results and where they were saved, then stops
+the server and removes its files (also after Ctrl-C). With a URL it runs the same
+against that server, in a database named ycsb.`,
+		Example: `  stampede demo
+  stampede demo --duration 60s --concurrency 16
+  stampede demo 'postgresql://postgres@127.0.0.1:5432/postgres?sslmode=disable'`,
+		Args: usageArgs(cobra.MaximumNArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.demo(cmd.Context(), f, args)
+		},
+	}
+	fs := cmd.Flags()
+	fs.DurationVar(&f.duration, "duration", 20*time.Second, "how long to run workload A")
+	fs.IntVar(&f.concurrency, "concurrency", 8, "number of workers")
+	fs.IntVar(&f.records, "records", 100000, "rows to load into usertable")
+	fs.StringVar(&f.resultsDir, "results-dir", "", "where the run directory is written (default $STAMPEDE_RESULTS_DIR or ~/.stampede/runs)")
+	fs.BoolVar(&f.keep, "keep", false, "with no URL: leave the throwaway server running (its URL is printed) instead of removing it")
+	return cmd
+}
+
+func (a *app) demo(ctx context.Context, f *demoFlags, args []string) error {
+	if f.duration <= 0 || f.concurrency < 1 || f.records < 1 {
+		return usagef("--duration, --concurrency and --records must be positive")
+	}
+	var url string
+	if len(args) == 1 {
+		url = args[0]
+	} else {
+		fmt.Fprintln(a.stderr, "==> starting a throwaway PostgreSQL on 127.0.0.1")
+		srv, err := localpg.Start(ctx, localpg.Options{Log: a.stderr})
+		if err != nil {
+			return err
+		}
+		if f.keep {
+			fmt.Fprintf(a.stderr, "==> server left running: %s\n", srv.URL("ycsb"))
+		} else {
+			defer func() {
+				fmt.Fprintln(a.stderr, "==> stopping the throwaway PostgreSQL and removing its files")
+				if err := srv.Stop(); err != nil {
+					fmt.Fprintf(a.stderr, "warning: %v\n", err)
+				}
+			}()
+		}
+		fmt.Fprintf(a.stderr, "==> PostgreSQL %s is listening on 127.0.0.1:%d\n", srv.Version(), srv.Port())
+		url = srv.URL("postgres")
+	}
+	meta, ok := workload.Get("ycsb")
+	if !ok {
+		return fmt.Errorf("the ycsb workload is not built in")
+	}
+	records := fmt.Sprintf("recordcount=%d", f.records)
+	gen, err := workload.FromFlags(meta, "--workload=a", "-p", records)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stderr, "==> stampede init ycsb --workload a -p %s --drop\n", records)
+	cf := &connFlags{driver: "postgres", db: "ycsb"}
+	inf := &initFlags{drop: true, concurrency: 4, seed: 1}
+	if err := a.initWorkload(ctx, gen, cf, inf, []string{url}); err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		return errInterrupted
+	}
+	fmt.Fprintf(a.stderr, "==> stampede run ycsb --workload a --duration %s --concurrency %d\n", f.duration, f.concurrency)
+	rgen, err := workload.FromFlags(meta, "--workload=a", "-p", records)
+	if err != nil {
+		return err
+	}
+	rf := &runFlags{}
+	fs := newRunFlagSet(rf)
+	if err := fs.Parse([]string{
+		"--duration=" + f.duration.String(),
+		fmt.Sprintf("--concurrency=%d", f.concurrency),
+		"--results-dir=" + f.resultsDir,
+	}); err != nil {
+		return err
+	}
+	if err := rf.resolve(fs); err != nil {
+		return err
+	}
+	out, err := a.runWorkload(ctx, runSpec{gen: rgen, conn: cf, flags: rf, fs: fs, urls: []string{url}})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stderr, "\n==> done: %.0f ops/s, p99 %.2f ms over %.0fs. Every interval's histograms are in %s\n",
+		out.summary.Total.Rate, out.summary.Total.P99, out.summary.ElapsedSec, out.dir)
+	return nil
+}

@@ -1,0 +1,76 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes.
+const (
+	exitOK          = 0
+	exitFailure     = 1
+	exitUsage       = 2
+	exitInterrupted = 130
+)
+
+// usageError marks an error caused by the command line: exit code 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// usagef returns a usage error.
+func usagef(format string, args ...any) error {
+	return usageError{fmt.Errorf(format, args...)}
+}
+
+// asUsage marks err as a usage error (nil stays nil).
+func asUsage(err error) error {
+	if err == nil {
+		return nil
+	}
+	var u usageError
+	if errors.As(err, &u) {
+		return err
+	}
+	return usageError{err}
+}
+
+// errInterrupted reports a run stopped by a signal after its results were
+// saved.
+var errInterrupted = errors.New("interrupted")
+
+// exitCode maps an error to the process exit code.
+func exitCode(err error) int {
+	var u usageError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, errInterrupted):
+		return exitInterrupted
+	case errors.As(err, &u):
+		return exitUsage
+	}
+	return exitFailure
+}
+
+// oneLine flattens an error message to a single line.
+func oneLine(msg string) string {
+	msg = strings.TrimSpace(msg)
+	msg = strings.ReplaceAll(msg, "\n\t", " ")
+	return strings.Join(strings.Fields(strings.ReplaceAll(msg, "\n", " ")), " ")
+}
+
+// usageArgs wraps a cobra argument validator so its errors are usage
+// errors (exit code 2).
+func usageArgs(v func(cmd *cobra.Command, args []string) error) func(cmd *cobra.Command, args []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := v(cmd, args); err != nil {
+			return usagef("%s: see `%s --help`", err.Error(), cmd.CommandPath())
+		}
+		return nil
+	}
+}

@@ -1,0 +1,116 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stampede-bench/stampede/sqlx"
+	"github.com/stampede-bench/stampede/workload"
+	_ "github.com/stampede-bench/stampede/workload/all" // register every workload
+)
+
+// app is one invocation of the command line.
+type app struct {
+	stdout, stderr io.Writer
+	// secrets are scrubbed from every error message printed.
+	secrets []string
+}
+
+// Main runs the command line with args (without the program name) and
+// returns the process exit code.
+func Main(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return MainContext(ctx, args, stdout, stderr)
+}
+
+// MainContext is Main with a caller-supplied context (cancel it to
+// interrupt, as Ctrl-C does).
+func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	a := &app{stdout: stdout, stderr: stderr}
+	a.secrets = sqlx.Secrets(connArgs(args), os.Getenv)
+	root := a.rootCmd()
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err != nil && !errors.Is(err, errInterrupted) {
+		fmt.Fprintf(stderr, "stampede: error: %s\n", sqlx.Scrub(oneLine(err.Error()), a.secrets))
+	}
+	return exitCode(err)
+}
+
+// connArgs picks the arguments that may hold connection secrets.
+func connArgs(args []string) []string {
+	var out []string
+	for _, a := range args {
+		if strings.Contains(a, "://") || strings.Contains(a, "=") {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func (a *app) rootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "stampede",
+		Short: "A load generator and benchmark lab for SQL databases",
+		Long: `stampede runs the benchmarks performance engineers already trust (YCSB, and more to
+come: the sysbench OLTP family, TPC-C, bank) against PostgreSQL-compatible databases,
+measures them honestly (HDR histograms, coordinated-omission-corrected latency under
+a target rate), and keeps every run's raw measurements.
+
+Quick start:
+  stampede demo                                    # throwaway local PostgreSQL, YCSB A
+  stampede init ycsb 'postgresql://user@host:5432?sslmode=disable'
+  stampede run ycsb --workload a --duration 60s --concurrency 16 'postgresql://user@host:5432'`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("unknown command %q: see `stampede --help`", args[0])
+			}
+			return cmd.Help()
+		},
+		Args: cobra.ArbitraryArgs,
+	}
+	root.SetFlagErrorFunc(flagError)
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.AddCommand(
+		a.workloadVerb(verbInit),
+		a.workloadVerb(verbRun),
+		a.workloadVerb(verbCheck),
+		a.workloadVerb(verbCleanup),
+		a.workloadsCmd(),
+		a.demoCmd(),
+		a.versionCmd(),
+	)
+	return root
+}
+
+// flagError turns pflag's errors into one-line usage errors.
+func flagError(cmd *cobra.Command, err error) error {
+	return usagef("%s: see `%s --help`", strings.TrimSpace(err.Error()), cmd.CommandPath())
+}
+
+func (a *app) workloadsCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "workloads",
+		Short: "List the available workloads",
+		Args:  usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			for _, m := range workload.Registered() {
+				fmt.Fprintf(a.stdout, "%-24s %s\n", m.Name, m.Description)
+			}
+			return nil
+		},
+	}
+}

@@ -1,0 +1,388 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/stampede-bench/stampede/engine"
+	"github.com/stampede-bench/stampede/report"
+	"github.com/stampede-bench/stampede/runlog"
+	"github.com/stampede-bench/stampede/sqlx"
+	"github.com/stampede-bench/stampede/stats"
+	"github.com/stampede-bench/stampede/workload"
+)
+
+// runSpec is everything `run` needs.
+type runSpec struct {
+	gen   workload.Generator
+	conn  *connFlags
+	flags *runFlags
+	fs    *pflag.FlagSet
+	urls  []string
+}
+
+// runOutcome is what a finished run leaves.
+type runOutcome struct {
+	dir     string
+	summary runSummary
+}
+
+// runSummary is summary.json: the final figures of a run.
+type runSummary struct {
+	Workload    string            `json:"workload"`
+	Seed        uint64            `json:"seed"`
+	Concurrency int               `json:"concurrency"`
+	MaxRate     float64           `json:"max_rate,omitempty"`
+	ElapsedSec  float64           `json:"elapsed_s"`
+	Ops         []namedSummary    `json:"ops"`
+	Total       stats.Summary     `json:"total"`
+	Series      []namedSummary    `json:"series"`
+	Errors      map[string]int64  `json:"errors_by_code,omitempty"`
+	Reconnects  int64             `json:"reconnects"`
+	Status      string            `json:"status"`
+	Error       string            `json:"error,omitempty"`
+	Extra       map[string]string `json:"extra,omitempty"`
+}
+
+type namedSummary struct {
+	Name string `json:"name"`
+	stats.Summary
+}
+
+// errorLog counts failed operations by error code and records the first
+// few of each code as events.
+type errorLog struct {
+	mu     sync.Mutex
+	counts map[string]int64
+	w      *runlog.Writer
+}
+
+// maxEventsPerCode bounds the events log under a storm of errors.
+const maxEventsPerCode = 1000
+
+func (e *errorLog) record(worker int, op string, err error) {
+	code := sqlx.ErrorCode(err)
+	e.mu.Lock()
+	e.counts[code]++
+	n := e.counts[code]
+	e.mu.Unlock()
+	if n <= maxEventsPerCode && e.w != nil {
+		e.w.Event(runlog.Event{Time: time.Now(), Kind: "error", Op: op, Code: code, Message: fmt.Sprintf("worker %d: %v", worker, err)})
+	}
+}
+
+func (e *errorLog) snapshot() map[string]int64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.counts) == 0 {
+		return nil
+	}
+	out := make(map[string]int64, len(e.counts))
+	for k, v := range e.counts {
+		out[k] = v
+	}
+	return out
+}
+
+// display says which registry series the progress lines show.
+type display struct {
+	idx     []int    // series indexes shown, in order
+	names   []string // their labels
+	primary []bool   // whether each counts towards the total
+	nOps    int
+}
+
+func newDisplay(ops []string, rated bool, mode string) display {
+	d := display{nOps: len(ops)}
+	add := func(i int, name string, primary bool) {
+		d.idx = append(d.idx, i)
+		d.names = append(d.names, name)
+		d.primary = append(d.primary, primary)
+	}
+	for i, op := range ops {
+		switch {
+		case !rated || mode == "" || mode == "intended":
+			add(i, op, true)
+		case mode == "service":
+			add(len(ops)+i, op, true)
+		default: // both
+			add(i, op, true)
+			add(len(ops)+i, op+engine.ServiceSuffix, false)
+		}
+	}
+	return d
+}
+
+func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error) {
+	gen, rf := spec.gen, spec.flags
+	opser, ok := gen.(workload.Opser)
+	if !ok {
+		return nil, usagef("workload %s cannot be run", gen.Meta().Name)
+	}
+	if d, ok := gen.(workload.RunDefaulter); ok {
+		rd := d.RunDefaults()
+		if rd.MaxOps > 0 && !spec.fs.Changed("max-ops") && !spec.fs.Changed("events") {
+			rf.maxOps = rd.MaxOps
+		}
+		if rf.latency == "" {
+			rf.latency = rd.Latency
+		}
+		for _, w := range rd.Warnings {
+			fmt.Fprintf(a.stderr, "warning: %s\n", w)
+		}
+	}
+	seed := pickSeed(rf.seed)
+	conns := rf.concurrency
+	opts, err := spec.conn.options(spec.urls, gen.Meta().Name, conns)
+	if err != nil {
+		return nil, err
+	}
+	opts.Workers = rf.concurrency
+	db, err := sqlx.Open(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	if h, ok := gen.(workload.Hookser); ok && h.Hooks().PreRun != nil {
+		if err := h.Hooks().PreRun(ctx, db); err != nil {
+			return nil, err
+		}
+	}
+	warn := func(format string, args ...any) { fmt.Fprintf(a.stderr, "warning: "+format+"\n", args...) }
+	load, err := opser.Ops(ctx, db, workload.OpsConfig{Concurrency: rf.concurrency, Seed: seed, Warn: warn})
+	if err != nil {
+		return nil, err
+	}
+	cleanupCtx := context.WithoutCancel(ctx)
+	if load.Close != nil {
+		defer func() { _ = load.Close(cleanupCtx) }()
+	}
+	if len(load.Workers) != rf.concurrency {
+		return nil, fmt.Errorf("workload %s returned %d workers for --concurrency %d", gen.Meta().Name, len(load.Workers), rf.concurrency)
+	}
+
+	cfg := rf.engineConfig()
+	series := engine.Series{Ops: load.Ops, Rated: cfg.MaxRate > 0}
+	names := series.Names()
+	start := time.Now()
+	reg := stats.NewRegistry(names, stats.ShardsFor(rf.concurrency, runtime.GOMAXPROCS(0)), start)
+
+	root, err := resultsRoot(rf.resultsDir)
+	if err != nil {
+		return nil, err
+	}
+	info := runlog.RunInfo{
+		FormatVersion:   runlog.FormatVersion,
+		ID:              runlog.NewID(gen.Meta().Name, start),
+		Workload:        gen.Meta().Name,
+		WorkloadVersion: gen.Meta().Version,
+		Command:         redactArgs(os.Args),
+		Flags:           flagValues(spec.fs, a.secrets),
+		Tags:            rf.tagMap(),
+		Series:          names,
+		StampedeVersion: versionString(),
+		ServerVersion:   db.ServerVersion(ctx),
+		Endpoints:       db.Endpoints(),
+		Database:        db.Database(),
+		Seed:            seed,
+		Host:            runlog.HostFacts(),
+		Start:           start,
+	}
+	rw, err := runlog.Create(root, info)
+	if err != nil {
+		return nil, fmt.Errorf("cannot save results under %s: %w; pass --results-dir", root, err)
+	}
+	errs := &errorLog{counts: map[string]int64{}, w: rw}
+	fmt.Fprintf(a.stderr, "stampede %s: %s on %s (database %q), %d workers, seed %d\n",
+		versionString(), gen.Meta().Name, strings.Join(db.Endpoints(), ","), db.Database(), rf.concurrency, seed)
+	if cfg.MaxRate > 0 {
+		fmt.Fprintf(a.stderr, "open loop at %.0f ops/s: latency counts from each operation's scheduled start\n", cfg.MaxRate)
+	}
+
+	var out report.Formatter = &report.Text{W: a.stdout}
+	if rf.format == "json" {
+		out = &report.JSON{W: a.stdout}
+	}
+	disp := newDisplay(load.Ops, series.Rated, rf.latency)
+	var last stats.Tick
+	var writeErr error
+	hooks := engine.Hooks{
+		Error: errs.record,
+		RampDone: func(at time.Time) {
+			if cfg.Ramp > 0 {
+				if err := rw.SetRampEnd(at); err != nil && writeErr == nil {
+					writeErr = err
+				}
+			}
+		},
+		Tick: func(t stats.Tick, final bool) {
+			last = t
+			if err := writeInterval(rw, t, db.Reconnects()); err != nil && writeErr == nil {
+				writeErr = err
+				fmt.Fprintf(a.stderr, "warning: cannot write the run log: %v\n", err)
+			}
+			if final {
+				return
+			}
+			_ = out.Interval(t.End.Sub(start), intervalOps(t, disp))
+		},
+	}
+	res := engine.Run(ctx, cfg, load, reg, hooks)
+
+	sum := summarize(last, disp, gen.Meta().Name, seed, rf, errs.snapshot(), db.Reconnects())
+	status := "completed"
+	var runErr error
+	switch {
+	case res.Err != nil:
+		status = "failed"
+		sum.Error = res.Err.Error()
+		runErr = fmt.Errorf("run stopped by an error: %s: pass --tolerate-errors to keep going; results saved in %s", res.Err.Error(), rw.Dir())
+	case res.Interrupted:
+		status = "interrupted"
+		runErr = errInterrupted
+	}
+	sum.Status = status
+	finalOps, total := finalOps(last, disp)
+	elapsed := last.End.Sub(last.CumStart)
+	extra := []report.Extra{{Name: "reconnects", Value: float64(sum.Reconnects), Text: fmt.Sprint(sum.Reconnects)}}
+	for _, code := range sortedKeys(sum.Errors) {
+		extra = append(extra, report.Extra{Name: "errors_" + code, Value: float64(sum.Errors[code]), Text: fmt.Sprintf("%d (error code %s)", sum.Errors[code], code)})
+	}
+	if series.Rated {
+		for _, s := range sum.Series[len(load.Ops):] {
+			if s.Count > 0 {
+				extra = append(extra, report.Extra{Name: s.Name + "_p99_ms", Value: s.P99,
+					Text: fmt.Sprintf("%s: p50 %.2fms p99 %.2fms max %.2fms", s.Name, s.P50, s.P99, s.Max)})
+			}
+		}
+	}
+	_ = out.Final(elapsed, finalOps, total, extra)
+	if err := rw.Finish(time.Now(), status, sum.Error, sum); err != nil && writeErr == nil {
+		writeErr = err
+	}
+	if writeErr != nil {
+		fmt.Fprintf(a.stderr, "warning: the run log in %s may be incomplete: %v\n", rw.Dir(), writeErr)
+	}
+	fmt.Fprintf(a.stderr, "results saved in %s\n", rw.Dir())
+	if res.Interrupted {
+		fmt.Fprintln(a.stderr, "interrupted")
+	}
+	return &runOutcome{dir: rw.Dir(), summary: sum}, runErr
+}
+
+// writeInterval appends one tick to the run log.
+func writeInterval(rw *runlog.Writer, t stats.Tick, reconnects int64) error {
+	series := make([]runlog.IntervalSeries, len(t.Series))
+	for i, s := range t.Series {
+		series[i] = runlog.IntervalSeries{Name: s.Name, Hist: s.Interval, Count: s.Interval.TotalCount(), Errors: s.Errors}
+	}
+	return rw.WriteInterval(t.Start, t.End, series, map[string]float64{"reconnects": float64(reconnects)})
+}
+
+// intervalOps builds the progress lines of a tick: the displayed series
+// that have seen an operation or an error.
+func intervalOps(t stats.Tick, d display) []report.Op {
+	var ops []report.Op
+	iv := t.End.Sub(t.Start)
+	cum := t.End.Sub(t.CumStart)
+	for k, i := range d.idx {
+		s := t.Series[i]
+		errSeries := t.Series[i%d.nOps]
+		if s.Cumulative.TotalCount() == 0 && s.Interval.TotalCount() == 0 && errSeries.CumErrors == 0 && errSeries.Errors == 0 {
+			continue
+		}
+		ops = append(ops, report.Op{
+			Name:       d.names[k],
+			Interval:   stats.Summarize(s.Interval, errSeries.Errors, iv),
+			Cumulative: stats.Summarize(s.Cumulative, errSeries.CumErrors, cum),
+		})
+	}
+	return ops
+}
+
+// finalOps returns the final per-operation figures and their total.
+func finalOps(t stats.Tick, d display) ([]report.Op, report.Op) {
+	var ops []report.Op
+	cum := t.End.Sub(t.CumStart)
+	total := stats.NewHistogram()
+	var totalErrs int64
+	for k, i := range d.idx {
+		s := t.Series[i]
+		errs := t.Series[i%d.nOps].CumErrors
+		if s.Cumulative.TotalCount() == 0 && errs == 0 {
+			continue
+		}
+		ops = append(ops, report.Op{Name: d.names[k], Cumulative: stats.Summarize(s.Cumulative, errs, cum)})
+		if d.primary[k] {
+			stats.Merge(total, s.Cumulative)
+			totalErrs += errs
+		}
+	}
+	return ops, report.Op{Name: "", Cumulative: stats.Summarize(total, totalErrs, cum)}
+}
+
+func summarize(t stats.Tick, d display, name string, seed uint64, rf *runFlags, errs map[string]int64, reconnects int64) runSummary {
+	ops, total := finalOps(t, d)
+	sum := runSummary{
+		Workload:    name,
+		Seed:        seed,
+		Concurrency: rf.concurrency,
+		MaxRate:     rf.maxRate,
+		ElapsedSec:  t.End.Sub(t.CumStart).Seconds(),
+		Total:       total.Cumulative,
+		Errors:      errs,
+		Reconnects:  reconnects,
+	}
+	for _, op := range ops {
+		sum.Ops = append(sum.Ops, namedSummary{op.Name, op.Cumulative})
+	}
+	cum := t.End.Sub(t.CumStart)
+	for i, s := range t.Series {
+		errCount := int64(0)
+		if i < d.nOps {
+			errCount = s.CumErrors
+		}
+		sum.Series = append(sum.Series, namedSummary{s.Name, stats.Summarize(s.Cumulative, errCount, cum)})
+	}
+	return sum
+}
+
+func sortedKeys(m map[string]int64) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// redactArgs returns argv with connection secrets replaced.
+func redactArgs(args []string) []string {
+	out := make([]string, len(args))
+	secrets := sqlx.Secrets(connArgs(args), os.Getenv)
+	for i, a := range args {
+		out[i] = sqlx.Scrub(sqlx.Redact(a), secrets)
+	}
+	return out
+}
+
+// flagValues returns every flag's effective value, secrets scrubbed.
+func flagValues(fs *pflag.FlagSet, secrets []string) map[string]string {
+	m := map[string]string{}
+	fs.VisitAll(func(f *pflag.Flag) {
+		v := f.Value.String()
+		if strings.Contains(f.Name, "password") && v != "" {
+			v = "xxxxx"
+		}
+		m[f.Name] = sqlx.Scrub(v, secrets)
+	})
+	return m
+}

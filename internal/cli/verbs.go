@@ -1,0 +1,232 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/stampede-bench/stampede/sqlx"
+	"github.com/stampede-bench/stampede/workload"
+)
+
+// verb is a command that takes a workload: init, run, check, cleanup.
+type verb struct {
+	name  string
+	short string
+	// example is a usage line; WORKLOAD is replaced by the workload's name.
+	example string
+}
+
+var (
+	verbInit = verb{"init", "Create a workload's schema and load its initial data",
+		"stampede init WORKLOAD [flags] [URL...]"}
+	verbRun = verb{"run", "Run a workload and report throughput and latency",
+		"stampede run WORKLOAD [flags] [URL...]"}
+	verbCheck = verb{"check", "Run a workload's consistency checks",
+		"stampede check WORKLOAD [flags] [URL...]"}
+	verbCleanup = verb{"cleanup", "Drop a workload's tables",
+		"stampede cleanup WORKLOAD [flags] [URL...]"}
+)
+
+const urlHelp = `URLs are libpq connection strings: postgresql://user:password@host:port/db?sslmode=...
+or key=value pairs. With no URL, the libpq environment variables apply (PGHOST, PGPORT,
+PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE, ...). With several URLs, connections are
+spread round-robin over them.`
+
+// workloadVerb builds a verb command with one subcommand per workload.
+func (a *app) workloadVerb(v verb) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   v.name + " WORKLOAD [flags] [URL...]",
+		Short: v.short,
+		Long:  v.short + ".\n\n" + urlHelp + "\n\nWorkloads: " + workloadNames() + " (see `stampede workloads`).",
+		Args:  cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("name a workload: `%s` (workloads: %s)", strings.Replace(v.example, "WORKLOAD", "NAME", 1), workloadNames())
+			}
+			return usagef("unknown workload %q: see `stampede workloads` (available: %s)", args[0], workloadNames())
+		},
+	}
+	for _, m := range workload.Registered() {
+		cmd.AddCommand(a.workloadCmd(v, m))
+	}
+	return cmd
+}
+
+func workloadNames() string {
+	var names []string
+	for _, m := range workload.Registered() {
+		names = append(names, m.Name)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+// workloadCmd builds `VERB NAME`.
+func (a *app) workloadCmd(v verb, m workload.Meta) *cobra.Command {
+	gen := m.New()
+	cf := &connFlags{}
+	rf := &runFlags{}
+	inf := &initFlags{}
+	cmd := &cobra.Command{
+		Use:   m.Name + " [flags] [URL...]",
+		Short: m.Description,
+		Long:  m.Description + "\n\n" + urlHelp,
+		Args:  cobra.ArbitraryArgs,
+	}
+	if m.Details != "" {
+		cmd.Example = m.Details
+	}
+	fs := cmd.Flags()
+	fs.SortFlags = false
+	if f, ok := gen.(workload.Flagser); ok {
+		fs.AddFlagSet(f.Flags().FlagSet)
+	}
+	cf.register(fs)
+	switch v.name {
+	case "init":
+		inf.register(fs)
+	case "run":
+		rf.register(fs)
+	}
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		ctx := cmd.Context()
+		for _, arg := range args {
+			if !strings.Contains(arg, "://") && !strings.Contains(arg, "=") {
+				return usagef("unexpected argument %q: URLs look like postgresql://user@host:port/db (see `stampede %s %s --help`)", sqlx.Redact(arg), v.name, m.Name)
+			}
+		}
+		if h, ok := gen.(workload.Hookser); ok && h.Hooks().Validate != nil {
+			if err := h.Hooks().Validate(); err != nil {
+				return asUsage(err)
+			}
+		}
+		switch v.name {
+		case "init":
+			return a.initWorkload(ctx, gen, cf, inf, args)
+		case "run":
+			if err := rf.resolve(fs); err != nil {
+				return err
+			}
+			_, err := a.runWorkload(ctx, runSpec{gen: gen, conn: cf, flags: rf, fs: fs, urls: args})
+			return err
+		case "check":
+			return a.checkWorkload(ctx, gen, cf, args)
+		default:
+			return a.cleanupWorkload(ctx, gen, cf, args)
+		}
+	}
+	return cmd
+}
+
+// openDB opens the workload's database (creating it first when create is
+// set) with the given number of connections.
+func (a *app) openDB(ctx context.Context, gen workload.Generator, cf *connFlags, urls []string, conns int, create bool) (*sqlx.DB, error) {
+	opts, err := cf.options(urls, gen.Meta().Name, conns)
+	if err != nil {
+		return nil, err
+	}
+	if create {
+		created, err := sqlx.EnsureDatabase(ctx, opts)
+		if err != nil {
+			return nil, err
+		}
+		if created {
+			fmt.Fprintf(a.stderr, "created database %q\n", opts.Database)
+		}
+	}
+	return sqlx.Open(ctx, opts)
+}
+
+// initFlags control loading.
+type initFlags struct {
+	drop        bool
+	concurrency int
+	seed        uint64
+}
+
+func (f *initFlags) register(fs *pflag.FlagSet) {
+	fs.BoolVar(&f.drop, "drop", false, "drop existing tables first")
+	fs.IntVar(&f.concurrency, "concurrency", 2*runtime.GOMAXPROCS(0), "number of parallel COPY streams")
+	fs.Uint64Var(&f.seed, "seed", 0, "random seed for the generated data (0: pick one and print it)")
+}
+
+func (a *app) initWorkload(ctx context.Context, gen workload.Generator, cf *connFlags, f *initFlags, urls []string) error {
+	if f.concurrency < 1 {
+		return usagef("--concurrency %d: need at least 1 loader", f.concurrency)
+	}
+	seed := pickSeed(f.seed)
+	if s, ok := gen.(workload.Seeder); ok {
+		s.SetSeed(seed)
+	}
+	db, err := a.openDB(ctx, gen, cf, urls, f.concurrency+1, true)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	tables := gen.Tables()
+	total := workload.TotalRows(tables)
+	fmt.Fprintf(a.stderr, "loading %s into database %q on %s: %d rows, %d streams, seed %d\n",
+		gen.Meta().Name, db.Database(), strings.Join(db.Endpoints(), ","), total, f.concurrency, seed)
+	bar := newProgress(a.stderr, "rows", total)
+	err = workload.Setup(ctx, db, gen, workload.LoadOptions{Drop: f.drop, Concurrency: f.concurrency, Progress: bar.Add})
+	bar.Done()
+	if err != nil {
+		if errors.Is(err, workload.ErrTablesExist) {
+			return asUsage(errors.New(strings.TrimPrefix(err.Error(), workload.ErrTablesExist.Error()+": ")))
+		}
+		if ctx.Err() != nil {
+			return fmt.Errorf("init interrupted: the tables are partially loaded; run `stampede init %s --drop` to start over", gen.Meta().Name)
+		}
+		return err
+	}
+	fmt.Fprintf(a.stderr, "loaded %d rows in %s (%.0f rows/s)\n", total, bar.Elapsed().Round(1e6), bar.Rate())
+	return nil
+}
+
+func (a *app) checkWorkload(ctx context.Context, gen workload.Generator, cf *connFlags, urls []string) error {
+	h, ok := gen.(workload.Hookser)
+	if !ok || h.Hooks().CheckConsistency == nil {
+		return usagef("workload %s has no consistency checks", gen.Meta().Name)
+	}
+	db, err := a.openDB(ctx, gen, cf, urls, 4, false)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return h.Hooks().CheckConsistency(ctx, db, printer{a.stdout})
+}
+
+func (a *app) cleanupWorkload(ctx context.Context, gen workload.Generator, cf *connFlags, urls []string) error {
+	db, err := a.openDB(ctx, gen, cf, urls, 1, false)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	tables := gen.Tables()
+	for i := len(tables) - 1; i >= 0; i-- {
+		if _, err := db.Exec(ctx, db.Dialect().DropTable(tables[i].Name)); err != nil {
+			return fmt.Errorf("dropping %s: %w", tables[i].Name, err)
+		}
+		fmt.Fprintf(a.stderr, "dropped table %s\n", tables[i].Name)
+	}
+	return nil
+}
+
+// printer adapts an io.Writer to workload.Reporter.
+type printer struct {
+	w interface{ Write([]byte) (int, error) }
+}
+
+func (p printer) Printf(format string, args ...any) {
+	fmt.Fprintf(p.w, format, args...)
+	if !strings.HasSuffix(format, "\n") {
+		fmt.Fprintln(p.w)
+	}
+}

@@ -1,0 +1,225 @@
+#!/usr/bin/env bash
+# Shared helpers for scripts/test and scripts/demo. Source it:
+#
+#   source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+#
+# or run one helper directly, e.g. `scripts/lib.sh pg_bin_dir`.
+#
+#   ensure_postgres               install PostgreSQL (Debian packages) unless present
+#   apt_install PKG...            install Debian packages (sudo if not root)
+#   pg_bin_dir                    print the directory with initdb, pg_ctl and postgres
+#   free_port                     print a TCP port that is free on 127.0.0.1
+#   start_test_postgres DIR PORT  start a throwaway server with its files in DIR
+#   stop_test_postgres DIR        stop it and remove DIR
+#
+# The throwaway server is set up like the Go package localpg sets up its own:
+# initdb -U postgres --auth=trust -E UTF8 --locale=C, listening on 127.0.0.1
+# only, Unix socket in DIR, shared_buffers=128MB, fsync and synchronous_commit
+# left on; max_connections=300 (localpg's default is 200). As root, initdb and
+# postgres run as the `postgres` OS user, since PostgreSQL refuses to run as
+# root.
+set -euo pipefail
+
+# Where Debian's postgresql-NN packages put the server binaries (not on $PATH).
+STAMPEDE_PG_LIB_DIR=${STAMPEDE_PG_LIB_DIR:-/usr/lib/postgresql}
+
+log() { printf '==> %s\n' "$*" >&2; }
+warn() { printf 'warning: %s\n' "$*" >&2; }
+die() {
+	printf 'error: %s\n' "$*" >&2
+	exit 1
+}
+
+is_root() { [ "$(id -u)" -eq 0 ]; }
+
+# has_server_binaries DIR: DIR holds executable initdb, pg_ctl and postgres.
+has_server_binaries() {
+	local b
+	for b in initdb pg_ctl postgres; do
+		[ -f "$1/$b" ] && [ -x "$1/$b" ] || return 1
+	done
+}
+
+# pg_bin_dir prints the directory with the PostgreSQL server binaries: the
+# first $PATH entry holding initdb, pg_ctl and postgres, else the highest
+# version under /usr/lib/postgresql/*/bin (the same search as
+# localpg.FindBinDir). Fails, printing nothing, if there is none.
+pg_bin_dir() {
+	local dir
+	local -a path_dirs
+	IFS=: read -r -a path_dirs <<<"${PATH:-}"
+	for dir in ${path_dirs[@]+"${path_dirs[@]}"}; do
+		case $dir in /*) ;; *) continue ;; esac # relative entries are ignored
+		if has_server_binaries "$dir"; then
+			printf '%s\n' "$dir"
+			return 0
+		fi
+	done
+	local versions
+	versions=$(
+		shopt -s nullglob
+		for dir in "$STAMPEDE_PG_LIB_DIR"/*/bin; do
+			basename "$(dirname "$dir")"
+		done | sort -t. -k1,1nr -k2,2nr
+	)
+	local v
+	for v in $versions; do
+		dir=$STAMPEDE_PG_LIB_DIR/$v/bin
+		if has_server_binaries "$dir"; then
+			printf '%s\n' "$dir"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# apt_install PKG...: install Debian packages, non-interactively (with sudo
+# when not root).
+apt_install() {
+	command -v apt-get >/dev/null 2>&1 ||
+		die "apt-get is not available: install $* yourself"
+	local -a sudo=()
+	if ! is_root; then
+		command -v sudo >/dev/null 2>&1 ||
+			die "not root and no sudo: install them as root with \`apt-get install -y $*\`"
+		sudo=(sudo)
+	fi
+	${sudo[@]+"${sudo[@]}"} apt-get update -q ||
+		die "apt-get update failed"
+	${sudo[@]+"${sudo[@]}"} env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" ||
+		die "apt-get install -y $* failed"
+}
+
+# ensure_postgres installs PostgreSQL from Debian's packages unless its
+# server binaries are already there, and makes sure that, as root, the
+# `postgres` OS user exists to run them. Does nothing when all is in place.
+ensure_postgres() {
+	local bin
+	if ! bin=$(pg_bin_dir); then
+		log "installing PostgreSQL from Debian packages"
+		apt_install postgresql
+		bin=$(pg_bin_dir) ||
+			die "PostgreSQL was installed but initdb, pg_ctl and postgres are neither on \$PATH nor in $STAMPEDE_PG_LIB_DIR/*/bin"
+		log "PostgreSQL server binaries installed in $bin"
+	fi
+	if is_root && ! id -u postgres >/dev/null 2>&1; then
+		# Debian's package creates this user; binaries from elsewhere may not.
+		log "creating the postgres OS user (PostgreSQL refuses to run as root)"
+		useradd --system --user-group --home-dir /var/lib/postgresql --shell /bin/bash postgres ||
+			die "could not create the postgres OS user"
+	fi
+}
+
+# free_port prints a TCP port on 127.0.0.1 that nothing listens on, outside
+# Linux's default ephemeral range (32768-60999).
+free_port() {
+	local _ port
+	for _ in $(seq 1 100); do
+		port=$((20000 + RANDOM % 12000))
+		# A successful connection means the port is taken.
+		if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+			printf '%s\n' "$port"
+			return 0
+		fi
+	done
+	die "no free TCP port found on 127.0.0.1"
+}
+
+# as_server_user CMD...: run CMD as the `postgres` OS user when root, else as
+# ourselves.
+as_server_user() {
+	if is_root; then
+		if command -v runuser >/dev/null 2>&1; then
+			runuser -u postgres -- "$@"
+		else
+			setpriv --reuid=postgres --regid=postgres --init-groups -- "$@"
+		fi
+	else
+		"$@"
+	fi
+}
+
+# start_test_postgres DIR PORT starts a throwaway PostgreSQL server on
+# 127.0.0.1:PORT with all its files (data directory, logs, Unix socket) in
+# DIR, which is created if needed and must be empty. The superuser is
+# `postgres` with trust authentication: connect with
+# postgresql://postgres@127.0.0.1:PORT/postgres?sslmode=disable.
+# Stop it with stop_test_postgres DIR.
+start_test_postgres() {
+	[ $# -eq 2 ] || die "usage: start_test_postgres DIR PORT"
+	local dir=$1 port=$2 bin
+	bin=$(pg_bin_dir) || die "PostgreSQL server binaries (initdb, pg_ctl) not found: install them with \`apt-get install -y postgresql\`"
+	mkdir -p "$dir"
+	dir=$(cd "$dir" && pwd -P)
+	if is_root; then
+		id -u postgres >/dev/null 2>&1 || die "no postgres OS user to run PostgreSQL as (it refuses to run as root): run ensure_postgres"
+		chown -R postgres: "$dir"
+		as_server_user test -x "$dir" ||
+			die "the postgres OS user cannot reach $dir: use a directory under a world-traversable path such as /tmp (check \$TMPDIR)"
+	fi
+	local data=$dir/data
+	log "starting PostgreSQL $("$bin/postgres" --version | awk '{print $3}') on 127.0.0.1:$port (files in $dir)"
+	if ! (cd "$dir" && as_server_user env LC_ALL=C LANG=C "$bin/initdb" -D "$data" -U postgres \
+		--auth=trust -E UTF8 --locale=C --no-sync >"$dir/initdb.log" 2>&1); then
+		sed 's/^/    /' "$dir/initdb.log" | tail -n 20 >&2
+		die "initdb failed (output above)"
+	fi
+	# The socket path (DIR/.s.PGSQL.PORT) must fit in 107 bytes; otherwise
+	# do without a Unix socket, as localpg does: clients use TCP anyway.
+	local sockdir=$dir
+	if [ $((${#dir} + 15)) -gt 107 ]; then
+		sockdir=
+	fi
+	cat >"$data/stampede.conf" <<EOF
+# Written by stampede's scripts/lib.sh (throwaway test server); overrides postgresql.conf.
+listen_addresses = '127.0.0.1'
+max_connections = '300'
+port = $port
+shared_buffers = '128MB'
+unix_socket_directories = '$sockdir'
+EOF
+	printf "\n# Added by stampede's scripts/lib.sh: settings for a throwaway server.\ninclude 'stampede.conf'\n" >>"$data/postgresql.conf"
+	if is_root; then
+		chown postgres: "$data/stampede.conf"
+	fi
+	# pg_ctl starts postgres in a session of its own: a Ctrl-C in the
+	# terminal does not reach it; stop_test_postgres does.
+	if ! (cd "$dir" && as_server_user env LC_ALL=C LANG=C "$bin/pg_ctl" -D "$data" -l "$dir/postgres.log" \
+		-w -t 30 start >/dev/null 2>&1); then
+		sed 's/^/    /' "$dir/postgres.log" 2>/dev/null | tail -n 20 >&2 || true
+		die "PostgreSQL did not start on 127.0.0.1:$port (server log above)"
+	fi
+}
+
+# stop_test_postgres DIR stops the server started by start_test_postgres
+# DIR (fast shutdown; killed if that takes over 30 s) and removes DIR.
+# Safe to call when nothing runs there, or twice.
+stop_test_postgres() {
+	[ $# -eq 1 ] || die "usage: stop_test_postgres DIR"
+	local dir=$1 data=$1/data bin pid
+	if [ -f "$data/postmaster.pid" ]; then
+		pid=$(head -n 1 "$data/postmaster.pid" 2>/dev/null || true)
+		bin=$(pg_bin_dir || true)
+		if [ -z "$bin" ] || ! (cd / && as_server_user "$bin/pg_ctl" -D "$data" -m fast -w -t 30 stop >/dev/null 2>&1); then
+			if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+				warn "PostgreSQL (pid $pid) did not stop; killing it"
+				kill -QUIT "$pid" 2>/dev/null || true
+				sleep 2
+				kill -KILL "$pid" 2>/dev/null || true
+			fi
+		fi
+	fi
+	rm -rf "$dir"
+}
+
+# Run as a command: `scripts/lib.sh HELPER [ARGS...]`.
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+	case ${1:-} in
+	ensure_postgres | apt_install | pg_bin_dir | free_port | start_test_postgres | stop_test_postgres)
+		"$@"
+		;;
+	*)
+		die "usage: $0 {ensure_postgres|apt_install PKG...|pg_bin_dir|free_port|start_test_postgres DIR PORT|stop_test_postgres DIR}"
+		;;
+	esac
+fi

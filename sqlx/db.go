@@ -1,0 +1,482 @@
+package sqlx
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/stampede-bench/stampede/dialect"
+)
+
+// Driver names accepted by Options.Driver.
+const (
+	DriverPostgres = "postgres"
+	DriverNull     = "null"
+)
+
+// Options configure Open.
+type Options struct {
+	// URLs are the endpoints' connection strings: postgres:// or
+	// postgresql:// URLs, or key=value DSNs. Empty means one endpoint
+	// described by the libpq environment variables (PGHOST, PGPORT, ...).
+	URLs []string
+	// Database, when not empty, replaces the database of every URL.
+	Database string
+	// MaxConns is the total number of connections across all endpoints.
+	MaxConns int
+	// Driver is "postgres" (the default) or "null".
+	Driver string
+	// AppName is sent as application_name.
+	AppName string
+	// ConnectTimeout bounds each connection attempt; 0 means 10s.
+	ConnectTimeout time.Duration
+	// Workers is the number of workers that will ask for connections.
+	// When MaxConns is smaller, workers share connections (each call
+	// borrows one from the pool) instead of keeping one each.
+	Workers int
+}
+
+// DB is a set of connection pools, one per endpoint. It is safe for
+// concurrent use.
+type DB struct {
+	dialect    dialect.Dialect
+	pools      []*pgxpool.Pool
+	endpoints  []string
+	database   string
+	null       bool
+	shared     bool
+	reconnects atomic.Int64
+}
+
+// ParseConfigs parses the connection strings of opts into pool configs,
+// applying opts.Database. Errors never contain passwords.
+func ParseConfigs(opts Options) ([]*pgxpool.Config, error) {
+	urls := opts.URLs
+	if len(urls) == 0 {
+		urls = []string{""}
+	}
+	timeout := opts.ConnectTimeout
+	if timeout == 0 {
+		timeout = 10 * time.Second
+	}
+	cfgs := make([]*pgxpool.Config, 0, len(urls))
+	for _, u := range urls {
+		if u != "" && !strings.Contains(u, "=") && !strings.Contains(u, "://") {
+			return nil, fmt.Errorf("malformed connection URL %q: expected postgresql://user@host:port/db or key=value pairs", Redact(u))
+		}
+		if strings.Contains(u, "://") && !strings.HasPrefix(u, "postgres://") && !strings.HasPrefix(u, "postgresql://") {
+			scheme, _, _ := strings.Cut(u, "://")
+			return nil, fmt.Errorf("unsupported URL scheme %q in %s: use postgresql://", scheme, Redact(u))
+		}
+		cfg, err := pgxpool.ParseConfig(u)
+		if err != nil {
+			return nil, fmt.Errorf("malformed connection URL %s: %s", Redact(u), lastLine(err))
+		}
+		if opts.Database != "" {
+			cfg.ConnConfig.Database = opts.Database
+		}
+		if opts.AppName != "" {
+			cfg.ConnConfig.RuntimeParams["application_name"] = opts.AppName
+		}
+		if cfg.ConnConfig.ConnectTimeout == 0 || cfg.ConnConfig.ConnectTimeout > timeout {
+			cfg.ConnConfig.ConnectTimeout = timeout
+		}
+		cfgs = append(cfgs, cfg)
+	}
+	return cfgs, nil
+}
+
+// lastLine returns the most specific part of a pgconn error message.
+func lastLine(err error) string {
+	msg := err.Error()
+	if i := strings.LastIndex(msg, ": "); i >= 0 && i+2 < len(msg) {
+		return msg[i+2:]
+	}
+	return msg
+}
+
+// Open connects to every endpoint (checking each with a ping) and returns
+// the DB. With the null driver nothing is opened.
+func Open(ctx context.Context, opts Options) (*DB, error) {
+	db := &DB{dialect: dialect.Postgres{}, database: opts.Database}
+	switch opts.Driver {
+	case "", DriverPostgres:
+	case DriverNull:
+		db.null = true
+		db.endpoints = []string{"null"}
+		return db, nil
+	default:
+		return nil, fmt.Errorf("unknown driver %q: use postgres or null", opts.Driver)
+	}
+	cfgs, err := ParseConfigs(opts)
+	if err != nil {
+		return nil, err
+	}
+	maxConns := opts.MaxConns
+	if maxConns < 1 {
+		maxConns = 1
+	}
+	db.shared = opts.Workers > maxConns
+	for i, cfg := range cfgs {
+		share := maxConns / len(cfgs)
+		if i < maxConns%len(cfgs) {
+			share++
+		}
+		if share < 1 {
+			share = 1
+		}
+		cfg.MaxConns = int32(share)
+		cfg.MinConns = 0
+		cfg.HealthCheckPeriod = 5 * time.Second
+		if db.database == "" {
+			db.database = cfg.ConnConfig.Database
+		}
+		pool, err := pgxpool.NewWithConfig(ctx, cfg)
+		if err != nil {
+			db.Close()
+			return nil, describeConnectError(cfg, err)
+		}
+		db.pools = append(db.pools, pool)
+		db.endpoints = append(db.endpoints, endpointName(cfg))
+		if err := pool.Ping(ctx); err != nil {
+			db.Close()
+			return nil, describeConnectError(cfg, err)
+		}
+	}
+	return db, nil
+}
+
+// endpointName is host:port of a config, safe to print.
+func endpointName(cfg *pgxpool.Config) string {
+	host := cfg.ConnConfig.Host
+	if strings.HasPrefix(host, "/") {
+		return fmt.Sprintf("%s/.s.PGSQL.%d", host, cfg.ConnConfig.Port)
+	}
+	return fmt.Sprintf("%s:%d", host, cfg.ConnConfig.Port)
+}
+
+// ConnectError is a failure to reach or log into a server, with the
+// endpoint and a hint of what to do.
+type ConnectError struct {
+	// Endpoint is host:port.
+	Endpoint string
+	// Database and User are what the connection asked for.
+	Database, User string
+	// Hint says what the user should check.
+	Hint string
+	// Err is the underlying error.
+	Err error
+}
+
+// Error implements error.
+func (e *ConnectError) Error() string {
+	msg := fmt.Sprintf("cannot connect to %s (database %q, user %q): %s", e.Endpoint, e.Database, e.User, lastLine(e.Err))
+	if e.Hint != "" {
+		msg += "; " + e.Hint
+	}
+	return msg
+}
+
+// Unwrap returns the underlying error.
+func (e *ConnectError) Unwrap() error { return e.Err }
+
+// IsMissingDatabase reports whether err says the database does not exist.
+func IsMissingDatabase(err error) bool { return SQLState(err) == "3D000" }
+
+func describeConnectError(cfg *pgxpool.Config, err error) error {
+	ce := &ConnectError{Endpoint: endpointName(cfg), Database: cfg.ConnConfig.Database, User: cfg.ConnConfig.User, Err: err}
+	switch st := SQLState(err); {
+	case st == "28P01" || st == "28000":
+		ce.Hint = "check the user name and password"
+	case st == "3D000":
+		ce.Hint = "run `stampede init` first, or pass --db"
+	case errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "timeout"):
+		ce.Hint = "the server did not answer in time; check host, port and firewall"
+	case strings.Contains(err.Error(), "refused"):
+		ce.Hint = "is the server running and listening there? check host and port"
+	case strings.Contains(err.Error(), "no such host"):
+		ce.Hint = "check the host name"
+	}
+	return ce
+}
+
+// Dialect returns the database's SQL dialect.
+func (db *DB) Dialect() dialect.Dialect { return db.dialect }
+
+// Null reports whether this is the null driver.
+func (db *DB) Null() bool { return db.null }
+
+// Database returns the database name connections use.
+func (db *DB) Database() string { return db.database }
+
+// Endpoints returns the endpoints as host:port, safe to print.
+func (db *DB) Endpoints() []string { return db.endpoints }
+
+// Reconnects returns how many times a worker connection was re-established
+// after being lost.
+func (db *DB) Reconnects() int64 { return db.reconnects.Load() }
+
+// Close closes every pool.
+func (db *DB) Close() {
+	for _, p := range db.pools {
+		p.Close()
+	}
+}
+
+// pool returns the pool for a worker: round-robin over endpoints.
+func (db *DB) pool(worker int) *pgxpool.Pool {
+	return db.pools[worker%len(db.pools)]
+}
+
+// Exec runs a statement on the first endpoint.
+func (db *DB) Exec(ctx context.Context, sql string, args ...any) (int64, error) {
+	if db.null {
+		return 0, nil
+	}
+	tag, err := db.pools[0].Exec(ctx, sql, args...)
+	return tag.RowsAffected(), err
+}
+
+// Query runs a statement that returns rows on the first endpoint.
+func (db *DB) Query(ctx context.Context, sql string, args ...any) (Rows, error) {
+	if db.null {
+		return nullRows{}, nil
+	}
+	return db.pools[0].Query(ctx, sql, args...)
+}
+
+// QueryRow runs a single-row statement on the first endpoint.
+func (db *DB) QueryRow(ctx context.Context, sql string, args ...any) Row {
+	if db.null {
+		return nullRow{}
+	}
+	return db.pools[0].QueryRow(ctx, sql, args...)
+}
+
+// Begin starts a transaction on the first endpoint.
+func (db *DB) Begin(ctx context.Context, opts TxOptions) (Tx, error) {
+	if db.null {
+		return nullConn{}, nil
+	}
+	tx, err := db.pools[0].BeginTx(ctx, pgxTxOptions(opts))
+	if err != nil {
+		return nil, err
+	}
+	return txAdapter{tx}, nil
+}
+
+// ServerVersion returns the server's version string.
+func (db *DB) ServerVersion(ctx context.Context) string {
+	if db.null {
+		return "null"
+	}
+	var v string
+	if err := db.pools[0].QueryRow(ctx, "SELECT version()").Scan(&v); err != nil {
+		return "unknown"
+	}
+	return v
+}
+
+// CopyFrom bulk-loads rows into table through COPY (on the endpoint of
+// stream, round-robin) and returns the number of rows copied.
+func (db *DB) CopyFrom(ctx context.Context, stream int, table string, columns []string, src pgx.CopyFromSource) (int64, error) {
+	if db.null {
+		var n int64
+		for src.Next() {
+			if _, err := src.Values(); err != nil {
+				return n, err
+			}
+			n++
+		}
+		return n, src.Err()
+	}
+	return db.pool(stream).CopyFrom(ctx, pgx.Identifier{table}, columns, src)
+}
+
+// Conn returns the connection for worker number worker. With dedicated
+// true, the worker keeps one connection for its lifetime (re-established
+// when lost); otherwise, or when the DB was opened with fewer connections
+// than workers, each call borrows one from the endpoint's pool.
+func (db *DB) Conn(worker int, dedicated bool) Conn {
+	if db.null {
+		return nullConn{}
+	}
+	p := db.pool(worker)
+	if !dedicated || db.shared {
+		return poolConn{p}
+	}
+	return &workerConn{db: db, pool: p}
+}
+
+func pgxTxOptions(o TxOptions) pgx.TxOptions {
+	opts := pgx.TxOptions{IsoLevel: pgx.TxIsoLevel(o.Isolation)}
+	if o.ReadOnly {
+		opts.AccessMode = pgx.ReadOnly
+	}
+	return opts
+}
+
+// workerConn holds one pooled connection for a worker.
+type workerConn struct {
+	db      *DB
+	pool    *pgxpool.Pool
+	c       *pgxpool.Conn
+	everHad bool
+}
+
+func (w *workerConn) conn(ctx context.Context) (*pgx.Conn, error) {
+	if w.c != nil {
+		if !w.c.Conn().IsClosed() {
+			return w.c.Conn(), nil
+		}
+		w.c.Release()
+		w.c = nil
+	}
+	c, err := w.pool.Acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if w.everHad {
+		w.db.reconnects.Add(1)
+	}
+	w.everHad = true
+	w.c = c
+	return c.Conn(), nil
+}
+
+func (w *workerConn) Exec(ctx context.Context, sql string, args ...any) (int64, error) {
+	c, err := w.conn(ctx)
+	if err != nil {
+		return 0, err
+	}
+	tag, err := c.Exec(ctx, sql, args...)
+	return tag.RowsAffected(), err
+}
+
+func (w *workerConn) Query(ctx context.Context, sql string, args ...any) (Rows, error) {
+	c, err := w.conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.Query(ctx, sql, args...)
+}
+
+func (w *workerConn) QueryRow(ctx context.Context, sql string, args ...any) Row {
+	c, err := w.conn(ctx)
+	if err != nil {
+		return errRow{err}
+	}
+	return c.QueryRow(ctx, sql, args...)
+}
+
+func (w *workerConn) Begin(ctx context.Context, opts TxOptions) (Tx, error) {
+	c, err := w.conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	tx, err := c.BeginTx(ctx, pgxTxOptions(opts))
+	if err != nil {
+		return nil, err
+	}
+	return txAdapter{tx}, nil
+}
+
+func (w *workerConn) Release() {
+	if w.c != nil {
+		w.c.Release()
+		w.c = nil
+	}
+}
+
+// poolConn borrows a connection from the pool for each call.
+type poolConn struct{ p *pgxpool.Pool }
+
+func (p poolConn) Exec(ctx context.Context, sql string, args ...any) (int64, error) {
+	tag, err := p.p.Exec(ctx, sql, args...)
+	return tag.RowsAffected(), err
+}
+
+func (p poolConn) Query(ctx context.Context, sql string, args ...any) (Rows, error) {
+	return p.p.Query(ctx, sql, args...)
+}
+
+func (p poolConn) QueryRow(ctx context.Context, sql string, args ...any) Row {
+	return p.p.QueryRow(ctx, sql, args...)
+}
+
+func (p poolConn) Begin(ctx context.Context, opts TxOptions) (Tx, error) {
+	tx, err := p.p.BeginTx(ctx, pgxTxOptions(opts))
+	if err != nil {
+		return nil, err
+	}
+	return txAdapter{tx}, nil
+}
+
+func (poolConn) Release() {}
+
+// txAdapter adapts pgx.Tx to Tx.
+type txAdapter struct{ tx pgx.Tx }
+
+func (t txAdapter) Exec(ctx context.Context, sql string, args ...any) (int64, error) {
+	tag, err := t.tx.Exec(ctx, sql, args...)
+	return tag.RowsAffected(), err
+}
+
+func (t txAdapter) Query(ctx context.Context, sql string, args ...any) (Rows, error) {
+	return t.tx.Query(ctx, sql, args...)
+}
+
+func (t txAdapter) QueryRow(ctx context.Context, sql string, args ...any) Row {
+	return t.tx.QueryRow(ctx, sql, args...)
+}
+
+func (t txAdapter) Commit(ctx context.Context) error   { return t.tx.Commit(ctx) }
+func (t txAdapter) Rollback(ctx context.Context) error { return t.tx.Rollback(ctx) }
+
+type errRow struct{ err error }
+
+func (e errRow) Scan(...any) error { return e.err }
+
+// EnsureDatabase creates opts.Database on the first endpoint when it does
+// not exist, connecting to the endpoint's maintenance database ("postgres")
+// to do so. It reports whether it created the database.
+func EnsureDatabase(ctx context.Context, opts Options) (bool, error) {
+	if opts.Driver == DriverNull {
+		return false, nil
+	}
+	cfgs, err := ParseConfigs(opts)
+	if err != nil {
+		return false, err
+	}
+	cfg := cfgs[0].ConnConfig
+	conn, err := pgx.ConnectConfig(ctx, cfg.Copy())
+	if err == nil {
+		conn.Close(ctx)
+		return false, nil
+	}
+	if !IsMissingDatabase(err) {
+		return false, describeConnectError(cfgs[0], err)
+	}
+	admin := cfg.Copy()
+	admin.Database = "postgres"
+	conn, err = pgx.ConnectConfig(ctx, admin)
+	if err != nil {
+		return false, describeConnectError(cfgs[0], err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, dialect.Postgres{}.CreateDatabase(cfg.Database)); err != nil {
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code == "42P04" { // created concurrently
+			return false, nil
+		}
+		return false, fmt.Errorf("creating database %q: %w", cfg.Database, err)
+	}
+	return true, nil
+}

@@ -1,0 +1,88 @@
+package sqlx_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stampede-bench/stampede/sqlx"
+)
+
+func TestRedact(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"postgresql://root@host:26257?sslmode=disable", "postgresql://root@host:26257?sslmode=disable"},
+		{"postgresql://bob:s3cret@host:5432/db", "postgresql://bob:xxxxx@host:5432/db"},
+		{"postgres://bob:s3cret@h1,h2/db?sslmode=require", "postgres://bob:xxxxx@h1,h2/db?sslmode=require"},
+		{"postgresql://bob@host/db?password=s3cret&sslmode=disable", "postgresql://bob@host/db?password=xxxxx&sslmode=disable"},
+		{"postgresql://bob@host/db?sslpassword=keypass", "postgresql://bob@host/db?sslpassword=xxxxx"},
+		{"host=h user=bob password=s3cret dbname=db", "host=h user=bob password=xxxxx dbname=db"},
+		{"host=h password='s3 cret' dbname=db", "host=h password=xxxxx dbname=db"},
+		{"host=h PASSWORD = s3cret", "host=h PASSWORD=xxxxx"},
+		{"postgresql://bob:s3c%ret@host/db", "postgresql://bob:xxxxx@host/db"},
+	} {
+		got := sqlx.Redact(tc.in)
+		if got != tc.want {
+			t.Errorf("Redact(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		if strings.Contains(got, "s3") || strings.Contains(got, "keypass") {
+			t.Errorf("Redact(%q) leaks: %q", tc.in, got)
+		}
+	}
+}
+
+func TestSecretsAndScrub(t *testing.T) {
+	env := map[string]string{"PGPASSWORD": "envpw"}
+	secrets := sqlx.Secrets([]string{
+		"postgresql://bob:urlpw@host/db",
+		"host=h password='dsn pw'",
+		"postgresql://x@h/db?password=qpw",
+	}, func(k string) string { return env[k] })
+	msg := sqlx.Scrub("urlpw dsn pw qpw envpw", secrets)
+	for _, s := range []string{"urlpw", "dsn pw", "qpw", "envpw"} {
+		if strings.Contains(msg, s) {
+			t.Errorf("Scrub left %q in %q", s, msg)
+		}
+	}
+}
+
+func TestParseConfigsErrors(t *testing.T) {
+	for _, tc := range []struct {
+		url     string
+		wantErr string
+	}{
+		{"postgresql://bob:pw@localhost:5432/db", ""},
+		{"host=localhost port=5432 user=bob", ""},
+		{"mysql://bob:pw@host/db", "unsupported URL scheme \"mysql\""},
+		{"localhost:5432", "malformed connection URL"},
+		{"postgresql://bob:pw@host:notaport/db", "malformed connection URL"},
+		{"postgresql://bob:secretpw@host/db?sslmode=bogus", "malformed connection URL"},
+	} {
+		_, err := sqlx.ParseConfigs(sqlx.Options{URLs: []string{tc.url}, Database: "x"})
+		switch {
+		case tc.wantErr == "" && err != nil:
+			t.Errorf("%s: unexpected error %v", tc.url, err)
+		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+			t.Errorf("%s: error %v, want %q", tc.url, err, tc.wantErr)
+		}
+		if err != nil && (strings.Contains(err.Error(), ":pw@") || strings.Contains(err.Error(), "secretpw")) {
+			t.Errorf("%s: error leaks the password: %v", tc.url, err)
+		}
+		if err != nil && strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: error is not one line: %q", tc.url, err)
+		}
+	}
+}
+
+func TestDatabaseOverride(t *testing.T) {
+	cfgs, err := sqlx.ParseConfigs(sqlx.Options{URLs: []string{"postgresql://a@h1/x", "postgresql://a@h2:26257/y"}, Database: "ycsb"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cfgs {
+		if c.ConnConfig.Database != "ycsb" {
+			t.Errorf("database %q, want ycsb", c.ConnConfig.Database)
+		}
+	}
+	if cfgs[1].ConnConfig.Port != 26257 || cfgs[1].ConnConfig.Host != "h2" {
+		t.Errorf("second endpoint %s:%d", cfgs[1].ConnConfig.Host, cfgs[1].ConnConfig.Port)
+	}
+}

@@ -1,0 +1,236 @@
+package stats
+
+import (
+	"sync"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Histogram geometry shared by every histogram stampede records, so that
+// any two can be merged exactly.
+const (
+	// Lowest is the lowest discernible value: 1 microsecond, in ns.
+	Lowest = int64(time.Microsecond)
+	// Highest is the highest trackable value: 100 seconds, in ns. Larger
+	// values are recorded as Highest.
+	Highest = int64(100 * time.Second)
+	// SigFigs is the number of significant decimal digits kept.
+	SigFigs = 3
+)
+
+// NewHistogram returns an empty histogram with stampede's geometry.
+func NewHistogram() *hdrhistogram.Histogram {
+	return hdrhistogram.New(Lowest, Highest, SigFigs)
+}
+
+// Clamp returns d in nanoseconds limited to [0, Highest].
+func Clamp(d time.Duration) int64 {
+	v := int64(d)
+	if v < 0 {
+		return 0
+	}
+	if v > Highest {
+		return Highest
+	}
+	return v
+}
+
+// shard is the recording state of a group of workers.
+type shard struct {
+	mu     sync.Mutex
+	hists  []*hdrhistogram.Histogram // current interval, one per series
+	errors []int64                   // current interval, one per series
+	_      [64]byte                  // keep shards on separate cache lines
+}
+
+// Registry holds the histograms of a run. Record through handles; call Tick
+// from one goroutine. Registry is safe for concurrent use.
+type Registry struct {
+	names  []string
+	shards []*shard
+
+	tickMu   sync.Mutex
+	spare    [][]*hdrhistogram.Histogram // per shard, swapped in at Tick
+	interval []*hdrhistogram.Histogram   // per series, last interval
+	cum      []*hdrhistogram.Histogram   // per series, since cumStart
+	ierrs    []int64
+	cerrs    []int64
+	last     time.Time
+	cumStart time.Time
+}
+
+// NewRegistry returns a registry for the named series with the given number
+// of shards (at least 1). Use one shard per worker for small worker counts
+// and a few per CPU for large ones; see ShardsFor.
+func NewRegistry(names []string, shards int, start time.Time) *Registry {
+	if shards < 1 {
+		shards = 1
+	}
+	r := &Registry{
+		names:    append([]string(nil), names...),
+		shards:   make([]*shard, shards),
+		spare:    make([][]*hdrhistogram.Histogram, shards),
+		interval: newHists(len(names)),
+		cum:      newHists(len(names)),
+		ierrs:    make([]int64, len(names)),
+		cerrs:    make([]int64, len(names)),
+		last:     start,
+		cumStart: start,
+	}
+	for i := range r.shards {
+		r.shards[i] = &shard{hists: newHists(len(names)), errors: make([]int64, len(names))}
+		r.spare[i] = newHists(len(names))
+	}
+	return r
+}
+
+func newHists(n int) []*hdrhistogram.Histogram {
+	hs := make([]*hdrhistogram.Histogram, n)
+	for i := range hs {
+		hs[i] = NewHistogram()
+	}
+	return hs
+}
+
+// ShardsFor returns a shard count for the given number of workers and CPUs:
+// one per worker up to 4 per CPU.
+func ShardsFor(workers, cpus int) int {
+	limit := 4 * cpus
+	if limit < 1 {
+		limit = 1
+	}
+	if workers < limit {
+		if workers < 1 {
+			return 1
+		}
+		return workers
+	}
+	return limit
+}
+
+// Names returns the series names, indexed by series number.
+func (r *Registry) Names() []string { return r.names }
+
+// Handle returns the recording handle for worker number worker. Handles
+// of different workers may share a shard.
+func (r *Registry) Handle(worker int) *Handle {
+	return &Handle{s: r.shards[worker%len(r.shards)]}
+}
+
+// Handle records values for one worker. A Handle may be used by several
+// goroutines, but each worker should use its own.
+type Handle struct {
+	s *shard
+}
+
+// Record adds one latency to series number series.
+func (h *Handle) Record(series int, d time.Duration) {
+	v := Clamp(d)
+	h.s.mu.Lock()
+	_ = h.s.hists[series].RecordValue(v)
+	h.s.mu.Unlock()
+}
+
+// Record3 adds one latency to each of three series under one lock; the
+// engine uses it for latency, service time and schedule lag.
+func (h *Handle) Record3(s1 int, d1 time.Duration, s2 int, d2 time.Duration, s3 int, d3 time.Duration) {
+	v1, v2, v3 := Clamp(d1), Clamp(d2), Clamp(d3)
+	h.s.mu.Lock()
+	_ = h.s.hists[s1].RecordValue(v1)
+	_ = h.s.hists[s2].RecordValue(v2)
+	_ = h.s.hists[s3].RecordValue(v3)
+	h.s.mu.Unlock()
+}
+
+// RecordError counts one failed operation of series number series.
+func (h *Handle) RecordError(series int) {
+	h.s.mu.Lock()
+	h.s.errors[series]++
+	h.s.mu.Unlock()
+}
+
+// Series is one series' view at a tick. The histograms belong to the
+// registry and stay valid only until the next call of Tick or
+// ResetCumulative; Clone them to keep them.
+type Series struct {
+	// Name is the series name.
+	Name string
+	// Interval holds the values recorded during the interval.
+	Interval *hdrhistogram.Histogram
+	// Cumulative holds the values recorded since the start (or the last
+	// ResetCumulative).
+	Cumulative *hdrhistogram.Histogram
+	// Errors and CumErrors count failed operations likewise.
+	Errors, CumErrors int64
+}
+
+// Tick is the registry's view at the end of an interval.
+type Tick struct {
+	// Start and End delimit the interval.
+	Start, End time.Time
+	// CumStart is when the cumulative view started.
+	CumStart time.Time
+	// Series has one entry per series, in registry order.
+	Series []Series
+}
+
+// Tick ends the current interval at now: it collects every shard's
+// interval values, merges them exactly into the interval and cumulative
+// views and returns them. Call it from one goroutine at a time.
+func (r *Registry) Tick(now time.Time) Tick {
+	r.tickMu.Lock()
+	defer r.tickMu.Unlock()
+	for i := range r.interval {
+		r.interval[i].Reset()
+		r.ierrs[i] = 0
+	}
+	for si, s := range r.shards {
+		fresh := r.spare[si]
+		s.mu.Lock()
+		old := s.hists
+		s.hists = fresh
+		for i, e := range s.errors {
+			r.ierrs[i] += e
+			s.errors[i] = 0
+		}
+		s.mu.Unlock()
+		for i, h := range old {
+			if h.TotalCount() > 0 {
+				r.interval[i].Merge(h)
+				h.Reset()
+			}
+		}
+		r.spare[si] = old
+	}
+	t := Tick{Start: r.last, End: now, CumStart: r.cumStart, Series: make([]Series, len(r.names))}
+	for i, name := range r.names {
+		if r.interval[i].TotalCount() > 0 {
+			r.cum[i].Merge(r.interval[i])
+		}
+		r.cerrs[i] += r.ierrs[i]
+		t.Series[i] = Series{
+			Name:       name,
+			Interval:   r.interval[i],
+			Cumulative: r.cum[i],
+			Errors:     r.ierrs[i],
+			CumErrors:  r.cerrs[i],
+		}
+	}
+	r.last = now
+	return t
+}
+
+// ResetCumulative empties the cumulative view, which then starts at now;
+// the engine calls it when the ramp ends so the final figures exclude it.
+// Values of the interval in progress are kept for the interval view and
+// counted in the new cumulative view at the next Tick.
+func (r *Registry) ResetCumulative(now time.Time) {
+	r.tickMu.Lock()
+	defer r.tickMu.Unlock()
+	for i := range r.cum {
+		r.cum[i].Reset()
+		r.cerrs[i] = 0
+	}
+	r.cumStart = now
+}

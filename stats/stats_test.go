@@ -1,0 +1,146 @@
+package stats_test
+
+import (
+	"math/rand/v2"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stampede-bench/stampede/stats"
+)
+
+// TestMergeIsExact checks that histograms recorded by many workers and
+// merged by Tick equal one histogram holding every value.
+func TestMergeIsExact(t *testing.T) {
+	for _, tc := range []struct{ workers, shards, perWorker int }{
+		{1, 1, 10000}, {2, 2, 10000}, {64, 8, 500}, {1000, 8, 20},
+	} {
+		reg := stats.NewRegistry([]string{"read", "write"}, tc.shards, time.Now())
+		want := [2]*struct{ h any }{}
+		_ = want
+		wantRead, wantWrite := stats.NewHistogram(), stats.NewHistogram()
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		for w := 0; w < tc.workers; w++ {
+			wg.Add(1)
+			go func(w int) {
+				defer wg.Done()
+				h := reg.Handle(w)
+				r := rand.New(rand.NewPCG(1, uint64(w)))
+				vals := make([]int64, tc.perWorker)
+				for i := range vals {
+					vals[i] = int64(r.ExpFloat64() * 1e6) // ~1ms mean, long tail
+					series := i % 2
+					h.Record(series, time.Duration(vals[i]))
+				}
+				h.RecordError(1)
+				mu.Lock()
+				for i, v := range vals {
+					if i%2 == 0 {
+						_ = wantRead.RecordValue(stats.Clamp(time.Duration(v)))
+					} else {
+						_ = wantWrite.RecordValue(stats.Clamp(time.Duration(v)))
+					}
+				}
+				mu.Unlock()
+			}(w)
+		}
+		wg.Wait()
+		tk := reg.Tick(time.Now())
+		if !tk.Series[0].Interval.Equals(wantRead) || !tk.Series[1].Interval.Equals(wantWrite) {
+			t.Errorf("%+v: merged interval histograms differ from the direct ones", tc)
+		}
+		if !tk.Series[0].Cumulative.Equals(wantRead) {
+			t.Errorf("%+v: cumulative differs", tc)
+		}
+		if tk.Series[1].Errors != int64(tc.workers) || tk.Series[0].Errors != 0 {
+			t.Errorf("%+v: errors %d/%d", tc, tk.Series[0].Errors, tk.Series[1].Errors)
+		}
+		for _, q := range []float64{50, 99, 99.9} {
+			if got, want := tk.Series[0].Interval.ValueAtQuantile(q), wantRead.ValueAtQuantile(q); got != want {
+				t.Errorf("%+v: p%g %d != %d", tc, q, got, want)
+			}
+		}
+	}
+}
+
+func TestTickIntervalsAndCumulative(t *testing.T) {
+	start := time.Now()
+	reg := stats.NewRegistry([]string{"op"}, 2, start)
+	h := reg.Handle(0)
+	for i := 0; i < 10; i++ {
+		h.Record(0, time.Millisecond)
+	}
+	t1 := reg.Tick(start.Add(time.Second))
+	if n := t1.Series[0].Interval.TotalCount(); n != 10 {
+		t.Fatalf("interval 1: %d", n)
+	}
+	reg.Handle(1).Record(0, 2*time.Millisecond)
+	t2 := reg.Tick(start.Add(2 * time.Second))
+	if n := t2.Series[0].Interval.TotalCount(); n != 1 {
+		t.Errorf("interval 2: %d", n)
+	}
+	if n := t2.Series[0].Cumulative.TotalCount(); n != 11 {
+		t.Errorf("cumulative: %d", n)
+	}
+	if !t2.Start.Equal(start.Add(time.Second)) || !t2.End.Equal(start.Add(2*time.Second)) {
+		t.Errorf("interval bounds %v..%v", t2.Start, t2.End)
+	}
+	reg.ResetCumulative(start.Add(2 * time.Second))
+	h.Record(0, time.Millisecond)
+	t3 := reg.Tick(start.Add(3 * time.Second))
+	if n := t3.Series[0].Cumulative.TotalCount(); n != 1 {
+		t.Errorf("cumulative after reset: %d", n)
+	}
+	if !t3.CumStart.Equal(start.Add(2 * time.Second)) {
+		t.Errorf("cum start %v", t3.CumStart)
+	}
+}
+
+func TestClamp(t *testing.T) {
+	for _, tc := range []struct {
+		in   time.Duration
+		want int64
+	}{{-5, 0}, {0, 0}, {time.Millisecond, 1e6}, {time.Hour, stats.Highest}} {
+		if got := stats.Clamp(tc.in); got != tc.want {
+			t.Errorf("Clamp(%s) = %d, want %d", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestPrecision(t *testing.T) {
+	h := stats.NewHistogram()
+	for _, v := range []time.Duration{time.Microsecond, 123456 * time.Nanosecond, 60 * time.Second} {
+		h.Reset()
+		_ = h.RecordValue(stats.Clamp(v))
+		// Precision is 3 significant digits or 1µs, whichever is coarser.
+		got := h.ValueAtQuantile(50)
+		tolerance := max(float64(v)*0.001, float64(time.Microsecond))
+		if diff := float64(got - int64(v)); diff > tolerance || diff < -tolerance {
+			t.Errorf("%s recorded as %dns", v, got)
+		}
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	h := stats.NewHistogram()
+	for i := 1; i <= 100; i++ {
+		_ = h.RecordValue(int64(i) * 1e6)
+	}
+	s := stats.Summarize(h, 3, 10*time.Second)
+	if s.Count != 100 || s.Errors != 3 || s.Rate != 10 {
+		t.Errorf("counts: %+v", s)
+	}
+	if s.P50 < 49.9 || s.P50 > 50.1 || s.P99 < 98.9 || s.P99 > 99.1 || s.Max < 99.9 || s.Max > 100.1 {
+		t.Errorf("quantiles: %+v", s)
+	}
+}
+
+func BenchmarkRecord(b *testing.B) {
+	reg := stats.NewRegistry([]string{"op"}, 2, time.Now())
+	h := reg.Handle(0)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		h.Record(0, time.Duration(i&0xffff)*time.Microsecond)
+	}
+}

@@ -1,0 +1,64 @@
+package stats
+
+import (
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Merge adds every value of src into dst exactly (both must have stampede's
+// geometry) and returns dst.
+func Merge(dst, src *hdrhistogram.Histogram) *hdrhistogram.Histogram {
+	dst.Merge(src)
+	return dst
+}
+
+// Quantiles are the latency quantiles stampede reports, in percent.
+var Quantiles = []float64{50, 90, 95, 99, 99.9, 100}
+
+// Summary is the statistics of one histogram over a period.
+type Summary struct {
+	// Count is the number of operations recorded.
+	Count int64 `json:"count"`
+	// Errors is the number of failed operations.
+	Errors int64 `json:"errors"`
+	// Seconds is the length of the period.
+	Seconds float64 `json:"seconds"`
+	// Rate is Count / Seconds.
+	Rate float64 `json:"ops_per_sec"`
+	// Latencies in milliseconds.
+	Mean  float64 `json:"mean_ms"`
+	Min   float64 `json:"min_ms"`
+	P50   float64 `json:"p50_ms"`
+	P90   float64 `json:"p90_ms"`
+	P95   float64 `json:"p95_ms"`
+	P99   float64 `json:"p99_ms"`
+	P999  float64 `json:"p99_9_ms"`
+	Max   float64 `json:"max_ms"`
+	Stdev float64 `json:"stdev_ms"`
+}
+
+// Ms converts nanoseconds to milliseconds.
+func Ms(ns int64) float64 { return float64(ns) / 1e6 }
+
+// Summarize computes a Summary of h over a period of length d.
+func Summarize(h *hdrhistogram.Histogram, errors int64, d time.Duration) Summary {
+	s := Summary{Count: h.TotalCount(), Errors: errors, Seconds: d.Seconds()}
+	if s.Seconds > 0 {
+		s.Rate = float64(s.Count) / s.Seconds
+	}
+	if s.Count == 0 {
+		return s
+	}
+	v := h.ValueAtPercentiles([]float64{50, 90, 95, 99, 99.9})
+	s.Mean = h.Mean() / 1e6
+	s.Min = Ms(h.Min())
+	s.P50 = Ms(v[50])
+	s.P90 = Ms(v[90])
+	s.P95 = Ms(v[95])
+	s.P99 = Ms(v[99])
+	s.P999 = Ms(v[99.9])
+	s.Max = Ms(h.Max())
+	s.Stdev = h.StdDev() / 1e6
+	return s
+}

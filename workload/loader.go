@@ -1,0 +1,190 @@
+package workload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/stampede-bench/stampede/dialect"
+	"github.com/stampede-bench/stampede/sqlx"
+)
+
+// LoadOptions configure Setup.
+type LoadOptions struct {
+	// Drop drops existing tables before creating them.
+	Drop bool
+	// Concurrency is the number of parallel COPY streams.
+	Concurrency int
+	// BatchesPerCopy is how many batches one COPY statement carries; 0
+	// means enough for about 50,000 rows.
+	BatchesPerCopy int
+	// Progress, if set, is called with the number of rows just loaded; it
+	// must be safe for concurrent use.
+	Progress func(rows int64)
+}
+
+// TotalRows returns the number of initial rows of all tables.
+func TotalRows(tables []Table) int64 {
+	var n int64
+	for _, t := range tables {
+		n += t.InitialRows.NumRows
+	}
+	return n
+}
+
+// ErrTablesExist is returned by Setup when a table exists and Drop is off.
+var ErrTablesExist = errors.New("tables exist")
+
+// TableExists reports whether table exists in db.
+func TableExists(ctx context.Context, db *sqlx.DB, table string) (bool, error) {
+	if db.Null() {
+		return true, nil
+	}
+	var ok bool
+	err := db.QueryRow(ctx, dialect.TableExistsQuery(db.Dialect()), table).Scan(&ok)
+	return ok, err
+}
+
+// Setup creates gen's tables, runs its PreLoad hook, loads the initial
+// rows in parallel, creates indexes, analyzes, and runs PostLoad.
+func Setup(ctx context.Context, db *sqlx.DB, gen Generator, opts LoadOptions) error {
+	d := db.Dialect()
+	tables := gen.Tables()
+	var hooks Hooks
+	if h, ok := gen.(Hookser); ok {
+		hooks = h.Hooks()
+	}
+	for _, t := range tables {
+		exists, err := TableExists(ctx, db, t.Name)
+		if err != nil {
+			return fmt.Errorf("checking table %s: %w", t.Name, err)
+		}
+		if exists && !opts.Drop {
+			return fmt.Errorf("%w: table %s already exists in database %q: use --drop to recreate it, or `stampede cleanup %s`",
+				ErrTablesExist, t.Name, db.Database(), gen.Meta().Name)
+		}
+	}
+	for i := len(tables) - 1; opts.Drop && i >= 0; i-- {
+		if _, err := db.Exec(ctx, d.DropTable(tables[i].Name)); err != nil {
+			return fmt.Errorf("dropping table %s: %w", tables[i].Name, err)
+		}
+	}
+	for _, t := range tables {
+		if _, err := db.Exec(ctx, d.CreateTable(t.Name, t.Schema)); err != nil {
+			return fmt.Errorf("creating table %s: %w", t.Name, err)
+		}
+	}
+	if hooks.PreLoad != nil {
+		if err := hooks.PreLoad(ctx, db); err != nil {
+			return err
+		}
+	}
+	for _, t := range tables {
+		if err := loadTable(ctx, db, t, opts); err != nil {
+			return err
+		}
+		for _, stmt := range t.Indexes {
+			if _, err := db.Exec(ctx, stmt); err != nil {
+				return fmt.Errorf("creating index on %s: %w", t.Name, err)
+			}
+		}
+		if a, ok := d.(dialect.Analyzer); ok && t.InitialRows.NumRows > 0 {
+			if _, err := db.Exec(ctx, a.AnalyzeTable(t.Name)); err != nil {
+				return fmt.Errorf("analyzing %s: %w", t.Name, err)
+			}
+		}
+	}
+	if hooks.PostLoad != nil {
+		return hooks.PostLoad(ctx, db)
+	}
+	return nil
+}
+
+// loadTable copies t's initial rows with opts.Concurrency parallel COPY
+// streams. Streams claim runs of batches from a shared counter, so the
+// work spreads evenly whatever each batch costs.
+func loadTable(ctx context.Context, db *sqlx.DB, t Table, opts LoadOptions) error {
+	rt := t.InitialRows
+	if rt.NumBatches == 0 {
+		return nil
+	}
+	per := opts.BatchesPerCopy
+	if per <= 0 {
+		rowsPerBatch := rt.NumRows / int64(rt.NumBatches)
+		per = int(50000 / max(rowsPerBatch, 1))
+		per = max(per, 1)
+	}
+	streams := max(opts.Concurrency, 1)
+	var next atomic.Int64
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	var once sync.Once
+	var firstErr error
+	for s := 0; s < streams; s++ {
+		wg.Add(1)
+		go func(s int) {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				lo := int(next.Add(int64(per))) - per
+				if lo >= rt.NumBatches {
+					return
+				}
+				hi := min(lo+per, rt.NumBatches)
+				src := &batchSource{fill: rt.FillBatch, next: lo, end: hi, progress: opts.Progress}
+				if _, err := db.CopyFrom(ctx, s, t.Name, t.Columns, src); err != nil {
+					once.Do(func() {
+						firstErr = fmt.Errorf("loading %s (batches %d-%d): %w", t.Name, lo, hi-1, err)
+						cancel()
+					})
+					return
+				}
+				src.flushProgress()
+			}
+		}(s)
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr
+	}
+	return ctx.Err()
+}
+
+// batchSource feeds batches [next, end) to COPY as a pgx.CopyFromSource.
+type batchSource struct {
+	fill     func(int, [][]any) [][]any
+	next     int
+	end      int
+	rows     [][]any
+	i        int
+	done     int64
+	progress func(int64)
+}
+
+func (b *batchSource) Next() bool {
+	b.i++
+	for b.i >= len(b.rows) {
+		if b.next >= b.end {
+			return false
+		}
+		b.flushProgress()
+		b.rows = b.fill(b.next, b.rows[:0])
+		b.next++
+		b.i = 0
+	}
+	b.done++
+	return true
+}
+
+func (b *batchSource) flushProgress() {
+	if b.progress != nil && b.done > 0 {
+		b.progress(b.done)
+	}
+	b.done = 0
+}
+
+func (b *batchSource) Values() ([]any, error) { return b.rows[b.i], nil }
+
+func (b *batchSource) Err() error { return nil }

@@ -1,0 +1,250 @@
+package workload
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/stampede-bench/stampede/sqlx"
+)
+
+// Meta describes a registered workload.
+type Meta struct {
+	// Name is the workload's name on the command line (`stampede run NAME`).
+	Name string
+	// Description is a one-line summary shown by `stampede workloads`.
+	Description string
+	// Details is longer help text, shown by `stampede run NAME --help`; it
+	// should contain real examples.
+	Details string
+	// Version identifies the initial data; bump it whenever the rows a given
+	// set of flags produces change.
+	Version string
+	// New returns a fresh, unconfigured Generator with its flags at their
+	// defaults.
+	New func() Generator
+}
+
+// Generator is the one interface every workload implements.
+type Generator interface {
+	// Meta returns the workload's registration record.
+	Meta() Meta
+	// Tables returns the tables the workload creates and loads, in creation
+	// order. It is called after flags are parsed.
+	Tables() []Table
+}
+
+// Flags is a workload's flag set plus metadata about individual flags.
+type Flags struct {
+	*pflag.FlagSet
+	// Meta holds per-flag metadata, keyed by flag name.
+	Meta map[string]FlagMeta
+}
+
+// FlagMeta is metadata about one workload flag.
+type FlagMeta struct {
+	// RuntimeOnly flags do not change the loaded data (only what a run does).
+	RuntimeOnly bool
+}
+
+// Flagser is a Generator with flags of its own.
+type Flagser interface {
+	Generator
+	// Flags returns the workload's flags; the same value on every call.
+	Flags() Flags
+}
+
+// Hooks are optional lifecycle callbacks. Any field may be nil; adding a
+// field breaks no workload.
+type Hooks struct {
+	// Validate checks the parsed flags. Its error is a usage error.
+	Validate func() error
+	// PreLoad runs after the tables are created and before data is loaded.
+	PreLoad func(ctx context.Context, db *sqlx.DB) error
+	// PostLoad runs after the initial data is loaded (indexes, analyze).
+	PostLoad func(ctx context.Context, db *sqlx.DB) error
+	// PreRun checks, before a run, that the database holds what the run
+	// needs (tables loaded with matching flags). Its error should say what
+	// to do, for example run `stampede init`.
+	PreRun func(ctx context.Context, db *sqlx.DB) error
+	// CheckConsistency verifies the workload's invariants (`stampede check`).
+	CheckConsistency func(ctx context.Context, db *sqlx.DB, w Reporter) error
+}
+
+// Reporter receives human-readable check results line by line.
+type Reporter interface {
+	Printf(format string, args ...any)
+}
+
+// Hookser is a Generator with lifecycle hooks.
+type Hookser interface {
+	Generator
+	// Hooks returns the workload's hooks.
+	Hooks() Hooks
+}
+
+// OpsConfig is what the runner tells a workload about the run it is about
+// to perform.
+type OpsConfig struct {
+	// Concurrency is the number of workers; QueryLoad.Workers must have
+	// exactly this many entries.
+	Concurrency int
+	// Seed is the run's random seed; worker w derives its stream from
+	// (Seed, w).
+	Seed uint64
+	// Warn receives non-fatal warnings (for example ignored properties).
+	Warn func(format string, args ...any)
+}
+
+// Opser is a Generator that can be run.
+type Opser interface {
+	Generator
+	// Ops prepares a run: it returns the names of the operation types and
+	// one Worker per worker. Workers obtain connections from db.
+	Ops(ctx context.Context, db *sqlx.DB, cfg OpsConfig) (QueryLoad, error)
+}
+
+// Result is the outcome of one call of a Worker.
+type Result struct {
+	// Op is the index in QueryLoad.Ops of the operation performed.
+	Op int
+	// Err is the operation's error, if any.
+	Err error
+	// Wait asks the engine to pause this worker before its next call
+	// (keying and think times). The pause is not part of any latency.
+	Wait time.Duration
+}
+
+// Worker performs one operation per call. A Worker is used by one
+// goroutine only; its state lives in the closure.
+type Worker func(ctx context.Context) Result
+
+// QueryLoad is what a workload gives the engine for a run.
+type QueryLoad struct {
+	// Ops are the names of the operation types, indexed by Result.Op.
+	Ops []string
+	// Workers has one entry per worker.
+	Workers []Worker
+	// Close releases the workload's resources after the run; may be nil.
+	Close func(context.Context) error
+}
+
+// Table is a table a workload creates and loads.
+type Table struct {
+	// Name is the table's name, unquoted.
+	Name string
+	// Schema is the column and constraint list in parentheses, in the
+	// dialect's SQL, for example `(k INT PRIMARY KEY, v TEXT)`.
+	Schema string
+	// Columns are the column names in the order FillBatch produces values.
+	Columns []string
+	// Indexes are CREATE INDEX statements run after the load.
+	Indexes []string
+	// InitialRows produces the table's initial data.
+	InitialRows BatchedTuples
+}
+
+// BatchedTuples is a table's initial data, split into batches that can be
+// produced independently, in any order and in parallel: a batch depends
+// only on its index (and the generator's flags and seed).
+type BatchedTuples struct {
+	// NumBatches is the number of batches; 0 means the table starts empty.
+	NumBatches int
+	// NumRows is the total number of rows, for progress reporting.
+	NumRows int64
+	// FillBatch appends batch batchIdx's rows to rows and returns it. It
+	// must be safe to call from several goroutines at once.
+	FillBatch func(batchIdx int, rows [][]any) [][]any
+}
+
+var (
+	registryMu sync.Mutex
+	registry   = map[string]Meta{}
+)
+
+// Register makes a workload available by name. It panics if the name is
+// taken or the Meta is incomplete (programmer errors).
+func Register(m Meta) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	if m.Name == "" || m.New == nil {
+		panic("workload: Register with empty name or nil New")
+	}
+	if _, ok := registry[m.Name]; ok {
+		panic(fmt.Sprintf("workload: %q is registered twice", m.Name))
+	}
+	registry[m.Name] = m
+}
+
+// Get returns the registered workload named name.
+func Get(name string) (Meta, bool) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	m, ok := registry[name]
+	return m, ok
+}
+
+// Registered returns every registered workload, sorted by name.
+func Registered() []Meta {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	out := make([]Meta, 0, len(registry))
+	for _, m := range registry {
+		out = append(out, m)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// FromFlags returns a new Generator of the given workload with args parsed
+// into its flags; meant for tests (`FromFlags(meta, "--rows=10")`).
+func FromFlags(m Meta, args ...string) (Generator, error) {
+	g := m.New()
+	if f, ok := g.(Flagser); ok {
+		if err := f.Flags().Parse(args); err != nil {
+			return nil, err
+		}
+	} else if len(args) > 0 {
+		return nil, fmt.Errorf("workload %s takes no flags", m.Name)
+	}
+	if h, ok := g.(Hookser); ok {
+		if v := h.Hooks().Validate; v != nil {
+			if err := v(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return g, nil
+}
+
+// Seeder is a Generator whose initial data depends on the seed. The
+// runner calls SetSeed with the --seed of `init` before calling Tables.
+type Seeder interface {
+	Generator
+	// SetSeed sets the seed that data batches derive their streams from.
+	SetSeed(seed uint64)
+}
+
+// RunDefaulter is a Generator whose own configuration supplies defaults
+// for run flags the user did not give (YCSB's operationcount and
+// measurement.interval properties, for example).
+type RunDefaulter interface {
+	Generator
+	// RunDefaults returns the defaults.
+	RunDefaults() RunDefaults
+}
+
+// RunDefaults are defaults a workload supplies for run flags.
+type RunDefaults struct {
+	// MaxOps is the default --max-ops; 0 leaves it unset.
+	MaxOps int64
+	// Latency is the default --latency (intended, service or both); ""
+	// leaves it unset.
+	Latency string
+	// Warnings are messages to show before the run (ignored properties).
+	Warnings []string
+}

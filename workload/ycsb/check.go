@@ -1,0 +1,130 @@
+package ycsb
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/stampede-bench/stampede/dialect"
+	"github.com/stampede-bench/stampede/sqlx"
+	"github.com/stampede-bench/stampede/workload"
+)
+
+// preRun checks that the table exists with the columns the properties
+// need. With the null driver there is nothing to check.
+func (g *ycsb) preRun(ctx context.Context, db *sqlx.DB) error {
+	c, err := g.config()
+	if err != nil {
+		return err
+	}
+	if db.Null() {
+		return nil
+	}
+	d := db.Dialect()
+	rows, err := db.Query(ctx, "SELECT column_name FROM information_schema.columns"+
+		" WHERE table_name = "+d.Placeholder(1)+
+		" AND table_schema NOT IN ('pg_catalog', 'information_schema')", c.tableName)
+	if err != nil {
+		return fmt.Errorf("checking table %s: %w", c.tableName, err)
+	}
+	have := map[string]bool{}
+	for rows.Next() {
+		var col string
+		if err := rows.Scan(&col); err != nil {
+			rows.Close()
+			return fmt.Errorf("checking table %s: %w", c.tableName, err)
+		}
+		have[strings.ToLower(col)] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("checking table %s: %w", c.tableName, err)
+	}
+	if len(have) == 0 {
+		return c.missingTableError(db)
+	}
+	for _, col := range c.columns() {
+		if !have[strings.ToLower(col)] {
+			return fmt.Errorf("table %s in database %s has no column %s (fieldcount is %d): run `stampede init ycsb` with the same properties",
+				c.tableName, db.Database(), col, c.fieldCount)
+		}
+	}
+	return nil
+}
+
+// checkKeysChunk is the number of keys looked up per query by
+// checkConsistency.
+const checkKeysChunk = 1000
+
+// checkConsistency checks that the table holds at least recordcount rows
+// and every key this configuration loads.
+func (g *ycsb) checkConsistency(ctx context.Context, db *sqlx.DB, rep workload.Reporter) error {
+	c, err := g.config()
+	if err != nil {
+		return err
+	}
+	if db.Null() {
+		rep.Printf("%s: skipped (null driver)", c.tableName)
+		return nil
+	}
+	if err := g.preRun(ctx, db); err != nil {
+		return err
+	}
+	var n int64
+	if err := db.QueryRow(ctx, "SELECT count(*) FROM "+c.tableName).Scan(&n); err != nil {
+		return fmt.Errorf("counting rows of %s: %w", c.tableName, err)
+	}
+	rowsOK := n >= c.recordCount
+	rep.Printf("%s: %d rows (expected at least %d) %s", c.tableName, n, c.recordCount, passFail(rowsOK))
+
+	present, err := c.countLoadedKeys(ctx, db)
+	if err != nil {
+		return err
+	}
+	keysOK := present == c.insertCount
+	rep.Printf("%s: %d of %d loaded keys present %s", c.tableName, present, c.insertCount, passFail(keysOK))
+	if !rowsOK || !keysOK {
+		return fmt.Errorf("%s failed its consistency check", c.tableName)
+	}
+	return nil
+}
+
+// countLoadedKeys counts the keys of [insertstart, insertstart+insertcount)
+// present in the table.
+func (c *config) countLoadedKeys(ctx context.Context, db *sqlx.DB) (int64, error) {
+	d := db.Dialect()
+	args := make([]any, 0, checkKeysChunk)
+	var present int64
+	query := func() error {
+		var n int64
+		q := "SELECT count(*) FROM " + c.tableName + " WHERE " + keyColumn +
+			" IN (" + dialect.Placeholders(d, 1, len(args)) + ")"
+		if err := db.QueryRow(ctx, q, args...).Scan(&n); err != nil {
+			return fmt.Errorf("looking up keys of %s: %w", c.tableName, err)
+		}
+		present += n
+		args = args[:0]
+		return nil
+	}
+	for k := c.insertStart; k < c.insertStart+c.insertCount; k++ {
+		args = append(args, c.keyName(k))
+		if len(args) == checkKeysChunk {
+			if err := query(); err != nil {
+				return 0, err
+			}
+		}
+	}
+	if len(args) > 0 {
+		if err := query(); err != nil {
+			return 0, err
+		}
+	}
+	return present, nil
+}
+
+func passFail(ok bool) string {
+	if ok {
+		return "PASS"
+	}
+	return "FAIL"
+}

@@ -1,0 +1,576 @@
+package ycsb
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
+// The operation types, in the order of QueryLoad.Ops.
+const (
+	opRead = iota
+	opUpdate
+	opInsert
+	opScan
+	opReadModifyWrite
+	numOps
+)
+
+// opNames are the operation names, indexed by op.
+var opNames = [numOps]string{"read", "update", "insert", "scan", "readmodifywrite"}
+
+// opProperties are the proportion properties, indexed by op.
+var opProperties = [numOps]string{
+	"readproportion", "updateproportion", "insertproportion", "scanproportion", "readmodifywriteproportion",
+}
+
+// defaultRecordCount is cockroach workload's default; YCSB's workload files
+// say 1000.
+const defaultRecordCount = 10000
+
+// defaultProperties are CoreWorkload's defaults (and recordcount's).
+// insertcount (recordcount - insertstart) and operationcount (unset) have
+// no fixed default.
+var defaultProperties = map[string]string{
+	"table":                     "usertable",
+	"recordcount":               strconv.Itoa(defaultRecordCount),
+	"fieldcount":                "10",
+	"fieldnameprefix":           "field",
+	"fieldlength":               "100",
+	"minfieldlength":            "1",
+	"fieldlengthdistribution":   "constant",
+	"readallfields":             "true",
+	"writeallfields":            "false",
+	"readproportion":            "0.95",
+	"updateproportion":          "0.05",
+	"insertproportion":          "0",
+	"scanproportion":            "0",
+	"readmodifywriteproportion": "0",
+	"requestdistribution":       "uniform",
+	"zipfianconstant":           "0.99",
+	"hotspotdatafraction":       "0.2",
+	"hotspotopnfraction":        "0.8",
+	"exponential.percentile":    "95",
+	"exponential.frac":          "0.8571428571",
+	"insertorder":               "hashed",
+	"insertstart":               "0",
+	"minscanlength":             "1",
+	"maxscanlength":             "1000",
+	"scanlengthdistribution":    "uniform",
+	"zeropadding":               "1",
+	"measurement.interval":      "op",
+}
+
+// knownWithoutDefault are the properties read that have no fixed default.
+var knownWithoutDefault = map[string]bool{"insertcount": true, "operationcount": true}
+
+// ignoredHints say what to use instead of YCSB properties that stampede
+// sets another way.
+var ignoredHints = map[string]string{
+	"threadcount":      "use --concurrency",
+	"target":           "use --max-rate",
+	"maxexecutiontime": "use --duration",
+	"db":               "the URL argument chooses the database",
+	"db.url":           "the URL argument chooses the database",
+	"db.driver":        "stampede speaks the PostgreSQL protocol",
+	"db.user":          "put the user in the URL",
+	"db.passwd":        "put the password in the URL or PGPASSWORD",
+	"status.interval":  "stampede reports every interval by itself",
+}
+
+// coreWorkloads are the properties of YCSB's workloads/workloada..f that
+// define the workload (the files' recordcount and operationcount of 1000
+// are not applied).
+var coreWorkloads = map[string]map[string]string{
+	"a": mix("0.5", "0.5", "0", "0", "0", "zipfian"),
+	"b": mix("0.95", "0.05", "0", "0", "0", "zipfian"),
+	"c": mix("1", "0", "0", "0", "0", "zipfian"),
+	"d": mix("0.95", "0", "0.05", "0", "0", "latest"),
+	"e": withProps(mix("0", "0", "0.05", "0.95", "0", "zipfian"),
+		"maxscanlength", "100", "scanlengthdistribution", "uniform"),
+	"f": mix("0.5", "0", "0", "0", "0.5", "zipfian"),
+}
+
+func mix(read, update, insert, scan, rmw, dist string) map[string]string {
+	return map[string]string{
+		"readallfields":             "true",
+		"readproportion":            read,
+		"updateproportion":          update,
+		"insertproportion":          insert,
+		"scanproportion":            scan,
+		"readmodifywriteproportion": rmw,
+		"requestdistribution":       dist,
+	}
+}
+
+func withProps(m map[string]string, kv ...string) map[string]string {
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	return m
+}
+
+type flagKind int
+
+const (
+	kindInt flagKind = iota
+	kindFloat
+	kindString
+	kindBool
+)
+
+// propertyFlag is a kebab-case flag that sets a property when given.
+type propertyFlag struct {
+	name, property, usage string
+	kind                  flagKind
+	// def is the flag's default as shown in help (parsed by kind); "" means
+	// none, for properties whose default depends on --workload.
+	def         string
+	runtimeOnly bool
+	hidden      bool
+	// convert maps the flag's value to the property's; nil keeps it.
+	convert func(string) string
+}
+
+// propertyFlags are the kebab-case flags, applied in this order (so a flag
+// overrides its hidden `cockroach workload` alias).
+var propertyFlags = []propertyFlag{
+	// Aliases of `cockroach workload ycsb`.
+	{name: "read-freq", property: "readproportion", kind: kindFloat, runtimeOnly: true, hidden: true},
+	{name: "update-freq", property: "updateproportion", kind: kindFloat, runtimeOnly: true, hidden: true},
+	{name: "insert-freq", property: "insertproportion", kind: kindFloat, runtimeOnly: true, hidden: true},
+	{name: "scan-freq", property: "scanproportion", kind: kindFloat, runtimeOnly: true, hidden: true},
+	{name: "read-modify-write-freq", property: "readmodifywriteproportion", kind: kindFloat, runtimeOnly: true, hidden: true},
+	{name: "insert-hash", property: "insertorder", kind: kindBool, def: "true", hidden: true,
+		usage: "hash key numbers into key names (insertorder=hashed)",
+		convert: func(v string) string {
+			if v == "false" {
+				return "ordered"
+			}
+			return "hashed"
+		}},
+
+	{name: "record-count", property: "recordcount", kind: kindInt, def: strconv.Itoa(defaultRecordCount),
+		usage: "number of rows in the table (recordcount; YCSB's workload files say 1000)"},
+	{name: "insert-start", property: "insertstart", kind: kindInt, def: "0",
+		usage: "first key number this client loads (insertstart)"},
+	{name: "insert-count", property: "insertcount", kind: kindInt,
+		usage: "number of keys this client loads and chooses from (insertcount; default record-count - insert-start)"},
+	{name: "field-count", property: "fieldcount", kind: kindInt, def: "10",
+		usage: "number of value columns (fieldcount)"},
+	{name: "field-length", property: "fieldlength", kind: kindInt, def: "100",
+		usage: "length of each value, or its maximum (fieldlength)"},
+	{name: "min-field-length", property: "minfieldlength", kind: kindInt, def: "1",
+		usage: "minimum value length of the uniform and zipfian length distributions (minfieldlength)"},
+	{name: "field-length-distribution", property: "fieldlengthdistribution", kind: kindString, def: "constant",
+		usage: "value length distribution: constant, uniform or zipfian (fieldlengthdistribution)"},
+	{name: "insert-order", property: "insertorder", kind: kindString, def: "hashed",
+		usage: "key names from hashed or ordered key numbers (insertorder)"},
+	{name: "zero-padding", property: "zeropadding", kind: kindInt, def: "1",
+		usage: "zero-pad key numbers in key names to this many digits (zeropadding)"},
+	{name: "read-all-fields", property: "readallfields", kind: kindBool, def: "true", runtimeOnly: true,
+		usage: "reads fetch every field, else one random field (readallfields)"},
+	{name: "write-all-fields", property: "writeallfields", kind: kindBool, def: "false", runtimeOnly: true,
+		usage: "updates write every field, else one random field (writeallfields)"},
+	{name: "read-proportion", property: "readproportion", kind: kindFloat, runtimeOnly: true,
+		usage: "proportion of reads (readproportion; default per --workload)"},
+	{name: "update-proportion", property: "updateproportion", kind: kindFloat, runtimeOnly: true,
+		usage: "proportion of updates (updateproportion; default per --workload)"},
+	{name: "insert-proportion", property: "insertproportion", kind: kindFloat, runtimeOnly: true,
+		usage: "proportion of inserts (insertproportion; default per --workload)"},
+	{name: "scan-proportion", property: "scanproportion", kind: kindFloat, runtimeOnly: true,
+		usage: "proportion of scans (scanproportion; default per --workload)"},
+	{name: "read-modify-write-proportion", property: "readmodifywriteproportion", kind: kindFloat, runtimeOnly: true,
+		usage: "proportion of read-modify-writes (readmodifywriteproportion; default per --workload)"},
+	{name: "request-distribution", property: "requestdistribution", kind: kindString, runtimeOnly: true,
+		usage: "key distribution: uniform, zipfian, latest, hotspot, exponential or sequential (requestdistribution; default per --workload)"},
+	{name: "zipfian-constant", property: "zipfianconstant", kind: kindFloat, def: "0.99", runtimeOnly: true,
+		usage: "skew of the zipfian request distribution (zipfianconstant)"},
+	{name: "hotspot-data-fraction", property: "hotspotdatafraction", kind: kindFloat, def: "0.2", runtimeOnly: true,
+		usage: "fraction of keys in the hot set (hotspotdatafraction)"},
+	{name: "hotspot-opn-fraction", property: "hotspotopnfraction", kind: kindFloat, def: "0.8", runtimeOnly: true,
+		usage: "fraction of operations on the hot set (hotspotopnfraction)"},
+	{name: "min-scan-length", property: "minscanlength", kind: kindInt, def: "1", runtimeOnly: true,
+		usage: "minimum rows per scan (minscanlength)"},
+	{name: "max-scan-length", property: "maxscanlength", kind: kindInt, def: "1000", runtimeOnly: true,
+		usage: "maximum rows per scan (maxscanlength; 100 for --workload e)"},
+	{name: "scan-length-distribution", property: "scanlengthdistribution", kind: kindString, def: "uniform", runtimeOnly: true,
+		usage: "scan length distribution: uniform or zipfian (scanlengthdistribution)"},
+	{name: "measurement-interval", property: "measurement.interval", kind: kindString, def: "op", runtimeOnly: true,
+		usage: "latency measured from the op's start (op), its intended start (intended) or both (measurement.interval)"},
+}
+
+// define adds the flag to fs. Its value is read back through
+// fs.Lookup(name).Value.String() when it was given.
+func (pf propertyFlag) define(fs *pflag.FlagSet) {
+	switch pf.kind {
+	case kindInt:
+		def, _ := strconv.ParseInt(pf.def, 10, 64)
+		fs.Int64(pf.name, def, pf.usage)
+	case kindFloat:
+		def, _ := strconv.ParseFloat(pf.def, 64)
+		fs.Float64(pf.name, def, pf.usage)
+	case kindBool:
+		fs.Bool(pf.name, pf.def == "true", pf.usage)
+	default:
+		fs.String(pf.name, pf.def, pf.usage)
+	}
+}
+
+// Distribution names.
+const (
+	distConstant    = "constant"
+	distUniform     = "uniform"
+	distZipfian     = "zipfian"
+	distLatest      = "latest"
+	distHotspot     = "hotspot"
+	distExponential = "exponential"
+	distSequential  = "sequential"
+)
+
+// config is the resolved, validated configuration.
+type config struct {
+	tableName           string
+	recordCount         int64
+	insertStart         int64
+	insertCount         int64
+	operationCount      int64 // 0 when not given
+	fieldCount          int
+	fieldPrefix         string
+	fieldLength         int64
+	minFieldLength      int64
+	fieldLengthDist     string
+	readAllFields       bool
+	writeAllFields      bool
+	proportions         [numOps]float64
+	requestDist         string
+	zipfianConstant     float64
+	hotspotData         float64
+	hotspotOpn          float64
+	expPercentile       float64
+	expFrac             float64
+	insertOrdered       bool
+	zeroPadding         int
+	minScanLength       int64
+	maxScanLength       int64
+	scanLengthDist      string
+	measurementInterval string
+	dataSeed            uint64
+}
+
+// prop is a property's value and where it came from, for messages.
+type prop struct {
+	value, from string
+}
+
+// resolve merges the property sources in precedence order and parses the
+// result.
+func (g *ycsb) resolve() (*config, []string, error) {
+	props := make(map[string]prop, len(defaultProperties)+4)
+	for k, v := range defaultProperties {
+		props[k] = prop{v, "default"}
+	}
+	var warnings []string
+	set := func(key, value, from string) {
+		if _, ok := defaultProperties[key]; !ok && !knownWithoutDefault[key] {
+			if w := unknownPropertyWarning(key, value, from); w != "" {
+				warnings = append(warnings, w)
+			}
+			return
+		}
+		props[key] = prop{value, from}
+	}
+
+	letter := strings.TrimPrefix(strings.ToLower(strings.TrimSpace(g.workloadLetter)), "workload")
+	core, ok := coreWorkloads[letter]
+	if !ok {
+		return nil, nil, fmt.Errorf("unknown --workload %q: use a, b, c, d, e or f", g.workloadLetter)
+	}
+	if len(g.propFiles) == 0 || g.flags.Changed("workload") {
+		keys := make([]string, 0, len(core))
+		for k := range core {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			set(k, core[k], "--workload "+letter)
+		}
+	}
+	for _, file := range g.propFiles {
+		entries, err := readPropertyFile(file)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, e := range entries {
+			set(e.key, e.value, fmt.Sprintf("%s:%d", file, e.line))
+		}
+	}
+	for _, kv := range g.props {
+		k, v, ok := strings.Cut(kv, "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" {
+			return nil, nil, fmt.Errorf("malformed -p %q: expected key=value", kv)
+		}
+		set(k, strings.TrimSpace(v), "-p")
+	}
+	for _, pf := range propertyFlags {
+		f := g.flags.Lookup(pf.name)
+		if f == nil || !f.Changed {
+			continue
+		}
+		v := f.Value.String()
+		if pf.convert != nil {
+			v = pf.convert(v)
+		}
+		set(pf.property, v, "--"+pf.name)
+	}
+
+	cfg, err := parseConfig(props)
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg.dataSeed = g.dataSeed
+	return cfg, warnings, nil
+}
+
+// unknownPropertyWarning is the warning for a property stampede does not
+// read, or "" for one that needs none.
+func unknownPropertyWarning(key, value, from string) string {
+	if key == "workload" && strings.HasSuffix(value, ".CoreWorkload") {
+		return "" // every YCSB workload file names its class
+	}
+	msg := fmt.Sprintf("ignoring property %s=%s (from %s)", key, value, from)
+	hint, ok := ignoredHints[key]
+	switch {
+	case ok:
+		msg += ": " + hint
+	case key == "workload":
+		msg += ": only CoreWorkload is supported"
+	case strings.HasPrefix(key, "db.") || strings.HasPrefix(key, "jdbc."):
+		msg += ": connection settings come from the URL"
+	default:
+		msg += ": not a property stampede's ycsb reads"
+	}
+	return msg
+}
+
+// propParser parses typed properties, keeping the first error.
+type propParser struct {
+	props map[string]prop
+	err   error
+}
+
+func (p *propParser) fail(key string, v prop, format string, args ...any) {
+	if p.err == nil {
+		p.err = fmt.Errorf("invalid %s %q (from %s): %s", key, v.value, v.from, fmt.Sprintf(format, args...))
+	}
+}
+
+func (p *propParser) int(key string) int64 {
+	v := p.props[key]
+	n, err := strconv.ParseInt(v.value, 10, 64)
+	if err != nil {
+		p.fail(key, v, "not an integer")
+	}
+	return n
+}
+
+func (p *propParser) float(key string) float64 {
+	v := p.props[key]
+	f, err := strconv.ParseFloat(v.value, 64)
+	if err != nil {
+		p.fail(key, v, "not a number")
+	}
+	return f
+}
+
+func (p *propParser) bool(key string) bool {
+	v := p.props[key]
+	switch strings.ToLower(v.value) {
+	case "true":
+		return true
+	case "false":
+		return false
+	}
+	p.fail(key, v, "not true or false")
+	return false
+}
+
+// choice returns the lower-cased value of key, which must be one of
+// choices.
+func (p *propParser) choice(key string, choices ...string) string {
+	v := p.props[key]
+	s := strings.ToLower(v.value)
+	for _, c := range choices {
+		if s == c {
+			return s
+		}
+	}
+	if p.err == nil {
+		last := len(choices) - 1
+		list := strings.Join(choices[:last], ", ")
+		if last > 0 {
+			list += " or " + choices[last]
+		}
+		p.err = fmt.Errorf("unknown %s %q (from %s): use %s", key, v.value, v.from, list)
+	}
+	return ""
+}
+
+// atLeast checks that key's value n is at least min.
+func (p *propParser) atLeast(key string, n, min int64) {
+	if p.err == nil && n < min {
+		p.err = fmt.Errorf("%s must be at least %d, not %d (from %s)", key, min, n, p.props[key].from)
+	}
+}
+
+// fraction checks that key's value f is in [0, 1].
+func (p *propParser) fraction(key string, f float64) {
+	if p.err == nil && (f < 0 || f > 1) {
+		p.err = fmt.Errorf("%s must be between 0 and 1, not %s (from %s)", key, formatFloat(f), p.props[key].from)
+	}
+}
+
+var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// maxKeyLength is the length of ycsb_key's VARCHAR.
+const maxKeyLength = 255
+
+// parseConfig parses and validates the merged properties.
+func parseConfig(props map[string]prop) (*config, error) {
+	p := &propParser{props: props}
+	c := &config{
+		tableName:           props["table"].value,
+		fieldPrefix:         props["fieldnameprefix"].value,
+		recordCount:         p.int("recordcount"),
+		insertStart:         p.int("insertstart"),
+		fieldLength:         p.int("fieldlength"),
+		minFieldLength:      p.int("minfieldlength"),
+		fieldLengthDist:     p.choice("fieldlengthdistribution", distConstant, distUniform, distZipfian),
+		readAllFields:       p.bool("readallfields"),
+		writeAllFields:      p.bool("writeallfields"),
+		requestDist:         p.choice("requestdistribution", distUniform, distZipfian, distLatest, distHotspot, distExponential, distSequential),
+		zipfianConstant:     p.float("zipfianconstant"),
+		hotspotData:         p.float("hotspotdatafraction"),
+		hotspotOpn:          p.float("hotspotopnfraction"),
+		expPercentile:       p.float("exponential.percentile"),
+		expFrac:             p.float("exponential.frac"),
+		insertOrdered:       p.choice("insertorder", "hashed", "ordered") == "ordered",
+		minScanLength:       p.int("minscanlength"),
+		maxScanLength:       p.int("maxscanlength"),
+		scanLengthDist:      p.choice("scanlengthdistribution", distUniform, distZipfian),
+		measurementInterval: p.choice("measurement.interval", "op", "intended", "both"),
+	}
+	fieldCount := p.int("fieldcount")
+	zeroPadding := p.int("zeropadding")
+	for i, key := range opProperties {
+		c.proportions[i] = p.float(key)
+	}
+	if _, ok := props["insertcount"]; ok {
+		c.insertCount = p.int("insertcount")
+	} else {
+		c.insertCount = c.recordCount - c.insertStart
+	}
+	if _, ok := props["operationcount"]; ok {
+		c.operationCount = p.int("operationcount")
+		p.atLeast("operationcount", c.operationCount, 0)
+	}
+	if p.err != nil {
+		return nil, p.err
+	}
+
+	if !identRE.MatchString(c.tableName) {
+		return nil, fmt.Errorf("invalid table %q (from %s): use letters, digits and underscores", c.tableName, props["table"].from)
+	}
+	if !identRE.MatchString(c.fieldPrefix) {
+		return nil, fmt.Errorf("invalid fieldnameprefix %q (from %s): use letters, digits and underscores", c.fieldPrefix, props["fieldnameprefix"].from)
+	}
+	p.atLeast("recordcount", c.recordCount, 1)
+	p.atLeast("fieldcount", fieldCount, 1)
+	p.atLeast("insertstart", c.insertStart, 0)
+	p.atLeast("fieldlength", c.fieldLength, 1)
+	p.atLeast("minscanlength", c.minScanLength, 1)
+	p.atLeast("zeropadding", zeroPadding, 0)
+	p.fraction("hotspotdatafraction", c.hotspotData)
+	p.fraction("hotspotopnfraction", c.hotspotOpn)
+	if p.err != nil {
+		return nil, p.err
+	}
+	if fieldCount > 1<<16 {
+		return nil, fmt.Errorf("fieldcount must be at most %d, not %d (from %s)", 1<<16, fieldCount, props["fieldcount"].from)
+	}
+	c.fieldCount = int(fieldCount)
+	if zeroPadding > int64(maxKeyLength-len(keyPrefix)) {
+		return nil, fmt.Errorf("zeropadding must be at most %d, not %d (from %s): keys are VARCHAR(%d)",
+			maxKeyLength-len(keyPrefix), zeroPadding, props["zeropadding"].from, maxKeyLength)
+	}
+	c.zeroPadding = int(zeroPadding)
+	if c.insertCount < 1 {
+		return nil, fmt.Errorf("insertcount must be at least 1, not %d (from %s)", c.insertCount, fromOr(props, "insertcount", "recordcount - insertstart"))
+	}
+	if c.insertStart+c.insertCount > c.recordCount {
+		return nil, fmt.Errorf("insertstart (%d) + insertcount (%d) exceeds recordcount (%d)", c.insertStart, c.insertCount, c.recordCount)
+	}
+	if c.fieldLengthDist != distConstant && c.minFieldLength > c.fieldLength {
+		return nil, fmt.Errorf("minfieldlength (%d) exceeds fieldlength (%d)", c.minFieldLength, c.fieldLength)
+	}
+	if c.minFieldLength < 1 {
+		c.minFieldLength = 1
+	}
+	if c.maxScanLength < c.minScanLength {
+		return nil, fmt.Errorf("maxscanlength (%d) is less than minscanlength (%d)", c.maxScanLength, c.minScanLength)
+	}
+	if c.zipfianConstant < 0 || c.zipfianConstant >= 1 {
+		return nil, fmt.Errorf("zipfianconstant must be at least 0 and less than 1, not %s (from %s)",
+			formatFloat(c.zipfianConstant), props["zipfianconstant"].from)
+	}
+	if c.requestDist == distExponential && (c.expPercentile <= 0 || c.expPercentile >= 100 || c.expFrac <= 0) {
+		return nil, fmt.Errorf("exponential.percentile must be in (0, 100) and exponential.frac positive, not %s and %s",
+			formatFloat(c.expPercentile), formatFloat(c.expFrac))
+	}
+
+	var sum float64
+	for i, f := range c.proportions {
+		if f < 0 {
+			return nil, fmt.Errorf("%s must not be negative, not %s (from %s)", opProperties[i], formatFloat(f), props[opProperties[i]].from)
+		}
+		sum += f
+	}
+	if sum < 1-1e-9 || sum > 1+1e-9 {
+		parts := make([]string, numOps)
+		for i, f := range c.proportions {
+			parts[i] = opNames[i] + "=" + formatFloat(f)
+		}
+		return nil, fmt.Errorf("operation proportions sum to %s, not 1: %s",
+			strconv.FormatFloat(sum, 'g', 12, 64), strings.Join(parts, " "))
+	}
+	return c, nil
+}
+
+func fromOr(props map[string]prop, key, def string) string {
+	if v, ok := props[key]; ok {
+		return v.from
+	}
+	return def
+}
+
+func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+// expectedNewKeys is CoreWorkload's allowance of inserted keys in the
+// zipfian key range: operationcount * insertproportion * 2, with
+// operationcount taken as recordcount when not given (runs are usually
+// bounded by time, not by a count).
+func (c *config) expectedNewKeys() int64 {
+	ops := c.operationCount
+	if ops == 0 {
+		ops = c.recordCount
+	}
+	return int64(float64(ops) * c.proportions[opInsert] * 2)
+}
+
+// fieldName returns the name of field i.
+func (c *config) fieldName(i int) string { return c.fieldPrefix + strconv.Itoa(i) }

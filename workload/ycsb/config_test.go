@@ -1,0 +1,300 @@
+package ycsb
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stampede-bench/stampede/workload"
+)
+
+// newConfig builds a generator from flags and returns its resolved config.
+func newConfig(t testing.TB, args ...string) (*ycsb, *config) {
+	t.Helper()
+	g, err := workload.FromFlags(ycsbMeta, args...)
+	if err != nil {
+		t.Fatalf("FromFlags(%q): %v", args, err)
+	}
+	y := g.(*ycsb)
+	return y, y.cfg
+}
+
+// resolveErr returns the error of resolving args ("" when none).
+func resolveErr(args ...string) string {
+	_, err := workload.FromFlags(ycsbMeta, args...)
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+func writeFile(t testing.TB, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestParseProperties(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		want     map[string]string
+		err      string
+	}{
+		{name: "equals", in: "a=1\nb = 2\n", want: map[string]string{"a": "1", "b": "2"}},
+		{name: "colon", in: "a:1\nb : 2", want: map[string]string{"a": "1", "b": "2"}},
+		{name: "space", in: "a 1\nb\t  2", want: map[string]string{"a": "1", "b": "2"}},
+		{name: "comments", in: "# x=1\n! y=2\n\n   \n  # indented\nz=3", want: map[string]string{"z": "3"}},
+		{name: "trim", in: "  a =  1  \r\nb=2\r\n", want: map[string]string{"a": "1", "b": "2"}},
+		{name: "empty value", in: "a=\nb:", want: map[string]string{"a": "", "b": ""}},
+		{name: "value with separators", in: "url=postgresql://h:5432/db?x=y", want: map[string]string{"url": "postgresql://h:5432/db?x=y"}},
+		{name: "continuation", in: "a=1,\\\n   2,\\\n 3\nb=4", want: map[string]string{"a": "1,2,3", "b": "4"}},
+		{name: "escaped backslash is no continuation", in: "a=x\\\\\nb=4", want: map[string]string{"a": `x\`, "b": "4"}},
+		{name: "escapes", in: `k\=ey=v\u0041\:`, want: map[string]string{"k=ey": "vA:"}},
+		{name: "no value", in: "a=1\n\nfieldcount\n", err: `f.properties:3: malformed line "fieldcount": expected key=value`},
+		{name: "empty key", in: "=5", err: `f.properties:1: malformed line "=5": empty key`},
+		{name: "bad unicode", in: `a=\u00zz`, err: `f.properties:1: malformed line "a=\\u00zz": malformed \u escape "\\u00zz"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			entries, err := parseProperties("f.properties", []byte(tc.in))
+			if tc.err != "" {
+				if err == nil || err.Error() != tc.err {
+					t.Fatalf("error %v, want %s", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]string{}
+			for _, e := range entries {
+				got[e.key] = e.value
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("got %q, want %q", got, tc.want)
+			}
+			for k, v := range tc.want {
+				if got[k] != v {
+					t.Errorf("%s = %q, want %q", k, got[k], v)
+				}
+			}
+		})
+	}
+}
+
+func TestPropertyFileFormats(t *testing.T) {
+	_, c := newConfig(t, "-P", "testdata/formats.properties")
+	if c.recordCount != 2000 || c.fieldCount != 5 || c.fieldLength != 7 || c.zeroPadding != 3 {
+		t.Errorf("recordcount %d fieldcount %d fieldlength %d zeropadding %d, want 2000 5 7 3",
+			c.recordCount, c.fieldCount, c.fieldLength, c.zeroPadding)
+	}
+	if c.requestDist != distHotspot {
+		t.Errorf("requestdistribution %q, want hotspot (continued line)", c.requestDist)
+	}
+	if c.tableName != "usertable" {
+		t.Errorf("table %q, want usertable (\\u escape)", c.tableName)
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	g, c := newConfig(t)
+	if c.recordCount != 10000 || c.insertStart != 0 || c.insertCount != 10000 {
+		t.Errorf("recordcount %d insertstart %d insertcount %d", c.recordCount, c.insertStart, c.insertCount)
+	}
+	if c.fieldCount != 10 || c.fieldLength != 100 || c.fieldLengthDist != distConstant {
+		t.Errorf("fields %d x %d %s", c.fieldCount, c.fieldLength, c.fieldLengthDist)
+	}
+	if !c.readAllFields || c.writeAllFields || c.insertOrdered || c.zeroPadding != 1 {
+		t.Errorf("readall %v writeall %v ordered %v zeropadding %d", c.readAllFields, c.writeAllFields, c.insertOrdered, c.zeroPadding)
+	}
+	if c.proportions != [numOps]float64{0.5, 0.5, 0, 0, 0} || c.requestDist != distZipfian {
+		t.Errorf("default workload is not a: %v %s", c.proportions, c.requestDist)
+	}
+	if c.minScanLength != 1 || c.maxScanLength != 1000 || c.scanLengthDist != distUniform {
+		t.Errorf("scan %d..%d %s", c.minScanLength, c.maxScanLength, c.scanLengthDist)
+	}
+	if c.zipfianConstant != 0.99 || c.hotspotData != 0.2 || c.hotspotOpn != 0.8 || c.tableName != "usertable" {
+		t.Errorf("zipfian %v hotspot %v/%v table %s", c.zipfianConstant, c.hotspotData, c.hotspotOpn, c.tableName)
+	}
+	if MeasurementInterval(g) != "op" || OperationCount(g) != 0 || Warnings(g) != nil {
+		t.Errorf("MeasurementInterval %q OperationCount %d Warnings %q", MeasurementInterval(g), OperationCount(g), Warnings(g))
+	}
+}
+
+func TestCoreWorkloads(t *testing.T) {
+	for _, tc := range []struct {
+		letter string
+		props  [numOps]float64
+		dist   string
+	}{
+		{"a", [numOps]float64{0.5, 0.5, 0, 0, 0}, distZipfian},
+		{"B", [numOps]float64{0.95, 0.05, 0, 0, 0}, distZipfian},
+		{"c", [numOps]float64{1, 0, 0, 0, 0}, distZipfian},
+		{"d", [numOps]float64{0.95, 0, 0.05, 0, 0}, distLatest},
+		{"workloade", [numOps]float64{0, 0, 0.05, 0.95, 0}, distZipfian},
+		{"F", [numOps]float64{0.5, 0, 0, 0, 0.5}, distZipfian},
+	} {
+		t.Run(tc.letter, func(t *testing.T) {
+			_, c := newConfig(t, "--workload", tc.letter)
+			if c.proportions != tc.props || c.requestDist != tc.dist {
+				t.Errorf("got %v %s, want %v %s", c.proportions, c.requestDist, tc.props, tc.dist)
+			}
+			wantScan := int64(1000)
+			if strings.HasSuffix(strings.ToLower(tc.letter), "e") {
+				wantScan = 100
+			}
+			if c.maxScanLength != wantScan {
+				t.Errorf("maxscanlength %d, want %d", c.maxScanLength, wantScan)
+			}
+		})
+	}
+}
+
+func TestPrecedence(t *testing.T) {
+	dir := t.TempDir()
+	f1 := writeFile(t, dir, "one", "recordcount=500\nfieldcount=4\nfieldlength=9\nzeropadding=2\nreadproportion=0.9\nupdateproportion=0.1\n")
+	f2 := writeFile(t, dir, "two", "fieldcount=5\nfieldlength=8\nzeropadding=3\n")
+
+	// A -P file that leaves requestdistribution unset gets CoreWorkload's
+	// uniform: the default --workload a does not apply under -P.
+	_, c := newConfig(t, "-P", f1)
+	if c.requestDist != distUniform || c.recordCount != 500 || c.proportions[opRead] != 0.9 {
+		t.Errorf("-P alone: %s %d %v", c.requestDist, c.recordCount, c.proportions)
+	}
+	// An explicit letter applies, below the file.
+	_, c = newConfig(t, "--workload", "d", "-P", f2)
+	if c.requestDist != distLatest || c.proportions != [numOps]float64{0.95, 0, 0.05, 0, 0} || c.fieldCount != 5 {
+		t.Errorf("letter under file: %s %v %d", c.requestDist, c.proportions, c.fieldCount)
+	}
+	// Later files win; -p beats files; flags beat -p.
+	_, c = newConfig(t, "--workload", "a", "-P", f1, "-P", f2,
+		"-p", "fieldlength=7", "-p", "zeropadding=4", "--zero-padding", "6")
+	if c.requestDist != distZipfian {
+		t.Errorf("letter a under files: requestdistribution %s", c.requestDist)
+	}
+	if c.recordCount != 500 || c.fieldCount != 5 || c.fieldLength != 7 || c.zeroPadding != 6 {
+		t.Errorf("recordcount %d fieldcount %d fieldlength %d zeropadding %d, want 500 5 7 6",
+			c.recordCount, c.fieldCount, c.fieldLength, c.zeroPadding)
+	}
+	// The flag order on the command line does not matter.
+	_, c = newConfig(t, "--field-count=3", "-p", "fieldcount=2", "-P", f2)
+	if c.fieldCount != 3 {
+		t.Errorf("fieldcount %d, want 3 from the flag", c.fieldCount)
+	}
+	// Flags, their cockroach aliases, and the letter's defaults.
+	_, c = newConfig(t, "--workload=b", "--request-distribution=uniform", "--insert-hash=false",
+		"--read-proportion=0.6", "--update-freq=0.4", "--record-count=300", "--insert-start=100", "--insert-count=150")
+	if c.requestDist != distUniform || !c.insertOrdered || c.proportions[opRead] != 0.6 || c.proportions[opUpdate] != 0.4 {
+		t.Errorf("flags: %s ordered=%v %v", c.requestDist, c.insertOrdered, c.proportions)
+	}
+	if c.recordCount != 300 || c.insertStart != 100 || c.insertCount != 150 {
+		t.Errorf("counts %d %d %d", c.recordCount, c.insertStart, c.insertCount)
+	}
+	// insertcount defaults to recordcount - insertstart.
+	_, c = newConfig(t, "-p", "recordcount=300", "-p", "insertstart=100")
+	if c.insertCount != 200 {
+		t.Errorf("insertcount %d, want 200", c.insertCount)
+	}
+}
+
+func TestYCSBWorkloadFile(t *testing.T) {
+	g, c := newConfig(t, "-P", "testdata/workloada")
+	if c.recordCount != 1000 || c.requestDist != distZipfian || c.proportions != [numOps]float64{0.5, 0.5, 0, 0, 0} {
+		t.Errorf("got %d %s %v", c.recordCount, c.requestDist, c.proportions)
+	}
+	if OperationCount(g) != 1000 {
+		t.Errorf("OperationCount %d, want 1000", OperationCount(g))
+	}
+	if w := Warnings(g); len(w) != 0 {
+		t.Errorf("warnings for a plain YCSB file: %q", w)
+	}
+}
+
+func TestWarnings(t *testing.T) {
+	dir := t.TempDir()
+	f := writeFile(t, dir, "w", "threadcount=8\nmystery=1\ndb.url=jdbc:postgresql://x\n")
+	g, _ := newConfig(t, "-P", f, "-p", "workload=site.ycsb.workloads.TimeSeriesWorkload",
+		"-p", "measurement.interval=both", "-p", "operationcount=77")
+	want := []string{
+		"ignoring property threadcount=8 (from " + f + ":1): use --concurrency",
+		"ignoring property mystery=1 (from " + f + ":2): not a property stampede's ycsb reads",
+		"ignoring property db.url=jdbc:postgresql://x (from " + f + ":3): the URL argument chooses the database",
+		"ignoring property workload=site.ycsb.workloads.TimeSeriesWorkload (from -p): only CoreWorkload is supported",
+	}
+	got := Warnings(g)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if MeasurementInterval(g) != "both" || OperationCount(g) != 77 {
+		t.Errorf("MeasurementInterval %q OperationCount %d", MeasurementInterval(g), OperationCount(g))
+	}
+}
+
+func TestValidationErrors(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "nope")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--workload", "g"}, `unknown --workload "g": use a, b, c, d, e or f`},
+		{[]string{"-P", missing}, "cannot read property file " + missing + ": no such file or directory"},
+		{[]string{"-P", "testdata/malformed.properties"}, `testdata/malformed.properties:3: malformed line "fieldcount": expected key=value`},
+		{[]string{"-p", "recordcount"}, `malformed -p "recordcount": expected key=value`},
+		{[]string{"--update-proportion", "0.4"},
+			"operation proportions sum to 0.9, not 1: read=0.5 update=0.4 insert=0 scan=0 readmodifywrite=0"},
+		{[]string{"-p", "readproportion=-0.5", "-p", "updateproportion=1.5"},
+			"readproportion must not be negative, not -0.5 (from -p)"},
+		{[]string{"-p", "requestdistribution=pareto"},
+			`unknown requestdistribution "pareto" (from -p): use uniform, zipfian, latest, hotspot, exponential or sequential`},
+		{[]string{"--scan-length-distribution", "latest"},
+			`unknown scanlengthdistribution "latest" (from --scan-length-distribution): use uniform or zipfian`},
+		{[]string{"-p", "fieldlengthdistribution=histogram"},
+			`unknown fieldlengthdistribution "histogram" (from -p): use constant, uniform or zipfian`},
+		{[]string{"-p", "recordcount=10k"}, `invalid recordcount "10k" (from -p): not an integer`},
+		{[]string{"-p", "zipfianconstant=high"}, `invalid zipfianconstant "high" (from -p): not a number`},
+		{[]string{"--zipfian-constant", "1.2"}, "zipfianconstant must be at least 0 and less than 1, not 1.2 (from --zipfian-constant)"},
+		{[]string{"-p", "readallfields=yes"}, `invalid readallfields "yes" (from -p): not true or false`},
+		{[]string{"-p", "measurement.interval=always"}, `unknown measurement.interval "always" (from -p): use op, intended or both`},
+		{[]string{"--field-count", "0"}, "fieldcount must be at least 1, not 0 (from --field-count)"},
+		{[]string{"-p", "recordcount=0"}, "recordcount must be at least 1, not 0 (from -p)"},
+		{[]string{"--record-count", "100", "--insert-start", "50", "--insert-count", "60"},
+			"insertstart (50) + insertcount (60) exceeds recordcount (100)"},
+		{[]string{"--record-count", "100", "--insert-start", "100"},
+			"insertcount must be at least 1, not 0 (from recordcount - insertstart)"},
+		{[]string{"--min-scan-length", "10", "--max-scan-length", "5"}, "maxscanlength (5) is less than minscanlength (10)"},
+		{[]string{"-p", "hotspotdatafraction=2"}, "hotspotdatafraction must be between 0 and 1, not 2 (from -p)"},
+		{[]string{"-p", "table=user table"}, `invalid table "user table" (from -p): use letters, digits and underscores`},
+		{[]string{"--zero-padding", "300"}, "zeropadding must be at most 251, not 300 (from --zero-padding): keys are VARCHAR(255)"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			if got := resolveErr(tc.args...); got != tc.want {
+				t.Errorf("error\n  %s\nwant\n  %s", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestFlagsRuntimeOnly(t *testing.T) {
+	g := ycsbMeta.New().(*ycsb)
+	f := g.Flags()
+	for _, name := range []string{"workload", "request-distribution", "read-proportion", "max-scan-length"} {
+		if !f.Meta[name].RuntimeOnly {
+			t.Errorf("--%s is not runtime-only", name)
+		}
+	}
+	for _, name := range []string{"record-count", "field-count", "field-length", "insert-order", "data-seed", "property", "property-file"} {
+		if f.Lookup(name) == nil {
+			t.Errorf("no flag --%s", name)
+		}
+		if f.Meta[name].RuntimeOnly {
+			t.Errorf("--%s shapes the data but is runtime-only", name)
+		}
+	}
+	if f.ShorthandLookup("P") == nil || f.ShorthandLookup("p") == nil {
+		t.Error("-P and -p shorthands missing")
+	}
+}

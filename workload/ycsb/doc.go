@@ -1,0 +1,50 @@
+// Package ycsb is the Yahoo! Cloud Serving Benchmark's core workload
+// (CoreWorkload, workloads A-F) against a SQL table laid out as YCSB's JDBC
+// binding lays it out:
+//
+//	CREATE TABLE usertable (
+//	    ycsb_key VARCHAR(255) PRIMARY KEY,
+//	    field0 TEXT, ..., field9 TEXT
+//	)
+//
+// # Properties
+//
+// The workload is configured by YCSB's own property names and defaults
+// (recordcount, fieldcount, readproportion, requestdistribution, ...), so
+// YCSB workload files run unchanged. Properties come from, lowest to
+// highest precedence:
+//
+//  1. the built-in defaults (CoreWorkload's, except recordcount: 10000 as
+//     in `cockroach workload`, where YCSB's workload files say 1000);
+//  2. --workload a|b|c|d|e|f, the operation mix and request distribution of
+//     YCSB's workloads/workloada..f (a when no -P file is given; with -P
+//     files the letter applies only when given explicitly, so a file that
+//     leaves requestdistribution unset gets CoreWorkload's uniform);
+//  3. each -P FILE (Java properties format), in order;
+//  4. each -p key=value, in order;
+//  5. the kebab-case flags (--record-count, --request-distribution, ...),
+//     when given.
+//
+// Unknown properties are ignored with a warning ([Warnings]), as YCSB
+// ignores properties no component reads. A given operationcount is
+// reported by [OperationCount] so the CLI can use it as --max-ops, and
+// measurement.interval by [MeasurementInterval].
+//
+// # Operations
+//
+// The operations are, in this order (their index is Result.Op): read,
+// update, insert, scan and readmodifywrite, chosen per call by cumulative
+// proportion. Keys are chosen as CoreWorkload chooses them: uniform,
+// zipfian (scrambled, over the loaded keys plus the expected new ones),
+// latest (skewed towards the most recent insert), hotspot, exponential or
+// sequential, redrawing any key beyond the last acknowledged insert. Inserts
+// take their key numbers from one counter shared by all workers, which
+// starts after the rows already in the table.
+//
+// # Determinism
+//
+// Initial data batch b draws from the stream (--data-seed, b); worker w
+// draws its operations, keys and values from the stream (run seed, 1<<32|w).
+// Inserted key numbers depend on the interleaving of workers and so are
+// not deterministic when more than one worker inserts.
+package ycsb

@@ -1,0 +1,227 @@
+package ycsb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/stampede-bench/stampede/randgen"
+	"github.com/stampede-bench/stampede/sqlx"
+	"github.com/stampede-bench/stampede/workload"
+)
+
+// testDatabaseEnv names the PostgreSQL server integration tests use, as a
+// URL such as postgresql://postgres@127.0.0.1:5432/postgres?sslmode=disable.
+const testDatabaseEnv = "STAMPEDE_TEST_DATABASE"
+
+// freshDB creates a database with a random name on the server of
+// STAMPEDE_TEST_DATABASE (skipping the test when it is unset), opens it,
+// and drops it when the test ends.
+func freshDB(t testing.TB) *sqlx.DB {
+	t.Helper()
+	url := os.Getenv(testDatabaseEnv)
+	if url == "" {
+		t.Skip(testDatabaseEnv + " not set")
+	}
+	ctx := context.Background()
+	admin, err := sqlx.Open(ctx, sqlx.Options{URLs: []string{url}, MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := fmt.Sprintf("stampede_ycsb_test_%d", rand.Uint32())
+	if _, err := admin.Exec(ctx, admin.Dialect().CreateDatabase(name)); err != nil {
+		admin.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		defer admin.Close()
+		if _, err := admin.Exec(context.Background(), admin.Dialect().DropDatabase(name)); err != nil {
+			t.Errorf("dropping %s: %v", name, err)
+		}
+	})
+	db, err := sqlx.Open(ctx, sqlx.Options{URLs: []string{url}, Database: name, MaxConns: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Close) // runs before the drop
+	return db
+}
+
+// load does what the engine's loader does: creates the tables, copies in
+// their batches and creates their indexes.
+func load(t testing.TB, db *sqlx.DB, g workload.Generator) {
+	t.Helper()
+	ctx := context.Background()
+	for _, tab := range g.Tables() {
+		if _, err := db.Exec(ctx, db.Dialect().CreateTable(tab.Name, tab.Schema)); err != nil {
+			t.Fatal(err)
+		}
+		var rows [][]any
+		var total int64
+		for b := 0; b < tab.InitialRows.NumBatches; b++ {
+			rows = tab.InitialRows.FillBatch(b, rows[:0])
+			n, err := db.CopyFrom(ctx, b, tab.Name, tab.Columns, pgx.CopyFromRows(rows))
+			if err != nil {
+				t.Fatalf("loading %s batch %d: %v", tab.Name, b, err)
+			}
+			total += n
+		}
+		if total != tab.InitialRows.NumRows {
+			t.Fatalf("loaded %d rows into %s, want %d", total, tab.Name, tab.InitialRows.NumRows)
+		}
+		for _, idx := range tab.Indexes {
+			if _, err := db.Exec(ctx, idx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+type lines []string
+
+func (l *lines) Printf(format string, args ...any) { *l = append(*l, fmt.Sprintf(format, args...)) }
+
+func countRows(t testing.TB, db *sqlx.DB) int64 {
+	t.Helper()
+	var n int64
+	if err := db.QueryRow(context.Background(), "SELECT count(*) FROM usertable").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestPostgres(t *testing.T) {
+	db := freshDB(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	const records = 2500
+	base := []string{"--record-count", fmt.Sprint(records)}
+	g, c := newConfig(t, base...)
+
+	// Before init: one-line errors that say what to do.
+	want := "table usertable does not exist in database " + db.Database() + ": run `stampede init ycsb` first"
+	if err := g.Hooks().PreRun(ctx, db); err == nil || err.Error() != want {
+		t.Errorf("PreRun before init: %v, want %s", err, want)
+	}
+	if _, err := g.Ops(ctx, db, workload.OpsConfig{Concurrency: 1}); err == nil || err.Error() != want {
+		t.Errorf("Ops before init: %v, want %s", err, want)
+	}
+
+	load(t, db, g)
+	if err := g.Hooks().PreRun(ctx, db); err != nil {
+		t.Fatalf("PreRun: %v", err)
+	}
+	wide, _ := newConfig(t, append(base, "--field-count", "11")...)
+	if err := wide.Hooks().PreRun(ctx, db); err == nil || !strings.Contains(err.Error(), "has no column field10") {
+		t.Errorf("PreRun with more fields: %v", err)
+	}
+	var rep lines
+	if err := g.Hooks().CheckConsistency(ctx, db, &rep); err != nil {
+		t.Fatalf("CheckConsistency: %v (%q)", err, rep)
+	}
+	if want := []string{
+		"usertable: 2500 rows (expected at least 2500) PASS",
+		"usertable: 2500 of 2500 loaded keys present PASS",
+	}; strings.Join(rep, "\n") != strings.Join(want, "\n") {
+		t.Errorf("check output %q, want %q", rep, want)
+	}
+	var field string
+	if err := db.QueryRow(ctx, "SELECT field3 FROM usertable WHERE ycsb_key = $1", c.keyName(17)).Scan(&field); err != nil {
+		t.Fatal(err)
+	} else if len(field) != 100 {
+		t.Errorf("field3 of key 17 has length %d", len(field))
+	}
+
+	// Each operation type on its own, through the workers.
+	only := func(op int) []string {
+		args := append([]string(nil), base...)
+		for i, p := range opProperties {
+			v := "0"
+			if i == op {
+				v = "1"
+			}
+			args = append(args, "-p", p+"="+v)
+		}
+		return args
+	}
+	const calls = 300
+	for op := range opNames {
+		for _, variant := range [][]string{nil, {"--read-all-fields=false", "--write-all-fields"}} {
+			t.Run(opNames[op]+strings.Join(variant, ""), func(t *testing.T) {
+				g, _ := newConfig(t, append(only(op), variant...)...)
+				before := countRows(t, db)
+				ql, err := g.Ops(ctx, db, workload.OpsConfig{Concurrency: 3, Seed: uint64(op)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := 0; i < calls; i++ {
+					res := ql.Workers[i%3](ctx)
+					if res.Op != op || res.Err != nil {
+						t.Fatalf("call %d: op %s, error %v", i, opNames[res.Op], res.Err)
+					}
+				}
+				if err := ql.Close(ctx); err != nil {
+					t.Fatal(err)
+				}
+				after := countRows(t, db)
+				wantRows := before
+				if op == opInsert {
+					wantRows += calls
+				}
+				if after != wantRows {
+					t.Errorf("%d rows after %d %ss, want %d", after, calls, opNames[op], wantRows)
+				}
+			})
+		}
+	}
+
+	// A mixed run with inserts, after the inserts above: keys do not collide.
+	t.Run("workload d twice", func(t *testing.T) {
+		for run := 0; run < 2; run++ {
+			g, _ := newConfig(t, append(base, "--workload", "d", "--request-distribution", "latest")...)
+			ql, err := g.Ops(ctx, db, workload.OpsConfig{Concurrency: 4, Seed: 9})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < 2000; i++ {
+				if res := ql.Workers[i%4](ctx); res.Err != nil {
+					t.Fatalf("run %d call %d: %s: %v", run, i, opNames[res.Op], res.Err)
+				}
+			}
+			_ = ql.Close(ctx)
+		}
+	})
+
+	t.Run("not found", func(t *testing.T) {
+		_, c := newConfig(t, base...)
+		conn := db.Conn(0, true)
+		defer conn.Release()
+		w := newWorker(c, c.statements(db.Dialect()), conn, randgen.New(1, 1), randgen.NewAcknowledgedCounter(1<<40), nil)
+		missing := int64(1 << 39)
+		if err := w.read(ctx, w.setKey(missing)); !errors.Is(err, ErrNotFound) {
+			t.Errorf("read of a missing key: %v", err)
+		}
+		if err := w.update(ctx, w.setKey(missing)); !errors.Is(err, ErrNotFound) {
+			t.Errorf("update of a missing key: %v", err)
+		}
+		w.inserts = randgen.NewAcknowledgedCounter(3) // key 3 exists
+		if err := w.insert(ctx); err == nil || sqlx.SQLState(err) != "23505" {
+			t.Errorf("insert of an existing key: %v", err)
+		}
+		if got := w.inserts.Last(); got != 3 {
+			t.Errorf("failed insert not acknowledged: last %d", got)
+		}
+	})
+
+	rep = nil
+	if err := g.Hooks().CheckConsistency(ctx, db, &rep); err != nil {
+		t.Errorf("CheckConsistency after the runs: %v (%q)", err, rep)
+	}
+}

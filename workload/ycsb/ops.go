@@ -1,0 +1,395 @@
+package ycsb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync/atomic"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/stampede-bench/stampede/dialect"
+	"github.com/stampede-bench/stampede/randgen"
+	"github.com/stampede-bench/stampede/sqlx"
+	"github.com/stampede-bench/stampede/workload"
+)
+
+// ErrNotFound is the error of a read or update whose key has no row
+// (YCSB's NOT_FOUND status).
+var ErrNotFound = errors.New("key not found")
+
+// workerStream is the random stream of worker w: (run seed, 1<<32|w), so
+// that it never coincides with a data batch's stream (seed, b).
+func workerStream(w int) uint64 { return 1<<32 | uint64(w) }
+
+// statements are the SQL texts of the operations, built once per run.
+type statements struct {
+	// readAll is SELECT * FROM t WHERE ycsb_key = $1.
+	readAll string
+	// readField[i] is SELECT fieldI FROM t WHERE ycsb_key = $1.
+	readField []string
+	// updateAll is UPDATE t SET field0 = $1, ... WHERE ycsb_key = $N+1.
+	updateAll string
+	// updateField[i] is UPDATE t SET fieldI = $1 WHERE ycsb_key = $2.
+	updateField []string
+	// insert is INSERT INTO t (ycsb_key, field0, ...) VALUES ($1, ...).
+	insert string
+	// scan is SELECT * FROM t WHERE ycsb_key >= $1 ORDER BY ycsb_key LIMIT $2.
+	scan string
+}
+
+func (c *config) statements(d dialect.Dialect) *statements {
+	t := c.tableName
+	where := " WHERE " + keyColumn + " = "
+	s := &statements{
+		readAll: "SELECT * FROM " + t + where + d.Placeholder(1),
+		insert: "INSERT INTO " + t + " (" + strings.Join(c.columns(), ", ") + ") VALUES (" +
+			dialect.Placeholders(d, 1, 1+c.fieldCount) + ")",
+		scan: "SELECT * FROM " + t + " WHERE " + keyColumn + " >= " + d.Placeholder(1) +
+			" ORDER BY " + keyColumn + " LIMIT " + d.Placeholder(2),
+	}
+	var set strings.Builder
+	for i := 0; i < c.fieldCount; i++ {
+		f := c.fieldName(i)
+		s.readField = append(s.readField, "SELECT "+f+" FROM "+t+where+d.Placeholder(1))
+		s.updateField = append(s.updateField, "UPDATE "+t+" SET "+f+" = "+d.Placeholder(1)+where+d.Placeholder(2))
+		if i > 0 {
+			set.WriteString(", ")
+		}
+		set.WriteString(f + " = " + d.Placeholder(i+1))
+	}
+	s.updateAll = "UPDATE " + t + " SET " + set.String() + where + d.Placeholder(c.fieldCount+1)
+	return s
+}
+
+// missingTableError is the error of a run against a database without the
+// table.
+func (c *config) missingTableError(db *sqlx.DB) error {
+	return fmt.Errorf("table %s does not exist in database %s: run `stampede init ycsb` first", c.tableName, db.Database())
+}
+
+// Ops implements the Opser interface. It counts the table's rows so that
+// inserts start after them: the shared insert key counter starts at
+// max(recordcount, insertstart + rows), so repeated runs with inserts do
+// not collide (with the null driver, at recordcount, as in YCSB).
+func (g *ycsb) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (workload.QueryLoad, error) {
+	c, err := g.config()
+	if err != nil {
+		return workload.QueryLoad{}, err
+	}
+	if oc.Warn != nil {
+		for _, w := range g.warnings {
+			oc.Warn("%s", w)
+		}
+	}
+	start := c.recordCount
+	if !db.Null() {
+		var rows int64
+		if err := db.QueryRow(ctx, "SELECT count(*) FROM "+c.tableName).Scan(&rows); err != nil {
+			if sqlx.SQLState(err) == "42P01" { // undefined_table
+				return workload.QueryLoad{}, c.missingTableError(db)
+			}
+			return workload.QueryLoad{}, fmt.Errorf("counting rows of %s: %w", c.tableName, err)
+		}
+		start = max(start, c.insertStart+rows)
+	}
+	inserts := randgen.NewAcknowledgedCounter(start)
+	stmts := c.statements(db.Dialect())
+	var seq *atomic.Int64
+	if c.requestDist == distSequential {
+		seq = new(atomic.Int64)
+	}
+
+	ql := workload.QueryLoad{Ops: opNames[:], Workers: make([]workload.Worker, oc.Concurrency)}
+	conns := make([]sqlx.Conn, oc.Concurrency)
+	for i := range ql.Workers {
+		conns[i] = db.Conn(i, true)
+		w := newWorker(c, stmts, conns[i], randgen.New(oc.Seed, workerStream(i)), inserts, seq)
+		ql.Workers[i] = w.run
+	}
+	ql.Close = func(context.Context) error {
+		for _, conn := range conns {
+			conn.Release()
+		}
+		return nil
+	}
+	return ql, nil
+}
+
+// worker is one worker's state: its stream, generators and the buffers
+// its operations reuse. It is not safe for concurrent use.
+type worker struct {
+	c       *config
+	s       *statements
+	conn    sqlx.Conn
+	r       *rand.Rand
+	vs      valueSource // value bytes, seeded from r
+	inserts *randgen.AcknowledgedCounter
+
+	// thresholds[i] is the cumulative proportion of ops 0..i in units of
+	// 2^-53, with the last op of non-zero proportion and all after it at
+	// 2^53 (against rounding).
+	thresholds [numOps]uint64
+
+	keys        randgen.IntGenerator
+	exponential bool
+	lengths     fieldLengths
+	scanLengths randgen.IntGenerator
+
+	// keyBuf holds the current key name; keyArgs[n] is keyBuf[:n] boxed
+	// once, so binding a key allocates nothing.
+	keyBuf  []byte
+	keyArgs []any
+	// vals[i] is field i's value buffer; valArgs[i] is vals[i] boxed.
+	vals    [][]byte
+	valArgs []any
+
+	readArgs   []any // key
+	updateArgs []any // value, key
+	updateAll  []any // values..., key
+	insertArgs []any // key, values...
+	scanArgs   []any // key, limit
+
+	// Scan destinations: the driver's bytes, valid until the next row.
+	cols     []pgtype.DriverBytes
+	rowDests []any // every column of SELECT *
+	oneDest  []any // one column
+}
+
+func newWorker(
+	c *config, s *statements, conn sqlx.Conn, r *rand.Rand,
+	inserts *randgen.AcknowledgedCounter, seq *atomic.Int64,
+) *worker {
+	w := &worker{
+		c: c, s: s, conn: conn, r: r, vs: newValueSource(r), inserts: inserts,
+		lengths: c.newFieldLengths(),
+	}
+
+	var total float64
+	lastOp := 0
+	for i, p := range c.proportions {
+		total += p
+		if p > 0 {
+			lastOp = i
+		}
+	}
+	var acc float64
+	for i, p := range c.proportions {
+		acc += p
+		w.thresholds[i] = uint64(acc / total * (1 << 53))
+		if i >= lastOp {
+			w.thresholds[i] = 1 << 53
+		}
+	}
+
+	lo, hi := c.insertStart, c.insertStart+c.insertCount-1
+	switch c.requestDist {
+	case distUniform:
+		w.keys = randgen.NewUniform(lo, hi)
+	case distZipfian:
+		w.keys = randgen.NewScrambledZipfian(lo, hi+1+c.expectedNewKeys(), c.zipfianConstant)
+	case distLatest:
+		w.keys = randgen.NewSkewedLatest(inserts)
+	case distHotspot:
+		w.keys = randgen.NewHotspot(lo, hi, c.hotspotData, c.hotspotOpn)
+	case distExponential:
+		w.keys = randgen.NewExponential(c.expPercentile, float64(c.recordCount)*c.expFrac)
+		w.exponential = true
+	case distSequential:
+		w.keys = sequential{lo: lo, n: c.insertCount, next: seq}
+	}
+	if c.scanLengthDist == distZipfian {
+		w.scanLengths = randgen.NewZipfian(c.minScanLength, c.maxScanLength, randgen.ZipfianConstant)
+	} else {
+		w.scanLengths = randgen.NewUniform(c.minScanLength, c.maxScanLength)
+	}
+
+	maxKey := maxKeyNameLen(c.zeroPadding)
+	w.keyBuf = make([]byte, 0, maxKey)
+	w.keyArgs = make([]any, maxKey+1)
+	for n := range w.keyArgs {
+		w.keyArgs[n] = w.keyBuf[:n:n]
+	}
+	w.vals = make([][]byte, c.fieldCount)
+	w.valArgs = make([]any, c.fieldCount)
+	for i := range w.vals {
+		w.vals[i] = make([]byte, c.fieldLength)
+		w.valArgs[i] = w.vals[i]
+	}
+
+	w.readArgs = make([]any, 1)
+	w.updateArgs = make([]any, 2)
+	w.updateAll = make([]any, c.fieldCount+1)
+	w.insertArgs = make([]any, c.fieldCount+1)
+	w.scanArgs = make([]any, 2)
+	w.cols = make([]pgtype.DriverBytes, 1+c.fieldCount)
+	w.rowDests = make([]any, len(w.cols))
+	for i := range w.cols {
+		w.rowDests[i] = &w.cols[i]
+	}
+	w.oneDest = w.rowDests[:1]
+	return w
+}
+
+// run performs one operation. It is the workload.Worker.
+func (w *worker) run(ctx context.Context) workload.Result {
+	op := w.chooseOp()
+	var err error
+	switch op {
+	case opRead:
+		err = w.read(ctx, w.nextKey())
+	case opUpdate:
+		err = w.update(ctx, w.nextKey())
+	case opInsert:
+		err = w.insert(ctx)
+	case opScan:
+		err = w.scan(ctx, w.nextKey())
+	case opReadModifyWrite:
+		key := w.nextKey()
+		if err = w.read(ctx, key); err == nil {
+			err = w.update(ctx, key)
+		}
+	}
+	return workload.Result{Op: op, Err: err}
+}
+
+// chooseOp draws an operation by cumulative proportion: the first op whose
+// threshold exceeds a uniform u in [0, 2^53), found without branches (the
+// number of thresholds at most u), as a random op mix defeats branch
+// prediction.
+func (w *worker) chooseOp() int {
+	u := w.r.Uint64() >> 11
+	op := uint64(0)
+	for _, t := range w.thresholds[:numOps-1] {
+		op += 1 ^ (u-t)>>63 // 1 when u >= t; both are below 2^63
+	}
+	return int(op)
+}
+
+// nextKeynum draws a key number as CoreWorkload.nextKeynum does: never
+// beyond the last acknowledged insert (redrawing), and for the exponential
+// distribution counting back from it.
+func (w *worker) nextKeynum() int64 {
+	if w.exponential {
+		for {
+			if k := w.inserts.Last() - w.keys.Next(w.r); k >= 0 {
+				return k
+			}
+		}
+	}
+	for {
+		if k := w.keys.Next(w.r); k <= w.inserts.Last() {
+			return k
+		}
+	}
+}
+
+// nextKey draws a key number and builds its name into keyBuf, returning
+// the boxed name.
+func (w *worker) nextKey() any {
+	return w.setKey(w.nextKeynum())
+}
+
+func (w *worker) setKey(keynum int64) any {
+	w.keyBuf = appendKeyName(w.keyBuf[:0], keynum, w.c.insertOrdered, w.c.zeroPadding)
+	return w.keyArgs[len(w.keyBuf)]
+}
+
+// value fills field i's buffer with a random value and returns it boxed.
+func (w *worker) value(i int) any {
+	if w.lengths.gen == nil {
+		w.vs.fill(w.vals[i])
+		return w.valArgs[i]
+	}
+	v := w.vals[i][:w.lengths.next(w.r)]
+	w.vs.fill(v)
+	return v
+}
+
+// read fetches the row of key: every field (readallfields) or one random
+// field.
+func (w *worker) read(ctx context.Context, key any) error {
+	w.readArgs[0] = key
+	var row sqlx.Row
+	var dests []any
+	if w.c.readAllFields {
+		row, dests = w.conn.QueryRow(ctx, w.s.readAll, w.readArgs...), w.rowDests
+	} else {
+		f := w.r.IntN(w.c.fieldCount)
+		row, dests = w.conn.QueryRow(ctx, w.s.readField[f], w.readArgs...), w.oneDest
+	}
+	if err := row.Scan(dests...); err != nil {
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("read %s: %w", w.keyBuf, ErrNotFound)
+		}
+		return err
+	}
+	return nil
+}
+
+// update writes every field (writeallfields) or one random field of key.
+func (w *worker) update(ctx context.Context, key any) error {
+	var n int64
+	var err error
+	if w.c.writeAllFields {
+		for i := 0; i < w.c.fieldCount; i++ {
+			w.updateAll[i] = w.value(i)
+		}
+		w.updateAll[w.c.fieldCount] = key
+		n, err = w.conn.Exec(ctx, w.s.updateAll, w.updateAll...)
+	} else {
+		f := w.r.IntN(w.c.fieldCount)
+		w.updateArgs[0], w.updateArgs[1] = w.value(0), key
+		n, err = w.conn.Exec(ctx, w.s.updateField[f], w.updateArgs...)
+	}
+	if err == nil && n == 0 {
+		err = fmt.Errorf("update %s: %w", w.keyBuf, ErrNotFound)
+	}
+	return err
+}
+
+// insert adds a row under the next key number of the shared insert
+// counter. As in YCSB (which acknowledges in a finally block), the number
+// is acknowledged whether or not the insert succeeded, so the counter's
+// last acknowledged value, the bound of key choice, never stalls behind a
+// failed insert.
+func (w *worker) insert(ctx context.Context) error {
+	keynum := w.inserts.Next()
+	defer w.inserts.Acknowledge(keynum)
+	w.insertArgs[0] = w.setKey(keynum)
+	for i := 0; i < w.c.fieldCount; i++ {
+		w.insertArgs[1+i] = w.value(i)
+	}
+	_, err := w.conn.Exec(ctx, w.s.insert, w.insertArgs...)
+	return err
+}
+
+// scan reads up to a scan-length number of rows from key on, in key order.
+func (w *worker) scan(ctx context.Context, key any) error {
+	w.scanArgs[0], w.scanArgs[1] = key, w.scanLengths.Next(w.r)
+	rows, err := w.conn.Query(ctx, w.s.scan, w.scanArgs...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := rows.Scan(w.rowDests...); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// sequential is CoreWorkload's sequential request distribution: key
+// numbers lo, lo+1, ..., lo+n-1, lo, ... from one counter shared by all
+// workers.
+type sequential struct {
+	lo, n int64
+	next  *atomic.Int64
+}
+
+// Next implements randgen.IntGenerator.
+func (s sequential) Next(*rand.Rand) int64 { return s.lo + (s.next.Add(1)-1)%s.n }
