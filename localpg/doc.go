@@ -32,8 +32,9 @@
 // The server runs in its own process group, so a Ctrl-C in the terminal
 // reaches only the calling program, which decides when to call Stop (or
 // cancel the context given to Start). On Linux the server also gets SIGQUIT
-// (immediate shutdown) if the calling process dies without calling Stop; its
-// files are then left behind in the temporary directory.
+// (immediate shutdown) if the calling process dies without calling Stop
+// (unless Options.Detach is set); its files are then left behind in the
+// temporary directory.
 //
 // The package is meant for Linux and other Unix systems; elsewhere Start
 // returns an error.

@@ -84,6 +84,16 @@ type Options struct {
 	// Log receives one-line progress messages, such as
 	// "starting PostgreSQL 15.18 on 127.0.0.1:54321 ...". May be nil.
 	Log io.Writer
+	// Detach lets the server outlive the calling process (as for
+	// `stampede demo --keep`). Without it, on Linux, the server gets an
+	// immediate shutdown if the calling process dies without calling Stop.
+	// A detached server still stops with Stop; once the calling process is
+	// gone, stop it with `pg_ctl -D DATADIR stop` (see DataDir) and remove
+	// its directory (see Dir).
+	Detach bool
+
+	// pickPort, if set, replaces freePort (for tests).
+	pickPort func() (int, error)
 }
 
 // Server is a running throwaway PostgreSQL server started by Start. Its
@@ -95,6 +105,7 @@ type Server struct {
 	version string
 	port    int
 	as      *osUser // nil: run as the current user
+	detach  bool
 
 	logMu sync.Mutex
 	log   io.Writer
@@ -118,7 +129,12 @@ type osUser struct {
 //
 // If ctx is cancelled, or anything fails, before Start returns, Start stops
 // whatever it started and removes every file it created before returning
-// the error. On success the caller must call Stop.
+// the error (ctx.Err() for a cancellation). ctx only bounds the startup:
+// cancelling it later does not affect the server. On success the caller
+// must call Stop.
+//
+// When Options.Port is 0 and the free port picked is taken by someone else
+// before the server binds it, Start retries with another port (3 attempts).
 func Start(ctx context.Context, opts Options) (*Server, error) {
 	if !platformSupported {
 		return nil, fmt.Errorf("localpg: starting PostgreSQL is not supported on %s", runtime.GOOS)
@@ -150,12 +166,13 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		return nil, err
 	}
 
-	dir, err := os.MkdirTemp(opts.Dir, "stampede-pg-")
+	tmp, err := os.MkdirTemp(opts.Dir, "stampede-pg-")
 	if err != nil {
 		return nil, fmt.Errorf("localpg: %w", err)
 	}
-	if dir, err = filepath.Abs(dir); err != nil {
-		os.RemoveAll(dir)
+	dir, err := filepath.Abs(tmp)
+	if err != nil {
+		os.RemoveAll(tmp)
 		return nil, fmt.Errorf("localpg: %w", err)
 	}
 	s := &Server{
@@ -165,6 +182,7 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		version: version,
 		as:      as,
 		log:     opts.Log,
+		detach:  opts.Detach,
 	}
 	ok := false
 	defer func() {
@@ -186,6 +204,10 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		return nil, err
 	}
 
+	pickPort := opts.pickPort
+	if pickPort == nil {
+		pickPort = freePort
+	}
 	for attempt := 1; ; attempt++ {
 		port := opts.Port
 		if port == 0 {
@@ -229,6 +251,13 @@ func (s *Server) Port() int { return s.port }
 // Version returns the server's version as printed by `postgres --version`,
 // for example "15.18".
 func (s *Server) Version() string { return s.version }
+
+// Dir returns the directory Start created for the server (data directory,
+// configuration, logs, Unix socket); Stop removes it.
+func (s *Server) Dir() string { return s.dir }
+
+// DataDir returns the server's data directory, inside Dir.
+func (s *Server) DataDir() string { return s.dataDir }
 
 // Stop shuts the server down with a fast shutdown (the SIGINT that
 // `pg_ctl stop -m fast` sends: open transactions are rolled back and
@@ -294,7 +323,7 @@ func killGroup(c *child) bool {
 	exited := c.wait(killTimeout)
 	// c was the group's leader; its children may take a moment to die.
 	deadline := time.Now().Add(killTimeout)
-	for signalGroup(pid, 0) == nil && time.Now().Before(deadline) {
+	for groupAlive(pid) && time.Now().Before(deadline) {
 		signalGroup(pid, syscall.SIGKILL)
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -428,7 +457,11 @@ func (s *Server) launch(ctx context.Context) error {
 	}
 	cmd := exec.Command(filepath.Join(s.binDir, "postgres"), "-D", s.dataDir)
 	// SIGQUIT is an immediate shutdown, sent if we die without Stop.
-	s.prepare(cmd, out, syscall.SIGQUIT)
+	deathSig := syscall.SIGQUIT
+	if s.detach {
+		deathSig = 0
+	}
+	s.prepare(cmd, out, deathSig)
 	pm, err := startChild(cmd)
 	out.Close() // the child has its own descriptor
 	if err != nil {
@@ -685,9 +718,6 @@ func quoteSetting(v string) string {
 	v = strings.ReplaceAll(v, `\`, `\\`)
 	return "'" + strings.ReplaceAll(v, "'", "''") + "'"
 }
-
-// pickPort picks the port when Options.Port is 0; a variable for tests.
-var pickPort = freePort
 
 // freePort returns a TCP port on 127.0.0.1 that was free a moment ago.
 func freePort() (int, error) {

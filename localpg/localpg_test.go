@@ -1,3 +1,5 @@
+//go:build unix
+
 package localpg
 
 import (
@@ -6,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -17,6 +20,11 @@ import (
 
 	"github.com/jackc/pgx/v5"
 )
+
+func TestMain(m *testing.M) {
+	killTimeout = time.Second // for the test with a stuck server
+	os.Exit(m.Run())
+}
 
 // requireBinaries skips the test when no PostgreSQL server binaries exist.
 func requireBinaries(t *testing.T) {
@@ -61,11 +69,11 @@ func queryString(t *testing.T, conn *pgx.Conn, sql string) string {
 
 func TestLocalPGStartStop(t *testing.T) {
 	requireBinaries(t)
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 
 	// The first port picked is taken: Start must retry with another one.
-	// (Not parallel, as it replaces pickPort.)
 	taken, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -73,16 +81,15 @@ func TestLocalPGStartStop(t *testing.T) {
 	defer taken.Close()
 	takenPort := taken.Addr().(*net.TCPAddr).Port
 	picks := 0
-	pickPort = func() (int, error) {
+	pickPort := func() (int, error) {
 		picks++
 		if picks == 1 {
 			return takenPort, nil
 		}
 		return freePort()
 	}
-	defer func() { pickPort = freePort }()
 
-	srv, err := Start(ctx, Options{Log: testLog{t}})
+	srv, err := Start(ctx, Options{Log: testLog{t}, pickPort: pickPort})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,19 +275,28 @@ func TestLocalPGCancelledStartLeavesNothing(t *testing.T) {
 	requireBinaries(t)
 	t.Parallel()
 	for _, tc := range []struct {
-		phase string
-		delay time.Duration
+		name   string
+		phase  string
+		delay  time.Duration
+		server string // a fake postgres script; "" for the real one
 	}{
-		{"initializing", 0},                      // before initdb runs
-		{"initializing", 300 * time.Millisecond}, // while initdb runs
-		{"starting", 20 * time.Millisecond},      // while postgres starts
+		{"before initdb", "initializing", 0, ""},
+		{"during initdb", "initializing", 300 * time.Millisecond, ""},
+		{"during startup", "starting", 50 * time.Millisecond, "exec sleep 60"},
+		// A server that ignores the immediate shutdown and has a child:
+		// its whole process group must be killed.
+		{"stuck server", "starting", 50 * time.Millisecond, "trap '' INT QUIT TERM; sleep 60 & wait"},
 	} {
-		t.Run(fmt.Sprintf("%s+%s", tc.phase, tc.delay), func(t *testing.T) {
+		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			parent := parentDir(t)
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
-			srv, err := Start(ctx, Options{Dir: parent, Log: cancelOn{t, tc.phase, tc.delay, cancel}})
+			opts := Options{Dir: parent, Log: cancelOn{t, tc.phase, tc.delay, cancel}}
+			if tc.server != "" {
+				opts.BinDir = fakeBinDir(t, tc.server)
+			}
+			srv, err := Start(ctx, opts)
 			if err == nil {
 				srv.Stop()
 				t.Fatal("Start succeeded despite the cancelled context")
@@ -432,23 +448,138 @@ func TestParseVersion(t *testing.T) {
 	}
 }
 
+// fakeBinDir returns a directory with stand-ins for the server binaries:
+// initdb creates an empty data directory, and postgres runs serverScript
+// (after answering --version).
+func fakeBinDir(t *testing.T, serverScript string) string {
+	t.Helper()
+	dir := parentDir(t)
+	scripts := map[string]string{
+		"initdb": "mkdir -p \"$2\" && : > \"$2/postgresql.conf\"", // initdb -D DIR ...
+		"pg_ctl": "exit 1",
+		"postgres": "if [ \"$1\" = --version ]; then echo 'postgres (PostgreSQL) 15.99'; exit 0; fi\n" +
+			serverScript,
+	}
+	for name, body := range scripts {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
 func TestLocalPGFailedStartShowsLogAndCleansUp(t *testing.T) {
-	requireBinaries(t)
+	if _, err := serverUser(); err != nil {
+		t.Skip(err)
+	}
 	t.Parallel()
 	parent := parentDir(t)
-	_, err := Start(context.Background(), Options{
-		Dir:      parent,
-		Settings: map[string]string{"shared_buffers": "lots"},
-		Log:      testLog{t},
-	})
+	bin := fakeBinDir(t, "echo 'FATAL:  the fake server refuses to start' >&2; exit 1")
+	_, err := Start(context.Background(), Options{Dir: parent, BinDir: bin, Log: testLog{t}})
 	if err == nil {
-		t.Fatal("Start succeeded with shared_buffers = lots")
+		t.Fatal("Start succeeded")
 	}
 	t.Log(err)
-	if !strings.Contains(err.Error(), "exited during startup") || !strings.Contains(err.Error(), "shared_buffers") {
+	if !strings.Contains(err.Error(), "exited during startup") || !strings.Contains(err.Error(), "the fake server refuses to start") {
 		t.Errorf("error does not show the server log: %v", err)
 	}
 	if entries, _ := os.ReadDir(parent); len(entries) != 0 {
 		t.Errorf("files left behind in %s: %v", parent, entries)
+	}
+}
+
+// processAlive reports whether pid runs and is not a zombie (an orphaned
+// zombie waits for init to reap it).
+func processAlive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	s := string(data)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	return len(f) == 0 || f[0] != "Z"
+}
+
+// TestHelperServer is not a test: run by TestLocalPGOutlivesCaller as a
+// separate process, it starts a server, prints its URL, directory and pid,
+// and exits without calling Stop.
+func TestHelperServer(t *testing.T) {
+	mode := os.Getenv("LOCALPG_TEST_HELPER")
+	if mode == "" {
+		t.Skip("helper process for TestLocalPGOutlivesCaller")
+	}
+	srv, err := Start(context.Background(), Options{Dir: os.Getenv("LOCALPG_TEST_DIR"), Detach: mode == "detach"})
+	if err != nil {
+		fmt.Println("ERROR", err)
+		os.Exit(1)
+	}
+	fmt.Println("SERVER", srv.URL("postgres"), srv.Dir(), srv.pm.cmd.Process.Pid)
+	os.Exit(0)
+}
+
+// TestLocalPGOutlivesCaller checks what happens to a server whose starting
+// process exits without Stop: it dies with it, unless Detach was set.
+func TestLocalPGOutlivesCaller(t *testing.T) {
+	requireBinaries(t)
+	if runtime.GOOS != "linux" {
+		t.Skip("the parent-death signal is Linux-only")
+	}
+	t.Parallel()
+	for _, mode := range []string{"attached", "detach"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			parent := parentDir(t)
+			cmd := exec.Command(os.Args[0], "-test.run=^TestHelperServer$", "-test.count=1")
+			cmd.Env = append(os.Environ(), "LOCALPG_TEST_HELPER="+mode, "LOCALPG_TEST_DIR="+parent)
+			out, err := cmd.Output()
+			var url, dir string
+			var pid int
+			for _, line := range strings.Split(string(out), "\n") {
+				if strings.HasPrefix(line, "SERVER ") {
+					fmt.Sscan(strings.TrimPrefix(line, "SERVER "), &url, &dir, &pid)
+				}
+			}
+			if err != nil || pid == 0 {
+				t.Fatalf("helper: %v\n%s", err, out)
+			}
+			defer func() { // stop a server that outlived the helper
+				if syscall.Kill(pid, syscall.SIGINT) == nil {
+					for i := 0; i < 100 && syscall.Kill(pid, 0) == nil; i++ {
+						time.Sleep(50 * time.Millisecond)
+					}
+				}
+				os.RemoveAll(dir)
+			}()
+
+			alive := false
+			for i := 0; i < 40; i++ { // the attached server takes a moment to go
+				if alive = processAlive(pid); !alive {
+					break
+				}
+				if mode == "detach" {
+					break
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			if mode == "attached" {
+				if alive {
+					t.Errorf("server (pid %d) still runs after the process that started it exited", pid)
+				}
+				return
+			}
+			if !alive {
+				t.Fatalf("detached server (pid %d) died with the process that started it", pid)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			conn, err := pgx.Connect(ctx, url)
+			if err != nil {
+				t.Fatalf("detached server: %v", err)
+			}
+			conn.Close(ctx)
+		})
 	}
 }

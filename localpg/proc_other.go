@@ -21,3 +21,6 @@ func signalGroup(pid int, sig syscall.Signal) error {
 
 // traverseHint returns "" on this platform.
 func traverseHint(dir string, as *osUser) string { return "" }
+
+// groupAlive reports false: there are no process groups on this platform.
+func groupAlive(pgid int) bool { return false }

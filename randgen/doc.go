@@ -7,10 +7,12 @@
 //
 // The generators (Uniform, Zipfian, ScrambledZipfian, SkewedLatest, Hotspot,
 // Exponential and the sysbench distributions) are small per-worker values:
-// their Next methods do not allocate and take no locks, and they are NOT safe
-// for concurrent use. Create one per worker goroutine. Their constructors are
-// cheap; Zipfian's normalising constant (zeta) is computed in constant time
-// for any item count (see Zeta).
+// their Next methods do not allocate and take no locks, and they are not safe
+// for concurrent use (Zipfian and SkewedLatest update themselves as the item
+// count changes; the stateless ones, such as Uniform, say so and may be
+// shared by goroutines passing their own *rand.Rand). Create one per worker
+// goroutine. Their constructors are cheap: Zipfian's normalising constant
+// (zeta) takes constant time for any item count (see Zeta).
 //
 // AcknowledgedCounter is the exception: it is shared by all workers (it hands
 // out insert keys and tracks which inserts have completed) and is safe for

@@ -11,9 +11,9 @@ import (
 // fraction hotOpnFraction of the draws picks uniformly from the hot set, the
 // others uniformly from the cold set.
 //
-// A Hotspot is a per-worker value: it is not safe for concurrent use (it
-// holds no mutable state, so sharing one is harmless as long as each
-// goroutine passes its own *rand.Rand).
+// A Hotspot is meant to be per-worker; as Next does not modify it,
+// goroutines may nevertheless share one safely as long as each passes its
+// own *rand.Rand.
 type Hotspot struct {
 	lo      int64
 	hot     int64 // size of the hot set [lo, lo+hot)
@@ -45,8 +45,8 @@ func NewHotspot(lo, hi int64, hotSetFraction, hotOpnFraction float64) *Hotspot {
 	return &Hotspot{lo: lo, hot: hot, cold: n - hot, hotOpnF: hotOpnFraction}
 }
 
-// Next returns the next value in [lo, hi]. It does not allocate. Not safe
-// for concurrent use.
+// Next returns the next value in [lo, hi]. It does not allocate. It is safe
+// for concurrent use only by goroutines passing different r.
 func (h *Hotspot) Next(r *rand.Rand) int64 {
 	if h.cold == 0 || (r.Float64() < h.hotOpnF && h.hot > 0) {
 		return h.lo + r.Int64N(h.hot)
@@ -60,9 +60,9 @@ func (h *Hotspot) Next(r *rand.Rand) int64 {
 // keys at Last() - Next() (exponential.percentile 95, range recordcount ×
 // exponential.frac 0.8571428571).
 //
-// An Exponential is a per-worker value: it is not safe for concurrent use
-// (it holds no mutable state, so sharing one is harmless as long as each
-// goroutine passes its own *rand.Rand).
+// An Exponential is meant to be per-worker; as Next does not modify it,
+// goroutines may nevertheless share one safely as long as each passes its
+// own *rand.Rand.
 type Exponential struct {
 	gamma float64
 }
@@ -90,15 +90,15 @@ func NewExponentialMean(mean float64) *Exponential {
 }
 
 // Float64 returns the next value, -ln(U)/γ for U uniform in (0, 1]; YCSB
-// draws U from [0, 1) and so can return +Inf. It does not allocate. Not safe
-// for concurrent use.
+// draws U from [0, 1) and so can return +Inf. It does not allocate. It is
+// safe for concurrent use only by goroutines passing different r.
 func (e *Exponential) Float64(r *rand.Rand) float64 {
 	return -math.Log(1-r.Float64()) / e.gamma
 }
 
 // Next returns the next value truncated to an integer (as YCSB's callers do
-// with intValue()), saturating at math.MaxInt64. It does not allocate. Not
-// safe for concurrent use.
+// with intValue()), saturating at math.MaxInt64. It does not allocate. It is
+// safe for concurrent use only by goroutines passing different r.
 func (e *Exponential) Next(r *rand.Rand) int64 {
 	v := e.Float64(r)
 	if v >= math.MaxInt64 {

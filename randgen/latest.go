@@ -14,7 +14,7 @@ import (
 // how far past Last() a value may be acknowledged without waiting. YCSB uses
 // 2^20; at millions of inserts per second that is a fraction of a second of
 // work behind one slow insert, so the default here is 2^22 (a 512 KiB
-// bitmap).
+// bitmap). Being a constant, it is safe for concurrent use.
 const DefaultAckWindow = 1 << 22
 
 // AcknowledgedCounter is YCSB's AcknowledgedCounterGenerator: the shared
@@ -33,9 +33,11 @@ const DefaultAckWindow = 1 << 22
 // Acknowledge calls have returned.
 //
 // Acknowledge(v) for a v more than the window size past Last() waits until
-// Last() catches up (YCSB throws instead), so every value returned by Next
+// Last() catches up (YCSB throws instead). So every value returned by Next
 // must eventually be acknowledged, even when its insert fails, or Last stops
-// advancing and Acknowledge calls far ahead of it block.
+// advancing and Acknowledge calls far ahead of it block; and a goroutine must
+// not hold back a value of its own while acknowledging values a window
+// beyond it.
 type AcknowledgedCounter struct {
 	next atomic.Int64
 	_    [56]byte // keep Next's cache line apart from Last's

@@ -56,15 +56,16 @@ func FNV64(v int64) int64 {
 
 // IntGenerator draws int64 values from a distribution, taking randomness
 // from the caller's stream r. Implementations in this package are per-worker
-// values and are not safe for concurrent use.
+// values, not safe for concurrent use unless their documentation says
+// otherwise.
 type IntGenerator interface {
 	Next(r *rand.Rand) int64
 }
 
 // Uniform draws integers uniformly from the inclusive range [lo, hi]
-// (YCSB's UniformLongGenerator). It is not safe for concurrent use; it holds
-// no mutable state, so sharing one is harmless as long as each goroutine
-// passes its own *rand.Rand.
+// (YCSB's UniformLongGenerator). Like every generator here it is meant to be
+// per-worker; as Next does not modify it, goroutines may nevertheless share
+// one safely as long as each passes its own *rand.Rand.
 type Uniform struct {
 	lo   int64
 	span uint64 // hi - lo, as an unsigned value
@@ -83,8 +84,8 @@ func NewUniform(lo, hi int64) *Uniform {
 	return &Uniform{lo: lo, span: uint64(hi) - uint64(lo)}
 }
 
-// Next returns a value uniform over [lo, hi]. It does not allocate. Not safe
-// for concurrent use with the same r.
+// Next returns a value uniform over [lo, hi]. It does not allocate. It is
+// safe for concurrent use only by goroutines passing different r.
 func (u *Uniform) Next(r *rand.Rand) int64 {
 	return uniform(r, u.lo, u.span)
 }
@@ -105,15 +106,16 @@ func uniform(r *rand.Rand, lo int64, span uint64) int64 {
 // where random(a, b) is uniform over [a, b] inclusive and C is the run-time
 // constant for A (clause 2.1.6.1; the caller chooses it, within [0, A]). The
 // result lies in [x, y]. Standard values of A are 255 (C_LAST), 1023 (C_ID)
-// and 8191 (OL_I_ID). It panics if y < x or a < 0.
+// and 8191 (OL_I_ID). It panics if y < x, if y - x >= math.MaxInt64, or if
+// a < 0.
 //
 // NURand is safe for concurrent use as long as each goroutine passes its own
 // r.
 func NURand(r *rand.Rand, a, c, x, y int64) int64 {
-	if y < x || a < 0 {
+	span := uint64(y) - uint64(x)
+	if y < x || span >= math.MaxInt64 || a < 0 {
 		panic(fmt.Sprintf("randgen: NURand: invalid A=%d x=%d y=%d", a, x, y))
 	}
-	span := uint64(y) - uint64(x)
 	v := uniform(r, 0, uint64(a)) | uniform(r, x, span)
 	m := int64(span + 1)
 	res := (v + c) % m

@@ -39,7 +39,7 @@ func TestZipfianIncrementalZeta(t *testing.T) {
 // small starting points where its truncation matters most.
 func TestZetaTailAgainstSum(t *testing.T) {
 	for _, theta := range []float64{0, 0.2, 0.5, 0.9, 0.99, 0.9999} {
-		for _, ab := range [][2]int64{{1024, 1025}, {1024, 5000}, {4096, 1 << 20}, {50_000, 50_123}} {
+		for _, ab := range [][2]int64{{1024, 1025}, {1024, 5000}, {4096, 200_000}, {50_000, 50_123}} {
 			var want float64
 			for i := ab[0] + 1; i <= ab[1]; i++ {
 				want += math.Pow(float64(i), -theta)

@@ -65,7 +65,7 @@ func (g gray) prob(j int64) float64 {
 
 func TestZetaMatchesDirectSum(t *testing.T) {
 	for _, theta := range []float64{0, 0.3, 0.5, 0.8, 0.99, 0.999999} {
-		for _, n := range []int64{0, 1, 2, 3, 100, 1023, 1024, 1025, 2047, 2049, 5000, 123_457, 1_000_000} {
+		for _, n := range []int64{0, 1, 2, 3, 100, 1023, 1024, 1025, 2047, 2049, 5000, 123_457, 300_000} {
 			got, want := randgen.Zeta(n, theta), harmonic(n, theta)
 			if math.Abs(got-want) > 1e-12*want {
 				t.Errorf("Zeta(%d, %v) = %.17g, direct sum %.17g", n, theta, got, want)

@@ -245,6 +245,7 @@ type RunDefaults struct {
 	// Latency is the default --latency (intended, service or both); ""
 	// leaves it unset.
 	Latency string
-	// Warnings are messages to show before the run (ignored properties).
+	// Warnings are messages about the configuration (ignored properties)
+	// for commands that do not call Ops, which reports them itself.
 	Warnings []string
 }

@@ -135,9 +135,6 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 		if rf.latency == "" {
 			rf.latency = rd.Latency
 		}
-		for _, w := range rd.Warnings {
-			fmt.Fprintf(a.stderr, "warning: %s\n", w)
-		}
 	}
 	seed := pickSeed(rf.seed)
 	conns := rf.concurrency

@@ -81,7 +81,7 @@ func (a *app) workloadCmd(v verb, m workload.Meta) *cobra.Command {
 		Args:  cobra.ArbitraryArgs,
 	}
 	if m.Details != "" {
-		cmd.Example = m.Details
+		cmd.Long = m.Details + "\n\n" + urlHelp
 	}
 	fs := cmd.Flags()
 	fs.SortFlags = false
@@ -162,6 +162,11 @@ func (a *app) initWorkload(ctx context.Context, gen workload.Generator, cf *conn
 		return usagef("--concurrency %d: need at least 1 loader", f.concurrency)
 	}
 	seed := pickSeed(f.seed)
+	if d, ok := gen.(workload.RunDefaulter); ok {
+		for _, w := range d.RunDefaults().Warnings {
+			fmt.Fprintf(a.stderr, "warning: %s\n", w)
+		}
+	}
 	if s, ok := gen.(workload.Seeder); ok {
 		s.SetSeed(seed)
 	}

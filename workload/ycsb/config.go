@@ -259,7 +259,10 @@ type config struct {
 	maxScanLength       int64
 	scanLengthDist      string
 	measurementInterval string
-	dataSeed            uint64
+	// measurementSet is true when measurement.interval was given (not
+	// YCSB's default).
+	measurementSet bool
+	dataSeed       uint64
 }
 
 // prop is a property's value and where it came from, for messages.
@@ -334,6 +337,7 @@ func (g *ycsb) resolve() (*config, []string, error) {
 		return nil, nil, err
 	}
 	cfg.dataSeed = g.dataSeed
+	cfg.measurementSet = props["measurement.interval"].from != "default"
 	return cfg, warnings, nil
 }
 

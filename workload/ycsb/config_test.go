@@ -286,7 +286,7 @@ func TestFlagsRuntimeOnly(t *testing.T) {
 			t.Errorf("--%s is not runtime-only", name)
 		}
 	}
-	for _, name := range []string{"record-count", "field-count", "field-length", "insert-order", "data-seed", "property", "property-file"} {
+	for _, name := range []string{"record-count", "field-count", "field-length", "insert-order", "property", "property-file"} {
 		if f.Lookup(name) == nil {
 			t.Errorf("no flag --%s", name)
 		}

@@ -69,7 +69,8 @@ func TestInitialRows(t *testing.T) {
 
 func TestInitialRowsSeed(t *testing.T) {
 	g1, _ := newConfig(t, "--record-count", "10")
-	g2, _ := newConfig(t, "--record-count", "10", "--data-seed", "2")
+	g2, _ := newConfig(t, "--record-count", "10")
+	g2.SetSeed(2)
 	r1 := g1.Tables()[0].InitialRows.FillBatch(0, nil)
 	r2 := g2.Tables()[0].InitialRows.FillBatch(0, nil)
 	if r1[0][0] != r2[0][0] {

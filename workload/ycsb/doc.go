@@ -43,7 +43,7 @@
 //
 // # Determinism
 //
-// Initial data batch b draws from the stream (--data-seed, b); worker w
+// Initial data batch b draws from the stream (init's --seed, b); worker w
 // draws its operations, keys and values from the stream (run seed, 1<<32|w).
 // Inserted key numbers depend on the interleaving of workers and so are
 // not deterministic when more than one worker inserts.

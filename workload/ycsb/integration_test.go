@@ -46,7 +46,7 @@ func freshDB(t testing.TB) *sqlx.DB {
 			t.Errorf("dropping %s: %v", name, err)
 		}
 	})
-	db, err := sqlx.Open(ctx, sqlx.Options{URLs: []string{url}, Database: name, MaxConns: 8})
+	db, err := sqlx.Open(ctx, sqlx.Options{URLs: []string{url}, Database: name, MaxConns: 16})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,6 +161,7 @@ func TestPostgres(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				defer func() { _ = ql.Close(ctx) }() // a leaked connection would hang db.Close
 				for i := 0; i < calls; i++ {
 					res := ql.Workers[i%3](ctx)
 					if res.Op != op || res.Err != nil {
@@ -185,25 +186,40 @@ func TestPostgres(t *testing.T) {
 	// A mixed run with inserts, after the inserts above: keys do not collide.
 	t.Run("workload d twice", func(t *testing.T) {
 		for run := 0; run < 2; run++ {
-			g, _ := newConfig(t, append(base, "--workload", "d", "--request-distribution", "latest")...)
-			ql, err := g.Ops(ctx, db, workload.OpsConfig{Concurrency: 4, Seed: 9})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i := 0; i < 2000; i++ {
-				if res := ql.Workers[i%4](ctx); res.Err != nil {
-					t.Fatalf("run %d call %d: %s: %v", run, i, opNames[res.Op], res.Err)
+			func() {
+				g, _ := newConfig(t, append(base, "--workload", "d", "--request-distribution", "latest")...)
+				ql, err := g.Ops(ctx, db, workload.OpsConfig{Concurrency: 4, Seed: 9})
+				if err != nil {
+					t.Fatal(err)
 				}
-			}
-			_ = ql.Close(ctx)
+				defer func() { _ = ql.Close(ctx) }()
+				for i := 0; i < 2000; i++ {
+					if res := ql.Workers[i%4](ctx); res.Err != nil {
+						t.Fatalf("run %d call %d: %s: %v", run, i, opNames[res.Op], res.Err)
+					}
+				}
+			}()
 		}
 	})
 
-	t.Run("not found", func(t *testing.T) {
+	t.Run("direct", func(t *testing.T) {
 		_, c := newConfig(t, base...)
 		conn := db.Conn(0, true)
 		defer conn.Release()
 		w := newWorker(c, c.statements(db.Dialect()), conn, randgen.New(1, 1), randgen.NewAcknowledgedCounter(1<<40), nil)
+		if err := w.read(ctx, w.setKey(5)); err != nil {
+			t.Fatal(err)
+		}
+		if got := string(w.cols[0].b); got != c.keyName(5) || len(w.cols[1].b) != 100 || len(w.cols[10].b) != 100 {
+			t.Errorf("read of key 5 scanned key %q and values of lengths %d and %d", got, len(w.cols[1].b), len(w.cols[10].b))
+		}
+		w.cols[0].b = w.cols[0].b[:0]
+		if err := w.scan(ctx, w.setKey(5)); err != nil {
+			t.Fatal(err)
+		}
+		if len(w.cols[0].b) == 0 || string(w.cols[0].b) < c.keyName(5) {
+			t.Errorf("scan from %s ended at key %q", c.keyName(5), w.cols[0].b)
+		}
 		missing := int64(1 << 39)
 		if err := w.read(ctx, w.setKey(missing)); !errors.Is(err, ErrNotFound) {
 			t.Errorf("read of a missing key: %v", err)

@@ -153,10 +153,26 @@ type worker struct {
 	insertArgs []any // key, values...
 	scanArgs   []any // key, limit
 
-	// Scan destinations: the driver's bytes, valid until the next row.
-	cols     []pgtype.DriverBytes
+	// Scan destinations, reused.
+	cols     []column
 	rowDests []any // every column of SELECT *
 	oneDest  []any // one column
+}
+
+// column is a scan destination that copies a column's value into a buffer
+// it reuses, so reading rows allocates nothing once the buffer has grown
+// (pgx's *[]byte allocates per value, and its DriverBytes is refused by
+// QueryRow). It implements pgtype.BytesScanner.
+type column struct {
+	b []byte
+}
+
+var _ pgtype.BytesScanner = (*column)(nil)
+
+// ScanBytes implements pgtype.BytesScanner.
+func (c *column) ScanBytes(v []byte) error {
+	c.b = append(c.b[:0], v...)
+	return nil
 }
 
 func newWorker(
@@ -190,6 +206,8 @@ func newWorker(
 	case distUniform:
 		w.keys = randgen.NewUniform(lo, hi)
 	case distZipfian:
+		// As CoreWorkload: [insertstart, insertstart+insertcount+expectednewkeys],
+		// keys not yet inserted being redrawn by nextKeynum.
 		w.keys = randgen.NewScrambledZipfian(lo, hi+1+c.expectedNewKeys(), c.zipfianConstant)
 	case distLatest:
 		w.keys = randgen.NewSkewedLatest(inserts)
@@ -225,7 +243,7 @@ func newWorker(
 	w.updateAll = make([]any, c.fieldCount+1)
 	w.insertArgs = make([]any, c.fieldCount+1)
 	w.scanArgs = make([]any, 2)
-	w.cols = make([]pgtype.DriverBytes, 1+c.fieldCount)
+	w.cols = make([]column, 1+c.fieldCount)
 	w.rowDests = make([]any, len(w.cols))
 	for i := range w.cols {
 		w.rowDests[i] = &w.cols[i]

@@ -60,9 +60,11 @@ type ycsb struct {
 }
 
 var (
-	_ workload.Flagser = (*ycsb)(nil)
-	_ workload.Hookser = (*ycsb)(nil)
-	_ workload.Opser   = (*ycsb)(nil)
+	_ workload.Flagser      = (*ycsb)(nil)
+	_ workload.Hookser      = (*ycsb)(nil)
+	_ workload.Opser        = (*ycsb)(nil)
+	_ workload.Seeder       = (*ycsb)(nil)
+	_ workload.RunDefaulter = (*ycsb)(nil)
 )
 
 func newYCSB() workload.Generator {
@@ -76,8 +78,7 @@ func newYCSB() workload.Generator {
 		"load YCSB properties from `FILE` (Java properties format); repeatable, later files win")
 	fs.StringArrayVarP(&g.props, "property", "p", nil,
 		"set a YCSB property, as `key=value`; repeatable, overrides -P files")
-	fs.Uint64Var(&g.dataSeed, "data-seed", 1,
-		"seed of the initial data's field values")
+	g.dataSeed = 1
 	g.flags.Meta["workload"] = workload.FlagMeta{RuntimeOnly: true}
 
 	for _, pf := range propertyFlags {
@@ -90,6 +91,31 @@ func newYCSB() workload.Generator {
 		}
 	}
 	return g
+}
+
+// SetSeed implements the Seeder interface: batch b of the initial data
+// draws its values from the stream (seed, b).
+func (g *ycsb) SetSeed(seed uint64) {
+	g.dataSeed = seed
+	if g.cfg != nil {
+		g.cfg.dataSeed = seed
+	}
+}
+
+// RunDefaults implements the RunDefaulter interface: an operationcount
+// given by -P or -p becomes the default --max-ops, and an explicit
+// measurement.interval the default --latency (op is stampede's "service",
+// intended and both keep their names).
+func (g *ycsb) RunDefaults() workload.RunDefaults {
+	_, cfg := fromGenerator(g)
+	if cfg == nil {
+		return workload.RunDefaults{}
+	}
+	rd := workload.RunDefaults{MaxOps: cfg.operationCount, Warnings: Warnings(g)}
+	if cfg.measurementSet {
+		rd.Latency = map[string]string{"op": "service", "intended": "intended", "both": "both"}[cfg.measurementInterval]
+	}
+	return rd
 }
 
 // Meta implements the Generator interface.
