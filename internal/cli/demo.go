@@ -58,7 +58,7 @@ func (a *app) demo(ctx context.Context, f *demoFlags, args []string) error {
 		url = args[0]
 	} else {
 		fmt.Fprintln(a.stderr, "==> starting a throwaway PostgreSQL on 127.0.0.1")
-		srv, err := localpg.Start(ctx, localpg.Options{Log: a.stderr})
+		srv, err := localpg.Start(ctx, localpg.Options{Log: a.stderr, Detach: f.keep})
 		if err != nil {
 			return err
 		}
