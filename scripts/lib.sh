@@ -179,8 +179,15 @@ shared_buffers = '128MB'
 unix_socket_directories = '$sockdir'
 EOF
 	printf "\n# Added by stampede's scripts/lib.sh: settings for a throwaway server.\ninclude 'stampede.conf'\n" >>"$data/postgresql.conf"
+	# The role stampede_pw_user must log in with a password (scram-sha-256),
+	# so the tests can check wrong-password errors and redaction; every
+	# other role is trusted.
+	{
+		printf 'host all stampede_pw_user 127.0.0.1/32 scram-sha-256\n'
+		cat "$data/pg_hba.conf"
+	} >"$data/pg_hba.conf.new" && mv "$data/pg_hba.conf.new" "$data/pg_hba.conf"
 	if is_root; then
-		chown postgres: "$data/stampede.conf"
+		chown postgres: "$data/stampede.conf" "$data/pg_hba.conf"
 	fi
 	# pg_ctl starts postgres in a session of its own: a Ctrl-C in the
 	# terminal does not reach it; stop_test_postgres does.

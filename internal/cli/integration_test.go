@@ -1,0 +1,298 @@
+package cli_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/stampede-bench/stampede/localpg"
+	"github.com/stampede-bench/stampede/runlog"
+)
+
+// testServer returns the URL of the test PostgreSQL server, or skips.
+func testServer(t testing.TB) string {
+	t.Helper()
+	u := os.Getenv("STAMPEDE_TEST_DATABASE")
+	if u == "" {
+		t.Skip("STAMPEDE_TEST_DATABASE not set: scripts/test starts a server and sets it")
+	}
+	return u
+}
+
+// adminExec runs statements on the test server's own database.
+func adminExec(t testing.TB, sqls ...string) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, testServer(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	for _, s := range sqls {
+		if _, err := conn.Exec(ctx, s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+}
+
+// freshDB returns the name of a database that does not exist yet and is
+// dropped when the test ends.
+func freshDB(t testing.TB, prefix string) string {
+	t.Helper()
+	name := fmt.Sprintf("%s_%d", prefix, time.Now().UnixNano()%1e9)
+	t.Cleanup(func() { adminExec(t, fmt.Sprintf("DROP DATABASE IF EXISTS %s WITH (FORCE)", name)) })
+	return name
+}
+
+func queryInt(t testing.TB, db, sql string) int64 {
+	t.Helper()
+	u, err := url.Parse(testServer(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + db
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var n int64
+	if err := conn.QueryRow(ctx, sql).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	return n
+}
+
+// ndjsonFinal parses `--format json` output into per-operation counts and
+// the summary object.
+func ndjsonFinal(t testing.TB, out string) (map[string]int64, map[string]any) {
+	t.Helper()
+	counts := map[string]int64{}
+	var summary map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var obj map[string]any
+		if err := json.Unmarshal([]byte(line), &obj); err != nil {
+			t.Fatalf("not JSON: %q", line)
+		}
+		switch obj["type"] {
+		case "final":
+			counts[obj["op"].(string)] = int64(obj["cumulative"].(map[string]any)["count"].(float64))
+		case "summary":
+			summary = obj
+		}
+	}
+	if summary == nil {
+		t.Fatalf("no summary in %q", out)
+	}
+	return counts, summary
+}
+
+// TestYCSBCoreWorkloads loads and runs each of YCSB's core workloads
+// against the real server and checks the operation mix and, for the
+// workloads that insert, the row count.
+func TestYCSBCoreWorkloads(t *testing.T) {
+	srv := testServer(t)
+	const records = 2000
+	mixes := map[string]map[string]float64{
+		"a": {"read": 0.5, "update": 0.5},
+		"b": {"read": 0.95, "update": 0.05},
+		"c": {"read": 1},
+		"d": {"read": 0.95, "insert": 0.05},
+		"e": {"scan": 0.95, "insert": 0.05},
+		"f": {"read": 0.5, "readmodifywrite": 0.5},
+	}
+	for _, letter := range []string{"a", "b", "c", "d", "e", "f"} {
+		t.Run("workload="+letter, func(t *testing.T) {
+			db := freshDB(t, "stampede_ycsb_"+letter)
+			common := []string{"--workload", letter, "-p", fmt.Sprintf("recordcount=%d", records), "--db", db}
+			if r := stampede(t, append(append([]string{"init", "ycsb"}, common...), srv)...); r.code != 0 {
+				t.Fatalf("init: %d %s", r.code, r.stderr)
+			}
+			if n := queryInt(t, db, "SELECT count(*) FROM usertable"); n != records {
+				t.Fatalf("loaded %d rows, want %d", n, records)
+			}
+			r := stampede(t, append(append([]string{"run", "ycsb", "--duration", "3s", "--concurrency", "4",
+				"--format", "json", "--results-dir", t.TempDir()}, common...), srv)...)
+			if r.code != 0 {
+				t.Fatalf("run: %d %s", r.code, r.stderr)
+			}
+			counts, _ := ndjsonFinal(t, r.stdout)
+			var total int64
+			for _, n := range counts {
+				total += n
+			}
+			if total < 500 {
+				t.Fatalf("only %d operations in 3s: %v", total, counts)
+			}
+			for op, n := range counts {
+				if _, ok := mixes[letter][op]; !ok && n > 0 {
+					t.Errorf("unexpected operation %s (%d)", op, n)
+				}
+			}
+			for op, want := range mixes[letter] {
+				got := float64(counts[op]) / float64(total)
+				if math.Abs(got-want) > 0.03 {
+					t.Errorf("%s: %.3f of operations, want %.2f ± 0.03 (%v)", op, got, want, counts)
+				}
+			}
+			if rows := queryInt(t, db, "SELECT count(*) FROM usertable"); rows != records+counts["insert"] {
+				t.Errorf("%d rows after %d inserts, want %d", rows, counts["insert"], records+counts["insert"])
+			}
+			if r := stampede(t, append([]string{"check", "ycsb", "-p", fmt.Sprintf("recordcount=%d", records), "--db", db}, srv)...); r.code != 0 {
+				t.Errorf("check: %d %s %s", r.code, r.stdout, r.stderr)
+			}
+		})
+	}
+}
+
+// TestInitRunCleanup covers the init/run/check/cleanup cycle and their
+// errors: run before init, init over existing tables, cleanup.
+func TestInitRunCleanup(t *testing.T) {
+	srv := testServer(t)
+	db := freshDB(t, "stampede_cycle")
+	dbFlag := []string{"--db", db, "-p", "recordcount=500"}
+	r := stampede(t, append(append([]string{"run", "ycsb", "--duration", "1s"}, dbFlag...), srv)...)
+	if r.code != 1 || !strings.Contains(r.stderr, "does not exist") || !strings.Contains(r.stderr, "stampede init") {
+		t.Errorf("run before init: %d %q", r.code, r.stderr)
+	}
+	if r := stampede(t, append(append([]string{"init", "ycsb"}, dbFlag...), srv)...); r.code != 0 || !strings.Contains(r.stderr, "created database") {
+		t.Fatalf("init: %d %s", r.code, r.stderr)
+	}
+	r = stampede(t, append(append([]string{"init", "ycsb"}, dbFlag...), srv)...)
+	if r.code != 2 || !strings.Contains(r.stderr, "already exists") || !strings.Contains(r.stderr, "--drop") {
+		t.Errorf("init twice: %d %q", r.code, r.stderr)
+	}
+	if r := stampede(t, append(append([]string{"init", "ycsb", "--drop"}, dbFlag...), srv)...); r.code != 0 {
+		t.Errorf("init --drop: %d %s", r.code, r.stderr)
+	}
+	if r := stampede(t, append(append([]string{"cleanup", "ycsb"}, dbFlag...), srv)...); r.code != 0 {
+		t.Errorf("cleanup: %d %s", r.code, r.stderr)
+	}
+	if n := queryInt(t, db, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"); n != 0 {
+		t.Errorf("%d tables left after cleanup", n)
+	}
+}
+
+// TestSecretsNeverPrinted runs with a password in the URL and searches
+// every output and every file of the run for it.
+func TestSecretsNeverPrinted(t *testing.T) {
+	srv := testServer(t)
+	const password = "Zq8-not-for-your-eyes"
+	adminExec(t, "DROP ROLE IF EXISTS stampede_pw_user",
+		fmt.Sprintf("CREATE ROLE stampede_pw_user LOGIN SUPERUSER PASSWORD '%s'", password))
+	u, _ := url.Parse(srv)
+	u.User = url.UserPassword("stampede_pw_user", password)
+	db := freshDB(t, "stampede_secret")
+	dir := t.TempDir()
+	var outputs []string
+	for _, args := range [][]string{
+		{"init", "ycsb", "-p", "recordcount=200", "--db", db, u.String()},
+		{"run", "ycsb", "-p", "recordcount=200", "--db", db, "--duration", "1s", "--results-dir", dir, u.String()},
+		{"run", "ycsb", "-p", "recordcount=200", "--db", db, "--duration", "1s", "--format", "json", "--results-dir", dir, u.String()},
+		{"run", "ycsb", "--db", "nosuchdb_xyz", "--results-dir", dir, u.String()},
+		{"run", "ycsb", "--results-dir", dir, strings.Replace(u.String(), "127.0.0.1", "127.0.0.1:1", 1)},
+	} {
+		r := stampede(t, args...)
+		outputs = append(outputs, r.stdout, r.stderr)
+	}
+	// A wrong password: a clear error naming the user, not the password.
+	// scripts/test's server requires a password of this role only.
+	if queryInt(t, "postgres", "SELECT count(*) FROM pg_hba_file_rules WHERE 'stampede_pw_user' = ANY(user_name)") > 0 {
+		u.User = url.UserPassword("stampede_pw_user", "wrong-"+password)
+		r := stampede(t, "run", "ycsb", "--db", db, "--results-dir", dir, u.String())
+		if r.code != 1 || !strings.Contains(r.stderr, "check the user name and password") {
+			t.Errorf("wrong password: %d %q", r.code, r.stderr)
+		}
+		outputs = append(outputs, r.stdout, r.stderr)
+	} else {
+		t.Log("the server trusts stampede_pw_user: wrong-password case skipped")
+	}
+	for _, o := range outputs {
+		if strings.Contains(o, password) {
+			t.Errorf("password printed: %s", o)
+		}
+	}
+	files := 0
+	_ = filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err != nil || fi.IsDir() {
+			return err
+		}
+		files++
+		b, _ := os.ReadFile(p)
+		if strings.Contains(string(b), password) {
+			t.Errorf("password in %s", p)
+		}
+		return nil
+	})
+	if files < 8 {
+		t.Errorf("only %d files written by two runs", files)
+	}
+}
+
+// TestInterruptKeepsResults cancels a run (as Ctrl-C does) and checks the
+// summary is printed, the exit code is 130 and the run is saved.
+func TestInterruptKeepsResults(t *testing.T) {
+	srv := testServer(t)
+	db := freshDB(t, "stampede_intr")
+	if r := stampede(t, "init", "ycsb", "-p", "recordcount=500", "--db", db, srv); r.code != 0 {
+		t.Fatalf("init: %s", r.stderr)
+	}
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(2*time.Second, cancel)
+	r := stampedeCtx(t, ctx, "run", "ycsb", "-p", "recordcount=500", "--db", db, "--results-dir", dir, srv)
+	if r.code != 130 || !strings.Contains(r.stdout, "__result") {
+		t.Fatalf("interrupted run: %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	runs, err := runlog.List(dir)
+	if err != nil || len(runs) != 1 || runs[0].Status != "interrupted" {
+		t.Fatalf("saved runs %+v %v", runs, err)
+	}
+}
+
+// TestSeveralURLs spreads workers over two endpoints of the same server.
+func TestSeveralURLs(t *testing.T) {
+	srv := testServer(t)
+	db := freshDB(t, "stampede_multi")
+	if r := stampede(t, "init", "ycsb", "-p", "recordcount=500", "--db", db, srv); r.code != 0 {
+		t.Fatalf("init: %s", r.stderr)
+	}
+	other := strings.Replace(srv, "127.0.0.1", "localhost", 1)
+	r := stampede(t, "run", "ycsb", "-p", "recordcount=500", "--db", db, "--duration", "1s", "--concurrency", "4",
+		"--results-dir", t.TempDir(), srv, other)
+	if r.code != 0 {
+		t.Fatalf("run: %s", r.stderr)
+	}
+	u, _ := url.Parse(srv)
+	if !strings.Contains(r.stderr, "127.0.0.1:"+u.Port()+",localhost:"+u.Port()) {
+		t.Errorf("endpoints not both used: %s", r.stderr)
+	}
+}
+
+// TestDemo runs the demo against the test server and, when the server
+// binaries are installed, on its own throwaway server.
+func TestDemo(t *testing.T) {
+	srv := testServer(t)
+	t.Cleanup(func() { adminExec(t, "DROP DATABASE IF EXISTS ycsb WITH (FORCE)") })
+	r := stampede(t, "demo", "--duration", "2s", "--records", "2000", "--results-dir", t.TempDir(), srv)
+	if r.code != 0 || !strings.Contains(r.stdout, "__result") || !strings.Contains(r.stderr, "results saved in") {
+		t.Fatalf("demo with URL: %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if _, err := localpg.FindBinDir(); err != nil {
+		t.Skipf("no local PostgreSQL binaries: %v", err)
+	}
+	r = stampede(t, "demo", "--duration", "2s", "--records", "2000", "--results-dir", t.TempDir())
+	if r.code != 0 || !strings.Contains(r.stdout, "__result") || !strings.Contains(r.stderr, "stopping the throwaway PostgreSQL") {
+		t.Fatalf("demo: %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
