@@ -153,6 +153,7 @@ func Run(ctx context.Context, cfg Config, load workload.QueryLoad, reg *stats.Re
 	defer cancelOps()
 
 	start := time.Now()
+	r.base = start
 	r.result.Start = start
 	r.result.RampEnd = start
 
@@ -175,7 +176,7 @@ func Run(ctx context.Context, cfg Config, load workload.QueryLoad, reg *stats.Re
 		wg.Add(1)
 		go func(w int, budget int64, delay time.Duration) {
 			defer wg.Done()
-			r.worker(opCtx, w, budget, start.Add(delay))
+			r.worker(opCtx, w, budget, delay)
 		}(w, budget, delay)
 	}
 	allDone := make(chan struct{})
@@ -260,6 +261,7 @@ type runner struct {
 	stopOnce sync.Once
 	fatal    atomic.Pointer[OpError]
 	result   Result
+	base     time.Time // the run's start; worker times are offsets from it
 }
 
 func (r *runner) rampDone(at time.Time) {
@@ -276,10 +278,10 @@ func (r *runner) halt() {
 	})
 }
 
-// sleepUntil waits until t or until the run stops; it reports whether the
-// run is still going.
-func (r *runner) sleepUntil(t time.Time) bool {
-	d := time.Until(t)
+// sleepUntil waits until offset t after base or until the run stops; it
+// reports whether the run is still going.
+func (r *runner) sleepUntil(t time.Duration) bool {
+	d := t - time.Since(r.base)
 	if d <= 0 {
 		return !r.stopped.Load()
 	}
@@ -293,39 +295,53 @@ func (r *runner) sleepUntil(t time.Time) bool {
 	}
 }
 
+// flushEvery bounds how long a worker keeps latencies in its handle's
+// buffer, so they reach the interval they belong to.
+const flushEvery = 5 * time.Millisecond
+
 // worker runs one worker until the run stops or its budget (if >= 0) is
-// spent. first is when it starts.
-func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Time) {
+// spent. first is its start, as an offset from the run's base time.
+//
+// Times are monotonic offsets from the run's start (time.Since reads only
+// the monotonic clock: one clock read instead of two). In a closed loop an
+// operation's clock starts when the previous one's stopped, so each
+// operation costs one clock read; the engine's own bookkeeping between
+// the two (tens of nanoseconds) is counted in the operation's latency.
+func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Duration) {
 	if !r.sleepUntil(first) {
 		return
 	}
 	fn := r.load.Workers[w]
 	h := r.reg.Handle(w)
+	defer h.Flush()
 	n := len(r.load.Workers)
-	var interval time.Duration
-	var next time.Time
+	var interval, next time.Duration
 	if r.rated {
 		// Each worker takes an equal share of the total rate; starts are
 		// staggered so the aggregate schedule is even.
 		interval = time.Duration(float64(time.Second) * float64(n) / r.cfg.MaxRate)
-		next = first.Add(time.Duration(float64(time.Second) * float64(w) / r.cfg.MaxRate))
+		next = first + time.Duration(float64(time.Second)*float64(w)/r.cfg.MaxRate)
 	}
+	now := time.Since(r.base)
+	lastFlush := now
 	for budget != 0 && !r.stopped.Load() {
-		var intended time.Time
+		var intended time.Duration
 		if r.rated {
 			intended = next
-			next = next.Add(interval)
+			next += interval
 			if !r.sleepUntil(intended) {
 				return
 			}
+			now = time.Since(r.base)
 		}
-		start := time.Now()
+		start := now
 		res := fn(ctx)
-		end := time.Now()
+		now = time.Since(r.base)
 		if budget > 0 {
 			budget--
 		}
-		if res.Err != nil {
+		switch {
+		case res.Err != nil:
 			if r.stopped.Load() && errors.Is(res.Err, context.Canceled) {
 				return // cancelled by the end of the run, not a failure
 			}
@@ -339,13 +355,24 @@ func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Tim
 				r.halt()
 				return
 			}
-		} else if r.rated {
-			h.Record3(res.Op, end.Sub(intended), r.nOps+res.Op, end.Sub(start), 2*r.nOps+res.Op, start.Sub(intended))
-		} else {
-			h.Record(res.Op, end.Sub(start))
+		case r.rated:
+			h.Record(res.Op, now-intended)
+			h.Record(r.nOps+res.Op, now-start)
+			h.Record(2*r.nOps+res.Op, start-intended)
+		default:
+			h.Record(res.Op, now-start)
 		}
-		if res.Wait > 0 && !r.sleepUntil(end.Add(res.Wait)) {
-			return
+		if now-lastFlush >= flushEvery {
+			h.Flush()
+			lastFlush = now
+		}
+		if res.Wait > 0 {
+			h.Flush()
+			if !r.sleepUntil(now + res.Wait) {
+				return
+			}
+			now = time.Since(r.base)
+			lastFlush = now
 		}
 	}
 }

@@ -112,38 +112,54 @@ func ShardsFor(workers, cpus int) int {
 // Names returns the series names, indexed by series number.
 func (r *Registry) Names() []string { return r.names }
 
-// Handle returns the recording handle for worker number worker. Handles
-// of different workers may share a shard.
+// Handle returns a new recording handle for worker number worker.
+// Handles of different workers may share a shard.
 func (r *Registry) Handle(worker int) *Handle {
 	return &Handle{s: r.shards[worker%len(r.shards)]}
 }
 
-// Handle records values for one worker. A Handle may be used by several
-// goroutines, but each worker should use its own.
+// handleBuffer is how many values a Handle keeps before it takes its
+// shard's lock to record them.
+const handleBuffer = 128
+
+// Handle records values for one worker. It buffers up to 128 values and
+// records them under its shard's lock when the buffer fills or Flush is
+// called, so recording costs a lock per 128 values instead of one per
+// value. A Handle is not safe for concurrent use: each worker has its own,
+// and must Flush before it stops (and periodically, so that values reach
+// the interval they belong to; the engine flushes every few milliseconds).
 type Handle struct {
-	s *shard
+	s      *shard
+	n      int
+	series [handleBuffer]int32
+	vals   [handleBuffer]int64
 }
 
 // Record adds one latency to series number series.
 func (h *Handle) Record(series int, d time.Duration) {
-	v := Clamp(d)
-	h.s.mu.Lock()
-	_ = h.s.hists[series].RecordValue(v)
-	h.s.mu.Unlock()
+	h.series[h.n] = int32(series)
+	h.vals[h.n] = Clamp(d)
+	h.n++
+	if h.n == handleBuffer {
+		h.Flush()
+	}
 }
 
-// Record3 adds one latency to each of three series under one lock; the
-// engine uses it for latency, service time and schedule lag.
-func (h *Handle) Record3(s1 int, d1 time.Duration, s2 int, d2 time.Duration, s3 int, d3 time.Duration) {
-	v1, v2, v3 := Clamp(d1), Clamp(d2), Clamp(d3)
+// Flush records the buffered values.
+func (h *Handle) Flush() {
+	if h.n == 0 {
+		return
+	}
 	h.s.mu.Lock()
-	_ = h.s.hists[s1].RecordValue(v1)
-	_ = h.s.hists[s2].RecordValue(v2)
-	_ = h.s.hists[s3].RecordValue(v3)
+	for i := 0; i < h.n; i++ {
+		_ = h.s.hists[h.series[i]].RecordValue(h.vals[i])
+	}
 	h.s.mu.Unlock()
+	h.n = 0
 }
 
-// RecordError counts one failed operation of series number series.
+// RecordError counts one failed operation of series number series; it is
+// not buffered.
 func (h *Handle) RecordError(series int) {
 	h.s.mu.Lock()
 	h.s.errors[series]++

@@ -34,6 +34,7 @@ func TestMergeIsExact(t *testing.T) {
 					h.Record(series, time.Duration(vals[i]))
 				}
 				h.RecordError(1)
+				h.Flush()
 				mu.Lock()
 				for i, v := range vals {
 					if i%2 == 0 {
@@ -71,11 +72,14 @@ func TestTickIntervalsAndCumulative(t *testing.T) {
 	for i := 0; i < 10; i++ {
 		h.Record(0, time.Millisecond)
 	}
+	h.Flush()
 	t1 := reg.Tick(start.Add(time.Second))
 	if n := t1.Series[0].Interval.TotalCount(); n != 10 {
 		t.Fatalf("interval 1: %d", n)
 	}
-	reg.Handle(1).Record(0, 2*time.Millisecond)
+	h1 := reg.Handle(1)
+	h1.Record(0, 2*time.Millisecond)
+	h1.Flush()
 	t2 := reg.Tick(start.Add(2 * time.Second))
 	if n := t2.Series[0].Interval.TotalCount(); n != 1 {
 		t.Errorf("interval 2: %d", n)
@@ -88,6 +92,7 @@ func TestTickIntervalsAndCumulative(t *testing.T) {
 	}
 	reg.ResetCumulative(start.Add(2 * time.Second))
 	h.Record(0, time.Millisecond)
+	h.Flush()
 	t3 := reg.Tick(start.Add(3 * time.Second))
 	if n := t3.Series[0].Cumulative.TotalCount(); n != 1 {
 		t.Errorf("cumulative after reset: %d", n)
@@ -143,4 +148,5 @@ func BenchmarkRecord(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		h.Record(0, time.Duration(i&0xffff)*time.Microsecond)
 	}
+	h.Flush()
 }

@@ -97,6 +97,7 @@ type runFlags struct {
 	resultsDir     string
 	tags           []string
 	latency        string
+	cpuProfile     string
 }
 
 func (r *runFlags) register(fs *pflag.FlagSet) {
@@ -114,6 +115,8 @@ func (r *runFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&r.resultsDir, "results-dir", "", "where run directories are written (default $STAMPEDE_RESULTS_DIR or ~/.stampede/runs)")
 	fs.StringArrayVar(&r.tags, "tag", nil, "key=value label stored with the run (repeatable)")
 	fs.StringVar(&r.latency, "latency", "", "under --max-rate, which latency the progress lines show: intended (from the scheduled start, the default), service, or both")
+	fs.StringVar(&r.cpuProfile, "cpuprofile", "", "write a Go CPU profile of stampede itself to this file")
+	_ = fs.MarkHidden("cpuprofile")
 }
 
 // resolve applies aliases and validates; fs tells which flags were set.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"sync"
@@ -232,6 +233,13 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 			_ = out.Interval(t.End.Sub(start), intervalOps(t, disp))
 		},
 	}
+	if rf.cpuProfile != "" {
+		stopProfile, err := startCPUProfile(rf.cpuProfile)
+		if err != nil {
+			return nil, err
+		}
+		defer stopProfile()
+	}
 	res := engine.Run(ctx, cfg, load, reg, hooks)
 
 	sum := summarize(last, disp, gen.Meta().Name, seed, rf, errs.snapshot(), db.Reconnects())
@@ -382,4 +390,17 @@ func flagValues(fs *pflag.FlagSet, secrets []string) map[string]string {
 		m[f.Name] = sqlx.Scrub(v, secrets)
 	})
 	return m
+}
+
+// startCPUProfile writes a CPU profile of the run to path.
+func startCPUProfile(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot write the CPU profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
