@@ -111,6 +111,17 @@ type Result struct {
 	Interrupted bool
 	// Err is the error that ended the run, when errors are not tolerated.
 	Err *OpError
+	// Workers has each worker's operation count and busy time (the time
+	// spent inside its operations), for fairness figures.
+	Workers []WorkerStats
+}
+
+// WorkerStats is one worker's share of a run.
+type WorkerStats struct {
+	// Ops is the number of calls that completed (successfully or not).
+	Ops int64
+	// Busy is the time spent in those calls.
+	Busy time.Duration
 }
 
 // OpError is an operation failure that ended a run.
@@ -154,6 +165,7 @@ func Run(ctx context.Context, cfg Config, load workload.QueryLoad, reg *stats.Re
 
 	start := time.Now()
 	r.base = start
+	r.result.Workers = make([]WorkerStats, n)
 	r.result.Start = start
 	r.result.RampEnd = start
 
@@ -314,6 +326,12 @@ func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Dur
 	fn := r.load.Workers[w]
 	h := r.reg.Handle(w)
 	defer h.Flush()
+	if r.load.Attach != nil {
+		r.load.Attach(w, h)
+	}
+	var ops int64
+	var busy time.Duration
+	defer func() { r.result.Workers[w] = WorkerStats{Ops: ops, Busy: busy} }()
 	n := len(r.load.Workers)
 	var interval, next time.Duration
 	if r.rated {
@@ -337,6 +355,8 @@ func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Dur
 		start := now
 		res := fn(ctx)
 		now = time.Since(r.base)
+		ops++
+		busy += now - start
 		if budget > 0 {
 			budget--
 		}

@@ -258,3 +258,45 @@ func spin(d time.Duration) {
 	for end := time.Now().Add(d); time.Now().Before(end); {
 	}
 }
+
+// TestAttachAndWorkerStats checks that workers can record their own
+// operations and errors through the Recorder, and that per-worker counts
+// add up.
+func TestAttachAndWorkerStats(t *testing.T) {
+	const workers = 3
+	recs := make([]workload.Recorder, workers)
+	load := workload.QueryLoad{Ops: []string{"txn", "stmt"}}
+	for w := 0; w < workers; w++ {
+		load.Workers = append(load.Workers, func(ctx context.Context) workload.Result {
+			recs[w].Record(1, 10*time.Microsecond)
+			recs[w].Record(1, 20*time.Microsecond)
+			recs[w].RecordError(0)
+			return workload.Result{Op: 0}
+		})
+	}
+	load.Attach = func(w int, rec workload.Recorder) { recs[w] = rec }
+	names := engine.Series{Ops: load.Ops}.Names()
+	reg := stats.NewRegistry(names, 2, time.Now())
+	var final stats.Tick
+	res := engine.Run(context.Background(), engine.Config{MaxOps: 300, DisplayEvery: time.Second}, load, reg,
+		engine.Hooks{Tick: func(tk stats.Tick, last bool) { final = tk }})
+	if n := final.Series[0].Cumulative.TotalCount(); n != 300 {
+		t.Errorf("txn count %d", n)
+	}
+	if n := final.Series[1].Cumulative.TotalCount(); n != 600 {
+		t.Errorf("stmt count %d", n)
+	}
+	if e := final.Series[0].CumErrors; e != 300 {
+		t.Errorf("recorded errors %d", e)
+	}
+	var ops int64
+	for _, ws := range res.Workers {
+		ops += ws.Ops
+		if ws.Ops > 0 && ws.Busy <= 0 {
+			t.Errorf("worker busy time %v", ws.Busy)
+		}
+	}
+	if ops != 300 || len(res.Workers) != workers {
+		t.Errorf("worker stats %+v", res.Workers)
+	}
+}

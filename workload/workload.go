@@ -125,13 +125,48 @@ type Worker func(ctx context.Context) Result
 
 // QueryLoad is what a workload gives the engine for a run.
 type QueryLoad struct {
-	// Ops are the names of the operation types, indexed by Result.Op.
+	// Ops are the names of the operation types, indexed by Result.Op and
+	// by Recorder calls.
 	Ops []string
+	// Classes optionally classifies each operation (parallel to Ops) for
+	// reports that count queries by kind, as sysbench's read/write/other.
+	Classes []OpClass
 	// Workers has one entry per worker.
 	Workers []Worker
+	// Attach, when set, is called once per worker, from that worker's
+	// goroutine before its first call, with the Recorder through which
+	// the worker may record operations of its own (the statements inside
+	// a transaction, say) and errors it tolerated (retried conflicts).
+	Attach func(worker int, rec Recorder)
 	// Close releases the workload's resources after the run; may be nil.
 	Close func(context.Context) error
 }
+
+// Recorder records what a worker measures itself. Latencies recorded
+// through it are service times (never corrected to an intended start).
+// A Recorder belongs to one worker and is not safe for concurrent use.
+type Recorder interface {
+	// Record adds the latency of one operation of type op.
+	Record(op int, d time.Duration)
+	// RecordError counts a failed operation of type op that the worker
+	// handled (retried or ignored); it does not end the run.
+	RecordError(op int)
+}
+
+// OpClass is the kind of an operation, for sysbench-style query counts.
+type OpClass int
+
+// Operation classes.
+const (
+	// ClassTransaction is a whole transaction or event (sysbench's "tps").
+	ClassTransaction OpClass = iota
+	// ClassRead is a query that reads.
+	ClassRead
+	// ClassWrite is a query that writes.
+	ClassWrite
+	// ClassOther is any other query (BEGIN, COMMIT).
+	ClassOther
+)
 
 // Table is a table a workload creates and loads.
 type Table struct {

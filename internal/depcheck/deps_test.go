@@ -1,0 +1,82 @@
+package depcheck_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/stampede-bench/stampede"
+
+// imports returns, per package of the module, its direct imports (deps =
+// false) or every package it depends on (deps = true).
+func imports(t *testing.T, deps bool) map[string][]string {
+	t.Helper()
+	format := `{{.ImportPath}} {{join .Imports " "}}`
+	if deps {
+		format = `{{.ImportPath}} {{join .Deps " "}}`
+	}
+	out, err := exec.Command("go", "list", "-f", format, module+"/...").Output()
+	if err != nil {
+		t.Skipf("go list failed: %v", err)
+	}
+	m := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		m[strings.TrimPrefix(f[0], module+"/")] = f[1:]
+	}
+	return m
+}
+
+func TestLayers(t *testing.T) {
+	direct := imports(t, false)
+	all := imports(t, true)
+	ours := func(p string) bool { return strings.HasPrefix(p, module+"/") }
+	sql := func(p string) bool {
+		return strings.HasPrefix(p, "github.com/jackc/") || p == "database/sql" || strings.HasPrefix(p, "modernc.org/sqlite")
+	}
+	for _, tc := range []struct {
+		pkg    string
+		deps   bool // check transitive dependencies instead of direct imports
+		banned func(string) bool
+		why    string
+	}{
+		{"stats", true, func(p string) bool { return ours(p) || sql(p) }, "stats is a leaf: no SQL, nothing of ours"},
+		{"randgen", true, ours, "randgen is a leaf"},
+		{"runlog", true, func(p string) bool { return ours(p) || sql(p) }, "runlog is a leaf: no SQL, nothing of ours"},
+		{"dialect", true, func(p string) bool { return ours(p) || sql(p) }, "a dialect is SQL text only: no connections"},
+		{"report", false, func(p string) bool { return ours(p) && !strings.HasSuffix(p, "/stats") }, "formatters take computed figures (stats) and nothing else"},
+		{"engine", false, func(p string) bool {
+			return sql(p) || (ours(p) && !strings.HasSuffix(p, "/stats") && !strings.HasSuffix(p, "/workload"))
+		}, "the engine knows workloads and stats only"},
+	} {
+		list := direct[tc.pkg]
+		if tc.deps {
+			list = all[tc.pkg]
+		}
+		if list == nil && direct[tc.pkg] == nil {
+			if _, ok := direct[tc.pkg]; !ok {
+				t.Errorf("package %s not found", tc.pkg)
+				continue
+			}
+		}
+		for _, p := range list {
+			if tc.banned(p) {
+				t.Errorf("%s imports %s: %s", tc.pkg, p, tc.why)
+			}
+		}
+	}
+	// Workloads never import the engine, the CLI, the run log or formatters.
+	for pkg, list := range all {
+		if !strings.HasPrefix(pkg, "workload") {
+			continue
+		}
+		for _, p := range list {
+			for _, banned := range []string{"/engine", "/internal/cli", "/report", "/runlog"} {
+				if p == module+banned {
+					t.Errorf("%s depends on %s: workloads stay below the engine and the outputs", pkg, p)
+				}
+			}
+		}
+	}
+}
