@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/stampede-bench/stampede/stats"
@@ -102,8 +103,9 @@ func (t *Text) Final(elapsed time.Duration, ops []Op, total Op, extra []Extra) e
 
 func (t *Text) finalLine(elapsed time.Duration, op Op) error {
 	c := op.Cumulative
-	_, err := fmt.Fprintf(t.W, "%8.1fs %8d %14d %14.1f %8s %8s %8s %8s %8s  %s\n",
+	line := fmt.Sprintf("%8.1fs %8d %14d %14.1f %8s %8s %8s %8s %8s  %s",
 		elapsed.Seconds(), c.Errors, c.Count, c.Rate, ms(c.Mean), ms(c.P50), ms(c.P95), ms(c.P99), ms(c.Max), op.Name)
+	_, err := fmt.Fprintln(t.W, strings.TrimRight(line, " "))
 	return err
 }
 

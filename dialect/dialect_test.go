@@ -1,0 +1,31 @@
+package dialect_test
+
+import (
+	"testing"
+
+	"github.com/stampede-bench/stampede/dialect"
+)
+
+func TestPostgres(t *testing.T) {
+	d := dialect.Postgres{}
+	for _, tc := range []struct{ got, want string }{
+		{d.Placeholder(1), "$1"},
+		{d.Placeholder(12), "$12"},
+		{dialect.Placeholders(d, 3, 3), "$3, $4, $5"},
+		{d.QuoteIdent(`order`), `"order"`},
+		{d.QuoteIdent(`we"ird`), `"we""ird"`},
+		{d.CreateDatabase("ycsb"), `CREATE DATABASE "ycsb"`},
+		{d.DropDatabase("ycsb"), `DROP DATABASE IF EXISTS "ycsb"`},
+		{d.CreateTable("t", "(k INT PRIMARY KEY)"), "CREATE TABLE t (k INT PRIMARY KEY)"},
+		{d.DropTable("t"), "DROP TABLE IF EXISTS t"},
+		{d.AnalyzeTable("t"), "ANALYZE t"},
+		{dialect.TableExistsQuery(d), "SELECT to_regclass($1) IS NOT NULL"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("got %q, want %q", tc.got, tc.want)
+		}
+	}
+	if c := d.Capabilities(); !c.Copy || !c.CreateDatabaseTemplate {
+		t.Errorf("capabilities %+v", c)
+	}
+}
