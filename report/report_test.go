@@ -87,3 +87,25 @@ func TestJSON(t *testing.T) {
 	}
 	golden(t, "json.golden", b.Bytes())
 }
+
+func TestSysbench(t *testing.T) {
+	var b bytes.Buffer
+	s := &report.Sysbench{W: &b}
+	if err := s.Header("0.1.0", 8, 1, 42); err != nil {
+		t.Fatal(err)
+	}
+	for i, tps := range []float64{731.54, 262.07} {
+		_ = s.Interval(report.SysbenchInterval{Elapsed: float64(i + 1), Threads: 8, TPS: tps, QPS: tps * 20,
+			Read: tps * 14, Write: tps * 4, Other: tps * 2, Percentile: 95, Latency: 4.91, ErrPS: 7.98})
+	}
+	err := s.Final(report.SysbenchFinal{
+		Read: 10864, Write: 3053, Other: 1570, Transactions: 760, IgnoredErrors: 16, Seconds: 2.0117,
+		Percentile: 95, LatMin: 0.91, LatAvg: 5.27, LatMax: 1009.01, LatPct: 4.65, LatSum: 4005.09,
+		EventsAvg: 380, EventsStddev: 2, ExecAvg: 2.0025, ExecStddev: 0,
+		Histogram: []stats.Bucket{{Value: 0.608, Count: 1}, {Value: 2.433, Count: 44}, {Value: 2.477, Count: 31}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "sysbench.golden", b.Bytes())
+}

@@ -150,3 +150,24 @@ func BenchmarkRecord(b *testing.B) {
 	}
 	h.Flush()
 }
+
+func TestLogBuckets(t *testing.T) {
+	h := stats.NewHistogram()
+	for _, v := range []time.Duration{time.Millisecond, time.Millisecond, 2 * time.Millisecond, 50 * time.Millisecond, time.Nanosecond} {
+		_ = h.RecordValue(stats.Clamp(v))
+	}
+	b := stats.LogBuckets(h, 1024, 0.001, 100000)
+	var total int64
+	for i, x := range b {
+		total += x.Count
+		if i > 0 && x.Value <= b[i-1].Value {
+			t.Errorf("buckets not increasing: %v", b)
+		}
+	}
+	if total != 5 || len(b) != 4 {
+		t.Errorf("buckets %v", b)
+	}
+	if b[1].Count != 2 || b[1].Value > 1.0 || b[1].Value < 0.98 {
+		t.Errorf("1ms bucket %+v", b[1])
+	}
+}

@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"math"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -61,4 +62,45 @@ func Summarize(h *hdrhistogram.Histogram, errors int64, d time.Duration) Summary
 	s.Max = Ms(h.Max())
 	s.Stdev = h.StdDev() / 1e6
 	return s
+}
+
+// Bucket is one bar of a latency histogram printout.
+type Bucket struct {
+	// Value is the bucket's lower bound in milliseconds.
+	Value float64
+	// Count is the number of values in the bucket.
+	Count int64
+}
+
+// LogBuckets regroups h into n logarithmic buckets between loMs and hiMs
+// milliseconds (sysbench prints its latency histogram this way: 1024
+// buckets from 0.001 to 100,000 ms) and returns the non-empty ones in
+// increasing order. Values outside the range go to the first or last
+// bucket.
+func LogBuckets(h *hdrhistogram.Histogram, n int, loMs, hiMs float64) []Bucket {
+	if n < 1 || loMs <= 0 || hiMs <= loMs {
+		return nil
+	}
+	counts := make([]int64, n)
+	logLo := math.Log(loMs)
+	scale := float64(n) / (math.Log(hiMs) - logLo)
+	for _, bar := range h.Distribution() {
+		if bar.Count == 0 {
+			continue
+		}
+		v := Ms(bar.From)
+		i := 0
+		if v > loMs {
+			i = int((math.Log(v) - logLo) * scale)
+		}
+		i = min(max(i, 0), n-1)
+		counts[i] += bar.Count
+	}
+	var out []Bucket
+	for i, c := range counts {
+		if c > 0 {
+			out = append(out, Bucket{Value: math.Exp(logLo + float64(i)/scale), Count: c})
+		}
+	}
+	return out
 }

@@ -57,6 +57,9 @@ func Setup(ctx context.Context, db *sqlx.DB, gen Generator, opts LoadOptions) er
 		hooks = h.Hooks()
 	}
 	for _, t := range tables {
+		if db.Null() {
+			break // nothing exists and nothing is created
+		}
 		exists, err := TableExists(ctx, db, t.Name)
 		if err != nil {
 			return fmt.Errorf("checking table %s: %w", t.Name, err)

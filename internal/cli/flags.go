@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,16 +19,66 @@ type connFlags struct {
 	db     string
 	conns  int
 	driver string
+	// sysbench's connection options, an alternative to a URL.
+	pgHost, pgUser, pgPassword, pgDB string
+	pgPort                           int
+	dbDriver                         string
 }
 
 func (c *connFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&c.db, "db", "", "database to use (default: the workload's name, unless the URL names one)")
 	fs.IntVar(&c.conns, "conns", 0, "number of connections, spread over the URLs (default: one per worker)")
 	fs.StringVar(&c.driver, "driver", sqlx.DriverPostgres, "driver: postgres, or null to run the workload without a server (measures stampede itself)")
+	fs.StringVar(&c.pgHost, "pgsql-host", "", "sysbench-style connection: host (instead of a URL)")
+	fs.IntVar(&c.pgPort, "pgsql-port", 0, "sysbench-style connection: port")
+	fs.StringVar(&c.pgUser, "pgsql-user", "", "sysbench-style connection: user")
+	fs.StringVar(&c.pgPassword, "pgsql-password", "", "sysbench-style connection: password")
+	fs.StringVar(&c.pgDB, "pgsql-db", "", "sysbench-style connection: database (same as --db)")
+	fs.StringVar(&c.dbDriver, "db-driver", "pgsql", "sysbench's driver option; only pgsql is supported")
+	for _, name := range []string{"pgsql-host", "pgsql-port", "pgsql-user", "pgsql-password", "pgsql-db", "db-driver"} {
+		_ = fs.MarkHidden(name)
+	}
+}
+
+// sysbenchURL builds a URL from the --pgsql-* options, or returns "" when
+// none is given.
+func (c *connFlags) sysbenchURL() string {
+	if c.pgHost == "" && c.pgPort == 0 && c.pgUser == "" && c.pgPassword == "" {
+		return ""
+	}
+	u := &url.URL{Scheme: "postgresql", Host: c.pgHost}
+	if c.pgHost == "" {
+		u.Host = "localhost"
+	}
+	if c.pgPort != 0 {
+		u.Host += fmt.Sprintf(":%d", c.pgPort)
+	}
+	if c.pgUser != "" {
+		u.User = url.User(c.pgUser)
+		if c.pgPassword != "" {
+			u.User = url.UserPassword(c.pgUser, c.pgPassword)
+		}
+	}
+	return u.String()
 }
 
 // options builds sqlx options for the given URLs and workload.
 func (c *connFlags) options(urls []string, workloadName string, conns int) (sqlx.Options, error) {
+	if c.dbDriver != "" && c.dbDriver != "pgsql" {
+		return sqlx.Options{}, usagef("unsupported --db-driver %q: only pgsql (PostgreSQL and compatible servers) is supported", c.dbDriver)
+	}
+	if c.pgDB != "" {
+		if c.db != "" && c.db != c.pgDB {
+			return sqlx.Options{}, usagef("--pgsql-db %q and --db %q disagree: give one of them", c.pgDB, c.db)
+		}
+		c.db = c.pgDB
+	}
+	if u := c.sysbenchURL(); u != "" {
+		if len(urls) > 0 {
+			return sqlx.Options{}, usagef("give either connection URLs or --pgsql-host/--pgsql-port/--pgsql-user, not both")
+		}
+		urls = []string{u}
+	}
 	opts := sqlx.Options{URLs: urls, Driver: c.driver, MaxConns: conns, AppName: "stampede"}
 	if c.conns > 0 {
 		opts.MaxConns = c.conns
@@ -98,14 +149,24 @@ type runFlags struct {
 	tags           []string
 	latency        string
 	cpuProfile     string
+	// sysbench's general options.
+	timeSecs       int
+	rate           float64
+	reportInterval int
+	percentile     float64
+	histogram      bool
+	randSeed       uint64
+	outputStyle    string
 }
 
 func (r *runFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&r.concurrency, "concurrency", 8, "number of concurrent workers")
 	fs.IntVar(&r.threads, "threads", 0, "alias of --concurrency (sysbench's name)")
+	_ = fs.MarkHidden("threads")
 	fs.DurationVar(&r.duration, "duration", 0, "how long to run after the ramp, such as 60s or 10m (0: until --max-ops or Ctrl-C)")
 	fs.Int64Var(&r.maxOps, "max-ops", 0, "stop after this many operations in total (0: no limit)")
 	fs.Int64Var(&r.events, "events", 0, "alias of --max-ops (sysbench's name)")
+	_ = fs.MarkHidden("events")
 	fs.DurationVar(&r.ramp, "ramp", 0, "start workers gradually over this time; the ramp is excluded from the final figures")
 	fs.Float64Var(&r.maxRate, "max-rate", 0, "total operations per second, scheduled open-loop; latency is then measured from each operation's intended start (0: as fast as possible)")
 	fs.DurationVar(&r.displayEvery, "display-every", time.Second, "interval between progress lines")
@@ -117,6 +178,16 @@ func (r *runFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&r.latency, "latency", "", "under --max-rate, which latency the progress lines show: intended (from the scheduled start, the default), service, or both")
 	fs.StringVar(&r.cpuProfile, "cpuprofile", "", "write a Go CPU profile of stampede itself to this file")
 	_ = fs.MarkHidden("cpuprofile")
+	fs.StringVar(&r.outputStyle, "output-style", "stampede", "output style: stampede, or sysbench (sysbench's interval lines and final report)")
+	fs.IntVar(&r.timeSecs, "time", 0, "sysbench's name for --duration, in seconds")
+	fs.Float64Var(&r.rate, "rate", 0, "sysbench's name for --max-rate")
+	fs.IntVar(&r.reportInterval, "report-interval", 0, "sysbench's intermediate report interval in seconds (0: none); sets --display-every")
+	fs.Float64Var(&r.percentile, "percentile", 95, "latency percentile shown by --output-style sysbench")
+	fs.BoolVar(&r.histogram, "histogram", false, "print a latency histogram at the end (sysbench's --histogram)")
+	fs.Uint64Var(&r.randSeed, "rand-seed", 0, "sysbench's name for --seed")
+	for _, name := range []string{"time", "rate", "report-interval", "rand-seed"} {
+		_ = fs.MarkHidden(name)
+	}
 }
 
 // resolve applies aliases and validates; fs tells which flags were set.
@@ -132,6 +203,46 @@ func (r *runFlags) resolve(fs *pflag.FlagSet) error {
 			return usagef("--events %d and --max-ops %d disagree: give one of them", r.events, r.maxOps)
 		}
 		r.maxOps = r.events
+	}
+	if fs.Changed("time") {
+		if fs.Changed("duration") {
+			return usagef("give --time or --duration, not both")
+		}
+		if r.timeSecs < 0 {
+			return usagef("--time=%d is negative: use 0 for no limit", r.timeSecs)
+		}
+		r.duration = time.Duration(r.timeSecs) * time.Second
+	}
+	if fs.Changed("rate") {
+		if fs.Changed("max-rate") {
+			return usagef("give --rate or --max-rate, not both")
+		}
+		r.maxRate = r.rate
+	}
+	if fs.Changed("rand-seed") {
+		if fs.Changed("seed") && r.seed != r.randSeed {
+			return usagef("--rand-seed and --seed disagree: give one of them")
+		}
+		r.seed = r.randSeed
+	}
+	if fs.Changed("report-interval") {
+		if r.reportInterval < 0 {
+			return usagef("--report-interval=%d is negative", r.reportInterval)
+		}
+		if r.reportInterval > 0 && !fs.Changed("display-every") {
+			r.displayEvery = time.Duration(r.reportInterval) * time.Second
+		}
+	}
+	switch r.outputStyle {
+	case "stampede", "sysbench":
+	default:
+		return usagef("unknown --output-style %q: use stampede or sysbench", r.outputStyle)
+	}
+	if r.outputStyle == "sysbench" && r.format == "json" {
+		return usagef("--output-style sysbench is text: drop --format json")
+	}
+	if r.percentile <= 0 || r.percentile > 100 {
+		return usagef("--percentile %g must be in (0, 100]", r.percentile)
 	}
 	if r.concurrency < 1 {
 		return usagef("--concurrency %d: need at least 1 worker", r.concurrency)

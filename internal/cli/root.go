@@ -37,15 +37,44 @@ func Main(args []string, stdout, stderr io.Writer) int {
 func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	a := &app{stdout: stdout, stderr: stderr}
 	a.secrets = sqlx.Secrets(connArgs(args), os.Getenv)
+	args, err := sysbenchOrder(args)
+	if err != nil {
+		fmt.Fprintf(stderr, "stampede: error: %s\n", err)
+		return exitCode(err)
+	}
 	root := a.rootCmd()
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.ExecuteContext(ctx)
+	err = root.ExecuteContext(ctx)
 	if err != nil && !errors.Is(err, errInterrupted) {
 		fmt.Fprintf(stderr, "stampede: error: %s\n", sqlx.Scrub(oneLine(err.Error()), a.secrets))
 	}
 	return exitCode(err)
+}
+
+// verbs a workload takes, with sysbench's name for init.
+var workloadVerbs = map[string]string{"prepare": "init", "init": "init", "run": "run", "check": "check", "cleanup": "cleanup"}
+
+// sysbenchOrder accepts sysbench's word order, `stampede WORKLOAD [flags]
+// VERB [flags]`, by moving the verb first: `stampede VERB WORKLOAD ...`.
+// The last verb word after the workload's name is the verb, as sysbench
+// takes its command last.
+func sysbenchOrder(args []string) ([]string, error) {
+	if len(args) == 0 {
+		return args, nil
+	}
+	if _, ok := workload.Get(args[0]); !ok {
+		return args, nil
+	}
+	for i := len(args) - 1; i >= 1; i-- {
+		if verb, ok := workloadVerbs[args[i]]; ok {
+			out := []string{verb, args[0]}
+			out = append(out, args[1:i]...)
+			return append(out, args[i+1:]...), nil
+		}
+	}
+	return nil, usagef("say what to do with %s: `stampede %s [flags] prepare|run|check|cleanup` (or `stampede run %s ...`)", args[0], args[0], args[0])
 }
 
 // connArgs picks the arguments that may hold connection secrets.

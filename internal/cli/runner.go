@@ -205,11 +205,18 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 		fmt.Fprintf(a.stderr, "open loop at %.0f ops/s: latency counts from each operation's scheduled start\n", cfg.MaxRate)
 	}
 
-	var out report.Formatter = &report.Text{W: a.stdout}
-	if rf.format == "json" {
-		out = &report.JSON{W: a.stdout}
-	}
 	disp := newDisplay(load.Ops, series.Rated, rf.latency)
+	var out output
+	switch {
+	case rf.outputStyle == "sysbench":
+		out = newSysbenchOutput(a.stdout, rf, load, seed, start)
+	case rf.format == "json":
+		out = &stampedeOutput{f: &report.JSON{W: a.stdout}, disp: disp, start: start}
+	default:
+		out = &stampedeOutput{f: &report.Text{W: a.stdout}, disp: disp, start: start, w: a.stdout, histogram: rf.histogram,
+			quiet: spec.fs.Changed("report-interval") && rf.reportInterval == 0}
+	}
+	out.header()
 	var last stats.Tick
 	var writeErr error
 	hooks := engine.Hooks{
@@ -230,7 +237,7 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 			if final {
 				return
 			}
-			_ = out.Interval(t.End.Sub(start), intervalOps(t, disp))
+			out.interval(t, db.Reconnects())
 		},
 	}
 	if rf.cpuProfile != "" {
@@ -255,8 +262,6 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 		runErr = errInterrupted
 	}
 	sum.Status = status
-	finalOps, total := finalOps(last, disp)
-	elapsed := last.End.Sub(last.CumStart)
 	extra := []report.Extra{{Name: "reconnects", Value: float64(sum.Reconnects), Text: fmt.Sprint(sum.Reconnects)}}
 	for _, code := range sortedKeys(sum.Errors) {
 		extra = append(extra, report.Extra{Name: "errors_" + code, Value: float64(sum.Errors[code]), Text: fmt.Sprintf("%d (error code %s)", sum.Errors[code], code)})
@@ -269,7 +274,7 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 			}
 		}
 	}
-	_ = out.Final(elapsed, finalOps, total, extra)
+	out.final(last, res, extra)
 	if err := rw.Finish(time.Now(), status, sum.Error, sum); err != nil && writeErr == nil {
 		writeErr = err
 	}

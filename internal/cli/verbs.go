@@ -21,17 +21,19 @@ type verb struct {
 	short string
 	// example is a usage line; WORKLOAD is replaced by the workload's name.
 	example string
+	// aliases are other names of the verb (sysbench's "prepare").
+	aliases []string
 }
 
 var (
-	verbInit = verb{"init", "Create a workload's schema and load its initial data",
-		"stampede init WORKLOAD [flags] [URL...]"}
+	verbInit = verb{"init", "Create a workload's schema and load its initial data (sysbench's prepare)",
+		"stampede init WORKLOAD [flags] [URL...]", []string{"prepare"}}
 	verbRun = verb{"run", "Run a workload and report throughput and latency",
-		"stampede run WORKLOAD [flags] [URL...]"}
+		"stampede run WORKLOAD [flags] [URL...]", nil}
 	verbCheck = verb{"check", "Run a workload's consistency checks",
-		"stampede check WORKLOAD [flags] [URL...]"}
+		"stampede check WORKLOAD [flags] [URL...]", nil}
 	verbCleanup = verb{"cleanup", "Drop a workload's tables",
-		"stampede cleanup WORKLOAD [flags] [URL...]"}
+		"stampede cleanup WORKLOAD [flags] [URL...]", nil}
 )
 
 const urlHelp = `URLs are libpq connection strings: postgresql://user:password@host:port/db?sslmode=...
@@ -42,10 +44,11 @@ spread round-robin over them.`
 // workloadVerb builds a verb command with one subcommand per workload.
 func (a *app) workloadVerb(v verb) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   v.name + " WORKLOAD [flags] [URL...]",
-		Short: v.short,
-		Long:  v.short + ".\n\n" + urlHelp + "\n\nWorkloads: " + workloadNames() + " (see `stampede workloads`).",
-		Args:  cobra.ArbitraryArgs,
+		Use:     v.name + " WORKLOAD [flags] [URL...]",
+		Aliases: v.aliases,
+		Short:   v.short,
+		Long:    v.short + ".\n\n" + urlHelp + "\n\nWorkloads: " + workloadNames() + " (see `stampede workloads`).",
+		Args:    cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usagef("name a workload: `%s` (workloads: %s)", strings.Replace(v.example, "WORKLOAD", "NAME", 1), workloadNames())
@@ -148,16 +151,24 @@ func (a *app) openDB(ctx context.Context, gen workload.Generator, cf *connFlags,
 type initFlags struct {
 	drop        bool
 	concurrency int
+	threads     int
 	seed        uint64
 }
 
 func (f *initFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.drop, "drop", false, "drop existing tables first")
 	fs.IntVar(&f.concurrency, "concurrency", 2*runtime.GOMAXPROCS(0), "number of parallel COPY streams")
+	fs.IntVar(&f.threads, "threads", 0, "sysbench's name for --concurrency")
+	_ = fs.MarkHidden("threads")
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed for the generated data (0: pick one and print it)")
+	fs.Uint64Var(&f.seed, "rand-seed", 0, "sysbench's name for --seed")
+	_ = fs.MarkHidden("rand-seed")
 }
 
 func (a *app) initWorkload(ctx context.Context, gen workload.Generator, cf *connFlags, f *initFlags, urls []string) error {
+	if f.threads > 0 {
+		f.concurrency = f.threads
+	}
 	if f.concurrency < 1 {
 		return usagef("--concurrency %d: need at least 1 loader", f.concurrency)
 	}

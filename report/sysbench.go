@@ -1,0 +1,134 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/stampede-bench/stampede/stats"
+)
+
+// SysbenchInterval is one intermediate report line of sysbench's format.
+type SysbenchInterval struct {
+	// Elapsed is seconds since the start.
+	Elapsed float64
+	// Threads is the number of running workers.
+	Threads int
+	// TPS, QPS and the Read/Write/Other query rates are per second over
+	// the interval.
+	TPS, QPS, Read, Write, Other float64
+	// Percentile is the latency percentile shown (sysbench's --percentile)
+	// and Latency its value in milliseconds.
+	Percentile float64
+	Latency    float64
+	// ErrPS and ReconnPS are ignored errors and reconnects per second.
+	ErrPS, ReconnPS float64
+}
+
+// SysbenchFinal is the final report of sysbench's format.
+type SysbenchFinal struct {
+	// Query and transaction counts.
+	Read, Write, Other, Transactions, IgnoredErrors, Reconnects int64
+	// Seconds is the total time.
+	Seconds float64
+	// Latency of events in milliseconds.
+	Percentile                             float64
+	LatMin, LatAvg, LatMax, LatPct, LatSum float64
+	// Threads fairness: events per worker and seconds spent per worker.
+	EventsAvg, EventsStddev, ExecAvg, ExecStddev float64
+	// Histogram, when not nil, is printed first (sysbench's --histogram).
+	Histogram []stats.Bucket
+}
+
+// Sysbench writes sysbench 1.0's output format, so that scripts that parse
+// sysbench output keep working.
+type Sysbench struct {
+	W io.Writer
+}
+
+// Header writes the lines sysbench prints before the run starts.
+func (s *Sysbench) Header(version string, threads int, reportEvery int, seed uint64) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "stampede %s (sysbench-compatible output)\n\n", version)
+	b.WriteString("Running the test with following options:\n")
+	fmt.Fprintf(&b, "Number of threads: %d\n", threads)
+	if reportEvery > 0 {
+		fmt.Fprintf(&b, "Report intermediate results every %d second(s)\n", reportEvery)
+	}
+	fmt.Fprintf(&b, "Initializing random number generator from seed (%d).\n\n\n", seed)
+	b.WriteString("Initializing worker threads...\n\nThreads started!\n\n")
+	_, err := io.WriteString(s.W, b.String())
+	return err
+}
+
+// Interval writes one intermediate report line.
+func (s *Sysbench) Interval(i SysbenchInterval) error {
+	_, err := fmt.Fprintf(s.W, "[ %.0fs ] thds: %d tps: %4.2f qps: %4.2f (r/w/o: %4.2f/%4.2f/%4.2f) lat (ms,%s%%): %4.2f err/s: %4.2f reconn/s: %4.2f\n",
+		i.Elapsed, i.Threads, i.TPS, i.QPS, i.Read, i.Write, i.Other, pct(i.Percentile), i.Latency, i.ErrPS, i.ReconnPS)
+	return err
+}
+
+// Final writes the final report.
+func (s *Sysbench) Final(f SysbenchFinal) error {
+	var b strings.Builder
+	if f.Histogram != nil {
+		writeHistogram(&b, f.Histogram)
+	}
+	secs := f.Seconds
+	if secs <= 0 {
+		secs = 1e-9
+	}
+	queries := f.Read + f.Write + f.Other
+	b.WriteString("SQL statistics:\n    queries performed:\n")
+	fmt.Fprintf(&b, "        read:                            %d\n", f.Read)
+	fmt.Fprintf(&b, "        write:                           %d\n", f.Write)
+	fmt.Fprintf(&b, "        other:                           %d\n", f.Other)
+	fmt.Fprintf(&b, "        total:                           %d\n", queries)
+	fmt.Fprintf(&b, "    transactions:                        %-6d (%.2f per sec.)\n", f.Transactions, float64(f.Transactions)/secs)
+	fmt.Fprintf(&b, "    queries:                             %-6d (%.2f per sec.)\n", queries, float64(queries)/secs)
+	fmt.Fprintf(&b, "    ignored errors:                      %-6d (%.2f per sec.)\n", f.IgnoredErrors, float64(f.IgnoredErrors)/secs)
+	fmt.Fprintf(&b, "    reconnects:                          %-6d (%.2f per sec.)\n\n", f.Reconnects, float64(f.Reconnects)/secs)
+	b.WriteString("General statistics:\n")
+	fmt.Fprintf(&b, "    total time:                          %.4fs\n", f.Seconds)
+	fmt.Fprintf(&b, "    total number of events:              %d\n\n", f.Transactions)
+	b.WriteString("Latency (ms):\n")
+	fmt.Fprintf(&b, "         min:                              %10.2f\n", f.LatMin)
+	fmt.Fprintf(&b, "         avg:                              %10.2f\n", f.LatAvg)
+	fmt.Fprintf(&b, "         max:                              %10.2f\n", f.LatMax)
+	fmt.Fprintf(&b, "         %-33s %10.2f\n", pct(f.Percentile)+"th percentile:", f.LatPct)
+	fmt.Fprintf(&b, "         sum:                              %10.2f\n\n", f.LatSum)
+	b.WriteString("Threads fairness:\n")
+	fmt.Fprintf(&b, "    events (avg/stddev):           %.4f/%3.2f\n", f.EventsAvg, f.EventsStddev)
+	fmt.Fprintf(&b, "    execution time (avg/stddev):   %.4f/%3.2f\n\n", f.ExecAvg, f.ExecStddev)
+	_, err := io.WriteString(s.W, b.String())
+	return err
+}
+
+// pct renders a percentile as sysbench does: "95", or "99.9".
+func pct(p float64) string {
+	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.3f", p), "0"), ".")
+}
+
+// Histogram writes a latency histogram as sysbench's --histogram does.
+func Histogram(w io.Writer, buckets []stats.Bucket) error {
+	var b strings.Builder
+	writeHistogram(&b, buckets)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeHistogram writes sysbench's latency histogram: one line per
+// non-empty bucket with a bar of up to 40 stars scaled to the fullest.
+func writeHistogram(b *strings.Builder, buckets []stats.Bucket) {
+	b.WriteString("Latency histogram (values are in milliseconds)\n")
+	b.WriteString("       value  ------------- distribution ------------- count\n")
+	var most int64
+	for _, x := range buckets {
+		most = max(most, x.Count)
+	}
+	for _, x := range buckets {
+		stars := int((x.Count*40 + most - 1) / most)
+		fmt.Fprintf(b, "%12.3f |%-40s %d\n", x.Value, strings.Repeat("*", stars), x.Count)
+	}
+	b.WriteString(" \n")
+}
