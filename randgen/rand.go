@@ -8,9 +8,10 @@ import (
 )
 
 // New returns a *rand.Rand driven by a PCG source (math/rand/v2) seeded with
-// (seed, stream). The same pair always yields the same sequence; pairs that
-// differ in either value yield unrelated sequences, so a run can give every
-// worker its own stream of one seed.
+// (seed, stream), the two halves of its 128-bit state. The same pair always
+// yields the same sequence; pairs that differ in either value start at
+// unrelated points of the 2¹²⁸-long sequence, so a run can give every worker
+// its own stream of one seed.
 //
 // New is safe for concurrent use; the returned *rand.Rand is not (give each
 // goroutine its own).

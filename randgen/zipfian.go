@@ -285,10 +285,10 @@ var _ IntGenerator = (*ScrambledZipfian)(nil)
 // With constant == ZipfianConstant (the only constant YCSB's workloads use),
 // the underlying Zipfian spans [0, ScrambledItemCount] with YCSB's
 // precomputed zeta ZetanScrambled, exactly as in YCSB, whatever the range.
-// With any other constant it spans the item count, [0, hi-lo], with zeta
-// computed for it (YCSB would still span [0, ScrambledItemCount], computing
-// that zeta, and the hashed tail of 10^10 ranks would make such a
-// distribution nearly uniform). It panics if hi < lo, if the item count
+// With any other constant it spans the same ranks with zeta computed for
+// the constant, as YCSB does (the hashed tail of 10^10 ranks makes such a
+// distribution much flatter than the constant suggests; that is YCSB's
+// behaviour, kept so that results compare). It panics if hi < lo, if the item count
 // overflows int64, or if constant is not in [0, 1). It is safe for concurrent
 // use; the result is not.
 func NewScrambledZipfian(lo, hi int64, constant float64) *ScrambledZipfian {
@@ -296,7 +296,9 @@ func NewScrambledZipfian(lo, hi int64, constant float64) *ScrambledZipfian {
 	if constant == ZipfianConstant {
 		s.gen.init("NewScrambledZipfian", 0, ScrambledItemCount, constant, ZetanScrambled)
 	} else {
-		s.gen.init("NewScrambledZipfian", 0, s.count-1, constant, Zeta(s.count, constant))
+		// As YCSB: the underlying space stays 10^10 items whatever the
+		// constant; only zeta changes (computed, not precomputed).
+		s.gen.init("NewScrambledZipfian", 0, ScrambledItemCount, constant, Zeta(ScrambledItemCount+1, constant))
 	}
 	s.key0, s.key1 = s.scramble(0), s.scramble(1)
 	return s

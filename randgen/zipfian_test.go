@@ -230,11 +230,11 @@ func TestScrambledZipfianDistribution(t *testing.T) {
 		{-7, 5000, 0.8},
 	} {
 		t.Run(fmt.Sprintf("count=%d,theta=%v", tc.count, tc.theta), func(t *testing.T) {
-			// θ = 0.99 draws from YCSB's 10^10+1 ranks with its zeta; other
-			// constants from count ranks.
+			// Every constant draws from YCSB's 10^10+1 ranks: θ = 0.99 with
+			// YCSB's precomputed zeta, others with zeta computed for them.
 			n, zetan := int64(randgen.ScrambledItemCount+1), randgen.ZetanScrambled
 			if tc.theta != randgen.ZipfianConstant {
-				n, zetan = tc.count, harmonic(tc.count, tc.theta)
+				zetan = randgen.Zeta(n, tc.theta)
 			}
 			p := scrambledProbs(tc.count, n, tc.theta, zetan)
 			// The expected top-1% share: the count/100 most probable

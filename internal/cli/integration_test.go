@@ -175,6 +175,12 @@ func TestInitRunCleanup(t *testing.T) {
 	if r := stampede(t, append(append([]string{"init", "ycsb", "--drop"}, dbFlag...), srv)...); r.code != 0 {
 		t.Errorf("init --drop: %d %s", r.code, r.stderr)
 	}
+	// Fewer connections than workers: workers share the pool.
+	r = stampede(t, append(append([]string{"run", "ycsb", "--duration", "1s", "--concurrency", "6", "--conns", "2",
+		"--results-dir", t.TempDir()}, dbFlag...), srv)...)
+	if r.code != 0 || !strings.Contains(r.stdout, "__result") {
+		t.Errorf("run with --conns 2: %d %s", r.code, r.stderr)
+	}
 	if r := stampede(t, append(append([]string{"cleanup", "ycsb"}, dbFlag...), srv)...); r.code != 0 {
 		t.Errorf("cleanup: %d %s", r.code, r.stderr)
 	}
