@@ -31,7 +31,8 @@ type Config struct {
 	// otherwise the first error ends it.
 	TolerateErrors bool
 	// Grace is how long in-flight operations may take to finish after the
-	// run ends before they are cancelled; 0 means 5s.
+	// run ends; workers still busy then are abandoned (the run returns
+	// without them). 0 means 5s.
 	Grace time.Duration
 }
 
@@ -160,12 +161,16 @@ func Run(ctx context.Context, cfg Config, load workload.QueryLoad, reg *stats.Re
 	if grace == 0 {
 		grace = 5 * time.Second
 	}
-	opCtx, cancelOps := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancelOps()
+	// Operations get a context that is never cancelled: a cancellable one
+	// costs every query a context watcher in the driver (a quarter of the
+	// client's own CPU in pgx), and the end of a run waits for operations
+	// in flight instead of aborting them. Stuck operations are abandoned
+	// after the grace period.
+	opCtx := context.WithoutCancel(ctx)
 
 	start := time.Now()
 	r.base = start
-	r.result.Workers = make([]WorkerStats, n)
+	r.workers = make([]WorkerStats, n)
 	r.result.Start = start
 	r.result.RampEnd = start
 
@@ -244,8 +249,7 @@ loop:
 			stopCh = nil
 			beginStop()
 		case <-graceTimer:
-			graceTimer = nil
-			cancelOps()
+			break loop // abandon workers stuck in an operation
 		case <-allDone:
 			break loop
 		}
@@ -258,6 +262,9 @@ loop:
 	if p := r.fatal.Load(); p != nil {
 		r.result.Err = p
 	}
+	r.workersMu.Lock()
+	r.result.Workers = append([]WorkerStats(nil), r.workers...)
+	r.workersMu.Unlock()
 	return r.result
 }
 
@@ -274,6 +281,9 @@ type runner struct {
 	fatal    atomic.Pointer[OpError]
 	result   Result
 	base     time.Time // the run's start; worker times are offsets from it
+
+	workersMu sync.Mutex
+	workers   []WorkerStats
 }
 
 func (r *runner) rampDone(at time.Time) {
@@ -331,7 +341,11 @@ func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Dur
 	}
 	var ops int64
 	var busy time.Duration
-	defer func() { r.result.Workers[w] = WorkerStats{Ops: ops, Busy: busy} }()
+	defer func() {
+		r.workersMu.Lock()
+		r.workers[w] = WorkerStats{Ops: ops, Busy: busy}
+		r.workersMu.Unlock()
+	}()
 	n := len(r.load.Workers)
 	var interval, next time.Duration
 	if r.rated {

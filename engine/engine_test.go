@@ -300,3 +300,25 @@ func TestAttachAndWorkerStats(t *testing.T) {
 		t.Errorf("worker stats %+v", res.Workers)
 	}
 }
+
+// TestStuckWorkerAbandoned checks that a worker stuck in an operation
+// does not hold the end of the run beyond the grace period.
+func TestStuckWorkerAbandoned(t *testing.T) {
+	block := make(chan struct{})
+	defer close(block)
+	load := fakeLoad(2, []string{"op"}, func(w int, c int64) workload.Result {
+		if w == 1 && c == 3 {
+			<-block
+		}
+		time.Sleep(time.Millisecond)
+		return workload.Result{}
+	})
+	begin := time.Now()
+	res, final := run(t, context.Background(), engine.Config{Duration: 200 * time.Millisecond, Grace: 300 * time.Millisecond}, load)
+	if took := time.Since(begin); took > 2*time.Second {
+		t.Errorf("run took %s with a stuck worker", took)
+	}
+	if final.Series[0].Cumulative.TotalCount() == 0 || res.Err != nil {
+		t.Errorf("result %+v", res)
+	}
+}

@@ -16,6 +16,11 @@ type Rows interface {
 	Next() bool
 	// Scan copies the current row's columns into dest.
 	Scan(dest ...any) error
+	// RawValues returns the current row's columns as the server sent them,
+	// without decoding; valid until the next call of Next. Reading a row
+	// this way costs the client almost nothing, as a benchmark client
+	// that only needs to receive the data wants.
+	RawValues() [][]byte
 	// Err returns the error that ended iteration, if any.
 	Err() error
 	// Close releases the result set; it is safe to call more than once.

@@ -4,6 +4,8 @@
 package all
 
 import (
+	// sysbench registers the sysbench 1.0.20 OLTP scripts (oltp_read_write...).
+	_ "github.com/stampede-bench/stampede/workload/sysbench"
 	// ycsb registers the YCSB core workloads A-F.
 	_ "github.com/stampede-bench/stampede/workload/ycsb"
 )

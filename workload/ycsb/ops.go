@@ -8,8 +8,6 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/stampede-bench/stampede/dialect"
 	"github.com/stampede-bench/stampede/randgen"
@@ -125,6 +123,7 @@ type worker struct {
 	c       *config
 	s       *statements
 	conn    sqlx.Conn
+	null    bool // conn is the null driver's: reads find no rows
 	r       *rand.Rand
 	vs      valueSource // value bytes, seeded from r
 	inserts *randgen.AcknowledgedCounter
@@ -153,26 +152,9 @@ type worker struct {
 	insertArgs []any // key, values...
 	scanArgs   []any // key, limit
 
-	// Scan destinations, reused.
-	cols     []column
-	rowDests []any // every column of SELECT *
-	oneDest  []any // one column
-}
-
-// column is a scan destination that copies a column's value into a buffer
-// it reuses, so reading rows allocates nothing once the buffer has grown
-// (pgx's *[]byte allocates per value, and its DriverBytes is refused by
-// QueryRow). It implements pgtype.BytesScanner.
-type column struct {
-	b []byte
-}
-
-var _ pgtype.BytesScanner = (*column)(nil)
-
-// ScanBytes implements pgtype.BytesScanner.
-func (c *column) ScanBytes(v []byte) error {
-	c.b = append(c.b[:0], v...)
-	return nil
+	// rows and received count the rows and column bytes the last read or
+	// scan received.
+	rows, received int
 }
 
 func newWorker(
@@ -181,7 +163,7 @@ func newWorker(
 ) *worker {
 	w := &worker{
 		c: c, s: s, conn: conn, r: r, vs: newValueSource(r), inserts: inserts,
-		lengths: c.newFieldLengths(),
+		lengths: c.newFieldLengths(), null: sqlx.IsNullConn(conn),
 	}
 
 	var total float64
@@ -243,12 +225,6 @@ func newWorker(
 	w.updateAll = make([]any, c.fieldCount+1)
 	w.insertArgs = make([]any, c.fieldCount+1)
 	w.scanArgs = make([]any, 2)
-	w.cols = make([]column, 1+c.fieldCount)
-	w.rowDests = make([]any, len(w.cols))
-	for i := range w.cols {
-		w.rowDests[i] = &w.cols[i]
-	}
-	w.oneDest = w.rowDests[:1]
 	return w
 }
 
@@ -331,21 +307,36 @@ func (w *worker) value(i int) any {
 // field.
 func (w *worker) read(ctx context.Context, key any) error {
 	w.readArgs[0] = key
-	var row sqlx.Row
-	var dests []any
-	if w.c.readAllFields {
-		row, dests = w.conn.QueryRow(ctx, w.s.readAll, w.readArgs...), w.rowDests
-	} else {
-		f := w.r.IntN(w.c.fieldCount)
-		row, dests = w.conn.QueryRow(ctx, w.s.readField[f], w.readArgs...), w.oneDest
+	sql := w.s.readAll
+	if !w.c.readAllFields {
+		sql = w.s.readField[w.r.IntN(w.c.fieldCount)]
 	}
-	if err := row.Scan(dests...); err != nil {
-		if errors.Is(err, pgx.ErrNoRows) {
-			return fmt.Errorf("read %s: %w", w.keyBuf, ErrNotFound)
-		}
+	// The row is received whole but not decoded: a YCSB read needs the
+	// bytes delivered, not converted.
+	rows, err := w.conn.Query(ctx, sql, w.readArgs...)
+	if err != nil {
 		return err
 	}
+	w.consume(rows)
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if w.rows == 0 && !w.null {
+		return fmt.Errorf("read %s: %w", w.keyBuf, ErrNotFound)
+	}
 	return nil
+}
+
+// consume receives every row without decoding it, counting rows and bytes.
+func (w *worker) consume(rows sqlx.Rows) {
+	w.rows, w.received = 0, 0
+	for rows.Next() {
+		w.rows++
+		for _, col := range rows.RawValues() {
+			w.received += len(col)
+		}
+	}
 }
 
 // update writes every field (writeallfields) or one random field of key.
@@ -393,11 +384,7 @@ func (w *worker) scan(ctx context.Context, key any) error {
 		return err
 	}
 	defer rows.Close()
-	for rows.Next() {
-		if err := rows.Scan(w.rowDests...); err != nil {
-			return err
-		}
-	}
+	w.consume(rows)
 	return rows.Err()
 }
 

@@ -147,7 +147,7 @@ func (b *boundsConn) Exec(_ context.Context, sql string, args ...any) (int64, er
 
 func (b *boundsConn) Query(_ context.Context, _ string, args ...any) (sqlx.Rows, error) {
 	b.checkRead(args[0])
-	return emptyRows{}, nil
+	return &oneRow{}, nil
 }
 
 func (b *boundsConn) QueryRow(_ context.Context, _ string, args ...any) sqlx.Row {
@@ -165,12 +165,18 @@ type okRow struct{}
 
 func (okRow) Scan(...any) error { return nil }
 
-type emptyRows struct{}
+// oneRow is a result of one empty row: every key a test reads exists.
+type oneRow struct{ done bool }
 
-func (emptyRows) Next() bool        { return false }
-func (emptyRows) Scan(...any) error { return nil }
-func (emptyRows) Err() error        { return nil }
-func (emptyRows) Close()            {}
+func (r *oneRow) Next() bool {
+	ok := !r.done
+	r.done = true
+	return ok
+}
+func (*oneRow) Scan(...any) error   { return nil }
+func (*oneRow) RawValues() [][]byte { return nil }
+func (*oneRow) Err() error          { return nil }
+func (*oneRow) Close()              {}
 
 func TestKeysWithinInserts(t *testing.T) {
 	const workers, calls = 4, 20000

@@ -1,0 +1,148 @@
+package sysbench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/stampede-bench/stampede/sqlx"
+	"github.com/stampede-bench/stampede/workload"
+)
+
+// bulkMaxStatement is the size of sysbench's bulk insert buffer
+// (BULK_PACKET_SIZE in db_driver.c): a multi-row INSERT is sent before the
+// next row would make its text, and a terminating NUL, longer.
+const bulkMaxStatement = 512 * 1024
+
+// bulkOps prepares a bulk_insert run: worker w appends rows to the table
+// sbtest<w+1>, created here when missing, as bulk_insert.lua's prepare
+// creates one table per thread. A worker's ids continue from its table's
+// largest id, so a second run appends where sysbench's would fail on
+// duplicate keys.
+func (g *generator) bulkOps(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (workload.QueryLoad, error) {
+	layout := newOpLayout([numKinds]bool{kInsert: true})
+	ql := workload.QueryLoad{Ops: layout.names, Classes: layout.classes, Workers: make([]workload.Worker, oc.Concurrency)}
+	workers := make([]*bulkWorker, oc.Concurrency)
+	for i := range workers {
+		name := tableName(i + 1)
+		start, err := prepareBulkTable(ctx, db, name)
+		if err != nil {
+			return workload.QueryLoad{}, err
+		}
+		workers[i] = newBulkWorker(name, start, layout.index[kInsert], db.Conn(i, true))
+		ql.Workers[i] = workers[i].run
+	}
+	ql.Attach = func(i int, rec workload.Recorder) { workers[i].rec = rec }
+	ql.Close = func(ctx context.Context) error {
+		var errs []error
+		for _, w := range workers {
+			if err := w.flush(ctx, false); err != nil {
+				errs = append(errs, fmt.Errorf("%s: last rows: %w", w.table, err))
+			}
+			w.conn.Release()
+		}
+		return errors.Join(errs...)
+	}
+	return ql, nil
+}
+
+// prepareBulkTable creates bulk_insert's table name unless it exists, and
+// returns its largest id (0 when empty). It refuses a table of another
+// layout, such as an OLTP workload's sbtestN.
+func prepareBulkTable(ctx context.Context, db *sqlx.DB, name string) (int64, error) {
+	if db.Null() {
+		return 0, nil
+	}
+	exists, err := workload.TableExists(ctx, db, name)
+	if err != nil {
+		return 0, fmt.Errorf("checking table %s: %w", name, err)
+	}
+	if !exists {
+		if _, err := db.Exec(ctx, db.Dialect().CreateTable(name, bulkSchema)); err != nil {
+			return 0, fmt.Errorf("creating table %s: %w", name, err)
+		}
+		return 0, nil
+	}
+	var cols int64
+	if err := db.QueryRow(ctx, "SELECT count(*) FROM information_schema.columns WHERE table_name = "+
+		db.Dialect().Placeholder(1)+" AND table_schema NOT IN ('pg_catalog', 'information_schema')", name).Scan(&cols); err != nil {
+		return 0, fmt.Errorf("checking table %s: %w", name, err)
+	}
+	if cols != 2 {
+		return 0, fmt.Errorf("table %s in database %q is not bulk_insert's (id, k) but has %d columns: "+
+			"drop it (`stampede cleanup` of the workload that made it) or use another database", name, db.Database(), cols)
+	}
+	var maxID int64
+	if err := db.QueryRow(ctx, "SELECT coalesce(max(id), 0) FROM "+name).Scan(&maxID); err != nil {
+		return 0, fmt.Errorf("reading the largest id of %s: %w", name, err)
+	}
+	return maxID, nil
+}
+
+// bulkWorker is a bulk_insert worker: each event appends the row
+// (n, n) for the next n to a multi-row INSERT, which is sent when full and
+// when the run ends. It is not safe for concurrent use.
+type bulkWorker struct {
+	table   string
+	conn    sqlx.Conn
+	rec     workload.Recorder
+	op      int // the insert's operation index
+	base    time.Time
+	buf     []byte // the statement: INSERT INTO sbtestN VALUES(1,1),(2,2)...
+	prefix  int    // length of "INSERT INTO sbtestN VALUES"
+	rows    int    // rows in buf
+	cursize int64  // the last n appended
+}
+
+func newBulkWorker(table string, start int64, op int, conn sqlx.Conn) *bulkWorker {
+	b := &bulkWorker{table: table, conn: conn, rec: nopRecorder{}, op: op, base: time.Now(), cursize: start}
+	b.buf = make([]byte, 0, bulkMaxStatement)
+	b.buf = append(b.buf, "INSERT INTO "+table+" VALUES"...)
+	b.prefix = len(b.buf)
+	return b
+}
+
+// run performs one bulk_insert event: it appends one row, first sending
+// the statement if the row would not fit. It is the workload.Worker; a
+// failed INSERT loses its rows and returns the error.
+func (b *bulkWorker) run(ctx context.Context) workload.Result {
+	b.cursize++
+	var tmp [48]byte
+	row := append(tmp[:0], '(')
+	row = strconv.AppendInt(row, b.cursize, 10)
+	row = append(row, ',')
+	row = strconv.AppendInt(row, b.cursize, 10)
+	row = append(row, ')')
+	if b.rows > 0 && len(b.buf)+1+len(row)+1 > bulkMaxStatement {
+		if err := b.flush(ctx, true); err != nil {
+			return workload.Result{Err: err}
+		}
+	}
+	if b.rows > 0 {
+		b.buf = append(b.buf, ',')
+	}
+	b.buf = append(b.buf, row...)
+	b.rows++
+	return workload.Result{}
+}
+
+// flush sends the rows gathered so far, recording the INSERT's latency
+// when measured is set. The statement has no parameters, so it goes
+// through the simple protocol and is not prepared.
+func (b *bulkWorker) flush(ctx context.Context, measured bool) error {
+	if b.rows == 0 {
+		return nil
+	}
+	sql := string(b.buf)
+	b.buf, b.rows = b.buf[:b.prefix], 0
+	start := time.Since(b.base)
+	if _, err := b.conn.Exec(ctx, sql); err != nil {
+		return fmt.Errorf("%s: %w", kindNames[kInsert], err)
+	}
+	if measured {
+		b.rec.Record(b.op, time.Since(b.base)-start)
+	}
+	return nil
+}

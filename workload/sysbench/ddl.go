@@ -1,0 +1,94 @@
+package sysbench
+
+import (
+	"strconv"
+
+	"github.com/stampede-bench/stampede/dialect"
+)
+
+// tableName returns sbtestN.
+func tableName(n int) string { return "sbtest" + strconv.Itoa(n) }
+
+// oltpColumns are the columns of an OLTP table, in the order of the
+// initial rows.
+var oltpColumns = []string{"id", "k", "c", "pad"}
+
+// oltpSchema returns the column list of an OLTP table, sbtestN, as
+// sysbench's create_table writes it for the database's driver:
+//
+//	(id SERIAL, k INTEGER DEFAULT '0' NOT NULL, c CHAR(120) DEFAULT '' NOT NULL,
+//	 pad CHAR(60) DEFAULT '' NOT NULL, PRIMARY KEY (id))
+//
+// with id INTEGER NOT NULL when --auto_inc is off, and without the
+// PRIMARY KEY when --secondary is on (secondaryIndexes then adds a
+// non-unique index on id after the load).
+//
+// This is the one place that looks at the dialect's name, as sysbench
+// confines its own driver check to create_table: the id column's
+// auto-increment and the inline secondary key are the only SQL of the
+// schema that differs between PostgreSQL and MySQL. MySQL is not supported
+// yet; its branch follows sysbench's mysql driver and is untested.
+func oltpSchema(d dialect.Dialect, c *config) string {
+	var idDef, idIndex string
+	switch d.Name() {
+	case "mysql":
+		idDef = "INTEGER NOT NULL"
+		if c.autoInc {
+			idDef += " AUTO_INCREMENT"
+		}
+		idIndex = "PRIMARY KEY (id)"
+		if c.secondary {
+			idIndex = "KEY xid (id)"
+		}
+	default: // PostgreSQL and the servers that speak its SQL
+		idDef = "INTEGER NOT NULL"
+		if c.autoInc {
+			idDef = "SERIAL"
+		}
+		idIndex = "PRIMARY KEY (id)"
+		if c.secondary {
+			idIndex = ""
+		}
+	}
+	s := "(id " + idDef + ", k INTEGER DEFAULT '0' NOT NULL, c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL"
+	if idIndex != "" {
+		s += ", " + idIndex
+	}
+	return s + ")"
+}
+
+// secondaryIndexes returns the CREATE INDEX statements run on sbtestN
+// after its load: with --secondary on PostgreSQL, the non-unique index
+// xid_N on id that replaces the primary key (sysbench's inline KEY xid is
+// MySQL syntax, and PostgreSQL index names are unique per schema); with
+// --create_secondary, sysbench's k_N on k.
+func secondaryIndexes(d dialect.Dialect, c *config, n int) []string {
+	t := tableName(n)
+	var idx []string
+	if c.secondary && d.Name() != "mysql" {
+		idx = append(idx, "CREATE INDEX xid_"+strconv.Itoa(n)+" ON "+t+"(id)")
+	}
+	if c.createSecondary {
+		idx = append(idx, "CREATE INDEX k_"+strconv.Itoa(n)+" ON "+t+"(k)")
+	}
+	return idx
+}
+
+// serialSync returns the statement that moves sbtestN's id sequence past
+// the ids the loader copied in, or "" when the dialect needs none. The
+// loader copies explicit ids 1..table_size, which a PostgreSQL SERIAL's
+// sequence does not see (sysbench's prepare lets the sequence number the
+// rows instead); without this, oltp_insert's first inserts would collide
+// with the loaded rows. MySQL's AUTO_INCREMENT follows explicit ids by
+// itself. Like oltpSchema, it belongs to the table's DDL.
+func serialSync(d dialect.Dialect, n int) string {
+	if d.Name() != "postgres" {
+		return ""
+	}
+	t := tableName(n)
+	return "SELECT setval(pg_get_serial_sequence('" + t + "', 'id'), coalesce(max(id), 0) + 1, false) FROM " + t
+}
+
+// bulkSchema is bulk_insert's table: (id INTEGER NOT NULL, k INTEGER
+// DEFAULT '0' NOT NULL, PRIMARY KEY (id)), the same in every dialect.
+const bulkSchema = "(id INTEGER NOT NULL, k INTEGER DEFAULT '0' NOT NULL, PRIMARY KEY (id))"

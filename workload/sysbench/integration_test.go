@@ -1,0 +1,429 @@
+package sysbench
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stampede-bench/stampede/sqlx"
+	"github.com/stampede-bench/stampede/workload"
+)
+
+// testDatabaseEnv names the PostgreSQL server integration tests use, as a
+// URL such as postgresql://postgres@127.0.0.1:5432/postgres?sslmode=disable.
+const testDatabaseEnv = "STAMPEDE_TEST_DATABASE"
+
+// freshDB creates a database with a random name on the server of
+// STAMPEDE_TEST_DATABASE (skipping the test when it is unset), opens it
+// with maxConns connections, and drops it when the test ends.
+func freshDB(t testing.TB, maxConns int) *sqlx.DB {
+	t.Helper()
+	url := os.Getenv(testDatabaseEnv)
+	if url == "" {
+		t.Skip(testDatabaseEnv + " not set")
+	}
+	ctx := context.Background()
+	admin, err := sqlx.Open(ctx, sqlx.Options{URLs: []string{url}, MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := fmt.Sprintf("stampede_sysbench_test_%d", rand.Uint32())
+	if _, err := admin.Exec(ctx, admin.Dialect().CreateDatabase(name)); err != nil {
+		admin.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		defer admin.Close()
+		if _, err := admin.Exec(context.Background(), admin.Dialect().DropDatabase(name)+" WITH (FORCE)"); err != nil {
+			t.Errorf("dropping %s: %v", name, err)
+		}
+	})
+	db, err := sqlx.Open(ctx, sqlx.Options{URLs: []string{url}, Database: name, MaxConns: maxConns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Close) // runs before the drop
+	return db
+}
+
+// tableStats are the sums of pg_stat_user_tables' counters over the
+// database's sbtest tables.
+type tableStats struct {
+	ins, upd, del, scans int64
+}
+
+func (s tableStats) minus(o tableStats) tableStats {
+	return tableStats{s.ins - o.ins, s.upd - o.upd, s.del - o.del, s.scans - o.scans}
+}
+
+// readStats returns the table counters after flushing this backend's
+// pending statistics. db must have one connection, the one the workers
+// used, so that their counts are among this backend's: PostgreSQL 15
+// and later flush on request (pg_stat_force_next_flush); older servers
+// every half second or so, which readStats waits out.
+func readStats(t testing.TB, db *sqlx.DB) tableStats {
+	t.Helper()
+	ctx := context.Background()
+	var version int
+	if err := db.QueryRow(ctx, "SELECT current_setting('server_version_num')::int").Scan(&version); err != nil {
+		t.Fatal(err)
+	}
+	if version >= 150000 {
+		if _, err := db.Exec(ctx, "SELECT pg_stat_force_next_flush()"); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		time.Sleep(1500 * time.Millisecond)
+	}
+	var s tableStats
+	if err := db.QueryRow(ctx, "SELECT coalesce(sum(n_tup_ins), 0), coalesce(sum(n_tup_upd), 0), coalesce(sum(n_tup_del), 0),"+
+		" coalesce(sum(coalesce(seq_scan, 0) + coalesce(idx_scan, 0)), 0)"+
+		" FROM pg_stat_user_tables WHERE relname LIKE 'sbtest%'").Scan(&s.ins, &s.upd, &s.del, &s.scans); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+type lines []string
+
+func (l *lines) Printf(format string, args ...any) { *l = append(*l, fmt.Sprintf(format, args...)) }
+
+func countRows(t testing.TB, db *sqlx.DB, table string) int64 {
+	t.Helper()
+	var n int64
+	if err := db.QueryRow(context.Background(), "SELECT count(*) FROM "+table).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestPostgresWorkloads loads each workload into a fresh database, runs
+// events through its worker and checks, through PostgreSQL's own table
+// statistics, that each event ran sysbench's statements: the rows it
+// inserted, updated and deleted and the table scans (one per SELECT,
+// UPDATE and DELETE; inserts scan nothing).
+func TestPostgresWorkloads(t *testing.T) {
+	const events = 40
+	for _, tc := range []struct {
+		name string
+		args []string
+		// per event, exactly
+		want tableStats
+		// ops recorded per event
+		ops map[string]int
+		// check checks the counters of the whole run instead of want.
+		check func(t *testing.T, d tableStats, db *sqlx.DB)
+	}{
+		{name: "oltp_read_write", args: []string{"--tables=2"}, want: tableStats{ins: 1, upd: 2, del: 1, scans: 17},
+			ops: map[string]int{"point_select": 10, "simple_range": 1, "sum_range": 1, "order_range": 1, "distinct_range": 1,
+				"index_update": 1, "non_index_update": 1, "delete": 1, "insert": 1, "begin": 1, "commit": 1}},
+		{name: "oltp_read_write", args: []string{"--skip_trx", "--delete_inserts=3", "--secondary", "--rand-type=uniform"},
+			want: tableStats{ins: 3, upd: 2, del: 3, scans: 19},
+			ops: map[string]int{"point_select": 10, "simple_range": 1, "sum_range": 1, "order_range": 1, "distinct_range": 1,
+				"index_update": 1, "non_index_update": 1, "delete": 3, "insert": 3}},
+		{name: "oltp_read_only", want: tableStats{scans: 14},
+			ops: map[string]int{"point_select": 10, "simple_range": 1, "sum_range": 1, "order_range": 1, "distinct_range": 1, "begin": 1, "commit": 1}},
+		{name: "oltp_write_only", args: []string{"--auto_inc=off"}, want: tableStats{ins: 1, upd: 2, del: 1, scans: 3},
+			ops: map[string]int{"index_update": 1, "non_index_update": 1, "delete": 1, "insert": 1, "begin": 1, "commit": 1}},
+		{name: "oltp_point_select", want: tableStats{scans: 1}, ops: map[string]int{"point_select": 1}},
+		{name: "oltp_insert", args: []string{"--tables=3"}, want: tableStats{ins: 1}, ops: map[string]int{"insert": 1}},
+		{name: "oltp_insert", args: []string{"--auto_inc=off"}, want: tableStats{ins: 1}, ops: map[string]int{"insert": 1}},
+		{name: "oltp_delete", ops: map[string]int{"delete": 1}, check: func(t *testing.T, d tableStats, db *sqlx.DB) {
+			left := countRows(t, db, "sbtest1")
+			if d.scans != events || d.ins != 0 || d.upd != 0 || d.del < events/2 || d.del != 10000-left {
+				t.Errorf("%+v over %d deletes, %d rows left", d, events, left)
+			}
+		}},
+		{name: "oltp_update_index", want: tableStats{upd: 1, scans: 1}, ops: map[string]int{"index_update": 1}},
+		{name: "oltp_update_non_index", args: []string{"--non_index_updates=2"}, want: tableStats{upd: 2, scans: 1},
+			ops: map[string]int{"non_index_update": 2}},
+		{name: "bulk_insert", ops: map[string]int{}, check: func(t *testing.T, d tableStats, db *sqlx.DB) {
+			if d.ins != events || d.scans != 0 || countRows(t, db, "sbtest1") != events {
+				t.Errorf("%+v after %d rows", d, events)
+			}
+		}},
+		{name: "select_random_points", ops: map[string]int{"random_points": 1}, check: func(t *testing.T, d tableStats, db *sqlx.DB) {
+			// k IN (...) is one scan, or one per value on btree before
+			// PostgreSQL 17.
+			if d.ins != 0 || d.upd != 0 || d.del != 0 || d.scans < events || d.scans > 10*events {
+				t.Errorf("%+v after %d events", d, events)
+			}
+		}},
+		{name: "select_random_ranges", ops: map[string]int{"random_ranges": 1}, check: func(t *testing.T, d tableStats, db *sqlx.DB) {
+			// A BitmapOr scans the index once per range.
+			if d.ins != 0 || d.upd != 0 || d.del != 0 || d.scans < events || d.scans > 10*events {
+				t.Errorf("%+v after %d events", d, events)
+			}
+		}},
+	} {
+		t.Run(strings.Join(append([]string{tc.name}, tc.args...), " "), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			db := freshDB(t, 1)
+			g := newGen(t, tc.name, tc.args...)
+			g.SetSeed(7)
+			if err := workload.Setup(ctx, db, g, workload.LoadOptions{Concurrency: 1}); err != nil {
+				t.Fatal(err)
+			}
+			if h := g.Hooks(); h.PreRun != nil {
+				if err := h.PreRun(ctx, db); err != nil {
+					t.Fatalf("PreRun: %v", err)
+				}
+				var rep lines
+				if err := h.CheckConsistency(ctx, db, &rep); err != nil {
+					t.Fatalf("CheckConsistency after the load: %v\n%s", err, strings.Join(rep, "\n"))
+				}
+			}
+			before := readStats(t, db)
+			ql, err := g.Ops(ctx, db, workload.OpsConfig{Concurrency: 1, Seed: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := newCountRecorder(len(ql.Ops))
+			ql.Attach(0, rec)
+			for i := range events {
+				if res := ql.Workers[0](ctx); res.Err != nil || res.Op != 0 {
+					t.Fatalf("event %d: %+v", i, res)
+				}
+			}
+			if err := ql.Close(ctx); err != nil { // releases the connection, flushes bulk_insert's rows
+				t.Fatal(err)
+			}
+			d := readStats(t, db).minus(before)
+			if tc.check != nil {
+				tc.check(t, d, db)
+			} else if want := (tableStats{tc.want.ins * events, tc.want.upd * events, tc.want.del * events, tc.want.scans * events}); d != want {
+				t.Errorf("%d events: %+v\nwant         %+v", events, d, want)
+			}
+			want := map[string]int{}
+			for op, n := range tc.ops {
+				want[op] = n * events
+			}
+			if tc.name == "bulk_insert" { // one INSERT of all rows, sent by Close: not measured
+				want = map[string]int{}
+			}
+			if got := byName(ql.Ops, rec.ops); fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("recorded %v\nwant     %v", got, want)
+			}
+			if got := byName(ql.Ops, rec.errs); len(got) != 0 {
+				t.Errorf("errors %v", got)
+			}
+			if h := g.Hooks(); h.CheckConsistency != nil {
+				var rep lines
+				if err := h.CheckConsistency(ctx, db, &rep); err != nil {
+					t.Errorf("CheckConsistency after the run: %v\n%s", err, strings.Join(rep, "\n"))
+				}
+			}
+		})
+	}
+}
+
+func TestPostgresData(t *testing.T) {
+	ctx := context.Background()
+	db := freshDB(t, 2)
+	g := newGen(t, "oltp_insert", "--tables=2", "--table_size=2500")
+	if err := workload.Setup(ctx, db, g, workload.LoadOptions{Concurrency: 2}); err != nil {
+		t.Fatal(err)
+	}
+	var c, pad string
+	var clen, padlen, id, k int
+	if err := db.QueryRow(ctx, "SELECT id, k, c, pad, octet_length(c::text), octet_length(pad::text) FROM sbtest2 WHERE id = 1234").
+		Scan(&id, &k, &c, &pad, &clen, &padlen); err != nil {
+		t.Fatal(err)
+	}
+	if id != 1234 || k < 1 || k > 2500 || !cPattern.MatchString(strings.TrimRight(c, " ")) || !padPattern.MatchString(strings.TrimRight(pad, " ")) {
+		t.Errorf("row %d: k %d, c %q, pad %q", id, k, c, pad)
+	}
+	if clen != 119 || padlen != 59 {
+		t.Errorf("c and pad of %d and %d characters", clen, padlen)
+	}
+	var indexes string
+	if err := db.QueryRow(ctx, "SELECT string_agg(indexname, ',' ORDER BY indexname) FROM pg_indexes WHERE tablename = 'sbtest2'").Scan(&indexes); err != nil {
+		t.Fatal(err)
+	}
+	if indexes != "k_2,sbtest2_pkey" {
+		t.Errorf("indexes of sbtest2: %s", indexes)
+	}
+	// The SERIAL sequence continues after the loaded ids.
+	ql, err := g.Ops(ctx, db, workload.OpsConfig{Concurrency: 1, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 20 {
+		if res := ql.Workers[0](ctx); res.Err != nil {
+			t.Fatal(res.Err)
+		}
+	}
+	_ = ql.Close(ctx)
+	var maxID, n int64
+	if err := db.QueryRow(ctx, "SELECT max(id), count(*) FROM (SELECT id FROM sbtest1 UNION ALL SELECT id FROM sbtest2) t").Scan(&maxID, &n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 5020 || maxID <= 2500 || maxID > 2520 {
+		t.Errorf("after 20 inserts: %d rows, largest id %d", n, maxID)
+	}
+}
+
+func TestPostgresPreRun(t *testing.T) {
+	ctx := context.Background()
+	db := freshDB(t, 2)
+	g := newGen(t, "oltp_read_write", "--tables=2", "--table_size=100")
+	want := fmt.Sprintf("table sbtest1 does not exist in database %q: run `stampede prepare oltp_read_write --table_size=100 --tables=2`"+
+		" (or `stampede init oltp_read_write --table_size=100 --tables=2`) first", db.Database())
+	if err := g.Hooks().PreRun(ctx, db); err == nil || err.Error() != want {
+		t.Errorf("PreRun before the load: %v\nwant %s", err, want)
+	}
+	if err := workload.Setup(ctx, db, g, workload.LoadOptions{Concurrency: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Hooks().PreRun(ctx, db); err != nil {
+		t.Errorf("PreRun after the load: %v", err)
+	}
+	more := newGen(t, "oltp_read_write", "--tables=3")
+	want = fmt.Sprintf("table sbtest3 does not exist in database %q: run `stampede prepare oltp_read_write --tables=3` (or `stampede init oltp_read_write --tables=3`) first", db.Database())
+	if err := more.Hooks().PreRun(ctx, db); err == nil || err.Error() != want {
+		t.Errorf("PreRun with --tables=3: %v\nwant %s", err, want)
+	}
+	var rep lines
+	if err := more.Hooks().CheckConsistency(ctx, db, &rep); err == nil || err.Error() != want {
+		t.Errorf("CheckConsistency with --tables=3: %v", err)
+	}
+
+	// A table count that does not match fails the check, table by table.
+	big := newGen(t, "oltp_read_write", "--tables=2", "--table_size=101")
+	rep = nil
+	if err := big.Hooks().CheckConsistency(ctx, db, &rep); err == nil || err.Error() != "2 of 2 tables failed the consistency check" {
+		t.Errorf("CheckConsistency with --table_size=101: %v", err)
+	}
+	if want := "sbtest1: 100 rows, 100 distinct ids in 1..100 (expected 101, ids 1..101) FAIL"; len(rep) != 2 || rep[0] != want {
+		t.Errorf("check output %q, want first %q", rep, want)
+	}
+
+	// bulk_insert refuses the OLTP tables.
+	bulk := newGen(t, "bulk_insert")
+	if _, err := bulk.Ops(ctx, db, workload.OpsConfig{Concurrency: 1}); err == nil ||
+		!strings.Contains(err.Error(), "table sbtest1 in database") || !strings.Contains(err.Error(), "is not bulk_insert's (id, k) but has 4 columns") {
+		t.Errorf("bulk_insert over OLTP tables: %v", err)
+	}
+}
+
+// TestPostgresConcurrent runs oltp_read_write with many workers on a
+// small table: deadlocks and duplicate keys (two workers deleting and
+// re-inserting one id) are rolled back and restarted, and the table keeps
+// its ids.
+func TestPostgresConcurrent(t *testing.T) {
+	const workers, events = 8, 150
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	db := freshDB(t, workers+1)
+	g := newGen(t, "oltp_read_write", "--table_size=50", "--rand-type=uniform")
+	if err := workload.Setup(ctx, db, g, workload.LoadOptions{Concurrency: 2}); err != nil {
+		t.Fatal(err)
+	}
+	ql, err := g.Ops(ctx, db, workload.OpsConfig{Concurrency: workers, Seed: 11})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := make([]*countRecorder, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		recs[w] = newCountRecorder(len(ql.Ops))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ql.Attach(w, recs[w])
+			for i := range events {
+				if res := ql.Workers[w](ctx); res.Err != nil {
+					t.Errorf("worker %d event %d: %v", w, i, res.Err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ql.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var ignored, commits int
+	for _, r := range recs {
+		ignored += r.errs[0]
+		commits += r.ops[len(ql.Ops)-1]
+	}
+	if commits != workers*events {
+		t.Errorf("%d commits, want %d", commits, workers*events)
+	}
+	t.Logf("%d events, %d restarted after ignorable errors", workers*events, ignored)
+	var rep lines
+	if err := g.Hooks().CheckConsistency(ctx, db, &rep); err != nil {
+		t.Errorf("%v\n%s", err, strings.Join(rep, "\n"))
+	}
+}
+
+// TestPostgresLostConnection terminates the worker's backend between
+// events: the next event fails on the dead connection, counts an error and
+// restarts on a new one.
+func TestPostgresLostConnection(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	db := freshDB(t, 2)
+	g := newGen(t, "oltp_read_write", "--table_size=1000")
+	if err := workload.Setup(ctx, db, g, workload.LoadOptions{Concurrency: 1}); err != nil {
+		t.Fatal(err)
+	}
+	conn := db.Conn(0, true)
+	defer conn.Release()
+	layout, ws := g.workers(db.Dialect(), workload.OpsConfig{Concurrency: 1, Seed: 5}, func(int) sqlx.Conn { return conn })
+	w := ws[0]
+	rec := newCountRecorder(len(layout.names))
+	w.rec = rec
+	for round := range 3 {
+		for range 5 {
+			if res := w.run(ctx); res.Err != nil {
+				t.Fatalf("round %d: %v", round, res.Err)
+			}
+		}
+		var pid int
+		if err := conn.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&pid); err != nil {
+			t.Fatal(err)
+		}
+		var ok bool
+		if err := db.QueryRow(ctx, "SELECT pg_terminate_backend($1)", pid).Scan(&ok); err != nil || !ok {
+			t.Fatalf("terminating backend %d: %v %v", pid, ok, err)
+		}
+		time.Sleep(100 * time.Millisecond) // let the backend go
+	}
+	if res := w.run(ctx); res.Err != nil {
+		t.Fatalf("after the last termination: %v", res.Err)
+	}
+	if rec.errs[0] != 3 || db.Reconnects() != 3 {
+		t.Errorf("%d errors counted, %d reconnects; want 3 and 3", rec.errs[0], db.Reconnects())
+	}
+	if got := rec.ops[layout.index[kCommit]]; got != 16 {
+		t.Errorf("%d commits, want 16", got)
+	}
+}
+
+// TestPostgresLoadSpeed loads STAMPEDE_TEST_LOAD_ROWS rows (when set) into
+// one table and reports the rate, to compare with sysbench's prepare.
+func TestPostgresLoadSpeed(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("STAMPEDE_TEST_LOAD_ROWS"))
+	if n == 0 {
+		t.Skip("STAMPEDE_TEST_LOAD_ROWS not set")
+	}
+	streams, _ := strconv.Atoi(os.Getenv("STAMPEDE_TEST_LOAD_STREAMS"))
+	streams = max(streams, 1)
+	db := freshDB(t, streams+1)
+	g := newGen(t, "oltp_read_write", "--table_size="+strconv.Itoa(n))
+	start := time.Now()
+	if err := workload.Setup(context.Background(), db, g, workload.LoadOptions{Concurrency: streams}); err != nil {
+		t.Fatal(err)
+	}
+	d := time.Since(start)
+	t.Logf("loaded %d rows with %d streams in %s: %.0f rows/s (indexes and ANALYZE included)", n, streams, d.Round(time.Millisecond), float64(n)/d.Seconds())
+}
