@@ -26,11 +26,11 @@ func (nullConn) Release()                                            {}
 
 func (nullRow) Scan(...any) error { return nil }
 
-func (nullRows) Next() bool        { return false }
-func (nullRows) Scan(...any) error  { return nil }
+func (nullRows) Next() bool          { return false }
+func (nullRows) Scan(...any) error   { return nil }
 func (nullRows) RawValues() [][]byte { return nil }
-func (nullRows) Err() error        { return nil }
-func (nullRows) Close()            {}
+func (nullRows) Err() error          { return nil }
+func (nullRows) Close()              {}
 
 // IsNullConn reports whether c belongs to the null driver, whose queries
 // return no rows: workloads that treat a missing row as an error skip

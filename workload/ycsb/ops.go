@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync/atomic"
 
-
 	"github.com/stampede-bench/stampede/dialect"
 	"github.com/stampede-bench/stampede/randgen"
 	"github.com/stampede-bench/stampede/sqlx"
