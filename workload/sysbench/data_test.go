@@ -79,11 +79,11 @@ func TestSchema(t *testing.T) {
 		indexes []string
 	}{
 		{nil,
-			"(id SERIAL, k INTEGER DEFAULT '0' NOT NULL, c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL, PRIMARY KEY (id))",
-			[]string{"CREATE INDEX k_2 ON sbtest2(k)"}},
+			"(id SERIAL, k INTEGER DEFAULT '0' NOT NULL, c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL)",
+			[]string{"ALTER TABLE sbtest2 ADD PRIMARY KEY (id)", "CREATE INDEX k_2 ON sbtest2(k)"}},
 		{[]string{"--auto_inc=off"},
-			"(id INTEGER NOT NULL, k INTEGER DEFAULT '0' NOT NULL, c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL, PRIMARY KEY (id))",
-			[]string{"CREATE INDEX k_2 ON sbtest2(k)"}},
+			"(id INTEGER NOT NULL, k INTEGER DEFAULT '0' NOT NULL, c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL)",
+			[]string{"ALTER TABLE sbtest2 ADD PRIMARY KEY (id)", "CREATE INDEX k_2 ON sbtest2(k)"}},
 		{[]string{"--secondary", "--create_secondary=off"},
 			"(id SERIAL, k INTEGER DEFAULT '0' NOT NULL, c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL)",
 			[]string{"CREATE INDEX xid_2 ON sbtest2(id)"}},
@@ -106,6 +106,25 @@ func TestSchema(t *testing.T) {
 			t.Errorf("columns %q", tabs[1].Columns)
 		}
 	}
+	my := mysqlDialect{}
+	for _, tc := range []struct {
+		args   []string
+		schema string
+	}{
+		{nil, "(id INTEGER NOT NULL AUTO_INCREMENT, k INTEGER DEFAULT '0' NOT NULL, c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL, PRIMARY KEY (id))"},
+		{[]string{"--auto_inc=off", "--secondary"}, "(id INTEGER NOT NULL, k INTEGER DEFAULT '0' NOT NULL, c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL, KEY xid (id))"},
+	} {
+		g := newGen(t, "oltp_read_write", tc.args...)
+		if got := oltpSchema(my, &g.cfg); got != tc.schema {
+			t.Errorf("MySQL %q: schema\n%s\nwant\n%s", tc.args, got, tc.schema)
+		}
+		if got := secondaryIndexes(my, &g.cfg, 1); !slices.Equal(got, []string{"CREATE INDEX k_1 ON sbtest1(k)"}) {
+			t.Errorf("MySQL %q: indexes %q", tc.args, got)
+		}
+	}
+	if serialSync(my, 1) != "" {
+		t.Error("MySQL needs no sequence sync")
+	}
 	if got, want := serialSync(pg, 3), "SELECT setval(pg_get_serial_sequence('sbtest3', 'id'), coalesce(max(id), 0) + 1, false) FROM sbtest3"; got != want {
 		t.Errorf("serial sync %s", got)
 	}
@@ -116,6 +135,12 @@ func TestSchema(t *testing.T) {
 		t.Errorf("oltp_insert --auto_inc=off loads %d rows", rows.NumRows)
 	}
 }
+
+// mysqlDialect stands in for a MySQL dialect, which stampede does not
+// have yet: only its name matters to the DDL.
+type mysqlDialect struct{ dialect.Postgres }
+
+func (mysqlDialect) Name() string { return "mysql" }
 
 func TestInitialRows(t *testing.T) {
 	for _, args := range [][]string{

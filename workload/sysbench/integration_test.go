@@ -141,10 +141,11 @@ func TestPostgresWorkloads(t *testing.T) {
 			}
 		}},
 		{name: "oltp_update_index", want: tableStats{upd: 1, scans: 1}, ops: map[string]int{"index_update": 1}},
-		{name: "oltp_update_non_index", args: []string{"--non_index_updates=2"}, want: tableStats{upd: 2, scans: 1},
+		{name: "oltp_update_non_index", args: []string{"--non_index_updates=2"}, want: tableStats{upd: 2, scans: 2},
 			ops: map[string]int{"non_index_update": 2}},
 		{name: "bulk_insert", ops: map[string]int{}, check: func(t *testing.T, d tableStats, db *sqlx.DB) {
-			if d.ins != events || d.scans != 0 || countRows(t, db, "sbtest1") != events {
+			// The run creates the table: building its primary key scans it.
+			if d.ins != events || d.scans > 1 || countRows(t, db, "sbtest1") != events {
 				t.Errorf("%+v after %d rows", d, events)
 			}
 		}},
@@ -198,8 +199,15 @@ func TestPostgresWorkloads(t *testing.T) {
 			d := readStats(t, db).minus(before)
 			if tc.check != nil {
 				tc.check(t, d, db)
-			} else if want := (tableStats{tc.want.ins * events, tc.want.upd * events, tc.want.del * events, tc.want.scans * events}); d != want {
-				t.Errorf("%d events: %+v\nwant         %+v", events, d, want)
+			} else {
+				// The planner may add index scans of its own, to find the
+				// actual end of an index when a range's bound lies beyond
+				// the histogram (get_actual_variable_range).
+				want := tableStats{tc.want.ins * events, tc.want.upd * events, tc.want.del * events, tc.want.scans * events}
+				probes := d.scans - want.scans
+				if d.ins != want.ins || d.upd != want.upd || d.del != want.del || probes < 0 || probes > want.scans/20 {
+					t.Errorf("%d events: %+v\nwant         %+v (up to %d more scans)", events, d, want, want.scans/20)
+				}
 			}
 			want := map[string]int{}
 			for op, n := range tc.ops {
@@ -426,4 +434,33 @@ func TestPostgresLoadSpeed(t *testing.T) {
 	}
 	d := time.Since(start)
 	t.Logf("loaded %d rows with %d streams in %s: %.0f rows/s (indexes and ANALYZE included)", n, streams, d.Round(time.Millisecond), float64(n)/d.Seconds())
+}
+
+// BenchmarkEventPostgres measures events against the server of
+// STAMPEDE_TEST_DATABASE, one worker, with the client's allocations.
+func BenchmarkEventPostgres(b *testing.B) {
+	ctx := context.Background()
+	db := freshDB(b, 2)
+	g := newGen(b, "oltp_read_write", "--table_size=10000")
+	if err := workload.Setup(ctx, db, g, workload.LoadOptions{Concurrency: 1}); err != nil {
+		b.Fatal(err)
+	}
+	for _, name := range []string{"oltp_point_select", "oltp_read_only", "oltp_read_write", "oltp_update_non_index", "select_random_points"} {
+		b.Run(name, func(b *testing.B) {
+			ql, err := newGen(b, name).Ops(ctx, db, workload.OpsConfig{Concurrency: 1, Seed: 1})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer func() { _ = ql.Close(ctx) }()
+			ql.Attach(0, newCountRecorder(len(ql.Ops)))
+			w := ql.Workers[0]
+			w(ctx) // prepares the statements
+			b.ReportAllocs()
+			for b.Loop() {
+				if res := w(ctx); res.Err != nil {
+					b.Fatal(res.Err)
+				}
+			}
+		})
+	}
 }

@@ -202,10 +202,10 @@ func details(s *script) string {
 	}
 	b.WriteString("Tables sbtest1..N (id, k, c CHAR(120), pad CHAR(60)) are loaded with ids\n" +
 		"1..table_size, k from the --rand-type distribution, and random c and pad of\n" +
-		"11-digit groups; k_N on k is created after the load. Events pick ids with\n" +
-		"--rand-type (default special). Deadlocks, serialization failures and\n" +
-		"duplicate keys roll back and restart the event (counted as ignored errors),\n" +
-		"as sysbench's pgsql driver does.\n\n")
+		"11-digit groups; the primary key and k_N on k are built after the load.\n" +
+		"Events pick ids with --rand-type (default special). Deadlocks, serialization\n" +
+		"failures and duplicate keys roll back and restart the event (counted as\n" +
+		"ignored errors), as sysbench's pgsql driver does.\n\n")
 	tables := "--tables=10 --table_size=100000"
 	if s.feats&(featRandomPoints|featRandomRanges) != 0 {
 		tables = "--table_size=100000"

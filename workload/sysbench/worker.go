@@ -153,7 +153,7 @@ func (w *worker) run(ctx context.Context) workload.Result {
 				return workload.Result{Err: fmt.Errorf("connection lost %d times in a row: %w", connLosses, err)}
 			}
 			if connLosses > 1 && !sleep(ctx, connBackoff<<(connLosses-2)) {
-				return workload.Result{Err: err}
+				return workload.Result{Err: fmt.Errorf("%w: %v", ctx.Err(), err)}
 			}
 		default:
 			return workload.Result{Err: err}
