@@ -101,8 +101,12 @@ type display struct {
 	nOps    int
 }
 
-func newDisplay(ops []string, rated bool, mode string) display {
+// newDisplay lays out the progress lines. When the workload classifies
+// its operations, only whole transactions (ClassTransaction) count towards
+// the total: the statements inside them are shown but not counted twice.
+func newDisplay(ops []string, classes []workload.OpClass, rated bool, mode string) display {
 	d := display{nOps: len(ops)}
+	counts := func(i int) bool { return len(classes) != len(ops) || classes[i] == workload.ClassTransaction }
 	add := func(i int, name string, primary bool) {
 		d.idx = append(d.idx, i)
 		d.names = append(d.names, name)
@@ -111,11 +115,11 @@ func newDisplay(ops []string, rated bool, mode string) display {
 	for i, op := range ops {
 		switch {
 		case !rated || mode == "" || mode == "intended":
-			add(i, op, true)
+			add(i, op, counts(i))
 		case mode == "service":
-			add(len(ops)+i, op, true)
+			add(len(ops)+i, op, counts(i))
 		default: // both
-			add(i, op, true)
+			add(i, op, counts(i))
 			add(len(ops)+i, op+engine.ServiceSuffix, false)
 		}
 	}
@@ -205,7 +209,7 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 		fmt.Fprintf(a.stderr, "open loop at %.0f ops/s: latency counts from each operation's scheduled start\n", cfg.MaxRate)
 	}
 
-	disp := newDisplay(load.Ops, series.Rated, rf.latency)
+	disp := newDisplay(load.Ops, load.Classes, series.Rated, rf.latency)
 	var out output
 	switch {
 	case rf.outputStyle == "sysbench":
