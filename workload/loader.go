@@ -84,23 +84,69 @@ func Setup(ctx context.Context, db *sqlx.DB, gen Generator, opts LoadOptions) er
 			return err
 		}
 	}
-	for _, t := range tables {
-		if err := loadTable(ctx, db, t, opts); err != nil {
-			return err
-		}
-		for _, stmt := range t.Indexes {
-			if _, err := db.Exec(ctx, stmt); err != nil {
-				return fmt.Errorf("creating index on %s: %w", t.Name, err)
-			}
-		}
-		if a, ok := d.(dialect.Analyzer); ok && t.InitialRows.NumRows > 0 {
-			if _, err := db.Exec(ctx, a.AnalyzeTable(t.Name)); err != nil {
-				return fmt.Errorf("analyzing %s: %w", t.Name, err)
-			}
-		}
+	if err := loadTables(ctx, db, tables, opts); err != nil {
+		return err
 	}
 	if hooks.PostLoad != nil {
 		return hooks.PostLoad(ctx, db)
+	}
+	return nil
+}
+
+// loadTables loads, indexes and analyzes the tables. With several tables
+// they proceed in parallel (up to opts.Concurrency at once, the streams
+// shared out among them), so that one table's index build, which the
+// server runs on one core, overlaps another's load.
+func loadTables(ctx context.Context, db *sqlx.DB, tables []Table, opts LoadOptions) error {
+	streams := max(opts.Concurrency, 1)
+	parallel := min(len(tables), streams)
+	if parallel == 0 {
+		return nil
+	}
+	per := opts
+	per.Concurrency = max(1, streams/parallel)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sem := make(chan struct{}, parallel)
+	var wg sync.WaitGroup
+	var once sync.Once
+	var firstErr error
+	for _, t := range tables {
+		wg.Add(1)
+		go func(t Table) {
+			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			defer func() { <-sem }()
+			if err := setupTable(ctx, db, t, per); err != nil {
+				once.Do(func() { firstErr = err; cancel() })
+			}
+		}(t)
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr
+	}
+	return ctx.Err()
+}
+
+// setupTable loads one table, then builds its indexes and analyzes it.
+func setupTable(ctx context.Context, db *sqlx.DB, t Table, opts LoadOptions) error {
+	if err := loadTable(ctx, db, t, opts); err != nil {
+		return err
+	}
+	for _, stmt := range t.Indexes {
+		if _, err := db.Exec(ctx, stmt); err != nil {
+			return fmt.Errorf("creating index on %s: %w", t.Name, err)
+		}
+	}
+	if a, ok := db.Dialect().(dialect.Analyzer); ok && t.InitialRows.NumRows > 0 {
+		if _, err := db.Exec(ctx, a.AnalyzeTable(t.Name)); err != nil {
+			return fmt.Errorf("analyzing %s: %w", t.Name, err)
+		}
 	}
 	return nil
 }
