@@ -78,6 +78,14 @@ func TestBadInput(t *testing.T) {
 		{"unknown workload letter", []string{"run", "ycsb", "--workload", "z"}, 2, `"z"`},
 		{"unreachable server", []string{"run", "ycsb", "--duration", "1s", "postgresql://u:topsecret@127.0.0.1:1/db?connect_timeout=2"}, 1, "cannot connect to 127.0.0.1:1"},
 		{"demo args", []string{"demo", "a", "b"}, 2, "accepts at most 1 arg"},
+		{"sysbench no verb", []string{"oltp_read_write", "--tables=2"}, 2, "say what to do with oltp_read_write"},
+		{"sysbench tables=0", []string{"oltp_read_write", "--tables=0", "--driver=null", "run"}, 2, "--tables=0"},
+		{"sysbench table_size", []string{"oltp_read_write", "--table_size=-1", "--driver=null", "prepare"}, 2, "table_size"},
+		{"sysbench rand-type", []string{"oltp_point_select", "--rand-type=normal", "--driver=null", "run"}, 2, "--rand-type=normal: unknown distribution"},
+		{"sysbench time", []string{"oltp_point_select", "--time=-3", "--driver=null", "run"}, 2, "--time=-3 is negative"},
+		{"sysbench output style", []string{"oltp_point_select", "--output-style=mysql", "--driver=null", "run"}, 2, `unknown --output-style "mysql"`},
+		{"sysbench db-driver", []string{"oltp_point_select", "--db-driver=mysql", "run"}, 2, `unsupported --db-driver "mysql"`},
+		{"sysbench percentile", []string{"oltp_point_select", "--percentile=120", "--driver=null", "run"}, 2, "--percentile 120"},
 		{"version args", []string{"version", "x"}, 2, "unknown command"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

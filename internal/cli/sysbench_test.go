@@ -1,0 +1,93 @@
+package cli_test
+
+import (
+	"flag"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// numbers matches the figures of an output, which vary from run to run.
+var numbers = regexp.MustCompile(`\d+(\.\d+)?`)
+
+// blanks matches runs of spaces, whose width follows the figures'.
+var blanks = regexp.MustCompile(` +`)
+
+// shape masks every number of out with N and narrows runs of spaces to
+// one, leaving the layout to compare.
+func shape(out string) string {
+	return blanks.ReplaceAllString(numbers.ReplaceAllString(out, "N"), " ")
+}
+
+// TestSysbenchCommandLine runs a sysbench command line unchanged (word
+// order, option names, --pgsql-* connection) through prepare, run with
+// sysbench's output style, and cleanup, and compares the output's layout
+// with a golden transcript.
+func TestSysbenchCommandLine(t *testing.T) {
+	srv := testServer(t)
+	db := freshDB(t, "stampede_sb")
+	adminExec(t, "CREATE DATABASE "+db)
+	u, err := url.Parse(srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn := []string{"--pgsql-host=" + u.Hostname(), "--pgsql-port=" + u.Port(), "--pgsql-user=" + u.User.Username(), "--pgsql-db=" + db}
+	common := append([]string{"--tables=2", "--table_size=500"}, conn...)
+	sb := func(args ...string) result {
+		t.Helper()
+		return stampede(t, append(append([]string{"oltp_read_write"}, common...), args...)...)
+	}
+
+	r := sb("--threads=2", "--time=2", "run")
+	if r.code != 1 || !strings.Contains(r.stderr, "does not exist") || !strings.Contains(r.stderr, "prepare") {
+		t.Errorf("run before prepare: %d %q", r.code, r.stderr)
+	}
+	if r := sb("--threads=2", "prepare"); r.code != 0 {
+		t.Fatalf("prepare: %d %s", r.code, r.stderr)
+	}
+	r = sb("prepare")
+	if r.code != 2 || !strings.Contains(r.stderr, "already exists") || !strings.Contains(r.stderr, "cleanup") {
+		t.Errorf("prepare twice: %d %q", r.code, r.stderr)
+	}
+	r = sb("--threads=2", "--time=3", "--report-interval=1", "--output-style=sysbench", "--rand-seed=7",
+		"--results-dir", t.TempDir(), "run")
+	if r.code != 0 {
+		t.Fatalf("run: %d %s", r.code, r.stderr)
+	}
+	// The last tick may or may not make a fourth interval line; keep three.
+	var lines []string
+	intervals := 0
+	for _, l := range strings.Split(r.stdout, "\n") {
+		if strings.HasPrefix(l, "[ ") {
+			if intervals++; intervals > 3 {
+				continue
+			}
+		}
+		lines = append(lines, l)
+	}
+	got := shape(strings.Join(lines, "\n"))
+	path := filepath.Join("testdata", "sysbench_run.golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("sysbench-style output differs from %s:\n%s", path, got)
+	}
+	if r := sb("cleanup"); r.code != 0 {
+		t.Fatalf("cleanup: %d %s", r.code, r.stderr)
+	}
+	if n := queryInt(t, db, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"); n != 0 {
+		t.Errorf("%d tables left after cleanup", n)
+	}
+}
