@@ -32,24 +32,13 @@ const loadBatchSize = 1000
 // worker (workerStream sets the top bit).
 func dataStream(n, b int) uint64 { return uint64(n)<<32 | uint64(b) }
 
-// digitSource draws the random digits of c and pad values. It is a
-// SplitMix64 generator (Steele, Lea and Flood, OOPSLA 2014) seeded from a
-// batch's or a worker's stream, so values stay deterministic per seed; it
-// is used instead of the stream itself because values need many random
-// bits and little statistical quality, and its step inlines. It is not
-// safe for concurrent use.
-type digitSource struct{ state uint64 }
+// digitSource draws the random digits of c and pad values from a
+// SplitMix64 seeded from a batch's or a worker's stream (see
+// randgen.SplitMix64). It is not safe for concurrent use.
+type digitSource struct{ randgen.SplitMix64 }
 
 // newDigitSource seeds a digitSource from r.
-func newDigitSource(r *rand.Rand) digitSource { return digitSource{state: r.Uint64()} }
-
-func (d *digitSource) next() uint64 {
-	d.state += 0x9e3779b97f4a7c15
-	z := d.state
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
-}
+func newDigitSource(r *rand.Rand) digitSource { return digitSource{randgen.NewSplitMix64(r)} }
 
 // digitPairs[i] holds the two digits of i, 0 to 99, as a little-endian
 // uint16: "00" to "99" when stored.
@@ -69,7 +58,7 @@ var digitPairs = func() (p [100]uint16) {
 func (d *digitSource) fillGroups(buf []byte, groups int) {
 	buf = buf[:groups*(groupDigits+1)-1]
 	for len(buf) >= groupDigits {
-		x := d.next()
+		x := d.Next()
 		var p0, p1, p2, p3, p4, p5 uint64
 		p0, x = bits.Mul64(x, 100)
 		p1, x = bits.Mul64(x, 100)

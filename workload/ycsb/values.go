@@ -3,29 +3,19 @@ package ycsb
 import (
 	"encoding/binary"
 	"math/rand/v2"
+
+	"github.com/stampede-bench/stampede/randgen"
 )
 
-// valueSource draws the random bytes of values. It is a SplitMix64
-// generator (Steele, Lea and Flood, "Fast splittable pseudorandom number
-// generators", OOPSLA 2014) seeded from a worker's or a batch's stream, so
-// values stay deterministic per seed; it is used instead of the stream
-// itself because values need many random bits and little statistical
-// quality, and a SplitMix64 step inlines into the fill loop at a fraction
-// of the cost of a *rand.Rand draw. It is not safe for concurrent use.
+// valueSource draws the random bytes of values from a SplitMix64 seeded
+// from a worker's or a batch's stream (see randgen.SplitMix64). It is not
+// safe for concurrent use.
 type valueSource struct {
-	state uint64
+	randgen.SplitMix64
 }
 
 // newValueSource seeds a valueSource from r.
-func newValueSource(r *rand.Rand) valueSource { return valueSource{state: r.Uint64()} }
-
-func (v *valueSource) next() uint64 {
-	v.state += 0x9e3779b97f4a7c15
-	z := v.state
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
-}
+func newValueSource(r *rand.Rand) valueSource { return valueSource{randgen.NewSplitMix64(r)} }
 
 // fill fills buf with random printable ASCII: eight characters per 64-bit
 // draw, each uniform over the 64 characters from '?' (0x3F) to '~' (0x7E),
@@ -40,11 +30,11 @@ func (v *valueSource) fill(buf []byte) {
 		base = 0x3f3f3f3f3f3f3f3f // + '?' per byte: at most 0x7e, no carries
 	)
 	for len(buf) >= 8 {
-		binary.LittleEndian.PutUint64(buf, v.next()&mask+base)
+		binary.LittleEndian.PutUint64(buf, v.Next()&mask+base)
 		buf = buf[8:]
 	}
 	if len(buf) > 0 {
-		x := v.next()&mask + base
+		x := v.Next()&mask + base
 		for i := range buf {
 			buf[i] = byte(x)
 			x >>= 8
