@@ -24,6 +24,9 @@ type Meta struct {
 	// Version identifies the initial data; bump it whenever the rows a given
 	// set of flags produces change.
 	Version string
+	// Database is the default database name; "" means the workload's
+	// name (sysbench's workloads use "sbtest", as sysbench does).
+	Database string
 	// New returns a fresh, unconfigured Generator with its flags at their
 	// defaults.
 	New func() Generator
@@ -213,6 +216,14 @@ func Register(m Meta) {
 		panic(fmt.Sprintf("workload: %q is registered twice", m.Name))
 	}
 	registry[m.Name] = m
+}
+
+// DatabaseName returns the workload's default database name.
+func (m Meta) DatabaseName() string {
+	if m.Database != "" {
+		return m.Database
+	}
+	return m.Name
 }
 
 // Get returns the registered workload named name.

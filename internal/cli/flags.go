@@ -26,7 +26,7 @@ type connFlags struct {
 }
 
 func (c *connFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&c.db, "db", "", "database to use (default: the workload's name, unless the URL names one)")
+	fs.StringVar(&c.db, "db", "", "database to use (default: the one the URL names, else the workload's: ycsb, sbtest for sysbench's)")
 	fs.IntVar(&c.conns, "conns", 0, "number of connections, spread over the URLs (default: one per worker)")
 	fs.StringVar(&c.driver, "driver", sqlx.DriverPostgres, "driver: postgres, or null to run the workload without a server (measures stampede itself)")
 	fs.StringVar(&c.pgHost, "pgsql-host", "", "sysbench-style connection: host (instead of a URL)")
@@ -63,7 +63,7 @@ func (c *connFlags) sysbenchURL() string {
 }
 
 // options builds sqlx options for the given URLs and workload.
-func (c *connFlags) options(urls []string, workloadName string, conns int) (sqlx.Options, error) {
+func (c *connFlags) options(urls []string, defaultDB string, conns int) (sqlx.Options, error) {
 	if c.dbDriver != "" && c.dbDriver != "pgsql" {
 		return sqlx.Options{}, usagef("unsupported --db-driver %q: only pgsql (PostgreSQL and compatible servers) is supported", c.dbDriver)
 	}
@@ -108,7 +108,7 @@ func (c *connFlags) options(urls []string, workloadName string, conns int) (sqlx
 		}
 	}
 	if db == "" {
-		db = workloadName
+		db = defaultDB
 	}
 	opts.Database = db
 	if _, err := sqlx.ParseConfigs(opts); err != nil {

@@ -119,6 +119,7 @@ Quick start:
 		a.workloadVerb(verbCheck),
 		a.workloadVerb(verbCleanup),
 		a.workloadsCmd(),
+		a.reportCmd(),
 		a.demoCmd(),
 		a.versionCmd(),
 	)

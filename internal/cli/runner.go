@@ -143,7 +143,7 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 	}
 	seed := pickSeed(rf.seed)
 	conns := rf.concurrency
-	opts, err := spec.conn.options(spec.urls, gen.Meta().Name, conns)
+	opts, err := spec.conn.options(spec.urls, gen.Meta().DatabaseName(), conns)
 	if err != nil {
 		return nil, err
 	}

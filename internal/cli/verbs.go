@@ -131,7 +131,7 @@ func (a *app) workloadCmd(v verb, m workload.Meta) *cobra.Command {
 // openDB opens the workload's database (creating it first when create is
 // set) with the given number of connections.
 func (a *app) openDB(ctx context.Context, gen workload.Generator, cf *connFlags, urls []string, conns int, create bool) (*sqlx.DB, error) {
-	opts, err := cf.options(urls, gen.Meta().Name, conns)
+	opts, err := cf.options(urls, gen.Meta().DatabaseName(), conns)
 	if err != nil {
 		return nil, err
 	}

@@ -180,6 +180,7 @@ func init() {
 			Description: s.description,
 			Details:     details(s),
 			Version:     version,
+			Database:    "sbtest", // sysbench's --pgsql-db default
 		}
 		m.New = func() workload.Generator { return newGenerator(s, m) }
 		metas[s.name] = m
