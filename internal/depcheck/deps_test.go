@@ -45,6 +45,9 @@ func TestLayers(t *testing.T) {
 		{"randgen", true, ours, "randgen is a leaf"},
 		{"runlog", true, func(p string) bool { return ours(p) || sql(p) }, "runlog is a leaf: no SQL, nothing of ours"},
 		{"dialect", true, func(p string) bool { return ours(p) || sql(p) }, "a dialect is SQL text only: no connections"},
+		{"results", true, func(p string) bool {
+			return sql(p) || (ours(p) && !strings.HasSuffix(p, "/stats") && !strings.HasSuffix(p, "/runlog"))
+		}, "batch views are computed from run directories only: no SQL, no workloads"},
 		{"report", false, func(p string) bool { return ours(p) && !strings.HasSuffix(p, "/stats") }, "formatters take computed figures (stats) and nothing else"},
 		{"engine", false, func(p string) bool {
 			return sql(p) || (ours(p) && !strings.HasSuffix(p, "/stats") && !strings.HasSuffix(p, "/workload"))
