@@ -4,6 +4,8 @@
 package all
 
 import (
+	// bank registers the bank transfer workload (after cockroach workload bank).
+	_ "github.com/stampede-bench/stampede/workload/bank"
 	// sysbench registers the sysbench 1.0.20 OLTP scripts (oltp_read_write...).
 	_ "github.com/stampede-bench/stampede/workload/sysbench"
 	// ycsb registers the YCSB core workloads A-F.

@@ -1,0 +1,137 @@
+package bank
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/spf13/pflag"
+
+	"github.com/stampede-bench/stampede/workload"
+)
+
+const details = `A table of accounts and SERIALIZABLE transactions that transfer money between
+two of them (after cockroach workload bank). Transfers keep the total of all
+balances, rows x initial-balance, which ` + "`stampede check bank`" + ` verifies: run
+it after a run with crashes, restarts or failovers to test that no committed
+transfer was half-applied or lost.
+
+Every transfer reads both balances and writes both new balances computed by
+the client, so a lost update shows as a changed total. Serialization
+failures and deadlocks are retried (counted as tolerated errors), as are
+lost connections (up to 5 in a row).
+
+Examples:
+  stampede init bank --rows 10000 'postgresql://postgres@localhost:5432/bank'
+  stampede run bank --duration 60s --tolerate-errors 'postgresql://postgres@localhost:5432/bank'
+  stampede run bank --rows 10000 --max-transfer 50 --concurrency 32 --duration 5m 'postgresql://root@localhost:26257/bank?sslmode=disable'
+  stampede check bank 'postgresql://postgres@localhost:5432/bank'
+  stampede check bank --rows 10000 'postgresql://postgres@localhost:5432/bank'`
+
+var bankMeta = workload.Meta{
+	Name:        "bank",
+	Description: "bank transfers between accounts in SERIALIZABLE transactions; check verifies the total balance",
+	Details:     details,
+	Version:     "1.0.0",
+	New:         newBank,
+}
+
+func init() {
+	workload.Register(bankMeta)
+}
+
+// Flag defaults.
+const (
+	defaultRows           = 1000
+	defaultPayloadBytes   = 100
+	defaultInitialBalance = 1000
+	defaultMaxTransfer    = 999
+)
+
+// tableName is the workload's one table.
+const tableName = "bank"
+
+// bank is the generator.
+type bank struct {
+	flags workload.Flags
+
+	rows           int
+	payloadBytes   int
+	initialBalance int64
+	maxTransfer    int64
+	seed           uint64
+}
+
+var (
+	_ workload.Flagser = (*bank)(nil)
+	_ workload.Hookser = (*bank)(nil)
+	_ workload.Opser   = (*bank)(nil)
+	_ workload.Seeder  = (*bank)(nil)
+)
+
+func newBank() workload.Generator {
+	g := &bank{seed: 1}
+	fs := pflag.NewFlagSet(tableName, pflag.ContinueOnError)
+	g.flags = workload.Flags{FlagSet: fs, Meta: map[string]workload.FlagMeta{}}
+	fs.IntVar(&g.rows, "rows", defaultRows, "number of accounts (ids 0..rows-1)")
+	fs.IntVar(&g.payloadBytes, "payload-bytes", defaultPayloadBytes, "size of each account's payload, in bytes")
+	fs.Int64Var(&g.initialBalance, "initial-balance", defaultInitialBalance,
+		"balance every account starts with; the total is rows x initial-balance")
+	fs.Int64Var(&g.maxTransfer, "max-transfer", defaultMaxTransfer,
+		"largest amount one transfer moves (amounts are uniform in [1, max-transfer])")
+	g.flags.Meta["max-transfer"] = workload.FlagMeta{RuntimeOnly: true}
+	return g
+}
+
+// Meta implements the Generator interface.
+func (*bank) Meta() workload.Meta { return bankMeta }
+
+// Flags implements the Flagser interface.
+func (g *bank) Flags() workload.Flags { return g.flags }
+
+// SetSeed implements the Seeder interface: batch b of the initial data
+// draws its payloads from the stream (seed, b).
+func (g *bank) SetSeed(seed uint64) { g.seed = seed }
+
+// Hooks implements the Hookser interface.
+func (g *bank) Hooks() workload.Hooks {
+	return workload.Hooks{
+		Validate:         g.validate,
+		PreRun:           g.preRun,
+		CheckConsistency: g.checkConsistency,
+	}
+}
+
+// validate checks the flags' bounds.
+func (g *bank) validate() error {
+	switch {
+	case g.rows < 2:
+		return fmt.Errorf("--rows must be at least 2 (a transfer needs two accounts), not %d", g.rows)
+	case g.payloadBytes < 0:
+		return fmt.Errorf("--payload-bytes must not be negative, not %d", g.payloadBytes)
+	case g.initialBalance < 0:
+		return fmt.Errorf("--initial-balance must not be negative, not %d", g.initialBalance)
+	case g.maxTransfer < 1:
+		return fmt.Errorf("--max-transfer must be at least 1, not %d", g.maxTransfer)
+	case g.initialBalance > 0 && int64(g.rows) > math.MaxInt64/g.initialBalance:
+		return errors.New("--rows x --initial-balance overflows a 64-bit total balance")
+	}
+	return nil
+}
+
+// totalBalance is the sum of the balances, which transfers keep.
+func (g *bank) totalBalance() int64 { return int64(g.rows) * g.initialBalance }
+
+// Tables implements the Generator interface.
+func (g *bank) Tables() []workload.Table {
+	return []workload.Table{{
+		Name:    tableName,
+		Schema:  "(id BIGINT PRIMARY KEY, balance BIGINT NOT NULL, payload TEXT NOT NULL)",
+		Columns: []string{"id", "balance", "payload"},
+		InitialRows: workload.BatchedTuples{
+			NumBatches: (g.rows + batchSize - 1) / batchSize,
+			NumRows:    int64(g.rows),
+			FillBatch:  g.fillBatch,
+		},
+	}}
+}

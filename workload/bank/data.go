@@ -1,0 +1,30 @@
+package bank
+
+import (
+	"github.com/stampede-bench/stampede/randgen"
+)
+
+// batchSize is the number of accounts per initial-data batch.
+const batchSize = 1000
+
+// fillBatch appends batch batchIdx's accounts: ids [batchIdx*batchSize,
+// min((batchIdx+1)*batchSize, rows)), each with the initial balance and
+// a printable-ASCII payload drawn from the stream (seed, batchIdx). It is
+// safe for concurrent use.
+func (g *bank) fillBatch(batchIdx int, rows [][]any) [][]any {
+	r := randgen.New(g.seed, uint64(batchIdx))
+	lo := batchIdx * batchSize
+	hi := min(lo+batchSize, g.rows)
+	if lo >= hi {
+		return rows
+	}
+	// One allocation for the batch's payloads.
+	buf := make([]byte, (hi-lo)*g.payloadBytes)
+	randgen.RandASCII(r, buf)
+	payloads := string(buf)
+	for id := lo; id < hi; id++ {
+		off := (id - lo) * g.payloadBytes
+		rows = append(rows, []any{int64(id), g.initialBalance, payloads[off : off+g.payloadBytes]})
+	}
+	return rows
+}

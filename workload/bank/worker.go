@@ -1,0 +1,240 @@
+package bank
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/stampede-bench/stampede/dialect"
+	"github.com/stampede-bench/stampede/randgen"
+	"github.com/stampede-bench/stampede/sqlx"
+	"github.com/stampede-bench/stampede/workload"
+)
+
+// opTransfer is the index of the transfer operation in QueryLoad.Ops.
+const opTransfer = 0
+
+// workerStream is the random stream of worker w: (run seed, 1<<32|w), so
+// that it never coincides with a data batch's stream (seed, b).
+func workerStream(w int) uint64 { return 1<<32 | uint64(w) }
+
+// Limits of retrying a transfer.
+const (
+	// maxRetries bounds the retries of one transfer after serialization
+	// failures and deadlocks.
+	maxRetries = 100
+	// maxConnLosses is the number of consecutive connection losses one
+	// transfer survives (the next one fails it): the worker's connection is re-established by its next
+	// statement, so several losses in a row mean the server is down.
+	maxConnLosses = 5
+	// connBackoff is the pause before the second attempt after a lost
+	// connection, doubled for each further one (the first retry is
+	// immediate).
+	connBackoff = 50 * time.Millisecond
+	// rollbackTimeout bounds the ROLLBACK after a failed statement.
+	rollbackTimeout = 5 * time.Second
+)
+
+// statements are the transfer's SQL texts.
+type statements struct {
+	// read is SELECT id, balance FROM bank WHERE id IN ($1, $2).
+	read string
+	// update is UPDATE bank SET balance = CASE id WHEN $1 THEN $3 WHEN $2
+	// THEN $4 END WHERE id IN ($1, $2), with casts of $3 and $4 to BIGINT.
+	update string
+}
+
+func newStatements(d dialect.Dialect) statements {
+	p := d.Placeholder
+	in := " WHERE id IN (" + p(1) + ", " + p(2) + ")"
+	return statements{
+		read: "SELECT id, balance FROM " + tableName + in,
+		update: "UPDATE " + tableName + " SET balance = CASE id WHEN " + p(1) + " THEN CAST(" + p(3) +
+			" AS BIGINT) WHEN " + p(2) + " THEN CAST(" + p(4) + " AS BIGINT) END" + in,
+	}
+}
+
+// Ops implements the Opser interface.
+func (g *bank) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (workload.QueryLoad, error) {
+	if err := g.validate(); err != nil {
+		return workload.QueryLoad{}, err
+	}
+	stmts := newStatements(db.Dialect())
+	workers := make([]*worker, oc.Concurrency)
+	ql := workload.QueryLoad{
+		Ops:     []string{"transfer"},
+		Classes: []workload.OpClass{workload.ClassTransaction},
+		Workers: make([]workload.Worker, oc.Concurrency),
+		Attach:  func(w int, rec workload.Recorder) { workers[w].rec = rec },
+	}
+	for i := range workers {
+		workers[i] = newWorker(g, stmts, db.Conn(i, true), randgen.New(oc.Seed, workerStream(i)))
+		ql.Workers[i] = workers[i].run
+	}
+	ql.Close = func(context.Context) error {
+		for _, w := range workers {
+			w.conn.Release()
+		}
+		return nil
+	}
+	return ql, nil
+}
+
+// worker is one worker's state: its stream, connection, and the
+// arguments and scan destinations its statements reuse. It is not safe
+// for concurrent use.
+type worker struct {
+	s           statements
+	conn        sqlx.Conn
+	null        bool // conn is the null driver's: reads find no rows
+	rec         workload.Recorder
+	r           *rand.Rand
+	rows        int64
+	maxTransfer int64
+
+	// The current transfer: from and to are ids, newFrom and newTo the
+	// new balances. Bound by pointer, so boxed once.
+	from, to, amount int64
+	newFrom, newTo   int64
+	readArgs         []any // from, to
+	updateArgs       []any // from, to, newFrom, newTo
+
+	// Scan destinations.
+	id, balance int64
+	dest        []any
+}
+
+func newWorker(g *bank, s statements, conn sqlx.Conn, r *rand.Rand) *worker {
+	w := &worker{
+		s: s, conn: conn, null: sqlx.IsNullConn(conn), rec: nopRecorder{}, r: r,
+		rows: int64(g.rows), maxTransfer: g.maxTransfer,
+	}
+	w.readArgs = []any{&w.from, &w.to}
+	w.updateArgs = []any{&w.from, &w.to, &w.newFrom, &w.newTo}
+	w.dest = []any{&w.id, &w.balance}
+	return w
+}
+
+// nopRecorder is the Recorder of a worker that was never attached.
+type nopRecorder struct{}
+
+func (nopRecorder) Record(int, time.Duration) {}
+func (nopRecorder) RecordError(int)           {}
+
+// next draws the next transfer: two distinct accounts, uniform, and an
+// amount uniform in [1, maxTransfer].
+func (w *worker) next() {
+	w.from = w.r.Int64N(w.rows)
+	w.to = w.r.Int64N(w.rows - 1)
+	if w.to >= w.from {
+		w.to++
+	}
+	w.amount = 1 + w.r.Int64N(w.maxTransfer)
+}
+
+// run performs one transfer. It is the workload.Worker. A serialization
+// failure or deadlock rolls back, counts a tolerated error of transfer
+// through the Recorder and retries the same transfer (at most
+// maxRetries times); so does a lost connection, with a backoff, until
+// maxConnLosses in a row. Other errors end the call with the error.
+func (w *worker) run(ctx context.Context) workload.Result {
+	w.next()
+	connLosses := 0
+	for retries := 0; ; retries++ {
+		err := w.transfer(ctx)
+		if err == nil {
+			return workload.Result{Op: opTransfer}
+		}
+		if ctx.Err() != nil {
+			// The run is ending or timed out: no retry.
+			return workload.Result{Op: opTransfer, Err: fmt.Errorf("%w: %v", ctx.Err(), err)}
+		}
+		switch {
+		case sqlx.IsRetryable(err):
+			connLosses = 0
+		case sqlx.IsConnectionError(err):
+			connLosses++
+			if connLosses > maxConnLosses {
+				return workload.Result{Op: opTransfer, Err: fmt.Errorf("connection lost %d times in a row: %w", connLosses, err)}
+			}
+			if connLosses > 1 && !sleep(ctx, connBackoff<<(connLosses-2)) {
+				return workload.Result{Op: opTransfer, Err: fmt.Errorf("%w: %v", ctx.Err(), err)}
+			}
+		default:
+			return workload.Result{Op: opTransfer, Err: err}
+		}
+		if retries == maxRetries {
+			return workload.Result{Op: opTransfer, Err: fmt.Errorf("transfer retried %d times, giving up: %w", maxRetries, err)}
+		}
+		w.rec.RecordError(opTransfer)
+	}
+}
+
+// transfer runs the transfer's transaction once, rolling it back on
+// failure.
+func (w *worker) transfer(ctx context.Context) (err error) {
+	tx, err := w.conn.Begin(ctx, sqlx.TxOptions{Isolation: sqlx.Serializable})
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
+			_ = tx.Rollback(rctx) // best effort: the connection may be gone
+			cancel()
+		}
+	}()
+
+	rows, err := tx.Query(ctx, w.s.read, w.readArgs...)
+	if err != nil {
+		return fmt.Errorf("reading balances: %w", err)
+	}
+	found := 0
+	for rows.Next() {
+		if err := rows.Scan(w.dest...); err != nil {
+			rows.Close()
+			return fmt.Errorf("reading balances: %w", err)
+		}
+		switch w.id {
+		case w.from:
+			w.newFrom = w.balance - w.amount
+		case w.to:
+			w.newTo = w.balance + w.amount
+		}
+		found++
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("reading balances: %w", err)
+	}
+	if found != 2 && !w.null {
+		return fmt.Errorf("accounts %d and %d: found %d of them in table %s (was it loaded with --rows %d?)",
+			w.from, w.to, found, tableName, w.rows)
+	}
+
+	n, err := tx.Exec(ctx, w.s.update, w.updateArgs...)
+	if err != nil {
+		return fmt.Errorf("updating balances: %w", err)
+	}
+	if n != 2 && !w.null {
+		return fmt.Errorf("accounts %d and %d: updated %d rows, want 2", w.from, w.to, n)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// sleep pauses for d or until ctx is done, reporting whether it slept
+// the whole time.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
