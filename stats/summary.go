@@ -104,3 +104,24 @@ func LogBuckets(h *hdrhistogram.Histogram, n int, loMs, hiMs float64) []Bucket {
 	}
 	return out
 }
+
+// CumulativeCounts returns, for each upper bound in bounds (ascending,
+// in seconds), how many values of h are at most that bound, as a
+// Prometheus histogram's cumulative buckets count them, and the sum of
+// all values in seconds (estimated from the histogram's bars).
+func CumulativeCounts(h *hdrhistogram.Histogram, bounds []float64) (counts []uint64, sumSeconds float64) {
+	counts = make([]uint64, len(bounds))
+	for _, bar := range h.Distribution() {
+		if bar.Count == 0 {
+			continue
+		}
+		v := float64(bar.To) / 1e9 // the bar's highest value, in seconds
+		sumSeconds += float64(bar.Count) * float64(bar.From+bar.To) / 2e9
+		for i, b := range bounds {
+			if v <= b {
+				counts[i] += uint64(bar.Count)
+			}
+		}
+	}
+	return counts, sumSeconds
+}

@@ -157,6 +157,8 @@ type runFlags struct {
 	histogram      bool
 	randSeed       uint64
 	outputStyle    string
+	promPort       int
+	promListen     string
 }
 
 func (r *runFlags) register(fs *pflag.FlagSet) {
@@ -178,6 +180,8 @@ func (r *runFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&r.latency, "latency", "", "under --max-rate, which latency the progress lines show: intended (from the scheduled start, the default), service, or both")
 	fs.StringVar(&r.cpuProfile, "cpuprofile", "", "write a Go CPU profile of stampede itself to this file")
 	_ = fs.MarkHidden("cpuprofile")
+	fs.IntVar(&r.promPort, "prometheus-port", 0, "serve live metrics at http://HOST:PORT/metrics for Prometheus (all interfaces)")
+	fs.StringVar(&r.promListen, "prometheus-listen", "", "like --prometheus-port with a full address, such as 127.0.0.1:9090")
 	fs.StringVar(&r.outputStyle, "output-style", "stampede", "output style: stampede, or sysbench (sysbench's interval lines and final report)")
 	fs.IntVar(&r.timeSecs, "time", 0, "sysbench's name for --duration, in seconds")
 	fs.Float64Var(&r.rate, "rate", 0, "sysbench's name for --max-rate")
@@ -232,6 +236,12 @@ func (r *runFlags) resolve(fs *pflag.FlagSet) error {
 		if r.reportInterval > 0 && !fs.Changed("display-every") {
 			r.displayEvery = time.Duration(r.reportInterval) * time.Second
 		}
+	}
+	if r.promPort < 0 || r.promPort > 65535 {
+		return usagef("--prometheus-port %d is not a port number", r.promPort)
+	}
+	if r.promPort > 0 && r.promListen == "" {
+		r.promListen = fmt.Sprintf(":%d", r.promPort)
 	}
 	switch r.outputStyle {
 	case "stampede", "sysbench":

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/stampede-bench/stampede/engine"
+	"github.com/stampede-bench/stampede/promexport"
 	"github.com/stampede-bench/stampede/report"
 	"github.com/stampede-bench/stampede/runlog"
 	"github.com/stampede-bench/stampede/sqlx"
@@ -210,6 +211,16 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 	}
 
 	disp := newDisplay(load.Ops, load.Classes, series.Rated, rf.latency)
+	var prom *promexport.Exporter
+	if rf.promListen != "" {
+		prom = promexport.New(gen.Meta().Name)
+		srv, err := promexport.Serve(rf.promListen, prom)
+		if err != nil {
+			return nil, fmt.Errorf("cannot serve Prometheus metrics on %s: %w", rf.promListen, err)
+		}
+		defer srv.Close()
+		fmt.Fprintf(a.stderr, "Prometheus metrics at http://%s/metrics\n", srv.Addr())
+	}
 	var out output
 	switch {
 	case rf.outputStyle == "sysbench":
@@ -237,6 +248,9 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 			if err := writeInterval(rw, t, db.Reconnects()); err != nil && writeErr == nil {
 				writeErr = err
 				fmt.Fprintf(a.stderr, "warning: cannot write the run log: %v\n", err)
+			}
+			if prom != nil {
+				prom.Update(promSnapshot(t, load.Ops, db.Reconnects()))
 			}
 			if final {
 				return
@@ -290,6 +304,19 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 		fmt.Fprintln(a.stderr, "interrupted")
 	}
 	return &runOutcome{dir: rw.Dir(), summary: sum}, runErr
+}
+
+// promSnapshot computes the cumulative figures of each operation for the
+// Prometheus exporter.
+func promSnapshot(t stats.Tick, ops []string, reconnects int64) promexport.Snapshot {
+	s := promexport.Snapshot{Reconnects: uint64(max(reconnects, 0))}
+	for i, name := range ops {
+		c := t.Series[i]
+		buckets, sum := stats.CumulativeCounts(c.Cumulative, promexport.Buckets)
+		s.Ops = append(s.Ops, promexport.Op{Name: name, Count: uint64(c.Cumulative.TotalCount()), Errors: uint64(c.CumErrors),
+			Buckets: buckets, SumSeconds: sum})
+	}
+	return s
 }
 
 // writeInterval appends one tick to the run log.
