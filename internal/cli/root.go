@@ -20,6 +20,8 @@ import (
 // app is one invocation of the command line.
 type app struct {
 	stdout, stderr io.Writer
+	// args is the command line, for the run log (redacted there).
+	args []string
 	// secrets are scrubbed from every error message printed.
 	secrets []string
 }
@@ -35,7 +37,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 // MainContext is Main with a caller-supplied context (cancel it to
 // interrupt, as Ctrl-C does).
 func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	a := &app{stdout: stdout, stderr: stderr}
+	a := &app{stdout: stdout, stderr: stderr, args: append([]string{"stampede"}, args...)}
 	a.secrets = sqlx.Secrets(connArgs(args), os.Getenv)
 	args, err := sysbenchOrder(args)
 	if err != nil {

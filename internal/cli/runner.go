@@ -187,7 +187,7 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 		ID:              runlog.NewID(gen.Meta().Name, start),
 		Workload:        gen.Meta().Name,
 		WorkloadVersion: gen.Meta().Version,
-		Command:         redactArgs(os.Args),
+		Command:         redactArgs(a.args),
 		Flags:           flagValues(spec.fs, a.secrets),
 		Tags:            rf.tagMap(),
 		Series:          names,
