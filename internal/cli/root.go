@@ -122,6 +122,8 @@ Quick start:
 		a.workloadVerb(verbCleanup),
 		a.workloadsCmd(),
 		a.reportCmd(),
+		a.runsCmd(),
+		a.compareCmd(),
 		a.demoCmd(),
 		a.versionCmd(),
 	)

@@ -300,6 +300,9 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 		fmt.Fprintf(a.stderr, "warning: the run log in %s may be incomplete: %v\n", rw.Dir(), writeErr)
 	}
 	fmt.Fprintf(a.stderr, "results saved in %s\n", rw.Dir())
+	if err := indexRun(ctx, root, rw.Dir(), ""); err != nil {
+		fmt.Fprintf(a.stderr, "warning: cannot index the run in the results store: %s (`stampede runs --rebuild` rebuilds it)\n", sqlx.Scrub(oneLine(err.Error()), a.secrets))
+	}
 	if res.Interrupted {
 		fmt.Fprintln(a.stderr, "interrupted")
 	}

@@ -1,0 +1,173 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stampede-bench/stampede/runlog"
+	"github.com/stampede-bench/stampede/stats"
+)
+
+var compareT0 = time.Date(2026, 11, 22, 10, 35, 12, 0, time.UTC)
+
+// compareWriteRun writes a finished run of n 1-second intervals with a
+// 1.5s ramp-up. In interval i, read does reads+(i%3)*20 operations taking
+// readUs+j/10 µs, and update 100+((i+shift)%2)*10 taking 2ms+j*10µs.
+func compareWriteRun(t testing.TB, root, id string, start time.Time, n, reads, readUs, shift int) string {
+	t.Helper()
+	series := []string{"read", "update"}
+	w, err := runlog.Create(root, runlog.RunInfo{ID: id, Workload: "ycsb", Series: series, Start: start})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.SetRampEnd(start.Add(1500 * time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		read, update := stats.NewHistogram(), stats.NewHistogram()
+		for j := range reads + (i%3)*20 {
+			_ = read.RecordValue(int64(readUs*1000 + j*100))
+		}
+		for j := range 100 + ((i+shift)%2)*10 {
+			_ = update.RecordValue(int64(2_000_000 + j*10_000))
+		}
+		ss := []runlog.IntervalSeries{
+			{Name: "read", Hist: read, Count: read.TotalCount()},
+			{Name: "update", Hist: update, Count: update.TotalCount(), Errors: int64(i % 2)},
+		}
+		s := start.Add(time.Duration(i) * time.Second)
+		if err := w.WriteInterval(s, s.Add(time.Second), ss, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Finish(start.Add(time.Duration(n)*time.Second), runlog.StatusCompleted, "", nil); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(root, id)
+}
+
+// compareRuns writes run A and run B, which reads twice as fast.
+func compareRuns(t testing.TB) string {
+	t.Helper()
+	root := t.TempDir()
+	compareWriteRun(t, root, "20261122-103512-ycsb-aaaa", compareT0, 10, 1000, 200, 0)
+	compareWriteRun(t, root, "20261122-113512-ycsb-bbbb", compareT0.Add(time.Hour), 10, 2000, 100, 1)
+	return root
+}
+
+func checkGolden(t *testing.T, golden, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", golden)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s (run with -update to accept):\n%s", path, got)
+	}
+}
+
+// TestCompareGolden compares synthetic runs and checks the output against
+// golden files (go test -run Compare -update rewrites them).
+func TestCompareGolden(t *testing.T) {
+	root := compareRuns(t)
+	for _, tc := range []struct {
+		name, golden string
+		args         []string
+	}{
+		{"text", "compare_text.golden", []string{"20261122-1035", "20261122-1135"}},
+		{"reversed", "compare_reversed.golden", []string{"20261122-113512-ycsb-bbbb", "20261122-103512-ycsb-aaaa"}},
+		{"same run", "compare_same.golden", []string{"20261122-1035", filepath.Join(root, "20261122-103512-ycsb-aaaa")}},
+		{"json", "compare_json.golden", []string{"20261122-1035", "20261122-1135", "--format", "json"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := stampede(t, append([]string{"compare", "--results-dir", root}, tc.args...)...)
+			if r.code != 0 || r.stderr != "" {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			checkGolden(t, tc.golden, strings.ReplaceAll(r.stdout, root, "ROOT"))
+		})
+	}
+}
+
+// TestCompareVerdicts checks the figures and the noise test in JSON.
+func TestCompareVerdicts(t *testing.T) {
+	root := compareRuns(t)
+	r := stampede(t, "compare", "--results-dir", root, "20261122-1035", "20261122-1135", "--format", "json")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	type row struct {
+		Name  string `json:"name"`
+		Ratio struct {
+			OpsPerSec *float64 `json:"ops_per_sec"`
+			P50       *float64 `json:"p50"`
+		} `json:"ratio"`
+		Throughput struct {
+			NA          int    `json:"n_a"`
+			Verdict     string `json:"verdict"`
+			Significant bool   `json:"significant"`
+		} `json:"throughput"`
+	}
+	var c struct {
+		Ops   []row `json:"ops"`
+		Total row   `json:"total"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &c); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Ops) != 2 {
+		t.Fatalf("ops %+v", c.Ops)
+	}
+	read, upd := c.Ops[0], c.Ops[1]
+	// The window starts at the ramp-up's end, in interval 1 of 0..9.
+	if read.Name != "read" || !read.Throughput.Significant || read.Throughput.NA != 9 ||
+		*read.Ratio.OpsPerSec < 1.9 || *read.Ratio.OpsPerSec > 2.1 || *read.Ratio.P50 > 1 {
+		t.Errorf("read %+v", read)
+	}
+	if upd.Name != "update" || upd.Throughput.Verdict != "noise" || *upd.Ratio.P50 != 1 {
+		t.Errorf("update %+v", upd)
+	}
+	if c.Total.Name != "__result" || c.Total.Throughput.Verdict != "*" {
+		t.Errorf("total %+v", c.Total)
+	}
+}
+
+func TestCompareBadInput(t *testing.T) {
+	root := compareRuns(t)
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no args", nil, 2, "accepts 2 arg(s), received 0"},
+		{"one arg", []string{"20261122-1035"}, 2, "accepts 2 arg(s), received 1"},
+		{"three args", []string{"a", "b", "c"}, 2, "accepts 2 arg(s), received 3"},
+		{"unknown run", []string{"20261122-1035", "nosuch"}, 2, `no run "nosuch"`},
+		{"ambiguous", []string{"20261122", "20261122-1035"}, 2, "ambiguous run reference"},
+		{"not a run", []string{"20261122-1035", root}, 2, "not a stampede run directory"},
+		{"bad format", []string{"20261122-1035", "20261122-1135", "--format", "xml"}, 2, `unknown --format "xml"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := stampede(t, append([]string{"compare", "--results-dir", root}, tc.args...)...)
+			if r.code != tc.code {
+				t.Errorf("exit code %d, want %d (stderr %q)", r.code, tc.code, r.stderr)
+			}
+			if lines := strings.Split(strings.TrimSpace(r.stderr), "\n"); len(lines) != 1 ||
+				!strings.HasPrefix(lines[0], "stampede: error: ") || !strings.Contains(lines[0], tc.want) {
+				t.Errorf("stderr %q: want one error line containing %q", r.stderr, tc.want)
+			}
+		})
+	}
+}

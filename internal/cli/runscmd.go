@@ -1,0 +1,267 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stampede-bench/stampede/results/store"
+)
+
+// runsFlags are the flags of `stampede runs`.
+type runsFlags struct {
+	resultsDir string
+	resultsURL string
+	workload   string
+	tags       []string
+	since      string
+	until      string
+	limit      int
+	rebuild    bool
+	format     string
+}
+
+// runsCmd is `stampede runs`: the saved runs, from the results store.
+func (a *app) runsCmd() *cobra.Command {
+	var rf runsFlags
+	cmd := &cobra.Command{
+		Use:   "runs",
+		Short: "List saved runs, from the results store",
+		Long: `runs lists saved runs with their total throughput and p99 latency, oldest first,
+from the results store: an index of the run directories, with each run's figures
+recomputed as ` + "`stampede report`" + ` does (after the ramp-up, to the end).
+
+The store is by default the SQLite file index.sqlite in the results directory;
+--results-url (or $STAMPEDE_RESULTS_URL) names another: sqlite:PATH, or a
+postgres:// or postgresql:// URL of a PostgreSQL or CockroachDB database, which
+several machines can share. Before listing, runs indexes the run directories of
+the results directory that the store lacks (or holds with another status);
+--rebuild indexes every one of them again and forgets the runs whose directory
+is gone. The store holds nothing else: it can be deleted and rebuilt at any time.
+
+--since and --until bound the runs' start time: an RFC 3339 time or date
+(2026-11-22T10:00:00Z, 2026-11-22), or a duration ago (24h, 30m).
+
+Exit status: 0 on success, 2 for a command line error, 1 when the store cannot
+be reached or read.`,
+		Example: `  stampede runs
+  stampede runs --workload ycsb --tag db=pg17 --since 24h
+  stampede runs --results-url postgresql://bench@results-db/stampede --format json`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.runs(cmd.Context(), rf, time.Now())
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&rf.resultsDir, "results-dir", "", "where run directories are found (default $STAMPEDE_RESULTS_DIR or ~/.stampede/runs)")
+	fs.StringVar(&rf.resultsURL, "results-url", "", "results store: sqlite:PATH, postgres://... or postgresql://... (default $STAMPEDE_RESULTS_URL, or index.sqlite in the results directory)")
+	fs.StringVar(&rf.workload, "workload", "", "only runs of this workload")
+	fs.StringArrayVar(&rf.tags, "tag", nil, "only runs with this tag, key=value (repeatable: all must match)")
+	fs.StringVar(&rf.since, "since", "", "only runs started at or after this time: RFC 3339 time or date, or a duration ago (24h)")
+	fs.StringVar(&rf.until, "until", "", "only runs started before this time: RFC 3339 time or date, or a duration ago")
+	fs.IntVar(&rf.limit, "limit", 0, "only the latest N runs (0: all)")
+	fs.BoolVar(&rf.rebuild, "rebuild", false, "index every run directory again first")
+	fs.StringVar(&rf.format, "format", "text", "output format: text or json (an array)")
+	return cmd
+}
+
+// runs runs `stampede runs`; now is the time durations ago count from.
+func (a *app) runs(ctx context.Context, rf runsFlags, now time.Time) error {
+	switch rf.format {
+	case "text", "json":
+	default:
+		return usagef("unknown --format %q: use text or json", rf.format)
+	}
+	if rf.limit < 0 {
+		return usagef("--limit %d is negative", rf.limit)
+	}
+	f := store.Filter{Workload: rf.workload, Limit: rf.limit}
+	var err error
+	if f.Since, err = parseSince(rf.since, now); err != nil {
+		return usagef("--since: %v", err)
+	}
+	if f.Until, err = parseSince(rf.until, now); err != nil {
+		return usagef("--until: %v", err)
+	}
+	for _, t := range rf.tags {
+		k, v, ok := strings.Cut(t, "=")
+		if !ok || k == "" {
+			return usagef("malformed --tag %q: want key=value", t)
+		}
+		if f.Tags == nil {
+			f.Tags = map[string]string{}
+		}
+		f.Tags[k] = v
+	}
+	root, err := resultsRoot(rf.resultsDir)
+	if err != nil {
+		return err
+	}
+	url := storeURL(root, rf.resultsURL)
+	if url == store.DefaultURL(root) {
+		// Do not create a results directory just to say it is empty.
+		if _, err := os.Stat(root); errors.Is(err, fs.ErrNotExist) {
+			return a.printRuns(nil, rf.format)
+		}
+	}
+	st, err := store.Open(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if rf.rebuild {
+		n, err := st.Rebuild(ctx, root)
+		if err != nil {
+			a.warnIndex(err)
+		}
+		fmt.Fprintf(a.stderr, "indexed %d runs from %s into %s\n", n, root, st)
+	} else if _, err := st.Sync(ctx, root); err != nil {
+		a.warnIndex(err)
+	}
+	if err := ctx.Err(); err != nil {
+		return errInterrupted
+	}
+	rows, err := st.List(ctx, f)
+	if err != nil {
+		return err
+	}
+	return a.printRuns(rows, rf.format)
+}
+
+// warnIndex prints the runs that could not be indexed, one a line.
+func (a *app) warnIndex(err error) {
+	for _, line := range strings.Split(err.Error(), "\n") {
+		fmt.Fprintf(a.stderr, "warning: cannot index %s\n", oneLine(line))
+	}
+}
+
+// printRuns writes rows as text (one line per run) or as a JSON array.
+func (a *app) printRuns(rows []store.RunRow, format string) error {
+	if format == "json" {
+		if rows == nil {
+			rows = []store.RunRow{}
+		}
+		enc := json.NewEncoder(a.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rows)
+	}
+	if len(rows) == 0 {
+		fmt.Fprintln(a.stderr, "no runs")
+		return nil
+	}
+	table := [][]string{{"ID", "START (UTC)", "WORKLOAD", "STATUS", "OPS/S", "P99(MS)", "TAGS"}}
+	for _, r := range rows {
+		opsPerSec, p99 := "-", "-"
+		if r.Intervals > 0 {
+			opsPerSec, p99 = fmt.Sprintf("%.1f", r.OpsPerSec), msCell(r.P99)
+		}
+		table = append(table, []string{r.ID, r.Start.UTC().Format(time.DateTime), r.Workload, r.Status, opsPerSec, p99, formatTags(r.Tags)})
+	}
+	return writeTable(a.stdout, table, map[int]bool{4: true, 5: true})
+}
+
+// writeTable writes rows in columns two spaces apart, right-aligning the
+// columns in right, and trims trailing spaces.
+func writeTable(w io.Writer, rows [][]string, right map[int]bool) error {
+	var widths []int
+	for _, row := range rows {
+		for i, cell := range row {
+			if i == len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], utf8.RuneCountInString(cell))
+		}
+	}
+	for _, row := range rows {
+		var b strings.Builder
+		for i, cell := range row {
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(cell))
+			if right[i] {
+				b.WriteString(pad + cell)
+			} else {
+				b.WriteString(cell + pad)
+			}
+		}
+		if _, err := fmt.Fprintln(w, strings.TrimRight(b.String(), " ")); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// formatTags renders tags as "k=v,k2=v2", sorted by key.
+func formatTags(tags map[string]string) string {
+	keys := make([]string, 0, len(tags))
+	for k := range tags {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + tags[k]
+	}
+	return strings.Join(parts, ",")
+}
+
+// parseSince parses a time bound: an RFC 3339 time, an RFC 3339 date
+// (midnight UTC) or a duration before now. "" is the zero time.
+func parseSince(s string, now time.Time) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if d, err := time.ParseDuration(s); err == nil {
+		if d < 0 {
+			return time.Time{}, fmt.Errorf("duration %q is negative: give how long ago", s)
+		}
+		return now.Add(-d), nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, nil
+	}
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		return t, nil
+	}
+	return time.Time{}, fmt.Errorf("malformed time %q: want an RFC 3339 time or date (2026-11-22T10:00:00Z, 2026-11-22) or a duration ago (24h)", s)
+}
+
+// storeURL returns the results store's URL: flag, else
+// $STAMPEDE_RESULTS_URL, else the SQLite file in the results directory.
+func storeURL(root, flag string) string {
+	if flag != "" {
+		return flag
+	}
+	if env := os.Getenv("STAMPEDE_RESULTS_URL"); env != "" {
+		return env
+	}
+	return store.DefaultURL(root)
+}
+
+// indexRun indexes the finished run directory dir, under the results
+// directory root, into the results store of resultsURL ("" for
+// $STAMPEDE_RESULTS_URL or the default store of root). The run command
+// calls it at the end of every run and prints a warning if it fails: the
+// store can always be rebuilt from the directories.
+func indexRun(ctx context.Context, root, dir string, resultsURL string) error {
+	// An interrupted run is indexed too: only a timeout stops indexing.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
+	st, err := store.Open(ctx, storeURL(root, resultsURL))
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	return st.Index(ctx, dir)
+}

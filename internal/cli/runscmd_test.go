@@ -1,0 +1,174 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stampede-bench/stampede/results/store"
+	"github.com/stampede-bench/stampede/runlog"
+)
+
+// runsWriteRuns writes three runs: two ycsb runs tagged db=pg16 and db=pg17
+// a day apart, and a tpcc run.
+func runsWriteRuns(t testing.TB) string {
+	t.Helper()
+	root := compareRuns(t) // 20261122-103512-ycsb-aaaa, 20261122-113512-ycsb-bbbb
+	for id, tags := range map[string]map[string]string{
+		"20261122-103512-ycsb-aaaa": {"db": "pg16", "env": "ci"},
+		"20261122-113512-ycsb-bbbb": {"db": "pg17", "env": "ci"},
+	} {
+		setTags(t, filepath.Join(root, id), tags)
+	}
+	w, err := runlog.Create(root, runlog.RunInfo{ID: "20261123-103512-tpcc-cccc", Workload: "tpcc", Series: []string{"new_order"}, Start: compareT0.Add(24 * time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil { // killed before its first interval
+		t.Fatal(err)
+	}
+	return root
+}
+
+// setTags rewrites the tags of a run's run.json.
+func setTags(t testing.TB, dir string, tags map[string]string) {
+	t.Helper()
+	path := filepath.Join(dir, runlog.RunFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	m["tags"] = tags
+	if b, err = json.MarshalIndent(m, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func runIDs(t testing.TB, out string) string {
+	t.Helper()
+	var ids []string
+	for i, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if i == 0 || line == "" {
+			continue
+		}
+		id := strings.Fields(line)[0]
+		ids = append(ids, id[len(id)-4:])
+	}
+	return strings.Join(ids, ",")
+}
+
+func TestRunsList(t *testing.T) {
+	root := runsWriteRuns(t)
+	r := stampede(t, "runs", "--results-dir", root)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(root, store.DefaultFile)); err != nil {
+		t.Errorf("no index: %v", err)
+	}
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	want := []string{
+		"ID                         START (UTC)          WORKLOAD  STATUS      OPS/S  P99(MS)  TAGS",
+		"20261122-103512-ycsb-aaaa  2026-11-22 10:35:12  ycsb      completed  1191.8      2.9  db=pg16,env=ci",
+		"20261122-113512-ycsb-bbbb  2026-11-22 11:35:12  ycsb      completed  2249.4      2.8  db=pg17,env=ci",
+		"20261123-103512-tpcc-cccc  2026-11-23 10:35:12  tpcc      running         -        -",
+	}
+	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Errorf("runs:\n%s\nwant\n%s", r.stdout, strings.Join(want, "\n"))
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"workload", []string{"--workload", "ycsb"}, "aaaa,bbbb"},
+		{"tag", []string{"--tag", "db=pg17"}, "bbbb"},
+		{"tags", []string{"--tag", "env=ci", "--tag", "db=pg16"}, "aaaa"},
+		{"since", []string{"--since", "2026-11-22T11:00:00Z"}, "bbbb,cccc"},
+		{"since date", []string{"--since", "2026-11-23"}, "cccc"},
+		{"until", []string{"--until", "2026-11-23"}, "aaaa,bbbb"},
+		{"since duration", []string{"--since", "87600h"}, "aaaa,bbbb,cccc"},
+		{"limit", []string{"--limit", "1"}, "cccc"},
+		{"rebuild", []string{"--rebuild", "--workload", "tpcc"}, "cccc"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := stampede(t, append([]string{"runs", "--results-dir", root}, tc.args...)...)
+			if r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			if got := runIDs(t, r.stdout); got != tc.want {
+				t.Errorf("got %q, want %q\n%s", got, tc.want, r.stdout)
+			}
+		})
+	}
+
+	// A new run is picked up; JSON output.
+	compareWriteRun(t, root, "20261124-000000-ycsb-dddd", compareT0.Add(48*time.Hour), 3, 10, 100, 0)
+	r = stampede(t, "runs", "--results-dir", root, "--format", "json", "--tag", "db=pg16")
+	var rows []store.RunRow
+	if err := json.Unmarshal([]byte(r.stdout), &rows); err != nil || r.code != 0 || len(rows) != 1 || rows[0].Tags["env"] != "ci" {
+		t.Errorf("json: %v %d %s", err, r.code, r.stdout)
+	}
+	r = stampede(t, "runs", "--results-dir", root, "--format", "json")
+	if err := json.Unmarshal([]byte(r.stdout), &rows); err != nil || len(rows) != 4 || rows[3].ID != "20261124-000000-ycsb-dddd" {
+		t.Errorf("json: %v %s", err, r.stdout)
+	}
+}
+
+func TestRunsEmpty(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "none")
+	r := stampede(t, "runs", "--results-dir", missing)
+	if r.code != 0 || r.stdout != "" || !strings.Contains(r.stderr, "no runs") {
+		t.Errorf("%d %q %q", r.code, r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(missing); err == nil {
+		t.Errorf("runs created %s", missing)
+	}
+	r = stampede(t, "runs", "--results-dir", missing, "--format", "json")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "[]" {
+		t.Errorf("%d %q %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+func TestRunsBadInput(t *testing.T) {
+	root := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"args", []string{"x"}, 2, "unknown command"},
+		{"bad format", []string{"--format", "xml"}, 2, `unknown --format "xml"`},
+		{"bad tag", []string{"--tag", "novalue"}, 2, `malformed --tag "novalue"`},
+		{"bad since", []string{"--since", "yesterday"}, 2, `--since: malformed time "yesterday"`},
+		{"negative until", []string{"--until", "-3h"}, 2, "--until: duration"},
+		{"negative limit", []string{"--limit", "-1"}, 2, "--limit -1 is negative"},
+		{"bad url", []string{"--results-url", "mysql://u:topsecret@h/db"}, 1, `unsupported results store URL scheme "mysql"`},
+		{"unreachable", []string{"--results-url", "postgresql://u:topsecret@127.0.0.1:1/db?connect_timeout=2"}, 1, "cannot reach the results store 127.0.0.1:1/db"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := stampede(t, append([]string{"runs", "--results-dir", root}, tc.args...)...)
+			if r.code != tc.code {
+				t.Errorf("exit code %d, want %d (stderr %q)", r.code, tc.code, r.stderr)
+			}
+			if lines := strings.Split(strings.TrimSpace(r.stderr), "\n"); len(lines) != 1 ||
+				!strings.HasPrefix(lines[0], "stampede: error: ") || !strings.Contains(lines[0], tc.want) {
+				t.Errorf("stderr %q: want one error line containing %q", r.stderr, tc.want)
+			}
+			if strings.Contains(r.stderr, "topsecret") {
+				t.Errorf("password leaked: %s", r.stderr)
+			}
+		})
+	}
+}

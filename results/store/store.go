@@ -1,0 +1,695 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
+	_ "modernc.org/sqlite"             // database/sql driver "sqlite"
+
+	"github.com/stampede-bench/stampede/results"
+	"github.com/stampede-bench/stampede/runlog"
+)
+
+// DefaultFile is the name of the SQLite store in a results directory.
+const DefaultFile = "index.sqlite"
+
+// ErrNotFound means the store has no run of the ID asked for.
+var ErrNotFound = errors.New("run not in the results store")
+
+// DefaultURL returns the URL of the default store of the results directory
+// root: the SQLite file root/index.sqlite.
+func DefaultURL(root string) string {
+	return "sqlite:" + filepath.Join(root, DefaultFile)
+}
+
+// Store is an open results store. It is safe for concurrent use, and
+// several processes may use one store at the same time.
+type Store struct {
+	db   *sql.DB
+	name string // where the store is, for messages; no password
+}
+
+// RunRow is one run as the store holds it: its run.json metadata and the
+// total of its recomputed default view. A RunRow is a plain value.
+type RunRow struct {
+	ID              string            `json:"id"`
+	Dir             string            `json:"dir"`
+	Workload        string            `json:"workload"`
+	Start           time.Time         `json:"start"`
+	End             *time.Time        `json:"end,omitempty"`
+	Status          string            `json:"status"`
+	Error           string            `json:"error,omitempty"`
+	Seed            uint64            `json:"seed"`
+	Concurrency     int               `json:"concurrency,omitempty"`
+	Tags            map[string]string `json:"tags,omitempty"`
+	StampedeVersion string            `json:"stampede_version,omitempty"`
+	// Seconds and Intervals describe the recomputed view's period; both
+	// are 0 when the run has no complete interval after its ramp-up.
+	Seconds   float64 `json:"seconds"`
+	Intervals int     `json:"intervals"`
+	// The total's figures; latencies in milliseconds.
+	Count     int64   `json:"count"`
+	Errors    int64   `json:"errors"`
+	OpsPerSec float64 `json:"ops_per_sec"`
+	P50       float64 `json:"p50_ms"`
+	P95       float64 `json:"p95_ms"`
+	P99       float64 `json:"p99_ms"`
+	P999      float64 `json:"p99_9_ms"`
+	Max       float64 `json:"max_ms"`
+	// Warnings say what recomputing the view could not read, or why there
+	// is no view.
+	Warnings []string `json:"warnings,omitempty"`
+	// Ops are the per-operation figures; only Get fills them in.
+	Ops []OpRow `json:"ops,omitempty"`
+}
+
+// OpRow is one operation's figures in a run; latencies in milliseconds.
+type OpRow struct {
+	Name      string  `json:"name"`
+	Count     int64   `json:"count"`
+	Errors    int64   `json:"errors"`
+	OpsPerSec float64 `json:"ops_per_sec"`
+	Mean      float64 `json:"mean_ms"`
+	P50       float64 `json:"p50_ms"`
+	P95       float64 `json:"p95_ms"`
+	P99       float64 `json:"p99_ms"`
+	P999      float64 `json:"p99_9_ms"`
+	Max       float64 `json:"max_ms"`
+}
+
+// Filter selects runs in List. The zero Filter selects every run.
+type Filter struct {
+	// Workload, if set, is the workload's exact name.
+	Workload string
+	// Tags the runs must all have, with these values.
+	Tags map[string]string
+	// Since and Until, if set, bound the runs' start: Since <= start <
+	// Until.
+	Since, Until time.Time
+	// Limit, if positive, keeps only the Limit latest runs.
+	Limit int
+}
+
+var schema = []string{
+	`CREATE TABLE IF NOT EXISTS stampede_runs (
+		id TEXT PRIMARY KEY,
+		dir TEXT NOT NULL,
+		workload TEXT NOT NULL,
+		start_ns BIGINT NOT NULL,
+		end_ns BIGINT,
+		status TEXT NOT NULL,
+		error TEXT NOT NULL,
+		seed TEXT NOT NULL,
+		concurrency BIGINT NOT NULL,
+		tags TEXT NOT NULL,
+		stampede_version TEXT NOT NULL,
+		seconds DOUBLE PRECISION NOT NULL,
+		intervals BIGINT NOT NULL,
+		ops BIGINT NOT NULL,
+		errors BIGINT NOT NULL,
+		ops_per_sec DOUBLE PRECISION NOT NULL,
+		p50_ms DOUBLE PRECISION NOT NULL,
+		p95_ms DOUBLE PRECISION NOT NULL,
+		p99_ms DOUBLE PRECISION NOT NULL,
+		p999_ms DOUBLE PRECISION NOT NULL,
+		max_ms DOUBLE PRECISION NOT NULL,
+		warnings TEXT NOT NULL
+	)`,
+	`CREATE INDEX IF NOT EXISTS stampede_runs_start ON stampede_runs (start_ns, id)`,
+	`CREATE TABLE IF NOT EXISTS stampede_run_ops (
+		run_id TEXT NOT NULL,
+		op TEXT NOT NULL,
+		ops BIGINT NOT NULL,
+		errors BIGINT NOT NULL,
+		ops_per_sec DOUBLE PRECISION NOT NULL,
+		mean_ms DOUBLE PRECISION NOT NULL,
+		p50_ms DOUBLE PRECISION NOT NULL,
+		p95_ms DOUBLE PRECISION NOT NULL,
+		p99_ms DOUBLE PRECISION NOT NULL,
+		p999_ms DOUBLE PRECISION NOT NULL,
+		max_ms DOUBLE PRECISION NOT NULL,
+		PRIMARY KEY (run_id, op)
+	)`,
+	`CREATE TABLE IF NOT EXISTS stampede_run_tags (
+		run_id TEXT NOT NULL,
+		tag_key TEXT NOT NULL,
+		tag_value TEXT NOT NULL,
+		PRIMARY KEY (run_id, tag_key)
+	)`,
+	`CREATE INDEX IF NOT EXISTS stampede_run_tags_kv ON stampede_run_tags (tag_key, tag_value)`,
+}
+
+const runCols = `id, dir, workload, start_ns, end_ns, status, error, seed, concurrency, tags, stampede_version,
+	seconds, intervals, ops, errors, ops_per_sec, p50_ms, p95_ms, p99_ms, p999_ms, max_ms, warnings`
+
+// Open opens the store at rawURL, creating its tables if missing:
+// "sqlite:PATH" is an SQLite file (created, with its directory, if
+// missing), and "postgres://..." or "postgresql://..." a PostgreSQL or
+// CockroachDB database. Open checks that the database answers.
+func Open(ctx context.Context, rawURL string) (*Store, error) {
+	var (
+		driver, dsn string
+		s           = &Store{}
+	)
+	switch {
+	case strings.HasPrefix(rawURL, "sqlite:"):
+		path := strings.TrimPrefix(rawURL, "sqlite:")
+		path = strings.TrimPrefix(path, "//")
+		if path == "" {
+			return nil, fmt.Errorf("results store %q: no file name after sqlite:", rawURL)
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, fmt.Errorf("cannot create the results store %s: %w", path, err)
+		}
+		driver, s.name = "sqlite", path
+		dsn = "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
+	case strings.HasPrefix(rawURL, "postgres://"), strings.HasPrefix(rawURL, "postgresql://"):
+		u, err := url.Parse(rawURL)
+		if err != nil {
+			return nil, fmt.Errorf("malformed results store URL: %v", strings.ReplaceAll(err.Error(), rawURL, "<url>"))
+		}
+		driver, dsn, s.name = "pgx", rawURL, u.Host+u.Path
+	default:
+		scheme, _, _ := strings.Cut(rawURL, ":")
+		return nil, fmt.Errorf("unsupported results store URL scheme %q: use sqlite:PATH, postgres:// or postgresql://", scheme)
+	}
+	db, err := sql.Open(driver, dsn)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open the results store %s: %w", s.name, err)
+	}
+	if driver == "sqlite" {
+		// One connection: SQLite serializes writers anyway, and this keeps
+		// the process from waiting on its own locks.
+		db.SetMaxOpenConns(1)
+	}
+	s.db = db
+	pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	if err := db.PingContext(pctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("cannot reach the results store %s: %w", s.name, err)
+	}
+	for _, stmt := range schema {
+		if _, err := db.ExecContext(pctx, stmt); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("cannot create the tables of the results store %s: %w", s.name, err)
+		}
+	}
+	return s, nil
+}
+
+// Close closes the store.
+func (s *Store) Close() error { return s.db.Close() }
+
+// String returns where the store is, without any password.
+func (s *Store) String() string { return s.name }
+
+// Index reads the run directory dir, recomputes its default view (see
+// results.Window) and stores it, replacing what the store held for the
+// run. A run that has no complete interval is stored with no figures and
+// a warning saying why. Index only reads dir.
+func (s *Store) Index(ctx context.Context, dir string) error {
+	row, ops, err := load(dir)
+	if err != nil {
+		return err
+	}
+	return s.put(ctx, []RunRow{row}, [][]OpRow{ops})
+}
+
+// load reads a run directory into rows.
+func load(dir string) (RunRow, []OpRow, error) {
+	run, err := runlog.Open(dir)
+	if err != nil {
+		return RunRow{}, nil, err
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	info := run.Info
+	row := RunRow{
+		ID:              info.ID,
+		Dir:             dir,
+		Workload:        info.Workload,
+		Start:           info.Start,
+		End:             info.End,
+		Status:          info.Status,
+		Error:           info.Error,
+		Seed:            info.Seed,
+		Concurrency:     concurrency(run),
+		Tags:            info.Tags,
+		StampedeVersion: info.StampedeVersion,
+	}
+	view, warnings, err := results.Recompute([]*runlog.Run{run}, results.Window{})
+	if err != nil {
+		row.Warnings = []string{err.Error()}
+		return row, nil, nil
+	}
+	for _, w := range warnings {
+		row.Warnings = append(row.Warnings, w.Error())
+	}
+	t := view.Total
+	row.Seconds, row.Intervals = view.Seconds, view.Intervals
+	row.Count, row.Errors, row.OpsPerSec = t.Count, t.Errors, t.Rate
+	row.P50, row.P95, row.P99, row.P999, row.Max = t.P50, t.P95, t.P99, t.P999, t.Max
+	ops := make([]OpRow, 0, len(view.Ops))
+	for _, op := range view.Ops {
+		ops = append(ops, OpRow{Name: op.Name, Count: op.Count, Errors: op.Errors, OpsPerSec: op.Rate,
+			Mean: op.Mean, P50: op.P50, P95: op.P95, P99: op.P99, P999: op.P999, Max: op.Max})
+	}
+	return row, ops, nil
+}
+
+// concurrency returns the run's number of workers: the concurrency flag,
+// or summary.json's concurrency, or 0.
+func concurrency(run *runlog.Run) int {
+	for _, name := range []string{"concurrency", "threads"} {
+		if n, err := strconv.Atoi(run.Info.Flags[name]); err == nil && n > 0 {
+			return n
+		}
+	}
+	var sum struct {
+		Concurrency int `json:"concurrency"`
+	}
+	if run.Summary != nil && json.Unmarshal(run.Summary, &sum) == nil {
+		return sum.Concurrency
+	}
+	return 0
+}
+
+// put stores rows (and ops[i], the operations of rows[i]) in one
+// transaction, replacing what the store held for them.
+func (s *Store) put(ctx context.Context, rows []RunRow, ops [][]OpRow) (err error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("results store %s: %w", s.name, err)
+	}
+	defer func() {
+		if err != nil {
+			_ = tx.Rollback()
+			err = fmt.Errorf("results store %s: %w", s.name, err)
+		}
+	}()
+	upsert := `INSERT INTO stampede_runs (` + runCols + `) VALUES (` + placeholders(1, 22) + `)
+		ON CONFLICT (id) DO UPDATE SET ` + excluded(runCols)
+	for i, r := range rows {
+		tags, err := json.Marshal(orEmpty(r.Tags))
+		if err != nil {
+			return err
+		}
+		warnings, err := json.Marshal(orEmptySlice(r.Warnings))
+		if err != nil {
+			return err
+		}
+		var end *int64
+		if r.End != nil {
+			ns := r.End.UnixNano()
+			end = &ns
+		}
+		if _, err := tx.ExecContext(ctx, upsert, r.ID, r.Dir, r.Workload, r.Start.UnixNano(), end, r.Status, r.Error,
+			strconv.FormatUint(r.Seed, 10), r.Concurrency, string(tags), r.StampedeVersion, r.Seconds, r.Intervals,
+			r.Count, r.Errors, r.OpsPerSec, r.P50, r.P95, r.P99, r.P999, r.Max, string(warnings)); err != nil {
+			return err
+		}
+		for _, stmt := range []string{`DELETE FROM stampede_run_ops WHERE run_id = $1`, `DELETE FROM stampede_run_tags WHERE run_id = $1`} {
+			if _, err := tx.ExecContext(ctx, stmt, r.ID); err != nil {
+				return err
+			}
+		}
+		for _, op := range ops[i] {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO stampede_run_ops
+				(run_id, op, ops, errors, ops_per_sec, mean_ms, p50_ms, p95_ms, p99_ms, p999_ms, max_ms)
+				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+				r.ID, op.Name, op.Count, op.Errors, op.OpsPerSec, op.Mean, op.P50, op.P95, op.P99, op.P999, op.Max); err != nil {
+				return err
+			}
+		}
+		for _, k := range sortedKeys(r.Tags) {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO stampede_run_tags (run_id, tag_key, tag_value) VALUES ($1, $2, $3)`,
+				r.ID, k, r.Tags[k]); err != nil {
+				return err
+			}
+		}
+	}
+	return tx.Commit()
+}
+
+// Sync indexes the runs under root that the store lacks, or holds with
+// another status than their run.json's (a run that was still running when
+// it was indexed), and returns how many it indexed. Runs that cannot be
+// read are skipped and reported in the error, after the others are
+// indexed.
+func (s *Store) Sync(ctx context.Context, root string) (int, error) {
+	infos, listErr := runlog.List(root)
+	known, err := s.statuses(ctx)
+	if err != nil {
+		return 0, err
+	}
+	var todo []runlog.RunInfo
+	for _, info := range infos {
+		if st, ok := known[info.ID]; !ok || st != info.Status {
+			todo = append(todo, info)
+		}
+	}
+	n, err := s.indexAll(ctx, root, todo)
+	return n, errors.Join(listErr, err)
+}
+
+// Rebuild indexes every run under root again, and removes from the store
+// the runs whose directory was under root but is gone. It returns the
+// number of runs indexed. Runs that cannot be read are skipped and
+// reported in the error, after the others are indexed.
+func (s *Store) Rebuild(ctx context.Context, root string) (int, error) {
+	infos, listErr := runlog.List(root)
+	n, err := s.indexAll(ctx, root, infos)
+	if err != nil {
+		return n, errors.Join(listErr, err)
+	}
+	abs, aerr := filepath.Abs(root)
+	if aerr != nil {
+		return n, errors.Join(listErr, aerr)
+	}
+	present := make(map[string]bool, len(infos))
+	for _, info := range infos {
+		present[info.ID] = true
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT id, dir FROM stampede_runs`)
+	if err != nil {
+		return n, errors.Join(listErr, fmt.Errorf("results store %s: %w", s.name, err))
+	}
+	var gone []string
+	for rows.Next() {
+		var id, dir string
+		if err := rows.Scan(&id, &dir); err != nil {
+			rows.Close()
+			return n, errors.Join(listErr, fmt.Errorf("results store %s: %w", s.name, err))
+		}
+		if !present[id] && filepath.Dir(dir) == abs {
+			gone = append(gone, id)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return n, errors.Join(listErr, fmt.Errorf("results store %s: %w", s.name, err))
+	}
+	for _, id := range gone {
+		if err := s.Delete(ctx, id); err != nil {
+			return n, errors.Join(listErr, err)
+		}
+	}
+	return n, listErr
+}
+
+// Delete removes a run from the store (not its directory).
+func (s *Store) Delete(ctx context.Context, id string) (err error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("results store %s: %w", s.name, err)
+	}
+	for _, stmt := range []string{
+		`DELETE FROM stampede_run_ops WHERE run_id = $1`,
+		`DELETE FROM stampede_run_tags WHERE run_id = $1`,
+		`DELETE FROM stampede_runs WHERE id = $1`,
+	} {
+		if _, err := tx.ExecContext(ctx, stmt, id); err != nil {
+			_ = tx.Rollback()
+			return fmt.Errorf("results store %s: %w", s.name, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("results store %s: %w", s.name, err)
+	}
+	return nil
+}
+
+// indexAll indexes the runs of infos under root, one transaction each.
+func (s *Store) indexAll(ctx context.Context, root string, infos []runlog.RunInfo) (int, error) {
+	var errs []error
+	n := 0
+	for _, info := range infos {
+		if err := ctx.Err(); err != nil {
+			return n, err
+		}
+		if err := s.Index(ctx, filepath.Join(root, info.ID)); err != nil {
+			errs = append(errs, fmt.Errorf("run %s: %w", info.ID, err))
+			continue
+		}
+		n++
+	}
+	return n, errors.Join(errs...)
+}
+
+// statuses returns the status of every run in the store by ID.
+func (s *Store) statuses(ctx context.Context) (map[string]string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, status FROM stampede_runs`)
+	if err != nil {
+		return nil, fmt.Errorf("results store %s: %w", s.name, err)
+	}
+	defer rows.Close()
+	m := map[string]string{}
+	for rows.Next() {
+		var id, status string
+		if err := rows.Scan(&id, &status); err != nil {
+			return nil, fmt.Errorf("results store %s: %w", s.name, err)
+		}
+		m[id] = status
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("results store %s: %w", s.name, err)
+	}
+	return m, nil
+}
+
+// List returns the runs f selects, ordered by start time (then ID). With
+// a Limit, they are the latest Limit runs, still in that order.
+func (s *Store) List(ctx context.Context, f Filter) ([]RunRow, error) {
+	var (
+		where []string
+		args  []any
+	)
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	if f.Workload != "" {
+		where = append(where, "workload = "+arg(f.Workload))
+	}
+	if !f.Since.IsZero() {
+		where = append(where, "start_ns >= "+arg(f.Since.UnixNano()))
+	}
+	if !f.Until.IsZero() {
+		where = append(where, "start_ns < "+arg(f.Until.UnixNano()))
+	}
+	for _, k := range sortedKeys(f.Tags) {
+		where = append(where, "EXISTS (SELECT 1 FROM stampede_run_tags t WHERE t.run_id = stampede_runs.id AND t.tag_key = "+
+			arg(k)+" AND t.tag_value = "+arg(f.Tags[k])+")")
+	}
+	q := `SELECT ` + runCols + ` FROM stampede_runs`
+	if len(where) > 0 {
+		q += " WHERE " + strings.Join(where, " AND ")
+	}
+	q += " ORDER BY start_ns DESC, id DESC"
+	if f.Limit > 0 {
+		q += " LIMIT " + arg(f.Limit)
+	}
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("results store %s: %w", s.name, err)
+	}
+	defer rows.Close()
+	// Rows are collected in chunks and copied once: growing one slice of
+	// 10,000 rows costs more than the query.
+	var (
+		chunks [][]RunRow
+		chunk  []RunRow
+		n      int
+	)
+	for rows.Next() {
+		if len(chunk) == cap(chunk) {
+			chunk = make([]RunRow, 0, min(max(2*cap(chunk), 64), 4096))
+			chunks = append(chunks, chunk)
+		}
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, fmt.Errorf("results store %s: %w", s.name, err)
+		}
+		chunk = append(chunk, r)
+		chunks[len(chunks)-1] = chunk
+		n++
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("results store %s: %w", s.name, err)
+	}
+	out := make([]RunRow, 0, n)
+	for i := len(chunks) - 1; i >= 0; i-- {
+		for j := len(chunks[i]) - 1; j >= 0; j-- {
+			out = append(out, chunks[i][j])
+		}
+	}
+	return out, nil
+}
+
+// Get returns the run of ID id with its operations, or an error wrapping
+// ErrNotFound.
+func (s *Store) Get(ctx context.Context, id string) (RunRow, error) {
+	r, err := scanRun(s.db.QueryRowContext(ctx, `SELECT `+runCols+` FROM stampede_runs WHERE id = $1`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return RunRow{}, fmt.Errorf("%w: %s", ErrNotFound, id)
+	}
+	if err != nil {
+		return RunRow{}, fmt.Errorf("results store %s: %w", s.name, err)
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT op, ops, errors, ops_per_sec, mean_ms, p50_ms, p95_ms, p99_ms, p999_ms, max_ms
+		FROM stampede_run_ops WHERE run_id = $1 ORDER BY op`, id)
+	if err != nil {
+		return RunRow{}, fmt.Errorf("results store %s: %w", s.name, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var o OpRow
+		if err := rows.Scan(&o.Name, &o.Count, &o.Errors, &o.OpsPerSec, &o.Mean, &o.P50, &o.P95, &o.P99, &o.P999, &o.Max); err != nil {
+			return RunRow{}, fmt.Errorf("results store %s: %w", s.name, err)
+		}
+		r.Ops = append(r.Ops, o)
+	}
+	if err := rows.Err(); err != nil {
+		return RunRow{}, fmt.Errorf("results store %s: %w", s.name, err)
+	}
+	return r, nil
+}
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanRun(sc scanner) (RunRow, error) {
+	var (
+		r                    RunRow
+		startNs              int64
+		endNs                sql.NullInt64
+		conc, intervals      int64
+		seed, tags, warnings string
+	)
+	if err := sc.Scan(&r.ID, &r.Dir, &r.Workload, &startNs, &endNs, &r.Status, &r.Error, &seed, &conc, &tags,
+		&r.StampedeVersion, &r.Seconds, &intervals, &r.Count, &r.Errors, &r.OpsPerSec,
+		&r.P50, &r.P95, &r.P99, &r.P999, &r.Max, &warnings); err != nil {
+		return RunRow{}, err
+	}
+	r.Concurrency, r.Intervals = int(conc), int(intervals)
+	r.Start = time.Unix(0, startNs).UTC()
+	if endNs.Valid {
+		t := time.Unix(0, endNs.Int64).UTC()
+		r.End = &t
+	}
+	r.Seed, _ = strconv.ParseUint(seed, 10, 64)
+	if tags != "{}" {
+		var ok bool
+		if r.Tags, ok = parseFlat(tags); !ok {
+			if err := json.Unmarshal([]byte(tags), &r.Tags); err != nil {
+				return RunRow{}, fmt.Errorf("run %s: malformed tags: %w", r.ID, err)
+			}
+		}
+	}
+	if warnings != "[]" {
+		if err := json.Unmarshal([]byte(warnings), &r.Warnings); err != nil {
+			return RunRow{}, fmt.Errorf("run %s: malformed warnings: %w", r.ID, err)
+		}
+	}
+	return r, nil
+}
+
+// parseFlat parses the JSON object of strings json.Marshal writes for a
+// map[string]string, when no string has an escape; ok is false otherwise.
+// Listing many runs spends most of its time decoding tags without it.
+func parseFlat(s string) (m map[string]string, ok bool) {
+	if strings.IndexByte(s, '\\') >= 0 || len(s) < 2 || s[0] != '{' || s[len(s)-1] != '}' {
+		return nil, false
+	}
+	m = map[string]string{}
+	s = s[1 : len(s)-1]
+	for s != "" {
+		var k, v string
+		if k, s, ok = quoted(s); !ok || s == "" || s[0] != ':' {
+			return nil, false
+		}
+		if v, s, ok = quoted(s[1:]); !ok {
+			return nil, false
+		}
+		m[k] = v
+		if s != "" {
+			if s[0] != ',' {
+				return nil, false
+			}
+			s = s[1:]
+		}
+	}
+	return m, true
+}
+
+// quoted splits the leading "string" (without escapes) off s.
+func quoted(s string) (str, rest string, ok bool) {
+	if s == "" || s[0] != '"' {
+		return "", "", false
+	}
+	end := strings.IndexByte(s[1:], '"')
+	if end < 0 {
+		return "", "", false
+	}
+	return s[1 : 1+end], s[2+end:], true
+}
+
+// placeholders returns "$from, ..., $to".
+func placeholders(from, to int) string {
+	var b strings.Builder
+	for i := from; i <= to; i++ {
+		if i > from {
+			b.WriteString(", ")
+		}
+		b.WriteString("$" + strconv.Itoa(i))
+	}
+	return b.String()
+}
+
+// excluded returns "c = excluded.c, ..." for the columns but the first.
+func excluded(cols string) string {
+	var parts []string
+	for i, c := range strings.Split(cols, ",") {
+		c = strings.TrimSpace(c)
+		if i == 0 {
+			continue
+		}
+		parts = append(parts, c+" = excluded."+c)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func orEmpty(m map[string]string) map[string]string {
+	if m == nil {
+		return map[string]string{}
+	}
+	return m
+}
+
+func orEmptySlice(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
