@@ -2,11 +2,14 @@ package sqlx
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -53,6 +56,8 @@ type DB struct {
 	null       bool
 	shared     bool
 	reconnects atomic.Int64
+	// health has one entry per pool, in the same order.
+	health []endpointHealth
 }
 
 // ParseConfigs parses the connection strings of opts into pool configs,
@@ -73,11 +78,11 @@ func ParseConfigs(opts Options) ([]*pgxpool.Config, error) {
 		}
 		if strings.Contains(u, "://") && !strings.HasPrefix(u, "postgres://") && !strings.HasPrefix(u, "postgresql://") {
 			scheme, _, _ := strings.Cut(u, "://")
-			return nil, fmt.Errorf("unsupported URL scheme %q in %s: use postgresql://", scheme, Redact(u))
+			return nil, fmt.Errorf("unsupported URL scheme %q in %s: use postgresql://", scheme, oneLine(Redact(u)))
 		}
 		cfg, err := pgxpool.ParseConfig(u)
 		if err != nil {
-			return nil, fmt.Errorf("malformed connection URL %s: %s", Redact(u), lastLine(err))
+			return nil, fmt.Errorf("malformed connection URL %s: %s", oneLine(Redact(u)), oneLine(scrubConn(lastLine(err), u)))
 		}
 		if opts.Database != "" {
 			cfg.ConnConfig.Database = opts.Database
@@ -91,6 +96,34 @@ func ParseConfigs(opts Options) ([]*pgxpool.Config, error) {
 		cfgs = append(cfgs, cfg)
 	}
 	return cfgs, nil
+}
+
+// connectDetail returns the most specific part of a connection error
+// message, on one line: the certificate problem for TLS verification
+// failures, else the last part of pgconn's message.
+func connectDetail(err error) string {
+	var unknownCA x509.UnknownAuthorityError
+	var badHost x509.HostnameError
+	var badCert x509.CertificateInvalidError
+	switch {
+	case errors.As(err, &unknownCA):
+		return "TLS: the server's certificate is signed by an unknown authority"
+	case errors.As(err, &badHost):
+		return "TLS: " + strings.TrimPrefix(badHost.Error(), "x509: ")
+	case errors.As(err, &badCert):
+		return "TLS: " + strings.TrimPrefix(badCert.Error(), "x509: ")
+	}
+	return oneLine(lastLine(err))
+}
+
+// oneLine escapes the control characters of s (line breaks, tabs, ...) as
+// Go does in quoted strings, so that s prints on one line.
+func oneLine(s string) string {
+	if !strings.ContainsFunc(s, unicode.IsControl) {
+		return s
+	}
+	q := strconv.Quote(s)
+	return q[1 : len(q)-1]
 }
 
 // lastLine returns the most specific part of a pgconn error message.
@@ -124,10 +157,18 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 		maxConns = 1
 	}
 	db.shared = opts.Workers > maxConns
+	db.health = make([]endpointHealth, len(cfgs))
 	for i, cfg := range cfgs {
 		share := maxConns / len(cfgs)
 		if i < maxConns%len(cfgs) {
 			share++
+		}
+		if !db.shared {
+			// Workers keep one connection each and move to another
+			// endpoint when theirs fails (see workerConn), so any pool
+			// may have to hold every worker's connection. The total
+			// stays at most one per worker.
+			share = maxConns
 		}
 		if share < 1 {
 			share = 1
@@ -177,7 +218,7 @@ type ConnectError struct {
 
 // Error implements error.
 func (e *ConnectError) Error() string {
-	msg := fmt.Sprintf("cannot connect to %s (database %q, user %q): %s", e.Endpoint, e.Database, e.User, lastLine(e.Err))
+	msg := fmt.Sprintf("cannot connect to %s (database %q, user %q): %s", e.Endpoint, e.Database, e.User, connectDetail(e.Err))
 	if e.Hint != "" {
 		msg += "; " + e.Hint
 	}
@@ -192,9 +233,22 @@ func IsMissingDatabase(err error) bool { return SQLState(err) == "3D000" }
 
 func describeConnectError(cfg *pgxpool.Config, err error) error {
 	ce := &ConnectError{Endpoint: endpointName(cfg), Database: cfg.ConnConfig.Database, User: cfg.ConnConfig.User, Err: err}
+	var unknownCA x509.UnknownAuthorityError
+	var badHost x509.HostnameError
+	var badCert x509.CertificateInvalidError
 	switch st := SQLState(err); {
+	case st == "28000" && strings.Contains(err.Error(), "certificate"):
+		ce.Hint = "check sslcert and sslkey: the server wants a client certificate whose CN is the user name"
+	case st == "28000" && strings.Contains(err.Error(), "pg_hba.conf"):
+		ce.Hint = "the server's pg_hba.conf does not let this user, database or host in (with this sslmode)"
 	case st == "28P01" || st == "28000":
 		ce.Hint = "check the user name and password"
+	case errors.As(err, &unknownCA):
+		ce.Hint = "check sslrootcert (the CA that signed the server's certificate), or use sslmode=require to skip verification"
+	case errors.As(err, &badHost):
+		ce.Hint = "the server's certificate does not name this host; connect with a name it holds, or use sslmode=verify-ca"
+	case errors.As(err, &badCert):
+		ce.Hint = "the server's certificate is not valid (expired or not usable for TLS servers)"
 	case st == "3D000":
 		ce.Hint = "run `stampede init` first, or pass --db"
 	case errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "timeout"):
@@ -300,19 +354,22 @@ func (db *DB) CopyFrom(ctx context.Context, stream int, table string, columns []
 	return db.pool(stream).CopyFrom(ctx, pgx.Identifier{table}, columns, src)
 }
 
-// Conn returns the connection for worker number worker. With dedicated
-// true, the worker keeps one connection for its lifetime (re-established
-// when lost); otherwise, or when the DB was opened with fewer connections
-// than workers, each call borrows one from the endpoint's pool.
+// Conn returns the connection for worker number worker, whose home is
+// endpoint worker % len(Endpoints()). With dedicated true, the worker keeps
+// one connection for its lifetime, re-established when lost: when its home
+// endpoint cannot be reached it fails over to the other endpoints in turn,
+// and goes back home once the endpoint answers again (see workerConn).
+// Otherwise, or when the DB was opened with fewer connections than
+// workers, each call borrows one from the home endpoint's pool, without
+// failover.
 func (db *DB) Conn(worker int, dedicated bool) Conn {
 	if db.null {
 		return nullConn{}
 	}
-	p := db.pool(worker)
 	if !dedicated || db.shared {
-		return poolConn{p}
+		return poolConn{db.pool(worker)}
 	}
-	return &workerConn{db: db, pool: p}
+	return newWorkerConn(db, worker)
 }
 
 func pgxTxOptions(o TxOptions) pgx.TxOptions {
@@ -321,34 +378,6 @@ func pgxTxOptions(o TxOptions) pgx.TxOptions {
 		opts.AccessMode = pgx.ReadOnly
 	}
 	return opts
-}
-
-// workerConn holds one pooled connection for a worker.
-type workerConn struct {
-	db      *DB
-	pool    *pgxpool.Pool
-	c       *pgxpool.Conn
-	everHad bool
-}
-
-func (w *workerConn) conn(ctx context.Context) (*pgx.Conn, error) {
-	if w.c != nil {
-		if !w.c.Conn().IsClosed() {
-			return w.c.Conn(), nil
-		}
-		w.c.Release()
-		w.c = nil
-	}
-	c, err := w.pool.Acquire(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if w.everHad {
-		w.db.reconnects.Add(1)
-	}
-	w.everHad = true
-	w.c = c
-	return c.Conn(), nil
 }
 
 func (w *workerConn) Exec(ctx context.Context, sql string, args ...any) (int64, error) {

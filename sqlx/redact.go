@@ -3,6 +3,7 @@ package sqlx
 import (
 	"net/url"
 	"regexp"
+	"sort"
 	"strings"
 )
 
@@ -20,7 +21,7 @@ var dsnSecret = regexp.MustCompile(`(?i)\b(password|sslpassword)\s*=\s*('(?:[^'\
 func Redact(conn string) string {
 	if strings.Contains(conn, "://") {
 		u, err := url.Parse(conn)
-		if err != nil {
+		if err != nil || !atsInAuthority(conn) {
 			return redactUnparsableURL(conn)
 		}
 		if u.User != nil {
@@ -39,10 +40,28 @@ func Redact(conn string) string {
 		if changed {
 			u.RawQuery = q.Encode()
 		}
+		// Pairs that net/url could not parse (it drops them from Query).
+		u.RawQuery = urlSecret.ReplaceAllString(u.RawQuery, "${1}="+redacted)
 		return u.String()
 	}
 	return dsnSecret.ReplaceAllString(conn, "${1}="+redacted)
 }
+
+// atsInAuthority reports whether every '@' of a URL is in its authority
+// (the part after "://" up to the first '/', '?' or '#'), where net/url
+// looks for the user info. When a password holds one of those characters
+// unescaped ("postgresql://bob:pa/ss@host"), net/url would take part of it
+// for the host and path, and printing the parsed URL would show it.
+func atsInAuthority(s string) bool {
+	_, rest, _ := strings.Cut(s, "://")
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		return true
+	}
+	return !strings.Contains(rest[end:], "@")
+}
+
+var urlSecret = regexp.MustCompile(`(?i)\b(password|sslpassword)=[^&]*`)
 
 // redactUnparsableURL hides the user-info part and secret parameters of a
 // URL that net/url rejected.
@@ -54,7 +73,7 @@ func redactUnparsableURL(s string) string {
 			rest = user + ":" + redacted + rest[at:]
 		}
 	}
-	rest = regexp.MustCompile(`(?i)\b(password|sslpassword)=[^&]*`).ReplaceAllString(rest, "${1}="+redacted)
+	rest = urlSecret.ReplaceAllString(rest, "${1}="+redacted)
 	return scheme + "://" + rest
 }
 
@@ -98,4 +117,36 @@ func Scrub(s string, secrets []string) string {
 		}
 	}
 	return s
+}
+
+// scrubConn removes from msg (such as a parse error about conn) every
+// password conn may hold, however conn is malformed: the user info's
+// password as net/url or as a careless user would see it, and secret
+// parameters, raw and escaped.
+func scrubConn(msg, conn string) string {
+	secrets := Secrets([]string{conn}, nil)
+	if _, rest, ok := strings.Cut(conn, "://"); ok {
+		if at := strings.LastIndex(rest, "@"); at >= 0 {
+			if _, pw, ok := strings.Cut(rest[:at], ":"); ok {
+				secrets = append(secrets, pw)
+			}
+		}
+		for _, m := range urlSecret.FindAllStringSubmatch(rest, -1) {
+			_, v, _ := strings.Cut(m[0], "=")
+			secrets = append(secrets, v)
+		}
+	}
+	var all []string
+	for _, s := range secrets {
+		if s == "" {
+			continue
+		}
+		all = append(all, s, url.QueryEscape(s), url.PathEscape(s))
+		if u, err := url.QueryUnescape(s); err == nil {
+			all = append(all, u)
+		}
+	}
+	// Longest first, so that a secret containing another is hidden whole.
+	sort.Slice(all, func(i, j int) bool { return len(all[i]) > len(all[j]) })
+	return Scrub(msg, all)
 }

@@ -1,0 +1,32 @@
+package sqlx_test
+
+import (
+	"net/url"
+	"os"
+	"testing"
+)
+
+// testDatabaseEnv names the environment variable with the URL of a
+// PostgreSQL server for integration tests (scripts/test sets it).
+const testDatabaseEnv = "STAMPEDE_TEST_DATABASE"
+
+// testDatabaseURL returns the test server's URL, parsed, or skips the test.
+func testDatabaseURL(t testing.TB) *url.URL {
+	t.Helper()
+	s := os.Getenv(testDatabaseEnv)
+	if s == "" {
+		t.Skipf("Skipping due to missing environment variable %v", testDatabaseEnv)
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") || u.Host == "" {
+		t.Skipf("%s is not a postgresql://host:port/... URL", testDatabaseEnv)
+	}
+	return u
+}
+
+// withHost returns u with its host:port replaced.
+func withHost(u *url.URL, hostport string) string {
+	c := *u
+	c.Host = hostport
+	return c.String()
+}
