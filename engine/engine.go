@@ -30,6 +30,10 @@ type Config struct {
 	// TolerateErrors keeps the run going after an operation fails;
 	// otherwise the first error ends it.
 	TolerateErrors bool
+	// OpTimeout bounds each operation: its context's deadline (0 means
+	// none). A deadline costs every call a timer and the driver a context
+	// watcher, so it is only set when asked for.
+	OpTimeout time.Duration
 	// Grace is how long in-flight operations may take to finish after the
 	// run ends; workers still busy then are abandoned (the run returns
 	// without them). 0 means 5s.
@@ -49,6 +53,8 @@ func (c Config) Validate(workers int) error {
 		return fmt.Errorf("ramp %s is negative", c.Ramp)
 	case c.MaxRate < 0:
 		return fmt.Errorf("max-rate %g is negative: use 0 for no limit", c.MaxRate)
+	case c.OpTimeout < 0:
+		return fmt.Errorf("op-timeout %s is negative: use 0 for none", c.OpTimeout)
 	case c.DisplayEvery <= 0:
 		return fmt.Errorf("display-every %s must be positive", c.DisplayEvery)
 	}
@@ -367,7 +373,14 @@ func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Dur
 			now = time.Since(r.base)
 		}
 		start := now
-		res := fn(ctx)
+		var res workload.Result
+		if r.cfg.OpTimeout > 0 {
+			octx, cancel := context.WithTimeout(ctx, r.cfg.OpTimeout)
+			res = fn(octx)
+			cancel()
+		} else {
+			res = fn(ctx)
+		}
 		now = time.Since(r.base)
 		ops++
 		busy += now - start

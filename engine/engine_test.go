@@ -322,3 +322,24 @@ func TestStuckWorkerAbandoned(t *testing.T) {
 		t.Errorf("result %+v", res)
 	}
 }
+
+// TestOpTimeout checks that --op-timeout gives each operation a deadline.
+func TestOpTimeout(t *testing.T) {
+	load := workload.QueryLoad{Ops: []string{"op"}}
+	load.Workers = append(load.Workers, func(ctx context.Context) workload.Result {
+		select {
+		case <-ctx.Done():
+			return workload.Result{Err: ctx.Err()}
+		case <-time.After(time.Second):
+			return workload.Result{}
+		}
+	})
+	begin := time.Now()
+	_, final := run(t, context.Background(), engine.Config{MaxOps: 5, OpTimeout: 20 * time.Millisecond, TolerateErrors: true}, load)
+	if final.Series[0].CumErrors != 5 {
+		t.Errorf("%d timeouts, want 5", final.Series[0].CumErrors)
+	}
+	if took := time.Since(begin); took > 900*time.Millisecond {
+		t.Errorf("5 operations with a 20ms timeout took %s", took)
+	}
+}

@@ -40,6 +40,10 @@ type Options struct {
 	AppName string
 	// ConnectTimeout bounds each connection attempt; 0 means 10s.
 	ConnectTimeout time.Duration
+	// StatementTimeout, when positive, is set as the server's
+	// statement_timeout on the workers' connections (not on the ones setup
+	// and checks use, whose statements may legitimately take longer).
+	StatementTimeout time.Duration
 	// Workers is the number of workers that will ask for connections.
 	// When MaxConns is smaller, workers share connections (each call
 	// borrows one from the pool) instead of keeping one each.
@@ -55,6 +59,7 @@ type DB struct {
 	database   string
 	null       bool
 	shared     bool
+	setTimeout string // statement run on each worker connection, or ""
 	reconnects atomic.Int64
 	// health has one entry per pool, in the same order.
 	health []endpointHealth
@@ -90,6 +95,7 @@ func ParseConfigs(opts Options) ([]*pgxpool.Config, error) {
 		if opts.AppName != "" {
 			cfg.ConnConfig.RuntimeParams["application_name"] = opts.AppName
 		}
+
 		if cfg.ConnConfig.ConnectTimeout == 0 || cfg.ConnConfig.ConnectTimeout > timeout {
 			cfg.ConnConfig.ConnectTimeout = timeout
 		}
@@ -157,6 +163,10 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 		maxConns = 1
 	}
 	db.shared = opts.Workers > maxConns
+	if opts.StatementTimeout > 0 {
+		ms := max(1, (opts.StatementTimeout+time.Millisecond-1)/time.Millisecond) // 0 would disable it
+		db.setTimeout = fmt.Sprintf("SET statement_timeout = %d", int64(ms))
+	}
 	db.health = make([]endpointHealth, len(cfgs))
 	for i, cfg := range cfgs {
 		share := maxConns / len(cfgs)
@@ -192,6 +202,16 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 		}
 	}
 	return db, nil
+}
+
+// setupWorkerConn prepares a connection a worker just acquired: it sets
+// the statement timeout, when there is one.
+func (db *DB) setupWorkerConn(ctx context.Context, c *pgxpool.Conn) error {
+	if db.setTimeout == "" {
+		return nil
+	}
+	_, err := c.Exec(ctx, db.setTimeout)
+	return err
 }
 
 // endpointName is host:port of a config, safe to print.

@@ -144,6 +144,10 @@ func (w *workerConn) maybeGoHome(ctx context.Context) {
 		}
 		return
 	}
+	if err := w.db.setupWorkerConn(ctx, c); err != nil {
+		c.Release()
+		return
+	}
 	h.markUp()
 	h.acquires.Add(1)
 	w.dropAway()
@@ -185,6 +189,10 @@ func (w *workerConn) acquire(ctx context.Context) (*pgx.Conn, error) {
 					firstErr = err
 				}
 				continue
+			}
+			if err := w.db.setupWorkerConn(ctx, c); err != nil {
+				c.Release()
+				return nil, err
 			}
 			h.markUp()
 			h.acquires.Add(1)

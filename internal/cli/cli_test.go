@@ -61,6 +61,7 @@ func TestBadInput(t *testing.T) {
 		{"unknown flag", []string{"run", "ycsb", "--bogus"}, 2, "unknown flag: --bogus"},
 		{"negative duration", append([]string{"run", "ycsb", "--duration", "-5s"}, null...), 2, "duration -5s is negative"},
 		{"malformed duration", []string{"run", "ycsb", "--duration", "abc"}, 2, `invalid argument "abc" for "--duration"`},
+		{"negative op-timeout", append([]string{"run", "ycsb", "--op-timeout", "-1s"}, null...), 2, "op-timeout -1s is negative"},
 		{"negative max-ops", append([]string{"run", "ycsb", "--max-ops", "-1"}, null...), 2, "max-ops -1 is negative"},
 		{"zero concurrency", append([]string{"run", "ycsb", "--concurrency", "0"}, null...), 2, "need at least 1 worker"},
 		{"threads disagree", append([]string{"run", "ycsb", "--concurrency", "2", "--threads", "3"}, null...), 2, "disagree"},

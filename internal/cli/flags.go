@@ -159,6 +159,7 @@ type runFlags struct {
 	outputStyle    string
 	promPort       int
 	promListen     string
+	opTimeout      time.Duration
 }
 
 func (r *runFlags) register(fs *pflag.FlagSet) {
@@ -180,6 +181,7 @@ func (r *runFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&r.latency, "latency", "", "under --max-rate, which latency the progress lines show: intended (from the scheduled start, the default), service, or both")
 	fs.StringVar(&r.cpuProfile, "cpuprofile", "", "write a Go CPU profile of stampede itself to this file")
 	_ = fs.MarkHidden("cpuprofile")
+	fs.DurationVar(&r.opTimeout, "op-timeout", 0, "bound each operation: the server's statement_timeout and a client deadline (0: none)")
 	fs.IntVar(&r.promPort, "prometheus-port", 0, "serve live metrics at http://HOST:PORT/metrics for Prometheus (all interfaces)")
 	fs.StringVar(&r.promListen, "prometheus-listen", "", "like --prometheus-port with a full address, such as 127.0.0.1:9090")
 	fs.StringVar(&r.outputStyle, "output-style", "stampede", "output style: stampede, or sysbench (sysbench's interval lines and final report)")
@@ -283,6 +285,7 @@ func (r *runFlags) engineConfig() engine.Config {
 		MaxRate:        r.maxRate,
 		DisplayEvery:   r.displayEvery,
 		TolerateErrors: r.tolerateErrors,
+		OpTimeout:      r.opTimeout,
 	}
 }
 

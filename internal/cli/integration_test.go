@@ -181,6 +181,13 @@ func TestInitRunCleanup(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "__result") {
 		t.Errorf("run with --conns 2: %d %s", r.code, r.stderr)
 	}
+	// --op-timeout: a client deadline of 1µs fails every operation as a
+	// timeout, counted, with --tolerate-errors.
+	r = stampede(t, append(append([]string{"run", "ycsb", "--duration", "1s", "--op-timeout", "1us", "--tolerate-errors",
+		"--results-dir", t.TempDir()}, dbFlag...), srv)...)
+	if r.code != 0 || !strings.Contains(r.stdout, "errors_timeout") {
+		t.Errorf("run with --op-timeout 1us: %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
 	if r := stampede(t, append(append([]string{"cleanup", "ycsb"}, dbFlag...), srv)...); r.code != 0 {
 		t.Errorf("cleanup: %d %s", r.code, r.stderr)
 	}

@@ -149,6 +149,7 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 		return nil, err
 	}
 	opts.Workers = rf.concurrency
+	opts.StatementTimeout = rf.opTimeout
 	db, err := sqlx.Open(ctx, opts)
 	if err != nil {
 		return nil, err
