@@ -146,7 +146,7 @@ func Recompute(runs []*runlog.Run, w Window) (View, []error, error) {
 					series[name] = a
 					order = append(order, name)
 				}
-				stats.Merge(a.hist, d.Hist)
+				d.MergeInto(a.hist)
 				a.errors += d.Errors
 				a.count += d.Count
 			}

@@ -12,9 +12,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -108,13 +111,34 @@ type Interval struct {
 // value; as with any Go value, concurrent reads are safe and writes need
 // external synchronization.
 type IntervalData struct {
-	// Hist holds the latencies in nanoseconds; its tag is the series name
-	// and its start and end times are the interval's, in milliseconds.
-	Hist *hdrhistogram.Histogram
+	// Packed holds the latencies in nanoseconds, decoded sparse (only the
+	// buckets that hold values): a run of hours decodes and merges in a
+	// fraction of the time and memory dense histograms would take. Its tag
+	// is the series name and its start and end times are the interval's,
+	// in milliseconds. Use MergeInto or Histogram to work with it.
+	Packed *hdrhistogram.PackedHistogram
 	// Count is the number of operations, as given to WriteInterval.
 	Count int64
 	// Errors is the number of failed operations.
 	Errors int64
+}
+
+// MergeInto adds the interval's values to dst exactly (dst must have the
+// same geometry) and returns how many could not be recorded.
+func (d *IntervalData) MergeInto(dst *hdrhistogram.Histogram) int64 {
+	return d.Packed.MergeInto(dst)
+}
+
+// Histogram returns the interval's values as a new dense histogram, with
+// the interval's tag and times.
+func (d *IntervalData) Histogram() *hdrhistogram.Histogram {
+	p := d.Packed
+	h := hdrhistogram.New(p.LowestTrackableValue(), p.HighestTrackableValue(), int(p.SignificantFigures()))
+	p.MergeInto(h)
+	h.SetTag(p.Tag())
+	h.SetStartTimeMs(p.StartTimeMs())
+	h.SetEndTimeMs(p.EndTimeMs())
+	return h
 }
 
 // Open opens the run directory dir: it reads run.json and, if present,
@@ -445,6 +469,77 @@ func (hr *hlogReader) next() (hl hlogLine, reason string, err error) {
 // Other errors (such as a missing file) are returned without intervals.
 // Intervals never modifies the run directory and is safe for concurrent use.
 func (r *Run) Intervals() ([]Interval, error) {
+	var pending []pendingHist
+	intervals, err := r.readIntervals(&pending)
+	if derr := decodeAll(pending); derr != nil && derr.interval < len(intervals) {
+		// Keep the intervals before the first histogram that does not
+		// decode; the file is corrupted from there.
+		intervals = intervals[:derr.interval]
+		return intervals, &TruncatedError{File: HlogFile, Line: derr.line, Reason: derr.reason, Complete: len(intervals)}
+	}
+	return intervals, err
+}
+
+// pendingHist is a histogram read from intervals.hlog, decoded after the
+// files are read so that decoding, which dominates reading a long run,
+// uses every CPU.
+type pendingHist struct {
+	data     *IntervalData
+	payload  string
+	tag      string
+	startMs  int64
+	endMs    int64
+	line     int
+	interval int // index of its interval
+}
+
+// decodeError is the first histogram that did not decode.
+type decodeError struct {
+	interval, line int
+	reason         string
+}
+
+// decodeAll decodes the pending histograms in parallel and returns the
+// earliest failure, if any.
+func decodeAll(pending []pendingHist) *decodeError {
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(pending)/64))
+	errs := make([]error, len(pending))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(pending) {
+					return
+				}
+				p := &pending[i]
+				h, err := hdrhistogram.DecodePacked([]byte(p.payload))
+				if err != nil {
+					errs[i] = err
+					continue
+				}
+				h.SetTag(p.tag)
+				h.SetStartTimeMs(p.startMs)
+				h.SetEndTimeMs(p.endMs)
+				p.data.Packed = h
+			}
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return &decodeError{interval: pending[i].interval, line: pending[i].line, reason: fmt.Sprintf("cannot decode histogram: %v", err)}
+		}
+	}
+	return nil
+}
+
+// readIntervals reads both interval files, queueing the histograms in
+// pending for decodeAll.
+func (r *Run) readIntervals(pending *[]pendingHist) ([]Interval, error) {
 	var recs []intervalRecord
 	ivTrunc, err := readNDJSON(filepath.Join(r.Dir, IntervalsFile), func(line []byte) error {
 		var rec intervalRecord
@@ -498,14 +593,10 @@ func (r *Run) Intervals() ([]Interval, error) {
 			if hl.startMs != startMs || hl.lenMs != endMs-startMs {
 				return intervals, hlogTrunc(hl.line, fmt.Sprintf("timestamps do not match interval %d (%s line %d)", k+1, IntervalsFile, k+1), len(intervals))
 			}
-			h, err := hdrhistogram.Decode([]byte(hl.payload))
-			if err != nil {
-				return intervals, hlogTrunc(hl.line, fmt.Sprintf("cannot decode histogram: %v", err), len(intervals))
-			}
-			h.SetTag(hl.tag)
-			h.SetStartTimeMs(startMs)
-			h.SetEndTimeMs(endMs)
-			iv.Series[hl.tag] = &IntervalData{Hist: h, Count: c.Count, Errors: c.Errors}
+			d := &IntervalData{Count: c.Count, Errors: c.Errors}
+			iv.Series[hl.tag] = d
+			*pending = append(*pending, pendingHist{data: d, payload: hl.payload, tag: hl.tag,
+				startMs: startMs, endMs: endMs, line: hl.line, interval: len(intervals)})
 		}
 		intervals = append(intervals, iv)
 	}

@@ -139,7 +139,7 @@ func TestCrashTolerance(t *testing.T) {
 			}
 			for i, iv := range ivs {
 				for _, s := range written[i] {
-					if d := iv.Series[s.Name]; d == nil || !d.Hist.Equals(s.Hist) || d.Count != s.Count || d.Errors != s.Errors {
+					if d := iv.Series[s.Name]; d == nil || !d.Histogram().Equals(s.Hist) || d.Count != s.Count || d.Errors != s.Errors {
 						t.Errorf("interval %d series %s differs", i, s.Name)
 					}
 				}

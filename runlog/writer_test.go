@@ -110,23 +110,23 @@ func TestRoundTrip(t *testing.T) {
 			if d.Count != s.Count || d.Errors != s.Errors {
 				t.Errorf("interval %d %s: count/errors %d/%d, want %d/%d", i, s.Name, d.Count, d.Errors, s.Count, s.Errors)
 			}
-			if !d.Hist.Equals(s.Hist) {
+			if !d.Histogram().Equals(s.Hist) {
 				t.Errorf("interval %d %s: histogram differs after decoding", i, s.Name)
 			}
-			if d.Hist.TotalCount() != s.Hist.TotalCount() || d.Hist.Max() != s.Hist.Max() || d.Hist.Min() != s.Hist.Min() {
+			if d.Histogram().TotalCount() != s.Hist.TotalCount() || d.Histogram().Max() != s.Hist.Max() || d.Histogram().Min() != s.Hist.Min() {
 				t.Errorf("interval %d %s: total/min/max differ", i, s.Name)
 			}
 			for _, q := range []float64{50, 90, 99, 99.9, 100} {
-				if g, w := d.Hist.ValueAtQuantile(q), s.Hist.ValueAtQuantile(q); g != w {
+				if g, w := d.Histogram().ValueAtQuantile(q), s.Hist.ValueAtQuantile(q); g != w {
 					t.Errorf("interval %d %s: p%v = %d, want %d", i, s.Name, q, g, w)
 				}
 			}
-			if d.Hist.Tag() != s.Name || d.Hist.StartTimeMs() != start.UnixMilli() || d.Hist.EndTimeMs() != end.UnixMilli() {
-				t.Errorf("interval %d %s: tag/times %q %d %d", i, s.Name, d.Hist.Tag(), d.Hist.StartTimeMs(), d.Hist.EndTimeMs())
+			if d.Histogram().Tag() != s.Name || d.Histogram().StartTimeMs() != start.UnixMilli() || d.Histogram().EndTimeMs() != end.UnixMilli() {
+				t.Errorf("interval %d %s: tag/times %q %d %d", i, s.Name, d.Histogram().Tag(), d.Histogram().StartTimeMs(), d.Histogram().EndTimeMs())
 			}
 		}
 	}
-	if ivs[1].Series["update"].Hist.TotalCount() != 0 {
+	if ivs[1].Series["update"].Histogram().TotalCount() != 0 {
 		t.Errorf("interval 1: update histogram should be empty")
 	}
 
@@ -280,7 +280,7 @@ func TestAnySeriesWithoutDeclaredSeries(t *testing.T) {
 		t.Errorf("Series = %#v, want empty", run.Info.Series)
 	}
 	ivs, err := run.Intervals()
-	if err != nil || len(ivs) != 2 || ivs[0].Series["anything"].Hist.Max() != 5 || len(ivs[1].Series) != 0 {
+	if err != nil || len(ivs) != 2 || ivs[0].Series["anything"].Histogram().Max() != 5 || len(ivs[1].Series) != 0 {
 		t.Fatalf("Intervals = %+v, %v", ivs, err)
 	}
 }

@@ -218,7 +218,7 @@ func intervalRates(run *runlog.Run, v results.View) (map[string][]float64, error
 		for _, op := range v.Ops {
 			var n int64
 			if d := iv.Series[op.Name]; d != nil {
-				n = d.Hist.TotalCount()
+				n = d.Packed.TotalCount()
 			}
 			out[op.Name] = append(out[op.Name], float64(n)/secs)
 			if !transactions || op.Name == results.TransactionSeries {
