@@ -31,10 +31,11 @@ type Dialect interface {
 	CreateDatabase(name string) string
 	// DropDatabase returns the statement that drops database name if it exists.
 	DropDatabase(name string) string
-	// CreateTable returns the statement creating table name with the given
-	// parenthesized column list.
+	// CreateTable returns the statement creating table name (unquoted) with
+	// the given parenthesized column list.
 	CreateTable(name, schema string) string
-	// DropTable returns the statement dropping table name if it exists.
+	// DropTable returns the statement dropping table name (unquoted) if it
+	// exists.
 	DropTable(name string) string
 	// Capabilities reports what the database supports.
 	Capabilities() Capabilities
@@ -67,14 +68,14 @@ func (p Postgres) DropDatabase(name string) string {
 	return "DROP DATABASE IF EXISTS " + p.QuoteIdent(name)
 }
 
-// CreateTable implements Dialect: CREATE TABLE name (schema).
-func (Postgres) CreateTable(name, schema string) string {
-	return fmt.Sprintf("CREATE TABLE %s %s", name, schema)
+// CreateTable implements Dialect: CREATE TABLE "name" (schema).
+func (p Postgres) CreateTable(name, schema string) string {
+	return fmt.Sprintf("CREATE TABLE %s %s", p.QuoteIdent(name), schema)
 }
 
-// DropTable implements Dialect: DROP TABLE IF EXISTS name.
-func (Postgres) DropTable(name string) string {
-	return "DROP TABLE IF EXISTS " + name
+// DropTable implements Dialect: DROP TABLE IF EXISTS "name".
+func (p Postgres) DropTable(name string) string {
+	return "DROP TABLE IF EXISTS " + p.QuoteIdent(name)
 }
 
 // Capabilities implements Dialect.
@@ -98,20 +99,20 @@ func Placeholders(d Dialect, first, n int) string {
 // Analyzer is implemented by dialects that can refresh a table's planner
 // statistics after a load.
 type Analyzer interface {
-	// AnalyzeTable returns the statement that refreshes table name's
-	// statistics.
+	// AnalyzeTable returns the statement that refreshes the statistics of
+	// table name (unquoted).
 	AnalyzeTable(name string) string
 }
 
-// AnalyzeTable implements Analyzer: ANALYZE name.
-func (Postgres) AnalyzeTable(name string) string { return "ANALYZE " + name }
+// AnalyzeTable implements Analyzer: ANALYZE "name".
+func (p Postgres) AnalyzeTable(name string) string { return "ANALYZE " + p.QuoteIdent(name) }
 
-// TableExistsQuery returns a query with one placeholder (the table name)
-// that returns one row with a boolean: whether the table exists in the
-// current database and schema search path.
-func TableExistsQuery(d Dialect) string {
+// TableExistsQuery returns a query with one placeholder, and the value to
+// bind to it, that returns one row with a boolean: whether the table named
+// name (unquoted) exists in the current database and schema search path.
+func TableExistsQuery(d Dialect, name string) (string, string) {
 	if d.Name() == "postgres" {
-		return "SELECT to_regclass(" + d.Placeholder(1) + ") IS NOT NULL"
+		return "SELECT to_regclass(" + d.Placeholder(1) + ") IS NOT NULL", d.QuoteIdent(name)
 	}
-	return "SELECT count(*) > 0 FROM information_schema.tables WHERE table_name = " + d.Placeholder(1)
+	return "SELECT count(*) > 0 FROM information_schema.tables WHERE table_name = " + d.Placeholder(1), name
 }

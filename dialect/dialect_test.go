@@ -16,14 +16,16 @@ func TestPostgres(t *testing.T) {
 		{d.QuoteIdent(`we"ird`), `"we""ird"`},
 		{d.CreateDatabase("ycsb"), `CREATE DATABASE "ycsb"`},
 		{d.DropDatabase("ycsb"), `DROP DATABASE IF EXISTS "ycsb"`},
-		{d.CreateTable("t", "(k INT PRIMARY KEY)"), "CREATE TABLE t (k INT PRIMARY KEY)"},
-		{d.DropTable("t"), "DROP TABLE IF EXISTS t"},
-		{d.AnalyzeTable("t"), "ANALYZE t"},
-		{dialect.TableExistsQuery(d), "SELECT to_regclass($1) IS NOT NULL"},
+		{d.CreateTable("t", "(k INT PRIMARY KEY)"), `CREATE TABLE "t" (k INT PRIMARY KEY)`},
+		{d.DropTable("order"), `DROP TABLE IF EXISTS "order"`},
+		{d.AnalyzeTable("order"), `ANALYZE "order"`},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)
 		}
+	}
+	if q, arg := dialect.TableExistsQuery(d, "order"); q != "SELECT to_regclass($1) IS NOT NULL" || arg != `"order"` {
+		t.Errorf("TableExistsQuery: %q %q", q, arg)
 	}
 	if c := d.Capabilities(); !c.Copy || !c.CreateDatabaseTemplate {
 		t.Errorf("capabilities %+v", c)

@@ -43,7 +43,8 @@ func TableExists(ctx context.Context, db *sqlx.DB, table string) (bool, error) {
 		return true, nil
 	}
 	var ok bool
-	err := db.QueryRow(ctx, dialect.TableExistsQuery(db.Dialect()), table).Scan(&ok)
+	query, arg := dialect.TableExistsQuery(db.Dialect(), table)
+	err := db.QueryRow(ctx, query, arg).Scan(&ok)
 	return ok, err
 }
 

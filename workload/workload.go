@@ -173,7 +173,8 @@ const (
 
 // Table is a table a workload creates and loads.
 type Table struct {
-	// Name is the table's name, unquoted.
+	// Name is the table's name, unquoted; the loader quotes it where SQL
+	// needs it, so a table may be named "order".
 	Name string
 	// Schema is the column and constraint list in parentheses, in the
 	// dialect's SQL, for example `(k INT PRIMARY KEY, v TEXT)`.

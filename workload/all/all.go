@@ -8,6 +8,8 @@ import (
 	_ "github.com/stampede-bench/stampede/workload/bank"
 	// sysbench registers the sysbench 1.0.20 OLTP scripts (oltp_read_write...).
 	_ "github.com/stampede-bench/stampede/workload/sysbench"
+	// tpcc registers the TPC-C benchmark (after cockroach workload tpcc).
+	_ "github.com/stampede-bench/stampede/workload/tpcc"
 	// ycsb registers the YCSB core workloads A-F.
 	_ "github.com/stampede-bench/stampede/workload/ycsb"
 )

@@ -96,7 +96,7 @@ func TestSchema(t *testing.T) {
 		if got := tabs[1].Schema; got != tc.schema {
 			t.Errorf("%q: schema\n%s\nwant\n%s", tc.args, got, tc.schema)
 		}
-		if got := pg.CreateTable(tabs[1].Name, tabs[1].Schema); got != "CREATE TABLE sbtest2 "+tc.schema {
+		if got := pg.CreateTable(tabs[1].Name, tabs[1].Schema); got != `CREATE TABLE "sbtest2" `+tc.schema {
 			t.Errorf("CREATE TABLE text %s", got)
 		}
 		if !slices.Equal(tabs[1].Indexes, tc.indexes) {

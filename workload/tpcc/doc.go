@@ -1,0 +1,26 @@
+// Package tpcc is the TPC-C benchmark (TPC-C Standard Specification,
+// revision 5.11), laid out after `cockroach workload tpcc`: the schema in
+// ddls.go (clause 1.3), the initial population in generate.go (clause
+// 4.3.3), the random functions in random.go (clauses 2.1.6 and 4.3.2), one
+// file per transaction (clauses 2.4 to 2.8), the worker and its card deck
+// in worker.go (clause 5.2.3), and the consistency conditions in checks.go
+// (clause 3.3.2).
+//
+// Every warehouse has 10 districts of 3,000 customers, 100,000 stock rows,
+// and 3,000 orders per district of which the last 900 are undelivered
+// (new orders); the 100,000 items are shared. The initial data is
+// deterministic from the seed of `stampede init`: each batch (one district
+// for customers, history, orders, order lines and new orders; 10,000 rows
+// for stock and items) draws from its own stream (seed, table<<32|batch).
+//
+// The load-time constant C of NURand(255, 0, 999) for C_LAST (clause
+// 2.1.6) is drawn from the seed and stored with the number of warehouses in
+// the table tpcc_meta, so that a run picks a run-time C whose distance from
+// it is valid (clause 2.1.6.1) and refuses a --warehouses that does not
+// match the data.
+//
+// Deviations: ORDER is the quoted table "order"; the load time of the
+// initial rows (C_SINCE, O_ENTRY_D, H_DATE) is a fixed timestamp so that
+// the data depends on the seed alone; the Delivery transaction runs
+// directly rather than deferred (clause 2.7.2), as in cockroach.
+package tpcc

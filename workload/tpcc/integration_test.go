@@ -1,0 +1,242 @@
+package tpcc
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stampede-bench/stampede/sqlx"
+	"github.com/stampede-bench/stampede/workload"
+)
+
+// testDatabaseEnv names the PostgreSQL server integration tests use, as a
+// URL such as postgresql://postgres@127.0.0.1:5432/postgres?sslmode=disable.
+const testDatabaseEnv = "STAMPEDE_TEST_DATABASE"
+
+// freshDB creates a database with a random name on the server of
+// STAMPEDE_TEST_DATABASE (skipping the test when it is unset), opens it
+// for the given number of workers, and drops it when the test ends.
+func freshDB(t testing.TB, workers int) *sqlx.DB {
+	t.Helper()
+	url := os.Getenv(testDatabaseEnv)
+	if url == "" {
+		t.Skip(testDatabaseEnv + " not set")
+	}
+	ctx := context.Background()
+	admin, err := sqlx.Open(ctx, sqlx.Options{URLs: []string{url}, MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := fmt.Sprintf("stampede_tpcc_test_%d", rand.Uint32())
+	if _, err := admin.Exec(ctx, admin.Dialect().CreateDatabase(name)); err != nil {
+		admin.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		defer admin.Close()
+		if _, err := admin.Exec(context.Background(), admin.Dialect().DropDatabase(name)+" WITH (FORCE)"); err != nil {
+			t.Errorf("dropping %s: %v", name, err)
+		}
+	})
+	db, err := sqlx.Open(ctx, sqlx.Options{URLs: []string{url}, Database: name, MaxConns: workers + 8, Workers: workers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Close) // runs before the drop
+	return db
+}
+
+// lines is a Reporter that keeps the lines.
+type lines []string
+
+func (l *lines) Printf(format string, args ...any) { *l = append(*l, fmt.Sprintf(format, args...)) }
+
+// countingRecorder counts tolerated errors per op; shared by all workers.
+type countingRecorder struct {
+	errors [5]atomic.Int64
+}
+
+func (r *countingRecorder) Record(int, time.Duration) {}
+func (r *countingRecorder) RecordError(op int)        { r.errors[op].Add(1) }
+
+// mustPass runs CheckConsistency and fails the test unless every condition
+// passes.
+func mustPass(t *testing.T, ctx context.Context, g *tpcc, db *sqlx.DB, when string) {
+	t.Helper()
+	var out lines
+	if err := g.Hooks().CheckConsistency(ctx, db, &out); err != nil {
+		t.Fatalf("CheckConsistency %s: %v\n%s", when, err, strings.Join(out, "\n"))
+	}
+	if len(out) != len(checks) {
+		t.Errorf("CheckConsistency %s printed %q", when, out)
+	}
+}
+
+// runOps runs perWorker transactions on each worker of ql, closes ql and
+// returns the number of each op.
+func runOps(t *testing.T, ctx context.Context, ql workload.QueryLoad, perWorker int, rec workload.Recorder) []int64 {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make([]error, len(ql.Workers))
+	counts := make([]atomic.Int64, len(ql.Ops))
+	for i, w := range ql.Workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ql.Attach(i, rec)
+			for n := 0; n < perWorker; n++ {
+				res := w(ctx)
+				if res.Err != nil {
+					errs[i] = fmt.Errorf("worker %d, call %d: %w", i, n, res.Err)
+					return
+				}
+				counts[res.Op].Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ql.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := make([]int64, len(counts))
+	for i := range counts {
+		out[i] = counts[i].Load()
+	}
+	return out
+}
+
+func TestPostgres(t *testing.T) {
+	const workers = 8
+	db := freshDB(t, workers)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	g := newGen(t, "--fks")
+	g.SetSeed(42)
+
+	want := "table tpcc_meta does not exist in database " + db.Database() + ": run `stampede init tpcc` first"
+	if err := g.Hooks().PreRun(ctx, db); err == nil || err.Error() != want {
+		t.Errorf("PreRun before init: %v, want %s", err, want)
+	}
+
+	start := time.Now()
+	if err := workload.Setup(ctx, db, g, workload.LoadOptions{Concurrency: 8}); err != nil {
+		t.Fatal(err)
+	}
+	elapsed := time.Since(start)
+	var total int64
+	for _, tab := range g.Tables() {
+		total += tab.InitialRows.NumRows
+	}
+	t.Logf("loaded 1 warehouse (about %d rows) in %v: %.0f rows/s", total, elapsed.Round(time.Millisecond), float64(total)/elapsed.Seconds())
+
+	// The loaded counts.
+	for table, n := range map[string]int64{orderTable: 30000, newOrderTable: 9000, customerTable: 30000, stockTable: 100000, itemTable: 100000} {
+		var got int64
+		if err := db.QueryRow(ctx, "SELECT count(*) FROM "+table).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != n {
+			t.Errorf("%s: %d rows, want %d", table, got, n)
+		}
+	}
+	var loadC int64
+	if err := db.QueryRow(ctx, "SELECT c_last_load_c FROM tpcc_meta").Scan(&loadC); err != nil || loadC != loadCLast(42) {
+		t.Errorf("tpcc_meta C: %d, %v", loadC, err)
+	}
+
+	if err := g.Hooks().PreRun(ctx, db); err != nil {
+		t.Fatalf("PreRun: %v", err)
+	}
+	if err := newGen(t, "--warehouses", "2").Hooks().PreRun(ctx, db); err == nil || !strings.Contains(err.Error(), "holds 1 warehouses, not --warehouses 2") {
+		t.Errorf("PreRun with --warehouses 2: %v", err)
+	}
+	mustPass(t, ctx, g, db, "after loading")
+
+	// Each transaction type alone, then the standard mix.
+	for _, mix := range []string{"newOrder=1", "payment=1", "orderStatus=1", "delivery=1", "stockLevel=1", defaultMix} {
+		rg := newGen(t, "--wait=false", "--mix", mix, "--isolation", "serializable")
+		ql, err := rg.Ops(ctx, db, workload.OpsConfig{Concurrency: workers, Seed: 7})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := &countingRecorder{}
+		counts := runOps(t, ctx, ql, 60, rec)
+		var retried int64
+		for i := range rec.errors {
+			retried += rec.errors[i].Load()
+		}
+		t.Logf("mix %s: %v, %d retried conflicts", mix, counts, retried)
+		mustPass(t, ctx, g, db, "after mix "+mix)
+	}
+
+	// New-Orders added orders and Deliveries delivered some of the loaded
+	// new orders.
+	var maxO, delivered int64
+	if err := db.QueryRow(ctx, `SELECT max(o_id) FROM "order"`).Scan(&maxO); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.QueryRow(ctx, `SELECT count(*) FROM "order" WHERE o_id >= 2101 AND o_carrier_id IS NOT NULL`).Scan(&delivered); err != nil {
+		t.Fatal(err)
+	}
+	if maxO <= 3000 || delivered == 0 {
+		t.Errorf("max(o_id) %d, %d new orders delivered", maxO, delivered)
+	}
+
+	// Corruption is detected.
+	if _, err := db.Exec(ctx, "UPDATE warehouse SET w_ytd = w_ytd + 1 WHERE w_id = 1"); err != nil {
+		t.Fatal(err)
+	}
+	var out lines
+	err := g.Hooks().CheckConsistency(ctx, db, &out)
+	if err == nil || !strings.Contains(err.Error(), "3.3.2.1 (1 rows)") {
+		t.Errorf("CheckConsistency after corruption: %v", err)
+	}
+	if !strings.Contains(strings.Join(out, "\n"), "tpcc: 3.3.2.1 W_YTD = sum(D_YTD): FAIL (1 offending rows)") {
+		t.Errorf("check output %q", out)
+	}
+}
+
+// TestPostgresTwoWarehouses loads 2 warehouses, so that Payment and
+// New-Order have remote warehouses, and runs the mix under REPEATABLE
+// READ.
+func TestPostgresTwoWarehouses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads 2 warehouses")
+	}
+	const workers = 6
+	db := freshDB(t, workers)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	g := newGen(t, "--warehouses", "2")
+	g.SetSeed(3)
+	if err := workload.Setup(ctx, db, g, workload.LoadOptions{Concurrency: 8}); err != nil {
+		t.Fatal(err)
+	}
+	mustPass(t, ctx, g, db, "after loading")
+	rg := newGen(t, "--warehouses", "2", "--wait=false", "--isolation", "repeatable-read")
+	ql, err := rg.Ops(ctx, db, workload.OpsConfig{Concurrency: workers, Seed: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := runOps(t, ctx, ql, 150, &countingRecorder{})
+	t.Logf("mix: %v", counts)
+	var remote int64
+	if err := db.QueryRow(ctx, "SELECT count(*) FROM history WHERE h_c_w_id <> h_w_id").Scan(&remote); err != nil {
+		t.Fatal(err)
+	}
+	if remote == 0 {
+		t.Error("no remote payment")
+	}
+	mustPass(t, ctx, g, db, "after the run")
+}

@@ -1,0 +1,174 @@
+package tpcc
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/stampede-bench/stampede/sqlx"
+	"github.com/stampede-bench/stampede/workload"
+)
+
+const details = `The TPC-C order-entry benchmark (after cockroach workload tpcc): nine tables
+per clause 1.3, the initial population of clause 4.3.3 (per warehouse 10
+districts, 30,000 customers, 100,000 stock rows, 30,000 orders), and the
+five transactions New-Order, Payment, Order-Status, Delivery and
+Stock-Level in the standard mix (a shuffled deck of 10/10/1/1/1 cards).
+With --wait (the default) each worker applies the keying and think times of
+clause 5.2.5.7, as the spec's terminals do; use --wait=false for a
+throughput test. ` + "`stampede check tpcc`" + ` verifies the consistency
+conditions of clause 3.3.2.
+
+Examples:
+  stampede init tpcc --warehouses 10 'postgresql://postgres@localhost:5432/tpcc'
+  stampede run tpcc --warehouses 10 --concurrency 100 --duration 10m 'postgresql://postgres@localhost:5432/tpcc'
+  stampede run tpcc --warehouses 10 --wait=false --concurrency 32 --duration 5m 'postgresql://postgres@localhost:5432/tpcc'
+  stampede run tpcc --mix newOrder=1,payment=1 --wait=false 'postgresql://postgres@localhost:5432/tpcc'
+  stampede check tpcc 'postgresql://postgres@localhost:5432/tpcc'`
+
+// schemaVersion identifies the schema and initial data; it is stored in
+// tpcc_meta and must equal Meta.Version.
+const schemaVersion = "1.0.0"
+
+var tpccMeta = workload.Meta{
+	Name:        "tpcc",
+	Description: "TPC-C order entry: five transactions over nine tables, with the consistency checks of clause 3.3.2",
+	Details:     details,
+	Version:     schemaVersion,
+	Database:    "tpcc",
+	New:         newTPCC,
+}
+
+func init() {
+	workload.Register(tpccMeta)
+}
+
+// defaultMix is the standard mix as a deck of 23 cards: 10 New-Order, 10
+// Payment and one of each other transaction (43.5/43.5/4.3/4.3/4.3%),
+// which meets the minimum percentages of clause 5.2.3.
+const defaultMix = "newOrder=10,payment=10,orderStatus=1,delivery=1,stockLevel=1"
+
+// tpcc is the generator.
+type tpcc struct {
+	flags workload.Flags
+
+	warehouses int
+	fks        bool
+	wait       bool
+	mix        string
+	isolation  string
+	seed       uint64
+
+	// isolation is --isolation. The default is REPEATABLE READ, which is
+	// snapshot isolation in PostgreSQL: Fekete et al. ("Making Snapshot
+	// Isolation Serializable", TODS 2005) show that every execution of the
+	// TPC-C transactions under SI is serializable, and PostgreSQL's
+	// SERIALIZABLE adds predicate-lock aborts (New-Orders inserting into
+	// the same index pages) for nothing.
+
+	// weights is the parsed --mix, indexed like txs.
+	weights []int
+}
+
+var (
+	_ workload.Flagser = (*tpcc)(nil)
+	_ workload.Hookser = (*tpcc)(nil)
+	_ workload.Opser   = (*tpcc)(nil)
+	_ workload.Seeder  = (*tpcc)(nil)
+)
+
+func newTPCC() workload.Generator {
+	g := &tpcc{seed: 1}
+	fs := pflag.NewFlagSet("tpcc", pflag.ContinueOnError)
+	g.flags = workload.Flags{FlagSet: fs, Meta: map[string]workload.FlagMeta{}}
+	fs.IntVar(&g.warehouses, "warehouses", 1, "number of warehouses (the scale factor)")
+	fs.BoolVar(&g.fks, "fks", false, "add the foreign keys of clause 1.3 after loading")
+	fs.BoolVar(&g.wait, "wait", true, "apply the keying and think times of clause 5.2.5.7 (--wait=false runs flat out)")
+	fs.StringVar(&g.mix, "mix", defaultMix, "transaction weights as name=weight,... (a deck of that many cards)")
+	fs.StringVar(&g.isolation, "isolation", "repeatable-read",
+		"isolation level of the transactions: repeatable-read (snapshot isolation, under which TPC-C's transactions are serializable) or serializable")
+	for _, f := range []string{"wait", "mix", "isolation"} {
+		g.flags.Meta[f] = workload.FlagMeta{RuntimeOnly: true}
+	}
+	return g
+}
+
+// Meta implements the Generator interface.
+func (*tpcc) Meta() workload.Meta { return tpccMeta }
+
+// Flags implements the Flagser interface.
+func (g *tpcc) Flags() workload.Flags { return g.flags }
+
+// SetSeed implements the Seeder interface: every batch of the initial data
+// and the load-time C constants derive from it.
+func (g *tpcc) SetSeed(seed uint64) { g.seed = seed }
+
+// Hooks implements the Hookser interface.
+func (g *tpcc) Hooks() workload.Hooks {
+	return workload.Hooks{
+		Validate:         g.validate,
+		PostLoad:         g.postLoad,
+		PreRun:           g.preRun,
+		CheckConsistency: g.checkConsistency,
+	}
+}
+
+// validate checks the flags.
+func (g *tpcc) validate() error {
+	if g.warehouses < 1 {
+		return fmt.Errorf("--warehouses must be at least 1, not %d", g.warehouses)
+	}
+	if g.warehouses > 1<<20 {
+		return fmt.Errorf("--warehouses must be at most %d, not %d", 1<<20, g.warehouses)
+	}
+	if _, err := g.txIsolation(); err != nil {
+		return err
+	}
+	w, err := parseMix(g.mix)
+	if err != nil {
+		return err
+	}
+	g.weights = w
+	return nil
+}
+
+// txIsolation returns the --isolation level.
+func (g *tpcc) txIsolation() (sqlx.Isolation, error) {
+	switch g.isolation {
+	case "serializable":
+		return sqlx.Serializable, nil
+	case "repeatable-read", "repeatable read":
+		return sqlx.RepeatableRead, nil
+	}
+	return "", fmt.Errorf("--isolation must be serializable or repeatable-read, not %q", g.isolation)
+}
+
+// parseMix parses --mix: comma-separated name=weight pairs, names from
+// txs, weights non-negative with a positive total. Transactions not named
+// get weight 0.
+func parseMix(s string) ([]int, error) {
+	weights := make([]int, len(txs))
+	total := 0
+	for _, part := range strings.Split(s, ",") {
+		name, val, ok := strings.Cut(strings.TrimSpace(part), "=")
+		if !ok {
+			return nil, fmt.Errorf("--mix: %q is not name=weight", part)
+		}
+		i := txIndex(name)
+		if i < 0 {
+			return nil, fmt.Errorf("--mix: unknown transaction %q (want newOrder, payment, orderStatus, delivery or stockLevel)", name)
+		}
+		n, err := strconv.Atoi(val)
+		if err != nil || n < 0 || n > 10000 {
+			return nil, fmt.Errorf("--mix: weight of %s must be an integer in [0, 10000], not %q", name, val)
+		}
+		weights[i] = n
+		total += n
+	}
+	if total == 0 {
+		return nil, fmt.Errorf("--mix: the weights add up to 0")
+	}
+	return weights, nil
+}

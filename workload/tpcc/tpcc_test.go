@@ -1,0 +1,322 @@
+package tpcc
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stampede-bench/stampede/randgen"
+	"github.com/stampede-bench/stampede/sqlx"
+	"github.com/stampede-bench/stampede/workload"
+)
+
+// newGen returns a tpcc generator configured by args.
+func newGen(t testing.TB, args ...string) *tpcc {
+	t.Helper()
+	g, err := workload.FromFlags(tpccMeta, args...)
+	if err != nil {
+		t.Fatalf("FromFlags(%q): %v", args, err)
+	}
+	return g.(*tpcc)
+}
+
+func TestRegistered(t *testing.T) {
+	m, ok := workload.Get("tpcc")
+	if !ok {
+		t.Fatal("tpcc is not registered")
+	}
+	if m.DatabaseName() != "tpcc" || m.Version != schemaVersion {
+		t.Errorf("Meta: database %q version %q", m.DatabaseName(), m.Version)
+	}
+	g := newGen(t)
+	if g.warehouses != 1 || g.fks || !g.wait || g.isolation != "repeatable-read" {
+		t.Errorf("defaults: %+v", g)
+	}
+	if want := []int{10, 10, 1, 1, 1}; !reflect.DeepEqual(g.weights, want) {
+		t.Errorf("default mix %v, want %v", g.weights, want)
+	}
+	for _, f := range []string{"wait", "mix", "isolation"} {
+		if !g.Flags().Meta[f].RuntimeOnly {
+			t.Errorf("--%s is not runtime-only", f)
+		}
+	}
+}
+
+func TestValidate(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		err  string
+	}{
+		{nil, ""},
+		{[]string{"--warehouses", "3", "--fks", "--wait=false", "--mix", "payment=1"}, ""},
+		{[]string{"--warehouses", "0"}, "--warehouses must be at least 1, not 0"},
+		{[]string{"--mix", "newOrder=1,bogus=2"}, `unknown transaction "bogus"`},
+		{[]string{"--mix", "newOrder"}, "is not name=weight"},
+		{[]string{"--mix", "newOrder=-1"}, "weight of newOrder"},
+		{[]string{"--mix", "newOrder=0"}, "add up to 0"},
+		{[]string{"--isolation", "read-committed"}, "--isolation must be"},
+		{[]string{"--isolation", "serializable"}, ""},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			_, err := workload.FromFlags(tpccMeta, tc.args...)
+			if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
+				t.Fatalf("error %v, want %q", err, tc.err)
+			}
+		})
+	}
+}
+
+func TestNURandAndCDelta(t *testing.T) {
+	r := randgen.New(1, 2)
+	for _, tc := range []struct{ a, x, y int64 }{{nurandCLast, 0, 999}, {nurandCID, 1, 3000}, {nurandOLIID, 1, numItems}} {
+		for c := int64(0); c <= tc.a; c += tc.a / 7 {
+			for range 2000 {
+				if v := randgen.NURand(r, tc.a, c, tc.x, tc.y); v < tc.x || v > tc.y {
+					t.Fatalf("NURand(%d, %d, %d) with C %d = %d", tc.a, tc.x, tc.y, c, v)
+				}
+			}
+		}
+	}
+	for _, tc := range []struct {
+		d  int64
+		ok bool
+	}{{64, false}, {65, true}, {-65, true}, {95, true}, {96, false}, {-96, false}, {112, false}, {119, true}, {120, false}, {0, false}} {
+		if validCDelta(tc.d) != tc.ok {
+			t.Errorf("validCDelta(%d) = %v", tc.d, !tc.ok)
+		}
+	}
+	// Every load-time C admits run-time Cs, all at a valid distance.
+	for cLoad := int64(0); cLoad <= nurandCLast; cLoad++ {
+		for s := range uint64(20) {
+			c := runConstants(randgen.New(s, 0), cLoad)
+			if !validCDelta(c.cLast-cLoad) || c.cLast < 0 || c.cLast > nurandCLast || c.cID > nurandCID || c.olIID > nurandOLIID {
+				t.Fatalf("load C %d: run constants %+v", cLoad, c)
+			}
+		}
+	}
+	if c := loadCLast(7); c < 0 || c > nurandCLast || c != loadCLast(7) {
+		t.Errorf("loadCLast(7) = %d", c)
+	}
+}
+
+func TestLastName(t *testing.T) {
+	for n, want := range map[int64]string{0: "BARBARBAR", 371: "PRICALLYOUGHT", 999: "EINGEINGEING", 40: "BARPRESBAR"} {
+		if got := lastName(n); got != want {
+			t.Errorf("lastName(%d) = %s, want %s", n, got, want)
+		}
+	}
+}
+
+// tableRows returns every row of table name.
+func tableRows(t *testing.T, g *tpcc, name string) [][]any {
+	t.Helper()
+	var bt workload.BatchedTuples
+	if name == orderTable {
+		name = orderName
+	}
+	for _, tab := range g.Tables() {
+		if tab.Name == name {
+			bt = tab.InitialRows
+		}
+	}
+	var rows [][]any
+	for b := range bt.NumBatches {
+		rows = bt.FillBatch(b, rows)
+	}
+	return rows
+}
+
+func TestCardinalities(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates 2 warehouses")
+	}
+	g := newGen(t, "--warehouses", "2")
+	g.SetSeed(5)
+	want := map[string]int{
+		metaTable: 1, warehouseTable: 2, districtTable: 20, customerTable: 60000, historyTable: 60000,
+		orderName: 60000, newOrderTable: 18000, stockTable: 200000, itemTable: 100000,
+	}
+	counts := map[string]int{}
+	for _, tab := range g.Tables() {
+		rows := tableRows(t, g, tab.Name)
+		counts[tab.Name] = len(rows)
+		for _, row := range rows {
+			if len(row) != len(tab.Columns) {
+				t.Fatalf("%s: row of %d values, %d columns", tab.Name, len(row), len(tab.Columns))
+			}
+		}
+		if tab.Name == orderLineTable {
+			// Checked against the orders below.
+			continue
+		}
+		if n := want[tab.Name]; len(rows) != n {
+			t.Errorf("%s: %d rows, want %d", tab.Name, len(rows), n)
+		}
+		if tab.InitialRows.NumBatches > 0 && tab.InitialRows.NumRows != int64(len(rows)) {
+			t.Errorf("%s: NumRows %d, generated %d", tab.Name, tab.InitialRows.NumRows, len(rows))
+		}
+	}
+	var olSum int64
+	for _, o := range tableRows(t, g, orderTable) {
+		olSum += o[6].(int64)
+		if n := o[6].(int64); n < minOLCnt || n > maxOLCnt {
+			t.Fatalf("O_OL_CNT %d", n)
+		}
+		if (o[5] == nil) != (o[0].(int64) >= firstNewOrder) {
+			t.Fatalf("order %v: carrier %v", o[0], o[5])
+		}
+	}
+	if int64(counts[orderLineTable]) != olSum {
+		t.Errorf("%d order lines, sum(O_OL_CNT) = %d", counts[orderLineTable], olSum)
+	}
+
+	// Customer rules of clauses 4.3.2.3 and 4.3.3.1.
+	cLoad := loadCLast(5)
+	bc, original := 0, 0
+	for i, c := range tableRows(t, g, customerTable) {
+		id := c[0].(int64)
+		last := c[5].(string)
+		if id <= 1000 && last != lastName(id-1) {
+			t.Fatalf("customer %d (row %d): C_LAST %s, want %s", id, i, last, lastName(id-1))
+		}
+		if c[13] == "BC" {
+			bc++
+		}
+		if n := len(c[20].(string)); n < 300 || n > 500 {
+			t.Fatalf("C_DATA of %d characters", n)
+		}
+		if z := c[10].(string); len(z) != 9 || !strings.HasSuffix(z, "11111") {
+			t.Fatalf("zip %q", z)
+		}
+	}
+	if bc < 5400 || bc > 6600 {
+		t.Errorf("%d of 60000 customers with BC credit, want about 10%%", bc)
+	}
+	for _, it := range tableRows(t, g, itemTable) {
+		if strings.Contains(it[4].(string), "ORIGINAL") {
+			original++
+		}
+	}
+	if original < 9000 || original > 11000 {
+		t.Errorf("%d of 100000 items ORIGINAL, want about 10%%", original)
+	}
+	_ = cLoad
+}
+
+func TestBatchDeterminism(t *testing.T) {
+	g1, g2 := newGen(t, "--warehouses", "2"), newGen(t, "--warehouses", "2")
+	g1.SetSeed(9)
+	g2.SetSeed(9)
+	t1, t2 := g1.Tables(), g2.Tables()
+	for i, tab := range t1 {
+		n := tab.InitialRows.NumBatches
+		if n == 0 {
+			continue
+		}
+		// The last batch alone, then after others, is the same.
+		a := tab.InitialRows.FillBatch(n-1, nil)
+		_ = t2[i].InitialRows.FillBatch(0, nil)
+		b := t2[i].InitialRows.FillBatch(n-1, nil)
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("%s: batch %d differs between generators", tab.Name, n-1)
+		}
+	}
+	a, b := g1.fillOrder(13, nil), g2.fillOrder(13, nil)
+	if !reflect.DeepEqual(a, b) {
+		t.Error("order batch 13 differs")
+	}
+	g2.SetSeed(10)
+	if reflect.DeepEqual(g1.fillCustomer(3, nil), g2.fillCustomer(3, nil)) {
+		t.Error("customer batch 3 is the same under another seed")
+	}
+}
+
+func TestDeckMix(t *testing.T) {
+	w := &worker{r: randgen.New(1, 1), deck: newDeck([]int{10, 10, 1, 1, 1})}
+	counts := make([]int, len(txs))
+	for range 23 * 100 {
+		counts[w.draw()]++
+	}
+	if want := []int{1000, 1000, 100, 100, 100}; !reflect.DeepEqual(counts, want) {
+		t.Errorf("100 decks drew %v, want %v", counts, want)
+	}
+	for range 1000 {
+		d := w.thinkTime(12 * time.Second)
+		if d < 0 || d > 120*time.Second {
+			t.Fatalf("think time %v", d)
+		}
+	}
+}
+
+// nullDB opens the null driver.
+func nullDB(t testing.TB) *sqlx.DB {
+	db, err := sqlx.Open(context.Background(), sqlx.Options{Driver: sqlx.DriverNull})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Close)
+	return db
+}
+
+func TestWorkerNull(t *testing.T) {
+	ctx := context.Background()
+	g := newGen(t, "--warehouses", "3")
+	ql, err := g.Ops(ctx, nullDB(t), workload.OpsConfig{Concurrency: 4, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ql.Close(ctx)
+	if !reflect.DeepEqual(ql.Ops, []string{"newOrder", "payment", "orderStatus", "delivery", "stockLevel"}) {
+		t.Errorf("Ops %v", ql.Ops)
+	}
+	seen := make([]int, len(txs))
+	for i := range 230 {
+		res := ql.Workers[i%4](ctx)
+		if res.Err != nil {
+			t.Fatal(res.Err)
+		}
+		if res.Wait < time.Second {
+			t.Fatalf("--wait: Wait %v", res.Wait)
+		}
+		seen[res.Op]++
+	}
+	for op, n := range seen {
+		if n == 0 {
+			t.Errorf("%s never ran", txs[op].name)
+		}
+	}
+	g = newGen(t, "--wait=false")
+	ql, err = g.Ops(ctx, nullDB(t), workload.OpsConfig{Concurrency: 1, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := ql.Workers[0](ctx); res.Err != nil || res.Wait != 0 {
+		t.Errorf("--wait=false: %+v", res)
+	}
+}
+
+func BenchmarkWorkerNull(b *testing.B) {
+	ctx := context.Background()
+	g := newGen(b, "--wait=false")
+	ql, err := g.Ops(ctx, nullDB(b), workload.OpsConfig{Concurrency: 1, Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ql.Close(ctx)
+	b.ReportAllocs()
+	for b.Loop() {
+		if res := ql.Workers[0](ctx); res.Err != nil {
+			b.Fatal(res.Err)
+		}
+	}
+}
+
+func BenchmarkFillOrderLine(b *testing.B) {
+	g := newGen(b)
+	var rows [][]any
+	for b.Loop() {
+		rows = g.fillOrderLine(3, rows[:0])
+	}
+}

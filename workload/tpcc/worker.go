@@ -1,0 +1,362 @@
+package tpcc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/stampede-bench/stampede/randgen"
+	"github.com/stampede-bench/stampede/sqlx"
+	"github.com/stampede-bench/stampede/workload"
+)
+
+// Operation indexes in QueryLoad.Ops, which are also indexes of txs.
+const (
+	opNewOrder = iota
+	opPayment
+	opOrderStatus
+	opDelivery
+	opStockLevel
+)
+
+// txInfo describes a transaction type.
+type txInfo struct {
+	// name is the operation's name in reports and --mix.
+	name string
+	// keying and think are the keying time and the mean think time of
+	// clause 5.2.5.7.
+	keying, think time.Duration
+	// readOnly transactions start READ ONLY.
+	readOnly bool
+	// new returns the transaction's state for a worker.
+	new func(w *worker) tpccTx
+}
+
+// tpccTx is one worker's instance of a transaction type.
+type tpccTx interface {
+	// draw chooses the inputs of the next transaction (clauses 2.x.1);
+	// retries reuse them.
+	draw()
+	// run executes the transaction once inside tx.
+	run(ctx context.Context, tx sqlx.Tx) error
+}
+
+// txs are the transaction types, indexed by op.
+var txs = []txInfo{
+	opNewOrder:    {name: "newOrder", keying: 18 * time.Second, think: 12 * time.Second, new: newNewOrder},
+	opPayment:     {name: "payment", keying: 3 * time.Second, think: 12 * time.Second, new: newPayment},
+	opOrderStatus: {name: "orderStatus", keying: 2 * time.Second, think: 10 * time.Second, readOnly: true, new: newOrderStatus},
+	opDelivery:    {name: "delivery", keying: 2 * time.Second, think: 5 * time.Second, new: newDelivery},
+	opStockLevel:  {name: "stockLevel", keying: 2 * time.Second, think: 5 * time.Second, readOnly: true, new: newStockLevel},
+}
+
+// txIndex returns the index in txs of the transaction named name, or -1.
+func txIndex(name string) int {
+	for i, t := range txs {
+		if t.name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// workerStream is the random stream of worker w: bit 63 set, so that it
+// never coincides with a data batch's stream.
+func workerStream(w int) uint64 { return 1<<63 | uint64(w) }
+
+// Limits of retrying a transaction (as in bank).
+const (
+	maxRetries      = 100
+	maxConnLosses   = 5
+	connBackoff     = 50 * time.Millisecond
+	rollbackTimeout = 5 * time.Second
+	// conflictBackoff and maxConflictBackoff bound the random pause
+	// before retrying a conflict (see runTx).
+	conflictBackoff    = time.Millisecond
+	maxConflictBackoff = 100 * time.Millisecond
+)
+
+// errRollback is returned by a transaction's run to roll back on purpose
+// (New-Order's unused item, clause 2.4.2.3); the worker counts it a
+// success.
+var errRollback = errors.New("tpcc: intended rollback")
+
+// meta is what tpcc_meta records of the load.
+type meta struct {
+	version    string
+	warehouses int64
+	cLastLoad  int64
+}
+
+// readMeta reads tpcc_meta.
+func readMeta(ctx context.Context, db *sqlx.DB) (meta, error) {
+	var m meta
+	exists, err := tableExists(ctx, db, metaTable)
+	if err != nil {
+		return m, err
+	}
+	if !exists {
+		return m, fmt.Errorf("table %s does not exist in database %s: run `stampede init tpcc` first", metaTable, db.Database())
+	}
+	err = db.QueryRow(ctx, "SELECT version, warehouses, c_last_load_c FROM "+metaTable).Scan(&m.version, &m.warehouses, &m.cLastLoad)
+	if err != nil {
+		return m, fmt.Errorf("reading %s: %w", metaTable, err)
+	}
+	return m, nil
+}
+
+// Ops implements the Opser interface. Worker i's home warehouse is
+// i mod warehouses + 1 (round robin) and its Stock-Level district
+// (i / warehouses) mod 10 + 1 (clause 2.8.1.2 fixes one per terminal).
+func (g *tpcc) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (workload.QueryLoad, error) {
+	if err := g.validate(); err != nil {
+		return workload.QueryLoad{}, err
+	}
+	iso, _ := g.txIsolation()
+	var cLoad int64
+	if !db.Null() {
+		m, err := readMeta(ctx, db)
+		if err != nil {
+			return workload.QueryLoad{}, err
+		}
+		if err := g.checkMeta(m, db); err != nil {
+			return workload.QueryLoad{}, err
+		}
+		cLoad = m.cLastLoad
+	}
+	c := runConstants(randgen.New(oc.Seed, 1<<62), cLoad)
+	workers := make([]*worker, oc.Concurrency)
+	ql := workload.QueryLoad{
+		Ops:     make([]string, len(txs)),
+		Classes: make([]workload.OpClass, len(txs)),
+		Workers: make([]workload.Worker, oc.Concurrency),
+		Attach:  func(i int, rec workload.Recorder) { workers[i].rec = rec },
+	}
+	for i, t := range txs {
+		ql.Ops[i] = t.name
+		ql.Classes[i] = workload.ClassTransaction
+	}
+	for i := range workers {
+		w := &worker{
+			conn: db.Conn(i, true), rec: nopRecorder{}, r: randgen.New(oc.Seed, workerStream(i)),
+			null: db.Null(), c: c, iso: iso, wait: g.wait,
+			warehouses: int64(g.warehouses),
+			wID:        int64(i%g.warehouses + 1),
+			dID:        int64(i/g.warehouses%districtsPerWH + 1),
+		}
+		for _, t := range txs {
+			w.txs = append(w.txs, t.new(w))
+		}
+		w.deck = newDeck(g.weights)
+		w.r.Shuffle(len(w.deck), func(a, b int) { w.deck[a], w.deck[b] = w.deck[b], w.deck[a] })
+		workers[i] = w
+		ql.Workers[i] = w.run
+	}
+	ql.Close = func(context.Context) error {
+		for _, w := range workers {
+			w.conn.Release()
+		}
+		return nil
+	}
+	return ql, nil
+}
+
+// newDeck returns the cards of the mix: weights[i] cards of transaction i
+// (clause 5.2.4.2's card deck), unshuffled.
+func newDeck(weights []int) []int {
+	var deck []int
+	for i, n := range weights {
+		for range n {
+			deck = append(deck, i)
+		}
+	}
+	return deck
+}
+
+// worker is one terminal (clause 5.2): its home warehouse, stream,
+// connection and deck. It is not safe for concurrent use.
+type worker struct {
+	conn       sqlx.Conn
+	rec        workload.Recorder
+	r          *rand.Rand
+	null       bool // the null driver: reads find no rows
+	c          cConstants
+	iso        sqlx.Isolation
+	wait       bool
+	warehouses int64
+	wID        int64 // home warehouse
+	dID        int64 // Stock-Level's district
+	txs        []tpccTx
+	deck       []int
+	card       int  // next card of deck
+	started    bool // whether next holds the drawn next transaction
+	next       int
+}
+
+// nopRecorder is the Recorder of a worker that was never attached.
+type nopRecorder struct{}
+
+func (nopRecorder) Record(int, time.Duration) {}
+func (nopRecorder) RecordError(int)           {}
+
+// draw returns the next transaction of the deck, reshuffling it when it
+// is used up.
+func (w *worker) draw() int {
+	if w.card == len(w.deck) {
+		w.r.Shuffle(len(w.deck), func(a, b int) { w.deck[a], w.deck[b] = w.deck[b], w.deck[a] })
+		w.card = 0
+	}
+	w.card++
+	return w.deck[w.card-1]
+}
+
+// thinkTime returns a think time of mean mean: negative exponential,
+// truncated at 10 times the mean (clause 5.2.5.4).
+func (w *worker) thinkTime(mean time.Duration) time.Duration {
+	t := -math.Log(1-w.r.Float64()) * float64(mean)
+	return time.Duration(min(t, 10*float64(mean)))
+}
+
+// run performs one transaction; it is the workload.Worker. With --wait,
+// Result.Wait is this transaction's think time plus the keying time of
+// the next one, which is drawn now.
+func (w *worker) run(ctx context.Context) workload.Result {
+	if !w.started {
+		w.next = w.draw()
+		w.started = true
+	}
+	op := w.next
+	res := w.runTx(ctx, op)
+	w.next = w.draw()
+	if w.wait {
+		res.Wait = w.thinkTime(txs[op].think) + txs[w.next].keying
+	}
+	return res
+}
+
+// runTx draws the inputs of transaction op and runs it, retrying
+// serialization failures and deadlocks (counted through the Recorder) up
+// to maxRetries times and lost connections up to maxConnLosses in a row.
+func (w *worker) runTx(ctx context.Context, op int) workload.Result {
+	t := w.txs[op]
+	t.draw()
+	opts := sqlx.TxOptions{Isolation: w.iso, ReadOnly: txs[op].readOnly}
+	connLosses := 0
+	for retries := 0; ; retries++ {
+		err := w.once(ctx, t, opts)
+		if err == nil {
+			return workload.Result{Op: op}
+		}
+		if ctx.Err() != nil {
+			return workload.Result{Op: op, Err: fmt.Errorf("%w: %v", ctx.Err(), err)}
+		}
+		switch {
+		case sqlx.IsRetryable(err):
+			connLosses = 0
+			// Immediate retries of conflicting transactions can livelock
+			// (New-Orders of one district under SERIALIZABLE): from the
+			// second retry on, back off for a random time up to
+			// conflictBackoff doubled per retry (at most maxConflictBackoff).
+			if retries > 0 {
+				limit := min(conflictBackoff<<min(retries-1, 10), maxConflictBackoff)
+				if !sleep(ctx, time.Duration(w.r.Int64N(int64(limit)))) {
+					return workload.Result{Op: op, Err: fmt.Errorf("%w: %v", ctx.Err(), err)}
+				}
+			}
+		case sqlx.IsConnectionError(err):
+			connLosses++
+			if connLosses > maxConnLosses {
+				return workload.Result{Op: op, Err: fmt.Errorf("%s: connection lost %d times in a row: %w", txs[op].name, connLosses, err)}
+			}
+			if connLosses > 1 && !sleep(ctx, connBackoff<<(connLosses-2)) {
+				return workload.Result{Op: op, Err: fmt.Errorf("%w: %v", ctx.Err(), err)}
+			}
+		default:
+			return workload.Result{Op: op, Err: fmt.Errorf("%s: %w", txs[op].name, err)}
+		}
+		if retries == maxRetries {
+			return workload.Result{Op: op, Err: fmt.Errorf("%s retried %d times, giving up: %w", txs[op].name, maxRetries, err)}
+		}
+		w.rec.RecordError(op)
+	}
+}
+
+// once runs t in one transaction, rolling it back on failure and on
+// errRollback (which counts as success).
+func (w *worker) once(ctx context.Context, t tpccTx, opts sqlx.TxOptions) (err error) {
+	tx, err := w.conn.Begin(ctx, opts)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	if err = t.run(ctx, tx); err != nil {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
+		rerr := tx.Rollback(rctx)
+		cancel()
+		if errors.Is(err, errRollback) {
+			return rerr
+		}
+		return err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// sleep pauses for d or until ctx is done, reporting whether it slept
+// the whole time.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// otherWarehouse returns a warehouse other than the home one, uniform
+// (warehouses must be > 1).
+func (w *worker) otherWarehouse() int64 {
+	o := 1 + w.r.Int64N(w.warehouses-1)
+	if o >= w.wID {
+		o++
+	}
+	return o
+}
+
+// customerByName returns the C_ID of the customer with last name last in
+// district (cw, cd) at position ceil(n/2) of the n matches sorted by
+// C_FIRST (clauses 2.5.2.2 and 2.6.2.2). With the null driver it returns
+// customer 1.
+func customerByName(ctx context.Context, tx sqlx.Tx, null bool, cw, cd int64, last string) (int64, error) {
+	rows, err := tx.Query(ctx, "SELECT c_id FROM "+customerTable+
+		" WHERE c_w_id = $1 AND c_d_id = $2 AND c_last = $3 ORDER BY c_first", cw, cd, last)
+	if err != nil {
+		return 0, fmt.Errorf("selecting customers by last name: %w", err)
+	}
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("selecting customers by last name: %w", err)
+	}
+	if len(ids) == 0 {
+		if null {
+			return 1, nil
+		}
+		return 0, fmt.Errorf("no customer named %s in warehouse %d district %d", last, cw, cd)
+	}
+	return ids[(len(ids)+1)/2-1], nil
+}
