@@ -153,6 +153,13 @@ func (w *worker) run(ctx context.Context) workload.Result {
 		switch {
 		case sqlx.IsRetryable(err):
 			connLosses = 0
+			// Conflicting transfers retried at once tend to collide again:
+			// from the second retry on, wait a random time, doubling up
+			// to 100ms (jitter from the global source, so it does not
+			// shift the worker's seeded sequence).
+			if retries > 0 && !sleep(ctx, rand.N(min(100*time.Millisecond, time.Millisecond<<min(retries, 7)))) {
+				return workload.Result{Op: opTransfer, Err: fmt.Errorf("%w: %v", ctx.Err(), err)}
+			}
 		case sqlx.IsConnectionError(err):
 			connLosses++
 			if connLosses > maxConnLosses {
