@@ -3,53 +3,23 @@ package bank
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/stampede-bench/stampede/internal/testdb"
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
 )
-
-// testDatabaseEnv names the PostgreSQL server integration tests use, as a
-// URL such as postgresql://postgres@127.0.0.1:5432/postgres?sslmode=disable.
-const testDatabaseEnv = "STAMPEDE_TEST_DATABASE"
 
 // freshDB creates a database with a random name on the server of
 // STAMPEDE_TEST_DATABASE (skipping the test when it is unset), opens it
 // for the given number of workers, and drops it when the test ends.
 func freshDB(t testing.TB, workers int) *sqlx.DB {
 	t.Helper()
-	url := os.Getenv(testDatabaseEnv)
-	if url == "" {
-		t.Skip(testDatabaseEnv + " not set")
-	}
-	ctx := context.Background()
-	admin, err := sqlx.Open(ctx, sqlx.Options{URLs: []string{url}, MaxConns: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	name := fmt.Sprintf("stampede_bank_test_%d", rand.Uint32())
-	if _, err := admin.Exec(ctx, admin.Dialect().CreateDatabase(name)); err != nil {
-		admin.Close()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		defer admin.Close()
-		if _, err := admin.Exec(context.Background(), admin.Dialect().DropDatabase(name)+" WITH (FORCE)"); err != nil {
-			t.Errorf("dropping %s: %v", name, err)
-		}
-	})
-	db, err := sqlx.Open(ctx, sqlx.Options{URLs: []string{url}, Database: name, MaxConns: workers + 4, Workers: workers})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(db.Close) // runs before the drop
-	return db
+	return testdb.Fresh(t, "stampede_bank_test", sqlx.Options{MaxConns: workers + 4, Workers: workers})
 }
 
 // lines is a Reporter that keeps the lines.

@@ -4,54 +4,24 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/stampede-bench/stampede/internal/testdb"
 	"github.com/stampede-bench/stampede/randgen"
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
 )
-
-// testDatabaseEnv names the PostgreSQL server integration tests use, as a
-// URL such as postgresql://postgres@127.0.0.1:5432/postgres?sslmode=disable.
-const testDatabaseEnv = "STAMPEDE_TEST_DATABASE"
 
 // freshDB creates a database with a random name on the server of
 // STAMPEDE_TEST_DATABASE (skipping the test when it is unset), opens it,
 // and drops it when the test ends.
 func freshDB(t testing.TB) *sqlx.DB {
 	t.Helper()
-	url := os.Getenv(testDatabaseEnv)
-	if url == "" {
-		t.Skip(testDatabaseEnv + " not set")
-	}
-	ctx := context.Background()
-	admin, err := sqlx.Open(ctx, sqlx.Options{URLs: []string{url}, MaxConns: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	name := fmt.Sprintf("stampede_ycsb_test_%d", rand.Uint32())
-	if _, err := admin.Exec(ctx, admin.Dialect().CreateDatabase(name)); err != nil {
-		admin.Close()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		defer admin.Close()
-		if _, err := admin.Exec(context.Background(), admin.Dialect().DropDatabase(name)); err != nil {
-			t.Errorf("dropping %s: %v", name, err)
-		}
-	})
-	db, err := sqlx.Open(ctx, sqlx.Options{URLs: []string{url}, Database: name, MaxConns: 16})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(db.Close) // runs before the drop
-	return db
+	return testdb.Fresh(t, "stampede_ycsb_test", sqlx.Options{MaxConns: 16})
 }
 
 // load does what the engine's loader does: creates the tables, copies in
