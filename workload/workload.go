@@ -296,3 +296,24 @@ type RunDefaults struct {
 	// for commands that do not call Ops, which reports them itself.
 	Warnings []string
 }
+
+// Figurer is a Generator with figures of its own computed from a run's
+// totals, printed under the summary and saved with it (TPC-C's tpmC and
+// efficiency, say).
+type Figurer interface {
+	Generator
+	// Figures returns the figures for a run that completed counts[op]
+	// operations of each type (failures excluded) in elapsed, after the
+	// ramp.
+	Figures(counts map[string]int64, elapsed time.Duration) []Figure
+}
+
+// Figure is a labelled result of a run.
+type Figure struct {
+	// Name is a short snake_case label, such as "tpmC".
+	Name string
+	// Value is the figure.
+	Value float64
+	// Text is how it reads in the summary, such as "1,234.5 (97.3% efficiency)".
+	Text string
+}

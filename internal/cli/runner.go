@@ -52,6 +52,8 @@ type runSummary struct {
 	Status      string            `json:"status"`
 	Error       string            `json:"error,omitempty"`
 	Extra       map[string]string `json:"extra,omitempty"`
+	// Figures are the workload's own results (tpmC, efficiency).
+	Figures map[string]float64 `json:"figures,omitempty"`
 }
 
 type namedSummary struct {
@@ -284,6 +286,19 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 	extra := []report.Extra{{Name: "reconnects", Value: float64(sum.Reconnects), Text: fmt.Sprint(sum.Reconnects)}}
 	for _, code := range sortedKeys(sum.Errors) {
 		extra = append(extra, report.Extra{Name: "errors_" + code, Value: float64(sum.Errors[code]), Text: fmt.Sprintf("%d (error code %s)", sum.Errors[code], code)})
+	}
+	if f, ok := gen.(workload.Figurer); ok {
+		counts := map[string]int64{}
+		for _, op := range sum.Ops {
+			counts[op.Name] = op.Count
+		}
+		for _, fig := range f.Figures(counts, last.End.Sub(last.CumStart)) {
+			extra = append(extra, report.Extra{Name: fig.Name, Value: fig.Value, Text: fig.Text})
+			if sum.Figures == nil {
+				sum.Figures = map[string]float64{}
+			}
+			sum.Figures[fig.Name] = fig.Value
+		}
 	}
 	if series.Rated {
 		for _, s := range sum.Series[len(load.Ops):] {

@@ -320,3 +320,19 @@ func BenchmarkFillOrderLine(b *testing.B) {
 		rows = g.fillOrderLine(3, rows[:0])
 	}
 }
+
+func TestFigures(t *testing.T) {
+	g, err := workload.FromFlags(tpccMeta, "--warehouses", "10")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := g.(workload.Figurer).Figures(map[string]int64{"newOrder": 1286, "payment": 1200, "orderStatus": 100}, 10*time.Minute)
+	byName := map[string]float64{}
+	for _, x := range f {
+		byName[x.Name] = x.Value
+	}
+	near := func(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
+	if !near(byName["tpmC"], 128.6) || !near(byName["efficiency"], 100) || !near(byName["TPM"], 258.6) {
+		t.Errorf("figures %+v", f)
+	}
+}
