@@ -70,7 +70,7 @@ func (t *Text) Interval(elapsed time.Duration, ops []Op) error {
 	for _, op := range ops {
 		i, c := op.Interval, op.Cumulative
 		if _, err := fmt.Fprintf(t.W, "%8.1fs %8d %14.1f %14.1f %8s %8s %8s %8s %s\n",
-			elapsed.Seconds(), c.Errors, i.Rate, c.Rate, ms(i.P50), ms(i.P95), ms(i.P99), ms(i.Max), op.Name); err != nil {
+			elapsed.Seconds(), c.Errors, i.Rate, c.Rate, FormatMs(i.P50), FormatMs(i.P95), FormatMs(i.P99), FormatMs(i.Max), op.Name); err != nil {
 			return err
 		}
 	}
@@ -104,14 +104,14 @@ func (t *Text) Final(elapsed time.Duration, ops []Op, total Op, extra []Extra) e
 func (t *Text) finalLine(elapsed time.Duration, op Op) error {
 	c := op.Cumulative
 	line := fmt.Sprintf("%8.1fs %8d %14d %14.1f %8s %8s %8s %8s %8s  %s",
-		elapsed.Seconds(), c.Errors, c.Count, c.Rate, ms(c.Mean), ms(c.P50), ms(c.P95), ms(c.P99), ms(c.Max), op.Name)
+		elapsed.Seconds(), c.Errors, c.Count, c.Rate, FormatMs(c.Mean), FormatMs(c.P50), FormatMs(c.P95), FormatMs(c.P99), FormatMs(c.Max), op.Name)
 	_, err := fmt.Fprintln(t.W, strings.TrimRight(line, " "))
 	return err
 }
 
-// ms renders milliseconds with one decimal, or more below 1ms so that
-// fast operations do not all read 0.0.
-func ms(v float64) string {
+// FormatMs renders milliseconds with one decimal, or more below 1ms so
+// that fast operations do not all read 0.0.
+func FormatMs(v float64) string {
 	switch {
 	case v == 0:
 		return "0.0"

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stampede-bench/stampede/report"
 	"github.com/stampede-bench/stampede/results"
 	"github.com/stampede-bench/stampede/runlog"
 	"github.com/stampede-bench/stampede/stats"
@@ -317,9 +318,9 @@ func writeComparison(a *app, c comparison) error {
 	for _, r := range append(c.Ops, c.Total) {
 		row := []string{r.Name}
 		row = append(row, cells(r.A, r.B, r.Ratio.OpsPerSec, func(s *stats.Summary) string { return fmt.Sprintf("%.1f", s.Rate) })...)
-		row = append(row, cells(r.A, r.B, r.Ratio.P50, func(s *stats.Summary) string { return msCell(s.P50) })...)
-		row = append(row, cells(r.A, r.B, r.Ratio.P95, func(s *stats.Summary) string { return msCell(s.P95) })...)
-		row = append(row, cells(r.A, r.B, r.Ratio.P99, func(s *stats.Summary) string { return msCell(s.P99) })...)
+		row = append(row, cells(r.A, r.B, r.Ratio.P50, func(s *stats.Summary) string { return report.FormatMs(s.P50) })...)
+		row = append(row, cells(r.A, r.B, r.Ratio.P95, func(s *stats.Summary) string { return report.FormatMs(s.P95) })...)
+		row = append(row, cells(r.A, r.B, r.Ratio.P99, func(s *stats.Summary) string { return report.FormatMs(s.P99) })...)
 		row = append(row, r.Throughput.Verdict)
 		table = append(table, row)
 	}
@@ -353,18 +354,4 @@ func cells(a, b *stats.Summary, r *float64, f func(*stats.Summary) string) []str
 		out[2] = fmt.Sprintf("%.2f", *r)
 	}
 	return out
-}
-
-// msCell renders milliseconds as the final report does: one decimal, more
-// below 1ms.
-func msCell(v float64) string {
-	switch {
-	case v == 0:
-		return "0.0"
-	case v < 0.1:
-		return fmt.Sprintf("%.3f", v)
-	case v < 1:
-		return fmt.Sprintf("%.2f", v)
-	}
-	return fmt.Sprintf("%.1f", v)
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stampede-bench/stampede/report"
 	"github.com/stampede-bench/stampede/results/store"
 )
 
@@ -163,7 +164,7 @@ func (a *app) printRuns(rows []store.RunRow, format string) error {
 	for _, r := range rows {
 		opsPerSec, p99 := "-", "-"
 		if r.Intervals > 0 {
-			opsPerSec, p99 = fmt.Sprintf("%.1f", r.OpsPerSec), msCell(r.P99)
+			opsPerSec, p99 = fmt.Sprintf("%.1f", r.OpsPerSec), report.FormatMs(r.P99)
 		}
 		table = append(table, []string{r.ID, r.Start.UTC().Format(time.DateTime), r.Workload, r.Status, opsPerSec, p99, formatTags(r.Tags)})
 	}
