@@ -317,3 +317,12 @@ type Figure struct {
 	// Text is how it reads in the summary, such as "1,234.5 (97.3% efficiency)".
 	Text string
 }
+
+// AfterRunChecker is a Generator whose consistency checks run after every
+// completed run unless the user passes --skip-checks (TPC-C's, as
+// `cockroach workload run tpcc` does).
+type AfterRunChecker interface {
+	Hookser
+	// CheckAfterRun reports whether the checks should run after a run.
+	CheckAfterRun() bool
+}

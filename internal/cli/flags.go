@@ -160,6 +160,7 @@ type runFlags struct {
 	promPort       int
 	promListen     string
 	opTimeout      time.Duration
+	skipChecks     bool
 }
 
 func (r *runFlags) register(fs *pflag.FlagSet) {
@@ -181,6 +182,7 @@ func (r *runFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&r.latency, "latency", "", "under --max-rate, which latency the progress lines show: intended (from the scheduled start, the default), service, or both")
 	fs.StringVar(&r.cpuProfile, "cpuprofile", "", "write a Go CPU profile of stampede itself to this file")
 	_ = fs.MarkHidden("cpuprofile")
+	fs.BoolVar(&r.skipChecks, "skip-checks", false, "do not run the workload's consistency checks after the run (workloads that check after runs: tpcc)")
 	fs.DurationVar(&r.opTimeout, "op-timeout", 0, "bound each operation: the server's statement_timeout and a client deadline (0: none)")
 	fs.IntVar(&r.promPort, "prometheus-port", 0, "serve live metrics at http://HOST:PORT/metrics for Prometheus (all interfaces)")
 	fs.StringVar(&r.promListen, "prometheus-listen", "", "like --prometheus-port with a full address, such as 127.0.0.1:9090")

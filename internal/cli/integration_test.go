@@ -309,3 +309,29 @@ func TestDemo(t *testing.T) {
 		t.Fatalf("demo: %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestTPCCRunFiguresAndChecks runs TPC-C through the CLI: tpmC and
+// efficiency under the summary, the consistency checks after the run, and
+// --skip-checks.
+func TestTPCCRunFiguresAndChecks(t *testing.T) {
+	srv := testServer(t)
+	db := freshDB(t, "stampede_tpcc")
+	if r := stampede(t, "init", "tpcc", "--db", db, srv); r.code != 0 {
+		t.Fatalf("init: %d %s", r.code, r.stderr)
+	}
+	r := stampede(t, "run", "tpcc", "--wait=false", "--concurrency", "4", "--duration", "2s", "--db", db,
+		"--results-dir", t.TempDir(), srv)
+	if r.code != 0 {
+		t.Fatalf("run: %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	for _, want := range []string{"newOrder", "tpmC:", "efficiency:", "NOPM:", "consistency checks", "3.3.2.1 W_YTD = sum(D_YTD): PASS"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("run output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	r = stampede(t, "run", "tpcc", "--wait=false", "--concurrency", "2", "--duration", "1s", "--skip-checks", "--db", db,
+		"--results-dir", t.TempDir(), srv)
+	if r.code != 0 || strings.Contains(r.stdout, "consistency checks") {
+		t.Errorf("--skip-checks: %d\n%s", r.code, r.stdout)
+	}
+}

@@ -168,9 +168,13 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 		return nil, err
 	}
 	cleanupCtx := context.WithoutCancel(ctx)
-	if load.Close != nil {
-		defer func() { _ = load.Close(cleanupCtx) }()
+	var closeOnce sync.Once
+	closeLoad := func() {
+		if load.Close != nil {
+			closeOnce.Do(func() { _ = load.Close(cleanupCtx) })
+		}
 	}
+	defer closeLoad()
 	if len(load.Workers) != rf.concurrency {
 		return nil, fmt.Errorf("workload %s returned %d workers for --concurrency %d", gen.Meta().Name, len(load.Workers), rf.concurrency)
 	}
@@ -321,6 +325,13 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 	}
 	if res.Interrupted {
 		fmt.Fprintln(a.stderr, "interrupted")
+	}
+	if c, ok := gen.(workload.AfterRunChecker); ok && runErr == nil && !rf.skipChecks && c.CheckAfterRun() && c.Hooks().CheckConsistency != nil {
+		closeLoad() // the workers' connections go back to the pool the checks use
+		fmt.Fprintln(a.stdout, "\nconsistency checks (--skip-checks skips them):")
+		if err := c.Hooks().CheckConsistency(cleanupCtx, db, printer{a.stdout}); err != nil {
+			runErr = fmt.Errorf("consistency check failed after the run: %w; results saved in %s", err, rw.Dir())
+		}
 	}
 	return &runOutcome{dir: rw.Dir(), summary: sum}, runErr
 }

@@ -7,7 +7,14 @@ import (
 	"github.com/stampede-bench/stampede/workload"
 )
 
-var _ workload.Figurer = (*tpcc)(nil)
+var (
+	_ workload.Figurer         = (*tpcc)(nil)
+	_ workload.AfterRunChecker = (*tpcc)(nil)
+)
+
+// CheckAfterRun implements workload.AfterRunChecker: the consistency
+// conditions are checked after every run (--skip-checks skips them).
+func (*tpcc) CheckAfterRun() bool { return true }
 
 // maxTpmCPerWarehouse is the highest tpmC one warehouse can produce with
 // the specification's keying and think times: 12.86 New-Orders per minute
