@@ -19,22 +19,8 @@ const opTransfer = 0
 // that it never coincides with a data batch's stream (seed, b).
 func workerStream(w int) uint64 { return 1<<32 | uint64(w) }
 
-// Limits of retrying a transfer.
-const (
-	// maxRetries bounds the retries of one transfer after serialization
-	// failures and deadlocks.
-	maxRetries = 100
-	// maxConnLosses is the number of consecutive connection losses one
-	// transfer survives (the next one fails it): the worker's connection is re-established by its next
-	// statement, so several losses in a row mean the server is down.
-	maxConnLosses = 5
-	// connBackoff is the pause before the second attempt after a lost
-	// connection, doubled for each further one (the first retry is
-	// immediate).
-	connBackoff = 50 * time.Millisecond
-	// rollbackTimeout bounds the ROLLBACK after a failed statement.
-	rollbackTimeout = 5 * time.Second
-)
+// rollbackTimeout bounds the ROLLBACK after a failed statement.
+const rollbackTimeout = 5 * time.Second
 
 // statements are the transfer's SQL texts.
 type statements struct {
@@ -133,49 +119,13 @@ func (w *worker) next() {
 	w.amount = 1 + w.r.Int64N(w.maxTransfer)
 }
 
-// run performs one transfer. It is the workload.Worker. A serialization
-// failure or deadlock rolls back, counts a tolerated error of transfer
-// through the Recorder and retries the same transfer (at most
-// maxRetries times); so does a lost connection, with a backoff, until
-// maxConnLosses in a row. Other errors end the call with the error.
+// run performs one transfer. It is the workload.Worker. Failures are
+// retried as workload.RetryTx does (conflicts and lost connections, each
+// counted as a tolerated error of transfer); other errors end the call.
 func (w *worker) run(ctx context.Context) workload.Result {
 	w.next()
-	connLosses := 0
-	for retries := 0; ; retries++ {
-		err := w.transfer(ctx)
-		if err == nil {
-			return workload.Result{Op: opTransfer}
-		}
-		if ctx.Err() != nil {
-			// The run is ending or timed out: no retry.
-			return workload.Result{Op: opTransfer, Err: fmt.Errorf("%w: %v", ctx.Err(), err)}
-		}
-		switch {
-		case sqlx.IsRetryable(err):
-			connLosses = 0
-			// Conflicting transfers retried at once tend to collide again:
-			// from the second retry on, wait a random time, doubling up
-			// to 100ms (jitter from the global source, so it does not
-			// shift the worker's seeded sequence).
-			if retries > 0 && !sleep(ctx, rand.N(min(100*time.Millisecond, time.Millisecond<<min(retries, 7)))) {
-				return workload.Result{Op: opTransfer, Err: fmt.Errorf("%w: %v", ctx.Err(), err)}
-			}
-		case sqlx.IsConnectionError(err):
-			connLosses++
-			if connLosses > maxConnLosses {
-				return workload.Result{Op: opTransfer, Err: fmt.Errorf("connection lost %d times in a row: %w", connLosses, err)}
-			}
-			if connLosses > 1 && !sleep(ctx, connBackoff<<(connLosses-2)) {
-				return workload.Result{Op: opTransfer, Err: fmt.Errorf("%w: %v", ctx.Err(), err)}
-			}
-		default:
-			return workload.Result{Op: opTransfer, Err: err}
-		}
-		if retries == maxRetries {
-			return workload.Result{Op: opTransfer, Err: fmt.Errorf("transfer retried %d times, giving up: %w", maxRetries, err)}
-		}
-		w.rec.RecordError(opTransfer)
-	}
+	err := workload.RetryTx(ctx, w.rec, opTransfer, "transfer", func() error { return w.transfer(ctx) })
+	return workload.Result{Op: opTransfer, Err: err}
 }
 
 // transfer runs the transfer's transaction once, rolling it back on
@@ -231,17 +181,4 @@ func (w *worker) transfer(ctx context.Context) (err error) {
 		return fmt.Errorf("commit: %w", err)
 	}
 	return nil
-}
-
-// sleep pauses for d or until ctx is done, reporting whether it slept
-// the whole time.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }

@@ -67,17 +67,8 @@ func txIndex(name string) int {
 // never coincides with a data batch's stream.
 func workerStream(w int) uint64 { return 1<<63 | uint64(w) }
 
-// Limits of retrying a transaction (as in bank).
-const (
-	maxRetries      = 100
-	maxConnLosses   = 5
-	connBackoff     = 50 * time.Millisecond
-	rollbackTimeout = 5 * time.Second
-	// conflictBackoff and maxConflictBackoff bound the random pause
-	// before retrying a conflict (see runTx).
-	conflictBackoff    = time.Millisecond
-	maxConflictBackoff = 100 * time.Millisecond
-)
+// rollbackTimeout bounds the ROLLBACK after a failed statement.
+const rollbackTimeout = 5 * time.Second
 
 // errRollback is returned by a transaction's run to roll back on purpose
 // (New-Order's unused item, clause 2.4.2.3); the worker counts it a
@@ -238,50 +229,14 @@ func (w *worker) run(ctx context.Context) workload.Result {
 }
 
 // runTx draws the inputs of transaction op and runs it, retrying
-// serialization failures and deadlocks (counted through the Recorder) up
-// to maxRetries times and lost connections up to maxConnLosses in a row.
+// serialization failures, deadlocks and lost connections as
+// workload.RetryTx does (each retry counted through the Recorder).
 func (w *worker) runTx(ctx context.Context, op int) workload.Result {
 	t := w.txs[op]
 	t.draw()
 	opts := sqlx.TxOptions{Isolation: w.iso, ReadOnly: txs[op].readOnly}
-	connLosses := 0
-	for retries := 0; ; retries++ {
-		err := w.once(ctx, t, opts)
-		if err == nil {
-			return workload.Result{Op: op}
-		}
-		if ctx.Err() != nil {
-			return workload.Result{Op: op, Err: fmt.Errorf("%w: %v", ctx.Err(), err)}
-		}
-		switch {
-		case sqlx.IsRetryable(err):
-			connLosses = 0
-			// Immediate retries of conflicting transactions can livelock
-			// (New-Orders of one district under SERIALIZABLE): from the
-			// second retry on, back off for a random time up to
-			// conflictBackoff doubled per retry (at most maxConflictBackoff).
-			if retries > 0 {
-				limit := min(conflictBackoff<<min(retries-1, 10), maxConflictBackoff)
-				if !sleep(ctx, time.Duration(w.r.Int64N(int64(limit)))) {
-					return workload.Result{Op: op, Err: fmt.Errorf("%w: %v", ctx.Err(), err)}
-				}
-			}
-		case sqlx.IsConnectionError(err):
-			connLosses++
-			if connLosses > maxConnLosses {
-				return workload.Result{Op: op, Err: fmt.Errorf("%s: connection lost %d times in a row: %w", txs[op].name, connLosses, err)}
-			}
-			if connLosses > 1 && !sleep(ctx, connBackoff<<(connLosses-2)) {
-				return workload.Result{Op: op, Err: fmt.Errorf("%w: %v", ctx.Err(), err)}
-			}
-		default:
-			return workload.Result{Op: op, Err: fmt.Errorf("%s: %w", txs[op].name, err)}
-		}
-		if retries == maxRetries {
-			return workload.Result{Op: op, Err: fmt.Errorf("%s retried %d times, giving up: %w", txs[op].name, maxRetries, err)}
-		}
-		w.rec.RecordError(op)
-	}
+	err := workload.RetryTx(ctx, w.rec, op, txs[op].name, func() error { return w.once(ctx, t, opts) })
+	return workload.Result{Op: op, Err: err}
 }
 
 // once runs t in one transaction, rolling it back on failure and on
@@ -304,19 +259,6 @@ func (w *worker) once(ctx context.Context, t tpccTx, opts sqlx.TxOptions) (err e
 		return fmt.Errorf("commit: %w", err)
 	}
 	return nil
-}
-
-// sleep pauses for d or until ctx is done, reporting whether it slept
-// the whole time.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }
 
 // otherWarehouse returns a warehouse other than the home one, uniform
