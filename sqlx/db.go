@@ -38,6 +38,10 @@ type Options struct {
 	Driver string
 	// AppName is sent as application_name.
 	AppName string
+	// SearchPath, when not empty, is sent as search_path, so that
+	// unqualified table names resolve in that schema first (one schema per
+	// tenant).
+	SearchPath string
 	// ConnectTimeout bounds each connection attempt; 0 means 10s.
 	ConnectTimeout time.Duration
 	// StatementTimeout, when positive, is set as the server's
@@ -91,6 +95,9 @@ func ParseConfigs(opts Options) ([]*pgxpool.Config, error) {
 		}
 		if opts.Database != "" {
 			cfg.ConnConfig.Database = opts.Database
+		}
+		if opts.SearchPath != "" {
+			cfg.ConnConfig.RuntimeParams["search_path"] = opts.SearchPath
 		}
 		if opts.AppName != "" {
 			cfg.ConnConfig.RuntimeParams["application_name"] = opts.AppName

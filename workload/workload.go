@@ -326,3 +326,16 @@ type AfterRunChecker interface {
 	// CheckAfterRun reports whether the checks should run after a run.
 	CheckAfterRun() bool
 }
+
+// TenantColumner is a Generator whose tables can hold the rows of many
+// tenants side by side (`--tenant-mode column`, one shared set of tables
+// with a tenant id leading every primary key).
+type TenantColumner interface {
+	Generator
+	// SetTenant makes the generator work on tenant id's rows: Tables gets
+	// a leading tenant_id column (first in every primary key and index,
+	// filled with id by FillBatch), and every statement of Ops and of the
+	// hooks filters on tenant_id = id. 0, the default, means no tenant
+	// column. It is called after flags are parsed, before Tables or Ops.
+	SetTenant(id int)
+}
