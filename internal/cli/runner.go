@@ -145,28 +145,12 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 		}
 	}
 	seed := pickSeed(rf.seed)
-	conns := rf.concurrency
-	opts, err := spec.conn.options(spec.urls, gen.Meta().DatabaseName(), conns)
+	src, err := a.openSource(ctx, spec, opser, seed)
 	if err != nil {
 		return nil, err
 	}
-	opts.Workers = rf.concurrency
-	opts.StatementTimeout = rf.opTimeout
-	db, err := sqlx.Open(ctx, opts)
-	if err != nil {
-		return nil, err
-	}
-	defer db.Close()
-	if h, ok := gen.(workload.Hookser); ok && h.Hooks().PreRun != nil {
-		if err := h.Hooks().PreRun(ctx, db); err != nil {
-			return nil, err
-		}
-	}
-	warn := func(format string, args ...any) { fmt.Fprintf(a.stderr, "warning: "+format+"\n", args...) }
-	load, err := opser.Ops(ctx, db, workload.OpsConfig{Concurrency: rf.concurrency, Seed: seed, Warn: warn})
-	if err != nil {
-		return nil, err
-	}
+	defer src.close()
+	load := src.load
 	cleanupCtx := context.WithoutCancel(ctx)
 	var closeOnce sync.Once
 	closeLoad := func() {
@@ -175,15 +159,15 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 		}
 	}
 	defer closeLoad()
-	if len(load.Workers) != rf.concurrency {
-		return nil, fmt.Errorf("workload %s returned %d workers for --concurrency %d", gen.Meta().Name, len(load.Workers), rf.concurrency)
+	if len(load.Workers) != src.workers {
+		return nil, fmt.Errorf("workload %s returned %d workers for --concurrency %d", gen.Meta().Name, len(load.Workers), src.workers)
 	}
 
 	cfg := rf.engineConfig()
 	series := engine.Series{Ops: load.Ops, Rated: cfg.MaxRate > 0}
 	names := series.Names()
 	start := time.Now()
-	reg := stats.NewRegistry(names, stats.ShardsFor(rf.concurrency, runtime.GOMAXPROCS(0)), start)
+	reg := stats.NewRegistry(names, stats.ShardsFor(src.workers, runtime.GOMAXPROCS(0)), start)
 
 	root, err := resultsRoot(rf.resultsDir)
 	if err != nil {
@@ -199,9 +183,9 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 		Tags:            rf.tagMap(),
 		Series:          names,
 		StampedeVersion: versionString(),
-		ServerVersion:   db.ServerVersion(ctx),
-		Endpoints:       db.Endpoints(),
-		Database:        db.Database(),
+		ServerVersion:   src.serverVersion,
+		Endpoints:       src.endpoints,
+		Database:        src.database,
 		Seed:            seed,
 		Host:            runlog.HostFacts(),
 		Start:           start,
@@ -211,8 +195,8 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 		return nil, fmt.Errorf("cannot save results under %s: %w; pass --results-dir", root, err)
 	}
 	errs := &errorLog{counts: map[string]int64{}, w: rw}
-	fmt.Fprintf(a.stderr, "stampede %s: %s on %s (database %q), %d workers, seed %d\n",
-		versionString(), gen.Meta().Name, strings.Join(db.Endpoints(), ","), db.Database(), rf.concurrency, seed)
+	fmt.Fprintf(a.stderr, "stampede %s: %s on %s (%s), %d workers, seed %d\n",
+		versionString(), gen.Meta().Name, strings.Join(src.endpoints, ","), src.where, src.workers, seed)
 	if cfg.MaxRate > 0 {
 		fmt.Fprintf(a.stderr, "open loop at %.0f ops/s: latency counts from each operation's scheduled start\n", cfg.MaxRate)
 	}
@@ -252,17 +236,17 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 		},
 		Tick: func(t stats.Tick, final bool) {
 			last = t
-			if err := writeInterval(rw, t, db.Reconnects()); err != nil && writeErr == nil {
+			if err := writeInterval(rw, t, src.reconnects()); err != nil && writeErr == nil {
 				writeErr = err
 				fmt.Fprintf(a.stderr, "warning: cannot write the run log: %v\n", err)
 			}
 			if prom != nil {
-				prom.Update(promSnapshot(t, load.Ops, db.Reconnects()))
+				prom.Update(promSnapshot(t, load.Ops, src.reconnects()))
 			}
 			if final {
 				return
 			}
-			out.interval(t, db.Reconnects())
+			out.interval(t, src.reconnects())
 		},
 	}
 	if rf.cpuProfile != "" {
@@ -274,7 +258,7 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 	}
 	res := engine.Run(ctx, cfg, load, reg, hooks)
 
-	sum := summarize(last, disp, gen.Meta().Name, seed, rf, errs.snapshot(), db.Reconnects())
+	sum := summarize(last, disp, gen.Meta().Name, seed, rf, errs.snapshot(), src.reconnects())
 	status := "completed"
 	var runErr error
 	switch {
@@ -326,10 +310,10 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 	if res.Interrupted {
 		fmt.Fprintln(a.stderr, "interrupted")
 	}
-	if c, ok := gen.(workload.AfterRunChecker); ok && runErr == nil && !rf.skipChecks && c.CheckAfterRun() && c.Hooks().CheckConsistency != nil {
+	if c, ok := gen.(workload.AfterRunChecker); ok && runErr == nil && !rf.skipChecks && c.CheckAfterRun() && src.check != nil {
 		closeLoad() // the workers' connections go back to the pool the checks use
 		fmt.Fprintln(a.stdout, "\nconsistency checks (--skip-checks skips them):")
-		if err := c.Hooks().CheckConsistency(cleanupCtx, db, printer{a.stdout}); err != nil {
+		if err := src.check(cleanupCtx, printer{a.stdout}); err != nil {
 			runErr = fmt.Errorf("consistency check failed after the run: %w; results saved in %s", err, rw.Dir())
 		}
 	}

@@ -1,0 +1,85 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/stampede-bench/stampede/sqlx"
+	"github.com/stampede-bench/stampede/workload"
+)
+
+// runSource is where a run's operations come from: one database (an
+// ordinary run) or many tenants (a fleet run). runWorkload drives the
+// engine, the run log and the output the same way for both.
+type runSource struct {
+	// load is the workers and operations the engine runs.
+	load workload.QueryLoad
+	// workers is the number of workers load must have.
+	workers int
+	// endpoints, database and serverVersion describe the server in
+	// run.json; where says what the run works on in the first line.
+	endpoints     []string
+	database      string
+	serverVersion string
+	where         string
+	// reconnects counts the connections re-established so far.
+	reconnects func() int64
+	// check runs the workload's consistency checks after the run; nil
+	// when the source cannot.
+	check func(ctx context.Context, r workload.Reporter) error
+	// close releases the source's connections.
+	close func()
+}
+
+// openSource opens the database of an ordinary run and asks the workload
+// for its operations.
+func (a *app) openSource(ctx context.Context, spec runSpec, opser workload.Opser, seed uint64) (*runSource, error) {
+	gen, rf := spec.gen, spec.flags
+	opts, err := spec.conn.options(spec.urls, gen.Meta().DatabaseName(), rf.concurrency)
+	if err != nil {
+		return nil, err
+	}
+	opts.Workers = rf.concurrency
+	opts.StatementTimeout = rf.opTimeout
+	db, err := sqlx.Open(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			db.Close()
+		}
+	}()
+	h, _ := gen.(workload.Hookser)
+	if h != nil && h.Hooks().PreRun != nil {
+		if err := h.Hooks().PreRun(ctx, db); err != nil {
+			return nil, err
+		}
+	}
+	load, err := opser.Ops(ctx, db, workload.OpsConfig{Concurrency: rf.concurrency, Seed: seed, Warn: a.warnf})
+	if err != nil {
+		return nil, err
+	}
+	src := &runSource{
+		load:          load,
+		workers:       rf.concurrency,
+		endpoints:     db.Endpoints(),
+		database:      db.Database(),
+		serverVersion: db.ServerVersion(ctx),
+		where:         fmt.Sprintf("database %q", db.Database()),
+		reconnects:    db.Reconnects,
+		close:         db.Close,
+	}
+	if h != nil && h.Hooks().CheckConsistency != nil {
+		check := h.Hooks().CheckConsistency
+		src.check = func(ctx context.Context, r workload.Reporter) error { return check(ctx, db, r) }
+	}
+	ok = true
+	return src, nil
+}
+
+// warnf prints a non-fatal warning on stderr.
+func (a *app) warnf(format string, args ...any) {
+	fmt.Fprintf(a.stderr, "warning: "+format+"\n", args...)
+}
