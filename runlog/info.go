@@ -1,6 +1,7 @@
 package runlog
 
 import (
+	"encoding/json"
 	"bufio"
 	"crypto/rand"
 	"encoding/hex"
@@ -28,6 +29,10 @@ const (
 	IntervalsFile = "intervals.ndjson"
 	EventsFile    = "events.ndjson"
 	SummaryFile   = "summary.json"
+	// TelemetryFile holds one telemetry sample per line (host CPU, memory,
+	// disks, network, watched processes, cgroup counters), written only by
+	// runs with telemetry on.
+	TelemetryFile = "telemetry.ndjson"
 )
 
 // Values of RunInfo.Status. They are constants and thus safe for concurrent
@@ -84,6 +89,13 @@ type RunInfo struct {
 	Status string `json:"status,omitempty"`
 	// Error is why the run failed or was interrupted, if known.
 	Error string `json:"error,omitempty"`
+	// Limits are the resource limits (cgroup CPU, memory and IO limits)
+	// applied to the system under test during the run, as the limit
+	// package encodes them; absent when none were.
+	Limits json.RawMessage `json:"limits,omitempty"`
+	// Telemetry describes what telemetry.ndjson samples (watched process
+	// patterns and PIDs); absent when telemetry was off.
+	Telemetry json.RawMessage `json:"telemetry,omitempty"`
 }
 
 // Host describes the machine a run was performed on. A Host is a plain

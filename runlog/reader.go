@@ -393,6 +393,34 @@ func (r *Run) Events() ([]Event, error) {
 	return events, nil
 }
 
+// Telemetry calls fn with each line of telemetry.ndjson (one sample in
+// JSON, as given to Writer.WriteTelemetry), in order. A run without
+// telemetry has no lines. If the file ends in an incomplete line or fn
+// rejects a line, reading stops there and a *TruncatedError says where,
+// after fn has seen every line before it. It never modifies the run
+// directory.
+func (r *Run) Telemetry(fn func(line []byte) error) error {
+	n := 0
+	trunc, err := readNDJSON(filepath.Join(r.Dir, TelemetryFile), func(line []byte) error {
+		if err := fn(line); err != nil {
+			return err
+		}
+		n++
+		return nil
+	})
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read telemetry of run %s: %w", r.Dir, err)
+	}
+	if trunc != nil {
+		trunc.Complete = n
+		return trunc
+	}
+	return nil
+}
+
 // hlogLine is a parsed histogram line of intervals.hlog.
 type hlogLine struct {
 	line           int

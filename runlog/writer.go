@@ -86,6 +86,8 @@ type Writer struct {
 	baseMs  int64           // BaseTime of intervals.hlog, in ms since the epoch
 
 	hlog, ivl, events *os.File
+	telemetry         *os.File // created by the first WriteTelemetry
+	telErr            error    // sticky error writing telemetry.ndjson
 	hlogBuf           bytes.Buffer
 	ivErr             error // sticky error writing intervals.hlog/intervals.ndjson
 	intervals         int
@@ -314,6 +316,42 @@ func (w *Writer) WriteInterval(start, end time.Time, series []IntervalSeries, ex
 	return nil
 }
 
+// WriteTelemetry appends one telemetry sample, encoded as one line of JSON,
+// to telemetry.ndjson (created by the first call) and fsyncs it, so that a
+// killed run keeps every sample it took. A write failure is sticky: later
+// calls return it too, and the interval files are not affected.
+//
+// WriteTelemetry is not safe for concurrent use with the other methods
+// except Event.
+func (w *Writer) WriteTelemetry(sample any) error {
+	if w.done {
+		return ErrClosed
+	}
+	if w.telErr != nil {
+		return w.telErr
+	}
+	line, err := marshalLine(sample)
+	if err != nil {
+		return fmt.Errorf("run %s: encode telemetry sample: %w", w.info.ID, err)
+	}
+	if w.telemetry == nil {
+		f, err := createAppend(w.dir, TelemetryFile)
+		if err != nil {
+			w.telErr = err
+			return err
+		}
+		w.telemetry = f
+	}
+	if _, err = w.telemetry.Write(line); err == nil {
+		err = w.telemetry.Sync()
+	}
+	if err != nil {
+		w.telErr = fmt.Errorf("write %s: %w", filepath.Join(w.dir, TelemetryFile), err)
+		return w.telErr
+	}
+	return nil
+}
+
 // appendSync appends data to f and fsyncs it; a failure breaks the interval
 // files for good.
 func (w *Writer) appendSync(f *os.File, name string, data []byte) error {
@@ -524,6 +562,11 @@ func (w *Writer) closeFiles() error {
 	}{{w.hlog, HlogFile}, {w.ivl, IntervalsFile}, {w.events, EventsFile}} {
 		if err := c.f.Close(); err != nil {
 			joinErr(&errs, fmt.Errorf("close %s: %w", c.name, err))
+		}
+	}
+	if w.telemetry != nil {
+		if err := w.telemetry.Close(); err != nil {
+			joinErr(&errs, fmt.Errorf("close %s: %w", TelemetryFile, err))
 		}
 	}
 	return errs
