@@ -48,7 +48,10 @@ func TestLayers(t *testing.T) {
 		{"results", true, func(p string) bool {
 			return sql(p) || (ours(p) && !strings.HasSuffix(p, "/stats") && !strings.HasSuffix(p, "/runlog"))
 		}, "batch views are computed from run directories only: no SQL, no workloads"},
-		{"report", false, func(p string) bool { return ours(p) && !strings.HasSuffix(p, "/stats") }, "formatters take computed figures (stats) and nothing else"},
+		{"telemetry", true, func(p string) bool { return ours(p) || sql(p) }, "telemetry is a leaf: /proc sampling, no SQL, nothing of ours"},
+		{"report", false, func(p string) bool {
+			return ours(p) && !strings.HasSuffix(p, "/stats") && !strings.HasSuffix(p, "/telemetry")
+		}, "formatters take computed figures (stats, telemetry) and nothing else"},
 		{"engine", false, func(p string) bool {
 			return sql(p) || (ours(p) && !strings.HasSuffix(p, "/stats") && !strings.HasSuffix(p, "/workload"))
 		}, "the engine knows workloads and stats only"},

@@ -1,0 +1,497 @@
+//go:build linux
+
+package telemetry
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prometheus/procfs"
+	"github.com/prometheus/procfs/blockdevice"
+)
+
+// userHZ is the unit of the tick counts of /proc/stat and /proc/PID/stat
+// (USER_HZ, 100 on every Linux architecture; procfs assumes it too).
+const userHZ = 100
+
+// Sampler reads system figures from /proc. It is not safe for concurrent
+// use.
+type Sampler struct {
+	fs       procfs.FS
+	bfs      blockdevice.FS
+	procRoot string
+	groups   []group
+	regexps  int // the first regexps groups are patterns, the rest PIDs
+	pageSize uint64
+
+	// procs holds what the Sampler knows of each process it has seen,
+	// by PID; gen marks those seen by the current Sample.
+	procs map[int]*procState
+	gen   uint64
+
+	// whole is the set of names in /sys/block (whole disks), nil when
+	// /sys/block cannot be read; parts holds the other names of
+	// /proc/diskstats (partitions), so that /sys/block is listed again
+	// only for a name never seen before.
+	whole map[string]bool
+	parts map[string]bool
+
+	prev *snapshot
+}
+
+type group struct {
+	name  string
+	re    *regexp.Regexp // nil for a PID group
+	pid   int
+	start uint64 // start time of the PID, in ticks since boot
+}
+
+// procState is what the Sampler remembers of one process.
+type procState struct {
+	start  uint64 // start time in ticks since boot: with the PID, the identity
+	comm   string // an exec changes it, and then the process is classified again
+	groups []int  // indexes of the groups it belongs to
+	// based says ticks, read and write hold the counters at the previous
+	// sample.
+	based       bool
+	ticks       uint64
+	read, write uint64
+	gen         uint64
+	// settled says the process belongs to no group and was old enough
+	// when last checked that it is only checked again now and then.
+	settled bool
+}
+
+// Processes that belong to no group are not read on every sample: one
+// younger than youngSecs when checked is checked again on the next sample
+// (a child between fork and exec, or a wrapper script, still has its
+// parent's name), and an older one on one sample in recheckEvery (it may
+// exec another program, or its PID may be reused).
+const (
+	youngSecs    = 10
+	recheckEvery = 16
+)
+
+// snapshot holds the counters of one sample.
+type snapshot struct {
+	time   time.Time
+	uptime float64 // seconds since boot
+	cpu    procfs.CPUStat
+	disks  map[string]blockdevice.IOStats
+	net    procfs.NetDev
+}
+
+// New checks cfg and returns a Sampler. It fails when /proc cannot be
+// read, when a pattern is not a valid regular expression, or when a PID
+// does not exist.
+func New(cfg Config) (*Sampler, error) {
+	if cfg.ProcRoot == "" {
+		cfg.ProcRoot = procfs.DefaultMountPoint
+	}
+	if cfg.SysRoot == "" {
+		cfg.SysRoot = "/sys"
+	}
+	fs, err := procfs.NewFS(cfg.ProcRoot)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read %s (%w): system telemetry needs the proc file system mounted there", cfg.ProcRoot, err)
+	}
+	if _, err := fs.Stat(); err != nil {
+		return nil, fmt.Errorf("cannot read %s: %w: system telemetry needs the proc file system mounted there", filepath.Join(cfg.ProcRoot, "stat"), err)
+	}
+	s := &Sampler{
+		fs:       fs,
+		procRoot: cfg.ProcRoot,
+		pageSize: uint64(os.Getpagesize()),
+		procs:    map[int]*procState{},
+		parts:    map[string]bool{},
+	}
+	// blockdevice wants both roots to be directories; without /sys, hand
+	// it /proc for both and report every device.
+	sys := cfg.SysRoot
+	if fi, err := os.Stat(sys); err != nil || !fi.IsDir() {
+		sys = cfg.ProcRoot
+	}
+	if s.bfs, err = blockdevice.NewFS(cfg.ProcRoot, sys); err != nil {
+		return nil, fmt.Errorf("cannot read %s: %w", cfg.ProcRoot, err)
+	}
+	s.listWholeDisks()
+	for i, p := range cfg.WatchProcess {
+		if slices.Contains(cfg.WatchProcess[:i], p) {
+			return nil, fmt.Errorf("process pattern %q is listed twice; list each pattern once", p)
+		}
+		re, err := regexp.Compile(p)
+		if err != nil {
+			return nil, fmt.Errorf("invalid process pattern %q: %w (use Go regexp syntax, e.g. \"^postgres\")", p, err)
+		}
+		s.groups = append(s.groups, group{name: p, re: re})
+	}
+	s.regexps = len(s.groups)
+	for i, pid := range cfg.WatchPIDs {
+		if slices.Contains(cfg.WatchPIDs[:i], pid) {
+			return nil, fmt.Errorf("PID %d is listed twice; list each PID once", pid)
+		}
+		st, err := s.procStat(pid)
+		if err != nil {
+			return nil, fmt.Errorf("PID %d is gone: %w; watch a running process", pid, err)
+		}
+		s.groups = append(s.groups, group{name: "pid " + strconv.Itoa(pid), pid: pid, start: st.Starttime})
+	}
+	return s, nil
+}
+
+func (s *Sampler) procStat(pid int) (procfs.ProcStat, error) {
+	p, err := s.fs.Proc(pid)
+	if err != nil {
+		return procfs.ProcStat{}, err
+	}
+	return p.Stat()
+}
+
+func (s *Sampler) listWholeDisks() {
+	names, err := s.bfs.SysBlockDevices()
+	if err != nil || len(names) == 0 {
+		s.whole = nil
+		return
+	}
+	s.whole = make(map[string]bool, len(names))
+	for _, n := range names {
+		s.whole[n] = true
+	}
+}
+
+// Sample reads the counters at now. The first call returns a baseline
+// (Start == End, rates zero, levels filled); each later call returns the
+// rates over the interval since the previous call. It fails only when a
+// host-wide file (stat, meminfo, diskstats, net/dev, uptime) cannot be
+// read; processes that exit while being read are skipped.
+func (s *Sampler) Sample(now time.Time) (Sample, error) {
+	cur := &snapshot{time: now}
+	out := Sample{Start: now, End: now}
+	prev := s.prev
+	if prev != nil {
+		out.Start = prev.time
+	}
+	elapsed := out.End.Sub(out.Start).Seconds()
+
+	var err error
+	if cur.uptime, err = s.readUptime(); err != nil {
+		return Sample{}, err
+	}
+	stat, err := s.fs.Stat()
+	if err != nil {
+		return Sample{}, fmt.Errorf("read %s: %w", filepath.Join(s.procRoot, "stat"), err)
+	}
+	cur.cpu = stat.CPUTotal
+	out.CPU.Cores = len(stat.CPU)
+	if prev != nil {
+		out.CPU = cpuPercent(prev.cpu, cur.cpu, out.CPU.Cores)
+	}
+
+	mem, err := s.fs.Meminfo()
+	if err != nil {
+		return Sample{}, fmt.Errorf("read %s: %w", filepath.Join(s.procRoot, "meminfo"), err)
+	}
+	out.Memory = memory(mem)
+
+	if out.Disks, cur.disks, err = s.disks(prev, elapsed); err != nil {
+		return Sample{}, err
+	}
+
+	if cur.net, err = s.fs.NetDev(); err != nil {
+		return Sample{}, fmt.Errorf("read %s: %w", filepath.Join(s.procRoot, "net/dev"), err)
+	}
+	out.Net = netRates(prev, cur.net, elapsed)
+
+	if len(s.groups) > 0 {
+		out.Procs = s.sampleProcs(prev, cur.uptime, elapsed)
+	}
+	s.prev = cur
+	return out, nil
+}
+
+// readUptime returns the first field of /proc/uptime (procfs has no
+// reader for it): seconds since boot, on the clock of process start times.
+func (s *Sampler) readUptime() (float64, error) {
+	path := filepath.Join(s.procRoot, "uptime")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, fmt.Errorf("read %s: %w", path, err)
+	}
+	f, _, _ := bytes.Cut(bytes.TrimSpace(b), []byte(" "))
+	v, err := strconv.ParseFloat(string(f), 64)
+	if err != nil {
+		return 0, fmt.Errorf("read %s: unexpected content %q", path, b)
+	}
+	return v, nil
+}
+
+func cpuPercent(p, c procfs.CPUStat, cores int) CPU {
+	d := func(a, b float64) float64 { return max(b-a, 0) }
+	out := CPU{
+		Cores:   cores,
+		User:    d(p.User, c.User),
+		Nice:    d(p.Nice, c.Nice),
+		System:  d(p.System, c.System),
+		IOWait:  d(p.Iowait, c.Iowait),
+		IRQ:     d(p.IRQ, c.IRQ),
+		SoftIRQ: d(p.SoftIRQ, c.SoftIRQ),
+		Steal:   d(p.Steal, c.Steal),
+		Idle:    d(p.Idle, c.Idle),
+	}
+	total := out.User + out.Nice + out.System + out.IOWait + out.IRQ + out.SoftIRQ + out.Steal + out.Idle
+	if total == 0 {
+		return CPU{Cores: cores}
+	}
+	for _, f := range []*float64{&out.User, &out.Nice, &out.System, &out.IOWait, &out.IRQ, &out.SoftIRQ, &out.Steal, &out.Idle} {
+		*f = *f / total * 100
+	}
+	return out
+}
+
+func memory(m procfs.Meminfo) Memory {
+	v := func(p *uint64) uint64 {
+		if p == nil {
+			return 0
+		}
+		return *p
+	}
+	total, free := v(m.MemTotalBytes), v(m.MemFreeBytes)
+	out := Memory{
+		TotalBytes: total,
+		CacheBytes: v(m.BuffersBytes) + v(m.CachedBytes) + v(m.SReclaimableBytes),
+	}
+	if total >= free+out.CacheBytes {
+		out.UsedBytes = total - free - out.CacheBytes
+	} else if total >= free {
+		out.UsedBytes = total - free
+	}
+	if st, sf := v(m.SwapTotalBytes), v(m.SwapFreeBytes); st > sf {
+		out.SwapUsedBytes = st - sf
+	}
+	return out
+}
+
+// delta returns c - p, or 0 when the counter went backwards.
+func delta(p, c uint64) float64 {
+	if c < p {
+		return 0
+	}
+	return float64(c - p)
+}
+
+func div(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return a / b
+}
+
+// disks reads /proc/diskstats and computes iostat -x figures for the whole
+// disks that have done any I/O since boot.
+func (s *Sampler) disks(prev *snapshot, elapsed float64) ([]Disk, map[string]blockdevice.IOStats, error) {
+	stats, err := s.bfs.ProcDiskstats()
+	if err != nil {
+		return nil, nil, fmt.Errorf("read %s: %w", filepath.Join(s.procRoot, "diskstats"), err)
+	}
+	cur := make(map[string]blockdevice.IOStats, len(stats))
+	var out []Disk
+	relisted := false
+	for _, d := range stats {
+		cur[d.DeviceName] = d.IOStats
+		if strings.HasPrefix(d.DeviceName, "ram") || d.ReadIOs+d.WriteIOs+d.DiscardIOs == 0 {
+			continue
+		}
+		if s.whole != nil && !s.whole[d.DeviceName] {
+			if s.parts[d.DeviceName] {
+				continue
+			}
+			if !relisted {
+				s.listWholeDisks() // a disk attached since the last listing?
+				relisted = true
+			}
+			if s.whole != nil && !s.whole[d.DeviceName] {
+				s.parts[d.DeviceName] = true
+				continue
+			}
+		}
+		disk := Disk{Name: d.DeviceName}
+		if prev != nil {
+			disk = iostat(d.DeviceName, prev.disks[d.DeviceName], d.IOStats, elapsed)
+		}
+		out = append(out, disk)
+	}
+	slices.SortFunc(out, func(a, b Disk) int { return strings.Compare(a.Name, b.Name) })
+	return out, cur, nil
+}
+
+// iostat computes the figures of iostat -x from two readings of a device's
+// counters taken secs apart (see the package documentation). A device
+// missing from the previous reading counts from zero.
+func iostat(name string, p, c blockdevice.IOStats, secs float64) Disk {
+	const kbPerSector = 512.0 / 1024
+	rd, wr, dc := delta(p.ReadIOs, c.ReadIOs), delta(p.WriteIOs, c.WriteIOs), delta(p.DiscardIOs, c.DiscardIOs)
+	rt, wt, dt := delta(p.ReadTicks, c.ReadTicks), delta(p.WriteTicks, c.WriteTicks), delta(p.DiscardTicks, c.DiscardTicks)
+	rs, ws, ds := delta(p.ReadSectors, c.ReadSectors), delta(p.WriteSectors, c.WriteSectors), delta(p.DiscardSectors, c.DiscardSectors)
+	ms := secs * 1000
+	return Disk{
+		Name:          name,
+		ReadsPerSec:   div(rd, secs),
+		WritesPerSec:  div(wr, secs),
+		ReadKBPerSec:  div(rs*kbPerSector, secs),
+		WriteKBPerSec: div(ws*kbPerSector, secs),
+		AvgRequestKB:  div((rs+ws+ds)*kbPerSector, rd+wr+dc),
+		AvgQueueSize:  div(delta(p.WeightedIOTicks, c.WeightedIOTicks), ms),
+		ReadAwaitMs:   div(rt, rd),
+		WriteAwaitMs:  div(wt, wr),
+		AwaitMs:       div(rt+wt+dt, rd+wr+dc),
+		UtilPct:       div(delta(p.IOsTotalTicks, c.IOsTotalTicks), ms) * 100,
+	}
+}
+
+// netRates computes the throughput of the interfaces that have moved any
+// byte since boot.
+func netRates(prev *snapshot, cur procfs.NetDev, elapsed float64) []NetDev {
+	var out []NetDev
+	for name, l := range cur {
+		if l.RxBytes+l.TxBytes == 0 {
+			continue
+		}
+		n := NetDev{Name: name}
+		if prev != nil {
+			p := prev.net[name]
+			n.RxBytesPerSec = div(delta(p.RxBytes, l.RxBytes), elapsed)
+			n.TxBytesPerSec = div(delta(p.TxBytes, l.TxBytes), elapsed)
+		}
+		out = append(out, n)
+	}
+	slices.SortFunc(out, func(a, b NetDev) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// sampleProcs reads the watched processes and sums them per group.
+func (s *Sampler) sampleProcs(prev *snapshot, uptime, elapsed float64) []ProcGroup {
+	out := make([]ProcGroup, len(s.groups))
+	for i, g := range s.groups {
+		out[i].Name = g.name
+	}
+	s.gen++
+	if s.regexps > 0 {
+		all, err := s.fs.AllProcs()
+		if err == nil {
+			for _, p := range all {
+				s.sampleProc(p, prev, uptime, out)
+			}
+		}
+	} else {
+		for _, g := range s.groups {
+			if p, err := s.fs.Proc(g.pid); err == nil {
+				s.sampleProc(p, prev, uptime, out)
+			}
+		}
+	}
+	for pid, ps := range s.procs {
+		if ps.gen != s.gen {
+			delete(s.procs, pid)
+		}
+	}
+	for i := range out {
+		out[i].CPUCores = div(out[i].CPUCores/userHZ, elapsed)
+		out[i].ReadBytesPerSec = div(out[i].ReadBytesPerSec, elapsed)
+		out[i].WriteBytesPerSec = div(out[i].WriteBytesPerSec, elapsed)
+	}
+	return out
+}
+
+// sampleProc adds one process's figures to the groups it belongs to; out
+// receives CPU ticks and byte counts, which sampleProcs turns into rates.
+func (s *Sampler) sampleProc(p procfs.Proc, prev *snapshot, uptime float64, out []ProcGroup) {
+	ps := s.procs[p.PID]
+	if ps != nil && ps.settled && (uint64(p.PID)+s.gen)%recheckEvery != 0 {
+		ps.gen = s.gen
+		return
+	}
+	st, err := p.Stat()
+	if err != nil {
+		return // exited
+	}
+	switch {
+	case ps == nil || ps.start != st.Starttime:
+		ps = &procState{start: st.Starttime, comm: st.Comm}
+		ps.groups = s.classify(p, st)
+		s.procs[p.PID] = ps
+	case ps.comm != st.Comm: // exec'd another program
+		ps.comm = st.Comm
+		ps.groups = s.classify(p, st)
+		if len(ps.groups) == 0 {
+			ps.based = false
+		}
+	}
+	ps.gen = s.gen
+	if len(ps.groups) == 0 {
+		ps.settled = uptime-float64(st.Starttime)/userHZ >= youngSecs
+		return
+	}
+	ps.settled = false
+	ticks := uint64(st.UTime + st.STime)
+	var read, write uint64
+	if io, err := p.IO(); err == nil {
+		read, write = io.ReadBytes, io.WriteBytes
+	}
+	if !ps.based {
+		ps.based = true
+		// A process that started during the interval counts from zero;
+		// one that was already running counts from now on.
+		if prev == nil || float64(st.Starttime)/userHZ <= prev.uptime {
+			ps.ticks, ps.read, ps.write = ticks, read, write
+		}
+	}
+	dt, dr, dw := delta(ps.ticks, ticks), delta(ps.read, read), delta(ps.write, write)
+	ps.ticks, ps.read, ps.write = ticks, read, write
+	rss := uint64(max(st.RSS, 0)) * s.pageSize
+	for _, i := range ps.groups {
+		g := &out[i]
+		g.Processes++
+		g.RSSBytes += rss
+		g.CPUCores += dt
+		g.ReadBytesPerSec += dr
+		g.WriteBytesPerSec += dw
+	}
+}
+
+// classify returns the indexes of the groups a process belongs to. It
+// reads the command line only when a pattern does not match the command
+// name.
+func (s *Sampler) classify(p procfs.Proc, st procfs.ProcStat) []int {
+	var groups []int
+	var cmdline string
+	read := false
+	for i, g := range s.groups {
+		if g.re == nil {
+			if g.pid == p.PID && g.start == st.Starttime {
+				groups = append(groups, i)
+			}
+			continue
+		}
+		if g.re.MatchString(st.Comm) {
+			groups = append(groups, i)
+			continue
+		}
+		if !read {
+			read = true
+			if args, err := p.CmdLine(); err == nil {
+				cmdline = strings.Join(args, " ")
+			}
+		}
+		if cmdline != "" && g.re.MatchString(cmdline) {
+			groups = append(groups, i)
+		}
+	}
+	return groups
+}

@@ -1,0 +1,460 @@
+//go:build linux
+
+package telemetry_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stampede-bench/stampede/telemetry"
+)
+
+// fakeTree is a fake /proc and /sys in a temporary directory, written in
+// the kernel's formats.
+type fakeTree struct {
+	t         testing.TB
+	proc, sys string
+}
+
+func newFakeTree(t testing.TB) *fakeTree {
+	dir := t.TempDir()
+	f := &fakeTree{t: t, proc: filepath.Join(dir, "proc"), sys: filepath.Join(dir, "sys")}
+	for _, d := range []string{"vda", "vda/vda1", "sda", "loop0"} {
+		f.mkdir(filepath.Join(f.sys, "block", d))
+	}
+	return f
+}
+
+func (f *fakeTree) mkdir(dir string) {
+	f.t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+func (f *fakeTree) write(rel, content string) {
+	f.t.Helper()
+	path := filepath.Join(f.proc, rel)
+	f.mkdir(filepath.Dir(path))
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// host writes the host-wide files: uptime in seconds, the aggregate cpu
+// line's ten tick counts (two CPUs), diskstats lines and net/dev lines.
+func (f *fakeTree) host(uptime float64, cpu [10]int, disks, nets []string) {
+	f.t.Helper()
+	f.write("uptime", fmt.Sprintf("%.2f %.2f\n", uptime, uptime*1.5))
+	var c []string
+	for _, v := range cpu {
+		c = append(c, fmt.Sprint(v))
+	}
+	half := make([]string, len(cpu))
+	for i, v := range cpu {
+		half[i] = fmt.Sprint(v / 2)
+	}
+	f.write("stat", "cpu  "+strings.Join(c, " ")+"\n"+
+		"cpu0 "+strings.Join(half, " ")+"\n"+
+		"cpu1 "+strings.Join(half, " ")+"\n"+
+		"intr 12345 0 9 0 0 0\n"+
+		"ctxt 987654\n"+
+		"btime 1760000000\n"+
+		"processes 4321\n"+
+		"procs_running 2\n"+
+		"procs_blocked 0\n"+
+		"softirq 5000 1 2 3 4 5 6 7 8 9 10\n")
+	f.write("meminfo", `MemTotal:       16000000 kB
+MemFree:         4000000 kB
+MemAvailable:    9000000 kB
+Buffers:          500000 kB
+Cached:          3000000 kB
+SwapCached:            0 kB
+Active:          6000000 kB
+Inactive:        3000000 kB
+SwapTotal:       2000000 kB
+SwapFree:        1500000 kB
+Dirty:              1000 kB
+Shmem:             10000 kB
+Slab:             700000 kB
+SReclaimable:     500000 kB
+SUnreclaim:       200000 kB
+HugePages_Total:       0
+Hugepagesize:       2048 kB
+`)
+	f.write("diskstats", lines(disks))
+	f.write("net/dev", "Inter-|   Receive                                                |  Transmit\n"+
+		" face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets errs drop fifo colls carrier compressed\n"+
+		lines(nets))
+}
+
+func lines(l []string) string {
+	var b strings.Builder
+	for _, s := range l {
+		b.WriteString(s + "\n")
+	}
+	return b.String()
+}
+
+// fakeProc describes one process of the fake tree.
+type fakeProc struct {
+	pid         int
+	comm        string
+	cmdline     []string
+	utime       int // ticks
+	stime       int
+	start       int // ticks since boot
+	rssPages    int
+	read, write int
+}
+
+func (f *fakeTree) proc1(p fakeProc) {
+	f.t.Helper()
+	dir := fmt.Sprint(p.pid)
+	// 52 fields, as Linux 5.x and later write them.
+	f.write(dir+"/stat", fmt.Sprintf("%d (%s) S 1 %d %d 0 -1 4194560 100 0 0 0 %d %d 0 0 20 0 1 0 %d 123456789 %d 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
+		p.pid, p.comm, p.pid, p.pid, p.utime, p.stime, p.start, p.rssPages))
+	f.write(dir+"/comm", p.comm+"\n")
+	cmd := ""
+	if len(p.cmdline) > 0 {
+		cmd = strings.Join(p.cmdline, "\x00") + "\x00"
+	}
+	f.write(dir+"/cmdline", cmd)
+	f.write(dir+"/io", fmt.Sprintf("rchar: %d\nwchar: %d\nsyscr: 10\nsyscw: 20\nread_bytes: %d\nwrite_bytes: %d\ncancelled_write_bytes: 0\n",
+		p.read*2, p.write*2, p.read, p.write))
+	f.write(dir+"/status", fmt.Sprintf("Name:\t%s\nState:\tS (sleeping)\nTgid:\t%d\nPid:\t%d\nPPid:\t1\nVmRSS:\t%d kB\nThreads:\t1\n",
+		p.comm, p.pid, p.pid, p.rssPages*4))
+}
+
+func (f *fakeTree) remove(pid int) {
+	f.t.Helper()
+	if err := os.RemoveAll(filepath.Join(f.proc, fmt.Sprint(pid))); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// disk formats a /proc/diskstats line (Linux 5.5+: 20 fields).
+func disk(major, minor int, name string, rd, rdSect, rdMs, wr, wrSect, wrMs, ioMs, weightedMs, dc, dcSect, dcMs int) string {
+	return fmt.Sprintf("%4d %7d %s %d 0 %d %d %d 0 %d %d 0 %d %d %d 0 %d %d 0 0",
+		major, minor, name, rd, rdSect, rdMs, wr, wrSect, wrMs, ioMs, weightedMs, dc, dcSect, dcMs)
+}
+
+// netdev formats a /proc/net/dev line.
+func netdev(name string, rx, tx int) string {
+	return fmt.Sprintf("%6s: %d 100 0 0 0 0 0 0 %d 100 0 0 0 0 0 0", name, rx, tx)
+}
+
+// twoSamples builds the fake tree of the main scenario and returns the
+// baseline and the sample two seconds later.
+func twoSamples(t *testing.T) (base, s telemetry.Sample) {
+	f := newFakeTree(t)
+	pgMain := fakeProc{pid: 100, comm: "postgres", cmdline: []string{"postgres", "-D", "/data"}, utime: 500, stime: 100, start: 5000, rssPages: 1000, read: 1000000}
+	pgCkpt := fakeProc{pid: 101, comm: "postgres", cmdline: []string{"postgres: checkpointer"}, utime: 10, stime: 10, start: 5100, rssPages: 500}
+	loadgen := fakeProc{pid: 200, comm: "python3", cmdline: []string{"python3", "/opt/loadgen.py", "--target", "postgres"}, utime: 100, start: 6000, rssPages: 2000}
+	exiting := fakeProc{pid: 400, comm: "postgres", cmdline: []string{"postgres: autovacuum worker"}, utime: 50, start: 7000, rssPages: 100, write: 5000}
+	kthread := fakeProc{pid: 500, comm: "kworker/0:1", start: 10}
+	wrapper := fakeProc{pid: 600, comm: "sh", cmdline: []string{"sh", "-c", "exec postgres --single"}, start: 99950, rssPages: 50}
+	for _, p := range []fakeProc{pgMain, pgCkpt, loadgen, exiting, kthread, wrapper} {
+		f.proc1(p)
+	}
+	f.host(1000,
+		[10]int{1000, 100, 500, 8000, 200, 10, 20, 30, 0, 0},
+		[]string{
+			disk(7, 0, "loop0", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+			disk(1, 0, "ram0", 10, 80, 1, 0, 0, 0, 1, 1, 0, 0, 0),
+			disk(8, 0, "sda", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+			disk(254, 0, "vda", 1000, 80000, 500, 2000, 160000, 3000, 4000, 3500, 10, 800, 5),
+			disk(254, 1, "vda1", 900, 70000, 450, 1900, 150000, 2900, 3900, 3400, 10, 800, 5),
+		},
+		[]string{netdev("lo", 1000, 1000), netdev("eth0", 10000, 5000), netdev("docker0", 0, 0)})
+
+	s1, err := telemetry.New(telemetry.Config{
+		ProcRoot:     f.proc,
+		SysRoot:      f.sys,
+		WatchProcess: []string{`^postgres`, `loadgen`},
+		WatchPIDs:    []int{200},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if base, err = s1.Sample(t0); err != nil {
+		t.Fatal(err)
+	}
+
+	// Two seconds later.
+	pgMain.utime, pgMain.stime, pgMain.read, pgMain.write = 600, 150, 3000000, 4000000
+	pgCkpt.utime, pgCkpt.stime, pgCkpt.write = 30, 30, 1000000
+	loadgen.utime, loadgen.stime = 300, 100
+	// New since the baseline, started during the interval: counts from 0.
+	newWorker := fakeProc{pid: 300, comm: "postgres", cmdline: []string{"postgres: autovacuum worker"}, utime: 20, stime: 20, start: 100100, rssPages: 200, write: 2000000}
+	// New since the baseline but started before it: counts from now.
+	oldUnseen := fakeProc{pid: 301, comm: "postgres", cmdline: []string{"postgres: walsender"}, utime: 900, stime: 900, start: 90000, rssPages: 300, write: 9000000}
+	// The wrapper exec'd postgres: same PID and start, new name.
+	wrapper.comm, wrapper.cmdline, wrapper.utime = "postgres", []string{"postgres", "--single"}, 70
+	for _, p := range []fakeProc{pgMain, pgCkpt, loadgen, newWorker, oldUnseen, wrapper} {
+		f.proc1(p)
+	}
+	f.remove(exiting.pid)
+	f.mkdir(filepath.Join(f.sys, "block", "sdb")) // attached during the interval
+	f.host(1002,
+		[10]int{1100, 100, 550, 8230, 210, 14, 26, 30, 0, 0},
+		[]string{
+			disk(7, 0, "loop0", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+			disk(1, 0, "ram0", 20, 160, 2, 0, 0, 0, 2, 2, 0, 0, 0),
+			disk(8, 0, "sda", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+			disk(8, 16, "sdb", 10, 80, 30, 0, 0, 0, 30, 30, 0, 0, 0),
+			disk(254, 0, "vda", 1100, 88000, 650, 2300, 184000, 4200, 4500, 4900, 110, 16800, 55),
+			disk(254, 1, "vda1", 1000, 78000, 600, 2200, 174000, 4100, 4400, 4800, 110, 16800, 55),
+		},
+		[]string{netdev("lo", 3000, 3000), netdev("eth0", 30000, 9000), netdev("docker0", 0, 0)})
+	if s, err = s1.Sample(t0.Add(2 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	return base, s
+}
+
+func TestSampleDisks(t *testing.T) {
+	base, s := twoSamples(t)
+	if len(base.Disks) != 1 || base.Disks[0] != (telemetry.Disk{Name: "vda"}) {
+		t.Errorf("baseline disks = %+v, want vda with zero rates", base.Disks)
+	}
+	// Worked by hand from the iostat formulas over Δt = 2 s:
+	// vda: Δreads 100, Δrsect 8000, Δrms 150; Δwrites 300, Δwsect 24000,
+	// Δwms 1200; Δdiscards 100, Δdsect 16000, Δdms 50; Δio_ms 500;
+	// Δweighted_ms 1400.
+	// sdb: new, counted from zero: 10 reads, 80 sectors, 30 ms.
+	want := []telemetry.Disk{
+		{Name: "sdb", ReadsPerSec: 5, ReadKBPerSec: 80 * 0.5 / 2, AvgRequestKB: 80 * 0.5 / 10,
+			AvgQueueSize: 30.0 / 2000, ReadAwaitMs: 3, AwaitMs: 3, UtilPct: 30.0 / 2000 * 100},
+		{
+			Name:          "vda",
+			ReadsPerSec:   50,   // 100 / 2
+			WritesPerSec:  150,  // 300 / 2
+			ReadKBPerSec:  2000, // 8000 * 512/1024 / 2
+			WriteKBPerSec: 6000, // 24000 * 512/1024 / 2
+			AvgRequestKB:  48,   // (8000+24000+16000) * 512/1024 / (100+300+100)
+			AvgQueueSize:  0.7,  // 1400 / 2000
+			ReadAwaitMs:   1.5,  // 150 / 100
+			WriteAwaitMs:  4,    // 1200 / 300
+			AwaitMs:       2.8,  // (150+1200+50) / (100+300+100)
+			UtilPct:       25,   // 500 / 2000 * 100
+		},
+	}
+	if len(s.Disks) != len(want) {
+		t.Fatalf("disks = %+v, want %+v (loop0 and sda idle, ram0 skipped, vda1 a partition)", s.Disks, want)
+	}
+	for i, w := range want {
+		if s.Disks[i] != w {
+			t.Errorf("disk %d:\n got %+v\nwant %+v", i, s.Disks[i], w)
+		}
+	}
+}
+
+func TestSampleHost(t *testing.T) {
+	base, s := twoSamples(t)
+	if !base.Start.Equal(t0) || !base.End.Equal(t0) || !s.Start.Equal(t0) || !s.End.Equal(t0.Add(2*time.Second)) {
+		t.Errorf("intervals = [%v, %v] and [%v, %v]", base.Start, base.End, s.Start, s.End)
+	}
+	if base.CPU != (telemetry.CPU{Cores: 2}) {
+		t.Errorf("baseline CPU = %+v, want zero rates on 2 cores", base.CPU)
+	}
+	// Δ ticks over 2 CPUs × 2 s = 400: user 100, system 50, idle 230,
+	// iowait 10, irq 4, softirq 6.
+	wantCPU := telemetry.CPU{Cores: 2, User: 25, System: 12.5, Idle: 57.5, IOWait: 2.5, IRQ: 1, SoftIRQ: 1.5}
+	c := s.CPU
+	for _, f := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"user", c.User, wantCPU.User}, {"nice", c.Nice, 0}, {"system", c.System, wantCPU.System},
+		{"iowait", c.IOWait, wantCPU.IOWait}, {"irq", c.IRQ, wantCPU.IRQ}, {"softirq", c.SoftIRQ, wantCPU.SoftIRQ},
+		{"steal", c.Steal, 0}, {"idle", c.Idle, wantCPU.Idle},
+		{"sum", c.User + c.Nice + c.System + c.IOWait + c.IRQ + c.SoftIRQ + c.Steal + c.Idle, 100},
+	} {
+		if !approx(f.got, f.want) {
+			t.Errorf("cpu %s = %v%%, want %v%%", f.name, f.got, f.want)
+		}
+	}
+	if c.Cores != 2 {
+		t.Errorf("cores = %d, want 2", c.Cores)
+	}
+	const kB = 1024
+	wantMem := telemetry.Memory{
+		TotalBytes:    16000000 * kB,
+		UsedBytes:     (16000000 - 4000000 - 500000 - 3000000 - 500000) * kB,
+		CacheBytes:    (500000 + 3000000 + 500000) * kB,
+		SwapUsedBytes: 500000 * kB,
+	}
+	if base.Memory != wantMem || s.Memory != wantMem {
+		t.Errorf("memory = %+v (baseline %+v), want %+v", s.Memory, base.Memory, wantMem)
+	}
+	wantNet := []telemetry.NetDev{{Name: "eth0", RxBytesPerSec: 10000, TxBytesPerSec: 2000}, {Name: "lo", RxBytesPerSec: 1000, TxBytesPerSec: 1000}}
+	if fmt.Sprint(s.Net) != fmt.Sprint(wantNet) {
+		t.Errorf("net = %+v, want %+v (docker0 never used)", s.Net, wantNet)
+	}
+}
+
+func TestSampleProcs(t *testing.T) {
+	base, s := twoSamples(t)
+	page := uint64(os.Getpagesize())
+	for _, tc := range []struct {
+		name string
+		got  telemetry.ProcGroup
+		want telemetry.ProcGroup
+	}{
+		// 100, 101 and 400 match ^postgres on their name; 200 matches
+		// loadgen on its command line only; sh (600) does not match yet.
+		{"baseline ^postgres", base.Procs[0], telemetry.ProcGroup{Name: "^postgres", Processes: 3, RSSBytes: 1600 * page}},
+		{"baseline loadgen", base.Procs[1], telemetry.ProcGroup{Name: "loadgen", Processes: 1, RSSBytes: 2000 * page}},
+		{"baseline pid", base.Procs[2], telemetry.ProcGroup{Name: "pid 200", Processes: 1, RSSBytes: 2000 * page}},
+		// 100: Δ150 ticks, Δread 2 MB, Δwrite 4 MB; 101: Δ40 ticks,
+		// Δwrite 1 MB; 300 (started in the interval): 40 ticks, write
+		// 2 MB; 301 (older, first seen) and 600 (exec'd) count from now;
+		// 400 exited. Over 2 s: 230 ticks = 1.15 cores.
+		{"^postgres", s.Procs[0], telemetry.ProcGroup{Name: "^postgres", Processes: 5, CPUCores: 1.15,
+			RSSBytes: (1000 + 500 + 200 + 300 + 50) * page, ReadBytesPerSec: 1e6, WriteBytesPerSec: 3.5e6}},
+		{"loadgen", s.Procs[1], telemetry.ProcGroup{Name: "loadgen", Processes: 1, CPUCores: 1.5, RSSBytes: 2000 * page}},
+		{"pid", s.Procs[2], telemetry.ProcGroup{Name: "pid 200", Processes: 1, CPUCores: 1.5, RSSBytes: 2000 * page}},
+	} {
+		g, w := tc.got, tc.want
+		if g.Name != w.Name || g.Processes != w.Processes || g.RSSBytes != w.RSSBytes || !approx(g.CPUCores, w.CPUCores) ||
+			!approx(g.ReadBytesPerSec, w.ReadBytesPerSec) || !approx(g.WriteBytesPerSec, w.WriteBytesPerSec) {
+			t.Errorf("%s:\n got %+v\nwant %+v", tc.name, g, w)
+		}
+	}
+	if len(s.Procs) != 3 {
+		t.Errorf("%d groups, want 3", len(s.Procs))
+	}
+}
+
+func TestMatching(t *testing.T) {
+	f := newFakeTree(t)
+	f.host(1000, [10]int{1, 0, 1, 10, 0, 0, 0, 0, 0, 0}, nil, nil)
+	for _, p := range []fakeProc{
+		{pid: 10, comm: "postgres", cmdline: []string{"/usr/lib/postgresql/16/bin/postgres", "-D", "/var/lib/pg"}},
+		{pid: 11, comm: "postgres", cmdline: []string{"postgres: 16/main: checkpointer "}},
+		{pid: 12, comm: "mysqld", cmdline: []string{"/usr/sbin/mysqld", "--datadir=/var/lib/mysql"}},
+		{pid: 13, comm: "java", cmdline: []string{"java", "-jar", "/opt/ycsb/ycsb.jar", "run"}},
+		{pid: 14, comm: "kthreadd"},
+	} {
+		f.proc1(p)
+	}
+	for _, tc := range []struct {
+		pattern string
+		want    int
+	}{
+		{`^postgres$`, 2},      // the name
+		{`checkpointer`, 1},    // the command line only
+		{`bin/postgres -D`, 1}, // arguments joined by spaces
+		{`^(postgres|mysqld)$`, 3},
+		{`ycsb\.jar`, 1},
+		{`kthreadd`, 1}, // kernel threads have a name but no command line
+		{`^nothing$`, 0},
+		{`(?i)MYSQL`, 1},
+	} {
+		t.Run(tc.pattern, func(t *testing.T) {
+			s, err := telemetry.New(telemetry.Config{ProcRoot: f.proc, SysRoot: f.sys, WatchProcess: []string{tc.pattern}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := s.Sample(t0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := got.Procs[0].Processes; n != tc.want {
+				t.Errorf("%q matches %d processes, want %d", tc.pattern, n, tc.want)
+			}
+		})
+	}
+}
+
+func TestNewErrors(t *testing.T) {
+	f := newFakeTree(t)
+	f.host(1000, [10]int{1, 0, 1, 10, 0, 0, 0, 0, 0, 0}, nil, nil)
+	f.proc1(fakeProc{pid: 10, comm: "postgres"})
+	empty := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		cfg  telemetry.Config
+		want string // in the error; "" for none
+	}{
+		{"ok", telemetry.Config{ProcRoot: f.proc, SysRoot: f.sys, WatchProcess: []string{"^postgres"}, WatchPIDs: []int{10}}, ""},
+		{"no sys", telemetry.Config{ProcRoot: f.proc, SysRoot: filepath.Join(empty, "nosys")}, ""},
+		{"bad regex", telemetry.Config{ProcRoot: f.proc, SysRoot: f.sys, WatchProcess: []string{"^postgres", "pg(bouncer"}}, `invalid process pattern "pg(bouncer"`},
+		{"gone pid", telemetry.Config{ProcRoot: f.proc, SysRoot: f.sys, WatchPIDs: []int{10, 123}}, "PID 123 is gone: "},
+		{"twice", telemetry.Config{ProcRoot: f.proc, SysRoot: f.sys, WatchProcess: []string{"^postgres", "^postgres"}}, `pattern "^postgres" is listed twice`},
+		{"pid twice", telemetry.Config{ProcRoot: f.proc, SysRoot: f.sys, WatchPIDs: []int{10, 10}}, "PID 10 is listed twice"},
+		{"no proc", telemetry.Config{ProcRoot: filepath.Join(empty, "noproc")}, "cannot read " + filepath.Join(empty, "noproc")},
+		{"not proc", telemetry.Config{ProcRoot: empty}, "cannot read " + filepath.Join(empty, "stat")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := telemetry.New(tc.cfg)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("New: %v", err)
+			case tc.want == "":
+				if _, err := s.Sample(t0); err != nil {
+					t.Errorf("Sample: %v", err)
+				}
+			case err == nil:
+				t.Fatalf("New succeeded, want an error with %q", tc.want)
+			case !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n"):
+				t.Errorf("error %q, want one line with %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestPIDGroupIgnoresReuse(t *testing.T) {
+	f := newFakeTree(t)
+	f.host(1000, [10]int{1, 0, 1, 10, 0, 0, 0, 0, 0, 0}, nil, nil)
+	f.proc1(fakeProc{pid: 10, comm: "postgres", start: 5000, utime: 10})
+	s, err := telemetry.New(telemetry.Config{ProcRoot: f.proc, SysRoot: f.sys, WatchPIDs: []int{10}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Sample(t0); err != nil {
+		t.Fatal(err)
+	}
+	// PID 10 exited and the PID went to another process.
+	f.proc1(fakeProc{pid: 10, comm: "bash", start: 100050, utime: 50})
+	f.host(1001, [10]int{2, 0, 2, 20, 0, 0, 0, 0, 0, 0}, nil, nil)
+	got, err := s.Sample(t0.Add(time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := got.Procs[0]; g.Processes != 0 || g.CPUCores != 0 {
+		t.Errorf("group = %+v, want no process (PID reused)", g)
+	}
+}
+
+// TestSettledProcessExec checks that an old process that matched no
+// pattern, and so is read only now and then, is noticed within 16 samples
+// once it execs a watched program.
+func TestSettledProcessExec(t *testing.T) {
+	f := newFakeTree(t)
+	f.host(1000, [10]int{1, 0, 1, 10, 0, 0, 0, 0, 0, 0}, nil, nil)
+	f.proc1(fakeProc{pid: 700, comm: "bash", cmdline: []string{"bash", "start.sh"}, start: 100})
+	s, err := telemetry.New(telemetry.Config{ProcRoot: f.proc, SysRoot: f.sys, WatchProcess: []string{"^postgres$"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Sample(t0); err != nil {
+		t.Fatal(err)
+	}
+	f.proc1(fakeProc{pid: 700, comm: "postgres", cmdline: []string{"postgres", "-D", "/data"}, start: 100, utime: 10})
+	for i := 1; i <= 16; i++ {
+		got, err := s.Sample(t0.Add(time.Duration(i) * time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Procs[0].Processes == 1 {
+			return
+		}
+	}
+	t.Errorf("the exec'd process was not noticed within 16 samples")
+}

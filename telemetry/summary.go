@@ -1,0 +1,347 @@
+package telemetry
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Stat is the average and the peak of one figure over a run.
+type Stat struct {
+	Avg float64 `json:"avg"`
+	Max float64 `json:"max"`
+}
+
+// Summary holds the averages and peaks of every figure of a run's samples.
+// Rates are averaged over the intervals (baseline samples, which have no
+// rates, are left out); a disk or interface missing from an interval (not
+// yet attached, or idle since boot) counts as zero for it. Levels (memory,
+// process counts, RSS) are averaged over all samples. Averages are plain
+// means of the per-interval figures, so an await average weighs a quiet
+// interval as much as a busy one.
+type Summary struct {
+	// Start and End bound the samples.
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+	// Intervals is the number of samples with rates.
+	Intervals int `json:"intervals"`
+	// Cores is the number of CPUs in the last sample.
+	Cores  int                `json:"cores"`
+	CPU    CPUSummary         `json:"cpu"`
+	Memory MemorySummary      `json:"memory"`
+	Disks  []DiskSummary      `json:"disks,omitempty"`
+	Net    []NetDevSummary    `json:"net,omitempty"`
+	Procs  []ProcGroupSummary `json:"procs,omitempty"`
+}
+
+// CPUSummary summarizes the fields of [CPU], in percent of all CPUs.
+type CPUSummary struct {
+	User    Stat `json:"user_pct"`
+	Nice    Stat `json:"nice_pct"`
+	System  Stat `json:"system_pct"`
+	IOWait  Stat `json:"iowait_pct"`
+	IRQ     Stat `json:"irq_pct"`
+	SoftIRQ Stat `json:"softirq_pct"`
+	Steal   Stat `json:"steal_pct"`
+	Idle    Stat `json:"idle_pct"`
+}
+
+// MemorySummary summarizes the fields of [Memory], in bytes.
+type MemorySummary struct {
+	// TotalBytes is MemTotal in the last sample.
+	TotalBytes    uint64 `json:"total_bytes"`
+	UsedBytes     Stat   `json:"used_bytes"`
+	CacheBytes    Stat   `json:"cache_bytes"`
+	SwapUsedBytes Stat   `json:"swap_used_bytes"`
+}
+
+// DiskSummary summarizes the fields of [Disk] for one device.
+type DiskSummary struct {
+	Name          string `json:"name"`
+	ReadsPerSec   Stat   `json:"r_s"`
+	WritesPerSec  Stat   `json:"w_s"`
+	ReadKBPerSec  Stat   `json:"rkB_s"`
+	WriteKBPerSec Stat   `json:"wkB_s"`
+	AvgRequestKB  Stat   `json:"areq_sz_kB"`
+	AvgQueueSize  Stat   `json:"aqu_sz"`
+	ReadAwaitMs   Stat   `json:"r_await_ms"`
+	WriteAwaitMs  Stat   `json:"w_await_ms"`
+	AwaitMs       Stat   `json:"await_ms"`
+	UtilPct       Stat   `json:"util_pct"`
+}
+
+// NetDevSummary summarizes the fields of [NetDev] for one interface.
+type NetDevSummary struct {
+	Name          string `json:"name"`
+	RxBytesPerSec Stat   `json:"rx_bytes_s"`
+	TxBytesPerSec Stat   `json:"tx_bytes_s"`
+}
+
+// ProcGroupSummary summarizes the fields of [ProcGroup] for one group.
+type ProcGroupSummary struct {
+	Name             string `json:"name"`
+	Processes        Stat   `json:"processes"`
+	CPUCores         Stat   `json:"cpu_cores"`
+	RSSBytes         Stat   `json:"rss_bytes"`
+	ReadBytesPerSec  Stat   `json:"read_bytes_s"`
+	WriteBytesPerSec Stat   `json:"write_bytes_s"`
+}
+
+// acc accumulates one figure.
+type acc struct {
+	sum, max float64
+	n        int
+}
+
+func (a *acc) add(v float64) {
+	if a.n == 0 || v > a.max {
+		a.max = v
+	}
+	a.sum += v
+	a.n++
+}
+
+func (a acc) stat() Stat {
+	if a.n == 0 {
+		return Stat{}
+	}
+	return Stat{Avg: a.sum / float64(a.n), Max: a.max}
+}
+
+func stats(accs []acc) []Stat {
+	out := make([]Stat, len(accs))
+	for i, a := range accs {
+		out[i] = a.stat()
+	}
+	return out
+}
+
+// The figures of each kind, in a fixed order shared by Summarize and Flat.
+func cpuValues(c CPU) []float64 {
+	return []float64{c.User, c.Nice, c.System, c.IOWait, c.IRQ, c.SoftIRQ, c.Steal, c.Idle}
+}
+
+func diskValues(d Disk) []float64 {
+	return []float64{d.ReadsPerSec, d.WritesPerSec, d.ReadKBPerSec, d.WriteKBPerSec, d.AvgRequestKB,
+		d.AvgQueueSize, d.ReadAwaitMs, d.WriteAwaitMs, d.AwaitMs, d.UtilPct}
+}
+
+func (d DiskSummary) stats() []Stat {
+	return []Stat{d.ReadsPerSec, d.WritesPerSec, d.ReadKBPerSec, d.WriteKBPerSec, d.AvgRequestKB,
+		d.AvgQueueSize, d.ReadAwaitMs, d.WriteAwaitMs, d.AwaitMs, d.UtilPct}
+}
+
+func netValues(n NetDev) []float64 { return []float64{n.RxBytesPerSec, n.TxBytesPerSec} }
+
+// procLevels and procRates split a group's figures into levels (from all
+// samples) and rates (from intervals only).
+func procLevels(g ProcGroup) []float64 { return []float64{float64(g.Processes), float64(g.RSSBytes)} }
+func procRates(g ProcGroup) []float64 {
+	return []float64{g.CPUCores, g.ReadBytesPerSec, g.WriteBytesPerSec}
+}
+
+// series accumulates the figures of named things (disks, interfaces,
+// groups) in order of first appearance.
+type series struct {
+	names []string
+	accs  map[string][]acc
+	width int
+}
+
+func newSeries(width int) *series { return &series{accs: map[string][]acc{}, width: width} }
+
+func (s *series) get(name string) []acc {
+	a, ok := s.accs[name]
+	if !ok {
+		a = make([]acc, s.width)
+		s.accs[name] = a
+		s.names = append(s.names, name)
+	}
+	return a
+}
+
+func (s *series) add(name string, vals []float64) {
+	a := s.get(name)
+	for i, v := range vals {
+		a[i].add(v)
+	}
+}
+
+// Summarize computes the averages and peaks of samples (in time order).
+func Summarize(samples []Sample) Summary {
+	var sum Summary
+	if len(samples) == 0 {
+		return sum
+	}
+	sum.Start, sum.End = samples[0].Start, samples[len(samples)-1].End
+	last := samples[len(samples)-1]
+	sum.Cores = last.CPU.Cores
+	sum.Memory.TotalBytes = last.Memory.TotalBytes
+
+	// Every name that appears anywhere, so that absences count as zero.
+	disks, nets := newSeries(10), newSeries(2)
+	levels, rates := newSeries(2), newSeries(3)
+	for _, s := range samples {
+		for _, d := range s.Disks {
+			disks.get(d.Name)
+		}
+		for _, n := range s.Net {
+			nets.get(n.Name)
+		}
+		for _, g := range s.Procs {
+			levels.get(g.Name)
+			rates.get(g.Name)
+		}
+	}
+	slices.Sort(disks.names)
+	slices.Sort(nets.names)
+
+	cpu := make([]acc, 8)
+	var used, cache, swap acc
+	for _, s := range samples {
+		used.add(float64(s.Memory.UsedBytes))
+		cache.add(float64(s.Memory.CacheBytes))
+		swap.add(float64(s.Memory.SwapUsedBytes))
+		for _, g := range s.Procs {
+			levels.add(g.Name, procLevels(g))
+		}
+		if !s.End.After(s.Start) {
+			continue // a baseline: no rates
+		}
+		sum.Intervals++
+		for i, v := range cpuValues(s.CPU) {
+			cpu[i].add(v)
+		}
+		for _, name := range disks.names {
+			d := Disk{}
+			if i := slices.IndexFunc(s.Disks, func(d Disk) bool { return d.Name == name }); i >= 0 {
+				d = s.Disks[i]
+			}
+			disks.add(name, diskValues(d))
+		}
+		for _, name := range nets.names {
+			n := NetDev{}
+			if i := slices.IndexFunc(s.Net, func(n NetDev) bool { return n.Name == name }); i >= 0 {
+				n = s.Net[i]
+			}
+			nets.add(name, netValues(n))
+		}
+		for _, name := range rates.names {
+			g := ProcGroup{}
+			if i := slices.IndexFunc(s.Procs, func(g ProcGroup) bool { return g.Name == name }); i >= 0 {
+				g = s.Procs[i]
+			}
+			rates.add(name, procRates(g))
+		}
+	}
+
+	c := stats(cpu)
+	sum.CPU = CPUSummary{User: c[0], Nice: c[1], System: c[2], IOWait: c[3], IRQ: c[4], SoftIRQ: c[5], Steal: c[6], Idle: c[7]}
+	sum.Memory.UsedBytes, sum.Memory.CacheBytes, sum.Memory.SwapUsedBytes = used.stat(), cache.stat(), swap.stat()
+	for _, name := range disks.names {
+		d := stats(disks.accs[name])
+		sum.Disks = append(sum.Disks, DiskSummary{Name: name,
+			ReadsPerSec: d[0], WritesPerSec: d[1], ReadKBPerSec: d[2], WriteKBPerSec: d[3], AvgRequestKB: d[4],
+			AvgQueueSize: d[5], ReadAwaitMs: d[6], WriteAwaitMs: d[7], AwaitMs: d[8], UtilPct: d[9]})
+	}
+	for _, name := range nets.names {
+		n := stats(nets.accs[name])
+		sum.Net = append(sum.Net, NetDevSummary{Name: name, RxBytesPerSec: n[0], TxBytesPerSec: n[1]})
+	}
+	for _, name := range levels.names {
+		l, r := stats(levels.accs[name]), stats(rates.accs[name])
+		sum.Procs = append(sum.Procs, ProcGroupSummary{Name: name,
+			Processes: l[0], RSSBytes: l[1], CPUCores: r[0], ReadBytesPerSec: r[1], WriteBytesPerSec: r[2]})
+	}
+	return sum
+}
+
+// Figure is one named figure of a Summary, for side-by-side comparisons.
+type Figure struct {
+	// Name is stable across runs: a kind, the device or group, the
+	// figure and its unit, then avg or max, such as "disk_vda_wkB_s_avg"
+	// or "proc_postgres_cpu_cores_max".
+	Name string `json:"name"`
+	// Value is the figure, in Unit.
+	Value float64 `json:"value"`
+	// Unit is "%", "bytes", "bytes/s", "kB", "kB/s", "1/s", "ms",
+	// "requests", "cores", "processes" or "CPUs".
+	Unit string `json:"unit"`
+}
+
+// figureName is one figure's name and unit.
+type figureName struct{ name, unit string }
+
+var (
+	cpuFigures = []figureName{{"user_pct", "%"}, {"nice_pct", "%"}, {"system_pct", "%"}, {"iowait_pct", "%"},
+		{"irq_pct", "%"}, {"softirq_pct", "%"}, {"steal_pct", "%"}, {"idle_pct", "%"}}
+	diskFigures = []figureName{{"r_s", "1/s"}, {"w_s", "1/s"}, {"rkB_s", "kB/s"}, {"wkB_s", "kB/s"},
+		{"areq_sz_kB", "kB"}, {"aqu_sz", "requests"}, {"r_await_ms", "ms"}, {"w_await_ms", "ms"},
+		{"await_ms", "ms"}, {"util_pct", "%"}}
+	netFigures  = []figureName{{"rx_bytes_s", "bytes/s"}, {"tx_bytes_s", "bytes/s"}}
+	procFigures = []figureName{{"processes", "processes"}, {"cpu_cores", "cores"}, {"rss_bytes", "bytes"},
+		{"read_bytes_s", "bytes/s"}, {"write_bytes_s", "bytes/s"}}
+)
+
+// Flat lists every figure of s under a stable name, avg then max for each:
+// cpu_*_pct, mem_*_bytes, disk_NAME_*, net_NAME_*, proc_GROUP_* (see
+// [Figure]). GROUP is the group's name with each run of characters other
+// than ASCII letters and digits replaced by "_" ("^postgres" gives
+// "postgres", "pid 42" gives "pid_42"); a name already taken gets a
+// suffix "_2", "_3" and so on.
+func (s Summary) Flat() []Figure {
+	var out []Figure
+	add := func(prefix string, names []figureName, vals []Stat) {
+		for i, n := range names {
+			out = append(out,
+				Figure{Name: prefix + n.name + "_avg", Value: vals[i].Avg, Unit: n.unit},
+				Figure{Name: prefix + n.name + "_max", Value: vals[i].Max, Unit: n.unit})
+		}
+	}
+	out = append(out, Figure{Name: "cpu_cores", Value: float64(s.Cores), Unit: "CPUs"})
+	c := s.CPU
+	add("cpu_", cpuFigures, []Stat{c.User, c.Nice, c.System, c.IOWait, c.IRQ, c.SoftIRQ, c.Steal, c.Idle})
+	out = append(out, Figure{Name: "mem_total_bytes", Value: float64(s.Memory.TotalBytes), Unit: "bytes"})
+	add("mem_", []figureName{{"used_bytes", "bytes"}, {"cache_bytes", "bytes"}, {"swap_used_bytes", "bytes"}},
+		[]Stat{s.Memory.UsedBytes, s.Memory.CacheBytes, s.Memory.SwapUsedBytes})
+	for _, d := range s.Disks {
+		add("disk_"+d.Name+"_", diskFigures, d.stats())
+	}
+	for _, n := range s.Net {
+		add("net_"+n.Name+"_", netFigures, []Stat{n.RxBytesPerSec, n.TxBytesPerSec})
+	}
+	taken := map[string]bool{}
+	for _, g := range s.Procs {
+		name := FigureName(g.Name)
+		for i := 2; taken[name]; i++ {
+			name = FigureName(g.Name) + "_" + strconv.Itoa(i)
+		}
+		taken[name] = true
+		add("proc_"+name+"_", procFigures, []Stat{g.Processes, g.CPUCores, g.RSSBytes, g.ReadBytesPerSec, g.WriteBytesPerSec})
+	}
+	return out
+}
+
+// FigureName turns a group name (a pattern or "pid N") into the part of a
+// figure name that stands for it: runs of characters other than ASCII
+// letters and digits become "_", trimmed at both ends; "" becomes "group".
+func FigureName(s string) string {
+	var b strings.Builder
+	under := false
+	for _, r := range s {
+		if r < 128 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			if under && b.Len() > 0 {
+				b.WriteByte('_')
+			}
+			under = false
+			b.WriteRune(r)
+			continue
+		}
+		under = true
+	}
+	if b.Len() == 0 {
+		return "group"
+	}
+	return b.String()
+}

@@ -1,0 +1,175 @@
+package telemetry_test
+
+import (
+	"encoding/json"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stampede-bench/stampede/telemetry"
+)
+
+var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+func approx(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
+
+// samples is a baseline and two intervals: vda is busy in both, sdb only
+// appears in the second, the group's process count changes.
+func samples() []telemetry.Sample {
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	return []telemetry.Sample{
+		{Start: at(0), End: at(0), CPU: telemetry.CPU{Cores: 4}, Memory: telemetry.Memory{TotalBytes: 8e9, UsedBytes: 1e9, CacheBytes: 2e9},
+			Disks: []telemetry.Disk{{Name: "vda"}}, Net: []telemetry.NetDev{{Name: "lo"}},
+			Procs: []telemetry.ProcGroup{{Name: "^postgres", Processes: 2, RSSBytes: 100}}},
+		{Start: at(0), End: at(1), CPU: telemetry.CPU{Cores: 4, User: 20, System: 10, IOWait: 5, Idle: 65}, Memory: telemetry.Memory{TotalBytes: 8e9, UsedBytes: 2e9, CacheBytes: 2e9},
+			Disks: []telemetry.Disk{{Name: "vda", WritesPerSec: 100, WriteKBPerSec: 4000, AwaitMs: 2, UtilPct: 30}},
+			Net:   []telemetry.NetDev{{Name: "lo", RxBytesPerSec: 1000, TxBytesPerSec: 3000}},
+			Procs: []telemetry.ProcGroup{{Name: "^postgres", Processes: 3, CPUCores: 0.5, RSSBytes: 200, WriteBytesPerSec: 1e6}}},
+		{Start: at(1), End: at(2), CPU: telemetry.CPU{Cores: 4, User: 40, System: 20, IOWait: 15, Idle: 25}, Memory: telemetry.Memory{TotalBytes: 8e9, UsedBytes: 3e9, CacheBytes: 2e9, SwapUsedBytes: 1e6},
+			Disks: []telemetry.Disk{{Name: "sdb", ReadsPerSec: 10}, {Name: "vda", WritesPerSec: 300, WriteKBPerSec: 6000, AwaitMs: 4, UtilPct: 90}},
+			Net:   []telemetry.NetDev{{Name: "lo", RxBytesPerSec: 3000, TxBytesPerSec: 1000}},
+			Procs: []telemetry.ProcGroup{{Name: "^postgres", Processes: 4, CPUCores: 1.5, RSSBytes: 300, WriteBytesPerSec: 3e6}}},
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	sum := telemetry.Summarize(samples())
+	s := func(avg, max float64) telemetry.Stat { return telemetry.Stat{Avg: avg, Max: max} }
+	for _, tc := range []struct {
+		name      string
+		got, want telemetry.Stat
+	}{
+		{"cpu user (intervals only)", sum.CPU.User, s(30, 40)},
+		{"cpu iowait", sum.CPU.IOWait, s(10, 15)},
+		{"cpu idle", sum.CPU.Idle, s(45, 65)},
+		{"mem used (all samples)", sum.Memory.UsedBytes, s(2e9, 3e9)},
+		{"swap used", sum.Memory.SwapUsedBytes, s(1e6/3, 1e6)},
+		{"vda w/s", sum.Disks[1].WritesPerSec, s(200, 300)},
+		{"vda wkB/s", sum.Disks[1].WriteKBPerSec, s(5000, 6000)},
+		{"vda await", sum.Disks[1].AwaitMs, s(3, 4)},
+		{"vda util", sum.Disks[1].UtilPct, s(60, 90)},
+		{"sdb r/s (absent = 0)", sum.Disks[0].ReadsPerSec, s(5, 10)},
+		{"lo rx", sum.Net[0].RxBytesPerSec, s(2000, 3000)},
+		{"lo tx", sum.Net[0].TxBytesPerSec, s(2000, 3000)},
+		{"processes (all samples)", sum.Procs[0].Processes, s(3, 4)},
+		{"rss", sum.Procs[0].RSSBytes, s(200, 300)},
+		{"cores", sum.Procs[0].CPUCores, s(1, 1.5)},
+		{"write", sum.Procs[0].WriteBytesPerSec, s(2e6, 3e6)},
+	} {
+		if !approx(tc.got.Avg, tc.want.Avg) || tc.got.Max != tc.want.Max {
+			t.Errorf("%s = %+v, want %+v", tc.name, tc.got, tc.want)
+		}
+	}
+	if sum.Intervals != 2 || sum.Cores != 4 || sum.Memory.TotalBytes != 8e9 || !sum.Start.Equal(t0) || !sum.End.Equal(t0.Add(2*time.Second)) {
+		t.Errorf("summary header = %d intervals, %d cores, %d bytes, [%v, %v]", sum.Intervals, sum.Cores, sum.Memory.TotalBytes, sum.Start, sum.End)
+	}
+	if sum.Disks[0].Name != "sdb" || sum.Disks[1].Name != "vda" || sum.Procs[0].Name != "^postgres" {
+		t.Errorf("names = %s %s %s", sum.Disks[0].Name, sum.Disks[1].Name, sum.Procs[0].Name)
+	}
+	if empty := telemetry.Summarize(nil); !reflect.DeepEqual(empty, telemetry.Summary{}) {
+		t.Errorf("Summarize(nil) = %+v", empty)
+	}
+}
+
+func TestFlat(t *testing.T) {
+	sum := telemetry.Summarize(samples())
+	sum.Procs = append(sum.Procs, telemetry.ProcGroupSummary{Name: "postgres$"}, telemetry.ProcGroupSummary{Name: "pid 42"})
+	got := map[string]telemetry.Figure{}
+	var names []string
+	for _, f := range sum.Flat() {
+		if _, dup := got[f.Name]; dup {
+			t.Errorf("duplicate figure %s", f.Name)
+		}
+		got[f.Name] = f
+		names = append(names, f.Name)
+	}
+	for _, tc := range []struct {
+		name  string
+		value float64
+		unit  string
+	}{
+		{"cpu_cores", 4, "CPUs"},
+		{"cpu_user_pct_avg", 30, "%"},
+		{"cpu_iowait_pct_max", 15, "%"},
+		{"mem_total_bytes", 8e9, "bytes"},
+		{"mem_used_bytes_max", 3e9, "bytes"},
+		{"disk_vda_wkB_s_avg", 5000, "kB/s"},
+		{"disk_vda_util_pct_max", 90, "%"},
+		{"disk_vda_await_ms_avg", 3, "ms"},
+		{"disk_sdb_r_s_avg", 5, "1/s"},
+		{"net_lo_rx_bytes_s_avg", 2000, "bytes/s"},
+		{"proc_postgres_cpu_cores_avg", 1, "cores"},
+		{"proc_postgres_write_bytes_s_avg", 2e6, "bytes/s"},
+		{"proc_postgres_processes_max", 4, "processes"},
+		{"proc_postgres_2_cpu_cores_avg", 0, "cores"}, // "postgres$" clashes with "^postgres"
+		{"proc_pid_42_rss_bytes_max", 0, "bytes"},
+	} {
+		f, ok := got[tc.name]
+		if !ok {
+			t.Errorf("no figure %s in %s", tc.name, strings.Join(names, " "))
+			continue
+		}
+		if !approx(f.Value, tc.value) || f.Unit != tc.unit {
+			t.Errorf("%s = %v %s, want %v %s", tc.name, f.Value, f.Unit, tc.value, tc.unit)
+		}
+	}
+}
+
+func TestFigureName(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"^postgres", "postgres"},
+		{"pid 42", "pid_42"},
+		{`^(mysqld|mariadbd)$`, "mysqld_mariadbd"},
+		{`ycsb\.jar`, "ycsb_jar"},
+		{"^$", "group"},
+	} {
+		if got := telemetry.FigureName(tc.in); got != tc.want {
+			t.Errorf("FigureName(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestJSONRoundTrip writes samples and a summary as the runner does (one
+// JSON object per line) and reads them back.
+func TestJSONRoundTrip(t *testing.T) {
+	in := samples()
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	for _, s := range in {
+		if err := enc.Encode(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out []telemetry.Sample
+	dec := json.NewDecoder(strings.NewReader(b.String()))
+	for dec.More() {
+		var s telemetry.Sample
+		if err := dec.Decode(&s); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, s)
+	}
+	if !reflect.DeepEqual(in, out) {
+		t.Errorf("samples changed in a round trip:\n%s", b.String())
+	}
+	line := strings.SplitN(b.String(), "\n", 2)[0]
+	for _, key := range []string{`"start":`, `"user_pct":`, `"used_bytes":`, `"wkB_s":`, `"util_pct":`, `"rx_bytes_s":`, `"cpu_cores":`, `"write_bytes_s":`} {
+		if !strings.Contains(b.String(), key) {
+			t.Errorf("no %s in %s", key, line)
+		}
+	}
+	sum := telemetry.Summarize(in)
+	j, err := json.Marshal(sum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back telemetry.Summary
+	if err := json.Unmarshal(j, &back); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(sum, back) {
+		t.Errorf("summary changed in a round trip:\n%s", j)
+	}
+}
