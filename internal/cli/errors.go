@@ -46,6 +46,9 @@ var errInterrupted = errors.New("interrupted")
 // exitCode maps an error to the process exit code.
 func exitCode(err error) int {
 	var u usageError
+	// A command stampede ran (`stampede limit -- COMMAND`) passes its own
+	// exit status on.
+	var ec interface{ ExitCode() int }
 	switch {
 	case err == nil:
 		return exitOK
@@ -53,6 +56,8 @@ func exitCode(err error) int {
 		return exitInterrupted
 	case errors.As(err, &u):
 		return exitUsage
+	case errors.As(err, &ec) && ec.ExitCode() > 0:
+		return ec.ExitCode()
 	}
 	return exitFailure
 }

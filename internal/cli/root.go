@@ -126,6 +126,7 @@ Quick start:
 		a.compareCmd(),
 		a.demoCmd(),
 		a.versionCmd(),
+		a.limitCmd(),
 	)
 	return root
 }

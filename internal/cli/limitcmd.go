@@ -1,0 +1,323 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"regexp"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/stampede-bench/stampede/limit"
+)
+
+// limitFlags are the options of `stampede limit`.
+type limitFlags struct {
+	name     string
+	pids     []int
+	watch    string
+	duration time.Duration
+	keep     bool
+	remove   string
+	limits   limit.Flags
+}
+
+// exitStatusError carries the exit status of the command `stampede limit`
+// ran, so stampede can exit with it.
+type exitStatusError struct {
+	code int
+	msg  string
+}
+
+func (e exitStatusError) Error() string { return e.msg }
+
+// ExitCode is the status stampede should exit with.
+func (e exitStatusError) ExitCode() int { return e.code }
+
+func (a *app) limitCmd() *cobra.Command {
+	var f limitFlags
+	cmd := &cobra.Command{
+		Use:   "limit --name NAME [--cpus N] [--memory SIZE] [--io-*] (--pid PID... | --watch REGEX | -- COMMAND [ARGS])",
+		Short: "Run processes under CPU, memory and disk IO limits (cgroups)",
+		Long: `limit puts processes in a cgroup, stampede/NAME, with a CPU quota, a memory limit
+and disk IO limits, to benchmark a database that has less than the whole machine.
+It uses cgroup v2 when the whole hierarchy is unified, else cgroup v1; it needs root.
+
+Three ways in:
+  --pid PID          move running processes (repeat the flag), print the limits, return;
+                     the group stays until 'stampede limit --remove NAME'
+  --watch REGEX      keep moving every process whose name or command line matches,
+                     checking 4 times a second, until Ctrl-C (or --duration); then
+                     remove the group (unless --keep)
+  -- COMMAND ARGS    run COMMAND inside the group (it is in the group before it starts),
+                     wait for it, exit with its status, remove the group
+
+With cgroup v1 only direct IO and reads are throttled: buffered writes reach the disk
+from the kernel's flusher threads, outside any group. Lines from stampede go to stdout,
+or to stderr when it runs a command (whose output is then left alone).
+
+Examples:
+  sudo stampede limit --name pg --cpus 0.5 --memory 2G --watch '^postgres'
+  sudo stampede limit --name gp --io-write-bps 5M --io-path /data/primary --watch postgres
+  sudo stampede limit --name burn --cpus 0.25 -- fio --name=w --rw=write --direct=1 --size=1G
+  sudo stampede limit --remove pg`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.runLimit(cmd, &f, args)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&f.name, "name", "", "name of the group: stampede/NAME")
+	fs.IntSliceVar(&f.pids, "pid", nil, "move this running process into the group (repeatable)")
+	fs.StringVar(&f.watch, "watch", "", "keep moving processes whose name or command line matches this regular expression")
+	fs.DurationVar(&f.duration, "duration", 0, "with --watch: stop after this long (default: until Ctrl-C)")
+	fs.BoolVar(&f.keep, "keep", false, "with --watch or a command: keep the group at the end")
+	fs.StringVar(&f.remove, "remove", "", "remove the group stampede/NAME, moving its processes back to the root group")
+	f.limits.Register(fs)
+	return cmd
+}
+
+func (a *app) runLimit(cmd *cobra.Command, f *limitFlags, args []string) error {
+	fs := cmd.Flags()
+	if dash := cmd.ArgsLenAtDash(); dash > 0 || (dash < 0 && len(args) > 0) {
+		return usagef("unexpected argument %q: put the command after --, as in `stampede limit --name NAME --cpus 0.5 -- COMMAND ARGS`", args[0])
+	}
+	if f.remove != "" {
+		var other []string
+		fs.Visit(func(fl *pflag.Flag) {
+			if fl.Name != "remove" {
+				other = append(other, "--"+fl.Name)
+			}
+		})
+		if len(other) > 0 || len(args) > 0 {
+			return usagef("--remove takes no other flags or command (got %s): see `stampede limit --help`", strings.Join(append(other, args...), " "))
+		}
+		if err := limit.Remove(f.remove); err != nil {
+			return limitError(err)
+		}
+		fmt.Fprintf(a.stdout, "removed cgroup %s/%s\n", limit.Parent, f.remove)
+		return nil
+	}
+	if f.name == "" {
+		return usagef("name the group with --name NAME (it becomes the cgroup stampede/NAME)")
+	}
+	modes := 0
+	for _, on := range []bool{len(f.pids) > 0, f.watch != "", len(args) > 0} {
+		if on {
+			modes++
+		}
+	}
+	if modes != 1 {
+		return usagef("say which processes to limit: give exactly one of --pid PID, --watch REGEX or -- COMMAND ARGS")
+	}
+	if f.duration < 0 {
+		return usagef("--duration %s is negative", f.duration)
+	}
+	if f.duration > 0 && f.watch == "" {
+		return usagef("--duration bounds --watch only")
+	}
+	var re *regexp.Regexp
+	if f.watch != "" {
+		var err error
+		if re, err = regexp.Compile(f.watch); err != nil {
+			return usagef("malformed --watch regular expression %q: %s", f.watch, oneLine(err.Error()))
+		}
+	}
+	l, err := f.limits.Limits()
+	if err != nil {
+		return asUsage(err)
+	}
+	if l.IsZero() {
+		return usagef("no limit given: give at least one of --cpus, --memory, --io-read-bps, --io-write-bps, --io-read-iops, --io-write-iops")
+	}
+	for _, pid := range f.pids {
+		if pid <= 0 {
+			return usagef("--pid %d is not a process ID", pid)
+		}
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); err != nil {
+			return fmt.Errorf("PID %d is gone: check it with ps", pid)
+		}
+	}
+	if len(args) > 0 {
+		if _, err := exec.LookPath(args[0]); err != nil {
+			return fmt.Errorf("cannot run %s: %s", args[0], oneLine(err.Error()))
+		}
+	}
+	g, err := limit.Create(f.name, l)
+	if err != nil {
+		return limitError(err)
+	}
+	switch {
+	case len(f.pids) > 0:
+		return a.limitPIDs(g, f.pids)
+	case f.watch != "":
+		return a.limitWatch(cmd.Context(), g, re, f)
+	default:
+		return a.limitCommand(cmd.Context(), g, args, f.keep)
+	}
+}
+
+// limitError marks errors the user must fix on the command line as usage
+// errors; the others (not root, no controller) are failures.
+func limitError(err error) error {
+	if errors.Is(err, limit.ErrNotRoot) || errors.Is(err, limit.ErrNotExist) {
+		return err
+	}
+	if strings.HasPrefix(err.Error(), "invalid group name") {
+		return asUsage(err)
+	}
+	return err
+}
+
+// limitPIDs moves pids into g; on any failure it removes g again.
+func (a *app) limitPIDs(g *limit.Group, pids []int) error {
+	for _, pid := range pids {
+		if err := g.Add(pid); err != nil {
+			if rerr := g.Remove(); rerr != nil {
+				return fmt.Errorf("%w (and the group could not be removed: %v)", err, rerr)
+			}
+			return err
+		}
+	}
+	fmt.Fprintf(a.stdout, "limited PID %s: %s\n", joinInts(pids), g)
+	fmt.Fprintf(a.stdout, "remove the limits with `stampede limit --remove %s`\n", g.Name())
+	return nil
+}
+
+// limitWatch moves matching processes into g until ctx ends or the
+// duration passes, then removes g unless told to keep it.
+func (a *app) limitWatch(ctx context.Context, g *limit.Group, re *regexp.Regexp, f *limitFlags) error {
+	fmt.Fprintf(a.stdout, "watching for processes matching %q: %s\n", re, g)
+	if f.duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, f.duration)
+		defer cancel()
+	}
+	moved := 0
+	err := g.Watch(ctx, re, limit.DefaultWatchEvery, func(pid int, cmdline string) {
+		moved++
+		fmt.Fprintf(a.stdout, "%s moved PID %d into %s/%s: %s\n", time.Now().Format("15:04:05"), pid, limit.Parent, g.Name(), cmdline)
+	})
+	a.limitSummary(a.stdout, g, fmt.Sprintf("moved %d processes", moved))
+	if f.keep {
+		fmt.Fprintf(a.stdout, "kept cgroup %s/%s: remove it with `stampede limit --remove %s`\n", limit.Parent, g.Name(), g.Name())
+		return err
+	}
+	if rerr := g.Remove(); rerr != nil {
+		return errors.Join(err, rerr)
+	}
+	fmt.Fprintf(a.stdout, "removed cgroup %s/%s\n", limit.Parent, g.Name())
+	return err
+}
+
+// limitCommand runs args inside g, forwarding SIGINT and SIGTERM, and
+// removes g at the end unless told to keep it.
+func (a *app) limitCommand(ctx context.Context, g *limit.Group, args []string, keep bool) (err error) {
+	defer func() {
+		if keep {
+			fmt.Fprintf(a.stderr, "stampede: kept cgroup %s/%s: remove it with `stampede limit --remove %s`\n", limit.Parent, g.Name(), g.Name())
+			return
+		}
+		if rerr := g.Remove(); rerr != nil {
+			err = errors.Join(err, rerr)
+		}
+	}()
+	c := exec.Command(args[0], args[1:]...)
+	c.Stdin, c.Stdout, c.Stderr = os.Stdin, a.stdout, a.stderr
+	if err := g.Command(c); err != nil {
+		return fmt.Errorf("cannot run %s: %s", args[0], err)
+	}
+	fmt.Fprintf(a.stderr, "stampede: running %s in %s\n", args[0], g)
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	if err := c.Start(); err != nil {
+		return fmt.Errorf("cannot run %s: %s", args[0], err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- c.Wait() }()
+	interrupted := false
+	var kill <-chan time.Time
+wait:
+	for {
+		select {
+		case err = <-done:
+			break wait
+		case s := <-sigs:
+			interrupted = true
+			_ = c.Process.Signal(s)
+		case <-ctx.Done():
+			if !interrupted {
+				interrupted = true
+				_ = c.Process.Signal(syscall.SIGTERM)
+				kill = time.After(10 * time.Second)
+			}
+		case <-kill:
+			_ = c.Process.Kill()
+		}
+	}
+	st, _ := g.Stats()
+	a.limitSummary(a.stderr, g, "")
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		return fmt.Errorf("%s: %s", args[0], err)
+	}
+	oom := ""
+	if st.OOMKills > 0 {
+		oom = fmt.Sprintf("killed by the kernel's OOM killer: memory limit %s reached", limit.FormatSize(g.Limits().MemoryBytes))
+	}
+	ws, _ := c.ProcessState.Sys().(syscall.WaitStatus)
+	switch {
+	case ws.Signaled() && oom != "" && ws.Signal() == syscall.SIGKILL:
+		return exitStatusError{128 + int(ws.Signal()), fmt.Sprintf("%s was %s", args[0], oom)}
+	case interrupted:
+		return errInterrupted
+	case ws.Signaled():
+		return exitStatusError{128 + int(ws.Signal()), fmt.Sprintf("%s was killed by signal %s", args[0], ws.Signal())}
+	case ws.ExitStatus() != 0 && oom != "":
+		return exitStatusError{ws.ExitStatus(), fmt.Sprintf("%s exited with status %d; a process in its group was %s", args[0], ws.ExitStatus(), oom)}
+	case ws.ExitStatus() != 0:
+		return exitStatusError{ws.ExitStatus(), fmt.Sprintf("%s exited with status %d", args[0], ws.ExitStatus())}
+	}
+	return nil
+}
+
+// limitSummary prints what the group used.
+func (a *app) limitSummary(w io.Writer, g *limit.Group, prefix string) {
+	s, err := g.Stats()
+	if err != nil {
+		return
+	}
+	parts := []string{}
+	if prefix != "" {
+		parts = append(parts, prefix)
+	}
+	parts = append(parts, fmt.Sprintf("CPU %s (throttled in %d of %d periods)", s.CPUUsage.Round(time.Millisecond), s.ThrottledPeriods, s.Periods))
+	if g.Limits().MemoryBytes != 0 {
+		parts = append(parts, fmt.Sprintf("memory peak %s", limit.FormatSize(int64(s.MemoryMaxUsage))))
+	}
+	if s.OOMKills > 0 {
+		parts = append(parts, fmt.Sprintf("%d OOM kills", s.OOMKills))
+	}
+	for _, d := range g.Limits().IO {
+		io := s.Device(d.Major, d.Minor)
+		parts = append(parts, fmt.Sprintf("%d:%d read %s, wrote %s", d.Major, d.Minor, limit.FormatSize(int64(io.ReadBytes)), limit.FormatSize(int64(io.WriteBytes))))
+	}
+	fmt.Fprintf(w, "%s/%s: %s\n", limit.Parent, g.Name(), strings.Join(parts, "; "))
+}
+
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, n := range v {
+		s[i] = fmt.Sprint(n)
+	}
+	return strings.Join(s, ", ")
+}

@@ -1,0 +1,64 @@
+//go:build !linux
+
+package limit
+
+import (
+	"context"
+	"errors"
+	"os/exec"
+	"regexp"
+	"time"
+)
+
+// errNotSupported is what every call returns off Linux.
+var errNotSupported = errors.New("resource limits need Linux cgroups: stampede limit runs on Linux only")
+
+// Group is a cgroup; off Linux there are none.
+type Group struct{}
+
+// ResolveDevice is not supported off Linux.
+func ResolveDevice(spec string) (major, minor int64, err error) { return 0, 0, errNotSupported }
+
+// Create is not supported off Linux.
+func Create(name string, l Limits, opts ...Option) (*Group, error) { return nil, errNotSupported }
+
+// Load is not supported off Linux.
+func Load(name string, opts ...Option) (*Group, error) { return nil, errNotSupported }
+
+// Remove is not supported off Linux.
+func Remove(name string, opts ...Option) error { return errNotSupported }
+
+// Name returns "".
+func (g *Group) Name() string { return "" }
+
+// Mode returns Auto.
+func (g *Group) Mode() Mode { return Auto }
+
+// Limits returns no limits.
+func (g *Group) Limits() Limits { return Limits{} }
+
+// Paths returns nothing.
+func (g *Group) Paths() []string { return nil }
+
+// String returns "".
+func (g *Group) String() string { return "" }
+
+// Add is not supported off Linux.
+func (g *Group) Add(pid int) error { return errNotSupported }
+
+// PIDs is not supported off Linux.
+func (g *Group) PIDs() ([]int, error) { return nil, errNotSupported }
+
+// Command is not supported off Linux.
+func (g *Group) Command(cmd *exec.Cmd) error { return errNotSupported }
+
+// Watch is not supported off Linux.
+func (g *Group) Watch(ctx context.Context, re *regexp.Regexp, every time.Duration, moved func(pid int, cmdline string)) error {
+	return errNotSupported
+}
+
+// Stats is not supported off Linux.
+func (g *Group) Stats() (Stats, error) { return Stats{}, errNotSupported }
+
+// Remove is not supported off Linux.
+func (g *Group) Remove() error { return errNotSupported }

@@ -1,0 +1,107 @@
+package limit
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Watch moves every process whose name (/proc/PID/comm) or command line
+// matches re into the group, scanning /proc every `every` (0 means
+// DefaultWatchEvery; longer than a second means a second), until ctx ends.
+// It calls moved, if not nil, after each move.
+//
+// It never moves stampede itself: not this process, not its ancestors (the
+// shell or sudo that started it, whose command lines hold the pattern),
+// and not any process running the same executable. Kernel threads are
+// skipped too. A process that exits before it can be moved is skipped; any
+// other failure to move one ends Watch with an error.
+func (g *Group) Watch(ctx context.Context, re *regexp.Regexp, every time.Duration, moved func(pid int, cmdline string)) error {
+	if every <= 0 {
+		every = DefaultWatchEvery
+	}
+	every = min(every, time.Second)
+	skip := ancestors()
+	self, _ := os.Readlink("/proc/self/exe")
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		if err := g.sweep(re, skip, self, moved); err != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+// sweep moves the matching processes that are not in the group yet.
+func (g *Group) sweep(re *regexp.Regexp, skip map[int]bool, self string, moved func(int, string)) error {
+	in := map[int]bool{}
+	pids, err := g.PIDs()
+	if err != nil {
+		return err
+	}
+	for _, p := range pids {
+		in[p] = true
+	}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || skip[pid] || in[pid] {
+			continue
+		}
+		dir := filepath.Join("/proc", e.Name())
+		raw, err := os.ReadFile(filepath.Join(dir, "cmdline"))
+		if err != nil || len(raw) == 0 {
+			continue // gone, or a kernel thread (or a zombie)
+		}
+		cmdline := string(bytes.TrimRight(bytes.ReplaceAll(raw, []byte{0}, []byte{' '}), " "))
+		comm, _ := os.ReadFile(filepath.Join(dir, "comm"))
+		if !re.MatchString(strings.TrimSpace(string(comm))) && !re.MatchString(cmdline) {
+			continue
+		}
+		if exe, _ := os.Readlink(filepath.Join(dir, "exe")); self != "" && exe == self {
+			continue
+		}
+		if err := g.Add(pid); err != nil {
+			if !exists(dir) {
+				continue
+			}
+			return err
+		}
+		if moved != nil {
+			moved(pid, cmdline)
+		}
+	}
+	return nil
+}
+
+// ancestors returns this process and its ancestors, up to init.
+func ancestors() map[int]bool {
+	out := map[int]bool{}
+	for pid := os.Getpid(); pid > 1 && !out[pid]; {
+		out[pid] = true
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil {
+			break
+		}
+		// pid (comm) state ppid ...; comm may hold spaces and parentheses.
+		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+		if len(f) < 2 {
+			break
+		}
+		pid, _ = strconv.Atoi(f[1])
+	}
+	return out
+}
