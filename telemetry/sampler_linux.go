@@ -30,6 +30,7 @@ type Sampler struct {
 	groups   []group
 	regexps  int // the first regexps groups are patterns, the rest PIDs
 	pageSize uint64
+	self     int // our own PID, which patterns never match
 
 	// procs holds what the Sampler knows of each process it has seen,
 	// by PID; gen marks those seen by the current Sample.
@@ -109,6 +110,7 @@ func New(cfg Config) (*Sampler, error) {
 		fs:       fs,
 		procRoot: cfg.ProcRoot,
 		pageSize: uint64(os.Getpagesize()),
+		self:     os.Getpid(),
 		procs:    map[int]*procState{},
 		parts:    map[string]bool{},
 	}
@@ -478,6 +480,9 @@ func (s *Sampler) classify(p procfs.Proc, st procfs.ProcStat) []int {
 				groups = append(groups, i)
 			}
 			continue
+		}
+		if p.PID == s.self {
+			continue // stampede's own command line names the server it loads
 		}
 		if g.re.MatchString(st.Comm) {
 			groups = append(groups, i)

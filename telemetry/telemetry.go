@@ -11,7 +11,9 @@ type Config struct {
 	// tell whole disks (/sys/block/NAME) from partitions; when it cannot
 	// be read, every device of /proc/diskstats is reported.
 	SysRoot string
-	// WatchProcess holds regular expressions (Go syntax). A process
+	// WatchProcess holds regular expressions (Go syntax). A process other
+	// than the sampling process itself (whose command line often names
+	// the server it loads, as in postgresql://...)
 	// matches a pattern when its command name (/proc/PID/comm) or its
 	// full command line (arguments joined by spaces) matches; the figures
 	// of all matching processes are summed into one group per pattern,

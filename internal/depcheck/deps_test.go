@@ -46,12 +46,15 @@ func TestLayers(t *testing.T) {
 		{"runlog", true, func(p string) bool { return ours(p) || sql(p) }, "runlog is a leaf: no SQL, nothing of ours"},
 		{"dialect", true, func(p string) bool { return ours(p) || sql(p) }, "a dialect is SQL text only: no connections"},
 		{"results", true, func(p string) bool {
-			return sql(p) || (ours(p) && !strings.HasSuffix(p, "/stats") && !strings.HasSuffix(p, "/runlog"))
+			return sql(p) || (ours(p) && !strings.HasSuffix(p, "/stats") && !strings.HasSuffix(p, "/runlog") && !strings.HasSuffix(p, "/telemetry"))
 		}, "batch views are computed from run directories only: no SQL, no workloads"},
 		{"telemetry", true, func(p string) bool { return ours(p) || sql(p) }, "telemetry is a leaf: /proc sampling, no SQL, nothing of ours"},
 		{"report", false, func(p string) bool {
 			return ours(p) && !strings.HasSuffix(p, "/stats") && !strings.HasSuffix(p, "/telemetry")
 		}, "formatters take computed figures (stats, telemetry) and nothing else"},
+		{"chart", true, func(p string) bool {
+			return sql(p) || (ours(p) && !strings.HasSuffix(p, "/results") && !strings.HasSuffix(p, "/stats") && !strings.HasSuffix(p, "/runlog") && !strings.HasSuffix(p, "/telemetry"))
+		}, "charts draw figures computed by results: no SQL, nothing else of ours"},
 		{"engine", false, func(p string) bool {
 			return sql(p) || (ours(p) && !strings.HasSuffix(p, "/stats") && !strings.HasSuffix(p, "/workload"))
 		}, "the engine knows workloads and stats only"},
