@@ -20,6 +20,7 @@ import (
 type compareFlags struct {
 	resultsDir string
 	format     string
+	chart      string
 }
 
 // compareTotal is the name of the total's row, as in the final report.
@@ -46,6 +47,10 @@ this as a guide, not a test: a "*" on a short run deserves a second run.
 A and B are run IDs, unique prefixes of one, or paths of run directories. A run may
 be compared with itself (every ratio is 1).
 
+--chart FILE also draws both runs over time on the same axes, each timed from its
+own start, one colour per run, as SVG, PNG or a self-contained HTML page (by FILE's
+extension); see ` + "`stampede report --help`" + `.
+
 Exit status: 0 on success, 2 for a command line error, including a run that cannot
 be found, and 1 when a run cannot be read.`,
 		Example: `  stampede compare 20261122-103512 20261122-113512
@@ -58,6 +63,7 @@ be found, and 1 when a run cannot be read.`,
 	fs := cmd.Flags()
 	fs.StringVar(&cf.resultsDir, "results-dir", "", "where run directories are found (default $STAMPEDE_RESULTS_DIR or ~/.stampede/runs)")
 	fs.StringVar(&cf.format, "format", "text", "output format: text or json (one JSON object)")
+	fs.StringVar(&cf.chart, "chart", "", "also draw both runs over time into this file: .svg, .png or .html")
 	return cmd
 }
 
@@ -108,11 +114,15 @@ type throughputTest struct {
 
 // comparison is the result of `stampede compare`.
 type comparison struct {
-	A        compareRun   `json:"a"`
-	B        compareRun   `json:"b"`
-	Ops      []compareRow `json:"ops"`
-	Total    compareRow   `json:"total"`
-	Warnings []string     `json:"warnings,omitempty"`
+	A     compareRun   `json:"a"`
+	B     compareRun   `json:"b"`
+	Ops   []compareRow `json:"ops"`
+	Total compareRow   `json:"total"`
+	// Telemetry pairs the runs' telemetry figures; Limits are their
+	// resource limits (null: none).
+	Telemetry []telemetryRow `json:"telemetry,omitempty"`
+	Limits    *compareLimits `json:"limits,omitempty"`
+	Warnings  []string       `json:"warnings,omitempty"`
 }
 
 // compare runs `stampede compare`.
@@ -121,6 +131,9 @@ func (a *app) compare(refA, refB string, cf compareFlags) error {
 	case "text", "json":
 	default:
 		return usagef("unknown --format %q: use text or json", cf.format)
+	}
+	if err := checkChartExt(cf.chart); err != nil {
+		return err
 	}
 	root, err := resultsRoot(cf.resultsDir)
 	if err != nil {
@@ -134,6 +147,9 @@ func (a *app) compare(refA, refB string, cf compareFlags) error {
 	)
 	for i, ref := range []string{refA, refB} {
 		if runs[i], err = openRunRef(root, ref); err != nil {
+			return err
+		}
+		if err := checkChartDir(cf.chart, runs[i:i+1]); err != nil {
 			return err
 		}
 		view, warnings, err := results.Recompute([]*runlog.Run{runs[i]}, results.Window{})
@@ -170,12 +186,37 @@ func (a *app) compare(refA, refB string, cf compareFlags) error {
 		c.Ops = append(c.Ops, compareOp(name, opsA[name], opsB[name], rates[0][name], rates[1][name]))
 	}
 	c.Total = compareOp(compareTotal, &views[0].Total, &views[1].Total, rates[0][compareTotal], rates[1][compareTotal])
+	telRows, limits, telWarnings, err := compareTelemetry(runs, views)
+	if err != nil {
+		return err
+	}
+	c.Telemetry = telRows
+	if len(limits[0]) > 0 || len(limits[1]) > 0 {
+		c.Limits = &compareLimits{A: limits[0], B: limits[1]}
+	}
+	for _, w := range telWarnings {
+		c.Warnings = append(c.Warnings, w)
+		fmt.Fprintf(a.stderr, "warning: %s\n", oneLine(w))
+	}
 	if cf.format == "json" {
 		enc := json.NewEncoder(a.stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(c)
+		if err := enc.Encode(c); err != nil {
+			return err
+		}
+	} else if err := writeComparison(a, c); err != nil {
+		return err
+	} else if err := writeTelemetryComparison(a.stdout, c.Telemetry, limits); err != nil {
+		return err
 	}
-	return writeComparison(a, c)
+	if cf.chart == "" {
+		return nil
+	}
+	var printed []error
+	for _, w := range c.Warnings {
+		printed = append(printed, errors.New(w))
+	}
+	return a.writeChart(cf.chart, runs[:], views[:], []string{"A", "B"}, printed)
 }
 
 // openRunRef finds and opens the run ref names; what names no run is a

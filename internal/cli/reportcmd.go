@@ -1,13 +1,18 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/stampede-bench/stampede/chart"
 	"github.com/stampede-bench/stampede/report"
 	"github.com/stampede-bench/stampede/results"
 	"github.com/stampede-bench/stampede/runlog"
@@ -19,6 +24,7 @@ type reportFlags struct {
 	from, to    string
 	includeRamp bool
 	format      string
+	chart       string
 }
 
 // reportCmd is `stampede report RUN...`: the final figures recomputed from
@@ -41,12 +47,19 @@ By default each run's window starts at the end of its ramp-up; --from and --to
 select another, as offsets from each run's start (30s, 2m) or as RFC 3339 times.
 Intervals are not split: one partly inside the window counts whole.
 
+--chart FILE also draws the runs over time, ramp-up included, as SVG, PNG or a
+self-contained HTML page (by FILE's extension): throughput and p50/p95/p99 latency
+per operation and interval, intervals with errors, and the telemetry the run
+recorded (host CPU, disk I/O, watched processes). Several runs are overlaid, each
+timed from its own start.
+
 Exit status: 0 on success (a truncated run is reported with a warning), 2 for a
 command line error, including a RUN that names no run, several runs or a directory
 that is not a run, and 1 when a run cannot be read.`,
 		Example: `  stampede report 20261122-103512-ycsb-3f9a
   stampede report 20261122-1035 --from 1m --to 5m
-  stampede report ./client1/20261122-103512-ycsb-3f9a ./client2/20261122-103513-ycsb-77c1 --format json`,
+  stampede report ./client1/20261122-103512-ycsb-3f9a ./client2/20261122-103513-ycsb-77c1 --format json
+  stampede report 20261122-1035 --chart run.html`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.report(args, rf)
@@ -58,6 +71,7 @@ that is not a run, and 1 when a run cannot be read.`,
 	fs.StringVar(&rf.to, "to", "", "end of the window: offset from the run's start or RFC 3339 time (default: end of the run)")
 	fs.BoolVar(&rf.includeRamp, "include-ramp", false, "start the window at the run's start rather than at the end of its ramp-up")
 	fs.StringVar(&rf.format, "format", "text", "output format: text or json (one JSON object)")
+	fs.StringVar(&rf.chart, "chart", "", "also draw the runs over time into this file: .svg, .png or .html")
 	return cmd
 }
 
@@ -78,6 +92,9 @@ func (a *app) report(refs []string, rf reportFlags) error {
 	}
 	if rf.includeRamp && from.IsSet() {
 		return usagef("give --from or --include-ramp, not both")
+	}
+	if err := checkChartExt(rf.chart); err != nil {
+		return err
 	}
 	root, err := resultsRoot(rf.resultsDir)
 	if err != nil {
@@ -106,7 +123,11 @@ func (a *app) report(refs []string, rf reportFlags) error {
 		seen[run.Info.ID] = ref
 		runs = append(runs, run)
 	}
-	view, warnings, err := results.Recompute(runs, results.Window{From: from, To: to, IncludeRamp: rf.includeRamp})
+	if err := checkChartDir(rf.chart, runs); err != nil {
+		return err
+	}
+	window := results.Window{From: from, To: to, IncludeRamp: rf.includeRamp}
+	view, warnings, err := results.Recompute(runs, window)
 	if err != nil {
 		return err
 	}
@@ -116,9 +137,28 @@ func (a *app) report(refs []string, rf reportFlags) error {
 	if rf.format == "json" {
 		enc := json.NewEncoder(a.stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(view)
+		if err := enc.Encode(view); err != nil {
+			return err
+		}
+	} else if err := writeReportText(a, runs, view); err != nil {
+		return err
 	}
-	return writeReportText(a, runs, view)
+	if rf.chart == "" {
+		return nil
+	}
+	// The chart shows each run's own figures.
+	views := []results.View{view}
+	if len(runs) > 1 {
+		views = views[:0]
+		for _, run := range runs {
+			v, _, err := results.Recompute([]*runlog.Run{run}, window)
+			if err != nil {
+				return err
+			}
+			views = append(views, v)
+		}
+	}
+	return a.writeChart(rf.chart, runs, views, nil, warnings)
 }
 
 // writeReportText prints a header line per run, then the final block the
@@ -146,4 +186,78 @@ func writeReportText(a *app, runs []*runlog.Run, v results.View) error {
 	}
 	elapsed := time.Duration(v.Seconds * float64(time.Second))
 	return (&report.Text{W: a.stdout}).Final(elapsed, ops, report.Op{Cumulative: v.Total}, extra)
+}
+
+// checkChartExt checks that --chart names a format; "" is no chart.
+func checkChartExt(path string) error {
+	if path == "" {
+		return nil
+	}
+	if _, err := chart.FormatOf(path); err != nil {
+		return usagef("--chart %v", err)
+	}
+	return nil
+}
+
+// checkChartDir refuses a --chart file inside one of the run directories,
+// which are never modified.
+func checkChartDir(path string, runs []*runlog.Run) error {
+	if path == "" {
+		return nil
+	}
+	dir, err := filepath.Abs(filepath.Dir(path))
+	if err != nil {
+		return usagef("--chart %s: %v", path, err)
+	}
+	for _, run := range runs {
+		rd, err := filepath.Abs(run.Dir)
+		if err != nil {
+			continue
+		}
+		if rel, err := filepath.Rel(rd, dir); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return usagef("--chart %s: the file would be inside run directory %s, which stampede never modifies", path, run.Dir)
+		}
+	}
+	return nil
+}
+
+// writeChart draws runs, with views[i] the figures of runs[i] and labels[i]
+// (if labels is not nil) its name in the legend, into path, whose
+// extension is checked. Warnings already printed are not repeated.
+func (a *app) writeChart(path string, runs []*runlog.Run, views []results.View, labels []string, printed []error) error {
+	format, err := chart.FormatOf(path)
+	if err != nil {
+		return usagef("--chart %v", err)
+	}
+	seen := map[string]bool{}
+	for _, w := range printed {
+		seen[w.Error()] = true
+	}
+	in := chart.Input{}
+	for i, run := range runs {
+		s, err := results.TimeSeries(run)
+		if err != nil {
+			return err
+		}
+		for _, w := range s.Warnings {
+			if !seen[w] {
+				seen[w] = true
+				fmt.Fprintf(a.stderr, "warning: %s\n", oneLine(w))
+			}
+		}
+		r := chart.Run{Series: s, View: views[i]}
+		if labels != nil {
+			r.Label = labels[i]
+		}
+		in.Runs = append(in.Runs, r)
+	}
+	var buf bytes.Buffer
+	if err := chart.Write(&buf, format, in); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("--chart: %w", err)
+	}
+	fmt.Fprintf(a.stderr, "chart saved in %s\n", path)
+	return nil
 }

@@ -1,0 +1,100 @@
+package chart
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/stampede-bench/stampede/results"
+)
+
+// Format is an output format of a chart.
+type Format int
+
+// The output formats.
+const (
+	// SVG is a standalone SVG image.
+	SVG Format = iota + 1
+	// PNG is a PNG image of the same drawing.
+	PNG
+	// HTML is a self-contained page: the SVG inline, with a tooltip on each
+	// interval and on each error mark, and a table of each run's figures.
+	HTML
+)
+
+// String returns "svg", "png" or "html".
+func (f Format) String() string {
+	switch f {
+	case SVG:
+		return "svg"
+	case PNG:
+		return "png"
+	case HTML:
+		return "html"
+	}
+	return fmt.Sprintf("Format(%d)", int(f))
+}
+
+// FormatOf returns the format a file name's extension asks for: .svg, .png
+// or .html (in any case). Any other extension is an error.
+func FormatOf(path string) (Format, error) {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".svg":
+		return SVG, nil
+	case ".png":
+		return PNG, nil
+	case ".html", ".htm":
+		return HTML, nil
+	}
+	return 0, fmt.Errorf("%s: use .svg, .png or .html", path)
+}
+
+// Run is one run to chart.
+type Run struct {
+	// Series is the run's time series.
+	Series results.Series
+	// View is the run's figures over its report window (normally after
+	// the ramp-up), shown in the title and, in HTML, in a table.
+	View results.View
+	// Label names the run in the legend before its ID, such as "A"; it
+	// may be empty.
+	Label string
+}
+
+// Input is what a chart shows. Runs share the time axis, each timed from
+// its own start; with one run, colours tell operations (and other series)
+// apart, with several, they tell runs apart.
+type Input struct {
+	// Title heads the chart; empty means the workload's name (and, with
+	// several runs, "A vs B").
+	Title string
+	// Runs are the runs to draw, at least one.
+	Runs []Run
+}
+
+// Write renders in in format f to w. The output depends only on in and f.
+func Write(w io.Writer, f Format, in Input) error {
+	if len(in.Runs) == 0 {
+		return fmt.Errorf("chart: no run to draw")
+	}
+	d := build(in)
+	var buf bytes.Buffer
+	var err error
+	switch f {
+	case SVG:
+		err = writeSVG(&buf, d, false)
+	case PNG:
+		err = writePNG(&buf, d)
+	case HTML:
+		err = writeHTML(&buf, d, in)
+	default:
+		return fmt.Errorf("chart: unknown format %v", f)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(buf.Bytes())
+	return err
+}

@@ -1,0 +1,97 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stampede-bench/stampede/runlog"
+	"github.com/stampede-bench/stampede/stats"
+	"github.com/stampede-bench/stampede/telemetry"
+)
+
+// telemetryWriteRun writes a run whose telemetry shows the server writing
+// wkBs kB/s to vda, with the given limits in run.json.
+func telemetryWriteRun(t testing.TB, root, id string, start time.Time, wkBs float64, limits string) {
+	t.Helper()
+	info := runlog.RunInfo{ID: id, Workload: "oltp_write_only", Series: []string{"write"}, Start: start}
+	if limits != "" {
+		info.Limits = json.RawMessage(limits)
+	}
+	w, err := runlog.Create(root, info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sample := func(s, e time.Time, i int) telemetry.Sample {
+		return telemetry.Sample{
+			Start: s, End: e,
+			CPU:    telemetry.CPU{User: 40, System: 10, IOWait: float64(i), Idle: 50 - float64(i), Cores: 2},
+			Memory: telemetry.Memory{TotalBytes: 8 << 30, UsedBytes: 2 << 30},
+			Disks:  []telemetry.Disk{{Name: "vda", WritesPerSec: wkBs / 16, WriteKBPerSec: wkBs, UtilPct: wkBs / 1000}},
+			Procs:  []telemetry.ProcGroup{{Name: "postgres", Processes: 9, CPUCores: 0.5, RSSBytes: 300 << 20, WriteBytesPerSec: wkBs * 1024}},
+		}
+	}
+	if err := w.WriteTelemetry(sample(start, start, 0)); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		h := stats.NewHistogram()
+		for j := range 100 {
+			_ = h.RecordValue(int64(1_000_000 + j*int(40000/wkBs)*1000))
+		}
+		s := start.Add(time.Duration(i) * time.Second)
+		if err := w.WriteInterval(s, s.Add(time.Second), []runlog.IntervalSeries{{Name: "write", Hist: h, Count: h.TotalCount()}}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.WriteTelemetry(sample(s, s.Add(time.Second), i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Finish(start.Add(5*time.Second), runlog.StatusCompleted, "", nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCompareTelemetry compares a run without limits and one whose server
+// was limited to 5 MB/s of writes: the Greenplum experiment.
+func TestCompareTelemetry(t *testing.T) {
+	root := t.TempDir()
+	telemetryWriteRun(t, root, "20261122-100000-oltp_write_only-aaaa", compareT0, 40000, "")
+	telemetryWriteRun(t, root, "20261122-110000-oltp_write_only-bbbb", compareT0.Add(time.Hour), 5120,
+		`{"version":1,"cpus":0,"io":[{"device":"254:0","write_bps":5242880}]}`)
+	r := stampede(t, "compare", "--results-dir", root, "20261122-1000", "20261122-1100")
+	if r.code != 0 || r.stderr != "" {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	checkGolden(t, "compare_telemetry.golden", strings.ReplaceAll(r.stdout, root, "ROOT"))
+
+	r = stampede(t, "compare", "--results-dir", root, "--format", "json", "20261122-1000", "20261122-1100")
+	var c struct {
+		Telemetry []struct {
+			Name  string   `json:"name"`
+			A     *float64 `json:"a"`
+			B     *float64 `json:"b"`
+			Ratio *float64 `json:"ratio"`
+		} `json:"telemetry"`
+		Limits *struct{ A, B json.RawMessage } `json:"limits"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &c); err != nil {
+		t.Fatal(err)
+	}
+	if c.Limits == nil || string(c.Limits.A) != "null" || !strings.Contains(string(c.Limits.B), "5242880") {
+		t.Errorf("limits = %+v", c.Limits)
+	}
+	found := false
+	for _, row := range c.Telemetry {
+		if row.Name == "disk_vda_wkB_s_avg" {
+			found = true
+			if row.Ratio == nil || *row.Ratio != 0.128 {
+				t.Errorf("disk_vda_wkB_s_avg ratio = %v, want 0.128 (5120/40000)", row.Ratio)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no disk_vda_wkB_s_avg row in %s", r.stdout)
+	}
+}

@@ -1,0 +1,266 @@
+package results
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/stampede-bench/stampede/runlog"
+	"github.com/stampede-bench/stampede/stats"
+	"github.com/stampede-bench/stampede/telemetry"
+)
+
+// Series is the time series of one run, interval by interval, for charts:
+// what the run measured in each interval of its intervals log and, when it
+// recorded telemetry, in each telemetry sample. Times are in seconds since
+// the run's start. A Series is a plain value; as with any Go value,
+// concurrent reads are safe and writes need external synchronization.
+type Series struct {
+	// ID, Workload, Start and Tags identify the run (from run.json).
+	ID       string
+	Workload string
+	Start    time.Time
+	Tags     map[string]string
+	// RampEnd is when the ramp-up ended, in seconds since the start; 0 when
+	// the run had no ramp-up (see RampEnd).
+	RampEnd float64
+	// Ops holds one entry per operation series (see IsOp) that saw an
+	// operation or an error, in the order of the run's series.
+	Ops []OpSeries
+	// Telemetry holds the run's telemetry samples; nil when the run has no
+	// telemetry.ndjson (or no sample in it but the baseline).
+	Telemetry *Telemetry
+	// Warnings describe what could not be read (a truncated intervals or
+	// telemetry log); the series hold what could.
+	Warnings []string
+}
+
+// Span is a time span in seconds since a run's start.
+type Span struct {
+	// From and To bound the span.
+	From float64 `json:"from_s"`
+	To   float64 `json:"to_s"`
+}
+
+// OpSeries is one operation's figures in each interval of a run.
+type OpSeries struct {
+	// Name is the series name.
+	Name string
+	// Points holds one point per interval of the run, in order, including
+	// intervals in which the operation did not run.
+	Points []OpPoint
+}
+
+// OpPoint is one operation's figures over one interval.
+type OpPoint struct {
+	Span
+	// Count is the number of successful operations (the interval
+	// histogram's count) and Errors the number of failed ones.
+	Count  int64 `json:"count"`
+	Errors int64 `json:"errors"`
+	// Rate is Count per second of the interval.
+	Rate float64 `json:"ops_per_sec"`
+	// P50, P95, P99 and Max are latencies in milliseconds, within the
+	// histograms' precision (3 significant digits); all 0 when Count is 0.
+	P50 float64 `json:"p50_ms"`
+	P95 float64 `json:"p95_ms"`
+	P99 float64 `json:"p99_ms"`
+	Max float64 `json:"max_ms"`
+}
+
+// Telemetry is a run's telemetry samples, split into series. Every series
+// has one point per sample, in order, except that the baseline sample
+// (which covers no time) is left out, and a disk or process group has
+// points only for the samples that list it.
+type Telemetry struct {
+	// CPU is the host's CPU use.
+	CPU []CPUPoint
+	// Disks holds one series per block device, in order of first
+	// appearance.
+	Disks []DiskSeries
+	// Procs holds one series per watched process group, in order of first
+	// appearance.
+	Procs []ProcSeries
+}
+
+// CPUPoint is the host's CPU use over one telemetry sample, in percent of
+// all CPUs' time.
+type CPUPoint struct {
+	Span
+	// User is user plus nice time; System is system plus irq and softirq
+	// time; Busy is User + System.
+	User   float64 `json:"user_pct"`
+	System float64 `json:"system_pct"`
+	Busy   float64 `json:"busy_pct"`
+	// IOWait, Steal and Idle are the other states.
+	IOWait float64 `json:"iowait_pct"`
+	Steal  float64 `json:"steal_pct"`
+	Idle   float64 `json:"idle_pct"`
+}
+
+// DiskSeries is one block device's throughput in each telemetry sample.
+type DiskSeries struct {
+	// Name is the device's name, such as "vda".
+	Name string
+	// Points holds the device's throughput per sample.
+	Points []DiskPoint
+}
+
+// DiskPoint is one block device's throughput over one telemetry sample.
+type DiskPoint struct {
+	Span
+	// ReadKBPerSec and WriteKBPerSec are kilobytes (1024 bytes) per second.
+	ReadKBPerSec  float64 `json:"rkB_s"`
+	WriteKBPerSec float64 `json:"wkB_s"`
+}
+
+// ProcSeries is one watched process group's figures in each telemetry
+// sample.
+type ProcSeries struct {
+	// Name is the group's name: its pattern, or "pid N".
+	Name string
+	// Points holds the group's figures per sample.
+	Points []ProcPoint
+}
+
+// ProcPoint is one watched process group's figures over one telemetry
+// sample.
+type ProcPoint struct {
+	Span
+	// CPUCores is the CPU time used divided by the sample's length.
+	CPUCores float64 `json:"cpu_cores"`
+	// ReadBytesPerSec and WriteBytesPerSec are the storage I/O the group
+	// caused, per second.
+	ReadBytesPerSec  float64 `json:"read_bytes_s"`
+	WriteBytesPerSec float64 `json:"write_bytes_s"`
+}
+
+// TimeSeries reads run's intervals and telemetry into a Series: per
+// operation and interval the throughput, the p50, p95, p99 and maximum
+// latency and the errors, and the telemetry samples. It covers the whole
+// run, ramp-up included. A truncated intervals or telemetry log (a killed
+// run) is not an error: the Series holds what comes before the damage, and
+// a warning says where it stopped. TimeSeries fails if the intervals
+// cannot be read at all. It never modifies the run directory and is safe
+// for concurrent use.
+func TimeSeries(run *runlog.Run) (Series, error) {
+	start := run.Info.Start
+	s := Series{ID: run.Info.ID, Workload: run.Info.Workload, Start: start, Tags: run.Info.Tags}
+	warn := func(err error) { s.Warnings = append(s.Warnings, fmt.Sprintf("run %s: %v", run.Info.ID, err)) }
+	if t, ok := RampEnd(run, warn); ok {
+		s.RampEnd = t.Sub(start).Seconds()
+	}
+	ivs, err := run.Intervals()
+	var trunc *runlog.TruncatedError
+	if errors.As(err, &trunc) {
+		warn(trunc)
+	} else if err != nil {
+		return Series{}, err
+	}
+
+	names := append([]string(nil), run.Info.Series...)
+	index := map[string]int{}
+	for _, n := range names {
+		index[n] = len(index)
+	}
+	for i := range ivs {
+		for _, n := range sortedKeys(ivs[i].Series) {
+			if _, ok := index[n]; !ok {
+				index[n] = len(names)
+				names = append(names, n)
+			}
+		}
+	}
+	ops := make([]OpSeries, len(names))
+	used := make([]bool, len(names))
+	for i, n := range names {
+		ops[i] = OpSeries{Name: n, Points: make([]OpPoint, len(ivs))}
+	}
+	pcts := []float64{50, 95, 99}
+	for k := range ivs {
+		iv := &ivs[k]
+		span := Span{From: iv.Start.Sub(start).Seconds(), To: iv.End.Sub(start).Seconds()}
+		secs := iv.End.Sub(iv.Start).Seconds()
+		for i, n := range names {
+			p := OpPoint{Span: span}
+			if d := iv.Series[n]; d != nil {
+				p.Count, p.Errors = d.Packed.TotalCount(), d.Errors
+				if secs > 0 {
+					p.Rate = float64(p.Count) / secs
+				}
+				if p.Count > 0 {
+					v := d.Packed.ValueAtPercentilesSlice(pcts)
+					p.P50, p.P95, p.P99 = stats.Ms(v[0]), stats.Ms(v[1]), stats.Ms(v[2])
+					p.Max = stats.Ms(d.Packed.Max())
+				}
+			}
+			if p.Count > 0 || p.Errors > 0 {
+				used[i] = true
+			}
+			ops[i].Points[k] = p
+		}
+	}
+	for i, op := range ops {
+		if used[i] && IsOp(op.Name) {
+			s.Ops = append(s.Ops, op)
+		}
+	}
+
+	tel, err := readTelemetry(run, start)
+	if errors.As(err, &trunc) {
+		warn(trunc)
+	} else if err != nil {
+		warn(err)
+	}
+	s.Telemetry = tel
+	return s, nil
+}
+
+// readTelemetry reads telemetry.ndjson; it returns nil when the run has no
+// sample that covers time.
+func readTelemetry(run *runlog.Run, start time.Time) (*Telemetry, error) {
+	var t Telemetry
+	disks, procs := map[string]int{}, map[string]int{}
+	err := run.Telemetry(func(line []byte) error {
+		var smp telemetry.Sample
+		if err := json.Unmarshal(line, &smp); err != nil {
+			return fmt.Errorf("invalid JSON: %v", err)
+		}
+		if smp.Start.IsZero() || smp.End.IsZero() {
+			return errors.New("sample without start or end")
+		}
+		if !smp.End.After(smp.Start) {
+			return nil // the baseline: no rates
+		}
+		span := Span{From: smp.Start.Sub(start).Seconds(), To: smp.End.Sub(start).Seconds()}
+		c := smp.CPU
+		user, sys := c.User+c.Nice, c.System+c.IRQ+c.SoftIRQ
+		t.CPU = append(t.CPU, CPUPoint{Span: span, User: user, System: sys, Busy: user + sys,
+			IOWait: c.IOWait, Steal: c.Steal, Idle: c.Idle})
+		for _, d := range smp.Disks {
+			i, ok := disks[d.Name]
+			if !ok {
+				i = len(t.Disks)
+				disks[d.Name] = i
+				t.Disks = append(t.Disks, DiskSeries{Name: d.Name})
+			}
+			t.Disks[i].Points = append(t.Disks[i].Points, DiskPoint{Span: span, ReadKBPerSec: d.ReadKBPerSec, WriteKBPerSec: d.WriteKBPerSec})
+		}
+		for _, g := range smp.Procs {
+			i, ok := procs[g.Name]
+			if !ok {
+				i = len(t.Procs)
+				procs[g.Name] = i
+				t.Procs = append(t.Procs, ProcSeries{Name: g.Name})
+			}
+			t.Procs[i].Points = append(t.Procs[i].Points, ProcPoint{Span: span, CPUCores: g.CPUCores,
+				ReadBytesPerSec: g.ReadBytesPerSec, WriteBytesPerSec: g.WriteBytesPerSec})
+		}
+		return nil
+	})
+	if len(t.CPU) == 0 {
+		return nil, err
+	}
+	return &t, err
+}

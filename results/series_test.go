@@ -1,0 +1,253 @@
+package results_test
+
+import (
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stampede-bench/stampede/results"
+	"github.com/stampede-bench/stampede/runlog"
+)
+
+// exactPct is the percentile of values in ms, ranked as HdrHistogram
+// ranks them: the value of rank p/100*n rounded to the nearest integer.
+func exactPct(values []int64, p float64) float64 {
+	s := slices.Clone(values)
+	slices.Sort(s)
+	i := int(p/100*float64(len(s))+0.5) - 1
+	return float64(s[min(max(i, 0), len(s)-1)]) / 1e6
+}
+
+// near reports whether got is within the histograms' precision (3
+// significant digits) of want.
+func near(got, want float64) bool {
+	return math.Abs(got-want) <= want*2e-3
+}
+
+// telemetryLine is a telemetry.ndjson line in the format of
+// telemetry.Sample (only the fields TimeSeries reads, plus one it ignores).
+type telemetryLine struct {
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+	CPU   struct {
+		User    float64 `json:"user_pct"`
+		Nice    float64 `json:"nice_pct"`
+		System  float64 `json:"system_pct"`
+		IOWait  float64 `json:"iowait_pct"`
+		SoftIRQ float64 `json:"softirq_pct"`
+		Idle    float64 `json:"idle_pct"`
+	} `json:"cpu"`
+	Disks []map[string]any `json:"disks,omitempty"`
+	Procs []map[string]any `json:"procs,omitempty"`
+}
+
+func TestTimeSeries(t *testing.T) {
+	root := t.TempDir()
+	series := []string{"read", "update", "read.lag", "delete"}
+	w, err := runlog.Create(root, runlog.RunInfo{ID: "20261122-103512-ycsb-ts01", Workload: "ycsb", Series: series, Start: t0, Tags: map[string]string{"k": "v"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.SetRampEnd(t0.Add(1500 * time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	ivs := synthetic(4)
+	// Intervals of 2 seconds; in the third, update does nothing but fail.
+	ivs[2].series["update"] = nil
+	ivs[2].errors["update"] = 5
+	for i, iv := range ivs {
+		var ss []runlog.IntervalSeries
+		for _, name := range series {
+			h := hist(t, iv.series[name])
+			ss = append(ss, runlog.IntervalSeries{Name: name, Hist: h, Count: h.TotalCount(), Errors: iv.errors[name]})
+		}
+		start := t0.Add(time.Duration(2*i) * time.Second)
+		if err := w.WriteInterval(start, start.Add(2*time.Second), ss, nil); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			// The baseline sample, which covers no time.
+			var base telemetryLine
+			base.Start, base.End = start, start
+			if err := w.WriteTelemetry(base); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var tl telemetryLine
+		tl.Start, tl.End = start, start.Add(2*time.Second)
+		tl.CPU.User, tl.CPU.Nice, tl.CPU.System, tl.CPU.SoftIRQ, tl.CPU.IOWait = 30, 5, 10, 2, float64(i)
+		tl.CPU.Idle = 100 - 47 - float64(i)
+		tl.Disks = []map[string]any{{"name": "vda", "rkB_s": 1.5, "wkB_s": float64(100 * i), "r_s": 3.0}}
+		if i >= 2 {
+			tl.Disks = append(tl.Disks, map[string]any{"name": "vdb", "rkB_s": 0.0, "wkB_s": 7.0})
+		}
+		tl.Procs = []map[string]any{{"name": "postgres", "processes": 3, "cpu_cores": 0.5 * float64(i), "read_bytes_s": 10.0, "write_bytes_s": 4096.0}}
+		if err := w.WriteTelemetry(tl); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Finish(t0.Add(8*time.Second), runlog.StatusCompleted, "", nil); err != nil {
+		t.Fatal(err)
+	}
+	run, err := runlog.Open(filepath.Join(root, "20261122-103512-ycsb-ts01"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := hashDir(t, run.Dir)
+
+	s, err := results.TimeSeries(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.ID != run.Info.ID || s.Workload != "ycsb" || !s.Start.Equal(t0) || s.Tags["k"] != "v" {
+		t.Errorf("identity: %+v", s)
+	}
+	if s.RampEnd != 1.5 {
+		t.Errorf("RampEnd = %v, want 1.5", s.RampEnd)
+	}
+	if len(s.Warnings) != 0 {
+		t.Errorf("warnings: %v", s.Warnings)
+	}
+	// read.lag is not an operation; delete saw nothing.
+	var names []string
+	for _, op := range s.Ops {
+		names = append(names, op.Name)
+	}
+	if !slices.Equal(names, []string{"read", "update"}) {
+		t.Fatalf("ops = %v, want [read update]", names)
+	}
+	for _, op := range s.Ops {
+		if len(op.Points) != len(ivs) {
+			t.Fatalf("%s: %d points, want %d", op.Name, len(op.Points), len(ivs))
+		}
+		for i, p := range op.Points {
+			vals := ivs[i].series[op.Name]
+			if p.From != float64(2*i) || p.To != float64(2*i+2) {
+				t.Errorf("%s[%d]: span %v-%v", op.Name, i, p.From, p.To)
+			}
+			if p.Count != int64(len(vals)) || p.Errors != ivs[i].errors[op.Name] {
+				t.Errorf("%s[%d]: count %d errors %d, want %d %d", op.Name, i, p.Count, p.Errors, len(vals), ivs[i].errors[op.Name])
+			}
+			if want := float64(len(vals)) / 2; p.Rate != want {
+				t.Errorf("%s[%d]: rate %v, want %v", op.Name, i, p.Rate, want)
+			}
+			if len(vals) == 0 {
+				if p.P50 != 0 || p.P95 != 0 || p.P99 != 0 || p.Max != 0 {
+					t.Errorf("%s[%d]: latencies without operations: %+v", op.Name, i, p)
+				}
+				continue
+			}
+			for _, c := range []struct {
+				name     string
+				got, pct float64
+			}{{"p50", p.P50, 50}, {"p95", p.P95, 95}, {"p99", p.P99, 99}, {"max", p.Max, 100}} {
+				if want := exactPct(vals, c.pct); !near(c.got, want) {
+					t.Errorf("%s[%d] %s = %v ms, want %v within 0.2%%", op.Name, i, c.name, c.got, want)
+				}
+			}
+		}
+	}
+
+	tel := s.Telemetry
+	if tel == nil {
+		t.Fatal("no telemetry")
+	}
+	if len(tel.CPU) != 4 {
+		t.Fatalf("%d CPU points, want 4 (the baseline left out)", len(tel.CPU))
+	}
+	for i, c := range tel.CPU {
+		want := results.CPUPoint{Span: results.Span{From: float64(2 * i), To: float64(2*i + 2)},
+			User: 35, System: 12, Busy: 47, IOWait: float64(i), Idle: 53 - float64(i)}
+		if c != want {
+			t.Errorf("CPU[%d] = %+v, want %+v", i, c, want)
+		}
+	}
+	if len(tel.Disks) != 2 || tel.Disks[0].Name != "vda" || tel.Disks[1].Name != "vdb" {
+		t.Fatalf("disks: %+v", tel.Disks)
+	}
+	if len(tel.Disks[0].Points) != 4 || tel.Disks[0].Points[3].WriteKBPerSec != 300 || tel.Disks[0].Points[3].ReadKBPerSec != 1.5 {
+		t.Errorf("vda: %+v", tel.Disks[0].Points)
+	}
+	if p := tel.Disks[1].Points; len(p) != 2 || p[0].From != 4 || p[0].WriteKBPerSec != 7 {
+		t.Errorf("vdb (from the third sample): %+v", p)
+	}
+	if len(tel.Procs) != 1 || len(tel.Procs[0].Points) != 4 {
+		t.Fatalf("procs: %+v", tel.Procs)
+	}
+	if p := tel.Procs[0].Points[2]; p.CPUCores != 1 || p.WriteBytesPerSec != 4096 || p.ReadBytesPerSec != 10 {
+		t.Errorf("postgres[2] = %+v", p)
+	}
+	if after := hashDir(t, run.Dir); !slices.Equal(before, after) {
+		t.Error("TimeSeries modified the run directory")
+	}
+
+	// A torn last telemetry line is a warning; the samples before it stay.
+	f, err := os.OpenFile(filepath.Join(run.Dir, runlog.TelemetryFile), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"start":"2026-`)
+	f.Close()
+	s, err = results.TimeSeries(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Telemetry == nil || len(s.Telemetry.CPU) != 4 || len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "telemetry.ndjson") {
+		t.Errorf("torn telemetry: %d warnings %v", len(s.Warnings), s.Warnings)
+	}
+}
+
+// TestTimeSeriesKilled checks a run killed in the middle of an interval
+// without telemetry: the complete intervals, a warning, no telemetry, and
+// the ramp-up's end from the events log.
+func TestTimeSeriesKilled(t *testing.T) {
+	root := t.TempDir()
+	run := writeRun(t, root, runSpec{id: "20261122-103512-ycsb-ts02", intervals: synthetic(3), rampEnd: time.Second, killed: true})
+	hlog := filepath.Join(run.Dir, runlog.HlogFile)
+	f, err := os.OpenFile(hlog, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("Tag=read,3.000000,1.0")
+	f.Close()
+	s, err := results.TimeSeries(run)
+	var trunc *runlog.TruncatedError
+	if err != nil && !errors.As(err, &trunc) {
+		t.Fatal(err)
+	}
+	if len(s.Ops) != 2 || len(s.Ops[0].Points) != 3 {
+		t.Fatalf("ops: %+v", s.Ops)
+	}
+	if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "truncated") {
+		t.Errorf("warnings: %v", s.Warnings)
+	}
+	if s.Telemetry != nil {
+		t.Errorf("telemetry without telemetry.ndjson: %+v", s.Telemetry)
+	}
+	if s.RampEnd != 1 {
+		t.Errorf("RampEnd = %v, want 1 (from events.ndjson)", s.RampEnd)
+	}
+}
+
+// hashDir lists every file under dir with its content.
+func hashDir(t testing.TB, dir string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err != nil || fi.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		out = append(out, p+"\x00"+string(b))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
