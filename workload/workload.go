@@ -339,3 +339,36 @@ type TenantColumner interface {
 	// column. It is called after flags are parsed, before Tables or Ops.
 	SetTenant(id int)
 }
+
+// Auditor is a Generator that audits its own run: checks of what the
+// workers did (TPC-C's run-time audits of clause 9.2 and response-time
+// criteria of clause 5.2.5, say), printed under the summary. The runner
+// calls Audits once, after the run, when the workers have stopped.
+type Auditor interface {
+	Generator
+	// Audits returns the audits of the run that Ops last prepared, which
+	// lasted elapsed (after the ramp). latency(op, q) is the run's latency
+	// of operation op (a name of QueryLoad.Ops) at quantile q in [0, 1],
+	// or 0 when op never completed.
+	Audits(elapsed time.Duration, latency func(op string, quantile float64) time.Duration) []Audit
+}
+
+// Audit results.
+const (
+	AuditPass = "PASS"
+	AuditFail = "FAIL"
+	// AuditSkip means the audit could not judge (too few operations, or a
+	// configuration in which it does not apply); Detail says why.
+	AuditSkip = "SKIP"
+)
+
+// Audit is the outcome of one audit.
+type Audit struct {
+	// Name says what is audited, such as "New-Order rollbacks (0.9-1.1%)".
+	Name string
+	// Result is AuditPass, AuditFail or AuditSkip.
+	Result string
+	// Detail gives the figures behind the result, such as
+	// "1.02% of 12,345 New-Orders".
+	Detail string
+}

@@ -3,7 +3,10 @@ package tpcc
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
@@ -47,54 +50,100 @@ func (g *tpcc) preRun(ctx context.Context, db *sqlx.DB) error {
 	return g.checkMeta(m, db)
 }
 
-// check is a consistency condition of clause 3.3.2: query counts the
-// offending rows (districts, warehouses, orders...).
+// check is a consistency condition of clause 3.3.2.
 type check struct {
-	clause, desc, query string
+	clause, desc string
+	// query counts the offending rows (warehouses, districts, orders,
+	// customers...) of the warehouses $1 to $2.
+	query string
+	// expensive checks read every order line or customer row against
+	// others; they run only with --expensive-checks.
+	expensive bool
+	// loadOnly checks hold only until the first run (3.3.2.11).
+	loadOnly bool
 }
 
-// checks are the consistency conditions of clause 3.3.2 that hold at any
-// time (3.3.2.1 to 3.3.2.9).
+// wRange restricts column to the warehouses $1 to $2.
+func wRange(column string) string { return column + " BETWEEN $1 AND $2" }
+
+// deliveredByCustomer sums the amounts of the delivered order lines of
+// each customer of the warehouses $1 to $2 (3.3.2.10 and 3.3.2.12).
+var deliveredByCustomer = `(SELECT o_w_id, o_d_id, o_c_id, sum(ol_amount) AS s FROM ` + orderTable + ` JOIN ` + orderLineTable + `
+		ON ol_w_id = o_w_id AND ol_d_id = o_d_id AND ol_o_id = o_id
+	WHERE ` + wRange("o_w_id") + ` AND ` + wRange("ol_w_id") + ` AND ol_delivery_d IS NOT NULL
+	GROUP BY o_w_id, o_d_id, o_c_id) ol ON o_w_id = c_w_id AND o_d_id = c_d_id AND o_c_id = c_id`
+
+// checks are the twelve consistency conditions of clause 3.3.2, each
+// counting offending rows in a range of warehouses.
 var checks = []check{
-	{"3.3.2.1", "W_YTD = sum(D_YTD)", `SELECT count(*) FROM ` + warehouseTable + ` LEFT JOIN
-	(SELECT d_w_id, sum(d_ytd) AS s FROM ` + districtTable + ` GROUP BY d_w_id) d ON d_w_id = w_id
-	WHERE d.s IS DISTINCT FROM w_ytd`},
-	{"3.3.2.2", "D_NEXT_O_ID - 1 = max(O_ID) = max(NO_O_ID)", `SELECT count(*) FROM ` + districtTable + `
-	LEFT JOIN (SELECT o_w_id, o_d_id, max(o_id) AS m FROM ` + orderTable + ` GROUP BY o_w_id, o_d_id) o
+	{clause: "3.3.2.1", desc: "W_YTD = sum(D_YTD)", query: `SELECT count(*) FROM ` + warehouseTable + ` LEFT JOIN
+	(SELECT d_w_id, sum(d_ytd) AS s FROM ` + districtTable + ` WHERE ` + wRange("d_w_id") + ` GROUP BY d_w_id) d ON d_w_id = w_id
+	WHERE ` + wRange("w_id") + ` AND d.s IS DISTINCT FROM w_ytd`},
+	{clause: "3.3.2.2", desc: "D_NEXT_O_ID - 1 = max(O_ID) = max(NO_O_ID)", query: `SELECT count(*) FROM ` + districtTable + `
+	LEFT JOIN (SELECT o_w_id, o_d_id, max(o_id) AS m FROM ` + orderTable + ` WHERE ` + wRange("o_w_id") + ` GROUP BY o_w_id, o_d_id) o
 		ON o_w_id = d_w_id AND o_d_id = d_id
-	LEFT JOIN (SELECT no_w_id, no_d_id, max(no_o_id) AS m FROM ` + newOrderTable + ` GROUP BY no_w_id, no_d_id) n
+	LEFT JOIN (SELECT no_w_id, no_d_id, max(no_o_id) AS m FROM ` + newOrderTable + ` WHERE ` + wRange("no_w_id") + ` GROUP BY no_w_id, no_d_id) n
 		ON no_w_id = d_w_id AND no_d_id = d_id
-	WHERE o.m IS DISTINCT FROM d_next_o_id - 1 OR (n.m IS NOT NULL AND n.m <> d_next_o_id - 1)`},
-	{"3.3.2.3", "max(NO_O_ID) - min(NO_O_ID) + 1 = count(new_order) per district", `SELECT count(*) FROM
-	(SELECT max(no_o_id) - min(no_o_id) + 1 - count(*) AS diff FROM ` + newOrderTable + ` GROUP BY no_w_id, no_d_id) n
+	WHERE ` + wRange("d_w_id") + ` AND (o.m IS DISTINCT FROM d_next_o_id - 1 OR (n.m IS NOT NULL AND n.m <> d_next_o_id - 1))`},
+	{clause: "3.3.2.3", desc: "max(NO_O_ID) - min(NO_O_ID) + 1 = count(new_order) per district", query: `SELECT count(*) FROM
+	(SELECT max(no_o_id) - min(no_o_id) + 1 - count(*) AS diff FROM ` + newOrderTable + ` WHERE ` + wRange("no_w_id") + `
+		GROUP BY no_w_id, no_d_id) n
 	WHERE diff <> 0`},
-	{"3.3.2.4", "sum(O_OL_CNT) = count(order_line) per district", `SELECT count(*) FROM
-	(SELECT o_w_id, o_d_id, sum(o_ol_cnt) AS s FROM ` + orderTable + ` GROUP BY o_w_id, o_d_id) o
-	FULL JOIN (SELECT ol_w_id, ol_d_id, count(*) AS c FROM ` + orderLineTable + ` GROUP BY ol_w_id, ol_d_id) l
+	{clause: "3.3.2.4", desc: "sum(O_OL_CNT) = count(order_line) per district", query: `SELECT count(*) FROM
+	(SELECT o_w_id, o_d_id, sum(o_ol_cnt) AS s FROM ` + orderTable + ` WHERE ` + wRange("o_w_id") + ` GROUP BY o_w_id, o_d_id) o
+	FULL JOIN (SELECT ol_w_id, ol_d_id, count(*) AS c FROM ` + orderLineTable + ` WHERE ` + wRange("ol_w_id") + ` GROUP BY ol_w_id, ol_d_id) l
 		ON ol_w_id = o_w_id AND ol_d_id = o_d_id
 	WHERE o.s IS DISTINCT FROM l.c`},
-	{"3.3.2.5", "O_CARRIER_ID is null exactly for the orders in new_order", `SELECT count(*) FROM ` + orderTable + `
+	{clause: "3.3.2.5", desc: "O_CARRIER_ID is null exactly for the orders in new_order", query: `SELECT count(*) FROM ` + orderTable + `
 	LEFT JOIN ` + newOrderTable + ` ON no_w_id = o_w_id AND no_d_id = o_d_id AND no_o_id = o_id
-	WHERE (o_carrier_id IS NULL) <> (no_o_id IS NOT NULL)`},
-	{"3.3.2.6", "O_OL_CNT = count(order_line) per order", `SELECT count(*) FROM ` + orderTable + `
-	FULL JOIN (SELECT ol_w_id, ol_d_id, ol_o_id, count(*) AS c FROM ` + orderLineTable + ` GROUP BY ol_w_id, ol_d_id, ol_o_id) l
+	WHERE ` + wRange("o_w_id") + ` AND (o_carrier_id IS NULL) <> (no_o_id IS NOT NULL)`},
+	{clause: "3.3.2.6", desc: "O_OL_CNT = count(order_line) per order", expensive: true, query: `SELECT count(*) FROM
+	(SELECT o_w_id, o_d_id, o_id, o_ol_cnt FROM ` + orderTable + ` WHERE ` + wRange("o_w_id") + `) o
+	FULL JOIN (SELECT ol_w_id, ol_d_id, ol_o_id, count(*) AS c FROM ` + orderLineTable + ` WHERE ` + wRange("ol_w_id") + `
+		GROUP BY ol_w_id, ol_d_id, ol_o_id) l
 		ON ol_w_id = o_w_id AND ol_d_id = o_d_id AND ol_o_id = o_id
 	WHERE o_ol_cnt IS DISTINCT FROM l.c`},
-	{"3.3.2.7", "OL_DELIVERY_D is null exactly for the lines of orders with null O_CARRIER_ID", `SELECT count(*) FROM ` + orderLineTable + `
+	{clause: "3.3.2.7", desc: "OL_DELIVERY_D is null exactly for the lines of orders with null O_CARRIER_ID", query: `SELECT count(*) FROM ` + orderLineTable + `
 	JOIN ` + orderTable + ` ON o_w_id = ol_w_id AND o_d_id = ol_d_id AND o_id = ol_o_id
-	WHERE (ol_delivery_d IS NULL) <> (o_carrier_id IS NULL)`},
-	{"3.3.2.8", "W_YTD = sum(H_AMOUNT)", `SELECT count(*) FROM ` + warehouseTable + ` LEFT JOIN
-	(SELECT h_w_id, sum(h_amount) AS s FROM ` + historyTable + ` GROUP BY h_w_id) h ON h_w_id = w_id
-	WHERE h.s IS DISTINCT FROM w_ytd`},
-	{"3.3.2.9", "D_YTD = sum(H_AMOUNT) per district", `SELECT count(*) FROM ` + districtTable + ` LEFT JOIN
-	(SELECT h_w_id, h_d_id, sum(h_amount) AS s FROM ` + historyTable + ` GROUP BY h_w_id, h_d_id) h
+	WHERE ` + wRange("ol_w_id") + ` AND ` + wRange("o_w_id") + ` AND (ol_delivery_d IS NULL) <> (o_carrier_id IS NULL)`},
+	{clause: "3.3.2.8", desc: "W_YTD = sum(H_AMOUNT)", query: `SELECT count(*) FROM ` + warehouseTable + ` LEFT JOIN
+	(SELECT h_w_id, sum(h_amount) AS s FROM ` + historyTable + ` WHERE ` + wRange("h_w_id") + ` GROUP BY h_w_id) h ON h_w_id = w_id
+	WHERE ` + wRange("w_id") + ` AND h.s IS DISTINCT FROM w_ytd`},
+	{clause: "3.3.2.9", desc: "D_YTD = sum(H_AMOUNT) per district", query: `SELECT count(*) FROM ` + districtTable + ` LEFT JOIN
+	(SELECT h_w_id, h_d_id, sum(h_amount) AS s FROM ` + historyTable + ` WHERE ` + wRange("h_w_id") + ` GROUP BY h_w_id, h_d_id) h
 		ON h_w_id = d_w_id AND h_d_id = d_id
-	WHERE h.s IS DISTINCT FROM d_ytd`},
+	WHERE ` + wRange("d_w_id") + ` AND h.s IS DISTINCT FROM d_ytd`},
+	{clause: "3.3.2.10", desc: "C_BALANCE = sum(delivered OL_AMOUNT) - sum(H_AMOUNT) per customer", expensive: true,
+		query: `SELECT count(*) FROM ` + customerTable + `
+	LEFT JOIN ` + deliveredByCustomer + `
+	LEFT JOIN (SELECT h_c_w_id, h_c_d_id, h_c_id, sum(h_amount) AS s FROM ` + historyTable + ` WHERE ` + wRange("h_c_w_id") + `
+		GROUP BY h_c_w_id, h_c_d_id, h_c_id) h ON h_c_w_id = c_w_id AND h_c_d_id = c_d_id AND h_c_id = c_id
+	WHERE ` + wRange("c_w_id") + ` AND c_balance IS DISTINCT FROM coalesce(ol.s, 0) - coalesce(h.s, 0)`},
+	{clause: "3.3.2.11", desc: "count(order) - count(new_order) = 2100 per district", loadOnly: true, query: `SELECT count(*) FROM ` + districtTable + `
+	LEFT JOIN (SELECT o_w_id, o_d_id, count(*) AS c FROM ` + orderTable + ` WHERE ` + wRange("o_w_id") + ` GROUP BY o_w_id, o_d_id) o
+		ON o_w_id = d_w_id AND o_d_id = d_id
+	LEFT JOIN (SELECT no_w_id, no_d_id, count(*) AS c FROM ` + newOrderTable + ` WHERE ` + wRange("no_w_id") + ` GROUP BY no_w_id, no_d_id) n
+		ON no_w_id = d_w_id AND no_d_id = d_id
+	WHERE ` + wRange("d_w_id") + ` AND coalesce(o.c, 0) - coalesce(n.c, 0) <> ` + fmt.Sprint(firstNewOrder-1)},
+	{clause: "3.3.2.12", desc: "C_BALANCE + C_YTD_PAYMENT = sum(delivered OL_AMOUNT) per customer", expensive: true,
+		query: `SELECT count(*) FROM ` + customerTable + `
+	LEFT JOIN ` + deliveredByCustomer + `
+	WHERE ` + wRange("c_w_id") + ` AND c_balance + c_ytd_payment IS DISTINCT FROM coalesce(ol.s, 0)`},
 }
 
-// checkConsistency runs the checks in one REPEATABLE READ, read-only
-// transaction, so that they see one snapshot, and prints a line per
-// check: PASS, or FAIL with the number of offending rows.
+// checkConns is the most connections the checks use at once; each runs a
+// share of the warehouse ranges in the same snapshot.
+const checkConns = 4
+
+// rangesPerConn is how many warehouse ranges each connection gets on
+// average, so that a slow range does not leave the others idle.
+const rangesPerConn = 4
+
+// checkConsistency runs the consistency conditions inside one REPEATABLE
+// READ, read-only snapshot shared by up to checkConns connections, each
+// condition over ranges of warehouses in parallel, and prints a line per
+// condition in clause order: PASS, FAIL with the number of offending rows,
+// or SKIP with the reason.
 func (g *tpcc) checkConsistency(ctx context.Context, db *sqlx.DB, rep workload.Reporter) error {
 	if err := g.validate(); err != nil {
 		return err
@@ -110,26 +159,187 @@ func (g *tpcc) checkConsistency(ctx context.Context, db *sqlx.DB, rep workload.R
 	if m.version != schemaVersion {
 		return g.checkMeta(m, db)
 	}
-	tx, err := db.Begin(ctx, sqlx.TxOptions{Isolation: sqlx.RepeatableRead, ReadOnly: true})
-	if err != nil {
-		return fmt.Errorf("checking consistency: %w", err)
+	skips := make([]string, len(checks))
+	for i, c := range checks {
+		switch {
+		case c.expensive && !g.expensive:
+			skips[i] = "costly: --expensive-checks runs it"
+		case c.loadOnly && !m.fresh:
+			skips[i] = "holds only right after loading, and a run has happened since"
+		}
 	}
-	defer tx.Rollback(context.WithoutCancel(ctx)) // read-only: nothing to commit
 	var failed []string
-	for _, c := range checks {
-		var bad int64
-		if err := tx.QueryRow(ctx, c.query).Scan(&bad); err != nil {
-			return fmt.Errorf("consistency condition %s (%s): %w", c.clause, c.desc, err)
+	printed := 0
+	printDone := func(bad []int64, done []bool) {
+		for ; printed < len(checks) && done[printed]; printed++ {
+			c := checks[printed]
+			switch {
+			case skips[printed] != "":
+				rep.Printf("tpcc: %s %s: SKIP (%s)", c.clause, c.desc, skips[printed])
+			case bad[printed] == 0:
+				rep.Printf("tpcc: %s %s: PASS", c.clause, c.desc)
+			default:
+				rep.Printf("tpcc: %s %s: FAIL (%d offending rows)", c.clause, c.desc, bad[printed])
+				failed = append(failed, fmt.Sprintf("%s (%d rows)", c.clause, bad[printed]))
+			}
 		}
-		if bad == 0 {
-			rep.Printf("tpcc: %s %s: PASS", c.clause, c.desc)
-			continue
-		}
-		rep.Printf("tpcc: %s %s: FAIL (%d offending rows)", c.clause, c.desc, bad)
-		failed = append(failed, fmt.Sprintf("%s (%d rows)", c.clause, bad))
+	}
+	sr := snapshotRunner{db: db, conns: checkConns, note: func(s string) { rep.Printf("tpcc: %s", s) }}
+	if _, err := sr.run(ctx, checks, skips, m.warehouses, printDone); err != nil {
+		return err
 	}
 	if len(failed) > 0 {
 		return fmt.Errorf("tpcc consistency check failed: %s", strings.Join(failed, ", "))
 	}
 	return nil
+}
+
+// snapshotRunner runs check queries over ranges of warehouses on several
+// connections that share one snapshot: the first exports its REPEATABLE
+// READ snapshot (pg_export_snapshot) and the others import it (SET
+// TRANSACTION SNAPSHOT). A server that cannot export one gets every query
+// on the first connection.
+type snapshotRunner struct {
+	db *sqlx.DB
+	// conns is the most connections used; fewer when the pool has fewer
+	// free (the others' Begin waits only while there is work left).
+	conns int
+	// note receives remarks on how the checks ran.
+	note func(string)
+	// afterExport, when set, is called once the snapshot is taken and
+	// before any other connection imports it (a test hook).
+	afterExport func()
+}
+
+// task is one check over one range of warehouses.
+type task struct {
+	check  int
+	lo, hi int64
+}
+
+// taskResult is the outcome of a task: the offending rows and the
+// connection (0 for the exporting one) that ran it.
+type taskResult struct {
+	bad  int64
+	conn int
+}
+
+// snapshotRE matches the snapshot identifiers pg_export_snapshot returns,
+// such as 00000003-0000001B-1.
+var snapshotRE = regexp.MustCompile(`^[0-9A-Fa-f-]+$`)
+
+// run runs every check whose skip is "" over warehouses 1..warehouses and
+// calls progress, under a lock, after each task with the offending rows
+// so far and which checks are complete (skipped ones are from the start).
+// It returns every task's result.
+func (r snapshotRunner) run(ctx context.Context, cs []check, skips []string, warehouses int64,
+	progress func(bad []int64, done []bool)) ([]taskResult, error) {
+	opts := sqlx.TxOptions{Isolation: sqlx.RepeatableRead, ReadOnly: true}
+	first, err := r.db.Begin(ctx, opts)
+	if err != nil {
+		return nil, fmt.Errorf("checking consistency: %w", err)
+	}
+	defer func() { first.Rollback(context.WithoutCancel(ctx)) }() // read-only: nothing to commit
+	conns := max(r.conns, 1)
+	var snap string
+	if conns > 1 {
+		err := first.QueryRow(ctx, "SELECT pg_export_snapshot()").Scan(&snap)
+		if err == nil && !snapshotRE.MatchString(snap) {
+			err = fmt.Errorf("unexpected snapshot identifier %q", snap)
+		}
+		if err != nil {
+			// The failed statement aborted the transaction: start again.
+			first.Rollback(context.WithoutCancel(ctx))
+			if first, err = r.db.Begin(ctx, opts); err != nil {
+				return nil, fmt.Errorf("checking consistency: %w", err)
+			}
+			conns = 1
+			if r.note != nil {
+				r.note("checks run on one connection: the server cannot share its snapshot")
+			}
+		}
+	}
+	if r.afterExport != nil {
+		r.afterExport()
+	}
+
+	// The ranges: about rangesPerConn per connection.
+	per := max(1, (warehouses+int64(conns*rangesPerConn)-1)/int64(conns*rangesPerConn))
+	var tasks []task
+	remaining := make([]int, len(cs))
+	done := make([]bool, len(cs))
+	bad := make([]int64, len(cs))
+	for i := range cs {
+		if skips[i] != "" {
+			done[i] = true
+			continue
+		}
+		for lo := int64(1); lo <= warehouses; lo += per {
+			tasks = append(tasks, task{check: i, lo: lo, hi: min(lo+per-1, warehouses)})
+			remaining[i]++
+		}
+		if remaining[i] == 0 { // no warehouse
+			done[i] = true
+		}
+	}
+	results := make([]taskResult, len(tasks))
+	var mu sync.Mutex
+	var next atomic.Int64
+	var failed atomic.Bool
+	progress(bad, done)
+	work := func(tx sqlx.Tx, conn int) error {
+		for !failed.Load() {
+			i := int(next.Add(1) - 1)
+			if i >= len(tasks) {
+				return nil
+			}
+			t := tasks[i]
+			c := cs[t.check]
+			var n int64
+			if err := tx.QueryRow(ctx, c.query, t.lo, t.hi).Scan(&n); err != nil {
+				failed.Store(true)
+				return fmt.Errorf("consistency condition %s (%s), warehouses %d to %d: %w", c.clause, c.desc, t.lo, t.hi, err)
+			}
+			results[i] = taskResult{bad: n, conn: conn}
+			mu.Lock()
+			bad[t.check] += n
+			remaining[t.check]--
+			done[t.check] = remaining[t.check] == 0
+			progress(bad, done)
+			mu.Unlock()
+		}
+		return nil
+	}
+
+	// The other connections: each waits for a free connection only while
+	// the first has work left, imports the snapshot, and takes tasks.
+	helpers, stopHelpers := context.WithCancel(ctx)
+	defer stopHelpers()
+	errs := make([]error, min(conns, max(len(tasks), 1)))
+	var wg sync.WaitGroup
+	for c := 1; c < len(errs); c++ {
+		wg.Go(func() {
+			tx, err := r.db.Begin(helpers, opts)
+			if err != nil {
+				return // no free connection before the work ran out
+			}
+			defer tx.Rollback(context.WithoutCancel(ctx))
+			if _, err := tx.Exec(helpers, "SET TRANSACTION SNAPSHOT '"+snap+"'"); err != nil {
+				if helpers.Err() == nil {
+					errs[c] = fmt.Errorf("checking consistency: importing the snapshot: %w", err)
+				}
+				return
+			}
+			errs[c] = work(tx, c)
+		})
+	}
+	errs[0] = work(first, 0)
+	stopHelpers()
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return results, nil
 }

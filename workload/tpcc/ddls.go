@@ -19,6 +19,11 @@ const (
 	itemTable      = "item"
 )
 
+// dataTables are the tables of clause 1.3 in creation order, named as
+// Tables names them.
+var dataTables = []string{warehouseTable, itemTable, districtTable, customerTable, historyTable, orderName,
+	newOrderTable, stockTable, orderLineTable}
+
 // orderTable is "order", quoted by the dialect (only PostgreSQL's exists).
 var orderTable = dialect.Postgres{}.QuoteIdent(orderName)
 
@@ -26,12 +31,16 @@ var orderTable = dialect.Postgres{}.QuoteIdent(orderName)
 // spec's types: N digits are INTEGER (or SMALLINT), money and rates
 // DECIMAL. Foreign keys are added after the load with --fks (fkStmts).
 const (
-	// tpcc_meta is not part of TPC-C: it records what was loaded.
+	// tpcc_meta is not part of TPC-C: it records what was loaded, in one
+	// row written when the load is complete (so an empty tpcc_meta means
+	// an unfinished init). fresh is true until the first run, for the
+	// consistency condition 3.3.2.11, which holds only right after loading.
 	metaSchema = `(
 	version TEXT NOT NULL,
 	warehouses INTEGER NOT NULL,
 	c_last_load_c INTEGER NOT NULL,
-	seed BIGINT NOT NULL
+	seed BIGINT NOT NULL,
+	fresh BOOLEAN NOT NULL
 )`
 
 	// Clause 1.3.1.
@@ -171,7 +180,7 @@ const (
 
 // Column lists, in the order the generators produce values.
 var (
-	metaColumns      = []string{"version", "warehouses", "c_last_load_c", "seed"}
+	metaColumns      = []string{"version", "warehouses", "c_last_load_c", "seed", "fresh"}
 	warehouseColumns = []string{"w_id", "w_name", "w_street_1", "w_street_2", "w_city", "w_state", "w_zip", "w_tax", "w_ytd"}
 	districtColumns  = []string{"d_id", "d_w_id", "d_name", "d_street_1", "d_street_2", "d_city", "d_state", "d_zip",
 		"d_tax", "d_ytd", "d_next_o_id"}

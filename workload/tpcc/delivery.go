@@ -16,6 +16,9 @@ type delivery struct {
 	// Inputs (clause 2.7.1).
 	carrierID int64
 	deliveryD time.Time
+
+	// skipped is the number of districts the last run skipped.
+	skipped int64
 }
 
 func newDelivery(w *worker) tpccTx { return &delivery{w: w} }
@@ -26,11 +29,19 @@ func (t *delivery) draw() {
 	t.deliveryD = time.Now().UTC()
 }
 
+// count implements tpccTx: the districts skipped.
+func (t *delivery) count(a *auditCounts) {
+	if t.skipped > 0 {
+		a.skippedDeliveries.Add(t.skipped)
+	}
+}
+
 // run implements tpccTx (clause 2.7.4.2): for each district of the home
 // warehouse, its oldest new order is delivered (a district without one
 // is skipped).
 func (t *delivery) run(ctx context.Context, tx sqlx.Tx) error {
 	w := t.w
+	t.skipped = 0
 	for d := int64(1); d <= districtsPerWH; d++ {
 		rows, err := tx.Query(ctx, "DELETE FROM "+newOrderTable+" WHERE no_w_id = $1 AND no_d_id = $2 AND no_o_id ="+
 			" (SELECT min(no_o_id) FROM "+newOrderTable+" WHERE no_w_id = $1 AND no_d_id = $2) RETURNING no_o_id", w.wID, d)
@@ -50,6 +61,7 @@ func (t *delivery) run(ctx context.Context, tx sqlx.Tx) error {
 			return fmt.Errorf("deleting the oldest new order of district %d: %w", d, err)
 		}
 		if !found && !w.null {
+			t.skipped++
 			continue // clause 2.7.4.2: no undelivered order in this district
 		}
 		var cID int64

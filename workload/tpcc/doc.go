@@ -3,8 +3,11 @@
 // ddls.go (clause 1.3), the initial population in generate.go (clause
 // 4.3.3), the random functions in random.go (clauses 2.1.6 and 4.3.2), one
 // file per transaction (clauses 2.4 to 2.8), the worker and its card deck
-// in worker.go (clause 5.2.3), and the consistency conditions in checks.go
-// (clause 3.3.2).
+// in worker.go (clause 5.2.3), the consistency conditions in checks.go
+// (clause 3.3.2, run in one exported REPEATABLE READ snapshot shared by
+// several connections, over ranges of warehouses), and the run-time
+// audits and response-time criteria in audits.go (clauses 9.2 and 5.2.5),
+// counted by each worker on its own and summed after the run.
 //
 // Every warehouse has 10 districts of 3,000 customers, 100,000 stock rows,
 // and 3,000 orders per district of which the last 900 are undelivered
@@ -17,7 +20,9 @@
 // 2.1.6) is drawn from the seed and stored with the number of warehouses in
 // the table tpcc_meta, so that a run picks a run-time C whose distance from
 // it is valid (clause 2.1.6.1) and refuses a --warehouses that does not
-// match the data.
+// match the data. Its row is written last, so an empty tpcc_meta marks an
+// unfinished `init`; its column fresh stays true until the first run, as
+// long as consistency condition 3.3.2.11 must hold.
 //
 // Deviations: ORDER is the quoted table "order"; the load time of the
 // initial rows (C_SINCE, O_ENTRY_D, H_DATE) is a fixed timestamp so that

@@ -136,7 +136,15 @@ func TestPostgres(t *testing.T) {
 	// Each transaction type alone, then the standard mix.
 	for _, mix := range []string{"newOrder=1", "payment=1", "orderStatus=1", "delivery=1", "stockLevel=1", defaultMix} {
 		rg := newGen(t, "--wait=false", "--mix", mix, "--isolation", "serializable")
-		ql, err := rg.Ops(ctx, db, workload.OpsConfig{Concurrency: workers, Seed: 7})
+		n := workers
+		if mix == "delivery=1" {
+			// Every Delivery of one warehouse updates the same ten
+			// districts' oldest orders: with 8 workers under SERIALIZABLE
+			// a transaction can lose 100 conflicts in a row on a busy
+			// machine. Fewer workers still exercise the retries.
+			n = 3
+		}
+		ql, err := rg.Ops(ctx, db, workload.OpsConfig{Concurrency: n, Seed: 7})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,19 +3,29 @@ package tpcc
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/stampede-bench/stampede/sqlx"
 )
 
-// postLoad adds the foreign keys with --fks, once every table is loaded.
+// postLoad adds the foreign keys with --fks, once every table is loaded,
+// and then writes the row of tpcc_meta: last, so that a database whose
+// tpcc_meta is empty is known to hold an unfinished load.
 func (g *tpcc) postLoad(ctx context.Context, db *sqlx.DB) error {
-	if db.Null() || !g.fks {
+	if db.Null() {
 		return nil
 	}
 	for _, stmt := range fkStmts {
+		if !g.fks {
+			break
+		}
 		if _, err := db.Exec(ctx, stmt); err != nil {
 			return fmt.Errorf("adding foreign key (%s): %w", stmt, err)
 		}
+	}
+	cols := strings.Join(metaColumns, ", ")
+	if _, err := db.Exec(ctx, "INSERT INTO "+metaTable+" ("+cols+") VALUES ($1, $2, $3, $4, $5)", g.metaRow()...); err != nil {
+		return fmt.Errorf("writing %s: %w", metaTable, err)
 	}
 	return nil
 }

@@ -32,6 +32,9 @@ type newOrder struct {
 	allLocal int64
 	entryD   time.Time
 
+	// rolledBack says whether the last run rolled back on the unused item.
+	rolledBack bool
+
 	// insertLines[n] inserts n order lines.
 	insertLines [maxOLCnt + 1]string
 	// updateStock[d] updates a stock row and returns S_DIST_d and S_DATA.
@@ -113,9 +116,27 @@ func (t *newOrder) draw() {
 	t.entryD = time.Now().UTC()
 }
 
+// count implements tpccTx: a rollback, or an order of len(lines) lines
+// of which some are remote.
+func (t *newOrder) count(a *auditCounts) {
+	if t.rolledBack {
+		a.rollbacks.Add(1)
+		return
+	}
+	a.lineCounts[len(t.lines)].Add(1)
+	var remote int64
+	for _, l := range t.lines {
+		remote += l.remote
+	}
+	if remote > 0 {
+		a.remoteLines.Add(remote)
+	}
+}
+
 // run implements tpccTx (clause 2.4.2.2).
 func (t *newOrder) run(ctx context.Context, tx sqlx.Tx) error {
 	w := t.w
+	t.rolledBack = false
 	var wTax, dTax, cDiscount float64
 	var cLast, cCredit string
 	if err := tx.QueryRow(ctx, "SELECT c_discount, c_last, c_credit, w_tax FROM "+customerTable+", "+warehouseTable+
@@ -156,6 +177,7 @@ func (t *newOrder) run(ctx context.Context, tx sqlx.Tx) error {
 		return fmt.Errorf("selecting items: %w", err)
 	}
 	if len(t.prices) < len(t.lines) && !w.null {
+		t.rolledBack = true
 		return errRollback
 	}
 

@@ -33,6 +33,13 @@ func (t *orderStatus) draw() {
 	}
 }
 
+// count implements tpccTx: by last name.
+func (t *orderStatus) count(a *auditCounts) {
+	if t.cLast != "" {
+		a.orderStatusByName.Add(1)
+	}
+}
+
 // run implements tpccTx (clause 2.6.2.2): the customer, its latest order
 // and that order's lines.
 func (t *orderStatus) run(ctx context.Context, tx sqlx.Tx) error {

@@ -45,6 +45,16 @@ func (t *payment) draw() {
 	t.hDate = time.Now().UTC()
 }
 
+// count implements tpccTx: remote, and by last name.
+func (t *payment) count(a *auditCounts) {
+	if t.cWID != t.w.wID {
+		a.remotePayments.Add(1)
+	}
+	if t.cLast != "" {
+		a.paymentsByName.Add(1)
+	}
+}
+
 // run implements tpccTx (clause 2.5.2.2).
 func (t *payment) run(ctx context.Context, tx sqlx.Tx) error {
 	w := t.w

@@ -20,6 +20,9 @@ func newStockLevel(w *worker) tpccTx { return &stockLevel{w: w} }
 // draw implements tpccTx (clause 2.8.1): a threshold in [10, 20].
 func (t *stockLevel) draw() { t.threshold = int64(randInt(t.w.r, 10, 20)) }
 
+// count implements tpccTx: Stock-Level has nothing to audit.
+func (*stockLevel) count(*auditCounts) {}
+
 // run implements tpccTx (clause 2.8.2.2): the number of distinct items of
 // the district's last 20 orders whose stock in the home warehouse is
 // below the threshold.

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"time"
 
+	"github.com/stampede-bench/stampede/dialect"
 	"github.com/stampede-bench/stampede/randgen"
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
@@ -42,7 +44,13 @@ type tpccTx interface {
 	draw()
 	// run executes the transaction once inside tx.
 	run(ctx context.Context, tx sqlx.Tx) error
+	// count adds the transaction just completed (its last run succeeded)
+	// to the worker's audit counters.
+	count(a *auditCounts)
 }
+
+// numTxs is the number of transaction types.
+const numTxs = opStockLevel + 1
 
 // txs are the transaction types, indexed by op.
 var txs = []txInfo{
@@ -80,9 +88,14 @@ type meta struct {
 	version    string
 	warehouses int64
 	cLastLoad  int64
+	// fresh is true until the first run (consistency condition 3.3.2.11).
+	fresh bool
 }
 
-// readMeta reads tpcc_meta.
+// readMeta reads tpcc_meta. A missing table means no load; an empty one,
+// an unfinished load (postLoad writes the row last). The columns after
+// c_last_load_c are read only when the version is this one's: the error
+// about another version must not be a missing column.
 func readMeta(ctx context.Context, db *sqlx.DB) (meta, error) {
 	var m meta
 	exists, err := tableExists(ctx, db, metaTable)
@@ -92,11 +105,63 @@ func readMeta(ctx context.Context, db *sqlx.DB) (meta, error) {
 	if !exists {
 		return m, fmt.Errorf("table %s does not exist in database %s: run `stampede init tpcc` first", metaTable, db.Database())
 	}
-	err = db.QueryRow(ctx, "SELECT version, warehouses, c_last_load_c FROM "+metaTable).Scan(&m.version, &m.warehouses, &m.cLastLoad)
+	rows, err := db.Query(ctx, "SELECT version, warehouses, c_last_load_c FROM "+metaTable)
 	if err != nil {
 		return m, fmt.Errorf("reading %s: %w", metaTable, err)
 	}
+	found := rows.Next()
+	if found {
+		err = rows.Scan(&m.version, &m.warehouses, &m.cLastLoad)
+	}
+	rows.Close()
+	if err == nil {
+		err = rows.Err()
+	}
+	if err != nil {
+		return m, fmt.Errorf("reading %s: %w", metaTable, err)
+	}
+	if !found {
+		return m, unfinishedLoad(ctx, db)
+	}
+	if m.version == schemaVersion {
+		if err := db.QueryRow(ctx, "SELECT fresh FROM "+metaTable).Scan(&m.fresh); err != nil {
+			return m, fmt.Errorf("reading %s: %w", metaTable, err)
+		}
+	}
 	return m, nil
+}
+
+// unfinishedLoad returns the error about a database whose tpcc_meta is
+// empty: `stampede init` stopped before the end. It says which tables
+// hold rows and which are empty (a cheap look, not a count).
+func unfinishedLoad(ctx context.Context, db *sqlx.DB) error {
+	var some, empty []string
+	for _, t := range dataTables {
+		ok, err := tableExists(ctx, db, t)
+		if err != nil {
+			return err
+		}
+		q := dialect.Postgres{}.QuoteIdent(t)
+		if ok {
+			if err := db.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM "+q+")").Scan(&ok); err != nil {
+				return fmt.Errorf("looking into table %s: %w", t, err)
+			}
+		}
+		if ok {
+			some = append(some, t)
+		} else {
+			empty = append(empty, t)
+		}
+	}
+	what := "every table holds rows but the load did not finish (indexes, foreign keys or tpcc_meta)"
+	switch {
+	case len(some) == 0:
+		what = "every table is empty"
+	case len(empty) > 0:
+		what = fmt.Sprintf("tables with rows (maybe not all): %s; empty: %s", strings.Join(some, ", "), strings.Join(empty, ", "))
+	}
+	return fmt.Errorf("database %s holds an unfinished tpcc load (`stampede init tpcc` was interrupted or failed; %s): run `stampede init tpcc --drop` to start over",
+		db.Database(), what)
 }
 
 // Ops implements the Opser interface. Worker i's home warehouse is
@@ -117,6 +182,14 @@ func (g *tpcc) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (wor
 			return workload.QueryLoad{}, err
 		}
 		cLoad = m.cLastLoad
+		// The run changes the data: 3.3.2.11 no longer has to hold. A
+		// server that refuses the write (a read-only standby) runs no
+		// transaction that could break it either.
+		if m.fresh {
+			if _, err := db.Exec(ctx, "UPDATE "+metaTable+" SET fresh = false WHERE fresh"); err != nil && oc.Warn != nil {
+				oc.Warn("cannot mark %s as run: %v", metaTable, err)
+			}
+		}
 	}
 	c := runConstants(randgen.New(oc.Seed, 1<<62), cLoad)
 	workers := make([]*worker, oc.Concurrency)
@@ -146,6 +219,7 @@ func (g *tpcc) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (wor
 		workers[i] = w
 		ql.Workers[i] = w.run
 	}
+	g.workers = workers
 	ql.Close = func(context.Context) error {
 		for _, w := range workers {
 			w.conn.Release()
@@ -185,6 +259,7 @@ type worker struct {
 	card       int  // next card of deck
 	started    bool // whether next holds the drawn next transaction
 	next       int
+	audit      auditCounts
 }
 
 // nopRecorder is the Recorder of a worker that was never attached.
@@ -236,6 +311,10 @@ func (w *worker) runTx(ctx context.Context, op int) workload.Result {
 	t.draw()
 	opts := sqlx.TxOptions{Isolation: w.iso, ReadOnly: txs[op].readOnly}
 	err := workload.RetryTx(ctx, w.rec, op, txs[op].name, func() error { return w.once(ctx, t, opts) })
+	if err == nil {
+		w.audit.done[op].Add(1)
+		t.count(&w.audit)
+	}
 	return workload.Result{Op: op, Err: err}
 }
 

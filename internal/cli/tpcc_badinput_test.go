@@ -1,0 +1,172 @@
+package cli_test
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/stampede-bench/stampede/workload"
+)
+
+// checkOneLineError fails unless r exited with code and its stderr ends
+// in one error line containing want, with no stack trace.
+func checkOneLineError(t *testing.T, r result, code int, want string) {
+	t.Helper()
+	if r.code != code {
+		t.Errorf("exit code %d, want %d (stderr %q)", r.code, code, r.stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+	last := lines[len(lines)-1]
+	if !strings.HasPrefix(last, "stampede: error: ") || !strings.Contains(last, want) {
+		t.Errorf("stderr %q: want one error line containing %q", r.stderr, want)
+	}
+	if strings.Contains(r.stderr, "goroutine ") || strings.Contains(r.stderr, "panic") {
+		t.Errorf("stack trace in stderr: %s", r.stderr)
+	}
+}
+
+// TestTPCCBadFlags checks TPC-C's flags on every verb, without a server.
+func TestTPCCBadFlags(t *testing.T) {
+	null := []string{"--driver", "null"}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"run warehouses 0", []string{"run", "tpcc", "--warehouses", "0"}, "--warehouses must be at least 1, not 0"},
+		{"init warehouses 0", []string{"init", "tpcc", "--warehouses", "0"}, "--warehouses must be at least 1, not 0"},
+		{"check warehouses 0", []string{"check", "tpcc", "--warehouses", "0"}, "--warehouses must be at least 1, not 0"},
+		{"negative warehouses", []string{"run", "tpcc", "--warehouses", "-3"}, "--warehouses must be at least 1, not -3"},
+		{"malformed warehouses", []string{"run", "tpcc", "--warehouses", "many"}, `invalid argument "many" for "--warehouses"`},
+		{"unknown transaction", []string{"run", "tpcc", "--mix", "newOrder=1,refund=1"}, `unknown transaction "refund"`},
+		{"zero mix", []string{"run", "tpcc", "--mix", "newOrder=0"}, "add up to 0"},
+		{"isolation", []string{"run", "tpcc", "--isolation", "read-uncommitted"}, "--isolation must be"},
+		{"expensive-checks value", []string{"check", "tpcc", "--expensive-checks=maybe"}, `invalid argument "maybe" for "--expensive-checks"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			checkOneLineError(t, stampede(t, append(tc.args, null...)...), 2, tc.want)
+		})
+	}
+}
+
+// tpccDBURL returns the test server's URL with database db.
+func tpccDBURL(t testing.TB, db string) string {
+	t.Helper()
+	u, err := url.Parse(testServer(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + db
+	return u.String()
+}
+
+// execIn runs statements in database db of the test server.
+func execIn(t testing.TB, db string, sqls ...string) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, tpccDBURL(t, db))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	for _, s := range sqls {
+		if _, err := conn.Exec(ctx, s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+}
+
+// TestTPCCBadDatabase runs and checks TPC-C on databases that cannot
+// serve: missing, not loaded, loaded with fewer warehouses or another
+// schema version, and half loaded by an interrupted init. Each gives one
+// clear error line and exit code 1.
+func TestTPCCBadDatabase(t *testing.T) {
+	srv := testServer(t)
+	runArgs := func(db string, extra ...string) []string {
+		return append([]string{"run", "tpcc", "--wait=false", "--duration", "1s", "--db", db, "--results-dir", t.TempDir()},
+			append(extra, srv)...)
+	}
+
+	t.Run("no database", func(t *testing.T) {
+		db := fmt.Sprintf("stampede_tpcc_none_%d", time.Now().UnixNano()%1e9)
+		checkOneLineError(t, stampede(t, runArgs(db)...), 1, fmt.Sprintf(`database "%s" does not exist`, db))
+	})
+
+	t.Run("not loaded", func(t *testing.T) {
+		db := freshDB(t, "stampede_tpcc_empty")
+		adminExec(t, "CREATE DATABASE "+db)
+		want := "table tpcc_meta does not exist in database " + db + ": run `stampede init tpcc` first"
+		checkOneLineError(t, stampede(t, runArgs(db)...), 1, want)
+		checkOneLineError(t, stampede(t, "check", "tpcc", "--db", db, srv), 1, want)
+	})
+
+	db := freshDB(t, "stampede_tpcc_bad")
+	if r := stampede(t, "init", "tpcc", "--db", db, srv); r.code != 0 {
+		t.Fatalf("init: %d %s", r.code, r.stderr)
+	}
+	t.Run("more warehouses than loaded", func(t *testing.T) {
+		checkOneLineError(t, stampede(t, runArgs(db, "--warehouses", "3")...), 1,
+			"holds 1 warehouses, not --warehouses 3: give --warehouses 1, or reload with `stampede init tpcc --drop --warehouses 3`")
+	})
+	t.Run("other schema version", func(t *testing.T) {
+		execIn(t, db, "UPDATE tpcc_meta SET version = '0.9.0'")
+		defer execIn(t, db, "UPDATE tpcc_meta SET version = '"+tpccVersion(t)+"'")
+		want := "holds tpcc data of version 0.9.0, not " + tpccVersion(t) + ": reload it with `stampede init tpcc --drop`"
+		checkOneLineError(t, stampede(t, runArgs(db)...), 1, want)
+		checkOneLineError(t, stampede(t, "check", "tpcc", "--db", db, srv), 1, want)
+	})
+	t.Run("init over a loaded database", func(t *testing.T) {
+		checkOneLineError(t, stampede(t, "init", "tpcc", "--db", db, srv), 2, "already exists")
+	})
+	t.Run("unfinished init", func(t *testing.T) {
+		// What an init stopped before its end leaves: tpcc_meta's row is
+		// written last.
+		execIn(t, db, "CREATE TABLE tpcc_meta_saved AS SELECT * FROM tpcc_meta", "DELETE FROM tpcc_meta", "DELETE FROM stock")
+		defer execIn(t, db, "INSERT INTO tpcc_meta SELECT * FROM tpcc_meta_saved", "DROP TABLE tpcc_meta_saved")
+		for _, args := range [][]string{runArgs(db), {"check", "tpcc", "--db", db, srv}} {
+			r := stampede(t, args...)
+			checkOneLineError(t, r, 1, "holds an unfinished tpcc load")
+			for _, want := range []string{"empty: stock", "run `stampede init tpcc --drop` to start over"} {
+				if !strings.Contains(r.stderr, want) {
+					t.Errorf("%s: stderr %q lacks %q", args[0], r.stderr, want)
+				}
+			}
+		}
+	})
+	t.Run("interrupted init", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(1500*time.Millisecond, cancel)
+		other := freshDB(t, "stampede_tpcc_intr")
+		r := stampedeCtx(t, ctx, "init", "tpcc", "--db", other, srv)
+		if r.code == 0 {
+			t.Skip("the load finished before the interrupt")
+		}
+		checkOneLineError(t, r, 1, "init interrupted: the tables are partially loaded; run `stampede init tpcc --drop` to start over")
+		r = stampede(t, runArgs(other)...)
+		checkOneLineError(t, r, 1, "holds an unfinished tpcc load")
+		if !strings.Contains(r.stderr, "run `stampede init tpcc --drop` to start over") {
+			t.Errorf("stderr %q", r.stderr)
+		}
+		if r := stampede(t, "init", "tpcc", "--drop", "--db", other, srv); r.code != 0 {
+			t.Fatalf("init --drop after the interrupt: %d %s", r.code, r.stderr)
+		}
+		if r := stampede(t, "check", "tpcc", "--db", other, srv); r.code != 0 || !strings.Contains(r.stdout, "3.3.2.11") {
+			t.Errorf("check after init --drop: %d\n%s\n%s", r.code, r.stdout, r.stderr)
+		}
+	})
+}
+
+// tpccVersion returns the schema version a fresh load records.
+func tpccVersion(t *testing.T) string {
+	t.Helper()
+	m, ok := workload.Get("tpcc")
+	if !ok {
+		t.Fatal("tpcc is not registered")
+	}
+	return m.Version
+}

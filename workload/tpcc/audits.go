@@ -1,0 +1,281 @@
+package tpcc
+
+import (
+	"fmt"
+	"math"
+	"sync/atomic"
+	"time"
+
+	"github.com/stampede-bench/stampede/workload"
+)
+
+var _ workload.Auditor = (*tpcc)(nil)
+
+// auditCounts are one worker's counts of what its completed transactions
+// did, for the run-time audits. Each worker writes its own (so there is
+// no contention and no lock); the fields are atomic only so that Audits
+// may read them while a worker the engine abandoned at the end is still
+// finishing a transaction.
+type auditCounts struct {
+	// done counts the completed transactions of each type.
+	done [numTxs]atomic.Int64
+	// rollbacks counts the New-Orders rolled back on the unused item.
+	rollbacks atomic.Int64
+	// lineCounts[n] counts the committed New-Orders of n order lines.
+	lineCounts [maxOLCnt + 2]atomic.Int64
+	// remoteLines counts the committed order lines supplied by another
+	// warehouse.
+	remoteLines atomic.Int64
+	// remotePayments and paymentsByName count Payments of a customer of
+	// another warehouse and Payments selecting the customer by last name.
+	remotePayments, paymentsByName atomic.Int64
+	// orderStatusByName counts Order-Status selecting by last name.
+	orderStatusByName atomic.Int64
+	// skippedDeliveries counts the districts that Deliveries skipped,
+	// having no undelivered order.
+	skippedDeliveries atomic.Int64
+}
+
+// auditTotals are the counts of every worker, summed.
+type auditTotals struct {
+	done                                                  [numTxs]int64
+	rollbacks                                             int64
+	lineCounts                                            [maxOLCnt + 2]int64
+	remoteLines, remotePayments, paymentsByName, osByName int64
+	skippedDeliveries                                     int64
+}
+
+// sumAudits adds up the workers' counters.
+func sumAudits(workers []*worker) auditTotals {
+	var t auditTotals
+	for _, w := range workers {
+		a := &w.audit
+		for i := range t.done {
+			t.done[i] += a.done[i].Load()
+		}
+		for i := range t.lineCounts {
+			t.lineCounts[i] += a.lineCounts[i].Load()
+		}
+		t.rollbacks += a.rollbacks.Load()
+		t.remoteLines += a.remoteLines.Load()
+		t.remotePayments += a.remotePayments.Load()
+		t.paymentsByName += a.paymentsByName.Load()
+		t.osByName += a.orderStatusByName.Load()
+		t.skippedDeliveries += a.skippedDeliveries.Load()
+	}
+	return t
+}
+
+// Response-time limits of clause 5.2.5.3: the 90th percentile of each
+// transaction type.
+const (
+	p90Limit           = 5 * time.Second
+	p90LimitStockLevel = 20 * time.Second
+	// minForP90 is the fewest transactions of a type whose p90 is judged.
+	minForP90 = 100
+)
+
+// auditZ is how many standard deviations of the sampling error a
+// tolerance must span before a share is judged: with fewer samples a
+// correct implementation could miss the tolerance by chance, so the
+// audit says SKIP. At 3, a correct run FAILs about 0.3% of the time.
+const auditZ = 3
+
+// Audits implements workload.Auditor: the run-time audits of clause 9.2
+// over the transactions the workers of the last Ops completed (the ramp
+// included), and the response-time criteria of clause 5.2.5.3 from the
+// run's latencies.
+func (g *tpcc) Audits(elapsed time.Duration, latency func(op string, quantile float64) time.Duration) []workload.Audit {
+	if g.workers == nil || elapsed <= 0 {
+		return nil
+	}
+	return g.judge(sumAudits(g.workers), latency)
+}
+
+// judge turns the totals into audits.
+func (g *tpcc) judge(t auditTotals, latency func(op string, quantile float64) time.Duration) []workload.Audit {
+	var out []workload.Audit
+	add := func(name, result, format string, args ...any) {
+		out = append(out, workload.Audit{Name: name, Result: result, Detail: fmt.Sprintf(format, args...)})
+	}
+	inMix := func(op int) bool { return len(g.weights) == numTxs && g.weights[op] > 0 }
+
+	// Clause 5.2.5.3: 90th percentile response times.
+	for op, tx := range txs {
+		limit := p90Limit
+		if op == opStockLevel {
+			limit = p90LimitStockLevel
+		}
+		name := fmt.Sprintf("%s p90 <= %ds (5.2.5.3)", tx.name, int(limit.Seconds()))
+		n := t.done[op]
+		switch {
+		case n == 0 && !inMix(op):
+			add(name, workload.AuditSkip, "not in --mix")
+		case n < minForP90:
+			add(name, workload.AuditSkip, "%s transactions; %d needed to judge", count(n), minForP90)
+		case latency == nil:
+			add(name, workload.AuditSkip, "no latencies")
+		default:
+			p90 := latency(tx.name, 0.9)
+			result := workload.AuditPass
+			if p90 > limit {
+				result = workload.AuditFail
+			}
+			add(name, result, "p90 %s over %s transactions", fmtLatency(p90), count(n))
+		}
+	}
+
+	newOrders := t.done[opNewOrder]
+	var orders, lines int64
+	lo, hi := int64(-1), int64(-1)
+	for n, c := range t.lineCounts {
+		if c == 0 {
+			continue
+		}
+		orders += c
+		lines += int64(n) * c
+		if lo < 0 {
+			lo = int64(n)
+		}
+		hi = int64(n)
+	}
+
+	// Clause 2.4.1.4: 1% of New-Orders roll back.
+	name := "New-Order rollbacks 0.9-1.1% (2.4.1.4)"
+	if newOrders == 0 && !inMix(opNewOrder) {
+		add(name, workload.AuditSkip, "not in --mix")
+	} else {
+		share(add, name, t.rollbacks, newOrders, 0.01, 0.009, 0.011, "New-Orders")
+	}
+
+	// Clause 2.4.1.3: 5 to 15 lines, 10 on average.
+	name = "order lines per order avg 10, 5..15 (2.4.1.3)"
+	const variance = 10.0 // of the uniform distribution on 5..15: (11^2-1)/12
+	switch {
+	case orders == 0:
+		add(name, workload.AuditSkip, "no committed New-Order")
+	case lo < minOLCnt || hi > maxOLCnt:
+		add(name, workload.AuditFail, "avg %.2f, %d..%d over %s orders", float64(lines)/float64(orders), lo, hi, count(orders))
+	default:
+		avg := float64(lines) / float64(orders)
+		need := needed(variance, 0.1)
+		switch {
+		case orders < need:
+			add(name, workload.AuditSkip, "avg %.2f, %d..%d over %s orders; %s needed to judge 9.9-10.1",
+				avg, lo, hi, count(orders), count(need))
+		case avg < 9.9 || avg > 10.1:
+			add(name, workload.AuditFail, "avg %.2f (want 9.9-10.1), %d..%d over %s orders", avg, lo, hi, count(orders))
+		default:
+			add(name, workload.AuditPass, "avg %.2f, %d..%d over %s orders", avg, lo, hi, count(orders))
+		}
+	}
+
+	// Clause 2.4.1.5: 1% of order lines from another warehouse.
+	name = "remote order lines ~1% (2.4.1.5)"
+	switch {
+	case g.warehouses < 2:
+		add(name, workload.AuditSkip, "1 warehouse: no line can be remote")
+	case orders == 0:
+		add(name, workload.AuditSkip, "no committed New-Order")
+	default:
+		share(add, name, t.remoteLines, lines, 0.01, 0.009, 0.011, "order lines")
+	}
+
+	// Clause 2.5.1.2: 15% of Payments for a customer of another warehouse.
+	payments := t.done[opPayment]
+	name = "remote payments ~15% (2.5.1.2)"
+	switch {
+	case payments == 0 && !inMix(opPayment):
+		add(name, workload.AuditSkip, "not in --mix")
+	case g.warehouses < 2:
+		add(name, workload.AuditSkip, "1 warehouse: no payment can be remote")
+	default:
+		share(add, name, t.remotePayments, payments, 0.15, 0.14, 0.16, "Payments")
+	}
+
+	// Clauses 2.5.1.2 and 2.6.1.2: 60% of customers selected by last name.
+	name = "payments by last name 57-63% (2.5.1.2)"
+	if payments == 0 && !inMix(opPayment) {
+		add(name, workload.AuditSkip, "not in --mix")
+	} else {
+		share(add, name, t.paymentsByName, payments, 0.6, 0.57, 0.63, "Payments")
+	}
+	name = "order-status by last name 57-63% (2.6.1.2)"
+	if os := t.done[opOrderStatus]; os == 0 && !inMix(opOrderStatus) {
+		add(name, workload.AuditSkip, "not in --mix")
+	} else {
+		share(add, name, t.osByName, os, 0.6, 0.57, 0.63, "Order-Statuses")
+	}
+
+	// Clause 2.7.4.2: districts without an undelivered order are skipped;
+	// at most 1% of them may be.
+	deliveries := t.done[opDelivery]
+	name = "skipped deliveries <= 1% (2.7.4.2)"
+	districts := deliveries * districtsPerWH
+	switch {
+	case deliveries == 0 && !inMix(opDelivery):
+		add(name, workload.AuditSkip, "not in --mix")
+	case deliveries == 0:
+		add(name, workload.AuditSkip, "no Delivery completed")
+	case t.skippedDeliveries*100 > districts:
+		add(name, workload.AuditFail, "%s of %s districts skipped (%s)", count(t.skippedDeliveries), count(districts),
+			pct(t.skippedDeliveries, districts))
+	default:
+		add(name, workload.AuditPass, "%s of %s districts skipped (%s)", count(t.skippedDeliveries), count(districts),
+			pct(t.skippedDeliveries, districts))
+	}
+	return out
+}
+
+// share judges hits out of n against [lo, hi], for a share whose expected
+// value is p: SKIP while n is too small for the tolerance to span auditZ
+// standard deviations.
+func share(add func(name, result, format string, args ...any), name string, hits, n int64, p, lo, hi float64, of string) {
+	if n == 0 {
+		add(name, workload.AuditSkip, "no %s", of)
+		return
+	}
+	got := float64(hits) / float64(n)
+	need := needed(p*(1-p), math.Min(p-lo, hi-p))
+	switch {
+	case n < need:
+		add(name, workload.AuditSkip, "%s of %s %s; %s needed to judge", pct(hits, n), count(n), of, count(need))
+	case got < lo || got > hi:
+		add(name, workload.AuditFail, "%s of %s %s", pct(hits, n), count(n), of)
+	default:
+		add(name, workload.AuditPass, "%s of %s %s", pct(hits, n), count(n), of)
+	}
+}
+
+// needed returns the number of samples of a variable of the given
+// variance whose mean's sampling error is at most tol/auditZ (rounded up,
+// after forgiving the float error of tolerances such as 0.011-0.01).
+func needed(variance, tol float64) int64 {
+	return int64(math.Ceil(auditZ*auditZ*variance/(tol*tol) - 1e-6))
+}
+
+// pct renders hits/n as a percentage.
+func pct(hits, n int64) string {
+	return fmt.Sprintf("%.2f%%", 100*float64(hits)/float64(n))
+}
+
+// count renders n with thousands separators: 12,345.
+func count(n int64) string {
+	s := fmt.Sprint(n)
+	if n < 0 {
+		return "-" + count(-n)
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// fmtLatency renders a response time in milliseconds, or seconds above
+// 10s.
+func fmtLatency(d time.Duration) string {
+	if d >= 10*time.Second {
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	}
+	return fmt.Sprintf("%.1fms", float64(d)/float64(time.Millisecond))
+}
