@@ -15,6 +15,12 @@ import (
 type LoadOptions struct {
 	// Drop drops existing tables before creating them.
 	Drop bool
+	// SkipCreate loads the rows into tables that already exist: Setup
+	// neither checks for, drops nor creates the tables, and creates no
+	// indexes (the Setup that created the tables did). It is for tenants
+	// sharing tables (`--tenant-mode column`): the first tenant's Setup
+	// creates them, the others' only add their rows. It excludes Drop.
+	SkipCreate bool
 	// Concurrency is the number of parallel COPY streams.
 	Concurrency int
 	// BatchesPerCopy is how many batches one COPY statement carries; 0
@@ -49,14 +55,40 @@ func TableExists(ctx context.Context, db *sqlx.DB, table string) (bool, error) {
 }
 
 // Setup creates gen's tables, runs its PreLoad hook, loads the initial
-// rows in parallel, creates indexes, analyzes, and runs PostLoad.
+// rows in parallel, creates indexes, analyzes, and runs PostLoad. With
+// opts.SkipCreate it creates neither tables nor indexes.
 func Setup(ctx context.Context, db *sqlx.DB, gen Generator, opts LoadOptions) error {
-	d := db.Dialect()
 	tables := gen.Tables()
 	var hooks Hooks
 	if h, ok := gen.(Hookser); ok {
 		hooks = h.Hooks()
 	}
+	if opts.SkipCreate && opts.Drop {
+		return errors.New("workload.Setup: LoadOptions.SkipCreate and Drop exclude each other")
+	}
+	if !opts.SkipCreate {
+		if err := createTables(ctx, db, gen, tables, opts); err != nil {
+			return err
+		}
+	}
+	if hooks.PreLoad != nil {
+		if err := hooks.PreLoad(ctx, db); err != nil {
+			return err
+		}
+	}
+	if err := loadTables(ctx, db, tables, opts); err != nil {
+		return err
+	}
+	if hooks.PostLoad != nil {
+		return hooks.PostLoad(ctx, db)
+	}
+	return nil
+}
+
+// createTables creates the tables, refusing (ErrTablesExist) when one
+// exists, unless opts.Drop drops them first.
+func createTables(ctx context.Context, db *sqlx.DB, gen Generator, tables []Table, opts LoadOptions) error {
+	d := db.Dialect()
 	for _, t := range tables {
 		if db.Null() {
 			break // nothing exists and nothing is created
@@ -79,17 +111,6 @@ func Setup(ctx context.Context, db *sqlx.DB, gen Generator, opts LoadOptions) er
 		if _, err := db.Exec(ctx, d.CreateTable(t.Name, t.Schema)); err != nil {
 			return fmt.Errorf("creating table %s: %w", t.Name, err)
 		}
-	}
-	if hooks.PreLoad != nil {
-		if err := hooks.PreLoad(ctx, db); err != nil {
-			return err
-		}
-	}
-	if err := loadTables(ctx, db, tables, opts); err != nil {
-		return err
-	}
-	if hooks.PostLoad != nil {
-		return hooks.PostLoad(ctx, db)
 	}
 	return nil
 }
@@ -140,6 +161,9 @@ func setupTable(ctx context.Context, db *sqlx.DB, t Table, opts LoadOptions) err
 		return err
 	}
 	for _, stmt := range t.Indexes {
+		if opts.SkipCreate {
+			break // the Setup that created the table created them
+		}
 		if _, err := db.Exec(ctx, stmt); err != nil {
 			return fmt.Errorf("creating index on %s: %w", t.Name, err)
 		}

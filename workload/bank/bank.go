@@ -60,6 +60,12 @@ type bank struct {
 	initialBalance int64
 	maxTransfer    int64
 	seed           uint64
+
+	// tenant is the tenant whose rows the generator works on (0: none,
+	// the table has no tenant column); tenantArg is it as bound to
+	// statements and rows.
+	tenant    int
+	tenantArg any
 }
 
 var (
@@ -67,6 +73,8 @@ var (
 	_ workload.Hookser = (*bank)(nil)
 	_ workload.Opser   = (*bank)(nil)
 	_ workload.Seeder  = (*bank)(nil)
+
+	_ workload.TenantColumner = (*bank)(nil)
 )
 
 func newBank() workload.Generator {
@@ -122,12 +130,20 @@ func (g *bank) validate() error {
 // totalBalance is the sum of the balances, which transfers keep.
 func (g *bank) totalBalance() int64 { return int64(g.rows) * g.initialBalance }
 
-// Tables implements the Generator interface.
+// Tables implements the Generator interface. With a tenant (SetTenant)
+// the table leads with tenant_id, also first in the primary key.
 func (g *bank) Tables() []workload.Table {
+	schema := "(id BIGINT PRIMARY KEY, balance BIGINT NOT NULL, payload TEXT NOT NULL)"
+	columns := []string{"id", "balance", "payload"}
+	if g.tenant != 0 {
+		schema = "(" + tenantColumn + " INT NOT NULL, id BIGINT NOT NULL, balance BIGINT NOT NULL, payload TEXT NOT NULL, " +
+			"PRIMARY KEY (" + tenantColumn + ", id))"
+		columns = append([]string{tenantColumn}, columns...)
+	}
 	return []workload.Table{{
 		Name:    tableName,
-		Schema:  "(id BIGINT PRIMARY KEY, balance BIGINT NOT NULL, payload TEXT NOT NULL)",
-		Columns: []string{"id", "balance", "payload"},
+		Schema:  schema,
+		Columns: columns,
 		InitialRows: workload.BatchedTuples{
 			NumBatches: (g.rows + batchSize - 1) / batchSize,
 			NumRows:    int64(g.rows),

@@ -32,6 +32,9 @@ func (g *bank) preRun(ctx context.Context, db *sqlx.DB) error {
 	}
 	var n int64
 	last := int64(g.rows - 1)
+	if g.tenant != 0 {
+		return g.preRunTenant(ctx, db, last)
+	}
 	if err := db.QueryRow(ctx, "SELECT count(*) FROM "+tableName+" WHERE id = "+db.Dialect().Placeholder(1), last).Scan(&n); err != nil {
 		return fmt.Errorf("table %s in database %s is not a bank table (id, balance, payload): %w", tableName, db.Database(), err)
 	}
@@ -43,9 +46,28 @@ func (g *bank) preRun(ctx context.Context, db *sqlx.DB) error {
 	return nil
 }
 
+// preRunTenant is preRun's check of the tenant's last account:
+//
+//	SELECT count(*) FROM bank WHERE tenant_id = $1 AND id = $2
+func (g *bank) preRunTenant(ctx context.Context, db *sqlx.DB, last int64) error {
+	p := db.Dialect().Placeholder
+	var n int64
+	if err := db.QueryRow(ctx, "SELECT count(*) FROM "+tableName+" WHERE "+tenantColumn+" = "+p(1)+" AND id = "+p(2),
+		g.tenantArg, last).Scan(&n); err != nil {
+		return fmt.Errorf("table %s in database %s is not a bank table with tenant ids (%s, id, balance, payload): %w",
+			tableName, db.Database(), tenantColumn, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("table %s in database %s has no account %d of tenant %d: the tenant was not loaded, "+
+			"or holds fewer accounts than --rows %d; give the --rows the tenant was loaded with, or load it again",
+			tableName, db.Database(), last, g.tenant, g.rows)
+	}
+	return nil
+}
+
 // checkConsistency checks the invariant of transfers: in one REPEATABLE
-// READ snapshot, the table holds --rows accounts whose balances add up to
-// rows × initial-balance.
+// READ snapshot, the table (or the tenant's part of it) holds --rows
+// accounts whose balances add up to rows × initial-balance.
 func (g *bank) checkConsistency(ctx context.Context, db *sqlx.DB, rep workload.Reporter) error {
 	if err := g.validate(); err != nil {
 		return err
@@ -67,17 +89,19 @@ func (g *bank) checkConsistency(ctx context.Context, db *sqlx.DB, rep workload.R
 	}
 	wantCount, wantTotal := int64(g.rows), g.totalBalance()
 	ok := count == wantCount && total == wantTotal
-	rep.Printf("bank: %d rows, total balance %d (expected %d) %s", count, total, wantTotal, passFail(ok))
+	label := g.label()
+	rep.Printf("%s: %d rows, total balance %d (expected %d) %s", label, count, total, wantTotal, passFail(ok))
 	if ok {
 		return nil
 	}
-	rep.Printf("bank: difference: %+d rows (expected %d), %+d total balance", count-wantCount, wantCount, total-wantTotal)
-	return fmt.Errorf("bank consistency check failed: %d rows with total balance %d, expected %d rows with %d (difference %+d)",
-		count, total, wantCount, wantTotal, total-wantTotal)
+	rep.Printf("%s: difference: %+d rows (expected %d), %+d total balance", label, count-wantCount, wantCount, total-wantTotal)
+	return fmt.Errorf("%s consistency check failed: %d rows with total balance %d, expected %d rows with %d (difference %+d)",
+		label, count, total, wantCount, wantTotal, total-wantTotal)
 }
 
-// sums returns the number of accounts and the total of their balances,
-// read in one REPEATABLE READ, read-only transaction.
+// sums returns the number of accounts and the total of their balances
+// (of the tenant's accounts, WHERE tenant_id = $1, with a tenant), read in
+// one REPEATABLE READ, read-only transaction.
 func (g *bank) sums(ctx context.Context, db *sqlx.DB) (count, total int64, err error) {
 	tx, err := db.Begin(ctx, sqlx.TxOptions{Isolation: sqlx.RepeatableRead, ReadOnly: true})
 	if err != nil {
@@ -86,8 +110,13 @@ func (g *bank) sums(ctx context.Context, db *sqlx.DB) (count, total int64, err e
 	defer tx.Rollback(context.WithoutCancel(ctx)) // read-only: nothing to commit
 	// sum(BIGINT) is NUMERIC: cast it back, which fails rather than wraps
 	// on overflow.
-	if err := tx.QueryRow(ctx, "SELECT count(*), CAST(coalesce(sum(balance), 0) AS BIGINT) FROM "+tableName).
-		Scan(&count, &total); err != nil {
+	query := "SELECT count(*), CAST(coalesce(sum(balance), 0) AS BIGINT) FROM " + tableName
+	var args []any
+	if g.tenant != 0 {
+		query += " WHERE " + tenantColumn + " = " + db.Dialect().Placeholder(1)
+		args = append(args, g.tenantArg)
+	}
+	if err := tx.QueryRow(ctx, query, args...).Scan(&count, &total); err != nil {
 		return 0, 0, fmt.Errorf("summing balances of %s: %w", tableName, err)
 	}
 	return count, total, nil

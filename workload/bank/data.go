@@ -9,8 +9,8 @@ const batchSize = 1000
 
 // fillBatch appends batch batchIdx's accounts: ids [batchIdx*batchSize,
 // min((batchIdx+1)*batchSize, rows)), each with the initial balance and
-// a printable-ASCII payload drawn from the stream (seed, batchIdx). It is
-// safe for concurrent use.
+// a printable-ASCII payload drawn from the stream (seed, batchIdx), led by
+// the tenant id when there is one. It is safe for concurrent use.
 func (g *bank) fillBatch(batchIdx int, rows [][]any) [][]any {
 	r := randgen.New(g.seed, uint64(batchIdx))
 	lo := batchIdx * batchSize
@@ -24,7 +24,12 @@ func (g *bank) fillBatch(batchIdx int, rows [][]any) [][]any {
 	payloads := string(buf)
 	for id := lo; id < hi; id++ {
 		off := (id - lo) * g.payloadBytes
-		rows = append(rows, []any{int64(id), g.initialBalance, payloads[off : off+g.payloadBytes]})
+		payload := payloads[off : off+g.payloadBytes]
+		if g.tenant != 0 {
+			rows = append(rows, []any{g.tenantArg, int64(id), g.initialBalance, payload})
+		} else {
+			rows = append(rows, []any{int64(id), g.initialBalance, payload})
+		}
 	}
 	return rows
 }

@@ -37,4 +37,21 @@
 // whose COMMIT lost its connection may have committed; retrying it moves
 // the money twice, which keeps the total. Any other error fails the
 // transfer.
+//
+// # Tenants in shared tables
+//
+// After SetTenant(id) with id > 0 (`--tenant-mode column`), the one table
+// holds the accounts of many tenants, each tenant's the same rows as
+// without a tenant:
+//
+//	bank (tenant_id INT NOT NULL, id BIGINT NOT NULL, balance BIGINT NOT NULL,
+//	      payload TEXT NOT NULL, PRIMARY KEY (tenant_id, id))
+//
+// and every statement works on the tenant's accounts only:
+//
+//	SELECT id, balance FROM bank WHERE tenant_id = $1 AND id IN ($2, $3)
+//	UPDATE bank SET balance = CASE id WHEN $1 THEN $3 WHEN $2 THEN $4 END WHERE tenant_id = $5 AND id IN ($1, $2)
+//
+// The run's check looks for the tenant's last account, and `stampede
+// check` checks each tenant's total balance on its own.
 package bank

@@ -41,12 +41,40 @@ func newStatements(d dialect.Dialect) statements {
 	}
 }
 
+// newTenantStatements returns the statements of a tenant's transfer,
+// which filter on the tenant id:
+//
+//	SELECT id, balance FROM bank WHERE tenant_id = $1 AND id IN ($2, $3)
+//	UPDATE bank SET balance = CASE id WHEN $1 THEN $3 WHEN $2 THEN $4 END
+//	  WHERE tenant_id = $5 AND id IN ($1, $2)
+//
+// The read binds (tenant, from, to), the update (from, to, newFrom, newTo,
+// tenant).
+func newTenantStatements(d dialect.Dialect) statements {
+	p := d.Placeholder
+	return statements{
+		read: "SELECT id, balance FROM " + tableName + " WHERE " + tenantColumn + " = " + p(1) +
+			" AND id IN (" + p(2) + ", " + p(3) + ")",
+		update: "UPDATE " + tableName + " SET balance = CASE id WHEN " + p(1) + " THEN CAST(" + p(3) +
+			" AS BIGINT) WHEN " + p(2) + " THEN CAST(" + p(4) + " AS BIGINT) END WHERE " + tenantColumn + " = " + p(5) +
+			" AND id IN (" + p(1) + ", " + p(2) + ")",
+	}
+}
+
+// statements returns the transfer's statements for g's tenant (or none).
+func (g *bank) statements(d dialect.Dialect) statements {
+	if g.tenant != 0 {
+		return newTenantStatements(d)
+	}
+	return newStatements(d)
+}
+
 // Ops implements the Opser interface.
 func (g *bank) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (workload.QueryLoad, error) {
 	if err := g.validate(); err != nil {
 		return workload.QueryLoad{}, err
 	}
-	stmts := newStatements(db.Dialect())
+	stmts := g.statements(db.Dialect())
 	workers := make([]*worker, oc.Concurrency)
 	ql := workload.QueryLoad{
 		Ops:     []string{"transfer"},
@@ -78,13 +106,14 @@ type worker struct {
 	r           *rand.Rand
 	rows        int64
 	maxTransfer int64
+	label       string // the table, and tenant if any, for messages
 
 	// The current transfer: from and to are ids, newFrom and newTo the
 	// new balances. Bound by pointer, so boxed once.
 	from, to, amount int64
 	newFrom, newTo   int64
-	readArgs         []any // from, to
-	updateArgs       []any // from, to, newFrom, newTo
+	readArgs         []any // [tenant,] from, to
+	updateArgs       []any // from, to, newFrom, newTo[, tenant]
 
 	// Scan destinations.
 	id, balance int64
@@ -94,10 +123,14 @@ type worker struct {
 func newWorker(g *bank, s statements, conn sqlx.Conn, r *rand.Rand) *worker {
 	w := &worker{
 		s: s, conn: conn, null: sqlx.IsNullConn(conn), rec: nopRecorder{}, r: r,
-		rows: int64(g.rows), maxTransfer: g.maxTransfer,
+		rows: int64(g.rows), maxTransfer: g.maxTransfer, label: g.label(),
 	}
 	w.readArgs = []any{&w.from, &w.to}
 	w.updateArgs = []any{&w.from, &w.to, &w.newFrom, &w.newTo}
+	if g.tenant != 0 {
+		w.readArgs = append([]any{g.tenantArg}, w.readArgs...)
+		w.updateArgs = append(w.updateArgs, g.tenantArg)
+	}
 	w.dest = []any{&w.id, &w.balance}
 	return w
 }
@@ -167,7 +200,7 @@ func (w *worker) transfer(ctx context.Context) (err error) {
 	}
 	if found != 2 && !w.null {
 		return fmt.Errorf("accounts %d and %d: found %d of them in table %s (was it loaded with --rows %d?)",
-			w.from, w.to, found, tableName, w.rows)
+			w.from, w.to, found, w.label, w.rows)
 	}
 
 	n, err := tx.Exec(ctx, w.s.update, w.updateArgs...)

@@ -263,6 +263,10 @@ type config struct {
 	// YCSB's default).
 	measurementSet bool
 	dataSeed       uint64
+	// tenant is the tenant whose rows the workload works on (0: none);
+	// tenantArg is it as bound to statements and rows.
+	tenant    int
+	tenantArg any
 }
 
 // prop is a property's value and where it came from, for messages.
@@ -337,6 +341,7 @@ func (g *ycsb) resolve() (*config, []string, error) {
 		return nil, nil, err
 	}
 	cfg.dataSeed = g.dataSeed
+	cfg.setTenant(g.tenant)
 	cfg.measurementSet = props["measurement.interval"].from != "default"
 	return cfg, warnings, nil
 }

@@ -14,8 +14,17 @@ const keyColumn = "ycsb_key"
 // loadBatchSize is the number of rows per initial-data batch.
 const loadBatchSize = 1000
 
-// columns returns ycsb_key and the field columns.
+// columns returns the table's columns: tenant_id (with a tenant), ycsb_key
+// and the field columns.
 func (c *config) columns() []string {
+	if c.tenant != 0 {
+		return append([]string{tenantColumn}, c.dataColumns()...)
+	}
+	return c.dataColumns()
+}
+
+// dataColumns returns ycsb_key and the field columns.
+func (c *config) dataColumns() []string {
 	cols := make([]string, 0, 1+c.fieldCount)
 	cols = append(cols, keyColumn)
 	for i := 0; i < c.fieldCount; i++ {
@@ -25,12 +34,21 @@ func (c *config) columns() []string {
 }
 
 // schema returns the table's column list:
-// (ycsb_key VARCHAR(255) PRIMARY KEY, field0 TEXT, ...).
+// (ycsb_key VARCHAR(255) PRIMARY KEY, field0 TEXT, ...), or with a tenant
+// (tenant_id INT NOT NULL, ycsb_key VARCHAR(255) NOT NULL, field0 TEXT,
+// ..., PRIMARY KEY (tenant_id, ycsb_key)).
 func (c *config) schema() string {
 	var b strings.Builder
-	b.WriteString("(" + keyColumn + " VARCHAR(255) PRIMARY KEY")
+	if c.tenant != 0 {
+		b.WriteString("(" + tenantColumn + " INT NOT NULL, " + keyColumn + " VARCHAR(255) NOT NULL")
+	} else {
+		b.WriteString("(" + keyColumn + " VARCHAR(255) PRIMARY KEY")
+	}
 	for i := 0; i < c.fieldCount; i++ {
 		b.WriteString(", " + c.fieldName(i) + " TEXT")
+	}
+	if c.tenant != 0 {
+		b.WriteString(", PRIMARY KEY (" + tenantColumn + ", " + keyColumn + ")")
 	}
 	b.WriteString(")")
 	return b.String()
@@ -55,8 +73,8 @@ func (c *config) table() workload.Table {
 
 // fillBatch appends batch batchIdx's rows: the key name and fieldcount
 // random printable-ASCII values, drawn (lengths directly, bytes through a
-// valueSource) from the stream (data seed, batchIdx). It is safe for
-// concurrent use.
+// valueSource) from the stream (data seed, batchIdx), led by the tenant id
+// when there is one. It is safe for concurrent use.
 func (c *config) fillBatch(batchIdx int, rows [][]any) [][]any {
 	r := randgen.New(c.dataSeed, uint64(batchIdx))
 	vs := newValueSource(r)
@@ -66,10 +84,17 @@ func (c *config) fillBatch(batchIdx int, rows [][]any) [][]any {
 	lens := make([]int64, c.fieldCount)
 	var buf []byte
 	var key []byte
+	t := 0 // the number of leading tenant columns
+	if c.tenant != 0 {
+		t = 1
+	}
 	for keynum := lo; keynum < hi; keynum++ {
-		row := make([]any, 1+c.fieldCount)
+		row := make([]any, t+1+c.fieldCount)
+		if t == 1 {
+			row[0] = c.tenantArg
+		}
 		key = appendKeyName(key[:0], keynum, c.insertOrdered, c.zeroPadding)
-		row[0] = string(key)
+		row[t] = string(key)
 		var total int64
 		for i := range lens {
 			lens[i] = lengths.next(r)
@@ -83,7 +108,7 @@ func (c *config) fillBatch(batchIdx int, rows [][]any) [][]any {
 		s := string(buf) // one allocation for the row's values
 		var off int64
 		for i, n := range lens {
-			row[1+i] = s[off : off+n]
+			row[t+1+i] = s[off : off+n]
 			off += n
 		}
 		rows = append(rows, row)

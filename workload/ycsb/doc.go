@@ -47,4 +47,30 @@
 // draws its operations, keys and values from the stream (run seed, 1<<32|w).
 // Inserted key numbers depend on the interleaving of workers and so are
 // not deterministic when more than one worker inserts.
+//
+// # Tenants in shared tables
+//
+// After SetTenant(id) with id > 0 (`--tenant-mode column`), one usertable
+// holds the rows of many tenants, each tenant's the same rows as without a
+// tenant:
+//
+//	CREATE TABLE usertable (
+//	    tenant_id INT NOT NULL,
+//	    ycsb_key VARCHAR(255) NOT NULL,
+//	    field0 TEXT, ..., field9 TEXT,
+//	    PRIMARY KEY (tenant_id, ycsb_key)
+//	)
+//
+// Every statement filters on the tenant (reads and scans name their
+// columns, so they receive what they would without a tenant):
+//
+//	SELECT ycsb_key, field0, ... FROM usertable WHERE tenant_id = $1 AND ycsb_key = $2
+//	UPDATE usertable SET field3 = $1 WHERE tenant_id = $2 AND ycsb_key = $3
+//	INSERT INTO usertable (tenant_id, ycsb_key, field0, ...) VALUES ($1, $2, ...)
+//	SELECT ycsb_key, field0, ... FROM usertable WHERE tenant_id = $1 AND ycsb_key >= $2 ORDER BY ycsb_key LIMIT $3
+//
+// Inserts start after the tenant's own rows (counted WHERE tenant_id =
+// $1), so each tenant's key counter is what it would be in a table of its
+// own; the run's check also looks for the tenant's last loaded key, and
+// `stampede check` counts the tenant's rows and keys.
 package ycsb

@@ -39,6 +39,9 @@ type statements struct {
 }
 
 func (c *config) statements(d dialect.Dialect) *statements {
+	if c.tenant != 0 {
+		return c.tenantStatements(d)
+	}
 	t := c.tableName
 	where := " WHERE " + keyColumn + " = "
 	s := &statements{
@@ -62,16 +65,59 @@ func (c *config) statements(d dialect.Dialect) *statements {
 	return s
 }
 
+// tenantStatements are the statements of a tenant's operations. Each
+// filters on the tenant id, bound to the placeholder that comes in its
+// place in the text (so the texts suit positional "?" placeholders too),
+// and reads name the columns, so a tenant's reads receive what they would
+// without a tenant:
+//
+//	SELECT ycsb_key, field0, ... FROM t WHERE tenant_id = $1 AND ycsb_key = $2
+//	SELECT fieldI FROM t WHERE tenant_id = $1 AND ycsb_key = $2
+//	UPDATE t SET field0 = $1, ... WHERE tenant_id = $N+1 AND ycsb_key = $N+2
+//	UPDATE t SET fieldI = $1 WHERE tenant_id = $2 AND ycsb_key = $3
+//	INSERT INTO t (tenant_id, ycsb_key, field0, ...) VALUES ($1, $2, ...)
+//	SELECT ycsb_key, field0, ... FROM t WHERE tenant_id = $1 AND ycsb_key >= $2 ORDER BY ycsb_key LIMIT $3
+//
+// The key range scan stays a range scan of the primary key (tenant_id,
+// ycsb_key).
+func (c *config) tenantStatements(d dialect.Dialect) *statements {
+	t := c.tableName
+	p := d.Placeholder
+	cols := strings.Join(c.dataColumns(), ", ")
+	// where(i) binds the tenant id to $i and the key to $i+1.
+	where := func(i int) string { return " WHERE " + c.tenantAnd(d, i) + keyColumn + " = " + p(i+1) }
+	s := &statements{
+		readAll: "SELECT " + cols + " FROM " + t + where(1),
+		insert: "INSERT INTO " + t + " (" + strings.Join(c.columns(), ", ") + ") VALUES (" +
+			dialect.Placeholders(d, 1, 2+c.fieldCount) + ")",
+		scan: "SELECT " + cols + " FROM " + t + " WHERE " + c.tenantAnd(d, 1) + keyColumn + " >= " + p(2) +
+			" ORDER BY " + keyColumn + " LIMIT " + p(3),
+	}
+	var set strings.Builder
+	for i := 0; i < c.fieldCount; i++ {
+		f := c.fieldName(i)
+		s.readField = append(s.readField, "SELECT "+f+" FROM "+t+where(1))
+		s.updateField = append(s.updateField, "UPDATE "+t+" SET "+f+" = "+p(1)+where(2))
+		if i > 0 {
+			set.WriteString(", ")
+		}
+		set.WriteString(f + " = " + p(i+1))
+	}
+	s.updateAll = "UPDATE " + t + " SET " + set.String() + where(c.fieldCount+1)
+	return s
+}
+
 // missingTableError is the error of a run against a database without the
 // table.
 func (c *config) missingTableError(db *sqlx.DB) error {
 	return fmt.Errorf("table %s does not exist in database %s: run `stampede init ycsb` first", c.tableName, db.Database())
 }
 
-// Ops implements the Opser interface. It counts the table's rows so that
-// inserts start after them: the shared insert key counter starts at
-// max(recordcount, insertstart + rows), so repeated runs with inserts do
-// not collide (with the null driver, at recordcount, as in YCSB).
+// Ops implements the Opser interface. It counts the table's rows (the
+// tenant's, with a tenant) so that inserts start after them: the shared
+// insert key counter starts at max(recordcount, insertstart + rows), so
+// repeated runs with inserts do not collide (with the null driver, at
+// recordcount, as in YCSB).
 func (g *ycsb) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (workload.QueryLoad, error) {
 	c, err := g.config()
 	if err != nil {
@@ -85,9 +131,15 @@ func (g *ycsb) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (wor
 	start := c.recordCount
 	if !db.Null() {
 		var rows int64
-		if err := db.QueryRow(ctx, "SELECT count(*) FROM "+c.tableName).Scan(&rows); err != nil {
-			if sqlx.SQLState(err) == "42P01" { // undefined_table
+		query, args := c.countQuery(db.Dialect())
+		if err := db.QueryRow(ctx, query, args...).Scan(&rows); err != nil {
+			switch sqlx.SQLState(err) {
+			case "42P01": // undefined_table
 				return workload.QueryLoad{}, c.missingTableError(db)
+			case "42703": // undefined_column: tenant_id
+				if c.tenant != 0 {
+					return workload.QueryLoad{}, c.noTenantColumnError(db)
+				}
 			}
 			return workload.QueryLoad{}, fmt.Errorf("counting rows of %s: %w", c.tableName, err)
 		}
@@ -145,11 +197,14 @@ type worker struct {
 	vals    [][]byte
 	valArgs []any
 
-	readArgs   []any // key
-	updateArgs []any // value, key
-	updateAll  []any // values..., key
-	insertArgs []any // key, values...
-	scanArgs   []any // key, limit
+	// The statements' arguments. t is the number of tenant arguments, 1
+	// with a tenant, else 0; the tenant id, when bound, is set once.
+	t          int
+	readArgs   []any // [tenant,] key
+	updateArgs []any // value, [tenant,] key
+	updateAll  []any // values..., [tenant,] key
+	insertArgs []any // [tenant,] key, values...
+	scanArgs   []any // [tenant,] key, limit
 
 	// rows and received count the rows and column bytes the last read or
 	// scan received.
@@ -219,11 +274,21 @@ func newWorker(
 		w.valArgs[i] = w.vals[i]
 	}
 
-	w.readArgs = make([]any, 1)
-	w.updateArgs = make([]any, 2)
-	w.updateAll = make([]any, c.fieldCount+1)
-	w.insertArgs = make([]any, c.fieldCount+1)
-	w.scanArgs = make([]any, 2)
+	if c.tenant != 0 {
+		w.t = 1
+	}
+	w.readArgs = make([]any, w.t+1)
+	w.updateArgs = make([]any, w.t+2)
+	w.updateAll = make([]any, c.fieldCount+w.t+1)
+	w.insertArgs = make([]any, w.t+c.fieldCount+1)
+	w.scanArgs = make([]any, w.t+2)
+	if w.t == 1 {
+		w.readArgs[0] = c.tenantArg
+		w.updateArgs[1] = c.tenantArg
+		w.updateAll[c.fieldCount] = c.tenantArg
+		w.insertArgs[0] = c.tenantArg
+		w.scanArgs[0] = c.tenantArg
+	}
 	return w
 }
 
@@ -305,7 +370,7 @@ func (w *worker) value(i int) any {
 // read fetches the row of key: every field (readallfields) or one random
 // field.
 func (w *worker) read(ctx context.Context, key any) error {
-	w.readArgs[0] = key
+	w.readArgs[w.t] = key
 	sql := w.s.readAll
 	if !w.c.readAllFields {
 		sql = w.s.readField[w.r.IntN(w.c.fieldCount)]
@@ -346,11 +411,11 @@ func (w *worker) update(ctx context.Context, key any) error {
 		for i := 0; i < w.c.fieldCount; i++ {
 			w.updateAll[i] = w.value(i)
 		}
-		w.updateAll[w.c.fieldCount] = key
+		w.updateAll[w.c.fieldCount+w.t] = key
 		n, err = w.conn.Exec(ctx, w.s.updateAll, w.updateAll...)
 	} else {
 		f := w.r.IntN(w.c.fieldCount)
-		w.updateArgs[0], w.updateArgs[1] = w.value(0), key
+		w.updateArgs[0], w.updateArgs[1+w.t] = w.value(0), key
 		n, err = w.conn.Exec(ctx, w.s.updateField[f], w.updateArgs...)
 	}
 	if err == nil && n == 0 {
@@ -367,9 +432,9 @@ func (w *worker) update(ctx context.Context, key any) error {
 func (w *worker) insert(ctx context.Context) error {
 	keynum := w.inserts.Next()
 	defer w.inserts.Acknowledge(keynum)
-	w.insertArgs[0] = w.setKey(keynum)
+	w.insertArgs[w.t] = w.setKey(keynum)
 	for i := 0; i < w.c.fieldCount; i++ {
-		w.insertArgs[1+i] = w.value(i)
+		w.insertArgs[w.t+1+i] = w.value(i)
 	}
 	_, err := w.conn.Exec(ctx, w.s.insert, w.insertArgs...)
 	return err
@@ -377,7 +442,7 @@ func (w *worker) insert(ctx context.Context) error {
 
 // scan reads up to a scan-length number of rows from key on, in key order.
 func (w *worker) scan(ctx context.Context, key any) error {
-	w.scanArgs[0], w.scanArgs[1] = key, w.scanLengths.Next(w.r)
+	w.scanArgs[w.t], w.scanArgs[w.t+1] = key, w.scanLengths.Next(w.r)
 	rows, err := w.conn.Query(ctx, w.s.scan, w.scanArgs...)
 	if err != nil {
 		return err

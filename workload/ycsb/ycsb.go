@@ -52,6 +52,9 @@ type ycsb struct {
 	propFiles      []string
 	props          []string
 	dataSeed       uint64
+	// tenant is the tenant whose rows the generator works on (0: none,
+	// the table has no tenant column).
+	tenant int
 
 	// cfg is the resolved configuration, set by a successful resolve.
 	cfg *config
@@ -65,6 +68,8 @@ var (
 	_ workload.Opser        = (*ycsb)(nil)
 	_ workload.Seeder       = (*ycsb)(nil)
 	_ workload.RunDefaulter = (*ycsb)(nil)
+
+	_ workload.TenantColumner = (*ycsb)(nil)
 )
 
 func newYCSB() workload.Generator {
