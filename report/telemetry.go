@@ -33,6 +33,9 @@ func TelemetryLine(s telemetry.Sample) string {
 			d.Name, d.ReadsPerSec, d.WritesPerSec, d.ReadKBPerSec, d.WriteKBPerSec, FormatMs(d.AwaitMs), d.UtilPct)
 	}
 	for _, n := range s.Net {
+		if n.RxBytesPerSec == 0 && n.TxBytesPerSec == 0 {
+			continue
+		}
 		fmt.Fprintf(&b, " | %s rx %s/s tx %s/s", n.Name, Bytes(n.RxBytesPerSec), Bytes(n.TxBytesPerSec))
 	}
 	for _, g := range s.Procs {
@@ -83,6 +86,9 @@ func TelemetrySummary(w io.Writer, sum telemetry.Summary) error {
 		num(d.Name+" %util", d.UtilPct, "%.1f")
 	}
 	for _, n := range sum.Net {
+		if n.RxBytesPerSec.Max == 0 && n.TxBytesPerSec.Max == 0 {
+			continue // an interface the run did not use
+		}
 		size(n.Name+" rx", n.RxBytesPerSec, "/s")
 		size(n.Name+" tx", n.TxBytesPerSec, "/s")
 	}
