@@ -1,0 +1,215 @@
+package cli_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/stampede-bench/stampede/limit"
+	"github.com/stampede-bench/stampede/localpg"
+	"github.com/stampede-bench/stampede/runlog"
+)
+
+// postmasterPID reads the server's PID from its data directory.
+func postmasterPID(t *testing.T, srv *localpg.Server) int {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(srv.DataDir(), "postmaster.pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pid
+}
+
+// limitRunRecord is what the test reads of a line of telemetry.ndjson.
+type limitRunRecord struct {
+	Start, End time.Time
+	Procs      []struct {
+		WriteBytesPerSec float64 `json:"write_bytes_s"`
+	} `json:"procs"`
+	Cgroup *limit.Stats `json:"cgroup"`
+}
+
+// TestRunWithWriteLimit runs a sysbench write workload against a
+// PostgreSQL of its own twice, without limits and with the server limited
+// to 1 MiB/s of disk writes: the cgroup's counters stay within the limit,
+// and the throughput and the server's write rate in the telemetry drop.
+func TestRunWithWriteLimit(t *testing.T) {
+	requireLimitV1(t)
+	if _, err := os.Stat(filepath.Join(limit.DefaultRoot, "blkio", "cgroup.procs")); err != nil {
+		t.Skip("needs the cgroup v1 blkio controller mounted")
+	}
+	if testing.Short() {
+		t.Skip("starts its own PostgreSQL")
+	}
+	if _, err := localpg.FindBinDir(); err != nil {
+		t.Skipf("no PostgreSQL server binaries: %v", err)
+	}
+	ctx := context.Background()
+	srv, err := localpg.Start(ctx, localpg.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Stop() })
+	if _, _, err := limit.ResolveDevice(srv.DataDir()); err != nil {
+		t.Skipf("the data directory is not on a disk that can be throttled: %v", err)
+	}
+	url := srv.URL("sbtest")
+	if r := stampede(t, "init", "oltp_write_only", "--tables", "1", "--table_size", "5000", url); r.code != 0 {
+		t.Fatalf("init: %s", r.stderr)
+	}
+	pm := strconv.Itoa(postmasterPID(t, srv))
+	results := t.TempDir()
+	run := func(extra ...string) (tps float64, dir string, recs []limitRunRecord) {
+		args := append([]string{"run", "oltp_write_only", "--tables", "1", "--table_size", "5000", "--threads", "4",
+			"--duration", "5s", "--watch-pid", pm, "--format", "json", "--results-dir", results}, extra...)
+		r := stampede(t, append(args, url)...)
+		if r.code != 0 {
+			t.Fatalf("run %v: %d %s", extra, r.code, r.stderr)
+		}
+		runs, err := runlog.List(results)
+		if err != nil {
+			t.Fatal(err)
+		}
+		slices.SortFunc(runs, func(a, b runlog.RunInfo) int { return a.Start.Compare(b.Start) })
+		dir = filepath.Join(results, runs[len(runs)-1].ID)
+		raw, err := os.ReadFile(filepath.Join(dir, runlog.SummaryFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sum struct {
+			Ops []struct {
+				Name string  `json:"name"`
+				Rate float64 `json:"ops_per_sec"`
+			} `json:"ops"`
+		}
+		if err := json.Unmarshal(raw, &sum); err != nil {
+			t.Fatal(err)
+		}
+		for _, op := range sum.Ops {
+			if op.Name == "transaction" {
+				tps = op.Rate
+			}
+		}
+		rl, err := runlog.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := rl.Telemetry(func(line []byte) error {
+			var rec limitRunRecord
+			recs = append(recs, rec)
+			return json.Unmarshal(line, &recs[len(recs)-1])
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return tps, dir, recs
+	}
+	avgWrite := func(recs []limitRunRecord) float64 {
+		var sum float64
+		n := 0
+		for _, r := range recs[1:] {
+			sum += r.Procs[0].WriteBytesPerSec
+			n++
+		}
+		return sum / float64(n)
+	}
+
+	freeTPS, _, freeRecs := run()
+	limitedTPS, dir, recs := run("--io-write-bps", "1M", "--io-path", srv.DataDir())
+	t.Logf("tps %.0f without limits, %.0f under 1 MiB/s; server writes %.0f vs %.0f bytes/s",
+		freeTPS, limitedTPS, avgWrite(freeRecs), avgWrite(recs))
+	if limitedTPS >= 0.7*freeTPS {
+		t.Errorf("tps %.0f under a 1 MiB/s write limit, %.0f without: the limit did not bite", limitedTPS, freeTPS)
+	}
+	if avgWrite(recs) >= avgWrite(freeRecs) {
+		t.Errorf("the telemetry shows the server writing %.0f bytes/s under the limit, %.0f without", avgWrite(recs), avgWrite(freeRecs))
+	}
+	first, last := recs[0], recs[len(recs)-1]
+	if first.Cgroup == nil || last.Cgroup == nil {
+		t.Fatalf("telemetry records without the cgroup's counters")
+	}
+	maj, minor, _ := limit.ResolveDevice(srv.DataDir())
+	written := last.Cgroup.Device(maj, minor).WriteBytes - first.Cgroup.Device(maj, minor).WriteBytes
+	secs := last.End.Sub(first.End).Seconds()
+	rate := float64(written) / secs
+	t.Logf("cgroup counters: %d bytes written to %d:%d in %.1fs = %.2f MiB/s", written, maj, minor, secs, rate/(1<<20))
+	if rate > 1.25*(1<<20) {
+		t.Errorf("the cgroup wrote %.2f MiB/s under a 1 MiB/s limit", rate/(1<<20))
+	}
+	rl, err := runlog.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(rl.Info.Limits), `"write 1 MiB/s`) && !strings.Contains(string(rl.Info.Limits), "1 MiB/s") {
+		t.Errorf("run.json limits = %s", rl.Info.Limits)
+	}
+	if _, err := limit.Load("run-" + rl.Info.ID); err == nil {
+		t.Errorf("the run's cgroup is still there after the run")
+	}
+}
+
+// TestLimitWatchCatchesBackends starts `stampede limit --watch` on the
+// backends of one database, connects, and sees the new backend moved into
+// the cgroup within a second.
+func TestLimitWatchCatchesBackends(t *testing.T) {
+	requireLimitV1(t)
+	url := testServer(t)
+	db := freshDB(t, "limwatch")
+	adminExec(t, "CREATE DATABASE "+db)
+	name := fmt.Sprintf("watch-%d", time.Now().UnixNano()%1e9)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan result, 1)
+	go func() {
+		done <- stampedeCtx(t, ctx, "limit", "--name", name, "--cpus", "1.5", "--watch", "postgres: .* "+db+" ", "--duration", "8s")
+	}()
+	var g *limit.Group
+	for deadline := time.Now().Add(5 * time.Second); g == nil; time.Sleep(50 * time.Millisecond) {
+		g, _ = limit.Load(name)
+		if time.Now().After(deadline) {
+			t.Fatalf("the cgroup %s did not appear", name)
+		}
+	}
+	u := strings.Replace(url, "/postgres?", "/"+db+"?", 1)
+	conn, err := pgx.Connect(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	connected := time.Now()
+	var pid int
+	if err := conn.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&pid); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		pids, _ := g.PIDs()
+		if slices.Contains(pids, pid) {
+			t.Logf("backend %d moved %v after the connection", pid, time.Since(connected).Round(time.Millisecond))
+			break
+		}
+		if time.Since(connected) > time.Second {
+			t.Fatalf("backend %d not in the cgroup a second after it started (cgroup has %v)", pid, pids)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	conn.Close(ctx)
+	cancel()
+	r := <-done
+	if r.code != 0 && r.code != 130 {
+		t.Errorf("limit --watch: %d %s", r.code, r.stderr)
+	}
+	if _, err := limit.Load(name); err == nil {
+		t.Errorf("the cgroup %s is still there after the watch ended", name)
+	}
+}
