@@ -95,7 +95,8 @@ func (s Spec) Options(base sqlx.Options, id int) sqlx.Options {
 	case ModeDatabase:
 		opts.Database = s.Name(id)
 	case ModeSchema:
-		opts.SearchPath = s.Name(id)
+		// Quoted, so that the server does not fold the name to lower case.
+		opts.SearchPath = `"` + strings.ReplaceAll(s.Name(id), `"`, `""`) + `"`
 	}
 	return opts
 }

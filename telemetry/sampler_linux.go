@@ -384,16 +384,12 @@ func (s *Sampler) sampleProcs(prev *snapshot, uptime, elapsed float64) []ProcGro
 		out[i].Name = g.name
 	}
 	s.gen++
-	if s.regexps > 0 {
+	// Every process is looked at, also for PID groups, which include the
+	// descendants of their process (a server's forked backends).
+	if len(s.groups) > 0 {
 		all, err := s.fs.AllProcs()
 		if err == nil {
 			for _, p := range all {
-				s.sampleProc(p, prev, uptime, out)
-			}
-		}
-	} else {
-		for _, g := range s.groups {
-			if p, err := s.fs.Proc(g.pid); err == nil {
 				s.sampleProc(p, prev, uptime, out)
 			}
 		}
@@ -467,6 +463,12 @@ func (s *Sampler) sampleProc(p procfs.Proc, prev *snapshot, uptime float64, out 
 	}
 }
 
+// inGroup reports whether process pid was classified into group i.
+func (s *Sampler) inGroup(pid, i int) bool {
+	ps := s.procs[pid]
+	return ps != nil && slices.Contains(ps.groups, i)
+}
+
 // classify returns the indexes of the groups a process belongs to. It
 // reads the command line only when a pattern does not match the command
 // name.
@@ -476,7 +478,7 @@ func (s *Sampler) classify(p procfs.Proc, st procfs.ProcStat) []int {
 	read := false
 	for i, g := range s.groups {
 		if g.re == nil {
-			if g.pid == p.PID && g.start == st.Starttime {
+			if (g.pid == p.PID && g.start == st.Starttime) || s.inGroup(st.PPID, i) {
 				groups = append(groups, i)
 			}
 			continue

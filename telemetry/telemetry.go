@@ -20,9 +20,11 @@ type Config struct {
 	// named after the pattern. A process may belong to several groups.
 	WatchProcess []string
 	// WatchPIDs lists processes to watch by PID, each its own group named
-	// "pid N". The process must exist when the Sampler is created; if it
-	// exits, its group reports zero processes from then on (a later
-	// process that reuses the PID is not counted).
+	// "pid N" that also holds the process's descendants (a database
+	// server's postmaster and the backends it forks). The process must
+	// exist when the Sampler is created; if it exits, its group reports
+	// zero processes from then on (a later process that reuses the PID is
+	// not counted).
 	WatchPIDs []int
 }
 

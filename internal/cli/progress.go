@@ -106,7 +106,7 @@ func (p *progress) draw(final bool) {
 	}
 	eta := "--"
 	if rate > 0 && p.total > done {
-		eta = (time.Duration(float64(p.total-done)/rate) * time.Second / time.Second).Round(time.Second).String()
+		eta = time.Duration(float64(p.total-done) / rate * float64(time.Second)).Round(time.Second).String()
 	} else if p.total <= done {
 		eta = "0s"
 	}
