@@ -1,0 +1,333 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/stampede-bench/stampede/sqlx"
+	"github.com/stampede-bench/stampede/workload"
+)
+
+// ErrMissingTenant marks a tenant that does not exist or is half-created.
+var ErrMissingTenant = errors.New("tenant missing")
+
+// TenantError is one tenant's failure.
+type TenantError struct {
+	// ID is the tenant's number.
+	ID int
+	// Name is the tenant's database or schema ("" in column mode).
+	Name string
+	// Err is what went wrong.
+	Err error
+}
+
+// Error implements error: "tenant bank_7: ...".
+func (e TenantError) Error() string {
+	if e.Name == "" {
+		return fmt.Sprintf("tenant %d: %s", e.ID, oneLine(e.Err.Error()))
+	}
+	return fmt.Sprintf("tenant %s: %s", e.Name, oneLine(e.Err.Error()))
+}
+
+// Unwrap returns Err.
+func (e TenantError) Unwrap() error { return e.Err }
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// ResumeCommand returns the command that creates the fleet's missing
+// tenants, for messages.
+func (t Target) ResumeCommand() string {
+	cmd := fmt.Sprintf("stampede init %s --tenants %d", t.Workload, t.Spec.Tenants)
+	if t.Spec.Mode != ModeDatabase {
+		cmd += " --tenant-mode " + string(t.Spec.Mode)
+	}
+	if t.Spec.Mode != ModeColumn && t.Spec.Pattern != DefaultPattern(t.Workload) {
+		cmd += " --tenant-pattern " + t.Spec.Pattern
+	}
+	return cmd
+}
+
+func (t Target) missing(what string) error {
+	return missingError(fmt.Sprintf("%s; run `%s` to resume creating the fleet", what, t.ResumeCommand()))
+}
+
+// missingError is a missing or half-created tenant; it is ErrMissingTenant.
+type missingError string
+
+func (e missingError) Error() string { return string(e) }
+
+func (e missingError) Is(target error) bool { return target == ErrMissingTenant }
+
+// CheckOptions configure Check.
+type CheckOptions struct {
+	Target
+	// NewGenerator returns a generator configured as the user asked.
+	NewGenerator func() (workload.Generator, error)
+}
+
+// CheckResult is the outcome of Check.
+type CheckResult struct {
+	// Checked is the number of tenants checked.
+	Checked int
+	// Failed lists the tenants that failed, by id.
+	Failed []TenantError
+}
+
+// Check runs the workload's consistency checks on every tenant, at most
+// Concurrency at once. A tenant that is missing or half-created fails
+// with ErrMissingTenant. The error is for problems that stop the whole
+// check (a refused connection, say), not for failing tenants.
+func Check(ctx context.Context, o CheckOptions) (CheckResult, error) {
+	e := newEnv(o.Target)
+	var res CheckResult
+	g, err := o.NewGenerator()
+	if err != nil {
+		return res, err
+	}
+	h, ok := g.(workload.Hookser)
+	if !ok || h.Hooks().CheckConsistency == nil {
+		return res, fmt.Errorf("workload %s has no consistency checks", g.Meta().Name)
+	}
+	present, shared, closeShared, err := e.inventory(ctx)
+	if err != nil {
+		return res, err
+	}
+	defer closeShared()
+	var mu sync.Mutex
+	fail := func(id int, err error) {
+		mu.Lock()
+		res.Failed = append(res.Failed, TenantError{ID: id, Name: o.Spec.Name(id), Err: err})
+		mu.Unlock()
+	}
+	ids := make([]int, o.Spec.Tenants)
+	for i := range ids {
+		ids[i] = i + 1
+	}
+	bar := e.bar("tenants checked", int64(len(ids)))
+	var checked atomic.Int64
+	err = forEach(ctx, e.Concurrency, ids, func(ctx context.Context, id int) error {
+		defer bar.Add(1)
+		checked.Add(1)
+		if !present[id] {
+			fail(id, e.missingTenant(id))
+			return nil
+		}
+		var gen workload.Generator
+		var err error
+		if o.Spec.Mode == ModeColumn {
+			gen, err = columnGenerator(o.NewGenerator, id)
+		} else {
+			gen, err = o.NewGenerator()
+		}
+		if err != nil {
+			return err
+		}
+		db := shared
+		if o.Spec.Mode != ModeColumn {
+			tdb, closeDB, err := e.connect(ctx, o.Spec.Options(e.Base, id), 1)
+			if err != nil {
+				if sqlx.IsMissingDatabase(err) {
+					fail(id, e.missingTenant(id))
+					return nil
+				}
+				return err
+			}
+			defer closeDB()
+			db = tdb
+			if _, ok, err := readMarker(ctx, db, ""); err != nil {
+				fail(id, err)
+				return nil
+			} else if !ok {
+				fail(id, e.Target.missing(fmt.Sprintf("%s is half-created (no %s marker)", e.what(id), MarkerTable)))
+				return nil
+			}
+		}
+		rep := &lines{}
+		if err := gen.(workload.Hookser).Hooks().CheckConsistency(ctx, db, rep); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			fail(id, e.explain(err))
+		}
+		return nil
+	})
+	bar.Done()
+	res.Checked = int(checked.Load())
+	sort.Slice(res.Failed, func(i, j int) bool { return res.Failed[i].ID < res.Failed[j].ID })
+	return res, err
+}
+
+// what names tenant id's container for messages.
+func (e *env) what(id int) string {
+	switch e.Spec.Mode {
+	case ModeDatabase:
+		return fmt.Sprintf("database %q", e.Spec.Name(id))
+	case ModeSchema:
+		return fmt.Sprintf("schema %q in database %q", e.Spec.Name(id), e.Base.Database)
+	}
+	return fmt.Sprintf("tenant %d's rows in database %q", id, e.Base.Database)
+}
+
+func (e *env) missingTenant(id int) error {
+	if e.Spec.Mode == ModeColumn {
+		return e.Target.missing(fmt.Sprintf("not loaded (no row in %s)", MarkerTable))
+	}
+	return e.Target.missing(e.what(id) + " does not exist")
+}
+
+// inventory returns which tenants exist (in column mode: are marked
+// loaded) and, in schema and column modes, a pool on the fleet's database
+// with Concurrency connections (closeDB releases it).
+func (e *env) inventory(ctx context.Context) (present map[int]bool, db *sqlx.DB, closeDB func(), err error) {
+	present = map[int]bool{}
+	closeDB = func() {}
+	names := e.Spec.names()
+	switch e.Spec.Mode {
+	case ModeDatabase:
+		admin, closeAdmin, err := e.connect(ctx, e.adminOptions(), 1)
+		if err != nil {
+			return nil, nil, closeDB, err
+		}
+		defer closeAdmin()
+		set, err := existingDatabases(ctx, admin, names)
+		if err != nil {
+			return nil, nil, closeDB, err
+		}
+		for _, id := range e.Spec.tenantIDs(set, true) {
+			present[id] = true
+		}
+		return present, nil, closeDB, nil
+	case ModeSchema:
+		db, closeDB, err = e.connect(ctx, e.Base, e.Concurrency)
+		if err != nil {
+			if sqlx.IsMissingDatabase(err) {
+				return present, nil, func() {}, nil
+			}
+			return nil, nil, func() {}, err
+		}
+		state, err := schemaState(ctx, db, names)
+		if err != nil {
+			closeDB()
+			return nil, nil, func() {}, err
+		}
+		for id := 1; id <= e.Spec.Tenants; id++ {
+			if _, ok := state[e.Spec.Name(id)]; ok {
+				present[id] = true
+			}
+		}
+		return present, db, closeDB, nil
+	default:
+		db, closeDB, err = e.connect(ctx, e.Base, e.Concurrency)
+		if err != nil {
+			if sqlx.IsMissingDatabase(err) {
+				return present, nil, func() {}, nil
+			}
+			return nil, nil, func() {}, err
+		}
+		ok, err := workload.TableExists(ctx, db, MarkerTable)
+		if err != nil || !ok {
+			return present, db, closeDB, err
+		}
+		rows, err := db.Query(ctx, "SELECT tenant_id FROM "+db.Dialect().QuoteIdent(MarkerTable))
+		if err != nil {
+			closeDB()
+			return nil, nil, func() {}, err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id int
+			if err := rows.Scan(&id); err != nil {
+				closeDB()
+				return nil, nil, func() {}, err
+			}
+			present[id] = true
+		}
+		return present, db, closeDB, rows.Err()
+	}
+}
+
+// lines collects a check's report.
+type lines struct {
+	mu  sync.Mutex
+	out []string
+}
+
+// Printf implements workload.Reporter.
+func (l *lines) Printf(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.out = append(l.out, strings.TrimSpace(fmt.Sprintf(format, args...)))
+}
+
+// DropOptions configure Drop.
+type DropOptions struct {
+	Target
+	// Tables are the shared tables of column mode.
+	Tables []string
+}
+
+// Drop drops every tenant of the fleet that exists: databases (WITH
+// (FORCE), disconnecting their sessions), schemas (CASCADE), or in column
+// mode the shared tables. It returns the number of tenants dropped (in
+// column mode, of loaded tenants) and how many databases, schemas and
+// tables of the fleet are left afterwards.
+func Drop(ctx context.Context, o DropOptions) (dropped int, left Totals, err error) {
+	e := newEnv(o.Target)
+	switch o.Spec.Mode {
+	case ModeDatabase:
+		admin, closeAdmin, err := e.connect(ctx, e.adminOptions(), e.Concurrency)
+		if err != nil {
+			return 0, left, err
+		}
+		defer closeAdmin()
+		names := o.Spec.names()
+		set, err := existingDatabases(ctx, admin, names)
+		if err != nil {
+			return 0, left, err
+		}
+		dropped, err = e.dropDatabases(ctx, admin, keys(set))
+		if err != nil {
+			return dropped, left, err
+		}
+		err = admin.QueryRow(ctx, "SELECT count(*) FROM pg_database WHERE datname = ANY($1)", names).Scan(&left.Databases)
+		return dropped, left, err
+	case ModeSchema:
+		db, closeDB, err := e.connect(ctx, e.Base, e.Concurrency)
+		if err != nil {
+			if sqlx.IsMissingDatabase(err) {
+				return 0, left, nil
+			}
+			return 0, left, err
+		}
+		defer closeDB()
+		names := o.Spec.names()
+		state, err := schemaState(ctx, db, names)
+		if err != nil {
+			return 0, left, err
+		}
+		if err := e.dropSchemas(ctx, db, keys(state)); err != nil {
+			return 0, left, err
+		}
+		err = db.QueryRow(ctx, "SELECT count(*) FROM pg_namespace WHERE nspname = ANY($1)", names).Scan(&left.Schemas)
+		return len(state), left, err
+	default:
+		present, db, closeDB, err := e.inventory(ctx)
+		defer closeDB()
+		if err != nil || db == nil {
+			return 0, left, err
+		}
+		for _, name := range append(append([]string(nil), o.Tables...), MarkerTable) {
+			if _, err := db.Exec(ctx, db.Dialect().DropTable(name)); err != nil {
+				return 0, left, fmt.Errorf("dropping table %s: %w", name, err)
+			}
+		}
+		err = db.QueryRow(ctx, "SELECT count(*) FROM unnest($1::text[]) n WHERE to_regclass(n) IS NOT NULL",
+			quoted(db.Dialect(), append(append([]string(nil), o.Tables...), MarkerTable))).Scan(&left.Tables)
+		return len(present), left, err
+	}
+}

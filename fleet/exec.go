@@ -1,0 +1,322 @@
+package fleet
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/stampede-bench/stampede/sqlx"
+	"github.com/stampede-bench/stampede/stats"
+)
+
+// ExecOptions configure Exec.
+type ExecOptions struct {
+	Target
+	// Statement is the SQL applied to every tenant. It runs through the
+	// simple protocol, so it may hold several statements separated by
+	// semicolons (which then run as one transaction).
+	Statement string
+	// Record is the path of the NDJSON file that records the tenants done.
+	Record string
+	// Restart ignores (truncates) an existing record.
+	Restart bool
+}
+
+// ExecResult is the outcome of Exec.
+type ExecResult struct {
+	// Applied is the number of tenants the statement succeeded on now.
+	Applied int
+	// Skipped is the number of tenants an earlier run had done.
+	Skipped int
+	// Failed lists the tenants where the statement failed, by id.
+	Failed []TenantError
+	// Latency holds the statement's latency on each tenant it succeeded on.
+	Latency *hdrhistogram.Histogram
+	// Elapsed is the time Exec took.
+	Elapsed time.Duration
+}
+
+// recordHeader is the first line of an exec record.
+type recordHeader struct {
+	Statement string    `json:"statement"`
+	Mode      Mode      `json:"mode"`
+	Pattern   string    `json:"pattern,omitempty"`
+	Database  string    `json:"database,omitempty"`
+	Started   time.Time `json:"started"`
+}
+
+// recordLine is a line of an exec record: one tenant done.
+type recordLine struct {
+	Tenant int       `json:"tenant"`
+	Name   string    `json:"name,omitempty"`
+	Ms     float64   `json:"ms"`
+	At     time.Time `json:"at"`
+}
+
+// execRecord is an append-only record of the tenants a statement was
+// applied to; every line is fsynced before the next tenant counts as done.
+type execRecord struct {
+	mu sync.Mutex
+	f  *os.File
+}
+
+// openRecord opens (creating it, or truncating it on restart) the record
+// at path and returns the tenants it says are done. It is called before
+// anything is applied, so that nothing is ever applied without a record.
+func openRecord(path string, restart bool, hdr recordHeader) (*execRecord, map[int]bool, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, nil, fmt.Errorf("creating the exec record: %w", err)
+	}
+	flags := os.O_CREATE | os.O_RDWR | os.O_APPEND
+	if restart {
+		flags |= os.O_TRUNC
+	}
+	f, err := os.OpenFile(path, flags, 0o644)
+	if err != nil {
+		return nil, nil, fmt.Errorf("opening the exec record: %w", err)
+	}
+	done := map[int]bool{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<16), 1<<26)
+	first := true
+	for sc.Scan() {
+		if first {
+			first = false
+			var h recordHeader
+			if err := json.Unmarshal(sc.Bytes(), &h); err != nil || h.Statement != hdr.Statement || h.Mode != hdr.Mode || h.Pattern != hdr.Pattern {
+				f.Close()
+				return nil, nil, fmt.Errorf("exec record %s belongs to another statement or fleet: pass --restart to start a new record", path)
+			}
+			continue
+		}
+		var l recordLine
+		if json.Unmarshal(sc.Bytes(), &l) == nil { // a line torn by a crash is not a tenant done
+			done[l.Tenant] = true
+		}
+	}
+	if err := sc.Err(); err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("reading the exec record %s: %w", path, err)
+	}
+	r := &execRecord{f: f}
+	if st, err := f.Stat(); err == nil && st.Size() > 0 {
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, st.Size()-1); err == nil && last[0] != '\n' {
+			// End the line a crash tore, so the next one stands alone.
+			if _, err := f.Write([]byte{'\n'}); err != nil {
+				f.Close()
+				return nil, nil, fmt.Errorf("writing the exec record: %w", err)
+			}
+		}
+	}
+	if first {
+		if err := r.append(hdr); err != nil {
+			f.Close()
+			return nil, nil, err
+		}
+	}
+	return r, done, nil
+}
+
+func (r *execRecord) append(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, err := r.f.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("writing the exec record: %w", err)
+	}
+	if err := r.f.Sync(); err != nil {
+		return fmt.Errorf("syncing the exec record: %w", err)
+	}
+	return nil
+}
+
+func (r *execRecord) close() error { return r.f.Close() }
+
+// Exec applies the statement to every tenant, at most Concurrency at
+// once: in database mode connected to each tenant's database, in schema
+// mode with the tenant's schema as search_path, in column mode once (on
+// the shared tables, recorded as tenant 0). Every tenant done is appended
+// to the record, so a rerun after a failure or an interruption skips the
+// tenants done and applies the statement to the others only. Failing
+// tenants are listed in the result; the error is for problems that stop
+// everything (no record, a refused connection).
+func Exec(ctx context.Context, o ExecOptions) (ExecResult, error) {
+	start := time.Now()
+	e := newEnv(o.Target)
+	res := ExecResult{Latency: stats.NewHistogram()}
+	hdr := recordHeader{Statement: o.Statement, Mode: o.Spec.Mode, Pattern: o.Spec.Pattern, Database: o.Base.Database, Started: start.UTC()}
+	if o.Spec.Mode == ModeDatabase {
+		hdr.Database = ""
+	}
+	rec, done, err := openRecord(o.Record, o.Restart, hdr)
+	if err != nil {
+		return res, err
+	}
+	defer rec.close()
+	var ids []int
+	if o.Spec.Mode == ModeColumn {
+		if done[0] {
+			res.Skipped = 1
+		} else {
+			ids = []int{0}
+		}
+	} else {
+		for id := 1; id <= o.Spec.Tenants; id++ {
+			if done[id] {
+				res.Skipped++
+			} else {
+				ids = append(ids, id)
+			}
+		}
+	}
+	if res.Skipped > 0 {
+		e.logf("%d tenants done by an earlier run (record %s) are skipped; --restart applies the statement to every tenant", res.Skipped, o.Record)
+	}
+	if len(ids) == 0 {
+		res.Elapsed = time.Since(start)
+		return res, nil
+	}
+	var mu sync.Mutex
+	fail := func(id int, err error) {
+		mu.Lock()
+		res.Failed = append(res.Failed, TenantError{ID: id, Name: o.Spec.Name(id), Err: err})
+		mu.Unlock()
+	}
+	var applied atomic.Int64
+	succeed := func(id int, d time.Duration) error {
+		mu.Lock()
+		res.Latency.RecordValue(stats.Clamp(d))
+		mu.Unlock()
+		applied.Add(1)
+		return rec.append(recordLine{Tenant: id, Name: o.Spec.Name(id), Ms: stats.Ms(int64(d)), At: time.Now().UTC()})
+	}
+	bar := e.bar("tenants", int64(len(ids)))
+	defer bar.Done()
+	switch o.Spec.Mode {
+	case ModeColumn:
+		db, closeDB, err := e.connect(ctx, e.Base, 1)
+		if err != nil {
+			return res, err
+		}
+		defer closeDB()
+		t0 := time.Now()
+		if _, err := db.Exec(ctx, o.Statement); err != nil {
+			fail(0, err)
+		} else if err := succeed(0, time.Since(t0)); err != nil {
+			return res, err
+		}
+		bar.Add(1)
+	case ModeSchema:
+		err = e.execSchemas(ctx, o, ids, fail, succeed, bar)
+	default:
+		err = e.execDatabases(ctx, o, ids, fail, succeed, bar)
+	}
+	res.Applied = int(applied.Load())
+	sort.Slice(res.Failed, func(i, j int) bool { return res.Failed[i].ID < res.Failed[j].ID })
+	res.Elapsed = time.Since(start)
+	return res, err
+}
+
+// execDatabases connects to each tenant's database in turn.
+func (e *env) execDatabases(ctx context.Context, o ExecOptions, ids []int, fail func(int, error), succeed func(int, time.Duration) error, bar Bar) error {
+	return forEach(ctx, e.Concurrency, ids, func(ctx context.Context, id int) error {
+		defer bar.Add(1)
+		db, closeDB, err := e.connect(ctx, o.Spec.Options(e.Base, id), 1)
+		if err != nil {
+			if sqlx.IsMissingDatabase(err) {
+				fail(id, e.missingTenant(id))
+				return nil
+			}
+			return err
+		}
+		defer closeDB()
+		t0 := time.Now()
+		if _, err := db.Exec(ctx, o.Statement); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			fail(id, err)
+			return nil
+		}
+		return succeed(id, time.Since(t0))
+	})
+}
+
+// execSchemas keeps Concurrency connections to the fleet's database and
+// points each at a tenant's schema before applying the statement there.
+func (e *env) execSchemas(ctx context.Context, o ExecOptions, ids []int, fail func(int, error), succeed func(int, time.Duration) error, bar Bar) error {
+	db, closeDB, err := e.connect(ctx, e.Base, e.Concurrency)
+	if err != nil {
+		return err
+	}
+	defer closeDB()
+	state, err := schemaState(ctx, db, e.Spec.names())
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var next atomic.Int64
+	var once sync.Once
+	var firstErr error
+	var wg sync.WaitGroup
+	for w := 0; w < min(e.Concurrency, len(ids)); w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			conn := db.Conn(w, true)
+			defer conn.Release()
+			stop := func(err error) { once.Do(func() { firstErr = err; cancel() }) }
+			for ctx.Err() == nil {
+				i := int(next.Add(1)) - 1
+				if i >= len(ids) {
+					return
+				}
+				id := ids[i]
+				name := e.Spec.Name(id)
+				if _, ok := state[name]; !ok {
+					fail(id, e.missingTenant(id))
+					bar.Add(1)
+					continue
+				}
+				if _, err := conn.Exec(ctx, "SELECT set_config('search_path', $1, false)", db.Dialect().QuoteIdent(name)); err != nil {
+					stop(e.explain(err))
+					return
+				}
+				t0 := time.Now()
+				_, err := conn.Exec(ctx, o.Statement)
+				d := time.Since(t0)
+				bar.Add(1)
+				if err != nil {
+					if ctx.Err() != nil {
+						return
+					}
+					fail(id, err)
+					continue
+				}
+				if err := succeed(id, d); err != nil {
+					stop(err)
+					return
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr
+	}
+	return ctx.Err()
+}

@@ -1,0 +1,231 @@
+package fleet_test
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stampede-bench/stampede/engine"
+	"github.com/stampede-bench/stampede/fleet"
+	"github.com/stampede-bench/stampede/sqlx"
+	"github.com/stampede-bench/stampede/stats"
+	"github.com/stampede-bench/stampede/workload"
+	_ "github.com/stampede-bench/stampede/workload/bank"
+)
+
+// bankGen returns a NewGen for bank with args.
+func bankGen(t testing.TB, args ...string) func(int) (workload.Generator, error) {
+	t.Helper()
+	m, ok := workload.Get("bank")
+	if !ok {
+		t.Fatal("bank is not registered")
+	}
+	return func(int) (workload.Generator, error) { return workload.FromFlags(m, args...) }
+}
+
+// nullConfig is a fleet of bank tenants on the null driver.
+func nullConfig(t testing.TB, tenants, active int) fleet.RunConfig {
+	return fleet.RunConfig{
+		Spec:             fleet.Spec{Tenants: tenants, Mode: fleet.ModeDatabase, Pattern: "bank_%d"},
+		Base:             sqlx.Options{Driver: sqlx.DriverNull},
+		Active:           active,
+		ConnsPerTenant:   1,
+		WorkersPerTenant: 1,
+		Seed:             1,
+		NewGen:           bankGen(t, "--rows=100"),
+	}
+}
+
+// TestOpenBadConfig checks that bad configurations fail in one line.
+func TestOpenBadConfig(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(*fleet.RunConfig)
+		want string
+	}{
+		{"active above tenants", func(c *fleet.RunConfig) { c.Active = 11 }, "--active 11 is more than --tenants 10"},
+		{"no active", func(c *fleet.RunConfig) { c.Active = 0 }, "--active 0"},
+		{"no connections", func(c *fleet.RunConfig) { c.ConnsPerTenant = 0 }, "--conns-per-tenant 0"},
+		{"no workers", func(c *fleet.RunConfig) { c.WorkersPerTenant = 0 }, "workers per tenant"},
+		{"bad pick", func(c *fleet.RunConfig) { c.Pick = "lottery" }, `unknown --pick "lottery"`},
+		{"negative tenant duration", func(c *fleet.RunConfig) { c.TenantDuration = -time.Second }, "--tenant-duration -1s"},
+		{"generator error", func(c *fleet.RunConfig) { c.NewGen = bankGen(t, "--rows=0") }, "tenant"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := nullConfig(t, 10, 5)
+			tc.edit(&cfg)
+			r, err := fleet.Open(context.Background(), cfg)
+			if err == nil {
+				r.Close()
+				t.Fatal("Open succeeded")
+			}
+			if !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("error %q: want one line containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// run drives a fleet run through the engine for d and returns the
+// engine's cumulative count and errors over every operation.
+func run(t *testing.T, r *fleet.Run, d time.Duration, tolerate bool) (count, errs int64) {
+	t.Helper()
+	load := r.Load()
+	reg := stats.NewRegistry(load.Ops, stats.ShardsFor(len(load.Workers), runtime.GOMAXPROCS(0)), time.Now())
+	var last stats.Tick
+	res := engine.Run(context.Background(), engine.Config{Duration: d, DisplayEvery: 100 * time.Millisecond, TolerateErrors: tolerate},
+		load, reg, engine.Hooks{Tick: func(tk stats.Tick, _ bool) { last = tk }})
+	if res.Err != nil && !tolerate {
+		t.Fatalf("run: %v", res.Err)
+	}
+	if load.Close != nil {
+		_ = load.Close(context.Background())
+	}
+	for _, s := range last.Series {
+		count += s.Cumulative.TotalCount()
+		errs += s.CumErrors
+	}
+	return count, errs
+}
+
+// TestNullFleet runs 100 tenant workloads on the null driver and checks
+// that every one ran and that their counts add up to the engine's.
+func TestNullFleet(t *testing.T) {
+	for _, pick := range []string{fleet.PickRandom, fleet.PickRoundRobin} {
+		t.Run(pick, func(t *testing.T) {
+			cfg := nullConfig(t, 200, 100)
+			cfg.Pick = pick
+			cfg.WorkersPerTenant = 2
+			cfg.NewGen = func(id int) (workload.Generator, error) { return sleepGen{id: id}, nil }
+			r, err := fleet.Open(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			if n := len(r.Load().Workers); n != 200 {
+				t.Fatalf("%d workers, want 200", n)
+			}
+			count, _ := run(t, r, 300*time.Millisecond, false)
+			ts := r.Tenants()
+			if len(ts) != 100 {
+				t.Fatalf("%d tenant results, want 100", len(ts))
+			}
+			var sum int64
+			ids := map[int]bool{}
+			for _, tr := range ts {
+				ids[tr.ID] = true
+				if tr.Total == 0 || tr.ElapsedSec <= 0 || tr.Name != "bank_"+itoa(tr.ID) || tr.Ended != "run" {
+					t.Errorf("tenant %+v", tr)
+				}
+				for _, n := range tr.Ops {
+					sum += n
+				}
+				if pick == fleet.PickRoundRobin && tr.ID > 100 {
+					t.Errorf("round-robin picked tenant %d", tr.ID)
+				}
+			}
+			if len(ids) != 100 {
+				t.Errorf("%d distinct tenants, want 100", len(ids))
+			}
+			if sum != count {
+				t.Errorf("tenants' counts add up to %d, the engine counted %d", sum, count)
+			}
+			s := fleet.Summarize(100, ts)
+			if s.OpsMin == 0 || s.OpsMin > s.OpsMedian || s.OpsMedian > s.OpsMax || len(s.Starved) != 0 {
+				t.Errorf("summary %+v", s)
+			}
+		})
+	}
+}
+
+func itoa(n int) string {
+	var b []byte
+	for ; n > 0; n /= 10 {
+		b = append([]byte{byte('0' + n%10)}, b...)
+	}
+	return string(b)
+}
+
+// TestNullRotate rotates 3 slots over 10 tenants every 50ms and checks
+// that replacements ran and every tenant workload is reported.
+func TestNullRotate(t *testing.T) {
+	cfg := nullConfig(t, 10, 3)
+	cfg.Pick = fleet.PickRoundRobin
+	cfg.Rotate = true
+	cfg.TenantDuration = 50 * time.Millisecond
+	cfg.NewGen = func(id int) (workload.Generator, error) { return sleepGen{id: id}, nil }
+	r, err := fleet.Open(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	count, _ := run(t, r, 600*time.Millisecond, true)
+	ts := r.Tenants()
+	if len(ts) <= 3 {
+		t.Fatalf("%d tenant workloads ran, want more than 3", len(ts))
+	}
+	var sum int64
+	durations := 0
+	for _, tr := range ts {
+		sum += tr.Total
+		if tr.Ended == "duration" {
+			durations++
+		}
+	}
+	if durations == 0 {
+		t.Errorf("no tenant workload ended by --tenant-duration: %+v", ts)
+	}
+	if sum != count {
+		t.Errorf("tenants' counts add up to %d, the engine counted %d", sum, count)
+	}
+}
+
+// sleepGen is a workload whose operations sleep a millisecond (so that
+// hundreds of workers share two CPUs as they would waiting for a server),
+// and fail for tenant fail.
+type sleepGen struct{ id, fail int }
+
+func (sleepGen) Meta() workload.Meta      { return workload.Meta{Name: "sleep"} }
+func (sleepGen) Tables() []workload.Table { return nil }
+func (g sleepGen) Ops(_ context.Context, _ *sqlx.DB, oc workload.OpsConfig) (workload.QueryLoad, error) {
+	ql := workload.QueryLoad{Ops: []string{"op"}}
+	for range oc.Concurrency {
+		ql.Workers = append(ql.Workers, func(context.Context) workload.Result {
+			time.Sleep(time.Millisecond)
+			if g.id == g.fail {
+				return workload.Result{Err: errors.New("boom")}
+			}
+			return workload.Result{}
+		})
+	}
+	return ql, nil
+}
+
+// TestRotateOnError checks that a failing tenant is replaced while its
+// errors still reach the engine.
+func TestRotateOnError(t *testing.T) {
+	cfg := nullConfig(t, 3, 1)
+	cfg.Pick = fleet.PickRoundRobin
+	cfg.Rotate = true
+	cfg.NewGen = func(id int) (workload.Generator, error) { return sleepGen{id: id, fail: 1}, nil }
+	r, err := fleet.Open(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	_, errs := run(t, r, 300*time.Millisecond, true)
+	ts := r.Tenants()
+	if len(ts) < 2 || ts[0].ID != 1 || ts[0].Ended != "error" || ts[0].Errors == 0 || ts[1].ID != 2 || ts[1].Total == 0 {
+		t.Fatalf("tenant workloads %+v: want tenant 1 failing, then tenant 2", ts)
+	}
+	var sum int64
+	for _, tr := range ts {
+		sum += tr.Errors
+	}
+	if errs == 0 || sum != errs {
+		t.Errorf("tenants' errors add up to %d, the engine counted %d", sum, errs)
+	}
+}
