@@ -161,6 +161,8 @@ type runFlags struct {
 	promListen     string
 	opTimeout      time.Duration
 	skipChecks     bool
+	tel            telemetryFlags
+	lim            runLimitFlags
 }
 
 func (r *runFlags) register(fs *pflag.FlagSet) {
@@ -186,6 +188,8 @@ func (r *runFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&r.opTimeout, "op-timeout", 0, "bound each operation: the server's statement_timeout and a client deadline (0: none)")
 	fs.IntVar(&r.promPort, "prometheus-port", 0, "serve live metrics at http://HOST:PORT/metrics for Prometheus (all interfaces)")
 	fs.StringVar(&r.promListen, "prometheus-listen", "", "like --prometheus-port with a full address, such as 127.0.0.1:9090")
+	r.tel.register(fs)
+	r.lim.register(fs)
 	fs.StringVar(&r.outputStyle, "output-style", "stampede", "output style: stampede, or sysbench (sysbench's interval lines and final report)")
 	fs.IntVar(&r.timeSecs, "time", 0, "sysbench's name for --duration, in seconds")
 	fs.Float64Var(&r.rate, "rate", 0, "sysbench's name for --max-rate")

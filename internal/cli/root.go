@@ -125,6 +125,7 @@ Quick start:
 		a.runsCmd(),
 		a.compareCmd(),
 		a.demoCmd(),
+		a.fleetCmd(),
 		a.versionCmd(),
 		a.limitCmd(),
 	)

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -14,11 +15,13 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/stampede-bench/stampede/engine"
+	"github.com/stampede-bench/stampede/fleet"
 	"github.com/stampede-bench/stampede/promexport"
 	"github.com/stampede-bench/stampede/report"
 	"github.com/stampede-bench/stampede/runlog"
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/stats"
+	"github.com/stampede-bench/stampede/telemetry"
 	"github.com/stampede-bench/stampede/workload"
 )
 
@@ -29,6 +32,9 @@ type runSpec struct {
 	flags *runFlags
 	fs    *pflag.FlagSet
 	urls  []string
+	// tenants and fleet are the fleet flags (nil: no fleet).
+	tenants *tenantFlags
+	fleet   *fleetRunFlags
 }
 
 // runOutcome is what a finished run leaves.
@@ -54,6 +60,11 @@ type runSummary struct {
 	Extra       map[string]string `json:"extra,omitempty"`
 	// Figures are the workload's own results (tpmC, efficiency).
 	Figures map[string]float64 `json:"figures,omitempty"`
+	// Telemetry is the averages and peaks of the run's telemetry samples.
+	Telemetry *telemetry.Summary `json:"telemetry,omitempty"`
+	// Tenants and Fleet are a fleet run's tenant workloads and figures.
+	Tenants []fleet.TenantResult `json:"tenants,omitempty"`
+	Fleet   *fleetSummary        `json:"fleet,omitempty"`
 }
 
 type namedSummary struct {
@@ -145,7 +156,7 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 		}
 	}
 	seed := pickSeed(rf.seed)
-	src, err := a.openSource(ctx, spec, opser, seed)
+	src, err := a.openRunSource(ctx, spec, opser, seed)
 	if err != nil {
 		return nil, err
 	}
@@ -169,11 +180,16 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 	start := time.Now()
 	reg := stats.NewRegistry(names, stats.ShardsFor(src.workers, runtime.GOMAXPROCS(0)), start)
 
+	tel, err := startTelemetry(&rf.tel)
+	if err != nil {
+		return nil, err
+	}
 	root, err := resultsRoot(rf.resultsDir)
 	if err != nil {
 		return nil, err
 	}
 	info := runlog.RunInfo{
+		Telemetry:       rf.tel.info(cfg.DisplayEvery),
 		FormatVersion:   runlog.FormatVersion,
 		ID:              runlog.NewID(gen.Meta().Name, start),
 		Workload:        gen.Meta().Name,
@@ -189,6 +205,17 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 		Seed:            seed,
 		Host:            runlog.HostFacts(),
 		Start:           start,
+	}
+	lims, err := applyLimits(&rf.lim, &rf.tel, info.ID, a.stderr)
+	if err != nil {
+		return nil, err
+	}
+	defer lims.remove(nil, a.stderr)
+	if lims != nil {
+		info.Limits = lims.record
+		if tel != nil {
+			tel.extra = lims.stats
+		}
 	}
 	rw, err := runlog.Create(root, info)
 	if err != nil {
@@ -213,6 +240,7 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 		fmt.Fprintf(a.stderr, "Prometheus metrics at http://%s/metrics\n", srv.Addr())
 	}
 	var out output
+	textOutput := rf.outputStyle != "sysbench" && rf.format != "json"
 	switch {
 	case rf.outputStyle == "sysbench":
 		out = newSysbenchOutput(a.stdout, rf, load, seed, start)
@@ -243,10 +271,18 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 			if prom != nil {
 				prom.Update(promSnapshot(t, load.Ops, src.reconnects()))
 			}
+			var sample telemetry.Sample
+			sampled := false
+			if tel != nil {
+				sample, sampled = tel.tick(t.End, rw, a.stderr)
+			}
 			if final {
 				return
 			}
 			out.interval(t, src.reconnects())
+			if sampled && rf.tel.display && textOutput {
+				fmt.Fprintln(a.stdout, report.TelemetryLine(sample))
+			}
 		},
 	}
 	if rf.cpuProfile != "" {
@@ -257,6 +293,7 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 		defer stopProfile()
 	}
 	res := engine.Run(ctx, cfg, load, reg, hooks)
+	lims.remove(rw, a.stderr)
 
 	sum := summarize(last, disp, gen.Meta().Name, seed, rf, errs.snapshot(), src.reconnects())
 	status := "completed"
@@ -275,7 +312,7 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 	for _, code := range sortedKeys(sum.Errors) {
 		extra = append(extra, report.Extra{Name: "errors_" + code, Value: float64(sum.Errors[code]), Text: fmt.Sprintf("%d (error code %s)", sum.Errors[code], code)})
 	}
-	if f, ok := gen.(workload.Figurer); ok {
+	if f, ok := gen.(workload.Figurer); ok && !src.tenantFigures {
 		counts := map[string]int64{}
 		for _, op := range sum.Ops {
 			counts[op.Name] = op.Count
@@ -297,6 +334,24 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 		}
 	}
 	out.final(last, res, extra)
+	if textOutput && !src.tenantFigures {
+		printAudits(a.stdout, gen, load.Ops, last)
+	}
+	sum.Telemetry = tel.summary()
+	if textOutput {
+		printTelemetrySummary(a.stdout, sum.Telemetry)
+	}
+	if t := sum.Telemetry; t != nil && len(t.Procs) > 0 && src.serverCPU == nil {
+		// The watched processes are the system under test.
+		var cores float64
+		for _, g := range t.Procs {
+			cores += g.CPUCores.Avg
+		}
+		src.serverCPU = func() (float64, bool) { return cores, true }
+	}
+	if src.finish != nil {
+		src.finish(&sum, a.stdout, rf.format)
+	}
 	if err := rw.Finish(time.Now(), status, sum.Error, sum); err != nil && writeErr == nil {
 		writeErr = err
 	}
@@ -453,4 +508,31 @@ func startCPUProfile(path string) (func(), error) {
 		return nil, err
 	}
 	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
+// printAudits prints the workload's run-time audits (TPC-C's clause 9.2
+// and response-time criteria), judged on the run's cumulative histograms.
+func printAudits(w io.Writer, gen workload.Generator, ops []string, last stats.Tick) {
+	au, ok := gen.(workload.Auditor)
+	if !ok {
+		return
+	}
+	latency := func(op string, q float64) time.Duration {
+		for i, name := range ops {
+			if name == op && i < len(last.Series) {
+				if h := last.Series[i].Cumulative; h.TotalCount() > 0 {
+					return time.Duration(h.ValueAtQuantile(q * 100))
+				}
+			}
+		}
+		return 0
+	}
+	var ra []report.Audit
+	for _, x := range au.Audits(last.End.Sub(last.CumStart), latency) {
+		ra = append(ra, report.Audit{Name: x.Name, Result: x.Result, Detail: x.Detail})
+	}
+	if len(ra) > 0 {
+		fmt.Fprintln(w)
+		_ = report.Audits(w, ra)
+	}
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
@@ -29,6 +30,16 @@ type runSource struct {
 	check func(ctx context.Context, r workload.Reporter) error
 	// close releases the source's connections.
 	close func()
+	// finish, when set, completes the summary after the final figures are
+	// printed and prints its own part (a fleet's table) on out in the
+	// run's --format.
+	finish func(sum *runSummary, out io.Writer, format string)
+	// tenantFigures says the workload's figures are per tenant (finish
+	// reports them), not computed from the run's totals.
+	tenantFigures bool
+	// serverCPU, when set, returns the server's CPU over the run in cores
+	// (from telemetry of the server's processes) and whether it is known.
+	serverCPU func() (float64, bool)
 }
 
 // openSource opens the database of an ordinary run and asks the workload

@@ -77,6 +77,9 @@ func (a *app) workloadCmd(v verb, m workload.Meta) *cobra.Command {
 	cf := &connFlags{}
 	rf := &runFlags{}
 	inf := &initFlags{}
+	tf := &tenantFlags{}
+	fif := &fleetInitFlags{}
+	frf := &fleetRunFlags{}
 	cmd := &cobra.Command{
 		Use:   m.Name + " [flags] [URL...]",
 		Short: m.Description,
@@ -97,6 +100,14 @@ func (a *app) workloadCmd(v verb, m workload.Meta) *cobra.Command {
 		inf.register(fs)
 	case "run":
 		rf.register(fs)
+		tf.register(fs)
+		frf.register(fs)
+	}
+	if v.name != "run" {
+		tf.register(fs)
+		if v.name == "init" {
+			fif.register(fs)
+		}
 	}
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		ctx := cmd.Context()
@@ -110,6 +121,25 @@ func (a *app) workloadCmd(v verb, m workload.Meta) *cobra.Command {
 				return asUsage(err)
 			}
 		}
+		if v.name != "run" {
+			spec, on, err := tf.spec(m.Name)
+			if err == nil && v.name == "init" {
+				err = fif.validate(fs, on)
+			}
+			if err != nil {
+				return err
+			}
+			if on {
+				switch v.name {
+				case "init":
+					return a.initFleet(ctx, gen, spec, cf, inf, fif, args)
+				case "check":
+					return a.checkFleet(ctx, gen, spec, cf, args)
+				default:
+					return a.cleanupFleet(ctx, gen, spec, cf, args)
+				}
+			}
+		}
 		switch v.name {
 		case "init":
 			return a.initWorkload(ctx, gen, cf, inf, args)
@@ -117,7 +147,7 @@ func (a *app) workloadCmd(v verb, m workload.Meta) *cobra.Command {
 			if err := rf.resolve(fs); err != nil {
 				return err
 			}
-			_, err := a.runWorkload(ctx, runSpec{gen: gen, conn: cf, flags: rf, fs: fs, urls: args})
+			_, err := a.runWorkload(ctx, runSpec{gen: gen, conn: cf, flags: rf, fs: fs, urls: args, tenants: tf, fleet: frf})
 			return err
 		case "check":
 			return a.checkWorkload(ctx, gen, cf, args)
