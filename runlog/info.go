@@ -1,10 +1,10 @@
 package runlog
 
 import (
-	"encoding/json"
 	"bufio"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
