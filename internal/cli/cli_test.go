@@ -31,6 +31,23 @@ func stampedeCtx(t testing.TB, ctx context.Context, args ...string) result {
 	return result{code, out.String(), errb.String()}
 }
 
+// checkOneLineError fails unless r exited with code and its stderr ends
+// in one error line containing want, with no stack trace.
+func checkOneLineError(t *testing.T, r result, code int, want string) {
+	t.Helper()
+	if r.code != code {
+		t.Errorf("exit code %d, want %d (stderr %q)", r.code, code, r.stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+	last := lines[len(lines)-1]
+	if !strings.HasPrefix(last, "stampede: error: ") || !strings.Contains(last, want) {
+		t.Errorf("stderr %q: want one error line containing %q", r.stderr, want)
+	}
+	if strings.Contains(r.stderr, "goroutine ") || strings.Contains(r.stderr, "panic") {
+		t.Errorf("stack trace in stderr: %s", r.stderr)
+	}
+}
+
 func writeFile(t testing.TB, content string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "props")
@@ -91,17 +108,7 @@ func TestBadInput(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := stampede(t, tc.args...)
-			if r.code != tc.code {
-				t.Errorf("exit code %d, want %d (stderr %q)", r.code, tc.code, r.stderr)
-			}
-			lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
-			last := lines[len(lines)-1]
-			if !strings.HasPrefix(last, "stampede: error: ") || !strings.Contains(last, tc.want) {
-				t.Errorf("stderr %q: want one error line containing %q", r.stderr, tc.want)
-			}
-			if strings.Contains(r.stderr, "goroutine ") || strings.Contains(r.stderr, "panic") {
-				t.Errorf("stack trace in stderr: %s", r.stderr)
-			}
+			checkOneLineError(t, r, tc.code, tc.want)
 			if strings.Contains(r.stderr+r.stdout, "topsecret") {
 				t.Errorf("password leaked: %s", r.stderr)
 			}

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // TestFleetBadInput checks the one-line errors of the tenant flags and of
@@ -55,33 +53,6 @@ func TestFleetBadInput(t *testing.T) {
 // fleetPattern returns a tenant pattern no other test uses.
 func fleetPattern(prefix string) string {
 	return fmt.Sprintf("%s%d_%%d", prefix, time.Now().UnixNano()%1e8)
-}
-
-// tenantURL returns the test server's URL with database db.
-func tenantURL(t testing.TB, db string) string {
-	t.Helper()
-	u, err := url.Parse(testServer(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + db
-	return u.String()
-}
-
-// fleetExecIn runs statements in database db.
-func fleetExecIn(t testing.TB, db string, sqls ...string) {
-	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, tenantURL(t, db))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	for _, s := range sqls {
-		if _, err := conn.Exec(ctx, s); err != nil {
-			t.Fatalf("%s: %v", s, err)
-		}
-	}
 }
 
 // countMatching counts the databases (or, with db set, the schemas of db)
@@ -181,7 +152,7 @@ func TestFleetDatabases(t *testing.T) {
 	// fleet exec, with one tenant failing, then fixed and resumed.
 	results := t.TempDir()
 	broken := fmt.Sprintf(pat, 7)
-	fleetExecIn(t, broken, "DROP TABLE bank")
+	execIn(t, broken, "DROP TABLE bank")
 	execArgs := append([]string{"fleet", "exec", "--workload", "bank", "--results-dir", results,
 		"ALTER TABLE bank ADD COLUMN note TEXT", srv}, tenants...)
 	r = stampede(t, execArgs...)
@@ -189,7 +160,7 @@ func TestFleetDatabases(t *testing.T) {
 		!strings.Contains(r.stdout, "p99") {
 		t.Fatalf("exec with a broken tenant: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	fleetExecIn(t, broken, "CREATE TABLE bank (id BIGINT PRIMARY KEY, balance BIGINT NOT NULL, payload TEXT NOT NULL)")
+	execIn(t, broken, "CREATE TABLE bank (id BIGINT PRIMARY KEY, balance BIGINT NOT NULL, payload TEXT NOT NULL)")
 	r = mustRun(t, execArgs...)
 	if !strings.Contains(r.stdout, fmt.Sprintf("applied to 1 tenants, %d skipped", n-1)) || !strings.Contains(r.stderr, "skipped") {
 		t.Errorf("resumed exec: %s%s", r.stdout, r.stderr)
@@ -220,7 +191,7 @@ func TestFleetSchemas(t *testing.T) {
 	// A tenant 1 left half-loaded (no marker) is reloaded.
 	adminExec(t, "CREATE DATABASE "+db)
 	first := fmt.Sprintf(pat, 1)
-	fleetExecIn(t, db, "CREATE SCHEMA "+first, "CREATE TABLE "+first+".bank (id BIGINT PRIMARY KEY, balance BIGINT, payload TEXT)")
+	execIn(t, db, "CREATE SCHEMA "+first, "CREATE TABLE "+first+".bank (id BIGINT PRIMARY KEY, balance BIGINT, payload TEXT)")
 	r := mustRun(t, append([]string{"init", "bank", "--rows", "100", "--extra-tables", "2", srv}, tenants...)...)
 	if !strings.Contains(r.stderr, "half-loaded") {
 		t.Errorf("init does not say tenant 1 was half-loaded: %q", r.stderr)
@@ -274,7 +245,7 @@ func TestFleetColumns(t *testing.T) {
 		t.Errorf("init created %d tenants, want %d", now, n)
 	}
 	// Forget tenant 5's marker and half its rows: init reloads it.
-	fleetExecIn(t, db, "DELETE FROM stampede_tenant WHERE tenant_id = 5", "DELETE FROM bank WHERE tenant_id = 5 AND id < 50")
+	execIn(t, db, "DELETE FROM stampede_tenant WHERE tenant_id = 5", "DELETE FROM bank WHERE tenant_id = 5 AND id < 50")
 	r = mustRun(t, append([]string{"init", "bank", "--rows", "100", srv}, tenants...)...)
 	if now, before := created(t, r.stdout); now != 1 || before != n-1 {
 		t.Errorf("resumed init created %d and found %d, want 1 and %d", now, before, n-1)

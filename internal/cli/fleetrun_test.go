@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -135,17 +134,6 @@ func lastRun(t testing.TB, root string) string {
 	return filepath.Join(root, last)
 }
 
-// fleetDBURL returns the test server's URL for database db.
-func fleetDBURL(t testing.TB, db string) string {
-	t.Helper()
-	u, err := url.Parse(testServer(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + db
-	return u.String()
-}
-
 // loadTenants loads tenants first..last of workload name (with args) in
 // schema mode into database db, 4 at a time, with workload.Setup on a
 // connection whose search_path is the tenant's schema.
@@ -168,7 +156,7 @@ func loadTenants(t testing.TB, db, name, pattern string, first, last int, args .
 				errs <- err
 				return
 			}
-			sdb, err := sqlx.Open(ctx, sqlx.Options{URLs: []string{fleetDBURL(t, db)}, MaxConns: 2, SearchPath: schema})
+			sdb, err := sqlx.Open(ctx, sqlx.Options{URLs: []string{dbURL(t, db)}, MaxConns: 2, SearchPath: schema})
 			if err != nil {
 				errs <- err
 				return
@@ -232,7 +220,7 @@ func TestFleetRunSchemaMode(t *testing.T) {
 	db := freshDB(t, "stampede_fleet_schema")
 	adminExec(t, "CREATE DATABASE "+db)
 	loadTenants(t, db, "bank", "bank_%d", 1, 100, "--rows=100")
-	u := fleetDBURL(t, db)
+	u := dbURL(t, db)
 	root := t.TempDir()
 	dur := "20s"
 	if testing.Short() {
@@ -287,7 +275,7 @@ func TestFleetRunDatabaseMode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tdb, err := sqlx.Open(ctx, sqlx.Options{URLs: []string{fleetDBURL(t, tmpl)}, MaxConns: 1})
+	tdb, err := sqlx.Open(ctx, sqlx.Options{URLs: []string{dbURL(t, tmpl)}, MaxConns: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,7 +318,7 @@ func TestFleetRunTPCC(t *testing.T) {
 	loadTenants(t, db, "tpcc", "tpcc_%d", 1, 2, "--warehouses=1")
 	root := t.TempDir()
 	r := stampede(t, "run", "tpcc", "--warehouses=1", "--wait=false", "--tenants", "2", "--tenant-mode", "schema",
-		"--duration", "5s", "--results-dir", root, "--report-interval", "0", fleetDBURL(t, db))
+		"--duration", "5s", "--results-dir", root, "--report-interval", "0", dbURL(t, db))
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}

@@ -53,15 +53,37 @@ func freshDB(t testing.TB, prefix string) string {
 	return name
 }
 
-func queryInt(t testing.TB, db, sql string) int64 {
+// dbURL returns the test server's URL with database db.
+func dbURL(t testing.TB, db string) string {
 	t.Helper()
 	u, err := url.Parse(testServer(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	u.Path = "/" + db
+	return u.String()
+}
+
+// execIn runs statements in database db of the test server.
+func execIn(t testing.TB, db string, sqls ...string) {
+	t.Helper()
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, u.String())
+	conn, err := pgx.Connect(ctx, dbURL(t, db))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	for _, s := range sqls {
+		if _, err := conn.Exec(ctx, s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+}
+
+func queryInt(t testing.TB, db, sql string) int64 {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dbURL(t, db))
 	if err != nil {
 		t.Fatal(err)
 	}

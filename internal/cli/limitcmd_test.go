@@ -61,17 +61,7 @@ func TestLimitBadInput(t *testing.T) {
 				t.Skip("needs root and a cgroup hierarchy: without them the root check answers first")
 			}
 			r := stampede(t, tc.args...)
-			if r.code != tc.code {
-				t.Errorf("exit code %d, want %d (stderr %q)", r.code, tc.code, r.stderr)
-			}
-			lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
-			last := lines[len(lines)-1]
-			if !strings.HasPrefix(last, "stampede: error: ") || !strings.Contains(last, tc.want) {
-				t.Errorf("stderr %q: want one error line containing %q", r.stderr, tc.want)
-			}
-			if strings.Contains(r.stderr, "goroutine ") || strings.Contains(r.stderr, "panic") {
-				t.Errorf("stack trace in stderr: %s", r.stderr)
-			}
+			checkOneLineError(t, r, tc.code, tc.want)
 			checkNoGroup(t, name)
 		})
 	}

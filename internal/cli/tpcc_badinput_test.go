@@ -3,32 +3,12 @@ package cli_test
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/stampede-bench/stampede/workload"
 )
-
-// checkOneLineError fails unless r exited with code and its stderr ends
-// in one error line containing want, with no stack trace.
-func checkOneLineError(t *testing.T, r result, code int, want string) {
-	t.Helper()
-	if r.code != code {
-		t.Errorf("exit code %d, want %d (stderr %q)", r.code, code, r.stderr)
-	}
-	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
-	last := lines[len(lines)-1]
-	if !strings.HasPrefix(last, "stampede: error: ") || !strings.Contains(last, want) {
-		t.Errorf("stderr %q: want one error line containing %q", r.stderr, want)
-	}
-	if strings.Contains(r.stderr, "goroutine ") || strings.Contains(r.stderr, "panic") {
-		t.Errorf("stack trace in stderr: %s", r.stderr)
-	}
-}
 
 // TestTPCCBadFlags checks TPC-C's flags on every verb, without a server.
 func TestTPCCBadFlags(t *testing.T) {
@@ -51,33 +31,6 @@ func TestTPCCBadFlags(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			checkOneLineError(t, stampede(t, append(tc.args, null...)...), 2, tc.want)
 		})
-	}
-}
-
-// tpccDBURL returns the test server's URL with database db.
-func tpccDBURL(t testing.TB, db string) string {
-	t.Helper()
-	u, err := url.Parse(testServer(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + db
-	return u.String()
-}
-
-// execIn runs statements in database db of the test server.
-func execIn(t testing.TB, db string, sqls ...string) {
-	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, tpccDBURL(t, db))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	for _, s := range sqls {
-		if _, err := conn.Exec(ctx, s); err != nil {
-			t.Fatalf("%s: %v", s, err)
-		}
 	}
 }
 
