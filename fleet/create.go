@@ -126,6 +126,13 @@ func lastLine(err error) string {
 // forEach calls fn for every id, at most n at once, and returns the first
 // error (which cancels the calls not yet started).
 func forEach(ctx context.Context, n int, ids []int, fn func(ctx context.Context, id int) error) error {
+	return forEachWorker(ctx, n, ids, func(ctx context.Context, _, id int) error { return fn(ctx, id) })
+}
+
+// forEachWorker is forEach that also tells fn which of the n workers
+// (0..n-1) calls it; a worker's calls are sequential, so fn may keep
+// per-worker state (a connection) indexed by it.
+func forEachWorker(ctx context.Context, n int, ids []int, fn func(ctx context.Context, worker, id int) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var next atomic.Int64
@@ -141,7 +148,7 @@ func forEach(ctx context.Context, n int, ids []int, fn func(ctx context.Context,
 				if i >= len(ids) {
 					return
 				}
-				if err := fn(ctx, ids[i]); err != nil {
+				if err := fn(ctx, w, ids[i]); err != nil {
 					once.Do(func() { firstErr = err; cancel() })
 					return
 				}

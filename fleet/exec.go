@@ -267,56 +267,39 @@ func (e *env) execSchemas(ctx context.Context, o ExecOptions, ids []int, fail fu
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var next atomic.Int64
-	var once sync.Once
-	var firstErr error
-	var wg sync.WaitGroup
-	for w := 0; w < min(e.Concurrency, len(ids)); w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			conn := db.Conn(w, true)
-			defer conn.Release()
-			stop := func(err error) { once.Do(func() { firstErr = err; cancel() }) }
-			for ctx.Err() == nil {
-				i := int(next.Add(1)) - 1
-				if i >= len(ids) {
-					return
-				}
-				id := ids[i]
-				name := e.Spec.Name(id)
-				if _, ok := state[name]; !ok {
-					fail(id, e.missingTenant(id))
-					bar.Add(1)
-					continue
-				}
-				if _, err := conn.Exec(ctx, "SELECT set_config('search_path', $1, false)", db.Dialect().QuoteIdent(name)); err != nil {
-					stop(e.explain(err))
-					return
-				}
-				t0 := time.Now()
-				_, err := conn.Exec(ctx, o.Statement)
-				d := time.Since(t0)
-				bar.Add(1)
-				if err != nil {
-					if ctx.Err() != nil {
-						return
-					}
-					fail(id, err)
-					continue
-				}
-				if err := succeed(id, d); err != nil {
-					stop(err)
-					return
-				}
+	// Each of the Concurrency workers keeps one connection.
+	conns := make([]sqlx.Conn, e.Concurrency)
+	defer func() {
+		for _, c := range conns {
+			if c != nil {
+				c.Release()
 			}
-		}(w)
-	}
-	wg.Wait()
-	if firstErr != nil {
-		return firstErr
-	}
-	return ctx.Err()
+		}
+	}()
+	return forEachWorker(ctx, e.Concurrency, ids, func(ctx context.Context, w, id int) error {
+		if conns[w] == nil {
+			conns[w] = db.Conn(w, true)
+		}
+		conn := conns[w]
+		name := e.Spec.Name(id)
+		defer bar.Add(1)
+		if _, ok := state[name]; !ok {
+			fail(id, e.missingTenant(id))
+			return nil
+		}
+		if _, err := conn.Exec(ctx, "SELECT set_config('search_path', $1, false)", db.Dialect().QuoteIdent(name)); err != nil {
+			return e.explain(err)
+		}
+		t0 := time.Now()
+		_, err := conn.Exec(ctx, o.Statement)
+		d := time.Since(t0)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			fail(id, err)
+			return nil
+		}
+		return succeed(id, d)
+	})
 }
