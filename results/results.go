@@ -11,6 +11,7 @@ import (
 
 	"github.com/stampede-bench/stampede/runlog"
 	"github.com/stampede-bench/stampede/stats"
+	"github.com/stampede-bench/stampede/telemetry"
 )
 
 // Suffixes of the series that are not operations but views of them: the
@@ -57,6 +58,10 @@ type View struct {
 	// Reconnects is the number of reconnects during the period, summed
 	// over the runs; nil when the runs did not record it.
 	Reconnects *int64 `json:"reconnects,omitempty"`
+	// Telemetry holds, per run ID, the averages and peaks of the run's
+	// telemetry samples within the period; absent for runs without
+	// telemetry.
+	Telemetry map[string]*telemetry.Summary `json:"telemetry,omitempty"`
 	// Warnings describe what could not be read (a damaged or truncated
 	// run) and runs with no interval in the window; the view covers what
 	// could.
@@ -217,6 +222,20 @@ func Recompute(runs []*runlog.Run, w Window) (View, []error, error) {
 		}
 	}
 	view.Total = stats.Summarize(total, totalErrs, period)
+	for _, run := range runs {
+		sum, err := TelemetrySummary(run, view.From, view.To)
+		if err != nil {
+			w := fmt.Errorf("run %s: telemetry: %w", run.Info.ID, err)
+			warnings = append(warnings, w)
+			view.Warnings = append(view.Warnings, w.Error())
+		}
+		if sum != nil {
+			if view.Telemetry == nil {
+				view.Telemetry = map[string]*telemetry.Summary{}
+			}
+			view.Telemetry[run.Info.ID] = sum
+		}
+	}
 	return view, warnings, nil
 }
 

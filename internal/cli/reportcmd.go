@@ -185,7 +185,18 @@ func writeReportText(a *app, runs []*runlog.Run, v results.View) error {
 			Text: fmt.Sprintf("%s: p50 %.2fms p99 %.2fms max %.2fms", s.Name, s.P50, s.P99, s.Max)})
 	}
 	elapsed := time.Duration(v.Seconds * float64(time.Second))
-	return (&report.Text{W: a.stdout}).Final(elapsed, ops, report.Op{Cumulative: v.Total}, extra)
+	if err := (&report.Text{W: a.stdout}).Final(elapsed, ops, report.Op{Cumulative: v.Total}, extra); err != nil {
+		return err
+	}
+	for _, run := range runs {
+		if sum := v.Telemetry[run.Info.ID]; sum != nil {
+			if len(runs) > 1 {
+				fmt.Fprintf(a.stdout, "\nrun %s:", run.Info.ID)
+			}
+			printTelemetrySummary(a.stdout, sum)
+		}
+	}
+	return nil
 }
 
 // checkChartExt checks that --chart names a format; "" is no chart.

@@ -79,6 +79,23 @@ func TestRunTelemetry(t *testing.T) {
 	if sum.Telemetry == nil || sum.Telemetry.Intervals < 2 || len(sum.Telemetry.Procs) != 1 {
 		t.Errorf("summary.json telemetry = %+v", sum.Telemetry)
 	}
+
+	// The batch layer recomputes the same telemetry from the samples.
+	rep := stampede(t, "report", dirs[0])
+	if rep.code != 0 || !strings.Contains(rep.stdout, "^postgres cores") {
+		t.Errorf("report: %d %s\n%s", rep.code, rep.stderr, rep.stdout)
+	}
+	rep = stampede(t, "report", "--format", "json", dirs[0])
+	var view struct {
+		Telemetry map[string]*telemetry.Summary `json:"telemetry"`
+	}
+	if err := json.Unmarshal([]byte(rep.stdout), &view); err != nil {
+		t.Fatal(err)
+	}
+	got := view.Telemetry[run.Info.ID]
+	if got == nil || got.Intervals < 2 || got.Intervals > sum.Telemetry.Intervals {
+		t.Errorf("report's telemetry = %+v, the run's %+v", got, sum.Telemetry)
+	}
 }
 
 func TestRunTelemetryBadInput(t *testing.T) {
