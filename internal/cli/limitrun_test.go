@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"github.com/stampede-bench/stampede/limit"
 	"github.com/stampede-bench/stampede/localpg"
 	"github.com/stampede-bench/stampede/runlog"
+	"github.com/stampede-bench/stampede/telemetry"
 )
 
 // postmasterPID reads the server's PID from its data directory.
@@ -211,5 +213,113 @@ func TestLimitWatchCatchesBackends(t *testing.T) {
 	}
 	if _, err := limit.Load(name); err == nil {
 		t.Errorf("the cgroup %s is still there after the watch ended", name)
+	}
+}
+
+// TestLimitDirectIOMeasuredByTelemetry writes with direct IO under
+// `stampede limit --io-write-bps 5M -- dd ...` and measures the writer
+// with stampede's own telemetry and with the cgroup's counters.
+func TestLimitDirectIOMeasuredByTelemetry(t *testing.T) {
+	requireLimitV1(t)
+	if _, err := os.Stat(filepath.Join(limit.DefaultRoot, "blkio", "cgroup.procs")); err != nil {
+		t.Skip("needs the cgroup v1 blkio controller mounted")
+	}
+	dir := t.TempDir()
+	if _, _, err := limit.ResolveDevice(dir); err != nil {
+		t.Skipf("the temporary directory is not on a disk that can be throttled: %v", err)
+	}
+	name := fmt.Sprintf("dio-%d", time.Now().UnixNano()%1e9)
+	file := filepath.Join(dir, name)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	done := make(chan result, 1)
+	go func() {
+		// 24 MiB: about 5 s at 5 MiB/s.
+		done <- stampedeCtx(t, ctx, "limit", "--name", name, "--io-write-bps", "5M", "--io-path", dir, "--",
+			"dd", "if=/dev/zero", "of="+file, "bs=64k", "count=384", "oflag=direct")
+	}()
+	var g *limit.Group
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if g, _ = limit.Load(name); g != nil {
+			if pids, _ := g.PIDs(); len(pids) > 0 {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("dd did not start in the cgroup %s", name)
+		}
+	}
+	s, err := telemetry.New(telemetry.Config{WatchProcess: []string{regexp.QuoteMeta("of=" + file)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Sample(time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	before, err := g.Stats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now()
+	time.Sleep(3 * time.Second)
+	sample, err := s.Sample(time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := g.Stats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	secs := time.Since(t0).Seconds()
+	tel := sample.Procs[0].WriteBytesPerSec / (1 << 20)
+	maj, minor, _ := limit.ResolveDevice(dir)
+	cg := float64(after.Device(maj, minor).WriteBytes-before.Device(maj, minor).WriteBytes) / secs / (1 << 20)
+	t.Logf("dd under --io-write-bps 5M: %.2f MiB/s by stampede's telemetry, %.2f MiB/s by the cgroup's counters", tel, cg)
+	for _, m := range []struct {
+		by   string
+		mibs float64
+	}{{"telemetry", tel}, {"cgroup counters", cg}} {
+		if m.mibs > 5.5 || m.mibs < 2 {
+			t.Errorf("%s: %.2f MiB/s under a 5 MiB/s limit (want at most 5.5, and the writer busy)", m.by, m.mibs)
+		}
+	}
+	if r := <-done; r.code != 0 {
+		t.Errorf("limit -- dd: %d %s", r.code, r.stderr)
+	}
+}
+
+// TestRunLimitsRemovedAfterInterrupt interrupts a run with limits and
+// finds its cgroup gone.
+func TestRunLimitsRemovedAfterInterrupt(t *testing.T) {
+	requireLimitV1(t)
+	results := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan result, 1)
+	go func() {
+		done <- stampedeCtx(t, ctx, "run", "ycsb", "--driver", "null", "--duration", "30s", "--cpus", "1",
+			"--limit-process", "^no-such-process-stampede-test$", "--results-dir", results)
+	}()
+	var id string
+	for deadline := time.Now().Add(10 * time.Second); id == ""; time.Sleep(50 * time.Millisecond) {
+		if runs, _ := runlog.List(results); len(runs) == 1 {
+			id = runs[0].ID
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the run did not start")
+		}
+	}
+	if _, err := limit.Load("run-" + id); err != nil {
+		t.Fatalf("the run's cgroup is not there during the run: %v", err)
+	}
+	cancel()
+	r := <-done
+	if r.code != 130 {
+		t.Errorf("interrupted run: exit %d, want 130; %s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "limits removed") {
+		t.Errorf("stderr does not say the limits were removed: %s", r.stderr)
+	}
+	if _, err := limit.Load("run-" + id); err == nil {
+		t.Errorf("the run's cgroup is still there after Ctrl-C")
 	}
 }
