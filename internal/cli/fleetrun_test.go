@@ -217,6 +217,7 @@ func checkFleetRun(t *testing.T, root string, active int) fleetSum {
 // (the acceptance run), then checks rotation and a missing tenant
 // on the same fleet.
 func TestFleetRunSchemaMode(t *testing.T) {
+	t.Parallel() // bound by the server (database creation and checkpoints), not by the client
 	db := freshDB(t, "stampede_fleet_schema")
 	adminExec(t, "CREATE DATABASE "+db)
 	loadTenants(t, db, "bank", "bank_%d", 1, 100, "--rows=100")
@@ -266,6 +267,7 @@ func TestFleetRunSchemaMode(t *testing.T) {
 // TestFleetRunDatabaseMode runs 100 bank tenants in database mode, each
 // a database cloned from a loaded template.
 func TestFleetRunDatabaseMode(t *testing.T) {
+	t.Parallel() // bound by the server (database creation and checkpoints), not by the client
 	prefix := fmt.Sprintf("sfdb%d", time.Now().UnixNano()%1e8)
 	tmpl := freshDB(t, prefix+"_tmpl")
 	adminExec(t, "CREATE DATABASE "+tmpl)
@@ -313,6 +315,7 @@ func TestFleetRunDatabaseMode(t *testing.T) {
 // TestFleetRunTPCC runs 2 TPC-C tenants of one warehouse without waits
 // and checks that each has its own efficiency figure.
 func TestFleetRunTPCC(t *testing.T) {
+	t.Parallel() // bound by the server (database creation and checkpoints), not by the client
 	db := freshDB(t, "stampede_fleet_tpcc")
 	adminExec(t, "CREATE DATABASE "+db)
 	loadTenants(t, db, "tpcc", "tpcc_%d", 1, 2, "--warehouses=1")
