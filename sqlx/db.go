@@ -441,13 +441,14 @@ func (w *workerConn) Begin(ctx context.Context, opts TxOptions) (Tx, error) {
 	if err != nil {
 		return nil, err
 	}
-	return txAdapter{tx}, nil
+	return rawTx{txAdapter{tx}, &w.raw}, nil
 }
 
 func (w *workerConn) Release() {
 	if w.c != nil {
 		w.c.Release()
 		w.c = nil
+		w.raw.reset()
 	}
 }
 

@@ -94,6 +94,7 @@ type workerConn struct {
 	c         *pgxpool.Conn
 	everHad   bool
 	lastProbe time.Time // last attempt to go home, or when we left it
+	raw       rawStmts  // statements prepared on c for QueryRaw
 }
 
 func newWorkerConn(db *DB, worker int) *workerConn {
@@ -121,6 +122,7 @@ func (w *workerConn) conn(ctx context.Context) (*pgx.Conn, error) {
 		}
 		w.c.Release()
 		w.c = nil
+		w.raw.reset()
 	}
 	return w.acquire(ctx)
 }
@@ -151,6 +153,7 @@ func (w *workerConn) maybeGoHome(ctx context.Context) {
 	h.markUp()
 	h.acquires.Add(1)
 	w.dropAway()
+	w.raw.reset()
 	w.c, w.cur = c, w.home
 }
 
@@ -203,6 +206,7 @@ func (w *workerConn) acquire(ctx context.Context) (*pgx.Conn, error) {
 			if i != w.home {
 				w.lastProbe = time.Now() // next attempt to go home in homeRetryInterval
 			}
+			w.raw.reset()
 			w.c, w.cur = c, i
 			return c.Conn(), nil
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"time"
 
 	"github.com/stampede-bench/stampede/randgen"
@@ -60,8 +61,12 @@ type worker struct {
 	conn sqlx.Conn
 	q    sqlx.Querier // conn, or tx while a transaction is open
 	tx   sqlx.Tx
-	rec  workload.Recorder
-	base time.Time // origin of the monotonic clock readings
+	// raw is q's fast path, when it has one (see sqlx.RawQuerier), and
+	// params the parameters encoded for it, in buffers reused.
+	raw    sqlx.RawQuerier
+	params [][]byte
+	rec    workload.Recorder
+	base   time.Time // origin of the monotonic clock readings
 
 	r      *rand.Rand
 	ids    randgen.IntGenerator // sysbench.rand.default(1, table_size)
@@ -99,7 +104,7 @@ func newWorker(g *generator, stmts []tableStatements, op *[numKinds]int, conn sq
 	c := &g.cfg
 	w := &worker{
 		cfg: c, event: g.s.event, stmts: stmts, op: op,
-		conn: conn, q: conn, rec: nopRecorder{}, base: time.Now(),
+		conn: conn, rec: nopRecorder{}, base: time.Now(),
 		r: r, ids: c.ids(1, int64(c.tableSize)), digits: newDigitSource(r),
 		cBuf: make([]byte, cLen), padBuf: make([]byte, padLen),
 	}
@@ -112,7 +117,34 @@ func newWorker(g *generator, stmts []tableStatements, op *[numKinds]int, conn sq
 	w.cDest = []any{&w.cCol}
 	w.numDest = []any{&w.num}
 	w.rowDest = []any{&w.idCol, &w.kCol, &w.cCol, &w.padCol}
+	w.setQuerier(conn)
 	return w
+}
+
+// setQuerier makes q the querier of the next statements.
+func (w *worker) setQuerier(q sqlx.Querier) {
+	w.q = q
+	w.raw, _ = q.(sqlx.RawQuerier)
+}
+
+// encode encodes args for the fast path, in text format, into w.params.
+// Arguments are what the worker binds: *intArg and []byte.
+func (w *worker) encode(args []any) [][]byte {
+	if cap(w.params) < len(args) {
+		w.params = make([][]byte, len(args))
+	}
+	p := w.params[:len(args)]
+	for i, a := range args {
+		switch a := a.(type) {
+		case *intArg:
+			p[i] = strconv.AppendInt(p[i][:0], a.v, 10)
+		case []byte:
+			p[i] = a
+		default:
+			panic(fmt.Sprintf("sysbench: argument of type %T", a))
+		}
+	}
+	return p
 }
 
 // setSegment gives a select_random_* worker its segment of k values and
@@ -190,16 +222,31 @@ func (w *worker) record(k opKind, start time.Duration) {
 // exec runs a statement that returns no rows.
 func (w *worker) exec(ctx context.Context, k opKind, sql string, args []any) error {
 	start := w.now()
-	if _, err := w.q.Exec(ctx, sql, args...); err != nil {
+	var err error
+	if w.raw != nil {
+		_, err = w.raw.QueryRaw(ctx, sql, w.encode(args), nil)
+	} else {
+		_, err = w.q.Exec(ctx, sql, args...)
+	}
+	if err != nil {
 		return fmt.Errorf("%s: %w", kindNames[k], err)
 	}
 	w.record(k, start)
 	return nil
 }
 
-// query runs a statement and reads all its rows into dest.
+// query runs a statement and reads all its rows: into dest, or on the
+// fast path only off the wire, as sysbench does, which frees its results
+// without reading them.
 func (w *worker) query(ctx context.Context, k opKind, sql string, args, dest []any) error {
 	start := w.now()
+	if w.raw != nil {
+		if _, err := w.raw.QueryRaw(ctx, sql, w.encode(args), nil); err != nil {
+			return fmt.Errorf("%s: %w", kindNames[k], err)
+		}
+		w.record(k, start)
+		return nil
+	}
 	rows, err := w.q.Query(ctx, sql, args...)
 	if err != nil {
 		return fmt.Errorf("%s: %w", kindNames[k], err)
@@ -225,7 +272,8 @@ func (w *worker) begin(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", kindNames[kBegin], err)
 	}
-	w.tx, w.q = tx, tx
+	w.tx = tx
+	w.setQuerier(tx)
 	w.record(kBegin, start)
 	return nil
 }
@@ -234,7 +282,8 @@ func (w *worker) begin(ctx context.Context) error {
 func (w *worker) commit(ctx context.Context) error {
 	start := w.now()
 	err := w.tx.Commit(ctx)
-	w.tx, w.q = nil, w.conn
+	w.tx = nil
+	w.setQuerier(w.conn)
 	if err != nil {
 		return fmt.Errorf("%s: %w", kindNames[kCommit], err)
 	}
@@ -250,7 +299,8 @@ func (w *worker) rollback(ctx context.Context) {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
 	_ = w.tx.Rollback(rctx)
 	cancel()
-	w.tx, w.q = nil, w.conn
+	w.tx = nil
+	w.setQuerier(w.conn)
 }
 
 // table draws the table of a group of statements, uniform over the
