@@ -259,6 +259,21 @@ func (s *Server) Dir() string { return s.dir }
 // DataDir returns the server's data directory, inside Dir.
 func (s *Server) DataDir() string { return s.dataDir }
 
+// PID returns the process ID of the server's postmaster (the parent of
+// its backends), from postmaster.pid in the data directory.
+func (s *Server) PID() (int, error) {
+	b, err := os.ReadFile(filepath.Join(s.dataDir, "postmaster.pid"))
+	if err != nil {
+		return 0, fmt.Errorf("reading the server's PID: %w", err)
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	pid, err := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil {
+		return 0, fmt.Errorf("reading the server's PID: malformed postmaster.pid: %w", err)
+	}
+	return pid, nil
+}
+
 // Stop shuts the server down with a fast shutdown (the SIGINT that
 // `pg_ctl stop -m fast` sends: open transactions are rolled back and
 // connections closed), kills it if it has not exited within 15 s, and then

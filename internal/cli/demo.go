@@ -54,6 +54,7 @@ func (a *app) demo(ctx context.Context, f *demoFlags, args []string) error {
 		return usagef("--duration, --concurrency and --records must be positive")
 	}
 	var url string
+	var watch []string // the throwaway server, whose CPU and IO the telemetry records
 	if len(args) == 1 {
 		url = args[0]
 	} else {
@@ -74,6 +75,9 @@ func (a *app) demo(ctx context.Context, f *demoFlags, args []string) error {
 		}
 		fmt.Fprintf(a.stderr, "==> PostgreSQL %s is listening on 127.0.0.1:%d\n", srv.Version(), srv.Port())
 		url = srv.URL("postgres")
+		if pid, err := srv.PID(); err == nil {
+			watch = []string{fmt.Sprintf("--watch-pid=%d", pid)}
+		}
 	}
 	meta, ok := workload.Get("ycsb")
 	if !ok {
@@ -100,11 +104,11 @@ func (a *app) demo(ctx context.Context, f *demoFlags, args []string) error {
 	}
 	rf := &runFlags{}
 	fs := newRunFlagSet(rf)
-	if err := fs.Parse([]string{
+	if err := fs.Parse(append([]string{
 		"--duration=" + f.duration.String(),
 		fmt.Sprintf("--concurrency=%d", f.concurrency),
 		"--results-dir=" + f.resultsDir,
-	}); err != nil {
+	}, watch...)); err != nil {
 		return err
 	}
 	if err := rf.resolve(fs); err != nil {
