@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -714,6 +715,11 @@ func createSchemas(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 	return t, err
 }
 
+// tenantIDColumn is the column that tells tenants' rows apart in column
+// mode's shared tables (see workload.TenantColumner); a table without it
+// is keyed some other way, and the workload's PreLoad hook clears it.
+const tenantIDColumn = "tenant_id"
+
 // columnMarkerDDL creates column mode's marker: one row per loaded tenant.
 func columnMarkerDDL(d dialect.Dialect) string {
 	return "CREATE TABLE " + d.QuoteIdent(MarkerTable) +
@@ -842,12 +848,33 @@ func createColumns(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 		if err != nil {
 			return err
 		}
+		// The hooks run per tenant, as workload.Setup with SkipCreate
+		// runs them: PreLoad may clear what an earlier, interrupted load
+		// of the tenant left in tables without a tenant_id column (TPC-C,
+		// whose tenants are ranges of warehouses), PostLoad records the
+		// tenant's load (TPC-C's tpcc_meta row).
+		var hooks workload.Hooks
+		if h, ok := g.(workload.Hookser); ok {
+			hooks = h.Hooks()
+		}
+		if hooks.PreLoad != nil {
+			if err := hooks.PreLoad(ctx, db); err != nil {
+				return fmt.Errorf("tenant %d: %w", id, e.explain(err))
+			}
+		}
 		for _, tb := range g.Tables() {
 			// Rows of an earlier, interrupted load of this tenant.
-			if _, err := db.Exec(ctx, "DELETE FROM "+d.QuoteIdent(tb.Name)+" WHERE tenant_id = $1", id); err != nil {
-				return fmt.Errorf("tenant %d: clearing %s: %w", id, tb.Name, e.explain(err))
+			if slices.Contains(tb.Columns, tenantIDColumn) {
+				if _, err := db.Exec(ctx, "DELETE FROM "+d.QuoteIdent(tb.Name)+" WHERE "+tenantIDColumn+" = $1", id); err != nil {
+					return fmt.Errorf("tenant %d: clearing %s: %w", id, tb.Name, e.explain(err))
+				}
 			}
 			if err := copyAll(ctx, db, int(stream.Add(1)), tb); err != nil {
+				return fmt.Errorf("tenant %d: %w", id, e.explain(err))
+			}
+		}
+		if hooks.PostLoad != nil {
+			if err := hooks.PostLoad(ctx, db); err != nil {
 				return fmt.Errorf("tenant %d: %w", id, e.explain(err))
 			}
 		}

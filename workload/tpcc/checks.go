@@ -23,6 +23,9 @@ func tableExists(ctx context.Context, db *sqlx.DB, table string) (bool, error) {
 
 // checkMeta checks that what tpcc_meta records matches the flags.
 func (g *tpcc) checkMeta(m meta, db *sqlx.DB) error {
+	if g.tenant > 0 {
+		return g.checkTenantMeta(m, db)
+	}
 	if m.version != schemaVersion {
 		return fmt.Errorf("database %s holds tpcc data of version %s, not %s: reload it with `stampede init tpcc --drop`",
 			db.Database(), m.version, schemaVersion)
@@ -34,8 +37,22 @@ func (g *tpcc) checkMeta(m meta, db *sqlx.DB) error {
 	return nil
 }
 
-// preRun checks that the database was loaded by this version with the
-// same --warehouses.
+// checkTenantMeta is checkMeta in column mode, where the tenant's row of
+// tpcc_meta says what was loaded for it.
+func (g *tpcc) checkTenantMeta(m meta, db *sqlx.DB) error {
+	if m.version != schemaVersion {
+		return fmt.Errorf("tenant %d in database %s holds tpcc data of version %s, not %s: reload the fleet with `stampede init tpcc --tenant-mode column --drop`",
+			g.tenant, db.Database(), m.version, schemaVersion)
+	}
+	if m.warehouses != int64(g.warehouses) {
+		return fmt.Errorf("tenant %d in database %s holds %d warehouses, not --warehouses %d: give --warehouses %d, or reload the fleet with `stampede init tpcc --tenant-mode column --drop --warehouses %d`",
+			g.tenant, db.Database(), m.warehouses, g.warehouses, m.warehouses, g.warehouses)
+	}
+	return nil
+}
+
+// preRun checks that the database (in column mode, the tenant's row of
+// tpcc_meta) was loaded by this version with the same --warehouses.
 func (g *tpcc) preRun(ctx context.Context, db *sqlx.DB) error {
 	if err := g.validate(); err != nil {
 		return err
@@ -43,7 +60,7 @@ func (g *tpcc) preRun(ctx context.Context, db *sqlx.DB) error {
 	if db.Null() {
 		return nil
 	}
-	m, err := readMeta(ctx, db)
+	m, err := g.readMeta(ctx, db)
 	if err != nil {
 		return err
 	}
@@ -143,21 +160,28 @@ const rangesPerConn = 4
 // READ, read-only snapshot shared by up to checkConns connections, each
 // condition over ranges of warehouses in parallel, and prints a line per
 // condition in clause order: PASS, FAIL with the number of offending rows,
-// or SKIP with the reason.
+// or SKIP with the reason. Without a tenant it checks the warehouses
+// tpcc_meta records; in column mode the tenant's warehouses, which must
+// be as many as --warehouses.
 func (g *tpcc) checkConsistency(ctx context.Context, db *sqlx.DB, rep workload.Reporter) error {
 	if err := g.validate(); err != nil {
 		return err
 	}
+	label := g.label()
 	if db.Null() {
-		rep.Printf("tpcc: skipped (null driver)")
+		rep.Printf("%s: skipped (null driver)", label)
 		return nil
 	}
-	m, err := readMeta(ctx, db)
+	m, err := g.readMeta(ctx, db)
 	if err != nil {
 		return err
 	}
-	if m.version != schemaVersion {
+	if m.version != schemaVersion || (g.tenant > 0 && m.warehouses != int64(g.warehouses)) {
 		return g.checkMeta(m, db)
+	}
+	first, last := int64(1), m.warehouses
+	if g.tenant > 0 {
+		first, last = g.whRange()
 	}
 	skips := make([]string, len(checks))
 	for i, c := range checks {
@@ -175,21 +199,21 @@ func (g *tpcc) checkConsistency(ctx context.Context, db *sqlx.DB, rep workload.R
 			c := checks[printed]
 			switch {
 			case skips[printed] != "":
-				rep.Printf("tpcc: %s %s: SKIP (%s)", c.clause, c.desc, skips[printed])
+				rep.Printf("%s: %s %s: SKIP (%s)", label, c.clause, c.desc, skips[printed])
 			case bad[printed] == 0:
-				rep.Printf("tpcc: %s %s: PASS", c.clause, c.desc)
+				rep.Printf("%s: %s %s: PASS", label, c.clause, c.desc)
 			default:
-				rep.Printf("tpcc: %s %s: FAIL (%d offending rows)", c.clause, c.desc, bad[printed])
+				rep.Printf("%s: %s %s: FAIL (%d offending rows)", label, c.clause, c.desc, bad[printed])
 				failed = append(failed, fmt.Sprintf("%s (%d rows)", c.clause, bad[printed]))
 			}
 		}
 	}
-	sr := snapshotRunner{db: db, conns: checkConns, note: func(s string) { rep.Printf("tpcc: %s", s) }}
-	if _, err := sr.run(ctx, checks, skips, m.warehouses, printDone); err != nil {
+	sr := snapshotRunner{db: db, conns: checkConns, note: func(s string) { rep.Printf("%s: %s", label, s) }}
+	if _, err := sr.run(ctx, checks, skips, first, last, printDone); err != nil {
 		return err
 	}
 	if len(failed) > 0 {
-		return fmt.Errorf("tpcc consistency check failed: %s", strings.Join(failed, ", "))
+		return fmt.Errorf("%s consistency check failed: %s", label, strings.Join(failed, ", "))
 	}
 	return nil
 }
@@ -228,29 +252,29 @@ type taskResult struct {
 // such as 00000003-0000001B-1.
 var snapshotRE = regexp.MustCompile(`^[0-9A-Fa-f-]+$`)
 
-// run runs every check whose skip is "" over warehouses 1..warehouses and
+// run runs every check whose skip is "" over warehouses first..last and
 // calls progress, under a lock, after each task with the offending rows
 // so far and which checks are complete (skipped ones are from the start).
 // It returns every task's result.
-func (r snapshotRunner) run(ctx context.Context, cs []check, skips []string, warehouses int64,
+func (r snapshotRunner) run(ctx context.Context, cs []check, skips []string, first, last int64,
 	progress func(bad []int64, done []bool)) ([]taskResult, error) {
 	opts := sqlx.TxOptions{Isolation: sqlx.RepeatableRead, ReadOnly: true}
-	first, err := r.db.Begin(ctx, opts)
+	tx0, err := r.db.Begin(ctx, opts)
 	if err != nil {
 		return nil, fmt.Errorf("checking consistency: %w", err)
 	}
-	defer func() { first.Rollback(context.WithoutCancel(ctx)) }() // read-only: nothing to commit
+	defer func() { tx0.Rollback(context.WithoutCancel(ctx)) }() // read-only: nothing to commit
 	conns := max(r.conns, 1)
 	var snap string
 	if conns > 1 {
-		err := first.QueryRow(ctx, "SELECT pg_export_snapshot()").Scan(&snap)
+		err := tx0.QueryRow(ctx, "SELECT pg_export_snapshot()").Scan(&snap)
 		if err == nil && !snapshotRE.MatchString(snap) {
 			err = fmt.Errorf("unexpected snapshot identifier %q", snap)
 		}
 		if err != nil {
 			// The failed statement aborted the transaction: start again.
-			first.Rollback(context.WithoutCancel(ctx))
-			if first, err = r.db.Begin(ctx, opts); err != nil {
+			tx0.Rollback(context.WithoutCancel(ctx))
+			if tx0, err = r.db.Begin(ctx, opts); err != nil {
 				return nil, fmt.Errorf("checking consistency: %w", err)
 			}
 			conns = 1
@@ -264,6 +288,7 @@ func (r snapshotRunner) run(ctx context.Context, cs []check, skips []string, war
 	}
 
 	// The ranges: about rangesPerConn per connection.
+	warehouses := last - first + 1
 	per := max(1, (warehouses+int64(conns*rangesPerConn)-1)/int64(conns*rangesPerConn))
 	var tasks []task
 	remaining := make([]int, len(cs))
@@ -274,8 +299,8 @@ func (r snapshotRunner) run(ctx context.Context, cs []check, skips []string, war
 			done[i] = true
 			continue
 		}
-		for lo := int64(1); lo <= warehouses; lo += per {
-			tasks = append(tasks, task{check: i, lo: lo, hi: min(lo+per-1, warehouses)})
+		for lo := first; lo <= last; lo += per {
+			tasks = append(tasks, task{check: i, lo: lo, hi: min(lo+per-1, last)})
 			remaining[i]++
 		}
 		if remaining[i] == 0 { // no warehouse
@@ -333,7 +358,7 @@ func (r snapshotRunner) run(ctx context.Context, cs []check, skips []string, war
 			errs[c] = work(tx, c)
 		})
 	}
-	errs[0] = work(first, 0)
+	errs[0] = work(tx0, 0)
 	stopHelpers()
 	wg.Wait()
 	for _, err := range errs {

@@ -234,7 +234,7 @@ func TestPostgresSharedSnapshot(t *testing.T) {
 		}}
 	var final []int64
 	start := time.Now()
-	results, err := sr.run(ctx, cs, make([]string, len(cs)), 8, func(bad []int64, done []bool) { final = slices.Clone(bad) })
+	results, err := sr.run(ctx, cs, make([]string, len(cs)), 1, 8, func(bad []int64, done []bool) { final = slices.Clone(bad) })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,6 +43,18 @@ const (
 	fresh BOOLEAN NOT NULL
 )`
 
+	// metaTenantSchema is tpcc_meta in tenant column mode: one row per
+	// loaded tenant, keyed by its id (the data tables have no tenant
+	// column: a tenant is a range of warehouses).
+	metaTenantSchema = `(
+	tenant_id INTEGER NOT NULL PRIMARY KEY,
+	version TEXT NOT NULL,
+	warehouses INTEGER NOT NULL,
+	c_last_load_c INTEGER NOT NULL,
+	seed BIGINT NOT NULL,
+	fresh BOOLEAN NOT NULL
+)`
+
 	// Clause 1.3.1.
 	warehouseSchema = `(
 	w_id INTEGER NOT NULL PRIMARY KEY,

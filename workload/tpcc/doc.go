@@ -24,6 +24,18 @@
 // unfinished `init`; its column fresh stays true until the first run, as
 // long as consistency condition 3.3.2.11 must hold.
 //
+// Tenant column mode (SetTenant, `--tenant-mode column`, tenant.go) adds
+// no tenant column: W_ID already leads every primary key but ITEM's, so a
+// tenant is a range of warehouses. With --warehouses W, tenant id owns
+// warehouses (id-1)*W+1 .. id*W of shared tables; its initial rows are
+// those of a load of W warehouses with the W_IDs shifted (each batch from
+// the stream of the same batch of that load, so every tenant holds the
+// same data, as the clones of the database and schema modes do), ITEM is
+// loaded with tenant 1 only, and tpcc_meta gets a leading tenant_id and a
+// row per tenant. Its terminals choose home, supplying (clause 2.4.1.5)
+// and paying (clause 2.5.1.2) warehouses among its own, and its checks,
+// audits, tpmC and efficiency are over its W warehouses.
+//
 // Deviations: ORDER is the quoted table "order"; the load time of the
 // initial rows (C_SINCE, O_ENTRY_D, H_DATE) is a fixed timestamp so that
 // the data depends on the seed alone; the Delivery transaction runs

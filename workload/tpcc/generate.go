@@ -38,19 +38,34 @@ var loadTime = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 // Tables implements the Generator interface. The tables are created in an
 // order in which every foreign key of --fks references an earlier table,
 // so that dropping them in reverse order works.
+//
+// In tenant column mode the schemas are the same but tpcc_meta's, which
+// gets a leading tenant_id; the rows are tenant id's warehouses: the rows
+// of a load of --warehouses W, W_IDs shifted by (id-1)*W, every batch
+// drawn from the stream of the same batch of that load (deterministic from
+// the seed and the warehouse's number within the tenant, so every tenant
+// holds the same data). ITEM, not per warehouse, is loaded by tenant 1
+// only (no batch for the others).
 func (g *tpcc) Tables() []workload.Table {
 	w := g.warehouses
 	districts := w * districtsPerWH
 	batches := func(n int, rows int64, fill func(int, [][]any) [][]any) workload.BatchedTuples {
 		return workload.BatchedTuples{NumBatches: n, NumRows: rows, FillBatch: fill}
 	}
+	meta := workload.Table{Name: metaTable, Schema: metaSchema, Columns: metaColumns}
+	items := batches(numItems/itemsPerBatch, numItems, g.fillItem)
+	if g.tenant > 0 {
+		meta.Schema, meta.Columns = metaTenantSchema, metaTenantColumns
+		if g.tenant > 1 {
+			items = workload.BatchedTuples{}
+		}
+	}
 	return []workload.Table{
 		// tpcc_meta's row is written by postLoad, once the rest is loaded.
-		{Name: metaTable, Schema: metaSchema, Columns: metaColumns},
+		meta,
 		{Name: warehouseTable, Schema: warehouseSchema, Columns: warehouseColumns,
 			InitialRows: batches(w, int64(w), g.fillWarehouse)},
-		{Name: itemTable, Schema: itemSchema, Columns: itemColumns,
-			InitialRows: batches(numItems/itemsPerBatch, numItems, g.fillItem)},
+		{Name: itemTable, Schema: itemSchema, Columns: itemColumns, InitialRows: items},
 		{Name: districtTable, Schema: districtSchema, Columns: districtColumns,
 			InitialRows: batches(w, int64(districts), g.fillDistrict)},
 		{Name: customerTable, Schema: customerSchema, Columns: customerColumns, Indexes: []string{customerIndex},
@@ -68,9 +83,14 @@ func (g *tpcc) Tables() []workload.Table {
 	}
 }
 
-// metaRow is the one row of tpcc_meta, fresh (no run yet).
+// metaRow is the one row of tpcc_meta (the tenant's, led by its id, in
+// column mode), fresh (no run yet).
 func (g *tpcc) metaRow() []any {
-	return []any{schemaVersion, int64(g.warehouses), loadCLast(g.seed), int64(g.seed), true}
+	row := []any{schemaVersion, int64(g.warehouses), loadCLast(g.seed), int64(g.seed), true}
+	if g.tenant > 0 {
+		row = append([]any{int64(g.tenant)}, row...)
+	}
+	return row
 }
 
 // address returns street 1, street 2, city, state and zip (clause
@@ -79,22 +99,25 @@ func address(r *rand.Rand, buf []byte) []any {
 	return []any{aString(r, buf, 10, 20), aString(r, buf, 10, 20), aString(r, buf, 10, 20), letters(r, buf, 2), zip(r, buf)}
 }
 
-// fillWarehouse appends warehouse batch+1 (clause 4.3.3.1).
+// fillWarehouse appends warehouse batch+1 of the generator's (clause
+// 4.3.3.1).
 func (g *tpcc) fillWarehouse(batch int, rows [][]any) [][]any {
 	r := randgen.New(g.seed, streamWarehouse|uint64(batch))
 	var buf [64]byte
-	row := []any{int64(batch + 1), aString(r, buf[:], 6, 10)}
+	row := []any{g.whOffset() + int64(batch+1), aString(r, buf[:], 6, 10)}
 	row = append(row, address(r, buf[:])...)
 	row = append(row, decimal(r, 0, 2000, 4), 300000.0)
 	return append(rows, row)
 }
 
-// fillDistrict appends the 10 districts of warehouse batch+1.
+// fillDistrict appends the 10 districts of warehouse batch+1 of the
+// generator's.
 func (g *tpcc) fillDistrict(batch int, rows [][]any) [][]any {
 	r := randgen.New(g.seed, streamDistrict|uint64(batch))
 	var buf [64]byte
+	w := g.whOffset() + int64(batch+1)
 	for d := 1; d <= districtsPerWH; d++ {
-		row := []any{int64(d), int64(batch + 1), aString(r, buf[:], 6, 10)}
+		row := []any{int64(d), w, aString(r, buf[:], 6, 10)}
 		row = append(row, address(r, buf[:])...)
 		row = append(row, decimal(r, 0, 2000, 4), 30000.0, int64(ordersPerDistrict+1))
 		rows = append(rows, row)
@@ -103,8 +126,8 @@ func (g *tpcc) fillDistrict(batch int, rows [][]any) [][]any {
 }
 
 // district returns the warehouse and district of a per-district batch.
-func district(batch int) (w, d int64) {
-	return int64(batch/districtsPerWH + 1), int64(batch%districtsPerWH + 1)
+func (g *tpcc) district(batch int) (w, d int64) {
+	return g.whOffset() + int64(batch/districtsPerWH+1), int64(batch%districtsPerWH + 1)
 }
 
 // fillCustomer appends the 3,000 customers of district batch (clause
@@ -113,7 +136,7 @@ func district(batch int) (w, d int64) {
 func (g *tpcc) fillCustomer(batch int, rows [][]any) [][]any {
 	r := randgen.New(g.seed, streamCustomer|uint64(batch))
 	cLoad := loadCLast(g.seed)
-	w, d := district(batch)
+	w, d := g.district(batch)
 	var buf [512]byte
 	for c := int64(1); c <= customersPerDistrict; c++ {
 		var last string
@@ -139,7 +162,7 @@ func (g *tpcc) fillCustomer(batch int, rows [][]any) [][]any {
 // fillHistory appends one history row per customer of district batch.
 func (g *tpcc) fillHistory(batch int, rows [][]any) [][]any {
 	r := randgen.New(g.seed, streamHistory|uint64(batch))
-	w, d := district(batch)
+	w, d := g.district(batch)
 	var buf [32]byte
 	for c := int64(1); c <= customersPerDistrict; c++ {
 		rows = append(rows, []any{c, d, w, d, w, loadTime, 10.0, aString(r, buf[:], 12, 24)})
@@ -163,7 +186,7 @@ func (g *tpcc) olCounts(batch int) []int64 {
 // [1, 10] for the delivered orders (O_ID < 2101) and null for the others.
 func (g *tpcc) fillOrder(batch int, rows [][]any) [][]any {
 	r := randgen.New(g.seed, streamOrder|uint64(batch))
-	w, d := district(batch)
+	w, d := g.district(batch)
 	perm := r.Perm(customersPerDistrict)
 	cnt := g.olCounts(batch)
 	for o := int64(1); o <= ordersPerDistrict; o++ {
@@ -179,7 +202,7 @@ func (g *tpcc) fillOrder(batch int, rows [][]any) [][]any {
 // fillNewOrder appends the 900 new orders of district batch: orders 2101
 // to 3000.
 func (g *tpcc) fillNewOrder(batch int, rows [][]any) [][]any {
-	w, d := district(batch)
+	w, d := g.district(batch)
 	for o := int64(firstNewOrder); o <= ordersPerDistrict; o++ {
 		rows = append(rows, []any{o, d, w})
 	}
@@ -192,7 +215,7 @@ func (g *tpcc) fillNewOrder(batch int, rows [][]any) [][]any {
 // amount in [0.01, 9999.99] for the others.
 func (g *tpcc) fillOrderLine(batch int, rows [][]any) [][]any {
 	r := randgen.New(g.seed, streamOrderLine|uint64(batch))
-	w, d := district(batch)
+	w, d := g.district(batch)
 	cnt := g.olCounts(batch)
 	var buf [24]byte
 	for o := int64(1); o <= ordersPerDistrict; o++ {
@@ -215,7 +238,7 @@ func (g *tpcc) fillOrderLine(batch int, rows [][]any) [][]any {
 func (g *tpcc) fillStock(batch int, rows [][]any) [][]any {
 	r := randgen.New(g.seed, streamStock|uint64(batch))
 	perWH := stockPerWH / stockPerBatch
-	w := int64(batch/perWH + 1)
+	w := g.whOffset() + int64(batch/perWH+1)
 	first := int64(batch%perWH*stockPerBatch + 1)
 	var buf [64]byte
 	for i := first; i < first+stockPerBatch; i++ {

@@ -10,7 +10,8 @@ import (
 
 // postLoad adds the foreign keys with --fks, once every table is loaded,
 // and then writes the row of tpcc_meta: last, so that a database whose
-// tpcc_meta is empty is known to hold an unfinished load.
+// tpcc_meta is empty is known to hold an unfinished load. In column mode
+// the row is the tenant's (preLoad refuses --fks).
 func (g *tpcc) postLoad(ctx context.Context, db *sqlx.DB) error {
 	if db.Null() {
 		return nil
@@ -23,8 +24,13 @@ func (g *tpcc) postLoad(ctx context.Context, db *sqlx.DB) error {
 			return fmt.Errorf("adding foreign key (%s): %w", stmt, err)
 		}
 	}
-	cols := strings.Join(metaColumns, ", ")
-	if _, err := db.Exec(ctx, "INSERT INTO "+metaTable+" ("+cols+") VALUES ($1, $2, $3, $4, $5)", g.metaRow()...); err != nil {
+	cols := g.metaColumnsOf()
+	params := make([]string, len(cols))
+	for i := range params {
+		params[i] = fmt.Sprintf("$%d", i+1)
+	}
+	if _, err := db.Exec(ctx, "INSERT INTO "+metaTable+" ("+strings.Join(cols, ", ")+") VALUES ("+strings.Join(params, ", ")+")",
+		g.metaRow()...); err != nil {
 		return fmt.Errorf("writing %s: %w", metaTable, err)
 	}
 	return nil

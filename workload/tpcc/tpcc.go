@@ -2,6 +2,7 @@ package tpcc
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -31,7 +32,18 @@ Examples:
   stampede run tpcc --warehouses 10 --concurrency 100 --duration 10m 'postgresql://postgres@localhost:5432/tpcc'
   stampede run tpcc --warehouses 10 --wait=false --concurrency 32 --duration 5m 'postgresql://postgres@localhost:5432/tpcc'
   stampede run tpcc --mix newOrder=1,payment=1 --wait=false 'postgresql://postgres@localhost:5432/tpcc'
-  stampede check tpcc --expensive-checks 'postgresql://postgres@localhost:5432/tpcc'`
+  stampede check tpcc --expensive-checks 'postgresql://postgres@localhost:5432/tpcc'
+
+Tenant fleets: with --tenant-mode column the tenants share one set of tables
+with no tenant column, because W_ID already leads every primary key but
+ITEM's: in column mode a tenant is a range of warehouses. Tenant N of
+--warehouses W owns warehouses (N-1)*W+1 .. N*W, loaded with the rows a
+database of W warehouses would hold (the same for every tenant, W_IDs
+shifted), and its terminals pick home, supplying and paying warehouses
+among them only; the items are loaded once, with tenant 1, and tpcc_meta
+has a row per tenant. Checks, audits, tpmC and efficiency are per tenant.
+  stampede init tpcc --warehouses 1 --tenants 100 --tenant-mode column 'postgresql://postgres@localhost:5432/tpcc'
+  stampede run tpcc --warehouses 1 --tenants 100 --tenant-mode column --active 20 --duration 5m 'postgresql://postgres@localhost:5432/tpcc'`
 
 // schemaVersion identifies the schema and initial data; it is stored in
 // tpcc_meta and must equal Meta.Version. 1.1.0 added tpcc_meta.fresh and
@@ -56,7 +68,11 @@ func init() {
 // which meets the minimum percentages of clause 5.2.3.
 const defaultMix = "newOrder=10,payment=10,orderStatus=1,delivery=1,stockLevel=1"
 
-// tpcc is the generator.
+// tpcc is the generator. In tenant column mode (SetTenant with id > 0)
+// the data tables keep their schema, with no tenant column: w_id is the
+// tenant key, and tenant id is the range of warehouses (id-1)*W+1 .. id*W
+// of --warehouses W (see tenant.go). It is not safe for concurrent use,
+// but the workers of Ops are independent of one another.
 type tpcc struct {
 	flags workload.Flags
 
@@ -67,6 +83,9 @@ type tpcc struct {
 	isolation  string
 	seed       uint64
 	expensive  bool
+
+	// tenant is the tenant of column mode (SetTenant), 0 for none.
+	tenant int
 
 	// isolation is --isolation. The default is REPEATABLE READ, which is
 	// snapshot isolation in PostgreSQL: Fekete et al. ("Making Snapshot
@@ -86,6 +105,8 @@ var (
 	_ workload.Hookser = (*tpcc)(nil)
 	_ workload.Opser   = (*tpcc)(nil)
 	_ workload.Seeder  = (*tpcc)(nil)
+
+	_ workload.TenantColumner = (*tpcc)(nil)
 )
 
 func newTPCC() workload.Generator {
@@ -116,14 +137,19 @@ func (g *tpcc) Flags() workload.Flags { return g.flags }
 // and the load-time C constants derive from it.
 func (g *tpcc) SetSeed(seed uint64) { g.seed = seed }
 
-// Hooks implements the Hookser interface.
+// Hooks implements the Hookser interface. In tenant column mode PreLoad
+// deletes what an earlier, unfinished load of the tenant left behind.
 func (g *tpcc) Hooks() workload.Hooks {
-	return workload.Hooks{
+	h := workload.Hooks{
 		Validate:         g.validate,
 		PostLoad:         g.postLoad,
 		PreRun:           g.preRun,
 		CheckConsistency: g.checkConsistency,
 	}
+	if g.tenant > 0 {
+		h.PreLoad = g.preLoad
+	}
+	return h
 }
 
 // validate checks the flags.
@@ -133,6 +159,10 @@ func (g *tpcc) validate() error {
 	}
 	if g.warehouses > 1<<20 {
 		return fmt.Errorf("--warehouses must be at most %d, not %d", 1<<20, g.warehouses)
+	}
+	if g.tenant > 0 && int64(g.tenant)*int64(g.warehouses) > math.MaxInt32 {
+		return fmt.Errorf("tenant %d with --warehouses %d: its warehouses would pass W_ID's largest value %d; use fewer tenants or warehouses",
+			g.tenant, g.warehouses, math.MaxInt32)
 	}
 	if _, err := g.txIsolation(); err != nil {
 		return err

@@ -92,11 +92,12 @@ type meta struct {
 	fresh bool
 }
 
-// readMeta reads tpcc_meta. A missing table means no load; an empty one,
-// an unfinished load (postLoad writes the row last). The columns after
-// c_last_load_c are read only when the version is this one's: the error
-// about another version must not be a missing column.
-func readMeta(ctx context.Context, db *sqlx.DB) (meta, error) {
+// readMeta reads tpcc_meta (in column mode, the tenant's row). A missing
+// table means no load; an empty one, an unfinished load (postLoad writes
+// the row last). The columns after c_last_load_c are read only when the
+// version is this one's: the error about another version must not be a
+// missing column.
+func (g *tpcc) readMeta(ctx context.Context, db *sqlx.DB) (meta, error) {
 	var m meta
 	exists, err := tableExists(ctx, db, metaTable)
 	if err != nil {
@@ -105,13 +106,19 @@ func readMeta(ctx context.Context, db *sqlx.DB) (meta, error) {
 	if !exists {
 		return m, fmt.Errorf("table %s does not exist in database %s: run `stampede init tpcc` first", metaTable, db.Database())
 	}
-	rows, err := db.Query(ctx, "SELECT version, warehouses, c_last_load_c FROM "+metaTable)
+	where, args := g.metaWhere(1)
+	rows, err := db.Query(ctx, "SELECT version, warehouses, c_last_load_c FROM "+metaTable+where, args...)
 	if err != nil {
+		if g.tenant > 0 && sqlx.SQLState(err) == "42703" { // undefined_column: tenant_id
+			return m, g.noTenantColumnError(db)
+		}
 		return m, fmt.Errorf("reading %s: %w", metaTable, err)
 	}
 	found := rows.Next()
+	more := false
 	if found {
 		err = rows.Scan(&m.version, &m.warehouses, &m.cLastLoad)
+		more = err == nil && rows.Next()
 	}
 	rows.Close()
 	if err == nil {
@@ -120,11 +127,16 @@ func readMeta(ctx context.Context, db *sqlx.DB) (meta, error) {
 	if err != nil {
 		return m, fmt.Errorf("reading %s: %w", metaTable, err)
 	}
-	if !found {
+	switch {
+	case !found && g.tenant > 0:
+		return m, g.tenantNotLoadedError(db)
+	case !found:
 		return m, unfinishedLoad(ctx, db)
+	case more:
+		return m, tenantsInMetaError(db)
 	}
 	if m.version == schemaVersion {
-		if err := db.QueryRow(ctx, "SELECT fresh FROM "+metaTable).Scan(&m.fresh); err != nil {
+		if err := db.QueryRow(ctx, "SELECT fresh FROM "+metaTable+where, args...).Scan(&m.fresh); err != nil {
 			return m, fmt.Errorf("reading %s: %w", metaTable, err)
 		}
 	}
@@ -165,8 +177,9 @@ func unfinishedLoad(ctx context.Context, db *sqlx.DB) error {
 }
 
 // Ops implements the Opser interface. Worker i's home warehouse is
-// i mod warehouses + 1 (round robin) and its Stock-Level district
-// (i / warehouses) mod 10 + 1 (clause 2.8.1.2 fixes one per terminal).
+// i mod warehouses + 1 (round robin; in column mode, of the tenant's
+// warehouses) and its Stock-Level district (i / warehouses) mod 10 + 1
+// (clause 2.8.1.2 fixes one per terminal).
 func (g *tpcc) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (workload.QueryLoad, error) {
 	if err := g.validate(); err != nil {
 		return workload.QueryLoad{}, err
@@ -174,7 +187,7 @@ func (g *tpcc) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (wor
 	iso, _ := g.txIsolation()
 	var cLoad int64
 	if !db.Null() {
-		m, err := readMeta(ctx, db)
+		m, err := g.readMeta(ctx, db)
 		if err != nil {
 			return workload.QueryLoad{}, err
 		}
@@ -186,7 +199,11 @@ func (g *tpcc) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (wor
 		// server that refuses the write (a read-only standby) runs no
 		// transaction that could break it either.
 		if m.fresh {
-			if _, err := db.Exec(ctx, "UPDATE "+metaTable+" SET fresh = false WHERE fresh"); err != nil && oc.Warn != nil {
+			q, args := "UPDATE "+metaTable+" SET fresh = false WHERE fresh", []any(nil)
+			if g.tenant > 0 {
+				q, args = q+" AND "+tenantColumn+" = $1", []any{int64(g.tenant)}
+			}
+			if _, err := db.Exec(ctx, q, args...); err != nil && oc.Warn != nil {
 				oc.Warn("cannot mark %s as run: %v", metaTable, err)
 			}
 		}
@@ -208,7 +225,8 @@ func (g *tpcc) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (wor
 			conn: db.Conn(i, true), rec: nopRecorder{}, r: randgen.New(oc.Seed, workerStream(i)),
 			null: db.Null(), c: c, iso: iso, wait: g.wait,
 			warehouses: int64(g.warehouses),
-			wID:        int64(i%g.warehouses + 1),
+			firstWID:   g.whOffset() + 1,
+			wID:        g.whOffset() + int64(i%g.warehouses+1),
 			dID:        int64(i/g.warehouses%districtsPerWH + 1),
 		}
 		for _, t := range txs {
@@ -251,7 +269,8 @@ type worker struct {
 	c          cConstants
 	iso        sqlx.Isolation
 	wait       bool
-	warehouses int64
+	warehouses int64 // how many: the tenant's in column mode
+	firstWID   int64 // the first warehouse (the tenant's in column mode)
 	wID        int64 // home warehouse
 	dID        int64 // Stock-Level's district
 	txs        []tpccTx
@@ -341,9 +360,10 @@ func (w *worker) once(ctx context.Context, t tpccTx, opts sqlx.TxOptions) (err e
 }
 
 // otherWarehouse returns a warehouse other than the home one, uniform
-// (warehouses must be > 1).
+// among the worker's warehouses (the tenant's in column mode; warehouses
+// must be > 1).
 func (w *worker) otherWarehouse() int64 {
-	o := 1 + w.r.Int64N(w.warehouses-1)
+	o := w.firstWID + w.r.Int64N(w.warehouses-1)
 	if o >= w.wID {
 		o++
 	}
