@@ -386,15 +386,19 @@ func (db *DB) CopyFrom(ctx context.Context, stream int, table string, columns []
 // one connection for its lifetime, re-established when lost: when its home
 // endpoint cannot be reached it fails over to the other endpoints in turn,
 // and goes back home once the endpoint answers again (see workerConn).
-// Otherwise, or when the DB was opened with fewer connections than
-// workers, each call borrows one from the home endpoint's pool, without
-// failover.
+// When the DB was opened with fewer connections than workers, each call
+// borrows one from the first endpoint not recently down, in the same
+// order (see sharedConn). Otherwise (dedicated false) each call borrows
+// one from the home endpoint's pool, without failover.
 func (db *DB) Conn(worker int, dedicated bool) Conn {
 	if db.null {
 		return nullConn{}
 	}
-	if !dedicated || db.shared {
+	if !dedicated || (db.shared && len(db.pools) == 1) {
 		return poolConn{db.pool(worker)}
+	}
+	if db.shared {
+		return newSharedConn(db, worker)
 	}
 	return newWorkerConn(db, worker)
 }

@@ -8,6 +8,9 @@ func CurrentEndpoint(c Conn) int {
 	if w, ok := c.(*workerConn); ok && w.c != nil {
 		return w.cur
 	}
+	if s, ok := c.(*sharedConn); ok {
+		return s.last
+	}
 	return -1
 }
 

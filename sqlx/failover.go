@@ -2,6 +2,7 @@ package sqlx
 
 import (
 	"context"
+	"errors"
 	"sync/atomic"
 	"time"
 
@@ -212,4 +213,92 @@ func (w *workerConn) acquire(ctx context.Context) (*pgx.Conn, error) {
 		}
 	}
 	return nil, firstErr
+}
+
+// sharedConn is the Conn of a worker that shares connections with others
+// (fewer connections than workers, as TPC-C's terminals): each call
+// borrows a connection from the first endpoint, in the worker's order, that
+// is not marked down. A connection error marks that endpoint down for
+// downPeriod, so the calls that follow go to the live endpoints, and the
+// endpoint gets traffic again when the period is over (and stays marked
+// down another period if it still fails).
+type sharedConn struct {
+	db    *DB
+	order []int // as workerConn's: home first, rotated by worker
+	last  int   // the endpoint of the last call, for tests
+}
+
+func newSharedConn(db *DB, worker int) *sharedConn {
+	return &sharedConn{db: db, order: newWorkerConn(db, worker).order, last: -1}
+}
+
+// pick returns the endpoint to use now.
+func (s *sharedConn) pick() int {
+	now := time.Now().UnixNano()
+	for _, i := range s.order {
+		if !s.db.health[i].isDown(now) {
+			return i
+		}
+	}
+	return s.order[0] // all down: keep trying home
+}
+
+// note records the outcome of a call on endpoint i and returns err.
+func (s *sharedConn) note(i int, err error) error {
+	h := &s.db.health[i]
+	switch {
+	case err == nil:
+		h.acquires.Add(1)
+		h.markUp()
+		s.last = i
+	case IsConnectionError(err):
+		h.markDown()
+	}
+	return err
+}
+
+func (s *sharedConn) Exec(ctx context.Context, sql string, args ...any) (int64, error) {
+	i := s.pick()
+	tag, err := s.db.pools[i].Exec(ctx, sql, args...)
+	return tag.RowsAffected(), s.note(i, err)
+}
+
+func (s *sharedConn) Query(ctx context.Context, sql string, args ...any) (Rows, error) {
+	i := s.pick()
+	rows, err := s.db.pools[i].Query(ctx, sql, args...)
+	return rows, s.note(i, err)
+}
+
+func (s *sharedConn) QueryRow(ctx context.Context, sql string, args ...any) Row {
+	i := s.pick()
+	return sharedRow{s, i, s.db.pools[i].QueryRow(ctx, sql, args...)}
+}
+
+func (s *sharedConn) Begin(ctx context.Context, opts TxOptions) (Tx, error) {
+	i := s.pick()
+	tx, err := s.db.pools[i].BeginTx(ctx, pgxTxOptions(opts))
+	if s.note(i, err) != nil {
+		return nil, err
+	}
+	return txAdapter{tx}, nil
+}
+
+// Release implements Conn; a shared worker holds no connection between
+// calls.
+func (s *sharedConn) Release() {}
+
+// sharedRow notes the outcome of a QueryRow when it is scanned.
+type sharedRow struct {
+	s   *sharedConn
+	i   int
+	row pgx.Row
+}
+
+func (r sharedRow) Scan(dest ...any) error {
+	err := r.row.Scan(dest...)
+	if errors.Is(err, pgx.ErrNoRows) {
+		_ = r.s.note(r.i, nil) // the call reached the server
+		return err
+	}
+	return r.s.note(r.i, err)
 }

@@ -37,8 +37,22 @@ type workerTally struct {
 // workers move to endpoint 1 and come back afterwards.
 func TestFailover(t *testing.T) {
 	if testing.Short() {
-		t.Skip("takes 7 s")
+		t.Skip("takes 14 s")
 	}
+	for _, tc := range []struct {
+		name  string
+		conns int
+	}{
+		{"a connection per worker", 4},
+		{"workers sharing connections", 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) { testFailover(t, tc.conns) })
+	}
+}
+
+// testFailover runs 4 workers on two endpoints with maxConns connections
+// in all and stops endpoint 0 in the middle.
+func testFailover(t *testing.T, maxConns int) {
 	base := testDatabaseURL(t)
 	var proxies [2]*tcpproxy.Proxy
 	var urls []string
@@ -52,7 +66,7 @@ func TestFailover(t *testing.T) {
 		urls = append(urls, withHost(base, p.Addr()))
 	}
 	ctx := context.Background()
-	db, err := sqlx.Open(ctx, sqlx.Options{URLs: urls, Workers: 4, MaxConns: 4, ConnectTimeout: 2 * time.Second})
+	db, err := sqlx.Open(ctx, sqlx.Options{URLs: urls, Workers: 4, MaxConns: maxConns, ConnectTimeout: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,8 +194,8 @@ func TestFailover(t *testing.T) {
 	if errs == 0 {
 		t.Error("no errors at all: was the endpoint really stopped?")
 	}
-	if db.Reconnects() == 0 {
-		t.Error("no reconnects")
+	if db.Reconnects() == 0 && maxConns >= 4 {
+		t.Error("no reconnects") // shared connections are re-made by the pool, uncounted
 	}
 	if after0 <= during0 {
 		t.Errorf("endpoint 0 acquires did not increase after the resume: %d then %d", during0, after0)
