@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"net"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -65,6 +66,7 @@ type DB struct {
 	shared     bool
 	setTimeout string // statement run on each worker connection, or ""
 	reconnects atomic.Int64
+	sent       atomic.Int64 // bytes written to the servers
 	// health has one entry per pool, in the same order.
 	health []endpointHealth
 }
@@ -192,6 +194,7 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 		}
 		cfg.MaxConns = int32(share)
 		cfg.MinConns = 0
+		cfg.ConnConfig.DialFunc = db.countingDial(cfg.ConnConfig.DialFunc)
 		cfg.HealthCheckPeriod = 5 * time.Second
 		if db.database == "" {
 			db.database = cfg.ConnConfig.Database
@@ -540,4 +543,36 @@ func EnsureDatabase(ctx context.Context, opts Options) (bool, error) {
 		return false, fmt.Errorf("creating database %q: %w", cfg.Database, err)
 	}
 	return true, nil
+}
+
+// BytesSent returns the number of bytes written to the servers on the DB's
+// connections so far (COPY data, statements, parameters; after TLS).
+func (db *DB) BytesSent() int64 { return db.sent.Load() }
+
+// countingDial wraps dial so that the connections it makes count the bytes
+// written on them in db.sent: one atomic add per write system call.
+func (db *DB) countingDial(dial pgconn.DialFunc) pgconn.DialFunc {
+	if dial == nil {
+		d := &net.Dialer{KeepAlive: 5 * time.Minute}
+		dial = d.DialContext
+	}
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return &countingConn{Conn: c, n: &db.sent}, nil
+	}
+}
+
+// countingConn counts the bytes written on a connection.
+type countingConn struct {
+	net.Conn
+	n *atomic.Int64
+}
+
+func (c *countingConn) Write(b []byte) (int, error) {
+	n, err := c.Conn.Write(b)
+	c.n.Add(int64(n))
+	return n, err
 }

@@ -42,6 +42,8 @@ type progress struct {
 	stop  chan struct{}
 	wg    sync.WaitGroup
 	end   time.Time
+	// bytes, when set, returns the bytes sent so far, shown as MB/s.
+	bytes func() int64
 }
 
 func newProgress(w io.Writer, unit string, total int64) *progress {
@@ -110,7 +112,11 @@ func (p *progress) draw(final bool) {
 	} else if p.total <= done {
 		eta = "0s"
 	}
-	line := fmt.Sprintf("%5.1f%% %s/%s %s  %s  %s %s/s  ETA %s", frac*100, human(float64(done)), human(float64(p.total)), p.unit, elapsed.Round(time.Second), human(rate), p.unit, eta)
+	line := fmt.Sprintf("%5.1f%% %s/%s %s  %s  %s %s/s", frac*100, human(float64(done)), human(float64(p.total)), p.unit, elapsed.Round(time.Second), human(rate), p.unit)
+	if p.bytes != nil {
+		line += fmt.Sprintf("  %.1f MB/s", float64(p.bytes())/1e6/max(elapsed.Seconds(), 1e-9))
+	}
+	line += "  ETA " + eta
 	if !p.tty {
 		fmt.Fprintln(p.w, line)
 		return

@@ -221,6 +221,8 @@ func (a *app) initWorkload(ctx context.Context, gen workload.Generator, cf *conn
 	fmt.Fprintf(a.stderr, "loading %s into database %q on %s: %d rows, %d streams, seed %d\n",
 		gen.Meta().Name, db.Database(), strings.Join(db.Endpoints(), ","), total, f.concurrency, seed)
 	bar := newProgress(a.stderr, "rows", total)
+	sent0 := db.BytesSent()
+	bar.bytes = func() int64 { return db.BytesSent() - sent0 }
 	err = workload.Setup(ctx, db, gen, workload.LoadOptions{Drop: f.drop, Concurrency: f.concurrency, Progress: bar.Add})
 	bar.Done()
 	if err != nil {
@@ -232,7 +234,8 @@ func (a *app) initWorkload(ctx context.Context, gen workload.Generator, cf *conn
 		}
 		return err
 	}
-	fmt.Fprintf(a.stderr, "loaded %d rows in %s (%.0f rows/s)\n", total, bar.Elapsed().Round(1e6), bar.Rate())
+	fmt.Fprintf(a.stderr, "loaded %d rows in %s (%.0f rows/s, %.1f MB/s sent)\n", total, bar.Elapsed().Round(1e6), bar.Rate(),
+		float64(db.BytesSent()-sent0)/1e6/max(bar.Elapsed().Seconds(), 1e-9))
 	return nil
 }
 
