@@ -76,6 +76,10 @@ type Hooks struct {
 	PreRun func(ctx context.Context, db *sqlx.DB) error
 	// CheckConsistency verifies the workload's invariants (`stampede check`).
 	CheckConsistency func(ctx context.Context, db *sqlx.DB, w Reporter) error
+	// Cleanup drops what the workload made beyond its Tables (tables a
+	// run creates, as sysbench's bulk_insert does one per thread);
+	// `stampede cleanup` calls it after dropping Tables.
+	Cleanup func(ctx context.Context, db *sqlx.DB, w Reporter) error
 }
 
 // Reporter receives human-readable check results line by line.

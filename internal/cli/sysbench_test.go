@@ -91,3 +91,27 @@ func TestSysbenchCommandLine(t *testing.T) {
 		t.Errorf("%d tables left after cleanup", n)
 	}
 }
+
+// TestBulkInsertCleanup runs bulk_insert as sysbench users do (prepare,
+// run, cleanup with --threads on every command) and finds no table left.
+func TestBulkInsertCleanup(t *testing.T) {
+	url := testServer(t)
+	db := freshDB(t, "bulkclean")
+	for _, args := range [][]string{
+		{"bulk_insert", "--threads=3", "--db", db, "prepare", url},
+		{"bulk_insert", "--threads=3", "--time=1", "--db", db, "--results-dir", t.TempDir(), "run", url},
+	} {
+		if r := stampede(t, args...); r.code != 0 {
+			t.Fatalf("%v: %d %s", args, r.code, r.stderr)
+		}
+	}
+	if n := queryInt(t, db, "SELECT count(*) FROM pg_tables WHERE tablename LIKE 'sbtest%'"); n != 3 {
+		t.Fatalf("%d sbtest tables after the run, want 3 (one per thread)", n)
+	}
+	if r := stampede(t, "bulk_insert", "--threads=3", "--db", db, "cleanup", url); r.code != 0 {
+		t.Fatalf("cleanup: %d %s", r.code, r.stderr)
+	}
+	if n := queryInt(t, db, "SELECT count(*) FROM pg_tables WHERE tablename LIKE 'sbtest%'"); n != 0 {
+		t.Errorf("%d sbtest tables left after cleanup", n)
+	}
+}

@@ -98,6 +98,10 @@ func (a *app) workloadCmd(v verb, m workload.Meta) *cobra.Command {
 	switch v.name {
 	case "init":
 		inf.register(fs)
+	case "check", "cleanup":
+		// sysbench passes its general options to every command.
+		fs.IntVar(&inf.threads, "threads", 0, "sysbench's option, accepted and unused here")
+		_ = fs.MarkHidden("threads")
 	case "run":
 		rf.register(fs)
 		tf.register(fs)
@@ -264,6 +268,9 @@ func (a *app) cleanupWorkload(ctx context.Context, gen workload.Generator, cf *c
 			return fmt.Errorf("dropping %s: %w", tables[i].Name, err)
 		}
 		fmt.Fprintf(a.stderr, "dropped table %s\n", tables[i].Name)
+	}
+	if h, ok := gen.(workload.Hookser); ok && h.Hooks().Cleanup != nil {
+		return h.Hooks().Cleanup(ctx, db, printer{a.stderr})
 	}
 	return nil
 }

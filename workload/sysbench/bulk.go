@@ -146,3 +146,33 @@ func (b *bulkWorker) flush(ctx context.Context, measured bool) error {
 	}
 	return nil
 }
+
+// dropBulkTables drops the tables bulk_insert's runs made: every sbtestN of
+// the database, however many threads the runs had (sysbench's cleanup
+// drops sbtest1..--threads; a run here may have had more workers).
+func dropBulkTables(ctx context.Context, db *sqlx.DB, r workload.Reporter) error {
+	rows, err := db.Query(ctx, `SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND tablename ~ '^sbtest[0-9]+$' ORDER BY length(tablename), tablename`)
+	if err != nil {
+		return fmt.Errorf("listing bulk_insert's tables: %w", err)
+	}
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			rows.Close()
+			return err
+		}
+		names = append(names, n)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, n := range names {
+		if _, err := db.Exec(ctx, db.Dialect().DropTable(n)); err != nil {
+			return fmt.Errorf("dropping %s: %w", n, err)
+		}
+		r.Printf("dropped table %s", n)
+	}
+	return nil
+}
