@@ -113,6 +113,7 @@ type Run struct {
 	closed bool
 	bg     sync.WaitGroup // replacements being opened, tenants being closed
 	endAt  atomic.Int64   // offset from base at which the run ended (0: not yet)
+	rampAt int64          // offset of the end of the ramp (0: none); guarded by mu
 	warned atomic.Bool
 }
 
@@ -135,6 +136,9 @@ type tenant struct {
 	stats []*workerStats // one per tenant-local worker
 	first atomic.Int64   // offset of its first call (-1: none yet)
 	stop  atomic.Int64   // offset at which it was rotated out (0: still on)
+	// base holds the completed operations per op at the end of the
+	// engine's ramp, which the figures leave out; set by MarkRampEnd.
+	base  []int64
 	ended atomic.Int32
 	refs  int // workers on it; guarded by its slot's mu
 	once  sync.Once
@@ -620,19 +624,45 @@ func (r *Run) ServerVersion(ctx context.Context) string {
 // Ops returns the workload's operation names.
 func (r *Run) Ops() []string { return r.ops }
 
+// MarkRampEnd makes the tenants' figures start at the end of the engine's
+// ramp, now, as the engine's own totals do: operations counted before are
+// left out of the counts and of the figures (TPC-C's efficiency, whose
+// terminals all start with a keying time), and the tenants' time starts
+// here. Call it once, from the engine's RampDone hook.
+func (r *Run) MarkRampEnd() {
+	off := r.now()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.rampAt = off
+	for _, t := range r.all {
+		t.base = make([]int64, len(r.ops))
+		for _, st := range t.stats {
+			for op := range r.ops {
+				t.base[op] += st.counts[op].Load()
+			}
+		}
+	}
+}
+
 // Tenants returns what every tenant workload that ran did, in the order
 // they were opened: the tenants first active, then their replacements
 // that completed a call. Figures are the workload's (workload.Figurer)
 // computed from each tenant's own counts over its own time. Counts are
 // read atomically; call it after the run for final figures (the first
 // call after the run, or the load's Close, fixes the run's end). Tenant
-// counts include the engine's ramp, which the engine's own totals leave
-// out: without a ramp the tenants' counts add up to the engine's.
+// counts leave out the engine's ramp once MarkRampEnd was called, so they
+// add up to the engine's totals (apart from errors, which count from the
+// start).
 func (r *Run) Tenants() []TenantResult {
 	r.markEnd()
 	end := r.endAt.Load()
 	r.mu.Lock()
 	all := append([]*tenant(nil), r.all...)
+	rampAt := r.rampAt
+	bases := make([][]int64, len(all))
+	for k, t := range all {
+		bases[k] = t.base
+	}
 	r.mu.Unlock()
 	out := make([]TenantResult, 0, len(all))
 	for k, t := range all {
@@ -652,6 +682,15 @@ func (r *Run) Tenants() []TenantResult {
 				res.Errors += st.errors[op].Load()
 			}
 			st.h.addTo(&snap)
+		}
+		for op, b := range bases[k] {
+			res.Ops[r.ops[op]] -= b
+			if r.primary[op] {
+				res.Total -= b
+			}
+		}
+		if first >= 0 && first < rampAt {
+			first = rampAt
 		}
 		res.P50, res.P99, res.Max = snap.quantile(0.50), snap.quantile(0.99), float64(snap.max)/1e6
 		stop := t.stop.Load()

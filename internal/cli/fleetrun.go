@@ -146,6 +146,7 @@ func (a *app) openFleetSource(ctx context.Context, spec runSpec, fspec fleet.Spe
 		reconnects:    run.Reconnects,
 		close:         run.Close,
 		tenantFigures: true,
+		rampDone:      run.MarkRampEnd,
 	}
 	src.finish = func(sum *runSummary, out io.Writer, format string) {
 		tenants := run.Tenants()

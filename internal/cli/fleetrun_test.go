@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -250,6 +251,32 @@ func TestFleetRunSchemaMode(t *testing.T) {
 		}
 		if !strings.Contains(r.stdout, "__workloads__") {
 			t.Errorf("no workloads column in:\n%s", r.stdout)
+		}
+	})
+
+	t.Run("ramp", func(t *testing.T) {
+		// The tenants leave the ramp out of their figures, as the engine
+		// does (an operation in flight at the ramp's end may land on
+		// either side, so the sums agree to a few operations).
+		root := t.TempDir()
+		r := stampede(t, "run", "bank", "--rows=100", "--tenants", "100", "--active", "20", "--tenant-mode", "schema",
+			"--ramp", "2s", "--duration", "3s", "--results-dir", root, "--report-interval", "0", u)
+		if r.code != 0 {
+			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		}
+		sum := readSummary(t, lastRun(t, root))
+		var tenantOps, engineOps int64
+		for _, tr := range sum.Tenants {
+			tenantOps += tr.Total
+			if tr.ElapsedSec > 3.5 {
+				t.Errorf("tenant %d: %.1fs of figures, want the 3 s after the ramp", tr.ID, tr.ElapsedSec)
+			}
+		}
+		for _, op := range sum.Ops {
+			engineOps += op.Count
+		}
+		if engineOps == 0 || math.Abs(float64(tenantOps-engineOps)) > 0.02*float64(engineOps)+20 {
+			t.Errorf("tenants' operations after the ramp add up to %d, the engine counted %d", tenantOps, engineOps)
 		}
 	})
 

@@ -256,6 +256,9 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 	hooks := engine.Hooks{
 		Error: errs.record,
 		RampDone: func(at time.Time) {
+			if cfg.Ramp > 0 && src.rampDone != nil {
+				src.rampDone()
+			}
 			if cfg.Ramp > 0 {
 				if err := rw.SetRampEnd(at); err != nil && writeErr == nil {
 					writeErr = err

@@ -30,6 +30,9 @@ type runSource struct {
 	check func(ctx context.Context, r workload.Reporter) error
 	// close releases the source's connections.
 	close func()
+	// rampDone, when set, is called when the engine's ramp ends (a fleet
+	// leaves the ramp out of its tenants' figures too).
+	rampDone func()
 	// finish, when set, completes the summary after the final figures are
 	// printed and prints its own part (a fleet's table) on out in the
 	// run's --format.
