@@ -1,0 +1,202 @@
+package fleet
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync/atomic"
+
+	"github.com/stampede-bench/stampede/dialect"
+	"github.com/stampede-bench/stampede/sqlx"
+	"github.com/stampede-bench/stampede/workload"
+)
+
+// tenantIDColumn is the column that tells tenants' rows apart in column
+// mode's shared tables (see workload.TenantColumner); a table without it
+// is keyed some other way, and the workload's PreLoad hook clears it.
+const tenantIDColumn = "tenant_id"
+
+// columnMarkerDDL creates column mode's marker: one row per loaded tenant.
+func columnMarkerDDL(d dialect.Dialect) string {
+	return "CREATE TABLE " + d.QuoteIdent(MarkerTable) +
+		" (tenant_id INT PRIMARY KEY, workload TEXT NOT NULL, version TEXT NOT NULL, flags TEXT NOT NULL, seed BIGINT NOT NULL, loaded_at TIMESTAMPTZ NOT NULL DEFAULT now())"
+}
+
+// columnGenerator returns a generator working on tenant id's rows.
+func columnGenerator(newGen func() (workload.Generator, error), id int) (workload.Generator, error) {
+	g, err := newGen()
+	if err != nil {
+		return nil, err
+	}
+	tc, ok := g.(workload.TenantColumner)
+	if !ok {
+		return nil, ColumnModeError(g.Meta().Name)
+	}
+	tc.SetTenant(id)
+	return g, nil
+}
+
+// ColumnModeError is the error of --tenant-mode column on a workload whose
+// tables cannot hold several tenants.
+func ColumnModeError(workloadName string) error {
+	return fmt.Errorf("workload %s cannot share tables between tenants (--tenant-mode column); use --tenant-mode database or schema", workloadName)
+}
+
+// createColumns loads every tenant's rows into one shared set of tables.
+func createColumns(ctx context.Context, e *env, o CreateOptions) (Totals, error) {
+	var t Totals
+	gen, err := columnGenerator(o.NewGenerator, 1)
+	if err != nil {
+		return t, err
+	}
+	if created, err := sqlx.EnsureDatabase(ctx, e.Base); err != nil {
+		return t, e.explain(err)
+	} else if created {
+		e.logf("created database %q", e.Base.Database)
+	}
+	conns := e.Concurrency + 1
+	db, closeDB, err := e.connect(ctx, e.Base, conns)
+	if err != nil {
+		return t, err
+	}
+	defer closeDB()
+	d := db.Dialect()
+	tables := gen.Tables()
+	dropAll := func() error {
+		for _, name := range append([]string{MarkerTable}, tableNames(tables)...) {
+			if _, err := db.Exec(ctx, d.DropTable(name)); err != nil {
+				return fmt.Errorf("dropping table %s: %w", name, err)
+			}
+		}
+		return nil
+	}
+	hasMarker, err := workload.TableExists(ctx, db, MarkerTable)
+	if err != nil {
+		return t, err
+	}
+	if o.Drop {
+		if err := dropAll(); err != nil {
+			return t, err
+		}
+		hasMarker = false
+	} else if !hasMarker {
+		for _, tb := range tables {
+			if ok, err := workload.TableExists(ctx, db, tb.Name); err != nil {
+				return t, err
+			} else if ok {
+				e.logf("table %s exists without the %s marker (a half-created fleet or a single-tenant load): dropping and recreating the shared tables", tb.Name, MarkerTable)
+				if err := dropAll(); err != nil {
+					return t, err
+				}
+				break
+			}
+		}
+	}
+	if !hasMarker {
+		var stmts []string
+		for _, tb := range tables {
+			stmts = append(stmts, d.CreateTable(tb.Name, tb.Schema))
+			stmts = append(stmts, tb.Indexes...)
+		}
+		stmts = append(stmts, columnMarkerDDL(d))
+		if _, err := db.Exec(ctx, strings.Join(stmts, ";\n")); err != nil {
+			return t, fmt.Errorf("creating the shared tables: %w", err)
+		}
+	}
+	loaded := map[int]bool{}
+	want := o.marker(gen)
+	rows, err := db.Query(ctx, "SELECT tenant_id, workload, version, flags FROM "+d.QuoteIdent(MarkerTable))
+	if err != nil {
+		return t, err
+	}
+	for rows.Next() {
+		var id int
+		var m marker
+		if err := rows.Scan(&id, &m.workload, &m.version, &m.flags); err != nil {
+			rows.Close()
+			return t, err
+		}
+		if err := compareMarker(fmt.Sprintf("%d", id), m, want); err != nil {
+			rows.Close()
+			return t, err
+		}
+		loaded[id] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return t, err
+	}
+	var missing []int
+	for id := 1; id <= o.Spec.Tenants; id++ {
+		if !loaded[id] {
+			missing = append(missing, id)
+		}
+	}
+	t.Existing = o.Spec.Tenants - len(missing)
+	if t.Existing > 0 {
+		e.logf("%d of %d tenants are loaded already; loading the %d missing", t.Existing, o.Spec.Tenants, len(missing))
+	}
+	bar := e.bar("tenants", int64(len(missing)))
+	var created atomic.Int64
+	var stream atomic.Int64
+	err = forEach(ctx, e.Concurrency, missing, func(ctx context.Context, id int) error {
+		g, err := columnGenerator(o.NewGenerator, id)
+		if err != nil {
+			return err
+		}
+		// The hooks run per tenant, as workload.Setup with SkipCreate
+		// runs them: PreLoad may clear what an earlier, interrupted load
+		// of the tenant left in tables without a tenant_id column (TPC-C,
+		// whose tenants are ranges of warehouses), PostLoad records the
+		// tenant's load (TPC-C's tpcc_meta row).
+		var hooks workload.Hooks
+		if h, ok := g.(workload.Hookser); ok {
+			hooks = h.Hooks()
+		}
+		if hooks.PreLoad != nil {
+			if err := hooks.PreLoad(ctx, db); err != nil {
+				return fmt.Errorf("tenant %d: %w", id, e.explain(err))
+			}
+		}
+		for _, tb := range g.Tables() {
+			// Rows of an earlier, interrupted load of this tenant.
+			if slices.Contains(tb.Columns, tenantIDColumn) {
+				if _, err := db.Exec(ctx, "DELETE FROM "+d.QuoteIdent(tb.Name)+" WHERE "+tenantIDColumn+" = $1", id); err != nil {
+					return fmt.Errorf("tenant %d: clearing %s: %w", id, tb.Name, e.explain(err))
+				}
+			}
+			if err := copyAll(ctx, db, int(stream.Add(1)), tb); err != nil {
+				return fmt.Errorf("tenant %d: %w", id, e.explain(err))
+			}
+		}
+		if hooks.PostLoad != nil {
+			if err := hooks.PostLoad(ctx, db); err != nil {
+				return fmt.Errorf("tenant %d: %w", id, e.explain(err))
+			}
+		}
+		if _, err := db.Exec(ctx, "INSERT INTO "+d.QuoteIdent(MarkerTable)+" (tenant_id, workload, version, flags, seed) VALUES ($1, $2, $3, $4, $5)",
+			id, want.workload, want.version, want.flags, int64(o.Seed)); err != nil {
+			return fmt.Errorf("tenant %d: marking it loaded: %w", id, err)
+		}
+		created.Add(1)
+		bar.Add(1)
+		return nil
+	})
+	bar.Done()
+	t.Created = int(created.Load())
+	if err != nil {
+		return t, err
+	}
+	if a, ok := d.(dialect.Analyzer); ok && t.Created > 0 {
+		for _, tb := range tables {
+			if _, err := db.Exec(ctx, a.AnalyzeTable(tb.Name)); err != nil {
+				return t, fmt.Errorf("analyzing %s: %w", tb.Name, err)
+			}
+		}
+	}
+	t.Databases, t.Tables = 1, int64(len(tables)+1)
+	err = db.QueryRow(ctx, "SELECT coalesce(sum(pg_total_relation_size(to_regclass(n))), 0)::bigint FROM unnest($1::text[]) n",
+		quoted(d, append(tableNames(tables), MarkerTable))).Scan(&t.Bytes)
+	return t, err
+}

@@ -1,0 +1,194 @@
+package fleet
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync/atomic"
+
+	"github.com/stampede-bench/stampede/dialect"
+	"github.com/stampede-bench/stampede/sqlx"
+)
+
+// schemaState returns, for the tenant schemas that exist, whether each has
+// its marker (is complete).
+func schemaState(ctx context.Context, db *sqlx.DB, names []string) (map[string]bool, error) {
+	rows, err := db.Query(ctx, `SELECT n.nspname, EXISTS (SELECT 1 FROM pg_class c WHERE c.relnamespace = n.oid AND c.relname = $2)
+		FROM pg_namespace n WHERE n.nspname = ANY($1)`, names, MarkerTable)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var n string
+		var ok bool
+		if err := rows.Scan(&n, &ok); err != nil {
+			return nil, err
+		}
+		out[n] = ok
+	}
+	return out, rows.Err()
+}
+
+// dropSchemas drops the named schemas and everything in them.
+func (e *env) dropSchemas(ctx context.Context, db *sqlx.DB, names []string) error {
+	ids := e.Spec.tenantIDs(sliceSet(names), true)
+	bar := e.bar("tenants dropped", int64(len(ids)))
+	defer bar.Done()
+	return forEach(ctx, e.Concurrency, ids, func(ctx context.Context, id int) error {
+		if _, err := db.Exec(ctx, "DROP SCHEMA IF EXISTS "+db.Dialect().QuoteIdent(e.Spec.Name(id))+" CASCADE"); err != nil {
+			return fmt.Errorf("dropping schema %q: %w", e.Spec.Name(id), e.explain(err))
+		}
+		bar.Add(1)
+		return nil
+	})
+}
+
+// workloadTablesIn lists the tables of schema that a clone copies with
+// their rows: all but the extra tables and the marker.
+func workloadTablesIn(ctx context.Context, db *sqlx.DB, schema string) ([]string, error) {
+	rows, err := db.Query(ctx, `SELECT tablename FROM pg_tables WHERE schemaname = $1 AND tablename <> $2 AND tablename NOT LIKE 'extra\_%' ORDER BY tablename`, schema, MarkerTable)
+	if err != nil {
+		return nil, fmt.Errorf("listing the tables of schema %q: %w", schema, err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, err
+		}
+		out = append(out, name)
+	}
+	return out, rows.Err()
+}
+
+// schemaCloneSQL returns the statements that create tenant schema to as a
+// copy of schema from: its tables (LIKE ... INCLUDING ALL: columns,
+// defaults, constraints, indexes) and their rows, the extra tables, and
+// the marker last.
+func schemaCloneSQL(d dialect.Dialect, from, to string, tables []string, extra int) string {
+	f, s := d.QuoteIdent(from), d.QuoteIdent(to)
+	stmts := []string{"CREATE SCHEMA " + s}
+	copyTable := func(name string, rows bool) {
+		q := d.QuoteIdent(name)
+		stmts = append(stmts, fmt.Sprintf("CREATE TABLE %s.%s (LIKE %s.%s INCLUDING ALL)", s, q, f, q))
+		if rows {
+			stmts = append(stmts, fmt.Sprintf("INSERT INTO %s.%s SELECT * FROM %s.%s", s, q, f, q))
+		}
+	}
+	for _, t := range tables {
+		copyTable(t, true)
+	}
+	stmts = append(stmts, extraDDL(d, to, extra)...)
+	copyTable(MarkerTable, true)
+	return strings.Join(stmts, ";\n")
+}
+
+// createSchemas creates a schema per tenant in one database.
+func createSchemas(ctx context.Context, e *env, o CreateOptions) (Totals, error) {
+	var t Totals
+	gen, err := o.NewGenerator()
+	if err != nil {
+		return t, err
+	}
+	if created, err := sqlx.EnsureDatabase(ctx, e.Base); err != nil {
+		return t, e.explain(err)
+	} else if created {
+		e.logf("created database %q", e.Base.Database)
+	}
+	db, closeDB, err := e.connect(ctx, e.Base, e.Concurrency)
+	if err != nil {
+		return t, err
+	}
+	defer closeDB()
+	d := db.Dialect()
+	names := o.Spec.names()
+	state, err := schemaState(ctx, db, names)
+	if err != nil {
+		return t, err
+	}
+	if o.Drop && len(state) > 0 {
+		if err := e.dropSchemas(ctx, db, keys(state)); err != nil {
+			return t, err
+		}
+		e.logf("dropped %d tenant schemas", len(state))
+		state = map[string]bool{}
+	}
+	first := o.Spec.Name(1)
+	complete, exists := state[first]
+	if exists && complete {
+		m, _, err := readMarker(ctx, db, first)
+		if err != nil {
+			return t, err
+		}
+		if err := compareMarker(first, m, o.marker(gen)); err != nil {
+			return t, err
+		}
+		t.Existing++
+	} else {
+		if exists {
+			e.logf("tenant schema %q is half-loaded (no %s marker): dropping and reloading it", first, MarkerTable)
+			if _, err := db.Exec(ctx, "DROP SCHEMA "+d.QuoteIdent(first)+" CASCADE"); err != nil {
+				return t, fmt.Errorf("dropping half-loaded schema %q: %w", first, err)
+			}
+		}
+		if _, err := db.Exec(ctx, "CREATE SCHEMA "+d.QuoteIdent(first)); err != nil {
+			return t, fmt.Errorf("creating schema %q: %w", first, err)
+		}
+		if err := e.loadTenant1(ctx, o, gen, o.Spec.Options(e.Base, 1), first); err != nil {
+			return t, err
+		}
+		t.Created++
+	}
+	var missing []int
+	for id := 2; id <= o.Spec.Tenants; id++ {
+		if !state[o.Spec.Name(id)] {
+			missing = append(missing, id)
+		}
+	}
+	t.Existing += o.Spec.Tenants - 1 - len(missing)
+	if t.Existing > 0 {
+		e.logf("%d of %d tenants exist already; creating the %d missing", t.Existing, o.Spec.Tenants, len(missing))
+	}
+	// Every table of tenant 1 but the extra ones and the marker: the
+	// workload's tables and those its hooks made (tpcc_meta, say).
+	tables, err := workloadTablesIn(ctx, db, first)
+	if err != nil {
+		return t, err
+	}
+	bar := e.bar("tenants", int64(len(missing)))
+	var created atomic.Int64
+	err = forEach(ctx, e.Concurrency, missing, func(ctx context.Context, id int) error {
+		name := o.Spec.Name(id)
+		sql := schemaCloneSQL(d, first, name, tables, o.ExtraTables)
+		if _, half := state[name]; half {
+			// A schema without its marker (created outside one
+			// transaction, by hand say) is replaced.
+			sql = "DROP SCHEMA " + d.QuoteIdent(name) + " CASCADE;\n" + sql
+		}
+		// A multi-statement simple-protocol query runs as one implicit
+		// transaction: the tenant is created whole or not at all, in one
+		// round trip. Its commit need not wait for the WAL flush: a
+		// tenant lost to a crash is simply missing, and the next init
+		// creates it.
+		if _, err := db.Exec(ctx, "SET synchronous_commit = off;\n"+sql); err != nil {
+			return fmt.Errorf("creating tenant schema %q: %w", name, e.explain(err))
+		}
+		created.Add(1)
+		bar.Add(1)
+		return nil
+	})
+	bar.Done()
+	t.Created += int(created.Load())
+	if err != nil {
+		return t, err
+	}
+	err = db.QueryRow(ctx, `SELECT count(DISTINCT n.oid), count(c.oid) FILTER (WHERE c.relkind IN ('r', 'p')),
+		coalesce(sum(pg_total_relation_size(c.oid)) FILTER (WHERE c.relkind IN ('r', 'p', 'm')), 0)::bigint
+		FROM pg_namespace n LEFT JOIN pg_class c ON c.relnamespace = n.oid WHERE n.nspname = ANY($1)`, names).
+		Scan(&t.Schemas, &t.Tables, &t.Bytes)
+	t.Databases = 1
+	return t, err
+}
