@@ -15,6 +15,18 @@ type Capabilities struct {
 	Copy bool
 	// CreateDatabaseTemplate is true for CREATE DATABASE ... TEMPLATE.
 	CreateDatabaseTemplate bool
+	// SavepointRetry is true when retryable errors (SQLSTATE 40001) are
+	// best retried inside the transaction with CockroachDB's client-side
+	// retry protocol: BEGIN; SAVEPOINT cockroach_restart; the statements;
+	// RELEASE SAVEPOINT cockroach_restart; COMMIT, with ROLLBACK TO
+	// SAVEPOINT cockroach_restart and the statements again after each
+	// retryable error. The server restarts the transaction in place, which
+	// keeps its priority, so a transaction that keeps losing conflicts
+	// ends up winning them. Servers without it retry the whole
+	// transaction. (PostgreSQL accepts the statements, but a rolled back
+	// savepoint keeps a REPEATABLE READ or SERIALIZABLE transaction's
+	// snapshot, so retries there would see the same conflict again.)
+	SavepointRetry bool
 }
 
 // Dialect is the SQL of one database family. Implementations are stateless
@@ -42,7 +54,8 @@ type Dialect interface {
 }
 
 // Postgres is the dialect of PostgreSQL and of servers speaking its wire
-// protocol and SQL (CockroachDB, YugabyteDB, Greenplum).
+// protocol and SQL (YugabyteDB, Greenplum; CockroachDB has its own,
+// Cockroach).
 type Postgres struct{}
 
 var _ Dialect = Postgres{}
@@ -111,8 +124,19 @@ func (p Postgres) AnalyzeTable(name string) string { return "ANALYZE " + p.Quote
 // bind to it, that returns one row with a boolean: whether the table named
 // name (unquoted) exists in the current database and schema search path.
 func TableExistsQuery(d Dialect, name string) (string, string) {
-	if d.Name() == "postgres" {
-		return "SELECT to_regclass(" + d.Placeholder(1) + ") IS NOT NULL", d.QuoteIdent(name)
+	if r, ok := d.(regclasser); ok {
+		return r.tableExistsQuery(name)
 	}
 	return "SELECT count(*) > 0 FROM information_schema.tables WHERE table_name = " + d.Placeholder(1), name
+}
+
+// regclasser is implemented by dialects with PostgreSQL's to_regclass,
+// which resolves a name through the search path as the statements do.
+type regclasser interface {
+	tableExistsQuery(name string) (string, string)
+}
+
+// tableExistsQuery implements regclasser.
+func (p Postgres) tableExistsQuery(name string) (string, string) {
+	return "SELECT to_regclass(" + p.Placeholder(1) + ") IS NOT NULL", p.QuoteIdent(name)
 }

@@ -31,3 +31,44 @@ func TestPostgres(t *testing.T) {
 		t.Errorf("capabilities %+v", c)
 	}
 }
+
+// TestCapabilities checks each dialect's capabilities: only CockroachDB
+// retries with its savepoint protocol.
+func TestCapabilities(t *testing.T) {
+	for _, tc := range []struct {
+		d    dialect.Dialect
+		name string
+		want dialect.Capabilities
+	}{
+		{dialect.Postgres{}, "postgres", dialect.Capabilities{Copy: true, CreateDatabaseTemplate: true}},
+		{dialect.Cockroach{}, "cockroach", dialect.Capabilities{Copy: true, SavepointRetry: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.d.Name(); got != tc.name {
+				t.Errorf("Name() = %q", got)
+			}
+			if got := tc.d.Capabilities(); got != tc.want {
+				t.Errorf("Capabilities() = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestCockroach checks that CockroachDB's statements are PostgreSQL's.
+func TestCockroach(t *testing.T) {
+	d := dialect.Cockroach{}
+	for _, tc := range []struct{ got, want string }{
+		{d.Placeholder(2), "$2"},
+		{d.QuoteIdent(`order`), `"order"`},
+		{d.CreateDatabase("bank"), `CREATE DATABASE "bank"`},
+		{d.DropTable("order"), `DROP TABLE IF EXISTS "order"`},
+		{d.AnalyzeTable("order"), `ANALYZE "order"`},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("got %q, want %q", tc.got, tc.want)
+		}
+	}
+	if q, arg := dialect.TableExistsQuery(d, "order"); q != "SELECT to_regclass($1) IS NOT NULL" || arg != `"order"` {
+		t.Errorf("TableExistsQuery: %q %q", q, arg)
+	}
+}

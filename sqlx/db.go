@@ -53,6 +53,11 @@ type Options struct {
 	// When MaxConns is smaller, workers share connections (each call
 	// borrows one from the pool) instead of keeping one each.
 	Workers int
+	// Dialect, when not nil, is the servers' dialect. Nil means Open asks
+	// the first endpoint (SELECT version()): dialect.Cockroach for
+	// CockroachDB, dialect.Postgres otherwise. Tests set it to run one
+	// dialect's protocol against another server.
+	Dialect dialect.Dialect
 }
 
 // DB is a set of connection pools, one per endpoint. It is safe for
@@ -151,7 +156,9 @@ func lastLine(err error) string {
 }
 
 // Open connects to every endpoint (checking each with a ping) and returns
-// the DB. With the null driver nothing is opened.
+// the DB. Unless opts.Dialect says which it is, it tells CockroachDB from
+// PostgreSQL by the first endpoint's version() (one more round trip).
+// With the null driver nothing is opened and the dialect is Postgres.
 func Open(ctx context.Context, opts Options) (*DB, error) {
 	db := &DB{dialect: dialect.Postgres{}, database: opts.Database}
 	switch opts.Driver {
@@ -211,7 +218,32 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 			return nil, describeConnectError(cfg, err)
 		}
 	}
+	db.dialect = opts.Dialect
+	if db.dialect == nil {
+		db.dialect = detectDialect(ctx, db.pools[0])
+	}
 	return db, nil
+}
+
+// detectDialect returns the dialect of the server behind pool, from its
+// version() (see dialectOf); dialect.Postgres when the query fails. The
+// simple protocol makes it one round trip, and leaves no prepared
+// statement behind.
+func detectDialect(ctx context.Context, pool *pgxpool.Pool) dialect.Dialect {
+	var v string
+	if err := pool.QueryRow(ctx, "SELECT version()", pgx.QueryExecModeSimpleProtocol).Scan(&v); err != nil {
+		return dialect.Postgres{}
+	}
+	return dialectOf(v)
+}
+
+// dialectOf returns the dialect of a server whose version() is version:
+// dialect.Cockroach when it names CockroachDB, else dialect.Postgres.
+func dialectOf(version string) dialect.Dialect {
+	if strings.Contains(version, "CockroachDB") {
+		return dialect.Cockroach{}
+	}
+	return dialect.Postgres{}
 }
 
 // setupWorkerConn prepares a connection a worker just acquired: it sets

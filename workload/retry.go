@@ -9,7 +9,7 @@ import (
 	"github.com/stampede-bench/stampede/sqlx"
 )
 
-// Limits of RetryTx.
+// Limits of RetryTx and RunTx.
 const (
 	// MaxConflictRetries bounds the retries of one transaction after
 	// serialization failures and deadlocks.
@@ -39,41 +39,68 @@ const (
 // Other errors, and the end of ctx, return at once. name prefixes the
 // error of a transaction that gives up.
 func RetryTx(ctx context.Context, rec Recorder, op int, name string, attempt func() error) error {
-	connLosses := 0
-	for retries := 0; ; retries++ {
+	r := retrier{ctx: ctx, rec: rec, op: op, name: name}
+	for {
 		err := attempt()
 		if err == nil {
 			return nil
 		}
-		if ctx.Err() != nil {
-			return fmt.Errorf("%w: %v", ctx.Err(), err)
+		if err := r.failed(err); err != nil {
+			return err
 		}
-		switch {
-		case sqlx.IsRetryable(err):
-			connLosses = 0
-			if retries > 0 {
-				limit := min(conflictBackoff<<min(retries-1, 10), maxConflictBackoff)
-				if !Sleep(ctx, rand.N(limit)) {
-					return fmt.Errorf("%w: %v", ctx.Err(), err)
-				}
-			}
-		case sqlx.IsConnectionError(err):
-			connLosses++
-			if connLosses > MaxConnLosses {
-				return fmt.Errorf("%s: connection lost %d times in a row: %w", name, connLosses, err)
-			}
-			if connLosses > 1 && !Sleep(ctx, connBackoff<<(connLosses-2)) {
-				return fmt.Errorf("%w: %v", ctx.Err(), err)
-			}
-		default:
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		if retries == MaxConflictRetries {
-			return fmt.Errorf("%s retried %d times, giving up: %w", name, MaxConflictRetries, err)
-		}
-		rec.RecordError(op)
 	}
 }
+
+// retrier holds the state of one transaction's retries, for RetryTx and
+// RunTx: how many failures it has retried, and how many of the last ones
+// in a row were lost connections.
+type retrier struct {
+	ctx        context.Context
+	rec        Recorder
+	op         int
+	name       string
+	retries    int
+	connLosses int
+}
+
+// failed handles err, the failure of one attempt, as RetryTx describes:
+// it returns nil when the attempt is to be retried (after counting the
+// failure and pausing as needed), or the error to end with.
+func (r *retrier) failed(err error) error {
+	ctx := r.ctx
+	if ctx.Err() != nil {
+		return fmt.Errorf("%w: %v", ctx.Err(), err)
+	}
+	switch {
+	case sqlx.IsRetryable(err):
+		r.connLosses = 0
+		if r.retries > 0 {
+			limit := min(conflictBackoff<<min(r.retries-1, 10), maxConflictBackoff)
+			if !pause(ctx, rand.N(limit)) {
+				return fmt.Errorf("%w: %v", ctx.Err(), err)
+			}
+		}
+	case sqlx.IsConnectionError(err):
+		r.connLosses++
+		if r.connLosses > MaxConnLosses {
+			return fmt.Errorf("%s: connection lost %d times in a row: %w", r.name, r.connLosses, err)
+		}
+		if r.connLosses > 1 && !pause(ctx, connBackoff<<(r.connLosses-2)) {
+			return fmt.Errorf("%w: %v", ctx.Err(), err)
+		}
+	default:
+		return fmt.Errorf("%s: %w", r.name, err)
+	}
+	if r.retries == MaxConflictRetries {
+		return fmt.Errorf("%s retried %d times, giving up: %w", r.name, MaxConflictRetries, err)
+	}
+	r.retries++
+	r.rec.RecordError(r.op)
+	return nil
+}
+
+// pause is the retries' Sleep; tests replace it to run without waiting.
+var pause = Sleep
 
 // Sleep waits for d or until ctx ends; it reports whether it slept all of d.
 func Sleep(ctx context.Context, d time.Duration) bool {

@@ -189,7 +189,7 @@ func TestWorkerDraws(t *testing.T) {
 	// up; never from == to.
 	seen := map[[2]int64]bool{}
 	amounts := map[int64]bool{}
-	nw := newWorker(g, newStatements(dialect.Postgres{}), nil, randgen.New(9, workerStream(0)))
+	nw := newWorker(g, dialect.Postgres{}, nil, randgen.New(9, workerStream(0)))
 	for i := 0; i < 1000; i++ {
 		nw.next()
 		if nw.from == nw.to || nw.from < 0 || nw.from >= 3 || nw.to < 0 || nw.to >= 3 {

@@ -36,7 +36,10 @@
 // in a row, after which the transfer fails with the error. A transfer
 // whose COMMIT lost its connection may have committed; retrying it moves
 // the money twice, which keeps the total. Any other error fails the
-// transfer.
+// transfer. On CockroachDB (the dialect's SavepointRetry) a conflict is
+// retried inside the same transaction with CockroachDB's protocol
+// (SAVEPOINT cockroach_restart, ROLLBACK TO SAVEPOINT), as
+// workload.RunTx does for every workload.
 //
 // # Tenants in shared tables
 //

@@ -163,7 +163,7 @@ func (*accounts) Close()              {}
 func TestTenantArgs(t *testing.T) {
 	g := newTenant(t, 6, "--rows", "10")
 	tx := &tenantTx{t: t, tenant: 6}
-	w := newWorker(g, g.statements(dialect.Postgres{}), tx, randgen.New(1, workerStream(0)))
+	w := newWorker(g, dialect.Postgres{}, tx, randgen.New(1, workerStream(0)))
 	for i := 0; i < 100; i++ {
 		if res := w.run(context.Background()); res.Err != nil {
 			t.Fatal(res.Err)

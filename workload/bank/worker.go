@@ -19,9 +19,6 @@ const opTransfer = 0
 // that it never coincides with a data batch's stream (seed, b).
 func workerStream(w int) uint64 { return 1<<32 | uint64(w) }
 
-// rollbackTimeout bounds the ROLLBACK after a failed statement.
-const rollbackTimeout = 5 * time.Second
-
 // statements are the transfer's SQL texts.
 type statements struct {
 	// read is SELECT id, balance FROM bank WHERE id IN ($1, $2).
@@ -74,7 +71,6 @@ func (g *bank) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (wor
 	if err := g.validate(); err != nil {
 		return workload.QueryLoad{}, err
 	}
-	stmts := g.statements(db.Dialect())
 	workers := make([]*worker, oc.Concurrency)
 	ql := workload.QueryLoad{
 		Ops:     []string{"transfer"},
@@ -83,7 +79,7 @@ func (g *bank) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (wor
 		Attach:  func(w int, rec workload.Recorder) { workers[w].rec = rec },
 	}
 	for i := range workers {
-		workers[i] = newWorker(g, stmts, db.Conn(i, true), randgen.New(oc.Seed, workerStream(i)))
+		workers[i] = newWorker(g, db.Dialect(), db.Conn(i, true), randgen.New(oc.Seed, workerStream(i)))
 		ql.Workers[i] = workers[i].run
 	}
 	ql.Close = func(context.Context) error {
@@ -100,6 +96,7 @@ func (g *bank) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (wor
 // for concurrent use.
 type worker struct {
 	s           statements
+	d           dialect.Dialect // chooses the retry protocol
 	conn        sqlx.Conn
 	null        bool // conn is the null driver's: reads find no rows
 	rec         workload.Recorder
@@ -120,9 +117,9 @@ type worker struct {
 	dest        []any
 }
 
-func newWorker(g *bank, s statements, conn sqlx.Conn, r *rand.Rand) *worker {
+func newWorker(g *bank, d dialect.Dialect, conn sqlx.Conn, r *rand.Rand) *worker {
 	w := &worker{
-		s: s, conn: conn, null: sqlx.IsNullConn(conn), rec: nopRecorder{}, r: r,
+		s: g.statements(d), d: d, conn: conn, null: sqlx.IsNullConn(conn), rec: nopRecorder{}, r: r,
 		rows: int64(g.rows), maxTransfer: g.maxTransfer, label: g.label(),
 	}
 	w.readArgs = []any{&w.from, &w.to}
@@ -152,30 +149,19 @@ func (w *worker) next() {
 	w.amount = 1 + w.r.Int64N(w.maxTransfer)
 }
 
-// run performs one transfer. It is the workload.Worker. Failures are
-// retried as workload.RetryTx does (conflicts and lost connections, each
-// counted as a tolerated error of transfer); other errors end the call.
+// run performs one transfer. It is the workload.Worker. The transaction
+// runs through workload.RunTx, with the retry protocol of the server's
+// dialect: conflicts and lost connections are retried (each counted as
+// a tolerated error of transfer); other errors end the call.
 func (w *worker) run(ctx context.Context) workload.Result {
 	w.next()
-	err := workload.RetryTx(ctx, w.rec, opTransfer, "transfer", func() error { return w.transfer(ctx) })
+	err := workload.RunTx(ctx, w.conn, w.d, sqlx.TxOptions{Isolation: sqlx.Serializable}, w.rec, opTransfer, "transfer",
+		func(tx sqlx.Tx) error { return w.transfer(ctx, tx) })
 	return workload.Result{Op: opTransfer, Err: err}
 }
 
-// transfer runs the transfer's transaction once, rolling it back on
-// failure.
-func (w *worker) transfer(ctx context.Context) (err error) {
-	tx, err := w.conn.Begin(ctx, sqlx.TxOptions{Isolation: sqlx.Serializable})
-	if err != nil {
-		return fmt.Errorf("begin: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
-			_ = tx.Rollback(rctx) // best effort: the connection may be gone
-			cancel()
-		}
-	}()
-
+// transfer runs the transfer's statements in tx.
+func (w *worker) transfer(ctx context.Context, tx sqlx.Tx) error {
 	rows, err := tx.Query(ctx, w.s.read, w.readArgs...)
 	if err != nil {
 		return fmt.Errorf("reading balances: %w", err)
@@ -209,9 +195,6 @@ func (w *worker) transfer(ctx context.Context) (err error) {
 	}
 	if n != 2 && !w.null {
 		return fmt.Errorf("accounts %d and %d: updated %d rows, want 2", w.from, w.to, n)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("commit: %w", err)
 	}
 	return nil
 }

@@ -75,13 +75,10 @@ func txIndex(name string) int {
 // never coincides with a data batch's stream.
 func workerStream(w int) uint64 { return 1<<63 | uint64(w) }
 
-// rollbackTimeout bounds the ROLLBACK after a failed statement.
-const rollbackTimeout = 5 * time.Second
-
 // errRollback is returned by a transaction's run to roll back on purpose
 // (New-Order's unused item, clause 2.4.2.3); the worker counts it a
-// success.
-var errRollback = errors.New("tpcc: intended rollback")
+// success. It wraps workload.ErrRollback, which tells workload.RunTx.
+var errRollback = fmt.Errorf("tpcc: intended rollback: %w", workload.ErrRollback)
 
 // meta is what tpcc_meta records of the load.
 type meta struct {
@@ -222,7 +219,7 @@ func (g *tpcc) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (wor
 	}
 	for i := range workers {
 		w := &worker{
-			conn: db.Conn(i, true), rec: nopRecorder{}, r: randgen.New(oc.Seed, workerStream(i)),
+			conn: db.Conn(i, true), d: db.Dialect(), rec: nopRecorder{}, r: randgen.New(oc.Seed, workerStream(i)),
 			null: db.Null(), c: c, iso: iso, wait: g.wait,
 			warehouses: int64(g.warehouses),
 			firstWID:   g.whOffset() + 1,
@@ -263,6 +260,7 @@ func newDeck(weights []int) []int {
 // connection and deck. It is not safe for concurrent use.
 type worker struct {
 	conn       sqlx.Conn
+	d          dialect.Dialect // chooses the retry protocol
 	rec        workload.Recorder
 	r          *rand.Rand
 	null       bool // the null driver: reads find no rows
@@ -322,41 +320,24 @@ func (w *worker) run(ctx context.Context) workload.Result {
 	return res
 }
 
-// runTx draws the inputs of transaction op and runs it, retrying
-// serialization failures, deadlocks and lost connections as
-// workload.RetryTx does (each retry counted through the Recorder).
+// runTx draws the inputs of transaction op and runs it through
+// workload.RunTx, with the retry protocol of the server's dialect:
+// serialization failures, deadlocks and lost connections are retried
+// (each retry counted through the Recorder), and errRollback rolls back
+// and counts as success.
 func (w *worker) runTx(ctx context.Context, op int) workload.Result {
 	t := w.txs[op]
 	t.draw()
 	opts := sqlx.TxOptions{Isolation: w.iso, ReadOnly: txs[op].readOnly}
-	err := workload.RetryTx(ctx, w.rec, op, txs[op].name, func() error { return w.once(ctx, t, opts) })
+	err := workload.RunTx(ctx, w.conn, w.d, opts, w.rec, op, txs[op].name, func(tx sqlx.Tx) error { return t.run(ctx, tx) })
+	if errors.Is(err, errRollback) {
+		err = nil
+	}
 	if err == nil {
 		w.audit.done[op].Add(1)
 		t.count(&w.audit)
 	}
 	return workload.Result{Op: op, Err: err}
-}
-
-// once runs t in one transaction, rolling it back on failure and on
-// errRollback (which counts as success).
-func (w *worker) once(ctx context.Context, t tpccTx, opts sqlx.TxOptions) (err error) {
-	tx, err := w.conn.Begin(ctx, opts)
-	if err != nil {
-		return fmt.Errorf("begin: %w", err)
-	}
-	if err = t.run(ctx, tx); err != nil {
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
-		rerr := tx.Rollback(rctx)
-		cancel()
-		if errors.Is(err, errRollback) {
-			return rerr
-		}
-		return err
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("commit: %w", err)
-	}
-	return nil
 }
 
 // otherWarehouse returns a warehouse other than the home one, uniform

@@ -1,0 +1,22 @@
+package dialect
+
+// Cockroach is the dialect of CockroachDB: PostgreSQL's SQL, whose
+// statements it embeds, with CockroachDB's capabilities. Transactions
+// retry with the savepoint protocol (Capabilities.SavepointRetry), and
+// CREATE DATABASE takes no TEMPLATE.
+type Cockroach struct {
+	Postgres
+}
+
+var (
+	_ Dialect  = Cockroach{}
+	_ Analyzer = Cockroach{}
+)
+
+// Name implements Dialect.
+func (Cockroach) Name() string { return "cockroach" }
+
+// Capabilities implements Dialect.
+func (Cockroach) Capabilities() Capabilities {
+	return Capabilities{Copy: true, SavepointRetry: true}
+}
