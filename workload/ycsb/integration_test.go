@@ -172,41 +172,93 @@ func TestPostgres(t *testing.T) {
 		}
 	})
 
-	t.Run("direct", func(t *testing.T) {
-		_, c := newConfig(t, base...)
-		conn := db.Conn(0, true)
-		defer conn.Release()
-		w := newWorker(c, c.statements(db.Dialect()), conn, randgen.New(1, 1), randgen.NewAcknowledgedCounter(1<<40), nil)
-		if err := w.read(ctx, w.setKey(5)); err != nil {
-			t.Fatal(err)
-		}
-		if want := len(c.keyName(5)) + 10*100; w.rows != 1 || w.received != want {
-			t.Errorf("read of key 5 received %d rows, %d bytes; want 1 row, %d bytes", w.rows, w.received, want)
-		}
-		if err := w.scan(ctx, w.setKey(5)); err != nil {
-			t.Fatal(err)
-		}
-		if w.rows < 1 || w.received < w.rows*1000 {
-			t.Errorf("scan from %s received %d rows, %d bytes", c.keyName(5), w.rows, w.received)
-		}
-		missing := int64(1 << 39)
-		if err := w.read(ctx, w.setKey(missing)); !errors.Is(err, ErrNotFound) {
-			t.Errorf("read of a missing key: %v", err)
-		}
-		if err := w.update(ctx, w.setKey(missing)); !errors.Is(err, ErrNotFound) {
-			t.Errorf("update of a missing key: %v", err)
-		}
-		w.inserts = randgen.NewAcknowledgedCounter(3) // key 3 exists
-		if err := w.insert(ctx); err == nil || sqlx.SQLState(err) != "23505" {
-			t.Errorf("insert of an existing key: %v", err)
-		}
-		if got := w.inserts.Last(); got != 3 {
-			t.Errorf("failed insert not acknowledged: last %d", got)
-		}
-	})
+	// Both paths: the fast one of a dedicated connection, and pgx's.
+	for _, path := range []string{"raw", "pgx"} {
+		t.Run("direct/"+path, func(t *testing.T) {
+			testDirect(t, db, base, path)
+		})
+	}
 
 	rep = nil
 	if err := g.Hooks().CheckConsistency(ctx, db, &rep); err != nil {
 		t.Errorf("CheckConsistency after the runs: %v (%q)", err, rep)
+	}
+}
+
+// testDirect runs a worker's operations one by one on a dedicated
+// connection, through its fast path (path "raw") or through pgx ("pgx").
+func testDirect(t *testing.T, db *sqlx.DB, base []string, path string) {
+	ctx := context.Background()
+	_, c := newConfig(t, base...)
+	var conn sqlx.Conn = db.Conn(0, true)
+	defer conn.Release()
+	if path == "pgx" {
+		conn = pgxOnly{conn}
+	}
+	w := newWorker(c, c.statements(db.Dialect()), conn, randgen.New(1, 1), randgen.NewAcknowledgedCounter(1<<40), nil)
+	if (w.raw != nil) != (path == "raw") {
+		t.Fatalf("path %s: worker's fast path %v", path, w.raw)
+	}
+	if err := w.read(ctx, w.setKey(5)); err != nil {
+		t.Fatal(err)
+	}
+	if want := len(c.keyName(5)) + 10*100; w.rows != 1 || w.received != want {
+		t.Errorf("read of key 5 received %d rows, %d bytes; want 1 row, %d bytes", w.rows, w.received, want)
+	}
+	if err := w.scan(ctx, w.setKey(5)); err != nil {
+		t.Fatal(err)
+	}
+	if w.rows < 1 || w.received < w.rows*1000 {
+		t.Errorf("scan from %s received %d rows, %d bytes", c.keyName(5), w.rows, w.received)
+	}
+	missing := int64(1 << 39)
+	if err := w.read(ctx, w.setKey(missing)); !errors.Is(err, ErrNotFound) {
+		t.Errorf("read of a missing key: %v", err)
+	}
+	if err := w.update(ctx, w.setKey(missing)); !errors.Is(err, ErrNotFound) {
+		t.Errorf("update of a missing key: %v", err)
+	}
+	w.inserts = randgen.NewAcknowledgedCounter(3) // key 3 exists
+	if err := w.insert(ctx); err == nil || sqlx.SQLState(err) != "23505" {
+		t.Errorf("insert of an existing key: %v", err)
+	}
+	if got := w.inserts.Last(); got != 3 {
+		t.Errorf("failed insert not acknowledged: last %d", got)
+	}
+}
+
+// pgxOnly hides a Conn's fast path (sqlx.RawQuerier): the worker then
+// runs its statements through Query and Exec, as on shared connections.
+type pgxOnly struct{ sqlx.Conn }
+
+// BenchmarkWorkerPostgres runs workloads a and c on one worker against
+// STAMPEDE_TEST_DATABASE, through the fast path (raw) and through pgx,
+// with a context that can be cancelled, as the engine's.
+func BenchmarkWorkerPostgres(b *testing.B) {
+	db := freshDB(b)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	base := []string{"--record-count", "10000"}
+	g, _ := newConfig(b, base...)
+	load(b, db, g)
+	for _, letter := range []string{"a", "c"} {
+		for _, path := range []string{"raw", "pgx"} {
+			b.Run(letter+"/"+path, func(b *testing.B) {
+				_, c := newConfig(b, append(base, "--workload", letter)...)
+				var conn sqlx.Conn = db.Conn(0, true)
+				defer conn.Release()
+				if path == "pgx" {
+					conn = pgxOnly{conn}
+				}
+				w := newWorker(c, c.statements(db.Dialect()), conn, randgen.New(1, 1), randgen.NewAcknowledgedCounter(c.recordCount-1), nil)
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					if res := w.run(ctx); res.Err != nil {
+						b.Fatal(res.Err)
+					}
+				}
+			})
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -206,6 +207,24 @@ type worker struct {
 	insertArgs []any // [tenant,] key, values...
 	scanArgs   []any // [tenant,] key, limit
 
+	// raw is conn's fast path (see sqlx.RawQuerier), or nil: the null
+	// driver's connection, shared or borrowed connections and tests'
+	// fakes have none, and take the args above through Query and Exec.
+	// The statements and their parameters are the same on both paths.
+	// params are the args encoded for raw, and ints the digits of the
+	// integer ones, in buffers reused (see encode).
+	//
+	// Measured with workload c, zipfian, 8 workers, on one PostgreSQL 15
+	// (2 vCPU, load average 3-5 from other jobs), alternating runs:
+	// client CPU per read fell from 14.4-15.3 µs (user 4.7-5.5) through
+	// pgx's Query to 11.5-13.3 µs (user 3.4-4.0); workload a's user CPU
+	// per operation fell by 3-5 µs.
+	raw    sqlx.RawQuerier
+	params [][]byte
+	ints   [][]byte
+	// countRow is w.count, bound once (a method value allocates).
+	countRow func([][]byte)
+
 	// rows and received count the rows and column bytes the last read or
 	// scan received.
 	rows, received int
@@ -282,6 +301,11 @@ func newWorker(
 	w.updateAll = make([]any, c.fieldCount+w.t+1)
 	w.insertArgs = make([]any, w.t+c.fieldCount+1)
 	w.scanArgs = make([]any, w.t+2)
+	n := max(len(w.readArgs), len(w.updateArgs), len(w.updateAll), len(w.insertArgs), len(w.scanArgs))
+	w.params = make([][]byte, n)
+	w.ints = make([][]byte, n)
+	w.raw, _ = conn.(sqlx.RawQuerier)
+	w.countRow = w.count
 	if w.t == 1 {
 		w.readArgs[0] = c.tenantArg
 		w.updateArgs[1] = c.tenantArg
@@ -375,15 +399,7 @@ func (w *worker) read(ctx context.Context, key any) error {
 	if !w.c.readAllFields {
 		sql = w.s.readField[w.r.IntN(w.c.fieldCount)]
 	}
-	// The row is received whole but not decoded: a YCSB read needs the
-	// bytes delivered, not converted.
-	rows, err := w.conn.Query(ctx, sql, w.readArgs...)
-	if err != nil {
-		return err
-	}
-	w.consume(rows)
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	if err := w.query(ctx, sql, w.readArgs); err != nil {
 		return err
 	}
 	if w.rows == 0 && !w.null {
@@ -392,15 +408,63 @@ func (w *worker) read(ctx context.Context, key any) error {
 	return nil
 }
 
-// consume receives every row without decoding it, counting rows and bytes.
-func (w *worker) consume(rows sqlx.Rows) {
+// query runs a read or a scan, receiving every row whole but not
+// decoding it (a YCSB read needs the bytes delivered, not converted), and
+// counts the rows and bytes in w.rows and w.received.
+func (w *worker) query(ctx context.Context, sql string, args []any) error {
 	w.rows, w.received = 0, 0
+	if w.raw != nil {
+		_, err := w.raw.QueryRaw(ctx, sql, w.encode(args), w.countRow)
+		return err
+	}
+	rows, err := w.conn.Query(ctx, sql, args...)
+	if err != nil {
+		return err
+	}
 	for rows.Next() {
-		w.rows++
-		for _, col := range rows.RawValues() {
-			w.received += len(col)
+		w.count(rows.RawValues())
+	}
+	rows.Close()
+	return rows.Err()
+}
+
+// count counts a received row and its bytes.
+func (w *worker) count(cols [][]byte) {
+	w.rows++
+	for _, col := range cols {
+		w.received += len(col)
+	}
+}
+
+// exec runs an update or an insert, returning the rows it affected.
+func (w *worker) exec(ctx context.Context, sql string, args []any) (int64, error) {
+	if w.raw != nil {
+		return w.raw.QueryRaw(ctx, sql, w.encode(args), nil)
+	}
+	return w.conn.Exec(ctx, sql, args...)
+}
+
+// encode encodes args for the fast path into w.params, as pgx would in
+// text format: the key and values are their bytes, the tenant id (int32)
+// and the scan length (int64) their decimal digits, written into w.ints
+// (never into a key or value buffer that params may still point to).
+func (w *worker) encode(args []any) [][]byte {
+	p := w.params[:len(args)]
+	for i, a := range args {
+		switch a := a.(type) {
+		case []byte:
+			p[i] = a
+		case int32:
+			w.ints[i] = strconv.AppendInt(w.ints[i][:0], int64(a), 10)
+			p[i] = w.ints[i]
+		case int64:
+			w.ints[i] = strconv.AppendInt(w.ints[i][:0], a, 10)
+			p[i] = w.ints[i]
+		default:
+			panic(fmt.Sprintf("ycsb: argument of type %T", a))
 		}
 	}
+	return p
 }
 
 // update writes every field (writeallfields) or one random field of key.
@@ -412,11 +476,11 @@ func (w *worker) update(ctx context.Context, key any) error {
 			w.updateAll[i] = w.value(i)
 		}
 		w.updateAll[w.c.fieldCount+w.t] = key
-		n, err = w.conn.Exec(ctx, w.s.updateAll, w.updateAll...)
+		n, err = w.exec(ctx, w.s.updateAll, w.updateAll)
 	} else {
 		f := w.r.IntN(w.c.fieldCount)
 		w.updateArgs[0], w.updateArgs[1+w.t] = w.value(0), key
-		n, err = w.conn.Exec(ctx, w.s.updateField[f], w.updateArgs...)
+		n, err = w.exec(ctx, w.s.updateField[f], w.updateArgs)
 	}
 	if err == nil && n == 0 {
 		err = fmt.Errorf("update %s: %w", w.keyBuf, ErrNotFound)
@@ -436,20 +500,14 @@ func (w *worker) insert(ctx context.Context) error {
 	for i := 0; i < w.c.fieldCount; i++ {
 		w.insertArgs[w.t+1+i] = w.value(i)
 	}
-	_, err := w.conn.Exec(ctx, w.s.insert, w.insertArgs...)
+	_, err := w.exec(ctx, w.s.insert, w.insertArgs)
 	return err
 }
 
 // scan reads up to a scan-length number of rows from key on, in key order.
 func (w *worker) scan(ctx context.Context, key any) error {
 	w.scanArgs[w.t], w.scanArgs[w.t+1] = key, w.scanLengths.Next(w.r)
-	rows, err := w.conn.Query(ctx, w.s.scan, w.scanArgs...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	w.consume(rows)
-	return rows.Err()
+	return w.query(ctx, w.s.scan, w.scanArgs)
 }
 
 // sequential is CoreWorkload's sequential request distribution: key
