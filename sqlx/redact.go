@@ -42,6 +42,12 @@ func Redact(conn string) string {
 		}
 		// Pairs that net/url could not parse (it drops them from Query).
 		u.RawQuery = urlSecret.ReplaceAllString(u.RawQuery, "${1}="+redacted)
+		// A fragment is not a parameter, but may still hold one
+		// ("db?#&password=x"): nothing secret is printed from it either.
+		if u.Fragment != "" {
+			u.Fragment = urlSecret.ReplaceAllString(u.Fragment, "${1}="+redacted)
+			u.RawFragment = ""
+		}
 		return u.String()
 	}
 	return dsnSecret.ReplaceAllString(conn, "${1}="+redacted)
