@@ -430,6 +430,12 @@ func (s *Sampler) sampleProc(p procfs.Proc, prev *snapshot, uptime float64, out 
 		if len(ps.groups) == 0 {
 			ps.based = false
 		}
+	case len(ps.groups) == 0:
+		// Looked at again (every sample while young, then every
+		// recheckEvery samples): its parent may have joined a PID group
+		// since (a child listed before its parent, PIDs having wrapped),
+		// or its command line changed (a PostgreSQL backend's ps display).
+		ps.groups = s.classify(p, st)
 	}
 	ps.gen = s.gen
 	if len(ps.groups) == 0 {
@@ -463,22 +469,49 @@ func (s *Sampler) sampleProc(p procfs.Proc, prev *snapshot, uptime float64, out 
 	}
 }
 
-// inGroup reports whether process pid was classified into group i.
-func (s *Sampler) inGroup(pid, i int) bool {
+// maxAncestry bounds the walk up a process's ancestors.
+const maxAncestry = 64
+
+// inGroup reports whether process pid belongs to group i. A process not
+// seen yet (a parent listed after its child, PIDs having wrapped) is
+// classified now, walking up its own ancestors as needed.
+func (s *Sampler) inGroup(pid, i, depth int) bool {
 	ps := s.procs[pid]
-	return ps != nil && slices.Contains(ps.groups, i)
+	if ps == nil {
+		if pid <= 1 || depth > maxAncestry {
+			return false
+		}
+		p, err := s.fs.Proc(pid)
+		if err != nil {
+			return false
+		}
+		st, err := p.Stat()
+		if err != nil {
+			return false
+		}
+		ps = &procState{start: st.Starttime, comm: st.Comm}
+		ps.groups = s.classifyAt(p, st, depth+1)
+		s.procs[pid] = ps
+	}
+	return slices.Contains(ps.groups, i)
 }
 
 // classify returns the indexes of the groups a process belongs to. It
 // reads the command line only when a pattern does not match the command
 // name.
 func (s *Sampler) classify(p procfs.Proc, st procfs.ProcStat) []int {
+	return s.classifyAt(p, st, 0)
+}
+
+// classifyAt is classify for a process depth generations below the one
+// being sampled.
+func (s *Sampler) classifyAt(p procfs.Proc, st procfs.ProcStat, depth int) []int {
 	var groups []int
 	var cmdline string
 	read := false
 	for i, g := range s.groups {
 		if g.re == nil {
-			if (g.pid == p.PID && g.start == st.Starttime) || s.inGroup(st.PPID, i) {
+			if (g.pid == p.PID && g.start == st.Starttime) || s.inGroup(st.PPID, i, depth) {
 				groups = append(groups, i)
 			}
 			continue

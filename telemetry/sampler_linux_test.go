@@ -110,14 +110,18 @@ type fakeProc struct {
 	start       int // ticks since boot
 	rssPages    int
 	read, write int
+	ppid        int // 0: 1
 }
 
 func (f *fakeTree) proc1(p fakeProc) {
 	f.t.Helper()
 	dir := fmt.Sprint(p.pid)
+	if p.ppid == 0 {
+		p.ppid = 1
+	}
 	// 52 fields, as Linux 5.x and later write them.
-	f.write(dir+"/stat", fmt.Sprintf("%d (%s) S 1 %d %d 0 -1 4194560 100 0 0 0 %d %d 0 0 20 0 1 0 %d 123456789 %d 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
-		p.pid, p.comm, p.pid, p.pid, p.utime, p.stime, p.start, p.rssPages))
+	f.write(dir+"/stat", fmt.Sprintf("%d (%s) S %d %d %d 0 -1 4194560 100 0 0 0 %d %d 0 0 20 0 1 0 %d 123456789 %d 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
+		p.pid, p.comm, p.ppid, p.pid, p.pid, p.utime, p.stime, p.start, p.rssPages))
 	f.write(dir+"/comm", p.comm+"\n")
 	cmd := ""
 	if len(p.cmdline) > 0 {
@@ -126,8 +130,8 @@ func (f *fakeTree) proc1(p fakeProc) {
 	f.write(dir+"/cmdline", cmd)
 	f.write(dir+"/io", fmt.Sprintf("rchar: %d\nwchar: %d\nsyscr: 10\nsyscw: 20\nread_bytes: %d\nwrite_bytes: %d\ncancelled_write_bytes: 0\n",
 		p.read*2, p.write*2, p.read, p.write))
-	f.write(dir+"/status", fmt.Sprintf("Name:\t%s\nState:\tS (sleeping)\nTgid:\t%d\nPid:\t%d\nPPid:\t1\nVmRSS:\t%d kB\nThreads:\t1\n",
-		p.comm, p.pid, p.pid, p.rssPages*4))
+	f.write(dir+"/status", fmt.Sprintf("Name:\t%s\nState:\tS (sleeping)\nTgid:\t%d\nPid:\t%d\nPPid:\t%d\nVmRSS:\t%d kB\nThreads:\t1\n",
+		p.comm, p.pid, p.pid, p.ppid, p.rssPages*4))
 }
 
 func (f *fakeTree) remove(pid int) {
@@ -457,4 +461,40 @@ func TestSettledProcessExec(t *testing.T) {
 		}
 	}
 	t.Errorf("the exec'd process was not noticed within 16 samples")
+}
+
+// TestPIDGroupDescendants watches a server by its postmaster's PID: the
+// group holds its children and grandchildren, also children listed before
+// their parent (PIDs wrap), from the next sample on.
+func TestPIDGroupDescendants(t *testing.T) {
+	f := newFakeTree(t)
+	f.host(1000, [10]int{1, 0, 1, 10, 0, 0, 0, 0, 0, 0}, nil, nil)
+	procs := []fakeProc{
+		{pid: 50, comm: "postgres", ppid: 100, start: 90000, utime: 10},  // grandchild, listed first
+		{pid: 100, comm: "postgres", ppid: 500, start: 80000, utime: 10}, // child with a lower PID
+		{pid: 500, comm: "postgres", start: 5000, utime: 10},             // the postmaster
+		{pid: 600, comm: "postgres", ppid: 500, start: 90000, utime: 10}, // child
+		{pid: 700, comm: "postgres", start: 90000, utime: 10},            // another server's
+	}
+	for _, p := range procs {
+		f.proc1(p)
+	}
+	s, err := telemetry.New(telemetry.Config{ProcRoot: f.proc, SysRoot: f.sys, WatchPIDs: []int{500}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 3; i++ {
+		for _, p := range procs {
+			p.utime += 100 * i
+			f.proc1(p)
+		}
+		f.host(1000+float64(i), [10]int{1 + i, 0, 1, 10, 0, 0, 0, 0, 0, 0}, nil, nil)
+		got, err := s.Sample(t0.Add(time.Duration(i) * time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i >= 2 && got.Procs[0].Processes != 4 {
+			t.Errorf("sample %d: group has %d processes, want the postmaster and its 3 descendants", i, got.Procs[0].Processes)
+		}
+	}
 }
