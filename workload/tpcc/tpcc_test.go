@@ -34,7 +34,7 @@ func TestRegistered(t *testing.T) {
 	if g.warehouses != 1 || g.fks || !g.wait || g.isolation != "repeatable-read" {
 		t.Errorf("defaults: %+v", g)
 	}
-	if want := []int{10, 10, 1, 1, 1}; !reflect.DeepEqual(g.weights, want) {
+	if want := []int{45, 43, 4, 4, 4}; !reflect.DeepEqual(g.weights, want) {
 		t.Errorf("default mix %v, want %v", g.weights, want)
 	}
 	for _, f := range []string{"wait", "mix", "isolation"} {
