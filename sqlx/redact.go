@@ -44,11 +44,15 @@ func Redact(conn string) string {
 		u.RawQuery = urlSecret.ReplaceAllString(u.RawQuery, "${1}="+redacted)
 		// A fragment is not a parameter, but may still hold one
 		// ("db?#&password=x"): nothing secret is printed from it either.
-		if u.Fragment != "" {
-			u.Fragment = urlSecret.ReplaceAllString(u.Fragment, "${1}="+redacted)
-			u.RawFragment = ""
+		// It is taken as written (net/url splits at the first '#'), since
+		// re-escaping the decoded fragment would bring back an '&' that
+		// was escaped inside a value.
+		frag := ""
+		if i := strings.IndexByte(conn, '#'); i >= 0 {
+			frag = urlSecret.ReplaceAllString(conn[i:], "${1}="+redacted)
+			u.Fragment, u.RawFragment = "", ""
 		}
-		return u.String()
+		return u.String() + frag
 	}
 	return dsnSecret.ReplaceAllString(conn, "${1}="+redacted)
 }
@@ -73,13 +77,15 @@ var urlSecret = regexp.MustCompile(`(?i)\b(password|sslpassword)=[^&]*`)
 // URL that net/url rejected.
 func redactUnparsableURL(s string) string {
 	scheme, rest, _ := strings.Cut(s, "://")
+	// Parameters first: a password parameter may hold an '@' ("password=@x")
+	// that would otherwise pass for the end of the user info.
+	rest = urlSecret.ReplaceAllString(rest, "${1}="+redacted)
 	if at := strings.LastIndex(rest, "@"); at >= 0 {
 		userinfo := rest[:at]
 		if user, _, ok := strings.Cut(userinfo, ":"); ok {
 			rest = user + ":" + redacted + rest[at:]
 		}
 	}
-	rest = urlSecret.ReplaceAllString(rest, "${1}="+redacted)
 	return scheme + "://" + rest
 }
 
