@@ -27,7 +27,7 @@ func TestFleetBadInput(t *testing.T) {
 		{"unknown mode", []string{"init", "bank", "--tenants", "2", "--tenant-mode", "shard"}, `unknown tenant mode "shard"`},
 		{"upper-case schema", []string{"init", "bank", "--tenants", "2", "--tenant-mode", "schema", "--tenant-pattern", "Bank_%d"}, "lower-case"},
 		{"long names", []string{"init", "bank", "--tenants", "2", "--tenant-pattern", strings.Repeat("x", 62) + "_%d"}, "63-byte"},
-		{"column mode unsupported", []string{"init", "oltp_read_write", "--tenants", "2", "--tenant-mode", "column"}, "workload oltp_read_write cannot share tables between tenants (--tenant-mode column); use --tenant-mode database or schema"},
+		{"column mode unsupported", []string{"init", "bulk_insert", "--tenants", "2", "--tenant-mode", "column"}, "workload bulk_insert cannot share tables between tenants (--tenant-mode column); use --tenant-mode database or schema"},
 		{"init concurrency 0", []string{"init", "bank", "--tenants", "2", "--init-concurrency", "0"}, "--init-concurrency 0"},
 		{"null driver", []string{"init", "bank", "--tenants", "2", "--driver", "null"}, "needs a server"},
 		{"exec no statement", []string{"fleet", "exec", "--workload", "bank", "--tenants", "2"}, "give the statement"},

@@ -55,6 +55,17 @@ func (g *generator) preRun(ctx context.Context, db *sqlx.DB) error {
 		if !exists {
 			return fmt.Errorf("table %s does not exist in database %q: run %s first", t, db.Database(), g.prepareHint())
 		}
+		if g.cfg.tenant != 0 {
+			rows, err := db.Query(ctx, "SELECT "+tenantColumn+" FROM "+t+" WHERE 1=0")
+			if err == nil {
+				rows.Close()
+				err = rows.Err()
+			}
+			if err != nil {
+				return fmt.Errorf("table %s in database %q has no column %s: it was loaded without tenants; "+
+					"load it in tenant column mode (--tenant-mode column): %v", t, db.Database(), tenantColumn, err)
+			}
+		}
 		rows, err := db.Query(ctx, "SELECT id, k, c, pad FROM "+t+" WHERE 1=0")
 		if err == nil {
 			rows.Close()
@@ -86,10 +97,12 @@ func (g *generator) checkConsistency(ctx context.Context, db *sqlx.DB, rep workl
 	for n := 1; n <= g.cfg.tables; n++ {
 		t := tableName(n)
 		var count, distinct, lo, hi int64
-		if err := db.QueryRow(ctx, "SELECT count(*), count(DISTINCT id), coalesce(min(id), 0), coalesce(max(id), 0) FROM "+t).
+		q := "SELECT count(*), count(DISTINCT id), coalesce(min(id), 0), coalesce(max(id), 0) FROM " + t + g.cfg.tenantWhere(db.Dialect())
+		if err := db.QueryRow(ctx, q, g.cfg.tenantArgs()...).
 			Scan(&count, &distinct, &lo, &hi); err != nil {
-			return fmt.Errorf("counting the rows of %s: %w", t, err)
+			return fmt.Errorf("counting the rows of %s: %w", g.cfg.label(t), err)
 		}
+		label := g.cfg.label(t)
 		var ok bool
 		var line string
 		switch g.s.rows {
@@ -99,13 +112,13 @@ func (g *generator) checkConsistency(ctx context.Context, db *sqlx.DB, rep workl
 				want = 0
 			}
 			ok = count >= want && distinct == count
-			line = fmt.Sprintf("%s: %d rows, %d distinct ids (expected at least %d, all distinct)", t, count, distinct, want)
+			line = fmt.Sprintf("%s: %d rows, %d distinct ids (expected at least %d, all distinct)", label, count, distinct, want)
 		case rowsShrink:
 			ok = count <= size && distinct == count && (count == 0 || lo >= 1 && hi <= size)
-			line = fmt.Sprintf("%s: %d rows, %d distinct ids in %d..%d (expected at most %d, distinct, in 1..%d)", t, count, distinct, lo, hi, size, size)
+			line = fmt.Sprintf("%s: %d rows, %d distinct ids in %d..%d (expected at most %d, distinct, in 1..%d)", label, count, distinct, lo, hi, size, size)
 		default:
 			ok = count == size && distinct == size && lo == 1 && hi == size
-			line = fmt.Sprintf("%s: %d rows, %d distinct ids in %d..%d (expected %d, ids 1..%d)", t, count, distinct, lo, hi, size, size)
+			line = fmt.Sprintf("%s: %d rows, %d distinct ids in %d..%d (expected %d, ids 1..%d)", label, count, distinct, lo, hi, size, size)
 		}
 		rep.Printf("%s %s", line, passFail(ok))
 		if !ok {

@@ -126,14 +126,23 @@ func (g *generator) fillBatch(n, b, tableSize int, out [][]any) [][]any {
 	}
 	text := sb.String()
 
-	vals := make([]any, 4*count)
+	// In column mode each row is led by the tenant id, boxed once.
+	cols, first := 4, 0
+	var tenant any
+	if g.cfg.tenant != 0 {
+		cols, first, tenant = 5, 1, int32(g.cfg.tenant)
+	}
+	vals := make([]any, cols*count)
 	for i := range count {
-		row := vals[4*i : 4*i+4 : 4*i+4]
+		row := vals[cols*i : cols*i+cols : cols*i+cols]
+		if first > 0 {
+			row[0] = tenant
+		}
 		s := text[i*rowLen : (i+1)*rowLen]
-		row[0] = int32(lo + i)
-		row[1] = int32(ks.Next(r))
-		row[2] = s[:cLen]
-		row[3] = s[cLen:]
+		row[first] = int32(lo + i)
+		row[first+1] = int32(ks.Next(r))
+		row[first+2] = s[:cLen]
+		row[first+3] = s[cLen:]
 		out = append(out, row)
 	}
 	return out

@@ -13,6 +13,17 @@ func tableName(n int) string { return "sbtest" + strconv.Itoa(n) }
 // initial rows.
 var oltpColumns = []string{"id", "k", "c", "pad"}
 
+// tenantColumns are the columns of an OLTP table in tenant column mode.
+var tenantColumns = []string{tenantColumn, "id", "k", "c", "pad"}
+
+// columns returns the columns of c's OLTP tables.
+func (c *config) columns() []string {
+	if c.tenant != 0 {
+		return tenantColumns
+	}
+	return oltpColumns
+}
+
 // oltpSchema returns the column list of an OLTP table, sbtestN, as
 // sysbench's create_table writes it for the database's driver, but for
 // the primary key on PostgreSQL:
@@ -34,7 +45,7 @@ var oltpColumns = []string{"id", "k", "c", "pad"}
 // and MySQL. MySQL is not supported yet; its branch follows sysbench's
 // mysql driver and is untested.
 func oltpSchema(d dialect.Dialect, c *config) string {
-	s := "(id "
+	s := "(" + c.tenantCol(" INT NOT NULL, ") + "id "
 	mysql := d.Name() == "mysql"
 	switch {
 	case mysql && c.autoInc:
@@ -47,9 +58,9 @@ func oltpSchema(d dialect.Dialect, c *config) string {
 	s += ", k INTEGER DEFAULT '0' NOT NULL, c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL"
 	switch {
 	case mysql && c.secondary:
-		s += ", KEY xid (id)"
+		s += ", KEY xid (" + c.tenantCol(", ") + "id)"
 	case mysql:
-		s += ", PRIMARY KEY (id)"
+		s += ", PRIMARY KEY (" + c.tenantCol(", ") + "id)"
 	}
 	return s + ")"
 }
@@ -66,12 +77,12 @@ func secondaryIndexes(d dialect.Dialect, c *config, n int) []string {
 	switch {
 	case d.Name() == "mysql":
 	case c.secondary:
-		idx = append(idx, "CREATE INDEX xid_"+strconv.Itoa(n)+" ON "+t+"(id)")
+		idx = append(idx, "CREATE INDEX xid_"+strconv.Itoa(n)+" ON "+t+"("+c.tenantCol(", ")+"id)")
 	default:
-		idx = append(idx, "ALTER TABLE "+t+" ADD PRIMARY KEY (id)")
+		idx = append(idx, "ALTER TABLE "+t+" ADD PRIMARY KEY ("+c.tenantCol(", ")+"id)")
 	}
 	if c.createSecondary {
-		idx = append(idx, "CREATE INDEX k_"+strconv.Itoa(n)+" ON "+t+"(k)")
+		idx = append(idx, "CREATE INDEX k_"+strconv.Itoa(n)+" ON "+t+"("+c.tenantCol(", ")+"k)")
 	}
 	return idx
 }

@@ -39,6 +39,9 @@ type config struct {
 	randomPoints   int // --random_points (select_random_points)
 	numberOfRanges int // --number_of_ranges (select_random_ranges)
 	delta          int // --delta (select_random_ranges)
+
+	// tenant is the tenant of column mode (see SetTenant); 0 without.
+	tenant int
 }
 
 // defaultConfig returns sysbench 1.0.20's defaults (oltp_common.lua,

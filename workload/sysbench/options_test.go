@@ -23,6 +23,9 @@ func newGen(t testing.TB, name string, args ...string) *generator {
 	if err != nil {
 		t.Fatalf("FromFlags(%s, %q): %v", name, args, err)
 	}
+	if b, ok := g.(bulkGenerator); ok {
+		return b.g
+	}
 	return g.(*generator)
 }
 

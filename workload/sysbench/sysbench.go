@@ -182,7 +182,13 @@ func init() {
 			Version:     version,
 			Database:    "sbtest", // sysbench's --pgsql-db default
 		}
-		m.New = func() workload.Generator { return newGenerator(s, m) }
+		m.New = func() workload.Generator {
+			g := newGenerator(s, m)
+			if s.event == nil {
+				return bulkGenerator{g}
+			}
+			return g
+		}
 		metas[s.name] = m
 		workload.Register(m)
 	}
@@ -233,6 +239,8 @@ var (
 	_ workload.Hookser = (*generator)(nil)
 	_ workload.Opser   = (*generator)(nil)
 	_ workload.Seeder  = (*generator)(nil)
+
+	_ workload.TenantColumner = (*generator)(nil)
 )
 
 func newGenerator(s *script, m workload.Meta) *generator {
@@ -267,7 +275,12 @@ func (g *generator) Hooks() workload.Hooks {
 }
 
 // validate checks the options.
-func (g *generator) validate() error { return g.cfg.validate(g.s.name, g.s.feats) }
+func (g *generator) validate() error {
+	if g.s.event == nil && g.cfg.tenant != 0 {
+		return fmt.Errorf("workload %s cannot share tables between tenants (--tenant-mode column): its run creates one table per worker; use --tenant-mode database or schema", g.s.name)
+	}
+	return g.cfg.validate(g.s.name, g.s.feats)
+}
 
 // Tables implements the Generator interface: sbtest1..tables, or none
 // for bulk_insert (whose tables, one per worker, the run creates). It
@@ -296,7 +309,7 @@ func (g *generator) tables(d dialect.Dialect) []workload.Table {
 		tabs[i] = workload.Table{
 			Name:        tableName(n),
 			Schema:      schema,
-			Columns:     oltpColumns,
+			Columns:     g.cfg.columns(),
 			Indexes:     secondaryIndexes(d, &g.cfg, n),
 			InitialRows: g.initialRows(n, rows),
 		}
@@ -358,7 +371,7 @@ func (g *generator) workers(d dialect.Dialect, oc workload.OpsConfig, conn func(
 	layout := newOpLayout(g.s.uses(&g.cfg))
 	stmts := make([]tableStatements, g.cfg.tables)
 	for i := range stmts {
-		stmts[i] = newTableStatements(d, i+1)
+		stmts[i] = newTableStatements(d, &g.cfg, i+1)
 	}
 	var unique *uniqueIDs
 	if g.s.name == "oltp_insert" && !g.cfg.autoInc {
@@ -370,10 +383,10 @@ func (g *generator) workers(d dialect.Dialect, oc workload.OpsConfig, conn func(
 		w.unique = unique
 		switch g.s.feats & (featRandomPoints | featRandomRanges) {
 		case featRandomPoints:
-			w.setSegment(g.segment(i, oc.Concurrency), randomPointsStatement(d, g.cfg.randomPoints), g.cfg.randomPoints)
+			w.setSegment(g.segment(i, oc.Concurrency), randomPointsStatement(d, &g.cfg, g.cfg.randomPoints), g.cfg.randomPoints)
 		case featRandomRanges:
 			n := g.cfg.numberOfRanges
-			w.setSegment(g.segment(i, oc.Concurrency), randomRangesStatement(d, n), 2*n)
+			w.setSegment(g.segment(i, oc.Concurrency), randomRangesStatement(d, &g.cfg, n), 2*n)
 		}
 		workers[i] = w
 	}

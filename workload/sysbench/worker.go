@@ -76,12 +76,13 @@ type worker struct {
 	// Bind parameters, boxed once: a, b and k are set in place, cBuf and
 	// padBuf filled in place.
 	a, b, k        intArg
+	tenant         intArg // the tenant id, in column mode
 	cBuf, padBuf   []byte
-	args1          []any // a
-	args2          []any // a, b
-	updateArgs     []any // c, a
-	insertArgs     []any // a, k, c, pad
-	insertAutoArgs []any // k, c, pad
+	args1          []any // [tenant,] a
+	args2          []any // [tenant,] a, b
+	updateArgs     []any // c, [tenant,] a
+	insertArgs     []any // [tenant,] a, k, c, pad
+	insertAutoArgs []any // [tenant,] k, c, pad
 
 	// select_random_*: the worker's segment of k values, its statement
 	// and parameters.
@@ -109,16 +110,26 @@ func newWorker(g *generator, stmts []tableStatements, op *[numKinds]int, conn sq
 		cBuf: make([]byte, cLen), padBuf: make([]byte, padLen),
 	}
 	cArg, padArg := any(w.cBuf), any(w.padBuf)
-	w.args1 = []any{&w.a}
-	w.args2 = []any{&w.a, &w.b}
-	w.updateArgs = []any{cArg, &w.a}
-	w.insertArgs = []any{&w.a, &w.k, cArg, padArg}
-	w.insertAutoArgs = []any{&w.k, cArg, padArg}
+	w.args1 = w.withTenant(&w.a)
+	w.args2 = w.withTenant(&w.a, &w.b)
+	w.updateArgs = append([]any{cArg}, w.withTenant(&w.a)...)
+	w.insertArgs = w.withTenant(&w.a, &w.k, cArg, padArg)
+	w.insertAutoArgs = w.withTenant(&w.k, cArg, padArg)
 	w.cDest = []any{&w.cCol}
 	w.numDest = []any{&w.num}
 	w.rowDest = []any{&w.idCol, &w.kCol, &w.cCol, &w.padCol}
 	w.setQuerier(conn)
 	return w
+}
+
+// withTenant returns args led by the tenant id in column mode, args
+// alone without a tenant.
+func (w *worker) withTenant(args ...any) []any {
+	if w.cfg.tenant == 0 {
+		return args
+	}
+	w.tenant.v = int64(w.cfg.tenant)
+	return append([]any{&w.tenant}, args...)
 }
 
 // setQuerier makes q the querier of the next statements.
@@ -152,10 +163,11 @@ func (w *worker) encode(args []any) [][]byte {
 func (w *worker) setSegment(segment randgen.IntGenerator, sql string, n int) {
 	w.segment, w.randomSQL = segment, sql
 	w.points = make([]intArg, n)
-	w.pointArgs = make([]any, n)
+	args := make([]any, n)
 	for i := range w.points {
-		w.pointArgs[i] = &w.points[i]
+		args[i] = &w.points[i]
 	}
+	w.pointArgs = w.withTenant(args...)
 }
 
 // run performs one sysbench event. It is the workload.Worker. An
