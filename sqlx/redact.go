@@ -19,7 +19,7 @@ var dsnSecret = regexp.MustCompile(`(?i)\b(password|sslpassword)\s*=\s*('(?:[^'\
 // passwords replaced by "xxxxx". Strings it cannot parse are redacted by
 // pattern, so the result is always safe to print.
 func Redact(conn string) string {
-	if strings.Contains(conn, "://") {
+	if urlScheme.MatchString(conn) { // a DSN may hold "://" in a value (host=/://)
 		u, err := url.Parse(conn)
 		if err != nil || !atsInAuthority(conn) {
 			return redactUnparsableURL(conn)
@@ -70,6 +70,9 @@ func atsInAuthority(s string) bool {
 	}
 	return !strings.Contains(rest[end:], "@")
 }
+
+// urlScheme matches the start of a URL: a scheme, then "://".
+var urlScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`)
 
 var urlSecret = regexp.MustCompile(`(?i)\b(password|sslpassword)=[^&]*`)
 
