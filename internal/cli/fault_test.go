@@ -13,23 +13,31 @@ import (
 	"github.com/stampede-bench/stampede/runlog"
 )
 
-// TestBankSurvivesCrash crashes PostgreSQL (an immediate shutdown, as
-// `pg_ctl restart -m immediate`) in the middle of `run bank
-// --tolerate-errors`: the run finishes and prints its summary, errors and
-// reconnects are counted, and `check bank` passes.
-func TestBankSurvivesCrash(t *testing.T) {
+// ownServer starts a throwaway PostgreSQL of the test's own (skipping
+// under -short or without the server binaries) and stops it at the end.
+func ownServer(t *testing.T) *localpg.Server {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("starts its own PostgreSQL")
 	}
 	if _, err := localpg.FindBinDir(); err != nil {
 		t.Skipf("no PostgreSQL server binaries: %v", err)
 	}
-	ctx := context.Background()
-	srv, err := localpg.Start(ctx, localpg.Options{})
+	srv, err := localpg.Start(context.Background(), localpg.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = srv.Stop() })
+	return srv
+}
+
+// TestBankSurvivesCrash crashes PostgreSQL (an immediate shutdown, as
+// `pg_ctl restart -m immediate`) in the middle of `run bank
+// --tolerate-errors`: the run finishes and prints its summary, errors and
+// reconnects are counted, and `check bank` passes.
+func TestBankSurvivesCrash(t *testing.T) {
+	ctx := context.Background()
+	srv := ownServer(t)
 	url := srv.URL("bank")
 	if r := stampede(t, "init", "bank", "--rows", "1000", url); r.code != 0 {
 		t.Fatalf("init: %s", r.stderr)

@@ -53,18 +53,7 @@ func TestRunWithWriteLimit(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(limit.DefaultRoot, "blkio", "cgroup.procs")); err != nil {
 		t.Skip("needs the cgroup v1 blkio controller mounted")
 	}
-	if testing.Short() {
-		t.Skip("starts its own PostgreSQL")
-	}
-	if _, err := localpg.FindBinDir(); err != nil {
-		t.Skipf("no PostgreSQL server binaries: %v", err)
-	}
-	ctx := context.Background()
-	srv, err := localpg.Start(ctx, localpg.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Stop() })
+	srv := ownServer(t)
 	if _, _, err := limit.ResolveDevice(srv.DataDir()); err != nil {
 		t.Skipf("the data directory is not on a disk that can be throttled: %v", err)
 	}
