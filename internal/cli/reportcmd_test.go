@@ -222,20 +222,7 @@ func TestReportGolden(t *testing.T) {
 			if r.stderr != "" {
 				got += "--- stderr\n" + r.stderr
 			}
-			path := filepath.Join("testdata", tc.golden)
-			if *update {
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("output differs from %s (run with -update to accept):\n%s", path, got)
-			}
+			checkGolden(t, tc.golden, got)
 		})
 	}
 	reportCheckUnchanged(t, before, reportHashDir(t, root))
