@@ -93,6 +93,7 @@ func (a *app) workloadCmd(v verb, m workload.Meta) *cobra.Command {
 	fs.SortFlags = false
 	if f, ok := gen.(workload.Flagser); ok {
 		fs.AddFlagSet(f.Flags().FlagSet)
+		acceptDashes(fs)
 	}
 	cf.register(fs)
 	switch v.name {
@@ -285,4 +286,26 @@ func (p printer) Printf(format string, args ...any) {
 	if !strings.HasSuffix(format, "\n") {
 		fmt.Fprintln(p.w)
 	}
+}
+
+// acceptDashes lets every flag of fs spelled with underscores (sysbench's
+// script options: --table_size, --point_selects) be given with dashes as
+// well, as sysbench 1.0 accepts --table-size for --table_size. Help keeps
+// sysbench's spelling.
+func acceptDashes(fs *pflag.FlagSet) {
+	underscored := map[string]bool{}
+	fs.VisitAll(func(f *pflag.Flag) {
+		if strings.Contains(f.Name, "_") {
+			underscored[f.Name] = true
+		}
+	})
+	if len(underscored) == 0 {
+		return
+	}
+	fs.SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+		if u := strings.ReplaceAll(name, "-", "_"); underscored[u] {
+			return pflag.NormalizedName(u)
+		}
+		return pflag.NormalizedName(name)
+	})
 }
