@@ -55,6 +55,12 @@ type TxOptions struct {
 	Isolation Isolation
 	// ReadOnly starts a read-only transaction.
 	ReadOnly bool
+	// Pipeline sends BEGIN together with the transaction's first
+	// statement, in one round trip, instead of on its own, and lets
+	// QueryCommit send COMMIT with the last statement. It applies on a
+	// worker's dedicated connection (DB.Conn without sharing) and is
+	// ignored elsewhere. The server runs the same statements either way.
+	Pipeline bool
 }
 
 // Tx is an open transaction.

@@ -476,6 +476,9 @@ func (w *workerConn) Begin(ctx context.Context, opts TxOptions) (Tx, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opts.Pipeline {
+		return &lazyTx{c: c, raw: &w.raw, begin: beginStmt(opts)}, nil
+	}
 	tx, err := c.BeginTx(ctx, pgxTxOptions(opts))
 	if err != nil {
 		return nil, err

@@ -8,8 +8,12 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
+
+// ErrNoRows is what Row.Scan returns when the query returned no row.
+var ErrNoRows = pgx.ErrNoRows
 
 // SQLState returns the SQLSTATE code of err, or "" when err carries none.
 func SQLState(err error) string {

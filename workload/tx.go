@@ -109,6 +109,8 @@ func wholeTx(ctx context.Context, conn sqlx.Conn, opts sqlx.TxOptions, body func
 // final when r already handled it (the retries are used up or ctx ended),
 // else left to r to judge whether a new transaction should follow.
 func savepointTx(ctx context.Context, conn sqlx.Conn, opts sqlx.TxOptions, body func(tx sqlx.Tx) error, r *retrier) (final bool, err error) {
+	// RELEASE must come between the body's last statement and COMMIT.
+	opts.Pipeline = false
 	tx, err := conn.Begin(ctx, opts)
 	if err != nil {
 		return false, fmt.Errorf("begin: %w", err)

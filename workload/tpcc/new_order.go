@@ -35,13 +35,14 @@ type newOrder struct {
 	// rolledBack says whether the last run rolled back on the unused item.
 	rolledBack bool
 
-	// insertLines[n] inserts n order lines.
-	insertLines [maxOLCnt + 1]string
-	// updateStock[d] updates a stock row and returns S_DIST_d and S_DATA.
-	updateStock [districtsPerWH + 1]string
-	// itemIDs and prices are scratch space of run.
-	itemIDs []int64
-	prices  map[int64]itemInfo
+	// orderStmt[d] is newOrderStmt for district d.
+	orderStmt [districtsPerWH + 1]string
+	// itemIDs, prices and the line arrays are scratch space of run.
+	itemIDs                 []int64
+	prices                  map[int64]itemInfo
+	lNumber, lItem, lSupply []int64
+	lQuantity, lRemote      []int64
+	lAmount                 []float64
 }
 
 // itemInfo is an item's price (in cents) and data.
@@ -53,27 +54,54 @@ type itemInfo struct {
 
 func newNewOrder(w *worker) tpccTx {
 	t := &newOrder{w: w, prices: map[int64]itemInfo{}}
-	for n := minOLCnt; n <= maxOLCnt; n++ {
-		var b strings.Builder
-		b.WriteString("INSERT INTO " + orderLineTable + " (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id," +
-			" ol_quantity, ol_amount, ol_dist_info) VALUES ")
-		for i := range n {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			p := 4 + 6*i
-			fmt.Fprintf(&b, "($1, $2, $3, $%d, $%d, $%d, $%d, $%d, $%d)", p, p+1, p+2, p+3, p+4, p+5)
-		}
-		t.insertLines[n] = b.String()
-	}
 	for d := 1; d <= districtsPerWH; d++ {
-		t.updateStock[d] = fmt.Sprintf("UPDATE %s SET s_quantity = CASE WHEN s_quantity >= $3 + 10 THEN s_quantity - $3"+
-			" ELSE s_quantity - $3 + 91 END, s_ytd = s_ytd + $3, s_order_cnt = s_order_cnt + 1,"+
-			" s_remote_cnt = s_remote_cnt + $4 WHERE s_i_id = $1 AND s_w_id = $2 RETURNING s_dist_%02d, s_data",
-			stockTable, d)
+		t.orderStmt[d] = fmt.Sprintf(newOrderStmt, districtTable, stockTable, orderTable, newOrderTable, orderLineTable, d)
 	}
 	return t
 }
+
+// newOrderRead is New-Order's first statement: the items of the lines
+// (parameter 4, an array), each with the customer's and the warehouse's
+// data (parameters 1 to 3: warehouse, district, customer). An item
+// missing from the result is the unused item of a rollback (clause
+// 2.4.2.3).
+var newOrderRead = "SELECT i_id, i_price, i_name, i_data, c_discount, c_last, c_credit, w_tax" +
+	" FROM " + itemTable + ", " + customerTable + ", " + warehouseTable +
+	" WHERE i_id = ANY($4) AND w_id = $1 AND c_w_id = $1 AND c_d_id = $2 AND c_id = $3"
+
+// newOrderStmt is New-Order's writes in one statement, for fmt.Sprintf
+// with the district, stock, order, new-order and order-line tables and
+// the district number (for S_DIST_xx). Its parameters: the warehouse,
+// district, customer, entry date, line count and all-local flag, then
+// one array per line attribute (number, item, supply warehouse, quantity,
+// remote flag, amount). It takes the district's next order id, updates
+// the stock of every line (clause 2.4.2.2: the quantity drops by the
+// ordered one, or goes up by 91 when it would fall under 10), inserts
+// the ORDER and NEW-ORDER rows and the lines with their S_DIST_xx, and
+// returns the order id and D_TAX with each line's S_DATA (for the
+// brand-generic flag). The nested loop over the lines, which are sorted
+// by stock key, locks stock rows in the same order in every New-Order.
+// An item without a stock row makes the one-time filter divide by zero:
+// the statement fails, and with it the transaction, whose COMMIT is
+// already on its way (sqlx.QueryCommit).
+//
+// The district row, which every New-Order and Payment of the district
+// updates, is locked by this statement, sent last with COMMIT: it is
+// held for one round trip, not for the whole transaction.
+const newOrderStmt = `WITH d AS (UPDATE %[1]s SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = $1 AND d_id = $2
+    RETURNING d_tax, d_next_o_id - 1 AS o_id),
+  l AS (SELECT * FROM unnest($7::int[], $8::int[], $9::int[], $10::int[], $11::int[], $12::numeric[])
+    AS l(n, i, w, q, r, a)),
+  s AS (UPDATE %[2]s SET s_quantity = CASE WHEN s_quantity >= l.q + 10 THEN s_quantity - l.q ELSE s_quantity - l.q + 91 END,
+      s_ytd = s_ytd + l.q, s_order_cnt = s_order_cnt + 1, s_remote_cnt = s_remote_cnt + l.r
+    FROM l WHERE s_i_id = l.i AND s_w_id = l.w
+    RETURNING s_i_id, s_w_id, s_dist_%02[6]d AS dist, s_data),
+  o AS (INSERT INTO %[3]s (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_ol_cnt, o_all_local)
+    SELECT o_id, $2, $1, $3, $4, $5, $6 FROM d),
+  no AS (INSERT INTO %[4]s (no_o_id, no_d_id, no_w_id) SELECT o_id, $2, $1 FROM d),
+  ol AS (INSERT INTO %[5]s (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info)
+    SELECT d.o_id, $2, $1, l.n, l.i, l.w, l.q, l.a, s.dist FROM d, l JOIN s ON s.s_i_id = l.i AND s.s_w_id = l.w)
+SELECT o_id, d_tax, s_i_id, s_w_id, s_data FROM d, s WHERE (SELECT 1 / (count(*) / $5::bigint) FROM s) = 1`
 
 // draw implements tpccTx (clause 2.4.1): a random district, a customer
 // by NURand(1023, 1, 3000), 5 to 15 distinct items by NURand(8191, 1,
@@ -133,81 +161,88 @@ func (t *newOrder) count(a *auditCounts) {
 	}
 }
 
-// run implements tpccTx (clause 2.4.2.2).
+// newOrderError describes a failure of newOrderStmt.
+func newOrderError(w, d int64, err error) error {
+	if sqlx.SQLState(err) == "22012" { // division_by_zero: see newOrderStmt
+		return fmt.Errorf("new order in warehouse %d district %d: an item has no stock row", w, d)
+	}
+	return fmt.Errorf("new order in warehouse %d district %d: %w", w, d, err)
+}
+
+// run implements tpccTx (clause 2.4.2.2) in two round trips: BEGIN and
+// newOrderRead (items, customer, warehouse); newOrderStmt (district,
+// stock, order, new order, lines) and COMMIT.
 func (t *newOrder) run(ctx context.Context, tx sqlx.Tx) error {
 	w := t.w
 	t.rolledBack = false
-	var wTax, dTax, cDiscount float64
-	var cLast, cCredit string
-	if err := tx.QueryRow(ctx, "SELECT c_discount, c_last, c_credit, w_tax FROM "+customerTable+", "+warehouseTable+
-		" WHERE w_id = $1 AND c_w_id = $1 AND c_d_id = $2 AND c_id = $3", w.wID, t.dID, t.cID).
-		Scan(&cDiscount, &cLast, &cCredit, &wTax); err != nil {
-		return fmt.Errorf("selecting customer and warehouse: %w", err)
-	}
-	var oID int64
-	if err := tx.QueryRow(ctx, "UPDATE "+districtTable+" SET d_next_o_id = d_next_o_id + 1"+
-		" WHERE d_w_id = $1 AND d_id = $2 RETURNING d_tax, d_next_o_id - 1", w.wID, t.dID).Scan(&dTax, &oID); err != nil {
-		return fmt.Errorf("updating district: %w", err)
-	}
-
-	// The items, all at once: a missing one is the unused item of a
-	// rollback (clause 2.4.2.3).
 	t.itemIDs = t.itemIDs[:0]
 	for _, l := range t.lines {
 		t.itemIDs = append(t.itemIDs, l.iID)
 	}
-	rows, err := tx.Query(ctx, "SELECT i_id, i_price, i_name, i_data FROM "+itemTable+" WHERE i_id = ANY($1)", t.itemIDs)
+	rows, err := tx.Query(ctx, newOrderRead, w.wID, t.dID, t.cID, t.itemIDs)
 	if err != nil {
-		return fmt.Errorf("selecting items: %w", err)
+		return fmt.Errorf("selecting items, customer and warehouse: %w", err)
 	}
+	var wTax, cDiscount float64
+	var cLast, cCredit string
 	clear(t.prices)
 	for rows.Next() {
 		var id int64
 		var price float64
 		var it itemInfo
-		if err := rows.Scan(&id, &price, &it.name, &it.data); err != nil {
+		if err := rows.Scan(&id, &price, &it.name, &it.data, &cDiscount, &cLast, &cCredit, &wTax); err != nil {
 			rows.Close()
-			return fmt.Errorf("selecting items: %w", err)
+			return fmt.Errorf("selecting items, customer and warehouse: %w", err)
 		}
 		it.cents = int64(math.Round(price * 100))
 		t.prices[id] = it
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("selecting items: %w", err)
+		return fmt.Errorf("selecting items, customer and warehouse: %w", err)
 	}
 	if len(t.prices) < len(t.lines) && !w.null {
+		if len(t.prices) == 0 {
+			return fmt.Errorf("selecting items, customer and warehouse: no customer %d in warehouse %d district %d",
+				t.cID, w.wID, t.dID)
+		}
 		t.rolledBack = true
 		return errRollback
 	}
 
-	if _, err := tx.Exec(ctx, "INSERT INTO "+orderTable+" (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_ol_cnt, o_all_local)"+
-		" VALUES ($1, $2, $3, $4, $5, $6, $7)", oID, t.dID, w.wID, t.cID, t.entryD, int64(len(t.lines)), t.allLocal); err != nil {
-		return fmt.Errorf("inserting order: %w", err)
-	}
-	if _, err := tx.Exec(ctx, "INSERT INTO "+newOrderTable+" (no_o_id, no_d_id, no_w_id) VALUES ($1, $2, $3)",
-		oID, t.dID, w.wID); err != nil {
-		return fmt.Errorf("inserting new order: %w", err)
-	}
-
-	args := make([]any, 0, 3+6*len(t.lines))
-	args = append(args, oID, t.dID, w.wID)
+	t.lNumber, t.lItem, t.lSupply = t.lNumber[:0], t.lItem[:0], t.lSupply[:0]
+	t.lQuantity, t.lRemote, t.lAmount = t.lQuantity[:0], t.lRemote[:0], t.lAmount[:0]
 	var total int64 // cents
 	for n, l := range t.lines {
-		var distInfo, sData string
-		if err := tx.QueryRow(ctx, t.updateStock[t.dID], l.iID, l.supplyWID, l.quantity, l.remote).
-			Scan(&distInfo, &sData); err != nil {
-			return fmt.Errorf("updating stock of item %d in warehouse %d: %w", l.iID, l.supplyWID, err)
-		}
-		it := t.prices[l.iID]
-		amount := l.quantity * it.cents
+		amount := l.quantity * t.prices[l.iID].cents
 		total += amount
-		// Brand-generic (clause 2.4.2.2) is only displayed.
-		_ = strings.Contains(it.data, "ORIGINAL") && strings.Contains(sData, "ORIGINAL")
-		args = append(args, int64(n+1), l.iID, l.supplyWID, l.quantity, float64(amount)/100, distInfo)
+		t.lNumber = append(t.lNumber, int64(n+1))
+		t.lItem = append(t.lItem, l.iID)
+		t.lSupply = append(t.lSupply, l.supplyWID)
+		t.lQuantity = append(t.lQuantity, l.quantity)
+		t.lRemote = append(t.lRemote, l.remote)
+		t.lAmount = append(t.lAmount, float64(amount)/100)
 	}
-	if _, err := tx.Exec(ctx, t.insertLines[len(t.lines)], args...); err != nil {
-		return fmt.Errorf("inserting order lines: %w", err)
+	rows, err = sqlx.QueryCommit(ctx, tx, t.orderStmt[t.dID], w.wID, t.dID, t.cID, t.entryD, int64(len(t.lines)), t.allLocal,
+		t.lNumber, t.lItem, t.lSupply, t.lQuantity, t.lRemote, t.lAmount)
+	if err != nil {
+		return newOrderError(w.wID, t.dID, err)
+	}
+	var oID int64
+	var dTax float64
+	for rows.Next() {
+		var iID, supplyWID int64
+		var sData string
+		if err := rows.Scan(&oID, &dTax, &iID, &supplyWID, &sData); err != nil {
+			rows.Close()
+			return newOrderError(w.wID, t.dID, err)
+		}
+		// Brand-generic (clause 2.4.2.2) is only displayed.
+		_ = strings.Contains(t.prices[iID].data, "ORIGINAL") && strings.Contains(sData, "ORIGINAL")
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return newOrderError(w.wID, t.dID, err)
 	}
 	_ = float64(total) / 100 * (1 - cDiscount) * (1 + wTax + dTax) // the displayed total amount
 	return nil

@@ -28,15 +28,11 @@ func (*stockLevel) count(*auditCounts) {}
 // below the threshold.
 func (t *stockLevel) run(ctx context.Context, tx sqlx.Tx) error {
 	w := t.w
-	var next int64
-	if err := tx.QueryRow(ctx, "SELECT d_next_o_id FROM "+districtTable+" WHERE d_w_id = $1 AND d_id = $2",
-		w.wID, w.dID).Scan(&next); err != nil {
-		return fmt.Errorf("selecting district: %w", err)
-	}
 	var lowStock int64
-	if err := tx.QueryRow(ctx, "SELECT count(DISTINCT s_i_id) FROM "+orderLineTable+" JOIN "+stockTable+
-		" ON s_w_id = ol_w_id AND s_i_id = ol_i_id WHERE ol_w_id = $1 AND ol_d_id = $2"+
-		" AND ol_o_id >= $3 - 20 AND ol_o_id < $3 AND s_quantity < $4", w.wID, w.dID, next, t.threshold).
+	if err := tx.QueryRow(ctx, "SELECT count(DISTINCT s_i_id) FROM "+districtTable+", "+orderLineTable+", "+stockTable+
+		" WHERE d_w_id = $1 AND d_id = $2 AND ol_w_id = $1 AND ol_d_id = $2"+
+		" AND ol_o_id >= d_next_o_id - 20 AND ol_o_id < d_next_o_id"+
+		" AND s_w_id = $1 AND s_i_id = ol_i_id AND s_quantity < $3", w.wID, w.dID, t.threshold).
 		Scan(&lowStock); err != nil {
 		return fmt.Errorf("counting low stock: %w", err)
 	}

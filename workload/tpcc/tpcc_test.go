@@ -31,7 +31,7 @@ func TestRegistered(t *testing.T) {
 		t.Errorf("Meta: database %q version %q", m.DatabaseName(), m.Version)
 	}
 	g := newGen(t)
-	if g.warehouses != 1 || g.fks || !g.wait || g.isolation != "repeatable-read" {
+	if g.warehouses != 1 || g.fks || !g.wait || g.isolation != "read-committed" {
 		t.Errorf("defaults: %+v", g)
 	}
 	if want := []int{45, 43, 4, 4, 4}; !reflect.DeepEqual(g.weights, want) {
@@ -56,7 +56,9 @@ func TestValidate(t *testing.T) {
 		{[]string{"--mix", "newOrder"}, "is not name=weight"},
 		{[]string{"--mix", "newOrder=-1"}, "weight of newOrder"},
 		{[]string{"--mix", "newOrder=0"}, "add up to 0"},
-		{[]string{"--isolation", "read-committed"}, "--isolation must be"},
+		{[]string{"--isolation", "read-uncommitted"}, "--isolation must be"},
+		{[]string{"--isolation", "read-committed"}, ""},
+		{[]string{"--isolation", "repeatable-read"}, ""},
 		{[]string{"--isolation", "serializable"}, ""},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
