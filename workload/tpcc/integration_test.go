@@ -183,6 +183,40 @@ func TestPostgres(t *testing.T) {
 	if !strings.Contains(strings.Join(out, "\n"), "tpcc: 3.3.2.1 W_YTD = sum(D_YTD): FAIL (1 offending rows)") {
 		t.Errorf("check output %q", out)
 	}
+
+	// A New-Order whose item has no stock row fails as a whole, although
+	// its COMMIT travels with its last statement: the statement's guard
+	// fails it, and the order id it took is given back.
+	// TRUNCATE takes order_line too, which refers to stock with --fks.
+	if _, err := db.Exec(ctx, "TRUNCATE stock CASCADE"); err != nil {
+		t.Fatal(err)
+	}
+	var ordersBefore, nextBefore, ordersAfter, nextAfter int64
+	counts := func(orders, next *int64) {
+		t.Helper()
+		if err := db.QueryRow(ctx, `SELECT (SELECT count(*) FROM "order"), (SELECT sum(d_next_o_id) FROM district)`).
+			Scan(orders, next); err != nil {
+			t.Fatal(err)
+		}
+	}
+	counts(&ordersBefore, &nextBefore)
+	ng := newGen(t, "--wait=false", "--mix", "newOrder=1")
+	ql, err := ng.Ops(ctx, db, workload.OpsConfig{Concurrency: 1, Seed: 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ql.Attach(0, &countingRecorder{})
+	res := ql.Workers[0](ctx)
+	if err := ql.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if res.Err == nil || !strings.Contains(res.Err.Error(), "has no stock row") {
+		t.Errorf("New-Order without stock: %v, want an error about a missing stock row", res.Err)
+	}
+	counts(&ordersAfter, &nextAfter)
+	if ordersAfter != ordersBefore || nextAfter != nextBefore {
+		t.Errorf("the failed New-Order left orders %d -> %d, sum(d_next_o_id) %d -> %d", ordersBefore, ordersAfter, nextBefore, nextAfter)
+	}
 }
 
 // TestPostgresTwoWarehouses loads 2 warehouses, so that Payment and

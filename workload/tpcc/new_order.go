@@ -81,9 +81,11 @@ var newOrderRead = "SELECT i_id, i_price, i_name, i_data, c_discount, c_last, c_
 // returns the order id and D_TAX with each line's S_DATA (for the
 // brand-generic flag). The nested loop over the lines, which are sorted
 // by stock key, locks stock rows in the same order in every New-Order.
-// An item without a stock row makes the one-time filter divide by zero:
-// the statement fails, and with it the transaction, whose COMMIT is
-// already on its way (sqlx.QueryCommit).
+// An item without a stock row makes the one-time filter divide by zero
+// (a boolean cast to 0: integer division differs between PostgreSQL and
+// CockroachDB, a division by zero fails in both): the statement fails,
+// and with it the transaction, whose COMMIT is already on its way
+// (sqlx.QueryCommit).
 //
 // The district row, which every New-Order and Payment of the district
 // updates, is locked by this statement, sent last with COMMIT: it is
@@ -101,7 +103,7 @@ const newOrderStmt = `WITH d AS (UPDATE %[1]s SET d_next_o_id = d_next_o_id + 1 
   no AS (INSERT INTO %[4]s (no_o_id, no_d_id, no_w_id) SELECT o_id, $2, $1 FROM d),
   ol AS (INSERT INTO %[5]s (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info)
     SELECT d.o_id, $2, $1, l.n, l.i, l.w, l.q, l.a, s.dist FROM d, l JOIN s ON s.s_i_id = l.i AND s.s_w_id = l.w)
-SELECT o_id, d_tax, s_i_id, s_w_id, s_data FROM d, s WHERE (SELECT 1 / (count(*) / $5::bigint) FROM s) = 1`
+SELECT o_id, d_tax, s_i_id, s_w_id, s_data FROM d, s WHERE (SELECT 1 / (count(*) = $5::bigint)::int FROM s) = 1`
 
 // draw implements tpccTx (clause 2.4.1): a random district, a customer
 // by NURand(1023, 1, 3000), 5 to 15 distinct items by NURand(8191, 1,
