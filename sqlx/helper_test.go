@@ -1,9 +1,12 @@
 package sqlx_test
 
 import (
+	"context"
 	"net/url"
 	"os"
 	"testing"
+
+	"github.com/stampede-bench/stampede/sqlx"
 )
 
 // testDatabaseEnv names the environment variable with the URL of a
@@ -29,4 +32,20 @@ func withHost(u *url.URL, hostport string) string {
 	c := *u
 	c.Host = hostport
 	return c.String()
+}
+
+// openWorkerDB opens the test server for two workers with a connection
+// each, closed when the test ends, and returns worker 0's dedicated
+// connection.
+func openWorkerDB(t *testing.T) (*sqlx.DB, sqlx.Conn) {
+	t.Helper()
+	u := testDatabaseURL(t)
+	db, err := sqlx.Open(context.Background(), sqlx.Options{URLs: []string{u.String()}, MaxConns: 2, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Close)
+	conn := db.Conn(0, true)
+	t.Cleanup(conn.Release)
+	return db, conn
 }

@@ -14,19 +14,12 @@ import (
 // statement, failed BEGIN, rollback, nothing sent) leaves the data and the
 // connection as a plain transaction would.
 func TestPipelinedTx(t *testing.T) {
-	u := testDatabaseURL(t)
 	ctx := context.Background()
-	db, err := sqlx.Open(ctx, sqlx.Options{URLs: []string{u.String()}, MaxConns: 2, Workers: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db, conn := openWorkerDB(t)
 	if _, err := db.Exec(ctx, "DROP TABLE IF EXISTS pipelined_t; CREATE TABLE pipelined_t (k int PRIMARY KEY, v int)"); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Exec(context.Background(), "DROP TABLE IF EXISTS pipelined_t") })
-	conn := db.Conn(0, true)
-	defer conn.Release()
 	count := func(t *testing.T, k int) int {
 		t.Helper()
 		var n int

@@ -11,15 +11,8 @@ import (
 // connection, in and out of a transaction, and after the connection is
 // replaced (its prepared statements are then prepared again).
 func TestQueryRaw(t *testing.T) {
-	u := testDatabaseURL(t)
 	ctx := context.Background()
-	db, err := sqlx.Open(ctx, sqlx.Options{URLs: []string{u.String()}, MaxConns: 2, Workers: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	conn := db.Conn(0, true)
-	defer conn.Release()
+	db, conn := openWorkerDB(t)
 	rq, ok := conn.(sqlx.RawQuerier)
 	if !ok {
 		t.Fatalf("a dedicated Conn (%T) is not a RawQuerier", conn)
