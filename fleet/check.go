@@ -129,12 +129,8 @@ func Check(ctx context.Context, o CheckOptions) (CheckResult, error) {
 		}
 		db := shared
 		if o.Spec.Mode != ModeColumn {
-			tdb, closeDB, err := e.connect(ctx, o.Spec.Options(e.Base, id), 1)
-			if err != nil {
-				if sqlx.IsMissingDatabase(err) {
-					fail(id, e.missingTenant(id))
-					return nil
-				}
+			tdb, closeDB, err := e.connectTenant(ctx, o.Spec, id, fail)
+			if tdb == nil {
 				return err
 			}
 			defer closeDB()

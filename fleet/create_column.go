@@ -8,14 +8,8 @@ import (
 	"sync/atomic"
 
 	"github.com/stampede-bench/stampede/dialect"
-	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
 )
-
-// tenantIDColumn is the column that tells tenants' rows apart in column
-// mode's shared tables (see workload.TenantColumner); a table without it
-// is keyed some other way, and the workload's PreLoad hook clears it.
-const tenantIDColumn = "tenant_id"
 
 // columnMarkerDDL creates column mode's marker: one row per loaded tenant.
 func columnMarkerDDL(d dialect.Dialect) string {
@@ -50,10 +44,8 @@ func createColumns(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 	if err != nil {
 		return t, err
 	}
-	if created, err := sqlx.EnsureDatabase(ctx, e.Base); err != nil {
-		return t, e.explain(err)
-	} else if created {
-		e.logf("created database %q", e.Base.Database)
+	if err := e.ensureBase(ctx); err != nil {
+		return t, err
 	}
 	conns := e.Concurrency + 1
 	db, closeDB, err := e.connect(ctx, e.Base, conns)
@@ -161,8 +153,8 @@ func createColumns(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 		}
 		for _, tb := range g.Tables() {
 			// Rows of an earlier, interrupted load of this tenant.
-			if slices.Contains(tb.Columns, tenantIDColumn) {
-				if _, err := db.Exec(ctx, "DELETE FROM "+d.QuoteIdent(tb.Name)+" WHERE "+tenantIDColumn+" = $1", id); err != nil {
+			if slices.Contains(tb.Columns, workload.TenantColumn) {
+				if _, err := db.Exec(ctx, "DELETE FROM "+d.QuoteIdent(tb.Name)+" WHERE "+workload.TenantColumn+" = $1", id); err != nil {
 					return fmt.Errorf("tenant %d: clearing %s: %w", id, tb.Name, e.explain(err))
 				}
 			}

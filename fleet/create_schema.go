@@ -93,10 +93,8 @@ func createSchemas(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 	if err != nil {
 		return t, err
 	}
-	if created, err := sqlx.EnsureDatabase(ctx, e.Base); err != nil {
-		return t, e.explain(err)
-	} else if created {
-		e.logf("created database %q", e.Base.Database)
+	if err := e.ensureBase(ctx); err != nil {
+		return t, err
 	}
 	db, closeDB, err := e.connect(ctx, e.Base, e.Concurrency)
 	if err != nil {

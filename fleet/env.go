@@ -88,6 +88,31 @@ func (e *env) connect(ctx context.Context, opts sqlx.Options, conns int) (db *sq
 	return db, func() { db.Close(); e.open.Add(-int64(conns)) }, nil
 }
 
+// ensureBase creates the fleet's database (of schema and column modes)
+// when it does not exist, and says so.
+func (e *env) ensureBase(ctx context.Context) error {
+	created, err := sqlx.EnsureDatabase(ctx, e.Base)
+	if err != nil {
+		return e.explain(err)
+	}
+	if created {
+		e.logf("created database %q", e.Base.Database)
+	}
+	return nil
+}
+
+// connectTenant connects to tenant id's own database (or schema) with
+// spec's options and one connection. A database that does not exist is
+// tenant id's failure, reported through fail: db is then nil and err nil.
+func (e *env) connectTenant(ctx context.Context, spec Spec, id int, fail func(int, error)) (db *sqlx.DB, closeDB func(), err error) {
+	db, closeDB, err = e.connect(ctx, spec.Options(e.Base, id), 1)
+	if err != nil && sqlx.IsMissingDatabase(err) {
+		fail(id, e.missingTenant(id))
+		return nil, nil, nil
+	}
+	return db, closeDB, err
+}
+
 // adminOptions are the options of the maintenance connection that creates
 // and drops tenant databases.
 func (e *env) adminOptions() sqlx.Options {

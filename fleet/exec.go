@@ -234,12 +234,8 @@ func Exec(ctx context.Context, o ExecOptions) (ExecResult, error) {
 func (e *env) execDatabases(ctx context.Context, o ExecOptions, ids []int, fail func(int, error), succeed func(int, time.Duration) error, bar Bar) error {
 	return forEach(ctx, e.Concurrency, ids, func(ctx context.Context, id int) error {
 		defer bar.Add(1)
-		db, closeDB, err := e.connect(ctx, o.Spec.Options(e.Base, id), 1)
-		if err != nil {
-			if sqlx.IsMissingDatabase(err) {
-				fail(id, e.missingTenant(id))
-				return nil
-			}
+		db, closeDB, err := e.connectTenant(ctx, o.Spec, id, fail)
+		if db == nil {
 			return err
 		}
 		defer closeDB()

@@ -3,6 +3,7 @@ package workload
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
 	"sync"
 	"time"
@@ -329,6 +330,19 @@ type AfterRunChecker interface {
 	Hookser
 	// CheckAfterRun reports whether the checks should run after a run.
 	CheckAfterRun() bool
+}
+
+// TenantColumn is the column that leads every primary key and index of a
+// TenantColumner's tables in tenant column mode.
+const TenantColumn = "tenant_id"
+
+// CheckTenantID panics, naming the workload, when id cannot be a tenant
+// id: negative, or too large for the INT column TenantColumn. SetTenant
+// implementations call it (a bad id is a programmer error).
+func CheckTenantID(workload string, id int) {
+	if id < 0 || id > math.MaxInt32 {
+		panic(fmt.Sprintf("%s: tenant id %d out of range", workload, id))
+	}
 }
 
 // TenantColumner is a Generator whose tables can hold the rows of many

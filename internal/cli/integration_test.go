@@ -64,14 +64,22 @@ func dbURL(t testing.TB, db string) string {
 	return u.String()
 }
 
-// execIn runs statements in database db of the test server.
-func execIn(t testing.TB, db string, sqls ...string) {
+// connectTo connects to database db of the test server; the caller closes
+// the connection.
+func connectTo(t testing.TB, ctx context.Context, db string) *pgx.Conn {
 	t.Helper()
-	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, dbURL(t, db))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return conn
+}
+
+// execIn runs statements in database db of the test server.
+func execIn(t testing.TB, db string, sqls ...string) {
+	t.Helper()
+	ctx := context.Background()
+	conn := connectTo(t, ctx, db)
 	defer conn.Close(ctx)
 	for _, s := range sqls {
 		if _, err := conn.Exec(ctx, s); err != nil {
@@ -83,10 +91,7 @@ func execIn(t testing.TB, db string, sqls ...string) {
 func queryInt(t testing.TB, db, sql string) int64 {
 	t.Helper()
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, dbURL(t, db))
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn := connectTo(t, ctx, db)
 	defer conn.Close(ctx)
 	var n int64
 	if err := conn.QueryRow(ctx, sql).Scan(&n); err != nil {

@@ -136,9 +136,9 @@ func (g *bank) Tables() []workload.Table {
 	schema := "(id BIGINT PRIMARY KEY, balance BIGINT NOT NULL, payload TEXT NOT NULL)"
 	columns := []string{"id", "balance", "payload"}
 	if g.tenant != 0 {
-		schema = "(" + tenantColumn + " INT NOT NULL, id BIGINT NOT NULL, balance BIGINT NOT NULL, payload TEXT NOT NULL, " +
-			"PRIMARY KEY (" + tenantColumn + ", id))"
-		columns = append([]string{tenantColumn}, columns...)
+		schema = "(" + workload.TenantColumn + " INT NOT NULL, id BIGINT NOT NULL, balance BIGINT NOT NULL, payload TEXT NOT NULL, " +
+			"PRIMARY KEY (" + workload.TenantColumn + ", id))"
+		columns = append([]string{workload.TenantColumn}, columns...)
 	}
 	return []workload.Table{{
 		Name:    tableName,

@@ -52,10 +52,10 @@ func (g *bank) preRun(ctx context.Context, db *sqlx.DB) error {
 func (g *bank) preRunTenant(ctx context.Context, db *sqlx.DB, last int64) error {
 	p := db.Dialect().Placeholder
 	var n int64
-	if err := db.QueryRow(ctx, "SELECT count(*) FROM "+tableName+" WHERE "+tenantColumn+" = "+p(1)+" AND id = "+p(2),
+	if err := db.QueryRow(ctx, "SELECT count(*) FROM "+tableName+" WHERE "+workload.TenantColumn+" = "+p(1)+" AND id = "+p(2),
 		g.tenantArg, last).Scan(&n); err != nil {
 		return fmt.Errorf("table %s in database %s is not a bank table with tenant ids (%s, id, balance, payload): %w",
-			tableName, db.Database(), tenantColumn, err)
+			tableName, db.Database(), workload.TenantColumn, err)
 	}
 	if n == 0 {
 		return fmt.Errorf("table %s in database %s has no account %d of tenant %d: the tenant was not loaded, "+
@@ -113,7 +113,7 @@ func (g *bank) sums(ctx context.Context, db *sqlx.DB) (count, total int64, err e
 	query := "SELECT count(*), CAST(coalesce(sum(balance), 0) AS BIGINT) FROM " + tableName
 	var args []any
 	if g.tenant != 0 {
-		query += " WHERE " + tenantColumn + " = " + db.Dialect().Placeholder(1)
+		query += " WHERE " + workload.TenantColumn + " = " + db.Dialect().Placeholder(1)
 		args = append(args, g.tenantArg)
 	}
 	if err := tx.QueryRow(ctx, query, args...).Scan(&count, &total); err != nil {

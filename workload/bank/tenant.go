@@ -2,12 +2,9 @@ package bank
 
 import (
 	"fmt"
-	"math"
-)
 
-// tenantColumn is the column that leads every primary key in tenant
-// column mode (see workload.TenantColumner).
-const tenantColumn = "tenant_id"
+	"github.com/stampede-bench/stampede/workload"
+)
 
 // SetTenant implements the TenantColumner interface. With id > 0 the
 // table is
@@ -19,9 +16,7 @@ const tenantColumn = "tenant_id"
 // led by id), and every statement filters on tenant_id = id. It panics on
 // an id that is negative or does not fit an INT (a programmer error).
 func (g *bank) SetTenant(id int) {
-	if id < 0 || id > math.MaxInt32 {
-		panic(fmt.Sprintf("bank: tenant id %d out of range", id))
-	}
+	workload.CheckTenantID("bank", id)
 	g.tenant = id
 	g.tenantArg = int32(id) // boxed once, not per row or per statement
 }

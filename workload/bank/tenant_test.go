@@ -5,14 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/stampede-bench/stampede/dialect"
+	"github.com/stampede-bench/stampede/internal/sqltest"
 	"github.com/stampede-bench/stampede/randgen"
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
@@ -94,11 +93,6 @@ func TestTenantStatements(t *testing.T) {
 	}
 }
 
-var (
-	placeholderRE = regexp.MustCompile(`\$(\d+)`)
-	tenantRE      = regexp.MustCompile(`tenant_id = \$(\d+)`)
-)
-
 // tenantTx is a fake connection and transaction holding two accounts of
 // balance 10 (whatever the ids asked for), checking that every statement
 // binds one argument per placeholder and the tenant id to tenant_id.
@@ -111,16 +105,11 @@ type tenantTx struct {
 func (c *tenantTx) check(sql string, args []any) {
 	c.t.Helper()
 	c.statements++
-	maxP := 0
-	for _, m := range placeholderRE.FindAllStringSubmatch(sql, -1) {
-		n, _ := strconv.Atoi(m[1])
-		maxP = max(maxP, n)
-	}
-	m := tenantRE.FindStringSubmatch(sql)
-	if maxP != len(args) || m == nil {
+	maxP, at := sqltest.Placeholders(sql), sqltest.TenantArg(sql)
+	if maxP != len(args) || at == 0 {
 		c.t.Fatalf("%s: %d arguments for %d placeholders", sql, len(args), maxP)
 	}
-	if at, _ := strconv.Atoi(m[1]); args[at-1] != any(c.tenant) {
+	if args[at-1] != any(c.tenant) {
 		c.t.Errorf("%s: argument %d is %v, not the tenant", sql, at, args[at-1])
 	}
 }

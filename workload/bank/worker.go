@@ -50,10 +50,10 @@ func newStatements(d dialect.Dialect) statements {
 func newTenantStatements(d dialect.Dialect) statements {
 	p := d.Placeholder
 	return statements{
-		read: "SELECT id, balance FROM " + tableName + " WHERE " + tenantColumn + " = " + p(1) +
+		read: "SELECT id, balance FROM " + tableName + " WHERE " + workload.TenantColumn + " = " + p(1) +
 			" AND id IN (" + p(2) + ", " + p(3) + ")",
 		update: "UPDATE " + tableName + " SET balance = CASE id WHEN " + p(1) + " THEN CAST(" + p(3) +
-			" AS BIGINT) WHEN " + p(2) + " THEN CAST(" + p(4) + " AS BIGINT) END WHERE " + tenantColumn + " = " + p(5) +
+			" AS BIGINT) WHEN " + p(2) + " THEN CAST(" + p(4) + " AS BIGINT) END WHERE " + workload.TenantColumn + " = " + p(5) +
 			" AND id IN (" + p(1) + ", " + p(2) + ")",
 	}
 }

@@ -56,14 +56,14 @@ func (g *generator) preRun(ctx context.Context, db *sqlx.DB) error {
 			return fmt.Errorf("table %s does not exist in database %q: run %s first", t, db.Database(), g.prepareHint())
 		}
 		if g.cfg.tenant != 0 {
-			rows, err := db.Query(ctx, "SELECT "+tenantColumn+" FROM "+t+" WHERE 1=0")
+			rows, err := db.Query(ctx, "SELECT "+workload.TenantColumn+" FROM "+t+" WHERE 1=0")
 			if err == nil {
 				rows.Close()
 				err = rows.Err()
 			}
 			if err != nil {
 				return fmt.Errorf("table %s in database %q has no column %s: it was loaded without tenants; "+
-					"load it in tenant column mode (--tenant-mode column): %v", t, db.Database(), tenantColumn, err)
+					"load it in tenant column mode (--tenant-mode column): %v", t, db.Database(), workload.TenantColumn, err)
 			}
 		}
 		rows, err := db.Query(ctx, "SELECT id, k, c, pad FROM "+t+" WHERE 1=0")

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/stampede-bench/stampede/dialect"
+	"github.com/stampede-bench/stampede/workload"
 )
 
 // tableName returns sbtestN.
@@ -14,7 +15,7 @@ func tableName(n int) string { return "sbtest" + strconv.Itoa(n) }
 var oltpColumns = []string{"id", "k", "c", "pad"}
 
 // tenantColumns are the columns of an OLTP table in tenant column mode.
-var tenantColumns = []string{tenantColumn, "id", "k", "c", "pad"}
+var tenantColumns = []string{workload.TenantColumn, "id", "k", "c", "pad"}
 
 // columns returns the columns of c's OLTP tables.
 func (c *config) columns() []string {

@@ -3,16 +3,11 @@ package sysbench
 import (
 	"context"
 	"fmt"
-	"math"
 
 	"github.com/stampede-bench/stampede/dialect"
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
 )
-
-// tenantColumn is the column that leads every primary key and index in
-// tenant column mode (see workload.TenantColumner).
-const tenantColumn = "tenant_id"
 
 // SetTenant implements the TenantColumner interface. With id > 0 every
 // table is
@@ -27,9 +22,7 @@ const tenantColumn = "tenant_id"
 // Validate. It panics on an id that is negative or does not fit an INT (a
 // programmer error).
 func (g *generator) SetTenant(id int) {
-	if id < 0 || id > math.MaxInt32 {
-		panic(fmt.Sprintf("sysbench: tenant id %d out of range", id))
-	}
+	workload.CheckTenantID("sysbench", id)
 	g.cfg.tenant = id
 }
 
@@ -38,7 +31,7 @@ func (c *config) tenantCol(sep string) string {
 	if c.tenant == 0 {
 		return ""
 	}
-	return tenantColumn + sep
+	return workload.TenantColumn + sep
 }
 
 // tenantEq returns "tenant_id=$i AND " with a tenant, "" without.
@@ -46,7 +39,7 @@ func (c *config) tenantEq(d dialect.Dialect, i int) string {
 	if c.tenant == 0 {
 		return ""
 	}
-	return tenantColumn + "=" + d.Placeholder(i) + " AND "
+	return workload.TenantColumn + "=" + d.Placeholder(i) + " AND "
 }
 
 // tenantParams returns the number of tenant parameters of a statement:
@@ -80,7 +73,7 @@ func (c *config) tenantWhere(d dialect.Dialect) string {
 	if c.tenant == 0 {
 		return ""
 	}
-	return " WHERE " + tenantColumn + "=" + d.Placeholder(1)
+	return " WHERE " + workload.TenantColumn + "=" + d.Placeholder(1)
 }
 
 // bulkGenerator is bulk_insert's generator: a generator without SetTenant,

@@ -196,7 +196,7 @@ func (w *worker) run(ctx context.Context) workload.Result {
 			if connLosses > maxConnRetries {
 				return workload.Result{Err: fmt.Errorf("connection lost %d times in a row: %w", connLosses, err)}
 			}
-			if connLosses > 1 && !sleep(ctx, connBackoff<<(connLosses-2)) {
+			if connLosses > 1 && !workload.Sleep(ctx, connBackoff<<(connLosses-2)) {
 				return workload.Result{Err: fmt.Errorf("%w: %v", ctx.Err(), err)}
 			}
 		default:
@@ -206,19 +206,6 @@ func (w *worker) run(ctx context.Context) workload.Result {
 			return workload.Result{Err: fmt.Errorf("event restarted %d times, giving up: %w", maxRestarts, err)}
 		}
 		w.rec.RecordError(w.op[kTransaction])
-	}
-}
-
-// sleep pauses for d or until ctx is done, reporting whether it slept
-// the whole time.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
 	}
 }
 

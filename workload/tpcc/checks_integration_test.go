@@ -175,34 +175,11 @@ func (l *latencies) quantile(op string, q float64) time.Duration {
 func timedRun(t *testing.T, ctx context.Context, ql workload.QueryLoad, perWorker int) *latencies {
 	t.Helper()
 	l := &latencies{ops: map[string][]time.Duration{}}
-	var wg sync.WaitGroup
-	errs := make([]error, len(ql.Workers))
-	for i, w := range ql.Workers {
-		wg.Go(func() {
-			ql.Attach(i, &countingRecorder{})
-			for n := range perWorker {
-				start := time.Now()
-				res := w(ctx)
-				d := time.Since(start)
-				if res.Err != nil {
-					errs[i] = fmt.Errorf("worker %d, call %d: %w", i, n, res.Err)
-					return
-				}
-				l.mu.Lock()
-				l.ops[ql.Ops[res.Op]] = append(l.ops[ql.Ops[res.Op]], d)
-				l.mu.Unlock()
-			}
-		})
-	}
-	wg.Wait()
-	if err := ql.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
-	for _, err := range errs {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	runWorkers(t, ctx, ql, perWorker, &countingRecorder{}, func(res workload.Result, d time.Duration) {
+		l.mu.Lock()
+		l.ops[ql.Ops[res.Op]] = append(l.ops[ql.Ops[res.Op]], d)
+		l.mu.Unlock()
+	})
 	return l
 }
 

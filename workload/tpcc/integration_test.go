@@ -52,23 +52,37 @@ func mustPass(t *testing.T, ctx context.Context, g *tpcc, db *sqlx.DB, when stri
 // returns the number of each op.
 func runOps(t *testing.T, ctx context.Context, ql workload.QueryLoad, perWorker int, rec workload.Recorder) []int64 {
 	t.Helper()
+	counts := make([]atomic.Int64, len(ql.Ops))
+	runWorkers(t, ctx, ql, perWorker, rec, func(res workload.Result, _ time.Duration) { counts[res.Op].Add(1) })
+	out := make([]int64, len(counts))
+	for i := range counts {
+		out[i] = counts[i].Load()
+	}
+	return out
+}
+
+// runWorkers runs perWorker transactions on each worker of ql, attached
+// to rec, passing each successful one with its duration to done (from the
+// workers' goroutines), closes ql and fails the test on the first error.
+func runWorkers(t *testing.T, ctx context.Context, ql workload.QueryLoad, perWorker int, rec workload.Recorder,
+	done func(res workload.Result, d time.Duration),
+) {
+	t.Helper()
 	var wg sync.WaitGroup
 	errs := make([]error, len(ql.Workers))
-	counts := make([]atomic.Int64, len(ql.Ops))
 	for i, w := range ql.Workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			ql.Attach(i, rec)
-			for n := 0; n < perWorker; n++ {
+			for n := range perWorker {
+				start := time.Now()
 				res := w(ctx)
 				if res.Err != nil {
 					errs[i] = fmt.Errorf("worker %d, call %d: %w", i, n, res.Err)
 					return
 				}
-				counts[res.Op].Add(1)
+				done(res, time.Since(start))
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	if err := ql.Close(ctx); err != nil {
@@ -79,11 +93,6 @@ func runOps(t *testing.T, ctx context.Context, ql workload.QueryLoad, perWorker 
 			t.Fatal(err)
 		}
 	}
-	out := make([]int64, len(counts))
-	for i := range counts {
-		out[i] = counts[i].Load()
-	}
-	return out
 }
 
 func TestPostgres(t *testing.T) {

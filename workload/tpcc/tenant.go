@@ -3,19 +3,16 @@ package tpcc
 import (
 	"context"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/stampede-bench/stampede/sqlx"
+	"github.com/stampede-bench/stampede/workload"
 )
 
-// tenantColumn leads tpcc_meta's primary key in tenant column mode (see
-// workload.TenantColumner). The data tables have no such column: W_ID,
-// which leads every primary key but ITEM's, is the tenant key.
-const tenantColumn = "tenant_id"
-
-// metaTenantColumns are tpcc_meta's columns in column mode.
-var metaTenantColumns = append([]string{tenantColumn}, metaColumns...)
+// metaTenantColumns are tpcc_meta's columns in column mode: the tenant
+// column leads its primary key. The data tables have no such column:
+// W_ID, which leads every primary key but ITEM's, is the tenant key.
+var metaTenantColumns = append([]string{workload.TenantColumn}, metaColumns...)
 
 // SetTenant implements the TenantColumner interface, TPC-C's way: the
 // warehouse id already leads every primary key but ITEM's, so in column
@@ -35,9 +32,7 @@ var metaTenantColumns = append([]string{tenantColumn}, metaColumns...)
 // id that is negative or does not fit an INT (a programmer error); an id
 // whose warehouses would not fit is refused by the Validate hook.
 func (g *tpcc) SetTenant(id int) {
-	if id < 0 || id > math.MaxInt32 {
-		panic(fmt.Sprintf("tpcc: tenant id %d out of range", id))
-	}
+	workload.CheckTenantID("tpcc", id)
 	g.tenant = id
 }
 
@@ -80,7 +75,7 @@ func (g *tpcc) metaWhere(i int) (string, []any) {
 	if g.tenant == 0 {
 		return "", nil
 	}
-	return fmt.Sprintf(" WHERE %s = $%d", tenantColumn, i), []any{int64(g.tenant)}
+	return fmt.Sprintf(" WHERE %s = $%d", workload.TenantColumn, i), []any{int64(g.tenant)}
 }
 
 // tenantTables are the tables keyed by warehouse and their W_ID column,
@@ -110,7 +105,7 @@ func (g *tpcc) preLoad(ctx context.Context, db *sqlx.DB) error {
 		return nil
 	}
 	first, last := g.whRange()
-	probe := []string{"EXISTS (SELECT 1 FROM " + metaTable + " WHERE " + tenantColumn + " = $1)"}
+	probe := []string{"EXISTS (SELECT 1 FROM " + metaTable + " WHERE " + workload.TenantColumn + " = $1)"}
 	for _, t := range tenantTables {
 		if t.table != historyTable {
 			probe = append(probe, fmt.Sprintf("EXISTS (SELECT 1 FROM %s WHERE %s BETWEEN $2 AND $3)", t.table, t.column))
@@ -126,7 +121,7 @@ func (g *tpcc) preLoad(ctx context.Context, db *sqlx.DB) error {
 	if !found {
 		return nil
 	}
-	if _, err := db.Exec(ctx, "DELETE FROM "+metaTable+" WHERE "+tenantColumn+" = $1", int64(g.tenant)); err != nil {
+	if _, err := db.Exec(ctx, "DELETE FROM "+metaTable+" WHERE "+workload.TenantColumn+" = $1", int64(g.tenant)); err != nil {
 		return fmt.Errorf("%s: deleting its %s row: %w", g.label(), metaTable, err)
 	}
 	for _, t := range tenantTables {
@@ -146,7 +141,7 @@ func (g *tpcc) preLoad(ctx context.Context, db *sqlx.DB) error {
 // database loaded without tenants.
 func (g *tpcc) noTenantColumnError(db *sqlx.DB) error {
 	return fmt.Errorf("table %s in database %s has no column %s: it was loaded without tenants; "+
-		"load it in tenant column mode (`stampede init tpcc --tenants N --tenant-mode column`)", metaTable, db.Database(), tenantColumn)
+		"load it in tenant column mode (`stampede init tpcc --tenants N --tenant-mode column`)", metaTable, db.Database(), workload.TenantColumn)
 }
 
 // tenantsInMetaError is the error of a run or check without a tenant

@@ -198,7 +198,7 @@ func (g *tpcc) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (wor
 		if m.fresh {
 			q, args := "UPDATE "+metaTable+" SET fresh = false WHERE fresh", []any(nil)
 			if g.tenant > 0 {
-				q, args = q+" AND "+tenantColumn+" = $1", []any{int64(g.tenant)}
+				q, args = q+" AND "+workload.TenantColumn+" = $1", []any{int64(g.tenant)}
 			}
 			if _, err := db.Exec(ctx, q, args...); err != nil && oc.Warn != nil {
 				oc.Warn("cannot mark %s as run: %v", metaTable, err)

@@ -45,7 +45,7 @@ func (g *ycsb) preRun(ctx context.Context, db *sqlx.DB) error {
 		return c.missingTableError(db)
 	}
 	for _, col := range c.columns() {
-		if col == tenantColumn && !have[col] {
+		if col == workload.TenantColumn && !have[col] {
 			return c.noTenantColumnError(db)
 		}
 		if !have[strings.ToLower(col)] {

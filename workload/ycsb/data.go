@@ -18,7 +18,7 @@ const loadBatchSize = 1000
 // and the field columns.
 func (c *config) columns() []string {
 	if c.tenant != 0 {
-		return append([]string{tenantColumn}, c.dataColumns()...)
+		return append([]string{workload.TenantColumn}, c.dataColumns()...)
 	}
 	return c.dataColumns()
 }
@@ -40,7 +40,7 @@ func (c *config) dataColumns() []string {
 func (c *config) schema() string {
 	var b strings.Builder
 	if c.tenant != 0 {
-		b.WriteString("(" + tenantColumn + " INT NOT NULL, " + keyColumn + " VARCHAR(255) NOT NULL")
+		b.WriteString("(" + workload.TenantColumn + " INT NOT NULL, " + keyColumn + " VARCHAR(255) NOT NULL")
 	} else {
 		b.WriteString("(" + keyColumn + " VARCHAR(255) PRIMARY KEY")
 	}
@@ -48,7 +48,7 @@ func (c *config) schema() string {
 		b.WriteString(", " + c.fieldName(i) + " TEXT")
 	}
 	if c.tenant != 0 {
-		b.WriteString(", PRIMARY KEY (" + tenantColumn + ", " + keyColumn + ")")
+		b.WriteString(", PRIMARY KEY (" + workload.TenantColumn + ", " + keyColumn + ")")
 	}
 	b.WriteString(")")
 	return b.String()

@@ -2,15 +2,11 @@ package ycsb
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/stampede-bench/stampede/dialect"
 	"github.com/stampede-bench/stampede/sqlx"
+	"github.com/stampede-bench/stampede/workload"
 )
-
-// tenantColumn is the column that leads the primary key in tenant column
-// mode (see workload.TenantColumner).
-const tenantColumn = "tenant_id"
 
 // SetTenant implements the TenantColumner interface. With id > 0 the table
 // is
@@ -23,9 +19,7 @@ const tenantColumn = "tenant_id"
 // the tenant's own rows. It panics on an id that is negative or does not
 // fit an INT (a programmer error).
 func (g *ycsb) SetTenant(id int) {
-	if id < 0 || id > math.MaxInt32 {
-		panic(fmt.Sprintf("ycsb: tenant id %d out of range", id))
-	}
+	workload.CheckTenantID("ycsb", id)
 	g.tenant = id
 	if g.cfg != nil {
 		g.cfg.setTenant(id)
@@ -54,7 +48,7 @@ func (c *config) tenantAnd(d dialect.Dialect, i int) string {
 	if c.tenant == 0 {
 		return ""
 	}
-	return tenantColumn + " = " + d.Placeholder(i) + " AND "
+	return workload.TenantColumn + " = " + d.Placeholder(i) + " AND "
 }
 
 // tenantArgs returns the leading arguments of a statement that starts with
@@ -73,7 +67,7 @@ func (c *config) tenantArgs() []any {
 func (c *config) countQuery(d dialect.Dialect) (string, []any) {
 	q := "SELECT count(*) FROM " + c.tableName
 	if c.tenant != 0 {
-		q += " WHERE " + tenantColumn + " = " + d.Placeholder(1)
+		q += " WHERE " + workload.TenantColumn + " = " + d.Placeholder(1)
 	}
 	return q, c.tenantArgs()
 }
@@ -82,5 +76,5 @@ func (c *config) countQuery(d dialect.Dialect) (string, []any) {
 // table loaded without tenants.
 func (c *config) noTenantColumnError(db *sqlx.DB) error {
 	return fmt.Errorf("table %s in database %s has no column %s: it was loaded without tenants; "+
-		"load it in tenant column mode (--tenant-mode column)", c.tableName, db.Database(), tenantColumn)
+		"load it in tenant column mode (--tenant-mode column)", c.tableName, db.Database(), workload.TenantColumn)
 }

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -14,6 +12,7 @@ import (
 	"time"
 
 	"github.com/stampede-bench/stampede/dialect"
+	"github.com/stampede-bench/stampede/internal/sqltest"
 	"github.com/stampede-bench/stampede/randgen"
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
@@ -124,11 +123,6 @@ func TestTenantStatements(t *testing.T) {
 	}
 }
 
-var (
-	placeholderRE = regexp.MustCompile(`\$(\d+)`)
-	tenantRE      = regexp.MustCompile(`tenant_id = \$(\d+)`)
-)
-
 // tenantConn is a fake connection that checks that every statement binds
 // one argument per placeholder and the tenant id to tenant_id, and
 // counts the statements by their first word.
@@ -142,20 +136,13 @@ type tenantConn struct {
 
 func (c *tenantConn) check(sql string, args []any) {
 	c.t.Helper()
-	maxP := 0
-	for _, m := range placeholderRE.FindAllStringSubmatch(sql, -1) {
-		n, _ := strconv.Atoi(m[1])
-		maxP = max(maxP, n)
-	}
-	if maxP != len(args) {
+	if maxP := sqltest.Placeholders(sql); maxP != len(args) {
 		c.t.Errorf("%s: %d arguments for %d placeholders", sql, len(args), maxP)
 		return
 	}
-	var at int
+	at := sqltest.TenantArg(sql)
 	if strings.HasPrefix(sql, "INSERT") {
 		at = 1 // tenant_id is the first column
-	} else if m := tenantRE.FindStringSubmatch(sql); m != nil {
-		at, _ = strconv.Atoi(m[1])
 	}
 	if at == 0 || args[at-1] != any(c.tenant) {
 		c.t.Errorf("%s: tenant not bound (argument %d of %v)", sql, at, args)
