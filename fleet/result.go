@@ -26,7 +26,8 @@ type TenantResult struct {
 	// retried.
 	Errors int64 `json:"errors"`
 	// P50, P99 and Max are the latencies of the tenant's calls in
-	// milliseconds, from a low-precision histogram (within about 5%).
+	// milliseconds, from a low-precision histogram (within about 5%),
+	// after the engine's ramp as the engine's own figures.
 	P50 float64 `json:"p50_ms"`
 	P99 float64 `json:"p99_ms"`
 	Max float64 `json:"max_ms"`
@@ -157,6 +158,15 @@ func (h *hist) record(d time.Duration) {
 	if int64(d) > h.max.Load() {
 		h.max.Store(int64(d))
 	}
+}
+
+// reset forgets what h recorded (the engine's ramp, at its end). A call
+// recorded at that moment may fall on either side.
+func (h *hist) reset() {
+	for i := range h.counts {
+		h.counts[i].Store(0)
+	}
+	h.max.Store(0)
 }
 
 // histSnapshot is a plain copy of hists, for merging and quantiles.

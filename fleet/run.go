@@ -626,9 +626,10 @@ func (r *Run) Ops() []string { return r.ops }
 
 // MarkRampEnd makes the tenants' figures start at the end of the engine's
 // ramp, now, as the engine's own totals do: operations counted before are
-// left out of the counts and of the figures (TPC-C's efficiency, whose
-// terminals all start with a keying time), and the tenants' time starts
-// here. Call it once, from the engine's RampDone hook.
+// left out of the counts, the latencies and the figures (TPC-C's
+// efficiency, whose terminals all start with a keying time), and the
+// tenants' time starts here. Call it once, from the engine's RampDone
+// hook.
 func (r *Run) MarkRampEnd() {
 	off := r.now()
 	r.mu.Lock()
@@ -640,6 +641,7 @@ func (r *Run) MarkRampEnd() {
 			for op := range r.ops {
 				t.base[op] += st.counts[op].Load()
 			}
+			st.h.reset()
 		}
 	}
 }

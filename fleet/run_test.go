@@ -186,7 +186,54 @@ func TestNullRotate(t *testing.T) {
 // sleepGen is a workload whose operations sleep a millisecond (so that
 // hundreds of workers share two CPUs as they would waiting for a server),
 // and fail for tenant fail.
-type sleepGen struct{ id, fail int }
+// TestRampLeftOut runs one tenant whose calls take 100 ms during the
+// first 150 ms and 1 ms afterwards, under a 400 ms ramp: its latencies,
+// like its counts, leave the ramp out.
+func TestRampLeftOut(t *testing.T) {
+	cfg := nullConfig(t, 1, 1)
+	start := time.Now()
+	cfg.NewGen = func(id int) (workload.Generator, error) {
+		return sleepGen{id: id, slow: 100 * time.Millisecond, slowUntil: start.Add(150 * time.Millisecond)}, nil
+	}
+	r, err := fleet.Open(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	load := r.Load()
+	reg := stats.NewRegistry(load.Ops, 1, time.Now())
+	var last stats.Tick
+	res := engine.Run(context.Background(), engine.Config{Duration: 700 * time.Millisecond, Ramp: 400 * time.Millisecond,
+		DisplayEvery: 100 * time.Millisecond}, load, reg, engine.Hooks{
+		Tick:     func(tk stats.Tick, _ bool) { last = tk },
+		RampDone: func(time.Time) { r.MarkRampEnd() },
+	})
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	_ = load.Close(context.Background())
+	ts := r.Tenants()
+	if len(ts) != 1 {
+		t.Fatalf("%d tenant results", len(ts))
+	}
+	if ts[0].Max >= 100 || ts[0].P99 >= 100 {
+		t.Errorf("tenant latencies p99 %.1f ms, max %.1f ms: the ramp's 100 ms calls are in", ts[0].P99, ts[0].Max)
+	}
+	// The engine's restart and MarkRampEnd are a few calls apart.
+	if count := last.Series[0].Cumulative.TotalCount(); count == 0 || abs(ts[0].Total-count) > count/50 {
+		t.Errorf("tenant counted %d calls, the engine %d after the ramp", ts[0].Total, count)
+	}
+}
+
+func abs(n int64) int64 { return max(n, -n) }
+
+// sleepGen is a workload whose calls sleep 1 ms (slow until slowUntil),
+// and fail in tenant fail.
+type sleepGen struct {
+	id, fail  int
+	slow      time.Duration
+	slowUntil time.Time
+}
 
 func (sleepGen) Meta() workload.Meta      { return workload.Meta{Name: "sleep"} }
 func (sleepGen) Tables() []workload.Table { return nil }
@@ -194,7 +241,11 @@ func (g sleepGen) Ops(_ context.Context, _ *sqlx.DB, oc workload.OpsConfig) (wor
 	ql := workload.QueryLoad{Ops: []string{"op"}}
 	for range oc.Concurrency {
 		ql.Workers = append(ql.Workers, func(context.Context) workload.Result {
-			time.Sleep(time.Millisecond)
+			if time.Now().Before(g.slowUntil) {
+				time.Sleep(g.slow)
+			} else {
+				time.Sleep(time.Millisecond)
+			}
 			if g.id == g.fail {
 				return workload.Result{Err: errors.New("boom")}
 			}
