@@ -9,9 +9,14 @@ type Cockroach struct {
 }
 
 var (
-	_ Dialect  = Cockroach{}
-	_ Analyzer = Cockroach{}
+	_ Dialect          = Cockroach{}
+	_ Analyzer         = Cockroach{}
+	_ IndexBuildSharer = Cockroach{}
 )
+
+// ShareIndexBuild implements IndexBuildSharer: CockroachDB builds indexes
+// in its own distributed jobs, with nothing to share.
+func (Cockroach) ShareIndexBuild(int) string { return "" }
 
 // Name implements Dialect.
 func (Cockroach) Name() string { return "cockroach" }

@@ -19,6 +19,9 @@ func TestPostgres(t *testing.T) {
 		{d.CreateTable("t", "(k INT PRIMARY KEY)"), `CREATE TABLE "t" (k INT PRIMARY KEY)`},
 		{d.DropTable("order"), `DROP TABLE IF EXISTS "order"`},
 		{d.AnalyzeTable("order"), `ANALYZE "order"`},
+		{d.ShareIndexBuild(1), ""},
+		{d.ShareIndexBuild(4), "SELECT set_config('max_parallel_maintenance_workers', " +
+			"(current_setting('max_parallel_maintenance_workers')::int / 4)::text, true)"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)
@@ -63,6 +66,7 @@ func TestCockroach(t *testing.T) {
 		{d.CreateDatabase("bank"), `CREATE DATABASE "bank"`},
 		{d.DropTable("order"), `DROP TABLE IF EXISTS "order"`},
 		{d.AnalyzeTable("order"), `ANALYZE "order"`},
+		{d.ShareIndexBuild(4), ""},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)

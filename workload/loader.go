@@ -143,7 +143,7 @@ func loadTables(ctx context.Context, db *sqlx.DB, tables []Table, opts LoadOptio
 				return
 			}
 			defer func() { <-sem }()
-			if err := setupTable(ctx, db, t, per); err != nil {
+			if err := setupTable(ctx, db, t, per, parallel); err != nil {
 				once.Do(func() { firstErr = err; cancel() })
 			}
 		}(t)
@@ -155,14 +155,25 @@ func loadTables(ctx context.Context, db *sqlx.DB, tables []Table, opts LoadOptio
 	return ctx.Err()
 }
 
-// setupTable loads one table, then builds its indexes and analyzes it.
-func setupTable(ctx context.Context, db *sqlx.DB, t Table, opts LoadOptions) error {
+// setupTable loads one table, then builds its indexes and analyzes it;
+// builds is how many tables do so at once, whose index builds share the
+// server's parallel workers (dialect.IndexBuildSharer).
+func setupTable(ctx context.Context, db *sqlx.DB, t Table, opts LoadOptions, builds int) error {
 	if err := loadTable(ctx, db, t, opts); err != nil {
 		return err
+	}
+	var share string
+	if s, ok := db.Dialect().(dialect.IndexBuildSharer); ok {
+		share = s.ShareIndexBuild(builds)
 	}
 	for _, stmt := range t.Indexes {
 		if opts.SkipCreate {
 			break // the Setup that created the table created them
+		}
+		if share != "" {
+			// Without arguments, both go in one simple query, hence in
+			// one transaction, to which the setting is local.
+			stmt = share + "; " + stmt
 		}
 		if _, err := db.Exec(ctx, stmt); err != nil {
 			return fmt.Errorf("creating index on %s: %w", t.Name, err)
