@@ -596,49 +596,18 @@ func (db *DB) countingDial(dial pgconn.DialFunc) pgconn.DialFunc {
 		if err != nil {
 			return nil, err
 		}
-		return &countingConn{Conn: c, n: &db.sent, local: isLocal(c.RemoteAddr())}, nil
+		return &countingConn{Conn: c, n: &db.sent}, nil
 	}
 }
 
-// countingConn counts the bytes written on a connection and, for the
-// fast path, the bytes read, and yields the CPU after a write when asked
-// (see rawStmts.query).
+// countingConn counts the bytes written on a connection.
 type countingConn struct {
 	net.Conn
 	n *atomic.Int64
-	// local says the server runs on this machine (loopback or a Unix
-	// socket), so that its backend competes with the client for the CPUs.
-	local bool
-	// read counts the bytes read.
-	read atomic.Int64
-	// yieldNext asks the next Write to yield the CPU once written.
-	yieldNext atomic.Bool
 }
 
 func (c *countingConn) Write(b []byte) (int, error) {
 	n, err := c.Conn.Write(b)
 	c.n.Add(int64(n))
-	if c.yieldNext.Load() {
-		c.yieldNext.Store(false)
-		yieldCPU()
-	}
 	return n, err
-}
-
-func (c *countingConn) Read(b []byte) (int, error) {
-	n, err := c.Conn.Read(b)
-	c.read.Add(int64(n))
-	return n, err
-}
-
-// isLocal says whether addr, a connection's remote address, is on this
-// machine: a Unix socket or a loopback address.
-func isLocal(addr net.Addr) bool {
-	switch a := addr.(type) {
-	case *net.UnixAddr:
-		return true
-	case *net.TCPAddr:
-		return a.IP.IsLoopback()
-	}
-	return false
 }

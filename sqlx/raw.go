@@ -36,20 +36,8 @@ var rawStmtSeq atomic.Uint64
 // when the worker's connection is replaced.
 type rawStmts struct {
 	pc    *pgconn.PgConn
-	descs map[string]*rawStmt
+	descs map[string]*pgconn.StatementDescription
 }
-
-// rawStmt is a statement prepared for the fast path.
-type rawStmt struct {
-	sd *pgconn.StatementDescription
-	// small says the statement's last response fitted in one of the
-	// server's output buffers (smallResponse bytes).
-	small bool
-}
-
-// smallResponse is PostgreSQL's output buffer size: a response up to it
-// is sent in one write, as soon as the statement has run.
-const smallResponse = 8192
 
 // reset forgets the statements prepared on the previous connection.
 func (s *rawStmts) reset() {
@@ -72,55 +60,30 @@ func (s *rawStmts) query(ctx context.Context, pc *pgconn.PgConn, sql string, par
 		s.pc = pc
 	}
 	if s.descs == nil {
-		s.descs = make(map[string]*rawStmt)
+		s.descs = make(map[string]*pgconn.StatementDescription)
 	}
-	st := s.descs[sql]
-	if st == nil {
+	sd := s.descs[sql]
+	if sd == nil {
+		var err error
 		// Names are unique in the process, as a connection returned to
 		// the pool keeps its statements for its next user; pgx's own
 		// cache names start with "stmtcache_".
 		name := "stampede_raw_" + strconv.FormatUint(rawStmtSeq.Add(1), 10)
-		sd, err := pc.Prepare(ctx, name, sql, nil)
+		sd, err = pc.Prepare(ctx, name, sql, nil)
 		if err != nil {
 			return 0, err
 		}
-		st = &rawStmt{sd: sd}
-		s.descs[sql] = st
-	}
-	// A backend woken by a statement from this machine's client is put on
-	// the client's CPU, where the kernel expects the client to wait (a
-	// synchronous wake-up, as libpq's client does in poll). A Go client
-	// goes on running other goroutines there instead, and the backend
-	// waits for a preemption. So after sending a statement whose response
-	// came in one piece last time, the client yields the CPU: the backend
-	// answers at once. After a statement with a larger response (a range
-	// of 100 rows) yielding costs more than it saves. Measured on 2 vCPUs
-	// with a local PostgreSQL 15, 8 workers, two rounds each beside
-	// sysbench 1.0.20: oltp_point_select 60,800 and 52,500 -> 78,000 and
-	// 64,800 tps (sysbench 87,000 and 71,600), client CPU per query 11.5
-	// and 13.3 -> 8.4 and 10.3 µs; yielding after every statement made
-	// range-only events (oltp_read_only --point_selects=0) 11% slower.
-	cc, _ := pc.Conn().(*countingConn)
-	var before int64
-	if cc != nil {
-		before = cc.read.Load()
-		if cc.local && st.small {
-			cc.yieldNext.Store(true)
-		}
+		s.descs[sql] = sd
 	}
 	// ExecStatement sends Bind, Execute and Sync in one write, without
 	// pgx's per-query allocations; text results need no format codes.
-	rr := pc.ExecStatement(ctx, st.sd, params, nil, nil)
+	rr := pc.ExecStatement(ctx, sd, params, nil, nil)
 	for rr.NextRow() {
 		if row != nil {
 			row(rr.Values())
 		}
 	}
 	tag, err := rr.Close()
-	if cc != nil {
-		cc.yieldNext.Store(false) // not used when the write failed
-		st.small = cc.read.Load()-before <= smallResponse
-	}
 	if err != nil {
 		return 0, err
 	}
