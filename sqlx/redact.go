@@ -160,6 +160,11 @@ func scrubConn(msg, conn string) string {
 		if u, err := url.QueryUnescape(s); err == nil {
 			all = append(all, u)
 		}
+		// Error messages split at ": " and trim: a secret that starts or
+		// ends with spaces can come out without them.
+		if t := strings.TrimSpace(s); t != "" && t != s {
+			all = append(all, t)
+		}
 	}
 	// Longest first, so that a secret containing another is hidden whole.
 	sort.Slice(all, func(i, j int) bool { return len(all[i]) > len(all[j]) })
