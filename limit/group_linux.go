@@ -516,7 +516,11 @@ func (g *Group) Remove() error {
 	return fmt.Errorf("cannot remove cgroup %s/%s: %w", Parent, g.name, err)
 }
 
-// moveToRoot moves the group's processes to the root group.
+// moveToRoot moves the group's processes to the root group. In v1 it
+// looks only at the hierarchies where the group's directory is still
+// there: an earlier attempt of Remove may have deleted it from some (a
+// process forked into the group in between kept the others busy), and
+// cgroup1's MoveTo stops at the first missing one.
 func (g *Group) moveToRoot() error {
 	if g.v2 != nil {
 		root, err := cgroup2.Load("/", cgroup2.WithMountpoint(g.root))
@@ -525,16 +529,29 @@ func (g *Group) moveToRoot() error {
 		}
 		return g.v2.MoveTo(root)
 	}
-	subs, _, err := v1Hierarchy(g.root, Limits{})
+	subs, names, err := v1Hierarchy(g.root, Limits{})
 	if err != nil {
 		return err
 	}
-	h := func() ([]cgroup1.Subsystem, error) { return subs, nil }
+	var live []cgroup1.Subsystem
+	for i, s := range subs {
+		if exists(filepath.Join(g.root, string(names[i]), Parent, g.name)) {
+			live = append(live, s)
+		}
+	}
+	if len(live) == 0 {
+		return nil
+	}
+	h := func() ([]cgroup1.Subsystem, error) { return live, nil }
+	group, err := cgroup1.Load(cgroup1.StaticPath(groupPath(g.name)), cgroup1.WithHierarchy(h))
+	if err != nil {
+		return err
+	}
 	root, err := cgroup1.Load(cgroup1.StaticPath("/"), cgroup1.WithHierarchy(h))
 	if err != nil {
 		return err
 	}
-	return g.v1.MoveTo(root)
+	return group.MoveTo(root)
 }
 
 // removeParent deletes the stampede parent group when no group is left in

@@ -412,6 +412,42 @@ func TestLoadRemove(t *testing.T) {
 	}
 }
 
+// TestRemovePartlyDeleted removes a group that is already gone from one
+// v1 hierarchy but still holds a process in the others, as an earlier
+// attempt of Remove leaves it when a process joins the group between its
+// move and its deletion.
+func TestRemovePartlyDeleted(t *testing.T) {
+	requireV1(t, "cpu", "blkio")
+	name := fmt.Sprintf("test-%d-partly", os.Getpid())
+	g, err := limit.Create(name, limit.Limits{CPUs: 0.25}) // made in every mounted hierarchy
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = g.Remove() })
+	cmd := exec.Command("sleep", "30")
+	start(t, g, cmd)
+	for began := time.Now(); !inGroup(cmd.Process.Pid, g) && time.Since(began) < 5*time.Second; {
+		time.Sleep(10 * time.Millisecond)
+	}
+	// Out of the blkio hierarchy's group, which is then deleted.
+	pid := []byte(strconv.Itoa(cmd.Process.Pid))
+	if err := os.WriteFile(filepath.Join(limit.DefaultRoot, "blkio", "cgroup.procs"), pid, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(limit.DefaultRoot, "blkio", limit.Parent, name)); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Remove(); err != nil {
+		t.Fatalf("Remove of a group gone from blkio: %v", err)
+	}
+	if inGroup(cmd.Process.Pid, g) {
+		t.Errorf("the process is still in the removed group")
+	}
+	if _, err := os.Stat(filepath.Join(limit.DefaultRoot, "cpu", limit.Parent, name)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the group's cpu directory is still there: %v", err)
+	}
+}
+
 // TestV2FakeTree checks the files Create writes on cgroup v2, against a
 // fake cgroup2 tree of plain files in a temporary directory.
 func TestV2FakeTree(t *testing.T) {
