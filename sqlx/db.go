@@ -98,7 +98,7 @@ func ParseConfigs(opts Options) ([]*pgxpool.Config, error) {
 		}
 		cfg, err := pgxpool.ParseConfig(u)
 		if err != nil {
-			return nil, fmt.Errorf("malformed connection URL %s: %s", oneLine(Redact(u)), oneLine(scrubConn(lastLine(err), u)))
+			return nil, fmt.Errorf("malformed connection URL %s: %s", oneLine(Redact(u)), oneLine(parseDetail(err, u)))
 		}
 		if opts.Database != "" {
 			cfg.ConnConfig.Database = opts.Database

@@ -83,6 +83,27 @@ func leaked(out, pw string) bool {
 	return false
 }
 
+// arisesWithout reports whether pw shows in out's output for the same
+// connection string with another password: then it comes from the rest of
+// the string ("?000" from the query "?000=&…" once parameters are
+// re-encoded), and finding it is no proof of a leak.
+func arisesWithout(pw string, form uint8, user, host, extra string, out func(string) string) bool {
+	for _, other := range []string{"Zq", "Zq0Zq"} {
+		if leaked(out(connString(form, user, other, host, extra)), pw) {
+			return true
+		}
+	}
+	return false
+}
+
+// parseError returns ParseConfigs's error message for s, or "".
+func parseError(s string) string {
+	if _, err := sqlx.ParseConfigs(sqlx.Options{URLs: []string{s}}); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
 func FuzzRedact(f *testing.F) {
 	f.Add(uint8(0), "bob", "s3cret", "host:5432", "sslmode=disable")
 	f.Add(uint8(1), "bob", "pa/ss@word", "h1,h2", "")
@@ -94,7 +115,7 @@ func FuzzRedact(f *testing.F) {
 	f.Fuzz(func(t *testing.T, form uint8, user, pw, host, extra string) {
 		s := connString(form, user, pw, host, extra)
 		out := sqlx.Redact(s) // must not panic
-		if checkablePassword(form, s, pw) && leaked(out, pw) {
+		if checkablePassword(form, s, pw) && leaked(out, pw) && !arisesWithout(pw, form, user, host, extra, sqlx.Redact) {
 			t.Errorf("Redact(%q) = %q shows the password %q", s, out, pw)
 		}
 		_ = sqlx.Redact(user + pw + host + extra) // arbitrary text: must not panic
@@ -120,7 +141,7 @@ func FuzzParseConfigs(f *testing.F) {
 		if strings.ContainsAny(msg, "\n\r") {
 			t.Errorf("ParseConfigs(%q): error is not one line: %q", s, msg)
 		}
-		if checkablePassword(form, s, pw) && leaked(msg, pw) {
+		if checkablePassword(form, s, pw) && leaked(msg, pw) && !arisesWithout(pw, form, user, host, extra, parseError) {
 			t.Errorf("ParseConfigs(%q): error %q shows the password %q", s, msg, pw)
 		}
 	})

@@ -1,10 +1,16 @@
 package sqlx
 
 import (
+	"errors"
 	"net/url"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // redacted replaces secrets in printed connection strings.
@@ -168,5 +174,142 @@ func scrubConn(msg, conn string) string {
 	}
 	// Longest first, so that a secret containing another is hidden whole.
 	sort.Slice(all, func(i, j int) bool { return len(all[i]) > len(all[j]) })
-	return Scrub(msg, all)
+	var long []string
+	for _, s := range all {
+		if len(s) >= 4 {
+			long = append(long, s)
+			continue
+		}
+		// A short password ("a") is hidden where it stands alone, not in
+		// every word that holds it ("failed").
+		msg = replaceStandalone(msg, s, redacted)
+	}
+	return Scrub(msg, long)
 }
+
+// parseDetail returns the reason pgx gives for rejecting conn, on one line,
+// without any password conn may hold. pgx quotes pieces of conn in its
+// errors (net/url quotes the whole URL, the keyword/value parser a key), and
+// pgx itself says its own redaction is best effort; so the URL that net/url
+// quotes is dropped, and every other quoted piece is kept only when it is a
+// piece of conn found outside the places a password can be (the user info
+// of a URL, and whatever follows a password keyword). What is left is
+// scrubbed of conn's passwords as well.
+func parseDetail(err error, conn string) string {
+	msg := err.Error()
+	var pce *pgconn.ParseConfigError
+	if errors.As(err, &pce) {
+		msg = pce.Error()
+		if inner := errors.Unwrap(pce); inner != nil {
+			msg = strings.TrimSuffix(msg, " ("+inner.Error()+")")
+			reason := inner.Error()
+			var ue *url.Error
+			if errors.As(inner, &ue) {
+				reason = ue.Err.Error()
+			}
+			msg += ": " + reason
+		}
+		// The message proper follows pgx's "cannot parse `conn`: ".
+		if i := strings.LastIndex(msg, "`: "); i >= 0 {
+			msg = msg[i+3:]
+		}
+	}
+	spans := secretSpans(conn)
+	msg = quoted.ReplaceAllStringFunc(msg, func(q string) string {
+		piece := q[1 : len(q)-1]
+		if q[0] == '"' {
+			if u, err := strconv.Unquote(q); err == nil {
+				piece = u
+			}
+		}
+		if len(piece) <= 1 && !strings.Contains(conn, piece) {
+			return q // a character pgx names ("="), not a piece of conn
+		}
+		if outsideSpans(conn, piece, spans) {
+			return q
+		}
+		return `"…"`
+	})
+	return scrubConn(msg, conn)
+}
+
+// quoted matches a double-quoted (with Go escapes) or backquoted piece of
+// an error message.
+var quoted = regexp.MustCompile("\"(?:[^\"\\\\]|\\\\.)*\"|`[^`]*`")
+
+// span is a byte range [lo, hi) of a string.
+type span struct{ lo, hi int }
+
+// secretSpans returns the ranges of conn that may hold a password, widely:
+// a URL's user info taken up to the last '@' anywhere (a password pasted in
+// unescaped may hold '/', '?' or '#'), and everything from a password or
+// sslpassword keyword to the end (a value pasted in unquoted or unescaped
+// may run over what looks like the next parameter).
+func secretSpans(conn string) []span {
+	var out []span
+	if i := strings.Index(conn, "://"); i >= 0 {
+		if at := strings.LastIndex(conn, "@"); at > i {
+			out = append(out, span{i + 3, at})
+		}
+	}
+	if loc := secretKeyword.FindStringIndex(conn); loc != nil {
+		out = append(out, span{loc[0], len(conn)})
+	}
+	return out
+}
+
+// secretKeyword finds the first password keyword of a URL or DSN.
+var secretKeyword = regexp.MustCompile(`(?i)password`)
+
+// outsideSpans reports whether piece occurs in conn at least once without
+// overlapping any of the spans.
+func outsideSpans(conn, piece string, spans []span) bool {
+	if piece == "" {
+		return true
+	}
+	for from := 0; from <= len(conn)-len(piece); {
+		i := strings.Index(conn[from:], piece)
+		if i < 0 {
+			return false
+		}
+		lo, hi := from+i, from+i+len(piece)
+		clear := true
+		for _, s := range spans {
+			if lo < s.hi && s.lo < hi {
+				clear = false
+				break
+			}
+		}
+		if clear {
+			return true
+		}
+		from = lo + 1
+	}
+	return false
+}
+
+// replaceStandalone replaces the occurrences of old in s that are not next
+// to a letter or digit.
+func replaceStandalone(s, old, repl string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, old)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		before, _ := utf8.DecodeLastRuneInString(s[:i])
+		after, _ := utf8.DecodeRuneInString(s[i+len(old):])
+		if i > 0 && isWordRune(before) || i+len(old) < len(s) && isWordRune(after) {
+			_, size := utf8.DecodeRuneInString(s[i:])
+			b.WriteString(s[:i+size])
+			s = s[i+size:]
+			continue
+		}
+		b.WriteString(s[:i])
+		b.WriteString(repl)
+		s = s[i+len(old):]
+	}
+}
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
