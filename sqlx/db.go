@@ -596,7 +596,7 @@ func (db *DB) countingDial(dial pgconn.DialFunc) pgconn.DialFunc {
 		if err != nil {
 			return nil, err
 		}
-		return &countingConn{Conn: c, n: &db.sent}, nil
+		return &countingConn{Conn: withRawIO(c), n: &db.sent}, nil
 	}
 }
 

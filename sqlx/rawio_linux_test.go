@@ -1,0 +1,135 @@
+package sqlx
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"testing"
+	"time"
+)
+
+// rawPair returns a raw-I/O connection and the peer end of a loopback TCP
+// connection.
+func rawPair(t *testing.T) (*rawIOConn, net.Conn) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			close(accepted)
+			return
+		}
+		accepted <- c
+	}()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	peer, ok := <-accepted
+	if !ok {
+		t.Fatal("accept failed")
+	}
+	raw, ok := withRawIO(c).(*rawIOConn)
+	if !ok {
+		t.Fatalf("withRawIO(%T) did not wrap a TCP connection", c)
+	}
+	t.Cleanup(func() { raw.Close(); peer.Close() })
+	return raw, peer
+}
+
+func TestRawIOLargeTransfers(t *testing.T) {
+	raw, peer := rawPair(t)
+	// 32 MB is far more than the socket buffers hold, so the write waits
+	// for the socket to drain (EAGAIN) many times, and the reads come in
+	// many pieces.
+	data := bytes.Repeat([]byte("0123456789abcdef"), 2<<20)
+	got := make(chan []byte, 1)
+	go func() {
+		b, _ := io.ReadAll(io.LimitReader(peer, int64(len(data))))
+		got <- b
+	}()
+	if n, err := raw.Write(data); err != nil || n != len(data) {
+		t.Fatalf("Write = %d, %v; want %d, nil", n, err, len(data))
+	}
+	if b := <-got; !bytes.Equal(b, data) {
+		t.Fatalf("peer received %d bytes that differ from the %d written", len(b), len(data))
+	}
+
+	go func() { peer.Write(data) }()
+	back, err := io.ReadAll(io.LimitReader(raw, int64(len(data))))
+	if err != nil || !bytes.Equal(back, data) {
+		t.Fatalf("read %d bytes (err %v), want the %d the peer wrote", len(back), err, len(data))
+	}
+}
+
+func TestRawIOEndsAndErrors(t *testing.T) {
+	tests := []struct {
+		name  string
+		setup func(raw *rawIOConn, peer net.Conn)
+		check func(err error) bool
+	}{
+		{
+			name:  "peer closes: EOF",
+			setup: func(_ *rawIOConn, peer net.Conn) { peer.Close() },
+			check: func(err error) bool { return err == io.EOF },
+		},
+		{
+			name: "deadline passes: a timeout",
+			setup: func(raw *rawIOConn, _ net.Conn) {
+				raw.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
+			},
+			check: func(err error) bool {
+				var ne net.Error
+				return errors.As(err, &ne) && ne.Timeout() && errors.Is(err, os.ErrDeadlineExceeded)
+			},
+		},
+		{
+			name: "closed while waiting: net.ErrClosed",
+			setup: func(raw *rawIOConn, _ net.Conn) {
+				time.AfterFunc(20*time.Millisecond, func() { raw.Close() })
+			},
+			check: func(err error) bool { return errors.Is(err, net.ErrClosed) },
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			raw, peer := rawPair(t)
+			tc.setup(raw, peer)
+			done := make(chan error, 1)
+			go func() {
+				_, err := raw.Read(make([]byte, 16))
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				if !tc.check(err) {
+					t.Fatalf("Read error = %v (%T)", err, err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("Read did not return")
+			}
+		})
+	}
+}
+
+func TestRawIOWriteToReset(t *testing.T) {
+	raw, peer := rawPair(t)
+	peer.(*net.TCPConn).SetLinger(0) // close with a reset
+	peer.Close()
+	var err error
+	for i := 0; i < 100 && err == nil; i++ { // the first writes may be buffered
+		_, err = raw.Write([]byte("x"))
+		time.Sleep(time.Millisecond)
+	}
+	var op *net.OpError
+	if !errors.As(err, &op) || op.Op != "write" {
+		t.Fatalf("Write to a reset connection: %v (%T), want a *net.OpError for write", err, err)
+	}
+}
