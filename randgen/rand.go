@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+
+	"github.com/stampede-bench/stampede/internal/cacheline"
 )
 
 // New returns a *rand.Rand driven by a PCG source (math/rand/v2) seeded with
@@ -15,8 +17,22 @@ import (
 //
 // New is safe for concurrent use; the returned *rand.Rand is not (give each
 // goroutine its own).
+//
+// The source's state, written on every draw, has a cache line to itself:
+// the 16-byte sources of two workers made one after the other would
+// otherwise share a line, and every draw of one would evict the other's
+// from the other core's cache (see package cacheline).
 func New(seed, stream uint64) *rand.Rand {
-	return rand.New(rand.NewPCG(seed, stream))
+	p := new(paddedPCG)
+	p.PCG.Seed(seed, stream)
+	return rand.New(&p.PCG)
+}
+
+// paddedPCG is a PCG source alone on its cache line.
+type paddedPCG struct {
+	_   cacheline.Pad
+	PCG rand.PCG
+	_   cacheline.Pad
 }
 
 // FNV64 is YCSB's Utils.fnvhash64, used to scramble key numbers: FNV-1a over

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/stampede-bench/stampede/internal/cacheline"
 )
 
 // Histogram geometry shared by every histogram stampede records, so that
@@ -129,10 +131,12 @@ const handleBuffer = 128
 // and must Flush before it stops (and periodically, so that values reach
 // the interval they belong to; the engine flushes every few milliseconds).
 type Handle struct {
+	_      cacheline.Pad // written on every operation: off other workers' lines
 	s      *shard
 	n      int
 	series [handleBuffer]int32
 	vals   [handleBuffer]int64
+	_      cacheline.Pad
 }
 
 // Record adds one latency to series number series.

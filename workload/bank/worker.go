@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/stampede-bench/stampede/dialect"
+	"github.com/stampede-bench/stampede/internal/cacheline"
 	"github.com/stampede-bench/stampede/randgen"
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
@@ -95,6 +96,7 @@ func (g *bank) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (wor
 // arguments and scan destinations its statements reuse. It is not safe
 // for concurrent use.
 type worker struct {
+	_           cacheline.Pad // written on every transaction: off other workers' lines
 	s           statements
 	d           dialect.Dialect // chooses the retry protocol
 	conn        sqlx.Conn
@@ -115,6 +117,7 @@ type worker struct {
 	// Scan destinations.
 	id, balance int64
 	dest        []any
+	_           cacheline.Pad
 }
 
 func newWorker(g *bank, d dialect.Dialect, conn sqlx.Conn, r *rand.Rand) *worker {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/stampede-bench/stampede/internal/cacheline"
 	"github.com/stampede-bench/stampede/randgen"
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
@@ -53,6 +54,7 @@ func ignorable(err error) bool {
 // stream, generators, connection and the arguments and scan destinations
 // its statements reuse. It is not safe for concurrent use.
 type worker struct {
+	_     cacheline.Pad // the fields below are written on every event
 	cfg   *config
 	event func(*worker, context.Context) error
 	stmts []tableStatements // stmts[n-1] is table n's
@@ -62,9 +64,12 @@ type worker struct {
 	q    sqlx.Querier // conn, or tx while a transaction is open
 	tx   sqlx.Tx
 	// raw is q's fast path, when it has one (see sqlx.RawQuerier), and
-	// params the parameters encoded for it, in buffers reused.
+	// params the parameters encoded for it; ints[i] is the buffer
+	// reused for the digits of an integer parameter i (a []byte
+	// parameter is passed as is, never written into).
 	raw    sqlx.RawQuerier
 	params [][]byte
+	ints   [][]byte
 	rec    workload.Recorder
 	base   time.Time // origin of the monotonic clock readings
 
@@ -98,6 +103,7 @@ type worker struct {
 	cDest        []any // c
 	numDest      []any // SUM(k) or count(k)
 	rowDest      []any // id, k, c, pad
+	_            cacheline.Pad
 }
 
 // newWorker returns a worker of g's script on conn, drawing from r.
@@ -107,7 +113,9 @@ func newWorker(g *generator, stmts []tableStatements, op *[numKinds]int, conn sq
 		cfg: c, event: g.s.event, stmts: stmts, op: op,
 		conn: conn, rec: nopRecorder{}, base: time.Now(),
 		r: r, ids: c.ids(1, int64(c.tableSize)), digits: newDigitSource(r),
-		cBuf: make([]byte, cLen), padBuf: make([]byte, padLen),
+		// Buffers written on every event are padded off other
+		// workers' (see package cacheline).
+		cBuf: cacheline.Slice[byte](cLen), padBuf: cacheline.Slice[byte](padLen),
 	}
 	cArg, padArg := any(w.cBuf), any(w.padBuf)
 	w.args1 = w.withTenant(&w.a)
@@ -138,17 +146,25 @@ func (w *worker) setQuerier(q sqlx.Querier) {
 	w.raw, _ = q.(sqlx.RawQuerier)
 }
 
+// maxIntLen is the length of the longest int64 in decimal.
+const maxIntLen = len("-9223372036854775808")
+
 // encode encodes args for the fast path, in text format, into w.params.
 // Arguments are what the worker binds: *intArg and []byte.
 func (w *worker) encode(args []any) [][]byte {
 	if cap(w.params) < len(args) {
-		w.params = make([][]byte, len(args))
+		w.params = cacheline.Slice[[]byte](len(args))
+		w.ints = cacheline.Slice[[]byte](len(args))
+		for i := range w.ints {
+			w.ints[i] = cacheline.Slice[byte](maxIntLen)[:0]
+		}
 	}
 	p := w.params[:len(args)]
 	for i, a := range args {
 		switch a := a.(type) {
 		case *intArg:
-			p[i] = strconv.AppendInt(p[i][:0], a.v, 10)
+			w.ints[i] = strconv.AppendInt(w.ints[i][:0], a.v, 10)
+			p[i] = w.ints[i]
 		case []byte:
 			p[i] = a
 		default:

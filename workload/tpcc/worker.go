@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/stampede-bench/stampede/dialect"
+	"github.com/stampede-bench/stampede/internal/cacheline"
 	"github.com/stampede-bench/stampede/randgen"
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
@@ -259,6 +260,7 @@ func newDeck(weights []int) []int {
 // worker is one terminal (clause 5.2): its home warehouse, stream,
 // connection and deck. It is not safe for concurrent use.
 type worker struct {
+	_          cacheline.Pad // written on every transaction: off other workers' lines
 	conn       sqlx.Conn
 	d          dialect.Dialect // chooses the retry protocol
 	rec        workload.Recorder
@@ -277,6 +279,7 @@ type worker struct {
 	started    bool // whether next holds the drawn next transaction
 	next       int
 	audit      auditCounts
+	_          cacheline.Pad
 }
 
 // nopRecorder is the Recorder of a worker that was never attached.

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/stampede-bench/stampede/dialect"
+	"github.com/stampede-bench/stampede/internal/cacheline"
 	"github.com/stampede-bench/stampede/randgen"
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
@@ -172,6 +173,7 @@ func (g *ycsb) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (wor
 // worker is one worker's state: its stream, generators and the buffers
 // its operations reuse. It is not safe for concurrent use.
 type worker struct {
+	_       cacheline.Pad // the fields below are written on every operation
 	c       *config
 	s       *statements
 	conn    sqlx.Conn
@@ -228,6 +230,7 @@ type worker struct {
 	// rows and received count the rows and column bytes the last read or
 	// scan received.
 	rows, received int
+	_              cacheline.Pad
 }
 
 func newWorker(
@@ -281,7 +284,9 @@ func newWorker(
 	}
 
 	maxKey := maxKeyNameLen(c.zeroPadding)
-	w.keyBuf = make([]byte, 0, maxKey)
+	// The buffers written on every operation are padded off other
+	// workers' (see package cacheline).
+	w.keyBuf = cacheline.Slice[byte](maxKey)[:0]
 	w.keyArgs = make([]any, maxKey+1)
 	for n := range w.keyArgs {
 		w.keyArgs[n] = w.keyBuf[:n:n]
@@ -289,21 +294,24 @@ func newWorker(
 	w.vals = make([][]byte, c.fieldCount)
 	w.valArgs = make([]any, c.fieldCount)
 	for i := range w.vals {
-		w.vals[i] = make([]byte, c.fieldLength)
+		w.vals[i] = cacheline.Slice[byte](int(c.fieldLength))
 		w.valArgs[i] = w.vals[i]
 	}
 
 	if c.tenant != 0 {
 		w.t = 1
 	}
-	w.readArgs = make([]any, w.t+1)
-	w.updateArgs = make([]any, w.t+2)
-	w.updateAll = make([]any, c.fieldCount+w.t+1)
-	w.insertArgs = make([]any, w.t+c.fieldCount+1)
-	w.scanArgs = make([]any, w.t+2)
+	w.readArgs = cacheline.Slice[any](w.t + 1)
+	w.updateArgs = cacheline.Slice[any](w.t + 2)
+	w.updateAll = cacheline.Slice[any](c.fieldCount + w.t + 1)
+	w.insertArgs = cacheline.Slice[any](w.t + c.fieldCount + 1)
+	w.scanArgs = cacheline.Slice[any](w.t + 2)
 	n := max(len(w.readArgs), len(w.updateArgs), len(w.updateAll), len(w.insertArgs), len(w.scanArgs))
-	w.params = make([][]byte, n)
-	w.ints = make([][]byte, n)
+	w.params = cacheline.Slice[[]byte](n)
+	w.ints = cacheline.Slice[[]byte](n)
+	for i := range w.ints {
+		w.ints[i] = cacheline.Slice[byte](len("-9223372036854775808"))[:0]
+	}
 	w.raw, _ = conn.(sqlx.RawQuerier)
 	w.countRow = w.count
 	if w.t == 1 {
