@@ -321,9 +321,19 @@ func TestWatch(t *testing.T) {
 			time.Sleep(10 * time.Millisecond)
 		}
 		took := time.Since(began)
-		mu.Lock()
-		at, ok := moved[pid]
-		mu.Unlock()
+		// Watch calls back after it has moved the process: the test can
+		// see the process in the group a moment before the call.
+		var at time.Time
+		var ok bool
+		for {
+			mu.Lock()
+			at, ok = moved[pid]
+			mu.Unlock()
+			if ok || time.Since(began) > 3*time.Second {
+				break
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
 		t.Logf("sleep %s #%d (PID %d) in the group %v after it started (callback: %v)", tag, i, pid, took.Round(time.Millisecond), ok)
 		if !inGroup(pid, g) || took > time.Second {
 			t.Errorf("PID %d moved after %v, want within 1s", pid, took)
