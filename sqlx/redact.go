@@ -291,6 +291,9 @@ func outsideSpans(conn, piece string, spans []span) bool {
 // replaceStandalone replaces the occurrences of old in s that are not next
 // to a letter or digit.
 func replaceStandalone(s, old, repl string) string {
+	if old == "" {
+		return s
+	}
 	var b strings.Builder
 	for {
 		i := strings.Index(s, old)

@@ -55,6 +55,12 @@ func TestParseConfigsErrors(t *testing.T) {
 		{"localhost:5432", "malformed connection URL"},
 		{"postgresql://bob:pw@host:notaport/db", "malformed connection URL"},
 		{"postgresql://bob:secretpw@host/db?sslmode=bogus", "malformed connection URL"},
+		// A quoted piece outside the user info is kept: it names the problem.
+		{"postgresql://bob:secretpw@host/db?connect_timeout=x", `invalid connect_timeout: strconv.ParseInt: parsing "x": invalid syntax`},
+		// pgx quotes the query from a piece of the password on: hidden whole.
+		{"postgresql://?::0/secretpw@host/db?", `missing key/value separator "=" in URI query parameter: "…"`},
+		// A short password is hidden where it stands, not inside words.
+		{"host=x password=pw b c", "malformed connection URL host=x password=xxxxx b c: failed to parse as keyword/value: invalid keyword/value"},
 	} {
 		_, err := sqlx.ParseConfigs(sqlx.Options{URLs: []string{tc.url}, Database: "x"})
 		switch {
