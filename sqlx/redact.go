@@ -215,7 +215,7 @@ func parseDetail(err error, conn string) string {
 		}
 	}
 	spans := secretSpans(conn)
-	msg = quoted.ReplaceAllStringFunc(msg, func(q string) string {
+	keep := func(q string) string {
 		piece := q[1 : len(q)-1]
 		if q[0] == '"' {
 			if u, err := strconv.Unquote(q); err == nil {
@@ -229,13 +229,36 @@ func parseDetail(err error, conn string) string {
 			return q
 		}
 		return `"…"`
-	})
-	return scrubConn(msg, conn)
+	}
+	return scrubConn(replaceQuoted(msg, keep), conn)
 }
 
-// quoted matches a double-quoted (with Go escapes) or backquoted piece of
-// an error message.
-var quoted = regexp.MustCompile("\"(?:[^\"\\\\]|\\\\.)*\"|`[^`]*`")
+// replaceQuoted passes every quoted piece of msg through f. A piece may be
+// quoted with Go escapes (%q) or as is ("%s", where a backslash is just a
+// backslash); a quote that closes nothing hides the rest of msg, since
+// where a quoted piece ends can then not be known.
+func replaceQuoted(msg string, f func(string) string) string {
+	var b strings.Builder
+	for {
+		i := strings.IndexAny(msg, "\"`")
+		if i < 0 {
+			b.WriteString(msg)
+			return b.String()
+		}
+		b.WriteString(msg[:i])
+		loc := quoted.FindStringIndex(msg[i:])
+		if loc == nil || loc[0] != 0 {
+			b.WriteString(`"…"`)
+			return b.String()
+		}
+		b.WriteString(f(msg[i : i+loc[1]]))
+		msg = msg[i+loc[1]:]
+	}
+}
+
+// quoted matches, at the start of a string, a double-quoted piece with Go
+// escapes, else one without escapes, else a backquoted piece.
+var quoted = regexp.MustCompile("^(?:\"(?:[^\"\\\\]|\\\\.)*\"|\"[^\"]*\"|`[^`]*`)")
 
 // span is a byte range [lo, hi) of a string.
 type span struct{ lo, hi int }

@@ -17,3 +17,21 @@ func TestReplaceStandalone(t *testing.T) {
 		}
 	}
 }
+
+func TestReplaceQuoted(t *testing.T) {
+	mark := func(q string) string { return "<" + q + ">" }
+	for _, tc := range []struct{ msg, want string }{
+		{"no quotes", "no quotes"},
+		{`a "b" c`, `a <"b"> c`},
+		{`esc "a\"b" end`, `esc <"a\"b"> end`},
+		{`as is ":x?\"`, `as is <":x?\">`},
+		{"back `q` x", "back <`q`> x"},
+		{`two "a" and "b"`, `two <"a"> and <"b">`},
+		{`open "abc`, `open "…"`},
+		{"open `abc", "open \"…\""},
+	} {
+		if got := replaceQuoted(tc.msg, mark); got != tc.want {
+			t.Errorf("replaceQuoted(%q) = %q, want %q", tc.msg, got, tc.want)
+		}
+	}
+}

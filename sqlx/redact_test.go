@@ -59,6 +59,8 @@ func TestParseConfigsErrors(t *testing.T) {
 		{"postgresql://bob:secretpw@host/db?connect_timeout=x", `invalid connect_timeout: strconv.ParseInt: parsing "x": invalid syntax`},
 		// pgx quotes the query from a piece of the password on: hidden whole.
 		{"postgresql://?::0/secretpw@host/db?", `missing key/value separator "=" in URI query parameter: "…"`},
+		// pgx quotes it as is: a backslash before the closing quote is no escape.
+		{`postgresql://:?:00/secretpw@0/db?\`, `missing key/value separator "=" in URI query parameter: "…"`},
 		// A short password is hidden where it stands, not inside words.
 		{"host=x password=pw b c", "malformed connection URL host=x password=xxxxx b c: failed to parse as keyword/value: invalid keyword/value"},
 	} {
