@@ -85,21 +85,32 @@ func Setup(ctx context.Context, db *sqlx.DB, gen Generator, opts LoadOptions) er
 	return nil
 }
 
-// createTables creates the tables, refusing (ErrTablesExist) when one
-// exists, unless opts.Drop drops them first.
-func createTables(ctx context.Context, db *sqlx.DB, gen Generator, tables []Table, opts LoadOptions) error {
-	d := db.Dialect()
+// CheckNoTables returns an error wrapping ErrTablesExist, which says how to
+// start over, when one of tables exists in db: loading would refuse it.
+func CheckNoTables(ctx context.Context, db *sqlx.DB, gen Generator, tables []Table) error {
+	if db.Null() {
+		return nil // nothing exists and nothing is created
+	}
 	for _, t := range tables {
-		if db.Null() {
-			break // nothing exists and nothing is created
-		}
 		exists, err := TableExists(ctx, db, t.Name)
 		if err != nil {
 			return fmt.Errorf("checking table %s: %w", t.Name, err)
 		}
-		if exists && !opts.Drop {
+		if exists {
 			return fmt.Errorf("%w: table %s already exists in database %q: use --drop to recreate it, or `stampede cleanup %s`",
 				ErrTablesExist, t.Name, db.Database(), gen.Meta().Name)
+		}
+	}
+	return nil
+}
+
+// createTables creates the tables, refusing (ErrTablesExist) when one
+// exists, unless opts.Drop drops them first.
+func createTables(ctx context.Context, db *sqlx.DB, gen Generator, tables []Table, opts LoadOptions) error {
+	d := db.Dialect()
+	if !opts.Drop {
+		if err := CheckNoTables(ctx, db, gen, tables); err != nil {
+			return err
 		}
 	}
 	for i := len(tables) - 1; opts.Drop && i >= 0; i-- {

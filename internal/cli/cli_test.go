@@ -31,9 +31,22 @@ func stampedeCtx(t testing.TB, ctx context.Context, args ...string) result {
 	return result{code, out.String(), errb.String()}
 }
 
-// checkOneLineError fails unless r exited with code and its stderr ends
-// in one error line containing want, with no stack trace.
+// checkOneLineError fails unless r exited with code and its stderr is one
+// error line containing want (warnings aside), with no stack trace.
 func checkOneLineError(t *testing.T, r result, code int, want string) {
+	t.Helper()
+	lines := checkFinalError(t, r, code, want)
+	for _, l := range lines[:len(lines)-1] {
+		if !strings.HasPrefix(l, "warning: ") {
+			t.Errorf("stderr %q: a line besides the error: %q", r.stderr, l)
+		}
+	}
+}
+
+// checkFinalError checks that a command that failed after it started its
+// work (and may have printed progress) ends with one error line containing
+// want, with the exit code; it returns stderr's lines.
+func checkFinalError(t *testing.T, r result, code int, want string) []string {
 	t.Helper()
 	if r.code != code {
 		t.Errorf("exit code %d, want %d (stderr %q)", r.code, code, r.stderr)
@@ -46,6 +59,7 @@ func checkOneLineError(t *testing.T, r result, code int, want string) {
 	if strings.Contains(r.stderr, "goroutine ") || strings.Contains(r.stderr, "panic") {
 		t.Errorf("stack trace in stderr: %s", r.stderr)
 	}
+	return lines
 }
 
 func writeFile(t testing.TB, content string) string {
@@ -81,6 +95,9 @@ func TestBadInput(t *testing.T) {
 		{"negative op-timeout", append([]string{"run", "ycsb", "--op-timeout", "-1s"}, null...), 2, "op-timeout -1s is negative"},
 		{"negative max-ops", append([]string{"run", "ycsb", "--max-ops", "-1"}, null...), 2, "max-ops -1 is negative"},
 		{"zero concurrency", append([]string{"run", "ycsb", "--concurrency", "0"}, null...), 2, "need at least 1 worker"},
+		{"negative threads", append([]string{"oltp_point_select", "--threads=-2", "run"}, null...), 2, "--threads -2: need at least 1 worker"},
+		{"negative loader threads", append([]string{"prepare", "oltp_point_select", "--threads=-2"}, null...), 2, "--threads -2: need at least 1 loader"},
+		{"zero loaders", append([]string{"init", "ycsb", "--concurrency", "0"}, null...), 2, "--concurrency 0: need at least 1 loader"},
 		{"threads disagree", append([]string{"run", "ycsb", "--concurrency", "2", "--threads", "3"}, null...), 2, "disagree"},
 		{"bad format", append([]string{"run", "ycsb", "--format", "xml"}, null...), 2, `unknown --format "xml"`},
 		{"bad latency", append([]string{"run", "ycsb", "--latency", "p99"}, null...), 2, `unknown --latency "p99"`},

@@ -263,7 +263,11 @@ func (r *runFlags) resolve(fs *pflag.FlagSet) error {
 		return usagef("--percentile %g must be in (0, 100]", r.percentile)
 	}
 	if r.concurrency < 1 {
-		return usagef("--concurrency %d: need at least 1 worker", r.concurrency)
+		name := "--concurrency"
+		if fs.Changed("threads") {
+			name = "--threads"
+		}
+		return usagef("%s %d: need at least 1 worker", name, r.concurrency)
 	}
 	switch r.format {
 	case "text", "json":

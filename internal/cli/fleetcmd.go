@@ -116,11 +116,8 @@ func (a *app) fleetTarget(spec fleet.Spec, gen workload.Generator, cf *connFlags
 
 // initFleet is `init WORKLOAD --tenants N`.
 func (a *app) initFleet(ctx context.Context, gen workload.Generator, spec fleet.Spec, cf *connFlags, inf *initFlags, fif *fleetInitFlags, urls []string) error {
-	if inf.threads > 0 {
-		inf.concurrency = inf.threads
-	}
-	if inf.concurrency < 1 {
-		return usagef("--concurrency %d: need at least 1 loader", inf.concurrency)
+	if err := inf.resolveLoaders(); err != nil {
+		return err
 	}
 	t, err := a.fleetTarget(spec, gen, cf, urls, fif.concurrency)
 	if err != nil {

@@ -51,7 +51,8 @@ func TestSysbenchCommandLine(t *testing.T) {
 		t.Fatalf("prepare: %d %s", r.code, r.stderr)
 	}
 	r = sb("prepare")
-	if r.code != 2 || !strings.Contains(r.stderr, "already exists") || !strings.Contains(r.stderr, "cleanup") {
+	checkOneLineError(t, r, 2, "already exists")
+	if !strings.Contains(r.stderr, "cleanup") {
 		t.Errorf("prepare twice: %d %q", r.code, r.stderr)
 	}
 	r = sb("--threads=2", "--time=3", "--report-interval=1", "--output-style=sysbench", "--rand-seed=7",

@@ -99,7 +99,7 @@ func TestTPCCBadDatabase(t *testing.T) {
 		if r.code == 0 {
 			t.Skip("the load finished before the interrupt")
 		}
-		checkOneLineError(t, r, 1, "init interrupted: the tables are partially loaded; run `stampede init tpcc --drop` to start over")
+		checkFinalError(t, r, 1, "init interrupted: the tables are partially loaded; run `stampede init tpcc --drop` to start over")
 		r = stampede(t, runArgs(other)...)
 		checkOneLineError(t, r, 1, "holds an unfinished tpcc load")
 		if !strings.Contains(r.stderr, "run `stampede init tpcc --drop` to start over") {

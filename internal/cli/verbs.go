@@ -188,9 +188,11 @@ type initFlags struct {
 	concurrency int
 	threads     int
 	seed        uint64
+	fs          *pflag.FlagSet // the flags registered in, to tell which were given
 }
 
 func (f *initFlags) register(fs *pflag.FlagSet) {
+	f.fs = fs
 	fs.BoolVar(&f.drop, "drop", false, "drop existing tables first")
 	fs.IntVar(&f.concurrency, "concurrency", 2*runtime.GOMAXPROCS(0), "number of parallel COPY streams")
 	fs.IntVar(&f.threads, "threads", 0, "sysbench's name for --concurrency")
@@ -200,12 +202,25 @@ func (f *initFlags) register(fs *pflag.FlagSet) {
 	_ = fs.MarkHidden("rand-seed")
 }
 
-func (a *app) initWorkload(ctx context.Context, gen workload.Generator, cf *connFlags, f *initFlags, urls []string) error {
-	if f.threads > 0 {
-		f.concurrency = f.threads
+// resolveLoaders applies --threads (sysbench's name for --concurrency)
+// and checks the number of loaders, naming the flag the user gave.
+func (f *initFlags) resolveLoaders() error {
+	name := "--concurrency"
+	if f.fs != nil && f.fs.Changed("threads") {
+		if f.fs.Changed("concurrency") && f.threads != f.concurrency {
+			return usagef("--threads %d and --concurrency %d disagree: give one of them", f.threads, f.concurrency)
+		}
+		f.concurrency, name = f.threads, "--threads"
 	}
 	if f.concurrency < 1 {
-		return usagef("--concurrency %d: need at least 1 loader", f.concurrency)
+		return usagef("%s %d: need at least 1 loader", name, f.concurrency)
+	}
+	return nil
+}
+
+func (a *app) initWorkload(ctx context.Context, gen workload.Generator, cf *connFlags, f *initFlags, urls []string) error {
+	if err := f.resolveLoaders(); err != nil {
+		return err
 	}
 	seed := pickSeed(f.seed)
 	if d, ok := gen.(workload.RunDefaulter); ok {
@@ -223,6 +238,12 @@ func (a *app) initWorkload(ctx context.Context, gen workload.Generator, cf *conn
 	defer db.Close()
 	tables := gen.Tables()
 	total := workload.TotalRows(tables)
+	if !f.drop {
+		// Refuse before the header, so that the refusal is the only line.
+		if err := workload.CheckNoTables(ctx, db, gen, tables); err != nil {
+			return tablesExistError(err)
+		}
+	}
 	fmt.Fprintf(a.stderr, "loading %s into database %q on %s: %d rows, %d streams, seed %d\n",
 		gen.Meta().Name, db.Database(), strings.Join(db.Endpoints(), ","), total, f.concurrency, seed)
 	bar := newProgress(a.stderr, "rows", total)
@@ -232,7 +253,7 @@ func (a *app) initWorkload(ctx context.Context, gen workload.Generator, cf *conn
 	bar.Done()
 	if err != nil {
 		if errors.Is(err, workload.ErrTablesExist) {
-			return asUsage(errors.New(strings.TrimPrefix(err.Error(), workload.ErrTablesExist.Error()+": ")))
+			return tablesExistError(err)
 		}
 		if ctx.Err() != nil {
 			return fmt.Errorf("init interrupted: the tables are partially loaded; run `stampede init %s --drop` to start over", gen.Meta().Name)
@@ -242,6 +263,12 @@ func (a *app) initWorkload(ctx context.Context, gen workload.Generator, cf *conn
 	fmt.Fprintf(a.stderr, "loaded %d rows in %s (%.0f rows/s, %.1f MB/s sent)\n", total, bar.Elapsed().Round(1e6), bar.Rate(),
 		float64(db.BytesSent()-sent0)/1e6/max(bar.Elapsed().Seconds(), 1e-9))
 	return nil
+}
+
+// tablesExistError is a usage error (exit 2) saying which table exists and
+// how to start over, without ErrTablesExist's prefix.
+func tablesExistError(err error) error {
+	return asUsage(errors.New(strings.TrimPrefix(err.Error(), workload.ErrTablesExist.Error()+": ")))
 }
 
 func (a *app) checkWorkload(ctx context.Context, gen workload.Generator, cf *connFlags, urls []string) error {
