@@ -230,7 +230,54 @@ func parseDetail(err error, conn string) string {
 		}
 		return `"…"`
 	}
-	return scrubConn(replaceQuoted(msg, keep), conn)
+	msg = replaceQuoted(msg, keep)
+	return scrubConn(maskSpans(msg, conn, spans), conn)
+}
+
+// minMasked is the length from which a run of a message's bytes that also
+// occurs in a secret span of the connection string is masked.
+const minMasked = 4
+
+// maskSpans replaces with "…" every run of at least minMasked bytes of msg
+// that also occurs in one of conn's spans, longest runs first from the
+// left. It is the safety net under replaceQuoted: however pgx quotes (or
+// fails to quote) a piece of a password, no four characters of it in a row
+// are left.
+func maskSpans(msg, conn string, spans []span) string {
+	if len(spans) == 0 {
+		return msg
+	}
+	var b strings.Builder
+	for i := 0; i < len(msg); {
+		n := 0 // the longest run from i found in a span, in whole runes
+		for j := i; j < len(msg); {
+			_, size := utf8.DecodeRuneInString(msg[j:])
+			if !inSpans(msg[i:j+size], conn, spans) {
+				break
+			}
+			j += size
+			n = j - i
+		}
+		if n >= minMasked {
+			b.WriteString("…")
+			i += n
+			continue
+		}
+		_, size := utf8.DecodeRuneInString(msg[i:])
+		b.WriteString(msg[i : i+size])
+		i += size
+	}
+	return b.String()
+}
+
+// inSpans reports whether piece occurs inside one of conn's spans.
+func inSpans(piece, conn string, spans []span) bool {
+	for _, s := range spans {
+		if strings.Contains(conn[s.lo:s.hi], piece) {
+			return true
+		}
+	}
+	return false
 }
 
 // replaceQuoted passes every quoted piece of msg through f. A piece may be
@@ -265,23 +312,57 @@ type span struct{ lo, hi int }
 
 // secretSpans returns the ranges of conn that may hold a password, widely:
 // a URL's user info taken up to the last '@' anywhere (a password pasted in
-// unescaped may hold '/', '?' or '#'), and everything from a password or
-// sslpassword keyword to the end (a value pasted in unquoted or unescaped
-// may run over what looks like the next parameter).
+// unescaped may hold '/', '?' or '#'), and the value after each password or
+// sslpassword keyword, to where Redact's redaction of it ends: the next '&'
+// in a URL, and in a DSN the closing quote of a quoted value (the end, if
+// none) or the first space after an unquoted one. What lies beyond is
+// printed by Redact anyway.
 func secretSpans(conn string) []span {
 	var out []span
+	isURL := urlScheme.MatchString(conn)
 	if i := strings.Index(conn, "://"); i >= 0 {
 		if at := strings.LastIndex(conn, "@"); at > i {
 			out = append(out, span{i + 3, at})
 		}
 	}
-	if loc := secretKeyword.FindStringIndex(conn); loc != nil {
-		out = append(out, span{loc[0], len(conn)})
+	for _, loc := range secretKeyword.FindAllStringIndex(conn, -1) {
+		lo, hi := loc[1], len(conn)
+		rest := conn[lo:]
+		if isURL {
+			if i := strings.IndexByte(rest, '&'); i >= 0 {
+				hi = lo + i
+			}
+		} else {
+			v := strings.TrimLeft(rest, " \t\n\v\f\r=")
+			start := lo + len(rest) - len(v)
+			if end := dsnValueEnd(v); end >= 0 {
+				hi = start + end
+			}
+		}
+		out = append(out, span{lo, hi})
 	}
 	return out
 }
 
-// secretKeyword finds the first password keyword of a URL or DSN.
+// dsnValueEnd returns where the key=value DSN value at the start of v ends:
+// after its closing quote if quoted (-1 when unterminated), else at the
+// first space (-1 when none).
+func dsnValueEnd(v string) int {
+	if !strings.HasPrefix(v, "'") {
+		return strings.IndexAny(v, " \t\n\v\f\r")
+	}
+	for i := 1; i < len(v); i++ {
+		switch v[i] {
+		case '\\':
+			i++
+		case '\'':
+			return i + 1
+		}
+	}
+	return -1
+}
+
+// secretKeyword finds the password keywords of a URL or DSN.
 var secretKeyword = regexp.MustCompile(`(?i)password`)
 
 // outsideSpans reports whether piece occurs in conn at least once without

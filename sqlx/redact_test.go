@@ -61,6 +61,11 @@ func TestParseConfigsErrors(t *testing.T) {
 		{"postgresql://?::0/secretpw@host/db?", `missing key/value separator "=" in URI query parameter: "…"`},
 		// pgx quotes it as is: a backslash before the closing quote is no escape.
 		{`postgresql://:?:00/secretpw@0/db?\`, `missing key/value separator "=" in URI query parameter: "…"`},
+		// A quote inside a piece pgx quotes as is: no four characters of the password in a row remain.
+		{`postgresql://?::"0/secretpw@0/db?0`, `missing key/value separator "=" in URI query parameter: "…`},
+		// What follows a DSN's password value is not hidden from the reason.
+		{"password=secretpw port=xyz1 host=h", "password=xxxxx port=xyz1 host=h: invalid port"},
+		{"postgresql://bob@host/db?password=secretpw&connect_timeout=abc", `invalid connect_timeout: strconv.ParseInt: parsing "abc": invalid syntax`},
 		// A short password is hidden where it stands, not inside words.
 		{"host=x password=pw b c", "malformed connection URL host=x password=xxxxx b c: failed to parse as keyword/value: invalid keyword/value"},
 	} {
