@@ -193,8 +193,11 @@ func scrubConn(msg, conn string) string {
 // pgx itself says its own redaction is best effort; so the URL that net/url
 // quotes is dropped, and every other quoted piece is kept only when it is a
 // piece of conn found outside the places a password can be (the user info
-// of a URL, and whatever follows a password keyword). What is left is
-// scrubbed of conn's passwords as well.
+// of a URL, and the value after a password keyword: see secretSpans). Since
+// pgx does not always quote with escapes, where a quoted piece ends cannot
+// always be told: any run of 4 or more bytes left that also occurs in those
+// places is masked (maskSpans). What is left is scrubbed of conn's
+// passwords as well.
 func parseDetail(err error, conn string) string {
 	msg := err.Error()
 	var pce *pgconn.ParseConfigError
