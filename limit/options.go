@@ -110,6 +110,8 @@ type Stats struct {
 	OOMKills uint64
 	// IO are the group's block IO counters, one entry per device it used
 	// (v1 blkio.throttle.io_service_bytes and io_serviced, v2 io.stat).
+	// v1 counts an IO when it is submitted, including IO the limit still
+	// holds back; v2 counts it when the limit lets it through.
 	IO []IOStats
 }
 

@@ -136,8 +136,18 @@ func TestRunWithWriteLimit(t *testing.T) {
 	secs := last.End.Sub(first.End).Seconds()
 	rate := float64(written) / secs
 	t.Logf("cgroup counters: %d bytes written to %d:%d in %.1fs = %.2f MiB/s", written, maj, minor, secs, rate/(1<<20))
-	if rate > 1.25*(1<<20) {
-		t.Errorf("the cgroup wrote %.2f MiB/s under a 1 MiB/s limit", rate/(1<<20))
+	if written == 0 {
+		t.Errorf("the cgroup's counters show no writes: the server's processes were not in it")
+	}
+	// cgroup v1 counts a write when it is submitted, before the limit holds
+	// it back, so the counters include what is still queued at the last
+	// sample: at most what the server had in flight, such as a WAL segment
+	// (16 MiB) and the pages of a checkpoint fsync. The allowance is that
+	// much on top of the limit; an unthrottled server writes 100 times more.
+	const limitBPS, inFlight = 1 << 20, 32 << 20
+	if float64(written) > limitBPS*secs+inFlight {
+		t.Errorf("the cgroup wrote %d bytes in %.1fs under a 1 MiB/s limit, more than %.0f bytes plus %d in flight",
+			written, secs, limitBPS*secs, inFlight)
 	}
 	rl, err := runlog.Open(dir)
 	if err != nil {
