@@ -38,9 +38,14 @@ func withHost(u *url.URL, hostport string) string {
 // each, closed when the test ends, and returns worker 0's dedicated
 // connection.
 func openWorkerDB(t *testing.T) (*sqlx.DB, sqlx.Conn) {
+	return openWorkerDBIO(t, false)
+}
+
+// openWorkerDBIO is openWorkerDB with thread I/O when threadIO is set.
+func openWorkerDBIO(t *testing.T, threadIO bool) (*sqlx.DB, sqlx.Conn) {
 	t.Helper()
 	u := testDatabaseURL(t)
-	db, err := sqlx.Open(context.Background(), sqlx.Options{URLs: []string{u.String()}, MaxConns: 2, Workers: 2})
+	db, err := sqlx.Open(context.Background(), sqlx.Options{URLs: []string{u.String()}, MaxConns: 2, Workers: 2, ThreadIO: threadIO})
 	if err != nil {
 		t.Fatal(err)
 	}

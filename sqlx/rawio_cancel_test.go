@@ -10,9 +10,18 @@ import (
 // context that ends while the client waits for a slow statement ends the
 // wait (pgx cancels through a cancel request and the connection's
 // deadline, both of which must work on the raw-I/O connection), and that
-// the worker's connection then runs statements again.
+// the worker's connection then runs statements again, with the poller and
+// with thread I/O.
 func TestRawIOCancelsServerWait(t *testing.T) {
-	_, conn := openWorkerDB(t)
+	for _, threadIO := range []bool{false, true} {
+		t.Run(map[bool]string{false: "poller", true: "thread"}[threadIO], func(t *testing.T) {
+			testRawIOCancelsServerWait(t, threadIO)
+		})
+	}
+}
+
+func testRawIOCancelsServerWait(t *testing.T, threadIO bool) {
+	_, conn := openWorkerDBIO(t, threadIO)
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	began := time.Now()

@@ -5,30 +5,44 @@ import (
 	"net"
 	"os"
 	"syscall"
+	"time"
 	"unsafe"
 )
 
 // rawIOConn is a TCP or Unix connection whose reads and writes are raw
-// system calls on its non-blocking socket, made through the runtime
-// poller's syscall.RawConn (so deadlines, readiness waits and Close behave
-// as on the net.Conn it wraps).
+// system calls on its socket, made through the runtime poller's
+// syscall.RawConn (so deadlines, readiness waits and Close behave as on
+// the net.Conn it wraps).
 //
 // Why: a read or write made by net.Conn goes through the Go scheduler's
 // syscall entry and exit. A write that wakes a local server's backend can
 // take longer than a scheduler tick, and then the runtime's monitor thread
 // hands the goroutine's processor to another thread, which it must wake;
 // with thousands of statements a second the monitor polls every 20 µs and
-// took 6-12% of the client's CPU. The socket is non-blocking (the poller
-// set it so), so a call never waits: it returns EAGAIN, and RawConn then
-// parks the goroutine in the poller as net.Conn would.
+// took 6-12% of the client's CPU.
+//
+// The socket is non-blocking unless blocking is set: a call never waits,
+// it returns EAGAIN, and RawConn then parks the goroutine in the poller as
+// net.Conn would. With blocking set (thread I/O, see Options.ThreadIO) the
+// socket is in blocking mode with 20 ms send and receive timeouts: a read
+// sleeps in the kernel on its own socket, holding its thread, as libpq's
+// and sysbench's threads do, and the backend's reply wakes that thread
+// directly. After a timeout or a signal, the call falls back to the poller
+// for that wait, so deadlines and Close still end it (within 20 ms).
 type rawIOConn struct {
 	net.Conn
-	rc syscall.RawConn
+	rc       syscall.RawConn
+	blocking bool
 }
 
+// blockingTimeout bounds each blocking system call of thread I/O: the
+// longest a deadline or Close waits for a blocked read or write to notice.
+const blockingTimeout = 20 * time.Millisecond
+
 // withRawIO returns c with raw-syscall reads and writes when c is a socket
-// that can give its RawConn, and c itself otherwise.
-func withRawIO(c net.Conn) net.Conn {
+// that can give its RawConn, and c itself otherwise. With blocking, the
+// socket is switched to blocking mode when possible (thread I/O).
+func withRawIO(c net.Conn, blocking bool) net.Conn {
 	sc, ok := c.(syscall.Conn)
 	if !ok {
 		return c
@@ -37,7 +51,19 @@ func withRawIO(c net.Conn) net.Conn {
 	if err != nil {
 		return c
 	}
-	return &rawIOConn{Conn: c, rc: rc}
+	raw := &rawIOConn{Conn: c, rc: rc}
+	if blocking {
+		_ = rc.Control(func(fd uintptr) {
+			tv := syscall.NsecToTimeval(blockingTimeout.Nanoseconds())
+			if syscall.SetsockoptTimeval(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVTIMEO, &tv) != nil ||
+				syscall.SetsockoptTimeval(int(fd), syscall.SOL_SOCKET, syscall.SO_SNDTIMEO, &tv) != nil ||
+				syscall.SetNonblock(int(fd), false) != nil {
+				return
+			}
+			raw.blocking = true
+		})
+	}
+	return raw
 }
 
 // Read implements net.Conn.
@@ -51,6 +77,11 @@ func (c *rawIOConn) Read(b []byte) (int, error) {
 		for {
 			r, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
 			if e == syscall.EINTR {
+				if c.blocking {
+					// A signal, most likely the runtime asking this
+					// goroutine to yield: wait in the poller instead.
+					return false
+				}
 				continue
 			}
 			n, errno = int(r), e
@@ -81,6 +112,9 @@ func (c *rawIOConn) Write(b []byte) (int, error) {
 			case 0:
 				n += int(r)
 			case syscall.EINTR:
+				if c.blocking {
+					return false
+				}
 			case syscall.EAGAIN:
 				return false
 			default:

@@ -10,9 +10,16 @@ import (
 	"time"
 )
 
+// ioModes are the two ways a raw-I/O connection waits, for tests that
+// must pass in both.
+var ioModes = []struct {
+	name     string
+	blocking bool
+}{{"poller", false}, {"thread", true}}
+
 // rawPair returns a raw-I/O connection and the peer end of a loopback TCP
-// connection.
-func rawPair(t *testing.T) (*rawIOConn, net.Conn) {
+// connection; blocking asks for thread I/O.
+func rawPair(t *testing.T, blocking bool) (*rawIOConn, net.Conn) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -36,36 +43,74 @@ func rawPair(t *testing.T) (*rawIOConn, net.Conn) {
 	if !ok {
 		t.Fatal("accept failed")
 	}
-	raw, ok := withRawIO(c).(*rawIOConn)
+	raw, ok := withRawIO(c, blocking).(*rawIOConn)
 	if !ok {
 		t.Fatalf("withRawIO(%T) did not wrap a TCP connection", c)
+	}
+	if raw.blocking != blocking {
+		t.Fatalf("withRawIO(blocking=%v) made a connection with blocking=%v", blocking, raw.blocking)
 	}
 	t.Cleanup(func() { raw.Close(); peer.Close() })
 	return raw, peer
 }
 
 func TestRawIOLargeTransfers(t *testing.T) {
-	raw, peer := rawPair(t)
-	// 32 MB is far more than the socket buffers hold, so the write waits
-	// for the socket to drain (EAGAIN) many times, and the reads come in
-	// many pieces.
-	data := bytes.Repeat([]byte("0123456789abcdef"), 2<<20)
-	got := make(chan []byte, 1)
-	go func() {
-		b, _ := io.ReadAll(io.LimitReader(peer, int64(len(data))))
-		got <- b
-	}()
-	if n, err := raw.Write(data); err != nil || n != len(data) {
-		t.Fatalf("Write = %d, %v; want %d, nil", n, err, len(data))
-	}
-	if b := <-got; !bytes.Equal(b, data) {
-		t.Fatalf("peer received %d bytes that differ from the %d written", len(b), len(data))
-	}
+	for _, mode := range ioModes {
+		t.Run(mode.name, func(t *testing.T) {
+			raw, peer := rawPair(t, mode.blocking)
+			// 32 MB is far more than the socket buffers hold, so the write
+			// waits for the socket to drain many times (EAGAIN, or the
+			// blocking mode's send timeout), and the reads come in many
+			// pieces.
+			data := bytes.Repeat([]byte("0123456789abcdef"), 2<<20)
+			got := make(chan []byte, 1)
+			go func() {
+				b, _ := io.ReadAll(io.LimitReader(peer, int64(len(data))))
+				got <- b
+			}()
+			if n, err := raw.Write(data); err != nil || n != len(data) {
+				t.Fatalf("Write = %d, %v; want %d, nil", n, err, len(data))
+			}
+			if b := <-got; !bytes.Equal(b, data) {
+				t.Fatalf("peer received %d bytes that differ from the %d written", len(b), len(data))
+			}
 
-	go func() { peer.Write(data) }()
-	back, err := io.ReadAll(io.LimitReader(raw, int64(len(data))))
-	if err != nil || !bytes.Equal(back, data) {
-		t.Fatalf("read %d bytes (err %v), want the %d the peer wrote", len(back), err, len(data))
+			go func() { peer.Write(data) }()
+			back, err := io.ReadAll(io.LimitReader(raw, int64(len(data))))
+			if err != nil || !bytes.Equal(back, data) {
+				t.Fatalf("read %d bytes (err %v), want the %d the peer wrote", len(back), err, len(data))
+			}
+		})
+	}
+}
+
+// TestRawIOSlowReplies has the peer answer each request after a pause
+// longer than thread I/O's blocking timeout, so every read falls back to
+// the poller at least once and must still get its reply.
+func TestRawIOSlowReplies(t *testing.T) {
+	for _, mode := range ioModes {
+		t.Run(mode.name, func(t *testing.T) {
+			raw, peer := rawPair(t, mode.blocking)
+			go func() {
+				b := make([]byte, 1)
+				for {
+					if _, err := io.ReadFull(peer, b); err != nil {
+						return
+					}
+					time.Sleep(3 * blockingTimeout / 2)
+					peer.Write([]byte{b[0] + 1})
+				}
+			}()
+			b := make([]byte, 1)
+			for i := byte(0); i < 5; i++ {
+				if _, err := raw.Write([]byte{i}); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := io.ReadFull(raw, b); err != nil || b[0] != i+1 {
+					t.Fatalf("reply %d: %v, %v; want %d", i, b[0], err, i+1)
+				}
+			}
+		})
 	}
 }
 
@@ -98,29 +143,37 @@ func TestRawIOEndsAndErrors(t *testing.T) {
 			check: func(err error) bool { return errors.Is(err, net.ErrClosed) },
 		},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			raw, peer := rawPair(t)
-			tc.setup(raw, peer)
-			done := make(chan error, 1)
-			go func() {
-				_, err := raw.Read(make([]byte, 16))
-				done <- err
-			}()
-			select {
-			case err := <-done:
-				if !tc.check(err) {
-					t.Fatalf("Read error = %v (%T)", err, err)
+	for _, mode := range ioModes {
+		for _, tc := range tests {
+			t.Run(mode.name+"/"+tc.name, func(t *testing.T) {
+				raw, peer := rawPair(t, mode.blocking)
+				tc.setup(raw, peer)
+				done := make(chan error, 1)
+				go func() {
+					_, err := raw.Read(make([]byte, 16))
+					done <- err
+				}()
+				select {
+				case err := <-done:
+					if !tc.check(err) {
+						t.Fatalf("Read error = %v (%T)", err, err)
+					}
+				case <-time.After(10 * time.Second):
+					t.Fatal("Read did not return")
 				}
-			case <-time.After(10 * time.Second):
-				t.Fatal("Read did not return")
-			}
-		})
+			})
+		}
 	}
 }
 
 func TestRawIOWriteToReset(t *testing.T) {
-	raw, peer := rawPair(t)
+	for _, mode := range ioModes {
+		t.Run(mode.name, func(t *testing.T) { testRawIOWriteToReset(t, mode.blocking) })
+	}
+}
+
+func testRawIOWriteToReset(t *testing.T, blocking bool) {
+	raw, peer := rawPair(t, blocking)
 	peer.(*net.TCPConn).SetLinger(0) // close with a reset
 	peer.Close()
 	var err error

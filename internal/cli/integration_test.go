@@ -202,11 +202,26 @@ func TestInitRunCleanup(t *testing.T) {
 	if r := stampede(t, append(append([]string{"init", "ycsb", "--drop"}, dbFlag...), srv)...); r.code != 0 {
 		t.Errorf("init --drop: %d %s", r.code, r.stderr)
 	}
-	// Fewer connections than workers: workers share the pool.
+	// Fewer connections than workers: workers share the pool, and auto
+	// picks the poller for them.
+	shared := t.TempDir()
 	r = stampede(t, append(append([]string{"run", "ycsb", "--duration", "1s", "--concurrency", "6", "--conns", "2",
-		"--results-dir", t.TempDir()}, dbFlag...), srv)...)
+		"--results-dir", shared}, dbFlag...), srv)...)
 	if r.code != 0 || !strings.Contains(r.stdout, "__result") {
 		t.Errorf("run with --conns 2: %d %s", r.code, r.stderr)
+	} else if got := recordedIOMode(t, shared); got != "poller" {
+		t.Errorf("run with --conns 2 recorded io-mode %q, want poller", got)
+	}
+	// Each I/O mode runs the workload, and run.json records the mode used.
+	for _, tc := range []struct{ mode, want string }{{"thread", "thread"}, {"poller", "poller"}, {"auto", "thread"}} {
+		dir := t.TempDir()
+		r = stampede(t, append(append([]string{"run", "ycsb", "--duration", "1s", "--concurrency", "2", "--io-mode", tc.mode,
+			"--results-dir", dir}, dbFlag...), srv)...)
+		if r.code != 0 || !strings.Contains(r.stdout, "__result") {
+			t.Errorf("run with --io-mode %s: %d %s", tc.mode, r.code, r.stderr)
+		} else if got := recordedIOMode(t, dir); got != tc.want {
+			t.Errorf("run with --io-mode %s recorded io-mode %q, want %q", tc.mode, got, tc.want)
+		}
 	}
 	// --op-timeout: a client deadline of 1µs fails every operation as a
 	// timeout, counted, with --tolerate-errors.
@@ -221,6 +236,20 @@ func TestInitRunCleanup(t *testing.T) {
 	if n := queryInt(t, db, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"); n != 0 {
 		t.Errorf("%d tables left after cleanup", n)
 	}
+}
+
+// recordedIOMode returns the io-mode in run.json of the one run in dir.
+func recordedIOMode(t *testing.T, dir string) string {
+	t.Helper()
+	runs, err := runlog.List(dir)
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("runs in %s: %d, %v", dir, len(runs), err)
+	}
+	rl, err := runlog.Open(filepath.Join(dir, runs[0].ID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rl.Info.Flags["io-mode"]
 }
 
 // TestSecretsNeverPrinted runs with a password in the URL and searches

@@ -161,6 +161,12 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 		return nil, err
 	}
 	defer src.close()
+	if src.threadIO {
+		// Each worker holds its processor while it waits for the
+		// server, so each needs one; more would leave idle processors
+		// whose threads the runtime keeps waking for timers.
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(src.workers))
+	}
 	load := src.load
 	cleanupCtx := context.WithoutCancel(ctx)
 	var closeOnce sync.Once
@@ -195,7 +201,7 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 		Workload:        gen.Meta().Name,
 		WorkloadVersion: gen.Meta().Version,
 		Command:         redactArgs(a.args),
-		Flags:           flagValues(spec.fs, a.secrets),
+		Flags:           withIOMode(flagValues(spec.fs, a.secrets), src.threadIO),
 		Tags:            rf.tagMap(),
 		Series:          names,
 		StampedeVersion: versionString(),
@@ -485,6 +491,17 @@ func redactArgs(args []string) []string {
 		out[i] = sqlx.Scrub(sqlx.Redact(a), secrets)
 	}
 	return out
+}
+
+// withIOMode records in flags the I/O mode --io-mode resolved to.
+func withIOMode(flags map[string]string, threadIO bool) map[string]string {
+	if _, ok := flags["io-mode"]; ok {
+		flags["io-mode"] = ioPoller
+		if threadIO {
+			flags["io-mode"] = ioThread
+		}
+	}
+	return flags
 }
 
 // flagValues returns every flag's effective value, secrets scrubbed.

@@ -40,6 +40,10 @@ type runSource struct {
 	// tenantFigures says the workload's figures are per tenant (finish
 	// reports them), not computed from the run's totals.
 	tenantFigures bool
+	// threadIO says the connections use thread I/O: the run gives each
+	// worker a processor (GOMAXPROCS) so that a worker blocked in the
+	// kernel does not hold back the others.
+	threadIO bool
 	// serverCPU, when set, returns the server's CPU over the run in cores
 	// (from telemetry of the server's processes) and whether it is known.
 	serverCPU func() (float64, bool)
@@ -55,6 +59,7 @@ func (a *app) openSource(ctx context.Context, spec runSpec, opser workload.Opser
 	}
 	opts.Workers = rf.concurrency
 	opts.StatementTimeout = rf.opTimeout
+	opts.ThreadIO = rf.threadIO(opts)
 	db, err := sqlx.Open(ctx, opts)
 	if err != nil {
 		return nil, err
@@ -84,6 +89,7 @@ func (a *app) openSource(ctx context.Context, spec runSpec, opser workload.Opser
 		where:         fmt.Sprintf("database %q", db.Database()),
 		reconnects:    db.Reconnects,
 		close:         db.Close,
+		threadIO:      opts.ThreadIO,
 	}
 	if h != nil && h.Hooks().CheckConsistency != nil {
 		check := h.Hooks().CheckConsistency
