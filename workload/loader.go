@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 
@@ -29,6 +30,9 @@ type LoadOptions struct {
 	// Progress, if set, is called with the number of rows just loaded; it
 	// must be safe for concurrent use.
 	Progress func(rows int64)
+	// SkipAnalyze leaves the loaded tables without planner statistics
+	// (no ANALYZE after the load).
+	SkipAnalyze bool
 }
 
 // TotalRows returns the number of initial rows of all tables.
@@ -126,11 +130,19 @@ func createTables(ctx context.Context, db *sqlx.DB, gen Generator, tables []Tabl
 	return nil
 }
 
+// loadGCPercent is the garbage collector's GOGC while tables load.
+const loadGCPercent = 400
+
 // loadTables loads, indexes and analyzes the tables. With several tables
 // they proceed in parallel (up to opts.Concurrency at once, the streams
 // shared out among them), so that one table's index build, which the
 // server runs on one core, overlaps another's load.
 func loadTables(ctx context.Context, db *sqlx.DB, tables []Table, opts LoadOptions) error {
+	// Generated rows are short-lived garbage (boxed values, batch slices)
+	// over a small live heap: collecting less often cut the client's CPU
+	// during sysbench's prepare by a fifth (1.97 to 1.60 s of user time
+	// for 4 x 1M rows), for about 30 MB more memory.
+	defer debug.SetGCPercent(debug.SetGCPercent(loadGCPercent))
 	streams := max(opts.Concurrency, 1)
 	parallel := min(len(tables), streams)
 	if parallel == 0 {
@@ -190,7 +202,7 @@ func setupTable(ctx context.Context, db *sqlx.DB, t Table, opts LoadOptions, bui
 			return fmt.Errorf("creating index on %s: %w", t.Name, err)
 		}
 	}
-	if a, ok := db.Dialect().(dialect.Analyzer); ok && t.InitialRows.NumRows > 0 {
+	if a, ok := db.Dialect().(dialect.Analyzer); ok && t.InitialRows.NumRows > 0 && !opts.SkipAnalyze {
 		if _, err := db.Exec(ctx, a.AnalyzeTable(t.Name)); err != nil {
 			return fmt.Errorf("analyzing %s: %w", t.Name, err)
 		}

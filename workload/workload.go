@@ -28,6 +28,11 @@ type Meta struct {
 	// Database is the default database name; "" means the workload's
 	// name (sysbench's workloads use "sbtest", as sysbench does).
 	Database string
+	// NoAnalyze says that `init` leaves the loaded tables without planner
+	// statistics unless asked (--analyze), because the tool the workload
+	// reproduces does so (sysbench's prepare): the same work on the
+	// server, and a load time that compares. Autovacuum gathers them later.
+	NoAnalyze bool
 	// New returns a fresh, unconfigured Generator with its flags at their
 	// defaults.
 	New func() Generator

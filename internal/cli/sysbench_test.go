@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -85,11 +86,31 @@ func TestSysbenchCommandLine(t *testing.T) {
 	if got != string(want) {
 		t.Errorf("sysbench-style output differs from %s:\n%s", path, got)
 	}
+	// Like sysbench's, prepare ran no ANALYZE (autovacuum's would count
+	// in autoanalyze_count); seconds have passed for the counts to arrive.
+	const analyzed = "SELECT coalesce(sum(analyze_count), 0) FROM pg_stat_user_tables WHERE relname LIKE 'sbtest%'"
+	if n := queryInt(t, db, analyzed); n != 0 {
+		t.Errorf("prepare analyzed the tables %d times; sysbench's does not", n)
+	}
 	if r := sb("cleanup"); r.code != 0 {
 		t.Fatalf("cleanup: %d %s", r.code, r.stderr)
 	}
 	if n := queryInt(t, db, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"); n != 0 {
 		t.Errorf("%d tables left after cleanup", n)
+	}
+	// --analyze asks for it: each table once.
+	if r := sb("--analyze", "prepare"); r.code != 0 {
+		t.Fatalf("prepare --analyze: %d %s", r.code, r.stderr)
+	}
+	n := queryInt(t, db, analyzed)
+	for deadline := time.Now().Add(5 * time.Second); n < 2 && time.Now().Before(deadline); n = queryInt(t, db, analyzed) {
+		time.Sleep(100 * time.Millisecond) // a backend reports its counts as it exits
+	}
+	if n != 2 {
+		t.Errorf("prepare --analyze analyzed 2 tables %d times, want 2", n)
+	}
+	if r := sb("cleanup"); r.code != 0 {
+		t.Fatalf("cleanup: %d %s", r.code, r.stderr)
 	}
 }
 

@@ -185,6 +185,7 @@ func (a *app) openDB(ctx context.Context, gen workload.Generator, cf *connFlags,
 // initFlags control loading.
 type initFlags struct {
 	drop        bool
+	analyze     bool
 	concurrency int
 	threads     int
 	seed        uint64
@@ -194,6 +195,7 @@ type initFlags struct {
 func (f *initFlags) register(fs *pflag.FlagSet) {
 	f.fs = fs
 	fs.BoolVar(&f.drop, "drop", false, "drop existing tables first")
+	fs.BoolVar(&f.analyze, "analyze", true, "refresh the planner's statistics (ANALYZE) after loading; the sysbench workloads skip it unless given, as sysbench's prepare does")
 	fs.IntVar(&f.concurrency, "concurrency", 2*runtime.GOMAXPROCS(0), "number of parallel COPY streams")
 	fs.IntVar(&f.threads, "threads", 0, "sysbench's name for --concurrency")
 	_ = fs.MarkHidden("threads")
@@ -249,7 +251,12 @@ func (a *app) initWorkload(ctx context.Context, gen workload.Generator, cf *conn
 	bar := newProgress(a.stderr, "rows", total)
 	sent0 := db.BytesSent()
 	bar.bytes = func() int64 { return db.BytesSent() - sent0 }
-	err = workload.Setup(ctx, db, gen, workload.LoadOptions{Drop: f.drop, Concurrency: f.concurrency, Progress: bar.Add})
+	skipAnalyze := gen.Meta().NoAnalyze
+	if f.fs != nil && f.fs.Changed("analyze") {
+		skipAnalyze = !f.analyze
+	}
+	err = workload.Setup(ctx, db, gen, workload.LoadOptions{Drop: f.drop, Concurrency: f.concurrency, Progress: bar.Add,
+		SkipAnalyze: skipAnalyze})
 	bar.Done()
 	if err != nil {
 		if errors.Is(err, workload.ErrTablesExist) {

@@ -181,6 +181,7 @@ func init() {
 			Details:     details(s),
 			Version:     version,
 			Database:    "sbtest", // sysbench's --pgsql-db default
+			NoAnalyze:   true,     // sysbench's prepare does not ANALYZE
 		}
 		m.New = func() workload.Generator {
 			g := newGenerator(s, m)
