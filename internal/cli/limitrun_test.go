@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -33,6 +34,23 @@ func postmasterPID(t *testing.T, srv *localpg.Server) int {
 		t.Fatal(err)
 	}
 	return pid
+}
+
+// flushServer has srv write its dirty buffers (CHECKPOINT) and the kernel
+// write every dirty page (sync), so that what follows starts with nothing
+// waiting to be written.
+func flushServer(t *testing.T, srv *localpg.Server) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, srv.URL("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "CHECKPOINT"); err != nil {
+		t.Fatal(err)
+	}
+	syscall.Sync()
 }
 
 // limitRunRecord is what the test reads of a line of telemetry.ndjson.
@@ -118,6 +136,12 @@ func TestRunWithWriteLimit(t *testing.T) {
 	}
 
 	freeTPS, _, freeRecs := run()
+	// The free run leaves the server's writes in the page cache. Left
+	// there, a checkpoint's fsync during the limited run would have to push
+	// all of them through the 1 MiB/s limit, stalling the server for
+	// minutes (and every commit behind it, through the file system's
+	// journal): write them out first.
+	flushServer(t, srv)
 	limitedTPS, dir, recs := run("--io-write-bps", "1M", "--io-path", srv.DataDir())
 	t.Logf("tps %.0f without limits, %.0f under 1 MiB/s; server writes %.0f vs %.0f bytes/s",
 		freeTPS, limitedTPS, avgWrite(freeRecs), avgWrite(recs))
