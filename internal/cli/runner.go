@@ -201,7 +201,7 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 		Workload:        gen.Meta().Name,
 		WorkloadVersion: gen.Meta().Version,
 		Command:         redactArgs(a.args),
-		Flags:           withIOMode(flagValues(spec.fs, a.secrets), src.threadIO),
+		Flags:           flagValues(spec.fs, a.secrets),
 		Tags:            rf.tagMap(),
 		Series:          names,
 		StampedeVersion: versionString(),
@@ -211,6 +211,10 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 		Seed:            seed,
 		Host:            runlog.HostFacts(),
 		Start:           start,
+	}
+	info.Flags["io-mode"] = ioPoller // what --io-mode resolved to
+	if src.threadIO {
+		info.Flags["io-mode"] = ioThread
 	}
 	lims, err := applyLimits(&rf.lim, &rf.tel, info.ID, a.stderr)
 	if err != nil {
@@ -491,17 +495,6 @@ func redactArgs(args []string) []string {
 		out[i] = sqlx.Scrub(sqlx.Redact(a), secrets)
 	}
 	return out
-}
-
-// withIOMode records in flags the I/O mode --io-mode resolved to.
-func withIOMode(flags map[string]string, threadIO bool) map[string]string {
-	if _, ok := flags["io-mode"]; ok {
-		flags["io-mode"] = ioPoller
-		if threadIO {
-			flags["io-mode"] = ioThread
-		}
-	}
-	return flags
 }
 
 // flagValues returns every flag's effective value, secrets scrubbed.
