@@ -33,6 +33,15 @@ type rawIOConn struct {
 	net.Conn
 	rc       syscall.RawConn
 	blocking bool
+
+	// The functions given to rc, made once: a closure made per call
+	// escapes to the heap, two allocations per statement. Reads do not
+	// run concurrently with reads, nor writes with writes (the RawConn
+	// serializes each), so each direction has one set of arguments.
+	readFn, writeFn func(fd uintptr) bool
+	rbuf, wbuf      []byte
+	rn, wn          int
+	rerrno, werrno  syscall.Errno
 }
 
 // blockingTimeout bounds each blocking system call of thread I/O: the
@@ -52,6 +61,7 @@ func withRawIO(c net.Conn, blocking bool) net.Conn {
 		return c
 	}
 	raw := &rawIOConn{Conn: c, rc: rc}
+	raw.readFn, raw.writeFn = raw.read, raw.write
 	if blocking {
 		_ = rc.Control(func(fd uintptr) {
 			tv := syscall.NsecToTimeval(blockingTimeout.Nanoseconds())
@@ -71,23 +81,10 @@ func (c *rawIOConn) Read(b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
-	var n int
-	var errno syscall.Errno
-	err := c.rc.Read(func(fd uintptr) bool {
-		for {
-			r, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
-			if e == syscall.EINTR {
-				if c.blocking {
-					// A signal, most likely the runtime asking this
-					// goroutine to yield: wait in the poller instead.
-					return false
-				}
-				continue
-			}
-			n, errno = int(r), e
-			return e != syscall.EAGAIN
-		}
-	})
+	c.rbuf, c.rn, c.rerrno = b, 0, 0
+	err := c.rc.Read(c.readFn)
+	n, errno := c.rn, c.rerrno
+	c.rbuf = nil
 	if err != nil {
 		return 0, c.opError("read", err)
 	}
@@ -100,30 +97,31 @@ func (c *rawIOConn) Read(b []byte) (int, error) {
 	return n, nil
 }
 
+// read is Read's system call, called by the RawConn with the socket: it
+// returns false to wait in the poller.
+func (c *rawIOConn) read(fd uintptr) bool {
+	for {
+		r, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&c.rbuf[0])), uintptr(len(c.rbuf)))
+		if e == syscall.EINTR {
+			if c.blocking {
+				// A signal, most likely the runtime asking this
+				// goroutine to yield: wait in the poller instead.
+				return false
+			}
+			continue
+		}
+		c.rn, c.rerrno = int(r), e
+		return e != syscall.EAGAIN
+	}
+}
+
 // Write implements net.Conn: it writes all of b, waiting for the socket to
 // drain when its buffer is full.
 func (c *rawIOConn) Write(b []byte) (int, error) {
-	var n int
-	var errno syscall.Errno
-	err := c.rc.Write(func(fd uintptr) bool {
-		for n < len(b) {
-			r, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&b[n])), uintptr(len(b)-n))
-			switch e {
-			case 0:
-				n += int(r)
-			case syscall.EINTR:
-				if c.blocking {
-					return false
-				}
-			case syscall.EAGAIN:
-				return false
-			default:
-				errno = e
-				return true
-			}
-		}
-		return true
-	})
+	c.wbuf, c.wn, c.werrno = b, 0, 0
+	err := c.rc.Write(c.writeFn)
+	n, errno := c.wn, c.werrno
+	c.wbuf = nil
 	if err != nil {
 		return n, c.opError("write", err)
 	}
@@ -131,6 +129,28 @@ func (c *rawIOConn) Write(b []byte) (int, error) {
 		return n, c.opError("write", errno)
 	}
 	return n, nil
+}
+
+// write is Write's system calls, called by the RawConn with the socket:
+// it returns false to wait in the poller.
+func (c *rawIOConn) write(fd uintptr) bool {
+	for c.wn < len(c.wbuf) {
+		r, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&c.wbuf[c.wn])), uintptr(len(c.wbuf)-c.wn))
+		switch e {
+		case 0:
+			c.wn += int(r)
+		case syscall.EINTR:
+			if c.blocking {
+				return false
+			}
+		case syscall.EAGAIN:
+			return false
+		default:
+			c.werrno = e
+			return true
+		}
+	}
+	return true
 }
 
 // opError wraps err as net.Conn's methods do, so that callers that look

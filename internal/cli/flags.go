@@ -150,6 +150,7 @@ type runFlags struct {
 	tags           []string
 	latency        string
 	cpuProfile     string
+	memProfile     string
 	// sysbench's general options.
 	timeSecs       int
 	rate           float64
@@ -186,6 +187,8 @@ func (r *runFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&r.latency, "latency", "", "under --max-rate, which latency the progress lines show: intended (from the scheduled start, the default), service, or both")
 	fs.StringVar(&r.cpuProfile, "cpuprofile", "", "write a Go CPU profile of stampede itself to this file")
 	_ = fs.MarkHidden("cpuprofile")
+	fs.StringVar(&r.memProfile, "memprofile", "", "write a Go allocation profile of stampede's run to this file")
+	_ = fs.MarkHidden("memprofile")
 	fs.BoolVar(&r.skipChecks, "skip-checks", false, "do not run the workload's consistency checks after the run (workloads that check after runs: tpcc)")
 	fs.DurationVar(&r.opTimeout, "op-timeout", 0, "bound each operation: the server's statement_timeout and a client deadline (0: none)")
 	fs.StringVar(&r.ioMode, "io-mode", ioAuto, "how workers wait for the server: thread (each worker's connection blocks in the kernel on its own thread, as sysbench's do), poller (Go's network poller, for thousands of connections), or auto (thread with up to 4 workers per CPU, each with its own connection)")

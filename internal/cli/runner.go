@@ -305,6 +305,9 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 		}
 		defer stopProfile()
 	}
+	if rf.memProfile != "" {
+		defer writeAllocProfile(rf.memProfile, a.stderr)
+	}
 	res := engine.Run(ctx, cfg, load, reg, hooks)
 	lims.remove(rw, a.stderr)
 
@@ -521,6 +524,22 @@ func startCPUProfile(path string) (func(), error) {
 		return nil, err
 	}
 	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
+// writeAllocProfile writes the process's allocation profile (every
+// allocation since it started, sampled by the runtime) to path; a failure
+// is reported on stderr, as the run's results are saved either way.
+func writeAllocProfile(path string, stderr io.Writer) {
+	f, err := os.Create(path)
+	if err == nil {
+		err = pprof.Lookup("allocs").WriteTo(f, 0)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "cannot write the allocation profile: %v\n", err)
+	}
 }
 
 // printAudits prints the workload's run-time audits (TPC-C's clause 9.2
