@@ -4,6 +4,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"sync"
 	"syscall"
 	"time"
 	"unsafe"
@@ -35,10 +36,12 @@ type rawIOConn struct {
 	blocking bool
 
 	// The functions given to rc, made once: a closure made per call
-	// escapes to the heap, two allocations per statement. Reads do not
-	// run concurrently with reads, nor writes with writes (the RawConn
-	// serializes each), so each direction has one set of arguments.
+	// escapes to the heap, two allocations per statement. Each direction
+	// has one set of arguments, which its mutex guards: net.Conn allows
+	// concurrent reads (pgconn never makes them; uncontended, the lock
+	// costs one atomic operation).
 	readFn, writeFn func(fd uintptr) bool
+	rmu, wmu        sync.Mutex
 	rbuf, wbuf      []byte
 	rn, wn          int
 	rerrno, werrno  syscall.Errno
@@ -81,10 +84,12 @@ func (c *rawIOConn) Read(b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
+	c.rmu.Lock()
 	c.rbuf, c.rn, c.rerrno = b, 0, 0
 	err := c.rc.Read(c.readFn)
 	n, errno := c.rn, c.rerrno
 	c.rbuf = nil
+	c.rmu.Unlock()
 	if err != nil {
 		return 0, c.opError("read", err)
 	}
@@ -118,10 +123,12 @@ func (c *rawIOConn) read(fd uintptr) bool {
 // Write implements net.Conn: it writes all of b, waiting for the socket to
 // drain when its buffer is full.
 func (c *rawIOConn) Write(b []byte) (int, error) {
+	c.wmu.Lock()
 	c.wbuf, c.wn, c.werrno = b, 0, 0
 	err := c.rc.Write(c.writeFn)
 	n, errno := c.wn, c.werrno
 	c.wbuf = nil
+	c.wmu.Unlock()
 	if err != nil {
 		return n, c.opError("write", err)
 	}
