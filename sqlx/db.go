@@ -55,12 +55,13 @@ type Options struct {
 	Workers int
 	// ThreadIO makes each connection wait for the server in a blocking
 	// system call on its own thread, as libpq and sysbench do, instead of
-	// in Go's network poller. With few busy connections the server's reply
-	// then wakes the thread that waits for it, rather than one thread that
-	// serves them all: fewer wake-ups, no idle CPU between replies. A
-	// waiting connection holds its goroutine's processor, so the caller
-	// sets GOMAXPROCS to the number of workers; with many more workers
-	// than CPUs the poller costs less.
+	// in Go's network poller: the socket is taken out of the poller. With
+	// few busy connections the server's reply then wakes the thread that
+	// waits for it, rather than one thread that serves them all: fewer
+	// wake-ups, no idle CPU between replies. Deadlines take effect within
+	// 20 ms, Close at once. A waiting connection holds its goroutine's
+	// processor, so the caller sets GOMAXPROCS to the number of workers;
+	// with many more workers than CPUs the poller costs less. Linux only.
 	ThreadIO bool
 	// Dialect, when not nil, is the servers' dialect. Nil means Open asks
 	// the first endpoint (SELECT version()): dialect.Cockroach for

@@ -6,7 +6,6 @@ import (
 	"os"
 	"sync"
 	"syscall"
-	"time"
 	"unsafe"
 )
 
@@ -22,18 +21,12 @@ import (
 // with thousands of statements a second the monitor polls every 20 µs and
 // took 6-12% of the client's CPU.
 //
-// The socket is non-blocking unless blocking is set: a call never waits,
-// it returns EAGAIN, and RawConn then parks the goroutine in the poller as
-// net.Conn would. With blocking set (thread I/O, see Options.ThreadIO) the
-// socket is in blocking mode with 20 ms send and receive timeouts: a read
-// sleeps in the kernel on its own socket, holding its thread, as libpq's
-// and sysbench's threads do, and the backend's reply wakes that thread
-// directly. After a timeout or a signal, the call falls back to the poller
-// for that wait, so deadlines and Close still end it (within 20 ms).
+// The socket is non-blocking: a call never waits, it returns EAGAIN, and
+// RawConn then parks the goroutine in the poller as net.Conn would.
+// Thread I/O uses threadConn instead.
 type rawIOConn struct {
 	net.Conn
-	rc       syscall.RawConn
-	blocking bool
+	rc syscall.RawConn
 
 	// The functions given to rc, made once: a closure made per call
 	// escapes to the heap, two allocations per statement. Each direction
@@ -47,14 +40,11 @@ type rawIOConn struct {
 	rerrno, werrno  syscall.Errno
 }
 
-// blockingTimeout bounds each blocking system call of thread I/O: the
-// longest a deadline or Close waits for a blocked read or write to notice.
-const blockingTimeout = 20 * time.Millisecond
-
 // withRawIO returns c with raw-syscall reads and writes when c is a socket
-// that can give its RawConn, and c itself otherwise. With blocking, the
-// socket is switched to blocking mode when possible (thread I/O).
-func withRawIO(c net.Conn, blocking bool) net.Conn {
+// that can give its RawConn, and c itself otherwise. With threadIO it
+// returns a threadConn on c's socket, unless the socket cannot be moved
+// (then the poller's raw I/O).
+func withRawIO(c net.Conn, threadIO bool) net.Conn {
 	sc, ok := c.(syscall.Conn)
 	if !ok {
 		return c
@@ -63,19 +53,13 @@ func withRawIO(c net.Conn, blocking bool) net.Conn {
 	if err != nil {
 		return c
 	}
+	if threadIO {
+		if tc, ok := newThreadConn(c, rc); ok {
+			return tc
+		}
+	}
 	raw := &rawIOConn{Conn: c, rc: rc}
 	raw.readFn, raw.writeFn = raw.read, raw.write
-	if blocking {
-		_ = rc.Control(func(fd uintptr) {
-			tv := syscall.NsecToTimeval(blockingTimeout.Nanoseconds())
-			if syscall.SetsockoptTimeval(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVTIMEO, &tv) != nil ||
-				syscall.SetsockoptTimeval(int(fd), syscall.SOL_SOCKET, syscall.SO_SNDTIMEO, &tv) != nil ||
-				syscall.SetNonblock(int(fd), false) != nil {
-				return
-			}
-			raw.blocking = true
-		})
-	}
 	return raw
 }
 
@@ -108,11 +92,6 @@ func (c *rawIOConn) read(fd uintptr) bool {
 	for {
 		r, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&c.rbuf[0])), uintptr(len(c.rbuf)))
 		if e == syscall.EINTR {
-			if c.blocking {
-				// A signal, most likely the runtime asking this
-				// goroutine to yield: wait in the poller instead.
-				return false
-			}
 			continue
 		}
 		c.rn, c.rerrno = int(r), e
@@ -147,9 +126,6 @@ func (c *rawIOConn) write(fd uintptr) bool {
 		case 0:
 			c.wn += int(r)
 		case syscall.EINTR:
-			if c.blocking {
-				return false
-			}
 		case syscall.EAGAIN:
 			return false
 		default:

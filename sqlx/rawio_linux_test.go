@@ -15,12 +15,12 @@ import (
 // must pass in both.
 var ioModes = []struct {
 	name     string
-	blocking bool
+	threadIO bool
 }{{"poller", false}, {"thread", true}}
 
 // rawPair returns a raw-I/O connection and the peer end of a loopback TCP
-// connection; blocking asks for thread I/O.
-func rawPair(t *testing.T, blocking bool) (*rawIOConn, net.Conn) {
+// connection: a threadConn with threadIO, else a rawIOConn.
+func rawPair(t *testing.T, threadIO bool) (net.Conn, net.Conn) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -44,25 +44,45 @@ func rawPair(t *testing.T, blocking bool) (*rawIOConn, net.Conn) {
 	if !ok {
 		t.Fatal("accept failed")
 	}
-	raw, ok := withRawIO(c, blocking).(*rawIOConn)
-	if !ok {
-		t.Fatalf("withRawIO(%T) did not wrap a TCP connection", c)
-	}
-	if raw.blocking != blocking {
-		t.Fatalf("withRawIO(blocking=%v) made a connection with blocking=%v", blocking, raw.blocking)
+	raw := withRawIO(c, threadIO)
+	switch raw.(type) {
+	case *threadConn:
+		if !threadIO {
+			t.Fatal("withRawIO(threadIO=false) made a threadConn")
+		}
+	case *rawIOConn:
+		if threadIO {
+			t.Fatal("withRawIO(threadIO=true) made a rawIOConn")
+		}
+	default:
+		t.Fatalf("withRawIO(%T) made a %T", c, raw)
 	}
 	t.Cleanup(func() { raw.Close(); peer.Close() })
 	return raw, peer
 }
 
+// closeWrite shuts down the writing side of a raw-I/O connection.
+func closeWrite(t *testing.T, c net.Conn) {
+	t.Helper()
+	var err error
+	switch c := c.(type) {
+	case *threadConn:
+		err = c.CloseWrite()
+	case *rawIOConn:
+		err = c.Conn.(*net.TCPConn).CloseWrite()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestRawIOLargeTransfers(t *testing.T) {
 	for _, mode := range ioModes {
 		t.Run(mode.name, func(t *testing.T) {
-			raw, peer := rawPair(t, mode.blocking)
+			raw, peer := rawPair(t, mode.threadIO)
 			// 32 MB is far more than the socket buffers hold, so the write
-			// waits for the socket to drain many times (EAGAIN, or the
-			// blocking mode's send timeout), and the reads come in many
-			// pieces.
+			// waits for the socket to drain many times (EAGAIN, or thread
+			// I/O's send timeout), and the reads come in many pieces.
 			data := bytes.Repeat([]byte("0123456789abcdef"), 2<<20)
 			got := make(chan []byte, 1)
 			go func() {
@@ -86,12 +106,12 @@ func TestRawIOLargeTransfers(t *testing.T) {
 }
 
 // TestRawIOSlowReplies has the peer answer each request after a pause
-// longer than thread I/O's blocking timeout, so every read falls back to
-// the poller at least once and must still get its reply.
+// longer than thread I/O's blocking timeout, so every read of thread I/O
+// times out in the kernel at least once and must still get its reply.
 func TestRawIOSlowReplies(t *testing.T) {
 	for _, mode := range ioModes {
 		t.Run(mode.name, func(t *testing.T) {
-			raw, peer := rawPair(t, mode.blocking)
+			raw, peer := rawPair(t, mode.threadIO)
 			go func() {
 				b := make([]byte, 1)
 				for {
@@ -118,17 +138,17 @@ func TestRawIOSlowReplies(t *testing.T) {
 func TestRawIOEndsAndErrors(t *testing.T) {
 	tests := []struct {
 		name  string
-		setup func(raw *rawIOConn, peer net.Conn)
+		setup func(raw, peer net.Conn)
 		check func(err error) bool
 	}{
 		{
 			name:  "peer closes: EOF",
-			setup: func(_ *rawIOConn, peer net.Conn) { peer.Close() },
+			setup: func(_, peer net.Conn) { peer.Close() },
 			check: func(err error) bool { return err == io.EOF },
 		},
 		{
 			name: "deadline passes: a timeout",
-			setup: func(raw *rawIOConn, _ net.Conn) {
+			setup: func(raw, _ net.Conn) {
 				raw.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
 			},
 			check: func(err error) bool {
@@ -137,8 +157,18 @@ func TestRawIOEndsAndErrors(t *testing.T) {
 			},
 		},
 		{
+			name: "deadline set while waiting: a timeout",
+			setup: func(raw, _ net.Conn) {
+				time.AfterFunc(30*time.Millisecond, func() { raw.SetReadDeadline(time.Now()) })
+			},
+			check: func(err error) bool {
+				var ne net.Error
+				return errors.As(err, &ne) && ne.Timeout() && errors.Is(err, os.ErrDeadlineExceeded)
+			},
+		},
+		{
 			name: "closed while waiting: net.ErrClosed",
-			setup: func(raw *rawIOConn, _ net.Conn) {
+			setup: func(raw, _ net.Conn) {
 				time.AfterFunc(20*time.Millisecond, func() { raw.Close() })
 			},
 			check: func(err error) bool { return errors.Is(err, net.ErrClosed) },
@@ -147,7 +177,7 @@ func TestRawIOEndsAndErrors(t *testing.T) {
 	for _, mode := range ioModes {
 		for _, tc := range tests {
 			t.Run(mode.name+"/"+tc.name, func(t *testing.T) {
-				raw, peer := rawPair(t, mode.blocking)
+				raw, peer := rawPair(t, mode.threadIO)
 				tc.setup(raw, peer)
 				done := make(chan error, 1)
 				go func() {
@@ -169,12 +199,12 @@ func TestRawIOEndsAndErrors(t *testing.T) {
 
 func TestRawIOWriteToReset(t *testing.T) {
 	for _, mode := range ioModes {
-		t.Run(mode.name, func(t *testing.T) { testRawIOWriteToReset(t, mode.blocking) })
+		t.Run(mode.name, func(t *testing.T) { testRawIOWriteToReset(t, mode.threadIO) })
 	}
 }
 
-func testRawIOWriteToReset(t *testing.T, blocking bool) {
-	raw, peer := rawPair(t, blocking)
+func testRawIOWriteToReset(t *testing.T, threadIO bool) {
+	raw, peer := rawPair(t, threadIO)
 	peer.(*net.TCPConn).SetLinger(0) // close with a reset
 	peer.Close()
 	var err error
@@ -195,7 +225,7 @@ func TestRawIOConcurrentUse(t *testing.T) {
 	const writers, readers, frames, frameLen = 4, 2, 200, 64
 	for _, mode := range ioModes {
 		t.Run(mode.name, func(t *testing.T) {
-			raw, peer := rawPair(t, mode.blocking)
+			raw, peer := rawPair(t, mode.threadIO)
 			go func() {
 				// Echo everything back, then end the stream.
 				_, _ = io.Copy(peer, peer)
@@ -240,9 +270,7 @@ func TestRawIOConcurrentUse(t *testing.T) {
 				}(w)
 			}
 			wg.Wait()
-			if err := raw.Conn.(*net.TCPConn).CloseWrite(); err != nil {
-				t.Fatal(err)
-			}
+			closeWrite(t, raw)
 			rg.Wait()
 			for w, n := range counts {
 				if n != frames*frameLen {
@@ -250,5 +278,54 @@ func TestRawIOConcurrentUse(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestThreadConnDeadlineCleared checks that a read after a deadline passed
+// and was cleared waits for data again, as on a net.Conn.
+func TestThreadConnDeadlineCleared(t *testing.T) {
+	raw, peer := rawPair(t, true)
+	raw.SetReadDeadline(time.Now().Add(-time.Second))
+	if _, err := raw.Read(make([]byte, 1)); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("Read past the deadline: %v, want a timeout", err)
+	}
+	raw.SetReadDeadline(time.Time{})
+	time.AfterFunc(3*blockingTimeout/2, func() { peer.Write([]byte("y")) })
+	b := make([]byte, 1)
+	if _, err := raw.Read(b); err != nil || b[0] != 'y' {
+		t.Fatalf("Read after clearing the deadline: %q, %v", b, err)
+	}
+}
+
+// TestThreadConnCloseUnblocksWrite closes a connection whose write waits
+// for a peer that does not read: the write returns net.ErrClosed at once
+// (the socket is shut down), and the descriptor is closed once it has.
+func TestThreadConnCloseUnblocksWrite(t *testing.T) {
+	raw, _ := rawPair(t, true)
+	done := make(chan error, 1)
+	go func() {
+		_, err := raw.Write(make([]byte, 64<<20))
+		done <- err
+	}()
+	time.Sleep(50 * time.Millisecond)
+	start := time.Now()
+	raw.Close()
+	select {
+	case err := <-done:
+		if !errors.Is(err, net.ErrClosed) {
+			t.Fatalf("Write after Close: %v, want net.ErrClosed", err)
+		}
+		if d := time.Since(start); d > blockingTimeout {
+			t.Errorf("Write returned %v after Close, want at once", d)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Write did not return after Close")
+	}
+	tc := raw.(*threadConn)
+	if tc.refs.Load() != 0 {
+		t.Fatalf("%d references left after Close and the write returned", tc.refs.Load())
+	}
+	if _, err := raw.Write([]byte("x")); !errors.Is(err, net.ErrClosed) {
+		t.Fatalf("Write on a closed connection: %v, want net.ErrClosed", err)
 	}
 }
