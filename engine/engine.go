@@ -417,10 +417,9 @@ func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Dur
 			// through the scheduler. A worker that waits for its
 			// server in a blocking system call (thread I/O) never
 			// does otherwise, and every 10 ms the runtime's monitor
-			// would interrupt it with a signal, sending the wait to
-			// the poller and the goroutine to another thread (2,284
-			// signals in a 5 s point-select run at 8 workers; 222
-			// with this).
+			// would interrupt it with a signal, cutting a wait short
+			// (2,284 signals in a 5 s point-select run at 8 workers;
+			// 222 with this).
 			runtime.Gosched()
 		}
 		if res.Wait > 0 {
