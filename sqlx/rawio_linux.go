@@ -74,11 +74,8 @@ func (c *rawIOConn) Read(b []byte) (int, error) {
 	n, errno := c.rn, c.rerrno
 	c.rbuf = nil
 	c.rmu.Unlock()
-	if err != nil {
-		return 0, c.opError("read", err)
-	}
-	if errno != 0 {
-		return 0, c.opError("read", errno)
+	if err := ioError("read", err, errno, c); err != nil {
+		return 0, err
 	}
 	if n == 0 {
 		return 0, io.EOF
@@ -108,13 +105,7 @@ func (c *rawIOConn) Write(b []byte) (int, error) {
 	n, errno := c.wn, c.werrno
 	c.wbuf = nil
 	c.wmu.Unlock()
-	if err != nil {
-		return n, c.opError("write", err)
-	}
-	if errno != 0 {
-		return n, c.opError("write", errno)
-	}
-	return n, nil
+	return n, ioError("write", err, errno, c)
 }
 
 // write is Write's system calls, called by the RawConn with the socket:
@@ -136,9 +127,21 @@ func (c *rawIOConn) write(fd uintptr) bool {
 	return true
 }
 
+// ioError is the error of a raw read or write: err from the RawConn, else
+// errno from the system call, else nil.
+func ioError(op string, err error, errno syscall.Errno, c net.Conn) error {
+	if err == nil && errno != 0 {
+		err = errno
+	}
+	if err == nil {
+		return nil
+	}
+	return opError(op, c, err)
+}
+
 // opError wraps err as net.Conn's methods do, so that callers that look
 // for a *net.OpError (timeouts, closed connections) still find one.
-func (c *rawIOConn) opError(op string, err error) error {
+func opError(op string, c net.Conn, err error) error {
 	if errno, ok := err.(syscall.Errno); ok {
 		err = os.NewSyscallError(op, errno)
 	}

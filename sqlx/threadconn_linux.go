@@ -234,14 +234,8 @@ func unixNanos(t time.Time) int64 {
 	return 1 // a deadline before 1970 has passed
 }
 
-// opError wraps err as net.Conn's methods do, so that callers that look
-// for a *net.OpError (timeouts, closed connections) still find one.
-func (c *threadConn) opError(op string, err error) error {
-	if errno, ok := err.(syscall.Errno); ok {
-		err = os.NewSyscallError(op, errno)
-	}
-	return &net.OpError{Op: op, Net: c.local.Network(), Source: c.local, Addr: c.remote, Err: err}
-}
+// opError wraps err as net.Conn's methods do.
+func (c *threadConn) opError(op string, err error) error { return opError(op, c, err) }
 
 // CloseWrite shuts down the writing side of the connection, as
 // net.TCPConn's does.
