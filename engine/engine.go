@@ -228,15 +228,34 @@ func Run(ctx context.Context, cfg Config, load workload.QueryLoad, reg *stats.Re
 			graceTimer = time.After(grace)
 		}
 	}
+	lastTick := start
+	tick := func(now time.Time) {
+		if !now.After(lastTick) {
+			return // a tick queued behind the ramp's, whose interval that one ended
+		}
+		t := reg.Tick(now)
+		lastTick = now
+		if hooks.Tick != nil {
+			hooks.Tick(t, false)
+		}
+	}
 loop:
 	for {
 		select {
 		case now := <-ticker.C:
-			if hooks.Tick != nil {
-				hooks.Tick(reg.Tick(now), false)
-			}
+			tick(now)
 		case now := <-rampTimer:
 			rampTimer = nil
+			// End an interval at the ramp's end, so that the cumulative
+			// view that restarts here holds no ramp operations. The
+			// batch layer counts whole intervals: it then leaves this
+			// one out, as the live view does. When the ticker has just
+			// ended one, the next interval's few ramp operations count
+			// in both views rather than an interval line of a few
+			// milliseconds.
+			if now.Sub(lastTick) >= rampTickMin {
+				tick(now)
+			}
 			reg.ResetCumulative(now)
 			r.result.RampEnd = now
 			r.rampDone(now)
@@ -292,6 +311,10 @@ type runner struct {
 	workersMu sync.Mutex
 	workers   []WorkerStats
 }
+
+// rampTickMin is the shortest interval the engine ends at the ramp's end;
+// see Run.
+const rampTickMin = 10 * time.Millisecond
 
 func (r *runner) rampDone(at time.Time) {
 	if r.hooks.RampDone != nil {

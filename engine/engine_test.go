@@ -219,6 +219,66 @@ func TestRampExcluded(t *testing.T) {
 	}
 }
 
+// TestRampIntervalBoundary checks that the final cumulative figures are
+// exactly the intervals that end after the ramp (what the batch layer
+// recomputes from the interval log), and that intervals never run
+// backwards: with the ramp's end between two ticks, on a tick, and with a
+// slow Tick hook that leaves the ticker and the ramp timer ready at once.
+func TestRampIntervalBoundary(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		ramp      time.Duration
+		every     time.Duration
+		hookDelay time.Duration
+	}{
+		{"between ticks", 330 * time.Millisecond, 100 * time.Millisecond, 0},
+		{"on a tick", 300 * time.Millisecond, 100 * time.Millisecond, 0},
+		{"slow tick hook", 300 * time.Millisecond, 40 * time.Millisecond, 70 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			load := fakeLoad(4, []string{"op"}, func(int, int64) workload.Result {
+				time.Sleep(200 * time.Microsecond)
+				return workload.Result{}
+			})
+			names := engine.Series{Ops: load.Ops}.Names()
+			reg := stats.NewRegistry(names, 4, time.Now())
+			type iv struct {
+				start, end time.Time
+				n          int64
+			}
+			var ivs []iv
+			var final stats.Tick
+			res := engine.Run(context.Background(), engine.Config{Ramp: tc.ramp, Duration: 300 * time.Millisecond, DisplayEvery: tc.every}, load, reg,
+				engine.Hooks{Tick: func(tk stats.Tick, last bool) {
+					ivs = append(ivs, iv{tk.Start, tk.End, tk.Series[0].Interval.TotalCount()})
+					if last {
+						final = tk
+					} else {
+						time.Sleep(tc.hookDelay)
+					}
+				}})
+			var after int64
+			for i, v := range ivs {
+				if !v.end.After(v.start) {
+					t.Errorf("interval %d runs from %v to %v", i, v.start, v.end)
+				}
+				if v.end.After(res.RampEnd) {
+					after += v.n
+					// No interval of the final figures reaches back
+					// into the ramp by more than the engine's shortest
+					// ramp interval (10 ms).
+					if res.RampEnd.Sub(v.start) > 10*time.Millisecond {
+						t.Errorf("interval %d (%v to %v) straddles the ramp's end %v", i, v.start, v.end, res.RampEnd)
+					}
+				}
+			}
+			if cum := final.Series[0].Cumulative.TotalCount(); cum != after || cum == 0 {
+				t.Errorf("cumulative %d, intervals ending after the ramp hold %d", cum, after)
+			}
+		})
+	}
+}
+
 func TestWaitIsNotLatency(t *testing.T) {
 	load := fakeLoad(1, []string{"op"}, func(int, int64) workload.Result {
 		return workload.Result{Wait: 20 * time.Millisecond}

@@ -67,9 +67,11 @@ func (b Bound) resolve(start time.Time) time.Time {
 //
 // Intervals are indivisible: an interval is in the window when it ends after
 // From and starts before To, and then all its operations count, while the
-// view's period is clipped to the window. This is what the live figures do
-// with the interval in progress when the ramp-up ends, so that the default
-// view of a completed run equals its live final figures.
+// view's period is clipped to the window. The engine ends an interval at
+// the ramp-up's end (unless the ticker ended one less than 10 ms before),
+// and its live final figures count the intervals after it, so the default
+// view of a completed run equals them and holds no more than 10 ms of
+// ramp-up.
 type Window struct {
 	// From is where the window starts; unset means the ramp-up's end, or
 	// the run's start if IncludeRamp is set or the run had no ramp-up.
