@@ -210,7 +210,9 @@ func Run(ctx context.Context, cfg Config, load workload.QueryLoad, reg *stats.Re
 	ticker := time.NewTicker(cfg.DisplayEvery)
 	defer ticker.Stop()
 	var rampTimer, durTimer <-chan time.Time
+	var rampAt time.Time
 	if cfg.Ramp > 0 {
+		rampAt = time.Now().Add(cfg.Ramp)
 		rampTimer = time.After(cfg.Ramp)
 	} else {
 		r.rampDone(start)
@@ -239,29 +241,36 @@ func Run(ctx context.Context, cfg Config, load workload.QueryLoad, reg *stats.Re
 			hooks.Tick(t, false)
 		}
 	}
+	// endRamp ends an interval at the ramp's end, so that the cumulative
+	// view that restarts there holds no ramp operations; the batch layer
+	// counts whole intervals, and then leaves this one out as the live
+	// view does. When the ticker has just ended one, the next interval's
+	// few ramp operations count in both views rather than an interval
+	// line of a few milliseconds.
+	endRamp := func(now time.Time) {
+		rampTimer = nil
+		if now.Sub(lastTick) >= rampTickMin {
+			tick(now)
+		}
+		reg.ResetCumulative(now)
+		r.result.RampEnd = now
+		r.rampDone(now)
+		if cfg.Duration > 0 {
+			durTimer = time.After(cfg.Duration)
+		}
+	}
 loop:
 	for {
 		select {
 		case now := <-ticker.C:
+			// A slow Tick hook can leave the ticker and the ramp timer
+			// ready at once: the ramp's end comes first.
+			if rampTimer != nil && !now.Before(rampAt) {
+				endRamp(rampAt)
+			}
 			tick(now)
 		case now := <-rampTimer:
-			rampTimer = nil
-			// End an interval at the ramp's end, so that the cumulative
-			// view that restarts here holds no ramp operations. The
-			// batch layer counts whole intervals: it then leaves this
-			// one out, as the live view does. When the ticker has just
-			// ended one, the next interval's few ramp operations count
-			// in both views rather than an interval line of a few
-			// milliseconds.
-			if now.Sub(lastTick) >= rampTickMin {
-				tick(now)
-			}
-			reg.ResetCumulative(now)
-			r.result.RampEnd = now
-			r.rampDone(now)
-			if cfg.Duration > 0 {
-				durTimer = time.After(cfg.Duration)
-			}
+			endRamp(now)
 		case <-durTimer:
 			durTimer = nil
 			beginStop()
