@@ -298,8 +298,8 @@ func TestThreadConnDeadlineCleared(t *testing.T) {
 }
 
 // TestThreadConnCloseUnblocksWrite closes a connection whose write waits
-// for a peer that does not read: the write returns net.ErrClosed at once
-// (the socket is shut down), and the descriptor is closed once it has.
+// for a peer that does not read: the write returns net.ErrClosed, and the
+// descriptor is closed once it has.
 func TestThreadConnCloseUnblocksWrite(t *testing.T) {
 	raw, _ := rawPair(t, true)
 	done := make(chan error, 1)
@@ -308,15 +308,11 @@ func TestThreadConnCloseUnblocksWrite(t *testing.T) {
 		done <- err
 	}()
 	time.Sleep(50 * time.Millisecond)
-	start := time.Now()
 	raw.Close()
 	select {
 	case err := <-done:
 		if !errors.Is(err, net.ErrClosed) {
 			t.Fatalf("Write after Close: %v, want net.ErrClosed", err)
-		}
-		if d := time.Since(start); d > blockingTimeout {
-			t.Errorf("Write returned %v after Close, want at once", d)
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("Write did not return after Close")

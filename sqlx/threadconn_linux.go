@@ -54,10 +54,10 @@ type threadConn struct {
 const blockingTimeout = 20 * time.Millisecond
 
 // newThreadConn moves c's socket to a threadConn: it duplicates the
-// descriptor, closes c (which takes the socket out of the poller, while
-// the duplicate keeps the connection open), and sets the duplicate to
-// blocking mode with blockingTimeout on sends and receives. It returns
-// false, leaving c as it was, when any step before closing c fails.
+// descriptor, sets the socket to blocking mode with blockingTimeout on
+// sends and receives, and closes c, which takes the socket out of the
+// poller while the duplicate keeps the connection open. It returns false,
+// leaving c open and as it was, when a step before closing c fails.
 func newThreadConn(c net.Conn, rc syscall.RawConn) (net.Conn, bool) {
 	fd := -1
 	var err error
@@ -68,20 +68,17 @@ func newThreadConn(c net.Conn, rc syscall.RawConn) (net.Conn, bool) {
 	}
 	tv := unix.NsecToTimeval(blockingTimeout.Nanoseconds())
 	if unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv) != nil ||
-		unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv) != nil {
+		unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv) != nil ||
+		unix.SetNonblock(fd, false) != nil {
+		_ = unix.SetNonblock(fd, true) // c's descriptor shares the mode
 		_ = unix.Close(fd)
 		return nil, false
 	}
 	tc := &threadConn{fd: fd, local: c.LocalAddr(), remote: c.RemoteAddr()}
 	tc.refs.Store(1)
 	// Closing c removes the poller's epoll entry (EPOLL_CTL_DEL) and c's
-	// descriptor; the socket stays open through fd. Blocking mode is a
-	// property of the socket, so it is set once c no longer uses it.
+	// descriptor; nothing reads c in between.
 	_ = c.Close()
-	if err := unix.SetNonblock(fd, false); err != nil {
-		_ = tc.Close()
-		return nil, false
-	}
 	return tc, true
 }
 
