@@ -103,6 +103,7 @@ func TestBadInput(t *testing.T) {
 		{"bad latency", append([]string{"run", "ycsb", "--latency", "p99"}, null...), 2, `unknown --latency "p99"`},
 		{"bad tag", append([]string{"run", "ycsb", "--tag", "novalue"}, null...), 2, `malformed --tag "novalue"`},
 		{"bad io mode", append([]string{"run", "ycsb", "--io-mode", "epoll"}, null...), 2, `unknown --io-mode "epoll"`},
+		{"bad client sched", append([]string{"run", "ycsb", "--client-sched", "fifo"}, null...), 2, `unknown --client-sched "fifo": use batch or normal`},
 		{"bad driver", []string{"run", "ycsb", "--driver", "oracle"}, 2, `unknown --driver "oracle"`},
 		{"not a URL", []string{"run", "ycsb", "localhost:5432"}, 2, `unexpected argument "localhost:5432"`},
 		{"wrong scheme", []string{"run", "ycsb", "mysql://u:topsecret@h/db"}, 2, `unsupported URL scheme "mysql"`},

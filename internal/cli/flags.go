@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/stampede-bench/stampede/engine"
+	"github.com/stampede-bench/stampede/internal/clientsched"
 	"github.com/stampede-bench/stampede/sqlx"
 )
 
@@ -163,6 +164,7 @@ type runFlags struct {
 	promListen     string
 	opTimeout      time.Duration
 	ioMode         string
+	clientSched    string
 	skipChecks     bool
 	tel            telemetryFlags
 	lim            runLimitFlags
@@ -192,6 +194,7 @@ func (r *runFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&r.skipChecks, "skip-checks", false, "do not run the workload's consistency checks after the run (workloads that check after runs: tpcc)")
 	fs.DurationVar(&r.opTimeout, "op-timeout", 0, "bound each operation: the server's statement_timeout and a client deadline (0: none)")
 	fs.StringVar(&r.ioMode, "io-mode", ioAuto, "how workers wait for the server: thread (each worker's connection blocks in the kernel on its own thread, as sysbench's do), poller (Go's network poller, for thousands of connections), or auto (thread with up to 4 workers per CPU, each with its own connection)")
+	fs.StringVar(&r.clientSched, "client-sched", string(clientsched.Batch), "Linux scheduling policy of stampede's own threads during the run: batch (SCHED_BATCH: a woken client thread never preempts the server, which matters when both share CPUs) or normal (the kernel's default)")
 	fs.IntVar(&r.promPort, "prometheus-port", 0, "serve live metrics at http://HOST:PORT/metrics for Prometheus (all interfaces)")
 	fs.StringVar(&r.promListen, "prometheus-listen", "", "like --prometheus-port with a full address, such as 127.0.0.1:9090")
 	r.tel.register(fs)
@@ -261,6 +264,9 @@ func (r *runFlags) resolve(fs *pflag.FlagSet) error {
 	case ioAuto, ioThread, ioPoller:
 	default:
 		return usagef("unknown --io-mode %q: use auto, thread or poller", r.ioMode)
+	}
+	if _, err := clientsched.Parse(r.clientSched); err != nil {
+		return usagef("unknown --client-sched %q: use batch or normal", r.clientSched)
 	}
 	switch r.outputStyle {
 	case "stampede", "sysbench":

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -209,18 +210,32 @@ func TestInitRunCleanup(t *testing.T) {
 		"--results-dir", shared}, dbFlag...), srv)...)
 	if r.code != 0 || !strings.Contains(r.stdout, "__result") {
 		t.Errorf("run with --conns 2: %d %s", r.code, r.stderr)
-	} else if got := recordedIOMode(t, shared); got != "poller" {
+	} else if got := recordedFlag(t, shared, "io-mode"); got != "poller" {
 		t.Errorf("run with --conns 2 recorded io-mode %q, want poller", got)
 	}
-	// Each I/O mode runs the workload, and run.json records the mode used.
-	for _, tc := range []struct{ mode, want string }{{"thread", "thread"}, {"poller", "poller"}, {"auto", "thread"}} {
+	// Each I/O mode runs the workload, and run.json records the mode
+	// used; likewise the client's scheduling policy (batch unless the
+	// kernel refuses it, which a root test on Linux never sees).
+	for _, tc := range []struct{ mode, sched, want, wantSched string }{
+		{"thread", "", "thread", "batch"},
+		{"poller", "", "poller", "batch"},
+		{"auto", "normal", "thread", "normal"},
+	} {
 		dir := t.TempDir()
-		r = stampede(t, append(append([]string{"run", "ycsb", "--duration", "1s", "--concurrency", "2", "--io-mode", tc.mode,
-			"--results-dir", dir}, dbFlag...), srv)...)
+		args := []string{"run", "ycsb", "--duration", "1s", "--concurrency", "2", "--io-mode", tc.mode, "--results-dir", dir}
+		if tc.sched != "" {
+			args = append(args, "--client-sched", tc.sched)
+		}
+		r = stampede(t, append(append(args, dbFlag...), srv)...)
 		if r.code != 0 || !strings.Contains(r.stdout, "__result") {
 			t.Errorf("run with --io-mode %s: %d %s", tc.mode, r.code, r.stderr)
-		} else if got := recordedIOMode(t, dir); got != tc.want {
+			continue
+		}
+		if got := recordedFlag(t, dir, "io-mode"); got != tc.want {
 			t.Errorf("run with --io-mode %s recorded io-mode %q, want %q", tc.mode, got, tc.want)
+		}
+		if got := recordedFlag(t, dir, "client-sched"); runtime.GOOS == "linux" && got != tc.wantSched {
+			t.Errorf("run with --client-sched %q recorded client-sched %q, want %q", tc.sched, got, tc.wantSched)
 		}
 	}
 	// --op-timeout: a client deadline of 1µs fails every operation as a
@@ -238,8 +253,8 @@ func TestInitRunCleanup(t *testing.T) {
 	}
 }
 
-// recordedIOMode returns the io-mode in run.json of the one run in dir.
-func recordedIOMode(t *testing.T, dir string) string {
+// recordedFlag returns the flag name in run.json of the one run in dir.
+func recordedFlag(t *testing.T, dir, name string) string {
 	t.Helper()
 	runs, err := runlog.List(dir)
 	if err != nil || len(runs) != 1 {
@@ -249,7 +264,7 @@ func recordedIOMode(t *testing.T, dir string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return rl.Info.Flags["io-mode"]
+	return rl.Info.Flags[name]
 }
 
 // TestSecretsNeverPrinted runs with a password in the URL and searches

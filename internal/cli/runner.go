@@ -16,6 +16,7 @@ import (
 
 	"github.com/stampede-bench/stampede/engine"
 	"github.com/stampede-bench/stampede/fleet"
+	"github.com/stampede-bench/stampede/internal/clientsched"
 	"github.com/stampede-bench/stampede/promexport"
 	"github.com/stampede-bench/stampede/report"
 	"github.com/stampede-bench/stampede/runlog"
@@ -212,6 +213,16 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 		Host:            runlog.HostFacts(),
 		Start:           start,
 	}
+	// The client's threads run under --client-sched from here to the
+	// end of the run (see package clientsched); the run records the
+	// policy they got.
+	policy, _ := clientsched.Parse(rf.clientSched)
+	sched, restoreSched, err := clientsched.Apply(policy)
+	if err != nil {
+		fmt.Fprintf(a.stderr, "warning: %v: the client's threads keep the default scheduling policy\n", err)
+	}
+	defer restoreSched()
+	info.Flags["client-sched"] = string(sched.Policy)
 	info.Flags["io-mode"] = ioPoller // what --io-mode resolved to
 	if src.threadIO {
 		info.Flags["io-mode"] = ioThread
@@ -309,6 +320,7 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 		defer writeAllocProfile(rf.memProfile, a.stderr)
 	}
 	res := engine.Run(ctx, cfg, load, reg, hooks)
+	restoreSched()
 	lims.remove(rw, a.stderr)
 
 	sum := summarize(last, disp, gen.Meta().Name, seed, rf, errs.snapshot(), src.reconnects())

@@ -1,0 +1,149 @@
+package clientsched
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"sync"
+
+	"golang.org/x/sys/unix"
+)
+
+// taskDir lists the process's threads.
+const taskDir = "/proc/self/task"
+
+// threads returns the IDs of the process's threads.
+func threads() ([]int, error) {
+	ents, err := os.ReadDir(taskDir)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]int, 0, len(ents))
+	for _, e := range ents {
+		if id, err := strconv.Atoi(e.Name()); err == nil {
+			ids = append(ids, id)
+		}
+	}
+	return ids, nil
+}
+
+// setPolicy moves thread tid from policy from to policy to, keeping its
+// nice value. It reports whether it changed the thread; a thread with
+// another policy is left alone, and one that exited is skipped.
+func setPolicy(tid int, from, to uint32) (bool, error) {
+	attr, err := unix.SchedGetAttr(tid, 0)
+	if err == unix.ESRCH {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if attr.Policy != from {
+		return false, nil
+	}
+	attr.Policy = to
+	attr.Flags = 0
+	attr.Priority = 0
+	err = unix.SchedSetAttr(tid, attr, 0)
+	if err == unix.ESRCH {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// policyName names a kernel policy as the run records it.
+func policyName(policy uint32) Policy {
+	switch policy {
+	case unix.SCHED_NORMAL:
+		return Normal
+	case unix.SCHED_BATCH:
+		return Batch
+	case unix.SCHED_IDLE:
+		return "idle"
+	case unix.SCHED_FIFO:
+		return "fifo"
+	case unix.SCHED_RR:
+		return "rr"
+	}
+	return Policy(fmt.Sprintf("policy %d", policy))
+}
+
+// Apply puts every thread of the process that runs under SCHED_OTHER under
+// p, and returns what it did and a function that puts the threads it
+// changed under SCHED_OTHER again, with those created since that inherited
+// p. With Normal it changes nothing. When the kernel refuses (a seccomp
+// filter, say) it returns the error, and the threads keep their policy.
+//
+// Threads the user had put under another policy keep it; when some were
+// under SCHED_BATCH already (chrt -b), threads created during the run keep
+// theirs too, as they would have without stampede.
+func Apply(p Policy) (Applied, func(), error) {
+	none := func() {}
+	current := func() Policy {
+		if a, err := unix.SchedGetAttr(0, 0); err == nil {
+			return policyName(a.Policy)
+		}
+		return Normal
+	}
+	if p != Batch {
+		return Applied{Policy: current()}, none, nil
+	}
+	ids, err := threads()
+	if err != nil {
+		return Applied{Policy: current()}, none, fmt.Errorf("cannot list the process's threads: %w", err)
+	}
+	known := map[int]bool{}
+	userBatch := false
+	for _, id := range ids {
+		known[id] = true
+		if a, err := unix.SchedGetAttr(id, 0); err == nil && a.Policy == unix.SCHED_BATCH {
+			userBatch = true
+		}
+	}
+	changed := map[int]bool{}
+	undo := func() {
+		for id := range changed {
+			_, _ = setPolicy(id, unix.SCHED_BATCH, unix.SCHED_NORMAL)
+		}
+		if userBatch {
+			return
+		}
+		// Threads created during the run inherited the policy. Two
+		// passes: one may be created from a thread not yet moved back.
+		for pass := 0; pass < 2; pass++ {
+			ids, err := threads()
+			if err != nil {
+				return
+			}
+			for _, id := range ids {
+				if !known[id] {
+					_, _ = setPolicy(id, unix.SCHED_BATCH, unix.SCHED_NORMAL)
+				}
+			}
+		}
+	}
+	// Two passes, for threads created from one not yet moved.
+	for pass := 0; pass < 2; pass++ {
+		if pass > 0 {
+			if ids, err = threads(); err != nil {
+				undo()
+				return Applied{Policy: current()}, none, fmt.Errorf("cannot list the process's threads: %w", err)
+			}
+		}
+		for _, id := range ids {
+			if changed[id] {
+				continue
+			}
+			ok, err := setPolicy(id, unix.SCHED_NORMAL, unix.SCHED_BATCH)
+			if err != nil {
+				undo()
+				return Applied{Policy: current()}, none, fmt.Errorf("cannot set thread %d to SCHED_BATCH: %w", id, err)
+			}
+			if ok {
+				changed[id] = true
+			}
+		}
+	}
+	var once sync.Once
+	return Applied{Policy: current(), Threads: len(changed)}, func() { once.Do(undo) }, nil
+}
