@@ -14,8 +14,9 @@
 // Measured on 2 CPUs with PostgreSQL on the same machine, oltp_point_select
 // at 8 workers: interrupts per transaction fell from 0.07-0.09 to
 // 0.013-0.022, the client's kernel CPU per transaction by a quarter, and the
-// throughput rose by 9-20%, with lower p99 latency. See the README ("How the
-// client is scheduled").
+// throughput rose by 6-8% (scripts/bench, 4 x 1M rows) to 10-20%
+// (alternating runs, 100,000 rows), with a lower p99 latency. See the README
+// (Run flags, "Why --client-sched batch").
 //
 // The policy is per thread. Apply changes every thread the process has;
 // threads created while it is applied inherit the policy from the thread
