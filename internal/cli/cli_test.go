@@ -115,6 +115,7 @@ func TestBadInput(t *testing.T) {
 		{"unknown workload letter", []string{"run", "ycsb", "--workload", "z"}, 2, `"z"`},
 		{"unreachable server", []string{"run", "ycsb", "--duration", "1s", "postgresql://u:topsecret@127.0.0.1:1/db?connect_timeout=2"}, 1, "cannot connect to 127.0.0.1:1"},
 		{"demo args", []string{"demo", "a", "b"}, 2, "accepts at most 1 arg"},
+		{"demo bad client sched", []string{"demo", "--client-sched", "rr"}, 2, `unknown --client-sched "rr": use batch or normal`},
 		{"sysbench no verb", []string{"oltp_read_write", "--tables=2"}, 2, "say what to do with oltp_read_write"},
 		{"sysbench tables=0", []string{"oltp_read_write", "--tables=0", "--driver=null", "run"}, 2, "--tables=0"},
 		{"sysbench table_size", []string{"oltp_read_write", "--table_size=-1", "--driver=null", "prepare"}, 2, "table_size"},

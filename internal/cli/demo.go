@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stampede-bench/stampede/internal/clientsched"
 	"github.com/stampede-bench/stampede/localpg"
 	"github.com/stampede-bench/stampede/workload"
 )
@@ -18,6 +19,7 @@ type demoFlags struct {
 	records     int
 	resultsDir  string
 	keep        bool
+	clientSched string
 }
 
 func (a *app) demoCmd() *cobra.Command {
@@ -45,6 +47,7 @@ against that server, in a database named ycsb.`,
 	fs.IntVar(&f.concurrency, "concurrency", 8, "number of workers")
 	fs.IntVar(&f.records, "records", 100000, "rows to load into usertable")
 	fs.StringVar(&f.resultsDir, "results-dir", "", "where the run directory is written (default $STAMPEDE_RESULTS_DIR or ~/.stampede/runs)")
+	fs.StringVar(&f.clientSched, "client-sched", string(clientsched.Batch), "scheduling policy of stampede's threads during the run: batch (SCHED_BATCH, the default) or normal; see stampede run --help")
 	fs.BoolVar(&f.keep, "keep", false, "with no URL: leave the throwaway server running (its URL is printed) instead of removing it")
 	return cmd
 }
@@ -52,6 +55,9 @@ against that server, in a database named ycsb.`,
 func (a *app) demo(ctx context.Context, f *demoFlags, args []string) error {
 	if f.duration <= 0 || f.concurrency < 1 || f.records < 1 {
 		return usagef("--duration, --concurrency and --records must be positive")
+	}
+	if _, err := clientsched.Parse(f.clientSched); err != nil {
+		return usagef("unknown --client-sched %q: use batch or normal", f.clientSched)
 	}
 	var url string
 	var watch []string // the throwaway server, whose CPU and IO the telemetry records
@@ -108,6 +114,7 @@ func (a *app) demo(ctx context.Context, f *demoFlags, args []string) error {
 		"--duration=" + f.duration.String(),
 		fmt.Sprintf("--concurrency=%d", f.concurrency),
 		"--results-dir=" + f.resultsDir,
+		"--client-sched=" + f.clientSched,
 	}, watch...)); err != nil {
 		return err
 	}
