@@ -104,6 +104,8 @@ func TestBadInput(t *testing.T) {
 		{"bad tag", append([]string{"run", "ycsb", "--tag", "novalue"}, null...), 2, `malformed --tag "novalue"`},
 		{"bad io mode", append([]string{"run", "ycsb", "--io-mode", "epoll"}, null...), 2, `unknown --io-mode "epoll"`},
 		{"bad client sched", append([]string{"run", "ycsb", "--client-sched", "fifo"}, null...), 2, `unknown --client-sched "fifo": use batch or normal`},
+		{"bad gc headroom", append([]string{"run", "ycsb", "--gc-headroom", "lots"}, null...), 2, `bad --gc-headroom: malformed size "lots"`},
+		{"negative gc headroom", append([]string{"run", "ycsb", "--gc-headroom", "-1M"}, null...), 2, `bad --gc-headroom: size "-1M" is negative`},
 		{"bad driver", []string{"run", "ycsb", "--driver", "oracle"}, 2, `unknown --driver "oracle"`},
 		{"not a URL", []string{"run", "ycsb", "localhost:5432"}, 2, `unexpected argument "localhost:5432"`},
 		{"wrong scheme", []string{"run", "ycsb", "mysql://u:topsecret@h/db"}, 2, `unsupported URL scheme "mysql"`},

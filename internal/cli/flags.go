@@ -13,6 +13,7 @@ import (
 
 	"github.com/stampede-bench/stampede/engine"
 	"github.com/stampede-bench/stampede/internal/clientsched"
+	"github.com/stampede-bench/stampede/limit"
 	"github.com/stampede-bench/stampede/sqlx"
 )
 
@@ -165,6 +166,7 @@ type runFlags struct {
 	opTimeout      time.Duration
 	ioMode         string
 	clientSched    string
+	gcHeadroom     string
 	skipChecks     bool
 	tel            telemetryFlags
 	lim            runLimitFlags
@@ -195,6 +197,7 @@ func (r *runFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&r.opTimeout, "op-timeout", 0, "bound each operation: the server's statement_timeout and a client deadline (0: none)")
 	fs.StringVar(&r.ioMode, "io-mode", ioAuto, "how workers wait for the server: thread (each worker's connection blocks in the kernel on its own thread, as sysbench's do), poller (Go's network poller, for thousands of connections), or auto (thread with up to 4 workers per CPU, each with its own connection)")
 	fs.StringVar(&r.clientSched, "client-sched", string(clientsched.Batch), "Linux scheduling policy of stampede's own threads during the run: batch (SCHED_BATCH: a woken client thread never preempts the server, which matters when both share CPUs) or normal (the kernel's default)")
+	fs.StringVar(&r.gcHeadroom, "gc-headroom", "64M", "how much stampede's Go heap may grow between garbage collections during the run, such as 64M or 1G (0: Go's default pacing, GOGC=100); a collection can separate client threads from the server backends they share CPUs with. GOGC in the environment wins")
 	fs.IntVar(&r.promPort, "prometheus-port", 0, "serve live metrics at http://HOST:PORT/metrics for Prometheus (all interfaces)")
 	fs.StringVar(&r.promListen, "prometheus-listen", "", "like --prometheus-port with a full address, such as 127.0.0.1:9090")
 	r.tel.register(fs)
@@ -267,6 +270,9 @@ func (r *runFlags) resolve(fs *pflag.FlagSet) error {
 	}
 	if _, err := clientsched.Parse(r.clientSched); err != nil {
 		return usagef("unknown --client-sched %q: use batch or normal", r.clientSched)
+	}
+	if _, err := r.gcHeadroomBytes(); err != nil {
+		return usagef("bad --gc-headroom: %v (0 keeps Go's default pacing)", err)
 	}
 	switch r.outputStyle {
 	case "stampede", "sysbench":
@@ -357,6 +363,14 @@ const (
 	ioThread = "thread"
 	ioPoller = "poller"
 )
+
+// gcHeadroomBytes is --gc-headroom in bytes, 0 for Go's default pacing.
+func (r *runFlags) gcHeadroomBytes() (int64, error) {
+	if strings.TrimSpace(r.gcHeadroom) == "0" {
+		return 0, nil
+	}
+	return limit.ParseSize(r.gcHeadroom)
+}
 
 // threadIOWorkersPerCPU is the most workers per CPU that --io-mode auto
 // gives a thread each. Measured on 2 CPUs with the server on the same

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -215,16 +216,21 @@ func TestInitRunCleanup(t *testing.T) {
 	}
 	// Each I/O mode runs the workload, and run.json records the mode
 	// used; likewise the client's scheduling policy (batch unless the
-	// kernel refuses it, which a root test on Linux never sees).
-	for _, tc := range []struct{ mode, sched, want, wantSched string }{
-		{"thread", "", "thread", "batch"},
-		{"poller", "", "poller", "batch"},
-		{"auto", "normal", "thread", "normal"},
+	// kernel refuses it, which a root test on Linux never sees) and the
+	// garbage collector's pacing (a small heap with the default 64M of
+	// headroom gets a GOGC above 100; --gc-headroom 0 keeps 100).
+	for _, tc := range []struct{ mode, sched, gc, want, wantSched string }{
+		{"thread", "", "", "thread", "batch"},
+		{"poller", "", "0", "poller", "batch"},
+		{"auto", "normal", "", "thread", "normal"},
 	} {
 		dir := t.TempDir()
 		args := []string{"run", "ycsb", "--duration", "1s", "--concurrency", "2", "--io-mode", tc.mode, "--results-dir", dir}
 		if tc.sched != "" {
 			args = append(args, "--client-sched", tc.sched)
+		}
+		if tc.gc != "" {
+			args = append(args, "--gc-headroom", tc.gc)
 		}
 		r = stampede(t, append(append(args, dbFlag...), srv)...)
 		if r.code != 0 || !strings.Contains(r.stdout, "__result") {
@@ -236,6 +242,17 @@ func TestInitRunCleanup(t *testing.T) {
 		}
 		if got := recordedFlag(t, dir, "client-sched"); runtime.GOOS == "linux" && got != tc.wantSched {
 			t.Errorf("run with --client-sched %q recorded client-sched %q, want %q", tc.sched, got, tc.wantSched)
+		}
+		if _, set := os.LookupEnv("GOGC"); !set {
+			got, err := strconv.Atoi(recordedFlag(t, dir, "gc-percent"))
+			switch {
+			case err != nil:
+				t.Errorf("run with --gc-headroom %q recorded no gc-percent: %v", tc.gc, err)
+			case tc.gc == "0" && got != 100:
+				t.Errorf("run with --gc-headroom 0 recorded gc-percent %d, want 100", got)
+			case tc.gc == "" && got <= 100:
+				t.Errorf("run with the default --gc-headroom recorded gc-percent %d, want more than 100", got)
+			}
 		}
 	}
 	// --op-timeout: a client deadline of 1µs fails every operation as a

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/stampede-bench/stampede/engine"
 	"github.com/stampede-bench/stampede/fleet"
 	"github.com/stampede-bench/stampede/internal/clientsched"
+	"github.com/stampede-bench/stampede/internal/gcpace"
 	"github.com/stampede-bench/stampede/promexport"
 	"github.com/stampede-bench/stampede/report"
 	"github.com/stampede-bench/stampede/runlog"
@@ -223,6 +225,12 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 	}
 	defer restoreSched()
 	info.Flags["client-sched"] = string(sched.Policy)
+	// Garbage collection is paced by --gc-headroom from here to the end
+	// of the run (see package gcpace); the run records the GOGC it got.
+	headroom, _ := rf.gcHeadroomBytes()
+	gc, restoreGC := gcpace.Apply(headroom)
+	defer restoreGC()
+	info.Flags["gc-percent"] = strconv.Itoa(gc.Percent)
 	info.Flags["io-mode"] = ioPoller // what --io-mode resolved to
 	if src.threadIO {
 		info.Flags["io-mode"] = ioThread
@@ -321,6 +329,7 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 	}
 	res := engine.Run(ctx, cfg, load, reg, hooks)
 	restoreSched()
+	restoreGC()
 	lims.remove(rw, a.stderr)
 
 	sum := summarize(last, disp, gen.Meta().Name, seed, rf, errs.snapshot(), src.reconnects())

@@ -59,6 +59,7 @@ func TestLayers(t *testing.T) {
 		}, "batch views are computed from run directories only: no SQL, no workloads"},
 		{"telemetry", true, func(p string) bool { return ours(p) || sql(p) }, "telemetry is a leaf: /proc sampling, no SQL, nothing of ours"},
 		{"internal/clientsched", true, func(p string) bool { return ours(p) || sql(p) }, "clientsched is a leaf: thread policies, no SQL, nothing of ours"},
+		{"internal/gcpace", true, func(p string) bool { return ours(p) || sql(p) }, "gcpace is a leaf: the Go collector's pacing, no SQL, nothing of ours"},
 		{"report", false, func(p string) bool {
 			return ours(p) && !strings.HasSuffix(p, "/stats") && !strings.HasSuffix(p, "/telemetry")
 		}, "formatters take computed figures (stats, telemetry) and nothing else"},

@@ -1,0 +1,120 @@
+// Package gcpace paces Go's garbage collector for the length of a run.
+//
+// A collection disturbs a benchmark that shares its CPUs with the server:
+// it stops every worker thread for a moment, with a signal that wakes the
+// threads waiting in the kernel for replies, and for its mark phase it
+// runs its own workers on a quarter of the processors, so the Go
+// scheduler hands some benchmark goroutines to other threads. Each
+// disturbance can separate a client thread from the server backend it
+// talks to, which the kernel had placed on the same CPU; the pair then
+// wakes each other across CPUs, sometimes for the rest of the run.
+//
+// stampede allocates little per operation (about 2 MB/s at 75,000
+// point selects a second: the interval log's compressor and the
+// driver's command tags), so with Go's default pacing (GOGC=100) and
+// its small heap it still collected every 2-3 s. Apply lets the heap
+// grow by a fixed headroom above the live heap instead: a collection
+// about every 30 s at that rate with the default 64 MiB, and no change
+// at all when the live heap is already larger than the headroom (a run
+// with thousands of connections), so memory stays bounded.
+//
+// Measured on 2 CPUs with PostgreSQL on the same machine,
+// oltp_point_select at 8 threads, four alternating 20 s rounds: see the
+// README ("How fast it is") and DefaultHeadroom.
+package gcpace
+
+import (
+	"math"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+)
+
+// DefaultHeadroom is the heap growth allowed between collections during a
+// run unless the user picks another: 64 MiB.
+const DefaultHeadroom int64 = 64 << 20
+
+// liveHeapMetric is the runtime metric of the heap marked live by the last
+// collection.
+const liveHeapMetric = "/gc/heap/live:bytes"
+
+// Applied says what Apply did.
+type Applied struct {
+	// Percent is the GOGC value in effect during the run.
+	Percent int
+	// LiveHeap is the live heap in bytes when the run started, 0 when it
+	// was not measured.
+	LiveHeap int64
+	// Changed says whether Apply changed the pacing.
+	Changed bool
+	// Why says why the pacing was left alone, when it was.
+	Why string
+}
+
+// Apply collects garbage once (so the run starts with the setup's garbage
+// gone and a measured live heap), then sets GOGC so that the heap may grow
+// by headroom bytes before the next collection, unless Go's own pacing
+// already allows more. It leaves the pacing alone when headroom is not
+// positive or when the environment sets GOGC (the user's choice wins).
+// The function it returns restores the previous setting; it may be called
+// more than once.
+func Apply(headroom int64) (Applied, func()) {
+	noop := func() {}
+	if headroom <= 0 {
+		return Applied{Percent: currentPercent(), Why: "no headroom asked"}, noop
+	}
+	if v, ok := os.LookupEnv("GOGC"); ok && v != "" {
+		return Applied{Percent: currentPercent(), Why: "GOGC is set in the environment"}, noop
+	}
+	runtime.GC()
+	live := liveHeap()
+	prev := currentPercent()
+	if live <= 0 || prev < 0 {
+		return Applied{Percent: prev, LiveHeap: live, Why: "the live heap is unknown"}, noop
+	}
+	pct := percentFor(headroom, live)
+	if pct <= prev {
+		return Applied{Percent: prev, LiveHeap: live, Why: "Go's own pacing allows more"}, noop
+	}
+	debug.SetGCPercent(pct)
+	restored := false
+	return Applied{Percent: pct, LiveHeap: live, Changed: true}, func() {
+		if !restored {
+			restored = true
+			debug.SetGCPercent(prev)
+		}
+	}
+}
+
+// percentFor is the GOGC value that lets a heap of live bytes grow by
+// headroom bytes: headroom as a percentage of live, rounded up.
+func percentFor(headroom, live int64) int {
+	if live <= 0 {
+		return 100
+	}
+	const most = 1 << 30 // beyond this the collector never runs in practice
+	p := math.Ceil(float64(headroom) * 100 / float64(live))
+	if p > most {
+		return most
+	}
+	return int(p)
+}
+
+// currentPercent reads the GOGC value in effect.
+func currentPercent() int {
+	p := debug.SetGCPercent(100)
+	debug.SetGCPercent(p)
+	return p
+}
+
+// liveHeap reads the live heap marked by the last collection, 0 when the
+// runtime does not report it.
+func liveHeap() int64 {
+	s := []metrics.Sample{{Name: liveHeapMetric}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(s[0].Value.Uint64())
+}
