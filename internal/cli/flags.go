@@ -13,6 +13,7 @@ import (
 
 	"github.com/stampede-bench/stampede/engine"
 	"github.com/stampede-bench/stampede/internal/clientsched"
+	"github.com/stampede-bench/stampede/internal/gcpace"
 	"github.com/stampede-bench/stampede/limit"
 	"github.com/stampede-bench/stampede/sqlx"
 )
@@ -197,7 +198,7 @@ func (r *runFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&r.opTimeout, "op-timeout", 0, "bound each operation: the server's statement_timeout and a client deadline (0: none)")
 	fs.StringVar(&r.ioMode, "io-mode", ioAuto, "how workers wait for the server: thread (each worker's connection blocks in the kernel on its own thread, as sysbench's do), poller (Go's network poller, for thousands of connections), or auto (thread with up to 4 workers per CPU, each with its own connection)")
 	fs.StringVar(&r.clientSched, "client-sched", string(clientsched.Batch), "Linux scheduling policy of stampede's own threads during the run: batch (SCHED_BATCH: a woken client thread never preempts the server, which matters when both share CPUs) or normal (the kernel's default)")
-	fs.StringVar(&r.gcHeadroom, "gc-headroom", "64M", "how much stampede's Go heap may grow between garbage collections during the run, such as 64M or 1G (0: Go's default pacing, GOGC=100); a collection can separate client threads from the server backends they share CPUs with. GOGC in the environment wins")
+	fs.StringVar(&r.gcHeadroom, "gc-headroom", fmt.Sprintf("%dM", gcpace.DefaultHeadroom>>20), "how much stampede's Go heap may grow between garbage collections during the run, such as 64M or 1G (0: Go's default pacing, GOGC=100); a collection can separate client threads from the server backends they share CPUs with. GOGC in the environment wins")
 	fs.IntVar(&r.promPort, "prometheus-port", 0, "serve live metrics at http://HOST:PORT/metrics for Prometheus (all interfaces)")
 	fs.StringVar(&r.promListen, "prometheus-listen", "", "like --prometheus-port with a full address, such as 127.0.0.1:9090")
 	r.tel.register(fs)

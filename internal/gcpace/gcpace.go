@@ -19,8 +19,10 @@
 // with thousands of connections), so memory stays bounded.
 //
 // Measured on 2 CPUs with PostgreSQL on the same machine,
-// oltp_point_select at 8 threads, four alternating 20 s rounds: see the
-// README ("How fast it is") and DefaultHeadroom.
+// oltp_point_select at 8 threads on 4 x 1M rows, four alternating 20 s
+// rounds: 82,678-84,269 tps with the default headroom, 73,990-82,240
+// without (GOGC=100), 81,481-84,470 with 256 MiB; sysbench beside them
+// 79,770-82,485.
 package gcpace
 
 import (
