@@ -9,12 +9,12 @@
 // talks to, which the kernel had placed on the same CPU; the pair then
 // wakes each other across CPUs, sometimes for the rest of the run.
 //
-// stampede allocates little per operation (about 2 MB/s at 75,000
-// point selects a second: the interval log's compressor and the
-// driver's command tags), so with Go's default pacing (GOGC=100) and
-// its small heap it still collected every 2-3 s. Apply lets the heap
-// grow by a fixed headroom above the live heap instead: a collection
-// about every 30 s at that rate with the default 64 MiB, and no change
+// stampede allocates little per operation (2-3 MB/s at 75,000 point
+// selects a second: the interval log's compressor and the driver's
+// command tags), so with Go's default pacing (GOGC=100) and its small
+// heap it still collected every 2-3 s. Apply lets the heap grow by a
+// fixed headroom above the live heap instead: a collection every 20-30 s
+// at that rate with the default 64 MiB, and no change
 // at all when the live heap is already larger than the headroom (a run
 // with thousands of connections), so memory stays bounded.
 //
@@ -37,9 +37,12 @@ import (
 // run unless the user picks another: 64 MiB.
 const DefaultHeadroom int64 = 64 << 20
 
-// liveHeapMetric is the runtime metric of the heap marked live by the last
-// collection.
-const liveHeapMetric = "/gc/heap/live:bytes"
+// The runtime metrics Apply reads: the heap marked live by the last
+// collection, and the GOGC value in effect.
+const (
+	liveHeapMetric = "/gc/heap/live:bytes"
+	gogcMetric     = "/gc/gogc:percent"
+)
 
 // Applied says what Apply did.
 type Applied struct {
@@ -103,8 +106,13 @@ func percentFor(headroom, live int64) int {
 	return int(p)
 }
 
-// currentPercent reads the GOGC value in effect.
+// currentPercent reads the GOGC value in effect (-1 when collection is
+// off).
 func currentPercent() int {
+	if v, ok := readMetric(gogcMetric); ok {
+		return int(int64(v))
+	}
+	// Not reported: read it by setting it, which leaves it as it was.
 	p := debug.SetGCPercent(100)
 	debug.SetGCPercent(p)
 	return p
@@ -113,10 +121,16 @@ func currentPercent() int {
 // liveHeap reads the live heap marked by the last collection, 0 when the
 // runtime does not report it.
 func liveHeap() int64 {
-	s := []metrics.Sample{{Name: liveHeapMetric}}
+	v, _ := readMetric(liveHeapMetric)
+	return int64(v)
+}
+
+// readMetric reads one unsigned runtime metric.
+func readMetric(name string) (uint64, bool) {
+	s := []metrics.Sample{{Name: name}}
 	metrics.Read(s)
 	if s[0].Value.Kind() != metrics.KindUint64 {
-		return 0
+		return 0, false
 	}
-	return int64(s[0].Value.Uint64())
+	return s[0].Value.Uint64(), true
 }

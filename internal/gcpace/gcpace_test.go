@@ -82,3 +82,13 @@ func TestApplyLeavesTheUsersGOGC(t *testing.T) {
 		t.Errorf("Apply with GOGC=50 in the environment = %+v, want it unchanged at 50 with a reason", a)
 	}
 }
+
+func TestCurrentPercent(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	for _, want := range []int{-1, 50, 100, 909} {
+		debug.SetGCPercent(want)
+		if got := currentPercent(); got != want {
+			t.Errorf("after SetGCPercent(%d), currentPercent() = %d", want, got)
+		}
+	}
+}
