@@ -168,9 +168,13 @@ type runFlags struct {
 	ioMode         string
 	clientSched    string
 	gcHeadroom     string
-	skipChecks     bool
-	tel            telemetryFlags
-	lim            runLimitFlags
+	// sched and headroom are --client-sched and --gc-headroom as
+	// resolve parsed them.
+	sched      clientsched.Policy
+	headroom   int64
+	skipChecks bool
+	tel        telemetryFlags
+	lim        runLimitFlags
 }
 
 func (r *runFlags) register(fs *pflag.FlagSet) {
@@ -269,10 +273,11 @@ func (r *runFlags) resolve(fs *pflag.FlagSet) error {
 	default:
 		return usagef("unknown --io-mode %q: use auto, thread or poller", r.ioMode)
 	}
-	if _, err := clientsched.Parse(r.clientSched); err != nil {
+	var err error
+	if r.sched, err = clientsched.Parse(r.clientSched); err != nil {
 		return usagef("unknown --client-sched %q: use batch or normal", r.clientSched)
 	}
-	if _, err := r.gcHeadroomBytes(); err != nil {
+	if r.headroom, err = r.gcHeadroomBytes(); err != nil {
 		return usagef("bad --gc-headroom: %v (0 keeps Go's default pacing)", err)
 	}
 	switch r.outputStyle {

@@ -218,8 +218,7 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 	// The client's threads run under --client-sched from here to the
 	// end of the run (see package clientsched); the run records the
 	// policy they got.
-	policy, _ := clientsched.Parse(rf.clientSched)
-	sched, restoreSched, err := clientsched.Apply(policy)
+	sched, restoreSched, err := clientsched.Apply(rf.sched)
 	if err != nil {
 		fmt.Fprintf(a.stderr, "warning: %v: the client's threads keep the default scheduling policy\n", err)
 	}
@@ -227,8 +226,7 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 	info.Flags["client-sched"] = string(sched.Policy)
 	// Garbage collection is paced by --gc-headroom from here to the end
 	// of the run (see package gcpace); the run records the GOGC it got.
-	headroom, _ := rf.gcHeadroomBytes()
-	gc, restoreGC := gcpace.Apply(headroom)
+	gc, restoreGC := gcpace.Apply(rf.headroom)
 	defer restoreGC()
 	info.Flags["gc-percent"] = strconv.Itoa(gc.Percent)
 	info.Flags["io-mode"] = ioPoller // what --io-mode resolved to
