@@ -204,35 +204,8 @@ func copyAll(ctx context.Context, db *sqlx.DB, stream int, t workload.Table) err
 	if t.InitialRows.NumBatches == 0 {
 		return nil
 	}
-	src := &batches{fill: t.InitialRows.FillBatch, end: t.InitialRows.NumBatches}
-	if _, err := db.CopyFrom(ctx, stream, t.Name, t.Columns, src); err != nil {
+	if err := workload.CopyBatches(ctx, db, stream, t, 0, t.InitialRows.NumBatches, nil); err != nil {
 		return fmt.Errorf("loading %s: %w", t.Name, err)
 	}
 	return nil
 }
-
-// batches feeds batches [0, end) to COPY.
-type batches struct {
-	fill func(int, [][]any) [][]any
-	next int
-	end  int
-	rows [][]any
-	i    int
-}
-
-func (b *batches) Next() bool {
-	b.i++
-	for b.i >= len(b.rows) {
-		if b.next >= b.end {
-			return false
-		}
-		b.rows = b.fill(b.next, b.rows[:0])
-		b.next++
-		b.i = 0
-	}
-	return true
-}
-
-func (b *batches) Values() ([]any, error) { return b.rows[b.i], nil }
-
-func (b *batches) Err() error { return nil }

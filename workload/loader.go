@@ -226,6 +226,10 @@ func loadTable(ctx context.Context, db *sqlx.DB, t Table, opts LoadOptions) erro
 	}
 	streams := max(opts.Concurrency, 1)
 	var next atomic.Int64
+	// encode says whether to use rt.EncodeBatch; it turns false for good
+	// when the server's column types rule it out.
+	var encode atomic.Bool
+	encode.Store(rt.EncodeBatch != nil)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
@@ -241,15 +245,13 @@ func loadTable(ctx context.Context, db *sqlx.DB, t Table, opts LoadOptions) erro
 					return
 				}
 				hi := min(lo+per, rt.NumBatches)
-				src := &batchSource{fill: rt.FillBatch, next: lo, end: hi, progress: opts.Progress}
-				if _, err := db.CopyFrom(ctx, s, t.Name, t.Columns, src); err != nil {
+				if err := copyBatches(ctx, db, s, t, lo, hi, opts.Progress, &encode); err != nil {
 					once.Do(func() {
 						firstErr = fmt.Errorf("loading %s (batches %d-%d): %w", t.Name, lo, hi-1, err)
 						cancel()
 					})
 					return
 				}
-				src.flushProgress()
 			}
 		}(s)
 	}
@@ -258,6 +260,59 @@ func loadTable(ctx context.Context, db *sqlx.DB, t Table, opts LoadOptions) erro
 		return firstErr
 	}
 	return ctx.Err()
+}
+
+// CopyBatches copies t's batches [lo, hi) of initial rows in one COPY on
+// the connection of stream, reporting the rows sent to progress (when
+// set): through t.InitialRows.EncodeBatch when the table has one and the
+// server's column types allow it (see sqlx.CopyEncoded), else through
+// FillBatch and pgx.
+func CopyBatches(ctx context.Context, db *sqlx.DB, stream int, t Table, lo, hi int, progress func(int64)) error {
+	var encode atomic.Bool
+	encode.Store(t.InitialRows.EncodeBatch != nil)
+	return copyBatches(ctx, db, stream, t, lo, hi, progress, &encode)
+}
+
+// copyBatches is CopyBatches, which uses EncodeBatch while encode holds
+// and turns it off for good when the column types rule it out: the
+// streams loading one table share it, so that only the first COPY asks.
+func copyBatches(ctx context.Context, db *sqlx.DB, s int, t Table, lo, hi int, progress func(int64), encode *atomic.Bool) error {
+	rt := t.InitialRows
+	if encode.Load() {
+		next := lo
+		var w *sqlx.RowWriter
+		var reported int64
+		report := func() {
+			if progress != nil && w != nil && w.Rows() > reported {
+				progress(w.Rows() - reported)
+				reported = w.Rows()
+			}
+		}
+		fill := func(rw *sqlx.RowWriter) bool {
+			w = rw
+			report() // the rows of the batch before, now on their way
+			if next >= hi {
+				return false
+			}
+			rt.EncodeBatch(next, rw)
+			next++
+			return true
+		}
+		_, err := db.CopyEncoded(ctx, s, t.Name, t.Columns, fill)
+		if err == nil {
+			report()
+		}
+		if !errors.Is(err, sqlx.ErrCopyTypes) {
+			return err
+		}
+		encode.Store(false)
+	}
+	src := &batchSource{fill: rt.FillBatch, next: lo, end: hi, progress: progress}
+	if _, err := db.CopyFrom(ctx, s, t.Name, t.Columns, src); err != nil {
+		return err
+	}
+	src.flushProgress()
+	return nil
 }
 
 // batchSource feeds batches [next, end) to COPY as a pgx.CopyFromSource.

@@ -208,6 +208,11 @@ type BatchedTuples struct {
 	// FillBatch appends batch batchIdx's rows to rows and returns it. It
 	// must be safe to call from several goroutines at once.
 	FillBatch func(batchIdx int, rows [][]any) [][]any
+	// EncodeBatch, if set, writes the same rows as FillBatch (the same
+	// values, in the same order) into w: the loader's fast path, which
+	// neither boxes values nor looks up how to encode them. It must be
+	// safe to call from several goroutines at once (each with its own w).
+	EncodeBatch func(batchIdx int, w *sqlx.RowWriter)
 }
 
 var (

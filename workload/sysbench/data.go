@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/stampede-bench/stampede/randgen"
+	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
 )
 
@@ -99,6 +100,37 @@ func (g *generator) initialRows(n int, rows int) workload.BatchedTuples {
 		FillBatch: func(b int, out [][]any) [][]any {
 			return g.fillBatch(n, b, rows, out)
 		},
+		EncodeBatch: func(b int, w *sqlx.RowWriter) {
+			g.encodeBatch(n, b, rows, w)
+		},
+	}
+}
+
+// batchRows returns batch b's random streams and its ids, lo to hi.
+func (g *generator) batchRows(n, b, tableSize int) (r *rand.Rand, ds digitSource, ks randgen.IntGenerator, lo, hi int) {
+	r = randgen.New(g.seed, dataStream(n, b))
+	ds = newDigitSource(r)
+	ks = g.cfg.ids(1, int64(tableSize))
+	lo = b*loadBatchSize + 1
+	hi = min(lo+loadBatchSize-1, tableSize)
+	return r, ds, ks, lo, hi
+}
+
+// encodeBatch writes batch b of table n into w: the rows fillBatch makes,
+// without boxing a value. Each row's c and pad digits go straight into
+// w's buffer.
+func (g *generator) encodeBatch(n, b, tableSize int, w *sqlx.RowWriter) {
+	r, ds, ks, lo, hi := g.batchRows(n, b, tableSize)
+	tenant := int64(g.cfg.tenant)
+	for id := lo; id <= hi; id++ {
+		w.Row()
+		if tenant != 0 {
+			w.Int(tenant)
+		}
+		w.Int(int64(id))
+		w.Int(ks.Next(r))
+		ds.fillC(w.Text(cLen))
+		ds.fillPad(w.Text(padLen))
 	}
 }
 
@@ -108,11 +140,7 @@ func (g *generator) initialRows(n int, rows int) workload.BatchedTuples {
 // c and pad values are written into one string. It is safe for concurrent
 // use.
 func (g *generator) fillBatch(n, b, tableSize int, out [][]any) [][]any {
-	r := randgen.New(g.seed, dataStream(n, b))
-	ds := newDigitSource(r)
-	ks := g.cfg.ids(1, int64(tableSize))
-	lo := b*loadBatchSize + 1
-	hi := min(lo+loadBatchSize-1, tableSize)
+	r, ds, ks, lo, hi := g.batchRows(n, b, tableSize)
 	count := hi - lo + 1
 
 	const rowLen = cLen + padLen
