@@ -257,6 +257,8 @@ func (db *DB) CopyEncoded(ctx context.Context, stream int, table string, columns
 	w := newRowWriter(widths)
 	w.buf = append(make([]byte, 0, 256<<10), binaryCopyHeader...)
 	src := &encodedSource{w: w, fill: fill}
-	tag, err := conn.Conn().PgConn().CopyFrom(ctx, src, "COPY "+name+" ("+cols+") FROM STDIN (FORMAT binary)")
+	// The statement is spelled as pgx's CopyFrom spells it (the old
+	// BINARY keyword), which PostgreSQL and CockroachDB both accept.
+	tag, err := conn.Conn().PgConn().CopyFrom(ctx, src, "COPY "+name+" ("+cols+") FROM STDIN BINARY")
 	return tag.RowsAffected(), err
 }
