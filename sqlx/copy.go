@@ -97,23 +97,22 @@ func (w *RowWriter) next(integer bool) int8 {
 func (w *RowWriter) Int(v int64) {
 	switch w.next(true) {
 	case 4:
-		if int64(int32(v)) != v {
-			w.outOfRange(v)
+		if int64(int32(v)) == v {
+			w.buf = binary.BigEndian.AppendUint32(append(w.buf, 0, 0, 0, 4), uint32(v))
 			return
 		}
-		w.buf = append(w.buf, 0, 0, 0, 4)
-		w.buf = binary.BigEndian.AppendUint32(w.buf, uint32(v))
 	case 8:
-		w.buf = append(w.buf, 0, 0, 0, 8)
-		w.buf = binary.BigEndian.AppendUint64(w.buf, uint64(v))
+		w.buf = binary.BigEndian.AppendUint64(append(w.buf, 0, 0, 0, 8), uint64(v))
+		return
 	case 2:
-		if int64(int16(v)) != v {
-			w.outOfRange(v)
+		if int64(int16(v)) == v {
+			w.buf = binary.BigEndian.AppendUint16(append(w.buf, 0, 0, 0, 2), uint16(v))
 			return
 		}
-		w.buf = append(w.buf, 0, 0, 0, 2)
-		w.buf = binary.BigEndian.AppendUint16(w.buf, uint16(v))
+	default: // the error is recorded
+		return
 	}
+	w.outOfRange(v)
 }
 
 func (w *RowWriter) outOfRange(v int64) {

@@ -73,55 +73,13 @@ func (c *config) table() workload.Table {
 	}
 }
 
-// fillBatch appends batch batchIdx's rows: the key name and fieldcount
-// random printable-ASCII values, drawn (lengths directly, bytes through a
-// valueSource) from the stream (data seed, batchIdx), led by the tenant id
-// when there is one. It is safe for concurrent use.
-func (c *config) fillBatch(batchIdx int, rows [][]any) [][]any {
-	r := randgen.New(c.dataSeed, uint64(batchIdx))
-	vs := newValueSource(r)
-	lengths := c.newFieldLengths()
-	lo := c.insertStart + int64(batchIdx)*loadBatchSize
-	hi := min(lo+loadBatchSize, c.insertStart+c.insertCount)
-	lens := make([]int64, c.fieldCount)
-	var buf []byte
-	var key []byte
-	t := 0 // the number of leading tenant columns
-	if c.tenant != 0 {
-		t = 1
-	}
-	for keynum := lo; keynum < hi; keynum++ {
-		row := make([]any, t+1+c.fieldCount)
-		if t == 1 {
-			row[0] = c.tenantArg
-		}
-		key = appendKeyName(key[:0], keynum, c.insertOrdered, c.zeroPadding)
-		row[t] = string(key)
-		var total int64
-		for i := range lens {
-			lens[i] = lengths.next(r)
-			total += lens[i]
-		}
-		if int64(cap(buf)) < total {
-			buf = make([]byte, total)
-		}
-		buf = buf[:total]
-		vs.fill(buf)
-		s := string(buf) // one allocation for the row's values
-		var off int64
-		for i, n := range lens {
-			row[t+1+i] = s[off : off+n]
-			off += n
-		}
-		rows = append(rows, row)
-	}
-	return rows
-}
-
-// encodeBatch writes batch batchIdx's rows into w: fillBatch's values,
-// from the same draws in the same order, without an allocation per row.
-// It is safe for concurrent use.
-func (c *config) encodeBatch(batchIdx int, w *sqlx.RowWriter) {
+// eachRow draws batch batchIdx's rows and calls row with each one's key
+// name and values: the key name, and fieldcount random printable-ASCII
+// values, drawn (lengths directly, bytes through a valueSource) from the
+// stream (data seed, batchIdx). The values lie end to end in vals, lens
+// long each; key and vals are valid until row returns. It is safe for
+// concurrent use.
+func (c *config) eachRow(batchIdx int, row func(key, vals []byte, lens []int64)) {
 	r := randgen.New(c.dataSeed, uint64(batchIdx))
 	vs := newValueSource(r)
 	lengths := c.newFieldLengths()
@@ -130,12 +88,7 @@ func (c *config) encodeBatch(batchIdx int, w *sqlx.RowWriter) {
 	lens := make([]int64, c.fieldCount)
 	var buf, key []byte
 	for keynum := lo; keynum < hi; keynum++ {
-		w.Row()
-		if c.tenant != 0 {
-			w.Int(int64(c.tenant))
-		}
 		key = appendKeyName(key[:0], keynum, c.insertOrdered, c.zeroPadding)
-		w.Bytes(key)
 		var total int64
 		for i := range lens {
 			lens[i] = lengths.next(r)
@@ -144,16 +97,53 @@ func (c *config) encodeBatch(batchIdx int, w *sqlx.RowWriter) {
 		if int64(cap(buf)) < total {
 			buf = make([]byte, total)
 		}
-		// One fill for the whole row, as fillBatch draws it: filling
-		// each value alone would draw a different stream of bytes.
+		// One fill for the whole row: filling each value alone would
+		// draw another stream of bytes.
 		buf = buf[:total]
 		vs.fill(buf)
+		row(key, buf, lens)
+	}
+}
+
+// fillBatch appends batch batchIdx's rows (see eachRow), led by the
+// tenant id when there is one. It is safe for concurrent use.
+func (c *config) fillBatch(batchIdx int, rows [][]any) [][]any {
+	t := 0 // the number of leading tenant columns
+	if c.tenant != 0 {
+		t = 1
+	}
+	c.eachRow(batchIdx, func(key, vals []byte, lens []int64) {
+		row := make([]any, t+1+c.fieldCount)
+		if t == 1 {
+			row[0] = c.tenantArg
+		}
+		row[t] = string(key)
+		s := string(vals) // one allocation for the row's values
 		var off int64
-		for _, n := range lens {
-			w.Bytes(buf[off : off+n])
+		for i, n := range lens {
+			row[t+1+i] = s[off : off+n]
 			off += n
 		}
-	}
+		rows = append(rows, row)
+	})
+	return rows
+}
+
+// encodeBatch writes batch batchIdx's rows into w: fillBatch's values,
+// without an allocation per row. It is safe for concurrent use.
+func (c *config) encodeBatch(batchIdx int, w *sqlx.RowWriter) {
+	c.eachRow(batchIdx, func(key, vals []byte, lens []int64) {
+		w.Row()
+		if c.tenant != 0 {
+			w.Int(int64(c.tenant))
+		}
+		w.Bytes(key)
+		var off int64
+		for _, n := range lens {
+			w.Bytes(vals[off : off+n])
+			off += n
+		}
+	})
 }
 
 // fieldLengths draws value lengths per fieldlengthdistribution.
