@@ -203,18 +203,24 @@ func parseDetail(err error, conn string) string {
 	var pce *pgconn.ParseConfigError
 	if errors.As(err, &pce) {
 		msg = pce.Error()
+		var reason string
 		if inner := errors.Unwrap(pce); inner != nil {
 			msg = strings.TrimSuffix(msg, " ("+inner.Error()+")")
-			reason := inner.Error()
+			reason = inner.Error()
 			var ue *url.Error
 			if errors.As(inner, &ue) {
 				reason = ue.Err.Error()
 			}
-			msg += ": " + reason
 		}
-		// The message proper follows pgx's "cannot parse `conn`: ".
+		// The message proper follows pgx's "cannot parse `conn`: ". The
+		// last "`: " ends the connection string, which may hold one too,
+		// as long as the reason, which may quote a piece of it, is not
+		// yet appended.
 		if i := strings.LastIndex(msg, "`: "); i >= 0 {
 			msg = msg[i+3:]
+		}
+		if reason != "" {
+			msg += ": " + reason
 		}
 	}
 	spans := secretSpans(conn)

@@ -68,6 +68,10 @@ func policyName(policy uint32) Policy {
 	return Policy(fmt.Sprintf("policy %d", policy))
 }
 
+// maxPasses bounds the passes over the process's threads that Apply and
+// its restore make, each until a pass finds no thread left to change.
+const maxPasses = 10
+
 // Apply puts every thread of the process that runs under SCHED_OTHER under
 // p, and returns what it did and a function that puts the threads it
 // changed under SCHED_OTHER again, with those created since that inherited
@@ -108,28 +112,38 @@ func Apply(p Policy) (Applied, func(), error) {
 		if userBatch {
 			return
 		}
-		// Threads created during the run inherited the policy. Two
-		// passes: one may be created from a thread not yet moved back.
-		for pass := 0; pass < 2; pass++ {
+		// Threads created during the run inherited the policy. Passes
+		// until one moves no thread: a thread created from one not yet
+		// moved back shows up only in a later listing.
+		moved := map[int]bool{}
+		for pass := 0; pass < maxPasses; pass++ {
 			ids, err := threads()
 			if err != nil {
 				return
 			}
+			more := false
 			for _, id := range ids {
-				if !known[id] {
-					_, _ = setPolicy(id, unix.SCHED_BATCH, unix.SCHED_NORMAL)
+				if !known[id] && !moved[id] {
+					if ok, _ := setPolicy(id, unix.SCHED_BATCH, unix.SCHED_NORMAL); ok {
+						moved[id], more = true, true
+					}
 				}
+			}
+			if !more && pass > 0 {
+				return
 			}
 		}
 	}
-	// Two passes, for threads created from one not yet moved.
-	for pass := 0; pass < 2; pass++ {
+	// Passes until one changes no thread, for threads created from one
+	// not yet moved.
+	for pass := 0; pass < maxPasses; pass++ {
 		if pass > 0 {
 			if ids, err = threads(); err != nil {
 				undo()
 				return Applied{Policy: current()}, none, fmt.Errorf("cannot list the process's threads: %w", err)
 			}
 		}
+		more := false
 		for _, id := range ids {
 			if changed[id] {
 				continue
@@ -140,8 +154,11 @@ func Apply(p Policy) (Applied, func(), error) {
 				return Applied{Policy: current()}, none, fmt.Errorf("cannot set thread %d to SCHED_BATCH: %w", id, err)
 			}
 			if ok {
-				changed[id] = true
+				changed[id], more = true, true
 			}
+		}
+		if !more && pass > 0 {
+			break
 		}
 	}
 	var once sync.Once
