@@ -1,6 +1,7 @@
 package sysbench
 
 import (
+	"context"
 	"reflect"
 	"regexp"
 	"slices"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/stampede-bench/stampede/dialect"
 	"github.com/stampede-bench/stampede/randgen"
+	"github.com/stampede-bench/stampede/sqlx"
 )
 
 var (
@@ -233,4 +235,31 @@ func BenchmarkFillBatch(b *testing.B) {
 		out = rows.FillBatch(i%rows.NumBatches, out[:0])
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*loadBatchSize), "ns/row")
+}
+
+// BenchmarkEncodeBatch writes batches through EncodeBatch into the null
+// driver's RowWriter: the client's whole cost of a row on the loader's
+// fast path, short of the socket.
+func BenchmarkEncodeBatch(b *testing.B) {
+	g := newGen(b, "oltp_read_write", "--table_size=1000000")
+	t := g.Tables()[0]
+	db, err := sqlx.Open(context.Background(), sqlx.Options{Driver: "null"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	b.ReportAllocs()
+	batch := 0
+	_, err = db.CopyEncoded(context.Background(), 0, t.Name, t.Columns, func(w *sqlx.RowWriter) bool {
+		if !b.Loop() {
+			return false
+		}
+		t.InitialRows.EncodeBatch(batch%t.InitialRows.NumBatches, w)
+		batch++
+		return true
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(batch*loadBatchSize), "ns/row")
 }
