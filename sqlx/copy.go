@@ -257,7 +257,7 @@ func (db *DB) CopyEncoded(ctx context.Context, stream int, table string, columns
 	w.buf = append(make([]byte, 0, 256<<10), binaryCopyHeader...)
 	src := &encodedSource{w: w, fill: fill}
 	// The statement is spelled as pgx's CopyFrom spells it (the old
-	// BINARY keyword), which PostgreSQL and CockroachDB both accept.
+	// BINARY keyword): a server that takes pgx's COPY takes this one.
 	tag, err := conn.Conn().PgConn().CopyFrom(ctx, src, "COPY "+name+" ("+cols+") FROM STDIN BINARY")
 	return tag.RowsAffected(), err
 }
