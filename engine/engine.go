@@ -107,6 +107,11 @@ type Hooks struct {
 	// Error is called for every failed operation, from the worker's
 	// goroutine; it must be quick and safe for concurrent use.
 	Error func(worker int, op string, err error)
+	// Handled is called for every failure a worker handled itself and
+	// recorded through its Recorder (a retried conflict, an ignored
+	// error), from the worker's goroutine; it must be quick and safe
+	// for concurrent use.
+	Handled func(worker int, op string, err error)
 }
 
 // Result summarises a finished run.
@@ -320,6 +325,26 @@ type runner struct {
 	workers   []WorkerStats
 }
 
+// recorder is the workload.Recorder a worker's Attach gets: its stats
+// handle, with failures the worker handled passed on to Hooks.Handled.
+type recorder struct {
+	*stats.Handle
+	r *runner
+	w int
+}
+
+// RecordError implements workload.Recorder.
+func (rc recorder) RecordError(op int, err error) {
+	rc.Handle.RecordError(op)
+	if h := rc.r.hooks.Handled; h != nil {
+		name := ""
+		if op < len(rc.r.load.Ops) {
+			name = rc.r.load.Ops[op]
+		}
+		h(rc.w, name, err)
+	}
+}
+
 // rampTickMin is the shortest interval the engine ends at the ramp's end;
 // see Run.
 const rampTickMin = 10 * time.Millisecond
@@ -375,7 +400,7 @@ func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Dur
 	h := r.reg.Handle(w)
 	defer h.Flush()
 	if r.load.Attach != nil {
-		r.load.Attach(w, h)
+		r.load.Attach(w, recorder{Handle: h, r: r, w: w})
 	}
 	var ops int64
 	var busy time.Duration

@@ -319,6 +319,9 @@ func spin(d time.Duration) {
 	}
 }
 
+// errRetried stands for a failure a worker handled itself.
+var errRetried = errors.New("retried")
+
 // TestAttachAndWorkerStats checks that workers can record their own
 // operations and errors through the Recorder, and that per-worker counts
 // add up.
@@ -330,7 +333,7 @@ func TestAttachAndWorkerStats(t *testing.T) {
 		load.Workers = append(load.Workers, func(ctx context.Context) workload.Result {
 			recs[w].Record(1, 10*time.Microsecond)
 			recs[w].Record(1, 20*time.Microsecond)
-			recs[w].RecordError(0)
+			recs[w].RecordError(0, errRetried)
 			return workload.Result{Op: 0}
 		})
 	}
@@ -338,8 +341,17 @@ func TestAttachAndWorkerStats(t *testing.T) {
 	names := engine.Series{Ops: load.Ops}.Names()
 	reg := stats.NewRegistry(names, 2, time.Now())
 	var final stats.Tick
+	var handled atomic.Int64
 	res := engine.Run(context.Background(), engine.Config{MaxOps: 300, DisplayEvery: time.Second}, load, reg,
-		engine.Hooks{Tick: func(tk stats.Tick, last bool) { final = tk }})
+		engine.Hooks{Tick: func(tk stats.Tick, last bool) { final = tk },
+			Handled: func(w int, op string, err error) {
+				if op == "txn" && errors.Is(err, errRetried) {
+					handled.Add(1)
+				}
+			}})
+	if n := handled.Load(); n != 300 {
+		t.Errorf("Handled hook saw %d retried errors of txn, want 300", n)
+	}
 	if n := final.Series[0].Cumulative.TotalCount(); n != 300 {
 		t.Errorf("txn count %d", n)
 	}

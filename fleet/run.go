@@ -473,8 +473,8 @@ func (t *tenantRecorder) Record(op int, d time.Duration) {
 }
 
 // RecordError implements workload.Recorder.
-func (t *tenantRecorder) RecordError(op int) {
-	t.rec.RecordError(op)
+func (t *tenantRecorder) RecordError(op int, err error) {
+	t.rec.RecordError(op, err)
 	t.st.errors[op].Add(1)
 }
 

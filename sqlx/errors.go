@@ -78,3 +78,35 @@ func ErrorCode(err error) string {
 	}
 	return "other"
 }
+
+// sqlStateNames are the condition names (PostgreSQL's Appendix A) of the
+// SQLSTATE codes a benchmark commonly meets.
+var sqlStateNames = map[string]string{
+	"08000": "connection_exception",
+	"08003": "connection_does_not_exist",
+	"08006": "connection_failure",
+	"22P02": "invalid_text_representation",
+	"23503": "foreign_key_violation",
+	"23505": "unique_violation",
+	"25P02": "in_failed_sql_transaction",
+	"28P01": "invalid_password",
+	"3D000": "invalid_catalog_name",
+	"40001": "serialization_failure",
+	"40003": "statement_completion_unknown",
+	"40P01": "deadlock_detected",
+	"42501": "insufficient_privilege",
+	"42P01": "undefined_table",
+	"53100": "disk_full",
+	"53200": "out_of_memory",
+	"53300": "too_many_connections",
+	"55P03": "lock_not_available",
+	"57014": "query_canceled",
+	"57P01": "admin_shutdown",
+	"57P02": "crash_shutdown",
+	"57P03": "cannot_connect_now",
+	"XX000": "internal_error",
+}
+
+// SQLStateName returns the condition name of an SQLSTATE code, such as
+// "serialization_failure" for 40001, or "" for a code it does not know.
+func SQLStateName(code string) string { return sqlStateNames[code] }

@@ -35,7 +35,7 @@ const (
 // transactions tend to collide again; the jitter comes from the global
 // source so it does not shift a worker's seeded sequence); a lost
 // connection is retried after a growing pause, MaxConnLosses times in a
-// row at most. Each retried failure is counted through rec.RecordError(op).
+// row at most. Each retried failure is counted through rec.RecordError(op, err).
 // Other errors, and the end of ctx, return at once. name prefixes the
 // error of a transaction that gives up.
 func RetryTx(ctx context.Context, rec Recorder, op int, name string, attempt func() error) error {
@@ -95,7 +95,7 @@ func (r *retrier) failed(err error) error {
 		return fmt.Errorf("%s retried %d times, giving up: %w", r.name, MaxConflictRetries, err)
 	}
 	r.retries++
-	r.rec.RecordError(r.op)
+	r.rec.RecordError(r.op, err)
 	return nil
 }
 

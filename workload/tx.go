@@ -35,7 +35,7 @@ const (
 // (sqlx.IsRetryable) are retried up to MaxConflictRetries times with a
 // growing random pause, a lost connection restarts the whole transaction
 // (MaxConnLosses times in a row at most), each retry is counted through
-// rec.RecordError(op), and other errors, and the end of ctx, return at
+// rec.RecordError(op, err), and other errors, and the end of ctx, return at
 // once, prefixed by name. A body error that is (or wraps) ErrRollback
 // rolls the transaction back and is returned as is.
 //

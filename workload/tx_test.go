@@ -84,8 +84,8 @@ func (c *fakeConn) Release()                       {}
 // errorCounter is a Recorder that counts errors per op.
 type errorCounter map[int]int
 
-func (errorCounter) Record(int, time.Duration) {}
-func (e errorCounter) RecordError(op int)      { e[op]++ }
+func (errorCounter) Record(int, time.Duration)     {}
+func (e errorCounter) RecordError(op int, _ error) { e[op]++ }
 
 // repeat returns n copies of the sequence seq, concatenated.
 func repeat(n int, seq ...string) []string {

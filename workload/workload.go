@@ -162,8 +162,10 @@ type Recorder interface {
 	// Record adds the latency of one operation of type op.
 	Record(op int, d time.Duration)
 	// RecordError counts a failed operation of type op that the worker
-	// handled (retried or ignored); it does not end the run.
-	RecordError(op int)
+	// handled (retried or ignored); it does not end the run. err is the
+	// failure, which the run classifies (SQLSTATE, conn, timeout, other)
+	// and logs.
+	RecordError(op int, err error)
 }
 
 // OpClass is the kind of an operation, for sysbench-style query counts.

@@ -57,6 +57,9 @@ type runSummary struct {
 	Total       stats.Summary     `json:"total"`
 	Series      []namedSummary    `json:"series"`
 	Errors      map[string]int64  `json:"errors_by_code,omitempty"`
+	// Retries counts, by code, the failures that workers retried or
+	// ignored (serialization failures, deadlocks, lost connections).
+	Retries    map[string]int64  `json:"retries_by_code,omitempty"`
 	Reconnects  int64             `json:"reconnects"`
 	Status      string            `json:"status"`
 	Error       string            `json:"error,omitempty"`
@@ -75,36 +78,89 @@ type namedSummary struct {
 	stats.Summary
 }
 
-// errorLog counts failed operations by error code and records the first
-// few of each code as events.
+// errorLog counts failed operations by error code (sqlx.ErrorCode: an
+// SQLSTATE, or conn, timeout, other), apart from the failures workers
+// handled themselves (retried or ignored), and records the first
+// maxEventsPerCode of each code and kind as events.
 type errorLog struct {
-	mu     sync.Mutex
-	counts map[string]int64
-	w      *runlog.Writer
+	mu      sync.Mutex
+	counts  map[string]int64 // failed operations, by code
+	retries map[string]int64 // retried or ignored failures, by code
+	w       *runlog.Writer
 }
+
+// Event kinds of errorLog's events.
+const (
+	eventError = "error" // an operation failed
+	eventRetry = "retry" // a worker retried or ignored a failure
+)
+
+// Prefixes of the error counts by code in the summary, the run log's
+// per-interval extras and the final lines: errors_40001, retries_40001.
+const (
+	errorsPrefix  = "errors_"
+	retriesPrefix = "retries_"
+)
 
 // maxEventsPerCode bounds the events log under a storm of errors.
 const maxEventsPerCode = 1000
 
+func newErrorLog(w *runlog.Writer) *errorLog {
+	return &errorLog{counts: map[string]int64{}, retries: map[string]int64{}, w: w}
+}
+
+// record counts an operation that failed (the engine's Hooks.Error).
 func (e *errorLog) record(worker int, op string, err error) {
+	e.add(e.counts, eventError, worker, op, err)
+}
+
+// retried counts a failure that a worker handled (Hooks.Handled).
+func (e *errorLog) retried(worker int, op string, err error) {
+	e.add(e.retries, eventRetry, worker, op, err)
+}
+
+func (e *errorLog) add(m map[string]int64, kind string, worker int, op string, err error) {
 	code := sqlx.ErrorCode(err)
 	e.mu.Lock()
-	e.counts[code]++
-	n := e.counts[code]
+	m[code]++
+	n := m[code]
 	e.mu.Unlock()
 	if n <= maxEventsPerCode && e.w != nil {
-		e.w.Event(runlog.Event{Time: time.Now(), Kind: "error", Op: op, Code: code, Message: fmt.Sprintf("worker %d: %v", worker, err)})
+		msg := "<nil>"
+		if err != nil {
+			msg = oneLine(err.Error())
+		}
+		e.w.Event(runlog.Event{Time: time.Now(), Kind: kind, Op: op, Code: code, Message: fmt.Sprintf("worker %d: %s", worker, msg)})
 	}
 }
 
-func (e *errorLog) snapshot() map[string]int64 {
+// snapshot returns copies of the counts of failed and of retried
+// operations by code, nil when there were none.
+func (e *errorLog) snapshot() (errs, retries map[string]int64) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if len(e.counts) == 0 {
+	return copyCounts(e.counts), copyCounts(e.retries)
+}
+
+// extras adds the cumulative counts by code to an interval's extras, as
+// errors_CODE and retries_CODE.
+func (e *errorLog) extras(m map[string]float64) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for code, n := range e.counts {
+		m[errorsPrefix+code] = float64(n)
+	}
+	for code, n := range e.retries {
+		m[retriesPrefix+code] = float64(n)
+	}
+}
+
+func copyCounts(m map[string]int64) map[string]int64 {
+	if len(m) == 0 {
 		return nil
 	}
-	out := make(map[string]int64, len(e.counts))
-	for k, v := range e.counts {
+	out := make(map[string]int64, len(m))
+	for k, v := range m {
 		out[k] = v
 	}
 	return out
@@ -248,7 +304,7 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 	if err != nil {
 		return nil, fmt.Errorf("cannot save results under %s: %w; pass --results-dir", root, err)
 	}
-	errs := &errorLog{counts: map[string]int64{}, w: rw}
+	errs := newErrorLog(rw)
 	fmt.Fprintf(a.stderr, "stampede %s: %s on %s (%s), %d workers, seed %d\n",
 		versionString(), gen.Meta().Name, strings.Join(src.endpoints, ","), src.where, src.workers, seed)
 	if cfg.MaxRate > 0 {
@@ -281,7 +337,8 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 	var last stats.Tick
 	var writeErr error
 	hooks := engine.Hooks{
-		Error: errs.record,
+		Error:   errs.record,
+		Handled: errs.retried,
 		RampDone: func(at time.Time) {
 			if cfg.Ramp > 0 && src.rampDone != nil {
 				src.rampDone()
@@ -294,7 +351,7 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 		},
 		Tick: func(t stats.Tick, final bool) {
 			last = t
-			if err := writeInterval(rw, t, src.reconnects()); err != nil && writeErr == nil {
+			if err := writeInterval(rw, t, src.reconnects(), errs); err != nil && writeErr == nil {
 				writeErr = err
 				fmt.Fprintf(a.stderr, "warning: cannot write the run log: %v\n", err)
 			}
@@ -330,7 +387,9 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 	restoreGC()
 	lims.remove(rw, a.stderr)
 
-	sum := summarize(last, disp, gen.Meta().Name, seed, rf, errs.snapshot(), src.reconnects())
+	errCounts, retryCounts := errs.snapshot()
+	sum := summarize(last, disp, gen.Meta().Name, seed, rf, errCounts, src.reconnects())
+	sum.Retries = retryCounts
 	status := "completed"
 	var runErr error
 	switch {
@@ -344,9 +403,7 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 	}
 	sum.Status = status
 	extra := []report.Extra{{Name: "reconnects", Value: float64(sum.Reconnects), Text: fmt.Sprint(sum.Reconnects)}}
-	for _, code := range sortedKeys(sum.Errors) {
-		extra = append(extra, report.Extra{Name: "errors_" + code, Value: float64(sum.Errors[code]), Text: fmt.Sprintf("%d (error code %s)", sum.Errors[code], code)})
-	}
+	extra = append(extra, codeExtras(sum.Errors, sum.Retries)...)
 	if f, ok := gen.(workload.Figurer); ok && !src.tenantFigures {
 		counts := map[string]int64{}
 		for _, op := range sum.Ops {
@@ -423,13 +480,49 @@ func promSnapshot(t stats.Tick, ops []string, reconnects int64) promexport.Snaps
 	return s
 }
 
-// writeInterval appends one tick to the run log.
-func writeInterval(rw *runlog.Writer, t stats.Tick, reconnects int64) error {
+// writeInterval appends one tick to the run log, with the run's
+// cumulative reconnects and error counts by code (errs may be nil).
+func writeInterval(rw *runlog.Writer, t stats.Tick, reconnects int64, errs *errorLog) error {
 	series := make([]runlog.IntervalSeries, len(t.Series))
 	for i, s := range t.Series {
 		series[i] = runlog.IntervalSeries{Name: s.Name, Hist: s.Interval, Count: s.Interval.TotalCount(), Errors: s.Errors}
 	}
-	return rw.WriteInterval(t.Start, t.End, series, map[string]float64{"reconnects": float64(reconnects)})
+	extra := map[string]float64{"reconnects": float64(reconnects)}
+	if errs != nil {
+		errs.extras(extra)
+	}
+	return rw.WriteInterval(t.Start, t.End, series, extra)
+}
+
+// codeExtras are the final lines of the error counts by code: failed
+// operations as errors_CODE, retried or ignored ones as retries_CODE.
+func codeExtras(errs, retries map[string]int64) []report.Extra {
+	var out []report.Extra
+	for _, code := range sortedKeys(errs) {
+		out = append(out, report.Extra{Name: errorsPrefix + code, Value: float64(errs[code]),
+			Text: fmt.Sprintf("%d failed (%s)", errs[code], describeCode(code))})
+	}
+	for _, code := range sortedKeys(retries) {
+		out = append(out, report.Extra{Name: retriesPrefix + code, Value: float64(retries[code]),
+			Text: fmt.Sprintf("%d retried or ignored (%s)", retries[code], describeCode(code))})
+	}
+	return out
+}
+
+// describeCode names an error code of sqlx.ErrorCode for the final lines.
+func describeCode(code string) string {
+	switch code {
+	case "conn":
+		return "connection lost"
+	case "timeout":
+		return "timed out"
+	case "other":
+		return "not a server error"
+	}
+	if name := sqlx.SQLStateName(code); name != "" {
+		return "SQLSTATE " + code + ", " + name
+	}
+	return "SQLSTATE " + code
 }
 
 // intervalOps builds the progress lines of a tick: the displayed series

@@ -34,7 +34,7 @@ type countingRecorder struct {
 }
 
 func (r *countingRecorder) Record(int, time.Duration) { r.records.Add(1) }
-func (r *countingRecorder) RecordError(int)           { r.errors.Add(1) }
+func (r *countingRecorder) RecordError(int, error)    { r.errors.Add(1) }
 
 func TestPostgres(t *testing.T) {
 	const workers = 4

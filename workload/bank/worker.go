@@ -139,7 +139,7 @@ func newWorker(g *bank, d dialect.Dialect, conn sqlx.Conn, r *rand.Rand) *worker
 type nopRecorder struct{}
 
 func (nopRecorder) Record(int, time.Duration) {}
-func (nopRecorder) RecordError(int)           {}
+func (nopRecorder) RecordError(int, error)    {}
 
 // next draws the next transfer: two distinct accounts, uniform, and an
 // amount uniform in [1, maxTransfer].

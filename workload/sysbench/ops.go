@@ -139,4 +139,4 @@ func (d *intDest) ScanInt64(v pgtype.Int8) error {
 type nopRecorder struct{}
 
 func (nopRecorder) Record(int, time.Duration) {}
-func (nopRecorder) RecordError(int)           {}
+func (nopRecorder) RecordError(int, error)    {}

@@ -221,7 +221,7 @@ func (w *worker) run(ctx context.Context) workload.Result {
 		if restarts == maxRestarts {
 			return workload.Result{Err: fmt.Errorf("event restarted %d times, giving up: %w", maxRestarts, err)}
 		}
-		w.rec.RecordError(w.op[kTransaction])
+		w.rec.RecordError(w.op[kTransaction], err)
 	}
 }
 

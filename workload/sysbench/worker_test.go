@@ -138,7 +138,7 @@ func (r *countRecorder) Record(op int, d time.Duration) {
 	r.ops[op]++
 }
 
-func (r *countRecorder) RecordError(op int) { r.errs[op]++ }
+func (r *countRecorder) RecordError(op int, _ error) { r.errs[op]++ }
 
 // byName returns the counts keyed by operation name, leaving out zeros.
 func byName(names []string, counts []int) map[string]int {

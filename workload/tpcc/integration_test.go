@@ -32,8 +32,8 @@ type countingRecorder struct {
 	errors [5]atomic.Int64
 }
 
-func (r *countingRecorder) Record(int, time.Duration) {}
-func (r *countingRecorder) RecordError(op int)        { r.errors[op].Add(1) }
+func (r *countingRecorder) Record(int, time.Duration)   {}
+func (r *countingRecorder) RecordError(op int, _ error) { r.errors[op].Add(1) }
 
 // mustPass runs CheckConsistency and fails the test unless every condition
 // passes.

@@ -286,7 +286,7 @@ type worker struct {
 type nopRecorder struct{}
 
 func (nopRecorder) Record(int, time.Duration) {}
-func (nopRecorder) RecordError(int)           {}
+func (nopRecorder) RecordError(int, error)    {}
 
 // draw returns the next transaction of the deck, reshuffling it when it
 // is used up.
