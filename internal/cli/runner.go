@@ -48,22 +48,22 @@ type runOutcome struct {
 
 // runSummary is summary.json: the final figures of a run.
 type runSummary struct {
-	Workload    string            `json:"workload"`
-	Seed        uint64            `json:"seed"`
-	Concurrency int               `json:"concurrency"`
-	MaxRate     float64           `json:"max_rate,omitempty"`
-	ElapsedSec  float64           `json:"elapsed_s"`
-	Ops         []namedSummary    `json:"ops"`
-	Total       stats.Summary     `json:"total"`
-	Series      []namedSummary    `json:"series"`
-	Errors      map[string]int64  `json:"errors_by_code,omitempty"`
+	Workload    string           `json:"workload"`
+	Seed        uint64           `json:"seed"`
+	Concurrency int              `json:"concurrency"`
+	MaxRate     float64          `json:"max_rate,omitempty"`
+	ElapsedSec  float64          `json:"elapsed_s"`
+	Ops         []namedSummary   `json:"ops"`
+	Total       stats.Summary    `json:"total"`
+	Series      []namedSummary   `json:"series"`
+	Errors      map[string]int64 `json:"errors_by_code,omitempty"`
 	// Retries counts, by code, the failures that workers retried or
 	// ignored (serialization failures, deadlocks, lost connections).
 	Retries    map[string]int64  `json:"retries_by_code,omitempty"`
-	Reconnects  int64             `json:"reconnects"`
-	Status      string            `json:"status"`
-	Error       string            `json:"error,omitempty"`
-	Extra       map[string]string `json:"extra,omitempty"`
+	Reconnects int64             `json:"reconnects"`
+	Status     string            `json:"status"`
+	Error      string            `json:"error,omitempty"`
+	Extra      map[string]string `json:"extra,omitempty"`
 	// Figures are the workload's own results (tpmC, efficiency).
 	Figures map[string]float64 `json:"figures,omitempty"`
 	// Telemetry is the averages and peaks of the run's telemetry samples.
