@@ -165,3 +165,19 @@ type regclasser interface {
 func (p Postgres) tableExistsQuery(name string) (string, string) {
 	return "SELECT to_regclass(" + p.Placeholder(1) + ") IS NOT NULL", p.QuoteIdent(name)
 }
+
+// DatabaseCommentQuery returns a query with one placeholder, the database
+// name, that returns one row with the database's comment (NULL without
+// one), and no row when the database does not exist. PostgreSQL and
+// CockroachDB both have pg_database and shobj_description:
+//
+//	SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = $1
+func DatabaseCommentQuery(d Dialect) string {
+	return "SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = " + d.Placeholder(1)
+}
+
+// CommentOnDatabase returns the statement that sets database name's
+// comment: COMMENT ON DATABASE "name" IS 'text'.
+func CommentOnDatabase(d Dialect, name, text string) string {
+	return "COMMENT ON DATABASE " + d.QuoteIdent(name) + " IS '" + strings.ReplaceAll(text, "'", "''") + "'"
+}

@@ -67,23 +67,29 @@ func createColumns(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 	if err != nil {
 		return t, err
 	}
-	if o.Drop {
+	var existing []string
+	for _, name := range append([]string{MarkerTable}, tableNames(tables)...) {
+		if ok, err := workload.TableExists(ctx, db, name); err != nil {
+			return t, err
+		} else if ok {
+			existing = append(existing, name)
+		}
+	}
+	switch {
+	case o.Drop:
+		if len(existing) > 0 {
+			e.logf("--drop: dropping the shared tables %s in database %q", nameList(existing), db.Database())
+		}
 		if err := dropAll(); err != nil {
 			return t, err
 		}
 		hasMarker = false
-	} else if !hasMarker {
-		for _, tb := range tables {
-			if ok, err := workload.TableExists(ctx, db, tb.Name); err != nil {
-				return t, err
-			} else if ok {
-				e.logf("table %s exists without the %s marker (a half-created fleet or a single-tenant load): dropping and recreating the shared tables", tb.Name, MarkerTable)
-				if err := dropAll(); err != nil {
-					return t, err
-				}
-				break
-			}
-		}
+	case !hasMarker && len(existing) > 0:
+		// Tables without the fleet's marker were not made by a fleet
+		// (the marker is created with them, in one transaction): they
+		// are the user's, and only --drop replaces them.
+		return t, fmt.Errorf("%w: table %s exists in database %q without the fleet's %s table (a single-tenant load, or tables of your own): pass --drop to drop and recreate the shared tables, or use another --db",
+			workload.ErrTablesExist, existing[0], db.Database(), MarkerTable)
 	}
 	if !hasMarker {
 		var stmts []string

@@ -111,6 +111,7 @@ func createDatabases(ctx context.Context, e *env, o CreateOptions) (Totals, erro
 		return t, err
 	}
 	if o.Drop && len(existing) > 0 {
+		e.logf("--drop: dropping %d existing tenant databases: %s", len(existing), nameList(keys(existing)))
 		n, err := e.dropDatabases(ctx, admin, keys(existing))
 		if err != nil {
 			return t, err

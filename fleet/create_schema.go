@@ -108,6 +108,7 @@ func createSchemas(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 		return t, err
 	}
 	if o.Drop && len(state) > 0 {
+		e.logf("--drop: dropping %d existing tenant schemas in database %q: %s", len(state), db.Database(), nameList(keys(state)))
 		if err := e.dropSchemas(ctx, db, keys(state)); err != nil {
 			return t, err
 		}

@@ -1,8 +1,10 @@
 package fleet
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -181,4 +183,17 @@ func forEachWorker(ctx context.Context, n int, ids []int, fn func(ctx context.Co
 		return firstErr
 	}
 	return ctx.Err()
+}
+
+// nameList renders names for a message: all of them up to five, then the
+// first five and how many more.
+func nameList(names []string) string {
+	const shown = 5
+	// Shorter names first: tenant_2 before tenant_10.
+	names = slices.Clone(names)
+	slices.SortFunc(names, func(a, b string) int { return cmp.Or(cmp.Compare(len(a), len(b)), strings.Compare(a, b)) })
+	if len(names) <= shown {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:shown], ", "), len(names)-shown)
 }

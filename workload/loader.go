@@ -58,6 +58,25 @@ func TableExists(ctx context.Context, db *sqlx.DB, table string) (bool, error) {
 	return ok, err
 }
 
+// ExistingTables returns the names of those of tables that exist in db,
+// in order (none with the null driver).
+func ExistingTables(ctx context.Context, db *sqlx.DB, tables []Table) ([]string, error) {
+	if db.Null() {
+		return nil, nil
+	}
+	var names []string
+	for _, t := range tables {
+		ok, err := TableExists(ctx, db, t.Name)
+		if err != nil {
+			return nil, fmt.Errorf("checking table %s: %w", t.Name, err)
+		}
+		if ok {
+			names = append(names, t.Name)
+		}
+	}
+	return names, nil
+}
+
 // Setup creates gen's tables, runs its PreLoad hook, loads the initial
 // rows in parallel, creates indexes, analyzes, and runs PostLoad. With
 // opts.SkipCreate it creates neither tables nor indexes.

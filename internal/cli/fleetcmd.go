@@ -144,7 +144,9 @@ func (a *app) initFleet(ctx context.Context, gen workload.Generator, spec fleet.
 		switch {
 		case ctx.Err() != nil:
 			return fmt.Errorf("init interrupted with %d tenants created now (%d were there before): run the same command again to create the others", tot.Created, tot.Existing)
-		case errors.Is(err, fleet.ErrTenantMismatch), errors.Is(err, workload.ErrTablesExist):
+		case errors.Is(err, workload.ErrTablesExist):
+			return tablesExistError(err)
+		case errors.Is(err, fleet.ErrTenantMismatch):
 			return asUsage(err)
 		}
 		return err

@@ -263,6 +263,29 @@ func TestFleetColumns(t *testing.T) {
 	}
 }
 
+// TestFleetColumnsKeepUserTables checks that a column-mode fleet never
+// replaces shared tables it did not make (a single-tenant load) unless
+// --drop is given, and that --drop names what it drops.
+func TestFleetColumnsKeepUserTables(t *testing.T) {
+	srv := testServer(t)
+	t.Parallel()
+	db := freshDB(t, "fleet_coluser")
+	mustRun(t, "init", "bank", "--rows", "10", "--db", db, srv)
+	tenants := []string{"--tenants", "2", "--tenant-mode", "column", "--db", db}
+	r := stampede(t, append([]string{"init", "bank", "--rows", "10", srv}, tenants...)...)
+	checkFinalError(t, r, 2, "table bank exists in database \""+db+"\" without the fleet's stampede_tenant table")
+	if got := queryInt(t, db, "SELECT count(*) FROM bank"); got != 10 {
+		t.Errorf("the refused fleet init changed the single-tenant table: %d rows", got)
+	}
+	r = mustRun(t, append([]string{"init", "bank", "--rows", "10", "--drop", srv}, tenants...)...)
+	if !strings.Contains(r.stderr+r.stdout, "--drop: dropping the shared tables bank in database \""+db+"\"") {
+		t.Errorf("init --drop does not name what it drops:\n%s\n%s", r.stdout, r.stderr)
+	}
+	if got := queryInt(t, db, "SELECT count(*) FROM bank"); got != 20 {
+		t.Errorf("after --drop, %d rows, want 20", got)
+	}
+}
+
 // TestFleetConnectionLimit checks the error when the server refuses more
 // connections: a role limited to 2 connections checks a fleet 8 tenants
 // at a time.

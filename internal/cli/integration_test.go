@@ -381,20 +381,89 @@ func TestSeveralURLs(t *testing.T) {
 }
 
 // TestDemo runs the demo against the test server and, when the server
-// binaries are installed, on its own throwaway server.
+// binaries are installed, on its own throwaway server. Against a URL the
+// demo works in a database of its own: a user's ycsb database and table
+// stay as they were, a stampede_demo it did not make is refused, and its
+// own is dropped at the end (kept with --keep, then reused).
 func TestDemo(t *testing.T) {
 	srv := testServer(t)
-	t.Cleanup(func() { adminExec(t, "DROP DATABASE IF EXISTS ycsb WITH (FORCE)") })
+	exists := func(db string) bool {
+		return queryInt(t, "postgres", fmt.Sprintf("SELECT count(*) FROM pg_database WHERE datname = '%s'", db)) == 1
+	}
+	if exists("ycsb") || exists("stampede_demo") {
+		t.Fatal("the test server already has a ycsb or stampede_demo database")
+	}
+	t.Cleanup(func() {
+		adminExec(t, "DROP DATABASE IF EXISTS ycsb WITH (FORCE)", "DROP DATABASE IF EXISTS stampede_demo WITH (FORCE)")
+	})
+	// The user's own YCSB table, which the demo used to replace.
+	adminExec(t, "CREATE DATABASE ycsb")
+	execIn(t, "ycsb", "CREATE TABLE usertable (ycsb_key VARCHAR(255) PRIMARY KEY, mine TEXT)", "INSERT INTO usertable VALUES ('user1', 'keep me')")
+
 	r := stampede(t, "demo", "--duration", "2s", "--records", "2000", "--results-dir", t.TempDir(), srv)
 	if r.code != 0 || !strings.Contains(r.stdout, "__result") || !strings.Contains(r.stderr, "results saved in") {
 		t.Fatalf("demo with URL: %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
+	for _, want := range []string{`own database "stampede_demo"`, "created", `dropping the demo's database "stampede_demo"`} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("demo's output lacks %q:\n%s", want, r.stderr)
+		}
+	}
+	if exists("stampede_demo") {
+		t.Error("the demo left its database behind")
+	}
+	if n := queryInt(t, "ycsb", "SELECT count(*) FROM usertable WHERE mine = 'keep me'"); n != 1 {
+		t.Errorf("the user's ycsb.usertable was changed: %d rows of theirs left", n)
+	}
+
+	// --keep keeps the demo's database; the next demo reuses and drops it.
+	r = stampede(t, "demo", "--keep", "--duration", "1s", "--records", "500", "--results-dir", t.TempDir(), srv)
+	if r.code != 0 || !exists("stampede_demo") || !strings.Contains(r.stderr, "kept") {
+		t.Fatalf("demo --keep with URL: %d, database kept: %v\n%s", r.code, exists("stampede_demo"), r.stderr)
+	}
+	r = stampede(t, "demo", "--duration", "1s", "--records", "500", "--results-dir", t.TempDir(), srv)
+	if r.code != 0 || exists("stampede_demo") || !strings.Contains(r.stderr, "reusing the one an earlier demo left") {
+		t.Fatalf("demo after --keep: %d, database left: %v\n%s", r.code, exists("stampede_demo"), r.stderr)
+	}
+
+	// A stampede_demo the demo did not make is refused, and left as it is.
+	adminExec(t, "CREATE DATABASE stampede_demo")
+	execIn(t, "stampede_demo", "CREATE TABLE usertable (k INT)", "INSERT INTO usertable VALUES (42)")
+	r = stampede(t, "demo", "--duration", "1s", "--records", "500", "--results-dir", t.TempDir(), srv)
+	checkOneLineError(t, r, 1, `database "stampede_demo" already exists`)
+	if n := queryInt(t, "stampede_demo", "SELECT count(*) FROM usertable WHERE k = 42"); n != 1 {
+		t.Errorf("the refused demo changed the user's stampede_demo")
+	}
+
 	if _, err := localpg.FindBinDir(); err != nil {
 		t.Skipf("no local PostgreSQL binaries: %v", err)
 	}
 	r = stampede(t, "demo", "--duration", "2s", "--records", "2000", "--results-dir", t.TempDir())
 	if r.code != 0 || !strings.Contains(r.stdout, "__result") || !strings.Contains(r.stderr, "stopping the throwaway PostgreSQL") {
 		t.Fatalf("demo: %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestDropNamesTables checks that init --drop says which tables it drops
+// before it drops them, and that cleanup says which tables did not exist.
+func TestDropNamesTables(t *testing.T) {
+	srv := testServer(t)
+	db := freshDB(t, "stampede_dropnames")
+	r := stampede(t, "init", "bank", "--rows", "10", "--drop", "--db", db, srv)
+	if r.code != 0 || !strings.Contains(r.stderr, "--drop: no table to drop in database \""+db+"\"") {
+		t.Errorf("init --drop on an empty database: %d\n%s", r.code, r.stderr)
+	}
+	r = stampede(t, "init", "bank", "--rows", "10", "--drop", "--db", db, srv)
+	if r.code != 0 || !strings.Contains(r.stderr, "--drop: dropping 1 table (bank) in database \""+db+"\"") {
+		t.Errorf("init --drop over a load: %d\n%s", r.code, r.stderr)
+	}
+	r = stampede(t, "cleanup", "bank", "--db", db, srv)
+	if r.code != 0 || !strings.Contains(r.stderr, "dropped table bank") {
+		t.Errorf("cleanup: %d\n%s", r.code, r.stderr)
+	}
+	r = stampede(t, "cleanup", "bank", "--db", db, srv)
+	if r.code != 0 || strings.Contains(r.stderr, "dropped table") || !strings.Contains(r.stderr, "nothing to drop") {
+		t.Errorf("cleanup of nothing: %d\n%s", r.code, r.stderr)
 	}
 }
 

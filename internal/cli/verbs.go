@@ -245,6 +245,8 @@ func (a *app) initWorkload(ctx context.Context, gen workload.Generator, cf *conn
 		if err := workload.CheckNoTables(ctx, db, gen, tables); err != nil {
 			return tablesExistError(err)
 		}
+	} else if err := a.sayDrops(ctx, db, tables); err != nil {
+		return err
 	}
 	fmt.Fprintf(a.stderr, "loading %s into database %q on %s: %d rows, %d streams, seed %d\n",
 		gen.Meta().Name, db.Database(), strings.Join(db.Endpoints(), ","), total, f.concurrency, seed)
@@ -269,6 +271,21 @@ func (a *app) initWorkload(ctx context.Context, gen workload.Generator, cf *conn
 	}
 	fmt.Fprintf(a.stderr, "loaded %d rows in %s (%.0f rows/s, %.1f MB/s sent)\n", total, bar.Elapsed().Round(1e6), bar.Rate(),
 		float64(db.BytesSent()-sent0)/1e6/max(bar.Elapsed().Seconds(), 1e-9))
+	return nil
+}
+
+// sayDrops names, before --drop drops them, the tables that exist.
+func (a *app) sayDrops(ctx context.Context, db *sqlx.DB, tables []workload.Table) error {
+	existing, err := workload.ExistingTables(ctx, db, tables)
+	if err != nil {
+		return err
+	}
+	where := fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ","))
+	if len(existing) == 0 {
+		fmt.Fprintf(a.stderr, "--drop: no table to drop in %s\n", where)
+		return nil
+	}
+	fmt.Fprintf(a.stderr, "--drop: dropping %s (%s) in %s\n", plural(len(existing), "table"), strings.Join(existing, ", "), where)
 	return nil
 }
 
@@ -298,11 +315,18 @@ func (a *app) cleanupWorkload(ctx context.Context, gen workload.Generator, cf *c
 	}
 	defer db.Close()
 	tables := gen.Tables()
-	for i := len(tables) - 1; i >= 0; i-- {
-		if _, err := db.Exec(ctx, db.Dialect().DropTable(tables[i].Name)); err != nil {
-			return fmt.Errorf("dropping %s: %w", tables[i].Name, err)
+	existing, err := workload.ExistingTables(ctx, db, tables)
+	if err != nil {
+		return err
+	}
+	if len(existing) == 0 && !db.Null() {
+		fmt.Fprintf(a.stderr, "no table of %s in database %q on %s: nothing to drop\n", gen.Meta().Name, db.Database(), strings.Join(db.Endpoints(), ","))
+	}
+	for i := len(existing) - 1; i >= 0; i-- {
+		if _, err := db.Exec(ctx, db.Dialect().DropTable(existing[i])); err != nil {
+			return fmt.Errorf("dropping %s: %w", existing[i], err)
 		}
-		fmt.Fprintf(a.stderr, "dropped table %s\n", tables[i].Name)
+		fmt.Fprintf(a.stderr, "dropped table %s\n", existing[i])
 	}
 	if h, ok := gen.(workload.Hookser); ok && h.Hooks().Cleanup != nil {
 		return h.Hooks().Cleanup(ctx, db, printer{a.stderr})
