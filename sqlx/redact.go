@@ -429,3 +429,15 @@ func replaceStandalone(s, old, repl string) string {
 }
 
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// urlInText finds URLs in free text: a scheme, "://", and everything up to
+// the next white space or quote.
+var urlInText = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>]*`)
+
+// RedactText returns free text (a tag, a note, a command line) with the
+// passwords of every URL in it and every password=... pair replaced by
+// "xxxxx", for text that may hold a connection string anywhere.
+func RedactText(s string) string {
+	s = urlInText.ReplaceAllStringFunc(s, Redact)
+	return dsnSecret.ReplaceAllString(s, "${1}="+redacted)
+}

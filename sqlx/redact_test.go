@@ -99,3 +99,24 @@ func TestDatabaseOverride(t *testing.T) {
 		t.Errorf("second endpoint %s:%d", cfgs[1].ConnConfig.Host, cfgs[1].ConnConfig.Port)
 	}
 }
+
+func TestRedactText(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"plain note", "plain note"},
+		{"postgresql://bob:secret@h/db", "postgresql://bob:xxxxx@h/db"},
+		{"db is postgresql://bob:secret@h:5432/db?sslmode=disable, then more", "db is postgresql://bob:xxxxx@h:5432/db?sslmode=disable, then more"},
+		{"two: postgres://a:s1@h1/x postgres://b:s2@h2/y", "two: postgres://a:xxxxx@h1/x postgres://b:xxxxx@h2/y"},
+		{"host=h password=secret user=u", "host=h password=xxxxx user=u"},
+		{"Password = 'se cret'", "Password=xxxxx"},
+		{"url=postgresql://bob:secret@h/db", "url=postgresql://bob:xxxxx@h/db"},
+		{"postgresql://bob@h/db", "postgresql://bob@h/db"},
+	} {
+		got := sqlx.RedactText(tc.in)
+		if got != tc.want {
+			t.Errorf("RedactText(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		if strings.Contains(got, "secret") || strings.Contains(got, "s1") || strings.Contains(got, "s2@") {
+			t.Errorf("RedactText(%q) = %q leaks a password", tc.in, got)
+		}
+	}
+}

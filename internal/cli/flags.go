@@ -150,6 +150,7 @@ type runFlags struct {
 	seed           uint64
 	format         string
 	resultsDir     string
+	resultsURL     string
 	tags           []string
 	latency        string
 	cpuProfile     string
@@ -192,6 +193,7 @@ func (r *runFlags) register(fs *pflag.FlagSet) {
 	fs.Uint64Var(&r.seed, "seed", 0, "random seed for the operation sequence (0: pick one and print it)")
 	fs.StringVar(&r.format, "format", "text", "output format: text or json (newline-delimited JSON)")
 	fs.StringVar(&r.resultsDir, "results-dir", "", "where run directories are written (default $STAMPEDE_RESULTS_DIR or ~/.stampede/runs)")
+	fs.StringVar(&r.resultsURL, "results-url", "", "results store the run is indexed in: sqlite:PATH, postgres://... or postgresql://... (default $STAMPEDE_RESULTS_URL, or index.sqlite in the results directory)")
 	fs.StringArrayVar(&r.tags, "tag", nil, "key=value label stored with the run (repeatable)")
 	fs.StringVar(&r.latency, "latency", "", "under --max-rate, which latency the progress lines show: intended (from the scheduled start, the default), service, or both")
 	fs.StringVar(&r.cpuProfile, "cpuprofile", "", "write a Go CPU profile of stampede itself to this file")
@@ -334,7 +336,9 @@ func (r *runFlags) tagMap() map[string]string {
 	}
 	m := map[string]string{}
 	for _, t := range r.tags {
-		k, v, _ := strings.Cut(t, "=")
+		// A tag is free text that may quote a connection string: its
+		// passwords never reach run.json, the index or `runs`.
+		k, v, _ := strings.Cut(sqlx.RedactText(t), "=")
 		m[k] = v
 	}
 	return m

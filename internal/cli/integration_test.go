@@ -302,6 +302,11 @@ func TestSecretsNeverPrinted(t *testing.T) {
 		{"run", "ycsb", "-p", "recordcount=200", "--db", db, "--duration", "1s", "--format", "json", "--results-dir", dir, u.String()},
 		{"run", "ycsb", "--db", "nosuchdb_xyz", "--results-dir", dir, u.String()},
 		{"run", "ycsb", "--results-dir", dir, strings.Replace(u.String(), "127.0.0.1", "127.0.0.1:1", 1)},
+		// A tag that quotes the URL, or a DSN: stored and listed redacted.
+		{"run", "ycsb", "-p", "recordcount=200", "--db", db, "--duration", "1s", "--results-dir", dir,
+			"--tag", "target=" + u.String(), "--tag", "dsn=host=h password=" + password, u.String()},
+		{"runs", "--results-dir", dir},
+		{"runs", "--results-dir", dir, "--format", "json"},
 	} {
 		r := stampede(t, args...)
 		outputs = append(outputs, r.stdout, r.stderr)

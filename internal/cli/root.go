@@ -94,8 +94,8 @@ func (a *app) rootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "stampede",
 		Short: "A load generator and benchmark lab for SQL databases",
-		Long: `stampede runs the benchmarks performance engineers already trust (YCSB, and more to
-come: the sysbench OLTP family, TPC-C, bank) against PostgreSQL-compatible databases,
+		Long: `stampede runs the benchmarks performance engineers already trust (YCSB A-F, the eleven
+sysbench OLTP scripts, TPC-C, bank) against PostgreSQL-compatible databases,
 measures them honestly (HDR histograms, coordinated-omission-corrected latency under
 a target rate), and keeps every run's raw measurements.
 

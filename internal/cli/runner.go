@@ -253,6 +253,13 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 	if err != nil {
 		return nil, err
 	}
+	if rf.resultsURL != "" {
+		// Refuse a store that cannot index the run before the run, not
+		// after it.
+		if err := checkStore(ctx, rf.resultsURL); err != nil {
+			return nil, fmt.Errorf("--results-url: %s", sqlx.Scrub(oneLine(err.Error()), a.secrets))
+		}
+	}
 	info := runlog.RunInfo{
 		Telemetry:       rf.tel.info(cfg.DisplayEvery),
 		FormatVersion:   runlog.FormatVersion,
@@ -451,7 +458,7 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 		fmt.Fprintf(a.stderr, "warning: the run log in %s may be incomplete: %v\n", rw.Dir(), writeErr)
 	}
 	fmt.Fprintf(a.stderr, "results saved in %s\n", rw.Dir())
-	if err := indexRun(ctx, root, rw.Dir(), ""); err != nil {
+	if err := indexRun(ctx, root, rw.Dir(), rf.resultsURL); err != nil {
 		fmt.Fprintf(a.stderr, "warning: cannot index the run in the results store: %s (`stampede runs --rebuild` rebuilds it)\n", sqlx.Scrub(oneLine(err.Error()), a.secrets))
 	}
 	if res.Interrupted {
@@ -607,7 +614,7 @@ func redactArgs(args []string) []string {
 	out := make([]string, len(args))
 	secrets := sqlx.Secrets(connArgs(args), os.Getenv)
 	for i, a := range args {
-		out[i] = sqlx.Scrub(sqlx.Redact(a), secrets)
+		out[i] = sqlx.Scrub(sqlx.RedactText(sqlx.Redact(a)), secrets)
 	}
 	return out
 }
@@ -620,7 +627,7 @@ func flagValues(fs *pflag.FlagSet, secrets []string) map[string]string {
 		if strings.Contains(f.Name, "password") && v != "" {
 			v = "xxxxx"
 		}
-		m[f.Name] = sqlx.Scrub(v, secrets)
+		m[f.Name] = sqlx.Scrub(sqlx.RedactText(v), secrets)
 	})
 	return m
 }

@@ -250,6 +250,16 @@ func storeURL(root, flag string) string {
 	return store.DefaultURL(root)
 }
 
+// checkStore opens the results store at url and closes it again: it
+// exists, answers and holds the index's tables.
+func checkStore(ctx context.Context, url string) error {
+	st, err := store.Open(ctx, url)
+	if err != nil {
+		return err
+	}
+	return st.Close()
+}
+
 // indexRun indexes the finished run directory dir, under the results
 // directory root, into the results store of resultsURL ("" for
 // $STAMPEDE_RESULTS_URL or the default store of root). The run command

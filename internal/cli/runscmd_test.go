@@ -125,6 +125,26 @@ func TestRunsList(t *testing.T) {
 	}
 }
 
+// TestRunResultsURL checks that run --results-url indexes the run in that
+// store, and refuses a store it cannot use before running.
+func TestRunResultsURL(t *testing.T) {
+	dir := t.TempDir()
+	team := "sqlite:" + filepath.Join(t.TempDir(), "team", "index.sqlite")
+	r := stampede(t, "run", "ycsb", "--driver", "null", "--max-ops", "1000", "--telemetry=false", "--results-dir", dir, "--results-url", team, "--tag", "where=team")
+	if r.code != 0 {
+		t.Fatalf("run --results-url: %d %s", r.code, r.stderr)
+	}
+	r = stampede(t, "runs", "--results-dir", t.TempDir(), "--results-url", team)
+	if r.code != 0 || !strings.Contains(r.stdout, "where=team") {
+		t.Errorf("runs of the team store: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	r = stampede(t, "run", "ycsb", "--driver", "null", "--max-ops", "1000", "--telemetry=false", "--results-dir", dir, "--results-url", "mysql://u:topsecret@h/db")
+	checkOneLineError(t, r, 1, `--results-url: unsupported results store URL scheme "mysql"`)
+	if strings.Contains(r.stderr, "topsecret") || strings.Contains(r.stdout, "_elapsed") {
+		t.Errorf("refused store: a password printed, or the run went ahead: %q %q", r.stdout, r.stderr)
+	}
+}
+
 func TestRunsEmpty(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "none")
 	r := stampede(t, "runs", "--results-dir", missing)
