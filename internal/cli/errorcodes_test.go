@@ -134,3 +134,28 @@ func readLines(t testing.TB, path string) []string {
 	}
 	return lines
 }
+
+// TestHintsAreCompleteCommands checks that a command suggested in an
+// error carries what the failing command line said about the data and the
+// server: its database, data flags and URL (redacted), and nothing that
+// means another thing for the suggested verb.
+func TestHintsAreCompleteCommands(t *testing.T) {
+	srv := testServer(t)
+	db := freshDB(t, "stampede_hint")
+	adminExec(t, "CREATE DATABASE "+db)
+	r := stampede(t, "check", "tpcc", "--warehouses", "3", "--db", db, srv)
+	want := "`stampede init tpcc --warehouses 3 --db " + db + " " + shellWord(srv) + "`"
+	checkOneLineError(t, r, 1, want)
+	r = stampede(t, "run", "tpcc", "--warehouses=2", "--concurrency", "7", "--duration", "1s", "--seed", "5", "--db", db, srv)
+	want = "`stampede init tpcc --warehouses=2 --db " + db + " " + shellWord(srv) + "`"
+	checkFinalError(t, r, 1, want)
+}
+
+// shellWord quotes s as the hints do: in single quotes when it holds a
+// character a shell would interpret.
+func shellWord(s string) string {
+	if strings.ContainsAny(s, "?&*;' ") {
+		return "'" + s + "'"
+	}
+	return s
+}

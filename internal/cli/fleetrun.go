@@ -102,8 +102,8 @@ func (a *app) openFleetSource(ctx context.Context, spec runSpec, fspec fleet.Spe
 		rf.tolerateErrors = true // a failing tenant is replaced, not fatal
 	}
 	if c, ok := gen.(workload.AfterRunChecker); ok && c.CheckAfterRun() && !rf.skipChecks {
-		fmt.Fprintf(a.stderr, "note: a fleet run checks no tenant's consistency after the run: `stampede check %s --tenants %d` checks every tenant\n",
-			gen.Meta().Name, fspec.Tenants)
+		fmt.Fprintf(a.stderr, "note: a fleet run checks no tenant's consistency after the run: `%s` checks every tenant\n",
+			a.completeHint(fmt.Sprintf("stampede check %s --tenants %d", gen.Meta().Name, fspec.Tenants)))
 	}
 	fmt.Fprintf(a.stderr, "opening %d tenant workloads: %s and %s each\n", ff.active, plural(wpt, "worker"), plural(ff.connsPerTenant, "connection"))
 	opened := time.Now()

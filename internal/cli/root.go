@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
@@ -24,6 +25,12 @@ type app struct {
 	args []string
 	// secrets are scrubbed from every error message printed.
 	secrets []string
+	// root, argv (the arguments in stampede's word order) and curFlags
+	// (the flags of the workload command being run) let messages suggest
+	// complete commands (see completeHint).
+	root     *cobra.Command
+	argv     []string
+	curFlags *pflag.FlagSet
 }
 
 // Main runs the command line with args (without the program name) and
@@ -45,12 +52,13 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return exitCode(err)
 	}
 	root := a.rootCmd()
+	a.root, a.argv = root, args
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err = root.ExecuteContext(ctx)
 	if err != nil && !errors.Is(err, errInterrupted) {
-		fmt.Fprintf(stderr, "stampede: error: %s\n", sqlx.Scrub(oneLine(err.Error()), a.secrets))
+		fmt.Fprintf(stderr, "stampede: error: %s\n", sqlx.Scrub(a.completeHints(oneLine(err.Error())), a.secrets))
 	}
 	return exitCode(err)
 }

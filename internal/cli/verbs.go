@@ -116,6 +116,7 @@ func (a *app) workloadCmd(v verb, m workload.Meta) *cobra.Command {
 	}
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		ctx := cmd.Context()
+		a.setCommand(cmd)
 		for _, arg := range args {
 			if !strings.Contains(arg, "://") && !strings.Contains(arg, "=") {
 				return usagef("unexpected argument %q: URLs look like postgresql://user@host:port/db (see `stampede %s %s --help`)", sqlx.Redact(arg), v.name, m.Name)
