@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/stampede-bench/stampede/sqlx"
+	"github.com/stampede-bench/stampede/workload"
 )
 
 // hintPattern finds the commands that messages suggest, in backticks:
@@ -42,6 +43,14 @@ func (a *app) completeHint(hint string) string {
 	if err != nil || len(rest) > 0 || target == nil || !target.HasParent() || target.Parent().Parent() != a.root {
 		return hint
 	}
+	// A run's own flags (tpcc's --wait, ycsb's --workload) mean nothing
+	// to the other verbs.
+	runtimeOnly := map[string]workload.FlagMeta{}
+	if m, ok := workload.Get(words[2]); ok && words[1] != "run" {
+		if f, ok := m.New().(workload.Flagser); ok {
+			runtimeOnly = f.Flags().Meta
+		}
+	}
 	given := map[string]bool{}
 	for _, w := range words[3:] {
 		if f := lookupFlag(target.Flags(), w); f != nil {
@@ -70,7 +79,7 @@ func (a *app) completeHint(hint string) string {
 			}
 			continue
 		}
-		keep := !given[f.Name] && !notCarried[f.Name]
+		keep := !given[f.Name] && !notCarried[f.Name] && !runtimeOnly[f.Name].RuntimeOnly
 		if keep {
 			add = append(add, shellQuote(sqlx.RedactText(arg)))
 		}

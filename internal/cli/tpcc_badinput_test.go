@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/stampede-bench/stampede/workload"
 )
 
@@ -53,7 +55,7 @@ func TestTPCCBadDatabase(t *testing.T) {
 	t.Run("not loaded", func(t *testing.T) {
 		db := freshDB(t, "stampede_tpcc_empty")
 		adminExec(t, "CREATE DATABASE "+db)
-		want := "table tpcc_meta does not exist in database " + db + ": run `stampede init tpcc` first"
+		want := "table tpcc_meta does not exist in database " + db + ": run `stampede init tpcc --db " + db + " " + shellWord(srv) + "` first"
 		checkOneLineError(t, stampede(t, runArgs(db)...), 1, want)
 		checkOneLineError(t, stampede(t, "check", "tpcc", "--db", db, srv), 1, want)
 	})
@@ -64,12 +66,12 @@ func TestTPCCBadDatabase(t *testing.T) {
 	}
 	t.Run("more warehouses than loaded", func(t *testing.T) {
 		checkOneLineError(t, stampede(t, runArgs(db, "--warehouses", "3")...), 1,
-			"holds 1 warehouses, not --warehouses 3: give --warehouses 1, or reload with `stampede init tpcc --drop --warehouses 3`")
+			"holds 1 warehouses, not --warehouses 3: give --warehouses 1, or reload with `stampede init tpcc --drop --warehouses 3 --db "+db+" "+shellWord(srv)+"`")
 	})
 	t.Run("other schema version", func(t *testing.T) {
 		execIn(t, db, "UPDATE tpcc_meta SET version = '0.9.0'")
 		defer execIn(t, db, "UPDATE tpcc_meta SET version = '"+tpccVersion(t)+"'")
-		want := "holds tpcc data of version 0.9.0, not " + tpccVersion(t) + ": reload it with `stampede init tpcc --drop`"
+		want := "holds tpcc data of version 0.9.0, not " + tpccVersion(t) + ": reload it with `stampede init tpcc --drop --db " + db + " " + shellWord(srv) + "`"
 		checkOneLineError(t, stampede(t, runArgs(db)...), 1, want)
 		checkOneLineError(t, stampede(t, "check", "tpcc", "--db", db, srv), 1, want)
 	})
@@ -84,7 +86,7 @@ func TestTPCCBadDatabase(t *testing.T) {
 		for _, args := range [][]string{runArgs(db), {"check", "tpcc", "--db", db, srv}} {
 			r := stampede(t, args...)
 			checkOneLineError(t, r, 1, "holds an unfinished tpcc load")
-			for _, want := range []string{"empty: stock", "run `stampede init tpcc --drop` to start over"} {
+			for _, want := range []string{"empty: stock", "run `stampede init tpcc --drop --db " + db + " " + shellWord(srv) + "` to start over"} {
 				if !strings.Contains(r.stderr, want) {
 					t.Errorf("%s: stderr %q lacks %q", args[0], r.stderr, want)
 				}
@@ -92,18 +94,41 @@ func TestTPCCBadDatabase(t *testing.T) {
 		}
 	})
 	t.Run("interrupted init", func(t *testing.T) {
-		ctx, cancel := context.WithCancel(context.Background())
-		time.AfterFunc(1500*time.Millisecond, cancel)
+		// Interrupt the load while the server is running one of its
+		// COPYs, as Ctrl-C would: never before the load starts or after
+		// it ends, however fast the machine.
 		other := freshDB(t, "stampede_tpcc_intr")
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		copying := make(chan struct{})
+		go func() {
+			defer close(copying)
+			conn, err := pgx.Connect(ctx, srv)
+			if err != nil {
+				return
+			}
+			defer conn.Close(context.Background())
+			for ctx.Err() == nil {
+				var n int
+				if conn.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE datname = $1 AND query ILIKE 'copy %' AND state = 'active'", other).Scan(&n) == nil && n > 0 {
+					cancel()
+					return
+				}
+				time.Sleep(2 * time.Millisecond)
+			}
+		}()
 		r := stampedeCtx(t, ctx, "init", "tpcc", "--db", other, srv)
+		cancel()
+		<-copying
+		start := "run `stampede init tpcc --drop --db " + other + " " + shellWord(srv) + "` to start over"
 		if r.code == 0 {
-			t.Skip("the load finished before the interrupt")
+			t.Fatalf("init finished although it was interrupted during a COPY:\n%s", r.stderr)
 		}
-		checkFinalError(t, r, 1, "init interrupted: the tables are partially loaded; run `stampede init tpcc --drop` to start over")
+		checkFinalError(t, r, 1, "init interrupted: the tables are partially loaded; "+start)
 		r = stampede(t, runArgs(other)...)
 		checkOneLineError(t, r, 1, "holds an unfinished tpcc load")
-		if !strings.Contains(r.stderr, "run `stampede init tpcc --drop` to start over") {
-			t.Errorf("stderr %q", r.stderr)
+		if !strings.Contains(r.stderr, start) {
+			t.Errorf("stderr %q lacks %q", r.stderr, start)
 		}
 		if r := stampede(t, "init", "tpcc", "--drop", "--db", other, srv); r.code != 0 {
 			t.Fatalf("init --drop after the interrupt: %d %s", r.code, r.stderr)

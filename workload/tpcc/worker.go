@@ -170,7 +170,7 @@ func unfinishedLoad(ctx context.Context, db *sqlx.DB) error {
 	case len(empty) > 0:
 		what = fmt.Sprintf("tables with rows (maybe not all): %s; empty: %s", strings.Join(some, ", "), strings.Join(empty, ", "))
 	}
-	return fmt.Errorf("database %s holds an unfinished tpcc load (`stampede init tpcc` was interrupted or failed; %s): run `stampede init tpcc --drop` to start over",
+	return fmt.Errorf("database %s holds an unfinished tpcc load (an init was interrupted or failed; %s): run `stampede init tpcc --drop` to start over",
 		db.Database(), what)
 }
 
