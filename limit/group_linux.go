@@ -277,8 +277,14 @@ func applyError(name string, l Limits, err error) error {
 }
 
 func errExists(name, dir string) error {
-	return fmt.Errorf("cgroup %s/%s already exists (%s): pick another name, or remove it with `stampede limit --remove %s`", Parent, name, dir, name)
+	return existsError{fmt.Sprintf("cgroup %s/%s already exists (%s): pick another name, or remove it with `stampede limit --remove %s`", Parent, name, dir, name)}
 }
+
+// existsError is Create's error for a taken name; it matches ErrExists.
+type existsError struct{ msg string }
+
+func (e existsError) Error() string        { return e.msg }
+func (e existsError) Is(target error) bool { return target == ErrExists }
 
 func exists(path string) bool {
 	_, err := os.Lstat(path)

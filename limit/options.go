@@ -70,6 +70,9 @@ var ErrNotRoot = errors.New("stampede limit needs root (cgroups are writable onl
 // ErrNotExist is wrapped by Load and Remove when the group does not exist.
 var ErrNotExist = errors.New("no such group")
 
+// ErrExists is returned by Create for a name that another group has.
+var ErrExists = errors.New("group exists")
+
 // validName is what a group name may be: one path element.
 var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 

@@ -151,6 +151,9 @@ type runFlags struct {
 	format         string
 	resultsDir     string
 	resultsURL     string
+	// warnings are what resolve found given but unused; the run prints
+	// them before it starts.
+	warnings []string
 	tags           []string
 	latency        string
 	cpuProfile     string
@@ -292,6 +295,9 @@ func (r *runFlags) resolve(fs *pflag.FlagSet) error {
 	}
 	if r.percentile <= 0 || r.percentile > 100 {
 		return usagef("--percentile %g must be in (0, 100]", r.percentile)
+	}
+	if fs.Changed("percentile") && r.outputStyle != "sysbench" {
+		r.warnings = append(r.warnings, fmt.Sprintf("--percentile=%g only chooses the percentile of --output-style sysbench's report; stampede's output shows p50, p95, p99 and pMax: ignored", r.percentile))
 	}
 	if r.concurrency < 1 {
 		name := "--concurrency"

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"os/signal"
 	"regexp"
 	"strings"
@@ -45,7 +46,7 @@ func (e exitStatusError) ExitCode() int { return e.code }
 func (a *app) limitCmd() *cobra.Command {
 	var f limitFlags
 	cmd := &cobra.Command{
-		Use:   "limit --name NAME [--cpus N] [--memory SIZE] [--io-*] (--pid PID... | --watch REGEX | -- COMMAND [ARGS])",
+		Use:   "limit [--name NAME] [--cpus N] [--memory SIZE] [--io-*] (--pid PID... | --watch REGEX | -- COMMAND [ARGS])",
 		Short: "Run processes under CPU, memory and disk IO limits (cgroups)",
 		Long: `limit puts processes in a cgroup, stampede/NAME, with a CPU quota, a memory limit
 and disk IO limits, to benchmark a database that has less than the whole machine.
@@ -75,7 +76,7 @@ Examples:
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&f.name, "name", "", "name of the group: stampede/NAME")
+	fs.StringVar(&f.name, "name", "", "name of the group: stampede/NAME (default: the command's name, or watch or pid, and a number: stampede/stress-ng-1)")
 	fs.IntSliceVar(&f.pids, "pid", nil, "move this running process into the group (repeatable)")
 	fs.StringVar(&f.watch, "watch", "", "keep moving processes whose name or command line matches this regular expression")
 	fs.DurationVar(&f.duration, "duration", 0, "with --watch: stop after this long (default: until Ctrl-C)")
@@ -106,9 +107,6 @@ func (a *app) runLimit(cmd *cobra.Command, f *limitFlags, args []string) error {
 		fmt.Fprintf(a.stdout, "removed cgroup %s/%s\n", limit.Parent, f.remove)
 		return nil
 	}
-	if f.name == "" {
-		return usagef("name the group with --name NAME (it becomes the cgroup stampede/NAME)")
-	}
 	modes := 0
 	for _, on := range []bool{len(f.pids) > 0, f.watch != "", len(args) > 0} {
 		if on {
@@ -123,6 +121,9 @@ func (a *app) runLimit(cmd *cobra.Command, f *limitFlags, args []string) error {
 	}
 	if f.duration > 0 && f.watch == "" {
 		return usagef("--duration bounds --watch only")
+	}
+	if f.keep && len(f.pids) > 0 {
+		return usagef("--keep applies to --watch and a command: with --pid the group always stays (until `stampede limit --remove NAME`)")
 	}
 	var re *regexp.Regexp
 	if f.watch != "" {
@@ -151,7 +152,7 @@ func (a *app) runLimit(cmd *cobra.Command, f *limitFlags, args []string) error {
 			return fmt.Errorf("cannot run %s: %s", args[0], oneLine(err.Error()))
 		}
 	}
-	g, err := limit.Create(f.name, l)
+	g, err := createLimitGroup(f, args, l)
 	if err != nil {
 		return limitError(err)
 	}
@@ -163,6 +164,47 @@ func (a *app) runLimit(cmd *cobra.Command, f *limitFlags, args []string) error {
 	default:
 		return a.limitCommand(cmd.Context(), g, args, f.keep)
 	}
+}
+
+// createLimitGroup creates the group --name names or, without --name, the
+// first free one of the command's base name (or "watch", or "pid")
+// followed by -1, -2, ..., as cgexec users expect to just run a command.
+func createLimitGroup(f *limitFlags, args []string, l limit.Limits) (*limit.Group, error) {
+	if f.name != "" {
+		return limit.Create(f.name, l)
+	}
+	base := "pid"
+	switch {
+	case len(args) > 0:
+		base = groupBase(filepath.Base(args[0]))
+	case f.watch != "":
+		base = "watch"
+	}
+	for n := 1; ; n++ {
+		g, err := limit.Create(fmt.Sprintf("%s-%d", base, n), l)
+		if !errors.Is(err, limit.ErrExists) || n == 1000 {
+			return g, err
+		}
+	}
+}
+
+// groupBase makes a command's name a valid start of a group name:
+// letters, digits, '.', '_' and '-', starting with a letter or digit.
+func groupBase(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			b[i] = '_'
+		}
+	}
+	s = strings.TrimLeft(string(b), "._-")
+	if len(s) > 50 {
+		s = s[:50]
+	}
+	if s == "" {
+		s = "cmd"
+	}
+	return s
 }
 
 // limitError marks errors the user must fix on the command line as usage

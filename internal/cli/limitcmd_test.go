@@ -34,7 +34,7 @@ func TestLimitBadInput(t *testing.T) {
 		want     string
 		needRoot bool // the error comes after the root check
 	}{
-		{"no name", []string{"limit", "--cpus", "0.5", "--pid", "1"}, 2, "name the group with --name", false},
+		{"keep with pid", []string{"limit", "--name", name, "--cpus", "0.5", "--keep", "--pid", "1"}, 2, "--keep applies to --watch and a command: with --pid the group always stays", false},
 		{"no limit", []string{"limit", "--name", name, "--pid", "1"}, 2, "no limit given", false},
 		{"no target", []string{"limit", "--name", name, "--cpus", "0.5"}, 2, "give exactly one of --pid PID, --watch REGEX or -- COMMAND", false},
 		{"two targets", []string{"limit", "--name", name, "--cpus", "0.5", "--pid", "1", "--watch", "postgres"}, 2, "exactly one of", false},
@@ -123,6 +123,15 @@ func TestLimitCommand(t *testing.T) {
 		t.Errorf("stderr %q: want the applied limits", r.stderr)
 	}
 	checkNoGroup(t, name)
+
+	// Without --name, as with cgexec: the group is named after the
+	// command, with the first free number.
+	r = stampedeCtx(t, ctx, "limit", "--cpus", "0.5", "--", "sh", "-c", `grep -o ":/stampede/sh-[0-9]*$" /proc/self/cgroup | head -1`)
+	unnamed := strings.TrimPrefix(strings.TrimSpace(r.stdout), ":/stampede/")
+	if r.code != 0 || !strings.HasPrefix(unnamed, "sh-") {
+		t.Errorf("command without --name: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	checkNoGroup(t, unnamed)
 
 	r = stampedeCtx(t, ctx, "limit", "--name", name, "--cpus", "0.5", "--", "sh", "-c", "exit 3")
 	if r.code == 0 || !strings.Contains(r.stderr, "sh exited with status 3") {

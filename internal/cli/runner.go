@@ -214,6 +214,9 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 			rf.latency = rd.Latency
 		}
 	}
+	for _, w := range rf.warnings {
+		fmt.Fprintf(a.stderr, "warning: %s\n", w)
+	}
 	seed := pickSeed(rf.seed)
 	src, err := a.openRunSource(ctx, spec, opser, seed)
 	if err != nil {

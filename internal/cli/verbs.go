@@ -127,6 +127,7 @@ func (a *app) workloadCmd(v verb, m workload.Meta) *cobra.Command {
 				return asUsage(err)
 			}
 		}
+		a.warnIgnored(v.name, m, gen)
 		if v.name != "run" {
 			spec, on, err := tf.spec(m.Name)
 			if err == nil && v.name == "init" {
@@ -152,6 +153,9 @@ func (a *app) workloadCmd(v verb, m workload.Meta) *cobra.Command {
 		case "run":
 			if err := rf.resolve(fs); err != nil {
 				return err
+			}
+			if ec := fs.Lookup("expensive-checks"); ec != nil && ec.Changed && ec.Value.String() == "true" && rf.skipChecks {
+				return usagef("--expensive-checks adds checks that --skip-checks skips: give one of them")
 			}
 			_, err := a.runWorkload(ctx, runSpec{gen: gen, conn: cf, flags: rf, fs: fs, urls: args, tenants: tf, fleet: frf})
 			return err

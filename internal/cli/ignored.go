@@ -1,0 +1,77 @@
+package cli
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/stampede-bench/stampede/workload"
+)
+
+// warnIgnored says, in one warning line per flag, which of the workload's
+// flags given on the command line the verb does not use, so that none is
+// ignored silently: a run-time flag (tpcc's --wait, ycsb's --workload) on
+// init, check or cleanup, and on cleanup a flag that does not change which
+// tables it drops. The flags stay accepted, as sysbench and `cockroach
+// workload` accept their options on every command.
+func (a *app) warnIgnored(verb string, m workload.Meta, gen workload.Generator) {
+	f, ok := gen.(workload.Flagser)
+	if !ok || verb == "run" {
+		return
+	}
+	flags := f.Flags()
+	var given []*pflag.Flag
+	flags.VisitAll(func(fl *pflag.Flag) {
+		if fl.Changed {
+			given = append(given, fl)
+		}
+	})
+	all := flagArgs(given, nil)
+	tables := tableNames(m, all)
+	for _, fl := range given {
+		switch {
+		case flags.Meta[fl.Name].RuntimeOnly:
+			fmt.Fprintf(a.stderr, "warning: --%s only changes what `stampede run %s` does: %s ignores it\n", fl.Name, m.Name, verb)
+		case verb == "cleanup" && tables != nil:
+			if without := tableNames(m, flagArgs(given, fl)); without != nil && slices.Equal(without, tables) {
+				fmt.Fprintf(a.stderr, "warning: --%s does not change which tables cleanup drops: ignored\n", fl.Name)
+			}
+		}
+	}
+}
+
+// flagArgs renders the given flags as command-line arguments, leaving out
+// skip.
+func flagArgs(given []*pflag.Flag, skip *pflag.Flag) []string {
+	var args []string
+	for _, fl := range given {
+		if fl == skip {
+			continue
+		}
+		if sv, ok := fl.Value.(pflag.SliceValue); ok {
+			for _, v := range sv.GetSlice() {
+				args = append(args, "--"+fl.Name+"="+v)
+			}
+			continue
+		}
+		args = append(args, "--"+fl.Name+"="+fl.Value.String())
+	}
+	return args
+}
+
+// tableNames returns the names of the tables workload m has with the
+// given flags, nil if the flags do not make a valid generator.
+func tableNames(m workload.Meta, args []string) []string {
+	gen, err := workload.FromFlags(m, args...)
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for _, t := range gen.Tables() {
+		names = append(names, t.Name)
+	}
+	slices.Sort(names)
+	return append([]string{}, strings.Join(names, ","))
+}
