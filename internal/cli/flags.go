@@ -153,11 +153,11 @@ type runFlags struct {
 	resultsURL     string
 	// warnings are what resolve found given but unused; the run prints
 	// them before it starts.
-	warnings []string
-	tags           []string
-	latency        string
-	cpuProfile     string
-	memProfile     string
+	warnings   []string
+	tags       []string
+	latency    string
+	cpuProfile string
+	memProfile string
 	// sysbench's general options.
 	timeSecs       int
 	rate           float64
