@@ -181,3 +181,18 @@ func DatabaseCommentQuery(d Dialect) string {
 func CommentOnDatabase(d Dialect, name, text string) string {
 	return "COMMENT ON DATABASE " + d.QuoteIdent(name) + " IS '" + strings.ReplaceAll(text, "'", "''") + "'"
 }
+
+// ConnectionLimitQuery returns a query that returns one row: the server's
+// connection limit for the current user (max_connections, less the
+// connections reserved for superusers when the user is not one) and the
+// client connections in use; "" for a dialect whose servers have no such
+// server-wide limit (CockroachDB's is per node and off by default).
+func ConnectionLimitQuery(d Dialect) string {
+	if _, ok := d.(Cockroach); ok {
+		return ""
+	}
+	return `SELECT current_setting('max_connections')::int -
+	CASE WHEN (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN 0
+	     ELSE current_setting('superuser_reserved_connections')::int END,
+	(SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend')::int`
+}

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 	"unicode"
 
@@ -305,32 +307,74 @@ func IsMissingDatabase(err error) bool { return SQLState(err) == "3D000" }
 
 func describeConnectError(cfg *pgxpool.Config, err error) error {
 	ce := &ConnectError{Endpoint: endpointName(cfg), Database: cfg.ConnConfig.Database, User: cfg.ConnConfig.User, Err: err}
+	ce.Hint = connectHint(err, ce.Endpoint, int(cfg.ConnConfig.Port))
+	return ce
+}
+
+// DescribeConnectFailure explains, in one line, why a connection to
+// endpoint (host:port, or a socket path) failed: the innermost cause
+// without the driver's wrapping, and what to check. For connections that
+// do not go through Open, such as the results store's.
+func DescribeConnectFailure(endpoint string, err error) string {
+	inner := err
+	for {
+		if j, ok := inner.(interface{ Unwrap() []error }); ok && len(j.Unwrap()) > 0 {
+			inner = j.Unwrap()[0] // the first of several attempts
+			continue
+		}
+		next := errors.Unwrap(inner)
+		if next == nil {
+			break
+		}
+		inner = next
+	}
+	msg := inner.Error()
+	if pe := (*pgconn.PgError)(nil); errors.As(err, &pe) {
+		msg = pe.Message + " (SQLSTATE " + pe.Code + ")"
+	}
+	if hint := connectHint(err, endpoint, 0); hint != "" {
+		msg += "; " + hint
+	}
+	return msg
+}
+
+// connectHint says what to check after a failed connection to endpoint
+// (port 0: unknown); "" when it has nothing to add.
+func connectHint(err error, endpoint string, port int) string {
 	var unknownCA x509.UnknownAuthorityError
 	var badHost x509.HostnameError
 	var badCert x509.CertificateInvalidError
 	switch st := SQLState(err); {
 	case st == "28000" && strings.Contains(err.Error(), "certificate"):
-		ce.Hint = "check sslcert and sslkey: the server wants a client certificate whose CN is the user name"
+		return "check sslcert and sslkey: the server wants a client certificate whose CN is the user name"
 	case st == "28000" && strings.Contains(err.Error(), "pg_hba.conf"):
-		ce.Hint = "the server's pg_hba.conf does not let this user, database or host in (with this sslmode)"
+		return "the server's pg_hba.conf does not let this user, database or host in (with this sslmode)"
 	case st == "28P01" || st == "28000":
-		ce.Hint = "check the user name and password"
+		return "check the user name and password"
 	case errors.As(err, &unknownCA):
-		ce.Hint = "check sslrootcert (the CA that signed the server's certificate), or use sslmode=require to skip verification"
+		return "check sslrootcert (the CA that signed the server's certificate), or use sslmode=require to skip verification"
 	case errors.As(err, &badHost):
-		ce.Hint = "the server's certificate does not name this host; connect with a name it holds, or use sslmode=verify-ca"
+		return "the server's certificate does not name this host; connect with a name it holds, or use sslmode=verify-ca"
 	case errors.As(err, &badCert):
-		ce.Hint = "the server's certificate is not valid (expired or not usable for TLS servers)"
+		return "the server's certificate is not valid (expired or not usable for TLS servers)"
 	case st == "3D000":
-		ce.Hint = "run `stampede init` first, or pass --db"
+		return "run `stampede init` first, or pass --db"
+	case strings.Contains(err.Error(), "server refused TLS connection"):
+		return "the server does not accept TLS: connect with sslmode=prefer or sslmode=disable, or turn ssl on in the server's configuration"
+	case strings.HasPrefix(endpoint, "/") && (errors.Is(err, syscall.ENOENT) || strings.Contains(err.Error(), "no such file or directory")):
+		where := fmt.Sprintf("%s in its unix_socket_directories", filepath.Dir(endpoint))
+		if port > 0 {
+			where += fmt.Sprintf(" and port %d", port)
+		}
+		return fmt.Sprintf("no Unix socket %s: is the server running, with %s? (Debian's servers use /var/run/postgresql)", endpoint, where)
 	case errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "timeout"):
-		ce.Hint = "the server did not answer in time; check host, port and firewall"
+		return "the server did not answer in time; check host, port and firewall"
 	case strings.Contains(err.Error(), "refused"):
-		ce.Hint = "is the server running and listening there? check host and port"
+		return "is the server running and listening there? check host and port"
 	case strings.Contains(err.Error(), "no such host"):
-		ce.Hint = "check the host name"
+		return "check the host name"
 	}
-	return ce
+	return ""
 }
 
 // Dialect returns the database's SQL dialect.
@@ -621,4 +665,20 @@ func (c *countingConn) Write(b []byte) (int, error) {
 	n, err := c.Conn.Write(b)
 	c.n.Add(int64(n))
 	return n, err
+}
+
+// ConnectionRoom returns how many more connections the server of the
+// first endpoint accepts from this user (its limit less the connections in
+// use), and that limit; ok is false when the server has no server-wide
+// limit (see dialect.ConnectionLimitQuery) or it cannot be read.
+func (db *DB) ConnectionRoom(ctx context.Context) (room, limit int, ok bool) {
+	q := dialect.ConnectionLimitQuery(db.dialect)
+	if db.Null() || q == "" {
+		return 0, 0, false
+	}
+	var used int
+	if err := db.QueryRow(ctx, q).Scan(&limit, &used); err != nil {
+		return 0, 0, false
+	}
+	return max(limit-used, 0), limit, true
 }

@@ -165,6 +165,12 @@ func (a *app) compare(refA, refB string, cf compareFlags) error {
 			return err
 		}
 	}
+	if wa, wb := runs[0].Info.Workload, runs[1].Info.Workload; wa != wb {
+		w := fmt.Sprintf("run %s is %s and run %s is %s: their operations differ, and the totals count different things (compare runs of one workload)",
+			runs[0].Info.ID, wa, runs[1].Info.ID, wb)
+		c.Warnings = append(c.Warnings, w)
+		fmt.Fprintf(a.stderr, "warning: %s\n", w)
+	}
 	side := func(r *runlog.Run, v results.View) compareRun {
 		return compareRun{ID: r.Info.ID, Dir: r.Dir, Workload: r.Info.Workload, Start: r.Info.Start, Status: r.Info.Status,
 			From: v.From, To: v.To, Seconds: v.Seconds, Intervals: v.Intervals}

@@ -171,3 +171,25 @@ func TestCompareBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestCompareWorkloadsDiffer checks that comparing runs of two workloads
+// says so in a warning (and in the JSON), and still compares them.
+func TestCompareWorkloadsDiffer(t *testing.T) {
+	root := compareRuns(t)
+	path := filepath.Join(root, "20261122-113512-ycsb-bbbb", runlog.RunFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(strings.Replace(string(b), `"workload": "ycsb"`, `"workload": "bank"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := stampede(t, "compare", "--results-dir", root, "20261122-1035", "20261122-1135")
+	if r.code != 0 || !strings.Contains(r.stderr, "warning: run 20261122-103512-ycsb-aaaa is ycsb and run 20261122-113512-ycsb-bbbb is bank") {
+		t.Errorf("compare of ycsb and bank: %d %q", r.code, r.stderr)
+	}
+	r = stampede(t, "compare", "--results-dir", root, "--format", "json", "20261122-1035", "20261122-1135")
+	if !strings.Contains(r.stdout, "is ycsb and run") {
+		t.Errorf("the JSON's warnings lack the workloads: %s", r.stdout)
+	}
+}

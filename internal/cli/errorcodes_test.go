@@ -159,3 +159,47 @@ func shellWord(s string) string {
 	}
 	return s
 }
+
+// TestLoadRecord checks that run and check read back what init loaded: a
+// data flag not given takes the loaded value (with a note), one given
+// with another value is refused naming both values, a subset of sysbench's
+// tables is allowed, and cleanup forgets the load.
+func TestLoadRecord(t *testing.T) {
+	srv := testServer(t)
+	db := freshDB(t, "stampede_loadrec")
+	base := []string{"--db", db, srv}
+	mustRun(t, append([]string{"init", "bank", "--rows", "10", "--initial-balance", "7"}, base...)...)
+	r := stampede(t, append([]string{"check", "bank"}, base...)...)
+	if r.code != 0 || !strings.Contains(r.stderr, "note: using --initial-balance 7, --rows 10, as init (of bank) loaded database") ||
+		!strings.Contains(r.stdout, "10 rows, total balance 70 (expected 70) PASS") {
+		t.Errorf("check without the data flags: %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	r = stampede(t, append([]string{"check", "bank", "--rows", "1000"}, base...)...)
+	checkOneLineError(t, r, 2, "--rows 1000 differs from what init (of bank) loaded into database \""+db+"\", --rows 10: give --rows 10, or reload with `stampede init bank --drop --rows 1000")
+	r = stampede(t, append([]string{"run", "bank", "--rows", "1000", "--duration", "1s", "--results-dir", t.TempDir()}, base...)...)
+	checkOneLineError(t, r, 2, "--rows 1000 differs from what init (of bank) loaded")
+
+	mustRun(t, append([]string{"init", "oltp_read_write", "--tables", "2", "--table_size", "300"}, base...)...)
+	r = stampede(t, append([]string{"run", "oltp_point_select", "--tables", "1", "--duration", "1s", "--telemetry=false", "--results-dir", t.TempDir()}, base...)...)
+	if r.code != 0 || !strings.Contains(r.stderr, "note: using --table_size 300, as init (of oltp_read_write) loaded") {
+		t.Errorf("a subset of the prepared tables: %d\n%s", r.code, r.stderr)
+	}
+	r = stampede(t, append([]string{"run", "oltp_point_select", "--table_size", "301", "--duration", "1s", "--results-dir", t.TempDir()}, base...)...)
+	checkOneLineError(t, r, 2, "--table_size 301 differs from what init (of oltp_read_write) loaded into database \""+db+"\", --table_size 300")
+
+	// Tables prepared by sysbench itself have no record: the run checks
+	// the ids it would look up.
+	execIn(t, db, "UPDATE stampede_load SET data = 'elsewhere' WHERE data = 'sysbench-oltp'")
+	r = stampede(t, append([]string{"run", "oltp_point_select", "--table_size", "301", "--duration", "1s", "--results-dir", t.TempDir()}, base...)...)
+	checkOneLineError(t, r, 1, "sbtest1 holds ids up to 300, fewer than --table_size=301: give --table_size=300 (what was prepared)")
+	execIn(t, db, "UPDATE stampede_load SET data = 'sysbench-oltp' WHERE data = 'elsewhere'")
+
+	mustRun(t, append([]string{"cleanup", "bank"}, base...)...)
+	if n := queryInt(t, db, "SELECT count(*) FROM stampede_load"); n != 1 {
+		t.Errorf("after cleanup bank, stampede_load holds %d records, want sysbench's only", n)
+	}
+	mustRun(t, append([]string{"cleanup", "oltp_read_write", "--tables", "2"}, base...)...)
+	if n := queryInt(t, db, "SELECT count(*) FROM pg_tables WHERE tablename = 'stampede_load'"); n != 0 {
+		t.Errorf("stampede_load left after the last cleanup")
+	}
+}

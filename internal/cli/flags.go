@@ -299,12 +299,15 @@ func (r *runFlags) resolve(fs *pflag.FlagSet) error {
 	if fs.Changed("percentile") && r.outputStyle != "sysbench" {
 		r.warnings = append(r.warnings, fmt.Sprintf("--percentile=%g only chooses the percentile of --output-style sysbench's report; stampede's output shows p50, p95, p99 and pMax: ignored", r.percentile))
 	}
+	name := "--concurrency"
+	if fs.Changed("threads") {
+		name = "--threads"
+	}
 	if r.concurrency < 1 {
-		name := "--concurrency"
-		if fs.Changed("threads") {
-			name = "--threads"
-		}
 		return usagef("%s %d: need at least 1 worker", name, r.concurrency)
+	}
+	if err := checkWorkers(name, r.concurrency, r.ioMode == ioThread); err != nil {
+		return err
 	}
 	switch r.format {
 	case "text", "json":

@@ -162,8 +162,8 @@ func (a *app) initFleet(ctx context.Context, gen workload.Generator, spec fleet.
 // humanBytes renders a size in B, kB, MB, GB.
 func humanBytes(n int64) string {
 	v := float64(n)
-	for _, u := range []string{"B", "kB", "MB", "GB"} {
-		if v < 1024 || u == "GB" {
+	for _, u := range []string{"B", "kB", "MB", "GB", "TB", "PB"} {
+		if v < 1024 || u == "PB" {
 			if u == "B" {
 				return fmt.Sprintf("%d B", n)
 			}

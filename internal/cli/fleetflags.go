@@ -52,6 +52,9 @@ func (f *tenantFlags) spec(workloadName string) (fleet.Spec, bool, error) {
 	if err != nil {
 		return fleet.Spec{}, false, asUsage(err)
 	}
+	if err := checkTenants(f.tenants); err != nil {
+		return fleet.Spec{}, false, err
+	}
 	s := fleet.Spec{Tenants: f.tenants, Mode: mode, Pattern: f.pattern}
 	if s.Pattern == "" {
 		s.Pattern = fleet.DefaultPattern(workloadName)

@@ -93,6 +93,9 @@ func (a *app) openFleetSource(ctx context.Context, spec runSpec, fspec fleet.Spe
 		return nil, err
 	}
 	wpt := workersPerTenant(gen, spec.fs, rf.concurrency)
+	if err := checkWorkers(fmt.Sprintf("--active %d × %s per tenant =", ff.active, plural(wpt, "worker")), ff.active*wpt, false); err != nil {
+		return nil, err
+	}
 	base, err := spec.conn.options(spec.urls, gen.Meta().DatabaseName(), ff.connsPerTenant)
 	if err != nil {
 		return nil, err

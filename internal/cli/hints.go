@@ -2,6 +2,7 @@ package cli
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -36,7 +37,7 @@ func (a *app) completeHints(msg string) string {
 // its URLs (passwords redacted), so that the hint runs as it is.
 func (a *app) completeHint(hint string) string {
 	words := strings.Fields(hint)
-	if a.root == nil || len(a.argv) < 2 || len(words) < 3 {
+	if a.root == nil || len(a.argv) < 2 || len(words) < 3 || slices.Contains(words, "--help") || slices.Contains(words, "-h") {
 		return hint
 	}
 	target, rest, err := a.root.Find(words[1:3])

@@ -17,6 +17,7 @@ import (
 
 	"github.com/stampede-bench/stampede/report"
 	"github.com/stampede-bench/stampede/results/store"
+	"github.com/stampede-bench/stampede/workload"
 )
 
 // runsFlags are the flags of `stampede runs`.
@@ -94,6 +95,16 @@ func (a *app) runs(ctx context.Context, rf runsFlags, now time.Time) error {
 	if f.Until, err = parseSince(rf.until, now); err != nil {
 		return usagef("--until: %v", err)
 	}
+	if !f.Since.IsZero() && !f.Until.IsZero() && !f.Until.After(f.Since) {
+		return usagef("--since %s is not before --until %s: no run can start in that window; swap them", rf.since, rf.until)
+	}
+	if rf.workload != "" {
+		if _, ok := workload.Get(rf.workload); !ok {
+			// Runs of a workload this build does not know may be in the
+			// store (an older or newer stampede wrote them): warn, list.
+			fmt.Fprintf(a.stderr, "warning: --workload %q is not a workload of this stampede (%s): listing the runs recorded under that name, if any\n", rf.workload, workloadNames())
+		}
+	}
 	for _, t := range rf.tags {
 		k, v, ok := strings.Cut(t, "=")
 		if !ok || k == "" {
@@ -109,9 +120,13 @@ func (a *app) runs(ctx context.Context, rf runsFlags, now time.Time) error {
 		return err
 	}
 	url := storeURL(root, rf.resultsURL)
-	if url == store.DefaultURL(root) {
-		// Do not create a results directory just to say it is empty.
-		if _, err := os.Stat(root); errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(root); errors.Is(err, fs.ErrNotExist) {
+		if rf.resultsDir != "" || os.Getenv("STAMPEDE_RESULTS_DIR") != "" {
+			// A results directory named on purpose: a typo, most likely.
+			return usagef("results directory %s does not exist: name the directory runs were saved in (run --results-dir), or leave --results-dir out for ~/.stampede/runs", root)
+		}
+		if url == store.DefaultURL(root) {
+			// Do not create a results directory just to say it is empty.
 			return a.printRuns(nil, rf.format)
 		}
 	}

@@ -146,17 +146,27 @@ func TestRunResultsURL(t *testing.T) {
 }
 
 func TestRunsEmpty(t *testing.T) {
-	missing := filepath.Join(t.TempDir(), "none")
-	r := stampede(t, "runs", "--results-dir", missing)
+	// The default results directory, before the first run: no runs.
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("STAMPEDE_RESULTS_DIR", "")
+	t.Setenv("STAMPEDE_RESULTS_URL", "")
+	r := stampede(t, "runs")
 	if r.code != 0 || r.stdout != "" || !strings.Contains(r.stderr, "no runs") {
 		t.Errorf("%d %q %q", r.code, r.stdout, r.stderr)
 	}
-	if _, err := os.Stat(missing); err == nil {
-		t.Errorf("runs created %s", missing)
+	if _, err := os.Stat(filepath.Join(home, ".stampede")); err == nil {
+		t.Errorf("runs created the results directory")
 	}
-	r = stampede(t, "runs", "--results-dir", missing, "--format", "json")
+	r = stampede(t, "runs", "--format", "json")
 	if r.code != 0 || strings.TrimSpace(r.stdout) != "[]" {
 		t.Errorf("%d %q %q", r.code, r.stdout, r.stderr)
+	}
+	// A results directory named on purpose that does not exist is a typo.
+	missing := filepath.Join(t.TempDir(), "none")
+	checkOneLineError(t, stampede(t, "runs", "--results-dir", missing), 2, "results directory "+missing+" does not exist")
+	if _, err := os.Stat(missing); err == nil {
+		t.Errorf("runs created %s", missing)
 	}
 }
 
@@ -174,6 +184,7 @@ func TestRunsBadInput(t *testing.T) {
 		{"bad since", []string{"--since", "yesterday"}, 2, `--since: malformed time "yesterday"`},
 		{"negative until", []string{"--until", "-3h"}, 2, "--until: duration"},
 		{"negative limit", []string{"--limit", "-1"}, 2, "--limit -1 is negative"},
+		{"reversed window", []string{"--since", "1h", "--until", "2h"}, 2, "--since 1h is not before --until 2h"},
 		{"bad url", []string{"--results-url", "mysql://u:topsecret@h/db"}, 1, `unsupported results store URL scheme "mysql"`},
 		{"unreachable", []string{"--results-url", "postgresql://u:topsecret@127.0.0.1:1/db?connect_timeout=2"}, 1, "cannot reach the results store 127.0.0.1:1/db"},
 	} {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/spf13/pflag"
+
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
 )
@@ -70,6 +72,12 @@ func (a *app) openSource(ctx context.Context, spec runSpec, opser workload.Opser
 			db.Close()
 		}
 	}()
+	if err := checkConnectionRoom(ctx, db, opts, spec.fs); err != nil {
+		return nil, err
+	}
+	if err := a.reconcileLoad(ctx, db, gen); err != nil {
+		return nil, err
+	}
 	h, _ := gen.(workload.Hookser)
 	if h != nil && h.Hooks().PreRun != nil {
 		if err := h.Hooks().PreRun(ctx, db); err != nil {
@@ -102,4 +110,26 @@ func (a *app) openSource(ctx context.Context, spec runSpec, opser workload.Opser
 // warnf prints a non-fatal warning on stderr.
 func (a *app) warnf(format string, args ...any) {
 	fmt.Fprintf(a.stderr, "warning: "+format+"\n", args...)
+}
+
+// checkConnectionRoom refuses, before any worker connects, a run that needs
+// more connections to one server than it accepts: better than the
+// server's "too many clients" once the workers start.
+func checkConnectionRoom(ctx context.Context, db *sqlx.DB, opts sqlx.Options, fs *pflag.FlagSet) error {
+	need := min(opts.MaxConns, opts.Workers)
+	if n := len(db.Endpoints()); n > 1 {
+		need = (need + n - 1) / n
+	}
+	room, limit, ok := db.ConnectionRoom(ctx)
+	if !ok || need <= room {
+		return nil
+	}
+	flag := "--concurrency"
+	if fs != nil && fs.Changed("conns") {
+		flag = "--conns"
+	} else if fs != nil && fs.Changed("threads") {
+		flag = "--threads"
+	}
+	return usagef("the run needs %d connections to %s, which accepts %d more (max_connections %d less those in use and reserved): use %s %d or less, --conns %d to share connections among the workers, or raise max_connections",
+		need, db.Endpoints()[0], room, limit, flag, room, room)
 }

@@ -53,6 +53,9 @@ func (a *app) workloadVerb(v verb) *cobra.Command {
 			if len(args) == 0 {
 				return usagef("name a workload: `%s` (workloads: %s)", strings.Replace(v.example, "WORKLOAD", "NAME", 1), workloadNames())
 			}
+			if strings.Contains(args[0], "://") || strings.Contains(args[0], "=") {
+				return usagef("%q is a URL, not a workload: name the workload first, as in `stampede %s WORKLOAD [flags] URL...` (workloads: %s)", sqlx.Redact(args[0]), v.name, workloadNames())
+			}
 			return usagef("unknown workload %q: see `stampede workloads` (available: %s)", args[0], workloadNames())
 		},
 	}
@@ -222,7 +225,7 @@ func (f *initFlags) resolveLoaders() error {
 	if f.concurrency < 1 {
 		return usagef("%s %d: need at least 1 loader", name, f.concurrency)
 	}
-	return nil
+	return checkSize(name, int64(f.concurrency), bytesPerLoader, "COPY stream", "a few per CPU of the server are enough")
 }
 
 func (a *app) initWorkload(ctx context.Context, gen workload.Generator, cf *connFlags, f *initFlags, urls []string) error {
@@ -274,6 +277,9 @@ func (a *app) initWorkload(ctx context.Context, gen workload.Generator, cf *conn
 		}
 		return err
 	}
+	if err := workload.RecordLoad(ctx, db, gen); err != nil {
+		return err
+	}
 	fmt.Fprintf(a.stderr, "loaded %d rows in %s (%.0f rows/s, %.1f MB/s sent)\n", total, bar.Elapsed().Round(1e6), bar.Rate(),
 		float64(db.BytesSent()-sent0)/1e6/max(bar.Elapsed().Seconds(), 1e-9))
 	return nil
@@ -310,7 +316,25 @@ func (a *app) checkWorkload(ctx context.Context, gen workload.Generator, cf *con
 		return err
 	}
 	defer db.Close()
+	if err := a.reconcileLoad(ctx, db, gen); err != nil {
+		return err
+	}
 	return h.Hooks().CheckConsistency(ctx, db, printer{a.stdout})
+}
+
+// reconcileLoad compares the data flags with what init recorded (see
+// workload.ReconcileLoad): a flag given with another value is refused in
+// one line, a flag not given takes the loaded value, with a note.
+func (a *app) reconcileLoad(ctx context.Context, db *sqlx.DB, gen workload.Generator) error {
+	notes, err := workload.ReconcileLoad(ctx, db, gen)
+	for _, n := range notes {
+		fmt.Fprintf(a.stderr, "note: %s\n", n)
+	}
+	var mismatch *workload.LoadMismatchError
+	if errors.As(err, &mismatch) {
+		return asUsage(err)
+	}
+	return err
 }
 
 func (a *app) cleanupWorkload(ctx context.Context, gen workload.Generator, cf *connFlags, urls []string) error {
@@ -332,6 +356,9 @@ func (a *app) cleanupWorkload(ctx context.Context, gen workload.Generator, cf *c
 			return fmt.Errorf("dropping %s: %w", existing[i], err)
 		}
 		fmt.Fprintf(a.stderr, "dropped table %s\n", existing[i])
+	}
+	if err := workload.ForgetLoad(ctx, db, gen); err != nil {
+		return fmt.Errorf("removing the record of the load from %s: %w", workload.LoadRecordTable, err)
 	}
 	if h, ok := gen.(workload.Hookser); ok && h.Hooks().Cleanup != nil {
 		return h.Hooks().Cleanup(ctx, db, printer{a.stderr})

@@ -19,6 +19,7 @@ import (
 
 	"github.com/stampede-bench/stampede/results"
 	"github.com/stampede-bench/stampede/runlog"
+	"github.com/stampede-bench/stampede/sqlx"
 )
 
 // DefaultFile is the name of the SQLite store in a results directory.
@@ -198,7 +199,13 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 	defer cancel()
 	if err := db.PingContext(pctx); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("cannot reach the results store %s: %w", s.name, err)
+		endpoint := s.name
+		if driver == "pgx" {
+			if u, perr := url.Parse(rawURL); perr == nil {
+				endpoint = u.Host
+			}
+		}
+		return nil, fmt.Errorf("cannot reach the results store %s: %s", s.name, sqlx.DescribeConnectFailure(endpoint, err))
 	}
 	for _, stmt := range schema {
 		if _, err := db.ExecContext(pctx, stmt); err != nil {

@@ -151,3 +151,20 @@ func (g *bank) Tables() []workload.Table {
 		},
 	}}
 }
+
+var _ workload.DataSpecer = (*bank)(nil)
+
+// DataKey implements the DataSpecer interface.
+func (*bank) DataKey() string { return "bank" }
+
+// DataSettings implements the DataSpecer interface: the number of
+// accounts and their initial balance, which runs and checks depend on.
+func (g *bank) DataSettings() []workload.DataSetting {
+	var out []workload.DataSetting
+	for _, s := range workload.FlagSettings(g.flags) {
+		if s.Name == "rows" || s.Name == "initial-balance" {
+			out = append(out, s)
+		}
+	}
+	return out
+}

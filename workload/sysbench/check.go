@@ -37,9 +37,23 @@ func (g *generator) prepareHint() string {
 	return fmt.Sprintf("`stampede prepare %s%s` (or `stampede init %s%s`)", name, args.String(), name, args.String())
 }
 
-// preRun checks that the tables exist and have the OLTP columns. With
-// the null driver there is nothing to check.
+// preRun checks that the tables exist and have the OLTP columns, and hold
+// the ids the run looks up. With the null driver there is nothing to
+// check.
 func (g *generator) preRun(ctx context.Context, db *sqlx.DB) error {
+	if err := g.checkTables(ctx, db); err != nil || db.Null() {
+		return err
+	}
+	for n := 1; n <= g.cfg.tables; n++ {
+		if err := g.checkSize(ctx, db, tableName(n)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkTables checks that the tables exist and have the OLTP columns.
+func (g *generator) checkTables(ctx context.Context, db *sqlx.DB) error {
 	if err := g.validate(); err != nil {
 		return err
 	}
@@ -79,13 +93,32 @@ func (g *generator) preRun(ctx context.Context, db *sqlx.DB) error {
 	return nil
 }
 
+// checkSize refuses a --table_size larger than what table t holds, when
+// the run looks rows up by id in 1..table_size: most lookups would find
+// nothing, and the run would report them as fast reads.
+func (g *generator) checkSize(ctx context.Context, db *sqlx.DB, t string) error {
+	if g.s.rows == rowsShrink || (g.s.rows == rowsGrow && !g.cfg.autoInc) {
+		return nil // rows are missing on purpose, or the table starts empty
+	}
+	var hi int64
+	q := "SELECT coalesce(max(id), 0) FROM " + t + g.cfg.tenantWhere(db.Dialect())
+	if err := db.QueryRow(ctx, q, g.cfg.tenantArgs()...).Scan(&hi); err != nil {
+		return fmt.Errorf("reading the largest id of %s: %w", g.cfg.label(t), err)
+	}
+	if hi < int64(g.cfg.tableSize) {
+		return fmt.Errorf("%s holds ids up to %d, fewer than --table_size=%d: give --table_size=%d (what was prepared), or prepare again with --table_size=%d and --drop",
+			g.cfg.label(t), hi, g.cfg.tableSize, hi, g.cfg.tableSize)
+	}
+	return nil
+}
+
 // checkConsistency checks each table's rows against what the workload's
 // runs leave: the ids 1..table_size, each once, for the workloads that
 // keep them; at least table_size rows after oltp_insert (none when
 // --auto_inc is off: its tables start empty); at most table_size after
 // oltp_delete.
 func (g *generator) checkConsistency(ctx context.Context, db *sqlx.DB, rep workload.Reporter) error {
-	if err := g.preRun(ctx, db); err != nil {
+	if err := g.checkTables(ctx, db); err != nil {
 		return err
 	}
 	if db.Null() {

@@ -213,6 +213,9 @@ func (c *config) validate(name string, feats features) error {
 				return fmt.Errorf("--%s=%d: must not be negative", n.name, n.v)
 			}
 		}
+		if c.rangeSize == 0 && c.rangeSelects && c.simpleRanges+c.sumRanges+c.orderRanges+c.distinctRanges > 0 {
+			return fmt.Errorf("--range_size=0: a range SELECT must span at least 1 id; to run none, give --range_selects=off")
+		}
 		if int64(c.tableSize)+int64(c.rangeSize)-1 > maxID {
 			return fmt.Errorf("--range_size=%d: ranges from id %d would pass the INTEGER limit %d", c.rangeSize, c.tableSize, maxID)
 		}

@@ -216,7 +216,9 @@ func TestValidate(t *testing.T) {
 		{"bulk_insert", []string{"--tables=2"}, "unknown flag: --tables"},
 		{"oltp_read_write", []string{"--tables=24", "--table_size=100000", "--rand-type=pareto", "--skip_trx=on"}, ""},
 		{"oltp_read_write", []string{"--rand-type=zipfian", "--rand-zipfian-exp=1.2"}, ""},
-		{"oltp_read_write", []string{"--point_selects=0", "--range_size=0"}, ""},
+		{"oltp_read_write", []string{"--point_selects=0", "--range_size=0"}, "--range_size=0: a range SELECT must span at least 1 id; to run none, give --range_selects=off"},
+		{"oltp_read_write", []string{"--range_selects=off", "--range_size=0"}, ""},
+		{"oltp_read_write", []string{"--simple_ranges=0", "--sum_ranges=0", "--order_ranges=0", "--distinct_ranges=0", "--range_size=0"}, ""},
 	} {
 		t.Run(strings.Join(append([]string{tc.name}, tc.args...), " "), func(t *testing.T) {
 			if got := fromFlagsErr(tc.name, tc.args...); got != tc.err {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -403,4 +404,37 @@ func (g *generator) segment(w, n int) randgen.IntGenerator {
 	rmin := rlen * float64(w)
 	rmax := rmin + rlen
 	return g.cfg.ids(int64(math.Trunc(rmin)), int64(math.Trunc(rmax)))
+}
+
+var _ workload.DataSpecer = (*generator)(nil)
+
+// DataKey implements the DataSpecer interface: the OLTP scripts share
+// their tables, bulk_insert has its own.
+func (g *generator) DataKey() string {
+	if g.s.feats&featOLTP != 0 {
+		return "sysbench-oltp"
+	}
+	return "sysbench-" + g.s.name
+}
+
+// DataSettings implements the DataSpecer interface: the number of tables
+// and their size, which every OLTP event's ids depend on. (The --rand-*
+// options shape k at prepare, but a run may draw ids differently, as
+// sysbench allows.)
+func (g *generator) DataSettings() []workload.DataSetting {
+	var out []workload.DataSetting
+	for _, s := range workload.FlagSettings(g.flags) {
+		if s.Name == "tables" || s.Name == "table_size" {
+			// Fewer tables, or fewer rows of each, than prepared is a
+			// subset of the data, as sysbench allows.
+			given := s.Value
+			s.Fits = func(loaded string) bool {
+				g, err1 := strconv.Atoi(given)
+				l, err2 := strconv.Atoi(loaded)
+				return err1 == nil && err2 == nil && g <= l
+			}
+			out = append(out, s)
+		}
+	}
+	return out
 }
