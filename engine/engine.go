@@ -102,7 +102,8 @@ type Hooks struct {
 	// Calls come from one goroutine.
 	Tick func(t stats.Tick, final bool)
 	// RampDone is called once when the ramp ends (at the start if there is
-	// no ramp).
+	// no ramp), with the start of the measured period: the ramp's end, or
+	// the end of the last interval if it ended less than 10 ms before.
 	RampDone func(at time.Time)
 	// Error is called for every failed operation, from the worker's
 	// goroutine; it must be quick and safe for concurrent use.
@@ -117,7 +118,8 @@ type Hooks struct {
 // Result summarises a finished run.
 type Result struct {
 	// Start is when the first worker started, RampEnd when the ramp ended
-	// (equal to Start without a ramp), End when the last worker stopped.
+	// (equal to Start without a ramp; see Hooks.RampDone), End when the
+	// last worker stopped.
 	Start, RampEnd, End time.Time
 	// Interrupted is true when the run was stopped by its context (Ctrl-C).
 	Interrupted bool
@@ -250,15 +252,17 @@ func Run(ctx context.Context, cfg Config, load workload.QueryLoad, reg *stats.Re
 	// counts whole intervals, and then leaves this one out as the live
 	// view does. When the ticker has just ended one, the next interval's
 	// few ramp operations count in both views rather than an interval
-	// line of a few milliseconds.
+	// line of a few milliseconds, and the ramp is taken to end where that
+	// interval started: the measured period is then always made of whole
+	// intervals, and the run log's ramp end is one of their bounds.
 	endRamp := func(now time.Time) {
 		rampTimer = nil
 		if now.Sub(lastTick) >= rampTickMin {
 			tick(now)
 		}
-		reg.ResetCumulative(now)
-		r.result.RampEnd = now
-		r.rampDone(now)
+		at := reg.ResetCumulative()
+		r.result.RampEnd = at
+		r.rampDone(at)
 		if cfg.Duration > 0 {
 			durTimer = time.After(cfg.Duration)
 		}

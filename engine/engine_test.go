@@ -219,11 +219,13 @@ func TestRampExcluded(t *testing.T) {
 	}
 }
 
-// TestRampIntervalBoundary checks that the final cumulative figures are
-// exactly the intervals that end after the ramp (what the batch layer
-// recomputes from the interval log), and that intervals never run
-// backwards: with the ramp's end between two ticks, on a tick, and with a
-// slow Tick hook that leaves the ticker and the ramp timer ready at once.
+// TestRampIntervalBoundary checks that the ramp's end is an interval bound,
+// that the final cumulative figures are exactly the intervals after it
+// (what the batch layer recomputes from the interval log) and start there,
+// and that intervals never run backwards: with the ramp's end between two
+// ticks, on a tick, just after one (the engine ends no interval of less
+// than 10 ms) and with a slow Tick hook that leaves the ticker and the ramp
+// timer ready at once.
 func TestRampIntervalBoundary(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
@@ -233,6 +235,7 @@ func TestRampIntervalBoundary(t *testing.T) {
 	}{
 		{"between ticks", 330 * time.Millisecond, 100 * time.Millisecond, 0},
 		{"on a tick", 300 * time.Millisecond, 100 * time.Millisecond, 0},
+		{"just after a tick", 303 * time.Millisecond, 100 * time.Millisecond, 0},
 		{"slow tick hook", 300 * time.Millisecond, 40 * time.Millisecond, 70 * time.Millisecond},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -264,16 +267,18 @@ func TestRampIntervalBoundary(t *testing.T) {
 				}
 				if v.end.After(res.RampEnd) {
 					after += v.n
-					// No interval of the final figures reaches back
-					// into the ramp by more than the engine's shortest
-					// ramp interval (10 ms).
-					if res.RampEnd.Sub(v.start) > 10*time.Millisecond {
+					// The ramp's end is an interval bound: no interval
+					// of the final figures reaches back into the ramp.
+					if v.start.Before(res.RampEnd) {
 						t.Errorf("interval %d (%v to %v) straddles the ramp's end %v", i, v.start, v.end, res.RampEnd)
 					}
 				}
 			}
 			if cum := final.Series[0].Cumulative.TotalCount(); cum != after || cum == 0 {
 				t.Errorf("cumulative %d, intervals ending after the ramp hold %d", cum, after)
+			}
+			if !final.CumStart.Equal(res.RampEnd) {
+				t.Errorf("cumulative view starts at %v, the ramp ends at %v", final.CumStart, res.RampEnd)
 			}
 		})
 	}

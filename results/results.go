@@ -38,14 +38,22 @@ const ReconnectsExtra = "reconnects"
 type View struct {
 	// Runs are the IDs of the runs merged, in the order given.
 	Runs []string `json:"runs"`
-	// From and To delimit the period covered: the union of the runs'
-	// windows, clipped to the intervals they hold.
+	// Window is the window asked for, as on the command line: "--from 30s
+	// --to 2m", "after the ramp-up" (see Window.String).
+	Window string `json:"window"`
+	// From is the start of the first interval taken and To the end of the
+	// last, over all runs.
 	From time.Time `json:"from"`
 	To   time.Time `json:"to"`
-	// Seconds is the length of the period; rates are per second of it.
+	// Seconds is the time the intervals taken cover: the length of the
+	// union of their spans over all runs (for one run, To - From). Every
+	// rate is per second of it.
 	Seconds float64 `json:"seconds"`
-	// Intervals is the number of intervals merged, over all runs.
+	// Intervals is the number of intervals taken, over all runs.
 	Intervals int `json:"intervals"`
+	// Taken says which intervals were taken from each run that had any in
+	// the window, in the order of Runs.
+	Taken []Taken `json:"taken"`
 	// Ops are the operation series that saw an operation or an error, in
 	// the order of the runs' series.
 	Ops []OpView `json:"ops"`
@@ -68,6 +76,24 @@ type View struct {
 	Warnings []string `json:"warnings,omitempty"`
 }
 
+// Taken is the run of consecutive intervals a View took from one run.
+type Taken struct {
+	// Run is the run's ID.
+	Run string `json:"run"`
+	// From is the start of the first interval taken, To the end of the
+	// last.
+	From time.Time `json:"from"`
+	To   time.Time `json:"to"`
+	// FromOffset and ToOffset are From and To in seconds after the run's
+	// start.
+	FromOffset float64 `json:"from_offset_s"`
+	ToOffset   float64 `json:"to_offset_s"`
+	// Intervals is the number of intervals taken.
+	Intervals int `json:"intervals"`
+	// Seconds is the time they cover.
+	Seconds float64 `json:"seconds"`
+}
+
 // OpView is one series' figures in a View.
 type OpView struct {
 	// Name is the series name.
@@ -83,17 +109,20 @@ type acc struct {
 	count  int64 // from intervals.ndjson, for a consistency check
 }
 
-// Recompute merges the intervals of runs that fall in w into a View. The
-// runs are taken to be parts of one benchmark run at the same time (for
-// example by several client machines): histograms are merged exactly, counts
-// and errors summed, and the period is the union of the runs' windows.
+// Recompute merges the intervals of runs that w takes (see Window) into a
+// View. The runs are taken to be parts of one benchmark run at the same
+// time (for example by several client machines): histograms are merged
+// exactly, counts and errors summed, and rates are per second of the union
+// of the intervals taken.
 //
 // Damage that leaves part of a run readable is a warning: a truncated
 // intervals log (a killed run) contributes its complete intervals, and a run
 // with no interval in the window contributes nothing. Warnings are returned
 // and also listed in View.Warnings. Recompute fails if a run cannot be read
-// at all, if the window is empty, or if no run has an interval in it.
-// It never modifies a run directory and is safe for concurrent use.
+// at all or if no run has an interval in the window; when that is the
+// window's doing (it is empty, outside the runs, or too short to hold an
+// interval), the error is a *WindowError. It never modifies a run
+// directory and is safe for concurrent use.
 func Recompute(runs []*runlog.Run, w Window) (View, []error, error) {
 	if len(runs) == 0 {
 		return View{}, nil, errors.New("no run to report")
@@ -105,7 +134,10 @@ func Recompute(runs []*runlog.Run, w Window) (View, []error, error) {
 		series   = map[string]*acc{}
 		reconn   int64
 		hasRecon bool
+		spans    []span
+		firstErr error
 	)
+	view.Window = w.String()
 	warn := func(err error) { warnings = append(warnings, err) }
 	for _, run := range runs {
 		id := run.Info.ID
@@ -127,22 +159,17 @@ func Recompute(runs []*runlog.Run, w Window) (View, []error, error) {
 		} else if err != nil {
 			return View{}, nil, err
 		}
-		kept, before := 0, -1
-		var first, last *runlog.Interval
+		lo, hi := -1, -1
 		for i := range ivs {
-			iv := &ivs[i]
-			if !iv.End.After(from) {
-				before = i
+			if !takes(&ivs[i], from, to) {
 				continue
 			}
-			if !to.IsZero() && !iv.Start.Before(to) {
-				break
+			if lo < 0 {
+				lo = i
 			}
-			if first == nil {
-				first = iv
-			}
-			last = iv
-			kept++
+			hi = i + 1
+			iv := &ivs[i]
+			spans = append(spans, span{iv.Start, iv.End})
 			for _, name := range sortedKeys(iv.Series) {
 				d := iv.Series[name]
 				a := series[name]
@@ -156,29 +183,34 @@ func Recompute(runs []*runlog.Run, w Window) (View, []error, error) {
 				a.count += d.Count
 			}
 		}
-		if kept == 0 {
-			warn(fmt.Errorf("run %s: no complete interval in the window %s", id, describe(run, ivs, from, to)))
+		if lo < 0 {
+			err := explain(run, ivs, w, from, to)
+			if firstErr == nil {
+				firstErr = err
+			}
+			warn(err)
 			continue
 		}
-		view.Intervals += kept
-		start, end := first.Start, last.End
-		if from.After(start) {
-			start = from
+		taken := ivs[lo:hi]
+		first, last := taken[0], taken[len(taken)-1]
+		start := run.Info.Start
+		view.Taken = append(view.Taken, Taken{
+			Run: id, From: first.Start, To: last.End,
+			FromOffset: first.Start.Sub(start).Seconds(), ToOffset: last.End.Sub(start).Seconds(),
+			Intervals: len(taken), Seconds: covered(spans[len(spans)-len(taken):]).Seconds(),
+		})
+		view.Intervals += len(taken)
+		if view.From.IsZero() || first.Start.Before(view.From) {
+			view.From = first.Start
 		}
-		if !to.IsZero() && to.Before(end) {
-			end = to
-		}
-		if view.From.IsZero() || start.Before(view.From) {
-			view.From = start
-		}
-		if end.After(view.To) {
-			view.To = end
+		if last.End.After(view.To) {
+			view.To = last.End
 		}
 		if v, ok := last.Extra[ReconnectsExtra]; ok {
 			hasRecon = true
 			base := 0.0
-			if before >= 0 {
-				base = ivs[before].Extra[ReconnectsExtra]
+			if lo > 0 {
+				base = ivs[lo-1].Extra[ReconnectsExtra]
 			}
 			reconn += int64(v - base)
 		}
@@ -188,14 +220,19 @@ func Recompute(runs []*runlog.Run, w Window) (View, []error, error) {
 	}
 	if view.Intervals == 0 {
 		if len(runs) == 1 {
-			return View{}, nil, warnings[len(warnings)-1]
+			return View{}, nil, firstErr
 		}
-		return View{}, nil, fmt.Errorf("none of the %d runs has a complete interval in the window", len(runs))
+		msg := fmt.Sprintf("none of the %d runs has an interval in the window: %v", len(runs), firstErr)
+		var we *WindowError
+		if errors.As(firstErr, &we) {
+			return View{}, nil, &WindowError{msg}
+		}
+		return View{}, nil, errors.New(msg)
 	}
 	if hasRecon {
 		view.Reconnects = &reconn
 	}
-	period := view.To.Sub(view.From)
+	period := covered(spans)
 	view.Seconds = period.Seconds()
 	total, totalErrs := stats.NewHistogram(), int64(0)
 	_, transactions := series[TransactionSeries]
@@ -239,6 +276,32 @@ func Recompute(runs []*runlog.Run, w Window) (View, []error, error) {
 	return view, warnings, nil
 }
 
+// span is the time an interval covers, [start, end).
+type span struct{ start, end time.Time }
+
+// covered returns the length of the union of spans, which it sorts.
+func covered(spans []span) time.Duration {
+	spans = slices.Clone(spans)
+	slices.SortFunc(spans, func(a, b span) int { return a.start.Compare(b.start) })
+	var d time.Duration
+	var cur span
+	for i, s := range spans {
+		switch {
+		case i == 0:
+			cur = s
+		case s.start.After(cur.end):
+			d += cur.end.Sub(cur.start)
+			cur = s
+		case s.end.After(cur.end):
+			cur.end = s.end
+		}
+	}
+	if len(spans) > 0 {
+		d += cur.end.Sub(cur.start)
+	}
+	return d
+}
+
 // IsOp reports whether a series is an operation, rather than the service
 // time (".service") or schedule lag (".lag") of one.
 func IsOp(series string) bool {
@@ -246,7 +309,7 @@ func IsOp(series string) bool {
 }
 
 // bounds returns the instants delimiting run's window; to is zero for no
-// upper bound.
+// upper bound. A window given as --from not before --to is a *WindowError.
 func bounds(run *runlog.Run, w Window, warn func(error)) (from, to time.Time, err error) {
 	start := run.Info.Start
 	from = start
@@ -260,8 +323,13 @@ func bounds(run *runlog.Run, w Window, warn func(error)) (from, to time.Time, er
 	}
 	if w.To.IsSet() {
 		to = w.To.resolve(start)
-		if !to.After(from) {
-			return from, to, fmt.Errorf("run %s: the window is empty: it ends at %s, not after its start at %s", run.Info.ID, offset(start, to), offset(start, from))
+		if w.From.IsSet() && !to.After(from) {
+			prefix := ""
+			if w.From.absolute() != w.To.absolute() {
+				prefix = fmt.Sprintf("run %s: ", run.Info.ID)
+			}
+			return from, to, windowErrorf("%sthe window is empty: --from %s is not before --to %s; give a --to after --from",
+				prefix, boundText(w.From, start, from), boundText(w.To, start, to))
 		}
 	}
 	return from, to, nil
@@ -292,17 +360,98 @@ func RampEnd(run *runlog.Run, warn func(error)) (t time.Time, ok bool) {
 	return time.Time{}, false
 }
 
-// describe explains a window that holds no interval of a run.
-func describe(run *runlog.Run, ivs []runlog.Interval, from, to time.Time) string {
-	start := run.Info.Start
-	s := "from " + offset(start, from)
-	if !to.IsZero() {
-		s += " to " + offset(start, to)
-	}
+// explain returns why the window [from, to) of run holds none of its
+// intervals ivs: a *WindowError when the window was given (--from or --to),
+// a plain error otherwise (a run with no interval, or none after its
+// ramp-up).
+func explain(run *runlog.Run, ivs []runlog.Interval, w Window, from, to time.Time) error {
+	id, start := run.Info.ID, run.Info.Start
 	if len(ivs) == 0 {
-		return s + " (the run has no complete interval)"
+		return fmt.Errorf("run %s: the run has no complete interval", id)
 	}
-	return fmt.Sprintf("%s (its intervals span %s to %s)", s, offset(start, ivs[0].Start), offset(start, ivs[len(ivs)-1].End))
+	first, last := ivs[0].Start, ivs[len(ivs)-1].End
+	runSpan := fmt.Sprintf("its intervals span %s to %s", offset(start, first), offset(start, last))
+	if t, ok := RampEnd(run, nil); ok {
+		runSpan += fmt.Sprintf(", its ramp-up ended at %s", offset(start, t))
+	}
+	window := "the window " + windowText(w, start, from, to)
+	if !w.From.IsSet() && !w.To.IsSet() {
+		// The default window: the run ended with its ramp-up.
+		return fmt.Errorf("run %s: no interval after the ramp-up (%s); --include-ramp reports the ramp-up", id, runSpan)
+	}
+	switch {
+	case !to.IsZero() && !to.After(from):
+		hint := "give --from, or --include-ramp, to start it earlier"
+		if from.Equal(start) {
+			hint = "give a --to after the run's start"
+		}
+		return windowErrorf("run %s: %s is empty: %s; %s", id, window, runSpan, hint)
+	case !to.IsZero() && !to.After(first):
+		return windowErrorf("run %s: %s lies before the run: %s", id, window, runSpan)
+	case !from.Before(last):
+		return windowErrorf("run %s: %s lies after the run: %s", id, window, runSpan)
+	}
+	// The window overlaps the run but holds no interval's start: name the
+	// interval it overlaps most.
+	end := to
+	if end.IsZero() || end.After(last) {
+		end = last
+	}
+	k, most := 0, time.Duration(-1)
+	for i := range ivs {
+		if o := overlap(ivs[i].Start, ivs[i].End, from, end); o > most {
+			k, most = i, o
+		}
+	}
+	length := shortDuration(ivs[k].End.Sub(ivs[k].Start))
+	why := fmt.Sprintf("is shorter than the run's intervals there (%s)", length)
+	if end.Sub(from) >= ivs[k].End.Sub(ivs[k].Start) {
+		why = fmt.Sprintf("falls between the starts of the run's intervals there (%s long)", length)
+	}
+	return windowErrorf("run %s: %s %s and holds none: an interval counts when it starts in the window; the nearest exact window is %s",
+		id, window, why, nearestWindow(start, ivs, k, w))
+}
+
+// windowText renders w, which resolves to [from, to) for a run that
+// started at start: "--from 1.5s --to 1.6s", "--to 1s (starting at the
+// ramp-up's end, +1.5s)".
+func windowText(w Window, start, from, to time.Time) string {
+	var parts []string
+	if w.From.IsSet() {
+		parts = append(parts, "--from "+boundText(w.From, start, from))
+	}
+	if w.To.IsSet() {
+		parts = append(parts, "--to "+boundText(w.To, start, to))
+	}
+	switch {
+	case w.From.IsSet():
+	case !w.IncludeRamp && !from.Equal(start):
+		parts = append(parts, "(starting at the ramp-up's end, "+offset(start, from)+")")
+	default:
+		parts = append(parts, "(starting at the run's start)")
+	}
+	return strings.Join(parts, " ")
+}
+
+// boundText renders b, which resolves to t for a run that started at
+// start, as given, with its offset if it is an absolute time.
+func boundText(b Bound, start, t time.Time) string {
+	if b.absolute() {
+		return b.flag() + " (" + offset(start, t) + ")"
+	}
+	return b.flag()
+}
+
+// overlap returns how long [a0, a1) and [b0, b1) overlap.
+func overlap(a0, a1, b0, b1 time.Time) time.Duration {
+	lo, hi := a0, a1
+	if b0.After(lo) {
+		lo = b0
+	}
+	if b1.Before(hi) {
+		hi = b1
+	}
+	return max(hi.Sub(lo), 0)
 }
 
 // offset renders t as an offset from start, such as "+12.5s".

@@ -48,9 +48,18 @@ type shard struct {
 
 // Registry holds the histograms of a run. Record through handles; call Tick
 // from one goroutine. Registry is safe for concurrent use.
+//
+// The times of its Ticks are read on the run's clock: the start given to
+// NewRegistry plus the monotonic time elapsed since (see Clock). Their
+// wall-clock readings, which the run log records, then differ by exactly
+// the monotonic durations the live figures divide by, so figures
+// recomputed from the run log equal the live ones to the nanosecond, and a
+// wall-clock step during a run neither reorders intervals nor stretches
+// one.
 type Registry struct {
 	names  []string
 	shards []*shard
+	start  time.Time
 
 	tickMu   sync.Mutex
 	spare    [][]*hdrhistogram.Histogram // per shard, swapped in at Tick
@@ -77,6 +86,7 @@ func NewRegistry(names []string, shards int, start time.Time) *Registry {
 		cum:      newHists(len(names)),
 		ierrs:    make([]int64, len(names)),
 		cerrs:    make([]int64, len(names)),
+		start:    start,
 		last:     start,
 		cumStart: start,
 	}
@@ -109,6 +119,13 @@ func ShardsFor(workers, cpus int) int {
 		return workers
 	}
 	return limit
+}
+
+// Clock returns t on the run's clock: the registry's start plus the time
+// from it to t, measured on the monotonic clock when both have a monotonic
+// reading (as times from time.Now do).
+func (r *Registry) Clock(t time.Time) time.Time {
+	return r.start.Add(t.Sub(r.start))
 }
 
 // Names returns the series names, indexed by series number.
@@ -187,9 +204,11 @@ type Series struct {
 
 // Tick is the registry's view at the end of an interval.
 type Tick struct {
-	// Start and End delimit the interval.
+	// Start and End delimit the interval, on the run's clock (see
+	// Registry).
 	Start, End time.Time
-	// CumStart is when the cumulative view started.
+	// CumStart is when the cumulative view started: the run's start, or
+	// the start of the interval in progress at the last ResetCumulative.
 	CumStart time.Time
 	// Series has one entry per series, in registry order.
 	Series []Series
@@ -201,6 +220,7 @@ type Tick struct {
 func (r *Registry) Tick(now time.Time) Tick {
 	r.tickMu.Lock()
 	defer r.tickMu.Unlock()
+	now = r.Clock(now)
 	for i := range r.interval {
 		r.interval[i].Reset()
 		r.ierrs[i] = 0
@@ -241,16 +261,20 @@ func (r *Registry) Tick(now time.Time) Tick {
 	return t
 }
 
-// ResetCumulative empties the cumulative view, which then starts at now;
-// the engine calls it when the ramp ends so the final figures exclude it.
-// Values of the interval in progress are kept for the interval view and
-// counted in the new cumulative view at the next Tick.
-func (r *Registry) ResetCumulative(now time.Time) {
+// ResetCumulative empties the cumulative view; the engine calls it when
+// the ramp ends so the final figures exclude it. Values of the interval in
+// progress are kept for the interval view and counted in the new
+// cumulative view at the next Tick, so the cumulative view starts where
+// that interval started (the last Tick's end, or the registry's start), and
+// its figures are per second of whole intervals, as those recomputed from
+// the run log are. It returns that start.
+func (r *Registry) ResetCumulative() time.Time {
 	r.tickMu.Lock()
 	defer r.tickMu.Unlock()
 	for i := range r.cum {
 		r.cum[i].Reset()
 		r.cerrs[i] = 0
 	}
-	r.cumStart = now
+	r.cumStart = r.last
+	return r.cumStart
 }

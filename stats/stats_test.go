@@ -90,7 +90,9 @@ func TestTickIntervalsAndCumulative(t *testing.T) {
 	if !t2.Start.Equal(start.Add(time.Second)) || !t2.End.Equal(start.Add(2*time.Second)) {
 		t.Errorf("interval bounds %v..%v", t2.Start, t2.End)
 	}
-	reg.ResetCumulative(start.Add(2 * time.Second))
+	if at := reg.ResetCumulative(); !at.Equal(start.Add(2 * time.Second)) {
+		t.Errorf("cumulative view restarts at %v, want the last tick %v", at, start.Add(2*time.Second))
+	}
 	h.Record(0, time.Millisecond)
 	h.Flush()
 	t3 := reg.Tick(start.Add(3 * time.Second))
@@ -99,6 +101,62 @@ func TestTickIntervalsAndCumulative(t *testing.T) {
 	}
 	if !t3.CumStart.Equal(start.Add(2 * time.Second)) {
 		t.Errorf("cum start %v", t3.CumStart)
+	}
+}
+
+// TestResetMidInterval checks that a cumulative view reset during an
+// interval starts where that interval started, since it counts the
+// interval's values whole.
+func TestResetMidInterval(t *testing.T) {
+	start := time.Now()
+	reg := stats.NewRegistry([]string{"op"}, 1, start)
+	h := reg.Handle(0)
+	h.Record(0, time.Millisecond)
+	h.Flush()
+	reg.Tick(start.Add(time.Second))
+	h.Record(0, time.Millisecond) // before the reset, 1.004s in
+	h.Flush()
+	if at := reg.ResetCumulative(); !at.Equal(start.Add(time.Second)) {
+		t.Errorf("cumulative view restarts at %v, want the interval's start %v", at, start.Add(time.Second))
+	}
+	h.Record(0, time.Millisecond)
+	h.Flush()
+	tk := reg.Tick(start.Add(2 * time.Second))
+	if n := tk.Series[0].Cumulative.TotalCount(); n != 2 {
+		t.Errorf("cumulative after a reset mid-interval: %d, want the interval's 2", n)
+	}
+	if !tk.CumStart.Equal(tk.Start) {
+		t.Errorf("cumulative view starts at %v, its only interval at %v", tk.CumStart, tk.Start)
+	}
+}
+
+// TestRunClock checks that tick times are on the run's clock: their
+// wall-clock readings (what the run log keeps) differ by exactly the
+// monotonic durations between them.
+func TestRunClock(t *testing.T) {
+	start := time.Now()
+	reg := stats.NewRegistry([]string{"op"}, 1, start)
+	var prev time.Time
+	for i := 0; i < 5; i++ {
+		time.Sleep(time.Millisecond)
+		now := time.Now()
+		tk := reg.Tick(now)
+		if got, want := tk.End.Round(0).Sub(start.Round(0)), now.Sub(start); got != want {
+			t.Errorf("tick %d: wall-clock offset %v, monotonic %v", i, got, want)
+		}
+		if i > 0 && !tk.Start.Equal(prev) {
+			t.Errorf("tick %d starts at %v, the previous ended at %v", i, tk.Start, prev)
+		}
+		if got, want := tk.End.Round(0).Sub(tk.Start.Round(0)), tk.End.Sub(tk.Start); got != want {
+			t.Errorf("tick %d: wall-clock length %v, monotonic %v", i, got, want)
+		}
+		prev = tk.End
+	}
+	// Times without a monotonic reading are kept as they are.
+	wall := time.Date(2026, 11, 22, 10, 35, 12, 0, time.UTC)
+	reg = stats.NewRegistry([]string{"op"}, 1, wall)
+	if tk := reg.Tick(wall.Add(time.Second)); !tk.End.Equal(wall.Add(time.Second)) {
+		t.Errorf("tick at %v, want %v", tk.End, wall.Add(time.Second))
 	}
 }
 

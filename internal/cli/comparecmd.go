@@ -259,7 +259,7 @@ func intervalRates(run *runlog.Run, v results.View) (map[string][]float64, error
 	out := map[string][]float64{}
 	for _, iv := range ivs {
 		secs := iv.End.Sub(iv.Start).Seconds()
-		if !iv.End.After(from) || secs <= 0 {
+		if iv.Start.Before(from) || secs <= 0 { // as results.Window takes them
 			continue
 		}
 		var total int64

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -41,11 +43,14 @@ finished, and a killed run what it measured up to its last complete interval.
 RUN is a run ID, a unique prefix of one, or the path of a run directory. Several
 runs are merged as parts of one benchmark run at the same time, for example by
 several client machines: histograms are merged, counts and errors summed, and
-rates are per second of the union of their windows.
+rates are per second of the union of the intervals they contributed.
 
 By default each run's window starts at the end of its ramp-up; --from and --to
 select another, as offsets from each run's start (30s, 2m) or as RFC 3339 times.
-Intervals are not split: one partly inside the window counts whole.
+A window takes whole intervals, those that start in [--from, --to), so adjacent
+windows share none; the window line says which it took, and every rate is per
+second of the time they cover. A window that holds no interval is refused, with
+the nearest window that holds one.
 
 --chart FILE also draws the runs over time, ramp-up included, as SVG, PNG or a
 self-contained HTML page (by FILE's extension): throughput and p50/p95/p99 latency
@@ -55,7 +60,8 @@ timed from its own start.
 
 Exit status: 0 on success (a truncated run is reported with a warning), 2 for a
 command line error, including a RUN that names no run, several runs or a directory
-that is not a run, and 1 when a run cannot be read.`,
+that is not a run, and a window that holds no interval, and 1 when a run cannot be
+read.`,
 		Example: `  stampede report 20261122-103512-ycsb-3f9a
   stampede report 20261122-1035 --from 1m --to 5m
   stampede report ./client1/20261122-103512-ycsb-3f9a ./client2/20261122-103513-ycsb-77c1 --format json
@@ -129,7 +135,7 @@ func (a *app) report(refs []string, rf reportFlags) error {
 	window := results.Window{From: from, To: to, IncludeRamp: rf.includeRamp}
 	view, warnings, err := results.Recompute(runs, window)
 	if err != nil {
-		return err
+		return windowUsage(err)
 	}
 	for _, w := range warnings {
 		fmt.Fprintf(a.stderr, "warning: %s\n", oneLine(w.Error()))
@@ -152,6 +158,12 @@ func (a *app) report(refs []string, rf reportFlags) error {
 		views = views[:0]
 		for _, run := range runs {
 			v, _, err := results.Recompute([]*runlog.Run{run}, window)
+			var we *results.WindowError
+			if errors.As(err, &we) {
+				// A run with no interval in the window, already
+				// warned about: drawn without figures.
+				v, err = results.View{Runs: []string{run.Info.ID}}, nil
+			}
 			if err != nil {
 				return err
 			}
@@ -171,7 +183,7 @@ func writeReportText(a *app, runs []*runlog.Run, v results.View) error {
 		}
 		fmt.Fprintf(a.stdout, "run %s: %s, started %s, %s\n", r.Info.ID, r.Info.Workload, r.Info.Start.Format(time.RFC3339), status)
 	}
-	fmt.Fprintf(a.stdout, "window %s to %s: %d intervals, %.1fs\n", v.From.Format(time.RFC3339Nano), v.To.Format(time.RFC3339Nano), v.Intervals, v.Seconds)
+	writeTaken(a.stdout, runs, v)
 	ops := make([]report.Op, len(v.Ops))
 	for i, op := range v.Ops {
 		ops[i] = report.Op{Name: op.Name, Cumulative: op.Summary}
@@ -197,6 +209,56 @@ func writeReportText(a *app, runs []*runlog.Run, v results.View) error {
 		}
 	}
 	return nil
+}
+
+// windowUsage marks an error of a window that holds no interval because
+// of how it was given as a command-line error (exit code 2).
+func windowUsage(err error) error {
+	var we *results.WindowError
+	if errors.As(err, &we) {
+		return asUsage(err)
+	}
+	return err
+}
+
+// writeTaken prints which intervals v took: their number, the start of the
+// first and the end of the last, and the time they cover, per run if there
+// are several.
+//
+//	window --from 1m --to 2m: 60 intervals from +1m0.000312s to +2m0.000274s (2026-11-22T10:36:12.000312Z to ...), 59.999962s
+func writeTaken(w io.Writer, runs []*runlog.Run, v results.View) {
+	starts := map[string]time.Time{}
+	for _, r := range runs {
+		starts[r.Info.ID] = r.Info.Start
+	}
+	offsets := func(tk results.Taken) string {
+		s := starts[tk.Run]
+		return fmt.Sprintf("%s to %s", reportOffset(tk.From.Sub(s)), reportOffset(tk.To.Sub(s)))
+	}
+	if len(v.Taken) == 1 && len(runs) == 1 {
+		tk := v.Taken[0]
+		fmt.Fprintf(w, "window %s: %s from %s (%s to %s), %s\n", v.Window, plural(v.Intervals, "interval"), offsets(tk),
+			tk.From.Format(time.RFC3339Nano), tk.To.Format(time.RFC3339Nano), reportSeconds(v.Seconds))
+		return
+	}
+	fmt.Fprintf(w, "window %s: %s from %s to %s, %s\n", v.Window, plural(v.Intervals, "interval"),
+		v.From.Format(time.RFC3339Nano), v.To.Format(time.RFC3339Nano), reportSeconds(v.Seconds))
+	for _, tk := range v.Taken {
+		fmt.Fprintf(w, "  run %s: %s from %s, %s\n", tk.Run, plural(tk.Intervals, "interval"), offsets(tk), reportSeconds(tk.Seconds))
+	}
+}
+
+// reportOffset renders an offset from a run's start: "+1m0.000312s".
+func reportOffset(d time.Duration) string {
+	if d < 0 {
+		return "-" + (-d).String()
+	}
+	return "+" + d.String()
+}
+
+// reportSeconds renders a length in seconds to the nanosecond: "59.999962s".
+func reportSeconds(s float64) string {
+	return strconv.FormatFloat(s, 'f', -1, 64) + "s"
 }
 
 // checkChartExt checks that --chart names a format; "" is no chart.

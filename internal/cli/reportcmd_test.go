@@ -51,22 +51,47 @@ func reportCheckUnchanged(t testing.TB, before, after map[string]string) {
 	}
 }
 
-// TestReportMatchesLiveRun does real null-driver runs and checks that the
-// report recomputed from their run directories equals the figures the runs
-// saved in summary.json when they finished.
+// TestReportMatchesLiveRun does real runs (null driver, and against the
+// test PostgreSQL) and checks that the report recomputed from each run
+// directory's default window equals, exactly, what the run printed when it
+// finished (its final lines and __result, in JSON or text) and saved in
+// summary.json: counts, errors, every percentile, the seconds and ops/s.
+// The ramp-ups end between ticks, on a tick's heels (where the engine ends
+// no interval of its own) and at the run's start; the run ends with a
+// partial interval.
 func TestReportMatchesLiveRun(t *testing.T) {
-	for _, tc := range []struct {
+	type runCase struct {
 		name string
 		args []string
-	}{
-		{"closed loop", []string{"--duration", "2s", "--display-every", "250ms"}},
-		{"rated with ramp", []string{"--max-ops", "30000", "--max-rate", "40000", "--ramp", "300ms", "--display-every", "200ms"}},
-	} {
+		text bool // text output rather than JSON
+	}
+	null := []string{"--driver", "null", "--concurrency", "4"}
+	cases := []runCase{
+		{"closed loop", append([]string{"--duration", "2s", "--display-every", "250ms"}, null...), false},
+		{"rated with ramp", append([]string{"--max-ops", "30000", "--max-rate", "40000", "--ramp", "300ms", "--display-every", "200ms"}, null...), false},
+		{"ramp just after a tick", append([]string{"--duration", "1s", "--ramp", "205ms", "--display-every", "100ms"}, null...), true},
+		{"ramp between ticks", append([]string{"--duration", "1s", "--ramp", "250ms", "--display-every", "100ms"}, null...), true},
+	}
+	if srv := os.Getenv("STAMPEDE_TEST_DATABASE"); srv != "" {
+		db := freshDB(t, "stampede_report_live")
+		pg := []string{"--db", db, "-p", "recordcount=500", "--concurrency", "2", srv}
+		if r := stampede(t, append([]string{"init", "ycsb"}, pg...)...); r.code != 0 {
+			t.Fatalf("init: %d %s", r.code, r.stderr)
+		}
+		cases = append(cases,
+			runCase{"postgres", append([]string{"--duration", "1s", "--ramp", "305ms", "--display-every", "100ms"}, pg...), false},
+			runCase{"postgres text", append([]string{"--duration", "1s", "--ramp", "250ms", "--display-every", "200ms"}, pg...), true})
+	}
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			args := append([]string{"run", "ycsb", "--driver", "null", "--concurrency", "4", "--results-dir", dir, "--format", "json"}, tc.args...)
-			if r := stampede(t, args...); r.code != 0 {
-				t.Fatalf("run: exit %d: %s", r.code, r.stderr)
+			args := append([]string{"run", "ycsb", "--results-dir", dir}, tc.args...)
+			if !tc.text {
+				args = append(args, "--format", "json")
+			}
+			runOut := stampede(t, args...)
+			if runOut.code != 0 {
+				t.Fatalf("run: exit %d: %s", runOut.code, runOut.stderr)
 			}
 			infos, err := runlog.List(dir)
 			if err != nil || len(infos) != 1 {
@@ -101,20 +126,21 @@ func TestReportMatchesLiveRun(t *testing.T) {
 			if err := json.Unmarshal([]byte(r.stdout), &v); err != nil {
 				t.Fatalf("report output is not one JSON object: %v\n%s", err, r.stdout)
 			}
+			// Every field, the seconds and ops/s included, is equal.
 			same := func(what string, got, want stats.Summary) {
 				t.Helper()
-				if got.Count != want.Count || got.Errors != want.Errors || got.Mean != want.Mean || got.Min != want.Min ||
-					got.P50 != want.P50 || got.P99 != want.P99 || got.P999 != want.P999 || got.Max != want.Max {
-					t.Errorf("%s: recomputed %+v\nlive %+v", what, got, want)
-				}
-				// The live elapsed time uses the monotonic clock, the run
-				// log the wall clock.
-				if math.Abs(got.Seconds-want.Seconds) > 0.005 {
-					t.Errorf("%s: recomputed over %gs, live %gs", what, got.Seconds, want.Seconds)
+				if got != want {
+					t.Errorf("%s: recomputed %+v\nlive       %+v", what, got, want)
 				}
 			}
 			if len(v.Ops) != len(live.Ops) || live.Total.Count == 0 {
 				t.Fatalf("recomputed %d ops, live %d (total %d)", len(v.Ops), len(live.Ops), live.Total.Count)
+			}
+			if v.Seconds != live.ElapsedSec || len(v.Taken) != 1 || v.Taken[0].Seconds != live.ElapsedSec {
+				t.Errorf("recomputed over %gs (taken %+v), live %gs", v.Seconds, v.Taken, live.ElapsedSec)
+			}
+			if got := v.Total.Rate * v.Seconds; math.Abs(got-float64(v.Total.Count)) > 1e-9*float64(v.Total.Count) {
+				t.Errorf("%g ops/s × %gs = %g, not the %d ops", v.Total.Rate, v.Seconds, got, v.Total.Count)
 			}
 			for i, op := range live.Ops {
 				if v.Ops[i].Name != op.Name {
@@ -138,12 +164,66 @@ func TestReportMatchesLiveRun(t *testing.T) {
 					t.Errorf("series %s missing from the report", s.Name)
 				}
 			}
-			r = stampede(t, "report", filepath.Join(dir, infos[0].ID))
-			if r.code != 0 || !strings.Contains(r.stdout, "__result") || !strings.Contains(r.stdout, "run "+infos[0].ID+": ycsb, started ") {
-				t.Errorf("text report: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+			text := stampede(t, "report", filepath.Join(dir, infos[0].ID))
+			if text.code != 0 || !strings.Contains(text.stdout, "__result") || !strings.Contains(text.stdout, "run "+infos[0].ID+": ycsb, started ") {
+				t.Errorf("text report: exit %d\n%s%s", text.code, text.stdout, text.stderr)
 			}
+			if tc.text {
+				// The final block, per operation and __result, reads
+				// the same.
+				if got, want := finalBlock(text.stdout), finalBlock(runOut.stdout); got != want || want == "" {
+					t.Errorf("report's final block\n%s\nthe run's\n%s", got, want)
+				}
+				return
+			}
+			// The run's final JSON lines: one per operation, then the
+			// total.
+			var finals []struct {
+				Type       string        `json:"type"`
+				Op         string        `json:"op"`
+				Cumulative stats.Summary `json:"cumulative"`
+			}
+			for _, line := range strings.Split(strings.TrimSpace(runOut.stdout), "\n") {
+				var f struct {
+					Type       string        `json:"type"`
+					Op         string        `json:"op"`
+					Cumulative stats.Summary `json:"cumulative"`
+				}
+				if err := json.Unmarshal([]byte(line), &f); err == nil && (f.Type == "final" || f.Type == "summary") {
+					finals = append(finals, f)
+				}
+			}
+			if len(finals) != len(v.Ops)+1 || finals[len(finals)-1].Type != "summary" {
+				t.Fatalf("the run printed %d final lines for %d ops", len(finals), len(v.Ops))
+			}
+			for i, op := range v.Ops {
+				if finals[i].Op != op.Name {
+					t.Errorf("final line %d is %q, report's op %q", i, finals[i].Op, op.Name)
+				}
+				same("printed "+op.Name, op.Summary, finals[i].Cumulative)
+			}
+			same("printed total", v.Total, finals[len(finals)-1].Cumulative)
 		})
 	}
+}
+
+// finalBlock returns the lines of a text report's final block, from the
+// per-operation header through the __result line.
+func finalBlock(out string) string {
+	i := strings.Index(out, "_elapsed___errors_____ops(total)")
+	if i < 0 {
+		return ""
+	}
+	j := strings.Index(out[i:], "__result\n")
+	if j < 0 {
+		return ""
+	}
+	rest := out[i+j+len("__result\n"):]
+	k := strings.Index(rest, "\n")
+	if k < 0 {
+		return ""
+	}
+	return out[i:i+j+len("__result\n")] + rest[:k+1]
 }
 
 var reportT0 = time.Date(2026, 11, 22, 10, 35, 12, 0, time.UTC)
@@ -256,8 +336,13 @@ func TestReportBadInput(t *testing.T) {
 		{"from and include-ramp", []string{run, "--from", "1s", "--include-ramp"}, 2, "not both"},
 		{"bad format", []string{run, "--format", "xml"}, 2, `unknown --format "xml"`},
 		{"unknown flag", []string{run, "--bogus"}, 2, "unknown flag: --bogus"},
-		{"empty window", []string{run, "--from", "3s", "--to", "2s"}, 1, "the window is empty"},
-		{"window after the end", []string{run, "--from", "1m"}, 1, "no complete interval in the window from +1m0s"},
+		{"--from after --to", []string{run, "--from", "3s", "--to", "2s"}, 2, "the window is empty: --from 3s is not before --to 2s; give a --to after --from"},
+		{"--from equal to --to", []string{run, "--from", "2s", "--to", "2s"}, 2, "the window is empty: --from 2s is not before --to 2s"},
+		{"--to before the ramp-up's end", []string{run, "--to", "1s"}, 2, "the window --to 1s (starting at the ramp-up's end, +1.5s) is empty: its intervals span +0s to +4s, its ramp-up ended at +1.5s; give --from, or --include-ramp, to start it earlier"},
+		{"window after the run", []string{run, "--from", "1m"}, 2, "run 20261122-103512-ycsb-aaaa: the window --from 1m0s lies after the run: its intervals span +0s to +4s"},
+		{"window before the run", []string{run, "--from", "2026-11-22T10:00:00Z", "--to", "2026-11-22T10:35:00Z"}, 2, "lies before the run: its intervals span +0s to +4s"},
+		{"window shorter than an interval", []string{run, "--from", "1500ms", "--to", "1600ms"}, 2, "the window --from 1.5s --to 1.6s is shorter than the run's intervals there (1s) and holds none: an interval counts when it starts in the window; the nearest exact window is --from 1s --to 2s"},
+		{"window in no run", []string{run, "20261122-103513", "--from", "1m"}, 2, "none of the 2 runs has an interval in the window: run 20261122-103512-ycsb-aaaa: the window --from 1m0s lies after the run"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := stampede(t, append([]string{"report", "--results-dir", root}, tc.args...)...)
