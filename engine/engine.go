@@ -113,6 +113,30 @@ type Hooks struct {
 	// error), from the worker's goroutine; it must be quick and safe
 	// for concurrent use.
 	Handled func(worker int, op string, err error)
+	// Classify, when set, names the class of a failure (an SQLSTATE,
+	// "conn", "timeout"): every failure is then also counted under the
+	// label FailedPrefix+class, or RetriedPrefix+class for those a worker
+	// handled, in the Tick's Labels, in the same interval as the errors
+	// column counts it. It must be safe for concurrent use.
+	Classify func(err error) string
+}
+
+// Prefixes of the failure labels of Hooks.Classify: failed operations
+// ("errors_40001") and failures a worker retried or ignored
+// ("retries_40001").
+const (
+	FailedPrefix  = "errors_"
+	RetriedPrefix = "retries_"
+)
+
+// countError counts a failure of operation op in h: under its class's
+// label when Hooks.Classify is set.
+func (r *runner) countError(h *stats.Handle, op int, prefix string, err error) {
+	if r.hooks.Classify == nil {
+		h.RecordError(op)
+		return
+	}
+	h.RecordErrorLabel(op, prefix+r.hooks.Classify(err))
 }
 
 // Result summarises a finished run.
@@ -339,7 +363,7 @@ type recorder struct {
 
 // RecordError implements workload.Recorder.
 func (rc recorder) RecordError(op int, err error) {
-	rc.Handle.RecordError(op)
+	rc.r.countError(rc.Handle, op, RetriedPrefix, err)
 	if h := rc.r.hooks.Handled; h != nil {
 		name := ""
 		if op < len(rc.r.load.Ops) {
@@ -453,7 +477,7 @@ func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Dur
 			if r.stopped.Load() && errors.Is(res.Err, context.Canceled) {
 				return // cancelled by the end of the run, not a failure
 			}
-			h.RecordError(res.Op)
+			r.countError(h, res.Op, FailedPrefix, res.Err)
 			name := r.load.Ops[res.Op]
 			if r.hooks.Error != nil {
 				r.hooks.Error(w, name, res.Err)

@@ -28,6 +28,20 @@ const (
 // run has it, the total counts it alone, as the live figures do.
 const TransactionSeries = "transaction"
 
+// Prefixes of the per-interval extras holding an interval's counts of
+// failed operations by code (errors_40001) and of the failures workers
+// retried or ignored (retries_40001). They equal engine.FailedPrefix and
+// engine.RetriedPrefix, repeated so that results stays a leaf.
+const (
+	ErrorsExtraPrefix  = "errors_"
+	RetriesExtraPrefix = "retries_"
+)
+
+// IsCodeCount reports whether an interval extra is a count by error code.
+func IsCodeCount(extra string) bool {
+	return strings.HasPrefix(extra, ErrorsExtraPrefix) || strings.HasPrefix(extra, RetriesExtraPrefix)
+}
+
 // ReconnectsExtra is the per-interval extra, in intervals.ndjson, holding
 // the run's cumulative number of reconnects.
 const ReconnectsExtra = "reconnects"
@@ -66,6 +80,12 @@ type View struct {
 	// Reconnects is the number of reconnects during the period, summed
 	// over the runs; nil when the runs did not record it.
 	Reconnects *int64 `json:"reconnects,omitempty"`
+	// ErrorCodes counts, during the period and over the runs, the failed
+	// operations by code ("errors_40001", "errors_conn") and the failures
+	// workers retried or ignored ("retries_40001"), summed over the
+	// intervals taken (each records its own); absent when there were
+	// none.
+	ErrorCodes map[string]int64 `json:"error_codes,omitempty"`
 	// Telemetry holds, per run ID, the averages and peaks of the run's
 	// telemetry samples within the period; absent for runs without
 	// telemetry.
@@ -213,6 +233,17 @@ func Recompute(runs []*runlog.Run, w Window) (View, []error, error) {
 				base = ivs[lo-1].Extra[ReconnectsExtra]
 			}
 			reconn += int64(v - base)
+		}
+		for _, iv := range taken {
+			for key, v := range iv.Extra {
+				if !IsCodeCount(key) || v <= 0 {
+					continue
+				}
+				if view.ErrorCodes == nil {
+					view.ErrorCodes = map[string]int64{}
+				}
+				view.ErrorCodes[key] += int64(v)
+			}
 		}
 	}
 	for _, e := range warnings {

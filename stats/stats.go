@@ -43,6 +43,7 @@ type shard struct {
 	mu     sync.Mutex
 	hists  []*hdrhistogram.Histogram // current interval, one per series
 	errors []int64                   // current interval, one per series
+	labels map[string]int64          // current interval, by error label
 	_      [64]byte                  // keep shards on separate cache lines
 }
 
@@ -67,6 +68,7 @@ type Registry struct {
 	cum      []*hdrhistogram.Histogram   // per series, since cumStart
 	ierrs    []int64
 	cerrs    []int64
+	clabels  map[string]int64 // error labels since cumStart
 	last     time.Time
 	cumStart time.Time
 }
@@ -86,6 +88,7 @@ func NewRegistry(names []string, shards int, start time.Time) *Registry {
 		cum:      newHists(len(names)),
 		ierrs:    make([]int64, len(names)),
 		cerrs:    make([]int64, len(names)),
+		clabels:  map[string]int64{},
 		start:    start,
 		last:     start,
 		cumStart: start,
@@ -187,6 +190,19 @@ func (h *Handle) RecordError(series int) {
 	h.s.mu.Unlock()
 }
 
+// RecordErrorLabel counts one failed operation of series number series,
+// as RecordError does, and under label (a class of failure, such as the
+// caller's "errors_40001"), in the same interval; it is not buffered.
+func (h *Handle) RecordErrorLabel(series int, label string) {
+	h.s.mu.Lock()
+	h.s.errors[series]++
+	if h.s.labels == nil {
+		h.s.labels = map[string]int64{}
+	}
+	h.s.labels[label]++
+	h.s.mu.Unlock()
+}
+
 // Series is one series' view at a tick. The histograms belong to the
 // registry and stay valid only until the next call of Tick or
 // ResetCumulative; Clone them to keep them.
@@ -212,6 +228,10 @@ type Tick struct {
 	CumStart time.Time
 	// Series has one entry per series, in registry order.
 	Series []Series
+	// Labels counts the interval's failures by the label given to
+	// RecordErrorLabel, over every series; CumLabels since CumStart. Nil
+	// when there are none.
+	Labels, CumLabels map[string]int64
 }
 
 // Tick ends the current interval at now: it collects every shard's
@@ -225,6 +245,7 @@ func (r *Registry) Tick(now time.Time) Tick {
 		r.interval[i].Reset()
 		r.ierrs[i] = 0
 	}
+	var ilabels map[string]int64
 	for si, s := range r.shards {
 		fresh := r.spare[si]
 		s.mu.Lock()
@@ -234,7 +255,15 @@ func (r *Registry) Tick(now time.Time) Tick {
 			r.ierrs[i] += e
 			s.errors[i] = 0
 		}
+		labels := s.labels
+		s.labels = nil
 		s.mu.Unlock()
+		for l, n := range labels {
+			if ilabels == nil {
+				ilabels = map[string]int64{}
+			}
+			ilabels[l] += n
+		}
 		for i, h := range old {
 			if h.TotalCount() > 0 {
 				r.interval[i].Merge(h)
@@ -243,7 +272,16 @@ func (r *Registry) Tick(now time.Time) Tick {
 		}
 		r.spare[si] = old
 	}
-	t := Tick{Start: r.last, End: now, CumStart: r.cumStart, Series: make([]Series, len(r.names))}
+	t := Tick{Start: r.last, End: now, CumStart: r.cumStart, Series: make([]Series, len(r.names)), Labels: ilabels}
+	for l, n := range ilabels {
+		r.clabels[l] += n
+	}
+	if len(r.clabels) > 0 {
+		t.CumLabels = make(map[string]int64, len(r.clabels))
+		for l, n := range r.clabels {
+			t.CumLabels[l] = n
+		}
+	}
 	for i, name := range r.names {
 		if r.interval[i].TotalCount() > 0 {
 			r.cum[i].Merge(r.interval[i])
@@ -275,6 +313,7 @@ func (r *Registry) ResetCumulative() time.Time {
 		r.cum[i].Reset()
 		r.cerrs[i] = 0
 	}
+	clear(r.clabels)
 	r.cumStart = r.last
 	return r.cumStart
 }

@@ -229,3 +229,39 @@ func TestLogBuckets(t *testing.T) {
 		t.Errorf("1ms bucket %+v", b[1])
 	}
 }
+
+// TestErrorLabels checks that failures counted under labels are counted
+// in the errors column too, per interval and since the cumulative start,
+// from many workers at once.
+func TestErrorLabels(t *testing.T) {
+	reg := stats.NewRegistry([]string{"a", "b"}, 4, time.Now())
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			h := reg.Handle(w)
+			for i := range 100 {
+				if i%2 == 0 {
+					h.RecordErrorLabel(0, "errors_40001")
+				} else {
+					h.RecordErrorLabel(1, "retries_conn")
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	t1 := reg.Tick(time.Now())
+	if t1.Labels["errors_40001"] != 400 || t1.Labels["retries_conn"] != 400 || t1.Series[0].Errors != 400 || t1.Series[1].Errors != 400 {
+		t.Errorf("interval labels %v, errors %d %d", t1.Labels, t1.Series[0].Errors, t1.Series[1].Errors)
+	}
+	reg.Handle(0).RecordErrorLabel(0, "errors_40001")
+	t2 := reg.Tick(time.Now())
+	if t2.Labels["errors_40001"] != 1 || len(t2.Labels) != 1 || t2.CumLabels["errors_40001"] != 401 || t2.CumLabels["retries_conn"] != 400 {
+		t.Errorf("second interval labels %v, cumulative %v", t2.Labels, t2.CumLabels)
+	}
+	reg.ResetCumulative()
+	if t3 := reg.Tick(time.Now()); t3.Labels != nil || t3.CumLabels != nil {
+		t.Errorf("after a reset and no failure: %v %v", t3.Labels, t3.CumLabels)
+	}
+}

@@ -192,6 +192,15 @@ func writeReportText(a *app, runs []*runlog.Run, v results.View) error {
 	if v.Reconnects != nil {
 		extra = append(extra, report.Extra{Name: "reconnects", Value: float64(*v.Reconnects), Text: fmt.Sprint(*v.Reconnects)})
 	}
+	errs, retries := map[string]int64{}, map[string]int64{}
+	for key, n := range v.ErrorCodes {
+		if code, ok := strings.CutPrefix(key, results.ErrorsExtraPrefix); ok {
+			errs[code] = n
+		} else if code, ok := strings.CutPrefix(key, results.RetriesExtraPrefix); ok {
+			retries[code] = n
+		}
+	}
+	extra = append(extra, codeExtras(errs, retries)...)
 	for _, s := range v.Series {
 		extra = append(extra, report.Extra{Name: s.Name + "_p99_ms", Value: s.P99,
 			Text: fmt.Sprintf("%s: p50 %.2fms p99 %.2fms max %.2fms", s.Name, s.P50, s.P99, s.Max)})

@@ -78,15 +78,14 @@ type namedSummary struct {
 	stats.Summary
 }
 
-// errorLog counts failed operations by error code (sqlx.ErrorCode: an
-// SQLSTATE, or conn, timeout, other), apart from the failures workers
-// handled themselves (retried or ignored), and records the first
-// maxEventsPerCode of each code and kind as events.
+// errorLog records the first maxEventsPerCode failures of each code
+// (sqlx.ErrorCode: an SQLSTATE, or conn, timeout, other) and kind as
+// events. The counts by code are the registry's (engine.Hooks.Classify),
+// exact per interval as the errors column is.
 type errorLog struct {
-	mu      sync.Mutex
-	counts  map[string]int64 // failed operations, by code
-	retries map[string]int64 // retried or ignored failures, by code
-	w       *runlog.Writer
+	mu     sync.Mutex
+	counts map[string]int64 // events logged, by kind and code
+	w      *runlog.Writer
 }
 
 // Event kinds of errorLog's events.
@@ -98,32 +97,32 @@ const (
 // Prefixes of the error counts by code in the summary, the run log's
 // per-interval extras and the final lines: errors_40001, retries_40001.
 const (
-	errorsPrefix  = "errors_"
-	retriesPrefix = "retries_"
+	errorsPrefix  = engine.FailedPrefix
+	retriesPrefix = engine.RetriedPrefix
 )
 
 // maxEventsPerCode bounds the events log under a storm of errors.
 const maxEventsPerCode = 1000
 
 func newErrorLog(w *runlog.Writer) *errorLog {
-	return &errorLog{counts: map[string]int64{}, retries: map[string]int64{}, w: w}
+	return &errorLog{counts: map[string]int64{}, w: w}
 }
 
-// record counts an operation that failed (the engine's Hooks.Error).
+// record logs an operation that failed (the engine's Hooks.Error).
 func (e *errorLog) record(worker int, op string, err error) {
-	e.add(e.counts, eventError, worker, op, err)
+	e.add(eventError, worker, op, err)
 }
 
-// retried counts a failure that a worker handled (Hooks.Handled).
+// retried logs a failure that a worker handled (Hooks.Handled).
 func (e *errorLog) retried(worker int, op string, err error) {
-	e.add(e.retries, eventRetry, worker, op, err)
+	e.add(eventRetry, worker, op, err)
 }
 
-func (e *errorLog) add(m map[string]int64, kind string, worker int, op string, err error) {
+func (e *errorLog) add(kind string, worker int, op string, err error) {
 	code := sqlx.ErrorCode(err)
 	e.mu.Lock()
-	m[code]++
-	n := m[code]
+	e.counts[kind+" "+code]++
+	n := e.counts[kind+" "+code]
 	e.mu.Unlock()
 	if n <= maxEventsPerCode && e.w != nil {
 		msg := "<nil>"
@@ -134,36 +133,24 @@ func (e *errorLog) add(m map[string]int64, kind string, worker int, op string, e
 	}
 }
 
-// snapshot returns copies of the counts of failed and of retried
-// operations by code, nil when there were none.
-func (e *errorLog) snapshot() (errs, retries map[string]int64) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return copyCounts(e.counts), copyCounts(e.retries)
-}
-
-// extras adds the cumulative counts by code to an interval's extras, as
-// errors_CODE and retries_CODE.
-func (e *errorLog) extras(m map[string]float64) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	for code, n := range e.counts {
-		m[errorsPrefix+code] = float64(n)
+// codeCounts splits a tick's failure labels into failed and retried
+// operations by code; nil maps when there are none.
+func codeCounts(labels map[string]int64) (errs, retries map[string]int64) {
+	for label, n := range labels {
+		m, code := &errs, ""
+		if c, ok := strings.CutPrefix(label, errorsPrefix); ok {
+			code = c
+		} else if c, ok := strings.CutPrefix(label, retriesPrefix); ok {
+			m, code = &retries, c
+		} else {
+			continue
+		}
+		if *m == nil {
+			*m = map[string]int64{}
+		}
+		(*m)[code] += n
 	}
-	for code, n := range e.retries {
-		m[retriesPrefix+code] = float64(n)
-	}
-}
-
-func copyCounts(m map[string]int64) map[string]int64 {
-	if len(m) == 0 {
-		return nil
-	}
-	out := make(map[string]int64, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
+	return errs, retries
 }
 
 // display says which registry series the progress lines show.
@@ -347,8 +334,9 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 	var last stats.Tick
 	var writeErr error
 	hooks := engine.Hooks{
-		Error:   errs.record,
-		Handled: errs.retried,
+		Error:    errs.record,
+		Handled:  errs.retried,
+		Classify: sqlx.ErrorCode,
 		RampDone: func(at time.Time) {
 			if cfg.Ramp > 0 && src.rampDone != nil {
 				src.rampDone()
@@ -361,7 +349,7 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 		},
 		Tick: func(t stats.Tick, final bool) {
 			last = t
-			if err := writeInterval(rw, t, src.reconnects(), errs); err != nil && writeErr == nil {
+			if err := writeInterval(rw, t, src.reconnects()); err != nil && writeErr == nil {
 				writeErr = err
 				fmt.Fprintf(a.stderr, "warning: cannot write the run log: %v\n", err)
 			}
@@ -397,7 +385,7 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 	restoreGC()
 	lims.remove(rw, a.stderr)
 
-	errCounts, retryCounts := errs.snapshot()
+	errCounts, retryCounts := codeCounts(last.CumLabels)
 	sum := summarize(last, disp, gen.Meta().Name, seed, rf, errCounts, src.reconnects())
 	sum.Retries = retryCounts
 	status := "completed"
@@ -491,15 +479,16 @@ func promSnapshot(t stats.Tick, ops []string, reconnects int64) promexport.Snaps
 }
 
 // writeInterval appends one tick to the run log, with the run's
-// cumulative reconnects and error counts by code (errs may be nil).
-func writeInterval(rw *runlog.Writer, t stats.Tick, reconnects int64, errs *errorLog) error {
+// cumulative reconnects and the interval's failures by code
+// (errors_CODE, retries_CODE).
+func writeInterval(rw *runlog.Writer, t stats.Tick, reconnects int64) error {
 	series := make([]runlog.IntervalSeries, len(t.Series))
 	for i, s := range t.Series {
 		series[i] = runlog.IntervalSeries{Name: s.Name, Hist: s.Interval, Count: s.Interval.TotalCount(), Errors: s.Errors}
 	}
 	extra := map[string]float64{"reconnects": float64(reconnects)}
-	if errs != nil {
-		errs.extras(extra)
+	for label, n := range t.Labels {
+		extra[label] = float64(n)
 	}
 	return rw.WriteInterval(t.Start, t.End, series, extra)
 }
