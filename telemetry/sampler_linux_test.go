@@ -4,6 +4,7 @@ package telemetry_test
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -610,5 +611,105 @@ func TestRatesUseReadTimes(t *testing.T) {
 	}
 	if !got.Start.Equal(t0.Add(time.Second)) || !got.End.Equal(t0.Add(2*time.Second)) {
 		t.Errorf("interval [%v, %v], want the times given to Sample", got.Start, got.End)
+	}
+}
+
+// TestSummaryIsOneLongInterval checks the averages of a run against their
+// independent truth: the figures of one interval spanning the whole run,
+// computed by a second sampler that reads the same counters only at the
+// run's start and end (as iostat, mpstat and pidstat would report an
+// interval of the run's length). The run has whole intervals of 1 s and a
+// last one of 10 ms, in which every tick is system time and the disk does a
+// burst of slow writes.
+func TestSummaryIsOneLongInterval(t *testing.T) {
+	f := newFakeTree(t)
+	type state struct {
+		ms                        int // since the start
+		usr, sys, idle            int // ticks
+		writes, wsect, wms, iomsW int // disk counters (iomsW: io_ms and weighted ms)
+		reads, rsect, rms         int
+		rx                        int
+		pgTicks, pgWrite          int
+	}
+	states := []state{
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+		{1000, 120, 80, 0, 100, 1600, 200, 300, 50, 800, 50, 1e6, 120, 4e6},
+		{2000, 220, 173, 7, 400, 6400, 1400, 900, 50, 800, 50, 3e6, 260, 9e6},
+		{3000, 310, 233, 57, 420, 7000, 1500, 950, 250, 4800, 650, 3e6, 350, 9.5e6},
+		{3010, 310, 235, 57, 460, 17000, 3500, 960, 250, 4800, 650, 3e6, 350, 9.6e6},
+	}
+	write := func(st state) {
+		f.host(1000+float64(st.ms)/1000, [10]int{1000 + st.usr, 0, 1000 + st.sys, 9000 + st.idle, 0, 0, 0, 0, 0, 0},
+			[]string{disk(254, 0, "vda", 1+st.reads, st.rsect, st.rms, 1+st.writes, st.wsect, st.wms, st.iomsW, st.iomsW+st.rms+st.wms, 0, 0, 0)},
+			[]string{netdev("lo", 1+st.rx, 1)})
+		f.proc1(fakeProc{pid: 10, comm: "postgres", start: 100, utime: st.pgTicks, write: st.pgWrite})
+	}
+	write(states[0])
+	cfg := telemetry.Config{ProcRoot: f.proc, SysRoot: f.sys, WatchProcess: []string{"^postgres$"}}
+	run, err := newSampler(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := newSampler(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var samples []telemetry.Sample
+	var truth telemetry.Sample
+	for i, st := range states {
+		write(st)
+		at := t0.Add(time.Duration(st.ms) * time.Millisecond)
+		s, err := run.Sample(at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		samples = append(samples, s)
+		if i == 0 || i == len(states)-1 {
+			if truth, err = whole.Sample(at); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	sum := telemetry.Summarize(samples)
+	d, td := sum.Disks[0], truth.Disks[0]
+	for _, tc := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"cpu usr %", sum.CPU.User.Avg, truth.CPU.User},
+		{"cpu sys %", sum.CPU.System.Avg, truth.CPU.System},
+		{"cpu idle %", sum.CPU.Idle.Avg, truth.CPU.Idle},
+		{"r/s", d.ReadsPerSec.Avg, td.ReadsPerSec},
+		{"w/s", d.WritesPerSec.Avg, td.WritesPerSec},
+		{"rkB/s", d.ReadKBPerSec.Avg, td.ReadKBPerSec},
+		{"wkB/s", d.WriteKBPerSec.Avg, td.WriteKBPerSec},
+		{"areq-sz", d.AvgRequestKB.Avg, td.AvgRequestKB},
+		{"aqu-sz", d.AvgQueueSize.Avg, td.AvgQueueSize},
+		{"r_await", d.ReadAwaitMs.Avg, td.ReadAwaitMs},
+		{"w_await", d.WriteAwaitMs.Avg, td.WriteAwaitMs},
+		{"await", d.AwaitMs.Avg, td.AwaitMs},
+		{"%util", d.UtilPct.Avg, td.UtilPct},
+		{"lo rx", sum.Net[0].RxBytesPerSec.Avg, truth.Net[0].RxBytesPerSec},
+		{"postgres cores", sum.Procs[0].CPUCores.Avg, truth.Procs[0].CPUCores},
+		{"postgres write", sum.Procs[0].WriteBytesPerSec.Avg, truth.Procs[0].WriteBytesPerSec},
+	} {
+		if math.Abs(tc.got-tc.want) > 1e-9*math.Max(1, math.Abs(tc.want)) {
+			t.Errorf("%s: average %v, one interval over the run %v", tc.name, tc.got, tc.want)
+		}
+	}
+	// The last 10 ms (all system time, slow writes) set no peak.
+	last := samples[len(samples)-1]
+	if last.CPU.System != 100 || last.Disks[0].WriteAwaitMs != 50 {
+		t.Fatalf("the last interval is not the one described: %+v %+v", last.CPU, last.Disks[0])
+	}
+	var sys, wawait float64
+	for _, s := range samples[1:4] {
+		sys, wawait = max(sys, s.CPU.System), max(wawait, s.Disks[0].WriteAwaitMs)
+	}
+	if got := sum.CPU.System.Max; got != sys {
+		t.Errorf("sys peak %v%%, want %v%% (of the whole intervals)", got, sys)
+	}
+	if got := d.WriteAwaitMs.Max; got != wawait {
+		t.Errorf("w_await peak %v ms, want %v (of the whole intervals)", got, wawait)
 	}
 }
