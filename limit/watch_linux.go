@@ -5,23 +5,26 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/stampede-bench/stampede/procmatch"
 )
 
-// Watch moves every process whose name (/proc/PID/comm) or command line
-// matches re into the group, scanning /proc every `every` (0 means
-// DefaultWatchEvery; longer than a second means a second), until ctx ends.
-// It calls moved, if not nil, after each move.
+// Watch moves every process that p matches into the group: by default
+// those whose name (/proc/PID/comm) matches, with a command-line pattern
+// those whose full command line does (see package procmatch). It scans
+// /proc every `every` (0 means DefaultWatchEvery; longer than a second
+// means a second), until ctx ends, and calls moved, if not nil, after each
+// move.
 //
 // It never moves stampede itself: not this process, not its ancestors (the
 // shell or sudo that started it, whose command lines hold the pattern),
 // and not any process running the same executable. Kernel threads are
 // skipped too. A process that exits before it can be moved is skipped; any
 // other failure to move one ends Watch with an error.
-func (g *Group) Watch(ctx context.Context, re *regexp.Regexp, every time.Duration, moved func(pid int, cmdline string)) error {
+func (g *Group) Watch(ctx context.Context, p *procmatch.Pattern, every time.Duration, moved func(pid int, cmdline string)) error {
 	if every <= 0 {
 		every = DefaultWatchEvery
 	}
@@ -31,7 +34,7 @@ func (g *Group) Watch(ctx context.Context, re *regexp.Regexp, every time.Duratio
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
-		if err := g.sweep(re, skip, self, moved); err != nil {
+		if err := g.sweep(p, skip, self, moved); err != nil {
 			return err
 		}
 		select {
@@ -43,7 +46,7 @@ func (g *Group) Watch(ctx context.Context, re *regexp.Regexp, every time.Duratio
 }
 
 // sweep moves the matching processes that are not in the group yet.
-func (g *Group) sweep(re *regexp.Regexp, skip map[int]bool, self string, moved func(int, string)) error {
+func (g *Group) sweep(p *procmatch.Pattern, skip map[int]bool, self string, moved func(int, string)) error {
 	in := map[int]bool{}
 	pids, err := g.PIDs()
 	if err != nil {
@@ -66,11 +69,12 @@ func (g *Group) sweep(re *regexp.Regexp, skip map[int]bool, self string, moved f
 		if err != nil || len(raw) == 0 {
 			continue // gone, or a kernel thread (or a zombie)
 		}
-		cmdline := string(bytes.TrimRight(bytes.ReplaceAll(raw, []byte{0}, []byte{' '}), " "))
+		args := strings.Split(string(bytes.TrimRight(raw, "\x00")), "\x00")
 		comm, _ := os.ReadFile(filepath.Join(dir, "comm"))
-		if !re.MatchString(strings.TrimSpace(string(comm))) && !re.MatchString(cmdline) {
+		if !p.Match(strings.TrimSuffix(string(comm), "\n"), func() []string { return args }) {
 			continue
 		}
+		cmdline := strings.Join(args, " ")
 		if exe, _ := os.Readlink(filepath.Join(dir, "exe")); self != "" && exe == self {
 			continue
 		}

@@ -15,7 +15,7 @@ import (
 	"github.com/prometheus/procfs"
 	"github.com/prometheus/procfs/blockdevice"
 
-	"github.com/stampede-bench/stampede/internal/procmatch"
+	"github.com/stampede-bench/stampede/procmatch"
 )
 
 // userHZ is the unit of the tick counts of /proc/stat and /proc/PID/stat

@@ -222,7 +222,7 @@ const peakShare = 0.5
 func UsualInterval(samples []Sample) time.Duration {
 	var ds []time.Duration
 	for _, s := range samples {
-		if d := s.End.Sub(s.Start); d > 0 {
+		if d := length(s); d > 0 {
 			ds = append(ds, d)
 		}
 	}
@@ -232,6 +232,12 @@ func UsualInterval(samples []Sample) time.Duration {
 	slices.Sort(ds)
 	return ds[len(ds)/2]
 }
+
+// length returns the length of a sample's interval on the wall clock, as
+// the sample's JSON records it (without the monotonic clock readings of a
+// live time.Time), so that a summary recomputed from telemetry.ndjson is
+// the one computed during the run.
+func length(s Sample) time.Duration { return s.End.Round(0).Sub(s.Start.Round(0)) }
 
 // Summarize computes the averages and peaks of samples (in time order), as
 // the Summary type describes.
@@ -267,7 +273,7 @@ func Summarize(samples []Sample) Summary {
 	cpu := make([]acc, 8)
 	var used, cache, swap acc
 	for _, s := range samples {
-		d := s.End.Sub(s.Start)
+		d := length(s)
 		secs := max(d.Seconds(), 0)
 		used.add(float64(s.Memory.UsedBytes), secs, true)
 		cache.add(float64(s.Memory.CacheBytes), secs, true)

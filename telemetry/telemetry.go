@@ -13,7 +13,7 @@ type Config struct {
 	SysRoot string
 	// WatchProcess holds regular expressions (Go syntax) matched against
 	// each process's name (its command name, /proc/PID/comm, as pidstat -C
-	// and pgrep match it; see internal/procmatch for the exact rule). The
+	// and pgrep match it; see package procmatch for the exact rule). The
 	// figures of all matching processes are summed into one group per
 	// pattern, named after the pattern. A process may belong to several
 	// groups.

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stampede-bench/stampede/internal/procmatch"
+	"github.com/stampede-bench/stampede/procmatch"
 )
 
 // TestMatch checks the name and command-line rules on the processes that
