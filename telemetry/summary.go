@@ -40,6 +40,9 @@ type Summary struct {
 	// Intervals is the number of samples with rates, the short ones that
 	// are left out of peaks included.
 	Intervals int `json:"intervals"`
+	// ShortIntervals is the number of intervals left out of peaks for
+	// being shorter than half the usual one.
+	ShortIntervals int `json:"short_intervals,omitempty"`
 	// Cores is the number of CPUs in the last sample.
 	Cores  int                `json:"cores"`
 	CPU    CPUSummary         `json:"cpu"`
@@ -286,6 +289,9 @@ func Summarize(samples []Sample) Summary {
 		}
 		sum.Intervals++
 		peak := d >= minPeak
+		if !peak {
+			sum.ShortIntervals++
+		}
 		for i, v := range cpuValues(s.CPU) {
 			cpu[i].add(v, secs, peak)
 		}
@@ -312,6 +318,9 @@ func Summarize(samples []Sample) Summary {
 		}
 	}
 
+	if sum.ShortIntervals == sum.Intervals {
+		sum.ShortIntervals = 0 // all short: peaks come from all of them
+	}
 	c := stats(cpu)
 	sum.CPU = CPUSummary{User: c[0], Nice: c[1], System: c[2], IOWait: c[3], IRQ: c[4], SoftIRQ: c[5], Steal: c[6], Idle: c[7]}
 	sum.Memory.UsedBytes, sum.Memory.CacheBytes, sum.Memory.SwapUsedBytes = used.stat(), cache.stat(), swap.stat()

@@ -112,15 +112,18 @@ func TestSummarizeShortInterval(t *testing.T) {
 			t.Errorf("%s = %+v, want %+v", tc.name, tc.got, tc.want)
 		}
 	}
-	if sum.Intervals != 4 {
-		t.Errorf("Intervals = %d, want 4 (the short one counts)", sum.Intervals)
+	if sum.Intervals != 4 || sum.ShortIntervals != 1 {
+		t.Errorf("Intervals = %d, ShortIntervals = %d; want 4 and 1 (the short one counts, and is said to be left out of peaks)", sum.Intervals, sum.ShortIntervals)
 	}
 
 	// A run shorter than one display interval has only short intervals:
 	// its peaks come from them.
 	short := []telemetry.Sample{in[0], iv(0, 300, 10, 20, 800, 0.5), iv(300, 310, 0, 100, 0, 0)}
-	if got := telemetry.Summarize(short).CPU.System.Max; got != 20 {
-		t.Errorf("sys peak of a 310 ms run = %v, want 20 (from the 300 ms interval)", got)
+	if got := telemetry.Summarize(short); got.CPU.System.Max != 20 || got.ShortIntervals != 1 {
+		t.Errorf("sys peak of a 310 ms run = %v (%d short intervals), want 20 (from the 300 ms interval; the 10 ms one short)", got.CPU.System.Max, got.ShortIntervals)
+	}
+	if got := telemetry.Summarize([]telemetry.Sample{in[0], in[4]}); got.CPU.System.Max != 100 || got.ShortIntervals != 0 {
+		t.Errorf("a run of one 11 ms interval: sys peak %v, %d short intervals; want 100 from it, none left out", got.CPU.System.Max, got.ShortIntervals)
 	}
 	if got := telemetry.Summarize(short[:2]).CPU.System.Max; got != 20 {
 		t.Errorf("sys peak of a run of one interval = %v, want 20", got)
