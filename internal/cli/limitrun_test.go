@@ -274,7 +274,7 @@ func TestLimitDirectIOMeasuredByTelemetry(t *testing.T) {
 	}
 	// The throttle lets a first slice through at once: measure after it.
 	time.Sleep(500 * time.Millisecond)
-	s, err := telemetry.New(telemetry.Config{WatchProcess: []string{regexp.QuoteMeta("of=" + file)}})
+	s, err := telemetry.New(telemetry.Config{WatchCmdline: []string{regexp.QuoteMeta("of=" + file)}})
 	if err != nil {
 		t.Fatal(err)
 	}
