@@ -373,8 +373,8 @@ var (
 // cpu_*_pct, mem_*_bytes, disk_NAME_*, net_NAME_*, proc_GROUP_* (see
 // [Figure]). GROUP is the group's name with each run of characters other
 // than ASCII letters and digits replaced by "_" ("^postgres" gives
-// "postgres", "pid 42" gives "pid_42"); a name already taken gets a
-// suffix "_2", "_3" and so on.
+// "postgres", "postgres (pid 42)" gives "postgres_pid_42"); a name
+// already taken gets a suffix "_2", "_3" and so on.
 func (s Summary) Flat() []Figure {
 	var out []Figure
 	add := func(prefix string, names []figureName, vals []Stat) {
@@ -408,9 +408,10 @@ func (s Summary) Flat() []Figure {
 	return out
 }
 
-// FigureName turns a group name (a pattern or "pid N") into the part of a
-// figure name that stands for it: runs of characters other than ASCII
-// letters and digits become "_", trimmed at both ends; "" becomes "group".
+// FigureName turns a group name (a pattern, "cmdline PATTERN" or "NAME
+// (pid N)") into the part of a figure name that stands for it: runs of
+// characters other than ASCII letters and digits become "_", trimmed at
+// both ends; "" becomes "group".
 func FigureName(s string) string {
 	var b strings.Builder
 	under := false

@@ -178,6 +178,8 @@ func TestFigureName(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"^postgres", "postgres"},
 		{"pid 42", "pid_42"},
+		{"postgres (pid 6991)", "postgres_pid_6991"},
+		{"cmdline postgres: .*walwriter", "cmdline_postgres_walwriter"},
 		{`^(mysqld|mariadbd)$`, "mysqld_mariadbd"},
 		{`ycsb\.jar`, "ycsb_jar"},
 		{"^$", "group"},
