@@ -291,6 +291,22 @@ func TestRunTelemetryKnownLength(t *testing.T) {
 		}
 	}
 
+	// The batch layer recomputes the same figures from telemetry.ndjson.
+	rep := stampede(t, "report", "--format", "json", dir)
+	var view struct {
+		Telemetry map[string]*telemetry.Summary `json:"telemetry"`
+	}
+	if err := json.Unmarshal([]byte(rep.stdout), &view); err != nil {
+		t.Fatalf("report: %v: %s %s", err, rep.stdout, rep.stderr)
+	}
+	if got := view.Telemetry[filepath.Base(dir)]; got == nil || got.Intervals != st.Intervals || got.ShortIntervals != st.ShortIntervals ||
+		got.CPU.System != st.CPU.System || got.CPU.User != st.CPU.User || got.Procs[2].CPUCores != st.Procs[2].CPUCores {
+		t.Errorf("report's telemetry %+v, the run's %+v", got, st)
+	}
+	if st.ShortIntervals != 1 {
+		t.Errorf("summary.json: %d short intervals, want 1 (the last)", st.ShortIntervals)
+	}
+
 	// The burner, against the kernel's count of its CPU time.
 	counted := st.Procs[2].CPUCores.Avg * st.End.Sub(st.Start).Seconds() * 100
 	t.Logf("burner: %d ticks by the kernel, %.1f counted; intervals %v", ticks, counted, lens)
