@@ -52,7 +52,7 @@ func (a *app) limitCmd() *cobra.Command {
 and disk IO limits, to benchmark a database that has less than the whole machine.
 It uses cgroup v2 when the whole hierarchy is unified, else cgroup v1; it needs root.
 
-Three ways in:
+Four ways in:
   --pid PID          move running processes (repeat the flag), print the limits, return;
                      the group stays until 'stampede limit --remove NAME'
   --watch REGEX      keep moving every process whose name (as pidstat -C and pgrep match
@@ -71,7 +71,7 @@ or to stderr when it runs a command (whose output is then left alone).
 Examples:
   sudo stampede limit --name pg --cpus 0.5 --memory 2G --watch '^postgres'
   sudo stampede limit --name gp --io-write-bps 5M --io-path /data/primary --watch postgres
-  sudo stampede limit --name wal --io-write-bps 5M --io-path /data --watch-cmdline 'postgres: .*walwriter' 
+  sudo stampede limit --name wal --io-write-bps 5M --io-path /data --watch-cmdline 'postgres: .*walwriter'
   sudo stampede limit --name burn --cpus 0.25 -- fio --name=w --rw=write --direct=1 --size=1G
   sudo stampede limit --remove pg`,
 		Args: cobra.ArbitraryArgs,

@@ -26,9 +26,9 @@ type runLimitFlags struct {
 
 func (f *runLimitFlags) register(fs *pflag.FlagSet) {
 	f.Flags.Register(fs)
-	fs.StringArrayVar(&f.processes, "limit-process", nil, "regular expression matched against process names (as pidstat -C): processes of the system under test that the limits apply to, moved into the run's cgroup as they appear (default: the --watch-process, --watch-cmdline and --watch-pid targets)")
+	fs.StringArrayVar(&f.processes, "limit-process", nil, "regular expression matched against process names (as pidstat -C): processes of the system under test that the limits apply to, moved into the run's cgroup as they appear (repeatable; without --limit-process, --limit-cmdline or --limit-pid, the limits apply to the watched processes)")
 	fs.StringArrayVar(&f.cmdlines, "limit-cmdline", nil, "regular expression matched against full command lines (as pgrep -f): processes the limits apply to, as --limit-process (repeatable)")
-	fs.IntSliceVar(&f.pids, "limit-pid", nil, "PID of a process of the system under test that the limits apply to, with its descendants, such as PostgreSQL's postmaster (default: the --watch-pid PIDs)")
+	fs.IntSliceVar(&f.pids, "limit-pid", nil, "PID of a process of the system under test that the limits apply to, with its descendants, such as PostgreSQL's postmaster (repeatable)")
 }
 
 // limitsRecord is run.json's record of the limits a run applied.
