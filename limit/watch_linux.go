@@ -65,14 +65,26 @@ func (g *Group) sweep(p *procmatch.Pattern, skip map[int]bool, self string, move
 			continue
 		}
 		dir := filepath.Join("/proc", e.Name())
-		raw, err := os.ReadFile(filepath.Join(dir, "cmdline"))
-		if err != nil || len(raw) == 0 {
-			continue // gone, or a kernel thread (or a zombie)
+		comm, err := os.ReadFile(filepath.Join(dir, "comm"))
+		if err != nil {
+			continue // gone
 		}
-		args := strings.Split(string(bytes.TrimRight(raw, "\x00")), "\x00")
-		comm, _ := os.ReadFile(filepath.Join(dir, "comm"))
-		if !p.Match(strings.TrimSuffix(string(comm), "\n"), func() []string { return args }) {
-			continue
+		// The command line is read once, only when needed: for a
+		// command-line pattern, a name the kernel may have cut, and a
+		// process that matched (to skip kernel threads).
+		var args []string
+		read := false
+		cmd := func() []string {
+			if !read {
+				read = true
+				if raw, err := os.ReadFile(filepath.Join(dir, "cmdline")); err == nil && len(raw) > 0 {
+					args = strings.Split(string(bytes.TrimRight(raw, "\x00")), "\x00")
+				}
+			}
+			return args
+		}
+		if !p.Match(strings.TrimSuffix(string(comm), "\n"), cmd) || len(cmd()) == 0 {
+			continue // no match, or a kernel thread (or a zombie, or gone)
 		}
 		cmdline := strings.Join(args, " ")
 		if exe, _ := os.Readlink(filepath.Join(dir, "exe")); self != "" && exe == self {
