@@ -14,6 +14,7 @@ import (
 
 	"github.com/stampede-bench/stampede/chart"
 	"github.com/stampede-bench/stampede/results"
+	"github.com/stampede-bench/stampede/runlog"
 	"github.com/stampede-bench/stampede/stats"
 )
 
@@ -223,10 +224,150 @@ func TestFormatOf(t *testing.T) {
 	}
 }
 
-// TestEmptyRun checks that a run without intervals still draws.
+// TestEmptyRun checks what the chart of a run without intervals draws: the
+// header, a throughput panel with its frame, axes and labels, "no data" in
+// the plot, and a note that says why; in every format.
 func TestEmptyRun(t *testing.T) {
 	in := chart.Input{Runs: []chart.Run{{Series: results.Series{ID: "x", Workload: "kv", Start: t0}}}}
-	for _, f := range []chart.Format{chart.SVG, chart.PNG, chart.HTML} {
-		render(t, f, in)
+	svg := string(render(t, chart.SVG, in))
+	for _, want := range []string{
+		`>kv | run x | 2026-11-22 10:35:12 UTC</text>`, // the header
+		`>throughput (ops/s)</text>`,                   // the panel's title and unit
+		`text-anchor="middle" fill="#666666" xml:space="preserve">no data</text>`,
+		`>seconds since start</text>`, // the x axis's label
+		`>note: no data: the run recorded no operation, error or telemetry sample to draw</text>`,
+	} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("the empty run's SVG lacks %q:\n%s", want, svg)
+		}
+	}
+	// The axes: tick labels from 0 to 1 on both (no data gives them no
+	// other range), and the plot's frame, a closed rectangle.
+	ticks := regexp.MustCompile(`text-anchor="(middle|end)" fill="#666666" xml:space="preserve">([0-9.]+)</text>`).FindAllStringSubmatch(svg, -1)
+	var x, y []string
+	for _, m := range ticks {
+		if m[1] == "middle" {
+			x = append(x, m[2])
+		} else {
+			y = append(y, m[2])
+		}
+	}
+	if len(x) < 2 || x[0] != "0.0" || x[len(x)-1] != "1.0" || len(y) < 2 || y[0] != "0.0" || y[len(y)-1] != "1.0" {
+		t.Errorf("axis tick labels: x %v, y %v; want both from 0 to 1", x, y)
+	}
+	if !regexp.MustCompile(`<polyline fill="none" stroke="#b0b0b0" stroke-width="1" stroke-linejoin="round" points="70\.5,([0-9.]+) 975\.5,([0-9.]+) 975\.5,([0-9.]+) 70\.5,([0-9.]+) 70\.5,([0-9.]+)"/>`).MatchString(svg) {
+		t.Errorf("no plot frame in the empty run's SVG:\n%s", svg)
+	}
+	if strings.Contains(svg, "stroke-width=\"1.6\"") {
+		t.Errorf("the empty run's SVG draws a data line")
+	}
+
+	page := string(render(t, chart.HTML, in))
+	for _, want := range []string{">throughput (ops/s)</text>", ">no data</text>", "note: no data: the run recorded no operation"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the empty run's HTML lacks %q", want)
+		}
+	}
+
+	b := render(t, chart.PNG, in)
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`width="(\d+)" height="(\d+)"`).FindStringSubmatch(svg)
+	w, _ := strconv.Atoi(m[1])
+	h, _ := strconv.Atoi(m[2])
+	if got := img.Bounds(); got.Dx() != w || got.Dy() != h || h < 200 {
+		t.Errorf("PNG is %v, SVG %dx%d; want the same size, with room for a panel", got, w, h)
+	}
+	// The frame's left edge is drawn: a dark pixel on the plot's border.
+	dark := 0
+	for y := 0; y < h; y++ {
+		if r, g, bb, _ := img.At(70, y).RGBA(); r>>8 < 0xc0 && g>>8 < 0xc0 && bb>>8 < 0xc0 {
+			dark++
+		}
+	}
+	if dark < 100 {
+		t.Errorf("the PNG's plot frame is missing: %d dark pixels on its left edge", dark)
+	}
+	if testOut != "" {
+		os.WriteFile(filepath.Join(testOut, "empty.svg"), []byte(svg), 0o644)
+		os.WriteFile(filepath.Join(testOut, "empty.png"), b, 0o644)
+	}
+}
+
+// TestShortLastInterval charts a synthetic run directory whose last
+// interval lasted 11 ms (53 operations after three seconds held at 4000
+// ops/s, and telemetry at 34% iowait): it is drawn merged into the second
+// before it, not as a point of its own at 4.8k ops/s and 34% iowait.
+func TestShortLastInterval(t *testing.T) {
+	root := t.TempDir()
+	w, err := runlog.Create(root, runlog.RunInfo{ID: "20261122-103512-kv-short", Workload: "kv", Series: []string{"write"}, Start: t0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type sample struct {
+		Start time.Time `json:"start"`
+		End   time.Time `json:"end"`
+		CPU   struct {
+			User   float64 `json:"user_pct"`
+			IOWait float64 `json:"iowait_pct"`
+			Idle   float64 `json:"idle_pct"`
+		} `json:"cpu"`
+	}
+	if err := w.WriteTelemetry(sample{Start: t0, End: t0}); err != nil {
+		t.Fatal(err)
+	}
+	ms := time.Millisecond
+	for _, iv := range []struct {
+		from, to time.Duration
+		n        int
+		iowait   float64
+	}{{0, 1000 * ms, 4000, 2}, {1000 * ms, 2000 * ms, 4000, 2}, {2000 * ms, 3000 * ms, 4000, 2}, {3000 * ms, 3011 * ms, 53, 34}} {
+		h := stats.NewHistogram()
+		for i := range iv.n {
+			_ = h.RecordValue(int64(1e6 + i))
+		}
+		start, end := t0.Add(iv.from), t0.Add(iv.to)
+		if err := w.WriteInterval(start, end, []runlog.IntervalSeries{{Name: "write", Hist: h, Count: h.TotalCount()}}, nil); err != nil {
+			t.Fatal(err)
+		}
+		s := sample{Start: start, End: end}
+		s.CPU.User, s.CPU.IOWait, s.CPU.Idle = 20, iv.iowait, 80-iv.iowait
+		if err := w.WriteTelemetry(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Finish(t0.Add(3011*ms), runlog.StatusCompleted, "", nil); err != nil {
+		t.Fatal(err)
+	}
+	run, err := runlog.Open(filepath.Join(root, "20261122-103512-kv-short"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := results.TimeSeries(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(render(t, chart.HTML, chart.Input{Runs: []chart.Run{{Series: s}}}))
+	bands := regexp.MustCompile(`class="hv"><title>([0-9.]+-[0-9.]+ s)&#xA;([^<]*)</title>`).FindAllStringSubmatch(page, -1)
+	var throughput, cpu []string
+	for _, b := range bands {
+		switch {
+		case strings.HasPrefix(b[2], "write: "):
+			throughput = append(throughput, b[1]+" "+b[2])
+		case strings.HasPrefix(b[2], "user+system: "):
+			cpu = append(cpu, b[1]+" "+strings.ReplaceAll(b[2], "&#xA;", " | "))
+		}
+	}
+	want := []string{"0-1 s write: 4000 ops/s", "1-2 s write: 4000 ops/s", "2-3.01 s write: 4009 ops/s"}
+	if strings.Join(throughput, "; ") != strings.Join(want, "; ") {
+		t.Errorf("throughput points:\n  %s\nwant\n  %s", strings.Join(throughput, "\n  "), strings.Join(want, "\n  "))
+	}
+	if len(cpu) != 3 || !strings.HasPrefix(cpu[2], "2-3.01 s") || !strings.Contains(cpu[2], "iowait: 2.35 %") {
+		t.Errorf("host CPU points:\n  %s\nwant the last over 2-3.01 s at 2.35%% iowait", strings.Join(cpu, "\n  "))
+	}
+	if testOut != "" {
+		os.WriteFile(filepath.Join(testOut, "short-last.html"), []byte(page), 0o644)
 	}
 }

@@ -1,7 +1,9 @@
 // Package chart draws a run's time series (from results.TimeSeries) as a
 // chart: panels stacked vertically on a shared time axis, for throughput,
 // latency percentiles and, when the run recorded it, telemetry. Several runs
-// are overlaid on the same axes, each timed from its own start.
+// are overlaid on the same axes, each timed from its own start. A run with
+// nothing to draw gets the throughput panel's empty axes, "no data" in the
+// plot and a note that says why.
 //
 // chart computes no statistics: it draws the figures package results
 // computed. The layout is built once as a small drawing model (rectangles,

@@ -124,6 +124,9 @@ type panel struct {
 	fixedMax float64
 	lines    []line
 	errs     []errMark
+	// empty, if set, is written in the middle of the plot, which has no
+	// line.
+	empty string
 }
 
 // layout builds a drawing.
@@ -148,6 +151,13 @@ func (l *layout) runName(i int) string {
 func build(in Input) *drawing {
 	l := &layout{in: in, multi: len(in.Runs) > 1, d: &drawing{w: width}}
 	panels := l.panels()
+	if len(panels) == 0 {
+		// Nothing was recorded: draw the throughput panel's axes with a
+		// note, not a chart without a plot that could be taken for a
+		// broken file.
+		panels = []panel{{title: "throughput", unit: "ops/s", div: 1, empty: "no data"}}
+		l.notes = append(l.notes, "no data: the run recorded no operation, error or telemetry sample to draw")
+	}
 
 	// The time axis: seconds since each run's start, to the end of the
 	// last interval; telemetry sampled outside it is not drawn.
@@ -596,6 +606,10 @@ func (l *layout) drawPanel(p panel, y float64, first, last bool) float64 {
 		l.text(x1, bottom+30, "seconds since start", anchorEnd, false, muted)
 	}
 	l.d.shapes = append(l.d.shapes, path{pts: []pt{{x0 + .5, top + .5}, {x1 - .5, top + .5}, {x1 - .5, bottom - .5}, {x0 + .5, bottom - .5}, {x0 + .5, top + .5}}, stroke: frameC, width: 1})
+
+	if p.empty != "" {
+		l.text((x0+x1)/2, (top+bottom)/2+4, p.empty, anchorMiddle, false, muted)
+	}
 
 	// Lines.
 	for _, ln := range p.lines {

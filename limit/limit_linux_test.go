@@ -20,6 +20,7 @@ import (
 	"github.com/containerd/cgroups/v3"
 
 	"github.com/stampede-bench/stampede/limit"
+	"github.com/stampede-bench/stampede/procmatch"
 )
 
 // helperEnv makes the test binary a helper program instead of running
@@ -316,12 +317,16 @@ func TestMemoryLimit(t *testing.T) {
 }
 
 // TestWatch starts processes after Watch has started and checks that each
-// is moved into the group within a second, and that others are not.
+// one whose command line matches a command-line pattern is moved into the
+// group within a second, and that others are not.
 func TestWatch(t *testing.T) {
 	requireV1(t, "cpu")
 	g := newGroup(t, limit.Limits{CPUs: 1})
 	tag := fmt.Sprintf("30.%d", 1000+os.Getpid()%9000) // sleep 30.NNNN: a distinctive command line
-	re := regexp.MustCompile(`^sleep ` + regexp.QuoteMeta(tag) + `$`)
+	re, err := procmatch.Compile(`^sleep `+regexp.QuoteMeta(tag)+`$`, true)
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var mu sync.Mutex
 	moved := map[int]time.Time{}
@@ -580,4 +585,41 @@ func TestV2FakeTree(t *testing.T) {
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
+}
+
+// TestWatchByName checks that a name pattern moves the processes of that
+// name and not one whose command line only mentions it: a copy of sleep
+// named stwNNNN is moved, a shell whose command line holds stwNNNN is not.
+func TestWatchByName(t *testing.T) {
+	requireV1(t, "cpu")
+	g := newGroup(t, limit.Limits{CPUs: 1})
+	name := fmt.Sprintf("stw%d", os.Getpid())
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep")
+	}
+	prog := filepath.Join(t.TempDir(), name)
+	if err := os.Symlink(sleep, prog); err != nil {
+		t.Fatal(err)
+	}
+	named := exec.Command(prog, "30")
+	mention := exec.Command("sh", "-c", "sleep 30; : "+name)
+	start(t, nil, named)
+	start(t, nil, mention)
+	p, err := procmatch.Compile("^"+name+"$", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 700*time.Millisecond)
+	defer cancel()
+	var moved []int
+	if err := g.Watch(ctx, p, 100*time.Millisecond, func(pid int, _ string) { moved = append(moved, pid) }); err != nil {
+		t.Fatal(err)
+	}
+	if !inGroup(named.Process.Pid, g) || len(moved) != 1 || moved[0] != named.Process.Pid {
+		t.Errorf("moved %v, want only %s (PID %d)", moved, name, named.Process.Pid)
+	}
+	if inGroup(mention.Process.Pid, g) {
+		t.Errorf("the shell whose command line mentions %s was moved", name)
+	}
 }

@@ -6,8 +6,9 @@ import (
 	"context"
 	"errors"
 	"os/exec"
-	"regexp"
 	"time"
+
+	"github.com/stampede-bench/stampede/procmatch"
 )
 
 // errNotSupported is what every call returns off Linux.
@@ -53,7 +54,7 @@ func (g *Group) PIDs() ([]int, error) { return nil, errNotSupported }
 func (g *Group) Command(cmd *exec.Cmd) error { return errNotSupported }
 
 // Watch is not supported off Linux.
-func (g *Group) Watch(ctx context.Context, re *regexp.Regexp, every time.Duration, moved func(pid int, cmdline string)) error {
+func (g *Group) Watch(ctx context.Context, p *procmatch.Pattern, every time.Duration, moved func(pid int, cmdline string)) error {
 	return errNotSupported
 }
 

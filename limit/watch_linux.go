@@ -5,23 +5,26 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/stampede-bench/stampede/procmatch"
 )
 
-// Watch moves every process whose name (/proc/PID/comm) or command line
-// matches re into the group, scanning /proc every `every` (0 means
-// DefaultWatchEvery; longer than a second means a second), until ctx ends.
-// It calls moved, if not nil, after each move.
+// Watch moves every process that p matches into the group: by default
+// those whose name (/proc/PID/comm) matches, with a command-line pattern
+// those whose full command line does (see package procmatch). It scans
+// /proc every `every` (0 means DefaultWatchEvery; longer than a second
+// means a second), until ctx ends, and calls moved, if not nil, after each
+// move.
 //
 // It never moves stampede itself: not this process, not its ancestors (the
 // shell or sudo that started it, whose command lines hold the pattern),
 // and not any process running the same executable. Kernel threads are
 // skipped too. A process that exits before it can be moved is skipped; any
 // other failure to move one ends Watch with an error.
-func (g *Group) Watch(ctx context.Context, re *regexp.Regexp, every time.Duration, moved func(pid int, cmdline string)) error {
+func (g *Group) Watch(ctx context.Context, p *procmatch.Pattern, every time.Duration, moved func(pid int, cmdline string)) error {
 	if every <= 0 {
 		every = DefaultWatchEvery
 	}
@@ -31,7 +34,7 @@ func (g *Group) Watch(ctx context.Context, re *regexp.Regexp, every time.Duratio
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
-		if err := g.sweep(re, skip, self, moved); err != nil {
+		if err := g.sweep(p, skip, self, moved); err != nil {
 			return err
 		}
 		select {
@@ -43,7 +46,7 @@ func (g *Group) Watch(ctx context.Context, re *regexp.Regexp, every time.Duratio
 }
 
 // sweep moves the matching processes that are not in the group yet.
-func (g *Group) sweep(re *regexp.Regexp, skip map[int]bool, self string, moved func(int, string)) error {
+func (g *Group) sweep(p *procmatch.Pattern, skip map[int]bool, self string, moved func(int, string)) error {
 	in := map[int]bool{}
 	pids, err := g.PIDs()
 	if err != nil {
@@ -62,15 +65,28 @@ func (g *Group) sweep(re *regexp.Regexp, skip map[int]bool, self string, moved f
 			continue
 		}
 		dir := filepath.Join("/proc", e.Name())
-		raw, err := os.ReadFile(filepath.Join(dir, "cmdline"))
-		if err != nil || len(raw) == 0 {
-			continue // gone, or a kernel thread (or a zombie)
+		comm, err := os.ReadFile(filepath.Join(dir, "comm"))
+		if err != nil {
+			continue // gone
 		}
-		cmdline := string(bytes.TrimRight(bytes.ReplaceAll(raw, []byte{0}, []byte{' '}), " "))
-		comm, _ := os.ReadFile(filepath.Join(dir, "comm"))
-		if !re.MatchString(strings.TrimSpace(string(comm))) && !re.MatchString(cmdline) {
-			continue
+		// The command line is read once, only when needed: for a
+		// command-line pattern, a name the kernel may have cut, and a
+		// process that matched (to skip kernel threads).
+		var args []string
+		read := false
+		cmd := func() []string {
+			if !read {
+				read = true
+				if raw, err := os.ReadFile(filepath.Join(dir, "cmdline")); err == nil && len(raw) > 0 {
+					args = strings.Split(string(bytes.TrimRight(raw, "\x00")), "\x00")
+				}
+			}
+			return args
 		}
+		if !p.Match(strings.TrimSuffix(string(comm), "\n"), cmd) || len(cmd()) == 0 {
+			continue // no match, or a kernel thread (or a zombie, or gone)
+		}
+		cmdline := strings.Join(args, " ")
 		if exe, _ := os.Readlink(filepath.Join(dir, "exe")); self != "" && exe == self {
 			continue
 		}

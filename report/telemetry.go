@@ -46,8 +46,8 @@ func TelemetryLine(s telemetry.Sample) string {
 }
 
 // TelemetrySummary writes the averages and peaks of a run's telemetry as
-// an aligned table: a header line with the number of intervals, CPUs and
-// memory, then one row per figure.
+// an aligned table: a header line with the number of intervals (and of the
+// short ones left out of peaks), CPUs and memory, then one row per figure.
 func TelemetrySummary(w io.Writer, sum telemetry.Summary) error {
 	type row struct {
 		name     string
@@ -105,7 +105,11 @@ func TelemetrySummary(w io.Writer, sum telemetry.Summary) error {
 		width = max(width, len(r.name))
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "telemetry: %d intervals, %d CPUs, %s memory\n", sum.Intervals, sum.Cores, Bytes(float64(sum.Memory.TotalBytes)))
+	short := ""
+	if sum.ShortIntervals > 0 {
+		short = fmt.Sprintf(" (%d short, left out of peaks)", sum.ShortIntervals)
+	}
+	fmt.Fprintf(&b, "telemetry: %d intervals%s, %d CPUs, %s memory\n", sum.Intervals, short, sum.Cores, Bytes(float64(sum.Memory.TotalBytes)))
 	fmt.Fprintf(&b, "%-*s %10s %10s\n", width, "figure", "avg", "max")
 	for _, r := range rows {
 		fmt.Fprintf(&b, "%-*s %10s %10s\n", width, r.name, r.avg, r.max)

@@ -24,7 +24,7 @@ func TestTelemetryLine(t *testing.T) {
 			Net: []telemetry.NetDev{{Name: "eth0", RxBytesPerSec: 300, TxBytesPerSec: 12 << 10}, {Name: "lo", RxBytesPerSec: 1.2 * (1 << 20), TxBytesPerSec: 1.2 * (1 << 20)}},
 			Procs: []telemetry.ProcGroup{
 				{Name: "^postgres", Processes: 3, CPUCores: 0.913, RSSBytes: 210 << 20, ReadBytesPerSec: 0, WriteBytesPerSec: 4.9 * (1 << 20)},
-				{Name: "pid 4242", Processes: 0},
+				{Name: "postgres (pid 4242)", Processes: 0},
 			},
 		}},
 		{"baseline", telemetry.Sample{Start: start, End: start, CPU: telemetry.CPU{Cores: 2},
@@ -41,7 +41,7 @@ func TestTelemetrySummary(t *testing.T) {
 	st := func(avg, max float64) telemetry.Stat { return telemetry.Stat{Avg: avg, Max: max} }
 	sum := telemetry.Summary{
 		Start: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), End: time.Date(2026, 3, 1, 12, 1, 0, 0, time.UTC),
-		Intervals: 60, Cores: 2,
+		Intervals: 61, ShortIntervals: 1, Cores: 2,
 		CPU: telemetry.CPUSummary{User: st(23.1, 41.5), System: st(10.2, 14), IOWait: st(0.31, 2.5), SoftIRQ: st(1.1, 2), Steal: st(0.5, 3), Idle: st(64.79, 80)},
 		Memory: telemetry.MemorySummary{TotalBytes: 8 << 30, UsedBytes: st(3.2*(1<<30), 3.5*(1<<30)),
 			CacheBytes: st(2<<30, 2.1*(1<<30)), SwapUsedBytes: st(0, 0)},
@@ -50,7 +50,8 @@ func TestTelemetrySummary(t *testing.T) {
 			WriteAwaitMs: st(2.1, 9.75), AwaitMs: st(2.09, 9.7), UtilPct: st(12.2, 31)}},
 		Net: []telemetry.NetDevSummary{{Name: "lo", RxBytesPerSec: st(1.2*(1<<20), 2*(1<<20)), TxBytesPerSec: st(1.2*(1<<20), 2*(1<<20))}},
 		Procs: []telemetry.ProcGroupSummary{{Name: "^postgres", Processes: st(3, 4), CPUCores: st(0.91, 1.43),
-			RSSBytes: st(210<<20, 260<<20), ReadBytesPerSec: st(0, 0), WriteBytesPerSec: st(4.9*(1<<20), 5*(1<<20))}},
+			RSSBytes: st(210<<20, 260<<20), ReadBytesPerSec: st(0, 0), WriteBytesPerSec: st(4.9*(1<<20), 5*(1<<20))},
+			{Name: "postgres (pid 6991)", Processes: st(12, 14), CPUCores: st(0.95, 1.5), RSSBytes: st(230<<20, 280<<20)}},
 	}
 	var b bytes.Buffer
 	if err := report.TelemetrySummary(&b, sum); err != nil {

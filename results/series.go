@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/stampede-bench/stampede/runlog"
@@ -14,7 +15,17 @@ import (
 // Series is the time series of one run, interval by interval, for charts:
 // what the run measured in each interval of its intervals log and, when it
 // recorded telemetry, in each telemetry sample. Times are in seconds since
-// the run's start. A Series is a plain value; as with any Go value,
+// the run's start.
+//
+// An interval much shorter than the run's usual one (shorter than half the
+// median length, the display interval: a run's last, partial interval, a
+// few milliseconds long when the run stops just after a tick) is merged
+// into the interval before it (the first into the one after): its few
+// operations make a rate of thousands per second out of a dozen, and a
+// figure over a few milliseconds draws a spike that never happened. Merged,
+// its operations, errors and latencies still count, in a point whose rate
+// is exact over the merged span; dropped, they would be lost from the
+// chart. A Series is a plain value; as with any Go value,
 // concurrent reads are safe and writes need external synchronization.
 type Series struct {
 	// ID, Workload, Start and Tags identify the run (from run.json).
@@ -47,8 +58,9 @@ type Span struct {
 type OpSeries struct {
 	// Name is the series name.
 	Name string
-	// Points holds one point per interval of the run, in order, including
-	// intervals in which the operation did not run.
+	// Points holds one point per interval of the run (short intervals
+	// merged, see Series), in order, including intervals in which the
+	// operation did not run.
 	Points []OpPoint
 }
 
@@ -71,8 +83,9 @@ type OpPoint struct {
 
 // Telemetry is a run's telemetry samples, split into series. Every series
 // has one point per sample, in order, except that the baseline sample
-// (which covers no time) is left out, and a disk or process group has
-// points only for the samples that list it.
+// (which covers no time) is left out, short samples are merged (see
+// Series), and a disk or process group has points only for the samples
+// that list it.
 type Telemetry struct {
 	// CPU is the host's CPU use.
 	CPU []CPUPoint
@@ -118,7 +131,8 @@ type DiskPoint struct {
 // ProcSeries is one watched process group's figures in each telemetry
 // sample.
 type ProcSeries struct {
-	// Name is the group's name: its pattern, or "pid N".
+	// Name is the group's name: its pattern, "cmdline PATTERN", or
+	// "NAME (pid N)".
 	Name string
 	// Points holds the group's figures per sample.
 	Points []ProcPoint
@@ -172,28 +186,38 @@ func TimeSeries(run *runlog.Run) (Series, error) {
 			}
 		}
 	}
+	lens := make([]time.Duration, len(ivs))
+	for k, iv := range ivs {
+		lens[k] = iv.End.Sub(iv.Start)
+	}
+	groups := mergeShort(lens)
 	ops := make([]OpSeries, len(names))
 	used := make([]bool, len(names))
 	for i, n := range names {
-		ops[i] = OpSeries{Name: n, Points: make([]OpPoint, len(ivs))}
+		ops[i] = OpSeries{Name: n, Points: make([]OpPoint, len(groups))}
 	}
 	pcts := []float64{50, 95, 99}
-	for k := range ivs {
-		iv := &ivs[k]
-		span := Span{From: iv.Start.Sub(start).Seconds(), To: iv.End.Sub(start).Seconds()}
-		secs := iv.End.Sub(iv.Start).Seconds()
+	for k, g := range groups {
+		first, last := &ivs[g[0]], &ivs[g[len(g)-1]]
+		span := Span{From: first.Start.Sub(start).Seconds(), To: last.End.Sub(start).Seconds()}
+		secs := last.End.Sub(first.Start).Seconds()
 		for i, n := range names {
 			p := OpPoint{Span: span}
-			if d := iv.Series[n]; d != nil {
-				p.Count, p.Errors = d.Packed.TotalCount(), d.Errors
-				if secs > 0 {
-					p.Rate = float64(p.Count) / secs
+			var ds []*runlog.IntervalData
+			for _, j := range g {
+				if d := ivs[j].Series[n]; d != nil {
+					ds = append(ds, d)
+					p.Count += d.Packed.TotalCount()
+					p.Errors += d.Errors
 				}
-				if p.Count > 0 {
-					v := d.Packed.ValueAtPercentilesSlice(pcts)
-					p.P50, p.P95, p.P99 = stats.Ms(v[0]), stats.Ms(v[1]), stats.Ms(v[2])
-					p.Max = stats.Ms(d.Packed.Max())
-				}
+			}
+			if secs > 0 {
+				p.Rate = float64(p.Count) / secs
+			}
+			if p.Count > 0 {
+				v, mx := latencies(ds, pcts)
+				p.P50, p.P95, p.P99 = stats.Ms(v[0]), stats.Ms(v[1]), stats.Ms(v[2])
+				p.Max = stats.Ms(mx)
 			}
 			if p.Count > 0 || p.Errors > 0 {
 				used[i] = true
@@ -217,11 +241,113 @@ func TimeSeries(run *runlog.Run) (Series, error) {
 	return s, nil
 }
 
+// mergeShort groups the indexes of intervals of the given lengths: each
+// interval shorter than half the usual (median) length joins the group
+// before it, and the interval after a group that is still that short
+// joins it (so a short first interval joins the second).
+func mergeShort(lens []time.Duration) [][]int {
+	var pos []time.Duration
+	for _, d := range lens {
+		if d > 0 {
+			pos = append(pos, d)
+		}
+	}
+	slices.Sort(pos)
+	var short time.Duration
+	if len(pos) > 0 {
+		short = pos[len(pos)/2] / 2
+	}
+	var groups [][]int
+	var cur time.Duration // the length of the last group
+	for i, d := range lens {
+		if n := len(groups); n > 0 && (d < short || cur < short) {
+			groups[n-1] = append(groups[n-1], i)
+			cur += d
+			continue
+		}
+		groups = append(groups, []int{i})
+		cur = d
+	}
+	return groups
+}
+
+// latencies returns the percentiles and the maximum of the latencies of ds
+// (at least one, not all empty), merged exactly when there are several.
+func latencies(ds []*runlog.IntervalData, pcts []float64) ([]int64, int64) {
+	var nonEmpty []*runlog.IntervalData
+	for _, d := range ds {
+		if d.Packed.TotalCount() > 0 {
+			nonEmpty = append(nonEmpty, d)
+		}
+	}
+	if len(nonEmpty) == 1 {
+		p := nonEmpty[0].Packed
+		return p.ValueAtPercentilesSlice(pcts), p.Max()
+	}
+	h := nonEmpty[0].Histogram()
+	for _, d := range nonEmpty[1:] {
+		d.MergeInto(h)
+	}
+	return h.ValueAtPercentilesSlice(pcts), h.Max()
+}
+
+// mergeSamples returns one sample over the span of ss (consecutive
+// samples): its rates are those of ss weighted by their lengths, a disk or
+// group absent from one counting as zero there; its levels are the last
+// sample's.
+func mergeSamples(ss []telemetry.Sample) telemetry.Sample {
+	if len(ss) == 1 {
+		return ss[0]
+	}
+	out := ss[len(ss)-1]
+	out.Start = ss[0].Start
+	total := out.End.Sub(out.Start).Seconds()
+	if total <= 0 {
+		return out
+	}
+	out.CPU = telemetry.CPU{Cores: out.CPU.Cores}
+	out.Disks, out.Procs = nil, nil
+	disks, procs := map[string]int{}, map[string]int{}
+	for _, s := range ss {
+		w := s.End.Sub(s.Start).Seconds() / total
+		c := s.CPU
+		for _, f := range []struct {
+			dst *float64
+			v   float64
+		}{{&out.CPU.User, c.User}, {&out.CPU.Nice, c.Nice},
+			{&out.CPU.System, c.System}, {&out.CPU.IOWait, c.IOWait}, {&out.CPU.IRQ, c.IRQ},
+			{&out.CPU.SoftIRQ, c.SoftIRQ}, {&out.CPU.Steal, c.Steal}, {&out.CPU.Idle, c.Idle}} {
+			*f.dst += f.v * w
+		}
+		for _, d := range s.Disks {
+			i, ok := disks[d.Name]
+			if !ok {
+				i = len(out.Disks)
+				disks[d.Name] = i
+				out.Disks = append(out.Disks, telemetry.Disk{Name: d.Name})
+			}
+			out.Disks[i].ReadKBPerSec += d.ReadKBPerSec * w
+			out.Disks[i].WriteKBPerSec += d.WriteKBPerSec * w
+		}
+		for _, g := range s.Procs {
+			i, ok := procs[g.Name]
+			if !ok {
+				i = len(out.Procs)
+				procs[g.Name] = i
+				out.Procs = append(out.Procs, telemetry.ProcGroup{Name: g.Name})
+			}
+			out.Procs[i].CPUCores += g.CPUCores * w
+			out.Procs[i].ReadBytesPerSec += g.ReadBytesPerSec * w
+			out.Procs[i].WriteBytesPerSec += g.WriteBytesPerSec * w
+		}
+	}
+	return out
+}
+
 // readTelemetry reads telemetry.ndjson; it returns nil when the run has no
 // sample that covers time.
 func readTelemetry(run *runlog.Run, start time.Time) (*Telemetry, error) {
-	var t Telemetry
-	disks, procs := map[string]int{}, map[string]int{}
+	var samples []telemetry.Sample
 	err := run.Telemetry(func(line []byte) error {
 		var smp telemetry.Sample
 		if err := json.Unmarshal(line, &smp); err != nil {
@@ -230,9 +356,19 @@ func readTelemetry(run *runlog.Run, start time.Time) (*Telemetry, error) {
 		if smp.Start.IsZero() || smp.End.IsZero() {
 			return errors.New("sample without start or end")
 		}
-		if !smp.End.After(smp.Start) {
-			return nil // the baseline: no rates
+		if smp.End.After(smp.Start) { // not the baseline, which has no rates
+			samples = append(samples, smp)
 		}
+		return nil
+	})
+	lens := make([]time.Duration, len(samples))
+	for i, s := range samples {
+		lens[i] = s.End.Sub(s.Start)
+	}
+	var t Telemetry
+	disks, procs := map[string]int{}, map[string]int{}
+	for _, g := range mergeShort(lens) {
+		smp := mergeSamples(samples[g[0] : g[len(g)-1]+1])
 		span := Span{From: smp.Start.Sub(start).Seconds(), To: smp.End.Sub(start).Seconds()}
 		c := smp.CPU
 		user, sys := c.User+c.Nice, c.System+c.IRQ+c.SoftIRQ
@@ -257,8 +393,7 @@ func readTelemetry(run *runlog.Run, start time.Time) (*Telemetry, error) {
 			t.Procs[i].Points = append(t.Procs[i].Points, ProcPoint{Span: span, CPUCores: g.CPUCores,
 				ReadBytesPerSec: g.ReadBytesPerSec, WriteBytesPerSec: g.WriteBytesPerSec})
 		}
-		return nil
-	})
+	}
 	if len(t.CPU) == 0 {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package results_test
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -250,4 +251,144 @@ func hashDir(t testing.TB, dir string) []string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestTimeSeriesShortLastInterval is the run whose chart ended in a jump
+// to 4.8k ops/s, held at 4k ops/s, and a 34% iowait that never happened:
+// three intervals of 1 s, then a last one of 11 ms with 53 operations and
+// one error, sampled by telemetry at 34% iowait. The last interval is
+// merged into the one before: one point over 2-3.011 s with the exact rate,
+// count, errors and latencies of both, and the telemetry weighted by
+// length.
+func TestTimeSeriesShortLastInterval(t *testing.T) {
+	root := t.TempDir()
+	w, err := runlog.Create(root, runlog.RunInfo{ID: "20261122-103512-kv-ts03", Workload: "kv", Series: []string{"write"}, Start: t0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type iv struct {
+		from, to time.Duration
+		lat      []int64 // ns
+		errs     int64
+		iowait   float64
+		cores    float64
+	}
+	ms := time.Millisecond
+	vals := func(n int, base int64) []int64 {
+		out := make([]int64, n)
+		for i := range out {
+			out[i] = base + int64(i)*1000
+		}
+		return out
+	}
+	ivs := []iv{
+		{0, 1000 * ms, vals(4000, 1e6), 0, 2, 1},
+		{1000 * ms, 2000 * ms, vals(4000, 1e6), 0, 2, 1},
+		{2000 * ms, 3000 * ms, vals(4000, 1e6), 0, 2, 1},
+		{3000 * ms, 3011 * ms, vals(53, 9e6), 1, 34, 3},
+	}
+	base := telemetryLine{Start: t0, End: t0}
+	if err := w.WriteTelemetry(base); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range ivs {
+		h := hist(t, v.lat)
+		start, end := t0.Add(v.from), t0.Add(v.to)
+		if err := w.WriteInterval(start, end, []runlog.IntervalSeries{{Name: "write", Hist: h, Count: h.TotalCount(), Errors: v.errs}}, nil); err != nil {
+			t.Fatal(err)
+		}
+		var tl telemetryLine
+		tl.Start, tl.End = start, end
+		tl.CPU.User, tl.CPU.IOWait, tl.CPU.Idle = 20, v.iowait, 80-v.iowait
+		tl.Disks = []map[string]any{{"name": "vda", "wkB_s": 100 * v.iowait}}
+		tl.Procs = []map[string]any{{"name": "postgres", "cpu_cores": v.cores}}
+		if err := w.WriteTelemetry(tl); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Finish(t0.Add(3011*ms), runlog.StatusCompleted, "", nil); err != nil {
+		t.Fatal(err)
+	}
+	run, err := runlog.Open(filepath.Join(root, "20261122-103512-kv-ts03"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := results.TimeSeries(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts := s.Ops[0].Points
+	if len(pts) != 3 {
+		t.Fatalf("%d points, want 3 (the 11 ms interval merged): %+v", len(pts), pts)
+	}
+	last := pts[2]
+	all := append(slices.Clone(ivs[2].lat), ivs[3].lat...)
+	if last.From != 2 || last.To != 3.011 || last.Count != 4053 || last.Errors != 1 || math.Abs(last.Rate-4053/1.011) > 1e-9 {
+		t.Errorf("last point %+v, want 4053 operations and 1 error over 2-3.011 s (%.1f ops/s)", last, 4053/1.011)
+	}
+	for _, c := range []struct {
+		name     string
+		got, pct float64
+	}{{"p50", last.P50, 50}, {"p99", last.P99, 99}, {"max", last.Max, 100}} {
+		if want := exactPct(all, c.pct); !near(c.got, want) {
+			t.Errorf("last point %s = %v ms, want %v (both intervals' latencies)", c.name, c.got, want)
+		}
+	}
+	for i, p := range pts {
+		if p.Rate > 4010 {
+			t.Errorf("point %d: %.0f ops/s, above the 4k the run held", i, p.Rate)
+		}
+	}
+	tel := s.Telemetry
+	if len(tel.CPU) != 3 || len(tel.Disks[0].Points) != 3 || len(tel.Procs[0].Points) != 3 {
+		t.Fatalf("telemetry points: %d CPU, %d disk, %d process", len(tel.CPU), len(tel.Disks[0].Points), len(tel.Procs[0].Points))
+	}
+	wavg := func(a, b float64) float64 { return (a*1 + b*0.011) / 1.011 }
+	c := tel.CPU[2]
+	if c.From != 2 || c.To != 3.011 || math.Abs(c.IOWait-wavg(2, 34)) > 1e-9 || math.Abs(c.Busy-20) > 1e-9 {
+		t.Errorf("last CPU point %+v, want iowait %.3f%% over 2-3.011 s", c, wavg(2, 34))
+	}
+	if d := tel.Disks[0].Points[2]; math.Abs(d.WriteKBPerSec-wavg(200, 3400)) > 1e-9 {
+		t.Errorf("last disk point %+v, want %.1f kB/s", d, wavg(200, 3400))
+	}
+	if p := tel.Procs[0].Points[2]; math.Abs(p.CPUCores-wavg(1, 3)) > 1e-9 {
+		t.Errorf("last process point %+v, want %.4f cores", p, wavg(1, 3))
+	}
+}
+
+// TestTimeSeriesShortFirstInterval checks that a short first interval is
+// merged into the one after it, and that intervals of usual length are
+// left alone.
+func TestTimeSeriesShortFirstInterval(t *testing.T) {
+	root := t.TempDir()
+	w, err := runlog.Create(root, runlog.RunInfo{ID: "20261122-103512-kv-ts04", Workload: "kv", Series: []string{"write"}, Start: t0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bounds := []time.Duration{0, 100 * time.Millisecond, 1100 * time.Millisecond, 2100 * time.Millisecond, 2700 * time.Millisecond}
+	for i := 1; i < len(bounds); i++ {
+		h := hist(t, []int64{1e6, 2e6})
+		if err := w.WriteInterval(t0.Add(bounds[i-1]), t0.Add(bounds[i]), []runlog.IntervalSeries{{Name: "write", Hist: h, Count: 2}}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Finish(t0.Add(bounds[len(bounds)-1]), runlog.StatusCompleted, "", nil); err != nil {
+		t.Fatal(err)
+	}
+	run, err := runlog.Open(filepath.Join(root, "20261122-103512-kv-ts04"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := results.TimeSeries(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var spans []string
+	for _, p := range s.Ops[0].Points {
+		spans = append(spans, fmt.Sprintf("%g-%g:%d", p.From, p.To, p.Count))
+	}
+	// 0.1 s (short) joins the next; 0.6 s is not short (half of 1 s is).
+	if got := strings.Join(spans, " "); got != "0-1.1:4 1.1-2.1:2 2.1-2.7:2" {
+		t.Errorf("points %s, want 0-1.1:4 1.1-2.1:2 2.1-2.7:2", got)
+	}
 }

@@ -30,7 +30,7 @@ func BenchmarkSample(b *testing.B) {
 		}
 		cmds = append(cmds, c)
 	}
-	s, err := telemetry.New(telemetry.Config{WatchProcess: []string{`^sleep 60$`}})
+	s, err := telemetry.New(telemetry.Config{WatchCmdline: []string{`^sleep 60$`}})
 	if err != nil {
 		b.Fatal(err)
 	}

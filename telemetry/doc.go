@@ -22,9 +22,15 @@
 //	areq-sz  = Δ(sectors read+written+discarded) * 512/1024 / Δ(reads+writes+discards)
 //	aqu-sz   = Δweighted_ms / Δt_ms           %util    = Δio_ms / Δt_ms * 100
 //
-// where a quotient with a zero divisor is 0 and Δt is End - Start of the
-// sample. Counters that go backwards (a device re-attached) count as no
-// activity for that interval.
+// where a quotient with a zero divisor is 0 and Δt is the time between the
+// Sampler's two reads of /proc/diskstats (as iostat takes it from its own
+// reads of /proc/uptime), which follows End - Start of the sample but not
+// the delay with which Sample was called. Counters that go backwards (a
+// device re-attached) count as no activity for that interval. The network
+// and each watched process are timed by their own reads the same way.
+//
+// Watched processes are chosen by pattern, matched against their names or
+// command lines as package procmatch describes, or by PID.
 //
 // The sampling code is Linux only; elsewhere [New] returns an error, while
 // the data types, [Summarize] and [Summary.Flat] work everywhere.

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,6 +14,8 @@ import (
 
 	"github.com/prometheus/procfs"
 	"github.com/prometheus/procfs/blockdevice"
+
+	"github.com/stampede-bench/stampede/procmatch"
 )
 
 // userHZ is the unit of the tick counts of /proc/stat and /proc/PID/stat
@@ -28,9 +29,12 @@ type Sampler struct {
 	bfs      blockdevice.FS
 	procRoot string
 	groups   []group
-	regexps  int // the first regexps groups are patterns, the rest PIDs
 	pageSize uint64
-	self     int // our own PID, which patterns never match
+	clock    func() time.Time
+	// skip holds this process and its ancestors (the shell or sudo that
+	// started it, whose command lines often name the server it loads),
+	// by PID, with their start times: patterns never match them.
+	skip map[int]uint64
 
 	// procs holds what the Sampler knows of each process it has seen,
 	// by PID; gen marks those seen by the current Sample.
@@ -49,7 +53,7 @@ type Sampler struct {
 
 type group struct {
 	name  string
-	re    *regexp.Regexp // nil for a PID group
+	pat   *procmatch.Pattern // nil for a PID group
 	pid   int
 	start uint64 // start time of the PID, in ticks since boot
 }
@@ -60,10 +64,11 @@ type procState struct {
 	comm   string // an exec changes it, and then the process is classified again
 	groups []int  // indexes of the groups it belongs to
 	// based says ticks, read and write hold the counters at the previous
-	// sample.
+	// sample, read at the clock time at.
 	based       bool
 	ticks       uint64
 	read, write uint64
+	at          time.Time
 	gen         uint64
 	// settled says the process belongs to no group and was old enough
 	// when last checked that it is only checked again now and then.
@@ -80,18 +85,22 @@ const (
 	recheckEvery = 16
 )
 
-// snapshot holds the counters of one sample.
+// snapshot holds the counters of one sample, with the clock times of
+// their reads.
 type snapshot struct {
 	time   time.Time
 	uptime float64 // seconds since boot
 	cpu    procfs.CPUStat
 	disks  map[string]blockdevice.IOStats
 	net    procfs.NetDev
+	// diskAt, netAt and procsAt are when diskstats and net/dev were read
+	// and when the scan of the processes began.
+	diskAt, netAt, procsAt time.Time
 }
 
 // New checks cfg and returns a Sampler. It fails when /proc cannot be
-// read, when a pattern is not a valid regular expression, or when a PID
-// does not exist.
+// read, when a pattern is not a valid regular expression or is listed
+// twice, or when a PID does not exist.
 func New(cfg Config) (*Sampler, error) {
 	if cfg.ProcRoot == "" {
 		cfg.ProcRoot = procfs.DefaultMountPoint
@@ -110,7 +119,7 @@ func New(cfg Config) (*Sampler, error) {
 		fs:       fs,
 		procRoot: cfg.ProcRoot,
 		pageSize: uint64(os.Getpagesize()),
-		self:     os.Getpid(),
+		clock:    cfg.Clock,
 		procs:    map[int]*procState{},
 		parts:    map[string]bool{},
 	}
@@ -123,18 +132,26 @@ func New(cfg Config) (*Sampler, error) {
 	if s.bfs, err = blockdevice.NewFS(cfg.ProcRoot, sys); err != nil {
 		return nil, fmt.Errorf("cannot read %s: %w", cfg.ProcRoot, err)
 	}
-	s.listWholeDisks()
-	for i, p := range cfg.WatchProcess {
-		if slices.Contains(cfg.WatchProcess[:i], p) {
-			return nil, fmt.Errorf("process pattern %q is listed twice; list each pattern once", p)
-		}
-		re, err := regexp.Compile(p)
-		if err != nil {
-			return nil, fmt.Errorf("invalid process pattern %q: %w (use Go regexp syntax, e.g. \"^postgres\")", p, err)
-		}
-		s.groups = append(s.groups, group{name: p, re: re})
+	if s.clock == nil {
+		s.clock = time.Now
 	}
-	s.regexps = len(s.groups)
+	s.listWholeDisks()
+	for _, kind := range []struct {
+		exprs   []string
+		cmdline bool
+		prefix  string
+	}{{cfg.WatchProcess, false, ""}, {cfg.WatchCmdline, true, "cmdline "}} {
+		for i, e := range kind.exprs {
+			if slices.Contains(kind.exprs[:i], e) {
+				return nil, fmt.Errorf("process pattern %q is listed twice; list each pattern once", e)
+			}
+			p, err := procmatch.Compile(e, kind.cmdline)
+			if err != nil {
+				return nil, err
+			}
+			s.groups = append(s.groups, group{name: kind.prefix + e, pat: p})
+		}
+	}
 	for i, pid := range cfg.WatchPIDs {
 		if slices.Contains(cfg.WatchPIDs[:i], pid) {
 			return nil, fmt.Errorf("PID %d is listed twice; list each PID once", pid)
@@ -143,9 +160,28 @@ func New(cfg Config) (*Sampler, error) {
 		if err != nil {
 			return nil, fmt.Errorf("PID %d is gone: %w; watch a running process", pid, err)
 		}
-		s.groups = append(s.groups, group{name: "pid " + strconv.Itoa(pid), pid: pid, start: st.Starttime})
+		s.groups = append(s.groups, group{name: fmt.Sprintf("%s (pid %d)", st.Comm, pid), pid: pid, start: st.Starttime})
 	}
+	s.skip = s.ancestors()
 	return s, nil
+}
+
+// ancestors returns this process and its ancestors up to init, by PID,
+// with their start times.
+func (s *Sampler) ancestors() map[int]uint64 {
+	out := map[int]uint64{}
+	for pid := os.Getpid(); pid > 1 && len(out) < maxAncestry; {
+		if _, seen := out[pid]; seen {
+			break
+		}
+		st, err := s.procStat(pid)
+		if err != nil {
+			break // a fake ProcRoot, which does not hold us
+		}
+		out[pid] = st.Starttime
+		pid = st.PPID
+	}
+	return out
 }
 
 func (s *Sampler) procStat(pid int) (procfs.ProcStat, error) {
@@ -170,7 +206,9 @@ func (s *Sampler) listWholeDisks() {
 
 // Sample reads the counters at now. The first call returns a baseline
 // (Start == End, rates zero, levels filled); each later call returns the
-// rates over the interval since the previous call. It fails only when a
+// rates over the interval since the previous call: now and the previous
+// call's now bound the interval, and each counter is divided by the
+// Config.Clock time between its two reads. It fails only when a
 // host-wide file (stat, meminfo, diskstats, net/dev, uptime) cannot be
 // read; processes that exit while being read are skipped.
 func (s *Sampler) Sample(now time.Time) (Sample, error) {
@@ -202,20 +240,33 @@ func (s *Sampler) Sample(now time.Time) (Sample, error) {
 	}
 	out.Memory = memory(mem)
 
-	if out.Disks, cur.disks, err = s.disks(prev, elapsed); err != nil {
+	if out.Disks, err = s.disks(prev, cur, elapsed); err != nil {
 		return Sample{}, err
 	}
 
 	if cur.net, err = s.fs.NetDev(); err != nil {
 		return Sample{}, fmt.Errorf("read %s: %w", filepath.Join(s.procRoot, "net/dev"), err)
 	}
+	cur.netAt = s.clock()
+	if prev != nil {
+		elapsed = since(prev.netAt, cur.netAt, elapsed)
+	}
 	out.Net = netRates(prev, cur.net, elapsed)
 
 	if len(s.groups) > 0 {
-		out.Procs = s.sampleProcs(prev, cur.uptime, elapsed)
+		out.Procs = s.sampleProcs(prev, cur)
 	}
 	s.prev = cur
 	return out, nil
+}
+
+// since returns the seconds from a to b, or fallback when the clock did not
+// move forward between them.
+func since(a, b time.Time, fallback float64) float64 {
+	if d := b.Sub(a).Seconds(); d > 0 {
+		return d
+	}
+	return fallback
 }
 
 // readUptime returns the first field of /proc/uptime (procfs has no
@@ -295,14 +346,20 @@ func div(a, b float64) float64 {
 	return a / b
 }
 
-// disks reads /proc/diskstats and computes iostat -x figures for the whole
-// disks that have done any I/O since boot.
-func (s *Sampler) disks(prev *snapshot, elapsed float64) ([]Disk, map[string]blockdevice.IOStats, error) {
+// disks reads /proc/diskstats into cur and computes iostat -x figures for
+// the whole disks that have done any I/O since boot, over the time since
+// the previous read (elapsed when the clock did not move).
+func (s *Sampler) disks(prev, snap *snapshot, elapsed float64) ([]Disk, error) {
 	stats, err := s.bfs.ProcDiskstats()
 	if err != nil {
-		return nil, nil, fmt.Errorf("read %s: %w", filepath.Join(s.procRoot, "diskstats"), err)
+		return nil, fmt.Errorf("read %s: %w", filepath.Join(s.procRoot, "diskstats"), err)
+	}
+	snap.diskAt = s.clock()
+	if prev != nil {
+		elapsed = since(prev.diskAt, snap.diskAt, elapsed)
 	}
 	cur := make(map[string]blockdevice.IOStats, len(stats))
+	snap.disks = cur
 	var out []Disk
 	relisted := false
 	for _, d := range stats {
@@ -330,7 +387,7 @@ func (s *Sampler) disks(prev *snapshot, elapsed float64) ([]Disk, map[string]blo
 		out = append(out, disk)
 	}
 	slices.SortFunc(out, func(a, b Disk) int { return strings.Compare(a.Name, b.Name) })
-	return out, cur, nil
+	return out, nil
 }
 
 // iostat computes the figures of iostat -x from two readings of a device's
@@ -378,19 +435,20 @@ func netRates(prev *snapshot, cur procfs.NetDev, elapsed float64) []NetDev {
 }
 
 // sampleProcs reads the watched processes and sums them per group.
-func (s *Sampler) sampleProcs(prev *snapshot, uptime, elapsed float64) []ProcGroup {
+func (s *Sampler) sampleProcs(prev, cur *snapshot) []ProcGroup {
 	out := make([]ProcGroup, len(s.groups))
 	for i, g := range s.groups {
 		out[i].Name = g.name
 	}
 	s.gen++
+	cur.procsAt = s.clock()
 	// Every process is looked at, also for PID groups, which include the
 	// descendants of their process (a server's forked backends).
 	if len(s.groups) > 0 {
 		all, err := s.fs.AllProcs()
 		if err == nil {
 			for _, p := range all {
-				s.sampleProc(p, prev, uptime, out)
+				s.sampleProc(p, prev, cur, out)
 			}
 		}
 	}
@@ -399,17 +457,13 @@ func (s *Sampler) sampleProcs(prev *snapshot, uptime, elapsed float64) []ProcGro
 			delete(s.procs, pid)
 		}
 	}
-	for i := range out {
-		out[i].CPUCores = div(out[i].CPUCores/userHZ, elapsed)
-		out[i].ReadBytesPerSec = div(out[i].ReadBytesPerSec, elapsed)
-		out[i].WriteBytesPerSec = div(out[i].WriteBytesPerSec, elapsed)
-	}
 	return out
 }
 
-// sampleProc adds one process's figures to the groups it belongs to; out
-// receives CPU ticks and byte counts, which sampleProcs turns into rates.
-func (s *Sampler) sampleProc(p procfs.Proc, prev *snapshot, uptime float64, out []ProcGroup) {
+// sampleProc adds one process's figures to the groups it belongs to: its
+// counters' growth since its previous read, divided by the time since
+// that read.
+func (s *Sampler) sampleProc(p procfs.Proc, prev, cur *snapshot, out []ProcGroup) {
 	ps := s.procs[p.PID]
 	if ps != nil && ps.settled && (uint64(p.PID)+s.gen)%recheckEvery != 0 {
 		ps.gen = s.gen
@@ -439,7 +493,7 @@ func (s *Sampler) sampleProc(p procfs.Proc, prev *snapshot, uptime float64, out 
 	}
 	ps.gen = s.gen
 	if len(ps.groups) == 0 {
-		ps.settled = uptime-float64(st.Starttime)/userHZ >= youngSecs
+		ps.settled = cur.uptime-float64(st.Starttime)/userHZ >= youngSecs
 		return
 	}
 	ps.settled = false
@@ -448,24 +502,28 @@ func (s *Sampler) sampleProc(p procfs.Proc, prev *snapshot, uptime float64, out 
 	if io, err := p.IO(); err == nil {
 		read, write = io.ReadBytes, io.WriteBytes
 	}
+	at := s.clock()
 	if !ps.based {
 		ps.based = true
-		// A process that started during the interval counts from zero;
-		// one that was already running counts from now on.
-		if prev == nil || float64(st.Starttime)/userHZ <= prev.uptime {
-			ps.ticks, ps.read, ps.write = ticks, read, write
+		ps.ticks, ps.read, ps.write, ps.at = ticks, read, write, at
+		// A process that started during the interval counts from zero,
+		// over the interval since the previous scan; one that was
+		// already running counts from now on.
+		if prev != nil && float64(st.Starttime)/userHZ > prev.uptime {
+			ps.ticks, ps.read, ps.write, ps.at = 0, 0, 0, prev.procsAt
 		}
 	}
+	secs := max(at.Sub(ps.at).Seconds(), 0)
 	dt, dr, dw := delta(ps.ticks, ticks), delta(ps.read, read), delta(ps.write, write)
-	ps.ticks, ps.read, ps.write = ticks, read, write
+	ps.ticks, ps.read, ps.write, ps.at = ticks, read, write, at
 	rss := uint64(max(st.RSS, 0)) * s.pageSize
 	for _, i := range ps.groups {
 		g := &out[i]
 		g.Processes++
 		g.RSSBytes += rss
-		g.CPUCores += dt
-		g.ReadBytesPerSec += dr
-		g.WriteBytesPerSec += dw
+		g.CPUCores += div(dt/userHZ, secs)
+		g.ReadBytesPerSec += div(dr, secs)
+		g.WriteBytesPerSec += div(dw, secs)
 	}
 }
 
@@ -497,8 +555,7 @@ func (s *Sampler) inGroup(pid, i, depth int) bool {
 }
 
 // classify returns the indexes of the groups a process belongs to. It
-// reads the command line only when a pattern does not match the command
-// name.
+// reads the command line only when a pattern needs it.
 func (s *Sampler) classify(p procfs.Proc, st procfs.ProcStat) []int {
 	return s.classifyAt(p, st, 0)
 }
@@ -507,29 +564,26 @@ func (s *Sampler) classify(p procfs.Proc, st procfs.ProcStat) []int {
 // being sampled.
 func (s *Sampler) classifyAt(p procfs.Proc, st procfs.ProcStat, depth int) []int {
 	var groups []int
-	var cmdline string
+	var cmdline []string
 	read := false
+	args := func() []string {
+		if !read {
+			read = true
+			cmdline, _ = p.CmdLine()
+		}
+		return cmdline
+	}
 	for i, g := range s.groups {
-		if g.re == nil {
+		if g.pat == nil {
 			if (g.pid == p.PID && g.start == st.Starttime) || s.inGroup(st.PPID, i, depth) {
 				groups = append(groups, i)
 			}
 			continue
 		}
-		if p.PID == s.self {
-			continue // stampede's own command line names the server it loads
+		if start, ok := s.skip[p.PID]; ok && start == st.Starttime {
+			continue // stampede, or what started it: their command lines name the server
 		}
-		if g.re.MatchString(st.Comm) {
-			groups = append(groups, i)
-			continue
-		}
-		if !read {
-			read = true
-			if args, err := p.CmdLine(); err == nil {
-				cmdline = strings.Join(args, " ")
-			}
-		}
-		if cmdline != "" && g.re.MatchString(cmdline) {
+		if g.pat.Match(st.Comm, args) {
 			groups = append(groups, i)
 		}
 	}

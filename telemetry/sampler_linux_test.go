@@ -4,6 +4,7 @@ package telemetry_test
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,32 @@ import (
 
 	"github.com/stampede-bench/stampede/telemetry"
 )
+
+// fakeSampler is a Sampler of a fake tree whose clock reads the time given
+// to Sample plus skew, so that reads are timed as the test says.
+type fakeSampler struct {
+	*telemetry.Sampler
+	now  time.Time
+	skew time.Duration
+}
+
+// newSampler returns a fakeSampler for cfg (whose Clock it sets).
+func newSampler(cfg telemetry.Config) (*fakeSampler, error) {
+	f := &fakeSampler{}
+	cfg.Clock = func() time.Time { return f.now.Add(f.skew) }
+	s, err := telemetry.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	f.Sampler = s
+	return f, nil
+}
+
+// Sample samples at now, with reads timed at now plus the skew.
+func (f *fakeSampler) Sample(now time.Time) (telemetry.Sample, error) {
+	f.now = now
+	return f.Sampler.Sample(now)
+}
 
 // fakeTree is a fake /proc and /sys in a temporary directory, written in
 // the kernel's formats.
@@ -176,10 +203,11 @@ func twoSamples(t *testing.T) (base, s telemetry.Sample) {
 		},
 		[]string{netdev("lo", 1000, 1000), netdev("eth0", 10000, 5000), netdev("docker0", 0, 0)})
 
-	s1, err := telemetry.New(telemetry.Config{
+	s1, err := newSampler(telemetry.Config{
 		ProcRoot:     f.proc,
 		SysRoot:      f.sys,
-		WatchProcess: []string{`^postgres`, `loadgen`},
+		WatchProcess: []string{`^postgres`},
+		WatchCmdline: []string{`loadgen`},
 		WatchPIDs:    []int{200},
 	})
 	if err != nil {
@@ -311,18 +339,20 @@ func TestSampleProcs(t *testing.T) {
 		want telemetry.ProcGroup
 	}{
 		// 100, 101 and 400 match ^postgres on their name; 200 matches
-		// loadgen on its command line only; sh (600) does not match yet.
+		// loadgen on its command line (a --watch-cmdline group); sh
+		// (600) does not match yet. The PID group is named after its
+		// process.
 		{"baseline ^postgres", base.Procs[0], telemetry.ProcGroup{Name: "^postgres", Processes: 3, RSSBytes: 1600 * page}},
-		{"baseline loadgen", base.Procs[1], telemetry.ProcGroup{Name: "loadgen", Processes: 1, RSSBytes: 2000 * page}},
-		{"baseline pid", base.Procs[2], telemetry.ProcGroup{Name: "pid 200", Processes: 1, RSSBytes: 2000 * page}},
+		{"baseline loadgen", base.Procs[1], telemetry.ProcGroup{Name: "cmdline loadgen", Processes: 1, RSSBytes: 2000 * page}},
+		{"baseline pid", base.Procs[2], telemetry.ProcGroup{Name: "python3 (pid 200)", Processes: 1, RSSBytes: 2000 * page}},
 		// 100: Δ150 ticks, Δread 2 MB, Δwrite 4 MB; 101: Δ40 ticks,
 		// Δwrite 1 MB; 300 (started in the interval): 40 ticks, write
 		// 2 MB; 301 (older, first seen) and 600 (exec'd) count from now;
 		// 400 exited. Over 2 s: 230 ticks = 1.15 cores.
 		{"^postgres", s.Procs[0], telemetry.ProcGroup{Name: "^postgres", Processes: 5, CPUCores: 1.15,
 			RSSBytes: (1000 + 500 + 200 + 300 + 50) * page, ReadBytesPerSec: 1e6, WriteBytesPerSec: 3.5e6}},
-		{"loadgen", s.Procs[1], telemetry.ProcGroup{Name: "loadgen", Processes: 1, CPUCores: 1.5, RSSBytes: 2000 * page}},
-		{"pid", s.Procs[2], telemetry.ProcGroup{Name: "pid 200", Processes: 1, CPUCores: 1.5, RSSBytes: 2000 * page}},
+		{"loadgen", s.Procs[1], telemetry.ProcGroup{Name: "cmdline loadgen", Processes: 1, CPUCores: 1.5, RSSBytes: 2000 * page}},
+		{"pid", s.Procs[2], telemetry.ProcGroup{Name: "python3 (pid 200)", Processes: 1, CPUCores: 1.5, RSSBytes: 2000 * page}},
 	} {
 		g, w := tc.got, tc.want
 		if g.Name != w.Name || g.Processes != w.Processes || g.RSSBytes != w.RSSBytes || !approx(g.CPUCores, w.CPUCores) ||
@@ -335,6 +365,11 @@ func TestSampleProcs(t *testing.T) {
 	}
 }
 
+// TestMatching checks which processes a pattern counts: by default the
+// ones whose name matches (so not a client or a monitor whose arguments
+// name the server, the processes that inflated the server's figures when
+// patterns also matched command lines), and with WatchCmdline those whose
+// command line does.
 func TestMatching(t *testing.T) {
 	f := newFakeTree(t)
 	f.host(1000, [10]int{1, 0, 1, 10, 0, 0, 0, 0, 0, 0}, nil, nil)
@@ -344,24 +379,39 @@ func TestMatching(t *testing.T) {
 		{pid: 12, comm: "mysqld", cmdline: []string{"/usr/sbin/mysqld", "--datadir=/var/lib/mysql"}},
 		{pid: 13, comm: "java", cmdline: []string{"java", "-jar", "/opt/ycsb/ycsb.jar", "run"}},
 		{pid: 14, comm: "kthreadd"},
+		{pid: 15, comm: "pidstat", cmdline: []string{"pidstat", "-C", "postgres", "1"}},
+		{pid: 16, comm: "stampede", cmdline: []string{"stampede", "run", "oltp_read_write", "postgresql://app@db/shop"}},
+		{pid: 17, comm: "yugabyte-tserve", cmdline: []string{"/home/yb/bin/yugabyte-tserver", "--fs_data_dirs=/mnt/d0"}},
 	} {
 		f.proc1(p)
 	}
 	for _, tc := range []struct {
 		pattern string
+		cmdline bool
 		want    int
 	}{
-		{`^postgres$`, 2},      // the name
-		{`checkpointer`, 1},    // the command line only
-		{`bin/postgres -D`, 1}, // arguments joined by spaces
-		{`^(postgres|mysqld)$`, 3},
-		{`ycsb\.jar`, 1},
-		{`kthreadd`, 1}, // kernel threads have a name but no command line
-		{`^nothing$`, 0},
-		{`(?i)MYSQL`, 1},
+		{`^postgres$`, false, 2}, // the name
+		{`postgres`, false, 2},   // not pidstat -C postgres, not a client of postgresql://
+		{`postgres`, true, 4},    // asked for: the command lines
+		{`checkpointer`, false, 0},
+		{`checkpointer`, true, 1},
+		{`bin/postgres -D`, true, 1}, // arguments joined by spaces
+		{`^(postgres|mysqld)$`, false, 3},
+		{`ycsb\.jar`, false, 0},
+		{`ycsb\.jar`, true, 1},
+		{`^java$`, false, 1},
+		{`kthreadd`, false, 1}, // kernel threads have a name but no command line
+		{`kthreadd`, true, 0},
+		{`^yugabyte-tserver$`, false, 1}, // a name the kernel cut to 15 bytes
+		{`^nothing$`, false, 0},
+		{`(?i)MYSQL`, false, 1},
 	} {
-		t.Run(tc.pattern, func(t *testing.T) {
-			s, err := telemetry.New(telemetry.Config{ProcRoot: f.proc, SysRoot: f.sys, WatchProcess: []string{tc.pattern}})
+		t.Run(fmt.Sprintf("%s/cmdline=%v", tc.pattern, tc.cmdline), func(t *testing.T) {
+			cfg := telemetry.Config{ProcRoot: f.proc, SysRoot: f.sys, WatchProcess: []string{tc.pattern}}
+			if tc.cmdline {
+				cfg.WatchProcess, cfg.WatchCmdline = nil, []string{tc.pattern}
+			}
+			s, err := newSampler(cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -391,12 +441,15 @@ func TestNewErrors(t *testing.T) {
 		{"bad regex", telemetry.Config{ProcRoot: f.proc, SysRoot: f.sys, WatchProcess: []string{"^postgres", "pg(bouncer"}}, `invalid process pattern "pg(bouncer"`},
 		{"gone pid", telemetry.Config{ProcRoot: f.proc, SysRoot: f.sys, WatchPIDs: []int{10, 123}}, "PID 123 is gone: "},
 		{"twice", telemetry.Config{ProcRoot: f.proc, SysRoot: f.sys, WatchProcess: []string{"^postgres", "^postgres"}}, `pattern "^postgres" is listed twice`},
+		{"cmdline twice", telemetry.Config{ProcRoot: f.proc, SysRoot: f.sys, WatchCmdline: []string{"walwriter", "walwriter"}}, `pattern "walwriter" is listed twice`},
+		{"bad cmdline regex", telemetry.Config{ProcRoot: f.proc, SysRoot: f.sys, WatchCmdline: []string{"pg(bouncer"}}, `invalid process pattern "pg(bouncer"`},
+		{"name and cmdline", telemetry.Config{ProcRoot: f.proc, SysRoot: f.sys, WatchProcess: []string{"postgres"}, WatchCmdline: []string{"postgres"}}, ""},
 		{"pid twice", telemetry.Config{ProcRoot: f.proc, SysRoot: f.sys, WatchPIDs: []int{10, 10}}, "PID 10 is listed twice"},
 		{"no proc", telemetry.Config{ProcRoot: filepath.Join(empty, "noproc")}, "cannot read " + filepath.Join(empty, "noproc")},
 		{"not proc", telemetry.Config{ProcRoot: empty}, "cannot read " + filepath.Join(empty, "stat")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := telemetry.New(tc.cfg)
+			s, err := newSampler(tc.cfg)
 			switch {
 			case tc.want == "" && err != nil:
 				t.Fatalf("New: %v", err)
@@ -417,7 +470,7 @@ func TestPIDGroupIgnoresReuse(t *testing.T) {
 	f := newFakeTree(t)
 	f.host(1000, [10]int{1, 0, 1, 10, 0, 0, 0, 0, 0, 0}, nil, nil)
 	f.proc1(fakeProc{pid: 10, comm: "postgres", start: 5000, utime: 10})
-	s, err := telemetry.New(telemetry.Config{ProcRoot: f.proc, SysRoot: f.sys, WatchPIDs: []int{10}})
+	s, err := newSampler(telemetry.Config{ProcRoot: f.proc, SysRoot: f.sys, WatchPIDs: []int{10}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -443,7 +496,7 @@ func TestSettledProcessExec(t *testing.T) {
 	f := newFakeTree(t)
 	f.host(1000, [10]int{1, 0, 1, 10, 0, 0, 0, 0, 0, 0}, nil, nil)
 	f.proc1(fakeProc{pid: 700, comm: "bash", cmdline: []string{"bash", "start.sh"}, start: 100})
-	s, err := telemetry.New(telemetry.Config{ProcRoot: f.proc, SysRoot: f.sys, WatchProcess: []string{"^postgres$"}})
+	s, err := newSampler(telemetry.Config{ProcRoot: f.proc, SysRoot: f.sys, WatchProcess: []string{"^postgres$"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -479,7 +532,7 @@ func TestPIDGroupDescendants(t *testing.T) {
 	for _, p := range procs {
 		f.proc1(p)
 	}
-	s, err := telemetry.New(telemetry.Config{ProcRoot: f.proc, SysRoot: f.sys, WatchPIDs: []int{500}})
+	s, err := newSampler(telemetry.Config{ProcRoot: f.proc, SysRoot: f.sys, WatchPIDs: []int{500}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -496,5 +549,167 @@ func TestPIDGroupDescendants(t *testing.T) {
 		if i >= 2 && got.Procs[0].Processes != 4 {
 			t.Errorf("sample %d: group has %d processes, want the postmaster and its 3 descendants", i, got.Procs[0].Processes)
 		}
+	}
+}
+
+// TestRatesUseReadTimes checks that each counter is divided by the time
+// between the sampler's own two reads of it, not by the interval's
+// nominal length: the sample labelled [0 s, 1 s] reads its counters 1.15 s
+// after the baseline's reads (the sampler was called late), the next one,
+// labelled [1 s, 2 s], 0.85 s after.
+func TestRatesUseReadTimes(t *testing.T) {
+	f := newFakeTree(t)
+	disks := func(wsect, ioMs int) []string {
+		return []string{disk(254, 0, "vda", 0, 0, 0, 100, wsect, 10, ioMs, 10, 0, 0, 0)}
+	}
+	server := fakeProc{pid: 10, comm: "postgres", start: 100, write: 1000}
+	f.proc1(server)
+	f.host(1000, [10]int{100, 0, 100, 1000, 0, 0, 0, 0, 0, 0}, disks(0, 0), []string{netdev("lo", 1000, 1000)})
+	s, err := newSampler(telemetry.Config{ProcRoot: f.proc, SysRoot: f.sys, WatchProcess: []string{"^postgres$"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Sample(t0); err != nil {
+		t.Fatal(err)
+	}
+	// Read 1.15 s after the baseline: the server used 115 ticks and
+	// wrote 1.15 MB; a worker born meanwhile used 23 ticks; the disk
+	// wrote 2300 sectors (1150 kB) and was busy 115 ms, lo received 1150
+	// bytes.
+	s.skew = 150 * time.Millisecond
+	server.utime, server.write = 115, 1000+1150000
+	f.proc1(server)
+	f.proc1(fakeProc{pid: 11, comm: "postgres", ppid: 10, start: 100050, utime: 23})
+	f.host(1001.15, [10]int{200, 0, 200, 1100, 0, 0, 0, 0, 0, 0}, disks(2300, 115), []string{netdev("lo", 2150, 1000)})
+	got, err := s.Sample(t0.Add(time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := got.Procs[0]
+	if !approx(g.CPUCores, 1.2) || !approx(g.WriteBytesPerSec, 1e6) || g.Processes != 2 {
+		t.Errorf("late sample: group %+v, want 1.2 cores (1 + 0.2 of the new worker) and 1 MB/s written over 1.15 s", g)
+	}
+	if d := got.Disks[0]; !approx(d.WriteKBPerSec, 1000) || !approx(d.UtilPct, 10) {
+		t.Errorf("late sample: disk %+v, want 1000 kB/s written over 1.15 s", d)
+	}
+	if n := got.Net[0]; !approx(n.RxBytesPerSec, 1000) {
+		t.Errorf("late sample: net %+v, want 1000 B/s received over 1.15 s", n)
+	}
+	// Read on time, 0.85 s after the previous reads.
+	s.skew = 0
+	server.utime = 115 + 85
+	f.proc1(server)
+	f.host(1002, [10]int{300, 0, 300, 1200, 0, 0, 0, 0, 0, 0}, disks(2300+1700, 115), []string{netdev("lo", 2150+850, 1000)})
+	if got, err = s.Sample(t0.Add(2 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if g := got.Procs[0]; !approx(g.CPUCores, 1) || g.WriteBytesPerSec != 0 {
+		t.Errorf("sample on time: group %+v, want 1 core over 0.85 s", g)
+	}
+	if d := got.Disks[0]; !approx(d.WriteKBPerSec, 1000) {
+		t.Errorf("sample on time: disk %+v, want 1000 kB/s over 0.85 s", d)
+	}
+	if !got.Start.Equal(t0.Add(time.Second)) || !got.End.Equal(t0.Add(2*time.Second)) {
+		t.Errorf("interval [%v, %v], want the times given to Sample", got.Start, got.End)
+	}
+}
+
+// TestSummaryIsOneLongInterval checks the averages of a run against their
+// independent truth: the figures of one interval spanning the whole run,
+// computed by a second sampler that reads the same counters only at the
+// run's start and end (as iostat, mpstat and pidstat would report an
+// interval of the run's length). The run has whole intervals of 1 s and a
+// last one of 10 ms, in which every tick is system time and the disk does a
+// burst of slow writes.
+func TestSummaryIsOneLongInterval(t *testing.T) {
+	f := newFakeTree(t)
+	type state struct {
+		ms                        int // since the start
+		usr, sys, idle            int // ticks
+		writes, wsect, wms, iomsW int // disk counters (iomsW: io_ms and weighted ms)
+		reads, rsect, rms         int
+		rx                        int
+		pgTicks, pgWrite          int
+	}
+	states := []state{
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+		{1000, 120, 80, 0, 100, 1600, 200, 300, 50, 800, 50, 1e6, 120, 4e6},
+		{2000, 220, 173, 7, 400, 6400, 1400, 900, 50, 800, 50, 3e6, 260, 9e6},
+		{3000, 310, 233, 57, 420, 7000, 1500, 950, 250, 4800, 650, 3e6, 350, 9.5e6},
+		{3010, 310, 235, 57, 460, 17000, 3500, 960, 250, 4800, 650, 3e6, 350, 9.6e6},
+	}
+	write := func(st state) {
+		f.host(1000+float64(st.ms)/1000, [10]int{1000 + st.usr, 0, 1000 + st.sys, 9000 + st.idle, 0, 0, 0, 0, 0, 0},
+			[]string{disk(254, 0, "vda", 1+st.reads, st.rsect, st.rms, 1+st.writes, st.wsect, st.wms, st.iomsW, st.iomsW+st.rms+st.wms, 0, 0, 0)},
+			[]string{netdev("lo", 1+st.rx, 1)})
+		f.proc1(fakeProc{pid: 10, comm: "postgres", start: 100, utime: st.pgTicks, write: st.pgWrite})
+	}
+	write(states[0])
+	cfg := telemetry.Config{ProcRoot: f.proc, SysRoot: f.sys, WatchProcess: []string{"^postgres$"}}
+	run, err := newSampler(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := newSampler(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var samples []telemetry.Sample
+	var truth telemetry.Sample
+	for i, st := range states {
+		write(st)
+		at := t0.Add(time.Duration(st.ms) * time.Millisecond)
+		s, err := run.Sample(at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		samples = append(samples, s)
+		if i == 0 || i == len(states)-1 {
+			if truth, err = whole.Sample(at); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	sum := telemetry.Summarize(samples)
+	d, td := sum.Disks[0], truth.Disks[0]
+	for _, tc := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"cpu usr %", sum.CPU.User.Avg, truth.CPU.User},
+		{"cpu sys %", sum.CPU.System.Avg, truth.CPU.System},
+		{"cpu idle %", sum.CPU.Idle.Avg, truth.CPU.Idle},
+		{"r/s", d.ReadsPerSec.Avg, td.ReadsPerSec},
+		{"w/s", d.WritesPerSec.Avg, td.WritesPerSec},
+		{"rkB/s", d.ReadKBPerSec.Avg, td.ReadKBPerSec},
+		{"wkB/s", d.WriteKBPerSec.Avg, td.WriteKBPerSec},
+		{"areq-sz", d.AvgRequestKB.Avg, td.AvgRequestKB},
+		{"aqu-sz", d.AvgQueueSize.Avg, td.AvgQueueSize},
+		{"r_await", d.ReadAwaitMs.Avg, td.ReadAwaitMs},
+		{"w_await", d.WriteAwaitMs.Avg, td.WriteAwaitMs},
+		{"await", d.AwaitMs.Avg, td.AwaitMs},
+		{"%util", d.UtilPct.Avg, td.UtilPct},
+		{"lo rx", sum.Net[0].RxBytesPerSec.Avg, truth.Net[0].RxBytesPerSec},
+		{"postgres cores", sum.Procs[0].CPUCores.Avg, truth.Procs[0].CPUCores},
+		{"postgres write", sum.Procs[0].WriteBytesPerSec.Avg, truth.Procs[0].WriteBytesPerSec},
+	} {
+		if math.Abs(tc.got-tc.want) > 1e-9*math.Max(1, math.Abs(tc.want)) {
+			t.Errorf("%s: average %v, one interval over the run %v", tc.name, tc.got, tc.want)
+		}
+	}
+	// The last 10 ms (all system time, slow writes) set no peak.
+	last := samples[len(samples)-1]
+	if last.CPU.System != 100 || last.Disks[0].WriteAwaitMs != 50 {
+		t.Fatalf("the last interval is not the one described: %+v %+v", last.CPU, last.Disks[0])
+	}
+	var sys, wawait float64
+	for _, s := range samples[1:4] {
+		sys, wawait = max(sys, s.CPU.System), max(wawait, s.Disks[0].WriteAwaitMs)
+	}
+	if got := sum.CPU.System.Max; got != sys {
+		t.Errorf("sys peak %v%%, want %v%% (of the whole intervals)", got, sys)
+	}
+	if got := d.WriteAwaitMs.Max; got != wawait {
+		t.Errorf("w_await peak %v ms, want %v (of the whole intervals)", got, wawait)
 	}
 }

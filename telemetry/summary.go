@@ -14,18 +14,35 @@ type Stat struct {
 }
 
 // Summary holds the averages and peaks of every figure of a run's samples.
-// Rates are averaged over the intervals (baseline samples, which have no
-// rates, are left out); a disk or interface missing from an interval (not
-// yet attached, or idle since boot) counts as zero for it. Levels (memory,
-// process counts, RSS) are averaged over all samples. Averages are plain
-// means of the per-interval figures, so an await average weighs a quiet
-// interval as much as a busy one.
+//
+// Averages are what iostat, mpstat or pidstat would print for one interval
+// spanning the whole run: each interval's figure weighs by its length, so
+// that a run's last, partial interval (a few milliseconds when the run
+// stops just after a tick) counts for its few milliseconds, not for a full
+// one; per-request figures (r_await, w_await, await, areq-sz) weigh by the
+// requests of the interval instead (reads, writes, or both; discards, which
+// sysstat counts in await, are not in the weights). Levels (memory,
+// process counts, RSS), read at the end of each interval, weigh by the
+// interval's length too. Baseline samples have no rates and no length; a
+// disk or interface missing from an interval (not yet attached, or idle
+// since boot) counts as zero for it.
+//
+// Peaks of rates leave out intervals shorter than half the run's usual
+// interval (the median length, the display interval): a rate over a few
+// milliseconds says little (a dozen operations in 11 ms are a rate of
+// thousands), and sysstat never prints such a short interval. When every
+// interval is that short, peaks come from all of them. Peaks of levels
+// come from every sample, baseline included.
 type Summary struct {
 	// Start and End bound the samples.
 	Start time.Time `json:"start"`
 	End   time.Time `json:"end"`
-	// Intervals is the number of samples with rates.
+	// Intervals is the number of samples with rates, the short ones that
+	// are left out of peaks included.
 	Intervals int `json:"intervals"`
+	// ShortIntervals is the number of intervals left out of peaks for
+	// being shorter than half the usual one.
+	ShortIntervals int `json:"short_intervals,omitempty"`
 	// Cores is the number of CPUs in the last sample.
 	Cores  int                `json:"cores"`
 	CPU    CPUSummary         `json:"cpu"`
@@ -88,25 +105,42 @@ type ProcGroupSummary struct {
 	WriteBytesPerSec Stat   `json:"write_bytes_s"`
 }
 
-// acc accumulates one figure.
+// acc accumulates one figure: a weighted average, and the peak of the
+// values eligible for it (of all values when none is).
 type acc struct {
-	sum, max float64
-	n        int
+	sum, weight float64
+	max, maxAll float64
+	n, nAll     int
 }
 
-func (a *acc) add(v float64) {
-	if a.n == 0 || v > a.max {
-		a.max = v
+// add adds value v of weight w; peak says whether it may set the peak.
+func (a *acc) add(v, w float64, peak bool) {
+	if a.nAll == 0 || v > a.maxAll {
+		a.maxAll = v
 	}
-	a.sum += v
-	a.n++
+	a.nAll++
+	if peak {
+		if a.n == 0 || v > a.max {
+			a.max = v
+		}
+		a.n++
+	}
+	a.sum += v * w
+	a.weight += w
 }
 
 func (a acc) stat() Stat {
-	if a.n == 0 {
-		return Stat{}
+	var s Stat
+	if a.weight > 0 {
+		s.Avg = a.sum / a.weight
 	}
-	return Stat{Avg: a.sum / float64(a.n), Max: a.max}
+	switch {
+	case a.n > 0:
+		s.Max = a.max
+	case a.nAll > 0:
+		s.Max = a.maxAll
+	}
+	return s
 }
 
 func stats(accs []acc) []Stat {
@@ -125,6 +159,13 @@ func cpuValues(c CPU) []float64 {
 func diskValues(d Disk) []float64 {
 	return []float64{d.ReadsPerSec, d.WritesPerSec, d.ReadKBPerSec, d.WriteKBPerSec, d.AvgRequestKB,
 		d.AvgQueueSize, d.ReadAwaitMs, d.WriteAwaitMs, d.AwaitMs, d.UtilPct}
+}
+
+// diskWeights returns the weights of diskValues over an interval of secs:
+// per-request figures weigh by their requests.
+func diskWeights(d Disk, secs float64) []float64 {
+	r, w := d.ReadsPerSec*secs, d.WritesPerSec*secs
+	return []float64{secs, secs, secs, secs, r + w, secs, r, w, r + w, secs}
 }
 
 func (d DiskSummary) stats() []Stat {
@@ -161,14 +202,48 @@ func (s *series) get(name string) []acc {
 	return a
 }
 
-func (s *series) add(name string, vals []float64) {
+// add adds vals, each of weight w, or of weights[i] when weights is not
+// nil.
+func (s *series) add(name string, vals []float64, w float64, weights []float64, peak bool) {
 	a := s.get(name)
 	for i, v := range vals {
-		a[i].add(v)
+		if weights != nil {
+			w = weights[i]
+		}
+		a[i].add(v, w, peak)
 	}
 }
 
-// Summarize computes the averages and peaks of samples (in time order).
+// peakShare is the shortest interval, as a share of the usual one, whose
+// rates may set a peak.
+const peakShare = 0.5
+
+// UsualInterval returns the usual length of the intervals of samples: the
+// median length of those with rates (the larger middle one of an even
+// number), 0 when there is none. It is the display interval whenever most
+// intervals are whole.
+func UsualInterval(samples []Sample) time.Duration {
+	var ds []time.Duration
+	for _, s := range samples {
+		if d := length(s); d > 0 {
+			ds = append(ds, d)
+		}
+	}
+	if len(ds) == 0 {
+		return 0
+	}
+	slices.Sort(ds)
+	return ds[len(ds)/2]
+}
+
+// length returns the length of a sample's interval on the wall clock, as
+// the sample's JSON records it (without the monotonic clock readings of a
+// live time.Time), so that a summary recomputed from telemetry.ndjson is
+// the one computed during the run.
+func length(s Sample) time.Duration { return s.End.Round(0).Sub(s.Start.Round(0)) }
+
+// Summarize computes the averages and peaks of samples (in time order), as
+// the Summary type describes.
 func Summarize(samples []Sample) Summary {
 	var sum Summary
 	if len(samples) == 0 {
@@ -197,45 +272,55 @@ func Summarize(samples []Sample) Summary {
 	slices.Sort(disks.names)
 	slices.Sort(nets.names)
 
+	minPeak := time.Duration(float64(UsualInterval(samples)) * peakShare)
 	cpu := make([]acc, 8)
 	var used, cache, swap acc
 	for _, s := range samples {
-		used.add(float64(s.Memory.UsedBytes))
-		cache.add(float64(s.Memory.CacheBytes))
-		swap.add(float64(s.Memory.SwapUsedBytes))
+		d := length(s)
+		secs := max(d.Seconds(), 0)
+		used.add(float64(s.Memory.UsedBytes), secs, true)
+		cache.add(float64(s.Memory.CacheBytes), secs, true)
+		swap.add(float64(s.Memory.SwapUsedBytes), secs, true)
 		for _, g := range s.Procs {
-			levels.add(g.Name, procLevels(g))
+			levels.add(g.Name, procLevels(g), secs, nil, true)
 		}
-		if !s.End.After(s.Start) {
+		if d <= 0 {
 			continue // a baseline: no rates
 		}
 		sum.Intervals++
+		peak := d >= minPeak
+		if !peak {
+			sum.ShortIntervals++
+		}
 		for i, v := range cpuValues(s.CPU) {
-			cpu[i].add(v)
+			cpu[i].add(v, secs, peak)
 		}
 		for _, name := range disks.names {
 			d := Disk{}
 			if i := slices.IndexFunc(s.Disks, func(d Disk) bool { return d.Name == name }); i >= 0 {
 				d = s.Disks[i]
 			}
-			disks.add(name, diskValues(d))
+			disks.add(name, diskValues(d), 0, diskWeights(d, secs), peak)
 		}
 		for _, name := range nets.names {
 			n := NetDev{}
 			if i := slices.IndexFunc(s.Net, func(n NetDev) bool { return n.Name == name }); i >= 0 {
 				n = s.Net[i]
 			}
-			nets.add(name, netValues(n))
+			nets.add(name, netValues(n), secs, nil, peak)
 		}
 		for _, name := range rates.names {
 			g := ProcGroup{}
 			if i := slices.IndexFunc(s.Procs, func(g ProcGroup) bool { return g.Name == name }); i >= 0 {
 				g = s.Procs[i]
 			}
-			rates.add(name, procRates(g))
+			rates.add(name, procRates(g), secs, nil, peak)
 		}
 	}
 
+	if sum.ShortIntervals == sum.Intervals {
+		sum.ShortIntervals = 0 // all short: peaks come from all of them
+	}
 	c := stats(cpu)
 	sum.CPU = CPUSummary{User: c[0], Nice: c[1], System: c[2], IOWait: c[3], IRQ: c[4], SoftIRQ: c[5], Steal: c[6], Idle: c[7]}
 	sum.Memory.UsedBytes, sum.Memory.CacheBytes, sum.Memory.SwapUsedBytes = used.stat(), cache.stat(), swap.stat()
@@ -288,8 +373,8 @@ var (
 // cpu_*_pct, mem_*_bytes, disk_NAME_*, net_NAME_*, proc_GROUP_* (see
 // [Figure]). GROUP is the group's name with each run of characters other
 // than ASCII letters and digits replaced by "_" ("^postgres" gives
-// "postgres", "pid 42" gives "pid_42"); a name already taken gets a
-// suffix "_2", "_3" and so on.
+// "postgres", "postgres (pid 42)" gives "postgres_pid_42"); a name
+// already taken gets a suffix "_2", "_3" and so on.
 func (s Summary) Flat() []Figure {
 	var out []Figure
 	add := func(prefix string, names []figureName, vals []Stat) {
@@ -323,9 +408,10 @@ func (s Summary) Flat() []Figure {
 	return out
 }
 
-// FigureName turns a group name (a pattern or "pid N") into the part of a
-// figure name that stands for it: runs of characters other than ASCII
-// letters and digits become "_", trimmed at both ends; "" becomes "group".
+// FigureName turns a group name (a pattern, "cmdline PATTERN" or "NAME
+// (pid N)") into the part of a figure name that stands for it: runs of
+// characters other than ASCII letters and digits become "_", trimmed at
+// both ends; "" becomes "group".
 func FigureName(s string) string {
 	var b strings.Builder
 	under := false

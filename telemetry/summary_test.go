@@ -44,17 +44,18 @@ func TestSummarize(t *testing.T) {
 		{"cpu user (intervals only)", sum.CPU.User, s(30, 40)},
 		{"cpu iowait", sum.CPU.IOWait, s(10, 15)},
 		{"cpu idle", sum.CPU.Idle, s(45, 65)},
-		{"mem used (all samples)", sum.Memory.UsedBytes, s(2e9, 3e9)},
-		{"swap used", sum.Memory.SwapUsedBytes, s(1e6/3, 1e6)},
+		{"mem used (levels: the intervals' ends; peak of all samples)", sum.Memory.UsedBytes, s(2.5e9, 3e9)},
+		{"swap used", sum.Memory.SwapUsedBytes, s(0.5e6, 1e6)},
 		{"vda w/s", sum.Disks[1].WritesPerSec, s(200, 300)},
 		{"vda wkB/s", sum.Disks[1].WriteKBPerSec, s(5000, 6000)},
-		{"vda await", sum.Disks[1].AwaitMs, s(3, 4)},
+		{"vda await (weighed by requests: 100 at 2 ms, 300 at 4 ms)", sum.Disks[1].AwaitMs, s(3.5, 4)},
+		{"vda w_await (by writes)", sum.Disks[1].WriteAwaitMs, s(0, 0)},
 		{"vda util", sum.Disks[1].UtilPct, s(60, 90)},
 		{"sdb r/s (absent = 0)", sum.Disks[0].ReadsPerSec, s(5, 10)},
 		{"lo rx", sum.Net[0].RxBytesPerSec, s(2000, 3000)},
 		{"lo tx", sum.Net[0].TxBytesPerSec, s(2000, 3000)},
-		{"processes (all samples)", sum.Procs[0].Processes, s(3, 4)},
-		{"rss", sum.Procs[0].RSSBytes, s(200, 300)},
+		{"processes (levels)", sum.Procs[0].Processes, s(3.5, 4)},
+		{"rss", sum.Procs[0].RSSBytes, s(250, 300)},
 		{"cores", sum.Procs[0].CPUCores, s(1, 1.5)},
 		{"write", sum.Procs[0].WriteBytesPerSec, s(2e6, 3e6)},
 	} {
@@ -70,6 +71,62 @@ func TestSummarize(t *testing.T) {
 	}
 	if empty := telemetry.Summarize(nil); !reflect.DeepEqual(empty, telemetry.Summary{}) {
 		t.Errorf("Summarize(nil) = %+v", empty)
+	}
+}
+
+// TestSummarizeShortInterval is the run that printed a host sys peak of
+// 100% where mpstat's was 46.6%: whole intervals of 1 s, then a last one of
+// 11 ms in which the few ticks counted were all system time. The short
+// interval must not set a peak, and must count for 11 ms in the averages.
+func TestSummarizeShortInterval(t *testing.T) {
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	iv := func(from, to int, usr, sys, wkB, cores float64) telemetry.Sample {
+		return telemetry.Sample{Start: at(from), End: at(to),
+			CPU:   telemetry.CPU{Cores: 2, User: usr, System: sys, Idle: 100 - usr - sys},
+			Disks: []telemetry.Disk{{Name: "vda", WritesPerSec: wkB / 8, WriteKBPerSec: wkB, WriteAwaitMs: 1, AwaitMs: 1, UtilPct: 50}},
+			Procs: []telemetry.ProcGroup{{Name: "postgres", Processes: 5, CPUCores: cores}}}
+	}
+	in := []telemetry.Sample{
+		{Start: at(0), End: at(0), CPU: telemetry.CPU{Cores: 2}},
+		iv(0, 1000, 59.8, 40.0, 8000, 1.2),
+		iv(1000, 2000, 50.0, 46.6, 8000, 1.4),
+		iv(2000, 3000, 45.0, 30.0, 8000, 1.0),
+		iv(3000, 3011, 0, 100, 80000, 2.9),
+	}
+	sum := telemetry.Summarize(in)
+	if u := telemetry.UsualInterval(in); u != time.Second {
+		t.Errorf("UsualInterval = %v, want 1s", u)
+	}
+	w := func(a, b, c, d float64) float64 { return (a*1000 + b*1000 + c*1000 + d*11) / 3011 }
+	for _, tc := range []struct {
+		name      string
+		got, want telemetry.Stat
+	}{
+		{"sys", sum.CPU.System, telemetry.Stat{Avg: w(40, 46.6, 30, 100), Max: 46.6}},
+		{"usr", sum.CPU.User, telemetry.Stat{Avg: w(59.8, 50, 45, 0), Max: 59.8}},
+		{"wkB/s", sum.Disks[0].WriteKBPerSec, telemetry.Stat{Avg: w(8000, 8000, 8000, 80000), Max: 8000}},
+		{"cores", sum.Procs[0].CPUCores, telemetry.Stat{Avg: w(1.2, 1.4, 1.0, 2.9), Max: 1.4}},
+		{"processes", sum.Procs[0].Processes, telemetry.Stat{Avg: 5, Max: 5}},
+	} {
+		if !approx(tc.got.Avg, tc.want.Avg) || tc.got.Max != tc.want.Max {
+			t.Errorf("%s = %+v, want %+v", tc.name, tc.got, tc.want)
+		}
+	}
+	if sum.Intervals != 4 || sum.ShortIntervals != 1 {
+		t.Errorf("Intervals = %d, ShortIntervals = %d; want 4 and 1 (the short one counts, and is said to be left out of peaks)", sum.Intervals, sum.ShortIntervals)
+	}
+
+	// A run shorter than one display interval has only short intervals:
+	// its peaks come from them.
+	short := []telemetry.Sample{in[0], iv(0, 300, 10, 20, 800, 0.5), iv(300, 310, 0, 100, 0, 0)}
+	if got := telemetry.Summarize(short); got.CPU.System.Max != 20 || got.ShortIntervals != 1 {
+		t.Errorf("sys peak of a 310 ms run = %v (%d short intervals), want 20 (from the 300 ms interval; the 10 ms one short)", got.CPU.System.Max, got.ShortIntervals)
+	}
+	if got := telemetry.Summarize([]telemetry.Sample{in[0], in[4]}); got.CPU.System.Max != 100 || got.ShortIntervals != 0 {
+		t.Errorf("a run of one 11 ms interval: sys peak %v, %d short intervals; want 100 from it, none left out", got.CPU.System.Max, got.ShortIntervals)
+	}
+	if got := telemetry.Summarize(short[:2]).CPU.System.Max; got != 20 {
+		t.Errorf("sys peak of a run of one interval = %v, want 20", got)
 	}
 }
 
@@ -97,7 +154,7 @@ func TestFlat(t *testing.T) {
 		{"mem_used_bytes_max", 3e9, "bytes"},
 		{"disk_vda_wkB_s_avg", 5000, "kB/s"},
 		{"disk_vda_util_pct_max", 90, "%"},
-		{"disk_vda_await_ms_avg", 3, "ms"},
+		{"disk_vda_await_ms_avg", 3.5, "ms"},
 		{"disk_sdb_r_s_avg", 5, "1/s"},
 		{"net_lo_rx_bytes_s_avg", 2000, "bytes/s"},
 		{"proc_postgres_cpu_cores_avg", 1, "cores"},
@@ -121,6 +178,8 @@ func TestFigureName(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"^postgres", "postgres"},
 		{"pid 42", "pid_42"},
+		{"postgres (pid 6991)", "postgres_pid_6991"},
+		{"cmdline postgres: .*walwriter", "cmdline_postgres_walwriter"},
 		{`^(mysqld|mariadbd)$`, "mysqld_mariadbd"},
 		{`ycsb\.jar`, "ycsb_jar"},
 		{"^$", "group"},

@@ -11,25 +11,38 @@ type Config struct {
 	// tell whole disks (/sys/block/NAME) from partitions; when it cannot
 	// be read, every device of /proc/diskstats is reported.
 	SysRoot string
-	// WatchProcess holds regular expressions (Go syntax). A process other
-	// than the sampling process itself (whose command line often names
-	// the server it loads, as in postgresql://...)
-	// matches a pattern when its command name (/proc/PID/comm) or its
-	// full command line (arguments joined by spaces) matches; the figures
-	// of all matching processes are summed into one group per pattern,
-	// named after the pattern. A process may belong to several groups.
+	// WatchProcess holds regular expressions (Go syntax) matched against
+	// each process's name (its command name, /proc/PID/comm, as pidstat -C
+	// and pgrep match it; see package procmatch for the exact rule). The
+	// figures of all matching processes are summed into one group per
+	// pattern, named after the pattern. A process may belong to several
+	// groups.
 	WatchProcess []string
+	// WatchCmdline holds regular expressions matched against each
+	// process's full command line (arguments joined by spaces, as pgrep -f
+	// matches it), each its own group named "cmdline PATTERN". Use it for
+	// what only the command line tells, such as one PostgreSQL backend
+	// role ("postgres: .* walwriter"), knowing that the command lines of
+	// clients and monitors often name the server too.
+	WatchCmdline []string
 	// WatchPIDs lists processes to watch by PID, each its own group named
-	// "pid N" that also holds the process's descendants (a database
-	// server's postmaster and the backends it forks). The process must
-	// exist when the Sampler is created; if it exits, its group reports
-	// zero processes from then on (a later process that reuses the PID is
-	// not counted).
+	// "NAME (pid N)" after the process's name, that also holds the
+	// process's descendants (a database server's postmaster and the
+	// backends it forks). The process must exist when the Sampler is
+	// created; if it exits, its group reports zero processes from then on
+	// (a later process that reuses the PID is not counted).
 	WatchPIDs []int
+	// Clock times the Sampler's reads of the kernel's counters, so that
+	// each counter is divided by the time between its own two reads; nil
+	// means time.Now. Tests that replay a fake ProcRoot pass a clock that
+	// follows the times they give Sample.
+	Clock func() time.Time
 }
 
 // Sample holds the system figures of one interval. Rates are averages over
-// [Start, End]; levels (memory, RSS, process counts) are read at End. A
+// [Start, End], each counter divided by the time between the Sampler's two
+// reads of it (which lag Start and End by the moment Sample was called and
+// reached it); levels (memory, RSS, process counts) are read at End. A
 // baseline sample, the first a Sampler returns, has Start equal to End and
 // zero rates.
 type Sample struct {
@@ -47,7 +60,8 @@ type Sample struct {
 	// since boot (including lo), sorted by name.
 	Net []NetDev `json:"net,omitempty"`
 	// Procs holds one entry per Config.WatchProcess pattern, then one per
-	// Config.WatchPIDs entry, in the order of the Config.
+	// Config.WatchCmdline pattern, then one per Config.WatchPIDs entry, in
+	// the order of the Config.
 	Procs []ProcGroup `json:"procs,omitempty"`
 }
 
@@ -122,8 +136,11 @@ type NetDev struct {
 // PID. A process seen for the first time counts from its start if it
 // started during the interval, and from its first sighting otherwise;
 // a process that exits drops out (its last partial interval is lost).
+// Each process's counters are divided by the time between the Sampler's
+// own two reads of them, which can differ from the interval's nominal
+// length by the time the Sampler took to be called and to reach it.
 type ProcGroup struct {
-	// Name is the pattern, or "pid N".
+	// Name is the pattern, "cmdline PATTERN", or "NAME (pid N)".
 	Name string `json:"name"`
 	// Processes is the number of matching processes at End.
 	Processes int `json:"processes"`

@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"syscall"
 	"time"
@@ -18,6 +17,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/stampede-bench/stampede/limit"
+	"github.com/stampede-bench/stampede/procmatch"
 )
 
 // limitFlags are the options of `stampede limit`.
@@ -25,6 +25,7 @@ type limitFlags struct {
 	name     string
 	pids     []int
 	watch    string
+	cmdline  string
 	duration time.Duration
 	keep     bool
 	remove   string
@@ -46,18 +47,21 @@ func (e exitStatusError) ExitCode() int { return e.code }
 func (a *app) limitCmd() *cobra.Command {
 	var f limitFlags
 	cmd := &cobra.Command{
-		Use:   "limit [--name NAME] [--cpus N] [--memory SIZE] [--io-*] (--pid PID... | --watch REGEX | -- COMMAND [ARGS])",
+		Use:   "limit [--name NAME] [--cpus N] [--memory SIZE] [--io-*] (--pid PID... | --watch REGEX | --watch-cmdline REGEX | -- COMMAND [ARGS])",
 		Short: "Run processes under CPU, memory and disk IO limits (cgroups)",
 		Long: `limit puts processes in a cgroup, stampede/NAME, with a CPU quota, a memory limit
 and disk IO limits, to benchmark a database that has less than the whole machine.
 It uses cgroup v2 when the whole hierarchy is unified, else cgroup v1; it needs root.
 
-Three ways in:
+Four ways in:
   --pid PID          move running processes (repeat the flag), print the limits, return;
                      the group stays until 'stampede limit --remove NAME'
-  --watch REGEX      keep moving every process whose name or command line matches,
-                     checking 4 times a second, until Ctrl-C (or --duration); then
-                     remove the group (unless --keep)
+  --watch REGEX      keep moving every process whose name (as pidstat -C and pgrep match
+                     it) matches, checking 4 times a second, until Ctrl-C (or
+                     --duration); then remove the group (unless --keep)
+  --watch-cmdline REGEX
+                     the same for every process whose full command line matches (as
+                     pgrep -f), such as one role of PostgreSQL's backends
   -- COMMAND ARGS    run COMMAND inside the group (it is in the group before it starts),
                      wait for it, exit with its status, remove the group
 
@@ -68,6 +72,7 @@ or to stderr when it runs a command (whose output is then left alone).
 Examples:
   sudo stampede limit --name pg --cpus 0.5 --memory 2G --watch '^postgres'
   sudo stampede limit --name gp --io-write-bps 5M --io-path /data/primary --watch postgres
+  sudo stampede limit --name wal --io-write-bps 5M --io-path /data --watch-cmdline 'postgres: .*walwriter'
   sudo stampede limit --name burn --cpus 0.25 -- fio --name=w --rw=write --direct=1 --size=1G
   sudo stampede limit --remove pg`,
 		Args: cobra.ArbitraryArgs,
@@ -78,7 +83,8 @@ Examples:
 	fs := cmd.Flags()
 	fs.StringVar(&f.name, "name", "", "name of the group: stampede/NAME (default: the command's name, or watch or pid, and a number: stampede/stress-ng-1)")
 	fs.IntSliceVar(&f.pids, "pid", nil, "move this running process into the group (repeatable)")
-	fs.StringVar(&f.watch, "watch", "", "keep moving processes whose name or command line matches this regular expression")
+	fs.StringVar(&f.watch, "watch", "", "keep moving processes whose name matches this regular expression")
+	fs.StringVar(&f.cmdline, "watch-cmdline", "", "keep moving processes whose full command line matches this regular expression")
 	fs.DurationVar(&f.duration, "duration", 0, "with --watch: stop after this long (default: until Ctrl-C)")
 	fs.BoolVar(&f.keep, "keep", false, "with --watch or a command: keep the group at the end")
 	fs.StringVar(&f.remove, "remove", "", "remove the group stampede/NAME, moving its processes back to the root group")
@@ -108,28 +114,34 @@ func (a *app) runLimit(cmd *cobra.Command, f *limitFlags, args []string) error {
 		return nil
 	}
 	modes := 0
-	for _, on := range []bool{len(f.pids) > 0, f.watch != "", len(args) > 0} {
+	for _, on := range []bool{len(f.pids) > 0, f.watch != "", f.cmdline != "", len(args) > 0} {
 		if on {
 			modes++
 		}
 	}
 	if modes != 1 {
-		return usagef("say which processes to limit: give exactly one of --pid PID, --watch REGEX or -- COMMAND ARGS")
+		return usagef("say which processes to limit: give exactly one of --pid PID, --watch REGEX, --watch-cmdline REGEX or -- COMMAND ARGS")
 	}
 	if f.duration < 0 {
 		return usagef("--duration %s is negative", f.duration)
 	}
-	if f.duration > 0 && f.watch == "" {
-		return usagef("--duration bounds --watch only")
+	if f.duration > 0 && f.watch == "" && f.cmdline == "" {
+		return usagef("--duration bounds --watch and --watch-cmdline only")
 	}
 	if f.keep && len(f.pids) > 0 {
 		return usagef("--keep applies to --watch and a command: with --pid the group always stays (until `stampede limit --remove NAME`)")
 	}
-	var re *regexp.Regexp
-	if f.watch != "" {
+	var pat *procmatch.Pattern
+	for _, w := range []struct {
+		flag, expr string
+		cmdline    bool
+	}{{"--watch", f.watch, false}, {"--watch-cmdline", f.cmdline, true}} {
+		if w.expr == "" {
+			continue
+		}
 		var err error
-		if re, err = regexp.Compile(f.watch); err != nil {
-			return usagef("malformed --watch regular expression %q: %s", f.watch, oneLine(err.Error()))
+		if pat, err = procmatch.Compile(w.expr, w.cmdline); err != nil {
+			return usagef("malformed %s regular expression %q: %s", w.flag, w.expr, oneLine(strings.TrimPrefix(err.Error(), fmt.Sprintf("invalid process pattern %q: ", w.expr))))
 		}
 	}
 	l, err := f.limits.Limits()
@@ -159,8 +171,8 @@ func (a *app) runLimit(cmd *cobra.Command, f *limitFlags, args []string) error {
 	switch {
 	case len(f.pids) > 0:
 		return a.limitPIDs(g, f.pids)
-	case f.watch != "":
-		return a.limitWatch(cmd.Context(), g, re, f)
+	case pat != nil:
+		return a.limitWatch(cmd.Context(), g, pat, f)
 	default:
 		return a.limitCommand(cmd.Context(), g, args, f.keep)
 	}
@@ -177,7 +189,7 @@ func createLimitGroup(f *limitFlags, args []string, l limit.Limits) (*limit.Grou
 	switch {
 	case len(args) > 0:
 		base = groupBase(filepath.Base(args[0]))
-	case f.watch != "":
+	case f.watch != "", f.cmdline != "":
 		base = "watch"
 	}
 	for n := 1; ; n++ {
@@ -236,15 +248,19 @@ func (a *app) limitPIDs(g *limit.Group, pids []int) error {
 
 // limitWatch moves matching processes into g until ctx ends or the
 // duration passes, then removes g unless told to keep it.
-func (a *app) limitWatch(ctx context.Context, g *limit.Group, re *regexp.Regexp, f *limitFlags) error {
-	fmt.Fprintf(a.stdout, "watching for processes matching %q: %s\n", re, g)
+func (a *app) limitWatch(ctx context.Context, g *limit.Group, pat *procmatch.Pattern, f *limitFlags) error {
+	what := "processes whose name matches"
+	if pat.Cmdline() {
+		what = "processes whose command line matches"
+	}
+	fmt.Fprintf(a.stdout, "watching for %s %q: %s\n", what, pat, g)
 	if f.duration > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, f.duration)
 		defer cancel()
 	}
 	moved := 0
-	err := g.Watch(ctx, re, limit.DefaultWatchEvery, func(pid int, cmdline string) {
+	err := g.Watch(ctx, pat, limit.DefaultWatchEvery, func(pid int, cmdline string) {
 		moved++
 		fmt.Fprintf(a.stdout, "%s moved PID %d into %s/%s: %s\n", time.Now().Format("15:04:05"), pid, limit.Parent, g.Name(), cmdline)
 	})

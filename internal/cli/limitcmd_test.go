@@ -36,7 +36,7 @@ func TestLimitBadInput(t *testing.T) {
 	}{
 		{"keep with pid", []string{"limit", "--name", name, "--cpus", "0.5", "--keep", "--pid", "1"}, 2, "--keep applies to --watch and a command: with --pid the group always stays", false},
 		{"no limit", []string{"limit", "--name", name, "--pid", "1"}, 2, "no limit given", false},
-		{"no target", []string{"limit", "--name", name, "--cpus", "0.5"}, 2, "give exactly one of --pid PID, --watch REGEX or -- COMMAND", false},
+		{"no target", []string{"limit", "--name", name, "--cpus", "0.5"}, 2, "give exactly one of --pid PID, --watch REGEX, --watch-cmdline REGEX or -- COMMAND", false},
 		{"two targets", []string{"limit", "--name", name, "--cpus", "0.5", "--pid", "1", "--watch", "postgres"}, 2, "exactly one of", false},
 		{"command without dash", []string{"limit", "--name", name, "--cpus", "0.5", "sleep"}, 2, `unexpected argument "sleep": put the command after --`, false},
 		{"zero cpus", []string{"limit", "--name", name, "--cpus", "0", "--pid", "1"}, 2, "--cpus 0: give a positive number", false},
@@ -48,6 +48,9 @@ func TestLimitBadInput(t *testing.T) {
 		{"missing io path", []string{"limit", "--name", name, "--io-write-bps", "5M", "--io-path", "/nonexistent/data", "--pid", "1"}, 2, "--io-path: /nonexistent/data does not exist", false},
 		{"missing io device", []string{"limit", "--name", name, "--io-write-bps", "5M", "--io-device", "4095:7", "--pid", "1"}, 2, "--io-device: block device 4095:7 does not exist", false},
 		{"bad regex", []string{"limit", "--name", name, "--cpus", "0.5", "--watch", "post(gres"}, 2, `malformed --watch regular expression "post(gres"`, false},
+		{"bad cmdline regex", []string{"limit", "--name", name, "--cpus", "0.5", "--watch-cmdline", "post(gres"}, 2, `malformed --watch-cmdline regular expression "post(gres"`, false},
+		{"name and cmdline", []string{"limit", "--name", name, "--cpus", "0.5", "--watch", "postgres", "--watch-cmdline", "postgres"}, 2, "exactly one of", false},
+		{"duration without watch", []string{"limit", "--name", name, "--cpus", "0.5", "--pid", "1", "--duration", "1s"}, 2, "--duration bounds --watch and --watch-cmdline only", false},
 		{"negative duration", []string{"limit", "--name", name, "--cpus", "0.5", "--watch", "x", "--duration", "-1s"}, 2, "--duration -1s is negative", false},
 		{"bad pid", []string{"limit", "--name", name, "--cpus", "0.5", "--pid", "-4"}, 2, "--pid -4 is not a process ID", false},
 		{"gone pid", []string{"limit", "--name", name, "--cpus", "0.5", "--pid", fmt.Sprint(gone.Process.Pid)}, 1, fmt.Sprintf("PID %d is gone", gone.Process.Pid), false},
@@ -179,23 +182,38 @@ func TestLimitPIDAndRemove(t *testing.T) {
 	checkNoGroup(t, name)
 }
 
-// TestLimitWatch runs watch mode for a bounded time and checks that a
-// matching process was moved and the group removed.
+// TestLimitWatch runs watch mode for a bounded time, by command line and
+// by name, and checks that the matching process was moved and the group
+// removed, and that a process whose command line only mentions the name
+// was not moved by the name pattern.
 func TestLimitWatch(t *testing.T) {
 	requireLimitV1(t)
 	name := fmt.Sprintf("clitest-%d-watch", os.Getpid())
 	tag := fmt.Sprintf("29.%d", 1000+os.Getpid()%9000)
 	sleep := exec.Command("sleep", tag)
-	if err := sleep.Start(); err != nil {
+	prog := filepath.Join(t.TempDir(), fmt.Sprintf("clw%d", os.Getpid())) // sleep under another name
+	if err := os.Symlink("/bin/sleep", prog); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		_ = sleep.Process.Kill()
-		_ = sleep.Wait()
-	})
-	r := stampede(t, "limit", "--name", name, "--cpus", "0.5", "--watch", "^sleep "+strings.ReplaceAll(tag, ".", `\.`)+"$", "--duration", "1s")
+	named := exec.Command(prog, "29")
+	mention := exec.Command("sh", "-c", "sleep 29; : "+filepath.Base(prog))
+	for _, c := range []*exec.Cmd{sleep, named, mention} {
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			_ = c.Process.Kill()
+			_ = c.Wait()
+		})
+	}
+	r := stampede(t, "limit", "--name", name, "--cpus", "0.5", "--watch-cmdline", "^sleep "+strings.ReplaceAll(tag, ".", `\.`)+"$", "--duration", "1s")
 	if r.code != 0 || !strings.Contains(r.stdout, fmt.Sprintf("moved PID %d", sleep.Process.Pid)) || !strings.Contains(r.stdout, "removed cgroup stampede/"+name) {
-		t.Errorf("--watch: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+		t.Errorf("--watch-cmdline: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	checkNoGroup(t, name)
+	r = stampede(t, "limit", "--name", name, "--cpus", "0.5", "--watch", "^"+filepath.Base(prog)+"$", "--duration", "1s")
+	if r.code != 0 || !strings.Contains(r.stdout, fmt.Sprintf("moved PID %d", named.Process.Pid)) || strings.Contains(r.stdout, fmt.Sprintf("moved PID %d", mention.Process.Pid)) {
+		t.Errorf("--watch by name: exit %d, stdout %q, stderr %q; want PID %d moved and not PID %d", r.code, r.stdout, r.stderr, named.Process.Pid, mention.Process.Pid)
 	}
 	checkNoGroup(t, name)
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"regexp"
 	"sync"
 	"sync/atomic"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/stampede-bench/stampede/limit"
+	"github.com/stampede-bench/stampede/procmatch"
 	"github.com/stampede-bench/stampede/runlog"
 )
 
@@ -20,13 +20,15 @@ import (
 type runLimitFlags struct {
 	limit.Flags
 	processes []string
+	cmdlines  []string
 	pids      []int
 }
 
 func (f *runLimitFlags) register(fs *pflag.FlagSet) {
 	f.Flags.Register(fs)
-	fs.StringArrayVar(&f.processes, "limit-process", nil, "regular expression: processes of the system under test that the limits apply to, moved into the run's cgroup as they appear (default: the --watch-process patterns)")
-	fs.IntSliceVar(&f.pids, "limit-pid", nil, "PID of a process of the system under test that the limits apply to, with its descendants, such as PostgreSQL's postmaster (default: the --watch-pid PIDs)")
+	fs.StringArrayVar(&f.processes, "limit-process", nil, "regular expression matched against process names (as pidstat -C): processes of the system under test that the limits apply to, moved into the run's cgroup as they appear (repeatable; without --limit-process, --limit-cmdline or --limit-pid, the limits apply to the watched processes)")
+	fs.StringArrayVar(&f.cmdlines, "limit-cmdline", nil, "regular expression matched against full command lines (as pgrep -f): processes the limits apply to, as --limit-process (repeatable)")
+	fs.IntSliceVar(&f.pids, "limit-pid", nil, "PID of a process of the system under test that the limits apply to, with its descendants, such as PostgreSQL's postmaster (repeatable)")
 }
 
 // limitsRecord is run.json's record of the limits a run applied.
@@ -39,6 +41,7 @@ type limitsRecord struct {
 	MemoryBytes int64            `json:"memory_bytes,omitempty"`
 	IO          []limit.DeviceIO `json:"io,omitempty"`
 	Processes   []string         `json:"processes,omitempty"`
+	Cmdlines    []string         `json:"cmdlines,omitempty"`
 	PIDs        []int            `json:"pids,omitempty"`
 }
 
@@ -63,22 +66,30 @@ func applyLimits(f *runLimitFlags, tel *telemetryFlags, runID string, stderr io.
 		return nil, usagef("%v", err)
 	}
 	if l.IsZero() {
-		if len(f.processes) > 0 || len(f.pids) > 0 {
-			return nil, usagef("--limit-process and --limit-pid need a limit: --cpus, --memory, --io-read-bps, --io-write-bps, --io-read-iops or --io-write-iops")
+		if len(f.processes) > 0 || len(f.cmdlines) > 0 || len(f.pids) > 0 {
+			return nil, usagef("--limit-process, --limit-cmdline and --limit-pid need a limit: --cpus, --memory, --io-read-bps, --io-write-bps, --io-read-iops or --io-write-iops")
 		}
 		return nil, nil
 	}
-	procs, pids := f.processes, f.pids
-	if len(procs) == 0 && len(pids) == 0 {
-		procs, pids = tel.watchProcess, tel.watchPID
+	procs, cmdlines, pids := f.processes, f.cmdlines, f.pids
+	if len(procs) == 0 && len(cmdlines) == 0 && len(pids) == 0 {
+		procs, cmdlines, pids = tel.watchProcess, tel.watchCmdline, tel.watchPID
 	}
-	if len(procs) == 0 && len(pids) == 0 {
-		return nil, usagef("limits apply to the system under test: say which processes with --limit-process REGEX (such as postgres), --limit-pid PID, or --watch-process")
+	if len(procs) == 0 && len(cmdlines) == 0 && len(pids) == 0 {
+		return nil, usagef("limits apply to the system under test: say which processes with --limit-process REGEX (a process name, such as postgres), --limit-cmdline REGEX, --limit-pid PID, or --watch-process")
 	}
-	res := make([]*regexp.Regexp, len(procs))
-	for i, p := range procs {
-		if res[i], err = regexp.Compile(p); err != nil {
-			return nil, usagef("--limit-process %q is not a valid regular expression: %v", p, err)
+	var pats []*procmatch.Pattern
+	for _, kind := range []struct {
+		flag    string
+		exprs   []string
+		cmdline bool
+	}{{"--limit-process", procs, false}, {"--limit-cmdline", cmdlines, true}} {
+		for _, e := range kind.exprs {
+			p, err := procmatch.Compile(e, kind.cmdline)
+			if err != nil {
+				return nil, usagef("%s: %v", kind.flag, err)
+			}
+			pats = append(pats, p)
 		}
 	}
 	g, err := limit.Create("run-"+runID, l)
@@ -99,17 +110,17 @@ func applyLimits(f *runLimitFlags, tel *telemetryFlags, runID string, stderr io.
 		}
 	}
 	rec := limitsRecord{Text: l.String(), Cgroup: g.String(), Version: g.Mode().String(), CPUs: l.CPUs,
-		MemoryBytes: l.MemoryBytes, IO: l.IO, Processes: procs, PIDs: pids}
+		MemoryBytes: l.MemoryBytes, IO: l.IO, Processes: procs, Cmdlines: cmdlines, PIDs: pids}
 	rl.record, _ = json.Marshal(rec)
 	ctx, cancel := context.WithCancel(context.Background())
 	rl.stop = cancel
-	for i, re := range res {
+	for _, p := range pats {
 		rl.wg.Add(1)
 		go func() {
 			defer rl.wg.Done()
-			err := g.Watch(ctx, re, 0, func(int, string) { rl.moved.Add(1) })
+			err := g.Watch(ctx, p, 0, func(int, string) { rl.moved.Add(1) })
 			if err != nil && ctx.Err() == nil {
-				fmt.Fprintf(stderr, "warning: limits: stopped moving processes matching %q: %v\n", procs[i], err)
+				fmt.Fprintf(stderr, "warning: limits: stopped moving processes matching %q: %v\n", p, err)
 			}
 		}()
 	}

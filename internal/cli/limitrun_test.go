@@ -185,9 +185,9 @@ func TestRunWithWriteLimit(t *testing.T) {
 	}
 }
 
-// TestLimitWatchCatchesBackends starts `stampede limit --watch` on the
-// backends of one database, connects, and sees the new backend moved into
-// the cgroup within a second.
+// TestLimitWatchCatchesBackends starts `stampede limit --watch-cmdline` on
+// the backends of one database (their command lines name it), connects,
+// and sees the new backend moved into the cgroup within a second.
 func TestLimitWatchCatchesBackends(t *testing.T) {
 	requireLimitV1(t)
 	url := testServer(t)
@@ -198,7 +198,7 @@ func TestLimitWatchCatchesBackends(t *testing.T) {
 	defer cancel()
 	done := make(chan result, 1)
 	go func() {
-		done <- stampedeCtx(t, ctx, "limit", "--name", name, "--cpus", "1.5", "--watch", "postgres: .* "+db+" ", "--duration", "8s")
+		done <- stampedeCtx(t, ctx, "limit", "--name", name, "--cpus", "1.5", "--watch-cmdline", "postgres: .* "+db+" ", "--duration", "8s")
 	}()
 	var g *limit.Group
 	for deadline := time.Now().Add(5 * time.Second); g == nil; time.Sleep(50 * time.Millisecond) {
@@ -232,7 +232,7 @@ func TestLimitWatchCatchesBackends(t *testing.T) {
 	cancel()
 	r := <-done
 	if r.code != 0 && r.code != 130 {
-		t.Errorf("limit --watch: %d %s", r.code, r.stderr)
+		t.Errorf("limit --watch-cmdline: %d %s", r.code, r.stderr)
 	}
 	if _, err := limit.Load(name); err == nil {
 		t.Errorf("the cgroup %s is still there after the watch ended", name)
@@ -274,7 +274,7 @@ func TestLimitDirectIOMeasuredByTelemetry(t *testing.T) {
 	}
 	// The throttle lets a first slice through at once: measure after it.
 	time.Sleep(500 * time.Millisecond)
-	s, err := telemetry.New(telemetry.Config{WatchProcess: []string{regexp.QuoteMeta("of=" + file)}})
+	s, err := telemetry.New(telemetry.Config{WatchCmdline: []string{regexp.QuoteMeta("of=" + file)}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,19 +18,22 @@ type telemetryFlags struct {
 	on           bool
 	display      bool
 	watchProcess []string
+	watchCmdline []string
 	watchPID     []int
 }
 
 func (f *telemetryFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.on, "telemetry", true, "sample host CPU, memory, disks (as iostat -x), network and watched processes every interval into the run's results")
 	fs.BoolVar(&f.display, "display-telemetry", false, "print a compact telemetry line after each interval")
-	fs.StringArrayVar(&f.watchProcess, "watch-process", nil, "regular expression: processes of the system under test whose CPU, RSS and disk IO are summed and recorded, such as postgres (repeatable)")
+	fs.StringArrayVar(&f.watchProcess, "watch-process", nil, "regular expression matched against process names (as pidstat -C and pgrep): processes of the system under test whose CPU, RSS and disk IO are summed and recorded, such as postgres (repeatable)")
+	fs.StringArrayVar(&f.watchCmdline, "watch-cmdline", nil, "regular expression matched against full command lines (as pgrep -f), such as 'postgres: .*walwriter': processes to record as --watch-process does (repeatable)")
 	fs.IntSliceVar(&f.watchPID, "watch-pid", nil, "PID of a process of the system under test to record with its descendants, such as PostgreSQL's postmaster (repeatable)")
 }
 
 // telemetryInfo is run.json's description of what the samples cover.
 type telemetryInfo struct {
 	WatchProcess []string `json:"watch_process,omitempty"`
+	WatchCmdline []string `json:"watch_cmdline,omitempty"`
 	WatchPIDs    []int    `json:"watch_pids,omitempty"`
 	Interval     string   `json:"interval"`
 }
@@ -57,15 +60,16 @@ type telemetryRecord struct {
 // startTelemetry creates the sampler and takes the baseline sample; it
 // returns nil when telemetry is off.
 func startTelemetry(f *telemetryFlags) (*runTelemetry, error) {
+	watching := len(f.watchProcess) > 0 || len(f.watchCmdline) > 0 || len(f.watchPID) > 0
 	if !f.on {
-		if len(f.watchProcess) > 0 || len(f.watchPID) > 0 || f.display {
-			return nil, usagef("--watch-process, --watch-pid and --display-telemetry need --telemetry=true")
+		if watching || f.display {
+			return nil, usagef("--watch-process, --watch-cmdline, --watch-pid and --display-telemetry need --telemetry=true")
 		}
 		return nil, nil
 	}
-	s, err := telemetry.New(telemetry.Config{WatchProcess: f.watchProcess, WatchPIDs: f.watchPID})
+	s, err := telemetry.New(telemetry.Config{WatchProcess: f.watchProcess, WatchCmdline: f.watchCmdline, WatchPIDs: f.watchPID})
 	if err != nil {
-		if len(f.watchProcess) > 0 || len(f.watchPID) > 0 {
+		if watching {
 			return nil, usagef("%v", err)
 		}
 		return nil, fmt.Errorf("cannot sample telemetry: %w; pass --telemetry=false to run without it", err)
@@ -81,7 +85,7 @@ func (f *telemetryFlags) info(every time.Duration) json.RawMessage {
 	if !f.on {
 		return nil
 	}
-	b, _ := json.Marshal(telemetryInfo{WatchProcess: f.watchProcess, WatchPIDs: f.watchPID, Interval: every.String()})
+	b, _ := json.Marshal(telemetryInfo{WatchProcess: f.watchProcess, WatchCmdline: f.watchCmdline, WatchPIDs: f.watchPID, Interval: every.String()})
 	return b
 }
 
