@@ -3,6 +3,7 @@ package results
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -205,6 +206,10 @@ func Recompute(runs []*runlog.Run, w Window) (View, []error, error) {
 		}
 		if lo < 0 {
 			err := explain(run, ivs, w, from, to)
+			if len(ivs) == 0 && trunc != nil {
+				err = fmt.Errorf("run %s: no complete interval to report: %s is truncated at line %d (%s) before its first complete interval; was the run killed within its first interval?",
+					id, filepath.Join(run.Dir, trunc.File), trunc.Line, trunc.Reason)
+			}
 			if firstErr == nil {
 				firstErr = err
 			}

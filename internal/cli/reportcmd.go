@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
 
 	"github.com/stampede-bench/stampede/chart"
 	"github.com/stampede-bench/stampede/report"
@@ -299,6 +300,13 @@ func checkChartDir(path string, runs []*runlog.Run) error {
 		if rel, err := filepath.Rel(rd, dir); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			return usagef("--chart %s: the file would be inside run directory %s, which stampede never modifies", path, run.Dir)
 		}
+	}
+	// Refuse before the report is printed, not after.
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return usagef("--chart %s: directory %s does not exist: create it, or write the chart elsewhere", path, dir)
+	}
+	if unix.Access(dir, unix.W_OK) != nil {
+		return usagef("--chart %s: directory %s is not writable", path, dir)
 	}
 	return nil
 }

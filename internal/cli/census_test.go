@@ -1,0 +1,152 @@
+package cli_test
+
+import (
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestBadInputCensus holds, verb family by verb family, the bad inputs a
+// census of every verb found harmful or vague, each with the one line it
+// must now give and its exit code. Cases that need a server are in
+// TestBadInputCensusServer.
+func TestBadInputCensus(t *testing.T) {
+	results := t.TempDir()
+	null := []string{"--driver", "null", "--results-dir", results}
+	for _, tc := range []struct {
+		family, name string
+		args         []string
+		code         int
+		want         string
+	}{
+		{"run", "workers beyond memory", append([]string{"run", "ycsb", "--concurrency", "10000000"}, null...), 2,
+			"--concurrency 10000000 would need about 610.4 GB of client memory (64.0 kB per worker)"},
+		{"run", "threads beyond Go's", append([]string{"run", "ycsb", "--io-mode", "thread", "--threads", "9000"}, null...), 2,
+			"--threads 9000 with --io-mode thread needs a thread per worker, and Go allows 10,000: use at most 8000"},
+		{"run", "tenants beyond memory", append([]string{"run", "bank", "--tenants", "1000000000"}, null...), 2,
+			"--tenants 1000000000 would need about 59.6 GB of client memory (64 B per tenant)"},
+		{"run", "checks skipped and asked for", append([]string{"run", "tpcc", "--skip-checks", "--expensive-checks"}, null...), 2,
+			"--expensive-checks adds checks that --skip-checks skips: give one of them"},
+		{"run", "results store refused before the run", append([]string{"run", "ycsb", "--results-url", "mysql://u:topsecret@h/db"}, null...), 1,
+			`--results-url: unsupported results store URL scheme "mysql"`},
+		{"run", "URL before the workload", []string{"run", "postgresql://u:topsecret@h/db", "ycsb"}, 2,
+			`"postgresql://u:xxxxx@h/db" is a URL, not a workload: name the workload first`},
+		{"run", "empty ranges", append([]string{"run", "oltp_read_write", "--range_size", "0"}, null...), 2,
+			"--range_size=0: a range SELECT must span at least 1 id; to run none, give --range_selects=off"},
+		{"init", "COPY streams beyond memory", []string{"init", "ycsb", "--driver", "null", "--concurrency", "100000000"}, 2,
+			"--concurrency 100000000 would need about 381.5 TB of client memory (4.0 MB per COPY stream)"},
+		{"runs", "reversed window", []string{"runs", "--results-dir", results, "--since", "1h", "--until", "2h"}, 2,
+			"--since 1h is not before --until 2h: no run can start in that window; swap them"},
+		{"runs", "results directory missing", []string{"runs", "--results-dir", "/nonexistent/runs"}, 2,
+			"results directory /nonexistent/runs does not exist"},
+		{"limit", "keep with pid", []string{"limit", "--cpus", "0.5", "--keep", "--pid", "1"}, 2,
+			"--keep applies to --watch and a command: with --pid the group always stays"},
+	} {
+		t.Run(tc.family+"/"+tc.name, func(t *testing.T) {
+			r := stampede(t, tc.args...)
+			checkOneLineError(t, r, tc.code, tc.want)
+			if strings.Contains(r.stderr, "topsecret") {
+				t.Errorf("password printed: %s", r.stderr)
+			}
+		})
+	}
+
+	// Options that do nothing in their context are said to do nothing.
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"cleanup with load and run flags", []string{"cleanup", "tpcc", "--fks", "--wait=false", "--driver", "null"},
+			[]string{"warning: --fks does not change which tables cleanup drops: ignored", "warning: --wait only changes what `stampede run tpcc` does: cleanup ignores it"}},
+		{"init with a run flag", []string{"init", "ycsb", "--workload", "b", "-p", "recordcount=10", "--driver", "null"},
+			[]string{"warning: --workload only changes what `stampede run ycsb` does: init ignores it"}},
+		{"percentile outside sysbench's output", append([]string{"run", "oltp_point_select", "--max-ops", "10", "--percentile", "99", "--telemetry=false"}, null...),
+			[]string{"warning: --percentile=99 only chooses the percentile of --output-style sysbench's report"}},
+	} {
+		t.Run("ignored/"+tc.name, func(t *testing.T) {
+			r := stampede(t, tc.args...)
+			if r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(r.stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, r.stderr)
+				}
+			}
+		})
+	}
+}
+
+// TestBadInputCensusServer holds the census's cases that need the test
+// server: limits the server sets, and connection errors that must say
+// what to check.
+func TestBadInputCensusServer(t *testing.T) {
+	srv := testServer(t)
+	db := freshDB(t, "stampede_census")
+	mustRun(t, "init", "bank", "--rows", "10", "--db", db, srv)
+	u, _ := url.Parse(srv)
+	tls := *u
+	q := tls.Query()
+	q.Set("sslmode", "require")
+	tls.RawQuery = q.Encode()
+	results := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"connections beyond max_connections", []string{"run", "bank", "--concurrency", "100000", "--db", db, srv}, 2,
+			"the run needs 100000 connections to " + u.Host + ", which accepts"},
+		{"TLS asked of a server without it", []string{"run", "bank", "--db", db, tls.String()}, 1,
+			"the server does not accept TLS: connect with sslmode=prefer or sslmode=disable"},
+		{"no Unix socket", []string{"run", "bank", "host=/nonexistent/sock port=5432 user=postgres dbname=" + db}, 1,
+			"no Unix socket /nonexistent/sock/.s.PGSQL.5432: is the server running, with /nonexistent/sock in its unix_socket_directories and port 5432?"},
+		{"report chart into a missing directory", nil, 2, "directory /nonexistent/dir does not exist: create it, or write the chart elsewhere"},
+		{"report of a run killed in its first interval", nil, 1, "is truncated at line"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append(tc.args, "--results-dir", results)
+			switch tc.name {
+			case "report chart into a missing directory", "report of a run killed in its first interval":
+				dir := censusRun(t, db, srv)
+				args = []string{"report", dir, "--chart", "/nonexistent/dir/x.png"}
+				if tc.code == 1 {
+					b, err := os.ReadFile(filepath.Join(dir, "intervals.hlog"))
+					if err != nil {
+						t.Fatal(err)
+					}
+					// Keep the header and half a line of the first interval.
+					cut := strings.Index(string(b), "\n") + 1
+					for strings.HasPrefix(string(b[cut:]), "#") {
+						cut += strings.Index(string(b[cut:]), "\n") + 1
+					}
+					if err := os.WriteFile(filepath.Join(dir, "intervals.hlog"), b[:cut+20], 0o644); err != nil {
+						t.Fatal(err)
+					}
+					args = []string{"report", dir}
+				}
+			}
+			r := stampede(t, args...)
+			checkFinalError(t, r, tc.code, tc.want)
+			if tc.code == 2 && r.stdout != "" {
+				t.Errorf("refused, but printed first:\n%s", r.stdout)
+			}
+		})
+	}
+}
+
+// censusRun runs bank for a second and returns its run directory.
+func censusRun(t *testing.T, db, srv string) string {
+	t.Helper()
+	dir := t.TempDir()
+	mustRun(t, "run", "bank", "--duration", "1s", "--telemetry=false", "--db", db, "--results-dir", dir, srv)
+	runs, _ := filepath.Glob(filepath.Join(dir, "*bank*"))
+	if len(runs) != 1 {
+		t.Fatalf("run directories %v", runs)
+	}
+	return runs[0]
+}
