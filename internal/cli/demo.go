@@ -138,7 +138,7 @@ func (a *app) demo(ctx context.Context, f *demoFlags, args []string) error {
 		return err
 	}
 	fmt.Fprintf(a.stderr, "\n==> done: %.0f ops/s, p99 %.2f ms over %.0fs. Every interval's histograms are in %s\n",
-		out.summary.Total.Rate, out.summary.Total.P99, out.summary.ElapsedSec, out.dir)
+		out.Summary.Total.Rate, out.Summary.Total.P99, out.Summary.ElapsedSec, out.Info.Dir)
 	return nil
 }
 

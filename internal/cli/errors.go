@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/stampede-bench/stampede/run"
 )
 
 // Exit codes.
@@ -41,7 +43,7 @@ func asUsage(err error) error {
 
 // errInterrupted reports a run stopped by a signal after its results were
 // saved.
-var errInterrupted = errors.New("interrupted")
+var errInterrupted = run.ErrInterrupted
 
 // exitCode maps an error to the process exit code.
 func exitCode(err error) int {
@@ -54,7 +56,7 @@ func exitCode(err error) int {
 		return exitOK
 	case errors.Is(err, errInterrupted):
 		return exitInterrupted
-	case errors.As(err, &u):
+	case errors.As(err, &u), errors.Is(err, run.ErrInput):
 		return exitUsage
 	case errors.As(err, &ec) && ec.ExitCode() > 0:
 		return ec.ExitCode()

@@ -3,9 +3,6 @@ package cli
 import (
 	"fmt"
 	"net/url"
-	"os"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
@@ -15,6 +12,7 @@ import (
 	"github.com/stampede-bench/stampede/internal/clientsched"
 	"github.com/stampede-bench/stampede/internal/gcpace"
 	"github.com/stampede-bench/stampede/limit"
+	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/sqlx"
 )
 
@@ -66,74 +64,43 @@ func (c *connFlags) sysbenchURL() string {
 	return u.String()
 }
 
-// options builds sqlx options for the given URLs and workload.
-func (c *connFlags) options(urls []string, defaultDB string, conns int) (sqlx.Options, error) {
+// conn returns the run.Conn of the given URLs and the flags, checking
+// sysbench's --pgsql-* and --db-driver options.
+func (c *connFlags) conn(urls []string) (run.Conn, error) {
 	if c.dbDriver != "" && c.dbDriver != "pgsql" {
-		return sqlx.Options{}, usagef("unsupported --db-driver %q: only pgsql (PostgreSQL and compatible servers) is supported", c.dbDriver)
+		return run.Conn{}, usagef("unsupported --db-driver %q: only pgsql (PostgreSQL and compatible servers) is supported", c.dbDriver)
 	}
 	if c.pgDB != "" {
 		if c.db != "" && c.db != c.pgDB {
-			return sqlx.Options{}, usagef("--pgsql-db %q and --db %q disagree: give one of them", c.pgDB, c.db)
+			return run.Conn{}, usagef("--pgsql-db %q and --db %q disagree: give one of them", c.pgDB, c.db)
 		}
 		c.db = c.pgDB
 	}
 	if u := c.sysbenchURL(); u != "" {
 		if len(urls) > 0 {
-			return sqlx.Options{}, usagef("give either connection URLs or --pgsql-host/--pgsql-port/--pgsql-user, not both")
+			return run.Conn{}, usagef("give either connection URLs or --pgsql-host/--pgsql-port/--pgsql-user, not both")
 		}
 		urls = []string{u}
 	}
-	opts := sqlx.Options{URLs: urls, Driver: c.driver, MaxConns: conns, AppName: "stampede"}
-	if c.conns > 0 {
-		opts.MaxConns = c.conns
-	}
 	if c.conns < 0 {
-		return opts, usagef("--conns %d is negative", c.conns)
+		return run.Conn{}, usagef("--conns %d is negative", c.conns)
 	}
 	switch c.driver {
 	case sqlx.DriverPostgres, sqlx.DriverNull:
 	default:
-		return opts, usagef("unknown --driver %q: use postgres or null", c.driver)
+		return run.Conn{}, usagef("unknown --driver %q: use postgres or null", c.driver)
 	}
-	db := c.db
-	if db == "" {
-		cfgs, err := sqlx.ParseConfigs(sqlx.Options{URLs: urls})
-		if err != nil {
-			return opts, asUsage(err)
-		}
-		for _, u := range urls {
-			if urlNamesDatabase(u) {
-				db = cfgs[0].ConnConfig.Database
-				break
-			}
-		}
-		if db == "" && len(urls) == 0 && os.Getenv("PGDATABASE") != "" {
-			db = os.Getenv("PGDATABASE")
-		}
-	}
-	if db == "" {
-		db = defaultDB
-	}
-	opts.Database = db
-	if _, err := sqlx.ParseConfigs(opts); err != nil {
-		return opts, asUsage(err)
-	}
-	return opts, nil
+	return run.Conn{URLs: urls, Database: c.db, Conns: c.conns, Driver: c.driver}, nil
 }
 
-// urlNamesDatabase reports whether a connection string names a database
-// explicitly (a URL path, or dbname= in a DSN).
-func urlNamesDatabase(u string) bool {
-	if rest, ok := strings.CutPrefix(u, "postgresql://"); ok {
-		u = rest
-	} else if rest, ok := strings.CutPrefix(u, "postgres://"); ok {
-		u = rest
-	} else {
-		return strings.Contains(u, "dbname=")
+// options builds sqlx options for the given URLs and workload, with conns
+// connections unless --conns says otherwise.
+func (c *connFlags) options(urls []string, defaultDB string, conns int) (sqlx.Options, error) {
+	rc, err := c.conn(urls)
+	if err != nil {
+		return sqlx.Options{}, err
 	}
-	u, _, _ = strings.Cut(u, "?")
-	_, path, ok := strings.Cut(u, "/")
-	return ok && path != ""
+	return rc.Options(defaultDB, conns)
 }
 
 // runFlags control the engine and the outputs of a run.
@@ -293,6 +260,9 @@ func (r *runFlags) resolve(fs *pflag.FlagSet) error {
 	if r.outputStyle == "sysbench" && r.format == "json" {
 		return usagef("--output-style sysbench is text: drop --format json")
 	}
+	if err := r.tel.check(); err != nil {
+		return err
+	}
 	if r.percentile <= 0 || r.percentile > 100 {
 		return usagef("--percentile %g must be in (0, 100]", r.percentile)
 	}
@@ -306,7 +276,7 @@ func (r *runFlags) resolve(fs *pflag.FlagSet) error {
 	if r.concurrency < 1 {
 		return usagef("%s %d: need at least 1 worker", name, r.concurrency)
 	}
-	if err := checkWorkers(name, r.concurrency, r.ioMode == ioThread); err != nil {
+	if err := run.CheckWorkers(name, r.concurrency, r.ioMode == ioThread); err != nil {
 		return err
 	}
 	switch r.format {
@@ -324,19 +294,8 @@ func (r *runFlags) resolve(fs *pflag.FlagSet) error {
 			return usagef("malformed --tag %q: use key=value", t)
 		}
 	}
-	return asUsage(r.engineConfig().Validate(r.concurrency))
-}
-
-func (r *runFlags) engineConfig() engine.Config {
-	return engine.Config{
-		Duration:       r.duration,
-		MaxOps:         r.maxOps,
-		Ramp:           r.ramp,
-		MaxRate:        r.maxRate,
-		DisplayEvery:   r.displayEvery,
-		TolerateErrors: r.tolerateErrors,
-		OpTimeout:      r.opTimeout,
-	}
+	return asUsage(engine.Config{Duration: r.duration, MaxOps: r.maxOps, Ramp: r.ramp, MaxRate: r.maxRate,
+		DisplayEvery: r.displayEvery, OpTimeout: r.opTimeout}.Validate(r.concurrency))
 }
 
 func (r *runFlags) tagMap() map[string]string {
@@ -355,17 +314,8 @@ func (r *runFlags) tagMap() map[string]string {
 
 // resultsRoot returns the directory under which runs are saved.
 func resultsRoot(flag string) (string, error) {
-	if flag != "" {
-		return flag, nil
-	}
-	if env := os.Getenv("STAMPEDE_RESULTS_DIR"); env != "" {
-		return env, nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("cannot find a home directory for results: pass --results-dir")
-	}
-	return filepath.Join(home, ".stampede", "runs"), nil
+	root, err := run.ResultsRoot(flag)
+	return root, asUsage(err)
 }
 
 // newRunFlagSet returns a flag set holding the run flags, for callers that
@@ -378,9 +328,9 @@ func newRunFlagSet(rf *runFlags) *pflag.FlagSet {
 
 // The values of --io-mode.
 const (
-	ioAuto   = "auto"
-	ioThread = "thread"
-	ioPoller = "poller"
+	ioAuto   = run.IOAuto
+	ioThread = run.IOThread
+	ioPoller = run.IOPoller
 )
 
 // gcHeadroomBytes is --gc-headroom in bytes, 0 for Go's default pacing.
@@ -389,27 +339,4 @@ func (r *runFlags) gcHeadroomBytes() (int64, error) {
 		return 0, nil
 	}
 	return limit.ParseSize(r.gcHeadroom)
-}
-
-// threadIOWorkersPerCPU is the most workers per CPU that --io-mode auto
-// gives a thread each. Measured on 2 CPUs with the server on the same
-// machine (oltp_point_select): thread I/O did 2.3 times the poller's
-// throughput at 2 workers, 1.1-1.3 times at 4, about the same at 8 to 16,
-// and 0.7-0.8 times at 32 and 64, where the poller's one waiting thread
-// collects many replies per wake-up.
-const threadIOWorkersPerCPU = 4
-
-// threadIO says whether the run's connections use thread I/O
-// (sqlx.Options.ThreadIO): --io-mode thread, or auto with a PostgreSQL
-// connection for each worker and at most threadIOWorkersPerCPU workers per
-// CPU.
-func (r *runFlags) threadIO(opts sqlx.Options) bool {
-	switch r.ioMode {
-	case ioThread:
-		return opts.Driver != sqlx.DriverNull
-	case ioPoller:
-		return false
-	}
-	return opts.Driver != sqlx.DriverNull && r.concurrency <= threadIOWorkersPerCPU*runtime.NumCPU() &&
-		opts.MaxConns >= r.concurrency
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/stampede-bench/stampede/fleet"
+	"github.com/stampede-bench/stampede/run"
 )
 
 // tenantFlags name a fleet of tenants (--tenants, --tenant-mode,
@@ -52,7 +53,7 @@ func (f *tenantFlags) spec(workloadName string) (fleet.Spec, bool, error) {
 	if err != nil {
 		return fleet.Spec{}, false, asUsage(err)
 	}
-	if err := checkTenants(f.tenants); err != nil {
+	if err := run.CheckTenants("--tenants", f.tenants); err != nil {
 		return fleet.Spec{}, false, err
 	}
 	s := fleet.Spec{Tenants: f.tenants, Mode: mode, Pattern: f.pattern}

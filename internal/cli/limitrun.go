@@ -1,19 +1,10 @@
 package cli
 
 import (
-	"context"
-	"encoding/json"
-	"fmt"
-	"io"
-	"sync"
-	"sync/atomic"
-
-	"github.com/prometheus/procfs"
 	"github.com/spf13/pflag"
 
 	"github.com/stampede-bench/stampede/limit"
-	"github.com/stampede-bench/stampede/procmatch"
-	"github.com/stampede-bench/stampede/runlog"
+	"github.com/stampede-bench/stampede/run"
 )
 
 // runLimitFlags are `run`'s resource limits on the system under test.
@@ -31,155 +22,7 @@ func (f *runLimitFlags) register(fs *pflag.FlagSet) {
 	fs.IntSliceVar(&f.pids, "limit-pid", nil, "PID of a process of the system under test that the limits apply to, with its descendants, such as PostgreSQL's postmaster (repeatable)")
 }
 
-// limitsRecord is run.json's record of the limits a run applied.
-type limitsRecord struct {
-	// Text is the limits in one line, as `stampede limit` prints them.
-	Text        string           `json:"text"`
-	Cgroup      string           `json:"cgroup"`
-	Version     string           `json:"cgroup_version"`
-	CPUs        float64          `json:"cpus,omitempty"`
-	MemoryBytes int64            `json:"memory_bytes,omitempty"`
-	IO          []limit.DeviceIO `json:"io,omitempty"`
-	Processes   []string         `json:"processes,omitempty"`
-	Cmdlines    []string         `json:"cmdlines,omitempty"`
-	PIDs        []int            `json:"pids,omitempty"`
-}
-
-// runLimits is a cgroup applied to the system under test for one run.
-type runLimits struct {
-	group  *limit.Group
-	record json.RawMessage
-	text   string
-	stop   context.CancelFunc
-	wg     sync.WaitGroup
-	once   sync.Once
-	moved  atomic.Int64
-}
-
-// applyLimits creates the run's cgroup with the limits the flags give,
-// moves the target processes into it and keeps moving new ones. It returns
-// nil when no limit was given. The caller must call remove, also after an
-// interrupt.
-func applyLimits(f *runLimitFlags, tel *telemetryFlags, runID string, stderr io.Writer) (*runLimits, error) {
-	l, err := f.Limits()
-	if err != nil {
-		return nil, usagef("%v", err)
-	}
-	if l.IsZero() {
-		if len(f.processes) > 0 || len(f.cmdlines) > 0 || len(f.pids) > 0 {
-			return nil, usagef("--limit-process, --limit-cmdline and --limit-pid need a limit: --cpus, --memory, --io-read-bps, --io-write-bps, --io-read-iops or --io-write-iops")
-		}
-		return nil, nil
-	}
-	procs, cmdlines, pids := f.processes, f.cmdlines, f.pids
-	if len(procs) == 0 && len(cmdlines) == 0 && len(pids) == 0 {
-		procs, cmdlines, pids = tel.watchProcess, tel.watchCmdline, tel.watchPID
-	}
-	if len(procs) == 0 && len(cmdlines) == 0 && len(pids) == 0 {
-		return nil, usagef("limits apply to the system under test: say which processes with --limit-process REGEX (a process name, such as postgres), --limit-cmdline REGEX, --limit-pid PID, or --watch-process")
-	}
-	var pats []*procmatch.Pattern
-	for _, kind := range []struct {
-		flag    string
-		exprs   []string
-		cmdline bool
-	}{{"--limit-process", procs, false}, {"--limit-cmdline", cmdlines, true}} {
-		for _, e := range kind.exprs {
-			p, err := procmatch.Compile(e, kind.cmdline)
-			if err != nil {
-				return nil, usagef("%s: %v", kind.flag, err)
-			}
-			pats = append(pats, p)
-		}
-	}
-	g, err := limit.Create("run-"+runID, l)
-	if err != nil {
-		return nil, fmt.Errorf("cannot apply the limits: %w", err)
-	}
-	rl := &runLimits{group: g, text: l.String()}
-	for _, pid := range pids {
-		if err := g.Add(pid); err != nil {
-			_ = g.Remove()
-			return nil, fmt.Errorf("cannot apply the limits: %w", err)
-		}
-		// The processes the target forked already (a server's backends,
-		// checkpointer, WAL writer) join it; those it forks later are
-		// born inside the group.
-		for _, child := range descendants(pid) {
-			_ = g.Add(child) // a child that exited meanwhile needs no limit
-		}
-	}
-	rec := limitsRecord{Text: l.String(), Cgroup: g.String(), Version: g.Mode().String(), CPUs: l.CPUs,
-		MemoryBytes: l.MemoryBytes, IO: l.IO, Processes: procs, Cmdlines: cmdlines, PIDs: pids}
-	rl.record, _ = json.Marshal(rec)
-	ctx, cancel := context.WithCancel(context.Background())
-	rl.stop = cancel
-	for _, p := range pats {
-		rl.wg.Add(1)
-		go func() {
-			defer rl.wg.Done()
-			err := g.Watch(ctx, p, 0, func(int, string) { rl.moved.Add(1) })
-			if err != nil && ctx.Err() == nil {
-				fmt.Fprintf(stderr, "warning: limits: stopped moving processes matching %q: %v\n", p, err)
-			}
-		}()
-	}
-	fmt.Fprintf(stderr, "limits on the system under test: %s (%s)\n", rl.text, g)
-	return rl, nil
-}
-
-// stats returns the cgroup's counters for the telemetry record.
-func (rl *runLimits) stats() any {
-	st, err := rl.group.Stats()
-	if err != nil {
-		return map[string]string{"error": err.Error()}
-	}
-	return st
-}
-
-// remove stops moving processes and deletes the cgroup, moving its
-// processes back; the processes keep running without limits.
-func (rl *runLimits) remove(w *runlog.Writer, stderr io.Writer) {
-	if rl == nil {
-		return
-	}
-	rl.once.Do(func() { rl.removeOnce(w, stderr) })
-}
-
-func (rl *runLimits) removeOnce(w *runlog.Writer, stderr io.Writer) {
-	rl.stop()
-	rl.wg.Wait()
-	if w != nil {
-		w.Event(runlog.Event{Kind: "limits", Code: "removed", Message: fmt.Sprintf("%s; %d processes moved in during the run", rl.text, rl.moved.Load())})
-	}
-	if err := rl.group.Remove(); err != nil {
-		fmt.Fprintf(stderr, "warning: cannot remove the cgroup %s: %v; `stampede limit --remove %s` removes it\n", rl.group, err, rl.group.Name())
-		return
-	}
-	fmt.Fprintf(stderr, "limits removed (%s)\n", rl.group)
-}
-
-// descendants returns the PIDs of the processes descended from pid.
-func descendants(pid int) []int {
-	all, err := procfs.AllProcs()
-	if err != nil {
-		return nil
-	}
-	children := map[int][]int{}
-	for _, p := range all {
-		if st, err := p.Stat(); err == nil {
-			children[st.PPID] = append(children[st.PPID], p.PID)
-		}
-	}
-	var out []int
-	queue := []int{pid}
-	for len(queue) > 0 {
-		next := queue[0]
-		queue = queue[1:]
-		for _, c := range children[next] {
-			out = append(out, c)
-			queue = append(queue, c)
-		}
-	}
-	return out
+// spec returns the run's limits (their sizes are parsed by the caller).
+func (f *runLimitFlags) spec() run.Limits {
+	return run.Limits{Processes: f.processes, Cmdlines: f.cmdlines, PIDs: f.pids}
 }

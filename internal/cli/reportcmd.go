@@ -5,18 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
 
 	"github.com/stampede-bench/stampede/chart"
-	"github.com/stampede-bench/stampede/report"
+	"github.com/stampede-bench/stampede/output"
 	"github.com/stampede-bench/stampede/results"
 	"github.com/stampede-bench/stampede/runlog"
 )
@@ -147,7 +144,7 @@ func (a *app) report(refs []string, rf reportFlags) error {
 		if err := enc.Encode(view); err != nil {
 			return err
 		}
-	} else if err := writeReportText(a, runs, view); err != nil {
+	} else if err := output.Report(a.stdout, runs, view); err != nil {
 		return err
 	}
 	if rf.chart == "" {
@@ -174,53 +171,6 @@ func (a *app) report(refs []string, rf reportFlags) error {
 	return a.writeChart(rf.chart, runs, views, nil, warnings)
 }
 
-// writeReportText prints a header line per run, then the final block the
-// run command prints.
-func writeReportText(a *app, runs []*runlog.Run, v results.View) error {
-	for _, r := range runs {
-		status := r.Info.Status
-		if status == runlog.StatusRunning {
-			status = "running (or killed)"
-		}
-		fmt.Fprintf(a.stdout, "run %s: %s, started %s, %s\n", r.Info.ID, r.Info.Workload, r.Info.Start.Format(time.RFC3339), status)
-	}
-	writeTaken(a.stdout, runs, v)
-	ops := make([]report.Op, len(v.Ops))
-	for i, op := range v.Ops {
-		ops[i] = report.Op{Name: op.Name, Cumulative: op.Summary}
-	}
-	var extra []report.Extra
-	if v.Reconnects != nil {
-		extra = append(extra, report.Extra{Name: "reconnects", Value: float64(*v.Reconnects), Text: fmt.Sprint(*v.Reconnects)})
-	}
-	errs, retries := map[string]int64{}, map[string]int64{}
-	for key, n := range v.ErrorCodes {
-		if code, ok := strings.CutPrefix(key, results.ErrorsExtraPrefix); ok {
-			errs[code] = n
-		} else if code, ok := strings.CutPrefix(key, results.RetriesExtraPrefix); ok {
-			retries[code] = n
-		}
-	}
-	extra = append(extra, codeExtras(errs, retries)...)
-	for _, s := range v.Series {
-		extra = append(extra, report.Extra{Name: s.Name + "_p99_ms", Value: s.P99,
-			Text: fmt.Sprintf("%s: p50 %.2fms p99 %.2fms max %.2fms", s.Name, s.P50, s.P99, s.Max)})
-	}
-	elapsed := time.Duration(v.Seconds * float64(time.Second))
-	if err := (&report.Text{W: a.stdout}).Final(elapsed, ops, report.Op{Cumulative: v.Total}, extra); err != nil {
-		return err
-	}
-	for _, run := range runs {
-		if sum := v.Telemetry[run.Info.ID]; sum != nil {
-			if len(runs) > 1 {
-				fmt.Fprintf(a.stdout, "\nrun %s:", run.Info.ID)
-			}
-			printTelemetrySummary(a.stdout, sum)
-		}
-	}
-	return nil
-}
-
 // windowUsage marks an error of a window that holds no interval because
 // of how it was given as a command-line error (exit code 2).
 func windowUsage(err error) error {
@@ -229,46 +179,6 @@ func windowUsage(err error) error {
 		return asUsage(err)
 	}
 	return err
-}
-
-// writeTaken prints which intervals v took: their number, the start of the
-// first and the end of the last, and the time they cover, per run if there
-// are several.
-//
-//	window --from 1m --to 2m: 60 intervals from +1m0.000312s to +2m0.000274s (2026-11-22T10:36:12.000312Z to ...), 59.999962s
-func writeTaken(w io.Writer, runs []*runlog.Run, v results.View) {
-	starts := map[string]time.Time{}
-	for _, r := range runs {
-		starts[r.Info.ID] = r.Info.Start
-	}
-	offsets := func(tk results.Taken) string {
-		s := starts[tk.Run]
-		return fmt.Sprintf("%s to %s", reportOffset(tk.From.Sub(s)), reportOffset(tk.To.Sub(s)))
-	}
-	if len(v.Taken) == 1 && len(runs) == 1 {
-		tk := v.Taken[0]
-		fmt.Fprintf(w, "window %s: %s from %s (%s to %s), %s\n", v.Window, plural(v.Intervals, "interval"), offsets(tk),
-			tk.From.Format(time.RFC3339Nano), tk.To.Format(time.RFC3339Nano), reportSeconds(v.Seconds))
-		return
-	}
-	fmt.Fprintf(w, "window %s: %s from %s to %s, %s\n", v.Window, plural(v.Intervals, "interval"),
-		v.From.Format(time.RFC3339Nano), v.To.Format(time.RFC3339Nano), reportSeconds(v.Seconds))
-	for _, tk := range v.Taken {
-		fmt.Fprintf(w, "  run %s: %s from %s, %s\n", tk.Run, plural(tk.Intervals, "interval"), offsets(tk), reportSeconds(tk.Seconds))
-	}
-}
-
-// reportOffset renders an offset from a run's start: "+1m0.000312s".
-func reportOffset(d time.Duration) string {
-	if d < 0 {
-		return "-" + (-d).String()
-	}
-	return "+" + d.String()
-}
-
-// reportSeconds renders a length in seconds to the nanosecond: "59.999962s".
-func reportSeconds(s float64) string {
-	return strconv.FormatFloat(s, 'f', -1, 64) + "s"
 }
 
 // checkChartExt checks that --chart names a format; "" is no chart.

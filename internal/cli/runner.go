@@ -5,30 +5,18 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"runtime/pprof"
-	"sort"
-	"strconv"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/spf13/pflag"
 
-	"github.com/stampede-bench/stampede/engine"
-	"github.com/stampede-bench/stampede/fleet"
-	"github.com/stampede-bench/stampede/internal/clientsched"
-	"github.com/stampede-bench/stampede/internal/gcpace"
-	"github.com/stampede-bench/stampede/promexport"
-	"github.com/stampede-bench/stampede/report"
-	"github.com/stampede-bench/stampede/runlog"
+	"github.com/stampede-bench/stampede/output"
+	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/sqlx"
-	"github.com/stampede-bench/stampede/stats"
-	"github.com/stampede-bench/stampede/telemetry"
 	"github.com/stampede-bench/stampede/workload"
 )
 
-// runSpec is everything `run` needs.
+// runSpec is everything `run` parsed.
 type runSpec struct {
 	gen   workload.Generator
 	conn  *connFlags
@@ -40,335 +28,70 @@ type runSpec struct {
 	fleet   *fleetRunFlags
 }
 
-// runOutcome is what a finished run leaves.
-type runOutcome struct {
-	dir     string
-	summary runSummary
-}
-
-// runSummary is summary.json: the final figures of a run.
-type runSummary struct {
-	Workload    string           `json:"workload"`
-	Seed        uint64           `json:"seed"`
-	Concurrency int              `json:"concurrency"`
-	MaxRate     float64          `json:"max_rate,omitempty"`
-	ElapsedSec  float64          `json:"elapsed_s"`
-	Ops         []namedSummary   `json:"ops"`
-	Total       stats.Summary    `json:"total"`
-	Series      []namedSummary   `json:"series"`
-	Errors      map[string]int64 `json:"errors_by_code,omitempty"`
-	// Retries counts, by code, the failures that workers retried or
-	// ignored (serialization failures, deadlocks, lost connections).
-	Retries    map[string]int64  `json:"retries_by_code,omitempty"`
-	Reconnects int64             `json:"reconnects"`
-	Status     string            `json:"status"`
-	Error      string            `json:"error,omitempty"`
-	Extra      map[string]string `json:"extra,omitempty"`
-	// Figures are the workload's own results (tpmC, efficiency).
-	Figures map[string]float64 `json:"figures,omitempty"`
-	// Telemetry is the averages and peaks of the run's telemetry samples.
-	Telemetry *telemetry.Summary `json:"telemetry,omitempty"`
-	// Tenants and Fleet are a fleet run's tenant workloads and figures.
-	Tenants []fleet.TenantResult `json:"tenants,omitempty"`
-	Fleet   *fleetSummary        `json:"fleet,omitempty"`
-}
-
-type namedSummary struct {
-	Name string `json:"name"`
-	stats.Summary
-}
-
-// errorLog records the first maxEventsPerCode failures of each code
-// (sqlx.ErrorCode: an SQLSTATE, or conn, timeout, other) and kind as
-// events. The counts by code are the registry's (engine.Hooks.Classify),
-// exact per interval as the errors column is.
-type errorLog struct {
-	mu     sync.Mutex
-	counts map[string]int64 // events logged, by kind and code
-	w      *runlog.Writer
-}
-
-// Event kinds of errorLog's events.
-const (
-	eventError = "error" // an operation failed
-	eventRetry = "retry" // a worker retried or ignored a failure
-)
-
-// Prefixes of the error counts by code in the summary, the run log's
-// per-interval extras and the final lines: errors_40001, retries_40001.
-const (
-	errorsPrefix  = engine.FailedPrefix
-	retriesPrefix = engine.RetriedPrefix
-)
-
-// maxEventsPerCode bounds the events log under a storm of errors.
-const maxEventsPerCode = 1000
-
-func newErrorLog(w *runlog.Writer) *errorLog {
-	return &errorLog{counts: map[string]int64{}, w: w}
-}
-
-// record logs an operation that failed (the engine's Hooks.Error).
-func (e *errorLog) record(worker int, op string, err error) {
-	e.add(eventError, worker, op, err)
-}
-
-// retried logs a failure that a worker handled (Hooks.Handled).
-func (e *errorLog) retried(worker int, op string, err error) {
-	e.add(eventRetry, worker, op, err)
-}
-
-func (e *errorLog) add(kind string, worker int, op string, err error) {
-	code := sqlx.ErrorCode(err)
-	e.mu.Lock()
-	e.counts[kind+" "+code]++
-	n := e.counts[kind+" "+code]
-	e.mu.Unlock()
-	if n <= maxEventsPerCode && e.w != nil {
-		msg := "<nil>"
-		if err != nil {
-			msg = oneLine(err.Error())
-		}
-		e.w.Event(runlog.Event{Time: time.Now(), Kind: kind, Op: op, Code: code, Message: fmt.Sprintf("worker %d: %s", worker, msg)})
-	}
-}
-
-// codeCounts splits a tick's failure labels into failed and retried
-// operations by code; nil maps when there are none.
-func codeCounts(labels map[string]int64) (errs, retries map[string]int64) {
-	for label, n := range labels {
-		m, code := &errs, ""
-		if c, ok := strings.CutPrefix(label, errorsPrefix); ok {
-			code = c
-		} else if c, ok := strings.CutPrefix(label, retriesPrefix); ok {
-			m, code = &retries, c
-		} else {
-			continue
-		}
-		if *m == nil {
-			*m = map[string]int64{}
-		}
-		(*m)[code] += n
-	}
-	return errs, retries
-}
-
-// display says which registry series the progress lines show.
-type display struct {
-	idx     []int    // series indexes shown, in order
-	names   []string // their labels
-	primary []bool   // whether each counts towards the total
-	nOps    int
-}
-
-// newDisplay lays out the progress lines. When the workload classifies
-// its operations, only whole transactions (ClassTransaction) count towards
-// the total: the statements inside them are shown but not counted twice.
-func newDisplay(ops []string, classes []workload.OpClass, rated bool, mode string) display {
-	d := display{nOps: len(ops)}
-	counts := func(i int) bool { return len(classes) != len(ops) || classes[i] == workload.ClassTransaction }
-	add := func(i int, name string, primary bool) {
-		d.idx = append(d.idx, i)
-		d.names = append(d.names, name)
-		d.primary = append(d.primary, primary)
-	}
-	for i, op := range ops {
-		switch {
-		case !rated || mode == "" || mode == "intended":
-			add(i, op, counts(i))
-		case mode == "service":
-			add(len(ops)+i, op, counts(i))
-		default: // both
-			add(i, op, counts(i))
-			add(len(ops)+i, op+engine.ServiceSuffix, false)
-		}
-	}
-	return d
-}
-
-func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error) {
+// runWorkload turns the parsed flags into a run.Spec, runs it with the
+// printer the flags choose, and returns its result.
+func (a *app) runWorkload(ctx context.Context, spec runSpec) (*run.Result, error) {
 	gen, rf := spec.gen, spec.flags
-	opser, ok := gen.(workload.Opser)
-	if !ok {
+	if _, ok := gen.(workload.Opser); !ok {
 		return nil, usagef("workload %s cannot be run", gen.Meta().Name)
-	}
-	if d, ok := gen.(workload.RunDefaulter); ok {
-		rd := d.RunDefaults()
-		if rd.MaxOps > 0 && !spec.fs.Changed("max-ops") && !spec.fs.Changed("events") {
-			rf.maxOps = rd.MaxOps
-		}
-		if rf.latency == "" {
-			rf.latency = rd.Latency
-		}
 	}
 	for _, w := range rf.warnings {
 		fmt.Fprintf(a.stderr, "warning: %s\n", w)
 	}
-	seed := pickSeed(rf.seed)
-	src, err := a.openRunSource(ctx, spec, opser, seed)
+	conn, err := spec.conn.conn(spec.urls)
 	if err != nil {
 		return nil, err
 	}
-	defer src.close()
-	if src.threadIO {
-		// Each worker holds its processor while it waits for the
-		// server, so each needs one; more would leave idle processors
-		// whose threads the runtime keeps waking for timers.
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(src.workers))
+	s := run.Spec{
+		Workload:         gen,
+		Conn:             conn,
+		Concurrency:      rf.concurrency,
+		Duration:         rf.duration,
+		MaxOps:           rf.maxOps,
+		Ramp:             rf.ramp,
+		MaxRate:          rf.maxRate,
+		DisplayEvery:     rf.displayEvery,
+		TolerateErrors:   rf.tolerateErrors,
+		OpTimeout:        rf.opTimeout,
+		Seed:             rf.seed,
+		Latency:          rf.latency,
+		IOMode:           rf.ioMode,
+		ClientSched:      string(rf.sched),
+		GCHeadroom:       rf.headroom,
+		SkipChecks:       rf.skipChecks,
+		Telemetry:        rf.tel.spec(),
+		Limits:           rf.lim.spec(),
+		ResultsDir:       rf.resultsDir,
+		ResultsURL:       rf.resultsURL,
+		Tags:             rf.tagMap(),
+		Command:          redactArgs(a.args),
+		Flags:            flagValues(spec.fs, a.secrets),
+		PrometheusListen: rf.promListen,
+		Log:              a.stderr,
+		Checks:           a.stdout,
 	}
-	load := src.load
-	cleanupCtx := context.WithoutCancel(ctx)
-	var closeOnce sync.Once
-	closeLoad := func() {
-		if load.Close != nil {
-			closeOnce.Do(func() { _ = load.Close(cleanupCtx) })
-		}
+	if rf.headroom == 0 {
+		s.GCHeadroom = -1 // --gc-headroom 0: Go's own pacing
 	}
-	defer closeLoad()
-	if len(load.Workers) != src.workers {
-		return nil, fmt.Errorf("workload %s returned %d workers for --concurrency %d", gen.Meta().Name, len(load.Workers), src.workers)
+	if l, err := rf.lim.Limits(); err != nil {
+		return nil, usagef("%v", err)
+	} else {
+		s.Limits.Limits = l
 	}
-
-	cfg := rf.engineConfig()
-	series := engine.Series{Ops: load.Ops, Rated: cfg.MaxRate > 0}
-	names := series.Names()
-	start := time.Now()
-	reg := stats.NewRegistry(names, stats.ShardsFor(src.workers, runtime.GOMAXPROCS(0)), start)
-
-	tel, err := startTelemetry(&rf.tel)
-	if err != nil {
-		return nil, err
-	}
-	root, err := resultsRoot(rf.resultsDir)
-	if err != nil {
-		return nil, err
-	}
-	if rf.resultsURL != "" {
-		// Refuse a store that cannot index the run before the run, not
-		// after it.
-		if err := checkStore(ctx, rf.resultsURL); err != nil {
-			return nil, fmt.Errorf("--results-url: %s", sqlx.Scrub(oneLine(err.Error()), a.secrets))
-		}
-	}
-	info := runlog.RunInfo{
-		Telemetry:       rf.tel.info(cfg.DisplayEvery),
-		FormatVersion:   runlog.FormatVersion,
-		ID:              runlog.NewID(gen.Meta().Name, start),
-		Workload:        gen.Meta().Name,
-		WorkloadVersion: gen.Meta().Version,
-		Command:         redactArgs(a.args),
-		Flags:           flagValues(spec.fs, a.secrets),
-		Tags:            rf.tagMap(),
-		Series:          names,
-		StampedeVersion: versionString(),
-		ServerVersion:   src.serverVersion,
-		Endpoints:       src.endpoints,
-		Database:        src.database,
-		Seed:            seed,
-		Host:            runlog.HostFacts(),
-		Start:           start,
-	}
-	// The client's threads run under --client-sched from here to the
-	// end of the run (see package clientsched); the run records the
-	// policy they got.
-	sched, restoreSched, err := clientsched.Apply(rf.sched)
-	if err != nil {
-		fmt.Fprintf(a.stderr, "warning: %v: the client's threads keep the default scheduling policy\n", err)
-	}
-	defer restoreSched()
-	info.Flags["client-sched"] = string(sched.Policy)
-	// Garbage collection is paced by --gc-headroom from here to the end
-	// of the run (see package gcpace); the run records the GOGC it got.
-	gc, restoreGC := gcpace.Apply(rf.headroom)
-	defer restoreGC()
-	info.Flags["gc-percent"] = strconv.Itoa(gc.Percent)
-	info.Flags["io-mode"] = ioPoller // what --io-mode resolved to
-	if src.threadIO {
-		info.Flags["io-mode"] = ioThread
-	}
-	lims, err := applyLimits(&rf.lim, &rf.tel, info.ID, a.stderr)
-	if err != nil {
-		return nil, err
-	}
-	defer lims.remove(nil, a.stderr)
-	if lims != nil {
-		info.Limits = lims.record
-		if tel != nil {
-			tel.extra = lims.stats
-		}
-	}
-	rw, err := runlog.Create(root, info)
-	if err != nil {
-		return nil, fmt.Errorf("cannot save results under %s: %w; pass --results-dir", root, err)
-	}
-	errs := newErrorLog(rw)
-	fmt.Fprintf(a.stderr, "stampede %s: %s on %s (%s), %d workers, seed %d\n",
-		versionString(), gen.Meta().Name, strings.Join(src.endpoints, ","), src.where, src.workers, seed)
-	if cfg.MaxRate > 0 {
-		fmt.Fprintf(a.stderr, "open loop at %.0f ops/s: latency counts from each operation's scheduled start\n", cfg.MaxRate)
-	}
-
-	disp := newDisplay(load.Ops, load.Classes, series.Rated, rf.latency)
-	var prom *promexport.Exporter
-	if rf.promListen != "" {
-		prom = promexport.New(gen.Meta().Name)
-		srv, err := promexport.Serve(rf.promListen, prom)
+	if spec.tenants != nil {
+		f, err := a.fleetSpec(spec)
 		if err != nil {
-			return nil, fmt.Errorf("cannot serve Prometheus metrics on %s: %w", rf.promListen, err)
+			return nil, err
 		}
-		defer srv.Close()
-		fmt.Fprintf(a.stderr, "Prometheus metrics at http://%s/metrics\n", srv.Addr())
+		s.Fleet = f
 	}
-	var out output
-	textOutput := rf.outputStyle != "sysbench" && rf.format != "json"
 	switch {
 	case rf.outputStyle == "sysbench":
-		out = newSysbenchOutput(a.stdout, rf, load, seed, start)
-	case rf.format == "json":
-		out = &stampedeOutput{f: &report.JSON{W: a.stdout}, disp: disp, start: start}
+		s.Observers = []run.Observer{&output.Sysbench{W: a.stdout, Version: run.VersionString(), ReportEvery: rf.reportInterval,
+			Percentile: rf.percentile, Histogram: rf.histogram}}
 	default:
-		out = &stampedeOutput{f: &report.Text{W: a.stdout}, disp: disp, start: start, w: a.stdout, histogram: rf.histogram,
-			quiet: spec.fs.Changed("report-interval") && rf.reportInterval == 0}
-	}
-	out.header()
-	var last stats.Tick
-	var writeErr error
-	hooks := engine.Hooks{
-		Error:    errs.record,
-		Handled:  errs.retried,
-		Classify: sqlx.ErrorCode,
-		RampDone: func(at time.Time) {
-			if cfg.Ramp > 0 && src.rampDone != nil {
-				src.rampDone()
-			}
-			if cfg.Ramp > 0 {
-				if err := rw.SetRampEnd(at); err != nil && writeErr == nil {
-					writeErr = err
-				}
-			}
-		},
-		Tick: func(t stats.Tick, final bool) {
-			last = t
-			if err := writeInterval(rw, t, src.reconnects()); err != nil && writeErr == nil {
-				writeErr = err
-				fmt.Fprintf(a.stderr, "warning: cannot write the run log: %v\n", err)
-			}
-			if prom != nil {
-				prom.Update(promSnapshot(t, load.Ops, src.reconnects()))
-			}
-			var sample telemetry.Sample
-			sampled := false
-			if tel != nil {
-				sample, sampled = tel.tick(t.End, rw, a.stderr)
-			}
-			if final {
-				return
-			}
-			out.interval(t, src.reconnects())
-			if sampled && rf.tel.display && textOutput {
-				fmt.Fprintln(a.stdout, report.TelemetryLine(sample))
-			}
-		},
+		s.Observers = []run.Observer{&output.Stampede{W: a.stdout, JSON: rf.format == "json", Histogram: rf.histogram,
+			Telemetry: rf.tel.display, Quiet: spec.fs.Changed("report-interval") && rf.reportInterval == 0}}
 	}
 	if rf.cpuProfile != "" {
 		stopProfile, err := startCPUProfile(rf.cpuProfile)
@@ -380,225 +103,11 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 	if rf.memProfile != "" {
 		defer writeAllocProfile(rf.memProfile, a.stderr)
 	}
-	res := engine.Run(ctx, cfg, load, reg, hooks)
-	restoreSched()
-	restoreGC()
-	lims.remove(rw, a.stderr)
-
-	errCounts, retryCounts := codeCounts(last.CumLabels)
-	sum := summarize(last, disp, gen.Meta().Name, seed, rf, errCounts, src.reconnects())
-	sum.Retries = retryCounts
-	status := "completed"
-	var runErr error
-	switch {
-	case res.Err != nil:
-		status = "failed"
-		sum.Error = res.Err.Error()
-		runErr = fmt.Errorf("run stopped by an error: %s: pass --tolerate-errors to keep going; results saved in %s", res.Err.Error(), rw.Dir())
-	case res.Interrupted:
-		status = "interrupted"
-		runErr = errInterrupted
+	r, err := run.Start(ctx, s)
+	if err != nil {
+		return nil, err
 	}
-	sum.Status = status
-	extra := []report.Extra{{Name: "reconnects", Value: float64(sum.Reconnects), Text: fmt.Sprint(sum.Reconnects)}}
-	extra = append(extra, codeExtras(sum.Errors, sum.Retries)...)
-	if f, ok := gen.(workload.Figurer); ok && !src.tenantFigures {
-		counts := map[string]int64{}
-		for _, op := range sum.Ops {
-			counts[op.Name] = op.Count
-		}
-		for _, fig := range f.Figures(counts, last.End.Sub(last.CumStart)) {
-			extra = append(extra, report.Extra{Name: fig.Name, Value: fig.Value, Text: fig.Text})
-			if sum.Figures == nil {
-				sum.Figures = map[string]float64{}
-			}
-			sum.Figures[fig.Name] = fig.Value
-		}
-	}
-	if series.Rated {
-		for _, s := range sum.Series[len(load.Ops):] {
-			if s.Count > 0 {
-				extra = append(extra, report.Extra{Name: s.Name + "_p99_ms", Value: s.P99,
-					Text: fmt.Sprintf("%s: p50 %.2fms p99 %.2fms max %.2fms", s.Name, s.P50, s.P99, s.Max)})
-			}
-		}
-	}
-	out.final(last, res, extra)
-	if textOutput && !src.tenantFigures {
-		printAudits(a.stdout, gen, load.Ops, last)
-	}
-	sum.Telemetry = tel.summary()
-	if textOutput {
-		printTelemetrySummary(a.stdout, sum.Telemetry)
-	}
-	if t := sum.Telemetry; t != nil && len(t.Procs) > 0 && src.serverCPU == nil {
-		// The watched processes are the system under test.
-		var cores float64
-		for _, g := range t.Procs {
-			cores += g.CPUCores.Avg
-		}
-		src.serverCPU = func() (float64, bool) { return cores, true }
-	}
-	if src.finish != nil {
-		src.finish(&sum, a.stdout, rf.format)
-	}
-	if err := rw.Finish(time.Now(), status, sum.Error, sum); err != nil && writeErr == nil {
-		writeErr = err
-	}
-	if writeErr != nil {
-		fmt.Fprintf(a.stderr, "warning: the run log in %s may be incomplete: %v\n", rw.Dir(), writeErr)
-	}
-	fmt.Fprintf(a.stderr, "results saved in %s\n", rw.Dir())
-	if err := indexRun(ctx, root, rw.Dir(), rf.resultsURL); err != nil {
-		fmt.Fprintf(a.stderr, "warning: cannot index the run in the results store: %s (`stampede runs --rebuild` rebuilds it)\n", sqlx.Scrub(oneLine(err.Error()), a.secrets))
-	}
-	if res.Interrupted {
-		fmt.Fprintln(a.stderr, "interrupted")
-	}
-	if c, ok := gen.(workload.AfterRunChecker); ok && runErr == nil && !rf.skipChecks && c.CheckAfterRun() && src.check != nil {
-		closeLoad() // the workers' connections go back to the pool the checks use
-		fmt.Fprintln(a.stdout, "\nconsistency checks (--skip-checks skips them):")
-		if err := src.check(cleanupCtx, printer{a.stdout}); err != nil {
-			runErr = fmt.Errorf("consistency check failed after the run: %w; results saved in %s", err, rw.Dir())
-		}
-	}
-	return &runOutcome{dir: rw.Dir(), summary: sum}, runErr
-}
-
-// promSnapshot computes the cumulative figures of each operation for the
-// Prometheus exporter.
-func promSnapshot(t stats.Tick, ops []string, reconnects int64) promexport.Snapshot {
-	s := promexport.Snapshot{Reconnects: uint64(max(reconnects, 0))}
-	for i, name := range ops {
-		c := t.Series[i]
-		buckets, sum := stats.CumulativeCounts(c.Cumulative, promexport.Buckets)
-		s.Ops = append(s.Ops, promexport.Op{Name: name, Count: uint64(c.Cumulative.TotalCount()), Errors: uint64(c.CumErrors),
-			Buckets: buckets, SumSeconds: sum})
-	}
-	return s
-}
-
-// writeInterval appends one tick to the run log, with the run's
-// cumulative reconnects and the interval's failures by code
-// (errors_CODE, retries_CODE).
-func writeInterval(rw *runlog.Writer, t stats.Tick, reconnects int64) error {
-	series := make([]runlog.IntervalSeries, len(t.Series))
-	for i, s := range t.Series {
-		series[i] = runlog.IntervalSeries{Name: s.Name, Hist: s.Interval, Count: s.Interval.TotalCount(), Errors: s.Errors}
-	}
-	extra := map[string]float64{"reconnects": float64(reconnects)}
-	for label, n := range t.Labels {
-		extra[label] = float64(n)
-	}
-	return rw.WriteInterval(t.Start, t.End, series, extra)
-}
-
-// codeExtras are the final lines of the error counts by code: failed
-// operations as errors_CODE, retried or ignored ones as retries_CODE.
-func codeExtras(errs, retries map[string]int64) []report.Extra {
-	var out []report.Extra
-	for _, code := range sortedKeys(errs) {
-		out = append(out, report.Extra{Name: errorsPrefix + code, Value: float64(errs[code]),
-			Text: fmt.Sprintf("%d failed (%s)", errs[code], describeCode(code))})
-	}
-	for _, code := range sortedKeys(retries) {
-		out = append(out, report.Extra{Name: retriesPrefix + code, Value: float64(retries[code]),
-			Text: fmt.Sprintf("%d retried or ignored (%s)", retries[code], describeCode(code))})
-	}
-	return out
-}
-
-// describeCode names an error code of sqlx.ErrorCode for the final lines.
-func describeCode(code string) string {
-	switch code {
-	case "conn":
-		return "connection lost"
-	case "timeout":
-		return "timed out"
-	case "other":
-		return "not a server error"
-	}
-	if name := sqlx.SQLStateName(code); name != "" {
-		return "SQLSTATE " + code + ", " + name
-	}
-	return "SQLSTATE " + code
-}
-
-// intervalOps builds the progress lines of a tick: the displayed series
-// that have seen an operation or an error.
-func intervalOps(t stats.Tick, d display) []report.Op {
-	var ops []report.Op
-	iv := t.End.Sub(t.Start)
-	cum := t.End.Sub(t.CumStart)
-	for k, i := range d.idx {
-		s := t.Series[i]
-		errSeries := t.Series[i%d.nOps]
-		if s.Cumulative.TotalCount() == 0 && s.Interval.TotalCount() == 0 && errSeries.CumErrors == 0 && errSeries.Errors == 0 {
-			continue
-		}
-		ops = append(ops, report.Op{
-			Name:       d.names[k],
-			Interval:   stats.Summarize(s.Interval, errSeries.Errors, iv),
-			Cumulative: stats.Summarize(s.Cumulative, errSeries.CumErrors, cum),
-		})
-	}
-	return ops
-}
-
-// finalOps returns the final per-operation figures and their total.
-func finalOps(t stats.Tick, d display) ([]report.Op, report.Op) {
-	var ops []report.Op
-	cum := t.End.Sub(t.CumStart)
-	total := stats.NewHistogram()
-	var totalErrs int64
-	for k, i := range d.idx {
-		s := t.Series[i]
-		errs := t.Series[i%d.nOps].CumErrors
-		if s.Cumulative.TotalCount() == 0 && errs == 0 {
-			continue
-		}
-		ops = append(ops, report.Op{Name: d.names[k], Cumulative: stats.Summarize(s.Cumulative, errs, cum)})
-		if d.primary[k] {
-			stats.Merge(total, s.Cumulative)
-			totalErrs += errs
-		}
-	}
-	return ops, report.Op{Name: "", Cumulative: stats.Summarize(total, totalErrs, cum)}
-}
-
-func summarize(t stats.Tick, d display, name string, seed uint64, rf *runFlags, errs map[string]int64, reconnects int64) runSummary {
-	ops, total := finalOps(t, d)
-	sum := runSummary{
-		Workload:    name,
-		Seed:        seed,
-		Concurrency: rf.concurrency,
-		MaxRate:     rf.maxRate,
-		ElapsedSec:  t.End.Sub(t.CumStart).Seconds(),
-		Total:       total.Cumulative,
-		Errors:      errs,
-		Reconnects:  reconnects,
-	}
-	for _, op := range ops {
-		sum.Ops = append(sum.Ops, namedSummary{op.Name, op.Cumulative})
-	}
-	cum := t.End.Sub(t.CumStart)
-	for i, s := range t.Series {
-		errCount := int64(0)
-		if i < d.nOps {
-			errCount = s.CumErrors
-		}
-		sum.Series = append(sum.Series, namedSummary{s.Name, stats.Summarize(s.Cumulative, errCount, cum)})
-	}
-	return sum
-}
-
-func sortedKeys(m map[string]int64) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
+	return r.Wait()
 }
 
 // redactArgs returns argv with connection secrets replaced.
@@ -650,32 +159,5 @@ func writeAllocProfile(path string, stderr io.Writer) {
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "cannot write the allocation profile: %v\n", err)
-	}
-}
-
-// printAudits prints the workload's run-time audits (TPC-C's clause 9.2
-// and response-time criteria), judged on the run's cumulative histograms.
-func printAudits(w io.Writer, gen workload.Generator, ops []string, last stats.Tick) {
-	au, ok := gen.(workload.Auditor)
-	if !ok {
-		return
-	}
-	latency := func(op string, q float64) time.Duration {
-		for i, name := range ops {
-			if name == op && i < len(last.Series) {
-				if h := last.Series[i].Cumulative; h.TotalCount() > 0 {
-					return time.Duration(h.ValueAtQuantile(q * 100))
-				}
-			}
-		}
-		return 0
-	}
-	var ra []report.Audit
-	for _, x := range au.Audits(last.End.Sub(last.CumStart), latency) {
-		ra = append(ra, report.Audit{Name: x.Name, Result: x.Result, Detail: x.Detail})
-	}
-	if len(ra) > 0 {
-		fmt.Fprintln(w)
-		_ = report.Audits(w, ra)
 	}
 }

@@ -2,21 +2,18 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
-	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
-	"github.com/stampede-bench/stampede/report"
+	"github.com/stampede-bench/stampede/output"
 	"github.com/stampede-bench/stampede/results/store"
+	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/workload"
 )
 
@@ -119,7 +116,7 @@ func (a *app) runs(ctx context.Context, rf runsFlags, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	url := storeURL(root, rf.resultsURL)
+	url := run.StoreURL(root, rf.resultsURL)
 	if _, err := os.Stat(root); errors.Is(err, fs.ErrNotExist) {
 		if rf.resultsDir != "" || os.Getenv("STAMPEDE_RESULTS_DIR") != "" {
 			// A results directory named on purpose: a typo, most likely.
@@ -163,73 +160,11 @@ func (a *app) warnIndex(err error) {
 
 // printRuns writes rows as text (one line per run) or as a JSON array.
 func (a *app) printRuns(rows []store.RunRow, format string) error {
-	if format == "json" {
-		if rows == nil {
-			rows = []store.RunRow{}
-		}
-		enc := json.NewEncoder(a.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rows)
-	}
-	if len(rows) == 0 {
+	any, err := output.Runs(a.stdout, rows, format == "json")
+	if err == nil && !any {
 		fmt.Fprintln(a.stderr, "no runs")
-		return nil
 	}
-	table := [][]string{{"ID", "START (UTC)", "WORKLOAD", "STATUS", "OPS/S", "P99(MS)", "TAGS"}}
-	for _, r := range rows {
-		opsPerSec, p99 := "-", "-"
-		if r.Intervals > 0 {
-			opsPerSec, p99 = fmt.Sprintf("%.1f", r.OpsPerSec), report.FormatMs(r.P99)
-		}
-		table = append(table, []string{r.ID, r.Start.UTC().Format(time.DateTime), r.Workload, r.Status, opsPerSec, p99, formatTags(r.Tags)})
-	}
-	return writeTable(a.stdout, table, map[int]bool{4: true, 5: true})
-}
-
-// writeTable writes rows in columns two spaces apart, right-aligning the
-// columns in right, and trims trailing spaces.
-func writeTable(w io.Writer, rows [][]string, right map[int]bool) error {
-	var widths []int
-	for _, row := range rows {
-		for i, cell := range row {
-			if i == len(widths) {
-				widths = append(widths, 0)
-			}
-			widths[i] = max(widths[i], utf8.RuneCountInString(cell))
-		}
-	}
-	for _, row := range rows {
-		var b strings.Builder
-		for i, cell := range row {
-			if i > 0 {
-				b.WriteString("  ")
-			}
-			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(cell))
-			if right[i] {
-				b.WriteString(pad + cell)
-			} else {
-				b.WriteString(cell + pad)
-			}
-		}
-		if _, err := fmt.Fprintln(w, strings.TrimRight(b.String(), " ")); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// formatTags renders tags as "k=v,k2=v2", sorted by key.
-func formatTags(tags map[string]string) string {
-	keys := make([]string, 0, len(tags))
-	for k := range tags {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = k + "=" + tags[k]
-	}
-	return strings.Join(parts, ",")
+	return err
 }
 
 // parseSince parses a time bound: an RFC 3339 time, an RFC 3339 date
@@ -251,43 +186,4 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 		return t, nil
 	}
 	return time.Time{}, fmt.Errorf("malformed time %q: want an RFC 3339 time or date (2026-11-22T10:00:00Z, 2026-11-22) or a duration ago (24h)", s)
-}
-
-// storeURL returns the results store's URL: flag, else
-// $STAMPEDE_RESULTS_URL, else the SQLite file in the results directory.
-func storeURL(root, flag string) string {
-	if flag != "" {
-		return flag
-	}
-	if env := os.Getenv("STAMPEDE_RESULTS_URL"); env != "" {
-		return env
-	}
-	return store.DefaultURL(root)
-}
-
-// checkStore opens the results store at url and closes it again: it
-// exists, answers and holds the index's tables.
-func checkStore(ctx context.Context, url string) error {
-	st, err := store.Open(ctx, url)
-	if err != nil {
-		return err
-	}
-	return st.Close()
-}
-
-// indexRun indexes the finished run directory dir, under the results
-// directory root, into the results store of resultsURL ("" for
-// $STAMPEDE_RESULTS_URL or the default store of root). The run command
-// calls it at the end of every run and prints a warning if it fails: the
-// store can always be rebuilt from the directories.
-func indexRun(ctx context.Context, root, dir string, resultsURL string) error {
-	// An interrupted run is indexed too: only a timeout stops indexing.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-	defer cancel()
-	st, err := store.Open(ctx, storeURL(root, resultsURL))
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	return st.Index(ctx, dir)
 }

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"fmt"
 	"runtime"
 	"sort"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
 )
@@ -171,25 +171,6 @@ func (a *app) workloadCmd(v verb, m workload.Meta) *cobra.Command {
 	return cmd
 }
 
-// openDB opens the workload's database (creating it first when create is
-// set) with the given number of connections.
-func (a *app) openDB(ctx context.Context, gen workload.Generator, cf *connFlags, urls []string, conns int, create bool) (*sqlx.DB, error) {
-	opts, err := cf.options(urls, gen.Meta().DatabaseName(), conns)
-	if err != nil {
-		return nil, err
-	}
-	if create {
-		created, err := sqlx.EnsureDatabase(ctx, opts)
-		if err != nil {
-			return nil, err
-		}
-		if created {
-			fmt.Fprintf(a.stderr, "created database %q\n", opts.Database)
-		}
-	}
-	return sqlx.Open(ctx, opts)
-}
-
 // initFlags control loading.
 type initFlags struct {
 	drop        bool
@@ -225,79 +206,34 @@ func (f *initFlags) resolveLoaders() error {
 	if f.concurrency < 1 {
 		return usagef("%s %d: need at least 1 loader", name, f.concurrency)
 	}
-	return checkSize(name, int64(f.concurrency), bytesPerLoader, "COPY stream", "a few per CPU of the server are enough")
+	return run.CheckLoaders(name, f.concurrency)
 }
 
 func (a *app) initWorkload(ctx context.Context, gen workload.Generator, cf *connFlags, f *initFlags, urls []string) error {
 	if err := f.resolveLoaders(); err != nil {
 		return err
 	}
-	seed := pickSeed(f.seed)
-	if d, ok := gen.(workload.RunDefaulter); ok {
-		for _, w := range d.RunDefaults().Warnings {
-			fmt.Fprintf(a.stderr, "warning: %s\n", w)
-		}
-	}
-	if s, ok := gen.(workload.Seeder); ok {
-		s.SetSeed(seed)
-	}
-	db, err := a.openDB(ctx, gen, cf, urls, f.concurrency+1, true)
+	conn, err := cf.conn(urls)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	tables := gen.Tables()
-	total := workload.TotalRows(tables)
-	if !f.drop {
-		// Refuse before the header, so that the refusal is the only line.
-		if err := workload.CheckNoTables(ctx, db, gen, tables); err != nil {
-			return tablesExistError(err)
-		}
-	} else if err := a.sayDrops(ctx, db, tables); err != nil {
-		return err
-	}
-	fmt.Fprintf(a.stderr, "loading %s into database %q on %s: %d rows, %d streams, seed %d\n",
-		gen.Meta().Name, db.Database(), strings.Join(db.Endpoints(), ","), total, f.concurrency, seed)
-	bar := newProgress(a.stderr, "rows", total)
-	sent0 := db.BytesSent()
-	bar.bytes = func() int64 { return db.BytesSent() - sent0 }
-	skipAnalyze := gen.Meta().NoAnalyze
+	spec := run.LoadSpec{Workload: gen, Conn: conn, Drop: f.drop, Concurrency: f.concurrency, Seed: f.seed, Log: a.stderr}
 	if f.fs != nil && f.fs.Changed("analyze") {
-		skipAnalyze = !f.analyze
+		spec.Analyze = &f.analyze
 	}
-	err = workload.Setup(ctx, db, gen, workload.LoadOptions{Drop: f.drop, Concurrency: f.concurrency, Progress: bar.Add,
-		SkipAnalyze: skipAnalyze})
-	bar.Done()
-	if err != nil {
-		if errors.Is(err, workload.ErrTablesExist) {
-			return tablesExistError(err)
+	var bar *progress
+	spec.Progress = func(n, total int64, sent func() int64) {
+		if bar == nil {
+			bar = newProgress(a.stderr, "rows", total)
+			bar.bytes = sent
 		}
-		if ctx.Err() != nil {
-			return fmt.Errorf("init interrupted: the tables are partially loaded; run `stampede init %s --drop` to start over", gen.Meta().Name)
+		if n < 0 {
+			bar.Done()
+			return
 		}
-		return err
+		bar.Add(n)
 	}
-	if err := workload.RecordLoad(ctx, db, gen); err != nil {
-		return err
-	}
-	fmt.Fprintf(a.stderr, "loaded %d rows in %s (%.0f rows/s, %.1f MB/s sent)\n", total, bar.Elapsed().Round(1e6), bar.Rate(),
-		float64(db.BytesSent()-sent0)/1e6/max(bar.Elapsed().Seconds(), 1e-9))
-	return nil
-}
-
-// sayDrops names, before --drop drops them, the tables that exist.
-func (a *app) sayDrops(ctx context.Context, db *sqlx.DB, tables []workload.Table) error {
-	existing, err := workload.ExistingTables(ctx, db, tables)
-	if err != nil {
-		return err
-	}
-	where := fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ","))
-	if len(existing) == 0 {
-		fmt.Fprintf(a.stderr, "--drop: no table to drop in %s\n", where)
-		return nil
-	}
-	fmt.Fprintf(a.stderr, "--drop: dropping %s (%s) in %s\n", plural(len(existing), "table"), strings.Join(existing, ", "), where)
-	return nil
+	return run.Load(ctx, spec)
 }
 
 // tablesExistError is a usage error (exit 2) saying which table exists and
@@ -307,75 +243,19 @@ func tablesExistError(err error) error {
 }
 
 func (a *app) checkWorkload(ctx context.Context, gen workload.Generator, cf *connFlags, urls []string) error {
-	h, ok := gen.(workload.Hookser)
-	if !ok || h.Hooks().CheckConsistency == nil {
-		return usagef("workload %s has no consistency checks", gen.Meta().Name)
-	}
-	db, err := a.openDB(ctx, gen, cf, urls, 4, false)
+	conn, err := cf.conn(urls)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	if err := a.reconcileLoad(ctx, db, gen); err != nil {
-		return err
-	}
-	return h.Hooks().CheckConsistency(ctx, db, printer{a.stdout})
-}
-
-// reconcileLoad compares the data flags with what init recorded (see
-// workload.ReconcileLoad): a flag given with another value is refused in
-// one line, a flag not given takes the loaded value, with a note.
-func (a *app) reconcileLoad(ctx context.Context, db *sqlx.DB, gen workload.Generator) error {
-	notes, err := workload.ReconcileLoad(ctx, db, gen)
-	for _, n := range notes {
-		fmt.Fprintf(a.stderr, "note: %s\n", n)
-	}
-	var mismatch *workload.LoadMismatchError
-	if errors.As(err, &mismatch) {
-		return asUsage(err)
-	}
-	return err
+	return run.Check(ctx, gen, conn, a.stdout, a.stderr)
 }
 
 func (a *app) cleanupWorkload(ctx context.Context, gen workload.Generator, cf *connFlags, urls []string) error {
-	db, err := a.openDB(ctx, gen, cf, urls, 1, false)
+	conn, err := cf.conn(urls)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	tables := gen.Tables()
-	existing, err := workload.ExistingTables(ctx, db, tables)
-	if err != nil {
-		return err
-	}
-	if len(existing) == 0 && !db.Null() {
-		fmt.Fprintf(a.stderr, "no table of %s in database %q on %s: nothing to drop\n", gen.Meta().Name, db.Database(), strings.Join(db.Endpoints(), ","))
-	}
-	for i := len(existing) - 1; i >= 0; i-- {
-		if _, err := db.Exec(ctx, db.Dialect().DropTable(existing[i])); err != nil {
-			return fmt.Errorf("dropping %s: %w", existing[i], err)
-		}
-		fmt.Fprintf(a.stderr, "dropped table %s\n", existing[i])
-	}
-	if err := workload.ForgetLoad(ctx, db, gen); err != nil {
-		return fmt.Errorf("removing the record of the load from %s: %w", workload.LoadRecordTable, err)
-	}
-	if h, ok := gen.(workload.Hookser); ok && h.Hooks().Cleanup != nil {
-		return h.Hooks().Cleanup(ctx, db, printer{a.stderr})
-	}
-	return nil
-}
-
-// printer adapts an io.Writer to workload.Reporter.
-type printer struct {
-	w interface{ Write([]byte) (int, error) }
-}
-
-func (p printer) Printf(format string, args ...any) {
-	fmt.Fprintf(p.w, format, args...)
-	if !strings.HasSuffix(format, "\n") {
-		fmt.Fprintln(p.w)
-	}
+	return run.Cleanup(ctx, gen, conn, a.stderr)
 }
 
 // acceptDashes lets every flag of fs spelled with underscores (sysbench's

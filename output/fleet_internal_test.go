@@ -1,4 +1,4 @@
-package cli
+package output
 
 import (
 	"bytes"
@@ -8,11 +8,14 @@ import (
 	"testing"
 
 	"github.com/stampede-bench/stampede/fleet"
+	"github.com/stampede-bench/stampede/run"
 )
 
+// update rewrites the golden files: go test ./output -update.
+var update = flag.Bool("update", false, "rewrite the golden files")
+
 // TestFleetTableGolden checks the fleet table's layout against golden
-// files (go test -run FleetTable -update rewrites them; -update is
-// declared by the package's black-box tests).
+// files (go test -run FleetTable -update rewrites them).
 func TestFleetTableGolden(t *testing.T) {
 	server := 1.75
 	starved := make([]int, 12)
@@ -21,20 +24,20 @@ func TestFleetTableGolden(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		golden string
-		f      fleetSummary
+		f      run.FleetSummary
 	}{
-		{"fleet_bank.golden", fleetSummary{
+		{"fleet_bank.golden", run.FleetSummary{
 			Summary: fleet.Summary{Active: 1000, Ran: 1000, OpsMin: 812, OpsMedian: 1190, OpsMax: 1402},
 			Tenants: 20000, Mode: "database", Pattern: "bank_%d", WorkersPerTenant: 1, ConnsPerTenant: 1,
 			ClientCPU: 0.8312, QPS: 19873.25, P99: 12.71,
 		}},
-		{"fleet_tpcc_rotate.golden", fleetSummary{
+		{"fleet_tpcc_rotate.golden", run.FleetSummary{
 			Summary: fleet.Summary{Active: 20, Ran: 57, OpsMin: 0, OpsMedian: 130, OpsMax: 141, Starved: starved,
 				Efficiency: &fleet.MinAvg{Avg: 97.46, Min: 91.04}},
 			Tenants: 200, Mode: "schema", Pattern: "tpcc_%d", Rotate: true, WorkersPerTenant: 10, ConnsPerTenant: 2,
 			ClientCPU: 0.05, ServerCPU: &server, QPS: 4.31, P99: 0.087,
 		}},
-		{"fleet_column.golden", fleetSummary{
+		{"fleet_column.golden", run.FleetSummary{
 			Summary: fleet.Summary{Active: 3, Ran: 3, OpsMin: 5, OpsMedian: 5, OpsMax: 6, Starved: []int{2}},
 			Tenants: 3, Mode: "column", WorkersPerTenant: 2, ConnsPerTenant: 1, QPS: 1.5, P99: 0.5,
 		}},
@@ -45,7 +48,7 @@ func TestFleetTableGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			path := filepath.Join("testdata", tc.golden)
-			if u := flag.Lookup("update"); u != nil && u.Value.String() == "true" {
+			if *update {
 				if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
 					t.Fatal(err)
 				}

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package cli
+package run
 
 // processCPU returns -1: the process's CPU time is not read on this
 // system.

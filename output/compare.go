@@ -1,0 +1,144 @@
+package output
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+
+	"time"
+
+	"github.com/stampede-bench/stampede/report"
+	"github.com/stampede-bench/stampede/results"
+	"github.com/stampede-bench/stampede/runlog"
+	"github.com/stampede-bench/stampede/stats"
+)
+
+// Comparison prints a comparison of two runs as text: the runs, a table of
+// their figures and ratios, how to read it, then their limits and
+// telemetry side by side.
+func Comparison(w io.Writer, c results.Comparison) error {
+	if err := writeComparison(w, c); err != nil {
+		return err
+	}
+	var limits [2]json.RawMessage
+	if c.Limits != nil {
+		limits = [2]json.RawMessage{c.Limits.A, c.Limits.B}
+	}
+	return writeTelemetryComparison(w, c.Telemetry, limits)
+}
+
+// writeComparison prints c as text.
+func writeComparison(w io.Writer, c results.Comparison) error {
+	for _, s := range []struct {
+		label string
+		run   results.CompareRun
+	}{{"A", c.A}, {"B", c.B}} {
+		status := s.run.Status
+		if status == runlog.StatusRunning {
+			status = "running (or killed)"
+		}
+		fmt.Fprintf(w, "%s: run %s: %s, started %s, %s; %d intervals, %.1fs\n", s.label, s.run.ID, s.run.Workload,
+			s.run.Start.Format(time.RFC3339), status, s.run.Intervals, s.run.Seconds)
+	}
+	fmt.Fprintln(w)
+	table := [][]string{{"operation", "ops/s(A)", "ops/s(B)", "B/A", "p50(A)", "p50(B)", "B/A", "p95(A)", "p95(B)", "B/A",
+		"p99(A)", "p99(B)", "B/A", "throughput"}}
+	for _, r := range append(c.Ops, c.Total) {
+		row := []string{r.Name}
+		row = append(row, cells(r.A, r.B, r.Ratio.OpsPerSec, func(s *stats.Summary) string { return fmt.Sprintf("%.1f", s.Rate) })...)
+		row = append(row, cells(r.A, r.B, r.Ratio.P50, func(s *stats.Summary) string { return report.FormatMs(s.P50) })...)
+		row = append(row, cells(r.A, r.B, r.Ratio.P95, func(s *stats.Summary) string { return report.FormatMs(s.P95) })...)
+		row = append(row, cells(r.A, r.B, r.Ratio.P99, func(s *stats.Summary) string { return report.FormatMs(s.P99) })...)
+		row = append(row, r.Throughput.Verdict)
+		table = append(table, row)
+	}
+	right := map[int]bool{}
+	for i := 1; i < 13; i++ {
+		right[i] = true
+	}
+	if err := writeTable(w, table, right); err != nil {
+		return err
+	}
+	_, err := fmt.Fprint(w, `
+Latencies in ms; B/A is B's figure divided by A's (above 1: more throughput, or
+higher latency, in B). throughput: "*" when the difference in mean per-interval
+ops/s exceeds twice its standard error, |mean(B) - mean(A)| > 2*sqrt(sd(A)²/n(A) +
+sd(B)²/n(B)) over the n intervals of each run; "noise" when it does not; "?" when a
+run has fewer than 2 intervals.
+`)
+	return err
+}
+
+// cells renders a figure of A and B and their ratio; "-" where missing.
+func cells(a, b *stats.Summary, r *float64, f func(*stats.Summary) string) []string {
+	out := []string{"-", "-", "-"}
+	if a != nil {
+		out[0] = f(a)
+	}
+	if b != nil {
+		out[1] = f(b)
+	}
+	if r != nil {
+		out[2] = fmt.Sprintf("%.2f", *r)
+	}
+	return out
+}
+
+// writeTelemetryComparison prints the limits and telemetry of both runs.
+func writeTelemetryComparison(w io.Writer, rows []results.TelemetryRow, limits [2]json.RawMessage) error {
+	if len(limits[0]) > 0 || len(limits[1]) > 0 {
+		fmt.Fprintln(w)
+		for i, label := range []string{"A", "B"} {
+			desc := "none"
+			if len(limits[i]) > 0 {
+				desc = describeLimitsJSON(limits[i])
+			}
+			fmt.Fprintf(w, "limits %s: %s\n", label, desc)
+		}
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w)
+	table := [][]string{{"telemetry", "unit", "A", "B", "B/A"}}
+	num := func(v *float64, unit string) string {
+		switch {
+		case v == nil:
+			return "-"
+		case unit == "bytes" || unit == "bytes/s":
+			return report.Bytes(*v)
+		}
+		return strconv.FormatFloat(*v, 'f', decimals(*v), 64)
+	}
+	for _, r := range rows {
+		ratio := "-"
+		if r.Ratio != nil {
+			ratio = fmt.Sprintf("%.2f", *r.Ratio)
+		}
+		table = append(table, []string{r.Name, r.Unit, num(r.A, r.Unit), num(r.B, r.Unit), ratio})
+	}
+	return writeTable(w, table, map[int]bool{2: true, 3: true, 4: true})
+}
+
+// decimals picks how many decimals a telemetry figure shows.
+func decimals(v float64) int {
+	switch a := max(v, -v); {
+	case a >= 1000:
+		return 0
+	case a >= 10:
+		return 1
+	default:
+		return 2
+	}
+}
+
+// describeLimitsJSON renders run.json's limits on one line.
+func describeLimitsJSON(raw json.RawMessage) string {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return string(raw)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}

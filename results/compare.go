@@ -1,0 +1,308 @@
+package results
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/stampede-bench/stampede/runlog"
+	"github.com/stampede-bench/stampede/stats"
+)
+
+// CompareTotal is the name of the total's row, as in the final report.
+const CompareTotal = "__result"
+
+// CompareRun describes one side of a Comparison.
+type CompareRun struct {
+	ID        string    `json:"id"`
+	Dir       string    `json:"dir"`
+	Workload  string    `json:"workload"`
+	Start     time.Time `json:"start"`
+	Status    string    `json:"status"`
+	From      time.Time `json:"from"`
+	To        time.Time `json:"to"`
+	Seconds   float64   `json:"seconds"`
+	Intervals int       `json:"intervals"`
+}
+
+// CompareRow is one operation (or the total) of both runs.
+type CompareRow struct {
+	Name string `json:"name"`
+	// A and B are nil for an operation the run did not do.
+	A *stats.Summary `json:"a"`
+	B *stats.Summary `json:"b"`
+	// Ratio holds B/A, null where A is 0 or missing.
+	Ratio struct {
+		OpsPerSec *float64 `json:"ops_per_sec"`
+		P50       *float64 `json:"p50"`
+		P95       *float64 `json:"p95"`
+		P99       *float64 `json:"p99"`
+	} `json:"ratio"`
+	Throughput ThroughputTest `json:"throughput"`
+}
+
+// ThroughputTest compares the per-interval throughput of two runs.
+type ThroughputTest struct {
+	MeanA float64 `json:"mean_a"`
+	SDA   float64 `json:"sd_a"`
+	NA    int     `json:"n_a"`
+	MeanB float64 `json:"mean_b"`
+	SDB   float64 `json:"sd_b"`
+	NB    int     `json:"n_b"`
+	// Diff is MeanB - MeanA; Threshold is twice its standard error.
+	Diff      float64 `json:"diff"`
+	Threshold float64 `json:"threshold"`
+	// Verdict is "*" (significant), "noise" or "?" (too few intervals).
+	Verdict     string `json:"verdict"`
+	Significant bool   `json:"significant"`
+}
+
+// Comparison is the result of `stampede compare`.
+type Comparison struct {
+	A     CompareRun   `json:"a"`
+	B     CompareRun   `json:"b"`
+	Ops   []CompareRow `json:"ops"`
+	Total CompareRow   `json:"total"`
+	// Telemetry pairs the runs' telemetry figures; Limits are their
+	// resource limits (null: none).
+	Telemetry []TelemetryRow `json:"telemetry,omitempty"`
+	Limits    *CompareLimits `json:"limits,omitempty"`
+	Warnings  []string       `json:"warnings,omitempty"`
+}
+
+// Compare recomputes the final figures of runs a and b (after the
+// ramp-up, to the end) and pairs them, operation by operation and in
+// total, with the ratios B/A and a test of whether their per-interval
+// throughputs differ beyond noise; then their telemetry and limits.
+// Warnings (damaged runs, runs of two workloads) are in the result. The
+// views are the runs' own, for charts.
+func Compare(a, b *runlog.Run) (Comparison, [2]View, error) {
+	var (
+		runs  = [2]*runlog.Run{a, b}
+		views [2]View
+		rates [2]map[string][]float64
+		c     Comparison
+	)
+	for i, run := range runs {
+		view, warnings, err := Recompute([]*runlog.Run{run}, Window{})
+		if err != nil {
+			return c, views, err
+		}
+		for _, w := range warnings {
+			c.Warnings = append(c.Warnings, w.Error())
+		}
+		views[i] = view
+		if rates[i], err = intervalRates(run, view); err != nil {
+			return c, views, err
+		}
+	}
+	if wa, wb := a.Info.Workload, b.Info.Workload; wa != wb {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("run %s is %s and run %s is %s: their operations differ, and the totals count different things (compare runs of one workload)",
+			a.Info.ID, wa, b.Info.ID, wb))
+	}
+	side := func(r *runlog.Run, v View) CompareRun {
+		return CompareRun{ID: r.Info.ID, Dir: r.Dir, Workload: r.Info.Workload, Start: r.Info.Start, Status: r.Info.Status,
+			From: v.From, To: v.To, Seconds: v.Seconds, Intervals: v.Intervals}
+	}
+	c.A, c.B = side(a, views[0]), side(b, views[1])
+	var names []string
+	opsA, opsB := map[string]*stats.Summary{}, map[string]*stats.Summary{}
+	for _, op := range views[0].Ops {
+		names = append(names, op.Name)
+		opsA[op.Name] = &op.Summary
+	}
+	for _, op := range views[1].Ops {
+		if opsA[op.Name] == nil {
+			names = append(names, op.Name)
+		}
+		opsB[op.Name] = &op.Summary
+	}
+	for _, name := range names {
+		c.Ops = append(c.Ops, compareOp(name, opsA[name], opsB[name], rates[0][name], rates[1][name]))
+	}
+	c.Total = compareOp(CompareTotal, &views[0].Total, &views[1].Total, rates[0][CompareTotal], rates[1][CompareTotal])
+	telRows, limits, telWarnings, err := compareTelemetry(runs, views)
+	if err != nil {
+		return c, views, err
+	}
+	c.Telemetry = telRows
+	if len(limits[0]) > 0 || len(limits[1]) > 0 {
+		c.Limits = &CompareLimits{A: limits[0], B: limits[1]}
+	}
+	c.Warnings = append(c.Warnings, telWarnings...)
+	return c, views, nil
+}
+
+// intervalRates returns the throughput (ops/s) of each operation of v, and
+// of the total under the name CompareTotal, in each interval of run's
+// default window (the intervals results.Recompute merged into v).
+func intervalRates(run *runlog.Run, v View) (map[string][]float64, error) {
+	ivs, err := run.Intervals()
+	var trunc *runlog.TruncatedError
+	if err != nil && !errors.As(err, &trunc) {
+		return nil, err
+	}
+	from := run.Info.Start
+	if t, ok := RampEnd(run, nil); ok {
+		from = t
+	}
+	transactions := slices.ContainsFunc(v.Ops, func(op OpView) bool { return op.Name == TransactionSeries })
+	out := map[string][]float64{}
+	for _, iv := range ivs {
+		secs := iv.End.Sub(iv.Start).Seconds()
+		if iv.Start.Before(from) || secs <= 0 { // as results.Window takes them
+			continue
+		}
+		var total int64
+		for _, op := range v.Ops {
+			var n int64
+			if d := iv.Series[op.Name]; d != nil {
+				n = d.Packed.TotalCount()
+			}
+			out[op.Name] = append(out[op.Name], float64(n)/secs)
+			if !transactions || op.Name == TransactionSeries {
+				total += n
+			}
+		}
+		out[CompareTotal] = append(out[CompareTotal], float64(total)/secs)
+	}
+	return out, nil
+}
+
+// compareOp builds one row; a or b is nil for an operation only one run did.
+func compareOp(name string, a, b *stats.Summary, ratesA, ratesB []float64) CompareRow {
+	r := CompareRow{Name: name, A: a, B: b}
+	if a != nil && b != nil {
+		r.Ratio.OpsPerSec = ratio(a.Rate, b.Rate)
+		r.Ratio.P50 = ratio(a.P50, b.P50)
+		r.Ratio.P95 = ratio(a.P95, b.P95)
+		r.Ratio.P99 = ratio(a.P99, b.P99)
+	}
+	// An operation a run did not do ran at 0 ops/s in each of its intervals.
+	if a == nil {
+		ratesA = make([]float64, len(ratesB))
+	}
+	if b == nil {
+		ratesB = make([]float64, len(ratesA))
+	}
+	r.Throughput = welch(ratesA, ratesB)
+	return r
+}
+
+// ratio returns b/a, or nil if a is 0.
+func ratio(a, b float64) *float64 {
+	if a == 0 {
+		return nil
+	}
+	v := b / a
+	return &v
+}
+
+// welch compares the means of two samples: the difference is significant
+// when it exceeds twice its standard error, sqrt(sdA²/nA + sdB²/nB).
+func welch(xa, xb []float64) ThroughputTest {
+	t := ThroughputTest{NA: len(xa), NB: len(xb)}
+	t.MeanA, t.SDA = meanSD(xa)
+	t.MeanB, t.SDB = meanSD(xb)
+	t.Diff = t.MeanB - t.MeanA
+	if t.NA < 2 || t.NB < 2 {
+		t.Verdict = "?"
+		return t
+	}
+	t.Threshold = 2 * math.Sqrt(t.SDA*t.SDA/float64(t.NA)+t.SDB*t.SDB/float64(t.NB))
+	t.Significant = math.Abs(t.Diff) > t.Threshold
+	t.Verdict = "noise"
+	if t.Significant {
+		t.Verdict = "*"
+	}
+	return t
+}
+
+// meanSD returns the mean and sample standard deviation of xs.
+func meanSD(xs []float64) (mean, sd float64) {
+	if len(xs) == 0 {
+		return 0, 0
+	}
+	for _, x := range xs {
+		mean += x
+	}
+	mean /= float64(len(xs))
+	if len(xs) < 2 {
+		return mean, 0
+	}
+	var ss float64
+	for _, x := range xs {
+		ss += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(ss / float64(len(xs)-1))
+}
+
+// TelemetryRow is one telemetry figure of both runs in a Comparison.
+type TelemetryRow struct {
+	Name string `json:"name"`
+	Unit string `json:"unit"`
+	// A and B are nil when the run has no such figure (no telemetry, or
+	// a device or process group it did not watch).
+	A *float64 `json:"a"`
+	B *float64 `json:"b"`
+	// Ratio is B/A, nil where A is 0 or missing.
+	Ratio *float64 `json:"ratio"`
+}
+
+// CompareLimits are the resource limits of both runs of a Comparison, as
+// their run.json records them (null: none).
+type CompareLimits struct {
+	A json.RawMessage `json:"a"`
+	B json.RawMessage `json:"b"`
+}
+
+// compareTelemetry recomputes both runs' telemetry over their windows and
+// pairs the figures by name, in A's order then B's extra ones. Figures that
+// are zero in both runs are left out. Limits are the runs' resource limits
+// as run.json records them.
+func compareTelemetry(runs [2]*runlog.Run, views [2]View) (rows []TelemetryRow, limits [2]json.RawMessage, warnings []string, err error) {
+	var names []string
+	byName := [2]map[string]float64{{}, {}}
+	units := map[string]string{}
+	for i, run := range runs {
+		limits[i] = run.Info.Limits
+		sum, err := TelemetrySummary(run, views[i].From, views[i].To)
+		if err != nil {
+			if sum == nil {
+				return nil, limits, nil, err
+			}
+			warnings = append(warnings, err.Error())
+		}
+		if sum == nil {
+			continue
+		}
+		for _, f := range sum.Flat() {
+			if _, seen := units[f.Name]; !seen {
+				names = append(names, f.Name)
+				units[f.Name] = f.Unit
+			}
+			byName[i][f.Name] = f.Value
+		}
+	}
+	for _, name := range names {
+		row := TelemetryRow{Name: name, Unit: units[name]}
+		if v, ok := byName[0][name]; ok {
+			row.A = &v
+		}
+		if v, ok := byName[1][name]; ok {
+			row.B = &v
+		}
+		if (row.A == nil || *row.A == 0) && (row.B == nil || *row.B == 0) {
+			continue
+		}
+		if row.A != nil && row.B != nil && *row.A != 0 {
+			r := *row.B / *row.A
+			row.Ratio = &r
+		}
+		rows = append(rows, row)
+	}
+	return rows, limits, warnings, nil
+}

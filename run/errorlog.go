@@ -1,0 +1,129 @@
+package run
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/stampede-bench/stampede/engine"
+	"github.com/stampede-bench/stampede/report"
+	"github.com/stampede-bench/stampede/runlog"
+	"github.com/stampede-bench/stampede/sqlx"
+)
+
+// errorLog records the first maxEventsPerCode failures of each code
+// (sqlx.ErrorCode: an SQLSTATE, or conn, timeout, other) and kind as
+// events. The counts by code are the registry's (engine.Hooks.Classify),
+// exact per interval as the errors column is.
+type errorLog struct {
+	mu     sync.Mutex
+	counts map[string]int64 // events logged, by kind and code
+	w      *runlog.Writer
+}
+
+// Event kinds of errorLog's events.
+const (
+	eventError = "error" // an operation failed
+	eventRetry = "retry" // a worker retried or ignored a failure
+)
+
+// maxEventsPerCode bounds the events log under a storm of errors.
+const maxEventsPerCode = 1000
+
+func newErrorLog(w *runlog.Writer) *errorLog {
+	return &errorLog{counts: map[string]int64{}, w: w}
+}
+
+// record logs an operation that failed (the engine's Hooks.Error).
+func (e *errorLog) record(worker int, op string, err error) {
+	e.add(eventError, worker, op, err)
+}
+
+// retried logs a failure that a worker handled (Hooks.Handled).
+func (e *errorLog) retried(worker int, op string, err error) {
+	e.add(eventRetry, worker, op, err)
+}
+
+func (e *errorLog) add(kind string, worker int, op string, err error) {
+	code := sqlx.ErrorCode(err)
+	e.mu.Lock()
+	e.counts[kind+" "+code]++
+	n := e.counts[kind+" "+code]
+	e.mu.Unlock()
+	if n <= maxEventsPerCode && e.w != nil {
+		msg := "<nil>"
+		if err != nil {
+			msg = oneLine(err.Error())
+		}
+		e.w.Event(runlog.Event{Time: time.Now(), Kind: kind, Op: op, Code: code, Message: fmt.Sprintf("worker %d: %s", worker, msg)})
+	}
+}
+
+// codeCounts splits a tick's failure labels into failed and retried
+// operations by code; nil maps when there are none.
+func codeCounts(labels map[string]int64) (errs, retries map[string]int64) {
+	for label, n := range labels {
+		m, code := &errs, ""
+		if c, ok := strings.CutPrefix(label, engine.FailedPrefix); ok {
+			code = c
+		} else if c, ok := strings.CutPrefix(label, engine.RetriedPrefix); ok {
+			m, code = &retries, c
+		} else {
+			continue
+		}
+		if *m == nil {
+			*m = map[string]int64{}
+		}
+		(*m)[code] += n
+	}
+	return errs, retries
+}
+
+// CodeExtras are the final lines of the failures by code: failed
+// operations as errors_CODE, retried or ignored ones as retries_CODE.
+func CodeExtras(errs, retries map[string]int64) []report.Extra {
+	var out []report.Extra
+	for _, code := range sortedKeys(errs) {
+		out = append(out, report.Extra{Name: engine.FailedPrefix + code, Value: float64(errs[code]),
+			Text: fmt.Sprintf("%d failed (%s)", errs[code], describeCode(code))})
+	}
+	for _, code := range sortedKeys(retries) {
+		out = append(out, report.Extra{Name: engine.RetriedPrefix + code, Value: float64(retries[code]),
+			Text: fmt.Sprintf("%d retried or ignored (%s)", retries[code], describeCode(code))})
+	}
+	return out
+}
+
+// describeCode names an error code of sqlx.ErrorCode for the final lines.
+func describeCode(code string) string {
+	switch code {
+	case "conn":
+		return "connection lost"
+	case "timeout":
+		return "timed out"
+	case "other":
+		return "not a server error"
+	}
+	if name := sqlx.SQLStateName(code); name != "" {
+		return "SQLSTATE " + code + ", " + name
+	}
+	return "SQLSTATE " + code
+}
+
+func sortedKeys(m map[string]int64) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// oneLine flattens a message to a single line.
+func oneLine(msg string) string {
+	msg = strings.TrimSpace(msg)
+	msg = strings.ReplaceAll(msg, "\n\t", " ")
+	return strings.Join(strings.Fields(strings.ReplaceAll(msg, "\n", " ")), " ")
+}

@@ -1,0 +1,36 @@
+package run
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrInput marks an error in what was asked: a Spec (or the command line
+// it came from) that cannot run as given, such as a size the machine
+// cannot hold or a flag that contradicts what init loaded. Front ends
+// report it as bad input (the command line exits with 2).
+var ErrInput = errors.New("bad input")
+
+// ErrInterrupted is the error of a run stopped by its context (Ctrl-C)
+// after its results were saved.
+var ErrInterrupted = errors.New("interrupted")
+
+// inputError is an error that matches ErrInput.
+type inputError struct{ err error }
+
+func (e inputError) Error() string        { return e.err.Error() }
+func (e inputError) Unwrap() error        { return e.err }
+func (e inputError) Is(target error) bool { return target == ErrInput }
+
+// inputf returns an error matching ErrInput.
+func inputf(format string, args ...any) error {
+	return inputError{fmt.Errorf(format, args...)}
+}
+
+// asInput marks err as matching ErrInput (nil stays nil).
+func asInput(err error) error {
+	if err == nil || errors.Is(err, ErrInput) {
+		return err
+	}
+	return inputError{err}
+}

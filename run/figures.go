@@ -1,0 +1,206 @@
+package run
+
+import (
+	"time"
+
+	"github.com/stampede-bench/stampede/engine"
+	"github.com/stampede-bench/stampede/fleet"
+	"github.com/stampede-bench/stampede/report"
+	"github.com/stampede-bench/stampede/stats"
+	"github.com/stampede-bench/stampede/telemetry"
+	"github.com/stampede-bench/stampede/workload"
+)
+
+// Display says which of the registry's series the headline figures show:
+// the interval lines, the final block and its total.
+type Display struct {
+	// Series are the series numbers shown, in order, and Names their
+	// labels.
+	Series []int
+	Names  []string
+	// Counted says, for each, whether it counts towards the total: when a
+	// workload classifies its operations, only whole transactions do (the
+	// statements inside them are shown but not counted twice).
+	Counted []bool
+	// Ops is the number of the workload's operations (the first series);
+	// series Ops..2*Ops-1 are their service times under a rate.
+	Ops int
+}
+
+// newDisplay lays out the headline series for the latency mode.
+func newDisplay(ops []string, classes []workload.OpClass, rated bool, mode string) Display {
+	d := Display{Ops: len(ops)}
+	counts := func(i int) bool { return len(classes) != len(ops) || classes[i] == workload.ClassTransaction }
+	add := func(i int, name string, counted bool) {
+		d.Series = append(d.Series, i)
+		d.Names = append(d.Names, name)
+		d.Counted = append(d.Counted, counted)
+	}
+	for i, op := range ops {
+		switch {
+		case !rated || mode == "" || mode == LatencyIntended:
+			add(i, op, counts(i))
+		case mode == LatencyService:
+			add(len(ops)+i, op, counts(i))
+		default: // both
+			add(i, op, counts(i))
+			add(len(ops)+i, op+engine.ServiceSuffix, false)
+		}
+	}
+	return d
+}
+
+// IntervalOps returns the interval lines of a tick: the displayed series
+// that have seen an operation or an error, with their figures over the
+// interval and since the cumulative start.
+func (d Display) IntervalOps(t stats.Tick) []report.Op {
+	var ops []report.Op
+	iv := t.End.Sub(t.Start)
+	cum := t.End.Sub(t.CumStart)
+	for k, i := range d.Series {
+		s := t.Series[i]
+		errSeries := t.Series[i%d.Ops]
+		if s.Cumulative.TotalCount() == 0 && s.Interval.TotalCount() == 0 && errSeries.CumErrors == 0 && errSeries.Errors == 0 {
+			continue
+		}
+		ops = append(ops, report.Op{
+			Name:       d.Names[k],
+			Interval:   stats.Summarize(s.Interval, errSeries.Errors, iv),
+			Cumulative: stats.Summarize(s.Cumulative, errSeries.CumErrors, cum),
+		})
+	}
+	return ops
+}
+
+// FinalOps returns the final per-operation figures of the last tick and
+// their total, merged from the counted series' histograms.
+func (d Display) FinalOps(t stats.Tick) ([]report.Op, report.Op) {
+	var ops []report.Op
+	cum := t.End.Sub(t.CumStart)
+	total := stats.NewHistogram()
+	var totalErrs int64
+	for k, i := range d.Series {
+		s := t.Series[i]
+		errs := t.Series[i%d.Ops].CumErrors
+		if s.Cumulative.TotalCount() == 0 && errs == 0 {
+			continue
+		}
+		ops = append(ops, report.Op{Name: d.Names[k], Cumulative: stats.Summarize(s.Cumulative, errs, cum)})
+		if d.Counted[k] {
+			stats.Merge(total, s.Cumulative)
+			totalErrs += errs
+		}
+	}
+	return ops, report.Op{Name: "", Cumulative: stats.Summarize(total, totalErrs, cum)}
+}
+
+// Summary is a run's final figures, as summary.json holds them.
+type Summary struct {
+	Workload    string         `json:"workload"`
+	Seed        uint64         `json:"seed"`
+	Concurrency int            `json:"concurrency"`
+	MaxRate     float64        `json:"max_rate,omitempty"`
+	ElapsedSec  float64        `json:"elapsed_s"`
+	Ops         []NamedSummary `json:"ops"`
+	Total       stats.Summary  `json:"total"`
+	Series      []NamedSummary `json:"series"`
+	// Errors counts the failed operations by code (an SQLSTATE, or conn,
+	// timeout, other).
+	Errors map[string]int64 `json:"errors_by_code,omitempty"`
+	// Retries counts, by code, the failures that workers retried or
+	// ignored (serialization failures, deadlocks, lost connections).
+	Retries    map[string]int64  `json:"retries_by_code,omitempty"`
+	Reconnects int64             `json:"reconnects"`
+	Status     string            `json:"status"`
+	Error      string            `json:"error,omitempty"`
+	Extra      map[string]string `json:"extra,omitempty"`
+	// Figures are the workload's own results (tpmC, efficiency).
+	Figures map[string]float64 `json:"figures,omitempty"`
+	// Telemetry is the averages and peaks of the run's telemetry samples.
+	Telemetry *telemetry.Summary `json:"telemetry,omitempty"`
+	// Tenants and Fleet are a fleet run's tenant workloads and figures.
+	Tenants []fleet.TenantResult `json:"tenants,omitempty"`
+	Fleet   *FleetSummary        `json:"fleet,omitempty"`
+}
+
+// NamedSummary is one series' final figures.
+type NamedSummary struct {
+	Name string `json:"name"`
+	stats.Summary
+}
+
+// FleetSummary is a fleet run's part of summary.json and of its final
+// table: the field report's columns.
+type FleetSummary struct {
+	fleet.Summary
+	// Tenants, Mode and Pattern name the fleet.
+	Tenants int    `json:"tenants"`
+	Mode    string `json:"mode"`
+	Pattern string `json:"pattern,omitempty"`
+	// Rotate is the fleet's Rotate.
+	Rotate bool `json:"rotate,omitempty"`
+	// WorkersPerTenant and ConnsPerTenant are each tenant's.
+	WorkersPerTenant int `json:"workers_per_tenant"`
+	ConnsPerTenant   int `json:"conns_per_tenant"`
+	// ClientCPU is the client's own CPU time (user+system) over the run,
+	// in cores.
+	ClientCPU float64 `json:"client_cpu_cores"`
+	// ServerCPU is the server's CPU over the run in cores, when telemetry
+	// watched the server's processes; nil when unknown.
+	ServerCPU *float64 `json:"server_cpu_cores,omitempty"`
+	// QPS is the fleet's operations per second and P99 its 99th
+	// percentile latency in ms, from the engine's merged histograms.
+	QPS float64 `json:"qps"`
+	P99 float64 `json:"p99_ms"`
+}
+
+// summarize computes the final figures of the last tick.
+func summarize(t stats.Tick, d Display, name string, seed uint64, concurrency int, maxRate float64, reconnects int64) Summary {
+	ops, total := d.FinalOps(t)
+	sum := Summary{
+		Workload:    name,
+		Seed:        seed,
+		Concurrency: concurrency,
+		MaxRate:     maxRate,
+		ElapsedSec:  t.End.Sub(t.CumStart).Seconds(),
+		Total:       total.Cumulative,
+		Reconnects:  reconnects,
+	}
+	sum.Errors, sum.Retries = codeCounts(t.CumLabels)
+	for _, op := range ops {
+		sum.Ops = append(sum.Ops, NamedSummary{op.Name, op.Cumulative})
+	}
+	cum := t.End.Sub(t.CumStart)
+	for i, s := range t.Series {
+		errCount := int64(0)
+		if i < d.Ops {
+			errCount = s.CumErrors
+		}
+		sum.Series = append(sum.Series, NamedSummary{s.Name, stats.Summarize(s.Cumulative, errCount, cum)})
+	}
+	return sum
+}
+
+// audits judges the workload's run-time audits (TPC-C's clause 9.2 and
+// response-time criteria) on the run's cumulative histograms.
+func audits(gen workload.Generator, ops []string, last stats.Tick) []report.Audit {
+	au, ok := gen.(workload.Auditor)
+	if !ok {
+		return nil
+	}
+	latency := func(op string, q float64) time.Duration {
+		for i, name := range ops {
+			if name == op && i < len(last.Series) {
+				if h := last.Series[i].Cumulative; h.TotalCount() > 0 {
+					return time.Duration(h.ValueAtQuantile(q * 100))
+				}
+			}
+		}
+		return 0
+	}
+	var ra []report.Audit
+	for _, x := range au.Audits(last.End.Sub(last.CumStart), latency) {
+		ra = append(ra, report.Audit{Name: x.Name, Result: x.Result, Detail: x.Detail})
+	}
+	return ra
+}

@@ -1,0 +1,166 @@
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+
+	"github.com/prometheus/procfs"
+
+	"github.com/stampede-bench/stampede/limit"
+	"github.com/stampede-bench/stampede/procmatch"
+	"github.com/stampede-bench/stampede/runlog"
+)
+
+// limitsRecord is run.json's record of the limits a run applied.
+type limitsRecord struct {
+	// Text is the limits in one line, as `stampede limit` prints them.
+	Text        string           `json:"text"`
+	Cgroup      string           `json:"cgroup"`
+	Version     string           `json:"cgroup_version"`
+	CPUs        float64          `json:"cpus,omitempty"`
+	MemoryBytes int64            `json:"memory_bytes,omitempty"`
+	IO          []limit.DeviceIO `json:"io,omitempty"`
+	Processes   []string         `json:"processes,omitempty"`
+	Cmdlines    []string         `json:"cmdlines,omitempty"`
+	PIDs        []int            `json:"pids,omitempty"`
+}
+
+// runLimits is a cgroup applied to the system under test for one run.
+type runLimits struct {
+	group  *limit.Group
+	record json.RawMessage
+	text   string
+	stop   context.CancelFunc
+	wg     sync.WaitGroup
+	once   sync.Once
+	moved  atomic.Int64
+}
+
+// applyLimits creates the run's cgroup with the limits the flags give,
+// moves the target processes into it and keeps moving new ones. It returns
+// nil when no limit was given. The caller must call remove, also after an
+// interrupt.
+func applyLimits(f Limits, tel Telemetry, runID string, stderr io.Writer) (*runLimits, error) {
+	l := f.Limits
+	if l.IsZero() {
+		if len(f.Processes) > 0 || len(f.Cmdlines) > 0 || len(f.PIDs) > 0 {
+			return nil, inputf("--limit-process, --limit-cmdline and --limit-pid need a limit: --cpus, --memory, --io-read-bps, --io-write-bps, --io-read-iops or --io-write-iops")
+		}
+		return nil, nil
+	}
+	procs, cmdlines, pids := f.Processes, f.Cmdlines, f.PIDs
+	if len(procs) == 0 && len(cmdlines) == 0 && len(pids) == 0 {
+		procs, cmdlines, pids = tel.WatchProcess, tel.WatchCmdline, tel.WatchPIDs
+	}
+	if len(procs) == 0 && len(cmdlines) == 0 && len(pids) == 0 {
+		return nil, inputf("limits apply to the system under test: say which processes with --limit-process REGEX (a process name, such as postgres), --limit-cmdline REGEX, --limit-pid PID, or --watch-process")
+	}
+	var pats []*procmatch.Pattern
+	for _, kind := range []struct {
+		flag    string
+		exprs   []string
+		cmdline bool
+	}{{"--limit-process", procs, false}, {"--limit-cmdline", cmdlines, true}} {
+		for _, e := range kind.exprs {
+			p, err := procmatch.Compile(e, kind.cmdline)
+			if err != nil {
+				return nil, inputf("%s: %v", kind.flag, err)
+			}
+			pats = append(pats, p)
+		}
+	}
+	g, err := limit.Create("run-"+runID, l)
+	if err != nil {
+		return nil, fmt.Errorf("cannot apply the limits: %w", err)
+	}
+	rl := &runLimits{group: g, text: l.String()}
+	for _, pid := range pids {
+		if err := g.Add(pid); err != nil {
+			_ = g.Remove()
+			return nil, fmt.Errorf("cannot apply the limits: %w", err)
+		}
+		// The processes the target forked already (a server's backends,
+		// checkpointer, WAL writer) join it; those it forks later are
+		// born inside the group.
+		for _, child := range descendants(pid) {
+			_ = g.Add(child) // a child that exited meanwhile needs no limit
+		}
+	}
+	rec := limitsRecord{Text: l.String(), Cgroup: g.String(), Version: g.Mode().String(), CPUs: l.CPUs,
+		MemoryBytes: l.MemoryBytes, IO: l.IO, Processes: procs, Cmdlines: cmdlines, PIDs: pids}
+	rl.record, _ = json.Marshal(rec)
+	ctx, cancel := context.WithCancel(context.Background())
+	rl.stop = cancel
+	for _, p := range pats {
+		rl.wg.Add(1)
+		go func() {
+			defer rl.wg.Done()
+			err := g.Watch(ctx, p, 0, func(int, string) { rl.moved.Add(1) })
+			if err != nil && ctx.Err() == nil {
+				fmt.Fprintf(stderr, "warning: limits: stopped moving processes matching %q: %v\n", p, err)
+			}
+		}()
+	}
+	fmt.Fprintf(stderr, "limits on the system under test: %s (%s)\n", rl.text, g)
+	return rl, nil
+}
+
+// stats returns the cgroup's counters for the telemetry record.
+func (rl *runLimits) stats() any {
+	st, err := rl.group.Stats()
+	if err != nil {
+		return map[string]string{"error": err.Error()}
+	}
+	return st
+}
+
+// remove stops moving processes and deletes the cgroup, moving its
+// processes back; the processes keep running without limits.
+func (rl *runLimits) remove(w *runlog.Writer, stderr io.Writer) {
+	if rl == nil {
+		return
+	}
+	rl.once.Do(func() { rl.removeOnce(w, stderr) })
+}
+
+func (rl *runLimits) removeOnce(w *runlog.Writer, stderr io.Writer) {
+	rl.stop()
+	rl.wg.Wait()
+	if w != nil {
+		w.Event(runlog.Event{Kind: "limits", Code: "removed", Message: fmt.Sprintf("%s; %d processes moved in during the run", rl.text, rl.moved.Load())})
+	}
+	if err := rl.group.Remove(); err != nil {
+		fmt.Fprintf(stderr, "warning: cannot remove the cgroup %s: %v; `stampede limit --remove %s` removes it\n", rl.group, err, rl.group.Name())
+		return
+	}
+	fmt.Fprintf(stderr, "limits removed (%s)\n", rl.group)
+}
+
+// descendants returns the PIDs of the processes descended from pid.
+func descendants(pid int) []int {
+	all, err := procfs.AllProcs()
+	if err != nil {
+		return nil
+	}
+	children := map[int][]int{}
+	for _, p := range all {
+		if st, err := p.Stat(); err == nil {
+			children[st.PPID] = append(children[st.PPID], p.PID)
+		}
+	}
+	var out []int
+	queue := []int{pid}
+	for len(queue) > 0 {
+		next := queue[0]
+		queue = queue[1:]
+		for _, c := range children[next] {
+			out = append(out, c)
+			queue = append(queue, c)
+		}
+	}
+	return out
+}

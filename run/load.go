@@ -1,0 +1,219 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/stampede-bench/stampede/sqlx"
+	"github.com/stampede-bench/stampede/workload"
+)
+
+// LoadSpec says what Load does: stampede init.
+type LoadSpec struct {
+	// Workload is the workload's generator, its flags parsed. Required.
+	Workload workload.Generator
+	// Conn says where; the database is created when missing.
+	Conn Conn
+	// Drop drops the workload's tables first (saying which); without it,
+	// Load refuses when one exists.
+	Drop bool
+	// Concurrency is the number of parallel COPY streams; 0 means 2 per
+	// CPU.
+	Concurrency int
+	// Seed seeds the generated data; 0 picks one (and says which).
+	Seed uint64
+	// Analyze refreshes the planner's statistics after the load; nil
+	// means the workload's default (all but the sysbench scripts).
+	Analyze *bool
+	// Log receives the load's lines (stderr on the command line).
+	Log io.Writer
+	// Progress, when set, is called with the rows loaded as they are,
+	// and once with -1 when the load ends; total is the rows to load,
+	// sent the bytes sent so far.
+	Progress func(rows int64, total int64, sent func() int64)
+}
+
+// Load creates the workload's schema and loads its initial data, in
+// parallel COPY streams, then records what it loaded (see
+// workload.RecordLoad) for run and check to compare with.
+func Load(ctx context.Context, spec LoadSpec) error {
+	gen := spec.Workload
+	if gen == nil {
+		return inputf("LoadSpec.Workload is nil: give a generator (workload.FromFlags)")
+	}
+	log := spec.Log
+	if log == nil {
+		log = io.Discard
+	}
+	streams := spec.Concurrency
+	if streams == 0 {
+		streams = 2 * runtime.GOMAXPROCS(0)
+	}
+	if streams < 0 {
+		return inputf("LoadSpec.Concurrency %d is negative", streams)
+	}
+	seed := pickSeed(spec.Seed)
+	if d, ok := gen.(workload.RunDefaulter); ok {
+		for _, w := range d.RunDefaults().Warnings {
+			fmt.Fprintf(log, "warning: %s\n", w)
+		}
+	}
+	if s, ok := gen.(workload.Seeder); ok {
+		s.SetSeed(seed)
+	}
+	db, err := openDB(ctx, gen, spec.Conn, streams+1, true, log)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	tables := gen.Tables()
+	total := workload.TotalRows(tables)
+	if !spec.Drop {
+		// Refuse before the first line, so that the refusal is the only
+		// line.
+		if err := workload.CheckNoTables(ctx, db, gen, tables); err != nil {
+			return tablesExist(err)
+		}
+	} else if err := sayDrops(ctx, db, tables, log); err != nil {
+		return err
+	}
+	fmt.Fprintf(log, "loading %s into database %q on %s: %d rows, %d streams, seed %d\n",
+		gen.Meta().Name, db.Database(), strings.Join(db.Endpoints(), ","), total, streams, seed)
+	sent0 := db.BytesSent()
+	sent := func() int64 { return db.BytesSent() - sent0 }
+	progress := func(n int64) {
+		if spec.Progress != nil {
+			spec.Progress(n, total, sent)
+		}
+	}
+	skipAnalyze := gen.Meta().NoAnalyze
+	if spec.Analyze != nil {
+		skipAnalyze = !*spec.Analyze
+	}
+	start := time.Now()
+	err = workload.Setup(ctx, db, gen, workload.LoadOptions{Drop: spec.Drop, Concurrency: streams, Progress: progress,
+		SkipAnalyze: skipAnalyze})
+	progress(-1)
+	if err != nil {
+		if errors.Is(err, workload.ErrTablesExist) {
+			return tablesExist(err)
+		}
+		if ctx.Err() != nil {
+			return fmt.Errorf("init interrupted: the tables are partially loaded; run `stampede init %s --drop` to start over", gen.Meta().Name)
+		}
+		return err
+	}
+	if err := workload.RecordLoad(ctx, db, gen); err != nil {
+		return err
+	}
+	elapsed := time.Since(start)
+	secs := max(elapsed.Seconds(), 1e-9)
+	fmt.Fprintf(log, "loaded %d rows in %s (%.0f rows/s, %.1f MB/s sent)\n", total, elapsed.Round(time.Millisecond),
+		float64(total)/secs, float64(sent())/1e6/secs)
+	return nil
+}
+
+// tablesExist is an error matching ErrInput that says which table exists
+// and how to start over, without workload.ErrTablesExist's prefix.
+func tablesExist(err error) error {
+	return inputError{errors.New(strings.TrimPrefix(err.Error(), workload.ErrTablesExist.Error()+": "))}
+}
+
+// sayDrops names, before a drop drops them, the tables that exist.
+func sayDrops(ctx context.Context, db *sqlx.DB, tables []workload.Table, log io.Writer) error {
+	existing, err := workload.ExistingTables(ctx, db, tables)
+	if err != nil {
+		return err
+	}
+	where := fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ","))
+	if len(existing) == 0 {
+		fmt.Fprintf(log, "--drop: no table to drop in %s\n", where)
+		return nil
+	}
+	fmt.Fprintf(log, "--drop: dropping %s (%s) in %s\n", plural(len(existing), "table"), strings.Join(existing, ", "), where)
+	return nil
+}
+
+// openDB opens the workload's database (creating it first when create is
+// set, and saying so) with the given number of connections.
+func openDB(ctx context.Context, gen workload.Generator, c Conn, conns int, create bool, log io.Writer) (*sqlx.DB, error) {
+	opts, err := c.Options(gen.Meta().DatabaseName(), conns)
+	if err != nil {
+		return nil, err
+	}
+	if create {
+		created, err := sqlx.EnsureDatabase(ctx, opts)
+		if err != nil {
+			return nil, err
+		}
+		if created {
+			fmt.Fprintf(log, "created database %q\n", opts.Database)
+		}
+	}
+	return sqlx.Open(ctx, opts)
+}
+
+// Check runs the workload's consistency checks (stampede check), writing
+// their lines to out and notes to log; its error says what failed.
+func Check(ctx context.Context, gen workload.Generator, c Conn, out, log io.Writer) error {
+	if gen == nil {
+		return inputf("Check: the workload is nil")
+	}
+	h, ok := gen.(workload.Hookser)
+	if !ok || h.Hooks().CheckConsistency == nil {
+		return inputf("workload %s has no consistency checks", gen.Meta().Name)
+	}
+	if out == nil {
+		out = io.Discard
+	}
+	db, err := openDB(ctx, gen, c, 4, false, log)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := ReconcileLoad(ctx, db, gen, log); err != nil {
+		return err
+	}
+	return h.Hooks().CheckConsistency(ctx, db, printer{out})
+}
+
+// Cleanup drops the workload's tables that exist (stampede cleanup),
+// saying which on log, and forgets what init recorded of them.
+func Cleanup(ctx context.Context, gen workload.Generator, c Conn, log io.Writer) error {
+	if gen == nil {
+		return inputf("Cleanup: the workload is nil")
+	}
+	if log == nil {
+		log = io.Discard
+	}
+	db, err := openDB(ctx, gen, c, 1, false, log)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	existing, err := workload.ExistingTables(ctx, db, gen.Tables())
+	if err != nil {
+		return err
+	}
+	if len(existing) == 0 && !db.Null() {
+		fmt.Fprintf(log, "no table of %s in database %q on %s: nothing to drop\n", gen.Meta().Name, db.Database(), strings.Join(db.Endpoints(), ","))
+	}
+	for i := len(existing) - 1; i >= 0; i-- {
+		if _, err := db.Exec(ctx, db.Dialect().DropTable(existing[i])); err != nil {
+			return fmt.Errorf("dropping %s: %w", existing[i], err)
+		}
+		fmt.Fprintf(log, "dropped table %s\n", existing[i])
+	}
+	if err := workload.ForgetLoad(ctx, db, gen); err != nil {
+		return fmt.Errorf("removing the record of the load from %s: %w", workload.LoadRecordTable, err)
+	}
+	if h, ok := gen.(workload.Hookser); ok && h.Hooks().Cleanup != nil {
+		return h.Hooks().Cleanup(ctx, db, printer{log})
+	}
+	return nil
+}

@@ -1,0 +1,600 @@
+package run
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/stampede-bench/stampede/engine"
+	"github.com/stampede-bench/stampede/fleet"
+	"github.com/stampede-bench/stampede/internal/clientsched"
+	"github.com/stampede-bench/stampede/internal/gcpace"
+	"github.com/stampede-bench/stampede/promexport"
+	"github.com/stampede-bench/stampede/report"
+	"github.com/stampede-bench/stampede/results/store"
+	"github.com/stampede-bench/stampede/runlog"
+	"github.com/stampede-bench/stampede/sqlx"
+	"github.com/stampede-bench/stampede/stats"
+	"github.com/stampede-bench/stampede/telemetry"
+	"github.com/stampede-bench/stampede/workload"
+)
+
+// Observer sees a run as it goes. Its methods are called in order from
+// one goroutine, and must return quickly: the run's next interval waits
+// for them.
+type Observer interface {
+	// Start is called once the run is set up, before its first
+	// operation.
+	Start(Info)
+	// Interval is called as each interval closes (the speed layer). The
+	// histograms in it are valid only during the call.
+	Interval(Interval)
+	// Final is called once with the final figures, before the run's
+	// results are saved and its consistency checks run.
+	Final(*Result)
+}
+
+// Info describes a run that is set up.
+type Info struct {
+	// ID and Dir are the run's id and directory.
+	ID, Dir string
+	// Workload is the workload's name.
+	Workload string
+	// Endpoints are the servers (host:port), Database the database, and
+	// Where says what the run works on ("database \"ycsb\"", a fleet).
+	Endpoints []string
+	Database  string
+	Where     string
+	// Workers is the number of workers and Seed the operation sequence's
+	// seed.
+	Workers int
+	Seed    uint64
+	// Start is when the run started.
+	Start time.Time
+	// MaxRate is the scheduled rate (0: closed loop).
+	MaxRate float64
+	// Ops and Classes are the workload's operations and their classes
+	// (see workload.QueryLoad); Display the headline series.
+	Ops     []string
+	Classes []workload.OpClass
+	Display Display
+	// ThreadIO says the workers wait for the server in thread I/O.
+	ThreadIO bool
+}
+
+// Interval is one closed interval of a run.
+type Interval struct {
+	stats.Tick
+	// Reconnects is the run's count of reconnects so far.
+	Reconnects int64
+	// Telemetry is the interval's sample; nil without telemetry or when
+	// the sample failed.
+	Telemetry *telemetry.Sample
+}
+
+// Result is a finished run: the figures `stampede report` recomputes from
+// its directory, and what the command line prints.
+type Result struct {
+	// Info describes the run.
+	Info Info
+	// Summary is summary.json.
+	Summary Summary
+	// Final is the last tick: its cumulative histograms hold the run
+	// after the ramp (valid until the Result is dropped).
+	Final stats.Tick
+	// Engine is the engine's result: workers' counts and busy times,
+	// interruption, the error that ended the run.
+	Engine engine.Result
+	// Extra are the figures printed under the total: reconnects, failures
+	// by code, the workload's figures, service and lag times under a rate.
+	Extra []report.Extra
+	// Audits are the workload's run-time audits (TPC-C), judged on the
+	// run; none for a fleet (its tenants are judged apart).
+	Audits []report.Audit
+}
+
+// Run is a run in progress. Its methods are safe for concurrent use.
+type Run struct {
+	spec    Spec
+	seed    uint64
+	log     io.Writer
+	src     *source
+	load    workload.QueryLoad
+	reg     *stats.Registry
+	cfg     engine.Config
+	info    Info
+	rw      *runlog.Writer
+	tel     *runTelemetry
+	lims    *runLimits
+	errs    *errorLog
+	prom    *promexport.Exporter
+	root    string
+	cleanup []func() // undone in reverse order at the end, or on a failed Start
+	done    chan struct{}
+
+	closeOnce sync.Once
+
+	// Set by the engine's goroutine before done is closed.
+	last     stats.Tick
+	engRes   engine.Result
+	writeErr error
+
+	waitOnce sync.Once
+	result   *Result
+	err      error
+}
+
+// Start sets up a run as spec says (connections, telemetry, limits, the
+// run directory) and starts it; the run stops at its duration or
+// operation budget, at its first error unless errors are tolerated, or
+// when ctx is cancelled, keeping everything recorded. Errors in spec
+// match ErrInput and name the field at fault.
+func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
+	if err := spec.validate(); err != nil {
+		return nil, err
+	}
+	if spec.DisplayEvery == 0 {
+		spec.DisplayEvery = time.Second
+	}
+	r := &Run{spec: spec, done: make(chan struct{})}
+	r.log = io.Discard
+	if spec.Log != nil {
+		r.log = &syncWriter{w: spec.Log}
+	}
+	gen := spec.Workload
+	if d, ok := gen.(workload.RunDefaulter); ok {
+		rd := d.RunDefaults()
+		if r.spec.MaxOps == 0 {
+			r.spec.MaxOps = rd.MaxOps
+		}
+		if r.spec.Latency == "" {
+			r.spec.Latency = rd.Latency
+		}
+	}
+	defer func() {
+		if err != nil {
+			r.undo()
+		}
+	}()
+	r.seed = pickSeed(spec.Seed)
+	src, err := r.openSource(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r.src = src
+	r.load = src.load
+	r.cleanup = append(r.cleanup, src.close, r.closeLoad) // undone in reverse: the load first
+	if src.threadIO {
+		// Each worker holds its processor while it waits for the
+		// server, so each needs one; more would leave idle processors
+		// whose threads the runtime keeps waking for timers.
+		prev := runtime.GOMAXPROCS(src.workers)
+		r.cleanup = append(r.cleanup, func() { runtime.GOMAXPROCS(prev) })
+	}
+	if len(r.load.Workers) != src.workers {
+		return nil, fmt.Errorf("workload %s returned %d workers for %d", gen.Meta().Name, len(r.load.Workers), src.workers)
+	}
+	s := &r.spec
+	r.cfg = engine.Config{Duration: s.Duration, MaxOps: s.MaxOps, Ramp: s.Ramp, MaxRate: s.MaxRate,
+		DisplayEvery: s.DisplayEvery, TolerateErrors: s.TolerateErrors, OpTimeout: s.OpTimeout}
+	if err := r.cfg.Validate(src.workers); err != nil {
+		return nil, asInput(err)
+	}
+	series := engine.Series{Ops: r.load.Ops, Rated: r.cfg.MaxRate > 0}
+	names := series.Names()
+	start := time.Now()
+	r.reg = stats.NewRegistry(names, stats.ShardsFor(src.workers, runtime.GOMAXPROCS(0)), start)
+
+	if r.tel, err = startTelemetry(s.Telemetry); err != nil {
+		return nil, err
+	}
+	if r.root, err = ResultsRoot(s.ResultsDir); err != nil {
+		return nil, err
+	}
+	if s.ResultsURL != "" {
+		// Refuse a store that cannot index the run before the run, not
+		// after it.
+		st, err := store.Open(ctx, s.ResultsURL)
+		if err != nil {
+			return nil, fmt.Errorf("--results-url: %w", err)
+		}
+		_ = st.Close()
+	}
+	flags := map[string]string{}
+	for k, v := range s.Flags {
+		flags[k] = v
+	}
+	tags := map[string]string{}
+	for k, v := range s.Tags {
+		tags[sqlx.RedactText(k)] = sqlx.RedactText(v)
+	}
+	if len(tags) == 0 {
+		tags = nil
+	}
+	info := runlog.RunInfo{
+		Telemetry:       s.Telemetry.info(r.cfg.DisplayEvery),
+		FormatVersion:   runlog.FormatVersion,
+		ID:              runlog.NewID(gen.Meta().Name, start),
+		Workload:        gen.Meta().Name,
+		WorkloadVersion: gen.Meta().Version,
+		Command:         s.Command,
+		Flags:           flags,
+		Tags:            tags,
+		Series:          names,
+		StampedeVersion: VersionString(),
+		ServerVersion:   src.serverVersion,
+		Endpoints:       src.endpoints,
+		Database:        src.database,
+		Seed:            r.seed,
+		Host:            runlog.HostFacts(),
+		Start:           start,
+	}
+	// The client's threads run under ClientSched from here to the end
+	// of the run (see package clientsched); the run records the policy
+	// they got.
+	policy := clientsched.Batch
+	if s.ClientSched != "" {
+		policy = clientsched.Policy(s.ClientSched)
+	}
+	sched, restoreSched, err := clientsched.Apply(policy)
+	if err != nil {
+		r.warnf("%v: the client's threads keep the default scheduling policy", err)
+	}
+	r.cleanup = append(r.cleanup, restoreSched)
+	flags["client-sched"] = string(sched.Policy)
+	// Garbage collection is paced by GCHeadroom from here to the end of
+	// the run (see package gcpace); the run records the GOGC it got.
+	headroom := s.GCHeadroom
+	switch {
+	case headroom == 0:
+		headroom = gcpace.DefaultHeadroom
+	case headroom < 0:
+		headroom = 0
+	}
+	gc, restoreGC := gcpace.Apply(headroom)
+	r.cleanup = append(r.cleanup, restoreGC)
+	flags["gc-percent"] = strconv.Itoa(gc.Percent)
+	flags["io-mode"] = IOPoller // what the I/O mode resolved to
+	if src.threadIO {
+		flags["io-mode"] = IOThread
+	}
+	if r.lims, err = applyLimits(s.Limits, s.Telemetry, info.ID, r.log); err != nil {
+		return nil, err
+	}
+	if r.lims != nil {
+		info.Limits = r.lims.record
+		if r.tel != nil {
+			r.tel.extra = r.lims.stats
+		}
+		r.cleanup = append(r.cleanup, func() { r.lims.remove(nil, r.log) })
+	}
+	if r.rw, err = runlog.Create(r.root, info); err != nil {
+		return nil, fmt.Errorf("cannot save results under %s: %w; pass --results-dir", r.root, err)
+	}
+	r.errs = newErrorLog(r.rw)
+	r.info = Info{
+		ID: info.ID, Dir: r.rw.Dir(), Workload: gen.Meta().Name, Endpoints: src.endpoints, Database: src.database,
+		Where: src.where, Workers: src.workers, Seed: r.seed, Start: start, MaxRate: r.cfg.MaxRate,
+		Ops: r.load.Ops, Classes: r.load.Classes, Display: newDisplay(r.load.Ops, r.load.Classes, series.Rated, s.Latency),
+		ThreadIO: src.threadIO,
+	}
+	fmt.Fprintf(r.log, "stampede %s: %s on %s (%s), %d workers, seed %d\n",
+		VersionString(), gen.Meta().Name, strings.Join(src.endpoints, ","), src.where, src.workers, r.seed)
+	if r.cfg.MaxRate > 0 {
+		fmt.Fprintf(r.log, "open loop at %.0f ops/s: latency counts from each operation's scheduled start\n", r.cfg.MaxRate)
+	}
+	if s.PrometheusListen != "" {
+		r.prom = promexport.New(gen.Meta().Name)
+		srv, err := promexport.Serve(s.PrometheusListen, r.prom)
+		if err != nil {
+			return nil, fmt.Errorf("cannot serve Prometheus metrics on %s: %w", s.PrometheusListen, err)
+		}
+		r.cleanup = append(r.cleanup, func() { srv.Close() })
+		fmt.Fprintf(r.log, "Prometheus metrics at http://%s/metrics\n", srv.Addr())
+	}
+	for _, o := range s.Observers {
+		o.Start(r.info)
+	}
+	go r.engine(ctx)
+	return r, nil
+}
+
+// Info describes the run.
+func (r *Run) Info() Info { return r.info }
+
+// engine runs the engine and records its intervals; it closes r.done.
+func (r *Run) engine(ctx context.Context) {
+	defer close(r.done)
+	src := r.src
+	hooks := engine.Hooks{
+		Error:    r.errs.record,
+		Handled:  r.errs.retried,
+		Classify: sqlx.ErrorCode,
+		RampDone: func(at time.Time) {
+			if r.cfg.Ramp > 0 && src.rampDone != nil {
+				src.rampDone()
+			}
+			if r.cfg.Ramp > 0 {
+				if err := r.rw.SetRampEnd(at); err != nil && r.writeErr == nil {
+					r.writeErr = err
+				}
+			}
+		},
+		Tick: func(t stats.Tick, final bool) {
+			r.last = t
+			if err := writeInterval(r.rw, t, src.reconnects()); err != nil && r.writeErr == nil {
+				r.writeErr = err
+				r.warnf("cannot write the run log: %v", err)
+			}
+			if r.prom != nil {
+				r.prom.Update(promSnapshot(t, r.load.Ops, src.reconnects()))
+			}
+			iv := Interval{Tick: t, Reconnects: src.reconnects()}
+			if r.tel != nil {
+				if sample, ok := r.tel.tick(t.End, r.rw, r.warnf); ok {
+					iv.Telemetry = &sample
+				}
+			}
+			if final {
+				return
+			}
+			for _, o := range r.spec.Observers {
+				o.Interval(iv)
+			}
+		},
+	}
+	r.engRes = engine.Run(ctx, r.cfg, r.load, r.reg, hooks)
+}
+
+// Wait waits for the run to end, then computes its final figures, passes
+// them to the observers, saves them, indexes the run in the results store
+// and runs the workload's consistency checks (unless SkipChecks). Its
+// error says why the run ended early: an operation failed (without
+// TolerateErrors), ErrInterrupted, or a check failed; the result is there
+// in every case but a failure to set up.
+func (r *Run) Wait() (*Result, error) {
+	r.waitOnce.Do(func() { r.result, r.err = r.finish() })
+	return r.result, r.err
+}
+
+func (r *Run) finish() (*Result, error) {
+	<-r.done
+	defer r.undo()
+	s, src, gen, res, last := &r.spec, r.src, r.spec.Workload, r.engRes, r.last
+	// The client's threads and its collector get their defaults back, and
+	// the limits go, before the results are computed.
+	if r.lims != nil {
+		r.lims.remove(r.rw, r.log) // with its event in the run log
+	}
+	for i := len(r.cleanup) - 1; i >= 2; i-- { // all but closing the load and the source
+		r.cleanup[i]()
+	}
+	r.cleanup = r.cleanup[:2]
+	sum := summarize(last, r.info.Display, gen.Meta().Name, r.seed, src.workers, r.cfg.MaxRate, src.reconnects())
+	status := "completed"
+	var runErr error
+	switch {
+	case res.Err != nil:
+		status = "failed"
+		sum.Error = res.Err.Error()
+		runErr = fmt.Errorf("run stopped by an error: %s: pass --tolerate-errors to keep going; results saved in %s", res.Err.Error(), r.rw.Dir())
+	case res.Interrupted:
+		status = "interrupted"
+		runErr = ErrInterrupted
+	}
+	sum.Status = status
+	extra := []report.Extra{{Name: "reconnects", Value: float64(sum.Reconnects), Text: fmt.Sprint(sum.Reconnects)}}
+	extra = append(extra, CodeExtras(sum.Errors, sum.Retries)...)
+	if f, ok := gen.(workload.Figurer); ok && src.fleet == nil {
+		counts := map[string]int64{}
+		for _, op := range sum.Ops {
+			counts[op.Name] = op.Count
+		}
+		for _, fig := range f.Figures(counts, last.End.Sub(last.CumStart)) {
+			extra = append(extra, report.Extra{Name: fig.Name, Value: fig.Value, Text: fig.Text})
+			if sum.Figures == nil {
+				sum.Figures = map[string]float64{}
+			}
+			sum.Figures[fig.Name] = fig.Value
+		}
+	}
+	if r.cfg.MaxRate > 0 {
+		for _, ss := range sum.Series[len(r.load.Ops):] {
+			if ss.Count > 0 {
+				extra = append(extra, report.Extra{Name: ss.Name + "_p99_ms", Value: ss.P99,
+					Text: fmt.Sprintf("%s: p50 %.2fms p99 %.2fms max %.2fms", ss.Name, ss.P50, ss.P99, ss.Max)})
+			}
+		}
+	}
+	result := &Result{Info: r.info, Final: last, Engine: res, Extra: extra}
+	if src.fleet == nil {
+		result.Audits = audits(gen, r.load.Ops, last)
+	}
+	sum.Telemetry = r.tel.summary()
+	if src.fleet != nil {
+		sum.Concurrency = src.workers
+		sum.Tenants, sum.Fleet = src.fleet.summary(&sum)
+	}
+	result.Summary = sum
+	for _, o := range s.Observers {
+		o.Final(result)
+	}
+	if err := r.rw.Finish(time.Now(), status, sum.Error, sum); err != nil && r.writeErr == nil {
+		r.writeErr = err
+	}
+	if r.writeErr != nil {
+		r.warnf("the run log in %s may be incomplete: %v", r.rw.Dir(), r.writeErr)
+	}
+	fmt.Fprintf(r.log, "results saved in %s\n", r.rw.Dir())
+	if err := indexRun(context.Background(), r.root, r.rw.Dir(), s.ResultsURL); err != nil {
+		r.warnf("cannot index the run in the results store: %s (`stampede runs --rebuild` rebuilds it)", oneLine(err.Error()))
+	}
+	if res.Interrupted {
+		fmt.Fprintln(r.log, "interrupted")
+	}
+	if c, ok := gen.(workload.AfterRunChecker); ok && runErr == nil && !s.SkipChecks && c.CheckAfterRun() && src.check != nil {
+		r.closeLoad() // the workers' connections go back to the pool the checks use
+		out := s.Checks
+		if out == nil {
+			out = io.Discard
+		}
+		fmt.Fprintln(out, "\nconsistency checks (--skip-checks skips them):")
+		if err := src.check(context.Background(), printer{out}); err != nil {
+			runErr = fmt.Errorf("consistency check failed after the run: %w; results saved in %s", err, r.rw.Dir())
+		}
+	}
+	return result, runErr
+}
+
+// summary completes a fleet run's summary: its tenants' figures and the
+// fleet's line of the field report's table.
+func (f *fleetSource) summary(sum *Summary) ([]fleet.TenantResult, *FleetSummary) {
+	tenants := f.run.Tenants()
+	fs := &FleetSummary{
+		Summary:          fleet.Summarize(f.active, tenants),
+		Tenants:          f.spec.Tenants,
+		Mode:             string(f.spec.Mode),
+		Pattern:          f.spec.Pattern,
+		Rotate:           f.rotate,
+		WorkersPerTenant: f.wpt,
+		ConnsPerTenant:   f.cpt,
+		QPS:              sum.Total.Rate,
+		P99:              sum.Total.P99,
+	}
+	if wall := time.Since(f.wall0).Seconds(); wall > 0 {
+		if cpu := processCPU(); cpu >= 0 && f.cpu0 >= 0 {
+			fs.ClientCPU = (cpu - f.cpu0) / wall
+		}
+	}
+	if t := sum.Telemetry; t != nil && len(t.Procs) > 0 {
+		// The watched processes are the system under test.
+		var cores float64
+		for _, g := range t.Procs {
+			cores += g.CPUCores.Avg
+		}
+		fs.ServerCPU = &cores
+	}
+	return tenants, fs
+}
+
+// closeLoad closes the workload's operations once.
+func (r *Run) closeLoad() {
+	if r.load.Close != nil {
+		r.closeOnce.Do(func() { _ = r.load.Close(context.Background()) })
+	}
+}
+
+// undo runs the cleanups left, in reverse order.
+func (r *Run) undo() {
+	for i := len(r.cleanup) - 1; i >= 0; i-- {
+		r.cleanup[i]()
+	}
+	r.cleanup = nil
+}
+
+// warnf writes a warning line to the run's log.
+func (r *Run) warnf(format string, args ...any) {
+	fmt.Fprintf(r.log, "warning: "+format+"\n", args...)
+}
+
+// notef writes a line to the run's log.
+func (r *Run) notef(format string, args ...any) {
+	fmt.Fprintf(r.log, format+"\n", args...)
+}
+
+// writeInterval appends one tick to the run log, with the run's
+// cumulative reconnects and the interval's failures by code
+// (errors_CODE, retries_CODE).
+func writeInterval(rw *runlog.Writer, t stats.Tick, reconnects int64) error {
+	series := make([]runlog.IntervalSeries, len(t.Series))
+	for i, s := range t.Series {
+		series[i] = runlog.IntervalSeries{Name: s.Name, Hist: s.Interval, Count: s.Interval.TotalCount(), Errors: s.Errors}
+	}
+	extra := map[string]float64{"reconnects": float64(reconnects)}
+	for label, n := range t.Labels {
+		extra[label] = float64(n)
+	}
+	return rw.WriteInterval(t.Start, t.End, series, extra)
+}
+
+// promSnapshot computes the cumulative figures of each operation for the
+// Prometheus exporter.
+func promSnapshot(t stats.Tick, ops []string, reconnects int64) promexport.Snapshot {
+	s := promexport.Snapshot{Reconnects: uint64(max(reconnects, 0))}
+	for i, name := range ops {
+		c := t.Series[i]
+		buckets, sum := stats.CumulativeCounts(c.Cumulative, promexport.Buckets)
+		s.Ops = append(s.Ops, promexport.Op{Name: name, Count: uint64(c.Cumulative.TotalCount()), Errors: uint64(c.CumErrors),
+			Buckets: buckets, SumSeconds: sum})
+	}
+	return s
+}
+
+// indexRun indexes the finished run directory dir, under the results
+// directory root, into the results store of resultsURL ("" for
+// $STAMPEDE_RESULTS_URL or the default store of root). It fails only
+// after a minute: an interrupted run is indexed too.
+func indexRun(ctx context.Context, root, dir string, resultsURL string) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
+	st, err := store.Open(ctx, StoreURL(root, resultsURL))
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	return st.Index(ctx, dir)
+}
+
+// StoreURL returns the results store's URL: url, else
+// $STAMPEDE_RESULTS_URL, else the SQLite file in the results directory
+// root.
+func StoreURL(root, url string) string {
+	if url != "" {
+		return url
+	}
+	if env := os.Getenv("STAMPEDE_RESULTS_URL"); env != "" {
+		return env
+	}
+	return store.DefaultURL(root)
+}
+
+// pickSeed returns seed, or a random non-zero seed when it is 0.
+func pickSeed(seed uint64) uint64 {
+	for seed == 0 {
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		seed = binary.LittleEndian.Uint64(b[:]) >> 1
+	}
+	return seed
+}
+
+// syncWriter serializes the writes of the run's goroutines to one writer.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
+
+// printer adapts an io.Writer to workload.Reporter.
+type printer struct{ w io.Writer }
+
+// Printf implements workload.Reporter: one line per call.
+func (p printer) Printf(format string, args ...any) {
+	fmt.Fprintf(p.w, format, args...)
+	if !strings.HasSuffix(format, "\n") {
+		fmt.Fprintln(p.w)
+	}
+}

@@ -1,0 +1,351 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strconv"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/stampede-bench/stampede/fleet"
+	"github.com/stampede-bench/stampede/sqlx"
+	"github.com/stampede-bench/stampede/workload"
+)
+
+// source is where a run's operations come from: one database (an ordinary
+// run) or many tenants (a fleet run). The run drives the engine, the run
+// log and the observers the same way for both.
+type source struct {
+	// load is the workers and operations the engine runs.
+	load workload.QueryLoad
+	// workers is the number of workers load must have.
+	workers int
+	// endpoints, database and serverVersion describe the server in
+	// run.json; where says what the run works on in the first line.
+	endpoints     []string
+	database      string
+	serverVersion string
+	where         string
+	// reconnects counts the connections re-established so far.
+	reconnects func() int64
+	// check runs the workload's consistency checks after the run; nil
+	// when the source cannot.
+	check func(ctx context.Context, r workload.Reporter) error
+	// close releases the source's connections.
+	close func()
+	// rampDone, when set, is called when the engine's ramp ends (a fleet
+	// leaves the ramp out of its tenants' figures too).
+	rampDone func()
+	// fleet, when set, is the fleet run: its tenants' figures come from
+	// it at the end.
+	fleet *fleetSource
+	// threadIO says the connections use thread I/O: the run gives each
+	// worker a processor (GOMAXPROCS) so that a worker blocked in the
+	// kernel does not hold back the others.
+	threadIO bool
+}
+
+// threadIOWorkersPerCPU is the most workers per CPU that IOAuto gives a
+// thread each. Measured on 2 CPUs with the server on the same machine
+// (oltp_point_select): thread I/O did 2.3 times the poller's throughput at
+// 2 workers, 1.1-1.3 times at 4, about the same at 8 to 16, and 0.7-0.8
+// times at 32 and 64, where the poller's one waiting thread collects many
+// replies per wake-up.
+const threadIOWorkersPerCPU = 4
+
+// threadIO says whether a run's connections use thread I/O
+// (sqlx.Options.ThreadIO): IOThread, or IOAuto with a PostgreSQL
+// connection for each worker and at most threadIOWorkersPerCPU workers per
+// CPU.
+func threadIO(mode string, workers int, opts sqlx.Options) bool {
+	switch mode {
+	case IOThread:
+		return opts.Driver != sqlx.DriverNull
+	case IOPoller:
+		return false
+	}
+	return opts.Driver != sqlx.DriverNull && workers <= threadIOWorkersPerCPU*runtime.NumCPU() &&
+		opts.MaxConns >= workers
+}
+
+// openSource opens what a run works on: a fleet of tenants, else one
+// database.
+func (r *Run) openSource(ctx context.Context) (*source, error) {
+	if r.spec.Fleet != nil {
+		return r.openFleet(ctx)
+	}
+	s := &r.spec
+	gen := s.Workload
+	opser, ok := gen.(workload.Opser)
+	if !ok {
+		return nil, inputf("workload %s cannot be run", gen.Meta().Name)
+	}
+	opts, err := s.Conn.Options(gen.Meta().DatabaseName(), s.Concurrency)
+	if err != nil {
+		return nil, err
+	}
+	opts.Workers = s.Concurrency
+	opts.StatementTimeout = s.OpTimeout
+	opts.ThreadIO = threadIO(s.IOMode, s.Concurrency, opts)
+	db, err := sqlx.Open(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	ok = false
+	defer func() {
+		if !ok {
+			db.Close()
+		}
+	}()
+	if err := r.checkConnectionRoom(ctx, db, opts); err != nil {
+		return nil, err
+	}
+	if err := r.reconcileLoad(ctx, db); err != nil {
+		return nil, err
+	}
+	h, _ := gen.(workload.Hookser)
+	if h != nil && h.Hooks().PreRun != nil {
+		if err := h.Hooks().PreRun(ctx, db); err != nil {
+			return nil, err
+		}
+	}
+	load, err := opser.Ops(ctx, db, workload.OpsConfig{Concurrency: s.Concurrency, Seed: r.seed, Warn: r.warnf})
+	if err != nil {
+		return nil, err
+	}
+	src := &source{
+		load:          load,
+		workers:       s.Concurrency,
+		endpoints:     db.Endpoints(),
+		database:      db.Database(),
+		serverVersion: db.ServerVersion(ctx),
+		where:         fmt.Sprintf("database %q", db.Database()),
+		reconnects:    db.Reconnects,
+		close:         db.Close,
+		threadIO:      opts.ThreadIO,
+	}
+	if h != nil && h.Hooks().CheckConsistency != nil {
+		check := h.Hooks().CheckConsistency
+		src.check = func(ctx context.Context, r workload.Reporter) error { return check(ctx, db, r) }
+	}
+	ok = true
+	return src, nil
+}
+
+// checkConnectionRoom refuses, before any worker connects, a run that needs
+// more connections to one server than it accepts: better than the
+// server's "too many clients" once the workers start.
+func (r *Run) checkConnectionRoom(ctx context.Context, db *sqlx.DB, opts sqlx.Options) error {
+	need := min(opts.MaxConns, opts.Workers)
+	if n := len(db.Endpoints()); n > 1 {
+		need = (need + n - 1) / n
+	}
+	room, limit, ok := db.ConnectionRoom(ctx)
+	if !ok || need <= room {
+		return nil
+	}
+	return inputf("the run needs %d connections to %s, which accepts %d more (max_connections %d less those in use and reserved): use %s %d or less, --conns %d to share connections among the workers, or raise max_connections",
+		need, db.Endpoints()[0], room, limit, "--concurrency", room, room)
+}
+
+// reconcileLoad compares the workload's data settings with what init
+// recorded (see workload.ReconcileLoad): one given with another value is
+// refused, one not given takes the loaded value, with a note.
+func (r *Run) reconcileLoad(ctx context.Context, db *sqlx.DB) error {
+	return ReconcileLoad(ctx, db, r.spec.Workload, r.spec.Log)
+}
+
+// ReconcileLoad compares gen's data settings with what init recorded in db
+// (see workload.ReconcileLoad), writing its notes to log: a setting given
+// with another value is an error matching ErrInput.
+func ReconcileLoad(ctx context.Context, db *sqlx.DB, gen workload.Generator, log interface{ Write([]byte) (int, error) }) error {
+	notes, err := workload.ReconcileLoad(ctx, db, gen)
+	for _, n := range notes {
+		if log != nil {
+			fmt.Fprintf(log, "note: %s\n", n)
+		}
+	}
+	var mismatch *workload.LoadMismatchError
+	if errors.As(err, &mismatch) {
+		return asInput(err)
+	}
+	return err
+}
+
+// fleetSource is a fleet run's part of the source.
+type fleetSource struct {
+	run              *fleet.Run
+	spec             fleet.Spec
+	active, wpt, cpt int
+	rotate           bool
+	cpu0             float64
+	wall0            time.Time
+}
+
+// openFleet opens the active tenant workloads of a fleet run.
+func (r *Run) openFleet(ctx context.Context) (*source, error) {
+	s := &r.spec
+	f := *s.Fleet
+	gen := s.Workload
+	if f.Active == 0 {
+		f.Active = f.Spec.Tenants
+	}
+	if f.ConnsPerTenant == 0 {
+		f.ConnsPerTenant = 1
+	}
+	if f.Pick == "" {
+		f.Pick = fleet.PickRandom
+	}
+	newGen, err := TenantGenerators(gen, f.Spec)
+	if err != nil {
+		return nil, err
+	}
+	wpt := f.WorkersPerTenant
+	if wpt == 0 {
+		wpt = DefaultWorkersPerTenant(gen)
+	}
+	if err := CheckWorkers(fmt.Sprintf("--active %d × %s per tenant =", f.Active, plural(wpt, "worker")), f.Active*wpt, false); err != nil {
+		return nil, err
+	}
+	base, err := s.Conn.Options(gen.Meta().DatabaseName(), f.ConnsPerTenant)
+	if err != nil {
+		return nil, err
+	}
+	base.StatementTimeout = s.OpTimeout
+	if f.Rotate {
+		s.TolerateErrors = true // a failing tenant is replaced, not fatal
+	}
+	r.notef("opening %d tenant workloads: %s and %s each", f.Active, plural(wpt, "worker"), plural(f.ConnsPerTenant, "connection"))
+	opened := time.Now()
+	fr, err := fleet.Open(ctx, fleet.RunConfig{
+		Spec:             f.Spec,
+		Base:             base,
+		Active:           f.Active,
+		ConnsPerTenant:   f.ConnsPerTenant,
+		WorkersPerTenant: wpt,
+		Pick:             f.Pick,
+		Rotate:           f.Rotate,
+		TenantDuration:   f.TenantDuration,
+		Seed:             r.seed,
+		NewGen:           newGen,
+		Warn:             r.warnf,
+	})
+	if err != nil {
+		return nil, err
+	}
+	r.notef("opened %d tenant workloads in %s", f.Active, time.Since(opened).Round(time.Millisecond))
+	where := fmt.Sprintf("%s, %d active", TenantsSummary(f.Spec), f.Active)
+	if f.Rotate {
+		where += ", rotating"
+		if f.TenantDuration > 0 {
+			where += " every " + f.TenantDuration.String()
+		}
+	}
+	database := f.Spec.Pattern
+	if f.Spec.Mode != fleet.ModeDatabase {
+		database = base.Database
+	}
+	return &source{
+		load:          fr.Load(),
+		workers:       f.Active * wpt,
+		endpoints:     fr.Endpoints(),
+		database:      database,
+		serverVersion: fr.ServerVersion(ctx),
+		where:         where,
+		reconnects:    fr.Reconnects,
+		close:         fr.Close,
+		rampDone:      fr.MarkRampEnd,
+		fleet: &fleetSource{run: fr, spec: f.Spec, active: f.Active, wpt: wpt, cpt: f.ConnsPerTenant, rotate: f.Rotate,
+			cpu0: processCPU(), wall0: time.Now()},
+	}, nil
+}
+
+// TenantGenerators returns a function that makes tenant id's generator: a
+// new generator of gen's workload with gen's flags (those given) and, in
+// column mode, the tenant's id. It is safe to call from several
+// goroutines.
+func TenantGenerators(gen workload.Generator, spec fleet.Spec) (func(id int) (workload.Generator, error), error) {
+	args := GivenFlags(gen)
+	if _, ok := gen.(workload.TenantColumner); !ok && spec.Mode == fleet.ModeColumn {
+		return nil, inputf("workload %s cannot share its tables between tenants: use --tenant-mode database or schema", gen.Meta().Name)
+	}
+	meta := gen.Meta()
+	return func(id int) (workload.Generator, error) {
+		g, err := workload.FromFlags(meta, args...)
+		if err != nil {
+			return nil, err
+		}
+		if c, ok := g.(workload.TenantColumner); ok && spec.Mode == fleet.ModeColumn {
+			c.SetTenant(id)
+		}
+		return g, nil
+	}, nil
+}
+
+// GivenFlags returns the workload flags given (parsed and changed from
+// their defaults) as arguments that configure a fresh generator the same
+// way.
+func GivenFlags(gen workload.Generator) []string {
+	f, ok := gen.(workload.Flagser)
+	if !ok {
+		return nil
+	}
+	var args []string
+	// VisitAll and Changed: a command's flag set may have parsed the
+	// workload's flags, and then the workload's own set has none "actual".
+	f.Flags().VisitAll(func(fl *pflag.Flag) {
+		if !fl.Changed {
+			return
+		}
+		if sv, ok := fl.Value.(pflag.SliceValue); ok {
+			for _, v := range sv.GetSlice() {
+				args = append(args, "--"+fl.Name+"="+v)
+			}
+			return
+		}
+		args = append(args, "--"+fl.Name+"="+fl.Value.String())
+	})
+	return args
+}
+
+// terminalsPerWarehouse is TPC-C's number of terminals per warehouse
+// (clause 4.2.2): with keying and think times, a warehouse's full load.
+const terminalsPerWarehouse = 10
+
+// DefaultWorkersPerTenant returns what one tenant of gen's workload needs
+// on its own: for a workload with --warehouses and --wait (TPC-C), 10
+// workers per warehouse as the spec's terminals; otherwise 1.
+func DefaultWorkersPerTenant(gen workload.Generator) int {
+	f, ok := gen.(workload.Flagser)
+	if !ok {
+		return 1
+	}
+	wait, wh := f.Flags().Lookup("wait"), f.Flags().Lookup("warehouses")
+	if wait == nil || wh == nil || wait.Value.String() != "true" {
+		return 1
+	}
+	n, err := strconv.Atoi(wh.Value.String())
+	if err != nil || n < 1 {
+		return 1
+	}
+	return terminalsPerWarehouse * n
+}
+
+// TenantsSummary is "200 tenants (database mode, bank_%d)".
+func TenantsSummary(s fleet.Spec) string {
+	if s.Mode == fleet.ModeColumn {
+		return fmt.Sprintf("%d tenants (column mode)", s.Tenants)
+	}
+	return fmt.Sprintf("%d tenants (%s mode, %s)", s.Tenants, s.Mode, s.Pattern)
+}
+
+// plural is "1 worker" or "10 workers".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
