@@ -20,7 +20,7 @@ var ioModes = []struct {
 
 // rawPair returns a raw-I/O connection and the peer end of a loopback TCP
 // connection: a threadConn with threadIO, else a rawIOConn.
-func rawPair(t *testing.T, threadIO bool) (net.Conn, net.Conn) {
+func rawPair(t testing.TB, threadIO bool) (net.Conn, net.Conn) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
