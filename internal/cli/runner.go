@@ -38,6 +38,9 @@ type runSpec struct {
 	// tenants and fleet are the fleet flags (nil: no fleet).
 	tenants *tenantFlags
 	fleet   *fleetRunFlags
+	// conns is the number of connections without --conns (0: one per
+	// worker), from the workload's RunDefaults.
+	conns int
 }
 
 // runOutcome is what a finished run leaves.
@@ -157,6 +160,9 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 		if rf.latency == "" {
 			rf.latency = rd.Latency
 		}
+		if rd.Concurrency > 0 && !spec.fs.Changed("concurrency") && !spec.fs.Changed("threads") {
+			rf.concurrency, spec.conns = rd.Concurrency, rd.Conns
+		}
 	}
 	seed := pickSeed(rf.seed)
 	src, err := a.openRunSource(ctx, spec, opser, seed)
@@ -251,6 +257,9 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 	errs := &errorLog{counts: map[string]int64{}, w: rw}
 	fmt.Fprintf(a.stderr, "stampede %s: %s on %s (%s), %d workers, seed %d\n",
 		versionString(), gen.Meta().Name, strings.Join(src.endpoints, ","), src.where, src.workers, seed)
+	for _, l := range load.Header {
+		fmt.Fprintln(a.stderr, l)
+	}
 	if cfg.MaxRate > 0 {
 		fmt.Fprintf(a.stderr, "open loop at %.0f ops/s: latency counts from each operation's scheduled start\n", cfg.MaxRate)
 	}
@@ -280,11 +289,28 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 	out.header()
 	var last stats.Tick
 	var writeErr error
+	// The workload's own measurement interval (workload.Measurer) starts
+	// with the engine's: at the ramp's end, or before any worker starts.
+	meas := workload.NewMeasurement(nil)
+	if !src.tenantFigures {
+		meas = workload.NewMeasurement(gen)
+	}
+	startMeasurement := func(at time.Time) {
+		if err := meas.Start(ctx, at); err != nil {
+			a.warnf("%v", err)
+		}
+	}
+	if cfg.Ramp == 0 {
+		startMeasurement(time.Now())
+	}
 	hooks := engine.Hooks{
 		Error: errs.record,
 		RampDone: func(at time.Time) {
 			if cfg.Ramp > 0 && src.rampDone != nil {
 				src.rampDone()
+			}
+			if cfg.Ramp > 0 {
+				startMeasurement(at)
 			}
 			if cfg.Ramp > 0 {
 				if err := rw.SetRampEnd(at); err != nil && writeErr == nil {
@@ -326,6 +352,9 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 		defer writeAllocProfile(rf.memProfile, a.stderr)
 	}
 	res := engine.Run(ctx, cfg, load, reg, hooks)
+	if err := meas.End(cleanupCtx); err != nil {
+		a.warnf("%v", err)
+	}
 	restoreSched()
 	restoreGC()
 	lims.remove(rw, a.stderr)

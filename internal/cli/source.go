@@ -53,7 +53,11 @@ type runSource struct {
 // for its operations.
 func (a *app) openSource(ctx context.Context, spec runSpec, opser workload.Opser, seed uint64) (*runSource, error) {
 	gen, rf := spec.gen, spec.flags
-	opts, err := spec.conn.options(spec.urls, gen.Meta().DatabaseName(), rf.concurrency)
+	conns := rf.concurrency
+	if spec.conns > 0 {
+		conns = spec.conns
+	}
+	opts, err := spec.conn.options(spec.urls, gen.Meta().DatabaseName(), conns)
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +80,8 @@ func (a *app) openSource(ctx context.Context, spec runSpec, opser workload.Opser
 			return nil, err
 		}
 	}
-	load, err := opser.Ops(ctx, db, workload.OpsConfig{Concurrency: rf.concurrency, Seed: seed, Warn: a.warnf})
+	load, err := opser.Ops(ctx, db, workload.OpsConfig{Concurrency: rf.concurrency, Seed: seed, Warn: a.warnf,
+		Ramp: rf.ramp, Duration: rf.duration})
 	if err != nil {
 		return nil, err
 	}
