@@ -2,7 +2,6 @@ package tpcc
 
 import (
 	"context"
-	"math"
 	"strings"
 	"testing"
 	"time"
@@ -162,8 +161,12 @@ func TestMixAudit(t *testing.T) {
 			}
 		})
 	}
-	if got := mixNeeded(1, 25, 1, 0.04); got != math.MaxInt64 {
-		t.Errorf("a deck's share equal to the minimum: %d needed, want never", got)
+	// A deck that gives a minimum exactly is judged as measured.
+	g := newGen(t, "--mix", "newOrder=45,payment=43,orderStatus=4,delivery=4,stockLevel=4")
+	g.workers = make([]*worker, 10)
+	a := auditByPrefix(t, g.judge(auditTotals{done: [numTxs]int64{4501, 4300, 399, 400, 400}}, nil), "orderStatus share")
+	if got := a.Result + " " + a.Detail; got != "FAIL 3.99% of 10,000 transactions, and --mix gives the minimum itself, with no margin" {
+		t.Errorf("%s: %s", a.Name, got)
 	}
 }
 

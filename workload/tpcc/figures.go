@@ -60,7 +60,7 @@ func (g *tpcc) Figures(counts map[string]int64, elapsed time.Duration) []workloa
 	if g.efficient() {
 		eff := 100 * tpmC / (maxTpmCPerWarehouse * float64(g.warehouses))
 		figs = append(figs, workload.Figure{Name: "efficiency", Value: eff,
-			Text: fmt.Sprintf("%.1f%% (tpmC / (12.86 x %d warehouses))", eff, g.warehouses)})
+			Text: fmt.Sprintf("%.1f%% (tpmC / (12.86 x %d warehouses), from %s New-Orders)", eff, g.warehouses, count(counts[txs[opNewOrder].name]))})
 	}
 	if n, d, ok := g.run.meas.newOrders(); ok {
 		nopm := float64(n) / d.Minutes()

@@ -360,7 +360,7 @@ func TestFigures(t *testing.T) {
 			if f := byName["tpmC"]; !near(f.Value, 128.6) || !strings.Contains(f.Text, "rolled-back ones included; counted by the client") {
 				t.Errorf("tpmC %+v", f)
 			}
-			if f, ok := byName["efficiency"]; ok && (!near(f.Value, 100) || f.Text != "100.0% (tpmC / (12.86 x 10 warehouses))") {
+			if f, ok := byName["efficiency"]; ok && (!near(f.Value, 100) || f.Text != "100.0% (tpmC / (12.86 x 10 warehouses), from 1,286 New-Orders)") {
 				t.Errorf("efficiency %+v", f)
 			}
 			if f := byName["TPM"]; !near(f.Value, 258.6) {
