@@ -347,7 +347,8 @@ type Figurer interface {
 // ramp. It calls the function StartMeasurement returned once the interval
 // has ended and every worker has stopped, before Figures and Audits,
 // which then cover the interval. A figure read from the server says so in
-// its Text.
+// its Text. The runner gives the workload's pool a connection beyond the
+// workers' for such reads.
 type Measurer interface {
 	Generator
 	// StartMeasurement marks the start, at, of the measurement interval

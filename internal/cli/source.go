@@ -62,6 +62,9 @@ func (a *app) openSource(ctx context.Context, spec runSpec, opser workload.Opser
 		return nil, err
 	}
 	opts.Workers = rf.concurrency
+	if _, ok := gen.(workload.Measurer); ok && opts.MaxConns >= opts.Workers {
+		opts.MaxConns++ // the measurement's reads, beside the workers' connections
+	}
 	opts.StatementTimeout = rf.opTimeout
 	opts.ThreadIO = rf.threadIO(opts)
 	db, err := sqlx.Open(ctx, opts)

@@ -97,6 +97,9 @@ func (g *tpcc) runWarnings(oc workload.OpsConfig) []string {
 		out = append(out, fmt.Sprintf("--concurrency %d with --wait: TPC-C has 10 terminals per warehouse (%d for %d warehouses), and efficiency is TPC-C's only with them: it is not printed",
 			oc.Concurrency, want, g.warehouses))
 	}
+	if g.wait && oc.Duration > 0 && oc.Ramp == 0 {
+		out = append(out, "--wait without --ramp: the terminals start idle and reach their steady rate after a minute or so, which the figures count: give --ramp 1m or more")
+	}
 	if oc.Duration > 0 && oc.Ramp > oc.Duration {
 		out = append(out, fmt.Sprintf("--ramp %s is longer than --duration %s: the figures cover only the %s after the ramp",
 			oc.Ramp, oc.Duration, oc.Duration))

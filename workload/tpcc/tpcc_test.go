@@ -402,6 +402,9 @@ func TestRunWarnings(t *testing.T) {
 			[]string{"--concurrency 8 with --wait: TPC-C has 10 terminals per warehouse (20 for 2 warehouses), and efficiency is TPC-C's only with them: it is not printed"}},
 		{"ramp", nil, workload.OpsConfig{Concurrency: 10, Ramp: 2 * time.Minute, Duration: time.Minute},
 			[]string{"--ramp 2m0s is longer than --duration 1m0s: the figures cover only the 1m0s after the ramp"}},
+		{"no ramp", nil, workload.OpsConfig{Concurrency: 10, Duration: time.Minute},
+			[]string{"--wait without --ramp: the terminals start idle and reach their steady rate after a minute or so, which the figures count: give --ramp 1m or more"}},
+		{"no ramp without waits", []string{"--wait=false"}, workload.OpsConfig{Concurrency: 10, Duration: time.Minute}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := newGen(t, tc.args...)
@@ -416,5 +419,103 @@ func TestRunWarnings(t *testing.T) {
 				t.Errorf("warnings %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestFirstWaitSteady simulates the schedule of 10 terminals of one
+// warehouse (firstWait, then the keying and think times of run, with no
+// response time) over many seeds, started as the engine's ramp starts
+// them: the efficiency measured after the ramp is that of the steady
+// state (98% for the default deck), not a burst of first New-Orders, and
+// a run without a ramp starts below it, never above.
+func TestFirstWaitSteady(t *testing.T) {
+	weights, err := parseMix(defaultMix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cycle := meanCycle(weights)
+	if cycle < 20690*time.Millisecond || cycle > 20700*time.Millisecond {
+		t.Errorf("mean cycle %v, want 476/23 s", cycle)
+	}
+	const terminals, seeds = 10, 3000
+	for _, tc := range []struct {
+		ramp, dur time.Duration
+		lo, hi    float64 // mean efficiency, %
+	}{
+		{60 * time.Second, 20 * time.Second, 96, 102},
+		{60 * time.Second, 60 * time.Second, 96, 102},
+		{2 * time.Minute, 5 * time.Minute, 97, 100.5},
+		{0, 20 * time.Second, 0, 30},
+		{0, time.Minute, 0, 90},
+	} {
+		var sum float64
+		for seed := range uint64(seeds) {
+			var n int
+			for i := range terminals {
+				w := &worker{r: randgen.New(seed, workerStream(i)), deck: newDeck(weights)}
+				w.r.Shuffle(len(w.deck), func(a, b int) { w.deck[a], w.deck[b] = w.deck[b], w.deck[a] })
+				at := tc.ramp*time.Duration(i)/terminals + w.firstWait(cycle)
+				for op := w.next; at < tc.ramp+tc.dur; {
+					if op == opNewOrder && at >= tc.ramp {
+						n++
+					}
+					at += w.thinkTime(txs[op].think)
+					op = w.draw()
+					at += txs[op].keying
+				}
+			}
+			sum += 100 * float64(n) / (maxTpmCPerWarehouse * tc.dur.Minutes())
+		}
+		if eff := sum / seeds; eff < tc.lo || eff > tc.hi {
+			t.Errorf("ramp %v, %v measured: mean efficiency %.1f%%, want %.0f-%.0f%%", tc.ramp, tc.dur, eff, tc.lo, tc.hi)
+		} else {
+			t.Logf("ramp %v, %v measured: mean efficiency %.1f%%", tc.ramp, tc.dur, eff)
+		}
+	}
+}
+
+// TestFirstKeyingStops checks that a terminal's first keying time (in
+// Attach) ends when the measurement interval's planned length has passed,
+// when the run's context ends, and at Close; and that without --wait
+// Attach does not wait.
+func TestFirstKeyingStops(t *testing.T) {
+	attach := func(g *tpcc, ctx context.Context, oc workload.OpsConfig, after func(ql workload.QueryLoad)) time.Duration {
+		t.Helper()
+		oc.Concurrency = 10
+		ql, err := g.Ops(ctx, nullDB(t), oc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		done := make(chan struct{})
+		go func() {
+			for i := range ql.Workers {
+				ql.Attach(i, nopRecorder{})
+			}
+			close(done)
+		}()
+		after(ql)
+		<-done
+		ql.Close(context.Background())
+		return time.Since(start)
+	}
+	ctx := context.Background()
+	g := newGen(t)
+	if d := attach(g, ctx, workload.OpsConfig{Duration: 100 * time.Millisecond}, func(workload.QueryLoad) {
+		if _, err := g.StartMeasurement(ctx, time.Now()); err != nil {
+			t.Error(err)
+		}
+	}); d > 2*time.Second {
+		t.Errorf("the measurement's end stopped the first keying after %v", d)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	if d := attach(newGen(t), cctx, workload.OpsConfig{}, func(workload.QueryLoad) { cancel() }); d > 2*time.Second {
+		t.Errorf("the run's context stopped the first keying after %v", d)
+	}
+	if d := attach(newGen(t), ctx, workload.OpsConfig{}, func(ql workload.QueryLoad) { ql.Close(ctx) }); d > 2*time.Second {
+		t.Errorf("Close stopped the first keying after %v", d)
+	}
+	if d := attach(newGen(t, "--wait=false"), ctx, workload.OpsConfig{}, func(workload.QueryLoad) {}); d > time.Second {
+		t.Errorf("--wait=false: Attach took %v", d)
 	}
 }

@@ -215,7 +215,7 @@ func (g *tpcc) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (wor
 	c := runConstants(randgen.New(oc.Seed, 1<<62), cLoad)
 	workers := make([]*worker, oc.Concurrency)
 	g.run = runState{db: db, duration: oc.Duration, stop: make(chan struct{}), stopOnce: &sync.Once{}}
-	stop := g.run.stop
+	stop, cycle := g.run.stop, meanCycle(g.weights)
 	ql := workload.QueryLoad{
 		Ops:     make([]string, len(txs)),
 		Classes: make([]workload.OpClass, len(txs)),
@@ -223,7 +223,7 @@ func (g *tpcc) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (wor
 		Attach: func(i int, rec workload.Recorder) {
 			workers[i].rec = rec
 			if g.wait {
-				workers[i].keyFirst(ctx, stop)
+				workers[i].keyFirst(ctx, stop, cycle)
 			}
 		},
 		Header: g.header(iso, oc.Concurrency),
