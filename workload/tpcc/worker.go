@@ -178,7 +178,10 @@ func unfinishedLoad(ctx context.Context, db *sqlx.DB) error {
 // Ops implements the Opser interface. Worker i's home warehouse is
 // i mod warehouses + 1 (round robin; in column mode, of the tenant's
 // warehouses) and its Stock-Level district (i / warehouses) mod 10 + 1
-// (clause 2.8.1.2 fixes one per terminal).
+// (clause 2.8.1.2 fixes one per terminal). With --wait, Attach waits the
+// terminal's first keying time (see firstWait). It warns about a run that
+// is not TPC-C's (runWarnings) and says in the QueryLoad's Header how the
+// run goes.
 func (g *tpcc) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (workload.QueryLoad, error) {
 	if err := g.validate(); err != nil {
 		return workload.QueryLoad{}, err
