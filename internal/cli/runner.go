@@ -311,8 +311,6 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 			}
 			if cfg.Ramp > 0 {
 				startMeasurement(at)
-			}
-			if cfg.Ramp > 0 {
 				if err := rw.SetRampEnd(at); err != nil && writeErr == nil {
 					writeErr = err
 				}
