@@ -102,7 +102,8 @@ type Run struct {
 	base    time.Time       // clock origin of the offsets below
 	ops     []string
 	classes []workload.OpClass
-	primary []bool // whether each op counts in TenantResult.Total
+	header  []string // the first tenant's QueryLoad.Header
+	primary []bool   // whether each op counts in TenantResult.Total
 	slots   []*slot
 	workers []*tenantWorkerFn
 
@@ -291,7 +292,7 @@ func Open(ctx context.Context, cfg RunConfig) (*Run, error) {
 func (r *Run) setup(tenants []*tenant) error {
 	wpt := r.cfg.WorkersPerTenant
 	first := tenants[0].load
-	r.ops, r.classes = first.Ops, first.Classes
+	r.ops, r.classes, r.header = first.Ops, first.Classes, first.Header
 	r.primary = make([]bool, len(r.ops))
 	for i := range r.primary {
 		r.primary[i] = len(r.classes) != len(r.ops) || r.classes[i] == workload.ClassTransaction
@@ -422,6 +423,7 @@ func (r *Run) Load() workload.QueryLoad {
 	return workload.QueryLoad{
 		Ops:     r.ops,
 		Classes: r.classes,
+		Header:  r.header,
 		Workers: fns,
 		Attach:  func(w int, rec workload.Recorder) { r.workers[w].attach(rec) },
 		Close: func(context.Context) error {

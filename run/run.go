@@ -138,6 +138,22 @@ type Run struct {
 // when ctx is cancelled, keeping everything recorded. Errors in spec
 // match ErrInput and name the field at fault.
 func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
+	if d, ok := spec.Workload.(workload.RunDefaulter); ok {
+		// The workload's defaults fill what the Spec leaves unset.
+		rd := d.RunDefaults()
+		if spec.MaxOps == 0 {
+			spec.MaxOps = rd.MaxOps
+		}
+		if spec.Latency == "" {
+			spec.Latency = rd.Latency
+		}
+		if spec.Concurrency == 0 && rd.Concurrency > 0 {
+			spec.Concurrency = rd.Concurrency
+			if spec.Conn.Conns == 0 {
+				spec.Conn.Conns = rd.Conns
+			}
+		}
+	}
 	if err := spec.validate(); err != nil {
 		return nil, err
 	}
@@ -150,15 +166,6 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 		r.log = &syncWriter{w: spec.Log}
 	}
 	gen := spec.Workload
-	if d, ok := gen.(workload.RunDefaulter); ok {
-		rd := d.RunDefaults()
-		if r.spec.MaxOps == 0 {
-			r.spec.MaxOps = rd.MaxOps
-		}
-		if r.spec.Latency == "" {
-			r.spec.Latency = rd.Latency
-		}
-	}
 	defer func() {
 		if err != nil {
 			r.undo()
@@ -288,6 +295,9 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 	}
 	fmt.Fprintf(r.log, "stampede %s: %s on %s (%s), %d workers, seed %d\n",
 		VersionString(), gen.Meta().Name, strings.Join(src.endpoints, ","), src.where, src.workers, r.seed)
+	for _, l := range r.load.Header {
+		fmt.Fprintln(r.log, l)
+	}
 	if r.cfg.MaxRate > 0 {
 		fmt.Fprintf(r.log, "open loop at %.0f ops/s: latency counts from each operation's scheduled start\n", r.cfg.MaxRate)
 	}
@@ -314,6 +324,25 @@ func (r *Run) Info() Info { return r.info }
 func (r *Run) engine(ctx context.Context) {
 	defer close(r.done)
 	src := r.src
+	// The workload's own measurement interval (workload.Measurer) starts
+	// with the engine's: at the ramp's end, or before any worker starts.
+	meas := workload.NewMeasurement(nil)
+	if src.fleet == nil {
+		meas = workload.NewMeasurement(r.spec.Workload)
+	}
+	startMeasurement := func(at time.Time) {
+		if err := meas.Start(ctx, at); err != nil {
+			r.warnf("%v", err)
+		}
+	}
+	if r.cfg.Ramp == 0 {
+		startMeasurement(time.Now())
+	}
+	defer func() {
+		if err := meas.End(context.WithoutCancel(ctx)); err != nil {
+			r.warnf("%v", err)
+		}
+	}()
 	hooks := engine.Hooks{
 		Error:    r.errs.record,
 		Handled:  r.errs.retried,
@@ -323,6 +352,7 @@ func (r *Run) engine(ctx context.Context) {
 				src.rampDone()
 			}
 			if r.cfg.Ramp > 0 {
+				startMeasurement(at)
 				if err := r.rw.SetRampEnd(at); err != nil && r.writeErr == nil {
 					r.writeErr = err
 				}

@@ -88,6 +88,9 @@ func (r *Run) openSource(ctx context.Context) (*source, error) {
 		return nil, err
 	}
 	opts.Workers = s.Concurrency
+	if _, ok := gen.(workload.Measurer); ok && opts.MaxConns >= opts.Workers {
+		opts.MaxConns++ // the measurement's reads, beside the workers' connections
+	}
 	opts.StatementTimeout = s.OpTimeout
 	opts.ThreadIO = threadIO(s.IOMode, s.Concurrency, opts)
 	db, err := sqlx.Open(ctx, opts)
@@ -112,7 +115,8 @@ func (r *Run) openSource(ctx context.Context) (*source, error) {
 			return nil, err
 		}
 	}
-	load, err := opser.Ops(ctx, db, workload.OpsConfig{Concurrency: s.Concurrency, Seed: r.seed, Warn: r.warnf})
+	load, err := opser.Ops(ctx, db, workload.OpsConfig{Concurrency: s.Concurrency, Seed: r.seed, Warn: r.warnf,
+		Ramp: s.Ramp, Duration: s.Duration})
 	if err != nil {
 		return nil, err
 	}

@@ -111,6 +111,10 @@ type OpsConfig struct {
 	Seed uint64
 	// Warn receives non-fatal warnings (for example ignored properties).
 	Warn func(format string, args ...any)
+	// Ramp and Duration are the run's --ramp and --duration (the
+	// measurement interval after the ramp); 0 when there is none or the
+	// caller does not say.
+	Ramp, Duration time.Duration
 }
 
 // Opser is a Generator that can be run.
@@ -150,7 +154,14 @@ type QueryLoad struct {
 	// goroutine before its first call, with the Recorder through which
 	// the worker may record operations of its own (the statements inside
 	// a transaction, say) and errors it tolerated (retried conflicts).
+	// It may wait before returning (TPC-C's keying time before a
+	// terminal's first transaction): the engine counts the wait in no
+	// latency. A workload that waits there must stop waiting when the
+	// run ends.
 	Attach func(worker int, rec Recorder)
+	// Header holds lines that say how the workload runs (its isolation
+	// level, say), printed under the run's first line.
+	Header []string
 	// Close releases the workload's resources after the run; may be nil.
 	Close func(context.Context) error
 }
@@ -309,6 +320,10 @@ type RunDefaults struct {
 	// Latency is the default --latency (intended, service or both); ""
 	// leaves it unset.
 	Latency string
+	// Concurrency is the default --concurrency (TPC-C's 10 terminals per
+	// warehouse with keying and think times) and Conns the default
+	// --conns, the connections the workers share; 0 leaves each unset.
+	Concurrency, Conns int
 	// Warnings are messages about the configuration (ignored properties)
 	// for commands that do not call Ops, which reports them itself.
 	Warnings []string
@@ -323,6 +338,61 @@ type Figurer interface {
 	// operations of each type (failures excluded) in elapsed, after the
 	// ramp.
 	Figures(counts map[string]int64, elapsed time.Duration) []Figure
+}
+
+// Measurer is a Generator that takes part in the measurement interval of
+// a run, the time after the ramp whose operations the final figures
+// count: to read figures from the server at its two ends (HammerDB's
+// NOPM, the growth of a counter), or to leave the ramp out of counts of
+// its own. The runner calls StartMeasurement when the interval starts:
+// at the end of the ramp, or before any worker starts when there is no
+// ramp. It calls the function StartMeasurement returned once the interval
+// has ended and every worker has stopped, before Figures and Audits,
+// which then cover the interval. A figure read from the server says so in
+// its Text. The runner gives the workload's pool a connection beyond the
+// workers' for such reads.
+type Measurer interface {
+	Generator
+	// StartMeasurement marks the start, at, of the measurement interval
+	// of the run that Ops last prepared, and returns the function that
+	// marks its end. It may query the server (the caller waits). An error
+	// of either is a warning: the run goes on, without the figures that
+	// needed it.
+	StartMeasurement(ctx context.Context, at time.Time) (end func(ctx context.Context) error, err error)
+}
+
+// Measurement drives a Measurer through one run: Start, then End, each
+// at most once. Both do nothing when the generator is not a Measurer.
+type Measurement struct {
+	gen     Generator
+	started bool
+	end     func(ctx context.Context) error
+}
+
+// NewMeasurement returns the Measurement of a run of gen (nil: none).
+func NewMeasurement(gen Generator) *Measurement { return &Measurement{gen: gen} }
+
+// Start calls StartMeasurement, the first time only.
+func (m *Measurement) Start(ctx context.Context, at time.Time) error {
+	ms, ok := m.gen.(Measurer)
+	if !ok || m.started {
+		return nil
+	}
+	m.started = true
+	end, err := ms.StartMeasurement(ctx, at)
+	m.end = end
+	return err
+}
+
+// End calls the end function StartMeasurement returned, the first time
+// only.
+func (m *Measurement) End(ctx context.Context) error {
+	end := m.end
+	m.end = nil
+	if end == nil {
+		return nil
+	}
+	return end(ctx)
 }
 
 // Figure is a labelled result of a run.

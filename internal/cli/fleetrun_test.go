@@ -359,7 +359,8 @@ func TestFleetRunDatabaseMode(t *testing.T) {
 }
 
 // TestFleetRunTPCC runs 2 TPC-C tenants of one warehouse without waits
-// and checks that each has its own efficiency figure.
+// and checks that each has its own figures, without efficiency, which
+// needs keying and think times and 10 terminals per warehouse.
 func TestFleetRunTPCC(t *testing.T) {
 	t.Parallel() // bound by the server (database creation and checkpoints), not by the client
 	db := freshDB(t, "stampede_fleet_tpcc")
@@ -376,14 +377,14 @@ func TestFleetRunTPCC(t *testing.T) {
 		t.Fatalf("%d tenants in summary.json, want 2", len(sum.Tenants))
 	}
 	for _, tr := range sum.Tenants {
-		if tr.Figures["efficiency"] <= 0 || tr.Figures["tpmC"] <= 0 || tr.Ops["newOrder"] == 0 {
+		if _, eff := tr.Figures["efficiency"]; eff || tr.Figures["tpmC"] <= 0 || tr.Ops["newOrder"] == 0 {
 			t.Errorf("tenant %d: figures %v, ops %v", tr.ID, tr.Figures, tr.Ops)
 		}
 	}
-	if sum.Fleet == nil || sum.Fleet.Efficiency == nil || sum.Fleet.Efficiency.Min <= 0 {
-		t.Errorf("fleet summary without efficiency: %+v", sum.Fleet)
+	if sum.Fleet == nil || sum.Fleet.Efficiency != nil {
+		t.Errorf("fleet summary with efficiency, or none: %+v", sum.Fleet)
 	}
-	if !strings.Contains(r.stdout, "efficiency-avg") || !strings.Contains(r.stderr, "stampede check tpcc --tenants 2") {
+	if strings.Contains(r.stdout, "efficiency-avg") || !strings.Contains(r.stderr, "stampede check tpcc --tenants 2") {
 		t.Errorf("stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 	}
 }

@@ -42,10 +42,14 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*run.Result, error
 	if err != nil {
 		return nil, err
 	}
+	concurrency := rf.concurrency
+	if d, ok := gen.(workload.RunDefaulter); ok && !spec.fs.Changed("concurrency") && !spec.fs.Changed("threads") && d.RunDefaults().Concurrency > 0 {
+		concurrency = 0 // the workload's default (TPC-C's 10 terminals per warehouse)
+	}
 	s := run.Spec{
 		Workload:         gen,
 		Conn:             conn,
-		Concurrency:      rf.concurrency,
+		Concurrency:      concurrency,
 		Duration:         rf.duration,
 		MaxOps:           rf.maxOps,
 		Ramp:             rf.ramp,

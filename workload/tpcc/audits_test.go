@@ -42,10 +42,10 @@ func TestJudgeAudits(t *testing.T) {
 	big.remotePayments = 30000
 	big.paymentsByName = 120000
 	big.osByName = 12000
-	big.skippedDeliveries = 10
+	big.skippingDeliveries, big.skippedDistricts = 10, 12
 	g := newGen(t, "--warehouses", "10")
 	audits := g.judge(big, fixed(20*time.Millisecond))
-	if len(audits) != 12 {
+	if len(audits) != 16 {
 		t.Fatalf("%d audits: %+v", len(audits), audits)
 	}
 	for _, a := range audits {
@@ -66,10 +66,10 @@ func TestJudgeAudits(t *testing.T) {
 	bad.lineCounts[16] = 1
 	bad.remotePayments = 20000
 	bad.osByName = 10000
-	bad.skippedDeliveries = 5000
+	bad.skippingDeliveries = 201 // of 20,000
 	audits = g.judge(bad, fixed(6*time.Second))
 	for _, prefix := range []string{"newOrder p90", "New-Order rollbacks", "order lines", "remote payments", "order-status by",
-		"skipped deliveries"} {
+		"deliveries skipping"} {
 		if a := auditByPrefix(t, audits, prefix); a.Result != workload.AuditFail {
 			t.Errorf("%s: %s %s, want FAIL", a.Name, a.Result, a.Detail)
 		}
@@ -94,7 +94,8 @@ func TestJudgeAudits(t *testing.T) {
 		{"remote order lines", "SKIP", "1 warehouse: no line can be remote"},
 		{"remote payments", "SKIP", "1 warehouse: no payment can be remote"},
 		{"payments by last name", "SKIP", "60.42% of 480 Payments; 2,400 needed to judge"},
-		{"skipped deliveries", "PASS", "0 of 450 districts skipped (0.00%)"},
+		{"deliveries skipping", "PASS", "0 of 45 Deliveries (0.00%), 0 districts skipped"},
+		{"payment share", "SKIP", "43.52% of 1,103 transactions; 2,364 needed to judge"},
 	} {
 		a := auditByPrefix(t, audits, tc.prefix)
 		if a.Result != tc.result || a.Detail != tc.detail {
@@ -105,10 +106,67 @@ func TestJudgeAudits(t *testing.T) {
 	// Transactions left out of the mix are not judged.
 	mix := newGen(t, "--mix", "newOrder=1")
 	audits = mix.judge(auditTotals{}, nil)
-	for _, prefix := range []string{"payment p90", "remote payments", "order-status by", "skipped deliveries"} {
+	for _, prefix := range []string{"payment p90", "remote payments", "order-status by", "deliveries skipping"} {
 		if a := auditByPrefix(t, audits, prefix); a.Result != workload.AuditSkip || a.Detail != "not in --mix" {
 			t.Errorf("%s: %s %q", a.Name, a.Result, a.Detail)
 		}
+	}
+}
+
+// TestMixAudit judges the shares of clause 5.2.3: SKIP until a deck's
+// share could not be on the other side of the minimum by chance, then
+// PASS for the default deck and FAIL for one under a minimum.
+func TestMixAudit(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		mix       string
+		terminals int
+		done      [numTxs]int64
+		want      map[string]string // audit name prefix: result and detail
+	}{
+		{"default deck, judged", defaultMix, 2, [numTxs]int64{2100, 2101, 210, 209, 210}, map[string]string{
+			"payment share >= 43%":    "PASS 43.50% of 4,830 transactions",
+			"orderStatus share >= 4%": "PASS 4.35% of 4,830 transactions",
+			"delivery share >= 4%":    "PASS 4.33% of 4,830 transactions",
+			"stockLevel share >= 4%":  "PASS 4.35% of 4,830 transactions",
+		}},
+		{"default deck, too few", defaultMix, 10, [numTxs]int64{2000, 2001, 200, 199, 200}, map[string]string{
+			"payment share":     "SKIP 43.50% of 4,600 transactions; 23,637 needed to judge",
+			"orderStatus share": "SKIP 4.35% of 4,600 transactions; 5,501 needed to judge",
+		}},
+		{"Order-Status under its minimum", "newOrder=45,payment=44,orderStatus=3,delivery=4,stockLevel=4", 2,
+			[numTxs]int64{900, 880, 60, 80, 80}, map[string]string{
+				"orderStatus share": "FAIL 3.00% of 2,000 transactions",
+				"payment share":     "SKIP 44.00% of 2,000 transactions; 9,856 needed to judge",
+			}},
+		{"Stock-Level left out", "newOrder=1,payment=1,orderStatus=1,delivery=1", 1,
+			[numTxs]int64{1, 1, 1, 1, 0}, map[string]string{
+				"stockLevel share": "FAIL 0.00% of 4 transactions",
+				"payment share":    "SKIP 25.00% of 4 transactions; 9 needed to judge",
+			}},
+		{"no transaction", defaultMix, 1, [numTxs]int64{}, map[string]string{
+			"payment share": "SKIP no transaction",
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := newGen(t, "--mix", tc.mix)
+			g.workers = make([]*worker, tc.terminals)
+			audits := g.judge(auditTotals{done: tc.done}, nil)
+			for prefix, want := range tc.want {
+				a := auditByPrefix(t, audits, prefix)
+				got := a.Result + " " + a.Detail
+				if got != want {
+					t.Errorf("%s: %q, want %q", a.Name, got, want)
+				}
+			}
+		})
+	}
+	// A deck that gives a minimum exactly is judged as measured.
+	g := newGen(t, "--mix", "newOrder=45,payment=43,orderStatus=4,delivery=4,stockLevel=4")
+	g.workers = make([]*worker, 10)
+	a := auditByPrefix(t, g.judge(auditTotals{done: [numTxs]int64{4501, 4300, 399, 400, 400}}, nil), "orderStatus share")
+	if got := a.Result + " " + a.Detail; got != "FAIL 3.99% of 10,000 transactions, and --mix gives the minimum itself, with no margin" {
+		t.Errorf("%s: %s", a.Name, got)
 	}
 }
 
@@ -155,7 +213,7 @@ func TestAuditsNull(t *testing.T) {
 	if tot.paymentsByName == 0 || tot.remotePayments == 0 {
 		t.Errorf("payments: %d by name, %d remote", tot.paymentsByName, tot.remotePayments)
 	}
-	if got := len(g.Audits(time.Second, func(string, float64) time.Duration { return time.Millisecond })); got != 12 {
+	if got := len(g.Audits(time.Second, func(string, float64) time.Duration { return time.Millisecond })); got != 16 {
 		t.Errorf("%d audits", got)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
 )
 
@@ -232,4 +233,112 @@ func TestPostgresSharedSnapshot(t *testing.T) {
 	if err := db.QueryRow(ctx, "SELECT count(*) FROM snap WHERE v <> 0").Scan(&changed); err != nil || changed != 8 {
 		t.Errorf("outside the snapshot %d rows changed (%v)", changed, err)
 	}
+}
+
+// TestPostgresChecksEachFails breaks each of the twelve consistency
+// conditions of clause 3.3.2 on a freshly loaded warehouse and runs every
+// condition's query in the same transaction, rolled back afterwards: the
+// broken condition counts the offending rows, and every other one passes
+// unless it follows from the same data (W_YTD = sum(D_YTD) follows from
+// the two conditions on the history; a district's sum of O_OL_CNT from
+// its orders'). Each break is the smallest change that keeps the others.
+func TestPostgresChecksEachFails(t *testing.T) {
+	t.Parallel()
+	db := freshDB(t, 2)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	g := newGen(t)
+	g.SetSeed(12)
+	if err := workload.Setup(ctx, db, g, workload.LoadOptions{Concurrency: 4}); err != nil {
+		t.Fatal(err)
+	}
+	// Order 2101 of district 5, undelivered, and the customer who placed it.
+	const order2101 = `o_w_id = 1 AND o_d_id = 5 AND o_id = 2101`
+	const customer2101 = `(c_w_id, c_d_id, c_id) = (SELECT o_w_id, o_d_id, o_c_id FROM "order" WHERE ` + order2101 + `)`
+	const amount2101 = `(SELECT sum(ol_amount) FROM order_line WHERE ol_w_id = 1 AND ol_d_id = 5 AND ol_o_id = 2101)`
+	for _, tc := range []struct {
+		clause string
+		break_ []string
+		rows   int64
+		// also are the other conditions the break cannot help failing,
+		// with their offending rows.
+		also map[string]int64
+	}{
+		// A payment of 1 to district 11, which does not exist: W_YTD and
+		// sum(H_AMOUNT) agree, sum(D_YTD) lags.
+		{"3.3.2.1", []string{
+			"UPDATE warehouse SET w_ytd = w_ytd + 1 WHERE w_id = 1",
+			"INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data) VALUES (1, 11, 1, 11, 1, now(), 1, 'x')",
+		}, 1, nil},
+		{"3.3.2.2", []string{"UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = 1 AND d_id = 3"}, 1, nil},
+		// Order 2101 delivered (its customer's balance with it) and order
+		// 2100 (whose lines' amounts are 0) back among the new orders: as
+		// many new orders, no longer consecutive.
+		{"3.3.2.3", []string{
+			`UPDATE "order" SET o_carrier_id = 1 WHERE ` + order2101,
+			"UPDATE order_line SET ol_delivery_d = now() WHERE ol_w_id = 1 AND ol_d_id = 5 AND ol_o_id = 2101",
+			"UPDATE customer SET c_balance = c_balance + " + amount2101 + " WHERE " + customer2101,
+			"DELETE FROM new_order WHERE no_w_id = 1 AND no_d_id = 5 AND no_o_id = 2101",
+			`UPDATE "order" SET o_carrier_id = NULL WHERE o_w_id = 1 AND o_d_id = 5 AND o_id = 2100`,
+			"UPDATE order_line SET ol_delivery_d = NULL WHERE ol_w_id = 1 AND ol_d_id = 5 AND ol_o_id = 2100",
+			"INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (2100, 5, 1)",
+		}, 1, nil},
+		// One line more than the order has: its district's sum, and the order.
+		{"3.3.2.4", []string{`UPDATE "order" SET o_ol_cnt = o_ol_cnt + 1 WHERE o_w_id = 1 AND o_d_id = 3 AND o_id = 5`}, 1,
+			map[string]int64{"3.3.2.6": 1}},
+		// A delivered order (its lines' amounts are 0) undelivered, but
+		// not in NEW-ORDER.
+		{"3.3.2.5", []string{
+			`UPDATE "order" SET o_carrier_id = NULL WHERE o_w_id = 1 AND o_d_id = 8 AND o_id = 77`,
+			"UPDATE order_line SET ol_delivery_d = NULL WHERE ol_w_id = 1 AND ol_d_id = 8 AND ol_o_id = 77",
+		}, 1, nil},
+		// A line moved from one order to the next: the district's sum holds.
+		{"3.3.2.6", []string{`UPDATE "order" SET o_ol_cnt = o_ol_cnt + CASE o_id WHEN 5 THEN 1 ELSE -1 END
+			WHERE o_w_id = 1 AND o_d_id = 2 AND o_id IN (5, 6)`}, 2, nil},
+		// One line of a delivered order (amount 0) undelivered.
+		{"3.3.2.7", []string{"UPDATE order_line SET ol_delivery_d = NULL WHERE ol_w_id = 1 AND ol_d_id = 4 AND ol_o_id = 9 AND ol_number = 1"}, 1, nil},
+		// A payment of 1 to district 11, which does not exist, with no
+		// W_YTD.
+		{"3.3.2.8", []string{
+			"INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data) VALUES (1, 11, 1, 11, 1, now(), 1, 'x')",
+		}, 1, nil},
+		// 1 of D_YTD moved between two districts: W_YTD's sum holds.
+		{"3.3.2.9", []string{"UPDATE district SET d_ytd = d_ytd + CASE d_id WHEN 1 THEN 1 ELSE -1 END WHERE d_w_id = 1 AND d_id IN (1, 2)"}, 2, nil},
+		// The balance moves but not the balance plus the payments.
+		{"3.3.2.10", []string{"UPDATE customer SET c_balance = c_balance + 7, c_ytd_payment = c_ytd_payment - 7 WHERE c_w_id = 1 AND c_d_id = 4 AND c_id = 17"}, 1, nil},
+		// A delivered order (its lines' amounts are 0) gone with its lines.
+		{"3.3.2.11", []string{
+			"DELETE FROM order_line WHERE ol_w_id = 1 AND ol_d_id = 7 AND ol_o_id = 1",
+			`DELETE FROM "order" WHERE o_w_id = 1 AND o_d_id = 7 AND o_id = 1`,
+		}, 1, nil},
+		{"3.3.2.12", []string{"UPDATE customer SET c_ytd_payment = c_ytd_payment + 1 WHERE c_w_id = 1 AND c_d_id = 9 AND c_id = 2999"}, 1, nil},
+	} {
+		t.Run(tc.clause, func(t *testing.T) {
+			tx, err := db.Begin(ctx, sqlx.TxOptions{Isolation: sqlx.RepeatableRead})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tx.Rollback(context.WithoutCancel(ctx))
+			for _, q := range tc.break_ {
+				if _, err := tx.Exec(ctx, q); err != nil {
+					t.Fatalf("%s: %v", q, err)
+				}
+			}
+			for _, c := range checks {
+				want := tc.also[c.clause]
+				if c.clause == tc.clause {
+					want = tc.rows
+				}
+				var n int64
+				if err := tx.QueryRow(ctx, c.query, 1, 1).Scan(&n); err != nil {
+					t.Fatalf("%s: %v", c.clause, err)
+				}
+				if n != want {
+					t.Errorf("%s %s: %d offending rows, want %d", c.clause, c.desc, n, want)
+				}
+			}
+		})
+	}
+	// Every break was rolled back: all twelve pass.
+	mustPass(t, ctx, newGen(t, "--expensive-checks"), db, "after the breaks")
 }

@@ -29,10 +29,11 @@ func (t *delivery) draw() {
 	t.deliveryD = time.Now().UTC()
 }
 
-// count implements tpccTx: the districts skipped.
+// count implements tpccTx: whether it skipped a district, and how many.
 func (t *delivery) count(a *auditCounts) {
 	if t.skipped > 0 {
-		a.skippedDeliveries.Add(t.skipped)
+		a.skippingDeliveries.Add(1)
+		a.skippedDistricts.Add(t.skipped)
 	}
 }
 

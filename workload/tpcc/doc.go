@@ -6,8 +6,12 @@
 // in worker.go (clause 5.2.3), the consistency conditions in checks.go
 // (clause 3.3.2, run in one exported REPEATABLE READ snapshot shared by
 // several connections, over ranges of warehouses), and the run-time
-// audits and response-time criteria in audits.go (clauses 9.2 and 5.2.5),
-// counted by each worker on its own and summed after the run.
+// audits and response-time criteria in audits.go (clauses 9.2, 5.2.3 and
+// 5.2.5), counted by each worker on its own and summed after the run over
+// the measurement interval (measure.go, which also reads HammerDB's NOPM
+// from the server and staggers the terminals' first keying times), and
+// the figures, their labels and the warnings about runs that are not
+// TPC-C's in figures.go.
 //
 // Every warehouse has 10 districts of 3,000 customers, 100,000 stock rows,
 // and 3,000 orders per district of which the last 900 are undelivered

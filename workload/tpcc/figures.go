@@ -2,8 +2,10 @@ package tpcc
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
+	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
 )
 
@@ -21,10 +23,28 @@ func (*tpcc) CheckAfterRun() bool { return true }
 // (as `cockroach workload` uses for its efficiency).
 const maxTpmCPerWarehouse = 12.86
 
-// Figures implements workload.Figurer: tpmC (New-Orders per minute),
-// efficiency (tpmC as a share of the maximum for the warehouses, as
-// `cockroach workload` prints it), and HammerDB's NOPM (New-Orders per
-// minute) and TPM (transactions of every type per minute).
+// terminals returns the number of workers of the last Ops.
+func (g *tpcc) terminals() int { return len(g.workers) }
+
+// efficient reports whether efficiency means something for the run the
+// last Ops prepared: with keying and think times and 10 terminals per
+// warehouse, the population whose New-Orders 12.86 per minute and
+// warehouse bounds (clauses 4.2.2 and 5.4).
+func (g *tpcc) efficient() bool { return g.efficientWith(g.terminals()) }
+
+// efficientWith is efficient for a run of the given number of workers.
+func (g *tpcc) efficientWith(workers int) bool {
+	return g.wait && workers == terminalsPerWarehouse*g.warehouses
+}
+
+// Figures implements workload.Figurer: tpmC, the New-Orders completed per
+// minute (rolled-back ones included, as clause 5.4.1 counts them);
+// efficiency, tpmC as a share of the most the warehouses' terminals can
+// produce (as `cockroach workload` prints it), only with keying and think
+// times and 10 terminals per warehouse; HammerDB's NOPM, read from the
+// server (the growth of sum(D_NEXT_O_ID) over the measurement interval:
+// committed New-Orders only) when the runner measured one; and TPM, the
+// transactions of every type per minute.
 func (g *tpcc) Figures(counts map[string]int64, elapsed time.Duration) []workload.Figure {
 	minutes := elapsed.Minutes()
 	if minutes <= 0 {
@@ -35,12 +55,79 @@ func (g *tpcc) Figures(counts map[string]int64, elapsed time.Duration) []workloa
 		all += n
 	}
 	tpmC := float64(counts[txs[opNewOrder].name]) / minutes
-	eff := 100 * tpmC / (maxTpmCPerWarehouse * float64(g.warehouses))
-	tpm := float64(all) / minutes
-	return []workload.Figure{
-		{Name: "tpmC", Value: tpmC, Text: fmt.Sprintf("%.1f", tpmC)},
-		{Name: "efficiency", Value: eff, Text: fmt.Sprintf("%.1f%% (tpmC / (12.86 x %d warehouses))", eff, g.warehouses)},
-		{Name: "NOPM", Value: tpmC, Text: fmt.Sprintf("%.0f (HammerDB: New-Orders per minute)", tpmC)},
-		{Name: "TPM", Value: tpm, Text: fmt.Sprintf("%.0f (HammerDB-style: transactions of every type per minute)", tpm)},
+	figs := []workload.Figure{{Name: "tpmC", Value: tpmC,
+		Text: fmt.Sprintf("%.1f (New-Orders completed per minute, rolled-back ones included; counted by the client)", tpmC)}}
+	if g.efficient() {
+		eff := 100 * tpmC / (maxTpmCPerWarehouse * float64(g.warehouses))
+		figs = append(figs, workload.Figure{Name: "efficiency", Value: eff,
+			Text: fmt.Sprintf("%.1f%% (tpmC / (12.86 x %d warehouses), from %s New-Orders)", eff, g.warehouses, count(counts[txs[opNewOrder].name]))})
 	}
+	if n, d, ok := g.run.meas.newOrders(); ok {
+		nopm := float64(n) / d.Minutes()
+		figs = append(figs, workload.Figure{Name: "NOPM", Value: nopm,
+			Text: fmt.Sprintf("%.0f (from the server, as HammerDB: sum(d_next_o_id) grew by %d, the committed New-Orders, in %s)",
+				nopm, n, d.Round(time.Millisecond))})
+	}
+	tpm := float64(all) / minutes
+	figs = append(figs, workload.Figure{Name: "TPM", Value: tpm,
+		Text: fmt.Sprintf("%.0f (transactions of every type per minute; counted by the client)", tpm)})
+	return figs
+}
+
+// runWarnings returns the warnings about a run of oc: a mix under the
+// minimums of clause 5.2.3, terminals other than 10 per warehouse with
+// keying and think times, a ramp longer than the measurement interval.
+func (g *tpcc) runWarnings(oc workload.OpsConfig) []string {
+	var out []string
+	total := 0
+	for _, n := range g.weights {
+		total += n
+	}
+	var under []string
+	for op, m := range minShare {
+		if m > 0 && total > 0 && float64(g.weights[op]) < m*float64(total) {
+			under = append(under, fmt.Sprintf("%s %.1f%% (minimum %.0f%%)", txs[op].name, 100*float64(g.weights[op])/float64(total), 100*m))
+		}
+	}
+	if len(under) > 0 {
+		out = append(out, fmt.Sprintf("--mix gives %s of the transactions, under the minimums of clause 5.2.3: the run is not TPC-C conformant",
+			strings.Join(under, ", ")))
+	}
+	if want := terminalsPerWarehouse * g.warehouses; g.wait && oc.Concurrency != want {
+		out = append(out, fmt.Sprintf("--concurrency %d with --wait: TPC-C has 10 terminals per warehouse (%d for %d warehouses), and efficiency is TPC-C's only with them: it is not printed",
+			oc.Concurrency, want, g.warehouses))
+	}
+	if g.wait && oc.Duration > 0 && oc.Ramp == 0 {
+		out = append(out, "--wait without --ramp: the terminals start idle and reach their steady rate after a minute or so, which the figures count: give --ramp 1m or more")
+	}
+	if oc.Duration > 0 && oc.Ramp > oc.Duration {
+		out = append(out, fmt.Sprintf("--ramp %s is longer than --duration %s: the figures cover only the %s after the ramp",
+			oc.Ramp, oc.Duration, oc.Duration))
+	}
+	return out
+}
+
+// header returns the lines that say how the run goes: its terminals and
+// their waits, and its isolation level.
+func (g *tpcc) header(iso sqlx.Isolation, workers int) []string {
+	label := g.label()
+	var how string
+	switch {
+	case !g.wait:
+		how = fmt.Sprintf("%s: %d workers without keying or think times (--wait=false): a throughput test, without efficiency", label, workers)
+	case g.efficientWith(workers):
+		how = fmt.Sprintf("%s: %d terminals (10 per warehouse) with keying and think times; each keys in its first transaction too", label, workers)
+	default:
+		how = fmt.Sprintf("%s: %d terminals with keying and think times; each keys in its first transaction too", label, workers)
+	}
+	var isoLine string
+	switch iso {
+	case sqlx.ReadCommitted:
+		isoLine = label + ": isolation read committed (as HammerDB and go-tpc): Order-Status's three statements see separate snapshots; --isolation repeatable-read gives TPC-C's level 3"
+	case sqlx.RepeatableRead:
+		isoLine = label + ": isolation repeatable read (snapshot isolation: TPC-C's level 3 for every transaction; a conflict on a row is retried)"
+	default:
+		isoLine = label + ": isolation serializable (conflicts are retried)"
+	}
+	return []string{how, isoLine}
 }

@@ -173,7 +173,8 @@ func newOrderError(w, d int64, err error) error {
 
 // run implements tpccTx (clause 2.4.2.2) in two round trips: BEGIN and
 // newOrderRead (items, customer, warehouse); newOrderStmt (district,
-// stock, order, new order, lines) and COMMIT.
+// stock, order, new order, lines) and COMMIT. A New-Order with the unused
+// item sends newOrderStmt without that item's line, then ROLLBACK.
 func (t *newOrder) run(ctx context.Context, tx sqlx.Tx) error {
 	w := t.w
 	t.rolledBack = false
@@ -203,20 +204,25 @@ func (t *newOrder) run(ctx context.Context, tx sqlx.Tx) error {
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("selecting items, customer and warehouse: %w", err)
 	}
-	if len(t.prices) < len(t.lines) && !w.null {
-		if len(t.prices) == 0 {
-			return fmt.Errorf("selecting items, customer and warehouse: no customer %d in warehouse %d district %d",
-				t.cID, w.wID, t.dID)
-		}
-		t.rolledBack = true
-		return errRollback
+	// An item missing from the result is the unused item: the
+	// transaction runs its whole profile without it (the district, the
+	// order, the other lines and their stock) and then rolls back
+	// (clause 2.4.2.3).
+	rollback := len(t.prices) < len(t.lines) && !w.null
+	if rollback && len(t.prices) == 0 {
+		return fmt.Errorf("selecting items, customer and warehouse: no customer %d in warehouse %d district %d",
+			t.cID, w.wID, t.dID)
 	}
 
 	t.lNumber, t.lItem, t.lSupply = t.lNumber[:0], t.lItem[:0], t.lSupply[:0]
 	t.lQuantity, t.lRemote, t.lAmount = t.lQuantity[:0], t.lRemote[:0], t.lAmount[:0]
 	var total int64 // cents
 	for n, l := range t.lines {
-		amount := l.quantity * t.prices[l.iID].cents
+		it, ok := t.prices[l.iID]
+		if !ok && !w.null {
+			continue // the unused item
+		}
+		amount := l.quantity * it.cents
 		total += amount
 		t.lNumber = append(t.lNumber, int64(n+1))
 		t.lItem = append(t.lItem, l.iID)
@@ -225,8 +231,13 @@ func (t *newOrder) run(ctx context.Context, tx sqlx.Tx) error {
 		t.lRemote = append(t.lRemote, l.remote)
 		t.lAmount = append(t.lAmount, float64(amount)/100)
 	}
-	rows, err = sqlx.QueryCommit(ctx, tx, t.orderStmt[t.dID], w.wID, t.dID, t.cID, t.entryD, int64(len(t.lines)), t.allLocal,
-		t.lNumber, t.lItem, t.lSupply, t.lQuantity, t.lRemote, t.lAmount)
+	args := []any{w.wID, t.dID, t.cID, t.entryD, int64(len(t.lNumber)), t.allLocal,
+		t.lNumber, t.lItem, t.lSupply, t.lQuantity, t.lRemote, t.lAmount}
+	if rollback {
+		rows, err = tx.Query(ctx, t.orderStmt[t.dID], args...)
+	} else {
+		rows, err = sqlx.QueryCommit(ctx, tx, t.orderStmt[t.dID], args...)
+	}
 	if err != nil {
 		return newOrderError(w.wID, t.dID, err)
 	}
@@ -247,5 +258,9 @@ func (t *newOrder) run(ctx context.Context, tx sqlx.Tx) error {
 		return newOrderError(w.wID, t.dID, err)
 	}
 	_ = float64(total) / 100 * (1 - cDiscount) * (1 + wTax + dTax) // the displayed total amount
+	if rollback {
+		t.rolledBack = true
+		return errRollback
+	}
 	return nil
 }

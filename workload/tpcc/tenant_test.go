@@ -192,6 +192,16 @@ func TestTenantWorkersNull(t *testing.T) {
 			t.Fatal(res.Err)
 		}
 	}
+	if figs := g.Figures(map[string]int64{"newOrder": 1286}, 60e9); figs[1].Name == "efficiency" {
+		t.Errorf("efficiency without keying and think times: %+v", figs[1])
+	}
+	// With them and 10 terminals per warehouse: over the tenant's 2.
+	g = tenantGen(t, 3, 1, "--warehouses", "2")
+	ql, err = g.Ops(ctx, nullDB(t), workload.OpsConfig{Concurrency: 20, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ql.Close(ctx)
 	figs := g.Figures(map[string]int64{"newOrder": 1286}, 60e9)
 	if figs[1].Name != "efficiency" || math.Abs(figs[1].Value-5000) > 1e-6 {
 		t.Errorf("efficiency of 1286 New-Orders a minute on the tenant's 2 warehouses: %+v", figs[1])

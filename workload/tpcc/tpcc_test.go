@@ -2,6 +2,7 @@ package tpcc
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -34,7 +35,7 @@ func TestRegistered(t *testing.T) {
 	if g.warehouses != 1 || g.fks || !g.wait || g.isolation != "read-committed" {
 		t.Errorf("defaults: %+v", g)
 	}
-	if want := []int{45, 43, 4, 4, 4}; !reflect.DeepEqual(g.weights, want) {
+	if want := []int{10, 10, 1, 1, 1}; !reflect.DeepEqual(g.weights, want) {
 		t.Errorf("default mix %v, want %v", g.weights, want)
 	}
 	for _, f := range []string{"wait", "mix", "isolation"} {
@@ -323,18 +324,198 @@ func BenchmarkFillOrderLine(b *testing.B) {
 	}
 }
 
+// TestFigures checks the figures and when each is given: efficiency only
+// with keying and think times and 10 terminals per warehouse, NOPM only
+// from a measured interval, each labelled with where it comes from.
 func TestFigures(t *testing.T) {
-	g, err := workload.FromFlags(tpccMeta, "--warehouses", "10")
+	ctx := context.Background()
+	counts := map[string]int64{"newOrder": 1286, "payment": 1200, "orderStatus": 100}
+	near := func(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		workers int
+		want    []string // figure names
+	}{
+		{"10 terminals per warehouse", []string{"--warehouses", "10"}, 100, []string{"tpmC", "efficiency", "TPM"}},
+		{"other terminals", []string{"--warehouses", "10"}, 40, []string{"tpmC", "TPM"}},
+		{"no waits", []string{"--warehouses", "10", "--wait=false"}, 100, []string{"tpmC", "TPM"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := newGen(t, tc.args...)
+			ql, err := g.Ops(ctx, nullDB(t), workload.OpsConfig{Concurrency: tc.workers, Seed: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ql.Close(ctx)
+			var names []string
+			byName := map[string]workload.Figure{}
+			for _, f := range g.Figures(counts, 10*time.Minute) {
+				names = append(names, f.Name)
+				byName[f.Name] = f
+			}
+			if !reflect.DeepEqual(names, tc.want) {
+				t.Fatalf("figures %v, want %v", names, tc.want)
+			}
+			if f := byName["tpmC"]; !near(f.Value, 128.6) || !strings.Contains(f.Text, "rolled-back ones included; counted by the client") {
+				t.Errorf("tpmC %+v", f)
+			}
+			if f, ok := byName["efficiency"]; ok && (!near(f.Value, 100) || f.Text != "100.0% (tpmC / (12.86 x 10 warehouses), from 1,286 New-Orders)") {
+				t.Errorf("efficiency %+v", f)
+			}
+			if f := byName["TPM"]; !near(f.Value, 258.6) {
+				t.Errorf("TPM %+v", f)
+			}
+		})
+	}
+
+	// A measured interval gives NOPM: the growth of sum(d_next_o_id)
+	// between the two reads, per minute between them.
+	g := newGen(t)
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	g.run.meas = measurement{started: true, nextStart: 30010, nextEnd: 30910, startAt: t0, endAt: t0.Add(2 * time.Minute), ok: true}
+	figs := g.Figures(counts, 2*time.Minute)
+	if f := figs[1]; f.Name != "NOPM" || !near(f.Value, 450) ||
+		f.Text != "450 (from the server, as HammerDB: sum(d_next_o_id) grew by 900, the committed New-Orders, in 2m0s)" {
+		t.Errorf("NOPM %+v", f)
+	}
+}
+
+// TestRunWarnings checks the one-line warnings of Ops: a mix under the
+// minimums, terminals other than 10 per warehouse with waits, a ramp
+// longer than the measurement.
+func TestRunWarnings(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		oc   workload.OpsConfig
+		want []string
+	}{
+		{"conformant", nil, workload.OpsConfig{Concurrency: 10, Ramp: time.Minute, Duration: 2 * time.Minute}, nil},
+		{"no waits", []string{"--wait=false"}, workload.OpsConfig{Concurrency: 3}, nil},
+		{"mix", []string{"--wait=false", "--mix", "newOrder=46,payment=43,orderStatus=3,delivery=4,stockLevel=4"},
+			workload.OpsConfig{Concurrency: 3},
+			[]string{"--mix gives orderStatus 3.0% (minimum 4%) of the transactions, under the minimums of clause 5.2.3: the run is not TPC-C conformant"}},
+		{"mix of one", []string{"--wait=false", "--mix", "newOrder=1"}, workload.OpsConfig{Concurrency: 3},
+			[]string{"--mix gives payment 0.0% (minimum 43%), orderStatus 0.0% (minimum 4%), delivery 0.0% (minimum 4%), stockLevel 0.0% (minimum 4%) of the transactions, under the minimums of clause 5.2.3: the run is not TPC-C conformant"}},
+		{"terminals", []string{"--warehouses", "2"}, workload.OpsConfig{Concurrency: 8},
+			[]string{"--concurrency 8 with --wait: TPC-C has 10 terminals per warehouse (20 for 2 warehouses), and efficiency is TPC-C's only with them: it is not printed"}},
+		{"ramp", nil, workload.OpsConfig{Concurrency: 10, Ramp: 2 * time.Minute, Duration: time.Minute},
+			[]string{"--ramp 2m0s is longer than --duration 1m0s: the figures cover only the 1m0s after the ramp"}},
+		{"no ramp", nil, workload.OpsConfig{Concurrency: 10, Duration: time.Minute},
+			[]string{"--wait without --ramp: the terminals start idle and reach their steady rate after a minute or so, which the figures count: give --ramp 1m or more"}},
+		{"no ramp without waits", []string{"--wait=false"}, workload.OpsConfig{Concurrency: 10, Duration: time.Minute}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := newGen(t, tc.args...)
+			var got []string
+			tc.oc.Warn = func(format string, args ...any) { got = append(got, fmt.Sprintf(format, args...)) }
+			ql, err := g.Ops(context.Background(), nullDB(t), tc.oc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ql.Close(context.Background())
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("warnings %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestFirstWaitSteady simulates the schedule of 10 terminals of one
+// warehouse (firstWait, then the keying and think times of run, with no
+// response time) over many seeds, started as the engine's ramp starts
+// them: the efficiency measured after the ramp is that of the steady
+// state (98% for the default deck), not a burst of first New-Orders, and
+// a run without a ramp starts below it, never above.
+func TestFirstWaitSteady(t *testing.T) {
+	weights, err := parseMix(defaultMix)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := g.(workload.Figurer).Figures(map[string]int64{"newOrder": 1286, "payment": 1200, "orderStatus": 100}, 10*time.Minute)
-	byName := map[string]float64{}
-	for _, x := range f {
-		byName[x.Name] = x.Value
+	cycle := meanCycle(weights)
+	if cycle < 20690*time.Millisecond || cycle > 20700*time.Millisecond {
+		t.Errorf("mean cycle %v, want 476/23 s", cycle)
 	}
-	near := func(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
-	if !near(byName["tpmC"], 128.6) || !near(byName["efficiency"], 100) || !near(byName["TPM"], 258.6) {
-		t.Errorf("figures %+v", f)
+	const terminals, seeds = 10, 3000
+	for _, tc := range []struct {
+		ramp, dur time.Duration
+		lo, hi    float64 // mean efficiency, %
+	}{
+		{60 * time.Second, 20 * time.Second, 96, 102},
+		{60 * time.Second, 60 * time.Second, 96, 102},
+		{2 * time.Minute, 5 * time.Minute, 97, 100.5},
+		{0, 20 * time.Second, 0, 30},
+		{0, time.Minute, 0, 90},
+	} {
+		var sum float64
+		for seed := range uint64(seeds) {
+			var n int
+			for i := range terminals {
+				w := &worker{r: randgen.New(seed, workerStream(i)), deck: newDeck(weights)}
+				w.r.Shuffle(len(w.deck), func(a, b int) { w.deck[a], w.deck[b] = w.deck[b], w.deck[a] })
+				at := tc.ramp*time.Duration(i)/terminals + w.firstWait(cycle)
+				for op := w.next; at < tc.ramp+tc.dur; {
+					if op == opNewOrder && at >= tc.ramp {
+						n++
+					}
+					at += w.thinkTime(txs[op].think)
+					op = w.draw()
+					at += txs[op].keying
+				}
+			}
+			sum += 100 * float64(n) / (maxTpmCPerWarehouse * tc.dur.Minutes())
+		}
+		if eff := sum / seeds; eff < tc.lo || eff > tc.hi {
+			t.Errorf("ramp %v, %v measured: mean efficiency %.1f%%, want %.0f-%.0f%%", tc.ramp, tc.dur, eff, tc.lo, tc.hi)
+		} else {
+			t.Logf("ramp %v, %v measured: mean efficiency %.1f%%", tc.ramp, tc.dur, eff)
+		}
+	}
+}
+
+// TestFirstKeyingStops checks that a terminal's first keying time (in
+// Attach) ends when the measurement interval's planned length has passed,
+// when the run's context ends, and at Close; and that without --wait
+// Attach does not wait.
+func TestFirstKeyingStops(t *testing.T) {
+	attach := func(g *tpcc, ctx context.Context, oc workload.OpsConfig, after func(ql workload.QueryLoad)) time.Duration {
+		t.Helper()
+		oc.Concurrency = 10
+		ql, err := g.Ops(ctx, nullDB(t), oc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		done := make(chan struct{})
+		go func() {
+			for i := range ql.Workers {
+				ql.Attach(i, nopRecorder{})
+			}
+			close(done)
+		}()
+		after(ql)
+		<-done
+		ql.Close(context.Background())
+		return time.Since(start)
+	}
+	ctx := context.Background()
+	g := newGen(t)
+	if d := attach(g, ctx, workload.OpsConfig{Duration: 100 * time.Millisecond}, func(workload.QueryLoad) {
+		if _, err := g.StartMeasurement(ctx, time.Now()); err != nil {
+			t.Error(err)
+		}
+	}); d > 2*time.Second {
+		t.Errorf("the measurement's end stopped the first keying after %v", d)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	if d := attach(newGen(t), cctx, workload.OpsConfig{}, func(workload.QueryLoad) { cancel() }); d > 2*time.Second {
+		t.Errorf("the run's context stopped the first keying after %v", d)
+	}
+	if d := attach(newGen(t), ctx, workload.OpsConfig{}, func(ql workload.QueryLoad) { ql.Close(ctx) }); d > 2*time.Second {
+		t.Errorf("Close stopped the first keying after %v", d)
+	}
+	if d := attach(newGen(t, "--wait=false"), ctx, workload.OpsConfig{}, func(workload.QueryLoad) {}); d > time.Second {
+		t.Errorf("--wait=false: Attach took %v", d)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/stampede-bench/stampede/dialect"
@@ -177,7 +178,10 @@ func unfinishedLoad(ctx context.Context, db *sqlx.DB) error {
 // Ops implements the Opser interface. Worker i's home warehouse is
 // i mod warehouses + 1 (round robin; in column mode, of the tenant's
 // warehouses) and its Stock-Level district (i / warehouses) mod 10 + 1
-// (clause 2.8.1.2 fixes one per terminal).
+// (clause 2.8.1.2 fixes one per terminal). With --wait, Attach waits the
+// terminal's first keying time (see firstWait). It warns about a run that
+// is not TPC-C's (runWarnings) and says in the QueryLoad's Header how the
+// run goes.
 func (g *tpcc) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (workload.QueryLoad, error) {
 	if err := g.validate(); err != nil {
 		return workload.QueryLoad{}, err
@@ -206,13 +210,26 @@ func (g *tpcc) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (wor
 			}
 		}
 	}
+	if oc.Warn != nil {
+		for _, w := range g.runWarnings(oc) {
+			oc.Warn("%s", w)
+		}
+	}
 	c := runConstants(randgen.New(oc.Seed, 1<<62), cLoad)
 	workers := make([]*worker, oc.Concurrency)
+	g.run = runState{db: db, duration: oc.Duration, stop: make(chan struct{}), stopOnce: &sync.Once{}}
+	stop, cycle := g.run.stop, meanCycle(g.weights)
 	ql := workload.QueryLoad{
 		Ops:     make([]string, len(txs)),
 		Classes: make([]workload.OpClass, len(txs)),
 		Workers: make([]workload.Worker, oc.Concurrency),
-		Attach:  func(i int, rec workload.Recorder) { workers[i].rec = rec },
+		Attach: func(i int, rec workload.Recorder) {
+			workers[i].rec = rec
+			if g.wait {
+				workers[i].keyFirst(ctx, stop, cycle)
+			}
+		},
+		Header: g.header(iso, oc.Concurrency),
 	}
 	for i, t := range txs {
 		ql.Ops[i] = t.name
@@ -237,6 +254,7 @@ func (g *tpcc) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (wor
 	}
 	g.workers = workers
 	ql.Close = func(context.Context) error {
+		g.stopWaits()
 		for _, w := range workers {
 			w.conn.Release()
 		}
@@ -308,7 +326,8 @@ func (w *worker) thinkTime(mean time.Duration) time.Duration {
 
 // run performs one transaction; it is the workload.Worker. With --wait,
 // Result.Wait is this transaction's think time plus the keying time of
-// the next one, which is drawn now.
+// the next one, which is drawn now (the first one's keying time is
+// waited in Attach: keyFirst).
 func (w *worker) run(ctx context.Context) workload.Result {
 	if !w.started {
 		w.next = w.draw()

@@ -1,0 +1,149 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stampede-bench/stampede/runlog"
+)
+
+// figureLine returns the value of the figure line "  name: value ..." of
+// a run's output, and the line; it fails the test when there is none.
+func figureLine(t *testing.T, out, name string) (float64, string) {
+	t.Helper()
+	m := regexp.MustCompile(`(?m)^  ` + regexp.QuoteMeta(name) + `: ([0-9.]+)%?(.*)$`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no %s line in:\n%s", name, out)
+	}
+	v, err := strconv.ParseFloat(m[1], 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v, m[0]
+}
+
+// TestTPCCWaitsFigures runs TPC-C on 1 warehouse as the spec drives it:
+// 10 terminals by default, keying and think times, a 1-minute ramp and 20
+// seconds measured. Efficiency is printed and at most 100% (the start-up
+// burst of first transactions is gone: seed 1 measured 3 New-Orders, 70%),
+// every New-Order was keyed in for at least its 18 seconds after the run
+// started, NOPM comes from the server, and the header says how the run
+// goes.
+func TestTPCCWaitsFigures(t *testing.T) {
+	t.Parallel()
+	srv := testServer(t)
+	db := freshDB(t, "stampede_tpcc_waits")
+	if r := stampede(t, "init", "tpcc", "--db", db, srv); r.code != 0 {
+		t.Fatalf("init: %d %s", r.code, r.stderr)
+	}
+	root := t.TempDir()
+	r := stampede(t, "run", "tpcc", "--ramp", "60s", "--duration", "20s", "--seed", "1", "--report-interval", "0",
+		"--db", db, "--results-dir", root, srv)
+	if r.code != 0 {
+		t.Fatalf("run: %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	eff, line := figureLine(t, r.stdout, "efficiency")
+	if eff > 100 || !strings.Contains(line, "(tpmC / (12.86 x 1 warehouses), from ") {
+		t.Errorf("efficiency over 100%% or unlabelled: %q", line)
+	}
+	if _, line := figureLine(t, r.stdout, "NOPM"); !strings.Contains(line, "from the server") {
+		t.Errorf("NOPM %q", line)
+	}
+	for _, want := range []string{
+		", 10 workers, seed 1\n",
+		"tpcc: 10 terminals (10 per warehouse) with keying and think times; each keys in its first transaction too\n",
+		"tpcc: isolation read committed (as HammerDB and go-tpc): Order-Status's three statements see separate snapshots; --isolation repeatable-read gives TPC-C's level 3\n",
+		"warning: --ramp 1m0s is longer than --duration 20s: the figures cover only the 20s after the ramp\n",
+	} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+	runs, err := runlog.List(root)
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("runs %v: %v", runs, err)
+	}
+	// o_entry_d is the time a New-Order was drawn, after its keying time.
+	first := queryInt(t, db, `SELECT (extract(epoch FROM min(o_entry_d)) * 1000)::bigint FROM "order" WHERE o_id > 3000`)
+	if d := time.UnixMilli(first).Sub(runs[0].Start); d < 18*time.Second {
+		t.Errorf("the first New-Order came %v after the run started, before its 18 s keying time", d)
+	}
+}
+
+// TestTPCCThroughputFigures runs TPC-C without keying and think times:
+// no efficiency, printed or saved, and NOPM is the growth of
+// sum(d_next_o_id) that the test reads itself around the run.
+func TestTPCCThroughputFigures(t *testing.T) {
+	t.Parallel()
+	srv := testServer(t)
+	db := freshDB(t, "stampede_tpcc_nopm")
+	if r := stampede(t, "init", "tpcc", "--db", db, srv); r.code != 0 {
+		t.Fatalf("init: %d %s", r.code, r.stderr)
+	}
+	root := t.TempDir()
+	before := queryInt(t, db, "SELECT sum(d_next_o_id) FROM district")
+	r := stampede(t, "run", "tpcc", "--wait=false", "--concurrency", "4", "--duration", "3s", "--skip-checks", "--db", db,
+		"--results-dir", root, srv)
+	if r.code != 0 {
+		t.Fatalf("run: %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	growth := queryInt(t, db, "SELECT sum(d_next_o_id) FROM district") - before
+	_, line := figureLine(t, r.stdout, "NOPM")
+	if want := "sum(d_next_o_id) grew by " + strconv.FormatInt(growth, 10) + ", the committed New-Orders"; growth == 0 || !strings.Contains(line, want) {
+		t.Errorf("NOPM %q, want %q", line, want)
+	}
+	if strings.Contains(r.stdout, "efficiency") {
+		t.Errorf("efficiency without keying and think times:\n%s", r.stdout)
+	}
+	var sum struct {
+		Figures map[string]float64 `json:"figures"`
+	}
+	b, err := os.ReadFile(filepath.Join(lastRun(t, root), "summary.json"))
+	if err == nil {
+		err = json.Unmarshal(b, &sum)
+	}
+	if _, eff := sum.Figures["efficiency"]; err != nil || eff || sum.Figures["NOPM"] <= 0 || sum.Figures["tpmC"] <= 0 {
+		t.Errorf("summary.json figures %v (%v)", sum.Figures, err)
+	}
+	if !strings.Contains(r.stderr, "tpcc: 4 workers without keying or think times (--wait=false): a throughput test, without efficiency\n") {
+		t.Errorf("stderr:\n%s", r.stderr)
+	}
+}
+
+// TestTPCCConformanceWarnings checks the one-line warnings of runs that
+// are not TPC-C's (on the null driver): each is printed once and the run
+// goes on.
+func TestTPCCConformanceWarnings(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"mix under a minimum", []string{"--wait=false", "--mix", "newOrder=45,payment=44,orderStatus=3,delivery=4,stockLevel=4"},
+			"warning: --mix gives orderStatus 3.0% (minimum 4%) of the transactions, under the minimums of clause 5.2.3: the run is not TPC-C conformant"},
+		{"terminals", []string{"--concurrency", "4", "--ramp", "1s"},
+			"warning: --concurrency 4 with --wait: TPC-C has 10 terminals per warehouse (10 for 1 warehouses), and efficiency is TPC-C's only with them: it is not printed"},
+		{"ramp longer than duration", []string{"--wait=false", "--ramp", "2s"},
+			"warning: --ramp 2s is longer than --duration 1s: the figures cover only the 1s after the ramp"},
+		{"waits without ramp", nil,
+			"warning: --wait without --ramp: the terminals start idle and reach their steady rate after a minute or so, which the figures count: give --ramp 1m or more"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Now()
+			r := stampede(t, append([]string{"run", "tpcc", "--driver", "null", "--duration", "1s", "--results-dir", t.TempDir()}, tc.args...)...)
+			if r.code != 0 || strings.Count(r.stderr, tc.want+"\n") != 1 || strings.Count(r.stderr, "warning: ") != 1 {
+				t.Errorf("exit %d, stderr:\n%s\nwant once: %s", r.code, r.stderr, tc.want)
+			}
+			// Terminals in their first keying time stop with the run.
+			if d := time.Since(start); d > 20*time.Second {
+				t.Errorf("a 1s run took %v", d)
+			}
+		})
+	}
+}
