@@ -152,6 +152,7 @@ type runFlags struct {
 	resultsDir     string
 	tags           []string
 	latency        string
+	pacer          string
 	cpuProfile     string
 	memProfile     string
 	// sysbench's general options.
@@ -194,6 +195,7 @@ func (r *runFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&r.resultsDir, "results-dir", "", "where run directories are written (default $STAMPEDE_RESULTS_DIR or ~/.stampede/runs)")
 	fs.StringArrayVar(&r.tags, "tag", nil, "key=value label stored with the run (repeatable)")
 	fs.StringVar(&r.latency, "latency", "", "under --max-rate, which latency the progress lines show: intended (from the scheduled start, the default), service, or both")
+	fs.StringVar(&r.pacer, "pacer", "precise", "under --max-rate, how workers wait for each operation's scheduled start: precise (sleep on the kernel's high-resolution clock, then spin the last tens of microseconds: costs CPU) or coarse (Go's timers: no spinning, but up to about 1 ms late)")
 	fs.StringVar(&r.cpuProfile, "cpuprofile", "", "write a Go CPU profile of stampede itself to this file")
 	_ = fs.MarkHidden("cpuprofile")
 	fs.StringVar(&r.memProfile, "memprofile", "", "write a Go allocation profile of stampede's run to this file")
@@ -308,6 +310,16 @@ func (r *runFlags) resolve(fs *pflag.FlagSet) error {
 	default:
 		return usagef("unknown --latency %q: use intended, service or both", r.latency)
 	}
+	if _, err := engine.ParsePacer(r.pacer); err != nil {
+		return usagef("unknown --pacer %q: use precise or coarse", r.pacer)
+	}
+	// Without a rate both would do nothing: say so rather than ignore them.
+	if r.maxRate == 0 && fs.Changed("latency") {
+		return usagef("--latency only applies with --max-rate: without a rate, latency is each operation's service time")
+	}
+	if r.maxRate == 0 && fs.Changed("pacer") {
+		return usagef("--pacer only applies with --max-rate: without a rate, workers do not wait between operations")
+	}
 	for _, t := range r.tags {
 		if k, _, ok := strings.Cut(t, "="); !ok || k == "" {
 			return usagef("malformed --tag %q: use key=value", t)
@@ -317,11 +329,13 @@ func (r *runFlags) resolve(fs *pflag.FlagSet) error {
 }
 
 func (r *runFlags) engineConfig() engine.Config {
+	pacer, _ := engine.ParsePacer(r.pacer) // checked by resolve
 	return engine.Config{
 		Duration:       r.duration,
 		MaxOps:         r.maxOps,
 		Ramp:           r.ramp,
 		MaxRate:        r.maxRate,
+		Pacer:          pacer,
 		DisplayEvery:   r.displayEvery,
 		TolerateErrors: r.tolerateErrors,
 		OpTimeout:      r.opTimeout,

@@ -181,8 +181,7 @@ func writeReportText(a *app, runs []*runlog.Run, v results.View) error {
 		extra = append(extra, report.Extra{Name: "reconnects", Value: float64(*v.Reconnects), Text: fmt.Sprint(*v.Reconnects)})
 	}
 	for _, s := range v.Series {
-		extra = append(extra, report.Extra{Name: s.Name + "_p99_ms", Value: s.P99,
-			Text: fmt.Sprintf("%s: p50 %.2fms p99 %.2fms max %.2fms", s.Name, s.P50, s.P99, s.Max)})
+		extra = append(extra, seriesExtra(namedSummary{s.Name, s.Summary}))
 	}
 	elapsed := time.Duration(v.Seconds * float64(time.Second))
 	if err := (&report.Text{W: a.stdout}).Final(elapsed, ops, report.Op{Cumulative: v.Total}, extra); err != nil {

@@ -184,6 +184,7 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 	}
 
 	cfg := rf.engineConfig()
+	defer pacerProcs(cfg, src.workers, src.threadIO)()
 	series := engine.Series{Ops: load.Ops, Rated: cfg.MaxRate > 0}
 	names := series.Names()
 	start := time.Now()
@@ -230,6 +231,7 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 	defer restoreGC()
 	info.Flags["gc-percent"] = strconv.Itoa(gc.Percent)
 	info.Flags["io-mode"] = ioPoller // what --io-mode resolved to
+	info.Flags["pacer"] = cfg.RunPacer(src.workers).String()
 	if src.threadIO {
 		info.Flags["io-mode"] = ioThread
 	}
@@ -251,8 +253,9 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 	errs := &errorLog{counts: map[string]int64{}, w: rw}
 	fmt.Fprintf(a.stderr, "stampede %s: %s on %s (%s), %d workers, seed %d\n",
 		versionString(), gen.Meta().Name, strings.Join(src.endpoints, ","), src.where, src.workers, seed)
-	if cfg.MaxRate > 0 {
-		fmt.Fprintf(a.stderr, "open loop at %.0f ops/s: latency counts from each operation's scheduled start\n", cfg.MaxRate)
+	fmt.Fprintln(a.stderr, latencyBanner(cfg, cfg.RunPacer(src.workers), rf.latency))
+	if note := pacerFallbackNote(cfg, src.workers); note != "" {
+		fmt.Fprintln(a.stderr, note)
 	}
 
 	disp := newDisplay(load.Ops, load.Classes, series.Rated, rf.latency)
@@ -363,12 +366,14 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 	if series.Rated {
 		for _, s := range sum.Series[len(load.Ops):] {
 			if s.Count > 0 {
-				extra = append(extra, report.Extra{Name: s.Name + "_p99_ms", Value: s.P99,
-					Text: fmt.Sprintf("%s: p50 %.2fms p99 %.2fms max %.2fms", s.Name, s.P50, s.P99, s.Max)})
+				extra = append(extra, seriesExtra(s))
 			}
 		}
 	}
 	out.final(last, res, extra)
+	if note := latePacerNote(sum.Series, sum.Total.P99); note != "" {
+		fmt.Fprintln(a.stderr, note)
+	}
 	if textOutput && !src.tenantFigures {
 		printAudits(a.stdout, gen, load.Ops, last)
 	}
