@@ -58,6 +58,10 @@ const (
 	// of the 95th percentile).
 	spinUp   = 1900 * time.Nanosecond
 	spinDown = 100 * time.Nanosecond
+	// slackSuspect is the overshoot after which the pacer sets its
+	// thread's timer slack again before the next sleep: the goroutine may
+	// be on another thread, whose slack is the kernel's default 50 us.
+	slackSuspect = 40 * time.Microsecond
 )
 
 // pacer wakes one worker at the intended starts of its operations.
@@ -70,7 +74,12 @@ const (
 // clock_nanosleep on CLOCK_MONOTONIC (an absolute deadline, the thread's
 // timer slack set to 1 ns, where the kernel's default adds 50 µs), until
 // a spin window before the intended start, and spins the rest, yielding
-// to other goroutines of its processor between clock reads.
+// to other goroutines of its processor between clock reads. Setting the
+// slack is a system call of its own (0.5-4 µs on these VMs), so the pacer
+// sets it before its first sleep and again only after a sleep that
+// overshot by slackSuspect: a worker returns from its sleep on the thread
+// that slept, and changes threads only when it parks (a wait longer than
+// coarseAbove, a contended lock).
 //
 // The spin window adapts: it follows the 95th percentile of the sleeps'
 // overshoot (how late the kernel woke the thread), within maxSpin and a
@@ -92,6 +101,7 @@ type pacer struct {
 	precise bool
 	spin    time.Duration // the spin window
 	maxSpin time.Duration
+	slack   bool // the thread's timer slack is set, as far as is known
 }
 
 func newPacer(r *runner, interval time.Duration) pacer {
@@ -110,8 +120,10 @@ func (p *pacer) wait(t time.Duration) bool {
 		}
 	}
 	if wake := t - p.spin; wake > time.Since(p.r.base) {
-		p.r.preciseSleep(wake)
-		p.adapt(time.Since(p.r.base) - wake)
+		p.r.preciseSleep(wake, !p.slack)
+		over := time.Since(p.r.base) - wake
+		p.slack = over < slackSuspect
+		p.adapt(over)
 	}
 	for time.Since(p.r.base) < t {
 		yield()

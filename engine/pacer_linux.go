@@ -7,12 +7,12 @@ import (
 )
 
 // preciseSleep sleeps until offset wake after the run's base time on
-// CLOCK_MONOTONIC, the clock Go's monotonic readings come from, with the
-// thread's timer slack at 1 ns. The slack is set before every sleep (one
-// cheap system call), because the goroutine may have moved to another
-// thread since the last one.
-func (r *runner) preciseSleep(wake time.Duration) {
-	_ = unix.Prctl(unix.PR_SET_TIMERSLACK, 1, 0, 0, 0)
+// CLOCK_MONOTONIC, the clock Go's monotonic readings come from; with
+// slack, it first sets the thread's timer slack to 1 ns.
+func (r *runner) preciseSleep(wake time.Duration, slack bool) {
+	if slack {
+		_ = unix.Prctl(unix.PR_SET_TIMERSLACK, 1, 0, 0, 0)
+	}
 	ts := unix.NsecToTimespec(r.mono + int64(wake))
 	for unix.ClockNanosleep(unix.CLOCK_MONOTONIC, unix.TIMER_ABSTIME, &ts, nil) == unix.EINTR {
 	}

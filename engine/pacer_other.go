@@ -6,7 +6,7 @@ import "time"
 
 // preciseSleep sleeps until offset wake after the run's base time; outside
 // Linux it is Go's own sleep, and the spin window makes up the lateness.
-func (r *runner) preciseSleep(wake time.Duration) {
+func (r *runner) preciseSleep(wake time.Duration, _ bool) {
 	time.Sleep(wake - time.Since(r.base))
 }
 
