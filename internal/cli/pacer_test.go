@@ -2,8 +2,10 @@ package cli_test
 
 import (
 	"encoding/json"
+	"math"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -188,5 +190,55 @@ func TestPacerFlags(t *testing.T) {
 		"--results-dir", dir, "run"}, null...)...)
 	if r.code != 0 || !strings.Contains(r.stderr, "open loop at 2000 ops/s, coarse pacer: latency is each operation's service time") {
 		t.Errorf("sysbench --rate with --latency and --pacer: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// TestNullDriverLatencyIsPacerLag checks, on the figures a null-driver run
+// saves, that the intended latency is the schedule lag plus the service
+// time (means, within the histograms' resolution), and that with
+// operations that cost nothing the schedule lag is all the pacer's: the
+// pacer lag's mean is the operations' schedule lags' mean, for each pacer.
+func TestNullDriverLatencyIsPacerLag(t *testing.T) {
+	for _, pacer := range []string{"precise", "coarse"} {
+		t.Run(pacer, func(t *testing.T) {
+			const workers, rate = 4, 4000
+			dir := t.TempDir()
+			r := stampede(t, "run", "ycsb", "--driver", "null", "--concurrency", strconv.Itoa(workers), "--max-rate", strconv.Itoa(rate),
+				"--max-ops", "2000", "--pacer", pacer, "--telemetry=false", "--format", "json", "--results-dir", dir)
+			if r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			_, series := onlyRun(t, dir)
+			// Each value is kept to within 0.512 µs below 1 ms, and to
+			// 1/1024 above; means are in ms.
+			tol := func(ms float64) float64 { return 3*0.000512 + ms/300 }
+			var n int64
+			var lagSum, serviceMax float64
+			for _, op := range []string{"read", "update"} {
+				in, lag, svc := series[op], series[op+".lag"], series[op+".service"]
+				if in.Count == 0 || lag.Count != in.Count || svc.Count != in.Count {
+					t.Fatalf("%s: counts %d, lag %d, service %d", op, in.Count, lag.Count, svc.Count)
+				}
+				if d := in.Mean - lag.Mean - svc.Mean; math.Abs(d) > tol(in.Mean) {
+					t.Errorf("%s: mean intended %.6f ms, lag %.6f + service %.6f: off by %.6f", op, in.Mean, lag.Mean, svc.Mean, d)
+				}
+				n += in.Count
+				lagSum += lag.Mean * float64(in.Count)
+				serviceMax = max(serviceMax, svc.Max)
+			}
+			p := series["pacer.lag"]
+			if p.Count != n {
+				t.Fatalf("pacer.lag counts %d of %d operations", p.Count, n)
+			}
+			// Nothing queues while every operation takes less than a
+			// worker's interval; the run checks that rather than assume
+			// it.
+			if interval := float64(workers) * 1000 / rate; serviceMax >= interval {
+				t.Skipf("an operation took %.3f ms, more than the %.3f ms interval: it may have queued others", serviceMax, interval)
+			}
+			if d := p.Mean - lagSum/float64(n); math.Abs(d) > tol(p.Mean) {
+				t.Errorf("pacer lag mean %.6f ms, schedule lag mean %.6f ms, with nothing queued", p.Mean, lagSum/float64(n))
+			}
+		})
 	}
 }
