@@ -9,7 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stampede-bench/stampede/engine"
 	"github.com/stampede-bench/stampede/report"
+	"github.com/stampede-bench/stampede/results"
 	"github.com/stampede-bench/stampede/runlog"
 	"github.com/stampede-bench/stampede/stats"
 )
@@ -240,5 +242,14 @@ func TestNullDriverLatencyIsPacerLag(t *testing.T) {
 				t.Errorf("pacer lag mean %.6f ms, schedule lag mean %.6f ms, with nothing queued", p.Mean, lagSum/float64(n))
 			}
 		})
+	}
+}
+
+// TestPacerSeriesIsNotAnOp checks that the batch layer keeps the pacer
+// lag apart from the operations (out of the total, the charts' operation
+// series and the runs list), as it does the OP.service and OP.lag series.
+func TestPacerSeriesIsNotAnOp(t *testing.T) {
+	if results.IsOp(engine.PacerSeries) {
+		t.Errorf("results.IsOp(%q) is true", engine.PacerSeries)
 	}
 }
