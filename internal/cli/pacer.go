@@ -69,16 +69,21 @@ func seriesExtra(s namedSummary) report.Extra {
 const latePacerP99 = time.Millisecond
 
 // latePacerNote returns a warning when the pacer's lateness is a large
-// part of a run's latency, or "": total is the p99 of the figures shown.
-func latePacerNote(series []namedSummary, totalP99 float64) string {
+// part of a rated run's latency, or "": series are the run's series, the
+// first nOps of them its operations (latency from the intended start).
+func latePacerNote(series []namedSummary, nOps int) string {
+	var intended float64 // the highest p99 of an operation
+	for _, s := range series[:min(nOps, len(series))] {
+		intended = max(intended, s.P99)
+	}
 	for _, s := range series {
 		if s.Name != engine.PacerSeries || s.Count == 0 {
 			continue
 		}
-		if s.P99 >= float64(latePacerP99)/1e6 && s.P99 >= totalP99/2 {
-			return fmt.Sprintf("warning: stampede itself started operations late (pacer lag p99 %sms, latency p99 %sms): "+
+		if s.P99 >= float64(latePacerP99)/1e6 && s.P99 >= intended/2 {
+			return fmt.Sprintf("warning: stampede itself started operations late (pacer lag p99 %sms, intended latency p99 %sms): "+
 				"the client, not the server, limits these figures; give it more CPU, fewer workers or a lower --max-rate",
-				report.FormatMs(s.P99), report.FormatMs(totalP99))
+				report.FormatMs(s.P99), report.FormatMs(intended))
 		}
 	}
 	return ""

@@ -371,7 +371,7 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 		}
 	}
 	out.final(last, res, extra)
-	if note := latePacerNote(sum.Series, sum.Total.P99); note != "" {
+	if note := latePacerNote(sum.Series, len(load.Ops)); note != "" {
 		fmt.Fprintln(a.stderr, note)
 	}
 	if textOutput && !src.tenantFigures {
