@@ -181,12 +181,26 @@ func TestOpenLoopShowsStall(t *testing.T) {
 	}
 }
 
+// TestRateIsKept checks that the schedule is never run ahead of: 1,000
+// operations at 2,000 a second over 4 workers take at least the
+// schedule's span (the last starts 499.5 ms in). Whether the run keeps up
+// with the schedule is what the lag series report; a timed bound on it
+// here failed on this shared machine (a 1 s run counted up to 2,800
+// operations when the machine's load kept the engine's ticks late).
 func TestRateIsKept(t *testing.T) {
-	load := fakeLoad(4, []string{"op"}, func(int, int64) workload.Result { return workload.Result{} })
-	_, final := run(t, context.Background(), engine.Config{MaxRate: 2000, Duration: time.Second}, load)
-	n := final.Series[0].Cumulative.TotalCount()
-	if n < 1700 || n > 2300 {
-		t.Errorf("ran %d ops in 1s at max-rate 2000", n)
+	for _, p := range []engine.Pacer{engine.PacerPrecise, engine.PacerCoarse} {
+		t.Run(p.String(), func(t *testing.T) {
+			atLeastProcs(t, 4)
+			load := fakeLoad(4, []string{"op"}, func(int, int64) workload.Result { return workload.Result{} })
+			res, final := run(t, context.Background(), engine.Config{MaxRate: 2000, MaxOps: 1000, Pacer: p}, load)
+			if n := final.Series[0].Cumulative.TotalCount(); n != 1000 {
+				t.Errorf("ran %d operations, want 1000", n)
+			}
+			span := 249*2*time.Millisecond + 3*time.Second/2000
+			if took := res.End.Sub(res.Start); took < span {
+				t.Errorf("1000 operations at 2000/s took %v, less than the schedule's %v", took, span)
+			}
+		})
 	}
 }
 
