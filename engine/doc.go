@@ -13,4 +13,17 @@
 // (the correction for coordinated omission used by wrk2, YCSB's "intended"
 // measurement and pgbench's schedule lag). The raw service time and the lag
 // (actual minus intended start) are recorded as separate series.
+//
+// # The pacer
+//
+// A worker under a schedule must start each operation on time, or its own
+// lateness is reported as the database's latency. The precise pacer (the
+// default) sleeps on the kernel's high-resolution clock until shortly
+// before the intended start and spins the rest; the coarse pacer uses Go's
+// timers, which fire up to a millisecond late. Either way the engine
+// measures the pacer: each operation's schedule lag is split into queueing
+// (the lag a perfectly punctual client would have had, behind its own slow
+// operations) and pacer lag (the rest), and the pacer lag of every
+// operation goes to one series, PacerSeries, so that a run shows when the
+// client rather than the server was late. Series documents the layout.
 package engine

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -25,6 +26,9 @@ type Config struct {
 	// MaxRate is the total scheduled rate in operations per second; 0
 	// means each worker runs as fast as it can (closed loop).
 	MaxRate float64
+	// Pacer is how workers wait for the intended starts under MaxRate
+	// (PacerPrecise, the zero value, or PacerCoarse); see RunPacer.
+	Pacer Pacer
 	// DisplayEvery is the interval between ticks.
 	DisplayEvery time.Duration
 	// TolerateErrors keeps the run going after an operation fails;
@@ -53,6 +57,8 @@ func (c Config) Validate(workers int) error {
 		return fmt.Errorf("ramp %s is negative", c.Ramp)
 	case c.MaxRate < 0:
 		return fmt.Errorf("max-rate %g is negative: use 0 for no limit", c.MaxRate)
+	case c.Pacer != PacerPrecise && c.Pacer != PacerCoarse:
+		return fmt.Errorf("unknown pacer %d", int(c.Pacer))
 	case c.OpTimeout < 0:
 		return fmt.Errorf("op-timeout %s is negative: use 0 for none", c.OpTimeout)
 	case c.DisplayEvery <= 0:
@@ -61,13 +67,37 @@ func (c Config) Validate(workers int) error {
 	return nil
 }
 
+// RunPacer returns the pacer a run with this configuration and number of
+// workers uses: the configured one, except that the precise pacer needs a
+// processor per worker (GOMAXPROCS at least workers, see pacer) and the
+// coarse one stands in for it otherwise. It is meaningful only under
+// MaxRate.
+func (c Config) RunPacer(workers int) Pacer {
+	if c.Pacer == PacerPrecise && runtime.GOMAXPROCS(0) < workers {
+		return PacerCoarse
+	}
+	return c.Pacer
+}
+
 // Series describes how the engine lays out the registry's series for a
 // workload's operations.
+//
+// With n operations, series 0 to n-1 are the operations themselves. Under
+// a rate schedule (Rated), 3n+1 series exist, in this order:
+//
+//	0 .. n-1    OP          latency from the intended start
+//	n .. 2n-1   OP.service  service time (the call alone)
+//	2n .. 3n-1  OP.lag      schedule lag: actual minus intended start
+//	3n          pacer.lag   the pacer's lateness, over all operations
+//
+// For every operation, OP = OP.lag + OP.service exactly, and OP.lag is
+// the operation's queueing (behind the worker's own slow operations) plus
+// its pacer lag (see schedule). Without a schedule the n series are the
+// service times and nothing else is recorded.
 type Series struct {
 	// Ops are the workload's operation names.
 	Ops []string
-	// Rated is true when a rate schedule is in force; then three series
-	// exist per operation.
+	// Rated is true when a rate schedule is in force.
 	Rated bool
 }
 
@@ -79,9 +109,15 @@ const (
 	LagSuffix = ".lag"
 )
 
-// Names returns the registry series names: the operations (latency from
-// the intended start when rated, else service time), then when rated each
-// operation's ".service" and ".lag" series.
+// PacerSeries is the name of the pacer-lag series under a rate schedule:
+// for each operation, how much later the worker started it than a
+// perfectly punctual client would have (see schedule). It ends in
+// LagSuffix, so that readers of run logs that set apart the series of
+// operations from their derived series need no change; no operation may
+// be called "pacer".
+const PacerSeries = "pacer" + LagSuffix
+
+// Names returns the registry series names, laid out as Series describes.
 func (s Series) Names() []string {
 	names := append([]string(nil), s.Ops...)
 	if s.Rated {
@@ -91,6 +127,7 @@ func (s Series) Names() []string {
 		for _, op := range s.Ops {
 			names = append(names, op+LagSuffix)
 		}
+		names = append(names, PacerSeries)
 	}
 	return names
 }
@@ -207,6 +244,10 @@ func Run(ctx context.Context, cfg Config, load workload.QueryLoad, reg *stats.Re
 
 	start := time.Now()
 	r.base = start
+	r.pacer = cfg.RunPacer(n)
+	if r.rated && r.pacer == PacerPrecise {
+		r.mono = monoAt(start)
+	}
 	r.workers = make([]WorkerStats, n)
 	r.result.Start = start
 	r.result.RampEnd = start
@@ -348,6 +389,8 @@ type runner struct {
 	fatal    atomic.Pointer[OpError]
 	result   Result
 	base     time.Time // the run's start; worker times are offsets from it
+	pacer    Pacer     // see Config.RunPacer
+	mono     int64     // CLOCK_MONOTONIC at base, for the precise pacer
 
 	workersMu sync.Mutex
 	workers   []WorkerStats
@@ -438,21 +481,23 @@ func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Dur
 		r.workersMu.Unlock()
 	}()
 	n := len(r.load.Workers)
-	var interval, next time.Duration
+	var sched schedule
+	var pace pacer
 	if r.rated {
 		// Each worker takes an equal share of the total rate; starts are
 		// staggered so the aggregate schedule is even.
-		interval = time.Duration(float64(time.Second) * float64(n) / r.cfg.MaxRate)
-		next = first + time.Duration(float64(time.Second)*float64(w)/r.cfg.MaxRate)
+		sched.interval = time.Duration(float64(time.Second) * float64(n) / r.cfg.MaxRate)
+		sched.next = first + time.Duration(float64(time.Second)*float64(w)/r.cfg.MaxRate)
+		pace = newPacer(r, sched.interval)
 	}
+	pacerSeries := 3 * r.nOps
 	now := time.Since(r.base)
 	lastFlush := now
 	for budget != 0 && !r.stopped.Load() {
 		var intended time.Duration
 		if r.rated {
-			intended = next
-			next += interval
-			if !r.sleepUntil(intended) {
+			intended = sched.intend()
+			if !pace.wait(intended) {
 				return
 			}
 			now = time.Since(r.base)
@@ -494,6 +539,11 @@ func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Dur
 		default:
 			h.Record(res.Op, now-start)
 		}
+		if r.rated {
+			// Failed operations count too: the pacer started them.
+			_, late := sched.account(intended, start, now, res.Wait)
+			h.Record(pacerSeries, late)
+		}
 		if now-lastFlush >= flushEvery {
 			h.Flush()
 			lastFlush = now
@@ -509,7 +559,11 @@ func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Dur
 		}
 		if res.Wait > 0 {
 			h.Flush()
-			if !r.sleepUntil(now + res.Wait) {
+			wait := r.sleepUntil
+			if r.rated {
+				wait = pace.wait
+			}
+			if !wait(now + res.Wait) {
 				return
 			}
 			now = time.Since(r.base)

@@ -43,8 +43,7 @@ func Report(w io.Writer, runs []*runlog.Run, v results.View) error {
 	}
 	extra = append(extra, run.CodeExtras(errs, retries)...)
 	for _, s := range v.Series {
-		extra = append(extra, report.Extra{Name: s.Name + "_p99_ms", Value: s.P99,
-			Text: fmt.Sprintf("%s: p50 %.2fms p99 %.2fms max %.2fms", s.Name, s.P50, s.P99, s.Max)})
+		extra = append(extra, run.SeriesExtra(run.NamedSummary{Name: s.Name, Summary: s.Summary}))
 	}
 	elapsed := time.Duration(v.Seconds * float64(time.Second))
 	if err := (&report.Text{W: w}).Final(elapsed, ops, report.Op{Cumulative: v.Total}, extra); err != nil {

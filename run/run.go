@@ -190,11 +190,16 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 		return nil, fmt.Errorf("workload %s returned %d workers for %d", gen.Meta().Name, len(r.load.Workers), src.workers)
 	}
 	s := &r.spec
-	r.cfg = engine.Config{Duration: s.Duration, MaxOps: s.MaxOps, Ramp: s.Ramp, MaxRate: s.MaxRate,
+	pacer := engine.PacerPrecise
+	if s.Pacer != "" {
+		pacer, _ = engine.ParsePacer(s.Pacer) // checked by validate
+	}
+	r.cfg = engine.Config{Duration: s.Duration, MaxOps: s.MaxOps, Ramp: s.Ramp, MaxRate: s.MaxRate, Pacer: pacer,
 		DisplayEvery: s.DisplayEvery, TolerateErrors: s.TolerateErrors, OpTimeout: s.OpTimeout}
 	if err := r.cfg.Validate(src.workers); err != nil {
 		return nil, asInput(err)
 	}
+	r.cleanup = append(r.cleanup, pacerProcs(r.cfg, src.workers, src.threadIO))
 	series := engine.Series{Ops: r.load.Ops, Rated: r.cfg.MaxRate > 0}
 	names := series.Names()
 	start := time.Now()
@@ -269,6 +274,7 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 	gc, restoreGC := gcpace.Apply(headroom)
 	r.cleanup = append(r.cleanup, restoreGC)
 	flags["gc-percent"] = strconv.Itoa(gc.Percent)
+	flags["pacer"] = r.cfg.RunPacer(src.workers).String()
 	flags["io-mode"] = IOPoller // what the I/O mode resolved to
 	if src.threadIO {
 		flags["io-mode"] = IOThread
@@ -298,8 +304,9 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 	for _, l := range r.load.Header {
 		fmt.Fprintln(r.log, l)
 	}
-	if r.cfg.MaxRate > 0 {
-		fmt.Fprintf(r.log, "open loop at %.0f ops/s: latency counts from each operation's scheduled start\n", r.cfg.MaxRate)
+	fmt.Fprintln(r.log, latencyBanner(r.cfg, r.cfg.RunPacer(src.workers), s.Latency))
+	if note := pacerFallbackNote(r.cfg, src.workers); note != "" {
+		fmt.Fprintln(r.log, note)
 	}
 	if s.PrometheusListen != "" {
 		r.prom = promexport.New(gen.Meta().Name)
@@ -439,8 +446,7 @@ func (r *Run) finish() (*Result, error) {
 	if r.cfg.MaxRate > 0 {
 		for _, ss := range sum.Series[len(r.load.Ops):] {
 			if ss.Count > 0 {
-				extra = append(extra, report.Extra{Name: ss.Name + "_p99_ms", Value: ss.P99,
-					Text: fmt.Sprintf("%s: p50 %.2fms p99 %.2fms max %.2fms", ss.Name, ss.P50, ss.P99, ss.Max)})
+				extra = append(extra, SeriesExtra(ss))
 			}
 		}
 	}
@@ -456,6 +462,9 @@ func (r *Run) finish() (*Result, error) {
 	result.Summary = sum
 	for _, o := range s.Observers {
 		o.Final(result)
+	}
+	if note := latePacerNote(sum.Series, len(r.load.Ops)); note != "" {
+		fmt.Fprintln(r.log, note)
 	}
 	if err := r.rw.Finish(time.Now(), status, sum.Error, sum); err != nil && r.writeErr == nil {
 		r.writeErr = err

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stampede-bench/stampede/engine"
 	"github.com/stampede-bench/stampede/fleet"
 	"github.com/stampede-bench/stampede/limit"
 	"github.com/stampede-bench/stampede/sqlx"
@@ -50,6 +51,10 @@ type Spec struct {
 	// Seed seeds the operation sequence; 0 picks one (Info.Seed says
 	// which).
 	Seed uint64
+	// Pacer says how workers wait for each operation's scheduled start
+	// under MaxRate: "precise" ("" too: sleep on the kernel's
+	// high-resolution clock, then spin) or "coarse" (Go's timers).
+	Pacer string
 	// Latency says which latency the headline series show under MaxRate:
 	// "intended" (from the scheduled start; "" too), "service" or
 	// "both".
@@ -249,6 +254,9 @@ func (s *Spec) validate() error {
 	case "", LatencyIntended, LatencyService, LatencyBoth:
 	default:
 		return inputf("Spec.Latency %q: use intended, service or both", s.Latency)
+	}
+	if _, err := engine.ParsePacer(s.Pacer); err != nil && s.Pacer != "" {
+		return inputf("Spec.Pacer %q: use precise or coarse", s.Pacer)
 	}
 	switch s.IOMode {
 	case "", IOAuto, IOThread, IOPoller:

@@ -123,6 +123,7 @@ type runFlags struct {
 	warnings   []string
 	tags       []string
 	latency    string
+	pacer      string
 	cpuProfile string
 	memProfile string
 	// sysbench's general options.
@@ -166,6 +167,7 @@ func (r *runFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&r.resultsURL, "results-url", "", "results store the run is indexed in: sqlite:PATH, postgres://... or postgresql://... (default $STAMPEDE_RESULTS_URL, or index.sqlite in the results directory)")
 	fs.StringArrayVar(&r.tags, "tag", nil, "key=value label stored with the run (repeatable)")
 	fs.StringVar(&r.latency, "latency", "", "under --max-rate, which latency the progress lines show: intended (from the scheduled start, the default), service, or both")
+	fs.StringVar(&r.pacer, "pacer", "precise", "under --max-rate, how workers wait for each operation's scheduled start: precise (sleep on the kernel's high-resolution clock, then spin the last tens of microseconds: costs CPU) or coarse (Go's timers: no spinning, but up to about 1 ms late)")
 	fs.StringVar(&r.cpuProfile, "cpuprofile", "", "write a Go CPU profile of stampede itself to this file")
 	_ = fs.MarkHidden("cpuprofile")
 	fs.StringVar(&r.memProfile, "memprofile", "", "write a Go allocation profile of stampede's run to this file")
@@ -288,6 +290,16 @@ func (r *runFlags) resolve(fs *pflag.FlagSet) error {
 	case "", "intended", "service", "both":
 	default:
 		return usagef("unknown --latency %q: use intended, service or both", r.latency)
+	}
+	if _, err := engine.ParsePacer(r.pacer); err != nil {
+		return usagef("unknown --pacer %q: use precise or coarse", r.pacer)
+	}
+	// Without a rate both would do nothing: say so rather than ignore them.
+	if r.maxRate == 0 && fs.Changed("latency") {
+		return usagef("--latency only applies with --max-rate: without a rate, latency is each operation's service time")
+	}
+	if r.maxRate == 0 && fs.Changed("pacer") {
+		return usagef("--pacer only applies with --max-rate: without a rate, workers do not wait between operations")
 	}
 	for _, t := range r.tags {
 		if k, _, ok := strings.Cut(t, "="); !ok || k == "" {

@@ -59,6 +59,7 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*run.Result, error
 		OpTimeout:        rf.opTimeout,
 		Seed:             rf.seed,
 		Latency:          rf.latency,
+		Pacer:            rf.pacer,
 		IOMode:           rf.ioMode,
 		ClientSched:      string(rf.sched),
 		GCHeadroom:       rf.headroom,

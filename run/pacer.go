@@ -1,0 +1,90 @@
+package run
+
+import (
+	"fmt"
+	"runtime"
+	"strconv"
+	"time"
+
+	"github.com/stampede-bench/stampede/engine"
+	"github.com/stampede-bench/stampede/report"
+)
+
+// pacerProcs gives each worker of a run under the precise pacer a
+// processor of its own, which the pacer needs (see engine.Config.RunPacer):
+// thread I/O already has one per worker; other runs (the null driver, the
+// poller) get GOMAXPROCS raised to the number of workers, up to as many
+// workers per CPU as thread I/O takes. It returns the function that puts
+// GOMAXPROCS back.
+func pacerProcs(cfg engine.Config, workers int, threadIO bool) func() {
+	if cfg.MaxRate == 0 || cfg.Pacer != engine.PacerPrecise || threadIO ||
+		workers > threadIOWorkersPerCPU*runtime.NumCPU() || runtime.GOMAXPROCS(0) >= workers {
+		return func() {}
+	}
+	old := runtime.GOMAXPROCS(workers)
+	return func() { runtime.GOMAXPROCS(old) }
+}
+
+// latencyBanner is the header line that says which latency the run's
+// figures are, and under a rate which pacer keeps the schedule; latency
+// is --latency, "" for the default.
+func latencyBanner(cfg engine.Config, pacer engine.Pacer, latency string) string {
+	if cfg.MaxRate == 0 {
+		return "closed loop: latency is each operation's service time"
+	}
+	head := fmt.Sprintf("open loop at %s ops/s, %s pacer: ", strconv.FormatFloat(cfg.MaxRate, 'f', -1, 64), pacer)
+	switch latency {
+	case "service":
+		return head + "latency is each operation's service time (--latency service); the latency from each operation's scheduled start is in the run log"
+	case "both":
+		return head + "OP lines count latency from each operation's scheduled start (intended), OP.service lines are the service time (--latency both)"
+	}
+	return head + "latency counts from each operation's scheduled start (intended)"
+}
+
+// pacerFallbackNote explains why a run that asked for the precise pacer
+// got the coarse one, or returns "".
+func pacerFallbackNote(cfg engine.Config, workers int) string {
+	if cfg.MaxRate == 0 || cfg.Pacer != engine.PacerPrecise || cfg.RunPacer(workers) == engine.PacerPrecise {
+		return ""
+	}
+	return fmt.Sprintf("note: the precise pacer needs a processor per worker, and %d workers are more than GOMAXPROCS=%d: "+
+		"the coarse pacer starts operations up to about 1 ms late (see the pacer lag line at the end)", workers, runtime.GOMAXPROCS(0))
+}
+
+// seriesExtra is the final block's line for a series that is not an
+// operation (OP.service, OP.lag, pacer.lag).
+func SeriesExtra(s NamedSummary) report.Extra {
+	e := report.Extra{Name: s.Name + "_p99_ms", Value: s.P99,
+		Text: fmt.Sprintf("%s: p50 %.2fms p99 %.2fms max %.2fms", s.Name, s.P50, s.P99, s.Max)}
+	if s.Name == engine.PacerSeries {
+		// Its figures are microseconds when the pacer keeps time.
+		e.Text = fmt.Sprintf("pacer lag: p50 %sms p99 %sms max %sms", report.FormatMs(s.P50), report.FormatMs(s.P99), report.FormatMs(s.Max))
+	}
+	return e
+}
+
+// latePacerP99 is the pacer lag p99 above which a run says that the
+// client, not the server, made its operations late.
+const latePacerP99 = time.Millisecond
+
+// latePacerNote returns a warning when the pacer's lateness is a large
+// part of a rated run's latency, or "": series are the run's series, the
+// first nOps of them its operations (latency from the intended start).
+func latePacerNote(series []NamedSummary, nOps int) string {
+	var intended float64 // the highest p99 of an operation
+	for _, s := range series[:min(nOps, len(series))] {
+		intended = max(intended, s.P99)
+	}
+	for _, s := range series {
+		if s.Name != engine.PacerSeries || s.Count == 0 {
+			continue
+		}
+		if s.P99 >= float64(latePacerP99)/1e6 && s.P99 >= intended/2 {
+			return fmt.Sprintf("warning: stampede itself started operations late (pacer lag p99 %sms, intended latency p99 %sms): "+
+				"the client, not the server, limits these figures; give it more CPU, fewer workers or a lower --max-rate",
+				report.FormatMs(s.P99), report.FormatMs(intended))
+		}
+	}
+	return ""
+}
