@@ -2,6 +2,7 @@ package workload
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -131,6 +132,12 @@ type Result struct {
 	// (keying and think times). The pause is not part of any latency.
 	Wait time.Duration
 }
+
+// ErrLoadMismatch marks an operation's error caused by a run configured
+// differently from the load (a YCSB recordcount larger than the table
+// loaded): going on would not help, so the run's error says what to
+// change rather than suggesting --tolerate-errors.
+var ErrLoadMismatch = errors.New("the run's properties do not match the load")
 
 // Worker performs one operation per call. A Worker is used by one
 // goroutine only; its state lives in the closure.

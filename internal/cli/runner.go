@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -21,6 +22,7 @@ import (
 	"github.com/stampede-bench/stampede/internal/gcpace"
 	"github.com/stampede-bench/stampede/promexport"
 	"github.com/stampede-bench/stampede/report"
+	"github.com/stampede-bench/stampede/results"
 	"github.com/stampede-bench/stampede/runlog"
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/stats"
@@ -121,9 +123,17 @@ type display struct {
 // newDisplay lays out the progress lines. When the workload classifies
 // its operations, only whole transactions (ClassTransaction) count towards
 // the total: the statements inside them are shown but not counted twice.
+// Nor does a series named OP/PART (results.IsPart: a failure status, a
+// part of a larger operation). The statements, recorded through the
+// Recorder, hold service times: under a rate they have no service series
+// of their own, and are shown from their own whatever the mode.
 func newDisplay(ops []string, classes []workload.OpClass, rated bool, mode string) display {
 	d := display{nOps: len(ops)}
-	counts := func(i int) bool { return len(classes) != len(ops) || classes[i] == workload.ClassTransaction }
+	classified := len(classes) == len(ops)
+	counts := func(i int) bool {
+		return (!classified || classes[i] == workload.ClassTransaction) && !results.IsPart(ops[i])
+	}
+	statement := func(i int) bool { return classified && classes[i] != workload.ClassTransaction }
 	add := func(i int, name string, primary bool) {
 		d.idx = append(d.idx, i)
 		d.names = append(d.names, name)
@@ -131,7 +141,7 @@ func newDisplay(ops []string, classes []workload.OpClass, rated bool, mode strin
 	}
 	for i, op := range ops {
 		switch {
-		case !rated || mode == "" || mode == "intended":
+		case !rated || mode == "" || mode == "intended" || statement(i):
 			add(i, op, counts(i))
 		case mode == "service":
 			add(len(ops)+i, op, counts(i))
@@ -141,6 +151,22 @@ func newDisplay(ops []string, classes []workload.OpClass, rated bool, mode strin
 		}
 	}
 	return d
+}
+
+// latencyHeader says which latency the headline figures are, for the run
+// header on stderr.
+func latencyHeader(rate float64, mode string) string {
+	if rate <= 0 {
+		return "closed loop: latency is each operation's service time (from its start; no schedule, so intended = service)"
+	}
+	head := fmt.Sprintf("open loop at %.0f ops/s: ", rate)
+	switch mode {
+	case "service":
+		return head + "latency shown is the service time, from each operation's actual start (YCSB's measurement.interval=op); from the scheduled start in OP (intended)"
+	case "both":
+		return head + "latency shown from each operation's scheduled start (OP, YCSB's intended) and its actual start (OP.service, YCSB's op)"
+	}
+	return head + "latency counts from each operation's scheduled start (intended; the service time is in OP.service)"
 }
 
 func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error) {
@@ -251,8 +277,8 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 	errs := &errorLog{counts: map[string]int64{}, w: rw}
 	fmt.Fprintf(a.stderr, "stampede %s: %s on %s (%s), %d workers, seed %d\n",
 		versionString(), gen.Meta().Name, strings.Join(src.endpoints, ","), src.where, src.workers, seed)
-	if cfg.MaxRate > 0 {
-		fmt.Fprintf(a.stderr, "open loop at %.0f ops/s: latency counts from each operation's scheduled start\n", cfg.MaxRate)
+	if cfg.MaxRate > 0 || rf.latency != "" {
+		fmt.Fprintln(a.stderr, latencyHeader(cfg.MaxRate, rf.latency))
 	}
 
 	disp := newDisplay(load.Ops, load.Classes, series.Rated, rf.latency)
@@ -337,7 +363,11 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 	case res.Err != nil:
 		status = "failed"
 		sum.Error = res.Err.Error()
-		runErr = fmt.Errorf("run stopped by an error: %s: pass --tolerate-errors to keep going; results saved in %s", res.Err.Error(), rw.Dir())
+		hint := "pass --tolerate-errors to keep going"
+		if errors.Is(res.Err, workload.ErrLoadMismatch) {
+			hint = "the run does not match the load"
+		}
+		runErr = fmt.Errorf("run stopped by an error: %s: %s; results saved in %s", res.Err.Error(), hint, rw.Dir())
 	case res.Interrupted:
 		status = "interrupted"
 		runErr = errInterrupted

@@ -55,6 +55,9 @@ type ycsb struct {
 	// tenant is the tenant whose rows the generator works on (0: none,
 	// the table has no tenant column).
 	tenant int
+	// stopOnError ends the run at the first failed operation
+	// (--stop-on-error) rather than recording it as YCSB does.
+	stopOnError bool
 
 	// cfg is the resolved configuration, set by a successful resolve.
 	cfg *config
@@ -68,6 +71,7 @@ var (
 	_ workload.Opser        = (*ycsb)(nil)
 	_ workload.Seeder       = (*ycsb)(nil)
 	_ workload.RunDefaulter = (*ycsb)(nil)
+	_ workload.Figurer      = (*ycsb)(nil)
 
 	_ workload.TenantColumner = (*ycsb)(nil)
 )
@@ -83,8 +87,12 @@ func newYCSB() workload.Generator {
 		"load YCSB properties from `FILE` (Java properties format); repeatable, later files win")
 	fs.StringArrayVarP(&g.props, "property", "p", nil,
 		"set a YCSB property, as `key=value`; repeatable, overrides -P files")
+	fs.BoolVar(&g.stopOnError, "stop-on-error", false,
+		"end the run at the first failed operation (with --tolerate-errors, count it as an error and go on), "+
+			"rather than recording it under its status (read/not_found: YCSB's READ-FAILED, Return=NOT_FOUND) as YCSB does")
 	g.dataSeed = 1
 	g.flags.Meta["workload"] = workload.FlagMeta{RuntimeOnly: true}
+	g.flags.Meta["stop-on-error"] = workload.FlagMeta{RuntimeOnly: true}
 
 	for _, pf := range propertyFlags {
 		pf.define(fs)
