@@ -299,7 +299,7 @@ type config struct {
 	fieldHistogram *lengthHistogram
 	// warnings are parseConfig's non-fatal findings.
 	warnings []string
-	dataSeed       uint64
+	dataSeed uint64
 	// tenant is the tenant whose rows the workload works on (0: none);
 	// tenantArg is it as bound to statements and rows.
 	tenant    int

@@ -42,10 +42,10 @@ func TestExpectedNewKeys(t *testing.T) {
 		args []string
 		want int64
 	}{
-		{[]string{"--workload", "e", "--record-count", "1000"}, 100},                                  // no operationcount: recordcount * 0.05 * 2
-		{[]string{"--workload", "e", "--record-count", "1000", "-p", "operationcount=5000"}, 500},      // 5000 * 0.05 * 2
-		{[]string{"--workload", "e", "--record-count", "1000", "-p", "operationcount=0"}, 0},           // YCSB's 0
-		{[]string{"--workload", "a", "--record-count", "1000", "-p", "operationcount=5000"}, 0},        // no inserts
+		{[]string{"--workload", "e", "--record-count", "1000"}, 100},                                            // no operationcount: recordcount * 0.05 * 2
+		{[]string{"--workload", "e", "--record-count", "1000", "-p", "operationcount=5000"}, 500},               // 5000 * 0.05 * 2
+		{[]string{"--workload", "e", "--record-count", "1000", "-p", "operationcount=0"}, 0},                    // YCSB's 0
+		{[]string{"--workload", "a", "--record-count", "1000", "-p", "operationcount=5000"}, 0},                 // no inserts
 		{[]string{"-P", "testdata/workloada", "-p", "insertproportion=0.1", "-p", "updateproportion=0.4"}, 200}, // the file's 1000 ops
 	} {
 		_, c := newConfig(t, tc.args...)
