@@ -340,6 +340,29 @@ type Figure struct {
 	Text string
 }
 
+// YCSBMeasurer is a Generator whose series map onto YCSB's measurements,
+// for --output-style ycsb (without it, each operation is its own
+// measurement, its name in upper case, and its errors Return=ERROR).
+type YCSBMeasurer interface {
+	Generator
+	// YCSBMeasure says where series (a name of QueryLoad.Ops) goes in
+	// YCSB's output.
+	YCSBMeasure(series string) YCSBMeasure
+}
+
+// YCSBMeasure is where a series goes in YCSB's output.
+type YCSBMeasure struct {
+	// Latency is the measurement its latencies go to, such as "READ" or
+	// "READ-FAILED"; "" for none.
+	Latency string
+	// OpOnly says YCSB measures it from the operation's actual start
+	// only, never from its intended start (SCAN-LATENCY-PER-RECORD).
+	OpOnly bool
+	// Counted and Status are the measurement and status its operations
+	// count under in Return= lines ("READ", "NOT_FOUND"); "" for none.
+	Counted, Status string
+}
+
 // AfterRunChecker is a Generator whose consistency checks run after every
 // completed run unless the user passes --skip-checks (TPC-C's, as
 // `cockroach workload run tpcc` does).

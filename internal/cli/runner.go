@@ -184,6 +184,9 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 			rf.latency = rd.Latency
 		}
 	}
+	if rf.outputStyle == "ycsb" && rf.latency == "" {
+		rf.latency = "service" // YCSB's measurement.interval=op
+	}
 	seed := pickSeed(rf.seed)
 	src, err := a.openRunSource(ctx, spec, opser, seed)
 	if err != nil {
@@ -293,10 +296,12 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 		fmt.Fprintf(a.stderr, "Prometheus metrics at http://%s/metrics\n", srv.Addr())
 	}
 	var out output
-	textOutput := rf.outputStyle != "sysbench" && rf.format != "json"
+	textOutput := rf.outputStyle == "stampede" && rf.format != "json"
 	switch {
 	case rf.outputStyle == "sysbench":
 		out = newSysbenchOutput(a.stdout, rf, load, seed, start)
+	case rf.outputStyle == "ycsb":
+		out = newYCSBOutput(a.stdout, a.stderr, rf, gen, load, start)
 	case rf.format == "json":
 		out = &stampedeOutput{f: &report.JSON{W: a.stdout}, disp: disp, start: start}
 	default:

@@ -3,6 +3,7 @@ package cli_test
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -119,6 +120,27 @@ func TestYCSBReadModifyWrite(t *testing.T) {
 	if !strings.Contains(r.stdout, "read_return_ok: ") {
 		t.Errorf("statuses not printed:\n%s", r.stdout)
 	}
+
+	// YCSB's own report counts them the same way.
+	r = stampede(t, "run", "ycsb", "--workload", "f", "-p", "recordcount=1000", "--max-ops", "2000",
+		"--concurrency", "2", "--output-style", "ycsb", "--db", db, "--results-dir", t.TempDir(), srv)
+	if r.code != 0 {
+		t.Fatalf("run: %d %s", r.code, r.stderr)
+	}
+	_, counts, _ = savedSummary(t, r)
+	rep := ycsbReport(t, r.stdout)
+	reads, rmws = counts["read"], counts["read-modify-write"]
+	for k, want := range map[string]int64{
+		"[READ], Operations": reads + rmws, "[READ], Return=OK": reads + rmws,
+		"[UPDATE], Operations": rmws, "[READ-MODIFY-WRITE], Operations": rmws,
+	} {
+		if rep[k] != float64(want) {
+			t.Errorf("%s %v, want %d", k, rep[k], want)
+		}
+	}
+	if got := rep["[OVERALL], Throughput(ops/sec)"] * rep["[OVERALL], RunTime(ms)"] / 1000; math.Abs(got-2000) > 0.01 {
+		t.Errorf("[OVERALL] throughput x runtime = %v operations, want 2000", got)
+	}
 }
 
 // TestYCSBFailedOperations runs with a recordcount twice the load's:
@@ -162,6 +184,19 @@ func TestYCSBFailedOperations(t *testing.T) {
 	}
 	if !strings.Contains(r.stdout, fmt.Sprintf("read_return_not_found: %d ([READ], Return=NOT_FOUND)", nf)) {
 		t.Errorf("stdout lacks the NOT_FOUND count:\n%s", r.stdout)
+	}
+
+	r = stampede(t, append(common, "--max-ops", "3000", "--output-style", "ycsb", srv)...)
+	rep := ycsbReport(t, r.stdout)
+	_, counts, _ = savedSummary(t, r)
+	for k, want := range map[string]int64{
+		"[READ], Return=OK": counts["read"], "[READ], Operations": counts["read"],
+		"[READ], Return=NOT_FOUND": counts["read/not_found"], "[READ-FAILED], Operations": counts["read/not_found"],
+		"[UPDATE], Return=UNEXPECTED_STATE": counts["update/unexpected_state"], "[UPDATE-FAILED], Operations": counts["update/unexpected_state"],
+	} {
+		if rep[k] != float64(want) || want == 0 {
+			t.Errorf("%s %v, want %d", k, rep[k], want)
+		}
 	}
 
 	r = stampede(t, append(common, "--stop-on-error", "--max-ops", "3000", srv)...)

@@ -149,3 +149,33 @@ func (g *ycsb) Figures(counts map[string]int64, _ time.Duration) []workload.Figu
 	}
 	return figs
 }
+
+// YCSBMeasure implements the YCSBMeasurer interface: YCSB's READ holds
+// the reads and the reads of read-modify-writes; READ-FAILED (or
+// READ-NOT_FOUND with reportlatencyforeacherror) the failed ones, counted
+// under READ's Return=NOT_FOUND; SCAN-LATENCY-PER-RECORD a scan's latency
+// per row.
+func (g *ycsb) YCSBMeasure(series string) workload.YCSBMeasure {
+	eachError := false
+	if _, c := fromGenerator(g); c != nil {
+		eachError = c.reportEachError
+	}
+	if series == layout.names[layout.perRecord] {
+		return workload.YCSBMeasure{Latency: "SCAN-LATENCY-PER-RECORD", OpOnly: true}
+	}
+	if series == opNames[opReadModifyWrite] {
+		return workload.YCSBMeasure{Latency: "READ-MODIFY-WRITE"}
+	}
+	name := strings.TrimPrefix(series, opNames[opReadModifyWrite]+PartSep)
+	op, status, failed := strings.Cut(name, PartSep)
+	m := workload.YCSBMeasure{Latency: strings.ToUpper(op), Counted: strings.ToUpper(op), Status: "OK"}
+	if failed {
+		m.Status = strings.ToUpper(status)
+		if eachError {
+			m.Latency += "-" + m.Status
+		} else {
+			m.Latency += "-FAILED"
+		}
+	}
+	return m
+}

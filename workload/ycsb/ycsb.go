@@ -72,6 +72,7 @@ var (
 	_ workload.Seeder       = (*ycsb)(nil)
 	_ workload.RunDefaulter = (*ycsb)(nil)
 	_ workload.Figurer      = (*ycsb)(nil)
+	_ workload.YCSBMeasurer = (*ycsb)(nil)
 
 	_ workload.TenantColumner = (*ycsb)(nil)
 )
