@@ -182,6 +182,8 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 		}
 		if rf.latency == "" {
 			rf.latency = rd.Latency
+		} else if rd.Latency != "" && rd.Latency != rf.latency {
+			a.warnf("--latency %s overrides the workload's own, %s (YCSB's measurement.interval)", rf.latency, rd.Latency)
 		}
 	}
 	if rf.outputStyle == "ycsb" && rf.latency == "" {

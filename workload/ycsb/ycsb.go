@@ -16,6 +16,13 @@ are ignored with a warning. recordcount defaults to 10000 (YCSB's workload
 files say 1000); an operationcount given by -P or -p caps the run like
 --max-ops.
 
+As in YCSB, a failed operation does not end the run: its latency goes to
+its status's series (read/not_found: YCSB's READ-FAILED) and the statuses
+are counted (read_return_not_found: [READ], Return=NOT_FOUND);
+--stop-on-error ends the run at the first instead. --output-style ycsb
+prints YCSB's own report ([OVERALL], [READ], ...) in its
+measurement.interval (op unless given).
+
   workload a  read 0.5, update 0.5                     zipfian
   workload b  read 0.95, update 0.05                   zipfian
   workload c  read 1                                   zipfian
@@ -29,6 +36,7 @@ Examples:
   stampede run ycsb --workload e --request-distribution uniform --max-scan-length 10 'postgresql://postgres@localhost:5432/ycsb'
   stampede init ycsb -p recordcount=1000000 'postgresql://postgres@localhost:5432/ycsb'
   stampede run ycsb -P workloads/workloada -p recordcount=1000000 -p requestdistribution=uniform 'postgresql://postgres@localhost:5432/ycsb'
+  stampede run ycsb -P workloads/workloadd -p insertstart=500000 -p insertcount=500000 -p recordcount=1000000 --output-style ycsb URL
   stampede check ycsb -p recordcount=1000000 'postgresql://postgres@localhost:5432/ycsb'`
 
 var ycsbMeta = workload.Meta{
