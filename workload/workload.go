@@ -112,6 +112,12 @@ type OpsConfig struct {
 	Seed uint64
 	// Warn receives non-fatal warnings (for example ignored properties).
 	Warn func(format string, args ...any)
+	// Error, when set, receives the failed operations that the workload
+	// handles itself without ending the run (YCSB's Return=ERROR), so
+	// that they are counted by error code and logged as the engine's
+	// are; op names the series the operation counts under. It is called
+	// from the workers' goroutines.
+	Error func(worker int, op string, err error)
 }
 
 // Opser is a Generator that can be run.

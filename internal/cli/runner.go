@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -40,6 +41,22 @@ type runSpec struct {
 	// tenants and fleet are the fleet flags (nil: no fleet).
 	tenants *tenantFlags
 	fleet   *fleetRunFlags
+	// opErrors receives the failed operations a workload handles itself
+	// (workload.OpsConfig.Error).
+	opErrors func(worker int, op string, err error)
+}
+
+// errorSink passes the failed operations a workload handles itself on to
+// the run's errorLog, once the run log that holds it exists (the workload
+// is prepared before). It is safe for concurrent use.
+type errorSink struct {
+	log atomic.Pointer[errorLog]
+}
+
+func (s *errorSink) record(worker int, op string, err error) {
+	if l := s.log.Load(); l != nil {
+		l.record(worker, op, err)
+	}
 }
 
 // runOutcome is what a finished run leaves.
@@ -190,6 +207,8 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 		rf.latency = "service" // YCSB's measurement.interval=op
 	}
 	seed := pickSeed(rf.seed)
+	sink := &errorSink{}
+	spec.opErrors = sink.record
 	src, err := a.openRunSource(ctx, spec, opser, seed)
 	if err != nil {
 		return nil, err
@@ -280,6 +299,7 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*runOutcome, error
 		return nil, fmt.Errorf("cannot save results under %s: %w; pass --results-dir", root, err)
 	}
 	errs := &errorLog{counts: map[string]int64{}, w: rw}
+	sink.log.Store(errs)
 	fmt.Fprintf(a.stderr, "stampede %s: %s on %s (%s), %d workers, seed %d\n",
 		versionString(), gen.Meta().Name, strings.Join(src.endpoints, ","), src.where, src.workers, seed)
 	if cfg.MaxRate > 0 || rf.latency != "" {

@@ -76,7 +76,7 @@ func (a *app) openSource(ctx context.Context, spec runSpec, opser workload.Opser
 			return nil, err
 		}
 	}
-	load, err := opser.Ops(ctx, db, workload.OpsConfig{Concurrency: rf.concurrency, Seed: seed, Warn: a.warnf})
+	load, err := opser.Ops(ctx, db, workload.OpsConfig{Concurrency: rf.concurrency, Seed: seed, Warn: a.warnf, Error: spec.opErrors})
 	if err != nil {
 		return nil, err
 	}

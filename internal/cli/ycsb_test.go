@@ -120,6 +120,17 @@ func TestYCSBReadModifyWrite(t *testing.T) {
 	if !strings.Contains(r.stdout, "read_return_ok: ") {
 		t.Errorf("statuses not printed:\n%s", r.stdout)
 	}
+	// The batch layer recomputes the same total: the parts are not in it.
+	dir := regexp.MustCompile(`results saved in (\S+)`).FindStringSubmatch(r.stderr)[1]
+	rr := stampede(t, "report", dir, "--format", "json")
+	var view struct {
+		Total struct {
+			Count int64 `json:"count"`
+		} `json:"total"`
+	}
+	if err := json.Unmarshal([]byte(rr.stdout), &view); err != nil || view.Total.Count != sum.Total.Count {
+		t.Errorf("stampede report: total %d (%v), the run's %d", view.Total.Count, err, sum.Total.Count)
+	}
 
 	// YCSB's own report counts them the same way.
 	r = stampede(t, "run", "ycsb", "--workload", "f", "-p", "recordcount=1000", "--max-ops", "2000",

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -171,10 +172,11 @@ func (g *ycsb) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (wor
 	ql := workload.QueryLoad{Ops: layout.names, Classes: layout.classes, Workers: make([]workload.Worker, oc.Concurrency)}
 	conns := make([]sqlx.Conn, oc.Concurrency)
 	workers := make([]*worker, oc.Concurrency)
+	first := &firstErrors{warn: warn, log: oc.Error}
 	for i := range ql.Workers {
 		conns[i] = db.Conn(i, true)
 		w := newWorker(c, stmts, conns[i], randgen.New(oc.Seed, workerStream(i)), inserts, seq)
-		w.stopOnError, w.mismatch = g.stopOnError, mismatch
+		w.id, w.stopOnError, w.mismatch, w.firstErrors = i, g.stopOnError, mismatch, first
 		workers[i] = w
 		ql.Workers[i] = w.run
 	}
@@ -310,6 +312,10 @@ type worker struct {
 	// mismatch, when set, explains why reads find no rows: the table was
 	// loaded with other properties (see checkLastKey).
 	mismatch error
+	// firstErrors reports the statement errors.
+	firstErrors *firstErrors
+	// id is the worker's number.
+	id int
 
 	// thresholds[i] is the cumulative proportion of ops 0..i in units of
 	// 2^-53, with the last op of non-zero proportion and all after it at
@@ -485,7 +491,37 @@ func (w *worker) run(ctx context.Context) workload.Result {
 	if w.rec != nil {
 		w.rec.RecordError(op)
 	}
-	return workload.Result{Op: layout.fail[op][statusOf(op, err)]}
+	s := layout.fail[op][statusOf(op, err)]
+	w.firstErrors.report(w.id, op, s, err)
+	return workload.Result{Op: s}
+}
+
+// firstErrors reports failed statements (status ERROR): each to
+// OpsConfig.Error, which counts them by error code, and the first of each
+// series through OpsConfig.Warn, with its error. The run goes on, but the
+// causes are not lost.
+type firstErrors struct {
+	warn func(format string, args ...any)
+	log  func(worker int, op string, err error)
+	once [numSeries]sync.Once
+}
+
+// numSeries bounds the number of series (see seriesLayout).
+const numSeries = 32
+
+// report reports err, a failure of worker's series op recorded under
+// series s, if it is a statement error. It is safe for concurrent use.
+func (f *firstErrors) report(worker, op, s int, err error) {
+	if f == nil || !strings.HasSuffix(layout.names[s], PartSep+"error") {
+		return
+	}
+	if f.log != nil {
+		f.log(worker, layout.names[op], err)
+	}
+	f.once[s].Do(func() {
+		f.warn("%s failed: %v; the run goes on, as YCSB's does, recording such failures under %s (--stop-on-error ends it instead)",
+			strings.TrimSuffix(layout.names[s], PartSep+"error"), err, layout.names[s])
+	})
 }
 
 // explain adds to a read's ErrNotFound why rows are missing, when the
@@ -531,7 +567,9 @@ func (w *worker) recordPart(p, op int, err error, d time.Duration) {
 		return
 	}
 	w.rec.RecordError(layout.part[p])
-	w.rec.Record(layout.partFail[p][statusOf(op, err)], d)
+	s := layout.partFail[p][statusOf(op, err)]
+	w.rec.Record(s, d)
+	w.firstErrors.report(w.id, layout.part[p], s, err)
 }
 
 // timedScan is scan, recording the scan's latency per row returned

@@ -114,6 +114,9 @@ func newSeriesLayout() *seriesLayout {
 		}
 	}
 	l.perRecord = add(opNames[opScan]+PartSep+"per-record", workload.ClassOther)
+	if len(l.names) > numSeries {
+		panic("ycsb: more series than numSeries")
+	}
 	return l
 }
 
