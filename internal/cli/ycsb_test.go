@@ -235,6 +235,7 @@ func TestYCSBBadProperties(t *testing.T) {
 		{"insertstart beyond recordcount", []string{"-p", "recordcount=1000", "-p", "insertstart=2000"},
 			"insertstart (2000, from -p) is not below recordcount (1000), and no insertcount says how many keys this client loads"},
 		{"bad -p overridden", []string{"-p", "recordcount=abc", "--record-count", "100"}, `invalid recordcount "abc" (from -p): not an integer`},
+		{"YCSB's output is text", []string{"--output-style", "ycsb", "--format", "json"}, "--output-style ycsb is text: drop --format json"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := stampede(t, append(append([]string{"run", "ycsb"}, null...), tc.args...)...)

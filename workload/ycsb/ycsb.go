@@ -28,7 +28,7 @@ measurement.interval (op unless given).
   workload c  read 1                                   zipfian
   workload d  read 0.95, insert 0.05                   latest
   workload e  scan 0.95, insert 0.05 (maxscanlength 100, uniform) zipfian
-  workload f  read 0.5, readmodifywrite 0.5            zipfian
+  workload f  read 0.5, read-modify-write 0.5          zipfian
 
 Examples:
   stampede init ycsb --workload a 'postgresql://root@localhost:26257?sslmode=disable'
