@@ -354,6 +354,9 @@ type YCSBMeasurer interface {
 	// YCSBMeasure says where series (a name of QueryLoad.Ops) goes in
 	// YCSB's output.
 	YCSBMeasure(series string) YCSBMeasure
+	// YCSBPercentiles are the latency percentiles of the final report
+	// (YCSB's hdrhistogram.percentiles; nil for YCSB's 50, 95 and 99).
+	YCSBPercentiles() []float64
 }
 
 // YCSBMeasure is where a series goes in YCSB's output.

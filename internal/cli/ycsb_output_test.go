@@ -113,9 +113,18 @@ func TestYCSBMeasurementInterval(t *testing.T) {
 			checkGolden(t, "ycsb_"+name+".golden", shape(r.stdout))
 		})
 	}
+	// hdrhistogram.percentiles chooses the report's percentiles.
+	r := stampede(t, "run", "ycsb", "--driver", "null", "--max-ops", "5000", "-p", "hdrhistogram.percentiles=90,99.9",
+		"--output-style", "ycsb", "--results-dir", t.TempDir())
+	for _, want := range []string{"\n[READ], 90thPercentileLatency(us), ", "\n[READ], 99.9PercentileLatency(us), "} {
+		if !strings.Contains(r.stdout, want) || strings.Contains(r.stdout, "[READ], 50thPercentileLatency(us)") {
+			t.Errorf("hdrhistogram.percentiles=90,99.9: no %q, or another percentile:\n%s", want, r.stdout)
+		}
+	}
+
 	// Without a rate the intended start is the actual start: [READ] and
 	// [Intended-READ] are the same.
-	r := stampede(t, "run", "ycsb", "--driver", "null", "--max-ops", "5000", "-p", "measurement.interval=both",
+	r = stampede(t, "run", "ycsb", "--driver", "null", "--max-ops", "5000", "-p", "measurement.interval=both",
 		"--output-style", "ycsb", "--results-dir", t.TempDir())
 	rep := ycsbReport(t, r.stdout)
 	for _, m := range []string{"Operations", "MaxLatency(us)", "99thPercentileLatency(us)"} {

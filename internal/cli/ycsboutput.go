@@ -28,7 +28,9 @@ type ycsbOutput struct {
 	measured bool
 	primary  []bool
 	mode     string // op, intended or both
-	start    time.Time
+	// percentiles are those of the final report.
+	percentiles []float64
+	start       time.Time
 	// ops is the number of operations at the previous status line.
 	ops int64
 }
@@ -36,8 +38,8 @@ type ycsbOutput struct {
 // ycsbStatusPercentiles are the percentiles of YCSB's status lines.
 var ycsbStatusPercentiles = []float64{90, 99, 99.9, 99.99}
 
-// ycsbPercentiles are the percentiles of YCSB's final report
-// (hdrhistogram.percentiles' default).
+// ycsbPercentiles are the percentiles of YCSB's final report by default
+// (hdrhistogram.percentiles).
 var ycsbPercentiles = []float64{50, 95, 99}
 
 // ycsbMode maps --latency onto YCSB's measurement.interval.
@@ -56,6 +58,12 @@ func newYCSBOutput(stdout, stderr io.Writer, rf *runFlags, gen workload.Generato
 		mode: ycsbMode(rf.latency), start: start}
 	m, ok := gen.(workload.YCSBMeasurer)
 	o.measured = ok
+	o.percentiles = ycsbPercentiles
+	if ok {
+		if p := m.YCSBPercentiles(); len(p) > 0 {
+			o.percentiles = p
+		}
+	}
 	classified := len(load.Classes) == len(load.Ops)
 	for i, name := range load.Ops {
 		if ok {
@@ -208,5 +216,5 @@ func (o *ycsbOutput) interval(t stats.Tick, _ int64) {
 
 func (o *ycsbOutput) final(t stats.Tick, _ engine.Result, _ []report.Extra) {
 	accs, ops := o.collect(t, true)
-	_ = o.out.Final(t.End.Sub(t.CumStart), ops, ycsbMeasurements(accs, seen(accs), ycsbPercentiles, true))
+	_ = o.out.Final(t.End.Sub(t.CumStart), ops, ycsbMeasurements(accs, seen(accs), o.percentiles, true))
 }

@@ -65,6 +65,7 @@ var defaultProperties = map[string]string{
 	"zeropadding":               "1",
 	"measurement.interval":      "op",
 	"reportlatencyforeacherror": "false",
+	"hdrhistogram.percentiles":  "50,95,99",
 }
 
 // propertyKinds are the types of the properties that are not strings,
@@ -294,6 +295,8 @@ type config struct {
 	// reportEachError is YCSB's reportlatencyforeacherror: failed
 	// operations' latencies under OP-STATUS rather than OP-FAILED.
 	reportEachError bool
+	// percentiles are hdrhistogram.percentiles, for YCSB's report.
+	percentiles []float64
 	// fieldHistogram is the value length histogram of
 	// fieldlengthdistribution=histogram.
 	fieldHistogram *lengthHistogram
@@ -644,6 +647,14 @@ func parseConfig(props map[string]prop) (*config, error) {
 		}
 		c.warnings = append(c.warnings, fmt.Sprintf("operation proportions sum to %s, not 1: rescaled as YCSB does, to %s",
 			strconv.FormatFloat(sum, 'g', 12, 64), strings.Join(parts, " ")))
+	}
+	v := props["hdrhistogram.percentiles"]
+	for _, f := range strings.Split(v.value, ",") {
+		pct, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || !(pct > 0 && pct <= 100) {
+			return nil, fmt.Errorf("invalid hdrhistogram.percentiles %q (from %s): use percentiles in (0, 100] separated by commas, such as 50,95,99", v.value, v.from)
+		}
+		c.percentiles = append(c.percentiles, pct)
 	}
 	if c.fieldLengthDist == distHistogram {
 		v := props["fieldlengthhistogram"]

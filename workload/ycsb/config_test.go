@@ -259,6 +259,10 @@ func TestValidationErrors(t *testing.T) {
 		{[]string{"-p", "fieldlengthdistribution=histogram", "-p", "fieldlengthhistogram=testdata/workloada"},
 			`fieldlengthhistogram (from -p): testdata/workloada:1: the first line must be BlockSize<TAB>N with N a positive integer, not "# A YCSB-style core workload file for tests: an update-heavy mix"`},
 		{[]string{"-p", "measurement.interval=sometimes"}, `unknown measurement.interval "sometimes" (from -p): use op, intended or both`},
+		{[]string{"-p", "hdrhistogram.percentiles=50,ninety"},
+			`invalid hdrhistogram.percentiles "50,ninety" (from -p): use percentiles in (0, 100] separated by commas, such as 50,95,99`},
+		{[]string{"-p", "hdrhistogram.percentiles=0"},
+			`invalid hdrhistogram.percentiles "0" (from -p): use percentiles in (0, 100] separated by commas, such as 50,95,99`},
 		// A -p value is checked even when a flag overrides it.
 		{[]string{"-p", "recordcount=abc", "--record-count", "100"}, `invalid recordcount "abc" (from -p): not an integer`},
 		{[]string{"-p", "requestdistribution=pareto", "--request-distribution", "uniform"},

@@ -182,3 +182,12 @@ func (g *ycsb) YCSBMeasure(series string) workload.YCSBMeasure {
 	}
 	return m
 }
+
+// YCSBPercentiles implements the YCSBMeasurer interface:
+// hdrhistogram.percentiles.
+func (g *ycsb) YCSBPercentiles() []float64 {
+	if _, c := fromGenerator(g); c != nil {
+		return append([]float64(nil), c.percentiles...)
+	}
+	return nil
+}
