@@ -199,9 +199,17 @@ var _ IntGenerator = (*SkewedLatest)(nil)
 // basis grows, zeta is extended incrementally). It is safe for concurrent
 // use; the result is not.
 func NewSkewedLatest(basis *AcknowledgedCounter) *SkewedLatest {
+	return NewSkewedLatestConstant(basis, ZipfianConstant)
+}
+
+// NewSkewedLatestConstant is NewSkewedLatest with the zipfian constant
+// constant in [0, 1) instead of ZipfianConstant (YCSB's is fixed). It
+// panics if constant is out of range. It is safe for concurrent use; the
+// result is not.
+func NewSkewedLatestConstant(basis *AcknowledgedCounter, constant float64) *SkewedLatest {
 	n := max(basis.Last(), 1)
 	s := &SkewedLatest{basis: basis}
-	s.zipf.init("NewSkewedLatest", 0, n-1, ZipfianConstant, Zeta(n, ZipfianConstant))
+	s.zipf.init("NewSkewedLatest", 0, n-1, constant, Zeta(n, constant))
 	return s
 }
 

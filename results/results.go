@@ -73,7 +73,8 @@ type View struct {
 	// the order of the runs' series.
 	Ops []OpView `json:"ops"`
 	// Total merges the operations: the "transaction" series alone when
-	// there is one, otherwise every operation series.
+	// there is one, otherwise every operation series but the parts
+	// (IsPart).
 	Total stats.Summary `json:"total"`
 	// Series are the other series that saw an operation: under a target
 	// rate, each operation's "<op>.service" and "<op>.lag".
@@ -289,7 +290,7 @@ func Recompute(runs []*runlog.Run, w Window) (View, []error, error) {
 			continue
 		}
 		view.Ops = append(view.Ops, OpView{Name: name, Summary: stats.Summarize(a.hist, a.errors, period)})
-		if !transactions || name == TransactionSeries {
+		if (!transactions || name == TransactionSeries) && !IsPart(name) {
 			stats.Merge(total, a.hist)
 			totalErrs += a.errors
 		}
@@ -343,6 +344,13 @@ func covered(spans []span) time.Duration {
 func IsOp(series string) bool {
 	return !strings.HasSuffix(series, ServiceSuffix) && !strings.HasSuffix(series, LagSuffix)
 }
+
+// IsPart reports whether an operation series, named OP/PART, holds part of
+// what an operation did (YCSB's failed reads, read/not_found; the read of a
+// read-modify-write, read-modify-write/read): it is listed with the
+// operations but never counted in the total, which counts each operation
+// once, as the live figures do.
+func IsPart(series string) bool { return strings.Contains(series, "/") }
 
 // bounds returns the instants delimiting run's window; to is zero for no
 // upper bound. A window given as --from not before --to is a *WindowError.

@@ -6,6 +6,7 @@ import (
 	"github.com/stampede-bench/stampede/engine"
 	"github.com/stampede-bench/stampede/fleet"
 	"github.com/stampede-bench/stampede/report"
+	"github.com/stampede-bench/stampede/results"
 	"github.com/stampede-bench/stampede/stats"
 	"github.com/stampede-bench/stampede/telemetry"
 	"github.com/stampede-bench/stampede/workload"
@@ -27,10 +28,21 @@ type Display struct {
 	Ops int
 }
 
-// newDisplay lays out the headline series for the latency mode.
+// newDisplay lays out the headline series for the latency mode. When the
+// workload classifies its operations, only whole transactions
+// (ClassTransaction) count towards the total.
+//
+// Nor does a series named OP/PART (results.IsPart: a failure status, a
+// part of a larger operation) count. The statements, recorded through the
+// Recorder, hold service times: under a rate they have no service series
+// of their own, and are shown from their own whatever the mode.
 func newDisplay(ops []string, classes []workload.OpClass, rated bool, mode string) Display {
 	d := Display{Ops: len(ops)}
-	counts := func(i int) bool { return len(classes) != len(ops) || classes[i] == workload.ClassTransaction }
+	classified := len(classes) == len(ops)
+	counts := func(i int) bool {
+		return (!classified || classes[i] == workload.ClassTransaction) && !results.IsPart(ops[i])
+	}
+	statement := func(i int) bool { return classified && classes[i] != workload.ClassTransaction }
 	add := func(i int, name string, counted bool) {
 		d.Series = append(d.Series, i)
 		d.Names = append(d.Names, name)
@@ -38,7 +50,7 @@ func newDisplay(ops []string, classes []workload.OpClass, rated bool, mode strin
 	}
 	for i, op := range ops {
 		switch {
-		case !rated || mode == "" || mode == LatencyIntended:
+		case !rated || mode == "" || mode == LatencyIntended || statement(i):
 			add(i, op, counts(i))
 		case mode == LatencyService:
 			add(len(ops)+i, op, counts(i))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -146,6 +147,8 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 		}
 		if spec.Latency == "" {
 			spec.Latency = rd.Latency
+		} else if rd.Latency != "" && rd.Latency != spec.Latency && spec.Log != nil {
+			fmt.Fprintf(spec.Log, "warning: --latency %s overrides the workload's own, %s (YCSB's measurement.interval)\n", spec.Latency, rd.Latency)
 		}
 		if spec.Concurrency == 0 && rd.Concurrency > 0 {
 			spec.Concurrency = rd.Concurrency
@@ -422,7 +425,11 @@ func (r *Run) finish() (*Result, error) {
 	case res.Err != nil:
 		status = "failed"
 		sum.Error = res.Err.Error()
-		runErr = fmt.Errorf("run stopped by an error: %s: pass --tolerate-errors to keep going; results saved in %s", res.Err.Error(), r.rw.Dir())
+		hint := "pass --tolerate-errors to keep going"
+		if errors.Is(res.Err, workload.ErrLoadMismatch) {
+			hint = "the run does not match the load"
+		}
+		runErr = fmt.Errorf("run stopped by an error: %s: %s; results saved in %s", res.Err.Error(), hint, r.rw.Dir())
 	case res.Interrupted:
 		status = "interrupted"
 		runErr = ErrInterrupted

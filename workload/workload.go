@@ -2,6 +2,7 @@ package workload
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -135,6 +136,12 @@ type Result struct {
 	// (keying and think times). The pause is not part of any latency.
 	Wait time.Duration
 }
+
+// ErrLoadMismatch marks an operation's error caused by a run configured
+// differently from the load (a YCSB recordcount larger than the table
+// loaded): going on would not help, so the run's error says what to
+// change rather than suggesting --tolerate-errors.
+var ErrLoadMismatch = errors.New("the run's properties do not match the load")
 
 // Worker performs one operation per call. A Worker is used by one
 // goroutine only; its state lives in the closure.
@@ -403,6 +410,32 @@ type Figure struct {
 	Value float64
 	// Text is how it reads in the summary, such as "1,234.5 (97.3% efficiency)".
 	Text string
+}
+
+// YCSBMeasurer is a Generator whose series map onto YCSB's measurements,
+// for --output-style ycsb (without it, each operation is its own
+// measurement, its name in upper case, and its errors Return=ERROR).
+type YCSBMeasurer interface {
+	Generator
+	// YCSBMeasure says where series (a name of QueryLoad.Ops) goes in
+	// YCSB's output.
+	YCSBMeasure(series string) YCSBMeasure
+	// YCSBPercentiles are the latency percentiles of the final report
+	// (YCSB's hdrhistogram.percentiles; nil for YCSB's 50, 95 and 99).
+	YCSBPercentiles() []float64
+}
+
+// YCSBMeasure is where a series goes in YCSB's output.
+type YCSBMeasure struct {
+	// Latency is the measurement its latencies go to, such as "READ" or
+	// "READ-FAILED"; "" for none.
+	Latency string
+	// OpOnly says YCSB measures it from the operation's actual start
+	// only, never from its intended start (SCAN-LATENCY-PER-RECORD).
+	OpOnly bool
+	// Counted and Status are the measurement and status its operations
+	// count under in Return= lines ("READ", "NOT_FOUND"); "" for none.
+	Counted, Status string
 }
 
 // AfterRunChecker is a Generator whose consistency checks run after every

@@ -77,7 +77,7 @@ func TestBadInput(t *testing.T) {
 	badProps := writeFile(t, "recordcount=100\nthis line has no separator at all =\n")
 	_ = badProps
 	malformed := writeFile(t, "recordcount=abc\n")
-	sum := writeFile(t, "readproportion=0.5\nupdateproportion=0.4\n")
+	sum := writeFile(t, "readproportion=0\nupdateproportion=0\n") // all 0; other sums are rescaled, as YCSB's
 	null := []string{"--driver", "null"}
 	for _, tc := range []struct {
 		name string
@@ -112,7 +112,7 @@ func TestBadInput(t *testing.T) {
 		{"bad port", []string{"run", "ycsb", "postgresql://u:topsecret@h:notaport/db"}, 2, "malformed connection URL"},
 		{"missing property file", []string{"run", "ycsb", "-P", "/nonexistent/workloada"}, 2, "/nonexistent/workloada"},
 		{"malformed property", []string{"run", "ycsb", "-P", malformed}, 2, "recordcount"},
-		{"proportions", []string{"run", "ycsb", "-P", sum}, 2, "sum"},
+		{"proportions", []string{"run", "ycsb", "-P", sum}, 2, "operation proportions are all 0"},
 		{"bad -p", []string{"run", "ycsb", "-p", "requestdistribution=gaussian"}, 2, "gaussian"},
 		{"unknown workload letter", []string{"run", "ycsb", "--workload", "z"}, 2, `"z"`},
 		{"unreachable server", []string{"run", "ycsb", "--duration", "1s", "postgresql://u:topsecret@127.0.0.1:1/db?connect_timeout=2"}, 1, "cannot connect to 127.0.0.1:1"},

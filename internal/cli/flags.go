@@ -181,7 +181,7 @@ func (r *runFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&r.promListen, "prometheus-listen", "", "like --prometheus-port with a full address, such as 127.0.0.1:9090")
 	r.tel.register(fs)
 	r.lim.register(fs)
-	fs.StringVar(&r.outputStyle, "output-style", "stampede", "output style: stampede, or sysbench (sysbench's interval lines and final report)")
+	fs.StringVar(&r.outputStyle, "output-style", "stampede", "output style: stampede, sysbench (sysbench's interval lines and final report) or ycsb (YCSB's status lines on stderr and its [OVERALL], [READ], ... report)")
 	fs.IntVar(&r.timeSecs, "time", 0, "sysbench's name for --duration, in seconds")
 	fs.Float64Var(&r.rate, "rate", 0, "sysbench's name for --max-rate")
 	fs.IntVar(&r.reportInterval, "report-interval", 0, "sysbench's intermediate report interval in seconds (0: none); sets --display-every")
@@ -255,12 +255,12 @@ func (r *runFlags) resolve(fs *pflag.FlagSet) error {
 		return usagef("bad --gc-headroom: %v (0 keeps Go's default pacing)", err)
 	}
 	switch r.outputStyle {
-	case "stampede", "sysbench":
+	case "stampede", "sysbench", "ycsb":
 	default:
-		return usagef("unknown --output-style %q: use stampede or sysbench", r.outputStyle)
+		return usagef("unknown --output-style %q: use stampede, sysbench or ycsb", r.outputStyle)
 	}
-	if r.outputStyle == "sysbench" && r.format == "json" {
-		return usagef("--output-style sysbench is text: drop --format json")
+	if r.outputStyle != "stampede" && r.format == "json" {
+		return usagef("--output-style %s is text: drop --format json", r.outputStyle)
 	}
 	if err := r.tel.check(); err != nil {
 		return err

@@ -138,7 +138,7 @@ func TestYCSBCoreWorkloads(t *testing.T) {
 		"c": {"read": 1},
 		"d": {"read": 0.95, "insert": 0.05},
 		"e": {"scan": 0.95, "insert": 0.05},
-		"f": {"read": 0.5, "readmodifywrite": 0.5},
+		"f": {"read": 0.5, "read-modify-write": 0.5},
 	}
 	for _, letter := range []string{"a", "b", "c", "d", "e", "f"} {
 		t.Run("workload="+letter, func(t *testing.T) {
@@ -157,8 +157,25 @@ func TestYCSBCoreWorkloads(t *testing.T) {
 			}
 			counts, _ := ndjsonFinal(t, r.stdout)
 			var total int64
-			for _, n := range counts {
+			parts := map[string]int64{}
+			for op, n := range counts {
+				if strings.Contains(op, "/") { // a part: failed operations, a read-modify-write's read
+					parts[op] = n
+					delete(counts, op)
+					continue
+				}
 				total += n
+			}
+			for op, n := range parts {
+				if (op != "read-modify-write/read" && op != "read-modify-write/update" && op != "scan/per-record") || n == 0 {
+					t.Errorf("unexpected series %s (%d)", op, n)
+				}
+			}
+			if rmw := counts["read-modify-write"]; parts["read-modify-write/read"] != rmw || parts["read-modify-write/update"] != rmw {
+				t.Errorf("%d read-modify-writes, %d reads and %d updates of them", rmw, parts["read-modify-write/read"], parts["read-modify-write/update"])
+			}
+			if letter == "e" && parts["scan/per-record"] == 0 {
+				t.Errorf("workload e recorded no scan/per-record")
 			}
 			if total < 500 {
 				t.Fatalf("only %d operations in 3s: %v", total, counts)

@@ -35,6 +35,9 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*run.Result, error
 	if _, ok := gen.(workload.Opser); !ok {
 		return nil, usagef("workload %s cannot be run", gen.Meta().Name)
 	}
+	if rf.outputStyle == "ycsb" && rf.latency == "" {
+		rf.latency = run.LatencyService // YCSB's measurement.interval=op
+	}
 	for _, w := range rf.warnings {
 		fmt.Fprintf(a.stderr, "warning: %s\n", w)
 	}
@@ -91,6 +94,8 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*run.Result, error
 		s.Fleet = f
 	}
 	switch {
+	case rf.outputStyle == "ycsb":
+		s.Observers = []run.Observer{&output.YCSB{W: a.stdout, Status: a.stderr, Workload: gen, Latency: rf.latency}}
 	case rf.outputStyle == "sysbench":
 		s.Observers = []run.Observer{&output.Sysbench{W: a.stdout, Version: run.VersionString(), ReportEvery: rf.reportInterval,
 			Percentile: rf.percentile, Histogram: rf.histogram}}

@@ -21,7 +21,7 @@ const (
 )
 
 // opNames are the operation names, indexed by op.
-var opNames = [numOps]string{"read", "update", "insert", "scan", "readmodifywrite"}
+var opNames = [numOps]string{"read", "update", "insert", "scan", "read-modify-write"}
 
 // opProperties are the proportion properties, indexed by op.
 var opProperties = [numOps]string{
@@ -43,6 +43,7 @@ var defaultProperties = map[string]string{
 	"fieldlength":               "100",
 	"minfieldlength":            "1",
 	"fieldlengthdistribution":   "constant",
+	"fieldlengthhistogram":      "hist.txt",
 	"readallfields":             "true",
 	"writeallfields":            "false",
 	"readproportion":            "0.95",
@@ -63,6 +64,31 @@ var defaultProperties = map[string]string{
 	"scanlengthdistribution":    "uniform",
 	"zeropadding":               "1",
 	"measurement.interval":      "op",
+	"reportlatencyforeacherror": "false",
+	"hdrhistogram.percentiles":  "50,95,99",
+}
+
+// propertyKinds are the types of the properties that are not strings,
+// so that every -p value is checked as it is given, even one a later
+// source overrides.
+var propertyKinds = map[string]flagKind{
+	"recordcount": kindInt, "insertstart": kindInt, "insertcount": kindInt, "operationcount": kindInt,
+	"fieldcount": kindInt, "fieldlength": kindInt, "minfieldlength": kindInt, "zeropadding": kindInt,
+	"minscanlength": kindInt, "maxscanlength": kindInt,
+	"readproportion": kindFloat, "updateproportion": kindFloat, "insertproportion": kindFloat,
+	"scanproportion": kindFloat, "readmodifywriteproportion": kindFloat, "zipfianconstant": kindFloat,
+	"hotspotdatafraction": kindFloat, "hotspotopnfraction": kindFloat,
+	"exponential.percentile": kindFloat, "exponential.frac": kindFloat,
+	"readallfields": kindBool, "writeallfields": kindBool, "reportlatencyforeacherror": kindBool,
+}
+
+// propertyChoices are the values each choice property takes.
+var propertyChoices = map[string][]string{
+	"fieldlengthdistribution": {distConstant, distUniform, distZipfian, distHistogram},
+	"requestdistribution":     {distUniform, distZipfian, distLatest, distHotspot, distExponential, distSequential},
+	"insertorder":             {"hashed", "ordered"},
+	"scanlengthdistribution":  {distUniform, distZipfian},
+	"measurement.interval":    {"op", "intended", "both"},
 }
 
 // knownWithoutDefault are the properties read that have no fixed default.
@@ -167,7 +193,7 @@ var propertyFlags = []propertyFlag{
 	{name: "min-field-length", property: "minfieldlength", kind: kindInt, def: "1",
 		usage: "minimum value length of the uniform and zipfian length distributions (minfieldlength)"},
 	{name: "field-length-distribution", property: "fieldlengthdistribution", kind: kindString, def: "constant",
-		usage: "value length distribution: constant, uniform or zipfian (fieldlengthdistribution)"},
+		usage: "value length distribution: constant, uniform, zipfian or histogram (of the file fieldlengthhistogram) (fieldlengthdistribution)"},
 	{name: "insert-order", property: "insertorder", kind: kindString, def: "hashed",
 		usage: "key names from hashed or ordered key numbers (insertorder)"},
 	{name: "zero-padding", property: "zeropadding", kind: kindInt, def: "1",
@@ -188,8 +214,8 @@ var propertyFlags = []propertyFlag{
 		usage: "proportion of read-modify-writes (readmodifywriteproportion; default per --workload)"},
 	{name: "request-distribution", property: "requestdistribution", kind: kindString, runtimeOnly: true,
 		usage: "key distribution: uniform, zipfian, latest, hotspot, exponential or sequential (requestdistribution; default per --workload)"},
-	{name: "zipfian-constant", property: "zipfianconstant", kind: kindFloat, def: "0.99", runtimeOnly: true,
-		usage: "skew of the zipfian request distribution (zipfianconstant)"},
+	{name: "zipfian-constant", property: "zipfianconstant", kind: kindFloat, def: "0.99",
+		usage: "skew of every zipfian draw: the zipfian and latest request distributions, zipfian scan and value lengths (zipfianconstant; not a YCSB property)"},
 	{name: "hotspot-data-fraction", property: "hotspotdatafraction", kind: kindFloat, def: "0.2", runtimeOnly: true,
 		usage: "fraction of keys in the hot set (hotspotdatafraction)"},
 	{name: "hotspot-opn-fraction", property: "hotspotopnfraction", kind: kindFloat, def: "0.8", runtimeOnly: true,
@@ -230,6 +256,7 @@ const (
 	distHotspot     = "hotspot"
 	distExponential = "exponential"
 	distSequential  = "sequential"
+	distHistogram   = "histogram"
 )
 
 // config is the resolved, validated configuration.
@@ -262,7 +289,20 @@ type config struct {
 	// measurementSet is true when measurement.interval was given (not
 	// YCSB's default).
 	measurementSet bool
-	dataSeed       uint64
+	// operationCountSet is true when operationcount was given (0 is
+	// then YCSB's "no limit").
+	operationCountSet bool
+	// reportEachError is YCSB's reportlatencyforeacherror: failed
+	// operations' latencies under OP-STATUS rather than OP-FAILED.
+	reportEachError bool
+	// percentiles are hdrhistogram.percentiles, for YCSB's report.
+	percentiles []float64
+	// fieldHistogram is the value length histogram of
+	// fieldlengthdistribution=histogram.
+	fieldHistogram *lengthHistogram
+	// warnings are parseConfig's non-fatal findings.
+	warnings []string
+	dataSeed uint64
 	// tenant is the tenant whose rows the workload works on (0: none);
 	// tenantArg is it as bound to statements and rows.
 	tenant    int
@@ -282,14 +322,24 @@ func (g *ycsb) resolve() (*config, []string, error) {
 		props[k] = prop{v, "default"}
 	}
 	var warnings []string
-	set := func(key, value, from string) {
+	set := func(key, value, from string) error {
 		if _, ok := defaultProperties[key]; !ok && !knownWithoutDefault[key] {
 			if w := unknownPropertyWarning(key, value, from); w != "" {
 				warnings = append(warnings, w)
 			}
-			return
+			return nil
+		}
+		if from == "-p" {
+			// Checked now: a flag may override it, but a malformed
+			// value is a mistake all the same.
+			if err := checkValue(key, prop{value, from}); err != nil {
+				return err
+			}
+		} else if old := props[key]; old.from == "-p" && old.value != value {
+			warnings = append(warnings, fmt.Sprintf("%s overrides -p %s=%s: using %s=%s", from, key, old.value, key, value))
 		}
 		props[key] = prop{value, from}
+		return nil
 	}
 
 	letter := strings.TrimPrefix(strings.ToLower(strings.TrimSpace(g.workloadLetter)), "workload")
@@ -304,7 +354,7 @@ func (g *ycsb) resolve() (*config, []string, error) {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			set(k, core[k], "--workload "+letter)
+			_ = set(k, core[k], "--workload "+letter)
 		}
 	}
 	for _, file := range g.propFiles {
@@ -313,7 +363,7 @@ func (g *ycsb) resolve() (*config, []string, error) {
 			return nil, nil, err
 		}
 		for _, e := range entries {
-			set(e.key, e.value, fmt.Sprintf("%s:%d", file, e.line))
+			_ = set(e.key, e.value, fmt.Sprintf("%s:%d", file, e.line))
 		}
 	}
 	for _, kv := range g.props {
@@ -322,7 +372,9 @@ func (g *ycsb) resolve() (*config, []string, error) {
 		if !ok || k == "" {
 			return nil, nil, fmt.Errorf("malformed -p %q: expected key=value", kv)
 		}
-		set(k, strings.TrimSpace(v), "-p")
+		if err := set(k, strings.TrimSpace(v), "-p"); err != nil {
+			return nil, nil, err
+		}
 	}
 	for _, pf := range propertyFlags {
 		f := g.flags.Lookup(pf.name)
@@ -333,17 +385,41 @@ func (g *ycsb) resolve() (*config, []string, error) {
 		if pf.convert != nil {
 			v = pf.convert(v)
 		}
-		set(pf.property, v, "--"+pf.name)
+		_ = set(pf.property, v, "--"+pf.name)
 	}
 
 	cfg, err := parseConfig(props)
 	if err != nil {
 		return nil, nil, err
 	}
+	warnings = append(warnings, cfg.warnings...)
 	cfg.dataSeed = g.dataSeed
 	cfg.setTenant(g.tenant)
 	cfg.measurementSet = props["measurement.interval"].from != "default"
 	return cfg, warnings, nil
+}
+
+// checkValue checks that v parses as key's type, or is one of its
+// choices.
+func checkValue(key string, v prop) error {
+	p := &propParser{props: map[string]prop{key: v}}
+	kind, ok := propertyKinds[key]
+	if !ok {
+		kind = kindString
+	}
+	switch kind {
+	case kindInt:
+		p.int(key)
+	case kindFloat:
+		p.float(key)
+	case kindBool:
+		p.bool(key)
+	default:
+		if choices, ok := propertyChoices[key]; ok {
+			p.choice(key, choices...)
+		}
+	}
+	return p.err
 }
 
 // unknownPropertyWarning is the warning for a property stampede does not
@@ -459,20 +535,21 @@ func parseConfig(props map[string]prop) (*config, error) {
 		insertStart:         p.int("insertstart"),
 		fieldLength:         p.int("fieldlength"),
 		minFieldLength:      p.int("minfieldlength"),
-		fieldLengthDist:     p.choice("fieldlengthdistribution", distConstant, distUniform, distZipfian),
+		fieldLengthDist:     p.choice("fieldlengthdistribution", propertyChoices["fieldlengthdistribution"]...),
 		readAllFields:       p.bool("readallfields"),
 		writeAllFields:      p.bool("writeallfields"),
-		requestDist:         p.choice("requestdistribution", distUniform, distZipfian, distLatest, distHotspot, distExponential, distSequential),
+		requestDist:         p.choice("requestdistribution", propertyChoices["requestdistribution"]...),
 		zipfianConstant:     p.float("zipfianconstant"),
 		hotspotData:         p.float("hotspotdatafraction"),
 		hotspotOpn:          p.float("hotspotopnfraction"),
 		expPercentile:       p.float("exponential.percentile"),
 		expFrac:             p.float("exponential.frac"),
-		insertOrdered:       p.choice("insertorder", "hashed", "ordered") == "ordered",
+		insertOrdered:       p.choice("insertorder", propertyChoices["insertorder"]...) == "ordered",
 		minScanLength:       p.int("minscanlength"),
 		maxScanLength:       p.int("maxscanlength"),
-		scanLengthDist:      p.choice("scanlengthdistribution", distUniform, distZipfian),
-		measurementInterval: p.choice("measurement.interval", "op", "intended", "both"),
+		scanLengthDist:      p.choice("scanlengthdistribution", propertyChoices["scanlengthdistribution"]...),
+		measurementInterval: p.choice("measurement.interval", propertyChoices["measurement.interval"]...),
+		reportEachError:     p.bool("reportlatencyforeacherror"),
 	}
 	fieldCount := p.int("fieldcount")
 	zeroPadding := p.int("zeropadding")
@@ -486,6 +563,7 @@ func parseConfig(props map[string]prop) (*config, error) {
 	}
 	if _, ok := props["operationcount"]; ok {
 		c.operationCount = p.int("operationcount")
+		c.operationCountSet = true
 		p.atLeast("operationcount", c.operationCount, 0)
 	}
 	if p.err != nil {
@@ -518,13 +596,18 @@ func parseConfig(props map[string]prop) (*config, error) {
 			maxKeyLength-len(keyPrefix), zeroPadding, props["zeropadding"].from, maxKeyLength)
 	}
 	c.zeroPadding = int(zeroPadding)
+	if _, ok := props["insertcount"]; !ok && c.insertStart >= c.recordCount {
+		return nil, fmt.Errorf("insertstart (%d, from %s) is not below recordcount (%d), and no insertcount says how many keys this client loads: "+
+			"give recordcount as the whole table's count and insertcount as this client's share",
+			c.insertStart, props["insertstart"].from, c.recordCount)
+	}
 	if c.insertCount < 1 {
 		return nil, fmt.Errorf("insertcount must be at least 1, not %d (from %s)", c.insertCount, fromOr(props, "insertcount", "recordcount - insertstart"))
 	}
 	if c.insertStart+c.insertCount > c.recordCount {
 		return nil, fmt.Errorf("insertstart (%d) + insertcount (%d) exceeds recordcount (%d)", c.insertStart, c.insertCount, c.recordCount)
 	}
-	if c.fieldLengthDist != distConstant && c.minFieldLength > c.fieldLength {
+	if (c.fieldLengthDist == distUniform || c.fieldLengthDist == distZipfian) && c.minFieldLength > c.fieldLength {
 		return nil, fmt.Errorf("minfieldlength (%d) exceeds fieldlength (%d)", c.minFieldLength, c.fieldLength)
 	}
 	if c.minFieldLength < 1 {
@@ -549,13 +632,37 @@ func parseConfig(props map[string]prop) (*config, error) {
 		}
 		sum += f
 	}
+	if sum == 0 {
+		return nil, fmt.Errorf("operation proportions are all 0: give at least one of %s a positive value", strings.Join(opProperties[:], ", "))
+	}
 	if sum < 1-1e-9 || sum > 1+1e-9 {
-		parts := make([]string, numOps)
+		// As YCSB's DiscreteGenerator, which divides each weight by
+		// their sum.
+		parts := make([]string, 0, numOps)
 		for i, f := range c.proportions {
-			parts[i] = opNames[i] + "=" + formatFloat(f)
+			c.proportions[i] = f / sum
+			if f > 0 {
+				parts = append(parts, opNames[i]+"="+strconv.FormatFloat(c.proportions[i], 'g', 4, 64))
+			}
 		}
-		return nil, fmt.Errorf("operation proportions sum to %s, not 1: %s",
-			strconv.FormatFloat(sum, 'g', 12, 64), strings.Join(parts, " "))
+		c.warnings = append(c.warnings, fmt.Sprintf("operation proportions sum to %s, not 1: rescaled as YCSB does, to %s",
+			strconv.FormatFloat(sum, 'g', 12, 64), strings.Join(parts, " ")))
+	}
+	v := props["hdrhistogram.percentiles"]
+	for _, f := range strings.Split(v.value, ",") {
+		pct, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || !(pct > 0 && pct <= 100) {
+			return nil, fmt.Errorf("invalid hdrhistogram.percentiles %q (from %s): use percentiles in (0, 100] separated by commas, such as 50,95,99", v.value, v.from)
+		}
+		c.percentiles = append(c.percentiles, pct)
+	}
+	if c.fieldLengthDist == distHistogram {
+		v := props["fieldlengthhistogram"]
+		h, err := readLengthHistogram(v.value)
+		if err != nil {
+			return nil, fmt.Errorf("fieldlengthhistogram (from %s): %v", v.from, err)
+		}
+		c.fieldHistogram = h
 	}
 	return c, nil
 }
@@ -570,15 +677,25 @@ func fromOr(props map[string]prop, key, def string) string {
 func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
 // expectedNewKeys is CoreWorkload's allowance of inserted keys in the
-// zipfian key range: operationcount * insertproportion * 2, with
-// operationcount taken as recordcount when not given (runs are usually
-// bounded by time, not by a count).
+// zipfian key range: operationcount * insertproportion * 2, from the
+// operationcount given (0 included, YCSB's "no limit", which allows
+// none), or recordcount when none is (YCSB then refuses the zipfian;
+// stampede's runs are usually bounded by time, not by a count).
 func (c *config) expectedNewKeys() int64 {
 	ops := c.operationCount
-	if ops == 0 {
+	if !c.operationCountSet {
 		ops = c.recordCount
 	}
 	return int64(float64(ops) * c.proportions[opInsert] * 2)
+}
+
+// maxFieldLength is the longest value the field length distribution
+// draws.
+func (c *config) maxFieldLength() int64 {
+	if c.fieldHistogram != nil {
+		return c.fieldHistogram.max()
+	}
+	return c.fieldLength
 }
 
 // fieldName returns the name of field i.

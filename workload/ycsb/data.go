@@ -157,7 +157,9 @@ func (c *config) newFieldLengths() fieldLengths {
 	case distUniform:
 		return fieldLengths{gen: randgen.NewUniform(c.minFieldLength, c.fieldLength)}
 	case distZipfian:
-		return fieldLengths{gen: randgen.NewZipfian(c.minFieldLength, c.fieldLength, randgen.ZipfianConstant)}
+		return fieldLengths{gen: randgen.NewZipfian(c.minFieldLength, c.fieldLength, c.zipfianConstant)}
+	case distHistogram:
+		return fieldLengths{gen: c.fieldHistogram}
 	}
 	return fieldLengths{constant: c.fieldLength}
 }

@@ -26,20 +26,46 @@
 //     when given.
 //
 // Unknown properties are ignored with a warning ([Warnings]), as YCSB
-// ignores properties no component reads. A given operationcount is
-// reported by [OperationCount] so the CLI can use it as --max-ops, and
-// measurement.interval by [MeasurementInterval].
+// ignores properties no component reads; a -p value is checked even when
+// a flag overrides it, and the override is a warning. A given
+// operationcount is reported by [OperationCount] so the CLI can use it as
+// --max-ops, and measurement.interval by [MeasurementInterval].
 //
 // # Operations
 //
 // The operations are, in this order (their index is Result.Op): read,
-// update, insert, scan and readmodifywrite, chosen per call by cumulative
-// proportion. Keys are chosen as CoreWorkload chooses them: uniform,
-// zipfian (scrambled, over the loaded keys plus the expected new ones),
-// latest (skewed towards the most recent insert), hotspot, exponential or
-// sequential, redrawing any key beyond the last acknowledged insert. Inserts
-// take their key numbers from one counter shared by all workers, which
-// starts after the rows already in the table.
+// update, insert, scan and read-modify-write, chosen per call by
+// cumulative proportion (rescaled, as YCSB's DiscreteGenerator does, when
+// the proportions do not sum to 1). Keys are chosen as CoreWorkload
+// chooses them: uniform, zipfian (scrambled, over the loaded keys plus the
+// expected new ones), latest (skewed towards the most recent insert),
+// hotspot, exponential or sequential, redrawing any key beyond the last
+// acknowledged insert; zipfianconstant applies to every zipfian draw.
+//
+// A failed operation does not end the run (unless --stop-on-error): as
+// YCSB records it, its latency goes to its status's series
+// (read/not_found, update/unexpected_state, insert/error, ...: YCSB's
+// READ-FAILED with Return=NOT_FOUND) and it counts as an error of its
+// operation. A read-modify-write's read and update are recorded as its
+// parts (read-modify-write/read, read-modify-write/update), and the
+// update runs whatever the read found; scan/per-record is a scan's
+// latency per row (YCSB's SCAN-LATENCY-PER-RECORD). Series named
+// OP/PART never count towards a run's total (see [PartSep]). The
+// statuses are the workload's figures (read_return_ok, ...), and
+// YCSBMeasure maps the series onto YCSB's measurements for
+// --output-style ycsb.
+//
+// # Inserts and clients that split the table
+//
+// Inserts take own indexes from one counter shared by all workers (see
+// config.keyNumber): a client that loads the whole table inserts
+// recordcount, recordcount+1, ..., after the rows already in it, so
+// repeated runs with inserts do not collide. A client that loads a share
+// of it (insertstart, insertcount, YCSB's way of splitting a load among
+// clients) inserts into stripes of its own range beyond recordcount and
+// chooses keys among its own only, so several such clients running
+// workload d at once neither collide nor read keys another has yet to
+// insert; each continues after its own inserts of earlier runs.
 //
 // # Determinism
 //

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -164,11 +165,53 @@ func TestPostgres(t *testing.T) {
 				}
 				defer func() { _ = ql.Close(ctx) }()
 				for i := 0; i < 2000; i++ {
-					if res := ql.Workers[i%4](ctx); res.Err != nil {
-						t.Fatalf("run %d call %d: %s: %v", run, i, opNames[res.Op], res.Err)
+					if res := ql.Workers[i%4](ctx); res.Err != nil || res.Op >= numOps {
+						t.Fatalf("run %d call %d: %s: %v", run, i, ql.Ops[res.Op], res.Err)
 					}
 				}
 			}()
+		}
+	})
+
+	// Two clients that split the table run workload d at once, twice:
+	// every read finds its row and no insert collides.
+	t.Run("workload d split", func(t *testing.T) {
+		for run := 0; run < 2; run++ {
+			before := countRows(t, db)
+			var wg sync.WaitGroup
+			var inserts [2]int
+			var mu sync.Mutex
+			for client, start := range []int{0, records / 2} {
+				g, _ := newConfig(t, append(base, "--workload", "d", "--insert-start", fmt.Sprint(start),
+					"--insert-count", fmt.Sprint(records/2))...)
+				ql, err := g.Ops(ctx, db, workload.OpsConfig{Concurrency: 3, Seed: uint64(run)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for w := range ql.Workers {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						for i := 0; i < 1000; i++ {
+							res := ql.Workers[w](ctx)
+							if res.Err != nil || res.Op >= numOps {
+								t.Errorf("client at %d, run %d, worker %d: %s: %v", start, run, w, ql.Ops[res.Op], res.Err)
+								return
+							}
+							if res.Op == opInsert {
+								mu.Lock()
+								inserts[client]++
+								mu.Unlock()
+							}
+						}
+					}()
+				}
+				defer func() { _ = ql.Close(ctx) }()
+			}
+			wg.Wait()
+			if after := countRows(t, db); after != before+int64(inserts[0]+inserts[1]) || inserts[0] == 0 || inserts[1] == 0 {
+				t.Errorf("run %d: %d rows after %v inserts, %d before", run, after, inserts, before)
+			}
 		}
 	})
 

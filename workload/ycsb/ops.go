@@ -7,7 +7,9 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/stampede-bench/stampede/dialect"
 	"github.com/stampede-bench/stampede/internal/cacheline"
@@ -116,21 +118,24 @@ func (c *config) missingTableError(db *sqlx.DB) error {
 }
 
 // Ops implements the Opser interface. It counts the table's rows (the
-// tenant's, with a tenant) so that inserts start after them: the shared
-// insert key counter starts at max(recordcount, insertstart + rows), so
-// repeated runs with inserts do not collide (with the null driver, at
-// recordcount, as in YCSB).
+// tenant's, with a tenant), checks that the last key this client loads is
+// there (warning through OpsConfig.Warn when it is not: the table was
+// loaded with other properties, and reads will find no rows), and finds
+// where this client's inserts continue (see insertStart).
 func (g *ycsb) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (workload.QueryLoad, error) {
 	c, err := g.config()
 	if err != nil {
 		return workload.QueryLoad{}, err
 	}
-	if oc.Warn != nil {
-		for _, w := range g.warnings {
-			oc.Warn("%s", w)
-		}
+	warn := oc.Warn
+	if warn == nil {
+		warn = func(string, ...any) {}
 	}
-	start := c.recordCount
+	for _, w := range g.warnings {
+		warn("%s", w)
+	}
+	next := c.insertCount // the own index of the first insert (see keyNumber)
+	var mismatch error
 	if !db.Null() {
 		var rows int64
 		query, args := c.countQuery(db.Dialect())
@@ -145,22 +150,37 @@ func (g *ycsb) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (wor
 			}
 			return workload.QueryLoad{}, fmt.Errorf("counting rows of %s: %w", c.tableName, err)
 		}
-		start = max(start, c.insertStart+rows)
+		msg, err := c.checkLastKey(ctx, db, rows)
+		if err != nil {
+			return workload.QueryLoad{}, err
+		}
+		if msg != "" {
+			mismatch = fmt.Errorf("%w: %s", workload.ErrLoadMismatch, msg)
+			warn("%s", msg)
+		}
+		if next, err = c.insertStartIndex(ctx, db, rows); err != nil {
+			return workload.QueryLoad{}, err
+		}
 	}
-	inserts := randgen.NewAcknowledgedCounter(start)
+	inserts := randgen.NewAcknowledgedCounter(next)
 	stmts := c.statements(db.Dialect())
 	var seq *atomic.Int64
 	if c.requestDist == distSequential {
 		seq = new(atomic.Int64)
 	}
 
-	ql := workload.QueryLoad{Ops: opNames[:], Workers: make([]workload.Worker, oc.Concurrency)}
+	ql := workload.QueryLoad{Ops: layout.names, Classes: layout.classes, Workers: make([]workload.Worker, oc.Concurrency)}
 	conns := make([]sqlx.Conn, oc.Concurrency)
+	workers := make([]*worker, oc.Concurrency)
+	first := &firstErrors{warn: warn}
 	for i := range ql.Workers {
 		conns[i] = db.Conn(i, true)
 		w := newWorker(c, stmts, conns[i], randgen.New(oc.Seed, workerStream(i)), inserts, seq)
+		w.id, w.stopOnError, w.mismatch, w.firstErrors = i, g.stopOnError, mismatch, first
+		workers[i] = w
 		ql.Workers[i] = w.run
 	}
+	ql.Attach = func(i int, rec workload.Recorder) { workers[i].rec = rec }
 	ql.Close = func(context.Context) error {
 		for _, conn := range conns {
 			conn.Release()
@@ -168,6 +188,107 @@ func (g *ycsb) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (wor
 		return nil
 	}
 	return ql, nil
+}
+
+// keyNumber maps an own index i of this client to a key number. The
+// client's own keys are the ones it loads, [insertstart,
+// insertstart+insertcount), indexes 0 to insertcount-1, and then the ones
+// it inserts, in stripes of insertcount keys placed as its load range is
+// in the recordcount keys: [k*recordcount+insertstart,
+// k*recordcount+insertstart+insertcount) for k = 1, 2, ... So clients
+// that split the load (YCSB's insertstart and insertcount) insert keys
+// no other client loads or inserts, and a client that loads the whole
+// table inserts recordcount, recordcount+1, ..., as YCSB does.
+func (c *config) keyNumber(i int64) int64 {
+	if i < c.insertCount {
+		return c.insertStart + i
+	}
+	j := i - c.insertCount
+	return c.recordCount*(1+j/c.insertCount) + c.insertStart + j%c.insertCount
+}
+
+// split reports whether this client loads part of the table only.
+func (c *config) split() bool {
+	return c.insertStart != 0 || c.insertCount != c.recordCount
+}
+
+// existsQuery returns the query counting the rows of one key (the
+// tenant's, with a tenant), whose key is bound to the last argument.
+func (c *config) existsQuery(d dialect.Dialect) (string, []any) {
+	lead := c.tenantArgs()
+	return "SELECT count(*) FROM " + c.tableName + " WHERE " + c.tenantAnd(d, 1) + keyColumn + " = " +
+		d.Placeholder(len(lead)+1), append(lead, nil)
+}
+
+// hasKey reports whether key number k has a row.
+func (c *config) hasKey(ctx context.Context, db *sqlx.DB, k int64) (bool, error) {
+	query, args := c.existsQuery(db.Dialect())
+	args[len(args)-1] = c.keyName(k)
+	var n int64
+	if err := db.QueryRow(ctx, query, args...).Scan(&n); err != nil {
+		return false, fmt.Errorf("looking up key %s in %s: %w", c.keyName(k), c.label(), err)
+	}
+	return n > 0, nil
+}
+
+// checkLastKey looks up the last key this client loads: a table loaded
+// with a smaller recordcount (or another insertorder or zeropadding)
+// lacks it, and the run's reads would find no rows. It returns the
+// explanation, or "" when the key is there.
+func (c *config) checkLastKey(ctx context.Context, db *sqlx.DB, rows int64) (string, error) {
+	last := c.insertStart + c.insertCount - 1
+	ok, err := c.hasKey(ctx, db, last)
+	if err != nil || ok {
+		return "", err
+	}
+	msg := fmt.Sprintf("%s has %d rows and no key %s, key number %d, the last of recordcount=%d",
+		c.label(), rows, c.keyName(last), last, c.recordCount)
+	if c.split() {
+		msg = fmt.Sprintf("%s has %d rows and no key %s, key number %d, the last of insertstart=%d insertcount=%d",
+			c.label(), rows, c.keyName(last), last, c.insertStart, c.insertCount)
+	}
+	return msg + ": it was loaded with other properties; run with those of the load (its recordcount, insertorder and zeropadding)", nil
+}
+
+// insertStartIndex returns the own index (see keyNumber) of this
+// client's first insert. A client that loads the whole table continues
+// after the rows in it, max(recordcount, rows), so repeated runs with
+// inserts do not collide. A client with a share of the load continues
+// after its own inserts of earlier runs, found by looking keys up
+// (doubling, then halving: about 2*log2(n) lookups for n keys).
+func (c *config) insertStartIndex(ctx context.Context, db *sqlx.DB, rows int64) (int64, error) {
+	if !c.split() {
+		return max(c.insertCount, rows-c.insertStart), nil
+	}
+	has := func(j int64) (bool, error) { return c.hasKey(ctx, db, c.keyNumber(c.insertCount+j)) }
+	ok, err := has(0)
+	if err != nil || !ok {
+		return c.insertCount, err
+	}
+	lo, hi := int64(0), int64(1) // key lo exists; find a hi that does not
+	for {
+		ok, err := has(hi)
+		if err != nil {
+			return 0, err
+		}
+		if !ok {
+			break
+		}
+		lo, hi = hi, 2*hi
+	}
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		ok, err := has(mid)
+		if err != nil {
+			return 0, err
+		}
+		if ok {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return c.insertCount + hi, nil
 }
 
 // worker is one worker's state: its stream, generators and the buffers
@@ -181,6 +302,20 @@ type worker struct {
 	r       *rand.Rand
 	vs      valueSource // value bytes, seeded from r
 	inserts *randgen.AcknowledgedCounter
+	// rec records the parts of read-modify-writes, scans' latency per
+	// row and failed operations (set by QueryLoad.Attach; nil in tests
+	// that call the worker directly).
+	rec workload.Recorder
+	// stopOnError returns a failed operation's error (--stop-on-error),
+	// rather than recording it under its status's series.
+	stopOnError bool
+	// mismatch, when set, explains why reads find no rows: the table was
+	// loaded with other properties (see checkLastKey).
+	mismatch error
+	// firstErrors reports the statement errors.
+	firstErrors *firstErrors
+	// id is the worker's number.
+	id int
 
 	// thresholds[i] is the cumulative proportion of ops 0..i in units of
 	// 2^-53, with the last op of non-zero proportion and all after it at
@@ -259,7 +394,10 @@ func newWorker(
 		}
 	}
 
-	lo, hi := c.insertStart, c.insertStart+c.insertCount-1
+	// The generators draw own indexes (see config.keyNumber), which are
+	// CoreWorkload's key numbers less insertstart: [0, insertcount) are
+	// the loaded keys, and the insert counter counts on from insertcount.
+	lo, hi := int64(0), c.insertCount-1
 	switch c.requestDist {
 	case distUniform:
 		w.keys = randgen.NewUniform(lo, hi)
@@ -268,7 +406,7 @@ func newWorker(
 		// keys not yet inserted being redrawn by nextKeynum.
 		w.keys = randgen.NewScrambledZipfian(lo, hi+1+c.expectedNewKeys(), c.zipfianConstant)
 	case distLatest:
-		w.keys = randgen.NewSkewedLatest(inserts)
+		w.keys = randgen.NewSkewedLatestConstant(inserts, c.zipfianConstant)
 	case distHotspot:
 		w.keys = randgen.NewHotspot(lo, hi, c.hotspotData, c.hotspotOpn)
 	case distExponential:
@@ -278,7 +416,7 @@ func newWorker(
 		w.keys = sequential{lo: lo, n: c.insertCount, next: seq}
 	}
 	if c.scanLengthDist == distZipfian {
-		w.scanLengths = randgen.NewZipfian(c.minScanLength, c.maxScanLength, randgen.ZipfianConstant)
+		w.scanLengths = randgen.NewZipfian(c.minScanLength, c.maxScanLength, c.zipfianConstant)
 	} else {
 		w.scanLengths = randgen.NewUniform(c.minScanLength, c.maxScanLength)
 	}
@@ -294,7 +432,7 @@ func newWorker(
 	w.vals = make([][]byte, c.fieldCount)
 	w.valArgs = make([]any, c.fieldCount)
 	for i := range w.vals {
-		w.vals[i] = cacheline.Slice[byte](int(c.fieldLength))
+		w.vals[i] = cacheline.Slice[byte](int(c.maxFieldLength()))
 		w.valArgs[i] = w.vals[i]
 	}
 
@@ -325,6 +463,10 @@ func newWorker(
 }
 
 // run performs one operation. It is the workload.Worker.
+//
+// A failed operation does not end the run (unless stopOnError): as YCSB
+// records it, its latency goes to its status's series (read/not_found,
+// YCSB's READ-FAILED) and it counts as an error of its operation.
 func (w *worker) run(ctx context.Context) workload.Result {
 	op := w.chooseOp()
 	var err error
@@ -336,14 +478,108 @@ func (w *worker) run(ctx context.Context) workload.Result {
 	case opInsert:
 		err = w.insert(ctx)
 	case opScan:
-		err = w.scan(ctx, w.nextKey())
+		err = w.timedScan(ctx, w.nextKey())
 	case opReadModifyWrite:
-		key := w.nextKey()
-		if err = w.read(ctx, key); err == nil {
-			err = w.update(ctx, key)
-		}
+		return w.readModifyWrite(ctx)
 	}
-	return workload.Result{Op: op, Err: err}
+	if err == nil {
+		return workload.Result{Op: op}
+	}
+	if w.stopOnError || errors.Is(err, context.Canceled) {
+		return workload.Result{Op: op, Err: w.explain(err)}
+	}
+	if w.rec != nil {
+		w.rec.RecordError(op, err)
+	}
+	s := layout.fail[op][statusOf(op, err)]
+	w.firstErrors.report(w.id, op, s, err)
+	return workload.Result{Op: s}
+}
+
+// firstErrors reports the first failed statement (status ERROR) of each
+// series through OpsConfig.Warn, with its error. The run goes on, but the
+// causes are not lost: every failure also reaches the Recorder with its
+// error, which the run counts by code and logs.
+type firstErrors struct {
+	warn func(format string, args ...any)
+	once [numSeries]sync.Once
+}
+
+// numSeries bounds the number of series (see seriesLayout).
+const numSeries = 32
+
+// report reports err, a failure of worker's series op recorded under
+// series s, if it is a statement error. It is safe for concurrent use.
+func (f *firstErrors) report(worker, op, s int, err error) {
+	if f == nil || !strings.HasSuffix(layout.names[s], PartSep+"error") {
+		return
+	}
+	f.once[s].Do(func() {
+		f.warn("%s failed: %v; the run goes on, as YCSB's does, recording such failures under %s (--stop-on-error ends it instead)",
+			strings.TrimSuffix(layout.names[s], PartSep+"error"), err, layout.names[s])
+	})
+}
+
+// explain adds to a read's ErrNotFound why rows are missing, when the
+// table was found loaded with other properties.
+func (w *worker) explain(err error) error {
+	if w.mismatch != nil && errors.Is(err, ErrNotFound) {
+		return fmt.Errorf("%w (%w)", err, w.mismatch)
+	}
+	return err
+}
+
+// readModifyWrite reads a key and then updates it, as CoreWorkload's
+// doTransactionReadModifyWrite: the update runs whatever the read found
+// (unless stopOnError, when a failed read ends the run as before), and
+// the whole counts as one read-modify-write. Its read and update are
+// recorded as parts (read-modify-write/read, .../update, or their status
+// series when they fail), with their own latencies.
+func (w *worker) readModifyWrite(ctx context.Context) workload.Result {
+	key := w.nextKey()
+	start := time.Now()
+	rerr := w.read(ctx, key)
+	mid := time.Now()
+	if rerr != nil && (w.stopOnError || errors.Is(rerr, context.Canceled)) {
+		return workload.Result{Op: opReadModifyWrite, Err: w.explain(rerr)}
+	}
+	uerr := w.update(ctx, key)
+	end := time.Now()
+	w.recordPart(0, opRead, rerr, mid.Sub(start))
+	w.recordPart(1, opUpdate, uerr, end.Sub(mid))
+	if uerr != nil && (w.stopOnError || errors.Is(uerr, context.Canceled)) {
+		return workload.Result{Op: opReadModifyWrite, Err: uerr}
+	}
+	return workload.Result{Op: opReadModifyWrite}
+}
+
+// recordPart records part p (of operation op) of a read-modify-write.
+func (w *worker) recordPart(p, op int, err error, d time.Duration) {
+	if w.rec == nil {
+		return
+	}
+	if err == nil {
+		w.rec.Record(layout.part[p], d)
+		return
+	}
+	w.rec.RecordError(layout.part[p], err)
+	s := layout.partFail[p][statusOf(op, err)]
+	w.rec.Record(s, d)
+	w.firstErrors.report(w.id, layout.part[p], s, err)
+}
+
+// timedScan is scan, recording the scan's latency per row returned
+// (YCSB's SCAN-LATENCY-PER-RECORD) when it returned any.
+func (w *worker) timedScan(ctx context.Context, key any) error {
+	if w.rec == nil {
+		return w.scan(ctx, key)
+	}
+	start := time.Now()
+	err := w.scan(ctx, key)
+	if err == nil && w.rows > 0 {
+		w.rec.Record(layout.perRecord, time.Since(start)/time.Duration(w.rows))
+	}
+	return err
 }
 
 // chooseOp draws an operation by cumulative proportion: the first op whose
@@ -361,18 +597,19 @@ func (w *worker) chooseOp() int {
 
 // nextKeynum draws a key number as CoreWorkload.nextKeynum does: never
 // beyond the last acknowledged insert (redrawing), and for the exponential
-// distribution counting back from it.
+// distribution counting back from it. It draws an own index and returns
+// its key number (see config.keyNumber).
 func (w *worker) nextKeynum() int64 {
 	if w.exponential {
 		for {
-			if k := w.inserts.Last() - w.keys.Next(w.r); k >= 0 {
-				return k
+			if i := w.inserts.Last() - w.keys.Next(w.r); i >= 0 {
+				return w.c.keyNumber(i)
 			}
 		}
 	}
 	for {
-		if k := w.keys.Next(w.r); k <= w.inserts.Last() {
-			return k
+		if i := w.keys.Next(w.r); i <= w.inserts.Last() {
+			return w.c.keyNumber(i)
 		}
 	}
 }
@@ -502,9 +739,9 @@ func (w *worker) update(ctx context.Context, key any) error {
 // last acknowledged value, the bound of key choice, never stalls behind a
 // failed insert.
 func (w *worker) insert(ctx context.Context) error {
-	keynum := w.inserts.Next()
-	defer w.inserts.Acknowledge(keynum)
-	w.insertArgs[w.t] = w.setKey(keynum)
+	i := w.inserts.Next()
+	defer w.inserts.Acknowledge(i)
+	w.insertArgs[w.t] = w.setKey(w.c.keyNumber(i))
 	for i := 0; i < w.c.fieldCount; i++ {
 		w.insertArgs[w.t+1+i] = w.value(i)
 	}

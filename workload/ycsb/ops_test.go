@@ -55,7 +55,11 @@ func TestOpMixNull(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer func() { _ = ql.Close(ctx) }()
-			if strings.Join(ql.Ops, ",") != "read,update,insert,scan,readmodifywrite" {
+			if got := strings.Join(ql.Ops, ","); got != "read,update,insert,scan,read-modify-write,"+
+				"read/not_found,read/error,update/unexpected_state,update/error,insert/error,scan/error,"+
+				"read-modify-write/read,read-modify-write/read/not_found,read-modify-write/read/error,"+
+				"read-modify-write/update,read-modify-write/update/unexpected_state,read-modify-write/update/error,"+
+				"scan/per-record" {
 				t.Fatalf("ops %q", ql.Ops)
 			}
 			if len(ql.Workers) != 4 {
@@ -64,8 +68,8 @@ func TestOpMixNull(t *testing.T) {
 			var counts [numOps]int
 			for i := 0; i < calls; i++ {
 				res := ql.Workers[i%len(ql.Workers)](ctx)
-				if res.Err != nil {
-					t.Fatalf("call %d: %v", i, res.Err)
+				if res.Err != nil || res.Op >= numOps {
+					t.Fatalf("call %d: %s, %v", i, ql.Ops[res.Op], res.Err)
 				}
 				counts[res.Op]++
 			}

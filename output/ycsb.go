@@ -1,0 +1,236 @@
+package output
+
+import (
+	"io"
+	"strings"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/stampede-bench/stampede/report"
+	"github.com/stampede-bench/stampede/results"
+	"github.com/stampede-bench/stampede/run"
+	"github.com/stampede-bench/stampede/stats"
+	"github.com/stampede-bench/stampede/workload"
+)
+
+// YCSB prints a run as YCSB does (--output-style ycsb): its status lines
+// every interval, as YCSB's StatusThread writes them, and its final report.
+// Latencies are YCSB's measurement.interval: op (the service time, YCSB's
+// default), intended (from the scheduled start) or both ([READ] and
+// [Intended-READ]); without a rate the two are the same. It is a
+// run.Observer.
+type YCSB struct {
+	// W receives the final report (stdout), Status the status lines
+	// (stderr).
+	W, Status io.Writer
+	// Workload is the run's generator (a workload.YCSBMeasurer names
+	// YCSB's measurements).
+	Workload workload.Generator
+	// Latency is the run's --latency (see ycsbMode).
+	Latency string
+
+	out, status *report.YCSB
+	load        workload.QueryLoad
+	measures    []workload.YCSBMeasure
+	// measured says whether each series has YCSB measures of its own
+	// (YCSBMeasurer); otherwise its errors are Return=ERROR.
+	measured bool
+	primary  []bool
+	mode     string // op, intended or both
+	// percentiles are those of the final report.
+	percentiles []float64
+	start       time.Time
+	// ops is the number of operations at the previous status line.
+	ops int64
+}
+
+// ycsbStatusPercentiles are the percentiles of YCSB's status lines.
+var ycsbStatusPercentiles = []float64{90, 99, 99.9, 99.99}
+
+// ycsbPercentiles are the percentiles of YCSB's final report by default
+// (hdrhistogram.percentiles).
+var ycsbPercentiles = []float64{50, 95, 99}
+
+// ycsbMode maps --latency onto YCSB's measurement.interval.
+func ycsbMode(latency string) string {
+	switch latency {
+	case "intended":
+		return "intended"
+	case "both":
+		return "both"
+	}
+	return "op"
+}
+
+var _ run.Observer = (*YCSB)(nil)
+
+// Start implements run.Observer.
+func (o *YCSB) Start(info run.Info) {
+	o.out, o.status = &report.YCSB{W: o.W}, &report.YCSB{W: o.Status}
+	o.load = workload.QueryLoad{Ops: info.Ops, Classes: info.Classes}
+	o.mode, o.start = ycsbMode(o.Latency), info.Start
+	load := o.load
+	m, ok := o.Workload.(workload.YCSBMeasurer)
+	o.measured = ok
+	o.percentiles = ycsbPercentiles
+	if ok {
+		if p := m.YCSBPercentiles(); len(p) > 0 {
+			o.percentiles = p
+		}
+	}
+	classified := len(load.Classes) == len(load.Ops)
+	for i, name := range load.Ops {
+		if ok {
+			o.measures = append(o.measures, m.YCSBMeasure(name))
+		} else {
+			up := strings.ToUpper(name)
+			o.measures = append(o.measures, workload.YCSBMeasure{Latency: up, Counted: up, Status: "OK"})
+		}
+		o.primary = append(o.primary, (!classified || load.Classes[i] == workload.ClassTransaction) && !results.IsPart(name))
+	}
+}
+
+// ycsbAcc gathers a YCSB measurement's histogram and counts.
+type ycsbAcc struct {
+	name    string
+	hist    *hdrhistogram.Histogram
+	returns map[string]int64
+	order   []string
+}
+
+// collect builds the measurements of a tick, cumulative or of the
+// interval, and the number of operations (successful or not).
+func (o *YCSB) collect(t stats.Tick, cumulative bool) ([]*ycsbAcc, int64) {
+	n := len(o.load.Ops)
+	rated := len(t.Series) >= 2*n
+	byName := map[string]*ycsbAcc{}
+	var op, intended []*ycsbAcc
+	get := func(list *[]*ycsbAcc, name string) *ycsbAcc {
+		a, ok := byName[name]
+		if !ok {
+			a = &ycsbAcc{name: name, hist: stats.NewHistogram(), returns: map[string]int64{}}
+			byName[name] = a
+			*list = append(*list, a)
+		}
+		return a
+	}
+	pick := func(s stats.Series) (*hdrhistogram.Histogram, int64) {
+		if cumulative {
+			return s.Cumulative, s.CumErrors
+		}
+		return s.Interval, s.Errors
+	}
+	var ops int64
+	for i := 0; i < n; i++ {
+		m := o.measures[i]
+		own, errs := pick(t.Series[i])
+		// A statement (recorded through the Recorder) has only its own
+		// series, of service times.
+		service := own
+		if rated && (len(o.load.Classes) != n || o.load.Classes[i] == workload.ClassTransaction) {
+			service, _ = pick(t.Series[n+i])
+		}
+		if o.primary[i] {
+			ops += own.TotalCount() + errs
+		}
+		if m.Latency != "" {
+			switch o.mode {
+			case "op":
+				stats.Merge(get(&op, m.Latency).hist, service)
+			case "intended":
+				if !m.OpOnly {
+					stats.Merge(get(&op, m.Latency).hist, own)
+				}
+			default:
+				stats.Merge(get(&op, m.Latency).hist, service)
+				if !m.OpOnly {
+					stats.Merge(get(&intended, "Intended-"+m.Latency).hist, own)
+				}
+			}
+		}
+		count := func(name, status string, c int64) {
+			if c == 0 {
+				return
+			}
+			a := get(&op, name)
+			if _, ok := a.returns[status]; !ok {
+				a.order = append(a.order, status)
+			}
+			a.returns[status] += c
+		}
+		if m.Counted != "" {
+			count(m.Counted, m.Status, own.TotalCount())
+		}
+		if !o.measured {
+			count(m.Counted, "ERROR", errs)
+		}
+	}
+	return append(op, intended...), ops
+}
+
+// seen returns the names of the measurements that hold a latency or a
+// count: YCSB makes a measurement when it first records into it.
+func seen(accs []*ycsbAcc) map[string]bool {
+	names := map[string]bool{}
+	for _, a := range accs {
+		if a.hist.TotalCount() > 0 || len(a.order) > 0 {
+			names[a.name] = true
+		}
+	}
+	return names
+}
+
+// ycsbMeasurements renders the accumulated measurements named in show
+// with the given percentiles.
+func ycsbMeasurements(accs []*ycsbAcc, show map[string]bool, percentiles []float64, returns bool) []report.YCSBMeasurement {
+	var ms []report.YCSBMeasurement
+	for _, a := range accs {
+		if !show[a.name] {
+			continue
+		}
+		h := a.hist
+		m := report.YCSBMeasurement{Name: a.name, Count: h.TotalCount()}
+		if m.Count > 0 {
+			m.Mean, m.Min, m.Max = h.Mean()/1e3, h.Min()/1e3, h.Max()/1e3
+		}
+		for _, p := range percentiles {
+			v := int64(0)
+			if m.Count > 0 {
+				v = h.ValueAtPercentile(p) / 1e3
+			}
+			m.Percentiles = append(m.Percentiles, report.YCSBPercentile{Percentile: p, Value: v})
+		}
+		if returns {
+			for _, st := range a.order {
+				m.Returns = append(m.Returns, report.YCSBReturn{Status: st, Count: a.returns[st]})
+			}
+		}
+		ms = append(ms, m)
+	}
+	return ms
+}
+
+// Interval implements run.Observer.
+func (o *YCSB) Interval(iv run.Interval) {
+	t := iv.Tick
+	accs, _ := o.collect(t, false)
+	cum, total := o.collect(t, true)
+	secs := t.End.Sub(t.Start).Seconds()
+	current := 0.0
+	if secs > 0 {
+		current = float64(total-o.ops) / secs
+	}
+	if total < o.ops { // the cumulative figures restarted at the ramp's end
+		current = 0
+	}
+	o.ops = total
+	_ = o.status.Status(t.End, t.End.Sub(o.start), total, current, ycsbMeasurements(accs, seen(cum), ycsbStatusPercentiles, false))
+}
+
+// Final implements run.Observer.
+func (o *YCSB) Final(r *run.Result) {
+	t := r.Final
+	accs, ops := o.collect(t, true)
+	_ = o.out.Final(t.End.Sub(t.CumStart), ops, ycsbMeasurements(accs, seen(accs), o.percentiles, true))
+}

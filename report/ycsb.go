@@ -1,0 +1,161 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// YCSB writes YCSB's own output: the status lines of its StatusThread and
+// the final report of its TextMeasurementsExporter, `[OVERALL],
+// RunTime(ms), 10023` and one block per measurement. It is not safe for
+// concurrent use.
+type YCSB struct {
+	W io.Writer
+}
+
+// YCSBMeasurement is one of YCSB's measurements (READ, Intended-READ,
+// READ-FAILED): latencies in whole microseconds, as YCSB records them.
+type YCSBMeasurement struct {
+	// Name is the measurement's name, such as "READ".
+	Name string
+	// Count is the number of latencies recorded.
+	Count int64
+	// Mean, Min and Max summarize them (0 when there are none).
+	Mean     float64
+	Min, Max int64
+	// Percentiles are the values at the percentiles asked for, in order.
+	Percentiles []YCSBPercentile
+	// Returns are the operations counted by status (`[READ], Return=OK,
+	// 4985`), in order.
+	Returns []YCSBReturn
+}
+
+// YCSBPercentile is a measurement's latency at a percentile.
+type YCSBPercentile struct {
+	// Percentile is in (0, 100], such as 99.
+	Percentile float64
+	// Value is the latency, in microseconds.
+	Value int64
+}
+
+// YCSBReturn is a count of operations with one status.
+type YCSBReturn struct {
+	// Status is YCSB's name of the status, such as "OK" or "NOT_FOUND".
+	Status string
+	// Count is the number of operations.
+	Count int64
+}
+
+// Status writes one status line, as YCSB's StatusThread writes it every
+// status.interval:
+//
+//	2026-11-25 10:00:10:123 10 sec: 12345 operations; 1234.57 current ops/sec; [READ: Count=..., Max=..., Min=..., Avg=..., 90=..., 99=..., 99.9=..., 99.99=...]
+//
+// at is the wall-clock time, elapsed the time since the run started; ms
+// hold the interval's latencies, whose Percentiles must be 90, 99, 99.9
+// and 99.99.
+func (y *YCSB) Status(at time.Time, elapsed time.Duration, ops int64, current float64, ms []YCSBMeasurement) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s:%03d %d sec: %d operations; ", at.Format("2006-01-02 15:04:05"), at.Nanosecond()/1e6, elapsed/time.Second, ops)
+	if ops != 0 {
+		b.WriteString(decimal2(current) + " current ops/sec; ")
+	}
+	for _, m := range ms {
+		fmt.Fprintf(&b, "[%s: Count=%d, Max=%d, Min=%d, Avg=%s", m.Name, m.Count, m.Max, m.Min, decimal2(m.Mean))
+		for _, p := range m.Percentiles {
+			fmt.Fprintf(&b, ", %s=%d", strconv.FormatFloat(p.Percentile, 'f', -1, 64), p.Value)
+		}
+		b.WriteString("] ")
+	}
+	b.WriteByte('\n')
+	_, err := io.WriteString(y.W, b.String())
+	return err
+}
+
+// Final writes YCSB's final report: the run time in milliseconds and the
+// throughput of ops operations over it, then each measurement's count,
+// mean, minimum, maximum and percentiles of latency in microseconds, and
+// its counts by status.
+func (y *YCSB) Final(runtime time.Duration, ops int64, ms []YCSBMeasurement) error {
+	var b strings.Builder
+	runMs := runtime.Milliseconds()
+	line := func(metric, measurement, value string) {
+		fmt.Fprintf(&b, "[%s], %s, %s\n", metric, measurement, value)
+	}
+	line("OVERALL", "RunTime(ms)", strconv.FormatInt(runMs, 10))
+	line("OVERALL", "Throughput(ops/sec)", JavaDouble(1000*float64(ops)/float64(runMs)))
+	for _, m := range ms {
+		line(m.Name, "Operations", strconv.FormatInt(m.Count, 10))
+		line(m.Name, "AverageLatency(us)", JavaDouble(m.Mean))
+		line(m.Name, "MinLatency(us)", strconv.FormatInt(m.Min, 10))
+		line(m.Name, "MaxLatency(us)", strconv.FormatInt(m.Max, 10))
+		for _, p := range m.Percentiles {
+			line(m.Name, Ordinal(p.Percentile)+"PercentileLatency(us)", strconv.FormatInt(p.Value, 10))
+		}
+		for _, r := range m.Returns {
+			line(m.Name, "Return="+r.Status, strconv.FormatInt(r.Count, 10))
+		}
+	}
+	_, err := io.WriteString(y.W, b.String())
+	return err
+}
+
+// Ordinal names a percentile as YCSB's OneMeasurementHdrHistogram does:
+// "99th", "1st", "12th", "99.9" (a fraction gets no suffix).
+func Ordinal(p float64) string {
+	if p != math.Trunc(p) {
+		return strconv.FormatFloat(p, 'f', -1, 64)
+	}
+	j := int64(p)
+	switch j % 100 {
+	case 11, 12, 13:
+		return strconv.FormatInt(j, 10) + "th"
+	}
+	return strconv.FormatInt(j, 10) + [...]string{"th", "st", "nd", "rd", "th", "th", "th", "th", "th", "th"}[j%10]
+}
+
+// JavaDouble formats f as Java's Double.toString does: the shortest
+// decimal that reads back as f, with at least one digit after the point
+// ("1000.0"), in scientific notation ("1.2345E7", "1.0E-4") below 10^-3
+// and from 10^7 up.
+func JavaDouble(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
+	case f == 0:
+		if math.Signbit(f) {
+			return "-0.0"
+		}
+		return "0.0"
+	}
+	if a := math.Abs(f); a >= 1e-3 && a < 1e7 {
+		s := strconv.FormatFloat(f, 'f', -1, 64)
+		if !strings.Contains(s, ".") {
+			s += ".0"
+		}
+		return s
+	}
+	s := strconv.FormatFloat(f, 'e', -1, 64) // 1.2345e+07
+	mant, exp, _ := strings.Cut(s, "e")
+	if !strings.Contains(mant, ".") {
+		mant += ".0"
+	}
+	e, _ := strconv.Atoi(exp)
+	return mant + "E" + strconv.Itoa(e)
+}
+
+// decimal2 formats f as Java's DecimalFormat("#.##"): at most two
+// decimals, rounded half-even, without trailing zeros.
+func decimal2(f float64) string {
+	s := strconv.FormatFloat(math.RoundToEven(f*100)/100, 'f', 2, 64)
+	s = strings.TrimRight(s, "0")
+	return strings.TrimSuffix(s, ".")
+}
