@@ -5,6 +5,7 @@ package limit
 import (
 	"context"
 	"errors"
+	"io"
 	"os/exec"
 	"time"
 
@@ -63,3 +64,11 @@ func (g *Group) Stats() (Stats, error) { return Stats{}, errNotSupported }
 
 // Remove is not supported off Linux.
 func (g *Group) Remove() error { return errNotSupported }
+
+// RunCommand is not supported off Linux.
+func (g *Group) RunCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr, log io.Writer) error {
+	return errNotSupported
+}
+
+// Usage is not supported off Linux.
+func (g *Group) Usage(prefix string) string { return "" }

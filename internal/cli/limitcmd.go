@@ -4,13 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -31,18 +28,6 @@ type limitFlags struct {
 	remove   string
 	limits   limit.Flags
 }
-
-// exitStatusError carries the exit status of the command `stampede limit`
-// ran, so stampede can exit with it.
-type exitStatusError struct {
-	code int
-	msg  string
-}
-
-func (e exitStatusError) Error() string { return e.msg }
-
-// ExitCode is the status stampede should exit with.
-func (e exitStatusError) ExitCode() int { return e.code }
 
 func (a *app) limitCmd() *cobra.Command {
 	var f limitFlags
@@ -180,43 +165,17 @@ func (a *app) runLimit(cmd *cobra.Command, f *limitFlags, args []string) error {
 
 // createLimitGroup creates the group --name names or, without --name, the
 // first free one of the command's base name (or "watch", or "pid")
-// followed by -1, -2, ..., as cgexec users expect to just run a command.
+// followed by -1, -2, ... (limit.CreateFree).
 func createLimitGroup(f *limitFlags, args []string, l limit.Limits) (*limit.Group, error) {
-	if f.name != "" {
-		return limit.Create(f.name, l)
-	}
-	base := "pid"
 	switch {
+	case f.name != "":
+		return limit.Create(f.name, l)
 	case len(args) > 0:
-		base = groupBase(filepath.Base(args[0]))
+		return limit.CreateFree(filepath.Base(args[0]), l)
 	case f.watch != "", f.cmdline != "":
-		base = "watch"
+		return limit.CreateFree("watch", l)
 	}
-	for n := 1; ; n++ {
-		g, err := limit.Create(fmt.Sprintf("%s-%d", base, n), l)
-		if !errors.Is(err, limit.ErrExists) || n == 1000 {
-			return g, err
-		}
-	}
-}
-
-// groupBase makes a command's name a valid start of a group name:
-// letters, digits, '.', '_' and '-', starting with a letter or digit.
-func groupBase(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
-			b[i] = '_'
-		}
-	}
-	s = strings.TrimLeft(string(b), "._-")
-	if len(s) > 50 {
-		s = s[:50]
-	}
-	if s == "" {
-		s = "cmd"
-	}
-	return s
+	return limit.CreateFree("pid", l)
 }
 
 // limitError marks errors the user must fix on the command line as usage
@@ -264,7 +223,7 @@ func (a *app) limitWatch(ctx context.Context, g *limit.Group, pat *procmatch.Pat
 		moved++
 		fmt.Fprintf(a.stdout, "%s moved PID %d into %s/%s: %s\n", time.Now().Format("15:04:05"), pid, limit.Parent, g.Name(), cmdline)
 	})
-	a.limitSummary(a.stdout, g, fmt.Sprintf("moved %d processes", moved))
+	fmt.Fprintln(a.stdout, g.Usage(fmt.Sprintf("moved %d processes", moved)))
 	if f.keep {
 		fmt.Fprintf(a.stdout, "kept cgroup %s/%s: remove it with `stampede limit --remove %s`\n", limit.Parent, g.Name(), g.Name())
 		return err
@@ -276,8 +235,8 @@ func (a *app) limitWatch(ctx context.Context, g *limit.Group, pat *procmatch.Pat
 	return err
 }
 
-// limitCommand runs args inside g, forwarding SIGINT and SIGTERM, and
-// removes g at the end unless told to keep it.
+// limitCommand runs args inside g and removes g at the end unless told
+// to keep it.
 func (a *app) limitCommand(ctx context.Context, g *limit.Group, args []string, keep bool) (err error) {
 	defer func() {
 		if keep {
@@ -288,88 +247,11 @@ func (a *app) limitCommand(ctx context.Context, g *limit.Group, args []string, k
 			err = errors.Join(err, rerr)
 		}
 	}()
-	c := exec.Command(args[0], args[1:]...)
-	c.Stdin, c.Stdout, c.Stderr = os.Stdin, a.stdout, a.stderr
-	if err := g.Command(c); err != nil {
-		return fmt.Errorf("cannot run %s: %s", args[0], err)
-	}
-	fmt.Fprintf(a.stderr, "stampede: running %s in %s\n", args[0], g)
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	if err := c.Start(); err != nil {
-		return fmt.Errorf("cannot run %s: %s", args[0], err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- c.Wait() }()
-	interrupted := false
-	var kill <-chan time.Time
-wait:
-	for {
-		select {
-		case err = <-done:
-			break wait
-		case s := <-sigs:
-			interrupted = true
-			_ = c.Process.Signal(s)
-		case <-ctx.Done():
-			if !interrupted {
-				interrupted = true
-				_ = c.Process.Signal(syscall.SIGTERM)
-				kill = time.After(10 * time.Second)
-			}
-		case <-kill:
-			_ = c.Process.Kill()
-		}
-	}
-	st, _ := g.Stats()
-	a.limitSummary(a.stderr, g, "")
-	var ee *exec.ExitError
-	if err != nil && !errors.As(err, &ee) {
-		return fmt.Errorf("%s: %s", args[0], err)
-	}
-	oom := ""
-	if st.OOMKills > 0 {
-		oom = fmt.Sprintf("killed by the kernel's OOM killer: memory limit %s reached", limit.FormatSize(g.Limits().MemoryBytes))
-	}
-	ws, _ := c.ProcessState.Sys().(syscall.WaitStatus)
-	switch {
-	case ws.Signaled() && oom != "" && ws.Signal() == syscall.SIGKILL:
-		return exitStatusError{128 + int(ws.Signal()), fmt.Sprintf("%s was %s", args[0], oom)}
-	case interrupted:
+	err = g.RunCommand(ctx, args, os.Stdin, a.stdout, a.stderr, a.stderr)
+	if errors.Is(err, limit.ErrInterrupted) {
 		return errInterrupted
-	case ws.Signaled():
-		return exitStatusError{128 + int(ws.Signal()), fmt.Sprintf("%s was killed by signal %s", args[0], ws.Signal())}
-	case ws.ExitStatus() != 0 && oom != "":
-		return exitStatusError{ws.ExitStatus(), fmt.Sprintf("%s exited with status %d; a process in its group was %s", args[0], ws.ExitStatus(), oom)}
-	case ws.ExitStatus() != 0:
-		return exitStatusError{ws.ExitStatus(), fmt.Sprintf("%s exited with status %d", args[0], ws.ExitStatus())}
 	}
-	return nil
-}
-
-// limitSummary prints what the group used.
-func (a *app) limitSummary(w io.Writer, g *limit.Group, prefix string) {
-	s, err := g.Stats()
-	if err != nil {
-		return
-	}
-	parts := []string{}
-	if prefix != "" {
-		parts = append(parts, prefix)
-	}
-	parts = append(parts, fmt.Sprintf("CPU %s (throttled in %d of %d periods)", s.CPUUsage.Round(time.Millisecond), s.ThrottledPeriods, s.Periods))
-	if g.Limits().MemoryBytes != 0 {
-		parts = append(parts, fmt.Sprintf("memory peak %s", limit.FormatSize(int64(s.MemoryMaxUsage))))
-	}
-	if s.OOMKills > 0 {
-		parts = append(parts, fmt.Sprintf("%d OOM kills", s.OOMKills))
-	}
-	for _, d := range g.Limits().IO {
-		io := s.Device(d.Major, d.Minor)
-		parts = append(parts, fmt.Sprintf("%d:%d read %s, wrote %s", d.Major, d.Minor, limit.FormatSize(int64(io.ReadBytes)), limit.FormatSize(int64(io.WriteBytes))))
-	}
-	fmt.Fprintf(w, "%s/%s: %s\n", limit.Parent, g.Name(), strings.Join(parts, "; "))
+	return err
 }
 
 func joinInts(v []int) string {

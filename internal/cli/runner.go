@@ -35,6 +35,9 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*run.Result, error
 	if _, ok := gen.(workload.Opser); !ok {
 		return nil, usagef("workload %s cannot be run", gen.Meta().Name)
 	}
+	if d, ok := gen.(workload.RunDefaulter); ok && rf.latency == "" {
+		rf.latency = d.RunDefaults().Latency // YCSB's measurement.interval
+	}
 	if rf.outputStyle == "ycsb" && rf.latency == "" {
 		rf.latency = run.LatencyService // YCSB's measurement.interval=op
 	}
