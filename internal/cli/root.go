@@ -127,6 +127,7 @@ Quick start:
 		a.demoCmd(),
 		a.fleetCmd(),
 		a.versionCmd(),
+		a.diffCmd(),
 		a.limitCmd(),
 	)
 	return root

@@ -1,0 +1,812 @@
+package datadiff
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/stampede-bench/stampede/dialect"
+	"github.com/stampede-bench/stampede/sqlx"
+)
+
+// Defaults of Options.
+const (
+	DefaultConns     = 4
+	DefaultMaxRows   = 100
+	DefaultRangeRows = 10000
+	DefaultLeafRows  = 1000
+	// fanout is how many parts a differing range is split into.
+	fanout = 16
+	// convergeEvery is the pause between two checks of --converge.
+	convergeEvery = 100 * time.Millisecond
+)
+
+// Options configure Diff.
+type Options struct {
+	// A and B are the two sides' connection options (one endpoint each);
+	// MaxConns is set from Conns.
+	A, B sqlx.Options
+	// Tables are the tables to compare.
+	Tables []string
+	// Conns is the number of connections per side (default 4).
+	Conns int
+	// MaxRows is the most differing rows located and reported (default
+	// 100); differing ranges beyond are counted, not searched.
+	MaxRows int
+	// NoPK compares tables without a primary key by one checksum of all
+	// their rows; without it such tables are an error.
+	NoPK bool
+	// Converge, when positive, re-checks the differing ranges in new
+	// snapshots until they are equal or this time has passed since the
+	// first check.
+	Converge time.Duration
+	// RangeRows is about how many rows a first-level range holds (default
+	// 10,000).
+	RangeRows int
+	// LeafRows is the size under which a differing range's rows are
+	// fetched and compared (default 1,000); it bounds the client's memory.
+	LeafRows int
+	// Canonical uses the canonical row hash even where both sides share
+	// a native one.
+	Canonical bool
+	// Progress, when set, is told the rows to check (an estimate, once
+	// the tables are planned) and then the rows checked as ranges finish.
+	Progress Progress
+	// Note, when set, receives remarks as they happen (also kept in
+	// Result.Notes).
+	Note func(string)
+
+	// afterPlan is a test hook called once the first check's ranges are
+	// planned.
+	afterPlan func()
+}
+
+// Progress is told how far a diff is.
+type Progress interface {
+	// Planned gives the estimated number of rows to check.
+	Planned(rows int64)
+	// Checked adds n rows checked.
+	Checked(n int64)
+}
+
+// ErrNoPrimaryKey is the error of tables without a primary key when
+// Options.NoPK is not set.
+var ErrNoPrimaryKey = errors.New("no primary key")
+
+// table is one table being compared.
+type table struct {
+	name    string
+	res     *TableResult
+	sql     [2]*tableSQL
+	keyCols []string
+	cols    []string
+	fullRow bool
+	// busy is the time its checks took, in nanoseconds.
+	busy atomic.Int64
+	mu          sync.Mutex
+	ranges      []span // first-level ranges that differed
+	again       []span // ranges re-checked by --converge that still differ
+}
+
+// span is a key range [lo, hi) of a table.
+type span struct {
+	t      *table
+	lo, hi key
+}
+
+// task is a unit of work: plan a table's ranges, or check a range.
+type task struct {
+	plan  *table
+	span  span
+	depth int
+	// recheck marks a first-level range that differed, checked again by
+	// --converge.
+	recheck bool
+}
+
+// differ runs one diff.
+type differ struct {
+	opts   Options
+	sides  [2]*side
+	tables []*table
+	notes  []string
+	noteMu sync.Mutex
+
+	// locate is false while checks only find differing ranges (the first
+	// checks of --converge).
+	locate bool
+	found  atomic.Int64 // rows located so far
+	// plansLeft counts the tables still to plan, estimate their rows.
+	plansLeft, estimate atomic.Int64
+	diffMu sync.Mutex
+	rows   []RowDiff
+}
+
+// Diff compares the tables of opts.Tables on the two sides and returns
+// what it found. Errors of one side are *SideError values.
+func Diff(ctx context.Context, opts Options) (*Result, error) {
+	if opts.Conns <= 0 {
+		opts.Conns = DefaultConns
+	}
+	if opts.MaxRows <= 0 {
+		opts.MaxRows = DefaultMaxRows
+	}
+	if opts.RangeRows <= 0 {
+		opts.RangeRows = DefaultRangeRows
+	}
+	if opts.LeafRows <= 0 {
+		opts.LeafRows = DefaultLeafRows
+	}
+	if len(opts.Tables) == 0 {
+		return nil, errors.New("no table to compare")
+	}
+	start := time.Now()
+	df := &differ{opts: opts}
+	defer func() {
+		for _, s := range df.sides {
+			s.close()
+		}
+	}()
+	// Connect to both at once: a dead side fails as fast as a live one.
+	var wg sync.WaitGroup
+	var errs [2]error
+	for i, o := range [2]sqlx.Options{opts.A, opts.B} {
+		wg.Go(func() { df.sides[i], errs[i] = openSide(ctx, string(rune('A'+i)), o, opts.Conns) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs[0], errs[1]); err != nil {
+		return nil, err
+	}
+	a, b := df.sides[0], df.sides[1]
+	if a.where == b.where {
+		return nil, fmt.Errorf("A and B are the same server and database (%s): give two different nodes", a.where)
+	}
+	res := &Result{Conns: opts.Conns}
+	for i, s := range df.sides {
+		sd := Side{Where: s.where, Dialect: s.db.Dialect().Name(), Version: s.db.ServerVersion(ctx), Snapshot: s.d.Snapshot().Description}
+		if i == 0 {
+			res.A = sd
+		} else {
+			res.B = sd
+		}
+	}
+	if err := df.prepare(ctx); err != nil {
+		return nil, err
+	}
+	for _, t := range df.tables {
+		res.Tables = append(res.Tables, *t.res) // placeholders, replaced below
+	}
+
+	// The first check: every table, planned in its snapshots.
+	df.locate = opts.Converge <= 0
+	var tasks []task
+	for _, t := range df.tables {
+		if t.res.Status == "" {
+			tasks = append(tasks, task{plan: t})
+		}
+	}
+	df.plansLeft.Store(int64(len(tasks)))
+	t0, err := df.check(ctx, tasks)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Converge > 0 {
+		res.Converge, err = df.converge(ctx, t0)
+		if err != nil {
+			return nil, err
+		}
+	}
+	df.finish(res)
+	res.Seconds = time.Since(start).Seconds()
+	return res, nil
+}
+
+// prepare reads and compares every table's shape, and refuses tables
+// without a primary key unless NoPK.
+func (df *differ) prepare(ctx context.Context) error {
+	var keyless []string
+	for _, name := range df.opts.Tables {
+		t := &table{name: name, res: &TableResult{Table: name}}
+		df.tables = append(df.tables, t)
+		var scs [2]*schema
+		for i, s := range df.sides {
+			sc, err := s.readSchema(ctx, name)
+			if err != nil {
+				return err
+			}
+			scs[i] = sc
+		}
+		switch {
+		case scs[0] == nil && scs[1] == nil:
+			return fmt.Errorf("table %s exists on neither side", name)
+		case scs[0] == nil || scs[1] == nil:
+			t.res.Status = "missing"
+			t.res.Missing = "A"
+			if scs[1] == nil {
+				t.res.Missing = "B"
+			}
+			continue
+		}
+		diffs, notes := compareShapes(scs[0], scs[1])
+		t.res.Shape, t.res.Notes = diffs, notes
+		if len(diffs) > 0 {
+			t.res.Status = "shape"
+			continue
+		}
+		if scs[0].keyless() || scs[1].keyless() {
+			if !df.opts.NoPK {
+				keyless = append(keyless, name)
+				continue
+			}
+			t.fullRow = true
+			t.res.FullRow = true
+		}
+		t.cols = scs[0].cols
+		t.keyCols = scs[0].keys
+		a, b := df.sides[0], df.sides[1]
+		_, tagA, okA := a.d.NativeRowHash(t.cols, typesOf(scs[0]))
+		_, tagB, okB := b.d.NativeRowHash(t.cols, typesOf(scs[1]))
+		native := !df.opts.Canonical && a.native && b.native && okA && okB && tagA == tagB && sameTypes(scs[0], scs[1])
+		t.res.Hash = "canonical"
+		if native {
+			t.res.Hash = "native"
+		}
+		for i, s := range df.sides {
+			t.sql[i] = newTableSQL(s.d, name, t.cols, t.keyCols, scs[i], native)
+		}
+	}
+	if len(keyless) > 0 {
+		return fmt.Errorf("%w: %s %s no primary key, so rows cannot be matched by key: give --no-pk to compare %s by one checksum of all %s rows (differing rows are then counted, not located), or leave %s out with --tables",
+			ErrNoPrimaryKey, strings.Join(keyless, ", "), plural(len(keyless), "has", "have"), plural(len(keyless), "it", "them"),
+			plural(len(keyless), "its", "their"), plural(len(keyless), "it", "them"))
+	}
+	return nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// typesOf returns sc's column types in column order.
+func typesOf(sc *schema) []dialect.Type {
+	out := make([]dialect.Type, len(sc.cols))
+	for i, c := range sc.cols {
+		out[i] = sc.types[c]
+	}
+	return out
+}
+
+// note records a remark.
+func (df *differ) note(s string) {
+	df.noteMu.Lock()
+	df.notes = append(df.notes, s)
+	df.noteMu.Unlock()
+	if df.opts.Note != nil {
+		df.opts.Note(s)
+	}
+}
+
+// check takes a snapshot on each side and runs tasks, and the tasks they
+// add, on the connections; it returns when the snapshots were taken.
+func (df *differ) check(ctx context.Context, tasks []task) (time.Time, error) {
+	var at [2]time.Time
+	var errs [2]error
+	var wg sync.WaitGroup
+	for i, s := range df.sides {
+		wg.Go(func() { at[i], errs[i] = s.begin(ctx, df.opts.Conns, df.note) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs[0], errs[1]); err != nil {
+		return at[0], err
+	}
+	lanes := min(len(df.sides[0].txs), len(df.sides[1].txs))
+	q := newQueue(tasks)
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var lw sync.WaitGroup
+	for l := 0; l < lanes; l++ {
+		lw.Go(func() {
+			for {
+				t, ok := q.pop()
+				if !ok {
+					return
+				}
+				more, err := df.run(ctx, l, t)
+				if err != nil {
+					cancel(err)
+					q.close()
+					return
+				}
+				q.push(more...)
+				q.done()
+			}
+		})
+	}
+	lw.Wait()
+	if err := context.Cause(ctx); err != nil {
+		return at[0], err
+	}
+	// The snapshot of the later side is when both had theirs.
+	if at[1].After(at[0]) {
+		return at[1], nil
+	}
+	return at[0], nil
+}
+
+// run does one task on connection lane and returns the tasks it adds.
+func (df *differ) run(ctx context.Context, lane int, tk task) ([]task, error) {
+	if tk.plan != nil {
+		return df.plan(ctx, lane, tk.plan)
+	}
+	sp := tk.span
+	t := sp.t
+	began := time.Now()
+	defer func() { t.busy.Add(int64(time.Since(began))) }()
+	var counts [2]int64
+	var sums [2]string
+	err := df.both(ctx, func(i int) error {
+		q, args := t.sql[i].checksum(sp.lo, sp.hi)
+		if err := df.sides[i].tx(lane).QueryRow(ctx, q, args...).Scan(&counts[i], &sums[i]); err != nil {
+			return fmt.Errorf("checksum of %s: %w", t.name, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if tk.depth == 0 {
+		t.mu.Lock()
+		t.res.RowsA += counts[0]
+		t.res.RowsB += counts[1]
+		t.mu.Unlock()
+		if df.opts.Progress != nil {
+			df.opts.Progress.Checked(max(counts[0], counts[1]))
+		}
+	}
+	if counts[0] == counts[1] && sums[0] == sums[1] {
+		return nil, nil
+	}
+	t.mu.Lock()
+	switch {
+	case tk.recheck:
+		t.again = append(t.again, sp)
+	case tk.depth == 0:
+		t.res.DifferingRanges++
+		t.ranges = append(t.ranges, sp)
+	}
+	t.mu.Unlock()
+	if !df.locate || t.fullRow {
+		return nil, nil
+	}
+	if df.found.Load() >= int64(df.opts.MaxRows) {
+		t.mu.Lock()
+		t.res.Unlocated++
+		t.mu.Unlock()
+		return nil, nil
+	}
+	n := max(counts[0], counts[1])
+	if n > int64(df.opts.LeafRows) {
+		// Split at keys of the side with more rows in the range.
+		big := 0
+		if counts[1] > counts[0] {
+			big = 1
+		}
+		q, args := t.sql[big].split(sp.lo, sp.hi, (n+fanout-1)/fanout)
+		bounds, err := df.keys(ctx, df.sides[big], lane, q, args, 1)
+		if err != nil {
+			return nil, fmt.Errorf("splitting a range of %s: %w", t.name, err)
+		}
+		if len(bounds) > 0 {
+			return spans(t, sp.lo, sp.hi, bounds, tk.depth+1), nil
+		}
+	}
+	return nil, df.compareRows(ctx, lane, sp)
+}
+
+// both runs f for side 0 and side 1 at once, and attributes errors.
+func (df *differ) both(ctx context.Context, f func(i int) error) error {
+	var errB error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		errB = df.sides[1].wrap(f(1))
+	}()
+	errA := df.sides[0].wrap(f(0))
+	<-done
+	if errA != nil && errB != nil && errors.Is(errB, context.Canceled) {
+		return errA
+	}
+	return errors.Join(errA, errB)
+}
+
+// keys runs q on side s and returns every stride-th row as a key.
+func (df *differ) keys(ctx context.Context, s *side, lane int, q string, args []any, stride int) ([]key, error) {
+	rows, err := s.tx(lane).Query(ctx, q, args...)
+	if err != nil {
+		return nil, s.wrap(err)
+	}
+	defer rows.Close()
+	var out []key
+	n := 0
+	for rows.Next() {
+		n++
+		if n%stride != 0 {
+			continue
+		}
+		raw := rows.RawValues()
+		k := make(key, len(raw))
+		for i, v := range raw {
+			k[i] = string(v)
+		}
+		out = append(out, k)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.wrap(err)
+	}
+	return out, nil
+}
+
+// spans returns the tasks checking [lo, b1), [b1, b2) ... [bn, hi) at depth.
+func spans(t *table, lo, hi key, bounds []key, depth int) []task {
+	out := make([]task, 0, len(bounds)+1)
+	prev := lo
+	for _, b := range bounds {
+		out = append(out, task{span: span{t: t, lo: prev, hi: b}, depth: depth})
+		prev = b
+	}
+	return append(out, task{span: span{t: t, lo: prev, hi: hi}, depth: depth})
+}
+
+// plan samples table t's boundaries on side A and returns its ranges.
+func (df *differ) plan(ctx context.Context, lane int, t *table) ([]task, error) {
+	began := time.Now()
+	defer func() { t.busy.Add(int64(time.Since(began))) }()
+	if t.fullRow {
+		t.res.Ranges = 1
+		df.planned(0)
+		return []task{{span: span{t: t}}}, nil
+	}
+	q, stride := t.sql[0].sample(df.opts.RangeRows)
+	bounds, err := df.keys(ctx, df.sides[0], lane, q, nil, stride)
+	if err != nil {
+		return nil, fmt.Errorf("sampling the keys of %s: %w", t.name, err)
+	}
+	t.res.Ranges = len(bounds) + 1
+	// A table smaller than a range has no boundary: count it as one
+	// range's worth at most.
+	df.planned(int64(len(bounds)+1) * int64(df.opts.RangeRows))
+	if df.opts.afterPlan != nil {
+		df.opts.afterPlan()
+	}
+	return spans(t, nil, nil, bounds, 0), nil
+}
+
+// planned adds a planned table's estimated rows, and tells Progress the
+// total once every table is planned.
+func (df *differ) planned(rows int64) {
+	total := df.estimate.Add(rows)
+	if df.plansLeft.Add(-1) == 0 && df.opts.Progress != nil {
+		df.opts.Progress.Planned(total)
+	}
+}
+
+// compareRows fetches the rows of span sp from both sides and records
+// those that differ.
+func (df *differ) compareRows(ctx context.Context, lane int, sp span) error {
+	t := sp.t
+	var got [2]map[string][]*string
+	err := df.both(ctx, func(i int) error {
+		q, args := t.sql[i].rows(sp.lo, sp.hi)
+		rows, err := df.sides[i].tx(lane).Query(ctx, q, args...)
+		if err != nil {
+			return fmt.Errorf("reading rows of %s: %w", t.name, err)
+		}
+		defer rows.Close()
+		m := map[string][]*string{}
+		for rows.Next() {
+			vals := make([]*string, len(t.cols))
+			for j, v := range rows.RawValues() {
+				if v != nil {
+					s := string(v)
+					vals[j] = &s
+				}
+			}
+			m[t.keyOf(vals)] = vals
+		}
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("reading rows of %s: %w", t.name, err)
+		}
+		got[i] = m
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	var diffs []RowDiff
+	for k, ra := range got[0] {
+		rb, ok := got[1][k]
+		if !ok {
+			diffs = append(diffs, t.rowDiff(ra, OnlyA, nil))
+			continue
+		}
+		var cols []ColumnDiff
+		for j := range t.cols {
+			if !sameValue(ra[j], rb[j]) {
+				cols = append(cols, ColumnDiff{Column: t.cols[j], A: ra[j], B: rb[j]})
+			}
+		}
+		if len(cols) > 0 {
+			diffs = append(diffs, t.rowDiff(ra, Changed, cols))
+		}
+	}
+	for k, rb := range got[1] {
+		if _, ok := got[0][k]; !ok {
+			diffs = append(diffs, t.rowDiff(rb, OnlyB, nil))
+		}
+	}
+	if len(diffs) == 0 {
+		return nil
+	}
+	t.mu.Lock()
+	t.res.DifferingRows += len(diffs)
+	t.mu.Unlock()
+	df.diffMu.Lock()
+	defer df.diffMu.Unlock()
+	for _, d := range diffs {
+		if len(df.rows) < df.opts.MaxRows {
+			df.rows = append(df.rows, d)
+		}
+	}
+	df.found.Add(int64(len(diffs)))
+	return nil
+}
+
+// sameValue compares two canonical texts, NULL equal to NULL.
+func sameValue(a, b *string) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return *a == *b
+}
+
+// keyOf returns a row's key as one string.
+func (t *table) keyOf(vals []*string) string {
+	var sb strings.Builder
+	for _, i := range t.sql[0].kIdx {
+		if v := vals[i]; v != nil {
+			sb.WriteString(strconv.Itoa(len(*v)))
+			sb.WriteByte(':')
+			sb.WriteString(*v)
+		}
+		sb.WriteByte('|')
+	}
+	return sb.String()
+}
+
+// rowDiff describes a differing row.
+func (t *table) rowDiff(vals []*string, kind string, cols []ColumnDiff) RowDiff {
+	d := RowDiff{Table: t.name, Kind: kind, Columns: cols}
+	for _, i := range t.sql[0].kIdx {
+		d.Key = append(d.Key, Value{Column: t.cols[i], Value: vals[i]})
+	}
+	return d
+}
+
+// converge re-checks the first-level ranges that differed, each time in
+// new snapshots, until they are equal or Options.Converge has passed since
+// t0, the first check's snapshot; then it locates the rows of those that
+// still differ.
+func (df *differ) converge(ctx context.Context, t0 time.Time) (*Convergence, error) {
+	c := &Convergence{Limit: df.opts.Converge.Seconds(), Checks: 1}
+	pending := df.takeRanges()
+	c.Ranges = len(pending)
+	if len(pending) == 0 && !df.unequalShapes() {
+		c.Converged = true
+		return c, nil
+	}
+	deadline := t0.Add(df.opts.Converge)
+	prev := t0
+	for len(pending) > 0 && time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(min(convergeEvery, time.Until(deadline))):
+		}
+		at, err := df.check(ctx, rechecks(pending))
+		if err != nil {
+			return nil, err
+		}
+		c.Checks++
+		pending = df.takeAgain()
+		if len(pending) == 0 {
+			c.Converged = !df.unequalShapes()
+			c.After = at.Sub(t0).Seconds()
+			c.Resolution = at.Sub(prev).Seconds()
+			return c, nil
+		}
+		prev = at
+	}
+	// Not equal in time: find the rows, in the last snapshots.
+	df.locate = true
+	if _, err := df.check(ctx, rechecks(pending)); err != nil {
+		return nil, err
+	}
+	df.takeAgain()
+	return c, nil
+}
+
+// rechecks returns the tasks checking spans again.
+func rechecks(spans []span) []task {
+	tasks := make([]task, len(spans))
+	for i, sp := range spans {
+		tasks[i] = task{span: sp, depth: 1, recheck: true}
+	}
+	return tasks
+}
+
+// takeAgain returns and forgets the re-checked ranges that still differ.
+func (df *differ) takeAgain() []span {
+	var out []span
+	for _, t := range df.tables {
+		t.mu.Lock()
+		out = append(out, t.again...)
+		t.again = nil
+		t.mu.Unlock()
+	}
+	return out
+}
+
+// takeRanges returns and forgets the first-level ranges that differed.
+func (df *differ) takeRanges() []span {
+	var out []span
+	for _, t := range df.tables {
+		t.mu.Lock()
+		out = append(out, t.ranges...)
+		t.mu.Unlock()
+	}
+	return out
+}
+
+// unequalShapes reports whether a table differs in shape or is missing,
+// which no waiting repairs.
+func (df *differ) unequalShapes() bool {
+	for _, t := range df.tables {
+		if t.res.Status == "shape" || t.res.Status == "missing" {
+			return true
+		}
+	}
+	return false
+}
+
+// finish fills res from the tables and rows found.
+func (df *differ) finish(res *Result) {
+	res.Identical = true
+	for i, t := range df.tables {
+		r := t.res
+		if r.Status == "" {
+			switch {
+			case r.DifferingRows > 0 || r.Unlocated > 0:
+				r.Status = "differs"
+			case t.fullRow && r.DifferingRanges > 0:
+				r.Status = "differs"
+			case res.Converge != nil && !res.Converge.Converged && r.DifferingRanges > 0:
+				r.Status = "differs"
+			default:
+				r.Status = "identical"
+			}
+		}
+		r.Seconds = time.Duration(t.busy.Load()).Seconds()
+		if r.Status != "identical" {
+			res.Identical = false
+		}
+		res.Tables[i] = *r
+	}
+	order := map[string]int{}
+	for i, t := range df.tables {
+		order[t.name] = i
+	}
+	sort.SliceStable(df.rows, func(i, j int) bool {
+		a, b := df.rows[i], df.rows[j]
+		if a.Table != b.Table {
+			return order[a.Table] < order[b.Table]
+		}
+		return keyLess(a.Key, b.Key)
+	})
+	res.Rows = df.rows
+	res.Notes = df.notes
+}
+
+// keyLess orders keys column by column, numerically where both values are
+// integers.
+func keyLess(a, b []Value) bool {
+	for i := range min(len(a), len(b)) {
+		x, y := deref(a[i].Value), deref(b[i].Value)
+		if x == y {
+			continue
+		}
+		nx, ex := strconv.ParseInt(x, 10, 64)
+		ny, ey := strconv.ParseInt(y, 10, 64)
+		if ex == nil && ey == nil {
+			return nx < ny
+		}
+		return x < y
+	}
+	return len(a) < len(b)
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// queue is the tasks of one check: connections take them and add more;
+// pop waits while tasks are running that may add some.
+type queue struct {
+	mu      sync.Mutex
+	cond    *sync.Cond
+	items   []task
+	running int
+	closed  bool
+}
+
+func newQueue(items []task) *queue {
+	q := &queue{items: items}
+	q.cond = sync.NewCond(&q.mu)
+	return q
+}
+
+// pop takes a task; false when there is none left or the queue is closed.
+func (q *queue) pop() (task, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for len(q.items) == 0 && q.running > 0 && !q.closed {
+		q.cond.Wait()
+	}
+	if q.closed || len(q.items) == 0 {
+		return task{}, false
+	}
+	// Last in, first out: a differing range's parts are searched before
+	// other ranges, so its rows are found with few ranges open.
+	t := q.items[len(q.items)-1]
+	q.items = q.items[:len(q.items)-1]
+	q.running++
+	return t, true
+}
+
+// push adds tasks.
+func (q *queue) push(ts ...task) {
+	if len(ts) == 0 {
+		return
+	}
+	q.mu.Lock()
+	q.items = append(q.items, ts...)
+	q.mu.Unlock()
+	q.cond.Broadcast()
+}
+
+// done marks a popped task finished.
+func (q *queue) done() {
+	q.mu.Lock()
+	q.running--
+	q.mu.Unlock()
+	q.cond.Broadcast()
+}
+
+// close stops the queue.
+func (q *queue) close() {
+	q.mu.Lock()
+	q.closed = true
+	q.mu.Unlock()
+	q.cond.Broadcast()
+}
