@@ -88,10 +88,10 @@ type table struct {
 	cols    []string
 	fullRow bool
 	// busy is the time its checks took, in nanoseconds.
-	busy atomic.Int64
-	mu          sync.Mutex
-	ranges      []span // first-level ranges that differed
-	again       []span // ranges re-checked by --converge that still differ
+	busy   atomic.Int64
+	mu     sync.Mutex
+	ranges []span // first-level ranges that differed
+	again  []span // ranges re-checked by --converge that still differ
 }
 
 // span is a key range [lo, hi) of a table.
@@ -124,8 +124,8 @@ type differ struct {
 	found  atomic.Int64 // rows located so far
 	// plansLeft counts the tables still to plan, estimate their rows.
 	plansLeft, estimate atomic.Int64
-	diffMu sync.Mutex
-	rows   []RowDiff
+	diffMu              sync.Mutex
+	rows                []RowDiff
 }
 
 // Diff compares the tables of opts.Tables on the two sides and returns

@@ -103,4 +103,3 @@ func sameTypes(a, b *schema) bool {
 
 // keyless is a table without a primary key on some side.
 func (sc *schema) keyless() bool { return len(sc.keys) == 0 }
-

@@ -14,13 +14,13 @@ type key []string
 // tableSQL builds one side's statements over one table.
 type tableSQL struct {
 	d     dialect.Differ
-	name  string   // quoted
-	cols  []string // quoted, in A's order
-	keys  []string // quoted
+	name  string         // quoted
+	cols  []string       // quoted, in A's order
+	keys  []string       // quoted
 	kType []dialect.Type // the key columns' types, for casting bounds
 	kIdx  []int          // the key columns' positions in cols
-	hash  string   // the row hash expression
-	texts []string // the columns' canonical text expressions
+	hash  string         // the row hash expression
+	texts []string       // the columns' canonical text expressions
 }
 
 // newTableSQL returns side sc's statements for a table whose columns (in
