@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -154,7 +155,7 @@ func (a *app) diff(cmd *cobra.Command, urls []string, f diffFlags) error {
 	}
 	fmt.Fprintf(a.stderr, "saved as run %s\n", rw.Info().ID)
 	if !res.Identical {
-		return exitStatus{errors.New(datadiff.Verdict(res)), 1}
+		return exitStatus{errors.New("the nodes differ"), 1}
 	}
 	return nil
 }
@@ -217,4 +218,48 @@ func (d *diffProgress) done() {
 	if d.p != nil {
 		d.p.Done()
 	}
+}
+
+// reportDiffRuns prints saved diff runs, which have no intervals to
+// recompute, as diff printed them; done is false when no run is a diff.
+func (a *app) reportDiffRuns(runs []*runlog.Run, format string) (done bool, err error) {
+	diffs := 0
+	for _, r := range runs {
+		if r.Info.Workload == "diff" {
+			diffs++
+		}
+	}
+	if diffs == 0 {
+		return false, nil
+	}
+	if diffs < len(runs) {
+		return true, usagef("diff runs cannot be merged with workload runs: report them separately")
+	}
+	for i, r := range runs {
+		if i > 0 && format == "text" {
+			fmt.Fprintln(a.stdout)
+		}
+		fmt.Fprintf(a.stderr, "run %s: diff, started %s, %s\n", r.Info.ID, r.Info.Start.Format(time.RFC3339), r.Info.Status)
+		var res datadiff.Result
+		if r.Summary == nil || json.Unmarshal(r.Summary, &res) != nil {
+			msg := "it saved no result"
+			if r.Info.Error != "" {
+				msg = "it ended with: " + r.Info.Error
+			}
+			if len(runs) == 1 {
+				return true, fmt.Errorf("diff run %s has nothing to report: %s", r.Info.ID, msg)
+			}
+			fmt.Fprintf(a.stdout, "run %s: nothing to report: %s\n", r.Info.ID, msg)
+			continue
+		}
+		if format == "json" {
+			err = datadiff.WriteJSON(a.stdout, &res)
+		} else {
+			err = datadiff.WriteText(a.stdout, &res)
+		}
+		if err != nil {
+			return true, err
+		}
+	}
+	return true, nil
 }
