@@ -76,8 +76,23 @@ type Progress interface {
 }
 
 // ErrNoPrimaryKey is the error of tables without a primary key when
-// Options.NoPK is not set.
+// Options.NoPK is not set (errors.Is finds it in a *NoPrimaryKeyError).
 var ErrNoPrimaryKey = errors.New("no primary key")
+
+// NoPrimaryKeyError names the tables without a primary key.
+type NoPrimaryKeyError struct {
+	Tables []string
+}
+
+// Error implements error, saying what to do.
+func (e *NoPrimaryKeyError) Error() string {
+	n := len(e.Tables)
+	return fmt.Sprintf("%s %s no primary key, so rows cannot be matched by key: give --no-pk to compare %s by one checksum of all %s rows (differing rows are then counted, not located), or leave %s out with --tables",
+		strings.Join(e.Tables, ", "), plural(n, "has", "have"), plural(n, "it", "them"), plural(n, "its", "their"), plural(n, "it", "them"))
+}
+
+// Is makes errors.Is(err, ErrNoPrimaryKey) true.
+func (e *NoPrimaryKeyError) Is(target error) bool { return target == ErrNoPrimaryKey }
 
 // table is one table being compared.
 type table struct {
@@ -164,8 +179,8 @@ func Diff(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	a, b := df.sides[0], df.sides[1]
-	if a.where == b.where {
-		return nil, fmt.Errorf("A and B are the same server and database (%s): give two different nodes", a.where)
+	if a.where == b.where || a.identity == b.identity {
+		return nil, fmt.Errorf("A (%s) and B (%s) are the same server and database: give two different nodes", a.where, b.where)
 	}
 	res := &Result{Conns: opts.Conns}
 	for i, s := range df.sides {
@@ -262,9 +277,7 @@ func (df *differ) prepare(ctx context.Context) error {
 		}
 	}
 	if len(keyless) > 0 {
-		return fmt.Errorf("%w: %s %s no primary key, so rows cannot be matched by key: give --no-pk to compare %s by one checksum of all %s rows (differing rows are then counted, not located), or leave %s out with --tables",
-			ErrNoPrimaryKey, strings.Join(keyless, ", "), plural(len(keyless), "has", "have"), plural(len(keyless), "it", "them"),
-			plural(len(keyless), "its", "their"), plural(len(keyless), "it", "them"))
+		return &NoPrimaryKeyError{Tables: keyless}
 	}
 	return nil
 }

@@ -108,7 +108,7 @@ func Verdict(res *Result) string {
 		}
 	}
 	if res.Identical {
-		return fmt.Sprintf("identical: %d tables, %s rows compared in %.2fs%s", len(res.Tables), thousands(rows), res.Seconds, conv)
+		return fmt.Sprintf("identical: %d %s, %s rows compared in %.2fs%s", len(res.Tables), plural(len(res.Tables), "table", "tables"), thousands(rows), res.Seconds, conv)
 	}
 	what := fmt.Sprintf("%d of %d tables differ", differ, len(res.Tables))
 	if differRows > 0 {

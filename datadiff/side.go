@@ -17,6 +17,8 @@ type side struct {
 	db    *sqlx.DB
 	d     dialect.Differ
 	where string // host:port/database, safe to print
+	// identity names the server (or cluster) and database.
+	identity string
 	// native is whether the server has its dialect's native row hash.
 	native bool
 	// txs are the transactions of the current check, one per connection,
@@ -40,6 +42,9 @@ type SideError struct {
 // Error implements error, naming the side, and saying that the server went
 // away when the connection was lost.
 func (e *SideError) Error() string {
+	if e.Where == "" { // not connected yet
+		return fmt.Sprintf("server %s: %v", e.Side, e.Err)
+	}
 	if sqlx.IsConnectionError(e.Err) {
 		return fmt.Sprintf("server %s (%s) went away: %v", e.Side, e.Where, e.Err)
 	}
@@ -68,9 +73,6 @@ func openSide(ctx context.Context, name string, opts sqlx.Options, conns int) (*
 		opts.AppName = "stampede diff"
 	}
 	s := &side{name: name}
-	if len(opts.URLs) == 1 {
-		s.where = sqlx.Redact(opts.URLs[0])
-	}
 	db, err := sqlx.Open(ctx, opts)
 	if err != nil {
 		return nil, s.wrap(err)
@@ -83,6 +85,10 @@ func openSide(ctx context.Context, name string, opts sqlx.Options, conns int) (*
 		return nil, s.wrap(fmt.Errorf("stampede diff cannot compare %s servers", db.Dialect().Name()))
 	}
 	s.d = d
+	if err := db.QueryRow(ctx, d.IdentityQuery()).Scan(&s.identity); err != nil {
+		db.Close()
+		return nil, s.wrap(fmt.Errorf("identifying the server: %w", err))
+	}
 	if probe := d.NativeHashProbe(); probe != "" {
 		var ignored int64
 		s.native = db.QueryRow(ctx, probe).Scan(&ignored) == nil

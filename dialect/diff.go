@@ -48,6 +48,10 @@ type Differ interface {
 	// whose dialects return the same tag compute the same hash for the
 	// same values. ok is false when the dialect has none for these types.
 	NativeRowHash(cols []string, ts []Type) (expr, tag string, ok bool)
+	// IdentityQuery returns a query giving one text value that is the
+	// same for two connections exactly when they reach the same server
+	// (or cluster) and database, however their URLs spell it.
+	IdentityQuery() string
 	// NativeHashProbe returns a query that fails on servers without the
 	// native row hash (PostgreSQL before 14, for example).
 	NativeHashProbe() string
@@ -234,6 +238,12 @@ func (Postgres) NativeRowHash(cols []string, ts []Type) (string, string, bool) {
 	return "hash_record_extended(ROW(" + strings.Join(cols, ", ") + "), 0)", "postgres-hash-record-extended", true
 }
 
+// IdentityQuery implements Differ: the server's start time (to the
+// microsecond), port and the database.
+func (Postgres) IdentityQuery() string {
+	return "SELECT CAST(pg_postmaster_start_time() AS TEXT) || ' ' || COALESCE(CAST(inet_server_port() AS TEXT), '') || ' ' || current_database()"
+}
+
 // NativeHashProbe implements Differ.
 func (Postgres) NativeHashProbe() string { return "SELECT hash_record_extended(ROW(1), 0)" }
 
@@ -314,6 +324,12 @@ func (Cockroach) CanonicalRowHash(texts []string) string { return canonicalRowHa
 // NativeRowHash implements Differ: none shared with any other server, so
 // a CockroachDB side always uses the canonical hash.
 func (Cockroach) NativeRowHash([]string, []Type) (string, string, bool) { return "", "", false }
+
+// IdentityQuery implements Differ: the cluster's ID and the database;
+// two nodes of one cluster hold the same data.
+func (Cockroach) IdentityQuery() string {
+	return "SELECT CAST(crdb_internal.cluster_id() AS STRING) || ' ' || current_database()"
+}
 
 // NativeHashProbe implements Differ.
 func (Cockroach) NativeHashProbe() string { return "" }
