@@ -96,7 +96,7 @@ func TestCanonicalForms(t *testing.T) {
 		t.Fatal(err)
 	}
 	ts := newTableSQL(d, "canon", sc.cols[1:], nil, sc, false)
-	q, _ := ts.rows(nil, nil)
+	q, _ := ts.rows(bounds{})
 	rows, err := db.Query(ctx, q)
 	if err != nil {
 		t.Fatal(err)
@@ -125,7 +125,7 @@ func TestCanonicalForms(t *testing.T) {
 	}
 	var n int64
 	var sum string
-	q, args := ts.checksum(nil, nil)
+	q, args := ts.checksum(bounds{})
 	if err := db.QueryRow(ctx, q, args...).Scan(&n, &sum); err != nil {
 		t.Fatal(err)
 	}

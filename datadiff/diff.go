@@ -65,6 +65,9 @@ type Options struct {
 	// afterPlan is a test hook called once the first check's ranges are
 	// planned.
 	afterPlan func()
+	// byRange checks every table by sampled ranges, never by groups (a
+	// test hook).
+	byRange bool
 }
 
 // Progress is told how far a diff is.
@@ -109,10 +112,10 @@ type table struct {
 	again  []span // ranges re-checked by --converge that still differ
 }
 
-// span is a key range [lo, hi) of a table.
+// span is a key range of a table.
 type span struct {
-	t      *table
-	lo, hi key
+	t *table
+	bounds
 }
 
 // task is a unit of work: plan a table's ranges, or check a range.
@@ -123,6 +126,10 @@ type task struct {
 	// recheck marks a first-level range that differed, checked again by
 	// --converge.
 	recheck bool
+	// counted marks a first-level range whose rows a group scan counted.
+	counted bool
+	// groups is a table's first check by groups.
+	groups *groupPlan
 }
 
 // differ runs one diff.
@@ -362,12 +369,17 @@ func (df *differ) run(ctx context.Context, lane int, tk task) ([]task, error) {
 	}
 	sp := tk.span
 	t := sp.t
+	if tk.groups != nil {
+		began := time.Now()
+		defer func() { t.busy.Add(int64(time.Since(began))) }()
+		return df.runGroups(ctx, lane, t, tk.groups)
+	}
 	began := time.Now()
 	defer func() { t.busy.Add(int64(time.Since(began))) }()
 	var counts [2]int64
 	var sums [2]string
 	err := df.both(ctx, func(i int) error {
-		q, args := t.sql[i].checksum(sp.lo, sp.hi)
+		q, args := t.sql[i].checksum(sp.bounds)
 		if err := df.sides[i].tx(lane).QueryRow(ctx, q, args...).Scan(&counts[i], &sums[i]); err != nil {
 			return fmt.Errorf("checksum of %s: %w", t.name, err)
 		}
@@ -376,7 +388,7 @@ func (df *differ) run(ctx context.Context, lane int, tk task) ([]task, error) {
 	if err != nil {
 		return nil, err
 	}
-	if tk.depth == 0 {
+	if tk.depth == 0 && !tk.counted {
 		t.mu.Lock()
 		t.res.RowsA += counts[0]
 		t.res.RowsB += counts[1]
@@ -413,13 +425,13 @@ func (df *differ) run(ctx context.Context, lane int, tk task) ([]task, error) {
 		if counts[1] > counts[0] {
 			big = 1
 		}
-		q, args := t.sql[big].split(sp.lo, sp.hi, (n+fanout-1)/fanout)
-		bounds, err := df.keys(ctx, df.sides[big], lane, q, args, 1)
+		q, args := t.sql[big].split(sp.bounds, (n+fanout-1)/fanout)
+		cuts, err := df.keys(ctx, df.sides[big], lane, q, args, 1)
 		if err != nil {
 			return nil, fmt.Errorf("splitting a range of %s: %w", t.name, err)
 		}
-		if len(bounds) > 0 {
-			return spans(t, sp.lo, sp.hi, bounds, tk.depth+1), nil
+		if len(cuts) > 0 {
+			return spans(t, sp.bounds, cuts, tk.depth+1), nil
 		}
 	}
 	return nil, df.compareRows(ctx, lane, sp)
@@ -468,15 +480,16 @@ func (df *differ) keys(ctx context.Context, s *side, lane int, q string, args []
 	return out, nil
 }
 
-// spans returns the tasks checking [lo, b1), [b1, b2) ... [bn, hi) at depth.
-func spans(t *table, lo, hi key, bounds []key, depth int) []task {
-	out := make([]task, 0, len(bounds)+1)
-	prev := lo
-	for _, b := range bounds {
-		out = append(out, task{span: span{t: t, lo: prev, hi: b}, depth: depth})
-		prev = b
+// spans returns the tasks checking b cut at cuts: [b.lo, c1), [c1, c2)
+// ... [cn, b.hi) at depth.
+func spans(t *table, b bounds, cuts []key, depth int) []task {
+	out := make([]task, 0, len(cuts)+1)
+	prev := b.lo
+	for _, c := range cuts {
+		out = append(out, task{span: span{t: t, bounds: bounds{lo: prev, hi: c}}, depth: depth})
+		prev = c
 	}
-	return append(out, task{span: span{t: t, lo: prev, hi: hi}, depth: depth})
+	return append(out, task{span: span{t: t, bounds: bounds{lo: prev, hi: b.hi, incl: b.incl}}, depth: depth})
 }
 
 // plan samples table t's boundaries on side A and returns its ranges.
@@ -489,18 +502,26 @@ func (df *differ) plan(ctx context.Context, lane int, t *table) ([]task, error) 
 		return []task{{span: span{t: t}}}, nil
 	}
 	q, stride := t.sql[0].sample(df.opts.RangeRows)
-	bounds, err := df.keys(ctx, df.sides[0], lane, q, nil, stride)
+	sample, err := df.keys(ctx, df.sides[0], lane, q, nil, 1)
 	if err != nil {
 		return nil, fmt.Errorf("sampling the keys of %s: %w", t.name, err)
 	}
-	t.res.Ranges = len(bounds) + 1
-	// A table smaller than a range has no boundary: count it as one
-	// range's worth at most.
-	df.planned(int64(len(bounds)+1) * int64(df.opts.RangeRows))
+	rows := int64(len(sample)) * int64(df.opts.RangeRows) / int64(stride)
+	df.planned(max(rows, 1))
 	if df.opts.afterPlan != nil {
 		df.opts.afterPlan()
 	}
-	return spans(t, nil, nil, bounds, 0), nil
+	if !df.opts.byRange {
+		if gp := planGroups(sample, rows, t.sql[0].kType, int64(df.opts.RangeRows)); gp != nil {
+			return []task{{span: span{t: t}, groups: gp}}, nil
+		}
+	}
+	var cuts []key
+	for i := stride - 1; i < len(sample); i += stride {
+		cuts = append(cuts, sample[i])
+	}
+	t.res.Ranges = len(cuts) + 1
+	return spans(t, bounds{}, cuts, 0), nil
 }
 
 // planned adds a planned table's estimated rows, and tells Progress the
@@ -518,7 +539,7 @@ func (df *differ) compareRows(ctx context.Context, lane int, sp span) error {
 	t := sp.t
 	var got [2]map[string][]*string
 	err := df.both(ctx, func(i int) error {
-		q, args := t.sql[i].rows(sp.lo, sp.hi)
+		q, args := t.sql[i].rows(sp.bounds)
 		rows, err := df.sides[i].tx(lane).Query(ctx, q, args...)
 		if err != nil {
 			return fmt.Errorf("reading rows of %s: %w", t.name, err)

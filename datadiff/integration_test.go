@@ -198,9 +198,10 @@ func diff(t *testing.T, urlA, urlB string, opts Options) *Result {
 // TPC-C: identical, with every table's rows as the servers count them.
 func TestIdenticalTPCC(t *testing.T) {
 	urlA, urlB := servers(t)
-	for _, canonical := range []bool{false, true} {
-		t.Run(fmt.Sprintf("canonical=%v", canonical), func(t *testing.T) {
-			res := diff(t, urlA, urlB, Options{Canonical: canonical})
+	for _, tc := range []struct{ canonical, byRange bool }{{false, false}, {true, false}, {false, true}} {
+		canonical := tc.canonical
+		t.Run(fmt.Sprintf("canonical=%v,by-range=%v", tc.canonical, tc.byRange), func(t *testing.T) {
+			res := diff(t, urlA, urlB, Options{Canonical: canonical, byRange: tc.byRange})
 			if !res.Identical {
 				t.Fatalf("not identical: %+v", res.Tables)
 			}
@@ -249,6 +250,9 @@ func TestFindsChangedRows(t *testing.T) {
 		// Small ranges and leaves: several levels of splitting.
 		{"deep", Options{RangeRows: 50000, LeafRows: 20, Conns: 2}},
 		{"one-conn", Options{Conns: 1}},
+		// Sampled ranges checked by index scans instead of groups.
+		{"by-range", Options{byRange: true}},
+		{"by-range-canonical", Options{byRange: true, Canonical: true, LeafRows: 100}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := diff(t, urlA, urlB, tc.opts)

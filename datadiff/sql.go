@@ -60,8 +60,17 @@ func (t *tableSQL) param(args *[]any, v string, i int) string {
 	return "CAST(CAST(" + t.d.(dialect.Dialect).Placeholder(len(*args)) + " AS TEXT) AS " + t.kType[i].Full + ")"
 }
 
-// arms returns conditions that together select the keys in [lo, hi),
-// each selecting a disjoint part, and their arguments. Each is the shape a
+// bounds are a key range: from lo (included) to hi (excluded, or
+// included when incl). A bound may be shorter than the key: lo = (1, 3)
+// starts at the first key beginning with (1, 3), hi = (1, 3) ends before
+// it (after its last one when incl). nil is the end of the key space.
+type bounds struct {
+	lo, hi key
+	incl   bool
+}
+
+// arms returns conditions that together select the keys in b, each
+// selecting a disjoint part, and their arguments. Each is the shape a
 // B-tree index scans exactly: equalities on leading key columns and a
 // range on the next one. A row comparison such as (a, b) >= (1, 5) is not:
 // PostgreSQL 15 scans about ten times the rows of a 10,000-row range of
@@ -70,13 +79,17 @@ func (t *tableSQL) param(args *[]any, v string, i int) string {
 // (1, 4, 200, 3)) of order_line is five arms: w = 1 AND d > 3 AND d < 4;
 // w = 1 AND d = 3 AND o > 1500; w = 1 AND d = 3 AND o = 1500 AND n >= 5;
 // w = 1 AND d = 4 AND o < 200; w = 1 AND d = 4 AND o = 200 AND n < 3.
-func (t *tableSQL) arms(lo, hi key) ([]string, []any) {
+func (t *tableSQL) arms(b bounds) ([]string, []any) {
+	lo, hi := b.lo, b.hi
 	if len(t.keys) == 0 || lo == nil && hi == nil {
 		return []string{"TRUE"}, nil
 	}
 	var args []any
 	var out []string
-	n := len(t.keys)
+	hiOp := "<"
+	if b.incl {
+		hiOp = "<="
+	}
 	cond := func(eqs []string, i int, op, v string) string {
 		return strings.Join(append(append([]string(nil), eqs...), t.keys[i]+" "+op+" "+t.param(&args, v, i)), " AND ")
 	}
@@ -86,7 +99,7 @@ func (t *tableSQL) arms(lo, hi key) ([]string, []any) {
 	// above: keys from column i on, after the equalities eqs, >= lo.
 	var above func(eqs []string, i int)
 	above = func(eqs []string, i int) {
-		if i == n-1 {
+		if i == len(lo)-1 {
 			out = append(out, cond(eqs, i, ">=", lo[i]))
 			return
 		}
@@ -96,8 +109,8 @@ func (t *tableSQL) arms(lo, hi key) ([]string, []any) {
 	// below: keys from column i on, after the equalities eqs, < hi.
 	var below func(eqs []string, i int)
 	below = func(eqs []string, i int) {
-		if i == n-1 {
-			out = append(out, cond(eqs, i, "<", hi[i]))
+		if i == len(hi)-1 {
+			out = append(out, cond(eqs, i, hiOp, hi[i]))
 			return
 		}
 		out = append(out, cond(eqs, i, "<", hi[i]))
@@ -111,28 +124,46 @@ func (t *tableSQL) arms(lo, hi key) ([]string, []any) {
 	default:
 		var eqs []string
 		p := 0 // key columns equal in both bounds
-		for p < n && lo[p] == hi[p] {
+		for p < len(lo) && p < len(hi) && lo[p] == hi[p] {
 			eqs = eq(eqs, p, lo[p])
 			p++
 		}
 		switch {
-		case p == n: // lo == hi: an empty range
+		case p == len(hi) && !b.incl: // keys >= lo, which starts with hi, and < hi: none
 			return []string{"FALSE"}, nil
-		case p == n-1:
-			out = append(out, cond(eqs, p, ">=", lo[p])+" AND "+t.keys[p]+" < "+t.param(&args, hi[p], p))
+		case p == len(hi): // hi included: keys beginning with hi, from lo
+			if p == len(lo) {
+				out = append(out, strings.Join(eqs, " AND "))
+			} else {
+				above(eqs, p)
+			}
+		case p == len(lo): // lo is a prefix of hi: keys beginning with lo, below hi
+			below(eqs, p)
 		default:
-			out = append(out, cond(eqs, p, ">", lo[p])+" AND "+t.keys[p]+" < "+t.param(&args, hi[p], p))
-			above(eq(eqs, p, lo[p]), p+1)
-			below(eq(eqs, p, hi[p]), p+1)
+			loEnd, hiEnd := p == len(lo)-1, p == len(hi)-1
+			loOp, midHi := ">", "<"
+			if loEnd {
+				loOp = ">="
+			}
+			if hiEnd {
+				midHi = hiOp
+			}
+			out = append(out, cond(eqs, p, loOp, lo[p])+" AND "+t.keys[p]+" "+midHi+" "+t.param(&args, hi[p], p))
+			if !loEnd {
+				above(eq(eqs, p, lo[p]), p+1)
+			}
+			if !hiEnd {
+				below(eq(eqs, p, hi[p]), p+1)
+			}
 		}
 	}
 	return out, args
 }
 
-// checksum returns the statement counting and hashing the rows in [lo, hi):
+// checksum returns the statement counting and hashing the rows in b:
 // one row, the count and the sum of the row hashes as text.
-func (t *tableSQL) checksum(lo, hi key) (string, []any) {
-	arms, args := t.arms(lo, hi)
+func (t *tableSQL) checksum(b bounds) (string, []any) {
+	arms, args := t.arms(b)
 	if len(arms) == 1 {
 		return "SELECT count(*), COALESCE(CAST(sum(" + t.hash + ") AS TEXT), '0') FROM " + t.name + " WHERE " + arms[0], args
 	}
@@ -146,8 +177,8 @@ func (t *tableSQL) checksum(lo, hi key) (string, []any) {
 
 // selectRange returns a query of cols (expressions) over the rows in
 // [lo, hi), in no particular order.
-func (t *tableSQL) selectRange(cols string, lo, hi key) (string, []any) {
-	arms, args := t.arms(lo, hi)
+func (t *tableSQL) selectRange(cols string, b bounds) (string, []any) {
+	arms, args := t.arms(b)
 	parts := make([]string, len(arms))
 	for i, a := range arms {
 		parts[i] = "SELECT " + cols + " FROM " + t.name + " WHERE " + a
@@ -157,17 +188,17 @@ func (t *tableSQL) selectRange(cols string, lo, hi key) (string, []any) {
 
 // split returns the statement giving, in key order, every every-th key in
 // [lo, hi), as text.
-func (t *tableSQL) split(lo, hi key, every int64) (string, []any) {
+func (t *tableSQL) split(b bounds, every int64) (string, []any) {
 	keys := strings.Join(t.keys, ", ")
-	sub, args := t.selectRange(keys, lo, hi)
+	sub, args := t.selectRange(keys, b)
 	return "SELECT " + dialect.KeyTexts(t.keys) + " FROM (SELECT " + keys + ", row_number() OVER (ORDER BY " + keys +
 		") AS rn FROM (" + sub + ") r) s WHERE rn % " + strconv.FormatInt(max(every, 1), 10) + " = 0 ORDER BY " + keys, args
 }
 
 // rows returns the statement fetching the rows in [lo, hi), every
 // column's canonical text.
-func (t *tableSQL) rows(lo, hi key) (string, []any) {
-	return t.selectRange(strings.Join(t.texts, ", "), lo, hi)
+func (t *tableSQL) rows(b bounds) (string, []any) {
+	return t.selectRange(strings.Join(t.texts, ", "), b)
 }
 
 // sample returns the statement sampling boundary keys, and which of its

@@ -35,6 +35,7 @@ func TestArms(t *testing.T) {
 	}{
 		{nil, nil, []string{"TRUE"}},
 		{key{"1", "3", "1500", "5"}, key{"1", "3", "1500", "5"}, []string{"FALSE"}},
+		{key{"1", "3", "1000"}, key{"1", "3", "1999"}, []string{"w = 1 AND d = 3 AND o >= 1000 AND o < 1999"}},
 		{key{"1", "3", "1500", "5"}, key{"1", "4", "200", "3"}, []string{
 			"w = 1 AND d > 3 AND d < 4",
 			"w = 1 AND d = 3 AND o > 1500",
@@ -46,7 +47,7 @@ func TestArms(t *testing.T) {
 		{nil, key{"2", "1", "7", "1"}, []string{"w < 2", "w = 2 AND d < 1", "w = 2 AND d = 1 AND o < 7", "w = 2 AND d = 1 AND o = 7 AND n < 1"}},
 		{key{"2", "1", "7", "1"}, nil, []string{"w > 2", "w = 2 AND d > 1", "w = 2 AND d = 1 AND o > 7", "w = 2 AND d = 1 AND o = 7 AND n >= 1"}},
 	} {
-		arms, args := ts.arms(tc.lo, tc.hi)
+		arms, args := ts.arms(bounds{lo: tc.lo, hi: tc.hi})
 		var got []string
 		for _, a := range arms {
 			for i := len(args); i >= 1; i-- { // $10 before $1
@@ -80,9 +81,10 @@ INSERT INTO t SELECT w, d, o, n, w + d + o + n FROM generate_series(1, 3) w, gen
 			}
 		}
 	}
-	less := func(a, b key) int {
-		for i := range a {
-			x, _ := strconv.Atoi(a[i])
+	// cmp compares a key's first len(b) columns with bound b.
+	cmp := func(k, b key) int {
+		for i := range b {
+			x, _ := strconv.Atoi(k[i])
 			y, _ := strconv.Atoi(b[i])
 			if x != y {
 				return x - y
@@ -90,9 +92,21 @@ INSERT INTO t SELECT w, d, o, n, w + d + o + n FROM generate_series(1, 3) w, gen
 		}
 		return 0
 	}
+	in := func(k key, b bounds) bool {
+		if b.lo != nil && cmp(k, b.lo) < 0 {
+			return false
+		}
+		if b.hi == nil {
+			return true
+		}
+		if c := cmp(k, b.hi); c > 0 || c == 0 && !b.incl {
+			return false
+		}
+		return true
+	}
 	ts := orderLineSQL()
-	count := func(lo, hi key) int64 {
-		q, args := ts.checksum(lo, hi)
+	count := func(b bounds) int64 {
+		q, args := ts.checksum(b)
 		var n int64
 		var sum string
 		if err := db.QueryRow(ctx, q, args...).Scan(&n, &sum); err != nil {
@@ -101,31 +115,43 @@ INSERT INTO t SELECT w, d, o, n, w + d + o + n FROM generate_series(1, 3) w, gen
 		return n
 	}
 	r := rand.New(rand.NewPCG(1, 2))
-	randKey := func() key { // values from 0 to 6: some outside the data
-		return key{strconv.Itoa(r.IntN(5)), strconv.Itoa(r.IntN(6)), strconv.Itoa(r.IntN(7)), strconv.Itoa(r.IntN(5))}
+	randKey := func(n int) key { // values from 0 to 6: some outside the data
+		k := key{strconv.Itoa(r.IntN(5)), strconv.Itoa(r.IntN(6)), strconv.Itoa(r.IntN(7)), strconv.Itoa(r.IntN(5))}
+		return k[:n]
 	}
-	for range 200 {
-		lo, hi := randKey(), randKey()
-		if less(lo, hi) > 0 {
-			lo, hi = hi, lo
+	for range 400 {
+		// Bounds of 1 to 4 columns, the upper one included or not.
+		b := bounds{lo: randKey(1 + r.IntN(4)), hi: randKey(1 + r.IntN(4)), incl: r.IntN(2) == 0}
+		switch r.IntN(8) {
+		case 0:
+			b.lo = nil
+		case 1:
+			b.hi = nil
+		}
+		if b.lo != nil && b.hi != nil && cmp(b.lo[:min(len(b.lo), len(b.hi))], b.hi[:min(len(b.lo), len(b.hi))]) > 0 {
+			b.lo, b.hi = b.hi, b.lo // diff's ranges never end before they start
+			if cmp(b.lo[:min(len(b.lo), len(b.hi))], b.hi[:min(len(b.lo), len(b.hi))]) > 0 {
+				continue
+			}
 		}
 		var want int64
 		for _, k := range all {
-			if less(k, lo) >= 0 && less(k, hi) < 0 {
+			if in(k, b) {
 				want++
 			}
 		}
-		if got := count(lo, hi); got != want {
-			t.Fatalf("[%v, %v): %d rows, want %d", lo, hi, got, want)
+		if got := count(b); got != want {
+			arms, args := ts.arms(b)
+			t.Fatalf("%+v: %d rows, want %d\n%s\n%v", b, got, want, strings.Join(arms, "\n"), args)
 		}
 	}
 	// Boundaries cut the key space into ranges that hold every row once.
-	bounds := []key{randKey(), randKey(), randKey(), randKey()}
-	slices.SortFunc(bounds, less)
-	bounds = slices.CompactFunc(bounds, func(a, b key) bool { return less(a, b) == 0 })
+	cuts := []key{randKey(4), randKey(4), randKey(4), randKey(4)}
+	slices.SortFunc(cuts, func(a, b key) int { return cmp(a, b) })
+	cuts = slices.CompactFunc(cuts, func(a, b key) bool { return cmp(a, b) == 0 })
 	var total int64
-	for _, tk := range spans(&table{}, nil, nil, bounds, 0) {
-		total += count(tk.span.lo, tk.span.hi)
+	for _, tk := range spans(&table{}, bounds{}, cuts, 0) {
+		total += count(tk.span.bounds)
 	}
 	if total != int64(len(all)) {
 		t.Errorf("ranges hold %d rows, want %d", total, len(all))

@@ -143,7 +143,18 @@ func TestCatalogQueries(t *testing.T) {
 	if !strings.Contains((dialect.Cockroach{}).ColumnsQuery(), "crdb_sql_type") {
 		t.Error("cockroach: no castable type")
 	}
-	if (dialect.Postgres{}).TxSetup()[0] != "SET LOCAL max_parallel_workers_per_gather = 0" || (dialect.Cockroach{}).TxSetup() != nil {
-		t.Error("TxSetup")
+	if got := (dialect.Postgres{}).FloorDiv(`"o"`, 1000); got != `(CASE WHEN "o" >= 0 THEN "o" / 1000 ELSE -((-("o" + 1)) / 1000) - 1 END)` {
+		t.Errorf("postgres FloorDiv: %s", got)
+	}
+	if got := (dialect.Cockroach{}).FloorDiv(`"o"`, 1000); got != `("o" // 1000)` {
+		t.Errorf("cockroach FloorDiv: %s", got)
+	}
+	if got := (dialect.Postgres{}).TxSetup(); len(got) != 3 || got[1] != "SET LOCAL enable_sort = off" || (dialect.Cockroach{}).TxSetup() != nil {
+		t.Errorf("TxSetup: %q", got)
+	}
+	for _, d := range []dialect.Differ{dialect.Postgres{}, dialect.Cockroach{}} {
+		if q := d.IdentityQuery(); !strings.Contains(q, "current_database()") {
+			t.Errorf("%T IdentityQuery: %s", d, q)
+		}
 	}
 }
