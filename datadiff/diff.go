@@ -126,8 +126,10 @@ type task struct {
 	// recheck marks a first-level range that differed, checked again by
 	// --converge.
 	recheck bool
-	// counted marks a first-level range whose rows a group scan counted.
+	// counted marks a first-level range whose rows a group scan counted
+	// (counts), and found to differ.
 	counted bool
+	counts  [2]int64
 	// groups is a table's first check by groups.
 	groups *groupPlan
 }
@@ -376,29 +378,28 @@ func (df *differ) run(ctx context.Context, lane int, tk task) ([]task, error) {
 	}
 	began := time.Now()
 	defer func() { t.busy.Add(int64(time.Since(began))) }()
-	var counts [2]int64
-	var sums [2]string
-	err := df.both(ctx, func(i int) error {
-		q, args := t.sql[i].checksum(sp.bounds)
-		if err := df.sides[i].tx(lane).QueryRow(ctx, q, args...).Scan(&counts[i], &sums[i]); err != nil {
-			return fmt.Errorf("checksum of %s: %w", t.name, err)
+	counts := tk.counts
+	if !tk.counted {
+		var sums [2]string
+		err := df.both(ctx, func(i int) error {
+			q, args := t.sql[i].checksum(sp.bounds)
+			if err := df.sides[i].tx(lane).QueryRow(ctx, q, args...).Scan(&counts[i], &sums[i]); err != nil {
+				return fmt.Errorf("checksum of %s: %w", t.name, err)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
+		if counts[0] == counts[1] && sums[0] == sums[1] {
+			if tk.depth == 0 {
+				df.countRange(t, counts)
+			}
+			return nil, nil
+		}
 	}
 	if tk.depth == 0 && !tk.counted {
-		t.mu.Lock()
-		t.res.RowsA += counts[0]
-		t.res.RowsB += counts[1]
-		t.mu.Unlock()
-		if df.opts.Progress != nil {
-			df.opts.Progress.Checked(max(counts[0], counts[1]))
-		}
-	}
-	if counts[0] == counts[1] && sums[0] == sums[1] {
-		return nil, nil
+		df.countRange(t, counts)
 	}
 	t.mu.Lock()
 	switch {
@@ -435,6 +436,17 @@ func (df *differ) run(ctx context.Context, lane int, tk task) ([]task, error) {
 		}
 	}
 	return nil, df.compareRows(ctx, lane, sp)
+}
+
+// countRange counts a first-level range's rows.
+func (df *differ) countRange(t *table, counts [2]int64) {
+	t.mu.Lock()
+	t.res.RowsA += counts[0]
+	t.res.RowsB += counts[1]
+	t.mu.Unlock()
+	if df.opts.Progress != nil {
+		df.opts.Progress.Checked(max(counts[0], counts[1]))
+	}
 }
 
 // both runs f for side 0 and side 1 at once, and attributes errors.
@@ -512,7 +524,10 @@ func (df *differ) plan(ctx context.Context, lane int, t *table) ([]task, error) 
 		df.opts.afterPlan()
 	}
 	if !df.opts.byRange {
-		if gp := planGroups(sample, rows, t.sql[0].kType, int64(df.opts.RangeRows)); gp != nil {
+		// Groups as small as the ranges whose rows are compared: a group
+		// that differs costs one more query, and the scan costs the same
+		// whatever the groups.
+		if gp := planGroups(sample, rows, t.sql[0].kType, int64(df.opts.LeafRows)); gp != nil {
 			return []task{{span: span{t: t}, groups: gp}}, nil
 		}
 	}
