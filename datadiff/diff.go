@@ -248,7 +248,7 @@ func (df *differ) prepare(ctx context.Context) error {
 		}
 		switch {
 		case scs[0] == nil && scs[1] == nil:
-			return fmt.Errorf("table %s exists on neither side", name)
+			return fmt.Errorf("table %s exists on neither side (%s, %s): check the tables and the URLs' databases", name, df.sides[0].where, df.sides[1].where)
 		case scs[0] == nil || scs[1] == nil:
 			t.res.Status = "missing"
 			t.res.Missing = "A"

@@ -50,7 +50,7 @@ figures differ are split, down to the rows, which are printed with the columns t
 differ. Each side reads one consistent snapshot on --conns connections.
 
 The tables are a workload's (--workload tpcc, or with the workload's own flags:
---workload 'sysbench --tables 8') or --tables. A URL without a database uses the
+--workload 'oltp_read_write --tables 8') or --tables. A URL without a database uses the
 workload's. --converge 30s checks the differing ranges again until they are equal:
 run after a workload on a replicated pair, the time it took is the replication lag.
 
@@ -69,7 +69,7 @@ Exit status: 0 when the nodes hold the same data, 1 when they differ, 2 on error
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&f.workload, "workload", "", "compare this workload's tables; its flags may follow in the same argument ('sysbench --tables 8')")
+	fs.StringVar(&f.workload, "workload", "", "compare this workload's tables; its flags may follow in the same argument ('oltp_read_write --tables 8')")
 	fs.StringSliceVar(&f.tables, "tables", nil, "compare these tables (comma-separated)")
 	fs.IntVar(&f.conns, "conns", datadiff.DefaultConns, "connections per side, checking ranges in parallel in one snapshot")
 	fs.IntVar(&f.maxRows, "max-rows", datadiff.DefaultMaxRows, "most differing rows to locate and print")
@@ -143,6 +143,10 @@ func (a *app) diff(cmd *cobra.Command, urls []string, f diffFlags) error {
 		fmt.Fprintf(a.stderr, "warning: cannot save the run: %v\n", ferr)
 	}
 	if err != nil {
+		if cmd.Context().Err() != nil {
+			fmt.Fprintf(a.stderr, "interrupted: nothing compared is printed; the run is saved as %s\n", rw.Info().ID)
+			return errInterrupted
+		}
 		return err
 	}
 	if f.format == "json" {
