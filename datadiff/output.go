@@ -42,7 +42,7 @@ func WriteText(w io.Writer, res *Result) error {
 		case t.FullRow && t.Status == "differs":
 			status = "differs (no primary key: rows not located)"
 		case t.Unlocated > 0:
-			status = fmt.Sprintf("differs (%d more ranges not searched: --max-rows)", t.Unlocated)
+			status = fmt.Sprintf("differs (%d more %s not searched: --max-rows)", t.Unlocated, plural(t.Unlocated, "range", "ranges"))
 		}
 		if t.Status == "missing" || t.Status == "shape" {
 			fmt.Fprintf(tw, "%-*s\t-\t-\t-\t-\t-\t-\t  %s\n", width, t.Table, status)
@@ -101,8 +101,7 @@ func Verdict(res *Result) string {
 		case c.Ranges == 0:
 			conv = "; nothing to converge"
 		case c.Converged:
-			conv = fmt.Sprintf("; converged after %.2fs (the differing ranges were equal in the snapshot taken %.2fs after the first, checked %d times)",
-				c.After, c.After, c.Checks)
+			conv = fmt.Sprintf("; converged after %.2fs (to within %.2fs, %d checks): the replication lag", c.After, c.Resolution, c.Checks)
 		default:
 			conv = fmt.Sprintf("; did not converge within %s (checked %d times)", strconv.FormatFloat(c.Limit, 'f', -1, 64)+"s", c.Checks)
 		}
@@ -121,11 +120,14 @@ func Verdict(res *Result) string {
 	return fmt.Sprintf("different: %s%s, %s rows compared in %.2fs%s", what, shown, thousands(rows), res.Seconds, conv)
 }
 
-// version is a side's server, shortened to its first two words.
+// version is a side's server, shortened to its name and version number.
 func version(s Side) string {
 	f := strings.Fields(s.Version)
-	if len(f) > 2 {
-		f = f[:2]
+	for i, w := range f {
+		if strings.ContainsAny(w, "0123456789") {
+			f = f[:i+1]
+			break
+		}
 	}
 	if len(f) == 0 {
 		return s.Dialect
