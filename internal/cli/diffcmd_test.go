@@ -39,7 +39,7 @@ func TestDiffCommand(t *testing.T) {
 	}
 	dir := t.TempDir()
 	r := stampede(t, "diff", "--workload", "bank", "--results-dir", dir, urlA, urlB)
-	if r.code != 0 || !strings.Contains(r.stdout, "identical: 1 tables, 5,000 rows compared") {
+	if r.code != 0 || !strings.Contains(r.stdout, "identical: 1 table, 5,000 rows compared") {
 		t.Fatalf("identical: %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	conn := connectTo(t, context.Background(), dbB)
