@@ -22,11 +22,9 @@ type side struct {
 	// native is whether the server has its dialect's native row hash.
 	native bool
 	// txs are the transactions of the current check, one per connection,
-	// all reading the same snapshot.
+	// all reading the same snapshot (only one when the server cannot
+	// share its snapshot).
 	txs []sqlx.Tx
-	// shared is false when the server could not share its snapshot, so
-	// only txs[0] is used.
-	shared bool
 }
 
 // SideError is an error on one side of a diff.
@@ -177,7 +175,6 @@ func (s *side) begin(ctx context.Context, n int, note func(string)) (time.Time, 
 		}
 		s.txs = append(s.txs, tx)
 	}
-	s.shared = len(s.txs) == n && n > 1
 	return at, nil
 }
 
