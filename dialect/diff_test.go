@@ -98,8 +98,12 @@ func TestTypeFamily(t *testing.T) {
 func TestNativeRowHash(t *testing.T) {
 	ints := []dialect.Type{{Base: "integer", Full: "integer"}, {Base: "numeric", Full: "numeric(6,2)"}}
 	expr, tag, ok := (dialect.Postgres{}).NativeRowHash([]string{`"a"`, `"b"`}, ints)
-	if !ok || expr != `hash_record_extended(ROW("a", "b"), 0)` || tag == "" {
+	if !ok || expr != `(COALESCE(hashint4extended("a", 1), 0) # COALESCE(hash_numeric_extended("b", 2), 0))` || tag == "" {
 		t.Errorf("postgres: %q %q %v", expr, tag, ok)
+	}
+	expr, _, ok = (dialect.Postgres{}).NativeRowHash([]string{`"d"`}, []dialect.Type{{Base: "date", Full: "date"}})
+	if !ok || expr != `(hash_record_extended(ROW("d"), 1))` {
+		t.Errorf("postgres date: %q %v", expr, ok)
 	}
 	if _, _, ok := (dialect.Postgres{}).NativeRowHash([]string{`"p"`}, []dialect.Type{{Base: "point", Full: "point"}}); ok {
 		t.Error("postgres: a native hash of point, which has no hash function")
