@@ -134,3 +134,60 @@ func TestCanonicalForms(t *testing.T) {
 		t.Errorf("row hash %s (%d rows), computed here %d", sum, n, want)
 	}
 }
+
+// TestNativeHashCoversColumns: the native row hash changes when any one
+// column of any of the canonical cases' types changes (to NULL, or from
+// NULL), and comes back when it is restored.
+func TestNativeHashCoversColumns(t *testing.T) {
+	db := testdb.Fresh(t, "stampede_diff_native", sqlx.Options{MaxConns: 1})
+	ctx := context.Background()
+	d := db.Dialect().(dialect.Differ)
+	var cols, vals []string
+	for i, c := range canonicalCases {
+		cols = append(cols, fmt.Sprintf("c%d %s", i, c.typ))
+		vals = append(vals, "NULL")
+		if c.want != nil {
+			vals[i] = "'" + strings.ReplaceAll(c.value, "'", "''") + "'"
+		}
+	}
+	if _, err := db.Exec(ctx, "CREATE TABLE canon (id INT PRIMARY KEY, "+strings.Join(cols, ", ")+")"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(ctx, "INSERT INTO canon VALUES (1, "+strings.Join(vals, ", ")+")"); err != nil {
+		t.Fatal(err)
+	}
+	sd := &side{name: "A", db: db, d: d, where: "test"}
+	sc, err := sd.readSchema(ctx, "canon")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := newTableSQL(d, "canon", sc.cols, sc.keys, sc, true)
+	sum := func() string {
+		q, args := ts.checksum(bounds{})
+		var n int64
+		var s string
+		if err := db.QueryRow(ctx, q, args...).Scan(&n, &s); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		return s
+	}
+	orig := sum()
+	for i, c := range canonicalCases {
+		to := "NULL"
+		if c.want == nil {
+			to = "'1'"
+		}
+		if _, err := db.Exec(ctx, fmt.Sprintf("UPDATE canon SET c%d = %s", i, to)); err != nil {
+			t.Fatal(err)
+		}
+		if got := sum(); got == orig {
+			t.Errorf("%s: the native hash did not change with the column", c.typ)
+		}
+		if _, err := db.Exec(ctx, fmt.Sprintf("UPDATE canon SET c%d = %s", i, vals[i])); err != nil {
+			t.Fatal(err)
+		}
+		if got := sum(); got != orig {
+			t.Errorf("%s: the native hash %s after restoring, was %s", c.typ, got, orig)
+		}
+	}
+}

@@ -65,10 +65,11 @@ func planGroups(sample []key, rows int64, types []dialect.Type, size int64) *gro
 		if density > float64(size) && j < len(types)-1 {
 			continue // even one value of column j is too many rows: go finer
 		}
-		step := max(int64(float64(size)/density), 1)
-		if groups := float64(rows) / (density * float64(step)); groups > maxGroups {
-			step = int64(float64(step) * groups / maxGroups)
+		fstep := max(float64(size)/density, 1)
+		if groups := float64(rows) / (density * fstep); groups > maxGroups {
+			fstep *= groups / maxGroups
 		}
+		step := int64(min(fstep, 1<<62)) // sparse 64-bit keys: no overflow
 		return &groupPlan{j: j, step: step}
 	}
 	return nil
