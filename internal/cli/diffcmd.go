@@ -226,7 +226,7 @@ func (d *diffProgress) done() {
 
 // reportDiffRuns prints saved diff runs, which have no intervals to
 // recompute, as diff printed them; done is false when no run is a diff.
-func (a *app) reportDiffRuns(runs []*runlog.Run, format string) (done bool, err error) {
+func (a *app) reportDiffRuns(runs []*runlog.Run, rf reportFlags) (done bool, err error) {
 	diffs := 0
 	for _, r := range runs {
 		if r.Info.Workload == "diff" {
@@ -239,6 +239,10 @@ func (a *app) reportDiffRuns(runs []*runlog.Run, format string) (done bool, err 
 	if diffs < len(runs) {
 		return true, usagef("diff runs cannot be merged with workload runs: report them separately")
 	}
+	if rf.chart != "" || rf.from != "" || rf.to != "" || rf.includeRamp {
+		return true, usagef("a diff run has no intervals: --chart, --from, --to and --include-ramp do not apply to it")
+	}
+	format := rf.format
 	for i, r := range runs {
 		if i > 0 && format == "text" {
 			fmt.Fprintln(a.stdout)

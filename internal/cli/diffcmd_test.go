@@ -78,6 +78,7 @@ func TestDiffCommand(t *testing.T) {
 	if rep.code != 0 || !strings.Contains(rep.stdout, "bank (id=4321): changed balance") {
 		t.Errorf("report %s: %d\n%s\n%s", id, rep.code, rep.stdout, rep.stderr)
 	}
+	checkOneLineError(t, stampede(t, "report", "--results-dir", dir, "--chart", dir+"/c.svg", id), 2, "a diff run has no intervals")
 
 	for _, db := range []string{dbA, dbB} {
 		c := connectTo(t, context.Background(), db)
