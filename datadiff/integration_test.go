@@ -438,3 +438,19 @@ func TestTextKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestSchemaQualified compares a table named with its schema, as a
+// tenant's in --tenant-mode schema.
+func TestSchemaQualified(t *testing.T) {
+	urlA, urlB := servers(t)
+	for _, u := range []string{urlA, urlB} {
+		exec(t, u, `CREATE SCHEMA "Tenant 1"`, `CREATE TABLE "Tenant 1".accounts (id BIGINT PRIMARY KEY, balance BIGINT)`,
+			`INSERT INTO "Tenant 1".accounts SELECT i, i * 10 FROM generate_series(1, 5000) i`)
+	}
+	exec(t, urlB, `UPDATE "Tenant 1".accounts SET balance = 0 WHERE id = 4000`)
+	res := diff(t, urlA, urlB, Options{Tables: []string{"Tenant 1.accounts", "warehouse"}})
+	if len(res.Rows) != 1 || res.Rows[0].Table != "Tenant 1.accounts" || keyText(res.Rows[0].Key) != "id=4000" ||
+		res.Tables[0].RowsA != 5000 || res.Tables[1].Status != "identical" {
+		t.Errorf("rows %+v, tables %+v", res.Rows, res.Tables)
+	}
+}

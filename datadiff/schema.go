@@ -15,10 +15,20 @@ type schema struct {
 	keys  []string
 }
 
+// splitName splits a table name into its schema ("" when not qualified)
+// and name: "tenant_3.orders" is table orders of schema tenant_3.
+func splitName(table string) (schema, name string) {
+	if i := strings.IndexByte(table, '.'); i > 0 {
+		return table[:i], table[i+1:]
+	}
+	return "", table
+}
+
 // readSchema reads table's columns and primary key on side s; nil when
 // the table does not exist there.
 func (s *side) readSchema(ctx context.Context, table string) (*schema, error) {
-	rows, err := s.db.Query(ctx, s.d.ColumnsQuery(), table)
+	nsp, name := splitName(table)
+	rows, err := s.db.Query(ctx, s.d.ColumnsQuery(), nsp, name)
 	if err != nil {
 		return nil, s.wrap(fmt.Errorf("reading the columns of %s: %w", table, err))
 	}
@@ -40,7 +50,7 @@ func (s *side) readSchema(ctx context.Context, table string) (*schema, error) {
 	if len(sc.cols) == 0 {
 		return nil, nil
 	}
-	rows, err = s.db.Query(ctx, s.d.PrimaryKeyQuery(), table)
+	rows, err = s.db.Query(ctx, s.d.PrimaryKeyQuery(), nsp, name)
 	if err != nil {
 		return nil, s.wrap(fmt.Errorf("reading the primary key of %s: %w", table, err))
 	}

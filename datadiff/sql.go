@@ -29,6 +29,9 @@ type tableSQL struct {
 func newTableSQL(d dialect.Differ, table string, cols, keys []string, sc *schema, native bool) *tableSQL {
 	q := d.(dialect.Dialect)
 	t := &tableSQL{d: d, name: q.QuoteIdent(table)}
+	if nsp, name := splitName(table); nsp != "" {
+		t.name = q.QuoteIdent(nsp) + "." + q.QuoteIdent(name)
+	}
 	types := make([]dialect.Type, len(cols))
 	for i, c := range cols {
 		t.cols = append(t.cols, q.QuoteIdent(c))

@@ -19,15 +19,16 @@ type Differ interface {
 	// transaction's first statement. A token that is not of the
 	// dialect's form is an error (tokens are spliced into SQL text).
 	ImportSnapshot(token string) (string, error)
-	// ColumnsQuery returns a query with one placeholder, the table's name
-	// (unquoted, resolved through the search path), returning one row per
+	// ColumnsQuery returns a query with two placeholders, the table's
+	// schema ("" for the search path's) and name, both unquoted,
+	// returning one row per
 	// visible column in table order: name, type name without modifiers in
 	// information_schema's spelling ("integer", "character varying",
 	// "timestamp without time zone"), and the full type as the server
 	// casts to it ("character(24)", "numeric(6,2)"). No row: no table.
 	ColumnsQuery() string
-	// PrimaryKeyQuery returns a query with one placeholder, the table's
-	// name, returning the primary key's column names in key order; no row
+	// PrimaryKeyQuery returns a query with ColumnsQuery's placeholders,
+	// returning the primary key's column names in key order; no row
 	// when the table has no primary key a user declared.
 	PrimaryKeyQuery() string
 	// CanonicalText returns an expression giving column col (already
@@ -166,14 +167,18 @@ func (Postgres) ImportSnapshot(token string) (string, error) {
 // ColumnsQuery implements Differ, from pg_attribute.
 func (Postgres) ColumnsQuery() string {
 	return `SELECT a.attname::text, format_type(a.atttypid, NULL), format_type(a.atttypid, a.atttypmod)
-FROM pg_attribute a WHERE a.attrelid = to_regclass(quote_ident($1)) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`
+FROM pg_attribute a WHERE a.attrelid = ` + pgRegclass + ` AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`
 }
+
+// pgRegclass is the table of ColumnsQuery's placeholders, resolved as the
+// statements resolve it.
+const pgRegclass = `to_regclass(CASE WHEN CAST($1 AS TEXT) = '' THEN quote_ident($2) ELSE quote_ident($1) || '.' || quote_ident($2) END)`
 
 // PrimaryKeyQuery implements Differ, from pg_index.
 func (Postgres) PrimaryKeyQuery() string {
 	return `SELECT a.attname::text FROM pg_index i
 JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
-WHERE i.indrelid = to_regclass(quote_ident($1)) AND i.indisprimary ORDER BY array_position(i.indkey::int2[], a.attnum)`
+WHERE i.indrelid = ` + pgRegclass + ` AND i.indisprimary ORDER BY array_position(i.indkey::int2[], a.attnum)`
 }
 
 // CanonicalText implements Differ.
@@ -336,8 +341,11 @@ func (Cockroach) ImportSnapshot(token string) (string, error) {
 // hidden columns (the rowid of a table created without a primary key).
 func (Cockroach) ColumnsQuery() string {
 	return `SELECT column_name, data_type, crdb_sql_type FROM information_schema.columns
-WHERE table_schema = current_schema() AND table_name = $1 AND is_hidden = 'NO' ORDER BY ordinal_position`
+WHERE table_schema = ` + crdbSchema + ` AND table_name = $2 AND is_hidden = 'NO' ORDER BY ordinal_position`
 }
+
+// crdbSchema is the schema of ColumnsQuery's placeholders.
+const crdbSchema = `CASE WHEN CAST($1 AS STRING) = '' THEN current_schema() ELSE $1 END`
 
 // PrimaryKeyQuery implements Differ. A table created without a primary
 // key has one on its hidden rowid, which is no key of the data: no row.
@@ -345,7 +353,7 @@ func (Cockroach) PrimaryKeyQuery() string {
 	return `SELECT k.column_name FROM information_schema.key_column_usage k
 JOIN information_schema.table_constraints c ON c.constraint_schema = k.constraint_schema AND c.constraint_name = k.constraint_name AND c.table_name = k.table_name
 JOIN information_schema.columns col ON col.table_schema = k.table_schema AND col.table_name = k.table_name AND col.column_name = k.column_name
-WHERE c.constraint_type = 'PRIMARY KEY' AND k.table_schema = current_schema() AND k.table_name = $1 AND col.is_hidden = 'NO'
+WHERE c.constraint_type = 'PRIMARY KEY' AND k.table_schema = ` + crdbSchema + ` AND k.table_name = $2 AND col.is_hidden = 'NO'
 ORDER BY k.ordinal_position`
 }
 

@@ -128,13 +128,14 @@ func TestKeySample(t *testing.T) {
 	}
 }
 
-// TestCatalogQueries: each takes the table's name as its one parameter;
+// TestCatalogQueries: each takes the table's schema and name as its two
+// parameters;
 // CockroachDB's leave out hidden columns (the rowid of a table without
 // primary key).
 func TestCatalogQueries(t *testing.T) {
 	for _, d := range []dialect.Differ{dialect.Postgres{}, dialect.Cockroach{}} {
 		for _, q := range []string{d.ColumnsQuery(), d.PrimaryKeyQuery()} {
-			if !strings.Contains(q, "$1") || strings.Contains(q, "$2") {
+			if !strings.Contains(q, "$1") || !strings.Contains(q, "$2") || strings.Contains(q, "$3") {
 				t.Errorf("%T: %s", d, q)
 			}
 		}
