@@ -583,6 +583,9 @@ func (df *differ) finish(res *Result) {
 		return keyLess(a.Key, b.Key)
 	})
 	res.Rows = df.rows
+	if res.Rows == nil {
+		res.Rows = []RowDiff{} // [] in JSON, for scripts
+	}
 	res.Notes = df.notes
 }
 

@@ -41,7 +41,7 @@ func sampleResult() *Result {
 func TestOutputGolden(t *testing.T) {
 	converged := sampleResult()
 	converged.Tables = converged.Tables[:1]
-	converged.Rows, converged.Notes = nil, nil
+	converged.Rows, converged.Notes = []RowDiff{}, nil
 	converged.Identical = true
 	converged.Converge = &Convergence{Limit: 30, Converged: true, After: 2.13, Resolution: 0.11, Checks: 21, Ranges: 1}
 	for name, res := range map[string]*Result{"differs": sampleResult(), "converged": converged} {
