@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -317,9 +318,70 @@ func (df *differ) note(s string) {
 	}
 }
 
-// check takes a snapshot on each side and runs tasks, and the tasks they
-// add, on the connections; it returns when the snapshots were taken.
+// maxRetries is how many times a check canceled by a server is started
+// again.
+const maxRetries = 5
+
+// check runs checkOnce, again in new snapshots when a server canceled it:
+// a hot standby cancels queries whose snapshot needs rows that the
+// primary's changes, replayed, remove ("conflict with recovery"), as
+// CockroachDB may ask for a retry.
 func (df *differ) check(ctx context.Context, tasks []task) (time.Time, error) {
+	for try := 0; ; try++ {
+		restore := df.save()
+		at, err := df.checkOnce(ctx, tasks)
+		var se *SideError
+		if err == nil || try == maxRetries || ctx.Err() != nil || !errors.As(err, &se) ||
+			!sqlx.IsRetryable(err) && !errors.Is(err, errSnapshotGone) {
+			return at, err
+		}
+		restore()
+		df.note(fmt.Sprintf("server %s canceled the check (%s): checking again in new snapshots", se.Side, firstLine(se.Err)))
+		select { // 0.1 s, 0.2 s ... 1.6 s: a standby catching up stops canceling
+		case <-ctx.Done():
+			return at, ctx.Err()
+		case <-time.After(100 * time.Millisecond << try):
+		}
+	}
+}
+
+// save returns a function that puts back what a check records, for a
+// check done again.
+func (df *differ) save() (restore func()) {
+	type saved struct {
+		res           TableResult
+		ranges, again []span
+		busy          int64
+	}
+	tables := make([]saved, len(df.tables))
+	for i, t := range df.tables {
+		t.mu.Lock()
+		tables[i] = saved{*t.res, slices.Clone(t.ranges), slices.Clone(t.again), t.busy.Load()}
+		t.mu.Unlock()
+	}
+	df.diffMu.Lock()
+	rows, found := slices.Clone(df.rows), df.found.Load()
+	df.diffMu.Unlock()
+	plansLeft, estimate := df.plansLeft.Load(), df.estimate.Load()
+	return func() {
+		for i, t := range df.tables {
+			t.mu.Lock()
+			*t.res, t.ranges, t.again = tables[i].res, tables[i].ranges, tables[i].again
+			t.busy.Store(tables[i].busy)
+			t.mu.Unlock()
+		}
+		df.diffMu.Lock()
+		df.rows = rows
+		df.found.Store(found)
+		df.diffMu.Unlock()
+		df.plansLeft.Store(plansLeft)
+		df.estimate.Store(estimate)
+	}
+}
+
+// checkOnce takes a snapshot on each side and runs tasks, and the tasks
+// they add, on the connections; it returns when the snapshots were taken.
+func (df *differ) checkOnce(ctx context.Context, tasks []task) (time.Time, error) {
 	var at [2]time.Time
 	var errs [2]error
 	var wg sync.WaitGroup
@@ -554,13 +616,14 @@ func (df *differ) finish(res *Result) {
 	for i, t := range df.tables {
 		r := t.res
 		if r.Status == "" {
+			converged := res.Converge != nil && res.Converge.Converged
 			switch {
+			case converged: // the ranges that differed became equal
+				r.Status = "identical"
 			case r.DifferingRows > 0 || r.Unlocated > 0:
 				r.Status = "differs"
-			case t.fullRow && r.DifferingRanges > 0:
-				r.Status = "differs"
-			case res.Converge != nil && !res.Converge.Converged && r.DifferingRanges > 0:
-				r.Status = "differs"
+			case (t.fullRow || res.Converge != nil) && r.DifferingRanges > 0:
+				r.Status = "differs" // rows not located, or not found any more
 			default:
 				r.Status = "identical"
 			}

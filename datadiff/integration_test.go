@@ -322,13 +322,16 @@ func TestShapeDiffers(t *testing.T) {
 // on B: --converge reports convergence after about 2 s.
 func TestConverge(t *testing.T) {
 	urlA, urlB := servers(t)
-	exec(t, urlB, "UPDATE stock SET s_quantity = s_quantity + 5 WHERE s_w_id = 1 AND s_i_id = 777")
+	// A row of history, which has no primary key, differs too.
+	exec(t, urlB, "UPDATE stock SET s_quantity = s_quantity + 5 WHERE s_w_id = 1 AND s_i_id = 777",
+		"UPDATE history SET h_amount = h_amount + 1 WHERE h_c_w_id = 1 AND h_c_d_id = 1 AND h_c_id = 1")
 	started := make(chan struct{})
 	repaired := make(chan time.Time, 1)
 	go func() {
 		<-started
 		time.Sleep(2 * time.Second)
-		exec(t, urlB, "UPDATE stock SET s_quantity = s_quantity - 5 WHERE s_w_id = 1 AND s_i_id = 777")
+		exec(t, urlB, "UPDATE stock SET s_quantity = s_quantity - 5 WHERE s_w_id = 1 AND s_i_id = 777",
+			"UPDATE history SET h_amount = h_amount - 1 WHERE h_c_w_id = 1 AND h_c_d_id = 1 AND h_c_id = 1")
 		repaired <- time.Now()
 	}()
 	var once sync.Once
@@ -337,8 +340,13 @@ func TestConverge(t *testing.T) {
 	if c == nil || !c.Converged || !res.Identical {
 		t.Fatalf("not converged: %+v, %+v", c, res.Tables)
 	}
-	if c.After < 2 || c.After > 10 || c.Ranges != 1 || c.Checks < 2 {
-		t.Errorf("converged after %.2fs (%d ranges, %d checks), want 2 to 10 s, 1 range", c.After, c.Ranges, c.Checks)
+	if c.After < 2 || c.After > 10 || c.Ranges != 2 || c.Checks < 2 {
+		t.Errorf("converged after %.2fs (%d ranges, %d checks), want 2 to 10 s, 2 ranges", c.After, c.Ranges, c.Checks)
+	}
+	for _, tr := range res.Tables {
+		if tr.Status != "identical" {
+			t.Errorf("%s: %s after converging", tr.Table, tr.Status)
+		}
 	}
 	<-repaired
 	if v := Verdict(res); !strings.Contains(v, "converged after") {

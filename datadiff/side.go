@@ -27,6 +27,10 @@ type side struct {
 	txs []sqlx.Tx
 }
 
+// errSnapshotGone marks a snapshot that could not be imported, which a
+// check in new snapshots may not meet again.
+var errSnapshotGone = errors.New("")
+
 // SideError is an error on one side of a diff.
 type SideError struct {
 	// Side is "A" or "B".
@@ -138,9 +142,9 @@ func (s *side) begin(ctx context.Context, n int, note func(string)) (time.Time, 
 			if n > 1 {
 				if err := tx.QueryRow(ctx, snap.Export).Scan(&token); err != nil {
 					// The failed statement aborted the transaction: start
-					// again, alone.
+					// again, alone, unless the server merely canceled it.
 					_ = tx.Rollback(ctx)
-					if ctx.Err() != nil || sqlx.IsConnectionError(err) {
+					if ctx.Err() != nil || sqlx.IsConnectionError(err) || sqlx.IsRetryable(err) {
 						return nil, err
 					}
 					note(fmt.Sprintf("server %s cannot share its snapshot (%v): one connection reads it", s.name, firstLine(err)))
@@ -157,7 +161,9 @@ func (s *side) begin(ctx context.Context, n int, note func(string)) (time.Time, 
 			}
 			if err != nil {
 				_ = tx.Rollback(ctx)
-				return nil, fmt.Errorf("reading the snapshot: %w", err)
+				// The exporting transaction may have been canceled in the
+				// meantime: worth a check in new snapshots.
+				return nil, fmt.Errorf("reading the snapshot: %w%w", err, errSnapshotGone)
 			}
 		}
 		for _, stmt := range s.d.TxSetup() {

@@ -201,6 +201,9 @@ type diffProgress struct {
 func (d *diffProgress) Planned(rows int64) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if d.p != nil { // planned again: a check started over
+		return
+	}
 	d.p = newProgress(d.w.stderr, "rows", rows)
 	d.p.Add(d.checked)
 }
