@@ -127,6 +127,9 @@ func (a *app) report(refs []string, rf reportFlags) error {
 		seen[run.Info.ID] = ref
 		runs = append(runs, run)
 	}
+	if done, err := a.reportDiffRuns(runs, rf); done {
+		return err
+	}
 	if err := checkChartDir(rf.chart, runs); err != nil {
 		return err
 	}

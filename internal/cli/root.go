@@ -135,6 +135,7 @@ Quick start:
 		a.demoCmd(),
 		a.fleetCmd(),
 		a.versionCmd(),
+		a.diffCmd(),
 		a.limitCmd(),
 	)
 	return root

@@ -1,0 +1,193 @@
+package datadiff
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// WriteJSON writes res as one indented JSON object.
+func WriteJSON(w io.Writer, res *Result) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(res)
+}
+
+// WriteText writes res for people: the two sides, a line per table, the
+// rows that differ, the shapes that differ, and a verdict.
+func WriteText(w io.Writer, res *Result) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "A: %s (%s)\nB: %s (%s)\n", res.A.Where, version(res.A), res.B.Where, version(res.B))
+	snap := res.A.Snapshot
+	if res.B.Snapshot != snap {
+		snap = "A " + res.A.Snapshot + ", B " + res.B.Snapshot
+	}
+	fmt.Fprintf(&b, "each side read at one instant (%s), on %d connections\n\n", snap, res.Conns)
+	// Numbers right-aligned; the names, padded by hand, and the status,
+	// trailing text, left-aligned.
+	width := len("table")
+	for _, t := range res.Tables {
+		width = max(width, len(t.Table))
+	}
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "%-*s\trows A\trows B\tranges\tdiffering ranges\tdiffering rows\ttime\t  status\n", width, "table")
+	for _, t := range res.Tables {
+		status := t.Status
+		switch {
+		case t.Missing != "":
+			status = "missing on " + t.Missing
+		case t.FullRow && t.Status == "differs":
+			status = "differs (no primary key: rows not located)"
+		case t.Unlocated > 0:
+			status = fmt.Sprintf("differs (%d more %s not searched: --max-rows)", t.Unlocated, plural(t.Unlocated, "range", "ranges"))
+		}
+		if t.Status == "missing" || t.Status == "shape" {
+			fmt.Fprintf(tw, "%-*s\t-\t-\t-\t-\t-\t-\t  %s\n", width, t.Table, status)
+			continue
+		}
+		fmt.Fprintf(tw, "%-*s\t%s\t%s\t%d\t%d\t%d\t%.2fs\t  %s\n", width, t.Table, thousands(t.RowsA), thousands(t.RowsB),
+			t.Ranges, t.DifferingRanges, t.DifferingRows, t.Seconds, status)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+
+	if len(res.Rows) > 0 {
+		b.WriteString("\nrows that differ:\n")
+		for _, r := range res.Rows {
+			fmt.Fprintf(&b, "  %s (%s): %s\n", r.Table, keyText(r.Key), rowText(r))
+		}
+	}
+	var shapes []string
+	for _, t := range res.Tables {
+		for _, s := range t.Shape {
+			shapes = append(shapes, t.Table+": "+s)
+		}
+		for _, s := range t.Notes {
+			shapes = append(shapes, t.Table+": "+s)
+		}
+	}
+	if len(shapes) > 0 {
+		b.WriteString("\nshapes:\n")
+		for _, s := range shapes {
+			b.WriteString("  " + s + "\n")
+		}
+	}
+	for _, n := range res.Notes {
+		b.WriteString("note: " + n + "\n")
+	}
+	b.WriteString("\n" + Verdict(res) + "\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// Verdict is the diff's outcome in one line.
+func Verdict(res *Result) string {
+	var rows int64
+	differ, differRows := 0, 0
+	for _, t := range res.Tables {
+		rows += max(t.RowsA, t.RowsB)
+		if t.Status != "identical" {
+			differ++
+		}
+		differRows += t.DifferingRows
+	}
+	conv := ""
+	if c := res.Converge; c != nil {
+		switch {
+		case c.Ranges == 0:
+			conv = "; nothing to converge"
+		case c.Converged:
+			conv = fmt.Sprintf("; converged after %.2fs (to within %.2fs, %d checks): the replication lag", c.After, c.Resolution, c.Checks)
+		default:
+			conv = fmt.Sprintf("; did not converge within %s (checked %d times)", strconv.FormatFloat(c.Limit, 'f', -1, 64)+"s", c.Checks)
+		}
+	}
+	if res.Identical {
+		return fmt.Sprintf("identical: %d %s, %s rows compared in %.2fs%s", len(res.Tables), plural(len(res.Tables), "table", "tables"), thousands(rows), res.Seconds, conv)
+	}
+	what := fmt.Sprintf("%d of %d tables differ", differ, len(res.Tables))
+	if differRows > 0 {
+		what = fmt.Sprintf("%s %s in %d of %d tables", thousands(int64(differRows)), plural(differRows, "row differs", "rows differ"), differ, len(res.Tables))
+	}
+	shown := ""
+	if len(res.Rows) < differRows {
+		shown = fmt.Sprintf(" (%d shown: --max-rows)", len(res.Rows))
+	}
+	return fmt.Sprintf("different: %s%s, %s rows compared in %.2fs%s", what, shown, thousands(rows), res.Seconds, conv)
+}
+
+// version is a side's server, shortened to its name and version number.
+func version(s Side) string {
+	f := strings.Fields(s.Version)
+	for i, w := range f {
+		if strings.ContainsAny(w, "0123456789") {
+			f = f[:i+1]
+			break
+		}
+	}
+	if len(f) == 0 {
+		return s.Dialect
+	}
+	return strings.Join(f, " ")
+}
+
+// keyText prints a key as col=value, ....
+func keyText(k []Value) string {
+	parts := make([]string, len(k))
+	for i, v := range k {
+		parts[i] = v.Column + "=" + valueText(v.Value)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// rowText says how a row differs.
+func rowText(r RowDiff) string {
+	switch r.Kind {
+	case OnlyA:
+		return "only on A"
+	case OnlyB:
+		return "only on B"
+	}
+	parts := make([]string, len(r.Columns))
+	for i, c := range r.Columns {
+		parts[i] = fmt.Sprintf("%s: A %s, B %s", c.Column, valueText(c.A), valueText(c.B))
+	}
+	return "changed " + strings.Join(parts, "; ")
+}
+
+// valueText prints a value: NULL, or quoted when it has spaces or is empty.
+func valueText(v *string) string {
+	if v == nil {
+		return "NULL"
+	}
+	if *v == "" || strings.ContainsAny(*v, " \t\n,;") || len(*v) > 60 {
+		s := *v
+		if len(s) > 60 {
+			s = s[:57] + "..."
+		}
+		return strconv.Quote(s)
+	}
+	return *v
+}
+
+// thousands prints n with thousands separators.
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}

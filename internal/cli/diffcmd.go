@@ -1,0 +1,276 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/stampede-bench/stampede/datadiff"
+	"github.com/stampede-bench/stampede/runlog"
+	"github.com/stampede-bench/stampede/sqlx"
+	"github.com/stampede-bench/stampede/workload"
+)
+
+// diffFlags are the flags of `stampede diff`.
+type diffFlags struct {
+	workload, format, resultsDir string
+	tables                       []string
+	conns, maxRows               int
+	noPK, canonical              bool
+	converge                     time.Duration
+}
+
+// exitStatus is an error with its own exit status: diff exits 1 when the
+// nodes differ and 2 on errors, as diff(1) does.
+type exitStatus struct {
+	err  error
+	code int
+}
+
+func (e exitStatus) Error() string { return e.err.Error() }
+func (e exitStatus) Unwrap() error { return e.err }
+func (e exitStatus) ExitCode() int { return e.code }
+
+// diffCmd is `stampede diff URL_A URL_B`.
+func (a *app) diffCmd() *cobra.Command {
+	var f diffFlags
+	cmd := &cobra.Command{
+		Use:   "diff URL_A URL_B",
+		Short: "Prove that two nodes hold the same data, and find the rows that differ",
+		Long: `diff compares the tables of two nodes (a primary and its replica, the source and
+target of a migration, a backup and its restore) without moving their rows: each
+server counts and hashes its rows over primary-key ranges, and only ranges whose
+figures differ are split, down to the rows, which are printed with the columns that
+differ. Each side reads one consistent snapshot on --conns connections.
+
+The tables are a workload's (--workload tpcc, or with the workload's own flags:
+--workload 'oltp_read_write --tables 8') or --tables. A URL without a database uses the
+workload's. --converge 30s checks the differing ranges again until they are equal:
+run after a workload on a replicated pair, the time it took is the replication lag.
+
+Exit status: 0 when the nodes hold the same data, 1 when they differ, 2 on error.`,
+		Example: `  stampede diff --workload tpcc --no-pk 'postgresql://host1/tpcc' 'postgresql://host2/tpcc'
+  stampede diff --tables orders,order_line --converge 30s URL_A URL_B`,
+		Args: usageArgs(cobra.ExactArgs(2)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			err := a.diff(cmd, args, f)
+			var u usageError
+			var ex exitStatus
+			if err != nil && !errors.As(err, &u) && !errors.As(err, &ex) && !errors.Is(err, errInterrupted) {
+				err = exitStatus{err, 2}
+			}
+			return err
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&f.workload, "workload", "", "compare this workload's tables; its flags may follow in the same argument ('oltp_read_write --tables 8')")
+	fs.StringSliceVar(&f.tables, "tables", nil, "compare these tables (comma-separated)")
+	fs.IntVar(&f.conns, "conns", datadiff.DefaultConns, "connections per side, checking ranges in parallel in one snapshot")
+	fs.IntVar(&f.maxRows, "max-rows", datadiff.DefaultMaxRows, "most differing rows to locate and print")
+	fs.BoolVar(&f.noPK, "no-pk", false, "compare tables without a primary key by one checksum of all their rows (rows not located)")
+	fs.DurationVar(&f.converge, "converge", 0, "check differing ranges again until equal or this long has passed, and print when they converged")
+	fs.BoolVar(&f.canonical, "canonical-hash", false, "hash rows by their canonical text even where both servers share a cheaper native hash")
+	fs.StringVar(&f.format, "format", "text", "output format: text or json")
+	fs.StringVar(&f.resultsDir, "results-dir", "", "where the run directory is saved (default $STAMPEDE_RESULTS_DIR or ~/.stampede/runs)")
+	return cmd
+}
+
+// diff runs `stampede diff`.
+func (a *app) diff(cmd *cobra.Command, urls []string, f diffFlags) error {
+	if f.format != "text" && f.format != "json" {
+		return usagef("unknown --format %q: use text or json", f.format)
+	}
+	if f.conns < 1 || f.maxRows < 1 || f.converge < 0 {
+		return usagef("--conns and --max-rows must be at least 1, --converge not negative")
+	}
+	if urls[0] == urls[1] {
+		return usagef("the same URL is given twice: give the two nodes to compare")
+	}
+	tables, defaultDB, err := diffTables(f)
+	if err != nil {
+		return err
+	}
+	opts := datadiff.Options{Tables: tables, Conns: f.conns, MaxRows: f.maxRows, NoPK: f.noPK,
+		Converge: f.converge, Canonical: f.canonical, Note: func(s string) { fmt.Fprintf(a.stderr, "note: %s\n", s) }}
+	side := func(u string) sqlx.Options {
+		o := sqlx.Options{URLs: []string{u}, AppName: "stampede diff"}
+		if !urlNamesDatabase(u) {
+			o.Database = defaultDB
+		}
+		return o
+	}
+	opts.A, opts.B = side(urls[0]), side(urls[1])
+	root, err := resultsRoot(f.resultsDir)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	info := runlog.RunInfo{ID: runlog.NewID("diff", start), Workload: "diff", Command: redactArgs(a.args),
+		Flags: map[string]string{}, Series: []string{}, StampedeVersion: versionString(), Host: runlog.HostFacts(), Start: start}
+	cmd.Flags().Visit(func(fl *pflag.Flag) { info.Flags[fl.Name] = fl.Value.String() })
+	for _, u := range urls {
+		info.Endpoints = append(info.Endpoints, sqlx.Redact(u))
+	}
+	rw, err := runlog.Create(root, info)
+	if err != nil {
+		return fmt.Errorf("cannot save results under %s: %w; pass --results-dir", root, err)
+	}
+	bar := &diffProgress{w: a}
+	opts.Progress = bar
+	res, err := datadiff.Diff(cmd.Context(), opts)
+	bar.done()
+	status, msg := runlog.StatusCompleted, ""
+	if err != nil {
+		status, msg = runlog.StatusFailed, sqlx.Scrub(oneLine(err.Error()), a.secrets)
+		if cmd.Context().Err() != nil {
+			status = runlog.StatusInterrupted
+		}
+		if errors.Is(err, datadiff.ErrNoPrimaryKey) {
+			err = usageError{err}
+		}
+	}
+	var summary any
+	if res != nil {
+		summary = res
+	}
+	if ferr := rw.Finish(time.Now(), status, msg, summary); ferr != nil {
+		fmt.Fprintf(a.stderr, "warning: cannot save the run: %v\n", ferr)
+	}
+	if err != nil {
+		if cmd.Context().Err() != nil {
+			fmt.Fprintf(a.stderr, "interrupted: nothing compared is printed; the run is saved as %s\n", rw.Info().ID)
+			return errInterrupted
+		}
+		return err
+	}
+	if f.format == "json" {
+		err = datadiff.WriteJSON(a.stdout, res)
+	} else {
+		err = datadiff.WriteText(a.stdout, res)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stderr, "saved as run %s\n", rw.Info().ID)
+	if !res.Identical {
+		return exitStatus{errors.New("the nodes differ"), 1}
+	}
+	return nil
+}
+
+// diffTables returns the tables --workload or --tables names, and the
+// workload's database for URLs that name none.
+func diffTables(f diffFlags) ([]string, string, error) {
+	if (f.workload == "") == (len(f.tables) == 0) {
+		return nil, "", usagef("give --workload or --tables (one of them) to say which tables to compare")
+	}
+	if f.workload == "" {
+		return f.tables, "", nil
+	}
+	words := strings.Fields(f.workload)
+	meta, ok := workload.Get(words[0])
+	if !ok {
+		return nil, "", usagef("unknown --workload %q: see `stampede workloads`", words[0])
+	}
+	gen, err := workload.FromFlags(meta, words[1:]...)
+	if err != nil {
+		return nil, "", usagef("--workload %s: %v", words[0], err)
+	}
+	var tables []string
+	for _, t := range gen.Tables() {
+		tables = append(tables, t.Name)
+	}
+	return tables, meta.DatabaseName(), nil
+}
+
+// diffProgress draws a progress bar once every table is planned.
+type diffProgress struct {
+	w       *app
+	mu      sync.Mutex
+	checked int64 // rows checked before the bar started
+	p       *progress
+}
+
+// Planned implements datadiff.Progress.
+func (d *diffProgress) Planned(rows int64) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.p != nil { // planned again: a check started over
+		return
+	}
+	d.p = newProgress(d.w.stderr, "rows", rows)
+	d.p.Add(d.checked)
+}
+
+// Checked implements datadiff.Progress.
+func (d *diffProgress) Checked(n int64) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.p != nil {
+		d.p.Add(n)
+	} else {
+		d.checked += n
+	}
+}
+
+func (d *diffProgress) done() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.p != nil {
+		d.p.Done()
+	}
+}
+
+// reportDiffRuns prints saved diff runs, which have no intervals to
+// recompute, as diff printed them; done is false when no run is a diff.
+func (a *app) reportDiffRuns(runs []*runlog.Run, rf reportFlags) (done bool, err error) {
+	diffs := 0
+	for _, r := range runs {
+		if r.Info.Workload == "diff" {
+			diffs++
+		}
+	}
+	if diffs == 0 {
+		return false, nil
+	}
+	if diffs < len(runs) {
+		return true, usagef("diff runs cannot be merged with workload runs: report them separately")
+	}
+	if rf.chart != "" || rf.from != "" || rf.to != "" || rf.includeRamp {
+		return true, usagef("a diff run has no intervals: --chart, --from, --to and --include-ramp do not apply to it")
+	}
+	format := rf.format
+	for i, r := range runs {
+		if i > 0 && format == "text" {
+			fmt.Fprintln(a.stdout)
+		}
+		fmt.Fprintf(a.stderr, "run %s: diff, started %s, %s\n", r.Info.ID, r.Info.Start.Format(time.RFC3339), r.Info.Status)
+		var res datadiff.Result
+		if r.Summary == nil || json.Unmarshal(r.Summary, &res) != nil {
+			msg := "it saved no result"
+			if r.Info.Error != "" {
+				msg = "it ended with: " + r.Info.Error
+			}
+			if len(runs) == 1 {
+				return true, fmt.Errorf("diff run %s has nothing to report: %s", r.Info.ID, msg)
+			}
+			fmt.Fprintf(a.stdout, "run %s: nothing to report: %s\n", r.Info.ID, msg)
+			continue
+		}
+		if format == "json" {
+			err = datadiff.WriteJSON(a.stdout, &res)
+		} else {
+			err = datadiff.WriteText(a.stdout, &res)
+		}
+		if err != nil {
+			return true, err
+		}
+	}
+	return true, nil
+}
