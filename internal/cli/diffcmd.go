@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -12,8 +11,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/stampede-bench/stampede/datadiff"
+	"github.com/stampede-bench/stampede/output"
+	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/runlog"
-	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
 )
 
@@ -62,7 +62,7 @@ Exit status: 0 when the nodes hold the same data, 1 when they differ, 2 on error
 			err := a.diff(cmd, args, f)
 			var u usageError
 			var ex exitStatus
-			if err != nil && !errors.As(err, &u) && !errors.As(err, &ex) && !errors.Is(err, errInterrupted) {
+			if err != nil && !errors.As(err, &u) && !errors.Is(err, run.ErrInput) && !errors.As(err, &ex) && !errors.Is(err, errInterrupted) {
 				err = exitStatus{err, 2}
 			}
 			return err
@@ -89,64 +89,20 @@ func (a *app) diff(cmd *cobra.Command, urls []string, f diffFlags) error {
 	if f.conns < 1 || f.maxRows < 1 || f.converge < 0 {
 		return usagef("--conns and --max-rows must be at least 1, --converge not negative")
 	}
-	if urls[0] == urls[1] {
-		return usagef("the same URL is given twice: give the two nodes to compare")
-	}
 	tables, defaultDB, err := diffTables(f)
 	if err != nil {
 		return err
 	}
-	opts := datadiff.Options{Tables: tables, Conns: f.conns, MaxRows: f.maxRows, NoPK: f.noPK,
-		Converge: f.converge, Canonical: f.canonical, Note: func(s string) { fmt.Fprintf(a.stderr, "note: %s\n", s) }}
-	side := func(u string) sqlx.Options {
-		o := sqlx.Options{URLs: []string{u}, AppName: "stampede diff"}
-		if !urlNamesDatabase(u) {
-			o.Database = defaultDB
-		}
-		return o
-	}
-	opts.A, opts.B = side(urls[0]), side(urls[1])
-	root, err := resultsRoot(f.resultsDir)
-	if err != nil {
-		return err
-	}
-	start := time.Now()
-	info := runlog.RunInfo{ID: runlog.NewID("diff", start), Workload: "diff", Command: redactArgs(a.args),
-		Flags: map[string]string{}, Series: []string{}, StampedeVersion: versionString(), Host: runlog.HostFacts(), Start: start}
-	cmd.Flags().Visit(func(fl *pflag.Flag) { info.Flags[fl.Name] = fl.Value.String() })
-	for _, u := range urls {
-		info.Endpoints = append(info.Endpoints, sqlx.Redact(u))
-	}
-	rw, err := runlog.Create(root, info)
-	if err != nil {
-		return fmt.Errorf("cannot save results under %s: %w; pass --results-dir", root, err)
-	}
+	flags := map[string]string{}
+	cmd.Flags().Visit(func(fl *pflag.Flag) { flags[fl.Name] = fl.Value.String() })
 	bar := &diffProgress{w: a}
-	opts.Progress = bar
-	res, err := datadiff.Diff(cmd.Context(), opts)
+	res, id, err := run.Diff(cmd.Context(), run.DiffSpec{
+		Options: datadiff.Options{Tables: tables, Conns: f.conns, MaxRows: f.maxRows, NoPK: f.noPK,
+			Converge: f.converge, Canonical: f.canonical, Progress: bar},
+		URLs: [2]string{urls[0], urls[1]}, Database: defaultDB, ResultsDir: f.resultsDir,
+		Command: redactArgs(a.args), Flags: flags, Log: a.stderr})
 	bar.done()
-	status, msg := runlog.StatusCompleted, ""
 	if err != nil {
-		status, msg = runlog.StatusFailed, sqlx.Scrub(oneLine(err.Error()), a.secrets)
-		if cmd.Context().Err() != nil {
-			status = runlog.StatusInterrupted
-		}
-		if errors.Is(err, datadiff.ErrNoPrimaryKey) {
-			err = usageError{err}
-		}
-	}
-	var summary any
-	if res != nil {
-		summary = res
-	}
-	if ferr := rw.Finish(time.Now(), status, msg, summary); ferr != nil {
-		fmt.Fprintf(a.stderr, "warning: cannot save the run: %v\n", ferr)
-	}
-	if err != nil {
-		if cmd.Context().Err() != nil {
-			fmt.Fprintf(a.stderr, "interrupted: nothing compared is printed; the run is saved as %s\n", rw.Info().ID)
-			return errInterrupted
-		}
 		return err
 	}
 	if f.format == "json" {
@@ -157,7 +113,7 @@ func (a *app) diff(cmd *cobra.Command, urls []string, f diffFlags) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stderr, "saved as run %s\n", rw.Info().ID)
+	fmt.Fprintf(a.stderr, "saved as run %s\n", id)
 	if !res.Identical {
 		return exitStatus{errors.New("the nodes differ"), 1}
 	}
@@ -230,47 +186,9 @@ func (d *diffProgress) done() {
 // reportDiffRuns prints saved diff runs, which have no intervals to
 // recompute, as diff printed them; done is false when no run is a diff.
 func (a *app) reportDiffRuns(runs []*runlog.Run, rf reportFlags) (done bool, err error) {
-	diffs := 0
-	for _, r := range runs {
-		if r.Info.Workload == "diff" {
-			diffs++
-		}
+	done, err = output.DiffRuns(a.stdout, a.stderr, runs, rf.format == "json", rf.chart != "" || rf.from != "" || rf.to != "" || rf.includeRamp)
+	if errors.Is(err, output.ErrDiffMixed) {
+		err = asUsage(err)
 	}
-	if diffs == 0 {
-		return false, nil
-	}
-	if diffs < len(runs) {
-		return true, usagef("diff runs cannot be merged with workload runs: report them separately")
-	}
-	if rf.chart != "" || rf.from != "" || rf.to != "" || rf.includeRamp {
-		return true, usagef("a diff run has no intervals: --chart, --from, --to and --include-ramp do not apply to it")
-	}
-	format := rf.format
-	for i, r := range runs {
-		if i > 0 && format == "text" {
-			fmt.Fprintln(a.stdout)
-		}
-		fmt.Fprintf(a.stderr, "run %s: diff, started %s, %s\n", r.Info.ID, r.Info.Start.Format(time.RFC3339), r.Info.Status)
-		var res datadiff.Result
-		if r.Summary == nil || json.Unmarshal(r.Summary, &res) != nil {
-			msg := "it saved no result"
-			if r.Info.Error != "" {
-				msg = "it ended with: " + r.Info.Error
-			}
-			if len(runs) == 1 {
-				return true, fmt.Errorf("diff run %s has nothing to report: %s", r.Info.ID, msg)
-			}
-			fmt.Fprintf(a.stdout, "run %s: nothing to report: %s\n", r.Info.ID, msg)
-			continue
-		}
-		if format == "json" {
-			err = datadiff.WriteJSON(a.stdout, &res)
-		} else {
-			err = datadiff.WriteText(a.stdout, &res)
-		}
-		if err != nil {
-			return true, err
-		}
-	}
-	return true, nil
+	return done, err
 }

@@ -1,0 +1,93 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/stampede-bench/stampede/datadiff"
+	"github.com/stampede-bench/stampede/runlog"
+	"github.com/stampede-bench/stampede/sqlx"
+)
+
+// DiffSpec says what Diff compares and where it saves the result.
+type DiffSpec struct {
+	datadiff.Options
+	// URLs are the two nodes' connection strings; a URL that names no
+	// database uses Database.
+	URLs     [2]string
+	Database string
+	// ResultsDir, Command and Flags are as in Spec.
+	ResultsDir string
+	Command    []string
+	Flags      map[string]string
+	// Log receives notes (stderr on the command line).
+	Log io.Writer
+}
+
+// Diff compares the data of two nodes (see package datadiff) and saves the
+// result as a run of workload "diff", so that `stampede runs` lists it and
+// `stampede report` prints it again. It returns the result (nil when the
+// comparison failed) and the run's id; an interrupted diff is saved as
+// such and returns ErrInterrupted.
+func Diff(ctx context.Context, spec DiffSpec) (*datadiff.Result, string, error) {
+	if spec.URLs[0] == spec.URLs[1] {
+		return nil, "", inputf("the same URL is given twice: give the two nodes to compare")
+	}
+	opts := spec.Options
+	for i, u := range spec.URLs {
+		o := sqlx.Options{URLs: []string{u}, AppName: "stampede diff"}
+		if !urlNamesDatabase(u) {
+			o.Database = spec.Database
+		}
+		if i == 0 {
+			opts.A = o
+		} else {
+			opts.B = o
+		}
+	}
+	if spec.Log != nil && opts.Note == nil {
+		opts.Note = func(s string) { fmt.Fprintf(spec.Log, "note: %s\n", s) }
+	}
+	root, err := ResultsRoot(spec.ResultsDir)
+	if err != nil {
+		return nil, "", err
+	}
+	start := time.Now()
+	info := runlog.RunInfo{ID: runlog.NewID("diff", start), Workload: "diff", Command: spec.Command, Flags: spec.Flags,
+		Series: []string{}, StampedeVersion: VersionString(), Host: runlog.HostFacts(), Start: start}
+	for _, u := range spec.URLs {
+		info.Endpoints = append(info.Endpoints, sqlx.Redact(u))
+	}
+	rw, err := runlog.Create(root, info)
+	if err != nil {
+		return nil, "", fmt.Errorf("cannot save results under %s: %w; pass --results-dir", root, err)
+	}
+	res, err := datadiff.Diff(ctx, opts)
+	status, msg := runlog.StatusCompleted, ""
+	if err != nil {
+		status, msg = runlog.StatusFailed, oneLine(err.Error())
+		if ctx.Err() != nil {
+			status = runlog.StatusInterrupted
+		}
+		if errors.Is(err, datadiff.ErrNoPrimaryKey) {
+			err = asInput(err)
+		}
+	}
+	var summary any
+	if res != nil {
+		summary = res
+	}
+	if ferr := rw.Finish(time.Now(), status, msg, summary); ferr != nil && spec.Log != nil {
+		fmt.Fprintf(spec.Log, "warning: cannot save the run: %v\n", ferr)
+	}
+	if err != nil && ctx.Err() != nil {
+		if spec.Log != nil {
+			fmt.Fprintf(spec.Log, "interrupted: nothing compared is printed; the run is saved as %s\n", rw.Info().ID)
+		}
+		return nil, rw.Info().ID, ErrInterrupted
+	}
+	return res, rw.Info().ID, err
+}
