@@ -2,6 +2,7 @@ package chart
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -37,8 +38,12 @@ func (f Format) String() string {
 	return fmt.Sprintf("Format(%d)", int(f))
 }
 
+// ErrFormat is FormatOf's error for an extension that names no format.
+var ErrFormat = errors.New("use .svg, .png or .html")
+
 // FormatOf returns the format a file name's extension asks for: .svg, .png
-// or .html (in any case). Any other extension is an error.
+// or .html (in any case). Any other extension is an error matching
+// ErrFormat.
 func FormatOf(path string) (Format, error) {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".svg":
@@ -48,7 +53,7 @@ func FormatOf(path string) (Format, error) {
 	case ".html", ".htm":
 		return HTML, nil
 	}
-	return 0, fmt.Errorf("%s: use .svg, .png or .html", path)
+	return 0, fmt.Errorf("%s: %w", path, ErrFormat)
 }
 
 // Run is one run to chart.

@@ -2,17 +2,13 @@ package cli
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/stampede-bench/stampede/internal/clientsched"
-	"github.com/stampede-bench/stampede/localpg"
-	"github.com/stampede-bench/stampede/sqlx"
-	"github.com/stampede-bench/stampede/workload"
+	"github.com/stampede-bench/stampede/output"
+	"github.com/stampede-bench/stampede/run"
 )
 
 // demoFlags control `stampede demo`.
@@ -58,148 +54,15 @@ refuses to start if a stampede_demo that it did not create exists.`,
 }
 
 func (a *app) demo(ctx context.Context, f *demoFlags, args []string) error {
-	if f.duration <= 0 || f.concurrency < 1 || f.records < 1 {
-		return usagef("--duration, --concurrency and --records must be positive")
-	}
 	if _, err := clientsched.Parse(f.clientSched); err != nil {
 		return usagef("unknown --client-sched %q: use batch or normal", f.clientSched)
 	}
-	var url string
-	var watch []string // the throwaway server, whose CPU and IO the telemetry records
-	db := "ycsb"       // on the throwaway server, whose every database is the demo's
+	spec := run.DemoSpec{Keep: f.keep, Duration: f.duration, Concurrency: f.concurrency, Records: f.records,
+		ResultsDir: f.resultsDir, ClientSched: f.clientSched, Command: redactArgs(a.args), Log: a.stderr,
+		Observers: []run.Observer{&output.Stampede{W: a.stdout}}}
 	if len(args) == 1 {
-		url = args[0]
-		db = demoDatabase
-		release, err := a.claimDemoDatabase(ctx, url, f.keep)
-		if err != nil {
-			return err
-		}
-		defer release()
-	} else {
-		fmt.Fprintln(a.stderr, "==> starting a throwaway PostgreSQL on 127.0.0.1")
-		srv, err := localpg.Start(ctx, localpg.Options{Log: a.stderr, Detach: f.keep})
-		if err != nil {
-			return err
-		}
-		if f.keep {
-			fmt.Fprintf(a.stderr, "==> server left running: %s\n", srv.URL("ycsb"))
-		} else {
-			defer func() {
-				fmt.Fprintln(a.stderr, "==> stopping the throwaway PostgreSQL and removing its files")
-				if err := srv.Stop(); err != nil {
-					fmt.Fprintf(a.stderr, "warning: %v\n", err)
-				}
-			}()
-		}
-		fmt.Fprintf(a.stderr, "==> PostgreSQL %s is listening on 127.0.0.1:%d\n", srv.Version(), srv.Port())
-		url = srv.URL("postgres")
-		if pid, err := srv.PID(); err == nil {
-			watch = []string{fmt.Sprintf("--watch-pid=%d", pid)}
-		}
+		spec.URL = args[0]
 	}
-	meta, ok := workload.Get("ycsb")
-	if !ok {
-		return fmt.Errorf("the ycsb workload is not built in")
-	}
-	records := fmt.Sprintf("recordcount=%d", f.records)
-	gen, err := workload.FromFlags(meta, "--workload=a", "-p", records)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(a.stderr, "==> stampede init ycsb --workload a -p %s --db %s --drop\n", records, db)
-	cf := &connFlags{driver: "postgres", db: db}
-	inf := &initFlags{drop: true, concurrency: 4, seed: 1}
-	if err := a.initWorkload(ctx, gen, cf, inf, []string{url}); err != nil {
-		return err
-	}
-	if ctx.Err() != nil {
-		return errInterrupted
-	}
-	fmt.Fprintf(a.stderr, "==> stampede run ycsb --workload a --db %s --duration %s --concurrency %d\n", db, f.duration, f.concurrency)
-	rgen, err := workload.FromFlags(meta, "--workload=a", "-p", records)
-	if err != nil {
-		return err
-	}
-	rf := &runFlags{}
-	fs := newRunFlagSet(rf)
-	if err := fs.Parse(append([]string{
-		"--duration=" + f.duration.String(),
-		fmt.Sprintf("--concurrency=%d", f.concurrency),
-		"--results-dir=" + f.resultsDir,
-		"--client-sched=" + f.clientSched,
-	}, watch...)); err != nil {
-		return err
-	}
-	if err := rf.resolve(fs); err != nil {
-		return err
-	}
-	out, err := a.runWorkload(ctx, runSpec{gen: rgen, conn: cf, flags: rf, fs: fs, urls: []string{url}})
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(a.stderr, "\n==> done: %.0f ops/s, p99 %.2f ms over %.0fs. Every interval's histograms are in %s\n",
-		out.Summary.Total.Rate, out.Summary.Total.P99, out.Summary.ElapsedSec, out.Info.Dir)
-	return nil
-}
-
-// The database the demo works in on a server given by URL, and the owner
-// its mark names (see sqlx.ClaimDatabase).
-const (
-	demoDatabase = "stampede_demo"
-	demoOwner    = "stampede demo"
-)
-
-// claimDemoDatabase creates the demo's own database on the server of url
-// (or reuses the one an earlier demo left), refusing if a database of
-// that name exists that the demo did not make. release drops it again,
-// unless keep.
-func (a *app) claimDemoDatabase(ctx context.Context, url string, keep bool) (release func(), err error) {
-	opts := sqlx.Options{URLs: []string{url}, MaxConns: 1, AppName: "stampede demo"}
-	cfgs, err := sqlx.ParseConfigs(opts)
-	if err != nil {
-		return nil, asUsage(err)
-	}
-	if cfgs[0].ConnConfig.Database == demoDatabase {
-		// The demo's database cannot drop itself: manage it from the
-		// server's maintenance database.
-		opts.Database = "postgres"
-	}
-	admin, err := sqlx.Open(ctx, opts)
-	if err != nil {
-		return nil, err
-	}
-	defer admin.Close()
-	where := strings.Join(admin.Endpoints(), ",")
-	created, err := sqlx.ClaimDatabase(ctx, admin, demoDatabase, demoOwner)
-	if errors.Is(err, sqlx.ErrNotOwned) {
-		return nil, fmt.Errorf("database %q already exists on %s and stampede demo did not create it: the demo only works in a database of its own; drop or rename that one, or give the URL of another server", demoDatabase, where)
-	}
-	if err != nil {
-		return nil, err
-	}
-	what := "created"
-	if !created {
-		what = "reusing the one an earlier demo left"
-	}
-	end := "dropped at the end (--keep keeps it)"
-	if keep {
-		end = "kept at the end (--keep)"
-	}
-	fmt.Fprintf(a.stderr, "==> the demo works in its own database %q on %s: %s; %s\n", demoDatabase, where, what, end)
-	return func() {
-		if keep {
-			fmt.Fprintf(a.stderr, "==> database %q kept on %s; `stampede demo URL` reuses it and drops it at its end\n", demoDatabase, where)
-			return
-		}
-		fmt.Fprintf(a.stderr, "==> dropping the demo's database %q on %s\n", demoDatabase, where)
-		ctx := context.WithoutCancel(ctx)
-		admin, err := sqlx.Open(ctx, opts)
-		if err == nil {
-			err = sqlx.DropClaimedDatabase(ctx, admin, demoDatabase, demoOwner)
-			admin.Close()
-		}
-		if err != nil {
-			fmt.Fprintf(a.stderr, "warning: %s\n", oneLine(err.Error()))
-		}
-	}, nil
+	_, err := run.Demo(ctx, spec)
+	return err
 }

@@ -150,7 +150,7 @@ type diffProgress struct {
 	w       *app
 	mu      sync.Mutex
 	checked int64 // rows checked before the bar started
-	p       *progress
+	p       *output.Progress
 }
 
 // Planned implements datadiff.Progress.
@@ -160,7 +160,7 @@ func (d *diffProgress) Planned(rows int64) {
 	if d.p != nil { // planned again: a check started over
 		return
 	}
-	d.p = newProgress(d.w.stderr, "rows", rows)
+	d.p = output.NewProgress(d.w.stderr, "rows", rows)
 	d.p.Add(d.checked)
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/stampede-bench/stampede/fleet"
+	"github.com/stampede-bench/stampede/output"
 	"github.com/stampede-bench/stampede/report"
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/stats"
@@ -77,12 +78,6 @@ func generatorFactory(gen workload.Generator, seed uint64) func() (workload.Gene
 	}
 }
 
-// progressBar adapts progress to fleet.Bar.
-type progressBar struct{ p *progress }
-
-func (b progressBar) Add(n int64) { b.p.Add(n) }
-func (b progressBar) Done()       { b.p.Done() }
-
 // fleetTarget builds the target of a fleet command.
 func (a *app) fleetTarget(spec fleet.Spec, gen workload.Generator, cf *connFlags, urls []string, concurrency int) (fleet.Target, error) {
 	if spec.Mode == fleet.ModeColumn {
@@ -109,7 +104,7 @@ func (a *app) fleetTarget(spec fleet.Spec, gen workload.Generator, cf *connFlags
 			fmt.Fprintf(a.stderr, format+"\n", args...)
 		},
 		NewBar: func(unit string, total int64) fleet.Bar {
-			return progressBar{newProgress(a.stderr, unit, total)}
+			return output.NewProgress(a.stderr, unit, total)
 		},
 	}, nil
 }

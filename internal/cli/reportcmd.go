@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -224,42 +223,13 @@ func checkChartDir(path string, runs []*runlog.Run) error {
 	return nil
 }
 
-// writeChart draws runs, with views[i] the figures of runs[i] and labels[i]
-// (if labels is not nil) its name in the legend, into path, whose
-// extension is checked. Warnings already printed are not repeated.
+// writeChart draws runs into path (see output.Chart), saying where.
 func (a *app) writeChart(path string, runs []*runlog.Run, views []results.View, labels []string, printed []error) error {
-	format, err := chart.FormatOf(path)
-	if err != nil {
-		return usagef("--chart %v", err)
-	}
-	seen := map[string]bool{}
-	for _, w := range printed {
-		seen[w.Error()] = true
-	}
-	in := chart.Input{}
-	for i, run := range runs {
-		s, err := results.TimeSeries(run)
-		if err != nil {
-			return err
+	if err := output.Chart(path, runs, views, labels, printed, a.stderr); err != nil {
+		if errors.Is(err, chart.ErrFormat) {
+			return asUsage(err)
 		}
-		for _, w := range s.Warnings {
-			if !seen[w] {
-				seen[w] = true
-				fmt.Fprintf(a.stderr, "warning: %s\n", oneLine(w))
-			}
-		}
-		r := chart.Run{Series: s, View: views[i]}
-		if labels != nil {
-			r.Label = labels[i]
-		}
-		in.Runs = append(in.Runs, r)
-	}
-	var buf bytes.Buffer
-	if err := chart.Write(&buf, format, in); err != nil {
 		return err
-	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("--chart: %w", err)
 	}
 	fmt.Fprintf(a.stderr, "chart saved in %s\n", path)
 	return nil

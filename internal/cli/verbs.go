@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/stampede-bench/stampede/output"
 	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
@@ -221,11 +222,11 @@ func (a *app) initWorkload(ctx context.Context, gen workload.Generator, cf *conn
 	if f.fs != nil && f.fs.Changed("analyze") {
 		spec.Analyze = &f.analyze
 	}
-	var bar *progress
+	var bar *output.Progress
 	spec.Progress = func(n, total int64, sent func() int64) {
 		if bar == nil {
-			bar = newProgress(a.stderr, "rows", total)
-			bar.bytes = sent
+			bar = output.NewProgress(a.stderr, "rows", total)
+			bar.Bytes = sent
 		}
 		if n < 0 {
 			bar.Done()

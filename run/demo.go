@@ -1,0 +1,180 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/stampede-bench/stampede/localpg"
+	"github.com/stampede-bench/stampede/sqlx"
+	"github.com/stampede-bench/stampede/workload"
+)
+
+// DemoSpec says what Demo does.
+type DemoSpec struct {
+	// URL is the server to run against; "" starts a throwaway PostgreSQL
+	// (see package localpg) and removes it at the end.
+	URL string
+	// Keep keeps the throwaway server running, or with a URL the demo's
+	// database.
+	Keep bool
+	// Duration, Concurrency and Records shape the run: YCSB workload A
+	// for Duration with Concurrency workers on Records rows.
+	Duration    time.Duration
+	Concurrency int
+	Records     int
+	// ResultsDir, ClientSched, Command, Observers and Checks are as in
+	// Spec.
+	ResultsDir  string
+	ClientSched string
+	Command     []string
+	Observers   []Observer
+	// Log receives the demo's lines (stderr on the command line).
+	Log io.Writer
+}
+
+// Demo shows what stampede does: it loads YCSB's usertable and runs
+// workload A on a throwaway local PostgreSQL, or on spec.URL in a
+// database of its own (stampede_demo, created and marked as the demo's,
+// dropped at the end; a stampede_demo it did not make is refused).
+func Demo(ctx context.Context, spec DemoSpec) (*Result, error) {
+	log := spec.Log
+	if log == nil {
+		log = io.Discard
+	}
+	if spec.Duration <= 0 || spec.Concurrency < 1 || spec.Records < 1 {
+		return nil, inputf("--duration, --concurrency and --records must be positive")
+	}
+	url, db := spec.URL, "ycsb" // on the throwaway server, whose every database is the demo's
+	var watch []int             // the throwaway server, whose CPU and IO the telemetry records
+	if url != "" {
+		db = demoDatabase
+		release, err := claimDemoDatabase(ctx, url, spec.Keep, log)
+		if err != nil {
+			return nil, err
+		}
+		defer release()
+	} else {
+		fmt.Fprintln(log, "==> starting a throwaway PostgreSQL on 127.0.0.1")
+		srv, err := localpg.Start(ctx, localpg.Options{Log: log, Detach: spec.Keep})
+		if err != nil {
+			return nil, err
+		}
+		if spec.Keep {
+			fmt.Fprintf(log, "==> server left running: %s\n", srv.URL("ycsb"))
+		} else {
+			defer func() {
+				fmt.Fprintln(log, "==> stopping the throwaway PostgreSQL and removing its files")
+				if err := srv.Stop(); err != nil {
+					fmt.Fprintf(log, "warning: %v\n", err)
+				}
+			}()
+		}
+		fmt.Fprintf(log, "==> PostgreSQL %s is listening on 127.0.0.1:%d\n", srv.Version(), srv.Port())
+		url = srv.URL("postgres")
+		if pid, err := srv.PID(); err == nil {
+			watch = []int{pid}
+		}
+	}
+	meta, ok := workload.Get("ycsb")
+	if !ok {
+		return nil, fmt.Errorf("the ycsb workload is not built in")
+	}
+	records := fmt.Sprintf("recordcount=%d", spec.Records)
+	gen, err := workload.FromFlags(meta, "--workload=a", "-p", records)
+	if err != nil {
+		return nil, err
+	}
+	conn := Conn{URLs: []string{url}, Database: db}
+	fmt.Fprintf(log, "==> stampede init ycsb --workload a -p %s --db %s --drop\n", records, db)
+	if err := Load(ctx, LoadSpec{Workload: gen, Conn: conn, Drop: true, Concurrency: 4, Seed: 1, Log: log}); err != nil {
+		return nil, err
+	}
+	if ctx.Err() != nil {
+		return nil, ErrInterrupted
+	}
+	fmt.Fprintf(log, "==> stampede run ycsb --workload a --db %s --duration %s --concurrency %d\n", db, spec.Duration, spec.Concurrency)
+	if gen, err = workload.FromFlags(meta, "--workload=a", "-p", records); err != nil {
+		return nil, err
+	}
+	r, err := Start(ctx, Spec{Workload: gen, Conn: conn, Duration: spec.Duration, Concurrency: spec.Concurrency,
+		ClientSched: spec.ClientSched, ResultsDir: spec.ResultsDir, Command: spec.Command, Observers: spec.Observers,
+		Telemetry: Telemetry{WatchPIDs: watch}, Log: log,
+		Flags: map[string]string{"duration": spec.Duration.String(), "concurrency": fmt.Sprint(spec.Concurrency),
+			"records": fmt.Sprint(spec.Records), "client-sched": spec.ClientSched}})
+	if err != nil {
+		return nil, err
+	}
+	res, err := r.Wait()
+	if err != nil {
+		return res, err
+	}
+	fmt.Fprintf(log, "\n==> done: %.0f ops/s, p99 %.2f ms over %.0fs. Every interval's histograms are in %s\n",
+		res.Summary.Total.Rate, res.Summary.Total.P99, res.Summary.ElapsedSec, res.Info.Dir)
+	return res, nil
+}
+
+// The database the demo works in on a server given by URL, and the owner
+// its mark names (see sqlx.ClaimDatabase).
+const (
+	demoDatabase = "stampede_demo"
+	demoOwner    = "stampede demo"
+)
+
+// claimDemoDatabase creates the demo's own database on the server of url
+// (or reuses the one an earlier demo left), refusing if a database of
+// that name exists that the demo did not make. release drops it again,
+// unless keep.
+func claimDemoDatabase(ctx context.Context, url string, keep bool, log io.Writer) (release func(), err error) {
+	opts := sqlx.Options{URLs: []string{url}, MaxConns: 1, AppName: "stampede demo"}
+	cfgs, err := sqlx.ParseConfigs(opts)
+	if err != nil {
+		return nil, asInput(err)
+	}
+	if cfgs[0].ConnConfig.Database == demoDatabase {
+		// The demo's database cannot drop itself: manage it from the
+		// server's maintenance database.
+		opts.Database = "postgres"
+	}
+	admin, err := sqlx.Open(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer admin.Close()
+	where := strings.Join(admin.Endpoints(), ",")
+	created, err := sqlx.ClaimDatabase(ctx, admin, demoDatabase, demoOwner)
+	if errors.Is(err, sqlx.ErrNotOwned) {
+		return nil, fmt.Errorf("database %q already exists on %s and stampede demo did not create it: the demo only works in a database of its own; drop or rename that one, or give the URL of another server", demoDatabase, where)
+	}
+	if err != nil {
+		return nil, err
+	}
+	what := "created"
+	if !created {
+		what = "reusing the one an earlier demo left"
+	}
+	end := "dropped at the end (--keep keeps it)"
+	if keep {
+		end = "kept at the end (--keep)"
+	}
+	fmt.Fprintf(log, "==> the demo works in its own database %q on %s: %s; %s\n", demoDatabase, where, what, end)
+	return func() {
+		if keep {
+			fmt.Fprintf(log, "==> database %q kept on %s; `stampede demo URL` reuses it and drops it at its end\n", demoDatabase, where)
+			return
+		}
+		fmt.Fprintf(log, "==> dropping the demo's database %q on %s\n", demoDatabase, where)
+		ctx := context.WithoutCancel(ctx)
+		admin, err := sqlx.Open(ctx, opts)
+		if err == nil {
+			err = sqlx.DropClaimedDatabase(ctx, admin, demoDatabase, demoOwner)
+			admin.Close()
+		}
+		if err != nil {
+			fmt.Fprintf(log, "warning: %s\n", oneLine(err.Error()))
+		}
+	}, nil
+}
