@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"fmt"
 	"regexp"
 
 	"github.com/spf13/pflag"
@@ -97,12 +96,4 @@ func (f *fleetInitFlags) validate(fs *pflag.FlagSet, on bool) error {
 		return usagef("--extra-tables %d: use 0 to 999", f.extraTables)
 	}
 	return nil
-}
-
-// tenantsSummary is "200 tenants (database mode, bank_%d)".
-func tenantsSummary(s fleet.Spec) string {
-	if s.Mode == fleet.ModeColumn {
-		return fmt.Sprintf("%d tenants (column mode)", s.Tenants)
-	}
-	return fmt.Sprintf("%d tenants (%s mode, %s)", s.Tenants, s.Mode, s.Pattern)
 }

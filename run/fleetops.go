@@ -1,0 +1,223 @@
+package run
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/stampede-bench/stampede/fleet"
+	"github.com/stampede-bench/stampede/sqlx"
+	"github.com/stampede-bench/stampede/workload"
+)
+
+// FleetOp says which fleet a fleet operation (LoadFleet, CheckFleet,
+// CleanupFleet, ExecFleet) works on, and how.
+type FleetOp struct {
+	// Workload is the workload's generator, its flags parsed.
+	Workload workload.Generator
+	// Spec names the tenants; Conn says where (its Database holds the
+	// tenants in schema and column modes).
+	Spec fleet.Spec
+	Conn Conn
+	// Concurrency is the number of tenants worked on at once; 0 means 8
+	// (Conn.Conns, when set, wins).
+	Concurrency int
+	// Log receives the operation's lines; NewBar, when set, draws a
+	// progress bar.
+	Log    io.Writer
+	NewBar func(unit string, total int64) fleet.Bar
+}
+
+// target builds the fleet.Target of op.
+func (op FleetOp) target() (fleet.Target, error) {
+	gen := op.Workload
+	if op.Spec.Mode == fleet.ModeColumn {
+		if _, ok := gen.(workload.TenantColumner); !ok {
+			return fleet.Target{}, asInput(fleet.ColumnModeError(gen.Meta().Name))
+		}
+	}
+	if op.Conn.Driver == sqlx.DriverNull {
+		return fleet.Target{}, inputf("--tenants needs a server: the null driver has no databases or schemas to make tenants of")
+	}
+	concurrency := op.Concurrency
+	if concurrency == 0 {
+		concurrency = 8
+	}
+	opts, err := op.Conn.Options(gen.Meta().DatabaseName(), concurrency)
+	if err != nil {
+		return fleet.Target{}, err
+	}
+	if op.Conn.Conns > 0 {
+		concurrency = op.Conn.Conns
+	}
+	log := op.Log
+	if log == nil {
+		log = io.Discard
+	}
+	return fleet.Target{Spec: op.Spec, Base: opts, Concurrency: concurrency, Workload: gen.Meta().Name,
+		Logf: func(format string, args ...any) { fmt.Fprintf(log, format+"\n", args...) }, NewBar: op.NewBar}, nil
+}
+
+// shapingFlags returns the workload flags given that shape the data (not
+// RuntimeOnly), as one sorted string for the tenants' markers.
+func shapingFlags(gen workload.Generator) string {
+	f, ok := gen.(workload.Flagser)
+	if !ok {
+		return ""
+	}
+	flags := f.Flags()
+	var shape []string
+	flags.VisitAll(func(fl *pflag.Flag) {
+		if !fl.Changed || flags.Meta[fl.Name].RuntimeOnly {
+			return
+		}
+		vals := []string{fl.Value.String()}
+		if sv, ok := fl.Value.(pflag.SliceValue); ok {
+			vals = sv.GetSlice()
+		}
+		for _, v := range vals {
+			shape = append(shape, "--"+fl.Name+"="+v)
+		}
+	})
+	sort.Strings(shape)
+	return strings.Join(shape, " ")
+}
+
+// generatorFactory returns a function that makes generators configured as
+// gen is, with the given seed.
+func generatorFactory(gen workload.Generator, seed uint64) func() (workload.Generator, error) {
+	args := GivenFlags(gen)
+	meta := gen.Meta()
+	return func() (workload.Generator, error) {
+		g, err := workload.FromFlags(meta, args...)
+		if err != nil {
+			return nil, err
+		}
+		if s, ok := g.(workload.Seeder); ok {
+			s.SetSeed(seed)
+		}
+		return g, nil
+	}
+}
+
+// LoadFleet creates a fleet's tenants and loads their data (stampede init
+// --tenants), resuming where an earlier one stopped (see fleet.Create):
+// loaders is each tenant's COPY streams, extraTables the empty tables
+// added to each tenant, drop drops every tenant first.
+func LoadFleet(ctx context.Context, op FleetOp, loaders, extraTables int, drop bool, seed uint64) (fleet.Totals, error) {
+	t, err := op.target()
+	if err != nil {
+		return fleet.Totals{}, err
+	}
+	seed = pickSeed(seed)
+	where := fmt.Sprintf("database %q", t.Base.Database)
+	if op.Spec.Mode == fleet.ModeDatabase {
+		where = "one database each"
+	}
+	t.Logf("creating %s of %s: %s, %d at once, seed %d", TenantsSummary(op.Spec), op.Workload.Meta().Name, where, t.Concurrency, seed)
+	tot, err := fleet.Create(ctx, fleet.CreateOptions{Target: t, NewGenerator: generatorFactory(op.Workload, seed),
+		Flags: shapingFlags(op.Workload), Seed: seed, LoadConcurrency: loaders, ExtraTables: extraTables, Drop: drop})
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
+		return tot, fmt.Errorf("init interrupted with %d tenants created now (%d were there before): run the same command again to create the others", tot.Created, tot.Existing)
+	case errors.Is(err, workload.ErrTablesExist):
+		return tot, tablesExist(err)
+	case errors.Is(err, fleet.ErrTenantMismatch):
+		return tot, asInput(err)
+	}
+	return tot, err
+}
+
+// CheckFleet runs the consistency checks of every tenant (stampede check
+// --tenants), writing each failure to out.
+func CheckFleet(ctx context.Context, op FleetOp, out io.Writer) (fleet.CheckResult, error) {
+	if h, ok := op.Workload.(workload.Hookser); !ok || h.Hooks().CheckConsistency == nil {
+		return fleet.CheckResult{}, inputf("workload %s has no consistency checks", op.Workload.Meta().Name)
+	}
+	t, err := op.target()
+	if err != nil {
+		return fleet.CheckResult{}, err
+	}
+	res, err := fleet.Check(ctx, fleet.CheckOptions{Target: t, NewGenerator: generatorFactory(op.Workload, 1)})
+	for _, f := range res.Failed {
+		fmt.Fprintln(out, f.Error())
+	}
+	if err == nil && len(res.Failed) > 0 {
+		err = fmt.Errorf("%d of %d tenants failed their checks (listed above)", len(res.Failed), res.Checked)
+	}
+	return res, err
+}
+
+// CleanupFleet drops every tenant of the fleet that exists (stampede
+// cleanup --tenants): databases, schemas, or the shared tables. It
+// returns how many tenants were dropped and what is left.
+func CleanupFleet(ctx context.Context, op FleetOp) (dropped int, left fleet.Totals, database string, err error) {
+	t, err := op.target()
+	if err != nil {
+		return 0, left, "", err
+	}
+	var tables []string
+	if op.Spec.Mode == fleet.ModeColumn {
+		op.Workload.(workload.TenantColumner).SetTenant(1)
+		for _, tb := range op.Workload.Tables() {
+			tables = append(tables, tb.Name)
+		}
+	}
+	dropped, left, err = fleet.Drop(ctx, fleet.DropOptions{Target: t, Tables: tables})
+	return dropped, left, t.Base.Database, err
+}
+
+// ExecFleet applies one statement to every tenant of the fleet (stampede
+// fleet exec), recording each tenant done under resultsDir so that the
+// same command resumes; restart ignores the record.
+func ExecFleet(ctx context.Context, op FleetOp, stmt, resultsDir string, restart bool) (fleet.ExecResult, error) {
+	if strings.TrimSpace(stmt) == "" {
+		return fleet.ExecResult{}, inputf("the statement is empty")
+	}
+	t, err := op.target()
+	if err != nil {
+		return fleet.ExecResult{}, err
+	}
+	root, err := ResultsRoot(resultsDir)
+	if err != nil {
+		return fleet.ExecResult{}, err
+	}
+	record := filepath.Join(root, "fleet-exec", execRecordName(stmt, op.Spec, t.Base)+".ndjson")
+	t.Logf("applying to %s, %d at once; record %s", TenantsSummary(op.Spec), t.Concurrency, record)
+	res, err := fleet.Exec(ctx, fleet.ExecOptions{Target: t, Statement: stmt, Record: record, Restart: restart})
+	if err != nil && ctx.Err() != nil {
+		err = fmt.Errorf("interrupted after %d tenants: run the same command again to apply the statement to the others", res.Applied)
+	}
+	return res, err
+}
+
+// execRecordName is the record's file name: a hash of what makes two
+// invocations the same job (the statement, the fleet, and the server and
+// database it is on, so that a statement applied to a staging fleet is
+// not skipped on production).
+func execRecordName(stmt string, spec fleet.Spec, base sqlx.Options) string {
+	h := sha256.New()
+	parts := []string{stmt, spec.Pattern, string(spec.Mode), base.Database}
+	if cfgs, err := sqlx.ParseConfigs(base); err == nil {
+		for _, c := range cfgs {
+			parts = append(parts, fmt.Sprintf("%s:%d", c.ConnConfig.Host, c.ConnConfig.Port))
+		}
+	}
+	if spec.Mode == fleet.ModeDatabase {
+		parts[3] = ""
+	}
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
