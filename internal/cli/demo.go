@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stampede-bench/stampede/cmdline"
 	"github.com/stampede-bench/stampede/internal/clientsched"
 	"github.com/stampede-bench/stampede/output"
 	"github.com/stampede-bench/stampede/run"
@@ -58,7 +59,7 @@ func (a *app) demo(ctx context.Context, f *demoFlags, args []string) error {
 		return usagef("unknown --client-sched %q: use batch or normal", f.clientSched)
 	}
 	spec := run.DemoSpec{Keep: f.keep, Duration: f.duration, Concurrency: f.concurrency, Records: f.records,
-		ResultsDir: f.resultsDir, ClientSched: f.clientSched, Command: redactArgs(a.args), Log: a.stderr,
+		ResultsDir: f.resultsDir, ClientSched: f.clientSched, Command: cmdline.RedactArgs(a.args), Log: a.stderr,
 		Observers: []run.Observer{&output.Stampede{W: a.stdout}}}
 	if len(args) == 1 {
 		spec.URL = args[0]

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/stampede-bench/stampede/cmdline"
 	"github.com/stampede-bench/stampede/datadiff"
 	"github.com/stampede-bench/stampede/output"
 	"github.com/stampede-bench/stampede/run"
@@ -100,7 +101,7 @@ func (a *app) diff(cmd *cobra.Command, urls []string, f diffFlags) error {
 		Options: datadiff.Options{Tables: tables, Conns: f.conns, MaxRows: f.maxRows, NoPK: f.noPK,
 			Converge: f.converge, Canonical: f.canonical, Progress: bar},
 		URLs: [2]string{urls[0], urls[1]}, Database: defaultDB, ResultsDir: f.resultsDir,
-		Command: redactArgs(a.args), Flags: flags, Log: a.stderr})
+		Command: cmdline.RedactArgs(a.args), Flags: flags, Log: a.stderr})
 	bar.done()
 	if err != nil {
 		return err

@@ -81,3 +81,9 @@ func usageArgs(v func(cmd *cobra.Command, args []string) error) func(cmd *cobra.
 		return nil
 	}
 }
+
+// resultsRoot returns the directory under which runs are saved.
+func resultsRoot(flag string) (string, error) {
+	root, err := run.ResultsRoot(flag)
+	return root, asUsage(err)
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stampede-bench/stampede/cmdline"
 	"github.com/stampede-bench/stampede/fleet"
 	"github.com/stampede-bench/stampede/output"
 	"github.com/stampede-bench/stampede/report"
@@ -17,8 +18,8 @@ import (
 )
 
 // fleetOp builds the run.FleetOp of a fleet command.
-func (a *app) fleetOp(spec fleet.Spec, gen workload.Generator, cf *connFlags, urls []string, concurrency int) (run.FleetOp, error) {
-	conn, err := cf.conn(urls)
+func (a *app) fleetOp(spec fleet.Spec, gen workload.Generator, cf *cmdline.Conn, urls []string, concurrency int) (run.FleetOp, error) {
+	conn, err := cf.Spec(urls)
 	if err != nil {
 		return run.FleetOp{}, err
 	}
@@ -27,15 +28,15 @@ func (a *app) fleetOp(spec fleet.Spec, gen workload.Generator, cf *connFlags, ur
 }
 
 // initFleet is `init WORKLOAD --tenants N`.
-func (a *app) initFleet(ctx context.Context, gen workload.Generator, spec fleet.Spec, cf *connFlags, inf *initFlags, fif *fleetInitFlags, urls []string) error {
-	if err := inf.resolveLoaders(); err != nil {
+func (a *app) initFleet(ctx context.Context, gen workload.Generator, spec fleet.Spec, cf *cmdline.Conn, inf *cmdline.Init, fif *cmdline.FleetInit, urls []string) error {
+	if err := inf.ResolveLoaders(); err != nil {
 		return err
 	}
-	op, err := a.fleetOp(spec, gen, cf, urls, fif.concurrency)
+	op, err := a.fleetOp(spec, gen, cf, urls, fif.Concurrency())
 	if err != nil {
 		return err
 	}
-	tot, err := run.LoadFleet(ctx, op, inf.concurrency, fif.extraTables, inf.drop, inf.seed)
+	tot, err := inf.LoadFleet(ctx, op, fif)
 	if err != nil {
 		return err
 	}
@@ -48,7 +49,7 @@ func (a *app) initFleet(ctx context.Context, gen workload.Generator, spec fleet.
 }
 
 // checkFleet is `check WORKLOAD --tenants N`.
-func (a *app) checkFleet(ctx context.Context, gen workload.Generator, spec fleet.Spec, cf *connFlags, urls []string) error {
+func (a *app) checkFleet(ctx context.Context, gen workload.Generator, spec fleet.Spec, cf *cmdline.Conn, urls []string) error {
 	op, err := a.fleetOp(spec, gen, cf, urls, 0)
 	if err != nil {
 		return err
@@ -61,7 +62,7 @@ func (a *app) checkFleet(ctx context.Context, gen workload.Generator, spec fleet
 }
 
 // cleanupFleet is `cleanup WORKLOAD --tenants N`.
-func (a *app) cleanupFleet(ctx context.Context, gen workload.Generator, spec fleet.Spec, cf *connFlags, urls []string) error {
+func (a *app) cleanupFleet(ctx context.Context, gen workload.Generator, spec fleet.Spec, cf *cmdline.Conn, urls []string) error {
 	op, err := a.fleetOp(spec, gen, cf, urls, 0)
 	if err != nil {
 		return err
@@ -95,8 +96,8 @@ func (a *app) fleetCmd() *cobra.Command {
 
 // fleetExecCmd is `fleet exec`.
 func (a *app) fleetExecCmd() *cobra.Command {
-	cf := &connFlags{}
-	tf := &tenantFlags{}
+	cf := &cmdline.Conn{}
+	tf := &cmdline.Tenants{}
 	var workloadName, resultsDir string
 	var concurrency int
 	var restart bool
@@ -133,7 +134,7 @@ Examples:
 			if !ok {
 				return usagef("unknown workload %q: see `stampede workloads` (available: %s)", workloadName, workloadNames())
 			}
-			spec, on, err := tf.spec(m.Name)
+			spec, on, err := tf.Fleet(m.Name)
 			if err != nil {
 				return err
 			}
@@ -154,11 +155,11 @@ Examples:
 	fs := cmd.Flags()
 	fs.SortFlags = false
 	fs.StringVar(&workloadName, "workload", "", "the fleet's workload (required)")
-	tf.register(fs)
+	tf.Register(fs)
 	fs.IntVar(&concurrency, "concurrency", 8, "number of tenants worked on at once")
 	fs.BoolVar(&restart, "restart", false, "ignore the record of an earlier run: apply the statement to every tenant")
 	fs.StringVar(&resultsDir, "results-dir", "", "where the record of tenants done is kept (default $STAMPEDE_RESULTS_DIR or ~/.stampede/runs)")
-	cf.register(fs)
+	cf.Register(fs)
 	return cmd
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/stampede-bench/stampede/cmdline"
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
 )
@@ -125,3 +126,8 @@ func shellQuote(s string) string {
 
 // setCommand records the command being run, for completeHint.
 func (a *app) setCommand(cmd *cobra.Command) { a.curFlags = cmd.Flags() }
+
+// env is the cmdline.Env of this invocation.
+func (a *app) env() cmdline.Env {
+	return cmdline.Env{Args: a.args, Secrets: a.secrets, Stdout: a.stdout, Stderr: a.stderr, Hint: a.completeHint}
+}

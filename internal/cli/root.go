@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/stampede-bench/stampede/cmdline"
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
 	_ "github.com/stampede-bench/stampede/workload/all" // register every workload
@@ -45,7 +46,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 // interrupt, as Ctrl-C does).
 func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	a := &app{stdout: stdout, stderr: stderr, args: append([]string{"stampede"}, args...)}
-	a.secrets = sqlx.Secrets(connArgs(args), os.Getenv)
+	a.secrets = cmdline.Secrets(args)
 	args, err := sysbenchOrder(args)
 	if err != nil {
 		fmt.Fprintf(stderr, "stampede: error: %s\n", err)
@@ -85,17 +86,6 @@ func sysbenchOrder(args []string) ([]string, error) {
 		}
 	}
 	return nil, usagef("say what to do with %s: `stampede %s [flags] prepare|run|check|cleanup` (or `stampede run %s ...`)", args[0], args[0], args[0])
-}
-
-// connArgs picks the arguments that may hold connection secrets.
-func connArgs(args []string) []string {
-	var out []string
-	for _, a := range args {
-		if strings.Contains(a, "://") || strings.Contains(a, "=") {
-			out = append(out, a)
-		}
-	}
-	return out
 }
 
 func (a *app) rootCmd() *cobra.Command {

@@ -3,13 +3,13 @@ package cli
 import (
 	"context"
 	"errors"
-	"runtime"
 	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/stampede-bench/stampede/cmdline"
 	"github.com/stampede-bench/stampede/output"
 	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/sqlx"
@@ -78,12 +78,12 @@ func workloadNames() string {
 // workloadCmd builds `VERB NAME`.
 func (a *app) workloadCmd(v verb, m workload.Meta) *cobra.Command {
 	gen := m.New()
-	cf := &connFlags{}
-	rf := &runFlags{}
-	inf := &initFlags{}
-	tf := &tenantFlags{}
-	fif := &fleetInitFlags{}
-	frf := &fleetRunFlags{}
+	cf := &cmdline.Conn{}
+	rf := &cmdline.RunFlags{}
+	inf := &cmdline.Init{}
+	tf := &cmdline.Tenants{}
+	fif := &cmdline.FleetInit{}
+	frf := &cmdline.FleetRun{}
 	cmd := &cobra.Command{
 		Use:   m.Name + " [flags] [URL...]",
 		Short: m.Description,
@@ -99,23 +99,23 @@ func (a *app) workloadCmd(v verb, m workload.Meta) *cobra.Command {
 		fs.AddFlagSet(f.Flags().FlagSet)
 		acceptDashes(fs)
 	}
-	cf.register(fs)
+	cf.Register(fs)
 	switch v.name {
 	case "init":
-		inf.register(fs)
+		inf.Register(fs)
 	case "check", "cleanup":
 		// sysbench passes its general options to every command.
-		fs.IntVar(&inf.threads, "threads", 0, "sysbench's option, accepted and unused here")
+		fs.Int("threads", 0, "sysbench's option, accepted and unused here")
 		_ = fs.MarkHidden("threads")
 	case "run":
-		rf.register(fs)
-		tf.register(fs)
-		frf.register(fs)
+		rf.Register(fs)
+		tf.Register(fs)
+		frf.Register(fs)
 	}
 	if v.name != "run" {
-		tf.register(fs)
+		tf.Register(fs)
 		if v.name == "init" {
-			fif.register(fs)
+			fif.Register(fs)
 		}
 	}
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
@@ -131,11 +131,11 @@ func (a *app) workloadCmd(v verb, m workload.Meta) *cobra.Command {
 				return asUsage(err)
 			}
 		}
-		a.warnIgnored(v.name, m, gen)
+		cmdline.WarnIgnored(a.stderr, v.name, m, gen)
 		if v.name != "run" {
-			spec, on, err := tf.spec(m.Name)
+			spec, on, err := tf.Fleet(m.Name)
 			if err == nil && v.name == "init" {
-				err = fif.validate(fs, on)
+				err = fif.Validate(fs, on)
 			}
 			if err != nil {
 				return err
@@ -155,13 +155,10 @@ func (a *app) workloadCmd(v verb, m workload.Meta) *cobra.Command {
 		case "init":
 			return a.initWorkload(ctx, gen, cf, inf, args)
 		case "run":
-			if err := rf.resolve(fs); err != nil {
+			if err := rf.Resolve(fs); err != nil {
 				return err
 			}
-			if ec := fs.Lookup("expensive-checks"); ec != nil && ec.Changed && ec.Value.String() == "true" && rf.skipChecks {
-				return usagef("--expensive-checks adds checks that --skip-checks skips: give one of them")
-			}
-			_, err := a.runWorkload(ctx, runSpec{gen: gen, conn: cf, flags: rf, fs: fs, urls: args, tenants: tf, fleet: frf})
+			_, err := cmdline.Run(ctx, cmdline.RunArgs{Gen: gen, Conn: cf, Flags: rf, FS: fs, URLs: args, Tenants: tf, Fleet: frf}, a.env())
 			return err
 		case "check":
 			return a.checkWorkload(ctx, gen, cf, args)
@@ -172,56 +169,16 @@ func (a *app) workloadCmd(v verb, m workload.Meta) *cobra.Command {
 	return cmd
 }
 
-// initFlags control loading.
-type initFlags struct {
-	drop        bool
-	analyze     bool
-	concurrency int
-	threads     int
-	seed        uint64
-	fs          *pflag.FlagSet // the flags registered in, to tell which were given
-}
-
-func (f *initFlags) register(fs *pflag.FlagSet) {
-	f.fs = fs
-	fs.BoolVar(&f.drop, "drop", false, "drop existing tables first")
-	fs.BoolVar(&f.analyze, "analyze", true, "refresh the planner's statistics (ANALYZE) after loading; the sysbench workloads skip it unless given, as sysbench's prepare does")
-	fs.IntVar(&f.concurrency, "concurrency", 2*runtime.GOMAXPROCS(0), "number of parallel COPY streams")
-	fs.IntVar(&f.threads, "threads", 0, "sysbench's name for --concurrency")
-	_ = fs.MarkHidden("threads")
-	fs.Uint64Var(&f.seed, "seed", 0, "random seed for the generated data (0: pick one and print it)")
-	fs.Uint64Var(&f.seed, "rand-seed", 0, "sysbench's name for --seed")
-	_ = fs.MarkHidden("rand-seed")
-}
-
-// resolveLoaders applies --threads (sysbench's name for --concurrency)
-// and checks the number of loaders, naming the flag the user gave.
-func (f *initFlags) resolveLoaders() error {
-	name := "--concurrency"
-	if f.fs != nil && f.fs.Changed("threads") {
-		if f.fs.Changed("concurrency") && f.threads != f.concurrency {
-			return usagef("--threads %d and --concurrency %d disagree: give one of them", f.threads, f.concurrency)
-		}
-		f.concurrency, name = f.threads, "--threads"
-	}
-	if f.concurrency < 1 {
-		return usagef("%s %d: need at least 1 loader", name, f.concurrency)
-	}
-	return run.CheckLoaders(name, f.concurrency)
-}
-
-func (a *app) initWorkload(ctx context.Context, gen workload.Generator, cf *connFlags, f *initFlags, urls []string) error {
-	if err := f.resolveLoaders(); err != nil {
+func (a *app) initWorkload(ctx context.Context, gen workload.Generator, cf *cmdline.Conn, f *cmdline.Init, urls []string) error {
+	if err := f.ResolveLoaders(); err != nil {
 		return err
 	}
-	conn, err := cf.conn(urls)
+	conn, err := cf.Spec(urls)
 	if err != nil {
 		return err
 	}
-	spec := run.LoadSpec{Workload: gen, Conn: conn, Drop: f.drop, Concurrency: f.concurrency, Seed: f.seed, Log: a.stderr}
-	if f.fs != nil && f.fs.Changed("analyze") {
-		spec.Analyze = &f.analyze
-	}
+	spec := f.LoadSpec(gen, conn)
+	spec.Log = a.stderr
 	var bar *output.Progress
 	spec.Progress = func(n, total int64, sent func() int64) {
 		if bar == nil {
@@ -243,16 +200,16 @@ func tablesExistError(err error) error {
 	return asUsage(errors.New(strings.TrimPrefix(err.Error(), workload.ErrTablesExist.Error()+": ")))
 }
 
-func (a *app) checkWorkload(ctx context.Context, gen workload.Generator, cf *connFlags, urls []string) error {
-	conn, err := cf.conn(urls)
+func (a *app) checkWorkload(ctx context.Context, gen workload.Generator, cf *cmdline.Conn, urls []string) error {
+	conn, err := cf.Spec(urls)
 	if err != nil {
 		return err
 	}
 	return run.Check(ctx, gen, conn, a.stdout, a.stderr)
 }
 
-func (a *app) cleanupWorkload(ctx context.Context, gen workload.Generator, cf *connFlags, urls []string) error {
-	conn, err := cf.conn(urls)
+func (a *app) cleanupWorkload(ctx context.Context, gen workload.Generator, cf *cmdline.Conn, urls []string) error {
+	conn, err := cf.Spec(urls)
 	if err != nil {
 		return err
 	}

@@ -1,22 +1,22 @@
-package cli
+package cmdline
 
 import (
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
-
 	"github.com/stampede-bench/stampede/workload"
 )
 
-// warnIgnored says, in one warning line per flag, which of the workload's
+// WarnIgnored says, in one warning line per flag, which of the workload's
 // flags given on the command line the verb does not use, so that none is
 // ignored silently: a run-time flag (tpcc's --wait, ycsb's --workload) on
 // init, check or cleanup, and on cleanup a flag that does not change which
 // tables it drops. The flags stay accepted, as sysbench and `cockroach
 // workload` accept their options on every command.
-func (a *app) warnIgnored(verb string, m workload.Meta, gen workload.Generator) {
+func WarnIgnored(w io.Writer, verb string, m workload.Meta, gen workload.Generator) {
 	f, ok := gen.(workload.Flagser)
 	if !ok || verb == "run" {
 		return
@@ -33,10 +33,10 @@ func (a *app) warnIgnored(verb string, m workload.Meta, gen workload.Generator) 
 	for _, fl := range given {
 		switch {
 		case flags.Meta[fl.Name].RuntimeOnly:
-			fmt.Fprintf(a.stderr, "warning: --%s only changes what `stampede run %s` does: %s ignores it\n", fl.Name, m.Name, verb)
+			fmt.Fprintf(w, "warning: --%s only changes what `stampede run %s` does: %s ignores it\n", fl.Name, m.Name, verb)
 		case verb == "cleanup" && tables != nil:
 			if without := tableNames(m, flagArgs(given, fl)); without != nil && slices.Equal(without, tables) {
-				fmt.Fprintf(a.stderr, "warning: --%s does not change which tables cleanup drops: ignored\n", fl.Name)
+				fmt.Fprintf(w, "warning: --%s does not change which tables cleanup drops: ignored\n", fl.Name)
 			}
 		}
 	}

@@ -1,4 +1,4 @@
-package cli
+package cmdline
 
 import (
 	"context"
@@ -9,29 +9,38 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
-
 	"github.com/stampede-bench/stampede/output"
 	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
 )
 
-// runSpec is everything `run` parsed.
-type runSpec struct {
-	gen   workload.Generator
-	conn  *connFlags
-	flags *runFlags
-	fs    *pflag.FlagSet
-	urls  []string
-	// tenants and fleet are the fleet flags (nil: no fleet).
-	tenants *tenantFlags
-	fleet   *fleetRunFlags
+// RunArgs is everything `run` parsed.
+type RunArgs struct {
+	Gen   workload.Generator
+	Conn  *Conn
+	Flags *RunFlags
+	FS    *pflag.FlagSet
+	URLs  []string
+	// Tenants and Fleet are the fleet flags (nil: no fleet).
+	Tenants *Tenants
+	Fleet   *FleetRun
 }
 
-// runWorkload turns the parsed flags into a run.Spec, runs it with the
+// Env is what a command line runs in: its arguments (recorded, redacted),
+// the secrets to scrub from what it records, where it prints, and how the
+// commands its messages suggest are completed.
+type Env struct {
+	Args           []string
+	Secrets        []string
+	Stdout, Stderr io.Writer
+	Hint           func(string) string
+}
+
+// Run turns the parsed flags into a run.Spec, runs it with the
 // printer the flags choose, and returns its result.
-func (a *app) runWorkload(ctx context.Context, spec runSpec) (*run.Result, error) {
-	gen, rf := spec.gen, spec.flags
+func Run(ctx context.Context, spec RunArgs, env Env) (*run.Result, error) {
+	gen, rf := spec.Gen, spec.Flags
 	if _, ok := gen.(workload.Opser); !ok {
 		return nil, usagef("workload %s cannot be run", gen.Meta().Name)
 	}
@@ -42,14 +51,14 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*run.Result, error
 		rf.latency = run.LatencyService // YCSB's measurement.interval=op
 	}
 	for _, w := range rf.warnings {
-		fmt.Fprintf(a.stderr, "warning: %s\n", w)
+		fmt.Fprintf(env.Stderr, "warning: %s\n", w)
 	}
-	conn, err := spec.conn.conn(spec.urls)
+	conn, err := spec.Conn.Spec(spec.URLs)
 	if err != nil {
 		return nil, err
 	}
 	concurrency := rf.concurrency
-	if d, ok := gen.(workload.RunDefaulter); ok && !spec.fs.Changed("concurrency") && !spec.fs.Changed("threads") && d.RunDefaults().Concurrency > 0 {
+	if d, ok := gen.(workload.RunDefaulter); ok && !spec.FS.Changed("concurrency") && !spec.FS.Changed("threads") && d.RunDefaults().Concurrency > 0 {
 		concurrency = 0 // the workload's default (TPC-C's 10 terminals per warehouse)
 	}
 	s := run.Spec{
@@ -75,11 +84,11 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*run.Result, error
 		ResultsDir:       rf.resultsDir,
 		ResultsURL:       rf.resultsURL,
 		Tags:             rf.tagMap(),
-		Command:          redactArgs(a.args),
-		Flags:            flagValues(spec.fs, a.secrets),
+		Command:          RedactArgs(env.Args),
+		Flags:            FlagValues(spec.FS, env.Secrets),
 		PrometheusListen: rf.promListen,
-		Log:              a.stderr,
-		Checks:           a.stdout,
+		Log:              env.Stderr,
+		Checks:           env.Stdout,
 	}
 	if rf.headroom == 0 {
 		s.GCHeadroom = -1 // --gc-headroom 0: Go's own pacing
@@ -89,8 +98,8 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*run.Result, error
 	} else {
 		s.Limits.Limits = l
 	}
-	if spec.tenants != nil {
-		f, err := a.fleetSpec(spec)
+	if spec.Tenants != nil {
+		f, err := fleetSpec(spec, env)
 		if err != nil {
 			return nil, err
 		}
@@ -98,13 +107,13 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*run.Result, error
 	}
 	switch {
 	case rf.outputStyle == "ycsb":
-		s.Observers = []run.Observer{&output.YCSB{W: a.stdout, Status: a.stderr, Workload: gen, Latency: rf.latency}}
+		s.Observers = []run.Observer{&output.YCSB{W: env.Stdout, Status: env.Stderr, Workload: gen, Latency: rf.latency}}
 	case rf.outputStyle == "sysbench":
-		s.Observers = []run.Observer{&output.Sysbench{W: a.stdout, Version: run.VersionString(), ReportEvery: rf.reportInterval,
+		s.Observers = []run.Observer{&output.Sysbench{W: env.Stdout, Version: run.VersionString(), ReportEvery: rf.reportInterval,
 			Percentile: rf.percentile, Histogram: rf.histogram}}
 	default:
-		s.Observers = []run.Observer{&output.Stampede{W: a.stdout, JSON: rf.format == "json", Histogram: rf.histogram,
-			Telemetry: rf.tel.display, Quiet: spec.fs.Changed("report-interval") && rf.reportInterval == 0}}
+		s.Observers = []run.Observer{&output.Stampede{W: env.Stdout, JSON: rf.format == "json", Histogram: rf.histogram,
+			Telemetry: rf.tel.display, Quiet: spec.FS.Changed("report-interval") && rf.reportInterval == 0}}
 	}
 	if rf.cpuProfile != "" {
 		stopProfile, err := startCPUProfile(rf.cpuProfile)
@@ -114,7 +123,7 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*run.Result, error
 		defer stopProfile()
 	}
 	if rf.memProfile != "" {
-		defer writeAllocProfile(rf.memProfile, a.stderr)
+		defer writeAllocProfile(rf.memProfile, env.Stderr)
 	}
 	r, err := run.Start(ctx, s)
 	if err != nil {
@@ -123,18 +132,18 @@ func (a *app) runWorkload(ctx context.Context, spec runSpec) (*run.Result, error
 	return r.Wait()
 }
 
-// redactArgs returns argv with connection secrets replaced.
-func redactArgs(args []string) []string {
+// RedactArgs returns argv with connection secrets replaced.
+func RedactArgs(args []string) []string {
 	out := make([]string, len(args))
-	secrets := sqlx.Secrets(connArgs(args), os.Getenv)
+	secrets := Secrets(args)
 	for i, a := range args {
 		out[i] = sqlx.Scrub(sqlx.RedactText(sqlx.Redact(a)), secrets)
 	}
 	return out
 }
 
-// flagValues returns every flag's effective value, secrets scrubbed.
-func flagValues(fs *pflag.FlagSet, secrets []string) map[string]string {
+// FlagValues returns every flag's effective value, secrets scrubbed.
+func FlagValues(fs *pflag.FlagSet, secrets []string) map[string]string {
 	m := map[string]string{}
 	fs.VisitAll(func(f *pflag.Flag) {
 		v := f.Value.String()

@@ -1,13 +1,11 @@
-package cli
+package cmdline
 
 import (
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
-
 	"github.com/stampede-bench/stampede/engine"
 	"github.com/stampede-bench/stampede/internal/clientsched"
 	"github.com/stampede-bench/stampede/internal/gcpace"
@@ -16,95 +14,9 @@ import (
 	"github.com/stampede-bench/stampede/sqlx"
 )
 
-// connFlags select the database.
-type connFlags struct {
-	db     string
-	conns  int
-	driver string
-	// sysbench's connection options, an alternative to a URL.
-	pgHost, pgUser, pgPassword, pgDB string
-	pgPort                           int
-	dbDriver                         string
-}
-
-func (c *connFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&c.db, "db", "", "database to use (default: the one the URL names, else the workload's: ycsb, sbtest for sysbench's)")
-	fs.IntVar(&c.conns, "conns", 0, "number of connections, spread over the URLs (default: one per worker)")
-	fs.StringVar(&c.driver, "driver", sqlx.DriverPostgres, "driver: postgres, or null to run the workload without a server (measures stampede itself)")
-	fs.StringVar(&c.pgHost, "pgsql-host", "", "sysbench-style connection: host (instead of a URL)")
-	fs.IntVar(&c.pgPort, "pgsql-port", 0, "sysbench-style connection: port")
-	fs.StringVar(&c.pgUser, "pgsql-user", "", "sysbench-style connection: user")
-	fs.StringVar(&c.pgPassword, "pgsql-password", "", "sysbench-style connection: password")
-	fs.StringVar(&c.pgDB, "pgsql-db", "", "sysbench-style connection: database (same as --db)")
-	fs.StringVar(&c.dbDriver, "db-driver", "pgsql", "sysbench's driver option; only pgsql is supported")
-	for _, name := range []string{"pgsql-host", "pgsql-port", "pgsql-user", "pgsql-password", "pgsql-db", "db-driver"} {
-		_ = fs.MarkHidden(name)
-	}
-}
-
-// sysbenchURL builds a URL from the --pgsql-* options, or returns "" when
-// none is given.
-func (c *connFlags) sysbenchURL() string {
-	if c.pgHost == "" && c.pgPort == 0 && c.pgUser == "" && c.pgPassword == "" {
-		return ""
-	}
-	u := &url.URL{Scheme: "postgresql", Host: c.pgHost}
-	if c.pgHost == "" {
-		u.Host = "localhost"
-	}
-	if c.pgPort != 0 {
-		u.Host += fmt.Sprintf(":%d", c.pgPort)
-	}
-	if c.pgUser != "" {
-		u.User = url.User(c.pgUser)
-		if c.pgPassword != "" {
-			u.User = url.UserPassword(c.pgUser, c.pgPassword)
-		}
-	}
-	return u.String()
-}
-
-// conn returns the run.Conn of the given URLs and the flags, checking
-// sysbench's --pgsql-* and --db-driver options.
-func (c *connFlags) conn(urls []string) (run.Conn, error) {
-	if c.dbDriver != "" && c.dbDriver != "pgsql" {
-		return run.Conn{}, usagef("unsupported --db-driver %q: only pgsql (PostgreSQL and compatible servers) is supported", c.dbDriver)
-	}
-	if c.pgDB != "" {
-		if c.db != "" && c.db != c.pgDB {
-			return run.Conn{}, usagef("--pgsql-db %q and --db %q disagree: give one of them", c.pgDB, c.db)
-		}
-		c.db = c.pgDB
-	}
-	if u := c.sysbenchURL(); u != "" {
-		if len(urls) > 0 {
-			return run.Conn{}, usagef("give either connection URLs or --pgsql-host/--pgsql-port/--pgsql-user, not both")
-		}
-		urls = []string{u}
-	}
-	if c.conns < 0 {
-		return run.Conn{}, usagef("--conns %d is negative", c.conns)
-	}
-	switch c.driver {
-	case sqlx.DriverPostgres, sqlx.DriverNull:
-	default:
-		return run.Conn{}, usagef("unknown --driver %q: use postgres or null", c.driver)
-	}
-	return run.Conn{URLs: urls, Database: c.db, Conns: c.conns, Driver: c.driver}, nil
-}
-
-// options builds sqlx options for the given URLs and workload, with conns
-// connections unless --conns says otherwise.
-func (c *connFlags) options(urls []string, defaultDB string, conns int) (sqlx.Options, error) {
-	rc, err := c.conn(urls)
-	if err != nil {
-		return sqlx.Options{}, err
-	}
-	return rc.Options(defaultDB, conns)
-}
-
-// runFlags control the engine and the outputs of a run.
-type runFlags struct {
+// RunFlags are the flags of `stampede run`: the run options, its outputs,
+// telemetry and limits.
+type RunFlags struct {
 	concurrency    int
 	threads        int
 	duration       time.Duration
@@ -145,11 +57,12 @@ type runFlags struct {
 	sched      clientsched.Policy
 	headroom   int64
 	skipChecks bool
-	tel        telemetryFlags
-	lim        runLimitFlags
+	tel        Telemetry
+	lim        Limits
 }
 
-func (r *runFlags) register(fs *pflag.FlagSet) {
+// Register defines the flags on fs.
+func (r *RunFlags) Register(fs *pflag.FlagSet) {
 	fs.IntVar(&r.concurrency, "concurrency", 8, "number of concurrent workers")
 	fs.IntVar(&r.threads, "threads", 0, "alias of --concurrency (sysbench's name)")
 	_ = fs.MarkHidden("threads")
@@ -179,8 +92,8 @@ func (r *runFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&r.gcHeadroom, "gc-headroom", fmt.Sprintf("%dM", gcpace.DefaultHeadroom>>20), "how much stampede's Go heap may grow between garbage collections during the run, such as 64M or 1G (0: Go's default pacing, GOGC=100); a collection can separate client threads from the server backends they share CPUs with. GOGC in the environment wins")
 	fs.IntVar(&r.promPort, "prometheus-port", 0, "serve live metrics at http://HOST:PORT/metrics for Prometheus (all interfaces)")
 	fs.StringVar(&r.promListen, "prometheus-listen", "", "like --prometheus-port with a full address, such as 127.0.0.1:9090")
-	r.tel.register(fs)
-	r.lim.register(fs)
+	r.tel.Register(fs)
+	r.lim.Register(fs)
 	fs.StringVar(&r.outputStyle, "output-style", "stampede", "output style: stampede, sysbench (sysbench's interval lines and final report) or ycsb (YCSB's status lines on stderr and its [OVERALL], [READ], ... report)")
 	fs.IntVar(&r.timeSecs, "time", 0, "sysbench's name for --duration, in seconds")
 	fs.Float64Var(&r.rate, "rate", 0, "sysbench's name for --max-rate")
@@ -193,8 +106,8 @@ func (r *runFlags) register(fs *pflag.FlagSet) {
 	}
 }
 
-// resolve applies aliases and validates; fs tells which flags were set.
-func (r *runFlags) resolve(fs *pflag.FlagSet) error {
+// Resolve applies aliases and validates; fs tells which flags were set.
+func (r *RunFlags) Resolve(fs *pflag.FlagSet) error {
 	if fs.Changed("threads") {
 		if fs.Changed("concurrency") && r.threads != r.concurrency {
 			return usagef("--threads %d and --concurrency %d disagree: give one of them", r.threads, r.concurrency)
@@ -265,6 +178,9 @@ func (r *runFlags) resolve(fs *pflag.FlagSet) error {
 	if err := r.tel.check(); err != nil {
 		return err
 	}
+	if ec := fs.Lookup("expensive-checks"); ec != nil && ec.Changed && ec.Value.String() == "true" && r.skipChecks {
+		return usagef("--expensive-checks adds checks that --skip-checks skips: give one of them")
+	}
 	if r.percentile <= 0 || r.percentile > 100 {
 		return usagef("--percentile %g must be in (0, 100]", r.percentile)
 	}
@@ -310,7 +226,7 @@ func (r *runFlags) resolve(fs *pflag.FlagSet) error {
 		DisplayEvery: r.displayEvery, OpTimeout: r.opTimeout}.Validate(r.concurrency))
 }
 
-func (r *runFlags) tagMap() map[string]string {
+func (r *RunFlags) tagMap() map[string]string {
 	if len(r.tags) == 0 {
 		return nil
 	}
@@ -324,20 +240,6 @@ func (r *runFlags) tagMap() map[string]string {
 	return m
 }
 
-// resultsRoot returns the directory under which runs are saved.
-func resultsRoot(flag string) (string, error) {
-	root, err := run.ResultsRoot(flag)
-	return root, asUsage(err)
-}
-
-// newRunFlagSet returns a flag set holding the run flags, for callers that
-// build runs programmatically (demo).
-func newRunFlagSet(rf *runFlags) *pflag.FlagSet {
-	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
-	rf.register(fs)
-	return fs
-}
-
 // The values of --io-mode.
 const (
 	ioAuto   = run.IOAuto
@@ -346,7 +248,7 @@ const (
 )
 
 // gcHeadroomBytes is --gc-headroom in bytes, 0 for Go's default pacing.
-func (r *runFlags) gcHeadroomBytes() (int64, error) {
+func (r *RunFlags) gcHeadroomBytes() (int64, error) {
 	if strings.TrimSpace(r.gcHeadroom) == "0" {
 		return 0, nil
 	}

@@ -1,0 +1,47 @@
+package cmdline
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/stampede-bench/stampede/run"
+	"github.com/stampede-bench/stampede/sqlx"
+)
+
+// usageError is an error of the command line; it matches run.ErrInput,
+// which the command line reports with exit code 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string        { return e.err.Error() }
+func (e usageError) Unwrap() error        { return e.err }
+func (e usageError) Is(target error) bool { return target == run.ErrInput }
+
+// usagef returns a usage error.
+func usagef(format string, args ...any) error {
+	return usageError{fmt.Errorf(format, args...)}
+}
+
+// asUsage marks err as a usage error (nil stays nil).
+func asUsage(err error) error {
+	if err == nil || errors.Is(err, run.ErrInput) {
+		return err
+	}
+	return usageError{err}
+}
+
+// ConnArgs picks the arguments that may hold connection secrets.
+func ConnArgs(args []string) []string {
+	var out []string
+	for _, a := range args {
+		if strings.Contains(a, "://") || strings.Contains(a, "=") {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// Secrets returns the secrets of the connection strings in args and of
+// the environment (PGPASSWORD), to scrub from what is printed or saved.
+func Secrets(args []string) []string { return sqlx.Secrets(ConnArgs(args), os.Getenv) }

@@ -1,0 +1,68 @@
+package cmdline
+
+import (
+	"context"
+	"runtime"
+
+	"github.com/spf13/pflag"
+	"github.com/stampede-bench/stampede/fleet"
+	"github.com/stampede-bench/stampede/run"
+	"github.com/stampede-bench/stampede/workload"
+)
+
+// Init holds the flags of `stampede init`.
+type Init struct {
+	drop        bool
+	analyze     bool
+	concurrency int
+	threads     int
+	seed        uint64
+	fs          *pflag.FlagSet // the flags registered in, to tell which were given
+}
+
+// Register defines the flags on fs.
+func (f *Init) Register(fs *pflag.FlagSet) {
+	f.fs = fs
+	fs.BoolVar(&f.drop, "drop", false, "drop existing tables first")
+	fs.BoolVar(&f.analyze, "analyze", true, "refresh the planner's statistics (ANALYZE) after loading; the sysbench workloads skip it unless given, as sysbench's prepare does")
+	fs.IntVar(&f.concurrency, "concurrency", 2*runtime.GOMAXPROCS(0), "number of parallel COPY streams")
+	fs.IntVar(&f.threads, "threads", 0, "sysbench's name for --concurrency")
+	_ = fs.MarkHidden("threads")
+	fs.Uint64Var(&f.seed, "seed", 0, "random seed for the generated data (0: pick one and print it)")
+	fs.Uint64Var(&f.seed, "rand-seed", 0, "sysbench's name for --seed")
+	_ = fs.MarkHidden("rand-seed")
+}
+
+// ResolveLoaders applies --threads (sysbench's name for --concurrency)
+// and checks the number of loaders, naming the flag the user gave.
+func (f *Init) ResolveLoaders() error {
+	name := "--concurrency"
+	if f.fs != nil && f.fs.Changed("threads") {
+		if f.fs.Changed("concurrency") && f.threads != f.concurrency {
+			return usagef("--threads %d and --concurrency %d disagree: give one of them", f.threads, f.concurrency)
+		}
+		f.concurrency, name = f.threads, "--threads"
+	}
+	if f.concurrency < 1 {
+		return usagef("%s %d: need at least 1 loader", name, f.concurrency)
+	}
+	return run.CheckLoaders(name, f.concurrency)
+}
+
+// LoadSpec returns the run.LoadSpec of init's flags for gen on conn
+// (without its Log and Progress, the caller's).
+func (f *Init) LoadSpec(gen workload.Generator, conn run.Conn) run.LoadSpec {
+	spec := run.LoadSpec{Workload: gen, Conn: conn, Drop: f.drop, Concurrency: f.concurrency, Seed: f.seed}
+	if f.fs != nil && f.fs.Changed("analyze") {
+		spec.Analyze = &f.analyze
+	}
+	return spec
+}
+
+// LoadFleet creates the fleet op names as init's flags and fi say.
+func (f *Init) LoadFleet(ctx context.Context, op run.FleetOp, fi *FleetInit) (fleet.Totals, error) {
+	return run.LoadFleet(ctx, op, f.concurrency, fi.extraTables, f.drop, f.seed)
+}
+
+// Concurrency is --init-concurrency: the tenants created at once.
+func (f *FleetInit) Concurrency() int { return f.concurrency }
