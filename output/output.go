@@ -57,6 +57,9 @@ func (o *Stampede) Start(info run.Info) {
 
 // Interval implements run.Observer.
 func (o *Stampede) Interval(iv run.Interval) {
+	if iv.Final {
+		return
+	}
 	if !o.Quiet {
 		_ = o.f.Interval(iv.End.Sub(o.info.Start), o.info.Display.IntervalOps(iv.Tick))
 	}
@@ -254,6 +257,9 @@ func (o *Sysbench) counts(t stats.Tick, cumulative bool) (byClass [4]int64, errs
 
 // Interval implements run.Observer.
 func (o *Sysbench) Interval(iv run.Interval) {
+	if iv.Final {
+		return
+	}
 	t := iv.Tick
 	secs := t.End.Sub(t.Start).Seconds()
 	if secs <= 0 || o.ReportEvery <= 0 {

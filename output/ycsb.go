@@ -213,6 +213,9 @@ func ycsbMeasurements(accs []*ycsbAcc, show map[string]bool, percentiles []float
 
 // Interval implements run.Observer.
 func (o *YCSB) Interval(iv run.Interval) {
+	if iv.Final {
+		return
+	}
 	t := iv.Tick
 	accs, _ := o.collect(t, false)
 	cum, total := o.collect(t, true)

@@ -35,8 +35,9 @@ type Observer interface {
 	// Start is called once the run is set up, before its first
 	// operation.
 	Start(Info)
-	// Interval is called as each interval closes (the speed layer). The
-	// histograms in it are valid only during the call.
+	// Interval is called as each interval closes (the speed layer),
+	// the run's last, shorter one too (Interval.Final). The histograms in
+	// it are valid only during the call.
 	Interval(Interval)
 	// Final is called once with the final figures, before the run's
 	// results are saved and its consistency checks run.
@@ -74,6 +75,9 @@ type Info struct {
 // Interval is one closed interval of a run.
 type Interval struct {
 	stats.Tick
+	// Final marks the run's last interval, cut short by the run's end
+	// (the printers leave it to the final block).
+	Final bool
 	// Reconnects is the run's count of reconnects so far.
 	Reconnects int64
 	// Telemetry is the interval's sample; nil without telemetry or when
@@ -383,9 +387,7 @@ func (r *Run) engine(ctx context.Context) {
 					iv.Telemetry = &sample
 				}
 			}
-			if final {
-				return
-			}
+			iv.Final = final
 			for _, o := range r.spec.Observers {
 				o.Interval(iv)
 			}

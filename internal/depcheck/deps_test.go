@@ -97,13 +97,34 @@ func TestLayers(t *testing.T) {
 			}
 		}
 	}
-	// Workloads never import the engine, the CLI, the run log or formatters.
+	// The run package is the lifecycle every front end shares: it knows no
+	// front end. The printers and the command-line parsers sit above it,
+	// below the CLI.
+	for _, tc := range []struct {
+		pkg    string
+		banned []string
+		why    string
+	}{
+		{"run", []string{"/internal/cli", "/cmdline", "/output"}, "a run's lifecycle knows no front end (CLI, command-line parsers, printers)"},
+		{"output", []string{"/internal/cli", "/cmdline"}, "printers are fed by runs, not by the command line"},
+		{"cmdline", []string{"/internal/cli"}, "command-line parsers make run specs; the CLI uses them, not the other way round"},
+	} {
+		for _, p := range all[tc.pkg] {
+			for _, banned := range tc.banned {
+				if p == module+banned || strings.HasPrefix(p, module+banned+"/") {
+					t.Errorf("%s depends on %s: %s", tc.pkg, p, tc.why)
+				}
+			}
+		}
+	}
+	// Workloads never import the engine, the run package, the CLI, the
+	// command-line parsers, the run log or formatters.
 	for pkg, list := range all {
 		if !strings.HasPrefix(pkg, "workload") {
 			continue
 		}
 		for _, p := range list {
-			for _, banned := range []string{"/engine", "/internal/cli", "/report", "/runlog"} {
+			for _, banned := range []string{"/engine", "/run", "/internal/cli", "/cmdline", "/output", "/report", "/runlog"} {
 				if p == module+banned {
 					t.Errorf("%s depends on %s: workloads stay below the engine and the outputs", pkg, p)
 				}
