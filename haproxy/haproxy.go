@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
@@ -54,6 +55,16 @@ type Server struct {
 	Name string
 	// Addr is host:port of the node's SQL port.
 	Addr string
+}
+
+// Port is the port of s.Addr (0 if it has none).
+func (s Server) Port() int {
+	_, p, err := net.SplitHostPort(s.Addr)
+	if err != nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(p)
+	return n
 }
 
 // Config is what Write renders. Its zero fields take the defaults above.
@@ -269,8 +280,10 @@ func WriteFile(path string, force bool, c Config) error {
 		return err
 	}
 	dir := filepath.Dir(path)
-	if st, err := os.Stat(dir); err != nil {
-		return fmt.Errorf("directory %s: %w", dir, err)
+	if st, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("directory %s does not exist: %w", dir, fs.ErrNotExist)
+	} else if err != nil {
+		return err
 	} else if !st.IsDir() {
 		return fmt.Errorf("%s is not a directory", dir)
 	}

@@ -136,6 +136,8 @@ Quick start:
 		a.fleetCmd(),
 		a.versionCmd(),
 		a.limitCmd(),
+		a.genCmd(),
+		a.proxyCmd(),
 	)
 	return root
 }
