@@ -16,7 +16,7 @@ import (
 
 // echoServer answers every byte it gets with the same byte, on
 // 127.0.0.1, until the test ends.
-func echoServer(t *testing.T) string {
+func echoServer(t testing.TB) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
