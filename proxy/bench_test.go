@@ -32,7 +32,7 @@ func benchRoundTrips(b *testing.B, addr string) {
 func BenchmarkRoundTrip(b *testing.B) {
 	echo := echoServer(b)
 	b.Run("direct", func(b *testing.B) { benchRoundTrips(b, echo) })
-	p, err := proxy.Start([]proxy.Listener{{Listen: "127.0.0.1:0", To: echo}})
+	p, err := proxy.Start([]proxy.Listener{{Listen: "127.0.0.1:0", To: echo}}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -126,8 +126,9 @@ func (f *Faults) Set(key, value string) error {
 			f.Reset = true
 		}
 	case "reset-fraction":
-		f.ResetFraction, err = strconv.ParseFloat(value, 64)
-		if err == nil {
+		if f.ResetFraction, err = strconv.ParseFloat(value, 64); err != nil {
+			err = errors.New("not a number (use e.g. 0.1 for 10% of connections)")
+		} else {
 			f.Reset = true
 		}
 	case "stall":

@@ -1,7 +1,9 @@
 package proxy
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/pflag"
 )
@@ -9,18 +11,36 @@ import (
 // faultFlags are the command-line flags for Faults, named as the keys
 // Faults.Set takes.
 var faultFlags = []struct {
-	name, usage string
-	bool        bool
+	name, typ, usage string
 }{
-	{name: "latency", usage: "added to every round trip (the server's replies are held back), whole ms: 30ms"},
-	{name: "jitter", usage: "each reply's delay varies within ±jitter (at most --latency): 5ms"},
-	{name: "bandwidth", usage: "limit on each direction of each connection, bytes per second: 500KB/s, 10MB/s"},
-	{name: "reset", usage: "reset connections (TCP RST) once the server replies", bool: true},
-	{name: "reset-after", usage: "reset each connection this long after the server's first reply (implies --reset)"},
-	{name: "reset-fraction", usage: "reset only this fraction of connections, 0-1 (implies --reset)"},
-	{name: "stall", usage: "let no data through either way, as a network partition does", bool: true},
-	{name: "stall-timeout", usage: "close stalled connections after this long (implies --stall)"},
-	{name: "down", usage: "refuse connections and close open ones, as a node that went away", bool: true},
+	{"latency", "duration", "added to every round trip (the server's replies are held back), whole ms: 30ms"},
+	{"jitter", "duration", "each reply's delay varies within ±jitter (at most --latency): 5ms"},
+	{"bandwidth", "rate", "limit on each direction of each connection, bytes per second: 500KB/s, 10MB/s"},
+	{"reset", "", "reset connections (TCP RST) once the server replies"},
+	{"reset-after", "duration", "reset each connection this long after the server's first reply (implies --reset)"},
+	{"reset-fraction", "fraction", "reset only this fraction of connections, 0-1 (implies --reset)"},
+	{"stall", "", "let no data through either way, as a network partition does"},
+	{"stall-timeout", "duration", "close stalled connections after this long (implies --stall)"},
+	{"down", "", "refuse connections and close open ones, as a node that went away"},
+}
+
+// faultValue is a fault flag's value: checked by Faults.Set when parsed,
+// kept as given.
+type faultValue struct {
+	name, typ, v string
+}
+
+func (f *faultValue) String() string { return f.v }
+func (f *faultValue) Type() string   { return f.typ }
+
+func (f *faultValue) Set(v string) error {
+	var scratch Faults
+	if err := scratch.Set(f.name, v); err != nil {
+		_, msg, _ := strings.Cut(err.Error(), ": ")
+		return errors.New(msg)
+	}
+	f.v = v
+	return nil
 }
 
 // AddFlags registers the fault flags (--latency, --jitter, --bandwidth,
@@ -28,10 +48,10 @@ var faultFlags = []struct {
 // --down) on fs.
 func AddFlags(fs *pflag.FlagSet) {
 	for _, f := range faultFlags {
-		if f.bool {
+		if f.typ == "" {
 			fs.Bool(f.name, false, f.usage)
 		} else {
-			fs.String(f.name, "", f.usage)
+			fs.Var(&faultValue{name: f.name, typ: f.typ}, f.name, f.usage)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	toxiproxy "github.com/Shopify/toxiproxy/v2"
 	"github.com/rs/zerolog"
@@ -108,13 +109,20 @@ type listener struct {
 }
 
 // Start starts every listener, or none: on an error the ones started are
-// stopped. An address in use is an error that says so.
-func Start(specs []Listener) (*Proxy, error) {
+// stopped. An address in use is an error that says so. warn, if not nil,
+// gets a one-line message when a listener cannot reach its upstream (the
+// client's connection is then closed), at most once per listener every
+// 5 s.
+func Start(specs []Listener, warn func(msg string)) (*Proxy, error) {
 	if len(specs) == 0 {
 		return nil, errors.New("no listener: give --listen ADDR --to ADDR, or --listen ADDR=UPSTREAM")
 	}
+	logger := zerolog.Nop()
+	if warn != nil {
+		logger = zerolog.New(&upstreamWarner{warn: warn, last: map[string]time.Time{}, quiet: map[string]int{}}).Level(zerolog.ErrorLevel)
+	}
 	p := &Proxy{
-		server: toxiproxy.NewServer(toxiproxy.NewMetricsContainer(nil), zerolog.Nop()),
+		server: toxiproxy.NewServer(toxiproxy.NewMetricsContainer(nil), logger),
 		byName: map[string]*listener{},
 	}
 	for _, s := range specs {
@@ -325,4 +333,41 @@ func jsonReader(v any) *bytes.Reader {
 		panic(err) // a toxic is always marshalable
 	}
 	return bytes.NewReader(b)
+}
+
+// upstreamWarner turns toxiproxy's log events about an upstream it cannot
+// reach into warnings, at most one per listener every 5 s (with the count
+// of those left out). Other events are dropped: toxiproxy logs every
+// connection that ends.
+type upstreamWarner struct {
+	mu    sync.Mutex
+	warn  func(string)
+	last  map[string]time.Time
+	quiet map[string]int
+}
+
+// Write implements io.Writer for zerolog's JSON events.
+func (w *upstreamWarner) Write(b []byte) (int, error) {
+	var e struct {
+		Message  string `json:"message"`
+		Name     string `json:"name"`
+		Upstream string `json:"upstream"`
+		Error    string `json:"error"`
+	}
+	if json.Unmarshal(b, &e) != nil || e.Message != "Unable to open connection to upstream" {
+		return len(b), nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if time.Since(w.last[e.Name]) < 5*time.Second {
+		w.quiet[e.Name]++
+		return len(b), nil
+	}
+	msg := fmt.Sprintf("listener %s: cannot reach %s (%s): the client's connection was closed", e.Name, e.Upstream, e.Error)
+	if n := w.quiet[e.Name]; n > 0 {
+		msg += fmt.Sprintf(" (and %d more since the last warning)", n)
+	}
+	w.last[e.Name], w.quiet[e.Name] = time.Now(), 0
+	w.warn(msg)
+	return len(b), nil
 }

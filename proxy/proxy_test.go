@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -41,7 +42,7 @@ func echoServer(t testing.TB) string {
 // start starts one listener in front of an echo server with faults f.
 func start(t *testing.T, f proxy.Faults) (*proxy.Proxy, proxy.Listener) {
 	t.Helper()
-	p, err := proxy.Start([]proxy.Listener{{Name: "l", Listen: "127.0.0.1:0", To: echoServer(t), Faults: f}})
+	p, err := proxy.Start([]proxy.Listener{{Name: "l", Listen: "127.0.0.1:0", To: echoServer(t), Faults: f}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +235,7 @@ func TestStartErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, err := proxy.Start(tt.ls)
+			p, err := proxy.Start(tt.ls, nil)
 			if err == nil {
 				p.Close()
 				t.Fatal("no error")
@@ -248,6 +249,39 @@ func TestStartErrors(t *testing.T) {
 	if c, err := net.DialTimeout("tcp", freeAddr, time.Second); err == nil {
 		c.Close()
 		t.Errorf("%s still accepts connections after a failed Start", freeAddr)
+	}
+}
+
+// TestUnreachableUpstream checks that a listener whose server is down
+// closes its clients' connections and says why, once.
+func TestUnreachableUpstream(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := ln.Addr().String()
+	ln.Close()
+	var mu sync.Mutex
+	var warnings []string
+	p, err := proxy.Start([]proxy.Listener{{Name: "east", Listen: "127.0.0.1:0", To: gone}}, func(msg string) {
+		mu.Lock()
+		defer mu.Unlock()
+		warnings = append(warnings, msg)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	for range 3 {
+		c := dial(t, p.Listeners()[0].Listen)
+		if _, err := roundTrip(c, 1); err == nil {
+			t.Error("a round trip through a listener whose server is down")
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "listener east: cannot reach "+gone) || !strings.Contains(warnings[0], "refused") {
+		t.Errorf("warnings %q, want one about %s", warnings, gone)
 	}
 }
 

@@ -491,7 +491,7 @@ func TestClusterBadInput(t *testing.T) {
 		{[]string{"proxy", "--procs", "0", "--api", busyAddr, "--listen", "127.0.0.1:0", "--to", "127.0.0.1:5432"}, "--api: API address " + busyAddr + " is in use"},
 		{[]string{"proxy", "--listen", "127.0.0.1:6001"}, "say where to forward"},
 		{[]string{"proxy"}, "no --listen"},
-		{[]string{"proxy", "--listen", "127.0.0.1:6001", "--to", "127.0.0.1:5432", "--latency", "30"}, "--latency=30: not a duration"},
+		{[]string{"proxy", "--listen", "127.0.0.1:6001", "--to", "127.0.0.1:5432", "--latency", "30"}, `invalid argument "30" for "--latency" flag: not a duration`},
 		{[]string{"proxy", "--listen", "6001=127.0.0.1:5432,lag=3ms"}, `unknown fault "lag"`},
 		{[]string{"proxy", "--listen", "127.0.0.1:6001", "--to", "127.0.0.1:5432", "--jitter", "5ms"}, "jitter 5ms is more than latency 0s"},
 		{[]string{"proxy", "set", "--api", busyAddr + "x", "east"}, "proxy set:"},

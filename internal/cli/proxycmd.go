@@ -106,12 +106,12 @@ func (a *app) runProxy(ctx context.Context, specs []proxy.Listener, api string) 
 		}
 		defer ln.Close()
 	}
-	p, err := proxy.Start(specs)
+	out, errw := &lockedWriter{w: a.stdout}, &lockedWriter{w: a.stderr}
+	p, err := proxy.Start(specs, func(msg string) { fmt.Fprintf(errw, "warning: %s\n", msg) })
 	if err != nil {
 		return usagef("proxy: %v", err)
 	}
 	defer p.Close()
-	out := &lockedWriter{w: a.stdout}
 	for _, l := range p.Listeners() {
 		fmt.Fprintf(out, "listener %s: %s -> %s, faults %s\n", l.Name, l.Listen, l.To, l.Faults)
 	}
