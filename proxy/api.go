@@ -22,7 +22,9 @@ import (
 //	PUT   /listeners/NAME/faults   replace its faults with the body (a Faults object)
 //	PATCH /listeners/NAME/faults   change only the faults the body names
 //
-// PUT and PATCH answer with the listener as it is now. Unknown fields
+// PUT and PATCH answer with the listener as it is now. As with the
+// command-line flags, reset_after and reset_fraction imply reset, and
+// stall_timeout stall, unless the body sets those too. Unknown fields
 // and invalid values are refused (400) and change nothing. onChange, if
 // not nil, is called after each change with the listener before and after.
 func (p *Proxy) Handler(onChange func(before, after Listener)) http.Handler {
@@ -50,11 +52,26 @@ func (p *Proxy) Handler(onChange func(before, after Listener)) http.Handler {
 			if merge {
 				f = l.Faults
 			}
-			dec := json.NewDecoder(io.LimitReader(r.Body, 1<<16))
+			body, err := io.ReadAll(io.LimitReader(r.Body, 1<<16))
+			if err != nil {
+				writeError(w, http.StatusBadRequest, fmt.Errorf("faults: %v", err))
+				return
+			}
+			dec := json.NewDecoder(bytes.NewReader(body))
 			dec.DisallowUnknownFields()
 			if err := dec.Decode(&f); err != nil {
 				writeError(w, http.StatusBadRequest, fmt.Errorf("faults: %v", err))
 				return
+			}
+			// As on the command line, reset_after and reset_fraction imply
+			// reset, and stall_timeout stall, unless the body says otherwise.
+			var keys map[string]json.RawMessage
+			_ = json.Unmarshal(body, &keys)
+			if _, ok := keys["reset"]; !ok && (keys["reset_after"] != nil || keys["reset_fraction"] != nil) {
+				f.Reset = true
+			}
+			if _, ok := keys["stall"]; !ok && keys["stall_timeout"] != nil {
+				f.Stall = true
 			}
 			before, err := p.SetFaults(name, f)
 			if err != nil {

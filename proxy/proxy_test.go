@@ -310,6 +310,14 @@ func TestAPI(t *testing.T) {
 	if now, _ := p.Get("l"); now != got {
 		t.Errorf("the proxy has %+v, the API said %+v", now, got)
 	}
+	got, err = c.PatchFaults(ctx, "l", map[string]any{"reset": false, "stall_timeout": "5s"})
+	if err != nil || got.Faults.String() != "latency 60ms, stall, closing after 5s" {
+		t.Fatalf("PatchFaults stall_timeout: %+v, %v", got, err)
+	}
+	got, err = c.PatchFaults(ctx, "l", map[string]any{"stall": false})
+	if err != nil || got.Faults.String() != "latency 60ms" {
+		t.Fatalf("PatchFaults stall false: %+v, %v", got, err)
+	}
 	for _, bad := range []struct {
 		fields map[string]any
 		want   string
@@ -331,7 +339,8 @@ func TestAPI(t *testing.T) {
 	if _, err := c.SetFaults(ctx, "nope", proxy.Faults{}); err == nil || !strings.Contains(err.Error(), "no such listener") {
 		t.Errorf("unknown listener: %v", err)
 	}
-	want := []string{"latency 10ms -> latency 60ms ±5ms", "latency 60ms ±5ms -> latency 60ms, reset"}
+	want := []string{"latency 10ms -> latency 60ms ±5ms", "latency 60ms ±5ms -> latency 60ms, reset",
+		"latency 60ms, reset -> latency 60ms, stall, closing after 5s", "latency 60ms, stall, closing after 5s -> latency 60ms"}
 	if !slices.Equal(changes, want) {
 		t.Errorf("changes %q, want %q", changes, want)
 	}
