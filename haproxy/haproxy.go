@@ -246,6 +246,29 @@ func checkNames() string {
 	return strings.Join(names, ", ")
 }
 
+// String describes c in one line: "HAProxy on *:5432 in front of 3 nodes
+// (h1:5432, h2:5432, h3:5432), round robin, health check pgsql as postgres".
+func (c Config) String() string {
+	c = c.withDefaults()
+	addrs := make([]string, len(c.Servers))
+	for i, s := range c.Servers {
+		addrs[i] = s.Addr
+	}
+	bind := c.Bind
+	if bind == "" {
+		bind = "*"
+	}
+	check := string(c.Check)
+	switch c.Check {
+	case CheckPostgres:
+		check += " as " + c.CheckUser
+	case CheckCockroach:
+		check += fmt.Sprintf(" (GET /health?ready=1 on port %d)", c.HTTPPort)
+	}
+	return fmt.Sprintf("HAProxy on %s in front of %d %s (%s), round robin, health check %s",
+		net.JoinHostPort(bind, strconv.Itoa(c.Port)), len(c.Servers), view{c}.ServerWord(), strings.Join(addrs, ", "), check)
+}
+
 // Render returns c as an HAProxy configuration file, or the first
 // problem with it.
 func Render(c Config) ([]byte, error) {

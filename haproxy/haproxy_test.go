@@ -160,6 +160,19 @@ func TestValidate(t *testing.T) {
 	}
 }
 
+func TestString(t *testing.T) {
+	c := haproxy.Config{Servers: three()[:2], Bind: "127.0.0.1", Port: 6432, CheckUser: "app"}
+	want := "HAProxy on 127.0.0.1:6432 in front of 2 nodes (127.0.0.1:5432, 127.0.0.1:5433), round robin, health check pgsql as app"
+	if c.String() != want {
+		t.Errorf("got  %q\nwant %q", c, want)
+	}
+	c = haproxy.Config{Servers: three()[:1], Port: 26257, Check: haproxy.CheckCockroach}
+	want = "HAProxy on *:26257 in front of 1 node (127.0.0.1:5432), round robin, health check cockroach (GET /health?ready=1 on port 8080)"
+	if c.String() != want {
+		t.Errorf("got  %q\nwant %q", c, want)
+	}
+}
+
 func TestWriteFile(t *testing.T) {
 	dir := t.TempDir()
 	c := haproxy.Config{Servers: three(), Port: 5432, CheckUser: "postgres"}

@@ -176,7 +176,7 @@ func TestHAProxySpreadsAndFailsOver(t *testing.T) {
 	dir := t.TempDir()
 	done := make(chan result, 1)
 	go func() {
-		done <- stampede(t, "run", "bank", "--rows", "1000", "--duration", "9s", "--concurrency", "6",
+		done <- stampede(t, "run", "bank", "--rows", "1000", "--duration", "12s", "--concurrency", "6",
 			"--tolerate-errors", "--display-every", "500ms", "--results-dir", dir,
 			"postgresql://postgres@"+lb+"/bank?sslmode=disable")
 	}()
@@ -199,8 +199,13 @@ func TestHAProxySpreadsAndFailsOver(t *testing.T) {
 		t.Fatal(err)
 	}
 	stopped := time.Now()
-	time.Sleep(3500 * time.Millisecond)
-	moved := sessions(t, srvs[0], "bank") + sessions(t, srvs[1], "bank")
+	// The run's 6 workers reconnect to the two servers left: watch their
+	// sessions for up to 4 s (the run lasts until about 8.5 s after this).
+	moved := 0
+	for time.Since(stopped) < 4*time.Second && moved < 6 {
+		time.Sleep(250 * time.Millisecond)
+		moved = max(moved, sessions(t, srvs[0], "bank")+sessions(t, srvs[1], "bank"))
+	}
 	r = <-done
 	if r.code != 0 {
 		t.Fatalf("run through HAProxy with a server stopped: %d\n%s\n%s", r.code, r.stdout, r.stderr)

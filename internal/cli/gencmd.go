@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -67,8 +66,11 @@ haproxy.cfg; - for stdout); an existing file is replaced only with --force.`,
 			if c.Check == haproxy.CheckPostgres && c.CheckUser == "" {
 				return usagef("gen haproxy: the URLs connect as different users: give the one the health check logs in as with --check-user")
 			}
+			if err := c.Validate(); err != nil {
+				return usagef("gen haproxy: %v", err)
+			}
 			if out == "-" {
-				return asUsage(haproxy.Write(a.stdout, c))
+				return haproxy.Write(a.stdout, c)
 			}
 			if err := haproxy.WriteFile(out, force, c); err != nil {
 				switch {
@@ -77,22 +79,9 @@ haproxy.cfg; - for stdout); an existing file is replaced only with --force.`,
 				case errors.Is(err, fs.ErrNotExist):
 					return usagef("gen haproxy: --out %s: directory %s does not exist (create it first)", out, filepath.Dir(out))
 				}
-				return asUsage(fmt.Errorf("gen haproxy: %w", err))
+				return fmt.Errorf("gen haproxy: %w", err)
 			}
-			names := make([]string, len(servers))
-			for i, s := range servers {
-				names[i] = s.Addr
-			}
-			check := string(c.Check)
-			if c.Check == haproxy.CheckPostgres {
-				check += " as " + c.CheckUser
-			}
-			bind := c.Bind
-			if bind == "" {
-				bind = "*"
-			}
-			fmt.Fprintf(a.stdout, "wrote %s: HAProxy on %s:%d in front of %d node(s) (%s), round robin, health check %s\nstart it with: haproxy -f %s\n",
-				out, bind, c.Port, len(servers), strings.Join(names, ", "), check, out)
+			fmt.Fprintf(a.stdout, "wrote %s: %s\nstart it with: haproxy -f %s\n", out, c, out)
 			return nil
 		},
 	}
