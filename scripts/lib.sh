@@ -6,6 +6,7 @@
 # or run one helper directly, e.g. `scripts/lib.sh pg_bin_dir`.
 #
 #   ensure_postgres               install PostgreSQL (Debian packages) unless present
+#   ensure_haproxy                install HAProxy (Debian packages) unless present
 #   apt_install PKG...            install Debian packages (sudo if not root)
 #   pg_bin_dir                    print the directory with initdb, pg_ctl and postgres
 #   free_port                     print a TCP port that is free on 127.0.0.1
@@ -108,6 +109,16 @@ ensure_postgres() {
 		useradd --system --user-group --home-dir /var/lib/postgresql --shell /bin/bash postgres ||
 			die "could not create the postgres OS user"
 	fi
+}
+
+# ensure_haproxy installs HAProxy from Debian's packages unless it is on
+# $PATH: the tests start it (in the foreground, as a child process) in front
+# of several throwaway PostgreSQL servers.
+ensure_haproxy() {
+	command -v haproxy >/dev/null 2>&1 && return 0
+	log "installing HAProxy from Debian packages"
+	apt_install haproxy
+	command -v haproxy >/dev/null 2>&1 || die "HAProxy was installed but haproxy is not on \$PATH"
 }
 
 # free_port prints a TCP port on 127.0.0.1 that nothing listens on, outside
@@ -222,11 +233,11 @@ stop_test_postgres() {
 # Run as a command: `scripts/lib.sh HELPER [ARGS...]`.
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
 	case ${1:-} in
-	ensure_postgres | apt_install | pg_bin_dir | free_port | start_test_postgres | stop_test_postgres)
+	ensure_postgres | ensure_haproxy | apt_install | pg_bin_dir | free_port | start_test_postgres | stop_test_postgres)
 		"$@"
 		;;
 	*)
-		die "usage: $0 {ensure_postgres|apt_install PKG...|pg_bin_dir|free_port|start_test_postgres DIR PORT|stop_test_postgres DIR}"
+		die "usage: $0 {ensure_postgres|ensure_haproxy|apt_install PKG...|pg_bin_dir|free_port|start_test_postgres DIR PORT|stop_test_postgres DIR}"
 		;;
 	esac
 fi

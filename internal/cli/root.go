@@ -127,6 +127,8 @@ Quick start:
 		a.versionCmd(),
 		a.diffCmd(),
 		a.limitCmd(),
+		a.genCmd(),
+		a.proxyCmd(),
 	)
 	return root
 }

@@ -1,0 +1,528 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/stampede-bench/stampede/internal/cli"
+	"github.com/stampede-bench/stampede/localpg"
+	"github.com/stampede-bench/stampede/runlog"
+)
+
+// ownServers starts n throwaway PostgreSQL servers at once (skipping as
+// ownServer does) and stops them at the end.
+func ownServers(t *testing.T, n int) []*localpg.Server {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts its own PostgreSQL servers")
+	}
+	if _, err := localpg.FindBinDir(); err != nil {
+		t.Skipf("no PostgreSQL server binaries: %v", err)
+	}
+	srvs := make([]*localpg.Server, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { srvs[i], errs[i] = localpg.Start(context.Background(), localpg.Options{}) })
+	}
+	wg.Wait()
+	for i, s := range srvs {
+		if s != nil {
+			t.Cleanup(func() { _ = s.Stop() })
+		}
+		if errs[i] != nil {
+			t.Fatal(errs[i])
+		}
+	}
+	return srvs
+}
+
+// freePort returns a TCP port that nothing listens on at 127.0.0.1.
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// waitDial waits until addr accepts TCP connections.
+func waitDial(t *testing.T, addr string) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			c.Close()
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s does not accept connections: %v", addr, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// xactCommit is the server's own count of committed transactions in db.
+func xactCommit(t *testing.T, srv *localpg.Server, db string) int64 {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, srv.URL("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var n int64
+	// pg_stat_force_next_flush is not needed: another session's counts
+	// reach the shared statistics within a second of its commit.
+	if err := conn.QueryRow(ctx, "SELECT xact_commit FROM pg_stat_database WHERE datname = $1", db).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// sessions counts the server's sessions in db.
+func sessions(t *testing.T, srv *localpg.Server, db string) int {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, srv.URL("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var n int
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend'", db).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+var reconnectsRE = regexp.MustCompile(`reconnects: (\d+)`)
+
+// reconnects reads the run summary's reconnect count.
+func reconnects(t *testing.T, stdout string) int {
+	t.Helper()
+	m := reconnectsRE.FindStringSubmatch(stdout)
+	if m == nil {
+		t.Fatalf("no reconnects in the summary:\n%s", stdout)
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
+}
+
+// TestHAProxySpreadsAndFailsOver writes an HAProxy configuration with
+// `gen haproxy` for three PostgreSQL servers, runs Debian's HAProxy with
+// it, and runs bank through it: each server's own transaction count shows
+// the run spread over the three; stopping one server mid-run moves its
+// sessions to the other two, with the reconnects counted and the run
+// finishing under --tolerate-errors.
+func TestHAProxySpreadsAndFailsOver(t *testing.T) {
+	bin, err := exec.LookPath("haproxy")
+	if err != nil {
+		t.Skip("haproxy is not installed (scripts/test installs it)")
+	}
+	srvs := ownServers(t, 3)
+	var urls []string
+	for _, s := range srvs {
+		u := s.URL("bank")
+		if r := stampede(t, "init", "bank", "--rows", "1000", u); r.code != 0 {
+			t.Fatalf("init bank: %s", r.stderr)
+		}
+		urls = append(urls, u)
+	}
+	port := freePort(t)
+	cfg := filepath.Join(t.TempDir(), "haproxy.cfg")
+	args := append([]string{"gen", "haproxy", "--bind", "127.0.0.1", "--port", strconv.Itoa(port), "--check-interval", "300ms", "--out", cfg}, urls...)
+	r := stampede(t, args...)
+	if r.code != 0 || !strings.Contains(r.stdout, "wrote "+cfg) || !strings.Contains(r.stdout, "health check pgsql as postgres") {
+		t.Fatalf("gen haproxy: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	var hlog bytes.Buffer
+	cmd := exec.Command(bin, "-f", cfg, "-db")
+	cmd.Stdout, cmd.Stderr = &hlog, &hlog
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		if t.Failed() {
+			t.Logf("haproxy's output:\n%s", hlog.String())
+		}
+	})
+	lb := fmt.Sprintf("127.0.0.1:%d", port)
+	waitDial(t, lb)
+
+	before := make([]int64, 3)
+	for i, s := range srvs {
+		before[i] = xactCommit(t, s, "bank")
+	}
+	dir := t.TempDir()
+	done := make(chan result, 1)
+	go func() {
+		done <- stampede(t, "run", "bank", "--rows", "1000", "--duration", "12s", "--concurrency", "6",
+			"--tolerate-errors", "--display-every", "500ms", "--results-dir", dir,
+			"postgresql://postgres@"+lb+"/bank?sslmode=disable")
+	}()
+	time.Sleep(3500 * time.Millisecond)
+	mid := make([]int64, 3)
+	var spread []string
+	var total int64
+	for i, s := range srvs {
+		mid[i] = xactCommit(t, s, "bank")
+		total += mid[i] - before[i]
+	}
+	for i := range srvs {
+		d := mid[i] - before[i]
+		spread = append(spread, strconv.FormatInt(d, 10))
+		if total == 0 || float64(d) < 0.15*float64(total) {
+			t.Errorf("server %d committed %d of %d transactions in the first 3.5 s: not spread by round robin", i+1, d, total)
+		}
+	}
+	if err := srvs[2].Stop(); err != nil {
+		t.Fatal(err)
+	}
+	stopped := time.Now()
+	// The run's 6 workers reconnect to the two servers left: watch their
+	// sessions for up to 4 s (the run lasts until about 8.5 s after this).
+	moved := 0
+	for time.Since(stopped) < 4*time.Second && moved < 6 {
+		time.Sleep(250 * time.Millisecond)
+		moved = max(moved, sessions(t, srvs[0], "bank")+sessions(t, srvs[1], "bank"))
+	}
+	r = <-done
+	if r.code != 0 {
+		t.Fatalf("run through HAProxy with a server stopped: %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	rc := reconnects(t, r.stdout)
+	after := []int64{xactCommit(t, srvs[0], "bank") - mid[0], xactCommit(t, srvs[1], "bank") - mid[1]}
+	t.Logf("transactions per server before the stop: %s; after it: %d, %d; sessions on the two left: %d; reconnects %d",
+		strings.Join(spread, ", "), after[0], after[1], moved, rc)
+	if rc == 0 {
+		t.Error("no reconnects counted after a server stopped")
+	}
+	if moved < 6 {
+		t.Errorf("%d sessions on the two servers left, want the run's 6 workers' connections there", moved)
+	}
+	if after[0] == 0 || after[1] == 0 {
+		t.Errorf("after the stop the servers left committed %v", after)
+	}
+	// The run went on: intervals after the stop have transfers.
+	runs, err := runlog.List(dir)
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("runs %v, %v", runs, err)
+	}
+	run, err := runlog.Open(filepath.Join(dir, runs[0].ID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ivs, err := run.Intervals()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var afterStop int64
+	for _, iv := range ivs {
+		if iv.Start.After(stopped.Add(time.Second)) && iv.Series["transfer"] != nil {
+			afterStop += iv.Series["transfer"].Count
+		}
+	}
+	if afterStop == 0 {
+		t.Error("no transfers recorded after the stop")
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a command writing while the test
+// reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// proxyHelperEnv makes the test binary run `stampede proxy` (see
+// TestProxyHelperProcess).
+const proxyHelperEnv = "STAMPEDE_TEST_PROXY_ARGS"
+
+// TestProxyHelperProcess is not a test: startProxy runs the test binary
+// with it to have `stampede proxy` in a process of its own, as users run
+// it (in the test's process, a run's connections that wait in system
+// calls on their own threads would starve the proxy of processors).
+func TestProxyHelperProcess(t *testing.T) {
+	args := os.Getenv(proxyHelperEnv)
+	if args == "" {
+		return
+	}
+	os.Exit(cli.Main(strings.Split(args, "\n"), os.Stdout, os.Stderr))
+}
+
+// startProxy runs `stampede proxy ARGS` in a process of its own until the
+// test ends, and returns its output and a function that stops it (Ctrl-C,
+// SIGINT) and returns its exit code.
+func startProxy(t *testing.T, args ...string) (*syncBuffer, func() int) {
+	t.Helper()
+	var out, errb syncBuffer
+	cmd := exec.Command(os.Args[0], "-test.run=^TestProxyHelperProcess$")
+	cmd.Env = append(os.Environ(), proxyHelperEnv+"="+strings.Join(append([]string{"proxy"}, args...), "\n"))
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	var once sync.Once
+	code := -1
+	stop := func() int {
+		once.Do(func() {
+			_ = cmd.Process.Signal(os.Interrupt)
+			select {
+			case <-exited:
+				code = cmd.ProcessState.ExitCode()
+			case <-time.After(10 * time.Second):
+				t.Errorf("stampede proxy did not stop within 10 s of Ctrl-C")
+				_ = cmd.Process.Kill()
+				<-exited
+			}
+			if errb.String() != "" {
+				t.Logf("stampede proxy's stderr: %s", errb.String())
+			}
+		})
+		return code
+	}
+	t.Cleanup(func() { stop() })
+	return &out, stop
+}
+
+// p50 is the median time of n `SELECT 1` on a connection to url.
+func p50(t *testing.T, url string, n int) time.Duration {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var ds []time.Duration
+	for range n {
+		t0 := time.Now()
+		if _, err := conn.Exec(ctx, "SELECT 1"); err != nil {
+			t.Fatal(err)
+		}
+		ds = append(ds, time.Since(t0))
+	}
+	slices.Sort(ds)
+	return ds[n/2]
+}
+
+// TestProxyRegions puts three proxies of one `stampede proxy` with 1, 30
+// and 60 ms in front of three PostgreSQL servers, as the field report's
+// three regions: a query through each takes at least its added latency.
+// Then it runs bank through the 1 ms one, raises its latency to 40 ms
+// through the API mid-run (the run's own latencies follow), and resets
+// its connections (the run reconnects and finishes under
+// --tolerate-errors). Ctrl-C stops the proxy cleanly.
+func TestProxyRegions(t *testing.T) {
+	srvs := ownServers(t, 3)
+	added := []int{1, 30, 60}
+	names := []string{"east", "central", "west"}
+	api := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	args := []string{"--api", api}
+	ports := make([]int, 3)
+	for i, s := range srvs {
+		ports[i] = freePort(t)
+		args = append(args, "--listen", fmt.Sprintf("%d=127.0.0.1:%d,name=%s,latency=%dms", ports[i], s.Port(), names[i], added[i]))
+	}
+	out, stop := startProxy(t, args...)
+	waitDial(t, api)
+	url := func(i int, db string) string {
+		return fmt.Sprintf("postgresql://postgres@127.0.0.1:%d/%s?sslmode=disable", ports[i], db)
+	}
+	for i := range srvs {
+		got := p50(t, url(i, "postgres"), 15)
+		t.Logf("%s (%d ms added): SELECT 1 p50 %v", names[i], added[i], got)
+		if got < time.Duration(added[i])*time.Millisecond {
+			t.Errorf("%s: p50 %v, below the added %d ms", names[i], got, added[i])
+		}
+		if i == 0 && got >= 30*time.Millisecond {
+			t.Errorf("east: p50 %v with 1 ms added", got)
+		}
+	}
+
+	if r := stampede(t, "init", "bank", "--rows", "1000", srvs[0].URL("bank")); r.code != 0 {
+		t.Fatalf("init bank: %s", r.stderr)
+	}
+	dir := t.TempDir()
+	done := make(chan result, 1)
+	go func() {
+		done <- stampede(t, "run", "bank", "--rows", "1000", "--duration", "7s", "--concurrency", "4",
+			"--tolerate-errors", "--display-every", "500ms", "--results-dir", dir, url(0, "bank"))
+	}()
+	time.Sleep(2 * time.Second)
+	raised := time.Now()
+	if r := stampede(t, "proxy", "set", "--api", api, "east", "--latency", "40ms"); r.code != 0 || !strings.Contains(r.stdout, "faults latency 40ms") {
+		t.Fatalf("proxy set: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	time.Sleep(2 * time.Second)
+	reset := time.Now()
+	if r := stampede(t, "proxy", "set", "--api", api, "east", "--reset"); r.code != 0 {
+		t.Fatalf("proxy set --reset: %s", r.stderr)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if r := stampede(t, "proxy", "set", "--api", api, "east", "--reset=false"); r.code != 0 {
+		t.Fatalf("proxy set --reset=false: %s", r.stderr)
+	}
+	r := <-done
+	if r.code != 0 {
+		t.Fatalf("run through the proxy: %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	rc := reconnects(t, r.stdout)
+	runs, err := runlog.List(dir)
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("runs %v, %v", runs, err)
+	}
+	run, err := runlog.Open(filepath.Join(dir, runs[0].ID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ivs, err := run.Intervals()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var low, high, afterReset []string
+	var recovered bool
+	for _, iv := range ivs {
+		d := iv.Series["transfer"]
+		if d == nil || d.Count == 0 {
+			continue
+		}
+		med := time.Duration(d.Histogram().ValueAtQuantile(50))
+		switch {
+		case iv.End.Before(raised):
+			low = append(low, med.Round(time.Millisecond).String())
+			if med >= 40*time.Millisecond {
+				t.Errorf("interval before the change: p50 %v", med)
+			}
+		case iv.Start.After(raised.Add(200*time.Millisecond)) && iv.End.Before(reset):
+			high = append(high, med.Round(time.Millisecond).String())
+			if med < 40*time.Millisecond {
+				t.Errorf("interval after raising the latency to 40ms: p50 %v", med)
+			}
+		case iv.Start.After(reset.Add(time.Second)):
+			afterReset = append(afterReset, med.Round(time.Millisecond).String())
+			recovered = true
+		}
+	}
+	t.Logf("transfer p50 per interval: before %v; at 40 ms %v; after the reset %v; reconnects %d", low, high, afterReset, rc)
+	if len(low) == 0 || len(high) == 0 || !recovered {
+		t.Errorf("intervals before %d, at 40 ms %d, after the reset %v", len(low), len(high), recovered)
+	}
+	if rc == 0 {
+		t.Error("no reconnects after the proxy reset the connections")
+	}
+	if code := stop(); code != 0 {
+		t.Errorf("stampede proxy exited %d after Ctrl-C", code)
+	}
+	o := out.String()
+	for _, want := range []string{
+		"listener east: 127.0.0.1:" + strconv.Itoa(ports[0]) + " -> 127.0.0.1:" + strconv.Itoa(srvs[0].Port()) + ", faults latency 1ms",
+		"listener west:", "faults latency 60ms",
+		"listener east: faults latency 40ms (were latency 1ms)",
+		"listener east: faults latency 40ms, reset (were latency 40ms)",
+		"proxy stopped",
+	} {
+		if !strings.Contains(o, want) {
+			t.Errorf("stampede proxy's output lacks %q:\n%s", want, o)
+		}
+	}
+	if c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", ports[0]), time.Second); err == nil {
+		c.Close()
+		t.Error("a listener still accepts connections after Ctrl-C")
+	}
+}
+
+// TestClusterBadInput checks the one-line errors of gen haproxy and
+// proxy, and that gen haproxy never replaces a file unless told to.
+func TestClusterBadInput(t *testing.T) {
+	dir := t.TempDir()
+	existing := filepath.Join(dir, "haproxy.cfg")
+	if err := os.WriteFile(existing, []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	busyAddr := busy.Addr().String()
+	node := "postgresql://postgres@127.0.0.1:5432/db"
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"gen", "haproxy"}, "no URL"},
+		{[]string{"gen", "haproxy", "postgresql://u:secret@host:port/db"}, "malformed connection URL"},
+		{[]string{"gen", "haproxy", "--out", filepath.Join(dir, "no", "h.cfg"), node}, "directory " + filepath.Join(dir, "no") + " does not exist"},
+		{[]string{"gen", "haproxy", "--port", "65536", node}, "port 65536 is out of range"},
+		{[]string{"gen", "haproxy", "--out", existing, node}, "exists: not overwritten (add --force"},
+		{[]string{"gen", "haproxy", "--check", "ping", node}, `unknown health check "ping"`},
+		{[]string{"gen", "nginx"}, `unknown generator "nginx"`},
+		{[]string{"proxy", "--procs", "0", "--api", "off", "--listen", busyAddr, "--to", "127.0.0.1:5432"}, "is in use by another process"},
+		{[]string{"proxy", "--procs", "0", "--api", busyAddr, "--listen", "127.0.0.1:0", "--to", "127.0.0.1:5432"}, "--api: API address " + busyAddr + " is in use"},
+		{[]string{"proxy", "--listen", "127.0.0.1:6001"}, "say where to forward"},
+		{[]string{"proxy"}, "no --listen"},
+		{[]string{"proxy", "--listen", "127.0.0.1:6001", "--to", "127.0.0.1:5432", "--latency", "30"}, `invalid argument "30" for "--latency" flag: not a duration`},
+		{[]string{"proxy", "--listen", "6001=127.0.0.1:5432,lag=3ms"}, `unknown fault "lag"`},
+		{[]string{"proxy", "--listen", "127.0.0.1:6001", "--to", "127.0.0.1:5432", "--jitter", "5ms"}, "jitter 5ms is more than latency 0s"},
+		{[]string{"proxy", "set", "--api", busyAddr + "x", "east"}, "proxy set:"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			r := stampede(t, tt.args...)
+			checkOneLineError(t, r, r.code, tt.want)
+			if r.code == 0 {
+				t.Error("exit code 0")
+			}
+			if strings.Contains(r.stderr, "secret") {
+				t.Errorf("the password is printed: %s", r.stderr)
+			}
+		})
+	}
+	if b, _ := os.ReadFile(existing); string(b) != "mine\n" {
+		t.Fatalf("gen haproxy changed a file it was not told to replace: %q", b)
+	}
+	r := stampede(t, "gen", "haproxy", "--out", existing, "--force", node)
+	if b, _ := os.ReadFile(existing); r.code != 0 || !strings.Contains(string(b), "server node1 127.0.0.1:5432 check") ||
+		!strings.Contains(r.stdout, "wrote "+existing) {
+		t.Errorf("--force: %d %s %s\n%s", r.code, r.stdout, r.stderr, b)
+	}
+	r = stampede(t, "gen", "haproxy", "--out", "-", "--check", "cockroach", "postgresql://root@127.0.0.1:26257/defaultdb")
+	if r.code != 0 || !strings.Contains(r.stdout, "option httpchk GET /health?ready=1") || !strings.Contains(r.stdout, "check port 8080") {
+		t.Errorf("--out -: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+}
