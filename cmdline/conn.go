@@ -3,6 +3,7 @@ package cmdline
 import (
 	"fmt"
 	"net/url"
+	"strings"
 
 	"github.com/spf13/pflag"
 	"github.com/stampede-bench/stampede/run"
@@ -96,4 +97,26 @@ func (c *Conn) Options(urls []string, defaultDB string, conns int) (sqlx.Options
 		return sqlx.Options{}, err
 	}
 	return rc.Options(defaultDB, conns)
+}
+
+// AcceptDashes lets every flag of fs spelled with underscores (sysbench's
+// script options: --table_size, --point_selects) be given with dashes as
+// well, as sysbench 1.0 accepts --table-size for --table_size. Help keeps
+// sysbench's spelling.
+func AcceptDashes(fs *pflag.FlagSet) {
+	underscored := map[string]bool{}
+	fs.VisitAll(func(f *pflag.Flag) {
+		if strings.Contains(f.Name, "_") {
+			underscored[f.Name] = true
+		}
+	})
+	if len(underscored) == 0 {
+		return
+	}
+	fs.SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+		if u := strings.ReplaceAll(name, "-", "_"); underscored[u] {
+			return pflag.NormalizedName(u)
+		}
+		return pflag.NormalizedName(name)
+	})
 }

@@ -5,20 +5,26 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/stampede-bench/stampede/datadiff"
 	"github.com/stampede-bench/stampede/runlog"
 	"github.com/stampede-bench/stampede/sqlx"
+	"github.com/stampede-bench/stampede/workload"
 )
 
 // DiffSpec says what Diff compares and where it saves the result.
 type DiffSpec struct {
 	datadiff.Options
 	// URLs are the two nodes' connection strings; a URL that names no
-	// database uses Database.
+	// database uses Database, else the workload's.
 	URLs     [2]string
 	Database string
+	// Workload, when set, names the workload whose tables are compared,
+	// with its flags ("oltp_read_write --tables 8"), instead of
+	// Options.Tables.
+	Workload string
 	// ResultsDir, Command and Flags are as in Spec.
 	ResultsDir string
 	Command    []string
@@ -37,6 +43,16 @@ func Diff(ctx context.Context, spec DiffSpec) (*datadiff.Result, string, error) 
 		return nil, "", inputf("the same URL is given twice: give the two nodes to compare")
 	}
 	opts := spec.Options
+	if spec.Workload != "" {
+		tables, db, err := workloadTables(spec.Workload)
+		if err != nil {
+			return nil, "", err
+		}
+		opts.Tables = tables
+		if spec.Database == "" {
+			spec.Database = db
+		}
+	}
 	for i, u := range spec.URLs {
 		o := sqlx.Options{URLs: []string{u}, AppName: "stampede diff"}
 		if !urlNamesDatabase(u) {
@@ -90,4 +106,23 @@ func Diff(ctx context.Context, spec DiffSpec) (*datadiff.Result, string, error) 
 		return nil, rw.Info().ID, ErrInterrupted
 	}
 	return res, rw.Info().ID, err
+}
+
+// workloadTables returns the tables of a workload given as its name and
+// flags ("tpcc --warehouses 2"), and its database.
+func workloadTables(w string) ([]string, string, error) {
+	words := strings.Fields(w)
+	meta, ok := workload.Get(words[0])
+	if !ok {
+		return nil, "", inputf("unknown --workload %q: see `stampede workloads`", words[0])
+	}
+	gen, err := workload.FromFlags(meta, words[1:]...)
+	if err != nil {
+		return nil, "", inputf("--workload %s: %v", words[0], err)
+	}
+	var tables []string
+	for _, t := range gen.Tables() {
+		tables = append(tables, t.Name)
+	}
+	return tables, meta.DatabaseName(), nil
 }

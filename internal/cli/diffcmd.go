@@ -3,8 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,7 +13,6 @@ import (
 	"github.com/stampede-bench/stampede/output"
 	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/runlog"
-	"github.com/stampede-bench/stampede/workload"
 )
 
 // diffFlags are the flags of `stampede diff`.
@@ -90,19 +87,18 @@ func (a *app) diff(cmd *cobra.Command, urls []string, f diffFlags) error {
 	if f.conns < 1 || f.maxRows < 1 || f.converge < 0 {
 		return usagef("--conns and --max-rows must be at least 1, --converge not negative")
 	}
-	tables, defaultDB, err := diffTables(f)
-	if err != nil {
-		return err
+	if (f.workload == "") == (len(f.tables) == 0) {
+		return usagef("give --workload or --tables (one of them) to say which tables to compare")
 	}
 	flags := map[string]string{}
 	cmd.Flags().Visit(func(fl *pflag.Flag) { flags[fl.Name] = fl.Value.String() })
-	bar := &diffProgress{w: a}
+	bar := &output.LazyProgress{W: a.stderr, Unit: "rows"}
 	res, id, err := run.Diff(cmd.Context(), run.DiffSpec{
-		Options: datadiff.Options{Tables: tables, Conns: f.conns, MaxRows: f.maxRows, NoPK: f.noPK,
+		Options: datadiff.Options{Tables: f.tables, Conns: f.conns, MaxRows: f.maxRows, NoPK: f.noPK,
 			Converge: f.converge, Canonical: f.canonical, Progress: bar},
-		URLs: [2]string{urls[0], urls[1]}, Database: defaultDB, ResultsDir: f.resultsDir,
+		URLs: [2]string{urls[0], urls[1]}, Workload: f.workload, ResultsDir: f.resultsDir,
 		Command: cmdline.RedactArgs(a.args), Flags: flags, Log: a.stderr})
-	bar.done()
+	bar.Done()
 	if err != nil {
 		return err
 	}
@@ -119,69 +115,6 @@ func (a *app) diff(cmd *cobra.Command, urls []string, f diffFlags) error {
 		return exitStatus{errors.New("the nodes differ"), 1}
 	}
 	return nil
-}
-
-// diffTables returns the tables --workload or --tables names, and the
-// workload's database for URLs that name none.
-func diffTables(f diffFlags) ([]string, string, error) {
-	if (f.workload == "") == (len(f.tables) == 0) {
-		return nil, "", usagef("give --workload or --tables (one of them) to say which tables to compare")
-	}
-	if f.workload == "" {
-		return f.tables, "", nil
-	}
-	words := strings.Fields(f.workload)
-	meta, ok := workload.Get(words[0])
-	if !ok {
-		return nil, "", usagef("unknown --workload %q: see `stampede workloads`", words[0])
-	}
-	gen, err := workload.FromFlags(meta, words[1:]...)
-	if err != nil {
-		return nil, "", usagef("--workload %s: %v", words[0], err)
-	}
-	var tables []string
-	for _, t := range gen.Tables() {
-		tables = append(tables, t.Name)
-	}
-	return tables, meta.DatabaseName(), nil
-}
-
-// diffProgress draws a progress bar once every table is planned.
-type diffProgress struct {
-	w       *app
-	mu      sync.Mutex
-	checked int64 // rows checked before the bar started
-	p       *output.Progress
-}
-
-// Planned implements datadiff.Progress.
-func (d *diffProgress) Planned(rows int64) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.p != nil { // planned again: a check started over
-		return
-	}
-	d.p = output.NewProgress(d.w.stderr, "rows", rows)
-	d.p.Add(d.checked)
-}
-
-// Checked implements datadiff.Progress.
-func (d *diffProgress) Checked(n int64) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.p != nil {
-		d.p.Add(n)
-	} else {
-		d.checked += n
-	}
-}
-
-func (d *diffProgress) done() {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.p != nil {
-		d.p.Done()
-	}
 }
 
 // reportDiffRuns prints saved diff runs, which have no intervals to

@@ -1,128 +1,30 @@
 package cli
 
 import (
-	"regexp"
-	"slices"
-	"strings"
-
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/stampede-bench/stampede/cmdline"
-	"github.com/stampede-bench/stampede/sqlx"
-	"github.com/stampede-bench/stampede/workload"
 )
 
-// hintPattern finds the commands that messages suggest, in backticks:
-// `stampede init tpcc --drop`.
-var hintPattern = regexp.MustCompile("`(stampede (?:init|prepare|run|check|cleanup) [a-z_]+[^`]*)`")
-
-// notCarried are the flags a hint never takes from the current command
-// line: their meaning differs between verbs (init's --concurrency is COPY
-// streams, run's workers; init's --seed seeds the data, run's the
-// operations), or they would do what the hint did not suggest (--drop).
-var notCarried = map[string]bool{"concurrency": true, "threads": true, "seed": true, "rand-seed": true, "drop": true, "conns": true}
-
-// completeHints completes every command suggested in msg (see
-// completeHint).
-func (a *app) completeHints(msg string) string {
-	return hintPattern.ReplaceAllStringFunc(msg, func(m string) string {
-		return "`" + a.completeHint(strings.Trim(m, "`")) + "`"
-	})
-}
-
-// completeHint returns hint, a command line such as "stampede check tpcc
-// --tenants 3", completed from the current command line: the flags given
-// there that the hinted command takes and does not set itself (its
-// database, tenants, data-shaping flags), with their values as typed, and
-// its URLs (passwords redacted), so that the hint runs as it is.
-func (a *app) completeHint(hint string) string {
-	words := strings.Fields(hint)
-	if a.root == nil || len(a.argv) < 2 || len(words) < 3 || slices.Contains(words, "--help") || slices.Contains(words, "-h") {
-		return hint
-	}
-	target, rest, err := a.root.Find(words[1:3])
-	if err != nil || len(rest) > 0 || target == nil || !target.HasParent() || target.Parent().Parent() != a.root {
-		return hint
-	}
-	// A run's own flags (tpcc's --wait, ycsb's --workload) mean nothing
-	// to the other verbs.
-	runtimeOnly := map[string]workload.FlagMeta{}
-	if m, ok := workload.Get(words[2]); ok && words[1] != "run" {
-		if f, ok := m.New().(workload.Flagser); ok {
-			runtimeOnly = f.Flags().Meta
-		}
-	}
-	given := map[string]bool{}
-	for _, w := range words[3:] {
-		if f := lookupFlag(target.Flags(), w); f != nil {
-			given[f.Name] = true
-		}
-	}
-	var add []string
-	for i := 2; i < len(a.argv); i++ { // after the verb and the workload
-		arg := a.argv[i]
-		if arg == "--" {
-			break
-		}
-		if !strings.HasPrefix(arg, "-") {
-			if strings.Contains(arg, "://") || strings.Contains(arg, "=") {
-				add = append(add, shellQuote(sqlx.RedactText(sqlx.Redact(arg))))
+// hinter completes suggested commands from this invocation (see
+// cmdline.Hinter).
+func (a *app) hinter() cmdline.Hinter {
+	h := cmdline.Hinter{Argv: a.argv, Current: a.curFlags}
+	if a.root != nil {
+		h.Flags = func(verb, workload string) *pflag.FlagSet {
+			target, rest, err := a.root.Find([]string{verb, workload})
+			if err != nil || len(rest) > 0 || target == nil || !target.HasParent() || target.Parent().Parent() != a.root {
+				return nil
 			}
-			continue
-		}
-		f := lookupFlag(target.Flags(), arg)
-		takesNext := f != nil && !strings.Contains(arg, "=") && f.NoOptDefVal == ""
-		if f == nil {
-			// A flag the hinted command does not take: skip its value
-			// too, when it has one in the next word.
-			if cf := lookupFlag(a.curFlags, arg); cf != nil && !strings.Contains(arg, "=") && cf.NoOptDefVal == "" {
-				i++
-			}
-			continue
-		}
-		keep := !given[f.Name] && !notCarried[f.Name] && !runtimeOnly[f.Name].RuntimeOnly
-		if keep {
-			add = append(add, shellQuote(sqlx.RedactText(arg)))
-		}
-		if takesNext && i+1 < len(a.argv) {
-			i++
-			if keep {
-				add = append(add, shellQuote(sqlx.RedactText(a.argv[i])))
-			}
+			return target.Flags()
 		}
 	}
-	if len(add) == 0 {
-		return hint
-	}
-	return hint + " " + strings.Join(add, " ")
+	return h
 }
 
-// lookupFlag finds the flag of fs that a command-line word names: --name,
-// --name=value, -p or -pvalue; nil if none (or fs is nil).
-func lookupFlag(fs *pflag.FlagSet, word string) *pflag.Flag {
-	if fs == nil || !strings.HasPrefix(word, "-") || word == "-" {
-		return nil
-	}
-	if name, ok := strings.CutPrefix(word, "--"); ok {
-		name, _, _ = strings.Cut(name, "=")
-		if fs.GetNormalizeFunc() != nil {
-			name = string(fs.GetNormalizeFunc()(fs, name))
-		}
-		return fs.Lookup(name)
-	}
-	return fs.ShorthandLookup(word[1:2])
-}
-
-// shellQuote quotes a word for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@,%+", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+// completeHint completes one suggested command (see cmdline.Hinter).
+func (a *app) completeHint(hint string) string { return a.hinter().Complete(hint) }
 
 // setCommand records the command being run, for completeHint.
 func (a *app) setCommand(cmd *cobra.Command) { a.curFlags = cmd.Flags() }

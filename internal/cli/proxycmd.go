@@ -1,13 +1,9 @@
 package cli
 
 import (
-	"context"
+	"errors"
 	"fmt"
-	"io"
-	"net"
 	"runtime"
-	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -57,26 +53,9 @@ Ctrl-C stops it and closes every connection.`,
 			if err != nil {
 				return usagef("proxy: %v", err)
 			}
-			var specs []proxy.Listener
-			for _, l := range listens {
-				if to != "" {
-					if len(listens) > 1 || strings.Contains(l, "=") {
-						return usagef("proxy: --to goes with one --listen ADDR; for several, give --listen LISTEN=UPSTREAM each")
-					}
-					specs = append(specs, proxy.Listener{Listen: l, To: to, Faults: defaults})
-					continue
-				}
-				if !strings.Contains(l, "=") {
-					return usagef("proxy: --listen %s: say where to forward: --to HOST:PORT, or --listen %s=HOST:PORT", l, l)
-				}
-				s, err := proxy.ParseListener(l, defaults)
-				if err != nil {
-					return usagef("proxy: --listen %v", err)
-				}
-				specs = append(specs, s)
-			}
-			if len(specs) == 0 {
-				return usagef("proxy: no --listen: give --listen ADDR --to ADDR, or --listen ADDR=UPSTREAM")
+			specs, err := proxy.ParseListeners(listens, to, defaults)
+			if err != nil {
+				return usagef("proxy: %v", err)
 			}
 			if procs < 0 {
 				return usagef("proxy: --procs %d: give 1 or more (0 leaves Go's default)", procs)
@@ -84,7 +63,11 @@ Ctrl-C stops it and closes every connection.`,
 			if procs > 0 {
 				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 			}
-			return a.runProxy(cmd.Context(), specs, api)
+			err = proxy.Run(cmd.Context(), specs, api, a.stdout, a.stderr)
+			if errors.Is(err, proxy.ErrSetup) {
+				return asUsage(err)
+			}
+			return err
 		},
 	}
 	fs := cmd.Flags()
@@ -95,42 +78,6 @@ Ctrl-C stops it and closes every connection.`,
 	proxy.AddFlags(fs)
 	cmd.AddCommand(a.proxySetCmd())
 	return cmd
-}
-
-func (a *app) runProxy(ctx context.Context, specs []proxy.Listener, api string) error {
-	var ln net.Listener
-	if api != "off" && api != "" {
-		var err error
-		if ln, err = proxy.ListenAPI(api); err != nil {
-			return usagef("proxy: --api: %v", err)
-		}
-		defer ln.Close()
-	}
-	out, errw := &lockedWriter{w: a.stdout}, &lockedWriter{w: a.stderr}
-	p, err := proxy.Start(specs, func(msg string) { fmt.Fprintf(errw, "warning: %s\n", msg) })
-	if err != nil {
-		return usagef("proxy: %v", err)
-	}
-	defer p.Close()
-	for _, l := range p.Listeners() {
-		fmt.Fprintf(out, "listener %s: %s -> %s, faults %s\n", l.Name, l.Listen, l.To, l.Faults)
-	}
-	if ln == nil {
-		fmt.Fprintln(out, "no API (--api off): the faults stay as given; Ctrl-C stops")
-		<-ctx.Done()
-	} else {
-		addr := ln.Addr().String()
-		fmt.Fprintf(out, "API on http://%s/listeners (PUT or PATCH /listeners/NAME/faults, or `stampede proxy set --api %s NAME --latency 60ms`); Ctrl-C stops\n", addr, addr)
-		err := p.ServeAPI(ctx, ln, func(before, after proxy.Listener) {
-			fmt.Fprintf(out, "listener %s: faults %s (were %s)\n", after.Name, after.Faults, before.Faults)
-		})
-		if err != nil {
-			return fmt.Errorf("proxy: API: %v", err)
-		}
-	}
-	p.Close()
-	fmt.Fprintln(out, "proxy stopped: listeners and their connections closed")
-	return nil
 }
 
 func (a *app) proxySetCmd() *cobra.Command {
@@ -174,17 +121,4 @@ faults at once.`,
 	cmd.Flags().BoolVar(&replace, "replace", false, "clear the faults not given")
 	proxy.AddFlags(cmd.Flags())
 	return cmd
-}
-
-// lockedWriter serializes writes from the API's goroutines and the
-// command's.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }

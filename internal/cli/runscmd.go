@@ -86,10 +86,10 @@ func (a *app) runs(ctx context.Context, rf runsFlags, now time.Time) error {
 	}
 	f := store.Filter{Workload: rf.workload, Limit: rf.limit}
 	var err error
-	if f.Since, err = parseSince(rf.since, now); err != nil {
+	if f.Since, err = store.ParseTime(rf.since, now); err != nil {
 		return usagef("--since: %v", err)
 	}
-	if f.Until, err = parseSince(rf.until, now); err != nil {
+	if f.Until, err = store.ParseTime(rf.until, now); err != nil {
 		return usagef("--until: %v", err)
 	}
 	if !f.Since.IsZero() && !f.Until.IsZero() && !f.Until.After(f.Since) {
@@ -165,25 +165,4 @@ func (a *app) printRuns(rows []store.RunRow, format string) error {
 		fmt.Fprintln(a.stderr, "no runs")
 	}
 	return err
-}
-
-// parseSince parses a time bound: an RFC 3339 time, an RFC 3339 date
-// (midnight UTC) or a duration before now. "" is the zero time.
-func parseSince(s string, now time.Time) (time.Time, error) {
-	if s == "" {
-		return time.Time{}, nil
-	}
-	if d, err := time.ParseDuration(s); err == nil {
-		if d < 0 {
-			return time.Time{}, fmt.Errorf("duration %q is negative: give how long ago", s)
-		}
-		return now.Add(-d), nil
-	}
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t, nil
-	}
-	if t, err := time.Parse(time.DateOnly, s); err == nil {
-		return t, nil
-	}
-	return time.Time{}, fmt.Errorf("malformed time %q: want an RFC 3339 time or date (2026-11-22T10:00:00Z, 2026-11-22) or a duration ago (24h)", s)
 }

@@ -2,12 +2,10 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/stampede-bench/stampede/cmdline"
 	"github.com/stampede-bench/stampede/output"
@@ -97,7 +95,7 @@ func (a *app) workloadCmd(v verb, m workload.Meta) *cobra.Command {
 	fs.SortFlags = false
 	if f, ok := gen.(workload.Flagser); ok {
 		fs.AddFlagSet(f.Flags().FlagSet)
-		acceptDashes(fs)
+		cmdline.AcceptDashes(fs)
 	}
 	cf.Register(fs)
 	switch v.name {
@@ -194,12 +192,6 @@ func (a *app) initWorkload(ctx context.Context, gen workload.Generator, cf *cmdl
 	return run.Load(ctx, spec)
 }
 
-// tablesExistError is a usage error (exit 2) saying which table exists and
-// how to start over, without ErrTablesExist's prefix.
-func tablesExistError(err error) error {
-	return asUsage(errors.New(strings.TrimPrefix(err.Error(), workload.ErrTablesExist.Error()+": ")))
-}
-
 func (a *app) checkWorkload(ctx context.Context, gen workload.Generator, cf *cmdline.Conn, urls []string) error {
 	conn, err := cf.Spec(urls)
 	if err != nil {
@@ -214,26 +206,4 @@ func (a *app) cleanupWorkload(ctx context.Context, gen workload.Generator, cf *c
 		return err
 	}
 	return run.Cleanup(ctx, gen, conn, a.stderr)
-}
-
-// acceptDashes lets every flag of fs spelled with underscores (sysbench's
-// script options: --table_size, --point_selects) be given with dashes as
-// well, as sysbench 1.0 accepts --table-size for --table_size. Help keeps
-// sysbench's spelling.
-func acceptDashes(fs *pflag.FlagSet) {
-	underscored := map[string]bool{}
-	fs.VisitAll(func(f *pflag.Flag) {
-		if strings.Contains(f.Name, "_") {
-			underscored[f.Name] = true
-		}
-	})
-	if len(underscored) == 0 {
-		return
-	}
-	fs.SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
-		if u := strings.ReplaceAll(name, "-", "_"); underscored[u] {
-			return pflag.NormalizedName(u)
-		}
-		return pflag.NormalizedName(name)
-	})
 }
