@@ -19,8 +19,11 @@ import (
 func Report(w io.Writer, runs []*runlog.Run, v results.View) error {
 	for _, r := range runs {
 		status := r.Info.Status
-		if status == runlog.StatusRunning {
-			status = "running (or killed)"
+		switch status {
+		case runlog.StatusRunning:
+			status = "running (or killed on another machine)"
+		case runlog.StatusKilled:
+			status = "killed (its process died: the figures go to its last complete interval)"
 		}
 		fmt.Fprintf(w, "run %s: %s, started %s, %s\n", r.Info.ID, r.Info.Workload, r.Info.Start.Format(time.RFC3339), status)
 	}

@@ -42,6 +42,11 @@ const (
 	StatusCompleted   = "completed"
 	StatusInterrupted = "interrupted"
 	StatusFailed      = "failed"
+	// StatusKilled is what readers report for a run whose run.json says
+	// "running" but whose writer is gone (killed with kill -9, crashed):
+	// no process holds the lock a writer holds on intervals.hlog while it
+	// runs. It is never written to run.json.
+	StatusKilled = "killed"
 )
 
 // RunInfo is the content of run.json: what was run, where, with which
@@ -85,7 +90,8 @@ type RunInfo struct {
 	RampEnd *time.Time `json:"ramp_end,omitempty"`
 	// End is when the run ended; set at Finish.
 	End *time.Time `json:"end,omitempty"`
-	// Status is "running", "completed", "interrupted" or "failed".
+	// Status is "running", "completed", "interrupted" or "failed"; readers
+	// report "killed" for a run left "running" by a process that died.
 	Status string `json:"status,omitempty"`
 	// Error is why the run failed or was interrupted, if known.
 	Error string `json:"error,omitempty"`

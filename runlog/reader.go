@@ -199,6 +199,9 @@ func readInfo(dir string) (RunInfo, error) {
 		return RunInfo{}, fmt.Errorf("%s: invalid %s: %w", dir, RunFile, err)
 	}
 	normalize(&info)
+	if info.Status == StatusRunning && writerGone(dir) {
+		info.Status = StatusKilled
+	}
 	return info, nil
 }
 

@@ -167,6 +167,9 @@ func create(root string, info RunInfo) (_ *Writer, err error) {
 	if w.hlog, err = createAppend(dir, HlogFile); err != nil {
 		return nil, err
 	}
+	// Held until the writer closes, or the process dies: readers tell a
+	// killed run from a running one by it (see StatusKilled).
+	_ = lockLive(w.hlog)
 	var hdr bytes.Buffer
 	lw := hdrhistogram.NewHistogramLogWriter(&hdr)
 	_ = lw.OutputLogFormatVersion() // writes to a bytes.Buffer cannot fail
@@ -530,8 +533,8 @@ func isNil(v any) bool {
 }
 
 // Close ends writing without finishing the run: it flushes the buffered
-// events and closes the files, leaving run.json with status "running" (as
-// after a crash). It returns the errors of closing and those remembered from
+// events, closes the files and releases the run's lock, leaving run.json
+// with status "running" as after a crash, so readers report the run killed. It returns the errors of closing and those remembered from
 // Event. Close is idempotent: calls after the first, or after Finish, return
 // nil. It is not safe for concurrent use with the other methods except
 // Event.

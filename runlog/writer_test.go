@@ -339,7 +339,7 @@ func TestLifecycle(t *testing.T) {
 		}
 	})
 
-	t.Run("close keeps running", func(t *testing.T) {
+	t.Run("close without finish reads as killed", func(t *testing.T) {
 		w, err := runlog.Create(root, testInfo("life2", t0))
 		if err != nil {
 			t.Fatal(err)
@@ -359,8 +359,14 @@ func TestLifecycle(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if run.Info.Status != runlog.StatusRunning || run.Info.End != nil {
+		// run.json still says running, but no process holds the run's
+		// lock any more: readers see a killed run.
+		if run.Info.Status != runlog.StatusKilled || run.Info.End != nil {
 			t.Errorf("Info = %+v", run.Info)
+		}
+		raw, err := os.ReadFile(filepath.Join(w.Dir(), runlog.RunFile))
+		if err != nil || !strings.Contains(string(raw), `"status": "running"`) {
+			t.Errorf("run.json = %s, %v", raw, err)
 		}
 		evs, err := run.Events()
 		if err != nil || len(evs) != 1 || evs[0].Message != "boom" || evs[0].Time.IsZero() {

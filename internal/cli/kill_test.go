@@ -14,7 +14,9 @@ import (
 
 // TestKilledRunIsReadable builds stampede, kills a run with SIGKILL in the
 // middle, and checks that its directory is intact up to the last complete
-// interval and that `stampede report` reads it.
+// interval, that `stampede report` reads it, and that it is shown as
+// killed (its run.json still says running), while a run in progress is
+// shown as running.
 func TestKilledRunIsReadable(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
@@ -32,6 +34,10 @@ func TestKilledRunIsReadable(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(1500 * time.Millisecond)
+	// While it runs, its writer holds the run's lock: running.
+	if alive, err := runlog.List(dir); err != nil || len(alive) != 1 || alive[0].Status != runlog.StatusRunning {
+		t.Errorf("a run in progress: %+v %v, want status running", alive, err)
+	}
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -41,8 +47,14 @@ func TestKilledRunIsReadable(t *testing.T) {
 	if err != nil || len(runs) != 1 {
 		t.Fatalf("runs after kill -9: %v %v", runs, err)
 	}
-	if runs[0].Status != "running" || runs[0].End != nil {
-		t.Errorf("a killed run should still say running: %+v", runs[0])
+	if runs[0].Status != runlog.StatusKilled || runs[0].End != nil {
+		t.Errorf("a killed run should be shown as killed: %+v", runs[0])
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, runs[0].ID, "run.json")); !strings.Contains(string(b), `"status": "running"`) {
+		t.Errorf("run.json changed by reading it: %s", b)
+	}
+	if r := stampede(t, "runs", "--results-dir", dir); !strings.Contains(r.stdout, " killed ") {
+		t.Errorf("runs does not show the run as killed:\n%s", r.stdout)
 	}
 	run, err := runlog.Open(filepath.Join(dir, runs[0].ID))
 	if err != nil {
@@ -61,7 +73,7 @@ func TestKilledRunIsReadable(t *testing.T) {
 		before = append(before, string(b))
 	}
 	r := stampede(t, "report", runs[0].ID, "--results-dir", dir)
-	if r.code != 0 || !strings.Contains(r.stdout, "__result") || !strings.Contains(r.stdout, " read") {
+	if r.code != 0 || !strings.Contains(r.stdout, "__result") || !strings.Contains(r.stdout, " read") || !strings.Contains(r.stdout, "killed") {
 		t.Fatalf("report of a killed run: %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	for i, f := range []string{"run.json", "intervals.hlog", "intervals.ndjson", "events.ndjson"} {

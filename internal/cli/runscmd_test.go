@@ -81,7 +81,7 @@ func TestRunsList(t *testing.T) {
 		"ID                         START (UTC)          WORKLOAD  STATUS      OPS/S  P99(MS)  TAGS",
 		"20261122-103512-ycsb-aaaa  2026-11-22 10:35:12  ycsb      completed  1125.0      2.9  db=pg16,env=ci",
 		"20261122-113512-ycsb-bbbb  2026-11-22 11:35:12  ycsb      completed  2125.0      2.8  db=pg17,env=ci",
-		"20261123-103512-tpcc-cccc  2026-11-23 10:35:12  tpcc      running         -        -",
+		"20261123-103512-tpcc-cccc  2026-11-23 10:35:12  tpcc      killed          -        -",
 	}
 	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
 		t.Errorf("runs:\n%s\nwant\n%s", r.stdout, strings.Join(want, "\n"))
