@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stampede-bench/stampede/internal/tcpproxy"
+	"github.com/stampede-bench/stampede/proxy"
 	"github.com/stampede-bench/stampede/sqlx"
 )
 
@@ -32,7 +32,7 @@ type workerTally struct {
 	sample string        // one error message
 }
 
-// TestFailover runs four workers on two endpoints (two proxies in front of
+// TestFailover runs four workers on two endpoints (two proxy listeners in front of
 // one server), kills endpoint 0 for two seconds, and checks that its
 // workers move to endpoint 1 and come back afterwards.
 func TestFailover(t *testing.T) {
@@ -54,16 +54,26 @@ func TestFailover(t *testing.T) {
 // in all and stops endpoint 0 in the middle.
 func testFailover(t *testing.T, maxConns int) {
 	base := testDatabaseURL(t)
-	var proxies [2]*tcpproxy.Proxy
+	// Two listeners of stampede's proxy (toxiproxy) in front of the one
+	// server; "down" on the first closes its connections and refuses new
+	// ones, as a dead node does.
+	px, err := proxy.Start([]proxy.Listener{
+		{Name: "ep0", Listen: "127.0.0.1:0", To: base.Host},
+		{Name: "ep1", Listen: "127.0.0.1:0", To: base.Host},
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer px.Close()
 	var urls []string
-	for i := range proxies {
-		p, err := tcpproxy.Start(base.Host)
-		if err != nil {
+	for _, l := range px.Listeners() {
+		urls = append(urls, withHost(base, l.Listen))
+	}
+	setDown := func(down bool) {
+		t.Helper()
+		if _, err := px.SetFaults("ep0", proxy.Faults{Down: down}); err != nil {
 			t.Fatal(err)
 		}
-		defer p.Close()
-		proxies[i] = p
-		urls = append(urls, withHost(base, p.Addr()))
 	}
 	ctx := context.Background()
 	db, err := sqlx.Open(ctx, sqlx.Options{URLs: urls, Workers: 4, MaxConns: maxConns, ConnectTimeout: 2 * time.Second})
@@ -138,14 +148,12 @@ func testFailover(t *testing.T, maxConns int) {
 	}
 	sleepUntil(stopAt)
 	t.Logf("before the outage: %s", acquires())
-	proxies[0].Stop()
+	setDown(true)
 	phase.Store(during)
 	sleepUntil(resumeAt)
 	during0 := db.EndpointStats()[0].Acquires
 	t.Logf("during the outage: %s", acquires())
-	if err := proxies[0].Resume(); err != nil {
-		t.Fatal(err)
-	}
+	setDown(false)
 	phase.Store(after)
 	wg.Wait()
 	t.Logf("after the outage:  %s", acquires())
