@@ -3,6 +3,7 @@ package clientsched
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -69,8 +70,35 @@ func policyName(policy uint32) Policy {
 }
 
 // maxPasses bounds the passes over the process's threads that Apply and
-// its restore make, each until a pass finds no thread left to change.
-const maxPasses = 10
+// its restore make.
+const maxPasses = 20
+
+// settle calls pass on the process's threads (first on ids when given)
+// until a pass changes no thread and lists the same threads as the one
+// before it. A thread being created from one not yet changed shows up
+// only in a later listing, with the policy its parent had when it was
+// copied; a listing that no longer grows means no such thread is on its
+// way.
+func settle(ids []int, pass func(ids []int) (bool, error)) error {
+	var prev []int
+	for i := 0; i < maxPasses; i++ {
+		if ids == nil || i > 0 {
+			var err error
+			if ids, err = threads(); err != nil {
+				return fmt.Errorf("cannot list the process's threads: %w", err)
+			}
+		}
+		more, err := pass(ids)
+		if err != nil {
+			return err
+		}
+		if !more && slices.Equal(ids, prev) {
+			return nil
+		}
+		prev = ids
+	}
+	return nil
+}
 
 // Apply puts every thread of the process that runs under SCHED_OTHER under
 // p, and returns what it did and a function that puts the threads it
@@ -112,15 +140,9 @@ func Apply(p Policy) (Applied, func(), error) {
 		if userBatch {
 			return
 		}
-		// Threads created during the run inherited the policy. Passes
-		// until one moves no thread: a thread created from one not yet
-		// moved back shows up only in a later listing.
+		// Threads created during the run inherited the policy.
 		moved := map[int]bool{}
-		for pass := 0; pass < maxPasses; pass++ {
-			ids, err := threads()
-			if err != nil {
-				return
-			}
+		_ = settle(nil, func(ids []int) (bool, error) {
 			more := false
 			for _, id := range ids {
 				if !known[id] && !moved[id] {
@@ -129,20 +151,10 @@ func Apply(p Policy) (Applied, func(), error) {
 					}
 				}
 			}
-			if !more && pass > 0 {
-				return
-			}
-		}
+			return more, nil
+		})
 	}
-	// Passes until one changes no thread, for threads created from one
-	// not yet moved.
-	for pass := 0; pass < maxPasses; pass++ {
-		if pass > 0 {
-			if ids, err = threads(); err != nil {
-				undo()
-				return Applied{Policy: current()}, none, fmt.Errorf("cannot list the process's threads: %w", err)
-			}
-		}
+	err = settle(ids, func(ids []int) (bool, error) {
 		more := false
 		for _, id := range ids {
 			if changed[id] {
@@ -150,16 +162,17 @@ func Apply(p Policy) (Applied, func(), error) {
 			}
 			ok, err := setPolicy(id, unix.SCHED_NORMAL, unix.SCHED_BATCH)
 			if err != nil {
-				undo()
-				return Applied{Policy: current()}, none, fmt.Errorf("cannot set thread %d to SCHED_BATCH: %w", id, err)
+				return false, fmt.Errorf("cannot set thread %d to SCHED_BATCH: %w", id, err)
 			}
 			if ok {
 				changed[id], more = true, true
 			}
 		}
-		if !more && pass > 0 {
-			break
-		}
+		return more, nil
+	})
+	if err != nil {
+		undo()
+		return Applied{Policy: current()}, none, err
 	}
 	var once sync.Once
 	return Applied{Policy: current(), Threads: len(changed)}, func() { once.Do(undo) }, nil
