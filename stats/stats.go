@@ -61,6 +61,9 @@ type Registry struct {
 	names  []string
 	shards []*shard
 	start  time.Time
+	// parent[i] is the series that series i's values also count in (see
+	// AddSeries), or -1. Guarded by tickMu.
+	parent []int
 
 	tickMu   sync.Mutex
 	spare    [][]*hdrhistogram.Histogram // per shard, swapped in at Tick
@@ -92,6 +95,10 @@ func NewRegistry(names []string, shards int, start time.Time) *Registry {
 		start:    start,
 		last:     start,
 		cumStart: start,
+		parent:   make([]int, len(names)),
+	}
+	for i := range r.parent {
+		r.parent[i] = -1
 	}
 	for i := range r.shards {
 		r.shards[i] = &shard{hists: newHists(len(names)), errors: make([]int64, len(names))}
@@ -132,7 +139,44 @@ func (r *Registry) Clock(t time.Time) time.Time {
 }
 
 // Names returns the series names, indexed by series number.
-func (r *Registry) Names() []string { return r.names }
+func (r *Registry) Names() []string {
+	r.tickMu.Lock()
+	defer r.tickMu.Unlock()
+	return append([]string(nil), r.names...)
+}
+
+// AddSeries adds a series named name and returns its number. When parent
+// is a series number (not -1), the new series is a part of it: at every
+// Tick, its interval values and errors are also counted in parent's, so
+// that parent holds its own values and those of all its parts, merged
+// exactly, and recording into a part counts once in each. The engine
+// splits an operation's series this way by endpoint (read@host:port).
+//
+// AddSeries is safe for concurrent use with recording and Tick; handles
+// may record into the new series as soon as it returns. A part must not
+// have parts of its own.
+func (r *Registry) AddSeries(name string, parent int) int {
+	r.tickMu.Lock()
+	defer r.tickMu.Unlock()
+	if parent >= len(r.names) || (parent >= 0 && r.parent[parent] >= 0) {
+		panic("stats: AddSeries with an unknown parent or a part as parent")
+	}
+	i := len(r.names)
+	r.names = append(r.names, name)
+	r.parent = append(r.parent, parent)
+	r.interval = append(r.interval, NewHistogram())
+	r.cum = append(r.cum, NewHistogram())
+	r.ierrs = append(r.ierrs, 0)
+	r.cerrs = append(r.cerrs, 0)
+	for si, s := range r.shards {
+		r.spare[si] = append(r.spare[si], NewHistogram())
+		s.mu.Lock()
+		s.hists = append(s.hists, NewHistogram())
+		s.errors = append(s.errors, 0)
+		s.mu.Unlock()
+	}
+	return i
+}
 
 // Handle returns a new recording handle for worker number worker.
 // Handles of different workers may share a shard.
@@ -271,6 +315,15 @@ func (r *Registry) Tick(now time.Time) Tick {
 			}
 		}
 		r.spare[si] = old
+	}
+	for i, p := range r.parent {
+		if p < 0 {
+			continue
+		}
+		if r.interval[i].TotalCount() > 0 {
+			r.interval[p].Merge(r.interval[i])
+		}
+		r.ierrs[p] += r.ierrs[i]
 	}
 	t := Tick{Start: r.last, End: now, CumStart: r.cumStart, Series: make([]Series, len(r.names)), Labels: ilabels}
 	for l, n := range ilabels {
