@@ -39,6 +39,10 @@ type Series struct {
 	// Ops holds one entry per operation series (see IsOp) that saw an
 	// operation or an error, in the order of the run's series.
 	Ops []OpSeries
+	// Endpoints holds, when the run split its figures by endpoint, one
+	// entry per part series (OP@ENDPOINT, see SplitSep) that saw an
+	// operation or an error.
+	Endpoints []OpSeries
 	// Telemetry holds the run's telemetry samples; nil when the run has no
 	// telemetry.ndjson (or no sample in it but the baseline).
 	Telemetry *Telemetry
@@ -226,7 +230,11 @@ func TimeSeries(run *runlog.Run) (Series, error) {
 		}
 	}
 	for i, op := range ops {
-		if used[i] && IsOp(op.Name) {
+		switch {
+		case !used[i]:
+		case IsSplit(op.Name):
+			s.Endpoints = append(s.Endpoints, op)
+		case IsOp(op.Name):
 			s.Ops = append(s.Ops, op)
 		}
 	}
