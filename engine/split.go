@@ -28,10 +28,14 @@ type Split struct {
 	// split off for that worker.
 	Cell func(worker int) *atomic.Int32
 	// Bases maps a cell's value to the registry series of the group's
-	// first operation: operation i of the group is series Bases[k]+i, and
-	// -1 means no group. The table may be replaced with a longer one
+	// first part: operation i of the group is series Bases[k]+Offsets[i],
+	// and -1 means no group. The table may be replaced with a longer one
 	// during the run, but before any cell holds one of its new indexes.
 	Bases *atomic.Pointer[[]int32]
+	// Offsets gives each operation's place among a group's parts, or -1
+	// for an operation that is not split (it counts in its own series
+	// only). Nil means every operation, in order.
+	Offsets []int32
 }
 
 // grouped returns the series of operation op in the group of cell, or op
@@ -41,9 +45,15 @@ func (s *Split) grouped(cell *atomic.Int32, op int) int {
 	if k < 0 {
 		return op
 	}
+	off := int32(op)
+	if s.Offsets != nil {
+		if off = s.Offsets[op]; off < 0 {
+			return op
+		}
+	}
 	if t := s.Bases.Load(); t != nil && int(k) < len(*t) {
 		if b := (*t)[k]; b >= 0 {
-			return int(b) + op
+			return int(b + off)
 		}
 	}
 	return op

@@ -90,6 +90,9 @@ type View struct {
 	// Reconnects is the number of reconnects during the period, summed
 	// over the runs; nil when the runs did not record it.
 	Reconnects *int64 `json:"reconnects,omitempty"`
+	// EndpointReconnects is Reconnects by endpoint, when the runs split
+	// their figures by endpoint (extras reconnects@ENDPOINT).
+	EndpointReconnects map[string]int64 `json:"reconnects_by_endpoint,omitempty"`
 	// ErrorCodes counts, during the period and over the runs, the failed
 	// operations by code ("errors_40001", "errors_conn") and the failures
 	// workers retried or ignored ("retries_40001"), summed over the
@@ -243,6 +246,20 @@ func Recompute(runs []*runlog.Run, w Window) (View, []error, error) {
 		}
 		if last.End.After(view.To) {
 			view.To = last.End
+		}
+		for key, v := range last.Extra {
+			ep, ok := strings.CutPrefix(key, ReconnectsExtra+SplitSep)
+			if !ok {
+				continue
+			}
+			base := 0.0
+			if lo > 0 {
+				base = ivs[lo-1].Extra[key]
+			}
+			if view.EndpointReconnects == nil {
+				view.EndpointReconnects = map[string]int64{}
+			}
+			view.EndpointReconnects[ep] += int64(v - base)
 		}
 		if v, ok := last.Extra[ReconnectsExtra]; ok {
 			hasRecon = true

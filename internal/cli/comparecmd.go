@@ -106,7 +106,7 @@ func (a *app) compare(refA, refB string, cf compareFlags) error {
 	for _, w := range c.Warnings {
 		printed = append(printed, errors.New(w))
 	}
-	return a.writeChart(cf.chart, runs[:], views[:], []string{"A", "B"}, printed)
+	return a.writeChart(cf.chart, runs[:], views[:], []string{"A", "B"}, printed, "")
 }
 
 // openRunRef finds and opens the run ref names; what names no run is a
