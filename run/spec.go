@@ -183,8 +183,9 @@ type Fleet struct {
 
 // Options returns the sqlx options of c for a workload whose default
 // database is defaultDB, with conns connections unless c.Conns says
-// otherwise. The database is c.Database, else the one a URL names, else
-// $PGDATABASE without URLs, else defaultDB.
+// otherwise. The database is c.Database, else the one a URL names (or,
+// without URLs, a URL of the endpoints file), else $PGDATABASE without
+// URLs, else defaultDB.
 func (c Conn) Options(defaultDB string, conns int) (sqlx.Options, error) {
 	opts := sqlx.Options{URLs: c.URLs, Driver: c.Driver, MaxConns: conns, AppName: "stampede",
 		Localities: c.Localities, EndpointsFile: c.EndpointsFile}
@@ -203,20 +204,28 @@ func (c Conn) Options(defaultDB string, conns int) (sqlx.Options, error) {
 		return opts, inputf("unknown driver %q: use postgres or null", c.Driver)
 	}
 	db := c.Database
-	if db == "" {
-		cfgs, err := sqlx.ParseConfigs(sqlx.Options{URLs: c.URLs})
+	urls := c.URLs
+	if len(urls) == 0 && c.EndpointsFile != "" {
+		// The endpoints file's URLs name the database.
+		var err error
+		if urls, err = sqlx.EndpointsFileURLs(c.EndpointsFile); err != nil {
+			return opts, asInput(err)
+		}
+	}
+	if db == "" && len(urls) > 0 {
+		cfgs, err := sqlx.ParseConfigs(sqlx.Options{URLs: urls})
 		if err != nil {
 			return opts, asInput(err)
 		}
-		for _, u := range c.URLs {
+		for _, u := range urls {
 			if urlNamesDatabase(u) {
 				db = cfgs[0].ConnConfig.Database
 				break
 			}
 		}
-		if db == "" && len(c.URLs) == 0 {
-			db = os.Getenv("PGDATABASE")
-		}
+	}
+	if db == "" && len(c.URLs) == 0 && c.EndpointsFile == "" {
+		db = os.Getenv("PGDATABASE")
 	}
 	if db == "" {
 		db = defaultDB

@@ -77,7 +77,7 @@ type Options struct {
 	Localities []string
 	// EndpointsFile, when set, names a file listing more endpoints, one
 	// connection string per line with an optional locality after it (see
-	// ReadEndpointsFile). Open reads it, and then again every second
+	// EndpointsFileURLs). Open reads it, and then again every second
 	// until Close: endpoints it adds get workers at their next call,
 	// endpoints it drops lose theirs. A file that cannot be read keeps
 	// the last list it gave, with a warning.

@@ -71,7 +71,7 @@ func endpointEntries(opts Options) ([]entry, error) {
 		out = append(out, entry{conn: conn, locality: loc})
 	}
 	if opts.EndpointsFile != "" {
-		fe, err := ReadEndpointsFile(opts.EndpointsFile)
+		fe, err := readEndpointsFile(opts.EndpointsFile)
 		if err != nil {
 			return nil, err
 		}
@@ -94,11 +94,21 @@ func connStrings(es []entry) []string {
 	return out
 }
 
-// ReadEndpointsFile reads an endpoints file: one endpoint per line, a
+// EndpointsFileURLs returns the connection strings of an endpoints file
+// (see Options.EndpointsFile), without their localities.
+func EndpointsFileURLs(path string) ([]string, error) {
+	es, err := readEndpointsFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return connStrings(es), nil
+}
+
+// readEndpointsFile reads an endpoints file: one endpoint per line, a
 // connection URL followed, optionally, by its locality (region=east, or
 // --locality region=east), or a key=value DSN with a locality=... pair.
 // Blank lines and lines starting with # are skipped.
-func ReadEndpointsFile(path string) ([]entry, error) {
+func readEndpointsFile(path string) ([]entry, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the endpoints file: %v", err)
@@ -312,7 +322,7 @@ func (db *DB) watchFile(path string) {
 				return
 			case <-t.C:
 			}
-			entries, err := ReadEndpointsFile(path)
+			entries, err := readEndpointsFile(path)
 			if err == nil && len(entries) == 0 {
 				err = fmt.Errorf("it lists no endpoint")
 			}
