@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -283,5 +284,81 @@ func TestClusterFlagsBadInput(t *testing.T) {
 			continue
 		}
 		checkOneLineError(t, r, r.code, tc.want)
+	}
+}
+
+// TestSplitReportCompareChart runs the null driver over three endpoints
+// in two localities, with --by-endpoint, and checks that report, compare
+// and the chart break the figures down by endpoint and by locality from
+// the run directories alone, the parts adding up to the operations.
+func TestSplitReportCompareChart(t *testing.T) {
+	dir := t.TempDir()
+	urls := []string{"postgresql://10.0.0.1:26257/ycsb", "--locality", "region=east", "postgresql://10.0.0.2:26257/ycsb", "--locality", "region=west",
+		"postgresql://10.0.0.3:26257/ycsb?locality=region%3Deast"}
+	var ids []string
+	newest := func() string { // the run not seen yet
+		t.Helper()
+		runs, _ := runlog.List(dir)
+		for _, r := range runs {
+			if !slices.Contains(ids, r.ID) {
+				return r.ID
+			}
+		}
+		t.Fatal("no new run")
+		return ""
+	}
+	for range 2 {
+		r := stampede(t, append([]string{"run", "ycsb", "--driver", "null", "--duration", "1s", "--concurrency", "3", "--by-endpoint",
+			"--results-dir", dir, "--telemetry=false"}, urls...)...)
+		if r.code != 0 {
+			t.Fatalf("run: %s", r.stderr)
+		}
+		for _, want := range []string{" read@10.0.0.1:26257\n", " update@10.0.0.3:26257\n", "reconnects@10.0.0.2:26257: 0"} {
+			if !strings.Contains(r.stdout, want) {
+				t.Errorf("run's output lacks %q:\n%s", want, r.stdout)
+			}
+		}
+		ids = append(ids, newest())
+	}
+	v := reportView(t, dir, ids[0])
+	var byLoc = map[string]int64{}
+	for _, op := range v.Localities {
+		byLoc[op.Name] = op.Count
+	}
+	var reads int64
+	for _, op := range v.Ops {
+		if op.Name == "read" {
+			reads = op.Count
+		}
+	}
+	if reads == 0 || byLoc["read@region=east"]+byLoc["read@region=west"] != reads {
+		t.Errorf("reads %d, by locality %v", reads, byLoc)
+	}
+	r := stampede(t, "report", "--results-dir", dir, ids[0], "--by-locality", "--chart", filepath.Join(t.TempDir(), "c.svg"))
+	if r.code != 0 || !strings.Contains(r.stdout, "  read@region=west\n") || strings.Contains(r.stdout, "read@10.0.0.1") {
+		t.Errorf("report --by-locality: %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	r = stampede(t, "compare", "--results-dir", dir, ids[0], ids[1], "--by-endpoint", "--format", "json")
+	if r.code != 0 {
+		t.Fatalf("compare: %s", r.stderr)
+	}
+	var c results.Comparison
+	if err := json.Unmarshal([]byte(r.stdout), &c); err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]bool{}
+	for _, row := range c.Ops {
+		rows[row.Name] = row.A != nil && row.B != nil && row.Throughput.NA > 0
+	}
+	if !rows["read@10.0.0.2:26257"] || !rows["read"] {
+		t.Errorf("compare --by-endpoint rows: %v", rows)
+	}
+	// A run without the split says so in one line.
+	if r = stampede(t, "run", "ycsb", "--driver", "null", "--duration", "1s", "--results-dir", dir, "--telemetry=false"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	r = stampede(t, "report", "--results-dir", dir, newest(), "--by-endpoint")
+	if r.code != 0 || !strings.Contains(r.stdout, "no figures by endpoint: the run did not record them (run with --by-endpoint or --by-locality)") {
+		t.Errorf("report --by-endpoint of a run without: %d\n%s", r.code, r.stdout)
 	}
 }
