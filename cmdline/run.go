@@ -61,6 +61,10 @@ func Run(ctx context.Context, spec RunArgs, env Env) (*run.Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if splitBy != "" && (rf.outputStyle == "ycsb" || rf.outputStyle == "sysbench") {
+		fmt.Fprintf(env.Stderr, "warning: --by-%s: --output-style %s prints no lines by %s; the run log keeps them (`stampede report RUN --by-%s`)\n",
+			splitBy, rf.outputStyle, splitBy, splitBy)
+	}
 	concurrency := rf.concurrency
 	if d, ok := gen.(workload.RunDefaulter); ok && !spec.FS.Changed("concurrency") && !spec.FS.Changed("threads") && d.RunDefaults().Concurrency > 0 {
 		concurrency = 0 // the workload's default (TPC-C's 10 terminals per warehouse)

@@ -223,7 +223,8 @@ func (db *DB) newEndpoint(ctx context.Context, en entry, n, i int) (*endpoint, e
 // without a server), else one named "null".
 func (db *DB) openNull(opts Options) error {
 	entries := []entry{{}}
-	if len(opts.URLs) > 1 || opts.EndpointsFile != "" {
+	named := len(opts.URLs) > 1 || opts.EndpointsFile != ""
+	if named {
 		var err error
 		if entries, err = endpointEntries(opts); err != nil {
 			return err
@@ -236,10 +237,13 @@ func (db *DB) openNull(opts Options) error {
 		if err != nil {
 			return err
 		}
-		if len(entries) == 1 {
+		if !named {
 			e.Name = "null"
 		}
 		db.set.Store(db.set.Load().with(e))
+	}
+	if opts.EndpointsFile != "" {
+		db.watchFile(opts.EndpointsFile)
 	}
 	return nil
 }

@@ -170,7 +170,7 @@ func (g *ycsb) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (wor
 	}
 
 	ql := workload.QueryLoad{Ops: layout.names, Classes: layout.classes, Workers: make([]workload.Worker, oc.Concurrency)}
-	own, err := g.ownKeys(ctx, db, c) // --locality-keys own
+	own, err := g.ownKeys(ctx, db, c, warn) // --locality-keys own
 	if err != nil {
 		return workload.QueryLoad{}, err
 	}

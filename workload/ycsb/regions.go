@@ -34,7 +34,8 @@ func (r *regionFlags) define(fs *pflag.FlagSet, meta map[string]workload.FlagMet
 		"init: make the database multi-region over these regions, the primary first (CockroachDB: ALTER DATABASE ... PRIMARY REGION, ADD REGION; usertable REGIONAL BY ROW)")
 	fs.StringVar(&r.localityKeys, "locality-keys", localityKeysShared,
 		"run: shared (every worker draws from all the keys) or own (the keys [insertstart, insertstart+insertcount) split into one contiguous range per locality of the endpoints, in the order the endpoints are given; a worker draws from its home endpoint's)")
-	meta["regions"] = workload.FlagMeta{RuntimeOnly: true} // the rows are the same
+	// --regions changes no row but only init uses it (run says so); it
+	// is not RuntimeOnly, which would have init warn that it ignores it.
 	meta["locality-keys"] = workload.FlagMeta{RuntimeOnly: true}
 }
 
@@ -89,7 +90,10 @@ type localityKeys struct {
 // contiguous range of [insertstart, insertstart+insertcount), in the order
 // the endpoints are given, and its inserts continue after its own earlier
 // inserts (as a client with insertstart and insertcount would).
-func (g *ycsb) ownKeys(ctx context.Context, db *sqlx.DB, c *config) (*localityKeys, error) {
+func (g *ycsb) ownKeys(ctx context.Context, db *sqlx.DB, c *config, warn func(string, ...any)) (*localityKeys, error) {
+	if len(g.region.regions) > 0 && warn != nil {
+		warn("--regions only changes what `stampede init ycsb` does: run ignores it")
+	}
 	if g.region.localityKeys != localityKeysOwn {
 		return nil, nil
 	}

@@ -34,7 +34,7 @@ func TestLocalityKeys(t *testing.T) {
 		t.Errorf("header %q", ql.Header)
 	}
 	c, _ := g.config()
-	lk, err := g.ownKeys(context.Background(), db, c)
+	lk, err := g.ownKeys(context.Background(), db, c, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
