@@ -93,7 +93,8 @@ func (c Config) RunPacer(workers int) Pacer {
 // For every operation, OP = OP.lag + OP.service exactly, and OP.lag is
 // the operation's queueing (behind the worker's own slow operations) plus
 // its pacer lag (see schedule). Without a schedule the n series are the
-// service times and nothing else is recorded.
+// service times and nothing else is recorded. A Split adds, after these,
+// parts of the operations' series by group (see Split and RunSplit).
 type Series struct {
 	// Ops are the workload's operation names.
 	Ops []string
