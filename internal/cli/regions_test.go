@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stampede-bench/stampede/internal/tcpproxy"
+	"github.com/stampede-bench/stampede/proxy"
 	"github.com/stampede-bench/stampede/results"
 	"github.com/stampede-bench/stampede/runlog"
 )
@@ -35,6 +35,36 @@ func reportView(t *testing.T, dir, id string, args ...string) results.View {
 		t.Fatalf("report's JSON: %v\n%s", err, r.stdout)
 	}
 	return v
+}
+
+// listeners starts n listeners of stampede's proxy (toxiproxy), in this
+// process, in front of the test server's database db (nodes of a cluster,
+// for the tests), and returns the proxy, their URLs and addresses. Runs
+// through them use --io-mode poller: workers waiting in system calls on
+// their own threads would starve a proxy in the same process.
+func listeners(t *testing.T, db string, n int) (*proxy.Proxy, []string, []string) {
+	t.Helper()
+	base, err := url.Parse(dbURL(t, db))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var specs []proxy.Listener
+	for i := range n {
+		specs = append(specs, proxy.Listener{Name: fmt.Sprintf("n%d", i), Listen: "127.0.0.1:0", To: base.Host})
+	}
+	px, err := proxy.Start(specs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(px.Close)
+	var urls, addrs []string
+	for _, l := range px.Listeners() {
+		u := *base
+		u.Host = l.Listen
+		urls = append(urls, u.String())
+		addrs = append(addrs, l.Listen)
+	}
+	return px, urls, addrs
 }
 
 // TestMultiRegionYCSB stands in for the field report's multi-region YCSB
@@ -109,22 +139,7 @@ func TestEndpointsFile(t *testing.T) {
 	if r := stampede(t, "init", "ycsb", "--record-count", "200", dbURL(t, db)); r.code != 0 {
 		t.Fatalf("init: %s", r.stderr)
 	}
-	base, err := url.Parse(dbURL(t, db))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var urls, addrs []string
-	for range 3 {
-		p, err := tcpproxy.Start(base.Host)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer p.Close()
-		u := *base
-		u.Host = p.Addr()
-		urls = append(urls, u.String())
-		addrs = append(addrs, p.Addr())
-	}
+	_, urls, addrs := listeners(t, db, 3)
 	file := filepath.Join(t.TempDir(), "endpoints")
 	write := func(lines ...string) {
 		t.Helper()
@@ -141,7 +156,7 @@ func TestEndpointsFile(t *testing.T) {
 	done := make(chan result, 1)
 	go func() {
 		done <- stampede(t, "run", "ycsb", "--workload", "c", "--record-count", "200", "--duration", "7s", "--concurrency", "6",
-			"--display-every", "500ms", "--by-endpoint", "--endpoints-file", file, "--results-dir", dir)
+			"--display-every", "500ms", "--by-endpoint", "--endpoints-file", file, "--results-dir", dir, "--io-mode", "poller")
 	}()
 	time.Sleep(2 * time.Second)
 	added := time.Now()
@@ -210,39 +225,25 @@ func TestNodeDownAtStart(t *testing.T) {
 	if r := stampede(t, "init", "ycsb", "--record-count", "100", dbURL(t, db)); r.code != 0 {
 		t.Fatalf("init: %s", r.stderr)
 	}
-	base, err := url.Parse(dbURL(t, db))
-	if err != nil {
+	px, urls, addrs := listeners(t, db, 2)
+	if _, err := px.SetFaults("n1", proxy.Faults{Down: true}); err != nil {
 		t.Fatal(err)
 	}
-	var urls []string
-	var proxies []*tcpproxy.Proxy
-	for range 2 {
-		p, err := tcpproxy.Start(base.Host)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer p.Close()
-		u := *base
-		u.Host = p.Addr()
-		urls = append(urls, u.String())
-		proxies = append(proxies, p)
-	}
-	proxies[1].Stop()
 	dir := t.TempDir()
 	done := make(chan result, 1)
 	go func() {
 		done <- stampede(t, append([]string{"run", "ycsb", "--workload", "c", "--record-count", "100", "--duration", "6s", "--concurrency", "4",
-			"--display-every", "500ms", "--by-endpoint", "--results-dir", dir}, urls...)...)
+			"--display-every", "500ms", "--by-endpoint", "--results-dir", dir, "--io-mode", "poller"}, urls...)...)
 	}()
 	time.Sleep(1500 * time.Millisecond)
-	if err := proxies[1].Resume(); err != nil {
+	if _, err := px.SetFaults("n1", proxy.Faults{}); err != nil {
 		t.Fatal(err)
 	}
 	r := <-done
 	if r.code != 0 {
 		t.Fatalf("run: %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
-	want := "warning: endpoint " + proxies[1].Addr() + " is down at the start ("
+	want := "warning: endpoint " + addrs[1] + " is down at the start ("
 	if n := strings.Count(r.stderr, "is down at the start"); n != 1 || !strings.Contains(r.stderr, want) ||
 		!strings.Contains(r.stderr, "the run starts on the other 1 and keeps trying it") {
 		t.Errorf("stderr: want one line %q...:\n%s", want, r.stderr)
@@ -252,7 +253,7 @@ func TestNodeDownAtStart(t *testing.T) {
 	for _, op := range v.Endpoints {
 		counts[op.Name] = op.Count
 	}
-	if counts["read@"+proxies[1].Addr()] == 0 || counts["read@"+proxies[0].Addr()] == 0 {
+	if counts["read@"+addrs[1]] == 0 || counts["read@"+addrs[0]] == 0 {
 		t.Errorf("reads by endpoint %v: the endpoint down at the start got none once up", counts)
 	}
 }
