@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -87,5 +88,38 @@ func TestSplit(t *testing.T) {
 				t.Errorf("service series %d, read %d", s.Cumulative.TotalCount(), series["read"].Cumulative.TotalCount())
 			}
 		}
+	}
+}
+
+// BenchmarkSplit measures what splitting the figures by endpoint adds to
+// each operation of a closed-loop run: 3 workers on 3 endpoints, an
+// operation that does nothing, with and without a Split.
+func BenchmarkSplit(b *testing.B) {
+	for _, split := range []bool{false, true} {
+		name := "whole"
+		if split {
+			name = "by-endpoint"
+		}
+		b.Run(name, func(b *testing.B) {
+			ops := []string{"read", "update"}
+			load := fakeLoad(3, ops, func(w int, call int64) workload.Result { return workload.Result{Op: int(call & 1)} })
+			reg := stats.NewRegistry(engine.Series{Ops: ops}.Names(), 3, time.Now())
+			var sp *engine.Split
+			if split {
+				cells := make([]atomic.Int32, 3)
+				var table []int32
+				for g := range 3 {
+					cells[g].Store(int32(g))
+					base := reg.AddSeries(fmt.Sprintf("read@%d", g), 0)
+					reg.AddSeries(fmt.Sprintf("update@%d", g), 1)
+					table = append(table, int32(base))
+				}
+				var tab atomic.Pointer[[]int32]
+				tab.Store(&table)
+				sp = &engine.Split{Cell: func(w int) *atomic.Int32 { return &cells[w] }, Bases: &tab}
+			}
+			b.ResetTimer()
+			engine.RunSplit(context.Background(), engine.Config{MaxOps: int64(b.N), DisplayEvery: time.Second}, load, reg, engine.Hooks{}, sp)
+		})
 	}
 }

@@ -124,6 +124,7 @@ type Run struct {
 	prom    *promexport.Exporter
 	split   *splitter // nil: figures not split by endpoint
 	known   int       // series the run log knows
+	parts   int       // the first part series (see Split); len(series) without
 	root    string
 	cleanup []func() // undone in reverse order at the end, or on a failed Start
 	done    chan struct{}
@@ -214,6 +215,7 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 	names := series.Names()
 	start := time.Now()
 	r.reg = stats.NewRegistry(names, stats.ShardsFor(src.workers, runtime.GOMAXPROCS(0)), start)
+	r.parts = len(names)
 	var split *Split
 	if s.SplitBy != "" && src.db != nil {
 		split = &Split{By: s.SplitBy}
@@ -613,9 +615,16 @@ func (r *Run) writeInterval(t stats.Tick) error {
 		}
 		r.known = len(t.Series)
 	}
-	series := make([]runlog.IntervalSeries, len(t.Series))
+	series := make([]runlog.IntervalSeries, 0, len(t.Series))
 	for i, s := range t.Series {
-		series[i] = runlog.IntervalSeries{Name: s.Name, Hist: s.Interval, Count: s.Interval.TotalCount(), Errors: s.Errors}
+		if i >= r.parts && s.Interval.TotalCount() == 0 && s.Errors == 0 {
+			// An endpoint's part with nothing this interval: readers
+			// take a missing series as empty, and encoding every
+			// endpoint's empty histograms would cost the client more
+			// than recording them.
+			continue
+		}
+		series = append(series, runlog.IntervalSeries{Name: s.Name, Hist: s.Interval, Count: s.Interval.TotalCount(), Errors: s.Errors})
 	}
 	extra := map[string]float64{"reconnects": float64(r.src.reconnects())}
 	for label, n := range t.Labels {

@@ -16,6 +16,7 @@ import (
 func TestAddSeriesParts(t *testing.T) {
 	start := time.Now()
 	reg := stats.NewRegistry([]string{"read"}, 4, start)
+	unused := reg.AddSeries("read@idle", 0) // never recorded into
 	want := stats.NewHistogram()
 	wantParts := map[string]int64{}
 	var mu sync.Mutex
@@ -53,8 +54,11 @@ func TestAddSeriesParts(t *testing.T) {
 	wg.Wait()
 	last := reg.Tick(time.Now())
 	sum += last.Series[0].Interval.TotalCount()
-	if n := len(last.Series); n != 5 {
-		t.Fatalf("%d series, want 5: %v", n, reg.Names())
+	if n := len(last.Series); n != 6 {
+		t.Fatalf("%d series, want 6: %v", n, reg.Names())
+	}
+	if u := last.Series[unused]; u.Interval == nil || u.Cumulative == nil || u.Cumulative.TotalCount() != 0 || u.CumErrors != 0 {
+		t.Errorf("the part never recorded into: %+v", u)
 	}
 	if sum != 6000 {
 		t.Errorf("the parent's intervals hold %d values, want 6000", sum)
@@ -66,7 +70,7 @@ func TestAddSeriesParts(t *testing.T) {
 	if parent.CumErrors != 6 {
 		t.Errorf("parent errors %d, want 6 (2 own + 4 from parts)", parent.CumErrors)
 	}
-	for _, s := range last.Series[1:] {
+	for _, s := range last.Series[2:] {
 		if s.Cumulative.TotalCount() != wantParts[s.Name] || s.CumErrors != 1 {
 			t.Errorf("%s: %d values %d errors, want %d and 1", s.Name, s.Cumulative.TotalCount(), s.CumErrors, wantParts[s.Name])
 		}

@@ -41,7 +41,7 @@ func Clamp(d time.Duration) int64 {
 // shard is the recording state of a group of workers.
 type shard struct {
 	mu     sync.Mutex
-	hists  []*hdrhistogram.Histogram // current interval, one per series
+	hists  []*hdrhistogram.Histogram // current interval, one per series (nil: a part not yet recorded into)
 	errors []int64                   // current interval, one per series
 	labels map[string]int64          // current interval, by error label
 	_      [64]byte                  // keep shards on separate cache lines
@@ -69,6 +69,7 @@ type Registry struct {
 	spare    [][]*hdrhistogram.Histogram // per shard, swapped in at Tick
 	interval []*hdrhistogram.Histogram   // per series, last interval
 	cum      []*hdrhistogram.Histogram   // per series, since cumStart
+	empty    *hdrhistogram.Histogram     // stands for parts not recorded into yet
 	ierrs    []int64
 	cerrs    []int64
 	clabels  map[string]int64 // error labels since cumStart
@@ -164,14 +165,17 @@ func (r *Registry) AddSeries(name string, parent int) int {
 	i := len(r.names)
 	r.names = append(r.names, name)
 	r.parent = append(r.parent, parent)
-	r.interval = append(r.interval, NewHistogram())
-	r.cum = append(r.cum, NewHistogram())
+	// A part's histograms are made when it is first recorded into: an
+	// operation split by endpoint has a part per endpoint, of which a
+	// workload that never runs the operation uses none.
+	r.interval = append(r.interval, nil)
+	r.cum = append(r.cum, nil)
 	r.ierrs = append(r.ierrs, 0)
 	r.cerrs = append(r.cerrs, 0)
 	for si, s := range r.shards {
-		r.spare[si] = append(r.spare[si], NewHistogram())
+		r.spare[si] = append(r.spare[si], nil)
 		s.mu.Lock()
-		s.hists = append(s.hists, NewHistogram())
+		s.hists = append(s.hists, nil)
 		s.errors = append(s.errors, 0)
 		s.mu.Unlock()
 	}
@@ -220,7 +224,12 @@ func (h *Handle) Flush() {
 	}
 	h.s.mu.Lock()
 	for i := 0; i < h.n; i++ {
-		_ = h.s.hists[h.series[i]].RecordValue(h.vals[i])
+		hh := h.s.hists[h.series[i]]
+		if hh == nil { // a part's first value (see AddSeries)
+			hh = NewHistogram()
+			h.s.hists[h.series[i]] = hh
+		}
+		_ = hh.RecordValue(h.vals[i])
 	}
 	h.s.mu.Unlock()
 	h.n = 0
@@ -286,7 +295,9 @@ func (r *Registry) Tick(now time.Time) Tick {
 	defer r.tickMu.Unlock()
 	now = r.Clock(now)
 	for i := range r.interval {
-		r.interval[i].Reset()
+		if r.interval[i] != nil {
+			r.interval[i].Reset()
+		}
 		r.ierrs[i] = 0
 	}
 	var ilabels map[string]int64
@@ -309,7 +320,10 @@ func (r *Registry) Tick(now time.Time) Tick {
 			ilabels[l] += n
 		}
 		for i, h := range old {
-			if h.TotalCount() > 0 {
+			if h != nil && h.TotalCount() > 0 {
+				if r.interval[i] == nil {
+					r.interval[i] = NewHistogram()
+				}
 				r.interval[i].Merge(h)
 				h.Reset()
 			}
@@ -320,7 +334,7 @@ func (r *Registry) Tick(now time.Time) Tick {
 		if p < 0 {
 			continue
 		}
-		if r.interval[i].TotalCount() > 0 {
+		if r.interval[i] != nil && r.interval[i].TotalCount() > 0 {
 			r.interval[p].Merge(r.interval[i])
 		}
 		r.ierrs[p] += r.ierrs[i]
@@ -336,14 +350,17 @@ func (r *Registry) Tick(now time.Time) Tick {
 		}
 	}
 	for i, name := range r.names {
-		if r.interval[i].TotalCount() > 0 {
+		if r.interval[i] != nil && r.interval[i].TotalCount() > 0 {
+			if r.cum[i] == nil {
+				r.cum[i] = NewHistogram()
+			}
 			r.cum[i].Merge(r.interval[i])
 		}
 		r.cerrs[i] += r.ierrs[i]
 		t.Series[i] = Series{
 			Name:       name,
-			Interval:   r.interval[i],
-			Cumulative: r.cum[i],
+			Interval:   r.orEmpty(r.interval[i]),
+			Cumulative: r.orEmpty(r.cum[i]),
 			Errors:     r.ierrs[i],
 			CumErrors:  r.cerrs[i],
 		}
@@ -363,10 +380,24 @@ func (r *Registry) ResetCumulative() time.Time {
 	r.tickMu.Lock()
 	defer r.tickMu.Unlock()
 	for i := range r.cum {
-		r.cum[i].Reset()
+		if r.cum[i] != nil {
+			r.cum[i].Reset()
+		}
 		r.cerrs[i] = 0
 	}
 	clear(r.clabels)
 	r.cumStart = r.last
 	return r.cumStart
+}
+
+// orEmpty returns h, or an empty histogram for a part not recorded into
+// yet (which Tick's callers must not modify, as any of its histograms).
+func (r *Registry) orEmpty(h *hdrhistogram.Histogram) *hdrhistogram.Histogram {
+	if h != nil {
+		return h
+	}
+	if r.empty == nil {
+		r.empty = NewHistogram()
+	}
+	return r.empty
 }
