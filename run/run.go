@@ -124,7 +124,7 @@ type Run struct {
 	prom    *promexport.Exporter
 	split   *splitter // nil: figures not split by endpoint
 	known   int       // series the run log knows
-	parts   int       // the first part series (see Split); len(series) without
+	parts   int       // series number of the first part (see Split): parts follow the engine's series
 	root    string
 	cleanup []func() // undone in reverse order at the end, or on a failed Start
 	done    chan struct{}

@@ -205,7 +205,11 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	case "", DriverPostgres:
 	case DriverNull:
 		db.null = true
-		return db, db.openNull(opts)
+		if err := db.openNull(opts); err != nil {
+			db.Close()
+			return nil, err
+		}
+		return db, nil
 	default:
 		return nil, fmt.Errorf("unknown driver %q: use postgres or null", opts.Driver)
 	}
