@@ -363,3 +363,20 @@ func TestSplitReportCompareChart(t *testing.T) {
 		t.Errorf("report --by-endpoint of a run without: %d\n%s", r.code, r.stdout)
 	}
 }
+
+// TestRegionsNeedCockroach checks that `init ycsb --regions` on
+// PostgreSQL says in one line that it needs CockroachDB, before creating
+// a table (the database is created first, as init does): init without it
+// then works without --drop.
+func TestRegionsNeedCockroach(t *testing.T) {
+	db := freshDB(t, "regions")
+	r := stampede(t, "init", "ycsb", "--record-count", "10", "--regions", "east,central,west", dbURL(t, db))
+	checkFinalError(t, r, 2, "--regions east,central,west: multi-region databases (ALTER DATABASE ... PRIMARY REGION) are CockroachDB's, and this server is postgres: needs CockroachDB")
+	if r := stampede(t, "init", "ycsb", "--record-count", "10", dbURL(t, db)); r.code != 0 {
+		t.Errorf("init after the refusal: %d %s", r.code, r.stderr)
+	}
+	r = stampede(t, "run", "ycsb", "--record-count", "10", "--regions", "east", "--max-ops", "10", "--results-dir", t.TempDir(), dbURL(t, db))
+	if r.code != 0 || !strings.Contains(r.stderr, "warning: --regions only changes what `stampede init ycsb` does: run ignores it") {
+		t.Errorf("run with --regions: %d %s", r.code, r.stderr)
+	}
+}

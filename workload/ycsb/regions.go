@@ -49,6 +49,16 @@ func (r *regionFlags) validate() error {
 	return nil
 }
 
+// CheckDialect refuses --regions, in one line, on a server without
+// multi-region databases, before init creates anything (run.Load asks).
+func (g *ycsb) CheckDialect(d dialect.Dialect) error {
+	if len(g.region.regions) == 0 {
+		return nil
+	}
+	_, err := dialect.MultiRegionDDL(d, "", g.region.regions, nil, nil)
+	return err
+}
+
 // preLoad sets a CockroachDB database up as multi-region when --regions
 // is given (after the table is created, before its rows are loaded); on
 // another server it refuses in one line.
