@@ -20,6 +20,8 @@ type Conn struct {
 	pgHost, pgUser, pgPassword, pgDB string
 	pgPort                           int
 	dbDriver                         string
+	// cluster holds --locality and --endpoints-file.
+	cluster clusterConn
 }
 
 // Register defines the flags on fs.
@@ -36,6 +38,7 @@ func (c *Conn) Register(fs *pflag.FlagSet) {
 	for _, name := range []string{"pgsql-host", "pgsql-port", "pgsql-user", "pgsql-password", "pgsql-db", "db-driver"} {
 		_ = fs.MarkHidden(name)
 	}
+	c.cluster.register(fs)
 }
 
 // sysbenchURL builds a URL from the --pgsql-* options, or returns "" when
@@ -86,7 +89,11 @@ func (c *Conn) Spec(urls []string) (run.Conn, error) {
 	default:
 		return run.Conn{}, usagef("unknown --driver %q: use postgres or null", c.driver)
 	}
-	return run.Conn{URLs: urls, Database: c.db, Conns: c.conns, Driver: c.driver}, nil
+	rc := run.Conn{URLs: urls, Database: c.db, Conns: c.conns, Driver: c.driver}
+	if err := c.cluster.spec(&rc, urls); err != nil {
+		return run.Conn{}, err
+	}
+	return rc, nil
 }
 
 // Options builds sqlx options for the given URLs and workload, with conns

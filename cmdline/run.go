@@ -57,6 +57,14 @@ func Run(ctx context.Context, spec RunArgs, env Env) (*run.Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	splitBy, err := rf.split.By()
+	if err != nil {
+		return nil, err
+	}
+	if splitBy != "" && (rf.outputStyle == "ycsb" || rf.outputStyle == "sysbench") {
+		fmt.Fprintf(env.Stderr, "warning: --by-%s: --output-style %s prints no lines by %s; the run log keeps them (`stampede report RUN --by-%s`)\n",
+			splitBy, rf.outputStyle, splitBy, splitBy)
+	}
 	concurrency := rf.concurrency
 	if d, ok := gen.(workload.RunDefaulter); ok && !spec.FS.Changed("concurrency") && !spec.FS.Changed("threads") && d.RunDefaults().Concurrency > 0 {
 		concurrency = 0 // the workload's default (TPC-C's 10 terminals per warehouse)
@@ -79,6 +87,7 @@ func Run(ctx context.Context, spec RunArgs, env Env) (*run.Result, error) {
 		ClientSched:      string(rf.sched),
 		GCHeadroom:       rf.headroom,
 		SkipChecks:       rf.skipChecks,
+		SplitBy:          splitBy,
 		Telemetry:        rf.tel.spec(),
 		Limits:           rf.lim.spec(),
 		ResultsDir:       rf.resultsDir,

@@ -59,10 +59,12 @@ type RunFlags struct {
 	skipChecks bool
 	tel        Telemetry
 	lim        Limits
+	split      SplitFlags
 }
 
 // Register defines the flags on fs.
 func (r *RunFlags) Register(fs *pflag.FlagSet) {
+	defer r.split.Register(fs)
 	fs.IntVar(&r.concurrency, "concurrency", 8, "number of concurrent workers")
 	fs.IntVar(&r.threads, "threads", 0, "alias of --concurrency (sysbench's name)")
 	_ = fs.MarkHidden("threads")

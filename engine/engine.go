@@ -93,7 +93,8 @@ func (c Config) RunPacer(workers int) Pacer {
 // For every operation, OP = OP.lag + OP.service exactly, and OP.lag is
 // the operation's queueing (behind the worker's own slow operations) plus
 // its pacer lag (see schedule). Without a schedule the n series are the
-// service times and nothing else is recorded.
+// service times and nothing else is recorded. A Split adds, after these,
+// parts of the operations' series by group (see Split and RunSplit).
 type Series struct {
 	// Ops are the workload's operation names.
 	Ops []string
@@ -221,6 +222,12 @@ func (e *OpError) Unwrap() error { return e.Err }
 // describes). It returns when the run ends: duration or operation budget
 // reached, ctx cancelled, or an operation failed without TolerateErrors.
 func Run(ctx context.Context, cfg Config, load workload.QueryLoad, reg *stats.Registry, hooks Hooks) Result {
+	return RunSplit(ctx, cfg, load, reg, hooks, nil)
+}
+
+// RunSplit is Run with each operation's figures split by group as split
+// says (see Split); a nil split is Run.
+func RunSplit(ctx context.Context, cfg Config, load workload.QueryLoad, reg *stats.Registry, hooks Hooks, split *Split) Result {
 	n := len(load.Workers)
 	r := &runner{
 		cfg:   cfg,
@@ -230,6 +237,9 @@ func Run(ctx context.Context, cfg Config, load workload.QueryLoad, reg *stats.Re
 		nOps:  len(load.Ops),
 		rated: cfg.MaxRate > 0,
 		stop:  make(chan struct{}),
+	}
+	if split != nil && split.Cell != nil && split.Bases != nil {
+		r.split = split
 	}
 	grace := cfg.Grace
 	if grace == 0 {
@@ -391,6 +401,7 @@ type runner struct {
 	base     time.Time // the run's start; worker times are offsets from it
 	pacer    Pacer     // see Config.RunPacer
 	mono     int64     // CLOCK_MONOTONIC at base, for the precise pacer
+	split    *Split    // nil: figures not split by group
 
 	workersMu sync.Mutex
 	workers   []WorkerStats
@@ -405,8 +416,11 @@ type recorder struct {
 }
 
 // RecordError implements workload.Recorder.
-func (rc recorder) RecordError(op int, err error) {
-	rc.r.countError(rc.Handle, op, RetriedPrefix, err)
+func (rc recorder) RecordError(op int, err error) { rc.recordError(op, op, err) }
+
+// recordError counts a handled failure of operation op in series.
+func (rc recorder) recordError(series, op int, err error) {
+	rc.r.countError(rc.Handle, series, RetriedPrefix, err)
 	if h := rc.r.hooks.Handled; h != nil {
 		name := ""
 		if op < len(rc.r.load.Ops) {
@@ -470,8 +484,17 @@ func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Dur
 	fn := r.load.Workers[w]
 	h := r.reg.Handle(w)
 	defer h.Flush()
+	var cell *atomic.Int32 // the group of the worker's connection; nil: not split
+	if r.split != nil {
+		cell = r.split.Cell(w)
+	}
 	if r.load.Attach != nil {
-		r.load.Attach(w, recorder{Handle: h, r: r, w: w})
+		rec := recorder{Handle: h, r: r, w: w}
+		if cell != nil {
+			r.load.Attach(w, splitRecorder{recorder: rec, split: r.split, cell: cell})
+		} else {
+			r.load.Attach(w, rec)
+		}
 	}
 	var ops int64
 	var busy time.Duration
@@ -517,12 +540,16 @@ func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Dur
 		if budget > 0 {
 			budget--
 		}
+		series := res.Op // the operation's series, or its group's part
+		if cell != nil {
+			series = r.split.grouped(cell, res.Op)
+		}
 		switch {
 		case res.Err != nil:
 			if r.stopped.Load() && errors.Is(res.Err, context.Canceled) {
 				return // cancelled by the end of the run, not a failure
 			}
-			r.countError(h, res.Op, FailedPrefix, res.Err)
+			r.countError(h, series, FailedPrefix, res.Err)
 			name := r.load.Ops[res.Op]
 			if r.hooks.Error != nil {
 				r.hooks.Error(w, name, res.Err)
@@ -533,11 +560,11 @@ func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Dur
 				return
 			}
 		case r.rated:
-			h.Record(res.Op, now-intended)
+			h.Record(series, now-intended)
 			h.Record(r.nOps+res.Op, now-start)
 			h.Record(2*r.nOps+res.Op, start-intended)
 		default:
-			h.Record(res.Op, now-start)
+			h.Record(series, now-start)
 		}
 		if r.rated {
 			// Failed operations count too: the pacer started them.

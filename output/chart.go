@@ -15,9 +15,10 @@ import (
 // Chart draws runs, with views[i] the figures of runs[i] and labels[i]
 // (if labels is not nil) its name in the legend, into path, whose
 // extension says the format (an error matching chart.ErrFormat
-// otherwise). Warnings of the runs' time series go to log, but for those
-// already printed.
-func Chart(path string, runs []*runlog.Run, views []results.View, labels []string, printed []error, log io.Writer) error {
+// otherwise). With by (run.ByEndpoint or run.ByLocality) the operations
+// are drawn by endpoint or locality too, beside their own lines. Warnings
+// of the runs' time series go to log, but for those already printed.
+func Chart(path string, runs []*runlog.Run, views []results.View, labels []string, printed []error, log io.Writer, by string) error {
 	format, err := chart.FormatOf(path)
 	if err != nil {
 		return fmt.Errorf("--chart %w", err)
@@ -28,9 +29,12 @@ func Chart(path string, runs []*runlog.Run, views []results.View, labels []strin
 	}
 	in := chart.Input{}
 	for i, r := range runs {
-		s, err := results.TimeSeries(r)
+		s, err := results.TimeSeriesBy(r, by)
 		if err != nil {
 			return err
+		}
+		if by != "" {
+			s.Ops = append(s.Ops, s.Endpoints...)
 		}
 		for _, w := range s.Warnings {
 			if !seen[w] {

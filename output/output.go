@@ -61,7 +61,8 @@ func (o *Stampede) Interval(iv run.Interval) {
 		return
 	}
 	if !o.Quiet {
-		_ = o.f.Interval(iv.End.Sub(o.info.Start), o.info.Display.IntervalOps(iv.Tick))
+		d := o.info.Display
+		_ = o.f.Interval(iv.End.Sub(o.info.Start), append(d.IntervalOps(iv.Tick), d.SplitOps(iv.Tick, false)...))
 	}
 	if o.Telemetry && !o.JSON && iv.Telemetry != nil {
 		fmt.Fprintln(o.W, report.TelemetryLine(*iv.Telemetry))
@@ -72,6 +73,7 @@ func (o *Stampede) Interval(iv run.Interval) {
 func (o *Stampede) Final(r *run.Result) {
 	t := r.Final
 	ops, total := o.info.Display.FinalOps(t)
+	ops = append(ops, o.info.Display.SplitOps(t, true)...) // parts: not in the total
 	_ = o.f.Final(t.End.Sub(t.CumStart), ops, total, r.Extra)
 	if o.Histogram && !o.JSON {
 		h := stats.NewHistogram()

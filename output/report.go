@@ -3,6 +3,7 @@ package output
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -17,6 +18,14 @@ import (
 // per run, which intervals the window took, then the final block the run
 // printed and the telemetry summaries.
 func Report(w io.Writer, runs []*runlog.Run, v results.View) error {
+	return ReportSplit(w, runs, v, "")
+}
+
+// ReportSplit is Report with the operations broken down, under their own
+// lines, by endpoint (by run.ByEndpoint: v.Endpoints) or locality
+// (run.ByLocality: v.Localities); "" is Report. It says so in one line
+// when the runs did not record their figures by endpoint.
+func ReportSplit(w io.Writer, runs []*runlog.Run, v results.View, by string) error {
 	for _, r := range runs {
 		status := r.Info.Status
 		switch status {
@@ -32,6 +41,14 @@ func Report(w io.Writer, runs []*runlog.Run, v results.View) error {
 	for i, op := range v.Ops {
 		ops[i] = report.Op{Name: op.Name, Cumulative: op.Summary}
 	}
+	split := map[string][]results.OpView{run.ByEndpoint: v.Endpoints, run.ByLocality: v.Localities}[by]
+	for _, op := range split {
+		ops = append(ops, report.Op{Name: op.Name, Cumulative: op.Summary})
+	}
+	if by != "" && len(split) == 0 {
+		fmt.Fprintf(w, "no figures by %s: the run did not record them (run with --by-endpoint or --by-locality%s)\n", by,
+			map[bool]string{true: ", and --locality after each URL", false: ""}[by == run.ByLocality && len(v.Endpoints) > 0])
+	}
 	var extra []report.Extra
 	if v.Reconnects != nil {
 		extra = append(extra, report.Extra{Name: "reconnects", Value: float64(*v.Reconnects), Text: fmt.Sprint(*v.Reconnects)})
@@ -42,6 +59,12 @@ func Report(w io.Writer, runs []*runlog.Run, v results.View) error {
 			errs[code] = n
 		} else if code, ok := strings.CutPrefix(key, results.RetriesExtraPrefix); ok {
 			retries[code] = n
+		}
+	}
+	if by != "" {
+		for _, ep := range sortedNames(v.EndpointReconnects) {
+			n := v.EndpointReconnects[ep]
+			extra = append(extra, report.Extra{Name: results.ReconnectsExtra + results.SplitSep + ep, Value: float64(n), Text: fmt.Sprint(n)})
 		}
 	}
 	extra = append(extra, run.CodeExtras(errs, retries)...)
@@ -101,4 +124,14 @@ func reportOffset(d time.Duration) string {
 // reportSeconds renders a length in seconds to the nanosecond: "59.999962s".
 func reportSeconds(s float64) string {
 	return strconv.FormatFloat(s, 'f', -1, 64) + "s"
+}
+
+// sortedNames returns the keys of m, sorted.
+func sortedNames(m map[string]int64) []string {
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
 }

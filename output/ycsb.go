@@ -32,6 +32,7 @@ type YCSB struct {
 
 	out, status *report.YCSB
 	load        workload.QueryLoad
+	rated       bool
 	measures    []workload.YCSBMeasure
 	// measured says whether each series has YCSB measures of its own
 	// (YCSBMeasurer); otherwise its errors are Return=ERROR.
@@ -70,6 +71,7 @@ func (o *YCSB) Start(info run.Info) {
 	o.out, o.status = &report.YCSB{W: o.W}, &report.YCSB{W: o.Status}
 	o.load = workload.QueryLoad{Ops: info.Ops, Classes: info.Classes}
 	o.mode, o.start = ycsbMode(o.Latency), info.Start
+	o.rated = info.MaxRate > 0 // series n..2n-1 are service times (not parts by endpoint)
 	load := o.load
 	m, ok := o.Workload.(workload.YCSBMeasurer)
 	o.measured = ok
@@ -103,7 +105,7 @@ type ycsbAcc struct {
 // interval, and the number of operations (successful or not).
 func (o *YCSB) collect(t stats.Tick, cumulative bool) ([]*ycsbAcc, int64) {
 	n := len(o.load.Ops)
-	rated := len(t.Series) >= 2*n
+	rated := o.rated
 	byName := map[string]*ycsbAcc{}
 	var op, intended []*ycsbAcc
 	get := func(list *[]*ycsbAcc, name string) *ycsbAcc {

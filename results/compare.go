@@ -80,6 +80,14 @@ type Comparison struct {
 // Warnings (damaged runs, runs of two workloads) are in the result. The
 // views are the runs' own, for charts.
 func Compare(a, b *runlog.Run) (Comparison, [2]View, error) {
+	return CompareBy(a, b, "")
+}
+
+// CompareBy is Compare with rows for the operations by endpoint (by
+// "endpoint": OP@ENDPOINT) or by locality (by "locality": OP@LOCALITY)
+// after the operations' own, for runs that recorded their figures by
+// endpoint; "" is Compare. The total is the same.
+func CompareBy(a, b *runlog.Run, by string) (Comparison, [2]View, error) {
 	var (
 		runs  = [2]*runlog.Run{a, b}
 		views [2]View
@@ -98,6 +106,7 @@ func Compare(a, b *runlog.Run) (Comparison, [2]View, error) {
 		if rates[i], err = intervalRates(run, view); err != nil {
 			return c, views, err
 		}
+		splitRates(run, view, by, rates[i])
 	}
 	if wa, wb := a.Info.Workload, b.Info.Workload; wa != wb {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("run %s is %s and run %s is %s: their operations differ, and the totals count different things (compare runs of one workload)",
@@ -119,6 +128,19 @@ func Compare(a, b *runlog.Run) (Comparison, [2]View, error) {
 			names = append(names, op.Name)
 		}
 		opsB[op.Name] = &op.Summary
+	}
+	for i, v := range views {
+		ops := map[string][]OpView{"endpoint": v.Endpoints, "locality": v.Localities}[by]
+		for _, op := range ops {
+			if opsA[op.Name] == nil && opsB[op.Name] == nil {
+				names = append(names, op.Name)
+			}
+			if i == 0 {
+				opsA[op.Name] = &op.Summary
+			} else {
+				opsB[op.Name] = &op.Summary
+			}
+		}
 	}
 	for _, name := range names {
 		c.Ops = append(c.Ops, compareOp(name, opsA[name], opsB[name], rates[0][name], rates[1][name]))
@@ -170,6 +192,49 @@ func intervalRates(run *runlog.Run, v View) (map[string][]float64, error) {
 		out[CompareTotal] = append(out[CompareTotal], float64(total)/secs)
 	}
 	return out, nil
+}
+
+// splitRates adds to rates the throughput of each part series of v by
+// endpoint, or merged by locality, in each interval of run's default
+// window, as intervalRates does for operations.
+func splitRates(run *runlog.Run, v View, by string, rates map[string][]float64) {
+	if by == "" || len(v.Endpoints) == 0 {
+		return
+	}
+	ivs, _ := run.Intervals()
+	from := run.Info.Start
+	if t, ok := RampEnd(run, nil); ok {
+		from = t
+	}
+	locs := Localities(run)
+	group := func(series string) (string, bool) {
+		op, ep, ok := SplitName(series)
+		if !ok || by != "locality" {
+			return series, ok
+		}
+		return op + SplitSep + locs[ep], locs[ep] != ""
+	}
+	for _, iv := range ivs {
+		secs := iv.End.Sub(iv.Start).Seconds()
+		if iv.Start.Before(from) || secs <= 0 {
+			continue
+		}
+		counts := map[string]int64{}
+		for _, op := range v.Endpoints {
+			name, ok := group(op.Name)
+			if !ok {
+				continue
+			}
+			var n int64 // an interval without the series counts as 0
+			if d := iv.Series[op.Name]; d != nil {
+				n = d.Packed.TotalCount()
+			}
+			counts[name] += n
+		}
+		for name, n := range counts {
+			rates[name] = append(rates[name], float64(n)/secs)
+		}
+	}
 }
 
 // compareOp builds one row; a or b is nil for an operation only one run did.

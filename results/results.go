@@ -79,9 +79,20 @@ type View struct {
 	// Series are the other series that saw an operation: under a target
 	// rate, each operation's "<op>.service" and "<op>.lag".
 	Series []OpView `json:"series,omitempty"`
+	// Endpoints are the operations split by the endpoint that served them
+	// (series OP@ENDPOINT, see SplitSep), when the runs recorded them
+	// (--by-endpoint, --by-locality); they are parts of Ops, never counted
+	// in Total.
+	Endpoints []OpView `json:"endpoints,omitempty"`
+	// Localities merges Endpoints by the endpoints' localities (OP@LOCALITY,
+	// from the runs' endpoint events); absent when no endpoint had one.
+	Localities []OpView `json:"localities,omitempty"`
 	// Reconnects is the number of reconnects during the period, summed
 	// over the runs; nil when the runs did not record it.
 	Reconnects *int64 `json:"reconnects,omitempty"`
+	// EndpointReconnects is Reconnects by endpoint, when the runs split
+	// their figures by endpoint (extras reconnects@ENDPOINT).
+	EndpointReconnects map[string]int64 `json:"reconnects_by_endpoint,omitempty"`
 	// ErrorCodes counts, during the period and over the runs, the failed
 	// operations by code ("errors_40001", "errors_conn") and the failures
 	// workers retried or ignored ("retries_40001"), summed over the
@@ -154,6 +165,7 @@ func Recompute(runs []*runlog.Run, w Window) (View, []error, error) {
 		warnings []error
 		order    []string
 		series   = map[string]*acc{}
+		locs     = map[string]string{}
 		reconn   int64
 		hasRecon bool
 		spans    []span
@@ -164,6 +176,9 @@ func Recompute(runs []*runlog.Run, w Window) (View, []error, error) {
 	for _, run := range runs {
 		id := run.Info.ID
 		view.Runs = append(view.Runs, id)
+		for ep, loc := range Localities(run) {
+			locs[ep] = loc
+		}
 		for _, name := range run.Info.Series {
 			if series[name] == nil {
 				series[name] = &acc{hist: stats.NewHistogram()}
@@ -232,6 +247,20 @@ func Recompute(runs []*runlog.Run, w Window) (View, []error, error) {
 		if last.End.After(view.To) {
 			view.To = last.End
 		}
+		for key, v := range last.Extra {
+			ep, ok := strings.CutPrefix(key, ReconnectsExtra+SplitSep)
+			if !ok {
+				continue
+			}
+			base := 0.0
+			if lo > 0 {
+				base = ivs[lo-1].Extra[key]
+			}
+			if view.EndpointReconnects == nil {
+				view.EndpointReconnects = map[string]int64{}
+			}
+			view.EndpointReconnects[ep] += int64(v - base)
+		}
 		if v, ok := last.Extra[ReconnectsExtra]; ok {
 			hasRecon = true
 			base := 0.0
@@ -280,6 +309,9 @@ func Recompute(runs []*runlog.Run, w Window) (View, []error, error) {
 			warnings = append(warnings, w)
 			view.Warnings = append(view.Warnings, w.Error())
 		}
+		if IsSplit(name) {
+			continue // see splitViews
+		}
 		if !IsOp(name) {
 			if a.hist.TotalCount() > 0 {
 				view.Series = append(view.Series, OpView{Name: name, Summary: stats.Summarize(a.hist, a.errors, period)})
@@ -296,6 +328,7 @@ func Recompute(runs []*runlog.Run, w Window) (View, []error, error) {
 		}
 	}
 	view.Total = stats.Summarize(total, totalErrs, period)
+	view.Endpoints, view.Localities = splitViews(order, series, locs, period)
 	for _, run := range runs {
 		sum, err := TelemetrySummary(run, view.From, view.To)
 		if err != nil {
@@ -340,9 +373,10 @@ func covered(spans []span) time.Duration {
 }
 
 // IsOp reports whether a series is an operation, rather than the service
-// time (".service") or schedule lag (".lag") of one.
+// time (".service") or schedule lag (".lag") of one, or the part of one
+// that an endpoint served (IsSplit).
 func IsOp(series string) bool {
-	return !strings.HasSuffix(series, ServiceSuffix) && !strings.HasSuffix(series, LagSuffix)
+	return !strings.HasSuffix(series, ServiceSuffix) && !strings.HasSuffix(series, LagSuffix) && !IsSplit(series)
 }
 
 // IsPart reports whether an operation series, named OP/PART, holds part of
@@ -350,7 +384,10 @@ func IsOp(series string) bool {
 // read-modify-write, read-modify-write/read): it is listed with the
 // operations but never counted in the total, which counts each operation
 // once, as the live figures do.
-func IsPart(series string) bool { return strings.Contains(series, "/") }
+func IsPart(series string) bool {
+	op, _, _ := strings.Cut(series, SplitSep)
+	return strings.Contains(op, "/")
+}
 
 // bounds returns the instants delimiting run's window; to is zero for no
 // upper bound. A window given as --from not before --to is a *WindowError.

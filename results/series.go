@@ -39,6 +39,10 @@ type Series struct {
 	// Ops holds one entry per operation series (see IsOp) that saw an
 	// operation or an error, in the order of the run's series.
 	Ops []OpSeries
+	// Endpoints holds, when the run split its figures by endpoint, one
+	// entry per part series (OP@ENDPOINT, see SplitSep) that saw an
+	// operation or an error.
+	Endpoints []OpSeries
 	// Telemetry holds the run's telemetry samples; nil when the run has no
 	// telemetry.ndjson (or no sample in it but the baseline).
 	Telemetry *Telemetry
@@ -159,6 +163,33 @@ type ProcPoint struct {
 // cannot be read at all. It never modifies the run directory and is safe
 // for concurrent use.
 func TimeSeries(run *runlog.Run) (Series, error) {
+	return timeSeries(run, nil)
+}
+
+// TimeSeriesBy is TimeSeries with the part series of the operations
+// (Series.Endpoints) by endpoint (by "endpoint") or merged exactly by the
+// endpoints' localities (by "locality": OP@LOCALITY, from the run's
+// endpoint events; parts of endpoints without one are left out); "" is
+// TimeSeries.
+func TimeSeriesBy(run *runlog.Run, by string) (Series, error) {
+	if by != "locality" {
+		return timeSeries(run, nil)
+	}
+	locs := Localities(run)
+	return timeSeries(run, func(name string) (string, bool) {
+		op, ep, ok := SplitName(name)
+		if !ok {
+			return name, true
+		}
+		loc := locs[ep]
+		return op + SplitSep + loc, loc != ""
+	})
+}
+
+// timeSeries is TimeSeries with the series renamed by rename (nil: kept):
+// series renamed alike are merged, and those it refuses (false) are left
+// out.
+func timeSeries(run *runlog.Run, rename func(string) (string, bool)) (Series, error) {
 	start := run.Info.Start
 	s := Series{ID: run.Info.ID, Workload: run.Info.Workload, Start: start, Tags: run.Info.Tags}
 	warn := func(err error) { s.Warnings = append(s.Warnings, fmt.Sprintf("run %s: %v", run.Info.ID, err)) }
@@ -173,17 +204,29 @@ func TimeSeries(run *runlog.Run) (Series, error) {
 		return Series{}, err
 	}
 
-	names := append([]string(nil), run.Info.Series...)
+	var names []string
 	index := map[string]int{}
-	for _, n := range names {
-		index[n] = len(index)
+	sources := map[string][]string{} // the run's series of each output series
+	addName := func(src string) {
+		n, keep := src, true
+		if rename != nil {
+			n, keep = rename(src)
+		}
+		if !keep || slices.Contains(sources[n], src) {
+			return
+		}
+		if _, ok := index[n]; !ok {
+			index[n] = len(names)
+			names = append(names, n)
+		}
+		sources[n] = append(sources[n], src)
+	}
+	for _, n := range run.Info.Series {
+		addName(n)
 	}
 	for i := range ivs {
 		for _, n := range sortedKeys(ivs[i].Series) {
-			if _, ok := index[n]; !ok {
-				index[n] = len(names)
-				names = append(names, n)
-			}
+			addName(n)
 		}
 	}
 	lens := make([]time.Duration, len(ivs))
@@ -205,10 +248,12 @@ func TimeSeries(run *runlog.Run) (Series, error) {
 			p := OpPoint{Span: span}
 			var ds []*runlog.IntervalData
 			for _, j := range g {
-				if d := ivs[j].Series[n]; d != nil {
-					ds = append(ds, d)
-					p.Count += d.Packed.TotalCount()
-					p.Errors += d.Errors
+				for _, src := range sources[n] {
+					if d := ivs[j].Series[src]; d != nil {
+						ds = append(ds, d)
+						p.Count += d.Packed.TotalCount()
+						p.Errors += d.Errors
+					}
 				}
 			}
 			if secs > 0 {
@@ -226,7 +271,11 @@ func TimeSeries(run *runlog.Run) (Series, error) {
 		}
 	}
 	for i, op := range ops {
-		if used[i] && IsOp(op.Name) {
+		switch {
+		case !used[i]:
+		case IsSplit(op.Name):
+			s.Endpoints = append(s.Endpoints, op)
+		case IsOp(op.Name):
 			s.Ops = append(s.Ops, op)
 		}
 	}

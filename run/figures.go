@@ -26,6 +26,9 @@ type Display struct {
 	// Ops is the number of the workload's operations (the first series);
 	// series Ops..2*Ops-1 are their service times under a rate.
 	Ops int
+	// Split, when set, breaks the operations down by endpoint or
+	// locality (see SplitOps).
+	Split *Split
 }
 
 // newDisplay lays out the headline series for the latency mode. When the
@@ -121,15 +124,21 @@ type Summary struct {
 	Errors map[string]int64 `json:"errors_by_code,omitempty"`
 	// Retries counts, by code, the failures that workers retried or
 	// ignored (serialization failures, deadlocks, lost connections).
-	Retries    map[string]int64  `json:"retries_by_code,omitempty"`
-	Reconnects int64             `json:"reconnects"`
-	Status     string            `json:"status"`
-	Error      string            `json:"error,omitempty"`
-	Extra      map[string]string `json:"extra,omitempty"`
+	Retries    map[string]int64 `json:"retries_by_code,omitempty"`
+	Reconnects int64            `json:"reconnects"`
+	// EndpointReconnects counts the reconnects by endpoint, when the
+	// figures are split (--by-endpoint, --by-locality).
+	EndpointReconnects map[string]int64  `json:"reconnects_by_endpoint,omitempty"`
+	Status             string            `json:"status"`
+	Error              string            `json:"error,omitempty"`
+	Extra              map[string]string `json:"extra,omitempty"`
 	// Figures are the workload's own results (tpmC, efficiency).
 	Figures map[string]float64 `json:"figures,omitempty"`
 	// Telemetry is the averages and peaks of the run's telemetry samples.
 	Telemetry *telemetry.Summary `json:"telemetry,omitempty"`
+	// Split breaks the operations down by endpoint or locality
+	// (OP@ENDPOINT, OP@LOCALITY), with --by-endpoint or --by-locality.
+	Split []NamedSummary `json:"split,omitempty"`
 	// Tenants and Fleet are a fleet run's tenant workloads and figures.
 	Tenants []fleet.TenantResult `json:"tenants,omitempty"`
 	Fleet   *FleetSummary        `json:"fleet,omitempty"`
@@ -183,7 +192,13 @@ func summarize(t stats.Tick, d Display, name string, seed uint64, concurrency in
 		sum.Ops = append(sum.Ops, NamedSummary{op.Name, op.Cumulative})
 	}
 	cum := t.End.Sub(t.CumStart)
+	for _, op := range d.SplitOps(t, true) {
+		sum.Split = append(sum.Split, NamedSummary{op.Name, op.Cumulative})
+	}
 	for i, s := range t.Series {
+		if results.IsSplit(s.Name) {
+			continue // in Split
+		}
 		errCount := int64(0)
 		if i < d.Ops {
 			errCount = s.CumErrors

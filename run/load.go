@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stampede-bench/stampede/dialect"
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
 )
@@ -71,6 +72,12 @@ func Load(ctx context.Context, spec LoadSpec) error {
 		return err
 	}
 	defer db.Close()
+	if c, ok := gen.(dialectChecker); ok {
+		// Refuse what the server cannot do before creating anything.
+		if err := c.CheckDialect(db.Dialect()); err != nil {
+			return asInput(err)
+		}
+	}
 	tables := gen.Tables()
 	total := workload.TotalRows(tables)
 	if !spec.Drop {
@@ -216,4 +223,12 @@ func Cleanup(ctx context.Context, gen workload.Generator, c Conn, log io.Writer)
 		return h.Hooks().Cleanup(ctx, db, printer{log})
 	}
 	return nil
+}
+
+// dialectChecker is implemented by generators whose flags ask for what
+// only some servers do (ycsb's --regions: CockroachDB's multi-region
+// databases): Load asks before creating anything, and refuses with the
+// error.
+type dialectChecker interface {
+	CheckDialect(d dialect.Dialect) error
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/stampede-bench/stampede/internal/gcpace"
 	"github.com/stampede-bench/stampede/promexport"
 	"github.com/stampede-bench/stampede/report"
+	"github.com/stampede-bench/stampede/results"
 	"github.com/stampede-bench/stampede/results/store"
 	"github.com/stampede-bench/stampede/runlog"
 	"github.com/stampede-bench/stampede/sqlx"
@@ -121,6 +122,9 @@ type Run struct {
 	lims    *runLimits
 	errs    *errorLog
 	prom    *promexport.Exporter
+	split   *splitter // nil: figures not split by endpoint
+	known   int       // series the run log knows
+	parts   int       // series number of the first part (see Split): parts follow the engine's series
 	root    string
 	cleanup []func() // undone in reverse order at the end, or on a failed Start
 	done    chan struct{}
@@ -211,6 +215,18 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 	names := series.Names()
 	start := time.Now()
 	r.reg = stats.NewRegistry(names, stats.ShardsFor(src.workers, runtime.GOMAXPROCS(0)), start)
+	r.parts = len(names)
+	var split *Split
+	if s.SplitBy != "" && src.db != nil {
+		split = &Split{By: s.SplitBy}
+		r.split = newSplitter(split, r.reg, r.load.Ops)
+		src.db.OnEndpoint(r.split.endpoint)
+		names = r.reg.Names()
+		if s.SplitBy == ByLocality {
+			r.warnNoLocality(src.db)
+		}
+	}
+	r.known = len(names)
 
 	if r.tel, err = startTelemetry(s.Telemetry); err != nil {
 		return nil, err
@@ -300,12 +316,16 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 		return nil, fmt.Errorf("cannot save results under %s: %w; pass --results-dir", r.root, err)
 	}
 	r.errs = newErrorLog(r.rw)
+	if r.split != nil {
+		r.split.attach(r.rw)
+	}
 	r.info = Info{
 		ID: info.ID, Dir: r.rw.Dir(), Workload: gen.Meta().Name, Endpoints: src.endpoints, Database: src.database,
 		Where: src.where, Workers: src.workers, Seed: r.seed, Start: start, MaxRate: r.cfg.MaxRate,
 		Ops: r.load.Ops, Classes: r.load.Classes, Display: newDisplay(r.load.Ops, r.load.Classes, series.Rated, s.Latency),
 		ThreadIO: src.threadIO,
 	}
+	r.info.Display.Split = split
 	fmt.Fprintf(r.log, "stampede %s: %s on %s (%s), %d workers, seed %d\n",
 		VersionString(), gen.Meta().Name, strings.Join(src.endpoints, ","), src.where, src.workers, r.seed)
 	for _, l := range r.load.Header {
@@ -374,7 +394,7 @@ func (r *Run) engine(ctx context.Context) {
 		},
 		Tick: func(t stats.Tick, final bool) {
 			r.last = t
-			if err := writeInterval(r.rw, t, src.reconnects()); err != nil && r.writeErr == nil {
+			if err := r.writeInterval(t); err != nil && r.writeErr == nil {
 				r.writeErr = err
 				r.warnf("cannot write the run log: %v", err)
 			}
@@ -393,7 +413,11 @@ func (r *Run) engine(ctx context.Context) {
 			}
 		},
 	}
-	r.engRes = engine.Run(ctx, r.cfg, r.load, r.reg, hooks)
+	var split *engine.Split
+	if r.split != nil {
+		split = r.split.engineSplit(src.db)
+	}
+	r.engRes = engine.RunSplit(ctx, r.cfg, r.load, r.reg, hooks, split)
 }
 
 // Wait waits for the run to end, then computes its final figures, passes
@@ -438,6 +462,23 @@ func (r *Run) finish() (*Result, error) {
 	}
 	sum.Status = status
 	extra := []report.Extra{{Name: "reconnects", Value: float64(sum.Reconnects), Text: fmt.Sprint(sum.Reconnects)}}
+	if r.split != nil {
+		by := map[string]float64{}
+		r.split.reconnectExtras(src.db, by)
+		counts := map[string]int64{}
+		for name, v := range by {
+			counts[name] = int64(v)
+		}
+		for _, name := range sortedKeys(counts) {
+			n := counts[name]
+			extra = append(extra, report.Extra{Name: name, Value: float64(n), Text: fmt.Sprint(n)})
+			if sum.EndpointReconnects == nil {
+				sum.EndpointReconnects = map[string]int64{}
+			}
+			_, ep, _ := strings.Cut(name, results.SplitSep)
+			sum.EndpointReconnects[ep] = n
+		}
+	}
 	extra = append(extra, CodeExtras(sum.Errors, sum.Retries)...)
 	if f, ok := gen.(workload.Figurer); ok && src.fleet == nil {
 		counts := map[string]int64{}
@@ -559,18 +600,51 @@ func (r *Run) notef(format string, args ...any) {
 }
 
 // writeInterval appends one tick to the run log, with the run's
-// cumulative reconnects and the interval's failures by code
-// (errors_CODE, retries_CODE).
-func writeInterval(rw *runlog.Writer, t stats.Tick, reconnects int64) error {
-	series := make([]runlog.IntervalSeries, len(t.Series))
-	for i, s := range t.Series {
-		series[i] = runlog.IntervalSeries{Name: s.Name, Hist: s.Interval, Count: s.Interval.TotalCount(), Errors: s.Errors}
+// cumulative reconnects (and each endpoint's, reconnects@ENDPOINT, when
+// the figures are split) and the interval's failures by code
+// (errors_CODE, retries_CODE). Series that began since the last tick (an
+// endpoint's, added during the run) are added to the run log's first.
+func (r *Run) writeInterval(t stats.Tick) error {
+	if len(t.Series) > r.known {
+		var added []string
+		for _, s := range t.Series[r.known:] {
+			added = append(added, s.Name)
+		}
+		if err := r.rw.AddSeries(added...); err != nil {
+			return err
+		}
+		r.known = len(t.Series)
 	}
-	extra := map[string]float64{"reconnects": float64(reconnects)}
+	series := make([]runlog.IntervalSeries, 0, len(t.Series))
+	for i, s := range t.Series {
+		if i >= r.parts && s.Interval.TotalCount() == 0 && s.Errors == 0 {
+			// An endpoint's part with nothing this interval: readers
+			// take a missing series as empty, and encoding every
+			// endpoint's empty histograms would cost the client more
+			// than recording them.
+			continue
+		}
+		series = append(series, runlog.IntervalSeries{Name: s.Name, Hist: s.Interval, Count: s.Interval.TotalCount(), Errors: s.Errors})
+	}
+	extra := map[string]float64{"reconnects": float64(r.src.reconnects())}
 	for label, n := range t.Labels {
 		extra[label] = float64(n)
 	}
-	return rw.WriteInterval(t.Start, t.End, series, extra)
+	if r.split != nil {
+		r.split.reconnectExtras(r.src.db, extra)
+	}
+	return r.rw.WriteInterval(t.Start, t.End, series, extra)
+}
+
+// warnNoLocality warns, once per endpoint, that an endpoint has no
+// locality when the figures are split by locality: its operations count
+// under "none".
+func (r *Run) warnNoLocality(db *sqlx.DB) {
+	for _, e := range db.AllEndpoints() {
+		if e.Locality == "" {
+			r.warnf("--by-locality: endpoint %s has no locality (give --locality after its URL, or ?locality= in it): its operations count under @none", e.Name)
+		}
+	}
 }
 
 // promSnapshot computes the cumulative figures of each operation for the

@@ -42,6 +42,8 @@ type source struct {
 	// fleet, when set, is the fleet run: its tenants' figures come from
 	// it at the end.
 	fleet *fleetSource
+	// db is the run's database; nil for a fleet.
+	db *sqlx.DB
 	// threadIO says the connections use thread I/O: the run gives each
 	// worker a processor (GOMAXPROCS) so that a worker blocked in the
 	// kernel does not hold back the others.
@@ -93,6 +95,7 @@ func (r *Run) openSource(ctx context.Context) (*source, error) {
 	}
 	opts.StatementTimeout = s.OpTimeout
 	opts.ThreadIO = threadIO(s.IOMode, s.Concurrency, opts)
+	opts.Warn = r.warnf
 	db, err := sqlx.Open(ctx, opts)
 	if err != nil {
 		return nil, err
@@ -130,6 +133,7 @@ func (r *Run) openSource(ctx context.Context) (*source, error) {
 		reconnects:    db.Reconnects,
 		close:         db.Close,
 		threadIO:      opts.ThreadIO,
+		db:            db,
 	}
 	if h != nil && h.Hooks().CheckConsistency != nil {
 		check := h.Hooks().CheckConsistency

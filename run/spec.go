@@ -72,6 +72,11 @@ type Spec struct {
 	// SkipChecks skips the workload's consistency checks after the run
 	// (workloads that check after runs: tpcc).
 	SkipChecks bool
+	// SplitBy breaks each operation's figures down by the endpoint that
+	// served it (ByEndpoint) or by its locality (ByLocality), in the
+	// interval lines, the final block, summary.json and the run log
+	// (series OP@ENDPOINT); "" does not. Not for fleet runs.
+	SplitBy string
 
 	// Telemetry says what the run samples besides the host.
 	Telemetry Telemetry
@@ -121,6 +126,14 @@ type Conn struct {
 	// Driver is sqlx.DriverPostgres ("" too) or sqlx.DriverNull, which
 	// runs the workload without a server.
 	Driver string
+	// Localities gives each URL's locality, in order ("" for none), as
+	// --locality after a URL does; a URL may give its own with
+	// ?locality=.
+	Localities []string
+	// EndpointsFile names a file of more endpoints, one URL per line with
+	// an optional locality, read again every second during a run (see
+	// sqlx.Options.EndpointsFile).
+	EndpointsFile string
 }
 
 // Telemetry says what a run's telemetry samples.
@@ -170,10 +183,12 @@ type Fleet struct {
 
 // Options returns the sqlx options of c for a workload whose default
 // database is defaultDB, with conns connections unless c.Conns says
-// otherwise. The database is c.Database, else the one a URL names, else
-// $PGDATABASE without URLs, else defaultDB.
+// otherwise. The database is c.Database, else the one a URL names (or,
+// without URLs, a URL of the endpoints file), else $PGDATABASE without
+// URLs, else defaultDB.
 func (c Conn) Options(defaultDB string, conns int) (sqlx.Options, error) {
-	opts := sqlx.Options{URLs: c.URLs, Driver: c.Driver, MaxConns: conns, AppName: "stampede"}
+	opts := sqlx.Options{URLs: c.URLs, Driver: c.Driver, MaxConns: conns, AppName: "stampede",
+		Localities: c.Localities, EndpointsFile: c.EndpointsFile}
 	if opts.Driver == "" {
 		opts.Driver = sqlx.DriverPostgres
 	}
@@ -189,20 +204,28 @@ func (c Conn) Options(defaultDB string, conns int) (sqlx.Options, error) {
 		return opts, inputf("unknown driver %q: use postgres or null", c.Driver)
 	}
 	db := c.Database
-	if db == "" {
-		cfgs, err := sqlx.ParseConfigs(sqlx.Options{URLs: c.URLs})
+	urls := c.URLs
+	if len(urls) == 0 && c.EndpointsFile != "" {
+		// The endpoints file's URLs name the database.
+		var err error
+		if urls, err = sqlx.EndpointsFileURLs(c.EndpointsFile); err != nil {
+			return opts, asInput(err)
+		}
+	}
+	if db == "" && len(urls) > 0 {
+		cfgs, err := sqlx.ParseConfigs(sqlx.Options{URLs: urls})
 		if err != nil {
 			return opts, asInput(err)
 		}
-		for _, u := range c.URLs {
+		for _, u := range urls {
 			if urlNamesDatabase(u) {
 				db = cfgs[0].ConnConfig.Database
 				break
 			}
 		}
-		if db == "" && len(c.URLs) == 0 {
-			db = os.Getenv("PGDATABASE")
-		}
+	}
+	if db == "" && len(c.URLs) == 0 && c.EndpointsFile == "" {
+		db = os.Getenv("PGDATABASE")
 	}
 	if db == "" {
 		db = defaultDB
@@ -249,6 +272,12 @@ func (s *Spec) validate() error {
 		return inputf("Spec.DisplayEvery %s is negative", s.DisplayEvery)
 	case s.OpTimeout < 0:
 		return inputf("Spec.OpTimeout %s is negative: use 0 for none", s.OpTimeout)
+	}
+	switch {
+	case s.SplitBy != "" && s.SplitBy != ByEndpoint && s.SplitBy != ByLocality:
+		return inputf("Spec.SplitBy %q: use %s or %s", s.SplitBy, ByEndpoint, ByLocality)
+	case s.SplitBy != "" && s.Fleet != nil:
+		return inputf("--by-%s does not apply to a fleet run (its tenants share the endpoints)", s.SplitBy)
 	}
 	switch s.Latency {
 	case "", LatencyIntended, LatencyService, LatencyBoth:

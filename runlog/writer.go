@@ -319,6 +319,34 @@ func (w *Writer) WriteInterval(start, end time.Time, series []IntervalSeries, ex
 	return nil
 }
 
+// AddSeries allows more series names in WriteInterval, for series that
+// begin during the run (the operations of an endpoint added to it). Their
+// names must be valid and new; run.json lists them when the run finishes
+// (and readers take series from intervals.ndjson before that). Without
+// RunInfo.Series every name is allowed already. Like WriteInterval, it is
+// not safe for concurrent use with the other methods except Event.
+func (w *Writer) AddSeries(names ...string) error {
+	if w.done {
+		return ErrClosed
+	}
+	for _, n := range names {
+		if err := ValidSeriesName(n); err != nil {
+			return fmt.Errorf("run %s: %w", w.info.ID, err)
+		}
+		if w.series != nil && w.series[n] {
+			return fmt.Errorf("run %s: duplicate series %q", w.info.ID, n)
+		}
+	}
+	if w.series == nil {
+		return nil
+	}
+	for _, n := range names {
+		w.series[n] = true
+		w.info.Series = append(w.info.Series, n)
+	}
+	return nil
+}
+
 // WriteTelemetry appends one telemetry sample, encoded as one line of JSON,
 // to telemetry.ndjson (created by the first call) and fsyncs it, so that a
 // killed run keeps every sample it took. A write failure is sticky: later

@@ -70,22 +70,39 @@ type Options struct {
 	// CockroachDB, dialect.Postgres otherwise. Tests set it to run one
 	// dialect's protocol against another server.
 	Dialect dialect.Dialect
+	// Localities, when not empty, gives the locality of each URL, in
+	// order ("" for none): --locality after a URL on the command line. A
+	// URL may give its own with ?locality= (see SplitLocality); giving
+	// both, different, is an error.
+	Localities []string
+	// EndpointsFile, when set, names a file listing more endpoints, one
+	// connection string per line with an optional locality after it (see
+	// EndpointsFileURLs). Open reads it, and then again every second
+	// until Close: endpoints it adds get workers at their next call,
+	// endpoints it drops lose theirs. A file that cannot be read keeps
+	// the last list it gave, with a warning.
+	EndpointsFile string
+	// Warn receives one line per warning: an endpoint down at the start
+	// (the DB opens on the others and keeps trying it), an endpoints file
+	// that became unreadable, endpoints added and removed. Nil discards
+	// them.
+	Warn func(format string, args ...any)
 }
 
 // DB is a set of connection pools, one per endpoint. It is safe for
 // concurrent use.
 type DB struct {
 	dialect    dialect.Dialect
-	pools      []*pgxpool.Pool
-	endpoints  []string
 	database   string
 	null       bool
 	shared     bool
 	setTimeout string // statement run on each worker connection, or ""
 	reconnects atomic.Int64
 	sent       atomic.Int64 // bytes written to the servers
-	// health has one entry per pool, in the same order.
-	health []endpointHealth
+	// set is the endpoints now; see endpointSet.
+	set atomic.Pointer[endpointSet]
+	// dyn is what adding endpoints during the run needs.
+	dyn dynamic
 }
 
 // ParseConfigs parses the connection strings of opts into pool configs,
@@ -101,6 +118,10 @@ func ParseConfigs(opts Options) ([]*pgxpool.Config, error) {
 	}
 	cfgs := make([]*pgxpool.Config, 0, len(urls))
 	for _, u := range urls {
+		u, _, err := SplitLocality(u)
+		if err != nil {
+			return nil, err
+		}
 		if u != "" && !strings.Contains(u, "=") && !strings.Contains(u, "://") {
 			return nil, fmt.Errorf("malformed connection URL %q: expected postgresql://user@host:port/db or key=value pairs", Redact(u))
 		}
@@ -168,21 +189,31 @@ func lastLine(err error) string {
 }
 
 // Open connects to every endpoint (checking each with a ping) and returns
-// the DB. Unless opts.Dialect says which it is, it tells CockroachDB from
-// PostgreSQL by the first endpoint's version() (one more round trip).
-// With the null driver nothing is opened and the dialect is Postgres.
+// the DB. An endpoint that cannot be reached (a connection error) while
+// another can is a warning (Options.Warn), not an error: the DB opens on
+// the others, and workers keep trying it (see workerConn). Unless
+// opts.Dialect says which it is, it tells CockroachDB from PostgreSQL by
+// the first reachable endpoint's version() (one more round trip). With the
+// null driver nothing is opened and the dialect is Postgres; its
+// endpoints are those of the URLs when there are several, else one named
+// "null".
 func Open(ctx context.Context, opts Options) (*DB, error) {
 	db := &DB{dialect: dialect.Postgres{}, database: opts.Database}
+	db.set.Store(&endpointSet{})
+	db.dyn.opts = opts
 	switch opts.Driver {
 	case "", DriverPostgres:
 	case DriverNull:
 		db.null = true
-		db.endpoints = []string{"null"}
+		if err := db.openNull(opts); err != nil {
+			db.Close()
+			return nil, err
+		}
 		return db, nil
 	default:
 		return nil, fmt.Errorf("unknown driver %q: use postgres or null", opts.Driver)
 	}
-	cfgs, err := ParseConfigs(opts)
+	entries, err := endpointEntries(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -195,44 +226,43 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 		ms := max(1, (opts.StatementTimeout+time.Millisecond-1)/time.Millisecond) // 0 would disable it
 		db.setTimeout = fmt.Sprintf("SET statement_timeout = %d", int64(ms))
 	}
-	db.health = make([]endpointHealth, len(cfgs))
-	for i, cfg := range cfgs {
-		share := maxConns / len(cfgs)
-		if i < maxConns%len(cfgs) {
-			share++
-		}
-		if !db.shared {
-			// Workers keep one connection each and move to another
-			// endpoint when theirs fails (see workerConn), so any pool
-			// may have to hold every worker's connection. The total
-			// stays at most one per worker.
-			share = maxConns
-		}
-		if share < 1 {
-			share = 1
-		}
-		cfg.MaxConns = int32(share)
-		cfg.MinConns = 0
-		cfg.ConnConfig.DialFunc = db.countingDial(cfg.ConnConfig.DialFunc, opts.ThreadIO)
-		cfg.HealthCheckPeriod = 5 * time.Second
-		if db.database == "" {
-			db.database = cfg.ConnConfig.Database
-		}
-		pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	var down []*endpoint
+	var downErr []error
+	for i, en := range entries {
+		e, err := db.newEndpoint(ctx, en, len(entries), i)
 		if err != nil {
 			db.Close()
-			return nil, describeConnectError(cfg, err)
+			return nil, err
 		}
-		db.pools = append(db.pools, pool)
-		db.endpoints = append(db.endpoints, endpointName(cfg))
-		if err := pool.Ping(ctx); err != nil {
-			db.Close()
-			return nil, describeConnectError(cfg, err)
+		db.set.Store(db.set.Load().with(e))
+		if err := e.pool.Ping(ctx); err != nil {
+			if !IsConnectionError(err) || ctx.Err() != nil {
+				db.Close()
+				return nil, describeConnectError(e.pool.Config(), err)
+			}
+			e.health.markDown()
+			down = append(down, e)
+			downErr = append(downErr, err)
 		}
+	}
+	live := db.set.Load().live
+	if len(down) == len(live) {
+		db.Close()
+		return nil, describeConnectError(down[0].pool.Config(), downErr[0])
+	}
+	for k, e := range down {
+		db.warnf("endpoint %s is down at the start (%s): the run starts on the other %d and keeps trying it",
+			e.Name, DescribeConnectFailure(e.Name, downErr[k]), len(live)-len(down))
+	}
+	if db.database == "" {
+		db.database = live[0].pool.Config().ConnConfig.Database
 	}
 	db.dialect = opts.Dialect
 	if db.dialect == nil {
-		db.dialect = detectDialect(ctx, db.pools[0])
+		db.dialect = detectDialect(ctx, db.first().pool)
+	}
+	if opts.EndpointsFile != "" {
+		db.watchFile(opts.EndpointsFile)
 	}
 	return db, nil
 }
@@ -386,23 +416,50 @@ func (db *DB) Null() bool { return db.null }
 // Database returns the database name connections use.
 func (db *DB) Database() string { return db.database }
 
-// Endpoints returns the endpoints as host:port, safe to print.
-func (db *DB) Endpoints() []string { return db.endpoints }
+// Endpoints returns the live endpoints as host:port, safe to print.
+func (db *DB) Endpoints() []string {
+	var names []string
+	for _, e := range db.endpointSet().live {
+		names = append(names, e.Name)
+	}
+	return names
+}
 
 // Reconnects returns how many times a worker connection was re-established
 // after being lost.
 func (db *DB) Reconnects() int64 { return db.reconnects.Load() }
 
-// Close closes every pool.
+// Close stops watching the endpoints file and closes every pool.
 func (db *DB) Close() {
-	for _, p := range db.pools {
-		p.Close()
+	db.stopWatching()
+	for _, e := range db.endpointSet().all {
+		if e.pool != nil {
+			e.pool.Close()
+		}
 	}
 }
 
-// pool returns the pool for a worker: round-robin over endpoints.
+// pool returns the pool for a worker: round-robin over the live
+// endpoints.
 func (db *DB) pool(worker int) *pgxpool.Pool {
-	return db.pools[worker%len(db.pools)]
+	live := db.endpointSet().live
+	if worker < 0 {
+		worker = -worker
+	}
+	return live[worker%len(live)].pool
+}
+
+// first returns the endpoint that statements outside workers use: the
+// first live one not marked down, else the first live one.
+func (db *DB) first() *endpoint {
+	live := db.endpointSet().live
+	now := time.Now().UnixNano()
+	for _, e := range live {
+		if !e.health.isDown(now) {
+			return e
+		}
+	}
+	return live[0]
 }
 
 // Exec runs a statement on the first endpoint.
@@ -410,7 +467,7 @@ func (db *DB) Exec(ctx context.Context, sql string, args ...any) (int64, error) 
 	if db.null {
 		return 0, nil
 	}
-	tag, err := db.pools[0].Exec(ctx, sql, args...)
+	tag, err := db.first().pool.Exec(ctx, sql, args...)
 	return tag.RowsAffected(), err
 }
 
@@ -419,7 +476,7 @@ func (db *DB) Query(ctx context.Context, sql string, args ...any) (Rows, error) 
 	if db.null {
 		return nullRows{}, nil
 	}
-	return db.pools[0].Query(ctx, sql, args...)
+	return db.first().pool.Query(ctx, sql, args...)
 }
 
 // QueryRow runs a single-row statement on the first endpoint.
@@ -427,7 +484,7 @@ func (db *DB) QueryRow(ctx context.Context, sql string, args ...any) Row {
 	if db.null {
 		return nullRow{}
 	}
-	return db.pools[0].QueryRow(ctx, sql, args...)
+	return db.first().pool.QueryRow(ctx, sql, args...)
 }
 
 // Begin starts a transaction on the first endpoint.
@@ -435,7 +492,7 @@ func (db *DB) Begin(ctx context.Context, opts TxOptions) (Tx, error) {
 	if db.null {
 		return nullConn{}, nil
 	}
-	tx, err := db.pools[0].BeginTx(ctx, pgxTxOptions(opts))
+	tx, err := db.first().pool.BeginTx(ctx, pgxTxOptions(opts))
 	if err != nil {
 		return nil, err
 	}
@@ -448,7 +505,7 @@ func (db *DB) ServerVersion(ctx context.Context) string {
 		return "null"
 	}
 	var v string
-	if err := db.pools[0].QueryRow(ctx, "SELECT version()").Scan(&v); err != nil {
+	if err := db.first().pool.QueryRow(ctx, "SELECT version()").Scan(&v); err != nil {
 		return "unknown"
 	}
 	return v
@@ -481,9 +538,12 @@ func (db *DB) CopyFrom(ctx context.Context, stream int, table string, columns []
 // one from the home endpoint's pool, without failover.
 func (db *DB) Conn(worker int, dedicated bool) Conn {
 	if db.null {
+		live := db.endpointSet().live
+		db.WorkerCell(worker).Store(int32(live[abs(worker)%len(live)].Slot))
 		return nullConn{}
 	}
-	if !dedicated || (db.shared && len(db.pools) == 1) {
+	if live := db.endpointSet().live; !dedicated || (db.shared && len(live) == 1) {
+		db.WorkerCell(worker).Store(int32(live[abs(worker)%len(live)].Slot))
 		return poolConn{db.pool(worker)}
 	}
 	if db.shared {

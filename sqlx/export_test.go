@@ -2,11 +2,11 @@ package sqlx
 
 import "time"
 
-// CurrentEndpoint returns the index of the endpoint whose connection a
+// CurrentEndpoint returns the slot of the endpoint whose connection a
 // dedicated Conn holds, or -1.
 func CurrentEndpoint(c Conn) int {
 	if w, ok := c.(*workerConn); ok && w.c != nil {
-		return w.cur
+		return w.cur.Slot
 	}
 	if s, ok := c.(*sharedConn); ok {
 		return s.last

@@ -27,25 +27,31 @@ var (
 // EndpointStat describes one endpoint's use by workers' dedicated
 // connections.
 type EndpointStat struct {
-	// Endpoint is host:port, as in DB.Endpoints.
-	Endpoint string
+	Endpoint
 	// Acquires is how many dedicated connections workers have taken from
 	// the endpoint: once per worker at start, then once per reconnection,
 	// failover to the endpoint or return to it.
 	Acquires int64
+	// Reconnects is how many of those re-established a worker's lost
+	// connection (DB.Reconnects counts them over all endpoints).
+	Reconnects int64
 	// Down reports that a connection to the endpoint failed in the last
 	// couple of seconds, so workers prefer the other endpoints.
 	Down bool
+	// Removed reports that the endpoints file no longer lists it.
+	Removed bool
 }
 
-// EndpointStats returns, for each endpoint in the order of Endpoints, how
-// workers have used it. It is safe to call concurrently with the workers.
+// EndpointStats returns, for every endpoint the DB has had, by slot
+// (removed ones too), how workers have used it. It is safe to call
+// concurrently with the workers.
 func (db *DB) EndpointStats() []EndpointStat {
-	out := make([]EndpointStat, len(db.health))
+	s := db.endpointSet()
+	out := make([]EndpointStat, len(s.all))
 	now := time.Now().UnixNano()
-	for i := range db.health {
-		h := &db.health[i]
-		out[i] = EndpointStat{Endpoint: db.endpoints[i], Acquires: h.acquires.Load(), Down: h.isDown(now)}
+	for i, e := range s.all {
+		out[i] = EndpointStat{Endpoint: e.Endpoint, Acquires: e.health.acquires.Load(), Reconnects: e.reconnects.Load(),
+			Down: e.health.isDown(now), Removed: e.removed.Load()}
 	}
 	return out
 }
@@ -73,6 +79,25 @@ func (h *endpointHealth) markUp() {
 	}
 }
 
+// endpointOrder returns the order in which worker number worker tries n
+// endpoints: home (worker % n) first, then the others, rotated by worker
+// so that the workers of a dead endpoint spread over the live ones.
+func endpointOrder(n, worker int) []int {
+	if worker < 0 {
+		worker = -worker
+	}
+	if n == 0 {
+		return nil
+	}
+	home := worker % n
+	order := make([]int, 0, n)
+	order = append(order, home)
+	for k := 0; k < n-1; k++ {
+		order = append(order, (home+1+(k+worker/n)%(n-1))%n)
+	}
+	return order
+}
+
 // workerConn holds one pooled connection for a worker. The worker's home
 // is one endpoint; when a connection to it cannot be made (a connection
 // error: refused, reset, timed out, shutting down), the worker takes one
@@ -81,41 +106,62 @@ func (h *endpointHealth) markUp() {
 // it tries to take a connection from home (waiting at most
 // homeProbeTimeout) and moves back when it gets one.
 //
-// At home with a live connection, a call costs a comparison and a check
-// that the connection is open: the clock is read only after a failure or
-// while away.
+// When the DB's endpoints change (an endpoints file), the worker's home is
+// worked out again at its next call, round-robin over the endpoints now
+// live: it moves there, and leaves a removed endpoint.
+//
+// At home with a live connection, a call costs a pointer comparison (the
+// endpoints unchanged), a comparison and a check that the connection is
+// open: the clock is read only after a failure or while away.
 type workerConn struct {
-	db   *DB
-	home int // index of the home endpoint
-	cur  int // index of the endpoint c belongs to
-	// order is the order in which endpoints are tried: home first, then
-	// the others, rotated by worker so that the workers of a dead endpoint
-	// spread over the live ones.
+	db     *DB
+	worker int
+	set    *endpointSet // the endpoints home and order refer to
+	home   int          // index in set.live of the home endpoint
+	// order is the order in which set.live's endpoints are tried (see
+	// endpointOrder).
 	order     []int
+	cur       *endpoint // the endpoint c belongs to
 	c         *pgxpool.Conn
 	everHad   bool
-	lastProbe time.Time // last attempt to go home, or when we left it
-	raw       rawStmts  // statements prepared on c for QueryRaw
+	moving    bool          // the next acquire follows a change of endpoints, not a loss
+	cell      *atomic.Int32 // cur's slot, for the engine (see DB.WorkerCell)
+	lastProbe time.Time     // last attempt to go home, or when we left it
+	raw       rawStmts      // statements prepared on c for QueryRaw
 }
 
 func newWorkerConn(db *DB, worker int) *workerConn {
-	if worker < 0 {
-		worker = -worker
+	w := &workerConn{db: db, worker: worker, cell: db.WorkerCell(worker)}
+	w.setEndpoints(db.endpointSet())
+	return w
+}
+
+// setEndpoints makes s the worker's endpoints: its home and order are
+// worked out over s.live. A connection to an endpoint that is no longer
+// the worker's home is closed (the next call connects home), so that
+// workers spread over endpoints added, and leave those removed, within a
+// call.
+func (w *workerConn) setEndpoints(s *endpointSet) {
+	w.set = s
+	w.order = endpointOrder(len(s.live), w.worker)
+	w.home = 0
+	if len(w.order) > 0 {
+		w.home = w.order[0]
 	}
-	n := len(db.pools)
-	home := worker % n
-	order := make([]int, 0, n)
-	order = append(order, home)
-	for k := 0; k < n-1; k++ {
-		order = append(order, (home+1+(k+worker/n)%(n-1))%n)
+	if w.c != nil && (len(s.live) == 0 || w.cur != s.live[w.home]) {
+		w.dropAway()
+		w.raw.reset()
+		w.moving = true
 	}
-	return &workerConn{db: db, home: home, cur: home, order: order}
 }
 
 // conn returns the worker's live connection, (re)acquiring one if needed.
 func (w *workerConn) conn(ctx context.Context) (*pgx.Conn, error) {
+	if s := w.db.set.Load(); s != w.set {
+		w.setEndpoints(s)
+	}
 	if w.c != nil {
-		if w.cur != w.home {
+		if w.cur != w.set.live[w.home] {
 			w.maybeGoHome(ctx)
 		}
 		if c := w.c.Conn(); !c.IsClosed() {
@@ -137,10 +183,11 @@ func (w *workerConn) maybeGoHome(ctx context.Context) {
 		return
 	}
 	w.lastProbe = now
+	home := w.set.live[w.home]
 	pctx, cancel := context.WithTimeout(ctx, homeProbeTimeout)
-	c, err := w.db.pools[w.home].Acquire(pctx)
+	c, err := home.pool.Acquire(pctx)
 	cancel()
-	h := &w.db.health[w.home]
+	h := &home.health
 	if err != nil {
 		if IsConnectionError(err) {
 			h.markDown()
@@ -155,7 +202,8 @@ func (w *workerConn) maybeGoHome(ctx context.Context) {
 	h.acquires.Add(1)
 	w.dropAway()
 	w.raw.reset()
-	w.c, w.cur = c, w.home
+	w.c, w.cur = c, home
+	w.cell.Store(int32(home.Slot))
 }
 
 // dropAway closes the worker's connection to a foreign endpoint instead
@@ -171,19 +219,26 @@ func (w *workerConn) dropAway() {
 	old.Close(ctx)
 }
 
+// errNoEndpoint is the error of a call when every endpoint was removed.
+var errNoEndpoint = errors.New("no endpoint left: the endpoints file lists none")
+
 // acquire takes a connection for the worker: from its endpoints in order,
 // first those not marked down, then those marked down. It moves on to the
 // next endpoint only after a connection error.
 func (w *workerConn) acquire(ctx context.Context) (*pgx.Conn, error) {
+	if len(w.order) == 0 {
+		return nil, errNoEndpoint
+	}
 	var firstErr error
 	now := time.Now().UnixNano()
 	for pass := 0; pass < 2; pass++ {
 		for _, i := range w.order {
-			h := &w.db.health[i]
+			e := w.set.live[i]
+			h := &e.health
 			if h.isDown(now) != (pass == 1) {
 				continue
 			}
-			c, err := w.db.pools[i].Acquire(ctx)
+			c, err := e.pool.Acquire(ctx)
 			if err != nil {
 				if !IsConnectionError(err) || ctx.Err() != nil {
 					return nil, err
@@ -200,15 +255,17 @@ func (w *workerConn) acquire(ctx context.Context) (*pgx.Conn, error) {
 			}
 			h.markUp()
 			h.acquires.Add(1)
-			if w.everHad {
+			if w.everHad && !w.moving {
 				w.db.reconnects.Add(1)
+				e.reconnects.Add(1)
 			}
-			w.everHad = true
+			w.everHad, w.moving = true, false
 			if i != w.home {
 				w.lastProbe = time.Now() // next attempt to go home in homeRetryInterval
 			}
 			w.raw.reset()
-			w.c, w.cur = c, i
+			w.c, w.cur = c, e
+			w.cell.Store(int32(e.Slot))
 			return c.Conn(), nil
 		}
 	}
@@ -223,34 +280,44 @@ func (w *workerConn) acquire(ctx context.Context) (*pgx.Conn, error) {
 // endpoint gets traffic again when the period is over (and stays marked
 // down another period if it still fails).
 type sharedConn struct {
-	db    *DB
-	order []int // as workerConn's: home first, rotated by worker
-	last  int   // the endpoint of the last call, for tests
+	db     *DB
+	worker int
+	set    *endpointSet
+	order  []int // as workerConn's: home first, rotated by worker
+	last   int   // the slot of the endpoint of the last call, for tests
+	cell   *atomic.Int32
 }
 
 func newSharedConn(db *DB, worker int) *sharedConn {
-	return &sharedConn{db: db, order: newWorkerConn(db, worker).order, last: -1}
+	return &sharedConn{db: db, worker: worker, last: -1, cell: db.WorkerCell(worker)}
 }
 
 // pick returns the endpoint to use now.
-func (s *sharedConn) pick() int {
+func (s *sharedConn) pick() *endpoint {
+	if set := s.db.set.Load(); set != s.set {
+		s.set, s.order = set, endpointOrder(len(set.live), s.worker)
+	}
+	if len(s.order) == 0 {
+		return nil
+	}
 	now := time.Now().UnixNano()
 	for _, i := range s.order {
-		if !s.db.health[i].isDown(now) {
-			return i
+		if e := s.set.live[i]; !e.health.isDown(now) {
+			return e
 		}
 	}
-	return s.order[0] // all down: keep trying home
+	return s.set.live[s.order[0]] // all down: keep trying home
 }
 
-// note records the outcome of a call on endpoint i and returns err.
-func (s *sharedConn) note(i int, err error) error {
-	h := &s.db.health[i]
+// note records the outcome of a call on endpoint e and returns err.
+func (s *sharedConn) note(e *endpoint, err error) error {
+	h := &e.health
 	switch {
 	case err == nil:
 		h.acquires.Add(1)
 		h.markUp()
-		s.last = i
+		s.last = e.Slot
+		s.cell.Store(int32(e.Slot))
 	case IsConnectionError(err):
 		h.markDown()
 	}
@@ -258,26 +325,38 @@ func (s *sharedConn) note(i int, err error) error {
 }
 
 func (s *sharedConn) Exec(ctx context.Context, sql string, args ...any) (int64, error) {
-	i := s.pick()
-	tag, err := s.db.pools[i].Exec(ctx, sql, args...)
-	return tag.RowsAffected(), s.note(i, err)
+	e := s.pick()
+	if e == nil {
+		return 0, errNoEndpoint
+	}
+	tag, err := e.pool.Exec(ctx, sql, args...)
+	return tag.RowsAffected(), s.note(e, err)
 }
 
 func (s *sharedConn) Query(ctx context.Context, sql string, args ...any) (Rows, error) {
-	i := s.pick()
-	rows, err := s.db.pools[i].Query(ctx, sql, args...)
-	return rows, s.note(i, err)
+	e := s.pick()
+	if e == nil {
+		return nil, errNoEndpoint
+	}
+	rows, err := e.pool.Query(ctx, sql, args...)
+	return rows, s.note(e, err)
 }
 
 func (s *sharedConn) QueryRow(ctx context.Context, sql string, args ...any) Row {
-	i := s.pick()
-	return sharedRow{s, i, s.db.pools[i].QueryRow(ctx, sql, args...)}
+	e := s.pick()
+	if e == nil {
+		return errRow{errNoEndpoint}
+	}
+	return sharedRow{s, e, e.pool.QueryRow(ctx, sql, args...)}
 }
 
 func (s *sharedConn) Begin(ctx context.Context, opts TxOptions) (Tx, error) {
-	i := s.pick()
-	tx, err := s.db.pools[i].BeginTx(ctx, pgxTxOptions(opts))
-	if s.note(i, err) != nil {
+	e := s.pick()
+	if e == nil {
+		return nil, errNoEndpoint
+	}
+	tx, err := e.pool.BeginTx(ctx, pgxTxOptions(opts))
+	if s.note(e, err) != nil {
 		return nil, err
 	}
 	return txAdapter{tx}, nil
@@ -290,15 +369,15 @@ func (s *sharedConn) Release() {}
 // sharedRow notes the outcome of a QueryRow when it is scanned.
 type sharedRow struct {
 	s   *sharedConn
-	i   int
+	e   *endpoint
 	row pgx.Row
 }
 
 func (r sharedRow) Scan(dest ...any) error {
 	err := r.row.Scan(dest...)
 	if errors.Is(err, pgx.ErrNoRows) {
-		_ = r.s.note(r.i, nil) // the call reached the server
+		_ = r.s.note(r.e, nil) // the call reached the server
 		return err
 	}
-	return r.s.note(r.i, err)
+	return r.s.note(r.e, err)
 }

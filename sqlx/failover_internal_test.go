@@ -3,8 +3,6 @@ package sqlx
 import (
 	"fmt"
 	"testing"
-
-	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 func TestEndpointOrder(t *testing.T) {
@@ -24,13 +22,18 @@ func TestEndpointOrder(t *testing.T) {
 		{3, 2, "[2 0 1]"},
 		{3, 5, "[2 1 0]"},
 	} {
-		db := &DB{pools: make([]*pgxpool.Pool, tc.endpoints)}
+		db := &DB{}
+		set := &endpointSet{}
+		for i := range tc.endpoints {
+			set = set.with(&endpoint{Endpoint: Endpoint{Slot: i}})
+		}
+		db.set.Store(set)
 		w := newWorkerConn(db, tc.worker)
 		if got := fmt.Sprint(w.order); got != tc.want {
 			t.Errorf("%d endpoints, worker %d: order %s, want %s", tc.endpoints, tc.worker, got, tc.want)
 		}
-		if w.home != tc.worker%tc.endpoints || w.cur != w.home {
-			t.Errorf("%d endpoints, worker %d: home %d, cur %d", tc.endpoints, tc.worker, w.home, w.cur)
+		if w.home != tc.worker%tc.endpoints || w.cur != nil {
+			t.Errorf("%d endpoints, worker %d: home %d, cur %v", tc.endpoints, tc.worker, w.home, w.cur)
 		}
 	}
 }

@@ -142,7 +142,7 @@ func testFailover(t *testing.T, maxConns int) {
 	acquires := func() string {
 		var parts []string
 		for _, s := range db.EndpointStats() {
-			parts = append(parts, fmt.Sprintf("%s: %d acquires (down %v)", s.Endpoint, s.Acquires, s.Down))
+			parts = append(parts, fmt.Sprintf("%s: %d acquires (down %v)", s.Name, s.Acquires, s.Down))
 		}
 		return strings.Join(parts, ", ")
 	}

@@ -41,7 +41,7 @@ func Clamp(d time.Duration) int64 {
 // shard is the recording state of a group of workers.
 type shard struct {
 	mu     sync.Mutex
-	hists  []*hdrhistogram.Histogram // current interval, one per series
+	hists  []*hdrhistogram.Histogram // current interval, one per series (nil: a part not yet recorded into)
 	errors []int64                   // current interval, one per series
 	labels map[string]int64          // current interval, by error label
 	_      [64]byte                  // keep shards on separate cache lines
@@ -61,11 +61,15 @@ type Registry struct {
 	names  []string
 	shards []*shard
 	start  time.Time
+	// parent[i] is the series that series i's values also count in (see
+	// AddSeries), or -1. Guarded by tickMu.
+	parent []int
 
 	tickMu   sync.Mutex
 	spare    [][]*hdrhistogram.Histogram // per shard, swapped in at Tick
 	interval []*hdrhistogram.Histogram   // per series, last interval
 	cum      []*hdrhistogram.Histogram   // per series, since cumStart
+	empty    *hdrhistogram.Histogram     // stands for parts not recorded into yet
 	ierrs    []int64
 	cerrs    []int64
 	clabels  map[string]int64 // error labels since cumStart
@@ -92,6 +96,10 @@ func NewRegistry(names []string, shards int, start time.Time) *Registry {
 		start:    start,
 		last:     start,
 		cumStart: start,
+		parent:   make([]int, len(names)),
+	}
+	for i := range r.parent {
+		r.parent[i] = -1
 	}
 	for i := range r.shards {
 		r.shards[i] = &shard{hists: newHists(len(names)), errors: make([]int64, len(names))}
@@ -132,7 +140,47 @@ func (r *Registry) Clock(t time.Time) time.Time {
 }
 
 // Names returns the series names, indexed by series number.
-func (r *Registry) Names() []string { return r.names }
+func (r *Registry) Names() []string {
+	r.tickMu.Lock()
+	defer r.tickMu.Unlock()
+	return append([]string(nil), r.names...)
+}
+
+// AddSeries adds a series named name and returns its number. When parent
+// is a series number (not -1), the new series is a part of it: at every
+// Tick, its interval values and errors are also counted in parent's, so
+// that parent holds its own values and those of all its parts, merged
+// exactly, and recording into a part counts once in each. The engine
+// splits an operation's series this way by endpoint (read@host:port).
+//
+// AddSeries is safe for concurrent use with recording and Tick; handles
+// may record into the new series as soon as it returns. A part must not
+// have parts of its own.
+func (r *Registry) AddSeries(name string, parent int) int {
+	r.tickMu.Lock()
+	defer r.tickMu.Unlock()
+	if parent >= len(r.names) || (parent >= 0 && r.parent[parent] >= 0) {
+		panic("stats: AddSeries with an unknown parent or a part as parent")
+	}
+	i := len(r.names)
+	r.names = append(r.names, name)
+	r.parent = append(r.parent, parent)
+	// A part's histograms are made when it is first recorded into: an
+	// operation split by endpoint has a part per endpoint, of which a
+	// workload that never runs the operation uses none.
+	r.interval = append(r.interval, nil)
+	r.cum = append(r.cum, nil)
+	r.ierrs = append(r.ierrs, 0)
+	r.cerrs = append(r.cerrs, 0)
+	for si, s := range r.shards {
+		r.spare[si] = append(r.spare[si], nil)
+		s.mu.Lock()
+		s.hists = append(s.hists, nil)
+		s.errors = append(s.errors, 0)
+		s.mu.Unlock()
+	}
+	return i
+}
 
 // Handle returns a new recording handle for worker number worker.
 // Handles of different workers may share a shard.
@@ -176,7 +224,12 @@ func (h *Handle) Flush() {
 	}
 	h.s.mu.Lock()
 	for i := 0; i < h.n; i++ {
-		_ = h.s.hists[h.series[i]].RecordValue(h.vals[i])
+		hh := h.s.hists[h.series[i]]
+		if hh == nil { // a part's first value (see AddSeries)
+			hh = NewHistogram()
+			h.s.hists[h.series[i]] = hh
+		}
+		_ = hh.RecordValue(h.vals[i])
 	}
 	h.s.mu.Unlock()
 	h.n = 0
@@ -242,7 +295,9 @@ func (r *Registry) Tick(now time.Time) Tick {
 	defer r.tickMu.Unlock()
 	now = r.Clock(now)
 	for i := range r.interval {
-		r.interval[i].Reset()
+		if r.interval[i] != nil {
+			r.interval[i].Reset()
+		}
 		r.ierrs[i] = 0
 	}
 	var ilabels map[string]int64
@@ -265,12 +320,24 @@ func (r *Registry) Tick(now time.Time) Tick {
 			ilabels[l] += n
 		}
 		for i, h := range old {
-			if h.TotalCount() > 0 {
+			if h != nil && h.TotalCount() > 0 {
+				if r.interval[i] == nil {
+					r.interval[i] = NewHistogram()
+				}
 				r.interval[i].Merge(h)
 				h.Reset()
 			}
 		}
 		r.spare[si] = old
+	}
+	for i, p := range r.parent {
+		if p < 0 {
+			continue
+		}
+		if r.interval[i] != nil && r.interval[i].TotalCount() > 0 {
+			r.interval[p].Merge(r.interval[i])
+		}
+		r.ierrs[p] += r.ierrs[i]
 	}
 	t := Tick{Start: r.last, End: now, CumStart: r.cumStart, Series: make([]Series, len(r.names)), Labels: ilabels}
 	for l, n := range ilabels {
@@ -283,14 +350,17 @@ func (r *Registry) Tick(now time.Time) Tick {
 		}
 	}
 	for i, name := range r.names {
-		if r.interval[i].TotalCount() > 0 {
+		if r.interval[i] != nil && r.interval[i].TotalCount() > 0 {
+			if r.cum[i] == nil {
+				r.cum[i] = NewHistogram()
+			}
 			r.cum[i].Merge(r.interval[i])
 		}
 		r.cerrs[i] += r.ierrs[i]
 		t.Series[i] = Series{
 			Name:       name,
-			Interval:   r.interval[i],
-			Cumulative: r.cum[i],
+			Interval:   r.orEmpty(r.interval[i]),
+			Cumulative: r.orEmpty(r.cum[i]),
 			Errors:     r.ierrs[i],
 			CumErrors:  r.cerrs[i],
 		}
@@ -310,10 +380,24 @@ func (r *Registry) ResetCumulative() time.Time {
 	r.tickMu.Lock()
 	defer r.tickMu.Unlock()
 	for i := range r.cum {
-		r.cum[i].Reset()
+		if r.cum[i] != nil {
+			r.cum[i].Reset()
+		}
 		r.cerrs[i] = 0
 	}
 	clear(r.clabels)
 	r.cumStart = r.last
 	return r.cumStart
+}
+
+// orEmpty returns h, or an empty histogram for a part not recorded into
+// yet (which Tick's callers must not modify, as any of its histograms).
+func (r *Registry) orEmpty(h *hdrhistogram.Histogram) *hdrhistogram.Histogram {
+	if h != nil {
+		return h
+	}
+	if r.empty == nil {
+		r.empty = NewHistogram()
+	}
+	return r.empty
 }

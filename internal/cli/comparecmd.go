@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stampede-bench/stampede/cmdline"
 	"github.com/stampede-bench/stampede/output"
 	"github.com/stampede-bench/stampede/results"
 	"github.com/stampede-bench/stampede/runlog"
@@ -17,6 +18,7 @@ type compareFlags struct {
 	resultsDir string
 	format     string
 	chart      string
+	split      cmdline.SplitFlags
 }
 
 // compareCmd is `stampede compare A B`: two runs side by side.
@@ -57,6 +59,7 @@ be found, and 1 when a run cannot be read.`,
 	fs.StringVar(&cf.resultsDir, "results-dir", "", "where run directories are found (default $STAMPEDE_RESULTS_DIR or ~/.stampede/runs)")
 	fs.StringVar(&cf.format, "format", "text", "output format: text or json (one JSON object)")
 	fs.StringVar(&cf.chart, "chart", "", "also draw both runs over time into this file: .svg, .png or .html")
+	cf.split.Register(fs)
 	return cmd
 }
 
@@ -83,7 +86,11 @@ func (a *app) compare(refA, refB string, cf compareFlags) error {
 	if err := checkChartDir(cf.chart, runs[:]); err != nil {
 		return err
 	}
-	c, views, err := results.Compare(runs[0], runs[1])
+	by, err := cf.split.By()
+	if err != nil {
+		return err
+	}
+	c, views, err := results.CompareBy(runs[0], runs[1], by)
 	if err != nil {
 		return err
 	}
@@ -106,7 +113,7 @@ func (a *app) compare(refA, refB string, cf compareFlags) error {
 	for _, w := range c.Warnings {
 		printed = append(printed, errors.New(w))
 	}
-	return a.writeChart(cf.chart, runs[:], views[:], []string{"A", "B"}, printed)
+	return a.writeChart(cf.chart, runs[:], views[:], []string{"A", "B"}, printed, by)
 }
 
 // openRunRef finds and opens the run ref names; what names no run is a

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/stampede-bench/stampede/chart"
+	"github.com/stampede-bench/stampede/cmdline"
 	"github.com/stampede-bench/stampede/output"
 	"github.com/stampede-bench/stampede/results"
 	"github.com/stampede-bench/stampede/runlog"
@@ -24,6 +25,7 @@ type reportFlags struct {
 	includeRamp bool
 	format      string
 	chart       string
+	split       cmdline.SplitFlags
 }
 
 // reportCmd is `stampede report RUN...`: the final figures recomputed from
@@ -75,6 +77,7 @@ read.`,
 	fs.BoolVar(&rf.includeRamp, "include-ramp", false, "start the window at the run's start rather than at the end of its ramp-up")
 	fs.StringVar(&rf.format, "format", "text", "output format: text or json (one JSON object)")
 	fs.StringVar(&rf.chart, "chart", "", "also draw the runs over time into this file: .svg, .png or .html")
+	rf.split.Register(fs)
 	return cmd
 }
 
@@ -133,6 +136,10 @@ func (a *app) report(refs []string, rf reportFlags) error {
 		return err
 	}
 	window := results.Window{From: from, To: to, IncludeRamp: rf.includeRamp}
+	by, err := rf.split.By()
+	if err != nil {
+		return err
+	}
 	view, warnings, err := results.Recompute(runs, window)
 	if err != nil {
 		return windowUsage(err)
@@ -146,7 +153,7 @@ func (a *app) report(refs []string, rf reportFlags) error {
 		if err := enc.Encode(view); err != nil {
 			return err
 		}
-	} else if err := output.Report(a.stdout, runs, view); err != nil {
+	} else if err := output.ReportSplit(a.stdout, runs, view, by); err != nil {
 		return err
 	}
 	if rf.chart == "" {
@@ -170,7 +177,7 @@ func (a *app) report(refs []string, rf reportFlags) error {
 			views = append(views, v)
 		}
 	}
-	return a.writeChart(rf.chart, runs, views, nil, warnings)
+	return a.writeChart(rf.chart, runs, views, nil, warnings, by)
 }
 
 // windowUsage marks an error of a window that holds no interval because
@@ -224,8 +231,8 @@ func checkChartDir(path string, runs []*runlog.Run) error {
 }
 
 // writeChart draws runs into path (see output.Chart), saying where.
-func (a *app) writeChart(path string, runs []*runlog.Run, views []results.View, labels []string, printed []error) error {
-	if err := output.Chart(path, runs, views, labels, printed, a.stderr); err != nil {
+func (a *app) writeChart(path string, runs []*runlog.Run, views []results.View, labels []string, printed []error, by string) error {
+	if err := output.Chart(path, runs, views, labels, printed, a.stderr, by); err != nil {
 		if errors.Is(err, chart.ErrFormat) {
 			return asUsage(err)
 		}

@@ -170,12 +170,23 @@ func (g *ycsb) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (wor
 	}
 
 	ql := workload.QueryLoad{Ops: layout.names, Classes: layout.classes, Workers: make([]workload.Worker, oc.Concurrency)}
+	own, err := g.ownKeys(ctx, db, c, warn) // --locality-keys own
+	if err != nil {
+		return workload.QueryLoad{}, err
+	}
+	if own != nil {
+		ql.Header = append(ql.Header, own.header())
+	}
 	conns := make([]sqlx.Conn, oc.Concurrency)
 	workers := make([]*worker, oc.Concurrency)
 	first := &firstErrors{warn: warn}
 	for i := range ql.Workers {
 		conns[i] = db.Conn(i, true)
-		w := newWorker(c, stmts, conns[i], randgen.New(oc.Seed, workerStream(i)), inserts, seq)
+		wc, wi := c, inserts
+		if own != nil {
+			wc, wi = own.of(i)
+		}
+		w := newWorker(wc, stmts, conns[i], randgen.New(oc.Seed, workerStream(i)), wi, seq)
 		w.id, w.stopOnError, w.mismatch, w.firstErrors = i, g.stopOnError, mismatch, first
 		workers[i] = w
 		ql.Workers[i] = w.run

@@ -67,6 +67,9 @@ type ycsb struct {
 	// (--stop-on-error) rather than recording it as YCSB does.
 	stopOnError bool
 
+	// region holds --regions and --locality-keys (see regionFlags).
+	region regionFlags
+
 	// cfg is the resolved configuration, set by a successful resolve.
 	cfg *config
 	// warnings are the non-fatal findings of the last resolve.
@@ -103,6 +106,7 @@ func newYCSB() workload.Generator {
 	g.flags.Meta["workload"] = workload.FlagMeta{RuntimeOnly: true}
 	g.flags.Meta["stop-on-error"] = workload.FlagMeta{RuntimeOnly: true}
 
+	g.region.define(fs, g.flags.Meta)
 	for _, pf := range propertyFlags {
 		pf.define(fs)
 		if pf.runtimeOnly {
@@ -150,6 +154,7 @@ func (g *ycsb) Flags() workload.Flags { return g.flags }
 func (g *ycsb) Hooks() workload.Hooks {
 	return workload.Hooks{
 		Validate:         g.validate,
+		PreLoad:          g.preLoad,
 		PreRun:           g.preRun,
 		CheckConsistency: g.checkConsistency,
 	}
@@ -157,6 +162,9 @@ func (g *ycsb) Hooks() workload.Hooks {
 
 // validate resolves the properties into the typed config.
 func (g *ycsb) validate() error {
+	if err := g.region.validate(); err != nil {
+		return err
+	}
 	cfg, warnings, err := g.resolve()
 	if err != nil {
 		g.cfg = nil
