@@ -109,7 +109,7 @@ func newWorkerConn(db *DB, worker int) *workerConn {
 	for k := 0; k < n-1; k++ {
 		order = append(order, (home+1+(k+worker/n)%(n-1))%n)
 	}
-	return &workerConn{db: db, home: home, cur: home, order: order}
+	return &workerConn{db: db, home: home, cur: home, order: order, raw: rawStmts{text: db.text}}
 }
 
 // conn returns the worker's live connection, (re)acquiring one if needed.
