@@ -241,7 +241,8 @@ type Result struct {
 type WorkerStats struct {
 	// Ops is the number of calls that completed (successfully or not).
 	Ops int64
-	// Busy is the time spent in those calls.
+	// Busy is the time spent in those calls; under QueueRate, from each
+	// event's entry into the queue, as sysbench's execution time counts.
 	Busy time.Duration
 }
 
@@ -617,7 +618,11 @@ func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Dur
 			r.queue.running.Add(-1)
 		}
 		ops++
-		busy += now - start
+		if r.queue != nil {
+			busy += now - intended // from the queue, as sysbench's timers
+		} else {
+			busy += now - start
+		}
 		if budget > 0 {
 			budget--
 		}
