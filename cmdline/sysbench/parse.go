@@ -207,7 +207,11 @@ func parse(args []string, flags Flags) (*Line, error) {
 		}
 	}
 	if command == "" {
-		return nil, inputf("say what to do with %s: `stampede %s [options] prepare|run|cleanup|help` (sysbench's commands, and check)", name, name)
+		if slices.ContainsFunc(opts, func(o opt) bool { return o.sb != nil && (o.name == "help" || o.name == "version") }) {
+			command = "run" // for --help or --version alone
+		} else {
+			return nil, inputf("say what to do with %s: `stampede %s [options] prepare|run|cleanup|help` (sysbench's commands, and check)", name, name)
+		}
 	}
 	if command == "prewarm" {
 		return nil, inputf("prewarm is MySQL only in sysbench 1.0.20's scripts (it loads InnoDB's buffer pool); PostgreSQL's equivalent is the pg_prewarm extension")
