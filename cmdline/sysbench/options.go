@@ -76,6 +76,8 @@ var options = map[string]option{
 	"max-requests":       {kind: kInt, use: useSpecial, as: "events", why: "--max-requests is deprecated, use --events instead"},
 	"max-time":           {kind: kInt, use: useSpecial, as: "time", why: "--max-time is deprecated, use --time instead"},
 	"num-threads":        {kind: kInt, use: useSpecial, as: "threads", why: "--num-threads is deprecated, use --threads instead"},
+	// sysbench 1.1's, which 1.0.20 refuses too.
+	"warmup-time": {kind: kInt, use: useRefuse, why: "it is sysbench 1.1's (1.0.20 refuses it too); stampede's --ramp=Ns starts the threads over N seconds and leaves that time out of the final report"},
 
 	// Pseudo-random numbers (the workloads' own flags in stampede).
 	"rand-type":      {kind: kString, use: useAll},
