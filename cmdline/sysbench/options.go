@@ -145,21 +145,13 @@ func (o option) check(name, value string, hasValue bool) (string, error) {
 		return "", inputf("--%s needs a value: give --%s=%s (sysbench takes its options as --name=value)", name, name, what)
 	}
 	switch o.kind {
-	case kInt:
-		n, err := strconv.ParseInt(value, 10, 32)
-		if err != nil {
+	case kInt: // the range is stampede's flags' to check
+		if _, err := strconv.ParseInt(value, 10, 32); err != nil {
 			return "", inputf("invalid value for --%s: %q (a whole number)", name, value)
 		}
-		if n < 0 {
-			return "", inputf("invalid value for --%s: %d is negative", name, n)
-		}
 	case kNumber:
-		f, err := strconv.ParseFloat(value, 64)
-		if err != nil || f != f {
+		if f, err := strconv.ParseFloat(value, 64); err != nil || f != f {
 			return "", inputf("invalid value for --%s: %q (a number)", name, value)
-		}
-		if f < 0 {
-			return "", inputf("invalid value for --%s: %s is negative", name, value)
 		}
 	}
 	return value, nil

@@ -255,7 +255,7 @@ func parse(args []string, flags Flags) (*Line, error) {
 				continue
 			case "db-driver":
 				if v != "pgsql" {
-					return nil, inputf("--db-driver=%s is not supported: stampede speaks PostgreSQL's protocol only (PostgreSQL, CockroachDB, YugabyteDB...): use --db-driver=pgsql", v)
+					return nil, inputf("unsupported --db-driver %q: stampede speaks PostgreSQL's protocol only (PostgreSQL, CockroachDB, YugabyteDB...): use --db-driver=pgsql", v)
 				}
 				continue // stampede's only driver
 			default: // a deprecated alias
@@ -268,9 +268,6 @@ func parse(args []string, flags Flags) (*Line, error) {
 			if err := forcedShutdown(v); err != nil {
 				return nil, err
 			}
-		}
-		if flag == "percentile" && mustFloat(v) > 100 {
-			return nil, inputf("invalid value for --percentile: %s (1 to 100, or 0 to disable it)", v)
 		}
 		if flag == "verbosity" && mustFloat(v) > 3 {
 			return nil, inputf("--verbosity=%s is not supported: stampede has no debug log (sysbench's 4 and 5); it records every error in the run directory's events.ndjson: use 0 to 3", v)

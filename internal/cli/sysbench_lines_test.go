@@ -266,7 +266,7 @@ func TestSysbenchLinesRefused(t *testing.T) {
 		{[]string{"oltp_read_write", "--thread-stack-size=32K", "run"}, "--thread-stack-size"},
 		{[]string{"oltp_read_write", "--report-checkpoints=10", "run"}, "stampede report RUN --from"},
 		{[]string{"oltp_read_write", "--db-driver=mysql", "--mysql-host=db", "prepare"}, "--mysql-host"},
-		{[]string{"oltp_read_write", "--db-driver=mysql", "prepare"}, "--db-driver=mysql is not supported"},
+		{[]string{"oltp_read_write", "--db-driver=mysql", "prepare"}, `unsupported --db-driver "mysql"`},
 		{[]string{"oltp_read_write", "--percentile=101", "run"}, "--percentile"},
 		{[]string{"oltp_read_write", "--verbosity=5", "run"}, "--verbosity=5"},
 		{[]string{"oltp_read_write", "--warmup-time=10", "run"}, "--warmup-time"},
