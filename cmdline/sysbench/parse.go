@@ -2,6 +2,7 @@ package sysbench
 
 import (
 	"fmt"
+	"io"
 	"path"
 	"slices"
 	"strings"
@@ -312,6 +313,23 @@ func parse(args []string, flags Flags) (*Line, error) {
 	}
 	l.Args = append(l.Args, urls...)
 	return l, nil
+}
+
+// Command parses a sysbench command line (see Parse) and does what comes
+// before stampede's command runs: it prints the line's warnings on stderr
+// and, for sysbench's help command, the script's options on stdout (see
+// WriteHelp), which is all there is to do (done).
+func Command(args []string, flags Flags, stdout, stderr io.Writer, version string) (l *Line, done bool, err error) {
+	if l, err = Parse(args, flags); err != nil {
+		return nil, false, err
+	}
+	for _, w := range l.Warnings {
+		fmt.Fprintf(stderr, "warning: %s\n", w)
+	}
+	if l.Command == "help" && l.Args == nil {
+		return l, true, WriteHelp(stdout, l, version)
+	}
+	return l, false, nil
 }
 
 // verbOr is verb, or run for sysbench's help.

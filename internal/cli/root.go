@@ -50,14 +50,15 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	a := &app{stdout: stdout, stderr: stderr, args: append([]string{"stampede"}, args...)}
 	a.secrets = cmdline.Secrets(args)
 	var err error
-	if sbline.Recognize(args) {
-		var help bool
-		if args, help, err = a.sysbenchLine(args); help || err != nil {
+	if sbline.Recognize(args) { // `stampede /usr/share/sysbench/oltp_read_write.lua [options] run`
+		l, done, err := sbline.Command(args, a.sysbenchFlags, stdout, stderr, run.VersionString())
+		if err != nil || done {
 			if err != nil {
 				fmt.Fprintf(stderr, "stampede: error: %s\n", sqlx.Scrub(oneLine(err.Error()), a.secrets))
 			}
 			return exitCode(err)
 		}
+		args, a.secrets = l.Args, append(a.secrets, l.Secrets...)
 	} else if args, err = sysbenchOrder(args); err != nil {
 		fmt.Fprintf(stderr, "stampede: error: %s\n", err)
 		return exitCode(err)
@@ -72,25 +73,6 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		fmt.Fprintf(stderr, "stampede: error: %s\n", sqlx.Scrub(a.hinter().Hints(oneLine(err.Error())), a.secrets))
 	}
 	return exitCode(err)
-}
-
-// sysbenchLine turns a sysbench command line (`stampede
-// /usr/share/sysbench/oltp_read_write.lua [options] run`) into stampede's
-// arguments (see package cmdline/sysbench); for sysbench's help command it
-// prints the script's options and reports help.
-func (a *app) sysbenchLine(args []string) (_ []string, help bool, err error) {
-	line, err := sbline.Parse(args, a.sysbenchFlags)
-	if err != nil {
-		return nil, false, err
-	}
-	a.secrets = append(a.secrets, line.Secrets...)
-	for _, w := range line.Warnings {
-		fmt.Fprintf(a.stderr, "warning: %s\n", w)
-	}
-	if line.Command == "help" && line.Args == nil {
-		return nil, true, sbline.WriteHelp(a.stdout, line, run.VersionString())
-	}
-	return line.Args, false, nil
 }
 
 // sysbenchFlags returns the flags of `run` and `init` of a workload.
