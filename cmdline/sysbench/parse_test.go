@@ -181,3 +181,46 @@ func TestOptionsCovered(t *testing.T) {
 		t.Errorf("only %d options in sysbench's help", n)
 	}
 }
+
+// TestReadmeLines parses every sysbench command line of the README's
+// section on sysbench's workloads: each is recognized and becomes
+// stampede's command (its --config-file is testdata's).
+func TestReadmeLines(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	start := strings.Index(text, "### sysbench's OLTP workloads")
+	end := strings.Index(text[start:], "\n### ")
+	if start < 0 || end < 0 {
+		t.Fatal("no section on sysbench's workloads in README.md")
+	}
+	section := strings.ReplaceAll(text[start:start+end], "\\\n", " ")
+	n := 0
+	for _, l := range strings.Split(section, "\n") {
+		if !strings.HasPrefix(l, "stampede ") {
+			continue
+		}
+		l, _, _ = strings.Cut(l, "#")
+		args := strings.Fields(strings.ReplaceAll(l, "bench.cfg", filepath.Join("testdata", "bench.cfg")))[1:]
+		if !sysbench.Recognize(args) {
+			if args[0] != "run" && args[0] != "cleanup" && args[0] != "init" {
+				t.Errorf("README line not recognized: %s", l)
+			}
+			continue
+		}
+		n++
+		line, err := sysbench.Parse(args, flags)
+		if err != nil {
+			t.Errorf("README line %s: %v", l, err)
+			continue
+		}
+		if line.Command != args[len(args)-1] {
+			t.Errorf("README line %s: command %s", l, line.Command)
+		}
+	}
+	if n < 4 {
+		t.Errorf("only %d sysbench lines in the README's section", n)
+	}
+}
