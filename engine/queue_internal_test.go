@@ -62,18 +62,22 @@ func TestQueueFullFails(t *testing.T) {
 // ends only on the engine's tenth tick after the others stopped, however
 // long that takes.
 func TestNegativeGraceWaits(t *testing.T) {
-	finish := make(chan struct{})
+	finish, entered := make(chan struct{}), make(chan struct{})
 	var othersDone atomic.Bool
 	calls := 0
 	load := workload.QueryLoad{Ops: []string{"op"}, Workers: []workload.Worker{
 		func(context.Context) workload.Result {
 			calls++
 			if calls == 1 {
+				close(entered)
 				<-finish
 			}
 			return workload.Result{}
 		},
-		func(context.Context) workload.Result { return workload.Result{} },
+		func(context.Context) workload.Result {
+			<-entered // the slow worker has its operation
+			return workload.Result{}
+		},
 	}}
 	load.Detach = func(w int) {
 		if w == 1 {
