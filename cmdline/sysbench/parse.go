@@ -98,17 +98,7 @@ func Recognize(args []string) bool {
 	return false
 }
 
-// Parse turns a sysbench command line (Recognize) into stampede's: the
-// script as the workload, sysbench's command as stampede's verb, and each
-// option as stampede's flag or refused with the reason, in one line.
-// Options the workload or stampede itself has (--tables, --results-dir
-// DIR, ...) pass through as they are; flags says which take a value.
-// Errors match run.ErrInput.
-func Parse(args []string, flags Flags) (*Line, error) {
-	return parse(args, flags)
-}
-
-// opt is one option of the line: sysbench's (o set) or one to pass
+// opt is one option of the line: sysbench's (sb set) or one to pass
 // through.
 type opt struct {
 	name, value string
@@ -117,7 +107,13 @@ type opt struct {
 	raw         []string // the arguments of a pass-through option
 }
 
-func parse(args []string, flags Flags) (*Line, error) {
+// Parse turns a sysbench command line (Recognize) into stampede's: the
+// script as the workload, sysbench's command as stampede's verb, and each
+// option as stampede's flag or refused with the reason, in one line.
+// Options the workload or stampede itself has (--tables, --results-dir
+// DIR, ...) pass through as they are; flags says which take a value.
+// Errors match run.ErrInput.
+func Parse(args []string, flags Flags) (*Line, error) {
 	// The script first: it says which flags pass through with a value.
 	var script, name string
 	for _, a := range args {
@@ -142,70 +138,17 @@ func parse(args []string, flags Flags) (*Line, error) {
 		fs = flags(script)
 	}
 	l := &Line{Script: script, Name: name}
-	var opts []opt
-	var words []string
-	seenScript := false
 	expanded, err := expandConfig(args, l, 0)
 	if err != nil {
 		return nil, err
 	}
-	for i := 0; i < len(expanded); i++ {
-		a := expanded[i]
-		if !strings.HasPrefix(a, "-") || a == "-" {
-			if !seenScript {
-				seenScript = true
-				continue
-			}
-			words = append(words, a)
-			continue
-		}
-		if a == "--" {
-			words = append(words, expanded[i+1:]...)
-			break
-		}
-		if !strings.HasPrefix(a, "--") {
-			opts = append(opts, opt{raw: []string{a}}) // a short flag (-h)
-			continue
-		}
-		n, v, hasValue := strings.Cut(a[2:], "=")
-		c := canonical(n)
-		if o, ok := options[c]; ok {
-			opts = append(opts, opt{name: c, value: v, hasValue: hasValue, sb: &o})
-			continue
-		}
-		if slices.Contains(mysqlOptions, c) {
-			return nil, inputf("--%s is the MySQL driver's: stampede speaks PostgreSQL's protocol only (--db-driver=pgsql, with --pgsql-host, --pgsql-port, --pgsql-user, --pgsql-password, --pgsql-db)", n)
-		}
-		if so, ok := scriptOptions[strings.ReplaceAll(n, "-", "_")]; ok {
-			if so.refuse {
-				return nil, inputf("--%s: %s", n, so.why)
-			}
-			l.Warnings = append(l.Warnings, fmt.Sprintf("--%s is %s", n, so.why))
-			continue
-		}
-		o := opt{raw: []string{a}}
-		if f := lookup(fs, n); f != nil && !hasValue && f.NoOptDefVal == "" && i+1 < len(expanded) {
-			o.raw = append(o.raw, expanded[i+1])
-			i++
-		}
-		opts = append(opts, o)
+	opts, words, err := l.scan(expanded, fs)
+	if err != nil {
+		return nil, err
 	}
-
-	// The command, and URLs.
-	var command string
-	var urls []string
-	for _, w := range words {
-		switch {
-		case strings.Contains(w, "://") || strings.Contains(w, "="):
-			urls = append(urls, w)
-		case command == "":
-			if _, ok := verbs[w]; !ok {
-				return nil, inputf("unknown command %q: sysbench's scripts take prepare, run, cleanup or help (and stampede's check)", w)
-			}
-			command = w
-		default:
-			return nil, inputf("unexpected argument %q: a sysbench command line is SCRIPT [options] COMMAND, with one command (here %s)", w, command)
-		}
+	command, urls, err := commandOf(words)
+	if err != nil {
+		return nil, err
 	}
 	if command == "" {
 		if slices.ContainsFunc(opts, func(o opt) bool { return o.sb != nil && (o.name == "help" || o.name == "version") }) {
@@ -220,75 +163,9 @@ func parse(args []string, flags Flags) (*Line, error) {
 	l.Command = command
 	verb := verbs[command]
 
-	// The options, in order.
-	given := map[string]bool{}
-	var out []string
-	version, help := false, false
-	for _, o := range opts {
-		if o.sb == nil {
-			if canonical(strings.TrimLeft(strings.SplitN(o.raw[0], "=", 2)[0], "-")) == "db" {
-				given["db"] = true
-			}
-			out = append(out, o.raw...)
-			continue
-		}
-		s := *o.sb
-		v, err := s.check(o.name, o.value, o.hasValue)
-		if err != nil {
-			return nil, err
-		}
-		flag := o.name
-		switch s.use {
-		case useRefuse:
-			return nil, inputf("--%s is not supported: %s", o.name, s.why)
-		case useOff:
-			if v == "true" {
-				return nil, inputf("--%s is not supported: %s", o.name, s.why)
-			}
-			continue
-		case useSpecial:
-			switch o.name {
-			case "help":
-				help = help || v == "true"
-				continue
-			case "version":
-				version = version || v == "true"
-				continue
-			case "db-driver":
-				if v != "pgsql" {
-					return nil, inputf("unsupported --db-driver %q: stampede speaks PostgreSQL's protocol only (PostgreSQL, CockroachDB, YugabyteDB...): use --db-driver=pgsql", v)
-				}
-				continue // stampede's only driver
-			default: // a deprecated alias
-				l.Warnings = append(l.Warnings, s.why)
-				flag = s.as
-				s = options[flag]
-			}
-		}
-		if flag == "forced-shutdown" {
-			if err := forcedShutdown(v); err != nil {
-				return nil, err
-			}
-		}
-		if flag == "verbosity" && mustFloat(v) > 3 {
-			return nil, inputf("--verbosity=%s is not supported: stampede has no debug log (sysbench's 4 and 5); it records every error in the run directory's events.ndjson: use 0 to 3", v)
-		}
-		if strings.HasPrefix(flag, "rand-") && flag != "rand-seed" && script == "bulk_insert" {
-			l.Warnings = append(l.Warnings, fmt.Sprintf("--%s has no effect on bulk_insert, which draws no random numbers (nor does it in sysbench)", o.name))
-			continue
-		}
-		given[flag] = true
-		switch s.use {
-		case useRun:
-			if verb != "run" {
-				continue // taken and unused, as sysbench's prepare and cleanup do
-			}
-		case useLoad:
-			if verb != "run" && verb != "init" && !(flag == "threads" && (verb == "cleanup" || verb == "check")) {
-				continue
-			}
-		}
-		out = append(out, "--"+flag+"="+v)
+	out, given, help, version, err := l.stampedeFlags(opts, verb)
+	if err != nil {
+		return nil, err
 	}
 	switch {
 	case version:
@@ -330,6 +207,147 @@ func Command(args []string, flags Flags, stdout, stderr io.Writer, version strin
 		return l, true, WriteHelp(stdout, l, version)
 	}
 	return l, false, nil
+}
+
+// stampedeFlags turns the line's options, in their order, into stampede's
+// flags for verb: sysbench's checked, mapped or refused, the others as
+// they are. given says which flags the line set (and "db" for --db); help
+// and version say that --help or --version is on.
+func (l *Line) stampedeFlags(opts []opt, verb string) (out []string, given map[string]bool, help, version bool, err error) {
+	given = map[string]bool{}
+	for _, o := range opts {
+		if o.sb == nil {
+			if canonical(strings.TrimLeft(strings.SplitN(o.raw[0], "=", 2)[0], "-")) == "db" {
+				given["db"] = true
+			}
+			out = append(out, o.raw...)
+			continue
+		}
+		s := *o.sb
+		v, err := s.check(o.name, o.value, o.hasValue)
+		if err != nil {
+			return nil, nil, false, false, err
+		}
+		flag := o.name
+		switch s.use {
+		case useRefuse:
+			return nil, nil, false, false, inputf("--%s is not supported: %s", o.name, s.why)
+		case useOff:
+			if v == "true" {
+				return nil, nil, false, false, inputf("--%s is not supported: %s", o.name, s.why)
+			}
+			continue
+		case useSpecial:
+			switch o.name {
+			case "help":
+				help = help || v == "true"
+				continue
+			case "version":
+				version = version || v == "true"
+				continue
+			case "db-driver":
+				if v != "pgsql" {
+					return nil, nil, false, false, inputf("unsupported --db-driver %q: stampede speaks PostgreSQL's protocol only (PostgreSQL, CockroachDB, YugabyteDB...): use --db-driver=pgsql", v)
+				}
+				continue // stampede's only driver
+			default: // a deprecated alias
+				l.Warnings = append(l.Warnings, s.why)
+				flag = s.as
+				s = options[flag]
+			}
+		}
+		if flag == "forced-shutdown" {
+			if err := forcedShutdown(v); err != nil {
+				return nil, nil, false, false, err
+			}
+		}
+		if flag == "verbosity" && mustFloat(v) > 3 {
+			return nil, nil, false, false, inputf("--verbosity=%s is not supported: stampede has no debug log (sysbench's 4 and 5); it records every error in the run directory's events.ndjson: use 0 to 3", v)
+		}
+		if strings.HasPrefix(flag, "rand-") && flag != "rand-seed" && l.Script == "bulk_insert" {
+			l.Warnings = append(l.Warnings, fmt.Sprintf("--%s has no effect on bulk_insert, which draws no random numbers (nor does it in sysbench)", o.name))
+			continue
+		}
+		given[flag] = true
+		switch s.use {
+		case useRun:
+			if verb != "run" {
+				continue // taken and unused, as sysbench's prepare and cleanup do
+			}
+		case useLoad:
+			if verb != "run" && verb != "init" && !(flag == "threads" && (verb == "cleanup" || verb == "check")) {
+				continue
+			}
+		}
+		out = append(out, "--"+flag+"="+v)
+	}
+	return out, given, help, version, nil
+}
+
+// scan sorts the arguments (the script's word first) into options, in
+// their order, and the other words; it refuses the MySQL driver's options
+// and the script options stampede lacks, and warns about those it
+// ignores. fs tells which pass-through flags take the next argument.
+func (l *Line) scan(args []string, fs *pflag.FlagSet) (opts []opt, words []string, err error) {
+	seenScript := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case !strings.HasPrefix(a, "-") || a == "-":
+			if seenScript {
+				words = append(words, a)
+			}
+			seenScript = true
+			continue
+		case a == "--":
+			return opts, append(words, args[i+1:]...), nil
+		case !strings.HasPrefix(a, "--"):
+			opts = append(opts, opt{raw: []string{a}}) // a short flag (-h)
+			continue
+		}
+		n, v, hasValue := strings.Cut(a[2:], "=")
+		c := canonical(n)
+		if o, ok := options[c]; ok {
+			opts = append(opts, opt{name: c, value: v, hasValue: hasValue, sb: &o})
+			continue
+		}
+		if slices.Contains(mysqlOptions, c) {
+			return nil, nil, inputf("--%s is the MySQL driver's: stampede speaks PostgreSQL's protocol only (--db-driver=pgsql, with --pgsql-host, --pgsql-port, --pgsql-user, --pgsql-password, --pgsql-db)", n)
+		}
+		if so, ok := scriptOptions[strings.ReplaceAll(n, "-", "_")]; ok {
+			if so.refuse {
+				return nil, nil, inputf("--%s: %s", n, so.why)
+			}
+			l.Warnings = append(l.Warnings, fmt.Sprintf("--%s is %s", n, so.why))
+			continue
+		}
+		o := opt{raw: []string{a}}
+		if f := lookup(fs, n); f != nil && !hasValue && f.NoOptDefVal == "" && i+1 < len(args) {
+			o.raw = append(o.raw, args[i+1])
+			i++
+		}
+		opts = append(opts, o)
+	}
+	return opts, words, nil
+}
+
+// commandOf finds sysbench's command among the words after the script,
+// and the connection URLs (stampede's), refusing any other word.
+func commandOf(words []string) (command string, urls []string, err error) {
+	for _, w := range words {
+		switch {
+		case strings.Contains(w, "://") || strings.Contains(w, "="):
+			urls = append(urls, w)
+		case command == "":
+			if _, ok := verbs[w]; !ok {
+				return "", nil, inputf("unknown command %q: sysbench's scripts take prepare, run, cleanup or help (and stampede's check)", w)
+			}
+			command = w
+		default:
+			return "", nil, inputf("unexpected argument %q: a sysbench command line is SCRIPT [options] COMMAND, with one command (here %s)", w, command)
+		}
+	}
+	return command, urls, nil
 }
 
 // verbOr is verb, or run for sysbench's help.
