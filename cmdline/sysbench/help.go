@@ -58,7 +58,7 @@ func WriteHelp(w io.Writer, l *Line, version string) error {
 	for _, e := range entries {
 		fmt.Fprintf(&b, "  --%s%-*s%s [%s]\n", e.name, width-len(e.name)+1, e.format, upperFirst(strings.TrimSuffix(e.usage, " (on|off)")), e.def)
 	}
-	fmt.Fprintf(&b, "\nsysbench's general options (--threads, --time, --events, --rate, --report-interval, --rand-type, ...) and stampede's own: `stampede run %s --help`.\n", l.Script)
+	fmt.Fprintf(&b, "\nsysbench's general options (--threads, --time, --events, --rate, --report-interval, ...) and stampede's own: `stampede run %s --help`.\n", l.Script)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

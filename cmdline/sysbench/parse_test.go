@@ -224,3 +224,39 @@ func TestReadmeLines(t *testing.T) {
 		t.Errorf("only %d sysbench lines in the README's section", n)
 	}
 }
+
+// TestWriteHelp compares what `SCRIPT help` prints with golden files:
+// sysbench's layout (its version line, "NAME options:", the options
+// sorted, --name=N, --name=STRING or --name[=on|off], the description
+// and the default in brackets).
+func TestWriteHelp(t *testing.T) {
+	for _, tc := range []struct{ arg, golden string }{
+		{"oltp_read_write", "help_oltp_read_write.golden"},
+		{"/usr/share/sysbench/oltp_insert.lua", "help_oltp_insert.golden"},
+		{"select_random_ranges", "help_select_random_ranges.golden"},
+		{"bulk_insert", "help_bulk_insert.golden"},
+	} {
+		var stdout, stderr bytes.Buffer
+		l, done, err := sysbench.Command([]string{tc.arg, "help"}, flags, &stdout, &stderr, "0.1.0")
+		if err != nil || !done || stderr.Len() > 0 {
+			t.Fatalf("%s help: %v, done %v, stderr %q", tc.arg, err, done, stderr.String())
+		}
+		if l.Command != "help" {
+			t.Errorf("%s help: command %q", tc.arg, l.Command)
+		}
+		path := filepath.Join("testdata", tc.golden)
+		if *update {
+			if err := os.WriteFile(path, stdout.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("%v (run with -update)", err)
+		}
+		if stdout.String() != string(want) {
+			t.Errorf("%s help differs from %s:\n%s", tc.arg, path, stdout.String())
+		}
+	}
+}
