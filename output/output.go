@@ -274,12 +274,17 @@ func (o *Sysbench) counts(t stats.Tick, cumulative bool) (byClass [4]int64, errs
 }
 
 // Interval implements run.Observer.
+//
+// The run's last interval, cut short by its end, is printed when it is a
+// whole report interval but for the run's own stopping (90% of one): the
+// interval that ends with --time, which sysbench's reporting thread
+// prints too.
 func (o *Sysbench) Interval(iv run.Interval) {
-	if iv.Final {
-		return
-	}
 	t := iv.Tick
 	secs := t.End.Sub(t.Start).Seconds()
+	if iv.Final && secs < 0.9*float64(o.ReportEvery) {
+		return
+	}
 	if secs <= 0 || o.ReportEvery <= 0 {
 		o.lastReconnects = iv.Reconnects
 		return
