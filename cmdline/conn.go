@@ -1,8 +1,7 @@
 package cmdline
 
 import (
-	"fmt"
-	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -11,15 +10,16 @@ import (
 )
 
 // Conn holds the connection flags: --db, --conns, --driver, and sysbench's
-// --pgsql-* and --db-driver options.
+// --pgsql-*, --db-driver and --db-ps-mode options.
 type Conn struct {
 	db     string
 	conns  int
 	driver string
 	// sysbench's connection options, an alternative to a URL.
-	pgHost, pgUser, pgPassword, pgDB string
-	pgPort                           int
-	dbDriver                         string
+	pgHost, pgUser, pgPassword, pgDB, pgSSLMode string
+	pgPort                                      int
+	dbDriver                                    string
+	psMode                                      string
 	// cluster holds --locality and --endpoints-file.
 	cluster clusterConn
 }
@@ -34,33 +34,40 @@ func (c *Conn) Register(fs *pflag.FlagSet) {
 	fs.StringVar(&c.pgUser, "pgsql-user", "", "sysbench-style connection: user")
 	fs.StringVar(&c.pgPassword, "pgsql-password", "", "sysbench-style connection: password")
 	fs.StringVar(&c.pgDB, "pgsql-db", "", "sysbench-style connection: database (same as --db)")
+	fs.StringVar(&c.pgSSLMode, "pgsql-sslmode", "", "sysbench-style connection: sslmode (disable, allow, prefer, require, verify-ca, verify-full)")
 	fs.StringVar(&c.dbDriver, "db-driver", "pgsql", "sysbench's driver option; only pgsql is supported")
-	for _, name := range []string{"pgsql-host", "pgsql-port", "pgsql-user", "pgsql-password", "pgsql-db", "db-driver"} {
+	fs.StringVar(&c.psMode, "db-ps-mode", "auto", "sysbench's prepared statements mode: auto (prepare each statement once per connection) or disable (send every statement as text, its parameters written into it)")
+	for _, name := range []string{"pgsql-host", "pgsql-port", "pgsql-user", "pgsql-password", "pgsql-db", "pgsql-sslmode", "db-driver", "db-ps-mode"} {
 		_ = fs.MarkHidden(name)
 	}
 	c.cluster.register(fs)
 }
 
-// sysbenchURL builds a URL from the --pgsql-* options, or returns "" when
-// none is given.
-func (c *Conn) sysbenchURL() string {
-	if c.pgHost == "" && c.pgPort == 0 && c.pgUser == "" && c.pgPassword == "" {
-		return ""
-	}
-	u := &url.URL{Scheme: "postgresql", Host: c.pgHost}
-	if c.pgHost == "" {
-		u.Host = "localhost"
-	}
-	if c.pgPort != 0 {
-		u.Host += fmt.Sprintf(":%d", c.pgPort)
-	}
-	if c.pgUser != "" {
-		u.User = url.User(c.pgUser)
-		if c.pgPassword != "" {
-			u.User = url.UserPassword(c.pgUser, c.pgPassword)
+// sysbenchDSN builds a key=value connection string from the --pgsql-*
+// options, each on its own (what one leaves out, the libpq environment
+// variables and defaults give, as for libpq's PQsetdbLogin, which
+// sysbench calls), or returns "" when none is given. An empty
+// --pgsql-password means no password, as in sysbench.
+func (c *Conn) sysbenchDSN() string {
+	var kv []string
+	add := func(k, v string) {
+		if v != "" {
+			kv = append(kv, k+"="+dsnQuote(v))
 		}
 	}
-	return u.String()
+	add("host", c.pgHost)
+	if c.pgPort != 0 {
+		add("port", strconv.Itoa(c.pgPort))
+	}
+	add("user", c.pgUser)
+	add("password", c.pgPassword)
+	add("sslmode", c.pgSSLMode)
+	return strings.Join(kv, " ")
+}
+
+// dsnQuote quotes a value of a key=value connection string.
+func dsnQuote(v string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(v) + "'"
 }
 
 // Spec returns the run.Conn of the given URLs and the flags, checking
@@ -75,11 +82,27 @@ func (c *Conn) Spec(urls []string) (run.Conn, error) {
 		}
 		c.db = c.pgDB
 	}
-	if u := c.sysbenchURL(); u != "" {
+	switch c.pgSSLMode {
+	case "", "disable", "allow", "prefer", "require", "verify-ca", "verify-full":
+	default:
+		return run.Conn{}, usagef("unknown --pgsql-sslmode %q: use disable, allow, prefer, require, verify-ca or verify-full", c.pgSSLMode)
+	}
+	if c.pgPort < 0 || c.pgPort > 65535 {
+		return run.Conn{}, usagef("--pgsql-port=%d is not a port number", c.pgPort)
+	}
+	if u := c.sysbenchDSN(); u != "" {
 		if len(urls) > 0 {
-			return run.Conn{}, usagef("give either connection URLs or --pgsql-host/--pgsql-port/--pgsql-user, not both")
+			return run.Conn{}, usagef("give either connection URLs or --pgsql-host/--pgsql-port/--pgsql-user/--pgsql-password/--pgsql-sslmode, not both")
 		}
 		urls = []string{u}
+	}
+	var text bool
+	switch c.psMode {
+	case "", "auto":
+	case "disable":
+		text = true
+	default:
+		return run.Conn{}, usagef("unknown --db-ps-mode %q: use auto (prepared statements) or disable (statements as text)", c.psMode)
 	}
 	if c.conns < 0 {
 		return run.Conn{}, usagef("--conns %d is negative", c.conns)
@@ -89,7 +112,7 @@ func (c *Conn) Spec(urls []string) (run.Conn, error) {
 	default:
 		return run.Conn{}, usagef("unknown --driver %q: use postgres or null", c.driver)
 	}
-	rc := run.Conn{URLs: urls, Database: c.db, Conns: c.conns, Driver: c.driver}
+	rc := run.Conn{URLs: urls, Database: c.db, Conns: c.conns, Driver: c.driver, TextStatements: text}
 	if err := c.cluster.spec(&rc, urls); err != nil {
 		return run.Conn{}, err
 	}

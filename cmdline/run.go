@@ -50,6 +50,9 @@ func Run(ctx context.Context, spec RunArgs, env Env) (*run.Result, error) {
 	if rf.outputStyle == "ycsb" && rf.latency == "" {
 		rf.latency = run.LatencyService // YCSB's measurement.interval=op
 	}
+	if rf.verbosity < 2 {
+		env.Stderr = io.Discard // sysbench's --verbosity: errors only (the command line prints those)
+	}
 	for _, w := range rf.warnings {
 		fmt.Fprintf(env.Stderr, "warning: %s\n", w)
 	}
@@ -75,8 +78,11 @@ func Run(ctx context.Context, spec RunArgs, env Env) (*run.Result, error) {
 		Concurrency:      concurrency,
 		Duration:         rf.duration,
 		MaxOps:           rf.maxOps,
+		SharedOps:        rf.sharedOps,
 		Ramp:             rf.ramp,
 		MaxRate:          rf.maxRate,
+		QueueRate:        rf.queueRate,
+		Grace:            rf.grace,
 		DisplayEvery:     rf.displayEvery,
 		TolerateErrors:   rf.tolerateErrors,
 		OpTimeout:        rf.opTimeout,
@@ -119,7 +125,7 @@ func Run(ctx context.Context, spec RunArgs, env Env) (*run.Result, error) {
 		s.Observers = []run.Observer{&output.YCSB{W: env.Stdout, Status: env.Stderr, Workload: gen, Latency: rf.latency}}
 	case rf.outputStyle == "sysbench":
 		s.Observers = []run.Observer{&output.Sysbench{W: env.Stdout, Version: run.VersionString(), ReportEvery: rf.reportInterval,
-			Percentile: rf.percentile, Histogram: rf.histogram}}
+			Percentile: rf.percentile, Histogram: rf.histogram, ForcedShutdown: rf.forcedAt, Quiet: rf.verbosity < 3}}
 	default:
 		s.Observers = []run.Observer{&output.Stampede{W: env.Stdout, JSON: rf.format == "json", Histogram: rf.histogram,
 			Telemetry: rf.tel.display, Quiet: spec.FS.Changed("report-interval") && rf.reportInterval == 0}}

@@ -2,6 +2,7 @@ package cmdline
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -60,6 +61,18 @@ type RunFlags struct {
 	tel        Telemetry
 	lim        Limits
 	split      SplitFlags
+	// sysbench's syntax (see SysbenchSyntax) and its options that
+	// stampede's own syntax takes too.
+	sysbenchSyntax bool
+	forcedShutdown string
+	verbosity      int
+	// Resolved: --events as one shared count, --rate as sysbench's queue,
+	// the grace after the run's end (--forced-shutdown) and when sysbench's
+	// header says the shutdown is forced (seconds from the start, 0: off).
+	sharedOps bool
+	queueRate float64
+	grace     time.Duration
+	forcedAt  int
 }
 
 // Register defines the flags on fs.
@@ -103,13 +116,67 @@ func (r *RunFlags) Register(fs *pflag.FlagSet) {
 	fs.Float64Var(&r.percentile, "percentile", 95, "latency percentile shown by --output-style sysbench")
 	fs.BoolVar(&r.histogram, "histogram", false, "print a latency histogram at the end (sysbench's --histogram)")
 	fs.Uint64Var(&r.randSeed, "rand-seed", 0, "sysbench's name for --seed")
-	for _, name := range []string{"time", "rate", "report-interval", "rand-seed"} {
+	fs.BoolVar(&r.sysbenchSyntax, "sysbench-syntax", false, "the command line is sysbench's: its defaults and meanings apply (set by stampede for `stampede SCRIPT [options] run`)")
+	fs.StringVar(&r.forcedShutdown, "forced-shutdown", "", "sysbench's: how long events in flight at the end of --time may take, in seconds or a percentage of --time (5%), or off (no limit; sysbench's default)")
+	fs.IntVar(&r.verbosity, "verbosity", 3, "sysbench's: 3 prints everything, 2 no report (warnings and errors only), 0-1 errors only")
+	for _, name := range []string{"time", "rate", "report-interval", "rand-seed", "sysbench-syntax", "forced-shutdown", "verbosity"} {
 		_ = fs.MarkHidden(name)
 	}
 }
 
+// sysbenchDefaults gives a sysbench command line (--sysbench-syntax)
+// sysbench's defaults for what it leaves out: one thread, --time=10,
+// sysbench's output, --forced-shutdown=off.
+func (r *RunFlags) sysbenchDefaults(fs *pflag.FlagSet) {
+	if !fs.Changed("threads") && !fs.Changed("concurrency") {
+		r.concurrency = 1
+	}
+	if !fs.Changed("time") && !fs.Changed("duration") {
+		r.duration = 10 * time.Second
+	}
+	if !fs.Changed("output-style") {
+		r.outputStyle = "sysbench"
+	}
+	if !fs.Changed("forced-shutdown") {
+		r.forcedShutdown = "off"
+	}
+}
+
+// resolveForcedShutdown turns --forced-shutdown into the run's grace
+// after its end: off waits for events in flight without limit, N
+// seconds or N% of --time bound it.
+func (r *RunFlags) resolveForcedShutdown() error {
+	v := r.forcedShutdown
+	switch {
+	case v == "":
+		return nil
+	case strings.EqualFold(v, "off"):
+		r.grace = -1
+		return nil
+	}
+	n, err := strconv.Atoi(strings.TrimSuffix(v, "%"))
+	if err != nil || n < 0 {
+		return usagef("invalid --forced-shutdown %q: use off, seconds after the end of --time, or a percentage of --time such as 5%%", v)
+	}
+	secs := n
+	if strings.HasSuffix(v, "%") {
+		secs = int(r.duration.Seconds()) * n / 100
+	}
+	r.grace = time.Duration(secs) * time.Second
+	if r.grace == 0 {
+		r.grace = time.Nanosecond // at once
+	}
+	if r.duration > 0 {
+		r.forcedAt = int(r.duration.Seconds()) + secs
+	}
+	return nil
+}
+
 // Resolve applies aliases and validates; fs tells which flags were set.
 func (r *RunFlags) Resolve(fs *pflag.FlagSet) error {
+	if r.sysbenchSyntax {
+		r.sysbenchDefaults(fs)
+	}
 	if fs.Changed("threads") {
 		if fs.Changed("concurrency") && r.threads != r.concurrency {
 			return usagef("--threads %d and --concurrency %d disagree: give one of them", r.threads, r.concurrency)
@@ -121,6 +188,7 @@ func (r *RunFlags) Resolve(fs *pflag.FlagSet) error {
 			return usagef("--events %d and --max-ops %d disagree: give one of them", r.events, r.maxOps)
 		}
 		r.maxOps = r.events
+		r.sharedOps = r.sysbenchSyntax // sysbench's: one count for all threads
 	}
 	if fs.Changed("time") {
 		if fs.Changed("duration") {
@@ -135,7 +203,20 @@ func (r *RunFlags) Resolve(fs *pflag.FlagSet) error {
 		if fs.Changed("max-rate") {
 			return usagef("give --rate or --max-rate, not both")
 		}
-		r.maxRate = r.rate
+		if r.sysbenchSyntax {
+			r.queueRate = r.rate // sysbench's: one generator, one queue
+		} else {
+			r.maxRate = r.rate
+		}
+	}
+	if err := r.resolveForcedShutdown(); err != nil {
+		return err
+	}
+	if r.verbosity < 0 || r.verbosity > 3 {
+		return usagef("--verbosity=%d: use 0 to 3 (3 prints everything, 2 warnings and errors, 0-1 errors only); stampede has no debug log", r.verbosity)
+	}
+	if r.sysbenchSyntax && r.duration == 0 && r.maxOps == 0 {
+		r.warnings = append(r.warnings, "Both event and time limits are disabled, running an endless test")
 	}
 	if fs.Changed("rand-seed") {
 		if fs.Changed("seed") && r.seed != r.randSeed {
@@ -183,8 +264,11 @@ func (r *RunFlags) Resolve(fs *pflag.FlagSet) error {
 	if ec := fs.Lookup("expensive-checks"); ec != nil && ec.Changed && ec.Value.String() == "true" && r.skipChecks {
 		return usagef("--expensive-checks adds checks that --skip-checks skips: give one of them")
 	}
-	if r.percentile <= 0 || r.percentile > 100 {
-		return usagef("--percentile %g must be in (0, 100]", r.percentile)
+	if r.percentile < 0 || r.percentile > 100 {
+		return usagef("--percentile %g must be in (0, 100], or 0 with --output-style sysbench", r.percentile)
+	}
+	if r.percentile == 0 && r.outputStyle != "sysbench" {
+		return usagef("--percentile=0 disables sysbench's percentile: only with --output-style sysbench (stampede's output shows p50, p95, p99 and pMax)")
 	}
 	if fs.Changed("percentile") && r.outputStyle != "sysbench" {
 		r.warnings = append(r.warnings, fmt.Sprintf("--percentile=%g only chooses the percentile of --output-style sysbench's report; stampede's output shows p50, p95, p99 and pMax: ignored", r.percentile))
@@ -213,10 +297,10 @@ func (r *RunFlags) Resolve(fs *pflag.FlagSet) error {
 		return usagef("unknown --pacer %q: use precise or coarse", r.pacer)
 	}
 	// Without a rate both would do nothing: say so rather than ignore them.
-	if r.maxRate == 0 && fs.Changed("latency") {
+	if r.maxRate == 0 && r.queueRate == 0 && fs.Changed("latency") {
 		return usagef("--latency only applies with --max-rate: without a rate, latency is each operation's service time")
 	}
-	if r.maxRate == 0 && fs.Changed("pacer") {
+	if r.maxRate == 0 && r.queueRate == 0 && fs.Changed("pacer") {
 		return usagef("--pacer only applies with --max-rate: without a rate, workers do not wait between operations")
 	}
 	for _, t := range r.tags {
@@ -224,8 +308,8 @@ func (r *RunFlags) Resolve(fs *pflag.FlagSet) error {
 			return usagef("malformed --tag %q: use key=value", t)
 		}
 	}
-	return asUsage(engine.Config{Duration: r.duration, MaxOps: r.maxOps, Ramp: r.ramp, MaxRate: r.maxRate,
-		DisplayEvery: r.displayEvery, OpTimeout: r.opTimeout}.Validate(r.concurrency))
+	return asUsage(engine.Config{Duration: r.duration, MaxOps: r.maxOps, SharedOps: r.sharedOps, Ramp: r.ramp, MaxRate: r.maxRate,
+		QueueRate: r.queueRate, DisplayEvery: r.displayEvery, OpTimeout: r.opTimeout}.Validate(r.concurrency))
 }
 
 func (r *RunFlags) tagMap() map[string]string {

@@ -26,4 +26,14 @@
 // operations) and pacer lag (the rest), and the pacer lag of every
 // operation goes to one series, PacerSeries, so that a run shows when the
 // client rather than the server was late. Series documents the layout.
+//
+// # sysbench's rate and event count
+//
+// Config.QueueRate is sysbench 1.0.20's --rate instead: one generator puts
+// events into a queue at exponentially distributed gaps, every worker
+// takes its next event from the queue, and an event's latency counts from
+// its entry into the queue, the wait there included, as sysbench's does
+// (the generator's own lateness, recorded apart, is not in it).
+// Config.SharedOps is sysbench's --events: one budget that every worker
+// draws from, where MaxOps alone splits it evenly.
 package engine

@@ -18,16 +18,35 @@ type Config struct {
 	// Duration limits the measured run (after the ramp); 0 means no limit.
 	Duration time.Duration
 	// MaxOps stops the run after this many operations in total (ramp
-	// included); 0 means no limit. It is split evenly among workers.
+	// included); 0 means no limit. It is split evenly among workers,
+	// unless SharedOps.
 	MaxOps int64
+	// SharedOps makes MaxOps one budget that every worker draws from, an
+	// operation at a time, as sysbench's --events does: each worker takes
+	// one before each call and stops when none is left, so fast workers do
+	// more of them than slow ones.
+	SharedOps bool
 	// Ramp spreads worker starts over this time; the cumulative statistics
 	// restart when it ends.
 	Ramp time.Duration
 	// MaxRate is the total scheduled rate in operations per second; 0
 	// means each worker runs as fast as it can (closed loop).
 	MaxRate float64
-	// Pacer is how workers wait for the intended starts under MaxRate
-	// (PacerPrecise, the zero value, or PacerCoarse); see RunPacer.
+	// QueueRate, when positive, is sysbench's --rate instead of MaxRate's
+	// per-worker schedules: one generator puts events, at this mean rate
+	// per second with exponentially distributed gaps (Poisson arrivals),
+	// into a queue of QueueCapacity that every worker takes its next
+	// event from. An operation's latency counts from when its event
+	// entered the queue, the wait in the queue included, as sysbench
+	// 1.0.20's does; Series describes the other series. The workers do
+	// not pace themselves; the generator waits with Pacer. MaxRate must
+	// be 0.
+	QueueRate float64
+	// QueueSeed seeds the generator's gaps.
+	QueueSeed uint64
+	// Pacer is how workers wait for the intended starts under MaxRate, or
+	// the generator for its events' under QueueRate (PacerPrecise, the
+	// zero value, or PacerCoarse); see RunPacer.
 	Pacer Pacer
 	// DisplayEvery is the interval between ticks.
 	DisplayEvery time.Duration
@@ -40,7 +59,9 @@ type Config struct {
 	OpTimeout time.Duration
 	// Grace is how long in-flight operations may take to finish after the
 	// run ends; workers still busy then are abandoned (the run returns
-	// without them). 0 means 5s.
+	// without them). 0 means 5s; a negative Grace waits for them without
+	// limit when the run ends by its duration or operation budget (sysbench's
+	// --forced-shutdown=off), and 5s after a cancelled context.
 	Grace time.Duration
 }
 
@@ -57,6 +78,10 @@ func (c Config) Validate(workers int) error {
 		return fmt.Errorf("ramp %s is negative", c.Ramp)
 	case c.MaxRate < 0:
 		return fmt.Errorf("max-rate %g is negative: use 0 for no limit", c.MaxRate)
+	case c.QueueRate < 0:
+		return fmt.Errorf("rate %g is negative: use 0 for no limit", c.QueueRate)
+	case c.QueueRate > 0 && c.MaxRate > 0:
+		return errors.New("give one rate: a per-worker schedule (max-rate) or sysbench's event queue (rate), not both")
 	case c.Pacer != PacerPrecise && c.Pacer != PacerCoarse:
 		return fmt.Errorf("unknown pacer %d", int(c.Pacer))
 	case c.OpTimeout < 0:
@@ -72,12 +97,23 @@ func (c Config) Validate(workers int) error {
 // processor per worker (GOMAXPROCS at least workers, see pacer) and the
 // coarse one stands in for it otherwise. It is meaningful only under
 // MaxRate.
+//
+// Under QueueRate only the generator paces, but the precise pacer holds
+// its processor while it sleeps, so it needs one more than the workers.
 func (c Config) RunPacer(workers int) Pacer {
+	if c.QueueRate > 0 {
+		workers++
+	}
 	if c.Pacer == PacerPrecise && runtime.GOMAXPROCS(0) < workers {
 		return PacerCoarse
 	}
 	return c.Pacer
 }
+
+// Rated reports whether a rate is in force, MaxRate's schedules or
+// QueueRate's queue: then the registry's series are laid out as Series
+// with Rated says.
+func (c Config) Rated() bool { return c.MaxRate > 0 || c.QueueRate > 0 }
 
 // Series describes how the engine lays out the registry's series for a
 // workload's operations.
@@ -95,6 +131,12 @@ func (c Config) RunPacer(workers int) Pacer {
 // its pacer lag (see schedule). Without a schedule the n series are the
 // service times and nothing else is recorded. A Split adds, after these,
 // parts of the operations' series by group (see Split and RunSplit).
+//
+// Under Config.QueueRate the same series hold sysbench's measurement: OP
+// counts from the event's entry into the queue, OP.lag is its wait in the
+// queue (OP = OP.lag + OP.service), and pacer.lag is how late the
+// generator put each event into the queue after its instant in the
+// schedule (which no latency includes, as in sysbench).
 type Series struct {
 	// Ops are the workload's operation names.
 	Ops []string
@@ -157,6 +199,10 @@ type Hooks struct {
 	// handled, in the Tick's Labels, in the same interval as the errors
 	// column counts it. It must be safe for concurrent use.
 	Classify func(err error) string
+	// Queue, when set, is called under Config.QueueRate right before each
+	// Tick, from the same goroutine, with the event queue's state at that
+	// instant (sysbench's "queue length" and "concurrency").
+	Queue func(QueueState)
 }
 
 // Prefixes of the failure labels of Hooks.Classify: failed operations
@@ -196,7 +242,8 @@ type Result struct {
 type WorkerStats struct {
 	// Ops is the number of calls that completed (successfully or not).
 	Ops int64
-	// Busy is the time spent in those calls.
+	// Busy is the time spent in those calls; under QueueRate, from each
+	// event's entry into the queue, as sysbench's execution time counts.
 	Busy time.Duration
 }
 
@@ -211,6 +258,9 @@ type OpError struct {
 
 // Error implements error.
 func (e *OpError) Error() string {
+	if e.Worker < 0 { // the engine's own failure (ErrQueueFull)
+		return e.Err.Error()
+	}
 	return fmt.Sprintf("%s failed (worker %d): %v", e.Op, e.Worker, e.Err)
 }
 
@@ -218,7 +268,7 @@ func (e *OpError) Error() string {
 func (e *OpError) Unwrap() error { return e.Err }
 
 // Run runs load with the given configuration, recording into reg (whose
-// series must be laid out as Series{Ops: load.Ops, Rated: cfg.MaxRate > 0}
+// series must be laid out as Series{Ops: load.Ops, Rated: cfg.Rated()}
 // describes). It returns when the run ends: duration or operation budget
 // reached, ctx cancelled, or an operation failed without TolerateErrors.
 func Run(ctx context.Context, cfg Config, load workload.QueryLoad, reg *stats.Registry, hooks Hooks) Result {
@@ -235,7 +285,7 @@ func RunSplit(ctx context.Context, cfg Config, load workload.QueryLoad, reg *sta
 		reg:   reg,
 		hooks: hooks,
 		nOps:  len(load.Ops),
-		rated: cfg.MaxRate > 0,
+		rated: cfg.Rated(),
 		stop:  make(chan struct{}),
 	}
 	if split != nil && split.Cell != nil && split.Bases != nil {
@@ -243,7 +293,7 @@ func RunSplit(ctx context.Context, cfg Config, load workload.QueryLoad, reg *sta
 	}
 	grace := cfg.Grace
 	if grace == 0 {
-		grace = 5 * time.Second
+		grace = defaultGrace
 	}
 	// Operations get a context that is never cancelled: a cancellable one
 	// costs every query a context watcher in the driver (a quarter of the
@@ -255,8 +305,16 @@ func RunSplit(ctx context.Context, cfg Config, load workload.QueryLoad, reg *sta
 	start := time.Now()
 	r.base = start
 	r.pacer = cfg.RunPacer(n)
-	if r.rated && r.pacer == PacerPrecise {
+	if cfg.QueueRate > 0 {
+		r.genPacer, r.pacer = r.pacer, PacerCoarse // only the generator paces
+		r.queue = newEventQueue(queueCapacity)
+	}
+	if r.rated && (r.pacer == PacerPrecise || r.genPacer == PacerPrecise) {
 		r.mono = monoAt(start)
+	}
+	if cfg.SharedOps && cfg.MaxOps > 0 {
+		r.shared = &atomic.Int64{}
+		r.shared.Store(cfg.MaxOps)
 	}
 	r.workers = make([]WorkerStats, n)
 	r.result.Start = start
@@ -265,7 +323,7 @@ func RunSplit(ctx context.Context, cfg Config, load workload.QueryLoad, reg *sta
 	var wg sync.WaitGroup
 	for w := 0; w < n; w++ {
 		budget := int64(-1)
-		if cfg.MaxOps > 0 {
+		if cfg.MaxOps > 0 && r.shared == nil {
 			budget = cfg.MaxOps / int64(n)
 			if int64(w) < cfg.MaxOps%int64(n) {
 				budget++
@@ -286,6 +344,9 @@ func RunSplit(ctx context.Context, cfg Config, load workload.QueryLoad, reg *sta
 	}
 	allDone := make(chan struct{})
 	go func() { wg.Wait(); close(allDone) }()
+	if r.queue != nil {
+		go r.generate(r.queue, cfg.QueueRate, cfg.QueueSeed)
+	}
 
 	// The ticker loop runs here, on the caller's goroutine.
 	ticker := time.NewTicker(cfg.DisplayEvery)
@@ -304,17 +365,27 @@ func RunSplit(ctx context.Context, cfg Config, load workload.QueryLoad, reg *sta
 	var graceTimer <-chan time.Time
 	ctxDone, stopCh := ctx.Done(), (<-chan struct{})(r.stop)
 	stopping := false
-	beginStop := func() {
+	beginStop := func(interrupted bool) {
 		if !stopping {
 			stopping = true
 			r.halt()
-			graceTimer = time.After(grace)
+			switch {
+			case grace > 0:
+				graceTimer = time.After(grace)
+			case interrupted:
+				graceTimer = time.After(defaultGrace)
+			}
+		} else if interrupted && graceTimer == nil {
+			graceTimer = time.After(defaultGrace) // Ctrl-C while waiting without limit
 		}
 	}
 	lastTick := start
 	tick := func(now time.Time) {
 		if !now.After(lastTick) {
 			return // a tick queued behind the ramp's, whose interval that one ended
+		}
+		if hooks.Queue != nil && r.queue != nil {
+			hooks.Queue(r.queue.state())
 		}
 		t := reg.Tick(now)
 		lastTick = now
@@ -356,16 +427,16 @@ loop:
 			endRamp(now)
 		case <-durTimer:
 			durTimer = nil
-			beginStop()
+			beginStop(false)
 		case <-ctxDone:
 			ctxDone = nil
 			if !stopping {
 				r.result.Interrupted = true
 			}
-			beginStop()
+			beginStop(true)
 		case <-stopCh:
 			stopCh = nil
-			beginStop()
+			beginStop(false)
 		case <-graceTimer:
 			break loop // abandon workers stuck in an operation
 		case <-allDone:
@@ -375,6 +446,9 @@ loop:
 	end := time.Now()
 	r.result.End = end
 	if hooks.Tick != nil {
+		if hooks.Queue != nil && r.queue != nil {
+			hooks.Queue(r.queue.state())
+		}
 		hooks.Tick(reg.Tick(end), true)
 	}
 	if p := r.fatal.Load(); p != nil {
@@ -398,10 +472,13 @@ type runner struct {
 	stopOnce sync.Once
 	fatal    atomic.Pointer[OpError]
 	result   Result
-	base     time.Time // the run's start; worker times are offsets from it
-	pacer    Pacer     // see Config.RunPacer
-	mono     int64     // CLOCK_MONOTONIC at base, for the precise pacer
-	split    *Split    // nil: figures not split by group
+	base     time.Time     // the run's start; worker times are offsets from it
+	pacer    Pacer         // the workers' pacer under MaxRate (see Config.RunPacer)
+	genPacer Pacer         // the generator's under QueueRate
+	mono     int64         // CLOCK_MONOTONIC at base, for the precise pacer
+	queue    *eventQueue   // under QueueRate
+	shared   *atomic.Int64 // the operations left under SharedOps
+	split    *Split        // nil: figures not split by group
 
 	workersMu sync.Mutex
 	workers   []WorkerStats
@@ -429,6 +506,13 @@ func (rc recorder) recordError(series, op int, err error) {
 		h(rc.w, name, err)
 	}
 }
+
+// defaultGrace is Config.Grace's default.
+const defaultGrace = 5 * time.Second
+
+// queueCapacity is the event queue's capacity: QueueCapacity, smaller in
+// tests.
+var queueCapacity = QueueCapacity
 
 // rampTickMin is the shortest interval the engine ends at the ramp's end;
 // see Run.
@@ -496,6 +580,11 @@ func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Dur
 			r.load.Attach(w, rec)
 		}
 	}
+	if r.load.Detach != nil {
+		// Before the last Flush, so that what the worker records there
+		// counts in the final interval.
+		defer r.load.Detach(w)
+	}
 	var ops int64
 	var busy time.Duration
 	defer func() {
@@ -506,7 +595,8 @@ func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Dur
 	n := len(r.load.Workers)
 	var sched schedule
 	var pace pacer
-	if r.rated {
+	scheduled := r.rated && r.queue == nil
+	if scheduled {
 		// Each worker takes an equal share of the total rate; starts are
 		// staggered so the aggregate schedule is even.
 		sched.interval = time.Duration(float64(time.Second) * float64(n) / r.cfg.MaxRate)
@@ -517,8 +607,20 @@ func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Dur
 	now := time.Since(r.base)
 	lastFlush := now
 	for budget != 0 && !r.stopped.Load() {
-		var intended time.Duration
-		if r.rated {
+		if r.shared != nil && r.shared.Add(-1) < 0 {
+			return // the shared budget is spent
+		}
+		var intended, late time.Duration
+		switch {
+		case r.queue != nil:
+			ev, ok := r.queue.take(r.stop)
+			if !ok {
+				return
+			}
+			r.queue.running.Add(1)
+			intended, late = ev.enqueued, ev.enqueued-ev.intended
+			now = time.Since(r.base)
+		case scheduled:
 			intended = sched.intend()
 			if !pace.wait(intended) {
 				return
@@ -535,8 +637,15 @@ func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Dur
 			res = fn(ctx)
 		}
 		now = time.Since(r.base)
+		if r.queue != nil {
+			r.queue.running.Add(-1)
+		}
 		ops++
-		busy += now - start
+		if r.queue != nil {
+			busy += now - intended // from the queue, as sysbench's timers
+		} else {
+			busy += now - start
+		}
 		if budget > 0 {
 			budget--
 		}
@@ -566,10 +675,13 @@ func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Dur
 		default:
 			h.Record(series, now-start)
 		}
-		if r.rated {
+		switch {
+		case scheduled:
 			// Failed operations count too: the pacer started them.
-			_, late := sched.account(intended, start, now, res.Wait)
+			_, late = sched.account(intended, start, now, res.Wait)
 			h.Record(pacerSeries, late)
+		case r.queue != nil:
+			h.Record(pacerSeries, late) // the generator's lateness
 		}
 		if now-lastFlush >= flushEvery {
 			h.Flush()
@@ -587,7 +699,7 @@ func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Dur
 		if res.Wait > 0 {
 			h.Flush()
 			wait := r.sleepUntil
-			if r.rated {
+			if scheduled {
 				wait = pace.wait
 			}
 			if !wait(now + res.Wait) {

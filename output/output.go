@@ -190,23 +190,28 @@ func plural(n int, what string) string {
 	return fmt.Sprintf("%d %ss", n, what)
 }
 
-// Sysbench prints a run as sysbench 1.0 does: its header, interval lines
-// every ReportEvery seconds and its final report. Events are the
-// operations of class ClassTransaction (every operation when the workload
-// does not classify them); queries are counted by class. It is a
-// run.Observer.
+// Sysbench prints a run as sysbench 1.0.20 does: its version line and
+// header, interval lines every ReportEvery seconds (with the event queue's
+// line under a rate) and its final report. Events are the operations of
+// class ClassTransaction (every operation when the workload does not
+// classify them); queries are counted by class. It is a run.Observer.
 type Sysbench struct {
 	// W is where it prints (stdout).
 	W io.Writer
-	// Version is the version its header names.
+	// Version is stampede's version, which the version line names.
 	Version string
 	// ReportEvery is sysbench's --report-interval in seconds (0: no
 	// interval lines).
 	ReportEvery int
-	// Percentile is sysbench's --percentile.
+	// Percentile is sysbench's --percentile; 0 disables it.
 	Percentile float64
 	// Histogram adds the latency histogram (sysbench's --histogram).
 	Histogram bool
+	// ForcedShutdown is when sysbench's --forced-shutdown ends the run, in
+	// seconds from its start, for the header (0: off).
+	ForcedShutdown int
+	// Quiet prints nothing, as sysbench with --verbosity below 3.
+	Quiet bool
 
 	s              *report.Sysbench
 	info           run.Info
@@ -225,7 +230,20 @@ func (o *Sysbench) Start(info run.Info) {
 		// Unclassified operations: each is an event and a query.
 		o.classes = make([]workload.OpClass, len(info.Ops))
 	}
-	_ = o.s.Header(o.Version, info.Workers, o.ReportEvery, info.Seed)
+	if o.Quiet {
+		o.s.W = io.Discard
+	}
+	_ = o.s.Header(report.SysbenchHeader{Engine: "stampede " + o.Version, Threads: info.Workers, Rate: info.QueueRate,
+		ReportEvery: o.ReportEvery, Seed: info.Seed, ForcedShutdown: o.ForcedShutdown})
+}
+
+// pct returns the events' latency percentile of h in milliseconds, 0
+// when the percentile is disabled.
+func (o *Sysbench) pct(h interface{ ValueAtPercentile(float64) int64 }) float64 {
+	if o.Percentile <= 0 {
+		return 0
+	}
+	return stats.Ms(h.ValueAtPercentile(o.Percentile))
 }
 
 // counts sums interval or cumulative counts by class, and merges the
@@ -258,19 +276,29 @@ func (o *Sysbench) counts(t stats.Tick, cumulative bool) (byClass [4]int64, errs
 }
 
 // Interval implements run.Observer.
+//
+// The run's last interval, cut short by its end, is printed when it is a
+// whole report interval but for the run's own stopping (90% of one): the
+// interval that ends with --time, which sysbench's reporting thread
+// prints too.
 func (o *Sysbench) Interval(iv run.Interval) {
-	if iv.Final {
-		return
-	}
 	t := iv.Tick
 	secs := t.End.Sub(t.Start).Seconds()
+	if iv.Final && secs < 0.9*float64(o.ReportEvery) {
+		return
+	}
 	if secs <= 0 || o.ReportEvery <= 0 {
 		o.lastReconnects = iv.Reconnects
 		return
 	}
 	byClass, errs, events := o.counts(t, false)
 	r, w, oth := float64(byClass[workload.ClassRead]), float64(byClass[workload.ClassWrite]), float64(byClass[workload.ClassOther])
+	var queue *report.SysbenchQueue
+	if o.info.QueueRate > 0 {
+		queue = &report.SysbenchQueue{Length: iv.Queue.Length, Concurrency: iv.Queue.Concurrency}
+	}
 	_ = o.s.Interval(report.SysbenchInterval{
+		Queue:      queue,
 		Elapsed:    math.Round(t.End.Sub(o.info.Start).Seconds()),
 		Threads:    o.info.Workers,
 		TPS:        float64(byClass[workload.ClassTransaction]) / secs,
@@ -279,7 +307,7 @@ func (o *Sysbench) Interval(iv run.Interval) {
 		Write:      w / secs,
 		Other:      oth / secs,
 		Percentile: o.Percentile,
-		Latency:    stats.Ms(events.Interval.ValueAtPercentile(o.Percentile)),
+		Latency:    o.pct(events.Interval),
 		ErrPS:      float64(errs) / secs,
 		ReconnPS:   float64(iv.Reconnects-o.lastReconnects) / secs,
 	})
@@ -298,7 +326,7 @@ func (o *Sysbench) Final(res *run.Result) {
 	}
 	if h.TotalCount() > 0 {
 		f.LatMin, f.LatAvg, f.LatMax = stats.Ms(h.Min()), h.Mean()/1e6, stats.Ms(h.Max())
-		f.LatPct = stats.Ms(h.ValueAtPercentile(o.Percentile))
+		f.LatPct = o.pct(h)
 		f.LatSum = h.Mean() / 1e6 * float64(h.TotalCount())
 	}
 	f.EventsAvg, f.EventsStddev, f.ExecAvg, f.ExecStddev = fairness(res.Engine.Workers)
@@ -306,7 +334,9 @@ func (o *Sysbench) Final(res *run.Result) {
 		f.Histogram = stats.LogBuckets(h, 1024, 0.001, 100000)
 	}
 	_ = o.s.Final(f)
-	FleetSummary(o.W, res.Summary.Fleet, false)
+	if !o.Quiet {
+		FleetSummary(o.W, res.Summary.Fleet, false)
+	}
 }
 
 // fairness returns the mean and population standard deviation of the

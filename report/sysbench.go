@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/stampede-bench/stampede/stats"
@@ -23,7 +24,37 @@ type SysbenchInterval struct {
 	Latency    float64
 	// ErrPS and ReconnPS are ignored errors and reconnects per second.
 	ErrPS, ReconnPS float64
+	// Queue, when set (under a rate), adds sysbench's second line: the
+	// events waiting in the queue and those being executed.
+	Queue *SysbenchQueue
 }
+
+// SysbenchQueue is the state of sysbench's event queue under --rate.
+type SysbenchQueue struct {
+	Length, Concurrency int
+}
+
+// SysbenchHeader is what sysbench prints before a run starts.
+type SysbenchHeader struct {
+	// Engine names what ran the test, in the version line "sysbench
+	// 1.0.20 (using ENGINE)".
+	Engine string
+	// Threads is the number of workers.
+	Threads int
+	// Rate is --rate, the target transaction rate (0: none).
+	Rate float64
+	// ReportEvery is --report-interval in seconds (0: none).
+	ReportEvery int
+	// Seed is the seed of the random numbers.
+	Seed uint64
+	// ForcedShutdown is when --forced-shutdown ends the run, in seconds
+	// from its start (0: off).
+	ForcedShutdown int
+}
+
+// SysbenchVersion is the sysbench release whose output layout Sysbench
+// writes.
+const SysbenchVersion = "1.0.20"
 
 // SysbenchFinal is the final report of sysbench's format.
 type SysbenchFinal struct {
@@ -31,7 +62,8 @@ type SysbenchFinal struct {
 	Read, Write, Other, Transactions, IgnoredErrors, Reconnects int64
 	// Seconds is the total time.
 	Seconds float64
-	// Latency of events in milliseconds.
+	// Latency of events in milliseconds; Percentile 0 disables the
+	// percentile, as sysbench's --percentile=0.
 	Percentile                             float64
 	LatMin, LatAvg, LatMax, LatPct, LatSum float64
 	// Threads fairness: events per worker and seconds spent per worker.
@@ -46,25 +78,36 @@ type Sysbench struct {
 	W io.Writer
 }
 
-// Header writes the lines sysbench prints before the run starts.
-func (s *Sysbench) Header(version string, threads int, reportEvery int, seed uint64) error {
+// Header writes the lines sysbench prints before the run starts, opening
+// with its version line.
+func (s *Sysbench) Header(h SysbenchHeader) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "stampede %s (sysbench-compatible output)\n\n", version)
+	fmt.Fprintf(&b, "sysbench %s (using %s)\n\n", SysbenchVersion, h.Engine)
 	b.WriteString("Running the test with following options:\n")
-	fmt.Fprintf(&b, "Number of threads: %d\n", threads)
-	if reportEvery > 0 {
-		fmt.Fprintf(&b, "Report intermediate results every %d second(s)\n", reportEvery)
+	fmt.Fprintf(&b, "Number of threads: %d\n", h.Threads)
+	if h.Rate > 0 {
+		fmt.Fprintf(&b, "Target transaction rate: %s/sec\n", strconv.FormatFloat(h.Rate, 'f', -1, 64))
 	}
-	fmt.Fprintf(&b, "Initializing random number generator from seed (%d).\n\n\n", seed)
-	b.WriteString("Initializing worker threads...\n\nThreads started!\n\n")
+	if h.ReportEvery > 0 {
+		fmt.Fprintf(&b, "Report intermediate results every %d second(s)\n", h.ReportEvery)
+	}
+	fmt.Fprintf(&b, "Initializing random number generator from seed (%d).\n\n", h.Seed)
+	if h.ForcedShutdown > 0 {
+		fmt.Fprintf(&b, "Forcing shutdown in %d seconds\n", h.ForcedShutdown)
+	}
+	b.WriteString("\nInitializing worker threads...\n\nThreads started!\n\n")
 	_, err := io.WriteString(s.W, b.String())
 	return err
 }
 
-// Interval writes one intermediate report line.
+// Interval writes one intermediate report line, and the queue's line
+// under a rate.
 func (s *Sysbench) Interval(i SysbenchInterval) error {
 	_, err := fmt.Fprintf(s.W, "[ %.0fs ] thds: %d tps: %4.2f qps: %4.2f (r/w/o: %4.2f/%4.2f/%4.2f) lat (ms,%s%%): %4.2f err/s: %4.2f reconn/s: %4.2f\n",
 		i.Elapsed, i.Threads, i.TPS, i.QPS, i.Read, i.Write, i.Other, pct(i.Percentile), i.Latency, i.ErrPS, i.ReconnPS)
+	if err == nil && i.Queue != nil {
+		_, err = fmt.Fprintf(s.W, "[ %.0fs ] queue length: %d, concurrency: %d\n", i.Elapsed, i.Queue.Length, i.Queue.Concurrency)
+	}
 	return err
 }
 
@@ -92,11 +135,15 @@ func (s *Sysbench) Final(f SysbenchFinal) error {
 	fmt.Fprintf(&b, "    total time:                          %.4fs\n", f.Seconds)
 	fmt.Fprintf(&b, "    total number of events:              %d\n\n", f.Transactions)
 	b.WriteString("Latency (ms):\n")
-	fmt.Fprintf(&b, "         min:                              %10.2f\n", f.LatMin)
-	fmt.Fprintf(&b, "         avg:                              %10.2f\n", f.LatAvg)
-	fmt.Fprintf(&b, "         max:                              %10.2f\n", f.LatMax)
-	fmt.Fprintf(&b, "         %-33s %10.2f\n", pct(f.Percentile)+"th percentile:", f.LatPct)
-	fmt.Fprintf(&b, "         sum:                              %10.2f\n\n", f.LatSum)
+	fmt.Fprintf(&b, "         min: %39.2f\n", f.LatMin)
+	fmt.Fprintf(&b, "         avg: %39.2f\n", f.LatAvg)
+	fmt.Fprintf(&b, "         max: %39.2f\n", f.LatMax)
+	if f.Percentile > 0 {
+		fmt.Fprintf(&b, "        %3sth percentile: %27.2f\n", pct(f.Percentile), f.LatPct)
+	} else {
+		b.WriteString("         percentile stats:               disabled\n")
+	}
+	fmt.Fprintf(&b, "         sum: %39.2f\n\n", f.LatSum)
 	b.WriteString("Threads fairness:\n")
 	fmt.Fprintf(&b, "    events (avg/stddev):           %.4f/%3.2f\n", f.EventsAvg, f.EventsStddev)
 	fmt.Fprintf(&b, "    execution time (avg/stddev):   %.4f/%3.2f\n\n", f.ExecAvg, f.ExecStddev)

@@ -16,12 +16,20 @@ import (
 // poller) get GOMAXPROCS raised to the number of workers, up to as many
 // workers per CPU as thread I/O takes. It returns the function that puts
 // GOMAXPROCS back.
+//
+// Under a QueueRate only the generator paces: it gets one more processor
+// than the workers, thread I/O or not.
 func pacerProcs(cfg engine.Config, workers int, threadIO bool) func() {
-	if cfg.MaxRate == 0 || cfg.Pacer != engine.PacerPrecise || threadIO ||
-		workers > threadIOWorkersPerCPU*runtime.NumCPU() || runtime.GOMAXPROCS(0) >= workers {
+	need := workers
+	if cfg.QueueRate > 0 {
+		need++
+		threadIO = false
+	}
+	if !cfg.Rated() || cfg.Pacer != engine.PacerPrecise || threadIO ||
+		workers > threadIOWorkersPerCPU*runtime.NumCPU() || runtime.GOMAXPROCS(0) >= need {
 		return func() {}
 	}
-	old := runtime.GOMAXPROCS(workers)
+	old := runtime.GOMAXPROCS(need)
 	return func() { runtime.GOMAXPROCS(old) }
 }
 
@@ -29,6 +37,17 @@ func pacerProcs(cfg engine.Config, workers int, threadIO bool) func() {
 // figures are, and under a rate which pacer keeps the schedule; latency
 // is --latency, "" for the default.
 func latencyBanner(cfg engine.Config, pacer engine.Pacer, latency string) string {
+	if cfg.QueueRate > 0 {
+		head := fmt.Sprintf("sysbench's rate: events arrive at %s/s on average (exponential gaps, %s pacer) in one queue the workers share; ",
+			strconv.FormatFloat(cfg.QueueRate, 'f', -1, 64), pacer)
+		switch latency {
+		case "service":
+			return head + "latency is each event's service time (--latency service); the latency from its arrival is in the run log"
+		case "both":
+			return head + "OP lines count latency from each event's arrival in the queue, OP.service lines are the service time (--latency both)"
+		}
+		return head + "latency counts from each event's arrival in the queue, the wait there included, as sysbench's"
+	}
 	if cfg.MaxRate == 0 {
 		return "closed loop: latency is each operation's service time"
 	}
@@ -45,7 +64,7 @@ func latencyBanner(cfg engine.Config, pacer engine.Pacer, latency string) string
 // pacerFallbackNote explains why a run that asked for the precise pacer
 // got the coarse one, or returns "".
 func pacerFallbackNote(cfg engine.Config, workers int) string {
-	if cfg.MaxRate == 0 || cfg.Pacer != engine.PacerPrecise || cfg.RunPacer(workers) == engine.PacerPrecise {
+	if !cfg.Rated() || cfg.Pacer != engine.PacerPrecise || cfg.RunPacer(workers) == engine.PacerPrecise {
 		return ""
 	}
 	return fmt.Sprintf("note: the precise pacer needs a processor per worker, and %d workers are more than GOMAXPROCS=%d: "+

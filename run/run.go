@@ -62,8 +62,10 @@ type Info struct {
 	Seed    uint64
 	// Start is when the run started.
 	Start time.Time
-	// MaxRate is the scheduled rate (0: closed loop).
-	MaxRate float64
+	// MaxRate is the scheduled rate (0: closed loop), QueueRate the rate
+	// of sysbench's event queue (see Spec.QueueRate).
+	MaxRate   float64
+	QueueRate float64
 	// Ops and Classes are the workload's operations and their classes
 	// (see workload.QueryLoad); Display the headline series.
 	Ops     []string
@@ -81,6 +83,9 @@ type Interval struct {
 	Final bool
 	// Reconnects is the run's count of reconnects so far.
 	Reconnects int64
+	// Queue is the event queue's state at the interval's end, under
+	// Spec.QueueRate.
+	Queue engine.QueueState
 	// Telemetry is the interval's sample; nil without telemetry or when
 	// the sample failed.
 	Telemetry *telemetry.Sample
@@ -205,13 +210,14 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 	if s.Pacer != "" {
 		pacer, _ = engine.ParsePacer(s.Pacer) // checked by validate
 	}
-	r.cfg = engine.Config{Duration: s.Duration, MaxOps: s.MaxOps, Ramp: s.Ramp, MaxRate: s.MaxRate, Pacer: pacer,
-		DisplayEvery: s.DisplayEvery, TolerateErrors: s.TolerateErrors, OpTimeout: s.OpTimeout}
+	r.cfg = engine.Config{Duration: s.Duration, MaxOps: s.MaxOps, SharedOps: s.SharedOps, Ramp: s.Ramp, MaxRate: s.MaxRate,
+		QueueRate: s.QueueRate, QueueSeed: r.seed, Pacer: pacer, DisplayEvery: s.DisplayEvery, TolerateErrors: s.TolerateErrors,
+		OpTimeout: s.OpTimeout, Grace: s.Grace}
 	if err := r.cfg.Validate(src.workers); err != nil {
 		return nil, asInput(err)
 	}
 	r.cleanup = append(r.cleanup, pacerProcs(r.cfg, src.workers, src.threadIO))
-	series := engine.Series{Ops: r.load.Ops, Rated: r.cfg.MaxRate > 0}
+	series := engine.Series{Ops: r.load.Ops, Rated: r.cfg.Rated()}
 	names := series.Names()
 	start := time.Now()
 	r.reg = stats.NewRegistry(names, stats.ShardsFor(src.workers, runtime.GOMAXPROCS(0)), start)
@@ -321,7 +327,7 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 	}
 	r.info = Info{
 		ID: info.ID, Dir: r.rw.Dir(), Workload: gen.Meta().Name, Endpoints: src.endpoints, Database: src.database,
-		Where: src.where, Workers: src.workers, Seed: r.seed, Start: start, MaxRate: r.cfg.MaxRate,
+		Where: src.where, Workers: src.workers, Seed: r.seed, Start: start, MaxRate: r.cfg.MaxRate, QueueRate: r.cfg.QueueRate,
 		Ops: r.load.Ops, Classes: r.load.Classes, Display: newDisplay(r.load.Ops, r.load.Classes, series.Rated, s.Latency),
 		ThreadIO: src.threadIO,
 	}
@@ -377,7 +383,9 @@ func (r *Run) engine(ctx context.Context) {
 			r.warnf("%v", err)
 		}
 	}()
+	var queue engine.QueueState
 	hooks := engine.Hooks{
+		Queue:    func(q engine.QueueState) { queue = q },
 		Error:    r.errs.record,
 		Handled:  r.errs.retried,
 		Classify: sqlx.ErrorCode,
@@ -401,7 +409,7 @@ func (r *Run) engine(ctx context.Context) {
 			if r.prom != nil {
 				r.prom.Update(promSnapshot(t, r.load.Ops, src.reconnects()))
 			}
-			iv := Interval{Tick: t, Reconnects: src.reconnects()}
+			iv := Interval{Tick: t, Reconnects: src.reconnects(), Queue: queue}
 			if r.tel != nil {
 				if sample, ok := r.tel.tick(t.End, r.rw, r.warnf); ok {
 					iv.Telemetry = &sample
@@ -444,7 +452,7 @@ func (r *Run) finish() (*Result, error) {
 		r.cleanup[i]()
 	}
 	r.cleanup = r.cleanup[:2]
-	sum := summarize(last, r.info.Display, gen.Meta().Name, r.seed, src.workers, r.cfg.MaxRate, src.reconnects())
+	sum := summarize(last, r.info.Display, gen.Meta().Name, r.seed, src.workers, r.cfg.MaxRate+r.cfg.QueueRate, src.reconnects())
 	status := "completed"
 	var runErr error
 	switch {
@@ -493,7 +501,7 @@ func (r *Run) finish() (*Result, error) {
 			sum.Figures[fig.Name] = fig.Value
 		}
 	}
-	if r.cfg.MaxRate > 0 {
+	if r.cfg.Rated() {
 		for _, ss := range sum.Series[len(r.load.Ops):] {
 			if ss.Count > 0 {
 				extra = append(extra, SeriesExtra(ss))
@@ -513,7 +521,7 @@ func (r *Run) finish() (*Result, error) {
 	for _, o := range s.Observers {
 		o.Final(result)
 	}
-	if note := latePacerNote(sum.Series, len(r.load.Ops)); note != "" {
+	if note := latePacerNote(sum.Series, len(r.load.Ops)); note != "" && r.cfg.MaxRate > 0 {
 		fmt.Fprintln(r.log, note)
 	}
 	if err := r.rw.Finish(time.Now(), status, sum.Error, sum); err != nil && r.writeErr == nil {

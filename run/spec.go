@@ -32,8 +32,12 @@ type Spec struct {
 	// MaxOps or the context's end.
 	Duration time.Duration
 	// MaxOps stops the run after this many operations in total; 0 means
-	// no limit.
+	// no limit. It is split evenly among the workers, unless SharedOps.
 	MaxOps int64
+	// SharedOps makes MaxOps one count every worker draws from, an
+	// operation at a time, as sysbench's --events does (see
+	// engine.Config.SharedOps).
+	SharedOps bool
 	// Ramp starts the workers gradually over this time; its operations
 	// are left out of the final figures.
 	Ramp time.Duration
@@ -41,6 +45,11 @@ type Spec struct {
 	// latency is then counted from each operation's intended start. 0
 	// runs closed loop.
 	MaxRate float64
+	// QueueRate is sysbench's --rate, instead of MaxRate: events arrive
+	// at this mean rate per second, with exponential gaps, in one queue
+	// the workers share, and latency counts from each event's arrival in
+	// the queue (see engine.Config.QueueRate). 0 means none.
+	QueueRate float64
 	// DisplayEvery is the length of an interval; 0 means 1s.
 	DisplayEvery time.Duration
 	// TolerateErrors keeps the run going after an operation fails.
@@ -48,6 +57,11 @@ type Spec struct {
 	// OpTimeout bounds each operation: the server's statement_timeout and
 	// a client deadline; 0 means none.
 	OpTimeout time.Duration
+	// Grace is how long operations in flight at the run's end may take
+	// before the run ends without them: 0 means 5s, a negative Grace no
+	// limit (sysbench's --forced-shutdown=off; a Ctrl-C still waits 5s at
+	// most).
+	Grace time.Duration
 	// Seed seeds the operation sequence; 0 picks one (Info.Seed says
 	// which).
 	Seed uint64
@@ -134,6 +148,11 @@ type Conn struct {
 	// an optional locality, read again every second during a run (see
 	// sqlx.Options.EndpointsFile).
 	EndpointsFile string
+	// TextStatements sends every statement as text, its parameters
+	// written into it, over the simple query protocol: nothing is
+	// prepared (sysbench's --db-ps-mode=disable; see
+	// sqlx.Options.TextStatements).
+	TextStatements bool
 }
 
 // Telemetry says what a run's telemetry samples.
@@ -188,7 +207,7 @@ type Fleet struct {
 // URLs, else defaultDB.
 func (c Conn) Options(defaultDB string, conns int) (sqlx.Options, error) {
 	opts := sqlx.Options{URLs: c.URLs, Driver: c.Driver, MaxConns: conns, AppName: "stampede",
-		Localities: c.Localities, EndpointsFile: c.EndpointsFile}
+		Localities: c.Localities, EndpointsFile: c.EndpointsFile, TextStatements: c.TextStatements}
 	if opts.Driver == "" {
 		opts.Driver = sqlx.DriverPostgres
 	}
@@ -268,6 +287,10 @@ func (s *Spec) validate() error {
 		return inputf("Spec.Ramp %s is negative", s.Ramp)
 	case s.MaxRate < 0:
 		return inputf("Spec.MaxRate %g is negative: use 0 for no limit", s.MaxRate)
+	case s.QueueRate < 0:
+		return inputf("Spec.QueueRate %g is negative: use 0 for no limit", s.QueueRate)
+	case s.QueueRate > 0 && s.MaxRate > 0:
+		return inputf("Spec.QueueRate and Spec.MaxRate are both set: give one rate")
 	case s.DisplayEvery < 0:
 		return inputf("Spec.DisplayEvery %s is negative", s.DisplayEvery)
 	case s.OpTimeout < 0:

@@ -65,6 +65,14 @@ type Options struct {
 	// processor, so the caller sets GOMAXPROCS to the number of workers;
 	// with many more workers than CPUs the poller costs less. Linux only.
 	ThreadIO bool
+	// TextStatements sends every statement as text over the simple query
+	// protocol, its parameters written into it as literals, and prepares
+	// nothing, as libpq's PQexec and sysbench's --db-ps-mode=disable do:
+	// pgx's Exec and Query use QueryExecModeSimpleProtocol and
+	// RawQuerier.QueryRaw writes its parameters into its statement.
+	// Literals need the server's standard_conforming_strings on (the
+	// default since PostgreSQL 9.1); a statement sent without it fails.
+	TextStatements bool
 	// Dialect, when not nil, is the servers' dialect. Nil means Open asks
 	// the first endpoint (SELECT version()): dialect.Cockroach for
 	// CockroachDB, dialect.Postgres otherwise. Tests set it to run one
@@ -96,6 +104,7 @@ type DB struct {
 	database   string
 	null       bool
 	shared     bool
+	text       bool   // Options.TextStatements
 	setTimeout string // statement run on each worker connection, or ""
 	reconnects atomic.Int64
 	sent       atomic.Int64 // bytes written to the servers
@@ -141,6 +150,9 @@ func ParseConfigs(opts Options) ([]*pgxpool.Config, error) {
 		}
 		if opts.AppName != "" {
 			cfg.ConnConfig.RuntimeParams["application_name"] = opts.AppName
+		}
+		if opts.TextStatements {
+			cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
 		}
 
 		if cfg.ConnConfig.ConnectTimeout == 0 || cfg.ConnConfig.ConnectTimeout > timeout {
@@ -222,6 +234,7 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 		maxConns = 1
 	}
 	db.shared = opts.Workers > maxConns
+	db.text = opts.TextStatements
 	if opts.StatementTimeout > 0 {
 		ms := max(1, (opts.StatementTimeout+time.Millisecond-1)/time.Millisecond) // 0 would disable it
 		db.setTimeout = fmt.Sprintf("SET statement_timeout = %d", int64(ms))

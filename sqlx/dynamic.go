@@ -184,8 +184,9 @@ func (db *DB) newEndpoint(ctx context.Context, en entry, n, i int) (*endpoint, e
 	opts := db.dyn.opts
 	slot := len(db.endpointSet().all)
 	e := &endpoint{Endpoint: Endpoint{Slot: slot, Locality: en.locality}, key: en.key(), fromFile: en.fromFile}
-	cfgs, err := ParseConfigs(Options{URLs: []string{en.conn}, Database: opts.Database, SearchPath: opts.SearchPath,
-		AppName: opts.AppName, ConnectTimeout: opts.ConnectTimeout})
+	one := opts // every per-connection option, for this endpoint's URL
+	one.URLs = []string{en.conn}
+	cfgs, err := ParseConfigs(one)
 	if err != nil {
 		return nil, err
 	}

@@ -131,7 +131,7 @@ type workerConn struct {
 }
 
 func newWorkerConn(db *DB, worker int) *workerConn {
-	w := &workerConn{db: db, worker: worker, cell: db.WorkerCell(worker)}
+	w := &workerConn{db: db, worker: worker, cell: db.WorkerCell(worker), raw: rawStmts{text: db.text}}
 	w.setEndpoints(db.endpointSet())
 	return w
 }

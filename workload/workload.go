@@ -166,6 +166,12 @@ type QueryLoad struct {
 	// latency. A workload that waits there must stop waiting when the
 	// run ends.
 	Attach func(worker int, rec Recorder)
+	// Detach, when set, is called once per worker that Attach was called
+	// for, from that worker's goroutine after its last call, while its
+	// Recorder still counts: a worker that buffers (bulk_insert's rows)
+	// sends and records the rest there, as sysbench's thread_done does.
+	// A worker abandoned in a call that never returns is not detached.
+	Detach func(worker int)
 	// Header holds lines that say how the workload runs (its isolation
 	// level, say), printed under the run's first line.
 	Header []string

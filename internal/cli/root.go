@@ -14,6 +14,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/stampede-bench/stampede/cmdline"
+	sbline "github.com/stampede-bench/stampede/cmdline/sysbench"
+	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
 	_ "github.com/stampede-bench/stampede/workload/all" // register every workload
@@ -47,8 +49,17 @@ func Main(args []string, stdout, stderr io.Writer) int {
 func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	a := &app{stdout: stdout, stderr: stderr, args: append([]string{"stampede"}, args...)}
 	a.secrets = cmdline.Secrets(args)
-	args, err := sysbenchOrder(args)
-	if err != nil {
+	var err error
+	if sbline.Recognize(args) { // `stampede /usr/share/sysbench/oltp_read_write.lua [options] run`
+		l, done, err := sbline.Command(args, a.sysbenchFlags, stdout, stderr, run.VersionString())
+		if err != nil || done {
+			if err != nil {
+				fmt.Fprintf(stderr, "stampede: error: %s\n", sqlx.Scrub(oneLine(err.Error()), a.secrets))
+			}
+			return exitCode(err)
+		}
+		args, a.secrets = l.Args, append(a.secrets, l.Secrets...)
+	} else if args, err = sysbenchOrder(args); err != nil {
 		fmt.Fprintf(stderr, "stampede: error: %s\n", err)
 		return exitCode(err)
 	}
@@ -62,6 +73,16 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		fmt.Fprintf(stderr, "stampede: error: %s\n", sqlx.Scrub(a.hinter().Hints(oneLine(err.Error())), a.secrets))
 	}
 	return exitCode(err)
+}
+
+// sysbenchFlags returns the flags of `run` and `init` of a workload.
+func (a *app) sysbenchFlags(name string) *pflag.FlagSet {
+	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	if m, ok := workload.Get(name); ok {
+		fs.AddFlagSet(a.workloadCmd(verbRun, m).Flags())
+		fs.AddFlagSet(a.workloadCmd(verbInit, m).Flags())
+	}
+	return fs
 }
 
 // verbs a workload takes, with sysbench's name for init.

@@ -49,11 +49,22 @@
 // point_select, simple_range, sum_range, order_range, distinct_range,
 // random_points, random_ranges (ClassRead), index_update,
 // non_index_update, delete, insert (ClassWrite), begin, commit
-// (ClassOther). Every call of a Worker runs one event, statement by
+// (ClassOther), then index_update/no_rows, non_index_update/no_rows and
+// delete/no_rows (ClassOther): the UPDATEs and DELETEs that changed no
+// row, which sysbench's pgsql driver counts as other queries, not
+// writes (it classes a statement by its result: rows returned, a read;
+// rows affected, a write; else other). Every call of a Worker runs one event, statement by
 // statement as the script does, recording each statement's latency
 // through the worker's Recorder; tables are drawn uniformly per group of
 // statements (get_table_num) and ids from --rand-type over [1,
 // table_size] (get_id).
+//
+// On a connection that sends statements as text
+// (sqlx.Options.TextStatements, sysbench's --db-ps-mode=disable), the
+// parameters are written into each statement, as sysbench's emulation of
+// prepared statements does. bulk_insert's rows left when a worker stops
+// go in one last INSERT from QueryLoad.Detach, counted as a write as
+// sysbench's thread_done counts it.
 //
 // # Errors
 //

@@ -3,6 +3,7 @@ package sysbench
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -104,7 +105,7 @@ func TestPostgresWorkloads(t *testing.T) {
 		{name: "oltp_point_select", want: tableStats{scans: 1}, ops: map[string]int{"point_select": 1}},
 		{name: "oltp_insert", args: []string{"--tables=3"}, want: tableStats{ins: 1}, ops: map[string]int{"insert": 1}},
 		{name: "oltp_insert", args: []string{"--auto_inc=off"}, want: tableStats{ins: 1}, ops: map[string]int{"insert": 1}},
-		{name: "oltp_delete", ops: map[string]int{"delete": 1}, check: func(t *testing.T, d tableStats, db *sqlx.DB) {
+		{name: "oltp_delete", ops: nil, check: func(t *testing.T, d tableStats, db *sqlx.DB) {
 			left := countRows(t, db, "sbtest1")
 			if d.scans != events || d.ins != 0 || d.upd != 0 || d.del < events/2 || d.del != 10000-left {
 				t.Errorf("%+v over %d deletes, %d rows left", d, events, left)
@@ -163,7 +164,10 @@ func TestPostgresWorkloads(t *testing.T) {
 					t.Fatalf("event %d: %+v", i, res)
 				}
 			}
-			if err := ql.Close(ctx); err != nil { // releases the connection, flushes bulk_insert's rows
+			if ql.Detach != nil {
+				ql.Detach(0) // bulk_insert sends its rows
+			}
+			if err := ql.Close(ctx); err != nil { // releases the connection
 				t.Fatal(err)
 			}
 			d := readStats(t, db).minus(before)
@@ -183,8 +187,13 @@ func TestPostgresWorkloads(t *testing.T) {
 			for op, n := range tc.ops {
 				want[op] = n * events
 			}
-			if tc.name == "bulk_insert" { // one INSERT of all rows, sent by Close: not measured
-				want = map[string]int{}
+			switch tc.name {
+			case "bulk_insert": // one INSERT of all rows, sent by Detach after the last event
+				want = map[string]int{"insert": 1}
+			case "oltp_delete":
+				// The server's count of deleted rows tells the deletes
+				// that found their row from those that did not.
+				want = map[string]int{"delete": int(d.del), "delete/no_rows": events - int(d.del)}
 			}
 			if got := byName(ql.Ops, rec.ops); fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Errorf("recorded %v\nwant     %v", got, want)
@@ -331,7 +340,7 @@ func TestPostgresConcurrent(t *testing.T) {
 	var ignored, commits int
 	for _, r := range recs {
 		ignored += r.errs[0]
-		commits += r.ops[len(ql.Ops)-1]
+		commits += r.ops[slices.Index(ql.Ops, "commit")]
 	}
 	if commits != workers*events {
 		t.Errorf("%d commits, want %d", commits, workers*events)
@@ -356,7 +365,7 @@ func TestPostgresLostConnection(t *testing.T) {
 	}
 	conn := db.Conn(0, true)
 	defer conn.Release()
-	layout, ws := g.workers(db.Dialect(), workload.OpsConfig{Concurrency: 1, Seed: 5}, func(int) sqlx.Conn { return conn })
+	layout, ws := g.workers(db.Dialect(), workload.OpsConfig{Concurrency: 1, Seed: 5}, false, func(int) sqlx.Conn { return conn })
 	w := ws[0]
 	rec := newCountRecorder(len(layout.names))
 	w.rec = rec
@@ -509,6 +518,60 @@ func TestPostgresEncodeMatchesFill(t *testing.T) {
 			}
 			if sums[0] != sums[1] || !strings.HasPrefix(sums[0], "2345 ") {
 				t.Errorf("rows (count, md5) of sbtest1 and sbtest2 loaded through EncodeBatch: %s; through FillBatch: %s", sums[0], sums[1])
+			}
+		})
+	}
+}
+
+// TestPostgresTextStatements runs oltp_read_write with statements sent as
+// text (--db-ps-mode=disable), on the fast path (a connection per worker)
+// and off it (workers sharing one): the same statements are recorded,
+// nothing is prepared on the server, and c and pad are written as text.
+func TestPostgresTextStatements(t *testing.T) {
+	for _, shared := range []bool{false, true} {
+		t.Run(fmt.Sprintf("shared=%v", shared), func(t *testing.T) {
+			ctx := context.Background()
+			workers := 1
+			if shared {
+				workers = 2
+			}
+			db := testdb.Fresh(t, "stampede_sysbench_text", sqlx.Options{MaxConns: 1, Workers: workers, TextStatements: true})
+			g := newGen(t, "oltp_read_write", "--table_size=100", "--auto_inc=off")
+			if err := workload.Setup(ctx, db, g, workload.LoadOptions{Concurrency: 1}); err != nil {
+				t.Fatal(err)
+			}
+			ql, err := g.Ops(ctx, db, workload.OpsConfig{Concurrency: workers, Seed: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := newCountRecorder(len(ql.Ops))
+			ql.Attach(0, rec)
+			const events = 20
+			for i := range events {
+				if res := ql.Workers[0](ctx); res.Err != nil {
+					t.Fatalf("event %d: %v", i, res.Err)
+				}
+			}
+			if err := ql.Close(ctx); err != nil {
+				t.Fatal(err)
+			}
+			got := byName(ql.Ops, rec.ops)
+			if got["point_select"] != 10*events || got["commit"] != events || got["insert"] != events ||
+				got["delete"]+got["delete/no_rows"] != events {
+				t.Errorf("recorded %v", got)
+			}
+			var prepared, hex int
+			if err := db.QueryRow(ctx, "SELECT count(*) FROM pg_prepared_statements").Scan(&prepared); err != nil {
+				t.Fatal(err)
+			}
+			if prepared != 0 {
+				t.Errorf("%d statements prepared, want none", prepared)
+			}
+			if err := db.QueryRow(ctx, `SELECT count(*) FROM sbtest1 WHERE c !~ '^[0-9-]+ *$' OR pad !~ '^[0-9-]+ *$'`).Scan(&hex); err != nil {
+				t.Fatal(err)
+			}
+			if hex != 0 {
+				t.Errorf("%d rows with a c or pad that is not sysbench's digits", hex)
 			}
 		})
 	}

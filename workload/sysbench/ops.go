@@ -29,8 +29,23 @@ const (
 	kInsert
 	kBegin
 	kCommit
+	// The writes that changed no row (an UPDATE or DELETE of an id that
+	// is gone), which sysbench's pgsql driver counts as "other" queries:
+	// it counts a statement that returns no rows as a write when the
+	// server says it affected some, else as other.
+	kIndexUpdateNone
+	kNonIndexUpdateNone
+	kDeleteNone
 	numKinds
 )
+
+// noRows is, for each write kind, the kind of its executions that
+// changed no row; 0 for the others.
+var noRows = [numKinds]opKind{
+	kIndexUpdate:    kIndexUpdateNone,
+	kNonIndexUpdate: kNonIndexUpdateNone,
+	kDelete:         kDeleteNone,
+}
 
 // kindNames are the operation names, indexed by kind.
 var kindNames = [numKinds]string{
@@ -48,11 +63,16 @@ var kindNames = [numKinds]string{
 	kInsert:         "insert",
 	kBegin:          "begin",
 	kCommit:         "commit",
+
+	kIndexUpdateNone:    "index_update/no_rows",
+	kNonIndexUpdateNone: "non_index_update/no_rows",
+	kDeleteNone:         "delete/no_rows",
 }
 
-// kindClasses are the operation classes, indexed by kind, as sysbench
-// counts queries: selects are reads, updates, deletes and inserts writes,
-// BEGIN and COMMIT other.
+// kindClasses are the operation classes, indexed by kind, as sysbench's
+// pgsql driver counts queries: a statement that returns rows (SELECT) is
+// a read, one that affects rows a write (UPDATE, DELETE, INSERT), any
+// other other (BEGIN, COMMIT, and an UPDATE or DELETE that found no row).
 var kindClasses = [numKinds]workload.OpClass{
 	kTransaction:    workload.ClassTransaction,
 	kPointSelect:    workload.ClassRead,
@@ -68,6 +88,10 @@ var kindClasses = [numKinds]workload.OpClass{
 	kInsert:         workload.ClassWrite,
 	kBegin:          workload.ClassOther,
 	kCommit:         workload.ClassOther,
+
+	kIndexUpdateNone:    workload.ClassOther,
+	kNonIndexUpdateNone: workload.ClassOther,
+	kDeleteNone:         workload.ClassOther,
 }
 
 // opLayout is a workload's list of operations: the kinds it uses, in
@@ -81,10 +105,16 @@ type opLayout struct {
 }
 
 // newOpLayout returns the layout of the kinds used[k] marks (the
-// transaction is always included).
+// transaction is always included, and with each write kind the kind of
+// its executions that changed no row).
 func newOpLayout(used [numKinds]bool) opLayout {
 	var l opLayout
 	used[kTransaction] = true
+	for k, none := range noRows {
+		if none != 0 && used[k] {
+			used[none] = true
+		}
+	}
 	for k := range numKinds {
 		l.index[k] = -1
 		if used[k] {

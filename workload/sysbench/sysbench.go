@@ -352,7 +352,7 @@ func (g *generator) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig)
 	if g.s.event == nil {
 		return g.bulkOps(ctx, db, oc)
 	}
-	layout, workers := g.workers(db.Dialect(), oc, func(i int) sqlx.Conn { return db.Conn(i, true) })
+	layout, workers := g.workers(db.Dialect(), oc, db.TextStatements(), func(i int) sqlx.Conn { return db.Conn(i, true) })
 	ql := workload.QueryLoad{Ops: layout.names, Classes: layout.classes, Workers: make([]workload.Worker, len(workers))}
 	for i, w := range workers {
 		ql.Workers[i] = w.run
@@ -368,8 +368,9 @@ func (g *generator) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig)
 }
 
 // workers returns the operation layout and oc.Concurrency workers, worker
-// i on the connection conn(i).
-func (g *generator) workers(d dialect.Dialect, oc workload.OpsConfig, conn func(i int) sqlx.Conn) (*opLayout, []*worker) {
+// i on the connection conn(i); text says the connections send statements
+// as text (sqlx.Options.TextStatements).
+func (g *generator) workers(d dialect.Dialect, oc workload.OpsConfig, text bool, conn func(i int) sqlx.Conn) (*opLayout, []*worker) {
 	layout := newOpLayout(g.s.uses(&g.cfg))
 	stmts := make([]tableStatements, g.cfg.tables)
 	for i := range stmts {
@@ -383,6 +384,9 @@ func (g *generator) workers(d dialect.Dialect, oc workload.OpsConfig, conn func(
 	for i := range workers {
 		w := newWorker(g, stmts, &layout.index, conn(i), randgen.New(oc.Seed, workerStream(i)))
 		w.unique = unique
+		if text {
+			w.useText()
+		}
 		switch g.s.feats & (featRandomPoints | featRandomRanges) {
 		case featRandomPoints:
 			w.setSegment(g.segment(i, oc.Concurrency), randomPointsStatement(d, &g.cfg, g.cfg.randomPoints), g.cfg.randomPoints)

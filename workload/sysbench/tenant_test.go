@@ -114,12 +114,12 @@ func TestTenantTablesAndStatements(t *testing.T) {
 	}
 
 	rp := newTenantGen(t, 2, "select_random_points", "--random_points", "3")
-	_, ws := rp.workers(d, workload.OpsConfig{Concurrency: 1, Seed: 1}, func(int) sqlx.Conn { return nil })
+	_, ws := rp.workers(d, workload.OpsConfig{Concurrency: 1, Seed: 1}, false, func(int) sqlx.Conn { return nil })
 	if want := "SELECT id, k, c, pad FROM sbtest1 WHERE tenant_id=$1 AND k IN ($2, $3, $4)"; ws[0].randomSQL != want || len(ws[0].pointArgs) != 4 || ws[0].pointArgs[0] != &ws[0].tenant {
 		t.Errorf("random points %s, %d args", ws[0].randomSQL, len(ws[0].pointArgs))
 	}
 	rr := newTenantGen(t, 2, "select_random_ranges", "--number_of_ranges", "2")
-	_, ws = rr.workers(d, workload.OpsConfig{Concurrency: 1, Seed: 1}, func(int) sqlx.Conn { return nil })
+	_, ws = rr.workers(d, workload.OpsConfig{Concurrency: 1, Seed: 1}, false, func(int) sqlx.Conn { return nil })
 	if want := "SELECT count(k) FROM sbtest1 WHERE tenant_id=$1 AND (k BETWEEN $2 AND $3 OR k BETWEEN $4 AND $5)"; ws[0].randomSQL != want || len(ws[0].pointArgs) != 5 {
 		t.Errorf("random ranges %s, %d args", ws[0].randomSQL, len(ws[0].pointArgs))
 	}

@@ -68,6 +68,7 @@ type worker struct {
 	// reused for the digits of an integer parameter i (a []byte
 	// parameter is passed as is, never written into).
 	raw    sqlx.RawQuerier
+	text   bool // off the fast path, statements go as text (see useText)
 	params [][]byte
 	ints   [][]byte
 	rec    workload.Recorder
@@ -129,6 +130,12 @@ func newWorker(g *generator, stmts []tableStatements, op *[numKinds]int, conn sq
 	w.setQuerier(conn)
 	return w
 }
+
+// useText makes the worker, when it has no fast path, write its
+// parameters into its statements itself (sqlx.Interpolate) for
+// connections that send statements as text: pgx would write a []byte as
+// a bytea literal, and cannot write an intArg at all.
+func (w *worker) useText() { w.text = true }
 
 // withTenant returns args led by the tenant id in column mode, args
 // alone without a tenant.
@@ -234,17 +241,25 @@ func (w *worker) record(k opKind, start time.Duration) {
 	w.rec.Record(w.op[k], w.now()-start)
 }
 
-// exec runs a statement that returns no rows.
+// exec runs a statement that returns no rows, recorded under its kind,
+// or under the kind's no-rows kind when it changed no row.
 func (w *worker) exec(ctx context.Context, k opKind, sql string, args []any) error {
 	start := w.now()
+	var n int64
 	var err error
-	if w.raw != nil {
-		_, err = w.raw.QueryRaw(ctx, sql, w.encode(args), nil)
-	} else {
-		_, err = w.q.Exec(ctx, sql, args...)
+	switch {
+	case w.raw != nil:
+		n, err = w.raw.QueryRaw(ctx, sql, w.encode(args), nil)
+	case w.text:
+		n, err = w.q.Exec(ctx, sqlx.Interpolate(sql, w.encode(args)))
+	default:
+		n, err = w.q.Exec(ctx, sql, args...)
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", kindNames[k], err)
+	}
+	if n == 0 && noRows[k] != 0 {
+		k = noRows[k]
 	}
 	w.record(k, start)
 	return nil
@@ -262,7 +277,13 @@ func (w *worker) query(ctx context.Context, k opKind, sql string, args, dest []a
 		w.record(k, start)
 		return nil
 	}
-	rows, err := w.q.Query(ctx, sql, args...)
+	var rows sqlx.Rows
+	var err error
+	if w.text {
+		rows, err = w.q.Query(ctx, sqlx.Interpolate(sql, w.encode(args)))
+	} else {
+		rows, err = w.q.Query(ctx, sql, args...)
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", kindNames[k], err)
 	}

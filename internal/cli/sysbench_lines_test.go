@@ -1,0 +1,436 @@
+package cli_test
+
+import (
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// sbConn returns sysbench's connection options for database db of the
+// test server.
+func sbConn(t *testing.T, db string) []string {
+	t.Helper()
+	u, err := url.Parse(testServer(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []string{"--pgsql-host=" + u.Hostname(), "--pgsql-port=" + u.Port(), "--pgsql-user=" + u.User.Username(), "--pgsql-db=" + db}
+}
+
+// sbCounts are the figures of sysbench's final report.
+type sbCounts struct {
+	read, write, other, transactions, events int64
+	totalTime                                float64
+}
+
+var sbFigure = regexp.MustCompile(`(?m)^\s+(read|write|other|transactions|total number of events|total time):\s+([0-9.]+)`)
+
+// parseSysbench reads sysbench's final report out of out.
+func parseSysbench(t *testing.T, out string) sbCounts {
+	t.Helper()
+	var c sbCounts
+	seen := 0
+	for _, m := range sbFigure.FindAllStringSubmatch(out, -1) {
+		seen++
+		if m[1] == "total time" {
+			c.totalTime, _ = strconv.ParseFloat(m[2], 64)
+			continue
+		}
+		n, _ := strconv.ParseInt(m[2], 10, 64)
+		switch m[1] {
+		case "read":
+			c.read = n
+		case "write":
+			c.write = n
+		case "other":
+			c.other = n
+		case "transactions":
+			c.transactions = n
+		case "total number of events":
+			c.events = n
+		}
+	}
+	if seen != 6 {
+		t.Fatalf("no sysbench report in:\n%s", out)
+	}
+	return c
+}
+
+// TestSysbenchLines runs pasted sysbench command lines, in sysbench's own
+// form (a script's path or name, its options, the command last), against
+// the test server: each does what sysbench's would to the database and
+// prints what sysbench's would.
+func TestSysbenchLines(t *testing.T) {
+	testServer(t)
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	db := freshDB(t, "stampede_sblines")
+	adminExec(t, "CREATE DATABASE "+db)
+	conn := sbConn(t, db)
+	rows := func(table string) int64 { return queryInt(t, db, "SELECT count(*) FROM "+table) }
+	tables := func() int64 {
+		return queryInt(t, db, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public' AND tablename LIKE 'sbtest%'")
+	}
+	cfg := writeFile(t, fmt.Sprintf("# sysbench options: NAME=VALUE\n%s\ntables=2\ntable_size = 500 # rows\n",
+		strings.ReplaceAll(strings.Join(conn, "\n"), "--", "")))
+	type check func(t *testing.T, r result)
+	sysbenchReport := func(events int64) check {
+		return func(t *testing.T, r result) {
+			t.Helper()
+			if !strings.HasPrefix(r.stdout, "sysbench 1.0.20 (using stampede ") {
+				t.Errorf("report does not open with sysbench's version line: %q", firstLine(r.stdout))
+			}
+			for _, want := range []string{"Number of threads: ", "SQL statistics:", "    transactions:", "95th percentile:", "Threads fairness:"} {
+				if !strings.Contains(r.stdout, want) {
+					t.Errorf("no %q in the report:\n%s", want, r.stdout)
+				}
+			}
+			if c := parseSysbench(t, r.stdout); events > 0 && (c.transactions != events || c.events != events) {
+				t.Errorf("%d transactions, %d events; want %d", c.transactions, c.events, events)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		line []string
+		code int
+		want []string // in stdout
+		then check
+	}{
+		{
+			name: "the issue's prepare, a script path",
+			line: append(append([]string{"/usr/share/sysbench/oltp_write_only.lua"}, conn...),
+				"--pgsql-password=", "--table_size=1000", "--tables=3", "--threads=1", "--db-driver=pgsql", "prepare"),
+			then: func(t *testing.T, r result) {
+				if n := tables(); n != 3 {
+					t.Errorf("%d tables, want 3", n)
+				}
+				for i := 1; i <= 3; i++ {
+					if n := rows(fmt.Sprintf("sbtest%d", i)); n != 1000 {
+						t.Errorf("sbtest%d: %d rows, want 1000", i, n)
+					}
+				}
+			},
+		},
+		{name: "help of a script name", line: []string{"oltp_read_write", "help"},
+			want: []string{"sysbench 1.0.20 (using stampede ", "oltp_read_write options:", "  --table_size=N", "[10000]", "  --skip_trx[=on|off]", "[off]"}},
+		{name: "help of a script path", line: []string{"/usr/share/sysbench/oltp_insert.lua", "help"},
+			want: []string{"oltp_insert.lua options:", "  --auto_inc[=on|off]"}},
+		{
+			name: "--events: one count shared by the threads",
+			line: append(append([]string{"oltp_write_only"}, conn...), "--tables=3", "--table_size=1000", "--threads=4", "--events=103", "--time=0", "run"),
+			then: func(t *testing.T, r result) {
+				sysbenchReport(103)(t, r)
+				if !strings.Contains(r.stdout, "Number of threads: 4") {
+					t.Errorf("threads: %s", r.stdout)
+				}
+				for i := 1; i <= 3; i++ { // delete and re-insert: the rows stay
+					if n := rows(fmt.Sprintf("sbtest%d", i)); n != 1000 {
+						t.Errorf("sbtest%d: %d rows after the run, want 1000", i, n)
+					}
+				}
+			},
+		},
+		{
+			name: "sysbench's defaults: 1 thread, 10 seconds",
+			line: append(append([]string{"oltp_point_select"}, conn...), "--tables=3", "--table_size=1000", "run"),
+			want: []string{"Number of threads: 1\n"},
+			then: func(t *testing.T, r result) {
+				sysbenchReport(0)(t, r)
+				if c := parseSysbench(t, r.stdout); c.totalTime < 9.9 || c.read != c.transactions {
+					t.Errorf("total time %.4fs (want 10 s, sysbench's --time), %d reads for %d transactions", c.totalTime, c.read, c.transactions)
+				}
+			},
+		},
+		{
+			name: "--rate: the target rate and the queue's lines",
+			line: append(append([]string{"oltp_read_only"}, conn...), "--tables=3", "--table_size=1000", "--threads=2", "--rate=40", "--time=3", "--report-interval=1", "run"),
+			want: []string{"Target transaction rate: 40/sec\n", "Report intermediate results every 1 second(s)\n", "] queue length: ", ", concurrency: ", "] thds: 2 tps: "},
+			then: func(t *testing.T, r result) { sysbenchReport(0)(t, r) },
+		},
+		{
+			name: "--db-ps-mode=disable, --percentile=99, --histogram",
+			line: append(append([]string{"oltp_read_write"}, conn...), "--tables=3", "--table_size=1000", "--events=20", "--time=0",
+				"--db-ps-mode=disable", "--percentile=99", "--histogram=on", "run"),
+			want: []string{"Latency histogram (values are in milliseconds)\n", "99th percentile:"},
+			then: func(t *testing.T, r result) {
+				c := parseSysbench(t, r.stdout)
+				if c.transactions != 20 || c.read != 14*20 || c.write != 4*20 || c.other != 2*20 {
+					t.Errorf("%+v: want 20 transactions of 14 reads, 4 writes and 2 others", c)
+				}
+			},
+		},
+		{
+			name: "--percentile=0 disables it",
+			line: append(append([]string{"oltp_point_select"}, conn...), "--tables=3", "--table_size=1000", "--events=10", "--time=0", "--percentile=0", "run"),
+			want: []string{"         percentile stats:               disabled\n"},
+		},
+		{
+			name: "--verbosity=0 prints nothing",
+			line: append(append([]string{"oltp_point_select"}, conn...), "--tables=3", "--table_size=1000", "--events=10", "--time=0", "--verbosity=0", "run"),
+			then: func(t *testing.T, r result) {
+				if r.stdout != "" || r.stderr != "" {
+					t.Errorf("printed %q and %q", r.stdout, r.stderr)
+				}
+			},
+		},
+		{
+			name: "--output-style stampede",
+			line: append(append([]string{"oltp_point_select"}, conn...), "--tables=3", "--table_size=1000", "--events=10", "--time=0", "--output-style", "stampede", "run"),
+			want: []string{"_elapsed___errors", "__result"},
+		},
+		{
+			name: "options from --config-file",
+			line: []string{"oltp_update_index", "--config-file=" + cfg, "--events=30", "--time=0", "run"},
+			then: func(t *testing.T, r result) {
+				c := parseSysbench(t, r.stdout)
+				if c.write != 30 || c.other != 0 {
+					t.Errorf("%+v: want 30 writes (every id exists)", c)
+				}
+			},
+		},
+		{
+			name: "oltp_delete: deletes that find no row are other queries",
+			line: append(append([]string{"oltp_delete"}, conn...), "--tables=3", "--table_size=1000", "--events=300", "--time=0", "run"),
+			then: func(t *testing.T, r result) {
+				c := parseSysbench(t, r.stdout)
+				deleted := 3000 - rows("sbtest1") - rows("sbtest2") - rows("sbtest3")
+				if c.write != deleted || c.write+c.other != 300 || c.read != 0 {
+					t.Errorf("%+v: want %d writes (the rows the server deleted) and %d others", c, deleted, 300-deleted)
+				}
+			},
+		},
+		{
+			name: "cleanup",
+			line: append(append([]string{"/usr/share/sysbench/oltp_write_only.lua"}, conn...), "--tables=3", "--db-driver=pgsql", "cleanup"),
+			then: func(t *testing.T, r result) {
+				if n := tables(); n != 0 {
+					t.Errorf("%d tables left", n)
+				}
+			},
+		},
+		{
+			name: "bulk_insert counts its final flush",
+			line: append(append([]string{"bulk_insert"}, conn...), "--threads=2", "--events=3000", "--time=0", "run"),
+			then: func(t *testing.T, r result) {
+				c := parseSysbench(t, r.stdout)
+				// Each thread's rows fit one INSERT, sent when it stops
+				// (none by a thread that got no event).
+				r1, r2 := rows("sbtest1"), rows("sbtest2")
+				inserts := min(r1, 1) + min(r2, 1)
+				if c.events != 3000 || c.write != inserts || c.other != 0 {
+					t.Errorf("%+v: want 3000 events and %d writes", c, inserts)
+				}
+				if r1+r2 != 3000 {
+					t.Errorf("%d rows inserted, want 3000", r1+r2)
+				}
+			},
+		},
+		{name: "bulk_insert cleanup", line: append(append([]string{"bulk_insert"}, conn...), "--threads=2", "cleanup"),
+			then: func(t *testing.T, r result) {
+				if n := tables(); n != 0 {
+					t.Errorf("%d tables left", n)
+				}
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := stampede(t, tc.line...)
+			if r.code != tc.code {
+				t.Fatalf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, tc.code, r.stdout, r.stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(r.stdout, w) {
+					t.Errorf("no %q in stdout:\n%s", w, r.stdout)
+				}
+			}
+			if tc.then != nil {
+				tc.then(t, r)
+			}
+		})
+	}
+}
+
+// TestSysbenchLinesRefused checks that what stampede cannot honour of a
+// sysbench command line is refused in one line naming it, exit code 2,
+// before anything runs.
+func TestSysbenchLinesRefused(t *testing.T) {
+	for _, tc := range []struct {
+		line []string
+		want string
+	}{
+		{[]string{"/usr/share/sysbench/oltp_write_only.lua", "--pgsql-host=127.0.0.1:1", "--debug", "run"}, "--debug is not supported"},
+		{[]string{"oltp_read_write", "--thread-stack-size=32K", "run"}, "--thread-stack-size"},
+		{[]string{"oltp_read_write", "--report-checkpoints=10", "run"}, "stampede report RUN --from"},
+		{[]string{"oltp_read_write", "--db-driver=mysql", "--mysql-host=db", "prepare"}, "--mysql-host"},
+		{[]string{"oltp_read_write", "--db-driver=mysql", "prepare"}, `unsupported --db-driver "mysql"`},
+		{[]string{"oltp_read_write", "--percentile=101", "run"}, "--percentile"},
+		{[]string{"oltp_read_write", "--verbosity=5", "run"}, "--verbosity=5"},
+		{[]string{"oltp_read_write", "--warmup-time=10", "run"}, "--warmup-time"},
+		{[]string{"oltp_read_write", "--db-ps-mode=never", "run"}, "--db-ps-mode"},
+		{[]string{"oltp_read_write", "--pgsql-sslmode=sometimes", "run"}, "--pgsql-sslmode"},
+		{[]string{"oltp_read_write", "--config-file=/nonexistent.cfg", "run"}, "--config-file"},
+		{[]string{"/usr/share/sysbench/tpcc.lua", "run"}, "unknown sysbench script"},
+		{[]string{"fileio", "--file-test-mode=rndrw", "run"}, "fileio"},
+		{[]string{"oltp_read_write", "prewarm"}, "prewarm"},
+		{[]string{"oltp_read_write", "--tables=2"}, "say what to do"},
+	} {
+		r := stampede(t, tc.line...)
+		checkOneLineError(t, r, 2, tc.want)
+	}
+}
+
+// TestSysbenchPassword checks the --pgsql-password of a sysbench line,
+// each --pgsql-* option working on its own: the right password connects,
+// a wrong one is refused, an empty one means none, and it is printed
+// nowhere.
+func TestSysbenchPassword(t *testing.T) {
+	testServer(t)
+	if queryInt(t, "postgres", "SELECT count(*) FROM pg_hba_file_rules WHERE 'stampede_pw_user' = ANY(user_name)") == 0 {
+		t.Skip("the server trusts stampede_pw_user: no password to check")
+	}
+	const password = "sb-Zq8-secret"
+	adminExec(t, "DROP ROLE IF EXISTS stampede_pw_user",
+		fmt.Sprintf("CREATE ROLE stampede_pw_user LOGIN SUPERUSER PASSWORD '%s'", password))
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	t.Setenv("PGPASSWORD", "")
+	db := freshDB(t, "stampede_sbpw")
+	adminExec(t, "CREATE DATABASE "+db)
+	u, _ := url.Parse(testServer(t))
+	conn := []string{"--pgsql-host=" + u.Hostname(), "--pgsql-port=" + u.Port(), "--pgsql-user=stampede_pw_user", "--pgsql-db=" + db}
+	line := func(extra ...string) []string {
+		return append(append([]string{"oltp_point_select", "--tables=1", "--table_size=100"}, conn...), extra...)
+	}
+	var outputs []string
+	r := stampede(t, line("--pgsql-password="+password, "prepare")...)
+	if r.code != 0 {
+		t.Fatalf("prepare with the password: %d %s", r.code, r.stderr)
+	}
+	outputs = append(outputs, r.stdout, r.stderr)
+	r = stampede(t, line("--pgsql-password="+password, "--events=5", "--time=0", "run")...)
+	if r.code != 0 || parseSysbench(t, r.stdout).transactions != 5 {
+		t.Fatalf("run with the password: %d %s", r.code, r.stderr)
+	}
+	outputs = append(outputs, r.stdout, r.stderr)
+	r = stampede(t, line("--pgsql-password=wrong-"+password, "run")...)
+	checkFinalError(t, r, 1, "password")
+	outputs = append(outputs, r.stdout, r.stderr)
+	r = stampede(t, line("--pgsql-password=", "run")...) // none: the server asks for one
+	checkFinalError(t, r, 1, "password")
+	for _, o := range outputs {
+		if strings.Contains(o, password) {
+			t.Errorf("password printed: %s", o)
+		}
+	}
+}
+
+// TestSysbenchCountsMatch runs sysbench 1.0.20 itself and stampede with
+// the same command lines on the same server and compares the counts of
+// their reports where they are determined by the workload (one thread, a
+// fixed number of events): transactions, reads, writes and others, the
+// pgsql driver's classification included (a DELETE that finds no row is
+// "other"). It is skipped without a sysbench binary.
+func TestSysbenchCountsMatch(t *testing.T) {
+	testServer(t)
+	sysbench, err := exec.LookPath("sysbench")
+	if err != nil {
+		t.Skip("no sysbench binary in PATH")
+	}
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	db := freshDB(t, "stampede_sbcmp")
+	adminExec(t, "CREATE DATABASE "+db)
+	conn := append(sbConn(t, db), "--db-driver=pgsql")
+	runSysbench := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(sysbench, args...)
+		cmd.Env = append(os.Environ(), "PGSSLMODE=disable")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("sysbench %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	both := func(script string, opts ...string) (sb, st sbCounts) {
+		t.Helper()
+		line := append(append([]string{script}, conn...), opts...)
+		line = append(line, "--time=0", "run")
+		sb = parseSysbench(t, runSysbench(line...))
+		r := stampede(t, line...)
+		if r.code != 0 {
+			t.Fatalf("stampede %s: %d %s", strings.Join(line, " "), r.code, r.stderr)
+		}
+		return sb, parseSysbench(t, r.stdout)
+	}
+	prepare := func(script string, opts ...string) {
+		t.Helper()
+		if r := stampede(t, append(append([]string{script}, conn...), append(opts, "cleanup")...)...); r.code != 0 {
+			t.Fatalf("cleanup: %s", r.stderr)
+		}
+		if r := stampede(t, append(append([]string{script}, conn...), append(opts, "prepare")...)...); r.code != 0 {
+			t.Fatalf("prepare: %s", r.stderr)
+		}
+	}
+	same := func(what string, sb, st sbCounts) {
+		t.Helper()
+		sb.totalTime, st.totalTime = 0, 0
+		if sb != st {
+			t.Errorf("%s: sysbench %+v, stampede %+v", what, sb, st)
+		}
+	}
+	table := []string{"--tables=2", "--table_size=1000"}
+	prepare("oltp_read_write", table...)
+	for _, script := range []string{"oltp_read_write", "oltp_read_only", "oltp_write_only", "oltp_point_select", "oltp_update_index", "oltp_update_non_index", "oltp_insert"} {
+		sb, st := both(script, append(table, "--events=200")...)
+		same(script, sb, st)
+	}
+	sb, st := both("oltp_read_write", append(table, "--events=50", "--skip_trx=on", "--range_selects=off")...)
+	same("oltp_read_write --skip_trx --range_selects=off", sb, st)
+	sb, st = both("oltp_read_write", append(table, "--events=50", "--db-ps-mode=disable")...)
+	same("oltp_read_write --db-ps-mode=disable", sb, st)
+
+	// oltp_delete on full tables: each tool's writes are the rows it
+	// deleted, its others the deletes that found none.
+	for _, tool := range []string{"sysbench", "stampede"} {
+		prepare("oltp_delete", table...)
+		line := append(append(append([]string{"oltp_delete"}, conn...), table...), "--events=300", "--time=0", "run")
+		var out string
+		if tool == "sysbench" {
+			out = runSysbench(line...)
+		} else {
+			r := stampede(t, line...)
+			out = r.stdout
+		}
+		c := parseSysbench(t, out)
+		deleted := 2000 - queryInt(t, db, "SELECT count(*) FROM sbtest1") - queryInt(t, db, "SELECT count(*) FROM sbtest2")
+		if c.write != deleted || c.write+c.other != 300 || c.transactions != 300 {
+			t.Errorf("%s oltp_delete: %+v, deleted %d rows", tool, c, deleted)
+		}
+	}
+	// On empty tables every delete finds no row: 300 others for both.
+	execIn(t, db, "DELETE FROM sbtest1", "DELETE FROM sbtest2")
+	sb, st = both("oltp_delete", append(table, "--events=300")...)
+	same("oltp_delete on empty tables", sb, st)
+	if st.write != 0 || st.other != 300 {
+		t.Errorf("oltp_delete on empty tables: %+v, want 300 others", st)
+	}
+
+	// bulk_insert: the last rows' INSERT, sent when the thread stops, is
+	// a write.
+	bulk := append([]string{"bulk_insert"}, conn...)
+	_ = stampede(t, append(bulk, "--threads=1", "cleanup")...)
+	runSysbench(append(bulk, "--threads=1", "prepare")...)
+	sb = parseSysbench(t, runSysbench(append(bulk, "--threads=1", "--events=5000", "--time=0", "run")...))
+	_ = stampede(t, append(bulk, "--threads=1", "cleanup")...)
+	r := stampede(t, append(bulk, "--threads=1", "--events=5000", "--time=0", "run")...)
+	same("bulk_insert", sb, parseSysbench(t, r.stdout))
+	_ = stampede(t, append(bulk, "--threads=1", "cleanup")...)
+}
+
+// firstLine returns the first line of s.
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
+}
