@@ -307,6 +307,9 @@ type config struct {
 	// tenantArg is it as bound to statements and rows.
 	tenant    int
 	tenantArg any
+	// given says which properties the command line gave (by -P, -p or
+	// a flag), as opposed to defaults and values adopted from the load.
+	given map[string]bool
 }
 
 // prop is a property's value and where it came from, for messages.
@@ -387,10 +390,17 @@ func (g *ycsb) resolve() (*config, []string, error) {
 		}
 		_ = set(pf.property, v, "--"+pf.name)
 	}
+	for k, v := range g.adopted {
+		props[k] = prop{v, fromLoad}
+	}
 
 	cfg, err := parseConfig(props)
 	if err != nil {
 		return nil, nil, err
+	}
+	cfg.given = map[string]bool{}
+	for k, v := range props {
+		cfg.given[k] = v.from != "default" && v.from != fromLoad
 	}
 	warnings = append(warnings, cfg.warnings...)
 	cfg.dataSeed = g.dataSeed

@@ -67,6 +67,10 @@ type ycsb struct {
 	// (--stop-on-error) rather than recording it as YCSB does.
 	stopOnError bool
 
+	// adopted are the properties taken from what init loaded (see
+	// DataSettings), above every other source.
+	adopted map[string]string
+
 	// cfg is the resolved configuration, set by a successful resolve.
 	cfg *config
 	// warnings are the non-fatal findings of the last resolve.
