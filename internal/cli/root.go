@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/stampede-bench/stampede/cmdline"
+	ycsbcmd "github.com/stampede-bench/stampede/cmdline/ycsb"
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
 	_ "github.com/stampede-bench/stampede/workload/all" // register every workload
@@ -47,7 +48,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	a := &app{stdout: stdout, stderr: stderr, args: append([]string{"stampede"}, args...)}
 	a.secrets = cmdline.Secrets(args)
-	args, err := sysbenchOrder(args)
+	args, err := a.ycsbLine(args)
+	if err == nil {
+		args, err = sysbenchOrder(args)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "stampede: error: %s\n", err)
 		return exitCode(err)
@@ -62,6 +66,23 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		fmt.Fprintf(stderr, "stampede: error: %s\n", sqlx.Scrub(a.hinter().Hints(oneLine(err.Error())), a.secrets))
 	}
 	return exitCode(err)
+}
+
+// ycsbLine reads a line typed for YCSB (`stampede run jdbc -P
+// workloads/workloada -threads 6`) as stampede's, printing its warnings.
+func (a *app) ycsbLine(args []string) ([]string, error) {
+	line, err := ycsbcmd.Parse(args)
+	if line == nil || err != nil {
+		return args, err
+	}
+	a.secrets = append(a.secrets, line.Secrets...)
+	for i := range a.args {
+		a.args[i] = sqlx.Scrub(a.args[i], line.Secrets) // db.passwd
+	}
+	for _, w := range line.Warnings {
+		fmt.Fprintf(a.stderr, "warning: %s\n", w)
+	}
+	return line.Args, nil
 }
 
 // verbs a workload takes, with sysbench's name for init.

@@ -66,6 +66,9 @@ var defaultProperties = map[string]string{
 	"measurement.interval":      "op",
 	"reportlatencyforeacherror": "false",
 	"hdrhistogram.percentiles":  "50,95,99",
+	propBatchSize:               "-1",
+	propBatchUpdates:            "false",
+	propExporter:                ExporterText,
 }
 
 // propertyKinds are the types of the properties that are not strings,
@@ -80,6 +83,7 @@ var propertyKinds = map[string]flagKind{
 	"hotspotdatafraction": kindFloat, "hotspotopnfraction": kindFloat,
 	"exponential.percentile": kindFloat, "exponential.frac": kindFloat,
 	"readallfields": kindBool, "writeallfields": kindBool, "reportlatencyforeacherror": kindBool,
+	propBatchSize: kindInt, propBatchUpdates: kindBool,
 }
 
 // propertyChoices are the values each choice property takes.
@@ -92,7 +96,7 @@ var propertyChoices = map[string][]string{
 }
 
 // knownWithoutDefault are the properties read that have no fixed default.
-var knownWithoutDefault = map[string]bool{"insertcount": true, "operationcount": true}
+var knownWithoutDefault = map[string]bool{"insertcount": true, "operationcount": true, propExportFile: true}
 
 // ignoredHints say what to use instead of YCSB properties that stampede
 // sets another way.
@@ -307,6 +311,7 @@ type config struct {
 	// tenantArg is it as bound to statements and rows.
 	tenant    int
 	tenantArg any
+	batching
 	// given says which properties the command line gave (by -P, -p or
 	// a flag), as opposed to defaults and values adopted from the load.
 	given map[string]bool
@@ -327,6 +332,9 @@ func (g *ycsb) resolve() (*config, []string, error) {
 	var warnings []string
 	set := func(key, value, from string) error {
 		if _, ok := defaultProperties[key]; !ok && !knownWithoutDefault[key] {
+			if isCommandLineProperty(key) {
+				return nil // the command line's (cmdline/ycsb)
+			}
 			if w := unknownPropertyWarning(key, value, from); w != "" {
 				warnings = append(warnings, w)
 			}
@@ -395,6 +403,10 @@ func (g *ycsb) resolve() (*config, []string, error) {
 	}
 
 	cfg, err := parseConfig(props)
+	if err == nil {
+		cfg.tenant = g.tenant // parseBatching counts its column
+		err = cfg.parseBatching(props)
+	}
 	if err != nil {
 		return nil, nil, err
 	}

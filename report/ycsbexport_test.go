@@ -1,0 +1,62 @@
+package report_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/stampede-bench/stampede/report"
+)
+
+// TestYCSBExportLayouts writes one report in each exporter's layout and
+// checks them against goldens written from YCSB's exporters' sources
+// (JSONMeasurementsExporter, JSONArrayMeasurementsExporter: Jackson's
+// DefaultPrettyPrinter), and that the JSON array parses to the text
+// report's figures, numbers as numbers.
+func TestYCSBExportLayouts(t *testing.T) {
+	ms := []report.YCSBMeasurement{
+		{Name: "READ", Count: 4985, Mean: 394.25, Min: 123, Max: 9876,
+			Percentiles: []report.YCSBPercentile{{50, 300}, {99, 1200}, {99.9, 5000}},
+			Returns:     []report.YCSBReturn{{"OK", 4985}}},
+		{Name: "INSERT", Count: 15, Mean: 20.5, Min: 0, Max: 350,
+			Percentiles: []report.YCSBPercentile{{50, 0}, {99, 350}, {99.9, 350}},
+			Returns:     []report.YCSBReturn{{"BATCHED_OK", 13}, {"OK", 2}}},
+	}
+	for _, tc := range []struct {
+		layout report.YCSBLayout
+		golden string
+	}{
+		{report.YCSBText, "ycsb_text_export.golden"},
+		{report.YCSBJSON, "ycsb_json.golden"},
+		{report.YCSBJSONArray, "ycsb_json_array.golden"},
+	} {
+		var b bytes.Buffer
+		if err := (&report.YCSB{W: &b, Layout: tc.layout}).Final(10023*time.Millisecond, 5000, ms); err != nil {
+			t.Fatal(err)
+		}
+		golden(t, tc.golden, b.Bytes())
+		if tc.layout != report.YCSBJSONArray {
+			continue
+		}
+		var entries []struct {
+			Metric, Measurement string
+			Value               json.Number
+		}
+		if err := json.Unmarshal(b.Bytes(), &entries); err != nil {
+			t.Fatalf("JSON array does not parse: %v", err)
+		}
+		if len(entries) != 2+2*(7+1)+1 || entries[1].Measurement != "Throughput(ops/sec)" || entries[1].Value != "498.85263893045993" ||
+			entries[len(entries)-1].Measurement != "Return=OK" || entries[len(entries)-1].Value != "2" {
+			t.Errorf("JSON array entries: %+v", entries)
+		}
+	}
+	// A report of no time: Jackson quotes a double that is not a number.
+	var b bytes.Buffer
+	if err := (&report.YCSB{W: &b, Layout: report.YCSBJSONArray}).Final(0, 0, nil); err != nil {
+		t.Fatal(err)
+	}
+	if want := "[ {\n  \"metric\" : \"OVERALL\",\n  \"measurement\" : \"RunTime(ms)\",\n  \"value\" : 0\n}, {\n  \"metric\" : \"OVERALL\",\n  \"measurement\" : \"Throughput(ops/sec)\",\n  \"value\" : \"NaN\"\n} ]"; b.String() != want {
+		t.Errorf("empty report:\n%s\nwant\n%s", b.String(), want)
+	}
+}
