@@ -473,7 +473,7 @@ func (p *parser) line() (*Line, error) {
 				return nil, err
 			}
 		default:
-			ignoredForVerb = append(ignoredForVerb, "threadcount")
+			ignoredForVerb = append(ignoredForVerb, srcName(p.props, "threadcount", "-threads"))
 		}
 	}
 	if n, ok, err := intProp("target", 0); err != nil {
@@ -484,7 +484,7 @@ func (p *parser) line() (*Line, error) {
 				return nil, err
 			}
 		} else {
-			ignoredForVerb = append(ignoredForVerb, "target")
+			ignoredForVerb = append(ignoredForVerb, srcName(p.props, "target", "-target"))
 		}
 	}
 	if n, ok, err := intProp("maxexecutiontime", 0); err != nil {
@@ -513,7 +513,7 @@ func (p *parser) line() (*Line, error) {
 		if verb == "run" {
 			flags = append(flags, "--tag", "label="+v.value)
 		} else {
-			ignoredForVerb = append(ignoredForVerb, "label")
+			ignoredForVerb = append(ignoredForVerb, srcName(p.props, "label", "-l"))
 		}
 	}
 	exporting := p.exporting(files)
@@ -534,7 +534,7 @@ func (p *parser) line() (*Line, error) {
 			}
 		}
 	} else if status && verb != "run" {
-		ignoredForVerb = append(ignoredForVerb, "status")
+		ignoredForVerb = append(ignoredForVerb, srcName(p.props, "status", "-s"))
 	} else if status {
 		if err := add(srcName(p.props, "status", "-s"), "--display-every", strconv.FormatInt(interval, 10)+"s"); err != nil {
 			return nil, err
@@ -553,21 +553,30 @@ func (p *parser) line() (*Line, error) {
 	if len(urls) > 0 && hasURL(p.pass) {
 		return nil, usagef("both db.url and a URL argument name the database: give one of them")
 	}
-	ignored = append(p.ignored, ignored...)
+	var all []string
+	all = append(all, p.ignored...)
+	if len(ignored) > 0 {
+		all = append(all, "db.url's "+strings.Join(ignored, ", "))
+	}
+	autocommit := false
 	for _, k := range slices.Sorted(maps.Keys(keys)) {
 		if k == "db.driver" || (strings.HasPrefix(k, "jdbc.") && k != "jdbc.batchupdateapi") || k == "postgrenosql.autocommit" {
 			v, _ := p.get(k, files)
-			ignored = append(ignored, "-p "+k+"="+v.value)
+			all = append(all, "-p "+k+"="+v.value)
+			autocommit = autocommit || strings.HasSuffix(k, ".autocommit")
 		}
 	}
-	if len(ignored) > 0 {
-		out.Warnings = append(out.Warnings, "ignoring "+strings.Join(ignored, ", ")+
-			": stampede speaks PostgreSQL's wire protocol itself, with no JDBC driver, class path or JVM (each statement commits on its own, as with jdbc.autocommit=true)")
+	if len(all) > 0 {
+		w := "ignoring " + strings.Join(all, ", ") + ": settings of JDBC or the JVM, which stampede, speaking PostgreSQL's wire protocol itself, has no use for"
+		if autocommit {
+			w += " (each statement commits on its own, as with autocommit=true)"
+		}
+		out.Warnings = append(out.Warnings, w)
 	}
 	out.Args = append(out.Args, flags...)
 	out.Args = append(out.Args, p.pass...)
 	out.Args = append(out.Args, urls...)
-	out.Secrets = sqlx.Secrets(urls, nil)
+	out.Secrets = slices.Compact(slices.Sorted(slices.Values(sqlx.Secrets(urls, nil))))
 	return out, nil
 }
 
@@ -637,9 +646,6 @@ func (p *parser) connection(files map[string]prop) ([]string, []string, error) {
 	urls, ignored, err := jdbcURLs(u.value, user.value, passwd.value)
 	if err != nil {
 		return nil, nil, usagef("%v (from %s)", err, u.from)
-	}
-	for i, k := range ignored {
-		ignored[i] = "db.url's " + k
 	}
 	return urls, ignored, nil
 }
