@@ -98,20 +98,6 @@ var propertyChoices = map[string][]string{
 // knownWithoutDefault are the properties read that have no fixed default.
 var knownWithoutDefault = map[string]bool{"insertcount": true, "operationcount": true, propExportFile: true}
 
-// ignoredHints say what to use instead of YCSB properties that stampede
-// sets another way.
-var ignoredHints = map[string]string{
-	"threadcount":      "use --concurrency",
-	"target":           "use --max-rate",
-	"maxexecutiontime": "use --duration",
-	"db":               "the URL argument chooses the database",
-	"db.url":           "the URL argument chooses the database",
-	"db.driver":        "stampede speaks the PostgreSQL protocol",
-	"db.user":          "put the user in the URL",
-	"db.passwd":        "put the password in the URL or PGPASSWORD",
-	"status.interval":  "stampede reports every interval by itself",
-}
-
 // coreWorkloads are the properties of YCSB's workloads/workloada..f that
 // define the workload (the files' recordcount and operationcount of 1000
 // are not applied).
@@ -374,7 +360,16 @@ func (g *ycsb) resolve() (*config, []string, error) {
 			return nil, nil, err
 		}
 		for _, e := range entries {
-			_ = set(e.key, e.value, fmt.Sprintf("%s:%d", file, e.line))
+			from := fmt.Sprintf("%s:%d", file, e.line)
+			v := e.value
+			_, known := defaultProperties[e.key]
+			if t := strings.TrimRight(v, " \t\f"); t != v && (known || knownWithoutDefault[e.key]) {
+				// java.util.Properties keeps it; YCSB then fails to
+				// parse a number with it, or compares a name unequal.
+				warnings = append(warnings, fmt.Sprintf("%s: the value of %s ends in white space, which YCSB would keep: using %q", from, e.key, t))
+				v = t
+			}
+			_ = set(e.key, v, from)
 		}
 	}
 	for _, kv := range g.props {
@@ -451,10 +446,7 @@ func unknownPropertyWarning(key, value, from string) string {
 		return "" // every YCSB workload file names its class
 	}
 	msg := fmt.Sprintf("ignoring property %s=%s (from %s)", key, value, from)
-	hint, ok := ignoredHints[key]
 	switch {
-	case ok:
-		msg += ": " + hint
 	case key == "workload":
 		msg += ": only CoreWorkload is supported"
 	case strings.HasPrefix(key, "db.") || strings.HasPrefix(key, "jdbc."):
