@@ -520,6 +520,9 @@ func (p *parser) line() (*Line, error) {
 	if style, ok := given["--output-style"]; ok && exporting != "" && style != "ycsb" {
 		return nil, usagef("%s writes YCSB's report: drop --output-style %s, or give --output-style ycsb", exporting, style)
 	}
+	if exporting != "" && verb != "run" {
+		ignoredForVerb = append(ignoredForVerb, "exporter and exportfile")
+	}
 	if verb == "run" && (p.ycsbForm || exporting != "") {
 		if _, ok := given["--output-style"]; !ok {
 			flags = append(flags, "--output-style", "ycsb")
@@ -541,8 +544,9 @@ func (p *parser) line() (*Line, error) {
 		}
 	}
 	if len(ignoredForVerb) > 0 {
-		what := map[string]string{"init": "init loads with COPY streams as fast as the server takes them", "check": "check only reads", "cleanup": "cleanup only drops"}[verb]
-		out.Warnings = append(out.Warnings, fmt.Sprintf("ignoring %s for %s: %s", strings.Join(ignoredForVerb, ", "), verb, what))
+		what := map[string]string{"init": "init loads as fast as the server takes them and prints its own summary",
+			"check": "check only reads", "cleanup": "cleanup only drops"}[verb]
+		out.Warnings = append(out.Warnings, fmt.Sprintf("ignoring %s for %s: they apply to run; %s", strings.Join(ignoredForVerb, ", "), verb, what))
 	}
 
 	// The connection.
