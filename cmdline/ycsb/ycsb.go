@@ -237,16 +237,19 @@ func (p *parser) head(args []string) ([]string, bool, error) {
 		}
 		rest = append(rest, a)
 	}
-	if p.verb == "" && !hasPhase(rest) {
-		if name == "ycsb" {
-			return nil, false, nil // sysbench's order, which says what is missing
-		}
+	native := name == "ycsb" && !hasPhase(rest) && !p.hasYCSBOptions(rest) && p.word != "load"
+	switch {
+	case native && (p.verb == "" || !hasClientProperties(rest)):
+		// stampede's own line in sysbench's word order (which says
+		// what is missing when there is no verb).
+		return nil, false, nil
+	case p.verb == "" && !hasPhase(rest):
 		return nil, false, usagef("say what to do with %s: `stampede run %s ...` or `stampede load %s ...` (YCSB's -t or -load)", name, name, name)
 	}
 	if err := checkBinding(name); err != nil {
 		return nil, false, err
 	}
-	p.binding, p.ycsbForm = name, true
+	p.binding, p.ycsbForm = name, !native
 	return rest, true, nil
 }
 
