@@ -70,6 +70,9 @@ var _ run.Observer = (*YCSB)(nil)
 // Start implements run.Observer.
 func (o *YCSB) Start(info run.Info) {
 	o.out, o.status = &report.YCSB{W: o.W}, &report.YCSB{W: o.Status}
+	if l, ok := o.Workload.(interface{ YCSBLabel() string }); ok {
+		o.status.Label = l.YCSBLabel() // YCSB's -l
+	}
 	o.load = workload.QueryLoad{Ops: info.Ops, Classes: info.Classes}
 	o.mode, o.start = ycsbMode(o.Latency), info.Start
 	load := o.load

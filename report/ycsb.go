@@ -17,6 +17,9 @@ type YCSB struct {
 	W io.Writer
 	// Layout is the final report's, that of one of YCSB's exporters.
 	Layout YCSBLayout
+	// Label leads each status line, as YCSB's -l does (with no space
+	// between it and the date).
+	Label string
 }
 
 // YCSBLayout is the layout of YCSB's final report, that of one of its
@@ -79,7 +82,7 @@ type YCSBReturn struct {
 // and 99.99.
 func (y *YCSB) Status(at time.Time, elapsed time.Duration, ops int64, current float64, ms []YCSBMeasurement) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s:%03d %d sec: %d operations; ", at.Format("2006-01-02 15:04:05"), at.Nanosecond()/1e6, elapsed/time.Second, ops)
+	fmt.Fprintf(&b, "%s%s:%03d %d sec: %d operations; ", y.Label, at.Format("2006-01-02 15:04:05"), at.Nanosecond()/1e6, elapsed/time.Second, ops)
 	if ops != 0 {
 		b.WriteString(decimal2(current) + " current ops/sec; ")
 	}

@@ -16,7 +16,7 @@
 //	-s             YCSB's status lines on stderr every status.interval
 //	               seconds (10 unless given): --display-every
 //	-db CLASS      the binding, by its class name
-//	-l LABEL       --tag label=LABEL
+//	-l LABEL       --tag label=LABEL, and the status lines' prefix
 //	-P FILE, -p k=v  the workload's properties, as they are
 //	-cp, -jvm-args accepted and ignored, with a warning
 //
@@ -514,7 +514,8 @@ func (p *parser) line() (*Line, error) {
 	}
 	if v, ok := p.get("label", files); ok && v.value != "" {
 		if verb == "run" {
-			flags = append(flags, "--tag", "label="+v.value)
+			// The workload's label property prefixes YCSB's status lines.
+			flags = append(flags, "--tag", "label="+v.value, "-p", "label="+v.value)
 		} else {
 			ignoredForVerb = append(ignoredForVerb, srcName(p.props, "label", "-l"))
 		}

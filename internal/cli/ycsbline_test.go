@@ -85,13 +85,13 @@ func TestYCSBCommandLines(t *testing.T) {
 				t.Errorf("-threads 2 is not the run's workers:\n%s", r.stderr)
 			}
 		}},
-		{"run ycsb -threads -target -s", []string{"run", "ycsb", "-P", workloada, "-threads", "2", "-target", "400", "-s",
+		{"run ycsb -threads -target -s -l", []string{"run", "ycsb", "-P", workloada, "-threads", "2", "-target", "400", "-s", "-l", "lbl",
 			"-p", "status.interval=1", "-p", "operationcount=1000", "-p", jdbc, "-p", user}, func(t *testing.T, r result, _ int64) {
 			if !strings.Contains(r.stderr, "open loop at 400 ops/s") {
 				t.Errorf("-target 400 is not the rate:\n%s", r.stderr)
 			}
-			if n := strings.Count(r.stderr, " sec: "); n < 1 {
-				t.Errorf("no status line every status.interval=1 with -s:\n%s", r.stderr)
+			if n := len(regexp.MustCompile(`(?m)^lbl\d{4}-\d\d-\d\d \d\d:\d\d:\d\d:\d{3} \d+ sec: \d+ operations; `).FindAllString(r.stderr, -1)); n < 1 {
+				t.Errorf("no status line, led by -l's label, every status.interval=1 with -s:\n%s", r.stderr)
 			}
 			if rep := ycsbReport(t, r.stdout); rep["[OVERALL], Throughput(ops/sec)"] > 440 {
 				t.Errorf("throughput %v above -target 400", rep["[OVERALL], Throughput(ops/sec)"])

@@ -18,6 +18,7 @@ const (
 	propBatchUpdates = "jdbc.batchupdateapi"
 	propExporter     = "exporter"
 	propExportFile   = "exportfile"
+	propLabel        = "label"
 )
 
 // batchedSeries is the series of an insert the JDBC binding only added to
@@ -40,7 +41,7 @@ const maxParams = 65535
 // cmdline/ycsb), not the workload: no warning for them.
 var commandLineProperties = map[string]bool{
 	"threadcount": true, "target": true, "status": true, "status.interval": true, "maxexecutiontime": true,
-	"label": true, "db": true, "dotransactions": true,
+	"db": true, "dotransactions": true,
 	"db.url": true, "db.user": true, "db.passwd": true, "db.driver": true,
 	"postgrenosql.url": true, "postgrenosql.user": true, "postgrenosql.passwd": true, "postgrenosql.autocommit": true,
 }
@@ -58,6 +59,8 @@ type batching struct {
 	// exporter is the exporter property's class, exportFile the file
 	// exportfile names ("" for stdout).
 	exporter, exportFile string
+	// statusLabel is YCSB's label (-l), which leads its status lines.
+	statusLabel string
 }
 
 // parseBatching reads db.batchsize, jdbc.batchupdateapi, exporter and
@@ -90,6 +93,7 @@ func (c *config) parseBatching(props map[string]prop) error {
 		c.warnings = append(c.warnings, fmt.Sprintf("%s=%d (from %s) batches inserts only with -p %s=true, as in YCSB's JDBC binding: inserting one row per statement",
 			propBatchSize, size, from, propBatchUpdates))
 	}
+	c.statusLabel = props[propLabel].value
 	c.exporter = props[propExporter].value
 	switch c.exporter {
 	case ExporterText, ExporterJSON, ExporterJSONArray:
@@ -115,6 +119,15 @@ func (g *ycsb) YCSBExport() (exporter, file string) {
 		return c.exporter, c.exportFile
 	}
 	return ExporterText, ""
+}
+
+// YCSBLabel returns YCSB's label (the label property, -l), which YCSB
+// puts before each status line.
+func (g *ycsb) YCSBLabel() string {
+	if _, c := fromGenerator(g); c != nil {
+		return c.statusLabel
+	}
+	return ""
 }
 
 // batchedMeasure is YCSB's measure of the batched inserts' series.

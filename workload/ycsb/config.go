@@ -96,7 +96,7 @@ var propertyChoices = map[string][]string{
 }
 
 // knownWithoutDefault are the properties read that have no fixed default.
-var knownWithoutDefault = map[string]bool{"insertcount": true, "operationcount": true, propExportFile: true}
+var knownWithoutDefault = map[string]bool{"insertcount": true, "operationcount": true, propExportFile: true, propLabel: true}
 
 // coreWorkloads are the properties of YCSB's workloads/workloada..f that
 // define the workload (the files' recordcount and operationcount of 1000
