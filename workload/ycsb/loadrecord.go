@@ -157,8 +157,7 @@ func (g *ycsb) adoptKeys(loaded string) error {
 		return err
 	}
 	if len(ranges) != 1 {
-		return fmt.Errorf("init loaded the keys in parts (%s) and some are missing: give each client -p insertstart and -p insertcount of a part loaded",
-			g.keysForm(loaded))
+		return fmt.Errorf("init loaded the keys in parts and some are missing: give -p insertstart and -p insertcount of a part loaded")
 	}
 	return g.adopt(map[string]string{
 		"insertstart": strconv.FormatInt(ranges[0].start, 10),
