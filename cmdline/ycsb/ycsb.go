@@ -4,6 +4,7 @@
 //	stampede load jdbc -P workloads/workloada -p db.url=jdbc:postgresql://h1:26257,h2:26257/ycsb -threads 6
 //	stampede run jdbc -P workloads/workloada -cp lib/postgresql-42.2.4.jar -p db.url=... -threads 6 -target 500 -s
 //	stampede ycsb -t -db site.ycsb.db.JdbcDBClient -P workloads/workloada -threads 6
+//	stampede site.ycsb.Client -load -db site.ycsb.db.JdbcDBClient -P workloads/workloada
 //
 // becomes stampede's own (`stampede init|run ycsb ...`). The verbs are
 // YCSB's: load (stampede's init) and run, or -load and -t; the binding
@@ -177,6 +178,9 @@ type parser struct {
 	ignored []string
 	// pass are the arguments passed on as they are.
 	pass []string
+	// client says the line names YCSB's Client class, not a binding:
+	// -db names it.
+	client bool
 }
 
 // Parse reads args (the arguments after the program's name) as a YCSB
@@ -220,6 +224,10 @@ func (p *parser) head(args []string) ([]string, bool, error) {
 		return args[2:], true, nil
 	}
 	name, isBinding := bindingOf(args[0])
+	if args[0] == "site.ycsb.Client" || args[0] == "com.yahoo.ycsb.Client" {
+		// java site.ycsb.Client -db CLASS ...: the binding is -db's.
+		name, isBinding, p.client = "", true, true
+	}
 	if !isBinding {
 		return nil, false, nil
 	}
@@ -243,10 +251,10 @@ func (p *parser) head(args []string) ([]string, bool, error) {
 		// stampede's own line in sysbench's word order (which says
 		// what is missing when there is no verb).
 		return nil, false, nil
-	case p.verb == "" && !hasPhase(rest):
+	case p.verb == "" && !hasPhase(rest) && !p.client: // the Client's default is -t
 		return nil, false, usagef("say what to do with %s: `stampede run %s ...` or `stampede load %s ...` (YCSB's -t or -load)", name, name, name)
 	}
-	if err := checkBinding(name); err != nil {
+	if err := checkBinding(name); err != nil && !p.client {
 		return nil, false, err
 	}
 	p.binding, p.ycsbForm = name, !native
@@ -437,9 +445,11 @@ func (p *parser) line() (*Line, error) {
 		if err := checkBinding(name); err != nil {
 			return nil, err
 		}
-		if p.binding != "ycsb" && name != p.binding {
+		if p.binding != "ycsb" && !p.client && name != p.binding {
 			return nil, usagef("db %s (from %s) contradicts the binding %s: give one", v.value, v.from, p.binding)
 		}
+	} else if p.client {
+		return nil, usagef("give the binding with -db site.ycsb.db.JdbcDBClient (YCSB's default, site.ycsb.BasicDB, measures YCSB alone)")
 	}
 
 	out := &Line{Args: []string{verb, "ycsb"}}
