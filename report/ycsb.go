@@ -184,8 +184,9 @@ func writeYCSBJSON(b *strings.Builder, entries []ycsbEntry, array bool) {
 	}
 }
 
-// jsonString quotes s as Jackson does: control characters, quotes and
-// backslashes escaped, everything else as it is.
+// jsonString quotes s as Jackson does: quotes and backslashes escaped,
+// \b \t \f \n \r as such, other control characters as \u00XX, everything
+// else as it is.
 func jsonString(s string) string {
 	var b strings.Builder
 	b.WriteByte('"')
@@ -194,6 +195,8 @@ func jsonString(s string) string {
 		case r == '"' || r == '\\':
 			b.WriteByte('\\')
 			b.WriteRune(r)
+		case strings.ContainsRune("\b\t\f\n\r", r):
+			b.WriteString(map[rune]string{'\b': `\b`, '\t': `\t`, '\f': `\f`, '\n': `\n`, '\r': `\r`}[r])
 		case r < 0x20:
 			fmt.Fprintf(&b, "\\u%04X", r)
 		default:

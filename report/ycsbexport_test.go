@@ -73,3 +73,16 @@ func TestYCSBStatusLabel(t *testing.T) {
 		t.Errorf("status line %q, want %q", b.String(), want)
 	}
 }
+
+// TestYCSBJSONEscapes: a measurement's name is escaped as Jackson escapes
+// strings.
+func TestYCSBJSONEscapes(t *testing.T) {
+	var b bytes.Buffer
+	ms := []report.YCSBMeasurement{{Name: "A\"B\\C\tD\x01"}}
+	if err := (&report.YCSB{W: &b, Layout: report.YCSBJSON}).Final(time.Second, 0, ms); err != nil {
+		t.Fatal(err)
+	}
+	if want := `"metric" : "A\"B\\C\tD\u0001"`; !bytes.Contains(b.Bytes(), []byte(want)) {
+		t.Errorf("%s\nlacks %s", b.String(), want)
+	}
+}
