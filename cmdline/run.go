@@ -122,7 +122,11 @@ func Run(ctx context.Context, spec RunArgs, env Env) (*run.Result, error) {
 	}
 	switch {
 	case rf.outputStyle == "ycsb":
-		s.Observers = []run.Observer{&output.YCSB{W: env.Stdout, Status: env.Stderr, Workload: gen, Latency: rf.latency}}
+		o := &output.YCSB{W: env.Stdout, Status: env.Stderr, Workload: gen, Latency: rf.latency}
+		if spec.FS.Changed("report-interval") && rf.reportInterval == 0 {
+			o.Status = nil // YCSB's status lines only with -s (cmdline/ycsb)
+		}
+		s.Observers = []run.Observer{o}
 	case rf.outputStyle == "sysbench":
 		s.Observers = []run.Observer{&output.Sysbench{W: env.Stdout, Version: run.VersionString(), ReportEvery: rf.reportInterval,
 			Percentile: rf.percentile, Histogram: rf.histogram, ForcedShutdown: rf.forcedAt, Quiet: rf.verbosity < 3}}

@@ -1,7 +1,9 @@
 package output
 
 import (
+	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -22,7 +24,7 @@ import (
 // run.Observer.
 type YCSB struct {
 	// W receives the final report (stdout), Status the status lines
-	// (stderr).
+	// (stderr; nil for none, as YCSB prints them only with -s).
 	W, Status io.Writer
 	// Workload is the run's generator (a workload.YCSBMeasurer names
 	// YCSB's measurements).
@@ -69,6 +71,9 @@ var _ run.Observer = (*YCSB)(nil)
 // Start implements run.Observer.
 func (o *YCSB) Start(info run.Info) {
 	o.out, o.status = &report.YCSB{W: o.W}, &report.YCSB{W: o.Status}
+	if l, ok := o.Workload.(interface{ YCSBLabel() string }); ok {
+		o.status.Label = l.YCSBLabel() // YCSB's -l
+	}
 	o.load = workload.QueryLoad{Ops: info.Ops, Classes: info.Classes}
 	o.mode, o.start = ycsbMode(o.Latency), info.Start
 	o.rated = info.MaxRate > 0 // series n..2n-1 are service times (not parts by endpoint)
@@ -215,7 +220,7 @@ func ycsbMeasurements(accs []*ycsbAcc, show map[string]bool, percentiles []float
 
 // Interval implements run.Observer.
 func (o *YCSB) Interval(iv run.Interval) {
-	if iv.Final {
+	if iv.Final || o.Status == nil {
 		return
 	}
 	t := iv.Tick
@@ -233,9 +238,55 @@ func (o *YCSB) Interval(iv run.Interval) {
 	_ = o.status.Status(t.End, t.End.Sub(o.start), total, current, ycsbMeasurements(accs, seen(cum), ycsbStatusPercentiles, false))
 }
 
-// Final implements run.Observer.
+// ycsbExporter is a generator that says where YCSB's report goes and in
+// which exporter's layout (YCSB's exporter and exportfile properties):
+// one of the classes ycsbLayouts names, and a file ("" for W).
+type ycsbExporter interface {
+	YCSBExport() (exporter, file string)
+}
+
+// ycsbLayouts are the layouts of YCSB's exporters, by class name.
+var ycsbLayouts = map[string]report.YCSBLayout{
+	"site.ycsb.measurements.exporter.TextMeasurementsExporter":      report.YCSBText,
+	"site.ycsb.measurements.exporter.JSONMeasurementsExporter":      report.YCSBJSON,
+	"site.ycsb.measurements.exporter.JSONArrayMeasurementsExporter": report.YCSBJSONArray,
+}
+
+// Final implements run.Observer. The report goes to W, or to the
+// workload's export file (see ycsbExporter), which it replaces; a file
+// that cannot be written is said on Status (or W), the run's results
+// being saved all the same.
 func (o *YCSB) Final(r *run.Result) {
 	t := r.Final
 	accs, ops := o.collect(t, true)
-	_ = o.out.Final(t.End.Sub(t.CumStart), ops, ycsbMeasurements(accs, seen(accs), o.percentiles, true))
+	out := o.out
+	if e, ok := o.Workload.(ycsbExporter); ok {
+		exporter, file := e.YCSBExport()
+		out = &report.YCSB{W: o.W, Layout: ycsbLayouts[exporter]}
+		if file != "" {
+			f, err := os.Create(file)
+			if err != nil {
+				o.exportFailed(err)
+				return
+			}
+			defer func() {
+				if err := f.Close(); err != nil {
+					o.exportFailed(err)
+				}
+			}()
+			out.W = f
+		}
+	}
+	if err := out.Final(t.End.Sub(t.CumStart), ops, ycsbMeasurements(accs, seen(accs), o.percentiles, true)); err != nil && out.W != o.W {
+		o.exportFailed(err)
+	}
+}
+
+// exportFailed says that YCSB's report could not be exported.
+func (o *YCSB) exportFailed(err error) {
+	w := o.Status
+	if w == nil {
+		w = o.W
+	}
+	fmt.Fprintf(w, "cannot export YCSB's report: %v (the run's results are saved; `stampede report` shows them)\n", err)
 }

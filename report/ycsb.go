@@ -15,7 +15,29 @@ import (
 // concurrent use.
 type YCSB struct {
 	W io.Writer
+	// Layout is the final report's, that of one of YCSB's exporters.
+	Layout YCSBLayout
+	// Label leads each status line, as YCSB's -l does (with no space
+	// between it and the date).
+	Label string
 }
+
+// YCSBLayout is the layout of YCSB's final report, that of one of its
+// measurements exporters.
+type YCSBLayout int
+
+const (
+	// YCSBText is TextMeasurementsExporter's: `[READ], Operations, 9570`
+	// per line.
+	YCSBText YCSBLayout = iota
+	// YCSBJSON is JSONMeasurementsExporter's: one pretty-printed object
+	// per figure, {"metric" : "READ", "measurement" : "Operations",
+	// "value" : 9570}, separated by a space.
+	YCSBJSON
+	// YCSBJSONArray is JSONArrayMeasurementsExporter's: the same objects
+	// in a JSON array.
+	YCSBJSONArray
+)
 
 // YCSBMeasurement is one of YCSB's measurements (READ, Intended-READ,
 // READ-FAILED): latencies in whole microseconds, as YCSB records them.
@@ -60,7 +82,7 @@ type YCSBReturn struct {
 // and 99.99.
 func (y *YCSB) Status(at time.Time, elapsed time.Duration, ops int64, current float64, ms []YCSBMeasurement) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s:%03d %d sec: %d operations; ", at.Format("2006-01-02 15:04:05"), at.Nanosecond()/1e6, elapsed/time.Second, ops)
+	fmt.Fprintf(&b, "%s%s:%03d %d sec: %d operations; ", y.Label, at.Format("2006-01-02 15:04:05"), at.Nanosecond()/1e6, elapsed/time.Second, ops)
 	if ops != 0 {
 		b.WriteString(decimal2(current) + " current ops/sec; ")
 	}
@@ -81,27 +103,108 @@ func (y *YCSB) Status(at time.Time, elapsed time.Duration, ops int64, current fl
 // mean, minimum, maximum and percentiles of latency in microseconds, and
 // its counts by status.
 func (y *YCSB) Final(runtime time.Duration, ops int64, ms []YCSBMeasurement) error {
-	var b strings.Builder
+	var entries []ycsbEntry
 	runMs := runtime.Milliseconds()
-	line := func(metric, measurement, value string) {
-		fmt.Fprintf(&b, "[%s], %s, %s\n", metric, measurement, value)
+	line := func(metric, measurement, value string, float bool) {
+		entries = append(entries, ycsbEntry{metric, measurement, value, float})
 	}
-	line("OVERALL", "RunTime(ms)", strconv.FormatInt(runMs, 10))
-	line("OVERALL", "Throughput(ops/sec)", JavaDouble(1000*float64(ops)/float64(runMs)))
+	integer := func(metric, measurement string, n int64) { line(metric, measurement, strconv.FormatInt(n, 10), false) }
+	integer("OVERALL", "RunTime(ms)", runMs)
+	line("OVERALL", "Throughput(ops/sec)", JavaDouble(1000*float64(ops)/float64(runMs)), true)
 	for _, m := range ms {
-		line(m.Name, "Operations", strconv.FormatInt(m.Count, 10))
-		line(m.Name, "AverageLatency(us)", JavaDouble(m.Mean))
-		line(m.Name, "MinLatency(us)", strconv.FormatInt(m.Min, 10))
-		line(m.Name, "MaxLatency(us)", strconv.FormatInt(m.Max, 10))
+		integer(m.Name, "Operations", m.Count)
+		line(m.Name, "AverageLatency(us)", JavaDouble(m.Mean), true)
+		integer(m.Name, "MinLatency(us)", m.Min)
+		integer(m.Name, "MaxLatency(us)", m.Max)
 		for _, p := range m.Percentiles {
-			line(m.Name, Ordinal(p.Percentile)+"PercentileLatency(us)", strconv.FormatInt(p.Value, 10))
+			integer(m.Name, Ordinal(p.Percentile)+"PercentileLatency(us)", p.Value)
 		}
 		for _, r := range m.Returns {
-			line(m.Name, "Return="+r.Status, strconv.FormatInt(r.Count, 10))
+			integer(m.Name, "Return="+r.Status, r.Count)
+		}
+	}
+	var b strings.Builder
+	switch y.Layout {
+	case YCSBJSON, YCSBJSONArray:
+		writeYCSBJSON(&b, entries, y.Layout == YCSBJSONArray)
+	default:
+		for _, e := range entries {
+			fmt.Fprintf(&b, "[%s], %s, %s\n", e.metric, e.measurement, e.value)
 		}
 	}
 	_, err := io.WriteString(y.W, b.String())
 	return err
+}
+
+// ycsbEntry is one figure of YCSB's final report; value is written as
+// YCSB writes it (a double as Java's Double.toString).
+type ycsbEntry struct {
+	metric, measurement, value string
+	float                      bool
+}
+
+// writeYCSBJSON writes the entries as YCSB's JSON exporters do, through
+// Jackson's DefaultPrettyPrinter: each an object whose fields are on
+// lines of their own, indented by two spaces,
+//
+//	{
+//	  "metric" : "OVERALL",
+//	  "measurement" : "RunTime(ms)",
+//	  "value" : 5130
+//	}
+//
+// separated by a space (JSONMeasurementsExporter), or in an array, "[ {"
+// ... "}, {" ... "} ]" (JSONArrayMeasurementsExporter), with no newline
+// at the end. A double that is not a number (a run of 0 ms) is a string,
+// as Jackson quotes NaN and Infinity.
+func writeYCSBJSON(b *strings.Builder, entries []ycsbEntry, array bool) {
+	if array {
+		b.WriteString("[ ")
+	}
+	for i, e := range entries {
+		if i > 0 {
+			if array {
+				b.WriteString(", ")
+			} else {
+				b.WriteString(" ")
+			}
+		}
+		value := e.value
+		if e.float && (strings.Contains(value, "NaN") || strings.Contains(value, "Infinity")) {
+			value = strconv.Quote(value)
+		}
+		fmt.Fprintf(b, "{\n  \"metric\" : %s,\n  \"measurement\" : %s,\n  \"value\" : %s\n}",
+			jsonString(e.metric), jsonString(e.measurement), value)
+	}
+	if array {
+		if len(entries) > 0 {
+			b.WriteString(" ")
+		}
+		b.WriteString("]")
+	}
+}
+
+// jsonString quotes s as Jackson does: quotes and backslashes escaped,
+// \b \t \f \n \r as such, other control characters as \u00XX, everything
+// else as it is.
+func jsonString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case strings.ContainsRune("\b\t\f\n\r", r):
+			b.WriteString(map[rune]string{'\b': `\b`, '\t': `\t`, '\f': `\f`, '\n': `\n`, '\r': `\r`}[r])
+		case r < 0x20:
+			fmt.Fprintf(&b, "\\u%04X", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }
 
 // Ordinal names a percentile as YCSB's OneMeasurementHdrHistogram does:

@@ -80,14 +80,25 @@ func Load(ctx context.Context, spec LoadSpec) error {
 	}
 	tables := gen.Tables()
 	total := workload.TotalRows(tables)
+	// join: a part of the data whose tables exist (see
+	// workload.PartLoader) loads into them.
+	join := false
 	if !spec.Drop {
+		var pe *workload.LoadPartError
+		if join, err = workload.JoinsLoad(ctx, db, gen, tables); errors.As(err, &pe) {
+			return asInput(err)
+		} else if err != nil {
+			return err
+		}
 		// Refuse before the first line, so that the refusal is the only
 		// line.
-		if err := workload.CheckNoTables(ctx, db, gen, tables); err != nil {
+		if err := workload.CheckNoTables(ctx, db, gen, tables); err != nil && !join {
 			return tablesExist(err)
 		}
 	} else if err := sayDrops(ctx, db, tables, log); err != nil {
 		return err
+	} else if err := workload.ForgetLoad(ctx, db, gen); err != nil {
+		return err // the record of the data dropped must not outlive it
 	}
 	fmt.Fprintf(log, "loading %s into database %q on %s: %d rows, %d streams, seed %d\n",
 		gen.Meta().Name, db.Database(), strings.Join(db.Endpoints(), ","), total, streams, seed)
@@ -103,8 +114,11 @@ func Load(ctx context.Context, spec LoadSpec) error {
 		skipAnalyze = !*spec.Analyze
 	}
 	start := time.Now()
+	if join {
+		fmt.Fprintf(log, "loading a part into the existing %s, beside the parts loaded before\n", tableNames(tables))
+	}
 	err = workload.Setup(ctx, db, gen, workload.LoadOptions{Drop: spec.Drop, Concurrency: streams, Progress: progress,
-		SkipAnalyze: skipAnalyze})
+		SkipAnalyze: skipAnalyze, SkipCreate: join})
 	progress(-1)
 	if err != nil {
 		if errors.Is(err, workload.ErrTablesExist) {
@@ -129,6 +143,15 @@ func Load(ctx context.Context, spec LoadSpec) error {
 // and how to start over, without workload.ErrTablesExist's prefix.
 func tablesExist(err error) error {
 	return inputError{errors.New(strings.TrimPrefix(err.Error(), workload.ErrTablesExist.Error()+": "))}
+}
+
+// tableNames lists the tables' names.
+func tableNames(tables []workload.Table) string {
+	names := make([]string, len(tables))
+	for i, t := range tables {
+		names[i] = t.Name
+	}
+	return strings.Join(names, ", ")
 }
 
 // sayDrops names, before a drop drops them, the tables that exist.

@@ -297,6 +297,9 @@ func CopyBatches(ctx context.Context, db *sqlx.DB, stream int, t Table, lo, hi i
 // streams loading one table share it, so that only the first COPY asks.
 func copyBatches(ctx context.Context, db *sqlx.DB, s int, t Table, lo, hi int, progress func(int64), encode *atomic.Bool) error {
 	rt := t.InitialRows
+	if rt.InsertRows > 0 {
+		return insertBatches(ctx, db, t, lo, hi, progress)
+	}
 	if encode.Load() {
 		next := lo
 		var w *sqlx.RowWriter

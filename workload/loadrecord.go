@@ -35,6 +35,17 @@ type DataSetting struct {
 	// loaded with another (sysbench runs on the first N of the tables
 	// prepared); without it, only the loaded value does.
 	Fits func(loaded string) bool
+	// Form, when set, is how a value is given on a command line, where
+	// Flag and the value apart will not do (YCSB's "-p recordcount=1000").
+	Form func(value string) string
+}
+
+// arg is v as given on a command line.
+func (s DataSetting) arg(v string) string {
+	if s.Form != nil {
+		return s.Form(v)
+	}
+	return s.Flag + " " + v
 }
 
 // DataSpecer is a Generator that says what its initial data depends on,
@@ -63,38 +74,152 @@ func FlagSettings(f Flags) []DataSetting {
 	return out
 }
 
+// PartLoader is a DataSpecer whose init may load one part of data that
+// several inits load together, each its own part (YCSB's clients that
+// split a load with insertstart and insertcount).
+type PartLoader interface {
+	DataSpecer
+	// LoadsPart reports whether this init loads a part of the data only.
+	LoadsPart() bool
+	// MergeLoad returns the settings that record this part together
+	// with loaded, the record of the parts loaded before, or an error
+	// that says why they do not go together (other settings, parts that
+	// overlap).
+	MergeLoad(loaded map[string]string) (map[string]string, error)
+}
+
+// loadsPart returns gen as a PartLoader when it loads a part only.
+func loadsPart(gen Generator) (PartLoader, bool) {
+	pl, ok := gen.(PartLoader)
+	return pl, ok && pl.LoadsPart()
+}
+
+// JoinsLoad reports whether init of gen loads a part of data whose tables
+// exist (other parts', or created by hand as YCSB's JDBC binding expects):
+// then init loads into them (LoadOptions.SkipCreate) rather than refusing
+// them, once gen's MergeLoad accepts the record of the parts loaded
+// before; its error says why it does not. A part load that finds no
+// tables forgets a record left without them.
+func JoinsLoad(ctx context.Context, db *sqlx.DB, gen Generator, tables []Table) (bool, error) {
+	pl, ok := loadsPart(gen)
+	if !ok || db.Null() {
+		return false, nil
+	}
+	existing, err := ExistingTables(ctx, db, tables)
+	if err != nil {
+		return false, err
+	}
+	if len(existing) < len(tables) {
+		return false, ForgetLoad(ctx, db, gen)
+	}
+	workload, loaded, found, err := readRecord(ctx, db, db, pl.DataKey(), false)
+	if err != nil || !found {
+		return err == nil, err
+	}
+	if _, err := pl.MergeLoad(loaded); err != nil {
+		return false, &LoadPartError{Workload: workload, Database: db.Database(), Err: err}
+	}
+	return true, nil
+}
+
+// LoadPartError is JoinsLoad's error: the part does not go with the parts
+// loaded before.
+type LoadPartError struct {
+	// Workload loaded the parts before, into Database.
+	Workload, Database string
+	// Err says why (MergeLoad's error).
+	Err error
+}
+
+func (e *LoadPartError) Error() string {
+	return fmt.Sprintf("this part cannot join what init (of %s) loaded into database %q: %v", e.Workload, e.Database, e.Err)
+}
+
+func (e *LoadPartError) Unwrap() error { return e.Err }
+
+// readRecord reads the record of the data key from q (locking it, with
+// lock, in a transaction); found is false without one.
+func readRecord(ctx context.Context, db *sqlx.DB, q sqlx.Querier, key string, lock bool) (workload string, settings map[string]string, found bool, err error) {
+	if exists, err := TableExists(ctx, db, LoadRecordTable); err != nil || !exists {
+		return "", nil, false, err
+	}
+	d := db.Dialect()
+	query := "SELECT workload, settings FROM " + d.QuoteIdent(LoadRecordTable) + " WHERE data = " + d.Placeholder(1)
+	if lock {
+		query += " FOR UPDATE"
+	}
+	var raw string
+	err = q.QueryRow(ctx, query, key).Scan(&workload, &raw)
+	if errors.Is(err, sqlx.ErrNoRows) {
+		return "", nil, false, nil
+	}
+	if err != nil {
+		return "", nil, false, fmt.Errorf("reading what init loaded (%s): %w", LoadRecordTable, err)
+	}
+	if err := json.Unmarshal([]byte(raw), &settings); err != nil {
+		return "", nil, false, fmt.Errorf("%s holds a malformed record of %s: %w", LoadRecordTable, key, err)
+	}
+	return workload, settings, true, nil
+}
+
 // RecordLoad records in db what gen loaded (after Setup), replacing an
-// earlier record of the same data. Generators that are not DataSpecers
-// record nothing; nor does the null driver.
+// earlier record of the same data, or, for a part load (PartLoader),
+// merging this part into it. Generators that are not DataSpecers record
+// nothing; nor does the null driver.
 func RecordLoad(ctx context.Context, db *sqlx.DB, gen Generator) error {
 	ds, ok := gen.(DataSpecer)
 	if !ok || db.Null() {
 		return nil
 	}
+	var err error
+	// Parts that finish at once may both find no record and insert one:
+	// the second's unique violation means it has a record to merge into.
+	for range 3 {
+		if err = recordLoad(ctx, db, ds); sqlx.SQLState(err) != "23505" {
+			break
+		}
+	}
+	return err
+}
+
+func recordLoad(ctx context.Context, db *sqlx.DB, ds DataSpecer) error {
 	settings := map[string]string{}
 	for _, s := range ds.DataSettings() {
 		settings[s.Name] = s.Value
 	}
-	b, err := json.Marshal(settings)
-	if err != nil {
-		return err
-	}
 	d := db.Dialect()
 	p := d.Placeholder
 	t := d.QuoteIdent(LoadRecordTable)
+	if _, err := db.Exec(ctx, "CREATE TABLE IF NOT EXISTS "+t+" (data TEXT PRIMARY KEY, workload TEXT NOT NULL, version TEXT NOT NULL, settings TEXT NOT NULL, loaded_at TIMESTAMPTZ NOT NULL DEFAULT now())"); err != nil {
+		return fmt.Errorf("recording the load in %s: %w", LoadRecordTable, err)
+	}
 	tx, err := db.Begin(ctx, sqlx.TxOptions{})
 	if err != nil {
 		return fmt.Errorf("recording the load: %w", err)
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx))
+	if pl, ok := loadsPart(ds); ok {
+		_, loaded, found, err := readRecord(ctx, db, tx, ds.DataKey(), true)
+		if err != nil {
+			return err
+		}
+		if found {
+			if settings, err = pl.MergeLoad(loaded); err != nil {
+				return fmt.Errorf("recording the load in %s: %w", LoadRecordTable, err)
+			}
+		}
+	}
+	b, err := json.Marshal(settings)
+	if err != nil {
+		return err
+	}
 	for _, stmt := range []struct {
 		sql  string
 		args []any
 	}{
-		{"CREATE TABLE IF NOT EXISTS " + t + " (data TEXT PRIMARY KEY, workload TEXT NOT NULL, version TEXT NOT NULL, settings TEXT NOT NULL, loaded_at TIMESTAMPTZ NOT NULL DEFAULT now())", nil},
 		{"DELETE FROM " + t + " WHERE data = " + p(1), []any{ds.DataKey()}},
 		{"INSERT INTO " + t + " (data, workload, version, settings) VALUES (" + p(1) + ", " + p(2) + ", " + p(3) + ", " + p(4) + ")",
-			[]any{ds.DataKey(), gen.Meta().Name, gen.Meta().Version, string(b)}},
+			[]any{ds.DataKey(), ds.Meta().Name, ds.Meta().Version, string(b)}},
 	} {
 		if _, err := tx.Exec(ctx, stmt.sql, stmt.args...); err != nil {
 			return fmt.Errorf("recording the load in %s: %w", LoadRecordTable, err)
@@ -137,11 +262,21 @@ type LoadMismatchError struct {
 	// Flag is the setting's command-line form; Given and Loaded its
 	// values on the command line and in the load.
 	Flag, Given, Loaded string
+	// GivenArg and LoadedArg are the values as given on a command line
+	// ("--rows 10", "-p recordcount=1000").
+	GivenArg, LoadedArg string
 }
 
 func (e *LoadMismatchError) Error() string {
-	return fmt.Sprintf("%s %s differs from what init (of %s) loaded into database %q, %s %s: give %s %s, or reload with `stampede init %s --drop %s %s`",
-		e.Flag, e.Given, e.Workload, e.Database, e.Flag, e.Loaded, e.Flag, e.Loaded, e.Workload, e.Flag, e.Given)
+	given, loaded := e.GivenArg, e.LoadedArg
+	if given == "" {
+		given = e.Flag + " " + e.Given
+	}
+	if loaded == "" {
+		loaded = e.Flag + " " + e.Loaded
+	}
+	return fmt.Sprintf("%s differs from what init (of %s) loaded into database %q, %s: give %s, or reload with `stampede init %s --drop %s`",
+		given, e.Workload, e.Database, loaded, loaded, e.Workload, given)
 }
 
 // ReconcileLoad compares gen's data settings with what init recorded in
@@ -154,22 +289,9 @@ func ReconcileLoad(ctx context.Context, db *sqlx.DB, gen Generator) (notes []str
 	if !ok || db.Null() {
 		return nil, nil
 	}
-	if exists, err := TableExists(ctx, db, LoadRecordTable); err != nil || !exists {
+	workload, loaded, found, err := readRecord(ctx, db, db, ds.DataKey(), false)
+	if err != nil || !found {
 		return nil, err
-	}
-	d := db.Dialect()
-	var workload, raw string
-	err = db.QueryRow(ctx, "SELECT workload, settings FROM "+d.QuoteIdent(LoadRecordTable)+" WHERE data = "+d.Placeholder(1), ds.DataKey()).
-		Scan(&workload, &raw)
-	if errors.Is(err, sqlx.ErrNoRows) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("reading what init loaded (%s): %w", LoadRecordTable, err)
-	}
-	var loaded map[string]string
-	if err := json.Unmarshal([]byte(raw), &loaded); err != nil {
-		return nil, fmt.Errorf("%s holds a malformed record of %s: %w", LoadRecordTable, ds.DataKey(), err)
 	}
 	for _, s := range ds.DataSettings() {
 		v, ok := loaded[s.Name]
@@ -180,12 +302,13 @@ func ReconcileLoad(ctx context.Context, db *sqlx.DB, gen Generator) (notes []str
 			continue
 		}
 		if s.Given {
-			return nil, &LoadMismatchError{Workload: workload, Database: db.Database(), Flag: s.Flag, Given: s.Value, Loaded: v}
+			return nil, &LoadMismatchError{Workload: workload, Database: db.Database(), Flag: s.Flag, Given: s.Value, Loaded: v,
+				GivenArg: s.arg(s.Value), LoadedArg: s.arg(v)}
 		}
 		if err := s.Set(v); err != nil {
-			return nil, fmt.Errorf("adopting %s %s from the load: %w", s.Flag, v, err)
+			return nil, fmt.Errorf("adopting %s from the load: %w", s.arg(v), err)
 		}
-		notes = append(notes, fmt.Sprintf("%s %s", s.Flag, v))
+		notes = append(notes, s.arg(v))
 	}
 	if len(notes) > 0 {
 		slices.Sort(notes)

@@ -239,6 +239,12 @@ type BatchedTuples struct {
 	// neither boxes values nor looks up how to encode them. It must be
 	// safe to call from several goroutines at once (each with its own w).
 	EncodeBatch func(batchIdx int, w *sqlx.RowWriter)
+	// InsertRows, when positive, has the loader send the rows in INSERT
+	// statements of InsertRows rows each rather than COPY, as a client
+	// that inserts in batches does (YCSB's JDBC binding with
+	// jdbc.batchupdateapi and db.batchsize), for a load that compares
+	// with the tool's.
+	InsertRows int
 }
 
 var (

@@ -83,8 +83,8 @@ func (a *app) compare(refA, refB string, cf compareFlags) error {
 			return err
 		}
 	}
-	if err := checkChartDir(cf.chart, runs[:]); err != nil {
-		return err
+	if err := output.CheckChartPath(cf.chart, runs[:]); err != nil {
+		return asUsage(err)
 	}
 	by, err := cf.split.By()
 	if err != nil {

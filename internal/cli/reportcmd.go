@@ -4,12 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/sys/unix"
 
 	"github.com/stampede-bench/stampede/chart"
 	"github.com/stampede-bench/stampede/cmdline"
@@ -132,8 +128,8 @@ func (a *app) report(refs []string, rf reportFlags) error {
 	if done, err := a.reportDiffRuns(runs, rf); done {
 		return err
 	}
-	if err := checkChartDir(rf.chart, runs); err != nil {
-		return err
+	if err := output.CheckChartPath(rf.chart, runs); err != nil {
+		return asUsage(err)
 	}
 	window := results.Window{From: from, To: to, IncludeRamp: rf.includeRamp}
 	by, err := rf.split.By()
@@ -192,40 +188,8 @@ func windowUsage(err error) error {
 
 // checkChartExt checks that --chart names a format; "" is no chart.
 func checkChartExt(path string) error {
-	if path == "" {
-		return nil
-	}
-	if _, err := chart.FormatOf(path); err != nil {
+	if _, err := chart.FormatOf(path); path != "" && err != nil {
 		return usagef("--chart %v", err)
-	}
-	return nil
-}
-
-// checkChartDir refuses a --chart file inside one of the run directories,
-// which are never modified.
-func checkChartDir(path string, runs []*runlog.Run) error {
-	if path == "" {
-		return nil
-	}
-	dir, err := filepath.Abs(filepath.Dir(path))
-	if err != nil {
-		return usagef("--chart %s: %v", path, err)
-	}
-	for _, run := range runs {
-		rd, err := filepath.Abs(run.Dir)
-		if err != nil {
-			continue
-		}
-		if rel, err := filepath.Rel(rd, dir); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return usagef("--chart %s: the file would be inside run directory %s, which stampede never modifies", path, run.Dir)
-		}
-	}
-	// Refuse before the report is printed, not after.
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return usagef("--chart %s: directory %s does not exist: create it, or write the chart elsewhere", path, dir)
-	}
-	if unix.Access(dir, unix.W_OK) != nil {
-		return usagef("--chart %s: directory %s is not writable", path, dir)
 	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/stampede-bench/stampede/cmdline"
 	sbline "github.com/stampede-bench/stampede/cmdline/sysbench"
+	ycsbcmd "github.com/stampede-bench/stampede/cmdline/ycsb"
 	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
@@ -59,7 +60,10 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 			return exitCode(err)
 		}
 		args, a.secrets = l.Args, append(a.secrets, l.Secrets...)
-	} else if args, err = sysbenchOrder(args); err != nil {
+	} else if args, err = a.ycsbLine(args); err == nil {
+		args, err = sysbenchOrder(args)
+	}
+	if err != nil {
 		fmt.Fprintf(stderr, "stampede: error: %s\n", err)
 		return exitCode(err)
 	}
@@ -83,6 +87,23 @@ func (a *app) sysbenchFlags(name string) *pflag.FlagSet {
 		fs.AddFlagSet(a.workloadCmd(verbInit, m).Flags())
 	}
 	return fs
+}
+
+// ycsbLine reads a line typed for YCSB (`stampede run jdbc -P
+// workloads/workloada -threads 6`) as stampede's, printing its warnings.
+func (a *app) ycsbLine(args []string) ([]string, error) {
+	line, err := ycsbcmd.Parse(args)
+	if line == nil || err != nil {
+		return args, err
+	}
+	a.secrets = append(a.secrets, line.Secrets...)
+	for i := range a.args {
+		a.args[i] = sqlx.Scrub(a.args[i], line.Secrets) // db.passwd
+	}
+	for _, w := range line.Warnings {
+		fmt.Fprintf(a.stderr, "warning: %s\n", w)
+	}
+	return line.Args, nil
 }
 
 // verbs a workload takes, with sysbench's name for init.

@@ -66,6 +66,9 @@ var defaultProperties = map[string]string{
 	"measurement.interval":      "op",
 	"reportlatencyforeacherror": "false",
 	"hdrhistogram.percentiles":  "50,95,99",
+	propBatchSize:               "-1",
+	propBatchUpdates:            "false",
+	propExporter:                ExporterText,
 }
 
 // propertyKinds are the types of the properties that are not strings,
@@ -80,6 +83,7 @@ var propertyKinds = map[string]flagKind{
 	"hotspotdatafraction": kindFloat, "hotspotopnfraction": kindFloat,
 	"exponential.percentile": kindFloat, "exponential.frac": kindFloat,
 	"readallfields": kindBool, "writeallfields": kindBool, "reportlatencyforeacherror": kindBool,
+	propBatchSize: kindInt, propBatchUpdates: kindBool,
 }
 
 // propertyChoices are the values each choice property takes.
@@ -92,21 +96,7 @@ var propertyChoices = map[string][]string{
 }
 
 // knownWithoutDefault are the properties read that have no fixed default.
-var knownWithoutDefault = map[string]bool{"insertcount": true, "operationcount": true}
-
-// ignoredHints say what to use instead of YCSB properties that stampede
-// sets another way.
-var ignoredHints = map[string]string{
-	"threadcount":      "use --concurrency",
-	"target":           "use --max-rate",
-	"maxexecutiontime": "use --duration",
-	"db":               "the URL argument chooses the database",
-	"db.url":           "the URL argument chooses the database",
-	"db.driver":        "stampede speaks the PostgreSQL protocol",
-	"db.user":          "put the user in the URL",
-	"db.passwd":        "put the password in the URL or PGPASSWORD",
-	"status.interval":  "stampede reports every interval by itself",
-}
+var knownWithoutDefault = map[string]bool{"insertcount": true, "operationcount": true, propExportFile: true, propLabel: true}
 
 // coreWorkloads are the properties of YCSB's workloads/workloada..f that
 // define the workload (the files' recordcount and operationcount of 1000
@@ -307,6 +297,10 @@ type config struct {
 	// tenantArg is it as bound to statements and rows.
 	tenant    int
 	tenantArg any
+	batching
+	// given says which properties the command line gave (by -P, -p or
+	// a flag), as opposed to defaults and values adopted from the load.
+	given map[string]bool
 }
 
 // prop is a property's value and where it came from, for messages.
@@ -324,6 +318,9 @@ func (g *ycsb) resolve() (*config, []string, error) {
 	var warnings []string
 	set := func(key, value, from string) error {
 		if _, ok := defaultProperties[key]; !ok && !knownWithoutDefault[key] {
+			if isCommandLineProperty(key) {
+				return nil // the command line's (cmdline/ycsb)
+			}
 			if w := unknownPropertyWarning(key, value, from); w != "" {
 				warnings = append(warnings, w)
 			}
@@ -363,7 +360,16 @@ func (g *ycsb) resolve() (*config, []string, error) {
 			return nil, nil, err
 		}
 		for _, e := range entries {
-			_ = set(e.key, e.value, fmt.Sprintf("%s:%d", file, e.line))
+			from := fmt.Sprintf("%s:%d", file, e.line)
+			v := e.value
+			_, known := defaultProperties[e.key]
+			if t := strings.TrimRight(v, " \t\f"); t != v && (known || knownWithoutDefault[e.key]) {
+				// java.util.Properties keeps it; YCSB then fails to
+				// parse a number with it, or compares a name unequal.
+				warnings = append(warnings, fmt.Sprintf("%s: the value of %s ends in white space, which YCSB would keep: using %q", from, e.key, t))
+				v = t
+			}
+			_ = set(e.key, v, from)
 		}
 	}
 	for _, kv := range g.props {
@@ -387,10 +393,21 @@ func (g *ycsb) resolve() (*config, []string, error) {
 		}
 		_ = set(pf.property, v, "--"+pf.name)
 	}
+	for k, v := range g.adopted {
+		props[k] = prop{v, fromLoad}
+	}
 
 	cfg, err := parseConfig(props)
+	if err == nil {
+		cfg.tenant = g.tenant // parseBatching counts its column
+		err = cfg.parseBatching(props)
+	}
 	if err != nil {
 		return nil, nil, err
+	}
+	cfg.given = map[string]bool{}
+	for k, v := range props {
+		cfg.given[k] = v.from != "default" && v.from != fromLoad
 	}
 	warnings = append(warnings, cfg.warnings...)
 	cfg.dataSeed = g.dataSeed
@@ -429,10 +446,7 @@ func unknownPropertyWarning(key, value, from string) string {
 		return "" // every YCSB workload file names its class
 	}
 	msg := fmt.Sprintf("ignoring property %s=%s (from %s)", key, value, from)
-	hint, ok := ignoredHints[key]
 	switch {
-	case ok:
-		msg += ": " + hint
 	case key == "workload":
 		msg += ": only CoreWorkload is supported"
 	case strings.HasPrefix(key, "db.") || strings.HasPrefix(key, "jdbc."):

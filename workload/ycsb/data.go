@@ -69,6 +69,9 @@ func (c *config) table() workload.Table {
 			NumRows:     c.insertCount,
 			FillBatch:   c.fillBatch,
 			EncodeBatch: c.encodeBatch,
+			// jdbc.batchupdateapi: INSERTs of db.batchsize rows, as
+			// YCSB's JDBC binding loads.
+			InsertRows: c.batchSize,
 		},
 	}
 }

@@ -25,8 +25,14 @@
 //  5. the kebab-case flags (--record-count, --request-distribution, ...),
 //     when given.
 //
-// Unknown properties are ignored with a warning ([Warnings]), as YCSB
-// ignores properties no component reads; a -p value is checked even when
+// YCSB's client properties (threadcount, target, status, ...) and the
+// JDBC binding's connection (db.url, db.user, db.passwd, db.driver,
+// jdbc.*) are the command line's (package cmdline/ycsb), which the
+// workload leaves alone; db.batchsize with jdbc.batchupdateapi=true
+// batches inserts, as the JDBC binding does (see batch.go), and exporter
+// and exportfile say how --output-style ycsb writes its report
+// (YCSBExport). Other unknown properties are ignored with a warning
+// ([Warnings]), as YCSB ignores properties no component reads; a -p value is checked even when
 // a flag overrides it, and the override is a warning. A given
 // operationcount is reported by [OperationCount] so the CLI can use it as
 // --max-ops, and measurement.interval by [MeasurementInterval].
@@ -66,6 +72,19 @@
 // chooses keys among its own only, so several such clients running
 // workload d at once neither collide nor read keys another has yet to
 // insert; each continues after its own inserts of earlier runs.
+//
+// # What init loaded
+//
+// The generator is a [workload.DataSpecer]: init records the properties
+// the rows depend on (recordcount, fieldcount, fieldnameprefix,
+// fieldlength, fieldlengthdistribution, minfieldlength, insertorder,
+// zeropadding) and "keys", the key numbers loaded ("all", or
+// insertstart+insertcount parts); run and check adopt those not given and
+// refuse those given with other values, but for a smaller recordcount
+// (a subset of the keys) and a client's share of keys loaded. It is a
+// [workload.PartLoader]: clients that split the load (insertstart,
+// insertcount) load their parts into one table, and the record merges
+// them (see loadrecord.go).
 //
 // # Determinism
 //

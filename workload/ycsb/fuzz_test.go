@@ -32,6 +32,9 @@ func FuzzPropertyFile(f *testing.F) {
 			if strings.ContainsAny(err.Error(), "\n\r") {
 				t.Fatalf("error %q is not one line", err)
 			}
+			if !strings.Contains(err.Error(), `\u escape`) {
+				t.Fatalf("error %q: only malformed \\u escapes are errors, as in Java", err)
+			}
 			m := propErrorRE.FindStringSubmatch(err.Error())
 			if m == nil {
 				t.Fatalf("error %q does not name w.properties:LINE", err)
@@ -46,16 +49,10 @@ func FuzzPropertyFile(f *testing.F) {
 		}
 		prev := 0
 		for _, e := range entries {
-			if e.key == "" {
-				t.Fatalf("entry with an empty key: %+v", e)
-			}
 			if e.line <= prev || e.line > lines {
 				t.Fatalf("entry %+v: line out of order or range (previous %d, %d lines)", e, prev, lines)
 			}
 			prev = e.line
-			if e.value != strings.TrimSpace(e.value) {
-				t.Fatalf("entry %+v: value not trimmed", e)
-			}
 		}
 	})
 }

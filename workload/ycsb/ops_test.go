@@ -265,7 +265,7 @@ func TestMissingRowNull(t *testing.T) {
 }
 
 func TestOpsWarn(t *testing.T) {
-	g, _ := newConfig(t, "-p", "threadcount=4")
+	g, _ := newConfig(t, "-p", "mystery=4")
 	var warned []string
 	_, err := g.Ops(context.Background(), nullDB(t), workload.OpsConfig{
 		Concurrency: 1,
@@ -274,7 +274,7 @@ func TestOpsWarn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(warned) != 1 || !strings.Contains(warned[0], "threadcount") {
+	if len(warned) != 1 || !strings.Contains(warned[0], "mystery") {
 		t.Errorf("warnings %q", warned)
 	}
 }

@@ -31,14 +31,17 @@ func readPropertyFile(name string) ([]propEntry, error) {
 	return parseProperties(name, data)
 }
 
-// parseProperties parses data in the Java properties format: one
-// `key=value`, `key: value` or `key value` per line, with `#` and `!`
-// comment lines, blank lines, backslash escapes (\t, \n, \uXXXX, \=, ...)
-// and lines continued by a trailing backslash. Values are trimmed of
-// surrounding white space (Java keeps trailing blanks; YCSB's numbers
-// would not parse with them). A line with a key and no separator nor value
-// is an error, since it is almost always a mistake in a workload file.
-// name is used in error messages only.
+// parseProperties parses data as java.util.Properties.load does, which
+// is how YCSB reads -P files: one `key=value`, `key: value` or `key value`
+// per line (the key ends at the first unescaped '=', ':' or white space;
+// white space around the separator is skipped), lines ending in \n, \r\n
+// or \r, `#` and `!` comment lines (which a trailing backslash does not
+// continue), blank lines, backslash escapes (\t, \n, \uXXXX, \=, ...)
+// and lines continued by an odd number of trailing backslashes (the next
+// line's leading white space dropped). As in Java, a value keeps its
+// trailing white space, a key alone has the empty value and the key may
+// be empty. name is used in error messages only; the only errors are
+// malformed \u escapes, as Java's.
 func parseProperties(name string, data []byte) ([]propEntry, error) {
 	data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
 	data = bytes.ReplaceAll(data, []byte("\r"), []byte("\n"))
@@ -59,13 +62,7 @@ func parseProperties(name string, data []byte) ([]propEntry, error) {
 		if endsWithContinuation(line) { // continued past the end of the file
 			line = line[:len(line)-1]
 		}
-		key, value, hasSep, err := splitProperty(line)
-		if err == nil && key == "" {
-			err = errors.New("empty key")
-		}
-		if err == nil && !hasSep && value == "" {
-			err = errors.New("expected key=value")
-		}
+		key, value, err := splitProperty(line)
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: malformed line %q: %v", name, start, strings.TrimSpace(raw), err)
 		}
@@ -85,8 +82,7 @@ func endsWithContinuation(line string) bool {
 }
 
 // splitProperty splits a logical line into its unescaped key and value.
-// hasSep reports an explicit '=' or ':' separator.
-func splitProperty(line string) (key, value string, hasSep bool, err error) {
+func splitProperty(line string) (key, value string, err error) {
 	end := len(line)
 	for i := 0; i < len(line); i++ {
 		c := line[i]
@@ -101,16 +97,15 @@ func splitProperty(line string) (key, value string, hasSep bool, err error) {
 	}
 	rest := strings.TrimLeft(line[end:], " \t\f")
 	if rest != "" && (rest[0] == '=' || rest[0] == ':') {
-		hasSep = true
 		rest = strings.TrimLeft(rest[1:], " \t\f")
 	}
 	if key, err = unescapeProperty(line[:end]); err != nil {
-		return "", "", false, err
+		return "", "", err
 	}
 	if value, err = unescapeProperty(rest); err != nil {
-		return "", "", false, err
+		return "", "", err
 	}
-	return key, strings.TrimSpace(value), hasSep, nil
+	return key, value, nil
 }
 
 // unescapeProperty resolves the backslash escapes of the Java properties

@@ -150,7 +150,7 @@ func (g *ycsb) Figures(counts map[string]int64, _ time.Duration) []workload.Figu
 			}
 		}
 	}
-	return figs
+	return append(figs, batchedFigure(counts)...)
 }
 
 // YCSBMeasure implements the YCSBMeasurer interface: YCSB's READ holds
@@ -162,6 +162,9 @@ func (g *ycsb) YCSBMeasure(series string) workload.YCSBMeasure {
 	eachError := false
 	if _, c := fromGenerator(g); c != nil {
 		eachError = c.reportEachError
+	}
+	if m, ok := batchedMeasure(series); ok {
+		return m
 	}
 	if series == layout.names[layout.perRecord] {
 		return workload.YCSBMeasure{Latency: "SCAN-LATENCY-PER-RECORD", OpOnly: true}

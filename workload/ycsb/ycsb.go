@@ -37,7 +37,18 @@ Examples:
   stampede init ycsb -p recordcount=1000000 'postgresql://postgres@localhost:5432/ycsb'
   stampede run ycsb -P workloads/workloada -p recordcount=1000000 -p requestdistribution=uniform 'postgresql://postgres@localhost:5432/ycsb'
   stampede run ycsb -P workloads/workloadd -p insertstart=500000 -p insertcount=500000 -p recordcount=1000000 --output-style ycsb URL
-  stampede check ycsb -p recordcount=1000000 'postgresql://postgres@localhost:5432/ycsb'`
+  stampede check ycsb -p recordcount=1000000 'postgresql://postgres@localhost:5432/ycsb'
+
+YCSB's own command lines run with stampede in place of bin/ycsb (jdbc and
+postgrenosql are ycsb; -threads, -target, -s, -load, -t, -db, -l, and the
+JDBC binding's db.url, db.user and db.passwd are read; -cp, db.driver and
+jdbc.* are ignored with a warning):
+  stampede load jdbc -P workloads/workloada -p db.url=jdbc:postgresql://h1:26257,h2:26257/ycsb -p db.user=root -threads 32
+  stampede run jdbc -P workloads/workloada -p db.url=jdbc:postgresql://h1:26257,h2:26257/ycsb -p db.user=root -threads 6 -target 500 -s
+  stampede run jdbc -P workloads/workloadd -p jdbc.batchupdateapi=true -p db.batchsize=10 -p db.url=... (batched inserts)
+
+init records the properties its rows depend on; run and check adopt those
+not given and refuse one given with another value.`
 
 var ycsbMeta = workload.Meta{
 	Name:        "ycsb",
@@ -69,6 +80,9 @@ type ycsb struct {
 
 	// region holds --regions and --locality-keys (see regionFlags).
 	region regionFlags
+	// adopted are the properties taken from what init loaded (see
+	// DataSettings), above every other source.
+	adopted map[string]string
 
 	// cfg is the resolved configuration, set by a successful resolve.
 	cfg *config

@@ -1,0 +1,202 @@
+package ycsb
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+)
+
+// jdbcPrefix starts the JDBC URLs of PostgreSQL's driver (pgjdbc).
+const jdbcPrefix = "jdbc:postgresql:"
+
+// pgjdbcParams maps pgjdbc's URL parameters onto libpq's, "" for those
+// taken as they are.
+var pgjdbcParams = map[string]string{
+	"sslmode":         "",
+	"sslcert":         "",
+	"sslkey":          "",
+	"sslrootcert":     "",
+	"sslpassword":     "",
+	"options":         "",
+	"ApplicationName": "application_name",
+	"connectTimeout":  "connect_timeout",
+}
+
+// sslModes are the values of sslmode that pgjdbc and libpq share.
+var sslModes = map[string]bool{"disable": true, "allow": true, "prefer": true, "require": true, "verify-ca": true, "verify-full": true}
+
+// jdbcURLs turns a JDBC URL of PostgreSQL's driver (the JDBC binding's
+// db.url) into one libpq URL per host: jdbc:postgresql://h1:26257,h2/db?p
+// becomes postgresql://h1:26257/db?p and postgresql://h2:5432/db?p, over
+// which stampede spreads its connections round-robin (pgjdbc's
+// loadBalanceHosts=true). user and passwd (db.user, db.passwd) go in the
+// URLs' user info. The parameters are mapped one by one: libpq's own
+// (sslmode, sslcert, ...) are kept, ssl=true is sslmode=verify-full (as
+// pgjdbc takes it), currentSchema sets search_path, user and password
+// join the user info, and the rest are returned in ignored, as k=v.
+func jdbcURLs(raw, user, passwd string) (urls, ignored []string, err error) {
+	rest, ok := cutPrefixFold(raw, jdbcPrefix)
+	switch {
+	case !ok && (strings.HasPrefix(raw, "postgresql://") || strings.HasPrefix(raw, "postgres://")):
+		return nil, nil, fmt.Errorf("db.url %q is a libpq URL, not a JDBC one: give it as the URL argument (or as jdbc:postgresql://%s)",
+			redactURL(raw), strings.SplitN(raw, "://", 2)[1])
+	case !ok && strings.HasPrefix(strings.ToLower(raw), "jdbc:"):
+		driver, _, _ := strings.Cut(strings.TrimPrefix(strings.ToLower(raw), "jdbc:"), ":")
+		return nil, nil, fmt.Errorf("db.url %q is for JDBC's %s driver: stampede speaks PostgreSQL's wire protocol only (jdbc:postgresql://HOST:PORT/DB)", redactURL(raw), driver)
+	case !ok:
+		return nil, nil, fmt.Errorf("db.url %q is not a JDBC URL: use jdbc:postgresql://HOST:PORT/DB", redactURL(raw))
+	case strings.Contains(raw, ";"):
+		return nil, nil, fmt.Errorf("db.url names shards separated by ';': YCSB's JDBC binding sends each key to one of them, and stampede does not shard keys; " +
+			"for the nodes of one cluster, give them in one URL (jdbc:postgresql://h1:26257,h2:26257/ycsb)")
+	}
+	hostPart, dbAndQuery := "", rest
+	if after, ok := strings.CutPrefix(rest, "//"); ok {
+		end := strings.IndexAny(after, "/?")
+		if end < 0 {
+			end = len(after)
+		}
+		hostPart, dbAndQuery = after[:end], after[end:]
+	}
+	db, query, _ := strings.Cut(strings.TrimPrefix(dbAndQuery, "/"), "?")
+	if db, err = url.PathUnescape(db); err != nil {
+		return nil, nil, fmt.Errorf("db.url %q: malformed database name: %v", redactURL(raw), err)
+	}
+
+	params := url.Values{}
+	var order []string
+	set := func(k, v string) {
+		if _, ok := params[k]; !ok {
+			order = append(order, k)
+		}
+		params.Set(k, v)
+	}
+	for _, kv := range strings.Split(query, "&") {
+		if kv == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(kv, "=")
+		if uk, err := url.QueryUnescape(k); err == nil {
+			k = uk
+		}
+		if uv, err := url.QueryUnescape(v); err == nil {
+			v = uv
+		}
+		switch lib, known := pgjdbcParams[k]; {
+		case k == "sslmode" && !sslModes[v]:
+			return nil, nil, fmt.Errorf("db.url: unknown sslmode %q: use disable, allow, prefer, require, verify-ca or verify-full", v)
+		case known && lib == "":
+			set(k, v)
+		case known:
+			set(lib, v)
+		case k == "ssl":
+			if params.Get("sslmode") == "" && strings.EqualFold(v, "true") {
+				set("sslmode", "verify-full")
+			} else if strings.EqualFold(v, "false") && params.Get("sslmode") == "" {
+				set("sslmode", "disable")
+			}
+		case k == "user" || k == "password":
+			given := user
+			if k == "password" {
+				given = passwd
+			}
+			if given != "" && given != v {
+				return nil, nil, fmt.Errorf("db.url's %s and db.%s disagree: give one of them", k, map[string]string{"user": "user", "password": "passwd"}[k])
+			}
+			if k == "user" {
+				user = v
+			} else {
+				passwd = v
+			}
+		case k == "currentSchema":
+			set("options", "-c search_path="+v)
+		case k == "loadBalanceHosts" && strings.EqualFold(v, "true"):
+			// What stampede does with several hosts.
+		case k == "reWriteBatchedInserts":
+			// stampede sends a batch as one multi-row INSERT (see db.batchsize).
+		default:
+			ignored = append(ignored, k+"="+v)
+		}
+	}
+	var rawQuery strings.Builder
+	for _, k := range order {
+		if rawQuery.Len() > 0 {
+			rawQuery.WriteByte('&')
+		}
+		rawQuery.WriteString(url.QueryEscape(k) + "=" + url.QueryEscape(params.Get(k)))
+	}
+
+	hosts := []string{"localhost:5432"}
+	if hostPart != "" {
+		hosts = strings.Split(hostPart, ",")
+	}
+	for _, h := range hosts {
+		hp, err := hostPort(h)
+		if err != nil {
+			return nil, nil, fmt.Errorf("db.url %q: %v", redactURL(raw), err)
+		}
+		u := url.URL{Scheme: "postgresql", Host: hp, Path: "/" + db, RawQuery: rawQuery.String()}
+		switch {
+		case user != "" && passwd != "":
+			u.User = url.UserPassword(user, passwd)
+		case user != "":
+			u.User = url.User(user)
+		case passwd != "":
+			return nil, nil, fmt.Errorf("db.passwd is given without db.user: give the user too")
+		}
+		if db == "" {
+			u.Path = ""
+		}
+		urls = append(urls, u.String())
+	}
+	return urls, ignored, nil
+}
+
+// hostPort checks a host of a JDBC URL and adds PostgreSQL's port when it
+// has none.
+func hostPort(h string) (string, error) {
+	if h == "" {
+		return "", fmt.Errorf("empty host")
+	}
+	if strings.HasPrefix(h, "[") { // [::1]:5432
+		if strings.HasSuffix(h, "]") {
+			return h + ":5432", nil
+		}
+		if _, _, err := net.SplitHostPort(h); err != nil {
+			return "", fmt.Errorf("malformed host %q", h)
+		}
+		return h, nil
+	}
+	if strings.Count(h, ":") > 1 {
+		return "", fmt.Errorf("malformed host %q: write IPv6 addresses in brackets, [::1]:5432", h)
+	}
+	host, port, ok := strings.Cut(h, ":")
+	if !ok {
+		return h + ":5432", nil
+	}
+	if host == "" || port == "" || strings.Trim(port, "0123456789") != "" {
+		return "", fmt.Errorf("malformed host %q: use HOST or HOST:PORT", h)
+	}
+	return h, nil
+}
+
+// redactURL hides a password parameter of a JDBC URL.
+func redactURL(s string) string {
+	i := strings.Index(strings.ToLower(s), "password=")
+	if i < 0 {
+		return s
+	}
+	end := strings.IndexAny(s[i:], "&;")
+	if end < 0 {
+		end = len(s) - i
+	}
+	return s[:i] + "password=xxxxx" + s[i+end:]
+}
+
+// cutPrefixFold is strings.CutPrefix, ignoring case.
+func cutPrefixFold(s, prefix string) (string, bool) {
+	if len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix) {
+		return s[len(prefix):], true
+	}
+	return s, false
+}
