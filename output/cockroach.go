@@ -67,12 +67,21 @@ type Cockroach struct {
 	Histograms *HistogramExporter
 	// Telemetry prints stampede's telemetry summary on Log.
 	Telemetry bool
+	// AllOps shows every operation from the first interval, as cockroach
+	// does for the workloads that register their histograms up front
+	// (tpcc); otherwise an operation shows from its first completion on.
+	AllOps bool
+	// Names renames operations to cockroach's names (ycsb's
+	// read-modify-write is readModifyWrite).
+	Names map[string]string
 
 	info     run.Info
 	rows     int
 	cumStart time.Time
 	errs     int64
 	order    []int // indexes into info.Display, sorted by name
+	names    []string
+	seen     []bool
 	err      error
 }
 
@@ -85,11 +94,39 @@ func (o *Cockroach) Err() error { return o.err }
 func (o *Cockroach) Start(info run.Info) {
 	o.info = info
 	d := info.Display
-	o.order = make([]int, len(d.Series))
-	for k := range o.order {
-		o.order[k] = k
+	o.order = o.order[:0]
+	o.names = make([]string, len(d.Series))
+	o.seen = make([]bool, len(d.Series))
+	for k, name := range d.Names {
+		o.names[k] = name
+		if n, ok := o.Names[name]; ok {
+			o.names[k] = n
+		}
+		// An operation's parts (a failure status, a statement inside a
+		// transaction) are not cockroach's operations.
+		if d.Counted[k] || !strings.Contains(name, "/") {
+			o.order = append(o.order, k)
+			o.seen[k] = o.AllOps
+		}
 	}
-	sort.SliceStable(o.order, func(a, b int) bool { return d.Names[o.order[a]] < d.Names[o.order[b]] })
+	sort.SliceStable(o.order, func(a, b int) bool { return o.names[o.order[a]] < o.names[o.order[b]] })
+}
+
+// visible returns the operations shown at tick t, in order: those seen
+// so far.
+func (o *Cockroach) visible(t stats.Tick) []int {
+	d := o.info.Display
+	var out []int
+	for _, k := range o.order {
+		s := t.Series[d.Series[k]]
+		if !o.seen[k] && (s.Interval.TotalCount() > 0 || s.Cumulative.TotalCount() > 0) {
+			o.seen[k] = true
+		}
+		if o.seen[k] {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // Interval implements run.Observer.
@@ -115,9 +152,9 @@ func (o *Cockroach) Interval(iv run.Interval) {
 	}
 	elapsed := t.End.Sub(t.CumStart)
 	inst := t.End.Sub(t.Start)
-	for _, k := range o.order {
+	for _, k := range o.visible(t) {
 		s := t.Series[d.Series[k]]
-		row := crdbTick{Elapsed: elapsed, Errors: o.errs, Name: d.Names[k], Now: t.End,
+		row := crdbTick{Elapsed: elapsed, Errors: o.errs, Name: o.names[k], Now: t.End,
 			Inst: rate(s.Interval.TotalCount(), inst), Cum: rate(s.Cumulative.TotalCount(), elapsed),
 			P50: ms(s.Interval, 50), P95: ms(s.Interval, 95), P99: ms(s.Interval, 99), Max: ms(s.Interval, 100)}
 		if o.JSON {
@@ -138,9 +175,9 @@ func (o *Cockroach) Interval(iv run.Interval) {
 // export writes the tick's histograms.
 func (o *Cockroach) export(t stats.Tick) {
 	d := o.info.Display
-	for _, k := range o.order {
+	for _, k := range o.visible(t) {
 		s := t.Series[d.Series[k]]
-		if err := o.Histograms.Write(d.Names[k], s.Interval, t.End.Sub(t.Start), t.End); err != nil && o.err == nil {
+		if err := o.Histograms.Write(o.names[k], s.Interval, t.End.Sub(t.Start), t.End); err != nil && o.err == nil {
 			o.err = err
 		}
 	}
@@ -153,10 +190,10 @@ func (o *Cockroach) Final(r *run.Result) {
 	elapsed := t.End.Sub(t.CumStart)
 	if !o.JSON {
 		result := stats.NewHistogram()
-		for _, k := range o.order {
+		for _, k := range o.visible(t) {
 			s := t.Series[d.Series[k]]
-			writeCrdbTotal(o.W, "__total", crdbFinalRow(d.Names[k], s.Cumulative, elapsed, o.errs))
-			if (o.Result == "" && d.Counted[k]) || (o.Result != "" && d.Names[k] == o.Result) {
+			writeCrdbTotal(o.W, "__total", crdbFinalRow(o.names[k], s.Cumulative, elapsed, o.errs))
+			if (o.Result == "" && d.Counted[k]) || (o.Result != "" && o.names[k] == o.Result) {
 				stats.Merge(result, s.Cumulative)
 			}
 		}
@@ -171,7 +208,7 @@ func (o *Cockroach) Final(r *run.Result) {
 		fmt.Fprintln(o.W)
 		fmt.Fprintln(o.W, crdbTPCCHeader)
 		for _, k := range o.order {
-			if d.Names[k] == "newOrder" {
+			if o.names[k] == "newOrder" {
 				h := t.Series[d.Series[k]].Cumulative
 				fmt.Fprint(o.W, crdbTPCCRow(elapsed, h.TotalCount(), o.ActiveWarehouses, summarize(h)))
 			}

@@ -30,6 +30,9 @@ type LoadSpec struct {
 	// Analyze refreshes the planner's statistics after the load; nil
 	// means the workload's default (all but the sysbench scripts).
 	Analyze *bool
+	// Insert loads with multi-row INSERT statements instead of COPY
+	// (cockroach workload's --data-loader=insert).
+	Insert bool
 	// Log receives the load's lines (stderr on the command line).
 	Log io.Writer
 	// Progress, when set, is called with the rows loaded as they are,
@@ -97,7 +100,7 @@ func Load(ctx context.Context, spec LoadSpec) error {
 	}
 	start := time.Now()
 	err = workload.Setup(ctx, db, gen, workload.LoadOptions{Drop: spec.Drop, Concurrency: streams, Progress: progress,
-		SkipAnalyze: skipAnalyze})
+		SkipAnalyze: skipAnalyze, Insert: spec.Insert})
 	progress(-1)
 	if err != nil {
 		if errors.Is(err, workload.ErrTablesExist) {

@@ -33,6 +33,9 @@ type LoadOptions struct {
 	// SkipAnalyze leaves the loaded tables without planner statistics
 	// (no ANALYZE after the load).
 	SkipAnalyze bool
+	// Insert loads the rows with multi-row INSERT statements instead of
+	// COPY (cockroach workload's --data-loader=insert); see insertBatches.
+	Insert bool
 }
 
 // TotalRows returns the number of initial rows of all tables.
@@ -264,7 +267,11 @@ func loadTable(ctx context.Context, db *sqlx.DB, t Table, opts LoadOptions) erro
 					return
 				}
 				hi := min(lo+per, rt.NumBatches)
-				if err := copyBatches(ctx, db, s, t, lo, hi, opts.Progress, &encode); err != nil {
+				load := copyBatches
+				if opts.Insert {
+					load = insertBatches
+				}
+				if err := load(ctx, db, s, t, lo, hi, opts.Progress, &encode); err != nil {
 					once.Do(func() {
 						firstErr = fmt.Errorf("loading %s (batches %d-%d): %w", t.Name, lo, hi-1, err)
 						cancel()
