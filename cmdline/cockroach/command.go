@@ -224,7 +224,7 @@ func (c *Command) resolveConn() error {
 	} else {
 		for _, f := range []string{"user", "password", "secure"} {
 			if c.fs.Changed(f) {
-				return usagef("--%s applies to cockroach's default URL only, and URLs were given: put it in the URL", f)
+				c.warnf("--%s shapes cockroach's default URL only: the URLs given say how to connect (as in cockroach, it changes nothing)", f)
 			}
 		}
 	}
@@ -396,8 +396,11 @@ func (c *Command) Plan() string {
 			s.Concurrency, c.conns, s.Duration, s.Ramp, s.MaxOps, s.MaxRate, s.Latency, s.DisplayEvery, s.TolerateErrors, s.Seed)
 		fmt.Fprintf(&b, "output: format=%s result=%q histograms=%q\n", c.value("display-format"), c.resultSeries(), c.value("histograms"))
 	}
-	if c.split || c.scatter || c.families || c.value("idle-conns") != "" && c.value("idle-conns") != "0" {
-		fmt.Fprintf(&b, "cockroachdb: split=%v scatter=%v families=%v idle-conns=%s\n", c.split, c.scatter, c.families, c.value("idle-conns"))
+	if idle := c.value("idle-conns"); idle != "" && idle != "0" {
+		fmt.Fprintf(&b, "idle-conns: %s per URL\n", idle)
+	}
+	if c.split || c.scatter || c.families {
+		fmt.Fprintf(&b, "cockroachdb: split=%v scatter=%v families=%v\n", c.split, c.scatter, c.families)
 	}
 	for _, w := range c.warnings {
 		fmt.Fprintf(&b, "warning: %s\n", w)

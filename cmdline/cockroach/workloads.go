@@ -5,6 +5,11 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	// The workloads cockroach and stampede both have.
+	_ "github.com/stampede-bench/stampede/workload/bank"
+	_ "github.com/stampede-bench/stampede/workload/tpcc"
+	_ "github.com/stampede-bench/stampede/workload/ycsb"
 )
 
 // workloadDef is a cockroach workload stampede runs: its flags, as
@@ -105,7 +110,7 @@ func resolveYCSB(c *Command) error {
 	}
 	if w == "CUSTOM" {
 		if math.Abs(sum-1) > 1e-6 {
-			return usagef("--workload=CUSTOM: the --*-freq shares add up to %g, not 1", sum)
+			return usagef("--workload=CUSTOM: the --*-freq shares add up to %.6g, not 1", sum)
 		}
 		if err := c.setGen("workload", "a"); err != nil {
 			return err
