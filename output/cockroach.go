@@ -9,6 +9,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/stampede-bench/stampede/engine"
 	"github.com/stampede-bench/stampede/report"
 	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/stats"
@@ -133,9 +134,7 @@ func (o *Cockroach) visible(t stats.Tick) []int {
 func (o *Cockroach) Interval(iv run.Interval) {
 	t := iv.Tick
 	d := o.info.Display
-	for i := 0; i < d.Ops && i < len(t.Series); i++ {
-		o.errs += t.Series[i].Errors
-	}
+	o.errs += failed(t, d.Ops)
 	if !t.CumStart.Equal(o.cumStart) {
 		// The ramp ended (cockroach restarts its clock and its header).
 		if !o.cumStart.IsZero() {
@@ -337,4 +336,24 @@ func writeCrdbAudits(w io.Writer, audits []workload.Audit) {
 		}
 		fmt.Fprintln(w, strings.TrimRight(line, " "))
 	}
+}
+
+// failed counts the operations of tick t that failed, as cockroach's
+// errors column does: not the failures a worker retried or ignored
+// (engine.RetriedPrefix labels), which stampede counts apart.
+func failed(t stats.Tick, ops int) int64 {
+	if t.Labels != nil {
+		var n int64
+		for label, c := range t.Labels {
+			if strings.HasPrefix(label, engine.FailedPrefix) {
+				n += c
+			}
+		}
+		return n
+	}
+	var n int64
+	for i := 0; i < ops && i < len(t.Series); i++ {
+		n += t.Series[i].Errors
+	}
+	return n
 }
