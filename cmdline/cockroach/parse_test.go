@@ -219,3 +219,19 @@ func TestSplitPoints(t *testing.T) {
 		t.Errorf("ycsb splits %v", got)
 	}
 }
+
+// TestNotYet checks the one-line refusals of cockroach's ycsb flags that
+// stampede's ycsb does not have yet.
+func TestNotYet(t *testing.T) {
+	for _, line := range []string{
+		"run ycsb --json",
+		"run ycsb --workload=F --read-modify-write-in-txn",
+		"run ycsb --select-for-update=false",
+		"run ycsb --workload=CUSTOM --read-freq=0.9 --delete-freq=0.1",
+	} {
+		_, err := Parse(strings.Fields(line))
+		if err == nil || !errors.Is(err, run.ErrInput) || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "yet") {
+			t.Errorf("%s: %v", line, err)
+		}
+	}
+}
