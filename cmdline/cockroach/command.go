@@ -29,10 +29,7 @@ func usagef(format string, args ...any) error { return usageError{fmt.Errorf(for
 // notYet says why cockroach flags whose stampede setting does not exist
 // yet are refused.
 var notYet = map[string]string{
-	"json":                     "stampede's ycsb has no JSONB layout yet (usertable holds field0..field9); run without --json",
-	"read-modify-write-in-txn": "stampede's ycsb runs a read-modify-write as its read then its update, each in its own implicit transaction, as YCSB's JDBC binding does; an explicit transaction is not available yet",
-	"select-for-update":        "it applies to --read-modify-write-in-txn, which stampede's ycsb does not have yet",
-	"delete-freq":              "stampede's ycsb has no delete operation yet (YCSB's core workloads have none); give the CUSTOM mix without deletes",
+	"json": "stampede's ycsb has no JSONB layout yet (usertable holds field0..field9); run without --json",
 }
 
 // DefaultURL is cockroach's URL when none is given (with --user root).

@@ -52,6 +52,7 @@ func TestCommandLines(t *testing.T) {
 	u.Path = ""
 	server := u.String()
 	dir := t.TempDir()
+	var rowsBefore int64 // usertable's rows before the deletes
 	groups := []struct {
 		name  string
 		cases []crdbCase
@@ -71,7 +72,12 @@ func TestCommandLines(t *testing.T) {
 					if err := db.QueryRow(context.Background(), "SELECT count(*) FROM usertable").Scan(&n); err != nil || n <= 500 {
 						t.Errorf("CUSTOM with inserts: %d rows (%v), want more than the 500 loaded", n, err)
 					}
+					rowsBefore = n
 					checkSimple(t, out, []string{"insert", "read"}, "")
+				}},
+			{line: "run ycsb --workload=F --read-modify-write-in-txn --duration=1s --concurrency=2 --insert-count=500",
+				check: func(t *testing.T, _ *sqlx.DB, out string) {
+					checkSimple(t, out, []string{"read", "readModifyWrite"}, "")
 				}},
 			{line: "run ycsb --workload=A --display-format=incremental-json --histograms=" + filepath.Join(dir, "h.json") + " --duration=2s --concurrency=2 --insert-count=500",
 				check: func(t *testing.T, _ *sqlx.DB, out string) {
@@ -90,6 +96,15 @@ func TestCommandLines(t *testing.T) {
 				stderr: []string{"latency counts from each operation's scheduled start (intended)"}},
 			{line: "init ycsb --insert-count=500", err: "already"},
 			{line: "run ycsb --insert-count=500 --duration=1s --user=alice", stderr: []string{"warning: --user shapes cockroach's default URL only"}},
+			// Last: the deleted keys stay missing.
+			{line: "run ycsb --workload=CUSTOM --read-freq=0.5 --delete-freq=0.5 --request-distribution=uniform --duration=1s --concurrency=2 --insert-count=500",
+				check: func(t *testing.T, db *sqlx.DB, out string) {
+					var n int64
+					if err := db.QueryRow(context.Background(), "SELECT count(*) FROM usertable").Scan(&n); err != nil || n >= rowsBefore {
+						t.Errorf("CUSTOM with deletes: %d rows (%v), want fewer than the %d before", n, err, rowsBefore)
+					}
+					checkSimple(t, out, []string{"delete", "read"}, "")
+				}},
 		}},
 		{"tpcc", []crdbCase{
 			{line: "init tpcc --warehouses=1 --drop",

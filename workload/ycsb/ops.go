@@ -40,6 +40,8 @@ type statements struct {
 	insert string
 	// scan is SELECT * FROM t WHERE ycsb_key >= $1 ORDER BY ycsb_key LIMIT $2.
 	scan string
+	// del is DELETE FROM t WHERE ycsb_key = $1 (see delete.go).
+	del string
 }
 
 func (c *config) statements(d dialect.Dialect) *statements {
@@ -66,6 +68,7 @@ func (c *config) statements(d dialect.Dialect) *statements {
 		set.WriteString(f + " = " + d.Placeholder(i+1))
 	}
 	s.updateAll = "UPDATE " + t + " SET " + set.String() + where + d.Placeholder(c.fieldCount+1)
+	s.del = deleteFrom(s.readAll)
 	return s
 }
 
@@ -108,6 +111,7 @@ func (c *config) tenantStatements(d dialect.Dialect) *statements {
 		set.WriteString(f + " = " + p(i+1))
 	}
 	s.updateAll = "UPDATE " + t + " SET " + set.String() + where(c.fieldCount+1)
+	s.del = deleteFrom(s.readAll)
 	return s
 }
 
@@ -177,6 +181,7 @@ func (g *ycsb) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (wor
 		conns[i] = db.Conn(i, true)
 		w := newWorker(c, stmts, conns[i], randgen.New(oc.Seed, workerStream(i)), inserts, seq)
 		w.id, w.stopOnError, w.mismatch, w.firstErrors = i, g.stopOnError, mismatch, first
+		w.inTxn = g.rmwTxn(stmts)
 		workers[i] = w
 		ql.Workers[i] = w.run
 	}
@@ -362,6 +367,10 @@ type worker struct {
 	// countRow is w.count, bound once (a method value allocates).
 	countRow func([][]byte)
 
+	// inTxn, when set, runs read-modify-writes in an explicit
+	// transaction (--read-modify-write-in-txn; see rmwtxn.go).
+	inTxn *rmwTxn
+
 	// rows and received count the rows and column bytes the last read or
 	// scan received.
 	rows, received int
@@ -481,6 +490,8 @@ func (w *worker) run(ctx context.Context) workload.Result {
 		err = w.timedScan(ctx, w.nextKey())
 	case opReadModifyWrite:
 		return w.readModifyWrite(ctx)
+	case opDelete:
+		err = w.delete(ctx, w.nextKey())
 	}
 	if err == nil {
 		return workload.Result{Op: op}
@@ -536,6 +547,9 @@ func (w *worker) explain(err error) error {
 // recorded as parts (read-modify-write/read, .../update, or their status
 // series when they fail), with their own latencies.
 func (w *worker) readModifyWrite(ctx context.Context) workload.Result {
+	if w.inTxn != nil {
+		return w.readModifyWriteTx(ctx)
+	}
 	key := w.nextKey()
 	start := time.Now()
 	rerr := w.read(ctx, key)
