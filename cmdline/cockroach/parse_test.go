@@ -234,3 +234,26 @@ func TestNotYet(t *testing.T) {
 		}
 	}
 }
+
+// TestREADMELines parses the `stampede workload` lines of the README:
+// every example there must be a line stampede takes.
+func TestREADMELines(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, l := range strings.Split(string(b), "\n") {
+		rest, ok := strings.CutPrefix(strings.TrimSpace(l), "stampede workload ")
+		if !ok {
+			continue
+		}
+		n++
+		if _, err := Parse(splitLine(rest)); err != nil {
+			t.Errorf("README: stampede workload %s: %v", rest, err)
+		}
+	}
+	if n < 5 {
+		t.Errorf("%d `stampede workload` lines in the README, want its examples", n)
+	}
+}
