@@ -75,6 +75,10 @@ type Cockroach struct {
 	// Names renames operations to cockroach's names (ycsb's
 	// read-modify-write is readModifyWrite).
 	Names map[string]string
+	// Merge are the parts of an operation counted as the operation, as
+	// cockroach counts them: ycsb's read/not_found is a read that found
+	// no row, which cockroach's ycsb records as a read.
+	Merge []string
 
 	info     run.Info
 	rows     int
@@ -83,6 +87,7 @@ type Cockroach struct {
 	order    []int // indexes into info.Display, sorted by name
 	names    []string
 	seen     []bool
+	parts    map[int][]int // display index -> its merged parts' indexes
 	err      error
 }
 
@@ -111,15 +116,44 @@ func (o *Cockroach) Start(info run.Info) {
 		}
 	}
 	sort.SliceStable(o.order, func(a, b int) bool { return o.names[o.order[a]] < o.names[o.order[b]] })
+	o.parts = map[int][]int{}
+	for _, k := range o.order {
+		for _, part := range o.Merge {
+			for j, name := range d.Names {
+				if name == d.Names[k]+"/"+part {
+					o.parts[k] = append(o.parts[k], j)
+				}
+			}
+		}
+	}
+}
+
+// series returns operation k's series at tick t, its merged parts added.
+func (o *Cockroach) series(t stats.Tick, k int) stats.Series {
+	d := o.info.Display
+	s := t.Series[d.Series[k]]
+	parts := o.parts[k]
+	if len(parts) == 0 {
+		return s
+	}
+	iv, cum := stats.NewHistogram(), stats.NewHistogram()
+	stats.Merge(iv, s.Interval)
+	stats.Merge(cum, s.Cumulative)
+	for _, j := range parts {
+		p := t.Series[d.Series[j]]
+		stats.Merge(iv, p.Interval)
+		stats.Merge(cum, p.Cumulative)
+	}
+	s.Interval, s.Cumulative = iv, cum
+	return s
 }
 
 // visible returns the operations shown at tick t, in order: those seen
 // so far.
 func (o *Cockroach) visible(t stats.Tick) []int {
-	d := o.info.Display
 	var out []int
 	for _, k := range o.order {
-		s := t.Series[d.Series[k]]
+		s := o.series(t, k)
 		if !o.seen[k] && (s.Interval.TotalCount() > 0 || s.Cumulative.TotalCount() > 0) {
 			o.seen[k] = true
 		}
@@ -152,7 +186,7 @@ func (o *Cockroach) Interval(iv run.Interval) {
 	elapsed := t.End.Sub(t.CumStart)
 	inst := t.End.Sub(t.Start)
 	for _, k := range o.visible(t) {
-		s := t.Series[d.Series[k]]
+		s := o.series(t, k)
 		row := crdbTick{Elapsed: elapsed, Errors: o.errs, Name: o.names[k], Now: t.End,
 			Inst: rate(s.Interval.TotalCount(), inst), Cum: rate(s.Cumulative.TotalCount(), elapsed),
 			P50: ms(s.Interval, 50), P95: ms(s.Interval, 95), P99: ms(s.Interval, 99), Max: ms(s.Interval, 100)}
@@ -173,9 +207,8 @@ func (o *Cockroach) Interval(iv run.Interval) {
 
 // export writes the tick's histograms.
 func (o *Cockroach) export(t stats.Tick) {
-	d := o.info.Display
 	for _, k := range o.visible(t) {
-		s := t.Series[d.Series[k]]
+		s := o.series(t, k)
 		if err := o.Histograms.Write(o.names[k], s.Interval, t.End.Sub(t.Start), t.End); err != nil && o.err == nil {
 			o.err = err
 		}
@@ -190,7 +223,7 @@ func (o *Cockroach) Final(r *run.Result) {
 	if !o.JSON {
 		result := stats.NewHistogram()
 		for _, k := range o.visible(t) {
-			s := t.Series[d.Series[k]]
+			s := o.series(t, k)
 			writeCrdbTotal(o.W, "__total", crdbFinalRow(o.names[k], s.Cumulative, elapsed, o.errs))
 			if (o.Result == "" && d.Counted[k]) || (o.Result != "" && o.names[k] == o.Result) {
 				stats.Merge(result, s.Cumulative)
@@ -208,7 +241,7 @@ func (o *Cockroach) Final(r *run.Result) {
 		fmt.Fprintln(o.W, crdbTPCCHeader)
 		for _, k := range o.order {
 			if o.names[k] == "newOrder" {
-				h := t.Series[d.Series[k]].Cumulative
+				h := o.series(t, k).Cumulative
 				fmt.Fprint(o.W, crdbTPCCRow(elapsed, h.TotalCount(), o.ActiveWarehouses, summarize(h)))
 			}
 		}

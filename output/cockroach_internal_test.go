@@ -283,3 +283,29 @@ func TestHistogramExportOpenMetrics(t *testing.T) {
 		}
 	}
 }
+
+// TestCockroachMergeParts checks that an operation's merged parts count
+// as the operation (ycsb's read/not_found as a read, as cockroach's ycsb
+// records it) and are not rows of their own.
+func TestCockroachMergeParts(t *testing.T) {
+	start := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	ops := []string{"read", "read/not_found"}
+	info := run.Info{Start: start, Ops: ops, Display: run.Display{Series: []int{0, 1}, Names: ops, Counted: []bool{true, false}, Ops: 2}}
+	var out bytes.Buffer
+	o := &Cockroach{W: &out, Merge: []string{"not_found"}}
+	o.Start(info)
+	h1, h2 := stats.NewHistogram(), stats.NewHistogram()
+	_ = h1.RecordValue(int64(time.Millisecond))
+	_ = h2.RecordValue(int64(3 * time.Millisecond))
+	tick := stats.Tick{Start: start, End: start.Add(time.Second), CumStart: start,
+		Series: []stats.Series{{Name: "read", Interval: h1, Cumulative: h1}, {Name: "read/not_found", Interval: h2, Cumulative: h2}}}
+	o.Interval(run.Interval{Tick: tick})
+	o.Final(&run.Result{Info: info, Final: tick})
+	got := out.String()
+	if !strings.Contains(got, "    1.0s        0            2.0            2.0      1.0      3.0      3.0      3.0 read\n") {
+		t.Errorf("read row should hold the not-found read:\n%s", got)
+	}
+	if strings.Contains(got, "not_found") {
+		t.Errorf("a merged part has rows of its own:\n%s", got)
+	}
+}

@@ -168,7 +168,10 @@ func (c *Command) run(ctx context.Context, conn run.Conn, env cmdline.Env) error
 	}
 	p := &output.Cockroach{W: env.Stdout, Log: env.Stderr, JSON: c.value("display-format") == "incremental-json",
 		Result: c.resultSeries(), TPCC: c.Workload == "tpcc", ActiveWarehouses: wh, Ramp: s.Ramp, Telemetry: true,
-		AllOps: c.Workload == "tpcc", Names: map[string]string{"read-modify-write": "readModifyWrite"}}
+		AllOps: c.Workload == "tpcc", Names: map[string]string{"read-modify-write": "readModifyWrite"},
+		// cockroach's ycsb records a read that finds no row as a read, and
+		// an update or delete that changes none as an update or delete.
+		Merge: []string{"not_found", "unexpected_state"}}
 	if a, ok := c.gen.(output.CockroachAuditor); ok {
 		p.Auditor = a
 	}
