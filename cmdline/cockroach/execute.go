@@ -32,8 +32,33 @@ func Main(ctx context.Context, args []string, env cmdline.Env) error {
 	if err != nil {
 		return err
 	}
-	return c.Execute(ctx, env)
+	return c.reword(c.Execute(ctx, env))
 }
+
+// reword makes the commands stampede's messages suggest (`stampede init
+// ycsb`) the ones of this command line's form (`stampede workload init
+// ycsb`), keeping the error's kind.
+func (c *Command) reword(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	r := strings.NewReplacer("`stampede init`", "`stampede workload init "+c.Workload+"`",
+		"`stampede init ", "`stampede workload init ", "`stampede check ", "`stampede workload check ")
+	if m := r.Replace(msg); m != msg {
+		return rewordedError{m, err}
+	}
+	return err
+}
+
+// rewordedError is an error with another message.
+type rewordedError struct {
+	msg string
+	err error
+}
+
+func (e rewordedError) Error() string { return e.msg }
+func (e rewordedError) Unwrap() error { return e.err }
 
 // conn is the run.Conn of the command.
 func (c *Command) conn() run.Conn {
@@ -115,12 +140,11 @@ func (c *Command) Execute(ctx context.Context, env cmdline.Env) error {
 		if err := c.load(ctx, load, env); err != nil {
 			return err
 		}
+	} else if err := c.cockroachOnly(ctx, conn, env.Stderr, false); err != nil {
+		return err
 	}
 	if c.Verb == "init" {
 		return nil
-	}
-	if err := c.cockroachOnly(ctx, conn, env.Stderr, false); err != nil {
-		return err
 	}
 	idle, err := c.openIdle(ctx)
 	defer closeAll(idle)
@@ -254,12 +278,27 @@ func dropDatabase(ctx context.Context, opts sqlx.Options, d dialect.Dialect, log
 	return nil
 }
 
-// cockroachOnly applies --split, --splits, --ranges and --scatter (after
-// init's load, and again before a run as cockroach does) through the
-// dialect; on a server without ranges it says so once and goes on. It
-// also says what --families does there.
+// cockroachOnly applies, through the dialect, the splits of --split,
+// --splits and --ranges after init's load (as cockroach's init splits the
+// tables it creates), and --scatter after the load or before a run
+// without one (as cockroach's tpcc scatters in both); on a server without
+// ranges it says so in one line and goes on. It also says what
+// --families does there.
 func (c *Command) cockroachOnly(ctx context.Context, conn run.Conn, log io.Writer, afterLoad bool) error {
-	splits := c.splitPoints()
+	var splits map[string][][]string
+	if afterLoad {
+		splits = c.splitPoints()
+	} else {
+		var given []string
+		for _, f := range []string{"split", "splits", "ranges"} {
+			if c.fs.Changed(f) {
+				given = append(given, "--"+f)
+			}
+		}
+		if len(given) > 0 {
+			fmt.Fprintf(log, "warning: %s: splits are made when init creates the tables (workload init, or run --init), as cockroach's: nothing to split now\n", strings.Join(given, ", "))
+		}
+	}
 	want := len(splits) > 0 || c.scatter
 	if !want && !c.families {
 		return nil
@@ -274,7 +313,7 @@ func (c *Command) cockroachOnly(ctx context.Context, conn run.Conn, log io.Write
 	}
 	defer db.Close()
 	rs, ok := db.Dialect().(dialect.RangeSplitter)
-	if c.families && !ok && (afterLoad || c.Verb == "run") {
+	if c.families && !ok {
 		fmt.Fprintln(log, "warning: --families: column families are CockroachDB's; PostgreSQL stores each row whole: the run goes on without them")
 	} else if c.families && ok {
 		return usagef("--families: stampede does not create column families yet; run without --families")
@@ -286,9 +325,6 @@ func (c *Command) cockroachOnly(ctx context.Context, conn run.Conn, log io.Write
 		if c.splitGivenName() != "" || c.scatter {
 			fmt.Fprintf(log, "warning: %s: range splits and scatter are CockroachDB's; %s has no ranges: the run goes on without them\n", c.splitGivenName(), db.Dialect().Name())
 		}
-		return nil
-	}
-	if !afterLoad && c.Verb == "run" && c.value("init") != "true" && c.value("drop") != "true" && !c.split && !c.scatter {
 		return nil
 	}
 	for table, points := range splits {
