@@ -105,7 +105,10 @@ func (c *Command) setGenFrom(from, to, v string) error {
 
 // Parse parses args, the words after `stampede workload`.
 func Parse(args []string) (*Command, error) {
-	if len(args) == 0 || args[0] == "--help" || args[0] == "-h" || args[0] == "help" {
+	if len(args) > 0 && (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+		return nil, helpError{Usage}
+	}
+	if len(args) == 0 {
 		return nil, usagef("name what to do: `stampede workload init|run|check WORKLOAD [flags] [URL...]` (workloads: %s)", workloadNames())
 	}
 	verb := args[0]

@@ -21,6 +21,9 @@ func TestWorkloadVerb(t *testing.T) {
 	} {
 		checkOneLineError(t, stampede(t, tc.args...), 2, tc.want)
 	}
+	if r := stampede(t, "workload", "--help"); r.code != 0 || !strings.Contains(r.stdout, "Usage: stampede workload init|run|check") {
+		t.Errorf("workload --help: code %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
 	r := stampede(t, "workload", "run", "tpcc", "--help")
 	if r.code != 0 || !strings.Contains(r.stdout, "--active-warehouses") || !strings.Contains(r.stdout, "--wait string") {
 		t.Errorf("workload run tpcc --help: code %d\n%s", r.code, r.stdout)
