@@ -31,6 +31,9 @@ type LoadSpec struct {
 	// Analyze refreshes the planner's statistics after the load; nil
 	// means the workload's default (all but the sysbench scripts).
 	Analyze *bool
+	// Insert loads with multi-row INSERT statements instead of COPY
+	// (cockroach workload's --data-loader=insert).
+	Insert bool
 	// Log receives the load's lines (stderr on the command line).
 	Log io.Writer
 	// Progress, when set, is called with the rows loaded as they are,
@@ -118,7 +121,7 @@ func Load(ctx context.Context, spec LoadSpec) error {
 		fmt.Fprintf(log, "loading a part into the existing %s, beside the parts loaded before\n", tableNames(tables))
 	}
 	err = workload.Setup(ctx, db, gen, workload.LoadOptions{Drop: spec.Drop, Concurrency: streams, Progress: progress,
-		SkipAnalyze: skipAnalyze, SkipCreate: join})
+		SkipAnalyze: skipAnalyze, SkipCreate: join, Insert: spec.Insert})
 	progress(-1)
 	if err != nil {
 		if errors.Is(err, workload.ErrTablesExist) {

@@ -33,6 +33,9 @@ type LoadOptions struct {
 	// SkipAnalyze leaves the loaded tables without planner statistics
 	// (no ANALYZE after the load).
 	SkipAnalyze bool
+	// Insert loads the rows with multi-row INSERT statements instead of
+	// COPY (cockroach workload's --data-loader=insert); see insertBatches.
+	Insert bool
 }
 
 // TotalRows returns the number of initial rows of all tables.
@@ -264,7 +267,13 @@ func loadTable(ctx context.Context, db *sqlx.DB, t Table, opts LoadOptions) erro
 					return
 				}
 				hi := min(lo+per, rt.NumBatches)
-				if err := copyBatches(ctx, db, s, t, lo, hi, opts.Progress, &encode); err != nil {
+				var err error
+				if opts.Insert && rt.InsertRows == 0 { // else copyBatches inserts InsertRows a statement
+					err = insertBatches(ctx, db, t, lo, hi, insertRowsPerStatement(t), opts.Progress)
+				} else {
+					err = copyBatches(ctx, db, s, t, lo, hi, opts.Progress, &encode)
+				}
+				if err != nil {
 					once.Do(func() {
 						firstErr = fmt.Errorf("loading %s (batches %d-%d): %w", t.Name, lo, hi-1, err)
 						cancel()
@@ -298,7 +307,7 @@ func CopyBatches(ctx context.Context, db *sqlx.DB, stream int, t Table, lo, hi i
 func copyBatches(ctx context.Context, db *sqlx.DB, s int, t Table, lo, hi int, progress func(int64), encode *atomic.Bool) error {
 	rt := t.InitialRows
 	if rt.InsertRows > 0 {
-		return insertBatches(ctx, db, t, lo, hi, progress)
+		return insertBatches(ctx, db, t, lo, hi, rt.InsertRows, progress)
 	}
 	if encode.Load() {
 		next := lo

@@ -171,6 +171,7 @@ Quick start:
 		a.limitCmd(),
 		a.genCmd(),
 		a.proxyCmd(),
+		a.cockroachCmd(),
 	)
 	return root
 }

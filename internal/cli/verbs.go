@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stampede-bench/stampede/cmdline"
+	"github.com/stampede-bench/stampede/cmdline/cockroach"
 	"github.com/stampede-bench/stampede/output"
 	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/sqlx"
@@ -206,4 +207,19 @@ func (a *app) cleanupWorkload(ctx context.Context, gen workload.Generator, cf *c
 		return err
 	}
 	return run.Cleanup(ctx, gen, conn, a.stderr)
+}
+
+// cockroachCmd is `stampede workload init|run|check W ...`: a pasted
+// `cockroach workload` command line (see package cmdline/cockroach).
+func (a *app) cockroachCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:                "workload init|run|check WORKLOAD [flags] [URL...]",
+		Short:              "Run a cockroach workload command line as cockroach does (paste it after stampede)",
+		Long:               cockroach.Usage,
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			a.setCommand(cmd)
+			return cockroach.Main(cmd.Context(), args, a.env())
+		},
+	}
 }

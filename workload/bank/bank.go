@@ -60,6 +60,7 @@ type bank struct {
 	initialBalance int64
 	maxTransfer    int64
 	seed           uint64
+	batchSize      int
 
 	// tenant is the tenant whose rows the generator works on (0: none,
 	// the table has no tenant column); tenantArg is it as bound to
@@ -87,6 +88,8 @@ func newBank() workload.Generator {
 		"balance every account starts with; the total is rows x initial-balance")
 	fs.Int64Var(&g.maxTransfer, "max-transfer", defaultMaxTransfer,
 		"largest amount one transfer moves (amounts are uniform in [1, max-transfer])")
+	fs.IntVar(&g.batchSize, "batch-size", defaultBatchSize,
+		"accounts per batch of initial data (cockroach's --batch-size): each batch draws its payloads from its own stream, so the loaded payloads depend on it, not the ids and balances that runs and check use")
 	g.flags.Meta["max-transfer"] = workload.FlagMeta{RuntimeOnly: true}
 	return g
 }
@@ -119,6 +122,8 @@ func (g *bank) validate() error {
 		return fmt.Errorf("--payload-bytes must not be negative, not %d", g.payloadBytes)
 	case g.initialBalance < 0:
 		return fmt.Errorf("--initial-balance must not be negative, not %d", g.initialBalance)
+	case g.batchSize < 1:
+		return fmt.Errorf("--batch-size must be at least 1, not %d", g.batchSize)
 	case g.maxTransfer < 1:
 		return fmt.Errorf("--max-transfer must be at least 1, not %d", g.maxTransfer)
 	case g.initialBalance > 0 && int64(g.rows) > math.MaxInt64/g.initialBalance:
@@ -145,7 +150,7 @@ func (g *bank) Tables() []workload.Table {
 		Schema:  schema,
 		Columns: columns,
 		InitialRows: workload.BatchedTuples{
-			NumBatches: (g.rows + batchSize - 1) / batchSize,
+			NumBatches: (g.rows + g.batchSize - 1) / g.batchSize,
 			NumRows:    int64(g.rows),
 			FillBatch:  g.fillBatch,
 		},

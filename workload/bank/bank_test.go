@@ -229,3 +229,27 @@ func BenchmarkWorkerNull(b *testing.B) {
 		}
 	}
 }
+
+func TestBatchSizeFlag(t *testing.T) {
+	gen, err := workload.FromFlags(bankMeta, "--rows", "2500", "--batch-size", "1000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab := gen.Tables()[0]
+	if tab.InitialRows.NumBatches != 3 {
+		t.Errorf("2500 rows in batches of 1000: %d batches, want 3", tab.InitialRows.NumBatches)
+	}
+	if rows := tab.InitialRows.FillBatch(2, nil); len(rows) != 500 || rows[0][0] != int64(2000) {
+		t.Errorf("last batch: %d rows from %v, want 500 from 2000", len(rows), rows[0][0])
+	}
+	gen, err = workload.FromFlags(bankMeta, "--rows", "2500", "--batch-size", "100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := gen.Tables()[0].InitialRows.NumBatches; n != 25 {
+		t.Errorf("batches of 100: %d, want 25", n)
+	}
+	if _, err := workload.FromFlags(bankMeta, "--batch-size", "0"); err == nil {
+		t.Error("--batch-size 0 accepted")
+	}
+}

@@ -4,17 +4,18 @@ import (
 	"github.com/stampede-bench/stampede/randgen"
 )
 
-// batchSize is the number of accounts per initial-data batch.
-const batchSize = 1000
+// defaultBatchSize is the number of accounts per initial-data batch
+// (--batch-size's default, cockroach's).
+const defaultBatchSize = 1000
 
-// fillBatch appends batch batchIdx's accounts: ids [batchIdx*batchSize,
-// min((batchIdx+1)*batchSize, rows)), each with the initial balance and
+// fillBatch appends batch batchIdx's accounts: ids [batchIdx*batch-size,
+// min((batchIdx+1)*batch-size, rows)), each with the initial balance and
 // a printable-ASCII payload drawn from the stream (seed, batchIdx), led by
 // the tenant id when there is one. It is safe for concurrent use.
 func (g *bank) fillBatch(batchIdx int, rows [][]any) [][]any {
 	r := randgen.New(g.seed, uint64(batchIdx))
-	lo := batchIdx * batchSize
-	hi := min(lo+batchSize, g.rows)
+	lo := batchIdx * g.batchSize
+	hi := min(lo+g.batchSize, g.rows)
 	if lo >= hi {
 		return rows
 	}

@@ -34,7 +34,7 @@ func (g *tpcc) efficient() bool { return g.efficientWith(g.terminals()) }
 
 // efficientWith is efficient for a run of the given number of workers.
 func (g *tpcc) efficientWith(workers int) bool {
-	return g.wait && workers == terminalsPerWarehouse*g.warehouses
+	return g.wait && workers == terminalsPerWarehouse*g.active()
 }
 
 // Figures implements workload.Figurer: tpmC, the New-Orders completed per
@@ -58,9 +58,9 @@ func (g *tpcc) Figures(counts map[string]int64, elapsed time.Duration) []workloa
 	figs := []workload.Figure{{Name: "tpmC", Value: tpmC,
 		Text: fmt.Sprintf("%.1f (New-Orders completed per minute, rolled-back ones included; counted by the client)", tpmC)}}
 	if g.efficient() {
-		eff := 100 * tpmC / (maxTpmCPerWarehouse * float64(g.warehouses))
+		eff := 100 * tpmC / (maxTpmCPerWarehouse * float64(g.active()))
 		figs = append(figs, workload.Figure{Name: "efficiency", Value: eff,
-			Text: fmt.Sprintf("%.1f%% (tpmC / (12.86 x %d warehouses), from %s New-Orders)", eff, g.warehouses, count(counts[txs[opNewOrder].name]))})
+			Text: fmt.Sprintf("%.1f%% (tpmC / (12.86 x %d warehouses), from %s New-Orders)", eff, g.active(), count(counts[txs[opNewOrder].name]))})
 	}
 	if n, d, ok := g.run.meas.newOrders(); ok {
 		nopm := float64(n) / d.Minutes()
@@ -93,9 +93,12 @@ func (g *tpcc) runWarnings(oc workload.OpsConfig) []string {
 		out = append(out, fmt.Sprintf("--mix gives %s of the transactions, under the minimums of clause 5.2.3: the run is not TPC-C conformant",
 			strings.Join(under, ", ")))
 	}
-	if want := terminalsPerWarehouse * g.warehouses; g.wait && oc.Concurrency != want {
+	if want := terminalsPerWarehouse * g.active(); g.wait && oc.Concurrency != want {
 		out = append(out, fmt.Sprintf("--concurrency %d with --wait: TPC-C has 10 terminals per warehouse (%d for %d warehouses), and efficiency is TPC-C's only with them: it is not printed",
-			oc.Concurrency, want, g.warehouses))
+			oc.Concurrency, want, g.active()))
+	}
+	if g.waitFactor != 0 && g.waitFactor != 1 {
+		out = append(out, fmt.Sprintf("--wait %g scales the keying and think times of clause 5.2.5.7: the run is not TPC-C conformant", g.waitFactor))
 	}
 	if g.wait && oc.Duration > 0 && oc.Ramp == 0 {
 		out = append(out, "--wait without --ramp: the terminals start idle and reach their steady rate after a minute or so, which the figures count: give --ramp 1m or more")

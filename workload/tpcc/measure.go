@@ -117,7 +117,7 @@ func (g *tpcc) stopWaits() {
 func (w *worker) firstWait(cycle time.Duration) time.Duration {
 	w.next = w.draw()
 	w.started = true
-	return time.Duration(w.r.Float64()*float64(cycle)) + txs[w.next].keying
+	return time.Duration(w.r.Float64()*float64(cycle)) + scaleWait(txs[w.next].keying, w.waitFactor)
 }
 
 // meanCycle returns the mean keying plus think time of a transaction of

@@ -122,6 +122,14 @@ type tpcc struct {
 	// tenant is the tenant of column mode (SetTenant), 0 for none.
 	tenant int
 
+	// waitFactor scales the keying and think times (--wait as a factor,
+	// 0 without waits); activeWarehouses, activeWorkers and txnRetries
+	// are cockroach's flags of the same names (crdbflags.go).
+	waitFactor       float64
+	activeWarehouses int
+	activeWorkers    int
+	txnRetries       bool
+
 	// isolation is --isolation. The default is READ COMMITTED, as with
 	// HammerDB and go-tpc on PostgreSQL: every write of a transaction is
 	// one statement (New-Order's district, stock and inserts; Payment;
@@ -172,7 +180,7 @@ func (g *tpcc) RunDefaults() workload.RunDefaults {
 	if !g.wait || g.warehouses < 1 || g.warehouses > 1<<20 {
 		return workload.RunDefaults{}
 	}
-	return workload.RunDefaults{Concurrency: terminalsPerWarehouse * g.warehouses, Conns: connsPerWarehouse * g.warehouses}
+	return workload.RunDefaults{Concurrency: terminalsPerWarehouse * g.active(), Conns: connsPerWarehouse * g.active()}
 }
 
 func newTPCC() workload.Generator {
@@ -181,13 +189,13 @@ func newTPCC() workload.Generator {
 	g.flags = workload.Flags{FlagSet: fs, Meta: map[string]workload.FlagMeta{}}
 	fs.IntVar(&g.warehouses, "warehouses", 1, "number of warehouses (the scale factor)")
 	fs.BoolVar(&g.fks, "fks", false, "add the foreign keys of clause 1.3 after loading")
-	fs.BoolVar(&g.wait, "wait", true, "apply the keying and think times of clause 5.2.5.7 (--wait=false runs flat out)")
+	g.registerCrdbFlags(fs)
 	fs.StringVar(&g.mix, "mix", defaultMix, "transaction weights as name=weight,... (a deck of that many cards)")
 	fs.StringVar(&g.isolation, "isolation", "read-committed",
 		"isolation level of the transactions: read-committed (as HammerDB and go-tpc), repeatable-read (snapshot isolation, under which TPC-C's transactions are serializable; a conflict on a row is a retry) or serializable")
 	fs.BoolVar(&g.expensive, "expensive-checks", false,
 		"also run the costly consistency checks 3.3.2.6, 3.3.2.10 and 3.3.2.12 (check, and run's checks after the run)")
-	for _, f := range []string{"wait", "mix", "isolation", "expensive-checks"} {
+	for _, f := range []string{"mix", "isolation", "expensive-checks"} {
 		g.flags.Meta[f] = workload.FlagMeta{RuntimeOnly: true}
 	}
 	return g
@@ -231,6 +239,9 @@ func (g *tpcc) validate() error {
 			g.tenant, g.warehouses, math.MaxInt32)
 	}
 	if _, err := g.txIsolation(); err != nil {
+		return err
+	}
+	if err := g.validateCrdb(); err != nil {
 		return err
 	}
 	w, err := parseMix(g.mix)

@@ -218,7 +218,8 @@ func (g *tpcc) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (wor
 	c := runConstants(randgen.New(oc.Seed, 1<<62), cLoad)
 	workers := make([]*worker, oc.Concurrency)
 	g.run = runState{db: db, duration: oc.Duration, stop: make(chan struct{}), stopOnce: &sync.Once{}}
-	stop, cycle := g.run.stop, meanCycle(g.weights)
+	stop, cycle := g.run.stop, scaleWait(meanCycle(g.weights), g.waitFactor)
+	turns := newTurns(g.activeWorkers, oc.Concurrency)
 	ql := workload.QueryLoad{
 		Ops:     make([]string, len(txs)),
 		Classes: make([]workload.OpClass, len(txs)),
@@ -238,11 +239,11 @@ func (g *tpcc) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (wor
 	for i := range workers {
 		w := &worker{
 			conn: db.Conn(i, true), d: db.Dialect(), rec: nopRecorder{}, r: randgen.New(oc.Seed, workerStream(i)),
-			null: db.Null(), c: c, iso: iso, wait: g.wait,
+			null: db.Null(), c: c, iso: iso, wait: g.wait, waitFactor: g.waitFactor, turns: turns, noRetry: !g.txnRetries,
 			warehouses: int64(g.warehouses),
 			firstWID:   g.whOffset() + 1,
-			wID:        g.whOffset() + int64(i%g.warehouses+1),
-			dID:        int64(i/g.warehouses%districtsPerWH + 1),
+			wID:        g.whOffset() + int64(i%g.active()+1),
+			dID:        int64(i/g.active()%districtsPerWH + 1),
 		}
 		for _, t := range txs {
 			w.txs = append(w.txs, t.new(w))
@@ -287,10 +288,13 @@ type worker struct {
 	c          cConstants
 	iso        sqlx.Isolation
 	wait       bool
-	warehouses int64 // how many: the tenant's in column mode
-	firstWID   int64 // the first warehouse (the tenant's in column mode)
-	wID        int64 // home warehouse
-	dID        int64 // Stock-Level's district
+	waitFactor float64 // --wait's factor of the keying and think times
+	turns      turns   // --active-workers' turns, nil for none
+	noRetry    bool    // --txn-retries=false
+	warehouses int64   // how many: the tenant's in column mode
+	firstWID   int64   // the first warehouse (the tenant's in column mode)
+	wID        int64   // home warehouse
+	dID        int64   // Stock-Level's district
 	txs        []tpccTx
 	deck       []int
 	card       int  // next card of deck
@@ -337,7 +341,7 @@ func (w *worker) run(ctx context.Context) workload.Result {
 	res := w.runTx(ctx, op)
 	w.next = w.draw()
 	if w.wait {
-		res.Wait = w.thinkTime(txs[op].think) + txs[w.next].keying
+		res.Wait = scaleWait(w.thinkTime(txs[op].think)+txs[w.next].keying, w.waitFactor)
 	}
 	return res
 }
@@ -354,7 +358,17 @@ func (w *worker) runTx(ctx context.Context, op int) workload.Result {
 	// sqlx.QueryCommit): Payment and Delivery, one statement each, take
 	// one round trip instead of three.
 	opts := sqlx.TxOptions{Isolation: w.iso, ReadOnly: txs[op].readOnly, Pipeline: true}
-	err := workload.RunTx(ctx, w.conn, w.d, opts, w.rec, op, txs[op].name, func(tx sqlx.Tx) error { return t.run(ctx, tx) })
+	if !w.turns.take(ctx) {
+		return workload.Result{Op: op, Err: ctx.Err()}
+	}
+	body := func(tx sqlx.Tx) error { return t.run(ctx, tx) }
+	var err error
+	if w.noRetry {
+		err = workload.RunTxOnce(ctx, w.conn, opts, body)
+	} else {
+		err = workload.RunTx(ctx, w.conn, w.d, opts, w.rec, op, txs[op].name, body)
+	}
+	w.turns.give()
 	if errors.Is(err, errRollback) {
 		err = nil
 	}

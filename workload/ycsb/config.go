@@ -17,15 +17,18 @@ const (
 	opInsert
 	opScan
 	opReadModifyWrite
+	// opDelete is cockroach's delete (--workload=CUSTOM --delete-freq),
+	// not one of YCSB's core operations: see delete.go.
+	opDelete
 	numOps
 )
 
 // opNames are the operation names, indexed by op.
-var opNames = [numOps]string{"read", "update", "insert", "scan", "read-modify-write"}
+var opNames = [numOps]string{"read", "update", "insert", "scan", "read-modify-write", "delete"}
 
 // opProperties are the proportion properties, indexed by op.
 var opProperties = [numOps]string{
-	"readproportion", "updateproportion", "insertproportion", "scanproportion", "readmodifywriteproportion",
+	"readproportion", "updateproportion", "insertproportion", "scanproportion", "readmodifywriteproportion", "deleteproportion",
 }
 
 // defaultRecordCount is cockroach workload's default; YCSB's workload files
@@ -51,6 +54,7 @@ var defaultProperties = map[string]string{
 	"insertproportion":          "0",
 	"scanproportion":            "0",
 	"readmodifywriteproportion": "0",
+	"deleteproportion":          "0",
 	"requestdistribution":       "uniform",
 	"zipfianconstant":           "0.99",
 	"hotspotdatafraction":       "0.2",
@@ -79,7 +83,7 @@ var propertyKinds = map[string]flagKind{
 	"fieldcount": kindInt, "fieldlength": kindInt, "minfieldlength": kindInt, "zeropadding": kindInt,
 	"minscanlength": kindInt, "maxscanlength": kindInt,
 	"readproportion": kindFloat, "updateproportion": kindFloat, "insertproportion": kindFloat,
-	"scanproportion": kindFloat, "readmodifywriteproportion": kindFloat, "zipfianconstant": kindFloat,
+	"scanproportion": kindFloat, "readmodifywriteproportion": kindFloat, "deleteproportion": kindFloat, "zipfianconstant": kindFloat,
 	"hotspotdatafraction": kindFloat, "hotspotopnfraction": kindFloat,
 	"exponential.percentile": kindFloat, "exponential.frac": kindFloat,
 	"readallfields": kindBool, "writeallfields": kindBool, "reportlatencyforeacherror": kindBool,
@@ -161,6 +165,7 @@ var propertyFlags = []propertyFlag{
 	{name: "insert-freq", property: "insertproportion", kind: kindFloat, runtimeOnly: true, hidden: true},
 	{name: "scan-freq", property: "scanproportion", kind: kindFloat, runtimeOnly: true, hidden: true},
 	{name: "read-modify-write-freq", property: "readmodifywriteproportion", kind: kindFloat, runtimeOnly: true, hidden: true},
+	{name: "delete-freq", property: "deleteproportion", kind: kindFloat, runtimeOnly: true, hidden: true},
 	{name: "insert-hash", property: "insertorder", kind: kindBool, def: "true", hidden: true,
 		usage: "hash key numbers into key names (insertorder=hashed)",
 		convert: func(v string) string {
@@ -202,6 +207,8 @@ var propertyFlags = []propertyFlag{
 		usage: "proportion of scans (scanproportion; default per --workload)"},
 	{name: "read-modify-write-proportion", property: "readmodifywriteproportion", kind: kindFloat, runtimeOnly: true,
 		usage: "proportion of read-modify-writes (readmodifywriteproportion; default per --workload)"},
+	{name: "delete-proportion", property: "deleteproportion", kind: kindFloat, runtimeOnly: true,
+		usage: "proportion of deletes (deleteproportion: cockroach's, not a YCSB core operation; default 0). `check ycsb` then finds the deleted keys missing"},
 	{name: "request-distribution", property: "requestdistribution", kind: kindString, runtimeOnly: true,
 		usage: "key distribution: uniform, zipfian, latest, hotspot, exponential or sequential (requestdistribution; default per --workload)"},
 	{name: "zipfian-constant", property: "zipfianconstant", kind: kindFloat, def: "0.99",

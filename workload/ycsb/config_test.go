@@ -248,7 +248,7 @@ func TestValidationErrors(t *testing.T) {
 		{[]string{"-P", "testdata/malformed.properties"}, `invalid fieldcount "" (from testdata/malformed.properties:3): not an integer`},
 		{[]string{"-p", "recordcount"}, `malformed -p "recordcount": expected key=value`},
 		{[]string{"-p", "readproportion=0", "-p", "updateproportion=0"},
-			"operation proportions are all 0: give at least one of readproportion, updateproportion, insertproportion, scanproportion, readmodifywriteproportion a positive value"},
+			"operation proportions are all 0: give at least one of readproportion, updateproportion, insertproportion, scanproportion, readmodifywriteproportion, deleteproportion a positive value"},
 		{[]string{"-p", "readproportion=-0.5", "-p", "updateproportion=1.5"},
 			"readproportion must not be negative, not -0.5 (from -p)"},
 		{[]string{"-p", "requestdistribution=pareto"},

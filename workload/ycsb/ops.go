@@ -41,6 +41,8 @@ type statements struct {
 	insert string
 	// scan is SELECT * FROM t WHERE ycsb_key >= $1 ORDER BY ycsb_key LIMIT $2.
 	scan string
+	// del is DELETE FROM t WHERE ycsb_key = $1 (see delete.go).
+	del string
 }
 
 func (c *config) statements(d dialect.Dialect) *statements {
@@ -67,6 +69,7 @@ func (c *config) statements(d dialect.Dialect) *statements {
 		set.WriteString(f + " = " + d.Placeholder(i+1))
 	}
 	s.updateAll = "UPDATE " + t + " SET " + set.String() + where + d.Placeholder(c.fieldCount+1)
+	s.del = deleteFrom(s.readAll)
 	return s
 }
 
@@ -109,6 +112,7 @@ func (c *config) tenantStatements(d dialect.Dialect) *statements {
 		set.WriteString(f + " = " + p(i+1))
 	}
 	s.updateAll = "UPDATE " + t + " SET " + set.String() + where(c.fieldCount+1)
+	s.del = deleteFrom(s.readAll)
 	return s
 }
 
@@ -196,6 +200,7 @@ func (g *ycsb) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (wor
 		if c.batchSize > 0 {
 			w.batch = newInsertBatch(c, db.Dialect())
 		}
+		w.inTxn = g.rmwTxn(stmts)
 		workers[i] = w
 		ql.Workers[i] = w.run
 	}
@@ -389,6 +394,10 @@ type worker struct {
 	// countRow is w.count, bound once (a method value allocates).
 	countRow func([][]byte)
 
+	// inTxn, when set, runs read-modify-writes in an explicit
+	// transaction (--read-modify-write-in-txn; see rmwtxn.go).
+	inTxn *rmwTxn
+
 	// rows and received count the rows and column bytes the last read or
 	// scan received.
 	rows, received int
@@ -508,6 +517,8 @@ func (w *worker) run(ctx context.Context) workload.Result {
 		err = w.timedScan(ctx, w.nextKey())
 	case opReadModifyWrite:
 		return w.readModifyWrite(ctx)
+	case opDelete:
+		err = w.delete(ctx, w.nextKey())
 	}
 	if err == nil {
 		return workload.Result{Op: op}
@@ -566,6 +577,9 @@ func (w *worker) explain(err error) error {
 // recorded as parts (read-modify-write/read, .../update, or their status
 // series when they fail), with their own latencies.
 func (w *worker) readModifyWrite(ctx context.Context) workload.Result {
+	if w.inTxn != nil {
+		return w.readModifyWriteTx(ctx)
+	}
 	key := w.nextKey()
 	start := time.Now()
 	rerr := w.read(ctx, key)

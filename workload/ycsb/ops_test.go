@@ -55,8 +55,9 @@ func TestOpMixNull(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer func() { _ = ql.Close(ctx) }()
-			if got := strings.Join(ql.Ops, ","); got != "read,update,insert,scan,read-modify-write,"+
+			if got := strings.Join(ql.Ops, ","); got != "read,update,insert,scan,read-modify-write,delete,"+
 				"read/not_found,read/error,update/unexpected_state,update/error,insert/error,scan/error,"+
+				"delete/unexpected_state,delete/error,"+
 				"read-modify-write/read,read-modify-write/read/not_found,read-modify-write/read/error,"+
 				"read-modify-write/update,read-modify-write/update/unexpected_state,read-modify-write/update/error,"+
 				"scan/per-record" {

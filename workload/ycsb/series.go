@@ -32,6 +32,7 @@ var opStatuses = [numOps][]int{
 	opUpdate: {statusUnexpected, statusError},
 	opInsert: {statusError},
 	opScan:   {statusError},
+	opDelete: {statusUnexpected, statusError},
 }
 
 // statusOf is the status of op's error err.
@@ -41,7 +42,7 @@ func statusOf(op int, err error) int {
 		return statusOK
 	case errors.Is(err, ErrNotFound) && op == opRead:
 		return statusNotFound
-	case errors.Is(err, ErrNotFound) && op == opUpdate:
+	case errors.Is(err, ErrNotFound) && (op == opUpdate || op == opDelete):
 		return statusUnexpected
 	}
 	return statusError
@@ -126,7 +127,7 @@ func newSeriesLayout() *seriesLayout {
 // operations by series.
 func (g *ycsb) Figures(counts map[string]int64, _ time.Duration) []workload.Figure {
 	var figs []workload.Figure
-	for _, op := range []int{opRead, opUpdate, opInsert, opScan} {
+	for _, op := range []int{opRead, opUpdate, opInsert, opScan, opDelete} {
 		byStatus := [numStatuses]int64{statusOK: counts[opNames[op]]}
 		for _, st := range opStatuses[op] {
 			byStatus[st] = counts[layout.names[layout.fail[op][st]]]

@@ -77,6 +77,9 @@ type ycsb struct {
 	// stopOnError ends the run at the first failed operation
 	// (--stop-on-error) rather than recording it as YCSB does.
 	stopOnError bool
+	// rmwInTxn and selectForUpdate are cockroach's
+	// --read-modify-write-in-txn and --select-for-update (rmwtxn.go).
+	rmwInTxn, selectForUpdate bool
 
 	// region holds --regions and --locality-keys (see regionFlags).
 	region regionFlags
@@ -116,6 +119,7 @@ func newYCSB() workload.Generator {
 	fs.BoolVar(&g.stopOnError, "stop-on-error", false,
 		"end the run at the first failed operation (with --tolerate-errors, count it as an error and go on), "+
 			"rather than recording it under its status (read/not_found: YCSB's READ-FAILED, Return=NOT_FOUND) as YCSB does")
+	g.registerTxnFlags(fs)
 	g.dataSeed = 1
 	g.flags.Meta["workload"] = workload.FlagMeta{RuntimeOnly: true}
 	g.flags.Meta["stop-on-error"] = workload.FlagMeta{RuntimeOnly: true}

@@ -1,0 +1,450 @@
+package cockroach
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	_ "net/http/pprof" // --pprofport serves the default mux's /debug/pprof
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/stampede-bench/stampede/cmdline"
+	"github.com/stampede-bench/stampede/dialect"
+	"github.com/stampede-bench/stampede/output"
+	"github.com/stampede-bench/stampede/run"
+	"github.com/stampede-bench/stampede/sqlx"
+)
+
+// Main parses and runs a `workload` command line: args are the words
+// after `stampede workload`.
+func Main(ctx context.Context, args []string, env cmdline.Env) error {
+	c, err := Parse(args)
+	if text, ok := IsHelp(err); ok {
+		fmt.Fprintln(env.Stdout, text)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return c.reword(c.Execute(ctx, env))
+}
+
+// reword makes the commands stampede's messages suggest (`stampede init
+// ycsb`) the ones of this command line's form (`stampede workload init
+// ycsb`), keeping the error's kind.
+func (c *Command) reword(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	r := strings.NewReplacer("`stampede init`", "`stampede workload init "+c.Workload+"`",
+		"`stampede init ", "`stampede workload init ", "`stampede check ", "`stampede workload check ")
+	if m := r.Replace(msg); m != msg {
+		return rewordedError{m, err}
+	}
+	return err
+}
+
+// rewordedError is an error with another message.
+type rewordedError struct {
+	msg string
+	err error
+}
+
+func (e rewordedError) Error() string { return e.msg }
+func (e rewordedError) Unwrap() error { return e.err }
+
+// conn is the run.Conn of the command.
+func (c *Command) conn() run.Conn {
+	return run.Conn{URLs: c.URLs, Database: c.Database, Conns: c.conns}
+}
+
+// loadSpec is init's (or run's with --init or --drop), nil for a run
+// without them.
+func (c *Command) loadSpec(conn run.Conn) *run.LoadSpec {
+	if c.Verb == "run" && c.value("init") != "true" && c.value("drop") != "true" {
+		return nil
+	}
+	n, _ := strconv.Atoi(c.value("init-conns"))
+	conn.Conns = 0
+	seed, _ := strconv.ParseUint(c.value("seed"), 10, 64)
+	loader := strings.ToLower(c.value("data-loader"))
+	return &run.LoadSpec{Workload: c.gen, Conn: conn, Concurrency: n, Seed: seed,
+		Insert: loader == "insert" || loader == "inserts"}
+}
+
+// runSpec is run's spec, without its observers.
+func (c *Command) runSpec(conn run.Conn) run.Spec {
+	maxOps, _ := strconv.ParseInt(c.value("max-ops"), 10, 64)
+	rate, _ := strconv.ParseFloat(c.value("max-rate"), 64)
+	seed, _ := strconv.ParseUint(c.value("seed"), 10, 64)
+	s := run.Spec{
+		Workload:       c.gen,
+		Conn:           conn,
+		Concurrency:    c.concurrency,
+		Duration:       c.durationValue("duration"),
+		MaxOps:         maxOps,
+		Ramp:           c.durationValue("ramp"),
+		MaxRate:        rate,
+		DisplayEvery:   c.durationValue("display-every"),
+		TolerateErrors: c.value("tolerate-errors") == "true",
+		Seed:           seed,
+		ResultsDir:     c.value("results-dir"),
+		// cockroach's run checks nothing after it: `workload check` does.
+		SkipChecks: true,
+	}
+	if rate > 0 {
+		// cockroach's --max-rate is a limiter: latency is service time.
+		s.Latency = run.LatencyService
+		if l := c.value("latency"); l != "" {
+			s.Latency = l
+		}
+	}
+	if c.fs.Changed("prometheus-port") {
+		s.PrometheusListen = ":" + c.value("prometheus-port")
+	}
+	return s
+}
+
+// resultSeries is the __result block's operation: newOrder for tpcc with
+// waits (cockroach's ResultHist), else every operation merged ("").
+func (c *Command) resultSeries() string {
+	if c.Workload == "tpcc" {
+		if w := strings.ToLower(c.value("wait")); w != "false" && w != "off" && w != "0" {
+			return "newOrder"
+		}
+	}
+	return ""
+}
+
+// Execute runs the command.
+func (c *Command) Execute(ctx context.Context, env cmdline.Env) error {
+	for _, w := range c.warnings {
+		fmt.Fprintf(env.Stderr, "warning: %s\n", w)
+	}
+	if c.fs.Changed("pprofport") {
+		servePprof(c.value("pprofport"), env.Stderr)
+	}
+	conn := c.conn()
+	switch c.Verb {
+	case "check":
+		return run.Check(ctx, c.gen, conn, env.Stdout, env.Stderr)
+	}
+	if load := c.loadSpec(conn); load != nil {
+		if err := c.load(ctx, load, env); err != nil {
+			return err
+		}
+	} else if err := c.cockroachOnly(ctx, conn, env.Stderr, false); err != nil {
+		return err
+	}
+	if c.Verb == "init" {
+		return nil
+	}
+	idle, err := c.openIdle(ctx)
+	defer closeAll(idle)
+	if err != nil {
+		return err
+	}
+	return c.run(ctx, conn, env)
+}
+
+// load drops the database with --drop, loads the data, and applies
+// CockroachDB's splits.
+func (c *Command) load(ctx context.Context, spec *run.LoadSpec, env cmdline.Env) error {
+	spec.Log = env.Stderr
+	opts, err := spec.Conn.Options(c.Database, 1)
+	if err != nil {
+		return err
+	}
+	d, err := serverDialect(ctx, opts)
+	if err != nil {
+		return err
+	}
+	if _, ok := d.(dialect.Importer); ok && strings.EqualFold(c.value("data-loader"), "import") {
+		return usagef("--data-loader=import: IMPORT INTO needs the rows where CockroachDB can read them, which stampede does not serve; use --data-loader=copy (COPY FROM STDIN) or insert")
+	}
+	if c.value("drop") == "true" {
+		if err := dropDatabase(ctx, opts, d, env.Stderr); err != nil {
+			return err
+		}
+	}
+	if err := run.Load(ctx, *spec); err != nil {
+		return err
+	}
+	return c.cockroachOnly(ctx, spec.Conn, env.Stderr, true)
+}
+
+// run runs the workload with cockroach's printer.
+func (c *Command) run(ctx context.Context, conn run.Conn, env cmdline.Env) error {
+	s := c.runSpec(conn)
+	s.Command = cmdline.RedactArgs(env.Args)
+	s.Flags = cmdline.FlagValues(c.fs, env.Secrets)
+	s.Log, s.Checks = env.Stderr, env.Stderr
+	wh, _ := strconv.Atoi(c.value("active-warehouses"))
+	if wh == 0 {
+		wh, _ = strconv.Atoi(c.value("warehouses"))
+	}
+	p := &output.Cockroach{W: env.Stdout, Log: env.Stderr, JSON: c.value("display-format") == "incremental-json",
+		Result: c.resultSeries(), TPCC: c.Workload == "tpcc", ActiveWarehouses: wh, Ramp: s.Ramp, Telemetry: true,
+		AllOps: c.Workload == "tpcc", Names: map[string]string{"read-modify-write": "readModifyWrite"},
+		// cockroach's ycsb records a read that finds no row as a read, and
+		// an update or delete that changes none as an update or delete.
+		Merge: []string{"not_found", "unexpected_state"}}
+	if a, ok := c.gen.(output.CockroachAuditor); ok {
+		p.Auditor = a
+	}
+	if path := c.value("histograms"); path != "" {
+		labels, err := output.ParseOpenMetricsLabels(c.value("openmetrics-labels"), c.Workload)
+		if err != nil {
+			return usagef("%v", err)
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		f, err := os.Create(path)
+		if err != nil {
+			return usagef("--histograms: %v", err)
+		}
+		p.Histograms = output.NewHistogramExporter(f, c.value("histogram-export-format"), c.durationValue("histograms-max-latency"), labels)
+		defer func() {
+			if err := p.Histograms.Close(); err != nil {
+				fmt.Fprintf(env.Stderr, "warning: --histograms %s: %v\n", path, err)
+			}
+			f.Close()
+		}()
+	}
+	s.Observers = []run.Observer{p}
+	r, err := run.Start(ctx, s)
+	if err != nil {
+		return err
+	}
+	_, err = r.Wait()
+	if perr := p.Err(); perr != nil {
+		fmt.Fprintf(env.Stderr, "warning: --histograms: %v\n", perr)
+	}
+	return err
+}
+
+// checkHistograms checks --histograms and its format.
+func checkHistograms(path, format string) error {
+	if err := output.CheckHistogramsPath(path, format); err != nil {
+		return usagef("%v", err)
+	}
+	return nil
+}
+
+// serverDialect asks the first endpoint which server it is.
+func serverDialect(ctx context.Context, opts sqlx.Options) (dialect.Dialect, error) {
+	opts.MaxConns = 1
+	if _, err := sqlx.EnsureDatabase(ctx, opts); err != nil {
+		return nil, err
+	}
+	db, err := sqlx.Open(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	return db.Dialect(), nil
+}
+
+// dropDatabase drops the workload's database (cockroach's --drop),
+// connecting to the server's maintenance database, and says so.
+func dropDatabase(ctx context.Context, opts sqlx.Options, d dialect.Dialect, log io.Writer) error {
+	cfgs, err := sqlx.ParseConfigs(opts)
+	if err != nil {
+		return err
+	}
+	cfg := cfgs[0].ConnConfig.Copy()
+	name := cfg.Database
+	cfg.Database = "postgres"
+	if _, ok := d.(dialect.RangeSplitter); ok {
+		cfg.Database = "system"
+	}
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("--drop: connecting to drop database %q: %w", name, err)
+	}
+	defer conn.Close(ctx)
+	fmt.Fprintf(log, "--drop: dropping database %q on %s:%d\n", name, cfg.Host, cfg.Port)
+	if _, err := conn.Exec(ctx, d.DropDatabase(name)); err != nil {
+		return fmt.Errorf("--drop: dropping database %q: %w", name, err)
+	}
+	return nil
+}
+
+// cockroachOnly applies, through the dialect, the splits of --split,
+// --splits and --ranges after init's load (as cockroach's init splits the
+// tables it creates), and --scatter after the load or before a run
+// without one (as cockroach's tpcc scatters in both); on a server without
+// ranges it says so in one line and goes on. It also says what
+// --families does there.
+func (c *Command) cockroachOnly(ctx context.Context, conn run.Conn, log io.Writer, afterLoad bool) error {
+	var splits map[string][][]string
+	if afterLoad {
+		splits = c.splitPoints()
+	} else {
+		var given []string
+		for _, f := range []string{"split", "splits", "ranges"} {
+			if c.fs.Changed(f) {
+				given = append(given, "--"+f)
+			}
+		}
+		if len(given) > 0 {
+			fmt.Fprintf(log, "warning: %s: splits are made when init creates the tables (workload init, or run --init), as cockroach's: nothing to split now\n", strings.Join(given, ", "))
+		}
+	}
+	want := len(splits) > 0 || c.scatter
+	if !want && !c.families {
+		return nil
+	}
+	opts, err := conn.Options(c.Database, 1)
+	if err != nil {
+		return err
+	}
+	db, err := sqlx.Open(ctx, opts)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	rs, ok := db.Dialect().(dialect.RangeSplitter)
+	if c.families && !ok {
+		fmt.Fprintln(log, "warning: --families: column families are CockroachDB's; PostgreSQL stores each row whole: the run goes on without them")
+	} else if c.families && ok {
+		return usagef("--families: stampede does not create column families yet; run without --families")
+	}
+	if !want {
+		return nil
+	}
+	if !ok {
+		if c.splitGivenName() != "" || c.scatter {
+			fmt.Fprintf(log, "warning: %s: range splits and scatter are CockroachDB's; %s has no ranges: the run goes on without them\n", c.splitGivenName(), db.Dialect().Name())
+		}
+		return nil
+	}
+	for table, points := range splits {
+		if _, err := db.Exec(ctx, rs.SplitAt(table, points)); err != nil {
+			return fmt.Errorf("splitting %s: %w", table, err)
+		}
+	}
+	if c.scatter {
+		for _, t := range c.gen.Tables() {
+			if _, err := db.Exec(ctx, rs.Scatter(t.Name)); err != nil {
+				return fmt.Errorf("scattering %s: %w", t.Name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// splitGivenName names the flags that asked for splits or scatter.
+func (c *Command) splitGivenName() string {
+	var names []string
+	for _, f := range []string{"split", "splits", "ranges", "scatter"} {
+		if c.fs.Changed(f) {
+			names = append(names, "--"+f)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// splitPoints returns the tables' split points, as cockroach's workloads
+// split them: tpcc's every 10 warehouses and 100 items with --split,
+// bank's table into --ranges, ycsb's key space into --splits.
+func (c *Command) splitPoints() map[string][][]string {
+	out := map[string][][]string{}
+	switch c.Workload {
+	case "tpcc":
+		if !c.split {
+			return nil
+		}
+		wh, _ := strconv.Atoi(c.value("warehouses"))
+		batches := func(total, per int) int {
+			n := total / per
+			if total%per == 0 {
+				n--
+			}
+			return n
+		}
+		for i := 0; i < batches(wh, 10); i++ {
+			w := strconv.Itoa((i + 1) * 10)
+			out["warehouse"] = append(out["warehouse"], []string{w})
+			out["district"] = append(out["district"], []string{w, "0"})
+			out["history"] = append(out["history"], []string{w})
+		}
+		for i := 0; i < batches(100000, 100); i++ {
+			out["item"] = append(out["item"], []string{strconv.Itoa((i + 1) * 100)})
+		}
+	case "bank":
+		rows, _ := strconv.Atoi(c.value("rows"))
+		ranges, _ := strconv.Atoi(c.value("ranges"))
+		for i := 0; i < ranges-1; i++ {
+			out["bank"] = append(out["bank"], []string{strconv.Itoa((i + 1) * (rows / ranges))})
+		}
+	case "ycsb":
+		n, _ := strconv.ParseUint(c.value("splits"), 10, 64)
+		if n > 0 {
+			step := ^uint64(0) / (n + 1)
+			for i := uint64(0); i < n; i++ {
+				out["usertable"] = append(out["usertable"], []string{dialect.QuoteLiteral("user" + strconv.FormatUint(step*(i+1), 10))})
+			}
+		}
+	}
+	for t, p := range out {
+		if len(p) == 0 {
+			delete(out, t)
+		}
+	}
+	return out
+}
+
+// openIdle opens tpcc's --idle-conns connections to every URL, held open
+// and idle during the run (application_name stampede-idle).
+func (c *Command) openIdle(ctx context.Context) ([]*pgx.Conn, error) {
+	n, _ := strconv.Atoi(c.value("idle-conns"))
+	if n <= 0 {
+		return nil, nil
+	}
+	opts, err := c.conn().Options(c.Database, 1)
+	if err != nil {
+		return nil, err
+	}
+	cfgs, err := sqlx.ParseConfigs(opts)
+	if err != nil {
+		return nil, err
+	}
+	var conns []*pgx.Conn
+	for range n {
+		for _, pc := range cfgs {
+			cfg := pc.ConnConfig.Copy()
+			cfg.RuntimeParams["application_name"] = "stampede-idle"
+			conn, err := pgx.ConnectConfig(ctx, cfg)
+			if err != nil {
+				return conns, fmt.Errorf("--idle-conns: %w", err)
+			}
+			conns = append(conns, conn)
+		}
+	}
+	return conns, nil
+}
+
+func closeAll(conns []*pgx.Conn) {
+	for _, c := range conns {
+		_ = c.Close(context.Background())
+	}
+}
+
+// servePprof serves Go's pprof endpoint on port, as cockroach's
+// --pprofport does.
+func servePprof(port string, log io.Writer) {
+	go func() {
+		if err := http.ListenAndServe(":"+port, nil); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			fmt.Fprintf(log, "warning: --pprofport %s: %v\n", port, err)
+		}
+	}()
+}

@@ -1,0 +1,391 @@
+package cockroach
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stampede-bench/stampede/cmdline"
+	"github.com/stampede-bench/stampede/internal/testdb"
+	"github.com/stampede-bench/stampede/sqlx"
+)
+
+// Lines of cockroach's output, as format.go prints them.
+var (
+	tickRow   = regexp.MustCompile(`^ {0,6}\d+\.\ds +\d+ +\d+\.\d +\d+\.\d( +\d+\.\d){4} \S+$`)
+	totalRow  = regexp.MustCompile(`^ {0,6}\d+\.\ds +\d+ +\d+ +\d+\.\d( +\d+\.\d){5}  \S*$`)
+	tpmCRow   = regexp.MustCompile(`^ {0,6}\d+\.\ds +\d+\.\d +\d+\.\d%( +\d+\.\d){6}$`)
+	auditLine = regexp.MustCompile(`(?m)^Audit check 9\.2\.[0-9.]+: (PASS|FAIL|SKIP)(: .+)?$`)
+)
+
+// crdbCase is one command line's expectations.
+type crdbCase struct {
+	line string
+	// err, when set, is a fragment of the expected error.
+	err string
+	// stdout and stderr hold fragments the output must contain.
+	stdout, stderr []string
+	// check inspects the database and the output after the line.
+	check func(t *testing.T, db *sqlx.DB, out string)
+}
+
+// TestCommandLines runs cockroach workload command lines against the test
+// server, each group in a database of its own, and checks their effect in
+// the database and the format of their output.
+func TestCommandLines(t *testing.T) {
+	base := testdb.URL(t)
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = ""
+	server := u.String()
+	dir := t.TempDir()
+	var rowsBefore int64 // usertable's rows before the deletes
+	groups := []struct {
+		name  string
+		cases []crdbCase
+	}{
+		{"ycsb", []crdbCase{
+			{line: "init ycsb --drop --insert-count=500",
+				check: func(t *testing.T, db *sqlx.DB, _ string) { wantCount(t, db, "SELECT count(*) FROM usertable", 500) }},
+			{line: "run ycsb --duration=2s --concurrency=2 --insert-count=500",
+				stdout: []string{"_elapsed___errors__ops/sec(inst)___ops/sec(cum)__p50(ms)__p95(ms)__p99(ms)_pMax(ms)\n",
+					"_pMax(ms)__total\n", "_pMax(ms)__result\n"},
+				check: func(t *testing.T, _ *sqlx.DB, out string) {
+					checkSimple(t, out, []string{"read", "update"}, "")
+				}},
+			{line: "run ycsb --workload=CUSTOM --read-freq=0.5 --insert-freq=0.5 --duration=1s --concurrency=2 --insert-count=500",
+				check: func(t *testing.T, db *sqlx.DB, out string) {
+					var n int64
+					if err := db.QueryRow(context.Background(), "SELECT count(*) FROM usertable").Scan(&n); err != nil || n <= 500 {
+						t.Errorf("CUSTOM with inserts: %d rows (%v), want more than the 500 loaded", n, err)
+					}
+					rowsBefore = n
+					checkSimple(t, out, []string{"insert", "read"}, "")
+				}},
+			{line: "run ycsb --workload=F --read-modify-write-in-txn --duration=1s --concurrency=2 --insert-count=500",
+				check: func(t *testing.T, _ *sqlx.DB, out string) {
+					checkSimple(t, out, []string{"read", "readModifyWrite"}, "")
+				}},
+			{line: "run ycsb --workload=A --display-format=incremental-json --histograms=" + filepath.Join(dir, "h.json") + " --duration=2s --concurrency=2 --insert-count=500",
+				check: func(t *testing.T, _ *sqlx.DB, out string) {
+					checkJSON(t, out)
+					checkHistogramFile(t, filepath.Join(dir, "h.json"))
+				}},
+			{line: "run ycsb --max-rate=200 --duration=3s --concurrency=4 --insert-count=500",
+				stderr: []string{"open loop at 200 ops/s", "latency is each operation's service time (--latency service)"},
+				check: func(t *testing.T, _ *sqlx.DB, out string) {
+					n := resultCount(t, out)
+					if n < 450 || n > 700 {
+						t.Errorf("--max-rate 200 for 3s: %d operations, want about 600", n)
+					}
+				}},
+			{line: "run ycsb --max-rate=200 --latency=intended --duration=1s --concurrency=2 --insert-count=500",
+				stderr: []string{"latency counts from each operation's scheduled start (intended)"}},
+			{line: "init ycsb --insert-count=500", err: "already"},
+			{line: "run ycsb --insert-count=500 --duration=1s --user=alice", stderr: []string{"warning: --user shapes cockroach's default URL only"}},
+			// Last: the deleted keys stay missing.
+			{line: "run ycsb --workload=CUSTOM --read-freq=0.5 --delete-freq=0.5 --request-distribution=uniform --duration=1s --concurrency=2 --insert-count=500",
+				check: func(t *testing.T, db *sqlx.DB, out string) {
+					var n int64
+					if err := db.QueryRow(context.Background(), "SELECT count(*) FROM usertable").Scan(&n); err != nil || n >= rowsBefore {
+						t.Errorf("CUSTOM with deletes: %d rows (%v), want fewer than the %d before", n, err, rowsBefore)
+					}
+					checkSimple(t, out, []string{"delete", "read"}, "")
+				}},
+		}},
+		{"tpcc", []crdbCase{
+			{line: "init tpcc --warehouses=1 --drop",
+				check: func(t *testing.T, db *sqlx.DB, _ string) {
+					wantCount(t, db, "SELECT count(*) FROM warehouse", 1)
+					wantCount(t, db, "SELECT count(*) FROM district", 10)
+					var fks int64
+					if err := db.QueryRow(context.Background(), "SELECT count(*) FROM pg_constraint WHERE contype = 'f'").Scan(&fks); err != nil || fks == 0 {
+						t.Errorf("--fks is on by default, as cockroach's: %d foreign keys (%v)", fks, err)
+					}
+				}},
+			{line: "run tpcc --warehouses=1 --wait=false --workers=2 --duration=2s --idle-conns=2",
+				check: func(t *testing.T, db *sqlx.DB, out string) {
+					checkSimple(t, out, []string{"delivery", "newOrder", "orderStatus", "payment", "stockLevel"}, "")
+					checkTPCC(t, out)
+					var orders int64
+					if err := db.QueryRow(context.Background(), "SELECT count(*) FROM \"order\"").Scan(&orders); err != nil || orders <= 30000 {
+						t.Errorf("the run's New-Orders: %d orders (%v), want more than the 30000 loaded", orders, err)
+					}
+				}},
+			{line: "run tpcc --warehouses=1 --wait=0.01 --duration=2s",
+				stderr: []string{"10 terminals"},
+				check: func(t *testing.T, _ *sqlx.DB, out string) {
+					checkSimple(t, out, []string{"delivery", "newOrder", "orderStatus", "payment", "stockLevel"}, "newOrder")
+					checkTPCC(t, out)
+				}},
+			{line: "run tpcc --warehouses=1 --workers=3 --duration=1s", err: "requires --active-workers=10"},
+			{line: "check tpcc --warehouses=1"},
+		}},
+		{"bank", []crdbCase{
+			{line: "init bank --rows=300 --batch-size=50 --data-loader=insert --init-conns=2 --ranges=3",
+				stderr: []string{"warning: --ranges: range splits and scatter are CockroachDB's; postgres has no ranges: the run goes on without them"},
+				check: func(t *testing.T, db *sqlx.DB, _ string) {
+					wantCount(t, db, "SELECT count(*) FROM bank", 300)
+					wantCount(t, db, "SELECT sum(balance) FROM bank", 0)
+				}},
+			{line: "run bank --rows=300 --duration=1s --concurrency=2 --tolerate-errors",
+				check: func(t *testing.T, db *sqlx.DB, out string) {
+					checkSimple(t, out, []string{"transfer"}, "")
+					wantCount(t, db, "SELECT sum(balance) FROM bank", 0)
+				}},
+			{line: "check bank --rows=300"},
+			{line: "run bank --drop --rows=100 --duration=1s --concurrency=1",
+				stderr: []string{"--drop: dropping database"},
+				check:  func(t *testing.T, db *sqlx.DB, _ string) { wantCount(t, db, "SELECT count(*) FROM bank", 100) }},
+		}},
+	}
+	for _, g := range groups {
+		t.Run(g.name, func(t *testing.T) {
+			name := fmt.Sprintf("crdb_%s_%d", g.name, rand.Uint32())
+			admin, err := sqlx.Open(context.Background(), sqlx.Options{URLs: []string{base}, MaxConns: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() {
+				defer admin.Close()
+				_, _ = admin.Exec(context.Background(), admin.Dialect().DropDatabase(name)+" WITH (FORCE)")
+			})
+			for _, tc := range g.cases {
+				args := append(strings.Fields(tc.line), "--db="+name, server)
+				if !strings.HasPrefix(tc.line, "check") {
+					args = append(args, "--results-dir="+dir)
+				}
+				var stdout, stderr bytes.Buffer
+				env := cmdline.Env{Args: append([]string{"stampede", "workload"}, args...), Stdout: &stdout, Stderr: &stderr}
+				var idle atomic.Int64
+				stop := make(chan struct{})
+				if strings.Contains(tc.line, "--idle-conns") {
+					go watchIdle(server, name, &idle, stop)
+				}
+				err := Main(context.Background(), args, env)
+				close(stop)
+				switch {
+				case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+					t.Errorf("%s: error %v, want one about %q", tc.line, err, tc.err)
+				case tc.err == "" && err != nil:
+					t.Errorf("%s: %v\nstderr:\n%s", tc.line, err, stderr.String())
+				}
+				if err != nil {
+					continue
+				}
+				for _, f := range tc.stdout {
+					if !strings.Contains(stdout.String(), f) {
+						t.Errorf("%s: stdout lacks %q:\n%s", tc.line, f, stdout.String())
+					}
+				}
+				for _, f := range tc.stderr {
+					if !strings.Contains(stderr.String(), f) {
+						t.Errorf("%s: stderr lacks %q:\n%s", tc.line, f, stderr.String())
+					}
+				}
+				if strings.Contains(tc.line, "--idle-conns=2") && idle.Load() != 2 {
+					t.Errorf("%s: %d idle connections seen during the run, want 2", tc.line, idle.Load())
+				}
+				if tc.check != nil {
+					db, err := sqlx.Open(context.Background(), sqlx.Options{URLs: []string{base}, Database: name, MaxConns: 1})
+					if err != nil {
+						t.Fatal(err)
+					}
+					tc.check(t, db, stdout.String())
+					db.Close()
+				}
+			}
+		})
+	}
+}
+
+// watchIdle records the most connections named stampede-idle to database
+// name seen while the run goes.
+func watchIdle(server, name string, most *atomic.Int64, stop <-chan struct{}) {
+	db, err := sqlx.Open(context.Background(), sqlx.Options{URLs: []string{server}, Database: "postgres", MaxConns: 1})
+	if err != nil {
+		return
+	}
+	defer db.Close()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-time.After(100 * time.Millisecond):
+		}
+		var n int64
+		if err := db.QueryRow(context.Background(), "SELECT count(*) FROM pg_stat_activity WHERE datname = $1 AND application_name = 'stampede-idle'", name).Scan(&n); err == nil && n > most.Load() {
+			most.Store(n)
+		}
+	}
+}
+
+func wantCount(t *testing.T, db *sqlx.DB, query string, want int64) {
+	t.Helper()
+	var n int64
+	if err := db.QueryRow(context.Background(), query).Scan(&n); err != nil || n != want {
+		t.Errorf("%s: %d (%v), want %d", query, n, err, want)
+	}
+}
+
+// checkSimple checks --display-format simple's output: rows %7.1fs wide
+// under the header, operations sorted by name, a __total block per
+// operation and the __result block named result.
+func checkSimple(t *testing.T, out string, ops []string, result string) {
+	t.Helper()
+	lines := strings.Split(out, "\n")
+	var ticks []string
+	section := "tick"
+	sawResult := false
+	for i, l := range lines {
+		switch {
+		case l == "" || auditLine.MatchString(l) || strings.HasPrefix(l, "_elapsed_______tpmC") || tpmCRow.MatchString(l):
+		case strings.HasPrefix(l, "_elapsed___errors__ops/sec(inst)"):
+		case strings.HasSuffix(l, "__total"):
+			section = "total"
+		case strings.HasSuffix(l, "__result"):
+			section = "result"
+		case section == "tick":
+			if !tickRow.MatchString(l) {
+				t.Errorf("line %d %q is not a tick row", i+1, l)
+				continue
+			}
+			ticks = append(ticks, l[strings.LastIndexByte(l, ' ')+1:])
+		default:
+			if !totalRow.MatchString(l) {
+				t.Errorf("line %d %q is not a total row", i+1, l)
+			}
+			if section == "result" {
+				sawResult = true
+				if name := l[strings.LastIndex(l, "  ")+2:]; name != result {
+					t.Errorf("__result row named %q, want %q", name, result)
+				}
+			}
+		}
+	}
+	if !sawResult {
+		t.Errorf("no __result row in\n%s", out)
+	}
+	if len(ticks) < len(ops) {
+		t.Fatalf("%d tick rows, want at least %d: %q", len(ticks), len(ops), ticks)
+	}
+	for i, op := range ops {
+		if ticks[i] != op {
+			t.Errorf("first interval's rows %q, want %q (sorted by name)", ticks[:len(ops)], ops)
+			break
+		}
+	}
+}
+
+// checkTPCC checks TPC-C's audit lines and tpmC block.
+func checkTPCC(t *testing.T, out string) {
+	t.Helper()
+	if n := len(auditLine.FindAllString(out, -1)); strings.Count(out, "Audit check ") != 7 || n != 7 {
+		t.Errorf("want 7 audit lines, got %d:\n%s", strings.Count(out, "Audit check "), out)
+	}
+	i := strings.Index(out, "\n_elapsed_______tpmC____efc__avg(ms)__p50(ms)__p90(ms)__p95(ms)__p99(ms)_pMax(ms)\n")
+	if i < 0 {
+		t.Fatalf("no tpmC block:\n%s", out)
+	}
+	row := strings.SplitN(out[i+1:], "\n", 3)[1]
+	if !tpmCRow.MatchString(row) {
+		t.Errorf("tpmC row %q", row)
+	}
+}
+
+// checkJSON checks incremental-json lines: cockroach's fields in its
+// order.
+func checkJSON(t *testing.T, out string) {
+	t.Helper()
+	sc := bufio.NewScanner(strings.NewReader(out))
+	n := 0
+	for sc.Scan() {
+		l := sc.Text()
+		if !strings.HasPrefix(l, `{"time":"`) {
+			continue
+		}
+		n++
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("%q: %v", l, err)
+		}
+		var keys []string
+		for _, f := range regexp.MustCompile(`"(\w+)":`).FindAllStringSubmatch(l, -1) {
+			keys = append(keys, f[1])
+		}
+		if got := strings.Join(keys, ","); got != "time,errs,avgt,avgl,p50l,p95l,p99l,maxl,type" {
+			t.Errorf("fields %s", got)
+		}
+		if _, err := time.Parse(time.RFC3339Nano, m["time"].(string)); err != nil {
+			t.Errorf("time %v: %v", m["time"], err)
+		}
+	}
+	if n == 0 || strings.Contains(out, "__total") {
+		t.Errorf("incremental-json: %d JSON lines, and no totals expected:\n%s", n, out)
+	}
+}
+
+// checkHistogramFile checks a --histograms file: one snapshot per line.
+func checkHistogramFile(t *testing.T, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var total int64
+	names := map[string]bool{}
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var s struct {
+			Name string
+			Hist struct {
+				LowestTrackableValue, HighestTrackableValue int64
+				SignificantFigures                          int64
+				Counts                                      []int64
+			}
+			Elapsed int64
+			Now     time.Time
+		}
+		if err := json.Unmarshal([]byte(l), &s); err != nil {
+			t.Fatalf("%q: %v", l, err)
+		}
+		names[s.Name] = true
+		for _, c := range s.Hist.Counts {
+			total += c
+		}
+		if s.Hist.SignificantFigures != 1 || s.Elapsed <= 0 || s.Now.IsZero() {
+			t.Errorf("snapshot %s: %d figures, elapsed %d, now %v", s.Name, s.Hist.SignificantFigures, s.Elapsed, s.Now)
+		}
+	}
+	if !names["read"] || !names["update"] || total == 0 {
+		t.Errorf("histograms of %v, %d operations", names, total)
+	}
+}
+
+// resultCount is the __result row's operation count.
+func resultCount(t *testing.T, out string) int64 {
+	t.Helper()
+	i := strings.Index(out, "__result\n")
+	if i < 0 {
+		t.Fatalf("no __result block:\n%s", out)
+	}
+	var n int64
+	f := strings.Fields(strings.SplitN(out[i:], "\n", 3)[1])
+	if len(f) < 3 {
+		t.Fatalf("result row %q", f)
+	}
+	fmt.Sscan(f[2], &n)
+	return n
+}

@@ -1,0 +1,124 @@
+package tpcc
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stampede-bench/stampede/workload"
+)
+
+func TestWaitFactorFlag(t *testing.T) {
+	for _, tc := range []struct {
+		args   []string
+		factor float64
+		wait   bool
+		err    string
+	}{
+		{nil, 1, true, ""},
+		{[]string{"--wait"}, 1, true, ""},
+		{[]string{"--wait=false"}, 0, false, ""},
+		{[]string{"--wait=off"}, 0, false, ""},
+		{[]string{"--wait=0.5"}, 0.5, true, ""},
+		{[]string{"--wait=2"}, 2, true, ""},
+		{[]string{"--wait=-1"}, 0, false, "factor"},
+		{[]string{"--wait=soon"}, 0, false, "factor"},
+	} {
+		g := newTPCC().(*tpcc)
+		err := g.flags.Parse(tc.args)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%v: error %v, want one about %q", tc.args, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || g.waitFactor != tc.factor || g.wait != tc.wait {
+			t.Errorf("%v: factor %g wait %v err %v, want %g %v", tc.args, g.waitFactor, g.wait, err, tc.factor, tc.wait)
+		}
+	}
+	if got := scaleWait(18*time.Second, 0.5); got != 9*time.Second {
+		t.Errorf("scaleWait(18s, 0.5) = %s", got)
+	}
+}
+
+func TestActiveWarehousesDefaults(t *testing.T) {
+	g := newTPCC().(*tpcc)
+	if err := g.flags.Parse([]string{"--warehouses=4", "--active-warehouses=2"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.validate(); err != nil {
+		t.Fatal(err)
+	}
+	if rd := g.RunDefaults(); rd.Concurrency != 20 || rd.Conns != 4 {
+		t.Errorf("RunDefaults %+v: want 10 terminals and 2 connections per active warehouse", rd)
+	}
+	if !g.efficientWith(20) || g.efficientWith(40) {
+		t.Error("efficiency is over the active warehouses' 10 terminals each")
+	}
+	bad := newTPCC().(*tpcc)
+	_ = bad.flags.Parse([]string{"--warehouses=2", "--active-warehouses=3"})
+	if err := bad.validate(); err == nil || !strings.Contains(err.Error(), "--active-warehouses") {
+		t.Errorf("--active-warehouses above --warehouses: %v", err)
+	}
+}
+
+func TestTurnsLimitConcurrentTransactions(t *testing.T) {
+	if newTurns(0, 10) != nil || newTurns(10, 10) != nil {
+		t.Error("no limit should need no semaphore")
+	}
+	tr := newTurns(2, 10)
+	ctx := t.Context()
+	if !tr.take(ctx) || !tr.take(ctx) {
+		t.Fatal("two turns")
+	}
+	select {
+	case tr <- struct{}{}:
+		t.Fatal("a third worker got a turn")
+	default:
+	}
+	tr.give()
+	if !tr.take(ctx) {
+		t.Fatal("a turn given back is taken again")
+	}
+}
+
+func TestCockroachAuditsJudge(t *testing.T) {
+	var tot auditTotals
+	tot.done[opNewOrder] = 20000
+	tot.rollbacks = 200
+	for n := 5; n <= 15; n++ {
+		tot.lineCounts[n] = 20000 / 11
+	}
+	tot.done[opPayment] = 20000
+	tot.paymentsByName = 12000
+	tot.remotePayments = 3000
+	tot.done[opOrderStatus] = 500
+	tot.done[opDelivery] = 12000
+	tot.skippedDistricts = 500
+	var lines int64
+	for n, c := range tot.lineCounts {
+		lines += int64(n) * c
+	}
+	tot.remoteLines = lines / 100
+	got := map[string]workload.Audit{}
+	for _, a := range crdbJudge(tot, 4) {
+		got[a.Name] = a
+	}
+	for name, want := range map[string]string{
+		"9.2.1.7": "FAIL", "9.2.2.5.1": "PASS", "9.2.2.5.2": "PASS", "9.2.2.5.3": "PASS",
+		"9.2.2.5.4": "PASS", "9.2.2.5.5": "PASS", "9.2.2.5.6": "SKIP",
+	} {
+		if got[name].Result != want {
+			t.Errorf("%s: %+v, want %s", name, got[name], want)
+		}
+	}
+	if d := got["9.2.2.5.6"].Detail; d != "not enough order status transactions to be statistically significant" {
+		t.Errorf("9.2.2.5.6 detail %q", d)
+	}
+	if d := got["9.2.1.7"].Detail; d != "expected no more than 120 skipped deliveries, got 500" {
+		t.Errorf("9.2.1.7 detail %q", d)
+	}
+	if len(crdbJudge(auditTotals{}, 1)) != 7 {
+		t.Error("seven audit lines, as cockroach prints")
+	}
+}
