@@ -3,8 +3,8 @@ package output
 import (
 	"fmt"
 	"io"
+	"math"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -123,7 +123,9 @@ func reportOffset(d time.Duration) string {
 
 // reportSeconds renders a length in seconds to the nanosecond: "59.999962s".
 func reportSeconds(s float64) string {
-	return strconv.FormatFloat(s, 'f', -1, 64) + "s"
+	// The covered time is whole nanoseconds: print them, not the float's
+	// shortest form (3.6674900089999998s).
+	return time.Duration(math.Round(s * 1e9)).String()
 }
 
 // sortedNames returns the keys of m, sorted.
