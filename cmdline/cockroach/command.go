@@ -26,12 +26,6 @@ func (e usageError) Is(target error) bool { return target == run.ErrInput }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
-// notYet says why cockroach flags whose stampede setting does not exist
-// yet are refused.
-var notYet = map[string]string{
-	"json": "stampede's ycsb has no JSONB layout yet (usertable holds field0..field9); run without --json",
-}
-
 // DefaultURL is cockroach's URL when none is given (with --user root).
 const DefaultURL = "postgresql://root@localhost:26257?sslmode=disable"
 
@@ -90,9 +84,6 @@ func (c *Command) setGen(name, v string) error { return c.setGenFrom(name, name,
 func (c *Command) setGenFrom(from, to, v string) error {
 	f := c.gen.Flags().Lookup(to)
 	if f == nil {
-		if why, ok := notYet[from]; ok {
-			return usagef("--%s: %s", from, why)
-		}
 		return usagef("--%s: stampede's %s has no such setting yet", from, c.Workload)
 	}
 	if err := f.Value.Set(v); err != nil {

@@ -106,6 +106,24 @@ func TestCommandLines(t *testing.T) {
 					checkSimple(t, out, []string{"delete", "read"}, "")
 				}},
 		}},
+		{"ycsb-json", []crdbCase{
+			{line: "init ycsb --json --drop --insert-count=300 --data-loader=insert",
+				check: func(t *testing.T, db *sqlx.DB, _ string) {
+					wantCount(t, db, "SELECT count(*) FROM information_schema.columns WHERE table_name = 'usertable' AND column_name = 'field' AND data_type = 'jsonb'", 1)
+					wantCount(t, db, "SELECT count(*) FROM usertable WHERE (SELECT count(*) FROM jsonb_object_keys(field)) = 10", 300)
+				}},
+			{line: "run ycsb --json --workload=CUSTOM --read-freq=0.3 --update-freq=0.3 --insert-freq=0.2 --scan-freq=0.1 --read-modify-write-freq=0.1 --duration=2s --concurrency=2 --insert-count=300",
+				check: func(t *testing.T, db *sqlx.DB, out string) {
+					checkSimple(t, out, []string{"insert", "read", "readModifyWrite", "scan", "update"}, "")
+					var n int64
+					if err := db.QueryRow(context.Background(), "SELECT count(*) FROM usertable").Scan(&n); err != nil || n <= 300 {
+						t.Errorf("--json with inserts: %d rows (%v), want more than the 300 loaded", n, err)
+					}
+					wantCount(t, db, "SELECT count(*) FROM usertable WHERE (SELECT count(*) FROM jsonb_object_keys(field)) <> 10", 0)
+				}},
+			{line: "run ycsb --insert-count=300 --duration=1s", err: "loaded with --json"},
+			{line: "check ycsb --json --insert-count=300"},
+		}},
 		{"tpcc", []crdbCase{
 			{line: "init tpcc --warehouses=1 --drop",
 				check: func(t *testing.T, db *sqlx.DB, _ string) {

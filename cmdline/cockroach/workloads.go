@@ -64,7 +64,7 @@ var ycsbDef = &workloadDef{
 		{name: "insert-start", kind: kInt, def: "0", usage: "the first key init inserts"},
 		{name: "insert-count", kind: kInt, def: "10000", usage: "the number of rows init inserts"},
 		{name: "record-count", kind: kInt, def: "0", usage: "the key the run's inserts start from, the keys reads choose among (default insert-start + insert-count)"},
-		{name: "json", kind: kBool, usage: "a JSONB column holds the fields", to: "json"},
+		{name: "json", kind: kBool, usage: "the fields in one JSONB column: usertable (ycsb_key VARCHAR(255) PRIMARY KEY, field JSONB)", to: "json"},
 		{name: "families", kind: kBool, usage: "each column in its own column family (CockroachDB's)"},
 		{name: "read-modify-write-in-txn", kind: kBool, usage: "run read-modify-writes in an explicit transaction", to: "read-modify-write-in-txn"},
 		{name: "select-for-update", kind: kBool, def: "true", usage: "read-modify-writes in a transaction read with SELECT FOR UPDATE", to: "select-for-update"},

@@ -314,6 +314,8 @@ type config struct {
 	// tenantArg is it as bound to statements and rows.
 	tenant    int
 	tenantArg any
+	// json is the JSONB layout of cockroach's --json (json.go).
+	json bool
 }
 
 // prop is a property's value and where it came from, for messages.

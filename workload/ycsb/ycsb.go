@@ -69,6 +69,8 @@ type ycsb struct {
 	// rmwInTxn and selectForUpdate are cockroach's
 	// --read-modify-write-in-txn and --select-for-update (rmwtxn.go).
 	rmwInTxn, selectForUpdate bool
+	// json is cockroach's --json layout (json.go).
+	json bool
 
 	// cfg is the resolved configuration, set by a successful resolve.
 	cfg *config
@@ -103,6 +105,7 @@ func newYCSB() workload.Generator {
 		"end the run at the first failed operation (with --tolerate-errors, count it as an error and go on), "+
 			"rather than recording it under its status (read/not_found: YCSB's READ-FAILED, Return=NOT_FOUND) as YCSB does")
 	g.registerTxnFlags(fs)
+	g.registerJSONFlag(fs)
 	g.dataSeed = 1
 	g.flags.Meta["workload"] = workload.FlagMeta{RuntimeOnly: true}
 	g.flags.Meta["stop-on-error"] = workload.FlagMeta{RuntimeOnly: true}
@@ -162,6 +165,9 @@ func (g *ycsb) Hooks() workload.Hooks {
 // validate resolves the properties into the typed config.
 func (g *ycsb) validate() error {
 	cfg, warnings, err := g.resolve()
+	if err == nil {
+		cfg.json = g.json
+	}
 	if err != nil {
 		g.cfg = nil
 		return err
@@ -187,6 +193,9 @@ func (g *ycsb) Tables() []workload.Table {
 	cfg, err := g.config()
 	if err != nil {
 		return nil
+	}
+	if cfg.json {
+		return []workload.Table{cfg.jsonTable()}
 	}
 	return []workload.Table{cfg.table()}
 }
