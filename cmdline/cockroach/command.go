@@ -278,7 +278,9 @@ func (c *Command) resolveConn() error {
 		for k := range vars {
 			q.Set(k, vars.Get(k))
 		}
-		u.RawQuery = q.Encode()
+		// pgx decodes URLs as libpq does: "+" is a plus, not a space
+		// (url.Values encodes "read committed" as read+committed).
+		u.RawQuery = strings.ReplaceAll(q.Encode(), "+", "%20")
 		urls[i] = u.String()
 	}
 	c.URLs, c.Database = urls, db
