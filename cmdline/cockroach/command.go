@@ -213,8 +213,9 @@ func (c *Command) resolve() error {
 
 // resolveConn builds the URLs: the ones given, else cockroach's default
 // of --user, --password and --secure; each names the database
-// (--db or the workload's) and carries --isolation-level and --conn-vars
-// as session variables.
+// (--db or the workload's) and carries application_name (the workload's
+// name, as cockroach's), --isolation-level and --conn-vars as session
+// variables.
 func (c *Command) resolveConn() error {
 	urls := c.fs.Args()
 	for _, u := range urls {
@@ -235,7 +236,9 @@ func (c *Command) resolveConn() error {
 	if c.def.conn && c.value("db") != "" {
 		db = c.value("db")
 	}
-	vars := url.Values{}
+	// cockroach names its connections after the workload (--conn-vars
+	// may rename them).
+	vars := url.Values{"application_name": {c.Workload}}
 	if c.def.conn {
 		if iso := c.value("isolation-level"); iso != "" {
 			level, err := isolation(iso)

@@ -80,6 +80,8 @@ func TestCommandLines(t *testing.T) {
 					return countActivity(server, name, "crdb_iso") >= 2 && pprofServes(pprofPort)
 				}},
 			{line: "run ycsb --duration=2s --concurrency=2 --insert-count=500",
+				// cockroach names the connections after the workload.
+				during: func(server, name string) bool { return countActivity(server, name, "ycsb") >= 2 },
 				stdout: []string{"_elapsed___errors__ops/sec(inst)___ops/sec(cum)__p50(ms)__p95(ms)__p99(ms)_pMax(ms)\n",
 					"_pMax(ms)__total\n", "_pMax(ms)__result\n"},
 				check: func(t *testing.T, _ *sqlx.DB, out string) {

@@ -184,10 +184,10 @@ func TestEveryFlagHasAMeaning(t *testing.T) {
 
 func TestDefaultURL(t *testing.T) {
 	for _, tc := range []struct{ line, want string }{
-		{"run ycsb", "postgresql://root@localhost:26257/ycsb?sslmode=disable"},
-		{"run ycsb --user=bob", "postgresql://bob@localhost:26257/ycsb?sslmode=disable"},
-		{"run ycsb --secure --user=bob --password=pw", "postgresql://bob:pw@localhost:26257/ycsb?sslmode=require&sslrootcert=certs%2Fca.crt"},
-		{"run ycsb --secure", "postgresql://root@localhost:26257/ycsb?sslcert=certs%2Fclient.root.crt&sslkey=certs%2Fclient.root.key&sslmode=require&sslrootcert=certs%2Fca.crt"},
+		{"run ycsb", "postgresql://root@localhost:26257/ycsb?application_name=ycsb&sslmode=disable"},
+		{"run ycsb --user=bob", "postgresql://bob@localhost:26257/ycsb?application_name=ycsb&sslmode=disable"},
+		{"run ycsb --secure --user=bob --password=pw", "postgresql://bob:pw@localhost:26257/ycsb?application_name=ycsb&sslmode=require&sslrootcert=certs%2Fca.crt"},
+		{"run ycsb --secure", "postgresql://root@localhost:26257/ycsb?application_name=ycsb&sslcert=certs%2Fclient.root.crt&sslkey=certs%2Fclient.root.key&sslmode=require&sslrootcert=certs%2Fca.crt"},
 	} {
 		c, err := Parse(strings.Fields(tc.line))
 		if err != nil {
