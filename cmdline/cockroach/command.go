@@ -56,9 +56,12 @@ type Command struct {
 	given    []string // stampede workload flags set, as --name=value
 
 	concurrency, conns int
-	families           bool
-	split, scatter     bool
-	splitGiven         bool
+	// families is --families given true; crdbFamilies whether the tables
+	// get column families on CockroachDB (ycsb's default depends on its
+	// workload, as cockroach's).
+	families, crdbFamilies bool
+	split, scatter         bool
+	splitGiven             bool
 }
 
 // value returns flag name's value (its default when not given).
@@ -407,8 +410,8 @@ func (c *Command) Plan() string {
 	if idle := c.value("idle-conns"); idle != "" && idle != "0" {
 		fmt.Fprintf(&b, "idle-conns: %s per URL\n", idle)
 	}
-	if c.split || c.scatter || c.families {
-		fmt.Fprintf(&b, "cockroachdb: split=%v scatter=%v families=%v\n", c.split, c.scatter, c.families)
+	if c.split || c.scatter || c.families || c.crdbFamilies {
+		fmt.Fprintf(&b, "cockroachdb: split=%v scatter=%v families=%v\n", c.split, c.scatter, c.families || c.crdbFamilies)
 	}
 	for _, w := range c.warnings {
 		fmt.Fprintf(&b, "warning: %s\n", w)

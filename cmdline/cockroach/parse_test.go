@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stampede-bench/stampede/dialect"
 	"github.com/stampede-bench/stampede/run"
 )
 
@@ -244,5 +245,53 @@ func TestREADMELines(t *testing.T) {
 	}
 	if n < 5 {
 		t.Errorf("%d `stampede workload` lines in the README, want its examples", n)
+	}
+}
+
+// TestColumnFamilies checks what --families makes of the tables on each
+// server: on CockroachDB ycsb's columns get families by --families or by
+// cockroach's default for the workload (none with --json), tpcc's
+// --families is refused before anything is loaded; on PostgreSQL nothing
+// changes.
+func TestColumnFamilies(t *testing.T) {
+	for _, tc := range []struct {
+		line     string
+		d        dialect.Dialect
+		families bool
+		err      string
+	}{
+		{"init ycsb", dialect.Cockroach{}, true, ""},
+		{"init ycsb --workload=A", dialect.Cockroach{}, true, ""},
+		{"init ycsb --workload=C", dialect.Cockroach{}, false, ""},
+		{"init ycsb --workload=E --families", dialect.Cockroach{}, true, ""},
+		{"init ycsb --families=false", dialect.Cockroach{}, false, ""},
+		{"init ycsb --json", dialect.Cockroach{}, false, ""},
+		{"init ycsb --families", dialect.Postgres{}, false, ""},
+		{"init ycsb", dialect.Postgres{}, false, ""},
+		{"init tpcc --families", dialect.Cockroach{}, false, "--families: stampede's tpcc has no column families yet"},
+		{"init tpcc --families", dialect.Postgres{}, false, ""},
+	} {
+		c, err := Parse(strings.Fields(tc.line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = c.columnFamilies(tc.d)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) || !errors.Is(err, run.ErrInput) {
+				t.Errorf("%s on %s: %v, want %q", tc.line, tc.d.Name(), err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s on %s: %v", tc.line, tc.d.Name(), err)
+			continue
+		}
+		var schema string
+		for _, tab := range c.gen.Tables() {
+			schema += tab.Schema
+		}
+		if got := strings.Contains(schema, "FAMILY ("); got != tc.families {
+			t.Errorf("%s on %s: families %v in %s", tc.line, tc.d.Name(), got, schema)
+		}
 	}
 }

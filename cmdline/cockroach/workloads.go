@@ -157,7 +157,23 @@ func resolveYCSB(c *Command) error {
 	if c.fs.Changed("families") && c.value("families") == "true" {
 		c.families = true
 	}
+	c.crdbFamilies = ycsbFamilies(w, c.fs.Changed("families"), c.value("families") == "true") && c.value("json") != "true"
 	return nil
+}
+
+// ycsbFamilies is whether cockroach's ycsb puts each column in its own
+// column family: --families when given, else its default for the
+// workload (preferColumnFamilies: on for A, B, F and CUSTOM, whose
+// single-column updates contend less with families; off for C, D and E).
+func ycsbFamilies(workload string, given, value bool) bool {
+	if given {
+		return value
+	}
+	switch workload {
+	case "A", "B", "F", "CUSTOM":
+		return true
+	}
+	return false
 }
 
 var tpccDef = &workloadDef{

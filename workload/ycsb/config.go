@@ -316,6 +316,8 @@ type config struct {
 	tenantArg any
 	// json is the JSONB layout of cockroach's --json (json.go).
 	json bool
+	// families puts each column in a column family (families.go).
+	families bool
 }
 
 // prop is a property's value and where it came from, for messages.

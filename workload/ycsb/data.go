@@ -54,7 +54,7 @@ func (c *config) schema() string {
 	if c.tenant != 0 {
 		b.WriteString(", PRIMARY KEY (" + workload.TenantColumn + ", " + keyColumn + ")")
 	}
-	b.WriteString(")")
+	b.WriteString(c.familyClauses() + ")")
 	return b.String()
 }
 

@@ -96,3 +96,29 @@ func TestJSONRows(t *testing.T) {
 		t.Errorf("no value held a backslash: the escaping went untested")
 	}
 }
+
+// TestColumnFamilies checks the schema with column families, cockroach's
+// usertableSchemaRelationalWithFamilies, and that the JSONB layout and
+// tenants get none.
+func TestColumnFamilies(t *testing.T) {
+	g, _ := newConfig(t, "--field-count", "2")
+	g.SetColumnFamilies(true)
+	want := "(ycsb_key VARCHAR(255) PRIMARY KEY, field0 TEXT, field1 TEXT, FAMILY (ycsb_key), FAMILY (field0), FAMILY (field1))"
+	if got := g.Tables()[0].Schema; got != want {
+		t.Errorf("schema %s, want %s", got, want)
+	}
+	j, _ := newConfig(t, "--field-count", "2", "--json")
+	j.SetColumnFamilies(true)
+	if got := j.Tables()[0].Schema; strings.Contains(got, "FAMILY") {
+		t.Errorf("--json schema %s has families", got)
+	}
+	g.SetTenant(3)
+	if got := g.Tables()[0].Schema; strings.Contains(got, "FAMILY") {
+		t.Errorf("tenant schema %s has families", got)
+	}
+	g.SetTenant(0)
+	g.SetColumnFamilies(false)
+	if got := g.Tables()[0].Schema; strings.Contains(got, "FAMILY") {
+		t.Errorf("schema %s has families after SetColumnFamilies(false)", got)
+	}
+}

@@ -71,6 +71,8 @@ type ycsb struct {
 	rmwInTxn, selectForUpdate bool
 	// json is cockroach's --json layout (json.go).
 	json bool
+	// families is SetColumnFamilies's (families.go).
+	families bool
 
 	// cfg is the resolved configuration, set by a successful resolve.
 	cfg *config
@@ -166,7 +168,7 @@ func (g *ycsb) Hooks() workload.Hooks {
 func (g *ycsb) validate() error {
 	cfg, warnings, err := g.resolve()
 	if err == nil {
-		cfg.json = g.json
+		cfg.json, cfg.families = g.json, g.families
 	}
 	if err != nil {
 		g.cfg = nil
