@@ -134,7 +134,9 @@ func (c *Command) Execute(ctx context.Context, env cmdline.Env) error {
 	conn := c.conn()
 	switch c.Verb {
 	case "check":
-		return run.Check(ctx, c.gen, conn, env.Stdout, env.Stderr)
+		// cockroach's check prints nothing when the data is consistent:
+		// stampede's lines go to stderr, stdout stays cockroach's.
+		return run.Check(ctx, c.gen, conn, env.Stderr, env.Stderr)
 	}
 	if load := c.loadSpec(conn); load != nil {
 		if err := c.load(ctx, load, env); err != nil {

@@ -249,6 +249,9 @@ func TestCommandLines(t *testing.T) {
 				if err != nil {
 					continue
 				}
+				if strings.HasPrefix(tc.line, "check") && (stdout.Len() != 0 || !strings.Contains(stderr.String(), "PASS")) {
+					t.Errorf("%s: stdout %q (cockroach's check prints nothing), stderr %q (stampede's checks)", tc.line, stdout.String(), stderr.String())
+				}
 				for _, f := range tc.stdout {
 					if !strings.Contains(stdout.String(), f) {
 						t.Errorf("%s: stdout lacks %q:\n%s", tc.line, f, stdout.String())
