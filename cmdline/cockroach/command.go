@@ -399,6 +399,14 @@ func (c *Command) Plan() string {
 		load := c.loadSpec(run.Conn{})
 		if c.Verb == "init" || load != nil {
 			fmt.Fprintf(&b, "load: drop-database=%v loaders=%d insert=%v\n", c.value("drop") == "true", load.Concurrency, load.Insert)
+			if points := c.splitPoints(); len(points) > 0 {
+				var tables []string
+				for t, p := range points {
+					tables = append(tables, fmt.Sprintf("%s=%d", t, len(p)))
+				}
+				sort.Strings(tables)
+				fmt.Fprintf(&b, "split points (CockroachDB): %s\n", strings.Join(tables, " "))
+			}
 		}
 	}
 	if c.Verb == "run" {
