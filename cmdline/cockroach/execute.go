@@ -347,9 +347,10 @@ func (c *Command) cockroachOnly(ctx context.Context, conn run.Conn, log io.Write
 
 // columnFamilies gives the tables column families on CockroachDB (a
 // server with ranges), as cockroach's init creates them: ycsb's by
-// --families or its workload's default; tpcc's --families is refused
-// there before anything is loaded. Elsewhere it does nothing (a given
-// --families gets its warning after the load).
+// --families or its workload's default, tpcc's by --families; a workload
+// without families refuses --families there, before anything is loaded.
+// Elsewhere it does nothing (a given --families gets its warning after
+// the load).
 func (c *Command) columnFamilies(d dialect.Dialect) error {
 	if _, crdb := d.(dialect.RangeSplitter); !crdb {
 		return nil
@@ -358,8 +359,8 @@ func (c *Command) columnFamilies(d dialect.Dialect) error {
 		f.SetColumnFamilies(c.crdbFamilies)
 		return nil
 	}
-	if c.families {
-		return usagef("--families: stampede's %s has no column families yet (ycsb's has); run without --families", c.Workload)
+	if c.crdbFamilies {
+		return usagef("--families: stampede's %s has no column families; run without --families", c.Workload)
 	}
 	return nil
 }

@@ -275,7 +275,7 @@ func resolveTPCC(c *Command) error {
 			c.value("concurrency"), conns)
 	}
 	if c.value("families") == "true" {
-		c.families = true
+		c.families, c.crdbFamilies = true, true
 	}
 	c.split = c.value("split") == "true"
 	c.scatter = c.value("scatter") == "true"
