@@ -229,7 +229,7 @@ func TestHistogramExport(t *testing.T) {
 	if snap.Name != "read" || snap.Elapsed != time.Second || !snap.Now.Equal(now) {
 		t.Errorf("snapshot %+v", snap)
 	}
-	got := hdrhistogram.Import(snap.Hist)
+	got := snap.Hist.histogram()
 	if got.LowestTrackableValue() != int64(100*time.Microsecond) || got.HighestTrackableValue() < int64(100*time.Second) || got.SignificantFigures() != 1 {
 		t.Errorf("histogram range %d..%d, %d figures: want cockroach's 100µs..100s, 1", got.LowestTrackableValue(), got.HighestTrackableValue(), got.SignificantFigures())
 	}

@@ -100,9 +100,32 @@ func (e *HistogramExporter) rebin(h *hdrhistogram.Histogram) *hdrhistogram.Histo
 // crdbSnapshot is cockroach's SnapshotTick.
 type crdbSnapshot struct {
 	Name    string
-	Hist    *hdrhistogram.Snapshot
+	Hist    *crdbHist
 	Elapsed time.Duration
 	Now     time.Time
+}
+
+// crdbHist is the snapshot of cockroach's histograms (codahale's
+// hdrhistogram.Snapshot): hdrhistogram-go's has one more field,
+// IntegerToDoubleConversionRatio, that cockroach's files do not.
+type crdbHist struct {
+	LowestTrackableValue  int64
+	HighestTrackableValue int64
+	SignificantFigures    int64
+	Counts                []int64
+}
+
+// snapshot returns h's snapshot in cockroach's shape.
+func snapshot(h *hdrhistogram.Histogram) *crdbHist {
+	s := h.Export()
+	return &crdbHist{LowestTrackableValue: s.LowestTrackableValue, HighestTrackableValue: s.HighestTrackableValue,
+		SignificantFigures: s.SignificantFigures, Counts: s.Counts}
+}
+
+// histogram returns the histogram of a snapshot.
+func (s *crdbHist) histogram() *hdrhistogram.Histogram {
+	return hdrhistogram.Import(&hdrhistogram.Snapshot{LowestTrackableValue: s.LowestTrackableValue,
+		HighestTrackableValue: s.HighestTrackableValue, SignificantFigures: s.SignificantFigures, Counts: s.Counts})
 }
 
 // Write writes one tick of one operation: h, the values of the elapsed
@@ -112,7 +135,7 @@ func (e *HistogramExporter) Write(name string, h *hdrhistogram.Histogram, elapse
 	if e.Format == HistogramOpenMetrics {
 		return e.writeOpenMetrics(name, c, elapsed, now)
 	}
-	b, err := json.Marshal(crdbSnapshot{Name: name, Hist: c.Export(), Elapsed: elapsed, Now: now})
+	b, err := json.Marshal(crdbSnapshot{Name: name, Hist: snapshot(c), Elapsed: elapsed, Now: now})
 	if err != nil {
 		return err
 	}

@@ -39,7 +39,7 @@ type Options struct {
 	MaxConns int
 	// Driver is "postgres" (the default) or "null".
 	Driver string
-	// AppName is sent as application_name.
+	// AppName is sent as application_name, unless the URL names one.
 	AppName string
 	// SearchPath, when not empty, is sent as search_path, so that
 	// unqualified table names resolve in that schema first (one schema per
@@ -148,7 +148,8 @@ func ParseConfigs(opts Options) ([]*pgxpool.Config, error) {
 		if opts.SearchPath != "" {
 			cfg.ConnConfig.RuntimeParams["search_path"] = opts.SearchPath
 		}
-		if opts.AppName != "" {
+		// A URL's own application_name (cockroach's --conn-vars, say) wins.
+		if _, ok := cfg.ConnConfig.RuntimeParams["application_name"]; !ok && opts.AppName != "" {
 			cfg.ConnConfig.RuntimeParams["application_name"] = opts.AppName
 		}
 		if opts.TextStatements {

@@ -26,12 +26,6 @@ func (e usageError) Is(target error) bool { return target == run.ErrInput }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
-// notYet says why cockroach flags whose stampede setting does not exist
-// yet are refused.
-var notYet = map[string]string{
-	"json": "stampede's ycsb has no JSONB layout yet (usertable holds field0..field9); run without --json",
-}
-
 // DefaultURL is cockroach's URL when none is given (with --user root).
 const DefaultURL = "postgresql://root@localhost:26257?sslmode=disable"
 
@@ -62,9 +56,12 @@ type Command struct {
 	given    []string // stampede workload flags set, as --name=value
 
 	concurrency, conns int
-	families           bool
-	split, scatter     bool
-	splitGiven         bool
+	// families is --families given true; crdbFamilies whether the tables
+	// get column families on CockroachDB (ycsb's default depends on its
+	// workload, as cockroach's).
+	families, crdbFamilies bool
+	split, scatter         bool
+	splitGiven             bool
 }
 
 // value returns flag name's value (its default when not given).
@@ -90,9 +87,6 @@ func (c *Command) setGen(name, v string) error { return c.setGenFrom(name, name,
 func (c *Command) setGenFrom(from, to, v string) error {
 	f := c.gen.Flags().Lookup(to)
 	if f == nil {
-		if why, ok := notYet[from]; ok {
-			return usagef("--%s: %s", from, why)
-		}
 		return usagef("--%s: stampede's %s has no such setting yet", from, c.Workload)
 	}
 	if err := f.Value.Set(v); err != nil {
@@ -222,8 +216,9 @@ func (c *Command) resolve() error {
 
 // resolveConn builds the URLs: the ones given, else cockroach's default
 // of --user, --password and --secure; each names the database
-// (--db or the workload's) and carries --isolation-level and --conn-vars
-// as session variables.
+// (--db or the workload's) and carries application_name (the workload's
+// name, as cockroach's), --isolation-level and --conn-vars as session
+// variables.
 func (c *Command) resolveConn() error {
 	urls := c.fs.Args()
 	for _, u := range urls {
@@ -244,7 +239,9 @@ func (c *Command) resolveConn() error {
 	if c.def.conn && c.value("db") != "" {
 		db = c.value("db")
 	}
-	vars := url.Values{}
+	// cockroach names its connections after the workload (--conn-vars
+	// may rename them).
+	vars := url.Values{"application_name": {c.Workload}}
 	if c.def.conn {
 		if iso := c.value("isolation-level"); iso != "" {
 			level, err := isolation(iso)
@@ -287,7 +284,9 @@ func (c *Command) resolveConn() error {
 		for k := range vars {
 			q.Set(k, vars.Get(k))
 		}
-		u.RawQuery = q.Encode()
+		// pgx decodes URLs as libpq does: "+" is a plus, not a space
+		// (url.Values encodes "read committed" as read+committed).
+		u.RawQuery = strings.ReplaceAll(q.Encode(), "+", "%20")
 		urls[i] = u.String()
 	}
 	c.URLs, c.Database = urls, db
@@ -400,6 +399,14 @@ func (c *Command) Plan() string {
 		load := c.loadSpec(run.Conn{})
 		if c.Verb == "init" || load != nil {
 			fmt.Fprintf(&b, "load: drop-database=%v loaders=%d insert=%v\n", c.value("drop") == "true", load.Concurrency, load.Insert)
+			if points := c.splitPoints(); len(points) > 0 {
+				var tables []string
+				for t, p := range points {
+					tables = append(tables, fmt.Sprintf("%s=%d", t, len(p)))
+				}
+				sort.Strings(tables)
+				fmt.Fprintf(&b, "split points (CockroachDB): %s\n", strings.Join(tables, " "))
+			}
 		}
 	}
 	if c.Verb == "run" {
@@ -411,8 +418,8 @@ func (c *Command) Plan() string {
 	if idle := c.value("idle-conns"); idle != "" && idle != "0" {
 		fmt.Fprintf(&b, "idle-conns: %s per URL\n", idle)
 	}
-	if c.split || c.scatter || c.families {
-		fmt.Fprintf(&b, "cockroachdb: split=%v scatter=%v families=%v\n", c.split, c.scatter, c.families)
+	if c.split || c.scatter || c.families || c.crdbFamilies {
+		fmt.Fprintf(&b, "cockroachdb: split=%v scatter=%v families=%v\n", c.split, c.scatter, c.families || c.crdbFamilies)
 	}
 	for _, w := range c.warnings {
 		fmt.Fprintf(&b, "warning: %s\n", w)

@@ -9,8 +9,9 @@
 // is either honoured or refused in one line that says why; none is
 // ignored. The run prints as cockroach prints (output.Cockroach).
 //
-// CockroachDB's own features (range splits and scatter, IMPORT INTO, AS
-// OF SYSTEM TIME, column families) go through package dialect; on a
-// server without them the flag says so in one line, and the run goes on
-// where it makes sense without it.
+// CockroachDB's own features go through package dialect (range splits
+// and scatter, IMPORT INTO, AS OF SYSTEM TIME) or the workloads'
+// SetColumnFamilies (column families, set once the server is known to be
+// CockroachDB); on a server without them the flag says so in one line,
+// and the run goes on where it makes sense without it.
 package cockroach

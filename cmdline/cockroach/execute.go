@@ -134,7 +134,9 @@ func (c *Command) Execute(ctx context.Context, env cmdline.Env) error {
 	conn := c.conn()
 	switch c.Verb {
 	case "check":
-		return run.Check(ctx, c.gen, conn, env.Stdout, env.Stderr)
+		// cockroach's check prints nothing when the data is consistent:
+		// stampede's lines go to stderr, stdout stays cockroach's.
+		return run.Check(ctx, c.gen, conn, env.Stderr, env.Stderr)
 	}
 	if load := c.loadSpec(conn); load != nil {
 		if err := c.load(ctx, load, env); err != nil {
@@ -164,6 +166,9 @@ func (c *Command) load(ctx context.Context, spec *run.LoadSpec, env cmdline.Env)
 	}
 	d, err := serverDialect(ctx, opts)
 	if err != nil {
+		return err
+	}
+	if err := c.columnFamilies(d); err != nil {
 		return err
 	}
 	if _, ok := d.(dialect.Importer); ok && strings.EqualFold(c.value("data-loader"), "import") {
@@ -315,8 +320,6 @@ func (c *Command) cockroachOnly(ctx context.Context, conn run.Conn, log io.Write
 	rs, ok := db.Dialect().(dialect.RangeSplitter)
 	if c.families && !ok {
 		fmt.Fprintln(log, "warning: --families: column families are CockroachDB's; PostgreSQL stores each row whole: the run goes on without them")
-	} else if c.families && ok {
-		return usagef("--families: stampede does not create column families yet; run without --families")
 	}
 	if !want {
 		return nil
@@ -338,6 +341,26 @@ func (c *Command) cockroachOnly(ctx context.Context, conn run.Conn, log io.Write
 				return fmt.Errorf("scattering %s: %w", t.Name, err)
 			}
 		}
+	}
+	return nil
+}
+
+// columnFamilies gives the tables column families on CockroachDB (a
+// server with ranges), as cockroach's init creates them: ycsb's by
+// --families or its workload's default, tpcc's by --families; a workload
+// without families refuses --families there, before anything is loaded.
+// Elsewhere it does nothing (a given --families gets its warning after
+// the load).
+func (c *Command) columnFamilies(d dialect.Dialect) error {
+	if _, crdb := d.(dialect.RangeSplitter); !crdb {
+		return nil
+	}
+	if f, ok := c.gen.(interface{ SetColumnFamilies(bool) }); ok {
+		f.SetColumnFamilies(c.crdbFamilies)
+		return nil
+	}
+	if c.crdbFamilies {
+		return usagef("--families: stampede's %s has no column families; run without --families", c.Workload)
 	}
 	return nil
 }

@@ -6,11 +6,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -38,6 +42,9 @@ type crdbCase struct {
 	stdout, stderr []string
 	// check inspects the database and the output after the line.
 	check func(t *testing.T, db *sqlx.DB, out string)
+	// during, when set, is polled while the line runs (with the server's
+	// URL and the database's name) and must return true at least once.
+	during func(server, name string) bool
 }
 
 // TestCommandLines runs cockroach workload command lines against the test
@@ -58,9 +65,23 @@ func TestCommandLines(t *testing.T) {
 		cases []crdbCase
 	}{
 		{"ycsb", []crdbCase{
-			{line: "init ycsb --drop --insert-count=500",
+			{line: "init ycsb --drop --insert-count=500 --splits=4 --families",
+				stderr: []string{"warning: --families: column families are CockroachDB's; PostgreSQL stores each row whole: the run goes on without them\n",
+					"warning: --splits: range splits and scatter are CockroachDB's; postgres has no ranges: the run goes on without them\n"},
 				check: func(t *testing.T, db *sqlx.DB, _ string) { wantCount(t, db, "SELECT count(*) FROM usertable", 500) }},
+			{line: "run ycsb --insert-count=500 --max-ops=40 --count-errors --method=prepare --concurrency=2",
+				check: func(t *testing.T, _ *sqlx.DB, out string) {
+					if n := resultCount(t, out); n != 40 {
+						t.Errorf("--max-ops=40: %d operations", n)
+					}
+				}},
+			{line: "run ycsb --insert-count=500 --duration=3s --concurrency=2 --isolation-level=read_committed --conn-vars=application_name=crdb_iso --pprofport=" + pprofPort,
+				during: func(server, name string) bool {
+					return countActivity(server, name, "crdb_iso") >= 2 && pprofServes(pprofPort)
+				}},
 			{line: "run ycsb --duration=2s --concurrency=2 --insert-count=500",
+				// cockroach names the connections after the workload.
+				during: func(server, name string) bool { return countActivity(server, name, "ycsb") >= 2 },
 				stdout: []string{"_elapsed___errors__ops/sec(inst)___ops/sec(cum)__p50(ms)__p95(ms)__p99(ms)_pMax(ms)\n",
 					"_pMax(ms)__total\n", "_pMax(ms)__result\n"},
 				check: func(t *testing.T, _ *sqlx.DB, out string) {
@@ -106,8 +127,35 @@ func TestCommandLines(t *testing.T) {
 					checkSimple(t, out, []string{"delete", "read"}, "")
 				}},
 		}},
+		{"ycsbjson", []crdbCase{
+			{line: "init ycsb --json --drop --insert-count=300 --data-loader=insert",
+				check: func(t *testing.T, db *sqlx.DB, _ string) {
+					wantCount(t, db, "SELECT count(*) FROM information_schema.columns WHERE table_name = 'usertable' AND column_name = 'field' AND data_type = 'jsonb'", 1)
+					wantCount(t, db, "SELECT count(*) FROM usertable WHERE (SELECT count(*) FROM jsonb_object_keys(field)) = 10", 300)
+				}},
+			{line: "run ycsb --json --workload=CUSTOM --read-freq=0.3 --update-freq=0.3 --insert-freq=0.2 --scan-freq=0.1 --read-modify-write-freq=0.1 --duration=2s --concurrency=2 --insert-count=300",
+				check: func(t *testing.T, db *sqlx.DB, out string) {
+					checkSimple(t, out, []string{"insert", "read", "readModifyWrite", "scan", "update"}, "")
+					var n int64
+					if err := db.QueryRow(context.Background(), "SELECT count(*) FROM usertable").Scan(&n); err != nil || n <= 300 {
+						t.Errorf("--json with inserts: %d rows (%v), want more than the 300 loaded", n, err)
+					}
+					wantCount(t, db, "SELECT count(*) FROM usertable WHERE (SELECT count(*) FROM jsonb_object_keys(field)) <> 10", 0)
+				}},
+			{line: "run ycsb --insert-count=300 --duration=1s", err: "loaded with --json"},
+			{line: "check ycsb --json --insert-count=300"},
+		}},
+		{"runinit", []crdbCase{
+			{line: "run ycsb --init --insert-count=200 --duration=1s --concurrency=1",
+				check: func(t *testing.T, db *sqlx.DB, out string) {
+					wantCount(t, db, "SELECT count(*) FROM usertable", 200)
+					checkSimple(t, out, []string{"read", "update"}, "")
+				}},
+		}},
 		{"tpcc", []crdbCase{
-			{line: "init tpcc --warehouses=1 --drop",
+			{line: "init tpcc --warehouses=1 --drop --split --scatter --families",
+				stderr: []string{"warning: --families: column families are CockroachDB's",
+					"warning: --split, --scatter: range splits and scatter are CockroachDB's; postgres has no ranges: the run goes on without them\n"},
 				check: func(t *testing.T, db *sqlx.DB, _ string) {
 					wantCount(t, db, "SELECT count(*) FROM warehouse", 1)
 					wantCount(t, db, "SELECT count(*) FROM district", 10)
@@ -175,6 +223,21 @@ func TestCommandLines(t *testing.T) {
 				if strings.Contains(tc.line, "--idle-conns") {
 					go watchIdle(server, name, &idle, stop)
 				}
+				var seen atomic.Bool
+				if tc.during != nil {
+					go func() {
+						for !seen.Load() {
+							select {
+							case <-stop:
+								return
+							case <-time.After(100 * time.Millisecond):
+							}
+							if tc.during(server, name) {
+								seen.Store(true)
+							}
+						}
+					}()
+				}
 				err := Main(context.Background(), args, env)
 				close(stop)
 				switch {
@@ -186,6 +249,9 @@ func TestCommandLines(t *testing.T) {
 				if err != nil {
 					continue
 				}
+				if strings.HasPrefix(tc.line, "check") && (stdout.Len() != 0 || !strings.Contains(stderr.String(), "PASS")) {
+					t.Errorf("%s: stdout %q (cockroach's check prints nothing), stderr %q (stampede's checks)", tc.line, stdout.String(), stderr.String())
+				}
 				for _, f := range tc.stdout {
 					if !strings.Contains(stdout.String(), f) {
 						t.Errorf("%s: stdout lacks %q:\n%s", tc.line, f, stdout.String())
@@ -195,6 +261,9 @@ func TestCommandLines(t *testing.T) {
 					if !strings.Contains(stderr.String(), f) {
 						t.Errorf("%s: stderr lacks %q:\n%s", tc.line, f, stderr.String())
 					}
+				}
+				if tc.during != nil && !seen.Load() {
+					t.Errorf("%s: what the line does while it runs was never seen", tc.line)
 				}
 				if strings.Contains(tc.line, "--idle-conns=2") && idle.Load() != 2 {
 					t.Errorf("%s: %d idle connections seen during the run, want 2", tc.line, idle.Load())
@@ -231,6 +300,42 @@ func watchIdle(server, name string, most *atomic.Int64, stop <-chan struct{}) {
 			most.Store(n)
 		}
 	}
+}
+
+// pprofPort is a port free when the tests start, for --pprofport.
+var pprofPort = func() string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "0"
+	}
+	defer l.Close()
+	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+}()
+
+// countActivity counts the connections to database name whose
+// application_name is app.
+func countActivity(server, name, app string) int64 {
+	db, err := sqlx.Open(context.Background(), sqlx.Options{URLs: []string{server}, Database: "postgres", MaxConns: 1})
+	if err != nil {
+		return -1
+	}
+	defer db.Close()
+	var n int64
+	if err := db.QueryRow(context.Background(), "SELECT count(*) FROM pg_stat_activity WHERE datname = $1 AND application_name = $2", name, app).Scan(&n); err != nil {
+		return -1
+	}
+	return n
+}
+
+// pprofServes reports whether Go's pprof index answers on port.
+func pprofServes(port string) bool {
+	resp, err := http.Get("http://127.0.0.1:" + port + "/debug/pprof/")
+	if err != nil {
+		return false
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode == http.StatusOK && strings.Contains(string(b), "goroutine")
 }
 
 func wantCount(t *testing.T, db *sqlx.DB, query string, want int64) {

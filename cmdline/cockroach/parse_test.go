@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stampede-bench/stampede/dialect"
 	"github.com/stampede-bench/stampede/run"
 )
 
@@ -42,6 +43,8 @@ var pastedLines = []string{
 	`workload run ycsb --workload=CUSTOM --read-freq=0.8 --delete-freq=0.2`,
 	`workload run ycsb --workload=F --read-modify-write-in-txn --select-for-update=false`,
 	`workload run ycsb --workload=C --read-freq=1`,
+	`workload init ycsb --json --insert-count=100000 --splits=10`,
+	`workload run ycsb --json --workload=A --families=false --duration=5m`,
 	`workload run ycsb --insert-count=5000 --record-count=8000 --insert-hash=false --zero-padding=8`,
 	`workload run ycsb --insert-start=100 --insert-count=5000 --record-count=4000`,
 	`workload run ycsb --workload=E --request-distribution=uniform --scan-length-distribution=zipfian --max-scan-length=50`,
@@ -182,10 +185,10 @@ func TestEveryFlagHasAMeaning(t *testing.T) {
 
 func TestDefaultURL(t *testing.T) {
 	for _, tc := range []struct{ line, want string }{
-		{"run ycsb", "postgresql://root@localhost:26257/ycsb?sslmode=disable"},
-		{"run ycsb --user=bob", "postgresql://bob@localhost:26257/ycsb?sslmode=disable"},
-		{"run ycsb --secure --user=bob --password=pw", "postgresql://bob:pw@localhost:26257/ycsb?sslmode=require&sslrootcert=certs%2Fca.crt"},
-		{"run ycsb --secure", "postgresql://root@localhost:26257/ycsb?sslcert=certs%2Fclient.root.crt&sslkey=certs%2Fclient.root.key&sslmode=require&sslrootcert=certs%2Fca.crt"},
+		{"run ycsb", "postgresql://root@localhost:26257/ycsb?application_name=ycsb&sslmode=disable"},
+		{"run ycsb --user=bob", "postgresql://bob@localhost:26257/ycsb?application_name=ycsb&sslmode=disable"},
+		{"run ycsb --secure --user=bob --password=pw", "postgresql://bob:pw@localhost:26257/ycsb?application_name=ycsb&sslmode=require&sslrootcert=certs%2Fca.crt"},
+		{"run ycsb --secure", "postgresql://root@localhost:26257/ycsb?application_name=ycsb&sslcert=certs%2Fclient.root.crt&sslkey=certs%2Fclient.root.key&sslmode=require&sslrootcert=certs%2Fca.crt"},
 	} {
 		c, err := Parse(strings.Fields(tc.line))
 		if err != nil {
@@ -222,19 +225,6 @@ func TestSplitPoints(t *testing.T) {
 	}
 }
 
-// TestNotYet checks the one-line refusals of cockroach's ycsb flags that
-// stampede's ycsb does not have yet.
-func TestNotYet(t *testing.T) {
-	for _, line := range []string{
-		"run ycsb --json",
-	} {
-		_, err := Parse(strings.Fields(line))
-		if err == nil || !errors.Is(err, run.ErrInput) || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "yet") {
-			t.Errorf("%s: %v", line, err)
-		}
-	}
-}
-
 // TestREADMELines parses the `stampede workload` lines of the README:
 // every example there must be a line stampede takes.
 func TestREADMELines(t *testing.T) {
@@ -255,5 +245,53 @@ func TestREADMELines(t *testing.T) {
 	}
 	if n < 5 {
 		t.Errorf("%d `stampede workload` lines in the README, want its examples", n)
+	}
+}
+
+// TestColumnFamilies checks what --families makes of the tables on each
+// server: on CockroachDB ycsb's columns get families by --families or by
+// cockroach's default for the workload (none with --json), tpcc's by
+// --families; on PostgreSQL nothing changes.
+func TestColumnFamilies(t *testing.T) {
+	for _, tc := range []struct {
+		line     string
+		d        dialect.Dialect
+		families bool
+		err      string
+	}{
+		{"init ycsb", dialect.Cockroach{}, true, ""},
+		{"init ycsb --workload=A", dialect.Cockroach{}, true, ""},
+		{"init ycsb --workload=C", dialect.Cockroach{}, false, ""},
+		{"init ycsb --workload=E --families", dialect.Cockroach{}, true, ""},
+		{"init ycsb --families=false", dialect.Cockroach{}, false, ""},
+		{"init ycsb --json", dialect.Cockroach{}, false, ""},
+		{"init ycsb --families", dialect.Postgres{}, false, ""},
+		{"init ycsb", dialect.Postgres{}, false, ""},
+		{"init tpcc --families", dialect.Cockroach{}, true, ""},
+		{"init tpcc", dialect.Cockroach{}, false, ""},
+		{"init tpcc --families", dialect.Postgres{}, false, ""},
+	} {
+		c, err := Parse(strings.Fields(tc.line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = c.columnFamilies(tc.d)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) || !errors.Is(err, run.ErrInput) {
+				t.Errorf("%s on %s: %v, want %q", tc.line, tc.d.Name(), err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s on %s: %v", tc.line, tc.d.Name(), err)
+			continue
+		}
+		var schema string
+		for _, tab := range c.gen.Tables() {
+			schema += tab.Schema
+		}
+		if got := strings.Contains(schema, "FAMILY "); got != tc.families {
+			t.Errorf("%s on %s: families %v in %s", tc.line, tc.d.Name(), got, schema)
+		}
 	}
 }

@@ -64,7 +64,7 @@ var ycsbDef = &workloadDef{
 		{name: "insert-start", kind: kInt, def: "0", usage: "the first key init inserts"},
 		{name: "insert-count", kind: kInt, def: "10000", usage: "the number of rows init inserts"},
 		{name: "record-count", kind: kInt, def: "0", usage: "the key the run's inserts start from, the keys reads choose among (default insert-start + insert-count)"},
-		{name: "json", kind: kBool, usage: "a JSONB column holds the fields", to: "json"},
+		{name: "json", kind: kBool, usage: "the fields in one JSONB column: usertable (ycsb_key VARCHAR(255) PRIMARY KEY, field JSONB)", to: "json"},
 		{name: "families", kind: kBool, usage: "each column in its own column family (CockroachDB's)"},
 		{name: "read-modify-write-in-txn", kind: kBool, usage: "run read-modify-writes in an explicit transaction", to: "read-modify-write-in-txn"},
 		{name: "select-for-update", kind: kBool, def: "true", usage: "read-modify-writes in a transaction read with SELECT FOR UPDATE", to: "select-for-update"},
@@ -157,7 +157,23 @@ func resolveYCSB(c *Command) error {
 	if c.fs.Changed("families") && c.value("families") == "true" {
 		c.families = true
 	}
+	c.crdbFamilies = ycsbFamilies(w, c.fs.Changed("families"), c.value("families") == "true") && c.value("json") != "true"
 	return nil
+}
+
+// ycsbFamilies is whether cockroach's ycsb puts each column in its own
+// column family: --families when given, else its default for the
+// workload (preferColumnFamilies: on for A, B, F and CUSTOM, whose
+// single-column updates contend less with families; off for C, D and E).
+func ycsbFamilies(workload string, given, value bool) bool {
+	if given {
+		return value
+	}
+	switch workload {
+	case "A", "B", "F", "CUSTOM":
+		return true
+	}
+	return false
 }
 
 var tpccDef = &workloadDef{
@@ -259,7 +275,7 @@ func resolveTPCC(c *Command) error {
 			c.value("concurrency"), conns)
 	}
 	if c.value("families") == "true" {
-		c.families = true
+		c.families, c.crdbFamilies = true, true
 	}
 	c.split = c.value("split") == "true"
 	c.scatter = c.value("scatter") == "true"

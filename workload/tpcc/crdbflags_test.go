@@ -1,6 +1,7 @@
 package tpcc
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -120,5 +121,46 @@ func TestCockroachAuditsJudge(t *testing.T) {
 	}
 	if len(crdbJudge(auditTotals{}, 1)) != 7 {
 		t.Error("seven audit lines, as cockroach prints")
+	}
+}
+
+// TestColumnFamilies checks the schemas with cockroach's column families:
+// every column of WAREHOUSE, DISTRICT and CUSTOMER in exactly one family,
+// and no family in the other tables or without SetColumnFamilies.
+func TestColumnFamilies(t *testing.T) {
+	g := newGen(t)
+	for _, tab := range g.Tables() {
+		if strings.Contains(tab.Schema, "FAMILY") {
+			t.Errorf("%s has families by default: %s", tab.Name, tab.Schema)
+		}
+	}
+	g.SetColumnFamilies(true)
+	familied := map[string]bool{}
+	for _, tab := range g.Tables() {
+		if !strings.Contains(tab.Schema, "FAMILY") {
+			continue
+		}
+		familied[tab.Name] = true
+		if !strings.HasSuffix(tab.Schema, "\n)") {
+			t.Errorf("%s: schema does not end with its parenthesis: %q", tab.Name, tab.Schema)
+		}
+		body := tab.Schema[strings.Index(tab.Schema, "FAMILY"):]
+		inFamily := map[string]int{}
+		for _, m := range regexp.MustCompile(`FAMILY \w+ \(([^)]*)\)`).FindAllStringSubmatch(body, -1) {
+			for _, c := range strings.Split(m[1], ",") {
+				inFamily[strings.TrimSpace(c)]++
+			}
+		}
+		for _, c := range tab.Columns {
+			if inFamily[c] != 1 {
+				t.Errorf("%s: column %s is in %d families", tab.Name, c, inFamily[c])
+			}
+		}
+		if len(inFamily) != len(tab.Columns) {
+			t.Errorf("%s: families name %d columns, the table has %d", tab.Name, len(inFamily), len(tab.Columns))
+		}
+	}
+	if len(familied) != 3 || !familied["warehouse"] || !familied["district"] || !familied["customer"] {
+		t.Errorf("tables with families: %v, want warehouse, district and customer", familied)
 	}
 }

@@ -63,12 +63,12 @@ func (g *tpcc) Tables() []workload.Table {
 	return []workload.Table{
 		// tpcc_meta's row is written by postLoad, once the rest is loaded.
 		meta,
-		{Name: warehouseTable, Schema: warehouseSchema, Columns: warehouseColumns,
+		{Name: warehouseTable, Schema: g.withFamilies(warehouseSchema, warehouseFamilies), Columns: warehouseColumns,
 			InitialRows: batches(w, int64(w), g.fillWarehouse)},
 		{Name: itemTable, Schema: itemSchema, Columns: itemColumns, InitialRows: items},
-		{Name: districtTable, Schema: districtSchema, Columns: districtColumns,
+		{Name: districtTable, Schema: g.withFamilies(districtSchema, districtFamilies), Columns: districtColumns,
 			InitialRows: batches(w, int64(districts), g.fillDistrict)},
-		{Name: customerTable, Schema: customerSchema, Columns: customerColumns, Indexes: []string{customerIndex},
+		{Name: customerTable, Schema: g.withFamilies(customerSchema, customerFamilies), Columns: customerColumns, Indexes: []string{customerIndex},
 			InitialRows: batches(districts, int64(districts)*customersPerDistrict, g.fillCustomer)},
 		{Name: historyTable, Schema: historySchema, Columns: historyColumns,
 			InitialRows: batches(districts, int64(districts)*customersPerDistrict, g.fillHistory)},

@@ -129,6 +129,9 @@ type tpcc struct {
 	activeWarehouses int
 	activeWorkers    int
 	txnRetries       bool
+	// families gives three tables cockroach's column families
+	// (families.go).
+	families bool
 
 	// isolation is --isolation. The default is READ COMMITTED, as with
 	// HammerDB and go-tpc on PostgreSQL: every write of a transaction is

@@ -44,6 +44,9 @@ func (g *ycsb) preRun(ctx context.Context, db *sqlx.DB) error {
 	if len(have) == 0 {
 		return c.missingTableError(db)
 	}
+	if err := c.layoutError(have, db); err != nil {
+		return err
+	}
 	for _, col := range c.columns() {
 		if col == workload.TenantColumn && !have[col] {
 			return c.noTenantColumnError(db)

@@ -308,6 +308,10 @@ type config struct {
 	// given says which properties the command line gave (by -P, -p or
 	// a flag), as opposed to defaults and values adopted from the load.
 	given map[string]bool
+	// json is the JSONB layout of cockroach's --json (json.go).
+	json bool
+	// families puts each column in a column family (families.go).
+	families bool
 }
 
 // prop is a property's value and where it came from, for messages.

@@ -18,6 +18,9 @@ const loadBatchSize = 1000
 // columns returns the table's columns: tenant_id (with a tenant), ycsb_key
 // and the field columns.
 func (c *config) columns() []string {
+	if c.json {
+		return c.jsonColumns()
+	}
 	if c.tenant != 0 {
 		return append([]string{workload.TenantColumn}, c.dataColumns()...)
 	}
@@ -51,7 +54,7 @@ func (c *config) schema() string {
 	if c.tenant != 0 {
 		b.WriteString(", PRIMARY KEY (" + workload.TenantColumn + ", " + keyColumn + ")")
 	}
-	b.WriteString(")")
+	b.WriteString(c.familyClauses() + ")")
 	return b.String()
 }
 

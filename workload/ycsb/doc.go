@@ -7,6 +7,16 @@
 //	    field0 TEXT, ..., field9 TEXT
 //	)
 //
+// With --json (cockroach's ycsb --json) the fields are one JSONB object
+// per row instead, {"field0": "...", ...}:
+//
+//	CREATE TABLE usertable (ycsb_key VARCHAR(255) PRIMARY KEY, field JSONB)
+//
+// Reads select the row or one field (field->>'field3'), updates merge
+// into the object (field = field || jsonb_build_object('field3', $1)),
+// inserts build it (see config.jsonStatements); tenants keep the
+// relational layout.
+//
 // # Properties
 //
 // The workload is configured by YCSB's own property names and defaults

@@ -151,6 +151,7 @@ func TestBatching(t *testing.T) {
 		{[]string{"-p", "jdbc.batchupdateapi=true", "-p", "db.batchsize=6000"}, "db.batchsize 6000 (from -p) makes INSERTs of 66000 parameters, more than PostgreSQL's 65535: use at most 5957"},
 		{[]string{"-p", "exporter=Nope"}, `unknown exporter "Nope" (from -p)`},
 		{[]string{"-p", "exportfile="}, "empty exportfile (from -p)"},
+		{[]string{"--json", "-p", "jdbc.batchupdateapi=true", "-p", "db.batchsize=10"}, "--json with jdbc.batchupdateapi: batched inserts write the plain layout's field columns"},
 	} {
 		if got := resolveErr(tc.args...); !strings.Contains(got, tc.want) {
 			t.Errorf("%v: %q, want %q", tc.args, got, tc.want)

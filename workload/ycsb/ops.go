@@ -46,6 +46,9 @@ type statements struct {
 }
 
 func (c *config) statements(d dialect.Dialect) *statements {
+	if c.json {
+		return c.jsonStatements(d)
+	}
 	if c.tenant != 0 {
 		return c.tenantStatements(d)
 	}

@@ -1,6 +1,8 @@
 package ycsb
 
 import (
+	"errors"
+
 	"github.com/spf13/pflag"
 
 	"github.com/stampede-bench/stampede/workload"
@@ -80,6 +82,10 @@ type ycsb struct {
 	// rmwInTxn and selectForUpdate are cockroach's
 	// --read-modify-write-in-txn and --select-for-update (rmwtxn.go).
 	rmwInTxn, selectForUpdate bool
+	// json is cockroach's --json layout (json.go).
+	json bool
+	// families is SetColumnFamilies's (families.go).
+	families bool
 
 	// region holds --regions and --locality-keys (see regionFlags).
 	region regionFlags
@@ -120,6 +126,7 @@ func newYCSB() workload.Generator {
 		"end the run at the first failed operation (with --tolerate-errors, count it as an error and go on), "+
 			"rather than recording it under its status (read/not_found: YCSB's READ-FAILED, Return=NOT_FOUND) as YCSB does")
 	g.registerTxnFlags(fs)
+	g.registerJSONFlag(fs)
 	g.dataSeed = 1
 	g.flags.Meta["workload"] = workload.FlagMeta{RuntimeOnly: true}
 	g.flags.Meta["stop-on-error"] = workload.FlagMeta{RuntimeOnly: true}
@@ -184,6 +191,12 @@ func (g *ycsb) validate() error {
 		return err
 	}
 	cfg, warnings, err := g.resolve()
+	if err == nil {
+		cfg.json, cfg.families = g.json, g.families
+		if cfg.json && cfg.batchSize > 0 {
+			err = errors.New("--json with jdbc.batchupdateapi: batched inserts write the plain layout's field columns; drop one of them")
+		}
+	}
 	if err != nil {
 		g.cfg = nil
 		return err
@@ -209,6 +222,9 @@ func (g *ycsb) Tables() []workload.Table {
 	cfg, err := g.config()
 	if err != nil {
 		return nil
+	}
+	if cfg.json {
+		return []workload.Table{cfg.jsonTable()}
 	}
 	return []workload.Table{cfg.table()}
 }
