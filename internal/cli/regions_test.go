@@ -380,3 +380,66 @@ func TestRegionsNeedCockroach(t *testing.T) {
 		t.Errorf("run with --regions: %d %s", r.code, r.stderr)
 	}
 }
+
+// TestNodeDownMidRun takes one of three endpoints down in the middle of a
+// run under --tolerate-errors and brings it back: the run goes on, and
+// the errors and reconnects are counted on that endpoint (its workers'
+// connections were lost there, whichever node they reconnected to), in
+// the run's final block and in `report --by-endpoint`; the endpoints'
+// errors add up to the run's.
+func TestNodeDownMidRun(t *testing.T) {
+	db := freshDB(t, "middown")
+	if r := stampede(t, "init", "ycsb", "--record-count", "100", dbURL(t, db)); r.code != 0 {
+		t.Fatalf("init: %s", r.stderr)
+	}
+	px, urls, addrs := listeners(t, db, 3)
+	dir := t.TempDir()
+	done := make(chan result, 1)
+	go func() {
+		done <- stampede(t, append([]string{"run", "ycsb", "--workload", "c", "--record-count", "100", "--duration", "6s", "--concurrency", "6",
+			"--display-every", "500ms", "--by-endpoint", "--tolerate-errors", "--results-dir", dir, "--io-mode", "poller", "--telemetry=false"}, urls...)...)
+	}()
+	time.Sleep(1500 * time.Millisecond)
+	if _, err := px.SetFaults("n1", proxy.Faults{Down: true}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Second)
+	if _, err := px.SetFaults("n1", proxy.Faults{}); err != nil {
+		t.Fatal(err)
+	}
+	r := <-done
+	if r.code != 0 {
+		t.Fatalf("run: %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	for i, a := range addrs {
+		line := "  reconnects@" + a + ": "
+		k := strings.Index(r.stdout, line)
+		if k < 0 {
+			t.Fatalf("the final block lacks %q:\n%s", line, r.stdout)
+		}
+		n := strings.TrimSpace(strings.SplitN(r.stdout[k+len(line):], "\n", 2)[0])
+		if (i == 1) != (n != "0") {
+			t.Errorf("%s%s: want reconnects on the endpoint taken down (%s) only:\n%s", line, n, addrs[1], r.stdout)
+		}
+	}
+	v := reportView(t, dir, theRun(t, dir).Info.ID, "--by-endpoint")
+	errs := map[string]int64{}
+	var sum int64
+	for _, op := range v.Endpoints {
+		errs[op.Name] = op.Errors
+		sum += op.Errors
+	}
+	var total int64
+	for _, op := range v.Ops {
+		if op.Name == "read" {
+			total = op.Errors
+		}
+	}
+	t.Logf("errors by endpoint %v, of %d; reconnects by endpoint %v", errs, total, v.EndpointReconnects)
+	if errs["read@"+addrs[1]] == 0 || errs["read@"+addrs[0]] != 0 || errs["read@"+addrs[2]] != 0 || sum != total {
+		t.Errorf("errors by endpoint %v, the run's %d: want them all on %s", errs, total, addrs[1])
+	}
+	if v.EndpointReconnects[addrs[1]] == 0 || v.Reconnects == nil || v.EndpointReconnects[addrs[1]] != *v.Reconnects {
+		t.Errorf("report's reconnects by endpoint %v (total %v): want all on %s", v.EndpointReconnects, v.Reconnects, addrs[1])
+	}
+}
