@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/stampede-bench/stampede/proxy"
 	"github.com/stampede-bench/stampede/results"
@@ -69,11 +72,13 @@ func listeners(t *testing.T, db string, n int) (*proxy.Proxy, []string, []string
 
 // TestMultiRegionYCSB stands in for the field report's multi-region YCSB
 // on one machine: three PostgreSQL servers behind a `stampede proxy` each
-// at 1, 30 and 60 ms (east, central and west), YCSB C over the three
+// at 1, 30 and 60 ms (east, central and west), YCSB D over the three
 // with --locality after each URL, each locality on its own keys
 // (--locality-keys own) and the figures by locality (--by-locality): each
 // locality's p50 follows its proxy's latency, in the run's final block
-// and in `report --by-locality`, and the localities add up to the total.
+// and in `report --by-locality`, and the localities add up to the total;
+// each server's rows inserted by the run are its locality's own keys (the
+// stripes of YCSB's insertstart and insertcount, read from the servers).
 func TestMultiRegionYCSB(t *testing.T) {
 	srvs := ownServers(t, 3)
 	added := []int{1, 30, 60}
@@ -87,13 +92,13 @@ func TestMultiRegionYCSB(t *testing.T) {
 	_, stop := startProxy(t, args...)
 	defer stop()
 	for i, s := range srvs {
-		if r := stampede(t, "init", "ycsb", "--record-count", "300", s.URL("ycsb")); r.code != 0 {
+		if r := stampede(t, "init", "ycsb", "--record-count", "300", "--insert-order", "ordered", s.URL("ycsb")); r.code != 0 {
 			t.Fatalf("init ycsb on %s: %s", names[i], r.stderr)
 		}
 		waitDial(t, fmt.Sprintf("127.0.0.1:%d", ports[i]))
 	}
 	dir := t.TempDir()
-	runArgs := []string{"run", "ycsb", "--workload", "c", "--record-count", "300", "--duration", "4s", "--concurrency", "6",
+	runArgs := []string{"run", "ycsb", "--workload", "d", "--insert-order", "ordered", "--record-count", "300", "--duration", "4s", "--concurrency", "6",
 		"--by-locality", "--locality-keys", "own", "--results-dir", dir}
 	for i := range srvs {
 		runArgs = append(runArgs, fmt.Sprintf("postgresql://postgres@127.0.0.1:%d/ycsb?sslmode=disable", ports[i]), "--locality", "region="+names[i])
@@ -116,16 +121,57 @@ func TestMultiRegionYCSB(t *testing.T) {
 		p50[op.Name] = op.P50
 		parts += op.Count
 	}
-	t.Logf("p50 by locality: %v; total %d reads, localities %d", p50, v.Total.Count, parts)
+	t.Logf("p50 by locality: %v; total %d operations, localities %d", p50, v.Total.Count, parts)
 	if p50["read@region=west"] < 60 || p50["read@region=central"] < 30 || p50["read@region=east"] >= 15 {
 		t.Errorf("p50 by locality %v: want west >= 60 ms, central >= 30 ms, east near the local figure (< 15 ms)", p50)
 	}
 	if parts != v.Total.Count || parts == 0 {
 		t.Errorf("the localities count %d reads, the total %d", parts, v.Total.Count)
 	}
-	if len(v.Endpoints) != 3 {
-		t.Errorf("%d endpoint lines, want 3: %+v", len(v.Endpoints), v.Endpoints)
+	if len(v.Endpoints) != 6 {
+		t.Errorf("%d endpoint lines, want 6 (read and insert of 3): %+v", len(v.Endpoints), v.Endpoints)
 	}
+	// Locality i owns key numbers [100i, 100i+100) of the 300 loaded,
+	// and inserts k*300+100i+j (YCSB's stripes): n%300/100 == i.
+	var inserts int64
+	for i, s := range srvs {
+		n, bad := ownInserts(t, s.URL("ycsb"), 300, 100, int64(i))
+		inserts += n
+		if bad != "" {
+			t.Errorf("%s's server holds keys inserted outside its locality's stripes: %s", names[i], bad)
+		}
+	}
+	var counted int64
+	for _, op := range v.Ops {
+		if op.Name == "insert" {
+			counted = op.Count
+		}
+	}
+	if inserts == 0 || inserts != counted {
+		t.Errorf("the servers hold %d rows inserted by the run, the run counted %d inserts", inserts, counted)
+	}
+}
+
+// ownInserts returns the number of rows of usertable at url past the
+// records loaded (key numbers >= records, ordered keys "userN") and, if
+// any lies outside the stripes of locality number loc, each per keys
+// wide (key number n with n%records/per != loc), a few of them.
+func ownInserts(t *testing.T, url string, records, per, loc int64) (int64, string) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var n int64
+	var bad string
+	err = conn.QueryRow(ctx, `SELECT count(*), coalesce(string_agg(k::text, ',') FILTER (WHERE k % $1 / $2 <> $3), '')
+		FROM (SELECT substr(ycsb_key, 5)::bigint AS k FROM usertable) s WHERE k >= $1`, records, per, loc).Scan(&n, &bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n, bad
 }
 
 // TestEndpointsFile runs YCSB C over the endpoints of a file (three
