@@ -308,6 +308,7 @@ func TestNodeDownAtStart(t *testing.T) {
 // --by-endpoint and --endpoints-file.
 func TestClusterFlagsBadInput(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "nope")
+	down1, down2 := fmt.Sprintf("127.0.0.1:%d", freePort(t)), fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -324,6 +325,8 @@ func TestClusterFlagsBadInput(t *testing.T) {
 			"cannot read the endpoints file: open " + missing},
 		{[]string{"run", "ycsb", "--driver", "null", "postgresql://a:1/ycsb?locality=region%3Deast", "--locality", "region=west", "postgresql://b:1/ycsb"},
 			"has ?locality=region=east and --locality region=west: give one of them"},
+		{[]string{"run", "ycsb", "--results-dir", t.TempDir(), "postgresql://postgres@" + down1 + "/ycsb", "postgresql://postgres@" + down2 + "/ycsb"},
+			"every endpoint is down at the start (" + down1 + ", " + down2 + "): cannot connect to " + down1},
 	} {
 		r := stampede(t, tc.args...)
 		if r.code == 0 {
