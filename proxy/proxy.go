@@ -156,13 +156,17 @@ func Start(specs []Listener, warn func(msg string)) (*Proxy, error) {
 }
 
 func listenError(s Listener, err error) error {
+	label := "listener " + s.Listen // a listener without a name= is its address
+	if s.Name != "" {
+		label = "listener " + s.Name + " on " + s.Listen
+	}
 	if errors.Is(err, syscall.EADDRINUSE) {
-		return fmt.Errorf("listener %s: %s is in use by another process: pick another port", s.Name, s.Listen)
+		return fmt.Errorf("%s: the address is in use by another process: pick another port", label)
 	}
 	if errors.Is(err, syscall.EADDRNOTAVAIL) {
-		return fmt.Errorf("listener %s: %s is not an address of this machine", s.Name, s.Listen)
+		return fmt.Errorf("%s: not an address of this machine", label)
 	}
-	return fmt.Errorf("listener %s on %s: %v", s.Name, s.Listen, err)
+	return fmt.Errorf("%s: %v", label, err)
 }
 
 // Listeners returns the listeners in the order they were given, with

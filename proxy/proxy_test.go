@@ -224,7 +224,9 @@ func TestStartErrors(t *testing.T) {
 		want string
 	}{
 		{"port in use", []proxy.Listener{{Listen: freeAddr, To: to}, {Listen: busy.Addr().String(), To: to}},
-			"is in use by another process"},
+			"listener " + busy.Addr().String() + ": the address is in use by another process: pick another port"},
+		{"named port in use", []proxy.Listener{{Name: "west", Listen: busy.Addr().String(), To: to}},
+			"listener west on " + busy.Addr().String() + ": the address is in use by another process: pick another port"},
 		{"no listener", nil, "no listener"},
 		{"bad listen", []proxy.Listener{{Listen: "localhost", To: to}}, "give host:port"},
 		{"listen port range", []proxy.Listener{{Listen: "127.0.0.1:70000", To: to}}, "out of range"},

@@ -262,7 +262,15 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	live := db.set.Load().live
 	if len(down) == len(live) {
 		db.Close()
-		return nil, describeConnectError(down[0].pool.Config(), downErr[0])
+		err := describeConnectError(down[0].pool.Config(), downErr[0])
+		if len(down) > 1 {
+			names := make([]string, len(down))
+			for k, e := range down {
+				names[k] = e.Name
+			}
+			err = fmt.Errorf("every endpoint is down at the start (%s): %w", strings.Join(names, ", "), err)
+		}
+		return nil, err
 	}
 	for k, e := range down {
 		db.warnf("endpoint %s is down at the start (%s): the run starts on the other %d and keeps trying it",

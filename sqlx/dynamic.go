@@ -320,7 +320,7 @@ func (db *DB) watchFile(path string) {
 		defer close(db.dyn.done)
 		t := time.NewTicker(EndpointsFileEvery)
 		defer t.Stop()
-		broken := false
+		broken := "" // the last error, warned about once
 		for {
 			select {
 			case <-db.dyn.stop:
@@ -332,15 +332,15 @@ func (db *DB) watchFile(path string) {
 				err = fmt.Errorf("it lists no endpoint")
 			}
 			if err != nil {
-				if !broken {
+				if err.Error() != broken {
 					db.warnf("endpoints file %s: %v; keeping its last list (%d endpoints) until it can be read", path, err, db.fileEndpoints())
 				}
-				broken = true
+				broken = err.Error()
 				continue
 			}
-			if broken {
+			if broken != "" {
 				db.warnf("endpoints file %s can be read again", path)
-				broken = false
+				broken = ""
 			}
 			db.applyFile(entries)
 		}
@@ -358,8 +358,10 @@ func (db *DB) fileEndpoints() int {
 	return n
 }
 
-// applyFile adds the endpoints of entries the DB lacks and removes the
-// live endpoints from the file that entries no longer lists.
+// applyFile adds the endpoints of entries the DB lacks, then removes the
+// live endpoints from the file that entries no longer lists (in that
+// order, so that a file whose nodes are all replaced never leaves the DB
+// without an endpoint).
 func (db *DB) applyFile(entries []entry) {
 	db.dyn.mu.Lock()
 	defer db.dyn.mu.Unlock()
@@ -369,25 +371,8 @@ func (db *DB) applyFile(entries []entry) {
 	}
 	have := map[string]bool{}
 	for _, e := range db.endpointSet().live {
-		if !e.fromFile {
-			continue
-		}
-		have[e.key] = true
-		if want[e.key] {
-			continue
-		}
-		if len(db.endpointSet().live) == 1 {
-			db.warnf("endpoints file: keeping %s, the last endpoint", e.Name)
-			continue
-		}
-		e.removed.Store(true)
-		db.set.Store(db.endpointSet().without(e))
-		for _, fn := range db.dyn.watchers {
-			fn(e.Endpoint, true)
-		}
-		db.warnf("endpoints file: removed %s%s; its workers move to the others", e.Name, localityText(e.Locality))
-		if e.pool != nil {
-			go e.pool.Close() // once its workers have left it
+		if e.fromFile {
+			have[e.key] = true
 		}
 	}
 	for _, en := range entries {
@@ -405,6 +390,24 @@ func (db *DB) applyFile(entries []entry) {
 		}
 		db.set.Store(db.endpointSet().with(e))
 		db.warnf("endpoints file: added %s%s", e.Name, localityText(e.Locality))
+	}
+	for _, e := range db.endpointSet().live {
+		if !e.fromFile || want[e.key] {
+			continue
+		}
+		if len(db.endpointSet().live) == 1 {
+			db.warnf("endpoints file: keeping %s, the last endpoint", e.Name)
+			continue
+		}
+		e.removed.Store(true)
+		db.set.Store(db.endpointSet().without(e))
+		for _, fn := range db.dyn.watchers {
+			fn(e.Endpoint, true)
+		}
+		db.warnf("endpoints file: removed %s%s; its workers move to the others", e.Name, localityText(e.Locality))
+		if e.pool != nil {
+			go e.pool.Close() // once its workers have left it
+		}
 	}
 }
 

@@ -35,7 +35,8 @@ type endpoint struct {
 	// pool is nil with the null driver.
 	pool   *pgxpool.Pool
 	health endpointHealth
-	// reconnects counts the workers' connections re-established on it.
+	// reconnects counts the workers' connections to it that were lost
+	// and made again (on it or on another endpoint).
 	reconnects atomic.Int64
 	// removed is set when the endpoints file no longer lists it: workers
 	// leave it at their next call and its pool closes once they have.

@@ -89,22 +89,33 @@ func TestEndpointsFileChanges(t *testing.T) {
 	}
 	time.Sleep(100 * time.Millisecond) // several reads of the missing file
 	wait("a:1,b:2,c:3")
+	write("postgresql://a:1/db east\n") // half edited: a new reason, warned about once
+	time.Sleep(100 * time.Millisecond)
+	wait("a:1,b:2,c:3")
 	write("postgresql://c:3/db region=west\npostgresql://b:2/db region=west\n")
 	wait("b:2,c:3")
+	// Every node replaced: the new one is added before the old ones go.
+	write("postgresql://d:4/db\n")
+	wait("d:4")
 	mu.Lock()
 	defer mu.Unlock()
-	want := []string{"0 a:1 region=east false", "1 b:2 region=west false", "2 c:3 region=west false", "0 a:1 region=east true"}
+	want := []string{"0 a:1 region=east false", "1 b:2 region=west false", "2 c:3 region=west false", "0 a:1 region=east true",
+		"3 d:4  false", "1 b:2 region=west true", "2 c:3 region=west true"}
 	if strings.Join(events, "; ") != strings.Join(want, "; ") {
 		t.Errorf("events %q, want %q", events, want)
 	}
 	got := strings.Join(warnings, "\n")
 	for _, w := range []string{"endpoints file: added c:3 (region=west)", "no such file or directory; keeping its last list (3 endpoints) until it can be read",
-		"can be read again", "endpoints file: removed a:1 (region=east)"} {
-		if strings.Count(got, w) != 1 {
-			t.Errorf("warnings have %q %d times, want once:\n%s", w, strings.Count(got, w), got)
+		`:1: malformed locality "east": use KEY=VALUE tiers separated by commas, as region=east or region=us-east1,zone=a; keeping its last list (3 endpoints)`,
+		"can be read again", "endpoints file: removed a:1 (region=east)", "endpoints file: added d:4\n", "endpoints file: removed c:3 (region=west)"} {
+		if strings.Count(got+"\n", w) != 1 {
+			t.Errorf("warnings have %q %d times, want once:\n%s", w, strings.Count(got+"\n", w), got)
 		}
 	}
-	if st := db.EndpointStats(); len(st) != 3 || !st[0].Removed || st[2].Locality != "region=west" {
+	if strings.Contains(got, "keeping d:4") || strings.Contains(got, "the last endpoint") {
+		t.Errorf("an endpoint kept as the last one while its replacement was listed:\n%s", got)
+	}
+	if st := db.EndpointStats(); len(st) != 4 || !st[0].Removed || st[2].Locality != "region=west" {
 		t.Errorf("stats %+v", st)
 	}
 }

@@ -32,8 +32,9 @@ type EndpointStat struct {
 	// the endpoint: once per worker at start, then once per reconnection,
 	// failover to the endpoint or return to it.
 	Acquires int64
-	// Reconnects is how many of those re-established a worker's lost
-	// connection (DB.Reconnects counts them over all endpoints).
+	// Reconnects is how many workers' connections to the endpoint were
+	// lost and made again, on it or (while it is down) on another
+	// endpoint (DB.Reconnects counts them over all endpoints).
 	Reconnects int64
 	// Down reports that a connection to the endpoint failed in the last
 	// couple of seconds, so workers prefer the other endpoints.
@@ -255,9 +256,11 @@ func (w *workerConn) acquire(ctx context.Context) (*pgx.Conn, error) {
 			}
 			h.markUp()
 			h.acquires.Add(1)
-			if w.everHad && !w.moving {
+			if w.everHad && !w.moving && w.cur != nil {
+				// A reconnect counts on the endpoint whose
+				// connection was lost, wherever the new one is.
 				w.db.reconnects.Add(1)
-				e.reconnects.Add(1)
+				w.cur.reconnects.Add(1)
 			}
 			w.everHad, w.moving = true, false
 			if i != w.home {

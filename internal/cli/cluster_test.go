@@ -492,7 +492,7 @@ func TestClusterBadInput(t *testing.T) {
 		{[]string{"gen", "haproxy", "--out", existing, node}, "exists: not overwritten (add --force"},
 		{[]string{"gen", "haproxy", "--check", "ping", node}, `unknown health check "ping"`},
 		{[]string{"gen", "nginx"}, `unknown generator "nginx"`},
-		{[]string{"proxy", "--procs", "0", "--api", "off", "--listen", busyAddr, "--to", "127.0.0.1:5432"}, "is in use by another process"},
+		{[]string{"proxy", "--procs", "0", "--api", "off", "--listen", busyAddr, "--to", "127.0.0.1:5432"}, "proxy: listener " + busyAddr + ": the address is in use by another process: pick another port"},
 		{[]string{"proxy", "--procs", "0", "--api", busyAddr, "--listen", "127.0.0.1:0", "--to", "127.0.0.1:5432"}, "--api: API address " + busyAddr + " is in use"},
 		{[]string{"proxy", "--listen", "127.0.0.1:6001"}, "say where to forward"},
 		{[]string{"proxy"}, "no --listen"},

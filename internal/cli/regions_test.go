@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/stampede-bench/stampede/proxy"
 	"github.com/stampede-bench/stampede/results"
@@ -69,11 +72,13 @@ func listeners(t *testing.T, db string, n int) (*proxy.Proxy, []string, []string
 
 // TestMultiRegionYCSB stands in for the field report's multi-region YCSB
 // on one machine: three PostgreSQL servers behind a `stampede proxy` each
-// at 1, 30 and 60 ms (east, central and west), YCSB C over the three
+// at 1, 30 and 60 ms (east, central and west), YCSB D over the three
 // with --locality after each URL, each locality on its own keys
 // (--locality-keys own) and the figures by locality (--by-locality): each
 // locality's p50 follows its proxy's latency, in the run's final block
-// and in `report --by-locality`, and the localities add up to the total.
+// and in `report --by-locality`, and the localities add up to the total;
+// each server's rows inserted by the run are its locality's own keys (the
+// stripes of YCSB's insertstart and insertcount, read from the servers).
 func TestMultiRegionYCSB(t *testing.T) {
 	srvs := ownServers(t, 3)
 	added := []int{1, 30, 60}
@@ -87,13 +92,13 @@ func TestMultiRegionYCSB(t *testing.T) {
 	_, stop := startProxy(t, args...)
 	defer stop()
 	for i, s := range srvs {
-		if r := stampede(t, "init", "ycsb", "--record-count", "300", s.URL("ycsb")); r.code != 0 {
+		if r := stampede(t, "init", "ycsb", "--record-count", "300", "--insert-order", "ordered", s.URL("ycsb")); r.code != 0 {
 			t.Fatalf("init ycsb on %s: %s", names[i], r.stderr)
 		}
 		waitDial(t, fmt.Sprintf("127.0.0.1:%d", ports[i]))
 	}
 	dir := t.TempDir()
-	runArgs := []string{"run", "ycsb", "--workload", "c", "--record-count", "300", "--duration", "4s", "--concurrency", "6",
+	runArgs := []string{"run", "ycsb", "--workload", "d", "--insert-order", "ordered", "--record-count", "300", "--duration", "4s", "--concurrency", "6",
 		"--by-locality", "--locality-keys", "own", "--results-dir", dir}
 	for i := range srvs {
 		runArgs = append(runArgs, fmt.Sprintf("postgresql://postgres@127.0.0.1:%d/ycsb?sslmode=disable", ports[i]), "--locality", "region="+names[i])
@@ -116,16 +121,57 @@ func TestMultiRegionYCSB(t *testing.T) {
 		p50[op.Name] = op.P50
 		parts += op.Count
 	}
-	t.Logf("p50 by locality: %v; total %d reads, localities %d", p50, v.Total.Count, parts)
+	t.Logf("p50 by locality: %v; total %d operations, localities %d", p50, v.Total.Count, parts)
 	if p50["read@region=west"] < 60 || p50["read@region=central"] < 30 || p50["read@region=east"] >= 15 {
 		t.Errorf("p50 by locality %v: want west >= 60 ms, central >= 30 ms, east near the local figure (< 15 ms)", p50)
 	}
 	if parts != v.Total.Count || parts == 0 {
 		t.Errorf("the localities count %d reads, the total %d", parts, v.Total.Count)
 	}
-	if len(v.Endpoints) != 3 {
-		t.Errorf("%d endpoint lines, want 3: %+v", len(v.Endpoints), v.Endpoints)
+	if len(v.Endpoints) != 6 {
+		t.Errorf("%d endpoint lines, want 6 (read and insert of 3): %+v", len(v.Endpoints), v.Endpoints)
 	}
+	// Locality i owns key numbers [100i, 100i+100) of the 300 loaded,
+	// and inserts k*300+100i+j (YCSB's stripes): n%300/100 == i.
+	var inserts int64
+	for i, s := range srvs {
+		n, bad := ownInserts(t, s.URL("ycsb"), 300, 100, int64(i))
+		inserts += n
+		if bad != "" {
+			t.Errorf("%s's server holds keys inserted outside its locality's stripes: %s", names[i], bad)
+		}
+	}
+	var counted int64
+	for _, op := range v.Ops {
+		if op.Name == "insert" {
+			counted = op.Count
+		}
+	}
+	if inserts == 0 || inserts != counted {
+		t.Errorf("the servers hold %d rows inserted by the run, the run counted %d inserts", inserts, counted)
+	}
+}
+
+// ownInserts returns the number of rows of usertable at url past the
+// records loaded (key numbers >= records, ordered keys "userN") and, if
+// any lies outside the stripes of locality number loc, each per keys
+// wide (key number n with n%records/per != loc), a few of them.
+func ownInserts(t *testing.T, url string, records, per, loc int64) (int64, string) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var n int64
+	var bad string
+	err = conn.QueryRow(ctx, `SELECT count(*), coalesce(string_agg(k::text, ',') FILTER (WHERE k % $1 / $2 <> $3), '')
+		FROM (SELECT substr(ycsb_key, 5)::bigint AS k FROM usertable) s WHERE k >= $1`, records, per, loc).Scan(&n, &bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n, bad
 }
 
 // TestEndpointsFile runs YCSB C over the endpoints of a file (three
@@ -262,6 +308,7 @@ func TestNodeDownAtStart(t *testing.T) {
 // --by-endpoint and --endpoints-file.
 func TestClusterFlagsBadInput(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "nope")
+	down1, down2 := fmt.Sprintf("127.0.0.1:%d", freePort(t)), fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -278,6 +325,8 @@ func TestClusterFlagsBadInput(t *testing.T) {
 			"cannot read the endpoints file: open " + missing},
 		{[]string{"run", "ycsb", "--driver", "null", "postgresql://a:1/ycsb?locality=region%3Deast", "--locality", "region=west", "postgresql://b:1/ycsb"},
 			"has ?locality=region=east and --locality region=west: give one of them"},
+		{[]string{"run", "ycsb", "--results-dir", t.TempDir(), "postgresql://postgres@" + down1 + "/ycsb", "postgresql://postgres@" + down2 + "/ycsb"},
+			"every endpoint is down at the start (" + down1 + ", " + down2 + "): cannot connect to " + down1},
 	} {
 		r := stampede(t, tc.args...)
 		if r.code == 0 {
@@ -378,5 +427,68 @@ func TestRegionsNeedCockroach(t *testing.T) {
 	r = stampede(t, "run", "ycsb", "--record-count", "10", "--regions", "east", "--max-ops", "10", "--results-dir", t.TempDir(), dbURL(t, db))
 	if r.code != 0 || !strings.Contains(r.stderr, "warning: --regions only changes what `stampede init ycsb` does: run ignores it") {
 		t.Errorf("run with --regions: %d %s", r.code, r.stderr)
+	}
+}
+
+// TestNodeDownMidRun takes one of three endpoints down in the middle of a
+// run under --tolerate-errors and brings it back: the run goes on, and
+// the errors and reconnects are counted on that endpoint (its workers'
+// connections were lost there, whichever node they reconnected to), in
+// the run's final block and in `report --by-endpoint`; the endpoints'
+// errors add up to the run's.
+func TestNodeDownMidRun(t *testing.T) {
+	db := freshDB(t, "middown")
+	if r := stampede(t, "init", "ycsb", "--record-count", "100", dbURL(t, db)); r.code != 0 {
+		t.Fatalf("init: %s", r.stderr)
+	}
+	px, urls, addrs := listeners(t, db, 3)
+	dir := t.TempDir()
+	done := make(chan result, 1)
+	go func() {
+		done <- stampede(t, append([]string{"run", "ycsb", "--workload", "c", "--record-count", "100", "--duration", "6s", "--concurrency", "6",
+			"--display-every", "500ms", "--by-endpoint", "--tolerate-errors", "--results-dir", dir, "--io-mode", "poller", "--telemetry=false"}, urls...)...)
+	}()
+	time.Sleep(1500 * time.Millisecond)
+	if _, err := px.SetFaults("n1", proxy.Faults{Down: true}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Second)
+	if _, err := px.SetFaults("n1", proxy.Faults{}); err != nil {
+		t.Fatal(err)
+	}
+	r := <-done
+	if r.code != 0 {
+		t.Fatalf("run: %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	for i, a := range addrs {
+		line := "  reconnects@" + a + ": "
+		k := strings.Index(r.stdout, line)
+		if k < 0 {
+			t.Fatalf("the final block lacks %q:\n%s", line, r.stdout)
+		}
+		n := strings.TrimSpace(strings.SplitN(r.stdout[k+len(line):], "\n", 2)[0])
+		if (i == 1) != (n != "0") {
+			t.Errorf("%s%s: want reconnects on the endpoint taken down (%s) only:\n%s", line, n, addrs[1], r.stdout)
+		}
+	}
+	v := reportView(t, dir, theRun(t, dir).Info.ID, "--by-endpoint")
+	errs := map[string]int64{}
+	var sum int64
+	for _, op := range v.Endpoints {
+		errs[op.Name] = op.Errors
+		sum += op.Errors
+	}
+	var total int64
+	for _, op := range v.Ops {
+		if op.Name == "read" {
+			total = op.Errors
+		}
+	}
+	t.Logf("errors by endpoint %v, of %d; reconnects by endpoint %v", errs, total, v.EndpointReconnects)
+	if errs["read@"+addrs[1]] == 0 || errs["read@"+addrs[0]] != 0 || errs["read@"+addrs[2]] != 0 || sum != total {
+		t.Errorf("errors by endpoint %v, the run's %d: want them all on %s", errs, total, addrs[1])
+	}
+	if v.EndpointReconnects[addrs[1]] == 0 || v.Reconnects == nil || v.EndpointReconnects[addrs[1]] != *v.Reconnects {
+		t.Errorf("report's reconnects by endpoint %v (total %v): want all on %s", v.EndpointReconnects, v.Reconnects, addrs[1])
 	}
 }

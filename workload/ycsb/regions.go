@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/spf13/pflag"
 
@@ -141,6 +142,25 @@ func (g *ycsb) ownKeys(ctx context.Context, db *sqlx.DB, c *config, warn func(st
 		lk.configs[loc] = &lc
 		lk.inserts[loc] = randgen.NewAcknowledgedCounter(next)
 		lk.describe = append(lk.describe, fmt.Sprintf("%s: key numbers %d-%d", loc, lc.insertStart, lc.insertStart+lc.insertCount-1))
+	}
+	if warn != nil {
+		// The keys are split once: a locality that comes later (an
+		// endpoints file) gets none, and says so once.
+		var mu sync.Mutex
+		db.OnEndpoint(func(e sqlx.Endpoint, removed bool) {
+			mu.Lock()
+			defer mu.Unlock()
+			if removed || seen[e.Locality] {
+				return
+			}
+			seen[e.Locality] = true
+			what := "locality " + e.Locality
+			if e.Locality == "" {
+				what = "no locality"
+			}
+			warn("--locality-keys own: endpoint %s, with %s, came after the keys were split among %s: the workers moving to it keep the keys they started with",
+				e.Name, what, strings.Join(locs, ", "))
+		})
 	}
 	return lk, nil
 }

@@ -2,8 +2,13 @@ package ycsb
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stampede-bench/stampede/randgen"
 	"github.com/stampede-bench/stampede/sqlx"
@@ -67,5 +72,51 @@ func TestLocalityKeys(t *testing.T) {
 	}
 	if _, err := workload.FromFlags(ycsbMeta, "--locality-keys=mine"); err == nil {
 		t.Error("--locality-keys=mine accepted")
+	}
+}
+
+// TestLocalityKeysLateLocality adds, through an endpoints file, an
+// endpoint of a locality the keys were not split among: the run says so
+// once, and the workers keep their keys.
+func TestLocalityKeysLateLocality(t *testing.T) {
+	defer func(d time.Duration) { sqlx.EndpointsFileEvery = d }(sqlx.EndpointsFileEvery)
+	sqlx.EndpointsFileEvery = 10 * time.Millisecond
+	file := filepath.Join(t.TempDir(), "nodes")
+	write := func(s string) {
+		t.Helper()
+		if err := os.WriteFile(file+".tmp", []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(file+".tmp", file); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("postgresql://a:1/ycsb region=east\npostgresql://b:2/ycsb region=west\n")
+	gen, err := workload.FromFlags(ycsbMeta, "--locality-keys=own", "--record-count=100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := sqlx.Open(context.Background(), sqlx.Options{Driver: sqlx.DriverNull, EndpointsFile: file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var mu sync.Mutex
+	var warnings []string
+	warn := func(f string, a ...any) { mu.Lock(); warnings = append(warnings, fmt.Sprintf(f, a...)); mu.Unlock() }
+	if _, err := gen.(workload.Opser).Ops(context.Background(), db, workload.OpsConfig{Concurrency: 4, Seed: 1, Warn: warn}); err != nil {
+		t.Fatal(err)
+	}
+	write("postgresql://a:1/ycsb region=east\npostgresql://b:2/ycsb region=west\npostgresql://c:3/ycsb region=central\npostgresql://d:4/ycsb region=central\npostgresql://e:5/ycsb region=east\n")
+	deadline := time.Now().Add(5 * time.Second)
+	for len(db.AllEndpoints()) < 5 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	want := "--locality-keys own: endpoint c:3, with locality region=central, came after the keys were split among region=east, region=west: the workers moving to it keep the keys they started with"
+	if len(warnings) != 1 || warnings[0] != want {
+		t.Errorf("warnings %q, want once %q", warnings, want)
 	}
 }
