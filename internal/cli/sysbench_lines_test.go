@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // sbConn returns sysbench's connection options for database db of the
@@ -166,6 +168,25 @@ func TestSysbenchLines(t *testing.T) {
 			},
 		},
 		{
+			name: "sysbench's deprecated --test=SCRIPT",
+			line: append(append([]string{"--test=/usr/share/sysbench/oltp_point_select.lua"}, conn...), "--tables=3", "--table_size=1000", "--events=10", "--time=0", "run"),
+			then: func(t *testing.T, r result) {
+				sysbenchReport(10)(t, r)
+				if !strings.HasPrefix(r.stderr, "warning: the --test option is deprecated.") {
+					t.Errorf("stderr %q: want sysbench's warning first", r.stderr)
+				}
+			},
+		},
+		{
+			name: "--version: sysbench's version line alone",
+			line: []string{"oltp_read_write", "--version"},
+			then: func(t *testing.T, r result) {
+				if f := strings.Fields(r.stdout); strings.Count(r.stdout, "\n") != 1 || len(f) < 2 || f[0] != "sysbench" || f[1] != "1.0.20" {
+					t.Errorf("stdout %q: want one line, sysbench 1.0.20 first", r.stdout)
+				}
+			},
+		},
+		{
 			name: "--percentile=0 disables it",
 			line: append(append([]string{"oltp_point_select"}, conn...), "--tables=3", "--table_size=1000", "--events=10", "--time=0", "--percentile=0", "run"),
 			want: []string{"         percentile stats:               disabled\n"},
@@ -255,6 +276,47 @@ func TestSysbenchLines(t *testing.T) {
 	}
 }
 
+// TestSysbenchForcedShutdown checks --forced-shutdown against the test
+// server, its rows locked by another transaction so that the first
+// UPDATE never ends: the run is given up 1 s after --time, the report
+// opens with sysbench's FATAL line and counts the unfinished event, and
+// the exit code is not 0, as sysbench's.
+func TestSysbenchForcedShutdown(t *testing.T) {
+	testServer(t)
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	db := freshDB(t, "stampede_sbforced")
+	adminExec(t, "CREATE DATABASE "+db)
+	line := append(append([]string{"oltp_update_non_index"}, sbConn(t, db)...), "--tables=1", "--table_size=100")
+	if r := stampede(t, append(line, "prepare")...); r.code != 0 {
+		t.Fatalf("prepare: %s", r.stderr)
+	}
+	ctx := context.Background()
+	lock := connectTo(t, ctx, db)
+	defer lock.Close(ctx)
+	tx, err := lock.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	if _, err := tx.Exec(ctx, "SELECT id FROM sbtest1 FOR UPDATE"); err != nil {
+		t.Fatal(err)
+	}
+	begin := time.Now()
+	r := stampede(t, append(line, "--time=1", "--forced-shutdown=1", "run")...)
+	if took := time.Since(begin); took > 10*time.Second {
+		t.Errorf("the run took %s: the forced shutdown is 2 s after its start", took)
+	}
+	if r.code != 1 || !strings.Contains(r.stderr, "--forced-shutdown: 1 events were still running") {
+		t.Errorf("exit code %d, stderr %q: want 1 and the unfinished event named", r.code, r.stderr)
+	}
+	for _, want := range []string{"Forcing shutdown in 2 seconds\n", "\nFATAL: The --max-time limit has expired, forcing shutdown...\nSQL statistics:\n",
+		"\nNumber of unfinished transactions on forced shutdown: 1\n\nGeneral statistics:\n"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("no %q in the report:\n%s", want, r.stdout)
+		}
+	}
+}
+
 // TestSysbenchLinesRefused checks that what stampede cannot honour of a
 // sysbench command line is refused in one line naming it, exit code 2,
 // before anything runs.
@@ -271,6 +333,7 @@ func TestSysbenchLinesRefused(t *testing.T) {
 		{[]string{"oltp_read_write", "--percentile=101", "run"}, "--percentile"},
 		{[]string{"oltp_read_write", "--verbosity=5", "run"}, "--verbosity=5"},
 		{[]string{"oltp_read_write", "--warmup-time=10", "run"}, "--warmup-time"},
+		{[]string{"oltp_read_write", "--histogram", "--percentile=0", "run"}, "--histogram cannot be used with --percentile=0"},
 		{[]string{"oltp_read_write", "--db-ps-mode=never", "run"}, "--db-ps-mode"},
 		{[]string{"oltp_read_write", "--pgsql-sslmode=sometimes", "run"}, "--pgsql-sslmode"},
 		{[]string{"oltp_read_write", "--config-file=/nonexistent.cfg", "run"}, "--config-file"},
