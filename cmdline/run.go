@@ -135,7 +135,12 @@ func Run(ctx context.Context, spec RunArgs, env Env) (*run.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return r.Wait()
+	res, err := r.Wait()
+	if err == nil && rf.forcedAt > 0 && res.Engine.Unfinished > 0 && !res.Engine.Interrupted {
+		// sysbench exits with an error when it forces the shutdown.
+		err = fmt.Errorf("--forced-shutdown: %d events were still running %d s after the start, and were abandoned; the results are saved", res.Engine.Unfinished, rf.forcedAt)
+	}
+	return res, err
 }
 
 // RedactArgs returns argv with connection secrets replaced.

@@ -235,6 +235,10 @@ type Result struct {
 	// Workers has each worker's operation count and busy time (the time
 	// spent inside its operations), for fairness figures.
 	Workers []WorkerStats
+	// Unfinished is the number of workers still in an operation when
+	// the grace after the run's end ran out, which were abandoned
+	// (sysbench's "unfinished transactions on forced shutdown").
+	Unfinished int
 }
 
 // WorkerStats is one worker's share of a run.
@@ -327,8 +331,10 @@ func Run(ctx context.Context, cfg Config, load workload.QueryLoad, reg *stats.Re
 			delay = time.Duration(int64(cfg.Ramp) * int64(w) / int64(n))
 		}
 		wg.Add(1)
+		r.running.Add(1)
 		go func(w int, budget int64, delay time.Duration) {
 			defer wg.Done()
+			defer r.running.Add(-1)
 			r.worker(opCtx, w, budget, delay)
 		}(w, budget, delay)
 	}
@@ -428,6 +434,7 @@ loop:
 			stopCh = nil
 			beginStop(false)
 		case <-graceTimer:
+			r.result.Unfinished = int(r.running.Load())
 			break loop // abandon workers stuck in an operation
 		case <-allDone:
 			break loop
@@ -458,6 +465,7 @@ type runner struct {
 	nOps     int
 	rated    bool
 	stopped  atomic.Bool
+	running  atomic.Int64 // workers whose goroutine has not returned
 	stop     chan struct{}
 	stopOnce sync.Once
 	fatal    atomic.Pointer[OpError]
@@ -471,6 +479,13 @@ type runner struct {
 
 	workersMu sync.Mutex
 	workers   []WorkerStats
+}
+
+// publish records worker w's counts so far in the run's result.
+func (r *runner) publish(w int, ops int64, busy time.Duration) {
+	r.workersMu.Lock()
+	r.workers[w] = WorkerStats{Ops: ops, Busy: busy}
+	r.workersMu.Unlock()
 }
 
 // recorder is the workload.Recorder a worker's Attach gets: its stats
@@ -564,11 +579,7 @@ func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Dur
 	}
 	var ops int64
 	var busy time.Duration
-	defer func() {
-		r.workersMu.Lock()
-		r.workers[w] = WorkerStats{Ops: ops, Busy: busy}
-		r.workersMu.Unlock()
-	}()
+	defer func() { r.publish(w, ops, busy) }()
 	n := len(r.load.Workers)
 	var sched schedule
 	var pace pacer
@@ -658,6 +669,7 @@ func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Dur
 		}
 		if now-lastFlush >= flushEvery {
 			h.Flush()
+			r.publish(w, ops, busy) // what a worker abandoned at the end keeps
 			lastFlush = now
 			// Yield, so that the runtime sees the goroutine pass
 			// through the scheduler. A worker that waits for its

@@ -396,12 +396,14 @@ func TestAttachAndWorkerStats(t *testing.T) {
 }
 
 // TestStuckWorkerAbandoned checks that a worker stuck in an operation
-// does not hold the end of the run beyond the grace period.
+// does not hold the end of the run beyond the grace period, is counted
+// as unfinished, and keeps the operations it did before in the workers'
+// figures.
 func TestStuckWorkerAbandoned(t *testing.T) {
 	block := make(chan struct{})
 	defer close(block)
 	load := fakeLoad(2, []string{"op"}, func(w int, c int64) workload.Result {
-		if w == 1 && c == 3 {
+		if w == 1 && c == 30 {
 			<-block
 		}
 		time.Sleep(time.Millisecond)
@@ -414,6 +416,12 @@ func TestStuckWorkerAbandoned(t *testing.T) {
 	}
 	if final.Series[0].Cumulative.TotalCount() == 0 || res.Err != nil {
 		t.Errorf("result %+v", res)
+	}
+	if res.Unfinished != 1 {
+		t.Errorf("%d unfinished workers, want the stuck one", res.Unfinished)
+	}
+	if len(res.Workers) != 2 || res.Workers[1].Ops < 10 || res.Workers[1].Ops > 29 {
+		t.Errorf("workers %+v: want the stuck worker's operations before it stuck (29, published every few ms)", res.Workers)
 	}
 }
 
