@@ -201,6 +201,15 @@ func TestSysbenchLines(t *testing.T) {
 			},
 		},
 		{
+			name: "--verbosity=2 prints warnings only",
+			line: append(append([]string{"oltp_point_select"}, conn...), "--tables=3", "--table_size=1000", "--events=10", "--time=0", "--verbosity=2", "run"),
+			then: func(t *testing.T, r result) {
+				if r.stdout != "" || r.stderr != "" {
+					t.Errorf("printed %q and %q", r.stdout, r.stderr)
+				}
+			},
+		},
+		{
 			name: "--output-style stampede",
 			line: append(append([]string{"oltp_point_select"}, conn...), "--tables=3", "--table_size=1000", "--events=10", "--time=0", "--output-style", "stampede", "run"),
 			want: []string{"_elapsed___errors", "__result"},
