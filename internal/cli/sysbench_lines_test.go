@@ -236,6 +236,15 @@ func TestSysbenchLines(t *testing.T) {
 			},
 		},
 		{
+			name: "select_random_points takes --tables, as sysbench 1.0.20's, and reads sbtest1",
+			line: append(append([]string{"select_random_points"}, conn...), "--tables=3", "--table_size=1000", "--events=20", "--time=0", "run"),
+			then: func(t *testing.T, r result) {
+				if c := parseSysbench(t, r.stdout); c.read != 20 || c.transactions != 20 {
+					t.Errorf("%+v: want 20 events of one SELECT", c)
+				}
+			},
+		},
+		{
 			name: "cleanup",
 			line: append(append([]string{"/usr/share/sysbench/oltp_write_only.lua"}, conn...), "--tables=3", "--db-driver=pgsql", "cleanup"),
 			then: func(t *testing.T, r result) {
