@@ -369,6 +369,10 @@ func (l *Line) scan(args []string, fs *pflag.FlagSet) (opts []opt, words []strin
 			l.Warnings = append(l.Warnings, fmt.Sprintf("--%s is %s", n, so.why))
 			continue
 		}
+		if l.Script == "bulk_insert" && slices.Contains(oltpCommon, strings.ReplaceAll(n, "-", "_")) {
+			l.Warnings = append(l.Warnings, fmt.Sprintf("--%s has no effect on bulk_insert, which has no options of its own (sysbench's takes it and ignores it)", n))
+			continue
+		}
 		o := opt{raw: []string{a}}
 		if f := lookup(fs, n); f != nil && !hasValue && f.NoOptDefVal == "" && i+1 < len(args) {
 			o.raw = append(o.raw, args[i+1])
