@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -515,4 +516,148 @@ func TestSysbenchCountsMatch(t *testing.T) {
 func firstLine(s string) string {
 	l, _, _ := strings.Cut(s, "\n")
 	return l
+}
+
+// readmeSysbenchLines returns the command lines of the README's section
+// on sysbench's workloads, continuation lines joined, comments cut.
+func readmeSysbenchLines(t *testing.T) [][]string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	start := strings.Index(text, "### sysbench's OLTP workloads")
+	if start < 0 {
+		t.Fatal("no section on sysbench's workloads in README.md")
+	}
+	end := strings.Index(text[start+1:], "\n### ")
+	if end < 0 {
+		t.Fatal("the README's section on sysbench's workloads has no end")
+	}
+	var lines [][]string
+	for _, l := range strings.Split(strings.ReplaceAll(text[start:start+1+end], "\\\n", " "), "\n") {
+		if !strings.HasPrefix(l, "stampede ") {
+			continue
+		}
+		l, _, _ = strings.Cut(l, " #")
+		lines = append(lines, strings.Fields(l)[1:])
+	}
+	return lines
+}
+
+// TestSysbenchReadmeLines runs the command lines of the README's section
+// on sysbench's workloads against the test server, in their order, each
+// pointed at the test server (its --pgsql-* options and URLs replaced)
+// and made small and short (--table_size=1000, --time=1, --duration 1s,
+// --concurrency 4; a line that names its host but leaves the port, user
+// or database to sysbench's defaults gets the test server's): prepare
+// makes the tables, run prints its report in
+// the line's style, help the script's options, cleanup drops the tables.
+// A run whose tables a cleanup before it dropped gets them back first.
+func TestSysbenchReadmeLines(t *testing.T) {
+	srv := testServer(t)
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	db := freshDB(t, "stampede_sbreadme")
+	adminExec(t, "CREATE DATABASE "+db)
+	u, err := url.Parse(srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tables := func() int64 {
+		return queryInt(t, db, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public' AND tablename LIKE 'sbtest%'")
+	}
+	cfg := filepath.Join(t.TempDir(), "bench.cfg")
+	if err := os.WriteFile(cfg, []byte(fmt.Sprintf("pgsql-host=%s\npgsql-port=%s\npgsql-user=%s\npgsql-db=%s\ntables=24\ntable_size=1000\nthreads=2\ntime=1\n",
+		u.Hostname(), u.Port(), u.User.Username(), db)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rewrite := func(arg string) string {
+		name, _, _ := strings.Cut(arg, "=")
+		switch {
+		case name == "--pgsql-host":
+			return name + "=" + u.Hostname()
+		case name == "--pgsql-port":
+			return name + "=" + u.Port()
+		case name == "--pgsql-user":
+			return name + "=" + u.User.Username()
+		case name == "--pgsql-db":
+			return name + "=" + db
+		case name == "--table_size":
+			return name + "=1000"
+		case name == "--time":
+			return name + "=1"
+		case name == "--config-file":
+			return name + "=" + cfg
+		case strings.Contains(arg, "://"):
+			return dbURL(t, db)
+		}
+		return arg
+	}
+	lines := readmeSysbenchLines(t)
+	if len(lines) < 5 {
+		t.Fatalf("only %d command lines in the README's section on sysbench", len(lines))
+	}
+	for _, readme := range lines {
+		var line []string
+		for i := 0; i < len(readme); i++ {
+			a := strings.Trim(readme[i], "'")
+			switch {
+			case (a == "--duration" || a == "--concurrency") && i+1 < len(readme):
+				line = append(line, a, map[string]string{"--duration": "1s", "--concurrency": "4"}[a])
+				i++
+			default:
+				line = append(line, rewrite(a))
+			}
+		}
+		// A line that names its host and leaves the rest to sysbench's
+		// defaults gets the test server's.
+		if given := strings.Join(line, " "); strings.Contains(given, "--pgsql-host=") {
+			for _, o := range []string{"--pgsql-port=" + u.Port(), "--pgsql-user=" + u.User.Username(), "--pgsql-db=" + db} {
+				if name, _, _ := strings.Cut(o, "="); !strings.Contains(given, name+"=") {
+					line = append([]string{line[0], o}, line[1:]...)
+				}
+			}
+		}
+		t.Run(strings.Join(readme, " "), func(t *testing.T) {
+			command, workload := line[len(line)-1], line[0]
+			if strings.Contains(command, "://") { // stampede's own word order
+				command, workload = line[0], line[1]
+			}
+			if command == "run" && tables() == 0 {
+				if r := stampede(t, "init", workload, "--tables=24", "--table_size=1000", dbURL(t, db)); r.code != 0 {
+					t.Fatalf("init before the line: %s", r.stderr)
+				}
+			}
+			r := stampede(t, line...)
+			if r.code != 0 {
+				t.Fatalf("stampede %s: exit code %d\n%s", strings.Join(line, " "), r.code, r.stderr)
+			}
+			var want []string
+			switch {
+			case command == "prepare":
+				if n := tables(); n != 24 {
+					t.Errorf("%d tables after prepare, want 24", n)
+				}
+			case command == "cleanup":
+				if n := tables(); n != 0 {
+					t.Errorf("%d tables after cleanup", n)
+				}
+			case command == "help":
+				want = []string{"sysbench 1.0.20 (using stampede ", workload + " options:\n", "  --table_size=N"}
+			case line[0] == "run": // stampede's word order and output
+				want = []string{"__result"}
+			default: // sysbench's
+				want = []string{"sysbench 1.0.20 (using stampede ", "SQL statistics:\n", "    transactions:", "95th percentile:"}
+				if strings.Contains(strings.Join(line, " "), "--report-interval=10") {
+					want = append(want, "Report intermediate results every 10 second(s)\n")
+				}
+			}
+			for _, w := range want {
+				if !strings.Contains(r.stdout, w) {
+					t.Errorf("no %q in stdout:\n%s", w, r.stdout)
+				}
+			}
+		})
+	}
 }
