@@ -110,6 +110,8 @@ func TestSysbenchRunFlags(t *testing.T) {
 		{args: []string{"--verbosity=1"}, want: "verbosity 1", check: func(r *RunFlags) bool { return r.verbosity == 1 }},
 		{args: []string{"--verbosity=4"}, err: "--verbosity=4"},
 		{args: []string{"--forced-shutdown=later"}, err: "--forced-shutdown"},
+		{args: []string{"--forced-shutdown=5", "--time=0", "--events=10"}, want: "no --time: no forced shutdown, as in sysbench",
+			check: func(r *RunFlags) bool { return r.grace < 0 && r.forcedAt == 0 }},
 		{args: []string{"--time=0"}, want: "an endless run, with sysbench's warning", warnings: 1,
 			check: func(r *RunFlags) bool { return r.duration == 0 }},
 	} {

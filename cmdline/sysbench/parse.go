@@ -258,9 +258,6 @@ func (l *Line) stampedeFlags(opts []opt, verb string) (out []string, given map[s
 		if values["histogram"] == "true" && values["percentile"] != "" && mustFloat(values["percentile"]) == 0 {
 			err = inputf("--histogram cannot be used with --percentile=0 (nor can it in sysbench): drop one of them")
 		}
-		if verb == "run" && values["time"] == "0" && mustFloat(values["events"]) == 0 {
-			l.Warnings = append(l.Warnings, "Both event and time limits are disabled, running an endless test")
-		}
 	}()
 	for _, o := range opts {
 		if o.sb == nil {
