@@ -336,6 +336,7 @@ func Run(ctx context.Context, cfg Config, load workload.QueryLoad, reg *stats.Re
 			defer wg.Done()
 			defer r.running.Add(-1)
 			r.worker(opCtx, w, budget, delay)
+			r.markStopped(time.Since(r.base))
 		}(w, budget, delay)
 	}
 	allDone := make(chan struct{})
@@ -355,6 +356,7 @@ func Run(ctx context.Context, cfg Config, load workload.QueryLoad, reg *stats.Re
 	} else {
 		r.rampDone(start)
 		if cfg.Duration > 0 {
+			r.deadline.Store(int64(time.Since(r.base) + cfg.Duration))
 			durTimer = time.After(cfg.Duration)
 		}
 	}
@@ -406,9 +408,11 @@ func Run(ctx context.Context, cfg Config, load workload.QueryLoad, reg *stats.Re
 		r.result.RampEnd = at
 		r.rampDone(at)
 		if cfg.Duration > 0 {
+			r.deadline.Store(int64(time.Since(r.base) + cfg.Duration))
 			durTimer = time.After(cfg.Duration)
 		}
 	}
+	var end time.Time
 loop:
 	for {
 		select {
@@ -437,10 +441,18 @@ loop:
 			r.result.Unfinished = int(r.running.Load())
 			break loop // abandon workers stuck in an operation
 		case <-allDone:
+			// The run ended when its last worker stopped, which may be
+			// a scheduling delay before this goroutine runs again.
+			if last := r.base.Add(time.Duration(r.lastStop.Load())); last.After(lastTick) {
+				end = last
+			}
 			break loop
 		}
 	}
-	end := time.Now()
+	r.halt() // stops the event generator, when the workers stopped first
+	if end.IsZero() {
+		end = time.Now()
+	}
 	r.result.End = end
 	if hooks.Tick != nil {
 		if hooks.Queue != nil && r.queue != nil {
@@ -466,6 +478,8 @@ type runner struct {
 	rated    bool
 	stopped  atomic.Bool
 	running  atomic.Int64 // workers whose goroutine has not returned
+	deadline atomic.Int64 // when Duration ends, as an offset from base (0: none yet)
+	lastStop atomic.Int64 // when the last worker to stop stopped, as an offset from base
 	stop     chan struct{}
 	stopOnce sync.Once
 	fatal    atomic.Pointer[OpError]
@@ -523,6 +537,25 @@ func (r *runner) rampDone(at time.Time) {
 	if r.hooks.RampDone != nil {
 		r.hooks.RampDone(at)
 	}
+}
+
+// markStopped records that a worker stopped at offset t from base.
+func (r *runner) markStopped(t time.Duration) {
+	for {
+		last := r.lastStop.Load()
+		if int64(t) <= last || r.lastStop.CompareAndSwap(last, int64(t)) {
+			return
+		}
+	}
+}
+
+// pastDeadline reports whether offset now from base is past the end of
+// Duration: each worker checks it before an operation, as sysbench's
+// threads check --time, so that the run ends on time however late the
+// timer's goroutine is scheduled.
+func (r *runner) pastDeadline(now time.Duration) bool {
+	d := r.deadline.Load()
+	return d > 0 && int64(now) >= d
 }
 
 // halt tells every worker to stop after its current operation.
@@ -595,6 +628,9 @@ func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Dur
 	now := time.Since(r.base)
 	lastFlush := now
 	for budget != 0 && !r.stopped.Load() {
+		if r.pastDeadline(now) {
+			return
+		}
 		if r.shared != nil && r.shared.Add(-1) < 0 {
 			return // the shared budget is spent
 		}
@@ -608,12 +644,19 @@ func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Dur
 			r.queue.running.Add(1)
 			intended, late = ev.enqueued, ev.enqueued-ev.intended
 			now = time.Since(r.base)
+			if r.pastDeadline(now) {
+				r.queue.running.Add(-1)
+				return
+			}
 		case scheduled:
 			intended = sched.intend()
 			if !pace.wait(intended) {
 				return
 			}
 			now = time.Since(r.base)
+			if r.pastDeadline(now) {
+				return
+			}
 		}
 		start := now
 		var res workload.Result

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -587,5 +588,38 @@ func TestPacerStopsPromptly(t *testing.T) {
 	}
 	if res.Err != nil || final.Series[0].Cumulative.TotalCount() > 1 {
 		t.Errorf("result %+v, %d operations", res, final.Series[0].Cumulative.TotalCount())
+	}
+}
+
+// TestDurationEndsOnTime checks that the workers stop at the end of
+// Duration themselves, as sysbench's threads check --time, and that the
+// run's End is when the last of them stopped: a Tick hook that holds the
+// engine's goroutine past the end (as a loaded machine's scheduler can)
+// neither lets operations start after it nor stretches the run.
+func TestDurationEndsOnTime(t *testing.T) {
+	const duration = 100 * time.Millisecond
+	var mu sync.Mutex
+	var lastStart time.Time
+	load := fakeLoad(2, []string{"op"}, func(w int, c int64) workload.Result {
+		mu.Lock()
+		lastStart = time.Now()
+		mu.Unlock()
+		time.Sleep(time.Millisecond)
+		return workload.Result{}
+	})
+	reg := stats.NewRegistry(engine.Series{Ops: load.Ops}.Names(), stats.ShardsFor(2, 2), time.Now())
+	held := false
+	res := engine.Run(context.Background(), engine.Config{Duration: duration, DisplayEvery: 40 * time.Millisecond}, load, reg,
+		engine.Hooks{Tick: func(stats.Tick, bool) {
+			if !held {
+				held = true
+				time.Sleep(300 * time.Millisecond) // from 40 ms to 340 ms
+			}
+		}})
+	if late := lastStart.Sub(res.Start); late > duration+50*time.Millisecond {
+		t.Errorf("an operation started %s after the start, Duration %s", late, duration)
+	}
+	if took := res.End.Sub(res.Start); took < duration || took > duration+100*time.Millisecond {
+		t.Errorf("End %s after Start, Duration %s", took, duration)
 	}
 }
