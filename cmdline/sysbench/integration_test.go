@@ -1,7 +1,9 @@
-package cli_test
+package sysbench_test
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -12,7 +14,180 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
+
+// The sysbench command lines below run through stampede's binary, built
+// once by TestMain, against the test server that scripts/test starts:
+// whole command lines, their exit codes and what they print, as a user
+// runs them (this package's tests, not internal/cli's, so that the two
+// test binaries run side by side).
+
+// bin is stampede's binary ("" without a test server).
+var bin string
+
+func TestMain(m *testing.M) {
+	code := func() int {
+		if os.Getenv("STAMPEDE_TEST_DATABASE") == "" {
+			return m.Run() // the tests that need the binary skip
+		}
+		dir, err := os.MkdirTemp("", "stampede-sysbench-test")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer os.RemoveAll(dir)
+		bin = filepath.Join(dir, "stampede")
+		if out, err := exec.Command("go", "build", "-o", bin, "github.com/stampede-bench/stampede/cmd/stampede").CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "building stampede: %v\n%s", err, out)
+			return 1
+		}
+		return m.Run()
+	}()
+	os.Exit(code)
+}
+
+// result is what a command line printed and its exit code.
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// stampede runs stampede's binary with args.
+func stampede(t *testing.T, args ...string) result {
+	t.Helper()
+	if bin == "" {
+		t.Skip("STAMPEDE_TEST_DATABASE not set: scripts/test starts a server and sets it")
+	}
+	var out, errb bytes.Buffer
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var exit *exec.ExitError
+	code := 0
+	switch {
+	case errors.As(err, &exit):
+		code = exit.ExitCode()
+	case err != nil:
+		t.Fatalf("stampede %s: %v", strings.Join(args, " "), err)
+	}
+	return result{code, out.String(), errb.String()}
+}
+
+// testServer returns the test server's URL, or skips the test.
+func testServer(t *testing.T) string {
+	t.Helper()
+	u := os.Getenv("STAMPEDE_TEST_DATABASE")
+	if u == "" {
+		t.Skip("STAMPEDE_TEST_DATABASE not set: scripts/test starts a server and sets it")
+	}
+	return u
+}
+
+// dbURL returns the test server's URL with database db ("" for the
+// server's own).
+func dbURL(t *testing.T, db string) string {
+	t.Helper()
+	u, err := url.Parse(testServer(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if db != "" {
+		u.Path = "/" + db
+	}
+	return u.String()
+}
+
+// connect connects to database db of the test server ("" for its own);
+// the caller closes the connection.
+func connect(t *testing.T, db string) *pgx.Conn {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), dbURL(t, db))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return conn
+}
+
+// execIn runs statements in database db of the test server.
+func execIn(t *testing.T, db string, sqls ...string) {
+	t.Helper()
+	ctx := context.Background()
+	conn := connect(t, db)
+	defer conn.Close(ctx)
+	for _, s := range sqls {
+		if _, err := conn.Exec(ctx, s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+}
+
+// adminExec runs statements in the test server's own database.
+func adminExec(t *testing.T, sqls ...string) { execIn(t, "", sqls...) }
+
+// queryInt returns the integer a query in database db returns.
+func queryInt(t *testing.T, db, sql string) int64 {
+	t.Helper()
+	ctx := context.Background()
+	conn := connect(t, db)
+	defer conn.Close(ctx)
+	var n int64
+	if err := conn.QueryRow(ctx, sql).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	return n
+}
+
+// freshDB returns the name of a database that does not exist yet and is
+// dropped when the test ends.
+func freshDB(t *testing.T, prefix string) string {
+	t.Helper()
+	name := fmt.Sprintf("%s_%d", prefix, time.Now().UnixNano()%1e9)
+	t.Cleanup(func() { adminExec(t, fmt.Sprintf("DROP DATABASE IF EXISTS %s WITH (FORCE)", name)) })
+	return name
+}
+
+// writeFile writes content to a file of the test's and returns its path.
+func writeFile(t *testing.T, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "sb.cfg")
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// checkOneLineError fails unless r exited with code and its stderr is one
+// error line containing want (warnings aside), with no stack trace.
+func checkOneLineError(t *testing.T, r result, code int, want string) {
+	t.Helper()
+	lines := checkFinalError(t, r, code, want)
+	for _, l := range lines[:len(lines)-1] {
+		if !strings.HasPrefix(l, "warning: ") {
+			t.Errorf("stderr %q: a line besides the error: %q", r.stderr, l)
+		}
+	}
+}
+
+// checkFinalError checks that a command that failed after it started its
+// work (and may have printed progress) ends with one error line containing
+// want, with the exit code; it returns stderr's lines.
+func checkFinalError(t *testing.T, r result, code int, want string) []string {
+	t.Helper()
+	if r.code != code {
+		t.Errorf("exit code %d, want %d (stderr %q)", r.code, code, r.stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+	last := lines[len(lines)-1]
+	if !strings.HasPrefix(last, "stampede: error: ") || !strings.Contains(last, want) {
+		t.Errorf("stderr %q: want one error line containing %q", r.stderr, want)
+	}
+	if strings.Contains(r.stderr, "goroutine ") || strings.Contains(r.stderr, "panic") {
+		t.Errorf("stack trace in stderr: %s", r.stderr)
+	}
+	return lines
+}
 
 // sbConn returns sysbench's connection options for database db of the
 // test server.
@@ -310,7 +485,7 @@ func TestSysbenchForcedShutdown(t *testing.T) {
 		t.Fatalf("prepare: %s", r.stderr)
 	}
 	ctx := context.Background()
-	lock := connectTo(t, ctx, db)
+	lock := connect(t, db)
 	defer lock.Close(ctx)
 	tx, err := lock.Begin(ctx)
 	if err != nil {
