@@ -1,6 +1,7 @@
 package cmdline
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -50,8 +51,11 @@ func Run(ctx context.Context, spec RunArgs, env Env) (*run.Result, error) {
 	if rf.outputStyle == "ycsb" && rf.latency == "" {
 		rf.latency = run.LatencyService // YCSB's measurement.interval=op
 	}
-	if rf.verbosity < 2 {
+	switch rf.verbosity {
+	case 0, 1:
 		env.Stderr = io.Discard // sysbench's --verbosity: errors only (the command line prints those)
+	case 2:
+		env.Stderr = warningsOnly{env.Stderr} // warnings and errors, no notices
 	}
 	for _, w := range rf.warnings {
 		fmt.Fprintf(env.Stderr, "warning: %s\n", w)
@@ -148,7 +152,28 @@ func Run(ctx context.Context, spec RunArgs, env Env) (*run.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return r.Wait()
+	res, err := r.Wait()
+	if err == nil && rf.forcedAt > 0 && res.Engine.Unfinished > 0 && !res.Engine.Interrupted {
+		// sysbench exits with an error when it forces the shutdown.
+		err = fmt.Errorf("--forced-shutdown: %d events were still running %d s after the start, and were abandoned; the results are saved", res.Engine.Unfinished, rf.forcedAt)
+	}
+	return res, err
+}
+
+// warningsOnly passes on the lines written to it that are warnings
+// (sysbench's --verbosity=2), each written whole, as the run's log does.
+type warningsOnly struct{ w io.Writer }
+
+// Write implements io.Writer.
+func (f warningsOnly) Write(p []byte) (int, error) {
+	for _, line := range bytes.SplitAfter(p, []byte("\n")) {
+		if bytes.HasPrefix(line, []byte("warning: ")) {
+			if _, err := f.w.Write(line); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return len(p), nil
 }
 
 // RedactArgs returns argv with connection secrets replaced.

@@ -158,6 +158,10 @@ func (r *RunFlags) resolveForcedShutdown() error {
 	if err != nil || n < 0 {
 		return usagef("invalid --forced-shutdown %q: use off, seconds after the end of --time, or a percentage of --time such as 5%%", v)
 	}
+	if r.duration == 0 && r.sysbenchSyntax {
+		r.grace = -1 // no --time: nothing to force, as in sysbench
+		return nil
+	}
 	secs := n
 	if strings.HasSuffix(v, "%") {
 		secs = int(r.duration.Seconds()) * n / 100

@@ -110,6 +110,8 @@ func TestSysbenchRunFlags(t *testing.T) {
 		{args: []string{"--verbosity=1"}, want: "verbosity 1", check: func(r *RunFlags) bool { return r.verbosity == 1 }},
 		{args: []string{"--verbosity=4"}, err: "--verbosity=4"},
 		{args: []string{"--forced-shutdown=later"}, err: "--forced-shutdown"},
+		{args: []string{"--forced-shutdown=5", "--time=0", "--events=10"}, want: "no --time: no forced shutdown, as in sysbench",
+			check: func(r *RunFlags) bool { return r.grace < 0 && r.forcedAt == 0 }},
 		{args: []string{"--time=0"}, want: "an endless run, with sysbench's warning", warnings: 1,
 			check: func(r *RunFlags) bool { return r.duration == 0 }},
 	} {
@@ -144,5 +146,23 @@ func TestSysbenchRunFlags(t *testing.T) {
 	}
 	if r.sharedOps || r.queueRate != 0 || r.maxRate != 50 || r.duration != 0 || r.outputStyle != "stampede" || r.grace != 0 {
 		t.Errorf("stampede's syntax: shared %v, queue rate %g, max rate %g, %s, %s, grace %s", r.sharedOps, r.queueRate, r.maxRate, r.duration, r.outputStyle, r.grace)
+	}
+}
+
+// TestWarningsOnly checks what sysbench's --verbosity=2 lets through of
+// the run's log: its warnings, not its notices.
+func TestWarningsOnly(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"stampede 1.0: oltp_read_write on h (database \"d\"), 1 workers, seed 1\n", ""},
+		{"warning: --latency service overrides the workload's own\n", "warning: --latency service overrides the workload's own\n"},
+		{"results saved in /r\nwarning: a\nnote: b\nwarning: c\n", "warning: a\nwarning: c\n"},
+	} {
+		var b strings.Builder
+		if n, err := (warningsOnly{&b}).Write([]byte(tc.in)); err != nil || n != len(tc.in) {
+			t.Errorf("Write(%q) = %d, %v", tc.in, n, err)
+		}
+		if b.String() != tc.want {
+			t.Errorf("Write(%q) passed %q, want %q", tc.in, b.String(), tc.want)
+		}
 	}
 }

@@ -236,6 +236,10 @@ type Result struct {
 	// Workers has each worker's operation count and busy time (the time
 	// spent inside its operations), for fairness figures.
 	Workers []WorkerStats
+	// Unfinished is the number of workers still in an operation when
+	// the grace after the run's end ran out, which were abandoned
+	// (sysbench's "unfinished transactions on forced shutdown").
+	Unfinished int
 }
 
 // WorkerStats is one worker's share of a run.
@@ -337,9 +341,12 @@ func RunSplit(ctx context.Context, cfg Config, load workload.QueryLoad, reg *sta
 			delay = time.Duration(int64(cfg.Ramp) * int64(w) / int64(n))
 		}
 		wg.Add(1)
+		r.running.Add(1)
 		go func(w int, budget int64, delay time.Duration) {
 			defer wg.Done()
+			defer r.running.Add(-1)
 			r.worker(opCtx, w, budget, delay)
+			r.markStopped(time.Since(r.base))
 		}(w, budget, delay)
 	}
 	allDone := make(chan struct{})
@@ -359,6 +366,7 @@ func RunSplit(ctx context.Context, cfg Config, load workload.QueryLoad, reg *sta
 	} else {
 		r.rampDone(start)
 		if cfg.Duration > 0 {
+			r.deadline.Store(int64(time.Since(r.base) + cfg.Duration))
 			durTimer = time.After(cfg.Duration)
 		}
 	}
@@ -410,9 +418,11 @@ func RunSplit(ctx context.Context, cfg Config, load workload.QueryLoad, reg *sta
 		r.result.RampEnd = at
 		r.rampDone(at)
 		if cfg.Duration > 0 {
+			r.deadline.Store(int64(time.Since(r.base) + cfg.Duration))
 			durTimer = time.After(cfg.Duration)
 		}
 	}
+	var end time.Time
 loop:
 	for {
 		select {
@@ -438,12 +448,21 @@ loop:
 			stopCh = nil
 			beginStop(false)
 		case <-graceTimer:
+			r.result.Unfinished = int(r.running.Load())
 			break loop // abandon workers stuck in an operation
 		case <-allDone:
+			// The run ended when its last worker stopped, which may be
+			// a scheduling delay before this goroutine runs again.
+			if last := r.base.Add(time.Duration(r.lastStop.Load())); last.After(lastTick) {
+				end = last
+			}
 			break loop
 		}
 	}
-	end := time.Now()
+	r.halt() // stops the event generator, when the workers stopped first
+	if end.IsZero() {
+		end = time.Now()
+	}
 	r.result.End = end
 	if hooks.Tick != nil {
 		if hooks.Queue != nil && r.queue != nil {
@@ -468,6 +487,9 @@ type runner struct {
 	nOps     int
 	rated    bool
 	stopped  atomic.Bool
+	running  atomic.Int64 // workers whose goroutine has not returned
+	deadline atomic.Int64 // when Duration ends, as an offset from base (0: none yet)
+	lastStop atomic.Int64 // when the last worker to stop stopped, as an offset from base
 	stop     chan struct{}
 	stopOnce sync.Once
 	fatal    atomic.Pointer[OpError]
@@ -482,6 +504,13 @@ type runner struct {
 
 	workersMu sync.Mutex
 	workers   []WorkerStats
+}
+
+// publish records worker w's counts so far in the run's result.
+func (r *runner) publish(w int, ops int64, busy time.Duration) {
+	r.workersMu.Lock()
+	r.workers[w] = WorkerStats{Ops: ops, Busy: busy}
+	r.workersMu.Unlock()
 }
 
 // recorder is the workload.Recorder a worker's Attach gets: its stats
@@ -522,6 +551,25 @@ func (r *runner) rampDone(at time.Time) {
 	if r.hooks.RampDone != nil {
 		r.hooks.RampDone(at)
 	}
+}
+
+// markStopped records that a worker stopped at offset t from base.
+func (r *runner) markStopped(t time.Duration) {
+	for {
+		last := r.lastStop.Load()
+		if int64(t) <= last || r.lastStop.CompareAndSwap(last, int64(t)) {
+			return
+		}
+	}
+}
+
+// pastDeadline reports whether offset now from base is past the end of
+// Duration: each worker checks it before an operation, as sysbench's
+// threads check --time, so that the run ends on time however late the
+// timer's goroutine is scheduled.
+func (r *runner) pastDeadline(now time.Duration) bool {
+	d := r.deadline.Load()
+	return d > 0 && int64(now) >= d
 }
 
 // halt tells every worker to stop after its current operation.
@@ -587,11 +635,7 @@ func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Dur
 	}
 	var ops int64
 	var busy time.Duration
-	defer func() {
-		r.workersMu.Lock()
-		r.workers[w] = WorkerStats{Ops: ops, Busy: busy}
-		r.workersMu.Unlock()
-	}()
+	defer func() { r.publish(w, ops, busy) }()
 	n := len(r.load.Workers)
 	var sched schedule
 	var pace pacer
@@ -607,6 +651,9 @@ func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Dur
 	now := time.Since(r.base)
 	lastFlush := now
 	for budget != 0 && !r.stopped.Load() {
+		if r.pastDeadline(now) {
+			return
+		}
 		if r.shared != nil && r.shared.Add(-1) < 0 {
 			return // the shared budget is spent
 		}
@@ -620,12 +667,19 @@ func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Dur
 			r.queue.running.Add(1)
 			intended, late = ev.enqueued, ev.enqueued-ev.intended
 			now = time.Since(r.base)
+			if r.pastDeadline(now) {
+				r.queue.running.Add(-1)
+				return
+			}
 		case scheduled:
 			intended = sched.intend()
 			if !pace.wait(intended) {
 				return
 			}
 			now = time.Since(r.base)
+			if r.pastDeadline(now) {
+				return
+			}
 		}
 		start := now
 		var res workload.Result
@@ -685,6 +739,7 @@ func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Dur
 		}
 		if now-lastFlush >= flushEvery {
 			h.Flush()
+			r.publish(w, ops, busy) // what a worker abandoned at the end keeps
 			lastFlush = now
 			// Yield, so that the runtime sees the goroutine pass
 			// through the scheduler. A worker that waits for its

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -396,12 +397,14 @@ func TestAttachAndWorkerStats(t *testing.T) {
 }
 
 // TestStuckWorkerAbandoned checks that a worker stuck in an operation
-// does not hold the end of the run beyond the grace period.
+// does not hold the end of the run beyond the grace period, is counted
+// as unfinished, and keeps the operations it did before in the workers'
+// figures.
 func TestStuckWorkerAbandoned(t *testing.T) {
 	block := make(chan struct{})
 	defer close(block)
 	load := fakeLoad(2, []string{"op"}, func(w int, c int64) workload.Result {
-		if w == 1 && c == 3 {
+		if w == 1 && c == 30 {
 			<-block
 		}
 		time.Sleep(time.Millisecond)
@@ -414,6 +417,12 @@ func TestStuckWorkerAbandoned(t *testing.T) {
 	}
 	if final.Series[0].Cumulative.TotalCount() == 0 || res.Err != nil {
 		t.Errorf("result %+v", res)
+	}
+	if res.Unfinished != 1 {
+		t.Errorf("%d unfinished workers, want the stuck one", res.Unfinished)
+	}
+	if len(res.Workers) != 2 || res.Workers[1].Ops < 10 || res.Workers[1].Ops > 29 {
+		t.Errorf("workers %+v: want the stuck worker's operations before it stuck (29, published every few ms)", res.Workers)
 	}
 }
 
@@ -579,5 +588,38 @@ func TestPacerStopsPromptly(t *testing.T) {
 	}
 	if res.Err != nil || final.Series[0].Cumulative.TotalCount() > 1 {
 		t.Errorf("result %+v, %d operations", res, final.Series[0].Cumulative.TotalCount())
+	}
+}
+
+// TestDurationEndsOnTime checks that the workers stop at the end of
+// Duration themselves, as sysbench's threads check --time, and that the
+// run's End is when the last of them stopped: a Tick hook that holds the
+// engine's goroutine past the end (as a loaded machine's scheduler can)
+// neither lets operations start after it nor stretches the run.
+func TestDurationEndsOnTime(t *testing.T) {
+	const duration = 100 * time.Millisecond
+	var mu sync.Mutex
+	var lastStart time.Time
+	load := fakeLoad(2, []string{"op"}, func(w int, c int64) workload.Result {
+		mu.Lock()
+		lastStart = time.Now()
+		mu.Unlock()
+		time.Sleep(time.Millisecond)
+		return workload.Result{}
+	})
+	reg := stats.NewRegistry(engine.Series{Ops: load.Ops}.Names(), stats.ShardsFor(2, 2), time.Now())
+	held := false
+	res := engine.Run(context.Background(), engine.Config{Duration: duration, DisplayEvery: 40 * time.Millisecond}, load, reg,
+		engine.Hooks{Tick: func(stats.Tick, bool) {
+			if !held {
+				held = true
+				time.Sleep(300 * time.Millisecond) // from 40 ms to 340 ms
+			}
+		}})
+	if late := lastStart.Sub(res.Start); late > duration+50*time.Millisecond {
+		t.Errorf("an operation started %s after the start, Duration %s", late, duration)
+	}
+	if took := res.End.Sub(res.Start); took < duration || took > duration+100*time.Millisecond {
+		t.Errorf("End %s after Start, Duration %s", took, duration)
 	}
 }

@@ -333,6 +333,9 @@ func (o *Sysbench) Final(res *run.Result) {
 	if o.Histogram {
 		f.Histogram = stats.LogBuckets(h, 1024, 0.001, 100000)
 	}
+	if o.ForcedShutdown > 0 {
+		f.Unfinished = res.Engine.Unfinished // abandoned by --forced-shutdown
+	}
 	_ = o.s.Final(f)
 	if !o.Quiet {
 		FleetSummary(o.W, res.Summary.Fleet, false)

@@ -160,6 +160,12 @@ func TestSysbenchLayouts(t *testing.T) {
 			[]report.SysbenchInterval{iv(1, 0, false), iv(2, 0, false)}, final(0, false)},
 		// --time=1 --threads=2 --percentile=99 --forced-shutdown=1 --rand-seed=2
 		{"forced_shutdown.txt", report.SysbenchHeader{Threads: 2, Seed: 2, ForcedShutdown: 2}, nil, final(99, false)},
+		// --time=2 --forced-shutdown=1 --histogram --report-interval=1
+		// --rand-seed=7, its table locked from the first second on: one
+		// event unfinished, no histogram
+		{"forced_shutdown_unfinished.txt", report.SysbenchHeader{Threads: 1, ReportEvery: 1, Seed: 7, ForcedShutdown: 3},
+			[]report.SysbenchInterval{iv(1, 95, false), iv(2, 95, false), iv(3, 95, false)},
+			func() report.SysbenchFinal { f := final(95, true); f.Unfinished = 1; return f }()},
 		// --time=1 --histogram --rand-seed=1, the histogram cut to 3 lines
 		{"histogram.txt", report.SysbenchHeader{Threads: 1, Seed: 1}, nil, final(95, true)},
 	} {

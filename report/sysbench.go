@@ -70,6 +70,11 @@ type SysbenchFinal struct {
 	EventsAvg, EventsStddev, ExecAvg, ExecStddev float64
 	// Histogram, when not nil, is printed first (sysbench's --histogram).
 	Histogram []stats.Bucket
+	// Unfinished, when above 0, is the number of events in flight when
+	// --forced-shutdown ended the run: the report opens with sysbench's
+	// FATAL line, leaves the histogram out and counts them, as sysbench's
+	// forced shutdown does.
+	Unfinished int
 }
 
 // Sysbench writes sysbench 1.0's output format, so that scripts that parse
@@ -114,7 +119,10 @@ func (s *Sysbench) Interval(i SysbenchInterval) error {
 // Final writes the final report.
 func (s *Sysbench) Final(f SysbenchFinal) error {
 	var b strings.Builder
-	if f.Histogram != nil {
+	switch {
+	case f.Unfinished > 0:
+		b.WriteString("FATAL: The --max-time limit has expired, forcing shutdown...\n")
+	case f.Histogram != nil:
 		writeHistogram(&b, f.Histogram)
 	}
 	secs := f.Seconds
@@ -131,6 +139,9 @@ func (s *Sysbench) Final(f SysbenchFinal) error {
 	fmt.Fprintf(&b, "    queries:                             %-6d (%.2f per sec.)\n", queries, float64(queries)/secs)
 	fmt.Fprintf(&b, "    ignored errors:                      %-6d (%.2f per sec.)\n", f.IgnoredErrors, float64(f.IgnoredErrors)/secs)
 	fmt.Fprintf(&b, "    reconnects:                          %-6d (%.2f per sec.)\n\n", f.Reconnects, float64(f.Reconnects)/secs)
+	if f.Unfinished > 0 {
+		fmt.Fprintf(&b, "Number of unfinished transactions on forced shutdown: %d\n\n", f.Unfinished)
+	}
 	b.WriteString("General statistics:\n")
 	fmt.Fprintf(&b, "    total time:                          %.4fs\n", f.Seconds)
 	fmt.Fprintf(&b, "    total number of events:              %d\n\n", f.Transactions)

@@ -120,6 +120,15 @@ var scriptOptions = map[string]struct {
 	"pgsql_variant":        {refuse: true, why: "its only variant is Amazon Redshift, which stampede does not run: drop it"},
 }
 
+// oltpCommon are the options of sysbench 1.0.20's oltp_common.lua, which
+// its bulk_insert.lua, a script without options, takes and ignores (as
+// sysbench takes any option for such a script): stampede ignores them
+// there with a warning, so that a line giving every script the same
+// options runs.
+var oltpCommon = []string{"auto_inc", "create_secondary", "delete_inserts", "distinct_ranges", "index_updates",
+	"non_index_updates", "order_ranges", "point_selects", "range_selects", "range_size", "secondary",
+	"simple_ranges", "skip_trx", "sum_ranges", "table_size", "tables"}
+
 // canonical returns the name sysbench would look an option up by: dashes
 // for underscores (sysbench 1.0 takes --report_interval for
 // --report-interval).

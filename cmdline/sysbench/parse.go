@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/stampede-bench/stampede/report"
 	"github.com/stampede-bench/stampede/run"
 )
 
@@ -51,10 +52,11 @@ type Line struct {
 	// the script as the line names it (its base name).
 	Script, Name string
 	// Command is sysbench's command: prepare, run, cleanup, check or
-	// help.
+	// help; version for --version.
 	Command string
 	// Args is stampede's command line for it (without the program
-	// name): VERB WORKLOAD, then the flags and URLs. Empty for help.
+	// name): VERB WORKLOAD, then the flags and URLs. Empty for help and
+	// version.
 	Args []string
 	// Warnings are to be printed before the command runs, one per line.
 	Warnings []string
@@ -81,6 +83,7 @@ var verbs = map[string]string{
 // .lua path) or one of sysbench's compiled-in tests, and only sysbench's
 // --name=value options come before it.
 func Recognize(args []string) bool {
+	args, _ = moveTest(args)
 	for _, a := range args {
 		if strings.HasPrefix(a, "--") && len(a) > 2 {
 			if !strings.Contains(a, "=") {
@@ -96,6 +99,28 @@ func Recognize(args []string) bool {
 		return strings.HasSuffix(base, ".lua") || slices.Contains(Scripts, base) || builtin
 	}
 	return false
+}
+
+// deprecatedTest is sysbench's warning for --test=SCRIPT, which it still
+// takes (sysbench 0.5's form, in many published command lines).
+const deprecatedTest = "the --test option is deprecated. You can pass a script name or path on the command line without any options."
+
+// moveTest returns args with sysbench's deprecated --test=SCRIPT replaced
+// by SCRIPT, put first, as sysbench takes it for the script whatever its
+// place; moved says it was there.
+func moveTest(args []string) (out []string, moved bool) {
+	var script string
+	for _, a := range args {
+		if v, ok := strings.CutPrefix(a, "--test="); ok && v != "" {
+			script, moved = v, true
+			continue
+		}
+		out = append(out, a)
+	}
+	if !moved {
+		return args, false
+	}
+	return append([]string{script}, out...), true
 }
 
 // opt is one option of the line: sysbench's (sb set) or one to pass
@@ -114,6 +139,7 @@ type opt struct {
 // DIR, ...) pass through as they are; flags says which take a value.
 // Errors match run.ErrInput.
 func Parse(args []string, flags Flags) (*Line, error) {
+	args, moved := moveTest(args)
 	// The script first: it says which flags pass through with a value.
 	var script, name string
 	for _, a := range args {
@@ -138,6 +164,9 @@ func Parse(args []string, flags Flags) (*Line, error) {
 		fs = flags(script)
 	}
 	l := &Line{Script: script, Name: name}
+	if moved {
+		l.Warnings = append(l.Warnings, deprecatedTest)
+	}
 	expanded, err := expandConfig(args, l, 0)
 	if err != nil {
 		return nil, err
@@ -169,7 +198,7 @@ func Parse(args []string, flags Flags) (*Line, error) {
 	}
 	switch {
 	case version:
-		l.Args = []string{"version"}
+		l.Command = "version"
 		return l, nil
 	case help:
 		l.Args = append([]string{verbOr(verb), script}, "--help")
@@ -195,7 +224,8 @@ func Parse(args []string, flags Flags) (*Line, error) {
 // Command parses a sysbench command line (see Parse) and does what comes
 // before stampede's command runs: it prints the line's warnings on stderr
 // and, for sysbench's help command, the script's options on stdout (see
-// WriteHelp), which is all there is to do (done).
+// WriteHelp), or for --version sysbench's version line, which is all
+// there is to do (done).
 func Command(args []string, flags Flags, stdout, stderr io.Writer, version string) (l *Line, done bool, err error) {
 	if l, err = Parse(args, flags); err != nil {
 		return nil, false, err
@@ -203,7 +233,12 @@ func Command(args []string, flags Flags, stdout, stderr io.Writer, version strin
 	for _, w := range l.Warnings {
 		fmt.Fprintf(stderr, "warning: %s\n", w)
 	}
-	if l.Command == "help" && l.Args == nil {
+	switch {
+	case l.Command == "version":
+		// sysbench prints its version alone; scripts read its second word.
+		_, err := fmt.Fprintf(stdout, "sysbench %s (using stampede %s)\n", report.SysbenchVersion, version)
+		return l, true, err
+	case l.Command == "help" && l.Args == nil:
 		return l, true, WriteHelp(stdout, l, version)
 	}
 	return l, false, nil
@@ -215,6 +250,15 @@ func Command(args []string, flags Flags, stdout, stderr io.Writer, version strin
 // and version say that --help or --version is on.
 func (l *Line) stampedeFlags(opts []opt, verb string) (out []string, given map[string]bool, help, version bool, err error) {
 	given = map[string]bool{}
+	values := map[string]string{} // sysbench's options' last values
+	defer func() {
+		if err != nil || help || version {
+			return
+		}
+		if values["histogram"] == "true" && values["percentile"] != "" && mustFloat(values["percentile"]) == 0 {
+			err = inputf("--histogram cannot be used with --percentile=0 (nor can it in sysbench): drop one of them")
+		}
+	}()
 	for _, o := range opts {
 		if o.sb == nil {
 			if canonical(strings.TrimLeft(strings.SplitN(o.raw[0], "=", 2)[0], "-")) == "db" {
@@ -269,6 +313,7 @@ func (l *Line) stampedeFlags(opts []opt, verb string) (out []string, given map[s
 			continue
 		}
 		given[flag] = true
+		values[flag] = v
 		switch s.use {
 		case useRun:
 			if verb != "run" {
@@ -319,6 +364,10 @@ func (l *Line) scan(args []string, fs *pflag.FlagSet) (opts []opt, words []strin
 				return nil, nil, inputf("--%s: %s", n, so.why)
 			}
 			l.Warnings = append(l.Warnings, fmt.Sprintf("--%s is %s", n, so.why))
+			continue
+		}
+		if l.Script == "bulk_insert" && slices.Contains(oltpCommon, strings.ReplaceAll(n, "-", "_")) {
+			l.Warnings = append(l.Warnings, fmt.Sprintf("--%s has no effect on bulk_insert, which has no options of its own (sysbench's takes it and ignores it)", n))
 			continue
 		}
 		o := opt{raw: []string{a}}

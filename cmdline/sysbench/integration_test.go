@@ -1,15 +1,193 @@
-package cli_test
+package sysbench_test
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
 )
+
+// The sysbench command lines below run through stampede's binary, built
+// once by TestMain, against the test server that scripts/test starts:
+// whole command lines, their exit codes and what they print, as a user
+// runs them (this package's tests, not internal/cli's, so that the two
+// test binaries run side by side).
+
+// bin is stampede's binary ("" without a test server).
+var bin string
+
+func TestMain(m *testing.M) {
+	code := func() int {
+		if os.Getenv("STAMPEDE_TEST_DATABASE") == "" {
+			return m.Run() // the tests that need the binary skip
+		}
+		dir, err := os.MkdirTemp("", "stampede-sysbench-test")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer os.RemoveAll(dir)
+		bin = filepath.Join(dir, "stampede")
+		if out, err := exec.Command("go", "build", "-o", bin, "github.com/stampede-bench/stampede/cmd/stampede").CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "building stampede: %v\n%s", err, out)
+			return 1
+		}
+		return m.Run()
+	}()
+	os.Exit(code)
+}
+
+// result is what a command line printed and its exit code.
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// stampede runs stampede's binary with args.
+func stampede(t *testing.T, args ...string) result {
+	t.Helper()
+	if bin == "" {
+		t.Skip("STAMPEDE_TEST_DATABASE not set: scripts/test starts a server and sets it")
+	}
+	var out, errb bytes.Buffer
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var exit *exec.ExitError
+	code := 0
+	switch {
+	case errors.As(err, &exit):
+		code = exit.ExitCode()
+	case err != nil:
+		t.Fatalf("stampede %s: %v", strings.Join(args, " "), err)
+	}
+	return result{code, out.String(), errb.String()}
+}
+
+// testServer returns the test server's URL, or skips the test.
+func testServer(t *testing.T) string {
+	t.Helper()
+	u := os.Getenv("STAMPEDE_TEST_DATABASE")
+	if u == "" {
+		t.Skip("STAMPEDE_TEST_DATABASE not set: scripts/test starts a server and sets it")
+	}
+	return u
+}
+
+// dbURL returns the test server's URL with database db ("" for the
+// server's own).
+func dbURL(t *testing.T, db string) string {
+	t.Helper()
+	u, err := url.Parse(testServer(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if db != "" {
+		u.Path = "/" + db
+	}
+	return u.String()
+}
+
+// connect connects to database db of the test server ("" for its own);
+// the caller closes the connection.
+func connect(t *testing.T, db string) *pgx.Conn {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), dbURL(t, db))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return conn
+}
+
+// execIn runs statements in database db of the test server.
+func execIn(t *testing.T, db string, sqls ...string) {
+	t.Helper()
+	ctx := context.Background()
+	conn := connect(t, db)
+	defer conn.Close(ctx)
+	for _, s := range sqls {
+		if _, err := conn.Exec(ctx, s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+}
+
+// adminExec runs statements in the test server's own database.
+func adminExec(t *testing.T, sqls ...string) { execIn(t, "", sqls...) }
+
+// queryInt returns the integer a query in database db returns.
+func queryInt(t *testing.T, db, sql string) int64 {
+	t.Helper()
+	ctx := context.Background()
+	conn := connect(t, db)
+	defer conn.Close(ctx)
+	var n int64
+	if err := conn.QueryRow(ctx, sql).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	return n
+}
+
+// freshDB returns the name of a database that does not exist yet and is
+// dropped when the test ends.
+func freshDB(t *testing.T, prefix string) string {
+	t.Helper()
+	name := fmt.Sprintf("%s_%d", prefix, time.Now().UnixNano()%1e9)
+	t.Cleanup(func() { adminExec(t, fmt.Sprintf("DROP DATABASE IF EXISTS %s WITH (FORCE)", name)) })
+	return name
+}
+
+// writeFile writes content to a file of the test's and returns its path.
+func writeFile(t *testing.T, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "sb.cfg")
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// checkOneLineError fails unless r exited with code and its stderr is one
+// error line containing want (warnings aside), with no stack trace.
+func checkOneLineError(t *testing.T, r result, code int, want string) {
+	t.Helper()
+	lines := checkFinalError(t, r, code, want)
+	for _, l := range lines[:len(lines)-1] {
+		if !strings.HasPrefix(l, "warning: ") {
+			t.Errorf("stderr %q: a line besides the error: %q", r.stderr, l)
+		}
+	}
+}
+
+// checkFinalError checks that a command that failed after it started its
+// work (and may have printed progress) ends with one error line containing
+// want, with the exit code; it returns stderr's lines.
+func checkFinalError(t *testing.T, r result, code int, want string) []string {
+	t.Helper()
+	if r.code != code {
+		t.Errorf("exit code %d, want %d (stderr %q)", r.code, code, r.stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+	last := lines[len(lines)-1]
+	if !strings.HasPrefix(last, "stampede: error: ") || !strings.Contains(last, want) {
+		t.Errorf("stderr %q: want one error line containing %q", r.stderr, want)
+	}
+	if strings.Contains(r.stderr, "goroutine ") || strings.Contains(r.stderr, "panic") {
+		t.Errorf("stack trace in stderr: %s", r.stderr)
+	}
+	return lines
+}
 
 // sbConn returns sysbench's connection options for database db of the
 // test server.
@@ -136,19 +314,20 @@ func TestSysbenchLines(t *testing.T) {
 			},
 		},
 		{
-			name: "sysbench's defaults: 1 thread, 10 seconds",
-			line: append(append([]string{"oltp_point_select"}, conn...), "--tables=3", "--table_size=1000", "run"),
+			// (--time=10 by default: cmdline's TestSysbenchRunFlags.)
+			name: "sysbench's defaults: 1 thread",
+			line: append(append([]string{"oltp_point_select"}, conn...), "--tables=3", "--table_size=1000", "--events=40", "run"),
 			want: []string{"Number of threads: 1\n"},
 			then: func(t *testing.T, r result) {
-				sysbenchReport(0)(t, r)
-				if c := parseSysbench(t, r.stdout); c.totalTime < 9.9 || c.read != c.transactions {
-					t.Errorf("total time %.4fs (want 10 s, sysbench's --time), %d reads for %d transactions", c.totalTime, c.read, c.transactions)
+				sysbenchReport(40)(t, r)
+				if c := parseSysbench(t, r.stdout); c.read != 40 {
+					t.Errorf("%d reads for 40 point selects", c.read)
 				}
 			},
 		},
 		{
 			name: "--rate: the target rate and the queue's lines",
-			line: append(append([]string{"oltp_read_only"}, conn...), "--tables=3", "--table_size=1000", "--threads=2", "--rate=40", "--time=3", "--report-interval=1", "run"),
+			line: append(append([]string{"oltp_read_only"}, conn...), "--tables=3", "--table_size=1000", "--threads=2", "--rate=40", "--time=2", "--report-interval=1", "run"),
 			want: []string{"Target transaction rate: 40/sec\n", "Report intermediate results every 1 second(s)\n", "] queue length: ", ", concurrency: ", "] thds: 2 tps: "},
 			then: func(t *testing.T, r result) { sysbenchReport(0)(t, r) },
 		},
@@ -165,6 +344,25 @@ func TestSysbenchLines(t *testing.T) {
 			},
 		},
 		{
+			name: "sysbench's deprecated --test=SCRIPT",
+			line: append(append([]string{"--test=/usr/share/sysbench/oltp_point_select.lua"}, conn...), "--tables=3", "--table_size=1000", "--events=10", "--time=0", "run"),
+			then: func(t *testing.T, r result) {
+				sysbenchReport(10)(t, r)
+				if !strings.HasPrefix(r.stderr, "warning: the --test option is deprecated.") {
+					t.Errorf("stderr %q: want sysbench's warning first", r.stderr)
+				}
+			},
+		},
+		{
+			name: "--version: sysbench's version line alone",
+			line: []string{"oltp_read_write", "--version"},
+			then: func(t *testing.T, r result) {
+				if f := strings.Fields(r.stdout); strings.Count(r.stdout, "\n") != 1 || len(f) < 2 || f[0] != "sysbench" || f[1] != "1.0.20" {
+					t.Errorf("stdout %q: want one line, sysbench 1.0.20 first", r.stdout)
+				}
+			},
+		},
+		{
 			name: "--percentile=0 disables it",
 			line: append(append([]string{"oltp_point_select"}, conn...), "--tables=3", "--table_size=1000", "--events=10", "--time=0", "--percentile=0", "run"),
 			want: []string{"         percentile stats:               disabled\n"},
@@ -172,6 +370,15 @@ func TestSysbenchLines(t *testing.T) {
 		{
 			name: "--verbosity=0 prints nothing",
 			line: append(append([]string{"oltp_point_select"}, conn...), "--tables=3", "--table_size=1000", "--events=10", "--time=0", "--verbosity=0", "run"),
+			then: func(t *testing.T, r result) {
+				if r.stdout != "" || r.stderr != "" {
+					t.Errorf("printed %q and %q", r.stdout, r.stderr)
+				}
+			},
+		},
+		{
+			name: "--verbosity=2 prints warnings only",
+			line: append(append([]string{"oltp_point_select"}, conn...), "--tables=3", "--table_size=1000", "--events=10", "--time=0", "--verbosity=2", "run"),
 			then: func(t *testing.T, r result) {
 				if r.stdout != "" || r.stderr != "" {
 					t.Errorf("printed %q and %q", r.stdout, r.stderr)
@@ -201,6 +408,15 @@ func TestSysbenchLines(t *testing.T) {
 				deleted := 3000 - rows("sbtest1") - rows("sbtest2") - rows("sbtest3")
 				if c.write != deleted || c.write+c.other != 300 || c.read != 0 {
 					t.Errorf("%+v: want %d writes (the rows the server deleted) and %d others", c, deleted, 300-deleted)
+				}
+			},
+		},
+		{
+			name: "select_random_points takes --tables, as sysbench 1.0.20's, and reads sbtest1",
+			line: append(append([]string{"select_random_points"}, conn...), "--tables=3", "--table_size=1000", "--events=20", "--time=0", "run"),
+			then: func(t *testing.T, r result) {
+				if c := parseSysbench(t, r.stdout); c.read != 20 || c.transactions != 20 {
+					t.Errorf("%+v: want 20 events of one SELECT", c)
 				}
 			},
 		},
@@ -254,6 +470,47 @@ func TestSysbenchLines(t *testing.T) {
 	}
 }
 
+// TestSysbenchForcedShutdown checks --forced-shutdown against the test
+// server, its rows locked by another transaction so that the first
+// UPDATE never ends: the run is given up 1 s after --time, the report
+// opens with sysbench's FATAL line and counts the unfinished event, and
+// the exit code is not 0, as sysbench's.
+func TestSysbenchForcedShutdown(t *testing.T) {
+	testServer(t)
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	db := freshDB(t, "stampede_sbforced")
+	adminExec(t, "CREATE DATABASE "+db)
+	line := append(append([]string{"oltp_update_non_index"}, sbConn(t, db)...), "--tables=1", "--table_size=100")
+	if r := stampede(t, append(line, "prepare")...); r.code != 0 {
+		t.Fatalf("prepare: %s", r.stderr)
+	}
+	ctx := context.Background()
+	lock := connect(t, db)
+	defer lock.Close(ctx)
+	tx, err := lock.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	if _, err := tx.Exec(ctx, "SELECT id FROM sbtest1 FOR UPDATE"); err != nil {
+		t.Fatal(err)
+	}
+	begin := time.Now()
+	r := stampede(t, append(line, "--time=1", "--forced-shutdown=1", "run")...)
+	if took := time.Since(begin); took > 10*time.Second {
+		t.Errorf("the run took %s: the forced shutdown is 2 s after its start", took)
+	}
+	if r.code != 1 || !strings.Contains(r.stderr, "--forced-shutdown: 1 events were still running") {
+		t.Errorf("exit code %d, stderr %q: want 1 and the unfinished event named", r.code, r.stderr)
+	}
+	for _, want := range []string{"Forcing shutdown in 2 seconds\n", "\nFATAL: The --max-time limit has expired, forcing shutdown...\nSQL statistics:\n",
+		"\nNumber of unfinished transactions on forced shutdown: 1\n\nGeneral statistics:\n"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("no %q in the report:\n%s", want, r.stdout)
+		}
+	}
+}
+
 // TestSysbenchLinesRefused checks that what stampede cannot honour of a
 // sysbench command line is refused in one line naming it, exit code 2,
 // before anything runs.
@@ -270,6 +527,7 @@ func TestSysbenchLinesRefused(t *testing.T) {
 		{[]string{"oltp_read_write", "--percentile=101", "run"}, "--percentile"},
 		{[]string{"oltp_read_write", "--verbosity=5", "run"}, "--verbosity=5"},
 		{[]string{"oltp_read_write", "--warmup-time=10", "run"}, "--warmup-time"},
+		{[]string{"oltp_read_write", "--histogram", "--percentile=0", "run"}, "--histogram cannot be used with --percentile=0"},
 		{[]string{"oltp_read_write", "--db-ps-mode=never", "run"}, "--db-ps-mode"},
 		{[]string{"oltp_read_write", "--pgsql-sslmode=sometimes", "run"}, "--pgsql-sslmode"},
 		{[]string{"oltp_read_write", "--config-file=/nonexistent.cfg", "run"}, "--config-file"},
@@ -383,7 +641,7 @@ func TestSysbenchCountsMatch(t *testing.T) {
 	table := []string{"--tables=2", "--table_size=1000"}
 	prepare("oltp_read_write", table...)
 	for _, script := range []string{"oltp_read_write", "oltp_read_only", "oltp_write_only", "oltp_point_select", "oltp_update_index", "oltp_update_non_index", "oltp_insert"} {
-		sb, st := both(script, append(table, "--events=200")...)
+		sb, st := both(script, append(table, "--events=100")...)
 		same(script, sb, st)
 	}
 	sb, st := both("oltp_read_write", append(table, "--events=50", "--skip_trx=on", "--range_selects=off")...)
@@ -433,4 +691,148 @@ func TestSysbenchCountsMatch(t *testing.T) {
 func firstLine(s string) string {
 	l, _, _ := strings.Cut(s, "\n")
 	return l
+}
+
+// readmeSysbenchLines returns the command lines of the README's section
+// on sysbench's workloads, continuation lines joined, comments cut.
+func readmeSysbenchLines(t *testing.T) [][]string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	start := strings.Index(text, "### sysbench's OLTP workloads")
+	if start < 0 {
+		t.Fatal("no section on sysbench's workloads in README.md")
+	}
+	end := strings.Index(text[start+1:], "\n### ")
+	if end < 0 {
+		t.Fatal("the README's section on sysbench's workloads has no end")
+	}
+	var lines [][]string
+	for _, l := range strings.Split(strings.ReplaceAll(text[start:start+1+end], "\\\n", " "), "\n") {
+		if !strings.HasPrefix(l, "stampede ") {
+			continue
+		}
+		l, _, _ = strings.Cut(l, " #")
+		lines = append(lines, strings.Fields(l)[1:])
+	}
+	return lines
+}
+
+// TestSysbenchReadmeLines runs the command lines of the README's section
+// on sysbench's workloads against the test server, in their order, each
+// pointed at the test server (its --pgsql-* options and URLs replaced)
+// and made small and short (--table_size=1000, --time=1, --duration 1s,
+// --concurrency 4; a line that names its host but leaves the port, user
+// or database to sysbench's defaults gets the test server's): prepare
+// makes the tables, run prints its report in
+// the line's style, help the script's options, cleanup drops the tables.
+// A run whose tables a cleanup before it dropped gets them back first.
+func TestSysbenchReadmeLines(t *testing.T) {
+	srv := testServer(t)
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	db := freshDB(t, "stampede_sbreadme")
+	adminExec(t, "CREATE DATABASE "+db)
+	u, err := url.Parse(srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tables := func() int64 {
+		return queryInt(t, db, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public' AND tablename LIKE 'sbtest%'")
+	}
+	cfg := filepath.Join(t.TempDir(), "bench.cfg")
+	if err := os.WriteFile(cfg, []byte(fmt.Sprintf("pgsql-host=%s\npgsql-port=%s\npgsql-user=%s\npgsql-db=%s\ntables=24\ntable_size=1000\nthreads=2\ntime=1\n",
+		u.Hostname(), u.Port(), u.User.Username(), db)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rewrite := func(arg string) string {
+		name, _, _ := strings.Cut(arg, "=")
+		switch {
+		case name == "--pgsql-host":
+			return name + "=" + u.Hostname()
+		case name == "--pgsql-port":
+			return name + "=" + u.Port()
+		case name == "--pgsql-user":
+			return name + "=" + u.User.Username()
+		case name == "--pgsql-db":
+			return name + "=" + db
+		case name == "--table_size":
+			return name + "=1000"
+		case name == "--time":
+			return name + "=1"
+		case name == "--config-file":
+			return name + "=" + cfg
+		case strings.Contains(arg, "://"):
+			return dbURL(t, db)
+		}
+		return arg
+	}
+	lines := readmeSysbenchLines(t)
+	if len(lines) < 5 {
+		t.Fatalf("only %d command lines in the README's section on sysbench", len(lines))
+	}
+	for _, readme := range lines {
+		var line []string
+		for i := 0; i < len(readme); i++ {
+			a := strings.Trim(readme[i], "'")
+			switch {
+			case (a == "--duration" || a == "--concurrency") && i+1 < len(readme):
+				line = append(line, a, map[string]string{"--duration": "1s", "--concurrency": "4"}[a])
+				i++
+			default:
+				line = append(line, rewrite(a))
+			}
+		}
+		// A line that names its host and leaves the rest to sysbench's
+		// defaults gets the test server's.
+		if given := strings.Join(line, " "); strings.Contains(given, "--pgsql-host=") {
+			for _, o := range []string{"--pgsql-port=" + u.Port(), "--pgsql-user=" + u.User.Username(), "--pgsql-db=" + db} {
+				if name, _, _ := strings.Cut(o, "="); !strings.Contains(given, name+"=") {
+					line = append([]string{line[0], o}, line[1:]...)
+				}
+			}
+		}
+		t.Run(strings.Join(readme, " "), func(t *testing.T) {
+			command, workload := line[len(line)-1], line[0]
+			if strings.Contains(command, "://") { // stampede's own word order
+				command, workload = line[0], line[1]
+			}
+			if command == "run" && tables() == 0 {
+				if r := stampede(t, "init", workload, "--tables=24", "--table_size=1000", dbURL(t, db)); r.code != 0 {
+					t.Fatalf("init before the line: %s", r.stderr)
+				}
+			}
+			r := stampede(t, line...)
+			if r.code != 0 {
+				t.Fatalf("stampede %s: exit code %d\n%s", strings.Join(line, " "), r.code, r.stderr)
+			}
+			var want []string
+			switch {
+			case command == "prepare":
+				if n := tables(); n != 24 {
+					t.Errorf("%d tables after prepare, want 24", n)
+				}
+			case command == "cleanup":
+				if n := tables(); n != 0 {
+					t.Errorf("%d tables after cleanup", n)
+				}
+			case command == "help":
+				want = []string{"sysbench 1.0.20 (using stampede ", workload + " options:\n", "  --table_size=N"}
+			case line[0] == "run": // stampede's word order and output
+				want = []string{"__result"}
+			default: // sysbench's
+				want = []string{"sysbench 1.0.20 (using stampede ", "SQL statistics:\n", "    transactions:", "95th percentile:"}
+				if strings.Contains(strings.Join(line, " "), "--report-interval=10") {
+					want = append(want, "Report intermediate results every 10 second(s)\n")
+				}
+			}
+			for _, w := range want {
+				if !strings.Contains(r.stdout, w) {
+					t.Errorf("no %q in stdout:\n%s", w, r.stdout)
+				}
+			}
+		})
+	}
 }
