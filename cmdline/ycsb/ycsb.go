@@ -12,7 +12,8 @@
 // wire protocol, as is ycsb itself, and other bindings are refused.
 // YCSB's single-dash options map onto stampede's flags:
 //
-//	-threads N     --concurrency N (init: N COPY streams)
+//	-threads N     --concurrency N (init: N COPY streams); a run without
+//	               it has one worker, YCSB's default
 //	-target N      --max-rate N (YCSB's target, see below)
 //	-s             YCSB's status lines on stderr every status.interval
 //	               seconds (10 unless given): --display-every
@@ -488,6 +489,11 @@ func (p *parser) line() (*Line, error) {
 		default:
 			ignoredForVerb = append(ignoredForVerb, srcName(p.props, "threadcount", "-threads"))
 		}
+	} else if _, given := given["--concurrency"]; !given && verb == "run" && p.ycsbForm {
+		// YCSB's Client runs one thread unless told otherwise (its
+		// threadcount defaults to 1); a load's streams change only its
+		// speed, so init keeps stampede's default.
+		flags = append(flags, "--concurrency", "1")
 	}
 	if n, ok, err := intProp("target", 0); err != nil {
 		return nil, err
