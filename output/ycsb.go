@@ -43,8 +43,9 @@ type YCSB struct {
 	// percentiles are those of the final report.
 	percentiles []float64
 	start       time.Time
-	// ops is the number of operations at the previous status line.
-	ops int64
+	// ops is the number of operations at the previous status line;
+	// maxOps the run's count (0: none), which the status lines count down.
+	ops, maxOps int64
 }
 
 // ycsbStatusPercentiles are the percentiles of YCSB's status lines.
@@ -74,7 +75,7 @@ func (o *YCSB) Start(info run.Info) {
 		o.status.Label = l.YCSBLabel() // YCSB's -l
 	}
 	o.load = workload.QueryLoad{Ops: info.Ops, Classes: info.Classes}
-	o.mode, o.start = ycsbMode(o.Latency), info.Start
+	o.mode, o.start, o.maxOps = ycsbMode(o.Latency), info.Start, info.MaxOps
 	load := o.load
 	m, ok := o.Workload.(workload.YCSBMeasurer)
 	o.measured = ok
@@ -94,6 +95,15 @@ func (o *YCSB) Start(info run.Info) {
 		}
 		o.primary = append(o.primary, (!classified || load.Classes[i] == workload.ClassTransaction) && !results.IsPart(name))
 	}
+	if o.Status != nil { // YCSB's StatusThread writes a line as it starts
+		_ = o.status.Status(info.Start, 0, 0, o.todo(0), 0, nil)
+	}
+}
+
+// todo returns the operations left to do after done, as YCSB's status
+// lines count them (0 for a run without a count).
+func (o *YCSB) todo(done int64) int64 {
+	return max(o.maxOps-done, 0)
 }
 
 // ycsbAcc gathers a YCSB measurement's histogram and counts.
@@ -216,9 +226,11 @@ func ycsbMeasurements(accs []*ycsbAcc, show map[string]bool, percentiles []float
 	return ms
 }
 
-// Interval implements run.Observer.
+// Interval implements run.Observer. The run's last interval, cut short by
+// its end, gets its status line too, as YCSB's StatusThread writes one
+// when its clients are done.
 func (o *YCSB) Interval(iv run.Interval) {
-	if iv.Final || o.Status == nil {
+	if o.Status == nil {
 		return
 	}
 	t := iv.Tick
@@ -233,7 +245,7 @@ func (o *YCSB) Interval(iv run.Interval) {
 		current = 0
 	}
 	o.ops = total
-	_ = o.status.Status(t.End, t.End.Sub(o.start), total, current, ycsbMeasurements(accs, seen(cum), ycsbStatusPercentiles, false))
+	_ = o.status.Status(t.End, t.End.Sub(o.start), total, o.todo(total), current, ycsbMeasurements(accs, seen(cum), ycsbStatusPercentiles, false))
 }
 
 // ycsbExporter is a generator that says where YCSB's report goes and in

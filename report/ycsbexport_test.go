@@ -66,7 +66,7 @@ func TestYCSBExportLayouts(t *testing.T) {
 func TestYCSBStatusLabel(t *testing.T) {
 	var b bytes.Buffer
 	y := &report.YCSB{W: &b, Label: "run7"}
-	if err := y.Status(time.Date(2026, 11, 25, 10, 0, 10, 123e6, time.UTC), 10*time.Second, 0, 0, nil); err != nil {
+	if err := y.Status(time.Date(2026, 11, 25, 10, 0, 10, 123e6, time.UTC), 10*time.Second, 0, 0, 0, nil); err != nil {
 		t.Fatal(err)
 	}
 	if want := "run72026-11-25 10:00:10:123 10 sec: 0 operations; \n"; b.String() != want {

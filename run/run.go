@@ -61,8 +61,10 @@ type Info struct {
 	Seed    uint64
 	// Start is when the run started.
 	Start time.Time
-	// MaxRate is the scheduled rate (0: closed loop).
+	// MaxRate is the scheduled rate (0: closed loop); MaxOps the
+	// operations the run stops after (0: no limit).
 	MaxRate float64
+	MaxOps  int64
 	// Ops and Classes are the workload's operations and their classes
 	// (see workload.QueryLoad); Display the headline series.
 	Ops     []string
@@ -302,7 +304,7 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 	r.errs = newErrorLog(r.rw)
 	r.info = Info{
 		ID: info.ID, Dir: r.rw.Dir(), Workload: gen.Meta().Name, Endpoints: src.endpoints, Database: src.database,
-		Where: src.where, Workers: src.workers, Seed: r.seed, Start: start, MaxRate: r.cfg.MaxRate,
+		Where: src.where, Workers: src.workers, Seed: r.seed, Start: start, MaxRate: r.cfg.MaxRate, MaxOps: r.cfg.MaxOps,
 		Ops: r.load.Ops, Classes: r.load.Classes, Display: newDisplay(r.load.Ops, r.load.Classes, series.Rated, s.Latency),
 		ThreadIO: src.threadIO,
 	}

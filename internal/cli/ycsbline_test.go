@@ -90,8 +90,20 @@ func TestYCSBCommandLines(t *testing.T) {
 			if !strings.Contains(r.stderr, "open loop at 400 ops/s") {
 				t.Errorf("-target 400 is not the rate:\n%s", r.stderr)
 			}
-			if n := len(regexp.MustCompile(`(?m)^lbl\d{4}-\d\d-\d\d \d\d:\d\d:\d\d:\d{3} \d+ sec: \d+ operations; `).FindAllString(r.stderr, -1)); n < 1 {
-				t.Errorf("no status line, led by -l's label, every status.interval=1 with -s:\n%s", r.stderr)
+			// YCSB's StatusThread: a line as it starts, one every
+			// status.interval counting down the operations left, and one
+			// when the clients are done.
+			lines := regexp.MustCompile(`(?m)^lbl\d{4}-\d\d-\d\d \d\d:\d\d:\d\d:\d{3} (\d+) sec: (\d+) operations; (.*)$`).FindAllStringSubmatch(r.stderr, -1)
+			if len(lines) < 3 || lines[0][1] != "0" || lines[0][2] != "0" || lines[0][3] != "est completion in 0 second " {
+				t.Fatalf("status lines, led by -l's label, every status.interval=1 with -s: %q\n%s", lines, r.stderr)
+			}
+			for _, l := range lines[1 : len(lines)-1] {
+				if !regexp.MustCompile(`^[\d.]+ current ops/sec; est completion in \d+ seconds? \[READ: Count=\d+, Max=`).MatchString(l[3]) {
+					t.Errorf("status line %q", l[0])
+				}
+			}
+			if last := lines[len(lines)-1]; last[2] != "1000" || !regexp.MustCompile(`^[\d.]+ current ops/sec; \[READ: Count=`).MatchString(last[3]) {
+				t.Errorf("the last status line is not the clients' end: %q", last[0])
 			}
 			if rep := ycsbReport(t, r.stdout); rep["[OVERALL], Throughput(ops/sec)"] > 440 {
 				t.Errorf("throughput %v above -target 400", rep["[OVERALL], Throughput(ops/sec)"])
