@@ -308,8 +308,12 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 		Ops: r.load.Ops, Classes: r.load.Classes, Display: newDisplay(r.load.Ops, r.load.Classes, series.Rated, s.Latency),
 		ThreadIO: src.threadIO,
 	}
-	fmt.Fprintf(r.log, "stampede %s: %s on %s (%s), %d workers, seed %d\n",
-		VersionString(), gen.Meta().Name, strings.Join(src.endpoints, ","), src.where, src.workers, r.seed)
+	workers := fmt.Sprintf("%d workers", src.workers)
+	if src.workers == 1 {
+		workers = "1 worker"
+	}
+	fmt.Fprintf(r.log, "stampede %s: %s on %s (%s), %s, seed %d\n",
+		VersionString(), gen.Meta().Name, strings.Join(src.endpoints, ","), src.where, workers, r.seed)
 	for _, l := range r.load.Header {
 		fmt.Fprintln(r.log, l)
 	}

@@ -183,6 +183,16 @@ func TestYCSBCommandLines(t *testing.T) {
 				t.Errorf("report:\n%s", r.stdout)
 			}
 		}},
+		{"-P workloads/workloadc without YCSB's files: YCSB's own, one worker", []string{"run", "jdbc", "-P", "workloads/workloadc", "-p", jdbc, "-p", user,
+			"-p", "operationcount=100"}, func(t *testing.T, r result, _ int64) {
+			if rep := ycsbReport(t, r.stdout); rep["[READ], Return=OK"] != 100 || rep["[UPDATE], Operations"] != 0 {
+				t.Errorf("workloadc's reads only:\n%s", r.stdout)
+			}
+			if !strings.Contains(r.stderr, "warning: -P workloads/workloadc: no such file: using YCSB's workloadc as YCSB distributes it (recordcount=1000 ") ||
+				!strings.Contains(r.stderr, ", 1 worker, ") {
+				t.Errorf("stderr:\n%s", r.stderr)
+			}
+		}},
 		{"check jdbc", []string{"check", "jdbc", "-p", jdbc, "-p", user}, func(t *testing.T, r result, _ int64) {
 			if !strings.Contains(r.stdout, "2000 of 2000 loaded keys present PASS") {
 				t.Errorf("check:\n%s", r.stdout)

@@ -2,6 +2,7 @@ package ycsb
 
 import (
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
@@ -355,9 +356,17 @@ func (g *ycsb) resolve() (*config, []string, error) {
 		}
 	}
 	for _, file := range g.propFiles {
-		entries, err := readPropertyFile(file)
+		entries, builtin, err := readPropertyFile(file)
 		if err != nil {
 			return nil, nil, err
+		}
+		if builtin {
+			var kv []string
+			for _, e := range entries {
+				kv = append(kv, e.key+"="+e.value)
+			}
+			warnings = append(warnings, fmt.Sprintf("-P %s: no such file: using YCSB's %s as YCSB distributes it (%s)",
+				file, filepath.Base(file), strings.Join(kv, " ")))
 		}
 		for _, e := range entries {
 			from := fmt.Sprintf("%s:%d", file, e.line)

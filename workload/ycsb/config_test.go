@@ -317,3 +317,45 @@ func TestFlagsRuntimeOnly(t *testing.T) {
 		t.Error("-P and -p shorthands missing")
 	}
 }
+
+// TestDistributedWorkloadFiles: a -P file named as one of YCSB's core
+// workload files (workloads/workloada .. f) that does not exist, pasted
+// from YCSB's documentation where there is no YCSB checkout, is read as
+// YCSB distributes it, with a warning that says so: the mix of --workload
+// X with the file's recordcount and operationcount of 1000. Another file
+// that does not exist is an error, as is reading it for YCSB's command line.
+func TestDistributedWorkloadFiles(t *testing.T) {
+	dir := t.TempDir()
+	for _, letter := range []string{"a", "b", "c", "d", "e", "f"} {
+		t.Run(letter, func(t *testing.T) {
+			file := filepath.Join(dir, "workloads", "workload"+letter)
+			g, c := newConfig(t, "-P", file)
+			_, want := newConfig(t, "--workload", letter, "-p", "recordcount=1000", "-p", "operationcount=1000")
+			if c.proportions != want.proportions || c.requestDist != want.requestDist || c.recordCount != 1000 ||
+				OperationCount(g) != 1000 || !c.readAllFields || c.maxScanLength != want.maxScanLength || c.scanLengthDist != want.scanLengthDist {
+				t.Errorf("-P %s: %+v, want --workload %s's %+v", file, c, letter, want)
+			}
+			w := Warnings(g)
+			if len(w) != 1 || !strings.HasPrefix(w[0], "-P "+file+": no such file: using YCSB's workload"+letter+" as YCSB distributes it (recordcount=1000 operationcount=1000 workload=site.ycsb.workloads.CoreWorkload readallfields=true readproportion=") {
+				t.Errorf("warnings %q", w)
+			}
+			if _, err := ReadPropertyFile(file); err != nil {
+				t.Errorf("ReadPropertyFile: %v", err)
+			}
+		})
+	}
+	// The real file, when there is one, is read instead.
+	if _, c := newConfig(t, "-P", writeFile(t, dir, "workloadc", "recordcount=77\n")); c.recordCount != 77 {
+		t.Errorf("an existing workloadc's recordcount: %d", c.recordCount)
+	}
+	for _, name := range []string{"workloadg", "workloada.properties", "myworkload"} {
+		file := filepath.Join(dir, "workloads", name)
+		want := "cannot read property file " + file + ": no such file or directory"
+		if got := resolveErr("-P", file); got != want {
+			t.Errorf("-P %s: %q, want %q", name, got, want)
+		}
+		if _, err := ReadPropertyFile(file); err == nil || err.Error() != want {
+			t.Errorf("ReadPropertyFile(%s): %v", name, err)
+		}
+	}
+}
