@@ -54,6 +54,9 @@ type YCSBMeasurement struct {
 	// Returns are the operations counted by status (`[READ], Return=OK,
 	// 4985`), in order.
 	Returns []YCSBReturn
+	// Unmeasured leaves out the latency lines: Count operations were
+	// done but not timed one by one (the rows of a load in COPY streams).
+	Unmeasured bool
 }
 
 // YCSBPercentile is a measurement's latency at a percentile.
@@ -165,6 +168,12 @@ func (y *YCSB) Final(runtime time.Duration, ops int64, ms []YCSBMeasurement) err
 	line("OVERALL", "Throughput(ops/sec)", JavaDouble(1000*float64(ops)/float64(runMs)), true)
 	for _, m := range ms {
 		integer(m.Name, "Operations", m.Count)
+		if m.Unmeasured {
+			for _, r := range m.Returns {
+				integer(m.Name, "Return="+r.Status, r.Count)
+			}
+			continue
+		}
 		line(m.Name, "AverageLatency(us)", JavaDouble(m.Mean), true)
 		integer(m.Name, "MinLatency(us)", m.Min)
 		integer(m.Name, "MaxLatency(us)", m.Max)

@@ -86,3 +86,18 @@ func TestYCSBJSONEscapes(t *testing.T) {
 		t.Errorf("%s\nlacks %s", b.String(), want)
 	}
 }
+
+// TestYCSBLoadReport: a load's report (init in YCSB's form) has YCSB's
+// [OVERALL] lines and [INSERT]'s counts, without latency lines for the
+// rows that were not timed one by one, in each exporter's layout.
+func TestYCSBLoadReport(t *testing.T) {
+	ms := []report.YCSBMeasurement{{Name: "INSERT", Count: 100000, Unmeasured: true, Returns: []report.YCSBReturn{{"OK", 100000}}}}
+	var text, array bytes.Buffer
+	if err := (&report.YCSB{W: &text}).Final(2500*time.Millisecond, 100000, ms); err != nil {
+		t.Fatal(err)
+	}
+	if err := (&report.YCSB{W: &array, Layout: report.YCSBJSONArray}).Final(2500*time.Millisecond, 100000, ms); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "ycsb_load.golden", append(append(text.Bytes(), '\n'), array.Bytes()...))
+}

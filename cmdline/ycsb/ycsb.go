@@ -29,8 +29,8 @@
 // URLs the run connects to. db.driver and jdbc.* (but jdbc.batchupdateapi,
 // which with db.batchsize batches the workload's inserts) are accepted
 // and ignored with one warning line. A line in YCSB's form prints YCSB's
-// report (--output-style ycsb), and its status lines only with -s, as
-// YCSB does.
+// report (--output-style ycsb; on load, its [OVERALL] and [INSERT] counts),
+// and on run its status lines only with -s, as YCSB does.
 //
 // YCSB's -target gives each of its threads an even share of the rate, a
 // schedule of intended starts counted from the thread's start, which the
@@ -540,8 +540,14 @@ func (p *parser) line() (*Line, error) {
 	if style, ok := given["--output-style"]; ok && exporting != "" && style != "ycsb" {
 		return nil, usagef("%s writes YCSB's report: drop --output-style %s, or give --output-style ycsb", exporting, style)
 	}
-	if exporting != "" && verb != "run" {
+	if exporting != "" && verb != "run" && verb != "init" {
 		ignoredForVerb = append(ignoredForVerb, "exporter and exportfile")
+	}
+	if verb == "init" && (p.ycsbForm || exporting != "") {
+		// YCSB's load report, [OVERALL] and [INSERT].
+		if _, ok := given["--output-style"]; !ok {
+			flags = append(flags, "--output-style", "ycsb")
+		}
 	}
 	if verb == "run" && (p.ycsbForm || exporting != "") {
 		if _, ok := given["--output-style"]; !ok {
@@ -564,7 +570,7 @@ func (p *parser) line() (*Line, error) {
 		}
 	}
 	if len(ignoredForVerb) > 0 {
-		what := map[string]string{"init": "init loads as fast as the server takes them and prints its own summary",
+		what := map[string]string{"init": "init loads as fast as the server takes them, without status lines",
 			"check": "check only reads", "cleanup": "cleanup only drops"}[verb]
 		out.Warnings = append(out.Warnings, fmt.Sprintf("ignoring %s for %s: they apply to run; %s", strings.Join(ignoredForVerb, ", "), verb, what))
 	}

@@ -68,6 +68,13 @@ func TestYCSBCommandLines(t *testing.T) {
 			if !strings.Contains(r.stderr, "3 streams") {
 				t.Errorf("-threads 3 is not the load's streams:\n%s", r.stderr)
 			}
+			// YCSB's load report: the rows were loaded in COPY streams,
+			// not timed one by one, so [INSERT] has counts only.
+			rep := ycsbReport(t, r.stdout)
+			if len(rep) != 4 || rep["[INSERT], Operations"] != 1000 || rep["[INSERT], Return=OK"] != 1000 ||
+				rep["[OVERALL], RunTime(ms)"] <= 0 || rep["[OVERALL], Throughput(ops/sec)"] <= 0 {
+				t.Errorf("YCSB's load report:\n%s", r.stdout)
+			}
 		}},
 		{"run jdbc: YCSB's report, no status lines without -s", []string{"run", "jdbc", "-P", workloada, "-cp", "lib/postgresql-42.2.4.jar",
 			"-p", jdbc, "-p", user, "-threads", "2"}, func(t *testing.T, r result, _ int64) {
@@ -163,6 +170,9 @@ func TestYCSBCommandLines(t *testing.T) {
 			if n := queryInt(t, db, "SELECT count(*) FROM usertable"); n != 2000 {
 				t.Errorf("%d rows, want 2000", n)
 			}
+			if !strings.Contains(r.stdout, "\n[INSERT], Operations, 2000\n[INSERT], Return=OK, 2000\n") {
+				t.Errorf("YCSB's load report:\n%s", r.stdout)
+			}
 			// 2000 rows in INSERTs of 10, not COPY.
 			if n := commits() - before; n < 200 {
 				t.Errorf("%d transactions for 2000 rows in INSERTs of 10 rows", n)
@@ -233,8 +243,26 @@ func TestYCSBCommandLines(t *testing.T) {
 		r := stampede(t, append(tc.line, results...)...)
 		checkOneLineError(t, r, 2, tc.want)
 	}
+	// A load's report through YCSB's JSON array exporter, to exportfile.
+	loadExport := filepath.Join(dir, "load.json")
+	r := stampede(t, "load", "jdbc", "-P", workloada, "-p", jdbc, "-p", user, "--drop",
+		"-p", "exporter=site.ycsb.measurements.exporter.JSONArrayMeasurementsExporter", "-p", "exportfile="+loadExport)
+	if r.code != 0 || r.stdout != "" || strings.Contains(r.stderr, "ignoring exporter") {
+		t.Fatalf("load with an exporter: %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	data, err := os.ReadFile(loadExport)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entries []struct {
+		Metric, Measurement string
+		Value               float64
+	}
+	if err := json.Unmarshal(data, &entries); err != nil || len(entries) != 4 || entries[2].Metric != "INSERT" || entries[2].Value != 1000 {
+		t.Errorf("the load's exportfile (%v):\n%s", err, data)
+	}
 	// db.passwd is scrubbed from what the run saves.
-	r := stampede(t, append([]string{"run", "jdbc", "-p", jdbc, "-p", user, "-p", "db.passwd=hunter2", "-p", "operationcount=10"}, results...)...)
+	r = stampede(t, append([]string{"run", "jdbc", "-p", jdbc, "-p", user, "-p", "db.passwd=hunter2", "-p", "operationcount=10"}, results...)...)
 	if r.code != 0 || strings.Contains(r.stderr, "hunter2") {
 		t.Fatalf("run with db.passwd: %d\n%s", r.code, r.stderr)
 	}
@@ -242,7 +270,7 @@ func TestYCSBCommandLines(t *testing.T) {
 	if runDir == nil {
 		t.Fatalf("no results directory in %q", r.stderr)
 	}
-	data, err := os.ReadFile(filepath.Join(runDir[1], "run.json"))
+	data, err = os.ReadFile(filepath.Join(runDir[1], "run.json"))
 	if err != nil || strings.Contains(string(data), "hunter2") || !strings.Contains(string(data), "db.passwd=") {
 		t.Errorf("run.json (%v) holds the password or not the command line:\n%s", err, data)
 	}
