@@ -206,6 +206,15 @@ func Parse(args []string) (*Line, error) {
 // first with -load, -t or a verb word after it (YCSB's Client, sysbench's
 // word order). It returns the arguments after them.
 func (p *parser) head(args []string) ([]string, bool, error) {
+	if args[0] == "load" {
+		// YCSB's verb, not a command of stampede's: say what it takes.
+		if len(args) == 1 || strings.HasPrefix(args[1], "-") {
+			return nil, false, usagef("load is YCSB's init: give a YCSB binding, `stampede load jdbc -P workloads/workloada -p db.url=jdbc:postgresql://HOST:PORT/DB`")
+		}
+		if _, ok := bindingOf(args[1]); !ok {
+			return nil, false, usagef("load is YCSB's init, for YCSB's bindings (jdbc, postgrenosql, ycsb): for %s, use `stampede init %s`", args[1], args[1])
+		}
+	}
 	if verb, ok := verbs[args[0]]; ok && len(args) > 1 {
 		name, isBinding := bindingOf(args[1])
 		if !isBinding || (name == "ycsb" && !p.hasYCSBOptions(args[2:]) && args[0] != "load") {
