@@ -584,6 +584,11 @@ func (p *parser) line() (*Line, error) {
 		out.Warnings = append(out.Warnings, fmt.Sprintf("ignoring %s for %s: they apply to run; %s", strings.Join(ignoredForVerb, ", "), verb, what))
 	}
 
+	if p.binding == "postgrenosql" && (verb == "init" || verb == "run") {
+		out.Warnings = append(out.Warnings, "postgrenosql runs on the JDBC binding's usertable (ycsb_key and a TEXT column per field), "+
+			"not PostgreNoSQL's one JSONB column: load it with `stampede load postgrenosql`, not YCSB's")
+	}
+
 	// The connection.
 	urls, ignored, err := p.connection(files)
 	if err != nil {
