@@ -296,3 +296,45 @@ func TestYCSBCommandLines(t *testing.T) {
 		t.Errorf("run.json (%v) holds the password or not the command line:\n%s", err, data)
 	}
 }
+
+// TestYCSBIssueLines runs the two lines of issue 22 exactly as given,
+// with no URL (libpq's variables name the test server, as they would a
+// user's): `stampede load ycsb -P workloads/workloada`, whose file is
+// YCSB's own (no YCSB checkout here), and `stampede run ycsb -P
+// workloads/workloada -threads 6 -target 500 -s -p recordcount=1000`.
+func TestYCSBIssueLines(t *testing.T) {
+	u, err := url.Parse(testServer(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := freshDB(t, "stampede_ycsbissue")
+	host, port, _ := strings.Cut(u.Host, ":")
+	for k, v := range map[string]string{"PGHOST": host, "PGPORT": port, "PGUSER": u.User.Username(), "PGDATABASE": db, "PGSSLMODE": "disable"} {
+		t.Setenv(k, v)
+	}
+	r := stampede(t, "load", "ycsb", "-P", "workloads/workloada")
+	if r.code != 0 || !strings.Contains(r.stderr, "warning: -P workloads/workloada: no such file: using YCSB's workloada") {
+		t.Fatalf("load: %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if n := queryInt(t, db, "SELECT count(*) FROM usertable"); n != 1000 {
+		t.Errorf("%d rows loaded, want workloada's recordcount 1000", n)
+	}
+	if rep := ycsbReport(t, r.stdout); rep["[INSERT], Operations"] != 1000 {
+		t.Errorf("load report:\n%s", r.stdout)
+	}
+
+	r = stampede(t, "run", "ycsb", "-P", "workloads/workloada", "-threads", "6", "-target", "500", "-s", "-p", "recordcount=1000",
+		"--results-dir", t.TempDir())
+	if r.code != 0 {
+		t.Fatalf("run: %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	rep := ycsbReport(t, r.stdout)
+	if rep["[READ], Return=OK"]+rep["[UPDATE], Return=OK"] != 1000 || rep["[OVERALL], Throughput(ops/sec)"] > 550 {
+		t.Errorf("report: workloada's 1000 operations at -target 500:\n%s", r.stdout)
+	}
+	for _, want := range []string{", 6 workers, ", "open loop at 500 ops/s", " 0 sec: 0 operations; est completion in 0 second \n", " sec: 1000 operations; "} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+}
