@@ -302,6 +302,8 @@ type config struct {
 	// given says which properties the command line gave (by -P, -p or
 	// a flag), as opposed to defaults and values adopted from the load.
 	given map[string]bool
+	// source says where each given property came from (prop.from).
+	source map[string]string
 }
 
 // prop is a property's value and where it came from, for messages.
@@ -414,9 +416,10 @@ func (g *ycsb) resolve() (*config, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg.given = map[string]bool{}
+	cfg.given, cfg.source = map[string]bool{}, map[string]string{}
 	for k, v := range props {
 		cfg.given[k] = v.from != "default" && v.from != fromLoad
+		cfg.source[k] = v.from
 	}
 	warnings = append(warnings, cfg.warnings...)
 	cfg.dataSeed = g.dataSeed
