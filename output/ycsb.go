@@ -75,7 +75,7 @@ func (o *YCSB) Start(info run.Info) {
 		o.status.Label = l.YCSBLabel() // YCSB's -l
 	}
 	o.load = workload.QueryLoad{Ops: info.Ops, Classes: info.Classes}
-	o.mode, o.start, o.maxOps = ycsbMode(o.Latency), info.Start, info.MaxOps
+	o.mode, o.start = ycsbMode(o.Latency), info.Start
 	load := o.load
 	m, ok := o.Workload.(workload.YCSBMeasurer)
 	o.measured = ok
@@ -95,6 +95,7 @@ func (o *YCSB) Start(info run.Info) {
 		}
 		o.primary = append(o.primary, (!classified || load.Classes[i] == workload.ClassTransaction) && !results.IsPart(name))
 	}
+	o.maxOps = info.MaxOps
 	if o.Status != nil { // YCSB's StatusThread writes a line as it starts
 		_ = o.status.Status(info.Start, 0, 0, o.todo(0), 0, nil)
 	}

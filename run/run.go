@@ -61,10 +61,8 @@ type Info struct {
 	Seed    uint64
 	// Start is when the run started.
 	Start time.Time
-	// MaxRate is the scheduled rate (0: closed loop); MaxOps the
-	// operations the run stops after (0: no limit).
+	// MaxRate is the scheduled rate (0: closed loop).
 	MaxRate float64
-	MaxOps  int64
 	// Ops and Classes are the workload's operations and their classes
 	// (see workload.QueryLoad); Display the headline series.
 	Ops     []string
@@ -72,6 +70,8 @@ type Info struct {
 	Display Display
 	// ThreadIO says the workers wait for the server in thread I/O.
 	ThreadIO bool
+	// MaxOps is the number of operations the run stops after (0: none).
+	MaxOps int64
 }
 
 // Interval is one closed interval of a run.
@@ -304,16 +304,13 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 	r.errs = newErrorLog(r.rw)
 	r.info = Info{
 		ID: info.ID, Dir: r.rw.Dir(), Workload: gen.Meta().Name, Endpoints: src.endpoints, Database: src.database,
-		Where: src.where, Workers: src.workers, Seed: r.seed, Start: start, MaxRate: r.cfg.MaxRate, MaxOps: r.cfg.MaxOps,
+		Where: src.where, Workers: src.workers, Seed: r.seed, Start: start, MaxRate: r.cfg.MaxRate,
 		Ops: r.load.Ops, Classes: r.load.Classes, Display: newDisplay(r.load.Ops, r.load.Classes, series.Rated, s.Latency),
 		ThreadIO: src.threadIO,
 	}
-	workers := fmt.Sprintf("%d workers", src.workers)
-	if src.workers == 1 {
-		workers = "1 worker"
-	}
-	fmt.Fprintf(r.log, "stampede %s: %s on %s (%s), %s, seed %d\n",
-		VersionString(), gen.Meta().Name, strings.Join(src.endpoints, ","), src.where, workers, r.seed)
+	fmt.Fprintf(r.log, "stampede %s: %s on %s (%s), %d workers, seed %d\n",
+		VersionString(), gen.Meta().Name, strings.Join(src.endpoints, ","), src.where, src.workers, r.seed)
+	r.info.MaxOps = r.cfg.MaxOps
 	for _, l := range r.load.Header {
 		fmt.Fprintln(r.log, l)
 	}
