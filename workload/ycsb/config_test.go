@@ -320,16 +320,18 @@ func TestFlagsRuntimeOnly(t *testing.T) {
 }
 
 // TestDistributedWorkloadFiles: a -P file named as one of YCSB's core
-// workload files (workloads/workloada .. f) that does not exist, pasted
-// from YCSB's documentation where there is no YCSB checkout, is read as
-// YCSB distributes it, with a warning that says so: the mix of --workload
-// X with the file's recordcount and operationcount of 1000. Another file
-// that does not exist is an error, as is reading it for YCSB's command line.
+// workload files by a relative path (workloads/workloada .. f) that does
+// not exist, pasted from YCSB's documentation where there is no YCSB
+// checkout, is read as YCSB distributes it, with a warning that says so:
+// the mix of --workload X with the file's recordcount and operationcount
+// of 1000. The file is read when there is one; another missing file, or
+// one named by an absolute path, is an error, as is reading it for YCSB's
+// command line.
 func TestDistributedWorkloadFiles(t *testing.T) {
-	dir := t.TempDir()
+	t.Chdir(t.TempDir())
 	for _, letter := range []string{"a", "b", "c", "d", "e", "f"} {
 		t.Run(letter, func(t *testing.T) {
-			file := filepath.Join(dir, "workloads", "workload"+letter)
+			file := filepath.Join("workloads", "workload"+letter)
 			g, c := newConfig(t, "-P", file)
 			_, want := newConfig(t, "--workload", letter, "-p", "recordcount=1000", "-p", "operationcount=1000")
 			if c.proportions != want.proportions || c.requestDist != want.requestDist || c.recordCount != 1000 ||
@@ -345,18 +347,27 @@ func TestDistributedWorkloadFiles(t *testing.T) {
 			}
 		})
 	}
-	// The real file, when there is one, is read instead.
-	if _, c := newConfig(t, "-P", writeFile(t, dir, "workloadc", "recordcount=77\n")); c.recordCount != 77 {
-		t.Errorf("an existing workloadc's recordcount: %d", c.recordCount)
+	if _, c := newConfig(t, "-P", "ycsb-0.17.0/workloads/workloadb"); c.recordCount != 1000 || c.proportions[opUpdate] != 0.05 {
+		t.Errorf("ycsb-0.17.0/workloads/workloadb: recordcount %d, proportions %v", c.recordCount, c.proportions)
 	}
-	for _, name := range []string{"workloadg", "workloada.properties", "myworkload"} {
-		file := filepath.Join(dir, "workloads", name)
+	// The real file, when there is one, is read instead.
+	if err := os.Mkdir("workloads", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, c := newConfig(t, "-P", writeFile(t, "workloads", "workloadc", "recordcount=77\n")); c.recordCount != 77 {
+		t.Errorf("an existing workloads/workloadc's recordcount: %d", c.recordCount)
+	}
+	abs, err := filepath.Abs(filepath.Join("nosuch", "workloads", "workloada"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range []string{"workloads/workloadg", "workloads/workloada.properties", "workloads/myworkload", "workloada", "conf/workloada", abs} {
 		want := "cannot read property file " + file + ": no such file or directory"
 		if got := resolveErr("-P", file); got != want {
-			t.Errorf("-P %s: %q, want %q", name, got, want)
+			t.Errorf("-P %s: %q, want %q", file, got, want)
 		}
 		if _, err := ReadPropertyFile(file); err == nil || err.Error() != want {
-			t.Errorf("ReadPropertyFile(%s): %v", name, err)
+			t.Errorf("ReadPropertyFile(%s): %v", file, err)
 		}
 	}
 }

@@ -20,13 +20,14 @@ type propEntry struct {
 }
 
 // readPropertyFile reads a Java properties file. A file that does not
-// exist but is named as one of YCSB's core workload files
-// (workloads/workloada .. workloadf, pasted from YCSB's documentation
-// where there is no YCSB checkout) is read as YCSB distributes it, and
-// builtin says so.
+// exist but is named as one of YCSB's core workload files, by a relative
+// path ending in workloads/workloada .. workloadf (a line pasted from
+// YCSB's documentation, where there is no YCSB checkout), is read as
+// YCSB distributes it, and builtin says so; an absolute path names a file
+// of the user's.
 func readPropertyFile(name string) (entries []propEntry, builtin bool, err error) {
 	data, err := os.ReadFile(name)
-	if errors.Is(err, fs.ErrNotExist) {
+	if errors.Is(err, fs.ErrNotExist) && !filepath.IsAbs(name) && filepath.Base(filepath.Dir(name)) == "workloads" {
 		if text, ok := distributedWorkloads[filepath.Base(name)]; ok {
 			entries, err := parseProperties(name, []byte(text))
 			return entries, true, err
