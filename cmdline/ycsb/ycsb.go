@@ -191,6 +191,9 @@ func Parse(args []string) (*Line, error) {
 	if len(args) == 0 {
 		return nil, nil
 	}
+	if len(args) == 2 && args[0] == "load" && (args[1] == "--help" || args[1] == "-h") {
+		return &Line{Args: []string{"init", "ycsb", "--help"}}, nil // YCSB's load is init
+	}
 	p := &parser{props: map[string]prop{}}
 	rest, ok, err := p.head(args)
 	if !ok || err != nil {
