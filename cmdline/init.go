@@ -2,10 +2,14 @@ package cmdline
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"runtime"
+	"time"
 
 	"github.com/spf13/pflag"
 	"github.com/stampede-bench/stampede/fleet"
+	"github.com/stampede-bench/stampede/output"
 	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/workload"
 )
@@ -17,6 +21,7 @@ type Init struct {
 	concurrency int
 	threads     int
 	seed        uint64
+	outputStyle string
 	fs          *pflag.FlagSet // the flags registered in, to tell which were given
 }
 
@@ -31,6 +36,7 @@ func (f *Init) Register(fs *pflag.FlagSet) {
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed for the generated data (0: pick one and print it)")
 	fs.Uint64Var(&f.seed, "rand-seed", 0, "sysbench's name for --seed")
 	_ = fs.MarkHidden("rand-seed")
+	fs.StringVar(&f.outputStyle, "output-style", "stampede", "output style: stampede, or ycsb (YCSB's load report on stdout, [OVERALL] and [INSERT] counts, as a line in YCSB's form, `stampede load jdbc ...`, prints)")
 }
 
 // ResolveLoaders applies --threads (sysbench's name for --concurrency)
@@ -42,6 +48,9 @@ func (f *Init) ResolveLoaders() error {
 			return usagef("--threads %d and --concurrency %d disagree: give one of them", f.threads, f.concurrency)
 		}
 		f.concurrency, name = f.threads, "--threads"
+	}
+	if f.outputStyle != "stampede" && f.outputStyle != "ycsb" {
+		return usagef("unknown --output-style %q for init: use stampede or ycsb", f.outputStyle)
 	}
 	if f.concurrency < 1 {
 		return usagef("%s %d: need at least 1 loader", name, f.concurrency)
@@ -59,8 +68,25 @@ func (f *Init) LoadSpec(gen workload.Generator, conn run.Conn) run.LoadSpec {
 	return spec
 }
 
+// Report returns the run.LoadSpec's Done of init's flags: YCSB's load
+// report on stdout with --output-style ycsb (a file it cannot export to
+// said on stderr), nil otherwise.
+func (f *Init) Report(gen workload.Generator, stdout, stderr io.Writer) func(int64, time.Duration) {
+	if f.outputStyle != "ycsb" {
+		return nil
+	}
+	return func(rows int64, elapsed time.Duration) {
+		if err := output.YCSBLoad(stdout, gen, rows, elapsed); err != nil {
+			fmt.Fprintf(stderr, "cannot export YCSB's report: %v (the data is loaded)\n", err)
+		}
+	}
+}
+
 // LoadFleet creates the fleet op names as init's flags and fi say.
 func (f *Init) LoadFleet(ctx context.Context, op run.FleetOp, fi *FleetInit) (fleet.Totals, error) {
+	if f.outputStyle == "ycsb" {
+		return fleet.Totals{}, usagef("--output-style ycsb reports one database's load: drop it with --tenants")
+	}
 	return run.LoadFleet(ctx, op, f.concurrency, fi.extraTables, f.drop, f.seed)
 }
 

@@ -44,8 +44,9 @@ type YCSB struct {
 	// percentiles are those of the final report.
 	percentiles []float64
 	start       time.Time
-	// ops is the number of operations at the previous status line.
-	ops int64
+	// ops is the number of operations at the previous status line;
+	// maxOps the run's count (0: none), which the status lines count down.
+	ops, maxOps int64
 }
 
 // ycsbStatusPercentiles are the percentiles of YCSB's status lines.
@@ -96,6 +97,16 @@ func (o *YCSB) Start(info run.Info) {
 		}
 		o.primary = append(o.primary, (!classified || load.Classes[i] == workload.ClassTransaction) && !results.IsPart(name))
 	}
+	o.maxOps = info.MaxOps
+	if o.Status != nil { // YCSB's StatusThread writes a line as it starts
+		_ = o.status.Status(info.Start, 0, 0, o.todo(0), 0, nil)
+	}
+}
+
+// todo returns the operations left to do after done, as YCSB's status
+// lines count them (0 for a run without a count).
+func (o *YCSB) todo(done int64) int64 {
+	return max(o.maxOps-done, 0)
 }
 
 // ycsbAcc gathers a YCSB measurement's histogram and counts.
@@ -218,9 +229,11 @@ func ycsbMeasurements(accs []*ycsbAcc, show map[string]bool, percentiles []float
 	return ms
 }
 
-// Interval implements run.Observer.
+// Interval implements run.Observer. The run's last interval, cut short by
+// its end, gets its status line too, as YCSB's StatusThread writes one
+// when its clients are done.
 func (o *YCSB) Interval(iv run.Interval) {
-	if iv.Final || o.Status == nil {
+	if o.Status == nil {
 		return
 	}
 	t := iv.Tick
@@ -235,7 +248,7 @@ func (o *YCSB) Interval(iv run.Interval) {
 		current = 0
 	}
 	o.ops = total
-	_ = o.status.Status(t.End, t.End.Sub(o.start), total, current, ycsbMeasurements(accs, seen(cum), ycsbStatusPercentiles, false))
+	_ = o.status.Status(t.End, t.End.Sub(o.start), total, o.todo(total), current, ycsbMeasurements(accs, seen(cum), ycsbStatusPercentiles, false))
 }
 
 // ycsbExporter is a generator that says where YCSB's report goes and in
@@ -259,27 +272,52 @@ var ycsbLayouts = map[string]report.YCSBLayout{
 func (o *YCSB) Final(r *run.Result) {
 	t := r.Final
 	accs, ops := o.collect(t, true)
-	out := o.out
-	if e, ok := o.Workload.(ycsbExporter); ok {
+	err := ycsbExport(o.Workload, o.W, func(out *report.YCSB) error {
+		return out.Final(t.End.Sub(t.CumStart), ops, ycsbMeasurements(accs, seen(accs), o.percentiles, true))
+	})
+	if err != nil {
+		o.exportFailed(err)
+	}
+}
+
+// ycsbExport writes YCSB's report with write: to w, or, when gen names an
+// exporter and a file (ycsbExporter), in that exporter's layout to the
+// file, which it replaces. Its error is the file's only.
+func ycsbExport(gen workload.Generator, w io.Writer, write func(*report.YCSB) error) (err error) {
+	out := &report.YCSB{W: w}
+	if e, ok := gen.(ycsbExporter); ok {
 		exporter, file := e.YCSBExport()
-		out = &report.YCSB{W: o.W, Layout: ycsbLayouts[exporter]}
+		out.Layout = ycsbLayouts[exporter]
 		if file != "" {
 			f, err := os.Create(file)
 			if err != nil {
-				o.exportFailed(err)
-				return
+				return err
 			}
 			defer func() {
-				if err := f.Close(); err != nil {
-					o.exportFailed(err)
+				if cerr := f.Close(); err == nil {
+					err = cerr
 				}
 			}()
 			out.W = f
+			return write(out)
 		}
 	}
-	if err := out.Final(t.End.Sub(t.CumStart), ops, ycsbMeasurements(accs, seen(accs), o.percentiles, true)); err != nil && out.W != o.W {
-		o.exportFailed(err)
-	}
+	_ = write(out)
+	return nil
+}
+
+// YCSBLoad writes YCSB's report of a load (`stampede load jdbc ...`, init
+// with --output-style ycsb) of rows in elapsed: [OVERALL]'s run time and
+// throughput, and [INSERT]'s operations, all Return=OK, without the
+// latency lines, init loading in COPY streams (or multi-row INSERTs)
+// rather than timing each insert as YCSB's load does. It goes to w, or
+// where the workload's exporter and exportfile say.
+func YCSBLoad(w io.Writer, gen workload.Generator, rows int64, elapsed time.Duration) error {
+	m := report.YCSBMeasurement{Name: "INSERT", Count: rows, Unmeasured: true,
+		Returns: []report.YCSBReturn{{Status: "OK", Count: rows}}}
+	return ycsbExport(gen, w, func(out *report.YCSB) error {
+		return out.Final(elapsed, rows, []report.YCSBMeasurement{m})
+	})
 }
 
 // exportFailed says that YCSB's report could not be exported.

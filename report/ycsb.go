@@ -54,6 +54,9 @@ type YCSBMeasurement struct {
 	// Returns are the operations counted by status (`[READ], Return=OK,
 	// 4985`), in order.
 	Returns []YCSBReturn
+	// Unmeasured leaves out the latency lines: Count operations were
+	// done but not timed one by one (the rows of a load in COPY streams).
+	Unmeasured bool
 }
 
 // YCSBPercentile is a measurement's latency at a percentile.
@@ -72,19 +75,35 @@ type YCSBReturn struct {
 	Count int64
 }
 
-// Status writes one status line, as YCSB's StatusThread writes it every
-// status.interval:
+// Status writes one status line, as YCSB's StatusThread writes it when
+// the run starts, every status.interval and when it ends:
 //
-//	2026-11-25 10:00:10:123 10 sec: 12345 operations; 1234.57 current ops/sec; [READ: Count=..., Max=..., Min=..., Avg=..., 90=..., 99=..., 99.9=..., 99.99=...]
+//	2026-11-25 10:00:10:123 10 sec: 12345 operations; 1234.57 current ops/sec; est completion in 1 minute [READ: Count=..., Max=..., Min=..., Avg=..., 90=..., 99=..., 99.9=..., 99.99=...]
 //
-// at is the wall-clock time, elapsed the time since the run started; ms
-// hold the interval's latencies, whose Percentiles must be 90, 99, 99.9
-// and 99.99.
-func (y *YCSB) Status(at time.Time, elapsed time.Duration, ops int64, current float64, ms []YCSBMeasurement) error {
+// at is the wall-clock time, elapsed the time since the run started, ops
+// the operations done, todo those still to do (0 when the run is not
+// bounded by a count, which leaves out the estimate); ms hold the
+// interval's latencies, whose Percentiles must be 90, 99, 99.9 and 99.99.
+func (y *YCSB) Status(at time.Time, elapsed time.Duration, ops, todo int64, current float64, ms []YCSBMeasurement) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s%s:%03d %d sec: %d operations; ", y.Label, at.Format("2006-01-02 15:04:05"), at.Nanosecond()/1e6, elapsed/time.Second, ops)
 	if ops != 0 {
 		b.WriteString(decimal2(current) + " current ops/sec; ")
+	}
+	if todo != 0 {
+		// YCSB divides by the throughput since the start, in operations
+		// per second of whole milliseconds, and casts to a long.
+		throughput := 1000 * float64(ops) / float64(elapsed.Milliseconds())
+		est := math.Ceil(float64(todo) / throughput)
+		secs := int64(0)
+		switch {
+		case math.IsNaN(est):
+		case est >= math.MaxInt64:
+			secs = math.MaxInt64
+		default:
+			secs = int64(est)
+		}
+		b.WriteString("est completion in " + ycsbRemaining(secs))
 	}
 	for _, m := range ms {
 		fmt.Fprintf(&b, "[%s: Count=%d, Max=%d, Min=%d, Avg=%s", m.Name, m.Count, m.Max, m.Min, decimal2(m.Mean))
@@ -96,6 +115,42 @@ func (y *YCSB) Status(at time.Time, elapsed time.Duration, ops int64, current fl
 	b.WriteByte('\n')
 	_, err := io.WriteString(y.W, b.String())
 	return err
+}
+
+// ycsbRemaining writes a number of seconds as YCSB's RemainingFormatter
+// does: days and hours when there are some, minutes under a day, seconds
+// only when nothing else was written ("0 second ", "12 seconds ": it
+// picks the plural by the length of what it has written, the number), each
+// part followed by a space.
+func ycsbRemaining(seconds int64) string {
+	var b strings.Builder
+	part := func(n int64, one, many string) {
+		unit := many
+		if n == 1 {
+			unit = one
+		}
+		fmt.Fprintf(&b, "%d %s ", n, unit)
+	}
+	days := seconds / 86400
+	if days > 0 {
+		part(days, "day", "days")
+		seconds -= days * 86400
+	}
+	if hours := seconds / 3600; hours > 0 {
+		part(hours, "hour", "hours")
+		seconds -= hours * 3600
+	}
+	if minutes := seconds / 60; days < 1 && minutes > 0 {
+		part(minutes, "minute", "minutes")
+	}
+	if b.Len() == 0 {
+		n := strconv.FormatInt(seconds, 10)
+		if len(n) == 1 {
+			return n + " second "
+		}
+		return n + " seconds "
+	}
+	return b.String()
 }
 
 // Final writes YCSB's final report: the run time in milliseconds and the
@@ -113,6 +168,12 @@ func (y *YCSB) Final(runtime time.Duration, ops int64, ms []YCSBMeasurement) err
 	line("OVERALL", "Throughput(ops/sec)", JavaDouble(1000*float64(ops)/float64(runMs)), true)
 	for _, m := range ms {
 		integer(m.Name, "Operations", m.Count)
+		if m.Unmeasured {
+			for _, r := range m.Returns {
+				integer(m.Name, "Return="+r.Status, r.Count)
+			}
+			continue
+		}
 		line(m.Name, "AverageLatency(us)", JavaDouble(m.Mean), true)
 		integer(m.Name, "MinLatency(us)", m.Min)
 		integer(m.Name, "MaxLatency(us)", m.Max)

@@ -56,8 +56,41 @@ func TestYCSBLayout(t *testing.T) {
 	}
 	status := []report.YCSBMeasurement{{Name: "READ", Count: 498, Mean: 394.256, Min: 123, Max: 9876, Percentiles: []report.YCSBPercentile{
 		{90, 600}, {99, 1200}, {99.9, 5000}, {99.99, 9876}}}}
-	if err := y.Status(time.Date(2026, 11, 25, 10, 0, 10, 123e6, time.UTC), 10*time.Second+5e8, 5000, 498.25, status); err != nil {
+	if err := y.Status(time.Date(2026, 11, 25, 10, 0, 10, 123e6, time.UTC), 10*time.Second+5e8, 5000, 0, 498.25, status); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "ycsb.golden", b.Bytes())
+}
+
+// TestYCSBStatusEstimate checks the status line's estimate of the time
+// left against YCSB's StatusThread and RemainingFormatter: the operations
+// to do over the throughput since the start, rounded up, cast to a long
+// (NaN to 0, infinity to Long.MAX_VALUE), written in days and hours, or
+// hours and minutes, or seconds alone, with "second" for one digit.
+func TestYCSBStatusEstimate(t *testing.T) {
+	at := time.Date(2026, 11, 25, 10, 0, 10, 123e6, time.UTC)
+	for _, tc := range []struct {
+		elapsed   time.Duration
+		ops, todo int64
+		want      string
+	}{
+		{0, 0, 1000, "0 sec: 0 operations; est completion in 0 second "},
+		{time.Millisecond, 0, 1000, "0 sec: 0 operations; est completion in 106751991167300 days 15 hours "},
+		{10 * time.Second, 5000, 0, "10 sec: 5000 operations; 500 current ops/sec; "},
+		{10 * time.Second, 5000, 2500, "10 sec: 5000 operations; 500 current ops/sec; est completion in 5 second "},
+		{10 * time.Second, 5000, 5000, "10 sec: 5000 operations; 500 current ops/sec; est completion in 10 seconds "},
+		{10 * time.Second, 1000, 59001, "10 sec: 1000 operations; 500 current ops/sec; est completion in 9 minutes "},
+		{10 * time.Second, 10, 3661, "10 sec: 10 operations; 500 current ops/sec; est completion in 1 hour 1 minute "},
+		{10 * time.Second, 10, 90061, "10 sec: 10 operations; 500 current ops/sec; est completion in 1 day 1 hour "},
+		{10 * time.Second, 10, 2*86400 + 7300, "10 sec: 10 operations; 500 current ops/sec; est completion in 2 days 2 hours "},
+	} {
+		var b bytes.Buffer
+		y := &report.YCSB{W: &b}
+		if err := y.Status(at, tc.elapsed, tc.ops, tc.todo, 500, nil); err != nil {
+			t.Fatal(err)
+		}
+		if want := "2026-11-25 10:00:10:123 " + tc.want + "\n"; b.String() != want {
+			t.Errorf("elapsed %v, %d done, %d to do:\n got %q\nwant %q", tc.elapsed, tc.ops, tc.todo, b.String(), want)
+		}
+	}
 }

@@ -66,7 +66,7 @@ func TestYCSBExportLayouts(t *testing.T) {
 func TestYCSBStatusLabel(t *testing.T) {
 	var b bytes.Buffer
 	y := &report.YCSB{W: &b, Label: "run7"}
-	if err := y.Status(time.Date(2026, 11, 25, 10, 0, 10, 123e6, time.UTC), 10*time.Second, 0, 0, nil); err != nil {
+	if err := y.Status(time.Date(2026, 11, 25, 10, 0, 10, 123e6, time.UTC), 10*time.Second, 0, 0, 0, nil); err != nil {
 		t.Fatal(err)
 	}
 	if want := "run72026-11-25 10:00:10:123 10 sec: 0 operations; \n"; b.String() != want {
@@ -85,4 +85,19 @@ func TestYCSBJSONEscapes(t *testing.T) {
 	if want := `"metric" : "A\"B\\C\tD\u0001"`; !bytes.Contains(b.Bytes(), []byte(want)) {
 		t.Errorf("%s\nlacks %s", b.String(), want)
 	}
+}
+
+// TestYCSBLoadReport: a load's report (init in YCSB's form) has YCSB's
+// [OVERALL] lines and [INSERT]'s counts, without latency lines for the
+// rows that were not timed one by one, in each exporter's layout.
+func TestYCSBLoadReport(t *testing.T) {
+	ms := []report.YCSBMeasurement{{Name: "INSERT", Count: 100000, Unmeasured: true, Returns: []report.YCSBReturn{{"OK", 100000}}}}
+	var text, array bytes.Buffer
+	if err := (&report.YCSB{W: &text}).Final(2500*time.Millisecond, 100000, ms); err != nil {
+		t.Fatal(err)
+	}
+	if err := (&report.YCSB{W: &array, Layout: report.YCSBJSONArray}).Final(2500*time.Millisecond, 100000, ms); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "ycsb_load.golden", append(append(text.Bytes(), '\n'), array.Bytes()...))
 }

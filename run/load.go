@@ -40,6 +40,9 @@ type LoadSpec struct {
 	// and once with -1 when the load ends; total is the rows to load,
 	// sent the bytes sent so far.
 	Progress func(rows int64, total int64, sent func() int64)
+	// Done, when set, is called once the data is loaded and recorded,
+	// with the rows loaded and the time it took (YCSB's load report).
+	Done func(rows int64, elapsed time.Duration)
 }
 
 // Load creates the workload's schema and loads its initial data, in
@@ -139,6 +142,9 @@ func Load(ctx context.Context, spec LoadSpec) error {
 	secs := max(elapsed.Seconds(), 1e-9)
 	fmt.Fprintf(log, "loaded %d rows in %s (%.0f rows/s, %.1f MB/s sent)\n", total, elapsed.Round(time.Millisecond),
 		float64(total)/secs, float64(sent())/1e6/secs)
+	if spec.Done != nil {
+		spec.Done(total, elapsed)
+	}
 	return nil
 }
 

@@ -73,6 +73,8 @@ type Info struct {
 	Display Display
 	// ThreadIO says the workers wait for the server in thread I/O.
 	ThreadIO bool
+	// MaxOps is the number of operations the run stops after (0: none).
+	MaxOps int64
 }
 
 // Interval is one closed interval of a run.
@@ -334,6 +336,7 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 	r.info.Display.Split = split
 	fmt.Fprintf(r.log, "stampede %s: %s on %s (%s), %d workers, seed %d\n",
 		VersionString(), gen.Meta().Name, strings.Join(src.endpoints, ","), src.where, src.workers, r.seed)
+	r.info.MaxOps = r.cfg.MaxOps
 	for _, l := range r.load.Header {
 		fmt.Fprintln(r.log, l)
 	}

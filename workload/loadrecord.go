@@ -38,6 +38,9 @@ type DataSetting struct {
 	// Form, when set, is how a value is given on a command line, where
 	// Flag and the value apart will not do (YCSB's "-p recordcount=1000").
 	Form func(value string) string
+	// From, when set, says where a given value came from, when not as
+	// Form writes it (a property file's line, another flag's name).
+	From string
 }
 
 // arg is v as given on a command line.
@@ -263,8 +266,9 @@ type LoadMismatchError struct {
 	// values on the command line and in the load.
 	Flag, Given, Loaded string
 	// GivenArg and LoadedArg are the values as given on a command line
-	// ("--rows 10", "-p recordcount=1000").
-	GivenArg, LoadedArg string
+	// ("--rows 10", "-p recordcount=1000"); From where the given one came
+	// from, when not so (DataSetting.From).
+	GivenArg, LoadedArg, From string
 }
 
 func (e *LoadMismatchError) Error() string {
@@ -272,11 +276,15 @@ func (e *LoadMismatchError) Error() string {
 	if given == "" {
 		given = e.Flag + " " + e.Given
 	}
+	said := given
+	if e.From != "" {
+		said += " (from " + e.From + ")"
+	}
 	if loaded == "" {
 		loaded = e.Flag + " " + e.Loaded
 	}
 	return fmt.Sprintf("%s differs from what init (of %s) loaded into database %q, %s: give %s, or reload with `stampede init %s --drop %s`",
-		given, e.Workload, e.Database, loaded, loaded, e.Workload, given)
+		said, e.Workload, e.Database, loaded, loaded, e.Workload, given)
 }
 
 // ReconcileLoad compares gen's data settings with what init recorded in
@@ -303,7 +311,7 @@ func ReconcileLoad(ctx context.Context, db *sqlx.DB, gen Generator) (notes []str
 		}
 		if s.Given {
 			return nil, &LoadMismatchError{Workload: workload, Database: db.Database(), Flag: s.Flag, Given: s.Value, Loaded: v,
-				GivenArg: s.arg(s.Value), LoadedArg: s.arg(v)}
+				GivenArg: s.arg(s.Value), LoadedArg: s.arg(v), From: s.From}
 		}
 		if err := s.Set(v); err != nil {
 			return nil, fmt.Errorf("adopting %s from the load: %w", s.arg(v), err)

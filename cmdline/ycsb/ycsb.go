@@ -12,7 +12,8 @@
 // wire protocol, as is ycsb itself, and other bindings are refused.
 // YCSB's single-dash options map onto stampede's flags:
 //
-//	-threads N     --concurrency N (init: N COPY streams)
+//	-threads N     --concurrency N (init: N COPY streams); a run without
+//	               it has one worker, YCSB's default
 //	-target N      --max-rate N (YCSB's target, see below)
 //	-s             YCSB's status lines on stderr every status.interval
 //	               seconds (10 unless given): --display-every
@@ -28,8 +29,8 @@
 // URLs the run connects to. db.driver and jdbc.* (but jdbc.batchupdateapi,
 // which with db.batchsize batches the workload's inserts) are accepted
 // and ignored with one warning line. A line in YCSB's form prints YCSB's
-// report (--output-style ycsb), and its status lines only with -s, as
-// YCSB does.
+// report (--output-style ycsb; on load, its [OVERALL] and [INSERT] counts),
+// and on run its status lines only with -s, as YCSB does.
 //
 // YCSB's -target gives each of its threads an even share of the rate, a
 // schedule of intended starts counted from the thread's start, which the
@@ -190,6 +191,9 @@ func Parse(args []string) (*Line, error) {
 	if len(args) == 0 {
 		return nil, nil
 	}
+	if len(args) == 2 && args[0] == "load" && (args[1] == "--help" || args[1] == "-h") {
+		return &Line{Args: []string{"init", "ycsb", "--help"}}, nil // YCSB's load is init
+	}
 	p := &parser{props: map[string]prop{}}
 	rest, ok, err := p.head(args)
 	if !ok || err != nil {
@@ -205,6 +209,15 @@ func Parse(args []string) (*Line, error) {
 // first with -load, -t or a verb word after it (YCSB's Client, sysbench's
 // word order). It returns the arguments after them.
 func (p *parser) head(args []string) ([]string, bool, error) {
+	if args[0] == "load" {
+		// YCSB's verb, not a command of stampede's: say what it takes.
+		if len(args) == 1 || strings.HasPrefix(args[1], "-") {
+			return nil, false, usagef("load is YCSB's init: give a YCSB binding, `stampede load jdbc -P workloads/workloada -p db.url=jdbc:postgresql://HOST:PORT/DB`")
+		}
+		if _, ok := bindingOf(args[1]); !ok {
+			return nil, false, usagef("load is YCSB's init, for YCSB's bindings (jdbc, postgrenosql, ycsb): for %s, use `stampede init %s`", args[1], args[1])
+		}
+	}
 	if verb, ok := verbs[args[0]]; ok && len(args) > 1 {
 		name, isBinding := bindingOf(args[1])
 		if !isBinding || (name == "ycsb" && !p.hasYCSBOptions(args[2:]) && args[0] != "load") {
@@ -488,6 +501,11 @@ func (p *parser) line() (*Line, error) {
 		default:
 			ignoredForVerb = append(ignoredForVerb, srcName(p.props, "threadcount", "-threads"))
 		}
+	} else if _, given := given["--concurrency"]; !given && verb == "run" && p.ycsbForm {
+		// YCSB's Client runs one thread unless told otherwise (its
+		// threadcount defaults to 1); a load's streams change only its
+		// speed, so init keeps stampede's default.
+		flags = append(flags, "--concurrency", "1")
 	}
 	if n, ok, err := intProp("target", 0); err != nil {
 		return nil, err
@@ -534,8 +552,14 @@ func (p *parser) line() (*Line, error) {
 	if style, ok := given["--output-style"]; ok && exporting != "" && style != "ycsb" {
 		return nil, usagef("%s writes YCSB's report: drop --output-style %s, or give --output-style ycsb", exporting, style)
 	}
-	if exporting != "" && verb != "run" {
+	if exporting != "" && verb != "run" && verb != "init" {
 		ignoredForVerb = append(ignoredForVerb, "exporter and exportfile")
+	}
+	if verb == "init" && (p.ycsbForm || exporting != "") {
+		// YCSB's load report, [OVERALL] and [INSERT].
+		if _, ok := given["--output-style"]; !ok {
+			flags = append(flags, "--output-style", "ycsb")
+		}
 	}
 	if verb == "run" && (p.ycsbForm || exporting != "") {
 		if _, ok := given["--output-style"]; !ok {
@@ -558,9 +582,14 @@ func (p *parser) line() (*Line, error) {
 		}
 	}
 	if len(ignoredForVerb) > 0 {
-		what := map[string]string{"init": "init loads as fast as the server takes them and prints its own summary",
+		what := map[string]string{"init": "init loads as fast as the server takes them, without status lines",
 			"check": "check only reads", "cleanup": "cleanup only drops"}[verb]
 		out.Warnings = append(out.Warnings, fmt.Sprintf("ignoring %s for %s: they apply to run; %s", strings.Join(ignoredForVerb, ", "), verb, what))
+	}
+
+	if p.binding == "postgrenosql" && (verb == "init" || verb == "run") {
+		out.Warnings = append(out.Warnings, "postgrenosql runs on the JDBC binding's usertable (ycsb_key and a TEXT column per field), "+
+			"not PostgreNoSQL's one JSONB column: load it with `stampede load postgrenosql`, not YCSB's")
 	}
 
 	// The connection.

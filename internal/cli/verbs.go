@@ -177,7 +177,7 @@ func (a *app) initWorkload(ctx context.Context, gen workload.Generator, cf *cmdl
 		return err
 	}
 	spec := f.LoadSpec(gen, conn)
-	spec.Log = a.stderr
+	spec.Log, spec.Done = a.stderr, f.Report(gen, a.stdout, a.stderr)
 	var bar *output.Progress
 	spec.Progress = func(n, total int64, sent func() int64) {
 		if bar == nil {

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // ycsbWorkloadA is YCSB's workloads/workloada as it is distributed: a
@@ -49,6 +50,17 @@ func TestYCSBCommandLines(t *testing.T) {
 	commits := func() int64 {
 		return queryInt(t, db, "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")
 	}
+	// committedSince returns the transactions committed since before, once
+	// there are at least min of them or 10s have passed: a backend's
+	// counts reach pg_stat_database when it flushes them (at most once a
+	// second, and as it exits, after stampede has).
+	committedSince := func(before, min int64) int64 {
+		n := commits() - before
+		for deadline := time.Now().Add(10 * time.Second); n < min && time.Now().Before(deadline); n = commits() - before {
+			time.Sleep(100 * time.Millisecond)
+		}
+		return n
+	}
 
 	for _, tc := range []struct {
 		name string
@@ -67,6 +79,13 @@ func TestYCSBCommandLines(t *testing.T) {
 			}
 			if !strings.Contains(r.stderr, "3 streams") {
 				t.Errorf("-threads 3 is not the load's streams:\n%s", r.stderr)
+			}
+			// YCSB's load report: the rows were loaded in COPY streams,
+			// not timed one by one, so [INSERT] has counts only.
+			rep := ycsbReport(t, r.stdout)
+			if len(rep) != 4 || rep["[INSERT], Operations"] != 1000 || rep["[INSERT], Return=OK"] != 1000 ||
+				rep["[OVERALL], RunTime(ms)"] <= 0 || rep["[OVERALL], Throughput(ops/sec)"] <= 0 {
+				t.Errorf("YCSB's load report:\n%s", r.stdout)
 			}
 		}},
 		{"run jdbc: YCSB's report, no status lines without -s", []string{"run", "jdbc", "-P", workloada, "-cp", "lib/postgresql-42.2.4.jar",
@@ -90,8 +109,20 @@ func TestYCSBCommandLines(t *testing.T) {
 			if !strings.Contains(r.stderr, "open loop at 400 ops/s") {
 				t.Errorf("-target 400 is not the rate:\n%s", r.stderr)
 			}
-			if n := len(regexp.MustCompile(`(?m)^lbl\d{4}-\d\d-\d\d \d\d:\d\d:\d\d:\d{3} \d+ sec: \d+ operations; `).FindAllString(r.stderr, -1)); n < 1 {
-				t.Errorf("no status line, led by -l's label, every status.interval=1 with -s:\n%s", r.stderr)
+			// YCSB's StatusThread: a line as it starts, one every
+			// status.interval counting down the operations left, and one
+			// when the clients are done.
+			lines := regexp.MustCompile(`(?m)^lbl\d{4}-\d\d-\d\d \d\d:\d\d:\d\d:\d{3} (\d+) sec: (\d+) operations; (.*)$`).FindAllStringSubmatch(r.stderr, -1)
+			if len(lines) < 3 || lines[0][1] != "0" || lines[0][2] != "0" || lines[0][3] != "est completion in 0 second " {
+				t.Fatalf("status lines, led by -l's label, every status.interval=1 with -s: %q\n%s", lines, r.stderr)
+			}
+			for _, l := range lines[1 : len(lines)-1] {
+				if !regexp.MustCompile(`^[\d.]+ current ops/sec; est completion in \d+ seconds? \[READ: Count=\d+, Max=`).MatchString(l[3]) {
+					t.Errorf("status line %q", l[0])
+				}
+			}
+			if last := lines[len(lines)-1]; last[2] != "1000" || !regexp.MustCompile(`^[\d.]+ current ops/sec; \[READ: Count=`).MatchString(last[3]) {
+				t.Errorf("the last status line is not the clients' end: %q", last[0])
 			}
 			if rep := ycsbReport(t, r.stdout); rep["[OVERALL], Throughput(ops/sec)"] > 440 {
 				t.Errorf("throughput %v above -target 400", rep["[OVERALL], Throughput(ops/sec)"])
@@ -117,7 +148,7 @@ func TestYCSBCommandLines(t *testing.T) {
 				}
 				// 400 inserts in INSERTs of 10 rows: 40 statements, each
 				// its own transaction, and the run's few queries.
-				if n := commits() - before; n < 40 || n > 100 {
+				if n := committedSince(before, 40); n < 40 || n > 100 {
 					t.Errorf("%d transactions for 400 inserts in batches of 10", n)
 				}
 				if r.stdout != "" {
@@ -151,8 +182,11 @@ func TestYCSBCommandLines(t *testing.T) {
 			if n := queryInt(t, db, "SELECT count(*) FROM usertable"); n != 2000 {
 				t.Errorf("%d rows, want 2000", n)
 			}
+			if !strings.Contains(r.stdout, "\n[INSERT], Operations, 2000\n[INSERT], Return=OK, 2000\n") {
+				t.Errorf("YCSB's load report:\n%s", r.stdout)
+			}
 			// 2000 rows in INSERTs of 10, not COPY.
-			if n := commits() - before; n < 200 {
+			if n := committedSince(before, 200); n < 200 {
 				t.Errorf("%d transactions for 2000 rows in INSERTs of 10 rows", n)
 			}
 		}},
@@ -169,6 +203,25 @@ func TestYCSBCommandLines(t *testing.T) {
 			"-p", "recordcount=2000", "-p", "insertorder=ordered", "-p", "operationcount=100"}, func(t *testing.T, r result, _ int64) {
 			if rep := ycsbReport(t, r.stdout); rep["[READ], Operations"]+rep["[UPDATE], Operations"] != 100 {
 				t.Errorf("report:\n%s", r.stdout)
+			}
+		}},
+		{"-P workloads/workloadc without YCSB's files: YCSB's own, one worker", []string{"run", "jdbc", "-P", "workloads/workloadc", "-p", jdbc, "-p", user,
+			"-p", "operationcount=100"}, func(t *testing.T, r result, _ int64) {
+			if rep := ycsbReport(t, r.stdout); rep["[READ], Return=OK"] != 100 || rep["[UPDATE], Operations"] != 0 {
+				t.Errorf("workloadc's reads only:\n%s", r.stdout)
+			}
+			if !strings.Contains(r.stderr, "warning: -P workloads/workloadc: no such file: using YCSB's workloadc as YCSB distributes it (recordcount=1000 ") ||
+				!regexp.MustCompile(`, 1 workers?, `).MatchString(r.stderr) {
+				t.Errorf("stderr:\n%s", r.stderr)
+			}
+		}},
+		{"run postgrenosql", []string{"run", "postgrenosql", "-P", workloada, "-p", "postgrenosql." + strings.TrimPrefix(jdbc, "db."),
+			"-p", "postgrenosql." + strings.TrimPrefix(user, "db."), "-p", "operationcount=50"}, func(t *testing.T, r result, _ int64) {
+			if rep := ycsbReport(t, r.stdout); rep["[READ], Return=OK"]+rep["[UPDATE], Return=OK"] != 50 {
+				t.Errorf("report:\n%s", r.stdout)
+			}
+			if !strings.Contains(r.stderr, "warning: postgrenosql runs on the JDBC binding's usertable") {
+				t.Errorf("no warning of the table's layout:\n%s", r.stderr)
 			}
 		}},
 		{"check jdbc", []string{"check", "jdbc", "-p", jdbc, "-p", user}, func(t *testing.T, r result, _ int64) {
@@ -211,8 +264,26 @@ func TestYCSBCommandLines(t *testing.T) {
 		r := stampede(t, append(tc.line, results...)...)
 		checkOneLineError(t, r, 2, tc.want)
 	}
+	// A load's report through YCSB's JSON array exporter, to exportfile.
+	loadExport := filepath.Join(dir, "load.json")
+	r := stampede(t, "load", "jdbc", "-P", workloada, "-p", jdbc, "-p", user, "--drop",
+		"-p", "exporter=site.ycsb.measurements.exporter.JSONArrayMeasurementsExporter", "-p", "exportfile="+loadExport)
+	if r.code != 0 || r.stdout != "" || strings.Contains(r.stderr, "ignoring exporter") {
+		t.Fatalf("load with an exporter: %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	data, err := os.ReadFile(loadExport)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entries []struct {
+		Metric, Measurement string
+		Value               float64
+	}
+	if err := json.Unmarshal(data, &entries); err != nil || len(entries) != 4 || entries[2].Metric != "INSERT" || entries[2].Value != 1000 {
+		t.Errorf("the load's exportfile (%v):\n%s", err, data)
+	}
 	// db.passwd is scrubbed from what the run saves.
-	r := stampede(t, append([]string{"run", "jdbc", "-p", jdbc, "-p", user, "-p", "db.passwd=hunter2", "-p", "operationcount=10"}, results...)...)
+	r = stampede(t, append([]string{"run", "jdbc", "-p", jdbc, "-p", user, "-p", "db.passwd=hunter2", "-p", "operationcount=10"}, results...)...)
 	if r.code != 0 || strings.Contains(r.stderr, "hunter2") {
 		t.Fatalf("run with db.passwd: %d\n%s", r.code, r.stderr)
 	}
@@ -220,8 +291,50 @@ func TestYCSBCommandLines(t *testing.T) {
 	if runDir == nil {
 		t.Fatalf("no results directory in %q", r.stderr)
 	}
-	data, err := os.ReadFile(filepath.Join(runDir[1], "run.json"))
+	data, err = os.ReadFile(filepath.Join(runDir[1], "run.json"))
 	if err != nil || strings.Contains(string(data), "hunter2") || !strings.Contains(string(data), "db.passwd=") {
 		t.Errorf("run.json (%v) holds the password or not the command line:\n%s", err, data)
+	}
+}
+
+// TestYCSBIssueLines runs the two lines of issue 22 exactly as given,
+// with no URL (libpq's variables name the test server, as they would a
+// user's): `stampede load ycsb -P workloads/workloada`, whose file is
+// YCSB's own (no YCSB checkout here), and `stampede run ycsb -P
+// workloads/workloada -threads 6 -target 500 -s -p recordcount=1000`.
+func TestYCSBIssueLines(t *testing.T) {
+	u, err := url.Parse(testServer(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := freshDB(t, "stampede_ycsbissue")
+	host, port, _ := strings.Cut(u.Host, ":")
+	for k, v := range map[string]string{"PGHOST": host, "PGPORT": port, "PGUSER": u.User.Username(), "PGDATABASE": db, "PGSSLMODE": "disable"} {
+		t.Setenv(k, v)
+	}
+	r := stampede(t, "load", "ycsb", "-P", "workloads/workloada")
+	if r.code != 0 || !strings.Contains(r.stderr, "warning: -P workloads/workloada: no such file: using YCSB's workloada") {
+		t.Fatalf("load: %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if n := queryInt(t, db, "SELECT count(*) FROM usertable"); n != 1000 {
+		t.Errorf("%d rows loaded, want workloada's recordcount 1000", n)
+	}
+	if rep := ycsbReport(t, r.stdout); rep["[INSERT], Operations"] != 1000 {
+		t.Errorf("load report:\n%s", r.stdout)
+	}
+
+	r = stampede(t, "run", "ycsb", "-P", "workloads/workloada", "-threads", "6", "-target", "500", "-s", "-p", "recordcount=1000",
+		"--results-dir", t.TempDir())
+	if r.code != 0 {
+		t.Fatalf("run: %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	rep := ycsbReport(t, r.stdout)
+	if rep["[READ], Return=OK"]+rep["[UPDATE], Return=OK"] != 1000 || rep["[OVERALL], Throughput(ops/sec)"] > 550 {
+		t.Errorf("report: workloada's 1000 operations at -target 500:\n%s", r.stdout)
+	}
+	for _, want := range []string{", 6 workers, ", "open loop at 500 ops/s", " 0 sec: 0 operations; est completion in 0 second \n", " sec: 1000 operations; "} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
 	}
 }

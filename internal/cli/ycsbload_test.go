@@ -30,14 +30,15 @@ func TestYCSBLoadRecord(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "2000 of 2000 loaded keys present PASS") {
 		t.Errorf("check without recordcount: %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
+	propFile := writeFile(t, "# YCSB's layout\r\nrecordcount = 4000\r\n")
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"-p", "recordcount=3000"}, `-p recordcount=3000 differs from what init (of ycsb) loaded into database "` + db +
 			`", -p recordcount=2000: give -p recordcount=2000, or reload with ` + "`stampede init ycsb --drop -p recordcount=3000"},
-		{[]string{"--record-count", "3000"}, "-p recordcount=3000 differs from what init (of ycsb) loaded"},
-		{[]string{"-P", writeFile(t, "recordcount = 4000\r\n")}, "-p recordcount=4000 differs from what init (of ycsb) loaded"},
+		{[]string{"--record-count", "3000"}, "-p recordcount=3000 (from --record-count) differs from what init (of ycsb) loaded"},
+		{[]string{"-P", propFile}, "-p recordcount=4000 (from " + propFile + ":2) differs from what init (of ycsb) loaded"},
 		{[]string{"-p", "fieldcount=3"}, "-p fieldcount=3 differs from what init (of ycsb) loaded into database \"" + db + "\", -p fieldcount=10"},
 		{[]string{"-p", "insertorder=ordered"}, "-p insertorder=ordered differs from what init (of ycsb) loaded"},
 		{[]string{"-p", "zeropadding=8"}, "-p zeropadding=8 differs from what init (of ycsb) loaded"},

@@ -95,6 +95,9 @@ func (c *config) parseBatching(props map[string]prop) error {
 	}
 	c.statusLabel = props[propLabel].value
 	c.exporter = props[propExporter].value
+	if rest, ok := strings.CutPrefix(c.exporter, "com.yahoo.ycsb."); ok {
+		c.exporter = "site.ycsb." + rest // YCSB's classes before 0.14
+	}
 	switch c.exporter {
 	case ExporterText, ExporterJSON, ExporterJSONArray:
 	default:

@@ -2,6 +2,7 @@ package ycsb
 
 import (
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
@@ -308,6 +309,8 @@ type config struct {
 	// given says which properties the command line gave (by -P, -p or
 	// a flag), as opposed to defaults and values adopted from the load.
 	given map[string]bool
+	// source says where each given property came from (prop.from).
+	source map[string]string
 	// json is the JSONB layout of cockroach's --json (json.go).
 	json bool
 	// families puts each column in a column family (families.go).
@@ -366,9 +369,17 @@ func (g *ycsb) resolve() (*config, []string, error) {
 		}
 	}
 	for _, file := range g.propFiles {
-		entries, err := readPropertyFile(file)
+		entries, builtin, err := readPropertyFile(file)
 		if err != nil {
 			return nil, nil, err
+		}
+		if builtin {
+			var kv []string
+			for _, e := range entries {
+				kv = append(kv, e.key+"="+e.value)
+			}
+			warnings = append(warnings, fmt.Sprintf("-P %s: no such file: using YCSB's %s as YCSB distributes it (%s)",
+				file, filepath.Base(file), strings.Join(kv, " ")))
 		}
 		for _, e := range entries {
 			from := fmt.Sprintf("%s:%d", file, e.line)
@@ -416,9 +427,10 @@ func (g *ycsb) resolve() (*config, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg.given = map[string]bool{}
+	cfg.given, cfg.source = map[string]bool{}, map[string]string{}
 	for k, v := range props {
 		cfg.given[k] = v.from != "default" && v.from != fromLoad
+		cfg.source[k] = v.from
 	}
 	warnings = append(warnings, cfg.warnings...)
 	cfg.dataSeed = g.dataSeed
@@ -456,8 +468,13 @@ func unknownPropertyWarning(key, value, from string) string {
 	if key == "workload" && strings.HasSuffix(value, ".CoreWorkload") {
 		return "" // every YCSB workload file names its class
 	}
+	if key == "measurementtype" && value == "hdrhistogram" {
+		return "" // YCSB's default, and how stampede measures
+	}
 	msg := fmt.Sprintf("ignoring property %s=%s (from %s)", key, value, from)
 	switch {
+	case key == "measurementtype":
+		msg += ": stampede measures with HDR histograms, YCSB's measurementtype=hdrhistogram, and reports as it does"
 	case key == "workload":
 		msg += ": only CoreWorkload is supported"
 	case strings.HasPrefix(key, "db.") || strings.HasPrefix(key, "jdbc."):

@@ -221,11 +221,12 @@ func TestWarnings(t *testing.T) {
 	dir := t.TempDir()
 	f := writeFile(t, dir, "w", "threadcount=8\nmystery=1\ndb.url=jdbc:postgresql://x\n")
 	g, _ := newConfig(t, "-P", f, "-p", "workload=site.ycsb.workloads.TimeSeriesWorkload",
-		"-p", "measurement.interval=both", "-p", "operationcount=77")
+		"-p", "measurement.interval=both", "-p", "operationcount=77", "-p", "measurementtype=hdrhistogram", "-p", "measurementtype=timeseries")
 	// threadcount and db.url are the command line's (cmdline/ycsb).
 	want := []string{
 		"ignoring property mystery=1 (from " + f + ":2): not a property stampede's ycsb reads",
 		"ignoring property workload=site.ycsb.workloads.TimeSeriesWorkload (from -p): only CoreWorkload is supported",
+		"ignoring property measurementtype=timeseries (from -p): stampede measures with HDR histograms, YCSB's measurementtype=hdrhistogram, and reports as it does",
 	}
 	got := Warnings(g)
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -315,5 +316,58 @@ func TestFlagsRuntimeOnly(t *testing.T) {
 	}
 	if f.ShorthandLookup("P") == nil || f.ShorthandLookup("p") == nil {
 		t.Error("-P and -p shorthands missing")
+	}
+}
+
+// TestDistributedWorkloadFiles: a -P file named as one of YCSB's core
+// workload files by a relative path (workloads/workloada .. f) that does
+// not exist, pasted from YCSB's documentation where there is no YCSB
+// checkout, is read as YCSB distributes it, with a warning that says so:
+// the mix of --workload X with the file's recordcount and operationcount
+// of 1000. The file is read when there is one; another missing file, or
+// one named by an absolute path, is an error, as is reading it for YCSB's
+// command line.
+func TestDistributedWorkloadFiles(t *testing.T) {
+	t.Chdir(t.TempDir())
+	for _, letter := range []string{"a", "b", "c", "d", "e", "f"} {
+		t.Run(letter, func(t *testing.T) {
+			file := filepath.Join("workloads", "workload"+letter)
+			g, c := newConfig(t, "-P", file)
+			_, want := newConfig(t, "--workload", letter, "-p", "recordcount=1000", "-p", "operationcount=1000")
+			if c.proportions != want.proportions || c.requestDist != want.requestDist || c.recordCount != 1000 ||
+				OperationCount(g) != 1000 || !c.readAllFields || c.maxScanLength != want.maxScanLength || c.scanLengthDist != want.scanLengthDist {
+				t.Errorf("-P %s: %+v, want --workload %s's %+v", file, c, letter, want)
+			}
+			w := Warnings(g)
+			if len(w) != 1 || !strings.HasPrefix(w[0], "-P "+file+": no such file: using YCSB's workload"+letter+" as YCSB distributes it (recordcount=1000 operationcount=1000 workload=site.ycsb.workloads.CoreWorkload readallfields=true readproportion=") {
+				t.Errorf("warnings %q", w)
+			}
+			if _, err := ReadPropertyFile(file); err != nil {
+				t.Errorf("ReadPropertyFile: %v", err)
+			}
+		})
+	}
+	if _, c := newConfig(t, "-P", "ycsb-0.17.0/workloads/workloadb"); c.recordCount != 1000 || c.proportions[opUpdate] != 0.05 {
+		t.Errorf("ycsb-0.17.0/workloads/workloadb: recordcount %d, proportions %v", c.recordCount, c.proportions)
+	}
+	// The real file, when there is one, is read instead.
+	if err := os.Mkdir("workloads", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, c := newConfig(t, "-P", writeFile(t, "workloads", "workloadc", "recordcount=77\n")); c.recordCount != 77 {
+		t.Errorf("an existing workloads/workloadc's recordcount: %d", c.recordCount)
+	}
+	abs, err := filepath.Abs(filepath.Join("nosuch", "workloads", "workloada"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range []string{"workloads/workloadg", "workloads/workloada.properties", "workloads/myworkload", "workloada", "conf/workloada", abs} {
+		want := "cannot read property file " + file + ": no such file or directory"
+		if got := resolveErr("-P", file); got != want {
+			t.Errorf("-P %s: %q, want %q", file, got, want)
+		}
+		if _, err := ReadPropertyFile(file); err == nil || err.Error() != want {
+			t.Errorf("ReadPropertyFile(%s): %v", file, err)
+		}
 	}
 }

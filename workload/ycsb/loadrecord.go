@@ -62,6 +62,9 @@ func (g *ycsb) DataSettings() []workload.DataSetting {
 			Set:   func(v string) error { return g.adopt(map[string]string{name: v}) },
 			Form:  func(v string) string { return "-p " + name + "=" + v },
 		}
+		if from := c.source[name]; s.Given && from != "-p" {
+			s.From = from // --record-count, or a -P file's line
+		}
 		switch name {
 		case "recordcount":
 			given := c.recordCount

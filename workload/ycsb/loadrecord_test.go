@@ -142,6 +142,15 @@ func TestBatching(t *testing.T) {
 	if c.batchSize != 0 || len(Warnings(g)) != 1 || !strings.Contains(Warnings(g)[0], "db.batchsize=10 (from -p) batches inserts only with -p jdbc.batchupdateapi=true") {
 		t.Errorf("batchSize %d, warnings %q", c.batchSize, Warnings(g))
 	}
+	// YCSB's exporters by their names before 0.14 too.
+	for name, want := range map[string]string{
+		"com.yahoo.ycsb.measurements.exporter.JSONArrayMeasurementsExporter": ExporterJSONArray,
+		"site.ycsb.measurements.exporter.JSONMeasurementsExporter":           ExporterJSON,
+	} {
+		if _, c := newConfig(t, "-p", "exporter="+name); c.exporter != want {
+			t.Errorf("exporter %s: %s", name, c.exporter)
+		}
+	}
 	for _, tc := range []struct {
 		args []string
 		want string

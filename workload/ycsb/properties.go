@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -18,17 +19,47 @@ type propEntry struct {
 	line int
 }
 
-// readPropertyFile reads a Java properties file.
-func readPropertyFile(name string) ([]propEntry, error) {
+// readPropertyFile reads a Java properties file. A file that does not
+// exist but is named as one of YCSB's core workload files, by a relative
+// path ending in workloads/workloada .. workloadf (a line pasted from
+// YCSB's documentation, where there is no YCSB checkout), is read as
+// YCSB distributes it, and builtin says so; an absolute path names a file
+// of the user's.
+func readPropertyFile(name string) (entries []propEntry, builtin bool, err error) {
 	data, err := os.ReadFile(name)
+	if errors.Is(err, fs.ErrNotExist) && !filepath.IsAbs(name) && filepath.Base(filepath.Dir(name)) == "workloads" {
+		if text, ok := distributedWorkloads[filepath.Base(name)]; ok {
+			entries, err := parseProperties(name, []byte(text))
+			return entries, true, err
+		}
+	}
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
-		return nil, fmt.Errorf("cannot read property file %s: %v", name, err)
+		return nil, false, fmt.Errorf("cannot read property file %s: %v", name, err)
 	}
-	return parseProperties(name, data)
+	entries, err = parseProperties(name, data)
+	return entries, false, err
+}
+
+// distributedWorkloads are the properties of YCSB's workloads/workloada ..
+// workloadf as YCSB distributes them (comments left out), in their order.
+var distributedWorkloads = map[string]string{
+	"workloada": coreFile("readproportion=0.5\nupdateproportion=0.5\nscanproportion=0\ninsertproportion=0\nrequestdistribution=zipfian"),
+	"workloadb": coreFile("readproportion=0.95\nupdateproportion=0.05\nscanproportion=0\ninsertproportion=0\nrequestdistribution=zipfian"),
+	"workloadc": coreFile("readproportion=1\nupdateproportion=0\nscanproportion=0\ninsertproportion=0\nrequestdistribution=zipfian"),
+	"workloadd": coreFile("readproportion=0.95\nupdateproportion=0\nscanproportion=0\ninsertproportion=0.05\nrequestdistribution=latest"),
+	"workloade": coreFile("readproportion=0\nupdateproportion=0\nscanproportion=0.95\ninsertproportion=0.05\nrequestdistribution=zipfian\n" +
+		"maxscanlength=100\nscanlengthdistribution=uniform"),
+	"workloadf": coreFile("readproportion=0.5\nupdateproportion=0\nscanproportion=0\ninsertproportion=0\nreadmodifywriteproportion=0.5\n" +
+		"requestdistribution=zipfian"),
+}
+
+// coreFile is a core workload file of YCSB's with the given mix.
+func coreFile(mix string) string {
+	return "recordcount=1000\noperationcount=1000\nworkload=site.ycsb.workloads.CoreWorkload\nreadallfields=true\n" + mix + "\n"
 }
 
 // parseProperties parses data as java.util.Properties.load does, which

@@ -12,7 +12,7 @@ type Property struct {
 // (db.url, threadcount, ...): its entries in order, or an error of one
 // line naming the file and line.
 func ReadPropertyFile(name string) ([]Property, error) {
-	entries, err := readPropertyFile(name)
+	entries, _, err := readPropertyFile(name)
 	if err != nil {
 		return nil, err
 	}
