@@ -87,7 +87,7 @@ func TestCommandLines(t *testing.T) {
 				check: func(t *testing.T, _ *sqlx.DB, out string) {
 					checkSimple(t, out, []string{"read", "update"}, "")
 				}},
-			{line: "run ycsb --workload=CUSTOM --read-freq=0.5 --insert-freq=0.5 --duration=1s --concurrency=2 --insert-count=500",
+			{line: "run ycsb --workload=CUSTOM --read-freq=0.5 --insert-freq=0.5 --duration=1500ms --concurrency=2 --insert-count=500",
 				check: func(t *testing.T, db *sqlx.DB, out string) {
 					var n int64
 					if err := db.QueryRow(context.Background(), "SELECT count(*) FROM usertable").Scan(&n); err != nil || n <= 500 {
@@ -96,7 +96,7 @@ func TestCommandLines(t *testing.T) {
 					rowsBefore = n
 					checkSimple(t, out, []string{"insert", "read"}, "")
 				}},
-			{line: "run ycsb --workload=F --read-modify-write-in-txn --duration=1s --concurrency=2 --insert-count=500",
+			{line: "run ycsb --workload=F --read-modify-write-in-txn --duration=1500ms --concurrency=2 --insert-count=500",
 				check: func(t *testing.T, _ *sqlx.DB, out string) {
 					checkSimple(t, out, []string{"read", "readModifyWrite"}, "")
 				}},
@@ -118,7 +118,7 @@ func TestCommandLines(t *testing.T) {
 			{line: "init ycsb --insert-count=500", err: "already"},
 			{line: "run ycsb --insert-count=500 --duration=1s --user=alice", stderr: []string{"warning: --user shapes cockroach's default URL only"}},
 			// Last: the deleted keys stay missing.
-			{line: "run ycsb --workload=CUSTOM --read-freq=0.5 --delete-freq=0.5 --request-distribution=uniform --duration=1s --concurrency=2 --insert-count=500",
+			{line: "run ycsb --workload=CUSTOM --read-freq=0.5 --delete-freq=0.5 --request-distribution=uniform --duration=1500ms --concurrency=2 --insert-count=500",
 				check: func(t *testing.T, db *sqlx.DB, out string) {
 					var n int64
 					if err := db.QueryRow(context.Background(), "SELECT count(*) FROM usertable").Scan(&n); err != nil || n >= rowsBefore {
