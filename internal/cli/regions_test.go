@@ -357,18 +357,28 @@ func TestSplitReportCompareChart(t *testing.T) {
 		t.Fatal("no new run")
 		return ""
 	}
+	var first string // the first run's final block
 	for range 2 {
 		r := stampede(t, append([]string{"run", "ycsb", "--driver", "null", "--duration", "1s", "--concurrency", "3", "--by-endpoint",
 			"--results-dir", dir, "--telemetry=false"}, urls...)...)
 		if r.code != 0 {
 			t.Fatalf("run: %s", r.stderr)
 		}
-		for _, want := range []string{" read@10.0.0.1:26257\n", " update@10.0.0.3:26257\n", "reconnects@10.0.0.2:26257: 0"} {
+		for _, want := range []string{" read@10.0.0.1:26257\n", " update@10.0.0.3:26257\n", "reconnects@10.0.0.2:26257: 0", "  read_return_ok: "} {
 			if !strings.Contains(r.stdout, want) {
 				t.Errorf("run's output lacks %q:\n%s", want, r.stdout)
 			}
 		}
+		if first == "" {
+			first = finalBlock(r.stdout)
+		}
 		ids = append(ids, newest())
+	}
+	// report --by-endpoint prints the final block the run printed, line
+	// for line: the parts by endpoint, reconnects@ENDPOINT and YCSB's
+	// statuses included.
+	if r := stampede(t, "report", "--results-dir", dir, ids[0], "--by-endpoint"); r.code != 0 || finalBlock(r.stdout) != first {
+		t.Errorf("report --by-endpoint (exit %d):\n%s\nthe run's final block:\n%s", r.code, finalBlock(r.stdout), first)
 	}
 	v := reportView(t, dir, ids[0])
 	var byLoc = map[string]int64{}
