@@ -425,12 +425,15 @@ func TestSplitReportCompareChart(t *testing.T) {
 
 // TestRegionsNeedCockroach checks that `init ycsb --regions` on
 // PostgreSQL says in one line that it needs CockroachDB, before creating
-// a table (the database is created first, as init does): init without it
-// then works without --drop.
+// anything: the database it names does not exist after the refusal, nor
+// did init say it created it. init without --regions then works.
 func TestRegionsNeedCockroach(t *testing.T) {
 	db := freshDB(t, "regions")
 	r := stampede(t, "init", "ycsb", "--record-count", "10", "--regions", "east,central,west", dbURL(t, db))
-	checkFinalError(t, r, 2, "--regions east,central,west: multi-region databases (ALTER DATABASE ... PRIMARY REGION) are CockroachDB's, and this server is postgres: needs CockroachDB")
+	checkOneLineError(t, r, 2, "--regions east,central,west: multi-region databases (ALTER DATABASE ... PRIMARY REGION) are CockroachDB's, and this server is postgres: needs CockroachDB")
+	if n := queryInt(t, "postgres", fmt.Sprintf("SELECT count(*) FROM pg_database WHERE datname = '%s'", db)); n != 0 {
+		t.Errorf("the refusal left database %s behind", db)
+	}
 	if r := stampede(t, "init", "ycsb", "--record-count", "10", dbURL(t, db)); r.code != 0 {
 		t.Errorf("init after the refusal: %d %s", r.code, r.stderr)
 	}
