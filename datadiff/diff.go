@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -111,12 +112,21 @@ type table struct {
 	mu     sync.Mutex
 	ranges []span // first-level ranges that differed
 	again  []span // ranges re-checked by --converge that still differ
+	// cut and searched hold the first-level ranges (span.top) of which a
+	// differing part was left unsearched once MaxRows rows were found,
+	// and those of which a part had its rows compared: Unlocated counts
+	// the first kind that are not of the second, each range once however
+	// many of its parts were left.
+	cut, searched map[int]bool
 }
 
 // span is a key range of a table.
 type span struct {
 	t *table
 	bounds
+	// top numbers, within its table, the first-level range the span is
+	// (part of).
+	top int
 }
 
 // task is a unit of work: plan a table's ranges, or check a range.
@@ -237,7 +247,7 @@ func Diff(ctx context.Context, opts Options) (*Result, error) {
 func (df *differ) prepare(ctx context.Context) error {
 	var keyless []string
 	for _, name := range df.opts.Tables {
-		t := &table{name: name, res: &TableResult{Table: name}}
+		t := &table{name: name, res: &TableResult{Table: name}, cut: map[int]bool{}, searched: map[int]bool{}}
 		df.tables = append(df.tables, t)
 		var scs [2]*schema
 		for i, s := range df.sides {
@@ -351,12 +361,13 @@ func (df *differ) save() (restore func()) {
 	type saved struct {
 		res           TableResult
 		ranges, again []span
+		cut, searched map[int]bool
 		busy          int64
 	}
 	tables := make([]saved, len(df.tables))
 	for i, t := range df.tables {
 		t.mu.Lock()
-		tables[i] = saved{*t.res, slices.Clone(t.ranges), slices.Clone(t.again), t.busy.Load()}
+		tables[i] = saved{*t.res, slices.Clone(t.ranges), slices.Clone(t.again), maps.Clone(t.cut), maps.Clone(t.searched), t.busy.Load()}
 		t.mu.Unlock()
 	}
 	df.diffMu.Lock()
@@ -367,6 +378,7 @@ func (df *differ) save() (restore func()) {
 		for i, t := range df.tables {
 			t.mu.Lock()
 			*t.res, t.ranges, t.again = tables[i].res, tables[i].ranges, tables[i].again
+			t.cut, t.searched = tables[i].cut, tables[i].searched
 			t.busy.Store(tables[i].busy)
 			t.mu.Unlock()
 		}
@@ -477,7 +489,7 @@ func (df *differ) run(ctx context.Context, lane int, tk task) ([]task, error) {
 	}
 	if df.found.Load() >= int64(df.opts.MaxRows) {
 		t.mu.Lock()
-		t.res.Unlocated++
+		t.cut[sp.top] = true
 		t.mu.Unlock()
 		return nil, nil
 	}
@@ -494,9 +506,12 @@ func (df *differ) run(ctx context.Context, lane int, tk task) ([]task, error) {
 			return nil, fmt.Errorf("splitting a range of %s: %w", t.name, err)
 		}
 		if len(cuts) > 0 {
-			return spans(t, sp.bounds, cuts, tk.depth+1), nil
+			return spans(t, sp.bounds, cuts, tk.depth+1, sp.top), nil
 		}
 	}
+	t.mu.Lock()
+	t.searched[sp.top] = true
+	t.mu.Unlock()
 	return nil, df.compareRows(ctx, lane, sp)
 }
 
@@ -556,14 +571,22 @@ func (df *differ) keys(ctx context.Context, s *side, lane int, q string, args []
 
 // spans returns the tasks checking b cut at cuts: [b.lo, c1), [c1, c2)
 // ... [cn, b.hi) at depth.
-func spans(t *table, b bounds, cuts []key, depth int) []task {
+func spans(t *table, b bounds, cuts []key, depth, top int) []task {
 	out := make([]task, 0, len(cuts)+1)
 	prev := b.lo
-	for _, c := range cuts {
-		out = append(out, task{span: span{t: t, bounds: bounds{lo: prev, hi: c}}, depth: depth})
+	// First-level ranges are numbered in order; the parts of one are
+	// numbered as it is.
+	num := func(i int) int {
+		if depth == 0 {
+			return i
+		}
+		return top
+	}
+	for i, c := range cuts {
+		out = append(out, task{span: span{t: t, bounds: bounds{lo: prev, hi: c}, top: num(i)}, depth: depth})
 		prev = c
 	}
-	return append(out, task{span: span{t: t, bounds: bounds{lo: prev, hi: b.hi, incl: b.incl}}, depth: depth})
+	return append(out, task{span: span{t: t, bounds: bounds{lo: prev, hi: b.hi, incl: b.incl}, top: num(len(cuts))}, depth: depth})
 }
 
 // plan samples table t's boundaries on side A and returns its ranges.
@@ -598,7 +621,7 @@ func (df *differ) plan(ctx context.Context, lane int, t *table) ([]task, error) 
 		cuts = append(cuts, sample[i])
 	}
 	t.res.Ranges = len(cuts) + 1
-	return spans(t, bounds{}, cuts, 0), nil
+	return spans(t, bounds{}, cuts, 0, 0), nil
 }
 
 // planned adds a planned table's estimated rows, and tells Progress the
@@ -615,6 +638,12 @@ func (df *differ) finish(res *Result) {
 	res.Identical = true
 	for i, t := range df.tables {
 		r := t.res
+		r.Unlocated = 0
+		for top := range t.cut {
+			if !t.searched[top] {
+				r.Unlocated++
+			}
+		}
 		if r.Status == "" {
 			converged := res.Converge != nil && res.Converge.Converged
 			switch {

@@ -153,7 +153,7 @@ func (df *differ) runGroups(ctx context.Context, lane int, t *table, gp *groupPl
 		if k == nil {
 			k = b.k
 		}
-		tasks = append(tasks, task{span: span{t: t, bounds: t.groupBounds(gp, k)}, counted: true, counts: [2]int64{a.count, b.count}})
+		tasks = append(tasks, task{span: span{t: t, bounds: t.groupBounds(gp, k), top: t.res.Ranges - 1}, counted: true, counts: [2]int64{a.count, b.count}})
 	}
 	for name, a := range got[0] {
 		visit(a, got[1][name])

@@ -462,3 +462,37 @@ func TestSchemaQualified(t *testing.T) {
 		t.Errorf("rows %+v, tables %+v", res.Rows, res.Tables)
 	}
 }
+
+// TestUnlocatedRanges changes a row of every order on B, so that every
+// range of order_line differs, and finds only 3 rows (MaxRows): the
+// ranges none of whose rows were searched, split or not, with --converge
+// or not, are counted once each among those that differed, never more
+// than there are (a range split into parts counted once per part).
+func TestUnlocatedRanges(t *testing.T) {
+	urlA, urlB := servers(t)
+	exec(t, urlB, "UPDATE order_line SET ol_quantity = ol_quantity + 1 WHERE ol_number = 1")
+	for _, tc := range []struct {
+		name string
+		opts Options
+	}{
+		{"default", Options{}},
+		{"by-range split", Options{byRange: true, RangeRows: 2000, LeafRows: 20, Conns: 2}},
+		{"converge", Options{byRange: true, RangeRows: 2000, LeafRows: 20, Conns: 2, Converge: time.Millisecond}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.opts.Tables = []string{"order_line"}
+			tc.opts.MaxRows = 3
+			res := diff(t, urlA, urlB, tc.opts)
+			tr := res.Tables[0]
+			t.Logf("%d ranges, %d differ, %d rows found, %d not searched", tr.Ranges, tr.DifferingRanges, tr.DifferingRows, tr.Unlocated)
+			if tr.Status != "differs" || tr.DifferingRows == 0 {
+				t.Errorf("%s with %d differing rows", tr.Status, tr.DifferingRows)
+			}
+			// Each range searched holds a differing row: those not
+			// searched are the others.
+			if tr.Unlocated < 1 || tr.Unlocated > tr.DifferingRanges-1 || tr.DifferingRanges > tr.Ranges {
+				t.Errorf("%d ranges not searched, of %d that differed (of %d)", tr.Unlocated, tr.DifferingRanges, tr.Ranges)
+			}
+		})
+	}
+}

@@ -66,8 +66,9 @@ type TableResult struct {
 	DifferingRanges int `json:"differing_ranges"`
 	// DifferingRows is the number of rows found to differ.
 	DifferingRows int `json:"differing_rows"`
-	// Unlocated is the number of differing ranges not searched for rows
-	// once Options.MaxRows rows were found.
+	// Unlocated is the number of differing ranges (of DifferingRanges)
+	// none of whose rows were searched once Options.MaxRows rows were
+	// found: each counts once, however many parts it was split into.
 	Unlocated int `json:"unlocated_ranges,omitempty"`
 	// Seconds is the time the table's checks took, added up over the
 	// connections that ran them in parallel.

@@ -150,7 +150,7 @@ INSERT INTO t SELECT w, d, o, n, w + d + o + n FROM generate_series(1, 3) w, gen
 	slices.SortFunc(cuts, func(a, b key) int { return cmp(a, b) })
 	cuts = slices.CompactFunc(cuts, func(a, b key) bool { return cmp(a, b) == 0 })
 	var total int64
-	for _, tk := range spans(&table{}, bounds{}, cuts, 0) {
+	for _, tk := range spans(&table{}, bounds{}, cuts, 0, 0) {
 		total += count(tk.span.bounds)
 	}
 	if total != int64(len(all)) {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/stampede-bench/stampede/datadiff"
+	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/runlog"
 )
 
@@ -22,7 +23,7 @@ var ErrDiffMixed = errors.New("cannot report these diff runs")
 func DiffRuns(w, log io.Writer, runs []*runlog.Run, asJSON, windowed bool) (done bool, err error) {
 	diffs := 0
 	for _, r := range runs {
-		if r.Info.Workload == "diff" {
+		if r.Info.Workload == run.DiffWorkload {
 			diffs++
 		}
 	}

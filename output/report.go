@@ -16,7 +16,8 @@ import (
 
 // Report prints a view of runs as `stampede report` does: a header line
 // per run, which intervals the window took, then the final block the run
-// printed and the telemetry summaries.
+// printed (with the workload's figures, recomputed: see workloadFigures)
+// and the telemetry summaries.
 func Report(w io.Writer, runs []*runlog.Run, v results.View) error {
 	return ReportSplit(w, runs, v, "")
 }
@@ -68,6 +69,7 @@ func ReportSplit(w io.Writer, runs []*runlog.Run, v results.View, by string) err
 		}
 	}
 	extra = append(extra, run.CodeExtras(errs, retries)...)
+	extra = append(extra, workloadFigures(runs, v)...)
 	for _, s := range v.Series {
 		extra = append(extra, run.SeriesExtra(run.NamedSummary{Name: s.Name, Summary: s.Summary}))
 	}

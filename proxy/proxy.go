@@ -131,6 +131,9 @@ func Start(specs []Listener, warn func(msg string)) (*Proxy, error) {
 		}
 		p.listeners = append(p.listeners, &listener{spec: s})
 	}
+	if err := sameAddress(p.listeners); err != nil {
+		return nil, err
+	}
 	for _, l := range p.listeners {
 		l.proxy = toxiproxy.NewProxy(p.server, l.spec.Name, l.spec.Listen, l.spec.To)
 		err := l.proxy.Start()
@@ -153,6 +156,50 @@ func Start(specs []Listener, warn func(msg string)) (*Proxy, error) {
 		}
 	}
 	return p, nil
+}
+
+// sameAddress refuses two listeners that ask for the same address (the
+// same port on the same host, or on all of them: "", 0.0.0.0, ::), before
+// any listens: the second would find the address in use by the first.
+func sameAddress(ls []*listener) error {
+	wildcard := func(h string) bool { return h == "" || h == "0.0.0.0" || h == "::" }
+	for j, b := range ls {
+		hb, pb, _ := net.SplitHostPort(b.spec.Listen)
+		if pb == "0" {
+			continue // each gets a port of its own
+		}
+		for i, a := range ls[:j] {
+			ha, pa, _ := net.SplitHostPort(a.spec.Listen)
+			if pa != pb || (ha != hb && !wildcard(ha) && !wildcard(hb)) {
+				continue
+			}
+			which := fmt.Sprintf("the %s and %s --listen", ordinal(i+1), ordinal(j+1))
+			if a.spec.Name != "" && b.spec.Name != "" {
+				which = "listeners " + a.spec.Name + " and " + b.spec.Name
+			}
+			addr := b.spec.Listen
+			if a.spec.Listen != b.spec.Listen {
+				addr = a.spec.Listen + " and " + b.spec.Listen
+			}
+			return fmt.Errorf("two listeners ask for the same address (%s: %s): give each its own port", which, addr)
+		}
+	}
+	return nil
+}
+
+// ordinal renders n as 1st, 2nd, 3rd, 4th ...
+func ordinal(n int) string {
+	suffix := "th"
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+	case n%10 == 1:
+		suffix = "st"
+	case n%10 == 2:
+		suffix = "nd"
+	case n%10 == 3:
+		suffix = "rd"
+	}
+	return strconv.Itoa(n) + suffix
 }
 
 func listenError(s Listener, err error) error {

@@ -204,7 +204,8 @@ func TestDown(t *testing.T) {
 }
 
 // TestStartErrors checks the errors of Start, and that a failed Start
-// leaves nothing listening.
+// leaves nothing listening. Two listeners on one address are refused as
+// such, not blamed on another process.
 func TestStartErrors(t *testing.T) {
 	busy, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -216,6 +217,7 @@ func TestStartErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	freeAddr := free.Addr().String()
+	_, freePort, _ := net.SplitHostPort(freeAddr)
 	free.Close()
 	to := echoServer(t)
 	tests := []struct {
@@ -227,6 +229,10 @@ func TestStartErrors(t *testing.T) {
 			"listener " + busy.Addr().String() + ": the address is in use by another process: pick another port"},
 		{"named port in use", []proxy.Listener{{Name: "west", Listen: busy.Addr().String(), To: to}},
 			"listener west on " + busy.Addr().String() + ": the address is in use by another process: pick another port"},
+		{"same address twice", []proxy.Listener{{Listen: freeAddr, To: to}, {Listen: "127.0.0.1:0", To: to}, {Listen: freeAddr, To: to}},
+			"two listeners ask for the same address (the 1st and 3rd --listen: " + freeAddr + "): give each its own port"},
+		{"same port, all hosts", []proxy.Listener{{Name: "a", Listen: freeAddr, To: to}, {Name: "b", Listen: "0.0.0.0:" + freePort, To: to}},
+			"two listeners ask for the same address (listeners a and b: " + freeAddr + " and 0.0.0.0:" + freePort + "): give each its own port"},
 		{"no listener", nil, "no listener"},
 		{"bad listen", []proxy.Listener{{Listen: "localhost", To: to}}, "give host:port"},
 		{"listen port range", []proxy.Listener{{Listen: "127.0.0.1:70000", To: to}}, "out of range"},

@@ -33,6 +33,10 @@ type DiffSpec struct {
 	Log io.Writer
 }
 
+// DiffWorkload is the workload name diff runs are recorded under (`stampede
+// runs --workload diff`).
+const DiffWorkload = "diff"
+
 // Diff compares the data of two nodes (see package datadiff) and saves the
 // result as a run of workload "diff", so that `stampede runs` lists it and
 // `stampede report` prints it again. It returns the result (nil when the
@@ -72,7 +76,7 @@ func Diff(ctx context.Context, spec DiffSpec) (*datadiff.Result, string, error) 
 		return nil, "", err
 	}
 	start := time.Now()
-	info := runlog.RunInfo{ID: runlog.NewID("diff", start), Workload: "diff", Command: spec.Command, Flags: spec.Flags,
+	info := runlog.RunInfo{ID: runlog.NewID(DiffWorkload, start), Workload: DiffWorkload, Command: spec.Command, Flags: spec.Flags,
 		Series: []string{}, StampedeVersion: VersionString(), Host: runlog.HostFacts(), Start: start}
 	for _, u := range spec.URLs {
 		info.Endpoints = append(info.Endpoints, sqlx.Redact(u))

@@ -78,12 +78,6 @@ func Load(ctx context.Context, spec LoadSpec) error {
 		return err
 	}
 	defer db.Close()
-	if c, ok := gen.(dialectChecker); ok {
-		// Refuse what the server cannot do before creating anything.
-		if err := c.CheckDialect(db.Dialect()); err != nil {
-			return asInput(err)
-		}
-	}
 	tables := gen.Tables()
 	total := workload.TotalRows(tables)
 	// join: a part of the data whose tables exist (see
@@ -179,11 +173,24 @@ func sayDrops(ctx context.Context, db *sqlx.DB, tables []workload.Table, log io.
 }
 
 // openDB opens the workload's database (creating it first when create is
-// set, and saying so) with the given number of connections.
+// set, and saying so) with the given number of connections. Before it
+// creates anything, a dialectChecker's CheckDialect may refuse the
+// server.
 func openDB(ctx context.Context, gen workload.Generator, c Conn, conns int, create bool, log io.Writer) (*sqlx.DB, error) {
 	opts, err := c.Options(gen.Meta().DatabaseName(), conns)
 	if err != nil {
 		return nil, err
+	}
+	if dc, ok := gen.(dialectChecker); ok && create {
+		// Refuse what the server cannot do before creating anything,
+		// the database included.
+		d, err := sqlx.ServerDialect(ctx, opts)
+		if err != nil {
+			return nil, err
+		}
+		if err := dc.CheckDialect(d); err != nil {
+			return nil, asInput(err)
+		}
 	}
 	if create {
 		created, err := sqlx.EnsureDatabase(ctx, opts)
@@ -259,8 +266,8 @@ func Cleanup(ctx context.Context, gen workload.Generator, c Conn, log io.Writer)
 
 // dialectChecker is implemented by generators whose flags ask for what
 // only some servers do (ycsb's --regions: CockroachDB's multi-region
-// databases): Load asks before creating anything, and refuses with the
-// error.
+// databases): Load asks before creating anything, the database
+// included, and refuses with the error.
 type dialectChecker interface {
 	CheckDialect(d dialect.Dialect) error
 }

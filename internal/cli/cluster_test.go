@@ -513,6 +513,15 @@ func TestClusterBadInput(t *testing.T) {
 			}
 		})
 	}
+	// Two listeners on one port: said so, exit 2.
+	free, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, port, _ := net.SplitHostPort(free.Addr().String())
+	free.Close()
+	checkOneLineError(t, stampede(t, "proxy", "--procs", "0", "--api", "off", "--listen", port+"=127.0.0.1:5432", "--listen", port+"=127.0.0.1:5433"), 2,
+		"proxy: two listeners ask for the same address (the 1st and 2nd --listen: 127.0.0.1:"+port+"): give each its own port")
 	if b, _ := os.ReadFile(existing); string(b) != "mine\n" {
 		t.Fatalf("gen haproxy changed a file it was not told to replace: %q", b)
 	}

@@ -72,6 +72,11 @@ func TestDiffCommand(t *testing.T) {
 	if runs.code != 0 || strings.Count(runs.stdout, " diff ") != 2 {
 		t.Errorf("runs: %s%s", runs.stdout, runs.stderr)
 	}
+	// Diff runs are recorded under the name diff: --workload diff lists
+	// them without a warning.
+	if r := stampede(t, "runs", "--results-dir", dir, "--workload", "diff"); r.code != 0 || strings.Count(r.stdout, " diff ") != 2 || r.stderr != "" {
+		t.Errorf("runs --workload diff: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
 	id := runs.stdout[strings.LastIndex(runs.stdout, "\n20")+1:]
 	id = id[:strings.IndexByte(id, ' ')]
 	rep := stampede(t, "report", "--results-dir", dir, id)

@@ -357,18 +357,28 @@ func TestSplitReportCompareChart(t *testing.T) {
 		t.Fatal("no new run")
 		return ""
 	}
+	var first string // the first run's final block
 	for range 2 {
 		r := stampede(t, append([]string{"run", "ycsb", "--driver", "null", "--duration", "1s", "--concurrency", "3", "--by-endpoint",
 			"--results-dir", dir, "--telemetry=false"}, urls...)...)
 		if r.code != 0 {
 			t.Fatalf("run: %s", r.stderr)
 		}
-		for _, want := range []string{" read@10.0.0.1:26257\n", " update@10.0.0.3:26257\n", "reconnects@10.0.0.2:26257: 0"} {
+		for _, want := range []string{" read@10.0.0.1:26257\n", " update@10.0.0.3:26257\n", "reconnects@10.0.0.2:26257: 0", "  read_return_ok: "} {
 			if !strings.Contains(r.stdout, want) {
 				t.Errorf("run's output lacks %q:\n%s", want, r.stdout)
 			}
 		}
+		if first == "" {
+			first = finalBlock(r.stdout)
+		}
 		ids = append(ids, newest())
+	}
+	// report --by-endpoint prints the final block the run printed, line
+	// for line: the parts by endpoint, reconnects@ENDPOINT and YCSB's
+	// statuses included.
+	if r := stampede(t, "report", "--results-dir", dir, ids[0], "--by-endpoint"); r.code != 0 || finalBlock(r.stdout) != first {
+		t.Errorf("report --by-endpoint (exit %d):\n%s\nthe run's final block:\n%s", r.code, finalBlock(r.stdout), first)
 	}
 	v := reportView(t, dir, ids[0])
 	var byLoc = map[string]int64{}
@@ -415,12 +425,15 @@ func TestSplitReportCompareChart(t *testing.T) {
 
 // TestRegionsNeedCockroach checks that `init ycsb --regions` on
 // PostgreSQL says in one line that it needs CockroachDB, before creating
-// a table (the database is created first, as init does): init without it
-// then works without --drop.
+// anything: the database it names does not exist after the refusal, nor
+// did init say it created it. init without --regions then works.
 func TestRegionsNeedCockroach(t *testing.T) {
 	db := freshDB(t, "regions")
 	r := stampede(t, "init", "ycsb", "--record-count", "10", "--regions", "east,central,west", dbURL(t, db))
-	checkFinalError(t, r, 2, "--regions east,central,west: multi-region databases (ALTER DATABASE ... PRIMARY REGION) are CockroachDB's, and this server is postgres: needs CockroachDB")
+	checkOneLineError(t, r, 2, "--regions east,central,west: multi-region databases (ALTER DATABASE ... PRIMARY REGION) are CockroachDB's, and this server is postgres: needs CockroachDB")
+	if n := queryInt(t, "postgres", fmt.Sprintf("SELECT count(*) FROM pg_database WHERE datname = '%s'", db)); n != 0 {
+		t.Errorf("the refusal left database %s behind", db)
+	}
 	if r := stampede(t, "init", "ycsb", "--record-count", "10", dbURL(t, db)); r.code != 0 {
 		t.Errorf("init after the refusal: %d %s", r.code, r.stderr)
 	}

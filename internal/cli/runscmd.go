@@ -96,7 +96,7 @@ func (a *app) runs(ctx context.Context, rf runsFlags, now time.Time) error {
 		return usagef("--since %s is not before --until %s: no run can start in that window; swap them", rf.since, rf.until)
 	}
 	if rf.workload != "" {
-		if _, ok := workload.Get(rf.workload); !ok {
+		if _, ok := workload.Get(rf.workload); !ok && rf.workload != run.DiffWorkload {
 			// Runs of a workload this build does not know may be in the
 			// store (an older or newer stampede wrote them): warn, list.
 			fmt.Fprintf(a.stderr, "warning: --workload %q is not a workload of this stampede (%s): listing the runs recorded under that name, if any\n", rf.workload, workloadNames())

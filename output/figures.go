@@ -1,0 +1,88 @@
+package output
+
+import (
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/stampede-bench/stampede/report"
+	"github.com/stampede-bench/stampede/results"
+	"github.com/stampede-bench/stampede/runlog"
+	"github.com/stampede-bench/stampede/workload"
+)
+
+// workloadFigures recomputes, from the counts of v, the figures the
+// workload printed under the run's final block (YCSB's statuses,
+// read_return_ok: 9950 ([READ], Return=OK); TPC-C's tpmC), as the run
+// computed them from its own counts: the workload is rebuilt from the
+// run's name and flags (run.json). None when the runs are of different
+// workloads or differ in the workload's flags, are a fleet's (a fleet
+// prints no workload figures), when the workload has no figures or is
+// not one of this stampede's, or when a flag the run recorded no longer
+// parses. Figures the run read from the server (TPC-C's NOPM) are not in
+// the run log, and not recomputed.
+func workloadFigures(runs []*runlog.Run, v results.View) []report.Extra {
+	if len(runs) == 0 {
+		return nil
+	}
+	info := runs[0].Info
+	for _, r := range runs {
+		if r.Info.Workload != info.Workload || (r.Info.Flags["tenants"] != "" && r.Info.Flags["tenants"] != "0") {
+			return nil
+		}
+	}
+	meta, ok := workload.Get(info.Workload)
+	if !ok {
+		return nil
+	}
+	gen := meta.New()
+	fig, ok := gen.(workload.Figurer)
+	if !ok {
+		return nil
+	}
+	if f, ok := gen.(workload.Flagser); ok {
+		fs := f.Flags().FlagSet
+		same := true
+		var setErr error
+		fs.VisitAll(func(fl *pflag.Flag) {
+			val, ok := info.Flags[fl.Name]
+			for _, r := range runs[1:] {
+				if r.Info.Flags[fl.Name] != val {
+					same = false
+				}
+			}
+			if !ok || val == fl.DefValue || setErr != nil {
+				return
+			}
+			setErr = setFlag(fl, val)
+		})
+		if !same || setErr != nil {
+			return nil
+		}
+	}
+	counts := map[string]int64{}
+	for _, op := range v.Ops {
+		counts[op.Name] = op.Count
+	}
+	var out []report.Extra
+	elapsed := time.Duration(v.Seconds * float64(time.Second))
+	for _, f := range fig.Figures(counts, elapsed) {
+		out = append(out, report.Extra{Name: f.Name, Value: f.Value, Text: f.Text})
+	}
+	return out
+}
+
+// setFlag sets fl to val, the flag's value as run.json records it
+// (Value.String(): a list reads "[a,b]").
+func setFlag(fl *pflag.Flag, val string) error {
+	if sv, ok := fl.Value.(pflag.SliceValue); ok {
+		inner := strings.TrimSuffix(strings.TrimPrefix(val, "["), "]")
+		var items []string
+		if inner != "" {
+			items = strings.Split(inner, ",")
+		}
+		return sv.Replace(items)
+	}
+	return fl.Value.Set(val)
+}
