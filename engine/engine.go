@@ -436,6 +436,11 @@ loop:
 	for {
 		select {
 		case <-ticker.C:
+			if r.running.Load() == 0 {
+				// Every worker stopped (during a slow Tick hook, say):
+				// the final tick ends the run where the last one did.
+				break
+			}
 			// A slow Tick hook can leave the ticker and the ramp timer
 			// ready at once: the ramp's end comes first.
 			if rampTimer != nil && !time.Now().Before(rampAt) {
