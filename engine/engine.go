@@ -398,8 +398,7 @@ func RunSplit(ctx context.Context, cfg Config, load workload.QueryLoad, reg *sta
 	// interval) leaves its operations to the next interval.
 	minTick := min(rampTickMin, cfg.DisplayEvery/2)
 	lastTick := start
-	tick := func() {
-		now := time.Now()
+	tickAt := func(now time.Time) {
 		if now.Sub(lastTick) < minTick {
 			return
 		}
@@ -412,6 +411,7 @@ func RunSplit(ctx context.Context, cfg Config, load workload.QueryLoad, reg *sta
 			hooks.Tick(t, false)
 		}
 	}
+	tick := func() { tickAt(time.Now()) }
 	// endRamp ends an interval at the ramp's end, so that the cumulative
 	// view that restarts there holds no ramp operations; the batch layer
 	// counts whole intervals, and then leaves this one out as the live
@@ -438,7 +438,8 @@ loop:
 		case <-ticker.C:
 			if r.running.Load() == 0 {
 				// Every worker stopped (during a slow Tick hook, say):
-				// the final tick ends the run where the last one did.
+				// the interval ends where the last one did, not later.
+				tickAt(r.base.Add(time.Duration(r.lastStop.Load())))
 				break
 			}
 			// A slow Tick hook can leave the ticker and the ramp timer
@@ -467,8 +468,11 @@ loop:
 		case <-allDone:
 			// The run ended when its last worker stopped, which may be
 			// a scheduling delay before this goroutine runs again.
-			if last := r.base.Add(time.Duration(r.lastStop.Load())); last.After(lastTick) {
-				end = last
+			// A tick after the last worker stopped ended there: the
+			// final interval is then empty.
+			end = r.base.Add(time.Duration(r.lastStop.Load()))
+			if !end.After(lastTick) {
+				end = lastTick.Add(time.Nanosecond)
 			}
 			break loop
 		}
