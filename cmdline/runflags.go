@@ -277,6 +277,9 @@ func (r *RunFlags) Resolve(fs *pflag.FlagSet) error {
 	if fs.Changed("percentile") && r.outputStyle != "sysbench" {
 		r.warnings = append(r.warnings, fmt.Sprintf("--percentile=%g only chooses the percentile of --output-style sysbench's report; stampede's output shows p50, p95, p99 and pMax: ignored", r.percentile))
 	}
+	if r.displayEvery < engine.MinDisplayEvery {
+		return usagef("--display-every %s is shorter than %s: use %s or more", r.displayEvery, engine.MinDisplayEvery, engine.MinDisplayEvery)
+	}
 	name := "--concurrency"
 	if fs.Changed("threads") {
 		name = "--threads"

@@ -86,8 +86,8 @@ func (c Config) Validate(workers int) error {
 		return fmt.Errorf("unknown pacer %d", int(c.Pacer))
 	case c.OpTimeout < 0:
 		return fmt.Errorf("op-timeout %s is negative: use 0 for none", c.OpTimeout)
-	case c.DisplayEvery <= 0:
-		return fmt.Errorf("display-every %s must be positive", c.DisplayEvery)
+	case c.DisplayEvery < MinDisplayEvery:
+		return fmt.Errorf("display-every %s is shorter than %s: use %s or more", c.DisplayEvery, MinDisplayEvery, MinDisplayEvery)
 	}
 	return nil
 }
@@ -183,7 +183,8 @@ type Hooks struct {
 	Tick func(t stats.Tick, final bool)
 	// RampDone is called once when the ramp ends (at the start if there is
 	// no ramp), with the start of the measured period: the ramp's end, or
-	// the end of the last interval if it ended less than 10 ms before.
+	// the end of the last interval if it ended less than 10 ms (or half
+	// DisplayEvery) before.
 	RampDone func(at time.Time)
 	// Error is called for every failed operation, from the worker's
 	// goroutine; it must be quick and safe for concurrent use.
@@ -387,10 +388,19 @@ func RunSplit(ctx context.Context, cfg Config, load workload.QueryLoad, reg *sta
 			graceTimer = time.After(defaultGrace) // Ctrl-C while waiting without limit
 		}
 	}
+	// An interval ends when tick reads the clock, right before the
+	// registry counts its operations: not at the time its timer was due,
+	// which a slow Tick hook leaves behind (a ticker's value is the time
+	// it was due; the operations counted are those of now). An interval
+	// would otherwise be a few hundred nanoseconds long and hold the
+	// operations of the hook's milliseconds. A tick less than minTick
+	// after the last (queued behind the ramp's end, which ended an
+	// interval) leaves its operations to the next interval.
+	minTick := min(rampTickMin, cfg.DisplayEvery/2)
 	lastTick := start
-	tick := func(now time.Time) {
-		if !now.After(lastTick) {
-			return // a tick queued behind the ramp's, whose interval that one ended
+	tickAt := func(now time.Time) {
+		if now.Sub(lastTick) < minTick {
+			return
 		}
 		if hooks.Queue != nil && r.queue != nil {
 			hooks.Queue(r.queue.state())
@@ -401,6 +411,7 @@ func RunSplit(ctx context.Context, cfg Config, load workload.QueryLoad, reg *sta
 			hooks.Tick(t, false)
 		}
 	}
+	tick := func() { tickAt(time.Now()) }
 	// endRamp ends an interval at the ramp's end, so that the cumulative
 	// view that restarts there holds no ramp operations; the batch layer
 	// counts whole intervals, and then leaves this one out as the live
@@ -409,11 +420,9 @@ func RunSplit(ctx context.Context, cfg Config, load workload.QueryLoad, reg *sta
 	// line of a few milliseconds, and the ramp is taken to end where that
 	// interval started: the measured period is then always made of whole
 	// intervals, and the run log's ramp end is one of their bounds.
-	endRamp := func(now time.Time) {
+	endRamp := func() {
 		rampTimer = nil
-		if now.Sub(lastTick) >= rampTickMin {
-			tick(now)
-		}
+		tick()
 		at := reg.ResetCumulative()
 		r.result.RampEnd = at
 		r.rampDone(at)
@@ -426,15 +435,21 @@ func RunSplit(ctx context.Context, cfg Config, load workload.QueryLoad, reg *sta
 loop:
 	for {
 		select {
-		case now := <-ticker.C:
+		case <-ticker.C:
+			if r.running.Load() == 0 {
+				// Every worker stopped (during a slow Tick hook, say):
+				// the interval ends where the last one did, not later.
+				tickAt(r.base.Add(time.Duration(r.lastStop.Load())))
+				break
+			}
 			// A slow Tick hook can leave the ticker and the ramp timer
 			// ready at once: the ramp's end comes first.
-			if rampTimer != nil && !now.Before(rampAt) {
-				endRamp(rampAt)
+			if rampTimer != nil && !time.Now().Before(rampAt) {
+				endRamp()
 			}
-			tick(now)
-		case now := <-rampTimer:
-			endRamp(now)
+			tick()
+		case <-rampTimer:
+			endRamp()
 		case <-durTimer:
 			durTimer = nil
 			beginStop(false)
@@ -453,8 +468,11 @@ loop:
 		case <-allDone:
 			// The run ended when its last worker stopped, which may be
 			// a scheduling delay before this goroutine runs again.
-			if last := r.base.Add(time.Duration(r.lastStop.Load())); last.After(lastTick) {
-				end = last
+			// A tick after the last worker stopped ended there: the
+			// final interval is then empty.
+			end = r.base.Add(time.Duration(r.lastStop.Load()))
+			if !end.After(lastTick) {
+				end = lastTick.Add(time.Nanosecond)
 			}
 			break loop
 		}
@@ -546,6 +564,12 @@ var queueCapacity = QueueCapacity
 // rampTickMin is the shortest interval the engine ends at the ramp's end;
 // see Run.
 const rampTickMin = 10 * time.Millisecond
+
+// MinDisplayEvery is the shortest Config.DisplayEvery: a timer's interval
+// shorter than that measures the scheduler more than the load, and an
+// interval's operations would be counted a few microseconds after it ended
+// (see Run).
+const MinDisplayEvery = 10 * time.Millisecond
 
 func (r *runner) rampDone(at time.Time) {
 	if r.hooks.RampDone != nil {

@@ -328,6 +328,9 @@ func TestValidate(t *testing.T) {
 		{engine.Config{DisplayEvery: time.Second, MaxOps: -1}, 1, false},
 		{engine.Config{DisplayEvery: time.Second, MaxRate: -1}, 1, false},
 		{engine.Config{DisplayEvery: 0}, 1, false},
+		{engine.Config{DisplayEvery: time.Nanosecond}, 1, false},
+		{engine.Config{DisplayEvery: engine.MinDisplayEvery - 1}, 1, false},
+		{engine.Config{DisplayEvery: engine.MinDisplayEvery}, 1, true},
 		{engine.Config{DisplayEvery: time.Second, Ramp: -1}, 1, false},
 	} {
 		if err := tc.cfg.Validate(tc.workers); (err == nil) != tc.ok {

@@ -90,8 +90,9 @@ func TestCockroachLinesMatchCockroach(t *testing.T) {
 // fakeRun drives a Cockroach printer through a run of ops "update" and
 // "read" (registered in that order, so that rows must be sorted), n
 // intervals of 1s, each with one read of 2ms and one update of 4ms, and
-// an error on the update of interval 3.
-func fakeRun(t *testing.T, o *Cockroach, n int, ramp time.Duration) {
+// an error on the update of interval 3; figures are the run's own
+// (summary.json's).
+func fakeRun(t *testing.T, o *Cockroach, n int, ramp time.Duration, figures map[string]float64) {
 	t.Helper()
 	start := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
 	ops := []string{"update", "read"}
@@ -131,28 +132,38 @@ func fakeRun(t *testing.T, o *Cockroach, n int, ramp time.Duration) {
 			cumStart = end
 		}
 	}
-	o.Final(&run.Result{Info: info, Final: last})
+	o.Final(&run.Result{Info: info, Final: last, Summary: run.Summary{Figures: figures}})
 }
 
 // TestCockroachPrinter checks the printer's whole output against golden
 // files: rows sorted by name, the header every 20 rows and again after
 // the ramp, errors counted over the run, the __total and __result blocks.
 func TestCockroachPrinter(t *testing.T) {
+	// TPC-C's newOrder is the fake run's update: 3 in 2.5s, 72 tpmC,
+	// 559.9% of one warehouse's 12.86 (a run without waits).
+	newOrder := map[string]string{"update": "newOrder"}
 	for _, tc := range []struct {
-		name string
-		o    *Cockroach
-		n    int
-		ramp time.Duration
+		name    string
+		o       *Cockroach
+		n       int
+		ramp    time.Duration
+		figures map[string]float64
 	}{
-		{"simple", &Cockroach{}, 12, 0},
-		{"ramp", &Cockroach{Ramp: 2 * time.Second}, 4, 2 * time.Second},
-		{"json", &Cockroach{JSON: true}, 3, 0},
-		{"result", &Cockroach{Result: "read"}, 2, 0},
+		{"simple", &Cockroach{}, 12, 0, nil},
+		{"ramp", &Cockroach{Ramp: 2 * time.Second}, 4, 2 * time.Second, nil},
+		{"json", &Cockroach{JSON: true}, 3, 0, nil},
+		{"result", &Cockroach{Result: "read"}, 2, 0, nil},
+		// With the efficiency figure the workload gives where it means
+		// something, efc is cockroach's; without it, n/a.
+		{"tpcc", &Cockroach{TPCC: true, ActiveWarehouses: 1, Names: newOrder, Result: "newOrder"}, 2, 0,
+			map[string]float64{"tpmC": 72, "efficiency": 559.9}},
+		{"tpcc_nowait", &Cockroach{TPCC: true, ActiveWarehouses: 1, Names: newOrder}, 2, 0,
+			map[string]float64{"tpmC": 72}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, log bytes.Buffer
 			tc.o.W, tc.o.Log = &out, &log
-			fakeRun(t, tc.o, tc.n, tc.ramp)
+			fakeRun(t, tc.o, tc.n, tc.ramp, tc.figures)
 			golden := filepath.Join("testdata", "cockroach", "printer_"+tc.name+".golden")
 			if *update {
 				if err := os.WriteFile(golden, out.Bytes(), 0o644); err != nil {
@@ -177,7 +188,7 @@ func TestCockroachPrinter(t *testing.T) {
 // 20 rows, so every 10 intervals of 2 operations.
 func TestCockroachHeaderEvery20Rows(t *testing.T) {
 	var out bytes.Buffer
-	fakeRun(t, &Cockroach{W: &out}, 25, 0)
+	fakeRun(t, &Cockroach{W: &out}, 25, 0, nil)
 	lines := strings.Split(out.String(), "\n")
 	var at []int
 	for i, l := range lines {

@@ -293,6 +293,8 @@ func (s *Spec) validate() error {
 		return inputf("Spec.QueueRate and Spec.MaxRate are both set: give one rate")
 	case s.DisplayEvery < 0:
 		return inputf("Spec.DisplayEvery %s is negative", s.DisplayEvery)
+	case s.DisplayEvery > 0 && s.DisplayEvery < engine.MinDisplayEvery:
+		return inputf("Spec.DisplayEvery %s is shorter than %s: use %s or more (0 for 1s)", s.DisplayEvery, engine.MinDisplayEvery, engine.MinDisplayEvery)
 	case s.OpTimeout < 0:
 		return inputf("Spec.OpTimeout %s is negative: use 0 for none", s.OpTimeout)
 	}

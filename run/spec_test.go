@@ -35,6 +35,7 @@ func TestSpecErrors(t *testing.T) {
 		{"no workers", run.Spec{Workload: gen(), Conn: null}, true, "Spec.Concurrency 0: need at least 1 worker"},
 		{"negative duration", run.Spec{Workload: gen(), Conn: null, Concurrency: 1, Duration: -time.Second}, true, "Spec.Duration -1s is negative"},
 		{"negative rate", run.Spec{Workload: gen(), Conn: null, Concurrency: 1, MaxRate: -5}, true, "Spec.MaxRate -5 is negative"},
+		{"interval too short", run.Spec{Workload: gen(), Conn: null, Concurrency: 1, DisplayEvery: time.Nanosecond}, true, "Spec.DisplayEvery 1ns is shorter than 10ms"},
 		{"unknown latency", run.Spec{Workload: gen(), Conn: null, Concurrency: 1, Latency: "sometimes"}, true, `Spec.Latency "sometimes"`},
 		{"unknown driver", run.Spec{Workload: gen(), Conn: run.Conn{Driver: "mysql"}, Concurrency: 1}, true, `unknown driver "mysql"`},
 		{"too many workers", run.Spec{Workload: gen(), Conn: null, Concurrency: 100_000_000}, true, "Spec.Concurrency 100000000 would need about"},

@@ -137,10 +137,10 @@ type Result struct {
 	Wait time.Duration
 }
 
-// ErrLoadMismatch marks an operation's error caused by a run configured
-// differently from the load (a YCSB recordcount larger than the table
-// loaded): going on would not help, so the run's error says what to
-// change rather than suggesting --tolerate-errors.
+// ErrLoadMismatch marks an error caused by a run configured differently
+// from the load (a YCSB recordcount larger than the table loaded, TPC-C's
+// --warehouses other than those loaded): going on would not help, so the
+// run's error says what to change rather than suggesting --tolerate-errors.
 var ErrLoadMismatch = errors.New("the run's properties do not match the load")
 
 // Worker performs one operation per call. A Worker is used by one

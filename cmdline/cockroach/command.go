@@ -3,6 +3,7 @@ package cockroach
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"sort"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/stampede-bench/stampede/cmdline"
+	"github.com/stampede-bench/stampede/engine"
 	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/workload"
 )
@@ -206,12 +208,22 @@ func (c *Command) resolve() error {
 	if err := c.resolveConn(); err != nil {
 		return err
 	}
+	if err := c.validateGen(); err != nil {
+		return err
+	}
+	return c.resolveRun()
+}
+
+// validateGen is the workload's own check of its settings (its Validate
+// hook), whose errors name the flags cockroach's workload shares with
+// stampede's (--rows, --warehouses).
+func (c *Command) validateGen() error {
 	if h, ok := c.gen.(workload.Hookser); ok && h.Hooks().Validate != nil {
 		if err := h.Hooks().Validate(); err != nil {
 			return usagef("%v", err)
 		}
 	}
-	return c.resolveRun()
+	return nil
 }
 
 // resolveConn builds the URLs: the ones given, else cockroach's default
@@ -359,6 +371,9 @@ func (c *Command) resolveRun() error {
 	default:
 		return usagef("unknown --display-format %q: use simple or incremental-json", c.value("display-format"))
 	}
+	if err := c.checkRunFlags(); err != nil {
+		return err
+	}
 	switch c.value("latency") {
 	case "", run.LatencyService, run.LatencyIntended, run.LatencyBoth:
 	default:
@@ -381,6 +396,33 @@ func (c *Command) resolveRun() error {
 		c.warnf("--max-ops counts failed operations too in stampede (cockroach's --count-errors): with --tolerate-errors the run may end with fewer successful ones")
 	}
 	return nil
+}
+
+// checkRunFlags checks run's limits, naming the flag at fault (run.Spec's
+// own checks name its fields).
+func (c *Command) checkRunFlags() error {
+	for _, f := range []struct{ name, zero string }{{"duration", "to run until interrupted"}, {"ramp", "for no ramp"}} {
+		if d := c.durationValue(f.name); d < 0 {
+			return usagef("--%s %s is negative: use 0 %s", f.name, d, f.zero)
+		}
+	}
+	if d := c.durationValue("display-every"); d < engine.MinDisplayEvery {
+		return usagef("--display-every %s is shorter than %s: use %s or more", d, engine.MinDisplayEvery, engine.MinDisplayEvery)
+	}
+	if r, _ := strconv.ParseFloat(c.value("max-rate"), 64); r < 0 || math.IsNaN(r) || math.IsInf(r, 0) {
+		return usagef("--max-rate %s is not a rate: use a positive number of operations per second, or 0 for no limit", c.value("max-rate"))
+	}
+	if n, _ := strconv.ParseUint(c.value("max-ops"), 10, 64); n > math.MaxInt64 {
+		return usagef("--max-ops %d is more than stampede counts to: use at most %d, or 0 for no limit", n, int64(math.MaxInt64))
+	}
+	name := "--concurrency"
+	if c.Workload == "tpcc" {
+		name = "--workers"
+		if !c.fs.Changed("workers") {
+			name = fmt.Sprintf("--active-warehouses %d × 10 workers =", c.concurrency/10)
+		}
+	}
+	return run.CheckWorkers(name, c.concurrency, false)
 }
 
 // redact hides a URL's password.

@@ -19,6 +19,7 @@ import (
 	"github.com/stampede-bench/stampede/output"
 	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/sqlx"
+	"github.com/stampede-bench/stampede/workload"
 )
 
 // Main parses and runs a `workload` command line: args are the words
@@ -32,21 +33,33 @@ func Main(ctx context.Context, args []string, env cmdline.Env) error {
 	if err != nil {
 		return err
 	}
-	return c.reword(c.Execute(ctx, env))
+	return c.reword(args, c.Execute(ctx, env))
 }
 
 // reword makes the commands stampede's messages suggest (`stampede init
 // ycsb`) the ones of this command line's form (`stampede workload init
-// ycsb`), keeping the error's kind.
-func (c *Command) reword(err error) error {
+// ycsb`), completed from args (the words after `workload`) with the flags
+// and URLs they take, so that they run as printed; a run whose settings
+// differ from what init loaded is told so in cockroach's flags (see
+// mismatch), and is an error of the command line.
+func (c *Command) reword(args []string, err error) error {
 	if err == nil {
 		return nil
 	}
 	msg := err.Error()
+	var mm *workload.LoadMismatchError
+	if errors.As(err, &mm) {
+		msg = c.mismatch(mm)
+	}
+	msg = c.hinter(args).Hints(msg)
 	r := strings.NewReplacer("`stampede init`", "`stampede workload init "+c.Workload+"`",
 		"`stampede init ", "`stampede workload init ", "`stampede check ", "`stampede workload check ")
-	if m := r.Replace(msg); m != msg {
-		return rewordedError{m, err}
+	msg = r.Replace(msg)
+	if errors.Is(err, workload.ErrLoadMismatch) || mm != nil {
+		return usageError{rewordedError{msg, err}}
+	}
+	if msg != err.Error() {
+		return rewordedError{msg, err}
 	}
 	return err
 }
@@ -144,6 +157,8 @@ func (c *Command) Execute(ctx context.Context, env cmdline.Env) error {
 		}
 	} else if err := c.cockroachOnly(ctx, conn, env.Stderr, false); err != nil {
 		return err
+	} else if err := c.adoptLoad(ctx, conn, env.Stderr); err != nil {
+		return err
 	}
 	if c.Verb == "init" {
 		return nil
@@ -153,7 +168,7 @@ func (c *Command) Execute(ctx context.Context, env cmdline.Env) error {
 	if err != nil {
 		return err
 	}
-	return c.run(ctx, conn, env)
+	return c.run(ctx, c.conn(), env) // adoptLoad may have changed the connections
 }
 
 // load drops the database with --drop, loads the data, and applies
@@ -185,12 +200,46 @@ func (c *Command) load(ctx context.Context, spec *run.LoadSpec, env cmdline.Env)
 	return c.cockroachOnly(ctx, spec.Conn, env.Stderr, true)
 }
 
+// adoptLoad makes a tpcc run given no --warehouses run on the warehouses
+// init loaded, as a ycsb or bank run given no data flag takes what init
+// loaded (run.Spec does that for them): the workers and connections
+// follow (10 and 2 per warehouse).
+func (c *Command) adoptLoad(ctx context.Context, conn run.Conn, log io.Writer) error {
+	lw, ok := c.gen.(interface {
+		LoadedWarehouses(context.Context, *sqlx.DB) (int, bool)
+	})
+	if !ok || c.Verb != "run" || c.fs.Changed("warehouses") {
+		return nil
+	}
+	opts, err := conn.Options(c.Database, 1)
+	if err != nil {
+		return nil // the run says why
+	}
+	db, err := sqlx.Open(ctx, opts)
+	if err != nil {
+		return nil
+	}
+	n, ok := lw.LoadedWarehouses(ctx, db)
+	db.Close()
+	if !ok || strconv.Itoa(n) == c.value("warehouses") {
+		return nil
+	}
+	if err := c.fs.Set("warehouses", strconv.Itoa(n)); err != nil {
+		return err
+	}
+	if err := c.resolve(); err != nil {
+		return err
+	}
+	fmt.Fprintf(log, "note: using --warehouses %d, as init (of %s) loaded database %q\n", n, c.Workload, c.Database)
+	return nil
+}
+
 // run runs the workload with cockroach's printer.
 func (c *Command) run(ctx context.Context, conn run.Conn, env cmdline.Env) error {
 	s := c.runSpec(conn)
 	s.Command = cmdline.RedactArgs(env.Args)
 	s.Flags = cmdline.FlagValues(c.fs, env.Secrets)
-	s.Log, s.Checks = env.Stderr, env.Stderr
+	s.Log, s.Checks = noteWriter{c, env.Stderr}, env.Stderr
 	wh, _ := strconv.Atoi(c.value("active-warehouses"))
 	if wh == 0 {
 		wh, _ = strconv.Atoi(c.value("warehouses"))

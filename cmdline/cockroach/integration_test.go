@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/stampede-bench/stampede/cmdline"
 	"github.com/stampede-bench/stampede/internal/testdb"
+	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/sqlx"
 )
 
@@ -29,15 +31,17 @@ import (
 var (
 	tickRow   = regexp.MustCompile(`^ {0,6}\d+\.\ds +\d+ +\d+\.\d +\d+\.\d( +\d+\.\d){4} \S+$`)
 	totalRow  = regexp.MustCompile(`^ {0,6}\d+\.\ds +\d+ +\d+ +\d+\.\d( +\d+\.\d){5}  \S*$`)
-	tpmCRow   = regexp.MustCompile(`^ {0,6}\d+\.\ds +\d+\.\d +\d+\.\d%( +\d+\.\d){6}$`)
+	tpmCRow   = regexp.MustCompile(`^ {0,6}\d+\.\ds +\d+\.\d +(\d+\.\d%|   n/a)( +\d+\.\d){6}$`)
 	auditLine = regexp.MustCompile(`(?m)^Audit check 9\.2\.[0-9.]+: (PASS|FAIL|SKIP)(: .+)?$`)
 )
 
 // crdbCase is one command line's expectations.
 type crdbCase struct {
 	line string
-	// err, when set, is a fragment of the expected error.
-	err string
+	// err, when set, is a fragment of the expected error; input, that
+	// the error is the command line's (exit code 2).
+	err   string
+	input bool
 	// stdout and stderr hold fragments the output must contain.
 	stdout, stderr []string
 	// check inspects the database and the output after the line.
@@ -113,6 +117,11 @@ func TestCommandLines(t *testing.T) {
 						t.Errorf("--max-rate 200 for 3s: %d operations, want about 600", n)
 					}
 				}},
+			{line: "run ycsb --insert-count=500 --ramp=1s --duration=2s --concurrency=2",
+				check: func(t *testing.T, _ *sqlx.DB, out string) {
+					checkSimple(t, out, []string{"read", "update"}, "")
+					checkTickRates(t, out)
+				}},
 			{line: "run ycsb --max-rate=200 --latency=intended --duration=1s --concurrency=2 --insert-count=500",
 				stderr: []string{"latency counts from each operation's scheduled start (intended)"}},
 			{line: "init ycsb --insert-count=500", err: "already"},
@@ -167,7 +176,8 @@ func TestCommandLines(t *testing.T) {
 			{line: "run tpcc --warehouses=1 --wait=false --workers=2 --duration=2s --idle-conns=2",
 				check: func(t *testing.T, db *sqlx.DB, out string) {
 					checkSimple(t, out, []string{"delivery", "newOrder", "orderStatus", "payment", "stockLevel"}, "")
-					checkTPCC(t, out)
+					checkTPCC(t, out, false)
+					checkEfficiencySaved(t, dir, false)
 					var orders int64
 					if err := db.QueryRow(context.Background(), "SELECT count(*) FROM \"order\"").Scan(&orders); err != nil || orders <= 30000 {
 						t.Errorf("the run's New-Orders: %d orders (%v), want more than the 30000 loaded", orders, err)
@@ -177,9 +187,17 @@ func TestCommandLines(t *testing.T) {
 				stderr: []string{"10 terminals"},
 				check: func(t *testing.T, _ *sqlx.DB, out string) {
 					checkSimple(t, out, []string{"delivery", "newOrder", "orderStatus", "payment", "stockLevel"}, "newOrder")
-					checkTPCC(t, out)
+					checkTPCC(t, out, false)
+					checkEfficiencySaved(t, dir, false)
+				}},
+			{line: "run tpcc --warehouses=1 --duration=1s",
+				check: func(t *testing.T, _ *sqlx.DB, out string) {
+					checkTPCC(t, out, true)
+					checkEfficiencySaved(t, dir, true)
 				}},
 			{line: "run tpcc --warehouses=1 --workers=3 --duration=1s", err: "requires --active-workers=10"},
+			{line: "run tpcc --warehouses=2 --wait=false --duration=1s", input: true,
+				err: "holds 1 warehouses, not --warehouses 2: give --warehouses 1, or reload with `stampede workload init tpcc --drop --warehouses 2 --db=crdb_tpcc_"},
 			{line: "check tpcc --warehouses=1"},
 		}},
 		{"bank", []crdbCase{
@@ -245,6 +263,8 @@ func TestCommandLines(t *testing.T) {
 					t.Errorf("%s: error %v, want one about %q", tc.line, err, tc.err)
 				case tc.err == "" && err != nil:
 					t.Errorf("%s: %v\nstderr:\n%s", tc.line, err, stderr.String())
+				case tc.input && !errors.Is(err, run.ErrInput):
+					t.Errorf("%s: error %v does not match run.ErrInput (exit code 2)", tc.line, err)
 				}
 				if err != nil {
 					continue
@@ -395,8 +415,36 @@ func checkSimple(t *testing.T, out string, ops []string, result string) {
 	}
 }
 
-// checkTPCC checks TPC-C's audit lines and tpmC block.
-func checkTPCC(t *testing.T, out string) {
+// checkTickRates checks that no tick row's rate is beyond what the run
+// did: each is at most 3 times the operation's rate over the whole run
+// (the __total row's): an interval of a few hundred nanoseconds after the
+// ramp's end once printed 4,235,616,438.4 reads per second.
+func checkTickRates(t *testing.T, out string) {
+	t.Helper()
+	total := map[string]float64{}
+	for _, m := range regexp.MustCompile(`(?m)__total\n.*?(\S+)  (\S+)$`).FindAllStringSubmatch(out, -1) {
+		f := strings.Fields(m[0])
+		total[m[2]], _ = strconv.ParseFloat(f[len(f)-7], 64)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if !tickRow.MatchString(l) {
+			continue
+		}
+		f := strings.Fields(l)
+		inst, _ := strconv.ParseFloat(f[2], 64)
+		op := f[len(f)-1]
+		if inst > 3*total[op] {
+			t.Errorf("tick row %q: %s/s, the run's %s rate is %.1f/s", l, f[2], op, total[op])
+		}
+	}
+	if len(total) == 0 {
+		t.Errorf("no __total rows in\n%s", out)
+	}
+}
+
+// checkTPCC checks TPC-C's audit lines and tpmC block: its efc column a
+// percentage with efficiency, n/a for a run where it means nothing.
+func checkTPCC(t *testing.T, out string, efficiency bool) {
 	t.Helper()
 	if n := len(auditLine.FindAllString(out, -1)); strings.Count(out, "Audit check ") != 7 || n != 7 {
 		t.Errorf("want 7 audit lines, got %d:\n%s", strings.Count(out, "Audit check "), out)
@@ -406,8 +454,37 @@ func checkTPCC(t *testing.T, out string) {
 		t.Fatalf("no tpmC block:\n%s", out)
 	}
 	row := strings.SplitN(out[i+1:], "\n", 3)[1]
-	if !tpmCRow.MatchString(row) {
-		t.Errorf("tpmC row %q", row)
+	if m := tpmCRow.FindStringSubmatch(row); m == nil || (m[1] != "   n/a") != efficiency {
+		t.Errorf("tpmC row %q (efficiency %v)", row, efficiency)
+	}
+}
+
+// checkEfficiencySaved checks whether the newest run's summary.json in
+// dir saves an efficiency figure.
+func checkEfficiencySaved(t *testing.T, dir string, want bool) {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join(dir, "*", "summary.json"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no summary.json in %s (%v)", dir, err)
+	}
+	var newest string
+	var at time.Time
+	for _, p := range paths {
+		if fi, err := os.Stat(p); err == nil && fi.ModTime().After(at) {
+			newest, at = p, fi.ModTime()
+		}
+	}
+	b, err := os.ReadFile(newest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum struct{ Figures map[string]float64 }
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	_, tpmC := sum.Figures["tpmC"]
+	if _, ok := sum.Figures["efficiency"]; ok != want || !tpmC {
+		t.Errorf("%s: figures %v, want efficiency saved %v (and tpmC)", newest, sum.Figures, want)
 	}
 }
 
@@ -493,4 +570,78 @@ func resultCount(t *testing.T, out string) int64 {
 	}
 	fmt.Sscan(f[2], &n)
 	return n
+}
+
+// TestLoadMismatch checks a run against what init loaded: given no data
+// flag it uses what was loaded; given another value it is refused (exit
+// code 2) in cockroach's flags, with the loaded value and a reload command
+// that runs as printed (its --db and URL kept); after that reload the
+// refused line runs.
+func TestLoadMismatch(t *testing.T) {
+	base := testdb.URL(t)
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = ""
+	server := u.String()
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		init, adopt, refused string
+		note, want           string
+	}{
+		{"init ycsb --insert-count=300", "run ycsb --duration=1s --concurrency=1", "run ycsb --insert-count=700 --duration=1s --concurrency=1",
+			"note: using --insert-count=300, as init (of ycsb) loaded", "--insert-count=700 differs from what init (of ycsb) loaded into database %q, --insert-count=300: give --insert-count=300 or leave it out"},
+		{"init ycsb --insert-start=100 --insert-count=200", "run ycsb --duration=1s --concurrency=1", "run ycsb --insert-count=200 --record-count=500 --duration=1s --concurrency=1",
+			"note: using --insert-start=100 --insert-count=200 --record-count=300, as init", "--record-count=500 differs from what init (of ycsb) loaded into database %q, --record-count=300"},
+		{"init bank --rows=200", "run bank --duration=1s --concurrency=1", "run bank --rows=400 --duration=1s --concurrency=1",
+			"note: using --rows=200, as init (of bank) loaded", "--rows=400 differs from what init (of bank) loaded into database %q, --rows=200: give --rows=200 or leave it out"},
+		{"init tpcc --warehouses=2", "run tpcc --wait=false --workers=2 --duration=1s", "run tpcc --warehouses=1 --wait=false --workers=2 --duration=1s",
+			"note: using --warehouses 2, as init (of tpcc) loaded", "database %s holds 2 warehouses, not --warehouses 1: give --warehouses 2, or reload with"},
+	} {
+		t.Run(tc.refused, func(t *testing.T) {
+			name := fmt.Sprintf("crdb_mm_%d", rand.Uint32())
+			t.Cleanup(func() {
+				admin, err := sqlx.Open(context.Background(), sqlx.Options{URLs: []string{base}, MaxConns: 1})
+				if err == nil {
+					_, _ = admin.Exec(context.Background(), admin.Dialect().DropDatabase(name)+" WITH (FORCE)")
+					admin.Close()
+				}
+			})
+			main := func(line string) (string, error) {
+				args := append(strings.Fields(line), "--db", name, "--results-dir", dir, server)
+				var stdout, stderr bytes.Buffer
+				err := Main(context.Background(), args, cmdline.Env{Args: append([]string{"stampede", "workload"}, args...), Stdout: &stdout, Stderr: &stderr})
+				return stderr.String(), err
+			}
+			if _, err := main(tc.init); err != nil {
+				t.Fatal(err)
+			}
+			stderr, err := main(tc.adopt)
+			if err != nil || !strings.Contains(stderr, tc.note) {
+				t.Errorf("%s: %v, stderr lacks %q:\n%s", tc.adopt, err, tc.note, stderr)
+			}
+			_, err = main(tc.refused)
+			if err == nil || !errors.Is(err, run.ErrInput) || !strings.Contains(err.Error(), fmt.Sprintf(tc.want, name)) {
+				t.Fatalf("%s: %v, want an input error with %q", tc.refused, err, fmt.Sprintf(tc.want, name))
+			}
+			msg := err.Error()
+			i := strings.Index(msg, "`stampede workload init ")
+			j := strings.LastIndexByte(msg, '`')
+			if i < 0 || j <= i {
+				t.Fatalf("no reload command in %q", msg)
+			}
+			reload := splitLine(msg[i+1 : j])
+			if !strings.Contains(msg, "--drop") || !strings.Contains(msg, "--db "+name) || reload[len(reload)-1] != server {
+				t.Errorf("reload command %q lacks --drop, --db %s or the URL %s", msg[i+1:j], name, server)
+			}
+			var out bytes.Buffer
+			if err := Main(context.Background(), reload[2:], cmdline.Env{Args: reload, Stdout: &out, Stderr: &out}); err != nil {
+				t.Fatalf("%s: %v\n%s", msg[i+1:j], err, out.String())
+			}
+			if _, err := main(tc.refused); err != nil {
+				t.Errorf("%s after the reload: %v", tc.refused, err)
+			}
+		})
+	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stampede-bench/stampede/dialect"
 	"github.com/stampede-bench/stampede/run"
+	"github.com/stampede-bench/stampede/workload"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -76,6 +77,15 @@ var pastedLines = []string{
 	`workload run ycsb --workload=G`,
 	`workload run bank --tables=4`,
 	`workload run ycsb --no-such-flag`,
+	// Bad values, refused naming the flag at fault.
+	`workload run ycsb --max-rate=-3`,
+	`workload run ycsb --duration=-5s`,
+	`workload run ycsb --display-every=1ns`,
+	`workload run ycsb --max-ops=18446744073709551615`,
+	`workload init bank --rows=-5`,
+	`workload init bank --rows=5 --ranges=6`,
+	`workload init tpcc --warehouses=0`,
+	`workload run tpcc --warehouses=2 --active-warehouses=3`,
 	`workload fixtures import tpcc`,
 	`workload run`,
 	`workload`,
@@ -292,6 +302,56 @@ func TestColumnFamilies(t *testing.T) {
 		}
 		if got := strings.Contains(schema, "FAMILY "); got != tc.families {
 			t.Errorf("%s on %s: families %v in %s", tc.line, tc.d.Name(), got, schema)
+		}
+	}
+}
+
+// TestTooManyWorkers checks that a number of workers the client's memory
+// cannot hold is refused naming the flag that asked for them (the figure
+// depends on the machine: no golden line).
+func TestTooManyWorkers(t *testing.T) {
+	for _, tc := range []struct{ line, want string }{
+		{"run ycsb --concurrency=100000000", "--concurrency 100000000 would need about"},
+		{"run bank --concurrency=100000000", "--concurrency 100000000 would need about"},
+		{"run tpcc --warehouses=1000000", "--active-warehouses 1000000 × 10 workers = 10000000 would need about"},
+		{"run tpcc --warehouses=2 --wait=false --workers=100000000", "--workers 100000000 would need about"},
+	} {
+		_, err := Parse(strings.Fields(tc.line))
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, run.ErrInput) {
+			t.Errorf("%s: %v, want an input error with %q", tc.line, err, tc.want)
+		}
+	}
+}
+
+// TestMismatchInCockroachFlags checks that a run's mismatch with what
+// init loaded is told in cockroach's flags (stampede's -p properties are
+// not flags of this form), and that a setting loaded by stampede's own
+// form, which cockroach's flags cannot give, gets a plain reload.
+func TestMismatchInCockroachFlags(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		err  workload.LoadMismatchError
+		want string
+	}{
+		{"run ycsb --insert-count=700", workload.LoadMismatchError{Workload: "ycsb", Database: "db", GivenArg: "-p recordcount=700", LoadedArg: "-p recordcount=300"},
+			"--insert-count=700 differs from what init (of ycsb) loaded into database \"db\", --insert-count=300: give --insert-count=300 or leave it out (a run without it uses what init loaded), or reload with `stampede init ycsb --drop --insert-count=700`"},
+		{"run ycsb --insert-count=100 --record-count=700", workload.LoadMismatchError{Workload: "ycsb", Database: "db", GivenArg: "-p recordcount=700", LoadedArg: "-p recordcount=300"},
+			"--record-count=700 differs from what init (of ycsb) loaded into database \"db\", --record-count=300: give --record-count=300"},
+		{"run ycsb --insert-start=5 --insert-count=10", workload.LoadMismatchError{Workload: "ycsb", Database: "db", GivenArg: "-p insertstart=5 -p insertcount=10", LoadedArg: "-p insertstart=100 -p insertcount=200"},
+			"--insert-start=5 --insert-count=10 differs from what init (of ycsb) loaded into database \"db\", --insert-start=100 --insert-count=200: give"},
+		{"run ycsb --insert-hash=false", workload.LoadMismatchError{Workload: "ycsb", Database: "db", GivenArg: "-p insertorder=ordered", LoadedArg: "-p insertorder=hashed"},
+			"--insert-hash=false differs from what init (of ycsb) loaded into database \"db\", --insert-hash=true"},
+		{"run ycsb", workload.LoadMismatchError{Workload: "ycsb", Database: "db", GivenArg: "-p fieldcount=10", LoadedArg: "-p fieldcount=3"},
+			"database \"db\" holds what init (of ycsb) loaded with -p fieldcount=3, which cockroach's ycsb flags cannot give (stampede's own form loaded it): reload with `stampede init ycsb --drop`"},
+		{"run bank --rows=400", workload.LoadMismatchError{Workload: "bank", Database: "db", GivenArg: "--rows 400", LoadedArg: "--rows 200"},
+			"--rows=400 differs from what init (of bank) loaded into database \"db\", --rows=200: give --rows=200 or leave it out"},
+	} {
+		c, err := Parse(strings.Fields(tc.line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c.mismatch(&tc.err); !strings.Contains(got, tc.want) {
+			t.Errorf("%s: %q, want it to contain %q", tc.line, got, tc.want)
 		}
 	}
 }

@@ -149,9 +149,14 @@ func resolveYCSB(c *Command) error {
 	if start+count > records {
 		return usagef("--insert-start + --insert-count (%d) must be at most --record-count (%d), as cockroach's", start+count, records)
 	}
-	for _, kv := range [][2]string{{"record-count", strconv.Itoa(records)}, {"insert-start", strconv.Itoa(start)}, {"insert-count", strconv.Itoa(count)}} {
-		if err := c.setGen(kv[0], kv[1]); err != nil {
-			return err
+	// Without a count given, stampede's ycsb has cockroach's (10000 rows
+	// from key 0), and a run takes what init loaded, as cockroach's run
+	// reads the keys loaded: set them only when given.
+	if c.fs.Changed("insert-start") || c.fs.Changed("insert-count") || c.fs.Changed("record-count") {
+		for _, kv := range [][2]string{{"record-count", strconv.Itoa(records)}, {"insert-start", strconv.Itoa(start)}, {"insert-count", strconv.Itoa(count)}} {
+			if err := c.setGen(kv[0], kv[1]); err != nil {
+				return err
+			}
 		}
 	}
 	if c.fs.Changed("families") && c.value("families") == "true" {
@@ -226,6 +231,10 @@ func resolveTPCC(c *Command) error {
 		return usagef("--partitions %s: %s", p, scaleOut)
 	}
 	wh, _ := strconv.Atoi(c.value("warehouses"))
+	if wh < 1 {
+		// --warehouses is at fault, not --active-warehouses: tpcc says so.
+		return c.validateGen()
+	}
 	active, _ := strconv.Atoi(c.value("active-warehouses"))
 	if active == 0 {
 		active = wh
@@ -299,6 +308,10 @@ var bankDef = &workloadDef{
 		}
 		rows, _ := strconv.Atoi(c.value("rows"))
 		ranges, _ := strconv.Atoi(c.value("ranges"))
+		if rows < 2 {
+			// --rows is at fault, not --ranges: bank says so.
+			return c.validateGen()
+		}
 		if ranges < 1 || ranges > rows {
 			return usagef("--ranges %d must be between 1 and --rows %d", ranges, rows)
 		}

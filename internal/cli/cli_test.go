@@ -93,6 +93,7 @@ func TestBadInput(t *testing.T) {
 		{"negative duration", append([]string{"run", "ycsb", "--duration", "-5s"}, null...), 2, "duration -5s is negative"},
 		{"malformed duration", []string{"run", "ycsb", "--duration", "abc"}, 2, `invalid argument "abc" for "--duration"`},
 		{"negative op-timeout", append([]string{"run", "ycsb", "--op-timeout", "-1s"}, null...), 2, "op-timeout -1s is negative"},
+		{"display-every too short", append([]string{"run", "ycsb", "--display-every", "1ns"}, null...), 2, "--display-every 1ns is shorter than 10ms: use 10ms or more"},
 		{"negative max-ops", append([]string{"run", "ycsb", "--max-ops", "-1"}, null...), 2, "max-ops -1 is negative"},
 		{"zero concurrency", append([]string{"run", "ycsb", "--concurrency", "0"}, null...), 2, "need at least 1 worker"},
 		{"negative threads", append([]string{"oltp_point_select", "--threads=-2", "run"}, null...), 2, "--threads -2: need at least 1 worker"},

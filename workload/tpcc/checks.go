@@ -31,11 +31,18 @@ func (g *tpcc) checkMeta(m meta, db *sqlx.DB) error {
 			db.Database(), m.version, schemaVersion)
 	}
 	if m.warehouses != int64(g.warehouses) {
-		return fmt.Errorf("database %s holds %d warehouses, not --warehouses %d: give --warehouses %d, or reload with `stampede init tpcc --drop --warehouses %d`",
-			db.Database(), m.warehouses, g.warehouses, m.warehouses, g.warehouses)
+		return loadMismatch(fmt.Sprintf("database %s holds %d warehouses, not --warehouses %d: give --warehouses %d, or reload with `stampede init tpcc --drop --warehouses %d`",
+			db.Database(), m.warehouses, g.warehouses, m.warehouses, g.warehouses))
 	}
 	return nil
 }
+
+// loadMismatch is an error of a run whose flags differ from what init
+// loaded: it matches workload.ErrLoadMismatch.
+type loadMismatch string
+
+func (e loadMismatch) Error() string { return string(e) }
+func (e loadMismatch) Unwrap() error { return workload.ErrLoadMismatch }
 
 // checkTenantMeta is checkMeta in column mode, where the tenant's row of
 // tpcc_meta says what was loaded for it.
@@ -45,8 +52,8 @@ func (g *tpcc) checkTenantMeta(m meta, db *sqlx.DB) error {
 			g.tenant, db.Database(), m.version, schemaVersion)
 	}
 	if m.warehouses != int64(g.warehouses) {
-		return fmt.Errorf("tenant %d in database %s holds %d warehouses, not --warehouses %d: give --warehouses %d, or reload the fleet with `stampede init tpcc --tenant-mode column --drop --warehouses %d`",
-			g.tenant, db.Database(), m.warehouses, g.warehouses, m.warehouses, g.warehouses)
+		return loadMismatch(fmt.Sprintf("tenant %d in database %s holds %d warehouses, not --warehouses %d: give --warehouses %d, or reload the fleet with `stampede init tpcc --tenant-mode column --drop --warehouses %d`",
+			g.tenant, db.Database(), m.warehouses, g.warehouses, m.warehouses, g.warehouses))
 	}
 	return nil
 }
@@ -367,4 +374,19 @@ func (r snapshotRunner) run(ctx context.Context, cs []check, skips []string, fir
 		}
 	}
 	return results, nil
+}
+
+// LoadedWarehouses returns the number of warehouses init loaded into db
+// (tpcc_meta's), and false when db holds no finished load of this version
+// (PreRun then says why): a front end whose --warehouses was not given
+// runs on those (`stampede workload run tpcc`).
+func (g *tpcc) LoadedWarehouses(ctx context.Context, db *sqlx.DB) (int, bool) {
+	if db.Null() {
+		return 0, false
+	}
+	m, err := g.readMeta(ctx, db)
+	if err != nil || m.version != schemaVersion {
+		return 0, false
+	}
+	return int(m.warehouses), true
 }

@@ -325,7 +325,8 @@ func BenchmarkFillOrderLine(b *testing.B) {
 }
 
 // TestFigures checks the figures and when each is given: efficiency only
-// with keying and think times and 10 terminals per warehouse, NOPM only
+// with the specification's keying and think times (not a --wait factor of
+// them) and 10 terminals per warehouse, all running, NOPM only
 // from a measured interval, each labelled with where it comes from.
 func TestFigures(t *testing.T) {
 	ctx := context.Background()
@@ -340,6 +341,9 @@ func TestFigures(t *testing.T) {
 		{"10 terminals per warehouse", []string{"--warehouses", "10"}, 100, []string{"tpmC", "efficiency", "TPM"}},
 		{"other terminals", []string{"--warehouses", "10"}, 40, []string{"tpmC", "TPM"}},
 		{"no waits", []string{"--warehouses", "10", "--wait=false"}, 100, []string{"tpmC", "TPM"}},
+		{"waits halved", []string{"--warehouses", "10", "--wait=0.5"}, 100, []string{"tpmC", "TPM"}},
+		{"fewer terminals at once", []string{"--warehouses", "10", "--active-workers=50"}, 100, []string{"tpmC", "TPM"}},
+		{"all terminals at once", []string{"--warehouses", "10", "--active-workers=100"}, 100, []string{"tpmC", "efficiency", "TPM"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := newGen(t, tc.args...)
