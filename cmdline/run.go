@@ -124,6 +124,17 @@ func Run(ctx context.Context, spec RunArgs, env Env) (*run.Result, error) {
 		}
 		s.Fleet = f
 	}
+	if s.Fleet == nil {
+		// The workload's own buffers per worker (YCSB's fields), named by
+		// the flag that sets the workers, before any is made.
+		name := "--concurrency"
+		if spec.FS.Changed("threads") {
+			name = "--threads"
+		}
+		if err := run.CheckWorkersOf(name, rf.concurrency, rf.ioMode == ioThread, gen); err != nil {
+			return nil, err
+		}
+	}
 	switch {
 	case rf.outputStyle == "ycsb":
 		o := &output.YCSB{W: env.Stdout, Status: env.Stderr, Workload: gen, Latency: rf.latency}

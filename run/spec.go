@@ -320,7 +320,7 @@ func (s *Spec) validate() error {
 	default:
 		return inputf("Spec.ClientSched %q: use batch or normal", s.ClientSched)
 	}
-	if err := CheckWorkers("Spec.Concurrency", s.Concurrency, s.IOMode == IOThread); err != nil {
+	if err := CheckWorkersOf("Spec.Concurrency", s.Concurrency, s.IOMode == IOThread, s.Workload); err != nil {
 		return err
 	}
 	if f := s.Fleet; f != nil {
