@@ -1,0 +1,80 @@
+package cli_test
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/stampede-bench/stampede/internal/cli"
+)
+
+const sizeHelperEnv = "STAMPEDE_SIZE_HELPER_ARGS"
+
+// TestSizeHelperProcess is not a test: TestHugeSizesUnderAddressLimit
+// runs the test binary again with it, to run a command line as the
+// stampede binary would (its own process, exit code, runtime crashes).
+func TestSizeHelperProcess(t *testing.T) {
+	args := os.Getenv(sizeHelperEnv)
+	if args == "" {
+		return
+	}
+	os.Exit(cli.Main(strings.Split(args, "\n"), os.Stdout, os.Stderr))
+}
+
+// TestHugeSizesUnderAddressLimit runs, under ulimit -v 4000000 as the
+// user's check did, command lines whose sizes would make stampede
+// allocate more than it can get. Each must be refused in one line naming
+// the flag, before anything is allocated, never end in Go's fatal "out of
+// memory" with a stack trace; a run of ordinary size must still work
+// under the same limit.
+func TestHugeSizesUnderAddressLimit(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh to set the address-space limit")
+	}
+	results := t.TempDir()
+	null := []string{"--driver", "null", "--duration", "1s", "--results-dir", results}
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string // "" for a run that must succeed
+	}{
+		{"sysbench tables run", append([]string{"run", "oltp_point_select", "--tables=100000000", "--table_size=10"}, null...), 2,
+			"--tables 100000000 would need about 190.7 GB of client memory (2.0 kB per table"},
+		{"sysbench tables init", []string{"init", "oltp_point_select", "--tables=100000000", "--table_size=10", "postgresql://u@127.0.0.1:1/x"}, 2,
+			"--tables 100000000 would need about 190.7 GB"},
+		{"sysbench tables prepare", []string{"oltp_read_write", "--pgsql-host=127.0.0.1", "--pgsql-port=1", "--tables=100000000", "prepare"}, 2,
+			"--tables 100000000 would need about 190.7 GB"},
+		{"sysbench random points", append([]string{"run", "select_random_points", "--random_points=1000000000"}, null...), 2,
+			"--random_points 1000000000 would need about 59.6 GB"},
+		{"ycsb fieldlength 1e12", append([]string{"run", "ycsb", "-p", "fieldlength=1000000000000"}, null...), 2,
+			"fieldlength 1000000000000 would need about 18.2 TB of client memory (20 B per byte of field length: fieldcount 10, each held twice)"},
+		{"ycsb fieldlength 1e8", append([]string{"run", "ycsb", "-p", "fieldlength=100000000"}, null...), 2,
+			"fieldlength 100000000 would need about 1.9 GB"},
+		{"ycsb fieldlength 1e7 times workers", append([]string{"run", "ycsb", "-p", "fieldlength=10000000", "--concurrency", "8"}, null...), 2,
+			"--concurrency 8 would need about 1.5 GB of client memory (190.8 MB per worker, for fieldcount 10 × fieldlength 10000000)"},
+		{"ycsb init fieldlength", []string{"init", "ycsb", "-p", "fieldlength=1000000000000", "postgresql://u@127.0.0.1:1/x"}, 2,
+			"fieldlength 1000000000000 would need"},
+		{"ordinary run", append([]string{"run", "ycsb"}, null...), 0, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := exec.Command("sh", "-c", `ulimit -v 4000000 && exec "$0" "$@"`, os.Args[0], "-test.run=^TestSizeHelperProcess$")
+			cmd.Env = append(os.Environ(), sizeHelperEnv+"="+strings.Join(tc.args, "\n"))
+			var out, errb strings.Builder
+			cmd.Stdout, cmd.Stderr = &out, &errb
+			_ = cmd.Run()
+			r := result{cmd.ProcessState.ExitCode(), out.String(), errb.String()}
+			if strings.Contains(r.stderr, "fatal error") || strings.Contains(r.stderr, "goroutine ") {
+				t.Fatalf("crashed: %s", r.stderr)
+			}
+			if tc.want == "" {
+				if r.code != 0 {
+					t.Fatalf("exit code %d under the limit: %s", r.code, r.stderr)
+				}
+				return
+			}
+			checkOneLineError(t, r, tc.code, tc.want)
+		})
+	}
+}
