@@ -127,11 +127,14 @@ func Run(ctx context.Context, spec RunArgs, env Env) (*run.Result, error) {
 	if s.Fleet == nil {
 		// The workload's own buffers per worker (YCSB's fields), named by
 		// the flag that sets the workers, before any is made.
-		name := "--concurrency"
+		name, n := "--concurrency", rf.concurrency
 		if spec.FS.Changed("threads") {
 			name = "--threads"
 		}
-		if err := run.CheckWorkersOf(name, rf.concurrency, rf.ioMode == ioThread, gen); err != nil {
+		if concurrency == 0 {
+			n = gen.(workload.RunDefaulter).RunDefaults().Concurrency // TPC-C's 10 per warehouse
+		}
+		if err := run.CheckWorkersOf(name, n, rf.ioMode == ioThread, gen); err != nil {
 			return nil, err
 		}
 	}

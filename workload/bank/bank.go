@@ -3,6 +3,7 @@ package bank
 import (
 	"errors"
 	"fmt"
+	"github.com/stampede-bench/stampede/internal/membudget"
 	"math"
 
 	"github.com/spf13/pflag"
@@ -129,7 +130,10 @@ func (g *bank) validate() error {
 	case g.initialBalance > 0 && int64(g.rows) > math.MaxInt64/g.initialBalance:
 		return errors.New("--rows x --initial-balance overflows a 64-bit total balance")
 	}
-	return nil
+	// A loader holds a batch's payloads twice (drawn, then as the rows'
+	// strings): refused before it is allocated.
+	return membudget.Check("--payload-bytes", int64(g.payloadBytes), 2*int64(min(g.batchSize, g.rows)),
+		fmt.Sprintf("byte of payload: --batch-size %d rows, held twice", min(g.batchSize, g.rows)), "or a smaller --batch-size")
 }
 
 // totalBalance is the sum of the balances, which transfers keep.
