@@ -1,10 +1,12 @@
 package cli_test
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stampede-bench/stampede/internal/cli"
 )
@@ -56,6 +58,10 @@ func TestHugeSizesUnderAddressLimit(t *testing.T) {
 			"--concurrency 8 would need about 1.5 GB of client memory (190.8 MB per worker, for fieldcount 10 × fieldlength 10000000)"},
 		{"ycsb init fieldlength", []string{"init", "ycsb", "-p", "fieldlength=1000000000000", "postgresql://u@127.0.0.1:1/x"}, 2,
 			"fieldlength 1000000000000 would need"},
+		{"bank payload", []string{"init", "bank", "--payload-bytes=1000000000", "--driver", "null"}, 2,
+			"--payload-bytes 1000000000 would need about 1.8 TB of client memory (2.0 kB per byte of payload: --batch-size 1000 rows, held twice)"},
+		{"tpcc default workers", append([]string{"run", "tpcc", "--warehouses=1000000"}, null...), 2,
+			"--concurrency 10000000 would need about 610.4 GB of client memory (64.0 kB per worker)"},
 		{"ordinary run", append([]string{"run", "ycsb"}, null...), 0, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -75,6 +81,38 @@ func TestHugeSizesUnderAddressLimit(t *testing.T) {
 				return
 			}
 			checkOneLineError(t, r, tc.code, tc.want)
+		})
+	}
+}
+
+// TestHugeLoadWarns checks that a load estimated above 1 TB of rows is
+// said in one warning line with its size before it starts, and not
+// refused (a cluster may hold it); an ordinary load gives no warning.
+func TestHugeLoadWarns(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string // "" for no warning
+	}{
+		{[]string{"init", "ycsb", "-p", "recordcount=999999999999", "--driver", "null"},
+			"warning: this load is about 930.3 TB of rows (estimated from its first batches), more than 1.0 TB"},
+		{[]string{"init", "oltp_read_write", "--tables=1000", "--table_size=10000000", "--driver", "null"},
+			"warning: this load is about 1.8 TB of rows"},
+		{[]string{"init", "ycsb", "-p", "recordcount=1000", "--driver", "null"}, ""},
+	} {
+		t.Run(strings.Join(tc.args[1:3], " "), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			r := stampedeCtx(t, ctx, tc.args...)
+			if tc.want == "" {
+				if r.code != 0 || strings.Contains(r.stderr, "warning: this load") {
+					t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+				}
+				return
+			}
+			lines := strings.Split(r.stderr, "\n")
+			if len(lines) < 2 || !strings.HasPrefix(lines[1], tc.want) {
+				t.Fatalf("stderr %q: want its second line (after loading's) to begin %q", r.stderr, tc.want)
+			}
 		})
 	}
 }
