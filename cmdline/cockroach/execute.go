@@ -8,7 +8,6 @@ import (
 	"net/http"
 	_ "net/http/pprof" // --pprofport serves the default mux's /debug/pprof
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -208,9 +207,6 @@ func (c *Command) run(ctx context.Context, conn run.Conn, env cmdline.Env) error
 		labels, err := output.ParseOpenMetricsLabels(c.value("openmetrics-labels"), c.Workload)
 		if err != nil {
 			return usagef("%v", err)
-		}
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return err
 		}
 		f, err := os.Create(path)
 		if err != nil {
