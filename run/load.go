@@ -203,7 +203,8 @@ func openDB(ctx context.Context, gen workload.Generator, c Conn, conns int, crea
 			fmt.Fprintf(log, "created database %q\n", opts.Database)
 		}
 	}
-	return sqlx.Open(ctx, opts)
+	db, err := sqlx.Open(ctx, opts)
+	return db, configInput(err)
 }
 
 // Check runs the workload's consistency checks (stampede check), writing

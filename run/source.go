@@ -98,7 +98,7 @@ func (r *Run) openSource(ctx context.Context) (*source, error) {
 	opts.Warn = r.warnf
 	db, err := sqlx.Open(ctx, opts)
 	if err != nil {
-		return nil, err
+		return nil, configInput(err)
 	}
 	ok = false
 	defer func() {
@@ -121,7 +121,7 @@ func (r *Run) openSource(ctx context.Context) (*source, error) {
 	load, err := opser.Ops(ctx, db, workload.OpsConfig{Concurrency: s.Concurrency, Seed: r.seed, Warn: r.warnf,
 		Ramp: s.Ramp, Duration: s.Duration})
 	if err != nil {
-		return nil, err
+		return nil, configInput(err)
 	}
 	src := &source{
 		load:          load,

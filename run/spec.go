@@ -224,11 +224,16 @@ func (c Conn) Options(defaultDB string, conns int) (sqlx.Options, error) {
 	}
 	db := c.Database
 	urls := c.URLs
-	if len(urls) == 0 && c.EndpointsFile != "" {
-		// The endpoints file's URLs name the database.
-		var err error
-		if urls, err = sqlx.EndpointsFileURLs(c.EndpointsFile); err != nil {
+	if c.EndpointsFile != "" {
+		// Read before anything connects (init creates the database),
+		// so that a bad file is refused first, URLs given or not; with
+		// none, the endpoints file's URLs name the database.
+		fileURLs, err := sqlx.EndpointsFileURLs(c.EndpointsFile)
+		if err != nil {
 			return opts, asInput(err)
+		}
+		if len(urls) == 0 {
+			urls = fileURLs
 		}
 	}
 	if db == "" && len(urls) > 0 {

@@ -37,3 +37,38 @@ func TestBadInputNamesTheFlag(t *testing.T) {
 		})
 	}
 }
+
+// TestBadConnectionConfigExitsTwo checks that a bad endpoints
+// configuration exits 2 (bad input) with advice whether or not a URL is
+// given beside it, and whether it is found before or after connecting.
+func TestBadConnectionConfigExitsTwo(t *testing.T) {
+	results := t.TempDir()
+	const noFile = "give --endpoints-file a readable file of endpoints, one URL per line"
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		server bool
+		want   string
+	}{
+		{"endpoints file alone", []string{"run", "ycsb", "--endpoints-file", "/nonexistent_chk"}, false, noFile},
+		{"endpoints file and a URL", []string{"run", "ycsb", "--endpoints-file", "/nonexistent_chk", "postgresql://u@127.0.0.1:1/x"}, false, noFile},
+		{"init endpoints file and a URL", []string{"init", "ycsb", "--endpoints-file", "/nonexistent_chk", "postgresql://u@127.0.0.1:1/x"}, false, noFile},
+		{"locality keys without localities", []string{"run", "ycsb", "--locality-keys", "own", "--duration", "1s"}, true,
+			"has no locality: give --locality after its URL (or ?locality= in it)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := tc.args
+			if args[0] == "run" {
+				args = append(args, "--results-dir", results)
+			}
+			if tc.server {
+				db := freshDB(t, "stampede_badconf")
+				if r := stampede(t, "init", "ycsb", "-p", "recordcount=100", dbURL(t, db)); r.code != 0 {
+					t.Fatalf("init: %d %s", r.code, r.stderr)
+				}
+				args = append(args, "-p", "recordcount=100", dbURL(t, db), dbURL(t, db))
+			}
+			checkOneLineError(t, stampede(t, args...), 2, tc.want)
+		})
+	}
+}
