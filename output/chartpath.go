@@ -32,14 +32,14 @@ func CheckChartPath(path string, runs []*runlog.Run) error {
 			return fmt.Errorf("--chart %s: the file would be inside run directory %s, which stampede never modifies", path, run.Dir)
 		}
 	}
-	return checkFileDir("--chart", path, "chart")
+	return CheckFileDir("--chart", path, "chart")
 }
 
-// checkFileDir refuses a file at path, given as flag, whose directory
+// CheckFileDir refuses a file at path, given as flag, whose directory
 // does not exist, is not a directory or cannot be written: stampede
 // creates no directory the user did not ask for. what names the file for
 // the advice ("chart").
-func checkFileDir(flag, path, what string) error {
+func CheckFileDir(flag, path, what string) error {
 	dir, err := filepath.Abs(filepath.Dir(path))
 	if err != nil {
 		return fmt.Errorf("%s %s: %v", flag, path, err)

@@ -26,7 +26,7 @@ func TestHistogramsPathDirectory(t *testing.T) {
 		{"existing directory", filepath.Join(dir, "x.json"), ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := output.CheckHistogramsPath(tc.path, output.HistogramJSON)
+			err := output.CheckFileDir("--histograms", tc.path, "export")
 			switch {
 			case tc.want == "" && err != nil:
 				t.Fatalf("refused: %v", err)

@@ -1,7 +1,9 @@
 package run
 
 import (
+	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -229,7 +231,9 @@ func (c Conn) Options(defaultDB string, conns int) (sqlx.Options, error) {
 		// so that a bad file is refused first, URLs given or not; with
 		// none, the endpoints file's URLs name the database.
 		fileURLs, err := sqlx.EndpointsFileURLs(c.EndpointsFile)
-		if err != nil {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+			return opts, inputf("%v: give --endpoints-file a readable file of endpoints, one URL per line", err)
+		} else if err != nil {
 			return opts, asInput(err)
 		}
 		if len(urls) == 0 {

@@ -111,7 +111,7 @@ func EndpointsFileURLs(path string) ([]string, error) {
 func readEndpointsFile(path string) ([]entry, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, ConfigErrorf("cannot read the endpoints file: %v: give --endpoints-file a readable file of endpoints, one URL per line", err)
+		return nil, ConfigErrorf("cannot read the endpoints file: %w", err)
 	}
 	defer f.Close()
 	var out []entry

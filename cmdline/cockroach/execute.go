@@ -208,6 +208,9 @@ func (c *Command) run(ctx context.Context, conn run.Conn, env cmdline.Env) error
 		if err != nil {
 			return usagef("%v", err)
 		}
+		if err := output.CheckFileDir("--histograms", path, "export"); err != nil {
+			return usagef("%v", err) // cockroach makes the directory; stampede makes none unasked
+		}
 		f, err := os.Create(path)
 		if err != nil {
 			return usagef("--histograms: %v", err)
