@@ -215,7 +215,7 @@ func (r *Run) openFleet(ctx context.Context) (*source, error) {
 	if wpt == 0 {
 		wpt = DefaultWorkersPerTenant(gen)
 	}
-	if err := CheckWorkers(fmt.Sprintf("--active %d × %s per tenant =", f.Active, plural(wpt, "worker")), f.Active*wpt, false); err != nil {
+	if err := CheckWorkersOf(fmt.Sprintf("--active %d × %s per tenant =", f.Active, plural(wpt, "worker")), f.Active*wpt, false, gen); err != nil {
 		return nil, err
 	}
 	base, err := s.Conn.Options(gen.Meta().DatabaseName(), f.ConnsPerTenant)

@@ -62,6 +62,8 @@ func TestHugeSizesUnderAddressLimit(t *testing.T) {
 			"--payload-bytes 1000000000 would need about 1.8 TB of client memory (2.0 kB per byte of payload: --batch-size 1000 rows, held twice)"},
 		{"tpcc default workers", append([]string{"run", "tpcc", "--warehouses=1000000"}, null...), 2,
 			"--concurrency 10000000 would need about 610.4 GB of client memory (64.0 kB per worker)"},
+		{"fleet workers' fields", append([]string{"run", "ycsb", "--tenants", "100", "--active", "100", "-p", "fieldlength=1000000"}, null...), 2,
+			"--active 100 × 1 worker per tenant = 100 would need about 1.9 GB of client memory (19.1 MB per worker, for fieldcount 10 × fieldlength 1000000)"},
 		{"ordinary run", append([]string{"run", "ycsb"}, null...), 0, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
