@@ -29,6 +29,8 @@ func TestBadInputNamesTheFlag(t *testing.T) {
 		{"diff conns", []string{"diff", "--tables", "t", "--conns", "0", u, u}, "--conns 0: need at least 1 connection per side"},
 		{"diff max-rows", []string{"diff", "--tables", "t", "--max-rows", "-1", u, u}, "--max-rows -1: need at least 1 differing row"},
 		{"diff converge", []string{"diff", "--tables", "t", "--converge", "-5s", u, u}, "--converge -5s is negative: use 0 to compare once"},
+		{"runs results store scheme", []string{"runs", "--results-url", "mysql://h/db"}, `unsupported results store URL scheme "mysql": use sqlite:PATH, postgres:// or postgresql://`},
+		{"run results store scheme", append([]string{"run", "ycsb", "--results-url", "mysql://h/db"}, null...), `--results-url: unsupported results store URL scheme "mysql"`},
 		{"jdbc empty -p", []string{"run", "jdbc", "-p", "-p", "db.url=jdbc:postgresql://127.0.0.1:1/x", "-p", "db.user=postgres"},
 			"-p is followed by -p, not by a property: give -p name=value, or leave out the empty -p"},
 	} {
