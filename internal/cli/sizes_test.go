@@ -50,6 +50,8 @@ func TestHugeSizesUnderAddressLimit(t *testing.T) {
 			"--tables 100000000 would need about 190.7 GB"},
 		{"sysbench random points", append([]string{"run", "select_random_points", "--random_points=1000000000"}, null...), 2,
 			"--random_points 1000000000 would need about 59.6 GB"},
+		{"sysbench ranges", append([]string{"run", "select_random_ranges", "--number_of_ranges=100000000"}, null...), 2,
+			"--number_of_ranges 100000000 would need about 11.9 GB of client memory (128 B per range of a worker's statement (2 bounds))"},
 		{"ycsb fieldlength 1e12", append([]string{"run", "ycsb", "-p", "fieldlength=1000000000000"}, null...), 2,
 			"fieldlength 1000000000000 would need about 18.2 TB of client memory (20 B per byte of field length: fieldcount 10, each held twice)"},
 		{"ycsb fieldlength 1e8", append([]string{"run", "ycsb", "-p", "fieldlength=100000000"}, null...), 2,

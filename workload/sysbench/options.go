@@ -246,14 +246,19 @@ func (c *config) validate(name string, feats features) error {
 		return err
 	}
 	for _, n := range []struct {
-		name string
-		v    int
-		on   bool
+		name     string
+		v        int
+		per      int64
+		what     string
+		selected bool
 	}{
-		{"--random_points", c.randomPoints, feats&featRandomPoints != 0},
-		{"--number_of_ranges", 2 * c.numberOfRanges, feats&featRandomRanges != 0},
+		{"--random_points", c.randomPoints, bytesPerPoint, "point of a worker's statement", feats&featRandomPoints != 0},
+		{"--number_of_ranges", c.numberOfRanges, 2 * bytesPerPoint, "range of a worker's statement (2 bounds)", feats&featRandomRanges != 0},
 	} {
-		if err := membudget.Check(n.name, int64(n.v), bytesPerPoint, "point of a worker's statement", "or fewer"); n.on && err != nil {
+		if !n.selected {
+			continue
+		}
+		if err := membudget.Check(n.name, int64(n.v), n.per, n.what, "or fewer"); err != nil {
 			return err
 		}
 	}
