@@ -62,6 +62,8 @@ func TestHugeSizesUnderAddressLimit(t *testing.T) {
 			"fieldlength 1000000000000 would need"},
 		{"bank payload", []string{"init", "bank", "--payload-bytes=1000000000", "--driver", "null"}, 2,
 			"--payload-bytes 1000000000 would need about 1.8 TB of client memory (2.0 kB per byte of payload: --batch-size 1000 rows, held twice)"},
+		{"bank batch size", []string{"init", "bank", "--rows=1000000000", "--batch-size=1000000000", "--payload-bytes=0", "--driver", "null"}, 2,
+			"--batch-size 1000000000 would need about 238.4 GB of client memory (256 B per row of a load batch)"},
 		{"tpcc default workers", append([]string{"run", "tpcc", "--warehouses=1000000"}, null...), 2,
 			"--concurrency 10000000 would need about 610.4 GB of client memory (64.0 kB per worker)"},
 		{"fleet workers' fields", append([]string{"run", "ycsb", "--tenants", "100", "--active", "100", "-p", "fieldlength=1000000"}, null...), 2,
