@@ -49,7 +49,9 @@ func FlagValueError(err error) error {
 	}
 	f, v := ive.GetFlag(), ive.GetValue()
 	name := "--" + f.Name
-	if f.Value.Type() == "duration" {
+	if f.Value.Type() == "duration" && strings.HasPrefix(errors.Unwrap(ive).Error(), "time: ") {
+		// time.ParseDuration's error; a value of its own (the proxy's
+		// --latency) says what it takes itself.
 		return fmt.Errorf("%s=%s: give a duration with its unit, such as 500ms, 60s or 10m", name, v)
 	}
 	var ne *strconv.NumError
