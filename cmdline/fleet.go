@@ -174,7 +174,7 @@ func fleetSpec(spec RunArgs, env Env) (*run.Fleet, error) {
 	if wpt == 0 {
 		wpt = run.DefaultWorkersPerTenant(gen)
 	}
-	if err := run.CheckWorkers(fmt.Sprintf("--active %d × %s per tenant =", f.Active, plural(wpt, "worker")), f.Active*wpt, false); err != nil {
+	if err := run.CheckWorkersOf(fmt.Sprintf("--active %d × %s per tenant =", f.Active, plural(wpt, "worker")), f.Active*wpt, false, gen); err != nil {
 		return nil, err
 	}
 	if _, err := run.TenantGenerators(gen, fspec); err != nil {

@@ -124,6 +124,20 @@ func Run(ctx context.Context, spec RunArgs, env Env) (*run.Result, error) {
 		}
 		s.Fleet = f
 	}
+	if s.Fleet == nil {
+		// The workload's own buffers per worker (YCSB's fields), named by
+		// the flag that sets the workers, before any is made.
+		name, n := "--concurrency", rf.concurrency
+		if spec.FS.Changed("threads") {
+			name = "--threads"
+		}
+		if concurrency == 0 {
+			n = gen.(workload.RunDefaulter).RunDefaults().Concurrency // TPC-C's 10 per warehouse
+		}
+		if err := run.CheckWorkersOf(name, n, rf.ioMode == ioThread, gen); err != nil {
+			return nil, err
+		}
+	}
 	switch {
 	case rf.outputStyle == "ycsb":
 		o := &output.YCSB{W: env.Stdout, Status: env.Stderr, Workload: gen, Latency: rf.latency}

@@ -315,6 +315,9 @@ func (r *RunFlags) Resolve(fs *pflag.FlagSet) error {
 			return usagef("malformed --tag %q: use key=value", t)
 		}
 	}
+	if err := r.checkLimits(fs); err != nil {
+		return err
+	}
 	return asUsage(engine.Config{Duration: r.duration, MaxOps: r.maxOps, SharedOps: r.sharedOps, Ramp: r.ramp, MaxRate: r.maxRate,
 		QueueRate: r.queueRate, DisplayEvery: r.displayEvery, OpTimeout: r.opTimeout}.Validate(r.concurrency))
 }

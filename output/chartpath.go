@@ -32,11 +32,25 @@ func CheckChartPath(path string, runs []*runlog.Run) error {
 			return fmt.Errorf("--chart %s: the file would be inside run directory %s, which stampede never modifies", path, run.Dir)
 		}
 	}
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return fmt.Errorf("--chart %s: directory %s does not exist: create it, or write the chart elsewhere", path, dir)
+	return CheckFileDir("--chart", path, "chart")
+}
+
+// CheckFileDir refuses a file at path, given as flag, whose directory
+// does not exist, is not a directory or cannot be written: stampede
+// creates no directory the user did not ask for. what names the file for
+// the advice ("chart").
+func CheckFileDir(flag, path, what string) error {
+	dir, err := filepath.Abs(filepath.Dir(path))
+	if err != nil {
+		return fmt.Errorf("%s %s: %v", flag, path, err)
+	}
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return fmt.Errorf("%s %s: %s is a file, not a directory: write the %s elsewhere", flag, path, dir, what)
+	} else if err != nil {
+		return fmt.Errorf("%s %s: directory %s does not exist: create it, or write the %s elsewhere", flag, path, dir, what)
 	}
 	if unix.Access(dir, unix.W_OK) != nil {
-		return fmt.Errorf("--chart %s: directory %s is not writable", path, dir)
+		return fmt.Errorf("%s %s: directory %s is not writable", flag, path, dir)
 	}
 	return nil
 }

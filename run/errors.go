@@ -3,6 +3,8 @@ package run
 import (
 	"errors"
 	"fmt"
+
+	"github.com/stampede-bench/stampede/sqlx"
 )
 
 // ErrInput marks an error in what was asked: a Spec (or the command line
@@ -33,4 +35,15 @@ func asInput(err error) error {
 		return err
 	}
 	return inputError{err}
+}
+
+// configInput marks err as matching ErrInput when it is an error in the
+// connection's configuration (sqlx.ErrConfig: an endpoints file that
+// cannot be read, endpoints without a locality), so that it exits as bad
+// input whether or not URLs were given too.
+func configInput(err error) error {
+	if errors.Is(err, sqlx.ErrConfig) {
+		return asInput(err)
+	}
+	return err
 }

@@ -45,6 +45,9 @@ type LoadSpec struct {
 	Done func(rows int64, elapsed time.Duration)
 }
 
+// bigLoad is the size of rows above which init warns (1 TB).
+const bigLoad = 1 << 40
+
 // Load creates the workload's schema and loads its initial data, in
 // parallel COPY streams, then records what it loaded (see
 // workload.RecordLoad) for run and check to compare with.
@@ -102,6 +105,12 @@ func Load(ctx context.Context, spec LoadSpec) error {
 	}
 	fmt.Fprintf(log, "loading %s into database %q on %s: %d rows, %d streams, seed %d\n",
 		gen.Meta().Name, db.Database(), strings.Join(db.Endpoints(), ","), total, streams, seed)
+	if est := workload.EstimateBytes(tables); est > bigLoad {
+		// Not refused: a cluster may hold it; said, so that a typo is
+		// seen before hours of loading.
+		fmt.Fprintf(log, "warning: this load is about %s of rows (estimated from its first batches), more than %s: it takes hours and at least that much disk on the server; Ctrl-C stops it\n",
+			HumanBytes(est), HumanBytes(bigLoad))
+	}
 	sent0 := db.BytesSent()
 	sent := func() int64 { return db.BytesSent() - sent0 }
 	progress := func(n int64) {
@@ -201,7 +210,8 @@ func openDB(ctx context.Context, gen workload.Generator, c Conn, conns int, crea
 			fmt.Fprintf(log, "created database %q\n", opts.Database)
 		}
 	}
-	return sqlx.Open(ctx, opts)
+	db, err := sqlx.Open(ctx, opts)
+	return db, configInput(err)
 }
 
 // Check runs the workload's consistency checks (stampede check), writing

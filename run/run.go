@@ -247,6 +247,9 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 		// after it.
 		st, err := store.Open(ctx, s.ResultsURL)
 		if err != nil {
+			if errors.Is(err, store.ErrBadURL) {
+				return nil, inputf("--results-url: %w", err)
+			}
 			return nil, fmt.Errorf("--results-url: %w", err)
 		}
 		_ = st.Close()

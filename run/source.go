@@ -98,7 +98,7 @@ func (r *Run) openSource(ctx context.Context) (*source, error) {
 	opts.Warn = r.warnf
 	db, err := sqlx.Open(ctx, opts)
 	if err != nil {
-		return nil, err
+		return nil, configInput(err)
 	}
 	ok = false
 	defer func() {
@@ -121,7 +121,7 @@ func (r *Run) openSource(ctx context.Context) (*source, error) {
 	load, err := opser.Ops(ctx, db, workload.OpsConfig{Concurrency: s.Concurrency, Seed: r.seed, Warn: r.warnf,
 		Ramp: s.Ramp, Duration: s.Duration})
 	if err != nil {
-		return nil, err
+		return nil, configInput(err)
 	}
 	src := &source{
 		load:          load,
@@ -215,7 +215,7 @@ func (r *Run) openFleet(ctx context.Context) (*source, error) {
 	if wpt == 0 {
 		wpt = DefaultWorkersPerTenant(gen)
 	}
-	if err := CheckWorkers(fmt.Sprintf("--active %d × %s per tenant =", f.Active, plural(wpt, "worker")), f.Active*wpt, false); err != nil {
+	if err := CheckWorkersOf(fmt.Sprintf("--active %d × %s per tenant =", f.Active, plural(wpt, "worker")), f.Active*wpt, false, gen); err != nil {
 		return nil, err
 	}
 	base, err := s.Conn.Options(gen.Meta().DatabaseName(), f.ConnsPerTenant)

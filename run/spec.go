@@ -1,7 +1,9 @@
 package run
 
 import (
+	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -224,11 +226,18 @@ func (c Conn) Options(defaultDB string, conns int) (sqlx.Options, error) {
 	}
 	db := c.Database
 	urls := c.URLs
-	if len(urls) == 0 && c.EndpointsFile != "" {
-		// The endpoints file's URLs name the database.
-		var err error
-		if urls, err = sqlx.EndpointsFileURLs(c.EndpointsFile); err != nil {
+	if c.EndpointsFile != "" {
+		// Read before anything connects (init creates the database),
+		// so that a bad file is refused first, URLs given or not; with
+		// none, the endpoints file's URLs name the database.
+		fileURLs, err := sqlx.EndpointsFileURLs(c.EndpointsFile)
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+			return opts, inputf("%v: give --endpoints-file a readable file of endpoints, one URL per line", err)
+		} else if err != nil {
 			return opts, asInput(err)
+		}
+		if len(urls) == 0 {
+			urls = fileURLs
 		}
 	}
 	if db == "" && len(urls) > 0 {
@@ -322,7 +331,7 @@ func (s *Spec) validate() error {
 	default:
 		return inputf("Spec.ClientSched %q: use batch or normal", s.ClientSched)
 	}
-	if err := CheckWorkers("Spec.Concurrency", s.Concurrency, s.IOMode == IOThread); err != nil {
+	if err := CheckWorkersOf("Spec.Concurrency", s.Concurrency, s.IOMode == IOThread, s.Workload); err != nil {
 		return err
 	}
 	if f := s.Fleet; f != nil {

@@ -50,7 +50,7 @@ func endpointEntries(opts Options) ([]entry, error) {
 		urls = []string{""}
 	}
 	if len(opts.Localities) > len(urls) {
-		return nil, fmt.Errorf("%d localities for %d URLs: give each --locality after the URL it describes", len(opts.Localities), len(urls))
+		return nil, ConfigErrorf("%d localities for %d URLs: give each --locality after the URL it describes", len(opts.Localities), len(urls))
 	}
 	var out []entry
 	for i, u := range urls {
@@ -64,7 +64,7 @@ func endpointEntries(opts Options) ([]entry, error) {
 				return nil, err
 			}
 			if loc != "" && loc != given {
-				return nil, fmt.Errorf("%s has ?locality=%s and --locality %s: give one of them", Redact(u), loc, given)
+				return nil, ConfigErrorf("%s has ?locality=%s and --locality %s: give one of them", Redact(u), loc, given)
 			}
 			loc = given
 		}
@@ -76,7 +76,7 @@ func endpointEntries(opts Options) ([]entry, error) {
 			return nil, err
 		}
 		if len(fe) == 0 {
-			return nil, fmt.Errorf("the endpoints file %s lists no endpoint: put one connection URL per line", opts.EndpointsFile)
+			return nil, ConfigErrorf("the endpoints file %s lists no endpoint: put one connection URL per line", opts.EndpointsFile)
 		}
 		out = append(out, fe...)
 	}
@@ -111,7 +111,7 @@ func EndpointsFileURLs(path string) ([]string, error) {
 func readEndpointsFile(path string) ([]entry, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("cannot read the endpoints file: %v", err)
+		return nil, ConfigErrorf("cannot read the endpoints file: %w", err)
 	}
 	defer f.Close()
 	var out []entry
@@ -128,7 +128,7 @@ func readEndpointsFile(path string) ([]entry, error) {
 			fields := strings.Fields(text)
 			conn, loc, err := SplitLocality(fields[0])
 			if err != nil {
-				return nil, fmt.Errorf("%s:%d: %v", path, line, err)
+				return nil, ConfigErrorf("%s:%d: %v", path, line, err)
 			}
 			rest := fields[1:]
 			if len(rest) > 0 && (rest[0] == "--locality" || strings.HasPrefix(rest[0], "--locality=")) {
@@ -140,13 +140,13 @@ func readEndpointsFile(path string) ([]entry, error) {
 			}
 			switch {
 			case len(rest) > 1:
-				return nil, fmt.Errorf("%s:%d: expected a URL and at most a locality, got %d more words", path, line, len(rest))
+				return nil, ConfigErrorf("%s:%d: expected a URL and at most a locality, got %d more words", path, line, len(rest))
 			case len(rest) == 1:
 				if err := CheckLocality(rest[0]); err != nil {
-					return nil, fmt.Errorf("%s:%d: %v", path, line, err)
+					return nil, ConfigErrorf("%s:%d: %v", path, line, err)
 				}
 				if loc != "" && loc != rest[0] {
-					return nil, fmt.Errorf("%s:%d: ?locality=%s and %s disagree", path, line, loc, rest[0])
+					return nil, ConfigErrorf("%s:%d: ?locality=%s and %s disagree", path, line, loc, rest[0])
 				}
 				loc = rest[0]
 			}
@@ -154,18 +154,18 @@ func readEndpointsFile(path string) ([]entry, error) {
 		} else {
 			conn, loc, err := SplitLocality(text)
 			if err != nil {
-				return nil, fmt.Errorf("%s:%d: %v", path, line, err)
+				return nil, ConfigErrorf("%s:%d: %v", path, line, err)
 			}
 			e = entry{conn: conn, locality: loc}
 		}
 		if _, err := ParseConfigs(Options{URLs: []string{e.conn}}); err != nil {
-			return nil, fmt.Errorf("%s:%d: %v", path, line, err)
+			return nil, ConfigErrorf("%s:%d: %v", path, line, err)
 		}
 		e.fromFile = true
 		out = append(out, e)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("cannot read the endpoints file: %v", err)
+		return nil, ConfigErrorf("cannot read the endpoints file: %v", err)
 	}
 	return out, nil
 }

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	_ "net/http/pprof" // --pprofport serves the default mux's /debug/pprof
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -258,8 +257,8 @@ func (c *Command) run(ctx context.Context, conn run.Conn, env cmdline.Env) error
 		if err != nil {
 			return usagef("%v", err)
 		}
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return err
+		if err := output.CheckFileDir("--histograms", path, "export"); err != nil {
+			return usagef("%v", err) // cockroach makes the directory; stampede makes none unasked
 		}
 		f, err := os.Create(path)
 		if err != nil {

@@ -361,6 +361,11 @@ func (p *parser) walk(args []string) error {
 			}
 			k, v, found := strings.Cut(kv, "=")
 			k = strings.TrimSpace(k)
+			if !found && strings.HasPrefix(kv, "-") {
+				// `-p -p db.url=...`: the second -p is not a property,
+				// and the first must not take the next one's place.
+				return usagef("%s is followed by %s, not by a property: give %s name=value, or leave out the empty %s", a, kv, a, a)
+			}
 			if found && isClientProperty(k) {
 				p.props[k] = prop{v, "-p"}
 				continue

@@ -29,7 +29,7 @@ func TestBadInputCensus(t *testing.T) {
 			"--tenants 1000000000 would need about 59.6 GB of client memory (64 B per tenant)"},
 		{"run", "checks skipped and asked for", append([]string{"run", "tpcc", "--skip-checks", "--expensive-checks"}, null...), 2,
 			"--expensive-checks adds checks that --skip-checks skips: give one of them"},
-		{"run", "results store refused before the run", append([]string{"run", "ycsb", "--results-url", "mysql://u:topsecret@h/db"}, null...), 1,
+		{"run", "results store refused before the run", append([]string{"run", "ycsb", "--results-url", "mysql://u:topsecret@h/db"}, null...), 2,
 			`--results-url: unsupported results store URL scheme "mysql"`},
 		{"run", "URL before the workload", []string{"run", "postgresql://u:topsecret@h/db", "ycsb"}, 2,
 			`"postgresql://u:xxxxx@h/db" is a URL, not a workload: name the workload first`},

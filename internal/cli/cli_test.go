@@ -91,7 +91,7 @@ func TestBadInput(t *testing.T) {
 		{"unknown workload init", []string{"init", "nosuch"}, 2, `unknown workload "nosuch"`},
 		{"unknown flag", []string{"run", "ycsb", "--bogus"}, 2, "unknown flag: --bogus"},
 		{"negative duration", append([]string{"run", "ycsb", "--duration", "-5s"}, null...), 2, "duration -5s is negative"},
-		{"malformed duration", []string{"run", "ycsb", "--duration", "abc"}, 2, `invalid argument "abc" for "--duration"`},
+		{"malformed duration", []string{"run", "ycsb", "--duration", "abc"}, 2, "--duration=abc: give a duration with its unit, such as 500ms, 60s or 10m"},
 		{"negative op-timeout", append([]string{"run", "ycsb", "--op-timeout", "-1s"}, null...), 2, "op-timeout -1s is negative"},
 		{"display-every too short", append([]string{"run", "ycsb", "--display-every", "1ns"}, null...), 2, "--display-every 1ns is shorter than 10ms: use 10ms or more"},
 		{"negative max-ops", append([]string{"run", "ycsb", "--max-ops", "-1"}, null...), 2, "max-ops -1 is negative"},

@@ -84,8 +84,13 @@ func (a *app) diff(cmd *cobra.Command, urls []string, f diffFlags) error {
 	if f.format != "text" && f.format != "json" {
 		return usagef("unknown --format %q: use text or json", f.format)
 	}
-	if f.conns < 1 || f.maxRows < 1 || f.converge < 0 {
-		return usagef("--conns and --max-rows must be at least 1, --converge not negative")
+	switch {
+	case f.conns < 1:
+		return usagef("--conns %d: need at least 1 connection per side", f.conns)
+	case f.maxRows < 1:
+		return usagef("--max-rows %d: need at least 1 differing row to locate and print", f.maxRows)
+	case f.converge < 0:
+		return usagef("--converge %s is negative: use 0 to compare once, or a duration such as 30s", f.converge)
 	}
 	if (f.workload == "") == (len(f.tables) == 0) {
 		return usagef("give --workload or --tables (one of them) to say which tables to compare")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stampede-bench/stampede/results/store"
 	"github.com/stampede-bench/stampede/run"
 )
 
@@ -56,7 +57,7 @@ func exitCode(err error) int {
 		return exitOK
 	case errors.Is(err, errInterrupted):
 		return exitInterrupted
-	case errors.As(err, &u), errors.Is(err, run.ErrInput):
+	case errors.As(err, &u), errors.Is(err, run.ErrInput), errors.Is(err, store.ErrBadURL):
 		return exitUsage
 	case errors.As(err, &ec) && ec.ExitCode() > 0:
 		return ec.ExitCode()

@@ -178,7 +178,7 @@ Quick start:
 
 // flagError turns pflag's errors into one-line usage errors.
 func flagError(cmd *cobra.Command, err error) error {
-	return usagef("%s: see `%s --help`", strings.TrimSpace(err.Error()), cmd.CommandPath())
+	return usagef("%s: see `%s --help`", strings.TrimSpace(cmdline.FlagValueError(err).Error()), cmd.CommandPath())
 }
 
 func (a *app) workloadsCmd() *cobra.Command {

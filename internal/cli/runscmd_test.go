@@ -139,7 +139,7 @@ func TestRunResultsURL(t *testing.T) {
 		t.Errorf("runs of the team store: %d %q %q", r.code, r.stdout, r.stderr)
 	}
 	r = stampede(t, "run", "ycsb", "--driver", "null", "--max-ops", "1000", "--telemetry=false", "--results-dir", dir, "--results-url", "mysql://u:topsecret@h/db")
-	checkOneLineError(t, r, 1, `--results-url: unsupported results store URL scheme "mysql"`)
+	checkOneLineError(t, r, 2, `--results-url: unsupported results store URL scheme "mysql"`)
 	if strings.Contains(r.stderr, "topsecret") || strings.Contains(r.stdout, "_elapsed") {
 		t.Errorf("refused store: a password printed, or the run went ahead: %q %q", r.stdout, r.stderr)
 	}
@@ -185,7 +185,7 @@ func TestRunsBadInput(t *testing.T) {
 		{"negative until", []string{"--until", "-3h"}, 2, "--until: duration"},
 		{"negative limit", []string{"--limit", "-1"}, 2, "--limit -1 is negative"},
 		{"reversed window", []string{"--since", "1h", "--until", "2h"}, 2, "--since 1h is not before --until 2h"},
-		{"bad url", []string{"--results-url", "mysql://u:topsecret@h/db"}, 1, `unsupported results store URL scheme "mysql"`},
+		{"bad url", []string{"--results-url", "mysql://u:topsecret@h/db"}, 2, `unsupported results store URL scheme "mysql"`},
 		{"unreachable", []string{"--results-url", "postgresql://u:topsecret@127.0.0.1:1/db?connect_timeout=2"}, 1, "cannot reach the results store 127.0.0.1:1/db"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

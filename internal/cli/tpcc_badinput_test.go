@@ -24,7 +24,7 @@ func TestTPCCBadFlags(t *testing.T) {
 		{"init warehouses 0", []string{"init", "tpcc", "--warehouses", "0"}, "--warehouses must be at least 1, not 0"},
 		{"check warehouses 0", []string{"check", "tpcc", "--warehouses", "0"}, "--warehouses must be at least 1, not 0"},
 		{"negative warehouses", []string{"run", "tpcc", "--warehouses", "-3"}, "--warehouses must be at least 1, not -3"},
-		{"malformed warehouses", []string{"run", "tpcc", "--warehouses", "many"}, `invalid argument "many" for "--warehouses"`},
+		{"malformed warehouses", []string{"run", "tpcc", "--warehouses", "many"}, "--warehouses=many: give a whole number"},
 		{"unknown transaction", []string{"run", "tpcc", "--mix", "newOrder=1,refund=1"}, `unknown transaction "refund"`},
 		{"zero mix", []string{"run", "tpcc", "--mix", "newOrder=0"}, "add up to 0"},
 		{"isolation", []string{"run", "tpcc", "--isolation", "read-uncommitted"}, "--isolation must be"},

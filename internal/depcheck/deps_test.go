@@ -71,6 +71,7 @@ func TestLayers(t *testing.T) {
 		{"telemetry", true, func(p string) bool { return ours(p) || sql(p) }, "telemetry is a leaf: /proc sampling, no SQL, nothing of ours"},
 		{"internal/clientsched", true, func(p string) bool { return ours(p) || sql(p) }, "clientsched is a leaf: thread policies, no SQL, nothing of ours"},
 		{"internal/gcpace", true, func(p string) bool { return ours(p) || sql(p) }, "gcpace is a leaf: the Go collector's pacing, no SQL, nothing of ours"},
+		{"internal/membudget", true, func(p string) bool { return ours(p) || sql(p) }, "membudget is a leaf that workloads use: the memory a command may plan on, no SQL, nothing of ours"},
 		{"report", false, func(p string) bool {
 			return ours(p) && !strings.HasSuffix(p, "/stats") && !strings.HasSuffix(p, "/telemetry")
 		}, "formatters take computed figures (stats, telemetry) and nothing else"},

@@ -28,6 +28,11 @@ const DefaultFile = "index.sqlite"
 // ErrNotFound means the store has no run of the ID asked for.
 var ErrNotFound = errors.New("run not in the results store")
 
+// ErrBadURL marks a results store URL that names no store stampede can
+// open (an unknown scheme, a malformed URL): bad input, not a failure of
+// the store.
+var ErrBadURL = errors.New("bad results store URL")
+
 // DefaultURL returns the URL of the default store of the results directory
 // root: the SQLite file root/index.sqlite.
 func DefaultURL(root string) string {
@@ -168,7 +173,7 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 		path := strings.TrimPrefix(rawURL, "sqlite:")
 		path = strings.TrimPrefix(path, "//")
 		if path == "" {
-			return nil, fmt.Errorf("results store %q: no file name after sqlite:", rawURL)
+			return nil, badURLError{fmt.Errorf("results store %q: no file name after sqlite: give sqlite:PATH", rawURL)}
 		}
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return nil, fmt.Errorf("cannot create the results store %s: %w", path, err)
@@ -178,12 +183,12 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 	case strings.HasPrefix(rawURL, "postgres://"), strings.HasPrefix(rawURL, "postgresql://"):
 		u, err := url.Parse(rawURL)
 		if err != nil {
-			return nil, fmt.Errorf("malformed results store URL: %v", strings.ReplaceAll(err.Error(), rawURL, "<url>"))
+			return nil, badURLError{fmt.Errorf("malformed results store URL: %v", strings.ReplaceAll(err.Error(), rawURL, "<url>"))}
 		}
 		driver, dsn, s.name = "pgx", rawURL, u.Host+u.Path
 	default:
 		scheme, _, _ := strings.Cut(rawURL, ":")
-		return nil, fmt.Errorf("unsupported results store URL scheme %q: use sqlite:PATH, postgres:// or postgresql://", scheme)
+		return nil, badURLError{fmt.Errorf("unsupported results store URL scheme %q: use sqlite:PATH, postgres:// or postgresql://", scheme)}
 	}
 	db, err := sql.Open(driver, dsn)
 	if err != nil {
@@ -721,3 +726,9 @@ func ParseTime(s string, now time.Time) (time.Time, error) {
 	}
 	return time.Time{}, fmt.Errorf("malformed time %q: want an RFC 3339 time or date (2026-11-22T10:00:00Z, 2026-11-22) or a duration ago (24h)", s)
 }
+
+// badURLError is an error that matches ErrBadURL.
+type badURLError struct{ error }
+
+func (e badURLError) Unwrap() error        { return e.error }
+func (e badURLError) Is(target error) bool { return target == ErrBadURL }

@@ -3,6 +3,7 @@ package bank
 import (
 	"errors"
 	"fmt"
+	"github.com/stampede-bench/stampede/internal/membudget"
 	"math"
 
 	"github.com/spf13/pflag"
@@ -129,8 +130,21 @@ func (g *bank) validate() error {
 	case g.initialBalance > 0 && int64(g.rows) > math.MaxInt64/g.initialBalance:
 		return errors.New("--rows x --initial-balance overflows a 64-bit total balance")
 	}
-	return nil
+	// A loader holds a batch's payloads twice (drawn, then as the rows'
+	// strings) and its rows: refused before they are allocated.
+	rows := int64(min(g.batchSize, g.rows))
+	if err := membudget.Check("--payload-bytes", int64(g.payloadBytes), 2*rows,
+		fmt.Sprintf("byte of payload: --batch-size %d rows, held twice", rows), "or a smaller --batch-size"); err != nil {
+		return err
+	}
+	return membudget.Check("--batch-size", rows, bytesPerBatchRow+2*int64(g.payloadBytes),
+		"row of a load batch", "the default, 1000, is enough")
 }
+
+// bytesPerBatchRow is what a row of a load batch costs beside its
+// payload (its values boxed in a []any, the COPY stream's encoding), with
+// room.
+const bytesPerBatchRow = 256
 
 // totalBalance is the sum of the balances, which transfers keep.
 func (g *bank) totalBalance() int64 { return int64(g.rows) * g.initialBalance }

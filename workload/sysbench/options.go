@@ -2,6 +2,7 @@ package sysbench
 
 import (
 	"fmt"
+	"github.com/stampede-bench/stampede/internal/membudget"
 	"math"
 	"strings"
 
@@ -238,7 +239,50 @@ func (c *config) validate(name string, feats features) error {
 	}
 	// select_random_* take --tables as sysbench 1.0.20's do: prepare and
 	// cleanup make and drop that many tables, and events read sbtest1.
+	// Each table's statements and schema are held in memory: a number
+	// that would not fit is refused here, before they are made.
+	if err := membudget.Check("--tables", int64(c.tables), bytesPerTable, "table: its statements and schema",
+		"or fewer, larger tables (--table_size)"); err != nil {
+		return err
+	}
+	for _, n := range []struct {
+		name     string
+		v        int
+		per      int64
+		what     string
+		selected bool
+	}{
+		{"--random_points", c.randomPoints, bytesPerPoint, "point of a worker's statement", feats&featRandomPoints != 0},
+		{"--number_of_ranges", c.numberOfRanges, 2 * bytesPerPoint, "range of a worker's statement (2 bounds)", feats&featRandomRanges != 0},
+	} {
+		if !n.selected {
+			continue
+		}
+		if err := membudget.Check(n.name, int64(n.v), n.per, n.what, "or fewer"); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// Client memory per table (the statement texts of tableStatements and
+// the table's schema and index texts, about 1 kB measured) and per point
+// of select_random_*'s statements (its parameter and text), with room.
+const (
+	bytesPerTable = 2 << 10
+	bytesPerPoint = 64
+)
+
+// workerBytes is the memory a worker of feats holds beyond the runner's:
+// select_random_*'s points, their arguments and statement text.
+func (c *config) workerBytes(feats features) (int64, string) {
+	switch {
+	case feats&featRandomPoints != 0:
+		return int64(c.randomPoints) * bytesPerPoint, fmt.Sprintf("--random_points %d", c.randomPoints)
+	case feats&featRandomRanges != 0:
+		return 2 * int64(c.numberOfRanges) * bytesPerPoint, fmt.Sprintf("--number_of_ranges %d", c.numberOfRanges)
+	}
+	return 0, "its options"
 }
 
 // validateRand checks the --rand-* options.

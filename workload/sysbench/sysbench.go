@@ -410,6 +410,12 @@ func (g *generator) segment(w, n int) randgen.IntGenerator {
 	return g.cfg.ids(int64(math.Trunc(rmin)), int64(math.Trunc(rmax)))
 }
 
+var _ workload.WorkerSizer = (*generator)(nil)
+
+// WorkerBytes implements the WorkerSizer interface: select_random_*'s
+// points per worker.
+func (g *generator) WorkerBytes() (int64, string) { return g.cfg.workerBytes(g.s.feats) }
+
 var _ workload.DataSpecer = (*generator)(nil)
 
 // DataKey implements the DataSpecer interface: the OLTP scripts share

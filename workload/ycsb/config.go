@@ -2,6 +2,8 @@ package ycsb
 
 import (
 	"fmt"
+	"github.com/stampede-bench/stampede/internal/membudget"
+	"github.com/stampede-bench/stampede/workload"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -706,7 +708,33 @@ func parseConfig(props map[string]prop) (*config, error) {
 		}
 		c.fieldHistogram = h
 	}
+	// A worker, and a loader, hold a row's values and the server's
+	// answer: refused here, before anything is allocated, in the
+	// property's name rather than as the runtime's fatal out of memory.
+	if err := membudget.Check("fieldlength", c.maxFieldLength(), rowBuffers*int64(c.fieldCount),
+		fmt.Sprintf("byte of field length: fieldcount %d, each held twice", c.fieldCount),
+		"or fewer fields (fieldcount)"); err != nil {
+		return nil, err
+	}
 	return c, nil
+}
+
+// rowBuffers is how many copies of a row's values a worker or a loader
+// holds at once: its own buffers and the server's answer (or the COPY
+// stream's encoding).
+const rowBuffers = 2
+
+var _ workload.WorkerSizer = (*ycsb)(nil)
+
+// WorkerBytes implements the workload.WorkerSizer interface: a worker's
+// value buffers and a row read back, fieldcount × fieldlength each.
+func (g *ycsb) WorkerBytes() (int64, string) {
+	c, err := g.config()
+	if err != nil {
+		return 0, ""
+	}
+	return membudget.Mul(rowBuffers, membudget.Mul(int64(c.fieldCount), c.maxFieldLength())),
+		fmt.Sprintf("fieldcount %d × fieldlength %d", c.fieldCount, c.maxFieldLength())
 }
 
 func fromOr(props map[string]prop, key, def string) string {

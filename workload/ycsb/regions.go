@@ -112,7 +112,7 @@ func (g *ycsb) ownKeys(ctx context.Context, db *sqlx.DB, c *config, warn func(st
 	seen := map[string]bool{}
 	for _, e := range db.AllEndpoints() {
 		if e.Locality == "" {
-			return nil, fmt.Errorf("--locality-keys own: endpoint %s has no locality: give --locality after its URL (or ?locality= in it)", e.Name)
+			return nil, sqlx.ConfigErrorf("--locality-keys own: endpoint %s has no locality: give --locality after its URL (or ?locality= in it)", e.Name)
 		}
 		if !seen[e.Locality] {
 			seen[e.Locality] = true
@@ -123,7 +123,7 @@ func (g *ycsb) ownKeys(ctx context.Context, db *sqlx.DB, c *config, warn func(st
 		return nil, nil // one locality: every key is its own
 	}
 	if int64(len(locs)) > c.insertCount {
-		return nil, fmt.Errorf("--locality-keys own: %d localities for %d keys", len(locs), c.insertCount)
+		return nil, sqlx.ConfigErrorf("--locality-keys own: %d localities for %d keys", len(locs), c.insertCount)
 	}
 	lk := &localityKeys{configs: map[string]*config{}, inserts: map[string]*randgen.AcknowledgedCounter{}, db: db}
 	n := int64(len(locs))

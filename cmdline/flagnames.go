@@ -1,0 +1,90 @@
+package cmdline
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
+// checkLimits refuses negative limits in the name of the flag the user
+// typed (sysbench's --events and --rate, or stampede's --max-ops and
+// --max-rate), before the engine's own check, which knows none of them.
+func (r *RunFlags) checkLimits(fs *pflag.FlagSet) error {
+	typed := func(alias, name string) string {
+		if fs.Changed(alias) {
+			return "--" + alias
+		}
+		return "--" + name
+	}
+	switch {
+	case r.duration < 0:
+		return usagef("--duration %s is negative: use 0 for no limit or a positive duration like 60s", r.duration)
+	case r.maxOps < 0:
+		return usagef("%s %d is negative: use 0 for no limit", typed("events", "max-ops"), r.maxOps)
+	case r.ramp < 0:
+		return usagef("--ramp %s is negative: use 0 for no ramp or a positive duration like 30s", r.ramp)
+	case r.maxRate < 0:
+		return usagef("%s %g is negative: use 0 for no limit", typed("rate", "max-rate"), r.maxRate)
+	case r.queueRate < 0:
+		return usagef("--rate %g is negative: use 0 for no limit", r.queueRate)
+	case r.opTimeout < 0:
+		return usagef("--op-timeout %s is negative: use 0 for none", r.opTimeout)
+	}
+	return nil
+}
+
+// FlagValueError rewrites pflag's error for a value that does not parse
+// as its flag's number (`invalid argument "1e15" for "--table_size" flag:
+// strconv.ParseInt: parsing "1e15": invalid syntax`) in the flag's terms:
+// what the value must be and, for a number written with an exponent, the
+// same number in digits. Other errors are returned as they are.
+func FlagValueError(err error) error {
+	var ive *pflag.InvalidValueError
+	if !errors.As(err, &ive) {
+		return err
+	}
+	f, v := ive.GetFlag(), ive.GetValue()
+	name := "--" + f.Name
+	if f.Value.Type() == "duration" && strings.HasPrefix(errors.Unwrap(ive).Error(), "time: ") {
+		// time.ParseDuration's error; a value of its own (the proxy's
+		// --latency) says what it takes itself.
+		return fmt.Errorf("%s=%s: give a duration with its unit, such as 500ms, 60s or 10m", name, v)
+	}
+	var ne *strconv.NumError
+	if !errors.As(err, &ne) {
+		return err
+	}
+	var what string
+	var lo, hi string
+	switch f.Value.Type() {
+	case "int", "int64":
+		what, lo, hi = "a whole number", strconv.FormatInt(math.MinInt64, 10), strconv.FormatInt(math.MaxInt64, 10)
+	case "int32":
+		what, lo, hi = "a whole number", strconv.FormatInt(math.MinInt32, 10), strconv.FormatInt(math.MaxInt32, 10)
+	case "uint", "uint64":
+		what, lo, hi = "a whole number", "0", strconv.FormatUint(math.MaxUint64, 10)
+	case "uint32":
+		what, lo, hi = "a whole number", "0", strconv.FormatUint(math.MaxUint32, 10)
+	case "float64", "float32":
+		what = "a number"
+	default:
+		return err
+	}
+	if lo == "0" && strings.HasPrefix(v, "-") {
+		return fmt.Errorf("%s=%s is negative: give a whole number from 0 to %s", name, v, hi)
+	}
+	if errors.Is(ne.Err, strconv.ErrRange) {
+		if hi == "" {
+			return fmt.Errorf("%s=%s is out of range for a number", name, v)
+		}
+		return fmt.Errorf("%s=%s is out of range: give %s from %s to %s", name, v, what, lo, hi)
+	}
+	if fv, ferr := strconv.ParseFloat(v, 64); ferr == nil && fv == math.Trunc(fv) && math.Abs(fv) < 1<<63 && hi != "" {
+		return fmt.Errorf("%s=%s: give %s in digits, such as %s=%d", name, v, what, name, int64(fv))
+	}
+	return fmt.Errorf("%s=%s: give %s", name, v, what)
+}
