@@ -663,7 +663,8 @@ func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Dur
 	n := len(r.load.Workers)
 	var sched schedule
 	var pace pacer
-	scheduled := r.rated && r.queue == nil
+	queued := r.queue != nil // sysbench's event queue feeds this worker
+	scheduled := r.rated && !queued
 	if scheduled {
 		// Each worker takes an equal share of the total rate; starts are
 		// staggered so the aggregate schedule is even.
@@ -683,7 +684,7 @@ func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Dur
 		}
 		var intended, late time.Duration
 		switch {
-		case r.queue != nil:
+		case queued:
 			ev, ok := r.queue.take(r.stop)
 			if !ok {
 				return
@@ -715,11 +716,9 @@ func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Dur
 			res = fn(ctx)
 		}
 		now = time.Since(r.base)
-		if r.queue != nil {
-			r.queue.running.Add(-1)
-		}
 		ops++
-		if r.queue != nil {
+		if queued {
+			r.queue.running.Add(-1)
 			busy += now - intended // from the queue, as sysbench's timers
 		} else {
 			busy += now - start
@@ -758,7 +757,7 @@ func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Dur
 			// Failed operations count too: the pacer started them.
 			_, late = sched.account(intended, start, now, res.Wait)
 			h.Record(pacerSeries, late)
-		case r.queue != nil:
+		case queued:
 			h.Record(pacerSeries, late) // the generator's lateness
 		}
 		if now-lastFlush >= flushEvery {
