@@ -553,7 +553,7 @@ func TestNullOpLatencyIsPacerLag(t *testing.T) {
 }
 
 // atLeastProcs raises GOMAXPROCS to n for the test: the precise pacer
-// needs a processor per worker.
+// needs processors (see engine.Config.RunPacer).
 func atLeastProcs(t *testing.T, n int) {
 	if old := runtime.GOMAXPROCS(0); old < n {
 		runtime.GOMAXPROCS(n)
@@ -561,21 +561,31 @@ func atLeastProcs(t *testing.T, n int) {
 	}
 }
 
-// TestRunPacer checks that the precise pacer is used only with a
-// processor per worker.
+// TestRunPacer checks that the precise pacer is used only with the
+// processors it needs: under MaxRate two (the metronome's and the
+// workers'), however many workers, or one per worker with thread I/O;
+// under QueueRate one more than the workers (the generator sleeps holding
+// one).
 func TestRunPacer(t *testing.T) {
-	procs := runtime.GOMAXPROCS(0)
+	old := runtime.GOMAXPROCS(0)
+	t.Cleanup(func() { runtime.GOMAXPROCS(old) })
 	for _, tc := range []struct {
-		asked   engine.Pacer
+		procs   int
+		cfg     engine.Config
 		workers int
 		want    engine.Pacer
 	}{
-		{engine.PacerPrecise, procs, engine.PacerPrecise},
-		{engine.PacerPrecise, procs + 1, engine.PacerCoarse},
-		{engine.PacerCoarse, 1, engine.PacerCoarse},
+		{2, engine.Config{MaxRate: 100}, 64, engine.PacerPrecise},
+		{1, engine.Config{MaxRate: 100}, 1, engine.PacerCoarse},
+		{2, engine.Config{MaxRate: 100, Pacer: engine.PacerCoarse}, 1, engine.PacerCoarse},
+		{4, engine.Config{MaxRate: 100, ThreadIO: true}, 4, engine.PacerPrecise},
+		{3, engine.Config{MaxRate: 100, ThreadIO: true}, 4, engine.PacerCoarse},
+		{5, engine.Config{QueueRate: 100}, 4, engine.PacerPrecise},
+		{4, engine.Config{QueueRate: 100}, 4, engine.PacerCoarse},
 	} {
-		if got := (engine.Config{MaxRate: 100, Pacer: tc.asked}).RunPacer(tc.workers); got != tc.want {
-			t.Errorf("%v pacer, %d workers, GOMAXPROCS %d: RunPacer %v, want %v", tc.asked, tc.workers, procs, got, tc.want)
+		runtime.GOMAXPROCS(tc.procs)
+		if got := tc.cfg.RunPacer(tc.workers); got != tc.want {
+			t.Errorf("%+v, %d workers, GOMAXPROCS %d: RunPacer %v, want %v", tc.cfg, tc.workers, tc.procs, got, tc.want)
 		}
 	}
 }
@@ -624,5 +634,47 @@ func TestDurationEndsOnTime(t *testing.T) {
 	}
 	if took := res.End.Sub(res.Start); took < duration || took > duration+100*time.Millisecond {
 		t.Errorf("End %s after Start, Duration %s", took, duration)
+	}
+}
+
+// TestMetronomeServesEveryWait checks the precise pacer's metronome with
+// the waits it must serve besides a steady schedule: a worker whose think
+// time is a second (it waits on a Go timer, and the others, whose instants
+// come sooner, must not wait behind it: a parked worker with an earlier
+// instant interrupts the metronome), and workers whose think times are
+// shorter than the spin window (instants the metronome may be asleep
+// through: they wait on their own). No operation starts before its
+// intended start, so no worker does more than its schedule allows.
+func TestMetronomeServesEveryWait(t *testing.T) {
+	atLeastProcs(t, 2)
+	const workers, rate, runFor, ramp = 4, 2000.0, 400 * time.Millisecond, 100 * time.Millisecond
+	load := fakeLoad(workers, []string{"op"}, func(w int, call int64) workload.Result {
+		switch w {
+		case 0:
+			return workload.Result{Wait: time.Second}
+		case 1:
+			return workload.Result{Wait: time.Duration(call%7) * 10 * time.Microsecond}
+		}
+		return workload.Result{}
+	})
+	// The ramp starts worker 0 first: it parks for a second, alone,
+	// before the others ask for their first instants.
+	res, _ := run(t, context.Background(), engine.Config{MaxRate: rate, Duration: runFor, Ramp: ramp}, load)
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	for w, ws := range res.Workers {
+		// Worker w starts w/workers of the way through the ramp.
+		span := res.End.Sub(res.Start) - ramp*time.Duration(w)/workers
+		schedule := rate / workers * span.Seconds()
+		if float64(ws.Ops) > schedule+1 {
+			t.Errorf("worker %d did %d operations, more than its schedule's %.0f: some started early", w, ws.Ops, schedule)
+		}
+		if w >= 2 && float64(ws.Ops) < schedule/2 {
+			t.Errorf("worker %d did %d operations of its schedule's %.0f: it waited behind worker 0's think time", w, ws.Ops, schedule)
+		}
+	}
+	if res.Workers[0].Ops > 1 {
+		t.Errorf("worker 0 did %d operations with a think time of 1 s in %v", res.Workers[0].Ops, runFor)
 	}
 }

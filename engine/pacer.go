@@ -64,7 +64,10 @@ const (
 	slackSuspect = 40 * time.Microsecond
 )
 
-// pacer wakes one worker at the intended starts of its operations.
+// pacer waits, on its goroutine's own thread, for instants of one
+// schedule: sysbench's event generator under QueueRate, a worker under
+// MaxRate with Config.ThreadIO, and one whose instant the metronome cannot
+// serve (see metronome, which keeps the workers' time otherwise).
 //
 // Go's own timers cannot do it: on Linux the runtime waits for the next
 // timer in epoll_wait, whose timeout is in whole milliseconds, so a timer
@@ -77,25 +80,19 @@ const (
 // to other goroutines of its processor between clock reads. Setting the
 // slack is a system call of its own (0.5-4 µs on these VMs), so the pacer
 // sets it before its first sleep and again only after a sleep that
-// overshot by slackSuspect: a worker returns from its sleep on the thread
-// that slept, and changes threads only when it parks (a wait longer than
-// coarseAbove, a contended lock).
+// overshot by slackSuspect: a goroutine returns from its sleep on the
+// thread that slept, and changes threads only when it parks (a wait longer
+// than coarseAbove, a contended lock).
 //
 // The spin window adapts: it follows the 95th percentile of the sleeps'
 // overshoot (how late the kernel woke the thread), within maxSpin and a
-// quarter of the worker's interval. The spin is the pacer's CPU cost, so
-// at most a quarter of each worker's time: where the kernel's wake-ups
-// are later than that (very high rates per worker, or a busy machine) the
-// pacer is late, and says so in the pacer lag series rather than
-// spinning through the machine's CPUs.
+// quarter of the interval. The spin is the pacer's CPU cost, so at most a
+// quarter of the goroutine's time.
 //
-// The sleep blocks the worker's thread, holding its processor (P) until
-// the runtime's monitor hands the P to another thread, which may take up
-// to 10 ms; so each worker needs a P of its own (GOMAXPROCS at least the
-// number of workers, as with thread I/O), or workers and the engine's
-// ticks wait behind sleeping workers: with 4 workers on 2 Ps, a 1 s run
-// at 2,000 ops/s lasted 1.2 s. Config.RunPacer falls back to the coarse
-// pacer when they have not.
+// The sleep blocks the goroutine's thread, holding its processor (P)
+// until the runtime's monitor hands the P to another thread, which may
+// take up to 10 ms; so each goroutine that sleeps so needs a P of its own
+// (see Config.RunPacer).
 type pacer struct {
 	r       *runner
 	precise bool

@@ -10,22 +10,17 @@ import (
 	"github.com/stampede-bench/stampede/report"
 )
 
-// pacerProcs gives each worker of a run under the precise pacer a
-// processor of its own, which the pacer needs (see engine.Config.RunPacer):
-// thread I/O already has one per worker; other runs (the null driver, the
-// poller) get GOMAXPROCS raised to the number of workers, up to as many
-// workers per CPU as thread I/O takes. It returns the function that puts
-// GOMAXPROCS back.
-//
-// Under a QueueRate only the generator paces: it gets one more processor
-// than the workers, thread I/O or not.
-func pacerProcs(cfg engine.Config, workers int, threadIO bool) func() {
-	need := workers
+// pacerProcs gives a run under the precise pacer the processors it needs
+// (see engine.Config.RunPacer), and returns the function that puts
+// GOMAXPROCS back: two under MaxRate (the engine's metronome holds one
+// while it sleeps), which thread I/O's processor per worker already
+// gives; under a QueueRate one more than the workers, for the generator.
+func pacerProcs(cfg engine.Config, workers int) func() {
+	need := 2
 	if cfg.QueueRate > 0 {
-		need++
-		threadIO = false
+		need = workers + 1
 	}
-	if !cfg.Rated() || cfg.Pacer != engine.PacerPrecise || threadIO ||
+	if !cfg.Rated() || cfg.Pacer != engine.PacerPrecise ||
 		workers > threadIOWorkersPerCPU*runtime.NumCPU() || runtime.GOMAXPROCS(0) >= need {
 		return func() {}
 	}
@@ -67,8 +62,8 @@ func pacerFallbackNote(cfg engine.Config, workers int) string {
 	if !cfg.Rated() || cfg.Pacer != engine.PacerPrecise || cfg.RunPacer(workers) == engine.PacerPrecise {
 		return ""
 	}
-	return fmt.Sprintf("note: the precise pacer needs a processor per worker, and %d workers are more than GOMAXPROCS=%d: "+
-		"the coarse pacer starts operations up to about 1 ms late (see the pacer lag line at the end)", workers, runtime.GOMAXPROCS(0))
+	return fmt.Sprintf("note: the precise pacer needs more processors than GOMAXPROCS=%d with %d workers: "+
+		"the coarse pacer starts operations up to about 1 ms late (see the pacer lag line at the end)", runtime.GOMAXPROCS(0), workers)
 }
 
 // seriesExtra is the final block's line for a series that is not an

@@ -213,12 +213,12 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 		pacer, _ = engine.ParsePacer(s.Pacer) // checked by validate
 	}
 	r.cfg = engine.Config{Duration: s.Duration, MaxOps: s.MaxOps, SharedOps: s.SharedOps, Ramp: s.Ramp, MaxRate: s.MaxRate,
-		QueueRate: s.QueueRate, QueueSeed: r.seed, Pacer: pacer, DisplayEvery: s.DisplayEvery, TolerateErrors: s.TolerateErrors,
+		QueueRate: s.QueueRate, QueueSeed: r.seed, Pacer: pacer, ThreadIO: src.threadIO, DisplayEvery: s.DisplayEvery, TolerateErrors: s.TolerateErrors,
 		OpTimeout: s.OpTimeout, Grace: s.Grace}
 	if err := r.cfg.Validate(src.workers); err != nil {
 		return nil, asInput(err)
 	}
-	r.cleanup = append(r.cleanup, pacerProcs(r.cfg, src.workers, src.threadIO))
+	r.cleanup = append(r.cleanup, pacerProcs(r.cfg, src.workers))
 	series := engine.Series{Ops: r.load.Ops, Rated: r.cfg.Rated()}
 	names := series.Names()
 	start := time.Now()
