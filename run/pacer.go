@@ -19,9 +19,11 @@ func pacerProcs(cfg engine.Config, workers int) func() {
 	need := 2
 	if cfg.QueueRate > 0 {
 		need = workers + 1
+		if workers > threadIOWorkersPerCPU*runtime.NumCPU() {
+			return func() {} // too many threads: the coarse pacer (see pacerFallbackNote)
+		}
 	}
-	if !cfg.Rated() || cfg.Pacer != engine.PacerPrecise ||
-		workers > threadIOWorkersPerCPU*runtime.NumCPU() || runtime.GOMAXPROCS(0) >= need {
+	if !cfg.Rated() || cfg.Pacer != engine.PacerPrecise || runtime.GOMAXPROCS(0) >= need {
 		return func() {}
 	}
 	old := runtime.GOMAXPROCS(need)
