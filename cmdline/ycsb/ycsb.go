@@ -12,7 +12,8 @@
 // wire protocol, as is ycsb itself, and other bindings are refused.
 // YCSB's single-dash options map onto stampede's flags:
 //
-//	-threads N     --concurrency N (init: N COPY streams); a run without
+//	-threads N     --threads N, stampede's alias of --concurrency (init: N COPY
+//	               streams), so that errors name the flag typed; a run without
 //	               it has one worker, YCSB's default
 //	-target N      --max-rate N (YCSB's target, see below)
 //	-s             YCSB's status lines on stderr every status.interval
@@ -500,8 +501,14 @@ func (p *parser) line() (*Line, error) {
 	} else if ok {
 		switch verb {
 		case "run", "init":
-			if err := add(srcName(p.props, "threadcount", "-threads"), "--concurrency", strconv.FormatInt(n, 10)); err != nil {
+			name := srcName(p.props, "threadcount", "-threads")
+			if err := add(name, "--concurrency", strconv.FormatInt(n, 10)); err != nil {
 				return nil, err
+			}
+			if name == "-threads" && len(flags) >= 2 && flags[len(flags)-2] == "--concurrency" {
+				// stampede's alias, so that an error about the
+				// workers names the flag typed.
+				flags[len(flags)-2] = "--threads"
 			}
 		default:
 			ignoredForVerb = append(ignoredForVerb, srcName(p.props, "threadcount", "-threads"))
