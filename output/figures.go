@@ -8,11 +8,37 @@ import (
 
 	"github.com/stampede-bench/stampede/report"
 	"github.com/stampede-bench/stampede/results"
+	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/runlog"
 	"github.com/stampede-bench/stampede/workload"
 )
 
-// workloadFigures recomputes, from the counts of v, the figures the
+// workloadFigures returns the workload's figures the run printed under its
+// final block: recomputed (see countedFigures), then those the run read
+// from the server (see observedFigures).
+func workloadFigures(runs []*runlog.Run, v results.View) []report.Extra {
+	return append(countedFigures(runs, v), observedFigures(runs, v)...)
+}
+
+// observedFigures are the figures a run read from the server during its
+// measurement interval (TPC-C's NOPM: run.FigureEvent events): for one
+// run over the whole run after the ramp only, since they cover nothing
+// else.
+func observedFigures(runs []*runlog.Run, v results.View) []report.Extra {
+	if len(runs) != 1 || v.Window != (results.Window{}).String() {
+		return nil
+	}
+	events, _ := runs[0].Events() // a truncated log's complete lines still count
+	var out []report.Extra
+	for _, e := range events {
+		if e.Kind == run.FigureEvent {
+			out = append(out, report.Extra{Name: e.Op, Value: e.Value, Text: e.Message})
+		}
+	}
+	return out
+}
+
+// countedFigures recomputes, from the counts of v, the figures the
 // workload printed under the run's final block (YCSB's statuses,
 // read_return_ok: 9950 ([READ], Return=OK); TPC-C's tpmC), as the run
 // computed them from its own counts: the workload is rebuilt from the
@@ -20,9 +46,9 @@ import (
 // workloads or differ in the workload's flags, are a fleet's (a fleet
 // prints no workload figures), when the workload has no figures or is
 // not one of this stampede's, or when a flag the run recorded no longer
-// parses. Figures the run read from the server (TPC-C's NOPM) are not in
-// the run log, and not recomputed.
-func workloadFigures(runs []*runlog.Run, v results.View) []report.Extra {
+// parses. Figures the run read from the server (TPC-C's NOPM) are left
+// out: the rebuilt workload has not read them.
+func countedFigures(runs []*runlog.Run, v results.View) []report.Extra {
 	if len(runs) == 0 {
 		return nil
 	}
@@ -68,7 +94,9 @@ func workloadFigures(runs []*runlog.Run, v results.View) []report.Extra {
 	var out []report.Extra
 	elapsed := time.Duration(v.Seconds * float64(time.Second))
 	for _, f := range fig.Figures(counts, elapsed) {
-		out = append(out, report.Extra{Name: f.Name, Value: f.Value, Text: f.Text})
+		if !f.Observed {
+			out = append(out, report.Extra{Name: f.Name, Value: f.Value, Text: f.Text})
+		}
 	}
 	return out
 }

@@ -12,6 +12,11 @@ import (
 	"github.com/stampede-bench/stampede/workload"
 )
 
+// FigureEvent is the kind of the run-log event that keeps a figure the
+// workload read from the server during the run (workload.Figure.Observed,
+// TPC-C's NOPM): Op is its name, Value its value, Message its text.
+const FigureEvent = "figure"
+
 // Display says which of the registry's series the headline figures show:
 // the interval lines, the final block and its total.
 type Display struct {

@@ -501,6 +501,10 @@ func (r *Run) finish() (*Result, error) {
 		}
 		for _, fig := range f.Figures(counts, last.End.Sub(last.CumStart)) {
 			extra = append(extra, report.Extra{Name: fig.Name, Value: fig.Value, Text: fig.Text})
+			if fig.Observed {
+				// Not recomputable from the counts: the run log keeps it.
+				r.rw.Event(runlog.Event{Kind: FigureEvent, Op: fig.Name, Message: fig.Text, Value: fig.Value})
+			}
 			if sum.Figures == nil {
 				sum.Figures = map[string]float64{}
 			}

@@ -52,6 +52,8 @@ type Event struct {
 	Code string `json:"code,omitempty"`
 	// Message is a human-readable description.
 	Message string `json:"message,omitempty"`
+	// Value is the event's number, if it has one (a "figure" event's).
+	Value float64 `json:"value,omitempty"`
 }
 
 // IntervalSeries is the measurement of one series during one interval, as

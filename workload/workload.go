@@ -422,6 +422,12 @@ type Figure struct {
 	Value float64
 	// Text is how it reads in the summary, such as "1,234.5 (97.3% efficiency)".
 	Text string
+	// Observed says the figure was read from the server during the run
+	// (TPC-C's NOPM), not computed from the run's counts: the run keeps it
+	// in its run log (an event of kind "figure"), from which `stampede
+	// report` prints it for the whole run. Observed figures come after
+	// the others.
+	Observed bool
 }
 
 // YCSBMeasurer is a Generator whose series map onto YCSB's measurements,

@@ -78,7 +78,8 @@ func TestTPCCWaitsFigures(t *testing.T) {
 
 // TestTPCCThroughputFigures runs TPC-C without keying and think times:
 // no efficiency, printed or saved, and NOPM is the growth of
-// sum(d_next_o_id) that the test reads itself around the run.
+// sum(d_next_o_id) that the test reads itself around the run, which
+// report prints again from the run log.
 func TestTPCCThroughputFigures(t *testing.T) {
 	t.Parallel()
 	srv := testServer(t)
@@ -113,6 +114,18 @@ func TestTPCCThroughputFigures(t *testing.T) {
 	}
 	if !strings.Contains(r.stderr, "tpcc: 4 workers without keying or think times (--wait=false): a throughput test, without efficiency\n") {
 		t.Errorf("stderr:\n%s", r.stderr)
+	}
+	// report prints the run's final block, NOPM included: the run log
+	// keeps what the run read from the server.
+	dir := lastRun(t, root)
+	rep := stampede(t, "report", dir)
+	if got, want := finalBlock(rep.stdout), finalBlock(r.stdout); rep.code != 0 || got != want || !strings.Contains(want, "\n  NOPM: ") {
+		t.Errorf("report's final block (exit %d)\n%s\nthe run's\n%s%s", rep.code, got, want, rep.stderr)
+	}
+	// A window is not the measurement interval NOPM covers.
+	if win := stampede(t, "report", "--from", "0s", dir); win.code != 0 || strings.Contains(win.stdout, "NOPM") ||
+		!strings.Contains(win.stdout, "\n  tpmC: ") {
+		t.Errorf("report --from 0s: exit %d\n%s%s", win.code, win.stdout, win.stderr)
 	}
 }
 
