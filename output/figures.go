@@ -13,6 +13,21 @@ import (
 	"github.com/stampede-bench/stampede/workload"
 )
 
+// WorkloadFigures returns the workload's own figures of a view, by name,
+// as summary.json's "figures" holds a run's (TPC-C's tpmC, YCSB's
+// read_return_ok): those the final block of Report prints.
+func WorkloadFigures(runs []*runlog.Run, v results.View) map[string]float64 {
+	figs := workloadFigures(runs, v)
+	if len(figs) == 0 {
+		return nil
+	}
+	out := make(map[string]float64, len(figs))
+	for _, f := range figs {
+		out[f.Name] = f.Value
+	}
+	return out
+}
+
 // workloadFigures returns the workload's figures the run printed under its
 // final block: recomputed (see countedFigures), then those the run read
 // from the server (see observedFigures).

@@ -122,6 +122,14 @@ func TestTPCCThroughputFigures(t *testing.T) {
 	if got, want := finalBlock(rep.stdout), finalBlock(r.stdout); rep.code != 0 || got != want || !strings.Contains(want, "\n  NOPM: ") {
 		t.Errorf("report's final block (exit %d)\n%s\nthe run's\n%s%s", rep.code, got, want, rep.stderr)
 	}
+	// In JSON too, by name, as summary.json has them.
+	var js struct {
+		Figures map[string]float64 `json:"figures"`
+	}
+	if jr := stampede(t, "report", "--format", "json", dir); jr.code != 0 || json.Unmarshal([]byte(jr.stdout), &js) != nil ||
+		js.Figures["NOPM"] != sum.Figures["NOPM"] || js.Figures["tpmC"] != sum.Figures["tpmC"] {
+		t.Errorf("report --format json figures %v, summary.json's %v (exit %d: %s)", js.Figures, sum.Figures, jr.code, jr.stderr)
+	}
 	// A window is not the measurement interval NOPM covers.
 	if win := stampede(t, "report", "--from", "0s", dir); win.code != 0 || strings.Contains(win.stdout, "NOPM") ||
 		!strings.Contains(win.stdout, "\n  tpmC: ") {
