@@ -8,10 +8,11 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+	"github.com/stampede-bench/stampede/engine"
 )
 
-// checkLimits refuses negative limits in the name of the flag the user
-// typed (sysbench's --events and --rate, or stampede's --max-ops and
+// checkLimits refuses negative limits, and rates above
+// engine.MaxRateLimit, in the name of the flag the user typed (sysbench's --events and --rate, or stampede's --max-ops and
 // --max-rate), before the engine's own check, which knows none of them.
 func (r *RunFlags) checkLimits(fs *pflag.FlagSet) error {
 	typed := func(alias, name string) string {
@@ -31,6 +32,10 @@ func (r *RunFlags) checkLimits(fs *pflag.FlagSet) error {
 		return usagef("%s %g is negative: use 0 for no limit", typed("rate", "max-rate"), r.maxRate)
 	case r.queueRate < 0:
 		return usagef("--rate %g is negative: use 0 for no limit", r.queueRate)
+	case r.maxRate > engine.MaxRateLimit:
+		return usagef("%s %g is more than any client reaches (%g operations a second): use a lower rate, or 0 for no limit", typed("rate", "max-rate"), r.maxRate, engine.MaxRateLimit)
+	case r.queueRate > engine.MaxRateLimit:
+		return usagef("--rate %g is more than any client reaches (%g events a second): use a lower rate, or 0 for no limit", r.queueRate, engine.MaxRateLimit)
 	case r.opTimeout < 0:
 		return usagef("--op-timeout %s is negative: use 0 for none", r.opTimeout)
 	}

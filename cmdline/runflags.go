@@ -95,7 +95,7 @@ func (r *RunFlags) Register(fs *pflag.FlagSet) {
 	fs.StringVar(&r.resultsURL, "results-url", "", "results store the run is indexed in: sqlite:PATH, postgres://... or postgresql://... (default $STAMPEDE_RESULTS_URL, or index.sqlite in the results directory)")
 	fs.StringArrayVar(&r.tags, "tag", nil, "key=value label stored with the run (repeatable)")
 	fs.StringVar(&r.latency, "latency", "", "under --max-rate, which latency the progress lines show: intended (from the scheduled start, the default), service, or both")
-	fs.StringVar(&r.pacer, "pacer", "precise", "under --max-rate, how workers wait for each operation's scheduled start: precise (sleep on the kernel's high-resolution clock, then spin the last tens of microseconds: costs CPU) or coarse (Go's timers: no spinning, but up to about 1 ms late)")
+	fs.StringVar(&r.pacer, "pacer", "precise", "under --max-rate, how workers wait for each operation's scheduled start: precise (one metronome sleeps on the kernel's high-resolution clock, then spins to each start: on time to tens of microseconds, for up to a CPU) or coarse (Go's timers: no spinning, but up to about 1 ms late)")
 	fs.StringVar(&r.cpuProfile, "cpuprofile", "", "write a Go CPU profile of stampede itself to this file")
 	_ = fs.MarkHidden("cpuprofile")
 	fs.StringVar(&r.memProfile, "memprofile", "", "write a Go allocation profile of stampede's run to this file")

@@ -74,6 +74,12 @@ type Config struct {
 	Grace time.Duration
 }
 
+// MaxRateLimit bounds MaxRate and QueueRate: a billion operations a
+// second, a hundred times what the null driver reaches, where a worker's
+// interval between operations is a few nanoseconds (and at 1e20 would
+// round to none).
+const MaxRateLimit = 1e9
+
 // Validate reports a configuration error in one line.
 func (c Config) Validate(workers int) error {
 	switch {
@@ -87,6 +93,10 @@ func (c Config) Validate(workers int) error {
 		return fmt.Errorf("ramp %s is negative", c.Ramp)
 	case c.MaxRate < 0:
 		return fmt.Errorf("max-rate %g is negative: use 0 for no limit", c.MaxRate)
+	case c.MaxRate > MaxRateLimit:
+		return fmt.Errorf("max-rate %g is more than any client reaches (%g operations a second): use a lower rate, or 0 for no limit", c.MaxRate, MaxRateLimit)
+	case c.QueueRate > MaxRateLimit:
+		return fmt.Errorf("rate %g is more than any client reaches (%g events a second): use a lower rate, or 0 for no limit", c.QueueRate, MaxRateLimit)
 	case c.QueueRate < 0:
 		return fmt.Errorf("rate %g is negative: use 0 for no limit", c.QueueRate)
 	case c.QueueRate > 0 && c.MaxRate > 0:

@@ -411,6 +411,8 @@ func (c *Command) checkRunFlags() error {
 	}
 	if r, _ := strconv.ParseFloat(c.value("max-rate"), 64); r < 0 || math.IsNaN(r) || math.IsInf(r, 0) {
 		return usagef("--max-rate %s is not a rate: use a positive number of operations per second, or 0 for no limit", c.value("max-rate"))
+	} else if r > engine.MaxRateLimit {
+		return usagef("--max-rate %s is more than any client reaches (%g operations a second): use a lower rate, or 0 for no limit", c.value("max-rate"), engine.MaxRateLimit)
 	}
 	if n, _ := strconv.ParseUint(c.value("max-ops"), 10, 64); n > math.MaxInt64 {
 		return usagef("--max-ops %d is more than stampede counts to: use at most %d, or 0 for no limit", n, int64(math.MaxInt64))

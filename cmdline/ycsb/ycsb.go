@@ -48,6 +48,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/stampede-bench/stampede/engine"
 	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/sqlx"
 	wycsb "github.com/stampede-bench/stampede/workload/ycsb"
@@ -521,6 +522,9 @@ func (p *parser) line() (*Line, error) {
 	}
 	if n, ok, err := intProp("target", 0); err != nil {
 		return nil, err
+	} else if ok && n > int64(engine.MaxRateLimit) {
+		return nil, usagef("%s %d is more than any client reaches (%g operations a second): use a lower target, or 0 for no limit",
+			srcName(p.props, "target", "-target"), n, engine.MaxRateLimit)
 	} else if ok && n > 0 {
 		if verb == "run" {
 			if err := add(srcName(p.props, "target", "-target"), "--max-rate", strconv.FormatInt(n, 10)); err != nil {
