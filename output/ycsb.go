@@ -180,8 +180,11 @@ func (o *YCSB) collect(t stats.Tick, cumulative bool) ([]*ycsbAcc, int64) {
 		if m.Counted != "" {
 			count(m.Counted, m.Status, own.TotalCount())
 		}
-		if !o.measured {
+		switch {
+		case !o.measured:
 			count(m.Counted, "ERROR", errs)
+		case m.Errors != "":
+			count(m.Counted, m.Errors, errs)
 		}
 	}
 	return append(op, intended...), ops

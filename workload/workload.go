@@ -454,6 +454,11 @@ type YCSBMeasure struct {
 	// Counted and Status are the measurement and status its operations
 	// count under in Return= lines ("READ", "NOT_FOUND"); "" for none.
 	Counted, Status string
+	// Errors is the status its failures that reached the engine (errors
+	// the workload returned rather than recorded by status) count under
+	// in Counted's Return= lines, such as "ERROR"; "" when the workload
+	// records every failure by status itself.
+	Errors string
 }
 
 // AfterRunChecker is a Generator whose consistency checks run after every

@@ -213,6 +213,17 @@ func TestYCSBFailedOperations(t *testing.T) {
 		}
 	}
 
+	// --stop-on-error with --tolerate-errors: the engine counts the
+	// failures, and YCSB's report has them as Return=ERROR, so that its
+	// Return= lines still account for every operation.
+	r = stampede(t, append(common, "--stop-on-error", "--tolerate-errors", "--max-ops", "3000", "--output-style", "ycsb", srv)...)
+	rep = ycsbReport(t, r.stdout)
+	if r.code != 0 || rep["[READ], Return=ERROR"]+rep["[UPDATE], Return=ERROR"] == 0 ||
+		rep["[READ], Return=OK"]+rep["[READ], Return=ERROR"]+rep["[UPDATE], Return=OK"]+rep["[UPDATE], Return=ERROR"] != 3000 {
+		t.Errorf("exit %d; READ OK %v ERROR %v, UPDATE OK %v ERROR %v: want 3000 operations in all\n%s", r.code,
+			rep["[READ], Return=OK"], rep["[READ], Return=ERROR"], rep["[UPDATE], Return=OK"], rep["[UPDATE], Return=ERROR"], r.stderr)
+	}
+
 	r = stampede(t, append(common, "--stop-on-error", "--max-ops", "3000", srv)...)
 	last := checkFinalError(t, r, 1, "key not found")
 	if l := last[len(last)-1]; !strings.Contains(l, "usertable has 500 rows and no key") || strings.Contains(l, "--tolerate-errors") {

@@ -183,6 +183,10 @@ func (g *ycsb) YCSBMeasure(series string) workload.YCSBMeasure {
 		} else {
 			m.Latency += "-FAILED"
 		}
+	} else if g.stopOnError {
+		// A failure ends the run, or with --tolerate-errors is counted by
+		// the engine: YCSB's Return=ERROR.
+		m.Errors = "ERROR"
 	}
 	return m
 }
