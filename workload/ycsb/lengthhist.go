@@ -29,6 +29,9 @@ var _ randgen.IntGenerator = (*lengthHistogram)(nil)
 // mistyped block size does not ask for gigabytes per value.
 const maxHistogramLength = 1 << 24
 
+// histogramAdvice ends the errors of a histogram file that cannot be read.
+const histogramAdvice = "give the path of a histogram file (a BlockSize<TAB>N line, then BUCKET<TAB>COUNT lines, as YCSB's)"
+
 // readLengthHistogram reads a histogram file as YCSB's HistogramGenerator
 // does: a first line "BlockSize<TAB>N", then one "BUCKET<TAB>COUNT" line
 // per bucket, buckets numbered from 0 in order. Blank lines are skipped
@@ -40,9 +43,12 @@ func readLengthHistogram(name string) (*lengthHistogram, error) {
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
-		return nil, fmt.Errorf("cannot read %s: %v", name, err)
+		return nil, fmt.Errorf("cannot read %s: %v: %s", name, err, histogramAdvice)
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return nil, fmt.Errorf("%s is a directory: %s", name, histogramAdvice)
+	}
 	h := &lengthHistogram{}
 	sc := bufio.NewScanner(f)
 	line := 0
