@@ -28,6 +28,8 @@ func (r *RunFlags) checkLimits(fs *pflag.FlagSet) error {
 		return usagef("%s %d is negative: use 0 for no limit", typed("events", "max-ops"), r.maxOps)
 	case r.ramp < 0:
 		return usagef("--ramp %s is negative: use 0 for no ramp or a positive duration like 30s", r.ramp)
+	case math.IsNaN(r.maxRate) || math.IsNaN(r.queueRate):
+		return usagef("%s NaN is not a rate: use a number of operations per second, or 0 for no limit", typed("rate", "max-rate"))
 	case r.maxRate < 0:
 		return usagef("%s %g is negative: use 0 for no limit", typed("rate", "max-rate"), r.maxRate)
 	case r.queueRate < 0:

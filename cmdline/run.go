@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime/pprof"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -133,6 +134,9 @@ func Run(ctx context.Context, spec RunArgs, env Env) (*run.Result, error) {
 		}
 		if concurrency == 0 {
 			n = gen.(workload.RunDefaulter).RunDefaults().Concurrency // TPC-C's 10 per warehouse
+			// run.json records the workers that ran, not the flag's
+			// default, which the workload's replaced.
+			s.Flags["concurrency"] = strconv.Itoa(n)
 		}
 		if err := run.CheckWorkersOf(name, n, rf.ioMode == ioThread, gen); err != nil {
 			return nil, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -91,6 +92,8 @@ func (c Config) Validate(workers int) error {
 		return fmt.Errorf("max-ops %d is negative: use 0 for no limit", c.MaxOps)
 	case c.Ramp < 0:
 		return fmt.Errorf("ramp %s is negative", c.Ramp)
+	case math.IsNaN(c.MaxRate) || math.IsNaN(c.QueueRate):
+		return errors.New("the rate is NaN: use a number of operations per second, or 0 for no limit")
 	case c.MaxRate < 0:
 		return fmt.Errorf("max-rate %g is negative: use 0 for no limit", c.MaxRate)
 	case c.MaxRate > MaxRateLimit:

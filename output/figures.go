@@ -1,6 +1,7 @@
 package output
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
@@ -100,6 +101,11 @@ func countedFigures(runs []*runlog.Run, v results.View) []report.Extra {
 		})
 		if !same || setErr != nil {
 			return nil
+		}
+	}
+	if wf, ok := gen.(workload.WorkerFigurer); ok {
+		if n, err := strconv.Atoi(info.Flags["concurrency"]); err == nil && n > 0 {
+			wf.SetFigureWorkers(n)
 		}
 	}
 	counts := map[string]int64{}

@@ -177,7 +177,7 @@ func (o *YCSB) collect(t stats.Tick, cumulative bool) ([]*ycsbAcc, int64) {
 			}
 			a.returns[status] += c
 		}
-		if m.Counted != "" {
+		if m.Counted != "" && m.Status != "" {
 			count(m.Counted, m.Status, own.TotalCount())
 		}
 		switch {

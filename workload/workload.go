@@ -359,6 +359,16 @@ type Figurer interface {
 	Figures(counts map[string]int64, elapsed time.Duration) []Figure
 }
 
+// WorkerFigurer is a Figurer whose figures depend on the run's number of
+// workers (TPC-C's efficiency, meaningful with 10 terminals per
+// warehouse). `stampede report`, which rebuilds the workload from
+// run.json to recompute its figures, tells it the run's workers first.
+type WorkerFigurer interface {
+	Figurer
+	// SetFigureWorkers says the run had n workers.
+	SetFigureWorkers(n int)
+}
+
 // Measurer is a Generator that takes part in the measurement interval of
 // a run, the time after the ramp whose operations the final figures
 // count: to read figures from the server at its two ends (HammerDB's

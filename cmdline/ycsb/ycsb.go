@@ -503,6 +503,9 @@ func (p *parser) line() (*Line, error) {
 		switch verb {
 		case "run", "init":
 			name := srcName(p.props, "threadcount", "-threads")
+			if g, ok := given["--threads"]; ok && g != strconv.FormatInt(n, 10) {
+				return nil, usagef("%s %d and --threads %s disagree: give one of them", name, n, g)
+			}
 			if err := add(name, "--concurrency", strconv.FormatInt(n, 10)); err != nil {
 				return nil, err
 			}

@@ -22,6 +22,8 @@ func TestBadInputNamesTheFlag(t *testing.T) {
 		{"ramp", append([]string{"run", "ycsb", "--ramp", "-3s"}, null...), "--ramp -3s is negative"},
 		{"max-rate huge", append([]string{"run", "ycsb", "--max-rate", "1e20"}, null...), "--max-rate 1e+20 is more than any client reaches (1e+09 operations a second)"},
 		{"sysbench rate huge", append(sb, "--rate=1e12", "run"), "--rate 1e+12 is more than any client reaches"},
+		{"max-rate nan", append([]string{"run", "ycsb", "--max-rate", "nan"}, null...), "--max-rate NaN is not a rate"},
+		{"sysbench rate nan", append(sb, "--rate=NaN", "run"), `invalid value for --rate: "NaN"`},
 		{"ycsb target huge", []string{"run", "ycsb", "-P", "workloads/workloadc", "-target", "100000000000", "--driver", "null"},
 			"-target 100000000000 is more than any client reaches"},
 		{"cockroach max-rate huge", []string{"workload", "run", "ycsb", "--max-rate", "1e12", "postgresql://u@127.0.0.1:1/ycsb"},

@@ -69,6 +69,12 @@ func TestTPCCWaitsFigures(t *testing.T) {
 	if err != nil || len(runs) != 1 {
 		t.Fatalf("runs %v: %v", runs, err)
 	}
+	// report prints the same block, efficiency included: it needs the
+	// run's 10 workers (the workload's default), which run.json records.
+	dir := filepath.Join(root, runs[0].ID)
+	if rep := stampede(t, "report", dir); rep.code != 0 || finalBlock(rep.stdout) != finalBlock(r.stdout) {
+		t.Errorf("report's final block (exit %d)\n%s\nthe run's\n%s%s", rep.code, finalBlock(rep.stdout), finalBlock(r.stdout), rep.stderr)
+	}
 	// o_entry_d is the time a New-Order was drawn, after its keying time.
 	first := queryInt(t, db, `SELECT (extract(epoch FROM min(o_entry_d)) * 1000)::bigint FROM "order" WHERE o_id > 3000`)
 	if d := time.UnixMilli(first).Sub(runs[0].Start); d < 18*time.Second {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -222,6 +223,17 @@ func TestYCSBFailedOperations(t *testing.T) {
 		rep["[READ], Return=OK"]+rep["[READ], Return=ERROR"]+rep["[UPDATE], Return=OK"]+rep["[UPDATE], Return=ERROR"] != 3000 {
 		t.Errorf("exit %d; READ OK %v ERROR %v, UPDATE OK %v ERROR %v: want 3000 operations in all\n%s", r.code,
 			rep["[READ], Return=OK"], rep["[READ], Return=ERROR"], rep["[UPDATE], Return=OK"], rep["[UPDATE], Return=ERROR"], r.stderr)
+	}
+
+	// Workload F likewise: a read-modify-write's read and update count
+	// under READ and UPDATE, a failed one under its own name.
+	f := append(slices.Clone(common), "--workload", "f", "--stop-on-error", "--tolerate-errors", "--max-ops", "3000", "--output-style", "ycsb", srv)
+	r = stampede(t, f...)
+	rep = ycsbReport(t, r.stdout)
+	if r.code != 0 || rep["[READ-MODIFY-WRITE], Return=ERROR"] == 0 ||
+		rep["[READ], Return=OK"]+rep["[READ], Return=ERROR"]+rep["[READ-MODIFY-WRITE], Return=ERROR"] != 3000 {
+		t.Errorf("workload f: exit %d; READ OK %v ERROR %v, READ-MODIFY-WRITE ERROR %v: want 3000 operations in all\n%s", r.code,
+			rep["[READ], Return=OK"], rep["[READ], Return=ERROR"], rep["[READ-MODIFY-WRITE], Return=ERROR"], r.stderr)
 	}
 
 	r = stampede(t, append(common, "--stop-on-error", "--max-ops", "3000", srv)...)

@@ -24,7 +24,17 @@ func (*tpcc) CheckAfterRun() bool { return true }
 const maxTpmCPerWarehouse = 12.86
 
 // terminals returns the number of workers of the last Ops.
-func (g *tpcc) terminals() int { return len(g.workers) }
+func (g *tpcc) terminals() int {
+	if len(g.workers) == 0 {
+		return g.figureWorkers // a run's, rebuilt by report
+	}
+	return len(g.workers)
+}
+
+var _ workload.WorkerFigurer = (*tpcc)(nil)
+
+// SetFigureWorkers implements workload.WorkerFigurer.
+func (g *tpcc) SetFigureWorkers(n int) { g.figureWorkers = n }
 
 // efficient reports whether efficiency means something for the run the
 // last Ops prepared: with the specification's keying and think times (not

@@ -110,6 +110,9 @@ const (
 // but the workers of Ops are independent of one another.
 type tpcc struct {
 	flags workload.Flags
+	// figureWorkers is the workers of a run whose figures report
+	// recomputes (SetFigureWorkers), when Ops has not run.
+	figureWorkers int
 
 	warehouses int
 	fks        bool

@@ -171,7 +171,13 @@ func (g *ycsb) YCSBMeasure(series string) workload.YCSBMeasure {
 		return workload.YCSBMeasure{Latency: "SCAN-LATENCY-PER-RECORD", OpOnly: true}
 	}
 	if series == opNames[opReadModifyWrite] {
-		return workload.YCSBMeasure{Latency: "READ-MODIFY-WRITE"}
+		m := workload.YCSBMeasure{Latency: "READ-MODIFY-WRITE"}
+		if g.stopOnError {
+			// Its read and update count under READ and UPDATE; a
+			// failure the engine counted, under its own name.
+			m.Counted, m.Errors = "READ-MODIFY-WRITE", "ERROR"
+		}
+		return m
 	}
 	name := strings.TrimPrefix(series, opNames[opReadModifyWrite]+PartSep)
 	op, status, failed := strings.Cut(name, PartSep)
