@@ -173,6 +173,13 @@ func Recompute(runs []*runlog.Run, w Window) (View, []error, error) {
 	)
 	view.Window = w.String()
 	warn := func(err error) { warnings = append(warnings, err) }
+	for _, run := range runs[1:] {
+		if a, b := runs[0].Info, run.Info; a.Workload != b.Workload {
+			warn(fmt.Errorf("runs %s (%s) and %s (%s) are of different workloads: their operations are merged as one benchmark's clients; `stampede compare` sets runs side by side",
+				a.ID, a.Workload, b.ID, b.Workload))
+			break
+		}
+	}
 	for _, run := range runs {
 		id := run.Info.ID
 		view.Runs = append(view.Runs, id)

@@ -32,6 +32,7 @@ type runSpec struct {
 	intervals []interval
 	rampEnd   time.Duration // after start; 0: no ramp
 	killed    bool          // Close instead of Finish
+	workload  string        // "ycsb" when empty
 }
 
 // synthetic returns n intervals of read and update values that differ by
@@ -74,7 +75,10 @@ func writeRun(t testing.TB, root string, spec runSpec) *runlog.Run {
 	if spec.series == nil {
 		spec.series = []string{"read", "update"}
 	}
-	w, err := runlog.Create(root, runlog.RunInfo{ID: spec.id, Workload: "ycsb", Series: spec.series, Start: spec.start})
+	if spec.workload == "" {
+		spec.workload = "ycsb"
+	}
+	w, err := runlog.Create(root, runlog.RunInfo{ID: spec.id, Workload: spec.workload, Series: spec.series, Start: spec.start})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -415,5 +419,23 @@ func TestParseBound(t *testing.T) {
 		if err != nil || b.String() != tc.want || b.IsSet() != (tc.in != "") {
 			t.Errorf("ParseBound(%q) = %q, %v; want %q", tc.in, b, err, tc.want)
 		}
+	}
+}
+
+// TestRecomputeWarnsOfMixedWorkloads checks that merging runs of
+// different workloads says so in one warning, and runs of one workload
+// merge without it.
+func TestRecomputeWarnsOfMixedWorkloads(t *testing.T) {
+	root := t.TempDir()
+	a := writeRun(t, root, runSpec{id: "20261122-103512-ycsb-aaaa", intervals: synthetic(3)})
+	b := writeRun(t, root, runSpec{id: "20261122-103513-ycsb-bbbb", intervals: synthetic(3)})
+	c := writeRun(t, root, runSpec{id: "20261122-103514-tpcc-cccc", intervals: synthetic(3), workload: "tpcc"})
+	if _, warnings, err := results.Recompute([]*runlog.Run{a, b}, results.Window{}); err != nil || len(warnings) != 0 {
+		t.Errorf("one workload: warnings %v, error %v", warnings, err)
+	}
+	_, warnings, err := results.Recompute([]*runlog.Run{a, b, c}, results.Window{})
+	want := "runs 20261122-103512-ycsb-aaaa (ycsb) and 20261122-103514-tpcc-cccc (tpcc) are of different workloads"
+	if err != nil || len(warnings) != 1 || !strings.HasPrefix(warnings[0].Error(), want) {
+		t.Errorf("mixed: warnings %v, error %v; want one starting %q", warnings, err, want)
 	}
 }
