@@ -439,6 +439,14 @@ func (r *Run) now() int64 { return int64(time.Since(r.base)) }
 // markEnd records the end of the run (the first call wins).
 func (r *Run) markEnd() { r.endAt.CompareAndSwap(0, max(r.now(), 1)) }
 
+// MarkEnd records that the run ended at end, the engine's end (the last
+// worker's stop), before Tenants or Close would mark it when called: the
+// tenants' figures then cover the same time as the engine's. The first
+// mark wins.
+func (r *Run) MarkEnd(end time.Time) {
+	r.endAt.CompareAndSwap(0, max(int64(end.Sub(r.base)), 1))
+}
+
 // tenantWorkerFn is one worker of the engine: worker i of its slot's
 // current tenant. Only the engine's worker goroutine uses it.
 type tenantWorkerFn struct {

@@ -280,3 +280,30 @@ func TestRotateOnError(t *testing.T) {
 		t.Errorf("tenants' errors add up to %d, the engine counted %d", sum, errs)
 	}
 }
+
+// TestMarkEndFixesElapsed checks that the tenants' figures end where the
+// engine's did when MarkEnd says so, however late Tenants is called (a
+// busy server can take seconds between the two).
+func TestMarkEndFixesElapsed(t *testing.T) {
+	cfg := nullConfig(t, 1, 1)
+	cfg.NewGen = func(id int) (workload.Generator, error) { return sleepGen{id: id}, nil }
+	r, err := fleet.Open(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	load := r.Load()
+	reg := stats.NewRegistry(load.Ops, 1, time.Now())
+	res := engine.Run(context.Background(), engine.Config{Duration: 300 * time.Millisecond, DisplayEvery: 100 * time.Millisecond},
+		load, reg, engine.Hooks{})
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	r.MarkEnd(res.End)
+	time.Sleep(500 * time.Millisecond) // the run's closing
+	_ = load.Close(context.Background())
+	ts := r.Tenants()
+	if len(ts) != 1 || ts[0].ElapsedSec <= 0 || ts[0].ElapsedSec > res.End.Sub(res.Start).Seconds()+0.01 {
+		t.Errorf("tenant elapsed %v s, the engine's run %v", ts[0].ElapsedSec, res.End.Sub(res.Start))
+	}
+}

@@ -432,6 +432,12 @@ func (r *Run) engine(ctx context.Context) {
 		split = r.split.engineSplit(src.db)
 	}
 	r.engRes = engine.RunSplit(ctx, r.cfg, r.load, r.reg, hooks, split)
+	if src.fleet != nil {
+		// The tenants' figures end where the engine's did, not when
+		// the run gets to compute them (after its final interval,
+		// telemetry and closing, seconds later on a busy server).
+		src.fleet.run.MarkEnd(r.engRes.End)
+	}
 }
 
 // Wait waits for the run to end, then computes its final figures, passes
