@@ -138,7 +138,7 @@ func Parse(args []string) (*Command, error) {
 		if errors.Is(err, pflag.ErrHelp) {
 			return nil, helpError{c.help()}
 		}
-		return nil, usagef("%v: see `stampede workload %s %s --help`", err, verb, name)
+		return nil, usagef("%v: see `stampede workload %s %s --help`", cmdline.FlagValueError(err), verb, name)
 	}
 	if err := c.resolve(); err != nil {
 		return nil, err

@@ -42,8 +42,10 @@
 package ycsb
 
 import (
+	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -492,6 +494,9 @@ func (p *parser) line() (*Line, error) {
 			return 0, false, nil
 		}
 		n, err := strconv.ParseInt(strings.TrimSpace(v.value), 10, 64)
+		if errors.Is(err, strconv.ErrRange) {
+			return 0, false, usagef("invalid %s %q (from %s): out of range: use an integer from %d to %d", key, v.value, v.from, min, int64(math.MaxInt64))
+		}
 		if err != nil || n < min {
 			return 0, false, usagef("invalid %s %q (from %s): use an integer of at least %d", key, v.value, v.from, min)
 		}

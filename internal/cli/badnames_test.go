@@ -23,6 +23,8 @@ func TestBadInputNamesTheFlag(t *testing.T) {
 		{"max-rate huge", append([]string{"run", "ycsb", "--max-rate", "1e20"}, null...), "--max-rate 1e+20 is more than any client reaches (1e+09 operations a second)"},
 		{"sysbench rate huge", append(sb, "--rate=1e12", "run"), "--rate 1e+12 is more than any client reaches"},
 		{"max-rate nan", append([]string{"run", "ycsb", "--max-rate", "nan"}, null...), "--max-rate NaN is not a rate"},
+		{"cockroach max-rate out of range", []string{"workload", "run", "ycsb", "--max-rate=1e309", "postgresql://u@127.0.0.1:1/ycsb"},
+			"--max-rate=1e309 is out of range for a number"},
 		{"sysbench rate nan", append(sb, "--rate=NaN", "run"), `invalid value for --rate: "NaN"`},
 		{"ycsb target huge", []string{"run", "ycsb", "-P", "workloads/workloadc", "-target", "100000000000", "--driver", "null"},
 			"-target 100000000000 is more than any client reaches"},
