@@ -119,6 +119,15 @@ func countedFigures(runs []*runlog.Run, v results.View) []report.Extra {
 			out = append(out, report.Extra{Name: f.Name, Value: f.Value, Text: f.Text})
 		}
 	}
+	if ef, ok := gen.(workload.ErrorFigurer); ok {
+		errs := map[string]int64{}
+		for _, op := range v.Ops {
+			errs[op.Name] = op.Errors
+		}
+		for _, f := range ef.ErrorFigures(errs) {
+			out = append(out, report.Extra{Name: f.Name, Value: f.Value, Text: f.Text})
+		}
+	}
 	return out
 }
 

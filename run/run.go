@@ -516,6 +516,19 @@ func (r *Run) finish() (*Result, error) {
 			}
 			sum.Figures[fig.Name] = fig.Value
 		}
+		if ef, ok := gen.(workload.ErrorFigurer); ok {
+			errs := map[string]int64{}
+			for _, op := range sum.Ops {
+				errs[op.Name] = op.Errors
+			}
+			for _, fig := range ef.ErrorFigures(errs) {
+				extra = append(extra, report.Extra{Name: fig.Name, Value: fig.Value, Text: fig.Text})
+				if sum.Figures == nil {
+					sum.Figures = map[string]float64{}
+				}
+				sum.Figures[fig.Name] = fig.Value
+			}
+		}
 	}
 	if r.cfg.Rated() {
 		for _, ss := range sum.Series[len(r.load.Ops):] {

@@ -359,6 +359,16 @@ type Figurer interface {
 	Figures(counts map[string]int64, elapsed time.Duration) []Figure
 }
 
+// ErrorFigurer is a Figurer with figures of the failed operations the
+// engine counted: errors the workload returned rather than recorded by
+// status (YCSB's Return=ERROR under --stop-on-error --tolerate-errors).
+type ErrorFigurer interface {
+	Figurer
+	// ErrorFigures returns the figures of errors[op] failed operations
+	// of each type; they come after Figures'.
+	ErrorFigures(errors map[string]int64) []Figure
+}
+
 // WorkerFigurer is a Figurer whose figures depend on the run's number of
 // workers (TPC-C's efficiency, meaningful with 10 terminals per
 // warehouse). `stampede report`, which rebuilds the workload from

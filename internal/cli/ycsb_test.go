@@ -224,6 +224,21 @@ func TestYCSBFailedOperations(t *testing.T) {
 		t.Errorf("exit %d; READ OK %v ERROR %v, UPDATE OK %v ERROR %v: want 3000 operations in all\n%s", r.code,
 			rep["[READ], Return=OK"], rep["[READ], Return=ERROR"], rep["[UPDATE], Return=OK"], rep["[UPDATE], Return=ERROR"], r.stderr)
 	}
+	// summary.json's figures say the same, and report recomputes them.
+	sum, _, errs = savedSummary(t, r)
+	if sum.Figures["read_return_error"] != rep["[READ], Return=ERROR"] || sum.Figures["update_return_error"] != rep["[UPDATE], Return=ERROR"] ||
+		float64(errs["read"]) != sum.Figures["read_return_error"] {
+		t.Errorf("summary.json figures %v, errors %v; ycsb report READ ERROR %v UPDATE ERROR %v", sum.Figures, errs,
+			rep["[READ], Return=ERROR"], rep["[UPDATE], Return=ERROR"])
+	}
+	var js struct {
+		Figures map[string]float64 `json:"figures"`
+	}
+	dir := regexp.MustCompile(`results saved in (\S+)`).FindStringSubmatch(r.stderr)[1]
+	if jr := stampede(t, "report", "--format", "json", dir); json.Unmarshal([]byte(jr.stdout), &js) != nil ||
+		js.Figures["read_return_error"] != sum.Figures["read_return_error"] {
+		t.Errorf("report --format json figures %v, summary.json's %v", js.Figures, sum.Figures)
+	}
 
 	// Workload F likewise: a read-modify-write's read and update count
 	// under READ and UPDATE, a failed one under its own name.

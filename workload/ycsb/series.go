@@ -154,6 +154,28 @@ func (g *ycsb) Figures(counts map[string]int64, _ time.Duration) []workload.Figu
 	return append(figs, batchedFigure(counts)...)
 }
 
+var _ workload.ErrorFigurer = (*ycsb)(nil)
+
+// ErrorFigures implements workload.ErrorFigurer: with --stop-on-error, the
+// failures the engine counted (with --tolerate-errors the run went on) as
+// YCSB's Return=ERROR of their operation, as YCSBMeasure reports them.
+func (g *ycsb) ErrorFigures(errors map[string]int64) []workload.Figure {
+	if !g.stopOnError {
+		return nil // failures are recorded by status (Figures)
+	}
+	var figs []workload.Figure
+	for _, op := range []int{opRead, opUpdate, opInsert, opScan, opDelete, opReadModifyWrite} {
+		if n := errors[opNames[op]]; n > 0 {
+			figs = append(figs, workload.Figure{
+				Name:  strings.ReplaceAll(opNames[op], "-", "_") + "_return_error",
+				Value: float64(n),
+				Text:  fmt.Sprintf("%d ([%s], Return=ERROR)", n, strings.ToUpper(opNames[op])),
+			})
+		}
+	}
+	return figs
+}
+
 // YCSBMeasure implements the YCSBMeasurer interface: YCSB's READ holds
 // the reads and the reads of read-modify-writes; READ-FAILED (or
 // READ-NOT_FOUND with reportlatencyforeacherror) the failed ones, counted
