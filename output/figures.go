@@ -108,23 +108,14 @@ func countedFigures(runs []*runlog.Run, v results.View) []report.Extra {
 			wf.SetFigureWorkers(n)
 		}
 	}
-	counts := map[string]int64{}
+	counts, errs := map[string]int64{}, map[string]int64{}
 	for _, op := range v.Ops {
-		counts[op.Name] = op.Count
+		counts[op.Name], errs[op.Name] = op.Count, op.Errors
 	}
 	var out []report.Extra
 	elapsed := time.Duration(v.Seconds * float64(time.Second))
-	for _, f := range fig.Figures(counts, elapsed) {
+	for _, f := range workload.AllFigures(fig, counts, errs, elapsed) {
 		if !f.Observed {
-			out = append(out, report.Extra{Name: f.Name, Value: f.Value, Text: f.Text})
-		}
-	}
-	if ef, ok := gen.(workload.ErrorFigurer); ok {
-		errs := map[string]int64{}
-		for _, op := range v.Ops {
-			errs[op.Name] = op.Errors
-		}
-		for _, f := range ef.ErrorFigures(errs) {
 			out = append(out, report.Extra{Name: f.Name, Value: f.Value, Text: f.Text})
 		}
 	}

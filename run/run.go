@@ -501,11 +501,11 @@ func (r *Run) finish() (*Result, error) {
 	}
 	extra = append(extra, CodeExtras(sum.Errors, sum.Retries)...)
 	if f, ok := gen.(workload.Figurer); ok && src.fleet == nil {
-		counts := map[string]int64{}
+		counts, errs := map[string]int64{}, map[string]int64{}
 		for _, op := range sum.Ops {
-			counts[op.Name] = op.Count
+			counts[op.Name], errs[op.Name] = op.Count, op.Errors
 		}
-		for _, fig := range f.Figures(counts, last.End.Sub(last.CumStart)) {
+		for _, fig := range workload.AllFigures(f, counts, errs, last.End.Sub(last.CumStart)) {
 			extra = append(extra, report.Extra{Name: fig.Name, Value: fig.Value, Text: fig.Text})
 			if fig.Observed {
 				// Not recomputable from the counts: the run log keeps it.
@@ -515,19 +515,6 @@ func (r *Run) finish() (*Result, error) {
 				sum.Figures = map[string]float64{}
 			}
 			sum.Figures[fig.Name] = fig.Value
-		}
-		if ef, ok := gen.(workload.ErrorFigurer); ok {
-			errs := map[string]int64{}
-			for _, op := range sum.Ops {
-				errs[op.Name] = op.Errors
-			}
-			for _, fig := range ef.ErrorFigures(errs) {
-				extra = append(extra, report.Extra{Name: fig.Name, Value: fig.Value, Text: fig.Text})
-				if sum.Figures == nil {
-					sum.Figures = map[string]float64{}
-				}
-				sum.Figures[fig.Name] = fig.Value
-			}
 		}
 	}
 	if r.cfg.Rated() {

@@ -365,8 +365,27 @@ type Figurer interface {
 type ErrorFigurer interface {
 	Figurer
 	// ErrorFigures returns the figures of errors[op] failed operations
-	// of each type; they come after Figures'.
+	// of each type (see AllFigures for their place).
 	ErrorFigures(errors map[string]int64) []Figure
+}
+
+// AllFigures returns f's figures for a run that completed counts[op]
+// operations of each type and failed errors[op] in elapsed: Figures'
+// computed from the counts, then ErrorFigures' when f is an ErrorFigurer,
+// then the Observed ones (the order `stampede report` prints them in).
+func AllFigures(f Figurer, counts, errors map[string]int64, elapsed time.Duration) []Figure {
+	var figs, observed []Figure
+	for _, fig := range f.Figures(counts, elapsed) {
+		if fig.Observed {
+			observed = append(observed, fig)
+		} else {
+			figs = append(figs, fig)
+		}
+	}
+	if ef, ok := f.(ErrorFigurer); ok {
+		figs = append(figs, ef.ErrorFigures(errors)...)
+	}
+	return append(figs, observed...)
 }
 
 // WorkerFigurer is a Figurer whose figures depend on the run's number of
@@ -446,7 +465,7 @@ type Figure struct {
 	// (TPC-C's NOPM), not computed from the run's counts: the run keeps it
 	// in its run log (an event of kind "figure"), from which `stampede
 	// report` prints it for the whole run. Observed figures come after
-	// the others.
+	// the others (see AllFigures).
 	Observed bool
 }
 
