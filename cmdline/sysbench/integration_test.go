@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stampede-bench/stampede/internal/clitest"
+
 	"github.com/jackc/pgx/v5"
 )
 
@@ -162,12 +164,7 @@ func writeFile(t *testing.T, content string) string {
 // error line containing want (warnings aside), with no stack trace.
 func checkOneLineError(t *testing.T, r result, code int, want string) {
 	t.Helper()
-	lines := checkFinalError(t, r, code, want)
-	for _, l := range lines[:len(lines)-1] {
-		if !strings.HasPrefix(l, "warning: ") {
-			t.Errorf("stderr %q: a line besides the error: %q", r.stderr, l)
-		}
-	}
+	clitest.OneLineError(t, r.code, r.stderr, code, want)
 }
 
 // checkFinalError checks that a command that failed after it started its
@@ -175,18 +172,7 @@ func checkOneLineError(t *testing.T, r result, code int, want string) {
 // want, with the exit code; it returns stderr's lines.
 func checkFinalError(t *testing.T, r result, code int, want string) []string {
 	t.Helper()
-	if r.code != code {
-		t.Errorf("exit code %d, want %d (stderr %q)", r.code, code, r.stderr)
-	}
-	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
-	last := lines[len(lines)-1]
-	if !strings.HasPrefix(last, "stampede: error: ") || !strings.Contains(last, want) {
-		t.Errorf("stderr %q: want one error line containing %q", r.stderr, want)
-	}
-	if strings.Contains(r.stderr, "goroutine ") || strings.Contains(r.stderr, "panic") {
-		t.Errorf("stack trace in stderr: %s", r.stderr)
-	}
-	return lines
+	return clitest.FinalError(t, r.code, r.stderr, code, want)
 }
 
 // sbConn returns sysbench's connection options for database db of the
