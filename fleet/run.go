@@ -115,6 +115,10 @@ type Run struct {
 	bg     sync.WaitGroup // replacements being opened, tenants being closed
 	endAt  atomic.Int64   // offset from base at which the run ended (0: not yet)
 	rampAt int64          // offset of the end of the ramp (0: none); guarded by mu
+	// snap and snapAt are every tenant's counts at the last
+	// SnapshotCounts, and when; guarded by mu.
+	snap   map[*tenant][]int64
+	snapAt int64
 	warned atomic.Bool
 }
 
@@ -634,26 +638,65 @@ func (r *Run) ServerVersion(ctx context.Context) string {
 // Ops returns the workload's operation names.
 func (r *Run) Ops() []string { return r.ops }
 
+// SnapshotCounts records every tenant's counts now, when the engine's tick
+// has just ended an interval (call it first in the Tick hook, during the
+// ramp): MarkRampEnd takes the counts of the tick the engine's ramp ended
+// at, not those of its own later call, after the tick's hook has written
+// the run log (a busy server's disk took long enough for tenants to miss
+// dozens of operations the engine counted).
+func (r *Run) SnapshotCounts() {
+	off := r.now()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.snap == nil {
+		r.snap = map[*tenant][]int64{}
+	}
+	for _, t := range r.all {
+		r.snap[t] = r.counts(t, r.snap[t])
+	}
+	r.snapAt = off
+}
+
+// counts returns t's completed operations per op, in buf if it is large
+// enough.
+func (r *Run) counts(t *tenant, buf []int64) []int64 {
+	if len(buf) != len(r.ops) {
+		buf = make([]int64, len(r.ops))
+	}
+	clear(buf)
+	for _, st := range t.stats {
+		for op := range r.ops {
+			buf[op] += st.counts[op].Load()
+		}
+	}
+	return buf
+}
+
 // MarkRampEnd makes the tenants' figures start at the end of the engine's
-// ramp, now, as the engine's own totals do: operations counted before are
-// left out of the counts, the latencies and the figures (TPC-C's
-// efficiency, whose terminals all start with a keying time), and the
-// tenants' time starts here. Call it once, from the engine's RampDone
-// hook.
+// ramp, as the engine's own totals do: operations counted before are left
+// out of the counts, the latencies and the figures (TPC-C's efficiency,
+// whose terminals all start with a keying time), and the tenants' time
+// starts there. The end is the last SnapshotCounts, if there was one, or
+// now. Call it once, from the engine's RampDone hook.
 func (r *Run) MarkRampEnd() {
 	off := r.now()
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.snap != nil {
+		off = r.snapAt
+	}
 	r.rampAt = off
 	for _, t := range r.all {
-		t.base = make([]int64, len(r.ops))
+		if b, ok := r.snap[t]; ok {
+			t.base = b
+		} else {
+			t.base = r.counts(t, nil)
+		}
 		for _, st := range t.stats {
-			for op := range r.ops {
-				t.base[op] += st.counts[op].Load()
-			}
 			st.h.reset()
 		}
 	}
+	r.snap = nil
 }
 
 // Tenants returns what every tenant workload that ran did, in the order

@@ -307,3 +307,41 @@ func TestMarkEndFixesElapsed(t *testing.T) {
 		t.Errorf("tenant elapsed %v s, the engine's run %v", ts[0].ElapsedSec, res.End.Sub(res.Start))
 	}
 }
+
+// TestRampEndAtTheTick checks that the tenants leave out the ramp as the
+// engine does when the engine's Tick hook is slow (it writes the run log):
+// with the counts snapshotted at the tick, the tenants count the calls that
+// complete during the hook, as the engine's cumulative view does.
+func TestRampEndAtTheTick(t *testing.T) {
+	cfg := nullConfig(t, 1, 1)
+	cfg.NewGen = func(id int) (workload.Generator, error) { return sleepGen{id: id}, nil }
+	r, err := fleet.Open(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	load := r.Load()
+	reg := stats.NewRegistry(load.Ops, 1, time.Now())
+	var last stats.Tick
+	ramping := true
+	res := engine.Run(context.Background(), engine.Config{Duration: 400 * time.Millisecond, Ramp: 300 * time.Millisecond,
+		DisplayEvery: 100 * time.Millisecond}, load, reg, engine.Hooks{
+		Tick: func(tk stats.Tick, _ bool) {
+			if ramping {
+				r.SnapshotCounts()
+				time.Sleep(60 * time.Millisecond) // a slow run log
+			}
+			last = tk
+		},
+		RampDone: func(time.Time) { ramping = false; r.MarkRampEnd() },
+	})
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	_ = load.Close(context.Background())
+	ts := r.Tenants()
+	// The calls take 1 ms: the hook's 60 ms hold about 60 of them.
+	if count := last.Series[0].Cumulative.TotalCount(); len(ts) != 1 || count == 0 || abs(ts[0].Total-count) > 10 {
+		t.Errorf("tenant counted %d calls after the ramp, the engine %d", ts[0].Total, count)
+	}
+}

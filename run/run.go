@@ -390,12 +390,14 @@ func (r *Run) engine(ctx context.Context) {
 		}
 	}()
 	var queue engine.QueueState
+	rampEnded := false // set and read on the engine's ticking goroutine
 	hooks := engine.Hooks{
 		Queue:    func(q engine.QueueState) { queue = q },
 		Error:    r.errs.record,
 		Handled:  r.errs.retried,
 		Classify: sqlx.ErrorCode,
 		RampDone: func(at time.Time) {
+			rampEnded = true
 			if r.cfg.Ramp > 0 && src.rampDone != nil {
 				src.rampDone()
 			}
@@ -407,6 +409,9 @@ func (r *Run) engine(ctx context.Context) {
 			}
 		},
 		Tick: func(t stats.Tick, final bool) {
+			if src.fleet != nil && r.cfg.Ramp > 0 && !rampEnded {
+				src.fleet.run.SnapshotCounts() // before the hook's slow part (see SnapshotCounts)
+			}
 			r.last = t
 			if err := r.writeInterval(t); err != nil && r.writeErr == nil {
 				r.writeErr = err
