@@ -416,9 +416,11 @@ func checkSimple(t *testing.T, out string, ops []string, result string) {
 }
 
 // checkTickRates checks that no tick row's rate is beyond what the run
-// did: each is at most 3 times the operation's rate over the whole run
+// did: each is at most 10 times the operation's rate over the whole run
 // (the __total row's): an interval of a few hundred nanoseconds after the
-// ramp's end once printed 4,235,616,438.4 reads per second.
+// ramp's end once printed 4,235,616,438.4 reads per second. (At 3 times,
+// a ramp second at 36,934 reads/s beside a run of 12,124/s failed: the
+// server, shared with the other packages' tests, slowed down.)
 func checkTickRates(t *testing.T, out string) {
 	t.Helper()
 	total := map[string]float64{}
@@ -433,7 +435,7 @@ func checkTickRates(t *testing.T, out string) {
 		f := strings.Fields(l)
 		inst, _ := strconv.ParseFloat(f[2], 64)
 		op := f[len(f)-1]
-		if inst > 3*total[op] {
+		if inst > 10*total[op] {
 			t.Errorf("tick row %q: %s/s, the run's %s rate is %.1f/s", l, f[2], op, total[op])
 		}
 	}
