@@ -18,7 +18,7 @@ import (
 // workload` accept their options on every command.
 func WarnIgnored(w io.Writer, verb string, m workload.Meta, gen workload.Generator) {
 	f, ok := gen.(workload.Flagser)
-	if !ok || verb == "run" {
+	if !ok || verb == "run" || verb == "sweep" {
 		return
 	}
 	flags := f.Flags()

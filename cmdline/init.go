@@ -92,3 +92,20 @@ func (f *Init) LoadFleet(ctx context.Context, op run.FleetOp, fi *FleetInit) (fl
 
 // Concurrency is --init-concurrency: the tenants created at once.
 func (f *FleetInit) Concurrency() int { return f.concurrency }
+
+// ProgressBar returns a run.LoadSpec.Progress that draws a progress bar of
+// the rows loaded (and bytes sent) on w.
+func ProgressBar(w io.Writer) func(n, total int64, sent func() int64) {
+	var bar *output.Progress
+	return func(n, total int64, sent func() int64) {
+		if bar == nil {
+			bar = output.NewProgress(w, "rows", total)
+			bar.Bytes = sent
+		}
+		if n < 0 {
+			bar.Done()
+			return
+		}
+		bar.Add(n)
+	}
+}

@@ -42,9 +42,52 @@ type Env struct {
 // Run turns the parsed flags into a run.Spec, runs it with the
 // printer the flags choose, and returns its result.
 func Run(ctx context.Context, spec RunArgs, env Env) (*run.Result, error) {
+	s, err := runSpec(spec, env)
+	if err != nil {
+		return nil, err
+	}
+	rf := spec.Flags
+	stop, err := rf.startProfiles(env)
+	if err != nil {
+		return nil, err
+	}
+	defer stop()
+	r, err := run.Start(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	res, err := r.Wait()
+	if err == nil && rf.forcedAt > 0 && res.Engine.Unfinished > 0 && !res.Engine.Interrupted {
+		// sysbench exits with an error when it forces the shutdown.
+		err = fmt.Errorf("--forced-shutdown: %d events were still running %d s after the start, and were abandoned; the results are saved", res.Engine.Unfinished, rf.forcedAt)
+	}
+	return res, err
+}
+
+// startProfiles starts the profiles the flags ask for; the function it
+// returns writes them.
+func (rf *RunFlags) startProfiles(env Env) (func(), error) {
+	stopCPU := func() {}
+	if rf.cpuProfile != "" {
+		var err error
+		if stopCPU, err = startCPUProfile(rf.cpuProfile); err != nil {
+			return nil, err
+		}
+	}
+	return func() {
+		stopCPU()
+		if rf.memProfile != "" {
+			writeAllocProfile(rf.memProfile, env.Stderr)
+		}
+	}, nil
+}
+
+// runSpec turns the parsed flags into a run.Spec with the printer the
+// flags choose.
+func runSpec(spec RunArgs, env Env) (run.Spec, error) {
 	gen, rf := spec.Gen, spec.Flags
 	if _, ok := gen.(workload.Opser); !ok {
-		return nil, usagef("workload %s cannot be run", gen.Meta().Name)
+		return run.Spec{}, usagef("workload %s cannot be run", gen.Meta().Name)
 	}
 	if d, ok := gen.(workload.RunDefaulter); ok && rf.latency == "" {
 		rf.latency = d.RunDefaults().Latency // YCSB's measurement.interval
@@ -63,11 +106,11 @@ func Run(ctx context.Context, spec RunArgs, env Env) (*run.Result, error) {
 	}
 	conn, err := spec.Conn.Spec(spec.URLs)
 	if err != nil {
-		return nil, err
+		return run.Spec{}, err
 	}
 	splitBy, err := rf.split.By()
 	if err != nil {
-		return nil, err
+		return run.Spec{}, err
 	}
 	if splitBy != "" && (rf.outputStyle == "ycsb" || rf.outputStyle == "sysbench") {
 		fmt.Fprintf(env.Stderr, "warning: --by-%s: --output-style %s prints no lines by %s; the run log keeps them (`stampede report RUN --by-%s`)\n",
@@ -114,14 +157,14 @@ func Run(ctx context.Context, spec RunArgs, env Env) (*run.Result, error) {
 		s.GCHeadroom = -1 // --gc-headroom 0: Go's own pacing
 	}
 	if l, err := rf.lim.Limits(); err != nil {
-		return nil, usagef("%v", err)
+		return run.Spec{}, usagef("%v", err)
 	} else {
 		s.Limits.Limits = l
 	}
 	if spec.Tenants != nil {
 		f, err := fleetSpec(spec, env)
 		if err != nil {
-			return nil, err
+			return run.Spec{}, err
 		}
 		s.Fleet = f
 	}
@@ -139,7 +182,7 @@ func Run(ctx context.Context, spec RunArgs, env Env) (*run.Result, error) {
 			s.Flags["concurrency"] = strconv.Itoa(n)
 		}
 		if err := run.CheckWorkersOf(name, n, rf.ioMode == ioThread, gen); err != nil {
-			return nil, err
+			return run.Spec{}, err
 		}
 	}
 	switch {
@@ -156,26 +199,7 @@ func Run(ctx context.Context, spec RunArgs, env Env) (*run.Result, error) {
 		s.Observers = []run.Observer{&output.Stampede{W: env.Stdout, JSON: rf.format == "json", Histogram: rf.histogram,
 			Telemetry: rf.tel.display, Quiet: spec.FS.Changed("report-interval") && rf.reportInterval == 0}}
 	}
-	if rf.cpuProfile != "" {
-		stopProfile, err := startCPUProfile(rf.cpuProfile)
-		if err != nil {
-			return nil, err
-		}
-		defer stopProfile()
-	}
-	if rf.memProfile != "" {
-		defer writeAllocProfile(rf.memProfile, env.Stderr)
-	}
-	r, err := run.Start(ctx, s)
-	if err != nil {
-		return nil, err
-	}
-	res, err := r.Wait()
-	if err == nil && rf.forcedAt > 0 && res.Engine.Unfinished > 0 && !res.Engine.Interrupted {
-		// sysbench exits with an error when it forces the shutdown.
-		err = fmt.Errorf("--forced-shutdown: %d events were still running %d s after the start, and were abandoned; the results are saved", res.Engine.Unfinished, rf.forcedAt)
-	}
-	return res, err
+	return s, nil
 }
 
 // warningsOnly passes on the lines written to it that are warnings

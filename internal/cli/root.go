@@ -160,6 +160,7 @@ Quick start:
 		a.workloadVerb(verbRun),
 		a.workloadVerb(verbCheck),
 		a.workloadVerb(verbCleanup),
+		a.workloadVerb(verbSweep),
 		a.workloadsCmd(),
 		a.reportCmd(),
 		a.runsCmd(),

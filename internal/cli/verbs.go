@@ -9,7 +9,6 @@ import (
 
 	"github.com/stampede-bench/stampede/cmdline"
 	"github.com/stampede-bench/stampede/cmdline/cockroach"
-	"github.com/stampede-bench/stampede/output"
 	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
@@ -34,6 +33,8 @@ var (
 		"stampede check WORKLOAD [flags] [URL...]", nil}
 	verbCleanup = verb{"cleanup", "Drop a workload's tables",
 		"stampede cleanup WORKLOAD [flags] [URL...]", nil}
+	verbSweep = verb{"sweep", "Run a workload at several rates or worker counts, or search for the most that meets an SLO",
+		"stampede sweep WORKLOAD --max-rate 1000:16000:x2 [--slo p99<=5ms] [flags] [URL...]", nil}
 )
 
 const urlHelp = `URLs are libpq connection strings: postgresql://user:password@host:port/db?sslmode=...
@@ -47,7 +48,7 @@ func (a *app) workloadVerb(v verb) *cobra.Command {
 		Use:     v.name + " WORKLOAD [flags] [URL...]",
 		Aliases: v.aliases,
 		Short:   v.short,
-		Long:    v.short + ".\n\n" + urlHelp + "\n\nWorkloads: " + workloadNames() + " (see `stampede workloads`).",
+		Long:    v.short + ".\n\n" + cmdline.VerbHelp(v.name) + urlHelp + "\n\nWorkloads: " + workloadNames() + " (see `stampede workloads`).",
 		Args:    cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
@@ -83,6 +84,7 @@ func (a *app) workloadCmd(v verb, m workload.Meta) *cobra.Command {
 	tf := &cmdline.Tenants{}
 	fif := &cmdline.FleetInit{}
 	frf := &cmdline.FleetRun{}
+	sf := &cmdline.SweepFlags{}
 	cmd := &cobra.Command{
 		Use:   m.Name + " [flags] [URL...]",
 		Short: m.Description,
@@ -106,12 +108,16 @@ func (a *app) workloadCmd(v verb, m workload.Meta) *cobra.Command {
 		// sysbench passes its general options to every command.
 		fs.Int("threads", 0, "sysbench's option, accepted and unused here")
 		_ = fs.MarkHidden("threads")
-	case "run":
+	case "run", "sweep":
 		rf.Register(fs)
+		if v.name == "sweep" {
+			sf.Register(fs)
+			break
+		}
 		tf.Register(fs)
 		frf.Register(fs)
 	}
-	if v.name != "run" {
+	if v.name != "run" && v.name != "sweep" {
 		tf.Register(fs)
 		if v.name == "init" {
 			fif.Register(fs)
@@ -131,7 +137,7 @@ func (a *app) workloadCmd(v verb, m workload.Meta) *cobra.Command {
 			}
 		}
 		cmdline.WarnIgnored(a.stderr, v.name, m, gen)
-		if v.name != "run" {
+		if v.name != "run" && v.name != "sweep" {
 			spec, on, err := tf.Fleet(m.Name)
 			if err == nil && v.name == "init" {
 				err = fif.Validate(fs, on)
@@ -159,6 +165,9 @@ func (a *app) workloadCmd(v verb, m workload.Meta) *cobra.Command {
 			}
 			_, err := cmdline.Run(ctx, cmdline.RunArgs{Gen: gen, Conn: cf, Flags: rf, FS: fs, URLs: args, Tenants: tf, Fleet: frf}, a.env())
 			return err
+		case "sweep":
+			_, err := cmdline.Sweep(ctx, cmdline.RunArgs{Gen: gen, Conn: cf, Flags: rf, FS: fs, URLs: args}, sf, a.env())
+			return err
 		case "check":
 			return a.checkWorkload(ctx, gen, cf, args)
 		default:
@@ -177,19 +186,7 @@ func (a *app) initWorkload(ctx context.Context, gen workload.Generator, cf *cmdl
 		return err
 	}
 	spec := f.LoadSpec(gen, conn)
-	spec.Log, spec.Done = a.stderr, f.Report(gen, a.stdout, a.stderr)
-	var bar *output.Progress
-	spec.Progress = func(n, total int64, sent func() int64) {
-		if bar == nil {
-			bar = output.NewProgress(a.stderr, "rows", total)
-			bar.Bytes = sent
-		}
-		if n < 0 {
-			bar.Done()
-			return
-		}
-		bar.Add(n)
-	}
+	spec.Log, spec.Done, spec.Progress = a.stderr, f.Report(gen, a.stdout, a.stderr), cmdline.ProgressBar(a.stderr)
 	return run.Load(ctx, spec)
 }
 

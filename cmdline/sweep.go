@@ -1,0 +1,196 @@
+package cmdline
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/stampede-bench/stampede/output"
+	"github.com/stampede-bench/stampede/sweep"
+	"github.com/stampede-bench/stampede/workload"
+)
+
+// SweepFlags are the flags of `stampede sweep` besides run's: the SLO, the
+// search and the pacing of steps. Register them after RunFlags: they make
+// --max-rate, --concurrency and --threads take lists and ranges.
+type SweepFlags struct {
+	slo       string
+	search    bool
+	precision float64
+	keepGoing bool
+	pause     time.Duration
+	// values are the swept flags' texts, by flag name.
+	values map[string]*valuesFlag
+}
+
+// valuesFlag is a flag that takes one value or a sweep's values.
+type valuesFlag struct {
+	text string
+	def  string
+}
+
+func (v *valuesFlag) String() string     { return v.def }
+func (v *valuesFlag) Set(s string) error { v.text = s; return nil }
+func (v *valuesFlag) Type() string       { return "values" }
+
+// VerbHelp is the description of verb beyond its one line, followed by
+// an empty line ("" for none).
+func VerbHelp(verb string) string {
+	if verb == "sweep" {
+		return sweepHelp + "\n\n"
+	}
+	return ""
+}
+
+// sweepHelp is `stampede sweep`'s description.
+const sweepHelp = `Run a workload once per value of --max-rate or --concurrency, each step a run of
+its own (a run directory tagged sweep=ID), and print a row per step: throughput,
+latency percentiles, errors and, with --slo, whether the step met the objective.
+
+Values: a list (1,2,4,8), a range with a step (1000:8000:1000) or a factor
+(1000:64000:x2), or, with --search, a range alone (1000:64000). A sweep with --slo
+stops after the first step that misses it (--keep-going runs the rest); --search
+looks for the highest value that meets it, bisecting the range until the highest
+value met and the lowest missed are within --precision of each other (for workers,
+one apart). Under --max-rate, latency counts from each operation's intended start,
+so a step the server cannot keep up with misses a latency objective; and an SLO
+without a rate term gets rate>=95%: a step that fell behind its schedule misses.
+
+SLO terms, separated by commas: p50, p90, p95, p99, p99.9, max or mean <= a
+duration (p99<=5ms); errors <= a count or a share of the operations
+(errors<=0.1%); rate >= ops/s or a share of --max-rate (rate>=95%).`
+
+// Register defines the sweep's own flags and makes the swept ones take
+// values. Call it after RunFlags.Register.
+func (f *SweepFlags) Register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.slo, "slo", "", "the service-level objective each step must meet, as terms separated by commas: p99<=5ms, errors<=0.1%, rate>=95% (of --max-rate)")
+	fs.BoolVar(&f.search, "search", false, "search the range of --max-rate or --concurrency (1000:64000) for the highest value meeting --slo")
+	fs.Float64Var(&f.precision, "precision", sweep.DefaultPrecision, "--search stops when the highest value met and the lowest missed are within this fraction")
+	fs.BoolVar(&f.keepGoing, "keep-going", false, "with --slo, run every step after one misses it")
+	fs.DurationVar(&f.pause, "pause", 0, "wait this long between steps")
+	f.values = map[string]*valuesFlag{}
+	for _, name := range []string{"max-rate", "concurrency", "threads"} {
+		fl := fs.Lookup(name)
+		v := &valuesFlag{def: fl.DefValue}
+		fl.Value, f.values[name] = v, v
+		fl.Usage += "; one value, or a sweep's: 1,2,4 or 1000:8000:1000, 1000:64000:x2, 1000:64000 with --search"
+	}
+}
+
+// Sweep parses the swept flag's values, resolves the run flags, and runs
+// the sweep, printing its table on env.Stdout.
+func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Result, error) {
+	fs, rf := spec.FS, spec.Flags
+	if fs.Changed("output-style") {
+		return nil, usagef("--output-style: a sweep prints its own table (--format json for NDJSON); its steps' runs are in their directories")
+	}
+	if fs.Changed("threads") && fs.Changed("concurrency") {
+		return nil, usagef("give --threads or --concurrency, not both")
+	}
+	workers := "concurrency"
+	if fs.Changed("threads") {
+		workers = "threads"
+	}
+	type given struct {
+		name  string
+		param sweep.Param
+		vals  sweep.Values
+	}
+	var swept []given
+	var single []given
+	for _, g := range []given{{"max-rate", sweep.MaxRate, sweep.Values{}}, {workers, sweep.Concurrency, sweep.Values{}}} {
+		if !fs.Changed(g.name) {
+			continue
+		}
+		vals, err := sweep.ParseValues("--"+g.name, f.values[g.name].text, g.param == sweep.Concurrency)
+		if err != nil {
+			return nil, usagef("%v", err)
+		}
+		g.vals = vals
+		if vals.Bounds || len(vals.List) > 1 {
+			swept = append(swept, g)
+		} else {
+			single = append(single, g)
+		}
+		// Resolve validates the hardest value: the most workers, the
+		// highest rate.
+		if g.param == sweep.Concurrency {
+			rf.concurrency, rf.threads = int(vals.Hi), int(vals.Hi)
+		} else {
+			rf.maxRate = vals.Hi
+		}
+	}
+	switch {
+	case len(swept) > 1:
+		return nil, usagef("--max-rate and --%s both hold several values: a sweep varies one of them", workers)
+	case len(swept) == 0 && len(single) == 1:
+		swept = single // a sweep of one step
+	case len(swept) == 0:
+		return nil, usagef("give the values to sweep: --max-rate 1000:16000:x2, or --concurrency 1,2,4,8 (see `stampede sweep --help`)")
+	}
+	if err := rf.Resolve(fs); err != nil {
+		return nil, err
+	}
+	var slo sweep.SLO
+	if fs.Changed("slo") {
+		var err error
+		if slo, err = sweep.ParseSLO(f.slo); err != nil {
+			return nil, usagef("%v", err)
+		}
+	}
+	s, err := runSpec(spec, env)
+	if err != nil {
+		return nil, err
+	}
+	maxOps := s.MaxOps
+	if d, ok := spec.Gen.(workload.RunDefaulter); ok && maxOps == 0 {
+		maxOps = d.RunDefaults().MaxOps // YCSB's operationcount
+	}
+	if s.Duration == 0 && maxOps == 0 {
+		return nil, usagef("each step of a sweep needs an end: give --duration (such as 60s) or --max-ops")
+	}
+	s.Observers = nil // the sweep prints its own table
+	if rf.verbosity > 2 {
+		s.Log = warningsOnly{env.Stderr} // the steps' lines say what the runs' headers would
+	}
+	if swept[0].param == sweep.MaxRate || s.MaxRate > 0 {
+		slo = slo.WithRateFloor()
+	}
+	sw := sweep.Spec{Base: s, Param: swept[0].param, Values: swept[0].vals, Search: f.search, Precision: f.precision,
+		SLO: slo, KeepGoing: f.keepGoing, Pause: f.pause}
+	if err := sw.Validate(); err != nil {
+		return nil, usagef("%v", err)
+	}
+	sw.ID = sweep.NewID(time.Now())
+	plan := fmt.Sprintf("%d steps", len(sw.Values.List))
+	if sw.Search {
+		plan = fmt.Sprintf("a search from %s to %s, within %g%%", sweep.Format(sw.Values.Lo), sweep.Format(sw.Values.Hi), sw.Precision*100)
+	}
+	dur := ""
+	if rf.duration > 0 {
+		dur = rf.duration.String() + " each"
+	}
+	p := &output.Sweep{W: env.Stdout, Status: env.Stderr, JSON: rf.format == "json", Plan: plan, Duration: dur, Hint: func(cmd string) string {
+		if fs.Changed("results-dir") {
+			cmd += " --results-dir " + rf.resultsDir
+		}
+		if fs.Changed("results-url") {
+			cmd += " --results-url " + s.Flags["results-url"]
+		}
+		return cmd
+	}}
+	sw.Observer = p
+	stop, err := rf.startProfiles(env)
+	if err != nil {
+		return nil, err
+	}
+	defer stop()
+	p.Header(sw.ID, spec.Gen.Meta().Name, sw.Param, f.values[swept[0].name].text, slo)
+	res, err := sweep.Run(ctx, sw)
+	if res != nil {
+		p.Done(res)
+	}
+	return res, err
+}

@@ -1,0 +1,329 @@
+package cli_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stampede-bench/stampede/runlog"
+)
+
+// sweepStep is a step's NDJSON object.
+type sweepStep struct {
+	Type    string  `json:"type"`
+	Step    int     `json:"step"`
+	Value   float64 `json:"value"`
+	MaxRate float64 `json:"max_rate"`
+	Workers int     `json:"workers"`
+	Run     string  `json:"run"`
+	Dir     string  `json:"dir"`
+	Status  string  `json:"status"`
+	Total   struct {
+		Count  int64   `json:"count"`
+		Errors int64   `json:"errors"`
+		Rate   float64 `json:"ops_per_sec"`
+		P99    float64 `json:"p99_ms"`
+	} `json:"total"`
+	Met    *bool  `json:"slo_met"`
+	Missed string `json:"slo_missed"`
+}
+
+// sweepOut is a sweep's NDJSON output.
+type sweepOut struct {
+	ID     string
+	Steps  []sweepStep
+	Result struct {
+		Steps      int
+		Best, Miss *sweepStep
+		Stopped    string
+		Conclusion string
+	}
+}
+
+func parseSweep(t *testing.T, out string) sweepOut {
+	t.Helper()
+	var s sweepOut
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for sc.Scan() {
+		var typ struct {
+			Type string
+			ID   string
+		}
+		if err := json.Unmarshal(sc.Bytes(), &typ); err != nil {
+			t.Fatalf("not NDJSON: %q: %v", sc.Text(), err)
+		}
+		switch typ.Type {
+		case "sweep":
+			s.ID = typ.ID
+		case "step":
+			var st sweepStep
+			if err := json.Unmarshal(sc.Bytes(), &st); err != nil {
+				t.Fatal(err)
+			}
+			s.Steps = append(s.Steps, st)
+		case "sweep_result":
+			if err := json.Unmarshal(sc.Bytes(), &s.Result); err != nil {
+				t.Fatal(err)
+			}
+		default:
+			t.Fatalf("unknown object %q", sc.Text())
+		}
+	}
+	if s.ID == "" || s.Result.Steps != len(s.Steps) {
+		t.Fatalf("sweep output without its header or result:\n%s", out)
+	}
+	return s
+}
+
+// checkSweepRuns checks each step against its run directory: tagged with
+// the sweep and the step, the swept flag recorded as the step's value, and
+// the figures those of the run's summary.json, which `stampede report`
+// recomputes from the run log.
+func checkSweepRuns(t *testing.T, root string, s sweepOut, param string) {
+	t.Helper()
+	runs, err := runlog.List(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tagged := 0
+	for _, r := range runs {
+		if r.Tags["sweep"] == s.ID {
+			tagged++
+		}
+	}
+	if tagged != len(s.Steps) {
+		t.Errorf("%d runs tagged sweep=%s, want the %d steps", tagged, s.ID, len(s.Steps))
+	}
+	for _, st := range s.Steps {
+		dir := filepath.Join(root, st.Run)
+		if st.Dir != dir {
+			t.Errorf("step %d: dir %q, want %q", st.Step, st.Dir, dir)
+		}
+		run, err := runlog.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		info := run.Info
+		if info.Tags["sweep"] != s.ID || info.Tags["sweep_step"] != strconv.Itoa(st.Step) {
+			t.Errorf("step %d: tags %v", st.Step, info.Tags)
+		}
+		if got, _ := strconv.ParseFloat(info.Flags[param], 64); got != st.Value {
+			t.Errorf("step %d: run.json records --%s %q, want %g", st.Step, param, info.Flags[param], st.Value)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sum struct {
+			MaxRate     float64 `json:"max_rate"`
+			Concurrency int     `json:"concurrency"`
+			Total       struct {
+				Count int64   `json:"count"`
+				Rate  float64 `json:"ops_per_sec"`
+				P99   float64 `json:"p99_ms"`
+			} `json:"total"`
+		}
+		if err := json.Unmarshal(b, &sum); err != nil {
+			t.Fatal(err)
+		}
+		if sum.Total.Count != st.Total.Count || sum.Total.P99 != st.Total.P99 || sum.Total.Rate != st.Total.Rate {
+			t.Errorf("step %d: %+v, summary.json %+v", st.Step, st.Total, sum.Total)
+		}
+		if param == "max-rate" && sum.MaxRate != st.Value || param == "concurrency" && sum.Concurrency != int(st.Value) {
+			t.Errorf("step %d at %g: the run had max-rate %g, %d workers", st.Step, st.Value, sum.MaxRate, sum.Concurrency)
+		}
+		r := stampede(t, "report", "--results-dir", root, "--format", "json", st.Run)
+		if r.code != 0 {
+			t.Fatalf("report %s: %s", st.Run, r.stderr)
+		}
+		var rep struct {
+			Total struct {
+				Count int64   `json:"count"`
+				P99   float64 `json:"p99_ms"`
+			} `json:"total"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+			t.Fatal(err)
+		}
+		if rep.Total.Count != st.Total.Count || rep.Total.P99 != st.Total.P99 {
+			t.Errorf("step %d: report recomputes %+v from the run log, the sweep printed %+v", st.Step, rep.Total, st.Total)
+		}
+	}
+}
+
+// TestSweepSteps steps the null driver through three rates with an SLO
+// every step meets, then through a list whose middle step cannot.
+func TestSweepSteps(t *testing.T) {
+	root := t.TempDir()
+	r := stampede(t, "sweep", "ycsb", "--driver", "null", "--max-rate", "1000:3000:1000", "--concurrency", "2", "--duration", "400ms",
+		"--slo", "p99<=100ms", "--results-dir", root, "--format", "json")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	s := parseSweep(t, r.stdout)
+	if len(s.Steps) != 3 {
+		t.Fatalf("%d steps, want 3:\n%s", len(s.Steps), r.stdout)
+	}
+	for i, st := range s.Steps {
+		want := float64(1000 * (i + 1))
+		// The SLO, judged again from the step's figures: p99 within
+		// 100 ms, and the rate within 95% of the schedule (the term a
+		// rate sweep adds).
+		met := st.Total.P99 <= 100 && st.Total.Rate >= 0.95*want
+		if st.Value != want || st.MaxRate != want || st.Workers != 2 || st.Status != "completed" || st.Met == nil || *st.Met != met {
+			t.Errorf("step %d: %+v, want --max-rate %g, 2 workers, met %v", i+1, st, want, met)
+		}
+	}
+	checkSweepRuns(t, root, s, "max-rate")
+	if !strings.Contains(r.stderr, "step 2: --max-rate 2000, --concurrency 2, 400ms each") {
+		t.Errorf("no status line for step 2 in:\n%s", r.stderr)
+	}
+
+	// A rate the null driver cannot reach on 1 worker in 300 ms misses
+	// rate>=95%, and the sweep stops there.
+	r = stampede(t, "sweep", "ycsb", "--driver", "null", "--max-rate", "1000,900000000,2000", "--concurrency", "1", "--duration", "300ms",
+		"--slo", "p99.9<=1s", "--results-dir", root)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for _, want := range []string{"SLO p99.9<=1s,rate>=95%\n", "  met\n", "missed: rate ", "of 900000000, want rate>=95%",
+		"highest --max-rate meeting the SLO p99.9<=1s,rate>=95%: 1000 (step 1)",
+		"stopped after --max-rate 900000000 missed the SLO (1 steps left; --keep-going runs them)",
+		"the steps' runs: stampede runs --tag sweep="} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("no %q in:\n%s", want, r.stdout)
+		}
+	}
+	if n := strings.Count(r.stdout, "-ycsb-"); n != 3 { // two rows and the report hint
+		t.Errorf("%d run ids, want 2 steps and the hint:\n%s", n, r.stdout)
+	}
+}
+
+// TestSweepSearch searches the null driver's highest rate on one worker:
+// the answer met the SLO, the lowest rate above it that was probed missed,
+// within 5%; every probe is a run of its own.
+func TestSweepSearch(t *testing.T) {
+	root := t.TempDir()
+	r := stampede(t, "sweep", "ycsb", "--driver", "null", "--max-rate", "1000:100000000", "--search", "--slo", "rate>=90%",
+		"--concurrency", "1", "--duration", "200ms", "--results-dir", root, "--format", "json")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	s := parseSweep(t, r.stdout)
+	best, miss := s.Result.Best, s.Result.Miss
+	if best == nil || miss == nil || !*best.Met || *miss.Met {
+		t.Fatalf("best %+v miss %+v:\n%s", best, miss, r.stdout)
+	}
+	if miss.Value <= best.Value || miss.Value > best.Value*1.05 {
+		t.Errorf("best %g, miss %g: not within 5%%", best.Value, miss.Value)
+	}
+	for _, st := range s.Steps {
+		if st.Value < 1000 || st.Value > 1e8 {
+			t.Errorf("probe %g outside the range", st.Value)
+		}
+		met := st.Total.Rate >= 0.9*st.Value
+		if *st.Met != met {
+			t.Errorf("step %d at %g: %.0f ops/s judged met=%v", st.Step, st.Value, st.Total.Rate, *st.Met)
+		}
+		if st.Value > best.Value && *st.Met || st.Value < miss.Value && st.Value > best.Value {
+			t.Errorf("step %d at %g lies between best %g and miss %g or above best and met", st.Step, st.Value, best.Value, miss.Value)
+		}
+	}
+	if len(s.Steps) > 12 {
+		t.Errorf("%d probes for a 5%% answer over 5 decades", len(s.Steps))
+	}
+	if !strings.Contains(s.Result.Conclusion, fmt.Sprintf("highest --max-rate meeting the SLO rate>=90%%: %s", strconv.FormatFloat(best.Value, 'f', -1, 64))) {
+		t.Errorf("conclusion %q", s.Result.Conclusion)
+	}
+	checkSweepRuns(t, root, s, "max-rate")
+}
+
+// TestSweepPostgres sweeps workers against PostgreSQL, closed loop, and
+// interrupts a second sweep: the steps done are kept, each in its run.
+func TestSweepPostgres(t *testing.T) {
+	t.Parallel()
+	srv := testServer(t)
+	db := freshDB(t, "stampede_sweep")
+	if r := stampede(t, "init", "ycsb", "-p", "recordcount=1000", "--db", db, srv); r.code != 0 {
+		t.Fatalf("init: %s", r.stderr)
+	}
+	root := t.TempDir()
+	r := stampede(t, "sweep", "ycsb", "-p", "recordcount=1000", "--workload", "b", "--concurrency", "1:4:x2", "--duration", "500ms",
+		"--slo", "errors<=0", "--db", db, "--results-dir", root, "--format", "json", srv)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	s := parseSweep(t, r.stdout)
+	if len(s.Steps) != 3 || s.Result.Best == nil || s.Result.Best.Value != 4 {
+		t.Fatalf("steps %+v, best %+v", s.Steps, s.Result.Best)
+	}
+	for i, st := range s.Steps {
+		if want := math.Pow(2, float64(i)); st.Workers != int(want) || st.MaxRate != 0 || st.Total.Count == 0 {
+			t.Errorf("step %d: %+v, want %g workers, closed loop", i+1, st, want)
+		}
+	}
+	checkSweepRuns(t, root, s, "concurrency")
+
+	root = t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(1500*time.Millisecond, cancel)
+	r = stampedeCtx(t, ctx, "sweep", "ycsb", "-p", "recordcount=1000", "--max-rate", "100,200,300", "--duration", "1s",
+		"--db", db, "--results-dir", root, srv)
+	if r.code != 130 {
+		t.Fatalf("interrupted sweep: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	runs, err := runlog.List(root)
+	if err != nil || len(runs) != 2 || runs[0].Status != "completed" || runs[1].Status != "interrupted" {
+		t.Fatalf("saved runs %+v %v", runs, err)
+	}
+	if !strings.Contains(r.stdout, runs[0].ID) || !strings.Contains(r.stdout, runs[1].ID+"  interrupted") {
+		t.Errorf("the interrupted sweep's table lacks its steps:\n%s", r.stdout)
+	}
+}
+
+// TestSweepBadInput gives each bad sweep a one-line error, exit 2, before
+// any run.
+func TestSweepBadInput(t *testing.T) {
+	root := t.TempDir()
+	null := []string{"--driver", "null", "--duration", "100ms", "--results-dir", root}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"nothing swept", nil, "give the values to sweep: --max-rate 1000:16000:x2, or --concurrency 1,2,4,8"},
+		{"range without step", []string{"--max-rate", "1000:64000"}, "--max-rate 1000:64000 has no step: add one (1000:64000:x2) or search it with --search"},
+		{"search without slo", []string{"--max-rate", "1000:64000", "--search"}, "--search looks for the highest --max-rate meeting an SLO"},
+		{"search a list", []string{"--max-rate", "1000,2000", "--search", "--slo", "p99<=5ms"}, "--search takes a range, as --max-rate 1000:64000"},
+		{"two swept", []string{"--max-rate", "1000,2000", "--concurrency", "1,2"}, "--max-rate and --concurrency both hold several values"},
+		{"zero rate", []string{"--max-rate", "0,1000"}, "--max-rate \"0,1000\": 0 is not positive"},
+		{"fractional workers", []string{"--concurrency", "1.5,2"}, "--concurrency \"1.5,2\": 1.5 is not a whole number"},
+		{"threads list", []string{"--threads", "1,x"}, "--threads \"1,x\": \"x\" is not a number"},
+		{"too many steps", []string{"--max-rate", "1:1000000:1"}, "makes more than 1000 steps"},
+		{"huge rate", []string{"--max-rate", "1000:1e20:x10"}, "--max-rate 1e+20 is more than any client reaches"},
+		{"huge workers", []string{"--concurrency", "1:100000000:x10"}, "--concurrency 100000000"},
+		{"bad slo", []string{"--max-rate", "1000,2000", "--slo", "p99<=5"}, "--slo term \"p99<=5\": \"5\" is not a positive duration with a unit"},
+		{"unknown figure", []string{"--max-rate", "1000,2000", "--slo", "p42<=5ms"}, "unknown figure \"p42\""},
+		{"rate share closed loop", []string{"--concurrency", "1,2", "--slo", "rate>=90%"}, "--slo rate>=N% is a share of --max-rate"},
+		{"precision", []string{"--max-rate", "1000:2000", "--search", "--slo", "p99<=5ms", "--precision", "2"}, "--precision 2: use a fraction above 0 and below 1"},
+		{"output style", []string{"--max-rate", "1000,2000", "--output-style", "sysbench"}, "--output-style: a sweep prints its own table"},
+		{"no end", []string{"--max-rate", "1000,2000", "--duration", "0"}, "each step of a sweep needs an end: give --duration (such as 60s) or --max-ops"},
+		{"latency closed loop", []string{"--concurrency", "1,2", "--latency", "service"}, "--latency only applies with --max-rate"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := stampede(t, append(append([]string{"sweep", "ycsb"}, null...), tc.args...)...)
+			checkOneLineError(t, r, 2, tc.want)
+			if entries, _ := os.ReadDir(root); len(entries) != 0 {
+				t.Errorf("a run was saved: %v", entries)
+			}
+		})
+	}
+}

@@ -1,0 +1,69 @@
+package output
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stampede-bench/stampede/run"
+	"github.com/stampede-bench/stampede/stats"
+	"github.com/stampede-bench/stampede/sweep"
+)
+
+// TestSweepGolden checks the sweep's text and NDJSON layouts against
+// golden files (go test -run Sweep -update rewrites them).
+func TestSweepGolden(t *testing.T) {
+	slo, err := sweep.ParseSLO("p99<=5ms,rate>=95%")
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := []sweep.Step{
+		{N: 1, Value: 1000, RunID: "20261126-060000-ycsb-aaaa", Dir: "/r/20261126-060000-ycsb-aaaa", Status: "completed", Target: 1000, Workers: 8,
+			Total: stats.Summary{Count: 29990, Rate: 999.7, P50: 0.21, P95: 0.52, P99: 1.13, P999: 3.9, Max: 12.4}},
+		{N: 2, Value: 8000, RunID: "20261126-060030-ycsb-bbbb", Dir: "/r/20261126-060030-ycsb-bbbb", Status: "completed", Target: 8000, Workers: 8,
+			Total: stats.Summary{Count: 239000, Errors: 12, Rate: 7966.7, P50: 0.35, P95: 2.1, P99: 6.1, P999: 14.2, Max: 102.5}},
+		{N: 3, Value: 2830, RunID: "20261126-060100-ycsb-cccc", Dir: "/r/20261126-060100-ycsb-cccc", Status: "completed", Target: 2830, Workers: 8,
+			Total: stats.Summary{Count: 84870, Rate: 2829.0, P50: 0.25, P95: 0.61, P99: 1.4, P999: 4.4, Max: 15.0}},
+		{N: 4, Value: 4760, RunID: "20261126-060130-ycsb-dddd", Dir: "/r/20261126-060130-ycsb-dddd", Status: "interrupted", Target: 4760, Workers: 8,
+			Total: stats.Summary{Count: 40000, Rate: 4750.2, P50: 0.3, P95: 0.9, P99: 2.2, P999: 5.1, Max: 17.3}},
+	}
+	for i := range steps[:3] {
+		steps[i].Judged = true
+		steps[i].Met, steps[i].Why = slo.Check(sweep.Measure{Total: steps[i].Total, Target: steps[i].Target})
+	}
+	res := &sweep.Result{ID: "20261126-060000-1a2b", Param: sweep.MaxRate, SLO: slo, Search: true, Steps: steps,
+		Stopped: "interrupted at step 4: the search did not finish"}
+	res.Best, res.Miss, res.Peak = &res.Steps[2], &res.Steps[1], &res.Steps[1]
+	for _, asJSON := range []bool{false, true} {
+		golden := "sweep.golden"
+		if asJSON {
+			golden = "sweep_json.golden"
+		}
+		t.Run(golden, func(t *testing.T) {
+			var out, status bytes.Buffer
+			o := &Sweep{W: &out, Status: &status, JSON: asJSON, Plan: "a search from 1000 to 64000, within 5%", Duration: "30s each",
+				Hint: func(s string) string { return s + " --results-dir /r" }}
+			o.Header(res.ID, "ycsb", sweep.MaxRate, "1000:64000", slo)
+			for _, st := range steps {
+				o.Begin(st, &run.Spec{MaxRate: st.Target, Concurrency: st.Workers})
+				o.End(st)
+			}
+			o.Done(res)
+			got := append(status.Bytes(), out.Bytes()...)
+			path := filepath.Join("testdata", golden)
+			if *update {
+				if err := os.WriteFile(path, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run with -update to create it)", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("got:\n%s\nwant:\n%s", got, want)
+			}
+		})
+	}
+}

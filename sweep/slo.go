@@ -1,0 +1,230 @@
+package sweep
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/stampede-bench/stampede/stats"
+)
+
+// SLO is a service-level objective: terms a step's figures must all
+// meet, such as p99<=5ms,errors<=0.1%.
+type SLO struct {
+	Terms []Term
+}
+
+// Term is one bound of an SLO: a latency percentile's ceiling, the
+// errors' ceiling, or the throughput's floor.
+type Term struct {
+	// Metric is p50, p90, p95, p99, p99.9, max, mean, errors or rate.
+	Metric string
+	// Cmp is <=, <, >= or >.
+	Cmp string
+	// Limit is in milliseconds for a latency, a fraction (0.001 for
+	// 0.1%) when Percent, else a count of errors or operations per
+	// second.
+	Limit   float64
+	Percent bool
+	// Text is the term as given.
+	Text string
+}
+
+// Measure is what an SLO is judged on: a step's final figures over the
+// measured period, and the rate the step scheduled (0: closed loop).
+type Measure struct {
+	Total  stats.Summary
+	Target float64
+}
+
+// latencies are the latency metrics and how to read them.
+var latencies = map[string]func(stats.Summary) float64{
+	"p50":   func(s stats.Summary) float64 { return s.P50 },
+	"p90":   func(s stats.Summary) float64 { return s.P90 },
+	"p95":   func(s stats.Summary) float64 { return s.P95 },
+	"p99":   func(s stats.Summary) float64 { return s.P99 },
+	"p99.9": func(s stats.Summary) float64 { return s.P999 },
+	"max":   func(s stats.Summary) float64 { return s.Max },
+	"mean":  func(s stats.Summary) float64 { return s.Mean },
+}
+
+const sloHelp = "write terms such as p99<=5ms, p99.9<20ms, errors<=0.1%, rate>=95% (of --max-rate) or rate>=5000 (ops/s), separated by commas"
+
+// ParseSLO parses terms separated by commas (p99<=5ms,errors<=1%).
+// Errors say which term is wrong and how to write it.
+func ParseSLO(s string) (SLO, error) {
+	var slo SLO
+	for _, text := range strings.Split(s, ",") {
+		text = strings.TrimSpace(text)
+		if text == "" {
+			continue
+		}
+		t, err := parseTerm(text)
+		if err != nil {
+			return SLO{}, err
+		}
+		slo.Terms = append(slo.Terms, t)
+	}
+	if len(slo.Terms) == 0 {
+		return SLO{}, fmt.Errorf("--slo %q has no terms: %s", s, sloHelp)
+	}
+	return slo, nil
+}
+
+func parseTerm(text string) (Term, error) {
+	i := strings.IndexAny(text, "<>=")
+	if i <= 0 {
+		return Term{}, fmt.Errorf("--slo term %q has no bound: %s", text, sloHelp)
+	}
+	t := Term{Metric: strings.ToLower(strings.TrimSpace(text[:i])), Text: text}
+	rest := text[i:]
+	for _, c := range []string{"<=", ">=", "<", ">"} {
+		if strings.HasPrefix(rest, c) {
+			t.Cmp, rest = c, strings.TrimSpace(rest[len(c):])
+			break
+		}
+	}
+	if t.Cmp == "" {
+		return Term{}, fmt.Errorf("--slo term %q: compare with <=, <, >= or >", text)
+	}
+	upper := t.Cmp[0] == '<'
+	switch _, lat := latencies[t.Metric]; {
+	case lat:
+		if !upper {
+			return Term{}, fmt.Errorf("--slo term %q bounds latency from below: use %s<=DURATION", text, t.Metric)
+		}
+		d, err := time.ParseDuration(rest)
+		if err != nil || d <= 0 {
+			return Term{}, fmt.Errorf("--slo term %q: %q is not a positive duration with a unit (5ms, 500us, 1.5s)", text, rest)
+		}
+		t.Limit = float64(d) / 1e6
+	case t.Metric == "errors" || t.Metric == "rate":
+		if upper != (t.Metric == "errors") {
+			if upper {
+				return Term{}, fmt.Errorf("--slo term %q caps the throughput: a sweep looks for the most a server sustains; use rate>=N or rate>=N%%", text)
+			}
+			return Term{}, fmt.Errorf("--slo term %q bounds errors from below: use errors<=N or errors<=N%%", text)
+		}
+		num, pct := strings.CutSuffix(rest, "%")
+		v, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || (pct && v > 100) {
+			return Term{}, fmt.Errorf("--slo term %q: %q is not a count or a percentage from 0%% to 100%%", text, rest)
+		}
+		t.Limit, t.Percent = v, pct
+		if pct {
+			t.Limit = v / 100
+		}
+	default:
+		return Term{}, fmt.Errorf("--slo term %q: unknown figure %q; %s", text, t.Metric, sloHelp)
+	}
+	return t, nil
+}
+
+// NeedsRate reports whether a term is a share of the scheduled rate
+// (rate>=95%), which only a step under a rate can be judged on.
+func (s SLO) NeedsRate() bool {
+	for _, t := range s.Terms {
+		if t.Metric == "rate" && t.Percent {
+			return true
+		}
+	}
+	return false
+}
+
+// HasRate reports whether a term bounds the throughput.
+func (s SLO) HasRate() bool {
+	for _, t := range s.Terms {
+		if t.Metric == "rate" {
+			return true
+		}
+	}
+	return false
+}
+
+// DefaultRateFloor is the term WithRateFloor adds.
+const DefaultRateFloor = "rate>=95%"
+
+// WithRateFloor returns s with the term rate>=95% added when s has terms
+// but none bounds the throughput: under a rate, a step that fell behind
+// its schedule did not sustain that rate, whatever its latency.
+func (s SLO) WithRateFloor() SLO {
+	if len(s.Terms) == 0 || s.HasRate() {
+		return s
+	}
+	t, _ := parseTerm(DefaultRateFloor)
+	return SLO{Terms: append(append([]Term(nil), s.Terms...), t)}
+}
+
+// String returns the terms as given, separated by commas.
+func (s SLO) String() string {
+	texts := make([]string, len(s.Terms))
+	for i, t := range s.Terms {
+		texts[i] = t.Text
+	}
+	return strings.Join(texts, ",")
+}
+
+// Check judges m: met, or why not (every term missed, as "p99 6.1 ms >
+// 5ms"). A step with no operations misses every latency term.
+func (s SLO) Check(m Measure) (met bool, why string) {
+	var missed []string
+	for _, t := range s.Terms {
+		var got float64
+		var shown string
+		switch f, lat := latencies[t.Metric]; {
+		case lat:
+			if m.Total.Count == 0 {
+				missed = append(missed, t.Metric+": no operations")
+				continue
+			}
+			got = f(m.Total)
+			shown = fmt.Sprintf("%s %s ms", t.Metric, sig3(got))
+		case t.Metric == "errors":
+			got = float64(m.Total.Errors)
+			shown = fmt.Sprintf("errors %d", m.Total.Errors)
+			if t.Percent {
+				got = 0
+				if n := m.Total.Count + m.Total.Errors; n > 0 {
+					got = float64(m.Total.Errors) / float64(n)
+				}
+				shown = fmt.Sprintf("errors %s%%", sig3(got*100))
+			}
+		default: // rate
+			got = m.Total.Rate
+			shown = fmt.Sprintf("rate %s ops/s", sig3(got))
+			if t.Percent {
+				got = 0
+				if m.Target > 0 {
+					got = m.Total.Rate / m.Target
+				}
+				shown = fmt.Sprintf("rate %s%% of %s", sig3(got*100), Format(m.Target))
+			}
+		}
+		ok := false
+		switch t.Cmp {
+		case "<=":
+			ok = got <= t.Limit
+		case "<":
+			ok = got < t.Limit
+		case ">=":
+			ok = got >= t.Limit
+		case ">":
+			ok = got > t.Limit
+		}
+		if !ok {
+			missed = append(missed, fmt.Sprintf("%s, want %s", shown, t.Text))
+		}
+	}
+	return len(missed) == 0, strings.Join(missed, "; ")
+}
+
+// sig3 prints x with three significant digits, without an exponent.
+func sig3(x float64) string {
+	if x == 0 || math.IsInf(x, 0) || math.IsNaN(x) {
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	}
+	digits := max(0, 2-int(math.Floor(math.Log10(math.Abs(x)))))
+	return strconv.FormatFloat(x, 'f', digits, 64)
+}

@@ -1,0 +1,399 @@
+// Package sweep runs experiments made of runs: a workload stepped through
+// rates or worker counts, each step a run of its own (a run directory,
+// tagged with the sweep), judged against a service-level objective, and a
+// search for the highest rate or worker count that meets it.
+//
+// It is built on package run: a step is a run.Spec that differs from the
+// sweep's base only in the swept setting and its tags, so anything that
+// starts runs (the command line, a dashboard, a partitioned client) can
+// drive a sweep by giving a Spec, and can run its steps elsewhere by giving
+// Spec.Exec.
+package sweep
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/stampede-bench/stampede/run"
+	"github.com/stampede-bench/stampede/stats"
+)
+
+// Param is the run setting a sweep varies.
+type Param string
+
+// The settings a sweep can vary.
+const (
+	// MaxRate is run.Spec.MaxRate: operations per second, open loop.
+	MaxRate Param = "max-rate"
+	// Concurrency is run.Spec.Concurrency: workers, closed or open loop.
+	Concurrency Param = "concurrency"
+)
+
+// Flag is the command-line flag that sets p.
+func (p Param) Flag() string { return "--" + string(p) }
+
+// integer reports whether p's values are whole numbers.
+func (p Param) integer() bool { return p == Concurrency }
+
+// DefaultPrecision is Spec.Precision's default: a search stops when the
+// highest value that met the SLO and the lowest that missed it are within
+// 5% of each other.
+const DefaultPrecision = 0.05
+
+// Spec says what a sweep runs.
+type Spec struct {
+	// Base is every step's run; a step sets Param to its value, adds its
+	// tags and records the value in Flags.
+	Base run.Spec
+	// Param is the setting varied, Values its values.
+	Param  Param
+	Values Values
+	// Search looks for the highest value from Values.Lo to Values.Hi
+	// whose step meets SLO, by bisection (geometric, as a sweep's range
+	// often spans decades), instead of stepping through Values.List. It
+	// assumes that a higher value is harder to meet.
+	Search bool
+	// Precision is the search's: it stops when the highest value met and
+	// the lowest missed are within this fraction of each other (0 means
+	// DefaultPrecision), or, for workers, one apart.
+	Precision float64
+	// SLO judges each step; without terms, steps are not judged.
+	SLO SLO
+	// KeepGoing runs every step of a list after one missed the SLO; by
+	// default the sweep stops there, as the later steps are heavier.
+	KeepGoing bool
+	// Pause waits this long between steps (a server's checkpoint, say).
+	Pause time.Duration
+	// ID names the sweep in its runs' tags; "" makes one from the time.
+	ID string
+	// Exec runs one step; nil means run.Start and Run.Wait.
+	Exec func(ctx context.Context, s run.Spec) (*run.Result, error)
+	// Observer, when set, sees each step begin and end.
+	Observer Observer
+}
+
+// Observer sees a sweep's steps. Begin may add observers to the step's
+// run (s.Observers is the step's own copy).
+type Observer interface {
+	Begin(st Step, s *run.Spec)
+	End(st Step)
+}
+
+// Step is one run of a sweep.
+type Step struct {
+	// N counts the steps from 1; Value is the swept setting's value.
+	N     int
+	Value float64
+	// RunID and Dir are the step's run (known at its end).
+	RunID, Dir string
+	// Status is the run's status (completed, interrupted, failed).
+	Status string
+	// Total is the run's total over its measured period; Target the rate
+	// it scheduled (0: closed loop); Workers how many ran.
+	Total   stats.Summary
+	Target  float64
+	Workers int
+	// Judged says an SLO judged the step: Met, or Why not.
+	Judged bool
+	Met    bool
+	Why    string
+}
+
+// Result is a sweep's steps and what they found.
+type Result struct {
+	// ID names the sweep: its runs are tagged sweep=ID.
+	ID    string
+	Param Param
+	SLO   SLO
+	// Search says the steps were a search's probes.
+	Search bool
+	// Steps are in the order they ran.
+	Steps []Step
+	// Best is the highest value whose step met the SLO, Miss the lowest
+	// above it whose step missed it; nil when there is none (or no SLO).
+	Best, Miss *Step
+	// Peak is the step with the highest throughput (nil: no step).
+	Peak *Step
+	// Stopped says why the sweep ended before its planned steps, or why
+	// a search could not bound the answer; "" otherwise.
+	Stopped string
+}
+
+// ErrNoSteps is returned when a Spec plans no step.
+var ErrNoSteps = errors.New("sweep: no steps")
+
+// Validate checks that spec can run, naming the flags of the command line.
+func (spec Spec) Validate() error {
+	switch {
+	case spec.Param != MaxRate && spec.Param != Concurrency:
+		return fmt.Errorf("sweep: unknown setting %q to vary: use %s or %s", spec.Param, MaxRate, Concurrency)
+	case spec.Search && len(spec.SLO.Terms) == 0:
+		return fmt.Errorf("--search looks for the highest %s meeting an SLO: give one, as --slo 'p99<=5ms'", spec.Param.Flag())
+	case spec.Search && !spec.Values.Bounds:
+		return fmt.Errorf("--search takes a range, as %s 1000:64000: the search picks the values", spec.Param.Flag())
+	case !spec.Search && spec.Values.Bounds:
+		return fmt.Errorf("%s %s:%s has no step: add one (%s:%s:x2) or search it with --search --slo 'p99<=5ms'",
+			spec.Param.Flag(), Format(spec.Values.Lo), Format(spec.Values.Hi), Format(spec.Values.Lo), Format(spec.Values.Hi))
+	case !spec.Search && len(spec.Values.List) == 0:
+		return ErrNoSteps
+	case spec.SLO.NeedsRate() && spec.Param != MaxRate && spec.Base.MaxRate == 0:
+		return fmt.Errorf("--slo rate>=N%% is a share of --max-rate, and these steps run closed loop: give --max-rate, or a throughput in ops/s (rate>=5000)")
+	case spec.Precision < 0 || spec.Precision >= 1:
+		return fmt.Errorf("--precision %g: use a fraction above 0 and below 1 (0.05 for 5%%)", spec.Precision)
+	}
+	return nil
+}
+
+// Run runs spec's steps, one run each, and returns them with the
+// highest value that met the SLO. A step whose run fails or is
+// interrupted ends the sweep: Run returns the steps so far (each kept in
+// its run directory) with the error.
+func Run(ctx context.Context, spec Spec) (*Result, error) {
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	if spec.ID == "" {
+		spec.ID = NewID(time.Now())
+	}
+	if spec.Precision == 0 {
+		spec.Precision = DefaultPrecision
+	}
+	res := &Result{ID: spec.ID, Param: spec.Param, SLO: spec.SLO, Search: spec.Search}
+	var err error
+	if spec.Search {
+		err = spec.search(ctx, res)
+	} else {
+		err = spec.steps(ctx, res)
+	}
+	res.bound()
+	if errors.Is(err, run.ErrInterrupted) && len(res.Steps) > 0 {
+		what := "the sweep"
+		if spec.Search {
+			what = "the search"
+		}
+		res.Stopped = fmt.Sprintf("interrupted at step %d: %s did not finish", len(res.Steps), what)
+	}
+	return res, err
+}
+
+// steps runs Values.List in order.
+func (spec Spec) steps(ctx context.Context, res *Result) error {
+	for i, v := range spec.Values.List {
+		st, err := spec.step(ctx, res, v)
+		if err != nil {
+			return err
+		}
+		if st.Judged && !st.Met && !spec.KeepGoing && i < len(spec.Values.List)-1 {
+			res.Stopped = fmt.Sprintf("stopped after %s %s missed the SLO (%d steps left; --keep-going runs them)",
+				spec.Param.Flag(), Format(v), len(spec.Values.List)-1-i)
+			return nil
+		}
+	}
+	return nil
+}
+
+// search bisects from Values.Lo to Values.Hi: the lowest first (if it
+// misses there is nothing to find), then the geometric midpoint of the
+// highest value met and the lowest missed (Hi until probed), and Hi last
+// if every probe met.
+func (spec Spec) search(ctx context.Context, res *Result) error {
+	lo, hi := spec.Values.Lo, spec.Values.Hi
+	st, err := spec.step(ctx, res, lo)
+	if err != nil {
+		return err
+	}
+	if !st.Met {
+		res.Stopped = fmt.Sprintf("the range's lowest value, %s %s, missed the SLO: search a lower range", spec.Param.Flag(), Format(lo))
+		return nil
+	}
+	best, miss := lo, hi
+	for !spec.close(best, miss) {
+		mid := spec.midpoint(best, miss)
+		st, err := spec.step(ctx, res, mid)
+		if err != nil {
+			return err
+		}
+		if st.Met {
+			best = mid
+		} else {
+			miss = mid
+		}
+	}
+	if miss == hi { // every probe met: Hi itself is the last
+		st, err := spec.step(ctx, res, hi)
+		if err != nil {
+			return err
+		}
+		if st.Met {
+			res.Stopped = fmt.Sprintf("the range's highest value, %s %s, met the SLO: search a higher range", spec.Param.Flag(), Format(hi))
+		}
+	}
+	return nil
+}
+
+// close reports whether the search has bounded its answer closely enough.
+func (spec Spec) close(met, missed float64) bool {
+	if spec.Param.integer() && missed-met <= 1 {
+		return true
+	}
+	return missed <= met*(1+spec.Precision)
+}
+
+// midpoint is the value probed between met and missed: their geometric
+// mean, rounded to three significant digits (workers: a whole number)
+// while that stays strictly between them.
+func (spec Spec) midpoint(met, missed float64) float64 {
+	m := math.Sqrt(met * missed)
+	if spec.Param.integer() {
+		return min(max(math.Round(m), met+1), missed-1)
+	}
+	if r, _ := strconv.ParseFloat(strconv.FormatFloat(m, 'g', 3, 64), 64); r > met && r < missed {
+		return r
+	}
+	return m
+}
+
+// step runs the sweep's next step at value v.
+func (spec Spec) step(ctx context.Context, res *Result, v float64) (Step, error) {
+	if len(res.Steps) > 0 && spec.Pause > 0 {
+		select {
+		case <-ctx.Done():
+			return Step{}, run.ErrInterrupted
+		case <-time.After(spec.Pause):
+		}
+	}
+	if ctx.Err() != nil {
+		return Step{}, run.ErrInterrupted
+	}
+	st := Step{N: len(res.Steps) + 1, Value: v}
+	s := spec.Base
+	s.Tags = maps.Clone(s.Tags)
+	if s.Tags == nil {
+		s.Tags = map[string]string{}
+	}
+	s.Tags["sweep"] = spec.ID
+	s.Tags["sweep_step"] = strconv.Itoa(st.N)
+	s.Flags = maps.Clone(s.Flags)
+	if s.Flags == nil {
+		s.Flags = map[string]string{}
+	}
+	s.Flags[string(spec.Param)] = Format(v)
+	switch spec.Param {
+	case MaxRate:
+		s.MaxRate = v
+	case Concurrency:
+		s.Concurrency = int(v)
+		delete(s.Flags, "threads")
+	}
+	s.Observers = append([]run.Observer(nil), s.Observers...)
+	if spec.Observer != nil {
+		spec.Observer.Begin(st, &s)
+	}
+	exec := spec.Exec
+	if exec == nil {
+		exec = startAndWait
+	}
+	r, err := exec(ctx, s)
+	if r != nil {
+		st.RunID, st.Dir, st.Status = r.Info.ID, r.Info.Dir, r.Summary.Status
+		st.Total, st.Target, st.Workers = r.Summary.Total, r.Info.MaxRate, r.Info.Workers
+		if len(spec.SLO.Terms) > 0 && err == nil {
+			st.Judged = true
+			st.Met, st.Why = spec.SLO.Check(Measure{Total: st.Total, Target: st.Target})
+		}
+		res.Steps = append(res.Steps, st)
+		if spec.Observer != nil {
+			spec.Observer.End(st)
+		}
+	}
+	if err != nil {
+		if errors.Is(err, run.ErrInterrupted) || errors.Is(err, run.ErrInput) {
+			return st, err
+		}
+		return st, fmt.Errorf("step %d (%s %s): %w", st.N, spec.Param.Flag(), Format(v), err)
+	}
+	return st, nil
+}
+
+// startAndWait is Spec.Exec's default: the run, here.
+func startAndWait(ctx context.Context, s run.Spec) (*run.Result, error) {
+	r, err := run.Start(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	return r.Wait()
+}
+
+// bound sets Best and Miss from the judged steps, and Peak.
+func (res *Result) bound() {
+	for i := range res.Steps {
+		st := &res.Steps[i]
+		if res.Peak == nil || st.Total.Rate > res.Peak.Total.Rate {
+			res.Peak = st
+		}
+		if st.Judged && st.Met && (res.Best == nil || st.Value > res.Best.Value) {
+			res.Best = st
+		}
+	}
+	for i := range res.Steps {
+		st := &res.Steps[i]
+		if st.Judged && !st.Met && (res.Best == nil || st.Value > res.Best.Value) && (res.Miss == nil || st.Value < res.Miss.Value) {
+			res.Miss = st
+		}
+	}
+}
+
+// Conclusion is what the sweep found, in a line or two: the highest value
+// that met the SLO and the lowest above it that missed, or without an SLO
+// the step of the highest throughput; and why it stopped early.
+func (res *Result) Conclusion() string {
+	flag := res.Param.Flag()
+	if len(res.SLO.Terms) == 0 || len(res.Steps) == 0 {
+		var lines []string
+		if p := res.Peak; p != nil {
+			lines = append(lines, fmt.Sprintf("peak throughput: %.1f ops/s at %s %s (step %d), p99 %s ms", p.Total.Rate, flag, Format(p.Value), p.N, sig3(p.Total.P99)))
+		}
+		if res.Stopped != "" {
+			lines = append(lines, res.Stopped)
+		}
+		return strings.Join(lines, "\n")
+	}
+	var s string
+	switch {
+	case res.Best == nil:
+		s = fmt.Sprintf("no step met the SLO %s", res.SLO)
+	case res.Search && res.Miss != nil && res.Stopped == "":
+		s = fmt.Sprintf("highest %s meeting the SLO %s: %s (step %d), within %s of %s, which missed",
+			flag, res.SLO, Format(res.Best.Value), res.Best.N, pct(res.Miss.Value/res.Best.Value-1), Format(res.Miss.Value))
+	default:
+		s = fmt.Sprintf("highest %s meeting the SLO %s: %s (step %d)", flag, res.SLO, Format(res.Best.Value), res.Best.N)
+	}
+	if res.Miss != nil {
+		s += fmt.Sprintf("\n%s %s (step %d) missed: %s", flag, Format(res.Miss.Value), res.Miss.N, res.Miss.Why)
+	}
+	if res.Stopped != "" {
+		s += "\n" + res.Stopped
+	}
+	return s
+}
+
+// pct prints a fraction as a percentage with up to one decimal.
+func pct(f float64) string {
+	return strconv.FormatFloat(math.Round(f*1000)/10, 'f', -1, 64) + "%"
+}
+
+// NewID returns a sweep id: the start time and 4 random hex digits
+// (20261126-061500-a1b2), sortable as run ids are.
+func NewID(t time.Time) string {
+	var b [2]byte
+	_, _ = rand.Read(b[:])
+	return t.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
+}

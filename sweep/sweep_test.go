@@ -1,0 +1,332 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/stampede-bench/stampede/run"
+	"github.com/stampede-bench/stampede/stats"
+)
+
+func TestParseValues(t *testing.T) {
+	for _, tc := range []struct {
+		in      string
+		integer bool
+		want    []float64
+		lo, hi  float64
+		bounds  bool
+		err     string
+	}{
+		{in: "1,2,4,8", integer: true, want: []float64{1, 2, 4, 8}, lo: 1, hi: 8},
+		{in: "8, 2,4", want: []float64{8, 2, 4}, lo: 2, hi: 8},
+		{in: "1000:4000:1000", want: []float64{1000, 2000, 3000, 4000}, lo: 1000, hi: 4000},
+		{in: "1000:4500:1000", want: []float64{1000, 2000, 3000, 4000}, lo: 1000, hi: 4500},
+		{in: "1000:2000:100", want: []float64{1000, 1100, 1200, 1300, 1400, 1500, 1600, 1700, 1800, 1900, 2000}, lo: 1000, hi: 2000},
+		{in: "1000:16000:x2", want: []float64{1000, 2000, 4000, 8000, 16000}, lo: 1000, hi: 16000},
+		{in: "1000:1331:x1.1", want: []float64{1000, 1100, 1210, 1331}, lo: 1000, hi: 1331},
+		{in: "1:64:x2", integer: true, want: []float64{1, 2, 4, 8, 16, 32, 64}, lo: 1, hi: 64},
+		{in: "1:4:x1.2", integer: true, want: []float64{1, 2, 3, 4}, lo: 1, hi: 4},
+		{in: "1000:64000", lo: 1000, hi: 64000, bounds: true},
+		{in: "", err: "is empty"},
+		{in: "1,x,3", err: `"x" is not a number`},
+		{in: "0,1", err: "0 is not positive"},
+		{in: "-5:10", err: "-5 is not positive"},
+		{in: "1.5,2", integer: true, err: "1.5 is not a whole number"},
+		{in: "nan", err: "is not a number"},
+		{in: "1e999", err: "is not a number"},
+		{in: "10:5", err: "end 5 is not above its start 10"},
+		{in: "1:2:3:4", err: "a range is START:END"},
+		{in: "1:100:x1", err: "not a number above 1"},
+		{in: "1:100:xx", err: "not a number above 1"},
+		{in: "1:1e9:1", err: "more than 1000 steps"},
+		{in: "1:2:0", err: "0 is not positive"},
+	} {
+		v, err := ParseValues("--max-rate", tc.in, tc.integer)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) || !strings.HasPrefix(err.Error(), "--max-rate") {
+				t.Errorf("%q: error %v, want one naming --max-rate with %q", tc.in, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%q: %v", tc.in, err)
+			continue
+		}
+		if !reflect.DeepEqual(v.List, tc.want) || v.Lo != tc.lo || v.Hi != tc.hi || v.Bounds != tc.bounds {
+			t.Errorf("%q: %+v, want list %v lo %g hi %g bounds %v", tc.in, v, tc.want, tc.lo, tc.hi, tc.bounds)
+		}
+	}
+}
+
+func TestSLO(t *testing.T) {
+	sum := stats.Summary{Count: 990, Errors: 10, Rate: 9500, P50: 0.5, P95: 2, P99: 6.1, P999: 9, Max: 30, Mean: 0.8}
+	for _, tc := range []struct {
+		slo    string
+		target float64
+		met    bool
+		why    string
+		err    string
+	}{
+		{slo: "p99<=10ms", met: true},
+		{slo: "p99<=5ms", why: "p99 6.10 ms, want p99<=5ms"},
+		{slo: "p99 <= 6.1ms", met: true},
+		{slo: "p99<6.1ms", why: "p99 6.10 ms, want p99<6.1ms"},
+		{slo: "P95<=2ms, p99.9<=9ms,max<=1s", met: true},
+		{slo: "mean<=800us", met: true},
+		{slo: "p50<=0.4ms", why: "p50 0.500 ms"},
+		{slo: "errors<=1%", met: true},
+		{slo: "errors<=0.5%", why: "errors 1.00%, want errors<=0.5%"},
+		{slo: "errors<=10", met: true},
+		{slo: "errors<9", why: "errors 10, want errors<9"},
+		{slo: "rate>=95%", target: 10000, met: true},
+		{slo: "rate>=96%", target: 10000, why: "rate 95.0% of 10000, want rate>=96%"},
+		{slo: "rate>=9000", met: true},
+		{slo: "rate>9500", why: "rate 9500 ops/s, want rate>9500"},
+		{slo: "p99<=5ms,errors<=0.5%", why: "p99 6.10 ms, want p99<=5ms; errors 1.00%, want errors<=0.5%"},
+		{slo: "", err: "has no terms"},
+		{slo: "p99", err: "has no bound"},
+		{slo: "p99=5ms", err: "compare with"},
+		{slo: "p99>=5ms", err: "bounds latency from below"},
+		{slo: "p99<=5", err: "not a positive duration with a unit"},
+		{slo: "p99<=-5ms", err: "not a positive duration"},
+		{slo: "p42<=5ms", err: `unknown figure "p42"`},
+		{slo: "errors>=1%", err: "bounds errors from below"},
+		{slo: "rate<=100", err: "caps the throughput"},
+		{slo: "errors<=101%", err: "not a count or a percentage"},
+		{slo: "rate>=abc", err: "not a count or a percentage"},
+	} {
+		slo, err := ParseSLO(tc.slo)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) || !strings.HasPrefix(err.Error(), "--slo") {
+				t.Errorf("%q: error %v, want one naming --slo with %q", tc.slo, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%q: %v", tc.slo, err)
+			continue
+		}
+		met, why := slo.Check(Measure{Total: sum, Target: tc.target})
+		if met != tc.met || !strings.Contains(why, tc.why) || (met && why != "") {
+			t.Errorf("%q: met %v (%s), want %v (%s)", tc.slo, met, why, tc.met, tc.why)
+		}
+	}
+	slo, _ := ParseSLO("p99<=5ms")
+	if met, why := slo.Check(Measure{}); met || !strings.Contains(why, "no operations") {
+		t.Errorf("a step with no operations: met %v (%s)", met, why)
+	}
+}
+
+// server is a model of a system under test for the sweep's logic: its
+// p99 grows with the rate or the workers beyond a knee, and it records
+// the values it was run at.
+type server struct {
+	knee float64
+	ran  []float64
+	fail float64 // a value whose run fails
+	intr float64 // a value whose run is interrupted
+}
+
+func (sv *server) exec(ctx context.Context, s run.Spec) (*run.Result, error) {
+	v := s.MaxRate
+	if v == 0 {
+		v = float64(s.Concurrency)
+	}
+	sv.ran = append(sv.ran, v)
+	r := &run.Result{Info: run.Info{ID: fmt.Sprintf("run-%d", len(sv.ran)), MaxRate: s.MaxRate, Workers: s.Concurrency}}
+	r.Summary.Status = "completed"
+	r.Summary.Total = stats.Summary{Count: 1000, Rate: math.Max(v, 1), P99: 1 + math.Max(0, v-sv.knee)}
+	if s.Tags["sweep"] != "S" || s.Tags["sweep_step"] != fmt.Sprint(len(sv.ran)) || s.Flags[string(MaxRate)] == "" && s.Flags[string(Concurrency)] == "" {
+		return nil, fmt.Errorf("step's spec: tags %v flags %v", s.Tags, s.Flags)
+	}
+	if v == sv.intr {
+		r.Summary.Status = "interrupted"
+		return r, run.ErrInterrupted
+	}
+	if v == sv.fail {
+		r.Summary.Status = "failed"
+		return r, errors.New("operation failed")
+	}
+	return r, nil
+}
+
+func TestSearch(t *testing.T) {
+	p99, _ := ParseSLO("p99<=5ms") // met up to knee+4
+	for _, tc := range []struct {
+		name    string
+		param   Param
+		lo, hi  float64
+		knee    float64
+		best    float64 // 0: none
+		miss    float64
+		stopped string
+	}{
+		{name: "rate", param: MaxRate, lo: 1000, hi: 64000, knee: 7496, best: 7500},
+		{name: "low misses", param: MaxRate, lo: 1000, hi: 64000, knee: 100, stopped: "lowest value, --max-rate 1000, missed"},
+		{name: "high meets", param: MaxRate, lo: 1000, hi: 64000, knee: 1e6, best: 64000, stopped: "highest value, --max-rate 64000, met"},
+		{name: "workers", param: Concurrency, lo: 1, hi: 256, knee: 36, best: 40, miss: 41},
+		{name: "workers high", param: Concurrency, lo: 1, hi: 8, knee: 36, best: 8, stopped: "highest value, --concurrency 8, met"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sv := &server{knee: tc.knee}
+			res, err := Run(context.Background(), Spec{Base: run.Spec{Concurrency: 4}, Param: tc.param, Values: Values{Lo: tc.lo, Hi: tc.hi, Bounds: true},
+				Search: true, SLO: p99, ID: "S", Exec: sv.exec})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(res.Stopped, tc.stopped) || (tc.stopped == "") != (res.Stopped == "") {
+				t.Errorf("stopped %q, want %q", res.Stopped, tc.stopped)
+			}
+			if tc.best == 0 {
+				if res.Best != nil {
+					t.Errorf("best %g, want none", res.Best.Value)
+				}
+				return
+			}
+			if res.Best == nil {
+				t.Fatalf("no best; steps %v", sv.ran)
+			}
+			// The answer met and every higher probe missed; a miss within
+			// the precision above it (or one worker).
+			if b := res.Best.Value; b > tc.knee+4 || !res.Best.Met {
+				t.Errorf("best %g does not meet the SLO (knee %g)", b, tc.knee)
+			}
+			if res.Miss != nil {
+				if res.Miss.Met || res.Miss.Value <= res.Best.Value {
+					t.Errorf("miss %+v above best %g", *res.Miss, res.Best.Value)
+				}
+				if tc.param == MaxRate && res.Miss.Value > res.Best.Value*(1+DefaultPrecision) {
+					t.Errorf("miss %g not within 5%% of best %g", res.Miss.Value, res.Best.Value)
+				}
+				if tc.param == Concurrency && res.Miss.Value != tc.miss {
+					t.Errorf("miss %g, want %g", res.Miss.Value, tc.miss)
+				}
+			} else if res.Best.Value != tc.hi {
+				t.Errorf("no miss, best %g", res.Best.Value)
+			}
+			if tc.param == MaxRate && math.Abs(res.Best.Value-tc.best) > tc.best*DefaultPrecision {
+				t.Errorf("best %g, want about %g", res.Best.Value, tc.best)
+			}
+			if len(sv.ran) > 12 {
+				t.Errorf("%d probes: %v", len(sv.ran), sv.ran)
+			}
+			for i, st := range res.Steps {
+				if st.N != i+1 || st.Value != sv.ran[i] || !st.Judged || st.RunID != fmt.Sprintf("run-%d", i+1) {
+					t.Errorf("step %d: %+v (ran %g)", i, st, sv.ran[i])
+				}
+			}
+			if c := res.Conclusion(); !strings.Contains(c, "highest "+tc.param.Flag()+" meeting the SLO p99<=5ms: "+Format(res.Best.Value)) {
+				t.Errorf("conclusion %q", c)
+			}
+		})
+	}
+}
+
+func TestSteps(t *testing.T) {
+	p99, _ := ParseSLO("p99<=5ms")
+	vals, _ := ParseValues("--max-rate", "1000:5000:1000", false)
+	for _, tc := range []struct {
+		name      string
+		slo       SLO
+		keepGoing bool
+		knee      float64
+		fail      float64
+		intr      float64
+		ran       []float64
+		best      float64
+		stopped   string
+		err       string
+	}{
+		{name: "no slo", knee: 0, ran: []float64{1000, 2000, 3000, 4000, 5000}},
+		{name: "stops at the miss", slo: p99, knee: 2500, ran: []float64{1000, 2000, 3000}, best: 2000, stopped: "stopped after --max-rate 3000 missed the SLO (2 steps left"},
+		{name: "keep going", slo: p99, keepGoing: true, knee: 2500, ran: []float64{1000, 2000, 3000, 4000, 5000}, best: 2000},
+		{name: "last misses", slo: p99, knee: 4500, ran: []float64{1000, 2000, 3000, 4000, 5000}, best: 4000},
+		{name: "failed run", knee: 1e6, fail: 2000, ran: []float64{1000, 2000}, err: "step 2 (--max-rate 2000): operation failed"},
+		{name: "interrupted", slo: p99, knee: 1e6, intr: 3000, ran: []float64{1000, 2000, 3000}, best: 2000,
+			stopped: "interrupted at step 3: the sweep did not finish", err: "interrupted"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sv := &server{knee: tc.knee, fail: tc.fail, intr: tc.intr}
+			var seen []string
+			res, err := Run(context.Background(), Spec{Base: run.Spec{Concurrency: 4}, Param: MaxRate, Values: vals, SLO: tc.slo,
+				KeepGoing: tc.keepGoing, ID: "S", Exec: sv.exec, Observer: recorder{&seen}})
+			if (err == nil) != (tc.err == "") || err != nil && err.Error() != tc.err {
+				t.Fatalf("error %v, want %q", err, tc.err)
+			}
+			if !reflect.DeepEqual(sv.ran, tc.ran) || len(res.Steps) != len(tc.ran) {
+				t.Errorf("ran %v (%d steps), want %v", sv.ran, len(res.Steps), tc.ran)
+			}
+			if len(seen) != 2*len(tc.ran) {
+				t.Errorf("observer saw %v", seen)
+			}
+			if !strings.Contains(res.Stopped, tc.stopped) || (tc.stopped == "") != (res.Stopped == "") {
+				t.Errorf("stopped %q, want %q", res.Stopped, tc.stopped)
+			}
+			switch {
+			case tc.best == 0 && res.Best != nil:
+				t.Errorf("best %g, want none", res.Best.Value)
+			case tc.best != 0 && (res.Best == nil || res.Best.Value != tc.best):
+				t.Errorf("best %+v, want %g", res.Best, tc.best)
+			}
+			if len(tc.slo.Terms) == 0 && !strings.HasPrefix(res.Conclusion(), fmt.Sprintf("peak throughput: %.1f ops/s at --max-rate %g (step %d)", tc.ran[len(tc.ran)-1], tc.ran[len(tc.ran)-1], len(tc.ran))) {
+				t.Errorf("conclusion without an SLO: %q", res.Conclusion())
+			}
+		})
+	}
+}
+
+type recorder struct{ seen *[]string }
+
+func (r recorder) Begin(st Step, s *run.Spec) {
+	*r.seen = append(*r.seen, fmt.Sprintf("begin %d %g", st.N, s.MaxRate))
+}
+func (r recorder) End(st Step) { *r.seen = append(*r.seen, fmt.Sprintf("end %d", st.N)) }
+
+func TestValidate(t *testing.T) {
+	p99, _ := ParseSLO("p99<=5ms")
+	share, _ := ParseSLO("rate>=90%")
+	list := Values{List: []float64{1, 2}, Lo: 1, Hi: 2}
+	bounds := Values{Lo: 1, Hi: 2, Bounds: true}
+	for _, tc := range []struct {
+		spec Spec
+		err  string
+	}{
+		{Spec{Param: MaxRate, Values: bounds, Search: true}, "give one, as --slo"},
+		{Spec{Param: MaxRate, Values: list, Search: true, SLO: p99}, "--search takes a range, as --max-rate 1000:64000"},
+		{Spec{Param: Concurrency, Values: bounds}, "--concurrency 1:2 has no step: add one (1:2:x2)"},
+		{Spec{Param: Concurrency, Values: list, SLO: share}, "share of --max-rate"},
+		{Spec{Param: MaxRate, Values: list, Precision: 1}, "--precision 1"},
+		{Spec{Param: "ramp", Values: list}, "unknown setting"},
+		{Spec{Param: MaxRate, Values: list, SLO: share}, ""},
+		{Spec{Param: Concurrency, Values: list, SLO: share, Base: run.Spec{MaxRate: 100}}, ""},
+	} {
+		err := tc.spec.Validate()
+		if (err == nil) != (tc.err == "") || err != nil && !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("%+v: %v, want %q", tc.spec, err, tc.err)
+		}
+	}
+}
+
+func TestWithRateFloor(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"p99<=5ms", "p99<=5ms,rate>=95%"},
+		{"p99<=5ms,rate>=80%", "p99<=5ms,rate>=80%"},
+		{"rate>=1000", "rate>=1000"},
+	} {
+		slo, err := ParseSLO(tc.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := slo.WithRateFloor().String(); got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.in, got, tc.want)
+		}
+	}
+	if got := (SLO{}).WithRateFloor(); len(got.Terms) != 0 {
+		t.Errorf("no SLO gained terms: %v", got)
+	}
+}

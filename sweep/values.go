@@ -1,0 +1,131 @@
+package sweep
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// MaxSteps bounds the steps a list or range of values may make: a sweep
+// of more is a typo (a step of 1 over a range of a million), not a plan.
+const MaxSteps = 1000
+
+// Values are the values a sweep steps through: a list, a range with a
+// step (both become List), or a range without one, which only a search
+// (Spec.Search) can take: it probes values between Lo and Hi.
+type Values struct {
+	// List is the values in the order they were given (a range's, from
+	// its start).
+	List []float64
+	// Lo and Hi bound the values: List's smallest and largest, or the
+	// range's bounds.
+	Lo, Hi float64
+	// Bounds says the values are a range without a step: List is empty.
+	Bounds bool
+}
+
+// ParseValues parses the values of a swept flag: a list (1,2,4,8), a
+// range with an arithmetic step (1000:8000:1000) or a factor
+// (1000:64000:x2), or a range alone (1000:64000) for a search. integer
+// requires whole numbers (workers). Errors name flag and say what to
+// write.
+func ParseValues(flag, s string, integer bool) (Values, error) {
+	s = strings.TrimSpace(s)
+	num := func(part string) (float64, error) {
+		part = strings.TrimSpace(part)
+		v, err := strconv.ParseFloat(part, 64)
+		switch {
+		case err != nil || math.IsNaN(v) || math.IsInf(v, 0):
+			return 0, fmt.Errorf("%s %q: %q is not a number; give values as 1,2,4 or a range as 1000:8000:1000, 1000:64000:x2 or 1000:64000", flag, s, part)
+		case v <= 0:
+			return 0, fmt.Errorf("%s %q: %s is not positive; every step needs a value above 0", flag, s, part)
+		case integer && v != math.Trunc(v):
+			return 0, fmt.Errorf("%s %q: %s is not a whole number", flag, s, part)
+		}
+		return v, nil
+	}
+	if s == "" {
+		return Values{}, fmt.Errorf("%s is empty: give values as 1,2,4 or a range as 1000:8000:1000, 1000:64000:x2 or 1000:64000", flag)
+	}
+	if !strings.Contains(s, ":") {
+		var v Values
+		for _, part := range strings.Split(s, ",") {
+			x, err := num(part)
+			if err != nil {
+				return Values{}, err
+			}
+			v.List = append(v.List, x)
+		}
+		if len(v.List) > MaxSteps {
+			return Values{}, fmt.Errorf("%s %q has %d values: a sweep takes at most %d steps", flag, s, len(v.List), MaxSteps)
+		}
+		v.Lo, v.Hi = v.List[0], v.List[0]
+		for _, x := range v.List {
+			v.Lo, v.Hi = min(v.Lo, x), max(v.Hi, x)
+		}
+		return v, nil
+	}
+	parts := strings.Split(s, ":")
+	if len(parts) > 3 {
+		return Values{}, fmt.Errorf("%s %q: a range is START:END or START:END:STEP (1000:8000:1000, 1000:64000:x2)", flag, s)
+	}
+	lo, err := num(parts[0])
+	if err != nil {
+		return Values{}, err
+	}
+	hi, err := num(parts[1])
+	if err != nil {
+		return Values{}, err
+	}
+	if hi <= lo {
+		return Values{}, fmt.Errorf("%s %q: the range's end %s is not above its start %s", flag, s, strings.TrimSpace(parts[1]), strings.TrimSpace(parts[0]))
+	}
+	v := Values{Lo: lo, Hi: hi}
+	if len(parts) == 2 {
+		v.Bounds = true
+		return v, nil
+	}
+	step := strings.TrimSpace(parts[2])
+	var at func(k int, prev float64) float64 // the k-th value, from the start
+	if f, ok := strings.CutPrefix(step, "x"); ok {
+		factor, err := strconv.ParseFloat(f, 64)
+		if err != nil || !(factor > 1) || math.IsInf(factor, 0) {
+			return Values{}, fmt.Errorf("%s %q: the factor %q is not a number above 1 (x2 doubles each step)", flag, s, step)
+		}
+		at = func(k int, prev float64) float64 { return roundSig(lo * math.Pow(factor, float64(k))) }
+		if integer {
+			// Whole workers: each step at least one more.
+			at = func(k int, prev float64) float64 { return max(math.Round(prev*factor), prev+1) }
+		}
+	} else {
+		d, err := num(step)
+		if err != nil {
+			return Values{}, err
+		}
+		at = func(k int, prev float64) float64 { return roundSig(lo + float64(k)*d) }
+	}
+	// The end is included when a step lands on it, within rounding.
+	for x, k := lo, 0; x <= hi*(1+1e-9); {
+		if k == MaxSteps {
+			return Values{}, fmt.Errorf("%s %q makes more than %d steps: use a larger step", flag, s, MaxSteps)
+		}
+		v.List = append(v.List, x)
+		k++
+		x = at(k, x)
+	}
+	return v, nil
+}
+
+// roundSig rounds x to 9 significant digits, so that a range's steps
+// print as typed (1000:2000:100 gives 1300, not 1300.0000000000002).
+func roundSig(x float64) float64 {
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'g', 9, 64), 64)
+	return r
+}
+
+// Format prints a swept value: a whole number without decimals, else
+// with as few as it takes.
+func Format(v float64) string {
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}
