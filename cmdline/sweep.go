@@ -151,7 +151,7 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 	if s.Duration == 0 && maxOps == 0 {
 		return nil, usagef("each step of a sweep needs an end: give --duration (such as 60s) or --max-ops")
 	}
-	s.Observers = nil // the sweep prints its own table
+	s.Observers, s.Checks = nil, env.Stderr // the sweep prints its own table on stdout
 	if rf.verbosity > 2 {
 		s.Log = warningsOnly{env.Stderr} // the steps' lines say what the runs' headers would
 	}

@@ -336,6 +336,7 @@ func RunSplit(ctx context.Context, cfg Config, load workload.QueryLoad, reg *sta
 
 	start := time.Now()
 	r.base = start
+	reg.Restart(start) // the run's setup is in no interval
 	r.pacer = cfg.RunPacer(n)
 	if cfg.QueueRate > 0 {
 		r.genPacer, r.pacer = r.pacer, PacerCoarse // only the generator paces

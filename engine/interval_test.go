@@ -76,3 +76,37 @@ func TestIntervalRatesAreReal(t *testing.T) {
 		})
 	}
 }
+
+// TestSetupIsInNoInterval gives the engine a registry made 200 ms before
+// the run (a run's setup: telemetry, limits, its directory): the first
+// interval and the measured period start when the workers do, so a rated
+// run's throughput is its rate, not the rate diluted by the setup.
+func TestSetupIsInNoInterval(t *testing.T) {
+	const rate, dur = 2000.0, 300 * time.Millisecond
+	load := fakeLoad(2, []string{"op"}, func(int, int64) workload.Result { return workload.Result{} })
+	cfg := engine.Config{MaxRate: rate, Duration: dur, Pacer: engine.PacerCoarse, DisplayEvery: time.Second}
+	made := time.Now()
+	reg := stats.NewRegistry(engine.Series{Ops: load.Ops, Rated: true}.Names(), 2, made)
+	time.Sleep(200 * time.Millisecond)
+	var first, last stats.Tick
+	n := 0
+	res := engine.Run(context.Background(), cfg, load, reg, engine.Hooks{Tick: func(tk stats.Tick, final bool) {
+		if n == 0 {
+			first = tk
+		}
+		n++
+		last = tk
+	}})
+	if first.Start.Before(res.Start) || last.CumStart.Before(res.Start) {
+		t.Errorf("the first interval starts %v and the measured period %v after the registry was made, the workers %v after",
+			first.Start.Sub(made), last.CumStart.Sub(made), res.Start.Sub(made))
+	}
+	elapsed := last.End.Sub(last.CumStart)
+	count := last.Series[0].Cumulative.TotalCount()
+	if elapsed > dur+50*time.Millisecond {
+		t.Errorf("measured %v for a %v run", elapsed, dur)
+	}
+	if got := float64(count) / elapsed.Seconds(); got < 0.9*rate || got > 1.1*rate {
+		t.Errorf("%d operations in %v: %.0f ops/s, want about %.0f", count, elapsed, got, rate)
+	}
+}

@@ -124,21 +124,22 @@ func (o *Sweep) End(st sweep.Step) {
 
 // stepJSON is a step's NDJSON object.
 type stepObject struct {
-	Type    string        `json:"type"`
-	N       int           `json:"step"`
-	Value   float64       `json:"value"`
-	MaxRate float64       `json:"max_rate"`
-	Workers int           `json:"workers"`
-	Run     string        `json:"run"`
-	Dir     string        `json:"dir"`
-	Status  string        `json:"status"`
-	Total   stats.Summary `json:"total"`
-	Met     *bool         `json:"slo_met,omitempty"`
-	Why     string        `json:"slo_missed,omitempty"`
+	Type    string             `json:"type"`
+	N       int                `json:"step"`
+	Value   float64            `json:"value"`
+	MaxRate float64            `json:"max_rate"`
+	Workers int                `json:"workers"`
+	Run     string             `json:"run"`
+	Dir     string             `json:"dir"`
+	Status  string             `json:"status"`
+	Total   stats.Summary      `json:"total"`
+	Figures map[string]float64 `json:"figures,omitempty"`
+	Met     *bool              `json:"slo_met,omitempty"`
+	Why     string             `json:"slo_missed,omitempty"`
 }
 
 func stepJSON(st sweep.Step) stepObject {
-	o := stepObject{Type: "step", N: st.N, Value: st.Value, MaxRate: st.Target, Workers: st.Workers, Run: st.RunID, Dir: st.Dir, Status: st.Status, Total: st.Total}
+	o := stepObject{Type: "step", N: st.N, Value: st.Value, MaxRate: st.Target, Workers: st.Workers, Run: st.RunID, Dir: st.Dir, Status: st.Status, Total: st.Total, Figures: st.Figures}
 	if st.Judged {
 		met := st.Met
 		o.Met, o.Why = &met, st.Why

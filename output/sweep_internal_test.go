@@ -20,7 +20,7 @@ func TestSweepGolden(t *testing.T) {
 	}
 	steps := []sweep.Step{
 		{N: 1, Value: 1000, RunID: "20261126-060000-ycsb-aaaa", Dir: "/r/20261126-060000-ycsb-aaaa", Status: "completed", Target: 1000, Workers: 8,
-			Total: stats.Summary{Count: 29990, Rate: 999.7, P50: 0.21, P95: 0.52, P99: 1.13, P999: 3.9, Max: 12.4}},
+			Total: stats.Summary{Count: 29990, Rate: 999.7, P50: 0.21, P95: 0.52, P99: 1.13, P999: 3.9, Max: 12.4}, Figures: map[string]float64{"tpmC": 12.5}},
 		{N: 2, Value: 8000, RunID: "20261126-060030-ycsb-bbbb", Dir: "/r/20261126-060030-ycsb-bbbb", Status: "completed", Target: 8000, Workers: 8,
 			Total: stats.Summary{Count: 239000, Errors: 12, Rate: 7966.7, P50: 0.35, P95: 2.1, P99: 6.1, P999: 14.2, Max: 102.5}},
 		{N: 3, Value: 2830, RunID: "20261126-060100-ycsb-cccc", Dir: "/r/20261126-060100-ycsb-cccc", Status: "completed", Target: 2830, Workers: 8,

@@ -369,6 +369,17 @@ func (r *Registry) Tick(now time.Time) Tick {
 	return t
 }
 
+// Restart moves the start of the first interval and of the cumulative
+// view to t: the engine calls it as its workers start, so that neither
+// holds the run's setup (telemetry, limits, the run directory) before the
+// first operation could start. Call it before anything is recorded.
+func (r *Registry) Restart(t time.Time) {
+	r.tickMu.Lock()
+	defer r.tickMu.Unlock()
+	t = r.Clock(t)
+	r.last, r.cumStart = t, t
+}
+
 // ResetCumulative empties the cumulative view; the engine calls it when
 // the ramp ends so the final figures exclude it. Values of the interval in
 // progress are kept for the interval view and counted in the new

@@ -101,6 +101,8 @@ type Step struct {
 	Total   stats.Summary
 	Target  float64
 	Workers int
+	// Figures are the workload's own (TPC-C's tpmC and efficiency).
+	Figures map[string]float64
 	// Judged says an SLO judged the step: Met, or Why not.
 	Judged bool
 	Met    bool
@@ -304,7 +306,7 @@ func (spec Spec) step(ctx context.Context, res *Result, v float64) (Step, error)
 	r, err := exec(ctx, s)
 	if r != nil {
 		st.RunID, st.Dir, st.Status = r.Info.ID, r.Info.Dir, r.Summary.Status
-		st.Total, st.Target, st.Workers = r.Summary.Total, r.Info.MaxRate, r.Info.Workers
+		st.Total, st.Target, st.Workers, st.Figures = r.Summary.Total, r.Info.MaxRate, r.Info.Workers, r.Summary.Figures
 		if len(spec.SLO.Terms) > 0 && err == nil {
 			st.Judged = true
 			st.Met, st.Why = spec.SLO.Check(Measure{Total: st.Total, Target: st.Target})
@@ -315,6 +317,9 @@ func (spec Spec) step(ctx context.Context, res *Result, v float64) (Step, error)
 		}
 	}
 	if err != nil {
+		if ctx.Err() != nil && !errors.Is(err, run.ErrInput) {
+			err = run.ErrInterrupted // cancelled while it set up (connecting, say)
+		}
 		if errors.Is(err, run.ErrInterrupted) || errors.Is(err, run.ErrInput) {
 			return st, err
 		}
@@ -336,7 +341,7 @@ func startAndWait(ctx context.Context, s run.Spec) (*run.Result, error) {
 func (res *Result) bound() {
 	for i := range res.Steps {
 		st := &res.Steps[i]
-		if res.Peak == nil || st.Total.Rate > res.Peak.Total.Rate {
+		if st.Total.Rate > 0 && (res.Peak == nil || st.Total.Rate > res.Peak.Total.Rate) {
 			res.Peak = st
 		}
 		if st.Judged && st.Met && (res.Best == nil || st.Value > res.Best.Value) {

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -32,8 +33,9 @@ type sweepStep struct {
 		Rate   float64 `json:"ops_per_sec"`
 		P99    float64 `json:"p99_ms"`
 	} `json:"total"`
-	Met    *bool  `json:"slo_met"`
-	Missed string `json:"slo_missed"`
+	Figures map[string]float64 `json:"figures"`
+	Met     *bool              `json:"slo_met"`
+	Missed  string             `json:"slo_missed"`
 }
 
 // sweepOut is a sweep's NDJSON output.
@@ -130,12 +132,16 @@ func checkSweepRuns(t *testing.T, root string, s sweepOut, param string) {
 				Rate  float64 `json:"ops_per_sec"`
 				P99   float64 `json:"p99_ms"`
 			} `json:"total"`
+			Figures map[string]float64 `json:"figures"`
 		}
 		if err := json.Unmarshal(b, &sum); err != nil {
 			t.Fatal(err)
 		}
 		if sum.Total.Count != st.Total.Count || sum.Total.P99 != st.Total.P99 || sum.Total.Rate != st.Total.Rate {
 			t.Errorf("step %d: %+v, summary.json %+v", st.Step, st.Total, sum.Total)
+		}
+		if !reflect.DeepEqual(sum.Figures, st.Figures) {
+			t.Errorf("step %d: figures %v, summary.json %v", st.Step, st.Figures, sum.Figures)
 		}
 		if param == "max-rate" && sum.MaxRate != st.Value || param == "concurrency" && sum.Concurrency != int(st.Value) {
 			t.Errorf("step %d at %g: the run had max-rate %g, %d workers", st.Step, st.Value, sum.MaxRate, sum.Concurrency)
@@ -274,8 +280,16 @@ func TestSweepPostgres(t *testing.T) {
 
 	root = t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(1500*time.Millisecond, cancel)
-	r = stampedeCtx(t, ctx, "sweep", "ycsb", "-p", "recordcount=1000", "--max-rate", "100,200,300", "--duration", "1s",
+	go func() { // Ctrl-C once the second step's run has started
+		defer cancel()
+		for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if runs, _ := runlog.List(root); len(runs) == 2 {
+				time.Sleep(200 * time.Millisecond)
+				return
+			}
+		}
+	}()
+	r = stampedeCtx(t, ctx, "sweep", "ycsb", "-p", "recordcount=1000", "--max-rate", "100,200,300", "--duration", "2s",
 		"--db", db, "--results-dir", root, srv)
 	if r.code != 130 {
 		t.Fatalf("interrupted sweep: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
