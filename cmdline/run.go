@@ -150,6 +150,7 @@ func runSpec(spec RunArgs, env Env) (run.Spec, error) {
 		Command:          RedactArgs(env.Args),
 		Flags:            FlagValues(spec.FS, env.Secrets),
 		PrometheusListen: rf.promListen,
+		Part:             rf.clients.part,
 		Log:              env.Stderr,
 		Checks:           env.Stdout,
 	}

@@ -61,6 +61,7 @@ type RunFlags struct {
 	tel        Telemetry
 	lim        Limits
 	split      SplitFlags
+	clients    ClientFlags
 	// sysbench's syntax (see SysbenchSyntax) and its options that
 	// stampede's own syntax takes too.
 	sysbenchSyntax bool
@@ -107,6 +108,7 @@ func (r *RunFlags) Register(fs *pflag.FlagSet) {
 	fs.StringVar(&r.gcHeadroom, "gc-headroom", fmt.Sprintf("%dM", gcpace.DefaultHeadroom>>20), "how much stampede's Go heap may grow between garbage collections during the run, such as 64M or 1G (0: Go's default pacing, GOGC=100); a collection can separate client threads from the server backends they share CPUs with. GOGC in the environment wins")
 	fs.IntVar(&r.promPort, "prometheus-port", 0, "serve live metrics at http://HOST:PORT/metrics for Prometheus (all interfaces)")
 	fs.StringVar(&r.promListen, "prometheus-listen", "", "like --prometheus-port with a full address, such as 127.0.0.1:9090")
+	r.clients.Register(fs)
 	r.tel.Register(fs)
 	r.lim.Register(fs)
 	fs.StringVar(&r.outputStyle, "output-style", "stampede", "output style: stampede, sysbench (sysbench's interval lines and final report) or ycsb (YCSB's status lines on stderr and its [OVERALL], [READ], ... report)")
@@ -316,6 +318,9 @@ func (r *RunFlags) Resolve(fs *pflag.FlagSet) error {
 		}
 	}
 	if err := r.checkLimits(fs); err != nil {
+		return err
+	}
+	if err := r.clients.Resolve(fs, time.Now()); err != nil {
 		return err
 	}
 	return asUsage(engine.Config{Duration: r.duration, MaxOps: r.maxOps, SharedOps: r.sharedOps, Ramp: r.ramp, MaxRate: r.maxRate,

@@ -172,6 +172,9 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 			}
 		}
 	}
+	if err := applyPart(&spec); err != nil {
+		return nil, err
+	}
 	if err := spec.validate(); err != nil {
 		return nil, err
 	}
@@ -190,6 +193,9 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 		}
 	}()
 	r.seed = pickSeed(spec.Seed)
+	if spec.Part.Count > 0 && spec.Seed != 0 {
+		r.seed = partSeed(spec.Seed, spec.Part.Index)
+	}
 	src, err := r.openSource(ctx)
 	if err != nil {
 		return nil, err
@@ -221,6 +227,12 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 	r.cleanup = append(r.cleanup, pacerProcs(r.cfg, src.workers))
 	series := engine.Series{Ops: r.load.Ops, Rated: r.cfg.Rated()}
 	names := series.Names()
+	if !s.Part.StartAt.IsZero() {
+		// Set up, connected: the clients start together from here.
+		if err := waitForStart(ctx, s.Part.StartAt, func(f string, a ...any) { fmt.Fprintf(r.log, f+"\n", a...) }); err != nil {
+			return nil, err
+		}
+	}
 	start := time.Now()
 	r.reg = stats.NewRegistry(names, stats.ShardsFor(src.workers, runtime.GOMAXPROCS(0)), start)
 	r.parts = len(names)

@@ -100,6 +100,10 @@ type Spec struct {
 	Limits Limits
 	// Fleet, when set, runs the workload over a fleet of tenants.
 	Fleet *Fleet
+	// Part, when its Count is set, makes the run one of several clients
+	// of one benchmark (see Part): MaxRate, QueueRate and MaxOps are then
+	// the benchmark's totals, of which it runs its share.
+	Part Part
 
 	// ResultsDir is where the run directory is written; "" means
 	// $STAMPEDE_RESULTS_DIR, else ~/.stampede/runs.

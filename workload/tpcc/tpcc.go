@@ -180,6 +180,11 @@ var (
 	_ workload.RunDefaulter   = (*tpcc)(nil)
 )
 
+// NotPartitionable implements workload.NotPartitionable.
+func (g *tpcc) NotPartitionable() string {
+	return "each client would run the terminals of every warehouse; run one client per database, or split the warehouses among clients with --active-warehouses on separate databases"
+}
+
 // RunDefaults implements the RunDefaulter interface: with --wait, 10
 // terminals per warehouse (clause 4.2.2) on 2 connections per warehouse.
 func (g *tpcc) RunDefaults() workload.RunDefaults {

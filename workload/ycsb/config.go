@@ -420,6 +420,20 @@ func (g *ycsb) resolve() (*config, []string, error) {
 	for k, v := range g.adopted {
 		props[k] = prop{v, fromLoad}
 	}
+	if n := int64(g.part[1]); n > 0 {
+		for _, k := range []string{"insertstart", "insertcount"} {
+			if v, ok := props[k]; ok && v.from != "default" && v.from != fromLoad {
+				return nil, nil, fmt.Errorf("--clients gives each client its own keys, as %s does: drop %s (from %s)", k, k, v.from)
+			}
+		}
+		rc, err := strconv.ParseInt(props["recordcount"].value, 10, 64)
+		if err == nil {
+			i := int64(g.part[0])
+			lo, hi := rc*i/n, rc*(i+1)/n
+			from := fmt.Sprintf("--client-index %d of --clients %d", i, n)
+			props["insertstart"], props["insertcount"] = prop{strconv.FormatInt(lo, 10), from}, prop{strconv.FormatInt(hi-lo, 10), from}
+		}
+	}
 
 	cfg, err := parseConfig(props)
 	if err == nil {

@@ -68,6 +68,9 @@ func init() {
 // typed config is resolved from them by Validate.
 type ycsb struct {
 	flags workload.Flags
+	// part is this client's index and the clients' count
+	// (PartitionClients); count 0 for a single client.
+	part [2]int
 
 	workloadLetter string
 	propFiles      []string
@@ -203,6 +206,15 @@ func (g *ycsb) validate() error {
 	}
 	g.cfg, g.warnings = cfg, warnings
 	return nil
+}
+
+// PartitionClients implements workload.ClientPartitioner: client index of
+// count loads and inserts its own share of the keys, [recordcount*index/count,
+// recordcount*(index+1)/count), as YCSB's clients do with insertstart and
+// insertcount, which it sets (and refuses when they are given).
+func (g *ycsb) PartitionClients(index, count int) error {
+	g.part = [2]int{index, count}
+	return g.validate()
 }
 
 // config returns the resolved config, resolving it first if Validate was

@@ -1,0 +1,112 @@
+package run
+
+import (
+	"context"
+	"maps"
+	"strconv"
+	"time"
+
+	"github.com/stampede-bench/stampede/workload"
+)
+
+// Part says that a run is one of several clients of one benchmark,
+// started together on several machines or pods: it runs its share of the
+// benchmark's rate and operations, its own operation sequence and, for
+// workloads that insert (YCSB), its own keys; and it can wait for a common
+// start so that the clients' intervals line up when `report` merges them.
+type Part struct {
+	// Index is this client's, from 0 (a Kubernetes indexed Job's
+	// JOB_COMPLETION_INDEX); Count is the clients', 0 for a run on its
+	// own.
+	Index, Count int
+	// StartAt, when not zero, is when the workers start: the run sets up
+	// (connections, the workload) and then waits for it.
+	StartAt time.Time
+}
+
+// PartTag is the tag a client's run gets: its index and the count
+// ("0/4"), so that `stampede runs --tag` finds the clients' runs.
+const PartTag = "client"
+
+// applyPart makes spec the share of client p.Index of p.Count: the rate
+// and operation budget divided, the workload partitioned, the run tagged.
+// It is called before the spec is validated.
+func applyPart(spec *Spec) error {
+	p := spec.Part
+	switch {
+	case p.Count == 0 && p.Index == 0:
+		return nil
+	case p.Count < 1 || p.Count > maxClients:
+		return inputf("Spec.Part.Count %d: give the number of clients, from 1 to %d", p.Count, maxClients)
+	case p.Index < 0 || p.Index >= p.Count:
+		return inputf("Spec.Part.Index %d: give this client's index, from 0 to %d (one less than the clients)", p.Index, p.Count-1)
+	case spec.Fleet != nil:
+		return inputf("Spec.Part with Spec.Fleet: a fleet runs from one client")
+	}
+	if np, ok := spec.Workload.(workload.NotPartitionable); ok {
+		return inputf("%s cannot run as one of several clients: %s", spec.Workload.Meta().Name, np.NotPartitionable())
+	}
+	n := float64(p.Count)
+	spec.MaxRate /= n
+	spec.QueueRate /= n
+	if spec.MaxOps > 0 {
+		share := spec.MaxOps / int64(p.Count)
+		if int64(p.Index) < spec.MaxOps%int64(p.Count) {
+			share++
+		}
+		if share == 0 {
+			return inputf("Spec.MaxOps %d is fewer than the %d clients: give each at least one operation", spec.MaxOps, p.Count)
+		}
+		spec.MaxOps = share
+	}
+	if cp, ok := spec.Workload.(workload.ClientPartitioner); ok {
+		if err := cp.PartitionClients(p.Index, p.Count); err != nil {
+			return asInput(err)
+		}
+	}
+	spec.Tags = maps.Clone(spec.Tags)
+	if spec.Tags == nil {
+		spec.Tags = map[string]string{}
+	}
+	spec.Tags[PartTag] = strconv.Itoa(p.Index) + "/" + strconv.Itoa(p.Count)
+	return nil
+}
+
+// maxClients bounds Part.Count: more clients than that is a typo.
+const maxClients = 100000
+
+// partSeed is client index's operation seed for a benchmark whose seed
+// is seed: distinct per client (clients replaying one sequence would
+// read and write the same keys in step), the same for the same seed and
+// index, so a client's run can be repeated.
+func partSeed(seed uint64, index int) uint64 {
+	// splitmix64 of seed and index: well mixed, never 0 in practice.
+	z := seed + uint64(index+1)*0x9e3779b97f4a7c15
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	z ^= z >> 31
+	if z == 0 {
+		z = 1
+	}
+	return z
+}
+
+// waitForStart waits until at, the clients' common start, reporting it on
+// log; a start already past is reported as late. It returns
+// ErrInterrupted when ctx ends first.
+func waitForStart(ctx context.Context, at time.Time, log func(format string, args ...any)) error {
+	d := time.Until(at)
+	if d <= 0 {
+		log("warning: the clients' start (%s) was %s ago when this client was ready: it starts now, late", at.UTC().Format(time.RFC3339), (-d).Round(time.Millisecond))
+		return nil
+	}
+	log("waiting %s for the clients' start at %s", d.Round(time.Millisecond), at.UTC().Format(time.RFC3339Nano))
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ErrInterrupted
+	case <-t.C:
+		return nil
+	}
+}
