@@ -1,0 +1,149 @@
+package cli_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stampede-bench/stampede/runlog"
+	"github.com/stampede-bench/stampede/stats"
+)
+
+// TestClientsMerge runs YCSB's workload D from two processes as two
+// clients of one benchmark: each runs half the rate from a common start,
+// inserts its own keys (no duplicate key), and `report` merges the two
+// runs into the benchmark's figures, as a histogram merged directly from
+// both run logs says.
+func TestClientsMerge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	t.Parallel()
+	srv := testServer(t)
+	db := freshDB(t, "stampede_clients")
+	if r := stampede(t, "init", "ycsb", "-p", "recordcount=2000", "--db", db, srv); r.code != 0 {
+		t.Fatalf("init: %s", r.stderr)
+	}
+	bin := filepath.Join(t.TempDir(), "stampede")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/stampede-bench/stampede/cmd/stampede").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	dir := t.TempDir()
+	startAt := time.Now().Add(4 * time.Second).UTC()
+	cmds := make([]*exec.Cmd, 2)
+	outs := make([]*bytes.Buffer, 2)
+	for i := range cmds {
+		outs[i] = &bytes.Buffer{}
+		cmds[i] = exec.Command(bin, "run", "ycsb", "--workload", "d", "-p", "recordcount=2000", "--clients", "2", "--client-index", string(rune('0'+i)),
+			"--max-rate", "400", "--concurrency", "2", "--duration", "2s", "--start-at", startAt.Format(time.RFC3339Nano), "--seed", "7",
+			"--tag", "job=merge", "--results-dir", dir, "--db", db, "--format", "json", srv)
+		cmds[i].Stdout, cmds[i].Stderr = outs[i], outs[i]
+		if err := cmds[i].Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, c := range cmds {
+		if err := c.Wait(); err != nil {
+			t.Fatalf("client %d: %v\n%s", i, err, outs[i])
+		}
+		if !strings.Contains(outs[i].String(), "waiting ") {
+			t.Errorf("client %d did not say it waited for the start:\n%s", i, outs[i])
+		}
+	}
+	runs, err := runlog.List(dir)
+	if err != nil || len(runs) != 2 {
+		t.Fatalf("runs %+v %v", runs, err)
+	}
+	type summary struct {
+		MaxRate float64 `json:"max_rate"`
+		Seed    uint64  `json:"seed"`
+		Ops     []struct {
+			Name  string `json:"name"`
+			Count int64  `json:"count"`
+		} `json:"ops"`
+		Total struct {
+			Count  int64   `json:"count"`
+			Errors int64   `json:"errors"`
+			P99    float64 `json:"p99_ms"`
+		} `json:"total"`
+	}
+	merged := stats.NewHistogram()
+	var total, inserts int64
+	var firsts []time.Time
+	var seeds []uint64
+	var refs []string
+	for _, info := range runs {
+		run, err := runlog.Open(filepath.Join(dir, info.ID))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sum summary
+		if err := json.Unmarshal(run.Summary, &sum); err != nil {
+			t.Fatal(err)
+		}
+		if sum.MaxRate != 200 || sum.Total.Errors != 0 || sum.Total.Count < 300 {
+			t.Errorf("client %s: max_rate %g, %d operations, %d errors; want half the rate, no error", info.Tags["client"], sum.MaxRate, sum.Total.Count, sum.Total.Errors)
+		}
+		if info.Tags["job"] != "merge" || (info.Tags["client"] != "0/2" && info.Tags["client"] != "1/2") {
+			t.Errorf("tags %v", info.Tags)
+		}
+		total += sum.Total.Count
+		seeds = append(seeds, sum.Seed)
+		for _, op := range sum.Ops {
+			if op.Name == "insert" {
+				inserts += op.Count
+			}
+		}
+		ivs, err := run.Intervals()
+		if err != nil || len(ivs) == 0 {
+			t.Fatalf("intervals: %v", err)
+		}
+		firsts = append(firsts, ivs[0].Start)
+		for _, iv := range ivs {
+			for _, name := range []string{"read", "insert"} {
+				if s := iv.Series[name]; s != nil {
+					s.MergeInto(merged)
+				}
+			}
+		}
+		refs = append(refs, info.ID)
+	}
+	if seeds[0] == seeds[1] {
+		t.Errorf("both clients ran seed %d", seeds[0])
+	}
+	// A common start: both clients' first intervals start there.
+	for i, f := range firsts {
+		if d := f.Sub(startAt); d < 0 || d > 200*time.Millisecond {
+			t.Errorf("client %d's first interval starts %v after --start-at", i, d)
+		}
+	}
+	if n := queryInt(t, db, "SELECT count(*) FROM usertable"); n != 2000+inserts || inserts == 0 {
+		t.Errorf("%d rows after %d inserts into 2000: the clients' keys collided", n, inserts)
+	}
+	r := stampede(t, append([]string{"report", "--results-dir", dir, "--format", "json"}, refs...)...)
+	if r.code != 0 {
+		t.Fatalf("report: %s", r.stderr)
+	}
+	var rep struct {
+		Total struct {
+			Count   int64   `json:"count"`
+			P99     float64 `json:"p99_ms"`
+			Seconds float64 `json:"seconds"`
+		} `json:"total"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	want := stats.Summarize(merged, 0, time.Second)
+	if rep.Total.Count != total || merged.TotalCount() != total || rep.Total.P99 != want.P99 {
+		t.Errorf("report merges %d operations, p99 %g ms; the clients did %d, their logs merged hold %d, p99 %g ms",
+			rep.Total.Count, rep.Total.P99, total, merged.TotalCount(), want.P99)
+	}
+	if rep.Total.Seconds > 2.3 {
+		t.Errorf("the merged runs cover %.2fs: their intervals do not line up", rep.Total.Seconds)
+	}
+}
