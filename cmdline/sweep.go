@@ -3,6 +3,7 @@ package cmdline
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -31,7 +32,12 @@ type valuesFlag struct {
 	def  string
 }
 
-func (v *valuesFlag) String() string     { return v.def }
+func (v *valuesFlag) String() string {
+	if v.text != "" {
+		return v.text // run.json records the value given
+	}
+	return v.def
+}
 func (v *valuesFlag) Set(s string) error { v.text = s; return nil }
 func (v *valuesFlag) Type() string       { return "values" }
 
@@ -92,6 +98,24 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 	workers := "concurrency"
 	if fs.Changed("threads") {
 		workers = "threads"
+	}
+	switch {
+	case fs.Changed("precision") && !f.search:
+		return nil, usagef("--precision is the precision of --search: give --search, or drop it")
+	case fs.Changed("precision") && !(f.precision > 0 && f.precision < 1):
+		return nil, usagef("--precision %g: use a fraction above 0 and below 1 (0.05 for 5%%)", f.precision)
+	case f.keepGoing && (!fs.Changed("slo") || f.search):
+		return nil, usagef("--keep-going runs the steps after one misses --slo, in a list: give --slo and a list, not --search")
+	case fs.Changed("histogram"):
+		return nil, usagef("--histogram: a sweep prints a row per step; `stampede report RUN` prints a step in full")
+	}
+	for _, t := range rf.tags {
+		if k, _, _ := strings.Cut(t, "="); k == "sweep" || k == "sweep_step" {
+			return nil, usagef("--tag %s: the sweep tags its runs %s itself; give your tag another name", t, k)
+		}
+	}
+	if fs.Changed("max-rate") && strings.TrimSpace(f.values["max-rate"].text) == "0" && fs.Changed(workers) {
+		f.values["max-rate"].text, fs.Lookup("max-rate").Changed = "", false // 0: closed loop, as in run
 	}
 	type given struct {
 		name  string
@@ -163,6 +187,14 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 	if err := sw.Validate(); err != nil {
 		return nil, usagef("%v", err)
 	}
+	if d, ok := spec.Gen.(workload.RunDefaulter); ok && s.Concurrency == 0 && sw.Param == sweep.MaxRate {
+		if rd := d.RunDefaults(); rd.Concurrency > 0 { // TPC-C's terminals, named in the status lines
+			s.Concurrency, sw.Base.Concurrency = rd.Concurrency, rd.Concurrency
+			if s.Conn.Conns == 0 {
+				sw.Base.Conn.Conns = rd.Conns
+			}
+		}
+	}
 	sw.ID = sweep.NewID(time.Now())
 	plan := fmt.Sprintf("%d steps", len(sw.Values.List))
 	if sw.Search {
@@ -187,7 +219,7 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 		return nil, err
 	}
 	defer stop()
-	p.Header(sw.ID, spec.Gen.Meta().Name, sw.Param, f.values[swept[0].name].text, slo)
+	p.Header(sw.ID, spec.Gen.Meta().Name, "--"+swept[0].name, f.values[swept[0].name].text, slo)
 	res, err := sweep.Run(ctx, sw)
 	if res != nil {
 		p.Done(res)

@@ -4,9 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 	"strings"
 
-	"github.com/stampede-bench/stampede/report"
 	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/stats"
 	"github.com/stampede-bench/stampede/sweep"
@@ -38,7 +39,7 @@ var sweepColumns = []struct {
 }{{"step", 4}, {"max-rate", 9}, {"workers", 7}, {"ops/s", 10}, {"p50(ms)", 8}, {"p95(ms)", 8}, {"p99(ms)", 8}, {"p99.9(ms)", 9}, {"pMax(ms)", 8}, {"errors", 7}, {"run", 0}, {"SLO", 0}}
 
 // Header prints the sweep's first line; call it once before the steps.
-func (o *Sweep) Header(id, workload string, param sweep.Param, values string, slo sweep.SLO) {
+func (o *Sweep) Header(id, workload, flag, values string, slo sweep.SLO) {
 	if o.JSON {
 		o.encode(struct {
 			Type     string `json:"type"`
@@ -48,10 +49,10 @@ func (o *Sweep) Header(id, workload string, param sweep.Param, values string, sl
 			Values   string `json:"values"`
 			Plan     string `json:"plan"`
 			SLO      string `json:"slo,omitempty"`
-		}{"sweep", id, workload, string(param), values, o.Plan, slo.String()})
+		}{"sweep", id, workload, strings.TrimPrefix(flag, "--"), values, o.Plan, slo.String()})
 		return
 	}
-	fmt.Fprintf(o.W, "sweep %s: %s, %s %s (%s)", id, workload, param.Flag(), values, o.Plan)
+	fmt.Fprintf(o.W, "sweep %s: %s, %s %s (%s)", id, workload, flag, values, o.Plan)
 	if len(slo.Terms) > 0 {
 		fmt.Fprintf(o.W, ", SLO %s", slo)
 	}
@@ -113,13 +114,24 @@ func (o *Sweep) End(st sweep.Step) {
 	case st.Status != "completed":
 		verdict = st.Status
 	}
-	cells := []string{fmt.Sprint(st.N), rate, fmt.Sprint(st.Workers), fmt.Sprintf("%.1f", t.Rate), report.FormatMs(t.P50), report.FormatMs(t.P95),
-		report.FormatMs(t.P99), report.FormatMs(t.P999), report.FormatMs(t.Max), fmt.Sprint(t.Errors), st.RunID, verdict}
+	cells := []string{fmt.Sprint(st.N), rate, fmt.Sprint(st.Workers), fmt.Sprintf("%.1f", t.Rate), ms3(t.P50), ms3(t.P95),
+		ms3(t.P99), ms3(t.P999), ms3(t.Max), fmt.Sprint(t.Errors), st.RunID, verdict}
 	var b strings.Builder
 	for i, v := range cells {
 		o.cell(&b, i, v)
 	}
 	fmt.Fprintln(o.W, strings.TrimRight(b.String(), " "))
+}
+
+// ms3 prints a latency with three significant digits (0.0543, 2.63,
+// 12.7, 102), as the SLO's verdicts do: a p99 of 2.04 ms that missed
+// p99<=2ms does not print as 2.0.
+func ms3(v float64) string {
+	if v <= 0 || math.IsNaN(v) {
+		return "0"
+	}
+	digits := max(0, 2-int(math.Floor(math.Log10(v))))
+	return strconv.FormatFloat(v, 'f', digits, 64)
 }
 
 // stepJSON is a step's NDJSON object.

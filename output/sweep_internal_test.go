@@ -44,7 +44,7 @@ func TestSweepGolden(t *testing.T) {
 			var out, status bytes.Buffer
 			o := &Sweep{W: &out, Status: &status, JSON: asJSON, Plan: "a search from 1000 to 64000, within 5%", Duration: "30s each",
 				Hint: func(s string) string { return s + " --results-dir /r" }}
-			o.Header(res.ID, "ycsb", sweep.MaxRate, "1000:64000", slo)
+			o.Header(res.ID, "ycsb", "--max-rate", "1000:64000", slo)
 			for _, st := range steps {
 				o.Begin(st, &run.Spec{MaxRate: st.Target, Concurrency: st.Workers})
 				o.End(st)

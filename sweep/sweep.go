@@ -148,8 +148,10 @@ func (spec Spec) Validate() error {
 		return ErrNoSteps
 	case spec.SLO.NeedsRate() && spec.Param != MaxRate && spec.Base.MaxRate == 0:
 		return fmt.Errorf("--slo rate>=N%% is a share of --max-rate, and these steps run closed loop: give --max-rate, or a throughput in ops/s (rate>=5000)")
-	case spec.Precision < 0 || spec.Precision >= 1:
+	case !(spec.Precision >= 0 && spec.Precision < 1): // NaN too
 		return fmt.Errorf("--precision %g: use a fraction above 0 and below 1 (0.05 for 5%%)", spec.Precision)
+	case spec.Pause < 0:
+		return fmt.Errorf("--pause %s is negative: give the time to wait between steps, or 0", spec.Pause)
 	}
 	return nil
 }
@@ -176,12 +178,18 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 		err = spec.steps(ctx, res)
 	}
 	res.bound()
-	if errors.Is(err, run.ErrInterrupted) && len(res.Steps) > 0 {
-		what := "the sweep"
-		if spec.Search {
-			what = "the search"
-		}
-		res.Stopped = fmt.Sprintf("interrupted at step %d: %s did not finish", len(res.Steps), what)
+	what := "the sweep"
+	if spec.Search {
+		what = "the search"
+	}
+	switch n := len(res.Steps); {
+	case err == nil:
+	case errors.Is(err, run.ErrInterrupted) && n > 0 && res.Steps[n-1].Status == "interrupted":
+		res.Stopped = fmt.Sprintf("interrupted at step %d: %s did not finish", n, what)
+	case errors.Is(err, run.ErrInterrupted):
+		res.Stopped = fmt.Sprintf("interrupted after step %d, before the next: %s did not finish", n, what)
+	default:
+		res.Stopped = fmt.Sprintf("%s ended at a failed step: %v", what, err)
 	}
 	return res, err
 }
@@ -193,9 +201,9 @@ func (spec Spec) steps(ctx context.Context, res *Result) error {
 		if err != nil {
 			return err
 		}
-		if st.Judged && !st.Met && !spec.KeepGoing && i < len(spec.Values.List)-1 {
-			res.Stopped = fmt.Sprintf("stopped after %s %s missed the SLO (%d steps left; --keep-going runs them)",
-				spec.Param.Flag(), Format(v), len(spec.Values.List)-1-i)
+		if left := len(spec.Values.List) - 1 - i; st.Judged && !st.Met && !spec.KeepGoing && left > 0 && spec.Values.Ascending() {
+			res.Stopped = fmt.Sprintf("stopped after %s %s missed the SLO (%s left; --keep-going runs them)",
+				spec.Param.Flag(), Format(v), plural(left, "step"))
 			return nil
 		}
 	}
@@ -341,7 +349,7 @@ func startAndWait(ctx context.Context, s run.Spec) (*run.Result, error) {
 func (res *Result) bound() {
 	for i := range res.Steps {
 		st := &res.Steps[i]
-		if st.Total.Rate > 0 && (res.Peak == nil || st.Total.Rate > res.Peak.Total.Rate) {
+		if st.Status == "completed" && st.Total.Rate > 0 && (res.Peak == nil || st.Total.Rate > res.Peak.Total.Rate) {
 			res.Peak = st
 		}
 		if st.Judged && st.Met && (res.Best == nil || st.Value > res.Best.Value) {
@@ -380,6 +388,9 @@ func (res *Result) Conclusion() string {
 			flag, res.SLO, Format(res.Best.Value), res.Best.N, pct(res.Miss.Value/res.Best.Value-1), Format(res.Miss.Value))
 	default:
 		s = fmt.Sprintf("highest %s meeting the SLO %s: %s (step %d)", flag, res.SLO, Format(res.Best.Value), res.Best.N)
+		if res.Miss == nil && !res.Search && res.Stopped == "" {
+			s += "; every step met it: the limit is higher"
+		}
 	}
 	if res.Miss != nil {
 		s += fmt.Sprintf("\n%s %s (step %d) missed: %s", flag, Format(res.Miss.Value), res.Miss.N, res.Miss.Why)
@@ -388,6 +399,14 @@ func (res *Result) Conclusion() string {
 		s += "\n" + res.Stopped
 	}
 	return s
+}
+
+// plural returns n and the noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 // pct prints a fraction as a percentage with up to one decimal.

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/stats"
@@ -45,6 +46,8 @@ func TestParseValues(t *testing.T) {
 		{in: "1:100:xx", err: "not a number above 1"},
 		{in: "1:1e9:1", err: "more than 1000 steps"},
 		{in: "1:2:0", err: "0 is not positive"},
+		{in: "1,1e19", integer: true, err: "1e19 is more workers than a client runs; give at most 2147483647"},
+		{in: strings.Repeat("1,", 1001) + "1", err: `"1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,..." has 1002 values`},
 	} {
 		v, err := ParseValues("--max-rate", tc.in, tc.integer)
 		if tc.err != "" {
@@ -237,24 +240,37 @@ func TestSteps(t *testing.T) {
 		knee      float64
 		fail      float64
 		intr      float64
-		ran       []float64
-		best      float64
-		stopped   string
-		err       string
+		// pauseCancel cancels the sweep after this step, in the pause
+		// before the next.
+		pauseCancel int
+		ran         []float64
+		best        float64
+		stopped     string
+		err         string
 	}{
 		{name: "no slo", knee: 0, ran: []float64{1000, 2000, 3000, 4000, 5000}},
 		{name: "stops at the miss", slo: p99, knee: 2500, ran: []float64{1000, 2000, 3000}, best: 2000, stopped: "stopped after --max-rate 3000 missed the SLO (2 steps left"},
+		{name: "interrupted in a pause", slo: p99, knee: 1e6, intr: -1, pauseCancel: 1, ran: []float64{1000}, best: 1000,
+			stopped: "interrupted after step 1, before the next: the sweep did not finish", err: "interrupted"},
 		{name: "keep going", slo: p99, keepGoing: true, knee: 2500, ran: []float64{1000, 2000, 3000, 4000, 5000}, best: 2000},
 		{name: "last misses", slo: p99, knee: 4500, ran: []float64{1000, 2000, 3000, 4000, 5000}, best: 4000},
-		{name: "failed run", knee: 1e6, fail: 2000, ran: []float64{1000, 2000}, err: "step 2 (--max-rate 2000): operation failed"},
+		{name: "failed run", knee: 1e6, fail: 2000, ran: []float64{1000, 2000}, err: "step 2 (--max-rate 2000): operation failed",
+			stopped: "the sweep ended at a failed step: step 2 (--max-rate 2000): operation failed"},
 		{name: "interrupted", slo: p99, knee: 1e6, intr: 3000, ran: []float64{1000, 2000, 3000}, best: 2000,
 			stopped: "interrupted at step 3: the sweep did not finish", err: "interrupted"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sv := &server{knee: tc.knee, fail: tc.fail, intr: tc.intr}
 			var seen []string
-			res, err := Run(context.Background(), Spec{Base: run.Spec{Concurrency: 4}, Param: MaxRate, Values: vals, SLO: tc.slo,
-				KeepGoing: tc.keepGoing, ID: "S", Exec: sv.exec, Observer: recorder{&seen}})
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			spec := Spec{Base: run.Spec{Concurrency: 4}, Param: MaxRate, Values: vals, SLO: tc.slo,
+				KeepGoing: tc.keepGoing, ID: "S", Exec: sv.exec, Observer: recorder{seen: &seen}}
+			if tc.pauseCancel > 0 {
+				spec.Pause = time.Hour
+				spec.Observer = recorder{seen: &seen, after: tc.pauseCancel, cancel: cancel}
+			}
+			res, err := Run(ctx, spec)
 			if (err == nil) != (tc.err == "") || err != nil && err.Error() != tc.err {
 				t.Fatalf("error %v, want %q", err, tc.err)
 			}
@@ -273,19 +289,32 @@ func TestSteps(t *testing.T) {
 			case tc.best != 0 && (res.Best == nil || res.Best.Value != tc.best):
 				t.Errorf("best %+v, want %g", res.Best, tc.best)
 			}
-			if len(tc.slo.Terms) == 0 && !strings.HasPrefix(res.Conclusion(), fmt.Sprintf("peak throughput: %.1f ops/s at --max-rate %g (step %d)", tc.ran[len(tc.ran)-1], tc.ran[len(tc.ran)-1], len(tc.ran))) {
+			peak := len(tc.ran) // the last completed step: the model's throughput grows with the rate
+			if tc.fail != 0 {
+				peak--
+			}
+			if len(tc.slo.Terms) == 0 && !strings.HasPrefix(res.Conclusion(), fmt.Sprintf("peak throughput: %.1f ops/s at --max-rate %g (step %d)", tc.ran[peak-1], tc.ran[peak-1], peak)) {
 				t.Errorf("conclusion without an SLO: %q", res.Conclusion())
 			}
 		})
 	}
 }
 
-type recorder struct{ seen *[]string }
+type recorder struct {
+	seen   *[]string
+	after  int // cancel after this step
+	cancel func()
+}
 
 func (r recorder) Begin(st Step, s *run.Spec) {
 	*r.seen = append(*r.seen, fmt.Sprintf("begin %d %g", st.N, s.MaxRate))
 }
-func (r recorder) End(st Step) { *r.seen = append(*r.seen, fmt.Sprintf("end %d", st.N)) }
+func (r recorder) End(st Step) {
+	*r.seen = append(*r.seen, fmt.Sprintf("end %d", st.N))
+	if st.N == r.after {
+		r.cancel()
+	}
+}
 
 func TestValidate(t *testing.T) {
 	p99, _ := ParseSLO("p99<=5ms")
@@ -302,6 +331,8 @@ func TestValidate(t *testing.T) {
 		{Spec{Param: Concurrency, Values: list, SLO: share}, "share of --max-rate"},
 		{Spec{Param: MaxRate, Values: list, Precision: 1}, "--precision 1"},
 		{Spec{Param: "ramp", Values: list}, "unknown setting"},
+		{Spec{Param: MaxRate, Values: list, Precision: math.NaN()}, "--precision NaN"},
+		{Spec{Param: MaxRate, Values: list, Pause: -time.Second}, "--pause -1s is negative"},
 		{Spec{Param: MaxRate, Values: list, SLO: share}, ""},
 		{Spec{Param: Concurrency, Values: list, SLO: share, Base: run.Spec{MaxRate: 100}}, ""},
 	} {

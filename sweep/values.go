@@ -37,11 +37,13 @@ func ParseValues(flag, s string, integer bool) (Values, error) {
 		v, err := strconv.ParseFloat(part, 64)
 		switch {
 		case err != nil || math.IsNaN(v) || math.IsInf(v, 0):
-			return 0, fmt.Errorf("%s %q: %q is not a number; give values as 1,2,4 or a range as 1000:8000:1000, 1000:64000:x2 or 1000:64000", flag, s, part)
+			return 0, fmt.Errorf("%s %s: %q is not a number; give values as 1,2,4 or a range as 1000:8000:1000, 1000:64000:x2 or 1000:64000", flag, quote(s), part)
 		case v <= 0:
-			return 0, fmt.Errorf("%s %q: %s is not positive; every step needs a value above 0", flag, s, part)
+			return 0, fmt.Errorf("%s %s: %s is not positive; every step needs a value above 0", flag, quote(s), part)
 		case integer && v != math.Trunc(v):
-			return 0, fmt.Errorf("%s %q: %s is not a whole number", flag, s, part)
+			return 0, fmt.Errorf("%s %s: %s is not a whole number", flag, quote(s), part)
+		case integer && v >= maxWorkers:
+			return 0, fmt.Errorf("%s %s: %s is more workers than a client runs; give at most %d", flag, quote(s), part, maxWorkers-1)
 		}
 		return v, nil
 	}
@@ -58,7 +60,7 @@ func ParseValues(flag, s string, integer bool) (Values, error) {
 			v.List = append(v.List, x)
 		}
 		if len(v.List) > MaxSteps {
-			return Values{}, fmt.Errorf("%s %q has %d values: a sweep takes at most %d steps", flag, s, len(v.List), MaxSteps)
+			return Values{}, fmt.Errorf("%s %s has %d values: a sweep takes at most %d steps", flag, quote(s), len(v.List), MaxSteps)
 		}
 		v.Lo, v.Hi = v.List[0], v.List[0]
 		for _, x := range v.List {
@@ -68,7 +70,7 @@ func ParseValues(flag, s string, integer bool) (Values, error) {
 	}
 	parts := strings.Split(s, ":")
 	if len(parts) > 3 {
-		return Values{}, fmt.Errorf("%s %q: a range is START:END or START:END:STEP (1000:8000:1000, 1000:64000:x2)", flag, s)
+		return Values{}, fmt.Errorf("%s %s: a range is START:END or START:END:STEP (1000:8000:1000, 1000:64000:x2)", flag, s)
 	}
 	lo, err := num(parts[0])
 	if err != nil {
@@ -79,7 +81,7 @@ func ParseValues(flag, s string, integer bool) (Values, error) {
 		return Values{}, err
 	}
 	if hi <= lo {
-		return Values{}, fmt.Errorf("%s %q: the range's end %s is not above its start %s", flag, s, strings.TrimSpace(parts[1]), strings.TrimSpace(parts[0]))
+		return Values{}, fmt.Errorf("%s %s: the range's end %s is not above its start %s", flag, quote(s), strings.TrimSpace(parts[1]), strings.TrimSpace(parts[0]))
 	}
 	v := Values{Lo: lo, Hi: hi}
 	if len(parts) == 2 {
@@ -91,7 +93,7 @@ func ParseValues(flag, s string, integer bool) (Values, error) {
 	if f, ok := strings.CutPrefix(step, "x"); ok {
 		factor, err := strconv.ParseFloat(f, 64)
 		if err != nil || !(factor > 1) || math.IsInf(factor, 0) {
-			return Values{}, fmt.Errorf("%s %q: the factor %q is not a number above 1 (x2 doubles each step)", flag, s, step)
+			return Values{}, fmt.Errorf("%s %s: the factor %q is not a number above 1 (x2 doubles each step)", flag, quote(s), step)
 		}
 		at = func(k int, prev float64) float64 { return roundSig(lo * math.Pow(factor, float64(k))) }
 		if integer {
@@ -108,7 +110,7 @@ func ParseValues(flag, s string, integer bool) (Values, error) {
 	// The end is included when a step lands on it, within rounding.
 	for x, k := lo, 0; x <= hi*(1+1e-9); {
 		if k == MaxSteps {
-			return Values{}, fmt.Errorf("%s %q makes more than %d steps: use a larger step", flag, s, MaxSteps)
+			return Values{}, fmt.Errorf("%s %s makes more than %d steps: use a larger step", flag, quote(s), MaxSteps)
 		}
 		v.List = append(v.List, x)
 		k++
@@ -122,6 +124,29 @@ func ParseValues(flag, s string, integer bool) (Values, error) {
 func roundSig(x float64) float64 {
 	r, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'g', 9, 64), 64)
 	return r
+}
+
+// Ascending reports whether List goes up step by step, as a sweep that
+// stops at its first miss assumes.
+func (v Values) Ascending() bool {
+	for i := 1; i < len(v.List); i++ {
+		if v.List[i] <= v.List[i-1] {
+			return false
+		}
+	}
+	return true
+}
+
+// maxWorkers bounds a value of workers: more does not fit an int32, and
+// no client runs them.
+const maxWorkers = 1 << 31
+
+// quote returns s quoted, cut to 40 characters for an error message.
+func quote(s string) string {
+	if len(s) > 40 {
+		s = s[:37] + "..."
+	}
+	return strconv.Quote(s)
 }
 
 // Format prints a swept value: a whole number without decimals, else

@@ -195,14 +195,14 @@ func TestSweepSteps(t *testing.T) {
 
 	// A rate the null driver cannot reach on 1 worker in 300 ms misses
 	// rate>=95%, and the sweep stops there.
-	r = stampede(t, "sweep", "ycsb", "--driver", "null", "--max-rate", "1000,900000000,2000", "--concurrency", "1", "--duration", "300ms",
+	r = stampede(t, "sweep", "ycsb", "--driver", "null", "--max-rate", "1000,900000000,950000000", "--concurrency", "1", "--duration", "300ms",
 		"--slo", "p99.9<=1s", "--results-dir", root)
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
 	for _, want := range []string{"SLO p99.9<=1s,rate>=95%\n", "  met\n", "missed: rate ", "of 900000000, want rate>=95%",
 		"highest --max-rate meeting the SLO p99.9<=1s,rate>=95%: 1000 (step 1)",
-		"stopped after --max-rate 900000000 missed the SLO (1 steps left; --keep-going runs them)",
+		"stopped after --max-rate 900000000 missed the SLO (1 step left; --keep-going runs them)",
 		"the steps' runs: stampede runs --tag sweep="} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("no %q in:\n%s", want, r.stdout)
@@ -330,6 +330,14 @@ func TestSweepBadInput(t *testing.T) {
 		{"precision", []string{"--max-rate", "1000:2000", "--search", "--slo", "p99<=5ms", "--precision", "2"}, "--precision 2: use a fraction above 0 and below 1"},
 		{"output style", []string{"--max-rate", "1000,2000", "--output-style", "sysbench"}, "--output-style: a sweep prints its own table"},
 		{"no end", []string{"--max-rate", "1000,2000", "--duration", "0"}, "each step of a sweep needs an end: give --duration (such as 60s) or --max-ops"},
+		{"precision without search", []string{"--max-rate", "1000,2000", "--precision", "0.1"}, "--precision is the precision of --search"},
+		{"precision NaN", []string{"--max-rate", "1000:2000", "--search", "--slo", "p99<=5ms", "--precision", "NaN"}, "--precision NaN: use a fraction above 0 and below 1"},
+		{"precision zero", []string{"--max-rate", "1000:2000", "--search", "--slo", "p99<=5ms", "--precision", "0"}, "--precision 0: use a fraction"},
+		{"keep going without slo", []string{"--max-rate", "1000,2000", "--keep-going"}, "--keep-going runs the steps after one misses --slo"},
+		{"negative pause", []string{"--max-rate", "1000,2000", "--pause", "-1s"}, "--pause -1s is negative"},
+		{"histogram", []string{"--max-rate", "1000,2000", "--histogram"}, "--histogram: a sweep prints a row per step"},
+		{"sweep tag", []string{"--max-rate", "1000,2000", "--tag", "sweep=mine"}, "--tag sweep=mine: the sweep tags its runs sweep itself"},
+		{"overflowing workers", []string{"--concurrency", "1,1e19"}, "1e19 is more workers than a client runs"},
 		{"latency closed loop", []string{"--concurrency", "1,2", "--latency", "service"}, "--latency only applies with --max-rate"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
