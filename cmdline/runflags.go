@@ -95,7 +95,7 @@ func (r *RunFlags) Register(fs *pflag.FlagSet) {
 	fs.StringVar(&r.resultsDir, "results-dir", "", "where run directories are written (default $STAMPEDE_RESULTS_DIR or ~/.stampede/runs)")
 	fs.StringVar(&r.resultsURL, "results-url", "", "results store the run is indexed in: sqlite:PATH, postgres://... or postgresql://... (default $STAMPEDE_RESULTS_URL, or index.sqlite in the results directory)")
 	fs.StringArrayVar(&r.tags, "tag", nil, "key=value label stored with the run (repeatable)")
-	fs.StringVar(&r.latency, "latency", "", "under --max-rate, which latency the progress lines show: intended (from the scheduled start, the default), service, or both")
+	fs.StringVar(&r.latency, "latency", "", "under --max-rate, which latency the progress lines, the final figures and summary.json show (report and sweeps follow): intended (from the scheduled start, the default), service, or both")
 	fs.StringVar(&r.pacer, "pacer", "precise", "under --max-rate, how workers wait for each operation's scheduled start: precise (one metronome sleeps on the kernel's high-resolution clock, then spins to each start: on time to tens of microseconds, for up to a CPU) or coarse (Go's timers: no spinning, but up to about 1 ms late)")
 	fs.StringVar(&r.cpuProfile, "cpuprofile", "", "write a Go CPU profile of stampede itself to this file")
 	_ = fs.MarkHidden("cpuprofile")

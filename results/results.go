@@ -309,6 +309,7 @@ func Recompute(runs []*runlog.Run, w Window) (View, []error, error) {
 	view.Seconds = period.Seconds()
 	total, totalErrs := stats.NewHistogram(), int64(0)
 	_, transactions := series[TransactionSeries]
+	service := serviceHeadline(runs)
 	for _, name := range order {
 		a := series[name]
 		if a.count != a.hist.TotalCount() {
@@ -325,12 +326,19 @@ func Recompute(runs []*runlog.Run, w Window) (View, []error, error) {
 			}
 			continue
 		}
-		if a.hist.TotalCount() == 0 && a.errors == 0 {
+		hist := a.hist
+		if s := series[name+ServiceSuffix]; service && s != nil && s.hist.TotalCount() > 0 {
+			// The runs showed service times (--latency service), as the
+			// live view did: an operation's service series, its own
+			// errors. Statements, recorded without one, keep theirs.
+			hist = s.hist
+		}
+		if hist.TotalCount() == 0 && a.errors == 0 {
 			continue
 		}
-		view.Ops = append(view.Ops, OpView{Name: name, Summary: stats.Summarize(a.hist, a.errors, period)})
+		view.Ops = append(view.Ops, OpView{Name: name, Summary: stats.Summarize(hist, a.errors, period)})
 		if (!transactions || name == TransactionSeries) && !IsPart(name) {
-			stats.Merge(total, a.hist)
+			stats.Merge(total, hist)
 			totalErrs += a.errors
 		}
 	}
@@ -377,6 +385,19 @@ func covered(spans []span) time.Duration {
 		d += cur.end.Sub(cur.start)
 	}
 	return d
+}
+
+// serviceHeadline reports whether every run showed its operations'
+// service times rather than their latencies from the intended start
+// (run's --latency service, recorded in run.json's flags), so that the
+// recomputed figures are the ones the runs printed.
+func serviceHeadline(runs []*runlog.Run) bool {
+	for _, run := range runs {
+		if run.Info.Flags["latency"] != "service" {
+			return false
+		}
+	}
+	return len(runs) > 0
 }
 
 // IsOp reports whether a series is an operation, rather than the service

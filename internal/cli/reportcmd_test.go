@@ -72,6 +72,7 @@ func TestReportMatchesLiveRun(t *testing.T) {
 		{"rated with ramp", append([]string{"--max-ops", "30000", "--max-rate", "40000", "--ramp", "300ms", "--display-every", "200ms"}, null...), false},
 		{"ramp just after a tick", append([]string{"--duration", "1s", "--ramp", "205ms", "--display-every", "100ms"}, null...), true},
 		{"ramp between ticks", append([]string{"--duration", "1s", "--ramp", "250ms", "--display-every", "100ms"}, null...), true},
+		{"service latency", append([]string{"--max-ops", "3000", "--max-rate", "5000", "--latency", "service", "--display-every", "200ms"}, null...), true},
 	}
 	if srv := os.Getenv("STAMPEDE_TEST_DATABASE"); srv != "" {
 		db := freshDB(t, "stampede_report_live")
