@@ -9,6 +9,7 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 	"github.com/stampede-bench/stampede/output"
@@ -47,6 +48,13 @@ func Run(ctx context.Context, spec RunArgs, env Env) (*run.Result, error) {
 		return nil, err
 	}
 	rf := spec.Flags
+	if rf.dryRun {
+		if err := run.Validate(s); err != nil {
+			return nil, err
+		}
+		fmt.Fprintln(env.Stdout, dryRunLine(s))
+		return nil, nil
+	}
 	stop, err := rf.startProfiles(env)
 	if err != nil {
 		return nil, err
@@ -62,6 +70,26 @@ func Run(ctx context.Context, spec RunArgs, env Env) (*run.Result, error) {
 		err = fmt.Errorf("--forced-shutdown: %d events were still running %d s after the start, and were abandoned; the results are saved", res.Engine.Unfinished, rf.forcedAt)
 	}
 	return res, err
+}
+
+// dryRunLine says what a run of s would do, for --dry-run.
+func dryRunLine(s run.Spec) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "dry run: %s", s.Workload.Meta().Name)
+	if s.Concurrency > 0 {
+		fmt.Fprintf(&b, ", %d workers", s.Concurrency)
+	}
+	if s.MaxRate > 0 {
+		fmt.Fprintf(&b, ", %g ops/s in all", s.MaxRate)
+	}
+	if p := s.Part; p.Count > 0 {
+		fmt.Fprintf(&b, ", client %d of %d (its share of the rate and operations)", p.Index, p.Count)
+		if !p.StartAt.IsZero() {
+			fmt.Fprintf(&b, ", starting at %s", p.StartAt.UTC().Format(time.RFC3339))
+		}
+	}
+	b.WriteString(": the command line is valid; nothing was run")
+	return b.String()
 }
 
 // startProfiles starts the profiles the flags ask for; the function it

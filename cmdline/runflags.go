@@ -62,6 +62,7 @@ type RunFlags struct {
 	lim        Limits
 	split      SplitFlags
 	clients    ClientFlags
+	dryRun     bool
 	// sysbench's syntax (see SysbenchSyntax) and its options that
 	// stampede's own syntax takes too.
 	sysbenchSyntax bool
@@ -109,6 +110,7 @@ func (r *RunFlags) Register(fs *pflag.FlagSet) {
 	fs.IntVar(&r.promPort, "prometheus-port", 0, "serve live metrics at http://HOST:PORT/metrics for Prometheus (all interfaces)")
 	fs.StringVar(&r.promListen, "prometheus-listen", "", "like --prometheus-port with a full address, such as 127.0.0.1:9090")
 	r.clients.Register(fs)
+	fs.BoolVar(&r.dryRun, "dry-run", false, "check the command line as run does and say what it would run, connecting to nothing")
 	r.tel.Register(fs)
 	r.lim.Register(fs)
 	fs.StringVar(&r.outputStyle, "output-style", "stampede", "output style: stampede, sysbench (sysbench's interval lines and final report) or ycsb (YCSB's status lines on stderr and its [OVERALL], [READ], ... report)")

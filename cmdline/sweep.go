@@ -214,6 +214,10 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 		return cmd
 	}}
 	sw.Observer = p
+	if rf.dryRun {
+		fmt.Fprintf(env.Stdout, "dry run: sweep of %s, %s %s (%s): the command line is valid; nothing was run\n", spec.Gen.Meta().Name, "--"+swept[0].name, f.values[swept[0].name].text, plan)
+		return nil, nil
+	}
 	stop, err := rf.startProfiles(env)
 	if err != nil {
 		return nil, err

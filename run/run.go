@@ -148,12 +148,14 @@ type Run struct {
 	err      error
 }
 
-// Start sets up a run as spec says (connections, telemetry, limits, the
-// run directory) and starts it; the run stops at its duration or
-// operation budget, at its first error unless errors are tolerated, or
-// when ctx is cancelled, keeping everything recorded. Errors in spec
-// match ErrInput and name the field at fault.
-func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
+// Validate checks spec as Start does, without connecting or starting
+// anything (the command line's --dry-run): its fields, the workload's
+// defaults, and its part of several clients.
+func Validate(spec Spec) error { return prepare(&spec) }
+
+// prepare fills what spec leaves to the workload's defaults, makes it
+// its client's share (Spec.Part), and validates it.
+func prepare(spec *Spec) error {
 	if d, ok := spec.Workload.(workload.RunDefaulter); ok {
 		// The workload's defaults fill what the Spec leaves unset.
 		rd := d.RunDefaults()
@@ -172,10 +174,19 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 			}
 		}
 	}
-	if err := applyPart(&spec); err != nil {
-		return nil, err
+	if err := applyPart(spec); err != nil {
+		return err
 	}
-	if err := spec.validate(); err != nil {
+	return spec.validate()
+}
+
+// Start sets up a run as spec says (connections, telemetry, limits, the
+// run directory) and starts it; the run stops at its duration or
+// operation budget, at its first error unless errors are tolerated, or
+// when ctx is cancelled, keeping everything recorded. Errors in spec
+// match ErrInput and name the field at fault.
+func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
+	if err := prepare(&spec); err != nil {
 		return nil, err
 	}
 	if spec.DisplayEvery == 0 {

@@ -147,3 +147,18 @@ func TestClientsMerge(t *testing.T) {
 		t.Errorf("the merged runs cover %.2fs: their intervals do not line up", rep.Total.Seconds)
 	}
 }
+
+// TestDryRun checks a command line as run does, runs nothing and saves
+// nothing; a client's part is checked too.
+func TestDryRun(t *testing.T) {
+	dir := t.TempDir()
+	r := stampede(t, "run", "ycsb", "--driver", "null", "--clients", "4", "--client-index", "3", "--max-rate", "1000", "--dry-run", "--results-dir", dir)
+	if r.code != 0 || !strings.Contains(r.stdout, "dry run: ycsb, 8 workers, 1000 ops/s in all, client 3 of 4") {
+		t.Errorf("exit %d: %s%s", r.code, r.stdout, r.stderr)
+	}
+	if runs, _ := runlog.List(dir); len(runs) != 0 {
+		t.Errorf("a dry run saved %d runs", len(runs))
+	}
+	r = stampede(t, "run", "ycsb", "--driver", "null", "--clients", "2", "-p", "insertstart=5", "--dry-run", "--results-dir", dir)
+	checkOneLineError(t, r, 2, "--clients gives each client its own keys, as insertstart does: drop insertstart (from -p)")
+}

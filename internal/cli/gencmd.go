@@ -1,29 +1,34 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
+	"github.com/stampede-bench/stampede/cmdline"
 	"github.com/stampede-bench/stampede/haproxy"
 )
 
 func (a *app) genCmd() *cobra.Command {
 	gen := &cobra.Command{
 		Use:   "gen",
-		Short: "Generate configuration for what surrounds a benchmark (gen haproxy)",
+		Short: "Generate configuration for what surrounds a benchmark (gen haproxy, gen k8s)",
 		Args:  cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return usagef("unknown generator %q: use `stampede gen haproxy`", args[0])
+				return usagef("unknown generator %q: use `stampede gen haproxy` or `stampede gen k8s`", args[0])
 			}
 			return cmd.Help()
 		},
 	}
-	gen.AddCommand(a.genHAProxyCmd())
+	gen.AddCommand(a.genHAProxyCmd(), cmdline.GenK8sCommand(a.env(), func(args []string, stderr io.Writer) int {
+		return MainContext(context.Background(), args, io.Discard, stderr)
+	}))
 	return gen
 }
 

@@ -1,0 +1,157 @@
+package cmdline
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stampede-bench/stampede/k8s"
+	"github.com/stampede-bench/stampede/sqlx"
+)
+
+// genK8sHelp is `stampede gen k8s`'s description.
+const genK8sHelp = `gen k8s writes the Kubernetes manifests that run one benchmark from several
+client pods: an indexed Job of --clients pods, each running the stampede command
+line given after -- as one client of the benchmark (run --clients N --client-index
+$(JOB_COMPLETION_INDEX), see ` + "`stampede run --help`" + `): --max-rate and --max-ops are the
+benchmark's totals, which the clients share. The pods start together (--start-at,
+default next:1m: the next whole minute once they are all set up), spread over the
+nodes, are never retried (a late client would measure something else), and write
+their run directories to one ReadWriteMany volume (a claim NAME-results of
+--results-size, or --results-claim NAME, an existing one), where ` + "`stampede report`" + `
+merges them. The command line is checked as run checks it (run --dry-run) before
+anything is written. No password is written: give URLs without one and
+--password-secret, a Secret whose key "password" the pods get as PGPASSWORD.
+The file is --out (default NAME.yaml; - for stdout); an existing file is replaced only
+with --force.`
+
+// GenK8sCommand is `stampede gen k8s`. main runs a stampede command line
+// (the clients', with --dry-run), writing its errors to stderr, and
+// returns its exit code.
+func GenK8sCommand(env Env, main func(args []string, stderr io.Writer) int) *cobra.Command {
+	var s k8s.Spec
+	var out string
+	var force bool
+	cmd := &cobra.Command{
+		Use:   "k8s --clients N --image IMAGE [flags] -- run WORKLOAD [run flags] URL...",
+		Short: "Write Kubernetes manifests that run a benchmark from several client pods",
+		Long:  genK8sHelp,
+		Example: `  kubectl create secret generic bench-password --from-literal=password=...
+  stampede gen k8s --name ycsb-a --clients 8 --image registry.example.com/stampede:0.1 --password-secret bench-password \
+      -- run ycsb --workload a --max-rate 80000 --duration 10m 'postgresql://bench@pg-lb:5432/ycsb'
+  kubectl apply -f ycsb-a.yaml
+  kubectl wait --for=condition=complete job/ycsb-a --timeout=20m
+  # then, in a pod that mounts the claim ycsb-a-results at /results:
+  stampede runs --results-dir /results --tag job=ycsb-a
+  stampede report --results-dir /results RUN...`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dash := cmd.ArgsLenAtDash()
+			if dash < 0 {
+				return usagef("gen k8s: give each client's command line after --, as `stampede gen k8s --clients 4 --image IMAGE -- run ycsb --max-rate 20000 --duration 10m URL`")
+			}
+			if dash > 0 {
+				return usagef("gen k8s: unexpected argument %q before --: gen k8s takes flags, then -- and the clients' command line", sqlx.Redact(args[0]))
+			}
+			s.Args = args
+			if s.Name == "" {
+				if len(args) > 1 {
+					s.Name = strings.ReplaceAll(strings.ToLower(args[1]), "_", "-")
+				}
+			}
+			if err := s.Validate(); err != nil {
+				return usagef("gen k8s: %v", err)
+			}
+			for _, a := range args {
+				if sqlx.Redact(a) != a || strings.HasPrefix(a, "--pgsql-password") {
+					return usagef("gen k8s: the clients' command line holds a password, which is never written into a manifest: give the URL without it, store it in a Secret (kubectl create secret generic NAME --from-literal=password=...) and give --password-secret NAME")
+				}
+				if name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "="); strings.HasPrefix(a, "--") &&
+					(name == "clients" || name == "client-index" || name == "start-at" || name == "results-dir") {
+					return usagef("gen k8s: %s is gen k8s's to set in each client's command line: drop it (--clients and --start-at are gen k8s's own flags)", a)
+				}
+			}
+			dry := append(append([]string(nil), s.ClientArgs()...), "--dry-run")
+			for i, a := range dry {
+				dry[i] = strings.ReplaceAll(a, "$("+k8s.IndexVar+")", "0")
+			}
+			var errb bytes.Buffer
+			if main(dry, &errb) != 0 {
+				msg := strings.TrimPrefix(strings.TrimSpace(errb.String()), "stampede: error: ")
+				return usagef("gen k8s: the clients' command line would not run: %s", msg)
+			}
+			b, err := s.Manifest()
+			if err != nil {
+				return err
+			}
+			if out == "" {
+				out = s.Name + ".yaml"
+			}
+			if out == "-" {
+				_, err := env.Stdout.Write(b)
+				return err
+			}
+			if err := writeNew(out, b, force); err != nil {
+				switch {
+				case errors.Is(err, fs.ErrExist):
+					return usagef("gen k8s: %s exists: not overwritten (add --force to replace it, or give another --out)", out)
+				case errors.Is(err, fs.ErrNotExist):
+					return usagef("gen k8s: --out %s: directory %s does not exist (create it first)", out, filepath.Dir(out))
+				}
+				return fmt.Errorf("gen k8s: %w", err)
+			}
+			fmt.Fprintf(env.Stdout, "wrote %s: job %s, %d client pods of %s, results on claim %s\napply it with: kubectl apply -f %s\n",
+				out, s.Name, s.Clients, s.Image, claimName(s), out)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&s.Name, "name", "", "name of the Job and of its runs' tag job=NAME (default: the workload's name)")
+	f.StringVar(&s.Namespace, "namespace", "", "namespace of the objects (default: kubectl's)")
+	f.StringVar(&s.Image, "image", "", "container image whose entrypoint is stampede (required)")
+	f.IntVar(&s.Clients, "clients", 0, "number of client pods (required)")
+	f.StringVar(&s.StartAt, "start-at", "next:1m", "the clients' common start, as run's --start-at")
+	f.StringVar(&s.PasswordSecret, "password-secret", "", "Secret whose key \"password\" the pods get as PGPASSWORD")
+	f.StringVar(&s.ResultsClaim, "results-claim", "", "existing ReadWriteMany volume claim for the run directories (default: create NAME-results)")
+	f.StringVar(&s.ResultsSize, "results-size", "1Gi", "size of the volume claim created for the run directories")
+	f.StringVar(&s.CPU, "cpu", "", "each client pod's CPU request and limit, such as 2")
+	f.StringVar(&s.Memory, "memory", "", "each client pod's memory request and limit, such as 2Gi")
+	f.StringVarP(&out, "out", "o", "", "file to write (default NAME.yaml; - for stdout)")
+	f.BoolVar(&force, "force", false, "replace --out if it exists")
+	return cmd
+}
+
+// claimName is the results claim the manifests use.
+func claimName(s k8s.Spec) string {
+	if s.ResultsClaim != "" {
+		return s.ResultsClaim
+	}
+	return s.Name + "-results"
+}
+
+// writeNew writes b to path, refusing to replace a file unless force.
+func writeNew(path string, b []byte, force bool) error {
+	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
+	if force {
+		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	}
+	f, err := os.OpenFile(path, flags, 0o644)
+	if err != nil {
+		if _, serr := os.Stat(filepath.Dir(path)); errors.Is(serr, fs.ErrNotExist) {
+			return fmt.Errorf("%w", fs.ErrNotExist)
+		}
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

@@ -1,0 +1,104 @@
+package cli_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/stampede-bench/stampede/runlog"
+)
+
+// TestGenK8s writes the manifests of a two-client benchmark, decodes the
+// Job strictly, and runs each pod's command line as the kubelet would
+// (its index in place of $(JOB_COMPLETION_INDEX), the results volume a
+// directory here): both clients run their share, and report merges them.
+func TestGenK8s(t *testing.T) {
+	startAt := time.Now().Add(2 * time.Second).UTC().Format(time.RFC3339Nano)
+	r := stampede(t, "gen", "k8s", "--clients", "2", "--image", "registry.example.com/stampede:0.1", "--name", "null-b", "--start-at", startAt,
+		"-o", "-", "--", "run", "ycsb", "--driver", "null", "--workload", "b", "--max-rate", "2000", "--max-ops", "1001", "--concurrency", "2")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	docs := bytes.Split([]byte(r.stdout), []byte("---\n"))
+	if len(docs) != 2 {
+		t.Fatalf("%d documents, want the claim and the job:\n%s", len(docs), r.stdout)
+	}
+	var job batchv1.Job
+	if err := yaml.UnmarshalStrict(docs[1], &job); err != nil {
+		t.Fatal(err)
+	}
+	if job.Kind != "Job" || *job.Spec.Completions != 2 {
+		t.Fatalf("job %+v", job)
+	}
+	results := t.TempDir()
+	for i := range 2 {
+		var args []string
+		for _, a := range job.Spec.Template.Spec.Containers[0].Args {
+			a = strings.ReplaceAll(a, "$(JOB_COMPLETION_INDEX)", string(rune('0'+i)))
+			args = append(args, strings.Replace(a, "/results", results, 1))
+		}
+		if r := stampede(t, args...); r.code != 0 {
+			t.Fatalf("client %d: %q: exit %d: %s", i, args, r.code, r.stderr)
+		}
+	}
+	runs, err := runlog.List(results)
+	if err != nil || len(runs) != 2 {
+		t.Fatalf("runs %+v %v", runs, err)
+	}
+	var ids []string
+	for _, run := range runs {
+		if run.Tags["job"] != "null-b" || !strings.HasSuffix(run.Tags["client"], "/2") || run.Flags["max-rate"] != "2000" {
+			t.Errorf("run %s: tags %v flags max-rate %s", run.ID, run.Tags, run.Flags["max-rate"])
+		}
+		ids = append(ids, run.ID)
+	}
+	rep := stampede(t, append([]string{"report", "--results-dir", results}, ids...)...)
+	if rep.code != 0 || !strings.Contains(rep.stdout, "           1001 ") {
+		t.Errorf("report of both clients: want their 1001 operations:\n%s%s", rep.stdout, rep.stderr)
+	}
+}
+
+// TestGenK8sBadInput: one line, exit 2, nothing written.
+func TestGenK8sBadInput(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "m.yaml")
+	base := []string{"gen", "k8s", "--clients", "2", "--image", "img", "-o", out}
+	line := []string{"--", "run", "ycsb", "--driver", "null", "postgresql://bench@db:5432/ycsb"}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no client line", base, "give each client's command line after --"},
+		{"no image", append([]string{"gen", "k8s", "--clients", "2", "-o", out}, line...), "--image: give the container image"},
+		{"no clients", append([]string{"gen", "k8s", "--image", "img", "-o", out}, line...), "--clients 0: give the number of client pods"},
+		{"password", append(base, "--", "run", "ycsb", "postgresql://bench:hunter2@db/ycsb"), "holds a password, which is never written into a manifest"},
+		{"client flags", append(base, "--", "run", "ycsb", "--clients", "3", "postgresql://bench@db/ycsb"), "--clients is gen k8s's to set"},
+		{"results dir", append(base, "--", "run", "ycsb", "--results-dir=/x", "postgresql://bench@db/ycsb"), "--results-dir=/x is gen k8s's to set"},
+		{"not run", append(base, "--", "init", "ycsb"), "give each client's command line after --"},
+		{"bad run line", append(base, "--", "run", "ycsb", "--max-rate", "-5", "postgresql://bench@db/ycsb"), "the clients' command line would not run: --max-rate -5 is negative"},
+		{"unknown flag", append(base, "--", "run", "ycsb", "--bogus", "postgresql://bench@db/ycsb"), "the clients' command line would not run: unknown flag: --bogus"},
+		{"tpcc", append(base, "--", "run", "tpcc", "postgresql://bench@db/tpcc"), "tpcc cannot run as one of several clients"},
+		{"bad name", append([]string{"gen", "k8s", "--clients", "2", "--image", "img", "--name", "My_Job", "-o", out}, line...), "--name \"My_Job\""},
+		{"bad start", append([]string{"gen", "k8s", "--clients", "2", "--image", "img", "--start-at", "soon", "-o", out}, line...), "--start-at soon is not a time"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := stampede(t, tc.args...)
+			checkOneLineError(t, r, 2, tc.want)
+			if _, err := os.Stat(out); err == nil {
+				t.Errorf("%s was written", out)
+			}
+		})
+	}
+	if r := stampede(t, append(base, line...)...); r.code != 0 || !strings.Contains(r.stdout, "wrote "+out) {
+		t.Fatalf("exit %d: %s%s", r.code, r.stdout, r.stderr)
+	}
+	r := stampede(t, append(base, line...)...)
+	checkOneLineError(t, r, 2, "exists: not overwritten (add --force to replace it")
+}

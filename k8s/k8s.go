@@ -1,0 +1,211 @@
+// Package k8s writes the Kubernetes manifests that run one benchmark from
+// many client pods: an indexed Job whose pods are the clients of one
+// stampede run (run --clients N --client-index $(JOB_COMPLETION_INDEX)),
+// spread over the cluster's nodes, starting together (--start-at) and
+// writing their run directories to one shared volume, where `stampede
+// report` merges them. Objects are built with k8s.io/api's types and
+// written as YAML with sigs.k8s.io/yaml; no password is ever written.
+package k8s
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strconv"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// ResultsDir is where a client pod mounts the results volume and writes
+// its run directory.
+const ResultsDir = "/results"
+
+// IndexVar is the variable Kubernetes sets in each pod of an indexed Job
+// to the pod's index, from 0; the client's arguments name it as
+// $(JOB_COMPLETION_INDEX), which the kubelet expands.
+const IndexVar = "JOB_COMPLETION_INDEX"
+
+// Spec says what the manifests run.
+type Spec struct {
+	// Name names the Job (and the volume claim it creates), and tags the
+	// runs job=Name.
+	Name      string
+	Namespace string
+	// Image is the container image with the stampede binary as its
+	// entrypoint's first word (stampede).
+	Image string
+	// Clients is the number of client pods.
+	Clients int
+	// Args are the arguments of every client's `stampede`, without the
+	// binary's name: run WORKLOAD [flags] URL... (Manifest adds the
+	// client flags, the results directory and the job tag).
+	Args []string
+	// StartAt is the clients' --start-at (next:1m by default).
+	StartAt string
+	// PasswordSecret, when set, names a Secret whose key "password" the
+	// pods get as PGPASSWORD: the URLs carry no password.
+	PasswordSecret string
+	// ResultsClaim names the PersistentVolumeClaim the pods write their
+	// run directories to; "" makes one, Name-results, of ResultsSize
+	// (ReadWriteMany: every client pod mounts it at once).
+	ResultsClaim string
+	ResultsSize  string
+	// CPU and Memory, when set, are each client's requests and limits
+	// (1, 2Gi): a client that shares its CPUs measures its own waits.
+	CPU, Memory string
+}
+
+// nameRE is a DNS-1123 label, which Job names must be (short enough to
+// leave room for the pods' suffixes).
+var nameRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,50}[a-z0-9])?$`)
+
+// Validate checks s, naming the flags of `stampede gen k8s`.
+func (s Spec) Validate() error {
+	switch {
+	case !nameRE.MatchString(s.Name):
+		return fmt.Errorf("--name %q: give a Kubernetes name: lower-case letters, digits and '-', at most 52 characters, starting and ending with a letter or digit", s.Name)
+	case s.Namespace != "" && !nameRE.MatchString(s.Namespace):
+		return fmt.Errorf("--namespace %q is not a Kubernetes namespace name", s.Namespace)
+	case s.Image == "":
+		return fmt.Errorf("--image: give the container image whose entrypoint is the stampede binary")
+	case s.Clients < 1 || s.Clients > 10000:
+		return fmt.Errorf("--clients %d: give the number of client pods, from 1 to 10000", s.Clients)
+	case len(s.Args) < 2 || s.Args[0] != "run":
+		return fmt.Errorf("give each client's command line after --, as `stampede gen k8s --clients 4 --image IMAGE -- run ycsb --max-rate 20000 --duration 10m URL`")
+	case s.PasswordSecret != "" && !nameRE.MatchString(s.PasswordSecret):
+		return fmt.Errorf("--password-secret %q is not a Kubernetes name", s.PasswordSecret)
+	case s.ResultsClaim != "" && !nameRE.MatchString(s.ResultsClaim):
+		return fmt.Errorf("--results-claim %q is not a Kubernetes name", s.ResultsClaim)
+	}
+	for flag, q := range map[string]string{"--results-size": s.ResultsSize, "--cpu": s.CPU, "--memory": s.Memory} {
+		if q == "" {
+			continue
+		}
+		if _, err := resource.ParseQuantity(q); err != nil {
+			return fmt.Errorf("%s %q is not a Kubernetes quantity (such as 2, 500m, 4Gi)", flag, q)
+		}
+	}
+	return nil
+}
+
+// ClientArgs returns the arguments of every client's stampede: Args, then
+// the client flags, the results directory and the job tag.
+func (s Spec) ClientArgs() []string {
+	start := s.StartAt
+	if start == "" {
+		start = "next:1m"
+	}
+	args := append([]string(nil), s.Args...)
+	return append(args, "--clients", strconv.Itoa(s.Clients), "--client-index", "$("+IndexVar+")",
+		"--start-at", start, "--results-dir", ResultsDir, "--tag", "job="+s.Name)
+}
+
+// claim returns the name of the results volume claim.
+func (s Spec) claim() string {
+	if s.ResultsClaim != "" {
+		return s.ResultsClaim
+	}
+	return s.Name + "-results"
+}
+
+// Objects returns the manifests' objects: the results volume claim (unless
+// ResultsClaim names one) and the Job.
+func (s Spec) Objects() ([]any, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	labels := map[string]string{"app.kubernetes.io/name": "stampede", "app.kubernetes.io/instance": s.Name}
+	meta := func(name string) metav1.ObjectMeta {
+		return metav1.ObjectMeta{Name: name, Namespace: s.Namespace, Labels: labels}
+	}
+	var objs []any
+	if s.ResultsClaim == "" {
+		size := s.ResultsSize
+		if size == "" {
+			size = "1Gi"
+		}
+		objs = append(objs, &corev1.PersistentVolumeClaim{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "PersistentVolumeClaim"},
+			ObjectMeta: meta(s.claim()),
+			Spec: corev1.PersistentVolumeClaimSpec{
+				AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany},
+				Resources:   corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse(size)}},
+			},
+		})
+	}
+	n := int32(s.Clients)
+	indexed := batchv1.IndexedCompletion
+	noRetry := int32(0)
+	container := corev1.Container{
+		Name:         "stampede",
+		Image:        s.Image,
+		Args:         s.ClientArgs(),
+		VolumeMounts: []corev1.VolumeMount{{Name: "results", MountPath: ResultsDir}},
+	}
+	if s.PasswordSecret != "" {
+		container.Env = append(container.Env, corev1.EnvVar{Name: "PGPASSWORD", ValueFrom: &corev1.EnvVarSource{
+			SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: s.PasswordSecret}, Key: "password"}}})
+	}
+	if s.CPU != "" || s.Memory != "" {
+		rl := corev1.ResourceList{}
+		if s.CPU != "" {
+			rl[corev1.ResourceCPU] = resource.MustParse(s.CPU)
+		}
+		if s.Memory != "" {
+			rl[corev1.ResourceMemory] = resource.MustParse(s.Memory)
+		}
+		container.Resources = corev1.ResourceRequirements{Requests: rl, Limits: rl}
+	}
+	job := &batchv1.Job{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
+		ObjectMeta: meta(s.Name),
+		Spec: batchv1.JobSpec{
+			Completions:    &n,
+			Parallelism:    &n, // every client at once: they start together
+			CompletionMode: &indexed,
+			// A client that fails is not run again: a second attempt
+			// would start after the others and measure something else.
+			BackoffLimit: &noRetry,
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{
+					RestartPolicy: corev1.RestartPolicyNever,
+					Containers:    []corev1.Container{container},
+					Volumes: []corev1.Volume{{Name: "results", VolumeSource: corev1.VolumeSource{
+						PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: s.claim()}}}},
+					// One client per node where the cluster has the
+					// nodes: clients sharing a node share its CPUs.
+					TopologySpreadConstraints: []corev1.TopologySpreadConstraint{{
+						MaxSkew: 1, TopologyKey: "kubernetes.io/hostname", WhenUnsatisfiable: corev1.ScheduleAnyway,
+						LabelSelector: &metav1.LabelSelector{MatchLabels: labels},
+					}},
+				},
+			},
+		},
+	}
+	return append(objs, job), nil
+}
+
+// Manifest returns the objects as YAML documents separated by ---.
+func (s Spec) Manifest() ([]byte, error) {
+	objs, err := s.Objects()
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	for i, o := range objs {
+		y, err := yaml.Marshal(o)
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			b.WriteString("---\n")
+		}
+		b.Write(y)
+	}
+	return b.Bytes(), nil
+}

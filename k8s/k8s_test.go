@@ -1,0 +1,127 @@
+package k8s
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// decode splits a manifest into its documents and decodes each strictly
+// (an unknown or misspelt field is an error) into the type its kind says.
+func decode(t *testing.T, b []byte) (*corev1.PersistentVolumeClaim, *batchv1.Job) {
+	t.Helper()
+	var pvc *corev1.PersistentVolumeClaim
+	var job *batchv1.Job
+	for _, doc := range bytes.Split(b, []byte("---\n")) {
+		var kind struct{ Kind string }
+		if err := yaml.Unmarshal(doc, &kind); err != nil {
+			t.Fatal(err)
+		}
+		switch kind.Kind {
+		case "PersistentVolumeClaim":
+			pvc = &corev1.PersistentVolumeClaim{}
+			if err := yaml.UnmarshalStrict(doc, pvc); err != nil {
+				t.Fatalf("claim: %v", err)
+			}
+		case "Job":
+			job = &batchv1.Job{}
+			if err := yaml.UnmarshalStrict(doc, job); err != nil {
+				t.Fatalf("job: %v", err)
+			}
+		default:
+			t.Fatalf("unexpected document:\n%s", doc)
+		}
+	}
+	return pvc, job
+}
+
+func TestManifest(t *testing.T) {
+	s := Spec{Name: "ycsb-a", Namespace: "bench", Image: "registry.example.com/stampede:0.1", Clients: 8,
+		Args:           []string{"run", "ycsb", "--workload", "a", "--max-rate", "80000", "--duration", "10m", "postgresql://bench@pg-lb:5432/ycsb"},
+		PasswordSecret: "bench-password", ResultsSize: "5Gi", CPU: "2", Memory: "2Gi"}
+	b, err := s.Manifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("testdata", "ycsb-a.golden.yaml")
+	if *update {
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want, err := os.ReadFile(path); err != nil || !bytes.Equal(b, want) {
+		t.Errorf("manifest differs from %s (%v):\n%s", path, err, b)
+	}
+	pvc, job := decode(t, b)
+	if pvc == nil || pvc.Name != "ycsb-a-results" || pvc.Namespace != "bench" || pvc.Spec.AccessModes[0] != corev1.ReadWriteMany ||
+		pvc.Spec.Resources.Requests.Storage().String() != "5Gi" {
+		t.Errorf("claim %+v", pvc)
+	}
+	js := job.Spec
+	if job.Name != "ycsb-a" || *js.Completions != 8 || *js.Parallelism != 8 || *js.CompletionMode != batchv1.IndexedCompletion || *js.BackoffLimit != 0 {
+		t.Errorf("job spec %+v", js)
+	}
+	pod := js.Template.Spec
+	c := pod.Containers[0]
+	if pod.RestartPolicy != corev1.RestartPolicyNever || c.Image != s.Image || pod.Volumes[0].PersistentVolumeClaim.ClaimName != "ycsb-a-results" ||
+		c.VolumeMounts[0].MountPath != ResultsDir || c.Env[0].Name != "PGPASSWORD" || c.Env[0].ValueFrom.SecretKeyRef.Name != "bench-password" ||
+		c.Resources.Limits.Cpu().String() != "2" || c.Resources.Requests.Memory().String() != "2Gi" {
+		t.Errorf("pod %+v", pod)
+	}
+	want := append(slices.Clone(s.Args), "--clients", "8", "--client-index", "$(JOB_COMPLETION_INDEX)", "--start-at", "next:1m",
+		"--results-dir", "/results", "--tag", "job=ycsb-a")
+	if !slices.Equal(c.Args, want) {
+		t.Errorf("args %q, want %q", c.Args, want)
+	}
+	if len(pod.TopologySpreadConstraints) != 1 || pod.TopologySpreadConstraints[0].LabelSelector.MatchLabels["app.kubernetes.io/instance"] != "ycsb-a" ||
+		js.Template.Labels["app.kubernetes.io/instance"] != "ycsb-a" {
+		t.Errorf("the clients are not spread over the nodes: %+v", pod.TopologySpreadConstraints)
+	}
+
+	// An existing claim: no claim written, the pods mount it.
+	s.ResultsClaim = "shared-results"
+	b, err = s.Manifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pvc, job := decode(t, b); pvc != nil || job.Spec.Template.Spec.Volumes[0].PersistentVolumeClaim.ClaimName != "shared-results" {
+		t.Errorf("with --results-claim: claim %v, volume %+v", pvc, job.Spec.Template.Spec.Volumes)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	ok := Spec{Name: "x", Image: "i", Clients: 2, Args: []string{"run", "ycsb"}}
+	for _, tc := range []struct {
+		edit func(*Spec)
+		err  string
+	}{
+		{func(s *Spec) {}, ""},
+		{func(s *Spec) { s.Name = "Bad_Name" }, "--name \"Bad_Name\": give a Kubernetes name"},
+		{func(s *Spec) { s.Name = strings.Repeat("a", 60) }, "at most 52 characters"},
+		{func(s *Spec) { s.Namespace = "a b" }, "--namespace"},
+		{func(s *Spec) { s.Image = "" }, "--image: give the container image"},
+		{func(s *Spec) { s.Clients = 0 }, "--clients 0"},
+		{func(s *Spec) { s.Args = []string{"init", "ycsb"} }, "give each client's command line after --"},
+		{func(s *Spec) { s.Args = nil }, "give each client's command line after --"},
+		{func(s *Spec) { s.CPU = "two" }, "--cpu \"two\" is not a Kubernetes quantity"},
+		{func(s *Spec) { s.ResultsSize = "1 GB" }, "--results-size"},
+		{func(s *Spec) { s.PasswordSecret = "A" }, "--password-secret"},
+	} {
+		s := ok
+		tc.edit(&s)
+		err := s.Validate()
+		if (err == nil) != (tc.err == "") || err != nil && !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("%+v: %v, want %q", s, err, tc.err)
+		}
+	}
+}
