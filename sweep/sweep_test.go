@@ -47,7 +47,7 @@ func TestParseValues(t *testing.T) {
 		{in: "1:1e9:1", err: "more than 1000 steps"},
 		{in: "1:2:0", err: "0 is not positive"},
 		{in: "1,1e19", integer: true, err: "1e19 is more workers than a client runs; give at most 2147483647"},
-		{in: strings.Repeat("1,", 1001) + "1", err: `"1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,..." has 1002 values`},
+		{in: strings.Repeat("1,", 1001) + "1", err: `"1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1..." has 1002 values`},
 	} {
 		v, err := ParseValues("--max-rate", tc.in, tc.integer)
 		if tc.err != "" {
