@@ -87,8 +87,8 @@ func ParseStartAt(s string, now time.Time) (time.Time, error) {
 		}
 		at = t
 	}
-	if at.Sub(now) > maxStartWait {
-		return time.Time{}, fmt.Errorf("--start-at %s is %s away, more than a day: check its date and time zone", s, at.Sub(now).Round(time.Second))
+	if d := at.Sub(now); d > maxStartWait || d < -maxStartWait {
+		return time.Time{}, fmt.Errorf("--start-at %s is %s away, more than a day: check its date and time zone", s, d.Abs().Round(time.Second))
 	}
 	return at, nil
 }

@@ -8,7 +8,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -16,13 +19,20 @@ import (
 	"github.com/stampede-bench/stampede/sqlx"
 )
 
+// passwordArg finds a password in a YCSB property or key=value argument
+// (db.passwd=, postgrenosql.passwd=, password=) that sqlx.Redact does not
+// know as a connection string.
+var passwordArg = regexp.MustCompile(`(?i)(passwd|password|secret)\s*=`)
+
 // genK8sHelp is `stampede gen k8s`'s description.
 const genK8sHelp = `gen k8s writes the Kubernetes manifests that run one benchmark from several
 client pods: an indexed Job of --clients pods, each running the stampede command
 line given after -- as one client of the benchmark (run --clients N --client-index
 $(JOB_COMPLETION_INDEX), see ` + "`stampede run --help`" + `): --max-rate and --max-ops are the
 benchmark's totals, which the clients share. The pods start together (--start-at,
-default next:1m: the next whole minute once they are all set up), spread over the
+default next:1m: the next whole minute after each pod reads its clock, so pods that
+start within the same minute start together; an RFC 3339 time, once all pods are
+scheduled, is surer; report warns of clients that did not line up), spread over the
 nodes, are never retried (a late client would measure something else), and write
 their run directories to one ReadWriteMany volume (a claim NAME-results of
 --results-size, or --results-claim NAME, an existing one), where ` + "`stampede report`" + `
@@ -60,32 +70,52 @@ func GenK8sCommand(env Env, main func(args []string, stderr io.Writer) int) *cob
 			if dash > 0 {
 				return usagef("gen k8s: unexpected argument %q before --: gen k8s takes flags, then -- and the clients' command line", sqlx.Redact(args[0]))
 			}
+			if len(args) < 2 || args[0] != "run" || strings.HasPrefix(args[1], "-") {
+				return usagef("gen k8s: the clients' command line after -- is `run WORKLOAD [flags] URL...`, as `stampede gen k8s --clients 4 --image IMAGE -- run ycsb --max-rate 20000 --duration 10m URL`")
+			}
 			s.Args = args
 			if s.Name == "" {
-				if len(args) > 1 {
-					s.Name = strings.ReplaceAll(strings.ToLower(args[1]), "_", "-")
-				}
+				s.Name = strings.ReplaceAll(strings.ToLower(args[1]), "_", "-")
 			}
 			if err := s.Validate(); err != nil {
 				return usagef("gen k8s: %v", err)
 			}
-			for _, a := range args {
-				if sqlx.Redact(a) != a || strings.HasPrefix(a, "--pgsql-password") {
+			if at, err := ParseStartAt(s.StartAt, time.Now()); err != nil {
+				return usagef("gen k8s: %v", err)
+			} else if !strings.HasPrefix(s.StartAt, "next:") && time.Until(at) < 0 {
+				return usagef("gen k8s: --start-at %s is past: give a time the pods will not have reached, or next:1m", s.StartAt)
+			}
+			for k, a := range args {
+				if sqlx.Redact(a) != a || strings.HasPrefix(a, "--pgsql-password") || passwordArg.MatchString(a) {
 					return usagef("gen k8s: the clients' command line holds a password, which is never written into a manifest: give the URL without it, store it in a Secret (kubectl create secret generic NAME --from-literal=password=...) and give --password-secret NAME")
 				}
-				if name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "="); strings.HasPrefix(a, "--") &&
-					(name == "clients" || name == "client-index" || name == "start-at" || name == "results-dir") {
+				name, value, eq := strings.Cut(strings.TrimLeft(a, "-"), "=")
+				if !eq && k+1 < len(args) {
+					value = args[k+1] // --tag job=x
+				}
+				switch {
+				case !strings.HasPrefix(a, "--"):
+				case name == "clients" || name == "client-index" || name == "start-at" || name == "results-dir" || name == "results-url":
 					return usagef("gen k8s: %s is gen k8s's to set in each client's command line: drop it (--clients and --start-at are gen k8s's own flags)", a)
+				case name == "dry-run":
+					return usagef("gen k8s: %s in the clients' command line would make every pod run nothing: drop it", a)
+				case name == "tag" && (strings.HasPrefix(value, "job=") || strings.HasPrefix(value, "client=")):
+					return usagef("gen k8s: --tag %s: gen k8s tags each client's run job=NAME and client=I/N itself: give your tag another name", value)
 				}
 			}
-			dry := append(append([]string(nil), s.ClientArgs()...), "--dry-run")
-			for i, a := range dry {
-				dry[i] = strings.ReplaceAll(a, "$("+k8s.IndexVar+")", "0")
-			}
-			var errb bytes.Buffer
-			if main(dry, &errb) != 0 {
-				msg := strings.TrimPrefix(strings.TrimSpace(errb.String()), "stampede: error: ")
-				return usagef("gen k8s: the clients' command line would not run: %s", msg)
+			// Every client's line is checked (a share of the operations
+			// or of YCSB's keys can be empty for some indexes only): the
+			// first and the last, which get the largest and smallest.
+			for _, index := range []int{0, s.Clients - 1} {
+				dry := append(append([]string(nil), s.ClientArgs()...), "--dry-run")
+				for i, a := range dry {
+					dry[i] = strings.ReplaceAll(a, "$("+k8s.IndexVar+")", strconv.Itoa(index))
+				}
+				var errb bytes.Buffer
+				if main(dry, &errb) != 0 {
+					msg := strings.TrimPrefix(strings.TrimSpace(errb.String()), "stampede: error: ")
+					return usagef("gen k8s: the command line of client %d would not run: %s", index, msg)
+				}
 			}
 			b, err := s.Manifest()
 			if err != nil {
@@ -97,6 +127,9 @@ func GenK8sCommand(env Env, main func(args []string, stderr io.Writer) int) *cob
 			if out == "-" {
 				_, err := env.Stdout.Write(b)
 				return err
+			}
+			if st, err := os.Stat(out); err == nil && st.IsDir() {
+				return usagef("gen k8s: --out %s is a directory: give a file name, such as %s", out, filepath.Join(out, s.Name+".yaml"))
 			}
 			if err := writeNew(out, b, force); err != nil {
 				switch {

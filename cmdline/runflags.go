@@ -325,6 +325,9 @@ func (r *RunFlags) Resolve(fs *pflag.FlagSet) error {
 	if err := r.clients.Resolve(fs, time.Now()); err != nil {
 		return err
 	}
+	if n := int64(r.clients.clients); n > 0 && r.maxOps > 0 && r.maxOps < n {
+		return usagef("--max-ops %d is fewer than --clients %d: each client needs at least one operation", r.maxOps, n)
+	}
 	return asUsage(engine.Config{Duration: r.duration, MaxOps: r.maxOps, SharedOps: r.sharedOps, Ramp: r.ramp, MaxRate: r.maxRate,
 		QueueRate: r.queueRate, DisplayEvery: r.displayEvery, OpTimeout: r.opTimeout}.Validate(r.concurrency))
 }

@@ -106,6 +106,8 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 		return nil, usagef("--precision %g: use a fraction above 0 and below 1 (0.05 for 5%%)", f.precision)
 	case f.keepGoing && (!fs.Changed("slo") || f.search):
 		return nil, usagef("--keep-going runs the steps after one misses --slo, in a list: give --slo and a list, not --search")
+	case fs.Changed("clients") || fs.Changed("start-at"):
+		return nil, usagef("--clients and --start-at: a sweep runs from one client (its steps would not start together on several)")
 	case fs.Changed("histogram"):
 		return nil, usagef("--histogram: a sweep prints a row per step; `stampede report RUN` prints a step in full")
 	}

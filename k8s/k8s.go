@@ -85,8 +85,9 @@ func (s Spec) Validate() error {
 		if q == "" {
 			continue
 		}
-		if _, err := resource.ParseQuantity(q); err != nil {
-			return fmt.Errorf("%s %q is not a Kubernetes quantity (such as 2, 500m, 4Gi)", flag, q)
+		v, err := resource.ParseQuantity(q)
+		if err != nil || v.Sign() <= 0 || (flag != "--cpu" && v.Value() < 1<<20) {
+			return fmt.Errorf("%s %q is not a positive Kubernetes quantity (such as 2 or 500m CPUs, 4Gi of memory or storage, at least 1Mi)", flag, q)
 		}
 	}
 	return nil
@@ -100,8 +101,11 @@ func (s Spec) ClientArgs() []string {
 		start = "next:1m"
 	}
 	args := append([]string(nil), s.Args...)
+	// The index of the run directories is pod-local: many pods writing one
+	// SQLite file on a shared volume is unsafe, and `stampede runs`
+	// indexes the run directories it finds there.
 	return append(args, "--clients", strconv.Itoa(s.Clients), "--client-index", "$("+IndexVar+")",
-		"--start-at", start, "--results-dir", ResultsDir, "--tag", "job="+s.Name)
+		"--start-at", start, "--results-dir", ResultsDir, "--results-url", "sqlite:/tmp/stampede-index.sqlite", "--tag", "job="+s.Name)
 }
 
 // claim returns the name of the results volume claim.

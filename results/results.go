@@ -288,6 +288,7 @@ func Recompute(runs []*runlog.Run, w Window) (View, []error, error) {
 			}
 		}
 	}
+	warnings = append(warnings, clientWarnings(runs, view.Taken)...)
 	for _, e := range warnings {
 		view.Warnings = append(view.Warnings, e.Error())
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"runtime"
 	"strconv"
@@ -346,7 +347,15 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 		}
 		r.cleanup = append(r.cleanup, func() { r.lims.remove(nil, r.log) })
 	}
-	if r.rw, err = runlog.Create(r.root, info); err != nil {
+	for try := 0; ; try++ {
+		// Clients of one benchmark starting in the same second on one
+		// shared volume (--clients) can draw the same id: draw again.
+		if r.rw, err = runlog.Create(r.root, info); err == nil || !errors.Is(err, fs.ErrExist) || try == 8 {
+			break
+		}
+		info.ID = runlog.NewID(gen.Meta().Name, start)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("cannot save results under %s: %w; pass --results-dir", r.root, err)
 	}
 	r.errs = newErrorLog(r.rw)

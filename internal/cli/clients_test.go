@@ -38,7 +38,9 @@ func TestClientsMerge(t *testing.T) {
 	outs := make([]*bytes.Buffer, 2)
 	for i := range cmds {
 		outs[i] = &bytes.Buffer{}
-		cmds[i] = exec.Command(bin, "run", "ycsb", "--workload", "d", "-p", "recordcount=2000", "--clients", "2", "--client-index", string(rune('0'+i)),
+		// No recordcount: each client's share is of the 2000 keys init
+		// recorded, not of the default 10000.
+		cmds[i] = exec.Command(bin, "run", "ycsb", "--workload", "d", "--clients", "2", "--client-index", string(rune('0'+i)),
 			"--max-rate", "400", "--concurrency", "2", "--duration", "2s", "--start-at", startAt.Format(time.RFC3339Nano), "--seed", "7",
 			"--tag", "job=merge", "--results-dir", dir, "--db", db, "--format", "json", srv)
 		cmds[i].Stdout, cmds[i].Stderr = outs[i], outs[i]
@@ -125,8 +127,8 @@ func TestClientsMerge(t *testing.T) {
 		t.Errorf("%d rows after %d inserts into 2000: the clients' keys collided", n, inserts)
 	}
 	r := stampede(t, append([]string{"report", "--results-dir", dir, "--format", "json"}, refs...)...)
-	if r.code != 0 {
-		t.Fatalf("report: %s", r.stderr)
+	if r.code != 0 || r.stderr != "" {
+		t.Fatalf("report: exit %d, %s", r.code, r.stderr)
 	}
 	var rep struct {
 		Total struct {
@@ -145,6 +147,13 @@ func TestClientsMerge(t *testing.T) {
 	}
 	if rep.Total.Seconds > 2.3 {
 		t.Errorf("the merged runs cover %.2fs: their intervals do not line up", rep.Total.Seconds)
+	}
+
+	// A single client after them: its inserts would continue into the
+	// clients' stripes, and it says so.
+	r = stampede(t, "run", "ycsb", "--workload", "d", "--max-ops", "10", "--db", db, "--results-dir", dir, srv)
+	if r.code != 0 || !strings.Contains(r.stderr, "are not in sequence (inserted by several clients, --clients)") {
+		t.Errorf("a single client after the clients: exit %d, no warning:\n%s", r.code, r.stderr)
 	}
 }
 

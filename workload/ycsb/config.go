@@ -2,13 +2,14 @@ package ycsb
 
 import (
 	"fmt"
-	"github.com/stampede-bench/stampede/internal/membudget"
-	"github.com/stampede-bench/stampede/workload"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/stampede-bench/stampede/internal/membudget"
+	"github.com/stampede-bench/stampede/workload"
 
 	"github.com/spf13/pflag"
 )
@@ -324,6 +325,10 @@ type prop struct {
 	value, from string
 }
 
+// fromClients starts the source of the insertstart and insertcount a
+// client of several gets (PartitionClients).
+const fromClients = "--client-index"
+
 // resolve merges the property sources in precedence order and parses the
 // result.
 func (g *ycsb) resolve() (*config, []string, error) {
@@ -430,7 +435,7 @@ func (g *ycsb) resolve() (*config, []string, error) {
 		if err == nil {
 			i := int64(g.part[0])
 			lo, hi := rc*i/n, rc*(i+1)/n
-			from := fmt.Sprintf("--client-index %d of --clients %d", i, n)
+			from := fmt.Sprintf("%s %d of --clients %d", fromClients, i, n)
 			props["insertstart"], props["insertcount"] = prop{strconv.FormatInt(lo, 10), from}, prop{strconv.FormatInt(hi-lo, 10), from}
 		}
 	}
@@ -445,7 +450,10 @@ func (g *ycsb) resolve() (*config, []string, error) {
 	}
 	cfg.given, cfg.source = map[string]bool{}, map[string]string{}
 	for k, v := range props {
-		cfg.given[k] = v.from != "default" && v.from != fromLoad
+		// A client's share of the keys (--clients) is not a property the
+		// user gave: the load's record is compared with, and adopted into,
+		// recordcount, from which the share is computed.
+		cfg.given[k] = v.from != "default" && v.from != fromLoad && !strings.HasPrefix(v.from, fromClients)
 		cfg.source[k] = v.from
 	}
 	warnings = append(warnings, cfg.warnings...)

@@ -169,6 +169,11 @@ func (g *ycsb) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (wor
 		if next, err = c.insertStartIndex(ctx, db, rows); err != nil {
 			return workload.QueryLoad{}, err
 		}
+		if msg, err := c.checkInsertSequence(ctx, db, next); err != nil {
+			return workload.QueryLoad{}, err
+		} else if msg != "" {
+			warn("%s", msg)
+		}
 	}
 	inserts := randgen.NewAcknowledgedCounter(next)
 	stmts := c.statements(db.Dialect())
@@ -281,6 +286,27 @@ func (c *config) checkLastKey(ctx context.Context, db *sqlx.DB, rows int64) (str
 			c.label(), rows, c.keyName(last), last, c.insertStart, c.insertCount)
 	}
 	return msg + ": it was loaded with other properties; run with those of the load (its recordcount, insertorder and zeropadding)", nil
+}
+
+// checkInsertSequence says, for a client that loads the whole table and
+// whose inserts continue after the rows in it (next), when the keys
+// inserted before are not in sequence: clients of several (--clients)
+// insert in stripes, so this client's next keys may exist already and the
+// latest ones it reads may never have been inserted.
+func (c *config) checkInsertSequence(ctx context.Context, db *sqlx.DB, next int64) (string, error) {
+	if c.split() || next <= c.insertCount {
+		return "", nil
+	}
+	last, err := c.hasKey(ctx, db, c.keyNumber(next-1))
+	if err != nil {
+		return "", err
+	}
+	taken, err := c.hasKey(ctx, db, c.keyNumber(next))
+	if err != nil || (last && !taken) {
+		return "", err
+	}
+	return fmt.Sprintf("the %d keys inserted after the %d loaded are not in sequence (inserted by several clients, --clients): "+
+		"this run's inserts may meet existing keys and its latest reads keys never inserted; run with the --clients of the runs that inserted them", next-c.insertCount, c.insertCount), nil
 }
 
 // insertStartIndex returns the own index (see keyNumber) of this
