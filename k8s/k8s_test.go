@@ -79,7 +79,7 @@ func TestManifest(t *testing.T) {
 		t.Errorf("pod %+v", pod)
 	}
 	want := append(slices.Clone(s.Args), "--clients", "8", "--client-index", "$(JOB_COMPLETION_INDEX)", "--start-at", "next:1m",
-		"--results-dir", "/results", "--tag", "job=ycsb-a")
+		"--results-dir", "/results", "--results-url", "sqlite:/tmp/stampede-index.sqlite", "--tag", "job=ycsb-a")
 	if !slices.Equal(c.Args, want) {
 		t.Errorf("args %q, want %q", c.Args, want)
 	}
@@ -113,7 +113,11 @@ func TestValidate(t *testing.T) {
 		{func(s *Spec) { s.Clients = 0 }, "--clients 0"},
 		{func(s *Spec) { s.Args = []string{"init", "ycsb"} }, "give each client's command line after --"},
 		{func(s *Spec) { s.Args = nil }, "give each client's command line after --"},
-		{func(s *Spec) { s.CPU = "two" }, "--cpu \"two\" is not a Kubernetes quantity"},
+		{func(s *Spec) { s.CPU = "two" }, "--cpu \"two\" is not a positive Kubernetes quantity"},
+		{func(s *Spec) { s.CPU = "-1" }, "--cpu \"-1\" is not a positive"},
+		{func(s *Spec) { s.Memory = "0" }, "--memory \"0\""},
+		{func(s *Spec) { s.ResultsSize = "1m" }, "--results-size \"1m\""},
+		{func(s *Spec) { s.CPU, s.Memory, s.ResultsSize = "500m", "1Mi", "10Gi" }, ""},
 		{func(s *Spec) { s.ResultsSize = "1 GB" }, "--results-size"},
 		{func(s *Spec) { s.PasswordSecret = "A" }, "--password-secret"},
 	} {
