@@ -126,6 +126,10 @@ func TestClientsMerge(t *testing.T) {
 	if n := queryInt(t, db, "SELECT count(*) FROM usertable"); n != 2000+inserts || inserts == 0 {
 		t.Errorf("%d rows after %d inserts into 2000: the clients' keys collided", n, inserts)
 	}
+	// The job's tag selects the same runs as their ids.
+	if byTag := stampede(t, "report", "--results-dir", dir, "--format", "json", "--tag", "job=merge"); byTag.stdout != stampede(t, append([]string{"report", "--results-dir", dir, "--format", "json"}, refs...)...).stdout {
+		t.Errorf("report --tag job=merge differs from report of the two runs:\n%s%s", byTag.stdout, byTag.stderr)
+	}
 	r := stampede(t, append([]string{"report", "--results-dir", dir, "--format", "json"}, refs...)...)
 	if r.code != 0 || r.stderr != "" {
 		t.Fatalf("report: exit %d, %s", r.code, r.stderr)

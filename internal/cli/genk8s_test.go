@@ -51,17 +51,17 @@ func TestGenK8s(t *testing.T) {
 	if err != nil || len(runs) != 2 {
 		t.Fatalf("runs %+v %v", runs, err)
 	}
-	var ids []string
 	for _, run := range runs {
 		if run.Tags["job"] != "null-b" || !strings.HasSuffix(run.Tags["client"], "/2") || run.Flags["max-rate"] != "2000" {
 			t.Errorf("run %s: tags %v flags max-rate %s", run.ID, run.Tags, run.Flags["max-rate"])
 		}
-		ids = append(ids, run.ID)
 	}
-	rep := stampede(t, append([]string{"report", "--results-dir", results}, ids...)...)
+	rep := stampede(t, "report", "--results-dir", results, "--tag", "job=null-b")
 	if rep.code != 0 || !strings.Contains(rep.stdout, "           1001 ") {
 		t.Errorf("report of both clients: want their 1001 operations:\n%s%s", rep.stdout, rep.stderr)
 	}
+	none := stampede(t, "report", "--results-dir", results, "--tag", "job=other")
+	checkOneLineError(t, none, 2, "has the tags job=other: see `stampede runs --results-dir")
 }
 
 // TestGenK8sBadInput: one line, exit 2, nothing written.

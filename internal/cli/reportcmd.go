@@ -22,6 +22,7 @@ type reportFlags struct {
 	format      string
 	chart       string
 	split       cmdline.SplitFlags
+	tags        []string
 }
 
 // reportCmd is `stampede report RUN...`: the final figures recomputed from
@@ -29,7 +30,7 @@ type reportFlags struct {
 func (a *app) reportCmd() *cobra.Command {
 	var rf reportFlags
 	cmd := &cobra.Command{
-		Use:   "report RUN...",
+		Use:   "report RUN... | --tag key=value",
 		Short: "Recompute the final figures of saved runs",
 		Long: `report recomputes a run's final figures from its run directory: the per-interval
 histograms are merged exactly, so a completed run reports what it printed when it
@@ -60,9 +61,12 @@ read.`,
 		Example: `  stampede report 20261122-103512-ycsb-3f9a
   stampede report 20261122-1035 --from 1m --to 5m
   stampede report ./client1/20261122-103512-ycsb-3f9a ./client2/20261122-103513-ycsb-77c1 --format json
-  stampede report 20261122-1035 --chart run.html`,
-		Args: usageArgs(cobra.MinimumNArgs(1)),
+  stampede report 20261122-1035 --chart run.html
+  stampede report --tag job=ycsb-a --results-dir /results`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 && len(rf.tags) == 0 {
+				return usagef("name the runs to report: run ids, prefixes or directories, or --tag key=value (see `stampede runs`)")
+			}
 			return a.report(args, rf)
 		},
 	}
@@ -73,6 +77,7 @@ read.`,
 	fs.BoolVar(&rf.includeRamp, "include-ramp", false, "start the window at the run's start rather than at the end of its ramp-up")
 	fs.StringVar(&rf.format, "format", "text", "output format: text or json (one JSON object)")
 	fs.StringVar(&rf.chart, "chart", "", "also draw the runs over time into this file: .svg, .png or .html")
+	fs.StringArrayVar(&rf.tags, "tag", nil, "also merge every run with this key=value tag (a job's clients: job=NAME; repeatable: all must match)")
 	rf.split.Register(fs)
 	return cmd
 }
@@ -102,28 +107,9 @@ func (a *app) report(refs []string, rf reportFlags) error {
 	if err != nil {
 		return err
 	}
-	runs := make([]*runlog.Run, 0, len(refs))
-	seen := map[string]string{}
-	for _, ref := range refs {
-		dir, err := runlog.Find(root, ref)
-		if err != nil {
-			if errors.Is(err, runlog.ErrRunNotFound) || errors.Is(err, runlog.ErrAmbiguousRun) || errors.Is(err, runlog.ErrNotRunDir) {
-				return asUsage(err)
-			}
-			return err
-		}
-		run, err := runlog.Open(dir)
-		if err != nil {
-			if errors.Is(err, runlog.ErrNotRunDir) {
-				return asUsage(err)
-			}
-			return err
-		}
-		if prev, dup := seen[run.Info.ID]; dup {
-			return usagef("run %s is given twice (%s and %s): each run counts once", run.Info.ID, prev, ref)
-		}
-		seen[run.Info.ID] = ref
-		runs = append(runs, run)
+	runs, err := cmdline.OpenRuns(root, refs, rf.tags)
+	if err != nil {
+		return err
 	}
 	if done, err := a.reportDiffRuns(runs, rf); done {
 		return err

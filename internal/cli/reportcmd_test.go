@@ -330,7 +330,7 @@ func TestReportBadInput(t *testing.T) {
 		code int
 		want string
 	}{
-		{"no run", []string{}, 2, "requires at least 1 arg"},
+		{"no run", []string{}, 2, "name the runs to report: run ids, prefixes or directories, or --tag key=value"},
 		{"not a run directory", []string{notRun}, 2, "not a stampede run directory"},
 		{"missing directory", []string{"./nonexistent/run"}, 2, "run not found"},
 		{"unknown id", []string{"20991231"}, 2, `run not found: no run "20991231"`},

@@ -1,0 +1,87 @@
+package cmdline
+
+import (
+	"errors"
+	"sort"
+	"strings"
+
+	"github.com/stampede-bench/stampede/runlog"
+)
+
+// OpenRuns opens the runs a report names: each ref (a run id, a unique
+// prefix of one, or a run directory) under root, then every run under
+// root whose tags include all of tags (key=value: a job's clients, a
+// sweep's steps), oldest first. A run named twice is refused; one that
+// both a ref and the tags select counts once. Errors in refs or tags, and
+// tags that select nothing, are usage errors.
+func OpenRuns(root string, refs, tags []string) ([]*runlog.Run, error) {
+	var runs []*runlog.Run
+	seen := map[string]string{}
+	open := func(ref string, byTag bool) error {
+		dir, err := runlog.Find(root, ref)
+		if err != nil {
+			if errors.Is(err, runlog.ErrRunNotFound) || errors.Is(err, runlog.ErrAmbiguousRun) || errors.Is(err, runlog.ErrNotRunDir) {
+				return asUsage(err)
+			}
+			return err
+		}
+		run, err := runlog.Open(dir)
+		if err != nil {
+			if errors.Is(err, runlog.ErrNotRunDir) {
+				return asUsage(err)
+			}
+			return err
+		}
+		if prev, dup := seen[run.Info.ID]; dup {
+			if byTag {
+				return nil
+			}
+			return usagef("run %s is given twice (%s and %s): each run counts once", run.Info.ID, prev, ref)
+		}
+		seen[run.Info.ID] = ref
+		runs = append(runs, run)
+		return nil
+	}
+	for _, ref := range refs {
+		if err := open(ref, false); err != nil {
+			return nil, err
+		}
+	}
+	if len(tags) == 0 {
+		return runs, nil
+	}
+	want := map[string]string{}
+	for _, t := range tags {
+		k, v, ok := strings.Cut(t, "=")
+		if !ok || k == "" {
+			return nil, usagef("malformed --tag %q: use key=value", t)
+		}
+		want[k] = v
+	}
+	infos, err := runlog.List(root)
+	if err != nil && len(infos) == 0 {
+		return nil, err
+	}
+	var ids []string
+	for _, info := range infos {
+		match := true
+		for k, v := range want {
+			if info.Tags[k] != v {
+				match = false
+			}
+		}
+		if match {
+			ids = append(ids, info.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil, usagef("no run under %s has the tags %s: see `stampede runs --results-dir %s`", root, strings.Join(tags, ", "), root)
+	}
+	sort.Strings(ids) // ids start with their start time
+	for _, id := range ids {
+		if err := open(id, true); err != nil {
+			return nil, err
+		}
+	}
+	return runs, nil
+}
