@@ -2,7 +2,6 @@ package cmdline
 
 import (
 	"errors"
-	"sort"
 	"strings"
 
 	"github.com/stampede-bench/stampede/runlog"
@@ -77,7 +76,6 @@ func OpenRuns(root string, refs, tags []string) ([]*runlog.Run, error) {
 	if len(ids) == 0 {
 		return nil, usagef("no run under %s has the tags %s: see `stampede runs --results-dir %s`", root, strings.Join(tags, ", "), root)
 	}
-	sort.Strings(ids) // ids start with their start time
 	for _, id := range ids {
 		if err := open(id, true); err != nil {
 			return nil, err
