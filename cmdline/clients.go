@@ -87,8 +87,11 @@ func ParseStartAt(s string, now time.Time) (time.Time, error) {
 		}
 		at = t
 	}
-	if d := at.Sub(now); d > maxStartWait || d < -maxStartWait {
-		return time.Time{}, fmt.Errorf("--start-at %s is %s away, more than a day: check its date and time zone", s, d.Abs().Round(time.Second))
+	switch d := at.Sub(now); {
+	case d > maxStartWait:
+		return time.Time{}, fmt.Errorf("--start-at %s is %s away, more than a day: check its date and time zone", s, d.Round(time.Second))
+	case d < -maxStartWait:
+		return time.Time{}, fmt.Errorf("--start-at %s is %s in the past, more than a day: check its date and time zone", s, (-d).Round(time.Second))
 	}
 	return at, nil
 }

@@ -39,8 +39,9 @@ their run directories to one ReadWriteMany volume (a claim NAME-results of
 merges them. The command line is checked as run checks it (run --dry-run) before
 anything is written. No password is written: give URLs without one and
 --password-secret, a Secret whose key "password" the pods get as PGPASSWORD.
-The file is --out (default NAME.yaml; - for stdout); an existing file is replaced only
-with --force.`
+The clients' command line is stampede's run form (run WORKLOAD [flags] URL...), not a
+pasted sysbench or YCSB line. The file is --out (default NAME.yaml; - for stdout); an
+existing file is replaced only with --force.`
 
 // GenK8sCommand is `stampede gen k8s`. main runs a stampede command line
 // (the clients', with --dry-run), writing its errors to stderr, and
@@ -60,7 +61,7 @@ func GenK8sCommand(env Env, main func(args []string, stderr io.Writer) int) *cob
   kubectl wait --for=condition=complete job/ycsb-a --timeout=20m
   # then, in a pod that mounts the claim ycsb-a-results at /results:
   stampede runs --results-dir /results --tag job=ycsb-a
-  stampede report --results-dir /results RUN...`,
+  stampede report --results-dir /results --tag job=ycsb-a`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dash := cmd.ArgsLenAtDash()
@@ -96,7 +97,7 @@ func GenK8sCommand(env Env, main func(args []string, stderr io.Writer) int) *cob
 				switch {
 				case !strings.HasPrefix(a, "--"):
 				case name == "clients" || name == "client-index" || name == "start-at" || name == "results-dir" || name == "results-url":
-					return usagef("gen k8s: %s is gen k8s's to set in each client's command line: drop it (--clients and --start-at are gen k8s's own flags)", a)
+					return usagef("gen k8s: %s is gen k8s's to set in each client's command line: drop it (gen k8s sets --clients, --client-index, --start-at, --results-dir and --results-url)", a)
 				case name == "dry-run":
 					return usagef("gen k8s: %s in the clients' command line would make every pod run nothing: drop it", a)
 				case name == "tag" && (strings.HasPrefix(value, "job=") || strings.HasPrefix(value, "client=")):

@@ -23,9 +23,6 @@ const maxClientSkew = time.Second
 // measured periods that do not start together.
 func clientWarnings(runs []*runlog.Run, taken []Taken) []error {
 	var errs []error
-	if len(runs) < 2 {
-		return nil
-	}
 	counts := map[int]bool{}
 	seen := map[int]string{}
 	jobs := map[string]bool{}
@@ -43,11 +40,12 @@ func clientWarnings(runs []*runlog.Run, taken []Taken) []error {
 		}
 		seen[i] = run.Info.ID
 	}
+	if tagged > 0 && len(jobs) > 1 {
+		errs = append(errs, fmt.Errorf("the runs are clients of different jobs (tag job): merged as one all the same"))
+	}
 	switch {
 	case tagged > 0 && len(counts) > 1:
 		errs = append(errs, fmt.Errorf("the runs are clients of benchmarks of different sizes (--clients): merged as one all the same"))
-	case tagged > 0 && len(jobs) > 1:
-		errs = append(errs, fmt.Errorf("the runs are clients of different jobs (tag job): merged as one all the same"))
 	case tagged > 0:
 		for n := range counts {
 			if len(seen) < n {
@@ -57,7 +55,7 @@ func clientWarnings(runs []*runlog.Run, taken []Taken) []error {
 						missing = append(missing, strconv.Itoa(i))
 					}
 				}
-				errs = append(errs, fmt.Errorf("the runs are %d of the benchmark's %d clients (missing: %s): the figures are theirs only", len(seen), n, strings.Join(missing, ", ")))
+				errs = append(errs, fmt.Errorf("the runs are %d of the benchmark's %d clients (missing: %s): the figures are theirs only (report --tag job=NAME merges a job's clients)", len(seen), n, strings.Join(missing, ", ")))
 			}
 		}
 	}

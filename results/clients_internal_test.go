@@ -39,6 +39,8 @@ func TestClientWarnings(t *testing.T) {
 		{"twice", []*runlog.Run{run("a", "0/2", "j"), run("b", "0/2", "j")}, taken(0, 0), []string{"runs a and b are both client 0", "(missing: 1)"}},
 		{"sizes", []*runlog.Run{run("a", "0/2", "j"), run("b", "1/3", "j")}, taken(0, 0), []string{"different sizes"}},
 		{"jobs", []*runlog.Run{run("a", "0/2", "j"), run("b", "1/2", "k")}, taken(0, 0), []string{"different jobs"}},
+		{"one client alone", []*runlog.Run{run("a", "1/2", "j")}, taken(0), []string{"1 of the benchmark's 2 clients (missing: 0)"}},
+		{"sizes and jobs", []*runlog.Run{run("a", "0/2", "j"), run("b", "1/3", "k")}, taken(0, 0), []string{"different sizes", "different jobs"}},
 		{"apart", []*runlog.Run{run("a", "0/2", "j"), run("b", "1/2", "j")}, taken(0, 2200*time.Millisecond), []string{"start up to 2.2s apart"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -140,7 +140,11 @@ func (spec Spec) Validate() error {
 	case spec.Search && len(spec.SLO.Terms) == 0:
 		return fmt.Errorf("--search looks for the highest %s meeting an SLO: give one, as --slo 'p99<=5ms'", spec.Param.Flag())
 	case spec.Search && !spec.Values.Bounds:
-		return fmt.Errorf("--search takes a range, as %s 1000:64000: the search picks the values", spec.Param.Flag())
+		example := "1000:64000"
+		if spec.Param.integer() {
+			example = "1:256"
+		}
+		return fmt.Errorf("--search takes a range, as %s %s: the search picks the values", spec.Param.Flag(), example)
 	case !spec.Search && spec.Values.Bounds:
 		return fmt.Errorf("%s %s:%s has no step: add one (%s:%s:x2) or search it with --search --slo 'p99<=5ms'",
 			spec.Param.Flag(), Format(spec.Values.Lo), Format(spec.Values.Hi), Format(spec.Values.Lo), Format(spec.Values.Hi))
