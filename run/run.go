@@ -454,7 +454,7 @@ func (r *Run) engine(ctx context.Context) {
 			}
 			iv := Interval{Tick: t, Reconnects: src.reconnects(), Queue: queue}
 			if r.tel != nil {
-				if sample, ok := r.tel.tick(t.End, r.rw, r.warnf); ok {
+				if sample, ok := r.tel.tick(t.Start, t.End, r.rw, r.warnf); ok {
 					iv.Telemetry = &sample
 				}
 			}
@@ -467,6 +467,9 @@ func (r *Run) engine(ctx context.Context) {
 	var split *engine.Split
 	if r.split != nil {
 		split = r.split.engineSplit(src.db)
+	}
+	if r.tel != nil {
+		r.tel.rebase()
 	}
 	r.engRes = engine.RunSplit(ctx, r.cfg, r.load, r.reg, hooks, split)
 	if src.fleet != nil {
@@ -565,7 +568,7 @@ func (r *Run) finish() (*Result, error) {
 	if src.fleet == nil {
 		result.Audits = audits(gen, r.load.Ops, last)
 	}
-	sum.Telemetry = r.tel.summary()
+	sum.Telemetry = r.tel.summary(last.CumStart)
 	if src.fleet != nil {
 		sum.Concurrency = src.workers
 		sum.Tenants, sum.Fleet = src.fleet.summary(&sum)

@@ -27,6 +27,8 @@ type runTelemetry struct {
 	// extra, when set, adds figures of its own to each sample's record
 	// (the cgroup counters of a run with limits).
 	extra func() any
+	// rebaseErr is why the baseline could not be taken again (rebase).
+	rebaseErr error
 }
 
 // telemetryRecord is one line of telemetry.ndjson: a sample, plus the
@@ -72,10 +74,24 @@ func (t Telemetry) info(every time.Duration) json.RawMessage {
 	return b
 }
 
-// tick takes a sample at now and appends it to the run log. It returns
-// false when no sample could be taken.
-func (rt *runTelemetry) tick(now time.Time, rw *runlog.Writer, warnf func(string, ...any)) (telemetry.Sample, bool) {
+// rebase takes the baseline again, just before the engine starts: the
+// first sample then covers the first interval, not the run's setup too.
+func (rt *runTelemetry) rebase() {
+	if _, err := rt.sampler.Sample(time.Now()); err != nil {
+		rt.rebaseErr = err
+	}
+}
+
+// tick takes a sample at now, the end of the interval that started at
+// start, and appends it to the run log. The first sample is labelled from
+// the first interval's start (its baseline was read a moment before, see
+// rebase), so that report's windows, made of intervals, take it as the
+// run's summary does. It returns false when no sample could be taken.
+func (rt *runTelemetry) tick(start, now time.Time, rw *runlog.Writer, warnf func(string, ...any)) (telemetry.Sample, bool) {
 	s, err := rt.sampler.Sample(now)
+	if err == nil && len(rt.samples) == 0 && s.Start.Before(start) && rt.rebaseErr == nil {
+		s.Start = start
+	}
 	if err == nil {
 		rec := telemetryRecord{Sample: s}
 		if rt.extra != nil {
@@ -94,11 +110,23 @@ func (rt *runTelemetry) tick(now time.Time, rw *runlog.Writer, warnf func(string
 	return s, true
 }
 
-// summary returns the averages and peaks of the samples taken.
-func (rt *runTelemetry) summary() *telemetry.Summary {
-	if rt == nil || len(rt.samples) == 0 {
+// summary returns the averages and peaks of the samples taken from from
+// (the ramp's end), as results.TelemetrySummary takes them for report's
+// default window: the run's final figures leave out the ramp, and so do
+// its telemetry's.
+func (rt *runTelemetry) summary(from time.Time) *telemetry.Summary {
+	if rt == nil {
 		return nil
 	}
-	sum := telemetry.Summarize(rt.samples)
+	var samples []telemetry.Sample
+	for _, s := range rt.samples {
+		if !s.Start.Before(from.Add(-time.Millisecond)) {
+			samples = append(samples, s)
+		}
+	}
+	if len(samples) == 0 {
+		return nil
+	}
+	sum := telemetry.Summarize(samples)
 	return &sum
 }

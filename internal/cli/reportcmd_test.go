@@ -177,6 +177,10 @@ func TestReportMatchesLiveRun(t *testing.T) {
 				if got != want || !strings.Contains(want, "  read_return_ok: ") {
 					t.Errorf("report's final block\n%s\nthe run's\n%s", got, want)
 				}
+				// And the telemetry block under it: the same samples.
+				if got, want := telemetryBlock(text.stdout), telemetryBlock(runOut.stdout); got != want || want == "" {
+					t.Errorf("report's telemetry\n%s\nthe run's\n%s", got, want)
+				}
 				return
 			}
 			// The run's final JSON lines: one per operation, then the
@@ -214,6 +218,20 @@ func TestReportMatchesLiveRun(t *testing.T) {
 // per-operation header through the __result line and the lines under it
 // (reconnects, reconnects@ENDPOINT, failures by code, the workload's
 // figures such as YCSB's read_return_ok), up to the first blank line.
+// telemetryBlock returns the telemetry block of a final block: from its
+// "telemetry:" line to the next empty line.
+func telemetryBlock(out string) string {
+	i := strings.Index(out, "\ntelemetry: ")
+	if i < 0 {
+		return ""
+	}
+	rest := out[i+1:]
+	if k := strings.Index(rest, "\n\n"); k >= 0 {
+		rest = rest[:k+1]
+	}
+	return rest
+}
+
 func finalBlock(out string) string {
 	i := strings.Index(out, "_elapsed___errors_____ops(total)")
 	if i < 0 {
