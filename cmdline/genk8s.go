@@ -133,13 +133,7 @@ func GenK8sCommand(env Env, main func(args []string, stderr io.Writer) int) *cob
 				return usagef("gen k8s: --out %s is a directory: give a file name, such as %s", out, filepath.Join(out, s.Name+".yaml"))
 			}
 			if err := writeNew(out, b, force); err != nil {
-				switch {
-				case errors.Is(err, fs.ErrExist):
-					return usagef("gen k8s: %s exists: not overwritten (add --force to replace it, or give another --out)", out)
-				case errors.Is(err, fs.ErrNotExist):
-					return usagef("gen k8s: --out %s: directory %s does not exist (create it first)", out, filepath.Dir(out))
-				}
-				return fmt.Errorf("gen k8s: %w", err)
+				return OutFileError("gen k8s", out, err)
 			}
 			fmt.Fprintf(env.Stdout, "wrote %s: job %s, %d client pods of %s, results on claim %s\napply it with: kubectl apply -f %s\n",
 				out, s.Name, s.Clients, s.Image, claimName(s), out)
@@ -160,6 +154,19 @@ func GenK8sCommand(env Env, main func(args []string, stderr io.Writer) int) *cob
 	f.StringVarP(&out, "out", "o", "", "file to write (default NAME.yaml; - for stdout)")
 	f.BoolVar(&force, "force", false, "replace --out if it exists")
 	return cmd
+}
+
+// OutFileError is the error of a generator (gen haproxy, gen k8s) that
+// could not write its --out file: a usage error when the file exists (not
+// replaced without --force) or its directory does not.
+func OutFileError(gen, out string, err error) error {
+	switch {
+	case errors.Is(err, fs.ErrExist):
+		return usagef("%s: %s exists: not overwritten (add --force to replace it, or give another --out)", gen, out)
+	case errors.Is(err, fs.ErrNotExist):
+		return usagef("%s: --out %s: directory %s does not exist (create it first)", gen, out, filepath.Dir(out))
+	}
+	return fmt.Errorf("%s: %w", gen, err)
 }
 
 // claimName is the results claim the manifests use.

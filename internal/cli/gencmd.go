@@ -2,11 +2,8 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -78,13 +75,7 @@ haproxy.cfg; - for stdout); an existing file is replaced only with --force.`,
 				return haproxy.Write(a.stdout, c)
 			}
 			if err := haproxy.WriteFile(out, force, c); err != nil {
-				switch {
-				case errors.Is(err, fs.ErrExist):
-					return usagef("gen haproxy: %s exists: not overwritten (add --force to replace it, or give another --out)", out)
-				case errors.Is(err, fs.ErrNotExist):
-					return usagef("gen haproxy: --out %s: directory %s does not exist (create it first)", out, filepath.Dir(out))
-				}
-				return fmt.Errorf("gen haproxy: %w", err)
+				return cmdline.OutFileError("gen haproxy", out, err)
 			}
 			fmt.Fprintf(a.stdout, "wrote %s: %s\nstart it with: haproxy -f %s\n", out, c, out)
 			return nil
