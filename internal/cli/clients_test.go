@@ -55,6 +55,9 @@ func TestClientsMerge(t *testing.T) {
 		if !strings.Contains(outs[i].String(), "waiting ") {
 			t.Errorf("client %d did not say it waited for the start:\n%s", i, outs[i])
 		}
+		if strings.Contains(outs[i].String(), "insertstart") {
+			t.Errorf("client %d speaks of insertstart, which --clients sets:\n%s", i, outs[i])
+		}
 	}
 	runs, err := runlog.List(dir)
 	if err != nil || len(runs) != 2 {

@@ -79,6 +79,11 @@ func (g *ycsb) DataSettings() []workload.DataSetting {
 		}
 		out = append(out, s)
 	}
+	if g.part[1] > 0 {
+		// A client of several takes its share of the keys the load
+		// recorded (PartitionClients): neither compared nor adopted.
+		return out
+	}
 	out = append(out, workload.DataSetting{
 		Name:  "keys",
 		Flag:  "-p insertstart/insertcount",
