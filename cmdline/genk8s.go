@@ -136,7 +136,7 @@ func GenK8sCommand(env Env, main func(args []string, stderr io.Writer) int) *cob
 				return OutFileError("gen k8s", out, err)
 			}
 			fmt.Fprintf(env.Stdout, "wrote %s: job %s, %d client pods of %s, results on claim %s\napply it with: kubectl apply -f %s\n",
-				out, s.Name, s.Clients, s.Image, claimName(s), out)
+				out, s.Name, s.Clients, s.Image, s.Claim(), out)
 			return nil
 		},
 	}
@@ -167,14 +167,6 @@ func OutFileError(gen, out string, err error) error {
 		return usagef("%s: --out %s: directory %s does not exist (create it first)", gen, out, filepath.Dir(out))
 	}
 	return fmt.Errorf("%s: %w", gen, err)
-}
-
-// claimName is the results claim the manifests use.
-func claimName(s k8s.Spec) string {
-	if s.ResultsClaim != "" {
-		return s.ResultsClaim
-	}
-	return s.Name + "-results"
 }
 
 // writeNew writes b to path, refusing to replace a file unless force.

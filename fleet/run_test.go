@@ -281,19 +281,26 @@ func TestRotateOnError(t *testing.T) {
 	}
 }
 
-// TestMarkEndFixesElapsed checks that the tenants' figures end where the
-// engine's did when MarkEnd says so, however late Tenants is called (a
-// busy server can take seconds between the two).
-func TestMarkEndFixesElapsed(t *testing.T) {
+// sleepFleet opens a fleet of one sleepGen tenant on the null driver, with
+// its load and a registry for the engine.
+func sleepFleet(t *testing.T) (*fleet.Run, workload.QueryLoad, *stats.Registry) {
+	t.Helper()
 	cfg := nullConfig(t, 1, 1)
 	cfg.NewGen = func(id int) (workload.Generator, error) { return sleepGen{id: id}, nil }
 	r, err := fleet.Open(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
 	load := r.Load()
-	reg := stats.NewRegistry(load.Ops, 1, time.Now())
+	return r, load, stats.NewRegistry(load.Ops, 1, time.Now())
+}
+
+// TestMarkEndFixesElapsed checks that the tenants' figures end where the
+// engine's did when MarkEnd says so, however late Tenants is called (a
+// busy server can take seconds between the two).
+func TestMarkEndFixesElapsed(t *testing.T) {
+	r, load, reg := sleepFleet(t)
+	defer r.Close()
 	res := engine.Run(context.Background(), engine.Config{Duration: 300 * time.Millisecond, DisplayEvery: 100 * time.Millisecond},
 		load, reg, engine.Hooks{})
 	if res.Err != nil {
@@ -313,15 +320,8 @@ func TestMarkEndFixesElapsed(t *testing.T) {
 // with the counts snapshotted at the tick, the tenants count the calls that
 // complete during the hook, as the engine's cumulative view does.
 func TestRampEndAtTheTick(t *testing.T) {
-	cfg := nullConfig(t, 1, 1)
-	cfg.NewGen = func(id int) (workload.Generator, error) { return sleepGen{id: id}, nil }
-	r, err := fleet.Open(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, load, reg := sleepFleet(t)
 	defer r.Close()
-	load := r.Load()
-	reg := stats.NewRegistry(load.Ops, 1, time.Now())
 	var last stats.Tick
 	ramping := true
 	res := engine.Run(context.Background(), engine.Config{Duration: 400 * time.Millisecond, Ramp: 300 * time.Millisecond,

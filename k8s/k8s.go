@@ -108,8 +108,8 @@ func (s Spec) ClientArgs() []string {
 		"--start-at", start, "--results-dir", ResultsDir, "--results-url", "sqlite:/tmp/stampede-index.sqlite", "--tag", "job="+s.Name)
 }
 
-// claim returns the name of the results volume claim.
-func (s Spec) claim() string {
+// Claim returns the name of the results volume claim.
+func (s Spec) Claim() string {
 	if s.ResultsClaim != "" {
 		return s.ResultsClaim
 	}
@@ -134,7 +134,7 @@ func (s Spec) Objects() ([]any, error) {
 		}
 		objs = append(objs, &corev1.PersistentVolumeClaim{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "PersistentVolumeClaim"},
-			ObjectMeta: meta(s.claim()),
+			ObjectMeta: meta(s.Claim()),
 			Spec: corev1.PersistentVolumeClaimSpec{
 				AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany},
 				Resources:   corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse(size)}},
@@ -180,7 +180,7 @@ func (s Spec) Objects() ([]any, error) {
 					RestartPolicy: corev1.RestartPolicyNever,
 					Containers:    []corev1.Container{container},
 					Volumes: []corev1.Volume{{Name: "results", VolumeSource: corev1.VolumeSource{
-						PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: s.claim()}}}},
+						PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: s.Claim()}}}},
 					// One client per node where the cluster has the
 					// nodes: clients sharing a node share its CPUs.
 					TopologySpreadConstraints: []corev1.TopologySpreadConstraint{{

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
-	"strconv"
 	"strings"
 
 	"github.com/stampede-bench/stampede/run"
@@ -114,24 +112,13 @@ func (o *Sweep) End(st sweep.Step) {
 	case st.Status != "completed":
 		verdict = st.Status
 	}
-	cells := []string{fmt.Sprint(st.N), rate, fmt.Sprint(st.Workers), fmt.Sprintf("%.1f", t.Rate), ms3(t.P50), ms3(t.P95),
-		ms3(t.P99), ms3(t.P999), ms3(t.Max), fmt.Sprint(t.Errors), st.RunID, verdict}
+	cells := []string{fmt.Sprint(st.N), rate, fmt.Sprint(st.Workers), fmt.Sprintf("%.1f", t.Rate), sweep.Sig3(t.P50), sweep.Sig3(t.P95),
+		sweep.Sig3(t.P99), sweep.Sig3(t.P999), sweep.Sig3(t.Max), fmt.Sprint(t.Errors), st.RunID, verdict}
 	var b strings.Builder
 	for i, v := range cells {
 		o.cell(&b, i, v)
 	}
 	fmt.Fprintln(o.W, strings.TrimRight(b.String(), " "))
-}
-
-// ms3 prints a latency with three significant digits (0.0543, 2.63,
-// 12.7, 102), as the SLO's verdicts do: a p99 of 2.04 ms that missed
-// p99<=2ms does not print as 2.0.
-func ms3(v float64) string {
-	if v <= 0 || math.IsNaN(v) {
-		return "0"
-	}
-	digits := max(0, 2-int(math.Floor(math.Log10(v))))
-	return strconv.FormatFloat(v, 'f', digits, 64)
 }
 
 // stepJSON is a step's NDJSON object.

@@ -180,7 +180,7 @@ func (s SLO) Check(m Measure) (met bool, why string) {
 				continue
 			}
 			got = f(m.Total)
-			shown = fmt.Sprintf("%s %s ms", t.Metric, sig3(got))
+			shown = fmt.Sprintf("%s %s ms", t.Metric, Sig3(got))
 		case t.Metric == "errors":
 			got = float64(m.Total.Errors)
 			shown = fmt.Sprintf("errors %d", m.Total.Errors)
@@ -189,17 +189,17 @@ func (s SLO) Check(m Measure) (met bool, why string) {
 				if n := m.Total.Count + m.Total.Errors; n > 0 {
 					got = float64(m.Total.Errors) / float64(n)
 				}
-				shown = fmt.Sprintf("errors %s%%", sig3(got*100))
+				shown = fmt.Sprintf("errors %s%%", Sig3(got*100))
 			}
 		default: // rate
 			got = m.Total.Rate
-			shown = fmt.Sprintf("rate %s ops/s", sig3(got))
+			shown = fmt.Sprintf("rate %s ops/s", Sig3(got))
 			if t.Percent {
 				got = 0
 				if m.Target > 0 {
 					got = m.Total.Rate / m.Target
 				}
-				shown = fmt.Sprintf("rate %s%% of %s", sig3(got*100), Format(m.Target))
+				shown = fmt.Sprintf("rate %s%% of %s", Sig3(got*100), Format(m.Target))
 			}
 		}
 		ok := false
@@ -220,8 +220,9 @@ func (s SLO) Check(m Measure) (met bool, why string) {
 	return len(missed) == 0, strings.Join(missed, "; ")
 }
 
-// sig3 prints x with three significant digits, without an exponent.
-func sig3(x float64) string {
+// Sig3 prints x with three significant digits, without an exponent (the
+// sweep table's latencies and the SLO's verdicts).
+func Sig3(x float64) string {
 	if x == 0 || math.IsInf(x, 0) || math.IsNaN(x) {
 		return strconv.FormatFloat(x, 'f', -1, 64)
 	}

@@ -376,7 +376,7 @@ func (res *Result) Conclusion() string {
 	if len(res.SLO.Terms) == 0 || len(res.Steps) == 0 {
 		var lines []string
 		if p := res.Peak; p != nil {
-			lines = append(lines, fmt.Sprintf("peak throughput: %.1f ops/s at %s %s (step %d), p99 %s ms", p.Total.Rate, flag, Format(p.Value), p.N, sig3(p.Total.P99)))
+			lines = append(lines, fmt.Sprintf("peak throughput: %.1f ops/s at %s %s (step %d), p99 %s ms", p.Total.Rate, flag, Format(p.Value), p.N, Sig3(p.Total.P99)))
 		}
 		if res.Stopped != "" {
 			lines = append(lines, res.Stopped)
