@@ -122,10 +122,19 @@ func CheckNoTables(ctx context.Context, db *sqlx.DB, gen Generator, tables []Tab
 		if err != nil {
 			return fmt.Errorf("checking table %s: %w", t.Name, err)
 		}
-		if exists {
-			return fmt.Errorf("%w: table %s already exists in database %q: use --drop to recreate it, or `stampede cleanup %s`",
-				ErrTablesExist, t.Name, db.Database(), gen.Meta().Name)
+		if !exists {
+			continue
 		}
+		foreign, err := ForeignTables(ctx, db, gen, []string{t.Name})
+		if err != nil {
+			return err
+		}
+		if len(foreign) > 0 {
+			return fmt.Errorf("%w: table %s already exists in database %q and stampede did not make it: load into another database (--db NAME), or drop it yourself (--drop %s drops it)",
+				ErrTablesExist, t.Name, db.Database(), ForceDropFlag)
+		}
+		return fmt.Errorf("%w: table %s already exists in database %q: use --drop to recreate it, or `stampede cleanup %s`",
+			ErrTablesExist, t.Name, db.Database(), gen.Meta().Name)
 	}
 	return nil
 }
@@ -147,6 +156,12 @@ func createTables(ctx context.Context, db *sqlx.DB, gen Generator, tables []Tabl
 	for _, t := range tables {
 		if _, err := db.Exec(ctx, d.CreateTable(t.Name, t.Schema)); err != nil {
 			return fmt.Errorf("creating table %s: %w", t.Name, err)
+		}
+		// The mark lets cleanup and --drop tell this table from a
+		// user's of the same name, and run and check an unfinished
+		// load (a marked table without init's record).
+		if err := MarkTable(ctx, db, t.Name, InitMark(gen)); err != nil {
+			return err
 		}
 	}
 	return nil
