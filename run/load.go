@@ -235,7 +235,13 @@ func Check(ctx context.Context, gen workload.Generator, c Conn, out, log io.Writ
 	if err := ReconcileLoad(ctx, db, gen, log); err != nil {
 		return err
 	}
-	return h.Hooks().CheckConsistency(ctx, db, printer{out})
+	err = h.Hooks().CheckConsistency(ctx, db, printer{out})
+	if errors.Is(err, workload.ErrLoadMismatch) {
+		// Flags that differ from what was loaded are the command line's
+		// error, as a run's are.
+		return asInput(err)
+	}
+	return err
 }
 
 // Cleanup drops the workload's tables that exist (stampede cleanup),
