@@ -155,7 +155,7 @@ func (g *tpcc) efficiencyText(n int64, minutes float64) string {
 	case efficiencyOf(lo, minutes, w) <= top:
 		text += fmt.Sprintf("; above the mix's maximum of %.1f%% by sampling noise only: the interval holds it (count more New-Orders for a closer figure: more warehouses or a longer --duration)", top)
 	default:
-		text += fmt.Sprintf("; above the mix's maximum of %.1f%% beyond sampling noise: the terminals waited less than clause 5.2.5.7's keying and think times", top)
+		text += fmt.Sprintf("; above the mix's maximum of %.1f%% beyond sampling noise (the interval's low end is above it): more New-Orders than terminals that keep clause 5.2.5.7's keying and think times complete", top)
 	}
 	return text
 }
