@@ -149,7 +149,11 @@ func (g *tpcc) efficiencyText(n int64, minutes float64) string {
 	lo, hi := countInterval(n)
 	text := fmt.Sprintf("%.1f%% (95%% interval %.1f%%-%.1f%% from the count; tpmC / (12.86 x %d warehouses), from %s New-Orders)",
 		eff, efficiencyOf(lo, minutes, w), efficiencyOf(hi, minutes, w), w, count(n))
-	top := maxEfficiency(g.weights)
+	weights := g.weights
+	if weights == nil { // a generator that validate has not seen
+		weights, _ = parseMix(g.mix)
+	}
+	top := maxEfficiency(weights)
 	switch {
 	case top == 0 || eff <= top:
 	case efficiencyOf(lo, minutes, w) <= top:
