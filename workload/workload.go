@@ -59,6 +59,9 @@ type Flags struct {
 type FlagMeta struct {
 	// RuntimeOnly flags do not change the loaded data (only what a run does).
 	RuntimeOnly bool
+	// Check says a RuntimeOnly flag also changes what `stampede check`
+	// does (tpcc's --expensive-checks), so check does not call it ignored.
+	Check bool
 }
 
 // Flagser is a Generator with flags of its own.
