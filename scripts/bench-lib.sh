@@ -109,7 +109,7 @@ median() {
 import statistics, sys
 try:
     v = [float(x) for x in sys.argv[1:]]
-    print("%g" % statistics.median(v) if v else "n/a")
+    print("%.10g" % statistics.median(v) if v else "n/a")
 except ValueError:
     print("n/a")
 PY
