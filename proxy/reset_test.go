@@ -102,10 +102,11 @@ func TestResetAfterWithPostgres(t *testing.T) {
 	}
 	// After the first reply a connection has 300 ms: the rest of its
 	// start-up (one round trip) and then queries of one 10ms round trip
-	// each, so at most 29; at least 10 even if each round trip took
-	// three times the latency.
-	if q := queries[0]; q < 10 {
-		t.Errorf("a connection completed %d queries before its reset: want at least 10 in %v", q, after)
+	// each, so at most 29 (a hard bound: the most of any connection);
+	// at least 8 for the median connection even if its round trips took
+	// 3.5 times the latency on a loaded machine.
+	if q := queries[len(queries)/2]; q < 8 {
+		t.Errorf("the median connection completed %d queries before its reset: want at least 8 in %v (all: %v)", q, after, queries)
 	}
 	if q := queries[len(queries)-1]; q > int(after/latency)-1 {
 		t.Errorf("a connection completed %d queries of one %v round trip each in %v", q, latency, after)
