@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -117,6 +118,27 @@ type Client struct {
 	Base string
 	// HTTP is the client to use; nil means one with a 10 s timeout.
 	HTTP *http.Client
+}
+
+// CheckAPIAddr reports, in words, why addr is not the address of an API
+// (host:port, or an http:// or https:// URL), before any request.
+func CheckAPIAddr(addr string) error {
+	const eg = "give host:port, e.g. 127.0.0.1:8474"
+	if strings.Contains(addr, "://") {
+		u, err := url.Parse(addr)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("API address %q is not an http:// URL: %s", addr, eg)
+		}
+		return nil
+	}
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("API address %q: %s", addr, eg)
+	}
+	if p, err := strconv.Atoi(port); err != nil || p < 1 || p > 65535 {
+		return fmt.Errorf("API address %q: port %q is not a port (1-65535): %s", addr, port, eg)
+	}
+	return nil
 }
 
 // NewClient returns a client for the API at addr (host:port, or a URL).

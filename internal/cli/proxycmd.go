@@ -95,6 +95,9 @@ faults at once.`,
   stampede proxy set east --replace             # clear every fault`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := proxy.CheckAPIAddr(api); err != nil {
+				return usagef("proxy set: --api: %v", err)
+			}
 			c := proxy.NewClient(api)
 			l, err := c.Listener(cmd.Context(), args[0])
 			if err != nil {
