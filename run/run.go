@@ -20,6 +20,7 @@ import (
 	"github.com/stampede-bench/stampede/engine"
 	"github.com/stampede-bench/stampede/fleet"
 	"github.com/stampede-bench/stampede/internal/clientsched"
+	"github.com/stampede-bench/stampede/internal/exposed"
 	"github.com/stampede-bench/stampede/internal/gcpace"
 	"github.com/stampede-bench/stampede/promexport"
 	"github.com/stampede-bench/stampede/report"
@@ -389,6 +390,9 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 		}
 		r.cleanup = append(r.cleanup, func() { srv.Close() })
 		fmt.Fprintf(r.log, "Prometheus metrics at http://%s/metrics\n", srv.Addr())
+		if w := exposed.Warning(promFlag(s.PrometheusListen), s.PrometheusListen, srv.ListenAddr(), "read the run's metrics"); w != "" {
+			fmt.Fprintln(r.log, w)
+		}
 	}
 	for _, o := range s.Observers {
 		o.Start(r.info)
@@ -876,4 +880,13 @@ func (p printer) Printf(format string, args ...any) {
 	if !strings.HasSuffix(format, "\n") {
 		fmt.Fprintln(p.w)
 	}
+}
+
+// promFlag names the flag that chose the Prometheus address: a bare
+// ":PORT" is --prometheus-port's.
+func promFlag(listen string) string {
+	if strings.HasPrefix(listen, ":") {
+		return "--prometheus-port"
+	}
+	return "--prometheus-listen"
 }
