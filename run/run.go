@@ -677,7 +677,11 @@ func writeFailure(err error) string {
 			}
 			return
 		}
-		if errors.As(e, &pe) {
+		var le *os.LinkError // a rename
+		if errors.As(e, &le) {
+			pe = &fs.PathError{Path: le.New, Err: le.Err}
+		}
+		if pe != nil || errors.As(e, &pe) {
 			if n := filepath.Base(pe.Path); !slices.Contains(names, n) {
 				names = append(names, n)
 			}
