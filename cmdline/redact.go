@@ -48,3 +48,10 @@ func redactWord(w string, secrets []string) string {
 	}
 	return b.String()
 }
+
+// ScrubMessage returns a message to print (an error, with the commands it
+// suggests completed from the command line) without any of the given
+// secrets or any URL's password, as redactWord does: the URLs of the
+// commands it suggests keep their user and parameters, even when the
+// password is also the user's name.
+func ScrubMessage(msg string, secrets []string) string { return redactWord(msg, secrets) }
