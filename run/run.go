@@ -390,7 +390,8 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 		}
 		r.cleanup = append(r.cleanup, func() { srv.Close() })
 		fmt.Fprintf(r.log, "Prometheus metrics at http://%s/metrics\n", srv.Addr())
-		if w := exposed.Warning(promFlag(s.PrometheusListen), s.PrometheusListen, srv.ListenAddr(), "read the run's metrics"); w != "" {
+		flag, given := promFlag(s.PrometheusListen)
+		if w := exposed.Warning(flag, given, srv.ListenAddr(), "read the run's metrics"); w != "" {
 			fmt.Fprintln(r.log, w)
 		}
 	}
@@ -886,11 +887,11 @@ func (p printer) Printf(format string, args ...any) {
 	}
 }
 
-// promFlag names the flag that chose the Prometheus address: a bare
-// ":PORT" is --prometheus-port's.
-func promFlag(listen string) string {
-	if strings.HasPrefix(listen, ":") {
-		return "--prometheus-port"
+// promFlag names the flag that chose the Prometheus address, and its
+// value as typed: a bare ":PORT" is --prometheus-port's.
+func promFlag(listen string) (flag, value string) {
+	if port, ok := strings.CutPrefix(listen, ":"); ok {
+		return "--prometheus-port", port
 	}
-	return "--prometheus-listen"
+	return "--prometheus-listen", listen
 }
