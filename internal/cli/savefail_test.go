@@ -221,3 +221,48 @@ func TestRunDirectoryModes(t *testing.T) {
 		t.Errorf("only %d entries under %s", n, root)
 	}
 }
+
+// TestDiffNotSaved checks that a diff whose run cannot record its end
+// (run.json replaced by a directory while it compares) prints the
+// comparison, says the results were not saved instead of "saved as run",
+// and exits non-zero.
+func TestDiffNotSaved(t *testing.T) {
+	dbA, dbB := freshDB(t, "files_diffa"), freshDB(t, "files_diffb")
+	urlA, urlB := dbURL(t, dbA), dbURL(t, dbB)
+	for _, u := range []string{urlA, urlB} {
+		mustRun(t, "init", "bank", "--rows", "300000", "--seed", "7", u)
+	}
+	root := t.TempDir()
+	stop := make(chan struct{})
+	broke := make(chan bool, 1)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				broke <- false
+				return
+			default:
+			}
+			if runs, _ := runlog.List(root); len(runs) == 1 {
+				dir := filepath.Join(root, runs[0].ID)
+				if os.Remove(filepath.Join(dir, runlog.RunFile)) == nil && os.MkdirAll(filepath.Join(dir, runlog.RunFile, "x"), 0o700) == nil {
+					broke <- true
+					return
+				}
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	r := stampede(t, "diff", "--workload", "bank", "--results-dir", root, urlA, urlB)
+	close(stop)
+	if !<-broke {
+		t.Skip("the diff ended before its run.json could be replaced")
+	}
+	if !strings.Contains(r.stdout, "identical: 1 table, 300,000 rows compared") {
+		t.Errorf("the comparison is not printed:\n%s", r.stdout)
+	}
+	lines := checkFinalError(t, r, 2, "the comparison above was not saved")
+	if !strings.Contains(r.stderr, "results not saved in "+root) || !strings.Contains(r.stderr, "cannot write run.json") || strings.Contains(r.stderr, "saved as run") {
+		t.Errorf("stderr does not say what became of the results:\n%s", strings.Join(lines, "\n"))
+	}
+}
