@@ -670,14 +670,13 @@ func writeFailure(err error) string {
 	var names, causes []string
 	var walk func(error)
 	walk = func(e error) {
-		var pe *fs.PathError
-		switch x := e.(type) {
-		case interface{ Unwrap() []error }:
-			for _, e := range x.Unwrap() {
+		if joined, ok := e.(interface{ Unwrap() []error }); ok {
+			for _, e := range joined.Unwrap() {
 				walk(e)
 			}
 			return
 		}
+		var pe *fs.PathError
 		var le *os.LinkError // a rename
 		if errors.As(e, &le) {
 			pe = &fs.PathError{Path: le.New, Err: le.Err}
