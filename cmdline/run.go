@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/stampede-bench/stampede/output"
 	"github.com/stampede-bench/stampede/run"
-	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
 )
 
@@ -247,12 +246,15 @@ func (f warningsOnly) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// RedactArgs returns argv with connection secrets replaced.
+// RedactArgs returns argv with connection secrets replaced (see
+// redactWord): the password of every URL and key=value DSN, every other
+// part of them kept as written, so that the command recorded runs as the
+// user's did.
 func RedactArgs(args []string) []string {
 	out := make([]string, len(args))
 	secrets := Secrets(args)
 	for i, a := range args {
-		out[i] = sqlx.Scrub(sqlx.RedactText(sqlx.Redact(a)), secrets)
+		out[i] = redactWord(a, secrets)
 	}
 	return out
 }
@@ -265,7 +267,7 @@ func FlagValues(fs *pflag.FlagSet, secrets []string) map[string]string {
 		if strings.Contains(f.Name, "password") && v != "" {
 			v = "xxxxx"
 		}
-		m[f.Name] = sqlx.Scrub(sqlx.RedactText(v), secrets)
+		m[f.Name] = redactWord(v, secrets)
 	})
 	return m
 }

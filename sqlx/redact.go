@@ -35,19 +35,10 @@ func Redact(conn string) string {
 				u.User = url.UserPassword(u.User.Username(), redacted)
 			}
 		}
-		q := u.Query()
-		changed := false
-		for _, k := range secretKeys {
-			if q.Has(k) {
-				q.Set(k, redacted)
-				changed = true
-			}
-		}
-		if changed {
-			u.RawQuery = q.Encode()
-		}
-		// Pairs that net/url could not parse (it drops them from Query).
-		u.RawQuery = urlSecret.ReplaceAllString(u.RawQuery, "${1}="+redacted)
+		// Every other parameter is kept as written and in its place:
+		// the URL printed runs as the user's did (as the same user, with
+		// the same sslmode), only without the password.
+		u.RawQuery = redactQuery(u.RawQuery)
 		// A fragment is not a parameter, but may still hold one
 		// ("db?#&password=x"): nothing secret is printed from it either.
 		// It is taken as written (net/url splits at the first '#'), since
@@ -75,6 +66,27 @@ func atsInAuthority(s string) bool {
 		return true
 	}
 	return !strings.Contains(rest[end:], "@")
+}
+
+// redactQuery returns a URL's raw query with the value of every parameter
+// whose name holds "password" (in any case, escaped or not: password,
+// sslpassword, and any a careless user may give) replaced, and every
+// other pair untouched.
+func redactQuery(raw string) string {
+	if raw == "" {
+		return raw
+	}
+	pairs := strings.Split(raw, "&")
+	for i, p := range pairs {
+		k, _, _ := strings.Cut(p, "=")
+		if uk, err := url.QueryUnescape(k); err == nil {
+			k = uk
+		}
+		if strings.Contains(strings.ToLower(k), "password") {
+			pairs[i] = k + "=" + redacted
+		}
+	}
+	return strings.Join(pairs, "&")
 }
 
 // urlScheme matches the start of a URL: a scheme, then "://".
@@ -437,7 +449,18 @@ var urlInText = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>]*`)
 // RedactText returns free text (a tag, a note, a command line) with the
 // passwords of every URL in it and every password=... pair replaced by
 // "xxxxx", for text that may hold a connection string anywhere.
+//
+// A URL's query is redacted by Redact alone: the key=value pattern, whose
+// value runs to the next space, would take the URL's other parameters
+// with it ("?password=x&user=bob&sslmode=disable").
 func RedactText(s string) string {
-	s = urlInText.ReplaceAllStringFunc(s, Redact)
-	return dsnSecret.ReplaceAllString(s, "${1}="+redacted)
+	var b strings.Builder
+	last := 0
+	for _, loc := range urlInText.FindAllStringIndex(s, -1) {
+		b.WriteString(dsnSecret.ReplaceAllString(s[last:loc[0]], "${1}="+redacted))
+		b.WriteString(Redact(s[loc[0]:loc[1]]))
+		last = loc[1]
+	}
+	b.WriteString(dsnSecret.ReplaceAllString(s[last:], "${1}="+redacted))
+	return b.String()
 }

@@ -115,6 +115,9 @@ func (a *app) diff(cmd *cobra.Command, urls []string, f diffFlags) error {
 	if err != nil {
 		return err
 	}
+	if id == "" {
+		return errors.New("the comparison above was not saved (see the line before it)")
+	}
 	fmt.Fprintf(a.stderr, "saved as run %s\n", id)
 	if !res.Identical {
 		return exitStatus{errors.New("the nodes differ"), 1}

@@ -74,7 +74,7 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	root.SetErr(stderr)
 	err = root.ExecuteContext(ctx)
 	if err != nil && !errors.Is(err, errInterrupted) {
-		fmt.Fprintf(stderr, "stampede: error: %s\n", sqlx.Scrub(a.hinter().Hints(oneLine(err.Error())), a.secrets))
+		fmt.Fprintf(stderr, "stampede: error: %s\n", cmdline.ScrubMessage(a.hinter().Hints(oneLine(err.Error())), a.secrets))
 	}
 	return exitCode(err)
 }

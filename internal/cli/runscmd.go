@@ -7,9 +7,11 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
+	"modernc.org/sqlite"
 
 	"github.com/stampede-bench/stampede/output"
 	"github.com/stampede-bench/stampede/results/store"
@@ -128,19 +130,40 @@ func (a *app) runs(ctx context.Context, rf runsFlags, now time.Time) error {
 		}
 	}
 	st, err := store.Open(ctx, url)
-	if err != nil {
+	if err != nil && !(strings.HasPrefix(url, "sqlite:") && store.Unwritable(err)) {
 		return err
 	}
-	defer st.Close()
-	if rf.rebuild {
-		n, err := st.Rebuild(ctx, root)
-		if err != nil {
+	if err == nil {
+		if rf.rebuild {
+			n, ierr := st.Rebuild(ctx, root)
+			if ierr != nil && !store.Unwritable(ierr) {
+				a.warnIndex(ierr)
+			}
+			err = ierr
+			if !store.Unwritable(ierr) {
+				fmt.Fprintf(a.stderr, "indexed %d runs from %s into %s\n", n, root, st)
+			}
+		} else if _, err = st.Sync(ctx, root); err != nil && !store.Unwritable(err) {
 			a.warnIndex(err)
 		}
-		fmt.Fprintf(a.stderr, "indexed %d runs from %s into %s\n", n, root, st)
-	} else if _, err := st.Sync(ctx, root); err != nil {
-		a.warnIndex(err)
 	}
+	if err != nil && store.Unwritable(err) {
+		// Listing only reads: where the store's file cannot be written
+		// (its disk full or read-only), the runs are listed from their
+		// directories, through a store in memory.
+		if st != nil {
+			st.Close()
+		}
+		fmt.Fprintf(a.stderr, "warning: cannot write the results store %s (%s): listing the runs from their directories in %s; free space on its disk (or make it writable), then `stampede runs --rebuild` updates it\n",
+			strings.TrimPrefix(url, "sqlite:"), storeCause(err), root)
+		if st, err = store.OpenMemory(ctx); err != nil {
+			return err
+		}
+		if _, err := st.Rebuild(ctx, root); err != nil && !store.Unwritable(err) {
+			a.warnIndex(err)
+		}
+	}
+	defer st.Close()
 	if err := ctx.Err(); err != nil {
 		return errInterrupted
 	}
@@ -149,6 +172,20 @@ func (a *app) runs(ctx context.Context, rf runsFlags, now time.Time) error {
 		return err
 	}
 	return a.printRuns(rows, rf.format)
+}
+
+// storeCause says in a few words why a store could not be written.
+func storeCause(err error) string {
+	switch {
+	case errors.Is(err, syscall.ENOSPC), strings.Contains(err.Error(), "disk is full"), strings.Contains(err.Error(), "disk I/O error"):
+		return "its disk is full, or failing"
+	case errors.Is(err, syscall.EROFS), strings.Contains(err.Error(), "readonly"), strings.Contains(err.Error(), "read-only"):
+		return "it is read-only"
+	}
+	if se := (*sqlite.Error)(nil); errors.As(err, &se) {
+		return se.Error()
+	}
+	return oneLine(err.Error())
 }
 
 // warnIndex prints the runs that could not be indexed, one a line.

@@ -6,16 +6,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
-	_ "modernc.org/sqlite"             // database/sql driver "sqlite"
+	"modernc.org/sqlite"               // database/sql driver "sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/stampede-bench/stampede/results"
 	"github.com/stampede-bench/stampede/runlog"
@@ -175,8 +178,17 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 		if path == "" {
 			return nil, badURLError{fmt.Errorf("results store %q: no file name after sqlite: give sqlite:PATH", rawURL)}
 		}
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return nil, fmt.Errorf("cannot create the results store %s: %w", path, err)
+		if path != memoryPath {
+			if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+				return nil, fmt.Errorf("cannot create the results store %s: %w", path, err)
+			}
+			// Created here, for its mode: only its owner may read what
+			// it holds of the runs (hosts, command lines, tags), whatever
+			// the umask. SQLite gives its -wal and -shm files the same
+			// mode.
+			if f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
+				f.Close()
+			}
 		}
 		driver, s.name = "sqlite", path
 		dsn = "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
@@ -204,6 +216,9 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 	defer cancel()
 	if err := db.PingContext(pctx); err != nil {
 		db.Close()
+		if driver == "sqlite" {
+			return nil, fmt.Errorf("cannot open the results store %s: %w", s.name, err)
+		}
 		endpoint := s.name
 		if driver == "pgx" {
 			if u, perr := url.Parse(rawURL); perr == nil {
@@ -219,6 +234,40 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 		}
 	}
 	return s, nil
+}
+
+// memoryPath is the SQLite file name of a store in memory.
+const memoryPath = ":memory:"
+
+// OpenMemory opens an empty store held in memory, for as long as it is
+// open: Rebuild fills it from the run directories, so that runs can be
+// listed where the store's own file cannot be written (its disk full or
+// read-only).
+func OpenMemory(ctx context.Context) (*Store, error) {
+	s, err := Open(ctx, "sqlite:"+memoryPath)
+	if err == nil {
+		// One connection, never closed while idle: each connection to
+		// ":memory:" is a database of its own.
+		s.db.SetMaxIdleConns(1)
+		s.db.SetConnMaxLifetime(0)
+		s.db.SetConnMaxIdleTime(0)
+	}
+	return s, err
+}
+
+// Unwritable reports whether err (or one of the errors it joins) says
+// that an SQLite store's file cannot be written: its disk is full or
+// read-only, or the file or its directory cannot be created or written.
+// Reading may still work from the run directories (see OpenMemory).
+func Unwritable(err error) bool {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case sqlite3.SQLITE_READONLY, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_FULL, sqlite3.SQLITE_CANTOPEN:
+			return true
+		}
+	}
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EROFS) || errors.Is(err, syscall.EDQUOT) || errors.Is(err, fs.ErrPermission)
 }
 
 // Close closes the store.
