@@ -63,17 +63,21 @@ type procState struct {
 	start  uint64 // start time in ticks since boot: with the PID, the identity
 	comm   string // an exec changes it, and then the process is classified again
 	groups []int  // indexes of the groups it belongs to
-	// based says ticks, read and write hold the counters at the previous
+	// based says ticks and threads hold the counters at the previous
 	// sample, read at the clock time at.
-	based       bool
-	ticks       uint64
-	read, write uint64
-	at          time.Time
-	gen         uint64
+	based   bool
+	ticks   uint64
+	threads map[int]ioCount // storage I/O of each live thread, by TID
+	at      time.Time
+	gen     uint64
 	// settled says the process belongs to no group and was old enough
 	// when last checked that it is only checked again now and then.
 	settled bool
 }
+
+// ioCount is the storage I/O a thread did itself (its own
+// /proc/PID/task/TID/io).
+type ioCount struct{ read, write uint64 }
 
 // Processes that belong to no group are not read on every sample: one
 // younger than youngSecs when checked is checked again on the next sample
@@ -518,23 +522,28 @@ func (s *Sampler) sampleProc(p procfs.Proc, prev, cur *snapshot, out []ProcGroup
 	}
 	at := before.Add(after.Sub(before) / 2)
 	ticks := uint64(st.UTime + st.STime)
-	var read, write uint64
-	if io, err := p.IO(); err == nil {
-		read, write = io.ReadBytes, io.WriteBytes
-	}
+	threads := s.threadIO(p)
 	if !ps.based {
 		ps.based = true
-		ps.ticks, ps.read, ps.write, ps.at = ticks, read, write, at
+		ps.ticks, ps.threads, ps.at = ticks, threads, at
 		// A process that started during the interval counts from zero,
 		// over the interval since the previous scan; one that was
 		// already running counts from now on.
 		if prev != nil && float64(st.Starttime)/userHZ > prev.uptime {
-			ps.ticks, ps.read, ps.write, ps.at = 0, 0, 0, prev.procsAt
+			ps.ticks, ps.threads, ps.at = 0, nil, prev.procsAt
 		}
 	}
 	secs := max(at.Sub(ps.at).Seconds(), 0)
-	dt, dr, dw := delta(ps.ticks, ticks), delta(ps.read, read), delta(ps.write, write)
-	ps.ticks, ps.read, ps.write, ps.at = ticks, read, write, at
+	dt := delta(ps.ticks, ticks)
+	// A thread not seen at the previous sample started since: it counts
+	// from zero. A thread gone since is not counted again.
+	var dr, dw float64
+	for tid, c := range threads {
+		was := ps.threads[tid]
+		dr += delta(was.read, c.read)
+		dw += delta(was.write, c.write)
+	}
+	ps.ticks, ps.threads, ps.at = ticks, threads, at
 	rss := uint64(max(st.RSS, 0)) * s.pageSize
 	for _, i := range ps.groups {
 		g := &out[i]
@@ -544,6 +553,27 @@ func (s *Sampler) sampleProc(p procfs.Proc, prev, cur *snapshot, out []ProcGroup
 		g.ReadBytesPerSec += div(dr, secs)
 		g.WriteBytesPerSec += div(dw, secs)
 	}
+}
+
+// threadIO reads the storage I/O of each thread of p from
+// /proc/PID/task/TID/io, by TID. These counters hold only what each thread
+// did itself: /proc/PID/io also takes in, when they end, the whole I/O of
+// the process's exited threads and of the children it reaped, so that a
+// PostgreSQL backend's lifetime writes reappeared in the postmaster's in
+// the second it was reaped, as writes that never happened then. What a
+// thread does between the previous sample and its exit is not counted.
+func (s *Sampler) threadIO(p procfs.Proc) map[int]ioCount {
+	tasks, err := s.fs.AllThreads(p.PID)
+	if err != nil {
+		return nil // exited
+	}
+	out := make(map[int]ioCount, len(tasks))
+	for _, t := range tasks {
+		if io, err := t.IO(); err == nil {
+			out[t.PID] = ioCount{read: io.ReadBytes, write: io.WriteBytes}
+		}
+	}
+	return out
 }
 
 // maxAncestry bounds the walk up a process's ancestors.

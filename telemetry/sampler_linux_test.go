@@ -138,6 +138,12 @@ type fakeProc struct {
 	rssPages    int
 	read, write int
 	ppid        int // 0: 1
+	// threads holds the I/O of the process's other threads, by TID.
+	threads map[int][2]int
+	// exitedRead and exitedWrite are what /proc/PID/io takes in beyond
+	// the live threads: the whole I/O of its exited threads and of the
+	// children it reaped.
+	exitedRead, exitedWrite int
 }
 
 func (f *fakeTree) proc1(p fakeProc) {
@@ -155,8 +161,20 @@ func (f *fakeTree) proc1(p fakeProc) {
 		cmd = strings.Join(p.cmdline, "\x00") + "\x00"
 	}
 	f.write(dir+"/cmdline", cmd)
-	f.write(dir+"/io", fmt.Sprintf("rchar: %d\nwchar: %d\nsyscr: 10\nsyscw: 20\nread_bytes: %d\nwrite_bytes: %d\ncancelled_write_bytes: 0\n",
-		p.read*2, p.write*2, p.read, p.write))
+	io := func(read, write int) string {
+		return fmt.Sprintf("rchar: %d\nwchar: %d\nsyscr: 10\nsyscw: 20\nread_bytes: %d\nwrite_bytes: %d\ncancelled_write_bytes: 0\n",
+			read*2, write*2, read, write)
+	}
+	if err := os.RemoveAll(filepath.Join(f.proc, dir, "task")); err != nil {
+		f.t.Fatal(err)
+	}
+	f.write(fmt.Sprintf("%s/task/%d/io", dir, p.pid), io(p.read, p.write))
+	read, write := p.read+p.exitedRead, p.write+p.exitedWrite
+	for tid, rw := range p.threads {
+		f.write(fmt.Sprintf("%s/task/%d/io", dir, tid), io(rw[0], rw[1]))
+		read, write = read+rw[0], write+rw[1]
+	}
+	f.write(dir+"/io", io(read, write))
 	f.write(dir+"/status", fmt.Sprintf("Name:\t%s\nState:\tS (sleeping)\nTgid:\t%d\nPid:\t%d\nPPid:\t%d\nVmRSS:\t%d kB\nThreads:\t1\n",
 		p.comm, p.pid, p.pid, p.ppid, p.rssPages*4))
 }
@@ -185,7 +203,8 @@ func twoSamples(t *testing.T) (base, s telemetry.Sample) {
 	f := newFakeTree(t)
 	pgMain := fakeProc{pid: 100, comm: "postgres", cmdline: []string{"postgres", "-D", "/data"}, utime: 500, stime: 100, start: 5000, rssPages: 1000, read: 1000000}
 	pgCkpt := fakeProc{pid: 101, comm: "postgres", cmdline: []string{"postgres: checkpointer"}, utime: 10, stime: 10, start: 5100, rssPages: 500}
-	loadgen := fakeProc{pid: 200, comm: "python3", cmdline: []string{"python3", "/opt/loadgen.py", "--target", "postgres"}, utime: 100, start: 6000, rssPages: 2000}
+	loadgen := fakeProc{pid: 200, comm: "python3", cmdline: []string{"python3", "/opt/loadgen.py", "--target", "postgres"}, utime: 100, start: 6000, rssPages: 2000,
+		threads: map[int][2]int{201: {0, 1000000}}}
 	exiting := fakeProc{pid: 400, comm: "postgres", cmdline: []string{"postgres: autovacuum worker"}, utime: 50, start: 7000, rssPages: 100, write: 5000}
 	kthread := fakeProc{pid: 500, comm: "kworker/0:1", start: 10}
 	wrapper := fakeProc{pid: 600, comm: "sh", cmdline: []string{"sh", "-c", "exec postgres --single"}, start: 99950, rssPages: 50}
@@ -219,8 +238,14 @@ func twoSamples(t *testing.T) (base, s telemetry.Sample) {
 
 	// Two seconds later.
 	pgMain.utime, pgMain.stime, pgMain.read, pgMain.write = 600, 150, 3000000, 4000000
+	// The postmaster reaped a backend that wrote 600 MB in its life:
+	// /proc/PID/io takes it in, but the postmaster did not write it.
+	pgMain.exitedWrite = 600000000
 	pgCkpt.utime, pgCkpt.stime, pgCkpt.write = 30, 30, 1000000
 	loadgen.utime, loadgen.stime = 300, 100
+	// Thread 201 exited (its 1 MB, counted at the baseline, moves to the
+	// process's exited share); thread 202 started and wrote 3 MB.
+	loadgen.threads, loadgen.exitedWrite = map[int][2]int{202: {0, 3000000}}, 1000000
 	// New since the baseline, started during the interval: counts from 0.
 	newWorker := fakeProc{pid: 300, comm: "postgres", cmdline: []string{"postgres: autovacuum worker"}, utime: 20, stime: 20, start: 100100, rssPages: 200, write: 2000000}
 	// New since the baseline but started before it: counts from now.
@@ -351,8 +376,11 @@ func TestSampleProcs(t *testing.T) {
 		// 400 exited. Over 2 s: 230 ticks = 1.15 cores.
 		{"^postgres", s.Procs[0], telemetry.ProcGroup{Name: "^postgres", Processes: 5, CPUCores: 1.15,
 			RSSBytes: (1000 + 500 + 200 + 300 + 50) * page, ReadBytesPerSec: 1e6, WriteBytesPerSec: 3.5e6}},
-		{"loadgen", s.Procs[1], telemetry.ProcGroup{Name: "cmdline loadgen", Processes: 1, CPUCores: 1.5, RSSBytes: 2000 * page}},
-		{"pid", s.Procs[2], telemetry.ProcGroup{Name: "python3 (pid 200)", Processes: 1, CPUCores: 1.5, RSSBytes: 2000 * page}},
+		// 100's reaped child's 600 MB are not its writes. 200: its new
+		// thread's 3 MB over 2 s; its exited thread's 1 MB was there at
+		// the baseline.
+		{"loadgen", s.Procs[1], telemetry.ProcGroup{Name: "cmdline loadgen", Processes: 1, CPUCores: 1.5, RSSBytes: 2000 * page, WriteBytesPerSec: 1.5e6}},
+		{"pid", s.Procs[2], telemetry.ProcGroup{Name: "python3 (pid 200)", Processes: 1, CPUCores: 1.5, RSSBytes: 2000 * page, WriteBytesPerSec: 1.5e6}},
 	} {
 		g, w := tc.got, tc.want
 		if g.Name != w.Name || g.Processes != w.Processes || g.RSSBytes != w.RSSBytes || !approx(g.CPUCores, w.CPUCores) ||

@@ -151,9 +151,13 @@ type ProcGroup struct {
 	// counted once per process, as ps does).
 	RSSBytes uint64 `json:"rss_bytes"`
 	// ReadBytesPerSec and WriteBytesPerSec are the bytes the processes
-	// caused to be read from and sent to the storage layer
-	// (/proc/PID/io read_bytes and write_bytes), per second. They are
-	// zero for processes whose io file is not readable (other users'
+	// caused to be read from and sent to the storage layer, per second:
+	// read_bytes and write_bytes of each of their threads'
+	// /proc/PID/task/TID/io, which hold what the thread did itself
+	// (/proc/PID/io adds, when they end, the whole I/O of exited threads
+	// and reaped children, which counted it twice). What a thread does
+	// between the previous sample and its exit is not counted. They are
+	// zero for processes whose io files are not readable (other users'
 	// processes when not root).
 	ReadBytesPerSec  float64 `json:"read_bytes_s"`
 	WriteBytesPerSec float64 `json:"write_bytes_s"`
