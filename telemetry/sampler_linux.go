@@ -522,7 +522,7 @@ func (s *Sampler) sampleProc(p procfs.Proc, prev, cur *snapshot, out []ProcGroup
 	}
 	at := before.Add(after.Sub(before) / 2)
 	ticks := uint64(st.UTime + st.STime)
-	threads := s.threadIO(p)
+	threads := s.threadIO(p, st.NumThreads)
 	if !ps.based {
 		ps.based = true
 		ps.ticks, ps.threads, ps.at = ticks, threads, at
@@ -562,10 +562,23 @@ func (s *Sampler) sampleProc(p procfs.Proc, prev, cur *snapshot, out []ProcGroup
 // PostgreSQL backend's lifetime writes reappeared in the postmaster's in
 // the second it was reaped, as writes that never happened then. What a
 // thread does between the previous sample and its exit is not counted.
-func (s *Sampler) threadIO(p procfs.Proc) map[int]ioCount {
-	tasks, err := s.fs.AllThreads(p.PID)
-	if err != nil {
-		return nil // exited
+//
+// A process with one thread (as its stat said; most server processes)
+// has its one task read without listing the task directory. A thread it
+// starts after that is seen at the next sample, and counts from zero.
+func (s *Sampler) threadIO(p procfs.Proc, threads int) map[int]ioCount {
+	var tasks procfs.Procs
+	if threads == 1 {
+		t, err := s.fs.Thread(p.PID, p.PID)
+		if err != nil {
+			return nil // exited
+		}
+		tasks = procfs.Procs{t}
+	} else {
+		var err error
+		if tasks, err = s.fs.AllThreads(p.PID); err != nil {
+			return nil // exited
+		}
 	}
 	out := make(map[int]ioCount, len(tasks))
 	for _, t := range tasks {

@@ -153,8 +153,8 @@ func (f *fakeTree) proc1(p fakeProc) {
 		p.ppid = 1
 	}
 	// 52 fields, as Linux 5.x and later write them.
-	f.write(dir+"/stat", fmt.Sprintf("%d (%s) S %d %d %d 0 -1 4194560 100 0 0 0 %d %d 0 0 20 0 1 0 %d 123456789 %d 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
-		p.pid, p.comm, p.ppid, p.pid, p.pid, p.utime, p.stime, p.start, p.rssPages))
+	f.write(dir+"/stat", fmt.Sprintf("%d (%s) S %d %d %d 0 -1 4194560 100 0 0 0 %d %d 0 0 20 0 %d 0 %d 123456789 %d 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
+		p.pid, p.comm, p.ppid, p.pid, p.pid, p.utime, p.stime, 1+len(p.threads), p.start, p.rssPages))
 	f.write(dir+"/comm", p.comm+"\n")
 	cmd := ""
 	if len(p.cmdline) > 0 {
@@ -175,8 +175,8 @@ func (f *fakeTree) proc1(p fakeProc) {
 		read, write = read+rw[0], write+rw[1]
 	}
 	f.write(dir+"/io", io(read, write))
-	f.write(dir+"/status", fmt.Sprintf("Name:\t%s\nState:\tS (sleeping)\nTgid:\t%d\nPid:\t%d\nPPid:\t%d\nVmRSS:\t%d kB\nThreads:\t1\n",
-		p.comm, p.pid, p.pid, p.ppid, p.rssPages*4))
+	f.write(dir+"/status", fmt.Sprintf("Name:\t%s\nState:\tS (sleeping)\nTgid:\t%d\nPid:\t%d\nPPid:\t%d\nVmRSS:\t%d kB\nThreads:\t%d\n",
+		p.comm, p.pid, p.pid, p.ppid, p.rssPages*4, 1+len(p.threads)))
 }
 
 func (f *fakeTree) remove(pid int) {
