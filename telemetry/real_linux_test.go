@@ -355,50 +355,9 @@ func TestRealReapedChild(t *testing.T) {
 		t.Skip("writes 32 MiB")
 	}
 	const mib = 1 << 20
-	parent := exec.Command(os.Args[0], "-test.run=^TestHelperReapedChild$")
-	parent.Env = append(os.Environ(), "STAMPEDE_REAPED_CHILD_ROLE=parent",
-		"STAMPEDE_REAPED_CHILD_FILE="+filepath.Join(t.TempDir(), "out"))
-	in, err := parent.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := parent.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := parent.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		in.Close()
-		_ = parent.Wait()
-	})
-	lines := bufio.NewReader(stdout)
-	expect := func(want string) {
-		t.Helper()
-		got, err := lines.ReadString('\n')
-		if err != nil || got != want+"\n" {
-			t.Fatalf("helper printed %q (%v), want %q", got, err, want)
-		}
-	}
+	parent, in, expect := startReapedChildParent(t)
 	pid := parent.Process.Pid
-	s, err := telemetry.New(telemetry.Config{WatchPIDs: []int{pid}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sample := func() (bytes float64, g telemetry.ProcGroup) {
-		t.Helper()
-		// Rates times the samples' lengths add up to the bytes within
-		// the time the sampler's reads take, a smaller share of a
-		// longer interval.
-		time.Sleep(500 * time.Millisecond)
-		got, err := s.Sample(time.Now())
-		if err != nil {
-			t.Fatal(err)
-		}
-		g = got.Procs[0]
-		return g.WriteBytesPerSec * got.End.Sub(got.Start).Seconds(), g
-	}
+	sample := watchReapedChildParent(t, pid, 500*time.Millisecond)
 	sample()
 	if _, err := io.WriteString(in, "go\n"); err != nil {
 		t.Fatal(err)
@@ -430,5 +389,98 @@ func TestRealReapedChild(t *testing.T) {
 	}
 	if reaped > mib {
 		t.Errorf("counted %.2f MiB in the interval the child was reaped in, when nothing was written: its writes counted again", reaped/mib)
+	}
+}
+
+// startReapedChildParent starts the parent of TestHelperReapedChild and
+// returns it, its standard input, and a function that waits for its next
+// line and checks it.
+func startReapedChildParent(t *testing.T) (*exec.Cmd, io.Writer, func(string)) {
+	t.Helper()
+	parent := exec.Command(os.Args[0], "-test.run=^TestHelperReapedChild$")
+	parent.Env = append(os.Environ(), "STAMPEDE_REAPED_CHILD_ROLE=parent",
+		"STAMPEDE_REAPED_CHILD_FILE="+filepath.Join(t.TempDir(), "out"))
+	in, err := parent.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := parent.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := parent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		in.Close()
+		_ = parent.Wait()
+	})
+	lines := bufio.NewReader(stdout)
+	return parent, in, func(want string) {
+		t.Helper()
+		got, err := lines.ReadString('\n')
+		if err != nil || got != want+"\n" {
+			t.Fatalf("helper printed %q (%v), want %q", got, err, want)
+		}
+	}
+}
+
+// watchReapedChildParent returns a function that samples process pid and
+// its descendants every seconds after its previous call and returns the
+// bytes they were counted to write over the interval, and the group.
+func watchReapedChildParent(t *testing.T, pid int, every time.Duration) func() (float64, telemetry.ProcGroup) {
+	t.Helper()
+	s, err := telemetry.New(telemetry.Config{WatchPIDs: []int{pid}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func() (float64, telemetry.ProcGroup) {
+		t.Helper()
+		// Rates times the samples' lengths add up to the bytes within
+		// the time the sampler's reads take, a smaller share of a
+		// longer interval.
+		time.Sleep(every)
+		got, err := s.Sample(time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := got.Procs[0]
+		return g.WriteBytesPerSec * got.End.Sub(got.Start).Seconds(), g
+	}
+}
+
+// TestRealUnseenChild has the parent of TestRealReapedChild start its
+// writer child and reap it between two samples: the child, never seen,
+// wrote 32 MiB, which count once, with its parent, in that interval.
+func TestRealUnseenChild(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 32 MiB")
+	}
+	const mib = 1 << 20
+	parent, in, expect := startReapedChildParent(t)
+	// The child's bytes are all in one interval, whose rate times the
+	// interval's length gives them back within the time the sampler
+	// takes to reach the process in its scan, a smaller share of 2 s.
+	sample := watchReapedChildParent(t, parent.Process.Pid, 2*time.Second)
+	sample()
+	before := writeBytes(t, parent.Process.Pid)
+	if _, err := io.WriteString(in, "go\nreap\n"); err != nil {
+		t.Fatal(err)
+	}
+	expect("written")
+	expect("reaped")
+	if folded := writeBytes(t, parent.Process.Pid) - before; folded < reapedWriterMiB*mib {
+		t.Skipf("the parent's /proc/PID/io grew by only %.1f MiB when it reaped a child that wrote %d MiB (a file system that counts no write bytes?)", folded/mib, reapedWriterMiB)
+	}
+	got, g := sample()
+	t.Logf("a child never seen wrote %d MiB: counted %.2f MiB", reapedWriterMiB, got/mib)
+	if g.Processes != 1 {
+		t.Errorf("the group holds %d processes, want 1", g.Processes)
+	}
+	if math.Abs(got-reapedWriterMiB*mib) > 1.5*mib {
+		t.Errorf("counted %.2f MiB, want the child's %d MiB within 1.5 MiB", got/mib, reapedWriterMiB)
+	}
+	if after, g := sample(); after > mib || g.Processes != 1 {
+		t.Errorf("the next interval counted %.2f MiB for %d processes, want nothing", after/mib, g.Processes)
 	}
 }

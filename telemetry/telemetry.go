@@ -156,13 +156,14 @@ type ProcGroup struct {
 	// counted once per process, as ps does).
 	RSSBytes uint64 `json:"rss_bytes"`
 	// ReadBytesPerSec and WriteBytesPerSec are the bytes the processes
-	// caused to be read from and sent to the storage layer, per second:
-	// read_bytes and write_bytes of each of their threads'
-	// /proc/PID/task/TID/io, which hold what the thread did itself
-	// (/proc/PID/io adds, when they end, the whole I/O of exited threads
-	// and reaped children, which counted it twice). What a thread does
-	// between the previous sample and its exit is not counted. They are
-	// zero for processes whose io files are not readable (other users'
+	// caused to be read from and sent to the storage layer, per second,
+	// each byte once: read_bytes and write_bytes of each of their threads'
+	// /proc/PID/task/TID/io, which hold what the thread did itself, and
+	// of a thread or child that exited, what it did since it was last
+	// seen. (/proc/PID/io takes in, when they end, the whole I/O of exited
+	// threads and reaped children, which counted it twice.) A child too
+	// short-lived to be seen once counts with its parent. They are zero
+	// for processes whose io files are not readable (other users'
 	// processes when not root).
 	ReadBytesPerSec  float64 `json:"read_bytes_s"`
 	WriteBytesPerSec float64 `json:"write_bytes_s"`
