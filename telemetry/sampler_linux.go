@@ -108,9 +108,9 @@ type pending struct {
 	// growth of its exited share; known what the threads and children
 	// that exited since were last seen to have done.
 	live, exited, known ioFloat
-	// unsure says a child that exited since was not read at the previous
-	// sample, or belonged to other groups: the exited share is then left
-	// out.
+	// unsure says the process's /proc/PID/io could not be read, or a
+	// child that exited since was not read at the previous sample or
+	// belonged to other groups: the exited share is then left out.
 	unsure bool
 }
 
@@ -118,7 +118,9 @@ type pending struct {
 // younger than youngSecs when checked is checked again on the next sample
 // (a child between fork and exec, or a wrapper script, still has its
 // parent's name), and an older one on one sample in recheckEvery (it may
-// exec another program, or its PID may be reused).
+// exec another program, or its PID may be reused). A child of a watched
+// process is read on every sample, as its parent's exited share will
+// take in its whole I/O (see settleIO).
 const (
 	youngSecs    = 10
 	recheckEvery = 16
