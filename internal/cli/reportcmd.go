@@ -39,7 +39,9 @@ finished, and a killed run what it measured up to its last complete interval.
 RUN is a run ID, a unique prefix of one, or the path of a run directory. Several
 runs are merged as parts of one benchmark run at the same time, for example by
 several client machines: histograms are merged, counts and errors summed, and
-rates are per second of the union of the intervals they contributed.
+rates are per second of the union of the intervals they contributed. Runs under a
+rate (latency from each operation's intended start) and closed-loop runs (service
+time) are not merged: their latencies mean different things.
 
 By default each run's window starts at the end of its ramp-up; --from and --to
 select another, as offsets from each run's start (30s, 2m) or as RFC 3339 times.
@@ -113,6 +115,9 @@ func (a *app) report(refs []string, rf reportFlags) error {
 	}
 	if done, err := a.reportDiffRuns(runs, rf); done {
 		return err
+	}
+	if err := results.SameLatency(runs); err != nil {
+		return asUsage(err)
 	}
 	if err := output.CheckChartPath(rf.chart, runs); err != nil {
 		return asUsage(err)
