@@ -98,7 +98,9 @@ type OpRow struct {
 type Filter struct {
 	// Workload, if set, is the workload's exact name.
 	Workload string
-	// Tags the runs must all have, with these values.
+	// Tags the runs must all have, with these values (see
+	// runlog.MatchTags: an empty value selects runs that recorded the key
+	// with an empty value, not runs without it).
 	Tags map[string]string
 	// Since and Until, if set, bound the runs' start: Since <= start <
 	// Until.
@@ -502,16 +504,16 @@ func (s *Store) List(ctx context.Context, f Filter) ([]RunRow, error) {
 	if !f.Until.IsZero() {
 		where = append(where, "start_ns < "+arg(f.Until.UnixNano()))
 	}
-	for _, k := range sortedKeys(f.Tags) {
-		where = append(where, "EXISTS (SELECT 1 FROM stampede_run_tags t WHERE t.run_id = stampede_runs.id AND t.tag_key = "+
-			arg(k)+" AND t.tag_value = "+arg(f.Tags[k])+")")
-	}
+	// Tags are matched here by runlog.MatchTags, the selection report
+	// makes from the run directories, not in SQL: `runs --tag` and
+	// `report --tag` select the same runs by construction. The rows come
+	// latest first, so a Limit stops the scan once it has its runs.
 	q := `SELECT ` + runCols + ` FROM stampede_runs`
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
 	q += " ORDER BY start_ns DESC, id DESC"
-	if f.Limit > 0 {
+	if f.Limit > 0 && len(f.Tags) == 0 {
 		q += " LIMIT " + arg(f.Limit)
 	}
 	rows, err := s.db.QueryContext(ctx, q, args...)
@@ -526,7 +528,7 @@ func (s *Store) List(ctx context.Context, f Filter) ([]RunRow, error) {
 		chunk  []RunRow
 		n      int
 	)
-	for rows.Next() {
+	for (f.Limit <= 0 || n < f.Limit) && rows.Next() {
 		if len(chunk) == cap(chunk) {
 			chunk = make([]RunRow, 0, min(max(2*cap(chunk), 64), 4096))
 			chunks = append(chunks, chunk)
@@ -534,6 +536,9 @@ func (s *Store) List(ctx context.Context, f Filter) ([]RunRow, error) {
 		r, err := scanRun(rows)
 		if err != nil {
 			return nil, fmt.Errorf("results store %s: %w", s.name, err)
+		}
+		if !runlog.MatchTags(r.Tags, f.Tags) {
+			continue
 		}
 		chunk = append(chunk, r)
 		chunks[len(chunks)-1] = chunk
