@@ -183,6 +183,9 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 		driver, s.name = "sqlite", path
 		dsn = "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
 	case strings.HasPrefix(rawURL, "postgres://"), strings.HasPrefix(rawURL, "postgresql://"):
+		if err := sqlx.CheckUserinfo(rawURL); err != nil {
+			return nil, badURLError{fmt.Errorf("malformed results store URL %s: %w", sqlx.Redact(rawURL), err)}
+		}
 		u, err := url.Parse(rawURL)
 		if err != nil {
 			return nil, badURLError{fmt.Errorf("malformed results store URL: %v", strings.ReplaceAll(err.Error(), rawURL, "<url>"))}
