@@ -2,6 +2,7 @@ package cmdline
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/stampede-bench/stampede/runlog"
@@ -65,7 +66,14 @@ func OpenRuns(root string, refs, tags []string) ([]*runlog.Run, error) {
 		}
 	}
 	if len(ids) == 0 {
-		return nil, usagef("no run under %s has the tags %s: see `stampede runs --results-dir %s`", root, strings.Join(tags, ", "), root)
+		note := ""
+		for _, t := range tags {
+			if k, v, _ := strings.Cut(t, "="); v == "" {
+				note = fmt.Sprintf(" (%s= selects the runs tagged %s with an empty value, not the runs without %s)", k, k, k)
+				break
+			}
+		}
+		return nil, usagef("no run under %s has the tags %s%s: see `stampede runs --results-dir %s`", root, strings.Join(tags, ", "), note, root)
 	}
 	for _, id := range ids {
 		if err := open(id, true); err != nil {
