@@ -75,12 +75,21 @@ func TestPasswordWithAt(t *testing.T) {
 		}
 		outputs = append(outputs, r.stdout, r.stderr)
 	}
+	// The password as a flag of its own (sysbench's connection flags), not
+	// in a URL: masked in run.json's command and flags too.
+	r := stampede(t, "run", "ycsb", "-p", "recordcount=100", "--duration", "1s", "--results-dir", dir,
+		"--pgsql-host", base.Hostname(), "--pgsql-port", base.Port(), "--pgsql-user", "stampede_pw_user",
+		"--pgsql-password", password, "--pgsql-db", db, "--pgsql-sslmode", "disable", "--tag", "secret="+password, "--tag", "n=2")
+	if r.code != 0 {
+		t.Fatalf("run with --pgsql-password: exit %d: %s", r.code, r.stderr)
+	}
+	outputs = append(outputs, r.stdout, r.stderr)
 	infos, err := runlog.List(dir)
-	if err != nil || len(infos) != 2 {
+	if err != nil || len(infos) != 3 {
 		t.Fatalf("%d runs, %v", len(infos), err)
 	}
 	for _, info := range infos {
-		if info.Tags["secret"] != "xxxxx" || info.Tags["note"] != "pw is xxxxx" {
+		if info.Tags["secret"] != "xxxxx" || info.Tags["n"] != "2" && info.Tags["note"] != "pw is xxxxx" {
 			t.Errorf("run.json's tags %v: want secret=xxxxx, note=pw is xxxxx", info.Tags)
 		}
 	}
@@ -128,8 +137,8 @@ func TestPasswordWithAt(t *testing.T) {
 	}
 	defer idx.Close()
 	var n int
-	if err := idx.QueryRow(`SELECT count(*) FROM stampede_run_tags WHERE tag_key = 'secret' AND tag_value = 'xxxxx'`).Scan(&n); err != nil || n != 2 {
-		t.Errorf("index: %d runs tagged secret=xxxxx, %v; want 2", n, err)
+	if err := idx.QueryRow(`SELECT count(*) FROM stampede_run_tags WHERE tag_key = 'secret' AND tag_value = 'xxxxx'`).Scan(&n); err != nil || n != 3 {
+		t.Errorf("index: %d runs tagged secret=xxxxx, %v; want 3", n, err)
 	}
 	// Every file the runs wrote, the index and the chart included.
 	for _, root := range []string{dir, chartDir} {
@@ -147,8 +156,8 @@ func TestPasswordWithAt(t *testing.T) {
 		})
 	}
 	var rows []store.RunRow
-	r := stampede(t, "runs", "--results-dir", dir, "--format", "json")
-	if err := json.Unmarshal([]byte(r.stdout), &rows); err != nil || len(rows) != 2 || rows[0].Tags["secret"] != "xxxxx" {
+	r = stampede(t, "runs", "--results-dir", dir, "--format", "json")
+	if err := json.Unmarshal([]byte(r.stdout), &rows); err != nil || len(rows) != 3 || rows[0].Tags["secret"] != "xxxxx" {
 		t.Errorf("runs --format json: %v %s", err, r.stdout)
 	}
 }
