@@ -465,3 +465,20 @@ func BenchmarkList10k(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkListByTag10k measures listing the 2,500 runs of one tag value
+// among 10,000, which List selects with runlog.MatchTags (as report does)
+// rather than in SQL.
+func BenchmarkListByTag10k(b *testing.B) {
+	ctx := context.Background()
+	s := openSQLite(b, b.TempDir())
+	if err := s.Put(ctx, synthRows(10_000), nil); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		rows, err := s.List(ctx, store.Filter{Tags: map[string]string{"db": "pg15"}})
+		if err != nil || len(rows) != 2_500 {
+			b.Fatalf("%d rows, %v", len(rows), err)
+		}
+	}
+}
