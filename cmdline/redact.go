@@ -42,7 +42,7 @@ func redactWord(w string, secrets []string) string {
 				next, end = max(k[0], i), k[1]
 			}
 		}
-		b.WriteString(sqlx.Scrub(w[i:next], secrets))
+		b.WriteString(sqlx.ScrubText(w[i:next], secrets))
 		b.WriteString(w[next:end])
 		i = end
 	}

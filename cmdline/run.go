@@ -173,7 +173,7 @@ func runSpec(spec RunArgs, env Env) (run.Spec, error) {
 		Limits:           rf.lim.spec(),
 		ResultsDir:       rf.resultsDir,
 		ResultsURL:       rf.resultsURL,
-		Tags:             rf.tagMap(),
+		Tags:             rf.tagMap(env.Secrets),
 		Command:          RedactArgs(env.Args),
 		Flags:            FlagValues(spec.FS, env.Secrets),
 		PrometheusListen: rf.promListen,

@@ -285,13 +285,10 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 	for k, v := range s.Flags {
 		flags[k] = v
 	}
-	tags := map[string]string{}
-	for k, v := range s.Tags {
-		tags[sqlx.RedactText(k)] = sqlx.RedactText(v)
-	}
-	if len(tags) == 0 {
-		tags = nil
-	}
+	// The caller may have masked the tags already (the command line knows
+	// more passwords: a config file's, db.passwd); the run masks those of
+	// its own connections and $PGPASSWORD in any case.
+	tags := sqlx.RedactTags(s.Tags, sqlx.Secrets(s.Conn.URLs, os.Getenv))
 	info := runlog.RunInfo{
 		Telemetry:       s.Telemetry.info(r.cfg.DisplayEvery),
 		FormatVersion:   runlog.FormatVersion,

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -184,19 +185,30 @@ func scrubConn(msg, conn string) string {
 			all = append(all, t)
 		}
 	}
-	// Longest first, so that a secret containing another is hidden whole.
-	sort.Slice(all, func(i, j int) bool { return len(all[i]) > len(all[j]) })
-	var long []string
-	for _, s := range all {
-		if len(s) >= 4 {
-			long = append(long, s)
-			continue
+	return ScrubText(msg, all)
+}
+
+// minWithin is the length from which a secret is masked inside words too.
+const minWithin = 4
+
+// ScrubText replaces the given secrets in s, longest first (so that a
+// secret that holds another is hidden whole), as Scrub does, except that a
+// secret shorter than 4 bytes is replaced only where it stands alone (not
+// next to a letter or digit): a password "a" is masked in "secret=a" but
+// does not turn "cannot" into "cxxxxxnnot", and a tag "db=pg17" keeps its
+// value with a password "pg".
+func ScrubText(s string, secrets []string) string {
+	all := slices.Clone(secrets)
+	sort.SliceStable(all, func(i, j int) bool { return len(all[i]) > len(all[j]) })
+	for _, sec := range all {
+		switch {
+		case len(sec) >= minWithin:
+			s = strings.ReplaceAll(s, sec, redacted)
+		case sec != "":
+			s = replaceStandalone(s, sec, redacted)
 		}
-		// A short password ("a") is hidden where it stands alone, not in
-		// every word that holds it ("failed").
-		msg = replaceStandalone(msg, s, redacted)
 	}
-	return Scrub(msg, long)
+	return s
 }
 
 // parseDetail returns the reason pgx gives for rejecting conn, on one line,
@@ -463,4 +475,22 @@ func RedactText(s string) string {
 	}
 	b.WriteString(dsnSecret.ReplaceAllString(s[last:], "${1}="+redacted))
 	return b.String()
+}
+
+// RedactTags returns a run's tags with the passwords they hold masked: the
+// passwords of connection strings quoted in them and password=... pairs
+// (RedactText, over key=value whole, so that a tag password=PW is masked
+// as a pair), and the given secrets (the passwords of the run's
+// connections) wherever they appear, bare values too (ScrubText). Nil or
+// empty tags give nil.
+func RedactTags(tags map[string]string, secrets []string) map[string]string {
+	if len(tags) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(tags))
+	for k, v := range tags {
+		k, v, _ := strings.Cut(RedactText(k+"="+v), "=")
+		out[ScrubText(k, secrets)] = ScrubText(v, secrets)
+	}
+	return out
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/stampede-bench/stampede/cmdline"
 	"github.com/stampede-bench/stampede/engine"
 	"github.com/stampede-bench/stampede/run"
+	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
 )
 
@@ -284,6 +285,9 @@ func (c *Command) resolveConn() error {
 		}
 	}
 	for i, raw := range urls {
+		if err := sqlx.CheckUserinfo(raw); err != nil {
+			return usagef("malformed connection URL %s: %v", redact(raw), err)
+		}
 		u, err := url.Parse(raw)
 		if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
 			return usagef("%q is not a postgresql:// URL (cockroach workload takes URLs only)", redact(raw))

@@ -47,6 +47,20 @@ func TestBadInputCensus(t *testing.T) {
 			"--since 1h is not before --until 2h: no run can start in that window; swap them"},
 		{"runs", "results directory missing", []string{"runs", "--results-dir", "/nonexistent/runs"}, 2,
 			"results directory /nonexistent/runs does not exist"},
+		// Issue 28, items 4 and 5: a password's '@' unescaped; a tag key
+		// given two values (all tags must match, and a run has one value
+		// per key); an empty value selects the runs tagged so, not those
+		// without the key.
+		{"run", "@ in a password", append([]string{"run", "ycsb", "postgresql://u:Pw@topsecret@127.0.0.1:5602/db"}, "--results-dir", results), 2,
+			"malformed connection URL postgresql://u:xxxxx@127.0.0.1:5602/db: it holds an '@' after the one that ends its user name and password (user:password@host): write '@' as %40 in passwords, user names and database names"},
+		{"run", "tag key twice", append([]string{"run", "ycsb", "--tag", "job=mix", "--tag", "job=pair"}, null...), 2,
+			"--tag job=mix and --tag job=pair give the key job two values, and a run has one value per key: give job once"},
+		{"runs", "tag key twice", []string{"runs", "--results-dir", results, "--tag", "job=mix", "--tag", "job=pair"}, 2,
+			"--tag job=mix and --tag job=pair give the key job two values, and a run has one value per key: give job once"},
+		{"report", "tag key twice", []string{"report", "--results-dir", results, "--tag", "job=mix", "--tag", "job=pair"}, 2,
+			"--tag job=mix and --tag job=pair give the key job two values, and a run has one value per key: give job once"},
+		{"report", "empty tag value, no run tagged so", []string{"report", "--results-dir", results, "--tag", "job="}, 2,
+			"no run under " + results + " has the tags job= (job= selects the runs tagged job with an empty value, not the runs without job)"},
 		{"limit", "keep with pid", []string{"limit", "--cpus", "0.5", "--keep", "--pid", "1"}, 2,
 			"--keep applies to --watch and a command: with --pid the group always stays"},
 	} {

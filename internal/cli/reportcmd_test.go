@@ -365,6 +365,9 @@ func TestReportBadInput(t *testing.T) {
 	}{
 		{"no run", []string{}, 2, "name the runs to report: run ids, prefixes or directories, or --tag key=value"},
 		{"not a run directory", []string{notRun}, 2, "not a stampede run directory"},
+		{"malformed tag", []string{"--tag", "novalue"}, 2, `malformed --tag "novalue": use key=value`},
+		{"tag key twice", []string{"--tag", "job=mix", "--tag", "job=pair"}, 2, "--tag job=mix and --tag job=pair give the key job two values"},
+		{"empty tag value no run has", []string{"--tag", "job="}, 2, "no run under"},
 		{"missing directory", []string{"./nonexistent/run"}, 2, "run not found"},
 		{"unknown id", []string{"20991231"}, 2, `run not found: no run "20991231"`},
 		{"ambiguous prefix", []string{"20261122-1035"}, 2, `ambiguous run reference "20261122-1035": matches 2 runs`},

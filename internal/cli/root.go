@@ -55,7 +55,7 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		l, done, err := sbline.Command(args, a.sysbenchFlags, stdout, stderr, run.VersionString())
 		if err != nil || done {
 			if err != nil {
-				fmt.Fprintf(stderr, "stampede: error: %s\n", sqlx.Scrub(oneLine(err.Error()), a.secrets))
+				fmt.Fprintf(stderr, "stampede: error: %s\n", sqlx.ScrubText(oneLine(err.Error()), a.secrets))
 			}
 			return exitCode(err)
 		}

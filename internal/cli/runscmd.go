@@ -16,6 +16,7 @@ import (
 	"github.com/stampede-bench/stampede/output"
 	"github.com/stampede-bench/stampede/results/store"
 	"github.com/stampede-bench/stampede/run"
+	"github.com/stampede-bench/stampede/runlog"
 	"github.com/stampede-bench/stampede/workload"
 )
 
@@ -50,6 +51,11 @@ the results directory that the store lacks (or holds with another status);
 --rebuild indexes every one of them again and forgets the runs whose directory
 is gone. The store holds nothing else: it can be deleted and rebuilt at any time.
 
+--tag key=value keeps the runs that have that tag; given several times, a run
+must have them all (one value per key); key= keeps the runs tagged key with an
+empty value (run --tag key=), not the runs without key. ` + "`stampede report --tag`" + `
+selects the same runs.
+
 --since and --until bound the runs' start time: an RFC 3339 time or date
 (2026-11-22T10:00:00Z, 2026-11-22), or a duration ago (24h, 30m).
 
@@ -67,7 +73,7 @@ be reached or read.`,
 	fs.StringVar(&rf.resultsDir, "results-dir", "", "where run directories are found (default $STAMPEDE_RESULTS_DIR or ~/.stampede/runs)")
 	fs.StringVar(&rf.resultsURL, "results-url", "", "results store: sqlite:PATH, postgres://... or postgresql://... (default $STAMPEDE_RESULTS_URL, or index.sqlite in the results directory)")
 	fs.StringVar(&rf.workload, "workload", "", "only runs of this workload")
-	fs.StringArrayVar(&rf.tags, "tag", nil, "only runs with this tag, key=value (repeatable: all must match)")
+	fs.StringArrayVar(&rf.tags, "tag", nil, "only runs with this tag, key=value (repeatable: all must match; key= matches runs tagged key with an empty value, not runs without key)")
 	fs.StringVar(&rf.since, "since", "", "only runs started at or after this time: RFC 3339 time or date, or a duration ago (24h)")
 	fs.StringVar(&rf.until, "until", "", "only runs started before this time: RFC 3339 time or date, or a duration ago")
 	fs.IntVar(&rf.limit, "limit", 0, "only the latest N runs (0: all)")
@@ -104,15 +110,8 @@ func (a *app) runs(ctx context.Context, rf runsFlags, now time.Time) error {
 			fmt.Fprintf(a.stderr, "warning: --workload %q is not a workload of this stampede (%s): listing the runs recorded under that name, if any\n", rf.workload, workloadNames())
 		}
 	}
-	for _, t := range rf.tags {
-		k, v, ok := strings.Cut(t, "=")
-		if !ok || k == "" {
-			return usagef("malformed --tag %q: want key=value", t)
-		}
-		if f.Tags == nil {
-			f.Tags = map[string]string{}
-		}
-		f.Tags[k] = v
+	if f.Tags, err = runlog.ParseTags(rf.tags); err != nil {
+		return usagef("%v", err)
 	}
 	root, err := resultsRoot(rf.resultsDir)
 	if err != nil {

@@ -101,7 +101,9 @@ type OpRow struct {
 type Filter struct {
 	// Workload, if set, is the workload's exact name.
 	Workload string
-	// Tags the runs must all have, with these values.
+	// Tags the runs must all have, with these values (see
+	// runlog.MatchTags: an empty value selects runs that recorded the key
+	// with an empty value, not runs without it).
 	Tags map[string]string
 	// Since and Until, if set, bound the runs' start: Since <= start <
 	// Until.
@@ -193,6 +195,9 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 		driver, s.name = "sqlite", path
 		dsn = "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
 	case strings.HasPrefix(rawURL, "postgres://"), strings.HasPrefix(rawURL, "postgresql://"):
+		if err := sqlx.CheckUserinfo(rawURL); err != nil {
+			return nil, badURLError{fmt.Errorf("malformed results store URL %s: %w", sqlx.Redact(rawURL), err)}
+		}
 		u, err := url.Parse(rawURL)
 		if err != nil {
 			return nil, badURLError{fmt.Errorf("malformed results store URL: %v", strings.ReplaceAll(err.Error(), rawURL, "<url>"))}
@@ -551,16 +556,16 @@ func (s *Store) List(ctx context.Context, f Filter) ([]RunRow, error) {
 	if !f.Until.IsZero() {
 		where = append(where, "start_ns < "+arg(f.Until.UnixNano()))
 	}
-	for _, k := range sortedKeys(f.Tags) {
-		where = append(where, "EXISTS (SELECT 1 FROM stampede_run_tags t WHERE t.run_id = stampede_runs.id AND t.tag_key = "+
-			arg(k)+" AND t.tag_value = "+arg(f.Tags[k])+")")
-	}
+	// Tags are matched here by runlog.MatchTags, the selection report
+	// makes from the run directories, not in SQL: `runs --tag` and
+	// `report --tag` select the same runs by construction. The rows come
+	// latest first, so a Limit stops the scan once it has its runs.
 	q := `SELECT ` + runCols + ` FROM stampede_runs`
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
 	q += " ORDER BY start_ns DESC, id DESC"
-	if f.Limit > 0 {
+	if f.Limit > 0 && len(f.Tags) == 0 {
 		q += " LIMIT " + arg(f.Limit)
 	}
 	rows, err := s.db.QueryContext(ctx, q, args...)
@@ -575,7 +580,7 @@ func (s *Store) List(ctx context.Context, f Filter) ([]RunRow, error) {
 		chunk  []RunRow
 		n      int
 	)
-	for rows.Next() {
+	for (f.Limit <= 0 || n < f.Limit) && rows.Next() {
 		if len(chunk) == cap(chunk) {
 			chunk = make([]RunRow, 0, min(max(2*cap(chunk), 64), 4096))
 			chunks = append(chunks, chunk)
@@ -583,6 +588,9 @@ func (s *Store) List(ctx context.Context, f Filter) ([]RunRow, error) {
 		r, err := scanRun(rows)
 		if err != nil {
 			return nil, fmt.Errorf("results store %s: %w", s.name, err)
+		}
+		if !runlog.MatchTags(r.Tags, f.Tags) {
+			continue
 		}
 		chunk = append(chunk, r)
 		chunks[len(chunks)-1] = chunk
