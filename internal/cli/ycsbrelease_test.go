@@ -1,0 +1,214 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// ycsbCoreWorkloads are YCSB 0.17.0's workloads/workloada .. workloadf,
+// their properties as the release distributes them.
+var ycsbCoreWorkloads = map[string]string{
+	"workloada": "readproportion=0.5\nupdateproportion=0.5\nscanproportion=0\ninsertproportion=0\nrequestdistribution=zipfian\n",
+	"workloadb": "readproportion=0.95\nupdateproportion=0.05\nscanproportion=0\ninsertproportion=0\nrequestdistribution=zipfian\n",
+	"workloadc": "readproportion=1\nupdateproportion=0\nscanproportion=0\ninsertproportion=0\nrequestdistribution=zipfian\n",
+	"workloadd": "readproportion=0.95\nupdateproportion=0\nscanproportion=0\ninsertproportion=0.05\nrequestdistribution=latest\n",
+	"workloade": "readproportion=0\nupdateproportion=0\nscanproportion=0.95\ninsertproportion=0.05\nrequestdistribution=zipfian\n" +
+		"maxscanlength=100\nscanlengthdistribution=uniform\n",
+	"workloadf": "readproportion=0.5\nupdateproportion=0\nscanproportion=0\ninsertproportion=0\nreadmodifywriteproportion=0.5\n" +
+		"requestdistribution=zipfian\n",
+}
+
+// ycsbLine is one line of YCSB's text report: `[METRIC], MEASUREMENT, VALUE`.
+type ycsbLine struct{ metric, measurement, value string }
+
+func (l ycsbLine) key() string { return "[" + l.metric + "], " + l.measurement }
+
+// parseYCSBReport reads YCSB's text report, leaving out the blocks of the
+// JVM's collectors (`[TOTAL_GCS_G1_Young_Generation], Count, 0` and its
+// two TOTAL_GC_TIME lines), which name the JVM's garbage collectors (G1's
+// here, others under another JVM or -XX flag): a client without a JVM has
+// none of them. The totals after them ([TOTAL_GCs] ...) stay.
+func parseYCSBReport(t *testing.T, who, out string) []ycsbLine {
+	t.Helper()
+	var lines []ycsbLine
+	for _, s := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+		parts := strings.SplitN(s, ", ", 3)
+		if len(parts) != 3 || !strings.HasPrefix(parts[0], "[") || !strings.HasSuffix(parts[0], "]") {
+			t.Fatalf("%s: not a line of YCSB's report: %q\n%s", who, s, out)
+		}
+		l := ycsbLine{strings.Trim(parts[0], "[]"), parts[1], parts[2]}
+		if strings.HasPrefix(l.metric, "TOTAL_GCS_") || strings.HasPrefix(l.metric, "TOTAL_GC_TIME_") && l.metric != "TOTAL_GC_TIME_%" {
+			continue
+		}
+		lines = append(lines, l)
+	}
+	return lines
+}
+
+var (
+	javaLong   = regexp.MustCompile(`^-?[0-9]+$`)
+	javaDouble = regexp.MustCompile(`^(-?[0-9]+\.[0-9]+(E-?[0-9]+)?|NaN|-?Infinity)$`)
+)
+
+// valueForm is the form of a report's value: a Java long or double.
+func valueForm(v string) string {
+	switch {
+	case javaLong.MatchString(v):
+		return "long"
+	case javaDouble.MatchString(v):
+		return "double"
+	}
+	return "neither a long nor a double"
+}
+
+// ycsbOperations is the operations a run's report counts: those of READ,
+// UPDATE, INSERT, SCAN and DELETE, less READ-MODIFY-WRITE's, whose read
+// and update are counted in READ and UPDATE (YCSB's DBWrapper measures
+// them there, and the read-modify-write as a whole).
+func ycsbOperations(counts map[string]int64) int64 {
+	n := -counts["[READ-MODIFY-WRITE], Operations"]
+	for _, m := range []string{"READ", "UPDATE", "INSERT", "SCAN", "DELETE"} {
+		n += counts["["+m+"], Operations"]
+	}
+	return n
+}
+
+// TestYCSBAsReleased runs YCSB 0.17.0's own Client (its published core
+// from Maven Central, which scripts/test fetches and names in
+// STAMPEDE_YCSB_CLASSPATH) with its BasicDB, which prints the release's
+// report without a database, and stampede's YCSB form with the null
+// driver, on YCSB's workload files A to F, load and run, and compares the
+// reports line by line: the same lines in the same order, each value of
+// the same form (a long or a double), and the counts equal where the
+// workload determines them: a load's [INSERT] operations and Return=OK
+// (recordcount), [CLEANUP]'s operations (the threads), each measurement's
+// Return= lines summing to its operations, and a run's operations, read-
+// modify-writes counted once, (operationcount). Which of a run's
+// operations are reads and which updates is drawn at random by each
+// client, so those counts are not compared, nor any latency.
+func TestYCSBAsReleased(t *testing.T) {
+	cp := os.Getenv("STAMPEDE_YCSB_CLASSPATH")
+	for _, jar := range filepath.SplitList(cp) {
+		if _, err := os.Stat(jar); err != nil {
+			cp = ""
+		}
+	}
+	if cp == "" {
+		t.Skip("STAMPEDE_YCSB_CLASSPATH does not name YCSB 0.17.0's jars: run through scripts/test, which fetches them")
+	}
+	java, err := exec.LookPath("java")
+	if err != nil {
+		t.Fatalf("YCSB's jars are there but no java: %v", err)
+	}
+	dir := filepath.Join(t.TempDir(), "workloads")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const recordCount, operationCount = 1000, 2000
+	for name, mix := range ycsbCoreWorkloads {
+		text := "recordcount=1000\noperationcount=1000\nworkload=site.ycsb.workloads.CoreWorkload\nreadallfields=true\n" + mix
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	props := []string{"-p", "recordcount=" + strconv.Itoa(recordCount), "-p", "operationcount=" + strconv.Itoa(operationCount)}
+	for _, name := range []string{"workloada", "workloadb", "workloadc", "workloadd", "workloade", "workloadf"} {
+		for _, tc := range []struct {
+			verb, phase string
+			threads     int
+		}{{"load", "-load", 1}, {"run", "-t", 1}, {"run", "-t", 2}} {
+			if tc.threads == 2 && name != "workloada" {
+				continue
+			}
+			t.Run(name+"/"+tc.verb+"/threads="+strconv.Itoa(tc.threads), func(t *testing.T) {
+				file := filepath.Join(dir, name)
+				args := append([]string{"-P", file}, props...)
+				if tc.threads != 1 {
+					args = append(args, "-threads", strconv.Itoa(tc.threads))
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+				defer cancel()
+				cmd := exec.CommandContext(ctx, java, append([]string{"-cp", cp, "site.ycsb.Client", tc.phase, "-db", "site.ycsb.BasicDB",
+					"-p", "basicdb.verbose=false"}, args...)...)
+				var stdout, stderr bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &stdout, &stderr
+				if err := cmd.Run(); err != nil {
+					t.Fatalf("YCSB 0.17.0's Client: %v\n%s", err, stderr.String())
+				}
+				ours := append(append([]string{tc.verb, "jdbc"}, args...), "--driver", "null")
+				if tc.verb == "run" {
+					ours = append(ours, "--results-dir", t.TempDir())
+				}
+				r := stampede(t, ours...)
+				if r.code != 0 {
+					t.Fatalf("stampede %s jdbc exited %d: %s", tc.verb, r.code, r.stderr)
+				}
+				release := parseYCSBReport(t, "YCSB 0.17.0", stdout.String())
+				got := parseYCSBReport(t, "stampede", r.stdout)
+				if len(release) != len(got) {
+					t.Errorf("%d lines, the release's %d", len(got), len(release))
+				}
+				counts := []map[string]int64{{}, {}}
+				for i := 0; i < max(len(release), len(got)); i++ {
+					var a, b ycsbLine
+					if i < len(release) {
+						a = release[i]
+					}
+					if i < len(got) {
+						b = got[i]
+					}
+					if a.key() != b.key() {
+						t.Fatalf("line %d is %q, the release's %q\nstampede's report:\n%s\nthe release's:\n%s", i+1, b.key(), a.key(), r.stdout, stdout.String())
+					}
+					if fa, fb := valueForm(a.value), valueForm(b.value); fa != fb || fb == "neither a long nor a double" {
+						t.Errorf("%s: %q is a %s, the release's %q a %s", a.key(), b.value, fb, a.value, fa)
+					}
+					for j, l := range []ycsbLine{a, b} {
+						if n, err := strconv.ParseInt(l.value, 10, 64); err == nil {
+							counts[j][l.key()] = n
+						}
+					}
+				}
+				for j, who := range []string{"the release", "stampede"} {
+					c := counts[j]
+					if got := c["[CLEANUP], Operations"]; got != int64(tc.threads) {
+						t.Errorf("%s: [CLEANUP], Operations %d, want %d (one per thread)", who, got, tc.threads)
+					}
+					returns := map[string]int64{}
+					for k, n := range c {
+						if m, _, ok := strings.Cut(k, ", Return="); ok {
+							returns[m] += n
+						}
+					}
+					for m, n := range returns {
+						if ops := c[m+", Operations"]; ops != n {
+							t.Errorf("%s: %s's Return= lines sum to %d, its Operations are %d", who, m, n, ops)
+						}
+					}
+					if tc.verb == "load" {
+						if c["[INSERT], Operations"] != recordCount || c["[INSERT], Return=OK"] != recordCount {
+							t.Errorf("%s: [INSERT] Operations %d, Return=OK %d: want recordcount %d", who,
+								c["[INSERT], Operations"], c["[INSERT], Return=OK"], recordCount)
+						}
+						continue
+					}
+					if got := ycsbOperations(c); got != operationCount {
+						t.Errorf("%s: %d operations, want operationcount %d", who, got, operationCount)
+					}
+					if c["[UPDATE], Operations"] != c["[READ-MODIFY-WRITE], Operations"] && name == "workloadf" {
+						t.Errorf("%s: %d updates in workload F, want one per read-modify-write (%d)", who,
+							c["[UPDATE], Operations"], c["[READ-MODIFY-WRITE], Operations"])
+					}
+				}
+			})
+		}
+	}
+}
