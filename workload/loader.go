@@ -269,6 +269,9 @@ func loadTable(ctx context.Context, db *sqlx.DB, t Table, opts LoadOptions) erro
 		per = int(50000 / max(rowsPerBatch, 1))
 		per = max(per, 1)
 	}
+	if opts.Timer != nil {
+		per = 1 // a row a round trip: share the batches out one by one
+	}
 	streams := max(opts.Concurrency, 1)
 	var next atomic.Int64
 	// encode says whether to use rt.EncodeBatch; it turns false for good
