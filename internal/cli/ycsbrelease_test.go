@@ -3,6 +3,8 @@ package cli_test
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -124,13 +126,18 @@ func TestYCSBAsReleased(t *testing.T) {
 		for _, tc := range []struct {
 			verb, phase string
 			threads     int
-		}{{"load", "-load", 1}, {"run", "-t", 1}, {"run", "-t", 2}} {
-			if tc.threads == 2 && name != "workloada" {
+			// interval is measurement.interval ("" for YCSB's op).
+			interval string
+		}{{"load", "-load", 1, ""}, {"run", "-t", 1, ""}, {"run", "-t", 2, ""}, {"run", "-t", 1, "both"}, {"run", "-t", 1, "intended"}} {
+			if (tc.threads == 2 || tc.interval != "") && name != "workloada" {
 				continue
 			}
-			t.Run(name+"/"+tc.verb+"/threads="+strconv.Itoa(tc.threads), func(t *testing.T) {
+			t.Run(name+"/"+tc.verb+"/threads="+strconv.Itoa(tc.threads)+"/"+tc.interval, func(t *testing.T) {
 				file := filepath.Join(dir, name)
 				args := append([]string{"-P", file}, props...)
+				if tc.interval != "" {
+					args = append(args, "-p", "measurement.interval="+tc.interval)
+				}
 				if tc.threads != 1 {
 					args = append(args, "-threads", strconv.Itoa(tc.threads))
 				}
@@ -179,8 +186,12 @@ func TestYCSBAsReleased(t *testing.T) {
 				}
 				for j, who := range []string{"the release", "stampede"} {
 					c := counts[j]
-					if got := c["[CLEANUP], Operations"]; got != int64(tc.threads) {
-						t.Errorf("%s: [CLEANUP], Operations %d, want %d (one per thread)", who, got, tc.threads)
+					cleanup := "[CLEANUP], Operations"
+					if tc.interval == "both" {
+						cleanup = "[Intended-CLEANUP], Operations"
+					}
+					if got := c[cleanup]; got != int64(tc.threads) {
+						t.Errorf("%s: %s %d, want %d (one per thread)", who, cleanup, got, tc.threads)
 					}
 					returns := map[string]int64{}
 					for k, n := range c {
@@ -210,5 +221,78 @@ func TestYCSBAsReleased(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestYCSBLoadIntoUserTable: YCSB's JDBC binding has its users create
+// usertable first (its README's CREATE TABLE), and `stampede load jdbc`
+// then loads into it when it is empty and of YCSB's shape; a table that
+// holds rows, or has other columns, is refused in one line, and keeps
+// its rows.
+func TestYCSBLoadIntoUserTable(t *testing.T) {
+	srv := testServer(t)
+	u, err := url.Parse(srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fields := func(typ string) string {
+		var cols []string
+		for i := range 10 {
+			cols = append(cols, fmt.Sprintf("FIELD%d %s", i, typ))
+		}
+		return strings.Join(cols, ", ")
+	}
+	readme := "CREATE TABLE usertable (YCSB_KEY VARCHAR(255) PRIMARY KEY, " + fields("TEXT") + ")"
+	for _, tc := range []struct {
+		name  string
+		setup []string
+		// want is the one-line error ("" for a load), kept the rows
+		// that must survive it.
+		want string
+		kept int64
+	}{
+		{"the JDBC binding's README", []string{readme}, "", 0},
+		{"VARCHAR fields", []string{"CREATE TABLE usertable (ycsb_key VARCHAR(255) PRIMARY KEY, " + fields("VARCHAR(100)") + ")"}, "", 0},
+		{"holds a row", []string{readme, "INSERT INTO usertable (ycsb_key, field0) VALUES ('mine', 'keep me')"},
+			"table usertable already exists in database", 1},
+		{"other columns", []string{"CREATE TABLE usertable (ycsb_key VARCHAR(255) PRIMARY KEY, mine TEXT)"},
+			"table usertable already exists in database", 0},
+		{"a field of another type", []string{"CREATE TABLE usertable (YCSB_KEY VARCHAR(255) PRIMARY KEY, " + fields("TEXT") + ", FIELD10 INT)"},
+			"field10 integer", 0},
+		{"nine fields", []string{"CREATE TABLE usertable (YCSB_KEY VARCHAR(255) PRIMARY KEY, " +
+			strings.TrimSuffix(fields("TEXT"), ", FIELD9 TEXT") + ")"}, "not ycsb's (ycsb_key, field0, field1", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db := freshDB(t, "stampede_ycsbadopt")
+			adminExec(t, "CREATE DATABASE "+db)
+			execIn(t, db, tc.setup...)
+			jdbc := fmt.Sprintf("db.url=jdbc:postgresql://%s/%s?sslmode=disable", u.Host, db)
+			r := stampede(t, "load", "jdbc", "-P", "workloads/workloada", "-p", jdbc, "-p", "db.user="+u.User.Username(), "-p", "recordcount=300")
+			if tc.want != "" {
+				checkOneLineError(t, r, 2, tc.want)
+				if !strings.Contains(r.stderr, "--drop") {
+					t.Errorf("the refusal does not say how to start over: %s", r.stderr)
+				}
+				if n := queryInt(t, db, "SELECT count(*) FROM usertable"); n != tc.kept {
+					t.Errorf("%d rows left, want the user's %d", n, tc.kept)
+				}
+				return
+			}
+			if r.code != 0 || !strings.Contains(r.stderr, "loading into the existing empty usertable") {
+				t.Fatalf("load into the user's empty usertable: %d\n%s\n%s", r.code, r.stdout, r.stderr)
+			}
+			if n := queryInt(t, db, "SELECT count(*) FROM usertable"); n != 300 {
+				t.Errorf("%d rows loaded, want recordcount 300", n)
+			}
+			if rep := ycsbReport(t, r.stdout); rep["[INSERT], Operations"] != 300 || rep["[INSERT], Return=OK"] != 300 {
+				t.Errorf("YCSB's load report:\n%s", r.stdout)
+			}
+			// A run reads what was loaded: every read finds its row.
+			r = stampede(t, "run", "jdbc", "-P", "workloads/workloadc", "-p", jdbc, "-p", "db.user="+u.User.Username(),
+				"-p", "recordcount=300", "-p", "operationcount=200", "--results-dir", t.TempDir())
+			if rep := ycsbReport(t, r.stdout); r.code != 0 || rep["[READ], Return=OK"] != 200 {
+				t.Errorf("run on the loaded table: %d\n%s\n%s", r.code, r.stdout, r.stderr)
+			}
+		})
 	}
 }
