@@ -9,10 +9,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stampede-bench/stampede/report"
 )
 
 // ycsbCoreWorkloads are YCSB 0.17.0's workloads/workloada .. workloadf,
@@ -154,7 +157,10 @@ func TestYCSBAsReleased(t *testing.T) {
 				if tc.verb == "run" {
 					ours = append(ours, "--results-dir", t.TempDir())
 				}
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
 				r := stampede(t, ours...)
+				runtime.ReadMemStats(&after)
 				if r.code != 0 {
 					t.Fatalf("stampede %s jdbc exited %d: %s", tc.verb, r.code, r.stderr)
 				}
@@ -182,6 +188,27 @@ func TestYCSBAsReleased(t *testing.T) {
 						if n, err := strconv.ParseInt(l.value, 10, 64); err == nil {
 							counts[j][l.key()] = n
 						}
+					}
+				}
+				// The client's collections during the run, in process: at
+				// most those of the whole call; their share of the run
+				// as YCSB's Client computes it.
+				if gcs := counts[1]["[TOTAL_GCs], Count"]; gcs < 0 || gcs > int64(after.NumGC-before.NumGC) {
+					t.Errorf("[TOTAL_GCs], Count %d: the call collected %d times", gcs, after.NumGC-before.NumGC)
+				}
+				if ms := counts[1]["[TOTAL_GC_TIME], Time(ms)"]; ms < 0 || ms > time.Duration(after.PauseTotalNs-before.PauseTotalNs).Milliseconds() {
+					t.Errorf("[TOTAL_GC_TIME], Time(ms) %d: the call paused for %v", ms, time.Duration(after.PauseTotalNs-before.PauseTotalNs))
+				}
+				for j, lines := range [][]ycsbLine{release, got} {
+					share := ""
+					for _, l := range lines {
+						if l.key() == "[TOTAL_GC_TIME_%], Time(%)" {
+							share = l.value
+						}
+					}
+					runMs, gcMs := counts[j]["[OVERALL], RunTime(ms)"], counts[j]["[TOTAL_GC_TIME], Time(ms)"]
+					if want := report.JavaDouble(float64(gcMs) / float64(runMs) * 100); share != want {
+						t.Errorf("report %d: [TOTAL_GC_TIME_%%] %s, want %d ms of %d: %s", j, share, gcMs, runMs, want)
 					}
 				}
 				for j, who := range []string{"the release", "stampede"} {
@@ -284,8 +311,14 @@ func TestYCSBLoadIntoUserTable(t *testing.T) {
 			if n := queryInt(t, db, "SELECT count(*) FROM usertable"); n != 300 {
 				t.Errorf("%d rows loaded, want recordcount 300", n)
 			}
-			if rep := ycsbReport(t, r.stdout); rep["[INSERT], Operations"] != 300 || rep["[INSERT], Return=OK"] != 300 {
+			rep := ycsbReport(t, r.stdout)
+			if rep["[INSERT], Operations"] != 300 || rep["[INSERT], Return=OK"] != 300 || rep["[CLEANUP], Operations"] != 1 {
 				t.Errorf("YCSB's load report:\n%s", r.stdout)
+			}
+			// One stream, whose inserts one after the other take no more
+			// than the load.
+			if sum := rep["[INSERT], AverageLatency(us)"] * 300; sum <= 0 || sum > (rep["[OVERALL], RunTime(ms)"]+1)*1000 {
+				t.Errorf("the inserts took %.0fus in all, the load %vms:\n%s", sum, rep["[OVERALL], RunTime(ms)"], r.stdout)
 			}
 			// A run reads what was loaded: every read finds its row.
 			r = stampede(t, "run", "jdbc", "-P", "workloads/workloadc", "-p", jdbc, "-p", "db.user="+u.User.Username(),
