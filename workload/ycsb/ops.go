@@ -221,8 +221,12 @@ func (g *ycsb) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (wor
 		ql.Classes = append(slices.Clip(ql.Classes), workload.ClassOther)
 		ql.Detach = func(i int) {
 			w := workers[i]
+			// Sent even when the run was interrupted, as Close would
+			// have, within a bound should the server not answer.
+			fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			defer cancel()
 			start := time.Now()
-			w.cleanupErr = w.flushBatch(ctx)
+			w.cleanupErr = w.flushBatch(fctx)
 			if w.rec != nil {
 				w.rec.Record(series, time.Since(start))
 			}
