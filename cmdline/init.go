@@ -38,7 +38,7 @@ func (f *Init) Register(fs *pflag.FlagSet) {
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed for the generated data (0: pick one and print it)")
 	fs.Uint64Var(&f.seed, "rand-seed", 0, "sysbench's name for --seed")
 	_ = fs.MarkHidden("rand-seed")
-	fs.StringVar(&f.outputStyle, "output-style", "stampede", "output style: stampede, or ycsb (YCSB's load report on stdout, [OVERALL] and [INSERT] counts, as a line in YCSB's form, `stampede load jdbc ...`, prints)")
+	fs.StringVar(&f.outputStyle, "output-style", "stampede", "output style: stampede, or ycsb (inserts and times each row as YCSB's load does, and prints YCSB's load report on stdout, as a line in YCSB's form, `stampede load jdbc ...`, does)")
 }
 
 // ResolveLoaders applies --threads (sysbench's name for --concurrency)
