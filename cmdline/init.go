@@ -17,6 +17,7 @@ import (
 // Init holds the flags of `stampede init`.
 type Init struct {
 	drop        bool
+	forceDrop   bool
 	analyze     bool
 	concurrency int
 	threads     int
@@ -30,7 +31,8 @@ type Init struct {
 // Register defines the flags on fs.
 func (f *Init) Register(fs *pflag.FlagSet) {
 	f.fs = fs
-	fs.BoolVar(&f.drop, "drop", false, "drop existing tables first")
+	fs.BoolVar(&f.drop, "drop", false, "drop existing tables first (only tables stampede made: others are refused)")
+	fs.BoolVar(&f.forceDrop, "force-drop", false, "with --drop: drop the tables (or tenant databases, schemas) even where stampede did not make them")
 	fs.BoolVar(&f.analyze, "analyze", true, "refresh the planner's statistics (ANALYZE) after loading; the sysbench workloads skip it unless given, as sysbench's prepare does")
 	fs.IntVar(&f.concurrency, "concurrency", 2*runtime.GOMAXPROCS(0), "number of parallel COPY streams")
 	fs.IntVar(&f.threads, "threads", 0, "sysbench's name for --concurrency")
@@ -41,6 +43,9 @@ func (f *Init) Register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.outputStyle, "output-style", "stampede", "output style: stampede, or ycsb (inserts and times each row as YCSB's load does, and prints YCSB's load report on stdout, as a line in YCSB's form, `stampede load jdbc ...`, does)")
 }
 
+// ForceDrop reports whether --force-drop was given.
+func (f *Init) ForceDrop() bool { return f.forceDrop }
+
 // ResolveLoaders applies --threads (sysbench's name for --concurrency)
 // and checks the number of loaders, naming the flag the user gave.
 func (f *Init) ResolveLoaders() error {
@@ -50,6 +55,9 @@ func (f *Init) ResolveLoaders() error {
 			return usagef("--threads %d and --concurrency %d disagree: give one of them", f.threads, f.concurrency)
 		}
 		f.concurrency, name = f.threads, "--threads"
+	}
+	if f.forceDrop && !f.drop {
+		return usagef("--force-drop only says what --drop may drop: give --drop --force-drop")
 	}
 	if f.outputStyle != "stampede" && f.outputStyle != "ycsb" {
 		return usagef("unknown --output-style %q for init: use stampede or ycsb", f.outputStyle)
@@ -63,7 +71,7 @@ func (f *Init) ResolveLoaders() error {
 // LoadSpec returns the run.LoadSpec of init's flags for gen on conn
 // (without its Log and Progress, the caller's).
 func (f *Init) LoadSpec(gen workload.Generator, conn run.Conn) run.LoadSpec {
-	spec := run.LoadSpec{Workload: gen, Conn: conn, Drop: f.drop, Concurrency: f.concurrency, Seed: f.seed}
+	spec := run.LoadSpec{Workload: gen, Conn: conn, Drop: f.drop, ForceDrop: f.forceDrop, Concurrency: f.concurrency, Seed: f.seed}
 	if f.outputStyle == "ycsb" {
 		// YCSB's load report times each insert: insert as YCSB does.
 		f.timer = output.NewYCSBLoadTimer()
@@ -95,6 +103,7 @@ func (f *Init) LoadFleet(ctx context.Context, op run.FleetOp, fi *FleetInit) (fl
 	if f.outputStyle == "ycsb" {
 		return fleet.Totals{}, usagef("--output-style ycsb reports one database's load: drop it with --tenants")
 	}
+	op.ForceDrop = f.forceDrop
 	return run.LoadFleet(ctx, op, f.concurrency, fi.extraTables, f.drop, f.seed)
 }
 

@@ -145,10 +145,19 @@ func CheckNoTables(ctx context.Context, db *sqlx.DB, gen Generator, tables []Tab
 		if err != nil {
 			return fmt.Errorf("checking table %s: %w", t.Name, err)
 		}
-		if exists {
-			return fmt.Errorf("%w: table %s already exists in database %q: use --drop to recreate it, or `stampede cleanup %s`",
-				ErrTablesExist, t.Name, db.Database(), gen.Meta().Name)
+		if !exists {
+			continue
 		}
+		foreign, err := ForeignTables(ctx, db, gen, []string{t.Name})
+		if err != nil {
+			return err
+		}
+		if len(foreign) > 0 {
+			return fmt.Errorf("%w: table %s already exists in database %q and stampede did not make it: load into another database (--db NAME), or drop it yourself (--drop %s drops it)",
+				ErrTablesExist, t.Name, db.Database(), ForceDropFlag)
+		}
+		return fmt.Errorf("%w: table %s already exists in database %q: use --drop to recreate it, or `stampede cleanup %s`",
+			ErrTablesExist, t.Name, db.Database(), gen.Meta().Name)
 	}
 	return nil
 }
@@ -170,6 +179,12 @@ func createTables(ctx context.Context, db *sqlx.DB, gen Generator, tables []Tabl
 	for _, t := range tables {
 		if _, err := db.Exec(ctx, d.CreateTable(t.Name, t.Schema)); err != nil {
 			return fmt.Errorf("creating table %s: %w", t.Name, err)
+		}
+		// The mark lets cleanup and --drop tell this table from a
+		// user's of the same name, and run and check an unfinished
+		// load (a marked table without init's record).
+		if err := MarkTable(ctx, db, t.Name, InitMark(gen)); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -453,13 +468,19 @@ func AdoptsTables(ctx context.Context, db *sqlx.DB, gen Generator, tables []Tabl
 	if err != nil || len(existing) == 0 {
 		return false, err
 	}
+	// refuse is CheckNoTables's refusal (which says how to start over,
+	// and whether stampede made the table), and why the table was not
+	// loaded into.
 	refuse := func(format string, args ...any) error {
-		return fmt.Errorf("%w: "+format+": use --drop to recreate it, or `stampede cleanup %s`",
-			append(append([]any{ErrTablesExist}, args...), gen.Meta().Name)...)
+		err := CheckNoTables(ctx, db, gen, tables)
+		if err == nil {
+			err = fmt.Errorf("%w: table %s exists in database %q", ErrTablesExist, existing[0], db.Database())
+		}
+		return fmt.Errorf("%w; not loaded into: "+format, append([]any{err}, args...)...)
 	}
 	for _, t := range tables {
 		if !slices.Contains(existing, t.Name) {
-			return false, refuse("table %s exists in database %q but %s does not", existing[0], db.Database(), t.Name)
+			return false, refuse("%s does not exist beside it", t.Name)
 		}
 		cols, err := tableColumns(ctx, db, t.Name)
 		if err != nil {
@@ -472,8 +493,8 @@ func AdoptsTables(ctx context.Context, db *sqlx.DB, gen Generator, tables []Tabl
 			bad = bad || !isCharacterType(typ)
 		}
 		if bad {
-			return false, refuse("table %s already exists in database %q with columns %s, not %s's (%s, of character types) to load into",
-				t.Name, db.Database(), describeColumns(cols), gen.Meta().Name, strings.Join(t.Columns, ", "))
+			return false, refuse("its columns are %s, not %s's (%s, of character types)",
+				describeColumns(cols), gen.Meta().Name, strings.Join(t.Columns, ", "))
 		}
 		d := db.Dialect()
 		var rows bool
@@ -481,7 +502,7 @@ func AdoptsTables(ctx context.Context, db *sqlx.DB, gen Generator, tables []Tabl
 			return false, fmt.Errorf("checking table %s: %w", t.Name, err)
 		}
 		if rows {
-			return false, refuse("table %s already exists in database %q and holds rows (init loads only into an empty one)", t.Name, db.Database())
+			return false, refuse("it holds rows (init loads only into an empty %s of %s's columns)", t.Name, gen.Meta().Name)
 		}
 	}
 	return true, nil

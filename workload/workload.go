@@ -59,6 +59,9 @@ type Flags struct {
 type FlagMeta struct {
 	// RuntimeOnly flags do not change the loaded data (only what a run does).
 	RuntimeOnly bool
+	// Check says a RuntimeOnly flag also changes what `stampede check`
+	// does (tpcc's --expensive-checks), so check does not call it ignored.
+	Check bool
 }
 
 // Flagser is a Generator with flags of its own.
@@ -83,10 +86,11 @@ type Hooks struct {
 	PreRun func(ctx context.Context, db *sqlx.DB) error
 	// CheckConsistency verifies the workload's invariants (`stampede check`).
 	CheckConsistency func(ctx context.Context, db *sqlx.DB, w Reporter) error
-	// Cleanup drops what the workload made beyond its Tables (tables a
-	// run creates, as sysbench's bulk_insert does one per thread);
-	// `stampede cleanup` calls it after dropping Tables.
-	Cleanup func(ctx context.Context, db *sqlx.DB, w Reporter) error
+	// RunTables lists the tables of db that runs of the workload make
+	// beyond its Tables (sysbench's bulk_insert makes one per thread,
+	// marked with RunMark); `stampede cleanup` drops them with Tables,
+	// those that carry stampede's mark only (unless --force-drop).
+	RunTables func(ctx context.Context, db *sqlx.DB) ([]string, error)
 }
 
 // Reporter receives human-readable check results line by line.

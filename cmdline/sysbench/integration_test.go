@@ -667,7 +667,13 @@ func TestSysbenchCountsMatch(t *testing.T) {
 	_ = stampede(t, append(bulk, "--threads=1", "cleanup")...)
 	runSysbench(append(bulk, "--threads=1", "prepare")...)
 	sb = parseSysbench(t, runSysbench(append(bulk, "--threads=1", "--events=5000", "--time=0", "run")...))
-	_ = stampede(t, append(bulk, "--threads=1", "cleanup")...)
+	// sysbench made sbtest1, not stampede: only --force-drop drops it.
+	if r := stampede(t, append(bulk, "--threads=1", "cleanup")...); r.code != 2 || !strings.Contains(r.stderr, "not made by stampede") {
+		t.Errorf("cleanup of the table sysbench made: exit %d, %s", r.code, r.stderr)
+	}
+	if r := stampede(t, append(bulk, "--threads=1", "--force-drop", "cleanup")...); r.code != 0 {
+		t.Fatalf("cleanup --force-drop: exit %d, %s", r.code, r.stderr)
+	}
 	r := stampede(t, append(bulk, "--threads=1", "--events=5000", "--time=0", "run")...)
 	same("bulk_insert", sb, parseSysbench(t, r.stdout))
 	_ = stampede(t, append(bulk, "--threads=1", "cleanup")...)

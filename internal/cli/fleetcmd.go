@@ -62,11 +62,12 @@ func (a *app) checkFleet(ctx context.Context, gen workload.Generator, spec fleet
 }
 
 // cleanupFleet is `cleanup WORKLOAD --tenants N`.
-func (a *app) cleanupFleet(ctx context.Context, gen workload.Generator, spec fleet.Spec, cf *cmdline.Conn, urls []string) error {
+func (a *app) cleanupFleet(ctx context.Context, gen workload.Generator, spec fleet.Spec, cf *cmdline.Conn, forceDrop bool, urls []string) error {
 	op, err := a.fleetOp(spec, gen, cf, urls, 0)
 	if err != nil {
 		return err
 	}
+	op.ForceDrop = forceDrop
 	n, left, db, err := run.CleanupFleet(ctx, op)
 	if err != nil {
 		return err

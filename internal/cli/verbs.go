@@ -85,6 +85,7 @@ func (a *app) workloadCmd(v verb, m workload.Meta) *cobra.Command {
 	fif := &cmdline.FleetInit{}
 	frf := &cmdline.FleetRun{}
 	sf := &cmdline.SweepFlags{}
+	forceDrop := false
 	cmd := &cobra.Command{
 		Use:   m.Name + " [flags] [URL...]",
 		Short: m.Description,
@@ -108,6 +109,9 @@ func (a *app) workloadCmd(v verb, m workload.Meta) *cobra.Command {
 		// sysbench passes its general options to every command.
 		fs.Int("threads", 0, "sysbench's option, accepted and unused here")
 		_ = fs.MarkHidden("threads")
+		if v.name == "cleanup" {
+			fs.BoolVar(&forceDrop, "force-drop", false, "drop the tables (or tenant databases, schemas) even where stampede did not make them; without it cleanup drops only what stampede made and refuses the rest")
+		}
 	case "run", "sweep":
 		rf.Register(fs)
 		if v.name == "sweep" {
@@ -152,7 +156,7 @@ func (a *app) workloadCmd(v verb, m workload.Meta) *cobra.Command {
 				case "check":
 					return a.checkFleet(ctx, gen, spec, cf, args)
 				default:
-					return a.cleanupFleet(ctx, gen, spec, cf, args)
+					return a.cleanupFleet(ctx, gen, spec, cf, forceDrop, args)
 				}
 			}
 		}
@@ -171,7 +175,7 @@ func (a *app) workloadCmd(v verb, m workload.Meta) *cobra.Command {
 		case "check":
 			return a.checkWorkload(ctx, gen, cf, args)
 		default:
-			return a.cleanupWorkload(ctx, gen, cf, args)
+			return a.cleanupWorkload(ctx, gen, cf, forceDrop, args)
 		}
 	}
 	return cmd
@@ -198,12 +202,12 @@ func (a *app) checkWorkload(ctx context.Context, gen workload.Generator, cf *cmd
 	return run.Check(ctx, gen, conn, a.stdout, a.stderr)
 }
 
-func (a *app) cleanupWorkload(ctx context.Context, gen workload.Generator, cf *cmdline.Conn, urls []string) error {
+func (a *app) cleanupWorkload(ctx context.Context, gen workload.Generator, cf *cmdline.Conn, forceDrop bool, urls []string) error {
 	conn, err := cf.Spec(urls)
 	if err != nil {
 		return err
 	}
-	return run.Cleanup(ctx, gen, conn, a.stderr)
+	return run.Cleanup(ctx, run.CleanupSpec{Workload: gen, Conn: conn, ForceDrop: forceDrop, Log: a.stderr})
 }
 
 // cockroachCmd is `stampede workload init|run|check W ...`: a pasted
