@@ -2,7 +2,9 @@ package workload
 
 import (
 	"context"
+	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/stampede-bench/stampede/sqlx"
@@ -99,9 +101,59 @@ func (s *insertStatements) stmt(n int) string {
 	return s.stmts[n]
 }
 
-// timedInserter is one stream of a load that inserts as YCSB's load does
-// (LoadOptions.Timer): per rows a statement, gathered across the batches
-// the stream claims, each row timed.
+// timedLoad inserts t's initial rows as YCSB's load does
+// (LoadOptions.Timer): the streams share the rows as YCSB's Client shares
+// a load's inserts among its threads (each total/streams of them, the
+// first total%streams one more), each stream inserting its share in
+// order, one row a statement or InsertRows a statement (YCSB's JDBC
+// binding's db.batchsize), the rows carried from batch to batch so that
+// only the stream's last statement is short, sent at its end (the
+// binding's cleanup), and each stream's end timed, even a stream with no
+// rows. The batches must hold the same number of rows but the last.
+func timedLoad(ctx context.Context, db *sqlx.DB, t Table, opts LoadOptions) error {
+	rt := t.InitialRows
+	perBatch := int64(len(rt.FillBatch(0, nil)))
+	if perBatch == 0 {
+		return nil
+	}
+	streams := int64(max(opts.Concurrency, 1))
+	base, extra := rt.NumRows/streams, rt.NumRows%streams
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	var once sync.Once
+	var firstErr error
+	for s := range streams {
+		lo := s*base + min(s, extra)
+		n := base
+		if s < extra {
+			n++
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ti := newTimedInserter(ctx, db, t, max(rt.InsertRows, 1), opts.Timer, opts.Progress)
+			err := ti.insert(lo, lo+n, perBatch)
+			if err == nil {
+				err = ti.cleanup()
+			}
+			if err != nil {
+				once.Do(func() {
+					firstErr = fmt.Errorf("loading %s (rows %d-%d): %w", t.Name, lo, lo+n-1, err)
+					cancel()
+				})
+			}
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr
+	}
+	return ctx.Err()
+}
+
+// timedInserter is one stream of timedLoad: per rows a statement,
+// gathered across batches, each row timed.
 type timedInserter struct {
 	ctx      context.Context
 	db       *sqlx.DB
@@ -120,12 +172,19 @@ func newTimedInserter(ctx context.Context, db *sqlx.DB, t Table, per int, timer 
 	return &timedInserter{ctx: ctx, db: db, t: t, per: per, timer: timer, progress: progress, stmt: newInsertStatements(db, t)}
 }
 
-// batches inserts t's batches [lo, hi) of initial rows: each row joins
-// the statement being gathered, which is sent when it holds per rows.
-func (ti *timedInserter) batches(lo, hi int) error {
-	for b := lo; b < hi; b++ {
-		ti.rows = ti.t.InitialRows.FillBatch(b, ti.rows[:0])
-		for _, row := range ti.rows {
+// insert inserts the initial rows [lo, hi) (in batches of perBatch
+// rows): each row joins the statement being gathered, which is sent when
+// it holds per rows.
+func (ti *timedInserter) insert(lo, hi, perBatch int64) error {
+	for b := lo / perBatch; b*perBatch < hi; b++ {
+		if err := ti.ctx.Err(); err != nil {
+			return err
+		}
+		ti.rows = ti.t.InitialRows.FillBatch(int(b), ti.rows[:0])
+		for i, row := range ti.rows {
+			if k := b*perBatch + int64(i); k < lo || k >= hi {
+				continue
+			}
 			start := time.Now()
 			ti.args = append(ti.args, row...)
 			ti.n++
@@ -154,11 +213,8 @@ func (ti *timedInserter) send() error {
 }
 
 // cleanup ends the stream, sending the rows still gathered (none unless
-// per > 1), and times it; a load that failed sends nothing.
+// per > 1), and times it.
 func (ti *timedInserter) cleanup() error {
-	if ti.ctx.Err() != nil {
-		return nil
-	}
 	start := time.Now()
 	var err error
 	if ti.n > 0 {

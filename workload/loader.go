@@ -40,12 +40,9 @@ type LoadOptions struct {
 	// Insert loads the rows with multi-row INSERT statements instead of
 	// COPY (cockroach workload's --data-loader=insert); see insertBatches.
 	Insert bool
-	// Timer, when set, has each stream insert its rows as YCSB's load
-	// does, timing each insert: one row a statement, or a table's
-	// InsertRows a statement (YCSB's JDBC binding's db.batchsize), the
-	// rows carried from batch to batch so that only a stream's last
-	// statement is short, sent at the stream's end (the binding's
-	// cleanup). It excludes Insert.
+	// Timer, when set, has the streams insert the rows as YCSB's load's
+	// threads do, timing each insert (see timedLoad). It excludes Insert
+	// and BatchesPerCopy.
 	Timer InsertTimer
 }
 
@@ -278,14 +275,14 @@ func loadTable(ctx context.Context, db *sqlx.DB, t Table, opts LoadOptions) erro
 	if rt.NumBatches == 0 {
 		return nil
 	}
+	if opts.Timer != nil {
+		return timedLoad(ctx, db, t, opts)
+	}
 	per := opts.BatchesPerCopy
 	if per <= 0 {
 		rowsPerBatch := rt.NumRows / int64(rt.NumBatches)
 		per = int(50000 / max(rowsPerBatch, 1))
 		per = max(per, 1)
-	}
-	if opts.Timer != nil {
-		per = 1 // a row a round trip: share the batches out one by one
 	}
 	streams := max(opts.Concurrency, 1)
 	var next atomic.Int64
@@ -298,27 +295,10 @@ func loadTable(ctx context.Context, db *sqlx.DB, t Table, opts LoadOptions) erro
 	var wg sync.WaitGroup
 	var once sync.Once
 	var firstErr error
-	var timed []*timedInserter // by stream, with opts.Timer
-	if opts.Timer != nil {
-		timed = make([]*timedInserter, streams)
-		for s := range timed {
-			timed[s] = newTimedInserter(ctx, db, t, max(rt.InsertRows, 1), opts.Timer, opts.Progress)
-		}
-	}
 	for s := 0; s < streams; s++ {
 		wg.Add(1)
 		go func(s int) {
 			defer wg.Done()
-			if timed != nil {
-				defer func() {
-					if err := timed[s].cleanup(); err != nil {
-						once.Do(func() {
-							firstErr = fmt.Errorf("loading %s (the last rows of stream %d): %w", t.Name, s, err)
-							cancel()
-						})
-					}
-				}()
-			}
 			for ctx.Err() == nil {
 				lo := int(next.Add(int64(per))) - per
 				if lo >= rt.NumBatches {
@@ -326,9 +306,7 @@ func loadTable(ctx context.Context, db *sqlx.DB, t Table, opts LoadOptions) erro
 				}
 				hi := min(lo+per, rt.NumBatches)
 				var err error
-				if timed != nil {
-					err = timed[s].batches(lo, hi)
-				} else if opts.Insert && rt.InsertRows == 0 { // else copyBatches inserts InsertRows a statement
+				if opts.Insert && rt.InsertRows == 0 { // else copyBatches inserts InsertRows a statement
 					err = insertBatches(ctx, db, t, lo, hi, insertRowsPerStatement(t), opts.Progress)
 				} else {
 					err = copyBatches(ctx, db, s, t, lo, hi, opts.Progress, &encode)

@@ -329,3 +329,50 @@ func TestYCSBLoadIntoUserTable(t *testing.T) {
 		})
 	}
 }
+
+// TestYCSBLoadBatches: a load in YCSB's form with the JDBC binding's
+// batch API shares the rows among its threads as YCSB's Client does (2000
+// rows for 3 threads: 667, 667 and 666), and each thread's every 7th
+// insert sends a batch (Return=OK: 95 a thread), the others only join one
+// (BATCHED_OK), the rest of each batch sent at the thread's cleanup: 285
+// INSERTs and 3 more, which the server counts as its transactions.
+func TestYCSBLoadBatches(t *testing.T) {
+	srv := testServer(t)
+	u, err := url.Parse(srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := freshDB(t, "stampede_ycsbbatch")
+	adminExec(t, "CREATE DATABASE "+db)
+	commits := func() int64 {
+		return queryInt(t, db, "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")
+	}
+	before := commits()
+	jdbc := fmt.Sprintf("db.url=jdbc:postgresql://%s/%s?sslmode=disable", u.Host, db)
+	r := stampede(t, "load", "jdbc", "-P", "workloads/workloada", "-p", jdbc, "-p", "db.user="+u.User.Username(),
+		"-p", "jdbc.batchupdateapi=true", "-p", "db.batchsize=7", "-p", "recordcount=2000", "-threads", "3")
+	if r.code != 0 {
+		t.Fatalf("load: %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	rep := ycsbReport(t, r.stdout)
+	want := map[string]float64{"[INSERT], Operations": 2000, "[INSERT], Return=OK": 3 * 95, "[INSERT], Return=BATCHED_OK": 2000 - 3*95,
+		"[CLEANUP], Operations": 3}
+	for k, v := range want {
+		if rep[k] != v {
+			t.Errorf("%s %v, want %v", k, rep[k], v)
+		}
+	}
+	if n := queryInt(t, db, "SELECT count(*) FROM usertable"); n != 2000 {
+		t.Errorf("%d rows, want 2000", n)
+	}
+	// A backend's counts reach pg_stat_database when it flushes them.
+	n := commits() - before
+	for deadline := time.Now().Add(10 * time.Second); n < 288 && time.Now().Before(deadline); n = commits() - before {
+		time.Sleep(100 * time.Millisecond)
+	}
+	// init's own statements (and these queries) commit some more: a load
+	// of a row a statement would have taken 2000.
+	if n < 288 || n >= 2000 {
+		t.Errorf("%d transactions, want the 288 INSERTs and a few of init's own", n)
+	}
+}
