@@ -23,7 +23,9 @@ type Init struct {
 	threads     int
 	seed        uint64
 	outputStyle string
-	fs          *pflag.FlagSet // the flags registered in, to tell which were given
+	// timer times a load in YCSB's form (--output-style ycsb).
+	timer *output.YCSBLoadTimer
+	fs    *pflag.FlagSet // the flags registered in, to tell which were given
 }
 
 // Register defines the flags on fs.
@@ -38,7 +40,7 @@ func (f *Init) Register(fs *pflag.FlagSet) {
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed for the generated data (0: pick one and print it)")
 	fs.Uint64Var(&f.seed, "rand-seed", 0, "sysbench's name for --seed")
 	_ = fs.MarkHidden("rand-seed")
-	fs.StringVar(&f.outputStyle, "output-style", "stampede", "output style: stampede, or ycsb (YCSB's load report on stdout, [OVERALL] and [INSERT] counts, as a line in YCSB's form, `stampede load jdbc ...`, prints)")
+	fs.StringVar(&f.outputStyle, "output-style", "stampede", "output style: stampede, or ycsb (inserts and times each row as YCSB's load does, and prints YCSB's load report on stdout, as a line in YCSB's form, `stampede load jdbc ...`, does)")
 }
 
 // ForceDrop reports whether --force-drop was given.
@@ -70,6 +72,11 @@ func (f *Init) ResolveLoaders() error {
 // (without its Log and Progress, the caller's).
 func (f *Init) LoadSpec(gen workload.Generator, conn run.Conn) run.LoadSpec {
 	spec := run.LoadSpec{Workload: gen, Conn: conn, Drop: f.drop, ForceDrop: f.forceDrop, Concurrency: f.concurrency, Seed: f.seed}
+	if f.outputStyle == "ycsb" {
+		// YCSB's load report times each insert: insert as YCSB does.
+		f.timer = output.NewYCSBLoadTimer()
+		spec.Timer = f.timer
+	}
 	if f.fs != nil && f.fs.Changed("analyze") {
 		spec.Analyze = &f.analyze
 	}
@@ -77,14 +84,15 @@ func (f *Init) LoadSpec(gen workload.Generator, conn run.Conn) run.LoadSpec {
 }
 
 // Report returns the run.LoadSpec's Done of init's flags: YCSB's load
-// report on stdout with --output-style ycsb (a file it cannot export to
-// said on stderr), nil otherwise.
+// report on stdout with --output-style ycsb, of the inserts timed by the
+// LoadSpec made before (a file it cannot export to said on stderr), nil
+// otherwise.
 func (f *Init) Report(gen workload.Generator, stdout, stderr io.Writer) func(int64, time.Duration) {
 	if f.outputStyle != "ycsb" {
 		return nil
 	}
 	return func(rows int64, elapsed time.Duration) {
-		if err := output.YCSBLoad(stdout, gen, rows, elapsed); err != nil {
+		if err := output.YCSBLoad(stdout, gen, f.timer, rows, elapsed); err != nil {
 			fmt.Fprintf(stderr, "cannot export YCSB's report: %v (the data is loaded)\n", err)
 		}
 	}

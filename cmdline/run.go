@@ -216,6 +216,9 @@ func runSpec(spec RunArgs, env Env) (run.Spec, error) {
 	switch {
 	case rf.outputStyle == "ycsb":
 		o := &output.YCSB{W: env.Stdout, Status: env.Stderr, Workload: gen, Latency: rf.latency}
+		if m, ok := gen.(workload.YCSBCleanupMeasurer); ok {
+			m.MeasureCleanup() // YCSB's [CLEANUP]
+		}
 		if spec.FS.Changed("report-interval") && rf.reportInterval == 0 {
 			o.Status = nil // YCSB's status lines only with -s (cmdline/ycsb)
 		}

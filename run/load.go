@@ -39,6 +39,9 @@ type LoadSpec struct {
 	// Insert loads with multi-row INSERT statements instead of COPY
 	// (cockroach workload's --data-loader=insert).
 	Insert bool
+	// Timer, when set, has the load insert and time each row as YCSB's
+	// load does (workload.LoadOptions.Timer; YCSB's load report).
+	Timer workload.InsertTimer
 	// Log receives the load's lines (stderr on the command line).
 	Log io.Writer
 	// Progress, when set, is called with the rows loaded as they are,
@@ -90,7 +93,7 @@ func Load(ctx context.Context, spec LoadSpec) error {
 	total := workload.TotalRows(tables)
 	// join: a part of the data whose tables exist (see
 	// workload.PartLoader) loads into them.
-	join := false
+	join, adopt := false, false
 	if !spec.Drop {
 		var pe *workload.LoadPartError
 		if join, err = workload.JoinsLoad(ctx, db, gen, tables); errors.As(err, &pe) {
@@ -100,6 +103,16 @@ func Load(ctx context.Context, spec LoadSpec) error {
 		}
 		// Refuse before the first line, so that the refusal is the only
 		// line.
+		if !join {
+			// YCSB's JDBC binding has its users create usertable:
+			// an empty one of the workload's shape is loaded into.
+			if adopt, err = workload.AdoptsTables(ctx, db, gen, tables); errors.Is(err, workload.ErrTablesExist) {
+				return tablesExist(err)
+			} else if err != nil {
+				return err
+			}
+			join = adopt
+		}
 		if err := workload.CheckNoTables(ctx, db, gen, tables); err != nil && !join {
 			return tablesExist(err)
 		}
@@ -128,11 +141,13 @@ func Load(ctx context.Context, spec LoadSpec) error {
 		skipAnalyze = !*spec.Analyze
 	}
 	start := time.Now()
-	if join {
+	if adopt {
+		fmt.Fprintf(log, "loading into the existing empty %s\n", tableNames(tables))
+	} else if join {
 		fmt.Fprintf(log, "loading a part into the existing %s, beside the parts loaded before\n", tableNames(tables))
 	}
 	err = workload.Setup(ctx, db, gen, workload.LoadOptions{Drop: spec.Drop, Concurrency: streams, Progress: progress,
-		SkipAnalyze: skipAnalyze, SkipCreate: join, Insert: spec.Insert})
+		SkipAnalyze: skipAnalyze, SkipCreate: join, Insert: spec.Insert, Timer: spec.Timer})
 	progress(-1)
 	if err != nil {
 		if errors.Is(err, workload.ErrTablesExist) {

@@ -230,14 +230,68 @@ stop_test_postgres() {
 	rm -rf "$dir"
 }
 
+# YCSB 0.17.0's published core (site.ycsb:core:0.17.0) and the
+# dependencies its POM names, with their SHA-1 sums as Maven Central
+# publishes them (each .jar.sha1): the release whose report the YCSB form
+# is compared with (internal/cli's TestYCSBAsReleased).
+ycsb_jars=(
+	"site/ycsb/core/0.17.0/core-0.17.0.jar d47f6ddaedd1c2e531e5ed73eecdde140d4f7aa9"
+	"org/hdrhistogram/HdrHistogram/2.1.4/HdrHistogram-2.1.4.jar 2b0da22320f0ac0bbedc7b9df7881d9853d8a754"
+	"org/codehaus/jackson/jackson-core-asl/1.9.4/jackson-core-asl-1.9.4.jar 8d8b2a3e5bc77ee1be67d060b44ac77d48a27d6e"
+	"org/codehaus/jackson/jackson-mapper-asl/1.9.4/jackson-mapper-asl-1.9.4.jar 5206191b35112f50b8e25fcbd3f3b84e12e11cee"
+	"org/apache/htrace/htrace-core4/4.1.0-incubating/htrace-core4-4.1.0-incubating.jar 12b3e2adda95e8c41d9d45d33db075137871d2e2"
+)
+ycsb_maven=${STAMPEDE_MAVEN_URL:-https://repo1.maven.org/maven2}
+
+# ensure_ycsb_jars DIR: YCSB 0.17.0's core and its dependencies in DIR,
+# each downloaded from Maven Central unless already there, and checked
+# against the registry's .sha1 (which must be the sum pinned above).
+# Prints the class path (the jars, colon-separated). Installs a Java
+# runtime from Debian's packages when there is none.
+ensure_ycsb_jars() {
+	[ $# -eq 1 ] || die "usage: ensure_ycsb_jars DIR"
+	local dir=$1 entry path sum jar got published cp=
+	command -v java >/dev/null 2>&1 || {
+		log "installing a Java runtime from Debian packages (to run YCSB 0.17.0)"
+		apt_install default-jre-headless
+	}
+	command -v curl >/dev/null 2>&1 || apt_install curl
+	mkdir -p "$dir" || die "cannot create $dir"
+	for entry in "${ycsb_jars[@]}"; do
+		path=${entry% *}
+		sum=${entry#* }
+		jar=$dir/${path##*/}
+		got=
+		[ -f "$jar" ] && got=$(sha1sum "$jar" | cut -d' ' -f1)
+		if [ "$got" != "$sum" ]; then
+			log "downloading ${path##*/} from $ycsb_maven"
+			published=$(curl -fsSL --retry 3 --max-time 60 "$ycsb_maven/$path.sha1") ||
+				die "cannot download $ycsb_maven/$path.sha1"
+			published=${published%% *}
+			[ "$published" = "$sum" ] ||
+				die "$ycsb_maven/$path.sha1 says $published, not the published $sum"
+			curl -fsSL --retry 3 --max-time 300 -o "$jar.part" "$ycsb_maven/$path" ||
+				die "cannot download $ycsb_maven/$path"
+			got=$(sha1sum "$jar.part" | cut -d' ' -f1)
+			[ "$got" = "$sum" ] || {
+				rm -f "$jar.part"
+				die "${path##*/}: SHA-1 $got, not the registry's $sum"
+			}
+			mv "$jar.part" "$jar"
+		fi
+		cp=${cp:+$cp:}$jar
+	done
+	printf '%s\n' "$cp"
+}
+
 # Run as a command: `scripts/lib.sh HELPER [ARGS...]`.
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
 	case ${1:-} in
-	ensure_postgres | ensure_haproxy | apt_install | pg_bin_dir | free_port | start_test_postgres | stop_test_postgres)
+	ensure_postgres | ensure_haproxy | ensure_ycsb_jars | apt_install | pg_bin_dir | free_port | start_test_postgres | stop_test_postgres)
 		"$@"
 		;;
 	*)
-		die "usage: $0 {ensure_postgres|ensure_haproxy|apt_install PKG...|pg_bin_dir|free_port|start_test_postgres DIR PORT|stop_test_postgres DIR}"
+		die "usage: $0 {ensure_postgres|ensure_haproxy|ensure_ycsb_jars DIR|apt_install PKG...|pg_bin_dir|free_port|start_test_postgres DIR PORT|stop_test_postgres DIR}"
 		;;
 	esac
 fi

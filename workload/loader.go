@@ -4,9 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"runtime/debug"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/stampede-bench/stampede/dialect"
 	"github.com/stampede-bench/stampede/sqlx"
@@ -36,6 +40,22 @@ type LoadOptions struct {
 	// Insert loads the rows with multi-row INSERT statements instead of
 	// COPY (cockroach workload's --data-loader=insert); see insertBatches.
 	Insert bool
+	// Timer, when set, has the streams insert the rows as YCSB's load's
+	// threads do, timing each insert (see timedLoad). It excludes Insert
+	// and BatchesPerCopy.
+	Timer InsertTimer
+}
+
+// InsertTimer receives the timings of a load that inserts as YCSB's load
+// does (LoadOptions.Timer). Its methods must be safe for concurrent use.
+type InsertTimer interface {
+	// Insert times one row: d is the time it took to add it to its
+	// statement, and, when sent, to send the statement and read the
+	// server's answer; batched says it was only added (YCSB's
+	// BATCHED_OK, not OK).
+	Insert(d time.Duration, batched bool)
+	// Cleanup times one stream's end: sending the rows still gathered.
+	Cleanup(d time.Duration)
 }
 
 // TotalRows returns the number of initial rows of all tables.
@@ -255,6 +275,9 @@ func loadTable(ctx context.Context, db *sqlx.DB, t Table, opts LoadOptions) erro
 	if rt.NumBatches == 0 {
 		return nil
 	}
+	if opts.Timer != nil {
+		return timedLoad(ctx, db, t, opts)
+	}
 	per := opts.BatchesPerCopy
 	if per <= 0 {
 		rowsPerBatch := rt.NumRows / int64(rt.NumBatches)
@@ -397,3 +420,117 @@ func (b *batchSource) flushProgress() {
 func (b *batchSource) Values() ([]any, error) { return b.rows[b.i], nil }
 
 func (b *batchSource) Err() error { return nil }
+
+// TableAdopter is a Generator whose init loads into its tables when the
+// user created them, empty and of the shape init would create them in
+// (YCSB's JDBC binding has its users create usertable first), rather than
+// refusing them.
+type TableAdopter interface {
+	Generator
+	// AdoptsTables reports whether init may load into such tables.
+	AdoptsTables() bool
+}
+
+// AdoptsTables reports whether init of gen (a TableAdopter) loads into
+// tables that all exist, each empty and with the columns gen loads (the
+// same names, of character types), without creating them or their
+// indexes (LoadOptions.SkipCreate). It reports false when none of them
+// exists; a table that exists but holds rows or other columns, or a part
+// of tables only, is an error wrapping ErrTablesExist that says which and
+// how to start over.
+func AdoptsTables(ctx context.Context, db *sqlx.DB, gen Generator, tables []Table) (bool, error) {
+	if a, ok := gen.(TableAdopter); !ok || !a.AdoptsTables() || db.Null() {
+		return false, nil
+	}
+	existing, err := ExistingTables(ctx, db, tables)
+	if err != nil || len(existing) == 0 {
+		return false, err
+	}
+	// refuse is CheckNoTables's refusal (which says how to start over,
+	// and whether stampede made the table), and why the table was not
+	// loaded into.
+	refuse := func(format string, args ...any) error {
+		err := CheckNoTables(ctx, db, gen, tables)
+		if err == nil {
+			err = fmt.Errorf("%w: table %s exists in database %q", ErrTablesExist, existing[0], db.Database())
+		}
+		return fmt.Errorf("%w; not loaded into: "+format, append([]any{err}, args...)...)
+	}
+	for _, t := range tables {
+		if !slices.Contains(existing, t.Name) {
+			return false, refuse("%s does not exist beside it", t.Name)
+		}
+		cols, err := tableColumns(ctx, db, t.Name)
+		if err != nil {
+			return false, err
+		}
+		want := slices.Sorted(slices.Values(t.Columns))
+		got := slices.Sorted(maps.Keys(cols))
+		bad := !slices.Equal(got, want)
+		for _, typ := range cols {
+			bad = bad || !isCharacterType(typ)
+		}
+		if bad {
+			return false, refuse("its columns are %s, not %s's (%s, of character types)",
+				describeColumns(cols), gen.Meta().Name, strings.Join(t.Columns, ", "))
+		}
+		d := db.Dialect()
+		var rows bool
+		if err := db.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM "+d.QuoteIdent(t.Name)+")").Scan(&rows); err != nil {
+			return false, fmt.Errorf("checking table %s: %w", t.Name, err)
+		}
+		if rows {
+			return false, refuse("it holds rows (init loads only into an empty %s of %s's columns)", t.Name, gen.Meta().Name)
+		}
+	}
+	return true, nil
+}
+
+// tableColumns returns the columns of table with their types (as
+// format_type writes them: "character varying(255)", "text").
+func tableColumns(ctx context.Context, db *sqlx.DB, table string) (map[string]string, error) {
+	_, arg := dialect.TableExistsQuery(db.Dialect(), table)
+	rows, err := db.Query(ctx, `SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_catalog.pg_attribute a
+		WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped`, arg)
+	if err != nil {
+		return nil, fmt.Errorf("reading the columns of %s: %w", table, err)
+	}
+	defer rows.Close()
+	cols := map[string]string{}
+	for rows.Next() {
+		var name, typ string
+		if err := rows.Scan(&name, &typ); err != nil {
+			return nil, fmt.Errorf("reading the columns of %s: %w", table, err)
+		}
+		if name == "rowid" && strings.HasPrefix(typ, "bigint") {
+			continue // CockroachDB's hidden key of a table without a primary key
+		}
+		cols[name] = typ
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading the columns of %s: %w", table, err)
+	}
+	return cols, nil
+}
+
+// isCharacterType reports whether typ (format_type's) holds text.
+func isCharacterType(typ string) bool {
+	for _, p := range []string{"text", "character varying", "character", "varchar", "string", "bpchar"} {
+		if typ == p || strings.HasPrefix(typ, p+"(") {
+			return true
+		}
+	}
+	return false
+}
+
+// describeColumns lists columns and their types, by name.
+func describeColumns(cols map[string]string) string {
+	var parts []string
+	for _, name := range slices.Sorted(maps.Keys(cols)) {
+		parts = append(parts, name+" "+cols[name])
+	}
+	if len(parts) == 0 {
+		return "(none)"
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}

@@ -506,8 +506,19 @@ type YCSBMeasurer interface {
 	// YCSB's output.
 	YCSBMeasure(series string) YCSBMeasure
 	// YCSBPercentiles are the latency percentiles of the final report
-	// (YCSB's hdrhistogram.percentiles; nil for YCSB's 50, 95 and 99).
+	// (YCSB's hdrhistogram.percentiles; nil for YCSB 0.17.0's 95 and
+	// 99).
 	YCSBPercentiles() []float64
+}
+
+// YCSBCleanupMeasurer is a YCSBMeasurer that can time each worker's
+// cleanup at the end of a run, YCSB's [CLEANUP] measurement (one per
+// client thread): --output-style ycsb asks for it before the run, and
+// the run's series then hold one more, whose YCSBMeasure says CLEANUP.
+type YCSBCleanupMeasurer interface {
+	YCSBMeasurer
+	// MeasureCleanup asks the runs to come to time each worker's cleanup.
+	MeasureCleanup()
 }
 
 // YCSBMeasure is where a series goes in YCSB's output.

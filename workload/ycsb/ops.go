@@ -213,12 +213,31 @@ func (g *ycsb) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (wor
 		ql.Workers[i] = w.run
 	}
 	ql.Attach = func(i int, rec workload.Recorder) { workers[i].rec = rec }
+	if g.measureCleanup {
+		// YCSB's [CLEANUP]: each worker's end, timed, which sends the
+		// inserts still in its batch, as the JDBC binding's cleanup does.
+		series := len(ql.Ops)
+		ql.Ops = append(slices.Clip(ql.Ops), cleanupSeries)
+		ql.Classes = append(slices.Clip(ql.Classes), workload.ClassOther)
+		ql.Detach = func(i int) {
+			w := workers[i]
+			// Sent even when the run was interrupted, as Close would
+			// have, within a bound should the server not answer.
+			fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			defer cancel()
+			start := time.Now()
+			w.cleanupErr = w.flushBatch(fctx)
+			if w.rec != nil {
+				w.rec.Record(series, time.Since(start))
+			}
+		}
+	}
 	ql.Close = func(ctx context.Context) error {
 		// The inserts still in batches, unmeasured, as YCSB's JDBC
-		// binding sends them at its cleanup.
+		// binding sends them at its cleanup (without MeasureCleanup).
 		var err error
 		for _, w := range workers {
-			err = errors.Join(err, w.flushBatch(ctx))
+			err = errors.Join(err, w.cleanupErr, w.flushBatch(ctx))
 		}
 		for _, conn := range conns {
 			conn.Release()
@@ -377,6 +396,9 @@ type worker struct {
 	id int
 	// batch gathers inserts (jdbc.batchupdateapi); nil without batching.
 	batch *insertBatch
+	// cleanupErr is the error of sending the batch at the worker's end
+	// (YCSBCleanupMeasurer), which Close returns.
+	cleanupErr error
 
 	// thresholds[i] is the cumulative proportion of ops 0..i in units of
 	// 2^-53, with the last op of non-zero proportion and all after it at
