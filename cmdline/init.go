@@ -22,6 +22,7 @@ type Init struct {
 	threads     int
 	seed        uint64
 	outputStyle string
+	sysbench    bool
 	fs          *pflag.FlagSet // the flags registered in, to tell which were given
 }
 
@@ -36,6 +37,8 @@ func (f *Init) Register(fs *pflag.FlagSet) {
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed for the generated data (0: pick one and print it)")
 	fs.Uint64Var(&f.seed, "rand-seed", 0, "sysbench's name for --seed")
 	_ = fs.MarkHidden("rand-seed")
+	fs.BoolVar(&f.sysbench, "sysbench-syntax", false, "the command line is sysbench's prepare: --threads streams (default 1) and sysbench's lines (set by stampede for `stampede SCRIPT [options] prepare`)")
+	_ = fs.MarkHidden("sysbench-syntax")
 	fs.StringVar(&f.outputStyle, "output-style", "stampede", "output style: stampede, or ycsb (YCSB's load report on stdout, [OVERALL] and [INSERT] counts, as a line in YCSB's form, `stampede load jdbc ...`, prints)")
 }
 
@@ -48,6 +51,8 @@ func (f *Init) ResolveLoaders() error {
 			return usagef("--threads %d and --concurrency %d disagree: give one of them", f.threads, f.concurrency)
 		}
 		f.concurrency, name = f.threads, "--threads"
+	} else if f.sysbench && (f.fs == nil || !f.fs.Changed("concurrency")) {
+		f.concurrency, name = 1, "--threads" // sysbench's default
 	}
 	if f.outputStyle != "stampede" && f.outputStyle != "ycsb" {
 		return usagef("unknown --output-style %q for init: use stampede or ycsb", f.outputStyle)
@@ -57,6 +62,13 @@ func (f *Init) ResolveLoaders() error {
 	}
 	return run.CheckLoaders(name, f.concurrency)
 }
+
+// SysbenchSyntax says that the command line is sysbench's prepare (see
+// sysbench.SyntaxFlag).
+func (f *Init) SysbenchSyntax() bool { return f.sysbench }
+
+// Concurrency is the number of loaders (after ResolveLoaders).
+func (f *Init) Concurrency() int { return f.concurrency }
 
 // LoadSpec returns the run.LoadSpec of init's flags for gen on conn
 // (without its Log and Progress, the caller's).

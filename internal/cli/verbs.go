@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"sort"
 	"strings"
 
@@ -9,6 +10,7 @@ import (
 
 	"github.com/stampede-bench/stampede/cmdline"
 	"github.com/stampede-bench/stampede/cmdline/cockroach"
+	sbline "github.com/stampede-bench/stampede/cmdline/sysbench"
 	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
@@ -108,6 +110,10 @@ func (a *app) workloadCmd(v verb, m workload.Meta) *cobra.Command {
 		// sysbench passes its general options to every command.
 		fs.Int("threads", 0, "sysbench's option, accepted and unused here")
 		_ = fs.MarkHidden("threads")
+		if v.name == "cleanup" {
+			fs.Bool("sysbench-syntax", false, "the command line is sysbench's cleanup: sysbench's lines (set by stampede for `stampede SCRIPT [options] cleanup`)")
+			_ = fs.MarkHidden("sysbench-syntax")
+		}
 	case "run", "sweep":
 		rf.Register(fs)
 		if v.name == "sweep" {
@@ -136,7 +142,10 @@ func (a *app) workloadCmd(v verb, m workload.Meta) *cobra.Command {
 				return asUsage(err)
 			}
 		}
-		cmdline.WarnIgnored(a.stderr, v.name, m, gen)
+		// sysbench's prepare and cleanup take every option silently.
+		if sb, _ := fs.GetBool("sysbench-syntax"); !sb || v.name == "run" {
+			cmdline.WarnIgnored(a.stderr, v.name, m, gen)
+		}
 		if v.name != "run" && v.name != "sweep" {
 			spec, on, err := tf.Fleet(m.Name)
 			if err == nil && v.name == "init" {
@@ -171,7 +180,8 @@ func (a *app) workloadCmd(v verb, m workload.Meta) *cobra.Command {
 		case "check":
 			return a.checkWorkload(ctx, gen, cf, args)
 		default:
-			return a.cleanupWorkload(ctx, gen, cf, args)
+			sb, _ := fs.GetBool("sysbench-syntax")
+			return a.cleanupWorkload(ctx, gen, cf, args, sb)
 		}
 	}
 	return cmd
@@ -187,6 +197,12 @@ func (a *app) initWorkload(ctx context.Context, gen workload.Generator, cf *cmdl
 	}
 	spec := f.LoadSpec(gen, conn)
 	spec.Log, spec.Done, spec.Progress = a.stderr, f.Report(gen, a.stdout, a.stderr), cmdline.ProgressBar(a.stderr)
+	if f.SysbenchSyntax() {
+		// sysbench's lines on stdout as it goes, and none of stampede's.
+		sbline.Header(a.stdout, run.VersionString())
+		spec.Log, spec.Progress = &sbline.PrepareLog{W: a.stderr}, nil
+		spec.Steps = sbline.PrepareLines(a.stdout, f.Concurrency())
+	}
 	return run.Load(ctx, spec)
 }
 
@@ -198,12 +214,20 @@ func (a *app) checkWorkload(ctx context.Context, gen workload.Generator, cf *cmd
 	return run.Check(ctx, gen, conn, a.stdout, a.stderr)
 }
 
-func (a *app) cleanupWorkload(ctx context.Context, gen workload.Generator, cf *cmdline.Conn, urls []string) error {
+// cleanupWorkload is cleanup of one database; sysbench says that the
+// command line is sysbench's, which prints sysbench's lines.
+func (a *app) cleanupWorkload(ctx context.Context, gen workload.Generator, cf *cmdline.Conn, urls []string, sysbench bool) error {
 	conn, err := cf.Spec(urls)
 	if err != nil {
 		return err
 	}
-	return run.Cleanup(ctx, gen, conn, a.stderr)
+	if !sysbench {
+		return run.Cleanup(ctx, gen, conn, a.stderr)
+	}
+	sbline.Header(a.stdout, run.VersionString())
+	log := &sbline.CleanupLog{Out: a.stdout, Err: a.stderr}
+	err = run.Cleanup(ctx, gen, conn, log)
+	return errors.Join(err, log.Close())
 }
 
 // cockroachCmd is `stampede workload init|run|check W ...`: a pasted
