@@ -24,19 +24,34 @@ type verb struct {
 	example string
 	// aliases are other names of the verb (sysbench's "prepare").
 	aliases []string
+	// examples are the command lines of its help's Examples section.
+	examples string
 }
 
 var (
 	verbInit = verb{"init", "Create a workload's schema and load its initial data (sysbench's prepare)",
-		"stampede init WORKLOAD [flags] [URL...]", []string{"prepare"}}
+		"stampede init WORKLOAD [flags] [URL...]", []string{"prepare"},
+		`  stampede init ycsb --workload a 'postgresql://postgres@localhost:5432/ycsb'
+  stampede init tpcc --warehouses 10 --drop 'postgresql://postgres@localhost:5432/tpcc'
+  stampede oltp_read_write --tables=4 --table_size=1000000 --pgsql-host=db1 prepare   # sysbench's form`}
 	verbRun = verb{"run", "Run a workload and report throughput and latency",
-		"stampede run WORKLOAD [flags] [URL...]", nil}
+		"stampede run WORKLOAD [flags] [URL...]", nil,
+		`  stampede run ycsb --workload a --duration 60s --concurrency 16 'postgresql://postgres@localhost:5432/ycsb'
+  stampede run tpcc --warehouses 10 --duration 10m --ramp 1m 'postgresql://postgres@localhost:5432/tpcc'
+  stampede run bank --max-rate 2000 --duration 5m 'postgresql://postgres@localhost:5432/bank'`}
 	verbCheck = verb{"check", "Run a workload's consistency checks",
-		"stampede check WORKLOAD [flags] [URL...]", nil}
+		"stampede check WORKLOAD [flags] [URL...]", nil,
+		`  stampede check tpcc --warehouses 10 'postgresql://postgres@localhost:5432/tpcc'
+  stampede check bank 'postgresql://postgres@localhost:5432/bank'`}
 	verbCleanup = verb{"cleanup", "Drop a workload's tables",
-		"stampede cleanup WORKLOAD [flags] [URL...]", nil}
+		"stampede cleanup WORKLOAD [flags] [URL...]", nil,
+		`  stampede cleanup ycsb 'postgresql://postgres@localhost:5432/ycsb'
+  stampede cleanup oltp_read_write --tables=4 'postgresql://postgres@localhost:5432/sbtest'`}
 	verbSweep = verb{"sweep", "Run a workload at several rates or worker counts, or search for the most that meets an SLO",
-		"stampede sweep WORKLOAD --max-rate 1000:16000:x2 [--slo p99<=5ms] [flags] [URL...]", nil}
+		"stampede sweep WORKLOAD --max-rate 1000:16000:x2 [--slo p99<=5ms] [flags] [URL...]", nil,
+		`  stampede sweep ycsb --workload a --max-rate 1000:16000:x2 --duration 1m 'postgresql://postgres@localhost:5432/ycsb'
+  stampede sweep ycsb --workload b --max-rate 1000:64000 --search --slo 'p99<=5ms' --duration 1m 'postgresql://postgres@localhost:5432/ycsb'
+  stampede sweep oltp_point_select --concurrency 1,2,4,8,16 --duration 30s 'postgresql://postgres@localhost:5432/sbtest'`}
 )
 
 const urlHelp = `URLs are libpq connection strings: postgresql://user:password@host:port/db?sslmode=...
@@ -51,6 +66,7 @@ func (a *app) workloadVerb(v verb) *cobra.Command {
 		Aliases: v.aliases,
 		Short:   v.short,
 		Long:    v.short + ".\n\n" + cmdline.VerbHelp(v.name) + urlHelp + "\n\nWorkloads: " + workloadNames() + " (see `stampede workloads`).",
+		Example: v.examples,
 		Args:    cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
