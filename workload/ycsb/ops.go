@@ -20,8 +20,18 @@ import (
 )
 
 // ErrNotFound is the error of a read or update whose key has no row
-// (YCSB's NOT_FOUND status).
-var ErrNotFound = errors.New("key not found")
+// (YCSB's NOT_FOUND status). Its class (sqlx.ErrorCode) is
+// workload.NotFoundCode, not "other": the run's final lines count it
+// apart from failures.
+var ErrNotFound error = notFoundError{}
+
+// notFoundError is ErrNotFound's type.
+type notFoundError struct{}
+
+func (notFoundError) Error() string { return "key not found" }
+
+// ErrorCode implements sqlx.Coder.
+func (notFoundError) ErrorCode() string { return workload.NotFoundCode }
 
 // workerStream is the random stream of worker w: (run seed, 1<<32|w), so
 // that it never coincides with a data batch's stream (seed, b).
