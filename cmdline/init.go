@@ -23,6 +23,7 @@ type Init struct {
 	threads     int
 	seed        uint64
 	outputStyle string
+	sysbench    bool
 	// timer times a load in YCSB's form (--output-style ycsb).
 	timer *output.YCSBLoadTimer
 	fs    *pflag.FlagSet // the flags registered in, to tell which were given
@@ -40,6 +41,8 @@ func (f *Init) Register(fs *pflag.FlagSet) {
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed for the generated data (0: pick one and print it)")
 	fs.Uint64Var(&f.seed, "rand-seed", 0, "sysbench's name for --seed")
 	_ = fs.MarkHidden("rand-seed")
+	fs.BoolVar(&f.sysbench, "sysbench-syntax", false, "the command line is sysbench's prepare: --threads streams (default 1) and sysbench's lines (set by stampede for `stampede SCRIPT [options] prepare`)")
+	_ = fs.MarkHidden("sysbench-syntax")
 	fs.StringVar(&f.outputStyle, "output-style", "stampede", "output style: stampede, or ycsb (inserts and times each row as YCSB's load does, and prints YCSB's load report on stdout, as a line in YCSB's form, `stampede load jdbc ...`, does)")
 }
 
@@ -55,6 +58,8 @@ func (f *Init) ResolveLoaders() error {
 			return usagef("--threads %d and --concurrency %d disagree: give one of them", f.threads, f.concurrency)
 		}
 		f.concurrency, name = f.threads, "--threads"
+	} else if f.sysbench && (f.fs == nil || !f.fs.Changed("concurrency")) {
+		f.concurrency, name = 1, "--threads" // sysbench's default
 	}
 	if f.forceDrop && !f.drop {
 		return usagef("--force-drop only says what --drop may drop: give --drop --force-drop")
@@ -67,6 +72,13 @@ func (f *Init) ResolveLoaders() error {
 	}
 	return run.CheckLoaders(name, f.concurrency)
 }
+
+// SysbenchSyntax says that the command line is sysbench's prepare (see
+// sysbench.SyntaxFlag).
+func (f *Init) SysbenchSyntax() bool { return f.sysbench }
+
+// Concurrency is the number of loaders (after ResolveLoaders).
+func (f *Init) Concurrency() int { return f.concurrency }
 
 // LoadSpec returns the run.LoadSpec of init's flags for gen on conn
 // (without its Log and Progress, the caller's).

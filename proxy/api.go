@@ -208,11 +208,26 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) error
 	if resp.StatusCode != http.StatusOK {
 		var e apiError
 		if json.Unmarshal(b, &e) == nil && e.Error != "" {
-			return errors.New(e.Error)
+			return &RequestError{Status: resp.StatusCode, Msg: e.Error}
 		}
 		return fmt.Errorf("proxy API at %s: %s", c.Base, resp.Status)
 	}
 	return json.Unmarshal(b, out)
+}
+
+// RequestError is the API's answer to a request it refused: Status is
+// the HTTP status (404 for a listener it does not have, which matches
+// ErrNoListener; 400 for faults it does not take), Msg its message.
+type RequestError struct {
+	Status int
+	Msg    string
+}
+
+func (e *RequestError) Error() string { return e.Msg }
+
+// Is makes a 404 match ErrNoListener.
+func (e *RequestError) Is(target error) bool {
+	return target == ErrNoListener && e.Status == http.StatusNotFound
 }
 
 // ListenAPI opens the API's address (host:port; port 0 picks a free one).

@@ -51,6 +51,10 @@ type LoadSpec struct {
 	// Done, when set, is called once the data is loaded and recorded,
 	// with the rows loaded and the time it took (YCSB's load report).
 	Done func(rows int64, elapsed time.Duration)
+	// Steps, when set, says how the tables are set up: each created
+	// just before its load (CreateEach) and each step reported (Step),
+	// for sysbench's lines (see workload.LoadOptions).
+	Steps *workload.LoadOptions
 }
 
 // bigLoad is the size of rows above which init warns (1 TB).
@@ -146,8 +150,12 @@ func Load(ctx context.Context, spec LoadSpec) error {
 	} else if join {
 		fmt.Fprintf(log, "loading a part into the existing %s, beside the parts loaded before\n", tableNames(tables))
 	}
-	err = workload.Setup(ctx, db, gen, workload.LoadOptions{Drop: spec.Drop, Concurrency: streams, Progress: progress,
-		SkipAnalyze: skipAnalyze, SkipCreate: join, Insert: spec.Insert, Timer: spec.Timer})
+	opts := workload.LoadOptions{Drop: spec.Drop, Concurrency: streams, Progress: progress,
+		SkipAnalyze: skipAnalyze, SkipCreate: join, Insert: spec.Insert, Timer: spec.Timer}
+	if spec.Steps != nil {
+		opts.CreateEach, opts.Step = spec.Steps.CreateEach, spec.Steps.Step
+	}
+	err = workload.Setup(ctx, db, gen, opts)
 	progress(-1)
 	if err != nil {
 		if errors.Is(err, workload.ErrTablesExist) {

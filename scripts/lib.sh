@@ -7,6 +7,8 @@
 #
 #   ensure_postgres               install PostgreSQL (Debian packages) unless present
 #   ensure_haproxy                install HAProxy (Debian packages) unless present
+#   ensure_sysbench               install sysbench (Debian packages) unless present
+#   ensure_sysstat                install sysstat (Debian packages) unless present
 #   apt_install PKG...            install Debian packages (sudo if not root)
 #   pg_bin_dir                    print the directory with initdb, pg_ctl and postgres
 #   free_port                     print a TCP port that is free on 127.0.0.1
@@ -119,6 +121,26 @@ ensure_haproxy() {
 	log "installing HAProxy from Debian packages"
 	apt_install haproxy
 	command -v haproxy >/dev/null 2>&1 || die "HAProxy was installed but haproxy is not on \$PATH"
+}
+
+# ensure_sysbench installs sysbench from Debian's packages unless it is on
+# $PATH: the tests of the sysbench form run the real tool on the same command
+# line and compare what it prints with what stampede prints.
+ensure_sysbench() {
+	command -v sysbench >/dev/null 2>&1 && return 0
+	log "installing sysbench from Debian packages"
+	apt_install sysbench
+	command -v sysbench >/dev/null 2>&1 || die "sysbench was installed but sysbench is not on \$PATH"
+}
+
+# ensure_sysstat installs sysstat (sar, iostat, mpstat) from Debian's
+# packages unless iostat is on $PATH: the telemetry test compares its CPU
+# and disk figures with theirs.
+ensure_sysstat() {
+	command -v iostat >/dev/null 2>&1 && command -v sar >/dev/null 2>&1 && command -v mpstat >/dev/null 2>&1 && return 0
+	log "installing sysstat from Debian packages"
+	apt_install sysstat
+	command -v iostat >/dev/null 2>&1 || die "sysstat was installed but iostat is not on \$PATH"
 }
 
 # free_port prints a TCP port on 127.0.0.1 that nothing listens on, outside
@@ -287,7 +309,7 @@ ensure_ycsb_jars() {
 # Run as a command: `scripts/lib.sh HELPER [ARGS...]`.
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
 	case ${1:-} in
-	ensure_postgres | ensure_haproxy | ensure_ycsb_jars | apt_install | pg_bin_dir | free_port | start_test_postgres | stop_test_postgres)
+	ensure_postgres | ensure_haproxy | ensure_sysbench | ensure_sysstat | ensure_ycsb_jars | apt_install | pg_bin_dir | free_port | start_test_postgres | stop_test_postgres)
 		"$@"
 		;;
 	*)

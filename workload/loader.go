@@ -44,6 +44,18 @@ type LoadOptions struct {
 	// threads do, timing each insert (see timedLoad). It excludes Insert
 	// and BatchesPerCopy.
 	Timer InsertTimer
+	// CreateEach creates each table just before loading it, instead of
+	// all of them first, as sysbench's prepare does (its lines follow
+	// that order). It excludes a PreLoad hook, which runs between the
+	// tables' creation and their load.
+	CreateEach bool
+	// Step, if set, is called before each step of a table's setup (see
+	// LoadStep); with several tables loading at once it must be safe for
+	// concurrent use.
+	Step func(LoadStep)
+	// mark is the comment createTable puts on each table (see InitMark),
+	// set by Setup.
+	mark string
 }
 
 // InsertTimer receives the timings of a load that inserts as YCSB's load
@@ -56,6 +68,40 @@ type InsertTimer interface {
 	Insert(d time.Duration, batched bool)
 	// Cleanup times one stream's end: sending the rows still gathered.
 	Cleanup(d time.Duration)
+}
+
+// LoadStep is a step of a table's setup, which Setup reports (see
+// LoadOptions.Step) before it takes it: sysbench's form prints its lines
+// from them.
+type LoadStep struct {
+	// Table is the table's name.
+	Table string
+	// Kind is what Setup is about to do: StepCreate, StepLoad or
+	// StepIndex.
+	Kind StepKind
+	// Rows is the rows the load inserts (StepLoad).
+	Rows int64
+	// Stmt is the statement that builds the index (StepIndex).
+	Stmt string
+}
+
+// StepKind says which step a LoadStep is.
+type StepKind int
+
+const (
+	// StepCreate is the table's CREATE TABLE.
+	StepCreate StepKind = iota
+	// StepLoad is the load of its initial rows.
+	StepLoad
+	// StepIndex is one of its index statements, after the load.
+	StepIndex
+)
+
+// step calls opts.Step, if set.
+func (opts LoadOptions) step(st LoadStep) {
+	if opts.Step != nil {
+		opts.Step(st)
+	}
 }
 
 // TotalRows returns the number of initial rows of all tables.
@@ -112,6 +158,11 @@ func Setup(ctx context.Context, db *sqlx.DB, gen Generator, opts LoadOptions) er
 	if opts.SkipCreate && opts.Drop {
 		return errors.New("workload.Setup: LoadOptions.SkipCreate and Drop exclude each other")
 	}
+	opts.mark = InitMark(gen)
+	if opts.CreateEach && hooks.PreLoad != nil {
+		return fmt.Errorf("workload.Setup: LoadOptions.CreateEach cannot create %s's tables one by one: its PreLoad hook runs between their creation and their load", gen.Meta().Name)
+	}
+	opts.CreateEach = opts.CreateEach && !opts.SkipCreate
 	if !opts.SkipCreate {
 		if err := createTables(ctx, db, gen, tables, opts); err != nil {
 			return err
@@ -174,15 +225,27 @@ func createTables(ctx context.Context, db *sqlx.DB, gen Generator, tables []Tabl
 		}
 	}
 	for _, t := range tables {
-		if _, err := db.Exec(ctx, d.CreateTable(t.Name, t.Schema)); err != nil {
-			return fmt.Errorf("creating table %s: %w", t.Name, err)
+		if opts.CreateEach {
+			break // setupTable creates each before its load
 		}
-		// The mark lets cleanup and --drop tell this table from a
-		// user's of the same name, and run and check an unfinished
-		// load (a marked table without init's record).
-		if err := MarkTable(ctx, db, t.Name, InitMark(gen)); err != nil {
+		if err := createTable(ctx, db, t, opts); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// createTable creates t.
+func createTable(ctx context.Context, db *sqlx.DB, t Table, opts LoadOptions) error {
+	opts.step(LoadStep{Table: t.Name, Kind: StepCreate})
+	if _, err := db.Exec(ctx, db.Dialect().CreateTable(t.Name, t.Schema)); err != nil {
+		return fmt.Errorf("creating table %s: %w", t.Name, err)
+	}
+	// The mark lets cleanup and --drop tell this table from a user's of
+	// the same name, and run and check an unfinished load (a marked
+	// table without init's record).
+	if opts.mark != "" {
+		return MarkTable(ctx, db, t.Name, opts.mark)
 	}
 	return nil
 }
@@ -209,24 +272,28 @@ func loadTables(ctx context.Context, db *sqlx.DB, tables []Table, opts LoadOptio
 	per.Concurrency = max(1, streams/parallel)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	sem := make(chan struct{}, parallel)
+	// parallel workers claim the tables in their order, so that one
+	// worker sets them up one after the other, as sysbench's one thread
+	// does.
+	var next atomic.Int64
 	var wg sync.WaitGroup
 	var once sync.Once
 	var firstErr error
-	for _, t := range tables {
+	for range parallel {
 		wg.Add(1)
-		go func(t Table) {
+		go func() {
 			defer wg.Done()
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				return
+			for ctx.Err() == nil {
+				i := int(next.Add(1)) - 1
+				if i >= len(tables) {
+					return
+				}
+				if err := setupTable(ctx, db, tables[i], per, parallel); err != nil {
+					once.Do(func() { firstErr = err; cancel() })
+					return
+				}
 			}
-			defer func() { <-sem }()
-			if err := setupTable(ctx, db, t, per, parallel); err != nil {
-				once.Do(func() { firstErr = err; cancel() })
-			}
-		}(t)
+		}()
 	}
 	wg.Wait()
 	if firstErr != nil {
@@ -239,6 +306,14 @@ func loadTables(ctx context.Context, db *sqlx.DB, tables []Table, opts LoadOptio
 // builds is how many tables do so at once, whose index builds share the
 // server's parallel workers (dialect.IndexBuildSharer).
 func setupTable(ctx context.Context, db *sqlx.DB, t Table, opts LoadOptions, builds int) error {
+	if opts.CreateEach {
+		if err := createTable(ctx, db, t, opts); err != nil {
+			return err
+		}
+	}
+	if t.InitialRows.NumBatches > 0 {
+		opts.step(LoadStep{Table: t.Name, Kind: StepLoad, Rows: t.InitialRows.NumRows})
+	}
 	if err := loadTable(ctx, db, t, opts); err != nil {
 		return err
 	}
@@ -250,6 +325,7 @@ func setupTable(ctx context.Context, db *sqlx.DB, t Table, opts LoadOptions, bui
 		if opts.SkipCreate {
 			break // the Setup that created the table created them
 		}
+		opts.step(LoadStep{Table: t.Name, Kind: StepIndex, Stmt: stmt})
 		if share != "" {
 			// Without arguments, both go in one simple query, hence in
 			// one transaction, to which the setting is local.

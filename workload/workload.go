@@ -196,6 +196,12 @@ type Recorder interface {
 	RecordError(op int, err error)
 }
 
+// NotFoundCode is the class (sqlx.ErrorCode) of an operation whose key
+// has no row, which its workload counts and does not retry (YCSB's
+// NOT_FOUND reads, UNEXPECTED_STATE updates and deletes): the run's
+// final lines name it apart from failures.
+const NotFoundCode = "not_found"
+
 // OpClass is the kind of an operation, for sysbench-style query counts.
 type OpClass int
 

@@ -143,7 +143,7 @@ var (
 const poolRefusal = "stampede's workers keep their connections for the whole run (connected before the first operation, re-established only when lost): there is no pool to tune"
 
 // scaleOut says why the partitioning flags are refused.
-const scaleOut = "partitioning comes with stampede's scale-out work; until then stampede runs one client on every warehouse it is given"
+const scaleOut = "stampede does not partition TPC-C: one client runs every warehouse's terminals (its --clients, which splits YCSB, sysbench and bank among client machines, refuses TPC-C); leave the flag out"
 
 // flagsFor returns the common flags of verb, then the workload's.
 func flagsFor(verb string, w *workloadDef) []cflag {

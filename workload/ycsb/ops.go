@@ -20,8 +20,18 @@ import (
 )
 
 // ErrNotFound is the error of a read or update whose key has no row
-// (YCSB's NOT_FOUND status).
-var ErrNotFound = errors.New("key not found")
+// (YCSB's NOT_FOUND status). Its class (sqlx.ErrorCode) is
+// workload.NotFoundCode, not "other": the run's final lines count it
+// apart from failures.
+var ErrNotFound error = notFoundError{}
+
+// notFoundError is ErrNotFound's type.
+type notFoundError struct{}
+
+func (notFoundError) Error() string { return "key not found" }
+
+// ErrorCode implements sqlx.Coder.
+func (notFoundError) ErrorCode() string { return workload.NotFoundCode }
 
 // workerStream is the random stream of worker w: (run seed, 1<<32|w), so
 // that it never coincides with a data batch's stream (seed, b).
@@ -309,12 +319,18 @@ func (c *config) checkLastKey(ctx context.Context, db *sqlx.DB, rows int64) (str
 
 // checkInsertSequence says, for a client that loads the whole table and
 // whose inserts continue after the rows in it (next), when the keys
-// inserted before are not in sequence: clients of several (--clients)
-// insert in stripes, so this client's next keys may exist already and the
-// latest ones it reads may never have been inserted.
+// inserted before are not in sequence and this run's own key choice can
+// meet them (see meetsInserted): clients that each loaded a share of the
+// keys (YCSB's insertstart and insertcount, which --clients sets) insert
+// in stripes, so this client's next keys may exist already and the latest
+// ones it reads may never have been inserted.
 func (c *config) checkInsertSequence(ctx context.Context, db *sqlx.DB, next int64) (string, error) {
 	if c.split() || next <= c.insertCount {
 		return "", nil
+	}
+	meets := c.meetsInserted()
+	if meets == "" {
+		return "", nil // it neither inserts nor reads past the loaded keys
 	}
 	last, err := c.hasKey(ctx, db, c.keyNumber(next-1))
 	if err != nil {
@@ -324,8 +340,29 @@ func (c *config) checkInsertSequence(ctx context.Context, db *sqlx.DB, next int6
 	if err != nil || (last && !taken) {
 		return "", err
 	}
-	return fmt.Sprintf("the %d keys inserted after the %d loaded are not in sequence (inserted by several clients, --clients): "+
-		"this run's inserts may meet existing keys and its latest reads keys never inserted; run with the --clients of the runs that inserted them", next-c.insertCount, c.insertCount), nil
+	return fmt.Sprintf("the %d keys inserted after the %d loaded are not in sequence: clients that each loaded a share of the keys "+
+		"(YCSB's insertstart and insertcount, which --clients sets) inserted them in stripes; %s. "+
+		"Run this client as one of them: with the --clients and a --client-index of theirs, or with one share's insertstart and insertcount",
+		next-c.insertCount, c.insertCount, meets), nil
+}
+
+// meetsInserted says how this run's key choice meets the keys inserted
+// after the load ("" when it cannot): its inserts, which continue after
+// them, and its reads when they draw past the loaded keys (the latest and
+// exponential distributions count back from the last insert; zipfian
+// draws past the load when the run inserts). Uniform, hotspot and
+// sequential reads draw among the loaded keys only.
+func (c *config) meetsInserted() string {
+	inserts := c.proportions[opInsert] > 0
+	var parts []string
+	if inserts {
+		parts = append(parts, "this run's inserts may meet existing keys")
+	}
+	switch {
+	case c.requestDist == distLatest || c.requestDist == distExponential || (c.requestDist == distZipfian && inserts):
+		parts = append(parts, fmt.Sprintf("its reads (requestdistribution=%s) may draw keys never inserted", c.requestDist))
+	}
+	return strings.Join(parts, ", and ")
 }
 
 // insertStartIndex returns the own index (see keyNumber) of this
