@@ -4,10 +4,13 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,6 +32,82 @@ type ExecOptions struct {
 	Record string
 	// Restart ignores (truncates) an existing record.
 	Restart bool
+	// Started, when set, is called once the tenants are known to be
+	// stampede's and the record is open, just before the statement is
+	// applied (to announce the work only when it begins).
+	Started func()
+}
+
+// ErrNotTenants matches every *NotTenantsError (errors.Is).
+var ErrNotTenants = errors.New("not stampede's tenants")
+
+// NotTenantsError refuses a fleet exec on databases or schemas that the
+// tenant pattern matches but stampede did not make.
+type NotTenantsError struct {
+	// Kind is "database" or "schema"; Names are those found; Pattern is
+	// the --tenant-pattern that matched them.
+	Kind    string
+	Names   []string
+	Pattern string
+}
+
+func (e *NotTenantsError) Error() string {
+	what, verb := e.Kind+" "+strings.Join(e.Names, ", ")+" is not a tenant", "it"
+	if len(e.Names) > 1 {
+		what, verb = e.Kind+"s "+strings.Join(e.Names, ", ")+" are not tenants", "them"
+	}
+	return fmt.Sprintf("%s stampede made (neither a %s marker table nor stampede's comment; --tenant-pattern %q merely matches the name): fleet exec applies statements to stampede's tenants only and left %s alone; give the --tenant-pattern and --tenant-mode of a fleet `stampede init --tenants` created",
+		what, MarkerTable, e.Pattern, verb)
+}
+
+// Is makes errors.Is(err, ErrNotTenants) true.
+func (e *NotTenantsError) Is(target error) bool { return target == ErrNotTenants }
+
+// refuseForeignTenants returns a *NotTenantsError when any database (or
+// schema) of the fleet that exists is not stampede's tenant, so that a
+// statement such as DROP TABLE never reaches a user's own databases that
+// the pattern happens to match. Tenants that do not exist are left to
+// Exec, which lists them as failed. Column mode has no tenant databases
+// or schemas: the statement goes to the shared tables of the base
+// database.
+func (e *env) refuseForeignTenants(ctx context.Context) error {
+	var kind string
+	var foreign []string
+	switch e.Spec.Mode {
+	case ModeDatabase:
+		admin, closeAdmin, err := e.connect(ctx, e.adminOptions(), 1)
+		if err != nil {
+			return err
+		}
+		defer closeAdmin()
+		set, err := existingDatabases(ctx, admin, e.Spec.names())
+		if err != nil {
+			return err
+		}
+		if foreign, err = e.foreignDatabases(ctx, admin, keys(set)); err != nil {
+			return err
+		}
+		kind = "database"
+	case ModeSchema:
+		db, closeDB, err := e.connect(ctx, e.Base, 1)
+		if err != nil {
+			return err
+		}
+		defer closeDB()
+		state, err := schemaState(ctx, db, e.Spec.names())
+		if err != nil {
+			return err
+		}
+		if foreign, err = foreignSchemas(ctx, db, state); err != nil {
+			return err
+		}
+		kind = "schema"
+	}
+	if len(foreign) == 0 {
+		return nil
+	}
+	slices.Sort(foreign)
+	return &NotTenantsError{Kind: kind, Names: shortList(foreign), Pattern: e.Spec.Pattern}
 }
 
 // ExecResult is the outcome of Exec.
@@ -74,7 +153,7 @@ type execRecord struct {
 // anything is applied, so that nothing is ever applied without a record.
 func openRecord(path string, restart bool, hdr recordHeader) (*execRecord, map[int]bool, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, nil, fmt.Errorf("creating the exec record: %w", err)
+		return nil, nil, fmt.Errorf("cannot keep the record of the tenants done under %s: %w: give --results-dir a directory you can write", filepath.Dir(filepath.Dir(path)), err)
 	}
 	flags := os.O_CREATE | os.O_RDWR | os.O_APPEND
 	if restart {
@@ -161,11 +240,17 @@ func Exec(ctx context.Context, o ExecOptions) (ExecResult, error) {
 	if o.Spec.Mode == ModeDatabase {
 		hdr.Database = ""
 	}
+	if err := e.refuseForeignTenants(ctx); err != nil {
+		return res, err
+	}
 	rec, done, err := openRecord(o.Record, o.Restart, hdr)
 	if err != nil {
 		return res, err
 	}
 	defer rec.close()
+	if o.Started != nil {
+		o.Started()
+	}
 	var ids []int
 	if o.Spec.Mode == ModeColumn {
 		if done[0] {

@@ -198,8 +198,13 @@ func ExecFleet(ctx context.Context, op FleetOp, stmt, resultsDir string, restart
 		return fleet.ExecResult{}, err
 	}
 	record := filepath.Join(root, "fleet-exec", execRecordName(stmt, op.Spec, t.Base)+".ndjson")
-	t.Logf("applying to %s, %d at once; record %s", TenantsSummary(op.Spec), t.Concurrency, record)
-	res, err := fleet.Exec(ctx, fleet.ExecOptions{Target: t, Statement: stmt, Record: record, Restart: restart})
+	started := func() {
+		t.Logf("applying to %s, %d at once; record %s", TenantsSummary(op.Spec), t.Concurrency, record)
+	}
+	res, err := fleet.Exec(ctx, fleet.ExecOptions{Target: t, Statement: stmt, Record: record, Restart: restart, Started: started})
+	if errors.Is(err, fleet.ErrNotTenants) {
+		return res, asInput(err)
+	}
 	if err != nil && ctx.Err() != nil {
 		err = fmt.Errorf("interrupted after %d tenants: run the same command again to apply the statement to the others", res.Applied)
 	}
