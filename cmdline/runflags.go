@@ -1,7 +1,9 @@
 package cmdline
 
 import (
+	"errors"
 	"fmt"
+	"net"
 	"strconv"
 	"strings"
 	"time"
@@ -244,6 +246,11 @@ func (r *RunFlags) Resolve(fs *pflag.FlagSet) error {
 	if r.promPort < 0 || r.promPort > 65535 {
 		return usagef("--prometheus-port %d is not a port number", r.promPort)
 	}
+	if fs.Changed("prometheus-listen") {
+		if err := checkListenAddr(r.promListen); err != nil {
+			return usagef("--prometheus-listen %q: %v: give host:port, such as 127.0.0.1:9090 (or :9090 for every interface)", r.promListen, err)
+		}
+	}
 	if r.promPort > 0 && r.promListen == "" {
 		r.promListen = fmt.Sprintf(":%d", r.promPort)
 	}
@@ -354,4 +361,17 @@ func (r *RunFlags) gcHeadroomBytes() (int64, error) {
 		return 0, nil
 	}
 	return limit.ParseSize(r.gcHeadroom)
+}
+
+// checkListenAddr says what is wrong with addr as an address to listen on
+// (host:port, the host optional, the port 0-65535), or returns nil.
+func checkListenAddr(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return errors.New("not host:port")
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("port %q is not a port number (0-65535)", port)
+	}
+	return nil
 }

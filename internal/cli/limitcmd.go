@@ -82,6 +82,9 @@ func (a *app) runLimit(cmd *cobra.Command, f *limitFlags, args []string) error {
 	if dash := cmd.ArgsLenAtDash(); dash > 0 || (dash < 0 && len(args) > 0) {
 		return usagef("unexpected argument %q: put the command after --, as in `stampede limit --name NAME --cpus 0.5 -- COMMAND ARGS`", args[0])
 	}
+	if fs.Changed("remove") && strings.TrimSpace(f.remove) == "" {
+		return usagef("--remove needs the name of the group to remove: `stampede limit --remove NAME` (see `stampede limit --help`)")
+	}
 	if f.remove != "" {
 		var other []string
 		fs.Visit(func(fl *pflag.Flag) {
