@@ -150,3 +150,52 @@ func censusRun(t *testing.T, db, srv string) string {
 	}
 	return runs[0]
 }
+
+// TestVagueAnswers holds the inputs a later census found answered vaguely
+// or not at all: flags that did nothing in their context, errors that
+// blamed the wrong word, a generated file HAProxy rejects. Each is refused
+// in one line that names the real problem, exit 2.
+func TestVagueAnswers(t *testing.T) {
+	dir := t.TempDir()
+	h := "postgresql://postgres@127.0.0.1:5432/x"
+	hap := func(args ...string) []string {
+		return append(append([]string{"gen", "haproxy", "--out", filepath.Join(dir, "haproxy.cfg")}, args...), h)
+	}
+	k8s := []string{"gen", "k8s", "--image", "stampede:dev", "--clients", "2", "--out", filepath.Join(dir, "job.yaml")}
+	for _, tc := range []struct {
+		family, name string
+		args         []string
+		code         int
+		want         string
+	}{
+		{"gen", "haproxy bind not an address", hap("--bind", "999.1.1.1"), 2,
+			`bind address "999.1.1.1" is neither an IP address nor a host name, so HAProxy would refuse to start`},
+		{"gen", "haproxy maxconn 0", hap("--maxconn", "0"), 2,
+			"--maxconn 0: HAProxy needs a limit of at least 1 connection (leave --maxconn out for 4096)"},
+		{"gen", "haproxy check-interval 0", hap("--check-interval", "0"), 2,
+			"--check-interval 0s: give at least 1ms (leave --check-interval out for 1s)"},
+		{"gen", "haproxy http-port with pgsql", hap("--http-port", "8008"), 2,
+			"--http-port is the port of --check cockroach's health check, and --check pgsql does not use it"},
+		{"gen", "haproxy check-user with tcp", hap("--check-user", "x", "--check", "tcp"), 2,
+			"--check-user is the user --check pgsql's health check logs in as, and --check tcp logs in as no one"},
+		{"gen", "k8s claim and size", append(k8s, "--results-claim", "shared", "--results-size", "5Gi", "--", "run", "ycsb"), 2,
+			"gen k8s: --results-size sizes the claim gen k8s creates, and --results-claim shared is an existing claim"},
+		{"gen", "k8s misspelt workload", append(k8s, "--", "run", "ycbs"), 2,
+			`gen k8s: the command line of client 0 would not run: unknown workload "ycbs"`},
+		{"run", "URL first, then flags", []string{"run", "postgresql://u:topsecret@h/db", "ycsb", "--duration", "2s"}, 2,
+			`"postgresql://u:xxxxx@h/db" is a URL, not a workload: name the workload first`},
+		{"run", "misspelt workload, then flags", []string{"run", "ycbs", "--duration", "2s"}, 2,
+			`unknown workload "ycbs": see ` + "`stampede workloads`"},
+	} {
+		t.Run(tc.family+"/"+tc.name, func(t *testing.T) {
+			r := stampede(t, tc.args...)
+			checkOneLineError(t, r, tc.code, tc.want)
+			if strings.Contains(r.stderr, "topsecret") {
+				t.Errorf("password printed: %s", r.stderr)
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(dir, "haproxy.cfg")); err == nil {
+		t.Error("a refused gen haproxy wrote its file")
+	}
+}
