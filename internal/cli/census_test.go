@@ -161,6 +161,10 @@ func TestVagueAnswers(t *testing.T) {
 	hap := func(args ...string) []string {
 		return append(append([]string{"gen", "haproxy", "--out", filepath.Join(dir, "haproxy.cfg")}, args...), h)
 	}
+	own := filepath.Join(dir, "oltp_read_write.lua")
+	if err := os.WriteFile(own, []byte("require(\"oltp_common\")\nfunction event()\n   execute_point_selects()\nend\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	k8s := []string{"gen", "k8s", "--image", "stampede:dev", "--clients", "2", "--out", filepath.Join(dir, "job.yaml")}
 	for _, tc := range []struct {
 		family, name string
@@ -186,6 +190,8 @@ func TestVagueAnswers(t *testing.T) {
 			`"postgresql://u:xxxxx@h/db" is a URL, not a workload: name the workload first`},
 		{"run", "misspelt workload, then flags", []string{"run", "ycbs", "--duration", "2s"}, 2,
 			`unknown workload "ycbs": see ` + "`stampede workloads`"},
+		{"sysbench", "a user's own script", []string{own, "--pgsql-host=127.0.0.1", "--pgsql-port=1", "run"}, 2,
+			own + " is not sysbench 1.0.20's oltp_read_write.lua (its contents differ): stampede runs its own implementation of sysbench's bundled scripts and cannot run a script's Lua"},
 	} {
 		t.Run(tc.family+"/"+tc.name, func(t *testing.T) {
 			r := stampede(t, tc.args...)
