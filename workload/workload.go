@@ -59,6 +59,9 @@ type Flags struct {
 type FlagMeta struct {
 	// RuntimeOnly flags do not change the loaded data (only what a run does).
 	RuntimeOnly bool
+	// LoadOnly flags change only what init creates (tpcc's --fks,
+	// sysbench's --secondary): a run of the loaded data ignores them.
+	LoadOnly bool
 }
 
 // Flagser is a Generator with flags of its own.

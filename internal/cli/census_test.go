@@ -1,11 +1,14 @@
 package cli_test
 
 import (
+	"context"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestBadInputCensus holds, verb family by verb family, the bad inputs a
@@ -188,6 +191,8 @@ func TestVagueAnswers(t *testing.T) {
 			`gen k8s: the command line of client 0 would not run: unknown workload "ycbs"`},
 		{"run", "URL first, then flags", []string{"run", "postgresql://u:topsecret@h/db", "ycsb", "--duration", "2s"}, 2,
 			`"postgresql://u:xxxxx@h/db" is a URL, not a workload: name the workload first`},
+		{"run", "several clients without an index", []string{"run", "ycsb", "--clients", "4", "--driver", "null"}, 2,
+			"--clients 4 needs --client-index: give this client's index, from 0 to 3, a different one on each client"},
 		{"run", "misspelt workload, then flags", []string{"run", "ycbs", "--duration", "2s"}, 2,
 			`unknown workload "ycbs": see ` + "`stampede workloads`"},
 		{"sysbench", "a user's own script", []string{own, "--pgsql-host=127.0.0.1", "--pgsql-port=1", "run"}, 2,
@@ -203,5 +208,56 @@ func TestVagueAnswers(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "haproxy.cfg")); err == nil {
 		t.Error("a refused gen haproxy wrote its file")
+	}
+}
+
+// TestVagueAnswersWarned holds the flags that do nothing in their context
+// but stay accepted, as sysbench and cockroach's workload accept their
+// options on every command: a workload's flag that only shapes what init
+// creates, given to run; a flag that only matters beside another one; a
+// proxy's faults on a listener that is down. Each gets one warning line,
+// and the command runs (exit 0); the same flag where it acts gets none.
+func TestVagueAnswersWarned(t *testing.T) {
+	null := []string{"--driver", "null", "--results-dir", t.TempDir(), "--telemetry=false", "--max-ops", "20"}
+	port := strconv.Itoa(freePort(t))
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string // "" for no warning at all
+	}{
+		{"run tpcc --fks", append([]string{"run", "tpcc", "--fks", "--wait=false"}, null...),
+			"warning: --fks only changes what `stampede init tpcc` creates: run uses the tables as they were loaded and ignores it"},
+		{"run --secondary=on", append([]string{"run", "oltp_read_write", "--secondary=on"}, null...),
+			"warning: --secondary only changes what `stampede init oltp_read_write` creates: run uses the tables as they were loaded and ignores it"},
+		{"init --secondary=on", []string{"init", "oltp_read_write", "--secondary=on", "--table_size", "10", "--driver", "null"}, ""},
+		{"select-for-update without the transaction", append([]string{"run", "ycsb", "--select-for-update=false"}, null...),
+			"warning: --select-for-update=false only changes the reads of --read-modify-write-in-txn's transactions, which this run does not use: ignored"},
+		{"select-for-update with the transaction", append([]string{"run", "ycsb", "--read-modify-write-in-txn", "--select-for-update=false"}, null...), ""},
+		{"proxy down with latency", []string{"proxy", "--down", "--latency", "30ms", "--listen", "127.0.0.1:" + port, "--to", "127.0.0.1:1", "--api", "off"},
+			"warning: listener 127.0.0.1:" + port + " is down, and with --api off stays so: its other faults (latency 30ms) do nothing"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			if tc.args[0] == "proxy" { // runs until interrupted
+				ctx, cancel = context.WithTimeout(context.Background(), 500*time.Millisecond)
+			}
+			defer cancel()
+			r := stampedeCtx(t, ctx, tc.args...)
+			if r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			var warnings []string
+			for _, l := range strings.Split(r.stderr, "\n") {
+				if strings.HasPrefix(l, "warning: ") && !strings.Contains(l, "--wait") {
+					warnings = append(warnings, l)
+				}
+			}
+			switch {
+			case tc.want == "" && len(warnings) > 0:
+				t.Errorf("warned: %q", warnings)
+			case tc.want != "" && (len(warnings) != 1 || warnings[0] != tc.want):
+				t.Errorf("warnings %q, want %q", warnings, tc.want)
+			}
+		})
 	}
 }

@@ -209,6 +209,7 @@ func newTPCC() workload.Generator {
 	for _, f := range []string{"mix", "isolation", "expensive-checks"} {
 		g.flags.Meta[f] = workload.FlagMeta{RuntimeOnly: true}
 	}
+	g.flags.Meta["fks"] = workload.FlagMeta{LoadOnly: true}
 	return g
 }
 
