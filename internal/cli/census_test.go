@@ -261,3 +261,59 @@ func TestVagueAnswersWarned(t *testing.T) {
 		})
 	}
 }
+
+// TestVagueAnswersRuns holds the census's vague answers about saved runs:
+// a second --chart that silently replaced the first, a --chart that
+// overwrote an existing file. Both are refused, exit 2, before any output
+// and with nothing written.
+func TestVagueAnswersRuns(t *testing.T) {
+	dir, ids := chartRuns(t)
+	out := t.TempDir()
+	existing := filepath.Join(out, "mine.svg")
+	if err := os.WriteFile(existing, []byte("the user's own file"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, b := filepath.Join(out, "a.svg"), filepath.Join(out, "b.png")
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"report two charts", []string{"report", ids[0], "--chart", a, "--chart", b}, 2,
+			"--chart given 2 times (" + a + ", " + b + "): one chart is drawn, into one file: give --chart once"},
+		{"compare two charts", []string{"compare", ids[0], ids[1], "--chart", a, "--chart", b}, 2,
+			"--chart given 2 times"},
+		{"report chart over a file", []string{"report", ids[0], "--chart", existing}, 2,
+			"--chart " + existing + " exists: not overwritten (add --force to replace it, or give another --chart)"},
+		{"compare chart over a file", []string{"compare", ids[0], ids[1], "--chart", existing}, 2,
+			"--chart " + existing + " exists: not overwritten"},
+		{"chart into a directory", []string{"report", ids[0], "--chart", out + ".svg"}, 2, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.want == "" { // a directory named like a chart
+				if err := os.Mkdir(out+".svg", 0o755); err != nil {
+					t.Fatal(err)
+				}
+				tc.want = "--chart " + out + ".svg is a directory: give a file name"
+			}
+			r := stampede(t, append(tc.args, "--results-dir", dir)...)
+			checkOneLineError(t, r, tc.code, tc.want)
+			if r.stdout != "" {
+				t.Errorf("refused after printing:\n%s", r.stdout)
+			}
+		})
+	}
+	for _, f := range []string{a, b} {
+		if _, err := os.Stat(f); err == nil {
+			t.Errorf("%s written by a refused command", f)
+		}
+	}
+	if got, _ := os.ReadFile(existing); string(got) != "the user's own file" {
+		t.Errorf("%s overwritten without --force", existing)
+	}
+	r := stampede(t, "report", ids[0], "--chart", existing, "--force", "--results-dir", dir)
+	if got, _ := os.ReadFile(existing); r.code != 0 || !strings.HasPrefix(string(got), "<") {
+		t.Errorf("--force: exit %d, file %.40q: %s", r.code, got, r.stderr)
+	}
+}

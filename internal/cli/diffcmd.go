@@ -125,7 +125,7 @@ func (a *app) diff(cmd *cobra.Command, urls []string, f diffFlags) error {
 // reportDiffRuns prints saved diff runs, which have no intervals to
 // recompute, as diff printed them; done is false when no run is a diff.
 func (a *app) reportDiffRuns(runs []*runlog.Run, rf reportFlags) (done bool, err error) {
-	done, err = output.DiffRuns(a.stdout, a.stderr, runs, rf.format == "json", rf.chart != "" || rf.from != "" || rf.to != "" || rf.includeRamp)
+	done, err = output.DiffRuns(a.stdout, a.stderr, runs, rf.format == "json", rf.chart.String() != "" || rf.from != "" || rf.to != "" || rf.includeRamp)
 	if errors.Is(err, output.ErrDiffMixed) {
 		err = asUsage(err)
 	}
