@@ -108,6 +108,10 @@ func TestBadInputCensusServer(t *testing.T) {
 			"the server does not accept TLS: connect with sslmode=prefer or sslmode=disable"},
 		{"no Unix socket", []string{"run", "bank", "host=/nonexistent/sock port=5432 user=postgres dbname=" + db}, 1,
 			"no Unix socket /nonexistent/sock/.s.PGSQL.5432: is the server running, with /nonexistent/sock in its unix_socket_directories and port 5432?"},
+		{"unknown URL key", []string{"run", "bank", "--db", db, srv + "&sslmdoe=disable"}, 1,
+			`unrecognized configuration parameter "sslmdoe" (SQLSTATE 42704); a URL key that is not a libpq connection parameter is sent to the server as a setting, and the server has none of that name: check the key's spelling, or drop it`},
+		{"diff of a missing database", []string{"diff", "--tables", "bank", dbURL(t, "stampede_census_none"), dbURL(t, db)}, 2,
+			`server A: cannot connect to ` + u.Host + ` (database "stampede_census_none", user "postgres"): database "stampede_census_none" does not exist (SQLSTATE 3D000); check the database the URL names (diff compares databases that exist)`},
 		{"report chart into a missing directory", nil, 2, "directory /nonexistent/dir does not exist: create it, or write the chart elsewhere"},
 		{"report of a run killed in its first interval", nil, 1, "is truncated at line"},
 	} {
