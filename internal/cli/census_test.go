@@ -206,6 +206,8 @@ func TestVagueAnswers(t *testing.T) {
 		{"demo", "no time", []string{"demo", "--duration", "0"}, 2, "--duration 0s: give a positive duration, such as 20s"},
 		{"demo", "workers beyond memory, before any load", []string{"demo", "--concurrency", "10000000", "postgresql://u:topsecret@127.0.0.1:1/x"}, 2,
 			"--concurrency 10000000 would need about 610.4 GB of client memory (64.0 kB per worker)"},
+		{"diff", "a workload's flag of the wrong type", []string{"diff", "--workload", "oltp_read_write --tables x", "--results-dir", dir, "postgresql://u@127.0.0.1:1/a", "postgresql://u@127.0.0.1:1/b"}, 2,
+			"--workload oltp_read_write: --tables=x: give a whole number"},
 		{"run", "misspelt workload, then flags", []string{"run", "ycbs", "--duration", "2s"}, 2,
 			`unknown workload "ycbs": see ` + "`stampede workloads`"},
 		{"sysbench", "a user's own script", []string{own, "--pgsql-host=127.0.0.1", "--pgsql-port=1", "run"}, 2,

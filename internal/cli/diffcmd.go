@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -104,6 +105,11 @@ func (a *app) diff(cmd *cobra.Command, urls []string, f diffFlags) error {
 		URLs: [2]string{urls[0], urls[1]}, Workload: f.workload, ResultsDir: f.resultsDir,
 		Command: cmdline.RedactArgs(a.args), Flags: flags, Log: a.stderr})
 	bar.Done()
+	if ive := (*pflag.InvalidValueError)(nil); errors.As(err, &ive) {
+		// A flag of the workload's, in --workload's value: pflag's
+		// message would end in strconv's.
+		return usagef("--workload %s: %v", strings.Fields(f.workload)[0], cmdline.FlagValueError(ive))
+	}
 	if err != nil {
 		return err
 	}
