@@ -332,3 +332,39 @@ func TestVagueAnswersRuns(t *testing.T) {
 		t.Errorf("--force: exit %d, file %.40q: %s", r.code, got, r.stderr)
 	}
 }
+
+// TestDamagedIndex checks that a results store SQLite cannot read is
+// named as such, with the command that makes it anew, and that that
+// command (runs --rebuild, as the help promises) moves it aside and
+// indexes the runs again instead of failing the same way.
+func TestDamagedIndex(t *testing.T) {
+	dir, ids := chartRuns(t)
+	index := filepath.Join(dir, "index.sqlite")
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		os.Remove(index + suffix)
+	}
+	if err := os.WriteFile(index, []byte("not a database, whatever it was\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := stampede(t, "runs", "--results-dir", dir)
+	checkOneLineError(t, r, 1, "the results store "+index+" is not a SQLite database SQLite can read (file is not a database (26)): it only indexes the run directories, so `stampede runs --rebuild` moves it aside and indexes them again")
+	r = stampede(t, "runs", "--rebuild", "--results-dir", dir)
+	if r.code != 0 {
+		t.Fatalf("runs --rebuild: exit %d: %s", r.code, r.stderr)
+	}
+	aside, _ := filepath.Glob(index + ".damaged-*")
+	if len(aside) != 1 || !strings.Contains(r.stderr, "the results store could not be read: moved it aside to "+aside[0]) {
+		t.Fatalf("moved aside %v; stderr:\n%s", aside, r.stderr)
+	}
+	if b, _ := os.ReadFile(aside[0]); string(b) != "not a database, whatever it was\n" {
+		t.Errorf("the damaged file was not kept as it was: %q", b)
+	}
+	for _, id := range ids {
+		if !strings.Contains(r.stdout, id) {
+			t.Errorf("run %s not listed after the rebuild:\n%s", id, r.stdout)
+		}
+	}
+	if r := stampede(t, "runs", "--results-dir", dir); r.code != 0 || !strings.Contains(r.stdout, ids[0]) {
+		t.Errorf("runs after the rebuild: exit %d: %s%s", r.code, r.stdout, r.stderr)
+	}
+}
