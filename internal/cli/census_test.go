@@ -172,6 +172,10 @@ func TestVagueAnswers(t *testing.T) {
 	if err := os.WriteFile(own, []byte("require(\"oltp_common\")\nfunction event()\n   execute_point_selects()\nend\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	binary := filepath.Join(dir, "workload.bin")
+	if err := os.WriteFile(binary, []byte("\x7fELF\x02\x01\x01\x00\x00recordcount=10\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	k8s := []string{"gen", "k8s", "--image", "stampede:dev", "--clients", "2", "--out", filepath.Join(dir, "job.yaml")}
 	for _, tc := range []struct {
 		family, name string
@@ -208,6 +212,10 @@ func TestVagueAnswers(t *testing.T) {
 			"--concurrency 10000000 would need about 610.4 GB of client memory (64.0 kB per worker)"},
 		{"diff", "a workload's flag of the wrong type", []string{"diff", "--workload", "oltp_read_write --tables x", "--results-dir", dir, "postgresql://u@127.0.0.1:1/a", "postgresql://u@127.0.0.1:1/b"}, 2,
 			"--workload oltp_read_write: --tables=x: give a whole number"},
+		{"run", "a binary -P file", []string{"run", "ycsb", "-P", binary, "--driver", "null"}, 2,
+			"property file " + binary + " is not text (byte 0x7f at offset 0): give a file of YCSB's key=value lines, such as workloads/workloada"},
+		{"run", "a binary -P file, YCSB's form", []string{"run", "jdbc", "-P", binary, "-p", "db.url=jdbc:postgresql://127.0.0.1:1/x"}, 2,
+			"property file " + binary + " is not text (byte 0x7f at offset 0)"},
 		{"run", "misspelt workload, then flags", []string{"run", "ycbs", "--duration", "2s"}, 2,
 			`unknown workload "ycbs": see ` + "`stampede workloads`"},
 		{"sysbench", "a user's own script", []string{own, "--pgsql-host=127.0.0.1", "--pgsql-port=1", "run"}, 2,
