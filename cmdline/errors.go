@@ -43,5 +43,16 @@ func ConnArgs(args []string) []string {
 }
 
 // Secrets returns the secrets of the connection strings in args and of
-// the environment (PGPASSWORD), to scrub from what is printed or saved.
-func Secrets(args []string) []string { return sqlx.Secrets(ConnArgs(args), os.Getenv) }
+// the environment (PGPASSWORD), to scrub from what is printed or saved: a
+// URL's password, password=... pairs (--pgsql-password=PW too), and the
+// value after a password flag given as its own argument (--pgsql-password
+// PW, cockroach's --password PW).
+func Secrets(args []string) []string {
+	out := sqlx.Secrets(ConnArgs(args), os.Getenv)
+	for i, a := range args[:max(len(args)-1, 0)] {
+		if strings.HasPrefix(a, "-") && !strings.Contains(a, "=") && strings.Contains(a, "password") && args[i+1] != "" {
+			out = append(out, args[i+1])
+		}
+	}
+	return out
+}

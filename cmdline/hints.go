@@ -92,7 +92,8 @@ func (h Hinter) Complete(hint string) string {
 			}
 			continue
 		}
-		keep := !given[f.Name] && !notCarried[f.Name] && !runtimeOnly[f.Name].RuntimeOnly
+		fm := runtimeOnly[f.Name]
+		keep := !given[f.Name] && !notCarried[f.Name] && (!fm.RuntimeOnly || (words[1] == "check" && fm.Check))
 		if keep {
 			add = append(add, shellQuote(sqlx.RedactText(arg)))
 		}

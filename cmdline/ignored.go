@@ -13,10 +13,11 @@ import (
 // WarnIgnored says, in one warning line per flag, which of the workload's
 // flags given on the command line the verb does not use, so that none is
 // ignored silently: a run-time flag (tpcc's --wait, ycsb's --workload) on
-// init, check or cleanup, on cleanup a flag that does not change which
-// tables it drops, and on run or sweep a flag that only shapes what init
-// creates (tpcc's --fks). The flags stay accepted, as sysbench and
-// `cockroach workload` accept their options on every command.
+// init, check or cleanup (but a flag check uses, FlagMeta.Check, on
+// check), on cleanup a flag that does not change which tables it drops,
+// and on run or sweep a flag that only shapes what init creates (tpcc's
+// --fks). The flags stay accepted, as sysbench and `cockroach workload`
+// accept their options on every command.
 func WarnIgnored(w io.Writer, verb string, m workload.Meta, gen workload.Generator) {
 	f, ok := gen.(workload.Flagser)
 	if !ok {
@@ -41,7 +42,7 @@ func WarnIgnored(w io.Writer, verb string, m workload.Meta, gen workload.Generat
 	tables := tableNames(m, all)
 	for _, fl := range given {
 		switch {
-		case flags.Meta[fl.Name].RuntimeOnly:
+		case flags.Meta[fl.Name].RuntimeOnly && !(verb == "check" && flags.Meta[fl.Name].Check):
 			fmt.Fprintf(w, "warning: --%s only changes what `stampede run %s` does: %s ignores it\n", fl.Name, m.Name, verb)
 		case verb == "cleanup" && tables != nil:
 			if without := tableNames(m, flagArgs(given, fl)); without != nil && slices.Equal(without, tables) {

@@ -17,18 +17,23 @@ import (
 // Init holds the flags of `stampede init`.
 type Init struct {
 	drop        bool
+	forceDrop   bool
 	analyze     bool
 	concurrency int
 	threads     int
 	seed        uint64
 	outputStyle string
-	fs          *pflag.FlagSet // the flags registered in, to tell which were given
+	sysbench    bool
+	// timer times a load in YCSB's form (--output-style ycsb).
+	timer *output.YCSBLoadTimer
+	fs    *pflag.FlagSet // the flags registered in, to tell which were given
 }
 
 // Register defines the flags on fs.
 func (f *Init) Register(fs *pflag.FlagSet) {
 	f.fs = fs
-	fs.BoolVar(&f.drop, "drop", false, "drop existing tables first")
+	fs.BoolVar(&f.drop, "drop", false, "drop existing tables first (only tables stampede made: others are refused)")
+	fs.BoolVar(&f.forceDrop, "force-drop", false, "with --drop: drop the tables (or tenant databases, schemas) even where stampede did not make them")
 	fs.BoolVar(&f.analyze, "analyze", true, "refresh the planner's statistics (ANALYZE) after loading; the sysbench workloads skip it unless given, as sysbench's prepare does")
 	fs.IntVar(&f.concurrency, "concurrency", 2*runtime.GOMAXPROCS(0), "number of parallel COPY streams")
 	fs.IntVar(&f.threads, "threads", 0, "sysbench's name for --concurrency")
@@ -36,8 +41,13 @@ func (f *Init) Register(fs *pflag.FlagSet) {
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed for the generated data (0: pick one and print it)")
 	fs.Uint64Var(&f.seed, "rand-seed", 0, "sysbench's name for --seed")
 	_ = fs.MarkHidden("rand-seed")
-	fs.StringVar(&f.outputStyle, "output-style", "stampede", "output style: stampede, or ycsb (YCSB's load report on stdout, [OVERALL] and [INSERT] counts, as a line in YCSB's form, `stampede load jdbc ...`, prints)")
+	fs.BoolVar(&f.sysbench, "sysbench-syntax", false, "the command line is sysbench's prepare: --threads streams (default 1) and sysbench's lines (set by stampede for `stampede SCRIPT [options] prepare`)")
+	_ = fs.MarkHidden("sysbench-syntax")
+	fs.StringVar(&f.outputStyle, "output-style", "stampede", "output style: stampede, or ycsb (inserts and times each row as YCSB's load does, and prints YCSB's load report on stdout, as a line in YCSB's form, `stampede load jdbc ...`, does)")
 }
+
+// ForceDrop reports whether --force-drop was given.
+func (f *Init) ForceDrop() bool { return f.forceDrop }
 
 // ResolveLoaders applies --threads (sysbench's name for --concurrency)
 // and checks the number of loaders, naming the flag the user gave.
@@ -48,6 +58,11 @@ func (f *Init) ResolveLoaders() error {
 			return usagef("--threads %d and --concurrency %d disagree: give one of them", f.threads, f.concurrency)
 		}
 		f.concurrency, name = f.threads, "--threads"
+	} else if f.sysbench && (f.fs == nil || !f.fs.Changed("concurrency")) {
+		f.concurrency, name = 1, "--threads" // sysbench's default
+	}
+	if f.forceDrop && !f.drop {
+		return usagef("--force-drop only says what --drop may drop: give --drop --force-drop")
 	}
 	if f.outputStyle != "stampede" && f.outputStyle != "ycsb" {
 		return usagef("unknown --output-style %q for init: use stampede or ycsb", f.outputStyle)
@@ -58,10 +73,22 @@ func (f *Init) ResolveLoaders() error {
 	return run.CheckLoaders(name, f.concurrency)
 }
 
+// SysbenchSyntax says that the command line is sysbench's prepare (see
+// sysbench.SyntaxFlag).
+func (f *Init) SysbenchSyntax() bool { return f.sysbench }
+
+// Concurrency is the number of loaders (after ResolveLoaders).
+func (f *Init) Concurrency() int { return f.concurrency }
+
 // LoadSpec returns the run.LoadSpec of init's flags for gen on conn
 // (without its Log and Progress, the caller's).
 func (f *Init) LoadSpec(gen workload.Generator, conn run.Conn) run.LoadSpec {
-	spec := run.LoadSpec{Workload: gen, Conn: conn, Drop: f.drop, Concurrency: f.concurrency, Seed: f.seed}
+	spec := run.LoadSpec{Workload: gen, Conn: conn, Drop: f.drop, ForceDrop: f.forceDrop, Concurrency: f.concurrency, Seed: f.seed}
+	if f.outputStyle == "ycsb" {
+		// YCSB's load report times each insert: insert as YCSB does.
+		f.timer = output.NewYCSBLoadTimer()
+		spec.Timer = f.timer
+	}
 	if f.fs != nil && f.fs.Changed("analyze") {
 		spec.Analyze = &f.analyze
 	}
@@ -69,14 +96,15 @@ func (f *Init) LoadSpec(gen workload.Generator, conn run.Conn) run.LoadSpec {
 }
 
 // Report returns the run.LoadSpec's Done of init's flags: YCSB's load
-// report on stdout with --output-style ycsb (a file it cannot export to
-// said on stderr), nil otherwise.
+// report on stdout with --output-style ycsb, of the inserts timed by the
+// LoadSpec made before (a file it cannot export to said on stderr), nil
+// otherwise.
 func (f *Init) Report(gen workload.Generator, stdout, stderr io.Writer) func(int64, time.Duration) {
 	if f.outputStyle != "ycsb" {
 		return nil
 	}
 	return func(rows int64, elapsed time.Duration) {
-		if err := output.YCSBLoad(stdout, gen, rows, elapsed); err != nil {
+		if err := output.YCSBLoad(stdout, gen, f.timer, rows, elapsed); err != nil {
 			fmt.Fprintf(stderr, "cannot export YCSB's report: %v (the data is loaded)\n", err)
 		}
 	}
@@ -87,6 +115,7 @@ func (f *Init) LoadFleet(ctx context.Context, op run.FleetOp, fi *FleetInit) (fl
 	if f.outputStyle == "ycsb" {
 		return fleet.Totals{}, usagef("--output-style ycsb reports one database's load: drop it with --tenants")
 	}
+	op.ForceDrop = f.forceDrop
 	return run.LoadFleet(ctx, op, f.concurrency, fi.extraTables, f.drop, f.seed)
 }
 

@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/stampede-bench/stampede/output"
 	"github.com/stampede-bench/stampede/run"
-	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
 )
 
@@ -174,7 +173,7 @@ func runSpec(spec RunArgs, env Env) (run.Spec, error) {
 		Limits:           rf.lim.spec(),
 		ResultsDir:       rf.resultsDir,
 		ResultsURL:       rf.resultsURL,
-		Tags:             rf.tagMap(),
+		Tags:             rf.tagMap(env.Secrets),
 		Command:          RedactArgs(env.Args),
 		Flags:            FlagValues(spec.FS, env.Secrets),
 		PrometheusListen: rf.promListen,
@@ -217,6 +216,9 @@ func runSpec(spec RunArgs, env Env) (run.Spec, error) {
 	switch {
 	case rf.outputStyle == "ycsb":
 		o := &output.YCSB{W: env.Stdout, Status: env.Stderr, Workload: gen, Latency: rf.latency}
+		if m, ok := gen.(workload.YCSBCleanupMeasurer); ok {
+			m.MeasureCleanup() // YCSB's [CLEANUP]
+		}
 		if spec.FS.Changed("report-interval") && rf.reportInterval == 0 {
 			o.Status = nil // YCSB's status lines only with -s (cmdline/ycsb)
 		}
@@ -247,12 +249,15 @@ func (f warningsOnly) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// RedactArgs returns argv with connection secrets replaced.
+// RedactArgs returns argv with connection secrets replaced (see
+// redactWord): the password of every URL and key=value DSN, every other
+// part of them kept as written, so that the command recorded runs as the
+// user's did.
 func RedactArgs(args []string) []string {
 	out := make([]string, len(args))
 	secrets := Secrets(args)
 	for i, a := range args {
-		out[i] = sqlx.Scrub(sqlx.RedactText(sqlx.Redact(a)), secrets)
+		out[i] = redactWord(a, secrets)
 	}
 	return out
 }
@@ -265,7 +270,7 @@ func FlagValues(fs *pflag.FlagSet, secrets []string) map[string]string {
 		if strings.Contains(f.Name, "password") && v != "" {
 			v = "xxxxx"
 		}
-		m[f.Name] = sqlx.Scrub(sqlx.RedactText(v), secrets)
+		m[f.Name] = redactWord(v, secrets)
 	})
 	return m
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/stampede-bench/stampede/internal/gcpace"
 	"github.com/stampede-bench/stampede/limit"
 	"github.com/stampede-bench/stampede/run"
+	"github.com/stampede-bench/stampede/runlog"
 	"github.com/stampede-bench/stampede/sqlx"
 )
 
@@ -314,10 +315,8 @@ func (r *RunFlags) Resolve(fs *pflag.FlagSet) error {
 	if r.maxRate == 0 && r.queueRate == 0 && fs.Changed("pacer") {
 		return usagef("--pacer only applies with --max-rate: without a rate, workers do not wait between operations")
 	}
-	for _, t := range r.tags {
-		if k, _, ok := strings.Cut(t, "="); !ok || k == "" {
-			return usagef("malformed --tag %q: use key=value", t)
-		}
+	if _, err := runlog.ParseTags(r.tags); err != nil {
+		return usagef("%v", err)
 	}
 	if err := r.checkLimits(fs); err != nil {
 		return err
@@ -332,18 +331,14 @@ func (r *RunFlags) Resolve(fs *pflag.FlagSet) error {
 		QueueRate: r.queueRate, DisplayEvery: r.displayEvery, OpTimeout: r.opTimeout}.Validate(r.concurrency))
 }
 
-func (r *RunFlags) tagMap() map[string]string {
-	if len(r.tags) == 0 {
-		return nil
-	}
-	m := map[string]string{}
-	for _, t := range r.tags {
-		// A tag is free text that may quote a connection string: its
-		// passwords never reach run.json, the index or `runs`.
-		k, v, _ := strings.Cut(sqlx.RedactText(t), "=")
-		m[k] = v
-	}
-	return m
+// tagMap returns the run's tags (checked by validate), with the passwords
+// they hold masked (sqlx.RedactTags): a tag is free text that may quote a
+// connection string, or give a password of the run's connection (one of
+// secrets) bare, and its passwords never reach run.json, the index,
+// `runs`, `report` or `compare`.
+func (r *RunFlags) tagMap(secrets []string) map[string]string {
+	tags, _ := runlog.ParseTags(r.tags)
+	return sqlx.RedactTags(tags, secrets)
 }
 
 // The values of --io-mode.

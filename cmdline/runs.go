@@ -2,6 +2,7 @@ package cmdline
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/stampede-bench/stampede/runlog"
@@ -9,9 +10,10 @@ import (
 
 // OpenRuns opens the runs a report names: each ref (a run id, a unique
 // prefix of one, or a run directory) under root, then every run under
-// root whose tags include all of tags (key=value: a job's clients, a
-// sweep's steps), oldest first. A run named twice is refused; one that
-// both a ref and the tags select counts once. Errors in refs or tags, and
+// root that tags select (key=value: a job's clients, a sweep's steps),
+// oldest first, as `runs --tag` selects them (runlog.ParseTags and
+// runlog.MatchTags). A run named twice is refused; one that both a ref
+// and the tags select counts once. Errors in refs or tags, and
 // tags that select nothing, are usage errors.
 func OpenRuns(root string, refs, tags []string) ([]*runlog.Run, error) {
 	var runs []*runlog.Run
@@ -49,13 +51,9 @@ func OpenRuns(root string, refs, tags []string) ([]*runlog.Run, error) {
 	if len(tags) == 0 {
 		return runs, nil
 	}
-	want := map[string]string{}
-	for _, t := range tags {
-		k, v, ok := strings.Cut(t, "=")
-		if !ok || k == "" {
-			return nil, usagef("malformed --tag %q: use key=value", t)
-		}
-		want[k] = v
+	want, err := runlog.ParseTags(tags)
+	if err != nil {
+		return nil, usagef("%v", err)
 	}
 	infos, err := runlog.List(root)
 	if err != nil && len(infos) == 0 {
@@ -63,18 +61,19 @@ func OpenRuns(root string, refs, tags []string) ([]*runlog.Run, error) {
 	}
 	var ids []string
 	for _, info := range infos {
-		match := true
-		for k, v := range want {
-			if info.Tags[k] != v {
-				match = false
-			}
-		}
-		if match {
+		if runlog.MatchTags(info.Tags, want) {
 			ids = append(ids, info.ID)
 		}
 	}
 	if len(ids) == 0 {
-		return nil, usagef("no run under %s has the tags %s: see `stampede runs --results-dir %s`", root, strings.Join(tags, ", "), root)
+		note := ""
+		for _, t := range tags {
+			if k, v, _ := strings.Cut(t, "="); v == "" {
+				note = fmt.Sprintf(" (%s= selects the runs tagged %s with an empty value, not the runs without %s)", k, k, k)
+				break
+			}
+		}
+		return nil, usagef("no run under %s has the tags %s%s: see `stampede runs --results-dir %s`", root, strings.Join(tags, ", "), note, root)
 	}
 	for _, id := range ids {
 		if err := open(id, true); err != nil {

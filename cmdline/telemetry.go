@@ -17,8 +17,8 @@ type Telemetry struct {
 
 // Register defines the flags on fs.
 func (f *Telemetry) Register(fs *pflag.FlagSet) {
-	fs.BoolVar(&f.on, "telemetry", true, "sample host CPU, memory, disks (as iostat -x), network and watched processes every interval into the run's results")
-	fs.BoolVar(&f.display, "display-telemetry", false, "print a compact telemetry line after each interval")
+	fs.BoolVar(&f.on, "telemetry", true, "sample host CPU (as mpstat: sys without irq and softirq), memory, disks (as iostat -x; await and areq-sz over reads, writes and discards, as sar -d), network and watched processes every interval into the run's results")
+	fs.BoolVar(&f.display, "display-telemetry", false, "print a compact telemetry line after each interval (sys: mpstat's %sys; irq: %irq + %soft; await: over reads, writes and discards)")
 	fs.StringArrayVar(&f.watchProcess, "watch-process", nil, "regular expression matched against process names (as pidstat -C and pgrep): processes of the system under test whose CPU, RSS and disk IO are summed and recorded, such as postgres (repeatable)")
 	fs.StringArrayVar(&f.watchCmdline, "watch-cmdline", nil, "regular expression matched against full command lines (as pgrep -f), such as 'postgres: .*walwriter': processes to record as --watch-process does (repeatable)")
 	fs.IntSliceVar(&f.watchPID, "watch-pid", nil, "PID of a process of the system under test to record with its descendants, such as PostgreSQL's postmaster (repeatable)")

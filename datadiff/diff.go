@@ -34,7 +34,10 @@ type Options struct {
 	// A and B are the two sides' connection options (one endpoint each);
 	// MaxConns is set from Conns.
 	A, B sqlx.Options
-	// Tables are the tables to compare.
+	// Tables are the tables to compare; none means every table of either
+	// side's current schema (see listTables), where a table on one side
+	// only is a difference and a table without a primary key, unless
+	// NoPK, is named as not compared (Status NoKey) instead of refused.
 	Tables []string
 	// Conns is the number of connections per side (default 4).
 	Conns int
@@ -161,6 +164,47 @@ type differ struct {
 	plansLeft, estimate atomic.Int64
 	diffMu              sync.Mutex
 	rows                []RowDiff
+	// all says that the tables are every table of either side (no
+	// Options.Tables).
+	all bool
+}
+
+// tablesQuery lists the tables of the connection's current schema
+// (PostgreSQL, CockroachDB and YugabyteDB alike).
+const tablesQuery = `SELECT table_name::text FROM information_schema.tables
+WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name`
+
+// listTables sets df.opts.Tables to every table either side holds in its
+// current schema, sorted.
+func (df *differ) listTables(ctx context.Context) error {
+	seen := map[string]bool{}
+	for _, s := range df.sides {
+		rows, err := s.db.Query(ctx, tablesQuery)
+		if err != nil {
+			return s.wrap(fmt.Errorf("listing the tables: %w", err))
+		}
+		for rows.Next() {
+			var name string
+			if err := rows.Scan(&name); err != nil {
+				rows.Close()
+				return s.wrap(fmt.Errorf("listing the tables: %w", err))
+			}
+			seen[name] = true
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return s.wrap(fmt.Errorf("listing the tables: %w", err))
+		}
+	}
+	if len(seen) == 0 {
+		return fmt.Errorf("neither side has a table in its current schema (%s, %s): check the URLs' databases, or name the tables with --tables", df.sides[0].where, df.sides[1].where)
+	}
+	df.opts.Tables = nil
+	for name := range seen {
+		df.opts.Tables = append(df.opts.Tables, name)
+	}
+	sort.Strings(df.opts.Tables)
+	return nil
 }
 
 // Diff compares the tables of opts.Tables on the two sides and returns
@@ -178,11 +222,8 @@ func Diff(ctx context.Context, opts Options) (*Result, error) {
 	if opts.LeafRows <= 0 {
 		opts.LeafRows = DefaultLeafRows
 	}
-	if len(opts.Tables) == 0 {
-		return nil, errors.New("no table to compare")
-	}
 	start := time.Now()
-	df := &differ{opts: opts}
+	df := &differ{opts: opts, all: len(opts.Tables) == 0}
 	defer func() {
 		for _, s := range df.sides {
 			s.close()
@@ -201,6 +242,11 @@ func Diff(ctx context.Context, opts Options) (*Result, error) {
 	a, b := df.sides[0], df.sides[1]
 	if a.where == b.where || a.identity == b.identity {
 		return nil, fmt.Errorf("A (%s) and B (%s) are the same server and database: give two different nodes", a.where, b.where)
+	}
+	if df.all {
+		if err := df.listTables(ctx); err != nil {
+			return nil, err
+		}
 	}
 	res := &Result{Conns: opts.Conns}
 	for i, s := range df.sides {
@@ -275,6 +321,10 @@ func (df *differ) prepare(ctx context.Context) error {
 			continue
 		}
 		if scs[0].keyless() || scs[1].keyless() {
+			if !df.opts.NoPK && df.all {
+				t.res.Status = NoKey // named, not compared
+				continue
+			}
 			if !df.opts.NoPK {
 				keyless = append(keyless, name)
 				continue

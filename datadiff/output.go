@@ -43,8 +43,10 @@ func WriteText(w io.Writer, res *Result) error {
 			status = "differs (no primary key: rows not located)"
 		case t.Unlocated > 0:
 			status = fmt.Sprintf("differs (%d more %s not searched: --max-rows)", t.Unlocated, plural(t.Unlocated, "range", "ranges"))
+		case t.Status == NoKey:
+			status = "not compared: no primary key (--no-pk compares it by one checksum of all its rows)"
 		}
-		if t.Status == "missing" || t.Status == "shape" {
+		if t.Status == "missing" || t.Status == "shape" || t.Status == NoKey {
 			fmt.Fprintf(tw, "%-*s\t-\t-\t-\t-\t-\t-\t  %s\n", width, t.Table, status)
 			continue
 		}
@@ -88,12 +90,21 @@ func WriteText(w io.Writer, res *Result) error {
 func Verdict(res *Result) string {
 	var rows int64
 	differ, differRows := 0, 0
+	var keyless []string
 	for _, t := range res.Tables {
 		rows += max(t.RowsA, t.RowsB)
-		if t.Status != "identical" {
+		switch t.Status {
+		case "identical":
+		case NoKey:
+			keyless = append(keyless, t.Table)
+		default:
 			differ++
 		}
 		differRows += t.DifferingRows
+	}
+	notCompared := ""
+	if len(keyless) > 0 {
+		notCompared = fmt.Sprintf("; not compared: %s (no primary key: --no-pk compares %s by one checksum)", strings.Join(keyless, ", "), plural(len(keyless), "it", "them"))
 	}
 	conv := ""
 	if c := res.Converge; c != nil {
@@ -109,6 +120,10 @@ func Verdict(res *Result) string {
 	if res.Identical {
 		return fmt.Sprintf("identical: %d %s, %s rows compared in %.2fs%s", len(res.Tables), plural(len(res.Tables), "table", "tables"), thousands(rows), res.Seconds, conv)
 	}
+	if differ == 0 {
+		compared := len(res.Tables) - len(keyless)
+		return fmt.Sprintf("not proven identical: the %d %s compared are identical, %s rows in %.2fs%s%s", compared, plural(compared, "table", "tables"), thousands(rows), res.Seconds, conv, notCompared)
+	}
 	what := fmt.Sprintf("%d of %d tables differ", differ, len(res.Tables))
 	if differRows > 0 {
 		what = fmt.Sprintf("%s %s in %d of %d tables", thousands(int64(differRows)), plural(differRows, "row differs", "rows differ"), differ, len(res.Tables))
@@ -117,7 +132,7 @@ func Verdict(res *Result) string {
 	if len(res.Rows) < differRows {
 		shown = fmt.Sprintf(" (%d shown: --max-rows)", len(res.Rows))
 	}
-	return fmt.Sprintf("different: %s%s, %s rows compared in %.2fs%s", what, shown, thousands(rows), res.Seconds, conv)
+	return fmt.Sprintf("different: %s%s, %s rows compared in %.2fs%s%s", what, shown, thousands(rows), res.Seconds, conv, notCompared)
 }
 
 // version is a side's server, shortened to its name and version number.

@@ -35,13 +35,18 @@ type Side struct {
 	Snapshot string `json:"snapshot"`
 }
 
+// NoKey is the status of a table without a primary key that a diff of
+// every table (no Options.Tables) did not compare, without Options.NoPK.
+const NoKey = "no_primary_key"
+
 // TableResult is one table's comparison.
 type TableResult struct {
 	// Table is the table's name.
 	Table string `json:"table"`
 	// Status is "identical", "differs", "shape" (columns or primary key
-	// differ: rows not compared), "missing" (absent on a side) or
-	// "skipped".
+	// differ: rows not compared), "missing" (absent on a side), NoKey
+	// (no primary key, when every table is compared without --no-pk:
+	// not compared) or "skipped".
 	Status string `json:"status"`
 	// Missing is the side the table is absent from, if any.
 	Missing string `json:"missing,omitempty"`

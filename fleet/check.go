@@ -286,6 +286,13 @@ func Drop(ctx context.Context, o DropOptions) (dropped int, left Totals, err err
 		if err != nil {
 			return 0, left, err
 		}
+		foreign, err := e.foreignDatabases(ctx, admin, keys(set))
+		if err != nil {
+			return 0, left, err
+		}
+		if err := e.refuseForeign("database", foreign, "", "cleanup"); err != nil {
+			return 0, left, err
+		}
 		dropped, err = e.dropDatabases(ctx, admin, keys(set))
 		if err != nil {
 			return dropped, left, err
@@ -306,6 +313,13 @@ func Drop(ctx context.Context, o DropOptions) (dropped int, left Totals, err err
 		if err != nil {
 			return 0, left, err
 		}
+		foreign, err := foreignSchemas(ctx, db, state)
+		if err != nil {
+			return 0, left, err
+		}
+		if err := e.refuseForeign("schema", foreign, where(db), "cleanup"); err != nil {
+			return 0, left, err
+		}
 		if err := e.dropSchemas(ctx, db, keys(state)); err != nil {
 			return 0, left, err
 		}
@@ -314,7 +328,31 @@ func Drop(ctx context.Context, o DropOptions) (dropped int, left Totals, err err
 	default:
 		present, db, closeDB, err := e.inventory(ctx)
 		defer closeDB()
-		if err != nil || db == nil {
+		if err != nil {
+			return 0, left, err
+		}
+		if db == nil {
+			return 0, left, nil // no database, no tables
+		}
+		hasMarker, err := workload.TableExists(ctx, db, MarkerTable)
+		if err != nil {
+			return 0, left, err
+		}
+		var existing []string
+		for _, name := range o.Tables {
+			if ok, err := workload.TableExists(ctx, db, name); err != nil {
+				return 0, left, err
+			} else if ok {
+				existing = append(existing, name)
+			}
+		}
+		// Without the fleet's marker, shared tables that exist are a
+		// single-tenant load's (marked) or a user's.
+		foreign, err := foreignSharedTables(ctx, db, existing, hasMarker)
+		if err != nil {
+			return 0, left, err
+		}
+		if err := e.refuseForeign("table", foreign, where(db), "cleanup"); err != nil {
 			return 0, left, err
 		}
 		for _, name := range append(append([]string(nil), o.Tables...), MarkerTable) {

@@ -77,6 +77,19 @@ func createColumns(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 	}
 	switch {
 	case o.Drop:
+		var shared []string // the existing tables but the marker
+		for _, name := range existing {
+			if name != MarkerTable {
+				shared = append(shared, name)
+			}
+		}
+		foreign, err := foreignSharedTables(ctx, db, shared, hasMarker)
+		if err != nil {
+			return t, err
+		}
+		if err := e.refuseForeign("table", foreign, where(db), "--drop"); err != nil {
+			return t, err
+		}
 		if len(existing) > 0 {
 			e.logf("--drop: dropping the shared tables %s in database %q", nameList(existing), db.Database())
 		}
@@ -94,7 +107,7 @@ func createColumns(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 	if !hasMarker {
 		var stmts []string
 		for _, tb := range tables {
-			stmts = append(stmts, d.CreateTable(tb.Name, tb.Schema))
+			stmts = append(stmts, d.CreateTable(tb.Name, tb.Schema), dialect.CommentOnTable(d, tb.Name, workload.InitMark(gen)))
 			stmts = append(stmts, tb.Indexes...)
 		}
 		stmts = append(stmts, columnMarkerDDL(d))

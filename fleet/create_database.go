@@ -111,6 +111,13 @@ func createDatabases(ctx context.Context, e *env, o CreateOptions) (Totals, erro
 		return t, err
 	}
 	if o.Drop && len(existing) > 0 {
+		foreign, err := e.foreignDatabases(ctx, admin, keys(existing))
+		if err != nil {
+			return t, err
+		}
+		if err := e.refuseForeign("database", foreign, "", "--drop"); err != nil {
+			return t, err
+		}
 		e.logf("--drop: dropping %d existing tenant databases: %s", len(existing), nameList(keys(existing)))
 		n, err := e.dropDatabases(ctx, admin, keys(existing))
 		if err != nil {
@@ -138,6 +145,13 @@ func createDatabases(ctx context.Context, e *env, o CreateOptions) (Totals, erro
 				return t, err
 			}
 		} else {
+			foreign, err := e.foreignDatabases(ctx, admin, []string{first})
+			if err != nil {
+				return t, err
+			}
+			if err := e.refuseForeign("database", foreign, "", "init (which replaces a half-loaded tenant)"); err != nil {
+				return t, err
+			}
 			e.logf("tenant database %q is half-loaded (no %s marker): dropping and reloading it", first, MarkerTable)
 			if _, err := admin.Exec(ctx, d.DropDatabase(first)+" WITH (FORCE)"); err != nil {
 				return t, fmt.Errorf("dropping half-loaded database %q: %w", first, err)
@@ -148,6 +162,9 @@ func createDatabases(ctx context.Context, e *env, o CreateOptions) (Totals, erro
 	if !existing[first] {
 		if _, err := admin.Exec(ctx, d.CreateDatabase(first)); err != nil {
 			return t, fmt.Errorf("creating database %q: %w", first, err)
+		}
+		if err := e.markDatabase(ctx, admin, first); err != nil {
+			return t, err
 		}
 		// The pools on tenant 1 are closed when loadTenant1 returns: a
 		// template must have no other connection while it is cloned.
@@ -178,6 +195,12 @@ func createDatabases(ctx context.Context, e *env, o CreateOptions) (Totals, erro
 			_, err := admin.Exec(ctx, fmt.Sprintf(clone, d.QuoteIdent(name)))
 			switch {
 			case err == nil:
+				// Clones have the template's marker table; the
+				// comment, which a clone does not copy, says the same
+				// in one query for cleanup.
+				if err := e.markDatabase(ctx, admin, name); err != nil {
+					return err
+				}
 				created.Add(1)
 				bar.Add(1)
 				return nil

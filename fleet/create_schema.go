@@ -108,6 +108,13 @@ func createSchemas(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 		return t, err
 	}
 	if o.Drop && len(state) > 0 {
+		foreign, err := foreignSchemas(ctx, db, state)
+		if err != nil {
+			return t, err
+		}
+		if err := e.refuseForeign("schema", foreign, where(db), "--drop"); err != nil {
+			return t, err
+		}
 		e.logf("--drop: dropping %d existing tenant schemas in database %q: %s", len(state), db.Database(), nameList(keys(state)))
 		if err := e.dropSchemas(ctx, db, keys(state)); err != nil {
 			return t, err
@@ -128,6 +135,13 @@ func createSchemas(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 		t.Existing++
 	} else {
 		if exists {
+			foreign, err := foreignSchemas(ctx, db, map[string]bool{first: false})
+			if err != nil {
+				return t, err
+			}
+			if err := e.refuseForeign("schema", foreign, where(db), "init (which replaces a half-loaded tenant)"); err != nil {
+				return t, err
+			}
 			e.logf("tenant schema %q is half-loaded (no %s marker): dropping and reloading it", first, MarkerTable)
 			if _, err := db.Exec(ctx, "DROP SCHEMA "+d.QuoteIdent(first)+" CASCADE"); err != nil {
 				return t, fmt.Errorf("dropping half-loaded schema %q: %w", first, err)
@@ -136,16 +150,31 @@ func createSchemas(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 		if _, err := db.Exec(ctx, "CREATE SCHEMA "+d.QuoteIdent(first)); err != nil {
 			return t, fmt.Errorf("creating schema %q: %w", first, err)
 		}
+		if _, err := db.Exec(ctx, dialect.CommentOnSchema(d, first, e.tenantMark())); err != nil {
+			return t, fmt.Errorf("marking schema %q as a tenant of stampede's: %w", first, err)
+		}
 		if err := e.loadTenant1(ctx, o, gen, o.Spec.Options(e.Base, 1), first); err != nil {
 			return t, err
 		}
 		t.Created++
 	}
 	var missing []int
+	half := map[string]bool{}
 	for id := 2; id <= o.Spec.Tenants; id++ {
-		if !state[o.Spec.Name(id)] {
+		name := o.Spec.Name(id)
+		if complete, exists := state[name]; !complete {
 			missing = append(missing, id)
+			if exists {
+				half[name] = false
+			}
 		}
+	}
+	// A schema without its marker is replaced: only if it is a tenant
+	// of stampede's (its comment) that an earlier init left half-made.
+	if foreign, err := foreignSchemas(ctx, db, half); err != nil {
+		return t, err
+	} else if err := e.refuseForeign("schema", foreign, where(db), "init (which replaces a half-created tenant)"); err != nil {
+		return t, err
 	}
 	t.Existing += o.Spec.Tenants - 1 - len(missing)
 	if t.Existing > 0 {
@@ -161,7 +190,7 @@ func createSchemas(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 	var created atomic.Int64
 	err = forEach(ctx, e.Concurrency, missing, func(ctx context.Context, id int) error {
 		name := o.Spec.Name(id)
-		sql := schemaCloneSQL(d, first, name, tables, o.ExtraTables)
+		sql := schemaCloneSQL(d, first, name, tables, o.ExtraTables) + ";\n" + dialect.CommentOnSchema(d, name, e.tenantMark())
 		if _, half := state[name]; half {
 			// A schema without its marker (created outside one
 			// transaction, by hand say) is replaced.

@@ -10,13 +10,14 @@ import (
 	"sync/atomic"
 
 	"github.com/stampede-bench/stampede/sqlx"
+	"github.com/stampede-bench/stampede/workload"
 )
 
 // MarkerTable is the table that marks a tenant complete in database and
 // schema modes: it is created last, after the tenant's data is loaded, so a
 // tenant without it is half-created. In column mode it holds one row per
 // loaded tenant.
-const MarkerTable = "stampede_tenant"
+const MarkerTable = workload.TenantMarkerTable
 
 // Bar counts units of work done; the CLI draws it as a progress bar.
 type Bar interface {
@@ -42,6 +43,10 @@ type Target struct {
 	Logf func(format string, args ...any)
 	// NewBar, when set, returns a progress bar for total units.
 	NewBar func(unit string, total int64) Bar
+	// ForceDrop lets Drop, and Create with Drop, drop databases, schemas
+	// and tables that are not stampede's tenants (--force-drop); without
+	// it they are refused (*workload.ForeignError).
+	ForceDrop bool
 }
 
 // env is one fleet operation's state: its target and the connections it

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stampede-bench/stampede/report"
 	"github.com/stampede-bench/stampede/results"
+	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/runlog"
 	"github.com/stampede-bench/stampede/stats"
 )
@@ -89,12 +90,8 @@ func cells(a, b *stats.Summary, r *float64, f func(*stats.Summary) string) []str
 func writeTelemetryComparison(w io.Writer, rows []results.TelemetryRow, limits [2]json.RawMessage) error {
 	if len(limits[0]) > 0 || len(limits[1]) > 0 {
 		fmt.Fprintln(w)
-		for i, label := range []string{"A", "B"} {
-			desc := "none"
-			if len(limits[i]) > 0 {
-				desc = describeLimitsJSON(limits[i])
-			}
-			fmt.Fprintf(w, "limits %s: %s\n", label, desc)
+		if err := writeTable(w, limitsTable(limits), nil); err != nil {
+			return err
 		}
 	}
 	if len(rows) == 0 {
@@ -133,8 +130,52 @@ func decimals(v float64) int {
 	}
 }
 
-// describeLimitsJSON renders run.json's limits on one line.
-func describeLimitsJSON(raw json.RawMessage) string {
+// limitsTable is the runs' limits side by side, as the telemetry: a row
+// per limit either run set, "-" where the other did not, and "none" for a
+// run without limits. A record this stampede cannot read is shown as it
+// is, on one line.
+func limitsTable(limits [2]json.RawMessage) [][]string {
+	var names []string
+	values := [2]map[string]string{{}, {}}
+	for i, raw := range limits {
+		if len(raw) == 0 || string(raw) == "null" {
+			continue
+		}
+		var rec run.LimitsRecord
+		items := [][2]string{{"limits", oneLineJSON(raw)}}
+		if err := json.Unmarshal(raw, &rec); err == nil && len(rec.Items()) > 0 {
+			items = rec.Items()
+		}
+		for _, it := range items {
+			if _, ok := values[0][it[0]]; !ok {
+				if _, ok := values[1][it[0]]; !ok {
+					names = append(names, it[0])
+				}
+			}
+			values[i][it[0]] = it[1]
+		}
+	}
+	table := [][]string{{"limits", "A", "B"}}
+	for _, n := range names {
+		row := []string{n}
+		for i := range values {
+			v, ok := values[i][n]
+			switch {
+			case ok:
+			case len(values[i]) == 0:
+				v = "none"
+			default:
+				v = "-"
+			}
+			row = append(row, v)
+		}
+		table = append(table, row)
+	}
+	return table
+}
+
+// oneLineJSON renders a JSON record on one line.
+func oneLineJSON(raw json.RawMessage) string {
 	var v any
 	if err := json.Unmarshal(raw, &v); err != nil {
 		return string(raw)

@@ -35,6 +35,9 @@ func ReportSplit(w io.Writer, runs []*runlog.Run, v results.View, by string) err
 		case runlog.StatusKilled:
 			status = "killed (its process died: the figures go to its last complete interval)"
 		}
+		if strings.Contains(r.Info.Error, runlog.IncompletePrefix) {
+			status += " (" + r.Info.Error + ")"
+		}
 		fmt.Fprintf(w, "run %s: %s, started %s, %s\n", r.Info.ID, r.Info.Workload, r.Info.Start.Format(time.RFC3339), status)
 	}
 	writeTaken(w, runs, v)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stampede-bench/stampede/report"
 	"github.com/stampede-bench/stampede/results/store"
+	"github.com/stampede-bench/stampede/runlog"
 )
 
 // Runs writes runs as text (one line per run) or as a JSON array; with no
@@ -33,7 +34,11 @@ func Runs(w io.Writer, rows []store.RunRow, asJSON bool) (bool, error) {
 		if r.Intervals > 0 {
 			opsPerSec, p99 = fmt.Sprintf("%.1f", r.OpsPerSec), report.FormatMs(r.P99)
 		}
-		table = append(table, []string{r.ID, r.Start.UTC().Format(time.DateTime), r.Workload, r.Status, opsPerSec, p99, formatTags(r.Tags)})
+		status := r.Status
+		if strings.Contains(r.Error, runlog.IncompletePrefix) {
+			status += ", results incomplete" // its disk filled up, say
+		}
+		table = append(table, []string{r.ID, r.Start.UTC().Format(time.DateTime), r.Workload, status, opsPerSec, p99, formatTags(r.Tags)})
 	}
 	return true, writeTable(w, table, map[int]bool{4: true, 5: true})
 }

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -44,6 +46,8 @@ type YCSB struct {
 	// percentiles are those of the final report.
 	percentiles []float64
 	start       time.Time
+	// gc is the garbage collector's count at the start.
+	gc gcCount
 	// ops is the number of operations at the previous status line;
 	// maxOps the run's count (0: none), which the status lines count down.
 	ops, maxOps int64
@@ -53,8 +57,8 @@ type YCSB struct {
 var ycsbStatusPercentiles = []float64{90, 99, 99.9, 99.99}
 
 // ycsbPercentiles are the percentiles of YCSB's final report by default
-// (hdrhistogram.percentiles).
-var ycsbPercentiles = []float64{50, 95, 99}
+// (hdrhistogram.percentiles: 0.17.0's are 95 and 99).
+var ycsbPercentiles = []float64{95, 99}
 
 // ycsbMode maps --latency onto YCSB's measurement.interval.
 func ycsbMode(latency string) string {
@@ -76,7 +80,7 @@ func (o *YCSB) Start(info run.Info) {
 		o.status.Label = l.YCSBLabel() // YCSB's -l
 	}
 	o.load = workload.QueryLoad{Ops: info.Ops, Classes: info.Classes}
-	o.mode, o.start = ycsbMode(o.Latency), info.Start
+	o.mode, o.start, o.gc = ycsbMode(o.Latency), info.Start, readGC()
 	o.rated = info.MaxRate > 0 // series n..2n-1 are service times (not parts by endpoint)
 	load := o.load
 	m, ok := o.Workload.(workload.YCSBMeasurer)
@@ -275,8 +279,10 @@ var ycsbLayouts = map[string]report.YCSBLayout{
 func (o *YCSB) Final(r *run.Result) {
 	t := r.Final
 	accs, ops := o.collect(t, true)
+	gc := readGC().since(o.gc)
 	err := ycsbExport(o.Workload, o.W, func(out *report.YCSB) error {
-		return out.Final(t.End.Sub(t.CumStart), ops, ycsbMeasurements(accs, seen(accs), o.percentiles, true))
+		out.GC = &gc
+		return out.Final(t.End.Sub(t.CumStart), ops, report.YCSBOrder(ycsbMeasurements(accs, seen(accs), o.percentiles, true)))
 	})
 	if err != nil {
 		o.exportFailed(err)
@@ -310,17 +316,106 @@ func ycsbExport(gen workload.Generator, w io.Writer, write func(*report.YCSB) er
 }
 
 // YCSBLoad writes YCSB's report of a load (`stampede load jdbc ...`, init
-// with --output-style ycsb) of rows in elapsed: [OVERALL]'s run time and
-// throughput, and [INSERT]'s operations, all Return=OK, without the
-// latency lines, init loading in COPY streams (or multi-row INSERTs)
-// rather than timing each insert as YCSB's load does. It goes to w, or
-// where the workload's exporter and exportfile say.
-func YCSBLoad(w io.Writer, gen workload.Generator, rows int64, elapsed time.Duration) error {
-	m := report.YCSBMeasurement{Name: "INSERT", Count: rows, Unmeasured: true,
-		Returns: []report.YCSBReturn{{Status: "OK", Count: rows}}}
+// with --output-style ycsb) of rows in elapsed, timed by timer: [OVERALL]'s
+// run time and throughput, the client's garbage collections since the
+// timer was made, and YCSB's [INSERT] and [CLEANUP] measurements, in the
+// order YCSB lists them (report.YCSBOrder). A nil timer (a load that
+// was not timed) gives [INSERT]'s counts only, Return=OK. It goes to w,
+// or where the workload's exporter and exportfile say.
+func YCSBLoad(w io.Writer, gen workload.Generator, timer *YCSBLoadTimer, rows int64, elapsed time.Duration) error {
+	ms := []report.YCSBMeasurement{{Name: "INSERT", Count: rows, Unmeasured: true,
+		Returns: []report.YCSBReturn{{Status: "OK", Count: rows}}}}
+	var gc *report.YCSBGC
+	if timer != nil {
+		percentiles := ycsbPercentiles
+		if m, ok := gen.(workload.YCSBMeasurer); ok && len(m.YCSBPercentiles()) > 0 {
+			percentiles = m.YCSBPercentiles()
+		}
+		ms = timer.measurements(percentiles)
+		g := readGC().since(timer.gc)
+		gc = &g
+	}
 	return ycsbExport(gen, w, func(out *report.YCSB) error {
-		return out.Final(elapsed, rows, []report.YCSBMeasurement{m})
+		out.GC = gc
+		return out.Final(elapsed, rows, report.YCSBOrder(ms))
 	})
+}
+
+// YCSBLoadTimer gathers the timings of a load that inserts as YCSB's load
+// does (workload.LoadOptions.Timer), for YCSBLoad: each row's insert,
+// Return=OK when it sent its statement, BATCHED_OK when it only joined
+// it, and each stream's cleanup. It is a workload.InsertTimer, safe for
+// concurrent use.
+type YCSBLoadTimer struct {
+	mu              sync.Mutex
+	insert, cleanup *hdrhistogram.Histogram // latencies in nanoseconds
+	sent, batched   int64
+	gc              gcCount
+}
+
+var _ workload.InsertTimer = (*YCSBLoadTimer)(nil)
+
+// NewYCSBLoadTimer returns a timer for a load about to start.
+func NewYCSBLoadTimer() *YCSBLoadTimer {
+	return &YCSBLoadTimer{insert: stats.NewHistogram(), cleanup: stats.NewHistogram(), gc: readGC()}
+}
+
+// Insert implements workload.InsertTimer.
+func (t *YCSBLoadTimer) Insert(d time.Duration, batched bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	_ = t.insert.RecordValue(stats.Clamp(d))
+	if batched {
+		t.batched++
+	} else {
+		t.sent++
+	}
+}
+
+// Cleanup implements workload.InsertTimer.
+func (t *YCSBLoadTimer) Cleanup(d time.Duration) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	_ = t.cleanup.RecordValue(stats.Clamp(d))
+}
+
+// measurements returns [INSERT] and [CLEANUP] (when a stream ended), in
+// the order YCSB creates them.
+func (t *YCSBLoadTimer) measurements(percentiles []float64) []report.YCSBMeasurement {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	insert := &ycsbAcc{name: "INSERT", hist: t.insert, returns: map[string]int64{}}
+	for _, r := range []struct {
+		status string
+		n      int64
+	}{{"OK", t.sent}, {"BATCHED_OK", t.batched}} {
+		if r.n > 0 {
+			insert.order = append(insert.order, r.status)
+			insert.returns[r.status] = r.n
+		}
+	}
+	cleanup := &ycsbAcc{name: "CLEANUP", hist: t.cleanup}
+	accs := []*ycsbAcc{insert, cleanup}
+	return ycsbMeasurements(accs, seen(accs), percentiles, true)
+}
+
+// gcCount is what Go's garbage collector has done since the program
+// started: its cycles and the time it stopped the program.
+type gcCount struct {
+	cycles int64
+	pause  time.Duration
+}
+
+// readGC reads the garbage collector's counts.
+func readGC() gcCount {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return gcCount{cycles: int64(m.NumGC), pause: time.Duration(m.PauseTotalNs)}
+}
+
+// since returns what the collector did after before, as YCSB's totals.
+func (g gcCount) since(before gcCount) report.YCSBGC {
+	return report.YCSBGC{Count: g.cycles - before.cycles, Time: g.pause - before.pause}
 }
 
 // exportFailed says that YCSB's report could not be exported.

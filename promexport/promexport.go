@@ -123,6 +123,9 @@ func Serve(addr string, e *Exporter) (*Server, error) {
 // Addr is the address the server listens on.
 func (s *Server) Addr() string { return s.ln.Addr().String() }
 
+// ListenAddr is the address the server listens on, as a net.Addr.
+func (s *Server) ListenAddr() net.Addr { return s.ln.Addr() }
+
 // Close stops the server.
 func (s *Server) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -119,6 +120,27 @@ type Client struct {
 	HTTP *http.Client
 }
 
+// CheckAPIAddr reports, in words, why addr is not the address of an API
+// (host:port, or an http:// or https:// URL), before any request.
+func CheckAPIAddr(addr string) error {
+	const eg = "give host:port, e.g. 127.0.0.1:8474"
+	if strings.Contains(addr, "://") {
+		u, err := url.Parse(addr)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("API address %q is not an http:// URL: %s", addr, eg)
+		}
+		return nil
+	}
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("API address %q: %s", addr, eg)
+	}
+	if p, err := strconv.Atoi(port); err != nil || p < 1 || p > 65535 {
+		return fmt.Errorf("API address %q: port %q is not a port (1-65535): %s", addr, port, eg)
+	}
+	return nil
+}
+
 // NewClient returns a client for the API at addr (host:port, or a URL).
 func NewClient(addr string) *Client {
 	if !strings.Contains(addr, "://") {
@@ -186,11 +208,26 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) error
 	if resp.StatusCode != http.StatusOK {
 		var e apiError
 		if json.Unmarshal(b, &e) == nil && e.Error != "" {
-			return errors.New(e.Error)
+			return &RequestError{Status: resp.StatusCode, Msg: e.Error}
 		}
 		return fmt.Errorf("proxy API at %s: %s", c.Base, resp.Status)
 	}
 	return json.Unmarshal(b, out)
+}
+
+// RequestError is the API's answer to a request it refused: Status is
+// the HTTP status (404 for a listener it does not have, which matches
+// ErrNoListener; 400 for faults it does not take), Msg its message.
+type RequestError struct {
+	Status int
+	Msg    string
+}
+
+func (e *RequestError) Error() string { return e.Msg }
+
+// Is makes a 404 match ErrNoListener.
+func (e *RequestError) Is(target error) bool {
+	return target == ErrNoListener && e.Status == http.StatusNotFound
 }
 
 // ListenAPI opens the API's address (host:port; port 0 picks a free one).

@@ -22,10 +22,12 @@ type Faults struct {
 	// Bandwidth limits each direction of each connection, in bytes per
 	// second (whole KB/s, 1 KB = 1000 bytes); 0 means no limit.
 	Bandwidth Rate `json:"bandwidth"`
-	// Reset closes connections abruptly (TCP RST): ResetAfter after the
-	// server's first reply that reaches the fault (0: at once), on the
-	// fraction ResetFraction of connections (0 means all). New
-	// connections are reset too, as long as the fault stays.
+	// Reset closes connections abruptly (TCP RST). With ResetAfter 0, a
+	// connection is reset when the server's first reply reaches the
+	// fault, and the client never gets that reply; with ResetAfter, the
+	// replies pass and the connection is reset that long after the first
+	// one. Only the fraction ResetFraction of connections (0 means all).
+	// New connections are reset too, as long as the fault stays.
 	Reset         bool     `json:"reset"`
 	ResetAfter    Duration `json:"reset_after"`
 	ResetFraction float64  `json:"reset_fraction"`

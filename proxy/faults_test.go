@@ -145,3 +145,30 @@ func TestParseListener(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckAPIAddr(t *testing.T) {
+	tests := []struct {
+		addr, wantErr string
+	}{
+		{"127.0.0.1:8474", ""},
+		{"localhost:1", ""},
+		{"[::1]:65535", ""},
+		{"http://127.0.0.1:8474", ""},
+		{"https://proxy.example/", ""},
+		{"127.0.0.1:1x", `API address "127.0.0.1:1x": port "1x" is not a port (1-65535): give host:port, e.g. 127.0.0.1:8474`},
+		{"127.0.0.1:0", `port "0" is not a port`},
+		{"127.0.0.1:65536", `port "65536" is not a port`},
+		{"127.0.0.1", `API address "127.0.0.1": give host:port`},
+		{"ftp://host:21", `API address "ftp://host:21" is not an http:// URL`},
+		{"http://", `is not an http:// URL`},
+	}
+	for _, tt := range tests {
+		err := proxy.CheckAPIAddr(tt.addr)
+		switch {
+		case tt.wantErr == "" && err != nil:
+			t.Errorf("%q: %v", tt.addr, err)
+		case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+			t.Errorf("%q: %v, want %q", tt.addr, err, tt.wantErr)
+		}
+	}
+}

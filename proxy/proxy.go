@@ -319,7 +319,16 @@ func (f Faults) toxics() map[string]toxic {
 		if frac == 0 {
 			frac = 1
 		}
-		add("reset", "reset_peer", "downstream", float32(frac), map[string]any{"timeout": ms(f.ResetAfter)})
+		if f.ResetAfter == 0 {
+			add("reset", "reset_peer", "downstream", float32(frac), map[string]any{"timeout": 0})
+		} else {
+			// reset_peer would drop the server's first reply (see
+			// resetAfterReply); this one never fires, but makes
+			// toxiproxy set SO_LINGER 0 on new connections, so that
+			// resetAfterReply's close is a reset.
+			add("reset_linger", "reset_peer", "downstream", 0, map[string]any{"timeout": 0})
+			add("reset_after", resetAfterType, "downstream", float32(frac), map[string]any{"timeout": ms(f.ResetAfter)})
+		}
 	}
 	if f.Stall {
 		add("stall_up", "timeout", "upstream", 1, map[string]any{"timeout": ms(f.StallTimeout)})

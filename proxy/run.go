@@ -8,6 +8,8 @@ import (
 	"net"
 	"strings"
 	"sync"
+
+	"github.com/stampede-bench/stampede/internal/exposed"
 )
 
 // ParseListeners turns --listen and --to into listeners: one --listen
@@ -54,6 +56,9 @@ func Run(ctx context.Context, specs []Listener, api string, out, warn io.Writer)
 			return fmt.Errorf("%w: --api: %v", ErrSetup, err)
 		}
 		defer ln.Close()
+		if w := exposed.Warning("--api", api, ln.Addr(), "change the proxy's faults (take a node down)"); w != "" {
+			fmt.Fprintln(warn, w)
+		}
 	}
 	out, errw := &lockedWriter{w: out}, &lockedWriter{w: warn}
 	p, err := Start(specs, func(msg string) { fmt.Fprintf(errw, "warning: %s\n", msg) })

@@ -10,17 +10,25 @@ import (
 
 // TelemetryLine renders one telemetry sample as a single line for the
 // interval output, with sections separated by " | ": host CPU, memory, one
-// section per disk (iostat -x figures), per network interface and per
-// watched process group, indented by two spaces, for example
+// section per disk (iostat -x figures; await, over reads, writes and
+// discards, as sar -d's), per network interface and per watched process
+// group, indented by two spaces, for example
 //
-//	telemetry: cpu usr 23.1% sys 10.2% iow 0.3% | mem 3.2G used | vda r/s 0 w/s 120 rkB/s 0 wkB/s 5120 await 2.1ms util 12% | lo rx 1.2M/s tx 1.2M/s | ^postgres: 3 procs 0.91 cores rss 210M r 0B/s w 4.9M/s
+//	telemetry: cpu usr 23.1% sys 10.2% irq 1.5% iow 0.3% | mem 3.2G used | vda r/s 0 w/s 120 rkB/s 0 wkB/s 5120 await 2.1ms util 12% | lo rx 1.2M/s tx 1.2M/s | ^postgres: 3 procs 0.91 cores rss 210M r 0B/s w 4.9M/s
+//
+// sys is mpstat's %sys, kernel time outside interrupts; irq, printed when
+// not zero, is mpstat's %irq + %soft (iostat's %system is sys + irq).
 //
 // Sizes use binary multiples (1K = 1024 bytes, as free -h and iostat's kB
 // do). The line has no trailing newline.
 func TelemetryLine(s telemetry.Sample) string {
 	var b strings.Builder
 	c := s.CPU
-	fmt.Fprintf(&b, "  telemetry: cpu usr %.1f%% sys %.1f%% iow %.1f%%", c.User, c.System, c.IOWait)
+	fmt.Fprintf(&b, "  telemetry: cpu usr %.1f%% sys %.1f%%", c.User, c.System)
+	if irq := c.IRQ + c.SoftIRQ; irq > 0 {
+		fmt.Fprintf(&b, " irq %.1f%%", irq)
+	}
+	fmt.Fprintf(&b, " iow %.1f%%", c.IOWait)
 	if c.Steal > 0 {
 		fmt.Fprintf(&b, " stl %.1f%%", c.Steal)
 	}
@@ -48,6 +56,9 @@ func TelemetryLine(s telemetry.Sample) string {
 // TelemetrySummary writes the averages and peaks of a run's telemetry as
 // an aligned table: a header line with the number of intervals (and of the
 // short ones left out of peaks), CPUs and memory, then one row per figure.
+// The CPU rows are mpstat's (sys without irq and softirq, which iostat's
+// %system includes); a disk's areq-sz and await count reads, writes and
+// discards, as sar -d's do, and their rows say so.
 func TelemetrySummary(w io.Writer, sum telemetry.Summary) error {
 	type row struct {
 		name     string
@@ -65,7 +76,7 @@ func TelemetrySummary(w io.Writer, sum telemetry.Summary) error {
 		name string
 		s    telemetry.Stat
 	}{
-		{"cpu usr %", c.User}, {"cpu nice %", c.Nice}, {"cpu sys %", c.System}, {"cpu iowait %", c.IOWait},
+		{"cpu usr %", c.User}, {"cpu nice %", c.Nice}, {"cpu sys % (excl. irq, softirq)", c.System}, {"cpu iowait %", c.IOWait},
 		{"cpu irq %", c.IRQ}, {"cpu softirq %", c.SoftIRQ}, {"cpu steal %", c.Steal}, {"cpu idle %", c.Idle},
 	} {
 		num(f.name, f.s, "%.1f")
@@ -78,11 +89,11 @@ func TelemetrySummary(w io.Writer, sum telemetry.Summary) error {
 		num(d.Name+" w/s", d.WritesPerSec, "%.1f")
 		num(d.Name+" rkB/s", d.ReadKBPerSec, "%.1f")
 		num(d.Name+" wkB/s", d.WriteKBPerSec, "%.1f")
-		num(d.Name+" areq-sz kB", d.AvgRequestKB, "%.1f")
+		num(d.Name+" areq-sz kB (incl. discards)", d.AvgRequestKB, "%.1f")
 		num(d.Name+" aqu-sz", d.AvgQueueSize, "%.2f")
 		num(d.Name+" r_await ms", d.ReadAwaitMs, "%.2f")
 		num(d.Name+" w_await ms", d.WriteAwaitMs, "%.2f")
-		num(d.Name+" await ms", d.AwaitMs, "%.2f")
+		num(d.Name+" await ms (incl. discards)", d.AwaitMs, "%.2f")
 		num(d.Name+" %util", d.UtilPct, "%.1f")
 	}
 	for _, n := range sum.Net {

@@ -17,7 +17,7 @@ func TestTelemetryLine(t *testing.T) {
 	}{
 		{"busy", telemetry.Sample{
 			Start: start, End: start.Add(time.Second),
-			CPU:    telemetry.CPU{Cores: 2, User: 23.14, System: 10.2, IOWait: 0.3, Steal: 1.25, Idle: 65.11},
+			CPU:    telemetry.CPU{Cores: 2, User: 23.14, System: 10.2, IOWait: 0.3, IRQ: 0.4, SoftIRQ: 1.1, Steal: 1.25, Idle: 63.61},
 			Memory: telemetry.Memory{TotalBytes: 8 << 30, UsedBytes: 3436 << 20, CacheBytes: 2 << 30, SwapUsedBytes: 0},
 			Disks: []telemetry.Disk{{Name: "vda", WritesPerSec: 120, WriteKBPerSec: 5120, AvgRequestKB: 42.7, AvgQueueSize: 0.25,
 				WriteAwaitMs: 2.1, AwaitMs: 2.1, UtilPct: 12.4}},

@@ -20,6 +20,20 @@ type YCSB struct {
 	// Label leads each status line, as YCSB's -l does (with no space
 	// between it and the date).
 	Label string
+	// GC, when set, are the client's garbage collections during the run,
+	// which the final report gives after [OVERALL] as YCSB's totals of
+	// its JVM's collectors.
+	GC *YCSBGC
+}
+
+// YCSBGC is what the client's garbage collector did during a run: YCSB's
+// [TOTAL_GCs], Count and [TOTAL_GC_TIME], Time(ms).
+type YCSBGC struct {
+	// Count is the number of collections.
+	Count int64
+	// Time is the time they took (for Go's collector, the time the
+	// program was stopped for them).
+	Time time.Duration
 }
 
 // YCSBLayout is the layout of YCSB's final report, that of one of its
@@ -166,6 +180,14 @@ func (y *YCSB) Final(runtime time.Duration, ops int64, ms []YCSBMeasurement) err
 	integer := func(metric, measurement string, n int64) { line(metric, measurement, strconv.FormatInt(n, 10), false) }
 	integer("OVERALL", "RunTime(ms)", runMs)
 	line("OVERALL", "Throughput(ops/sec)", JavaDouble(1000*float64(ops)/float64(runMs)), true)
+	if y.GC != nil {
+		// YCSB's Client writes one block per JVM collector, then these
+		// totals; the collectors are the JVM's, the totals the client's.
+		gcMs := y.GC.Time.Milliseconds()
+		integer("TOTAL_GCs", "Count", y.GC.Count)
+		integer("TOTAL_GC_TIME", "Time(ms)", gcMs)
+		line("TOTAL_GC_TIME_%", "Time(%)", JavaDouble(float64(gcMs)/float64(runMs)*100), true)
+	}
 	for _, m := range ms {
 		integer(m.Name, "Operations", m.Count)
 		if m.Unmeasured {

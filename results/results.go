@@ -171,6 +171,9 @@ func Recompute(runs []*runlog.Run, w Window) (View, []error, error) {
 		spans    []span
 		firstErr error
 	)
+	if err := SameLatency(runs); err != nil {
+		return View{}, nil, err
+	}
 	view.Window = w.String()
 	warn := func(err error) { warnings = append(warnings, err) }
 	for _, run := range runs[1:] {
@@ -386,6 +389,58 @@ func covered(spans []span) time.Duration {
 		d += cur.end.Sub(cur.start)
 	}
 	return d
+}
+
+// Rated reports whether run ran under a rate (open loop: --max-rate,
+// sysbench's --rate, YCSB's target), which its series show: a rated run
+// records each operation's service time (OP.service) and schedule lag
+// (OP.lag) beside the operation's series, whose latencies count from each
+// operation's intended start. A closed-loop run's operation latencies are
+// service times.
+func Rated(run *runlog.Run) bool {
+	for _, s := range run.Info.Series {
+		if strings.HasSuffix(s, ServiceSuffix) || strings.HasSuffix(s, LagSuffix) {
+			return true
+		}
+	}
+	return false
+}
+
+// LatencyMixError is the error of merging closed-loop runs with rated
+// runs: the first's latencies are service times, the second's count from
+// each operation's intended start, and no figure means both.
+type LatencyMixError struct {
+	// Closed and Rated are the IDs of the runs of each kind.
+	Closed, Rated []string
+}
+
+func (e *LatencyMixError) Error() string {
+	verb := func(ids []string) string {
+		if len(ids) == 1 {
+			return "ran"
+		}
+		return "all ran"
+	}
+	return fmt.Sprintf("the runs measured different latencies, which one figure cannot merge: %s %s closed loop (latency is each operation's service time), %s %s under a rate (latency from each operation's intended start); report them separately: stampede report %s, then stampede report %s",
+		strings.Join(e.Closed, " "), verb(e.Closed), strings.Join(e.Rated, " "), verb(e.Rated),
+		strings.Join(e.Closed, " "), strings.Join(e.Rated, " "))
+}
+
+// SameLatency returns a *LatencyMixError when runs mix closed-loop runs
+// and rated ones (see Rated), and nil otherwise.
+func SameLatency(runs []*runlog.Run) error {
+	var e LatencyMixError
+	for _, run := range runs {
+		if Rated(run) {
+			e.Rated = append(e.Rated, run.Info.ID)
+		} else {
+			e.Closed = append(e.Closed, run.Info.ID)
+		}
+	}
+	if len(e.Closed) > 0 && len(e.Rated) > 0 {
+		return &e
+	}
+	return nil
 }
 
 // serviceHeadline reports whether every run showed its operations'

@@ -439,3 +439,31 @@ func TestRecomputeWarnsOfMixedWorkloads(t *testing.T) {
 		t.Errorf("mixed: warnings %v, error %v; want one starting %q", warnings, err, want)
 	}
 }
+
+// TestRecomputeRefusesMixedLatencies checks that Recompute does not merge
+// a closed-loop run (service times) with a rated one (latencies from the
+// intended start), and names the runs of each kind.
+func TestRecomputeRefusesMixedLatencies(t *testing.T) {
+	root := t.TempDir()
+	closed := writeRun(t, root, runSpec{id: "20261122-103512-ycsb-aaaa", intervals: synthetic(3)})
+	ivs := synthetic(3)
+	for i := range ivs {
+		ivs[i].series["read.service"] = ivs[i].series["read"]
+		ivs[i].series["read.lag"] = []int64{1000}
+	}
+	rated := writeRun(t, root, runSpec{id: "20261122-103513-ycsb-bbbb", start: t0.Add(time.Second),
+		series: []string{"read", "update", "read.service", "read.lag"}, intervals: ivs})
+	if results.Rated(closed) || !results.Rated(rated) {
+		t.Fatalf("Rated: closed %v, rated %v", results.Rated(closed), results.Rated(rated))
+	}
+	_, _, err := results.Recompute([]*runlog.Run{closed, rated}, results.Window{})
+	var mix *results.LatencyMixError
+	if !errors.As(err, &mix) || !reflect.DeepEqual(mix.Closed, []string{closed.Info.ID}) || !reflect.DeepEqual(mix.Rated, []string{rated.Info.ID}) {
+		t.Fatalf("Recompute of a closed-loop and a rated run: %v, want a LatencyMixError naming each", err)
+	}
+	for _, runs := range [][]*runlog.Run{{closed}, {rated}} {
+		if _, _, err := results.Recompute(runs, results.Window{}); err != nil {
+			t.Errorf("Recompute of %s alone: %v", runs[0].Info.ID, err)
+		}
+	}
+}

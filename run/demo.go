@@ -100,7 +100,9 @@ func Demo(ctx context.Context, spec DemoSpec) (*Result, error) {
 	}
 	conn := Conn{URLs: []string{url}, Database: db}
 	fmt.Fprintf(log, "==> stampede init ycsb --workload a -p %s --db %s --drop\n", records, db)
-	if err := Load(ctx, LoadSpec{Workload: gen, Conn: conn, Drop: true, Concurrency: 4, Seed: 1, Log: log}); err != nil {
+	// Everything in db is the demo's: a throwaway server's, or the
+	// stampede_demo database that claimDemoDatabase made sure is its own.
+	if err := Load(ctx, LoadSpec{Workload: gen, Conn: conn, Drop: true, ForceDrop: true, Concurrency: 4, Seed: 1, Log: log}); err != nil {
 		return nil, err
 	}
 	if ctx.Err() != nil {

@@ -40,7 +40,8 @@ const DiffWorkload = "diff"
 // Diff compares the data of two nodes (see package datadiff) and saves the
 // result as a run of workload "diff", so that `stampede runs` lists it and
 // `stampede report` prints it again. It returns the result (nil when the
-// comparison failed) and the run's id; an interrupted diff is saved as
+// comparison failed) and the run's id ("" when it could not be saved,
+// which it says on spec.Log); an interrupted diff is saved as
 // such and returns ErrInterrupted.
 func Diff(ctx context.Context, spec DiffSpec) (*datadiff.Result, string, error) {
 	if spec.URLs[0] == spec.URLs[1] {
@@ -100,16 +101,25 @@ func Diff(ctx context.Context, spec DiffSpec) (*datadiff.Result, string, error) 
 	if res != nil {
 		summary = res
 	}
-	if ferr := rw.Finish(time.Now(), status, msg, summary); ferr != nil && spec.Log != nil {
-		fmt.Fprintf(spec.Log, "warning: cannot save the run: %v\n", ferr)
+	id := rw.Info().ID
+	if ferr := rw.Finish(time.Now(), status, msg, summary); ferr != nil {
+		// The id returned is "" when the run is not saved whole.
+		id = ""
+		if spec.Log != nil {
+			fmt.Fprintf(spec.Log, "results not saved in %s: %s\n", rw.Dir(), writeFailure(ferr))
+		}
 	}
 	if err != nil && ctx.Err() != nil {
 		if spec.Log != nil {
-			fmt.Fprintf(spec.Log, "interrupted: nothing compared is printed; the run is saved as %s\n", rw.Info().ID)
+			if id != "" {
+				fmt.Fprintf(spec.Log, "interrupted: nothing compared is printed; the run is saved as %s\n", id)
+			} else {
+				fmt.Fprintln(spec.Log, "interrupted: nothing compared is printed")
+			}
 		}
-		return nil, rw.Info().ID, ErrInterrupted
+		return nil, id, ErrInterrupted
 	}
-	return res, rw.Info().ID, err
+	return res, id, err
 }
 
 // workloadTables returns the tables of a workload given as its name and

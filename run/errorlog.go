@@ -11,6 +11,7 @@ import (
 	"github.com/stampede-bench/stampede/report"
 	"github.com/stampede-bench/stampede/runlog"
 	"github.com/stampede-bench/stampede/sqlx"
+	"github.com/stampede-bench/stampede/workload"
 )
 
 // errorLog records the first maxEventsPerCode failures of each code
@@ -90,6 +91,11 @@ func CodeExtras(errs, retries map[string]int64) []report.Extra {
 			Text: fmt.Sprintf("%d failed (%s)", errs[code], describeCode(code))})
 	}
 	for _, code := range sortedKeys(retries) {
+		if code == workload.NotFoundCode {
+			out = append(out, report.Extra{Name: code, Value: float64(retries[code]),
+				Text: fmt.Sprintf("%d found no row for their key (YCSB's NOT_FOUND reads, UNEXPECTED_STATE updates and deletes): counted, not retried", retries[code])})
+			continue
+		}
 		out = append(out, report.Extra{Name: engine.RetriedPrefix + code, Value: float64(retries[code]),
 			Text: fmt.Sprintf("%d retried or ignored (%s)", retries[code], describeCode(code))})
 	}

@@ -34,6 +34,9 @@ type FleetOp struct {
 	// progress bar.
 	Log    io.Writer
 	NewBar func(unit string, total int64) fleet.Bar
+	// ForceDrop lets cleanup and init --drop drop databases, schemas and
+	// tables that are not stampede's tenants (--force-drop).
+	ForceDrop bool
 }
 
 // target builds the fleet.Target of op.
@@ -63,7 +66,7 @@ func (op FleetOp) target() (fleet.Target, error) {
 		log = io.Discard
 	}
 	return fleet.Target{Spec: op.Spec, Base: opts, Concurrency: concurrency, Workload: gen.Meta().Name,
-		Logf: func(format string, args ...any) { fmt.Fprintf(log, format+"\n", args...) }, NewBar: op.NewBar}, nil
+		Logf: func(format string, args ...any) { fmt.Fprintf(log, format+"\n", args...) }, NewBar: op.NewBar, ForceDrop: op.ForceDrop}, nil
 }
 
 // shapingFlags returns the workload flags given that shape the data (not
@@ -131,7 +134,7 @@ func LoadFleet(ctx context.Context, op FleetOp, loaders, extraTables int, drop b
 		return tot, fmt.Errorf("init interrupted with %d tenants created now (%d were there before): run the same command again to create the others", tot.Created, tot.Existing)
 	case errors.Is(err, workload.ErrTablesExist):
 		return tot, tablesExist(err)
-	case errors.Is(err, fleet.ErrTenantMismatch):
+	case errors.Is(err, fleet.ErrTenantMismatch), errors.Is(err, workload.ErrForeign):
 		return tot, asInput(err)
 	}
 	return tot, err
@@ -173,6 +176,9 @@ func CleanupFleet(ctx context.Context, op FleetOp) (dropped int, left fleet.Tota
 		}
 	}
 	dropped, left, err = fleet.Drop(ctx, fleet.DropOptions{Target: t, Tables: tables})
+	if errors.Is(err, workload.ErrForeign) {
+		err = asInput(err)
+	}
 	return dropped, left, t.Base.Database, err
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -15,8 +16,9 @@ import (
 	"github.com/stampede-bench/stampede/runlog"
 )
 
-// limitsRecord is run.json's record of the limits a run applied.
-type limitsRecord struct {
+// LimitsRecord is run.json's record of the limits a run applied
+// (runlog.Info.Limits).
+type LimitsRecord struct {
 	// Text is the limits in one line, as `stampede limit` prints them.
 	Text        string           `json:"text"`
 	Cgroup      string           `json:"cgroup"`
@@ -90,7 +92,7 @@ func applyLimits(f Limits, tel Telemetry, runID string, stderr io.Writer) (*runL
 			_ = g.Add(child) // a child that exited meanwhile needs no limit
 		}
 	}
-	rec := limitsRecord{Text: l.String(), Cgroup: g.String(), Version: g.Mode().String(), CPUs: l.CPUs,
+	rec := LimitsRecord{Text: l.String(), Cgroup: g.String(), Version: g.Mode().String(), CPUs: l.CPUs,
 		MemoryBytes: l.MemoryBytes, IO: l.IO, Processes: procs, Cmdlines: cmdlines, PIDs: pids}
 	rl.record, _ = json.Marshal(rec)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -161,6 +163,48 @@ func descendants(pid int) []int {
 			out = append(out, c)
 			queue = append(queue, c)
 		}
+	}
+	return out
+}
+
+// Items describes the record as (what, value) pairs, in a fixed order:
+// cpus, memory, each device's rates, what the limits applied to, and
+// the cgroup. Limits the record does not set are left out.
+func (r LimitsRecord) Items() [][2]string {
+	var out [][2]string
+	if r.CPUs != 0 {
+		out = append(out, [2]string{"cpus", fmt.Sprintf("%g", r.CPUs)})
+	}
+	if r.MemoryBytes != 0 {
+		out = append(out, [2]string{"memory", limit.FormatSize(r.MemoryBytes)})
+	}
+	for _, d := range r.IO {
+		dev := fmt.Sprintf("io %d:%d", d.Major, d.Minor)
+		for _, rate := range []struct {
+			what string
+			v    uint64
+			iops bool
+		}{{"read", d.ReadBPS, false}, {"write", d.WriteBPS, false}, {"read", d.ReadIOPS, true}, {"write", d.WriteIOPS, true}} {
+			switch {
+			case rate.v == 0:
+			case rate.iops:
+				out = append(out, [2]string{dev + " " + rate.what, fmt.Sprintf("%d IOPS", rate.v)})
+			default:
+				out = append(out, [2]string{dev + " " + rate.what, limit.FormatSize(int64(rate.v)) + "/s"})
+			}
+		}
+	}
+	var on []string
+	on = append(on, r.Processes...)
+	on = append(on, r.Cmdlines...)
+	for _, pid := range r.PIDs {
+		on = append(on, fmt.Sprintf("pid %d", pid))
+	}
+	if len(on) > 0 {
+		out = append(out, [2]string{"applied to", strings.Join(on, ", ")})
+	}
+	if r.Cgroup != "" {
+		out = append(out, [2]string{"cgroup", strings.TrimSpace(r.Version + " " + r.Cgroup)})
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -21,8 +22,12 @@ type LoadSpec struct {
 	// Conn says where; the database is created when missing.
 	Conn Conn
 	// Drop drops the workload's tables first (saying which); without it,
-	// Load refuses when one exists.
+	// Load refuses when one exists. It drops only tables stampede made
+	// (see workload.ForeignTables), and refuses others, unless ForceDrop.
 	Drop bool
+	// ForceDrop lets Drop drop tables that stampede did not make
+	// (--force-drop).
+	ForceDrop bool
 	// Concurrency is the number of parallel COPY streams; 0 means 2 per
 	// CPU.
 	Concurrency int
@@ -34,6 +39,9 @@ type LoadSpec struct {
 	// Insert loads with multi-row INSERT statements instead of COPY
 	// (cockroach workload's --data-loader=insert).
 	Insert bool
+	// Timer, when set, has the load insert and time each row as YCSB's
+	// load does (workload.LoadOptions.Timer; YCSB's load report).
+	Timer workload.InsertTimer
 	// Log receives the load's lines (stderr on the command line).
 	Log io.Writer
 	// Progress, when set, is called with the rows loaded as they are,
@@ -43,6 +51,10 @@ type LoadSpec struct {
 	// Done, when set, is called once the data is loaded and recorded,
 	// with the rows loaded and the time it took (YCSB's load report).
 	Done func(rows int64, elapsed time.Duration)
+	// Steps, when set, says how the tables are set up: each created
+	// just before its load (CreateEach) and each step reported (Step),
+	// for sysbench's lines (see workload.LoadOptions).
+	Steps *workload.LoadOptions
 }
 
 // bigLoad is the size of rows above which init warns (1 TB).
@@ -85,7 +97,7 @@ func Load(ctx context.Context, spec LoadSpec) error {
 	total := workload.TotalRows(tables)
 	// join: a part of the data whose tables exist (see
 	// workload.PartLoader) loads into them.
-	join := false
+	join, adopt := false, false
 	if !spec.Drop {
 		var pe *workload.LoadPartError
 		if join, err = workload.JoinsLoad(ctx, db, gen, tables); errors.As(err, &pe) {
@@ -95,10 +107,20 @@ func Load(ctx context.Context, spec LoadSpec) error {
 		}
 		// Refuse before the first line, so that the refusal is the only
 		// line.
+		if !join {
+			// YCSB's JDBC binding has its users create usertable:
+			// an empty one of the workload's shape is loaded into.
+			if adopt, err = workload.AdoptsTables(ctx, db, gen, tables); errors.Is(err, workload.ErrTablesExist) {
+				return tablesExist(err)
+			} else if err != nil {
+				return err
+			}
+			join = adopt
+		}
 		if err := workload.CheckNoTables(ctx, db, gen, tables); err != nil && !join {
 			return tablesExist(err)
 		}
-	} else if err := sayDrops(ctx, db, tables, log); err != nil {
+	} else if err := sayDrops(ctx, db, gen, tables, spec.ForceDrop, log); err != nil {
 		return err
 	} else if err := workload.ForgetLoad(ctx, db, gen); err != nil {
 		return err // the record of the data dropped must not outlive it
@@ -123,11 +145,17 @@ func Load(ctx context.Context, spec LoadSpec) error {
 		skipAnalyze = !*spec.Analyze
 	}
 	start := time.Now()
-	if join {
+	if adopt {
+		fmt.Fprintf(log, "loading into the existing empty %s\n", tableNames(tables))
+	} else if join {
 		fmt.Fprintf(log, "loading a part into the existing %s, beside the parts loaded before\n", tableNames(tables))
 	}
-	err = workload.Setup(ctx, db, gen, workload.LoadOptions{Drop: spec.Drop, Concurrency: streams, Progress: progress,
-		SkipAnalyze: skipAnalyze, SkipCreate: join, Insert: spec.Insert})
+	opts := workload.LoadOptions{Drop: spec.Drop, Concurrency: streams, Progress: progress,
+		SkipAnalyze: skipAnalyze, SkipCreate: join, Insert: spec.Insert, Timer: spec.Timer}
+	if spec.Steps != nil {
+		opts.CreateEach, opts.Step = spec.Steps.CreateEach, spec.Steps.Step
+	}
+	err = workload.Setup(ctx, db, gen, opts)
 	progress(-1)
 	if err != nil {
 		if errors.Is(err, workload.ErrTablesExist) {
@@ -166,10 +194,18 @@ func tableNames(tables []workload.Table) string {
 	return strings.Join(names, ", ")
 }
 
-// sayDrops names, before a drop drops them, the tables that exist.
-func sayDrops(ctx context.Context, db *sqlx.DB, tables []workload.Table, log io.Writer) error {
+// sayDrops names, before a drop drops them, the tables that exist, and
+// refuses (unless force) those stampede did not make.
+func sayDrops(ctx context.Context, db *sqlx.DB, gen workload.Generator, tables []workload.Table, force bool, log io.Writer) error {
 	existing, err := workload.ExistingTables(ctx, db, tables)
 	if err != nil {
+		return err
+	}
+	foreign, err := workload.ForeignTables(ctx, db, gen, existing)
+	if err != nil {
+		return err
+	}
+	if err := refuseForeign(db, gen, foreign, force, "--drop", log); err != nil {
 		return err
 	}
 	where := fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ","))
@@ -235,19 +271,43 @@ func Check(ctx context.Context, gen workload.Generator, c Conn, out, log io.Writ
 	if err := ReconcileLoad(ctx, db, gen, log); err != nil {
 		return err
 	}
-	return h.Hooks().CheckConsistency(ctx, db, printer{out})
+	err = h.Hooks().CheckConsistency(ctx, db, printer{out})
+	if errors.Is(err, workload.ErrLoadMismatch) {
+		// Flags that differ from what was loaded are the command line's
+		// error, as a run's are.
+		return asInput(err)
+	}
+	return err
 }
 
-// Cleanup drops the workload's tables that exist (stampede cleanup),
-// saying which on log, and forgets what init recorded of them.
-func Cleanup(ctx context.Context, gen workload.Generator, c Conn, log io.Writer) error {
+// CleanupSpec says what Cleanup does: stampede cleanup.
+type CleanupSpec struct {
+	// Workload is the workload's generator, its flags parsed. Required.
+	Workload workload.Generator
+	// Conn says where.
+	Conn Conn
+	// ForceDrop drops the workload's tables even where stampede did not
+	// make them (--force-drop); without it Cleanup refuses them.
+	ForceDrop bool
+	// Log receives the lines saying what was dropped.
+	Log io.Writer
+}
+
+// Cleanup drops the workload's tables that exist (stampede cleanup), and
+// the tables its runs made (workload.Hooks.RunTables), saying which on
+// spec.Log, and forgets what init recorded of them. It drops only what
+// stampede made (see workload.ForeignTables) unless spec.ForceDrop: when a
+// table is not stampede's it drops nothing and says which in its error.
+func Cleanup(ctx context.Context, spec CleanupSpec) error {
+	gen := spec.Workload
 	if gen == nil {
-		return inputf("Cleanup: the workload is nil")
+		return inputf("CleanupSpec.Workload is nil: give a generator (workload.FromFlags)")
 	}
+	log := spec.Log
 	if log == nil {
 		log = io.Discard
 	}
-	db, err := openDB(ctx, gen, c, 1, false, log)
+	db, err := openDB(ctx, gen, spec.Conn, 1, false, log)
 	if err != nil {
 		return err
 	}
@@ -256,7 +316,30 @@ func Cleanup(ctx context.Context, gen workload.Generator, c Conn, log io.Writer)
 	if err != nil {
 		return err
 	}
-	if len(existing) == 0 && !db.Null() {
+	foreign, err := workload.ForeignTables(ctx, db, gen, existing)
+	if err != nil {
+		return err
+	}
+	var runTables []string
+	if h, ok := gen.(workload.Hookser); ok && h.Hooks().RunTables != nil && !db.Null() {
+		if runTables, err = h.Hooks().RunTables(ctx, db); err != nil {
+			return err
+		}
+		for _, t := range runTables {
+			c, err := workload.TableComment(ctx, db, t)
+			if err != nil {
+				return err
+			}
+			if !workload.IsMark(c) {
+				foreign = append(foreign, t)
+			}
+		}
+	}
+	if err := refuseForeign(db, gen, foreign, spec.ForceDrop, "cleanup", log); err != nil {
+		return err
+	}
+	drop := append(slices.Clone(existing), runTables...)
+	if len(drop) == 0 && !db.Null() {
 		fmt.Fprintf(log, "no table of %s in database %q on %s: nothing to drop\n", gen.Meta().Name, db.Database(), strings.Join(db.Endpoints(), ","))
 	}
 	for i := len(existing) - 1; i >= 0; i-- {
@@ -268,9 +351,26 @@ func Cleanup(ctx context.Context, gen workload.Generator, c Conn, log io.Writer)
 	if err := workload.ForgetLoad(ctx, db, gen); err != nil {
 		return fmt.Errorf("removing the record of the load from %s: %w", workload.LoadRecordTable, err)
 	}
-	if h, ok := gen.(workload.Hookser); ok && h.Hooks().Cleanup != nil {
-		return h.Hooks().Cleanup(ctx, db, printer{log})
+	for _, t := range runTables {
+		if _, err := db.Exec(ctx, db.Dialect().DropTable(t)); err != nil {
+			return fmt.Errorf("dropping %s: %w", t, err)
+		}
+		fmt.Fprintf(log, "dropped table %s\n", t)
 	}
+	return nil
+}
+
+// refuseForeign refuses, unless force, to drop tables that stampede did
+// not make (by action: "cleanup", "--drop"); with force it says that it
+// drops them.
+func refuseForeign(db *sqlx.DB, gen workload.Generator, foreign []string, force bool, action string, log io.Writer) error {
+	if len(foreign) == 0 {
+		return nil
+	}
+	if !force {
+		return asInput(workload.ForeignTablesError(db, gen, foreign, action))
+	}
+	fmt.Fprintf(log, "%s: dropping %s (%s), which stampede did not make\n", workload.ForceDropFlag, plural(len(foreign), "table"), strings.Join(foreign, ", "))
 	return nil
 }
 

@@ -9,7 +9,9 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,6 +20,7 @@ import (
 	"github.com/stampede-bench/stampede/engine"
 	"github.com/stampede-bench/stampede/fleet"
 	"github.com/stampede-bench/stampede/internal/clientsched"
+	"github.com/stampede-bench/stampede/internal/exposed"
 	"github.com/stampede-bench/stampede/internal/gcpace"
 	"github.com/stampede-bench/stampede/promexport"
 	"github.com/stampede-bench/stampede/report"
@@ -282,13 +285,10 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 	for k, v := range s.Flags {
 		flags[k] = v
 	}
-	tags := map[string]string{}
-	for k, v := range s.Tags {
-		tags[sqlx.RedactText(k)] = sqlx.RedactText(v)
-	}
-	if len(tags) == 0 {
-		tags = nil
-	}
+	// The caller may have masked the tags already (the command line knows
+	// more passwords: a config file's, db.passwd); the run masks those of
+	// its own connections and $PGPASSWORD in any case.
+	tags := sqlx.RedactTags(s.Tags, sqlx.Secrets(s.Conn.URLs, os.Getenv))
 	info := runlog.RunInfo{
 		Telemetry:       s.Telemetry.info(r.cfg.DisplayEvery),
 		FormatVersion:   runlog.FormatVersion,
@@ -387,6 +387,10 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 		}
 		r.cleanup = append(r.cleanup, func() { srv.Close() })
 		fmt.Fprintf(r.log, "Prometheus metrics at http://%s/metrics\n", srv.Addr())
+		flag, given := promFlag(s.PrometheusListen)
+		if w := exposed.Warning(flag, given, srv.ListenAddr(), "read the run's metrics"); w != "" {
+			fmt.Fprintln(r.log, w)
+		}
 	}
 	for _, o := range s.Observers {
 		o.Start(r.info)
@@ -515,7 +519,8 @@ func (r *Run) finish() (*Result, error) {
 		if errors.Is(res.Err, workload.ErrLoadMismatch) {
 			hint = "the run does not match the load"
 		}
-		runErr = fmt.Errorf("run stopped by an error: %s: %s; results saved in %s", res.Err.Error(), hint, r.rw.Dir())
+		// Where the results went is said once they are written (below).
+		runErr = fmt.Errorf("run stopped by an error: %s: %s", res.Err.Error(), hint)
 	case res.Interrupted:
 		status = "interrupted"
 		runErr = ErrInterrupted
@@ -580,15 +585,40 @@ func (r *Run) finish() (*Result, error) {
 	if note := latePacerNote(sum.Series, len(r.load.Ops)); note != "" && r.cfg.MaxRate > 0 {
 		fmt.Fprintln(r.log, note)
 	}
-	if err := r.rw.Finish(time.Now(), status, sum.Error, sum); err != nil && r.writeErr == nil {
-		r.writeErr = err
+	errMsg := sum.Error
+	if err := r.rw.Err(); err != nil {
+		r.writeErr = errors.Join(r.writeErr, err)
 	}
 	if r.writeErr != nil {
-		r.warnf("the run log in %s may be incomplete: %v", r.rw.Dir(), r.writeErr)
+		// Recorded, so that the run is not taken for a complete one.
+		errMsg = strings.TrimPrefix(errMsg+"; ", "; ") + runlog.IncompletePrefix + writeFailure(r.writeErr)
 	}
-	fmt.Fprintf(r.log, "results saved in %s\n", r.rw.Dir())
-	if err := indexRun(context.Background(), r.root, r.rw.Dir(), s.ResultsURL); err != nil {
-		r.warnf("cannot index the run in the results store: %s (`stampede runs --rebuild` rebuilds it)", oneLine(err.Error()))
+	finishErr := r.rw.Finish(time.Now(), status, errMsg, sum)
+	saveErr := r.saved(finishErr)
+	if saveErr == nil {
+		fmt.Fprintf(r.log, "results saved in %s\n", r.rw.Dir())
+		if err := indexRun(context.Background(), r.root, r.rw.Dir(), s.ResultsURL); err != nil {
+			hint := "`stampede runs --rebuild` rebuilds it"
+			if store.Unwritable(err) {
+				hint = "`stampede runs` lists the runs from their directories meanwhile; free space on its disk (or make it writable), then `stampede runs --rebuild` updates it"
+			}
+			r.warnf("cannot index the run in the results store: %s (%s)", oneLine(err.Error()), hint)
+		}
+	} else if runErr != nil {
+		fmt.Fprintf(r.log, "%v\n", saveErr) // else it is the run's error
+	}
+	// where says where the results are, for the errors below.
+	where := func() string {
+		if saveErr != nil {
+			if runErr != nil {
+				return "results not saved (above)"
+			}
+			return saveErr.Error()
+		}
+		return "results saved in " + r.rw.Dir()
+	}
+	if runErr != nil && status == "failed" {
+		runErr = fmt.Errorf("%w; %s", runErr, where())
 	}
 	if res.Interrupted {
 		fmt.Fprintln(r.log, "interrupted")
@@ -601,11 +631,79 @@ func (r *Run) finish() (*Result, error) {
 		}
 		fmt.Fprintln(out, "\nconsistency checks (--skip-checks skips them):")
 		if err := src.check(context.Background(), printer{out}); err != nil {
-			runErr = fmt.Errorf("consistency check failed after the run: %w; results saved in %s", err, r.rw.Dir())
+			runErr = fmt.Errorf("consistency check failed after the run: %w; %s", err, where())
+			saveErr = nil // said
 		}
+	}
+	if runErr == nil {
+		runErr = saveErr
 	}
 	return result, runErr
 }
+
+// saved says what became of the run's results, nil when they were all
+// saved: its run directory removed during the run, its end not recorded
+// (finishErr, from Finish: run.json would say "running", which readers
+// take for a killed run), or its run log incomplete (a write failed
+// during the run). The run's figures were printed either way.
+func (r *Run) saved(finishErr error) error {
+	dir := r.rw.Dir()
+	if _, err := os.Stat(filepath.Join(dir, runlog.RunFile)); errors.Is(err, fs.ErrNotExist) {
+		return &NotSavedError{fmt.Sprintf("results not saved: the run directory %s was removed during the run (the figures above are all that is left of it)", dir)}
+	}
+	if r.rw.Info().Status == runlog.StatusRunning {
+		return &NotSavedError{fmt.Sprintf("results not saved in %s: the run's end could not be recorded (%s), so `stampede runs` lists it as killed; the figures above are the run's", dir, writeFailure(errors.Join(r.writeErr, finishErr)))}
+	}
+	if err := errors.Join(r.writeErr, finishErr); err != nil {
+		return &NotSavedError{fmt.Sprintf("results saved in %s, but incomplete (%s); the figures above are the run's, and `stampede report` of it covers only what was saved", dir, writeFailure(err))}
+	}
+	return nil
+}
+
+// writeFailure says in a few words which files of a run directory could
+// not be written and why ("events.ndjson, telemetry.ndjson: no space left
+// on device"), from the errors err joins or wraps.
+func writeFailure(err error) string {
+	var names, causes []string
+	var walk func(error)
+	walk = func(e error) {
+		if joined, ok := e.(interface{ Unwrap() []error }); ok {
+			for _, e := range joined.Unwrap() {
+				walk(e)
+			}
+			return
+		}
+		var pe *fs.PathError
+		var le *os.LinkError // a rename
+		if errors.As(e, &le) {
+			pe = &fs.PathError{Path: le.New, Err: le.Err}
+		}
+		if pe != nil || errors.As(e, &pe) {
+			if n := filepath.Base(pe.Path); !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+			if c := pe.Err.Error(); !slices.Contains(causes, c) {
+				causes = append(causes, c)
+			}
+			return
+		}
+		if c := oneLine(e.Error()); !slices.Contains(causes, c) {
+			causes = append(causes, c)
+		}
+	}
+	walk(err)
+	if len(names) == 0 {
+		return strings.Join(causes, "; ")
+	}
+	return "cannot write " + strings.Join(names, ", ") + ": " + strings.Join(causes, "; ")
+}
+
+// NotSavedError says that a run's results were not saved, or only in
+// part; the run itself went on to its end.
+type NotSavedError struct{ msg string }
+
+// Error implements the error interface.
+func (e *NotSavedError) Error() string { return e.msg }
 
 // summary completes a fleet run's summary: its tenants' figures and the
 // fleet's line of the field report's table.
@@ -783,4 +881,13 @@ func (p printer) Printf(format string, args ...any) {
 	if !strings.HasSuffix(format, "\n") {
 		fmt.Fprintln(p.w)
 	}
+}
+
+// promFlag names the flag that chose the Prometheus address, and its
+// value as typed: a bare ":PORT" is --prometheus-port's.
+func promFlag(listen string) (flag, value string) {
+	if port, ok := strings.CutPrefix(listen, ":"); ok {
+		return "--prometheus-port", port
+	}
+	return "--prometheus-listen", listen
 }

@@ -177,7 +177,8 @@ func ReconcileLoad(ctx context.Context, db *sqlx.DB, gen workload.Generator, log
 		}
 	}
 	var mismatch *workload.LoadMismatchError
-	if errors.As(err, &mismatch) {
+	var unfinished *workload.UnfinishedLoadError
+	if errors.As(err, &mismatch) || errors.As(err, &unfinished) {
 		return asInput(err)
 	}
 	return err

@@ -111,7 +111,10 @@ type Spec struct {
 	// ResultsURL is the results store the run is indexed in; "" means
 	// $STAMPEDE_RESULTS_URL, else index.sqlite in ResultsDir.
 	ResultsURL string
-	// Tags label the run; passwords in them are redacted.
+	// Tags label the run; passwords in them are masked before run.json
+	// records them: those of connection strings and password= pairs they
+	// quote, and the passwords of Conn's URLs and $PGPASSWORD wherever
+	// they appear (sqlx.RedactTags).
 	Tags map[string]string
 	// Command and Flags are the command line and the flag values, as
 	// run.json records them (redacted by the caller).

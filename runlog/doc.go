@@ -58,7 +58,15 @@
 // status is still "running" although no process writes it any more was
 // killed (kill -9, crash, power loss); its measurement files remain readable
 // up to the last complete interval, and its ramp-up end, if any, is found in
-// events.ndjson (a "phase" event with code "ramp_end").
+// events.ndjson (a "phase" event with code "ramp_end"). A run whose
+// writes failed (its disk full) but which could record its end has an
+// "error" beginning with [IncompletePrefix].
+//
+// While a run is live, its directory also holds .reserve, 512 KiB that
+// Finish frees before it writes summary.json and the final run.json, so
+// that a run that filled its disk can still record its end; a killed run
+// leaves it behind. Run directories are created 0700 and their files
+// 0600, whatever the umask.
 //
 // format_version is 1. Readers ignore unknown fields, so fields may be added
 // within a format version; incompatible changes increment [FormatVersion],

@@ -9,6 +9,14 @@ import (
 	"runtime"
 )
 
+// The modes of what a run writes: only its owner may read it, whatever the
+// umask, since a run directory holds hosts, user names, command lines and
+// tags.
+const (
+	dirPerm  = 0o700
+	filePerm = 0o600
+)
+
 // marshalIndent encodes v as two-space indented JSON without HTML escaping,
 // followed by a newline.
 func marshalIndent(v any) ([]byte, error) {
@@ -51,7 +59,7 @@ func writeFileAtomic(dir, name string, data []byte) (err error) {
 		_ = f.Close()
 		return err
 	}
-	if err = f.Chmod(0o644); err != nil {
+	if err = f.Chmod(filePerm); err != nil {
 		_ = f.Close()
 		return err
 	}

@@ -47,6 +47,10 @@ const (
 	// no process holds the lock a writer holds on intervals.hlog while it
 	// runs. It is never written to run.json.
 	StatusKilled = "killed"
+	// IncompletePrefix begins RunInfo.Error when a write to the run's
+	// files failed during the run (its disk full, say): the run log
+	// holds only part of the run, though the run itself went on.
+	IncompletePrefix = "results incomplete: "
 )
 
 // RunInfo is the content of run.json: what was run, where, with which

@@ -133,11 +133,11 @@ func create(root string, info RunInfo) (_ *Writer, err error) {
 	if err := validateInfo(&info); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(root, 0o755); err != nil {
+	if err := os.MkdirAll(root, dirPerm); err != nil {
 		return nil, fmt.Errorf("create run root: %w", err)
 	}
 	dir := filepath.Join(root, info.ID)
-	if err := os.Mkdir(dir, 0o755); err != nil {
+	if err := os.Mkdir(dir, dirPerm); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return nil, fmt.Errorf("run directory %s already exists: %w", dir, fs.ErrExist)
 		}
@@ -202,11 +202,42 @@ func create(root string, info RunInfo) (_ *Writer, err error) {
 	if err = syncDir(root); err != nil {
 		return nil, fmt.Errorf("sync run root: %w", err)
 	}
+	w.reserve()
 	return w, nil
 }
 
+// reserveFile holds disk space for the end of a run, and reserveSize is
+// how much: Finish removes it before it writes summary.json and the final
+// run.json, so that a run that filled its results disk can still record
+// how it ended (and that its run log is incomplete) instead of being left
+// "running", which readers take for killed. It is far more than either
+// file takes (a few KiB; tens for a run of many series).
+const (
+	reserveFile = ".reserve"
+	reserveSize = 512 << 10
+)
+
+// reserve writes the reserve file; without the space for it the run goes
+// on without one (its writes will fail soon anyway, and say so).
+func (w *Writer) reserve() {
+	f, err := os.OpenFile(filepath.Join(w.dir, reserveFile), os.O_WRONLY|os.O_CREATE|os.O_EXCL, filePerm)
+	if err != nil {
+		return
+	}
+	_, err = f.Write(make([]byte, reserveSize)) // written, not sparse: it holds real blocks
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err != nil || cerr != nil {
+		_ = os.Remove(filepath.Join(w.dir, reserveFile))
+	}
+}
+
+// unreserve frees the reserve file's space.
+func (w *Writer) unreserve() { _ = os.Remove(filepath.Join(w.dir, reserveFile)) }
+
 func createAppend(dir, name string) (*os.File, error) {
-	f, err := os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, filePerm)
 	if err != nil {
 		return nil, fmt.Errorf("create %s: %w", name, err)
 	}
@@ -498,6 +529,16 @@ func (w *Writer) flushEvents() {
 	w.evSpare = data[:0]
 }
 
+// Err returns the errors of the writes that failed so far (interval
+// files, telemetry, events), nil if none: the run log lacks what they
+// were writing. It does not clear them, and is not safe for concurrent use
+// with the other methods except Event.
+func (w *Writer) Err() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return errors.Join(w.ivErr, w.telErr, w.evErr)
+}
+
 // SetRampEnd records the end of the ramp-up phase: it records a "phase"
 // event with code "ramp_end" at t (written with the next flush) and
 // remembers t for RunInfo.RampEnd in the final run.json. Until the run is
@@ -555,6 +596,7 @@ func (w *Writer) Finish(end time.Time, status, errMsg string, summary any) error
 	}
 	w.done = true
 	joinErr(&errs, w.closeFiles())
+	w.unreserve()
 	if sum != nil {
 		if err := writeFileAtomic(w.dir, SummaryFile, sum); err != nil {
 			joinErr(&errs, fmt.Errorf("write %s: %w", SummaryFile, err))
@@ -611,6 +653,7 @@ func (w *Writer) Close() error {
 	}
 	w.done = true
 	errs := w.closeFiles()
+	w.unreserve()
 	w.mu.Lock()
 	joinErr(&errs, w.evErr)
 	w.evErr = nil

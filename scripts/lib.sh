@@ -7,6 +7,8 @@
 #
 #   ensure_postgres               install PostgreSQL (Debian packages) unless present
 #   ensure_haproxy                install HAProxy (Debian packages) unless present
+#   ensure_sysbench               install sysbench (Debian packages) unless present
+#   ensure_sysstat                install sysstat (Debian packages) unless present
 #   apt_install PKG...            install Debian packages (sudo if not root)
 #   pg_bin_dir                    print the directory with initdb, pg_ctl and postgres
 #   free_port                     print a TCP port that is free on 127.0.0.1
@@ -121,6 +123,26 @@ ensure_haproxy() {
 	command -v haproxy >/dev/null 2>&1 || die "HAProxy was installed but haproxy is not on \$PATH"
 }
 
+# ensure_sysbench installs sysbench from Debian's packages unless it is on
+# $PATH: the tests of the sysbench form run the real tool on the same command
+# line and compare what it prints with what stampede prints.
+ensure_sysbench() {
+	command -v sysbench >/dev/null 2>&1 && return 0
+	log "installing sysbench from Debian packages"
+	apt_install sysbench
+	command -v sysbench >/dev/null 2>&1 || die "sysbench was installed but sysbench is not on \$PATH"
+}
+
+# ensure_sysstat installs sysstat (sar, iostat, mpstat) from Debian's
+# packages unless iostat is on $PATH: the telemetry test compares its CPU
+# and disk figures with theirs.
+ensure_sysstat() {
+	command -v iostat >/dev/null 2>&1 && command -v sar >/dev/null 2>&1 && command -v mpstat >/dev/null 2>&1 && return 0
+	log "installing sysstat from Debian packages"
+	apt_install sysstat
+	command -v iostat >/dev/null 2>&1 || die "sysstat was installed but iostat is not on \$PATH"
+}
+
 # free_port prints a TCP port on 127.0.0.1 that nothing listens on, outside
 # Linux's default ephemeral range (32768-60999).
 free_port() {
@@ -230,14 +252,68 @@ stop_test_postgres() {
 	rm -rf "$dir"
 }
 
+# YCSB 0.17.0's published core (site.ycsb:core:0.17.0) and the
+# dependencies its POM names, with their SHA-1 sums as Maven Central
+# publishes them (each .jar.sha1): the release whose report the YCSB form
+# is compared with (internal/cli's TestYCSBAsReleased).
+ycsb_jars=(
+	"site/ycsb/core/0.17.0/core-0.17.0.jar d47f6ddaedd1c2e531e5ed73eecdde140d4f7aa9"
+	"org/hdrhistogram/HdrHistogram/2.1.4/HdrHistogram-2.1.4.jar 2b0da22320f0ac0bbedc7b9df7881d9853d8a754"
+	"org/codehaus/jackson/jackson-core-asl/1.9.4/jackson-core-asl-1.9.4.jar 8d8b2a3e5bc77ee1be67d060b44ac77d48a27d6e"
+	"org/codehaus/jackson/jackson-mapper-asl/1.9.4/jackson-mapper-asl-1.9.4.jar 5206191b35112f50b8e25fcbd3f3b84e12e11cee"
+	"org/apache/htrace/htrace-core4/4.1.0-incubating/htrace-core4-4.1.0-incubating.jar 12b3e2adda95e8c41d9d45d33db075137871d2e2"
+)
+ycsb_maven=${STAMPEDE_MAVEN_URL:-https://repo1.maven.org/maven2}
+
+# ensure_ycsb_jars DIR: YCSB 0.17.0's core and its dependencies in DIR,
+# each downloaded from Maven Central unless already there, and checked
+# against the registry's .sha1 (which must be the sum pinned above).
+# Prints the class path (the jars, colon-separated). Installs a Java
+# runtime from Debian's packages when there is none.
+ensure_ycsb_jars() {
+	[ $# -eq 1 ] || die "usage: ensure_ycsb_jars DIR"
+	local dir=$1 entry path sum jar got published cp=
+	command -v java >/dev/null 2>&1 || {
+		log "installing a Java runtime from Debian packages (to run YCSB 0.17.0)"
+		apt_install default-jre-headless
+	}
+	command -v curl >/dev/null 2>&1 || apt_install curl
+	mkdir -p "$dir" || die "cannot create $dir"
+	for entry in "${ycsb_jars[@]}"; do
+		path=${entry% *}
+		sum=${entry#* }
+		jar=$dir/${path##*/}
+		got=
+		[ -f "$jar" ] && got=$(sha1sum "$jar" | cut -d' ' -f1)
+		if [ "$got" != "$sum" ]; then
+			log "downloading ${path##*/} from $ycsb_maven"
+			published=$(curl -fsSL --retry 3 --max-time 60 "$ycsb_maven/$path.sha1") ||
+				die "cannot download $ycsb_maven/$path.sha1"
+			published=${published%% *}
+			[ "$published" = "$sum" ] ||
+				die "$ycsb_maven/$path.sha1 says $published, not the published $sum"
+			curl -fsSL --retry 3 --max-time 300 -o "$jar.part" "$ycsb_maven/$path" ||
+				die "cannot download $ycsb_maven/$path"
+			got=$(sha1sum "$jar.part" | cut -d' ' -f1)
+			[ "$got" = "$sum" ] || {
+				rm -f "$jar.part"
+				die "${path##*/}: SHA-1 $got, not the registry's $sum"
+			}
+			mv "$jar.part" "$jar"
+		fi
+		cp=${cp:+$cp:}$jar
+	done
+	printf '%s\n' "$cp"
+}
+
 # Run as a command: `scripts/lib.sh HELPER [ARGS...]`.
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
 	case ${1:-} in
-	ensure_postgres | ensure_haproxy | apt_install | pg_bin_dir | free_port | start_test_postgres | stop_test_postgres)
+	ensure_postgres | ensure_haproxy | ensure_sysbench | ensure_sysstat | ensure_ycsb_jars | apt_install | pg_bin_dir | free_port | start_test_postgres | stop_test_postgres)
 		"$@"
 		;;
 	*)
-		die "usage: $0 {ensure_postgres|ensure_haproxy|apt_install PKG...|pg_bin_dir|free_port|start_test_postgres DIR PORT|stop_test_postgres DIR}"
+		die "usage: $0 {ensure_postgres|ensure_haproxy|ensure_ycsb_jars DIR|apt_install PKG...|pg_bin_dir|free_port|start_test_postgres DIR PORT|stop_test_postgres DIR}"
 		;;
 	esac
 fi

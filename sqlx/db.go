@@ -138,9 +138,19 @@ func ParseConfigs(opts Options) ([]*pgxpool.Config, error) {
 			scheme, _, _ := strings.Cut(u, "://")
 			return nil, fmt.Errorf("unsupported URL scheme %q in %s: use postgresql://", scheme, oneLine(Redact(u)))
 		}
+		if err := CheckUserinfo(u); err != nil {
+			// libpq and pgx end the user information at its first '@':
+			// the rest of a password would be taken for the host or the
+			// database, and printed as such in every later error.
+			return nil, fmt.Errorf("malformed connection URL %s: %w", oneLine(Redact(u)), err)
+		}
 		cfg, err := pgxpool.ParseConfig(u)
 		if err != nil {
-			return nil, fmt.Errorf("malformed connection URL %s: %s", oneLine(Redact(u)), oneLine(parseDetail(err, u)))
+			msg := fmt.Sprintf("malformed connection URL %s: %s", oneLine(Redact(u)), oneLine(parseDetail(err, u)))
+			if isURL(u) && strings.Count(u, "@") > 1 {
+				msg += "; if a password or user name holds an '@', write it as %40"
+			}
+			return nil, errors.New(msg)
 		}
 		if opts.Database != "" {
 			cfg.ConnConfig.Database = opts.Database
@@ -162,6 +172,51 @@ func ParseConfigs(opts Options) ([]*pgxpool.Config, error) {
 		cfgs = append(cfgs, cfg)
 	}
 	return cfgs, nil
+}
+
+// ErrStrayAt is CheckUserinfo's error: it says what to do, and prints no
+// part of the URL.
+var ErrStrayAt = errors.New("it holds an '@' after the one that ends its user name and password (user:password@host): " +
+	"write '@' as %40 in passwords, user names and database names")
+
+// CheckUserinfo returns ErrStrayAt when conn is a postgres:// URL whose
+// password (or user name) holds an unescaped '@' (see strayAt), else nil.
+// Whoever prints conn's host or database must check it first: they would
+// hold the rest of the password.
+func CheckUserinfo(conn string) error {
+	if strayAt(conn) {
+		return ErrStrayAt
+	}
+	return nil
+}
+
+// isURL reports whether conn is a postgres:// or postgresql:// URL.
+func isURL(conn string) bool {
+	return strings.HasPrefix(conn, "postgres://") || strings.HasPrefix(conn, "postgresql://")
+}
+
+// strayAt reports whether a postgres:// URL holds an '@' after the one
+// that ends its user information, outside its query: a password (or user
+// name) with an unescaped '@'. libpq and pgx end the user information at
+// the first '@' before any '/', so the rest of such a password becomes
+// the host ("user:p@ss@host": host "ss@host") or the database
+// ("user:p@ss/x@host/db": database "x@host/db"), and would be printed as
+// such. A host never holds an '@'; a database name that does must be
+// written with %40 too.
+func strayAt(conn string) bool {
+	if !isURL(conn) {
+		return false
+	}
+	_, p, _ := strings.Cut(conn, "://")
+	i := strings.IndexAny(p, "@/")
+	if i < 0 || p[i] != '@' {
+		return false // no user information, as libpq reads it
+	}
+	rest := p[i+1:]
+	if q := strings.IndexByte(rest, '?'); q >= 0 {
+		rest = rest[:q] // a query value may hold an '@' (application_name=me@box)
+	}
+	return strings.Contains(rest, "@")
 }
 
 // connectDetail returns the most specific part of a connection error

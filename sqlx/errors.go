@@ -63,10 +63,21 @@ func IsTimeout(err error) bool {
 	return errors.Is(err, context.DeadlineExceeded) || pgconn.Timeout(err) || SQLState(err) == "57014"
 }
 
+// Coder is an error that names its own class for ErrorCode (a
+// workload's outcome that is not the server's error, such as YCSB's
+// NOT_FOUND).
+type Coder interface {
+	error
+	ErrorCode() string
+}
+
 // ErrorCode returns a short, stable classification of err for counting:
-// the SQLSTATE when there is one, else "conn" for connection errors,
-// "timeout", or "other".
+// the code of a Coder in err's chain, else the SQLSTATE when there is
+// one, else "conn" for connection errors, "timeout", or "other".
 func ErrorCode(err error) string {
+	if c, ok := errors.AsType[Coder](err); ok {
+		return c.ErrorCode()
+	}
 	if st := SQLState(err); st != "" {
 		return st
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -35,19 +36,10 @@ func Redact(conn string) string {
 				u.User = url.UserPassword(u.User.Username(), redacted)
 			}
 		}
-		q := u.Query()
-		changed := false
-		for _, k := range secretKeys {
-			if q.Has(k) {
-				q.Set(k, redacted)
-				changed = true
-			}
-		}
-		if changed {
-			u.RawQuery = q.Encode()
-		}
-		// Pairs that net/url could not parse (it drops them from Query).
-		u.RawQuery = urlSecret.ReplaceAllString(u.RawQuery, "${1}="+redacted)
+		// Every other parameter is kept as written and in its place:
+		// the URL printed runs as the user's did (as the same user, with
+		// the same sslmode), only without the password.
+		u.RawQuery = redactQuery(u.RawQuery)
 		// A fragment is not a parameter, but may still hold one
 		// ("db?#&password=x"): nothing secret is printed from it either.
 		// It is taken as written (net/url splits at the first '#'), since
@@ -75,6 +67,27 @@ func atsInAuthority(s string) bool {
 		return true
 	}
 	return !strings.Contains(rest[end:], "@")
+}
+
+// redactQuery returns a URL's raw query with the value of every parameter
+// whose name holds "password" (in any case, escaped or not: password,
+// sslpassword, and any a careless user may give) replaced, and every
+// other pair untouched.
+func redactQuery(raw string) string {
+	if raw == "" {
+		return raw
+	}
+	pairs := strings.Split(raw, "&")
+	for i, p := range pairs {
+		k, _, _ := strings.Cut(p, "=")
+		if uk, err := url.QueryUnescape(k); err == nil {
+			k = uk
+		}
+		if strings.Contains(strings.ToLower(k), "password") {
+			pairs[i] = k + "=" + redacted
+		}
+	}
+	return strings.Join(pairs, "&")
 }
 
 // urlScheme matches the start of a URL: a scheme, then "://".
@@ -172,19 +185,30 @@ func scrubConn(msg, conn string) string {
 			all = append(all, t)
 		}
 	}
-	// Longest first, so that a secret containing another is hidden whole.
-	sort.Slice(all, func(i, j int) bool { return len(all[i]) > len(all[j]) })
-	var long []string
-	for _, s := range all {
-		if len(s) >= 4 {
-			long = append(long, s)
-			continue
+	return ScrubText(msg, all)
+}
+
+// minWithin is the length from which a secret is masked inside words too.
+const minWithin = 4
+
+// ScrubText replaces the given secrets in s, longest first (so that a
+// secret that holds another is hidden whole), as Scrub does, except that a
+// secret shorter than 4 bytes is replaced only where it stands alone (not
+// next to a letter or digit): a password "a" is masked in "secret=a" but
+// does not turn "cannot" into "cxxxxxnnot", and a tag "db=pg17" keeps its
+// value with a password "pg".
+func ScrubText(s string, secrets []string) string {
+	all := slices.Clone(secrets)
+	sort.SliceStable(all, func(i, j int) bool { return len(all[i]) > len(all[j]) })
+	for _, sec := range all {
+		switch {
+		case len(sec) >= minWithin:
+			s = strings.ReplaceAll(s, sec, redacted)
+		case sec != "":
+			s = replaceStandalone(s, sec, redacted)
 		}
-		// A short password ("a") is hidden where it stands alone, not in
-		// every word that holds it ("failed").
-		msg = replaceStandalone(msg, s, redacted)
 	}
-	return Scrub(msg, long)
+	return s
 }
 
 // parseDetail returns the reason pgx gives for rejecting conn, on one line,
@@ -437,7 +461,36 @@ var urlInText = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>]*`)
 // RedactText returns free text (a tag, a note, a command line) with the
 // passwords of every URL in it and every password=... pair replaced by
 // "xxxxx", for text that may hold a connection string anywhere.
+//
+// A URL's query is redacted by Redact alone: the key=value pattern, whose
+// value runs to the next space, would take the URL's other parameters
+// with it ("?password=x&user=bob&sslmode=disable").
 func RedactText(s string) string {
-	s = urlInText.ReplaceAllStringFunc(s, Redact)
-	return dsnSecret.ReplaceAllString(s, "${1}="+redacted)
+	var b strings.Builder
+	last := 0
+	for _, loc := range urlInText.FindAllStringIndex(s, -1) {
+		b.WriteString(dsnSecret.ReplaceAllString(s[last:loc[0]], "${1}="+redacted))
+		b.WriteString(Redact(s[loc[0]:loc[1]]))
+		last = loc[1]
+	}
+	b.WriteString(dsnSecret.ReplaceAllString(s[last:], "${1}="+redacted))
+	return b.String()
+}
+
+// RedactTags returns a run's tags with the passwords they hold masked: the
+// passwords of connection strings quoted in them and password=... pairs
+// (RedactText, over key=value whole, so that a tag password=PW is masked
+// as a pair), and the given secrets (the passwords of the run's
+// connections) wherever they appear, bare values too (ScrubText). Nil or
+// empty tags give nil.
+func RedactTags(tags map[string]string, secrets []string) map[string]string {
+	if len(tags) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(tags))
+	for k, v := range tags {
+		k, v, _ := strings.Cut(RedactText(k+"="+v), "=")
+		out[ScrubText(k, secrets)] = ScrubText(v, secrets)
+	}
+	return out
 }

@@ -18,6 +18,12 @@ func TestRedact(t *testing.T) {
 		{"host=h password='s3 cret' dbname=db", "host=h password=xxxxx dbname=db"},
 		{"host=h PASSWORD = s3cret", "host=h PASSWORD=xxxxx"},
 		{"postgresql://bob:s3c%ret@host/db", "postgresql://bob:xxxxx@host/db"},
+		// Every other parameter is kept as written, in its place.
+		{"postgresql://127.0.0.1:5605/bank?user=postgres&password=s3cret&sslmode=disable", "postgresql://127.0.0.1:5605/bank?user=postgres&password=xxxxx&sslmode=disable"},
+		{"postgresql://h/db?application_name=a%20b&PASSWORD=s3cret&user=bob", "postgresql://h/db?application_name=a%20b&PASSWORD=xxxxx&user=bob"},
+		{"postgresql://h/db?pass%77ord=s3cret&user=bob", "postgresql://h/db?password=xxxxx&user=bob"},
+		{"postgresql://bob:s3cret@h/db?sslpassword=keypass&sslmode=verify-full", "postgresql://bob:xxxxx@h/db?sslpassword=xxxxx&sslmode=verify-full"},
+		{"host=h user=bob password=s3cret sslmode=disable dbname=db", "host=h user=bob password=xxxxx sslmode=disable dbname=db"},
 	} {
 		got := sqlx.Redact(tc.in)
 		if got != tc.want {
@@ -110,6 +116,10 @@ func TestRedactText(t *testing.T) {
 		{"Password = 'se cret'", "Password=xxxxx"},
 		{"url=postgresql://bob:secret@h/db", "url=postgresql://bob:xxxxx@h/db"},
 		{"postgresql://bob@h/db", "postgresql://bob@h/db"},
+		// The password=... pattern for free text does not take a URL's
+		// other parameters with the password (issue 28).
+		{"postgresql://127.0.0.1:5605/bank?user=postgres&password=secret&sslmode=disable", "postgresql://127.0.0.1:5605/bank?user=postgres&password=xxxxx&sslmode=disable"},
+		{"see postgresql://h/db?password=secret&user=bob and password=secret user=u", "see postgresql://h/db?password=xxxxx&user=bob and password=xxxxx user=u"},
 	} {
 		got := sqlx.RedactText(tc.in)
 		if got != tc.want {

@@ -12,8 +12,11 @@
 // into averages and peaks, and [Summary.Flat] lists them under stable names
 // for `stampede compare`.
 //
-// Disk figures are computed from /proc/diskstats deltas exactly as sysstat's
-// iostat computes them:
+// CPU figures are mpstat's: system time is %sys, without the time spent
+// serving interrupts (irq and softirq, kept apart), which iostat's avg-cpu
+// %system and vmstat's sy include. Disk figures are computed from
+// /proc/diskstats deltas exactly as sysstat computes them (iostat -x; await
+// and areq-sz, which count discards, as sar -d, whose columns they are):
 //
 //	r/s      = Δreads / Δt                    w/s      = Δwrites / Δt
 //	rkB/s    = Δsectors_read * 512/1024 / Δt  wkB/s    = Δsectors_written * 512/1024 / Δt

@@ -267,3 +267,220 @@ func TestRealCPUBurner(t *testing.T) {
 		t.Errorf("host figures = %+v %+v", got.CPU, got.Memory)
 	}
 }
+
+// writeBytes returns write_bytes of /proc/PID/io: the kernel's count of
+// what the process and the children it reaped caused to be written.
+func writeBytes(t *testing.T, pid int) float64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "write_bytes: "); ok {
+			n, _ := strconv.ParseFloat(v, 64)
+			return n
+		}
+	}
+	t.Fatalf("no write_bytes in /proc/%d/io", pid)
+	return 0
+}
+
+// reapedWriterMiB is what the writer child of TestRealReapedChild writes.
+const reapedWriterMiB = 32
+
+// TestHelperReapedChild is not a test: TestRealReapedChild runs the test
+// binary again as a parent (which starts a writer child when told, and
+// reaps it when told) and as that child (which writes reapedWriterMiB MiB
+// to a file, fsyncs it, and exits when told).
+func TestHelperReapedChild(t *testing.T) {
+	role := os.Getenv("STAMPEDE_REAPED_CHILD_ROLE")
+	if role == "" {
+		t.Skip("a helper process of TestRealReapedChild")
+	}
+	in := bufio.NewReader(os.Stdin)
+	switch role {
+	case "parent":
+		if _, err := in.ReadString('\n'); err != nil { // go
+			os.Exit(1)
+		}
+		child := exec.Command(os.Args[0], "-test.run=^TestHelperReapedChild$")
+		child.Env = append(os.Environ(), "STAMPEDE_REAPED_CHILD_ROLE=child")
+		child.Stdout = os.Stdout
+		toChild, err := child.StdinPipe()
+		if err != nil || child.Start() != nil {
+			os.Exit(1)
+		}
+		if _, err := in.ReadString('\n'); err != nil { // reap
+			os.Exit(1)
+		}
+		toChild.Close()
+		if err := child.Wait(); err != nil {
+			os.Exit(1)
+		}
+		fmt.Println("reaped")
+		_, _ = io.Copy(io.Discard, in)
+	case "child":
+		f, err := os.Create(os.Getenv("STAMPEDE_REAPED_CHILD_FILE"))
+		if err != nil {
+			os.Exit(1)
+		}
+		block := make([]byte, 1<<20)
+		for i := range block {
+			block[i] = byte(i * 7)
+		}
+		for range reapedWriterMiB {
+			if _, err := f.Write(block); err != nil {
+				os.Exit(1)
+			}
+		}
+		if f.Sync() != nil || f.Close() != nil {
+			os.Exit(1)
+		}
+		fmt.Println("written")
+		_, _ = io.Copy(io.Discard, in)
+	}
+	os.Exit(0)
+}
+
+// TestRealReapedChild watches, by PID, a parent process that starts a
+// child which writes 32 MiB with fsync, and reaps it once it is done. The
+// kernel then adds the child's whole I/O to the parent's /proc/PID/io,
+// which counted those writes a second time, as a spike in the interval of
+// the reaping (a PostgreSQL backend's writes reappearing in the
+// postmaster's). The child's bytes must be counted once, while it lived,
+// and nothing in the interval in which it was reaped.
+func TestRealReapedChild(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 32 MiB")
+	}
+	const mib = 1 << 20
+	parent, in, expect := startReapedChildParent(t)
+	pid := parent.Process.Pid
+	sample := watchReapedChildParent(t, pid, 500*time.Millisecond)
+	sample()
+	if _, err := io.WriteString(in, "go\n"); err != nil {
+		t.Fatal(err)
+	}
+	expect("written")
+	lived, g := sample()
+	if g.Processes != 2 {
+		t.Fatalf("the group holds %d processes while the child lives, want 2 (the parent and its child)", g.Processes)
+	}
+	before := writeBytes(t, pid)
+	if _, err := io.WriteString(in, "reap\n"); err != nil {
+		t.Fatal(err)
+	}
+	expect("reaped")
+	folded := writeBytes(t, pid) - before
+	if folded < reapedWriterMiB*mib {
+		t.Skipf("the parent's /proc/PID/io grew by only %.1f MiB when it reaped a child that wrote %d MiB (a file system that counts no write bytes?)", folded/mib, reapedWriterMiB)
+	}
+	reaped, g := sample()
+	t.Logf("the child wrote %d MiB: counted %.2f MiB while it lived, %.2f MiB in the interval of its reaping (the parent's /proc/PID/io grew by %.1f MiB then)",
+		reapedWriterMiB, lived/mib, reaped/mib, folded/mib)
+	if g.Processes != 1 {
+		t.Errorf("the group holds %d processes after the reaping, want 1", g.Processes)
+	}
+	// The child's file is all it writes; a few pages more or less (its
+	// runtime's, a page the kernel accounts late) are tolerated.
+	if math.Abs(lived-reapedWriterMiB*mib) > mib {
+		t.Errorf("counted %.2f MiB while the child lived, want its %d MiB within 1 MiB", lived/mib, reapedWriterMiB)
+	}
+	if reaped > mib {
+		t.Errorf("counted %.2f MiB in the interval the child was reaped in, when nothing was written: its writes counted again", reaped/mib)
+	}
+}
+
+// startReapedChildParent starts the parent of TestHelperReapedChild and
+// returns it, its standard input, and a function that waits for its next
+// line and checks it.
+func startReapedChildParent(t *testing.T) (*exec.Cmd, io.Writer, func(string)) {
+	t.Helper()
+	parent := exec.Command(os.Args[0], "-test.run=^TestHelperReapedChild$")
+	parent.Env = append(os.Environ(), "STAMPEDE_REAPED_CHILD_ROLE=parent",
+		"STAMPEDE_REAPED_CHILD_FILE="+filepath.Join(t.TempDir(), "out"))
+	in, err := parent.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := parent.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := parent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		in.Close()
+		_ = parent.Wait()
+	})
+	lines := bufio.NewReader(stdout)
+	return parent, in, func(want string) {
+		t.Helper()
+		got, err := lines.ReadString('\n')
+		if err != nil || got != want+"\n" {
+			t.Fatalf("helper printed %q (%v), want %q", got, err, want)
+		}
+	}
+}
+
+// watchReapedChildParent returns a function that samples process pid and
+// its descendants every seconds after its previous call and returns the
+// bytes they were counted to write over the interval, and the group.
+func watchReapedChildParent(t *testing.T, pid int, every time.Duration) func() (float64, telemetry.ProcGroup) {
+	t.Helper()
+	s, err := telemetry.New(telemetry.Config{WatchPIDs: []int{pid}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func() (float64, telemetry.ProcGroup) {
+		t.Helper()
+		// Rates times the samples' lengths add up to the bytes within
+		// the time the sampler's reads take, a smaller share of a
+		// longer interval.
+		time.Sleep(every)
+		got, err := s.Sample(time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := got.Procs[0]
+		return g.WriteBytesPerSec * got.End.Sub(got.Start).Seconds(), g
+	}
+}
+
+// TestRealUnseenChild has the parent of TestRealReapedChild start its
+// writer child and reap it between two samples: the child, never seen,
+// wrote 32 MiB, which count once, with its parent, in that interval.
+func TestRealUnseenChild(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 32 MiB")
+	}
+	const mib = 1 << 20
+	parent, in, expect := startReapedChildParent(t)
+	// The child's bytes are all in one interval, whose rate times the
+	// interval's length gives them back within the time the sampler
+	// takes to reach the process in its scan, a smaller share of 2 s.
+	sample := watchReapedChildParent(t, parent.Process.Pid, 2*time.Second)
+	sample()
+	before := writeBytes(t, parent.Process.Pid)
+	if _, err := io.WriteString(in, "go\nreap\n"); err != nil {
+		t.Fatal(err)
+	}
+	expect("written")
+	expect("reaped")
+	if folded := writeBytes(t, parent.Process.Pid) - before; folded < reapedWriterMiB*mib {
+		t.Skipf("the parent's /proc/PID/io grew by only %.1f MiB when it reaped a child that wrote %d MiB (a file system that counts no write bytes?)", folded/mib, reapedWriterMiB)
+	}
+	got, g := sample()
+	t.Logf("a child never seen wrote %d MiB: counted %.2f MiB", reapedWriterMiB, got/mib)
+	if g.Processes != 1 {
+		t.Errorf("the group holds %d processes, want 1", g.Processes)
+	}
+	if math.Abs(got-reapedWriterMiB*mib) > 1.5*mib {
+		t.Errorf("counted %.2f MiB, want the child's %d MiB within 1.5 MiB", got/mib, reapedWriterMiB)
+	}
+	if after, g := sample(); after > mib || g.Processes != 1 {
+		t.Errorf("the next interval counted %.2f MiB for %d processes, want nothing", after/mib, g.Processes)
+	}
+}

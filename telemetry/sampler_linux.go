@@ -40,6 +40,9 @@ type Sampler struct {
 	// by PID; gen marks those seen by the current Sample.
 	procs map[int]*procState
 	gen   uint64
+	// gone holds the processes found to have exited during the current
+	// Sample (or whose PID a new process took).
+	gone []*procState
 
 	// whole is the set of names in /sys/block (whole disks), nil when
 	// /sys/block cannot be read; parts holds the other names of
@@ -63,23 +66,61 @@ type procState struct {
 	start  uint64 // start time in ticks since boot: with the PID, the identity
 	comm   string // an exec changes it, and then the process is classified again
 	groups []int  // indexes of the groups it belongs to
-	// based says ticks, read and write hold the counters at the previous
+	// based says ticks and threads hold the counters at the previous
 	// sample, read at the clock time at.
-	based       bool
-	ticks       uint64
-	read, write uint64
-	at          time.Time
-	gen         uint64
+	based   bool
+	ticks   uint64
+	threads map[int]ioCount // storage I/O of each live thread, by TID
+	at      time.Time
+	gen     uint64
+	ppid    int
+	// whole is the process's /proc/PID/io as read at sample wholeGen (0:
+	// never): its own I/O with its exited threads' and reaped children's,
+	// all of which its parent's takes in when it reaps it.
+	whole    ioCount
+	wholeGen uint64
+	// exited is whole minus the live threads' own counts at the previous
+	// sample: what its exited threads and reaped children did.
+	exited ioCount
+	// debt is what the process's exited threads and children were last
+	// seen to have done and its exited share has not taken in yet (a
+	// child reaped between the reads of its parent and its own).
+	debt ioFloat
+	// pend is this sample's reading, added to the groups once the
+	// processes that exited since the previous sample are known.
+	pend *pending
 	// settled says the process belongs to no group and was old enough
 	// when last checked that it is only checked again now and then.
 	settled bool
+}
+
+// ioCount is a read of storage I/O counters: bytes read and written.
+type ioCount struct{ read, write uint64 }
+
+// ioFloat is a difference of storage I/O counters.
+type ioFloat struct{ read, write float64 }
+
+// pending is one watched process's storage I/O over the interval, before
+// the share of its exited threads and children is settled.
+type pending struct {
+	secs float64
+	// live is the growth of its live threads' own counters; exited the
+	// growth of its exited share; known what the threads and children
+	// that exited since were last seen to have done.
+	live, exited, known ioFloat
+	// unsure says the process's /proc/PID/io could not be read, or a
+	// child that exited since was not read at the previous sample or
+	// belonged to other groups: the exited share is then left out.
+	unsure bool
 }
 
 // Processes that belong to no group are not read on every sample: one
 // younger than youngSecs when checked is checked again on the next sample
 // (a child between fork and exec, or a wrapper script, still has its
 // parent's name), and an older one on one sample in recheckEvery (it may
-// exec another program, or its PID may be reused).
+// exec another program, or its PID may be reused). A child of a watched
+// process is read on every sample, as its parent's exited share will
+// take in its whole I/O (see settleIO).
 const (
 	youngSecs    = 10
 	recheckEvery = 16
@@ -454,9 +495,12 @@ func (s *Sampler) sampleProcs(prev, cur *snapshot) []ProcGroup {
 	}
 	for pid, ps := range s.procs {
 		if ps.gen != s.gen {
+			s.gone = append(s.gone, ps)
 			delete(s.procs, pid)
 		}
 	}
+	s.settleIO(s.gone, out)
+	s.gone = s.gone[:0]
 	return out
 }
 
@@ -481,6 +525,9 @@ func (s *Sampler) sampleProc(p procfs.Proc, prev, cur *snapshot, out []ProcGroup
 	after := s.clock()
 	switch {
 	case ps == nil || ps.start != st.Starttime:
+		if ps != nil {
+			s.gone = append(s.gone, ps) // its PID was reused
+		}
 		ps = &procState{start: st.Starttime, comm: st.Comm}
 		ps.groups = s.classify(p, st)
 		s.procs[p.PID] = ps
@@ -498,7 +545,15 @@ func (s *Sampler) sampleProc(p procfs.Proc, prev, cur *snapshot, out []ProcGroup
 		ps.groups = s.classify(p, st)
 	}
 	ps.gen = s.gen
+	ps.ppid = st.PPID
 	if len(ps.groups) == 0 {
+		if parent := s.procs[st.PPID]; parent != nil && len(parent.groups) > 0 {
+			// A watched process's child: its parent takes in its whole
+			// I/O when it reaps it, which must be known then.
+			s.readWhole(p, ps)
+			ps.settled = false
+			return
+		}
 		ps.settled = cur.uptime-float64(st.Starttime)/userHZ >= youngSecs
 		return
 	}
@@ -518,32 +573,161 @@ func (s *Sampler) sampleProc(p procfs.Proc, prev, cur *snapshot, out []ProcGroup
 	}
 	at := before.Add(after.Sub(before) / 2)
 	ticks := uint64(st.UTime + st.STime)
-	var read, write uint64
-	if io, err := p.IO(); err == nil {
-		read, write = io.ReadBytes, io.WriteBytes
+	// The whole count first: a thread that exits between the two reads
+	// is then in the exited share, and its last own count is known.
+	was, wasGen := ps.whole, ps.wholeGen
+	whole, wholeOK := s.readWhole(p, ps)
+	var threads map[int]ioCount
+	if _, one := ps.threads[p.PID]; ps.based && one && len(ps.threads) == 1 && st.NumThreads == 1 &&
+		wholeOK && wasGen == s.gen-1 && whole == was {
+		// Still one thread, and nothing counted since: its own count
+		// and its exited share, which add up to the whole count and
+		// never decrease, are what they were.
+		threads = ps.threads
+	} else {
+		threads = s.threadIO(p, st.NumThreads)
+	}
+	var live ioCount
+	for _, c := range threads {
+		live.read += c.read
+		live.write += c.write
+	}
+	var exited ioCount
+	if wholeOK {
+		exited = ioCount{read: whole.read - min(whole.read, live.read), write: whole.write - min(whole.write, live.write)}
 	}
 	if !ps.based {
 		ps.based = true
-		ps.ticks, ps.read, ps.write, ps.at = ticks, read, write, at
+		ps.ticks, ps.threads, ps.exited, ps.at = ticks, threads, exited, at
 		// A process that started during the interval counts from zero,
 		// over the interval since the previous scan; one that was
 		// already running counts from now on.
 		if prev != nil && float64(st.Starttime)/userHZ > prev.uptime {
-			ps.ticks, ps.read, ps.write, ps.at = 0, 0, 0, prev.procsAt
+			ps.ticks, ps.threads, ps.exited, ps.at = 0, nil, ioCount{}, prev.procsAt
 		}
 	}
-	secs := max(at.Sub(ps.at).Seconds(), 0)
-	dt, dr, dw := delta(ps.ticks, ticks), delta(ps.read, read), delta(ps.write, write)
-	ps.ticks, ps.read, ps.write, ps.at = ticks, read, write, at
+	pd := &pending{secs: max(at.Sub(ps.at).Seconds(), 0)}
+	dt := delta(ps.ticks, ticks)
+	// A thread not seen at the previous sample started since: it counts
+	// from zero. A thread gone since was last seen to have done what
+	// its count said then.
+	for tid, c := range threads {
+		was := ps.threads[tid]
+		pd.live.read += delta(was.read, c.read)
+		pd.live.write += delta(was.write, c.write)
+	}
+	for tid, c := range ps.threads {
+		if _, ok := threads[tid]; !ok {
+			pd.known.read += float64(c.read)
+			pd.known.write += float64(c.write)
+		}
+	}
+	if wholeOK {
+		pd.exited = ioFloat{delta(ps.exited.read, exited.read), delta(ps.exited.write, exited.write)}
+	} else {
+		pd.unsure = true
+	}
+	ps.ticks, ps.threads, ps.exited, ps.at, ps.pend = ticks, threads, exited, at, pd
 	rss := uint64(max(st.RSS, 0)) * s.pageSize
 	for _, i := range ps.groups {
 		g := &out[i]
 		g.Processes++
 		g.RSSBytes += rss
-		g.CPUCores += div(dt/userHZ, secs)
-		g.ReadBytesPerSec += div(dr, secs)
-		g.WriteBytesPerSec += div(dw, secs)
+		g.CPUCores += div(dt/userHZ, pd.secs)
 	}
+}
+
+// readWhole reads /proc/PID/io of p into ps (with the sample it was read
+// at and the parent it had then) and returns it.
+func (s *Sampler) readWhole(p procfs.Proc, ps *procState) (ioCount, bool) {
+	io, err := p.IO()
+	if err != nil {
+		return ioCount{}, false
+	}
+	ps.whole, ps.wholeGen = ioCount{read: io.ReadBytes, write: io.WriteBytes}, s.gen
+	return ps.whole, true
+}
+
+// settleIO adds to the groups the storage I/O of the watched processes
+// read by this sample, once gone holds the processes that exited since
+// the previous one. A process's own is its live threads'; its exited
+// threads and reaped children, whose whole I/O the kernel adds to its
+// exited share, were counted while they lived up to the previous sample,
+// and only what they did since counts: the growth of the exited share
+// less what they were last seen to have done. A child too short-lived to
+// be seen once counts with its parent. When that cannot be told (a child
+// not read at the previous sample, or of other groups than its parent),
+// the exited share is left out for that interval.
+func (s *Sampler) settleIO(gone []*procState, out []ProcGroup) {
+	for _, c := range gone {
+		parent := s.procs[c.ppid]
+		if parent == nil || parent.gen != s.gen || parent.pend == nil || parent.start > c.start {
+			continue
+		}
+		if c.wholeGen != s.gen-1 || !slices.Equal(c.groups, parent.groups) {
+			parent.pend.unsure = true
+		}
+		parent.pend.known.read += float64(c.whole.read)
+		parent.pend.known.write += float64(c.whole.write)
+	}
+	for _, ps := range s.procs {
+		pd := ps.pend
+		if ps.gen != s.gen || pd == nil {
+			continue
+		}
+		ps.pend = nil
+		// What the exited share took in beyond what was known: the
+		// last part of what they did, or a debt carried over when the
+		// share has not taken it in yet.
+		extra := func(exited, known float64, debt *float64) float64 {
+			v := exited - known - *debt
+			*debt = max(-v, 0)
+			if pd.unsure {
+				return 0
+			}
+			return max(v, 0)
+		}
+		r := pd.live.read + extra(pd.exited.read, pd.known.read, &ps.debt.read)
+		w := pd.live.write + extra(pd.exited.write, pd.known.write, &ps.debt.write)
+		for _, i := range ps.groups {
+			out[i].ReadBytesPerSec += div(r, pd.secs)
+			out[i].WriteBytesPerSec += div(w, pd.secs)
+		}
+	}
+}
+
+// threadIO reads the storage I/O of each thread of p from
+// /proc/PID/task/TID/io, by TID. These counters hold only what each thread
+// did itself: /proc/PID/io also takes in, when they end, the whole I/O of
+// the process's exited threads and of the children it reaped, so that a
+// PostgreSQL backend's lifetime writes reappeared in the postmaster's in
+// the second it was reaped, as writes that never happened then (settleIO
+// counts only what they did since they were last seen).
+//
+// A process with one thread (as its stat said; most server processes)
+// has its one task read without listing the task directory. A thread it
+// starts after that is seen at the next sample, and counts from zero.
+func (s *Sampler) threadIO(p procfs.Proc, threads int) map[int]ioCount {
+	var tasks procfs.Procs
+	if threads == 1 {
+		t, err := s.fs.Thread(p.PID, p.PID)
+		if err != nil {
+			return nil // exited
+		}
+		tasks = procfs.Procs{t}
+	} else {
+		var err error
+		if tasks, err = s.fs.AllThreads(p.PID); err != nil {
+			return nil // exited
+		}
+	}
+	out := make(map[int]ioCount, len(tasks))
+	for _, t := range tasks {
+		if io, err := t.IO(); err == nil {
+			out[t.PID] = ioCount{read: io.ReadBytes, write: io.WriteBytes}
+		}
+	}
+	return out
 }
 
 // maxAncestry bounds the walk up a process's ancestors.

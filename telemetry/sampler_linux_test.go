@@ -138,6 +138,12 @@ type fakeProc struct {
 	rssPages    int
 	read, write int
 	ppid        int // 0: 1
+	// threads holds the I/O of the process's other threads, by TID.
+	threads map[int][2]int
+	// exitedRead and exitedWrite are what /proc/PID/io takes in beyond
+	// the live threads: the whole I/O of its exited threads and of the
+	// children it reaped.
+	exitedRead, exitedWrite int
 }
 
 func (f *fakeTree) proc1(p fakeProc) {
@@ -147,18 +153,30 @@ func (f *fakeTree) proc1(p fakeProc) {
 		p.ppid = 1
 	}
 	// 52 fields, as Linux 5.x and later write them.
-	f.write(dir+"/stat", fmt.Sprintf("%d (%s) S %d %d %d 0 -1 4194560 100 0 0 0 %d %d 0 0 20 0 1 0 %d 123456789 %d 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
-		p.pid, p.comm, p.ppid, p.pid, p.pid, p.utime, p.stime, p.start, p.rssPages))
+	f.write(dir+"/stat", fmt.Sprintf("%d (%s) S %d %d %d 0 -1 4194560 100 0 0 0 %d %d 0 0 20 0 %d 0 %d 123456789 %d 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
+		p.pid, p.comm, p.ppid, p.pid, p.pid, p.utime, p.stime, 1+len(p.threads), p.start, p.rssPages))
 	f.write(dir+"/comm", p.comm+"\n")
 	cmd := ""
 	if len(p.cmdline) > 0 {
 		cmd = strings.Join(p.cmdline, "\x00") + "\x00"
 	}
 	f.write(dir+"/cmdline", cmd)
-	f.write(dir+"/io", fmt.Sprintf("rchar: %d\nwchar: %d\nsyscr: 10\nsyscw: 20\nread_bytes: %d\nwrite_bytes: %d\ncancelled_write_bytes: 0\n",
-		p.read*2, p.write*2, p.read, p.write))
-	f.write(dir+"/status", fmt.Sprintf("Name:\t%s\nState:\tS (sleeping)\nTgid:\t%d\nPid:\t%d\nPPid:\t%d\nVmRSS:\t%d kB\nThreads:\t1\n",
-		p.comm, p.pid, p.pid, p.ppid, p.rssPages*4))
+	io := func(read, write int) string {
+		return fmt.Sprintf("rchar: %d\nwchar: %d\nsyscr: 10\nsyscw: 20\nread_bytes: %d\nwrite_bytes: %d\ncancelled_write_bytes: 0\n",
+			read*2, write*2, read, write)
+	}
+	if err := os.RemoveAll(filepath.Join(f.proc, dir, "task")); err != nil {
+		f.t.Fatal(err)
+	}
+	f.write(fmt.Sprintf("%s/task/%d/io", dir, p.pid), io(p.read, p.write))
+	read, write := p.read+p.exitedRead, p.write+p.exitedWrite
+	for tid, rw := range p.threads {
+		f.write(fmt.Sprintf("%s/task/%d/io", dir, tid), io(rw[0], rw[1]))
+		read, write = read+rw[0], write+rw[1]
+	}
+	f.write(dir+"/io", io(read, write))
+	f.write(dir+"/status", fmt.Sprintf("Name:\t%s\nState:\tS (sleeping)\nTgid:\t%d\nPid:\t%d\nPPid:\t%d\nVmRSS:\t%d kB\nThreads:\t%d\n",
+		p.comm, p.pid, p.pid, p.ppid, p.rssPages*4, 1+len(p.threads)))
 }
 
 func (f *fakeTree) remove(pid int) {
@@ -185,8 +203,9 @@ func twoSamples(t *testing.T) (base, s telemetry.Sample) {
 	f := newFakeTree(t)
 	pgMain := fakeProc{pid: 100, comm: "postgres", cmdline: []string{"postgres", "-D", "/data"}, utime: 500, stime: 100, start: 5000, rssPages: 1000, read: 1000000}
 	pgCkpt := fakeProc{pid: 101, comm: "postgres", cmdline: []string{"postgres: checkpointer"}, utime: 10, stime: 10, start: 5100, rssPages: 500}
-	loadgen := fakeProc{pid: 200, comm: "python3", cmdline: []string{"python3", "/opt/loadgen.py", "--target", "postgres"}, utime: 100, start: 6000, rssPages: 2000}
-	exiting := fakeProc{pid: 400, comm: "postgres", cmdline: []string{"postgres: autovacuum worker"}, utime: 50, start: 7000, rssPages: 100, write: 5000}
+	loadgen := fakeProc{pid: 200, comm: "python3", cmdline: []string{"python3", "/opt/loadgen.py", "--target", "postgres"}, utime: 100, start: 6000, rssPages: 2000,
+		threads: map[int][2]int{201: {0, 1000000}}}
+	exiting := fakeProc{pid: 400, comm: "postgres", cmdline: []string{"postgres: autovacuum worker"}, utime: 50, start: 7000, rssPages: 100, write: 600000000, ppid: 100}
 	kthread := fakeProc{pid: 500, comm: "kworker/0:1", start: 10}
 	wrapper := fakeProc{pid: 600, comm: "sh", cmdline: []string{"sh", "-c", "exec postgres --single"}, start: 99950, rssPages: 50}
 	for _, p := range []fakeProc{pgMain, pgCkpt, loadgen, exiting, kthread, wrapper} {
@@ -219,8 +238,16 @@ func twoSamples(t *testing.T) (base, s telemetry.Sample) {
 
 	// Two seconds later.
 	pgMain.utime, pgMain.stime, pgMain.read, pgMain.write = 600, 150, 3000000, 4000000
+	// The postmaster reaped the worker, which had written 600 MB when
+	// last seen and 1 MB since: /proc/PID/io takes in all 601 MB, but
+	// only the last 1 MB is new.
+	pgMain.exitedWrite = 601000000
 	pgCkpt.utime, pgCkpt.stime, pgCkpt.write = 30, 30, 1000000
 	loadgen.utime, loadgen.stime = 300, 100
+	// Thread 201 exited (its 1 MB, seen at the baseline, and 0.4 MB
+	// since move to the process's exited share); thread 202 started and
+	// wrote 3 MB.
+	loadgen.threads, loadgen.exitedWrite = map[int][2]int{202: {0, 3000000}}, 1400000
 	// New since the baseline, started during the interval: counts from 0.
 	newWorker := fakeProc{pid: 300, comm: "postgres", cmdline: []string{"postgres: autovacuum worker"}, utime: 20, stime: 20, start: 100100, rssPages: 200, write: 2000000}
 	// New since the baseline but started before it: counts from now.
@@ -345,14 +372,17 @@ func TestSampleProcs(t *testing.T) {
 		{"baseline ^postgres", base.Procs[0], telemetry.ProcGroup{Name: "^postgres", Processes: 3, RSSBytes: 1600 * page}},
 		{"baseline loadgen", base.Procs[1], telemetry.ProcGroup{Name: "cmdline loadgen", Processes: 1, RSSBytes: 2000 * page}},
 		{"baseline pid", base.Procs[2], telemetry.ProcGroup{Name: "python3 (pid 200)", Processes: 1, RSSBytes: 2000 * page}},
-		// 100: Δ150 ticks, Δread 2 MB, Δwrite 4 MB; 101: Δ40 ticks,
+		// 100: Δ150 ticks, Δread 2 MB, Δwrite 4 MB, and 1 MB its
+		// reaped child 400 wrote since last seen; 101: Δ40 ticks,
 		// Δwrite 1 MB; 300 (started in the interval): 40 ticks, write
-		// 2 MB; 301 (older, first seen) and 600 (exec'd) count from now;
-		// 400 exited. Over 2 s: 230 ticks = 1.15 cores.
+		// 2 MB; 301 (older, first seen) and 600 (exec'd) count from now.
+		// Over 2 s: 230 ticks = 1.15 cores.
 		{"^postgres", s.Procs[0], telemetry.ProcGroup{Name: "^postgres", Processes: 5, CPUCores: 1.15,
-			RSSBytes: (1000 + 500 + 200 + 300 + 50) * page, ReadBytesPerSec: 1e6, WriteBytesPerSec: 3.5e6}},
-		{"loadgen", s.Procs[1], telemetry.ProcGroup{Name: "cmdline loadgen", Processes: 1, CPUCores: 1.5, RSSBytes: 2000 * page}},
-		{"pid", s.Procs[2], telemetry.ProcGroup{Name: "python3 (pid 200)", Processes: 1, CPUCores: 1.5, RSSBytes: 2000 * page}},
+			RSSBytes: (1000 + 500 + 200 + 300 + 50) * page, ReadBytesPerSec: 1e6, WriteBytesPerSec: 4e6}},
+		// 200: its new thread's 3 MB and its exited thread's last
+		// 0.4 MB, over 2 s.
+		{"loadgen", s.Procs[1], telemetry.ProcGroup{Name: "cmdline loadgen", Processes: 1, CPUCores: 1.5, RSSBytes: 2000 * page, WriteBytesPerSec: 1.7e6}},
+		{"pid", s.Procs[2], telemetry.ProcGroup{Name: "python3 (pid 200)", Processes: 1, CPUCores: 1.5, RSSBytes: 2000 * page, WriteBytesPerSec: 1.7e6}},
 	} {
 		g, w := tc.got, tc.want
 		if g.Name != w.Name || g.Processes != w.Processes || g.RSSBytes != w.RSSBytes || !approx(g.CPUCores, w.CPUCores) ||
@@ -711,5 +741,69 @@ func TestSummaryIsOneLongInterval(t *testing.T) {
 	}
 	if got := d.WriteAwaitMs.Max; got != wawait {
 		t.Errorf("w_await peak %v ms, want %v (of the whole intervals)", got, wawait)
+	}
+}
+
+// TestExitedShare follows a watched parent through the exits of its
+// children, one sample a second, and checks the bytes its group is counted
+// each second: what each process did itself, each byte once, whatever the
+// kernel's /proc/PID/io of the parent takes in when it reaps a child (its
+// whole I/O, counted already while it lived).
+func TestExitedShare(t *testing.T) {
+	f := newFakeTree(t)
+	parent := fakeProc{pid: 100, comm: "postgres", start: 100}
+	backend := fakeProc{pid: 101, comm: "postgres", start: 200, ppid: 100, write: 10e6}
+	copier := fakeProc{pid: 102, comm: "cp", start: 300, ppid: 100, write: 50e6}
+	f.host(1000, [10]int{}, nil, nil)
+	for _, p := range []fakeProc{parent, backend, copier} {
+		f.proc1(p)
+	}
+	s, err := newSampler(telemetry.Config{ProcRoot: f.proc, SysRoot: f.sys, WatchProcess: []string{"^postgres$"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Sample(t0); err != nil {
+		t.Fatal(err)
+	}
+	for i, step := range []struct {
+		name   string
+		change func()
+		want   float64 // bytes written in the second
+	}{
+		{"the backend writes 2 MB, the unwatched copier 10 MB", func() {
+			backend.write, copier.write = 12e6, 60e6
+			f.proc1(backend)
+			f.proc1(copier)
+		}, 2e6},
+		{"the parent reaps the copier, which wrote 5 MB since: not a postgres process's", func() {
+			f.remove(copier.pid)
+			parent.exitedWrite = 65e6
+			f.proc1(parent)
+		}, 0},
+		{"the backend exits, its parent's count has not taken it in yet", func() {
+			f.remove(backend.pid)
+		}, 0},
+		{"the parent's count takes in the backend's 12 MB and 1 MB since: the 1 MB counts", func() {
+			parent.exitedWrite = 78e6
+			f.proc1(parent)
+		}, 1e6},
+		{"a child never seen writes 4 MB and is reaped", func() {
+			parent.exitedWrite = 82e6
+			f.proc1(parent)
+		}, 4e6},
+		{"the parent writes 3 MB itself", func() {
+			parent.write = 3e6
+			f.proc1(parent)
+		}, 3e6},
+	} {
+		step.change()
+		f.host(1001+float64(i), [10]int{}, nil, nil)
+		got, err := s.Sample(t0.Add(time.Duration(i+1) * time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w := got.Procs[0].WriteBytesPerSec; !approx(w, step.want) {
+			t.Errorf("%s: %.0f bytes counted, want %.0f", step.name, w, step.want)
+		}
 	}
 }

@@ -66,8 +66,10 @@ type Sample struct {
 }
 
 // CPU is the host's CPU time split into states, each in percent of all
-// CPUs' time (the states sum to 100), as vmstat and top report it. Guest
-// time is part of User and Nice, as the kernel counts it.
+// CPUs' time (the states sum to 100), as mpstat reports them: System is
+// mpstat's %sys, kernel time outside interrupt handlers, which iostat's
+// %system and vmstat's sy exceed by IRQ and SoftIRQ. Guest time is part of
+// User and Nice, as the kernel counts it.
 type CPU struct {
 	// Cores is the number of CPUs the kernel reports in /proc/stat.
 	Cores   int     `json:"cores"`
@@ -96,7 +98,8 @@ type Memory struct {
 }
 
 // Disk is one block device's extended statistics over the interval, with
-// iostat -x names and formulas (see the package documentation).
+// iostat -x names and formulas, and sar -d's for await and areq-sz (see
+// the package documentation).
 type Disk struct {
 	// Name is the kernel's device name, such as "vda" or "nvme0n1".
 	Name string `json:"name"`
@@ -108,13 +111,15 @@ type Disk struct {
 	// second (rkB/s, wkB/s).
 	ReadKBPerSec  float64 `json:"rkB_s"`
 	WriteKBPerSec float64 `json:"wkB_s"`
-	// AvgRequestKB is the average request size in kilobytes (areq-sz).
+	// AvgRequestKB is the average request size in kilobytes over reads,
+	// writes and discards (sar -d's areq-sz).
 	AvgRequestKB float64 `json:"areq_sz_kB"`
 	// AvgQueueSize is the average number of requests in flight (aqu-sz).
 	AvgQueueSize float64 `json:"aqu_sz"`
 	// ReadAwaitMs, WriteAwaitMs and AwaitMs are the average times in
-	// milliseconds from issue to completion, queueing included, of reads,
-	// writes and all requests (r_await, w_await, await).
+	// milliseconds from issue to completion, queueing included, of reads
+	// (iostat -x's r_await), of writes (w_await) and of reads, writes and
+	// discards together (sar -d's await).
 	ReadAwaitMs  float64 `json:"r_await_ms"`
 	WriteAwaitMs float64 `json:"w_await_ms"`
 	AwaitMs      float64 `json:"await_ms"`
@@ -151,9 +156,14 @@ type ProcGroup struct {
 	// counted once per process, as ps does).
 	RSSBytes uint64 `json:"rss_bytes"`
 	// ReadBytesPerSec and WriteBytesPerSec are the bytes the processes
-	// caused to be read from and sent to the storage layer
-	// (/proc/PID/io read_bytes and write_bytes), per second. They are
-	// zero for processes whose io file is not readable (other users'
+	// caused to be read from and sent to the storage layer, per second,
+	// each byte once: read_bytes and write_bytes of each of their threads'
+	// /proc/PID/task/TID/io, which hold what the thread did itself, and
+	// of a thread or child that exited, what it did since it was last
+	// seen. (/proc/PID/io takes in, when they end, the whole I/O of exited
+	// threads and reaped children, which counted it twice.) A child too
+	// short-lived to be seen once counts with its parent. They are zero
+	// for processes whose io files are not readable (other users'
 	// processes when not root).
 	ReadBytesPerSec  float64 `json:"read_bytes_s"`
 	WriteBytesPerSec float64 `json:"write_bytes_s"`

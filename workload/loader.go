@@ -4,9 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"runtime/debug"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/stampede-bench/stampede/dialect"
 	"github.com/stampede-bench/stampede/sqlx"
@@ -36,6 +40,68 @@ type LoadOptions struct {
 	// Insert loads the rows with multi-row INSERT statements instead of
 	// COPY (cockroach workload's --data-loader=insert); see insertBatches.
 	Insert bool
+	// Timer, when set, has the streams insert the rows as YCSB's load's
+	// threads do, timing each insert (see timedLoad). It excludes Insert
+	// and BatchesPerCopy.
+	Timer InsertTimer
+	// CreateEach creates each table just before loading it, instead of
+	// all of them first, as sysbench's prepare does (its lines follow
+	// that order). It excludes a PreLoad hook, which runs between the
+	// tables' creation and their load.
+	CreateEach bool
+	// Step, if set, is called before each step of a table's setup (see
+	// LoadStep); with several tables loading at once it must be safe for
+	// concurrent use.
+	Step func(LoadStep)
+	// mark is the comment createTable puts on each table (see InitMark),
+	// set by Setup.
+	mark string
+}
+
+// InsertTimer receives the timings of a load that inserts as YCSB's load
+// does (LoadOptions.Timer). Its methods must be safe for concurrent use.
+type InsertTimer interface {
+	// Insert times one row: d is the time it took to add it to its
+	// statement, and, when sent, to send the statement and read the
+	// server's answer; batched says it was only added (YCSB's
+	// BATCHED_OK, not OK).
+	Insert(d time.Duration, batched bool)
+	// Cleanup times one stream's end: sending the rows still gathered.
+	Cleanup(d time.Duration)
+}
+
+// LoadStep is a step of a table's setup, which Setup reports (see
+// LoadOptions.Step) before it takes it: sysbench's form prints its lines
+// from them.
+type LoadStep struct {
+	// Table is the table's name.
+	Table string
+	// Kind is what Setup is about to do: StepCreate, StepLoad or
+	// StepIndex.
+	Kind StepKind
+	// Rows is the rows the load inserts (StepLoad).
+	Rows int64
+	// Stmt is the statement that builds the index (StepIndex).
+	Stmt string
+}
+
+// StepKind says which step a LoadStep is.
+type StepKind int
+
+const (
+	// StepCreate is the table's CREATE TABLE.
+	StepCreate StepKind = iota
+	// StepLoad is the load of its initial rows.
+	StepLoad
+	// StepIndex is one of its index statements, after the load.
+	StepIndex
+)
+
+// step calls opts.Step, if set.
+func (opts LoadOptions) step(st LoadStep) {
+	if opts.Step != nil {
+		opts.Step(st)
+	}
 }
 
 // TotalRows returns the number of initial rows of all tables.
@@ -92,6 +158,11 @@ func Setup(ctx context.Context, db *sqlx.DB, gen Generator, opts LoadOptions) er
 	if opts.SkipCreate && opts.Drop {
 		return errors.New("workload.Setup: LoadOptions.SkipCreate and Drop exclude each other")
 	}
+	opts.mark = InitMark(gen)
+	if opts.CreateEach && hooks.PreLoad != nil {
+		return fmt.Errorf("workload.Setup: LoadOptions.CreateEach cannot create %s's tables one by one: its PreLoad hook runs between their creation and their load", gen.Meta().Name)
+	}
+	opts.CreateEach = opts.CreateEach && !opts.SkipCreate
 	if !opts.SkipCreate {
 		if err := createTables(ctx, db, gen, tables, opts); err != nil {
 			return err
@@ -122,10 +193,19 @@ func CheckNoTables(ctx context.Context, db *sqlx.DB, gen Generator, tables []Tab
 		if err != nil {
 			return fmt.Errorf("checking table %s: %w", t.Name, err)
 		}
-		if exists {
-			return fmt.Errorf("%w: table %s already exists in database %q: use --drop to recreate it, or `stampede cleanup %s`",
-				ErrTablesExist, t.Name, db.Database(), gen.Meta().Name)
+		if !exists {
+			continue
 		}
+		foreign, err := ForeignTables(ctx, db, gen, []string{t.Name})
+		if err != nil {
+			return err
+		}
+		if len(foreign) > 0 {
+			return fmt.Errorf("%w: table %s already exists in database %q and stampede did not make it: load into another database (--db NAME), or drop it yourself (--drop %s drops it)",
+				ErrTablesExist, t.Name, db.Database(), ForceDropFlag)
+		}
+		return fmt.Errorf("%w: table %s already exists in database %q: use --drop to recreate it, or `stampede cleanup %s`",
+			ErrTablesExist, t.Name, db.Database(), gen.Meta().Name)
 	}
 	return nil
 }
@@ -145,9 +225,27 @@ func createTables(ctx context.Context, db *sqlx.DB, gen Generator, tables []Tabl
 		}
 	}
 	for _, t := range tables {
-		if _, err := db.Exec(ctx, d.CreateTable(t.Name, t.Schema)); err != nil {
-			return fmt.Errorf("creating table %s: %w", t.Name, err)
+		if opts.CreateEach {
+			break // setupTable creates each before its load
 		}
+		if err := createTable(ctx, db, t, opts); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// createTable creates t.
+func createTable(ctx context.Context, db *sqlx.DB, t Table, opts LoadOptions) error {
+	opts.step(LoadStep{Table: t.Name, Kind: StepCreate})
+	if _, err := db.Exec(ctx, db.Dialect().CreateTable(t.Name, t.Schema)); err != nil {
+		return fmt.Errorf("creating table %s: %w", t.Name, err)
+	}
+	// The mark lets cleanup and --drop tell this table from a user's of
+	// the same name, and run and check an unfinished load (a marked
+	// table without init's record).
+	if opts.mark != "" {
+		return MarkTable(ctx, db, t.Name, opts.mark)
 	}
 	return nil
 }
@@ -174,24 +272,28 @@ func loadTables(ctx context.Context, db *sqlx.DB, tables []Table, opts LoadOptio
 	per.Concurrency = max(1, streams/parallel)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	sem := make(chan struct{}, parallel)
+	// parallel workers claim the tables in their order, so that one
+	// worker sets them up one after the other, as sysbench's one thread
+	// does.
+	var next atomic.Int64
 	var wg sync.WaitGroup
 	var once sync.Once
 	var firstErr error
-	for _, t := range tables {
+	for range parallel {
 		wg.Add(1)
-		go func(t Table) {
+		go func() {
 			defer wg.Done()
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				return
+			for ctx.Err() == nil {
+				i := int(next.Add(1)) - 1
+				if i >= len(tables) {
+					return
+				}
+				if err := setupTable(ctx, db, tables[i], per, parallel); err != nil {
+					once.Do(func() { firstErr = err; cancel() })
+					return
+				}
 			}
-			defer func() { <-sem }()
-			if err := setupTable(ctx, db, t, per, parallel); err != nil {
-				once.Do(func() { firstErr = err; cancel() })
-			}
-		}(t)
+		}()
 	}
 	wg.Wait()
 	if firstErr != nil {
@@ -204,6 +306,14 @@ func loadTables(ctx context.Context, db *sqlx.DB, tables []Table, opts LoadOptio
 // builds is how many tables do so at once, whose index builds share the
 // server's parallel workers (dialect.IndexBuildSharer).
 func setupTable(ctx context.Context, db *sqlx.DB, t Table, opts LoadOptions, builds int) error {
+	if opts.CreateEach {
+		if err := createTable(ctx, db, t, opts); err != nil {
+			return err
+		}
+	}
+	if t.InitialRows.NumBatches > 0 {
+		opts.step(LoadStep{Table: t.Name, Kind: StepLoad, Rows: t.InitialRows.NumRows})
+	}
 	if err := loadTable(ctx, db, t, opts); err != nil {
 		return err
 	}
@@ -215,6 +325,7 @@ func setupTable(ctx context.Context, db *sqlx.DB, t Table, opts LoadOptions, bui
 		if opts.SkipCreate {
 			break // the Setup that created the table created them
 		}
+		opts.step(LoadStep{Table: t.Name, Kind: StepIndex, Stmt: stmt})
 		if share != "" {
 			// Without arguments, both go in one simple query, hence in
 			// one transaction, to which the setting is local.
@@ -239,6 +350,9 @@ func loadTable(ctx context.Context, db *sqlx.DB, t Table, opts LoadOptions) erro
 	rt := t.InitialRows
 	if rt.NumBatches == 0 {
 		return nil
+	}
+	if opts.Timer != nil {
+		return timedLoad(ctx, db, t, opts)
 	}
 	per := opts.BatchesPerCopy
 	if per <= 0 {
@@ -382,3 +496,117 @@ func (b *batchSource) flushProgress() {
 func (b *batchSource) Values() ([]any, error) { return b.rows[b.i], nil }
 
 func (b *batchSource) Err() error { return nil }
+
+// TableAdopter is a Generator whose init loads into its tables when the
+// user created them, empty and of the shape init would create them in
+// (YCSB's JDBC binding has its users create usertable first), rather than
+// refusing them.
+type TableAdopter interface {
+	Generator
+	// AdoptsTables reports whether init may load into such tables.
+	AdoptsTables() bool
+}
+
+// AdoptsTables reports whether init of gen (a TableAdopter) loads into
+// tables that all exist, each empty and with the columns gen loads (the
+// same names, of character types), without creating them or their
+// indexes (LoadOptions.SkipCreate). It reports false when none of them
+// exists; a table that exists but holds rows or other columns, or a part
+// of tables only, is an error wrapping ErrTablesExist that says which and
+// how to start over.
+func AdoptsTables(ctx context.Context, db *sqlx.DB, gen Generator, tables []Table) (bool, error) {
+	if a, ok := gen.(TableAdopter); !ok || !a.AdoptsTables() || db.Null() {
+		return false, nil
+	}
+	existing, err := ExistingTables(ctx, db, tables)
+	if err != nil || len(existing) == 0 {
+		return false, err
+	}
+	// refuse is CheckNoTables's refusal (which says how to start over,
+	// and whether stampede made the table), and why the table was not
+	// loaded into.
+	refuse := func(format string, args ...any) error {
+		err := CheckNoTables(ctx, db, gen, tables)
+		if err == nil {
+			err = fmt.Errorf("%w: table %s exists in database %q", ErrTablesExist, existing[0], db.Database())
+		}
+		return fmt.Errorf("%w; not loaded into: "+format, append([]any{err}, args...)...)
+	}
+	for _, t := range tables {
+		if !slices.Contains(existing, t.Name) {
+			return false, refuse("%s does not exist beside it", t.Name)
+		}
+		cols, err := tableColumns(ctx, db, t.Name)
+		if err != nil {
+			return false, err
+		}
+		want := slices.Sorted(slices.Values(t.Columns))
+		got := slices.Sorted(maps.Keys(cols))
+		bad := !slices.Equal(got, want)
+		for _, typ := range cols {
+			bad = bad || !isCharacterType(typ)
+		}
+		if bad {
+			return false, refuse("its columns are %s, not %s's (%s, of character types)",
+				describeColumns(cols), gen.Meta().Name, strings.Join(t.Columns, ", "))
+		}
+		d := db.Dialect()
+		var rows bool
+		if err := db.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM "+d.QuoteIdent(t.Name)+")").Scan(&rows); err != nil {
+			return false, fmt.Errorf("checking table %s: %w", t.Name, err)
+		}
+		if rows {
+			return false, refuse("it holds rows (init loads only into an empty %s of %s's columns)", t.Name, gen.Meta().Name)
+		}
+	}
+	return true, nil
+}
+
+// tableColumns returns the columns of table with their types (as
+// format_type writes them: "character varying(255)", "text").
+func tableColumns(ctx context.Context, db *sqlx.DB, table string) (map[string]string, error) {
+	_, arg := dialect.TableExistsQuery(db.Dialect(), table)
+	rows, err := db.Query(ctx, `SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_catalog.pg_attribute a
+		WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped`, arg)
+	if err != nil {
+		return nil, fmt.Errorf("reading the columns of %s: %w", table, err)
+	}
+	defer rows.Close()
+	cols := map[string]string{}
+	for rows.Next() {
+		var name, typ string
+		if err := rows.Scan(&name, &typ); err != nil {
+			return nil, fmt.Errorf("reading the columns of %s: %w", table, err)
+		}
+		if name == "rowid" && strings.HasPrefix(typ, "bigint") {
+			continue // CockroachDB's hidden key of a table without a primary key
+		}
+		cols[name] = typ
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading the columns of %s: %w", table, err)
+	}
+	return cols, nil
+}
+
+// isCharacterType reports whether typ (format_type's) holds text.
+func isCharacterType(typ string) bool {
+	for _, p := range []string{"text", "character varying", "character", "varchar", "string", "bpchar"} {
+		if typ == p || strings.HasPrefix(typ, p+"(") {
+			return true
+		}
+	}
+	return false
+}
+
+// describeColumns lists columns and their types, by name.
+func describeColumns(cols map[string]string) string {
+	var parts []string
+	for _, name := range slices.Sorted(maps.Keys(cols)) {
+		parts = append(parts, name+" "+cols[name])
+	}
+	if len(parts) == 0 {
+		return "(none)"
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}

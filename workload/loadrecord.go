@@ -167,28 +167,30 @@ func readRecord(ctx context.Context, db *sqlx.DB, q sqlx.Querier, key string, lo
 
 // RecordLoad records in db what gen loaded (after Setup), replacing an
 // earlier record of the same data, or, for a part load (PartLoader),
-// merging this part into it. Generators that are not DataSpecers record
-// nothing; nor does the null driver.
+// merging this part into it. The record of a generator that is not a
+// DataSpecer holds no settings: it says that init loaded it there (see
+// ForeignTables). The null driver records nothing.
 func RecordLoad(ctx context.Context, db *sqlx.DB, gen Generator) error {
-	ds, ok := gen.(DataSpecer)
-	if !ok || db.Null() {
+	if db.Null() {
 		return nil
 	}
 	var err error
 	// Parts that finish at once may both find no record and insert one:
 	// the second's unique violation means it has a record to merge into.
 	for range 3 {
-		if err = recordLoad(ctx, db, ds); sqlx.SQLState(err) != "23505" {
+		if err = recordLoad(ctx, db, gen); sqlx.SQLState(err) != "23505" {
 			break
 		}
 	}
 	return err
 }
 
-func recordLoad(ctx context.Context, db *sqlx.DB, ds DataSpecer) error {
+func recordLoad(ctx context.Context, db *sqlx.DB, gen Generator) error {
 	settings := map[string]string{}
-	for _, s := range ds.DataSettings() {
-		settings[s.Name] = s.Value
+	if ds, ok := gen.(DataSpecer); ok {
+		for _, s := range ds.DataSettings() {
+			settings[s.Name] = s.Value
+		}
 	}
 	d := db.Dialect()
 	p := d.Placeholder
@@ -201,8 +203,8 @@ func recordLoad(ctx context.Context, db *sqlx.DB, ds DataSpecer) error {
 		return fmt.Errorf("recording the load: %w", err)
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx))
-	if pl, ok := loadsPart(ds); ok {
-		_, loaded, found, err := readRecord(ctx, db, tx, ds.DataKey(), true)
+	if pl, ok := loadsPart(gen); ok {
+		_, loaded, found, err := readRecord(ctx, db, tx, pl.DataKey(), true)
 		if err != nil {
 			return err
 		}
@@ -220,9 +222,9 @@ func recordLoad(ctx context.Context, db *sqlx.DB, ds DataSpecer) error {
 		sql  string
 		args []any
 	}{
-		{"DELETE FROM " + t + " WHERE data = " + p(1), []any{ds.DataKey()}},
+		{"DELETE FROM " + t + " WHERE data = " + p(1), []any{DataKeyOf(gen)}},
 		{"INSERT INTO " + t + " (data, workload, version, settings) VALUES (" + p(1) + ", " + p(2) + ", " + p(3) + ", " + p(4) + ")",
-			[]any{ds.DataKey(), ds.Meta().Name, ds.Meta().Version, string(b)}},
+			[]any{DataKeyOf(gen), gen.Meta().Name, gen.Meta().Version, string(b)}},
 	} {
 		if _, err := tx.Exec(ctx, stmt.sql, stmt.args...); err != nil {
 			return fmt.Errorf("recording the load in %s: %w", LoadRecordTable, err)
@@ -237,8 +239,7 @@ func recordLoad(ctx context.Context, db *sqlx.DB, ds DataSpecer) error {
 // ForgetLoad removes gen's record (after cleanup dropped its tables), and
 // the record table when it holds no other.
 func ForgetLoad(ctx context.Context, db *sqlx.DB, gen Generator) error {
-	ds, ok := gen.(DataSpecer)
-	if !ok || db.Null() {
+	if db.Null() {
 		return nil
 	}
 	if exists, err := TableExists(ctx, db, LoadRecordTable); err != nil || !exists {
@@ -246,7 +247,7 @@ func ForgetLoad(ctx context.Context, db *sqlx.DB, gen Generator) error {
 	}
 	d := db.Dialect()
 	t := d.QuoteIdent(LoadRecordTable)
-	if _, err := db.Exec(ctx, "DELETE FROM "+t+" WHERE data = "+d.Placeholder(1), ds.DataKey()); err != nil {
+	if _, err := db.Exec(ctx, "DELETE FROM "+t+" WHERE data = "+d.Placeholder(1), DataKeyOf(gen)); err != nil {
 		return err
 	}
 	var left int64
@@ -255,6 +256,46 @@ func ForgetLoad(ctx context.Context, db *sqlx.DB, gen Generator) error {
 	}
 	_, err := db.Exec(ctx, d.DropTable(LoadRecordTable))
 	return err
+}
+
+// TenantMarkerTable is the table that marks a fleet's tenant complete
+// (fleet.MarkerTable): a fleet's tenants record no load of their own.
+const TenantMarkerTable = "stampede_tenant"
+
+// UnfinishedLoadError says that db holds tables init created but whose
+// load it never recorded: init was interrupted, or is running.
+type UnfinishedLoadError struct {
+	// Workload is the workload whose tables they are; Table the first;
+	// Database where.
+	Workload, Table, Database string
+}
+
+func (e *UnfinishedLoadError) Error() string {
+	return fmt.Sprintf("database %q holds an unfinished load of %s: init created table %s but never finished loading it (interrupted, or still running): reload with `stampede init %s --drop`",
+		e.Database, e.Workload, e.Table, e.Workload)
+}
+
+// unfinishedLoad returns an *UnfinishedLoadError when one of gen's tables
+// carries the mark of stampede's init but init recorded no load of it
+// (unless the database is a fleet's tenant, which records none). Tables
+// without the mark (another tool's load, an older stampede's) say
+// nothing.
+func unfinishedLoad(ctx context.Context, db *sqlx.DB, gen Generator) error {
+	for _, t := range gen.Tables() {
+		c, err := TableComment(ctx, db, t.Name)
+		if err != nil {
+			return err
+		}
+		if !isInitMark(c) {
+			continue
+		}
+		tenant, err := TableExists(ctx, db, TenantMarkerTable)
+		if err != nil || tenant {
+			return err
+		}
+		return &UnfinishedLoadError{Workload: gen.Meta().Name, Table: t.Name, Database: db.Database()}
+	}
+	return nil
 }
 
 // LoadMismatchError is ReconcileLoad's error: a setting given on the
@@ -298,8 +339,11 @@ func ReconcileLoad(ctx context.Context, db *sqlx.DB, gen Generator) (notes []str
 		return nil, nil
 	}
 	workload, loaded, found, err := readRecord(ctx, db, db, ds.DataKey(), false)
-	if err != nil || !found {
+	if err != nil {
 		return nil, err
+	}
+	if !found {
+		return nil, unfinishedLoad(ctx, db, gen)
 	}
 	for _, s := range ds.DataSettings() {
 		v, ok := loaded[s.Name]

@@ -59,6 +59,9 @@ type Flags struct {
 type FlagMeta struct {
 	// RuntimeOnly flags do not change the loaded data (only what a run does).
 	RuntimeOnly bool
+	// Check says a RuntimeOnly flag also changes what `stampede check`
+	// does (tpcc's --expensive-checks), so check does not call it ignored.
+	Check bool
 	// LoadOnly flags change only what init creates (tpcc's --fks,
 	// sysbench's --secondary): a run of the loaded data ignores them.
 	LoadOnly bool
@@ -86,10 +89,11 @@ type Hooks struct {
 	PreRun func(ctx context.Context, db *sqlx.DB) error
 	// CheckConsistency verifies the workload's invariants (`stampede check`).
 	CheckConsistency func(ctx context.Context, db *sqlx.DB, w Reporter) error
-	// Cleanup drops what the workload made beyond its Tables (tables a
-	// run creates, as sysbench's bulk_insert does one per thread);
-	// `stampede cleanup` calls it after dropping Tables.
-	Cleanup func(ctx context.Context, db *sqlx.DB, w Reporter) error
+	// RunTables lists the tables of db that runs of the workload make
+	// beyond its Tables (sysbench's bulk_insert makes one per thread,
+	// marked with RunMark); `stampede cleanup` drops them with Tables,
+	// those that carry stampede's mark only (unless --force-drop).
+	RunTables func(ctx context.Context, db *sqlx.DB) ([]string, error)
 }
 
 // Reporter receives human-readable check results line by line.
@@ -194,6 +198,12 @@ type Recorder interface {
 	// and logs.
 	RecordError(op int, err error)
 }
+
+// NotFoundCode is the class (sqlx.ErrorCode) of an operation whose key
+// has no row, which its workload counts and does not retry (YCSB's
+// NOT_FOUND reads, UNEXPECTED_STATE updates and deletes): the run's
+// final lines name it apart from failures.
+const NotFoundCode = "not_found"
 
 // OpClass is the kind of an operation, for sysbench-style query counts.
 type OpClass int
@@ -505,8 +515,19 @@ type YCSBMeasurer interface {
 	// YCSB's output.
 	YCSBMeasure(series string) YCSBMeasure
 	// YCSBPercentiles are the latency percentiles of the final report
-	// (YCSB's hdrhistogram.percentiles; nil for YCSB's 50, 95 and 99).
+	// (YCSB's hdrhistogram.percentiles; nil for YCSB 0.17.0's 95 and
+	// 99).
 	YCSBPercentiles() []float64
+}
+
+// YCSBCleanupMeasurer is a YCSBMeasurer that can time each worker's
+// cleanup at the end of a run, YCSB's [CLEANUP] measurement (one per
+// client thread): --output-style ycsb asks for it before the run, and
+// the run's series then hold one more, whose YCSBMeasure says CLEANUP.
+type YCSBCleanupMeasurer interface {
+	YCSBMeasurer
+	// MeasureCleanup asks the runs to come to time each worker's cleanup.
+	MeasureCleanup()
 }
 
 // YCSBMeasure is where a series goes in YCSB's output.

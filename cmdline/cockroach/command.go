@@ -15,6 +15,7 @@ import (
 	"github.com/stampede-bench/stampede/cmdline"
 	"github.com/stampede-bench/stampede/engine"
 	"github.com/stampede-bench/stampede/run"
+	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
 )
 
@@ -38,7 +39,17 @@ Runs a ` + "`cockroach workload`" + ` command line as cockroach runs it: paste t
 after ` + "`stampede`" + ` (keep the word workload). Workloads: bank, tpcc, ycsb.
 With no URL, cockroach's postgresql://root@localhost:26257?sslmode=disable.
 Output is cockroach's, byte for byte; stampede's own figures go to stderr.
-` + "`stampede workload run WORKLOAD --help`" + ` lists the flags.`
+` + "`stampede workload run WORKLOAD --help`" + ` lists the flags.
+
+Examples:
+` + examples
+
+// examples are the help's command lines.
+const examples = `  stampede workload init tpcc --warehouses 10 'postgresql://root@localhost:26257?sslmode=disable'
+  stampede workload run tpcc --warehouses 10 --duration 10m 'postgresql://root@localhost:26257?sslmode=disable'
+  stampede workload run ycsb --workload B --duration 1m
+  stampede workload check bank 'postgresql://root@localhost:26257?sslmode=disable'
+`
 
 // Command is a parsed `workload` command line.
 type Command struct {
@@ -115,6 +126,9 @@ func Parse(args []string) (*Command, error) {
 	default:
 		return nil, usagef("unknown `workload %s`: use init, run or check, as in `stampede workload run ycsb URL`", verb)
 	}
+	if len(args) > 1 && (args[1] == "--help" || args[1] == "-h") {
+		return nil, helpError{Usage} // `workload init --help`
+	}
 	if len(args) < 2 || strings.HasPrefix(args[1], "-") {
 		return nil, usagef("name the workload: `stampede workload %s WORKLOAD [flags] [URL...]` (workloads: %s)", verb, workloadNames())
 	}
@@ -162,7 +176,8 @@ func IsHelp(err error) (string, bool) {
 
 // help is the command's flag listing.
 func (c *Command) help() string {
-	return fmt.Sprintf("Usage: stampede workload %s %s [flags] [URL...]\n\nFlags (cockroach's, with its defaults):\n%s", c.Verb, c.Workload, c.fs.FlagUsages())
+	return fmt.Sprintf("Usage: stampede workload %s %s [flags] [URL...]\n\nExamples:\n  stampede workload %s %s 'postgresql://root@localhost:26257?sslmode=disable'\n\nFlags (cockroach's, with its defaults):\n%s",
+		c.Verb, c.Workload, c.Verb, c.Workload, c.fs.FlagUsages())
 }
 
 type discard struct{}
@@ -284,6 +299,9 @@ func (c *Command) resolveConn() error {
 		}
 	}
 	for i, raw := range urls {
+		if err := sqlx.CheckUserinfo(raw); err != nil {
+			return usagef("malformed connection URL %s: %v", redact(raw), err)
+		}
 		u, err := url.Parse(raw)
 		if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
 			return usagef("%q is not a postgresql:// URL (cockroach workload takes URLs only)", redact(raw))

@@ -15,6 +15,7 @@ import (
 
 	"github.com/stampede-bench/stampede/cmdline"
 	"github.com/stampede-bench/stampede/dialect"
+	"github.com/stampede-bench/stampede/fleet"
 	"github.com/stampede-bench/stampede/output"
 	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/sqlx"
@@ -188,7 +189,13 @@ func (c *Command) load(ctx context.Context, spec *run.LoadSpec, env cmdline.Env)
 	if _, ok := d.(dialect.Importer); ok && strings.EqualFold(c.value("data-loader"), "import") {
 		return usagef("--data-loader=import: IMPORT INTO needs the rows where CockroachDB can read them, which stampede does not serve; use --data-loader=copy (COPY FROM STDIN) or insert")
 	}
+	if c.value("force-drop") == "true" && c.value("drop") != "true" {
+		return usagef("--force-drop only says what --drop may drop: give --drop --force-drop")
+	}
 	if c.value("drop") == "true" {
+		if err := c.checkDropOwned(ctx, opts, env.Stderr); err != nil {
+			return err
+		}
 		if err := dropDatabase(ctx, opts, d, env.Stderr); err != nil {
 			return err
 		}
@@ -308,6 +315,47 @@ func serverDialect(ctx context.Context, opts sqlx.Options) (dialect.Dialect, err
 
 // dropDatabase drops the workload's database (cockroach's --drop),
 // connecting to the server's maintenance database, and says so.
+// checkDropOwned refuses, unless --force-drop, to drop a database that
+// holds tables stampede did not make (cockroach's --drop drops the whole
+// database; a user's tables in it must survive a pasted line).
+func (c *Command) checkDropOwned(ctx context.Context, opts sqlx.Options, log io.Writer) error {
+	opts.MaxConns = 1
+	db, err := sqlx.Open(ctx, opts)
+	if sqlx.IsMissingDatabase(err) {
+		return nil // nothing to drop
+	}
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	foreign, err := workload.ForeignTablesIn(ctx, db, c.gen, fleet.MarkerTable)
+	if err != nil || len(foreign) == 0 {
+		return err
+	}
+	if c.value("force-drop") == "true" {
+		fmt.Fprintf(log, "--force-drop: dropping database %q with tables stampede did not make: %s\n", opts.Database, strings.Join(foreign, ", "))
+		return nil
+	}
+	return usagef("database %q on %s holds %s that stampede did not make (%s): --drop leaves the database alone; to drop it anyway, add %s",
+		opts.Database, strings.Join(db.Endpoints(), ","), tableCount(foreign), shortNames(foreign), workload.ForceDropFlag)
+}
+
+// tableCount is "1 table" or "N tables".
+func tableCount(names []string) string {
+	if len(names) == 1 {
+		return "1 table"
+	}
+	return strconv.Itoa(len(names)) + " tables"
+}
+
+// shortNames lists up to five names, and how many more there are.
+func shortNames(names []string) string {
+	if len(names) <= 5 {
+		return strings.Join(names, ", ")
+	}
+	return strings.Join(names[:5], ", ") + fmt.Sprintf(" and %d more", len(names)-5)
+}
+
 func dropDatabase(ctx context.Context, opts sqlx.Options, d dialect.Dialect, log io.Writer) error {
 	cfgs, err := sqlx.ParseConfigs(opts)
 	if err != nil {

@@ -97,13 +97,15 @@ var (
 		{name: "histograms-max-latency", kind: kDuration, def: "100s", usage: "expected maximum latency of an operation (the exported histograms' range)"},
 		{name: "openmetrics-labels", kind: kString, usage: "comma-separated key=value labels of the openmetrics export"},
 		{name: "with-changefeed", kind: kBool, refuse: "changefeeds are CockroachDB's (CREATE CHANGEFEED); stampede does not run one beside the workload"},
-		{name: "drop", kind: kBool, usage: "drop the existing database first (implies --init)"},
+		{name: "drop", kind: kBool, usage: "drop the existing database first (implies --init); stampede: only a database holding nothing but what stampede made"},
+		{name: "force-drop", kind: kBool, usage: "stampede: with --drop, drop the database even when it holds tables stampede did not make"},
 		// stampede's own, for what cockroach has no flag for.
 		{name: "latency", kind: kString, usage: "stampede: under --max-rate, the latency shown: service (cockroach's, the default), intended (stampede's open loop: from each operation's scheduled start, coordinated omission corrected) or both"},
 	}
 	// initFlags are `workload init`'s.
 	initFlags = []cflag{
-		{name: "drop", kind: kBool, usage: "drop the existing database, if it exists"},
+		{name: "drop", kind: kBool, usage: "drop the existing database, if it exists; stampede: only a database holding nothing but what stampede made"},
+		{name: "force-drop", kind: kBool, usage: "stampede: with --drop, drop the database even when it holds tables stampede did not make"},
 	}
 	// sharedFlags are init's and run's.
 	sharedFlags = []cflag{
@@ -141,7 +143,7 @@ var (
 const poolRefusal = "stampede's workers keep their connections for the whole run (connected before the first operation, re-established only when lost): there is no pool to tune"
 
 // scaleOut says why the partitioning flags are refused.
-const scaleOut = "partitioning comes with stampede's scale-out work; until then stampede runs one client on every warehouse it is given"
+const scaleOut = "stampede does not partition TPC-C: one client runs every warehouse's terminals (its --clients, which splits YCSB, sysbench and bank among client machines, refuses TPC-C); leave the flag out"
 
 // flagsFor returns the common flags of verb, then the workload's.
 func flagsFor(verb string, w *workloadDef) []cflag {

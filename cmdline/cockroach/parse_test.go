@@ -166,7 +166,7 @@ func TestEveryFlagHasAMeaning(t *testing.T) {
 	read := map[string]bool{}
 	for _, n := range []string{
 		"tolerate-errors", "max-rate", "max-ops", "count-errors", "duration", "init", "ramp", "display-every", "display-format",
-		"histograms", "histogram-export-format", "histograms-max-latency", "openmetrics-labels", "drop", "latency",
+		"histograms", "histogram-export-format", "histograms-max-latency", "openmetrics-labels", "drop", "force-drop", "latency",
 		"pprofport", "data-loader", "init-conns", "prometheus-port", "results-dir", "secure", "user", "password",
 		"db", "isolation-level", "conn-vars", "concurrency", "method", "seed",
 		// ycsb

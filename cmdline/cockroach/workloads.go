@@ -211,7 +211,7 @@ var tpccDef = &workloadDef{
 		{name: "serializable", kind: kBool, usage: "force serializable isolation"},
 		{name: "expensive-checks", kind: kBool, usage: "run the expensive checks", to: "expensive-checks"},
 		{name: "families", kind: kBool, usage: "separate column families for dynamic and static columns (CockroachDB's)"},
-		{name: "replicate-static-columns", kind: kBool, refuse: "it duplicates static columns into each zone's index, a multi-region layout of " + scaleOutShort},
+		{name: "replicate-static-columns", kind: kBool, refuse: "it duplicates static columns into each zone's index, a multi-region layout stampede does not make; leave the flag out"},
 		{name: "local-warehouses", kind: kBool, refuse: "it makes every transaction local, against the specification; stampede keeps TPC-C's remote warehouses"},
 		{name: "query-trace-file", kind: kString, refuse: "stampede records no per-query trace; its run log keeps every interval's histograms"},
 		{name: "txn-preamble-file", kind: kString, refuse: "stampede runs TPC-C's statements only; it injects no preamble"},
@@ -220,8 +220,6 @@ var tpccDef = &workloadDef{
 	},
 	resolve: resolveTPCC,
 }
-
-const scaleOutShort = "the scale-out work"
 
 // resolveTPCC applies cockroach's defaults that depend on one another:
 // --workers (10 per active warehouse; with waits exactly that, as

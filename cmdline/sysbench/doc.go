@@ -9,10 +9,11 @@
 // (dashes and underscores alike), and --config-file is read as sysbench
 // reads it. The workloads' own options and stampede's flags pass through
 // as they are. A line that names no connection URL gets sysbench's
-// --pgsql-* defaults, and `run` gets the flag (SyntaxFlag) by which
-// stampede's run flags give it sysbench's meanings: one thread and ten
-// seconds by default, --events as one count, --rate as one queue,
-// sysbench's output (see package cmdline).
+// --pgsql-* defaults, and `run`, `prepare` and `cleanup` get the flag
+// (SyntaxFlag) by which stampede's flags give them sysbench's meanings:
+// one thread and ten seconds by default, --events as one count, --rate as
+// one queue, sysbench's output and prepare's and cleanup's lines (see
+// package cmdline and lines.go).
 //
 // Golden tests of pasted lines are in testdata/lines.txt.
 package sysbench

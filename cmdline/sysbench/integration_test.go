@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -667,7 +668,13 @@ func TestSysbenchCountsMatch(t *testing.T) {
 	_ = stampede(t, append(bulk, "--threads=1", "cleanup")...)
 	runSysbench(append(bulk, "--threads=1", "prepare")...)
 	sb = parseSysbench(t, runSysbench(append(bulk, "--threads=1", "--events=5000", "--time=0", "run")...))
-	_ = stampede(t, append(bulk, "--threads=1", "cleanup")...)
+	// sysbench made sbtest1, not stampede: only --force-drop drops it.
+	if r := stampede(t, append(bulk, "--threads=1", "cleanup")...); r.code != 2 || !strings.Contains(r.stderr, "not made by stampede") {
+		t.Errorf("cleanup of the table sysbench made: exit %d, %s", r.code, r.stderr)
+	}
+	if r := stampede(t, append(bulk, "--threads=1", "--force-drop", "cleanup")...); r.code != 0 {
+		t.Fatalf("cleanup --force-drop: exit %d, %s", r.code, r.stderr)
+	}
 	r := stampede(t, append(bulk, "--threads=1", "--events=5000", "--time=0", "run")...)
 	same("bulk_insert", sb, parseSysbench(t, r.stdout))
 	_ = stampede(t, append(bulk, "--threads=1", "cleanup")...)
@@ -821,4 +828,89 @@ func TestSysbenchReadmeLines(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSysbenchPrepareCleanupLines runs sysbench's prepare and cleanup and
+// stampede's on the same command lines and compares what they print:
+// the same lines after the version line, in the same order with one
+// thread (several threads interleave them, in any order, in both tools),
+// and nothing on stderr (sysbench takes --table_size on cleanup
+// silently). It is skipped without a sysbench binary.
+func TestSysbenchPrepareCleanupLines(t *testing.T) {
+	testServer(t)
+	sysbench, err := exec.LookPath("sysbench")
+	if err != nil {
+		t.Skip("no sysbench binary in PATH")
+	}
+	db := freshDB(t, "stampede_sblines")
+	adminExec(t, "CREATE DATABASE "+db)
+	conn := append(sbConn(t, db), "--db-driver=pgsql")
+	// body is what follows the version line and the blank line after it.
+	body := func(t *testing.T, who, out string) string {
+		t.Helper()
+		first, rest, ok := strings.Cut(out, "\n\n")
+		if !ok || !strings.HasPrefix(first, "sysbench 1.0.20 (using ") {
+			t.Fatalf("%s printed no version line:\n%s", who, out)
+		}
+		return rest
+	}
+	for _, tc := range []struct {
+		name    string
+		opts    []string
+		ordered bool
+	}{
+		{"one thread", []string{"--tables=2", "--table_size=1000"}, true},
+		{"default table size", []string{"--tables=1"}, true},
+		{"no secondary index", []string{"--tables=2", "--table_size=10", "--create_secondary=off"}, true},
+		{"threads", []string{"--tables=3", "--table_size=500", "--threads=2"}, false},
+		{"more threads than tables", []string{"--tables=2", "--table_size=100", "--threads=4"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := map[string][2]string{}
+			for _, tool := range []string{"sysbench", "stampede"} {
+				var outs [2]string
+				for i, command := range []string{"prepare", "cleanup"} {
+					line := append(append(append([]string{"oltp_read_write"}, conn...), tc.opts...), command)
+					var stdout, stderr string
+					if tool == "sysbench" {
+						var o, e bytes.Buffer
+						cmd := exec.Command(sysbench, line...)
+						cmd.Env = append(os.Environ(), "PGSSLMODE=disable")
+						cmd.Stdout, cmd.Stderr = &o, &e
+						if err := cmd.Run(); err != nil {
+							t.Fatalf("sysbench %s: %v\n%s%s", strings.Join(line, " "), err, o.String(), e.String())
+						}
+						stdout, stderr = o.String(), e.String()
+					} else {
+						r := stampede(t, line...)
+						if r.code != 0 {
+							t.Fatalf("stampede %s: exit %d\n%s%s", strings.Join(line, " "), r.code, r.stdout, r.stderr)
+						}
+						stdout, stderr = r.stdout, r.stderr
+					}
+					if stderr != "" {
+						t.Errorf("%s %s printed on stderr: %q", tool, command, stderr)
+					}
+					outs[i] = body(t, tool, stdout)
+				}
+				got[tool] = outs
+			}
+			for i, command := range []string{"prepare", "cleanup"} {
+				sb, st := got["sysbench"][i], got["stampede"][i]
+				if !tc.ordered {
+					sb, st = sortedLines(sb), sortedLines(st)
+				}
+				if sb != st {
+					t.Errorf("%s %s:\nsysbench:\n%s\nstampede:\n%s", strings.Join(tc.opts, " "), command, sb, st)
+				}
+			}
+		})
+	}
+}
+
+// sortedLines is s's lines sorted.
+func sortedLines(s string) string {
+	lines := strings.Split(s, "\n")
+	slices.Sort(lines)
+	return strings.Join(lines, "\n")
 }

@@ -40,10 +40,11 @@ var Defaults = []struct{ Name, Value string }{
 	{"pgsql-db", "sbtest"},
 }
 
-// SyntaxFlag is the flag Parse gives `run`: it tells stampede's run flags
-// that the command line is sysbench's (see cmdline.RunFlags), so that
-// sysbench's defaults and meanings apply (--threads=1, --time=10, one
-// --events count, --rate's queue, sysbench's output).
+// SyntaxFlag is the flag Parse gives `run`, `init` and `cleanup`: it
+// tells stampede's flags that the command line is sysbench's (see
+// cmdline.RunFlags and cmdline.Init), so that sysbench's defaults and
+// meanings apply (--threads=1, --time=10, one --events count, --rate's
+// queue, sysbench's output, prepare's and cleanup's lines).
 const SyntaxFlag = "--sysbench-syntax"
 
 // Line is a sysbench command line turned into stampede's.
@@ -217,7 +218,7 @@ func Parse(args []string, flags Flags) (*Line, error) {
 		}
 	}
 	l.Args = append([]string{verb, script}, out...)
-	if verb == "run" {
+	if verb == "run" || verb == "init" || verb == "cleanup" {
 		l.Args = append(l.Args, SyntaxFlag)
 	}
 	l.Args = append(l.Args, urls...)

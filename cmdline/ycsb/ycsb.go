@@ -12,9 +12,9 @@
 // wire protocol, as is ycsb itself, and other bindings are refused.
 // YCSB's single-dash options map onto stampede's flags:
 //
-//	-threads N     --threads N, stampede's alias of --concurrency (init: N COPY
-//	               streams), so that errors name the flag typed; a run without
-//	               it has one worker, YCSB's default
+//	-threads N     --threads N, stampede's alias of --concurrency (init: N
+//	               streams), so that errors name the flag typed; a run or load
+//	               without it has one worker, YCSB's default
 //	-target N      --max-rate N (YCSB's target, see below)
 //	-s             YCSB's status lines on stderr every status.interval
 //	               seconds (10 unless given): --display-every
@@ -30,8 +30,10 @@
 // URLs the run connects to. db.driver and jdbc.* (but jdbc.batchupdateapi,
 // which with db.batchsize batches the workload's inserts) are accepted
 // and ignored with one warning line. A line in YCSB's form prints YCSB's
-// report (--output-style ycsb; on load, its [OVERALL] and [INSERT] counts),
-// and on run its status lines only with -s, as YCSB does.
+// report (--output-style ycsb, what YCSB 0.17.0's report holds),
+// and on run its status lines only with -s, as YCSB does. Its load
+// inserts as YCSB's does, timing each insert (see
+// workload.LoadOptions.Timer), for the report's [INSERT] latencies.
 //
 // YCSB's -target gives each of its threads an even share of the rate, a
 // schedule of intended starts counted from the thread's start, which the
@@ -522,10 +524,10 @@ func (p *parser) line() (*Line, error) {
 		default:
 			ignoredForVerb = append(ignoredForVerb, srcName(p.props, "threadcount", "-threads"))
 		}
-	} else if _, given := given["--concurrency"]; !given && verb == "run" && p.ycsbForm {
+	} else if _, given := given["--concurrency"]; !given && (verb == "run" || verb == "init") && p.ycsbForm {
 		// YCSB's Client runs one thread unless told otherwise (its
-		// threadcount defaults to 1); a load's streams change only its
-		// speed, so init keeps stampede's default.
+		// threadcount defaults to 1), for its load too, whose report
+		// counts a [CLEANUP] per thread.
 		flags = append(flags, "--concurrency", "1")
 	}
 	if n, ok, err := intProp("target", 0); err != nil {

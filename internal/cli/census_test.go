@@ -30,6 +30,12 @@ func TestBadInputCensus(t *testing.T) {
 			"--threads 9000 with --io-mode thread needs a thread per worker, and Go allows 10,000: use at most 8000"},
 		{"run", "tenants beyond memory", append([]string{"run", "bank", "--tenants", "1000000000"}, null...), 2,
 			"--tenants 1000000000 would need about 59.6 GB of client memory (64 B per tenant)"},
+		{"run", "transfer past BIGINT", append([]string{"run", "bank", "--max-transfer", "9223372036854775807"}, null...), 2,
+			"--max-transfer must be at most 1099511627776 (2^40), not 9223372036854775807: larger amounts could take balances out of BIGINT's range"},
+		{"init", "total balance past BIGINT", []string{"init", "bank", "--rows", "10", "--initial-balance", "9223372036854775807", "--driver", "null"}, 2,
+			"--initial-balance must be at most 461168601842738790 with --rows 10, not 9223372036854775807: the total balance, rows x initial-balance, must be at most 4611686018427387904 (2^62)"},
+		{"check", "total balance past BIGINT", []string{"check", "bank", "--rows", "2", "--initial-balance", "2305843009213693953", "--driver", "null"}, 2,
+			"--initial-balance must be at most 2305843009213693952 with --rows 2, not 2305843009213693953"},
 		{"run", "checks skipped and asked for", append([]string{"run", "tpcc", "--skip-checks", "--expensive-checks"}, null...), 2,
 			"--expensive-checks adds checks that --skip-checks skips: give one of them"},
 		{"run", "results store refused before the run", append([]string{"run", "ycsb", "--results-url", "mysql://u:topsecret@h/db"}, null...), 2,
@@ -44,6 +50,20 @@ func TestBadInputCensus(t *testing.T) {
 			"--since 1h is not before --until 2h: no run can start in that window; swap them"},
 		{"runs", "results directory missing", []string{"runs", "--results-dir", "/nonexistent/runs"}, 2,
 			"results directory /nonexistent/runs does not exist"},
+		// Issue 28, items 4 and 5: a password's '@' unescaped; a tag key
+		// given two values (all tags must match, and a run has one value
+		// per key); an empty value selects the runs tagged so, not those
+		// without the key.
+		{"run", "@ in a password", append([]string{"run", "ycsb", "postgresql://u:Pw@topsecret@127.0.0.1:5602/db"}, "--results-dir", results), 2,
+			"malformed connection URL postgresql://u:xxxxx@127.0.0.1:5602/db: it holds an '@' after the one that ends its user name and password (user:password@host): write '@' as %40 in passwords, user names and database names"},
+		{"run", "tag key twice", append([]string{"run", "ycsb", "--tag", "job=mix", "--tag", "job=pair"}, null...), 2,
+			"--tag job=mix and --tag job=pair give the key job two values, and a run has one value per key: give job once"},
+		{"runs", "tag key twice", []string{"runs", "--results-dir", results, "--tag", "job=mix", "--tag", "job=pair"}, 2,
+			"--tag job=mix and --tag job=pair give the key job two values, and a run has one value per key: give job once"},
+		{"report", "tag key twice", []string{"report", "--results-dir", results, "--tag", "job=mix", "--tag", "job=pair"}, 2,
+			"--tag job=mix and --tag job=pair give the key job two values, and a run has one value per key: give job once"},
+		{"report", "empty tag value, no run tagged so", []string{"report", "--results-dir", results, "--tag", "job="}, 2,
+			"no run under " + results + " has the tags job= (job= selects the runs tagged job with an empty value, not the runs without job)"},
 		{"limit", "keep with pid", []string{"limit", "--cpus", "0.5", "--keep", "--pid", "1"}, 2,
 			"--keep applies to --watch and a command: with --pid the group always stays"},
 	} {

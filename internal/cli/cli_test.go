@@ -89,6 +89,8 @@ func TestBadInput(t *testing.T) {
 		{"bad format", append([]string{"run", "ycsb", "--format", "xml"}, null...), 2, `unknown --format "xml"`},
 		{"bad latency", append([]string{"run", "ycsb", "--latency", "p99"}, null...), 2, `unknown --latency "p99"`},
 		{"bad tag", append([]string{"run", "ycsb", "--tag", "novalue"}, null...), 2, `malformed --tag "novalue"`},
+		{"tag key twice", append([]string{"run", "ycsb", "--tag", "job=mix", "--tag", "job=pair"}, null...), 2,
+			"--tag job=mix and --tag job=pair give the key job two values, and a run has one value per key: give job once"},
 		{"bad io mode", append([]string{"run", "ycsb", "--io-mode", "epoll"}, null...), 2, `unknown --io-mode "epoll"`},
 		{"bad client sched", append([]string{"run", "ycsb", "--client-sched", "fifo"}, null...), 2, `unknown --client-sched "fifo": use batch or normal`},
 		{"bad gc headroom", append([]string{"run", "ycsb", "--gc-headroom", "lots"}, null...), 2, `bad --gc-headroom: malformed size "lots"`},
@@ -97,6 +99,14 @@ func TestBadInput(t *testing.T) {
 		{"not a URL", []string{"run", "ycsb", "localhost:5432"}, 2, `unexpected argument "localhost:5432"`},
 		{"wrong scheme", []string{"run", "ycsb", "mysql://u:topsecret@h/db"}, 2, `unsupported URL scheme "mysql"`},
 		{"bad port", []string{"run", "ycsb", "postgresql://u:topsecret@h:notaport/db"}, 2, "malformed connection URL"},
+		// An '@' in a password, unescaped: the rest of the password is not
+		// taken for the host (issue 28: "cannot connect to PwH2x@127.0.0.1").
+		{"@ in a password", []string{"run", "ycsb", "--duration", "1s", "postgresql://u:top@secret@127.0.0.1:1/db"}, 2,
+			"malformed connection URL postgresql://u:xxxxx@127.0.0.1:1/db: it holds an '@' after the one that ends its user name and password (user:password@host): write '@' as %40 in passwords, user names and database names"},
+		{"@ in a password, then /", []string{"run", "ycsb", "--duration", "1s", "postgresql://u:top@sec/ret@127.0.0.1:1/db"}, 2, "write '@' as %40"},
+		{"@ in a password, cockroach's form", []string{"workload", "run", "ycsb", "--duration", "1s", "postgresql://u:top@secret@127.0.0.1:1/db"}, 2, "write '@' as %40"},
+		{"@ in the results store's password", append([]string{"run", "ycsb", "--results-url", "postgresql://u:top@secret@127.0.0.1:1/db"}, null...), 2,
+			"malformed results store URL postgresql://u:xxxxx@127.0.0.1:1/db: it holds an '@'"},
 		{"missing property file", []string{"run", "ycsb", "-P", "/nonexistent/workloada"}, 2, "/nonexistent/workloada"},
 		{"malformed property", []string{"run", "ycsb", "-P", malformed}, 2, "recordcount"},
 		{"proportions", []string{"run", "ycsb", "-P", sum}, 2, "operation proportions are all 0"},
@@ -121,7 +131,7 @@ func TestBadInput(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := stampede(t, tc.args...)
 			checkOneLineError(t, r, tc.code, tc.want)
-			if strings.Contains(r.stderr+r.stdout, "topsecret") {
+			if strings.Contains(r.stderr+r.stdout, "topsecret") || strings.Contains(r.stderr+r.stdout, "secret@") || strings.Contains(r.stderr+r.stdout, "ret@") {
 				t.Errorf("password leaked: %s", r.stderr)
 			}
 		})

@@ -156,11 +156,35 @@ func TestClientsMerge(t *testing.T) {
 		t.Errorf("the merged runs cover %.2fs: their intervals do not line up", rep.Total.Seconds)
 	}
 
-	// A single client after them: its inserts would continue into the
-	// clients' stripes, and it says so.
-	r = stampede(t, "run", "ycsb", "--workload", "d", "--max-ops", "10", "--db", db, "--results-dir", dir, srv)
-	if r.code != 0 || !strings.Contains(r.stderr, "are not in sequence (inserted by several clients, --clients)") {
-		t.Errorf("a single client after the clients: exit %d, no warning:\n%s", r.code, r.stderr)
+	// A single client after them: when its inserts would continue into
+	// the clients' stripes, or its reads draw near the last insert, it
+	// says so, with advice for stripes of --clients and of insertstart
+	// and insertcount alike; a run that inserts nothing and reads among
+	// the loaded keys does not meet them and says nothing.
+	const stripes = "are not in sequence: clients that each loaded a share of the keys (YCSB's insertstart and insertcount, which --clients sets) inserted them in stripes"
+	for _, tc := range []struct {
+		name           string
+		args           []string
+		inserts, reads bool
+	}{
+		{"reads uniformly", []string{"--workload", "c", "-p", "requestdistribution=uniform"}, false, false},
+		{"reads and updates, zipfian", []string{"--workload", "b"}, false, false},
+		{"inserts, uniform reads", []string{"--workload", "d", "-p", "requestdistribution=uniform"}, true, false},
+		{"reads the latest", []string{"--workload", "c", "-p", "requestdistribution=latest"}, false, true},
+		{"inserts, reads the latest", []string{"--workload", "d"}, true, true},
+	} {
+		r = stampede(t, append(append([]string{"run", "ycsb"}, tc.args...), "--max-ops", "10", "--db", db, "--results-dir", dir, srv)...)
+		if r.code != 0 {
+			t.Errorf("%s: exit %d\n%s", tc.name, r.code, r.stderr)
+			continue
+		}
+		warned := strings.Contains(r.stderr, stripes)
+		if warned != (tc.inserts || tc.reads) ||
+			strings.Contains(r.stderr, "this run's inserts may meet existing keys") != tc.inserts ||
+			strings.Contains(r.stderr, "may draw keys never inserted") != tc.reads ||
+			(warned && !strings.Contains(r.stderr, "with the --clients and a --client-index of theirs, or with one share's insertstart and insertcount")) {
+			t.Errorf("%s after the clients (inserts %v, reads past the load %v):\n%s", tc.name, tc.inserts, tc.reads, r.stderr)
+		}
 	}
 }
 

@@ -366,11 +366,13 @@ func TestProxyRegions(t *testing.T) {
 	for i := range srvs {
 		got := p50(t, url(i, "postgres"), 15)
 		t.Logf("%s (%d ms added): SELECT 1 p50 %v", names[i], added[i], got)
-		if got < time.Duration(added[i])*time.Millisecond {
-			t.Errorf("%s: p50 %v, below the added %d ms", names[i], got, added[i])
-		}
-		if i == 0 && got >= 30*time.Millisecond {
-			t.Errorf("east: p50 %v with 1 ms added", got)
+		// One round trip: at least what is added, and less than 1.5
+		// times it (10 ms more for east's 1 ms), below what a proxy
+		// adding its latency twice would give.
+		lo := time.Duration(added[i]) * time.Millisecond
+		hi := max(lo*3/2, lo+10*time.Millisecond)
+		if got < lo || got >= hi {
+			t.Errorf("%s: p50 %v with %d ms added: want %v to %v", names[i], got, added[i], lo, hi)
 		}
 	}
 
@@ -414,33 +416,45 @@ func TestProxyRegions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var low, high, afterReset []string
-	var recovered bool
+	// A transfer is 4 round trips (BEGIN, SELECT, UPDATE, COMMIT: see
+	// workload/bank's doc): each interval's p50 is at least 4 times the
+	// latency, and the median of a phase's intervals below 6 times it,
+	// short of a latency added twice (8 times); a loaded machine may slow
+	// one interval, not most.
+	var low, high, afterReset []time.Duration
 	for _, iv := range ivs {
 		d := iv.Series["transfer"]
 		if d == nil || d.Count == 0 {
 			continue
 		}
-		med := time.Duration(d.Histogram().ValueAtQuantile(50))
+		med := time.Duration(d.Histogram().ValueAtQuantile(50)).Round(100 * time.Microsecond)
 		switch {
 		case iv.End.Before(raised):
-			low = append(low, med.Round(time.Millisecond).String())
-			if med >= 40*time.Millisecond {
-				t.Errorf("interval before the change: p50 %v", med)
-			}
+			low = append(low, med)
 		case iv.Start.After(raised.Add(200*time.Millisecond)) && iv.End.Before(reset):
-			high = append(high, med.Round(time.Millisecond).String())
-			if med < 40*time.Millisecond {
-				t.Errorf("interval after raising the latency to 40ms: p50 %v", med)
-			}
+			high = append(high, med)
 		case iv.Start.After(reset.Add(time.Second)):
-			afterReset = append(afterReset, med.Round(time.Millisecond).String())
-			recovered = true
+			afterReset = append(afterReset, med) // lifting the reset leaves the 40ms
 		}
 	}
 	t.Logf("transfer p50 per interval: before %v; at 40 ms %v; after the reset %v; reconnects %d", low, high, afterReset, rc)
-	if len(low) == 0 || len(high) == 0 || !recovered {
-		t.Errorf("intervals before %d, at 40 ms %d, after the reset %v", len(low), len(high), recovered)
+	for _, ph := range []struct {
+		name   string
+		p50s   []time.Duration
+		lo, hi time.Duration
+	}{
+		{"before the change (1ms)", low, 4 * time.Millisecond, 80 * time.Millisecond},
+		{"after raising the latency to 40ms", high, 160 * time.Millisecond, 240 * time.Millisecond},
+		{"after the reset was lifted (40ms)", afterReset, 160 * time.Millisecond, 240 * time.Millisecond},
+	} {
+		if len(ph.p50s) == 0 {
+			t.Errorf("no interval %s", ph.name)
+			continue
+		}
+		sorted := slices.Sorted(slices.Values(ph.p50s))
+		if sorted[0] < ph.lo || sorted[len(sorted)/2] >= ph.hi {
+			t.Errorf("transfer p50s %s: %v; want each at least %v and their median below %v", ph.name, ph.p50s, ph.lo, ph.hi)
+		}
 	}
 	if rc == 0 {
 		t.Error("no reconnects after the proxy reset the connections")
@@ -483,31 +497,29 @@ func TestClusterBadInput(t *testing.T) {
 	node := "postgresql://postgres@127.0.0.1:5432/db"
 	tests := []struct {
 		args []string
+		code int
 		want string
 	}{
-		{[]string{"gen", "haproxy"}, "no URL"},
-		{[]string{"gen", "haproxy", "postgresql://u:secret@host:port/db"}, "malformed connection URL"},
-		{[]string{"gen", "haproxy", "--out", filepath.Join(dir, "no", "h.cfg"), node}, "directory " + filepath.Join(dir, "no") + " does not exist"},
-		{[]string{"gen", "haproxy", "--port", "65536", node}, "port 65536 is out of range"},
-		{[]string{"gen", "haproxy", "--out", existing, node}, "exists: not overwritten (add --force"},
-		{[]string{"gen", "haproxy", "--check", "ping", node}, `unknown health check "ping"`},
-		{[]string{"gen", "nginx"}, `unknown generator "nginx"`},
-		{[]string{"proxy", "--procs", "0", "--api", "off", "--listen", busyAddr, "--to", "127.0.0.1:5432"}, "proxy: listener " + busyAddr + ": the address is in use by another process: pick another port"},
-		{[]string{"proxy", "--procs", "0", "--api", busyAddr, "--listen", "127.0.0.1:0", "--to", "127.0.0.1:5432"}, "--api: API address " + busyAddr + " is in use"},
-		{[]string{"proxy", "--listen", "127.0.0.1:6001"}, "say where to forward"},
-		{[]string{"proxy"}, "no --listen"},
-		{[]string{"proxy", "--listen", "127.0.0.1:6001", "--to", "127.0.0.1:5432", "--latency", "30"}, `invalid argument "30" for "--latency" flag: not a duration`},
-		{[]string{"proxy", "--listen", "6001=127.0.0.1:5432,lag=3ms"}, `unknown fault "lag"`},
-		{[]string{"proxy", "--listen", "127.0.0.1:6001", "--to", "127.0.0.1:5432", "--jitter", "5ms"}, "jitter 5ms is more than latency 0s"},
-		{[]string{"proxy", "set", "--api", busyAddr + "x", "east"}, "proxy set:"},
+		{[]string{"gen", "haproxy"}, 2, "no URL"},
+		{[]string{"gen", "haproxy", "postgresql://u:secret@host:port/db"}, 2, "malformed connection URL"},
+		{[]string{"gen", "haproxy", "--out", filepath.Join(dir, "no", "h.cfg"), node}, 2, "directory " + filepath.Join(dir, "no") + " does not exist"},
+		{[]string{"gen", "haproxy", "--port", "65536", node}, 2, "port 65536 is out of range"},
+		{[]string{"gen", "haproxy", "--out", existing, node}, 2, "exists: not overwritten (add --force"},
+		{[]string{"gen", "haproxy", "--check", "ping", node}, 2, `unknown health check "ping"`},
+		{[]string{"gen", "nginx"}, 2, `unknown generator "nginx"`},
+		{[]string{"proxy", "--procs", "0", "--api", "off", "--listen", busyAddr, "--to", "127.0.0.1:5432"}, 2, "proxy: listener " + busyAddr + ": the address is in use by another process: pick another port"},
+		{[]string{"proxy", "--procs", "0", "--api", busyAddr, "--listen", "127.0.0.1:0", "--to", "127.0.0.1:5432"}, 2, "--api: API address " + busyAddr + " is in use"},
+		{[]string{"proxy", "--listen", "127.0.0.1:6001"}, 2, "say where to forward"},
+		{[]string{"proxy"}, 2, "no --listen"},
+		{[]string{"proxy", "--listen", "127.0.0.1:6001", "--to", "127.0.0.1:5432", "--latency", "30"}, 2, `invalid argument "30" for "--latency" flag: not a duration`},
+		{[]string{"proxy", "--listen", "6001=127.0.0.1:5432,lag=3ms"}, 2, `unknown fault "lag"`},
+		{[]string{"proxy", "--listen", "127.0.0.1:6001", "--to", "127.0.0.1:5432", "--jitter", "5ms"}, 2, "jitter 5ms is more than latency 0s"},
+		{[]string{"proxy", "set", "--api", busyAddr + "x", "east"}, 2, "proxy set: --api: API address \"" + busyAddr + "x\": port \"" + busyAddr[strings.LastIndex(busyAddr, ":")+1:] + "x\" is not a port (1-65535): give host:port, e.g. 127.0.0.1:8474"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			r := stampede(t, tt.args...)
-			checkOneLineError(t, r, r.code, tt.want)
-			if r.code == 0 {
-				t.Error("exit code 0")
-			}
+			checkOneLineError(t, r, tt.code, tt.want)
 			if strings.Contains(r.stderr, "secret") {
 				t.Errorf("the password is printed: %s", r.stderr)
 			}

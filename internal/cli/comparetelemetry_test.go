@@ -2,10 +2,13 @@ package cli_test
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/stampede-bench/stampede/limit"
+	stampederun "github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/runlog"
 	"github.com/stampede-bench/stampede/stats"
 	"github.com/stampede-bench/stampede/telemetry"
@@ -58,11 +61,31 @@ func telemetryWriteRun(t testing.TB, root, id string, start time.Time, wkBs floa
 func TestCompareTelemetry(t *testing.T) {
 	root := t.TempDir()
 	telemetryWriteRun(t, root, "20261122-100000-oltp_write_only-aaaa", compareT0, 40000, "")
-	telemetryWriteRun(t, root, "20261122-110000-oltp_write_only-bbbb", compareT0.Add(time.Hour), 5120,
-		`{"version":1,"cpus":0,"io":[{"device":"254:0","write_bps":5242880}]}`)
+	rec, err := json.Marshal(stampederun.LimitsRecord{Text: "cpus 1.5, io 254:0 (/data) write 5.0M/s", Cgroup: "/sys/fs/cgroup/stampede/run-x", Version: "v2",
+		CPUs: 1.5, IO: []limit.DeviceIO{{Major: 254, Minor: 0, Source: "/data", WriteBPS: 5 << 20}}, Processes: []string{"postgres"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	telemetryWriteRun(t, root, "20261122-110000-oltp_write_only-bbbb", compareT0.Add(time.Hour), 5120, string(rec))
 	r := stampede(t, "compare", "--results-dir", root, "20261122-1000", "20261122-1100")
 	if r.code != 0 || r.stderr != "" {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	// The limits are a table, A beside B, as the telemetry below them,
+	// not a JSON record.
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`(?m)^limits +A +B$`),
+		regexp.MustCompile(`(?m)^cpus +none +1\.5$`),
+		regexp.MustCompile(`(?m)^io 254:0 write +none +` + regexp.QuoteMeta(limit.FormatSize(5<<20)) + `/s$`),
+		regexp.MustCompile(`(?m)^applied to +none +postgres$`),
+		regexp.MustCompile(`(?m)^cgroup +none +v2 /sys/fs/cgroup/stampede/run-x$`),
+	} {
+		if !want.MatchString(r.stdout) {
+			t.Errorf("no line matching %s in:\n%s", want, r.stdout)
+		}
+	}
+	if strings.Contains(r.stdout, "{") {
+		t.Errorf("compare printed JSON:\n%s", r.stdout)
 	}
 	checkGolden(t, "compare_telemetry.golden", strings.ReplaceAll(r.stdout, root, "ROOT"))
 

@@ -49,12 +49,15 @@ figures differ are split, down to the rows, which are printed with the columns t
 differ. Each side reads one consistent snapshot on --conns connections.
 
 The tables are a workload's (--workload tpcc, or with the workload's own flags:
---workload 'oltp_read_write --tables 8') or --tables. A URL without a database uses the
-workload's. --converge 30s checks the differing ranges again until they are equal:
+--workload 'oltp_read_write --tables 8'), --tables, or with neither every table either
+side holds in its current schema: a table on one side only is a difference, and one
+without a primary key is named as not compared (unless --no-pk). A URL without a
+database uses the workload's. --converge 30s checks the differing ranges again until they are equal:
 run after a workload on a replicated pair, the time it took is the replication lag.
 
 Exit status: 0 when the nodes hold the same data, 1 when they differ, 2 on error.`,
-		Example: `  stampede diff --workload tpcc --no-pk 'postgresql://host1/tpcc' 'postgresql://host2/tpcc'
+		Example: `  stampede diff 'postgresql://host1/shop' 'postgresql://host2/shop'     # every table
+  stampede diff --workload tpcc --no-pk 'postgresql://host1/tpcc' 'postgresql://host2/tpcc'
   stampede diff --tables orders,order_line --converge 30s URL_A URL_B`,
 		Args: usageArgs(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -93,8 +96,8 @@ func (a *app) diff(cmd *cobra.Command, urls []string, f diffFlags) error {
 	case f.converge < 0:
 		return usagef("--converge %s is negative: use 0 to compare once, or a duration such as 30s", f.converge)
 	}
-	if (f.workload == "") == (len(f.tables) == 0) {
-		return usagef("give --workload or --tables (one of them) to say which tables to compare")
+	if f.workload != "" && len(f.tables) > 0 {
+		return usagef("give --workload or --tables, not both: either says which tables to compare (neither compares every table)")
 	}
 	flags := map[string]string{}
 	cmd.Flags().Visit(func(fl *pflag.Flag) { flags[fl.Name] = fl.Value.String() })
@@ -121,9 +124,17 @@ func (a *app) diff(cmd *cobra.Command, urls []string, f diffFlags) error {
 	if err != nil {
 		return err
 	}
+	if id == "" {
+		return errors.New("the comparison above was not saved (see the line before it)")
+	}
 	fmt.Fprintf(a.stderr, "saved as run %s\n", id)
 	if !res.Identical {
-		return exitStatus{errors.New("the nodes differ"), 1}
+		for _, t := range res.Tables {
+			if t.Status != "identical" && t.Status != datadiff.NoKey {
+				return exitStatus{errors.New("the nodes differ"), 1}
+			}
+		}
+		return exitStatus{errors.New("the nodes are not proven identical: a table without a primary key was not compared (--no-pk compares it)"), 1}
 	}
 	return nil
 }

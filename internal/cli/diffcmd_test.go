@@ -3,6 +3,7 @@ package cli_test
 import (
 	"context"
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -16,7 +17,7 @@ func TestDiffBadInput(t *testing.T) {
 	}{
 		{[]string{"diff", u}, "accepts 2 arg(s)"},
 		{[]string{"diff", "--tables", "t", u, u}, "the same URL is given twice"},
-		{[]string{"diff", u, u + "x"}, "give --workload or --tables"},
+		{[]string{"diff", "--workload", "bank", "--tables", "bank", u, u + "x"}, "give --workload or --tables, not both"},
 		{[]string{"diff", "--workload", "nosuch", u, u + "x"}, `unknown --workload "nosuch"`},
 		{[]string{"diff", "--tables", "t", "--format", "xml", u, u + "x"}, `unknown --format "xml"`},
 		{[]string{"diff", "--tables", "t", "--results-dir", t.TempDir(), u, "postgresql://postgres@127.0.0.1:2/db?sslmode=disable"}, "server "},
@@ -97,5 +98,67 @@ func TestDiffCommand(t *testing.T) {
 	r = stampede(t, "diff", "--tables", "nopk", "--no-pk", "--results-dir", dir, urlA, urlB)
 	if r.code != 0 {
 		t.Errorf("--no-pk: %d\n%s", r.code, r.stderr)
+	}
+}
+
+// TestDiffEveryTable compares two databases with neither --workload nor
+// --tables: every table either side holds, a table on one side only named
+// as a difference, a table without a primary key named as not compared
+// (exit 1: not proven identical), and with --no-pk compared too.
+func TestDiffEveryTable(t *testing.T) {
+	dbA, dbB := freshDB(t, "stampede_diffalla"), freshDB(t, "stampede_diffallb")
+	urlA, urlB := dbURL(t, dbA), dbURL(t, dbB)
+	adminExec(t, "CREATE DATABASE "+dbA, "CREATE DATABASE "+dbB)
+	for _, db := range []string{dbA, dbB} {
+		execIn(t, db,
+			"CREATE TABLE same (id int PRIMARY KEY, v text)",
+			"INSERT INTO same SELECT g, 'x' || g FROM generate_series(1, 100) g",
+			"CREATE TABLE other (id int PRIMARY KEY, v int)",
+			"INSERT INTO other SELECT g, g FROM generate_series(1, 50) g",
+			"CREATE TABLE nokey (v int)",
+			"INSERT INTO nokey VALUES (1), (2)")
+	}
+	execIn(t, dbA, "CREATE TABLE only_a (id int PRIMARY KEY)", "UPDATE other SET v = 0 WHERE id = 7")
+	dir := t.TempDir()
+	status := regexp.MustCompile(`(?m)^  (\S+) .*  (identical|differs|missing on B|not compared: no primary key \(--no-pk compares it by one checksum of all its rows\))$`)
+	statuses := func(out string) map[string]string {
+		got := map[string]string{}
+		for _, m := range status.FindAllStringSubmatch(out, -1) {
+			got[m[1]] = m[2]
+		}
+		return got
+	}
+	for _, tc := range []struct {
+		name    string
+		setup   []string // on A, before the diff
+		args    []string
+		code    int
+		want    map[string]string
+		verdict string
+	}{
+		{"differences", nil, nil, 1,
+			map[string]string{"same": "identical", "other": "differs", "only_a": "missing on B",
+				"nokey": "not compared: no primary key (--no-pk compares it by one checksum of all its rows)"},
+			"different: 1 row differs in 2 of 4 tables, 150 rows compared"},
+		{"keyless not compared", []string{"DROP TABLE only_a", "UPDATE other SET v = 7 WHERE id = 7"}, nil, 1,
+			map[string]string{"same": "identical", "other": "identical",
+				"nokey": "not compared: no primary key (--no-pk compares it by one checksum of all its rows)"},
+			"not proven identical: the 2 tables compared are identical, 150 rows"},
+		{"--no-pk", nil, []string{"--no-pk"}, 0,
+			map[string]string{"same": "identical", "other": "identical", "nokey": "identical"},
+			"identical: 3 tables, 152 rows compared"},
+	} {
+		execIn(t, dbA, tc.setup...)
+		r := stampede(t, append(append([]string{"diff", "--results-dir", dir}, tc.args...), urlA, urlB)...)
+		got := statuses(r.stdout)
+		if r.code != tc.code || !strings.Contains(r.stdout, tc.verdict) || len(got) != len(tc.want) {
+			t.Errorf("%s: exit %d (want %d), tables %v\n%s%s", tc.name, r.code, tc.code, got, r.stdout, r.stderr)
+			continue
+		}
+		for table, want := range tc.want {
+			if got[table] != want {
+				t.Errorf("%s: table %s %q, want %q", tc.name, table, got[table], want)
+			}
+		}
 	}
 }

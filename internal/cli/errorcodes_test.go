@@ -216,11 +216,18 @@ func TestLoadRecord(t *testing.T) {
 	r = stampede(t, append([]string{"run", "oltp_point_select", "--table_size", "301", "--duration", "1s", "--results-dir", t.TempDir()}, base...)...)
 	checkOneLineError(t, r, 2, "--table_size 301 differs from what init (of oltp_read_write) loaded into database \""+db+"\", --table_size 300")
 
-	// Tables prepared by sysbench itself have no record: the run checks
-	// the ids it would look up.
-	execIn(t, db, "UPDATE stampede_load SET data = 'elsewhere' WHERE data = 'sysbench-oltp'")
+	// Tables prepared by sysbench itself have no record (and no mark of
+	// stampede's init): the run checks the ids it would look up.
+	execIn(t, db, "UPDATE stampede_load SET data = 'elsewhere' WHERE data = 'sysbench-oltp'",
+		"COMMENT ON TABLE sbtest1 IS NULL", "COMMENT ON TABLE sbtest2 IS NULL")
 	r = stampede(t, append([]string{"run", "oltp_point_select", "--table_size", "301", "--duration", "1s", "--results-dir", t.TempDir()}, base...)...)
 	checkOneLineError(t, r, 1, "sbtest1 holds ids up to 300, fewer than --table_size=301: give --table_size=300 (what was prepared)")
+	execIn(t, db, "UPDATE stampede_load SET data = 'sysbench-oltp' WHERE data = 'elsewhere'")
+	// A marked table without the record is an unfinished load.
+	execIn(t, db, "COMMENT ON TABLE sbtest1 IS 'made by stampede init of oltp_read_write (data sysbench-oltp)'",
+		"UPDATE stampede_load SET data = 'elsewhere' WHERE data = 'sysbench-oltp'")
+	r = stampede(t, append([]string{"check", "oltp_read_write", "--tables", "2"}, base...)...)
+	checkOneLineError(t, r, 2, "holds an unfinished load of oltp_read_write: init created table sbtest1 but never finished loading it")
 	execIn(t, db, "UPDATE stampede_load SET data = 'sysbench-oltp' WHERE data = 'elsewhere'")
 
 	mustRun(t, append([]string{"cleanup", "bank"}, base...)...)

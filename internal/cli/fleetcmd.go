@@ -62,11 +62,12 @@ func (a *app) checkFleet(ctx context.Context, gen workload.Generator, spec fleet
 }
 
 // cleanupFleet is `cleanup WORKLOAD --tenants N`.
-func (a *app) cleanupFleet(ctx context.Context, gen workload.Generator, spec fleet.Spec, cf *cmdline.Conn, urls []string) error {
+func (a *app) cleanupFleet(ctx context.Context, gen workload.Generator, spec fleet.Spec, cf *cmdline.Conn, forceDrop bool, urls []string) error {
 	op, err := a.fleetOp(spec, gen, cf, urls, 0)
 	if err != nil {
 		return err
 	}
+	op.ForceDrop = forceDrop
 	n, left, db, err := run.CleanupFleet(ctx, op)
 	if err != nil {
 		return err
@@ -87,8 +88,10 @@ func (a *app) fleetCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "fleet",
 		Short: "Work on every tenant of a fleet (see --tenants of init)",
-		Args:  usageArgs(cobra.NoArgs),
-		RunE:  func(cmd *cobra.Command, args []string) error { return cmd.Help() },
+		Example: `  stampede init tpcc --tenants 100 --warehouses 1 'postgresql://postgres@localhost:5432'
+  stampede fleet exec --workload tpcc --tenants 100 'ALTER TABLE customer ADD COLUMN note TEXT' 'postgresql://postgres@localhost:5432'`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(a.fleetExecCmd())
 	return cmd

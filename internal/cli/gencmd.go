@@ -17,7 +17,9 @@ func (a *app) genCmd() *cobra.Command {
 	gen := &cobra.Command{
 		Use:   "gen",
 		Short: "Generate configuration for what surrounds a benchmark (gen haproxy, gen k8s)",
-		Args:  cobra.ArbitraryArgs,
+		Example: `  stampede gen haproxy --port 26000 'postgresql://postgres@10.0.0.1:5432/bench' 'postgresql://postgres@10.0.0.2:5432/bench'
+  stampede gen k8s --name ycsb-a --clients 8 --image registry.example.com/stampede:0.1 --password-secret bench-password -- run ycsb --workload a --duration 10m 'postgresql://bench@pg-lb:5432/ycsb'`,
+		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return usagef("unknown generator %q: use `stampede gen haproxy` or `stampede gen k8s`", args[0])

@@ -65,3 +65,37 @@ func TestPrometheusDuringRun(t *testing.T) {
 		t.Errorf("metrics lack reads or latency:\n%s", body)
 	}
 }
+
+// TestPrometheusListenerWarning checks that a run warns when its metrics
+// endpoint listens on every interface (--prometheus-listen 0.0.0.0:PORT,
+// --prometheus-port), and not on loopback.
+func TestPrometheusListenerWarning(t *testing.T) {
+	free := func() string {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		_, port, _ := net.SplitHostPort(ln.Addr().String())
+		return port
+	}
+	for _, tc := range []struct {
+		flag, value func(port string) string
+		warn        bool
+	}{
+		{func(string) string { return "--prometheus-listen" }, func(p string) string { return "0.0.0.0:" + p }, true},
+		{func(string) string { return "--prometheus-port" }, func(p string) string { return p }, true},
+		{func(string) string { return "--prometheus-listen" }, func(p string) string { return "127.0.0.1:" + p }, false},
+	} {
+		port := free()
+		flag, value := tc.flag(port), tc.value(port)
+		r := stampede(t, "run", "ycsb", "--driver", "null", "--duration", "300ms", "--telemetry=false", flag, value, "--results-dir", t.TempDir())
+		if r.code != 0 {
+			t.Fatalf("%s %s: %d %s", flag, value, r.code, r.stderr)
+		}
+		want := "warning: " + flag + " " + value + " listens on every interface, without authentication: anyone who can reach this machine can read the run's metrics; give 127.0.0.1:" + port + " to keep it to this machine\n"
+		if got := strings.Contains(r.stderr, want); got != tc.warn {
+			t.Errorf("%s %s: stderr %q, want the warning %q: %v", flag, value, r.stderr, want, tc.warn)
+		}
+	}
+}

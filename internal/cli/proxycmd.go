@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -110,8 +111,20 @@ faults at once.`,
   stampede proxy set east --replace             # clear every fault`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := proxy.CheckAPIAddr(api); err != nil {
+				return usagef("proxy set: --api: %v", err)
+			}
 			c := proxy.NewClient(api)
 			l, err := c.Listener(cmd.Context(), args[0])
+			if errors.Is(err, proxy.ErrNoListener) {
+				var names []string
+				if all, err := c.Listeners(cmd.Context()); err == nil {
+					for _, l := range all {
+						names = append(names, l.Name)
+					}
+				}
+				return usagef("proxy set: the proxy at %s has no listener %q: name one of its listeners (%s)", api, args[0], strings.Join(names, ", "))
+			}
 			if err != nil {
 				return fmt.Errorf("proxy set: %v", err)
 			}
@@ -125,6 +138,10 @@ faults at once.`,
 			}
 			if changed || replace {
 				if l, err = c.SetFaults(cmd.Context(), args[0], f); err != nil {
+					var re *proxy.RequestError
+					if errors.As(err, &re) && re.Status < 500 {
+						return usagef("proxy set: %v", err) // faults the proxy refused
+					}
 					return fmt.Errorf("proxy set: %v", err)
 				}
 			}

@@ -41,7 +41,12 @@ finished, and a killed run what it measured up to its last complete interval.
 RUN is a run ID, a unique prefix of one, or the path of a run directory. Several
 runs are merged as parts of one benchmark run at the same time, for example by
 several client machines: histograms are merged, counts and errors summed, and
-rates are per second of the union of the intervals they contributed.
+rates are per second of the union of the intervals they contributed. Runs under a
+rate (latency from each operation's intended start) and closed-loop runs (service
+time) are not merged: their latencies mean different things. --tag
+key=value adds every run that has that tag, as ` + "`stampede runs --tag`" + ` selects
+them: given several times, a run must have them all; key= selects the runs tagged
+key with an empty value (run --tag key=), not the runs without key.
 
 By default each run's window starts at the end of its ramp-up; --from and --to
 select another, as offsets from each run's start (30s, 2m) or as RFC 3339 times.
@@ -80,7 +85,7 @@ read.`,
 	fs.StringVar(&rf.format, "format", "text", "output format: text or json (one JSON object)")
 	fs.Var(&rf.chart, "chart", "also draw the runs over time into this file: .svg, .png or .html")
 	fs.BoolVar(&rf.force, "force", false, "replace the --chart file if it exists")
-	fs.StringArrayVar(&rf.tags, "tag", nil, "also merge every run with this key=value tag (a job's clients: job=NAME; repeatable: all must match)")
+	fs.StringArrayVar(&rf.tags, "tag", nil, "also merge every run with this key=value tag (a job's clients: job=NAME; repeatable: all must match; key= matches runs tagged key with an empty value)")
 	rf.split.Register(fs)
 	return cmd
 }
@@ -117,6 +122,9 @@ func (a *app) report(refs []string, rf reportFlags) error {
 	}
 	if done, err := a.reportDiffRuns(runs, rf); done {
 		return err
+	}
+	if err := results.SameLatency(runs); err != nil {
+		return asUsage(err)
 	}
 	if err := output.CheckChartPath(chartPath, runs, rf.force); err != nil {
 		return asUsage(err)

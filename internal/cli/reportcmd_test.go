@@ -255,7 +255,20 @@ var reportT0 = time.Date(2026, 11, 22, 10, 35, 12, 0, time.UTC)
 // rate (so with .service and .lag series), and returns its directory.
 func reportWriteRun(t testing.TB, root, id string, start time.Time, n int, finish bool) string {
 	t.Helper()
-	series := []string{"read", "update", "read.service", "update.service", "read.lag", "update.lag"}
+	return reportWriteSeries(t, root, id, start, n, finish, []string{"read", "update", "read.service", "update.service", "read.lag", "update.lag"})
+}
+
+// reportWriteClosedRun writes a finished closed-loop run as reportWriteRun
+// does: its operations' series alone, which hold service times.
+func reportWriteClosedRun(t testing.TB, root, id string, start time.Time, n int) string {
+	t.Helper()
+	return reportWriteSeries(t, root, id, start, n, true, []string{"read", "update"})
+}
+
+// reportWriteSeries writes the run reportWriteRun describes with the
+// given series.
+func reportWriteSeries(t testing.TB, root, id string, start time.Time, n int, finish bool, series []string) string {
+	t.Helper()
 	w, err := runlog.Create(root, runlog.RunInfo{ID: id, Workload: "ycsb", Series: series, Start: start})
 	if err != nil {
 		t.Fatal(err)
@@ -337,6 +350,8 @@ func TestReportBadInput(t *testing.T) {
 	root := t.TempDir()
 	run := reportWriteRun(t, root, "20261122-103512-ycsb-aaaa", reportT0, 4, true)
 	reportWriteRun(t, root, "20261122-103513-ycsb-bbbb", reportT0.Add(time.Second), 4, true)
+	reportWriteClosedRun(t, root, "20261122-103700-ycsb-dddd", reportT0.Add(108*time.Second), 4)
+	reportWriteClosedRun(t, root, "20261122-103701-ycsb-eeee", reportT0.Add(109*time.Second), 4)
 	notRun := filepath.Join(t.TempDir(), "plain")
 	if err := os.Mkdir(notRun, 0o755); err != nil {
 		t.Fatal(err)
@@ -350,6 +365,9 @@ func TestReportBadInput(t *testing.T) {
 	}{
 		{"no run", []string{}, 2, "name the runs to report: run ids, prefixes or directories, or --tag key=value"},
 		{"not a run directory", []string{notRun}, 2, "not a stampede run directory"},
+		{"malformed tag", []string{"--tag", "novalue"}, 2, `malformed --tag "novalue": use key=value`},
+		{"tag key twice", []string{"--tag", "job=mix", "--tag", "job=pair"}, 2, "--tag job=mix and --tag job=pair give the key job two values"},
+		{"empty tag value no run has", []string{"--tag", "job="}, 2, "no run under"},
 		{"missing directory", []string{"./nonexistent/run"}, 2, "run not found"},
 		{"unknown id", []string{"20991231"}, 2, `run not found: no run "20991231"`},
 		{"ambiguous prefix", []string{"20261122-1035"}, 2, `ambiguous run reference "20261122-1035": matches 2 runs`},
@@ -366,6 +384,9 @@ func TestReportBadInput(t *testing.T) {
 		{"window before the run", []string{run, "--from", "2026-11-22T10:00:00Z", "--to", "2026-11-22T10:35:00Z"}, 2, "lies before the run: its intervals span +0s to +4s"},
 		{"window shorter than an interval", []string{run, "--from", "1500ms", "--to", "1600ms"}, 2, "the window --from 1.5s --to 1.6s is shorter than the run's intervals there (1s) and holds none: an interval counts when it starts in the window; the nearest exact window is --from 1s --to 2s"},
 		{"window in no run", []string{run, "20261122-103513", "--from", "1m"}, 2, "none of the 2 runs has an interval in the window: run 20261122-103512-ycsb-aaaa: the window --from 1m0s lies after the run"},
+		{"closed loop and rated", []string{"20261122-103700", run}, 2, "the runs measured different latencies, which one figure cannot merge: 20261122-103700-ycsb-dddd ran closed loop (latency is each operation's service time), 20261122-103512-ycsb-aaaa ran under a rate (latency from each operation's intended start); report them separately: stampede report 20261122-103700-ycsb-dddd, then stampede report 20261122-103512-ycsb-aaaa"},
+		{"two closed loop and two rated", []string{"20261122-103512", "20261122-103700", "20261122-103513", "20261122-103701", "--format", "json"}, 2,
+			"20261122-103700-ycsb-dddd 20261122-103701-ycsb-eeee all ran closed loop (latency is each operation's service time), 20261122-103512-ycsb-aaaa 20261122-103513-ycsb-bbbb all ran under a rate (latency from each operation's intended start); report them separately: stampede report 20261122-103700-ycsb-dddd 20261122-103701-ycsb-eeee, then stampede report 20261122-103512-ycsb-aaaa 20261122-103513-ycsb-bbbb"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := stampede(t, append([]string{"report", "--results-dir", root}, tc.args...)...)
@@ -382,4 +403,47 @@ func TestReportBadInput(t *testing.T) {
 		})
 	}
 	reportCheckUnchanged(t, before, reportHashDir(t, root))
+}
+
+// TestReportSameLatency checks that report merges runs whose latencies
+// mean the same thing, closed-loop runs together and rated runs together,
+// and that the merge of two closed-loop runs counts both runs' operations.
+func TestReportSameLatency(t *testing.T) {
+	root := t.TempDir()
+	reportWriteClosedRun(t, root, "20261122-103700-ycsb-dddd", reportT0, 4)
+	reportWriteClosedRun(t, root, "20261122-103701-ycsb-eeee", reportT0.Add(time.Second), 4)
+	reportWriteRun(t, root, "20261122-103512-ycsb-aaaa", reportT0, 4, true)
+	reportWriteRun(t, root, "20261122-103513-ycsb-bbbb", reportT0.Add(time.Second), 4, true)
+	for _, tc := range []struct {
+		name string
+		runs []string
+	}{
+		{"closed loop", []string{"20261122-103700", "20261122-103701"}},
+		{"rated", []string{"20261122-103512", "20261122-103513"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := stampede(t, append([]string{"report", "--results-dir", root, "--format", "json"}, tc.runs...)...)
+			if r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			var v results.View
+			if err := json.Unmarshal([]byte(r.stdout), &v); err != nil {
+				t.Fatal(err)
+			}
+			// Each run's window takes its intervals after the 1.5 s
+			// ramp-up (2 of 4), each with 200 reads.
+			reads := int64(-1)
+			for _, op := range v.Ops {
+				if op.Name == "read" {
+					reads = op.Summary.Count
+				}
+			}
+			if reads != 2*2*200 {
+				t.Errorf("read: %d operations merged (-1: none), want 800", reads)
+			}
+			if len(v.Runs) != 2 {
+				t.Errorf("runs %v, want 2", v.Runs)
+			}
+		})
+	}
 }

@@ -55,7 +55,7 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		l, done, err := sbline.Command(args, a.sysbenchFlags, stdout, stderr, run.VersionString())
 		if err != nil || done {
 			if err != nil {
-				fmt.Fprintf(stderr, "stampede: error: %s\n", sqlx.Scrub(oneLine(err.Error()), a.secrets))
+				fmt.Fprintf(stderr, "stampede: error: %s\n", sqlx.ScrubText(oneLine(err.Error()), a.secrets))
 			}
 			return exitCode(err)
 		}
@@ -74,7 +74,7 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	root.SetErr(stderr)
 	err = root.ExecuteContext(ctx)
 	if err != nil && !errors.Is(err, errInterrupted) {
-		fmt.Fprintf(stderr, "stampede: error: %s\n", sqlx.Scrub(a.hinter().Hints(oneLine(err.Error())), a.secrets))
+		fmt.Fprintf(stderr, "stampede: error: %s\n", cmdline.ScrubMessage(a.hinter().Hints(oneLine(err.Error())), a.secrets))
 	}
 	return exitCode(err)
 }
@@ -137,12 +137,12 @@ func (a *app) rootCmd() *cobra.Command {
 		Long: `stampede runs the benchmarks performance engineers already trust (YCSB A-F, the eleven
 sysbench OLTP scripts, TPC-C, bank) against PostgreSQL-compatible databases,
 measures them honestly (HDR histograms, coordinated-omission-corrected latency under
-a target rate), and keeps every run's raw measurements.
-
-Quick start:
-  stampede demo                                    # throwaway local PostgreSQL, YCSB A
+a target rate), and keeps every run's raw measurements.`,
+		Example: `  stampede demo                                    # throwaway local PostgreSQL, YCSB A
   stampede init ycsb 'postgresql://user@host:5432?sslmode=disable'
-  stampede run ycsb --workload a --duration 60s --concurrency 16 'postgresql://user@host:5432'`,
+  stampede run ycsb --workload a --duration 60s --concurrency 16 'postgresql://user@host:5432'
+  stampede runs                                    # the runs saved, newest first`,
+		Version:       versionString(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -154,6 +154,7 @@ Quick start:
 		Args: cobra.ArbitraryArgs,
 	}
 	root.SetFlagErrorFunc(flagError)
+	root.SetVersionTemplate(versionLine()) // --version prints what `stampede version` prints
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(
 		a.workloadVerb(verbInit),
@@ -186,7 +187,9 @@ func (a *app) workloadsCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "workloads",
 		Short: "List the available workloads",
-		Args:  usageArgs(cobra.NoArgs),
+		Example: `  stampede workloads
+  stampede run ycsb --help     # a workload's flags`,
+		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			for _, m := range workload.Registered() {
 				fmt.Fprintf(a.stdout, "%-24s %s\n", m.Name, m.Description)

@@ -7,13 +7,16 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
+	"modernc.org/sqlite"
 
 	"github.com/stampede-bench/stampede/output"
 	"github.com/stampede-bench/stampede/results/store"
 	"github.com/stampede-bench/stampede/run"
+	"github.com/stampede-bench/stampede/runlog"
 	"github.com/stampede-bench/stampede/workload"
 )
 
@@ -49,6 +52,11 @@ the results directory that the store lacks (or holds with another status);
 is gone, after moving aside an SQLite file it cannot read (NAME.damaged-TIME). The
 store holds nothing else: it can be deleted and rebuilt at any time.
 
+--tag key=value keeps the runs that have that tag; given several times, a run
+must have them all (one value per key); key= keeps the runs tagged key with an
+empty value (run --tag key=), not the runs without key. ` + "`stampede report --tag`" + `
+selects the same runs.
+
 --since and --until bound the runs' start time: an RFC 3339 time or date
 (2026-11-22T10:00:00Z, 2026-11-22), or a duration ago (24h, 30m).
 
@@ -66,7 +74,7 @@ be reached or read.`,
 	fs.StringVar(&rf.resultsDir, "results-dir", "", "where run directories are found (default $STAMPEDE_RESULTS_DIR or ~/.stampede/runs)")
 	fs.StringVar(&rf.resultsURL, "results-url", "", "results store: sqlite:PATH, postgres://... or postgresql://... (default $STAMPEDE_RESULTS_URL, or index.sqlite in the results directory)")
 	fs.StringVar(&rf.workload, "workload", "", "only runs of this workload")
-	fs.StringArrayVar(&rf.tags, "tag", nil, "only runs with this tag, key=value (repeatable: all must match)")
+	fs.StringArrayVar(&rf.tags, "tag", nil, "only runs with this tag, key=value (repeatable: all must match; key= matches runs tagged key with an empty value, not runs without key)")
 	fs.StringVar(&rf.since, "since", "", "only runs started at or after this time: RFC 3339 time or date, or a duration ago (24h)")
 	fs.StringVar(&rf.until, "until", "", "only runs started before this time: RFC 3339 time or date, or a duration ago")
 	fs.IntVar(&rf.limit, "limit", 0, "only the latest N runs (0: all)")
@@ -103,15 +111,8 @@ func (a *app) runs(ctx context.Context, rf runsFlags, now time.Time) error {
 			fmt.Fprintf(a.stderr, "warning: --workload %q is not a workload of this stampede (%s): listing the runs recorded under that name, if any\n", rf.workload, workloadNames())
 		}
 	}
-	for _, t := range rf.tags {
-		k, v, ok := strings.Cut(t, "=")
-		if !ok || k == "" {
-			return usagef("malformed --tag %q: want key=value", t)
-		}
-		if f.Tags == nil {
-			f.Tags = map[string]string{}
-		}
-		f.Tags[k] = v
+	if f.Tags, err = runlog.ParseTags(rf.tags); err != nil {
+		return usagef("%v", err)
 	}
 	root, err := resultsRoot(rf.resultsDir)
 	if err != nil {
@@ -139,19 +140,40 @@ func (a *app) runs(ctx context.Context, rf runsFlags, now time.Time) error {
 		fmt.Fprintf(a.stderr, "the results store could not be read: moved it aside to %s\n", aside)
 		st, err = store.Open(ctx, url)
 	}
-	if err != nil {
+	if err != nil && !(strings.HasPrefix(url, "sqlite:") && store.Unwritable(err)) {
 		return err
 	}
-	defer st.Close()
-	if rf.rebuild {
-		n, err := st.Rebuild(ctx, root)
-		if err != nil {
+	if err == nil {
+		if rf.rebuild {
+			n, ierr := st.Rebuild(ctx, root)
+			if ierr != nil && !store.Unwritable(ierr) {
+				a.warnIndex(ierr)
+			}
+			err = ierr
+			if !store.Unwritable(ierr) {
+				fmt.Fprintf(a.stderr, "indexed %d runs from %s into %s\n", n, root, st)
+			}
+		} else if _, err = st.Sync(ctx, root); err != nil && !store.Unwritable(err) {
 			a.warnIndex(err)
 		}
-		fmt.Fprintf(a.stderr, "indexed %d runs from %s into %s\n", n, root, st)
-	} else if _, err := st.Sync(ctx, root); err != nil {
-		a.warnIndex(err)
 	}
+	if err != nil && store.Unwritable(err) {
+		// Listing only reads: where the store's file cannot be written
+		// (its disk full or read-only), the runs are listed from their
+		// directories, through a store in memory.
+		if st != nil {
+			st.Close()
+		}
+		fmt.Fprintf(a.stderr, "warning: cannot write the results store %s (%s): listing the runs from their directories in %s; free space on its disk (or make it writable), then `stampede runs --rebuild` updates it\n",
+			strings.TrimPrefix(url, "sqlite:"), storeCause(err), root)
+		if st, err = store.OpenMemory(ctx); err != nil {
+			return err
+		}
+		if _, err := st.Rebuild(ctx, root); err != nil && !store.Unwritable(err) {
+			a.warnIndex(err)
+		}
+	}
+	defer st.Close()
 	if err := ctx.Err(); err != nil {
 		return errInterrupted
 	}
@@ -160,6 +182,20 @@ func (a *app) runs(ctx context.Context, rf runsFlags, now time.Time) error {
 		return err
 	}
 	return a.printRuns(rows, rf.format)
+}
+
+// storeCause says in a few words why a store could not be written.
+func storeCause(err error) string {
+	switch {
+	case errors.Is(err, syscall.ENOSPC), strings.Contains(err.Error(), "disk is full"), strings.Contains(err.Error(), "disk I/O error"):
+		return "its disk is full, or failing"
+	case errors.Is(err, syscall.EROFS), strings.Contains(err.Error(), "readonly"), strings.Contains(err.Error(), "read-only"):
+		return "it is read-only"
+	}
+	if se := (*sqlite.Error)(nil); errors.As(err, &se) {
+		return se.Error()
+	}
+	return oneLine(err.Error())
 }
 
 // warnIndex prints the runs that could not be indexed, one a line.

@@ -68,6 +68,37 @@ func TestTPCCBadDatabase(t *testing.T) {
 		checkOneLineError(t, stampede(t, runArgs(db, "--warehouses", "3")...), 1,
 			"holds 1 warehouses, not --warehouses 3: give --warehouses 1, or reload with `stampede init tpcc --drop --warehouses 3 --db "+db+" "+shellWord(srv)+"`")
 	})
+	t.Run("check of more warehouses than loaded", func(t *testing.T) {
+		// As run, check refuses a --warehouses that differs from the
+		// load (exit 2), in either form, saying what to type.
+		dbu := dbURL(t, db)
+		for _, tc := range []struct {
+			args []string
+			hint string
+		}{
+			{[]string{"check", "tpcc", "--warehouses", "3", "--db", db, srv}, "stampede check tpcc --warehouses 1 --db " + db + " " + shellWord(srv)},
+			{[]string{"workload", "check", "tpcc", "--warehouses", "3", "--db", db, dbu}, "stampede workload check tpcc --warehouses 1 --db " + db + " " + shellWord(dbu)},
+		} {
+			checkOneLineError(t, stampede(t, tc.args...), 2, "database "+db+" holds 1 warehouse, not --warehouses 3: run `"+tc.hint+
+				"`, or leave --warehouses out to check the warehouses init loaded")
+		}
+	})
+	t.Run("check with and without --expensive-checks", func(t *testing.T) {
+		// The flag is check's own: no warning that check ignores it, and
+		// the costly conditions run with it only.
+		for _, tc := range []struct {
+			args []string
+			want string
+		}{
+			{[]string{"check", "tpcc", "--expensive-checks", "--db", db, srv}, "3.3.2.6 O_OL_CNT = count(order_line) per order: PASS"},
+			{[]string{"check", "tpcc", "--db", db, srv}, "3.3.2.6 O_OL_CNT = count(order_line) per order: SKIP (costly: --expensive-checks runs it)"},
+		} {
+			r := stampede(t, tc.args...)
+			if r.code != 0 || !strings.Contains(r.stdout, tc.want) || r.stderr != "" {
+				t.Errorf("%v: exit %d, stdout lacks %q or stderr not empty:\n%s\n%s", tc.args, r.code, tc.want, r.stdout, r.stderr)
+			}
+		}
+	})
 	t.Run("other schema version", func(t *testing.T) {
 		execIn(t, db, "UPDATE tpcc_meta SET version = '0.9.0'")
 		defer execIn(t, db, "UPDATE tpcc_meta SET version = '"+tpccVersion(t)+"'")

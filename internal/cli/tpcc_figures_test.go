@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -28,6 +29,67 @@ func figureLine(t *testing.T, out, name string) (float64, string) {
 	return v, m[0]
 }
 
+// poissonCDF is P(X <= n) for X Poisson of mean mu, summed from the
+// probability mass function.
+func poissonCDF(n int, mu float64) float64 {
+	sum := 0.0
+	for k := 0; k <= n; k++ {
+		lg, _ := math.Lgamma(float64(k + 1))
+		sum += math.Exp(float64(k)*math.Log(mu) - mu - lg)
+	}
+	return sum
+}
+
+// checkEfficiencyInterval checks an efficiency line's 95% interval
+// against the exact Poisson interval of its New-Order count n, found here
+// by bisection on the Poisson distribution: the mean at which a count of
+// n or more has probability 2.5% (low end) and the one at which n or
+// less has 2.5% (high end). The interval's ends are the efficiency
+// scaled by those means over n (the measured minutes and 12.86 per
+// warehouse cancel out), within the rounding of the printed figures.
+func checkEfficiencyInterval(t *testing.T, line string) {
+	t.Helper()
+	m := regexp.MustCompile(`: ([0-9.]+)% \(95% interval ([0-9.]+)%-([0-9.]+)% from the count; tpmC / \(12\.86 x \d+ warehouses?\), from ([0-9,]+) New-Orders\)`).FindStringSubmatch(line)
+	if m == nil {
+		t.Fatalf("efficiency line without its interval: %q", line)
+	}
+	n, _ := strconv.Atoi(strings.ReplaceAll(m[4], ",", ""))
+	var got [3]float64
+	for i := range got {
+		got[i], _ = strconv.ParseFloat(m[i+1], 64)
+	}
+	// solve finds the mean where f, monotone in it, crosses 0.025.
+	solve := func(f func(mu float64) float64, rising bool) float64 {
+		lo, hi := 0.0, float64(n)*3+10
+		for range 200 {
+			mid := (lo + hi) / 2
+			if (f(mid) < 0.025) == rising {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+		return lo
+	}
+	if n == 0 {
+		if got[0] != 0 || got[1] != 0 {
+			t.Errorf("%q: no New-Order, but efficiency %.1f%%, low end %.1f%%", line, got[0], got[1])
+		}
+		return
+	}
+	wantLo := solve(func(mu float64) float64 { return 1 - poissonCDF(n-1, mu) }, true)
+	wantHi := solve(func(mu float64) float64 { return poissonCDF(n, mu) }, false)
+	for i, mu := range []float64{wantLo, wantHi} {
+		want := got[0] * mu / float64(n)
+		if tol := 0.051 + 0.05*mu/float64(n); math.Abs(got[i+1]-want) > tol {
+			t.Errorf("%q: interval end %d is %.1f%%, want %.2f%% (%.3g/%d of the efficiency)", line, i, got[i+1], want, mu, n)
+		}
+	}
+	if above := strings.Contains(line, "above the mix's maximum of 98.0%"); above != (got[0] > 98.0) {
+		t.Errorf("%q: says it is above the maximum: %v", line, above)
+	}
+}
+
 // TestTPCCWaitsFigures runs TPC-C on 1 warehouse as the spec drives it:
 // 10 terminals by default, keying and think times, a 1-minute ramp and 20
 // seconds measured. Efficiency is printed and at most 100% (the start-up
@@ -49,9 +111,10 @@ func TestTPCCWaitsFigures(t *testing.T) {
 		t.Fatalf("run: %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	eff, line := figureLine(t, r.stdout, "efficiency")
-	if eff > 100 || !strings.Contains(line, "(tpmC / (12.86 x 1 warehouses), from ") {
+	if eff > 100 || !strings.Contains(line, "; tpmC / (12.86 x 1 warehouses), from ") {
 		t.Errorf("efficiency over 100%% or unlabelled: %q", line)
 	}
+	checkEfficiencyInterval(t, line)
 	if _, line := figureLine(t, r.stdout, "NOPM"); !strings.Contains(line, "from the server") {
 		t.Errorf("NOPM %q", line)
 	}

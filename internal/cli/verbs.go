@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sort"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/stampede-bench/stampede/cmdline"
 	"github.com/stampede-bench/stampede/cmdline/cockroach"
+	sbline "github.com/stampede-bench/stampede/cmdline/sysbench"
 	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
@@ -23,19 +25,34 @@ type verb struct {
 	example string
 	// aliases are other names of the verb (sysbench's "prepare").
 	aliases []string
+	// examples are the command lines of its help's Examples section.
+	examples string
 }
 
 var (
 	verbInit = verb{"init", "Create a workload's schema and load its initial data (sysbench's prepare)",
-		"stampede init WORKLOAD [flags] [URL...]", []string{"prepare"}}
+		"stampede init WORKLOAD [flags] [URL...]", []string{"prepare"},
+		`  stampede init ycsb --workload a 'postgresql://postgres@localhost:5432/ycsb'
+  stampede init tpcc --warehouses 10 --drop 'postgresql://postgres@localhost:5432/tpcc'
+  stampede oltp_read_write --tables=4 --table_size=1000000 --pgsql-host=db1 prepare   # sysbench's form`}
 	verbRun = verb{"run", "Run a workload and report throughput and latency",
-		"stampede run WORKLOAD [flags] [URL...]", nil}
+		"stampede run WORKLOAD [flags] [URL...]", nil,
+		`  stampede run ycsb --workload a --duration 60s --concurrency 16 'postgresql://postgres@localhost:5432/ycsb'
+  stampede run tpcc --warehouses 10 --duration 10m --ramp 1m 'postgresql://postgres@localhost:5432/tpcc'
+  stampede run bank --max-rate 2000 --duration 5m 'postgresql://postgres@localhost:5432/bank'`}
 	verbCheck = verb{"check", "Run a workload's consistency checks",
-		"stampede check WORKLOAD [flags] [URL...]", nil}
+		"stampede check WORKLOAD [flags] [URL...]", nil,
+		`  stampede check tpcc --warehouses 10 'postgresql://postgres@localhost:5432/tpcc'
+  stampede check bank 'postgresql://postgres@localhost:5432/bank'`}
 	verbCleanup = verb{"cleanup", "Drop a workload's tables",
-		"stampede cleanup WORKLOAD [flags] [URL...]", nil}
+		"stampede cleanup WORKLOAD [flags] [URL...]", nil,
+		`  stampede cleanup ycsb 'postgresql://postgres@localhost:5432/ycsb'
+  stampede cleanup oltp_read_write --tables=4 'postgresql://postgres@localhost:5432/sbtest'`}
 	verbSweep = verb{"sweep", "Run a workload at several rates or worker counts, or search for the most that meets an SLO",
-		"stampede sweep WORKLOAD --max-rate 1000:16000:x2 [--slo p99<=5ms] [flags] [URL...]", nil}
+		"stampede sweep WORKLOAD --max-rate 1000:16000:x2 [--slo p99<=5ms] [flags] [URL...]", nil,
+		`  stampede sweep ycsb --workload a --max-rate 1000:16000:x2 --duration 1m 'postgresql://postgres@localhost:5432/ycsb'
+  stampede sweep ycsb --workload b --max-rate 1000:64000 --search --slo 'p99<=5ms' --duration 1m 'postgresql://postgres@localhost:5432/ycsb'
+  stampede sweep oltp_point_select --concurrency 1,2,4,8,16 --duration 30s 'postgresql://postgres@localhost:5432/sbtest'`}
 )
 
 const urlHelp = `URLs are libpq connection strings: postgresql://user:password@host:port/db?sslmode=...
@@ -50,6 +67,7 @@ func (a *app) workloadVerb(v verb) *cobra.Command {
 		Aliases: v.aliases,
 		Short:   v.short,
 		Long:    v.short + ".\n\n" + cmdline.VerbHelp(v.name) + urlHelp + "\n\nWorkloads: " + workloadNames() + " (see `stampede workloads`).",
+		Example: v.examples,
 		Args:    cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
@@ -103,6 +121,7 @@ func (a *app) workloadCmd(v verb, m workload.Meta) *cobra.Command {
 	fif := &cmdline.FleetInit{}
 	frf := &cmdline.FleetRun{}
 	sf := &cmdline.SweepFlags{}
+	forceDrop := false
 	cmd := &cobra.Command{
 		Use:   m.Name + " [flags] [URL...]",
 		Short: m.Description,
@@ -126,6 +145,11 @@ func (a *app) workloadCmd(v verb, m workload.Meta) *cobra.Command {
 		// sysbench passes its general options to every command.
 		fs.Int("threads", 0, "sysbench's option, accepted and unused here")
 		_ = fs.MarkHidden("threads")
+		if v.name == "cleanup" {
+			fs.BoolVar(&forceDrop, "force-drop", false, "drop the tables (or tenant databases, schemas) even where stampede did not make them; without it cleanup drops only what stampede made and refuses the rest")
+			fs.Bool("sysbench-syntax", false, "the command line is sysbench's cleanup: sysbench's lines (set by stampede for `stampede SCRIPT [options] cleanup`)")
+			_ = fs.MarkHidden("sysbench-syntax")
+		}
 	case "run", "sweep":
 		rf.Register(fs)
 		if v.name == "sweep" {
@@ -154,7 +178,10 @@ func (a *app) workloadCmd(v verb, m workload.Meta) *cobra.Command {
 				return asUsage(err)
 			}
 		}
-		cmdline.WarnIgnored(a.stderr, v.name, m, gen)
+		// sysbench's prepare and cleanup take every option silently.
+		if sb, _ := fs.GetBool("sysbench-syntax"); !sb || v.name == "run" {
+			cmdline.WarnIgnored(a.stderr, v.name, m, gen)
+		}
 		if v.name != "run" && v.name != "sweep" {
 			spec, on, err := tf.Fleet(m.Name)
 			if err == nil && v.name == "init" {
@@ -170,7 +197,7 @@ func (a *app) workloadCmd(v verb, m workload.Meta) *cobra.Command {
 				case "check":
 					return a.checkFleet(ctx, gen, spec, cf, args)
 				default:
-					return a.cleanupFleet(ctx, gen, spec, cf, args)
+					return a.cleanupFleet(ctx, gen, spec, cf, forceDrop, args)
 				}
 			}
 		}
@@ -189,7 +216,8 @@ func (a *app) workloadCmd(v verb, m workload.Meta) *cobra.Command {
 		case "check":
 			return a.checkWorkload(ctx, gen, cf, args)
 		default:
-			return a.cleanupWorkload(ctx, gen, cf, args)
+			sb, _ := fs.GetBool("sysbench-syntax")
+			return a.cleanupWorkload(ctx, gen, cf, forceDrop, args, sb)
 		}
 	}
 	return cmd
@@ -205,6 +233,12 @@ func (a *app) initWorkload(ctx context.Context, gen workload.Generator, cf *cmdl
 	}
 	spec := f.LoadSpec(gen, conn)
 	spec.Log, spec.Done, spec.Progress = a.stderr, f.Report(gen, a.stdout, a.stderr), cmdline.ProgressBar(a.stderr)
+	if f.SysbenchSyntax() {
+		// sysbench's lines on stdout as it goes, and none of stampede's.
+		sbline.Header(a.stdout, run.VersionString())
+		spec.Log, spec.Progress = &sbline.PrepareLog{W: a.stderr}, nil
+		spec.Steps = sbline.PrepareLines(a.stdout, f.Concurrency())
+	}
 	return run.Load(ctx, spec)
 }
 
@@ -216,12 +250,22 @@ func (a *app) checkWorkload(ctx context.Context, gen workload.Generator, cf *cmd
 	return run.Check(ctx, gen, conn, a.stdout, a.stderr)
 }
 
-func (a *app) cleanupWorkload(ctx context.Context, gen workload.Generator, cf *cmdline.Conn, urls []string) error {
+// cleanupWorkload is cleanup of one database; sysbench says that the
+// command line is sysbench's, which prints sysbench's lines.
+func (a *app) cleanupWorkload(ctx context.Context, gen workload.Generator, cf *cmdline.Conn, forceDrop bool, urls []string, sysbench bool) error {
 	conn, err := cf.Spec(urls)
 	if err != nil {
 		return err
 	}
-	return run.Cleanup(ctx, gen, conn, a.stderr)
+	spec := run.CleanupSpec{Workload: gen, Conn: conn, ForceDrop: forceDrop, Log: a.stderr}
+	if !sysbench {
+		return run.Cleanup(ctx, spec)
+	}
+	sbline.Header(a.stdout, run.VersionString())
+	log := &sbline.CleanupLog{Out: a.stdout, Err: a.stderr}
+	spec.Log = log
+	err = run.Cleanup(ctx, spec)
+	return errors.Join(err, log.Close())
 }
 
 // cockroachCmd is `stampede workload init|run|check W ...`: a pasted

@@ -17,10 +17,18 @@ func (a *app) versionCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print stampede's version",
-		Args:  usageArgs(cobra.NoArgs),
+		Example: `  stampede version
+  stampede --version`,
+		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			fmt.Fprintf(a.stdout, "stampede %s (%s, %s/%s)\n", versionString(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			fmt.Fprint(a.stdout, versionLine())
 			return nil
 		},
 	}
+}
+
+// versionLine is what `stampede version` and `stampede --version` print:
+// the version, Go's and the platform.
+func versionLine() string {
+	return fmt.Sprintf("stampede %s (%s, %s/%s)\n", versionString(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }

@@ -24,7 +24,8 @@
 //	stampede_run_ops   one row per run and operation: run_id, op, count,
 //	                   errors, ops_per_sec, mean, p50, p95, p99, p99.9, max
 //	stampede_run_tags  one row per run and tag: run_id, key, value (for
-//	                   filtering on tags)
+//	                   queries of the store's own users; List selects by
+//	                   tags with runlog.MatchTags, as report does)
 //
 // The SQL is the same for both engines: numbered placeholders ($1), INSERT
 // ... ON CONFLICT, BIGINT, DOUBLE PRECISION and TEXT columns.

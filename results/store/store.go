@@ -6,12 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
@@ -99,7 +101,9 @@ type OpRow struct {
 type Filter struct {
 	// Workload, if set, is the workload's exact name.
 	Workload string
-	// Tags the runs must all have, with these values.
+	// Tags the runs must all have, with these values (see
+	// runlog.MatchTags: an empty value selects runs that recorded the key
+	// with an empty value, not runs without it).
 	Tags map[string]string
 	// Since and Until, if set, bound the runs' start: Since <= start <
 	// Until.
@@ -176,12 +180,24 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 		if path == "" {
 			return nil, badURLError{fmt.Errorf("results store %q: no file name after sqlite: give sqlite:PATH", rawURL)}
 		}
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return nil, fmt.Errorf("cannot create the results store %s: %w", path, err)
+		if path != memoryPath {
+			if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+				return nil, fmt.Errorf("cannot create the results store %s: %w", path, err)
+			}
+			// Created here, for its mode: only its owner may read what
+			// it holds of the runs (hosts, command lines, tags), whatever
+			// the umask. SQLite gives its -wal and -shm files the same
+			// mode.
+			if f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
+				f.Close()
+			}
 		}
 		driver, s.name = "sqlite", path
 		dsn = "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
 	case strings.HasPrefix(rawURL, "postgres://"), strings.HasPrefix(rawURL, "postgresql://"):
+		if err := sqlx.CheckUserinfo(rawURL); err != nil {
+			return nil, badURLError{fmt.Errorf("malformed results store URL %s: %w", sqlx.Redact(rawURL), err)}
+		}
 		u, err := url.Parse(rawURL)
 		if err != nil {
 			return nil, badURLError{fmt.Errorf("malformed results store URL: %v", strings.ReplaceAll(err.Error(), rawURL, "<url>"))}
@@ -207,6 +223,9 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 		db.Close()
 		if driver == "sqlite" && damaged(err) {
 			return nil, damagedError{s.name, err}
+		}
+		if driver == "sqlite" {
+			return nil, fmt.Errorf("cannot open the results store %s: %w", s.name, err)
 		}
 		endpoint := s.name
 		if driver == "pgx" {
@@ -277,6 +296,40 @@ func MoveAside(rawURL string, now time.Time) (string, error) {
 		return "", fmt.Errorf("cannot move the damaged results store aside: %w", err)
 	}
 	return aside, nil
+}
+
+// memoryPath is the SQLite file name of a store in memory.
+const memoryPath = ":memory:"
+
+// OpenMemory opens an empty store held in memory, for as long as it is
+// open: Rebuild fills it from the run directories, so that runs can be
+// listed where the store's own file cannot be written (its disk full or
+// read-only).
+func OpenMemory(ctx context.Context) (*Store, error) {
+	s, err := Open(ctx, "sqlite:"+memoryPath)
+	if err == nil {
+		// One connection, never closed while idle: each connection to
+		// ":memory:" is a database of its own.
+		s.db.SetMaxIdleConns(1)
+		s.db.SetConnMaxLifetime(0)
+		s.db.SetConnMaxIdleTime(0)
+	}
+	return s, err
+}
+
+// Unwritable reports whether err (or one of the errors it joins) says
+// that an SQLite store's file cannot be written: its disk is full or
+// read-only, or the file or its directory cannot be created or written.
+// Reading may still work from the run directories (see OpenMemory).
+func Unwritable(err error) bool {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case sqlite3.SQLITE_READONLY, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_FULL, sqlite3.SQLITE_CANTOPEN:
+			return true
+		}
+	}
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EROFS) || errors.Is(err, syscall.EDQUOT) || errors.Is(err, fs.ErrPermission)
 }
 
 // Close closes the store.
@@ -560,16 +613,16 @@ func (s *Store) List(ctx context.Context, f Filter) ([]RunRow, error) {
 	if !f.Until.IsZero() {
 		where = append(where, "start_ns < "+arg(f.Until.UnixNano()))
 	}
-	for _, k := range sortedKeys(f.Tags) {
-		where = append(where, "EXISTS (SELECT 1 FROM stampede_run_tags t WHERE t.run_id = stampede_runs.id AND t.tag_key = "+
-			arg(k)+" AND t.tag_value = "+arg(f.Tags[k])+")")
-	}
+	// Tags are matched here by runlog.MatchTags, the selection report
+	// makes from the run directories, not in SQL: `runs --tag` and
+	// `report --tag` select the same runs by construction. The rows come
+	// latest first, so a Limit stops the scan once it has its runs.
 	q := `SELECT ` + runCols + ` FROM stampede_runs`
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
 	q += " ORDER BY start_ns DESC, id DESC"
-	if f.Limit > 0 {
+	if f.Limit > 0 && len(f.Tags) == 0 {
 		q += " LIMIT " + arg(f.Limit)
 	}
 	rows, err := s.db.QueryContext(ctx, q, args...)
@@ -584,7 +637,7 @@ func (s *Store) List(ctx context.Context, f Filter) ([]RunRow, error) {
 		chunk  []RunRow
 		n      int
 	)
-	for rows.Next() {
+	for (f.Limit <= 0 || n < f.Limit) && rows.Next() {
 		if len(chunk) == cap(chunk) {
 			chunk = make([]RunRow, 0, min(max(2*cap(chunk), 64), 4096))
 			chunks = append(chunks, chunk)
@@ -592,6 +645,9 @@ func (s *Store) List(ctx context.Context, f Filter) ([]RunRow, error) {
 		r, err := scanRun(rows)
 		if err != nil {
 			return nil, fmt.Errorf("results store %s: %w", s.name, err)
+		}
+		if !runlog.MatchTags(r.Tags, f.Tags) {
+			continue
 		}
 		chunk = append(chunk, r)
 		chunks[len(chunks)-1] = chunk

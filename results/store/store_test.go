@@ -70,7 +70,7 @@ var specs = []spec{
 	{id: "20261122-103512-ycsb-aaaa", workload: "ycsb", start: t0, tags: map[string]string{"db": "pg16", "env": "ci"}, n: 5, rate: 1000},
 	{id: "20261122-113512-ycsb-bbbb", workload: "ycsb", start: t0.Add(time.Hour), tags: map[string]string{"db": "pg17", "env": "ci"}, n: 4, rate: 2000},
 	{id: "20261122-123512-tpcc-cccc", workload: "tpcc", start: t0.Add(2 * time.Hour), tags: map[string]string{"db": "pg17"}, n: 3, rate: 500},
-	{id: "20261123-103512-ycsb-dddd", workload: "ycsb", start: t0.Add(24 * time.Hour), n: 2, rate: 100, running: true},
+	{id: "20261123-103512-ycsb-dddd", workload: "ycsb", start: t0.Add(24 * time.Hour), tags: map[string]string{"job": ""}, n: 2, rate: 100, running: true},
 }
 
 func writeRuns(t testing.TB) string {
@@ -155,6 +155,13 @@ func testStore(t *testing.T, s *store.Store) {
 		{"tag", store.Filter{Tags: map[string]string{"db": "pg17"}}, "bbbb,cccc"},
 		{"two tags", store.Filter{Tags: map[string]string{"db": "pg17", "env": "ci"}}, "bbbb"},
 		{"tag no match", store.Filter{Tags: map[string]string{"db": "pg15"}}, ""},
+		// An empty value selects the runs tagged with it, not those
+		// without the key (runlog.MatchTags).
+		{"empty value", store.Filter{Tags: map[string]string{"job": ""}}, "dddd"},
+		{"empty value and another", store.Filter{Tags: map[string]string{"job": "", "db": "pg17"}}, ""},
+		{"empty value of a key no run has", store.Filter{Tags: map[string]string{"zone": ""}}, ""},
+		{"tag, limit", store.Filter{Tags: map[string]string{"db": "pg17"}, Limit: 1}, "cccc"},
+		{"tag, limit above the matches", store.Filter{Tags: map[string]string{"env": "ci"}, Limit: 5}, "aaaa,bbbb"},
 		{"since", store.Filter{Since: t0.Add(time.Hour)}, "bbbb,cccc,dddd"},
 		{"until", store.Filter{Until: t0.Add(time.Hour)}, "aaaa"},
 		{"since until", store.Filter{Since: t0.Add(time.Minute), Until: t0.Add(3 * time.Hour)}, "bbbb,cccc"},
@@ -455,6 +462,23 @@ func BenchmarkList10k(b *testing.B) {
 	for b.Loop() {
 		if _, err := s.List(ctx, store.Filter{}); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkListByTag10k measures listing the 2,500 runs of one tag value
+// among 10,000, which List selects with runlog.MatchTags (as report does)
+// rather than in SQL.
+func BenchmarkListByTag10k(b *testing.B) {
+	ctx := context.Background()
+	s := openSQLite(b, b.TempDir())
+	if err := s.Put(ctx, synthRows(10_000), nil); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		rows, err := s.List(ctx, store.Filter{Tags: map[string]string{"db": "pg15"}})
+		if err != nil || len(rows) != 2_500 {
+			b.Fatalf("%d rows, %v", len(rows), err)
 		}
 	}
 }

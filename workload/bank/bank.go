@@ -1,10 +1,9 @@
 package bank
 
 import (
-	"errors"
 	"fmt"
+
 	"github.com/stampede-bench/stampede/internal/membudget"
-	"math"
 
 	"github.com/spf13/pflag"
 
@@ -49,6 +48,17 @@ const (
 	defaultMaxTransfer    = 999
 )
 
+// Bounds of the amounts, so that a run cannot take a balance or the total
+// out of BIGINT's range (the column's type; check sums the balances): the
+// total balance leaves half of the range free, and a balance would have
+// to move by 2^62 in transfers of at most 2^40 to leave it, over 2^22
+// transfers the same way. A transfer that would still leave it is refused
+// (worker.apply).
+const (
+	maxMaxTransfer  = 1 << 40
+	maxTotalBalance = 1 << 62
+)
+
 // tableName is the workload's one table.
 const tableName = "bank"
 
@@ -86,9 +96,9 @@ func newBank() workload.Generator {
 	fs.IntVar(&g.rows, "rows", defaultRows, "number of accounts (ids 0..rows-1)")
 	fs.IntVar(&g.payloadBytes, "payload-bytes", defaultPayloadBytes, "size of each account's payload, in bytes")
 	fs.Int64Var(&g.initialBalance, "initial-balance", defaultInitialBalance,
-		"balance every account starts with; the total is rows x initial-balance")
+		"balance every account starts with; the total is rows x initial-balance, at most 2^62")
 	fs.Int64Var(&g.maxTransfer, "max-transfer", defaultMaxTransfer,
-		"largest amount one transfer moves (amounts are uniform in [1, max-transfer])")
+		"largest amount one transfer moves (amounts are uniform in [1, max-transfer]), at most 2^40")
 	fs.IntVar(&g.batchSize, "batch-size", defaultBatchSize,
 		"accounts per batch of initial data (cockroach's --batch-size): each batch draws its payloads from its own stream, so the loaded payloads depend on it, not the ids and balances that runs and check use")
 	g.flags.Meta["max-transfer"] = workload.FlagMeta{RuntimeOnly: true}
@@ -127,8 +137,11 @@ func (g *bank) validate() error {
 		return fmt.Errorf("--batch-size must be at least 1, not %d", g.batchSize)
 	case g.maxTransfer < 1:
 		return fmt.Errorf("--max-transfer must be at least 1, not %d", g.maxTransfer)
-	case g.initialBalance > 0 && int64(g.rows) > math.MaxInt64/g.initialBalance:
-		return errors.New("--rows x --initial-balance overflows a 64-bit total balance")
+	case g.maxTransfer > maxMaxTransfer:
+		return fmt.Errorf("--max-transfer must be at most %d (2^40), not %d: larger amounts could take balances out of BIGINT's range", maxMaxTransfer, g.maxTransfer)
+	case g.initialBalance > maxTotalBalance/int64(g.rows):
+		return fmt.Errorf("--initial-balance must be at most %d with --rows %d, not %d: the total balance, rows x initial-balance, must be at most %d (2^62), half of BIGINT's range, the other half being room for the balances transfers move",
+			maxTotalBalance/int64(g.rows), g.rows, g.initialBalance, int64(maxTotalBalance))
 	}
 	// A loader holds a batch's payloads twice (drawn, then as the rows'
 	// strings) and its rows: refused before they are allocated.

@@ -2,6 +2,7 @@ package bank
 
 import (
 	"context"
+	"math"
 	"reflect"
 	"strconv"
 	"strings"
@@ -53,7 +54,11 @@ func TestValidate(t *testing.T) {
 		{[]string{"--payload-bytes", "-1"}, "--payload-bytes must not be negative, not -1"},
 		{[]string{"--max-transfer", "0"}, "--max-transfer must be at least 1, not 0"},
 		{[]string{"--initial-balance", "-1"}, "--initial-balance must not be negative, not -1"},
-		{[]string{"--rows", "3", "--initial-balance", "4611686018427387904"}, "overflows"},
+		{[]string{"--rows", "3", "--initial-balance", "4611686018427387904"}, "--initial-balance must be at most 1537228672809129301 with --rows 3, not 4611686018427387904: the total balance, rows x initial-balance, must be at most 4611686018427387904 (2^62)"},
+		{[]string{"--rows", "2", "--initial-balance", "2305843009213693952", "--max-transfer", "1099511627776"}, ""},
+		{[]string{"--rows", "2", "--initial-balance", "2305843009213693953"}, "--initial-balance must be at most 2305843009213693952 with --rows 2"},
+		{[]string{"--max-transfer", "1099511627777"}, "--max-transfer must be at most 1099511627776 (2^40), not 1099511627777"},
+		{[]string{"--max-transfer", "9223372036854775807"}, "--max-transfer must be at most 1099511627776 (2^40), not 9223372036854775807: larger amounts could take balances out of BIGINT's range"},
 		{[]string{"--rows", "x"}, "invalid argument"},
 		{[]string{"--no-such-flag"}, "unknown flag"},
 	} {
@@ -251,5 +256,42 @@ func TestBatchSizeFlag(t *testing.T) {
 	}
 	if _, err := workload.FromFlags(bankMeta, "--batch-size", "0"); err == nil {
 		t.Error("--batch-size 0 accepted")
+	}
+}
+
+// TestApply checks the new balances of a transfer, and that one that would
+// take a balance out of BIGINT's range is refused with the balances left
+// as they were.
+func TestApply(t *testing.T) {
+	const amount = 1 << 40
+	for _, tc := range []struct {
+		name           string
+		from, to       int64
+		newFrom, newTo int64
+		refused        bool
+	}{
+		{"ordinary", 1000, 1000, 1000 - amount, 1000 + amount, false},
+		{"to at the top", 0, math.MaxInt64 - amount, -amount, math.MaxInt64, false},
+		{"from at the bottom", math.MinInt64 + amount, 0, math.MinInt64, amount, false},
+		{"to past the top", 0, math.MaxInt64 - amount + 1, 0, 0, true},
+		{"from past the bottom", math.MinInt64 + amount - 1, 0, 0, 0, true},
+		{"the issue's wrap", math.MinInt64 + 5, math.MaxInt64 - 5, 0, 0, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := &worker{from: 1, to: 2, amount: amount, newFrom: 7, newTo: 8}
+			err := w.apply(tc.from, tc.to)
+			if tc.refused {
+				if err == nil || !strings.Contains(err.Error(), "would take a balance out of BIGINT's range: refused") || w.newFrom != 7 || w.newTo != 8 {
+					t.Errorf("apply(%d, %d): %v, new balances %d %d; want a refusal that leaves them", tc.from, tc.to, err, w.newFrom, w.newTo)
+				}
+				return
+			}
+			if err != nil || w.newFrom != tc.newFrom || w.newTo != tc.newTo {
+				t.Errorf("apply(%d, %d): %v, new balances %d %d, want %d %d", tc.from, tc.to, err, w.newFrom, w.newTo, tc.newFrom, tc.newTo)
+			}
+			if w.newFrom+w.newTo != tc.from+tc.to {
+				t.Errorf("apply(%d, %d) changed the total", tc.from, tc.to)
+			}
+		})
 	}
 }

@@ -3,6 +3,7 @@ package bank
 import (
 	"context"
 	"fmt"
+	"math/big"
 
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
@@ -87,37 +88,45 @@ func (g *bank) checkConsistency(ctx context.Context, db *sqlx.DB, rep workload.R
 	if err != nil {
 		return err
 	}
-	wantCount, wantTotal := int64(g.rows), g.totalBalance()
-	ok := count == wantCount && total == wantTotal
+	wantCount, wantTotal := int64(g.rows), big.NewInt(g.totalBalance())
+	ok := count == wantCount && total.Cmp(wantTotal) == 0
 	label := g.label()
 	rep.Printf("%s: %d rows, total balance %d (expected %d) %s", label, count, total, wantTotal, passFail(ok))
 	if ok {
 		return nil
 	}
-	rep.Printf("%s: difference: %+d rows (expected %d), %+d total balance", label, count-wantCount, wantCount, total-wantTotal)
+	diff := new(big.Int).Sub(total, wantTotal)
+	rep.Printf("%s: difference: %+d rows (expected %d), %+d total balance", label, count-wantCount, wantCount, diff)
 	return fmt.Errorf("%s consistency check failed: %d rows with total balance %d, expected %d rows with %d (difference %+d)",
-		label, count, total, wantCount, wantTotal, total-wantTotal)
+		label, count, total, wantCount, wantTotal, diff)
 }
 
 // sums returns the number of accounts and the total of their balances
 // (of the tenant's accounts, WHERE tenant_id = $1, with a tenant), read in
-// one REPEATABLE READ, read-only transaction.
-func (g *bank) sums(ctx context.Context, db *sqlx.DB) (count, total int64, err error) {
+// one REPEATABLE READ, read-only transaction. The total is read as the
+// exact decimal the server sums, so that a total out of BIGINT's range
+// (a table some other program, or an older stampede, wrote) is reported
+// rather than failing the query.
+func (g *bank) sums(ctx context.Context, db *sqlx.DB) (count int64, total *big.Int, err error) {
 	tx, err := db.Begin(ctx, sqlx.TxOptions{Isolation: sqlx.RepeatableRead, ReadOnly: true})
 	if err != nil {
-		return 0, 0, fmt.Errorf("summing balances: %w", err)
+		return 0, nil, fmt.Errorf("summing balances: %w", err)
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx)) // read-only: nothing to commit
-	// sum(BIGINT) is NUMERIC: cast it back, which fails rather than wraps
-	// on overflow.
-	query := "SELECT count(*), CAST(coalesce(sum(balance), 0) AS BIGINT) FROM " + tableName
+	// sum(BIGINT) is NUMERIC (DECIMAL on CockroachDB): read as text.
+	query := "SELECT count(*), CAST(coalesce(sum(balance), 0) AS TEXT) FROM " + tableName
 	var args []any
 	if g.tenant != 0 {
 		query += " WHERE " + workload.TenantColumn + " = " + db.Dialect().Placeholder(1)
 		args = append(args, g.tenantArg)
 	}
-	if err := tx.QueryRow(ctx, query, args...).Scan(&count, &total); err != nil {
-		return 0, 0, fmt.Errorf("summing balances of %s: %w", tableName, err)
+	var text string
+	if err := tx.QueryRow(ctx, query, args...).Scan(&count, &text); err != nil {
+		return 0, nil, fmt.Errorf("summing balances of %s: %w", tableName, err)
+	}
+	total, ok := new(big.Int).SetString(text, 10)
+	if !ok {
+		return 0, nil, fmt.Errorf("summing balances of %s: the server returned the total %q, not a whole number", tableName, text)
 	}
 	return count, total, nil
 }

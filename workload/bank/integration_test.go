@@ -3,6 +3,8 @@ package bank
 import (
 	"context"
 	"fmt"
+	"math"
+	"math/big"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -139,5 +141,97 @@ func TestPostgres(t *testing.T) {
 	out = nil
 	if err := g.Hooks().CheckConsistency(ctx, db, &out); err == nil || len(out) != 2 || !strings.HasPrefix(out[1], "bank: difference: -1 rows") {
 		t.Errorf("CheckConsistency after a delete: %v (%q)", err, out)
+	}
+}
+
+// TestPostgresExtremeAmounts runs transfers with the largest amounts and
+// total balance the flags allow, on two accounts so that every transfer
+// moves the same two balances, and then check passes: the total and the
+// column's type survive. A balance pushed to BIGINT's top by hand (as an
+// older stampede's wrapping transfers left them) gets its transfers
+// refused, not wrapped, and check reports the total rather than failing
+// on it.
+func TestPostgresExtremeAmounts(t *testing.T) {
+	const workers = 4
+	db := freshDB(t, workers)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	g := newGen(t, "--rows", "2", "--initial-balance", fmt.Sprint(int64(maxTotalBalance/2)), "--max-transfer", fmt.Sprint(int64(maxMaxTransfer)))
+	if err := workload.Setup(ctx, db, g, workload.LoadOptions{Concurrency: 1}); err != nil {
+		t.Fatal(err)
+	}
+	run := func(perWorker int) []error {
+		ql, err := g.Ops(ctx, db, workload.OpsConfig{Concurrency: workers, Seed: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var mu sync.Mutex
+		var errs []error
+		var wg sync.WaitGroup
+		for i, w := range ql.Workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				ql.Attach(i, &countingRecorder{})
+				for range perWorker {
+					if res := w(ctx); res.Err != nil {
+						mu.Lock()
+						errs = append(errs, res.Err)
+						mu.Unlock()
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		if err := ql.Close(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return errs
+	}
+	if errs := run(300); len(errs) > 0 {
+		t.Fatalf("%d transfers failed, the first: %v", len(errs), errs[0])
+	}
+	var out lines
+	if err := g.Hooks().CheckConsistency(ctx, db, &out); err != nil {
+		t.Fatalf("check after the run: %v (%q)", err, out)
+	}
+	want := fmt.Sprintf("bank: 2 rows, total balance %d (expected %d) PASS", int64(maxTotalBalance), int64(maxTotalBalance))
+	if len(out) != 1 || out[0] != want {
+		t.Errorf("check printed %q, want %q", out, want)
+	}
+
+	// Account 0 at BIGINT's top: every transfer into it is refused, and
+	// the balances stay as they were.
+	if _, err := db.Exec(ctx, "UPDATE bank SET balance = 9223372036854775807 WHERE id = 0"); err != nil {
+		t.Fatal(err)
+	}
+	var before int64
+	if err := db.QueryRow(ctx, "SELECT balance FROM bank WHERE id = 1").Scan(&before); err != nil {
+		t.Fatal(err)
+	}
+	errs := run(20)
+	if len(errs) == 0 {
+		t.Fatal("no transfer into the account at BIGINT's top was refused")
+	}
+	for _, err := range errs {
+		if !strings.Contains(err.Error(), "would take a balance out of BIGINT's range: refused") {
+			t.Fatalf("transfer error %v", err)
+		}
+	}
+	out = nil
+	err := g.Hooks().CheckConsistency(ctx, db, &out)
+	var b0, b1 int64
+	if err := db.QueryRow(ctx, "SELECT (SELECT balance FROM bank WHERE id = 0), (SELECT balance FROM bank WHERE id = 1)").Scan(&b0, &b1); err != nil {
+		t.Fatal(err)
+	}
+	// What the accepted transfers (out of account 0) moved.
+	moved := int64(math.MaxInt64) - b0
+	if b1 != before+moved {
+		t.Errorf("balances %d and %d after the refused transfers: account 1 moved by %d, account 0 by %d", b0, b1, b1-before, -moved)
+	}
+	total := new(big.Int).Add(big.NewInt(b0), big.NewInt(b1))
+	wantFail := fmt.Sprintf("bank: 2 rows, total balance %s (expected %d) FAIL", total, int64(maxTotalBalance))
+	if err == nil || strings.Contains(err.Error(), "out of range") || len(out) != 2 || out[0] != wantFail {
+		t.Errorf("check of a total past BIGINT: %v (%q), want %q", err, out, wantFail)
 	}
 }

@@ -3,6 +3,7 @@ package bank
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"time"
 
@@ -152,6 +153,22 @@ func (w *worker) next() {
 	w.amount = 1 + w.r.Int64N(w.maxTransfer)
 }
 
+// apply sets newFrom and newTo, the balances after moving amount from an
+// account holding from to one holding to. A transfer that would take a
+// balance out of BIGINT's range is refused, its balances left as they
+// are, so that the total and the column's type survive it. The bounds of
+// validate (--max-transfer, the total balance) keep the balances of a
+// bank that stampede loaded and ran far from that range: a balance would
+// have to move by 2^62 in steps of at most 2^40.
+func (w *worker) apply(from, to int64) error {
+	if from < math.MinInt64+w.amount || to > math.MaxInt64-w.amount {
+		return fmt.Errorf("a transfer of %d from account %d (balance %d) to account %d (balance %d) would take a balance out of BIGINT's range: refused; run `stampede check bank`, and reload with `stampede init bank --drop` if the total is off",
+			w.amount, w.from, from, w.to, to)
+	}
+	w.newFrom, w.newTo = from-w.amount, to+w.amount
+	return nil
+}
+
 // run performs one transfer. It is the workload.Worker. The transaction
 // runs through workload.RunTx, with the retry protocol of the server's
 // dialect: conflicts and lost connections are retried (each counted as
@@ -170,6 +187,7 @@ func (w *worker) transfer(ctx context.Context, tx sqlx.Tx) error {
 		return fmt.Errorf("reading balances: %w", err)
 	}
 	found := 0
+	var fromBalance, toBalance int64
 	for rows.Next() {
 		if err := rows.Scan(w.dest...); err != nil {
 			rows.Close()
@@ -177,9 +195,9 @@ func (w *worker) transfer(ctx context.Context, tx sqlx.Tx) error {
 		}
 		switch w.id {
 		case w.from:
-			w.newFrom = w.balance - w.amount
+			fromBalance = w.balance
 		case w.to:
-			w.newTo = w.balance + w.amount
+			toBalance = w.balance
 		}
 		found++
 	}
@@ -190,6 +208,9 @@ func (w *worker) transfer(ctx context.Context, tx sqlx.Tx) error {
 	if found != 2 && !w.null {
 		return fmt.Errorf("accounts %d and %d: found %d of them in table %s (was it loaded with --rows %d?)",
 			w.from, w.to, found, w.label, w.rows)
+	}
+	if err := w.apply(fromBalance, toBalance); err != nil {
+		return err
 	}
 
 	n, err := tx.Exec(ctx, w.s.update, w.updateArgs...)

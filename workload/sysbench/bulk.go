@@ -77,7 +77,7 @@ func prepareBulkTable(ctx context.Context, db *sqlx.DB, name string) (int64, err
 		if _, err := db.Exec(ctx, db.Dialect().CreateTable(name, bulkSchema)); err != nil {
 			return 0, fmt.Errorf("creating table %s: %w", name, err)
 		}
-		return 0, nil
+		return 0, workload.MarkTable(ctx, db, name, workload.RunMark("bulk_insert"))
 	}
 	var cols int64
 	if err := db.QueryRow(ctx, "SELECT count(*) FROM information_schema.columns WHERE table_name = "+
@@ -162,32 +162,23 @@ func (b *bulkWorker) flush(ctx context.Context, measured bool) error {
 	return nil
 }
 
-// dropBulkTables drops the tables bulk_insert's runs made: every sbtestN of
+// bulkTables lists the tables bulk_insert's runs make: every sbtestN of
 // the database, however many threads the runs had (sysbench's cleanup
 // drops sbtest1..--threads; a run here may have had more workers).
-func dropBulkTables(ctx context.Context, db *sqlx.DB, r workload.Reporter) error {
+// Cleanup drops those that carry stampede's mark.
+func bulkTables(ctx context.Context, db *sqlx.DB) ([]string, error) {
 	rows, err := db.Query(ctx, `SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND tablename ~ '^sbtest[0-9]+$' ORDER BY length(tablename), tablename`)
 	if err != nil {
-		return fmt.Errorf("listing bulk_insert's tables: %w", err)
+		return nil, fmt.Errorf("listing bulk_insert's tables: %w", err)
 	}
+	defer rows.Close()
 	var names []string
 	for rows.Next() {
 		var n string
 		if err := rows.Scan(&n); err != nil {
-			rows.Close()
-			return err
+			return nil, err
 		}
 		names = append(names, n)
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	for _, n := range names {
-		if _, err := db.Exec(ctx, db.Dialect().DropTable(n)); err != nil {
-			return fmt.Errorf("dropping %s: %w", n, err)
-		}
-		r.Printf("dropped table %s", n)
-	}
-	return nil
+	return names, rows.Err()
 }

@@ -37,6 +37,14 @@ func (g *tpcc) checkMeta(m meta, db *sqlx.DB) error {
 	return nil
 }
 
+// nWarehouses is "1 warehouse", "3 warehouses".
+func nWarehouses(n int64) string {
+	if n == 1 {
+		return "1 warehouse"
+	}
+	return count(n) + " warehouses"
+}
+
 // loadMismatch is an error of a run whose flags differ from what init
 // loaded: it matches workload.ErrLoadMismatch.
 type loadMismatch string
@@ -168,7 +176,9 @@ const rangesPerConn = 4
 // condition over ranges of warehouses in parallel, and prints a line per
 // condition in clause order: PASS, FAIL with the number of offending rows,
 // or SKIP with the reason. Without a tenant it checks the warehouses
-// tpcc_meta records; in column mode the tenant's warehouses, which must
+// tpcc_meta records, saying so when they are not --warehouses', and
+// refuses a --warehouses given on the command line that differs from
+// them (as run does); in column mode the tenant's warehouses, which must
 // be as many as --warehouses.
 func (g *tpcc) checkConsistency(ctx context.Context, db *sqlx.DB, rep workload.Reporter) error {
 	if err := g.validate(); err != nil {
@@ -185,6 +195,13 @@ func (g *tpcc) checkConsistency(ctx context.Context, db *sqlx.DB, rep workload.R
 	}
 	if m.version != schemaVersion || (g.tenant > 0 && m.warehouses != int64(g.warehouses)) {
 		return g.checkMeta(m, db)
+	}
+	if g.tenant == 0 && m.warehouses != int64(g.warehouses) {
+		if g.flags.Changed("warehouses") {
+			return loadMismatch(fmt.Sprintf("database %s holds %s, not --warehouses %d: run `stampede check tpcc --warehouses %d`, or leave --warehouses out to check the warehouses init loaded",
+				db.Database(), nWarehouses(m.warehouses), g.warehouses, m.warehouses))
+		}
+		rep.Printf("%s: checking the %s that init loaded into database %s (tpcc_meta)", label, nWarehouses(m.warehouses), db.Database())
 	}
 	first, last := int64(1), m.warehouses
 	if g.tenant > 0 {

@@ -2,6 +2,7 @@ package tpcc
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -247,6 +248,23 @@ func TestPostgresTwoWarehouses(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustPass(t, ctx, g, db, "after loading")
+	// check given no --warehouses checks the 2 loaded and says so; given
+	// another --warehouses, it refuses as run does.
+	var out lines
+	if err := newGen(t).Hooks().CheckConsistency(ctx, db, &out); err != nil {
+		t.Fatalf("check without --warehouses: %v\n%s", err, strings.Join(out, "\n"))
+	}
+	if note := "tpcc: checking the 2 warehouses that init loaded into database " + db.Database() + " (tpcc_meta)"; len(out) != len(checks)+1 || out[0] != note {
+		t.Errorf("check without --warehouses printed %q, want %q first, then the %d conditions", out, note, len(checks))
+	}
+	for _, w := range []string{"1", "3"} {
+		out = nil
+		err := newGen(t, "--warehouses", w).Hooks().CheckConsistency(ctx, db, &out)
+		want := "database " + db.Database() + " holds 2 warehouses, not --warehouses " + w + ": run `stampede check tpcc --warehouses 2`, or leave --warehouses out to check the warehouses init loaded"
+		if err == nil || err.Error() != want || !errors.Is(err, workload.ErrLoadMismatch) || len(out) != 0 {
+			t.Errorf("check --warehouses %s: %v, printed %q; want %q", w, err, out, want)
+		}
+	}
 	for i, iso := range []string{"repeatable-read", "read-committed"} {
 		rg := newGen(t, "--warehouses", "2", "--wait=false", "--isolation", iso)
 		ql, err := rg.Ops(ctx, db, workload.OpsConfig{Concurrency: workers, Seed: uint64(8 + i)})

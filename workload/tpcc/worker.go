@@ -339,11 +339,19 @@ func (w *worker) run(ctx context.Context) workload.Result {
 	}
 	op := w.next
 	res := w.runTx(ctx, op)
-	w.next = w.draw()
 	if w.wait {
-		res.Wait = scaleWait(w.thinkTime(txs[op].think)+txs[w.next].keying, w.waitFactor)
+		res.Wait = scaleWait(w.advance(op), w.waitFactor)
+	} else {
+		w.next = w.draw()
 	}
 	return res
+}
+
+// advance draws the transaction after op and returns the terminal's wait
+// before it, unscaled: op's think time and the next one's keying time.
+func (w *worker) advance(op int) time.Duration {
+	w.next = w.draw()
+	return w.thinkTime(txs[op].think) + txs[w.next].keying
 }
 
 // runTx draws the inputs of transaction op and runs it through

@@ -73,7 +73,7 @@ var defaultProperties = map[string]string{
 	"zeropadding":               "1",
 	"measurement.interval":      "op",
 	"reportlatencyforeacherror": "false",
-	"hdrhistogram.percentiles":  "50,95,99",
+	"hdrhistogram.percentiles":  "95,99",
 	propBatchSize:               "-1",
 	propBatchUpdates:            "false",
 	propExporter:                ExporterText,

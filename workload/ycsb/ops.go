@@ -20,8 +20,18 @@ import (
 )
 
 // ErrNotFound is the error of a read or update whose key has no row
-// (YCSB's NOT_FOUND status).
-var ErrNotFound = errors.New("key not found")
+// (YCSB's NOT_FOUND status). Its class (sqlx.ErrorCode) is
+// workload.NotFoundCode, not "other": the run's final lines count it
+// apart from failures.
+var ErrNotFound error = notFoundError{}
+
+// notFoundError is ErrNotFound's type.
+type notFoundError struct{}
+
+func (notFoundError) Error() string { return "key not found" }
+
+// ErrorCode implements sqlx.Coder.
+func (notFoundError) ErrorCode() string { return workload.NotFoundCode }
 
 // workerStream is the random stream of worker w: (run seed, 1<<32|w), so
 // that it never coincides with a data batch's stream (seed, b).
@@ -216,12 +226,31 @@ func (g *ycsb) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (wor
 		ql.Workers[i] = w.run
 	}
 	ql.Attach = func(i int, rec workload.Recorder) { workers[i].rec = rec }
+	if g.measureCleanup {
+		// YCSB's [CLEANUP]: each worker's end, timed, which sends the
+		// inserts still in its batch, as the JDBC binding's cleanup does.
+		series := len(ql.Ops)
+		ql.Ops = append(slices.Clip(ql.Ops), cleanupSeries)
+		ql.Classes = append(slices.Clip(ql.Classes), workload.ClassOther)
+		ql.Detach = func(i int) {
+			w := workers[i]
+			// Sent even when the run was interrupted, as Close would
+			// have, within a bound should the server not answer.
+			fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			defer cancel()
+			start := time.Now()
+			w.cleanupErr = w.flushBatch(fctx)
+			if w.rec != nil {
+				w.rec.Record(series, time.Since(start))
+			}
+		}
+	}
 	ql.Close = func(ctx context.Context) error {
 		// The inserts still in batches, unmeasured, as YCSB's JDBC
-		// binding sends them at its cleanup.
+		// binding sends them at its cleanup (without MeasureCleanup).
 		var err error
 		for _, w := range workers {
-			err = errors.Join(err, w.flushBatch(ctx))
+			err = errors.Join(err, w.cleanupErr, w.flushBatch(ctx))
 		}
 		for _, conn := range conns {
 			conn.Release()
@@ -293,12 +322,18 @@ func (c *config) checkLastKey(ctx context.Context, db *sqlx.DB, rows int64) (str
 
 // checkInsertSequence says, for a client that loads the whole table and
 // whose inserts continue after the rows in it (next), when the keys
-// inserted before are not in sequence: clients of several (--clients)
-// insert in stripes, so this client's next keys may exist already and the
-// latest ones it reads may never have been inserted.
+// inserted before are not in sequence and this run's own key choice can
+// meet them (see meetsInserted): clients that each loaded a share of the
+// keys (YCSB's insertstart and insertcount, which --clients sets) insert
+// in stripes, so this client's next keys may exist already and the latest
+// ones it reads may never have been inserted.
 func (c *config) checkInsertSequence(ctx context.Context, db *sqlx.DB, next int64) (string, error) {
 	if c.split() || next <= c.insertCount {
 		return "", nil
+	}
+	meets := c.meetsInserted()
+	if meets == "" {
+		return "", nil // it neither inserts nor reads past the loaded keys
 	}
 	last, err := c.hasKey(ctx, db, c.keyNumber(next-1))
 	if err != nil {
@@ -308,8 +343,29 @@ func (c *config) checkInsertSequence(ctx context.Context, db *sqlx.DB, next int6
 	if err != nil || (last && !taken) {
 		return "", err
 	}
-	return fmt.Sprintf("the %d keys inserted after the %d loaded are not in sequence (inserted by several clients, --clients): "+
-		"this run's inserts may meet existing keys and its latest reads keys never inserted; run with the --clients of the runs that inserted them", next-c.insertCount, c.insertCount), nil
+	return fmt.Sprintf("the %d keys inserted after the %d loaded are not in sequence: clients that each loaded a share of the keys "+
+		"(YCSB's insertstart and insertcount, which --clients sets) inserted them in stripes; %s. "+
+		"Run this client as one of them: with the --clients and a --client-index of theirs, or with one share's insertstart and insertcount",
+		next-c.insertCount, c.insertCount, meets), nil
+}
+
+// meetsInserted says how this run's key choice meets the keys inserted
+// after the load ("" when it cannot): its inserts, which continue after
+// them, and its reads when they draw past the loaded keys (the latest and
+// exponential distributions count back from the last insert; zipfian
+// draws past the load when the run inserts). Uniform, hotspot and
+// sequential reads draw among the loaded keys only.
+func (c *config) meetsInserted() string {
+	inserts := c.proportions[opInsert] > 0
+	var parts []string
+	if inserts {
+		parts = append(parts, "this run's inserts may meet existing keys")
+	}
+	switch {
+	case c.requestDist == distLatest || c.requestDist == distExponential || (c.requestDist == distZipfian && inserts):
+		parts = append(parts, fmt.Sprintf("its reads (requestdistribution=%s) may draw keys never inserted", c.requestDist))
+	}
+	return strings.Join(parts, ", and ")
 }
 
 // insertStartIndex returns the own index (see keyNumber) of this
@@ -380,6 +436,9 @@ type worker struct {
 	id int
 	// batch gathers inserts (jdbc.batchupdateapi); nil without batching.
 	batch *insertBatch
+	// cleanupErr is the error of sending the batch at the worker's end
+	// (YCSBCleanupMeasurer), which Close returns.
+	cleanupErr error
 
 	// thresholds[i] is the cumulative proportion of ops 0..i in units of
 	// 2^-53, with the last op of non-zero proportion and all after it at

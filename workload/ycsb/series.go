@@ -189,6 +189,9 @@ func (g *ycsb) YCSBMeasure(series string) workload.YCSBMeasure {
 	if m, ok := batchedMeasure(series); ok {
 		return m
 	}
+	if series == cleanupSeries {
+		return workload.YCSBMeasure{Latency: "CLEANUP"}
+	}
 	if series == layout.names[layout.perRecord] {
 		return workload.YCSBMeasure{Latency: "SCAN-LATENCY-PER-RECORD", OpOnly: true}
 	}
@@ -218,6 +221,24 @@ func (g *ycsb) YCSBMeasure(series string) workload.YCSBMeasure {
 	}
 	return m
 }
+
+// cleanupSeries is the series of the workers' cleanups, YCSB's
+// [CLEANUP] (a part, not an operation: it counts in no total).
+const cleanupSeries = "worker" + PartSep + "cleanup"
+
+var (
+	_ workload.YCSBCleanupMeasurer = (*ycsb)(nil)
+	_ workload.TableAdopter        = (*ycsb)(nil)
+)
+
+// AdoptsTables implements the TableAdopter interface: YCSB's JDBC
+// binding has its users create usertable, which init then loads into
+// when it is empty and of the binding's shape.
+func (g *ycsb) AdoptsTables() bool { return true }
+
+// MeasureCleanup implements the YCSBCleanupMeasurer interface: the runs
+// to come time each worker's cleanup under cleanupSeries.
+func (g *ycsb) MeasureCleanup() { g.measureCleanup = true }
 
 // YCSBPercentiles implements the YCSBMeasurer interface:
 // hdrhistogram.percentiles.

@@ -82,6 +82,8 @@ type ycsb struct {
 	// stopOnError ends the run at the first failed operation
 	// (--stop-on-error) rather than recording it as YCSB does.
 	stopOnError bool
+	// measureCleanup times each worker's cleanup (MeasureCleanup).
+	measureCleanup bool
 	// rmwInTxn and selectForUpdate are cockroach's
 	// --read-modify-write-in-txn and --select-for-update (rmwtxn.go).
 	rmwInTxn, selectForUpdate bool

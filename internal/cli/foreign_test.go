@@ -1,0 +1,306 @@
+package cli_test
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// userTables creates, in database db, a user's own tables of the given
+// names, each holding one row, and returns a check that every row is
+// still there.
+func userTables(t *testing.T, db string, names ...string) func() {
+	t.Helper()
+	for _, n := range names {
+		execIn(t, db, fmt.Sprintf("CREATE TABLE %s (mine INT PRIMARY KEY)", n), fmt.Sprintf("INSERT INTO %s VALUES (42)", n))
+	}
+	return func() {
+		t.Helper()
+		for _, n := range names {
+			if got := queryInt(t, db, "SELECT count(*) FROM "+n+" WHERE mine = 42"); got != 1 {
+				t.Errorf("the user's table %s lost its row (%d left)", n, got)
+			}
+		}
+	}
+}
+
+// sysbenchConn is the sysbench form's connection options for database db.
+func sysbenchConn(t *testing.T, db string) []string {
+	u, err := url.Parse(testServer(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []string{"--db-driver=pgsql", "--pgsql-host=" + u.Hostname(), "--pgsql-port=" + u.Port(), "--pgsql-user=" + u.User.Username(), "--pgsql-db=" + db}
+}
+
+// TestNeverDropsWhatItDidNotMake runs every form of cleanup and --drop
+// against a database holding a user's own tables of the workload's names,
+// and shows that each refuses in one line naming them and --force-drop,
+// exit 2, and that every row survives.
+func TestNeverDropsWhatItDidNotMake(t *testing.T) {
+	testServer(t)
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	u, _ := url.Parse(testServer(t))
+	tests := []struct {
+		name   string
+		tables []string
+		args   func(db string) []string
+		want   string
+	}{
+		{"cleanup ycsb", []string{"usertable"}, func(db string) []string { return []string{"cleanup", "ycsb", dbURL(t, db)} },
+			"table usertable in database"},
+		{"cleanup tpcc", []string{"customer", "item"}, func(db string) []string { return []string{"cleanup", "tpcc", dbURL(t, db)} },
+			"tables item, customer in database"},
+		{"cleanup bank", []string{"bank"}, func(db string) []string { return []string{"cleanup", "bank", dbURL(t, db)} },
+			"table bank in database"},
+		{"init ycsb --drop", []string{"usertable"}, func(db string) []string {
+			return []string{"init", "ycsb", "--drop", "-p", "recordcount=10", dbURL(t, db)}
+		}, "--drop leaves it alone"},
+		{"init bank --drop", []string{"bank"}, func(db string) []string { return []string{"init", "bank", "--drop", "--rows", "10", dbURL(t, db)} },
+			"--drop leaves it alone"},
+		{"init tpcc --drop", []string{"warehouse"}, func(db string) []string {
+			return []string{"init", "tpcc", "--drop", "--warehouses", "1", dbURL(t, db)}
+		}, "table warehouse in database"},
+		{"init without --drop", []string{"bank"}, func(db string) []string { return []string{"init", "bank", "--rows", "10", dbURL(t, db)} },
+			"stampede did not make it: load into another database (--db NAME), or drop it yourself (--drop --force-drop drops it)"},
+		{"sysbench cleanup", []string{"sbtest1"}, func(db string) []string {
+			return append(append([]string{"oltp_read_write"}, sysbenchConn(t, db)...), "cleanup")
+		}, "table sbtest1 in database"},
+		{"sysbench prepare with a table of its name", []string{"sbtest1"}, func(db string) []string {
+			return append(append([]string{"oltp_read_only", "--table-size=10"}, sysbenchConn(t, db)...), "prepare")
+		}, "stampede did not make it"},
+		{"sysbench bulk_insert cleanup", []string{"sbtest1", "sbtest7"}, func(db string) []string {
+			return append(append([]string{"bulk_insert"}, sysbenchConn(t, db)...), "cleanup")
+		}, "tables sbtest1, sbtest7 in database"},
+		{"ycsb form cleanup", []string{"usertable"}, func(db string) []string {
+			return []string{"cleanup", "jdbc", "-p", "db.url=jdbc:postgresql://" + u.Host + "/" + db, "-p", "db.user=" + u.User.Username()}
+		}, "table usertable in database"},
+		{"cockroach form init --drop", []string{"orders_archive"}, func(db string) []string {
+			return []string{"workload", "init", "bank", "--rows", "10", "--drop", "--db", db, dbURL(t, db)}
+		}, "holds 1 table that stampede did not make (public.orders_archive): --drop leaves the database alone; to drop it anyway, add --force-drop"},
+		{"cockroach form init --drop, the workload's own names", []string{"bank"}, func(db string) []string {
+			return []string{"workload", "init", "bank", "--rows", "10", "--drop", "--db", db, dbURL(t, db)}
+		}, "holds 1 table that stampede did not make (public.bank)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			db := freshDB(t, "foreign")
+			adminExec(t, "CREATE DATABASE "+db)
+			survived := userTables(t, db, tc.tables...)
+			r := stampede(t, tc.args(db)...)
+			checkOneLineError(t, r, 2, tc.want)
+			if !strings.Contains(r.stderr, "--force-drop") && !strings.Contains(tc.want, "another database") {
+				t.Errorf("the refusal does not name --force-drop: %s", r.stderr)
+			}
+			survived()
+		})
+	}
+}
+
+// TestForceDropDropsForeignTables shows that --force-drop, the flag the
+// refusal names, does drop a user's table, and says so.
+func TestForceDropDropsForeignTables(t *testing.T) {
+	testServer(t)
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	db := freshDB(t, "forcedrop")
+	adminExec(t, "CREATE DATABASE "+db)
+	userTables(t, db, "bank")
+	r := stampede(t, "cleanup", "bank", "--force-drop", dbURL(t, db))
+	if r.code != 0 || !strings.Contains(r.stderr, "--force-drop: dropping 1 table (bank), which stampede did not make") {
+		t.Fatalf("cleanup --force-drop: exit %d\n%s", r.code, r.stderr)
+	}
+	if n := queryInt(t, db, "SELECT count(*) FROM pg_tables WHERE tablename = 'bank'"); n != 0 {
+		t.Errorf("bank still exists after cleanup --force-drop")
+	}
+	r = stampede(t, "init", "bank", "--force-drop", "--rows", "10", dbURL(t, db))
+	checkOneLineError(t, r, 2, "--force-drop only says what --drop may drop: give --drop --force-drop")
+}
+
+// TestCleanupDropsWhatItMade shows the other side: what init made, cleanup
+// and --drop drop without a flag, beside a user's table that survives,
+// and after a load by a stampede that marked nothing (init's record alone)
+// too.
+func TestCleanupDropsWhatItMade(t *testing.T) {
+	testServer(t)
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	db := freshDB(t, "ownmade")
+	adminExec(t, "CREATE DATABASE "+db)
+	survived := userTables(t, db, "mine")
+	for _, args := range [][]string{
+		{"init", "bank", "--rows", "10"},
+		{"init", "bank", "--rows", "10", "--drop"},
+	} {
+		if r := stampede(t, append(args, dbURL(t, db))...); r.code != 0 {
+			t.Fatalf("%s: exit %d\n%s", args, r.code, r.stderr)
+		}
+	}
+	// An older stampede's load: no mark, only the record.
+	execIn(t, db, "COMMENT ON TABLE bank IS NULL")
+	if r := stampede(t, "cleanup", "bank", dbURL(t, db)); r.code != 0 || !strings.Contains(r.stderr, "dropped table bank") {
+		t.Fatalf("cleanup of stampede's own load: exit %d\n%s", r.code, r.stderr)
+	}
+	survived()
+	// The cockroach form drops a database that holds only what stampede made.
+	db2 := freshDB(t, "ownmadecr")
+	for _, args := range [][]string{
+		{"workload", "init", "bank", "--rows", "10", "--db", db2, dbURL(t, db2)},
+		{"workload", "init", "bank", "--rows", "10", "--drop", "--db", db2, dbURL(t, db2)},
+	} {
+		if r := stampede(t, args...); r.code != 0 {
+			t.Fatalf("%s: exit %d\n%s", args, r.code, r.stderr)
+		}
+	}
+}
+
+// TestFleetNeverDropsForeignTenants runs a fleet's cleanup and init (with
+// and without --drop) where --tenant-pattern matches databases and
+// schemas that are not stampede's tenants: each is refused in one line,
+// every row survives; a real fleet's cleanup still works beside them.
+func TestFleetNeverDropsForeignTenants(t *testing.T) {
+	testServer(t)
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	base := u0(t)
+	pattern := fmt.Sprintf("fgn%d_%%d", time.Now().UnixNano()%1e6)
+	one, two := fmt.Sprintf(pattern, 1), fmt.Sprintf(pattern, 2)
+	for _, n := range []string{one, two} {
+		adminExec(t, "CREATE DATABASE "+n)
+		t.Cleanup(func() { adminExec(t, "DROP DATABASE IF EXISTS "+n+" WITH (FORCE)") })
+	}
+	survived := userTables(t, one, "bank")
+	fleet := []string{"--tenants", "2", "--tenant-pattern", pattern, "--rows", "10"}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{append([]string{"cleanup", "bank"}, fleet[:4]...), "databases " + one + ", " + two + " were not made by stampede"},
+		{append([]string{"init", "bank", "--drop"}, fleet...), "--drop leaves them alone; to drop them anyway, add --force-drop"},
+		{append([]string{"init", "bank"}, fleet...), "database " + one + " was not made by stampede"},
+	} {
+		r := stampede(t, append(tc.args, base)...)
+		checkFinalError(t, r, 2, tc.want)
+		survived()
+	}
+
+	// Schema mode: a user's schema that the pattern matches.
+	db := freshDB(t, "fgnschema")
+	adminExec(t, "CREATE DATABASE "+db)
+	execIn(t, db, "CREATE SCHEMA bank_2", "CREATE TABLE bank_2.bank (mine INT PRIMARY KEY)", "INSERT INTO bank_2.bank VALUES (42)")
+	schemaRows := func() {
+		t.Helper()
+		if n := queryInt(t, db, "SELECT count(*) FROM bank_2.bank WHERE mine = 42"); n != 1 {
+			t.Errorf("the user's schema bank_2 lost its row")
+		}
+	}
+	schema := []string{"--tenants", "3", "--tenant-mode", "schema"}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{append([]string{"cleanup", "bank"}, schema...), "schema bank_2 in database"},
+		{append([]string{"init", "bank", "--rows", "10"}, schema...), "init (which replaces a half-created tenant) leaves it alone"},
+		{append([]string{"init", "bank", "--rows", "10", "--drop"}, schema...), "--drop leaves it alone"},
+	} {
+		r := stampede(t, append(tc.args, dbURL(t, db))...)
+		checkFinalError(t, r, 2, tc.want)
+		schemaRows()
+	}
+	// A real fleet of one tenant beside it is stampede's to drop.
+	one1 := []string{"--tenants", "1", "--tenant-mode", "schema"}
+	if r := stampede(t, append(append([]string{"init", "bank", "--rows", "10"}, one1...), dbURL(t, db))...); r.code != 0 {
+		t.Fatalf("init of a one-tenant fleet: exit %d\n%s", r.code, r.stderr)
+	}
+	if r := stampede(t, append(append([]string{"cleanup", "bank"}, one1...), dbURL(t, db))...); r.code != 0 || !strings.Contains(r.stdout, "dropped 1 tenant schemas") {
+		t.Fatalf("cleanup of a one-tenant fleet: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	schemaRows()
+
+	// Column mode: a user's table of the shared table's name, no marker.
+	db3 := freshDB(t, "fgncolumn")
+	adminExec(t, "CREATE DATABASE "+db3)
+	colRows := userTables(t, db3, "bank")
+	r := stampede(t, "cleanup", "bank", "--tenants", "2", "--tenant-mode", "column", dbURL(t, db3))
+	checkFinalError(t, r, 2, "table bank in database")
+	colRows()
+}
+
+// u0 is the test server's URL without a database.
+func u0(t *testing.T) string {
+	u, err := url.Parse(testServer(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = ""
+	return u.String()
+}
+
+// TestUnfinishedLoadIsSaid interrupts init of bank and shows that run and
+// check then say that the load is unfinished, as TPC-C and YCSB do, and
+// that a load whose record is missing (sysbench's, cut before its index
+// was built) is caught the same way.
+func TestUnfinishedLoadIsSaid(t *testing.T) {
+	testServer(t)
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	db := freshDB(t, "unfinished")
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		// Cancel once the table exists and rows are flowing.
+		for range 200 {
+			time.Sleep(50 * time.Millisecond)
+			if queryIntMaybe(db, "SELECT count(*) FROM pg_tables WHERE tablename = 'bank'") == 1 {
+				time.Sleep(200 * time.Millisecond)
+				break
+			}
+		}
+		cancel()
+	}()
+	r := stampedeCtx(t, ctx, "init", "bank", "--rows", "5000000", dbURL(t, db))
+	if r.code == 0 {
+		t.Fatalf("init of 5,000,000 rows finished before it was interrupted: make it larger\n%s", r.stderr)
+	}
+	for _, args := range [][]string{
+		{"run", "bank", "--duration", "1s"},
+		{"check", "bank"},
+	} {
+		r := stampede(t, append(args, dbURL(t, db))...)
+		checkFinalError(t, r, 2, "holds an unfinished load of bank: init created table bank but never finished loading it")
+	}
+	// cleanup drops it: the mark says stampede made it.
+	if r := stampede(t, "cleanup", "bank", dbURL(t, db)); r.code != 0 {
+		t.Fatalf("cleanup of an unfinished load: exit %d\n%s", r.code, r.stderr)
+	}
+
+	sb := sysbenchConn(t, db)
+	if r := stampede(t, append(append([]string{"oltp_read_only", "--table-size=100"}, sb...), "prepare")...); r.code != 0 {
+		t.Fatalf("prepare: exit %d\n%s", r.code, r.stderr)
+	}
+	execIn(t, db, "DROP INDEX k_1", "DELETE FROM stampede_load")
+	r = stampede(t, append(append([]string{"oltp_read_only", "--time=1"}, sb...), "run")...)
+	checkFinalError(t, r, 2, "holds an unfinished load of oltp_read_only")
+}
+
+// queryIntMaybe is queryInt that returns -1 where the query fails (the
+// database not created yet).
+func queryIntMaybe(db, sql string) int64 {
+	ctx := context.Background()
+	u, err := url.Parse(os.Getenv("STAMPEDE_TEST_DATABASE"))
+	if err != nil {
+		return -1
+	}
+	u.Path = "/" + db
+	conn, err := pgx.Connect(ctx, u.String())
+	if err != nil {
+		return -1
+	}
+	defer conn.Close(ctx)
+	var n int64
+	if err := conn.QueryRow(ctx, sql).Scan(&n); err != nil {
+		return -1
+	}
+	return n
+}

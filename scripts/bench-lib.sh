@@ -1,0 +1,188 @@
+# shellcheck shell=bash
+# The verdicts and parsers of scripts/bench, apart so that a test
+# (scripts/bench_test.go) can check them without running a stage.
+#
+# Every verdict goes through figure (via verdict) into the summary; a
+# figure that could not be measured is n/a, which is MISSED when it has a
+# target. The parsers print n/a for a figure that is not in their input
+# (never 0), and the arithmetic helpers print n/a when an operand is n/a
+# or a divisor is 0, so that a missing measurement reaches figure as one.
+
+# isnum V succeeds when V is a number.
+isnum() { [[ ${1:-} =~ ^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$ ]]; }
+
+# verdict VALUE OP TARGET prints the mark of a figure: MET or MISSED for a
+# target (OP one of <, <=, >, >=, TARGET a number), MISSED for a VALUE of
+# n/a with a target (what was not measured did not meet it), INFO for a
+# figure with no target (OP and TARGET "-"), NOT MEASURED for one with no
+# target and a VALUE of n/a. It fails on anything else.
+verdict() {
+	local value=$1 op=$2 target=$3
+	case $op in
+	'<' | '<=' | '>' | '>=')
+		isnum "$target" || {
+			echo "verdict: target $target is not a number: targets are fixed numbers" >&2
+			return 2
+		}
+		;;
+	-)
+		[ "$target" = - ] || {
+			echo "verdict: no operator but a target $target" >&2
+			return 2
+		}
+		;;
+	*)
+		echo "verdict: the target's operator is $op; use <, <=, >, >= or -" >&2
+		return 2
+		;;
+	esac
+	if [ "$value" = n/a ]; then
+		if [ "$op" = - ]; then echo "NOT MEASURED"; else echo MISSED; fi
+		return 0
+	fi
+	isnum "$value" || {
+		echo "verdict: value $value is not a number (n/a when it could not be measured)" >&2
+		return 2
+	}
+	if [ "$op" = - ]; then
+		echo INFO
+	elif awk -v v="$value" -v t="$target" -v op="$op" 'BEGIN {
+		exit !((op == "<" && v < t) || (op == "<=" && v <= t) || (op == ">" && v > t) || (op == ">=" && v >= t)) }'; then
+		echo MET
+	else
+		echo MISSED
+	fi
+}
+
+# figure NAME VALUE UNIT OP TARGET [COMPARISON] prints a figure beside its
+# target and its verdict, and records it in $figures under $STAGE for the
+# summary (see scripts/bench's header).
+figure() {
+	[ $# -ge 5 ] && [ $# -le 6 ] || die "figure: want NAME VALUE UNIT OP TARGET [COMPARISON], got $# arguments: $*"
+	local name=$1 value=$2 unit=$3 op=$4 target=$5 cmp=${6:-} status text
+	status=$(verdict "$value" "$op" "$target") || die "figure $name: see above"
+	if [ "$op" = - ]; then text="no target"; else text="target $op $target"; fi
+	[ "$value" != n/a ] || cmp="not measured${cmp:+; $cmp}"
+	printf '%-56s %12s %-9s (%s%s) %s\n' "$name:" "$value" "$unit" "$text" "${cmp:+; $cmp}" "$status"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "${STAGE:-}" "$name" "$value" "$unit" "${text#target }" "$status" >>"$figures"
+}
+
+# summary prints every figure of this invocation with its target and mark.
+summary() {
+	[ -s "$figures" ] || return 0
+	printf '\n## summary: every figure of this invocation (MISSED is a finding; the script still exits 0)\n'
+	awk -F'\t' '{printf "%-10s %-56s %12s %-9s %-11s %s\n", $1, $2, $3, $4, $5, $6; n[$6]++}
+		END {printf "%d figures: %d MET, %d MISSED, %d NOT MEASURED, %d with no target\n", NR, n["MET"], n["MISSED"], n["NOT MEASURED"], n["INFO"]}' "$figures"
+	printf 'load average at end: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
+}
+
+# calc FORMAT EXPR A B... prints EXPR (Python, over a, b, ...) formatted
+# with FORMAT, or n/a when an operand is n/a or empty, or EXPR divides by 0.
+calc() {
+	python3 - "$@" <<'PY'
+import sys
+fmt, expr, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+try:
+    vals = [float(a) for a in args]
+    env = dict(zip("abcdefgh", vals))
+    print(fmt % eval(expr, {"__builtins__": {"max": max, "min": min}}, env))
+except (ValueError, ZeroDivisionError):
+    print("n/a")
+PY
+}
+
+# ratio A B prints A/B with two decimals.
+ratio() { calc '%.2f' 'a / b' "$1" "$2"; }
+# per_op_us CPU_SECONDS COUNT prints microseconds of CPU per operation.
+per_op_us() { calc '%.1f' 'a * 1e6 / b' "$1" "$2"; }
+# change_pct NEW OLD prints (NEW / OLD - 1), in percent.
+change_pct() { calc '%.1f' '100 * (a / b - 1)' "$1" "$2"; }
+# millions N prints N/1e6 with two decimals.
+millions() { calc '%.2f' 'a / 1e6' "$1"; }
+# n0 N prints N rounded, with thousands separators.
+n0() { if isnum "$1"; then python3 -c "print('{:,.0f}'.format(float('$1')))"; else echo n/a; fi; }
+
+# median V... prints the median of its arguments; n/a when there are none
+# or any is n/a (a round that measured nothing).
+median() {
+	python3 - "$@" <<'PY'
+import statistics, sys
+try:
+    v = [float(x) for x in sys.argv[1:]]
+    print("%.10g" % statistics.median(v) if v else "n/a")
+except ValueError:
+    print("n/a")
+PY
+}
+
+# fmtn FORMAT V prints V with a printf FORMAT, or n/a.
+fmtn() { if isnum "$2"; then printf "$1" "$2"; else printf '%s' n/a; fi; }
+
+# stampede_rate FILE prints the ops/s and the operation count of the
+# summary line of stampede's --format json output, n/a n/a without one.
+stampede_rate() {
+	python3 - "$1" <<'PY'
+import json, sys
+out = "n/a n/a"
+try:
+    for l in open(sys.argv[1]):
+        d = json.loads(l)
+        if d.get("type") == "summary":
+            out = "%.0f %d" % (d["cumulative"]["ops_per_sec"], d["cumulative"]["count"])
+except (OSError, ValueError, KeyError):
+    pass
+print(out)
+PY
+}
+
+# stampede_errors FILE prints the failed operations of the summary line of
+# stampede's --format json output, n/a without one.
+stampede_errors() {
+	python3 - "$1" <<'PY'
+import json, sys
+out = "n/a"
+try:
+    for l in open(sys.argv[1]):
+        d = json.loads(l)
+        if d.get("type") == "summary":
+            out = "%d" % d["cumulative"]["errors"]
+except (OSError, ValueError, KeyError):
+    pass
+print(out)
+PY
+}
+
+# pacer_figures SUMMARY_JSON prints, from a null-driver YCSB C run's
+# summary.json: ops/s, intended p99, service p99, pacer lag p50, p99 and
+# max (ms), and the operation count; n/a for each series the run lacks
+# (a run without the pacer.lag series has no pacer figure, not a 0 one).
+pacer_figures() {
+	python3 - "$1" <<'PY'
+import json, sys
+try:
+    s = json.load(open(sys.argv[1]))
+except (OSError, ValueError):
+    print(" ".join(["n/a"] * 7))
+    sys.exit(0)
+by = {x["name"]: x for x in s.get("series") or []}
+def f(d, k, fmt="%.4f"):
+    return fmt % d[k] if d is not None and k in d else "n/a"
+t, svc, lag = s.get("total"), by.get("read.service"), by.get("pacer.lag")
+print(f(t, "ops_per_sec", "%.0f"), f(t, "p99_ms"), f(svc, "p99_ms"), f(lag, "p50_ms"), f(lag, "p99_ms"), f(lag, "max_ms"), f(t, "count", "%d"))
+PY
+}
+
+# gotpc_count FILE prints the transactions go-tpc's run reports in its
+# [Summary] lines (errors excluded), n/a when there are none.
+gotpc_count() {
+	[ -r "$1" ] || { echo n/a && return 0; }
+	awk '/^\[Summary\]/ && !/ERR/ {for (i = 1; i <= NF; i++) if ($i == "Count:") {gsub(/,/, "", $(i + 1)); s += $(i + 1)}}
+		END {if (s > 0) print s; else print "n/a"}' "$1" 2>/dev/null || echo n/a
+}
+
+# sysbench_count FILE prints the transactions of sysbench-style output, n/a
+# when it has none.
+sysbench_count() { [ -r "$1" ] || { echo n/a && return 0; }; awk '/transactions:/ {n = $2} END {if (n > 0) print n; else print "n/a"}' "$1" 2>/dev/null || echo n/a; }
+# tps_of FILE prints the transactions per second of sysbench-style output,
+# n/a when it has none.
+tps_of() { [ -r "$1" ] || { echo n/a && return 0; }; awk '/transactions:/ {gsub(/\(/, "", $3); v = $3} END {if (v > 0) print v; else print "n/a"}' "$1" 2>/dev/null || echo n/a; }

@@ -1,0 +1,193 @@
+// Package scripts_test checks the verdicts and parsers of scripts/bench
+// (scripts/bench-lib.sh), run through bash as the script runs them.
+package scripts_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// sh runs script in bash (with args as $1...) after sourcing lib.sh and
+// bench-lib.sh, in dir, with $figures in dir, and returns its stdout, stderr and whether it
+// succeeded.
+func sh(t *testing.T, dir, script string, args ...string) (string, string, bool) {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	prelude := `set -euo pipefail
+source "$SCRIPTS/lib.sh"
+source "$SCRIPTS/bench-lib.sh"
+figures=$PWD/figures.tsv
+STAGE=test
+`
+	cmd := exec.Command("bash", append([]string{"-c", prelude + script, "bash"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "SCRIPTS="+wd)
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err = cmd.Run()
+	return out.String(), errb.String(), err == nil
+}
+
+func write(t *testing.T, dir, name, content string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestVerdict checks the one function every verdict goes through: a
+// figure that was not measured is MISSED when it has a target, and a
+// target must be a number.
+func TestVerdict(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		value, op, target string
+		want              string // "" for an error
+	}{
+		{"0.04", "<=", "0.050", "MET"},
+		{"0.050", "<=", "0.050", "MET"},
+		{"0.051", "<=", "0.050", "MISSED"},
+		{"n/a", "<=", "0.050", "MISSED"},
+		{"1.0", ">=", "1.0", "MET"},
+		{"0.99", ">=", "1.0", "MISSED"},
+		{"-5.1", ">=", "-5", "MISSED"},
+		{"-4.9", ">=", "-5", "MET"},
+		{"1", "<", "1", "MISSED"},
+		{"2", ">", "1", "MET"},
+		{"1e-3", "<", "0.01", "MET"},
+		{"14.7", "<=", "5", "MISSED"},
+		{"3", "-", "-", "INFO"},
+		{"n/a", "-", "-", "NOT MEASURED"},
+		{"0", ">", "0", "MISSED"},
+		{"", ">", "0", ""},
+		{"fast", "<", "1", ""},
+		{"1", "==", "1", ""},
+		{"1", "<=", "-", ""},
+		{"1", "<=", "$spread", ""},
+		{"1", "-", "3", ""},
+	} {
+		out, stderr, ok := sh(t, dir, `verdict "$1" "$2" "$3"`+"\n", tc.value, tc.op, tc.target)
+		got := strings.TrimSpace(out)
+		if tc.want == "" {
+			if ok {
+				t.Errorf("verdict %q %q %q: %q, want an error", tc.value, tc.op, tc.target, got)
+			}
+			continue
+		}
+		if !ok || got != tc.want {
+			t.Errorf("verdict %q %q %q: %q (%s), want %s", tc.value, tc.op, tc.target, got, stderr, tc.want)
+		}
+	}
+}
+
+// TestFigureSummary checks that figure prints each figure with its
+// verdict and the summary counts them, a figure not measured as MISSED.
+func TestFigureSummary(t *testing.T) {
+	dir := t.TempDir()
+	out, stderr, ok := sh(t, dir, `
+figure "pacer lag p99, --pacer precise, 2000 ops/s" 0.0312 ms '<=' 0.050 "3 rounds"
+figure "pacer lag p99, --pacer precise, 20000 ops/s" n/a ms '<=' 0.050 "3 rounds"
+figure "CPU per transaction / go-tpc's" n/a x '<=' 0.5
+figure "haproxy cost" 12.5 % - -
+summary
+`)
+	if !ok {
+		t.Fatalf("%s", stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	for _, want := range []struct{ prefix, suffix string }{
+		{"pacer lag p99, --pacer precise, 2000 ops/s:", "(target <= 0.050; 3 rounds) MET"},
+		{"pacer lag p99, --pacer precise, 20000 ops/s:", "(target <= 0.050; not measured; 3 rounds) MISSED"},
+		{"CPU per transaction / go-tpc's:", "(target <= 0.5; not measured) MISSED"},
+		{"haproxy cost:", "(no target) INFO"},
+		{"4 figures: 1 MET, 2 MISSED, 0 NOT MEASURED, 1 with no target", ""},
+	} {
+		found := false
+		for _, l := range lines {
+			if strings.HasPrefix(l, want.prefix) && strings.HasSuffix(l, want.suffix) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no line %q...%q in:\n%s", want.prefix, want.suffix, out)
+		}
+	}
+	if n := strings.Count(out, "\ntest "); n != 4 {
+		t.Errorf("%d summary lines of stage test, want 4:\n%s", n, out)
+	}
+	if _, _, ok := sh(t, dir, `figure "base" 3 % '<=' "-$nothing"`+"\n"); ok {
+		t.Error("figure accepted a target that is not a number")
+	}
+}
+
+// TestParsers checks the parsers of tools' output on samples of it, and
+// that a figure missing from the output is n/a, never 0, as are the
+// arithmetic on it and the medians of rounds that lack it.
+func TestParsers(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "pacer.json", `{"total": {"ops_per_sec": 2000.4, "p99_ms": 0.061, "count": 60012},
+		"series": [{"name": "read", "p99_ms": 0.06}, {"name": "read.service", "p99_ms": 0.011},
+		{"name": "pacer.lag", "p50_ms": 0.002, "p99_ms": 0.0312, "max_ms": 0.9}]}`)
+	write(t, dir, "nolag.json", `{"total": {"ops_per_sec": 2000.4, "p99_ms": 0.061, "count": 60012},
+		"series": [{"name": "read", "p99_ms": 0.06}]}`)
+	write(t, dir, "gotpc.out", `[Current] NEW_ORDER - Takes(s): 10.0, Count: 100, TPM: 600.0
+[Summary] DELIVERY - Takes(s): 29.9, Count: 120, TPM: 240.8, Sum(ms): 1.0, Avg(ms): 1.0
+[Summary] NEW_ORDER - Takes(s): 30.0, Count: 1300, TPM: 2600.0, Sum(ms): 1.0, Avg(ms): 1.0
+[Summary] NEW_ORDER_ERR - Takes(s): 30.0, Count: 7, TPM: 14.0, Sum(ms): 1.0, Avg(ms): 1.0
+[Summary] PAYMENT - Takes(s): 30.0, Count: 1250, TPM: 2500.0, Sum(ms): 1.0, Avg(ms): 1.0
+tpmC: 2600.0, tpmTotal: 5340.0, efficiency: 2021.8%
+`)
+	write(t, dir, "gotpc-empty.out", "tpmC: 0.0, efficiency: 0.0%\n")
+	write(t, dir, "sb.out", `SQL statistics:
+    transactions:                        12345  (411.50 per sec.)
+`)
+	write(t, dir, "sb-failed.out", "FATAL: unable to connect\n")
+	write(t, dir, "run.json", `{"type": "interval", "count": 5}
+{"type": "summary", "cumulative": {"count": 448979, "errors": 3, "ops_per_sec": 445622.2}}
+`)
+	write(t, dir, "run-failed.json", `{"type": "interval", "count": 5}`+"\n")
+	for _, tc := range []struct{ script, want string }{
+		{"pacer_figures pacer.json", "2000 0.0610 0.0110 0.0020 0.0312 0.9000 60012"},
+		{"pacer_figures nolag.json", "2000 0.0610 n/a n/a n/a n/a 60012"},
+		{"pacer_figures missing.json", "n/a n/a n/a n/a n/a n/a n/a"},
+		{"gotpc_count gotpc.out", "2670"},
+		{"gotpc_count gotpc-empty.out", "n/a"},
+		{"gotpc_count missing.out", "n/a"},
+		{"sysbench_count sb.out", "12345"},
+		{"sysbench_count sb-failed.out", "n/a"},
+		{"tps_of sb.out", "411.50"},
+		{"tps_of sb-failed.out", "n/a"},
+		{"stampede_rate run.json", "445622 448979"},
+		{"stampede_rate run-failed.json", "n/a n/a"},
+		{"stampede_errors run.json", "3"},
+		{"stampede_errors run-failed.json", "n/a"},
+		{"ratio 3 4", "0.75"},
+		{"ratio 3 0", "n/a"},
+		{"ratio n/a 4", "n/a"},
+		{"per_op_us 1.5 3000", "500.0"},
+		{"per_op_us 1.5 n/a", "n/a"},
+		{"change_pct 114.7 100", "14.7"},
+		{"change_pct 1 n/a", "n/a"},
+		{"millions 2500000", "2.50"},
+		{"n0 1234567.4", "1,234,567"},
+		{"n0 n/a", "n/a"},
+		{"median 3 1 2", "2"},
+		{"median 4 1 3 2", "2.5"},
+		{"median 0.03 n/a 0.02", "n/a"},
+		{"median", "n/a"},
+		{"fmtn %.3f 0.03125", "0.031"},
+		{"fmtn %.3f n/a", "n/a"},
+		{"calc '%.0f' 'a * 1e6 / b' 12.5 \"$(gotpc_count gotpc-empty.out)\"", "n/a"},
+	} {
+		out, stderr, ok := sh(t, dir, tc.script+"\n")
+		if got := strings.TrimSpace(out); !ok || got != tc.want {
+			t.Errorf("%s: %q (%v, %s), want %q", tc.script, got, ok, stderr, tc.want)
+		}
+	}
+}

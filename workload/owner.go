@@ -1,0 +1,199 @@
+package workload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/stampede-bench/stampede/dialect"
+	"github.com/stampede-bench/stampede/sqlx"
+)
+
+// Mark is how the comment stampede puts on each table, schema and database
+// it creates begins. Cleanup and --drop drop only what carries it (or what
+// init's record names, for loads of a stampede that marked nothing).
+const Mark = "made by stampede"
+
+// ForceDropFlag is the flag that drops what stampede did not make.
+const ForceDropFlag = "--force-drop"
+
+// InitMark returns the comment of a table that init of gen creates.
+func InitMark(gen Generator) string {
+	return Mark + " init of " + gen.Meta().Name + " (data " + DataKeyOf(gen) + ")"
+}
+
+// RunMark returns the comment of a table that a run of workload creates
+// (sysbench's bulk_insert makes one per thread).
+func RunMark(workload string) string {
+	return Mark + " run of " + workload
+}
+
+// IsMark reports whether comment is stampede's mark.
+func IsMark(comment string) bool { return strings.HasPrefix(comment, Mark+" ") }
+
+// isInitMark reports whether comment is the mark of a table init created.
+func isInitMark(comment string) bool { return strings.HasPrefix(comment, Mark+" init of ") }
+
+// DataKeyOf returns the key under which init records gen's data: its
+// DataKey when it is a DataSpecer, else its name.
+func DataKeyOf(gen Generator) string {
+	if ds, ok := gen.(DataSpecer); ok {
+		return ds.DataKey()
+	}
+	return gen.Meta().Name
+}
+
+// MarkTable puts mark on table name.
+func MarkTable(ctx context.Context, db *sqlx.DB, name, mark string) error {
+	if db.Null() {
+		return nil
+	}
+	if _, err := db.Exec(ctx, dialect.CommentOnTable(db.Dialect(), name, mark)); err != nil {
+		return fmt.Errorf("marking table %s as stampede's: %w", name, err)
+	}
+	return nil
+}
+
+// TableComment returns table name's comment ("" without one).
+func TableComment(ctx context.Context, db *sqlx.DB, name string) (string, error) {
+	if db.Null() {
+		return "", nil
+	}
+	q, arg := dialect.TableCommentQuery(db.Dialect(), name)
+	var c *string
+	if err := db.QueryRow(ctx, q, arg).Scan(&c); err != nil {
+		return "", fmt.Errorf("reading the comment of table %s: %w", name, err)
+	}
+	if c == nil {
+		return "", nil
+	}
+	return *c, nil
+}
+
+// ForeignTables returns those of names, tables that exist in db, that
+// stampede did not make for gen: without stampede's mark, unless init's
+// record of gen's data is in db (a load of a stampede that marked
+// nothing, or tables a user created for a part load to fill).
+func ForeignTables(ctx context.Context, db *sqlx.DB, gen Generator, names []string) ([]string, error) {
+	if db.Null() || len(names) == 0 {
+		return nil, nil
+	}
+	recorded, err := hasRecord(ctx, db, DataKeyOf(gen))
+	if err != nil {
+		return nil, err
+	}
+	if recorded {
+		return nil, nil
+	}
+	var foreign []string
+	for _, n := range names {
+		c, err := TableComment(ctx, db, n)
+		if err != nil {
+			return nil, err
+		}
+		if !IsMark(c) {
+			foreign = append(foreign, n)
+		}
+	}
+	return foreign, nil
+}
+
+// hasRecord reports whether init's record of data key is in db.
+func hasRecord(ctx context.Context, db *sqlx.DB, key string) (bool, error) {
+	_, _, found, err := readRecord(ctx, db, db, key, false)
+	return found, err
+}
+
+// ForeignError refuses to drop what stampede did not make.
+type ForeignError struct {
+	// Kind is what was found: "table", "database", "schema".
+	Kind string
+	// Names are the objects, Where where they are ("database \"ycsb\" on
+	// 127.0.0.1:5432").
+	Names []string
+	Where string
+	// Why says why they are not stampede's.
+	Why string
+	// Action is what would have dropped them ("cleanup", "--drop").
+	Action string
+}
+
+func (e *ForeignError) Error() string {
+	what := e.Kind + " " + strings.Join(e.Names, ", ")
+	verb := "was"
+	if len(e.Names) > 1 {
+		what = e.Kind + "s " + strings.Join(e.Names, ", ")
+		verb = "were"
+	}
+	where := ""
+	if e.Where != "" {
+		where = " in " + e.Where
+	}
+	it := "it"
+	if len(e.Names) > 1 {
+		it = "them"
+	}
+	return fmt.Sprintf("%s%s %s not made by stampede (%s): %s leaves %s alone; to drop %s anyway, add %s",
+		what, where, verb, e.Why, e.Action, it, it, ForceDropFlag)
+}
+
+// ErrForeign matches every *ForeignError (errors.Is).
+var ErrForeign = errors.New("not made by stampede")
+
+// Is makes errors.Is(err, ErrForeign) true.
+func (e *ForeignError) Is(target error) bool { return target == ErrForeign }
+
+// ForeignTablesError returns the error refusing to drop tables, gen's by
+// name but not made by stampede, or nil when there are none.
+func ForeignTablesError(db *sqlx.DB, gen Generator, tables []string, action string) error {
+	if len(tables) == 0 {
+		return nil
+	}
+	return &ForeignError{Kind: "table", Names: tables, Action: action,
+		Where: fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ",")),
+		Why:   fmt.Sprintf("no mark of stampede's init on it, and no load of %s recorded in %s", gen.Meta().Name, LoadRecordTable)}
+}
+
+// ForeignTablesIn returns the tables of db, in every schema but the
+// system's, that stampede did not make: without stampede's mark, other
+// than init's record table and a fleet's marker (markers, named), and
+// other than gen's tables where init's record of gen's data is in db
+// (loads of a stampede that marked nothing). A database that holds none
+// is stampede's to drop.
+func ForeignTablesIn(ctx context.Context, db *sqlx.DB, gen Generator, markers ...string) ([]string, error) {
+	if db.Null() {
+		return nil, nil
+	}
+	recorded, err := hasRecord(ctx, db, DataKeyOf(gen))
+	if err != nil {
+		return nil, err
+	}
+	own := map[string]bool{LoadRecordTable: true}
+	for _, m := range markers {
+		own[m] = true
+	}
+	if recorded {
+		for _, t := range gen.Tables() {
+			own[t.Name] = true
+		}
+	}
+	rows, err := db.Query(ctx, dialect.UserTablesQuery(db.Dialect()))
+	if err != nil {
+		return nil, fmt.Errorf("listing the tables of database %q: %w", db.Database(), err)
+	}
+	defer rows.Close()
+	var foreign []string
+	for rows.Next() {
+		var schema, name string
+		var comment *string
+		if err := rows.Scan(&schema, &name, &comment); err != nil {
+			return nil, err
+		}
+		if comment != nil && IsMark(*comment) || own[name] {
+			continue
+		}
+		foreign = append(foreign, schema+"."+name)
+	}
+	return foreign, rows.Err()
+}
