@@ -36,6 +36,10 @@ func (c *ClientFlags) Resolve(fs *pflag.FlagSet, now time.Time) error {
 		return usagef("--client-index %d needs --clients: give the number of clients too", c.index)
 	case fs.Changed("clients") && (c.clients < 1 || c.clients > 100000):
 		return usagef("--clients %d: give the number of clients of the benchmark, from 1 to 100000", c.clients)
+	case c.clients > 1 && !fs.Changed("client-index"):
+		// Index 0 by default would have every client run client 0's
+		// share: the same operations and keys.
+		return usagef("--clients %d needs --client-index: give this client's index, from 0 to %d, a different one on each client", c.clients, c.clients-1)
 	case c.clients > 0 && (c.index < 0 || c.index >= c.clients):
 		return usagef("--client-index %d: give this client's index, from 0 to %d (--clients %d)", c.index, c.clients-1, c.clients)
 	}

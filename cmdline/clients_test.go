@@ -58,6 +58,7 @@ func TestClientFlags(t *testing.T) {
 	}{
 		{args: []string{"--clients", "4", "--client-index", "3"}},
 		{args: []string{"--clients", "1"}},
+		{args: []string{"--clients", "4"}, err: "--clients 4 needs --client-index: give this client's index, from 0 to 3, a different one on each client"},
 		{args: nil},
 		{args: []string{"--client-index", "1"}, err: "--client-index 1 needs --clients"},
 		{args: []string{"--clients", "0"}, err: "--clients 0: give the number of clients"},

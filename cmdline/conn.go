@@ -1,9 +1,11 @@
 package cmdline
 
 import (
+	"net/url"
 	"strconv"
 	"strings"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/spf13/pflag"
 	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/sqlx"
@@ -82,6 +84,13 @@ func (c *Conn) Spec(urls []string) (run.Conn, error) {
 		}
 		c.db = c.pgDB
 	}
+	if c.db != "" {
+		for _, u := range urls {
+			if d := urlDatabase(u); d != "" && d != c.db && !serverDefaultDatabase[d] {
+				return run.Conn{}, usagef("--db %s and database %q, which %s names, disagree: give one of them", c.db, d, sqlx.Redact(u))
+			}
+		}
+	}
 	switch c.pgSSLMode {
 	case "", "disable", "allow", "prefer", "require", "verify-ca", "verify-full":
 	default:
@@ -149,4 +158,34 @@ func AcceptDashes(fs *pflag.FlagSet) {
 		}
 		return pflag.NormalizedName(name)
 	})
+}
+
+// serverDefaultDatabase are the databases a server has from the start,
+// which a URL names to reach the server rather than to choose the data:
+// --db chooses beside them.
+var serverDefaultDatabase = map[string]bool{"postgres": true, "template1": true, "defaultdb": true}
+
+// urlDatabase returns the database a connection string names itself
+// (a postgresql:// URL's path, a key=value string's dbname), "" for none
+// or when it cannot be parsed (the connection reports that).
+func urlDatabase(u string) string {
+	u, _, err := sqlx.SplitLocality(u)
+	if err != nil {
+		return ""
+	}
+	if strings.Contains(u, "://") {
+		pu, err := url.Parse(u)
+		if err != nil {
+			return ""
+		}
+		return strings.TrimPrefix(pu.Path, "/")
+	}
+	if !strings.Contains(u, "dbname") {
+		return "" // pgconn would take $PGDATABASE, which is not the URL's
+	}
+	cfg, err := pgconn.ParseConfig(u)
+	if err != nil {
+		return ""
+	}
+	return cfg.Database
 }

@@ -75,6 +75,9 @@ func GenK8sCommand(env Env, main func(args []string, stderr io.Writer) int) *cob
 				return usagef("gen k8s: the clients' command line after -- is `run WORKLOAD [flags] URL...`, as `stampede gen k8s --clients 4 --image IMAGE -- run ycsb --max-rate 20000 --duration 10m URL`")
 			}
 			s.Args = args
+			if cmd.Flags().Changed("results-claim") && cmd.Flags().Changed("results-size") {
+				return usagef("gen k8s: --results-size sizes the claim gen k8s creates, and --results-claim %s is an existing claim, which keeps its own size: give one of them", s.ResultsClaim)
+			}
 			if s.Name == "" {
 				s.Name = strings.ReplaceAll(strings.ToLower(args[1]), "_", "-")
 			}

@@ -14,15 +14,24 @@ import (
 // flags given on the command line the verb does not use, so that none is
 // ignored silently: a run-time flag (tpcc's --wait, ycsb's --workload) on
 // init, check or cleanup (but a flag check uses, FlagMeta.Check, on
-// check), and on cleanup a flag that does not change which
-// tables it drops. The flags stay accepted, as sysbench and `cockroach
-// workload` accept their options on every command.
+// check), on cleanup a flag that does not change which tables it drops,
+// and on run or sweep a flag that only shapes what init creates (tpcc's
+// --fks). The flags stay accepted, as sysbench and `cockroach workload`
+// accept their options on every command.
 func WarnIgnored(w io.Writer, verb string, m workload.Meta, gen workload.Generator) {
 	f, ok := gen.(workload.Flagser)
-	if !ok || verb == "run" || verb == "sweep" {
+	if !ok {
 		return
 	}
 	flags := f.Flags()
+	if verb == "run" || verb == "sweep" {
+		flags.VisitAll(func(fl *pflag.Flag) {
+			if fl.Changed && flags.Meta[fl.Name].LoadOnly {
+				fmt.Fprintf(w, "warning: --%s only changes what `stampede init %s` creates: %s uses the tables as they were loaded and ignores it\n", fl.Name, m.Name, verb)
+			}
+		})
+		return
+	}
 	var given []*pflag.Flag
 	flags.VisitAll(func(fl *pflag.Flag) {
 		if fl.Changed {

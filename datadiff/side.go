@@ -76,6 +76,11 @@ func openSide(ctx context.Context, name string, opts sqlx.Options, conns int) (*
 	}
 	s := &side{name: name}
 	db, err := sqlx.Open(ctx, opts)
+	if ce := (*sqlx.ConnectError)(nil); errors.As(err, &ce) && sqlx.IsMissingDatabase(err) {
+		// The connection's own hint speaks of init and --db, which
+		// diff has not: it compares what exists.
+		ce.Hint = "check the database the URL names (diff compares databases that exist)"
+	}
 	if err != nil {
 		return nil, s.wrap(err)
 	}

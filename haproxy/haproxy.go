@@ -212,6 +212,9 @@ func (c Config) Validate() error {
 	if strings.ContainsAny(c.Bind, " \t\r\n#") {
 		return fmt.Errorf("bind address %q has a space or '#'", c.Bind)
 	}
+	if !bindable(c.Bind) {
+		return fmt.Errorf("bind address %q is neither an IP address nor a host name, so HAProxy would refuse to start: give one of this machine's addresses (such as 127.0.0.1 or ::1), or none for every interface", c.Bind)
+	}
 	for _, s := range c.Servers {
 		if strings.ContainsAny(s.Addr+s.Name, " \t\r\n#\\'\"") {
 			return fmt.Errorf("server address %q: HAProxy's configuration cannot hold spaces, quotes, '#' or '\\' there", s.Addr)
@@ -229,6 +232,30 @@ func (c Config) Validate() error {
 		return fmt.Errorf("maxconn %d: must be at least 1", c.MaxConn)
 	}
 	return nil
+}
+
+// bindable reports whether HAProxy can listen on host: every interface
+// ("" or "*"), an IP address, or a host name it resolves when it starts.
+// A name of digits and dots only (999.1.1.1) is a mistyped IPv4 address,
+// which no resolver takes for a name.
+func bindable(host string) bool {
+	if host == "" || host == "*" || net.ParseIP(host) != nil {
+		return true
+	}
+	if len(host) > 253 || strings.Trim(host, "0123456789.") == "" {
+		return false
+	}
+	for _, label := range strings.Split(strings.TrimSuffix(host, "."), ".") {
+		if label == "" || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+			return false
+		}
+		for _, r := range label {
+			if !(r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func checkPort(name string, p int) error {

@@ -139,9 +139,21 @@ func TestValidate(t *testing.T) {
 		{"bad check", func(c *haproxy.Config) { c.Check = "ping" }, `unknown health check "ping"`},
 		{"no servers", func(c *haproxy.Config) { c.Servers = nil }, "no server"},
 		{"tiny timeout", func(c *haproxy.Config) { c.IdleTimeout = time.Microsecond }, "idle timeout"},
+		{"bind beyond IPv4", func(c *haproxy.Config) { c.Bind = "999.1.1.1" }, `bind address "999.1.1.1" is neither an IP address nor a host name`},
+		{"bind of three numbers", func(c *haproxy.Config) { c.Bind = "10.0.1" }, "neither an IP address nor a host name"},
+		{"bind with a bad label", func(c *haproxy.Config) { c.Bind = "lb_1.example" }, "neither an IP address nor a host name"},
+		{"bind with a port", func(c *haproxy.Config) { c.Bind = "10.0.0.1:5432" }, "neither an IP address nor a host name"},
 	}
 	if err := ok.Validate(); err != nil {
 		t.Fatal(err)
+	}
+	// Addresses HAProxy listens on: every interface, IPv4, IPv6, names.
+	for _, bind := range []string{"", "*", "0.0.0.0", "10.0.0.5", "::", "::1", "fe80::1", "lb-1.example.com", "localhost"} {
+		c := ok
+		c.Bind = bind
+		if err := c.Validate(); err != nil {
+			t.Errorf("--bind %q: %v", bind, err)
+		}
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

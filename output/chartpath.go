@@ -12,12 +12,21 @@ import (
 )
 
 // CheckChartPath refuses a chart file at path inside one of the run
-// directories, which are never modified, or in a directory that does not
-// exist or cannot be written; "" is no chart. It is called before a report
-// is printed, so that a bad --chart fails before any output.
-func CheckChartPath(path string, runs []*runlog.Run) error {
+// directories, which are never modified, in a directory that does not
+// exist or cannot be written, or a file that exists unless force (as gen
+// refuses to replace its --out); "" is no chart. It is called before a
+// report is printed, so that a bad --chart fails before any output.
+func CheckChartPath(path string, runs []*runlog.Run, force bool) error {
 	if path == "" {
 		return nil
+	}
+	if fi, err := os.Stat(path); err == nil {
+		if fi.IsDir() {
+			return fmt.Errorf("--chart %s is a directory: give a file name, such as %s", path, filepath.Join(path, "chart"+filepath.Ext(path)))
+		}
+		if !force {
+			return fmt.Errorf("--chart %s exists: not overwritten (add --force to replace it, or give another --chart)", path)
+		}
 	}
 	dir, err := filepath.Abs(filepath.Dir(path))
 	if err != nil {

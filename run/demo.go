@@ -45,8 +45,27 @@ func Demo(ctx context.Context, spec DemoSpec) (*Result, error) {
 	if log == nil {
 		log = io.Discard
 	}
-	if spec.Duration <= 0 || spec.Concurrency < 1 || spec.Records < 1 {
-		return nil, inputf("--duration, --concurrency and --records must be positive")
+	switch {
+	case spec.Duration <= 0:
+		return nil, inputf("--duration %v: give a positive duration, such as 20s", spec.Duration)
+	case spec.Concurrency < 1:
+		return nil, inputf("--concurrency %d: need at least 1 worker", spec.Concurrency)
+	case spec.Records < 1:
+		return nil, inputf("--records %d: need at least 1 row to load", spec.Records)
+	}
+	meta, ok := workload.Get("ycsb")
+	if !ok {
+		return nil, fmt.Errorf("the ycsb workload is not built in")
+	}
+	records := fmt.Sprintf("recordcount=%d", spec.Records)
+	gen, err := workload.FromFlags(meta, "--workload=a", "-p", records)
+	if err != nil {
+		return nil, err
+	}
+	// Before any server starts or row loads: Start would refuse the
+	// workers only after the load.
+	if err := CheckWorkersOf("--concurrency", spec.Concurrency, false, gen); err != nil {
+		return nil, err
 	}
 	url, db := spec.URL, "ycsb" // on the throwaway server, whose every database is the demo's
 	var watch []int             // the throwaway server, whose CPU and IO the telemetry records
@@ -78,15 +97,6 @@ func Demo(ctx context.Context, spec DemoSpec) (*Result, error) {
 		if pid, err := srv.PID(); err == nil {
 			watch = []int{pid}
 		}
-	}
-	meta, ok := workload.Get("ycsb")
-	if !ok {
-		return nil, fmt.Errorf("the ycsb workload is not built in")
-	}
-	records := fmt.Sprintf("recordcount=%d", spec.Records)
-	gen, err := workload.FromFlags(meta, "--workload=a", "-p", records)
-	if err != nil {
-		return nil, err
 	}
 	conn := Conn{URLs: []string{url}, Database: db}
 	fmt.Fprintf(log, "==> stampede init ycsb --workload a -p %s --db %s --drop\n", records, db)

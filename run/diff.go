@@ -132,7 +132,7 @@ func workloadTables(w string) ([]string, string, error) {
 	}
 	gen, err := workload.FromFlags(meta, words[1:]...)
 	if err != nil {
-		return nil, "", inputf("--workload %s: %v", words[0], err)
+		return nil, "", inputf("--workload %s: %w", words[0], err)
 	}
 	var tables []string
 	for _, t := range gen.Tables() {

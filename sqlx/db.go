@@ -466,7 +466,13 @@ func connectHint(err error, endpoint string, port int) string {
 		return "the server's certificate is not valid (expired or not usable for TLS servers)"
 	case st == "3D000":
 		return "run `stampede init` first, or pass --db"
-	case strings.Contains(err.Error(), "server refused TLS connection"):
+	case st == "42704" && strings.Contains(err.Error(), "configuration parameter"):
+		// pgx sends a URL's keys that are not libpq's to the server as
+		// settings (as options=-c would).
+		return "a URL key that is not a libpq connection parameter is sent to the server as a setting, and the server has none of that name: check the key's spelling, or drop it"
+	case st == "" && strings.Contains(err.Error(), "server refused TLS connection"):
+		// With sslmode=prefer a refused TLS attempt is followed by a
+		// plain one; a server error (st) means that one got through.
 		return "the server does not accept TLS: connect with sslmode=prefer or sslmode=disable, or turn ssl on in the server's configuration"
 	case strings.HasPrefix(endpoint, "/") && (errors.Is(err, syscall.ENOENT) || strings.Contains(err.Error(), "no such file or directory")):
 		where := fmt.Sprintf("%s in its unix_socket_directories", filepath.Dir(endpoint))

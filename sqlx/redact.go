@@ -31,10 +31,14 @@ func Redact(conn string) string {
 		if err != nil || !atsInAuthority(conn) {
 			return redactUnparsableURL(conn)
 		}
-		if u.User != nil {
-			if _, ok := u.User.Password(); ok {
-				u.User = url.UserPassword(u.User.Username(), redacted)
-			}
+		_, hasPassword := u.User.Password()
+		if !hasPassword && redactQuery(u.RawQuery) == u.RawQuery && !strings.Contains(conn, "#") {
+			// Nothing to mask: the URL as written (net/url would turn
+			// a bare "postgres://" into "postgres:").
+			return conn
+		}
+		if hasPassword {
+			u.User = url.UserPassword(u.User.Username(), redacted)
 		}
 		// Every other parameter is kept as written and in its place:
 		// the URL printed runs as the user's did (as the same user, with

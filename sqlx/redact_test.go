@@ -10,6 +10,9 @@ import (
 func TestRedact(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"postgresql://root@host:26257?sslmode=disable", "postgresql://root@host:26257?sslmode=disable"},
+		// Nothing to mask: as written, not as net/url prints it.
+		{"postgres://", "postgres://"},
+		{"postgresql://h//db?x=%41", "postgresql://h//db?x=%41"},
 		{"postgresql://bob:s3cret@host:5432/db", "postgresql://bob:xxxxx@host:5432/db"},
 		{"postgres://bob:s3cret@h1,h2/db?sslmode=require", "postgres://bob:xxxxx@h1,h2/db?sslmode=require"},
 		{"postgresql://bob@host/db?password=s3cret&sslmode=disable", "postgresql://bob@host/db?password=xxxxx&sslmode=disable"},

@@ -62,6 +62,9 @@ type FlagMeta struct {
 	// Check says a RuntimeOnly flag also changes what `stampede check`
 	// does (tpcc's --expensive-checks), so check does not call it ignored.
 	Check bool
+	// LoadOnly flags change only what init creates (tpcc's --fks,
+	// sysbench's --secondary): a run of the loaded data ignores them.
+	LoadOnly bool
 }
 
 // Flagser is a Generator with flags of its own.

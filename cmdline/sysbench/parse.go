@@ -153,6 +153,9 @@ func Parse(args []string, flags Flags) (*Line, error) {
 			if !slices.Contains(Scripts, s) {
 				return nil, inputf("unknown sysbench script %q: stampede runs %s", a, scriptList())
 			}
+			if err := checkBundled(a, s); err != nil {
+				return nil, err
+			}
 			script, name = s, base
 			break
 		}

@@ -199,6 +199,6 @@ func TestDryRun(t *testing.T) {
 	if runs, _ := runlog.List(dir); len(runs) != 0 {
 		t.Errorf("a dry run saved %d runs", len(runs))
 	}
-	r = stampede(t, "run", "ycsb", "--driver", "null", "--clients", "2", "-p", "insertstart=5", "--dry-run", "--results-dir", dir)
+	r = stampede(t, "run", "ycsb", "--driver", "null", "--clients", "2", "--client-index", "0", "-p", "insertstart=5", "--dry-run", "--results-dir", dir)
 	checkOneLineError(t, r, 2, "--clients gives each client its own keys, as insertstart does: drop insertstart (from -p)")
 }

@@ -17,7 +17,8 @@ import (
 type compareFlags struct {
 	resultsDir string
 	format     string
-	chart      string
+	chart      chartFlag
+	force      bool
 	split      cmdline.SplitFlags
 }
 
@@ -58,7 +59,8 @@ be found, and 1 when a run cannot be read.`,
 	fs := cmd.Flags()
 	fs.StringVar(&cf.resultsDir, "results-dir", "", "where run directories are found (default $STAMPEDE_RESULTS_DIR or ~/.stampede/runs)")
 	fs.StringVar(&cf.format, "format", "text", "output format: text or json (one JSON object)")
-	fs.StringVar(&cf.chart, "chart", "", "also draw both runs over time into this file: .svg, .png or .html")
+	fs.Var(&cf.chart, "chart", "also draw both runs over time into this file: .svg, .png or .html")
+	fs.BoolVar(&cf.force, "force", false, "replace the --chart file if it exists")
 	cf.split.Register(fs)
 	return cmd
 }
@@ -70,7 +72,8 @@ func (a *app) compare(refA, refB string, cf compareFlags) error {
 	default:
 		return usagef("unknown --format %q: use text or json", cf.format)
 	}
-	if err := checkChartExt(cf.chart); err != nil {
+	chartPath, err := cf.chart.path()
+	if err != nil {
 		return err
 	}
 	root, err := resultsRoot(cf.resultsDir)
@@ -83,7 +86,7 @@ func (a *app) compare(refA, refB string, cf compareFlags) error {
 			return err
 		}
 	}
-	if err := output.CheckChartPath(cf.chart, runs[:]); err != nil {
+	if err := output.CheckChartPath(chartPath, runs[:], cf.force); err != nil {
 		return asUsage(err)
 	}
 	by, err := cf.split.By()
@@ -106,14 +109,14 @@ func (a *app) compare(refA, refB string, cf compareFlags) error {
 	} else if err := output.Comparison(a.stdout, c); err != nil {
 		return err
 	}
-	if cf.chart == "" {
+	if chartPath == "" {
 		return nil
 	}
 	var printed []error
 	for _, w := range c.Warnings {
 		printed = append(printed, errors.New(w))
 	}
-	return a.writeChart(cf.chart, runs[:], views[:], []string{"A", "B"}, printed, by)
+	return a.writeChart(chartPath, runs[:], views[:], []string{"A", "B"}, printed, by)
 }
 
 // openRunRef finds and opens the run ref names; what names no run is a

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -107,6 +108,11 @@ func (a *app) diff(cmd *cobra.Command, urls []string, f diffFlags) error {
 		URLs: [2]string{urls[0], urls[1]}, Workload: f.workload, ResultsDir: f.resultsDir,
 		Command: cmdline.RedactArgs(a.args), Flags: flags, Log: a.stderr})
 	bar.Done()
+	if ive := (*pflag.InvalidValueError)(nil); errors.As(err, &ive) {
+		// A flag of the workload's, in --workload's value: pflag's
+		// message would end in strconv's.
+		return usagef("--workload %s: %v", strings.Fields(f.workload)[0], cmdline.FlagValueError(ive))
+	}
 	if err != nil {
 		return err
 	}
@@ -136,7 +142,7 @@ func (a *app) diff(cmd *cobra.Command, urls []string, f diffFlags) error {
 // reportDiffRuns prints saved diff runs, which have no intervals to
 // recompute, as diff printed them; done is false when no run is a diff.
 func (a *app) reportDiffRuns(runs []*runlog.Run, rf reportFlags) (done bool, err error) {
-	done, err = output.DiffRuns(a.stdout, a.stderr, runs, rf.format == "json", rf.chart != "" || rf.from != "" || rf.to != "" || rf.includeRamp)
+	done, err = output.DiffRuns(a.stdout, a.stderr, runs, rf.format == "json", rf.chart.String() != "" || rf.from != "" || rf.to != "" || rf.includeRamp)
 	if errors.Is(err, output.ErrDiffMixed) {
 		err = asUsage(err)
 	}

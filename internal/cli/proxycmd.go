@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"runtime"
@@ -57,6 +58,20 @@ Ctrl-C stops it and closes every connection.`,
 			specs, err := proxy.ParseListeners(listens, to, defaults)
 			if err != nil {
 				return usagef("proxy: %v", err)
+			}
+			for _, l := range specs {
+				// A listener that is down passes no traffic to delay,
+				// throttle or reset: its other faults wait until it is up.
+				if rest := l.Faults; rest.Down {
+					if rest.Down = false; rest != (proxy.Faults{}) {
+						name := cmp.Or(l.Name, l.Listen)
+						if api == "off" {
+							fmt.Fprintf(a.stderr, "warning: listener %s is down, and with --api off stays so: its other faults (%s) do nothing\n", name, rest)
+						} else {
+							fmt.Fprintf(a.stderr, "warning: listener %s is down, so its other faults (%s) do nothing until it is up again (`stampede proxy set %s --down=false`)\n", name, rest, name)
+						}
+					}
+				}
 			}
 			if procs < 0 {
 				return usagef("proxy: --procs %d: give 1 or more (0 leaves Go's default)", procs)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -20,7 +21,8 @@ type reportFlags struct {
 	from, to    string
 	includeRamp bool
 	format      string
-	chart       string
+	chart       chartFlag
+	force       bool
 	split       cmdline.SplitFlags
 	tags        []string
 }
@@ -81,7 +83,8 @@ read.`,
 	fs.StringVar(&rf.to, "to", "", "end of the window: offset from the run's start or RFC 3339 time (default: end of the run)")
 	fs.BoolVar(&rf.includeRamp, "include-ramp", false, "start the window at the run's start rather than at the end of its ramp-up")
 	fs.StringVar(&rf.format, "format", "text", "output format: text or json (one JSON object)")
-	fs.StringVar(&rf.chart, "chart", "", "also draw the runs over time into this file: .svg, .png or .html")
+	fs.Var(&rf.chart, "chart", "also draw the runs over time into this file: .svg, .png or .html")
+	fs.BoolVar(&rf.force, "force", false, "replace the --chart file if it exists")
 	fs.StringArrayVar(&rf.tags, "tag", nil, "also merge every run with this key=value tag (a job's clients: job=NAME; repeatable: all must match; key= matches runs tagged key with an empty value)")
 	rf.split.Register(fs)
 	return cmd
@@ -105,7 +108,8 @@ func (a *app) report(refs []string, rf reportFlags) error {
 	if rf.includeRamp && from.IsSet() {
 		return usagef("give --from or --include-ramp, not both")
 	}
-	if err := checkChartExt(rf.chart); err != nil {
+	chartPath, err := rf.chart.path()
+	if err != nil {
 		return err
 	}
 	root, err := resultsRoot(rf.resultsDir)
@@ -122,7 +126,7 @@ func (a *app) report(refs []string, rf reportFlags) error {
 	if err := results.SameLatency(runs); err != nil {
 		return asUsage(err)
 	}
-	if err := output.CheckChartPath(rf.chart, runs); err != nil {
+	if err := output.CheckChartPath(chartPath, runs, rf.force); err != nil {
 		return asUsage(err)
 	}
 	window := results.Window{From: from, To: to, IncludeRamp: rf.includeRamp}
@@ -152,7 +156,7 @@ func (a *app) report(refs []string, rf reportFlags) error {
 	} else if err := output.ReportSplit(a.stdout, runs, view, by); err != nil {
 		return err
 	}
-	if rf.chart == "" {
+	if chartPath == "" {
 		return nil
 	}
 	// The chart shows each run's own figures.
@@ -173,7 +177,7 @@ func (a *app) report(refs []string, rf reportFlags) error {
 			views = append(views, v)
 		}
 	}
-	return a.writeChart(rf.chart, runs, views, nil, warnings, by)
+	return a.writeChart(chartPath, runs, views, nil, warnings, by)
 }
 
 // windowUsage marks an error of a window that holds no interval because
@@ -186,12 +190,39 @@ func windowUsage(err error) error {
 	return err
 }
 
-// checkChartExt checks that --chart names a format; "" is no chart.
-func checkChartExt(path string) error {
-	if _, err := chart.FormatOf(path); path != "" && err != nil {
-		return usagef("--chart %v", err)
+// chartFlag is --chart of report and compare: the file of the one chart
+// they draw. It keeps every value given, so that a second --chart is
+// refused rather than silently replacing the first.
+type chartFlag struct{ paths []string }
+
+// String implements pflag.Value.
+func (c *chartFlag) String() string {
+	if len(c.paths) == 0 {
+		return ""
 	}
+	return c.paths[len(c.paths)-1]
+}
+
+// Set implements pflag.Value.
+func (c *chartFlag) Set(v string) error {
+	c.paths = append(c.paths, v)
 	return nil
+}
+
+// Type implements pflag.Value.
+func (c *chartFlag) Type() string { return "string" }
+
+// path returns the chart's file ("" for none), refusing several --chart
+// and a name that is not of a format.
+func (c *chartFlag) path() (string, error) {
+	if len(c.paths) > 1 {
+		return "", usagef("--chart given %d times (%s): one chart is drawn, into one file: give --chart once", len(c.paths), strings.Join(c.paths, ", "))
+	}
+	path := c.String()
+	if _, err := chart.FormatOf(path); path != "" && err != nil {
+		return "", usagef("--chart %v", err)
+	}
+	return path, nil
 }
 
 // writeChart draws runs into path (see output.Chart), saying where.

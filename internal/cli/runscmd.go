@@ -49,7 +49,8 @@ postgres:// or postgresql:// URL of a PostgreSQL or CockroachDB database, which
 several machines can share. Before listing, runs indexes the run directories of
 the results directory that the store lacks (or holds with another status);
 --rebuild indexes every one of them again and forgets the runs whose directory
-is gone. The store holds nothing else: it can be deleted and rebuilt at any time.
+is gone, after moving aside an SQLite file it cannot read (NAME.damaged-TIME). The
+store holds nothing else: it can be deleted and rebuilt at any time.
 
 --tag key=value keeps the runs that have that tag; given several times, a run
 must have them all (one value per key); key= keeps the runs tagged key with an
@@ -129,6 +130,16 @@ func (a *app) runs(ctx context.Context, rf runsFlags, now time.Time) error {
 		}
 	}
 	st, err := store.Open(ctx, url)
+	if rf.rebuild && errors.Is(err, store.ErrDamaged) {
+		// The store is only an index of the run directories: start anew,
+		// keeping the damaged file for whoever wants to look at it.
+		aside, merr := store.MoveAside(url, time.Now())
+		if merr != nil {
+			return merr
+		}
+		fmt.Fprintf(a.stderr, "the results store could not be read: moved it aside to %s\n", aside)
+		st, err = store.Open(ctx, url)
+	}
 	if err != nil && !(strings.HasPrefix(url, "sqlite:") && store.Unwritable(err)) {
 		return err
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"slices"
 	"sort"
 	"strings"
 
@@ -72,16 +73,33 @@ func (a *app) workloadVerb(v verb) *cobra.Command {
 			if len(args) == 0 {
 				return usagef("name a workload: `%s` (workloads: %s)", strings.Replace(v.example, "WORKLOAD", "NAME", 1), workloadNames())
 			}
-			if strings.Contains(args[0], "://") || strings.Contains(args[0], "=") {
-				return usagef("%q is a URL, not a workload: name the workload first, as in `stampede %s WORKLOAD [flags] URL...` (workloads: %s)", sqlx.Redact(args[0]), v.name, workloadNames())
-			}
-			return usagef("unknown workload %q: see `stampede workloads` (available: %s)", args[0], workloadNames())
+			return notWorkload(v, args[0])
 		},
 	}
+	// A flag the verb alone does not know (`run URL ycsb --duration 2s`,
+	// `run ycbs --clients 2`) means the word after the verb is not a
+	// workload: that is the mistake to name, not the flag.
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		if c == cmd {
+			if i := slices.IndexFunc(a.argv, func(w string) bool { return w == v.name || slices.Contains(v.aliases, w) }); i >= 0 && i+1 < len(a.argv) && !strings.HasPrefix(a.argv[i+1], "-") {
+				return notWorkload(v, a.argv[i+1])
+			}
+		}
+		return flagError(c, err)
+	})
 	for _, m := range workload.Registered() {
 		cmd.AddCommand(a.workloadCmd(v, m))
 	}
 	return cmd
+}
+
+// notWorkload is the error for a word given where verb v takes a
+// workload's name: a URL put first, or an unknown name.
+func notWorkload(v verb, word string) error {
+	if strings.Contains(word, "://") || strings.Contains(word, "=") {
+		return usagef("%q is a URL, not a workload: name the workload first, as in `stampede %s WORKLOAD [flags] URL...` (workloads: %s)", sqlx.Redact(word), v.name, workloadNames())
+	}
+	return usagef("unknown workload %q: see `stampede workloads` (available: %s)", word, workloadNames())
 }
 
 func workloadNames() string {

@@ -221,6 +221,9 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 	defer cancel()
 	if err := db.PingContext(pctx); err != nil {
 		db.Close()
+		if driver == "sqlite" && damaged(err) {
+			return nil, damagedError{s.name, err}
+		}
 		if driver == "sqlite" {
 			return nil, fmt.Errorf("cannot open the results store %s: %w", s.name, err)
 		}
@@ -235,10 +238,64 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 	for _, stmt := range schema {
 		if _, err := db.ExecContext(pctx, stmt); err != nil {
 			db.Close()
+			if driver == "sqlite" && damaged(err) {
+				return nil, damagedError{s.name, err}
+			}
 			return nil, fmt.Errorf("cannot create the tables of the results store %s: %w", s.name, err)
 		}
 	}
 	return s, nil
+}
+
+// ErrDamaged marks a SQLite store whose file SQLite cannot read as a
+// database: damaged, or another file in its place. The store only indexes
+// the run directories, so [MoveAside] and [Store.Rebuild] make it anew.
+var ErrDamaged = errors.New("damaged results store")
+
+// damagedError is Open's error for a damaged SQLite file at path.
+type damagedError struct {
+	path string
+	err  error
+}
+
+func (e damagedError) Error() string {
+	return fmt.Sprintf("the results store %s is not a SQLite database SQLite can read (%v): it only indexes the run directories, so `stampede runs --rebuild` moves it aside and indexes them again", e.path, e.err)
+}
+
+func (e damagedError) Unwrap() error        { return e.err }
+func (e damagedError) Is(target error) bool { return target == ErrDamaged }
+
+// damaged reports whether err is SQLite's "file is not a database" or
+// "database disk image is malformed".
+func damaged(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	code := se.Code() & 0xff // the primary code of an extended one
+	return code == sqlite3.SQLITE_NOTADB || code == sqlite3.SQLITE_CORRUPT
+}
+
+// MoveAside renames the file of the SQLite store rawURL (and its -wal and
+// -shm files, where they exist) to NAME.damaged-TIME, so that Open
+// creates a new store there, and returns the new name. Only for a store
+// that Open found damaged (ErrDamaged).
+func MoveAside(rawURL string, now time.Time) (string, error) {
+	path, ok := strings.CutPrefix(rawURL, "sqlite:")
+	if !ok {
+		return "", fmt.Errorf("results store %s is not a SQLite file", rawURL)
+	}
+	path = strings.TrimPrefix(path, "//")
+	aside := path + ".damaged-" + now.UTC().Format("20060102-150405")
+	for _, suffix := range []string{"-wal", "-shm"} {
+		if err := os.Rename(path+suffix, aside+suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return "", fmt.Errorf("cannot move the damaged results store aside: %w", err)
+		}
+	}
+	if err := os.Rename(path, aside); err != nil {
+		return "", fmt.Errorf("cannot move the damaged results store aside: %w", err)
+	}
+	return aside, nil
 }
 
 // memoryPath is the SQLite file name of a store in memory.

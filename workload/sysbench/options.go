@@ -135,8 +135,12 @@ func defineFlags(fs *pflag.FlagSet, meta map[string]workload.FlagMeta, c *config
 		fs.IntVar(&c.delta, "delta", c.delta, "width of each k BETWEEN range")
 	}
 	fs.VisitAll(func(f *pflag.Flag) {
-		if !dataFlags[f.Name] {
+		switch {
+		case !dataFlags[f.Name]:
 			meta[f.Name] = workload.FlagMeta{RuntimeOnly: true}
+		case f.Name == "secondary":
+			// Only the DDL: a run's statements are the same either way.
+			meta[f.Name] = workload.FlagMeta{LoadOnly: true}
 		}
 	})
 }

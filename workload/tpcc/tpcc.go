@@ -211,6 +211,7 @@ func newTPCC() workload.Generator {
 	}
 	// check runs the costly checks only with it, as cockroach's does.
 	g.flags.Meta["expensive-checks"] = workload.FlagMeta{RuntimeOnly: true, Check: true}
+	g.flags.Meta["fks"] = workload.FlagMeta{LoadOnly: true}
 	return g
 }
 

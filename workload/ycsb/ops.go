@@ -152,6 +152,9 @@ func (g *ycsb) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (wor
 	for _, w := range g.warnings {
 		warn("%s", w)
 	}
+	if f := g.flags.Lookup("select-for-update"); f != nil && f.Changed && !g.rmwInTxn {
+		warn("--select-for-update=%s only changes the reads of --read-modify-write-in-txn's transactions, which this run does not use: ignored", f.Value)
+	}
 	next := c.insertCount // the own index of the first insert (see keyNumber)
 	var mismatch error
 	if !db.Null() {

@@ -40,8 +40,19 @@ func readPropertyFile(name string) (entries []propEntry, builtin bool, err error
 		}
 		return nil, false, fmt.Errorf("cannot read property file %s: %v", name, err)
 	}
+	if i := bytes.IndexFunc(data, binaryRune); i >= 0 {
+		return nil, false, fmt.Errorf("property file %s is not text (byte %#02x at offset %d): give a file of YCSB's key=value lines, such as workloads/workloada", name, data[i], i)
+	}
 	entries, err = parseProperties(name, data)
 	return entries, false, err
+}
+
+// binaryRune reports whether r is a control character no text file holds
+// (tab, line ends and form feed aside): a binary file given as -P, whose
+// bytes would otherwise each become a property. Bytes of other encodings
+// (Java reads properties as ISO 8859-1) are text.
+func binaryRune(r rune) bool {
+	return r < 0x20 && r != '\t' && r != '\n' && r != '\r' && r != '\f' || r == 0x7f
 }
 
 // distributedWorkloads are the properties of YCSB's workloads/workloada ..
