@@ -198,6 +198,9 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) error
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
+		if errors.Is(err, syscall.ECONNREFUSED) {
+			return fmt.Errorf("no proxy API answers at %s (connection refused): start `stampede proxy` first, or give --api the address its --api listens on", strings.TrimPrefix(c.Base, "http://"))
+		}
 		return fmt.Errorf("proxy API at %s: %v", c.Base, err)
 	}
 	defer resp.Body.Close()

@@ -468,6 +468,9 @@ func TestCensus28(t *testing.T) {
 		{1006, "cockroach", strs("workload", "run", "ycsb", "--duration=1s", "postgresql://postgres@127.0.0.1:{nlport}?sslmode=disable"), 1, "cannot connect to 127.0.0.1:{nlport} (database \"ycsb\", user \"postgres\"): connection refused; is the server running and listening there? check host and port", true},
 		{1017, "cockroach", strs("workload", "check", "ycsb", "postgresql://postgres@127.0.0.1:{nlport}?sslmode=disable"), 1, "cannot connect to 127.0.0.1:{nlport} (database \"ycsb\", user \"postgres\"): connection refused; is the server running and listening there? check host and port", true},
 		{1018, "cockroach", strs("workload", "run", "ycsb", "--password=topsecret", "--duration=1s", "postgresql://postgres@127.0.0.1:{nlport}?sslmode=disable"), 1, "cannot connect to 127.0.0.1:{nlport} (database \"ycsb\", user \"postgres\"): connection refused; is the server running and listening there? check host and port", true},
+		// The census's 718 and 719 asked the default API address; here one where nothing listens.
+		{718, "proxyset", strs("proxy", "set", "east", "--api", "127.0.0.1:{nlport}"), 1, "proxy set: no proxy API answers at 127.0.0.1:{nlport} (connection refused): start `stampede proxy` first, or give --api the address its --api listens on", true},
+		{719, "proxyset", strs("proxy", "set", "east", "--latency", "5ms", "--api", "127.0.0.1:{nlport}"), 1, "proxy set: no proxy API answers at 127.0.0.1:{nlport} (connection refused)", true},
 	}, ph)
 }
 
