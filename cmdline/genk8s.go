@@ -91,7 +91,7 @@ func GenK8sCommand(env Env, main func(args []string, stderr io.Writer) int) *cob
 			}
 			for k, a := range args {
 				if sqlx.Redact(a) != a || strings.HasPrefix(a, "--pgsql-password") || passwordArg.MatchString(a) {
-					return usagef("gen k8s: the clients' command line holds a password, which is never written into a manifest: give the URL without it, store it in a Secret (kubectl create secret generic NAME --from-literal=password=...) and give --password-secret NAME")
+					return usagef("gen k8s: the clients' command line holds a password, which is never written into a manifest: give the URL without it, store it in a Secret and give --password-secret NAME; the Secret is made with kubectl create secret generic NAME --from-literal=password=PASSWORD")
 				}
 				name, value, eq := strings.Cut(strings.TrimLeft(a, "-"), "=")
 				if !eq && k+1 < len(args) {

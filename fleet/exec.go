@@ -152,14 +152,14 @@ type execRecord struct {
 // at path and returns the tenants it says are done. It is called before
 // anything is applied, so that nothing is ever applied without a record.
 func openRecord(path string, restart bool, hdr recordHeader) (*execRecord, map[int]bool, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, nil, fmt.Errorf("cannot keep the record of the tenants done under %s: %w: give --results-dir a directory you can write", filepath.Dir(filepath.Dir(path)), err)
 	}
 	flags := os.O_CREATE | os.O_RDWR | os.O_APPEND
 	if restart {
 		flags |= os.O_TRUNC
 	}
-	f, err := os.OpenFile(path, flags, 0o644)
+	f, err := os.OpenFile(path, flags, 0o600) // it holds the statement, as run directories their command lines
 	if err != nil {
 		return nil, nil, fmt.Errorf("opening the exec record: %w", err)
 	}

@@ -117,8 +117,11 @@ func (e *env) refuseForeign(kind string, foreign []string, where, action string)
 		e.logf("%s: dropping %s %s, which stampede did not make", workload.ForceDropFlag, kind+"s", nameList(foreign))
 		return nil
 	}
-	return &workload.ForeignError{Kind: kind, Names: shortList(foreign), Where: where, Action: action,
-		Why: fmt.Sprintf("neither a %s marker table nor stampede's comment; --tenant-pattern %q merely matches the name", MarkerTable, e.Spec.Pattern)}
+	why := fmt.Sprintf("neither a %s marker table nor stampede's comment; --tenant-pattern %q merely matches the name", MarkerTable, e.Spec.Pattern)
+	if e.Spec.Mode == ModeColumn {
+		why = fmt.Sprintf("no %s marker table beside it and no mark of stampede's on it: a table of the shared tables' name", MarkerTable)
+	}
+	return &workload.ForeignError{Kind: kind, Names: shortList(foreign), Where: where, Action: action, Why: why}
 }
 
 // shortList keeps the first ten names, and says how many more there are.

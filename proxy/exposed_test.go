@@ -29,7 +29,7 @@ func TestAPIOnEveryInterfaceWarns(t *testing.T) {
 		if err != nil {
 			t.Fatalf("--api %s: %v", tc.api, err)
 		}
-		want := "warning: --api " + tc.api + " listens on every interface, without authentication: anyone who can reach this machine can change the proxy's faults (take a node down); give 127.0.0.1:"
+		want := "warning: --api " + tc.api + " listens on every interface, without authentication: anyone who can reach this machine can change the proxy's faults (take a node down); give --api 127.0.0.1:"
 		if got := strings.Contains(warn.String(), want); got != tc.warn {
 			t.Errorf("--api %s: warnings %q, want the warning: %v", tc.api, warn.String(), tc.warn)
 		}

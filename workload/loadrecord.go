@@ -271,7 +271,7 @@ type UnfinishedLoadError struct {
 }
 
 func (e *UnfinishedLoadError) Error() string {
-	return fmt.Sprintf("database %q holds an unfinished load of %s: init created table %s but never finished loading it (interrupted, or still running): reload with `stampede init %s --drop`",
+	return fmt.Sprintf("database %q holds an unfinished load of %s: init created table %s but never finished loading it (interrupted, or still running): reload with the interrupted init's data flags and --drop, `stampede init %s --drop`",
 		e.Database, e.Workload, e.Table, e.Workload)
 }
 

@@ -150,9 +150,13 @@ func ForeignTablesError(db *sqlx.DB, gen Generator, tables []string, action stri
 	if len(tables) == 0 {
 		return nil
 	}
+	it := "it"
+	if len(tables) > 1 {
+		it = "them"
+	}
 	return &ForeignError{Kind: "table", Names: tables, Action: action,
 		Where: fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ",")),
-		Why:   fmt.Sprintf("no mark of stampede's init on it, and no load of %s recorded in %s", gen.Meta().Name, LoadRecordTable)}
+		Why:   fmt.Sprintf("no mark of stampede's init on %s, and no load of %s recorded in %s", it, gen.Meta().Name, LoadRecordTable)}
 }
 
 // ForeignTablesIn returns the tables of db, in every schema but the

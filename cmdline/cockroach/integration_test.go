@@ -197,7 +197,7 @@ func TestCommandLines(t *testing.T) {
 				}},
 			{line: "run tpcc --warehouses=1 --workers=3 --duration=1s", err: "requires --active-workers=10"},
 			{line: "run tpcc --warehouses=2 --wait=false --duration=1s", input: true,
-				err: "holds 1 warehouses, not --warehouses 2: give --warehouses 1, or reload with `stampede workload init tpcc --drop --warehouses 2 --db=crdb_tpcc_"},
+				err: "holds 1 warehouse, not --warehouses 2: give --warehouses 1, or reload with `stampede workload init tpcc --drop --warehouses 2 --db=crdb_tpcc_"},
 			{line: "check tpcc --warehouses=1"},
 		}},
 		{"bank", []crdbCase{

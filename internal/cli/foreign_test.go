@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -303,4 +304,41 @@ func queryIntMaybe(db, sql string) int64 {
 		return -1
 	}
 	return n
+}
+
+// TestRebuildNeverMovesAUsersFile gives --results-url a file that is not
+// a results store (a user's notes, by mistake): runs, runs --rebuild and
+// run refuse it in one line, exit 2, and leave it as it was; a damaged
+// index.sqlite of a results directory is still moved aside and rebuilt.
+func TestRebuildNeverMovesAUsersFile(t *testing.T) {
+	dir := t.TempDir()
+	notes := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(notes, []byte("my notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"runs", "--results-url", "sqlite:" + notes},
+		{"runs", "--results-url", "sqlite:" + notes, "--rebuild"},
+		{"run", "ycsb", "--driver", "null", "--duration", "100ms", "--results-dir", dir, "--results-url", "sqlite:" + notes},
+	} {
+		r := stampede(t, args...)
+		checkOneLineError(t, r, 2, "is not a SQLite database")
+		if !strings.Contains(r.stderr, "stampede leaves that file alone") {
+			t.Errorf("%v: %s", args, r.stderr)
+		}
+		if b, err := os.ReadFile(notes); err != nil || string(b) != "my notes\n" {
+			t.Fatalf("%v changed the user's file: %q %v", args, b, err)
+		}
+	}
+	if m, _ := filepath.Glob(notes + ".damaged-*"); len(m) != 0 {
+		t.Errorf("the user's file was moved aside: %v", m)
+	}
+	results := t.TempDir()
+	if err := os.WriteFile(filepath.Join(results, "index.sqlite"), []byte("garbage\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := stampede(t, "runs", "--results-dir", results, "--rebuild")
+	if r.code != 0 || !strings.Contains(r.stderr, "moved it aside to") {
+		t.Errorf("a damaged index.sqlite: exit %d, %s", r.code, r.stderr)
+	}
 }

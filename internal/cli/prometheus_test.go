@@ -93,7 +93,7 @@ func TestPrometheusListenerWarning(t *testing.T) {
 		if r.code != 0 {
 			t.Fatalf("%s %s: %d %s", flag, value, r.code, r.stderr)
 		}
-		want := "warning: " + flag + " " + value + " listens on every interface, without authentication: anyone who can reach this machine can read the run's metrics; give 127.0.0.1:" + port + " to keep it to this machine\n"
+		want := "warning: " + flag + " " + value + " listens on every interface, without authentication: anyone who can reach this machine can read the run's metrics; give --prometheus-listen 127.0.0.1:" + port + " to keep it to this machine\n"
 		if got := strings.Contains(r.stderr, want); got != tc.warn {
 			t.Errorf("%s %s: stderr %q, want the warning %q: %v", flag, value, r.stderr, want, tc.warn)
 		}

@@ -66,7 +66,7 @@ func TestTPCCBadDatabase(t *testing.T) {
 	}
 	t.Run("more warehouses than loaded", func(t *testing.T) {
 		checkOneLineError(t, stampede(t, runArgs(db, "--warehouses", "3")...), 1,
-			"holds 1 warehouses, not --warehouses 3: give --warehouses 1, or reload with `stampede init tpcc --drop --warehouses 3 --db "+db+" "+shellWord(srv)+"`")
+			"holds 1 warehouse, not --warehouses 3: give --warehouses 1, or reload with `stampede init tpcc --drop --warehouses 3 --db "+db+" "+shellWord(srv)+"`")
 	})
 	t.Run("check of more warehouses than loaded", func(t *testing.T) {
 		// As run, check refuses a --warehouses that differs from the

@@ -12,7 +12,8 @@ import (
 // reach: one bound to every interface (0.0.0.0, ::, or no host) or to an
 // address other than a loopback one; "" for a loopback listener (or one
 // that is not TCP). what says what anyone who can reach it can do ("read
-// the run's metrics").
+// the run's metrics"). The advice names the flag that takes an address:
+// flag, or --prometheus-listen for --prometheus-port.
 func Warning(flag, given string, addr net.Addr, what string) string {
 	tcp, ok := addr.(*net.TCPAddr)
 	if !ok || tcp.IP.IsLoopback() {
@@ -22,6 +23,10 @@ func Warning(flag, given string, addr net.Addr, what string) string {
 	if tcp.IP == nil || tcp.IP.IsUnspecified() {
 		where = "on every interface"
 	}
-	return fmt.Sprintf("warning: %s %s listens %s, without authentication: anyone who can reach this machine can %s; give 127.0.0.1:%d to keep it to this machine",
-		flag, given, where, what, tcp.Port)
+	addrFlag := flag
+	if flag == "--prometheus-port" {
+		addrFlag = "--prometheus-listen"
+	}
+	return fmt.Sprintf("warning: %s %s listens %s, without authentication: anyone who can reach this machine can %s; give %s 127.0.0.1:%d to keep it to this machine",
+		flag, given, where, what, addrFlag, tcp.Port)
 }

@@ -26,7 +26,7 @@ func TestWarning(t *testing.T) {
 			}
 			continue
 		}
-		want := "warning: --api " + listen + " listens on every interface, without authentication: anyone who can reach this machine can change the faults; give 127.0.0.1:" + strconv.Itoa(port) + " to keep it to this machine"
+		want := "warning: --api " + listen + " listens on every interface, without authentication: anyone who can reach this machine can change the faults; give --api 127.0.0.1:" + strconv.Itoa(port) + " to keep it to this machine"
 		if got != want {
 			t.Errorf("%s: warning\n %q\nwant %q", listen, got, want)
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/url"
 	"os"
@@ -259,11 +260,39 @@ type damagedError struct {
 }
 
 func (e damagedError) Error() string {
+	if !ownIndex(e.path) {
+		return fmt.Sprintf("the results store %s is not a SQLite database (%v), nor stampede's %s: stampede leaves that file alone; give --results-url a path of its own (sqlite:PATH)", e.path, e.err, DefaultFile)
+	}
 	return fmt.Sprintf("the results store %s is not a SQLite database SQLite can read (%v): it only indexes the run directories, so `stampede runs --rebuild` moves it aside and indexes them again", e.path, e.err)
 }
 
-func (e damagedError) Unwrap() error        { return e.err }
-func (e damagedError) Is(target error) bool { return target == ErrDamaged }
+// sqliteHeader begins every SQLite database file.
+const sqliteHeader = "SQLite format 3\x00"
+
+// ownIndex reports whether the file at path may be an index of stampede's
+// that went bad: an SQLite file (its header), or a file named as the
+// index in a results directory is. Anything else (a user's text file
+// given by mistake as --results-url sqlite:notes.txt) is never moved.
+func ownIndex(path string) bool {
+	if filepath.Base(path) == DefaultFile {
+		return true
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, len(sqliteHeader))
+	n, _ := io.ReadFull(f, head)
+	return string(head[:n]) == sqliteHeader
+}
+
+func (e damagedError) Unwrap() error { return e.err }
+func (e damagedError) Is(target error) bool {
+	// Not an index of stampede's: a store URL naming a file that is not
+	// one, which nothing may move.
+	return target == ErrDamaged || target == ErrBadURL && !ownIndex(e.path)
+}
 
 // damaged reports whether err is SQLite's "file is not a database" or
 // "database disk image is malformed".
@@ -286,6 +315,9 @@ func MoveAside(rawURL string, now time.Time) (string, error) {
 		return "", fmt.Errorf("results store %s is not a SQLite file", rawURL)
 	}
 	path = strings.TrimPrefix(path, "//")
+	if !ownIndex(path) {
+		return "", badURLError{fmt.Errorf("the results store %s is not a SQLite database, nor stampede's %s: stampede leaves that file alone; give --results-url a path of its own (sqlite:PATH)", path, DefaultFile)}
+	}
 	aside := path + ".damaged-" + now.UTC().Format("20060102-150405")
 	for _, suffix := range []string{"-wal", "-shm"} {
 		if err := os.Rename(path+suffix, aside+suffix); err != nil && !errors.Is(err, os.ErrNotExist) {

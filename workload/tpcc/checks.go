@@ -31,8 +31,8 @@ func (g *tpcc) checkMeta(m meta, db *sqlx.DB) error {
 			db.Database(), m.version, schemaVersion)
 	}
 	if m.warehouses != int64(g.warehouses) {
-		return loadMismatch(fmt.Sprintf("database %s holds %d warehouses, not --warehouses %d: give --warehouses %d, or reload with `stampede init tpcc --drop --warehouses %d`",
-			db.Database(), m.warehouses, g.warehouses, m.warehouses, g.warehouses))
+		return loadMismatch(fmt.Sprintf("database %s holds %s, not --warehouses %d: give --warehouses %d, or reload with `stampede init tpcc --drop --warehouses %d`",
+			db.Database(), warehousesOf(m.warehouses), g.warehouses, m.warehouses, g.warehouses))
 	}
 	return nil
 }
@@ -60,8 +60,8 @@ func (g *tpcc) checkTenantMeta(m meta, db *sqlx.DB) error {
 			g.tenant, db.Database(), m.version, schemaVersion)
 	}
 	if m.warehouses != int64(g.warehouses) {
-		return loadMismatch(fmt.Sprintf("tenant %d in database %s holds %d warehouses, not --warehouses %d: give --warehouses %d, or reload the fleet with `stampede init tpcc --tenant-mode column --drop --warehouses %d`",
-			g.tenant, db.Database(), m.warehouses, g.warehouses, m.warehouses, g.warehouses))
+		return loadMismatch(fmt.Sprintf("tenant %d in database %s holds %s, not --warehouses %d: give --warehouses %d, or reload the fleet with `stampede init tpcc --tenant-mode column --drop --warehouses %d`",
+			g.tenant, db.Database(), warehousesOf(m.warehouses), g.warehouses, m.warehouses, g.warehouses))
 	}
 	return nil
 }
@@ -406,4 +406,12 @@ func (g *tpcc) LoadedWarehouses(ctx context.Context, db *sqlx.DB) (int, bool) {
 		return 0, false
 	}
 	return int(m.warehouses), true
+}
+
+// warehousesOf is "1 warehouse" or "N warehouses".
+func warehousesOf(n int64) string {
+	if n == 1 {
+		return "1 warehouse"
+	}
+	return fmt.Sprintf("%d warehouses", n)
 }

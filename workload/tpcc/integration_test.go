@@ -138,7 +138,7 @@ func TestPostgres(t *testing.T) {
 	if err := g.Hooks().PreRun(ctx, db); err != nil {
 		t.Fatalf("PreRun: %v", err)
 	}
-	if err := newGen(t, "--warehouses", "2").Hooks().PreRun(ctx, db); err == nil || !strings.Contains(err.Error(), "holds 1 warehouses, not --warehouses 2") {
+	if err := newGen(t, "--warehouses", "2").Hooks().PreRun(ctx, db); err == nil || !strings.Contains(err.Error(), "holds 1 warehouse, not --warehouses 2") {
 		t.Errorf("PreRun with --warehouses 2: %v", err)
 	}
 	mustPass(t, ctx, g, db, "after loading")

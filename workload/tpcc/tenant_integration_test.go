@@ -147,7 +147,7 @@ func TestPostgresTenantColumns(t *testing.T) {
 		}
 		mustPass(t, ctx, g, db, "after loading")
 	}
-	if err := gen(2, "--warehouses", "2").Hooks().PreRun(ctx, db); err == nil || !strings.Contains(err.Error(), "tenant 2 in database "+db.Database()+" holds 1 warehouses, not --warehouses 2") {
+	if err := gen(2, "--warehouses", "2").Hooks().PreRun(ctx, db); err == nil || !strings.Contains(err.Error(), "tenant 2 in database "+db.Database()+" holds 1 warehouse, not --warehouses 2") {
 		t.Errorf("PreRun of tenant 2 with --warehouses 2: %v", err)
 	}
 	if err := newGen(t).Hooks().PreRun(ctx, db); err == nil || !strings.Contains(err.Error(), "give --tenants N --tenant-mode column") {
