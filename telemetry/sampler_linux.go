@@ -601,8 +601,13 @@ func (s *Sampler) sampleProc(p procfs.Proc, prev, cur *snapshot, out []ProcGroup
 		ps.ticks, ps.threads, ps.exited, ps.at = ticks, threads, exited, at
 		// A process that started during the interval counts from zero,
 		// over the interval since the previous scan; one that was
-		// already running counts from now on.
-		if prev != nil && float64(st.Starttime)/userHZ > prev.uptime {
+		// already running counts from now on. Both clocks tick in
+		// hundredths of a second: a process first seen now that
+		// started in the hundredth the previous sample read its uptime
+		// in was not there for that sample's scan (or it would have
+		// been seen), so it started during the interval too (a child
+		// forked just after a sample counted nothing of what it wrote).
+		if prev != nil && float64(st.Starttime)/userHZ >= prev.uptime {
 			ps.ticks, ps.threads, ps.exited, ps.at = 0, nil, ioCount{}, prev.procsAt
 		}
 	}
