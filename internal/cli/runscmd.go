@@ -6,12 +6,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
-	"modernc.org/sqlite"
 
 	"github.com/stampede-bench/stampede/output"
 	"github.com/stampede-bench/stampede/results/store"
@@ -129,49 +126,9 @@ func (a *app) runs(ctx context.Context, rf runsFlags, now time.Time) error {
 			return a.printRuns(nil, rf.format)
 		}
 	}
-	st, err := store.Open(ctx, url)
-	if rf.rebuild && errors.Is(err, store.ErrDamaged) {
-		// The store is only an index of the run directories: start anew,
-		// keeping the damaged file for whoever wants to look at it.
-		aside, merr := store.MoveAside(url, time.Now())
-		if merr != nil {
-			return merr
-		}
-		fmt.Fprintf(a.stderr, "the results store could not be read: moved it aside to %s\n", aside)
-		st, err = store.Open(ctx, url)
-	}
-	if err != nil && !(strings.HasPrefix(url, "sqlite:") && store.Unwritable(err)) {
+	st, err := run.OpenIndex(ctx, root, url, rf.rebuild, a.stderr)
+	if err != nil {
 		return err
-	}
-	if err == nil {
-		if rf.rebuild {
-			n, ierr := st.Rebuild(ctx, root)
-			if ierr != nil && !store.Unwritable(ierr) {
-				a.warnIndex(ierr)
-			}
-			err = ierr
-			if !store.Unwritable(ierr) {
-				fmt.Fprintf(a.stderr, "indexed %d runs from %s into %s\n", n, root, st)
-			}
-		} else if _, err = st.Sync(ctx, root); err != nil && !store.Unwritable(err) {
-			a.warnIndex(err)
-		}
-	}
-	if err != nil && store.Unwritable(err) {
-		// Listing only reads: where the store's file cannot be written
-		// (its disk full or read-only), the runs are listed from their
-		// directories, through a store in memory.
-		if st != nil {
-			st.Close()
-		}
-		fmt.Fprintf(a.stderr, "warning: cannot write the results store %s (%s): listing the runs from their directories in %s; free space on its disk (or make it writable), then `stampede runs --rebuild` updates it\n",
-			strings.TrimPrefix(url, "sqlite:"), storeCause(err), root)
-		if st, err = store.OpenMemory(ctx); err != nil {
-			return err
-		}
-		if _, err := st.Rebuild(ctx, root); err != nil && !store.Unwritable(err) {
-			a.warnIndex(err)
-		}
 	}
 	defer st.Close()
 	if err := ctx.Err(); err != nil {
@@ -182,27 +139,6 @@ func (a *app) runs(ctx context.Context, rf runsFlags, now time.Time) error {
 		return err
 	}
 	return a.printRuns(rows, rf.format)
-}
-
-// storeCause says in a few words why a store could not be written.
-func storeCause(err error) string {
-	switch {
-	case errors.Is(err, syscall.ENOSPC), strings.Contains(err.Error(), "disk is full"), strings.Contains(err.Error(), "disk I/O error"):
-		return "its disk is full, or failing"
-	case errors.Is(err, syscall.EROFS), strings.Contains(err.Error(), "readonly"), strings.Contains(err.Error(), "read-only"):
-		return "it is read-only"
-	}
-	if se := (*sqlite.Error)(nil); errors.As(err, &se) {
-		return se.Error()
-	}
-	return oneLine(err.Error())
-}
-
-// warnIndex prints the runs that could not be indexed, one a line.
-func (a *app) warnIndex(err error) {
-	for _, line := range strings.Split(err.Error(), "\n") {
-		fmt.Fprintf(a.stderr, "warning: cannot index %s\n", oneLine(line))
-	}
 }
 
 // printRuns writes rows as text (one line per run) or as a JSON array.
