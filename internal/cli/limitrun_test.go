@@ -135,14 +135,28 @@ func TestRunWithWriteLimit(t *testing.T) {
 		return sum / float64(n)
 	}
 
-	freeTPS, _, freeRecs := run()
-	// The free run leaves the server's writes in the page cache. Left
-	// there, a checkpoint's fsync during the limited run would have to push
-	// all of them through the 1 MiB/s limit, stalling the server for
-	// minutes (and every commit behind it, through the file system's
-	// journal): write them out first.
-	flushServer(t, srv)
-	limitedTPS, dir, recs := run("--io-write-bps", "1M", "--io-path", srv.DataDir())
+	var (
+		freeTPS, limitedTPS float64
+		freeRecs, recs      []limitRunRecord
+		dir                 string
+	)
+	// A free run that another package's tests slowed down (go test runs
+	// packages side by side; several write tens of MiB with fsync) can
+	// only hide the limit, never fake it: such a pair is run again, once.
+	for attempt := 0; attempt < 2; attempt++ {
+		freeTPS, _, freeRecs = run()
+		// The free run leaves the server's writes in the page cache.
+		// Left there, a checkpoint's fsync during the limited run would
+		// have to push all of them through the 1 MiB/s limit, stalling
+		// the server for minutes (and every commit behind it, through
+		// the file system's journal): write them out first.
+		flushServer(t, srv)
+		limitedTPS, dir, recs = run("--io-write-bps", "1M", "--io-path", srv.DataDir())
+		if limitedTPS < 0.7*freeTPS && avgWrite(recs) < avgWrite(freeRecs) {
+			break
+		}
+		t.Logf("attempt %d: tps %.0f without limits, %.0f under 1 MiB/s: the free run may have been slowed down; once more", attempt+1, freeTPS, limitedTPS)
+	}
 	t.Logf("tps %.0f without limits, %.0f under 1 MiB/s; server writes %.0f vs %.0f bytes/s",
 		freeTPS, limitedTPS, avgWrite(freeRecs), avgWrite(recs))
 	if limitedTPS >= 0.7*freeTPS {
