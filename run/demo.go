@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -65,6 +66,9 @@ func Demo(ctx context.Context, spec DemoSpec) (*Result, error) {
 	// Before any server starts or row loads: Start would refuse the
 	// workers only after the load.
 	if err := CheckWorkersOf("--concurrency", spec.Concurrency, false, gen); err != nil {
+		return nil, err
+	}
+	if err := writableResults(spec.ResultsDir); err != nil {
 		return nil, err
 	}
 	url, db := spec.URL, "ycsb" // on the throwaway server, whose every database is the demo's
@@ -189,4 +193,23 @@ func claimDemoDatabase(ctx context.Context, url string, keep bool, log io.Writer
 			fmt.Fprintf(log, "warning: %s\n", oneLine(err.Error()))
 		}
 	}, nil
+}
+
+// writableResults checks, before the demo starts a server and loads it,
+// that its run directory can be saved under dir (the default when empty),
+// rather than failing after the load.
+func writableResults(dir string) error {
+	root, err := ResultsRoot(dir)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(root, 0o700); err != nil {
+		return fmt.Errorf("cannot save results under %s: %w; give --results-dir a directory you can write", root, err)
+	}
+	f, err := os.CreateTemp(root, ".stampede-demo-check-*")
+	if err != nil {
+		return fmt.Errorf("cannot save results under %s: %w; give --results-dir a directory you can write", root, err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
 }

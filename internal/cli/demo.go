@@ -2,8 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -60,9 +58,6 @@ func (a *app) demo(ctx context.Context, f *demoFlags, args []string) error {
 	if _, err := clientsched.Parse(f.clientSched); err != nil {
 		return usagef("unknown --client-sched %q: use batch or normal", f.clientSched)
 	}
-	if err := writableResults(f.resultsDir); err != nil {
-		return err
-	}
 	spec := run.DemoSpec{Keep: f.keep, Duration: f.duration, Concurrency: f.concurrency, Records: f.records,
 		ResultsDir: f.resultsDir, ClientSched: f.clientSched, Command: cmdline.RedactArgs(a.args), Log: a.stderr,
 		Observers: []run.Observer{&output.Stampede{W: a.stdout}}}
@@ -71,23 +66,4 @@ func (a *app) demo(ctx context.Context, f *demoFlags, args []string) error {
 	}
 	_, err := run.Demo(ctx, spec)
 	return err
-}
-
-// writableResults checks, before the demo starts a server and loads it,
-// that its run directory can be saved under dir (the default when empty),
-// rather than failing after the load.
-func writableResults(dir string) error {
-	root, err := run.ResultsRoot(dir)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(root, 0o700); err != nil {
-		return fmt.Errorf("cannot save results under %s: %w; give --results-dir a directory you can write", root, err)
-	}
-	f, err := os.CreateTemp(root, ".stampede-demo-check-*")
-	if err != nil {
-		return fmt.Errorf("cannot save results under %s: %w; give --results-dir a directory you can write", root, err)
-	}
-	f.Close()
-	return os.Remove(f.Name())
 }

@@ -68,7 +68,15 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return exitCode(err)
 	}
 	root := a.rootCmd()
-	if err := unknownScript(root, args); err != nil {
+	isCommand := func(name string) bool {
+		for _, c := range root.Commands() {
+			if c.Name() == name || c.HasAlias(name) {
+				return true
+			}
+		}
+		return false
+	}
+	if err := sbline.UnknownScript(isCommand, args); err != nil {
 		fmt.Fprintf(stderr, "stampede: error: %s\n", err)
 		return exitCode(err)
 	}
@@ -108,36 +116,6 @@ func (a *app) ycsbLine(args []string) ([]string, error) {
 		fmt.Fprintf(a.stderr, "warning: %s\n", w)
 	}
 	return line.Args, nil
-}
-
-// unknownScript refuses a sysbench command line whose script is neither
-// a stampede command nor one of the scripts stampede runs (`stampede
-// oltp_nosuch --pgsql-host=h run`), which would otherwise blame the first
-// sysbench option as an unknown flag of stampede's.
-func unknownScript(root *cobra.Command, args []string) error {
-	if len(args) < 2 || strings.HasPrefix(args[0], "-") || strings.HasPrefix(args[0], "__") || args[0] == "help" || args[0] == "completion" {
-		return nil
-	}
-	for _, c := range root.Commands() {
-		if c.Name() == args[0] || c.HasAlias(args[0]) {
-			return nil
-		}
-	}
-	sysbenchLike := false
-	switch args[len(args)-1] {
-	case "prepare", "run", "cleanup":
-		sysbenchLike = true
-	}
-	for _, a := range args[1:] {
-		if strings.HasPrefix(a, "--pgsql-") || strings.HasPrefix(a, "--db-driver") || strings.HasPrefix(a, "--mysql-") {
-			sysbenchLike = true
-		}
-	}
-	if !sysbenchLike {
-		return nil
-	}
-	return usagef("unknown command or sysbench script %q: stampede runs the sysbench scripts %s (their names, or a path ending in NAME.lua); see `stampede --help` for its commands",
-		args[0], strings.Join(sbline.Scripts, ", "))
 }
 
 // verbs a workload takes, with sysbench's name for init.
