@@ -1,12 +1,7 @@
 package cli
 
 import (
-	"context"
-	"errors"
-	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -14,7 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/stampede-bench/stampede/limit"
-	"github.com/stampede-bench/stampede/procmatch"
+	"github.com/stampede-bench/stampede/run"
 )
 
 // limitFlags are the options of `stampede limit`.
@@ -95,172 +90,8 @@ func (a *app) runLimit(cmd *cobra.Command, f *limitFlags, args []string) error {
 		if len(other) > 0 || len(args) > 0 {
 			return usagef("--remove takes no other flags or command (got %s): see `stampede limit --help`", strings.Join(append(other, args...), " "))
 		}
-		if err := limit.Remove(f.remove); err != nil {
-			return limitError(err)
-		}
-		fmt.Fprintf(a.stdout, "removed cgroup %s/%s\n", limit.Parent, f.remove)
-		return nil
+		return run.LimitRemove(f.remove, a.stdout)
 	}
-	modes := 0
-	for _, on := range []bool{len(f.pids) > 0, f.watch != "", f.cmdline != "", len(args) > 0} {
-		if on {
-			modes++
-		}
-	}
-	if modes != 1 {
-		return usagef("say which processes to limit: give exactly one of --pid PID, --watch REGEX, --watch-cmdline REGEX or -- COMMAND ARGS")
-	}
-	if f.duration < 0 {
-		return usagef("--duration %s is negative", f.duration)
-	}
-	if f.duration > 0 && f.watch == "" && f.cmdline == "" {
-		return usagef("--duration bounds --watch and --watch-cmdline only")
-	}
-	if f.keep && len(f.pids) > 0 {
-		return usagef("--keep applies to --watch and a command: with --pid the group always stays (until `stampede limit --remove NAME`)")
-	}
-	var pat *procmatch.Pattern
-	for _, w := range []struct {
-		flag, expr string
-		cmdline    bool
-	}{{"--watch", f.watch, false}, {"--watch-cmdline", f.cmdline, true}} {
-		if w.expr == "" {
-			continue
-		}
-		var err error
-		if pat, err = procmatch.Compile(w.expr, w.cmdline); err != nil {
-			return usagef("malformed %s regular expression %q: %s", w.flag, w.expr, oneLine(strings.TrimPrefix(err.Error(), fmt.Sprintf("invalid process pattern %q: ", w.expr))))
-		}
-	}
-	l, err := f.limits.Limits()
-	if err != nil {
-		return asUsage(err)
-	}
-	if l.IsZero() {
-		return usagef("no limit given: give at least one of --cpus, --memory, --io-read-bps, --io-write-bps, --io-read-iops, --io-write-iops")
-	}
-	for _, pid := range f.pids {
-		if pid <= 0 {
-			return usagef("--pid %d is not a process ID", pid)
-		}
-		if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); err != nil {
-			return fmt.Errorf("PID %d is gone: check it with ps", pid)
-		}
-	}
-	if len(args) > 0 {
-		if _, err := exec.LookPath(args[0]); err != nil {
-			return fmt.Errorf("cannot run %s: %s", args[0], oneLine(err.Error()))
-		}
-	}
-	g, err := createLimitGroup(f, args, l)
-	if err != nil {
-		return limitError(err)
-	}
-	switch {
-	case len(f.pids) > 0:
-		return a.limitPIDs(g, f.pids)
-	case pat != nil:
-		return a.limitWatch(cmd.Context(), g, pat, f)
-	default:
-		return a.limitCommand(cmd.Context(), g, args, f.keep)
-	}
-}
-
-// createLimitGroup creates the group --name names or, without --name, the
-// first free one of the command's base name (or "watch", or "pid")
-// followed by -1, -2, ... (limit.CreateFree).
-func createLimitGroup(f *limitFlags, args []string, l limit.Limits) (*limit.Group, error) {
-	switch {
-	case f.name != "":
-		return limit.Create(f.name, l)
-	case len(args) > 0:
-		return limit.CreateFree(filepath.Base(args[0]), l)
-	case f.watch != "", f.cmdline != "":
-		return limit.CreateFree("watch", l)
-	}
-	return limit.CreateFree("pid", l)
-}
-
-// limitError marks errors the user must fix on the command line as usage
-// errors; the others (not root, no controller) are failures.
-func limitError(err error) error {
-	if errors.Is(err, limit.ErrNotRoot) || errors.Is(err, limit.ErrNotExist) {
-		return err
-	}
-	if strings.HasPrefix(err.Error(), "invalid group name") {
-		return asUsage(err)
-	}
-	return err
-}
-
-// limitPIDs moves pids into g; on any failure it removes g again.
-func (a *app) limitPIDs(g *limit.Group, pids []int) error {
-	for _, pid := range pids {
-		if err := g.Add(pid); err != nil {
-			if rerr := g.Remove(); rerr != nil {
-				return fmt.Errorf("%w (and the group could not be removed: %v)", err, rerr)
-			}
-			return err
-		}
-	}
-	fmt.Fprintf(a.stdout, "limited PID %s: %s\n", joinInts(pids), g)
-	fmt.Fprintf(a.stdout, "remove the limits with `stampede limit --remove %s`\n", g.Name())
-	return nil
-}
-
-// limitWatch moves matching processes into g until ctx ends or the
-// duration passes, then removes g unless told to keep it.
-func (a *app) limitWatch(ctx context.Context, g *limit.Group, pat *procmatch.Pattern, f *limitFlags) error {
-	what := "processes whose name matches"
-	if pat.Cmdline() {
-		what = "processes whose command line matches"
-	}
-	fmt.Fprintf(a.stdout, "watching for %s %q: %s\n", what, pat, g)
-	if f.duration > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, f.duration)
-		defer cancel()
-	}
-	moved := 0
-	err := g.Watch(ctx, pat, limit.DefaultWatchEvery, func(pid int, cmdline string) {
-		moved++
-		fmt.Fprintf(a.stdout, "%s moved PID %d into %s/%s: %s\n", time.Now().Format("15:04:05"), pid, limit.Parent, g.Name(), cmdline)
-	})
-	fmt.Fprintln(a.stdout, g.Usage(fmt.Sprintf("moved %d processes", moved)))
-	if f.keep {
-		fmt.Fprintf(a.stdout, "kept cgroup %s/%s: remove it with `stampede limit --remove %s`\n", limit.Parent, g.Name(), g.Name())
-		return err
-	}
-	if rerr := g.Remove(); rerr != nil {
-		return errors.Join(err, rerr)
-	}
-	fmt.Fprintf(a.stdout, "removed cgroup %s/%s\n", limit.Parent, g.Name())
-	return err
-}
-
-// limitCommand runs args inside g and removes g at the end unless told
-// to keep it.
-func (a *app) limitCommand(ctx context.Context, g *limit.Group, args []string, keep bool) (err error) {
-	defer func() {
-		if keep {
-			fmt.Fprintf(a.stderr, "stampede: kept cgroup %s/%s: remove it with `stampede limit --remove %s`\n", limit.Parent, g.Name(), g.Name())
-			return
-		}
-		if rerr := g.Remove(); rerr != nil {
-			err = errors.Join(err, rerr)
-		}
-	}()
-	err = g.RunCommand(ctx, args, os.Stdin, a.stdout, a.stderr, a.stderr)
-	if errors.Is(err, limit.ErrInterrupted) {
-		return errInterrupted
-	}
-	return err
-}
-
-func joinInts(v []int) string {
-	s := make([]string, len(v))
-	for i, n := range v {
-		s[i] = fmt.Sprint(n)
-	}
-	return strings.Join(s, ", ")
+	return run.Limit(cmd.Context(), run.LimitSpec{Name: f.name, PIDs: f.pids, Watch: f.watch, WatchCmdline: f.cmdline, Command: args,
+		Duration: f.duration, Keep: f.keep, Flags: &f.limits, Stdin: os.Stdin, Stdout: a.stdout, Stderr: a.stderr})
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"sort"
 	"strings"
@@ -258,14 +257,10 @@ func (a *app) cleanupWorkload(ctx context.Context, gen workload.Generator, cf *c
 		return err
 	}
 	spec := run.CleanupSpec{Workload: gen, Conn: conn, ForceDrop: forceDrop, Log: a.stderr}
-	if !sysbench {
-		return run.Cleanup(ctx, spec)
+	if sysbench {
+		return sbline.Cleanup(ctx, spec, a.stdout, a.stderr)
 	}
-	sbline.Header(a.stdout, run.VersionString())
-	log := &sbline.CleanupLog{Out: a.stdout, Err: a.stderr}
-	spec.Log = log
-	err = run.Cleanup(ctx, spec)
-	return errors.Join(err, log.Close())
+	return run.Cleanup(ctx, spec)
 }
 
 // cockroachCmd is `stampede workload init|run|check W ...`: a pasted
