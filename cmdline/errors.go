@@ -46,11 +46,12 @@ func ConnArgs(args []string) []string {
 // the environment (PGPASSWORD), to scrub from what is printed or saved: a
 // URL's password, password=... pairs (--pgsql-password=PW too), and the
 // value after a password flag given as its own argument (--pgsql-password
-// PW, cockroach's --password PW).
+// PW, cockroach's --password PW). gen k8s's --password-secret NAME names
+// a Kubernetes Secret, not a password: its value is no secret.
 func Secrets(args []string) []string {
 	out := sqlx.Secrets(ConnArgs(args), os.Getenv)
 	for i, a := range args[:max(len(args)-1, 0)] {
-		if strings.HasPrefix(a, "-") && !strings.Contains(a, "=") && strings.Contains(a, "password") && args[i+1] != "" {
+		if strings.HasPrefix(a, "-") && !strings.Contains(a, "=") && strings.Contains(a, "password") && !strings.HasSuffix(a, "-secret") && args[i+1] != "" {
 			out = append(out, args[i+1])
 		}
 	}

@@ -44,8 +44,11 @@ func (v *valuesFlag) Type() string       { return "values" }
 // VerbHelp is the description of verb beyond its one line, followed by
 // an empty line ("" for none).
 func VerbHelp(verb string) string {
-	if verb == "sweep" {
+	switch verb {
+	case "sweep":
 		return sweepHelp + "\n\n"
+	case "check":
+		return "With several URLs, check runs the checks through each URL in turn (each may\nreach another server), naming each before its checks.\n\n"
 	}
 	return ""
 }

@@ -2,6 +2,7 @@ package haproxy
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -109,9 +110,9 @@ func Servers(urls []string) ([]Server, string, error) {
 		return nil, "", errors.New("no URL: give the nodes' connection URLs, e.g. postgresql://postgres@10.0.0.1:5432 postgresql://postgres@10.0.0.2:5432")
 	}
 	var servers []Server
-	seen := map[string]bool{}
+	seen := map[string]int{} // a node's address: the URL that named it
 	user, users := "", map[string]bool{}
-	for _, u := range urls {
+	for i, u := range urls {
 		if strings.TrimSpace(u) == "" {
 			return nil, "", errors.New("an empty URL: give each node's connection URL")
 		}
@@ -135,10 +136,13 @@ func Servers(urls []string) ([]Server, string, error) {
 				return nil, "", fmt.Errorf("%s connects through the Unix socket %s: HAProxy balances TCP, give the node's host:port", sqlx.Redact(u), h.host)
 			}
 			addr := net.JoinHostPort(h.host, strconv.Itoa(int(h.port)))
-			if seen[addr] { // pgx lists a host twice for sslmode=prefer
-				continue
+			if first, ok := seen[addr]; ok {
+				if first == i { // pgx lists a host twice for sslmode=prefer
+					continue
+				}
+				return nil, "", fmt.Errorf("URLs %d and %d name the same node, %s: give each node once", first+1, i+1, addr)
 			}
-			seen[addr] = true
+			seen[addr] = i
 			servers = append(servers, Server{Name: fmt.Sprintf("node%d", len(servers)+1), Addr: addr})
 		}
 		if !users[cc.User] {
@@ -215,6 +219,9 @@ func (c Config) Validate() error {
 	if !bindable(c.Bind) {
 		return fmt.Errorf("bind address %q is neither an IP address nor a host name, so HAProxy would refuse to start: give one of this machine's addresses (such as 127.0.0.1 or ::1), or none for every interface", c.Bind)
 	}
+	if err := resolves(c.Bind); err != nil {
+		return fmt.Errorf("bind address %q is not an IP address, and the host name does not resolve here (%v), so HAProxy would refuse to start: give the IP address to listen on (such as 127.0.0.1 or ::1), or none for every interface", c.Bind, err)
+	}
 	for _, s := range c.Servers {
 		if strings.ContainsAny(s.Addr+s.Name, " \t\r\n#\\'\"") {
 			return fmt.Errorf("server address %q: HAProxy's configuration cannot hold spaces, quotes, '#' or '\\' there", s.Addr)
@@ -256,6 +263,23 @@ func bindable(host string) bool {
 		}
 	}
 	return true
+}
+
+// resolves checks that a bind address that is a host name resolves, as
+// HAProxy resolves it when it reads its configuration (and refuses to
+// start when it cannot).
+func resolves(host string) error {
+	if host == "" || host == "*" || net.ParseIP(host) != nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, err := net.DefaultResolver.LookupHost(ctx, host)
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		return errors.New(dns.Err)
+	}
+	return err
 }
 
 func checkPort(name string, p int) error {

@@ -77,7 +77,7 @@ func (s Spec) Validate() error {
 	case len(s.Args) < 2 || s.Args[0] != "run":
 		return fmt.Errorf("give each client's command line after --, as `stampede gen k8s --clients 4 --image IMAGE -- run ycsb --max-rate 20000 --duration 10m URL`")
 	case s.PasswordSecret != "" && !nameRE.MatchString(s.PasswordSecret):
-		return fmt.Errorf("--password-secret %q is not a Kubernetes name", s.PasswordSecret)
+		return fmt.Errorf("--password-secret %q is not a Kubernetes name: give the name of the Secret that holds the password (lower-case letters, digits and '-')", s.PasswordSecret)
 	case s.ResultsClaim != "" && !nameRE.MatchString(s.ResultsClaim):
 		return fmt.Errorf("--results-claim %q is not a Kubernetes name", s.ResultsClaim)
 	}

@@ -108,6 +108,9 @@ func CompareBy(a, b *runlog.Run, by string) (Comparison, [2]View, error) {
 		}
 		splitRates(run, view, by, rates[i])
 	}
+	if a.Info.ID == b.Info.ID {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("A and B are the same run, %s: every ratio is 1 and nothing is compared; give two different runs", a.Info.ID))
+	}
 	if wa, wb := a.Info.Workload, b.Info.Workload; wa != wb {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("run %s is %s and run %s is %s: their operations differ, and the totals count different things (compare runs of one workload)",
 			a.Info.ID, wa, b.Info.ID, wb))

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/spf13/pflag"
 
@@ -125,11 +126,25 @@ func LoadFleet(ctx context.Context, op FleetOp, loaders, extraTables int, drop b
 	if op.Spec.Mode == fleet.ModeDatabase {
 		where = "one database each"
 	}
-	t.Logf("creating %s of %s: %s, %d at once, seed %d", TenantsSummary(op.Spec), op.Workload.Meta().Name, where, t.Concurrency, seed)
+	// The line that says what is created comes with the first line or bar
+	// of the work, so that a refusal (tenants stampede did not make) is
+	// the only line printed.
+	var said sync.Once
+	logf, newBar := t.Logf, t.NewBar
+	say := func() {
+		said.Do(func() {
+			logf("creating %s of %s: %s, %d at once, seed %d", TenantsSummary(op.Spec), op.Workload.Meta().Name, where, t.Concurrency, seed)
+		})
+	}
+	t.Logf = func(format string, args ...any) { say(); logf(format, args...) }
+	if newBar != nil {
+		t.NewBar = func(unit string, total int64) fleet.Bar { say(); return newBar(unit, total) }
+	}
 	tot, err := fleet.Create(ctx, fleet.CreateOptions{Target: t, NewGenerator: generatorFactory(op.Workload, seed),
 		Flags: shapingFlags(op.Workload), Seed: seed, LoadConcurrency: loaders, ExtraTables: extraTables, Drop: drop})
 	switch {
 	case err == nil:
+		say()
 	case ctx.Err() != nil:
 		return tot, fmt.Errorf("init interrupted with %d tenants created now (%d were there before): run the same command again to create the others", tot.Created, tot.Existing)
 	case errors.Is(err, workload.ErrTablesExist):

@@ -263,6 +263,25 @@ func Check(ctx context.Context, gen workload.Generator, c Conn, out, log io.Writ
 	if out == nil {
 		out = io.Discard
 	}
+	if log == nil {
+		log = io.Discard
+	}
+	if len(c.URLs) > 1 {
+		// Each URL may reach another server (a replica, a node): check
+		// through every one, in turn, so that none goes unchecked.
+		for i, u := range c.URLs {
+			one := c
+			one.URLs, one.Localities = []string{u}, nil
+			if i < len(c.Localities) {
+				one.Localities = []string{c.Localities[i]}
+			}
+			fmt.Fprintf(log, "checking through %s (URL %d of %d)\n", sqlx.Redact(u), i+1, len(c.URLs))
+			if err := Check(ctx, gen, one, out, log); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	db, err := openDB(ctx, gen, c, 4, false, log)
 	if err != nil {
 		return err

@@ -3,15 +3,17 @@ package runlog
 import (
 	"fmt"
 	"strings"
+	"unicode"
 )
 
 // ParseTags reads --tag arguments, each key=value, into a map: the tags a
 // run records (run --tag) or the tags runs must have to be selected (runs
 // --tag, report --tag; see MatchTags). A key must not be empty; a value
-// may be (key= is the empty value, not "any value"). A key given twice
-// with two values is refused: a run has one value per key, so a run could
-// record only one of them, and no run could match both. The same pair
-// given twice counts once.
+// may be (key= is the empty value, not "any value"); a key holds no
+// space or control character. A key given twice with two values is
+// refused: a run has one value per key, so a run could record only one of
+// them, and no run could match both. The same pair given twice counts
+// once.
 func ParseTags(args []string) (map[string]string, error) {
 	if len(args) == 0 {
 		return nil, nil
@@ -21,6 +23,9 @@ func ParseTags(args []string) (map[string]string, error) {
 		k, v, ok := strings.Cut(t, "=")
 		if !ok || k == "" {
 			return nil, fmt.Errorf("malformed --tag %q: use key=value", t)
+		}
+		if strings.IndexFunc(k, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) >= 0 {
+			return nil, fmt.Errorf("malformed --tag %q: the key %q holds a space; use key=value with a key without spaces, such as %s=%s", t, k, strings.Join(strings.Fields(k), "_"), v)
 		}
 		if prev, dup := m[k]; dup && prev != v {
 			return nil, fmt.Errorf("--tag %s=%s and --tag %s give the key %s two values, and a run has one value per key: give %s once", k, prev, t, k, k)

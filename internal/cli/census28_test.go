@@ -846,3 +846,70 @@ func TestCensus28Server(t *testing.T) {
 		t.Errorf("the user's bank in %s1, which --tenant-pattern matched, holds %d rows after the census, not its 1", prefix, n)
 	}
 }
+
+// TestCensus28Quiet keeps the census's inputs that were accepted without a
+// word or answered vaguely and need no server: each is now refused in one
+// line that names the problem and what to do, or, where the input is
+// valid but compares nothing, warned about.
+func TestCensus28Quiet(t *testing.T) {
+	ph := census28Dir(t)
+	nl := "postgresql://postgres@127.0.0.1:{nlport}/x?sslmode=disable"
+	census28Check(t, []census28Case{
+		// An address HAProxy refuses when it starts ("invalid address").
+		{634, "genhaproxy", strs("gen", "haproxy", nl, "--bind", "notanip", "-o", "-"), 2, "gen haproxy: bind address \"notanip\" is not an IP address, and the host name does not resolve here (no such host), so HAProxy would refuse to start: give the IP address to listen on (such as 127.0.0.1 or ::1), or none for every interface", true},
+		{651, "genhaproxy", strs("gen", "haproxy", nl, nl, "-o", "-"), 2, "gen haproxy: URLs 1 and 2 name the same node, 127.0.0.1:{nlport}: give each node once", true},
+		{122, "run", strs("run", "ycsb", "--driver", "null", "--duration", "200ms", "--telemetry=false", "--tag", "k y=v"), 2, "malformed --tag \"k y=v\": the key \"k y\" holds a space; use key=value with a key without spaces, such as k_y=v", true},
+		{474, "runs", strs("runs", "--tag", "a b=c"), 2, "malformed --tag \"a b=c\": the key \"a b\" holds a space; use key=value with a key without spaces, such as a_b=c", true},
+		{70, "init", strs("init", "ycsb", "-p", "--driver", "null"), 2, "-p took the flag --driver as its value, leaving \"null\" over: -p needs key=value right after it (see `stampede init ycsb --help`)", true},
+		{180, "run", strs("run", "tpcc", "--duration", "1s", "--wait", "maybe", "--driver", "null"), 2, "unexpected argument \"maybe\" after --wait: a boolean flag takes its value after '=', as --wait=false (see `stampede run tpcc --help`)", true},
+		{301, "run", strs("run", "tpcc", "--duration", "1s", "--wait", "false", "--driver", "null"), 2, "unexpected argument \"false\" after --wait: a boolean flag takes its value after '=', as --wait=false (see `stampede run tpcc --help`)", true},
+		{212, "run", strs("run", "--duration", "1s", nl), 2, "--duration is a workload's flag: name the workload first, as in `stampede run NAME [flags] [URL...]` (workloads: bank, bulk_insert, oltp_delete, oltp_insert, oltp_point_select, oltp_read_only, oltp_read_write, oltp_update_index, oltp_update_non_index, oltp_write_only, select_random_points, select_random_ranges, tpcc, ycsb)", true},
+		// The name of a Secret is no password: printed as given.
+		{683, "genk8s", strs("gen", "k8s", "--clients", "2", "--image", "x", "--password-secret", "Bad Secret", "-o", "-", "--", "run", "ycsb", nl), 2, "gen k8s: --password-secret \"Bad Secret\" is not a Kubernetes name: give the name of the Secret that holds the password", true},
+		// A file stampede did not make: nothing suggests moving or rebuilding it.
+		{464, "runs", strs("runs", "--results-url", "sqlite:/etc/passwd"), 2, "the results store /etc/passwd is not a SQLite database (file is not a database (26)), nor stampede's index.sqlite: stampede leaves that file alone; give --results-url a path of its own (sqlite:PATH)", true},
+	}, ph)
+	// The same run on both sides compares nothing: compare says so.
+	r := stampede(t, "compare", ph["{run}"], ph["{run}"])
+	want := "warning: A and B are the same run, " + ph["{run}"] + ": every ratio is 1 and nothing is compared; give two different runs\n"
+	if r.code != 0 || r.stderr != want {
+		t.Errorf("481/compare: exit %d, stderr %q; want exit 0 and %q", r.code, r.stderr, want)
+	}
+}
+
+// TestCensus28QuietServer keeps the census's inputs of that kind that
+// need a server: check with a second URL where nothing listens checks
+// every URL, and init --drop refuses tenants stampede did not make before
+// it prints any progress.
+func TestCensus28QuietServer(t *testing.T) {
+	srv := testServer(t)
+	u, err := url.Parse(srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.User.Username() != "postgres" || u.Hostname() != "127.0.0.1" || u.Query().Get("sslmode") != "disable" {
+		t.Skipf("the census's cases connect as postgres to 127.0.0.1 with sslmode=disable, not as %s", srv)
+	}
+	ph := census28Dir(t)
+	ph["{port}"] = u.Port()
+	ph["{ycsb}"] = freshDB(t, "census28q_ycsb")
+	adminExec(t, "CREATE DATABASE "+ph["{ycsb}"])
+	ycsbURL := dbURL(t, ph["{ycsb}"])
+	mustRun(t, "init", "ycsb", "--record-count", "1000", ycsbURL)
+	prefix := freshDB(t, "census28q") + "_"
+	ph["{ipat}"] = prefix + "%d"
+	for _, id := range []string{"1", "2"} {
+		name := prefix + id
+		t.Cleanup(func() { adminExec(t, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)") })
+		adminExec(t, "CREATE DATABASE "+name)
+	}
+	census28Check(t, []census28Case{
+		{322, "check", strs("check", "ycsb", "postgresql://postgres@127.0.0.1:{port}/{ycsb}?sslmode=disable", "postgresql://postgres@127.0.0.1:{nlport}/x?sslmode=disable"), 1, "cannot connect to 127.0.0.1:{nlport} (database \"x\", user \"postgres\"): connection refused", false},
+		{64, "init", strs("init", "bank", "--tenants", "2", "--tenant-pattern", "{ipat}", "--drop", "postgresql://postgres@127.0.0.1:{port}/postgres?sslmode=disable"), 2, "were not made by stampede (neither a stampede_tenant marker table nor stampede's comment; --tenant-pattern \"{ipat}\" merely matches the name): --drop leaves them alone; to drop them anyway, add --force-drop", true},
+	}, ph)
+	// Every URL is checked, each named before its checks.
+	r := stampede(t, "check", "ycsb", ycsbURL, ycsbURL)
+	if r.code != 0 || strings.Count(r.stdout, "1000 of 1000 loaded keys present PASS") != 2 || !strings.Contains(r.stderr, "(URL 2 of 2)") {
+		t.Errorf("check through two URLs: exit %d, want 0 and each URL's checks:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}

@@ -41,7 +41,7 @@ than two intervals. The intervals of one run are not independent samples, so tre
 this as a guide, not a test: a "*" on a short run deserves a second run.
 
 A and B are run IDs, unique prefixes of one, or paths of run directories. A run may
-be compared with itself (every ratio is 1).
+be compared with itself (every ratio is 1, and a warning says so).
 
 --chart FILE also draws both runs over time on the same axes, each timed from its
 own start, one colour per run, as SVG, PNG or a self-contained HTML page (by FILE's

@@ -84,16 +84,19 @@ func TestCompareGolden(t *testing.T) {
 	for _, tc := range []struct {
 		name, golden string
 		args         []string
+		stderr       string // the warning expected, if any
 	}{
-		{"text", "compare_text.golden", []string{"20261122-1035", "20261122-1135"}},
-		{"reversed", "compare_reversed.golden", []string{"20261122-113512-ycsb-bbbb", "20261122-103512-ycsb-aaaa"}},
-		{"same run", "compare_same.golden", []string{"20261122-1035", filepath.Join(root, "20261122-103512-ycsb-aaaa")}},
-		{"json", "compare_json.golden", []string{"20261122-1035", "20261122-1135", "--format", "json"}},
+		{"text", "compare_text.golden", []string{"20261122-1035", "20261122-1135"}, ""},
+		{"reversed", "compare_reversed.golden", []string{"20261122-113512-ycsb-bbbb", "20261122-103512-ycsb-aaaa"}, ""},
+		// The same run on both sides compares nothing: it says so.
+		{"same run", "compare_same.golden", []string{"20261122-1035", filepath.Join(root, "20261122-103512-ycsb-aaaa")},
+			"warning: A and B are the same run, 20261122-103512-ycsb-aaaa: every ratio is 1 and nothing is compared; give two different runs\n"},
+		{"json", "compare_json.golden", []string{"20261122-1035", "20261122-1135", "--format", "json"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := stampede(t, append([]string{"compare", "--results-dir", root}, tc.args...)...)
-			if r.code != 0 || r.stderr != "" {
-				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			if r.code != 0 || r.stderr != tc.stderr {
+				t.Fatalf("exit %d, stderr %q; want exit 0, stderr %q", r.code, r.stderr, tc.stderr)
 			}
 			checkGolden(t, tc.golden, strings.ReplaceAll(r.stdout, root, "ROOT"))
 		})

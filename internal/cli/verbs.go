@@ -83,6 +83,10 @@ func (a *app) workloadVerb(v verb) *cobra.Command {
 			if i := slices.IndexFunc(a.argv, func(w string) bool { return w == v.name || slices.Contains(v.aliases, w) }); i >= 0 && i+1 < len(a.argv) && !strings.HasPrefix(a.argv[i+1], "-") {
 				return notWorkload(v, a.argv[i+1])
 			}
+			// A workload's flag before the workload's name.
+			if name, ok := strings.CutPrefix(err.Error(), "unknown flag: --"); ok && slices.ContainsFunc(cmd.Commands(), func(w *cobra.Command) bool { return w.Flags().Lookup(name) != nil }) {
+				return usagef("--%s is a workload's flag: name the workload first, as in `%s` (workloads: %s)", name, strings.Replace(v.example, "WORKLOAD", "NAME", 1), workloadNames())
+			}
 		}
 		return flagError(c, err)
 	})
@@ -167,10 +171,8 @@ func (a *app) workloadCmd(v verb, m workload.Meta) *cobra.Command {
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		ctx := cmd.Context()
 		a.setCommand(cmd)
-		for _, arg := range args {
-			if !strings.Contains(arg, "://") && !strings.Contains(arg, "=") {
-				return usagef("unexpected argument %q: URLs look like postgresql://user@host:port/db (see `stampede %s %s --help`)", sqlx.Redact(arg), v.name, m.Name)
-			}
+		if err := cmdline.URLArgs(fs, a.argv, args, "stampede "+v.name+" "+m.Name); err != nil {
+			return err
 		}
 		if h, ok := gen.(workload.Hookser); ok && h.Hooks().Validate != nil {
 			if err := h.Hooks().Validate(); err != nil {
