@@ -90,7 +90,9 @@ func TestServers(t *testing.T) {
 		{name: "multi-host url and a dsn", urls: []string{"postgresql://u@a:1,b:2/db?sslmode=prefer", "host=c port=3 user=u"},
 			want: []haproxy.Server{{"node1", "a:1"}, {"node2", "b:2"}, {"node3", "c:3"}}, user: "u"},
 		{name: "ipv6", urls: []string{"postgresql://u@[::1]:5432/db"}, want: []haproxy.Server{{"node1", "[::1]:5432"}}, user: "u"},
-		{name: "duplicate", urls: []string{"postgresql://u@a:1/x", "postgresql://u@a:1/y"}, want: []haproxy.Server{{"node1", "a:1"}}, user: "u"},
+		// One node given twice would be balanced as two: refused.
+		{name: "duplicate", urls: []string{"postgresql://u@a:1/x", "postgresql://u@a:1/y"}, wantErr: "URLs 1 and 2 name the same node, a:1: give each node once"},
+		{name: "same url twice", urls: []string{"postgresql://u:secret@a:1/x", "postgresql://u:secret@a:1/x"}, wantErr: "URLs 1 and 2 name the same node, a:1: give each node once"},
 		{name: "different users", urls: []string{"postgresql://u@a:1/x", "postgresql://v@b:1/y"},
 			want: []haproxy.Server{{"node1", "a:1"}, {"node2", "b:1"}}, user: ""},
 		{name: "no url", wantErr: "no URL"},
@@ -143,12 +145,16 @@ func TestValidate(t *testing.T) {
 		{"bind of three numbers", func(c *haproxy.Config) { c.Bind = "10.0.1" }, "neither an IP address nor a host name"},
 		{"bind with a bad label", func(c *haproxy.Config) { c.Bind = "lb_1.example" }, "neither an IP address nor a host name"},
 		{"bind with a port", func(c *haproxy.Config) { c.Bind = "10.0.0.1:5432" }, "neither an IP address nor a host name"},
+		// HAProxy resolves a name when it starts, and refuses one it
+		// cannot (.invalid never resolves: RFC 6761).
+		{"bind of a name that does not resolve", func(c *haproxy.Config) { c.Bind = "notanip.invalid" }, `bind address "notanip.invalid" is not an IP address, and the host name does not resolve here`},
 	}
 	if err := ok.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	// Addresses HAProxy listens on: every interface, IPv4, IPv6, names.
-	for _, bind := range []string{"", "*", "0.0.0.0", "10.0.0.5", "::", "::1", "fe80::1", "lb-1.example.com", "localhost"} {
+	// Addresses HAProxy listens on: every interface, IPv4, IPv6, a name
+	// that resolves.
+	for _, bind := range []string{"", "*", "0.0.0.0", "10.0.0.5", "::", "::1", "fe80::1", "localhost"} {
 		c := ok
 		c.Bind = bind
 		if err := c.Validate(); err != nil {
