@@ -1,0 +1,172 @@
+package sqlx
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// ConnectAttempts is how many times Connect tries a connection whose
+// attempts time out before it gives up on the run.
+const ConnectAttempts = 3
+
+// Connect opens the connections the workers will use, before they start,
+// and leaves them idle in the pools, where each worker's first call takes
+// one: a run's clock then starts with its connections made, as sysbench
+// (whose threads connect before "Threads started!") and pgbench (which
+// reports its "initial connection time" apart) do, instead of timing the
+// server's backend starts as the first operations' latency. It opens, on
+// every live endpoint not marked down, one connection for each worker
+// whose home the endpoint is (Options.Workers; see Conn), or its share
+// of Options.MaxConns when workers share connections, and returns how
+// many it opened.
+//
+// At most parallel connections are opened at once (1,000 at once queue
+// behind a server that starts its backends one after the other, and
+// the last ones time out): a connection attempt that times out
+// (Options.ConnectTimeout, a URL's connect_timeout) is tried again later,
+// at most ConnectAttempts times, and each timeout leaves one opener
+// fewer (down to one), so that the openers match what the server can
+// start within the timeout. Any other failure (no connection slot left,
+// authentication) ends Connect with an error that says how many were
+// open; the connections opened stay in the pools. With the null driver
+// it opens nothing.
+func (db *DB) Connect(ctx context.Context, parallel int) (int, error) {
+	if db.null {
+		return 0, nil
+	}
+	var jobs []connectJob
+	for _, need := range db.connectNeeds() {
+		for range need.n {
+			jobs = append(jobs, connectJob{e: need.e})
+		}
+	}
+	if len(jobs) == 0 {
+		return 0, nil
+	}
+	total := len(jobs)
+	o := &openers{queue: jobs, running: min(max(parallel, 1), total)}
+	var wg sync.WaitGroup
+	for range o.running {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			o.run(ctx)
+		}()
+	}
+	wg.Wait()
+	for _, c := range o.held {
+		c.Release() // idle in its pool until a worker takes it
+	}
+	if o.err != nil {
+		return len(o.held), fmt.Errorf("opening the workers' connections (%d of %d open): %w", len(o.held), total, o.err)
+	}
+	if err := ctx.Err(); err != nil {
+		return len(o.held), err
+	}
+	return len(o.held), nil
+}
+
+// connectNeed is how many connections Connect opens on an endpoint.
+type connectNeed struct {
+	e *endpoint
+	n int
+}
+
+// connectNeeds returns, for every live endpoint not marked down, the
+// connections its workers use: a dedicated one for each worker whose
+// home it is (worker % live endpoints, as endpointOrder), or the
+// endpoint's pool size when workers share connections.
+func (db *DB) connectNeeds() []connectNeed {
+	live := db.endpointSet().live
+	opts := db.dyn.opts
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = max(opts.MaxConns, 1)
+	}
+	now := time.Now().UnixNano()
+	var out []connectNeed
+	for i, e := range live {
+		if e.pool == nil || e.health.isDown(now) {
+			continue
+		}
+		n := workers / len(live)
+		if i < workers%len(live) {
+			n++
+		}
+		if db.shared {
+			n = min(n, int(e.pool.Config().MaxConns))
+		}
+		if n > 0 {
+			out = append(out, connectNeed{e: e, n: n})
+		}
+	}
+	return out
+}
+
+// connectJob is one connection to open, and its attempts so far.
+type connectJob struct {
+	e     *endpoint
+	tries int
+}
+
+// openers is Connect's shared state: the connections left to open, those
+// held open until all are, the openers still running, the first failure.
+type openers struct {
+	mu      sync.Mutex
+	queue   []connectJob
+	held    []*pgxpool.Conn
+	running int
+	err     error
+}
+
+// run opens connections from the queue until it is empty, an attempt
+// failed, or this opener retires after a timeout.
+func (o *openers) run(ctx context.Context) {
+	for {
+		o.mu.Lock()
+		if o.err != nil || len(o.queue) == 0 || ctx.Err() != nil {
+			o.running--
+			o.mu.Unlock()
+			return
+		}
+		j := o.queue[0]
+		o.queue = o.queue[1:]
+		o.mu.Unlock()
+		c, err := j.e.pool.Acquire(ctx)
+		o.mu.Lock()
+		switch {
+		case err == nil:
+			o.held = append(o.held, c)
+		case ctx.Err() != nil:
+			// Interrupted: Connect returns ctx's error.
+		case connectTimedOut(err) && j.tries+1 < ConnectAttempts:
+			j.tries++
+			o.queue = append(o.queue, j) // after the others
+			if o.running > 1 {
+				// The server starts fewer connections within the
+				// timeout than there are openers: one fewer.
+				o.running--
+				o.mu.Unlock()
+				return
+			}
+		case o.err == nil:
+			o.err = describeConnectError(j.e.pool.Config(), err)
+			if connectTimedOut(err) {
+				o.err = fmt.Errorf("%d attempts timed out: %w", ConnectAttempts, o.err)
+			}
+		}
+		o.mu.Unlock()
+	}
+}
+
+// connectTimedOut reports whether a connection attempt failed because it
+// took longer than its connect timeout.
+func connectTimedOut(err error) bool {
+	return pgconn.Timeout(err) || errors.Is(err, context.DeadlineExceeded)
+}
