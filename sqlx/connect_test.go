@@ -1,0 +1,139 @@
+package sqlx_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stampede-bench/stampede/sqlx"
+)
+
+// startHoldingServer forwards TCP connections to upstream, except those
+// whose number (from 0, in order of arrival) hold selects: it accepts
+// those and never answers, as a server too busy to start their backends.
+func startHoldingServer(t *testing.T, upstream string, hold func(i int) bool) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var open []net.Conn
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range open {
+			c.Close()
+		}
+	})
+	go func() {
+		for i := 0; ; i++ {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			open = append(open, c)
+			mu.Unlock()
+			if hold(i) {
+				continue
+			}
+			up, err := net.Dial("tcp", upstream)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			mu.Lock()
+			open = append(open, up)
+			mu.Unlock()
+			go func() { io.Copy(up, c); up.Close() }()
+			go func() { io.Copy(c, up); c.Close() }()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// TestConnect checks that DB.Connect opens every worker's connection, and
+// then the server holds them: an attempt that times out behind a busy
+// server is tried again, not a failure, and a server that refuses a
+// connection is an error that says so and how many were open.
+func TestConnect(t *testing.T) {
+	base := testDatabaseURL(t)
+	ctx := context.Background()
+	admin, err := sqlx.Open(ctx, sqlx.Options{URLs: []string{base.String()}, MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	for _, tc := range []struct {
+		name     string
+		hold     func(i int) bool // connections the server never answers
+		limit    int              // the role's CONNECTION LIMIT; 0: connect as the URL's user
+		workers  int
+		parallel int
+		want     int    // connections opened
+		wantErr  string // "" for none
+	}{
+		// Open's connection (0) is answered, the next three never: the
+		// three openers' first attempts time out after 1 s, and are
+		// made again.
+		{name: "timeouts are tried again", hold: func(i int) bool { return i >= 1 && i <= 3 }, workers: 6, parallel: 3, want: 6},
+		{name: "every connection answered", hold: func(int) bool { return false }, workers: 5, parallel: 2, want: 5},
+		// Open's connection and one more, then the server refuses.
+		{name: "a refusal is an error", hold: func(int) bool { return false }, limit: 2, workers: 5, parallel: 1, want: 2,
+			wantErr: "opening the workers' connections (2 of 5 open): cannot connect to"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			u := *base
+			u.Host = startHoldingServer(t, base.Host, tc.hold)
+			q := u.Query()
+			q.Set("connect_timeout", "1")
+			u.RawQuery = q.Encode()
+			if tc.limit > 0 {
+				role := fmt.Sprintf("stampede_connect_%d", rand.Uint32())
+				if _, err := admin.Exec(ctx, fmt.Sprintf("CREATE ROLE %s LOGIN CONNECTION LIMIT %d", role, tc.limit)); err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() {
+					if _, err := admin.Exec(ctx, "DROP ROLE "+role); err != nil {
+						t.Errorf("dropping role %s: %v", role, err)
+					}
+				})
+				u.User = url.User(role)
+			}
+			app := fmt.Sprintf("stampede_connect_%d", rand.Uint32())
+			db, err := sqlx.Open(ctx, sqlx.Options{URLs: []string{u.String()}, MaxConns: tc.workers, Workers: tc.workers, AppName: app})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			began := time.Now()
+			n, err := db.Connect(ctx, tc.parallel)
+			took := time.Since(began)
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Fatalf("Connect: %v", err)
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), "53300")):
+				t.Fatalf("Connect: %v, want an error with %q and the server's SQLSTATE 53300", err, tc.wantErr)
+			}
+			if n != tc.want {
+				t.Errorf("Connect opened %d connections, want %d (in %s)", n, tc.want, took)
+			}
+			var held int
+			if err := admin.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE application_name = $1", app).Scan(&held); err != nil {
+				t.Fatal(err)
+			}
+			if held != tc.want {
+				t.Errorf("the server holds %d of the connections, want %d", held, tc.want)
+			}
+		})
+	}
+}
