@@ -12,7 +12,7 @@ import (
 )
 
 // ConnectAttempts is how many times Connect tries a connection whose
-// attempts time out before it gives up on the run.
+// attempts time out or are lost (reset, refused) before it stops.
 const ConnectAttempts = 3
 
 // Connect opens the connections the workers will use, before they start,
@@ -28,14 +28,18 @@ const ConnectAttempts = 3
 //
 // At most parallel connections are opened at once (1,000 at once queue
 // behind a server that starts its backends one after the other, and
-// the last ones time out): a connection attempt that times out
-// (Options.ConnectTimeout, a URL's connect_timeout) is tried again later,
-// at most ConnectAttempts times, and each timeout leaves one opener
-// fewer (down to one), so that the openers match what the server can
-// start within the timeout. Any other failure (no connection slot left,
-// authentication) ends Connect with an error that says how many were
-// open; the connections opened stay in the pools. With the null driver
-// it opens nothing.
+// the last ones time out): an attempt that times out
+// (Options.ConnectTimeout, a URL's connect_timeout) or whose connection
+// is lost (reset, refused) is made again later, and each timeout leaves
+// one opener fewer (down to one), so that the openers match what the
+// server can start within the timeout. When one connection's
+// ConnectAttempts attempts have all failed so, Connect stops and says so
+// (Options.Warn): the workers without a connection make their own at
+// their first call, as they would have without Connect, and a failure
+// there is theirs. A server that refuses a connection (no slot left,
+// authentication: an error with an SQLSTATE) ends Connect with an error
+// that says how many were open. The connections opened stay in the
+// pools either way. With the null driver it opens nothing.
 func (db *DB) Connect(ctx context.Context, parallel int) (int, error) {
 	if db.null {
 		return 0, nil
@@ -63,13 +67,17 @@ func (db *DB) Connect(ctx context.Context, parallel int) (int, error) {
 	for _, c := range o.held {
 		c.Release() // idle in its pool until a worker takes it
 	}
-	if o.err != nil {
-		return len(o.held), fmt.Errorf("opening the workers' connections (%d of %d open): %w", len(o.held), total, o.err)
+	n := len(o.held)
+	switch {
+	case o.err != nil:
+		return n, fmt.Errorf("opening the workers' connections (%d of %d open): %w", n, total, o.err)
+	case ctx.Err() != nil:
+		return n, ctx.Err()
+	case o.lost != nil:
+		db.warnf("%d of the workers' %d connections opened before the run; the others connect at their first operation: %d attempts at one failed (%s)",
+			n, total, ConnectAttempts, DescribeConnectFailure(endpointName(o.lostAt.pool.Config()), o.lost))
 	}
-	if err := ctx.Err(); err != nil {
-		return len(o.held), err
-	}
-	return len(o.held), nil
+	return n, nil
 }
 
 // connectNeed is how many connections Connect opens on an endpoint.
@@ -116,21 +124,24 @@ type connectJob struct {
 }
 
 // openers is Connect's shared state: the connections left to open, those
-// held open until all are, the openers still running, the first failure.
+// held open until all are, the openers still running, the first refusal,
+// and the failure that stopped it.
 type openers struct {
 	mu      sync.Mutex
 	queue   []connectJob
 	held    []*pgxpool.Conn
 	running int
-	err     error
+	err     error     // a refusal: Connect fails
+	lost    error     // a connection's last failed attempt: Connect stops
+	lostAt  *endpoint // where
 }
 
-// run opens connections from the queue until it is empty, an attempt
-// failed, or this opener retires after a timeout.
+// run opens connections from the queue until it is empty, Connect
+// stops, or this opener retires after a timeout.
 func (o *openers) run(ctx context.Context) {
 	for {
 		o.mu.Lock()
-		if o.err != nil || len(o.queue) == 0 || ctx.Err() != nil {
+		if o.err != nil || o.lost != nil || len(o.queue) == 0 || ctx.Err() != nil {
 			o.running--
 			o.mu.Unlock()
 			return
@@ -140,26 +151,28 @@ func (o *openers) run(ctx context.Context) {
 		o.mu.Unlock()
 		c, err := j.e.pool.Acquire(ctx)
 		o.mu.Lock()
+		timedOut := err != nil && connectTimedOut(err)
 		switch {
 		case err == nil:
 			o.held = append(o.held, c)
 		case ctx.Err() != nil:
 			// Interrupted: Connect returns ctx's error.
-		case connectTimedOut(err) && j.tries+1 < ConnectAttempts:
+		case !timedOut && !IsConnectionError(err):
+			if o.err == nil {
+				o.err = describeConnectError(j.e.pool.Config(), err)
+			}
+		case j.tries+1 < ConnectAttempts:
 			j.tries++
 			o.queue = append(o.queue, j) // after the others
-			if o.running > 1 {
+			if timedOut && o.running > 1 {
 				// The server starts fewer connections within the
 				// timeout than there are openers: one fewer.
 				o.running--
 				o.mu.Unlock()
 				return
 			}
-		case o.err == nil:
-			o.err = describeConnectError(j.e.pool.Config(), err)
-			if connectTimedOut(err) {
-				o.err = fmt.Errorf("%d attempts timed out: %w", ConnectAttempts, o.err)
-			}
+		case o.lost == nil:
+			o.lost, o.lostAt = err, j.e
 		}
 		o.mu.Unlock()
 	}

@@ -16,9 +16,11 @@ import (
 )
 
 // startHoldingServer forwards TCP connections to upstream, except those
-// whose number (from 0, in order of arrival) hold selects: it accepts
-// those and never answers, as a server too busy to start their backends.
-func startHoldingServer(t *testing.T, upstream string, hold func(i int) bool) string {
+// whose number (from 0, in order of arrival) hold or drop selects: it
+// accepts those and never answers (hold), as a server too busy to start
+// their backends, or closes them at once (drop), as a server that is
+// going away.
+func startHoldingServer(t *testing.T, upstream string, hold, drop func(i int) bool) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -46,6 +48,10 @@ func startHoldingServer(t *testing.T, upstream string, hold func(i int) bool) st
 			if hold(i) {
 				continue
 			}
+			if drop(i) {
+				c.Close()
+				continue
+			}
 			up, err := net.Dial("tcp", upstream)
 			if err != nil {
 				c.Close()
@@ -63,8 +69,10 @@ func startHoldingServer(t *testing.T, upstream string, hold func(i int) bool) st
 
 // TestConnect checks that DB.Connect opens every worker's connection, and
 // then the server holds them: an attempt that times out behind a busy
-// server is tried again, not a failure, and a server that refuses a
-// connection is an error that says so and how many were open.
+// server is tried again, not a failure; connections lost on every attempt
+// stop it with a warning (the workers make the rest, as without it); and
+// a server that refuses a connection is an error that says so and how
+// many were open.
 func TestConnect(t *testing.T) {
 	base := testDatabaseURL(t)
 	ctx := context.Background()
@@ -76,24 +84,37 @@ func TestConnect(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		hold     func(i int) bool // connections the server never answers
+		drop     func(i int) bool // connections closed at once
 		limit    int              // the role's CONNECTION LIMIT; 0: connect as the URL's user
 		workers  int
 		parallel int
 		want     int    // connections opened
 		wantErr  string // "" for none
+		wantWarn string // "" for none
 	}{
 		// Open's connection (0) is answered, the next three never: the
 		// three openers' first attempts time out after 1 s, and are
 		// made again.
 		{name: "timeouts are tried again", hold: func(i int) bool { return i >= 1 && i <= 3 }, workers: 6, parallel: 3, want: 6},
-		{name: "every connection answered", hold: func(int) bool { return false }, workers: 5, parallel: 2, want: 5},
+		{name: "every connection answered", workers: 5, parallel: 2, want: 5},
+		// Open's connection and two more, then every one is closed
+		// at once: three attempts at the next, and Connect stops.
+		{name: "lost connections leave the rest to the workers", drop: func(i int) bool { return i >= 3 }, workers: 5, parallel: 1, want: 3,
+			wantWarn: "3 of the workers' 5 connections opened before the run; the others connect at their first operation: 3 attempts at one failed"},
 		// Open's connection and one more, then the server refuses.
-		{name: "a refusal is an error", hold: func(int) bool { return false }, limit: 2, workers: 5, parallel: 1, want: 2,
+		{name: "a refusal is an error", limit: 2, workers: 5, parallel: 1, want: 2,
 			wantErr: "opening the workers' connections (2 of 5 open): cannot connect to"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			u := *base
-			u.Host = startHoldingServer(t, base.Host, tc.hold)
+			never := func(int) bool { return false }
+			if tc.hold == nil {
+				tc.hold = never
+			}
+			if tc.drop == nil {
+				tc.drop = never
+			}
+			u.Host = startHoldingServer(t, base.Host, tc.hold, tc.drop)
 			q := u.Query()
 			q.Set("connect_timeout", "1")
 			u.RawQuery = q.Encode()
@@ -110,7 +131,9 @@ func TestConnect(t *testing.T) {
 				u.User = url.User(role)
 			}
 			app := fmt.Sprintf("stampede_connect_%d", rand.Uint32())
-			db, err := sqlx.Open(ctx, sqlx.Options{URLs: []string{u.String()}, MaxConns: tc.workers, Workers: tc.workers, AppName: app})
+			var warnings []string
+			warn := func(f string, a ...any) { warnings = append(warnings, fmt.Sprintf(f, a...)) }
+			db, err := sqlx.Open(ctx, sqlx.Options{URLs: []string{u.String()}, MaxConns: tc.workers, Workers: tc.workers, AppName: app, Warn: warn})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -118,11 +141,15 @@ func TestConnect(t *testing.T) {
 			began := time.Now()
 			n, err := db.Connect(ctx, tc.parallel)
 			took := time.Since(began)
+			t.Logf("opened %d in %s; error: %v; warnings: %q", n, took.Round(time.Millisecond), err, warnings)
 			switch {
 			case tc.wantErr == "" && err != nil:
 				t.Fatalf("Connect: %v", err)
 			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), "53300")):
 				t.Fatalf("Connect: %v, want an error with %q and the server's SQLSTATE 53300", err, tc.wantErr)
+			}
+			if got := strings.Join(warnings, "\n"); (tc.wantWarn == "") != (got == "") || !strings.Contains(got, tc.wantWarn) {
+				t.Errorf("warnings %q, want %q", got, tc.wantWarn)
 			}
 			if n != tc.want {
 				t.Errorf("Connect opened %d connections, want %d (in %s)", n, tc.want, took)
