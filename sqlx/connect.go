@@ -87,9 +87,10 @@ type connectNeed struct {
 }
 
 // connectNeeds returns, for every live endpoint not marked down, the
-// connections its workers use: a dedicated one for each worker whose
-// home it is (worker % live endpoints, as endpointOrder), or the
-// endpoint's pool size when workers share connections.
+// connections its workers use: a dedicated one for
+// each worker whose home it is (worker % live endpoints, as
+// endpointOrder), or the endpoint's pool size when workers share
+// connections.
 func (db *DB) connectNeeds() []connectNeed {
 	live := db.endpointSet().live
 	opts := db.dyn.opts
@@ -107,9 +108,12 @@ func (db *DB) connectNeeds() []connectNeed {
 		if i < workers%len(live) {
 			n++
 		}
-		if db.shared {
-			n = min(n, int(e.pool.Config().MaxConns))
-		}
+		// The pool holds no more than its size (its share of MaxConns
+		// when workers share connections), some of it perhaps taken
+		// already (while the workload set up): acquiring past it would
+		// wait for ever.
+		st := e.pool.Stat()
+		n = min(n, int(st.MaxConns()-st.AcquiredConns()))
 		if n > 0 {
 			out = append(out, connectNeed{e: e, n: n})
 		}
