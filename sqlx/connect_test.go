@@ -87,6 +87,8 @@ func TestConnect(t *testing.T) {
 		drop     func(i int) bool // connections closed at once
 		limit    int              // the role's CONNECTION LIMIT; 0: connect as the URL's user
 		workers  int
+		conns    int // Options.MaxConns; 0: one per worker
+		busy     int // workers whose connection is taken before Connect
 		parallel int
 		want     int    // connections opened
 		wantErr  string // "" for none
@@ -97,6 +99,12 @@ func TestConnect(t *testing.T) {
 		// made again.
 		{name: "timeouts are tried again", hold: func(i int) bool { return i >= 1 && i <= 3 }, workers: 6, parallel: 3, want: 6},
 		{name: "every connection answered", workers: 5, parallel: 2, want: 5},
+		// Workers that share 2 connections: the pool's 2.
+		{name: "shared connections", workers: 6, conns: 2, parallel: 4, want: 2},
+		// Worker 0 took its connection while the workload set up: the
+		// pool has room for the other two (past its size Connect would
+		// wait for ever).
+		{name: "a connection taken already", workers: 3, busy: 1, parallel: 3, want: 2},
 		// Open's connection and two more, then every one is closed
 		// at once: three attempts at the next, and Connect stops.
 		{name: "lost connections leave the rest to the workers", drop: func(i int) bool { return i >= 3 }, workers: 5, parallel: 1, want: 3,
@@ -133,13 +141,26 @@ func TestConnect(t *testing.T) {
 			app := fmt.Sprintf("stampede_connect_%d", rand.Uint32())
 			var warnings []string
 			warn := func(f string, a ...any) { warnings = append(warnings, fmt.Sprintf(f, a...)) }
-			db, err := sqlx.Open(ctx, sqlx.Options{URLs: []string{u.String()}, MaxConns: tc.workers, Workers: tc.workers, AppName: app, Warn: warn})
+			conns := tc.conns
+			if conns == 0 {
+				conns = tc.workers
+			}
+			db, err := sqlx.Open(ctx, sqlx.Options{URLs: []string{u.String()}, MaxConns: conns, Workers: tc.workers, AppName: app, Warn: warn})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer db.Close()
+			for w := range tc.busy {
+				c := db.Conn(w, true)
+				defer c.Release()
+				if _, err := c.Exec(ctx, "SELECT 1"); err != nil {
+					t.Fatal(err)
+				}
+			}
 			began := time.Now()
-			n, err := db.Connect(ctx, tc.parallel)
+			cctx, cancel := context.WithTimeout(ctx, 20*time.Second) // a Connect that waits for ever fails
+			defer cancel()
+			n, err := db.Connect(cctx, tc.parallel)
 			took := time.Since(began)
 			t.Logf("opened %d in %s; error: %v; warnings: %q", n, took.Round(time.Millisecond), err, warnings)
 			switch {
@@ -158,8 +179,8 @@ func TestConnect(t *testing.T) {
 			if err := admin.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE application_name = $1", app).Scan(&held); err != nil {
 				t.Fatal(err)
 			}
-			if held != tc.want {
-				t.Errorf("the server holds %d of the connections, want %d", held, tc.want)
+			if held != tc.want+tc.busy {
+				t.Errorf("the server holds %d of the connections, want %d", held, tc.want+tc.busy)
 			}
 		})
 	}
