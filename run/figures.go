@@ -131,6 +131,11 @@ type Summary struct {
 	// ignored (serialization failures, deadlocks, lost connections).
 	Retries    map[string]int64 `json:"retries_by_code,omitempty"`
 	Reconnects int64            `json:"reconnects"`
+	// Connections is the number of the workers' connections opened
+	// before the run's clock started, and ConnectSec how long that took
+	// in seconds (see Info.Connections).
+	Connections int     `json:"connections,omitempty"`
+	ConnectSec  float64 `json:"connect_s,omitempty"`
 	// EndpointReconnects counts the reconnects by endpoint, when the
 	// figures are split (--by-endpoint, --by-locality).
 	EndpointReconnects map[string]int64  `json:"reconnects_by_endpoint,omitempty"`

@@ -152,6 +152,40 @@ print(out)
 PY
 }
 
+# stampede_field FILE PATH prints a number from the summary line of
+# stampede's --format json output: PATH is a key (elapsed_s) or keys
+# joined by dots (extra.connect_s, cumulative.errors); n/a without a
+# summary line or that figure.
+stampede_field() {
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+out = "n/a"
+try:
+    for l in open(sys.argv[1]):
+        d = json.loads(l)
+        if d.get("type") == "summary":
+            for k in sys.argv[2].split("."):
+                d = d[k]
+            if isinstance(d, (int, float)) and not isinstance(d, bool):
+                out = "%.10g" % d
+except (OSError, ValueError, KeyError, TypeError):
+    pass
+print(out)
+PY
+}
+
+# held_in_run SAMPLES prints the fewest connections of the samples taken
+# while the run was measuring: SAMPLES has one "PHASE COUNT" line per
+# sample (PHASE setup before the run's first interval, run until its
+# summary, end after; COUNT the server's client backends, or n/a when the
+# sample failed). n/a when no sample was taken while measuring, or one of
+# those failed.
+held_in_run() {
+	[ -r "$1" ] || { echo n/a && return 0; }
+	awk '$1 == "run" {n++; if ($2 !~ /^[0-9]+$/) bad = 1; else if (min == "" || $2 + 0 < min) min = $2 + 0}
+		END {if (n == 0 || bad) print "n/a"; else print min}' "$1"
+}
+
 # pacer_figures SUMMARY_JSON prints, from a null-driver YCSB C run's
 # summary.json: ops/s, intended p99, service p99, pacer lag p50, p99 and
 # max (ms), and the operation count; n/a for each series the run lacks

@@ -152,6 +152,13 @@ tpmC: 2600.0, tpmTotal: 5340.0, efficiency: 2021.8%
 {"type": "summary", "cumulative": {"count": 448979, "errors": 3, "ops_per_sec": 445622.2}}
 `)
 	write(t, dir, "run-failed.json", `{"type": "interval", "count": 5}`+"\n")
+	write(t, dir, "pg.json", `{"type":"interval","elapsed_s":1.001,"op":"read"}
+{"type":"summary","elapsed_s":6.004,"op":"","cumulative":{"count":9000,"errors":0},"extra":{"connect_s":2.313,"reconnects":0}}
+`)
+	write(t, dir, "held.txt", "setup 0\nsetup 412\nrun 1000\nrun 1000\nrun 1000\nmixed 819\nend 388\n")
+	write(t, dir, "held-dropped.txt", "setup 0\nrun 1000\nrun 998\nrun 1000\nend 0\n")
+	write(t, dir, "held-failed.txt", "setup 0\nrun 1000\nrun n/a\nend 0\n")
+	write(t, dir, "held-none.txt", "setup 0\nsetup 1000\nend 1000\n")
 	for _, tc := range []struct{ script, want string }{
 		{"pacer_figures pacer.json", "2000 0.0610 0.0110 0.0020 0.0312 0.9000 60012"},
 		{"pacer_figures nolag.json", "2000 0.0610 n/a n/a n/a n/a 60012"},
@@ -167,6 +174,18 @@ tpmC: 2600.0, tpmTotal: 5340.0, efficiency: 2021.8%
 		{"stampede_rate run-failed.json", "n/a n/a"},
 		{"stampede_errors run.json", "3"},
 		{"stampede_errors run-failed.json", "n/a"},
+		{"stampede_field pg.json elapsed_s", "6.004"},
+		{"stampede_field pg.json extra.connect_s", "2.313"},
+		{"stampede_field pg.json cumulative.errors", "0"},
+		{"stampede_field pg.json extra.missing", "n/a"},
+		{"stampede_field pg.json cumulative", "n/a"},
+		{"stampede_field run-failed.json elapsed_s", "n/a"},
+		{"stampede_field missing.json elapsed_s", "n/a"},
+		{"held_in_run held.txt", "1000"},
+		{"held_in_run held-dropped.txt", "998"},
+		{"held_in_run held-failed.txt", "n/a"},
+		{"held_in_run held-none.txt", "n/a"},
+		{"held_in_run missing.txt", "n/a"},
 		{"ratio 3 4", "0.75"},
 		{"ratio 3 0", "n/a"},
 		{"ratio n/a 4", "n/a"},

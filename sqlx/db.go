@@ -466,6 +466,8 @@ func connectHint(err error, endpoint string, port int) string {
 		return "the server's certificate is not valid (expired or not usable for TLS servers)"
 	case st == "3D000":
 		return "run `stampede init` first, or pass --db"
+	case st == "53300":
+		return "the server refuses more connections (its max_connections, or the role's or database's CONNECTION LIMIT): raise the limit, or share fewer connections among the workers with --conns"
 	case st == "42704" && strings.Contains(err.Error(), "configuration parameter"):
 		// pgx sends a URL's keys that are not libpq's to the server as
 		// settings (as options=-c would).
