@@ -471,6 +471,18 @@ func TestCensus28(t *testing.T) {
 		// The census's 718 and 719 asked the default API address; here one where nothing listens.
 		{718, "proxyset", strs("proxy", "set", "east", "--api", "127.0.0.1:{nlport}"), 1, "proxy set: no proxy API answers at 127.0.0.1:{nlport} (connection refused): start `stampede proxy` first, or give --api the address its --api listens on", true},
 		{719, "proxyset", strs("proxy", "set", "east", "--latency", "5ms", "--api", "127.0.0.1:{nlport}"), 1, "proxy set: no proxy API answers at 127.0.0.1:{nlport} (connection refused)", true},
+		// A fault's own value is checked before the API is asked (the
+		// census's note: a connection error instead of the bad value);
+		// jitter against latency needs the listener's, from the API.
+		{1101, "proxyset", strs("proxy", "set", "east", "--reset-fraction", "5", "--api", "127.0.0.1:{nlport}"), 2, "invalid argument \"5\" for \"--reset-fraction\" flag: reset-fraction 5: must be between 0 and 1: see `stampede proxy set --help`", true},
+		{1102, "proxyset", strs("proxy", "set", "east", "--jitter", "-1ms", "--api", "127.0.0.1:{nlport}"), 2, "invalid argument \"-1ms\" for \"--jitter\" flag: jitter -1ms: must not be negative: see `stampede proxy set --help`", true},
+		{1103, "proxyset", strs("proxy", "set", "east", "--latency", "1500us", "--api", "127.0.0.1:{nlport}"), 2, "invalid argument \"1500us\" for \"--latency\" flag: latency 1.5ms: whole milliseconds only (toxiproxy's unit)", true},
+		{1104, "proxyset", strs("proxy", "set", "east", "--jitter", "3ms", "--api", "127.0.0.1:{nlport}"), 1, "proxy set: no proxy API answers at 127.0.0.1:{nlport} (connection refused)", true},
+		// A reset fraction of 0 resets no connection, which --reset
+		// contradicts (and the field's 0 means all): refused.
+		{1105, "proxyset", strs("proxy", "set", "east", "--reset-fraction", "0", "--api", "127.0.0.1:{nlport}"), 2, "invalid argument \"0\" for \"--reset-fraction\" flag: a fraction of 0 would reset no connection: give one above 0 and up to 1 (e.g. 0.1 for 10% of connections), or leave --reset out (--reset=false) to reset none", true},
+		{1106, "proxy", strs("proxy", "--listen", "203.0.113.1:6101", "--to", "127.0.0.1:1", "--reset", "--reset-fraction", "0"), 2, "invalid argument \"0\" for \"--reset-fraction\" flag: a fraction of 0 would reset no connection", true},
+		{1107, "proxy", strs("proxy", "--listen", "203.0.113.1:6101=127.0.0.1:1,reset-fraction=0"), 2, "proxy: --listen \"203.0.113.1:6101=127.0.0.1:1,reset-fraction=0\": reset-fraction=0: a fraction of 0 would reset no connection", true},
 	}, ph)
 }
 
