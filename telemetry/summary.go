@@ -392,7 +392,7 @@ type Row struct {
 	// Kind is "cpu", "mem", "disk", "net" or "proc"; Of the device,
 	// interface or process group ("" for cpu and mem).
 	Kind, Of string
-	Stat Stat
+	Stat     Stat
 }
 
 // Rows lists the figures of s with their averages and peaks, in the
