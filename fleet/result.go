@@ -67,6 +67,14 @@ type MinAvg struct {
 	// Avg is the mean and Min the minimum.
 	Avg float64 `json:"avg"`
 	Min float64 `json:"min"`
+	// Pooled is the figure as the workload reads it (its Figure.Text:
+	// TPC-C's efficiency with its 95% interval from the New-Order count)
+	// over every tenant workload's operations and time together; MinText
+	// the same for the tenant MinTenant, whose figure is Min. Set by
+	// Run.Summary.
+	Pooled    string `json:"pooled,omitempty"`
+	MinText   string `json:"min_text,omitempty"`
+	MinTenant int    `json:"min_tenant,omitempty"`
 }
 
 // Summarize computes the Summary of a fleet run whose active tenant

@@ -768,6 +768,59 @@ func (r *Run) Tenants() []TenantResult {
 	return out
 }
 
+// Summary is Summarize's, with the efficiency figure's text (see
+// MinAvg.Pooled) pooled over the tenant workloads of ts and for the one
+// with the lowest efficiency, as the workload's Figurer words it (TPC-C:
+// with its 95% interval from the New-Order count, and whether a figure
+// above the mix's maximum is sampling noise). The tenants' generators
+// share their flags, so one of them words every tenant's counts.
+func (r *Run) Summary(active int, ts []TenantResult) Summary {
+	s := Summarize(active, ts)
+	if s.Efficiency == nil {
+		return s
+	}
+	var f workload.Figurer
+	r.mu.Lock()
+	for _, t := range r.all {
+		if fg, ok := t.gen.(workload.Figurer); ok {
+			f = fg
+			break
+		}
+	}
+	r.mu.Unlock()
+	if f == nil {
+		return s
+	}
+	text := func(ops map[string]int64, sec float64) string {
+		for _, fig := range f.Figures(ops, time.Duration(sec*float64(time.Second))) {
+			if fig.Name == "efficiency" {
+				return fig.Text
+			}
+		}
+		return ""
+	}
+	pooled := map[string]int64{}
+	var sec float64
+	lowest := -1
+	for i, t := range ts {
+		e, ok := t.Figures["efficiency"]
+		if !ok {
+			continue
+		}
+		for op, n := range t.Ops {
+			pooled[op] += n
+		}
+		sec += t.ElapsedSec
+		if lowest < 0 || e < ts[lowest].Figures["efficiency"] {
+			lowest = i
+		}
+	}
+	s.Efficiency.Pooled = text(pooled, sec)
+	s.Efficiency.MinText = text(ts[lowest].Ops, ts[lowest].ElapsedSec)
+	s.Efficiency.MinTenant = ts[lowest].ID
+	return s
+}
+
 // Close waits for replacements being opened and closes every tenant
 // workload. The run cannot be used afterwards.
 func (r *Run) Close() {

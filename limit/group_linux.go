@@ -358,15 +358,7 @@ func (g *Group) Paths() []string {
 // limits, as in "cgroup v1 /sys/fs/cgroup/{cpu,cpuacct,memory,blkio}/stampede/db:
 // cpus 0.5, memory 200 MiB".
 func (g *Group) String() string {
-	where := filepath.Join(g.root, groupPath(g.name))
-	if g.mode == V1 {
-		names := make([]string, len(g.subs))
-		for i, s := range g.subs {
-			names[i] = string(s)
-		}
-		where = filepath.Join(g.root, "{"+strings.Join(names, ",")+"}", groupPath(g.name))
-	}
-	s := g.mode.String() + " " + where
+	s := g.mode.String() + " " + g.Path()
 	if !g.limits.IsZero() {
 		s += ": " + g.limits.String()
 	}
@@ -586,4 +578,17 @@ func Remove(name string, opts ...Option) error {
 		return err
 	}
 	return g.Remove()
+}
+
+// Path is where the group is: its directory, or with cgroup v1 its
+// directory under each controller's, as ROOT/{cpu,memory,...}/NAME.
+func (g *Group) Path() string {
+	if g.mode == V1 {
+		names := make([]string, len(g.subs))
+		for i, s := range g.subs {
+			names[i] = string(s)
+		}
+		return filepath.Join(g.root, "{"+strings.Join(names, ",")+"}", groupPath(g.name))
+	}
+	return filepath.Join(g.root, groupPath(g.name))
 }

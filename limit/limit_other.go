@@ -45,6 +45,9 @@ func (g *Group) Paths() []string { return nil }
 // String returns "".
 func (g *Group) String() string { return "" }
 
+// Path is empty off Linux.
+func (g *Group) Path() string { return "" }
+
 // Add is not supported off Linux.
 func (g *Group) Add(pid int) error { return errNotSupported }
 

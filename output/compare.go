@@ -1,6 +1,7 @@
 package output
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -86,7 +87,9 @@ func cells(a, b *stats.Summary, r *float64, f func(*stats.Summary) string) []str
 	return out
 }
 
-// writeTelemetryComparison prints the limits and telemetry of both runs.
+// writeTelemetryComparison prints the limits and telemetry of both runs,
+// each telemetry figure under the label `stampede report`'s telemetry
+// block gives it (its stable name is in the JSON form).
 func writeTelemetryComparison(w io.Writer, rows []results.TelemetryRow, limits [2]json.RawMessage) error {
 	if len(limits[0]) > 0 || len(limits[1]) > 0 {
 		fmt.Fprintln(w)
@@ -113,7 +116,7 @@ func writeTelemetryComparison(w io.Writer, rows []results.TelemetryRow, limits [
 		if r.Ratio != nil {
 			ratio = fmt.Sprintf("%.2f", *r.Ratio)
 		}
-		table = append(table, []string{r.Name, r.Unit, num(r.A, r.Unit), num(r.B, r.Unit), ratio})
+		table = append(table, []string{cmp.Or(r.Label, r.Name), r.Unit, num(r.A, r.Unit), num(r.B, r.Unit), ratio})
 	}
 	return writeTable(w, table, map[int]bool{2: true, 3: true, 4: true})
 }

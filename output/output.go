@@ -122,7 +122,9 @@ func FleetSummary(w io.Writer, f *run.FleetSummary, asJSON bool) {
 }
 
 // writeFleetTable prints the fleet's line of the field report's table,
-// and a warning line when a tenant workload completed no operation.
+// the efficiency figures with their intervals when the workload has them
+// (pooled over the tenant workloads, and the lowest tenant's), and a
+// warning line when a tenant workload completed no operation.
 func writeFleetTable(w io.Writer, f *run.FleetSummary) error {
 	type col struct{ head, val string }
 	cols := []col{{"active", strconv.Itoa(f.Active)}}
@@ -160,6 +162,13 @@ func writeFleetTable(w io.Writer, f *run.FleetSummary) error {
 	title += fmt.Sprintf("), %d active, %s and %s each", f.Active, plural(f.WorkersPerTenant, "worker"), plural(f.ConnsPerTenant, "connection"))
 	if _, err := fmt.Fprintf(w, "\nfleet: %s\n%s\n%s\n", title, head.String(), vals.String()); err != nil {
 		return err
+	}
+	if e := f.Efficiency; e != nil && e.Pooled != "" {
+		// The figures with their intervals, as the workload words them.
+		if _, err := fmt.Fprintf(w, "efficiency pooled over the %d tenant workloads (their operations over their summed time): %s\nefficiency of the lowest, tenant %d: %s\n",
+			f.Ran, e.Pooled, e.MinTenant, e.MinText); err != nil {
+			return err
+		}
 	}
 	if n := len(f.Starved); n > 0 {
 		ids := make([]string, 0, min(n, 10))

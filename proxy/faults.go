@@ -44,6 +44,20 @@ type Faults struct {
 
 // Validate reports the first fault that toxiproxy cannot apply.
 func (f Faults) Validate() error {
+	if err := f.checkValues(); err != nil {
+		return err
+	}
+	if f.Jitter > f.Latency {
+		return fmt.Errorf("jitter %v is more than latency %v: a delay cannot be negative", time.Duration(f.Jitter), time.Duration(f.Latency))
+	}
+	return nil
+}
+
+// checkValues reports the first fault whose value toxiproxy cannot apply
+// whatever the other faults are (Validate less the checks between
+// faults): what a fault flag's value is checked against as it is parsed,
+// before `proxy set` asks the proxy for the listener's other faults.
+func (f Faults) checkValues() error {
 	for _, d := range []struct {
 		name string
 		v    Duration
@@ -54,9 +68,6 @@ func (f Faults) Validate() error {
 		if time.Duration(d.v)%time.Millisecond != 0 {
 			return fmt.Errorf("%s %v: whole milliseconds only (toxiproxy's unit)", d.name, time.Duration(d.v))
 		}
-	}
-	if f.Jitter > f.Latency {
-		return fmt.Errorf("jitter %v is more than latency %v: a delay cannot be negative", time.Duration(f.Jitter), time.Duration(f.Latency))
 	}
 	if f.Bandwidth < 0 {
 		return fmt.Errorf("bandwidth %d: must not be negative", f.Bandwidth)
@@ -128,8 +139,13 @@ func (f *Faults) Set(key, value string) error {
 			f.Reset = true
 		}
 	case "reset-fraction":
+		// A fraction of 0 given is refused: it would reset no
+		// connection, which --reset contradicts, while the field's 0
+		// (unset) means every connection.
 		if f.ResetFraction, err = strconv.ParseFloat(value, 64); err != nil {
 			err = errors.New("not a number (use e.g. 0.1 for 10% of connections)")
+		} else if f.ResetFraction == 0 {
+			err = errors.New("a fraction of 0 would reset no connection: give one above 0 and up to 1 (e.g. 0.1 for 10% of connections), or leave --reset out (--reset=false) to reset none")
 		} else {
 			f.Reset = true
 		}
@@ -264,4 +280,20 @@ func (r *Rate) UnmarshalJSON(b []byte) error {
 		return fmt.Errorf("%q: %v", s, err)
 	}
 	return nil
+}
+
+// DownWarning returns the warning for listener name whose faults f put it
+// down with other faults besides ("" otherwise): a listener that is down
+// passes no traffic to delay, throttle or reset, so the other faults do
+// nothing until it is up again, which it can only be through the API
+// (apiOff: the proxy runs without one, so it stays down).
+func DownWarning(name string, f Faults, apiOff bool) string {
+	rest := f
+	if rest.Down = false; !f.Down || rest == (Faults{}) {
+		return ""
+	}
+	if apiOff {
+		return fmt.Sprintf("listener %s is down, and with --api off stays so: its other faults (%s) do nothing", name, rest)
+	}
+	return fmt.Sprintf("listener %s is down, so its other faults (%s) do nothing until it is up again (`stampede proxy set %s --down=false`)", name, rest, name)
 }

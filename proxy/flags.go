@@ -24,8 +24,8 @@ var faultFlags = []struct {
 	{"down", "", "refuse connections and close open ones, as a node that went away"},
 }
 
-// faultValue is a fault flag's value: checked by Faults.Set when parsed,
-// kept as given.
+// faultValue is a fault flag's value: checked by Faults.Set and on its
+// own (Faults.checkValues) when parsed, kept as given.
 type faultValue struct {
 	name, typ, v string
 }
@@ -38,6 +38,9 @@ func (f *faultValue) Set(v string) error {
 	if err := scratch.Set(f.name, v); err != nil {
 		_, msg, _ := strings.Cut(err.Error(), ": ")
 		return errors.New(msg)
+	}
+	if err := scratch.checkValues(); err != nil {
+		return err
 	}
 	f.v = v
 	return nil

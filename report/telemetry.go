@@ -65,50 +65,15 @@ func TelemetrySummary(w io.Writer, sum telemetry.Summary) error {
 		avg, max string
 	}
 	var rows []row
-	num := func(name string, s telemetry.Stat, format string) {
-		rows = append(rows, row{name, fmt.Sprintf(format, s.Avg), fmt.Sprintf(format, s.Max)})
-	}
-	size := func(name string, s telemetry.Stat, suffix string) {
-		rows = append(rows, row{name, Bytes(s.Avg) + suffix, Bytes(s.Max) + suffix})
-	}
-	c := sum.CPU
-	for _, f := range []struct {
-		name string
-		s    telemetry.Stat
-	}{
-		{"cpu usr %", c.User}, {"cpu nice %", c.Nice}, {"cpu sys % (excl. irq, softirq)", c.System}, {"cpu iowait %", c.IOWait},
-		{"cpu irq %", c.IRQ}, {"cpu softirq %", c.SoftIRQ}, {"cpu steal %", c.Steal}, {"cpu idle %", c.Idle},
-	} {
-		num(f.name, f.s, "%.1f")
-	}
-	size("mem used", sum.Memory.UsedBytes, "")
-	size("mem buff/cache", sum.Memory.CacheBytes, "")
-	size("swap used", sum.Memory.SwapUsedBytes, "")
-	for _, d := range sum.Disks {
-		num(d.Name+" r/s", d.ReadsPerSec, "%.1f")
-		num(d.Name+" w/s", d.WritesPerSec, "%.1f")
-		num(d.Name+" rkB/s", d.ReadKBPerSec, "%.1f")
-		num(d.Name+" wkB/s", d.WriteKBPerSec, "%.1f")
-		num(d.Name+" areq-sz kB (incl. discards)", d.AvgRequestKB, "%.1f")
-		num(d.Name+" aqu-sz", d.AvgQueueSize, "%.2f")
-		num(d.Name+" r_await ms", d.ReadAwaitMs, "%.2f")
-		num(d.Name+" w_await ms", d.WriteAwaitMs, "%.2f")
-		num(d.Name+" await ms (incl. discards)", d.AwaitMs, "%.2f")
-		num(d.Name+" %util", d.UtilPct, "%.1f")
-	}
+	unused := map[string]bool{} // interfaces the run did not use
 	for _, n := range sum.Net {
-		if n.RxBytesPerSec.Max == 0 && n.TxBytesPerSec.Max == 0 {
-			continue // an interface the run did not use
-		}
-		size(n.Name+" rx", n.RxBytesPerSec, "/s")
-		size(n.Name+" tx", n.TxBytesPerSec, "/s")
+		unused[n.Name] = n.RxBytesPerSec.Max == 0 && n.TxBytesPerSec.Max == 0
 	}
-	for _, g := range sum.Procs {
-		num(g.Name+" procs", g.Processes, "%.1f")
-		num(g.Name+" cores", g.CPUCores, "%.2f")
-		size(g.Name+" rss", g.RSSBytes, "")
-		size(g.Name+" read", g.ReadBytesPerSec, "/s")
-		size(g.Name+" write", g.WriteBytesPerSec, "/s")
+	for _, r := range sum.Rows() {
+		if r.Kind == "net" && unused[r.Of] {
+			continue
+		}
+		rows = append(rows, row{r.Label, TelemetryValue(r.Stat.Avg, r.Unit), TelemetryValue(r.Stat.Max, r.Unit)})
 	}
 
 	width := len("telemetry")
@@ -127,6 +92,22 @@ func TelemetrySummary(w io.Writer, sum telemetry.Summary) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// TelemetryValue renders a telemetry figure of unit (telemetry.Figure's)
+// as the telemetry block prints it: sizes with a binary multiple (Bytes,
+// "/s" after a rate), queue sizes, latencies and cores with 2 decimals,
+// the rest with 1.
+func TelemetryValue(v float64, unit string) string {
+	switch unit {
+	case "bytes":
+		return Bytes(v)
+	case "bytes/s":
+		return Bytes(v) + "/s"
+	case "requests", "ms", "cores":
+		return fmt.Sprintf("%.2f", v)
+	}
+	return fmt.Sprintf("%.1f", v)
 }
 
 // Bytes renders a byte count with a binary multiple, as free -h does:

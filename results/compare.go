@@ -310,8 +310,11 @@ func meanSD(xs []float64) (mean, sd float64) {
 
 // TelemetryRow is one telemetry figure of both runs in a Comparison.
 type TelemetryRow struct {
-	Name string `json:"name"`
-	Unit string `json:"unit"`
+	// Name is the figure's stable name and Label what it is, as
+	// `stampede report`'s telemetry block says (telemetry.Figure's).
+	Name  string `json:"name"`
+	Label string `json:"label"`
+	Unit  string `json:"unit"`
 	// A and B are nil when the run has no such figure (no telemetry, or
 	// a device or process group it did not watch).
 	A *float64 `json:"a"`
@@ -334,7 +337,7 @@ type CompareLimits struct {
 func compareTelemetry(runs [2]*runlog.Run, views [2]View) (rows []TelemetryRow, limits [2]json.RawMessage, warnings []string, err error) {
 	var names []string
 	byName := [2]map[string]float64{{}, {}}
-	units := map[string]string{}
+	units, labels := map[string]string{}, map[string]string{}
 	for i, run := range runs {
 		limits[i] = run.Info.Limits
 		sum, err := TelemetrySummary(run, views[i].From, views[i].To)
@@ -350,13 +353,13 @@ func compareTelemetry(runs [2]*runlog.Run, views [2]View) (rows []TelemetryRow, 
 		for _, f := range sum.Flat() {
 			if _, seen := units[f.Name]; !seen {
 				names = append(names, f.Name)
-				units[f.Name] = f.Unit
+				units[f.Name], labels[f.Name] = f.Unit, f.Label
 			}
 			byName[i][f.Name] = f.Value
 		}
 	}
 	for _, name := range names {
-		row := TelemetryRow{Name: name, Unit: units[name]}
+		row := TelemetryRow{Name: name, Label: labels[name], Unit: units[name]}
 		if v, ok := byName[0][name]; ok {
 			row.A = &v
 		}

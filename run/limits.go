@@ -20,7 +20,11 @@ import (
 // (runlog.Info.Limits).
 type LimitsRecord struct {
 	// Text is the limits in one line, as `stampede limit` prints them.
-	Text        string           `json:"text"`
+	Text string `json:"text"`
+	// Cgroup is the cgroup's path ("/sys/fs/cgroup/stampede/run-X");
+	// runs of an older stampede recorded its description, version and
+	// limits around the path ("cgroup v2 PATH: cpus 1.5"). Version is
+	// "cgroup v1" or "cgroup v2".
 	Cgroup      string           `json:"cgroup"`
 	Version     string           `json:"cgroup_version"`
 	CPUs        float64          `json:"cpus,omitempty"`
@@ -92,7 +96,7 @@ func applyLimits(f Limits, tel Telemetry, runID string, stderr io.Writer) (*runL
 			_ = g.Add(child) // a child that exited meanwhile needs no limit
 		}
 	}
-	rec := LimitsRecord{Text: l.String(), Cgroup: g.String(), Version: g.Mode().String(), CPUs: l.CPUs,
+	rec := LimitsRecord{Text: l.String(), Cgroup: g.Path(), Version: g.Mode().String(), CPUs: l.CPUs,
 		MemoryBytes: l.MemoryBytes, IO: l.IO, Processes: procs, Cmdlines: cmdlines, PIDs: pids}
 	rl.record, _ = json.Marshal(rec)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -204,7 +208,14 @@ func (r LimitsRecord) Items() [][2]string {
 		out = append(out, [2]string{"applied to", strings.Join(on, ", ")})
 	}
 	if r.Cgroup != "" {
-		out = append(out, [2]string{"cgroup", strings.TrimSpace(r.Version + " " + r.Cgroup)})
+		// The path once, after the version ("v2 /sys/fs/cgroup/..."),
+		// also from an older record's description ("cgroup v2 PATH:
+		// LIMITS"), whose limits are the rows above.
+		path := strings.TrimPrefix(r.Cgroup, r.Version+" ")
+		if i := strings.Index(path, ": "); i >= 0 {
+			path = path[:i]
+		}
+		out = append(out, [2]string{"cgroup", strings.TrimSpace(strings.TrimPrefix(r.Version, "cgroup ") + " " + path)})
 	}
 	return out
 }

@@ -290,13 +290,9 @@ func Check(ctx context.Context, gen workload.Generator, c Conn, out, log io.Writ
 	if err := ReconcileLoad(ctx, db, gen, log); err != nil {
 		return err
 	}
-	err = h.Hooks().CheckConsistency(ctx, db, printer{out})
-	if errors.Is(err, workload.ErrLoadMismatch) {
-		// Flags that differ from what was loaded are the command line's
-		// error, as a run's are.
-		return asInput(err)
-	}
-	return err
+	// Flags that differ from what was loaded, and an unfinished load,
+	// are the command line's error, as a run's are.
+	return loadInput(h.Hooks().CheckConsistency(ctx, db, printer{out}))
 }
 
 // CleanupSpec says what Cleanup does: stampede cleanup.

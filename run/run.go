@@ -753,7 +753,7 @@ func (e *NotSavedError) Error() string { return e.msg }
 func (f *fleetSource) summary(sum *Summary) ([]fleet.TenantResult, *FleetSummary) {
 	tenants := f.run.Tenants()
 	fs := &FleetSummary{
-		Summary:          fleet.Summarize(f.active, tenants),
+		Summary:          f.run.Summary(f.active, tenants),
 		Tenants:          f.spec.Tenants,
 		Mode:             string(f.spec.Mode),
 		Pattern:          f.spec.Pattern,

@@ -115,13 +115,13 @@ func (r *Run) openSource(ctx context.Context) (*source, error) {
 	h, _ := gen.(workload.Hookser)
 	if h != nil && h.Hooks().PreRun != nil {
 		if err := h.Hooks().PreRun(ctx, db); err != nil {
-			return nil, err
+			return nil, loadInput(err)
 		}
 	}
 	load, err := opser.Ops(ctx, db, workload.OpsConfig{Concurrency: s.Concurrency, Seed: r.seed, Warn: r.warnf,
 		Ramp: s.Ramp, Duration: s.Duration})
 	if err != nil {
-		return nil, configInput(err)
+		return nil, loadInput(configInput(err))
 	}
 	src := &source{
 		load:          load,
@@ -176,9 +176,17 @@ func ReconcileLoad(ctx context.Context, db *sqlx.DB, gen workload.Generator, log
 			fmt.Fprintf(log, "note: %s\n", n)
 		}
 	}
+	return loadInput(err)
+}
+
+// loadInput marks err as matching ErrInput when it says that the run's
+// settings differ from what init loaded (workload.ErrLoadMismatch,
+// *workload.LoadMismatchError) or that the load is unfinished
+// (workload.ErrUnfinishedLoad): the command line's to change, as check
+// says it, whether the workload's Ops, its check or ReconcileLoad found it.
+func loadInput(err error) error {
 	var mismatch *workload.LoadMismatchError
-	var unfinished *workload.UnfinishedLoadError
-	if errors.As(err, &mismatch) || errors.As(err, &unfinished) {
+	if errors.As(err, &mismatch) || errors.Is(err, workload.ErrLoadMismatch) || errors.Is(err, workload.ErrUnfinishedLoad) {
 		return asInput(err)
 	}
 	return err
@@ -243,7 +251,7 @@ func (r *Run) openFleet(ctx context.Context) (*source, error) {
 		Warn:             r.warnf,
 	})
 	if err != nil {
-		return nil, err
+		return nil, loadInput(err)
 	}
 	r.notef("opened %d tenant workloads in %s", f.Active, time.Since(opened).Round(time.Millisecond))
 	where := fmt.Sprintf("%s, %d active", TenantsSummary(f.Spec), f.Active)

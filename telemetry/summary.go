@@ -348,6 +348,10 @@ type Figure struct {
 	// figure and its unit, then avg or max, such as "disk_vda_wkB_s_avg"
 	// or "proc_postgres_cpu_cores_max".
 	Name string `json:"name"`
+	// Label is what the figure is, as `stampede report`'s telemetry
+	// block names it (its Row's Label), then "avg" or "max": "cpu sys %
+	// (excl. irq, softirq) avg", "vda await ms (incl. discards) max".
+	Label string `json:"label"`
 	// Value is the figure, in Unit.
 	Value float64 `json:"value"`
 	// Unit is "%", "bytes", "bytes/s", "kB", "kB/s", "1/s", "ms",
@@ -355,46 +359,60 @@ type Figure struct {
 	Unit string `json:"unit"`
 }
 
-// figureName is one figure's name and unit.
-type figureName struct{ name, unit string }
+// figureName is one figure's name, unit and label (see Row).
+type figureName struct{ name, unit, label string }
 
+// The figures' labels are iostat's, sar's and mpstat's column names, with
+// what sets them apart from a reader's other meaning: sys is mpstat's
+// %sys, kernel time outside interrupts (iostat's %system adds irq and
+// softirq); areq-sz and await count reads, writes and discards, as
+// sar -d's do.
 var (
-	cpuFigures = []figureName{{"user_pct", "%"}, {"nice_pct", "%"}, {"system_pct", "%"}, {"iowait_pct", "%"},
-		{"irq_pct", "%"}, {"softirq_pct", "%"}, {"steal_pct", "%"}, {"idle_pct", "%"}}
-	diskFigures = []figureName{{"r_s", "1/s"}, {"w_s", "1/s"}, {"rkB_s", "kB/s"}, {"wkB_s", "kB/s"},
-		{"areq_sz_kB", "kB"}, {"aqu_sz", "requests"}, {"r_await_ms", "ms"}, {"w_await_ms", "ms"},
-		{"await_ms", "ms"}, {"util_pct", "%"}}
-	netFigures  = []figureName{{"rx_bytes_s", "bytes/s"}, {"tx_bytes_s", "bytes/s"}}
-	procFigures = []figureName{{"processes", "processes"}, {"cpu_cores", "cores"}, {"rss_bytes", "bytes"},
-		{"read_bytes_s", "bytes/s"}, {"write_bytes_s", "bytes/s"}}
+	cpuFigures = []figureName{{"user_pct", "%", "cpu usr %"}, {"nice_pct", "%", "cpu nice %"},
+		{"system_pct", "%", "cpu sys % (excl. irq, softirq)"}, {"iowait_pct", "%", "cpu iowait %"},
+		{"irq_pct", "%", "cpu irq %"}, {"softirq_pct", "%", "cpu softirq %"}, {"steal_pct", "%", "cpu steal %"},
+		{"idle_pct", "%", "cpu idle %"}}
+	memFigures  = []figureName{{"used_bytes", "bytes", "mem used"}, {"cache_bytes", "bytes", "mem buff/cache"}, {"swap_used_bytes", "bytes", "swap used"}}
+	diskFigures = []figureName{{"r_s", "1/s", "r/s"}, {"w_s", "1/s", "w/s"}, {"rkB_s", "kB/s", "rkB/s"}, {"wkB_s", "kB/s", "wkB/s"},
+		{"areq_sz_kB", "kB", "areq-sz kB (incl. discards)"}, {"aqu_sz", "requests", "aqu-sz"}, {"r_await_ms", "ms", "r_await ms"},
+		{"w_await_ms", "ms", "w_await ms"}, {"await_ms", "ms", "await ms (incl. discards)"}, {"util_pct", "%", "%util"}}
+	netFigures  = []figureName{{"rx_bytes_s", "bytes/s", "rx"}, {"tx_bytes_s", "bytes/s", "tx"}}
+	procFigures = []figureName{{"processes", "processes", "procs"}, {"cpu_cores", "cores", "cores"}, {"rss_bytes", "bytes", "rss"},
+		{"read_bytes_s", "bytes/s", "read"}, {"write_bytes_s", "bytes/s", "write"}}
 )
 
-// Flat lists every figure of s under a stable name, avg then max for each:
-// cpu_*_pct, mem_*_bytes, disk_NAME_*, net_NAME_*, proc_GROUP_* (see
-// [Figure]). GROUP is the group's name with each run of characters other
-// than ASCII letters and digits replaced by "_" ("^postgres" gives
-// "postgres", "postgres (pid 42)" gives "postgres_pid_42"); a name
-// already taken gets a suffix "_2", "_3" and so on.
-func (s Summary) Flat() []Figure {
-	var out []Figure
-	add := func(prefix string, names []figureName, vals []Stat) {
+// Row is one figure of a Summary with its average and peak: a row of
+// `stampede report`'s telemetry block, and two Figures (Flat).
+type Row struct {
+	// Name is the figure's stable name without "_avg" or "_max"
+	// ("cpu_system_pct", "disk_vda_await_ms"); Label what it is, as
+	// the report prints it ("cpu sys % (excl. irq, softirq)", "vda
+	// await ms (incl. discards)"); Unit as Figure's.
+	Name, Label, Unit string
+	// Kind is "cpu", "mem", "disk", "net" or "proc"; Of the device,
+	// interface or process group ("" for cpu and mem).
+	Kind, Of string
+	Stat     Stat
+}
+
+// Rows lists the figures of s with their averages and peaks, in the
+// order of the report's telemetry block: CPU, memory, then each disk,
+// network interface and process group (see Flat for the names).
+func (s Summary) Rows() []Row {
+	var out []Row
+	add := func(kind, of, prefix, labelPrefix string, names []figureName, vals []Stat) {
 		for i, n := range names {
-			out = append(out,
-				Figure{Name: prefix + n.name + "_avg", Value: vals[i].Avg, Unit: n.unit},
-				Figure{Name: prefix + n.name + "_max", Value: vals[i].Max, Unit: n.unit})
+			out = append(out, Row{Name: prefix + n.name, Label: labelPrefix + n.label, Unit: n.unit, Kind: kind, Of: of, Stat: vals[i]})
 		}
 	}
-	out = append(out, Figure{Name: "cpu_cores", Value: float64(s.Cores), Unit: "CPUs"})
 	c := s.CPU
-	add("cpu_", cpuFigures, []Stat{c.User, c.Nice, c.System, c.IOWait, c.IRQ, c.SoftIRQ, c.Steal, c.Idle})
-	out = append(out, Figure{Name: "mem_total_bytes", Value: float64(s.Memory.TotalBytes), Unit: "bytes"})
-	add("mem_", []figureName{{"used_bytes", "bytes"}, {"cache_bytes", "bytes"}, {"swap_used_bytes", "bytes"}},
-		[]Stat{s.Memory.UsedBytes, s.Memory.CacheBytes, s.Memory.SwapUsedBytes})
+	add("cpu", "", "cpu_", "", cpuFigures, []Stat{c.User, c.Nice, c.System, c.IOWait, c.IRQ, c.SoftIRQ, c.Steal, c.Idle})
+	add("mem", "", "mem_", "", memFigures, []Stat{s.Memory.UsedBytes, s.Memory.CacheBytes, s.Memory.SwapUsedBytes})
 	for _, d := range s.Disks {
-		add("disk_"+d.Name+"_", diskFigures, d.stats())
+		add("disk", d.Name, "disk_"+d.Name+"_", d.Name+" ", diskFigures, d.stats())
 	}
 	for _, n := range s.Net {
-		add("net_"+n.Name+"_", netFigures, []Stat{n.RxBytesPerSec, n.TxBytesPerSec})
+		add("net", n.Name, "net_"+n.Name+"_", n.Name+" ", netFigures, []Stat{n.RxBytesPerSec, n.TxBytesPerSec})
 	}
 	taken := map[string]bool{}
 	for _, g := range s.Procs {
@@ -403,7 +421,27 @@ func (s Summary) Flat() []Figure {
 			name = FigureName(g.Name) + "_" + strconv.Itoa(i)
 		}
 		taken[name] = true
-		add("proc_"+name+"_", procFigures, []Stat{g.Processes, g.CPUCores, g.RSSBytes, g.ReadBytesPerSec, g.WriteBytesPerSec})
+		add("proc", g.Name, "proc_"+name+"_", g.Name+" ", procFigures, []Stat{g.Processes, g.CPUCores, g.RSSBytes, g.ReadBytesPerSec, g.WriteBytesPerSec})
+	}
+	return out
+}
+
+// Flat lists every figure of s under a stable name, avg then max for each:
+// cpu_cores, cpu_*_pct, mem_total_bytes, mem_*_bytes, disk_NAME_*,
+// net_NAME_*, proc_GROUP_* (see [Figure]), the Rows' figures. GROUP is
+// the group's name with each run of characters other than ASCII letters
+// and digits replaced by "_" ("^postgres" gives "postgres", "postgres
+// (pid 42)" gives "postgres_pid_42"); a name already taken gets a suffix
+// "_2", "_3" and so on.
+func (s Summary) Flat() []Figure {
+	out := []Figure{{Name: "cpu_cores", Label: "CPUs", Value: float64(s.Cores), Unit: "CPUs"}}
+	for _, r := range s.Rows() {
+		if r.Kind == "mem" && len(out) > 0 && out[len(out)-1].Name == "cpu_idle_pct_max" {
+			out = append(out, Figure{Name: "mem_total_bytes", Label: "mem total", Value: float64(s.Memory.TotalBytes), Unit: "bytes"})
+		}
+		out = append(out,
+			Figure{Name: r.Name + "_avg", Label: r.Label + " avg", Value: r.Stat.Avg, Unit: r.Unit},
+			Figure{Name: r.Name + "_max", Label: r.Label + " max", Value: r.Stat.Max, Unit: r.Unit})
 	}
 	return out
 }

@@ -262,13 +262,24 @@ func ForgetLoad(ctx context.Context, db *sqlx.DB, gen Generator) error {
 // (fleet.MarkerTable): a fleet's tenants record no load of their own.
 const TenantMarkerTable = "stampede_tenant"
 
+// ErrUnfinishedLoad marks an error about a database whose load init began
+// and never finished (UnfinishedLoadError, TPC-C's empty tpcc_meta): the
+// run or check cannot go on until it is reloaded, and front ends report
+// it as bad input, as a run whose flags differ from the load
+// (ErrLoadMismatch).
+var ErrUnfinishedLoad = errors.New("the database holds an unfinished load")
+
 // UnfinishedLoadError says that db holds tables init created but whose
-// load it never recorded: init was interrupted, or is running.
+// load it never recorded: init was interrupted, or is running. It matches
+// ErrUnfinishedLoad.
 type UnfinishedLoadError struct {
 	// Workload is the workload whose tables they are; Table the first;
 	// Database where.
 	Workload, Table, Database string
 }
+
+// Is makes the error match ErrUnfinishedLoad.
+func (e *UnfinishedLoadError) Is(target error) bool { return target == ErrUnfinishedLoad }
 
 func (e *UnfinishedLoadError) Error() string {
 	return fmt.Sprintf("database %q holds an unfinished load of %s: init created table %s but never finished loading it (interrupted, or still running): reload with the interrupted init's data flags and --drop, `stampede init %s --drop`",

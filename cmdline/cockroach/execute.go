@@ -55,7 +55,7 @@ func (c *Command) reword(args []string, err error) error {
 	r := strings.NewReplacer("`stampede init`", "`stampede workload init "+c.Workload+"`",
 		"`stampede init ", "`stampede workload init ", "`stampede check ", "`stampede workload check ")
 	msg = r.Replace(msg)
-	if errors.Is(err, workload.ErrLoadMismatch) || mm != nil {
+	if errors.Is(err, workload.ErrLoadMismatch) || errors.Is(err, workload.ErrUnfinishedLoad) || mm != nil {
 		return usageError{rewordedError{msg, err}}
 	}
 	if msg != err.Error() {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -32,6 +33,7 @@ var (
 	tickRow   = regexp.MustCompile(`^ {0,6}\d+\.\ds +\d+ +\d+\.\d +\d+\.\d( +\d+\.\d){4} \S+$`)
 	totalRow  = regexp.MustCompile(`^ {0,6}\d+\.\ds +\d+ +\d+ +\d+\.\d( +\d+\.\d){5}  \S*$`)
 	tpmCRow   = regexp.MustCompile(`^ {0,6}\d+\.\ds +\d+\.\d +(\d+\.\d%|   n/a)( +\d+\.\d){6}$`)
+	efcLine   = regexp.MustCompile(`^efc: (\d+\.\d)% \(95% interval (\d+\.\d)%-(\d+\.\d)% from the count; tpmC / \(12\.86 x \d+ warehouses\), from (\d+) New-Orders\)`)
 	auditLine = regexp.MustCompile(`(?m)^Audit check 9\.2\.[0-9.]+: (PASS|FAIL|SKIP)(: .+)?$`)
 )
 
@@ -190,7 +192,8 @@ func TestCommandLines(t *testing.T) {
 					checkTPCC(t, out, false)
 					checkEfficiencySaved(t, dir, false)
 				}},
-			{line: "run tpcc --warehouses=1 --duration=1s",
+			// Long enough for New-Orders (their keying time is 18 s).
+			{line: "run tpcc --warehouses=1 --duration=25s",
 				check: func(t *testing.T, _ *sqlx.DB, out string) {
 					checkTPCC(t, out, true)
 					checkEfficiencySaved(t, dir, true)
@@ -455,10 +458,42 @@ func checkTPCC(t *testing.T, out string, efficiency bool) {
 	if i < 0 {
 		t.Fatalf("no tpmC block:\n%s", out)
 	}
-	row := strings.SplitN(out[i+1:], "\n", 3)[1]
-	if m := tpmCRow.FindStringSubmatch(row); m == nil || (m[1] != "   n/a") != efficiency {
+	lines := strings.SplitN(out[i+1:], "\n", 4)
+	row := lines[1]
+	m := tpmCRow.FindStringSubmatch(row)
+	if m == nil || (m[1] != "   n/a") != efficiency {
 		t.Errorf("tpmC row %q (efficiency %v)", row, efficiency)
 	}
+	// With efficiency, the line under the row gives efc's 95% interval
+	// from the count: newOrder's __total count over the run's time.
+	efc := efcLine.FindStringSubmatch(lines[2])
+	if efc == nil {
+		if efficiency {
+			t.Errorf("no efc line under the tpmC row:\n%s", out[i:])
+		}
+		return
+	}
+	if !efficiency {
+		t.Errorf("an efc line without efficiency: %q", lines[2])
+		return
+	}
+	// The __total block has no row for an operation that never
+	// completed: 0 New-Orders.
+	count := "0"
+	if total := regexp.MustCompile(`(?m)^ *[0-9.]+s +\d+ +(\d+) .* newOrder$`).FindStringSubmatch(out); total != nil {
+		count = total[1]
+	}
+	sec, _ := strconv.ParseFloat(strings.TrimSuffix(strings.Fields(row)[0], "s"), 64)
+	n, _ := strconv.ParseFloat(count, 64)
+	v, _ := strconv.ParseFloat(efc[1], 64)
+	lo, _ := strconv.ParseFloat(efc[2], 64)
+	hi, _ := strconv.ParseFloat(efc[3], 64)
+	want := 100 * n / (sec / 60) / 12.86
+	if efc[1]+"%" != strings.TrimSpace(m[1]) || efc[4] != count || math.Abs(v-want) > 0.05*want+0.1 || lo > v || v > hi || hi <= lo {
+		t.Errorf("efc line %q under row %q: want the row's efc, inside its interval, from newOrder's %s (%.1f%% over %.1f s)",
+			lines[2], row, count, want, sec)
+	}
+	t.Logf("%s", lines[2])
 }
 
 // checkEfficiencySaved checks whether the newest run's summary.json in

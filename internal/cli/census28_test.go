@@ -471,6 +471,18 @@ func TestCensus28(t *testing.T) {
 		// The census's 718 and 719 asked the default API address; here one where nothing listens.
 		{718, "proxyset", strs("proxy", "set", "east", "--api", "127.0.0.1:{nlport}"), 1, "proxy set: no proxy API answers at 127.0.0.1:{nlport} (connection refused): start `stampede proxy` first, or give --api the address its --api listens on", true},
 		{719, "proxyset", strs("proxy", "set", "east", "--latency", "5ms", "--api", "127.0.0.1:{nlport}"), 1, "proxy set: no proxy API answers at 127.0.0.1:{nlport} (connection refused)", true},
+		// A fault's own value is checked before the API is asked (the
+		// census's note: a connection error instead of the bad value);
+		// jitter against latency needs the listener's, from the API.
+		{1101, "proxyset", strs("proxy", "set", "east", "--reset-fraction", "5", "--api", "127.0.0.1:{nlport}"), 2, "invalid argument \"5\" for \"--reset-fraction\" flag: reset-fraction 5: must be between 0 and 1: see `stampede proxy set --help`", true},
+		{1102, "proxyset", strs("proxy", "set", "east", "--jitter", "-1ms", "--api", "127.0.0.1:{nlport}"), 2, "invalid argument \"-1ms\" for \"--jitter\" flag: jitter -1ms: must not be negative: see `stampede proxy set --help`", true},
+		{1103, "proxyset", strs("proxy", "set", "east", "--latency", "1500us", "--api", "127.0.0.1:{nlport}"), 2, "invalid argument \"1500us\" for \"--latency\" flag: latency 1.5ms: whole milliseconds only (toxiproxy's unit)", true},
+		{1104, "proxyset", strs("proxy", "set", "east", "--jitter", "3ms", "--api", "127.0.0.1:{nlport}"), 1, "proxy set: no proxy API answers at 127.0.0.1:{nlport} (connection refused)", true},
+		// A reset fraction of 0 resets no connection, which --reset
+		// contradicts (and the field's 0 means all): refused.
+		{1105, "proxyset", strs("proxy", "set", "east", "--reset-fraction", "0", "--api", "127.0.0.1:{nlport}"), 2, "invalid argument \"0\" for \"--reset-fraction\" flag: a fraction of 0 would reset no connection: give one above 0 and up to 1 (e.g. 0.1 for 10% of connections), or leave --reset out (--reset=false) to reset none", true},
+		{1106, "proxy", strs("proxy", "--listen", "203.0.113.1:6101", "--to", "127.0.0.1:1", "--reset", "--reset-fraction", "0"), 2, "invalid argument \"0\" for \"--reset-fraction\" flag: a fraction of 0 would reset no connection", true},
+		{1107, "proxy", strs("proxy", "--listen", "203.0.113.1:6101=127.0.0.1:1,reset-fraction=0"), 2, "proxy: --listen \"203.0.113.1:6101=127.0.0.1:1,reset-fraction=0\": reset-fraction=0: a fraction of 0 would reset no connection", true},
 	}, ph)
 }
 
@@ -530,7 +542,7 @@ func TestCensus28Server(t *testing.T) {
 		{74, "init", strs("init", "ycsb", "--driver", "mysql", "postgresql://postgres@127.0.0.1:{port}/{ycsb}?sslmode=disable"), 2, "unknown --driver \"mysql\": use postgres or null", true},
 		{79, "init", strs("init", "ycsb", "postgresql://nosuchuser@127.0.0.1:{port}/{ycsb}?sslmode=disable"), 1, "cannot connect to 127.0.0.1:{port} (database \"{ycsb}\", user \"nosuchuser\"): role \"nosuchuser\" does not exist (SQLSTATE 28000); check the user name and password", true},
 		{80, "init", strs("init", "ycsb", "postgresql://postgres@127.0.0.1:{port}/{ycsb}?sslmode=bogus"), 2, "malformed connection URL postgresql://postgres@127.0.0.1:{port}/{ycsb}?sslmode=bogus: failed to configure TLS: sslmode is invalid", true},
-		{175, "run", strs("run", "tpcc", "--duration", "1s", "--warehouses", "3", "postgresql://postgres@127.0.0.1:{port}/{tpcc}?sslmode=disable"), 1, "database {tpcc} holds 1 warehouse, not --warehouses 3: give --warehouses 1, or reload with `stampede init tpcc --drop --warehouses 3 'postgresql://postgres@127.0.0.1:{port}/{tpcc}?sslmode=disable'`", true},
+		{175, "run", strs("run", "tpcc", "--duration", "1s", "--warehouses", "3", "postgresql://postgres@127.0.0.1:{port}/{tpcc}?sslmode=disable"), 2, "database {tpcc} holds 1 warehouse, not --warehouses 3: give --warehouses 1, or reload with `stampede init tpcc --drop --warehouses 3 'postgresql://postgres@127.0.0.1:{port}/{tpcc}?sslmode=disable'`", true},
 		{192, "run", strs("run", "ycsb", "--duration", "1s", "postgresql://postgres@127.0.0.1:{port}/{empty}?sslmode=disable"), 1, "table usertable does not exist in database {empty}: run `stampede init ycsb 'postgresql://postgres@127.0.0.1:{port}/{empty}?sslmode=disable'` first", true},
 		{193, "run", strs("run", "bank", "--duration", "1s", "postgresql://postgres@127.0.0.1:{port}/{ycsb}?sslmode=disable"), 1, "table bank does not exist in database {ycsb}: run `stampede init bank 'postgresql://postgres@127.0.0.1:{port}/{ycsb}?sslmode=disable'` first", true},
 		{194, "run", strs("run", "oltp_read_write", "--duration", "1s", "postgresql://postgres@127.0.0.1:{port}/{ycsb}?sslmode=disable"), 1, "table sbtest1 does not exist in database \"{ycsb}\": run `stampede prepare oltp_read_write 'postgresql://postgres@127.0.0.1:{port}/{ycsb}?sslmode=disable'` (or `stampede init oltp_read_write 'postgresql://postgres@127.0.0.1:{port}/{ycsb}?sslmode=disable'`) first", true},
@@ -682,15 +694,15 @@ func TestCensus28Server(t *testing.T) {
 		{686, "genk8s", strs("gen", "k8s", "--clients", "2", "--image", "x", "--duration", "5s", "-o", "-", "--", "run", "ycsb", "postgresql://postgres@127.0.0.1:{port}/{ycsb}?sslmode=disable"), 2, "unknown flag: --duration: see `stampede gen k8s --help`", true},
 		{690, "proxy", strs("proxy", "--listen", "garbage", "--to", "127.0.0.1:{port}"), 2, "proxy: listen address \"garbage\": give host:port, e.g. 127.0.0.1:6001", true},
 		{691, "proxy", strs("proxy", "--listen", "127.0.0.1:99999", "--to", "127.0.0.1:{port}"), 2, "proxy: listen address \"127.0.0.1:99999\": port 99999 is out of range (1-65535)", true},
-		{692, "proxy", strs("proxy", "--listen", "127.0.0.1:6101", "--to", "127.0.0.1:{port}", "--latency", "-5ms"), 2, "proxy: latency -5ms: must not be negative", true},
+		{692, "proxy", strs("proxy", "--listen", "127.0.0.1:6101", "--to", "127.0.0.1:{port}", "--latency", "-5ms"), 2, "invalid argument \"-5ms\" for \"--latency\" flag: latency -5ms: must not be negative: see `stampede proxy --help`", true},
 		{693, "proxy", strs("proxy", "--listen", "127.0.0.1:6101", "--to", "127.0.0.1:{port}", "--latency", "abc"), 2, "invalid argument \"abc\" for \"--latency\" flag: not a duration (use e.g. 30ms or 2s): see `stampede proxy --help`", true},
 		{694, "proxy", strs("proxy", "--listen", "127.0.0.1:6101", "--to", "127.0.0.1:{port}", "--jitter", "50ms", "--latency", "10ms"), 2, "proxy: jitter 50ms is more than latency 10ms: a delay cannot be negative", true},
 		{695, "proxy", strs("proxy", "--listen", "127.0.0.1:6101", "--to", "127.0.0.1:{port}", "--bandwidth", "abc"), 2, "invalid argument \"abc\" for \"--bandwidth\" flag: not a rate (use e.g. 500KB/s or 10MB/s): see `stampede proxy --help`", true},
 		{696, "proxy", strs("proxy", "--listen", "127.0.0.1:6101", "--to", "127.0.0.1:{port}", "--bandwidth", "-5KB/s"), 2, "invalid argument \"-5KB/s\" for \"--bandwidth\" flag: not a rate (use e.g. 500KB/s or 10MB/s): see `stampede proxy --help`", true},
-		{697, "proxy", strs("proxy", "--listen", "127.0.0.1:6101", "--to", "127.0.0.1:{port}", "--reset-fraction", "2"), 2, "proxy: reset-fraction 2: must be between 0 and 1", true},
+		{697, "proxy", strs("proxy", "--listen", "127.0.0.1:6101", "--to", "127.0.0.1:{port}", "--reset-fraction", "2"), 2, "invalid argument \"2\" for \"--reset-fraction\" flag: reset-fraction 2: must be between 0 and 1: see `stampede proxy --help`", true},
 		{698, "proxy", strs("proxy", "--listen", "127.0.0.1:6101", "--to", "127.0.0.1:{port}", "--reset-fraction", "abc"), 2, "invalid argument \"abc\" for \"--reset-fraction\" flag: not a number (use e.g. 0.1 for 10% of connections): see `stampede proxy --help`", true},
-		{699, "proxy", strs("proxy", "--listen", "127.0.0.1:6101", "--to", "127.0.0.1:{port}", "--reset-after", "-1s"), 2, "proxy: reset-after -1s: must not be negative", true},
-		{700, "proxy", strs("proxy", "--listen", "127.0.0.1:6101", "--to", "127.0.0.1:{port}", "--stall-timeout", "-1s"), 2, "proxy: stall-timeout -1s: must not be negative", true},
+		{699, "proxy", strs("proxy", "--listen", "127.0.0.1:6101", "--to", "127.0.0.1:{port}", "--reset-after", "-1s"), 2, "invalid argument \"-1s\" for \"--reset-after\" flag: reset-after -1s: must not be negative: see `stampede proxy --help`", true},
+		{700, "proxy", strs("proxy", "--listen", "127.0.0.1:6101", "--to", "127.0.0.1:{port}", "--stall-timeout", "-1s"), 2, "invalid argument \"-1s\" for \"--stall-timeout\" flag: stall-timeout -1s: must not be negative: see `stampede proxy --help`", true},
 		{701, "proxy", strs("proxy", "--listen", "127.0.0.1:6101", "--to", "127.0.0.1:{port}", "--procs", "-1"), 2, "proxy: --procs -1: give 1 or more (0 leaves Go's default)", true},
 		{702, "proxy", strs("proxy", "--listen", "127.0.0.1:6101", "--to", "127.0.0.1:{port}", "--api", "garbage"), 2, "proxy: --api: API address garbage: listen tcp: address garbage: missing port in address", true},
 		{705, "proxy", strs("proxy", "--listen", "6101=127.0.0.1:{port},name=a,latency=abc"), 2, "proxy: --listen \"6101=127.0.0.1:{port},name=a,latency=abc\": latency=abc: not a duration (use e.g. 30ms or 2s)", true},

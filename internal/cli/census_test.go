@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -263,6 +264,10 @@ func TestVagueAnswers(t *testing.T) {
 func TestVagueAnswersWarned(t *testing.T) {
 	null := []string{"--driver", "null", "--results-dir", t.TempDir(), "--telemetry=false", "--max-ops", "20"}
 	port := strconv.Itoa(freePort(t))
+	// A running proxy for `proxy set`: listener east, no faults.
+	api := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	startProxy(t, "--api", api, "--listen", fmt.Sprintf("%d=127.0.0.1:1,name=east", freePort(t)))
+	waitDial(t, api)
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -278,10 +283,19 @@ func TestVagueAnswersWarned(t *testing.T) {
 		{"select-for-update with the transaction", append([]string{"run", "ycsb", "--read-modify-write-in-txn", "--select-for-update=false"}, null...), ""},
 		{"proxy down with latency", []string{"proxy", "--down", "--latency", "30ms", "--listen", "127.0.0.1:" + port, "--to", "127.0.0.1:1", "--api", "off"},
 			"warning: listener 127.0.0.1:" + port + " is down, and with --api off stays so: its other faults (latency 30ms) do nothing"},
+		// proxy set warns as proxy does (in order: the listener keeps
+		// its faults between cases).
+		{"proxy set latency while up", []string{"proxy", "set", "east", "--latency", "5ms", "--api", api}, ""},
+		{"proxy set down with latency", []string{"proxy", "set", "east", "--down", "--latency", "5ms", "--api", api},
+			"warning: listener east is down, so its other faults (latency 5ms) do nothing until it is up again (`stampede proxy set east --down=false`)"},
+		{"proxy set latency while down", []string{"proxy", "set", "east", "--latency", "7ms", "--api", api},
+			"warning: listener east is down, so its other faults (latency 7ms) do nothing until it is up again (`stampede proxy set east --down=false`)"},
+		{"proxy set up again", []string{"proxy", "set", "east", "--down=false", "--api", api}, ""},
+		{"proxy set down alone", []string{"proxy", "set", "east", "--replace", "--down", "--api", api}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			if tc.args[0] == "proxy" { // runs until interrupted
+			if tc.args[0] == "proxy" && tc.args[1] != "set" { // runs until interrupted
 				ctx, cancel = context.WithTimeout(context.Background(), 500*time.Millisecond)
 			}
 			defer cancel()

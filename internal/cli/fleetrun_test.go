@@ -7,6 +7,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -395,4 +397,60 @@ func TestFleetRunTPCC(t *testing.T) {
 	if strings.Contains(r.stdout, "efficiency-avg") || !strings.Contains(r.stderr, "stampede check tpcc --tenants 2") {
 		t.Errorf("stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 	}
+}
+
+// TestFleetRunTPCCEfficiency runs 2 TPC-C tenants of one warehouse with
+// the specification's waits and 10 terminals each, and checks the fleet's
+// efficiency lines against the tenants' own counts in summary.json: the
+// pooled figure is 100 × their New-Orders / their summed minutes / 12.86,
+// inside its printed 95% interval, from that many New-Orders; the lowest
+// is the tenant whose efficiency is the minimum.
+func TestFleetRunTPCCEfficiency(t *testing.T) {
+	t.Parallel() // mostly waiting: keying and think times
+	db := freshDB(t, "stampede_fleet_tpcc_eff")
+	adminExec(t, "CREATE DATABASE "+db)
+	loadTenants(t, db, "tpcc", "tpcc_%d", 1, 2, "--warehouses=1")
+	root := t.TempDir()
+	r := stampede(t, "run", "tpcc", "--warehouses=1", "--tenants", "2", "--tenant-mode", "schema",
+		"--duration", "40s", "--results-dir", root, "--report-interval", "0", dbURL(t, db))
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	sum := readSummary(t, lastRun(t, root))
+	if sum.Fleet == nil || sum.Fleet.Efficiency == nil {
+		t.Fatalf("no fleet efficiency in summary.json: %+v", sum.Fleet)
+	}
+	var newOrders int64
+	var sec float64
+	for _, tr := range sum.Tenants {
+		newOrders += tr.Ops["newOrder"]
+		sec += tr.ElapsedSec
+	}
+	eff := 100 * float64(newOrders) / (sec / 60) / 12.86
+	e := sum.Fleet.Efficiency
+	line := regexp.MustCompile(`(?m)^efficiency pooled over the 2 tenant workloads \(their operations over their summed time\): ([0-9.]+)% \(95% interval ([0-9.]+)%-([0-9.]+)% from the count; tpmC / \(12\.86 x 1 warehouses\), from ([0-9,]+) New-Orders\)`).
+		FindStringSubmatch(r.stdout)
+	if line == nil {
+		t.Fatalf("no pooled efficiency line in:\n%s", r.stdout)
+	}
+	lo, _ := strconv.ParseFloat(line[2], 64)
+	hi, _ := strconv.ParseFloat(line[3], 64)
+	if line[1] != fmt.Sprintf("%.1f", eff) || strings.ReplaceAll(line[4], ",", "") != strconv.FormatInt(newOrders, 10) || !(lo <= eff && eff <= hi) || hi-lo < 1 {
+		t.Errorf("pooled line %q: want %.1f%% from %d New-Orders (summary.json's tenants, %.1f s), inside [%s, %s]",
+			line[0], eff, newOrders, sec, line[2], line[3])
+	}
+	if !strings.HasPrefix(e.Pooled, line[1]+"% (95% interval") {
+		t.Errorf("summary.json's pooled text %q, stdout's %q", e.Pooled, line[0])
+	}
+	var lowest *fleet.TenantResult
+	for i, tr := range sum.Tenants {
+		if lowest == nil || tr.Figures["efficiency"] < lowest.Figures["efficiency"] {
+			lowest = &sum.Tenants[i]
+		}
+	}
+	want := fmt.Sprintf("efficiency of the lowest, tenant %d: %.1f%% (95%% interval ", lowest.ID, lowest.Figures["efficiency"])
+	if e.MinTenant != lowest.ID || !strings.Contains(r.stdout, want) || !strings.Contains(r.stdout, fmt.Sprintf("from %d New-Orders)", lowest.Ops["newOrder"])) {
+		t.Errorf("stdout lacks %q (tenant %d, %d New-Orders):\n%s", want, lowest.ID, lowest.Ops["newOrder"], r.stdout)
+	}
+	t.Logf("%d New-Orders in %.1f tenant-seconds: %s", newOrders, sec, line[0])
 }

@@ -60,17 +60,8 @@ Ctrl-C stops it and closes every connection.`,
 				return usagef("proxy: %v", err)
 			}
 			for _, l := range specs {
-				// A listener that is down passes no traffic to delay,
-				// throttle or reset: its other faults wait until it is up.
-				if rest := l.Faults; rest.Down {
-					if rest.Down = false; rest != (proxy.Faults{}) {
-						name := cmp.Or(l.Name, l.Listen)
-						if api == "off" {
-							fmt.Fprintf(a.stderr, "warning: listener %s is down, and with --api off stays so: its other faults (%s) do nothing\n", name, rest)
-						} else {
-							fmt.Fprintf(a.stderr, "warning: listener %s is down, so its other faults (%s) do nothing until it is up again (`stampede proxy set %s --down=false`)\n", name, rest, name)
-						}
-					}
+				if w := proxy.DownWarning(cmp.Or(l.Name, l.Listen), l.Faults, api == "off"); w != "" {
+					fmt.Fprintf(a.stderr, "warning: %s\n", w)
 				}
 			}
 			if procs < 0 {
@@ -137,6 +128,9 @@ faults at once.`,
 				return usagef("proxy set: %v", err)
 			}
 			if changed || replace {
+				if w := proxy.DownWarning(args[0], f, false); w != "" && f != l.Faults {
+					fmt.Fprintf(a.stderr, "warning: %s\n", w)
+				}
 				if l, err = c.SetFaults(cmd.Context(), args[0], f); err != nil {
 					var re *proxy.RequestError
 					if errors.As(err, &re) && re.Status < 500 {

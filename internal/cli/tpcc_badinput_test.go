@@ -39,7 +39,9 @@ func TestTPCCBadFlags(t *testing.T) {
 // TestTPCCBadDatabase runs and checks TPC-C on databases that cannot
 // serve: missing, not loaded, loaded with fewer warehouses or another
 // schema version, and half loaded by an interrupted init. Each gives one
-// clear error line and exit code 1.
+// clear error line; a --warehouses other than those loaded and an
+// unfinished load are the command line's to change (exit 2), the rest
+// exit 1.
 func TestTPCCBadDatabase(t *testing.T) {
 	srv := testServer(t)
 	runArgs := func(db string, extra ...string) []string {
@@ -65,7 +67,7 @@ func TestTPCCBadDatabase(t *testing.T) {
 		t.Fatalf("init: %d %s", r.code, r.stderr)
 	}
 	t.Run("more warehouses than loaded", func(t *testing.T) {
-		checkOneLineError(t, stampede(t, runArgs(db, "--warehouses", "3")...), 1,
+		checkOneLineError(t, stampede(t, runArgs(db, "--warehouses", "3")...), 2,
 			"holds 1 warehouse, not --warehouses 3: give --warehouses 1, or reload with `stampede init tpcc --drop --warehouses 3 --db "+db+" "+shellWord(srv)+"`")
 	})
 	t.Run("check of more warehouses than loaded", func(t *testing.T) {
@@ -112,14 +114,30 @@ func TestTPCCBadDatabase(t *testing.T) {
 	t.Run("unfinished init", func(t *testing.T) {
 		// What an init stopped before its end leaves: tpcc_meta's row is
 		// written last.
-		execIn(t, db, "CREATE TABLE tpcc_meta_saved AS SELECT * FROM tpcc_meta", "DELETE FROM tpcc_meta", "DELETE FROM stock")
-		defer execIn(t, db, "INSERT INTO tpcc_meta SELECT * FROM tpcc_meta_saved", "DROP TABLE tpcc_meta_saved")
-		for _, args := range [][]string{runArgs(db), {"check", "tpcc", "--db", db, srv}} {
-			r := stampede(t, args...)
-			checkOneLineError(t, r, 1, "holds an unfinished tpcc load")
-			for _, want := range []string{"empty: stock", "run `stampede init tpcc --drop --db " + db + " " + shellWord(srv) + "` to start over"} {
+		// A second warehouse row: the interrupted init loaded 2.
+		execIn(t, db, "CREATE TABLE tpcc_meta_saved AS SELECT * FROM tpcc_meta", "DELETE FROM tpcc_meta", "DELETE FROM stock",
+			"CREATE TABLE warehouse_2 AS SELECT * FROM warehouse", "UPDATE warehouse_2 SET w_id = 2",
+			"INSERT INTO warehouse SELECT * FROM warehouse_2", "DROP TABLE warehouse_2")
+		defer execIn(t, db, "INSERT INTO tpcc_meta SELECT * FROM tpcc_meta_saved", "DROP TABLE tpcc_meta_saved", "DELETE FROM warehouse WHERE w_id = 2")
+		// Without --warehouses the command starts over with the
+		// warehouses table warehouse holds; with it, with the user's.
+		counted := "run `stampede init tpcc --drop --warehouses 2 --db " + db + " " + shellWord(srv) +
+			"` to start over (table warehouse holds 2 warehouses: give the interrupted init's --warehouses if it was more)"
+		given := "run `stampede init tpcc --drop --db " + db + " --warehouses 5 " + shellWord(srv) + "` to start over"
+		for _, tc := range []struct {
+			args []string
+			want string
+		}{
+			{runArgs(db), counted},
+			{[]string{"check", "tpcc", "--db", db, srv}, counted},
+			{runArgs(db, "--warehouses", "5"), given},
+			{[]string{"check", "tpcc", "--db", db, "--warehouses", "5", srv}, given},
+		} {
+			r := stampede(t, tc.args...)
+			checkOneLineError(t, r, 2, "holds an unfinished tpcc load")
+			for _, want := range []string{"empty: stock", tc.want} {
 				if !strings.Contains(r.stderr, want) {
-					t.Errorf("%s: stderr %q lacks %q", args[0], r.stderr, want)
+					t.Errorf("%v: stderr %q lacks %q", tc.args, r.stderr, want)
 				}
 			}
 		}
@@ -156,9 +174,9 @@ func TestTPCCBadDatabase(t *testing.T) {
 			t.Fatalf("init finished although it was interrupted during a COPY:\n%s", r.stderr)
 		}
 		checkFinalError(t, r, 1, "init interrupted: the tables are partially loaded; "+start)
-		r = stampede(t, runArgs(other)...)
-		checkOneLineError(t, r, 1, "holds an unfinished tpcc load")
-		if !strings.Contains(r.stderr, start) {
+		r = stampede(t, runArgs(other, "--warehouses", "1")...)
+		checkOneLineError(t, r, 2, "holds an unfinished tpcc load")
+		if start := "run `stampede init tpcc --drop --db " + other + " --warehouses 1 " + shellWord(srv) + "` to start over"; !strings.Contains(r.stderr, start) {
 			t.Errorf("stderr %q lacks %q", r.stderr, start)
 		}
 		if r := stampede(t, "init", "tpcc", "--drop", "--db", other, srv); r.code != 0 {

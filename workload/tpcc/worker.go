@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -130,7 +131,7 @@ func (g *tpcc) readMeta(ctx context.Context, db *sqlx.DB) (meta, error) {
 	case !found && g.tenant > 0:
 		return m, g.tenantNotLoadedError(db)
 	case !found:
-		return m, unfinishedLoad(ctx, db)
+		return m, g.unfinishedLoad(ctx, db)
 	case more:
 		return m, tenantsInMetaError(db)
 	}
@@ -144,8 +145,12 @@ func (g *tpcc) readMeta(ctx context.Context, db *sqlx.DB) (meta, error) {
 
 // unfinishedLoad returns the error about a database whose tpcc_meta is
 // empty: `stampede init` stopped before the end. It says which tables
-// hold rows and which are empty (a cheap look, not a count).
-func unfinishedLoad(ctx context.Context, db *sqlx.DB) error {
+// hold rows and which are empty (a cheap look, not a count), and the
+// command that starts over with the interrupted init's --warehouses: the
+// one given, or, when none was, as many as table warehouse holds (the
+// first table a load fills; more if the init was cut short in it). It
+// matches workload.ErrUnfinishedLoad.
+func (g *tpcc) unfinishedLoad(ctx context.Context, db *sqlx.DB) error {
 	var some, empty []string
 	for _, t := range dataTables {
 		ok, err := tableExists(ctx, db, t)
@@ -171,9 +176,25 @@ func unfinishedLoad(ctx context.Context, db *sqlx.DB) error {
 	case len(empty) > 0:
 		what = fmt.Sprintf("tables with rows (maybe not all): %s; empty: %s", strings.Join(some, ", "), strings.Join(empty, ", "))
 	}
-	return fmt.Errorf("database %s holds an unfinished tpcc load (an init was interrupted or failed; %s): run `stampede init tpcc --drop` to start over",
-		db.Database(), what)
+	start := "run `stampede init tpcc --drop` to start over"
+	if !g.flags.Changed("warehouses") && slices.Contains(some, warehouseTable) {
+		var n int64
+		if err := db.QueryRow(ctx, "SELECT count(*) FROM "+warehouseTable).Scan(&n); err != nil {
+			return fmt.Errorf("counting table %s: %w", warehouseTable, err)
+		}
+		start = fmt.Sprintf("run `stampede init tpcc --drop --warehouses %d` to start over (table %s holds %s: give the interrupted init's --warehouses if it was more)",
+			n, warehouseTable, nWarehouses(n))
+	}
+	return unfinished(fmt.Sprintf("database %s holds an unfinished tpcc load (an init was interrupted or failed; %s): %s",
+		db.Database(), what, start))
 }
+
+// unfinished is the error of an unfinished load: it matches
+// workload.ErrUnfinishedLoad (bad input: the database must be reloaded).
+type unfinished string
+
+func (e unfinished) Error() string { return string(e) }
+func (e unfinished) Unwrap() error { return workload.ErrUnfinishedLoad }
 
 // Ops implements the Opser interface. Worker i's home warehouse is
 // i mod warehouses + 1 (round robin; in column mode, of the tenant's
