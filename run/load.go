@@ -153,7 +153,7 @@ func Load(ctx context.Context, spec LoadSpec) error {
 	opts := workload.LoadOptions{Drop: spec.Drop, Concurrency: streams, Progress: progress,
 		SkipAnalyze: skipAnalyze, SkipCreate: join, Insert: spec.Insert, Timer: spec.Timer}
 	if spec.Steps != nil {
-		opts.CreateEach, opts.Step = spec.Steps.CreateEach, spec.Steps.Step
+		opts.CreateEach, opts.Step, opts.PrepareRun = spec.Steps.CreateEach, spec.Steps.Step, spec.Steps.PrepareRun
 	}
 	err = workload.Setup(ctx, db, gen, opts)
 	progress(-1)
@@ -291,6 +291,10 @@ type CleanupSpec struct {
 	ForceDrop bool
 	// Log receives the lines saying what was dropped.
 	Log io.Writer
+	// Only, when set, limits the tables of runs dropped
+	// (workload.Hooks.RunTables) to these, as sysbench's cleanup of
+	// bulk_insert drops sbtest1..--threads only.
+	Only []string
 }
 
 // Cleanup drops the workload's tables that exist (stampede cleanup), and
@@ -324,6 +328,9 @@ func Cleanup(ctx context.Context, spec CleanupSpec) error {
 	if h, ok := gen.(workload.Hookser); ok && h.Hooks().RunTables != nil && !db.Null() {
 		if runTables, err = h.Hooks().RunTables(ctx, db); err != nil {
 			return err
+		}
+		if spec.Only != nil {
+			runTables = slices.DeleteFunc(runTables, func(t string) bool { return !slices.Contains(spec.Only, t) })
 		}
 		for _, t := range runTables {
 			c, err := workload.TableComment(ctx, db, t)

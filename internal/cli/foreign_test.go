@@ -77,7 +77,7 @@ func TestNeverDropsWhatItDidNotMake(t *testing.T) {
 			return append(append([]string{"oltp_read_only", "--table-size=10"}, sysbenchConn(t, db)...), "prepare")
 		}, "stampede did not make it"},
 		{"sysbench bulk_insert cleanup", []string{"sbtest1", "sbtest7"}, func(db string) []string {
-			return append(append([]string{"bulk_insert"}, sysbenchConn(t, db)...), "cleanup")
+			return append(append([]string{"bulk_insert", "--threads=7"}, sysbenchConn(t, db)...), "cleanup")
 		}, "tables sbtest1, sbtest7 in database"},
 		{"ycsb form cleanup", []string{"usertable"}, func(db string) []string {
 			return []string{"cleanup", "jdbc", "-p", "db.url=jdbc:postgresql://" + u.Host + "/" + db, "-p", "db.user=" + u.User.Username()}
