@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -471,6 +472,14 @@ func TestCensus28(t *testing.T) {
 		// The census's 718 and 719 asked the default API address; here one where nothing listens.
 		{718, "proxyset", strs("proxy", "set", "east", "--api", "127.0.0.1:{nlport}"), 1, "proxy set: no proxy API answers at 127.0.0.1:{nlport} (connection refused): start `stampede proxy` first, or give --api the address its --api listens on", true},
 		{719, "proxyset", strs("proxy", "set", "east", "--latency", "5ms", "--api", "127.0.0.1:{nlport}"), 1, "proxy set: no proxy API answers at 127.0.0.1:{nlport} (connection refused)", true},
+		// Left over by the census: config files sysbench 1.0.20 reads
+		// without a word (it skips a line without '='), and the flag
+		// that named the database.
+		{2801, "sysbench", strs("oltp_read_write", "--config-file=bad.cfg", "--time=1", "run", "postgresql://postgres@127.0.0.1:{nlport}/x"), 2, "--config-file bad.cfg, line 1: \"not a cfg\" is not NAME=VALUE (sysbench 1.0.20 skips such a line without a word): write it as NAME=VALUE, or start it with # to keep it as a comment", true},
+		{2802, "sysbench", strs("oltp_read_write", "--config-file=binary.properties", "--time=1", "run", "postgresql://postgres@127.0.0.1:{nlport}/x"), 2, "--config-file binary.properties is not a text file (line 1 holds bytes that are not text): give a file of NAME=VALUE lines", true},
+		{2803, "sysbench", strs("oltp_read_write", "--pgsql-db=census_sb", "--time=1", "run", "postgresql://postgres@127.0.0.1:{nlport}/x"), 2, "--pgsql-db census_sb and database \"x\", which postgresql://postgres@127.0.0.1:{nlport}/x names, disagree: give one of them", true},
+		{2804, "sysbench", strs("oltp_read_write", "--pgsql_db=census_sb", "--time=1", "run", "postgresql://postgres@127.0.0.1:{nlport}/x"), 2, "--pgsql-db census_sb and database \"x\"", true},
+		{2805, "run", strs("run", "oltp_read_write", "--db=census_sb", "--duration=1s", "postgresql://postgres@127.0.0.1:{nlport}/x"), 2, "--db census_sb and database \"x\", which postgresql://postgres@127.0.0.1:{nlport}/x names, disagree: give one of them", true},
 	}, ph)
 }
 
@@ -844,5 +853,56 @@ func TestCensus28Server(t *testing.T) {
 	}
 	if n := queryInt(t, prefix+"1", "SELECT count(*) FROM bank"); n != 1 {
 		t.Errorf("the user's bank in %s1, which --tenant-pattern matched, holds %d rows after the census, not its 1", prefix, n)
+	}
+}
+
+// hintRE finds the commands a message suggests, in backticks.
+var hintRE = regexp.MustCompile("`(stampede [^`]+)`")
+
+// TestSuggestedCommandsRun runs the commands that refusals suggest, as a
+// user pastes them, and checks that each runs without a warning: a
+// suggested command carries only the flags it uses. Before, the cleanup
+// suggested after a refused YCSB load (`stampede load jdbc -P FILE`)
+// carried -P and warned that it does not change which tables cleanup
+// drops, and so did init's --rows and --record-count.
+func TestSuggestedCommandsRun(t *testing.T) {
+	srv := testServer(t)
+	u, err := url.Parse(srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	wl := writeFile(t, "workload=site.ycsb.workloads.CoreWorkload\nrecordcount=20\nreadproportion=1\nupdateproportion=0\n")
+	for _, tc := range []struct {
+		name string
+		// args loads, and loads again: the second is refused with a
+		// suggestion ({db} is the case's database).
+		args []string
+		want string // the suggestion
+	}{
+		{"YCSB form load", strs("load", "jdbc", "-P", wl, "-p", "db.url=jdbc:postgresql://"+u.Host+"/{db}?sslmode=disable", "-p", "db.user="+u.User.Username()),
+			"stampede cleanup ycsb "},
+		{"init bank --rows", strs("init", "bank", "--rows", "10", "{url}"), "stampede cleanup bank "},
+		{"init ycsb --record-count", strs("init", "ycsb", "--record-count", "20", "{url}"), "stampede cleanup ycsb "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db := freshDB(t, "census28_hint")
+			adminExec(t, "CREATE DATABASE "+db)
+			args := census28Expand(tc.args, map[string]string{"{db}": db, "{url}": dbURL(t, db)})
+			mustRun(t, args...)
+			r := stampede(t, args...)
+			m := hintRE.FindStringSubmatch(r.stderr)
+			if r.code != 2 || m == nil || !strings.HasPrefix(m[1], tc.want) {
+				t.Fatalf("a second load: exit %d, no suggestion %q...:\n%s", r.code, tc.want, r.stderr)
+			}
+			words := shellWords(t, m[1])
+			r = stampede(t, words[1:]...)
+			if r.code != 0 || strings.Contains(r.stderr, "warning") {
+				t.Errorf("the suggestion %s: exit %d\n%s", m[1], r.code, r.stderr)
+			}
+			if n := queryInt(t, db, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"); n != 0 {
+				t.Errorf("the suggested cleanup left %d tables", n)
+			}
+		})
 	}
 }
