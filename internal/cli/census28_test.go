@@ -906,3 +906,38 @@ func TestSuggestedCommandsRun(t *testing.T) {
 		})
 	}
 }
+
+// TestResultsURLMissingDirectory: a results store in a directory that does
+// not exist is refused in one line that names the directory, and the
+// directory is not created (before, it was, silently); a results
+// directory given with --results-dir is still created.
+func TestResultsURLMissingDirectory(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "missing", "dir")
+	store := "sqlite:" + filepath.Join(missing, "x.db")
+	results := filepath.Join(dir, "results")
+	if err := os.MkdirAll(results, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"run", strs("run", "ycsb", "--driver", "null", "--duration", "200ms", "--telemetry=false", "--results-dir", results, "--results-url", store)},
+		{"runs", strs("runs", "--results-dir", results, "--results-url", store)},
+		{"runs --rebuild", strs("runs", "--rebuild", "--results-dir", results, "--results-url", store)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := stampede(t, tc.args...)
+			checkOneLineError(t, r, 2, "results store "+store+": "+missing+" does not exist: create the directory, or give a file in a directory that exists")
+			if _, err := os.Stat(filepath.Join(dir, "missing")); err == nil {
+				t.Errorf("%s created %s", tc.name, filepath.Join(dir, "missing"))
+			}
+		})
+	}
+	created := filepath.Join(dir, "new", "results")
+	mustRun(t, "run", "ycsb", "--driver", "null", "--duration", "200ms", "--telemetry=false", "--results-dir", created)
+	if _, err := os.Stat(filepath.Join(created, "index.sqlite")); err != nil {
+		t.Errorf("--results-dir %s was not created with its index: %v", created, err)
+	}
+}
