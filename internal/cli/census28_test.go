@@ -379,7 +379,7 @@ func TestCensus28(t *testing.T) {
 		{470, "runs", strs("runs", "--since", "-5h"), 2, "--since: duration \"-5h\" is negative: give how long ago", true},
 		{471, "runs", strs("runs", "--since", "1h", "--until", "2h"), 2, "--since 1h is not before --until 2h: no run can start in that window; swap them", true},
 		{472, "runs", strs("runs", "--limit", "99999999999999999999"), 2, "--limit=99999999999999999999 is out of range: give a whole number from -9223372036854775808 to 9223372036854775807: see `stampede runs --help`", true},
-		{473, "runs", strs("runs", "--results-dir", "/etc/passwd"), 1, "cannot create the results store /etc/passwd/index.sqlite: mkdir /etc/passwd: not a directory", true},
+		{473, "runs", strs("runs", "--results-dir", "/etc/passwd"), 2, "results directory /etc/passwd is not a directory: name the directory runs were saved in (run --results-dir)", true},
 		{475, "runs", strs("runs", "{run}"), 2, "unknown command \"{run}\" for \"stampede runs\": see `stampede runs --help`", true},
 		{476, "compare", strs("compare"), 2, "accepts 2 arg(s), received 0: see `stampede compare --help`", true},
 		{477, "compare", strs("compare", "{run}"), 2, "accepts 2 arg(s), received 1: see `stampede compare --help`", true},
