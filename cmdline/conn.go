@@ -78,16 +78,20 @@ func (c *Conn) Spec(urls []string) (run.Conn, error) {
 	if c.dbDriver != "" && c.dbDriver != "pgsql" {
 		return run.Conn{}, usagef("unsupported --db-driver %q: only pgsql (PostgreSQL and compatible servers) is supported", c.dbDriver)
 	}
+	dbFlag := "--db" // the flag that named the database, for the messages
 	if c.pgDB != "" {
 		if c.db != "" && c.db != c.pgDB {
 			return run.Conn{}, usagef("--pgsql-db %q and --db %q disagree: give one of them", c.pgDB, c.db)
+		}
+		if c.db == "" {
+			dbFlag = "--pgsql-db"
 		}
 		c.db = c.pgDB
 	}
 	if c.db != "" {
 		for _, u := range urls {
 			if d := urlDatabase(u); d != "" && d != c.db && !serverDefaultDatabase[d] {
-				return run.Conn{}, usagef("--db %s and database %q, which %s names, disagree: give one of them", c.db, d, sqlx.Redact(u))
+				return run.Conn{}, usagef("%s %s and database %q, which %s names, disagree: give one of them", dbFlag, c.db, d, sqlx.Redact(u))
 			}
 		}
 	}

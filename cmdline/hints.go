@@ -56,18 +56,27 @@ func (h Hinter) Complete(hint string) string {
 	if targetFlags == nil {
 		return hint
 	}
-	// A run's own flags (tpcc's --wait, ycsb's --workload) mean nothing
-	// to the other verbs.
-	runtimeOnly := map[string]workload.FlagMeta{}
-	if m, ok := workload.Get(words[2]); ok && words[1] != "run" {
-		if f, ok := m.New().(workload.Flagser); ok {
-			runtimeOnly = f.Flags().Meta
-		}
-	}
 	given := map[string]bool{}
 	for _, w := range words[3:] {
 		if f := lookupFlag(targetFlags, w); f != nil {
 			given[f.Name] = true
+		}
+	}
+	// The workload's flags the hinted verb does not use (a run's own
+	// flags on check, a flag that does not change which tables cleanup
+	// drops, an init's on run) stay behind: the hint must run without a
+	// warning (see WarnIgnored).
+	var ignored map[string]string
+	if m, ok := workload.Get(words[2]); ok && h.Current != nil {
+		if f, ok := m.New().(workload.Flagser); ok {
+			wflags := f.Flags()
+			var carried []*pflag.Flag
+			h.Current.VisitAll(func(fl *pflag.Flag) {
+				if fl.Changed && wflags.Lookup(fl.Name) != nil && !given[fl.Name] && !notCarried[fl.Name] {
+					carried = append(carried, fl)
+				}
+			})
+			ignored = ignoredFlags(words[1], m, wflags.Meta, carried)
 		}
 	}
 	var add []string
@@ -92,8 +101,7 @@ func (h Hinter) Complete(hint string) string {
 			}
 			continue
 		}
-		fm := runtimeOnly[f.Name]
-		keep := !given[f.Name] && !notCarried[f.Name] && (!fm.RuntimeOnly || (words[1] == "check" && fm.Check))
+		keep := !given[f.Name] && !notCarried[f.Name] && ignored[f.Name] == ""
 		if keep {
 			add = append(add, shellQuote(sqlx.RedactText(arg)))
 		}

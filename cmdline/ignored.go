@@ -24,32 +24,47 @@ func WarnIgnored(w io.Writer, verb string, m workload.Meta, gen workload.Generat
 		return
 	}
 	flags := f.Flags()
-	if verb == "run" || verb == "sweep" {
-		flags.VisitAll(func(fl *pflag.Flag) {
-			if fl.Changed && flags.Meta[fl.Name].LoadOnly {
-				fmt.Fprintf(w, "warning: --%s only changes what `stampede init %s` creates: %s uses the tables as they were loaded and ignores it\n", fl.Name, m.Name, verb)
-			}
-		})
-		return
-	}
 	var given []*pflag.Flag
 	flags.VisitAll(func(fl *pflag.Flag) {
 		if fl.Changed {
 			given = append(given, fl)
 		}
 	})
-	all := flagArgs(given, nil)
-	tables := tableNames(m, all)
+	for _, fl := range given {
+		if why := ignoredFlags(verb, m, flags.Meta, given)[fl.Name]; why != "" {
+			fmt.Fprintf(w, "warning: %s\n", why)
+		}
+	}
+}
+
+// ignoredFlags returns, for each of the workload m's flags in given (set
+// on a command line of verb; meta is the workload's FlagMeta) that verb
+// does not use, why (WarnIgnored's warning, without its prefix).
+func ignoredFlags(verb string, m workload.Meta, meta map[string]workload.FlagMeta, given []*pflag.Flag) map[string]string {
+	why := map[string]string{}
+	if verb == "run" || verb == "sweep" {
+		for _, fl := range given {
+			if meta[fl.Name].LoadOnly {
+				why[fl.Name] = fmt.Sprintf("--%s only changes what `stampede init %s` creates: %s uses the tables as they were loaded and ignores it", fl.Name, m.Name, verb)
+			}
+		}
+		return why
+	}
+	var tables []string
+	if verb == "cleanup" {
+		tables = tableNames(m, flagArgs(given, nil))
+	}
 	for _, fl := range given {
 		switch {
-		case flags.Meta[fl.Name].RuntimeOnly && !(verb == "check" && flags.Meta[fl.Name].Check):
-			fmt.Fprintf(w, "warning: --%s only changes what `stampede run %s` does: %s ignores it\n", fl.Name, m.Name, verb)
+		case meta[fl.Name].RuntimeOnly && !(verb == "check" && meta[fl.Name].Check):
+			why[fl.Name] = fmt.Sprintf("--%s only changes what `stampede run %s` does: %s ignores it", fl.Name, m.Name, verb)
 		case verb == "cleanup" && tables != nil:
 			if without := tableNames(m, flagArgs(given, fl)); without != nil && slices.Equal(without, tables) {
-				fmt.Fprintf(w, "warning: --%s does not change which tables cleanup drops: ignored\n", fl.Name)
+				why[fl.Name] = fmt.Sprintf("--%s does not change which tables cleanup drops: ignored", fl.Name)
 			}
 		}
 	}
+	return why
 }
 
 // flagArgs renders the given flags as command-line arguments, leaving out

@@ -116,9 +116,38 @@ func (o *YCSB) todo(done int64) int64 {
 // ycsbAcc gathers a YCSB measurement's histogram and counts.
 type ycsbAcc struct {
 	name    string
-	hist    *hdrhistogram.Histogram
+	hist    *hdrhistogram.Histogram // nanoseconds, or microseconds when micros
+	micros  bool
 	returns map[string]int64
 	order   []string
+}
+
+// newMicros returns an empty histogram of microseconds as YCSB 0.17.0's
+// hdrhistogram measurement keeps it (HdrHistogram's Recorder with 3
+// significant digits, from 1 µs: exact below 2,048 µs), up to
+// stampede's highest latency.
+func newMicros() *hdrhistogram.Histogram {
+	return hdrhistogram.New(1, stats.Highest/1e3, stats.SigFigs)
+}
+
+// micros returns h, a histogram of nanoseconds, as YCSB's measurement
+// would hold the same latencies: each truncated to whole microseconds
+// (YCSB records (end-start)/1000), in a histogram of microseconds. Each
+// of h's buckets stands for its median value, as its mean counts it.
+// YCSB computes every figure of its report from that histogram, which
+// keeps the average within the minimum and the maximum; taken from h
+// in nanoseconds and divided, the extremes were truncated and the mean
+// was not, and a single latency of 1.5 µs printed Avg=1.28 beside
+// Max=1.
+func micros(h *hdrhistogram.Histogram) *hdrhistogram.Histogram {
+	us := newMicros()
+	for _, b := range h.Distribution() {
+		if b.Count > 0 {
+			median := b.From + (b.To-b.From+1)/2
+			_ = us.RecordValues(min(median, stats.Highest)/1e3, b.Count)
+		}
+	}
+	return us
 }
 
 // collect builds the measurements of a tick, cumulative or of the
@@ -215,14 +244,17 @@ func ycsbMeasurements(accs []*ycsbAcc, show map[string]bool, percentiles []float
 			continue
 		}
 		h := a.hist
+		if !a.micros {
+			h = micros(h)
+		}
 		m := report.YCSBMeasurement{Name: a.name, Count: h.TotalCount()}
 		if m.Count > 0 {
-			m.Mean, m.Min, m.Max = h.Mean()/1e3, h.Min()/1e3, h.Max()/1e3
+			m.Mean, m.Min, m.Max = h.Mean(), h.Min(), h.Max()
 		}
 		for _, p := range percentiles {
 			v := int64(0)
 			if m.Count > 0 {
-				v = h.ValueAtPercentile(p) / 1e3
+				v = h.ValueAtPercentile(p)
 			}
 			m.Percentiles = append(m.Percentiles, report.YCSBPercentile{Percentile: p, Value: v})
 		}
@@ -348,7 +380,7 @@ func YCSBLoad(w io.Writer, gen workload.Generator, timer *YCSBLoadTimer, rows in
 // concurrent use.
 type YCSBLoadTimer struct {
 	mu              sync.Mutex
-	insert, cleanup *hdrhistogram.Histogram // latencies in nanoseconds
+	insert, cleanup *hdrhistogram.Histogram // latencies in microseconds, as YCSB records them
 	sent, batched   int64
 	gc              gcCount
 }
@@ -357,14 +389,14 @@ var _ workload.InsertTimer = (*YCSBLoadTimer)(nil)
 
 // NewYCSBLoadTimer returns a timer for a load about to start.
 func NewYCSBLoadTimer() *YCSBLoadTimer {
-	return &YCSBLoadTimer{insert: stats.NewHistogram(), cleanup: stats.NewHistogram(), gc: readGC()}
+	return &YCSBLoadTimer{insert: newMicros(), cleanup: newMicros(), gc: readGC()}
 }
 
 // Insert implements workload.InsertTimer.
 func (t *YCSBLoadTimer) Insert(d time.Duration, batched bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	_ = t.insert.RecordValue(stats.Clamp(d))
+	_ = t.insert.RecordValue(stats.Clamp(d) / 1e3)
 	if batched {
 		t.batched++
 	} else {
@@ -376,7 +408,7 @@ func (t *YCSBLoadTimer) Insert(d time.Duration, batched bool) {
 func (t *YCSBLoadTimer) Cleanup(d time.Duration) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	_ = t.cleanup.RecordValue(stats.Clamp(d))
+	_ = t.cleanup.RecordValue(stats.Clamp(d) / 1e3)
 }
 
 // measurements returns [INSERT] and [CLEANUP] (when a stream ended), in
@@ -384,7 +416,7 @@ func (t *YCSBLoadTimer) Cleanup(d time.Duration) {
 func (t *YCSBLoadTimer) measurements(percentiles []float64) []report.YCSBMeasurement {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	insert := &ycsbAcc{name: "INSERT", hist: t.insert, returns: map[string]int64{}}
+	insert := &ycsbAcc{name: "INSERT", hist: t.insert, micros: true, returns: map[string]int64{}}
 	for _, r := range []struct {
 		status string
 		n      int64
@@ -394,7 +426,7 @@ func (t *YCSBLoadTimer) measurements(percentiles []float64) []report.YCSBMeasure
 			insert.returns[r.status] = r.n
 		}
 	}
-	cleanup := &ycsbAcc{name: "CLEANUP", hist: t.cleanup}
+	cleanup := &ycsbAcc{name: "CLEANUP", hist: t.cleanup, micros: true}
 	accs := []*ycsbAcc{insert, cleanup}
 	return ycsbMeasurements(accs, seen(accs), percentiles, true)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"syscall"
 	"time"
@@ -22,6 +23,9 @@ import (
 // directories into a store in memory, with a warning. Runs that cannot be
 // indexed are warned about on log, one a line.
 func OpenIndex(ctx context.Context, root, url string, rebuild bool, log io.Writer) (*store.Store, error) {
+	if fi, err := os.Stat(root); err == nil && !fi.IsDir() {
+		return nil, inputf("results directory %s is not a directory: name the directory runs were saved in (run --results-dir)", root)
+	}
 	st, err := store.Open(ctx, url)
 	if rebuild && errors.Is(err, store.ErrDamaged) {
 		// The store is only an index of the run directories: start anew,

@@ -98,6 +98,7 @@ func Load(ctx context.Context, spec LoadSpec) error {
 	// join: a part of the data whose tables exist (see
 	// workload.PartLoader) loads into them.
 	join, adopt := false, false
+	var adopted []string
 	if !spec.Drop {
 		var pe *workload.LoadPartError
 		if join, err = workload.JoinsLoad(ctx, db, gen, tables); errors.As(err, &pe) {
@@ -119,6 +120,13 @@ func Load(ctx context.Context, spec LoadSpec) error {
 		}
 		if err := workload.CheckNoTables(ctx, db, gen, tables); err != nil && !join {
 			return tablesExist(err)
+		}
+		if join {
+			// Tables a user made, which the load fills: they stay the
+			// user's (recorded as adopted), as foreign as before.
+			if adopted, err = workload.ForeignTables(ctx, db, gen, tableNamesOf(tables)); err != nil {
+				return err
+			}
 		}
 	} else if err := sayDrops(ctx, db, gen, tables, spec.ForceDrop, log); err != nil {
 		return err
@@ -146,14 +154,14 @@ func Load(ctx context.Context, spec LoadSpec) error {
 	}
 	start := time.Now()
 	if adopt {
-		fmt.Fprintf(log, "loading into the existing empty %s\n", tableNames(tables))
+		fmt.Fprintf(log, "loading into the existing empty %s, which stays yours: cleanup and --drop leave it alone (%s drops it)\n", tableNames(tables), workload.ForceDropFlag)
 	} else if join {
 		fmt.Fprintf(log, "loading a part into the existing %s, beside the parts loaded before\n", tableNames(tables))
 	}
 	opts := workload.LoadOptions{Drop: spec.Drop, Concurrency: streams, Progress: progress,
 		SkipAnalyze: skipAnalyze, SkipCreate: join, Insert: spec.Insert, Timer: spec.Timer}
 	if spec.Steps != nil {
-		opts.CreateEach, opts.Step = spec.Steps.CreateEach, spec.Steps.Step
+		opts.CreateEach, opts.Step, opts.PrepareRun = spec.Steps.CreateEach, spec.Steps.Step, spec.Steps.PrepareRun
 	}
 	err = workload.Setup(ctx, db, gen, opts)
 	progress(-1)
@@ -166,7 +174,7 @@ func Load(ctx context.Context, spec LoadSpec) error {
 		}
 		return err
 	}
-	if err := workload.RecordLoad(ctx, db, gen); err != nil {
+	if err := workload.RecordLoad(ctx, db, gen, adopted...); err != nil {
 		return err
 	}
 	elapsed := time.Since(start)
@@ -183,6 +191,15 @@ func Load(ctx context.Context, spec LoadSpec) error {
 // and how to start over, without workload.ErrTablesExist's prefix.
 func tablesExist(err error) error {
 	return inputError{errors.New(strings.TrimPrefix(err.Error(), workload.ErrTablesExist.Error()+": "))}
+}
+
+// tableNamesOf returns the tables' names.
+func tableNamesOf(tables []workload.Table) []string {
+	names := make([]string, len(tables))
+	for i, t := range tables {
+		names[i] = t.Name
+	}
+	return names
 }
 
 // tableNames lists the tables' names.
@@ -205,7 +222,7 @@ func sayDrops(ctx context.Context, db *sqlx.DB, gen workload.Generator, tables [
 	if err != nil {
 		return err
 	}
-	if err := refuseForeign(db, gen, foreign, force, "--drop", log); err != nil {
+	if err := refuseForeign(ctx, db, gen, foreign, force, "--drop", log); err != nil {
 		return err
 	}
 	where := fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ","))
@@ -306,6 +323,10 @@ type CleanupSpec struct {
 	ForceDrop bool
 	// Log receives the lines saying what was dropped.
 	Log io.Writer
+	// Only, when set, limits the tables of runs dropped
+	// (workload.Hooks.RunTables) to these, as sysbench's cleanup of
+	// bulk_insert drops sbtest1..--threads only.
+	Only []string
 }
 
 // Cleanup drops the workload's tables that exist (stampede cleanup), and
@@ -340,6 +361,9 @@ func Cleanup(ctx context.Context, spec CleanupSpec) error {
 		if runTables, err = h.Hooks().RunTables(ctx, db); err != nil {
 			return err
 		}
+		if spec.Only != nil {
+			runTables = slices.DeleteFunc(runTables, func(t string) bool { return !slices.Contains(spec.Only, t) })
+		}
 		for _, t := range runTables {
 			c, err := workload.TableComment(ctx, db, t)
 			if err != nil {
@@ -350,7 +374,7 @@ func Cleanup(ctx context.Context, spec CleanupSpec) error {
 			}
 		}
 	}
-	if err := refuseForeign(db, gen, foreign, spec.ForceDrop, "cleanup", log); err != nil {
+	if err := refuseForeign(ctx, db, gen, foreign, spec.ForceDrop, "cleanup", log); err != nil {
 		return err
 	}
 	drop := append(slices.Clone(existing), runTables...)
@@ -378,12 +402,16 @@ func Cleanup(ctx context.Context, spec CleanupSpec) error {
 // refuseForeign refuses, unless force, to drop tables that stampede did
 // not make (by action: "cleanup", "--drop"); with force it says that it
 // drops them.
-func refuseForeign(db *sqlx.DB, gen workload.Generator, foreign []string, force bool, action string, log io.Writer) error {
+func refuseForeign(ctx context.Context, db *sqlx.DB, gen workload.Generator, foreign []string, force bool, action string, log io.Writer) error {
 	if len(foreign) == 0 {
 		return nil
 	}
 	if !force {
-		return asInput(workload.ForeignTablesError(db, gen, foreign, action))
+		adopted, err := workload.AdoptedTables(ctx, db, gen)
+		if err != nil {
+			return err
+		}
+		return asInput(workload.ForeignTablesError(db, gen, foreign, action, adopted...))
 	}
 	fmt.Fprintf(log, "%s: dropping %s (%s), which stampede did not make\n", workload.ForceDropFlag, plural(len(foreign), "table"), strings.Join(foreign, ", "))
 	return nil

@@ -62,8 +62,8 @@
 // writes failed (its disk full) but which could record its end has an
 // "error" beginning with [IncompletePrefix].
 //
-// While a run is live, its directory also holds .reserve, 512 KiB that
-// Finish frees before it writes summary.json and the final run.json, so
+// While a run is live, its directory also holds .reserve, 512 KiB (on a
+// disk with less free, half of what was free) that Finish frees before it writes summary.json and the final run.json, so
 // that a run that filled its disk can still record its end; a killed run
 // leaves it behind. Run directories are created 0700 and their files
 // 0600, whatever the umask.

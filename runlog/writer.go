@@ -217,19 +217,35 @@ const (
 	reserveSize = 512 << 10
 )
 
-// reserve writes the reserve file; without the space for it the run goes
-// on without one (its writes will fail soon anyway, and say so).
+// reserve writes the reserve file, reserveSize bytes or, on a disk with
+// less free, half of what it holds: the run's end needs a few KiB, which
+// whatever could be reserved is more likely to hold than nothing (an
+// all-or-nothing reserve left a run started on a nearly full disk
+// without any, and its end was never recorded). Only when nothing at all
+// can be written does the run go on without one (its writes will fail
+// soon anyway, and say so).
 func (w *Writer) reserve() {
-	f, err := os.OpenFile(filepath.Join(w.dir, reserveFile), os.O_WRONLY|os.O_CREATE|os.O_EXCL, filePerm)
+	path := filepath.Join(w.dir, reserveFile)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, filePerm)
 	if err != nil {
 		return
 	}
-	_, err = f.Write(make([]byte, reserveSize)) // written, not sparse: it holds real blocks
-	if err == nil {
-		err = f.Sync()
+	chunk := make([]byte, 16<<10) // written, not sparse: it holds real blocks
+	n := 0
+	for n < reserveSize {
+		k, err := f.Write(chunk[:min(len(chunk), reserveSize-n)])
+		n += k
+		if err != nil {
+			// The disk is full: keep half of what it held, and leave
+			// the run the other half for its first intervals.
+			n /= 2
+			_ = f.Truncate(int64(n))
+			break
+		}
 	}
-	if cerr := f.Close(); err != nil || cerr != nil {
-		_ = os.Remove(filepath.Join(w.dir, reserveFile))
+	_ = f.Sync()
+	if cerr := f.Close(); n == 0 || cerr != nil {
+		_ = os.Remove(path)
 	}
 }
 

@@ -53,6 +53,10 @@ type LoadOptions struct {
 	// LoadStep); with several tables loading at once it must be safe for
 	// concurrent use.
 	Step func(LoadStep)
+	// PrepareRun has Setup create the tables a run of Concurrency
+	// workers writes (Hooks.PrepareRun), as sysbench's prepare of
+	// bulk_insert does.
+	PrepareRun bool
 	// mark is the comment createTable puts on each table (see InitMark),
 	// set by Setup.
 	mark string
@@ -175,6 +179,11 @@ func Setup(ctx context.Context, db *sqlx.DB, gen Generator, opts LoadOptions) er
 	}
 	if err := loadTables(ctx, db, tables, opts); err != nil {
 		return err
+	}
+	if opts.PrepareRun && hooks.PrepareRun != nil {
+		if err := hooks.PrepareRun(ctx, db, opts.Concurrency, opts.Step); err != nil {
+			return err
+		}
 	}
 	if hooks.PostLoad != nil {
 		return hooks.PostLoad(ctx, db)

@@ -169,8 +169,12 @@ func readRecord(ctx context.Context, db *sqlx.DB, q sqlx.Querier, key string, lo
 // earlier record of the same data, or, for a part load (PartLoader),
 // merging this part into it. The record of a generator that is not a
 // DataSpecer holds no settings: it says that init loaded it there (see
-// ForeignTables). The null driver records nothing.
-func RecordLoad(ctx context.Context, db *sqlx.DB, gen Generator) error {
+// ForeignTables). adopted names the tables the load filled without
+// creating them (a usertable a user made for YCSB's JDBC binding): the
+// record keeps them, with those of the parts before, as the user's, so
+// that cleanup and --drop leave them alone (ForeignTables). The null
+// driver records nothing.
+func RecordLoad(ctx context.Context, db *sqlx.DB, gen Generator, adopted ...string) error {
 	if db.Null() {
 		return nil
 	}
@@ -178,14 +182,19 @@ func RecordLoad(ctx context.Context, db *sqlx.DB, gen Generator) error {
 	// Parts that finish at once may both find no record and insert one:
 	// the second's unique violation means it has a record to merge into.
 	for range 3 {
-		if err = recordLoad(ctx, db, gen); sqlx.SQLState(err) != "23505" {
+		if err = recordLoad(ctx, db, gen, adopted); sqlx.SQLState(err) != "23505" {
 			break
 		}
 	}
 	return err
 }
 
-func recordLoad(ctx context.Context, db *sqlx.DB, gen Generator) error {
+// adoptedColumn is the column of the record that names the tables a load
+// adopted, comma-separated (added to the record tables of older
+// stampedes when a load records itself).
+const adoptedColumn = "adopted"
+
+func recordLoad(ctx context.Context, db *sqlx.DB, gen Generator, adopted []string) error {
 	settings := map[string]string{}
 	if ds, ok := gen.(DataSpecer); ok {
 		for _, s := range ds.DataSettings() {
@@ -195,8 +204,15 @@ func recordLoad(ctx context.Context, db *sqlx.DB, gen Generator) error {
 	d := db.Dialect()
 	p := d.Placeholder
 	t := d.QuoteIdent(LoadRecordTable)
-	if _, err := db.Exec(ctx, "CREATE TABLE IF NOT EXISTS "+t+" (data TEXT PRIMARY KEY, workload TEXT NOT NULL, version TEXT NOT NULL, settings TEXT NOT NULL, loaded_at TIMESTAMPTZ NOT NULL DEFAULT now())"); err != nil {
+	if _, err := db.Exec(ctx, "CREATE TABLE IF NOT EXISTS "+t+" (data TEXT PRIMARY KEY, workload TEXT NOT NULL, version TEXT NOT NULL, settings TEXT NOT NULL, loaded_at TIMESTAMPTZ NOT NULL DEFAULT now(), "+adoptedColumn+" TEXT NOT NULL DEFAULT '')"); err != nil {
 		return fmt.Errorf("recording the load in %s: %w", LoadRecordTable, err)
+	}
+	if has, err := hasAdoptedColumn(ctx, db); err != nil {
+		return err
+	} else if !has {
+		if _, err := db.Exec(ctx, "ALTER TABLE "+t+" ADD COLUMN IF NOT EXISTS "+adoptedColumn+" TEXT NOT NULL DEFAULT ''"); err != nil {
+			return fmt.Errorf("recording the load in %s: %w", LoadRecordTable, err)
+		}
 	}
 	tx, err := db.Begin(ctx, sqlx.TxOptions{})
 	if err != nil {
@@ -212,8 +228,15 @@ func recordLoad(ctx context.Context, db *sqlx.DB, gen Generator) error {
 			if settings, err = pl.MergeLoad(loaded); err != nil {
 				return fmt.Errorf("recording the load in %s: %w", LoadRecordTable, err)
 			}
+			before, err := readAdopted(ctx, db, tx, pl.DataKey())
+			if err != nil {
+				return err
+			}
+			adopted = append(before, adopted...)
 		}
 	}
+	slices.Sort(adopted)
+	adopted = slices.Compact(adopted)
 	b, err := json.Marshal(settings)
 	if err != nil {
 		return err
@@ -223,8 +246,8 @@ func recordLoad(ctx context.Context, db *sqlx.DB, gen Generator) error {
 		args []any
 	}{
 		{"DELETE FROM " + t + " WHERE data = " + p(1), []any{DataKeyOf(gen)}},
-		{"INSERT INTO " + t + " (data, workload, version, settings) VALUES (" + p(1) + ", " + p(2) + ", " + p(3) + ", " + p(4) + ")",
-			[]any{DataKeyOf(gen), gen.Meta().Name, gen.Meta().Version, string(b)}},
+		{"INSERT INTO " + t + " (data, workload, version, settings, " + adoptedColumn + ") VALUES (" + p(1) + ", " + p(2) + ", " + p(3) + ", " + p(4) + ", " + p(5) + ")",
+			[]any{DataKeyOf(gen), gen.Meta().Name, gen.Meta().Version, string(b), strings.Join(adopted, ",")}},
 	} {
 		if _, err := tx.Exec(ctx, stmt.sql, stmt.args...); err != nil {
 			return fmt.Errorf("recording the load in %s: %w", LoadRecordTable, err)
@@ -234,6 +257,39 @@ func recordLoad(ctx context.Context, db *sqlx.DB, gen Generator) error {
 		return fmt.Errorf("recording the load: %w", err)
 	}
 	return nil
+}
+
+// hasAdoptedColumn reports whether the record table, which exists, has
+// the column of adopted tables (an older stampede's has not).
+func hasAdoptedColumn(ctx context.Context, db *sqlx.DB) (bool, error) {
+	cols, err := tableColumns(ctx, db, LoadRecordTable)
+	if err != nil {
+		return false, fmt.Errorf("reading the columns of %s: %w", LoadRecordTable, err)
+	}
+	_, ok := cols[adoptedColumn]
+	return ok, nil
+}
+
+// readAdopted returns the tables that the load recorded under data key
+// adopted (none without a record, or in an older stampede's record
+// table, whose loads adopted nothing).
+func readAdopted(ctx context.Context, db *sqlx.DB, q sqlx.Querier, key string) ([]string, error) {
+	if exists, err := TableExists(ctx, db, LoadRecordTable); err != nil || !exists {
+		return nil, err
+	}
+	if has, err := hasAdoptedColumn(ctx, db); err != nil || !has {
+		return nil, err
+	}
+	d := db.Dialect()
+	var list string
+	err := q.QueryRow(ctx, "SELECT "+adoptedColumn+" FROM "+d.QuoteIdent(LoadRecordTable)+" WHERE data = "+d.Placeholder(1), key).Scan(&list)
+	if errors.Is(err, sqlx.ErrNoRows) || list == "" {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading what init loaded (%s): %w", LoadRecordTable, err)
+	}
+	return strings.Split(list, ","), nil
 }
 
 // ForgetLoad removes gen's record (after cleanup dropped its tables), and

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/stampede-bench/stampede/dialect"
@@ -74,7 +75,9 @@ func TableComment(ctx context.Context, db *sqlx.DB, name string) (string, error)
 // ForeignTables returns those of names, tables that exist in db, that
 // stampede did not make for gen: without stampede's mark, unless init's
 // record of gen's data is in db (a load of a stampede that marked
-// nothing, or tables a user created for a part load to fill).
+// nothing), and those the record says the load adopted (a user's own
+// table that init loaded into, as YCSB's JDBC binding has users create
+// usertable: see RecordLoad).
 func ForeignTables(ctx context.Context, db *sqlx.DB, gen Generator, names []string) ([]string, error) {
 	if db.Null() || len(names) == 0 {
 		return nil, nil
@@ -84,7 +87,11 @@ func ForeignTables(ctx context.Context, db *sqlx.DB, gen Generator, names []stri
 		return nil, err
 	}
 	if recorded {
-		return nil, nil
+		adopted, err := readAdopted(ctx, db, db, DataKeyOf(gen))
+		if err != nil {
+			return nil, err
+		}
+		return slices.DeleteFunc(slices.Clone(names), func(n string) bool { return !slices.Contains(adopted, n) }), nil
 	}
 	var foreign []string
 	for _, n := range names {
@@ -145,18 +152,55 @@ var ErrForeign = errors.New("not made by stampede")
 func (e *ForeignError) Is(target error) bool { return target == ErrForeign }
 
 // ForeignTablesError returns the error refusing to drop tables, gen's by
-// name but not made by stampede, or nil when there are none.
-func ForeignTablesError(db *sqlx.DB, gen Generator, tables []string, action string) error {
+// name but not made by stampede, or nil when there are none. adopted
+// names those of them that a load of gen filled without making them
+// (ForeignTables): the error says so.
+func ForeignTablesError(db *sqlx.DB, gen Generator, tables []string, action string, adopted ...string) error {
 	if len(tables) == 0 {
 		return nil
 	}
-	it := "it"
-	if len(tables) > 1 {
-		it = "them"
+	var whys []string
+	var own, theirs []string
+	for _, t := range tables {
+		if slices.Contains(adopted, t) {
+			theirs = append(theirs, t)
+		} else {
+			own = append(own, t)
+		}
+	}
+	if len(own) > 0 {
+		it, pre := "it", ""
+		if len(own) > 1 {
+			it = "them"
+		}
+		if len(theirs) > 0 {
+			pre = strings.Join(own, ", ") + ": "
+		}
+		whys = append(whys, fmt.Sprintf("%sno mark of stampede's init on %s, and no load of %s recorded in %s", pre, it, gen.Meta().Name, LoadRecordTable))
+	}
+	if len(theirs) > 0 {
+		it, pre := "it", ""
+		if len(theirs) > 1 {
+			it = "them"
+		}
+		if len(own) > 0 {
+			pre = strings.Join(theirs, ", ") + ": "
+		}
+		whys = append(whys, fmt.Sprintf("%s%s existed before stampede's init of %s loaded into %s: adopted, as %s records",
+			pre, it, gen.Meta().Name, it, LoadRecordTable))
 	}
 	return &ForeignError{Kind: "table", Names: tables, Action: action,
 		Where: fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ",")),
-		Why:   fmt.Sprintf("no mark of stampede's init on %s, and no load of %s recorded in %s", it, gen.Meta().Name, LoadRecordTable)}
+		Why:   strings.Join(whys, "; ")}
+}
+
+// AdoptedTables returns the tables that init's record of gen's data in db
+// says its load adopted (see RecordLoad).
+func AdoptedTables(ctx context.Context, db *sqlx.DB, gen Generator) ([]string, error) {
+	if db.Null() {
+		return nil, nil
+	}
+	return readAdopted(ctx, db, db, DataKeyOf(gen))
 }
 
 // ForeignTablesIn returns the tables of db, in every schema but the
@@ -178,8 +222,12 @@ func ForeignTablesIn(ctx context.Context, db *sqlx.DB, gen Generator, markers ..
 		own[m] = true
 	}
 	if recorded {
+		adopted, err := readAdopted(ctx, db, db, DataKeyOf(gen))
+		if err != nil {
+			return nil, err
+		}
 		for _, t := range gen.Tables() {
-			own[t.Name] = true
+			own[t.Name] = !slices.Contains(adopted, t.Name)
 		}
 	}
 	rows, err := db.Query(ctx, dialect.UserTablesQuery(db.Dialect()))

@@ -94,6 +94,12 @@ type Hooks struct {
 	// marked with RunMark); `stampede cleanup` drops them with Tables,
 	// those that carry stampede's mark only (unless --force-drop).
 	RunTables func(ctx context.Context, db *sqlx.DB) ([]string, error)
+	// PrepareRun creates, at a load that asks for it
+	// (LoadOptions.PrepareRun), the tables a run of workers workers
+	// writes, as sysbench's bulk_insert prepare creates sbtest1..--threads;
+	// it reports each table's creation to step (StepCreate) when step is
+	// set.
+	PrepareRun func(ctx context.Context, db *sqlx.DB, workers int, step func(LoadStep)) error
 }
 
 // Reporter receives human-readable check results line by line.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"unicode/utf8"
 )
 
 // maxConfigDepth bounds config files that name config files.
@@ -12,8 +13,10 @@ const maxConfigDepth = 8
 
 // readConfig reads a sysbench --config-file and returns its options as
 // command-line arguments (--name=value), in its order, as sysbench reads
-// it (sb_options.c): each line is NAME=VALUE, without the dashes; a line
-// without '=' is skipped; in the value, blanks are skipped, '#' starts a
+// it (sb_options.c): each line is NAME=VALUE, without the dashes; a
+// blank line or a comment (#) without '=' is skipped, and any other line
+// without '=', which sysbench skips without a word, is refused, as is a
+// file that is not text; in the value, blanks are skipped, '#' starts a
 // comment, a value may be quoted with ' or ", and several values are
 // separated by commas (a list: --name=a,b). A NAME without a value sets
 // the option to no value, which for a boolean means on.
@@ -27,8 +30,16 @@ func readConfig(path string) ([]string, error) {
 	sc := bufio.NewScanner(f)
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Text()
+		if strings.IndexByte(line, 0) >= 0 || !utf8.ValidString(line) {
+			return nil, inputf("--config-file %s is not a text file (line %d holds bytes that are not text): give a file of NAME=VALUE lines", path, n)
+		}
 		name, rest, ok := strings.Cut(line, "=")
 		if !ok {
+			// sysbench skips the line without a word: a typo would be
+			// lost. Blank lines and comments are skipped.
+			if t := strings.TrimSpace(line); t != "" && !strings.HasPrefix(t, "#") {
+				return nil, inputf("--config-file %s, line %d: %q is not NAME=VALUE (sysbench 1.0.20 skips such a line without a word): write it as NAME=VALUE, or start it with # to keep it as a comment", path, n, t)
+			}
 			continue
 		}
 		name = strings.TrimSpace(name)

@@ -835,7 +835,11 @@ func TestSysbenchReadmeLines(t *testing.T) {
 // the same lines after the version line, in the same order with one
 // thread (several threads interleave them, in any order, in both tools),
 // and nothing on stderr (sysbench takes --table_size on cleanup
-// silently). It is skipped without a sysbench binary.
+// silently). After each command both tools leave the same tables. Each
+// case is a sequence of commands on a database without sbtest tables:
+// bulk_insert's prepare creates its tables (one per thread), and cleanup
+// names every table 1..--tables (bulk_insert: 1..--threads) whether it
+// exists or not. It is skipped without a sysbench binary.
 func TestSysbenchPrepareCleanupLines(t *testing.T) {
 	testServer(t)
 	sysbench, err := exec.LookPath("sysbench")
@@ -854,23 +858,46 @@ func TestSysbenchPrepareCleanupLines(t *testing.T) {
 		}
 		return rest
 	}
+	// tables lists the sbtest tables of the database.
+	tables := func(t *testing.T) string {
+		t.Helper()
+		ctx := context.Background()
+		c := connect(t, db)
+		defer c.Close(ctx)
+		var names string
+		if err := c.QueryRow(ctx, `SELECT coalesce(string_agg(tablename, ',' ORDER BY tablename), '') FROM pg_tables WHERE tablename LIKE 'sbtest%'`).Scan(&names); err != nil {
+			t.Fatal(err)
+		}
+		return names
+	}
+	type step struct {
+		command string
+		opts    []string
+	}
+	prepare := func(opts ...string) step { return step{"prepare", opts} }
+	cleanup := func(opts ...string) step { return step{"cleanup", opts} }
 	for _, tc := range []struct {
 		name    string
-		opts    []string
+		script  string
+		steps   []step
 		ordered bool
 	}{
-		{"one thread", []string{"--tables=2", "--table_size=1000"}, true},
-		{"default table size", []string{"--tables=1"}, true},
-		{"no secondary index", []string{"--tables=2", "--table_size=10", "--create_secondary=off"}, true},
-		{"threads", []string{"--tables=3", "--table_size=500", "--threads=2"}, false},
-		{"more threads than tables", []string{"--tables=2", "--table_size=100", "--threads=4"}, false},
+		{"one thread", "oltp_read_write", []step{prepare("--tables=2", "--table_size=1000"), cleanup("--tables=2", "--table_size=1000")}, true},
+		{"default table size", "oltp_read_write", []step{prepare("--tables=1"), cleanup("--tables=1")}, true},
+		{"no secondary index", "oltp_read_write", []step{prepare("--tables=2", "--table_size=10", "--create_secondary=off"), cleanup("--tables=2", "--table_size=10", "--create_secondary=off")}, true},
+		{"threads", "oltp_read_write", []step{prepare("--tables=3", "--table_size=500", "--threads=2"), cleanup("--tables=3", "--table_size=500", "--threads=2")}, false},
+		{"more threads than tables", "oltp_read_write", []step{prepare("--tables=2", "--table_size=100", "--threads=4"), cleanup("--tables=2", "--table_size=100", "--threads=4")}, false},
+		{"cleanup of tables that do not exist", "oltp_read_write", []step{cleanup("--tables=3"), prepare("--tables=1", "--table_size=10"), cleanup("--tables=4")}, true},
+		{"cleanup of the default table", "oltp_point_select", []step{cleanup()}, true},
+		{"bulk_insert", "bulk_insert", []step{prepare(), cleanup(), cleanup()}, true},
+		{"bulk_insert threads", "bulk_insert", []step{prepare("--threads=3"), cleanup("--threads=2"), cleanup("--threads=4")}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := map[string][2]string{}
+			type seen struct{ out, tables string }
+			got := map[string][]seen{}
 			for _, tool := range []string{"sysbench", "stampede"} {
-				var outs [2]string
-				for i, command := range []string{"prepare", "cleanup"} {
-					line := append(append(append([]string{"oltp_read_write"}, conn...), tc.opts...), command)
+				for _, st := range tc.steps {
+					line := append(append(append([]string{tc.script}, conn...), st.opts...), st.command)
 					var stdout, stderr string
 					if tool == "sysbench" {
 						var o, e bytes.Buffer
@@ -889,19 +916,66 @@ func TestSysbenchPrepareCleanupLines(t *testing.T) {
 						stdout, stderr = r.stdout, r.stderr
 					}
 					if stderr != "" {
-						t.Errorf("%s %s printed on stderr: %q", tool, command, stderr)
+						t.Errorf("%s %s printed on stderr: %q", tool, st.command, stderr)
 					}
-					outs[i] = body(t, tool, stdout)
+					got[tool] = append(got[tool], seen{body(t, tool, stdout), tables(t)})
 				}
-				got[tool] = outs
+				// What a step left (bulk_insert's cleanup of fewer
+				// threads) goes before the other tool's turn.
+				for n := 1; n <= 5; n++ {
+					execIn(t, db, fmt.Sprintf("DROP TABLE IF EXISTS sbtest%d", n))
+				}
+				execIn(t, db, "DROP TABLE IF EXISTS stampede_load")
 			}
-			for i, command := range []string{"prepare", "cleanup"} {
-				sb, st := got["sysbench"][i], got["stampede"][i]
+			for i, st := range tc.steps {
+				sb, sp := got["sysbench"][i], got["stampede"][i]
 				if !tc.ordered {
-					sb, st = sortedLines(sb), sortedLines(st)
+					sb.out, sp.out = sortedLines(sb.out), sortedLines(sp.out)
 				}
-				if sb != st {
-					t.Errorf("%s %s:\nsysbench:\n%s\nstampede:\n%s", strings.Join(tc.opts, " "), command, sb, st)
+				if sb.out != sp.out {
+					t.Errorf("step %d, %s %s:\nsysbench:\n%s\nstampede:\n%s", i+1, strings.Join(st.opts, " "), st.command, sb.out, sp.out)
+				}
+				if sb.tables != sp.tables {
+					t.Errorf("step %d, %s %s: sysbench left tables %q, stampede %q", i+1, strings.Join(st.opts, " "), st.command, sb.tables, sp.tables)
+				}
+			}
+		})
+	}
+}
+
+// TestSysbenchCleanupRefusesForeign shows that sysbench's cleanup, which
+// names every table 1..N, still refuses a table stampede did not make
+// before it drops anything, and then names no table as dropped.
+func TestSysbenchCleanupRefusesForeign(t *testing.T) {
+	testServer(t)
+	for _, tc := range []struct {
+		script string
+		opts   []string
+		want   string
+	}{
+		{"oltp_read_write", []string{"--tables=3", "--table-size=10"}, "table sbtest2 in database"},
+		{"bulk_insert", []string{"--threads=3"}, "table sbtest2 in database"},
+	} {
+		t.Run(tc.script, func(t *testing.T) {
+			db := freshDB(t, "stampede_sbforeign")
+			adminExec(t, "CREATE DATABASE "+db)
+			conn := append(sbConn(t, db), "--db-driver=pgsql")
+			execIn(t, db, "CREATE TABLE sbtest2 (id INT PRIMARY KEY, k INT NOT NULL DEFAULT 0)", "INSERT INTO sbtest2 VALUES (1, 42)")
+			if tc.script == "bulk_insert" {
+				execIn(t, db, "CREATE TABLE sbtest1 (id INT PRIMARY KEY, k INT NOT NULL DEFAULT 0)", "COMMENT ON TABLE sbtest1 IS 'made by stampede run of bulk_insert'")
+			}
+			line := append(append(append([]string{tc.script}, conn...), tc.opts...), "cleanup")
+			r := stampede(t, line...)
+			checkOneLineError(t, r, 2, tc.want)
+			if strings.Contains(r.stdout, "Dropping") {
+				t.Errorf("a refused cleanup names tables as dropped:\n%s", r.stdout)
+			}
+			if n := queryInt(t, db, "SELECT count(*) FROM sbtest2 WHERE k = 42"); n != 1 {
+				t.Errorf("the user's sbtest2 lost its row")
+			}
+			if tc.script == "bulk_insert" {
+				if n := queryInt(t, db, "SELECT count(*) FROM pg_tables WHERE tablename = 'sbtest1'"); n != 1 {
+					t.Errorf("the refused cleanup dropped stampede's sbtest1 all the same")
 				}
 			}
 		})

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -378,7 +379,7 @@ func TestCensus28(t *testing.T) {
 		{470, "runs", strs("runs", "--since", "-5h"), 2, "--since: duration \"-5h\" is negative: give how long ago", true},
 		{471, "runs", strs("runs", "--since", "1h", "--until", "2h"), 2, "--since 1h is not before --until 2h: no run can start in that window; swap them", true},
 		{472, "runs", strs("runs", "--limit", "99999999999999999999"), 2, "--limit=99999999999999999999 is out of range: give a whole number from -9223372036854775808 to 9223372036854775807: see `stampede runs --help`", true},
-		{473, "runs", strs("runs", "--results-dir", "/etc/passwd"), 1, "cannot create the results store /etc/passwd/index.sqlite: mkdir /etc/passwd: not a directory", true},
+		{473, "runs", strs("runs", "--results-dir", "/etc/passwd"), 2, "results directory /etc/passwd is not a directory: name the directory runs were saved in (run --results-dir)", true},
 		{475, "runs", strs("runs", "{run}"), 2, "unknown command \"{run}\" for \"stampede runs\": see `stampede runs --help`", true},
 		{476, "compare", strs("compare"), 2, "accepts 2 arg(s), received 0: see `stampede compare --help`", true},
 		{477, "compare", strs("compare", "{run}"), 2, "accepts 2 arg(s), received 1: see `stampede compare --help`", true},
@@ -471,6 +472,14 @@ func TestCensus28(t *testing.T) {
 		// The census's 718 and 719 asked the default API address; here one where nothing listens.
 		{718, "proxyset", strs("proxy", "set", "east", "--api", "127.0.0.1:{nlport}"), 1, "proxy set: no proxy API answers at 127.0.0.1:{nlport} (connection refused): start `stampede proxy` first, or give --api the address its --api listens on", true},
 		{719, "proxyset", strs("proxy", "set", "east", "--latency", "5ms", "--api", "127.0.0.1:{nlport}"), 1, "proxy set: no proxy API answers at 127.0.0.1:{nlport} (connection refused)", true},
+		// Left over by the census: config files sysbench 1.0.20 reads
+		// without a word (it skips a line without '='), and the flag
+		// that named the database.
+		{2801, "sysbench", strs("oltp_read_write", "--config-file=bad.cfg", "--time=1", "run", "postgresql://postgres@127.0.0.1:{nlport}/x"), 2, "--config-file bad.cfg, line 1: \"not a cfg\" is not NAME=VALUE (sysbench 1.0.20 skips such a line without a word): write it as NAME=VALUE, or start it with # to keep it as a comment", true},
+		{2802, "sysbench", strs("oltp_read_write", "--config-file=binary.properties", "--time=1", "run", "postgresql://postgres@127.0.0.1:{nlport}/x"), 2, "--config-file binary.properties is not a text file (line 1 holds bytes that are not text): give a file of NAME=VALUE lines", true},
+		{2803, "sysbench", strs("oltp_read_write", "--pgsql-db=census_sb", "--time=1", "run", "postgresql://postgres@127.0.0.1:{nlport}/x"), 2, "--pgsql-db census_sb and database \"x\", which postgresql://postgres@127.0.0.1:{nlport}/x names, disagree: give one of them", true},
+		{2804, "sysbench", strs("oltp_read_write", "--pgsql_db=census_sb", "--time=1", "run", "postgresql://postgres@127.0.0.1:{nlport}/x"), 2, "--pgsql-db census_sb and database \"x\"", true},
+		{2805, "run", strs("run", "oltp_read_write", "--db=census_sb", "--duration=1s", "postgresql://postgres@127.0.0.1:{nlport}/x"), 2, "--db census_sb and database \"x\", which postgresql://postgres@127.0.0.1:{nlport}/x names, disagree: give one of them", true},
 		// A fault's own value is checked before the API is asked (the
 		// census's note: a connection error instead of the bad value);
 		// jitter against latency needs the listener's, from the API.
@@ -782,12 +791,12 @@ func TestCensus28Server(t *testing.T) {
 		{879, "ycsbform", strs("run", "jdbc", "-P", "workloads/workloada", "-p", "db.url=jdbc:postgresql://127.0.0.1:{port}/{ycsb}?sslmode=disable", "-p", "db.user=postgres", "-p", "db.passwd=topsecret", "-p", "maxexecutiontime=1", "-p", "db.url=jdbc:postgresql://127.0.0.1:{nlport}/x"), 1, "cannot connect to 127.0.0.1:{nlport} (database \"x\", user \"postgres\"): connection refused; is the server running and listening there? check host and port", true},
 		{880, "ycsbform", strs("run", "jdbc", "-P", "workloads/workloada", "-p", "db.url=jdbc:postgresql://127.0.0.1:{port}/{own}?sslmode=disable", "-p", "db.user=postgres", "-p", "maxexecutiontime=1"), 1, "table usertable in database {own} has no column field1 (fieldcount is 10): run `stampede init ycsb --output-style ycsb -P workloads/workloada 'postgresql://postgres@127.0.0.1:{port}/{own}?sslmode=disable'` with the same properties", true},
 		{881, "ycsbform", strs("load", "jdbc", "-P", "workloads/workloada", "-p", "db.url=jdbc:postgresql://127.0.0.1:{port}/{own}?sslmode=disable", "-p", "db.user=postgres"), 2, "table usertable already exists in database \"{own}\" and stampede did not make it: load into another database (--db NAME), or drop it yourself (--drop --force-drop drops it); not loaded into: its columns are (field0 text, ycsb_key text), not ycsb's (ycsb_key, field0, field1, field2, field3, field4, field5, field6, field7, field8, field9, of character types)", true},
-		{882, "ycsbform", strs("load", "jdbc", "-P", "workloads/workloada", "-p", "db.url=jdbc:postgresql://127.0.0.1:{port}/{ycsb}?sslmode=disable", "-p", "db.user=postgres"), 2, "table usertable already exists in database \"{ycsb}\": use --drop to recreate it, or `stampede cleanup ycsb -P workloads/workloada 'postgresql://postgres@127.0.0.1:{port}/{ycsb}?sslmode=disable'`; not loaded into: it holds rows (init loads only into an empty usertable of ycsb's columns)", true},
+		{882, "ycsbform", strs("load", "jdbc", "-P", "workloads/workloada", "-p", "db.url=jdbc:postgresql://127.0.0.1:{port}/{ycsb}?sslmode=disable", "-p", "db.user=postgres"), 2, "table usertable already exists in database \"{ycsb}\": use --drop to recreate it, or `stampede cleanup ycsb 'postgresql://postgres@127.0.0.1:{port}/{ycsb}?sslmode=disable'`; not loaded into: it holds rows (init loads only into an empty usertable of ycsb's columns)", true},
 		{883, "ycsbform", strs("load", "jdbc", "-P", "workloads/workloada", "-p", "db.url=jdbc:postgresql://127.0.0.1:{port}/{ycsb}?sslmode=disable", "-p", "db.user=postgres", "-threads", "0"), 2, "invalid threadcount \"0\" (from -threads): use an integer of at least 1", true},
 		{884, "ycsbform", strs("load", "jdbc", "-P", "workloads/workloada", "-p", "db.url=jdbc:postgresql://127.0.0.1:{port}/{ycsb}?sslmode=disable", "-p", "db.user=postgres", "-p", "recordcount=-5"), 2, "recordcount must be at least 1, not -5 (from -p)", true},
 		{885, "ycsbform", strs("load", "jdbc", "-P", "workloads/workloada", "-p", "db.url=jdbc:postgresql://127.0.0.1:{port}/{ycsb}?sslmode=disable", "-p", "db.user=postgres", "-p", "insertstart=abc"), 2, "invalid insertstart \"abc\" (from -p): not an integer", true},
 		{886, "ycsbform", strs("load", "jdbc", "-P", "workloads/workloada", "-p", "db.url=jdbc:postgresql://127.0.0.1:{port}/{ycsb}?sslmode=disable", "-p", "db.user=postgres", "-p", "jdbc.batchupdateapi=maybe"), 2, "invalid jdbc.batchupdateapi \"maybe\" (from -p): not true or false", true},
-		{887, "ycsbform", strs("load", "jdbc", "-P", "workloads/workloada", "-p", "db.url=jdbc:postgresql://127.0.0.1:{port}/{ycsb}?sslmode=disable", "-p", "db.user=postgres", "-p", "db.batchsize=-1"), 2, "table usertable already exists in database \"{ycsb}\": use --drop to recreate it, or `stampede cleanup ycsb -P workloads/workloada -p db.batchsize=-1 'postgresql://postgres@127.0.0.1:{port}/{ycsb}?sslmode=disable'`; not loaded into: it holds rows (init loads only into an empty usertable of ycsb's columns)", true},
+		{887, "ycsbform", strs("load", "jdbc", "-P", "workloads/workloada", "-p", "db.url=jdbc:postgresql://127.0.0.1:{port}/{ycsb}?sslmode=disable", "-p", "db.user=postgres", "-p", "db.batchsize=-1"), 2, "table usertable already exists in database \"{ycsb}\": use --drop to recreate it, or `stampede cleanup ycsb 'postgresql://postgres@127.0.0.1:{port}/{ycsb}?sslmode=disable'`; not loaded into: it holds rows (init loads only into an empty usertable of ycsb's columns)", true},
 		{888, "ycsbform", strs("load", "jdbc", "-P", "workloads/workloada", "-p", "db.url=jdbc:postgresql://127.0.0.1:{port}/{ycsb}?sslmode=disable", "-p", "db.user=postgres", "-cp"), 2, "-cp needs a value", true},
 		{889, "ycsbform", strs("run", "jdbc", "-P", "workloads/workloada", "-p", "db.url=jdbc:postgresql://127.0.0.1:{port}/{ycsb}?sslmode=disable", "-p", "db.user=postgres", "-p", "hdrhistogram.percentiles=abc"), 2, "invalid hdrhistogram.percentiles \"abc\" (from -p): use percentiles in (0, 100] separated by commas, such as 50,95,99", true},
 		{891, "ycsbform", strs("run", "jdbc", "-P", "workloads/workloada", "-p", "db.url=jdbc:postgresql://127.0.0.1:{port}/{ycsb}?sslmode=disable", "-p", "db.user=postgres", "-p", "status.interval=-1", "-s"), 2, "invalid status.interval \"-1\" (from -p): use an integer of at least 1", true},
@@ -923,5 +932,91 @@ func TestCensus28QuietServer(t *testing.T) {
 	r := stampede(t, "check", "ycsb", ycsbURL, ycsbURL)
 	if r.code != 0 || strings.Count(r.stdout, "1000 of 1000 loaded keys present PASS") != 2 || !strings.Contains(r.stderr, "(URL 2 of 2)") {
 		t.Errorf("check through two URLs: exit %d, want 0 and each URL's checks:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// hintRE finds the commands a message suggests, in backticks.
+var hintRE = regexp.MustCompile("`(stampede [^`]+)`")
+
+// TestSuggestedCommandsRun runs the commands that refusals suggest, as a
+// user pastes them, and checks that each runs without a warning: a
+// suggested command carries only the flags it uses. Before, the cleanup
+// suggested after a refused YCSB load (`stampede load jdbc -P FILE`)
+// carried -P and warned that it does not change which tables cleanup
+// drops, and so did init's --rows and --record-count.
+func TestSuggestedCommandsRun(t *testing.T) {
+	srv := testServer(t)
+	u, err := url.Parse(srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	wl := writeFile(t, "workload=site.ycsb.workloads.CoreWorkload\nrecordcount=20\nreadproportion=1\nupdateproportion=0\n")
+	for _, tc := range []struct {
+		name string
+		// args loads, and loads again: the second is refused with a
+		// suggestion ({db} is the case's database).
+		args []string
+		want string // the suggestion
+	}{
+		{"YCSB form load", strs("load", "jdbc", "-P", wl, "-p", "db.url=jdbc:postgresql://"+u.Host+"/{db}?sslmode=disable", "-p", "db.user="+u.User.Username()),
+			"stampede cleanup ycsb "},
+		{"init bank --rows", strs("init", "bank", "--rows", "10", "{url}"), "stampede cleanup bank "},
+		{"init ycsb --record-count", strs("init", "ycsb", "--record-count", "20", "{url}"), "stampede cleanup ycsb "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db := freshDB(t, "census28_hint")
+			adminExec(t, "CREATE DATABASE "+db)
+			args := census28Expand(tc.args, map[string]string{"{db}": db, "{url}": dbURL(t, db)})
+			mustRun(t, args...)
+			r := stampede(t, args...)
+			m := hintRE.FindStringSubmatch(r.stderr)
+			if r.code != 2 || m == nil || !strings.HasPrefix(m[1], tc.want) {
+				t.Fatalf("a second load: exit %d, no suggestion %q...:\n%s", r.code, tc.want, r.stderr)
+			}
+			words := shellWords(t, m[1])
+			r = stampede(t, words[1:]...)
+			if r.code != 0 || strings.Contains(r.stderr, "warning") {
+				t.Errorf("the suggestion %s: exit %d\n%s", m[1], r.code, r.stderr)
+			}
+			if n := queryInt(t, db, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"); n != 0 {
+				t.Errorf("the suggested cleanup left %d tables", n)
+			}
+		})
+	}
+}
+
+// TestResultsURLMissingDirectory: a results store in a directory that does
+// not exist is refused in one line that names the directory, and the
+// directory is not created (before, it was, silently); a results
+// directory given with --results-dir is still created.
+func TestResultsURLMissingDirectory(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "missing", "dir")
+	store := "sqlite:" + filepath.Join(missing, "x.db")
+	results := filepath.Join(dir, "results")
+	if err := os.MkdirAll(results, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"run", strs("run", "ycsb", "--driver", "null", "--duration", "200ms", "--telemetry=false", "--results-dir", results, "--results-url", store)},
+		{"runs", strs("runs", "--results-dir", results, "--results-url", store)},
+		{"runs --rebuild", strs("runs", "--rebuild", "--results-dir", results, "--results-url", store)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := stampede(t, tc.args...)
+			checkOneLineError(t, r, 2, "results store "+store+": "+missing+" does not exist: create the directory, or give a file in a directory that exists")
+			if _, err := os.Stat(filepath.Join(dir, "missing")); err == nil {
+				t.Errorf("%s created %s", tc.name, filepath.Join(dir, "missing"))
+			}
+		})
+	}
+	created := filepath.Join(dir, "new", "results")
+	mustRun(t, "run", "ycsb", "--driver", "null", "--duration", "200ms", "--telemetry=false", "--results-dir", created)
+	if _, err := os.Stat(filepath.Join(created, "index.sqlite")); err != nil {
+		t.Errorf("--results-dir %s was not created with its index: %v", created, err)
 	}
 }

@@ -77,7 +77,7 @@ func TestNeverDropsWhatItDidNotMake(t *testing.T) {
 			return append(append([]string{"oltp_read_only", "--table-size=10"}, sysbenchConn(t, db)...), "prepare")
 		}, "stampede did not make it"},
 		{"sysbench bulk_insert cleanup", []string{"sbtest1", "sbtest7"}, func(db string) []string {
-			return append(append([]string{"bulk_insert"}, sysbenchConn(t, db)...), "cleanup")
+			return append(append([]string{"bulk_insert", "--threads=7"}, sysbenchConn(t, db)...), "cleanup")
 		}, "tables sbtest1, sbtest7 in database"},
 		{"ycsb form cleanup", []string{"usertable"}, func(db string) []string {
 			return []string{"cleanup", "jdbc", "-p", "db.url=jdbc:postgresql://" + u.Host + "/" + db, "-p", "db.user=" + u.User.Username()}
@@ -340,5 +340,73 @@ func TestRebuildNeverMovesAUsersFile(t *testing.T) {
 	r := stampede(t, "runs", "--results-dir", results, "--rebuild")
 	if r.code != 0 || !strings.Contains(r.stderr, "moved it aside to") {
 		t.Errorf("a damaged index.sqlite: exit %d, %s", r.code, r.stderr)
+	}
+}
+
+// TestAdoptedTableStaysTheUsers: a usertable the user created (empty, of
+// YCSB's shape, as the JDBC binding's README says) and `stampede load
+// jdbc` then filled stays the user's: the load records it as adopted in
+// stampede_load, and every form of cleanup and --drop refuses it in one
+// line that names it, says it was adopted and names --force-drop, exit
+// 2, every loaded row surviving; a load in two parts keeps the first
+// part's adoption. --force-drop drops it.
+func TestAdoptedTableStaysTheUsers(t *testing.T) {
+	testServer(t)
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	u, _ := url.Parse(testServer(t))
+	var cols []string
+	for i := range 10 {
+		cols = append(cols, fmt.Sprintf("FIELD%d TEXT", i))
+	}
+	create := "CREATE TABLE usertable (YCSB_KEY VARCHAR(255) PRIMARY KEY, " + strings.Join(cols, ", ") + ")"
+	wl := writeFile(t, "workload=site.ycsb.workloads.CoreWorkload\nrecordcount=20\nreadproportion=1\nupdateproportion=0\n")
+	for _, tc := range []struct {
+		name  string
+		loads [][]string // each load's properties beyond the file's
+	}{
+		{"one load", [][]string{nil}},
+		{"two parts", [][]string{{"-p", "insertstart=0", "-p", "insertcount=10"}, {"-p", "insertstart=10", "-p", "insertcount=10"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db := freshDB(t, "adopted")
+			adminExec(t, "CREATE DATABASE "+db)
+			execIn(t, db, create)
+			jdbc := []string{"-p", "db.url=jdbc:postgresql://" + u.Host + "/" + db + "?sslmode=disable", "-p", "db.user=" + u.User.Username()}
+			for _, props := range tc.loads {
+				mustRun(t, append(append([]string{"load", "jdbc", "-P", wl}, jdbc...), props...)...)
+			}
+			if n := queryInt(t, db, "SELECT count(*) FROM usertable"); n != 20 {
+				t.Fatalf("%d rows loaded, want 20", n)
+			}
+			for _, args := range [][]string{
+				append([]string{"cleanup", "jdbc"}, jdbc...),
+				{"cleanup", "ycsb", dbURL(t, db)},
+				{"init", "ycsb", "--drop", "--record-count", "20", dbURL(t, db)},
+				{"workload", "init", "ycsb", "--drop", "--db", db, dbURL(t, db)},
+			} {
+				r := stampede(t, args...)
+				want := "table usertable in database \"" + db + "\""
+				if args[0] == "workload" {
+					want = "(public.usertable)"
+				}
+				checkOneLineError(t, r, 2, want)
+				if args[0] != "workload" && !strings.Contains(r.stderr, "existed before stampede's init of ycsb loaded into it: adopted, as stampede_load records") {
+					t.Errorf("%s: the refusal does not say the table was adopted: %s", args[:2], r.stderr)
+				}
+				if !strings.Contains(r.stderr, "--force-drop") {
+					t.Errorf("%s: the refusal does not name --force-drop: %s", args[:2], r.stderr)
+				}
+				if n := queryInt(t, db, "SELECT count(*) FROM usertable"); n != 20 {
+					t.Fatalf("%s: %d rows left of the 20 loaded", args[:2], n)
+				}
+			}
+			r := mustRun(t, "cleanup", "ycsb", "--force-drop", dbURL(t, db))
+			if !strings.Contains(r.stderr, "dropped table usertable") {
+				t.Errorf("cleanup --force-drop: %s", r.stderr)
+			}
+			if n := queryInt(t, db, "SELECT count(*) FROM pg_tables WHERE tablename IN ('usertable', 'stampede_load')"); n != 0 {
+				t.Errorf("%d of usertable and its record left after cleanup --force-drop", n)
+			}
+		})
 	}
 }

@@ -129,7 +129,11 @@ func TestRunsList(t *testing.T) {
 // store, and refuses a store it cannot use before running.
 func TestRunResultsURL(t *testing.T) {
 	dir := t.TempDir()
-	team := "sqlite:" + filepath.Join(t.TempDir(), "team", "index.sqlite")
+	teamDir := filepath.Join(t.TempDir(), "team")
+	if err := os.Mkdir(teamDir, 0o700); err != nil { // a store's directory must exist
+		t.Fatal(err)
+	}
+	team := "sqlite:" + filepath.Join(teamDir, "index.sqlite")
 	r := stampede(t, "run", "ycsb", "--driver", "null", "--max-ops", "1000", "--telemetry=false", "--results-dir", dir, "--results-url", team, "--tag", "where=team")
 	if r.code != 0 {
 		t.Fatalf("run --results-url: %d %s", r.code, r.stderr)

@@ -266,3 +266,44 @@ func TestDiffNotSaved(t *testing.T) {
 		t.Errorf("stderr does not say what became of the results:\n%s", strings.Join(lines, "\n"))
 	}
 }
+
+// TestRunStartedOnNearlyFullDisk starts a run on a results disk with less
+// free than the 512 KiB a run reserves for its end, and fills the rest
+// during the run: the run still records its end (completed, incomplete),
+// says so and exits 1. Before, the reserve was all or nothing: the run
+// reserved nothing, could not write run.json at its end, and was listed
+// as killed.
+func TestRunStartedOnNearlyFullDisk(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		free int64
+	}{
+		{"200 KiB free", 200 << 10},
+		{"60 KiB free", 60 << 10},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mnt := mountTmpfs(t, "4m")
+			var st syscall.Statfs_t
+			if err := syscall.Statfs(mnt, &st); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(mnt, "prefill"), make([]byte, int64(st.Bavail)*st.Bsize-tc.free), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			root := filepath.Join(mnt, "runs")
+			var dir string
+			r := runWhile(t, root, func(d string) { dir = d; fill(t, mnt) })
+			checkFinalError(t, r, 1, "results saved in "+dir+", but incomplete (cannot write ")
+			run, err := runlog.Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if info := run.Info; info.Status != runlog.StatusCompleted || !strings.HasPrefix(info.Error, runlog.IncompletePrefix) {
+				t.Errorf("run.json: status %q, error %q; want completed, %q...", info.Status, info.Error, runlog.IncompletePrefix)
+			}
+			if _, err := os.Stat(filepath.Join(dir, runlog.SummaryFile)); err != nil {
+				t.Errorf("summary.json: %v", err)
+			}
+		})
+	}
+}

@@ -217,8 +217,16 @@ func (a *app) workloadCmd(v verb, m workload.Meta) *cobra.Command {
 		case "check":
 			return a.checkWorkload(ctx, gen, cf, args)
 		default:
-			sb, _ := fs.GetBool("sysbench-syntax")
-			return a.cleanupWorkload(ctx, gen, cf, forceDrop, args, sb)
+			conn, err := cf.Spec(args)
+			if err != nil {
+				return err
+			}
+			spec := run.CleanupSpec{Workload: gen, Conn: conn, ForceDrop: forceDrop, Log: a.stderr}
+			if sb, _ := fs.GetBool("sysbench-syntax"); sb {
+				threads, _ := fs.GetInt("threads")
+				return sbline.Cleanup(ctx, spec, threads, a.stdout)
+			}
+			return run.Cleanup(ctx, spec)
 		}
 	}
 	return cmd
@@ -235,10 +243,7 @@ func (a *app) initWorkload(ctx context.Context, gen workload.Generator, cf *cmdl
 	spec := f.LoadSpec(gen, conn)
 	spec.Log, spec.Done, spec.Progress = a.stderr, f.Report(gen, a.stdout, a.stderr), cmdline.ProgressBar(a.stderr)
 	if f.SysbenchSyntax() {
-		// sysbench's lines on stdout as it goes, and none of stampede's.
-		sbline.Header(a.stdout, run.VersionString())
-		spec.Log, spec.Progress = &sbline.PrepareLog{W: a.stderr}, nil
-		spec.Steps = sbline.PrepareLines(a.stdout, f.Concurrency())
+		sbline.Prepare(&spec, f.Concurrency(), a.stdout, a.stderr)
 	}
 	return run.Load(ctx, spec)
 }
@@ -249,20 +254,6 @@ func (a *app) checkWorkload(ctx context.Context, gen workload.Generator, cf *cmd
 		return err
 	}
 	return run.Check(ctx, gen, conn, a.stdout, a.stderr)
-}
-
-// cleanupWorkload is cleanup of one database; sysbench says that the
-// command line is sysbench's, which prints sysbench's lines.
-func (a *app) cleanupWorkload(ctx context.Context, gen workload.Generator, cf *cmdline.Conn, forceDrop bool, urls []string, sysbench bool) error {
-	conn, err := cf.Spec(urls)
-	if err != nil {
-		return err
-	}
-	spec := run.CleanupSpec{Workload: gen, Conn: conn, ForceDrop: forceDrop, Log: a.stderr}
-	if sysbench {
-		return sbline.Cleanup(ctx, spec, a.stdout, a.stderr)
-	}
-	return run.Cleanup(ctx, spec)
 }
 
 // cockroachCmd is `stampede workload init|run|check W ...`: a pasted

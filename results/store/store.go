@@ -166,8 +166,8 @@ const runCols = `id, dir, workload, start_ns, end_ns, status, error, seed, concu
 	seconds, intervals, ops, errors, ops_per_sec, p50_ms, p95_ms, p99_ms, p999_ms, max_ms, warnings`
 
 // Open opens the store at rawURL, creating its tables if missing:
-// "sqlite:PATH" is an SQLite file (created, with its directory, if
-// missing), and "postgres://..." or "postgresql://..." a PostgreSQL or
+// "sqlite:PATH" is an SQLite file (created if missing, in a directory
+// that must exist: a missing one is refused, ErrBadURL), and "postgres://..." or "postgresql://..." a PostgreSQL or
 // CockroachDB database. Open checks that the database answers.
 func Open(ctx context.Context, rawURL string) (*Store, error) {
 	var (
@@ -182,8 +182,15 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 			return nil, badURLError{fmt.Errorf("results store %q: no file name after sqlite: give sqlite:PATH", rawURL)}
 		}
 		if path != memoryPath {
-			if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-				return nil, fmt.Errorf("cannot create the results store %s: %w", path, err)
+			// A missing directory is a typo as often as not: it is
+			// refused, not created (the results directory, which holds
+			// the default store, is created by the run that writes it).
+			if dir := filepath.Dir(path); !isDir(dir) {
+				what := "does not exist"
+				if _, err := os.Stat(dir); err == nil {
+					what = "is not a directory"
+				}
+				return nil, badURLError{fmt.Errorf("results store sqlite:%s: %s %s: create the directory, or give a file in a directory that exists", path, dir, what)}
 			}
 			// Created here, for its mode: only its owner may read what
 			// it holds of the runs (hosts, command lines, tags), whatever
@@ -871,6 +878,17 @@ func ParseTime(s string, now time.Time) (time.Time, error) {
 		return t, nil
 	}
 	return time.Time{}, fmt.Errorf("malformed time %q: want an RFC 3339 time or date (2026-11-22T10:00:00Z, 2026-11-22) or a duration ago (24h)", s)
+}
+
+// isDir reports whether path is a directory (following links); an error
+// other than its absence (a directory that cannot be searched) counts as
+// one, for opening the file to report.
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR)
+	}
+	return fi.IsDir()
 }
 
 // badURLError is an error that matches ErrBadURL.

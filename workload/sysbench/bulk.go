@@ -62,6 +62,23 @@ func (g *generator) bulkOps(ctx context.Context, db *sqlx.DB, oc workload.OpsCon
 	return ql, nil
 }
 
+// prepareBulkTables is bulk_insert.lua's prepare: it creates the tables
+// sbtest1..workers (one per thread) unless they exist, each after saying
+// so to step, as sysbench prints "Creating table 'sbtestN'..." before its
+// CREATE TABLE IF NOT EXISTS.
+func prepareBulkTables(ctx context.Context, db *sqlx.DB, workers int, step func(workload.LoadStep)) error {
+	for i := 1; i <= workers; i++ {
+		name := tableName(i)
+		if step != nil {
+			step(workload.LoadStep{Table: name, Kind: workload.StepCreate})
+		}
+		if _, err := prepareBulkTable(ctx, db, name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // prepareBulkTable creates bulk_insert's table name unless it exists, and
 // returns its largest id (0 when empty). It refuses a table of another
 // layout, such as an OLTP workload's sbtestN.

@@ -266,7 +266,7 @@ func (g *generator) SetSeed(seed uint64) { g.seed = seed }
 // Hooks implements the Hookser interface.
 func (g *generator) Hooks() workload.Hooks {
 	if g.s.event == nil { // bulk_insert: Ops creates the tables
-		return workload.Hooks{Validate: g.validate, RunTables: bulkTables}
+		return workload.Hooks{Validate: g.validate, RunTables: bulkTables, PrepareRun: prepareBulkTables}
 	}
 	return workload.Hooks{
 		Validate:         g.validate,
