@@ -1,0 +1,392 @@
+// Package sqlscript is the `sql` workload: users' own scripts in
+// pgbench's script language (package pgscript), chosen by weight as
+// pgbench chooses them, with an optional init file that creates and
+// loads their tables and a check file that verifies them.
+package sqlscript
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/spf13/pflag"
+
+	"github.com/stampede-bench/stampede/pgscript"
+	"github.com/stampede-bench/stampede/pgscript/prng"
+	"github.com/stampede-bench/stampede/sqlx"
+	"github.com/stampede-bench/stampede/workload"
+)
+
+const details = `Your own SQL, in pgbench's script language, so the same files run in pgbench
+and here. Each -f FILE[@WEIGHT] is a script: one operation (a transaction, if
+it holds BEGIN ... COMMIT) chosen by weight as pgbench chooses. A script holds
+SQL statements ended by semicolons and pgbench's meta-commands: \set NAME
+EXPRESSION (pgbench's expressions: random, random_zipfian, hash, permute, ...),
+:NAME in a statement for a variable's value, \gset or \aset after a query to
+keep its values, \if / \elif / \else / \endif, \sleep N [us|ms|s]. The
+variables :client_id and :scale are built in; -D NAME=VALUE sets others.
+\shell and \setshell are refused.
+
+Every statement's latency is reported under its name, the comment
+"-- name: NAME" above it, else FILE:LINE, beside each script's.
+Statements are prepared once per connection (--protocol prepared, pgbench's
+-M prepared); --protocol extended or simple sends them as pgbench does.
+
+init runs --init-file FILE (SQL statements, and COPY ... FROM STDIN with its
+rows up to a line \.) and marks the tables it creates as stampede's, so that
+cleanup drops them and nothing else. check runs --check-file FILE: each of its
+queries must return true.
+
+Examples:
+  stampede init sql --init-file schema.sql 'postgresql://postgres@localhost:5432/app'
+  stampede run sql -f read.sql@10 -f write.sql@1 --duration 60s 'postgresql://postgres@localhost:5432/app'
+  stampede run sql -f point.sql -D maxid=100000 --max-rate 5000 --duration 5m 'postgresql://postgres@localhost:5432/app'
+  stampede check sql --check-file checks.sql 'postgresql://postgres@localhost:5432/app'
+  stampede cleanup sql 'postgresql://postgres@localhost:5432/app'`
+
+var meta = workload.Meta{
+	Name:        "sql",
+	Description: "your own SQL scripts in pgbench's script language, chosen by weight (-f FILE@W)",
+	Details:     details,
+	Version:     "1.0.0",
+	New:         newGen,
+}
+
+func init() {
+	workload.Register(meta)
+}
+
+// gen is the generator.
+type gen struct {
+	flags workload.Flags
+
+	files     []string
+	defines   []string
+	protocol  string
+	scale     int64
+	initFile  string
+	checkFile string
+
+	// Parsed by validate.
+	scripts []*pgscript.Script
+	defs    map[string]string
+	proto   sqlx.Protocol
+	// part is this client's index and the clients' count (--clients).
+	index, count int
+}
+
+func newGen() workload.Generator {
+	g := &gen{}
+	fs := pflag.NewFlagSet("sql", pflag.ContinueOnError)
+	fs.StringArrayVarP(&g.files, "file", "f", nil, "a script to run, FILE or FILE@WEIGHT (repeat for several; pgbench's -f)")
+	fs.StringArrayVarP(&g.defines, "define", "D", nil, "set a variable every client starts with, NAME=VALUE (repeatable; pgbench's -D)")
+	fs.StringVarP(&g.protocol, "protocol", "M", "prepared", "how statements are sent: prepared, extended or simple (pgbench's -M)")
+	fs.Int64Var(&g.scale, "scale", 1, "the value of the :scale variable (pgbench's -s)")
+	fs.StringVar(&g.initFile, "init-file", "", "SQL that init runs to create and load the tables (COPY ... FROM STDIN allowed)")
+	fs.StringVar(&g.checkFile, "check-file", "", "queries that check runs; each must return true")
+	g.flags = workload.Flags{FlagSet: fs, Meta: map[string]workload.FlagMeta{
+		"file":       {RuntimeOnly: true},
+		"define":     {RuntimeOnly: true},
+		"protocol":   {RuntimeOnly: true},
+		"scale":      {RuntimeOnly: true},
+		"init-file":  {LoadOnly: true},
+		"check-file": {RuntimeOnly: true, Check: true},
+	}}
+	return g
+}
+
+// Meta implements the Generator interface.
+func (g *gen) Meta() workload.Meta { return meta }
+
+// Tables implements the Generator interface: the tables are the init
+// file's, found by their mark (RunTables).
+func (g *gen) Tables() []workload.Table { return nil }
+
+// Flags implements the Flagser interface.
+func (g *gen) Flags() workload.Flags { return g.flags }
+
+// PartitionClients implements workload.ClientPartitioner: client
+// numbers (:client_id) go on from the clients before this one.
+func (g *gen) PartitionClients(index, count int) error {
+	g.index, g.count = index, count
+	return nil
+}
+
+// Hooks implements the Hookser interface.
+func (g *gen) Hooks() workload.Hooks {
+	return workload.Hooks{
+		Validate:         g.validate,
+		PreLoad:          g.runInitFile,
+		CheckConsistency: g.check,
+		RunTables:        g.madeTables,
+	}
+}
+
+// validate reads the scripts and the flags about them.
+func (g *gen) validate() error {
+	p, err := sqlx.ParseProtocol(g.protocol)
+	if err != nil {
+		return fmt.Errorf("--protocol: %w", err)
+	}
+	g.proto = p
+	if g.scale < 1 {
+		return fmt.Errorf("--scale %d: the scale is 1 or more", g.scale)
+	}
+	g.defs = make(map[string]string, len(g.defines))
+	for _, d := range g.defines {
+		name, value, ok := strings.Cut(d, "=")
+		if !ok {
+			return fmt.Errorf("-D %q: write NAME=VALUE", d)
+		}
+		if !pgscript.ValidName(name) {
+			return fmt.Errorf("-D %q: %q is not a variable name (letters, digits and _, not starting with a digit)", d, name)
+		}
+		g.defs[name] = value
+	}
+	g.scripts = g.scripts[:0]
+	for _, f := range g.files {
+		path, weight, err := pgscript.ParseFileArg(f)
+		if err != nil {
+			return fmt.Errorf("-f %w", err)
+		}
+		if weight == 0 {
+			return fmt.Errorf("-f %s: a weight of 0 never runs the script: give 1 or more, or leave the file out", f)
+		}
+		src, err := readFile(path, "-f")
+		if err != nil {
+			return err
+		}
+		s, err := pgscript.Parse(path, weight, src)
+		if err != nil {
+			return err
+		}
+		g.scripts = append(g.scripts, s)
+	}
+	if g.initFile != "" {
+		src, err := readFile(g.initFile, "--init-file")
+		if err != nil {
+			return err
+		}
+		if _, err := pgscript.ParseInit(g.initFile, src); err != nil {
+			return err
+		}
+	}
+	if g.checkFile != "" {
+		src, err := readFile(g.checkFile, "--check-file")
+		if err != nil {
+			return err
+		}
+		if _, err := pgscript.ParseInit(g.checkFile, src); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// maxScriptBytes bounds a script file: more is not a script.
+const maxScriptBytes = 64 << 20
+
+// readFile reads a script named by flag.
+func readFile(path, flag string) (string, error) {
+	st, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("%s %s: %w: give a readable script file", flag, path, unwrapPath(err))
+	case st.IsDir():
+		return "", fmt.Errorf("%s %s is a directory: give a script file", flag, path)
+	case st.Size() > maxScriptBytes:
+		return "", fmt.Errorf("%s %s is %d bytes, more than a script's %d: give a script file", flag, path, st.Size(), maxScriptBytes)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("%s %s: %w: give a readable script file", flag, path, unwrapPath(err))
+	}
+	return string(b), nil
+}
+
+// unwrapPath drops the path an *os.PathError repeats.
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// Ops implements the Opser interface.
+func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (workload.QueryLoad, error) {
+	if len(g.scripts) == 0 {
+		return workload.QueryLoad{}, sqlx.ConfigErrorf("run sql needs a script: give -f FILE (or FILE@WEIGHT, repeated for several)")
+	}
+	conns := make([]sqlx.Conn, oc.Concurrency)
+	queriers := make([]sqlx.ScriptQuerier, oc.Concurrency)
+	release := func() {
+		for _, c := range conns {
+			if c != nil {
+				c.Release()
+			}
+		}
+	}
+	for i := range conns {
+		conns[i] = db.Conn(i, true)
+		q, ok := conns[i].(sqlx.ScriptQuerier)
+		if !ok {
+			release()
+			return workload.QueryLoad{}, sqlx.ConfigErrorf("run sql keeps one connection per worker (a script's transaction spans its statements): give --conns at least --concurrency (%d)", oc.Concurrency)
+		}
+		queriers[i] = q
+	}
+	prog, err := g.compile(ctx, queriers[0], db.Null())
+	if err != nil {
+		release()
+		return workload.QueryLoad{}, err
+	}
+	first := g.index * oc.Concurrency
+	streams := prng.PgbenchStreams(oc.Seed, first+oc.Concurrency, first+oc.Concurrency)
+	clients := make([]*pgscript.Client, oc.Concurrency)
+	ops := prog.Ops()
+	ql := workload.QueryLoad{
+		Ops:     ops,
+		Classes: classes(prog),
+		Workers: make([]workload.Worker, oc.Concurrency),
+		Header:  []string{header(prog, g.proto)},
+		Close: func(context.Context) error {
+			release()
+			return nil
+		},
+	}
+	recs := make([]workload.Recorder, oc.Concurrency)
+	ql.Attach = func(w int, rec workload.Recorder) {
+		recs[w] = rec
+		clients[w] = prog.NewClient(first+w, queriers[w], rec, streams.Clients[first+w], streams.Choose[first+w],
+			streams.DefaultSeed, int64(oc.Seed))
+	}
+	for i := range ql.Workers {
+		ql.Workers[i] = func(ctx context.Context) workload.Result {
+			c := clients[i]
+			s := c.Choose()
+			tries := 0
+			err := workload.RetryTx(ctx, recs[i], s, prog.Scripts[s].Name, func() error {
+				if tries > 0 {
+					c.Rewind()
+				}
+				tries++
+				return c.Run(ctx, s)
+			})
+			return workload.Result{Op: s, Err: err}
+		}
+	}
+	return ql, nil
+}
+
+// compile binds the scripts and checks every statement on the server
+// before the run: a syntax error, or (when no script creates anything) a
+// table, column or function that does not exist, refuses the run with
+// the script's line.
+func (g *gen) compile(ctx context.Context, q sqlx.ScriptQuerier, null bool) (*pgscript.Program, error) {
+	ddl := false
+	for _, s := range g.scripts {
+		for _, c := range s.Commands {
+			if c.Kind == pgscript.SQL && isDDL(c.Text) {
+				ddl = true
+			}
+		}
+	}
+	opts := pgscript.Options{Protocol: g.proto, Defines: g.defs, Scale: g.scale}
+	// First without the columns of \gset and \aset queries (every
+	// variable after one may be set by it), for the statements' text.
+	prog, err := pgscript.Compile(g.scripts, opts, nil)
+	if err != nil {
+		return nil, sqlx.ConfigErrorf("%v", err)
+	}
+	if null || g.proto == sqlx.Simple {
+		return prog, nil
+	}
+	cols := make(map[*pgscript.Command][]string)
+	for _, st := range prog.Statements() {
+		c, err := q.Describe(ctx, st.SQL)
+		if err != nil {
+			var pe *pgconn.PgError
+			if !errors.As(err, &pe) {
+				return nil, err // the server, not the script
+			}
+			if pe.Code == "42601" || !ddl && strings.HasPrefix(pe.Code, "42") {
+				return nil, sqlx.ConfigErrorf("%s:%d: %s (SQLSTATE %s): fix the statement, or run it with pgbench or psql to see it fail the same way",
+					st.Script.Name, pgscript.ErrorLine(st.Command, st.SQL, err), pe.Message, pe.Code)
+			}
+			continue // checked when it runs: an earlier statement may create what it uses
+		}
+		cols[st.Command] = c
+	}
+	// Again, now that the columns of \gset and \aset queries are known,
+	// for the variables they set.
+	prog, err = pgscript.Compile(g.scripts, opts, func(c *pgscript.Command) ([]string, bool) {
+		cc, ok := cols[c]
+		return cc, ok
+	})
+	if err != nil {
+		return nil, sqlx.ConfigErrorf("%v", err)
+	}
+	return prog, nil
+}
+
+// isDDL reports whether a statement changes the schema.
+func isDDL(sql string) bool {
+	w := strings.ToUpper(firstWord(sql))
+	switch w {
+	case "CREATE", "ALTER", "DROP", "TRUNCATE", "DO", "CALL", "SELECT":
+		// A function (SELECT f()) or procedure may create what the next
+		// statement uses: only a plain statement is checked strictly.
+		return w != "SELECT" || strings.Contains(strings.ToUpper(sql), "CREATE")
+	}
+	return false
+}
+
+func firstWord(sql string) string {
+	f := strings.Fields(sql)
+	if len(f) == 0 {
+		return ""
+	}
+	return strings.TrimRight(f[0], ";(")
+}
+
+// classes classifies the program's operations for sysbench-style counts.
+func classes(p *pgscript.Program) []workload.OpClass {
+	out := make([]workload.OpClass, 0, len(p.Ops()))
+	for range p.Scripts {
+		out = append(out, workload.ClassTransaction)
+	}
+	for _, st := range p.Statements() {
+		switch strings.ToUpper(firstWord(st.Command.Text)) {
+		case "SELECT", "WITH", "TABLE", "VALUES", "SHOW":
+			out = append(out, workload.ClassRead)
+		case "INSERT", "UPDATE", "DELETE", "MERGE", "UPSERT", "COPY":
+			out = append(out, workload.ClassWrite)
+		default:
+			out = append(out, workload.ClassOther)
+		}
+	}
+	return out
+}
+
+// header says how the scripts run.
+func header(p *pgscript.Program, proto sqlx.Protocol) string {
+	parts := make([]string, len(p.Scripts))
+	for i, s := range p.Scripts {
+		parts[i] = fmt.Sprintf("%s (weight %d)", s.Name, s.Weight)
+	}
+	return fmt.Sprintf("scripts: %s; statements sent %s", strings.Join(parts, ", "), protocolWords(proto))
+}
+
+func protocolWords(p sqlx.Protocol) string {
+	switch p {
+	case sqlx.Simple:
+		return "as text (--protocol simple)"
+	case sqlx.Extended:
+		return "parsed each time (--protocol extended)"
+	}
+	return "prepared once per connection (--protocol prepared)"
+}
