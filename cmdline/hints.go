@@ -93,7 +93,10 @@ func (h Hinter) Complete(hint string) string {
 			continue
 		}
 		fm := runtimeOnly[f.Name]
-		keep := !given[f.Name] && !notCarried[f.Name] && (!fm.RuntimeOnly || (words[1] == "check" && fm.Check))
+		// cleanup finds the tables whatever shaped them: a flag that
+		// only shapes what init creates would draw a warning there.
+		keep := !given[f.Name] && !notCarried[f.Name] && (!fm.RuntimeOnly || (words[1] == "check" && fm.Check)) &&
+			!(words[1] == "cleanup" && fm.LoadOnly)
 		if keep {
 			add = append(add, shellQuote(sqlx.RedactText(arg)))
 		}

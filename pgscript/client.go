@@ -110,9 +110,9 @@ func (c *Client) Var(name string) (expr.Value, bool) {
 		return expr.Value{}, false
 	}
 	if !x.hasVal {
-		v, err := expr.ParseValue(string(x.text))
+		v, err := expr.ParseVariable(name, string(x.text))
 		if err != nil {
-			c.varErr = fmt.Errorf("variable %s holds %q, which is not a number, boolean or NULL: %w", name, x.text, err)
+			c.varErr = fmt.Errorf("%w: a variable used in an expression holds a number, a boolean or NULL", err)
 			return expr.Value{}, false
 		}
 		x.val, x.hasVal = v, true

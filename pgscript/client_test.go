@@ -214,7 +214,7 @@ func TestClientErrors(t *testing.T) {
 			return []string{"v"}, [][]string{{"abc"}}, nil
 		}}
 		err := newTestClient(p, conn, nil).Run(context.Background(), 0)
-		if err == nil || !strings.Contains(err.Error(), `s0.sql:2: \set x: variable v holds "abc"`) {
+		if err == nil || !strings.Contains(err.Error(), `s0.sql:2: \set x: malformed variable "v" value: "abc"`) {
 			t.Errorf("err = %v", err)
 		}
 	})

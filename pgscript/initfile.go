@@ -85,7 +85,8 @@ func ParseInit(name, src string) ([]InitStep, error) {
 }
 
 // RunInit runs an init file's steps on conn over the simple protocol,
-// so that any statement may be there; it returns the rows COPY loaded.
+// so that any statement may be there; it returns the rows COPY and
+// INSERT statements wrote.
 func RunInit(ctx context.Context, conn sqlx.ScriptQuerier, name string, steps []InitStep) (int64, error) {
 	var rows int64
 	for _, s := range steps {
@@ -97,9 +98,13 @@ func RunInit(ctx context.Context, conn sqlx.ScriptQuerier, name string, steps []
 			rows += n
 			continue
 		}
-		if _, err := conn.QueryScript(ctx, sqlx.Simple, s.SQL, nil, nil); err != nil {
+		n, err := conn.QueryScript(ctx, sqlx.Simple, s.SQL, nil, nil)
+		if err != nil {
 			st := step{Command: &Command{Line: s.Line, Text: s.SQL}}
 			return rows, fmt.Errorf("%s:%d: %w", name, st.lineOf(err), err)
+		}
+		if f := strings.Fields(s.SQL); len(f) > 0 && strings.EqualFold(f[0], "INSERT") {
+			rows += n
 		}
 	}
 	return rows, nil

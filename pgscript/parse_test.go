@@ -42,7 +42,7 @@ END;
 		{SQL, 4, "tx.sql:4", "BEGIN"},
 		{SQL, 6, "read_balance", "SELECT abalance FROM pgbench_accounts\n  WHERE aid = :aid"},
 		{SQL, 8, "tx.sql:8", "UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid"},
-		{SQL, 9, "tx.sql:9", `SELECT 'a;b', $$x;y$$, "we;ird", E'it\'s;'`},
+		{SQL, 9, "tx.sql:9", `SELECT 'a;b', $$x;y$$, "we;ird", E'it\'s;' /* c; /* nested; */ */`},
 		{If, 10, "", `\if :acc_abalance > 0`},
 		{Sleep, 11, "", `\sleep 10 ms`},
 		{Elif, 12, "", `\elif :delta < 0`},

@@ -104,8 +104,13 @@ func Compile(scripts []*Script, opts Options, described func(c *Command) (cols [
 				st.stmt = len(p.stmts)
 				p.stmts = append(p.stmts, c.Name)
 				st.sql, st.params, st.segs = p.substitute(c.Text)
-			case Set:
-				st.set = p.slot(c.Var)
+			case Set, If, Elif:
+				for _, v := range c.Expr.Vars() {
+					p.slot(v)
+				}
+				if c.Kind == Set {
+					st.set = p.slot(c.Var)
+				}
 			case Sleep:
 				if c.SleepVar != "" {
 					st.sleep = p.slot(c.SleepVar)

@@ -615,3 +615,14 @@ type Audit struct {
 	// "1.02% of 12,345 New-Orders".
 	Detail string
 }
+
+// ScriptLoader is a Generator whose load is a file of the user's that
+// its PreLoad hook runs (the sql workload's --init-file): init names the
+// file, as it cannot count the rows before, and counts them after.
+type ScriptLoader interface {
+	Generator
+	// LoadScript names what init runs.
+	LoadScript() string
+	// LoadedRows is the rows the load wrote (COPY and INSERT), after it.
+	LoadedRows() int64
+}

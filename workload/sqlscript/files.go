@@ -3,6 +3,7 @@ package sqlscript
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -40,7 +41,10 @@ func (g *gen) runInitFile(ctx context.Context, db *sqlx.DB) error {
 	if !ok {
 		return fmt.Errorf("init sql: the connection cannot run scripts")
 	}
-	if _, err := pgscript.RunInit(ctx, q, g.initFile, steps); err != nil {
+	if g.loaded, err = pgscript.RunInit(ctx, q, g.initFile, steps); err != nil {
+		if sqlx.SQLState(err) == "42P07" {
+			return sqlx.ConfigErrorf("%v: `stampede init sql --drop` drops the tables an earlier init made, and `stampede cleanup sql` drops them alone", err)
+		}
 		return err
 	}
 	after, err := tables(ctx, db)
@@ -58,6 +62,12 @@ func (g *gen) runInitFile(ctx context.Context, db *sqlx.DB) error {
 	}
 	return nil
 }
+
+// LoadScript implements workload.ScriptLoader.
+func (g *gen) LoadScript() string { return g.initFile }
+
+// LoadedRows implements workload.ScriptLoader.
+func (g *gen) LoadedRows() int64 { return g.loaded }
 
 // tables returns the tables of the current schema and their comments.
 func tables(ctx context.Context, db *sqlx.DB) (map[string]string, error) {
@@ -102,6 +112,7 @@ func (g *gen) madeTables(ctx context.Context, db *sqlx.DB) ([]string, error) {
 			out = append(out, name)
 		}
 	}
+	slices.Sort(out)
 	return out, nil
 }
 

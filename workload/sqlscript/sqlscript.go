@@ -74,6 +74,8 @@ type gen struct {
 	scripts []*pgscript.Script
 	defs    map[string]string
 	proto   sqlx.Protocol
+	// loaded is the rows the init file wrote.
+	loaded int64
 	// part is this client's index and the clients' count (--clients).
 	index, count int
 }
