@@ -185,47 +185,72 @@ func (c *Client) run(ctx context.Context, si int) error {
 	name := c.prog.Scripts[si].Name
 	for pc := 0; pc < len(code); {
 		st := &code[pc]
-		switch st.Kind {
-		case SQL:
+		if st.Kind == SQL {
 			if err := c.query(ctx, st); err != nil {
+				c.prog.failures[st.stmt].Add(1)
 				return &ScriptError{Script: name, Line: st.lineOf(err), Name: st.Name, Err: err}
 			}
 			pc++
-		case Set:
-			v, err := c.eval(st)
-			if err != nil {
-				return &ScriptError{Script: name, Line: st.Line, Err: fmt.Errorf(`\set %s: %w`, st.Var, err)}
-			}
-			c.setVal(st.set, v)
-			pc++
-		case Sleep:
-			d, err := c.sleepFor(st)
-			if err != nil {
-				return &ScriptError{Script: name, Line: st.Line, Err: err}
-			}
-			if d > 0 {
-				t := time.NewTimer(d)
-				select {
-				case <-t.C:
-				case <-ctx.Done():
-					t.Stop()
-					return ctx.Err()
-				}
-			}
-			pc++
-		case If:
-			next, err := c.branch(code, pc, name)
-			if err != nil {
-				return err
-			}
-			pc = next
-		case Elif, Else: // the end of a branch that ran
-			pc = st.End + 1
-		case Endif:
-			pc++
+			continue
+		}
+		var err error
+		if st.stmt >= 0 {
+			pc, err = c.meta(ctx, code, pc, name)
+		} else {
+			pc, err = c.step(ctx, code, pc, name)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// meta runs meta-command pc, measured (Options.EveryCommand), and returns
+// the command to go on with.
+func (c *Client) meta(ctx context.Context, code []step, pc int, name string) (int, error) {
+	st := &code[pc]
+	start := time.Now()
+	next, err := c.step(ctx, code, pc, name)
+	if c.rec != nil {
+		c.rec.Record(len(c.prog.Scripts)+st.stmt, time.Since(start))
+	}
+	if err != nil {
+		c.prog.failures[st.stmt].Add(1)
+	}
+	return next, err
+}
+
+// step runs meta-command pc (not measured) and returns the next.
+func (c *Client) step(ctx context.Context, code []step, pc int, name string) (int, error) {
+	st := &code[pc]
+	switch st.Kind {
+	case Set:
+		v, err := c.eval(st)
+		if err != nil {
+			return 0, &ScriptError{Script: name, Line: st.Line, Err: fmt.Errorf(`\set %s: %w`, st.Var, err)}
+		}
+		c.setVal(st.set, v)
+	case Sleep:
+		d, err := c.sleepFor(st)
+		if err != nil {
+			return 0, &ScriptError{Script: name, Line: st.Line, Err: err}
+		}
+		if d > 0 {
+			t := time.NewTimer(d)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				return 0, ctx.Err()
+			}
+		}
+	case If:
+		return c.branch(code, pc, name)
+	case Elif, Else:
+		return st.End + 1, nil
+	}
+	return pc + 1, nil
 }
 
 // branch evaluates the \if at pc and the \elifs after it until one holds,

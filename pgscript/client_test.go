@@ -72,6 +72,8 @@ func (f *fakeConn) CopyIn(context.Context, string, io.Reader) (int64, error) { r
 
 func (f *fakeConn) Describe(context.Context, string) ([]string, error) { return nil, nil }
 
+func (f *fakeConn) Connect(context.Context) error { return nil }
+
 type recorded struct {
 	ops []int
 }

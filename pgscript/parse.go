@@ -56,6 +56,9 @@ type Command struct {
 	// Text is the command as written: an SQL command's text without its
 	// final semicolon, a meta-command's line.
 	Text string
+	// FirstLine is the command's first line as written, from where it
+	// starts (pgbench's -r names commands by it).
+	FirstLine string
 	// Compound says that an SQL command holds several statements (\;).
 	Compound bool
 	// Store and Prefix are the \gset or \aset that ends an SQL command.
@@ -79,6 +82,9 @@ type Script struct {
 	// Name is how the script is named in reports: its path as given, or
 	// the name of a built-in script.
 	Name string
+	// Desc is how pgbench's report names the script: the file's path,
+	// or a built-in's "<builtin: ...>".
+	Desc string
 	// Weight is the script's share of the transactions (FILE@WEIGHT).
 	Weight int
 	// Commands are the script's commands in order.
@@ -117,7 +123,7 @@ func ParseFileArg(arg string) (name string, weight int, err error) {
 // Parse reads src, the script called name, in pgbench's script language.
 func Parse(name string, weight int, src string) (*Script, error) {
 	p := &parser{file: name, src: src, line: 1}
-	s := &Script{Name: name, Weight: weight}
+	s := &Script{Name: name, Desc: name, Weight: weight}
 	if !utf8.ValidString(src) {
 		return nil, p.errorf(1, "is not text (not UTF-8): give a script of SQL and meta-commands")
 	}
@@ -186,13 +192,13 @@ func (p *parser) errorf(line int, format string, args ...any) error {
 // before), and the meta-command that ended it, if one did.
 func (p *parser) next() (*Command, *Command, error) {
 	var b strings.Builder
-	start, depth, compound, nonblank := 0, 0, false, false
+	start, startPos, depth, compound, nonblank := 0, 0, 0, false, false
 	flush := func() *Command {
 		text := strings.TrimSpace(b.String())
 		if text == "" {
 			return nil
 		}
-		c := &Command{Kind: SQL, Line: start, Text: text, Compound: compound}
+		c := &Command{Kind: SQL, Line: start, Text: text, Compound: compound, FirstLine: p.lineAt(startPos)}
 		if p.name != "" {
 			c.Name = p.name
 			p.name = ""
@@ -230,21 +236,21 @@ func (p *parser) next() (*Command, *Command, error) {
 			}
 		case c == '\'' || c == '"':
 			if empty {
-				start, nonblank = p.line, true
+				start, startPos, nonblank = p.line, p.pos, true
 			}
 			if err := p.copyQuoted(&b, c); err != nil {
 				return nil, nil, err
 			}
 		case c == '$' && dollarTag(p.src[p.pos:]) != "":
 			if empty {
-				start, nonblank = p.line, true
+				start, startPos, nonblank = p.line, p.pos, true
 			}
 			if err := p.copyDollar(&b); err != nil {
 				return nil, nil, err
 			}
 		case c == '\\' && strings.HasPrefix(p.src[p.pos:], `\;`):
 			if empty {
-				start, nonblank = p.line, true
+				start, startPos, nonblank = p.line, p.pos, true
 			}
 			b.WriteByte(';')
 			compound = true
@@ -267,7 +273,7 @@ func (p *parser) next() (*Command, *Command, error) {
 				continue
 			}
 			if empty {
-				start, nonblank = p.line, true
+				start, startPos, nonblank = p.line, p.pos, true
 			}
 			switch c {
 			case '(':
@@ -283,6 +289,16 @@ func (p *parser) next() (*Command, *Command, error) {
 	}
 	// The end of the file ends the last command, as in pgbench.
 	return flush(), nil, nil
+}
+
+// lineAt returns the source from pos to the end of its line, without
+// trailing blanks.
+func (p *parser) lineAt(pos int) string {
+	end := strings.IndexByte(p.src[pos:], '\n')
+	if end < 0 {
+		end = len(p.src) - pos
+	}
+	return strings.TrimRight(p.src[pos:pos+end], " \t\r")
 }
 
 // nameComment reads a `-- name: NAME` comment.
@@ -399,7 +415,7 @@ func identChar(c byte) bool { return identStart(c) || c >= '0' && c <= '9' }
 // meta reads the meta-command at p.pos, to the end of its line (a line
 // ending in a backslash goes on on the next).
 func (p *parser) meta() (*Command, error) {
-	line := p.line
+	line, first := p.line, p.lineAt(p.pos)
 	var b strings.Builder
 	for p.pos < len(p.src) {
 		end := strings.IndexByte(p.src[p.pos:], '\n')
@@ -427,7 +443,7 @@ func (p *parser) meta() (*Command, error) {
 	}
 	rest = strings.TrimSpace(rest)
 	args := strings.Fields(rest)
-	c := &Command{Line: line, Text: text}
+	c := &Command{Line: line, Text: text, FirstLine: first}
 	switch strings.ToLower(word) {
 	case `\set`:
 		if len(args) < 2 {

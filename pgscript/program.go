@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/stampede-bench/stampede/sqlx"
 )
@@ -25,6 +26,9 @@ type Options struct {
 	Defines map[string]string
 	// Scale is the :scale variable (pgbench's -s); 0 means 1.
 	Scale int64
+	// EveryCommand measures every command, meta-commands too, as
+	// pgbench's -r reports them; otherwise only SQL commands are.
+	EveryCommand bool
 }
 
 // Program is a set of weighted scripts compiled against one table of
@@ -38,14 +42,18 @@ type Program struct {
 	names []string
 	// code is each script's compiled commands.
 	code  [][]step
-	stmts []string // the names of the SQL commands, in op order
+	stmts []string // the names of the measured commands, in op order
 	total int64    // the sum of the weights
+	// failures counts the failures of each measured command (by its
+	// index in stmts), for pgbench's -r.
+	failures []atomic.Int64
 }
 
 // step is one compiled command.
 type step struct {
 	*Command
-	// stmt is the command's index among the program's SQL commands.
+	// stmt is the command's index among the program's measured
+	// commands, -1 when it is not measured.
 	stmt int
 	// sql is the text sent in the prepared and extended protocols, with
 	// $1, $2, ... for the variables params names (one per occurrence,
@@ -96,13 +104,19 @@ func Compile(scripts []*Script, opts Options, described func(c *Command) (cols [
 		for i := range s.Commands {
 			c := &s.Commands[i]
 			st := step{Command: c, stmt: -1, set: -1, sleep: -1}
+			if c.Kind == SQL || opts.EveryCommand {
+				st.stmt = len(p.stmts)
+				name := c.Name
+				if name == "" {
+					name = s.Name + ":" + strconv.Itoa(c.Line)
+				}
+				p.stmts = append(p.stmts, name)
+			}
 			switch c.Kind {
 			case SQL:
 				if c.Compound && opts.Protocol != sqlx.Simple {
 					return nil, &SyntaxError{File: s.Name, Line: c.Line, Msg: fmt.Sprintf(`several statements in one command (\;) need --protocol simple: the %s protocol sends one statement at a time`, opts.Protocol)}
 				}
-				st.stmt = len(p.stmts)
-				p.stmts = append(p.stmts, c.Name)
 				st.sql, st.params, st.segs = p.substitute(c.Text)
 			case Set, If, Elif:
 				for _, v := range c.Expr.Vars() {
@@ -123,6 +137,7 @@ func Compile(scripts []*Script, opts Options, described func(c *Command) (cols [
 	if err := p.checkNames(); err != nil {
 		return nil, err
 	}
+	p.failures = make([]atomic.Int64, len(p.stmts))
 	if opts.Protocol != sqlx.Simple {
 		for _, s := range scripts {
 			if err := p.checkSet(s, described); err != nil {
@@ -267,8 +282,9 @@ func (p *Program) checkSet(s *Script, described func(c *Command) ([]string, bool
 }
 
 // Ops are the names of the program's operations: the scripts, then the
-// SQL commands in the order of the scripts. A script's index is its op;
-// statement i's op is len(Scripts)+i.
+// measured commands (the SQL ones, or every one with
+// Options.EveryCommand) in the order of the scripts. A script's index is
+// its op; measured command i's op is len(Scripts)+i.
 func (p *Program) Ops() []string {
 	ops := make([]string, 0, len(p.Scripts)+len(p.stmts))
 	for _, s := range p.Scripts {
@@ -303,3 +319,58 @@ type Statement struct {
 
 // TotalWeight is the sum of the scripts' weights.
 func (p *Program) TotalWeight() int64 { return p.total }
+
+// Layout is a Program's operations as pgbench's report lists them.
+type Layout struct {
+	Scripts []ScriptLayout
+}
+
+// ScriptLayout is one script of a Layout.
+type ScriptLayout struct {
+	// Desc names the script as pgbench does; Weight is its weight; Op is
+	// its operation.
+	Desc   string
+	Weight int
+	Op     int
+	// Commands are its commands, in order.
+	Commands []CommandLayout
+}
+
+// CommandLayout is one command of a ScriptLayout.
+type CommandLayout struct {
+	// FirstLine is the command's first line as written.
+	FirstLine string
+	// Op is its operation, -1 when it is not measured.
+	Op int
+	// Failures is how many times it failed in the run so far.
+	Failures int64
+}
+
+// Layout returns the program's operations by script and command, with
+// each command's failures so far.
+func (p *Program) Layout() Layout {
+	var l Layout
+	for si, code := range p.code {
+		s := p.Scripts[si]
+		sl := ScriptLayout{Desc: s.Desc, Weight: s.Weight, Op: si}
+		for i := range code {
+			st := &code[i]
+			cl := CommandLayout{FirstLine: st.FirstLine, Op: -1}
+			if st.stmt >= 0 {
+				cl.Op = len(p.Scripts) + st.stmt
+				cl.Failures = p.failures[st.stmt].Load()
+			}
+			sl.Commands = append(sl.Commands, cl)
+		}
+		l.Scripts = append(l.Scripts, sl)
+	}
+	return l
+}
+
+// Scale is the :scale the program's clients get.
+func (p *Program) Scale() int64 {
+	if p.opts.Scale <= 0 {
+		return 1
+	}
+	return p.opts.Scale
+}

@@ -77,6 +77,9 @@ type ScriptQuerier interface {
 	// names of the columns it returns; a server error is returned as is
 	// (a syntax error, a table that does not exist).
 	Describe(ctx context.Context, sql string) ([]string, error)
+	// Connect makes sure the worker holds a connection, connecting if
+	// it does not.
+	Connect(ctx context.Context) error
 }
 
 var (
@@ -202,3 +205,12 @@ func (w *workerConn) Describe(ctx context.Context, sql string) ([]string, error)
 
 // Describe implements ScriptQuerier: the null driver knows no columns.
 func (nullConn) Describe(context.Context, string) ([]string, error) { return nil, nil }
+
+// Connect implements ScriptQuerier.
+func (w *workerConn) Connect(ctx context.Context) error {
+	_, err := w.conn(ctx)
+	return err
+}
+
+// Connect implements ScriptQuerier: the null driver is always connected.
+func (nullConn) Connect(context.Context) error { return nil }

@@ -184,3 +184,54 @@ func checkName(file string, s pgscript.InitStep) string {
 	}
 	return fmt.Sprintf("%s:%d %s", file, s.Line, first)
 }
+
+// pgbenchTables does what pgbench does with its tables before a run: a
+// built-in script's :scale is the count of pgbench_branches (a --scale
+// that differs is said and ignored, as pgbench does), and with
+// --vacuum-first the small tables are vacuumed and pgbench_history
+// emptied (only when stampede made it; else it is said and kept).
+func (g *gen) pgbenchTables(ctx context.Context, db *sqlx.DB, warn func(string, ...any)) error {
+	if db.Null() {
+		return nil
+	}
+	builtin := false
+	for _, s := range g.scripts {
+		if s.Desc != s.Name {
+			builtin = true
+		}
+	}
+	if builtin {
+		var n int64
+		if err := db.QueryRow(ctx, "SELECT count(*) FROM pgbench_branches").Scan(&n); err != nil {
+			if sqlx.SQLState(err) == "42P01" {
+				return sqlx.ConfigErrorf("the built-in scripts use pgbench's tables, and database %q has no pgbench_branches: load them with `stampede init pgbench --scale N` (or pgbench -i)", db.Database())
+			}
+			return fmt.Errorf("counting pgbench_branches for the scale: %w", err)
+		}
+		if n == 0 {
+			return sqlx.ConfigErrorf("pgbench_branches in database %q is empty, so the scale would be 0: reload it with `stampede init pgbench --scale N`", db.Database())
+		}
+		if g.scale != n && g.flags.Changed("scale") && warn != nil {
+			warn("--scale %d ignored: the built-in scripts use the count of pgbench_branches (%d), as pgbench does", g.scale, n)
+		}
+		g.scale = n
+	}
+	if !g.vacuum {
+		return nil
+	}
+	for _, t := range []string{"pgbench_branches", "pgbench_tellers"} {
+		_, _ = db.Exec(ctx, "VACUUM "+t) // pgbench ignores these errors and goes on
+	}
+	c, err := workload.TableComment(ctx, db, "pgbench_history")
+	switch {
+	case err != nil:
+		return nil // no such table: nothing to empty
+	case workload.IsMark(c):
+		if _, err := db.Exec(ctx, "TRUNCATE pgbench_history"); err != nil {
+			return fmt.Errorf("emptying pgbench_history: %w", err)
+		}
+	case warn != nil:
+		warn("pgbench_history was not made by stampede: kept as it is (pgbench would empty it; empty it yourself, or run with -n)")
+	}
+	return nil
+}

@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/spf13/pflag"
@@ -64,11 +66,14 @@ type gen struct {
 	flags workload.Flags
 
 	files     []string
+	builtins  []string
+	vacuum    bool
 	defines   []string
 	protocol  string
 	scale     int64
 	initFile  string
 	checkFile string
+	every     bool
 
 	// Parsed by validate.
 	scripts []*pgscript.Script
@@ -76,6 +81,9 @@ type gen struct {
 	proto   sqlx.Protocol
 	// loaded is the rows the init file wrote.
 	loaded int64
+	// prog is the program of the run, once Ops made it; db its DB.
+	prog atomic.Pointer[pgscript.Program]
+	db   atomic.Pointer[sqlx.DB]
 	// part is this client's index and the clients' count (--clients).
 	index, count int
 }
@@ -84,18 +92,24 @@ func newGen() workload.Generator {
 	g := &gen{}
 	fs := pflag.NewFlagSet("sql", pflag.ContinueOnError)
 	fs.StringArrayVarP(&g.files, "file", "f", nil, "a script to run, FILE or FILE@WEIGHT (repeat for several; pgbench's -f)")
+	fs.StringArrayVarP(&g.builtins, "builtin", "b", nil, "one of pgbench's built-in scripts, NAME or NAME@WEIGHT: tpcb-like, simple-update, select-only (pgbench's -b; they use pgbench's tables: `stampede init pgbench`)")
+	fs.BoolVar(&g.vacuum, "vacuum-first", false, "before the run, vacuum pgbench_branches and pgbench_tellers and empty pgbench_history, as pgbench does without -n (pgbench_history only when stampede made it)")
 	fs.StringArrayVarP(&g.defines, "define", "D", nil, "set a variable every client starts with, NAME=VALUE (repeatable; pgbench's -D)")
 	fs.StringVarP(&g.protocol, "protocol", "M", "prepared", "how statements are sent: prepared, extended or simple (pgbench's -M)")
 	fs.Int64Var(&g.scale, "scale", 1, "the value of the :scale variable (pgbench's -s)")
+	fs.BoolVarP(&g.every, "report-per-command", "r", false, "measure every command, meta-commands too, as pgbench's -r reports them")
 	fs.StringVar(&g.initFile, "init-file", "", "SQL that init runs to create and load the tables (COPY ... FROM STDIN allowed)")
 	fs.StringVar(&g.checkFile, "check-file", "", "queries that check runs; each must return true")
 	g.flags = workload.Flags{FlagSet: fs, Meta: map[string]workload.FlagMeta{
-		"file":       {RuntimeOnly: true},
-		"define":     {RuntimeOnly: true},
-		"protocol":   {RuntimeOnly: true},
-		"scale":      {RuntimeOnly: true},
-		"init-file":  {LoadOnly: true},
-		"check-file": {RuntimeOnly: true, Check: true},
+		"file":               {RuntimeOnly: true},
+		"builtin":            {RuntimeOnly: true},
+		"vacuum-first":       {RuntimeOnly: true},
+		"define":             {RuntimeOnly: true},
+		"protocol":           {RuntimeOnly: true},
+		"scale":              {RuntimeOnly: true},
+		"report-per-command": {RuntimeOnly: true},
+		"init-file":          {LoadOnly: true},
+		"check-file":         {RuntimeOnly: true, Check: true},
 	}}
 	return g
 }
@@ -149,6 +163,20 @@ func (g *gen) validate() error {
 		g.defs[name] = value
 	}
 	g.scripts = g.scripts[:0]
+	for _, b := range g.builtins {
+		name, weight, err := pgscript.ParseFileArg(b)
+		if err != nil {
+			return fmt.Errorf("-b %w", err)
+		}
+		if weight == 0 {
+			return fmt.Errorf("-b %s: a weight of 0 never runs the script: give 1 or more, or leave it out", b)
+		}
+		s, err := pgscript.Builtin(name, weight)
+		if err != nil {
+			return fmt.Errorf("-b %w", err)
+		}
+		g.scripts = append(g.scripts, s)
+	}
 	for _, f := range g.files {
 		path, weight, err := pgscript.ParseFileArg(f)
 		if err != nil {
@@ -223,6 +251,9 @@ func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (work
 	if len(g.scripts) == 0 {
 		return workload.QueryLoad{}, sqlx.ConfigErrorf("run sql needs a script: give -f FILE (or FILE@WEIGHT, repeated for several)")
 	}
+	if err := g.pgbenchTables(ctx, db, oc.Warn); err != nil {
+		return workload.QueryLoad{}, err
+	}
 	conns := make([]sqlx.Conn, oc.Concurrency)
 	queriers := make([]sqlx.ScriptQuerier, oc.Concurrency)
 	release := func() {
@@ -261,8 +292,12 @@ func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (work
 		},
 	}
 	recs := make([]workload.Recorder, oc.Concurrency)
+	g.prog.Store(prog)
+	g.db.Store(db)
 	ql.Attach = func(w int, rec workload.Recorder) {
 		recs[w] = rec
+		// Connect before the first script, as pgbench does.
+		_ = queriers[w].Connect(ctx)
 		clients[w] = prog.NewClient(first+w, queriers[w], rec, streams.Clients[first+w], streams.Choose[first+w],
 			streams.DefaultSeed, int64(oc.Seed))
 	}
@@ -297,7 +332,7 @@ func (g *gen) compile(ctx context.Context, q sqlx.ScriptQuerier, null bool) (*pg
 			}
 		}
 	}
-	opts := pgscript.Options{Protocol: g.proto, Defines: g.defs, Scale: g.scale}
+	opts := pgscript.Options{Protocol: g.proto, Defines: g.defs, Scale: g.scale, EveryCommand: g.every}
 	// First without the columns of \gset and \aset queries (every
 	// variable after one may be set by it), for the statements' text.
 	prog, err := pgscript.Compile(g.scripts, opts, nil)
@@ -391,4 +426,19 @@ func protocolWords(p sqlx.Protocol) string {
 		return "parsed each time (--protocol extended)"
 	}
 	return "prepared once per connection (--protocol prepared)"
+}
+
+// Program returns the program of the run once Ops has made it (nil
+// before), for reports that follow the scripts (pgbench's).
+func (g *gen) Program() *pgscript.Program { return g.prog.Load() }
+
+// ConnectTime is the mean time the run's connections took to open;
+// false before any did.
+func (g *gen) ConnectTime() (time.Duration, bool) {
+	db := g.db.Load()
+	if db == nil {
+		return 0, false
+	}
+	d, n := db.ConnectTime()
+	return d, n > 0
 }
