@@ -29,6 +29,16 @@ type DebugEnv interface {
 	Debug(v Value)
 }
 
+// CheckedEnv is an Env whose variables may hold text that is not a value
+// (pgbench's -D, \gset and \aset store text, converted when an expression
+// reads it). When the Env implements it, Eval reads variables with
+// LookupVar, and a conversion error (ParseVariable's, such as
+// `malformed variable "x" value: "o"`) is the evaluation's error.
+type CheckedEnv interface {
+	Env
+	LookupVar(name string) (v Value, ok bool, err error)
+}
+
 type function uint8
 
 const (
@@ -147,7 +157,16 @@ func eval(n *node, env Env) (Value, error) {
 	case fnConst:
 		return n.val, nil
 	case fnVar:
-		v, ok := env.Var(n.name)
+		var v Value
+		var ok bool
+		if c, checked := env.(CheckedEnv); checked {
+			var err error
+			if v, ok, err = c.LookupVar(n.name); err != nil {
+				return Value{}, err
+			}
+		} else {
+			v, ok = env.Var(n.name)
+		}
 		if !ok {
 			return Value{}, fmt.Errorf("undefined variable %q", n.name)
 		}
