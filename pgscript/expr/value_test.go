@@ -1,0 +1,48 @@
+package expr_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stampede-bench/stampede/pgscript/expr"
+)
+
+// TestParseValueMatchesPgbench sets each text with -D in pgbench 15 and
+// reads it back with debug(:v): the value, or pgbench's error, must be
+// ParseVariable's.
+func TestParseValueMatchesPgbench(t *testing.T) {
+	url := dbURL(t, "")
+	texts := []string{
+		"null", "NuLL", "t", "TR", "true", "truex", "y", "YES", "on", "ON", "o", "of", "off", "f", "fa", "false",
+		"n", "no", "nope", "0", "1", "-1", "+7", "  12", "12 ", "+", "-", " ", "9223372036854775807",
+		"-9223372036854775808", "9223372036854775808", "1.5", "-.5", "1e3", "1e400", "1e-400", "4e-320",
+		"0x1A", "0x1p4", "inf", "-Infinity", "nan", "NaN", "1,5", "abc", "1_000", " 1.5", "1.5e", "0.0",
+	}
+	for _, s := range texts {
+		stderr, ok := runPgbench(t, []string{"\\set x debug(:v)\n"}, "-t", "1", "-D", "v="+s, url)
+		v, err := expr.ParseVariable("v", s)
+		if !ok {
+			var want string
+			for _, line := range strings.Split(stderr, "\n") {
+				if strings.HasPrefix(line, "pgbench: error: ") && !strings.Contains(line, "aborted") {
+					want = strings.TrimPrefix(line, "pgbench: error: ")
+					break
+				}
+			}
+			if err == nil || err.Error() != want {
+				t.Errorf("-D v=%q: ParseVariable = %v, %v; pgbench: %q", s, v.DebugString(), err, want)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("-D v=%q: %v; pgbench accepts it:\n%s", s, err, stderr)
+			continue
+		}
+		if want := "debug(script=0,command=1): " + v.DebugString(); !strings.Contains(stderr, want+"\n") {
+			t.Errorf("-D v=%q: ParseVariable gives %s; pgbench:\n%s", s, v.DebugString(), stderr)
+		}
+		if _, err := expr.ParseValue(s); err != nil {
+			t.Errorf("ParseValue(%q): %v", s, err)
+		}
+	}
+}
