@@ -278,6 +278,11 @@ func (ev *evaluator) caseWhen(n *node) (Value, error) {
 	return ev.eval(args[0])
 }
 
+// Truth is how \if and \elif (and CASE WHEN) read a value, as pgbench's
+// valueTruth: a boolean is itself, a number is true when it is not zero,
+// NULL is false.
+func (v Value) Truth() bool { return truth(v) }
+
 func truth(v Value) bool {
 	switch v.Kind {
 	case Bool:

@@ -46,3 +46,40 @@ func TestParseValueMatchesPgbench(t *testing.T) {
 		}
 	}
 }
+
+// TestTruthMatchesPgbenchIf runs pgbench's \if on values of every kind:
+// the branch it takes must be the one Truth chooses.
+func TestTruthMatchesPgbenchIf(t *testing.T) {
+	url := dbURL(t, "")
+	cases := []string{"0", "1", "-1", "0.0", "-0.0 * 1", "0.5", "0.0/0", "null", "true", "false", "1 = 1", "1 IS NULL"}
+	var script strings.Builder
+	for _, c := range cases {
+		script.WriteString("\\if " + c + "\n\\set r debug(1)\n\\else\n\\set r debug(0)\n\\endif\n")
+	}
+	stderr, ok := runPgbench(t, []string{script.String()}, "-t", "1", url)
+	if !ok {
+		t.Fatalf("pgbench failed:\n%s", stderr)
+	}
+	var taken []string
+	for _, line := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(line, "debug(") {
+			taken = append(taken, line[strings.Index(line, "int ")+4:])
+		}
+	}
+	if len(taken) != len(cases) {
+		t.Fatalf("pgbench took %d branches, want %d:\n%s", len(taken), len(cases), stderr)
+	}
+	for i, c := range cases {
+		x, err := expr.Parse(c)
+		if err != nil {
+			t.Fatalf("%s: %v", c, err)
+		}
+		v, err := x.Eval(&env{})
+		if err != nil {
+			t.Fatalf("%s: %v", c, err)
+		}
+		if got := map[bool]string{true: "1", false: "0"}[v.Truth()]; got != taken[i] {
+			t.Errorf("\\if %s: Truth() = %v, pgbench took the branch %s", c, v.Truth(), taken[i])
+		}
+	}
+}
