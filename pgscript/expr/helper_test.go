@@ -2,6 +2,7 @@ package expr_test
 
 import (
 	"bytes"
+	"fmt"
 	"net/url"
 	"os"
 	"os/exec"
@@ -78,13 +79,21 @@ func dbURL(t testing.TB, db string) string {
 // error and whether it exited 0.
 func runPgbench(t testing.TB, scripts []string, args ...string) (stderr string, ok bool) {
 	t.Helper()
-	bin := pgbench(t)
-	dir := t.TempDir()
+	stderr, ok, err := execPgbench(pgbench(t), t.TempDir(), scripts, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return stderr, ok
+}
+
+// execPgbench is runPgbench for other goroutines than the test's: it
+// returns its errors.
+func execPgbench(bin, dir string, scripts []string, args ...string) (stderr string, ok bool, err error) {
 	full := []string{"-n"}
 	for i, s := range scripts {
 		file := filepath.Join(dir, "s"+string(rune('a'+i))+".sql")
 		if err := os.WriteFile(file, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
+			return "", false, err
 		}
 		w := ""
 		if i := strings.Index(s, "-- weight "); i >= 0 {
@@ -98,9 +107,9 @@ func runPgbench(t testing.TB, scripts []string, args ...string) (stderr string, 
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
 	cmd.Stdout = &bytes.Buffer{}
-	err := cmd.Run()
+	err = cmd.Run()
 	if _, isExit := err.(*exec.ExitError); err != nil && !isExit {
-		t.Fatalf("running pgbench: %v", err)
+		return "", false, fmt.Errorf("running pgbench: %v", err)
 	}
-	return errb.String(), err == nil
+	return errb.String(), err == nil, nil
 }

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stampede-bench/stampede/pgscript/expr"
@@ -180,9 +181,33 @@ func TestErrorsMatchPgbench(t *testing.T) {
 	url := dbURL(t, "")
 	parseErr := regexp.MustCompile(`^pgbench: error: [^:]+:1: (.*) in command "set"$`)
 	const prefix = `\set v `
-	for _, c := range errorCases {
-		stderr, ok := runPgbench(t, []string{prefix + c + "\n"}, "-t", "1",
-			"-D", "malformed="+errorVars["malformed"], "-D", "toobig="+errorVars["toobig"], "-D", "bad="+errorVars["bad"], url)
+	// pgbench's runs are mostly waiting (start, connection): run four at
+	// a time.
+	type result struct {
+		stderr string
+		ok     bool
+		err    error
+	}
+	bin := pgbench(t)
+	results := make([]result, len(errorCases))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 4)
+	for i, c := range errorCases {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			stderr, ok, err := execPgbench(bin, t.TempDir(), []string{prefix + c + "\n"}, "-t", "1",
+				"-D", "malformed="+errorVars["malformed"], "-D", "toobig="+errorVars["toobig"], "-D", "bad="+errorVars["bad"], url)
+			results[i] = result{stderr, ok, err}
+		}()
+	}
+	wg.Wait()
+	for i, c := range errorCases {
+		stderr, ok := results[i].stderr, results[i].ok
+		if results[i].err != nil {
+			t.Fatal(results[i].err)
+		}
 		if ok {
 			t.Errorf("%q: pgbench accepted it:\n%s", c, stderr)
 			continue

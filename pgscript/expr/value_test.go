@@ -2,6 +2,7 @@ package expr_test
 
 import (
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stampede-bench/stampede/pgscript/expr"
@@ -18,8 +19,30 @@ func TestParseValueMatchesPgbench(t *testing.T) {
 		"-9223372036854775808", "9223372036854775808", "1.5", "-.5", "1e3", "1e400", "1e-400", "4e-320",
 		"0x1A", "0x1p4", "inf", "-Infinity", "nan", "NaN", "1,5", "abc", "1_000", " 1.5", "1.5e", "0.0",
 	}
-	for _, s := range texts {
-		stderr, ok := runPgbench(t, []string{"\\set x debug(:v)\n"}, "-t", "1", "-D", "v="+s, url)
+	type result struct {
+		stderr string
+		ok     bool
+		err    error
+	}
+	bin := pgbench(t)
+	results := make([]result, len(texts))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 4) // pgbench's runs mostly wait: four at a time
+	for i, s := range texts {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			stderr, ok, err := execPgbench(bin, t.TempDir(), []string{"\\set x debug(:v)\n"}, "-t", "1", "-D", "v="+s, url)
+			results[i] = result{stderr, ok, err}
+		}()
+	}
+	wg.Wait()
+	for i, s := range texts {
+		stderr, ok := results[i].stderr, results[i].ok
+		if results[i].err != nil {
+			t.Fatal(results[i].err)
+		}
 		v, err := expr.ParseVariable("v", s)
 		if !ok {
 			var want string

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -98,11 +99,16 @@ func TestSampleStreamsMatchPgbench(t *testing.T) {
 
 // TestThrottleStreamsMatchPgbench runs pgbench -R -l: each transaction's
 // schedule (its end minus its latency, which under -R counts from the
-// schedule) must advance by the thread's Throttle stream's Poisson draws,
-// up to the microseconds between the two clock readings pgbench's log
-// line is made of.
+// schedule) must advance by the thread's Throttle stream's Poisson draws.
+// pgbench reads the clock twice for a log line (for the latency, then for
+// the end), so a thread descheduled in between, on a busy machine, logs an
+// end later than the one its latency was measured at: the error is never
+// negative. The test requires an eighth of the transactions (on an idle
+// machine all, under a load of 20 on two cores about a third) to land
+// within 2 µs of the earliest start: a wrong stream's schedule drifts by
+// milliseconds within a few transactions, and its starts coincide nowhere.
 func TestThrottleStreamsMatchPgbench(t *testing.T) {
-	const threads, txns, rate = 2, 40, 400
+	const threads, txns, rate = 2, 60, 400
 	const delay = 1e6 / rate * threads // µs between one thread's transactions
 	for _, seed := range []uint64{7, 99999} {
 		logs := runLogged(t, threads, "-t", fmt.Sprint(txns), fmt.Sprintf("-R%d", rate), fmt.Sprintf("--random-seed=%d", seed))
@@ -112,19 +118,22 @@ func TestThrottleStreamsMatchPgbench(t *testing.T) {
 				t.Fatalf("seed %d thread %d: %d log lines, want %d", seed, th, len(lines), txns)
 			}
 			var schedule int64
-			lo, hi := int64(1<<62), int64(-1<<62)
-			for _, l := range lines {
+			starts := make([]int64, len(lines))
+			for i, l := range lines {
 				schedule += st.Throttle[th].Poisson(delay)
 				// The thread's start: the same for every transaction.
-				start := l.end - l.latency - schedule
-				lo, hi = min(lo, start), max(hi, start)
+				starts[i] = l.end - l.latency - schedule
 			}
-			// Measured: within 1 µs. Poisson draws of 5 ms on average: a
-			// wrong stream misses by milliseconds within a few transactions
-			// (tens of them over the run).
-			t.Logf("seed %d thread %d: schedules within %d µs", seed, th, hi-lo)
-			if hi-lo > 100 {
-				t.Errorf("seed %d thread %d: the schedules pgbench logged differ from the Throttle stream's by %d µs", seed, th, hi-lo)
+			first := slices.Min(starts)
+			near := 0
+			for _, s := range starts {
+				if s-first <= 2 {
+					near++
+				}
+			}
+			if near < txns/8 {
+				t.Errorf("seed %d thread %d: %d of %d transactions start where the Throttle stream schedules them (within 2 µs); thread starts %v",
+					seed, th, near, txns, starts)
 			}
 		}
 	}
