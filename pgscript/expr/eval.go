@@ -29,6 +29,16 @@ type DebugEnv interface {
 	Debug(v Value)
 }
 
+// CheckedEnv is an Env whose variables may hold text that is not a value
+// (pgbench's -D, \gset and \aset store text, converted when an expression
+// reads it). When the Env implements it, Eval reads variables with
+// LookupVar, and a conversion error (ParseVariable's, such as
+// `malformed variable "x" value: "o"`) is the evaluation's error.
+type CheckedEnv interface {
+	Env
+	LookupVar(name string) (v Value, ok bool, err error)
+}
+
 type function uint8
 
 const (
@@ -139,38 +149,76 @@ const (
 // runtime errors, one line each ("division by zero", "bigint add out of
 // range", "undefined variable \"x\"", "random range is too large", ...).
 func (e *Expr) Eval(env Env) (Value, error) {
-	return eval(e.root, env)
+	ev := evaluator{env: env}
+	ev.checked, _ = env.(CheckedEnv)
+	return ev.eval(e.root)
 }
 
-func eval(n *node, env Env) (Value, error) {
+// evaluator is an Eval's environment, its optional interface resolved once.
+type evaluator struct {
+	env     Env
+	checked CheckedEnv
+}
+
+func (ev *evaluator) eval(n *node) (Value, error) {
 	switch n.fn {
 	case fnConst:
 		return n.val, nil
 	case fnVar:
-		v, ok := env.Var(n.name)
+		var v Value
+		var ok bool
+		if ev.checked != nil {
+			var err error
+			if v, ok, err = ev.checked.LookupVar(n.name); err != nil {
+				return Value{}, err
+			}
+		} else {
+			v, ok = ev.env.Var(n.name)
+		}
 		if !ok {
 			return Value{}, fmt.Errorf("undefined variable %q", n.name)
 		}
 		return v, nil
 	case fnAnd, fnOr:
-		return evalAndOr(n, env)
+		return ev.andOr(n)
 	case fnCase:
-		return evalCase(n, env)
+		return ev.caseWhen(n)
 	}
 	if len(n.args) > maxArgs {
 		// pgbench evaluates the first 16 before it notices.
 		for _, a := range n.args[:maxArgs] {
-			if _, err := eval(a, env); err != nil {
+			if _, err := ev.eval(a); err != nil {
 				return Value{}, err
 			}
 		}
 		return Value{}, fmt.Errorf("too many function arguments, maximum is %d", maxArgs)
 	}
-	var buf [maxArgs]Value
-	args := buf[:len(n.args)]
+	if len(n.args) == 2 && n.fn >= fnAdd && n.fn <= fnMod {
+		// The common case, integer arithmetic, without the general path.
+		a, err := ev.eval(n.args[0])
+		if err != nil {
+			return Value{}, err
+		}
+		b, err := ev.eval(n.args[1])
+		if err != nil {
+			return Value{}, err
+		}
+		if a.Kind == Null || b.Kind == Null {
+			return NullValue(), nil
+		}
+		return arith(n.fn, a, b)
+	}
+	// Most functions take at most three arguments: keep them on the stack.
+	var buf [3]Value
+	var args []Value
+	if len(n.args) <= len(buf) {
+		args = buf[:len(n.args)]
+	} else {
+		args = make([]Value, len(n.args))
+	}
 	hasNull := false
 	for i, a := range n.args {
-		v, err := eval(a, env)
+		v, err := ev.eval(a)
 		if err != nil {
 			return Value{}, err
 		}
@@ -180,11 +228,11 @@ func eval(n *node, env Env) (Value, error) {
 	if hasNull && n.fn != fnIs && n.fn != fnDebug {
 		return NullValue(), nil
 	}
-	return apply(n.fn, args, env)
+	return apply(n.fn, args, ev.env)
 }
 
-func evalAndOr(n *node, env Env) (Value, error) {
-	a, err := eval(n.args[0], env)
+func (ev *evaluator) andOr(n *node) (Value, error) {
+	a, err := ev.eval(n.args[0])
 	if err != nil {
 		return Value{}, err
 	}
@@ -198,7 +246,7 @@ func evalAndOr(n *node, env Env) (Value, error) {
 	if n.fn == fnAnd && !b || n.fn == fnOr && b {
 		return BoolValue(b), nil
 	}
-	a, err = eval(n.args[1], env)
+	a, err = ev.eval(n.args[1])
 	if err != nil {
 		return Value{}, err
 	}
@@ -212,23 +260,28 @@ func evalAndOr(n *node, env Env) (Value, error) {
 	return BoolValue(b), nil
 }
 
-// evalCase evaluates CASE's conditions in turn (a condition is true when it
+// caseWhen evaluates CASE's conditions in turn (a condition is true when it
 // is a true boolean or a non-zero number; NULL is false) and the branch of
 // the first true one, else the last argument.
-func evalCase(n *node, env Env) (Value, error) {
+func (ev *evaluator) caseWhen(n *node) (Value, error) {
 	args := n.args
 	for len(args) > 1 {
-		c, err := eval(args[0], env)
+		c, err := ev.eval(args[0])
 		if err != nil {
 			return Value{}, err
 		}
 		if truth(c) {
-			return eval(args[1], env)
+			return ev.eval(args[1])
 		}
 		args = args[2:]
 	}
-	return eval(args[0], env)
+	return ev.eval(args[0])
 }
+
+// Truth is how \if and \elif (and CASE WHEN) read a value, as pgbench's
+// valueTruth: a boolean is itself, a number is true when it is not zero,
+// NULL is false.
+func (v Value) Truth() bool { return truth(v) }
 
 func truth(v Value) bool {
 	switch v.Kind {
