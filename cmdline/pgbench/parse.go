@@ -61,6 +61,9 @@ type options struct {
 	initSteps, tablespace, indexTablespace, partitionMethod  string
 	fillfactor, partitions, scale                            int
 	builtins, files, defines                                 []string
+	// scripts are -b, -f, -N and -S in command-line order, as
+	// stampede's arguments (-b NAME or -f FILE).
+	scripts []string
 	skipSome, selectOnly, connect, log, reportPerCommand     bool
 	vacuumAll, failuresDetailed, progressTimestamp, verbose  bool
 	debug, version, help                                     bool
@@ -90,10 +93,12 @@ func newOptions() *options {
 	fs.StringVar(&o.tablespace, "tablespace", "", "")
 	fs.BoolVar(&o.unlogged, "unlogged-tables", false, "")
 	// What to run.
-	fs.StringArrayVarP(&o.builtins, "builtin", "b", nil, "")
-	fs.StringArrayVarP(&o.files, "file", "f", nil, "")
-	fs.BoolVarP(&o.skipSome, "skip-some-updates", "N", false, "")
-	fs.BoolVarP(&o.selectOnly, "select-only", "S", false, "")
+	fs.VarP(&ordered{vals: &o.builtins, order: &o.scripts, flag: "-b"}, "builtin", "b", "")
+	fs.VarP(&ordered{vals: &o.files, order: &o.scripts, flag: "-f"}, "file", "f", "")
+	fs.VarP(&ordered{order: &o.scripts, flag: "-b", fixed: "simple-update", on: &o.skipSome}, "skip-some-updates", "N", "")
+	fs.VarP(&ordered{order: &o.scripts, flag: "-b", fixed: "select-only", on: &o.selectOnly}, "select-only", "S", "")
+	fs.Lookup("skip-some-updates").NoOptDefVal = "true"
+	fs.Lookup("select-only").NoOptDefVal = "true"
 	// Benchmarking.
 	fs.IntVarP(&o.clients, "client", "c", 1, "")
 	fs.BoolVarP(&o.connect, "connect", "C", false, "")
@@ -206,8 +211,12 @@ func pflagError(err error) string {
 	if name, ok := strings.CutPrefix(msg, "unknown flag: "); ok {
 		return fmt.Sprintf("pgbench has no option %s: see `stampede pgbench --help`", name)
 	}
-	if name, ok := strings.CutPrefix(msg, "unknown shorthand flag: "); ok {
-		return fmt.Sprintf("pgbench has no option %s: see `stampede pgbench --help`", name)
+	if rest, ok := strings.CutPrefix(msg, "unknown shorthand flag: "); ok {
+		// pflag says "'Z' in -Z": name the option as written.
+		if i := strings.Index(rest, "' in "); i > 1 {
+			return fmt.Sprintf("pgbench has no option -%s: see `stampede pgbench --help`", rest[1:i])
+		}
+		return fmt.Sprintf("pgbench has no option %s: see `stampede pgbench --help`", rest)
 	}
 	return msg + ": see `stampede pgbench --help`"
 }
@@ -351,19 +360,7 @@ func (o *options) runArgs(conn string) ([]string, []string, error) {
 		jobs = o.clients // pgbench runs no thread without a client
 	}
 	args := []string{"run", "sql"}
-	var scripts []string
-	if o.skipSome {
-		scripts = append(scripts, "-b", "simple-update")
-	}
-	if o.selectOnly {
-		scripts = append(scripts, "-b", "select-only")
-	}
-	for _, b := range o.builtins {
-		scripts = append(scripts, "-b", b)
-	}
-	for _, f := range o.files {
-		scripts = append(scripts, "-f", f)
-	}
+	scripts := o.scripts
 	if len(scripts) == 0 {
 		scripts = []string{"-b", "tpcb-like"}
 	}
@@ -421,3 +418,50 @@ func (o *options) runArgs(conn string) ([]string, []string, error) {
 
 // Getenv is os.Getenv, for Parse.
 var Getenv = os.Getenv
+
+// ordered is the value of -b, -f, -N and -S: each adds a script to order,
+// in the order given (-N and -S a fixed built-in, as pgbench's do).
+type ordered struct {
+	vals  *[]string
+	order *[]string
+	flag  string
+	fixed string
+	on    *bool
+}
+
+// Set implements pflag.Value.
+func (v *ordered) Set(s string) error {
+	if v.fixed != "" {
+		b, err := strconv.ParseBool(s)
+		if err != nil {
+			return err
+		}
+		if b {
+			*v.on = true
+			*v.order = append(*v.order, v.flag, v.fixed)
+		}
+		return nil
+	}
+	*v.vals = append(*v.vals, s)
+	*v.order = append(*v.order, v.flag, s)
+	return nil
+}
+
+// String implements pflag.Value.
+func (v *ordered) String() string {
+	if v.fixed != "" {
+		return strconv.FormatBool(v.on != nil && *v.on)
+	}
+	if v.vals == nil {
+		return "[]"
+	}
+	return "[" + strings.Join(*v.vals, ",") + "]"
+}
+
+// Type implements pflag.Value.
+func (v *ordered) Type() string {
+	if v.fixed != "" {
+		return "bool"
+	}
+	return "stringArray"
+}

@@ -67,6 +67,7 @@ type gen struct {
 
 	files     []string
 	builtins  []string
+	order     []scriptArg // -f and -b in command-line order
 	vacuum    bool
 	defines   []string
 	protocol  string
@@ -91,8 +92,8 @@ type gen struct {
 func newGen() workload.Generator {
 	g := &gen{}
 	fs := pflag.NewFlagSet("sql", pflag.ContinueOnError)
-	fs.StringArrayVarP(&g.files, "file", "f", nil, "a script to run, FILE or FILE@WEIGHT (repeat for several; pgbench's -f)")
-	fs.StringArrayVarP(&g.builtins, "builtin", "b", nil, "one of pgbench's built-in scripts, NAME or NAME@WEIGHT: tpcb-like, simple-update, select-only (pgbench's -b; they use pgbench's tables: `stampede init pgbench`)")
+	fs.VarP(scriptFlag{false, &g.files, &g.order}, "file", "f", "a script to run, FILE or FILE@WEIGHT (repeat for several; pgbench's -f)")
+	fs.VarP(scriptFlag{true, &g.builtins, &g.order}, "builtin", "b", "one of pgbench's built-in scripts, NAME or NAME@WEIGHT: tpcb-like, simple-update, select-only (pgbench's -b; they use pgbench's tables: `stampede init pgbench`)")
 	fs.BoolVar(&g.vacuum, "vacuum-first", false, "before the run, vacuum pgbench_branches and pgbench_tellers and empty pgbench_history, as pgbench does without -n (pgbench_history only when stampede made it)")
 	fs.StringArrayVarP(&g.defines, "define", "D", nil, "set a variable every client starts with, NAME=VALUE (repeatable; pgbench's -D)")
 	fs.StringVarP(&g.protocol, "protocol", "M", "prepared", "how statements are sent: prepared, extended or simple (pgbench's -M)")
@@ -163,33 +164,8 @@ func (g *gen) validate() error {
 		g.defs[name] = value
 	}
 	g.scripts = g.scripts[:0]
-	for _, b := range g.builtins {
-		name, weight, err := pgscript.ParseFileArg(b)
-		if err != nil {
-			return fmt.Errorf("-b %w", err)
-		}
-		if weight == 0 {
-			return fmt.Errorf("-b %s: a weight of 0 never runs the script: give 1 or more, or leave it out", b)
-		}
-		s, err := pgscript.Builtin(name, weight)
-		if err != nil {
-			return fmt.Errorf("-b %w", err)
-		}
-		g.scripts = append(g.scripts, s)
-	}
-	for _, f := range g.files {
-		path, weight, err := pgscript.ParseFileArg(f)
-		if err != nil {
-			return fmt.Errorf("-f %w", err)
-		}
-		if weight == 0 {
-			return fmt.Errorf("-f %s: a weight of 0 never runs the script: give 1 or more, or leave the file out", f)
-		}
-		src, err := readFile(path, "-f")
-		if err != nil {
-			return err
-		}
-		s, err := pgscript.Parse(path, weight, src)
+	for _, a := range g.order {
+		s, err := g.script(a)
 		if err != nil {
 			return err
 		}
@@ -214,6 +190,33 @@ func (g *gen) validate() error {
 		}
 	}
 	return nil
+}
+
+// script reads one -b or -f argument.
+func (g *gen) script(a scriptArg) (*pgscript.Script, error) {
+	flag := "-f"
+	if a.builtin {
+		flag = "-b"
+	}
+	name, weight, err := pgscript.ParseFileArg(a.value)
+	if err != nil {
+		return nil, fmt.Errorf("%s %w", flag, err)
+	}
+	if weight == 0 {
+		return nil, fmt.Errorf("%s %s: a weight of 0 never runs the script: give 1 or more, or leave it out", flag, a.value)
+	}
+	if a.builtin {
+		s, err := pgscript.Builtin(name, weight)
+		if err != nil {
+			return nil, fmt.Errorf("-b %w", err)
+		}
+		return s, nil
+	}
+	src, err := readFile(name, "-f")
+	if err != nil {
+		return nil, err
+	}
+	return pgscript.Parse(name, weight, src)
 }
 
 // maxScriptBytes bounds a script file: more is not a script.
