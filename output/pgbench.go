@@ -11,6 +11,7 @@ import (
 	"github.com/stampede-bench/stampede/pgscript"
 	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/stats"
+	"github.com/stampede-bench/stampede/workload"
 )
 
 // PgbenchVersion is the pgbench whose report Pgbench prints.
@@ -23,6 +24,11 @@ type PgbenchSource interface {
 	Program() *pgscript.Program
 	// ConnectTime is the clients' mean time to connect.
 	ConnectTime() (time.Duration, bool)
+	// MaxTries is pgbench's --max-tries (0: stampede's own retries).
+	MaxTries() int
+	// Retries is how many transactions of script s were retried, and
+	// how many retries there were.
+	Retries(s int) (retried, retries int64)
 }
 
 // Pgbench prints a run as pgbench 15 does: its version line, progress
@@ -50,7 +56,8 @@ type Pgbench struct {
 	Rated      bool
 
 	info run.Info
-	last run.Interval
+	// lastRetried and lastRetries are the counts at the last progress line.
+	lastRetried, lastRetries int64
 }
 
 var _ run.Observer = (*Pgbench)(nil)
@@ -100,8 +107,32 @@ func (o *Pgbench) Interval(iv run.Interval) {
 		return
 	}
 	h, failed := o.transactions(t, false)
-	fmt.Fprintf(o.Status, "progress: %.1f s, %.1f tps, lat %.3f ms stddev %.3f, %d failed\n",
+	fmt.Fprintf(o.Status, "progress: %.1f s, %.1f tps, lat %.3f ms stddev %.3f, %d failed",
 		t.End.Sub(o.info.Start).Seconds(), float64(h.TotalCount())/secs, nsToMs(h.Mean()), stddevMs(h), failed)
+	if o.maxTries() != 1 {
+		retried, retries := o.retries()
+		fmt.Fprintf(o.Status, ", %d retried, %d retries", retried-o.lastRetried, retries-o.lastRetries)
+		o.lastRetried, o.lastRetries = retried, retries
+	}
+	fmt.Fprintln(o.Status)
+}
+
+// maxTries is pgbench's --max-tries: stampede's own retries, when it
+// was not given, are up to workload.MaxConflictRetries.
+func (o *Pgbench) maxTries() int {
+	if n := o.Source.MaxTries(); n > 0 {
+		return n
+	}
+	return workload.MaxConflictRetries + 1
+}
+
+// retries sums the scripts' retries.
+func (o *Pgbench) retries() (retried, retries int64) {
+	for i := range o.scripts() {
+		a, b := o.Source.Retries(i)
+		retried, retries = retried+a, retries+b
+	}
+	return retried, retries
 }
 
 func nsToMs(ns float64) float64 { return ns / 1e6 }
@@ -136,7 +167,7 @@ func (o *Pgbench) Final(res *run.Result) {
 	fmt.Fprintf(w, "query mode: %s\n", o.Protocol)
 	fmt.Fprintf(w, "number of clients: %d\n", clients)
 	fmt.Fprintf(w, "number of threads: %d\n", o.Jobs)
-	fmt.Fprintf(w, "maximum number of tries: 1\n")
+	fmt.Fprintf(w, "maximum number of tries: %d\n", o.maxTries())
 	if o.PerClient > 0 {
 		fmt.Fprintf(w, "number of transactions per client: %d\n", o.PerClient)
 		fmt.Fprintf(w, "number of transactions actually processed: %d/%d\n", done, o.PerClient*int64(clients))
@@ -145,6 +176,11 @@ func (o *Pgbench) Final(res *run.Result) {
 		fmt.Fprintf(w, "number of transactions actually processed: %d\n", done)
 	}
 	fmt.Fprintf(w, "number of failed transactions: %d (%.3f%%)\n", failed, pct(failed, done+failed))
+	if o.maxTries() != 1 {
+		retried, retries := o.retries()
+		fmt.Fprintf(w, "number of transactions retried: %d (%.3f%%)\n", retried, pct(retried, done+failed))
+		fmt.Fprintf(w, "total number of retries: %d\n", retries)
+	}
 	if done == 0 {
 		return
 	}
@@ -153,8 +189,12 @@ func (o *Pgbench) Final(res *run.Result) {
 		fmt.Fprintf(w, "latency stddev = %.3f ms\n", stddevMs(h))
 	} else {
 		// pgbench's average without per-transaction measurement: the
-		// clients' time over the transactions.
-		fmt.Fprintf(w, "latency average = %.3f ms\n", 1000*secs*float64(clients)/float64(done))
+		// clients' time over the transactions, failed ones included.
+		including := ""
+		if failed > 0 {
+			including = " (including failures)"
+		}
+		fmt.Fprintf(w, "latency average = %.3f ms%s\n", 1000*secs*float64(clients)/float64(done+failed), including)
 	}
 	if o.Rated {
 		o.lag(w, t)
@@ -181,6 +221,11 @@ func (o *Pgbench) Final(res *run.Result) {
 		fmt.Fprintf(w, " - weight: %d (targets %.1f%% of total)\n", s.Weight, 100*float64(s.Weight)/float64(total))
 		fmt.Fprintf(w, " - %d transactions (%.1f%% of total, tps = %f)\n", sh.TotalCount(), pct(sh.TotalCount(), done), float64(sh.TotalCount())/secs)
 		fmt.Fprintf(w, " - number of failed transactions: %d (%.3f%%)\n", sf, pct(sf, sh.TotalCount()+sf))
+		if o.maxTries() != 1 {
+			retried, retries := o.Source.Retries(i)
+			fmt.Fprintf(w, " - number of transactions retried: %d (%.3f%%)\n", retried, pct(retried, sh.TotalCount()+sf))
+			fmt.Fprintf(w, " - total number of retries: %d\n", retries)
+		}
 		if sh.TotalCount() > 0 {
 			fmt.Fprintf(w, " - latency average = %.3f ms\n", nsToMs(sh.Mean()))
 			fmt.Fprintf(w, " - latency stddev = %.3f ms\n", stddevMs(sh))

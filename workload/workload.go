@@ -142,6 +142,11 @@ type Result struct {
 	// Wait asks the engine to pause this worker before its next call
 	// (keying and think times). The pause is not part of any latency.
 	Wait time.Duration
+	// Tolerated says that Err is a failure the workload expects and goes
+	// on after (pgbench's failed transactions: a serialization failure
+	// or deadlock that used up --max-tries): it is counted as an error
+	// and never ends the run.
+	Tolerated bool
 }
 
 // ErrLoadMismatch marks an error caused by a run configured differently

@@ -123,6 +123,11 @@ func TestReportAsPgbench(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "one.sql"), []byte("\\set aid random(1, 100000 * :scale)\n-- a comment\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// Every run of fail.sql fails with a serialization failure: pgbench
+	// counts it failed, after --max-tries, and goes on.
+	if err := os.WriteFile(filepath.Join(dir, "fail.sql"), []byte("DO $$BEGIN RAISE EXCEPTION 'conflict' USING ERRCODE = '40001'; END$$;\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	cases := [][]string{
 		{"-n", "-t", "20", "-c", "2", "-S"},
 		{"-n", "-t", "20", "-c", "2", "-S", "-r"},
@@ -131,6 +136,9 @@ func TestReportAsPgbench(t *testing.T) {
 		{"-n", "-T", "2", "-c", "2", "-R", "50", "-S"},
 		{"-n", "-t", "10", "-c", "2", "-M", "extended", "-f", "one.sql@3", "-b", "select-only", "-r"},
 		{"-n", "-t", "10", "-f", "one.sql", "-D", "x=5", "-s", "3"},
+		{"-n", "-T", "2", "-c", "2", "--max-tries=3", "-S", "-P", "1"},
+		{"-n", "-t", "4", "-c", "2", "--max-tries=2", "-f", "fail.sql@1", "-f", "one.sql@3"},
+		{"-n", "-t", "3", "-f", "fail.sql"},
 	}
 	for _, args := range cases {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {

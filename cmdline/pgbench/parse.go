@@ -144,7 +144,6 @@ var notYet = map[string]string{
 	"log-prefix":         "stampede writes no pgbench log (see --log)",
 	"sampling-rate":      "stampede writes no pgbench log (see --log)",
 	"latency-limit":      "transactions that would start later than the limit are not skipped yet; -R alone runs, with latency from each transaction's scheduled start",
-	"max-tries":          "stampede retries serialization failures and deadlocks by itself (up to 100 times, counted as tolerated errors); pgbench's retry count is not taken yet",
 	"failures-detailed":  "stampede's final figures count failures by SQLSTATE without it",
 	"verbose-errors":     "stampede's run directory keeps every error (errors.log)",
 	"vacuum-all":         "run VACUUM pgbench_accounts yourself before the run",
@@ -318,10 +317,8 @@ func (o *options) initArgs(conn string) ([]string, error) {
 	if o.indexTablespace != "" {
 		args = append(args, "--index-tablespace", o.indexTablespace)
 	}
-	if o.quiet {
-		args = append(args, "--quiet")
-	}
-	return append(args, "--output-style", "pgbench", conn), nil
+	// -q thins pgbench's progress lines: stampede's init prints few.
+	return append(args, conn), nil
 }
 
 // runArgs is `stampede run sql` for a benchmark.
@@ -409,10 +406,13 @@ func (o *options) runArgs(conn string) ([]string, []string, error) {
 		args = append(args, "--seed", strconv.FormatUint(seed, 10))
 		warnings = append(warnings, "setting random seed to "+o.randomSeed)
 	}
-	// Serialization failures and deadlocks are retried and counted, as
-	// stampede's runs do; other errors end the run, as they abort
-	// pgbench's clients.
-	args = append(args, "--output-style", "pgbench", conn)
+	// Serialization failures and deadlocks are tried again up to
+	// --max-tries, then counted failed; other errors end the run, as
+	// they abort pgbench's clients.
+	if o.maxTries < 1 {
+		return nil, nil, inputf("--max-tries %d: stampede takes a number of tries of 1 or more (pgbench's 0, unlimited, is not taken)", o.maxTries)
+	}
+	args = append(args, "--max-tries", strconv.Itoa(o.maxTries), "--output-style", "pgbench", conn)
 	return args, warnings, nil
 }
 

@@ -75,6 +75,10 @@ type gen struct {
 	initFile  string
 	checkFile string
 	every     bool
+	maxTries  int
+	// retried and retries count by script, for pgbench's report, the
+	// transactions retried and their retries (under --max-tries).
+	retried, retries []atomic.Int64
 
 	// Parsed by validate.
 	scripts []*pgscript.Script
@@ -98,6 +102,7 @@ func newGen() workload.Generator {
 	fs.StringArrayVarP(&g.defines, "define", "D", nil, "set a variable every client starts with, NAME=VALUE (repeatable; pgbench's -D)")
 	fs.StringVarP(&g.protocol, "protocol", "M", "prepared", "how statements are sent: prepared, extended or simple (pgbench's -M)")
 	fs.Int64Var(&g.scale, "scale", 1, "the value of the :scale variable (pgbench's -s)")
+	fs.IntVar(&g.maxTries, "max-tries", 0, "pgbench's --max-tries: run a script at most this many times when it fails with a serialization failure or deadlock, then count it failed and go on (0: stampede's retries, up to 100, counted as tolerated errors)")
 	fs.BoolVarP(&g.every, "report-per-command", "r", false, "measure every command, meta-commands too, as pgbench's -r reports them")
 	fs.StringVar(&g.initFile, "init-file", "", "SQL that init runs to create and load the tables (COPY ... FROM STDIN allowed)")
 	fs.StringVar(&g.checkFile, "check-file", "", "queries that check runs; each must return true")
@@ -109,6 +114,7 @@ func newGen() workload.Generator {
 		"protocol":           {RuntimeOnly: true},
 		"scale":              {RuntimeOnly: true},
 		"report-per-command": {RuntimeOnly: true},
+		"max-tries":          {RuntimeOnly: true},
 		"init-file":          {LoadOnly: true},
 		"check-file":         {RuntimeOnly: true, Check: true},
 	}}
@@ -149,6 +155,9 @@ func (g *gen) validate() error {
 		return fmt.Errorf("--protocol: %w", err)
 	}
 	g.proto = p
+	if g.maxTries < 0 {
+		return fmt.Errorf("--max-tries %d: give 1 or more tries, or 0 for stampede's retries", g.maxTries)
+	}
 	if g.scale < 1 {
 		return fmt.Errorf("--scale %d: the scale is 1 or more", g.scale)
 	}
@@ -295,6 +304,7 @@ func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (work
 		},
 	}
 	recs := make([]workload.Recorder, oc.Concurrency)
+	g.retried, g.retries = make([]atomic.Int64, len(prog.Scripts)), make([]atomic.Int64, len(prog.Scripts))
 	g.prog.Store(prog)
 	g.db.Store(db)
 	ql.Attach = func(w int, rec workload.Recorder) {
@@ -308,6 +318,9 @@ func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (work
 		ql.Workers[i] = func(ctx context.Context) workload.Result {
 			c := clients[i]
 			s := c.Choose()
+			if g.maxTries > 0 {
+				return g.tries(ctx, c, s)
+			}
 			tries := 0
 			err := workload.RetryTx(ctx, recs[i], s, prog.Scripts[s].Name, func() error {
 				if tries > 0 {
@@ -321,6 +334,39 @@ func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (work
 	}
 	return ql, nil
 }
+
+// tries runs script s as pgbench does with --max-tries: again, with the
+// same random values, after a serialization failure or deadlock, up to
+// the limit; a script that still fails so is a failed transaction, and
+// the run goes on; any other error ends it (unless --tolerate-errors).
+func (g *gen) tries(ctx context.Context, c *pgscript.Client, s int) workload.Result {
+	var err error
+	for try := 1; try <= g.maxTries; try++ {
+		if try > 1 {
+			c.Rewind()
+			g.retries[s].Add(1)
+			if try == 2 {
+				g.retried[s].Add(1)
+			}
+		}
+		if err = c.Run(ctx, s); err == nil || !sqlx.IsRetryable(err) || ctx.Err() != nil {
+			break
+		}
+	}
+	return workload.Result{Op: s, Err: err, Tolerated: err != nil && sqlx.IsRetryable(err)}
+}
+
+// Retries is how many transactions of script s were retried under
+// --max-tries, and how many retries there were.
+func (g *gen) Retries(s int) (retried, retries int64) {
+	if s >= len(g.retried) {
+		return 0, 0
+	}
+	return g.retried[s].Load(), g.retries[s].Load()
+}
+
+// MaxTries is --max-tries (0: stampede's own retries).
+func (g *gen) MaxTries() int { return g.maxTries }
 
 // compile binds the scripts and checks every statement on the server
 // before the run: a syntax error, or (when no script creates anything) a
