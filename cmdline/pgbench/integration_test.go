@@ -137,7 +137,7 @@ func TestReportAsPgbench(t *testing.T) {
 		{"-n", "-t", "10", "-c", "2", "-M", "extended", "-f", "one.sql@3", "-b", "select-only", "-r"},
 		{"-n", "-t", "10", "-f", "one.sql", "-D", "x=5", "-s", "3"},
 		{"-n", "-T", "2", "-c", "2", "--max-tries=3", "-S", "-P", "1"},
-		{"-n", "-t", "4", "-c", "2", "--max-tries=2", "-f", "fail.sql@1", "-f", "one.sql@3"},
+		{"-n", "-t", "40", "-c", "2", "--max-tries=2", "-f", "fail.sql@1", "-f", "one.sql@3"},
 		{"-n", "-t", "3", "-f", "fail.sql"},
 	}
 	for _, args := range cases {
