@@ -341,11 +341,14 @@ func (c *Client) query(ctx context.Context, st *step) error {
 	}
 	start := time.Now()
 	_, err := c.conn.QueryScript(ctx, c.prog.opts.Protocol, sql, params, row)
+	if err != nil {
+		// A failed statement's time is no latency of it: the script's
+		// failure counts it, as a built-in workload counts a failed
+		// query in its transaction's errors.
+		return err
+	}
 	if c.rec != nil {
 		c.rec.Record(len(c.prog.Scripts)+st.stmt, time.Since(start))
-	}
-	if err != nil {
-		return err
 	}
 	if st.Store == Gset && rows != 1 {
 		return fmt.Errorf(`\gset expects the query to return one row, and it returned %d`, rows)
