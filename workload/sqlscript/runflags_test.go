@@ -331,3 +331,79 @@ func TestReportCompareChart(t *testing.T) {
 		}
 	}
 }
+
+// TestLimitsAndTelemetry runs a script with the server's processes
+// watched and under a CPU limit: the run's telemetry has the watched
+// processes (the postmaster and at least one backend per worker) and
+// their CPU within the limit, and run.json records the limit.
+func TestLimitsAndTelemetry(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("limits need root (a cgroup)")
+	}
+	dir := t.TempDir()
+	_, u, conn := freshDB(t, "sqlfeat_limits")
+	exec1(t, conn, "CREATE TABLE t (id bigserial PRIMARY KEY, k int)")
+	write(t, dir, "ins.sql", "\\set k random(1, 10)\nINSERT INTO t (k) VALUES (:k);\nSELECT count(*) FROM t WHERE k = :k;\n")
+	var data string
+	if err := conn.QueryRow(context.Background(), "SELECT setting FROM pg_settings WHERE name = 'data_directory'").Scan(&data); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(data, "postmaster.pid"))
+	if err != nil {
+		t.Skipf("cannot read the server's postmaster.pid: %v", err)
+	}
+	pm := strings.SplitN(string(b), "\n", 2)[0]
+	r := stampede(t, dir, "run", "sql", "-f", "ins.sql", "--concurrency", "4", "--duration", "4s",
+		"--watch-pid", pm, "--cpus", "0.3", u)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s%s", r.code, r.stdout, r.stderr)
+	}
+	i := strings.Index(r.stdout, "results saved in ")
+	if i < 0 {
+		t.Fatalf("no run directory in:\n%s", r.stdout)
+	}
+	run := strings.TrimSpace(strings.SplitN(r.stdout[i+len("results saved in "):], "\n", 2)[0])
+	var sum struct {
+		Total struct {
+			Count int64 `json:"count"`
+		} `json:"total"`
+		Telemetry struct {
+			Procs []struct {
+				Name      string                     `json:"name"`
+				Processes struct{ Max float64 }      `json:"processes"`
+				CPU       struct{ Avg, Max float64 } `json:"cpu_cores"`
+			} `json:"procs"`
+		} `json:"telemetry"`
+	}
+	readJSON(t, filepath.Join(run, "summary.json"), &sum)
+	var info struct {
+		Limits struct {
+			CPUs float64 `json:"cpus"`
+		} `json:"limits"`
+	}
+	readJSON(t, filepath.Join(run, "run.json"), &info)
+	if info.Limits.CPUs != 0.3 {
+		t.Errorf("run.json records cpus %v, want 0.3", info.Limits.CPUs)
+	}
+	if len(sum.Telemetry.Procs) != 1 {
+		t.Fatalf("telemetry has %d watched groups, want 1: %+v", len(sum.Telemetry.Procs), sum.Telemetry)
+	}
+	p := sum.Telemetry.Procs[0]
+	if p.Name != "postgres (pid "+pm+")" || p.Processes.Max < 5 || p.CPU.Avg <= 0 || p.CPU.Avg > 0.3*1.1 {
+		t.Errorf("watched group %+v: want postgres (pid %s), the postmaster and 4 backends at least, CPU above 0 and within the 0.3 limit", p, pm)
+	}
+	if rows := count(t, conn, "SELECT count(*) FROM t"); sum.Total.Count == 0 || sum.Total.Count > rows {
+		t.Errorf("summary counts %d scripts, the server %d rows", sum.Total.Count, rows)
+	}
+}
+
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
