@@ -83,8 +83,8 @@ func TestRunFlagsWithScripts(t *testing.T) {
 		if r.code != 0 {
 			t.Fatalf("exit %d: %s", r.code, r.stderr)
 		}
-		if !strings.Contains(r.stdout, "open loop at 100 ops/s") {
-			t.Errorf("no open-loop banner:\n%s", r.stdout)
+		if !strings.Contains(r.stdout+r.stderr, "open loop at 100 ops/s") {
+			t.Errorf("no open-loop banner:\n%s%s", r.stdout, r.stderr)
 		}
 		ops, _ := finalOps(t, r.stdout, "ins.sql")
 		svc, _ := finalOps(t, r.stdout, "ins.sql.service")
@@ -284,11 +284,7 @@ func TestReportCompareChart(t *testing.T) {
 		if r.code != 0 {
 			t.Fatalf("exit %d: %s", r.code, r.stderr)
 		}
-		i := strings.Index(r.stdout, "results saved in ")
-		if i < 0 {
-			t.Fatalf("no run directory in:\n%s", r.stdout)
-		}
-		ids = append(ids, filepath.Base(strings.TrimSpace(strings.SplitN(r.stdout[i+len("results saved in "):], "\n", 2)[0])))
+		ids = append(ids, filepath.Base(runDir(t, r)))
 	}
 	r := stampede(t, dir, "report", ids[0])
 	if r.code != 0 {
@@ -358,11 +354,7 @@ func TestLimitsAndTelemetry(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s%s", r.code, r.stdout, r.stderr)
 	}
-	i := strings.Index(r.stdout, "results saved in ")
-	if i < 0 {
-		t.Fatalf("no run directory in:\n%s", r.stdout)
-	}
-	run := strings.TrimSpace(strings.SplitN(r.stdout[i+len("results saved in "):], "\n", 2)[0])
+	run := runDir(t, r)
 	var sum struct {
 		Total struct {
 			Count int64 `json:"count"`
@@ -395,6 +387,17 @@ func TestLimitsAndTelemetry(t *testing.T) {
 	if rows := count(t, conn, "SELECT count(*) FROM t"); sum.Total.Count == 0 || sum.Total.Count > rows {
 		t.Errorf("summary counts %d scripts, the server %d rows", sum.Total.Count, rows)
 	}
+}
+
+// runDir is the run directory a run says it saved its results in.
+func runDir(t *testing.T, r result) string {
+	t.Helper()
+	out := r.stdout + r.stderr
+	i := strings.Index(out, "results saved in ")
+	if i < 0 {
+		t.Fatalf("no run directory in:\n%s", out)
+	}
+	return strings.TrimSpace(strings.SplitN(out[i+len("results saved in "):], "\n", 2)[0])
 }
 
 func readJSON(t *testing.T, path string, v any) {
