@@ -410,3 +410,45 @@ func readJSON(t *testing.T, path string, v any) {
 		t.Fatalf("%s: %v", path, err)
 	}
 }
+
+// TestScriptInAnotherDirectory: a script given with a directory counts in
+// the total (a "/" in its name made it a part of an operation, never
+// counted), named by its file's name; two scripts of one name, and a
+// statement name with a "/", are refused.
+func TestScriptInAnotherDirectory(t *testing.T) {
+	dir := t.TempDir()
+	_, u, conn := freshDB(t, "sqlfeat_dir")
+	exec1(t, conn, "CREATE TABLE t (id bigserial PRIMARY KEY, k int)")
+	for _, d := range []string{"a", "b"} {
+		if err := os.Mkdir(filepath.Join(dir, d), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		write(t, dir, d+"/ins.sql", "\\set k random(1, 10)\nINSERT INTO t (k) VALUES (:k);\n")
+	}
+	write(t, dir, "a/slash.sql", "-- name: read/one\nSELECT 1;\n")
+	r := stampede(t, dir, "run", "sql", "-f", filepath.Join(dir, "a", "ins.sql"), "--max-ops", "200", "--concurrency", "2", u)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for _, name := range []string{"ins.sql", "ins.sql:2", ""} {
+		if ops, _ := finalOps(t, r.stdout, name); ops != 200 {
+			t.Errorf("%q counts %d operations, want the server's 200", name, ops)
+		}
+	}
+	if n := count(t, conn, "SELECT count(*) FROM t"); n != 200 {
+		t.Errorf("the server holds %d rows", n)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-f", "a/ins.sql", "-f", "b/ins.sql"}, "-f a/ins.sql and -f b/ins.sql: two scripts named ins.sql"},
+		{[]string{"-f", "a/slash.sql"}, `a/slash.sql:2: the statement name "read/one" holds a /`},
+	} {
+		r := stampede(t, dir, append(append([]string{"run", "sql", "--max-ops", "10"}, c.args...), u)...)
+		msg := strings.TrimSpace(r.stderr)
+		if r.code != 2 || !strings.Contains(msg, c.want) || strings.Contains(msg, "\n") {
+			t.Errorf("%v: exit %d, %q; want exit 2 and one line with %q", c.args, r.code, msg, c.want)
+		}
+	}
+}
