@@ -38,6 +38,12 @@ type Client struct {
 	// expression (expr.Env has no error).
 	varErr error
 	sb     strings.Builder
+	// storing is the \gset or \aset query running, rows the rows of its
+	// last result (number last) so far; storeRow is c.store, bound once
+	// so that a statement allocates nothing for it.
+	storing    *step
+	rows, last int
+	storeRow   sqlx.ScriptRow
 }
 
 // value is a variable: a value from \set, or text from -D, \gset or
@@ -55,6 +61,7 @@ type value struct {
 // conn, with its random states. rec may be nil.
 func (p *Program) NewClient(id int, conn sqlx.ScriptQuerier, rec Recorder, rand, choose prng.State, defaultSeed, randomSeed int64) *Client {
 	c := &Client{prog: p, conn: conn, rec: rec, rand: rand, choose: choose, vars: make([]value, len(p.names))}
+	c.storeRow = c.store
 	c.setVal(p.vars[VarClientID], expr.Value{Kind: expr.Int, I: int64(id)})
 	scale := p.opts.Scale
 	if scale <= 0 {
@@ -345,37 +352,46 @@ func (c *Client) query(ctx context.Context, st *step) error {
 		params = c.params
 	}
 	var row sqlx.ScriptRow
-	rows, last := 0, -1
-	var storeErr error
+	c.rows, c.last = 0, -1
 	if st.Store != NoStore {
-		row = func(result int, fields []pgconn.FieldDescription, values [][]byte) {
-			if result != last {
-				last, rows = result, 0
-			}
-			rows++
-			for i, f := range fields {
-				name := st.Prefix + f.Name
-				v, ok := c.prog.vars[name]
-				if !ok {
-					continue // no command uses it
-				}
-				c.setText(v, values[i])
-			}
-			_ = storeErr
-		}
+		c.storing, row = st, c.storeRow
 	}
 	start := time.Now()
 	_, err := c.conn.QueryScript(ctx, c.prog.opts.Protocol, sql, params, row)
+	if err != nil {
+		// A failed statement's time is no latency of it: the script's
+		// failure counts it, as a built-in workload counts a failed
+		// query in its transaction's errors.
+		return err
+	}
 	if c.rec != nil {
 		c.rec.Record(len(c.prog.Scripts)+st.stmt, time.Since(start))
 	}
-	if err != nil {
-		return err
-	}
-	if st.Store == Gset && rows != 1 {
-		return fmt.Errorf(`\gset expects the query to return one row, and it returned %d`, rows)
+	if st.Store == Gset && c.rows != 1 {
+		return fmt.Errorf(`\gset expects the query to return one row, and it returned %d`, c.rows)
 	}
 	return nil
+}
+
+// store keeps a row of the \gset or \aset query c.storing in the
+// variables a command uses (Client.storeRow is it, bound once).
+func (c *Client) store(result int, fields []pgconn.FieldDescription, values [][]byte) {
+	st := c.storing
+	if result != c.last {
+		c.last, c.rows = result, 0
+	}
+	c.rows++
+	for i, f := range fields {
+		name := f.Name
+		if st.Prefix != "" {
+			name = st.Prefix + name
+		}
+		v, ok := c.prog.vars[name]
+		if !ok {
+			continue // no command uses it
+		}
+		c.setText(v, values[i])
+	}
 }
 
 // lineOf is the script line a server error points at (its position in

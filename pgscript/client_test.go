@@ -282,3 +282,24 @@ func TestChooseFollowsWeights(t *testing.T) {
 		t.Errorf("a.sql chosen %.3f of the time, want %.3f within 0.02", share, want)
 	}
 }
+
+// TestFailedStatementNotRecorded: a statement that fails records no
+// latency (the script's failure counts it); the ones before it do.
+func TestFailedStatementNotRecorded(t *testing.T) {
+	p := compile(t, Options{Protocol: sqlx.Prepared}, "SELECT 1;\nSELECT 2;\nSELECT 3;\n")
+	conn := &fakeConn{answer: func(sql string, _ []string) ([]string, [][]string, error) {
+		if strings.Contains(sql, "2") {
+			return nil, nil, &pgconn.PgError{Code: "22012", Message: "division by zero"}
+		}
+		return nil, nil, nil
+	}}
+	rec := &recorded{}
+	c := newTestClient(p, conn, rec)
+	if err := c.Run(context.Background(), 0); err == nil {
+		t.Fatal("the script did not fail")
+	}
+	// Op 0 is the script; statements are ops 1, 2, 3.
+	if fmt.Sprint(rec.ops) != "[1]" {
+		t.Errorf("recorded ops %v, want [1]: the first statement only", rec.ops)
+	}
+}

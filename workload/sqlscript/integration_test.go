@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -54,7 +55,10 @@ func stampede(t *testing.T, dir string, args ...string) result {
 		t.Skip("STAMPEDE_TEST_DATABASE not set: scripts/test starts a server and sets it")
 	}
 	var out, errb bytes.Buffer
-	cmd := exec.Command(bin, args...)
+	// A run that hangs fails the test rather than the whole package.
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "HOME="+dir) // the run directories go to the test's own ~/.stampede
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -62,6 +66,8 @@ func stampede(t *testing.T, dir string, args ...string) result {
 	var exit *exec.ExitError
 	code := 0
 	switch {
+	case ctx.Err() != nil:
+		t.Fatalf("stampede %s: did not end in %v\n%s%s", strings.Join(args, " "), 4*time.Minute, out.String(), errb.String())
 	case errors.As(err, &exit):
 		code = exit.ExitCode()
 	case err != nil:

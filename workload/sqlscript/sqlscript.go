@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -33,7 +35,8 @@ variables :client_id and :scale are built in; -D NAME=VALUE sets others.
 \shell and \setshell are refused.
 
 Every statement's latency is reported under its name, the comment
-"-- name: NAME" above it, else FILE:LINE, beside each script's.
+"-- name: NAME" above it, else FILE:LINE, beside each script's (a script
+is named by its file's name, without its directory).
 Statements are prepared once per connection (--protocol prepared, pgbench's
 -M prepared); --protocol extended or simple sends them as pgbench does.
 
@@ -173,11 +176,20 @@ func (g *gen) validate() error {
 		g.defs[name] = value
 	}
 	g.scripts = g.scripts[:0]
+	seen := map[string]string{}
 	for _, a := range g.order {
 		s, err := g.script(a)
 		if err != nil {
 			return err
 		}
+		path, _, _ := pgscript.ParseFileArg(a.value)
+		if err := seriesNames(s, path); err != nil {
+			return err
+		}
+		if other, ok := seen[s.Name]; ok && other != path {
+			return fmt.Errorf("%s and %s: two scripts named %s (a script is named by its file's name): rename one", other, path, s.Name)
+		}
+		seen[s.Name] = path
 		g.scripts = append(g.scripts, s)
 	}
 	if g.initFile != "" {
@@ -226,6 +238,35 @@ func (g *gen) script(a scriptArg) (*pgscript.Script, error) {
 		return nil, err
 	}
 	return pgscript.Parse(name, weight, src)
+}
+
+// seriesNames names script s, read from path, and its statements for the
+// run log, whose series names keep "/" for the parts of an operation
+// (results.IsPart: never counted in the total): a script in another
+// directory is named by its file's name (its statements FILE:LINE with
+// that name), and a `-- name:` with a "/" is refused.
+func seriesNames(s *pgscript.Script, path string) error {
+	if !strings.Contains(s.Name, "/") {
+		return checkStatementNames(s, path)
+	}
+	base := filepath.Base(s.Name)
+	for i := range s.Commands {
+		c := &s.Commands[i]
+		if c.Kind == pgscript.SQL && c.Name == s.Name+":"+strconv.Itoa(c.Line) {
+			c.Name = base + ":" + strconv.Itoa(c.Line)
+		}
+	}
+	s.Name = base
+	return checkStatementNames(s, path)
+}
+
+func checkStatementNames(s *pgscript.Script, path string) error {
+	for _, c := range s.Commands {
+		if c.Kind == pgscript.SQL && strings.Contains(c.Name, "/") {
+			return fmt.Errorf("%s:%d: the statement name %q holds a /, which the run log keeps for the parts of an operation: name it without one", path, c.Line, c.Name)
+		}
+	}
+	return nil
 }
 
 // maxScriptBytes bounds a script file: more is not a script.
