@@ -226,6 +226,12 @@ func runSpec(spec RunArgs, env Env) (run.Spec, error) {
 	case rf.outputStyle == "sysbench":
 		s.Observers = []run.Observer{&output.Sysbench{W: env.Stdout, Version: run.VersionString(), ReportEvery: rf.reportInterval,
 			Percentile: rf.percentile, Histogram: rf.histogram, ForcedShutdown: rf.forcedAt, Quiet: rf.verbosity < 3}}
+	case rf.outputStyle == "pgbench":
+		o, err := pgbenchOutput(env, rf, gen, spec.FS)
+		if err != nil {
+			return run.Spec{}, err
+		}
+		s.Observers = []run.Observer{o}
 	default:
 		s.Observers = []run.Observer{&output.Stampede{W: env.Stdout, JSON: rf.format == "json", Histogram: rf.histogram,
 			Telemetry: rf.tel.display, Quiet: spec.FS.Changed("report-interval") && rf.reportInterval == 0}}
@@ -302,4 +308,24 @@ func writeAllocProfile(path string, stderr io.Writer) {
 	if err != nil {
 		fmt.Fprintf(stderr, "cannot write the allocation profile: %v\n", err)
 	}
+}
+
+// pgbenchOutput is --output-style pgbench's observer, for the sql
+// workload's scripts.
+func pgbenchOutput(env Env, rf *RunFlags, gen workload.Generator, fs *pflag.FlagSet) (*output.Pgbench, error) {
+	src, ok := gen.(output.PgbenchSource)
+	f, flagser := gen.(workload.Flagser)
+	if !ok || !flagser {
+		return nil, usagef("--output-style pgbench prints pgbench's report of the sql workload's scripts: run `stampede run sql` (or `stampede pgbench`)")
+	}
+	value := func(name string) string {
+		if fl := f.Flags().Lookup(name); fl != nil {
+			return fl.Value.String()
+		}
+		return ""
+	}
+	return &output.Pgbench{W: env.Stdout, Status: env.Stderr, Version: run.VersionString(), Source: src,
+		Protocol: value("protocol"), Jobs: rf.pgbenchJobs, PerClient: int64(rf.pgbenchPerClient), Duration: int(rf.duration / time.Second),
+		Progress: rf.pgbenchProgress, PerCommand: value("report-per-command") == "true", Vacuum: value("vacuum-first") == "true",
+		Rated: rf.maxRate > 0}, nil
 }

@@ -71,6 +71,9 @@ type RunFlags struct {
 	sysbenchSyntax bool
 	forcedShutdown string
 	verbosity      int
+	// pgbench's options that only its report shows (set by the pgbench
+	// form, cmdline/pgbench).
+	pgbenchJobs, pgbenchPerClient, pgbenchProgress int
 	// Resolved: --events as one shared count, --rate as sysbench's queue,
 	// the grace after the run's end (--forced-shutdown) and when sysbench's
 	// header says the shutdown is forced (seconds from the start, 0: off).
@@ -116,7 +119,7 @@ func (r *RunFlags) Register(fs *pflag.FlagSet) {
 	fs.BoolVar(&r.dryRun, "dry-run", false, "check the command line as run does and say what it would run, connecting to nothing")
 	r.tel.Register(fs)
 	r.lim.Register(fs)
-	fs.StringVar(&r.outputStyle, "output-style", "stampede", "output style: stampede, sysbench (sysbench's interval lines and final report) or ycsb (YCSB's status lines on stderr and its [OVERALL], [READ], ... report)")
+	fs.StringVar(&r.outputStyle, "output-style", "stampede", "output style: stampede, sysbench (sysbench's interval lines and final report), ycsb (YCSB's status lines on stderr and its [OVERALL], [READ], ... report) or pgbench (pgbench's progress lines and report; the sql workload only)")
 	fs.IntVar(&r.timeSecs, "time", 0, "sysbench's name for --duration, in seconds")
 	fs.Float64Var(&r.rate, "rate", 0, "sysbench's name for --max-rate")
 	fs.IntVar(&r.reportInterval, "report-interval", 0, "sysbench's intermediate report interval in seconds (0: none); sets --display-every")
@@ -126,7 +129,11 @@ func (r *RunFlags) Register(fs *pflag.FlagSet) {
 	fs.BoolVar(&r.sysbenchSyntax, "sysbench-syntax", false, "the command line is sysbench's: its defaults and meanings apply (set by stampede for `stampede SCRIPT [options] run`)")
 	fs.StringVar(&r.forcedShutdown, "forced-shutdown", "", "sysbench's: how long events in flight at the end of --time may take, in seconds or a percentage of --time (5%), or off (no limit; sysbench's default)")
 	fs.IntVar(&r.verbosity, "verbosity", 3, "sysbench's: 3 prints everything, 2 no report (warnings and errors only), 0-1 errors only")
-	for _, name := range []string{"time", "rate", "report-interval", "rand-seed", "sysbench-syntax", "forced-shutdown", "verbosity"} {
+	fs.IntVar(&r.pgbenchJobs, "pgbench-jobs", 1, "pgbench's -j, for --output-style pgbench's report")
+	fs.IntVar(&r.pgbenchPerClient, "pgbench-transactions", 0, "pgbench's -t, for --output-style pgbench's report")
+	fs.IntVar(&r.pgbenchProgress, "pgbench-progress", 0, "pgbench's -P, for --output-style pgbench's progress lines")
+	for _, name := range []string{"time", "rate", "report-interval", "rand-seed", "sysbench-syntax", "forced-shutdown", "verbosity",
+		"pgbench-jobs", "pgbench-transactions", "pgbench-progress"} {
 		_ = fs.MarkHidden(name)
 	}
 }
@@ -267,9 +274,9 @@ func (r *RunFlags) Resolve(fs *pflag.FlagSet) error {
 		return usagef("bad --gc-headroom: %v (0 keeps Go's default pacing)", err)
 	}
 	switch r.outputStyle {
-	case "stampede", "sysbench", "ycsb":
+	case "stampede", "sysbench", "ycsb", "pgbench":
 	default:
-		return usagef("unknown --output-style %q: use stampede, sysbench or ycsb", r.outputStyle)
+		return usagef("unknown --output-style %q: use stampede, sysbench, ycsb or pgbench", r.outputStyle)
 	}
 	if r.outputStyle != "stampede" && r.format == "json" {
 		return usagef("--output-style %s is text: drop --format json", r.outputStyle)

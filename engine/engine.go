@@ -783,7 +783,7 @@ func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Dur
 			if r.hooks.Error != nil {
 				r.hooks.Error(w, name, res.Err)
 			}
-			if !r.cfg.TolerateErrors {
+			if !r.cfg.TolerateErrors && !res.Tolerated {
 				r.fatal.CompareAndSwap(nil, &OpError{Worker: w, Op: name, Err: res.Err})
 				r.halt()
 				return

@@ -120,6 +120,10 @@ type Run struct {
 	snap   map[*tenant][]int64
 	snapAt int64
 	warned atomic.Bool
+	// version is the server's version, asked on the first tenant's
+	// connections before its workload takes them (ServerVersion).
+	versionOnce sync.Once
+	version     string
 }
 
 // slot is the place of one active tenant workload: its workers stay, the
@@ -349,6 +353,10 @@ func (r *Run) openTenant(ctx context.Context, id int) (*tenant, error) {
 			return nil, err
 		}
 	}
+	// Asked before Ops: a workload may keep every connection of the
+	// tenant's pool for its workers from Ops on (the sql workload does),
+	// and the question would then wait for one forever.
+	r.versionOnce.Do(func() { r.version = db.ServerVersion(ctx) })
 	load, err := opser.Ops(ctx, db, workload.OpsConfig{Concurrency: cfg.WorkersPerTenant, Seed: tenantSeed(cfg.Seed, id), Warn: r.warnOnce})
 	if err != nil {
 		db.Close()
@@ -629,10 +637,13 @@ func (r *Run) Endpoints() []string {
 // ServerVersion returns the server's version, as one tenant's connections
 // see it.
 func (r *Run) ServerVersion(ctx context.Context) string {
-	r.mu.Lock()
-	db := r.all[0].db
-	r.mu.Unlock()
-	return db.ServerVersion(ctx)
+	r.versionOnce.Do(func() {
+		r.mu.Lock()
+		db := r.all[0].db
+		r.mu.Unlock()
+		r.version = db.ServerVersion(ctx)
+	})
+	return r.version
 }
 
 // Ops returns the workload's operation names.

@@ -175,6 +175,7 @@ func intervalRates(run *runlog.Run, v View) (map[string][]float64, error) {
 		from = t
 	}
 	transactions := slices.ContainsFunc(v.Ops, func(op OpView) bool { return op.Name == TransactionSeries })
+	counted := countedSeries([]*runlog.Run{run})
 	out := map[string][]float64{}
 	for _, iv := range ivs {
 		secs := iv.End.Sub(iv.Start).Seconds()
@@ -188,7 +189,7 @@ func intervalRates(run *runlog.Run, v View) (map[string][]float64, error) {
 				n = d.Packed.TotalCount()
 			}
 			out[op.Name] = append(out[op.Name], float64(n)/secs)
-			if !transactions || op.Name == TransactionSeries {
+			if counts(op.Name, transactions, counted) {
 				total += n
 			}
 		}

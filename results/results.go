@@ -313,6 +313,7 @@ func Recompute(runs []*runlog.Run, w Window) (View, []error, error) {
 	view.Seconds = period.Seconds()
 	total, totalErrs := stats.NewHistogram(), int64(0)
 	_, transactions := series[TransactionSeries]
+	counted := countedSeries(runs)
 	service := serviceHeadline(runs)
 	for _, name := range order {
 		a := series[name]
@@ -341,7 +342,7 @@ func Recompute(runs []*runlog.Run, w Window) (View, []error, error) {
 			continue
 		}
 		view.Ops = append(view.Ops, OpView{Name: name, Summary: stats.Summarize(hist, a.errors, period)})
-		if (!transactions || name == TransactionSeries) && !IsPart(name) {
+		if counts(name, transactions, counted) {
 			stats.Merge(total, hist)
 			totalErrs += a.errors
 		}
@@ -461,6 +462,32 @@ func serviceHeadline(runs []*runlog.Run) bool {
 // that an endpoint served (IsSplit).
 func IsOp(series string) bool {
 	return !strings.HasSuffix(series, ServiceSuffix) && !strings.HasSuffix(series, LagSuffix) && !IsSplit(series)
+}
+
+// countedSeries returns the operation series runs record as counted in
+// their total (RunInfo.Counted), nil when none records them.
+func countedSeries(runs []*runlog.Run) map[string]bool {
+	var out map[string]bool
+	for _, r := range runs {
+		for _, name := range r.Info.Counted {
+			if out == nil {
+				out = map[string]bool{}
+			}
+			out[name] = true
+		}
+	}
+	return out
+}
+
+// counts reports whether operation series name counts towards the total:
+// the series the runs record as counted when they do, else the
+// "transaction" series alone when the runs have it (transactions), else
+// every operation that is not part of one (IsPart).
+func counts(name string, transactions bool, counted map[string]bool) bool {
+	if counted != nil {
+		return counted[name]
+	}
+	return (!transactions || name == TransactionSeries) && !IsPart(name)
 }
 
 // IsPart reports whether an operation series, named OP/PART, holds part of

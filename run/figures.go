@@ -36,6 +36,23 @@ type Display struct {
 	Split *Split
 }
 
+// countedOps lists the operations the total counts when the workload
+// classifies them (its whole transactions, as newDisplay counts them),
+// for the run log, so that report and compare count the same; nil when
+// it does not.
+func countedOps(ops []string, classes []workload.OpClass) []string {
+	if len(classes) != len(ops) {
+		return nil
+	}
+	var out []string
+	for i, op := range ops {
+		if classes[i] == workload.ClassTransaction && !results.IsPart(op) {
+			out = append(out, op)
+		}
+	}
+	return out
+}
+
 // newDisplay lays out the headline series for the latency mode. When the
 // workload classifies its operations, only whole transactions
 // (ClassTransaction) count towards the total.

@@ -132,9 +132,17 @@ func Load(ctx context.Context, spec LoadSpec) error {
 		return err
 	} else if err := workload.ForgetLoad(ctx, db, gen); err != nil {
 		return err // the record of the data dropped must not outlive it
+	} else if err := dropScripted(ctx, db, gen, log); err != nil {
+		return err
 	}
-	fmt.Fprintf(log, "loading %s into database %q on %s: %d rows, %d streams, seed %d\n",
-		gen.Meta().Name, db.Database(), strings.Join(db.Endpoints(), ","), total, streams, seed)
+	script, scripted := gen.(workload.ScriptLoader)
+	if scripted {
+		fmt.Fprintf(log, "loading %s into database %q on %s: running %s\n",
+			gen.Meta().Name, db.Database(), strings.Join(db.Endpoints(), ","), script.LoadScript())
+	} else {
+		fmt.Fprintf(log, "loading %s into database %q on %s: %d rows, %d streams, seed %d\n",
+			gen.Meta().Name, db.Database(), strings.Join(db.Endpoints(), ","), total, streams, seed)
+	}
 	if est := workload.EstimateBytes(tables); est > bigLoad {
 		// Not refused: a cluster may hold it; said, so that a typo is
 		// seen before hours of loading.
@@ -165,6 +173,9 @@ func Load(ctx context.Context, spec LoadSpec) error {
 	}
 	err = workload.Setup(ctx, db, gen, opts)
 	progress(-1)
+	if err != nil && scripted {
+		return configInput(err) // the user's file, refused as bad input
+	}
 	if err != nil {
 		if errors.Is(err, workload.ErrTablesExist) {
 			return tablesExist(err)
@@ -179,6 +190,14 @@ func Load(ctx context.Context, spec LoadSpec) error {
 	}
 	elapsed := time.Since(start)
 	secs := max(elapsed.Seconds(), 1e-9)
+	if scripted {
+		total = script.LoadedRows()
+		fmt.Fprintf(log, "ran %s in %s: %d rows written by COPY and INSERT\n", script.LoadScript(), elapsed.Round(time.Millisecond), total)
+		if spec.Done != nil {
+			spec.Done(total, elapsed)
+		}
+		return nil
+	}
 	fmt.Fprintf(log, "loaded %d rows in %s (%.0f rows/s, %.1f MB/s sent)\n", total, elapsed.Round(time.Millisecond),
 		float64(total)/secs, float64(sent())/1e6/secs)
 	if spec.Done != nil {
@@ -226,6 +245,9 @@ func sayDrops(ctx context.Context, db *sqlx.DB, gen workload.Generator, tables [
 		return err
 	}
 	where := fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ","))
+	if _, scripted := gen.(workload.ScriptLoader); scripted && len(existing) == 0 {
+		return nil // dropScripted says what it drops
+	}
 	if len(existing) == 0 {
 		fmt.Fprintf(log, "--drop: no table to drop in %s\n", where)
 		return nil
@@ -395,6 +417,30 @@ func Cleanup(ctx context.Context, spec CleanupSpec) error {
 			return fmt.Errorf("dropping %s: %w", t, err)
 		}
 		fmt.Fprintf(log, "dropped table %s\n", t)
+	}
+	return nil
+}
+
+// dropScripted drops, for init --drop of a workload whose load is a
+// user's file (workload.ScriptLoader), the tables an earlier init of it
+// made: they carry its mark (workload.Hooks.RunTables lists them).
+func dropScripted(ctx context.Context, db *sqlx.DB, gen workload.Generator, log io.Writer) error {
+	if _, ok := gen.(workload.ScriptLoader); !ok || db.Null() {
+		return nil
+	}
+	h, ok := gen.(workload.Hookser)
+	if !ok || h.Hooks().RunTables == nil {
+		return nil
+	}
+	made, err := h.Hooks().RunTables(ctx, db)
+	if err != nil {
+		return err
+	}
+	for _, t := range made {
+		if _, err := db.Exec(ctx, db.Dialect().DropTable(t)); err != nil {
+			return fmt.Errorf("dropping %s: %w", t, err)
+		}
+		fmt.Fprintf(log, "--drop: dropped table %s, which an earlier init of %s made\n", t, gen.Meta().Name)
 	}
 	return nil
 }

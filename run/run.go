@@ -335,6 +335,7 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 		Flags:           flags,
 		Tags:            tags,
 		Series:          names,
+		Counted:         countedOps(r.load.Ops, r.load.Classes),
 		StampedeVersion: VersionString(),
 		ServerVersion:   src.serverVersion,
 		Endpoints:       src.endpoints,

@@ -118,6 +118,10 @@ func (r *Run) openSource(ctx context.Context) (*source, error) {
 			return nil, loadInput(err)
 		}
 	}
+	// Asked before Ops: a workload may take every connection of the
+	// pool for its workers there (the sql workload keeps one per worker
+	// from Ops on), and the question would then wait for one forever.
+	version := db.ServerVersion(ctx)
 	load, err := opser.Ops(ctx, db, workload.OpsConfig{Concurrency: s.Concurrency, Seed: r.seed, Warn: r.warnf,
 		Ramp: s.Ramp, Duration: s.Duration})
 	if err != nil {
@@ -128,7 +132,7 @@ func (r *Run) openSource(ctx context.Context) (*source, error) {
 		workers:       s.Concurrency,
 		endpoints:     db.Endpoints(),
 		database:      db.Database(),
-		serverVersion: db.ServerVersion(ctx),
+		serverVersion: version,
 		where:         fmt.Sprintf("database %q", db.Database()),
 		reconnects:    db.Reconnects,
 		close:         db.Close,

@@ -76,6 +76,11 @@ type RunInfo struct {
 	// Series are the histogram series names, which are the tags of the lines
 	// in intervals.hlog.
 	Series []string `json:"series"`
+	// Counted are the operation series the run's total counts, when the
+	// workload says (a user's script counts, its statements do not);
+	// empty in older runs and when every operation counts (results
+	// then counts the "transaction" series alone when there is one).
+	Counted []string `json:"counted,omitempty"`
 	// StampedeVersion is the version of stampede that did the run.
 	StampedeVersion string `json:"stampede_version"`
 	// ServerVersion is the database server's version string.

@@ -108,6 +108,7 @@ type DB struct {
 	setTimeout string // statement run on each worker connection, or ""
 	reconnects atomic.Int64
 	sent       atomic.Int64 // bytes written to the servers
+	connects   connectTimer // how long connections took to open
 	// set is the endpoints now; see endpointSet.
 	set atomic.Pointer[endpointSet]
 	// dyn is what adding endpoints during the run needs.

@@ -210,6 +210,9 @@ func (db *DB) newEndpoint(ctx context.Context, en entry, n, i int) (*endpoint, e
 	cfg.MaxConns = int32(max(share, 1))
 	cfg.MinConns = 0
 	cfg.ConnConfig.DialFunc = db.countingDial(cfg.ConnConfig.DialFunc, opts.ThreadIO)
+	if cfg.ConnConfig.Tracer == nil {
+		cfg.ConnConfig.Tracer = &db.connects
+	}
 	cfg.HealthCheckPeriod = 5 * time.Second
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {

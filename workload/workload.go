@@ -148,6 +148,11 @@ type Result struct {
 	// Wait asks the engine to pause this worker before its next call
 	// (keying and think times). The pause is not part of any latency.
 	Wait time.Duration
+	// Tolerated says that Err is a failure the workload expects and goes
+	// on after (pgbench's failed transactions: a serialization failure
+	// or deadlock that used up --max-tries): it is counted as an error
+	// and never ends the run.
+	Tolerated bool
 }
 
 // ErrLoadMismatch marks an error caused by a run configured differently
@@ -620,4 +625,15 @@ type Audit struct {
 	// Detail gives the figures behind the result, such as
 	// "1.02% of 12,345 New-Orders".
 	Detail string
+}
+
+// ScriptLoader is a Generator whose load is a file of the user's that
+// its PreLoad hook runs (the sql workload's --init-file): init names the
+// file, as it cannot count the rows before, and counts them after.
+type ScriptLoader interface {
+	Generator
+	// LoadScript names what init runs.
+	LoadScript() string
+	// LoadedRows is the rows the load wrote (COPY and INSERT), after it.
+	LoadedRows() int64
 }

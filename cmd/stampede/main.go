@@ -4,10 +4,16 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 
 	"github.com/stampede-bench/stampede/internal/cli"
 )
 
 func main() {
-	os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr))
+	args := os.Args[1:]
+	if filepath.Base(os.Args[0]) == "pgbench" {
+		// Installed as pgbench (a link to stampede): pgbench's command line.
+		args = append([]string{"pgbench"}, args...)
+	}
+	os.Exit(cli.Main(args, os.Stdout, os.Stderr))
 }

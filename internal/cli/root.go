@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/stampede-bench/stampede/cmdline"
+	pgline "github.com/stampede-bench/stampede/cmdline/pgbench"
 	sbline "github.com/stampede-bench/stampede/cmdline/sysbench"
 	ycsbcmd "github.com/stampede-bench/stampede/cmdline/ycsb"
 	"github.com/stampede-bench/stampede/run"
@@ -51,7 +52,21 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	a := &app{stdout: stdout, stderr: stderr, args: append([]string{"stampede"}, args...)}
 	a.secrets = cmdline.Secrets(args)
 	var err error
-	if sbline.Recognize(args) { // `stampede /usr/share/sysbench/oltp_read_write.lua [options] run`
+	if len(args) > 0 && args[0] == "pgbench" { // `stampede pgbench -c 8 -T 60 bench`, or a binary named pgbench
+		l, err := pgline.Parse(args[1:], pgline.Getenv)
+		if err != nil {
+			fmt.Fprintf(stderr, "pgbench: error: %s\n", sqlx.ScrubText(oneLine(err.Error()), a.secrets))
+			return exitCode(err)
+		}
+		if l.Args == nil {
+			fmt.Fprint(stdout, l.Output)
+			return 0
+		}
+		for _, w := range l.Warnings {
+			fmt.Fprintf(stderr, "pgbench: %s\n", w)
+		}
+		args, a.secrets = l.Args, append(a.secrets, l.Secrets...)
+	} else if sbline.Recognize(args) { // `stampede /usr/share/sysbench/oltp_read_write.lua [options] run`
 		l, done, err := sbline.Command(args, a.sysbenchFlags, stdout, stderr, run.VersionString())
 		if err != nil || done {
 			if err != nil {

@@ -10,6 +10,8 @@ import (
 	_ "github.com/stampede-bench/stampede/workload/sysbench"
 	// tpcc registers the TPC-C benchmark (after cockroach workload tpcc).
 	_ "github.com/stampede-bench/stampede/workload/tpcc"
+	// sqlscript registers sql, users' own scripts in pgbench's script language.
+	_ "github.com/stampede-bench/stampede/workload/sqlscript"
 	// ycsb registers the YCSB core workloads A-F.
 	_ "github.com/stampede-bench/stampede/workload/ycsb"
 )

@@ -1,0 +1,171 @@
+package pgbench_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// The command lines below run through stampede's binary, built once by
+// TestMain, and through Debian's real pgbench, against the test server
+// that scripts/test starts, on the same pgbench tables: their reports
+// must match line for line once the numbers are blanked.
+
+var bin string
+
+func TestMain(m *testing.M) {
+	code := func() int {
+		if os.Getenv("STAMPEDE_TEST_DATABASE") == "" {
+			return m.Run()
+		}
+		dir, err := os.MkdirTemp("", "stampede-pgbench-test")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer os.RemoveAll(dir)
+		bin = filepath.Join(dir, "stampede")
+		if out, err := exec.Command("go", "build", "-o", bin, "github.com/stampede-bench/stampede/cmd/stampede").CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "building stampede: %v\n%s", err, out)
+			return 1
+		}
+		return m.Run()
+	}()
+	os.Exit(code)
+}
+
+// server is the test server's host, port and user, for pgbench's -h -p -U.
+func server(t *testing.T) []string {
+	t.Helper()
+	u, err := url.Parse(os.Getenv("STAMPEDE_TEST_DATABASE"))
+	if err != nil || bin == "" {
+		t.Skip("STAMPEDE_TEST_DATABASE not set: scripts/test starts a server and sets it")
+	}
+	return []string{"-h", u.Hostname(), "-p", u.Port(), "-U", u.User.Username()}
+}
+
+// tool runs pgbench (real) or `stampede pgbench` with args and returns
+// stdout, stderr.
+func tool(t *testing.T, real bool, dir string, args ...string) (string, string) {
+	t.Helper()
+	var cmd *exec.Cmd
+	if real {
+		cmd = exec.Command("pgbench", args...)
+	} else {
+		cmd = exec.Command(bin, append([]string{"pgbench"}, args...)...)
+		cmd.Env = append(os.Environ(), "HOME="+dir)
+	}
+	cmd.Dir = dir
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) || err != nil {
+		t.Fatalf("%v pgbench %s: %v\n%s%s", real, strings.Join(args, " "), err, out.String(), errb.String())
+	}
+	return out.String(), errb.String()
+}
+
+// freshDB creates a database loaded by pgbench -i -s 1 and returns its name.
+func freshDB(t *testing.T) string {
+	t.Helper()
+	srv := server(t)
+	ctx := context.Background()
+	admin, err := pgx.Connect(ctx, os.Getenv("STAMPEDE_TEST_DATABASE"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := fmt.Sprintf("pgbform_%d", rand.Uint32())
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_, _ = admin.Exec(context.Background(), "DROP DATABASE "+name+" WITH (FORCE)")
+		admin.Close(context.Background())
+	})
+	if out, err := exec.Command("pgbench", append(append(srv, "-i", "-q", "-s", "1"), name)...).CombinedOutput(); err != nil {
+		t.Fatalf("pgbench -i: %v\n%s", err, out)
+	}
+	return name
+}
+
+var numbers = regexp.MustCompile(`-?\d+(\.\d+)?|NaN`)
+
+// blank replaces every number of a report with N, and drops the version
+// line (the tools' names differ there).
+func blank(report string) []string {
+	var out []string
+	for i, l := range strings.Split(strings.TrimRight(report, "\n"), "\n") {
+		if i == 0 && strings.HasPrefix(l, "pgbench (") {
+			continue
+		}
+		out = append(out, numbers.ReplaceAllString(l, "N"))
+	}
+	return out
+}
+
+// TestReportAsPgbench compares the reports line by line.
+func TestReportAsPgbench(t *testing.T) {
+	dir := t.TempDir()
+	db := freshDB(t)
+	srv := server(t)
+	if err := os.WriteFile(filepath.Join(dir, "one.sql"), []byte("\\set aid random(1, 100000 * :scale)\n-- a comment\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Every run of fail.sql fails with a serialization failure: pgbench
+	// counts it failed, after --max-tries, and goes on.
+	if err := os.WriteFile(filepath.Join(dir, "fail.sql"), []byte("DO $$BEGIN RAISE EXCEPTION 'conflict' USING ERRCODE = '40001'; END$$;\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cases := [][]string{
+		{"-n", "-t", "20", "-c", "2", "-S"},
+		{"-n", "-t", "20", "-c", "2", "-S", "-r"},
+		{"-n", "-T", "2", "-c", "2", "-j", "2", "-M", "prepared", "-b", "tpcb-like@2", "-b", "select-only@1", "-r"},
+		{"-n", "-T", "2", "-c", "2", "-P", "1", "-N"},
+		{"-n", "-T", "2", "-c", "2", "-R", "50", "-S"},
+		{"-n", "-t", "10", "-c", "2", "-M", "extended", "-f", "one.sql@3", "-b", "select-only", "-r"},
+		{"-n", "-t", "10", "-f", "one.sql", "-D", "x=5", "-s", "3"},
+		{"-n", "-T", "2", "-c", "2", "--max-tries=3", "-S", "-P", "1"},
+		{"-n", "-t", "40", "-c", "2", "--max-tries=2", "-f", "fail.sql@1", "-f", "one.sql@3"},
+		{"-n", "-t", "3", "-f", "fail.sql"},
+	}
+	for _, args := range cases {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			full := append(append(append([]string{}, srv...), args...), db)
+			pgOut, pgErr := tool(t, true, dir, full...)
+			stOut, stErr := tool(t, false, dir, full...)
+			want, got := blank(pgOut), blank(stOut)
+			if strings.Join(want, "\n") != strings.Join(got, "\n") {
+				t.Errorf("report differs\npgbench:\n%s\nstampede:\n%s", strings.Join(want, "\n"), strings.Join(got, "\n"))
+			}
+			// Progress lines: the same shape, about one a second.
+			progress := func(s string) []string {
+				var p []string
+				for _, l := range strings.Split(s, "\n") {
+					if strings.HasPrefix(l, "progress: ") {
+						p = append(p, numbers.ReplaceAllString(l, "N"))
+					}
+				}
+				return p
+			}
+			pp, sp := progress(pgErr), progress(stErr)
+			if len(pp) > 0 && (len(sp) == 0 || sp[0] != pp[0]) {
+				t.Errorf("progress lines differ: pgbench %q, stampede %q", pp, sp)
+			}
+			if len(pp) == 0 && len(sp) > 0 {
+				t.Errorf("stampede printed progress lines pgbench did not: %q", sp)
+			}
+		})
+	}
+}

@@ -1,0 +1,467 @@
+// Package pgbench reads a pgbench command line, as pasted, and turns it
+// into stampede's: `pgbench -i -s 10 db` into `stampede init pgbench`,
+// and a benchmark (`pgbench -c 8 -j 2 -T 60 -M prepared -f a.sql@10 db`)
+// into `stampede run sql` with pgbench's scripts, defaults and report
+// (--output-style pgbench). What pgbench does that stampede does not is
+// refused in one line.
+package pgbench
+
+import (
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"os/user"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/stampede-bench/stampede/pgscript"
+	"github.com/stampede-bench/stampede/run"
+)
+
+// Version is the pgbench whose command line and report stampede follows.
+const Version = "15.18"
+
+// Line is a pgbench command line turned into stampede's.
+type Line struct {
+	// Args is stampede's command line (without the program name); nil
+	// when Output is all there is to do (--help, --version,
+	// --show-script).
+	Args []string
+	// Output is what to print on stdout instead of running anything.
+	Output string
+	// Warnings are printed on stderr before the command runs, as
+	// pgbench's own ("pgbench: warning: ...").
+	Warnings []string
+	// Secrets are passwords to scrub from what is printed and saved.
+	Secrets []string
+	// Init says the line initialises (-i).
+	Init bool
+}
+
+// inputError is a line stampede cannot run as given (exit 2).
+type inputError struct{ msg string }
+
+func (e inputError) Error() string        { return e.msg }
+func (e inputError) Is(target error) bool { return target == run.ErrInput }
+
+func inputf(format string, args ...any) error {
+	return inputError{fmt.Sprintf(format, args...)}
+}
+
+// options are pgbench 15's, read with pflag (getopt's -c4, -c 4,
+// --client=4 and --client 4 all work, and options may follow the
+// database name, as with glibc's getopt).
+type options struct {
+	fs *pflag.FlagSet
+
+	initialize, noVacuum, quiet, foreignKeys, unlogged       bool
+	initSteps, tablespace, indexTablespace, partitionMethod  string
+	fillfactor, partitions, scale                            int
+	builtins, files, defines                                 []string
+	// scripts are -b, -f, -N and -S in command-line order, as
+	// stampede's arguments (-b NAME or -f FILE).
+	scripts []string
+	skipSome, selectOnly, connect, log, reportPerCommand     bool
+	vacuumAll, failuresDetailed, progressTimestamp, verbose  bool
+	debug, version, help                                     bool
+	clients, jobs, progress, transactions, duration, maxTries int
+	latencyLimit, rate, samplingRate                         float64
+	protocol, randomSeed, logPrefix, showScript              string
+	aggregateInterval                                        int
+	host, port, username                                     string
+}
+
+func newOptions() *options {
+	o := &options{}
+	fs := pflag.NewFlagSet("pgbench", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.SortFlags = false
+	// Initialization.
+	fs.BoolVarP(&o.initialize, "initialize", "i", false, "")
+	fs.StringVarP(&o.initSteps, "init-steps", "I", "dtgvp", "")
+	fs.IntVarP(&o.fillfactor, "fillfactor", "F", 100, "")
+	fs.BoolVarP(&o.noVacuum, "no-vacuum", "n", false, "")
+	fs.BoolVarP(&o.quiet, "quiet", "q", false, "")
+	fs.IntVarP(&o.scale, "scale", "s", 1, "")
+	fs.BoolVar(&o.foreignKeys, "foreign-keys", false, "")
+	fs.StringVar(&o.indexTablespace, "index-tablespace", "", "")
+	fs.StringVar(&o.partitionMethod, "partition-method", "range", "")
+	fs.IntVar(&o.partitions, "partitions", 0, "")
+	fs.StringVar(&o.tablespace, "tablespace", "", "")
+	fs.BoolVar(&o.unlogged, "unlogged-tables", false, "")
+	// What to run.
+	fs.VarP(&ordered{vals: &o.builtins, order: &o.scripts, flag: "-b"}, "builtin", "b", "")
+	fs.VarP(&ordered{vals: &o.files, order: &o.scripts, flag: "-f"}, "file", "f", "")
+	fs.VarP(&ordered{order: &o.scripts, flag: "-b", fixed: "simple-update", on: &o.skipSome}, "skip-some-updates", "N", "")
+	fs.VarP(&ordered{order: &o.scripts, flag: "-b", fixed: "select-only", on: &o.selectOnly}, "select-only", "S", "")
+	fs.Lookup("skip-some-updates").NoOptDefVal = "true"
+	fs.Lookup("select-only").NoOptDefVal = "true"
+	// Benchmarking.
+	fs.IntVarP(&o.clients, "client", "c", 1, "")
+	fs.BoolVarP(&o.connect, "connect", "C", false, "")
+	fs.StringArrayVarP(&o.defines, "define", "D", nil, "")
+	fs.IntVarP(&o.jobs, "jobs", "j", 1, "")
+	fs.BoolVarP(&o.log, "log", "l", false, "")
+	fs.Float64VarP(&o.latencyLimit, "latency-limit", "L", 0, "")
+	fs.StringVarP(&o.protocol, "protocol", "M", "simple", "")
+	fs.IntVarP(&o.progress, "progress", "P", 0, "")
+	fs.BoolVarP(&o.reportPerCommand, "report-per-command", "r", false, "")
+	fs.Float64VarP(&o.rate, "rate", "R", 0, "")
+	fs.IntVarP(&o.transactions, "transactions", "t", 0, "")
+	fs.IntVarP(&o.duration, "time", "T", 0, "")
+	fs.BoolVarP(&o.vacuumAll, "vacuum-all", "v", false, "")
+	fs.IntVar(&o.aggregateInterval, "aggregate-interval", 0, "")
+	fs.BoolVar(&o.failuresDetailed, "failures-detailed", false, "")
+	fs.StringVar(&o.logPrefix, "log-prefix", "", "")
+	fs.IntVar(&o.maxTries, "max-tries", 1, "")
+	fs.BoolVar(&o.progressTimestamp, "progress-timestamp", false, "")
+	fs.StringVar(&o.randomSeed, "random-seed", "", "")
+	fs.Float64Var(&o.samplingRate, "sampling-rate", 0, "")
+	fs.StringVar(&o.showScript, "show-script", "", "")
+	fs.BoolVar(&o.verbose, "verbose-errors", false, "")
+	// Common.
+	fs.BoolVarP(&o.debug, "debug", "d", false, "")
+	fs.StringVarP(&o.host, "host", "h", "", "")
+	fs.StringVarP(&o.port, "port", "p", "", "")
+	fs.StringVarP(&o.username, "username", "U", "", "")
+	fs.BoolVarP(&o.version, "version", "V", false, "")
+	fs.BoolVarP(&o.help, "help", "?", false, "")
+	// pgbench 15 still takes -r's old name.
+	fs.BoolVar(&o.reportPerCommand, "report-latencies", false, "")
+	o.fs = fs
+	return o
+}
+
+// notYet are pgbench's options stampede does not take yet, with what to
+// do instead.
+var notYet = map[string]string{
+	"connect":            "stampede keeps one connection per client; measure connection set-up with pgbench -C itself",
+	"log":                "stampede keeps every run's HDR latency log in its run directory (`stampede report RUN`); pgbench's per-transaction log is not written",
+	"aggregate-interval": "stampede's run directory keeps a histogram per second (`stampede report RUN --from --to`)",
+	"log-prefix":         "stampede writes no pgbench log (see --log)",
+	"sampling-rate":      "stampede writes no pgbench log (see --log)",
+	"latency-limit":      "transactions that would start later than the limit are not skipped yet; -R alone runs, with latency from each transaction's scheduled start",
+	"failures-detailed":  "stampede's final figures count failures by SQLSTATE without it",
+	"verbose-errors":     "stampede's run directory keeps every error (errors.log)",
+	"vacuum-all":         "run VACUUM pgbench_accounts yourself before the run",
+	"progress-timestamp": "progress lines count seconds from the start",
+	"debug":              "stampede has no debug output",
+}
+
+// Parse turns args, a pgbench command line without the program name, into
+// stampede's. env looks up the environment (os.Getenv, PGHOST...).
+func Parse(args []string, env func(string) string) (*Line, error) {
+	o := newOptions()
+	if err := o.fs.Parse(args); err != nil {
+		return nil, inputf("%s", pflagError(err))
+	}
+	l := &Line{}
+	switch {
+	case o.help:
+		l.Output = usage
+		return l, nil
+	case o.version:
+		l.Output = fmt.Sprintf("pgbench (stampede %s, pgbench %s's command line)\n", run.VersionString(), Version)
+		return l, nil
+	case len(o.builtins) > 0 && o.builtins[0] == "list":
+		l.Output = builtinList
+		return l, nil
+	case o.showScript != "":
+		desc, src, ok := pgscript.BuiltinSource(o.showScript)
+		if !ok {
+			return nil, inputf("no built-in script named %q: pgbench's are %s", o.showScript, strings.Join(pgscript.BuiltinNames(), ", "))
+		}
+		l.Output = fmt.Sprintf("-- %s: %s\n%s\n", o.showScript, desc, src)
+		return l, nil
+	}
+	var refused []string
+	o.fs.Visit(func(f *pflag.Flag) {
+		if why, ok := notYet[f.Name]; ok {
+			refused = append(refused, fmt.Sprintf("pgbench's --%s is not taken by stampede: %s", f.Name, why))
+		}
+	})
+	if len(refused) > 0 {
+		return nil, inputf("%s", refused[0])
+	}
+	rest := o.fs.Args()
+	if len(rest) > 1 {
+		return nil, inputf("pgbench takes one database name, and %q follow the options: give one", strings.Join(rest, " "))
+	}
+	conn, secrets, err := connURL(o, rest, env)
+	if err != nil {
+		return nil, err
+	}
+	l.Secrets = secrets
+	if o.initialize {
+		l.Init = true
+		l.Args, err = o.initArgs(conn)
+		return l, err
+	}
+	l.Args, l.Warnings, err = o.runArgs(conn)
+	return l, err
+}
+
+// pflagError rewords pflag's errors as pgbench's options.
+func pflagError(err error) string {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "unknown flag: "); ok {
+		return fmt.Sprintf("pgbench has no option %s: see `stampede pgbench --help`", name)
+	}
+	if rest, ok := strings.CutPrefix(msg, "unknown shorthand flag: "); ok {
+		// pflag says "'Z' in -Z": name the option as written.
+		if i := strings.Index(rest, "' in "); i > 1 {
+			return fmt.Sprintf("pgbench has no option -%s: see `stampede pgbench --help`", rest[1:i])
+		}
+		return fmt.Sprintf("pgbench has no option %s: see `stampede pgbench --help`", rest)
+	}
+	return msg + ": see `stampede pgbench --help`"
+}
+
+// connURL builds the connection's URL as libpq would from -h, -p, -U, the
+// database name and the PG* environment variables.
+func connURL(o *options, rest []string, env func(string) string) (string, []string, error) {
+	pick := func(flag, name string) string {
+		if flag != "" {
+			return flag
+		}
+		return env(name)
+	}
+	host := pick(o.host, "PGHOST")
+	port := pick(o.port, "PGPORT")
+	usr := pick(o.username, "PGUSER")
+	if usr == "" {
+		if u, err := user.Current(); err == nil {
+			usr = u.Username
+		}
+	}
+	db := env("PGDATABASE")
+	if len(rest) == 1 {
+		db = rest[0]
+	}
+	if strings.Contains(db, "://") || strings.Contains(db, "=") {
+		return db, nil, nil // a connection string, as libpq takes for dbname
+	}
+	if db == "" {
+		db = usr
+	}
+	if port != "" {
+		if p, err := strconv.Atoi(port); err != nil || p < 1 || p > 65535 {
+			return "", nil, inputf("port %q is not a port number (1-65535)", port)
+		}
+	}
+	u := url.URL{Scheme: "postgresql", Path: "/" + db}
+	q := url.Values{}
+	switch {
+	case host == "":
+		host = "localhost"
+	case strings.HasPrefix(host, "/"):
+		q.Set("host", host) // a Unix socket directory
+		host = ""
+	}
+	u.Host = host
+	if port != "" {
+		if host == "" {
+			q.Set("port", port)
+		} else {
+			u.Host = host + ":" + port
+		}
+	}
+	var secrets []string
+	if pw := env("PGPASSWORD"); pw != "" {
+		u.User = url.UserPassword(usr, pw)
+		secrets = append(secrets, pw)
+	} else {
+		u.User = url.User(usr)
+	}
+	if m := env("PGSSLMODE"); m != "" {
+		q.Set("sslmode", m)
+	}
+	u.RawQuery = q.Encode()
+	return u.String(), secrets, nil
+}
+
+// initArgs is `stampede init pgbench` for -i.
+func (o *options) initArgs(conn string) ([]string, error) {
+	for _, name := range []string{"builtin", "file", "skip-some-updates", "select-only", "client", "jobs", "protocol", "progress",
+		"report-per-command", "rate", "transactions", "time", "define", "random-seed"} {
+		if o.fs.Changed(name) {
+			return nil, inputf("--%s runs a benchmark, and -i initialises: give them in two command lines, as pgbench takes them", name)
+		}
+	}
+	steps := o.initSteps
+	if o.noVacuum {
+		steps = strings.ReplaceAll(steps, "v", "")
+	}
+	args := []string{"init", "pgbench", "--scale", strconv.Itoa(o.scale), "--init-steps", steps}
+	if o.fs.Changed("fillfactor") {
+		args = append(args, "--fillfactor", strconv.Itoa(o.fillfactor))
+	}
+	if o.foreignKeys {
+		args = append(args, "--foreign-keys")
+	}
+	if o.unlogged {
+		args = append(args, "--unlogged-tables")
+	}
+	if o.fs.Changed("partitions") {
+		args = append(args, "--partitions", strconv.Itoa(o.partitions))
+	}
+	if o.fs.Changed("partition-method") {
+		args = append(args, "--partition-method", o.partitionMethod)
+	}
+	if o.tablespace != "" {
+		args = append(args, "--tablespace", o.tablespace)
+	}
+	if o.indexTablespace != "" {
+		args = append(args, "--index-tablespace", o.indexTablespace)
+	}
+	// -q thins pgbench's progress lines: stampede's init prints few.
+	return append(args, conn), nil
+}
+
+// runArgs is `stampede run sql` for a benchmark.
+func (o *options) runArgs(conn string) ([]string, []string, error) {
+	var warnings []string
+	for _, name := range []string{"init-steps", "fillfactor", "foreign-keys", "unlogged-tables", "partitions", "partition-method", "tablespace", "index-tablespace", "quiet"} {
+		if o.fs.Changed(name) {
+			return nil, nil, inputf("--%s shapes what -i creates, and this line runs a benchmark: add -i to initialise, or leave it out", name)
+		}
+	}
+	switch {
+	case o.clients < 1:
+		return nil, nil, inputf("invalid number of clients: %d (give -c 1 or more)", o.clients)
+	case o.jobs < 1:
+		return nil, nil, inputf("invalid number of threads: %d (give -j 1 or more)", o.jobs)
+	case o.transactions < 0 || o.fs.Changed("transactions") && o.transactions == 0:
+		return nil, nil, inputf("invalid number of transactions: %d (give -t 1 or more)", o.transactions)
+	case o.duration < 0 || o.fs.Changed("time") && o.duration == 0:
+		return nil, nil, inputf("invalid duration: %d (give -T 1 or more seconds)", o.duration)
+	case o.fs.Changed("time") && o.fs.Changed("transactions"):
+		return nil, nil, inputf("specify either a number of transactions (-t) or a duration (-T), not both")
+	case o.progress < 0:
+		return nil, nil, inputf("invalid thread progress delay: %d (give -P 1 or more seconds)", o.progress)
+	case o.rate < 0 || o.fs.Changed("rate") && o.rate == 0:
+		return nil, nil, inputf("invalid rate limit: %g (give -R a rate above 0)", o.rate)
+	case o.scale < 1:
+		return nil, nil, inputf("invalid scaling factor: %d (give -s 1 or more)", o.scale)
+	}
+	switch o.protocol {
+	case "simple", "extended", "prepared":
+	default:
+		return nil, nil, inputf("invalid query mode (-M): %q (give simple, extended or prepared)", o.protocol)
+	}
+	jobs := o.jobs
+	if jobs > o.clients {
+		jobs = o.clients // pgbench runs no thread without a client
+	}
+	args := []string{"run", "sql"}
+	scripts := o.scripts
+	if len(scripts) == 0 {
+		scripts = []string{"-b", "tpcb-like"}
+	}
+	args = append(args, scripts...)
+	c := strconv.Itoa(o.clients)
+	args = append(args, "--concurrency", c, "--conns", c, "--protocol", o.protocol, "--pgbench-jobs", strconv.Itoa(jobs))
+	switch {
+	case o.duration > 0:
+		args = append(args, "--duration", strconv.Itoa(o.duration)+"s")
+	default:
+		t := o.transactions
+		if t == 0 {
+			t = 10 // pgbench's default
+		}
+		args = append(args, "--max-ops", strconv.FormatInt(int64(t)*int64(o.clients), 10), "--pgbench-transactions", strconv.Itoa(t))
+	}
+	if o.rate > 0 {
+		// pgbench's latency under -R counts from the scheduled start.
+		args = append(args, "--latency", "intended")
+	}
+	if o.progress > 0 {
+		args = append(args, "--display-every", strconv.Itoa(o.progress)+"s", "--pgbench-progress", strconv.Itoa(o.progress))
+	}
+	if o.rate > 0 {
+		args = append(args, "--max-rate", strconv.FormatFloat(o.rate, 'g', -1, 64))
+	}
+	if !o.noVacuum {
+		args = append(args, "--vacuum-first")
+	}
+	if o.reportPerCommand {
+		args = append(args, "--report-per-command")
+	}
+	if o.fs.Changed("scale") {
+		args = append(args, "--scale", strconv.Itoa(o.scale))
+	}
+	for _, d := range o.defines {
+		args = append(args, "-D", d)
+	}
+	switch o.randomSeed {
+	case "", "time", "rand":
+	default:
+		seed, err := strconv.ParseUint(o.randomSeed, 10, 64)
+		if err != nil {
+			return nil, nil, inputf("unrecognized random seed option \"%s\": give \"time\", \"rand\" or an unsigned integer", o.randomSeed)
+		}
+		args = append(args, "--seed", strconv.FormatUint(seed, 10))
+		warnings = append(warnings, "setting random seed to "+o.randomSeed)
+	}
+	// Serialization failures and deadlocks are tried again up to
+	// --max-tries, then counted failed; other errors end the run, as
+	// they abort pgbench's clients.
+	if o.maxTries < 1 {
+		return nil, nil, inputf("--max-tries %d: stampede takes a number of tries of 1 or more (pgbench's 0, unlimited, is not taken)", o.maxTries)
+	}
+	args = append(args, "--max-tries", strconv.Itoa(o.maxTries), "--output-style", "pgbench", conn)
+	return args, warnings, nil
+}
+
+// Getenv is os.Getenv, for Parse.
+var Getenv = os.Getenv
+
+// ordered is the value of -b, -f, -N and -S: each adds a script to order,
+// in the order given (-N and -S a fixed built-in, as pgbench's do).
+type ordered struct {
+	vals  *[]string
+	order *[]string
+	flag  string
+	fixed string
+	on    *bool
+}
+
+// Set implements pflag.Value.
+func (v *ordered) Set(s string) error {
+	if v.fixed != "" {
+		b, err := strconv.ParseBool(s)
+		if err != nil {
+			return err
+		}
+		if b {
+			*v.on = true
+			*v.order = append(*v.order, v.flag, v.fixed)
+		}
+		return nil
+	}
+	*v.vals = append(*v.vals, s)
+	*v.order = append(*v.order, v.flag, s)
+	return nil
+}
+
+// String implements pflag.Value.
+func (v *ordered) String() string {
+	if v.fixed != "" {
+		return strconv.FormatBool(v.on != nil && *v.on)
+	}
+	if v.vals == nil {
+		return "[]"
+	}
+	return "[" + strings.Join(*v.vals, ",") + "]"
+}
+
+// Type implements pflag.Value.
+func (v *ordered) Type() string {
+	if v.fixed != "" {
+		return "bool"
+	}
+	return "stringArray"
+}

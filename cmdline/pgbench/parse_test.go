@@ -1,0 +1,87 @@
+package pgbench
+
+import (
+	"strings"
+	"testing"
+)
+
+func env(vars map[string]string) func(string) string {
+	return func(k string) string { return vars[k] }
+}
+
+// TestParse turns pasted pgbench command lines into stampede's.
+func TestParse(t *testing.T) {
+	base := map[string]string{"PGUSER": "bench"}
+	cases := []struct {
+		line string
+		env  map[string]string
+		want string
+	}{
+		{"-i -s 10 bench", base,
+			"init pgbench --scale 10 --init-steps dtgvp postgresql://bench@localhost/bench"},
+		{"-i -s5 -F 80 --foreign-keys --partitions=4 --partition-method hash -n -I dtGvp -h 10.0.0.1 -p 5433 -U alice db1", base,
+			"init pgbench --scale 5 --init-steps dtGp --fillfactor 80 --foreign-keys --partitions 4 --partition-method hash postgresql://alice@10.0.0.1:5433/db1"},
+		{"-c 8 -j 2 -T 60 -P 5 -M prepared bench", base,
+			"run sql -b tpcb-like --concurrency 8 --conns 8 --protocol prepared --pgbench-jobs 2 --duration 60s --display-every 5s --pgbench-progress 5 --vacuum-first --max-tries 1 --output-style pgbench postgresql://bench@localhost/bench"},
+		{"-S -t 1000 -c4 -n", map[string]string{"PGUSER": "u", "PGDATABASE": "d", "PGHOST": "/var/run/postgresql", "PGPORT": "5432"},
+			"run sql -b select-only --concurrency 4 --conns 4 --protocol simple --pgbench-jobs 1 --max-ops 4000 --pgbench-transactions 1000 --max-tries 1 --output-style pgbench postgresql://u@/d?host=%2Fvar%2Frun%2Fpostgresql&port=5432"},
+		{"-f read.sql@10 -f write.sql@1 -D maxid=100 -r --random-seed=42 -R 500 -T 30 -c 16 -j 4 db", base,
+			"run sql -f read.sql@10 -f write.sql@1 --concurrency 16 --conns 16 --protocol simple --pgbench-jobs 4 --duration 30s --latency intended --max-rate 500 --vacuum-first --report-per-command -D maxid=100 --seed 42 --max-tries 1 --output-style pgbench postgresql://bench@localhost/db"},
+		{"-N -b select-only@3 -t 5 db", base,
+			"run sql -b simple-update -b select-only@3 --concurrency 1 --conns 1 --protocol simple --pgbench-jobs 1 --max-ops 5 --pgbench-transactions 5 --vacuum-first --max-tries 1 --output-style pgbench postgresql://bench@localhost/db"},
+		{"-c 2 -j 8 -T 5 db", map[string]string{"PGUSER": "x", "PGPASSWORD": "s3cret"},
+			"run sql -b tpcb-like --concurrency 2 --conns 2 --protocol simple --pgbench-jobs 2 --duration 5s --vacuum-first --max-tries 1 --output-style pgbench postgresql://x:s3cret@localhost/db"},
+	}
+	for _, c := range cases {
+		l, err := Parse(strings.Fields(c.line), env(c.env))
+		if err != nil {
+			t.Errorf("%s: %v", c.line, err)
+			continue
+		}
+		if got := strings.Join(l.Args, " "); got != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.line, got, c.want)
+		}
+	}
+}
+
+// TestParseRefuses: what stampede does not take, or pgbench refuses, in
+// one line.
+func TestParseRefuses(t *testing.T) {
+	cases := []struct{ line, want string }{
+		{"-C -T 5 db", "pgbench's --connect is not taken by stampede"},
+		{"-l -T 5 db", "pgbench's --log is not taken by stampede"},
+		{"-R 100 -L 5 -T 5 db", "pgbench's --latency-limit is not taken by stampede"},
+		{"--max-tries=0 -T 5 db", "pgbench's 0, unlimited, is not taken"},
+		{"-T 5 -t 10 db", "specify either a number of transactions (-t) or a duration (-T), not both"},
+		{"-c 0 db", "invalid number of clients: 0"},
+		{"-j 0 db", "invalid number of threads: 0"},
+		{"-M fast db", `invalid query mode (-M): "fast"`},
+		{"--random-seed=abc db", `unrecognized random seed option "abc"`},
+		{"-Z db", "pgbench has no option -Z"},
+		{"--frobnicate db", "pgbench has no option --frobnicate"},
+		{"-i -c 4 db", "--client runs a benchmark, and -i initialises"},
+		{"-F 80 -T 5 db", "--fillfactor shapes what -i creates"},
+		{"db1 db2", `pgbench takes one database name`},
+		{"-p 99999 db", `port "99999" is not a port number`},
+		{"-c x db", `invalid argument "x"`},
+		{"--show-script=nosuch", `no built-in script named "nosuch"`},
+	}
+	for _, c := range cases {
+		_, err := Parse(strings.Fields(c.line), env(map[string]string{"PGUSER": "u"}))
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v, want one line with %q", c.line, err, c.want)
+		}
+	}
+}
+
+func TestParseOutputs(t *testing.T) {
+	for _, c := range []struct{ line, want string }{
+		{"--show-script=select-only", "-- select-only: <builtin: select only>\n\\set aid random(1, 100000 * :scale)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n\n"},
+		{"-b list", builtinList},
+	} {
+		l, err := Parse(strings.Fields(c.line), env(nil))
+		if err != nil || l.Args != nil || l.Output != c.want {
+			t.Errorf("%s: %v %q", c.line, err, l.Output)
+		}
+	}
+}

@@ -1,0 +1,285 @@
+package output
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/stampede-bench/stampede/pgscript"
+	"github.com/stampede-bench/stampede/run"
+	"github.com/stampede-bench/stampede/stats"
+	"github.com/stampede-bench/stampede/workload"
+)
+
+// PgbenchVersion is the pgbench whose report Pgbench prints.
+const PgbenchVersion = "15.18"
+
+// PgbenchSource is what the pgbench report needs from the workload: its
+// scripts as they ran (the sql workload implements it).
+type PgbenchSource interface {
+	// Program is the run's program, nil before the run made it.
+	Program() *pgscript.Program
+	// ConnectTime is the clients' mean time to connect.
+	ConnectTime() (time.Duration, bool)
+	// MaxTries is pgbench's --max-tries (0: stampede's own retries).
+	MaxTries() int
+	// Retries is how many transactions of script s were retried, and
+	// how many retries there were.
+	Retries(s int) (retried, retries int64)
+}
+
+// Pgbench prints a run as pgbench 15 does: its version line, progress
+// lines on Status every Progress seconds, and its report. It is a
+// run.Observer.
+type Pgbench struct {
+	// W receives the report (stdout), Status the progress lines and
+	// "starting vacuum...end." (stderr).
+	W, Status io.Writer
+	// Version is stampede's version.
+	Version string
+	// Source gives the scripts.
+	Source PgbenchSource
+	// Protocol is pgbench's query mode; Jobs its -j; PerClient its -t
+	// (0 under -T); Duration its -T in seconds; Progress its -P (0:
+	// none); PerCommand its -r; Vacuum says it vacuumed first (no -n);
+	// Rated says -R was given.
+	Protocol   string
+	Jobs       int
+	PerClient  int64
+	Duration   int
+	Progress   int
+	PerCommand bool
+	Vacuum     bool
+	Rated      bool
+
+	info run.Info
+	// lastRetried and lastRetries are the counts at the last progress line.
+	lastRetried, lastRetries int64
+}
+
+var _ run.Observer = (*Pgbench)(nil)
+
+// Start implements run.Observer.
+func (o *Pgbench) Start(info run.Info) {
+	o.info = info
+	fmt.Fprintf(o.W, "pgbench (%s (stampede %s))\n", PgbenchVersion, o.Version)
+	if o.Vacuum {
+		fmt.Fprintf(o.Status, "starting vacuum...end.\n")
+	}
+}
+
+// transactions merges the scripts' series of tick t.
+func (o *Pgbench) transactions(t stats.Tick, cumulative bool) (h *hdrhistogram.Histogram, failed int64) {
+	h = stats.NewHistogram()
+	for i, s := range o.scripts() {
+		_ = s
+		series := t.Series[i]
+		if cumulative {
+			stats.Merge(h, series.Cumulative)
+			failed += series.CumErrors
+		} else {
+			stats.Merge(h, series.Interval)
+			failed += series.Errors
+		}
+	}
+	return h, failed
+}
+
+// scripts is the run's scripts; their ops come first.
+func (o *Pgbench) scripts() []pgscript.ScriptLayout {
+	if p := o.Source.Program(); p != nil {
+		return p.Layout().Scripts
+	}
+	return nil
+}
+
+// Interval implements run.Observer: pgbench's progress line.
+func (o *Pgbench) Interval(iv run.Interval) {
+	if o.Progress <= 0 || iv.Final {
+		return
+	}
+	t := iv.Tick
+	secs := t.End.Sub(t.Start).Seconds()
+	if secs <= 0 {
+		return
+	}
+	h, failed := o.transactions(t, false)
+	fmt.Fprintf(o.Status, "progress: %.1f s, %.1f tps, lat %.3f ms stddev %.3f, %d failed",
+		t.End.Sub(o.info.Start).Seconds(), float64(h.TotalCount())/secs, nsToMs(h.Mean()), stddevMs(h), failed)
+	if o.maxTries() != 1 {
+		retried, retries := o.retries()
+		fmt.Fprintf(o.Status, ", %d retried, %d retries", retried-o.lastRetried, retries-o.lastRetries)
+		o.lastRetried, o.lastRetries = retried, retries
+	}
+	fmt.Fprintln(o.Status)
+}
+
+// maxTries is pgbench's --max-tries: stampede's own retries, when it
+// was not given, are up to workload.MaxConflictRetries.
+func (o *Pgbench) maxTries() int {
+	if n := o.Source.MaxTries(); n > 0 {
+		return n
+	}
+	return workload.MaxConflictRetries + 1
+}
+
+// retries sums the scripts' retries.
+func (o *Pgbench) retries() (retried, retries int64) {
+	for i := range o.scripts() {
+		a, b := o.Source.Retries(i)
+		retried, retries = retried+a, retries+b
+	}
+	return retried, retries
+}
+
+func nsToMs(ns float64) float64 { return ns / 1e6 }
+
+// stddevMs is pgbench's latency stddev: the population's, in ms.
+func stddevMs(h *hdrhistogram.Histogram) float64 {
+	if h.TotalCount() == 0 {
+		return 0
+	}
+	return h.StdDev() / 1e6
+}
+
+// Final implements run.Observer: pgbench's report.
+func (o *Pgbench) Final(res *run.Result) {
+	t := res.Final
+	w := o.W
+	scripts := o.scripts()
+	secs := t.End.Sub(t.CumStart).Seconds()
+	h, failed := o.transactions(t, true)
+	done := h.TotalCount()
+	clients := o.info.Workers
+	if len(scripts) == 1 {
+		fmt.Fprintf(w, "transaction type: %s\n", scripts[0].Desc)
+	} else {
+		fmt.Fprintf(w, "transaction type: multiple scripts\n")
+	}
+	scale := int64(1)
+	if p := o.Source.Program(); p != nil {
+		scale = p.Scale()
+	}
+	fmt.Fprintf(w, "scaling factor: %d\n", scale)
+	fmt.Fprintf(w, "query mode: %s\n", o.Protocol)
+	fmt.Fprintf(w, "number of clients: %d\n", clients)
+	fmt.Fprintf(w, "number of threads: %d\n", o.Jobs)
+	fmt.Fprintf(w, "maximum number of tries: %d\n", o.maxTries())
+	if o.PerClient > 0 {
+		fmt.Fprintf(w, "number of transactions per client: %d\n", o.PerClient)
+		fmt.Fprintf(w, "number of transactions actually processed: %d/%d\n", done, o.PerClient*int64(clients))
+	} else {
+		fmt.Fprintf(w, "duration: %d s\n", o.Duration)
+		fmt.Fprintf(w, "number of transactions actually processed: %d\n", done)
+	}
+	fmt.Fprintf(w, "number of failed transactions: %d (%.3f%%)\n", failed, pct(failed, done+failed))
+	if o.maxTries() != 1 {
+		retried, retries := o.retries()
+		fmt.Fprintf(w, "number of transactions retried: %d (%.3f%%)\n", retried, pct(retried, done+failed))
+		fmt.Fprintf(w, "total number of retries: %d\n", retries)
+	}
+	if done == 0 {
+		return
+	}
+	if o.Rated || o.Progress > 0 {
+		fmt.Fprintf(w, "latency average = %.3f ms\n", nsToMs(h.Mean()))
+		fmt.Fprintf(w, "latency stddev = %.3f ms\n", stddevMs(h))
+	} else {
+		// pgbench's average without per-transaction measurement: the
+		// clients' time over the transactions, failed ones included.
+		including := ""
+		if failed > 0 {
+			including = " (including failures)"
+		}
+		fmt.Fprintf(w, "latency average = %.3f ms%s\n", 1000*secs*float64(clients)/float64(done+failed), including)
+	}
+	if o.Rated {
+		o.lag(w, t)
+	}
+	if ct, ok := o.Source.ConnectTime(); ok {
+		fmt.Fprintf(w, "initial connection time = %.3f ms\n", float64(ct)/1e6)
+	}
+	fmt.Fprintf(w, "tps = %f (without initial connection time)\n", float64(done)/secs)
+	if len(scripts) == 1 {
+		if o.PerCommand {
+			fmt.Fprintf(w, "statement latencies in milliseconds and failures:\n")
+			o.commands(w, "", scripts[0], t)
+		}
+		return
+	}
+	var total int
+	for _, s := range scripts {
+		total += s.Weight
+	}
+	for i, s := range scripts {
+		sh := t.Series[s.Op].Cumulative
+		sf := t.Series[s.Op].CumErrors
+		fmt.Fprintf(w, "SQL script %d: %s\n", i+1, s.Desc)
+		fmt.Fprintf(w, " - weight: %d (targets %.1f%% of total)\n", s.Weight, 100*float64(s.Weight)/float64(total))
+		fmt.Fprintf(w, " - %d transactions (%.1f%% of total, tps = %f)\n", sh.TotalCount(), pct(sh.TotalCount(), done), float64(sh.TotalCount())/secs)
+		fmt.Fprintf(w, " - number of failed transactions: %d (%.3f%%)\n", sf, pct(sf, sh.TotalCount()+sf))
+		if o.maxTries() != 1 {
+			retried, retries := o.Source.Retries(i)
+			fmt.Fprintf(w, " - number of transactions retried: %d (%.3f%%)\n", retried, pct(retried, sh.TotalCount()+sf))
+			fmt.Fprintf(w, " - total number of retries: %d\n", retries)
+		}
+		if sh.TotalCount() > 0 {
+			fmt.Fprintf(w, " - latency average = %.3f ms\n", nsToMs(sh.Mean()))
+			fmt.Fprintf(w, " - latency stddev = %.3f ms\n", stddevMs(sh))
+		}
+		if o.PerCommand {
+			fmt.Fprintf(w, " - statement latencies in milliseconds and failures:\n")
+			o.commands(w, "", s, t)
+		}
+	}
+}
+
+// lag prints pgbench's "rate limit schedule lag": how much later than
+// scheduled the transactions started. The average is exact (the mean
+// latency from the scheduled start less the mean service time); the
+// maximum is the schedule lag series' (stampede's own pacer lag, well
+// under a millisecond, is kept apart in its own series).
+func (o *Pgbench) lag(w io.Writer, t stats.Tick) {
+	n := len(o.info.Ops)
+	var sumIntended, sumService float64
+	var count, maxLag int64
+	for i := range o.scripts() {
+		if 2*n+i >= len(t.Series) {
+			return
+		}
+		in, sv, lg := t.Series[i].Cumulative, t.Series[n+i].Cumulative, t.Series[2*n+i].Cumulative
+		sumIntended += in.Mean() * float64(in.TotalCount())
+		sumService += sv.Mean() * float64(sv.TotalCount())
+		count += in.TotalCount()
+		maxLag = max(maxLag, lg.Max())
+	}
+	if count == 0 {
+		return
+	}
+	fmt.Fprintf(w, "rate limit schedule lag: avg %.3f (max %.3f) ms\n", max(0, (sumIntended-sumService)/float64(count))/1e6, float64(maxLag)/1e6)
+}
+
+// commands prints -r's table: each command's mean latency over the
+// script's transactions, its failures, and its first line.
+func (o *Pgbench) commands(w io.Writer, indent string, s pgscript.ScriptLayout, t stats.Tick) {
+	for _, c := range s.Commands {
+		mean := 0.0
+		if c.Op >= 0 {
+			if h := t.Series[c.Op].Cumulative; h.TotalCount() > 0 {
+				mean = nsToMs(h.Mean())
+			}
+		}
+		fmt.Fprintf(w, "%s   %11.3f  %10d  %s\n", indent, mean, c.Failures, c.FirstLine)
+	}
+}
+
+// pct is 100 a / b, NaN for 0/0 as pgbench prints it.
+func pct(a, b int64) float64 {
+	if b == 0 {
+		return math.NaN()
+	}
+	return 100 * float64(a) / float64(b)
+}

@@ -1,0 +1,111 @@
+package pgscript
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/stampede-bench/stampede/sqlx"
+)
+
+// InitStep is one statement of an init file: SQL, or a COPY ... FROM
+// STDIN with the data that follows it up to a line `\.` (as pg_dump
+// writes them and psql reads them).
+type InitStep struct {
+	Line int
+	// Name is the `-- name:` comment above the statement, if any.
+	Name string
+	SQL  string
+	// Copy says that Data is the statement's input.
+	Copy bool
+	Data string
+}
+
+// copyFromStdin matches a COPY whose data follows in the file.
+var copyFromStdin = regexp.MustCompile(`(?is)^\s*copy\b.*\bfrom\s+stdin\b`)
+
+// ParseInit reads an init file: SQL statements ended by semicolons, and
+// COPY ... FROM STDIN followed by its rows and a line `\.`. Meta-commands
+// belong to the scripts a run runs, not here, and are refused.
+func ParseInit(name, src string) ([]InitStep, error) {
+	p := &parser{file: name, src: src, line: 1}
+	var steps []InitStep
+	for p.pos < len(p.src) {
+		cmd, meta, err := p.next()
+		if err != nil {
+			return nil, err
+		}
+		if meta != nil {
+			return nil, p.errorf(meta.Line, `%s: an init file holds SQL statements and COPY data only (meta-commands go in the scripts given with -f)`, strings.Fields(meta.Text)[0])
+		}
+		if cmd == nil {
+			continue
+		}
+		step := InitStep{Line: cmd.Line, Name: cmd.Name, SQL: cmd.Text}
+		if copyFromStdin.MatchString(cmd.Text) {
+			// The data starts on the line after the statement's semicolon.
+			if nl := strings.IndexByte(p.src[p.pos:], '\n'); nl >= 0 {
+				rest := strings.TrimSpace(p.src[p.pos : p.pos+nl])
+				if rest != "" {
+					return nil, p.errorf(p.line, "COPY ... FROM STDIN: its data starts on the next line, and %q follows the statement", rest)
+				}
+				p.pos += nl + 1
+				p.line++
+			} else {
+				p.pos = len(p.src)
+			}
+			start := p.line
+			var b strings.Builder
+			for {
+				if p.pos >= len(p.src) {
+					return nil, p.errorf(start, `COPY ... FROM STDIN: its data has no end: add a line \. after the last row`)
+				}
+				end := strings.IndexByte(p.src[p.pos:], '\n')
+				if end < 0 {
+					end = len(p.src) - p.pos
+				}
+				l := p.src[p.pos : p.pos+end]
+				p.pos = min(len(p.src), p.pos+end+1)
+				p.line++
+				if strings.TrimRight(l, "\r") == `\.` {
+					break
+				}
+				b.WriteString(l)
+				b.WriteByte('\n')
+			}
+			step.Copy, step.Data = true, b.String()
+		}
+		steps = append(steps, step)
+	}
+	if len(steps) == 0 {
+		return nil, p.errorf(1, "holds no statement")
+	}
+	return steps, nil
+}
+
+// RunInit runs an init file's steps on conn over the simple protocol,
+// so that any statement may be there; it returns the rows COPY and
+// INSERT statements wrote.
+func RunInit(ctx context.Context, conn sqlx.ScriptQuerier, name string, steps []InitStep) (int64, error) {
+	var rows int64
+	for _, s := range steps {
+		if s.Copy {
+			n, err := conn.CopyIn(ctx, s.SQL, strings.NewReader(s.Data))
+			if err != nil {
+				return rows, fmt.Errorf("%s:%d: %w", name, s.Line, err)
+			}
+			rows += n
+			continue
+		}
+		n, err := conn.QueryScript(ctx, sqlx.Simple, s.SQL, nil, nil)
+		if err != nil {
+			st := step{Command: &Command{Line: s.Line, Text: s.SQL}}
+			return rows, fmt.Errorf("%s:%d: %w", name, st.lineOf(err), err)
+		}
+		if f := strings.Fields(s.SQL); len(f) > 0 && strings.EqualFold(f[0], "INSERT") {
+			rows += n
+		}
+	}
+	return rows, nil
+}

@@ -1,0 +1,612 @@
+package pgscript
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/stampede-bench/stampede/pgscript/expr"
+)
+
+// Kind is what a Command does.
+type Kind uint8
+
+const (
+	// SQL sends a statement (or, with \;, several) to the server.
+	SQL Kind = iota
+	// Set is \set NAME EXPRESSION.
+	Set
+	// Sleep is \sleep N [us|ms|s].
+	Sleep
+	// If is \if EXPRESSION.
+	If
+	// Elif is \elif EXPRESSION.
+	Elif
+	// Else is \else.
+	Else
+	// Endif is \endif.
+	Endif
+)
+
+// Store says where a query's results go.
+type Store uint8
+
+const (
+	// NoStore keeps no result.
+	NoStore Store = iota
+	// Gset (\gset) stores the one row of the last result into variables
+	// named after its columns.
+	Gset
+	// Aset (\aset) stores the last row of every result that has rows.
+	Aset
+)
+
+// Command is one command of a script.
+type Command struct {
+	// Kind is what the command does.
+	Kind Kind
+	// Line is the script's line the command starts on, from 1.
+	Line int
+	// Name names an SQL command in reports: the `-- name: NAME` comment
+	// above it, else FILE:LINE.
+	Name string
+	// Text is the command as written: an SQL command's text without its
+	// final semicolon, a meta-command's line.
+	Text string
+	// FirstLine is the command's first line as written, from where it
+	// starts (pgbench's -r names commands by it).
+	FirstLine string
+	// Compound says that an SQL command holds several statements (\;).
+	Compound bool
+	// Store and Prefix are the \gset or \aset that ends an SQL command.
+	Store  Store
+	Prefix string
+	// Var and Expr are \set's; Expr is also \if's and \elif's condition.
+	Var  string
+	Expr *expr.Expr
+	// SleepVar or SleepCount, times SleepUnit, is \sleep's duration.
+	SleepVar   string
+	SleepCount int64
+	SleepUnit  time.Duration
+	// Next is, for \if and \elif, the index of the next \elif, \else or
+	// \endif of the same block; End, for \if, \elif and \else, the index
+	// of the block's \endif.
+	Next, End int
+}
+
+// Script is one parsed script file.
+type Script struct {
+	// Name is how the script is named in reports: its path as given, or
+	// the name of a built-in script.
+	Name string
+	// Desc is how pgbench's report names the script: the file's path,
+	// or a built-in's "<builtin: ...>".
+	Desc string
+	// Weight is the script's share of the transactions (FILE@WEIGHT).
+	Weight int
+	// Commands are the script's commands in order.
+	Commands []Command
+}
+
+// SyntaxError is a script that cannot be parsed: it names the file and
+// the line.
+type SyntaxError struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *SyntaxError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
+
+// ParseFileArg splits pgbench's FILE[@WEIGHT] argument of -f and -b.
+// A weight is a whole number from 0 (pgbench allows a script that is
+// never chosen) up; an argument without @ weighs 1.
+func ParseFileArg(arg string) (name string, weight int, err error) {
+	i := strings.LastIndexByte(arg, '@')
+	if i < 0 {
+		return arg, 1, nil
+	}
+	name, ws := arg[:i], arg[i+1:]
+	w, err := strconv.Atoi(ws)
+	if err != nil || w < 0 {
+		return "", 0, fmt.Errorf("%q: the weight after @ must be a whole number of 0 or more (FILE@10)", arg)
+	}
+	if name == "" {
+		return "", 0, fmt.Errorf("%q: a file name comes before @WEIGHT", arg)
+	}
+	return name, w, nil
+}
+
+// Parse reads src, the script called name, in pgbench's script language.
+func Parse(name string, weight int, src string) (*Script, error) {
+	p := &parser{file: name, src: src, line: 1}
+	s := &Script{Name: name, Desc: name, Weight: weight}
+	if !utf8.ValidString(src) {
+		return nil, p.errorf(1, "is not text (not UTF-8): give a script of SQL and meta-commands")
+	}
+	if strings.IndexByte(src, 0) >= 0 {
+		return nil, p.errorf(1, "holds a NUL byte: give a script of SQL and meta-commands")
+	}
+	for {
+		cmd, meta, err := p.next()
+		if err != nil {
+			return nil, err
+		}
+		if cmd != nil {
+			s.Commands = append(s.Commands, *cmd)
+		}
+		if meta != nil {
+			if meta.Kind == SQL { // \gset or \aset: ends the previous query
+				n := len(s.Commands)
+				if n == 0 || s.Commands[n-1].Kind != SQL || s.Commands[n-1].Store != NoStore {
+					return nil, p.errorf(meta.Line, "%s must follow an SQL command (write it where the query's semicolon would be)", storeName(meta.Store))
+				}
+				s.Commands[n-1].Store, s.Commands[n-1].Prefix = meta.Store, meta.Prefix
+			} else {
+				s.Commands = append(s.Commands, *meta)
+			}
+		}
+		if p.pos >= len(p.src) {
+			break
+		}
+	}
+	if err := p.blocks(s); err != nil {
+		return nil, err
+	}
+	if err := p.names(s); err != nil {
+		return nil, err
+	}
+	if len(s.Commands) == 0 {
+		return nil, p.errorf(p.line, "holds no command: a script needs at least one SQL statement or meta-command")
+	}
+	return s, nil
+}
+
+func storeName(s Store) string {
+	if s == Aset {
+		return `\aset`
+	}
+	return `\gset`
+}
+
+// parser reads one script.
+type parser struct {
+	file string
+	src  string
+	pos  int
+	line int
+	// name is a pending `-- name:` comment for the next SQL command.
+	name     string
+	nameLine int
+}
+
+func (p *parser) errorf(line int, format string, args ...any) error {
+	return &SyntaxError{File: p.file, Line: line, Msg: fmt.Sprintf(format, args...)}
+}
+
+// next reads up to the end of the next SQL command or meta-command. It
+// returns the SQL command collected (nil if only blanks and comments came
+// before), and the meta-command that ended it, if one did.
+func (p *parser) next() (*Command, *Command, error) {
+	var b strings.Builder
+	start, startPos, depth, compound, nonblank := 0, 0, 0, false, false
+	flush := func() *Command {
+		text := strings.TrimSpace(b.String())
+		if text == "" {
+			return nil
+		}
+		c := &Command{Kind: SQL, Line: start, Text: text, Compound: compound, FirstLine: p.lineAt(startPos)}
+		if p.name != "" {
+			c.Name = p.name
+			p.name = ""
+		}
+		return c
+	}
+	for p.pos < len(p.src) {
+		c := p.src[p.pos]
+		empty := !nonblank
+		switch {
+		case c == '\n':
+			p.line++
+			b.WriteByte(c)
+			p.pos++
+		case c == '-' && strings.HasPrefix(p.src[p.pos:], "--"):
+			end := strings.IndexByte(p.src[p.pos:], '\n')
+			if end < 0 {
+				end = len(p.src) - p.pos
+			}
+			comment := p.src[p.pos : p.pos+end]
+			if empty {
+				if n, ok := nameComment(comment); ok {
+					if n == "" {
+						return nil, nil, p.errorf(p.line, "`-- name:` needs a name after it (-- name: read_order)")
+					}
+					p.name, p.nameLine = n, p.line
+				}
+			} else {
+				b.WriteString(comment)
+			}
+			p.pos += end
+		case c == '/' && strings.HasPrefix(p.src[p.pos:], "/*"):
+			if err := p.copyBlockComment(&b, !empty); err != nil {
+				return nil, nil, err
+			}
+		case c == '\'' || c == '"':
+			if empty {
+				start, startPos, nonblank = p.line, p.pos, true
+			}
+			if err := p.copyQuoted(&b, c); err != nil {
+				return nil, nil, err
+			}
+		case c == '$' && dollarTag(p.src[p.pos:]) != "":
+			if empty {
+				start, startPos, nonblank = p.line, p.pos, true
+			}
+			if err := p.copyDollar(&b); err != nil {
+				return nil, nil, err
+			}
+		case c == '\\' && strings.HasPrefix(p.src[p.pos:], `\;`):
+			if empty {
+				start, startPos, nonblank = p.line, p.pos, true
+			}
+			b.WriteByte(';')
+			compound = true
+			p.pos += 2
+		case c == '\\':
+			sql := flush()
+			meta, err := p.meta()
+			return sql, meta, err
+		case c == ';' && depth == 0:
+			p.pos++
+			if cmd := flush(); cmd != nil {
+				return cmd, nil, nil
+			}
+			b.Reset()
+			compound = false
+		default:
+			if c == ' ' || c == '\t' || c == '\r' || c == '\f' {
+				b.WriteByte(c)
+				p.pos++
+				continue
+			}
+			if empty {
+				start, startPos, nonblank = p.line, p.pos, true
+			}
+			switch c {
+			case '(':
+				depth++
+			case ')':
+				if depth > 0 {
+					depth--
+				}
+			}
+			b.WriteByte(c)
+			p.pos++
+		}
+	}
+	// The end of the file ends the last command, as in pgbench.
+	return flush(), nil, nil
+}
+
+// lineAt returns the source from pos to the end of its line, without
+// trailing blanks.
+func (p *parser) lineAt(pos int) string {
+	end := strings.IndexByte(p.src[pos:], '\n')
+	if end < 0 {
+		end = len(p.src) - pos
+	}
+	return strings.TrimRight(p.src[pos:pos+end], " \t\r")
+}
+
+// nameComment reads a `-- name: NAME` comment.
+func nameComment(comment string) (string, bool) {
+	s := strings.TrimSpace(strings.TrimPrefix(comment, "--"))
+	rest, ok := strings.CutPrefix(s, "name:")
+	if !ok {
+		return "", false
+	}
+	return strings.TrimSpace(rest), true
+}
+
+// copyBlockComment skips (or, with keep, copies) a /* comment */, which
+// nests as in PostgreSQL.
+func (p *parser) copyBlockComment(b *strings.Builder, keep bool) error {
+	line, depth, i := p.line, 0, p.pos
+	for i < len(p.src) {
+		switch {
+		case strings.HasPrefix(p.src[i:], "/*"):
+			depth++
+			i += 2
+		case strings.HasPrefix(p.src[i:], "*/"):
+			depth--
+			i += 2
+			if depth == 0 {
+				p.take(b, i, keep)
+				return nil
+			}
+		default:
+			i++
+		}
+	}
+	return p.errorf(line, "a /* comment is not closed: add */")
+}
+
+// take moves p.pos to i, copying the text passed (with keep) and counting
+// its lines.
+func (p *parser) take(b *strings.Builder, i int, keep bool) {
+	s := p.src[p.pos:i]
+	p.line += strings.Count(s, "\n")
+	if keep {
+		b.WriteString(s)
+	}
+	p.pos = i
+}
+
+// copyQuoted copies a quoted string or identifier; a string after E is
+// an escape string, in which a backslash escapes the next character.
+func (p *parser) copyQuoted(b *strings.Builder, q byte) error {
+	line := p.line
+	escape := q == '\'' && p.pos > 0 && (p.src[p.pos-1] == 'E' || p.src[p.pos-1] == 'e') &&
+		(p.pos < 2 || !identChar(p.src[p.pos-2]))
+	for i := p.pos + 1; i < len(p.src); i++ {
+		switch p.src[i] {
+		case '\\':
+			if escape {
+				i++
+			}
+		case q:
+			if i+1 < len(p.src) && p.src[i+1] == q {
+				i++
+				continue
+			}
+			p.take(b, i+1, true)
+			return nil
+		}
+	}
+	what := "string"
+	if q == '"' {
+		what = "quoted identifier"
+	}
+	return p.errorf(line, "a %s is not closed: add the closing %c", what, q)
+}
+
+// dollarTag returns the $tag$ that s begins with, or "".
+func dollarTag(s string) string {
+	if len(s) < 2 || s[0] != '$' {
+		return ""
+	}
+	if s[1] == '$' {
+		return "$$"
+	}
+	if !identStart(s[1]) {
+		return ""
+	}
+	for i := 2; i < len(s); i++ {
+		if s[i] == '$' {
+			return s[:i+1]
+		}
+		if !identChar(s[i]) {
+			return ""
+		}
+	}
+	return ""
+}
+
+// copyDollar copies a dollar-quoted string.
+func (p *parser) copyDollar(b *strings.Builder) error {
+	tag := dollarTag(p.src[p.pos:])
+	end := strings.Index(p.src[p.pos+len(tag):], tag)
+	if end < 0 {
+		return p.errorf(p.line, "a dollar-quoted string is not closed: add %s", tag)
+	}
+	p.take(b, p.pos+len(tag)+end+len(tag), true)
+	return nil
+}
+
+func identStart(c byte) bool {
+	return c == '_' || c >= 0x80 || (c|0x20) >= 'a' && (c|0x20) <= 'z'
+}
+
+func identChar(c byte) bool { return identStart(c) || c >= '0' && c <= '9' }
+
+// meta reads the meta-command at p.pos, to the end of its line (a line
+// ending in a backslash goes on on the next).
+func (p *parser) meta() (*Command, error) {
+	line, first := p.line, p.lineAt(p.pos)
+	var b strings.Builder
+	for p.pos < len(p.src) {
+		end := strings.IndexByte(p.src[p.pos:], '\n')
+		if end < 0 {
+			end = len(p.src) - p.pos
+		}
+		l := strings.TrimRight(p.src[p.pos:p.pos+end], "\r")
+		p.pos += end
+		if p.pos < len(p.src) {
+			p.pos++ // the newline
+			p.line++
+		}
+		if strings.HasSuffix(l, `\`) && !strings.HasSuffix(l, `\\`) {
+			b.WriteString(l[:len(l)-1])
+			b.WriteByte(' ')
+			continue
+		}
+		b.WriteString(l)
+		break
+	}
+	text := strings.TrimSpace(b.String())
+	word, rest, _ := strings.Cut(text, " ")
+	if i := strings.IndexAny(word, "\t"); i >= 0 {
+		word, rest = word[:i], word[i:]+" "+rest
+	}
+	rest = strings.TrimSpace(rest)
+	args := strings.Fields(rest)
+	c := &Command{Line: line, Text: text, FirstLine: first}
+	switch strings.ToLower(word) {
+	case `\set`:
+		if len(args) < 2 {
+			return nil, p.errorf(line, `\set needs a variable name and an expression: \set NAME EXPRESSION`)
+		}
+		c.Kind, c.Var = Set, args[0]
+		if !ValidName(c.Var) {
+			return nil, p.errorf(line, `\set: %q is not a variable name (letters, digits and _, not starting with a digit)`, c.Var)
+		}
+		e, err := expr.Parse(strings.TrimSpace(rest[len(args[0]):]))
+		if err != nil {
+			return nil, p.errorf(line, `\set %s: %v`, c.Var, err)
+		}
+		c.Expr = e
+	case `\sleep`:
+		if len(args) < 1 || len(args) > 2 {
+			return nil, p.errorf(line, `\sleep needs a duration: \sleep N [us|ms|s], N a number or :variable`)
+		}
+		c.Kind, c.SleepUnit = Sleep, time.Second
+		if len(args) == 2 {
+			switch strings.ToLower(args[1]) {
+			case "us":
+				c.SleepUnit = time.Microsecond
+			case "ms":
+				c.SleepUnit = time.Millisecond
+			case "s":
+			default:
+				return nil, p.errorf(line, `\sleep: unknown unit %q: use us, ms or s`, args[1])
+			}
+		}
+		if v, ok := strings.CutPrefix(args[0], ":"); ok {
+			if !ValidName(v) {
+				return nil, p.errorf(line, `\sleep: %q is not a variable`, args[0])
+			}
+			c.SleepVar = v
+		} else {
+			n, err := strconv.ParseInt(args[0], 10, 64)
+			if err != nil || n < 0 {
+				return nil, p.errorf(line, `\sleep: %q is not a whole number of 0 or more, nor a :variable`, args[0])
+			}
+			c.SleepCount = n
+		}
+	case `\if`, `\elif`:
+		c.Kind = If
+		if strings.ToLower(word) == `\elif` {
+			c.Kind = Elif
+		}
+		if rest == "" {
+			return nil, p.errorf(line, `%s needs a condition: %s EXPRESSION`, word, word)
+		}
+		e, err := expr.Parse(rest)
+		if err != nil {
+			return nil, p.errorf(line, `%s: %v`, word, err)
+		}
+		c.Expr = e
+	case `\else`, `\endif`:
+		c.Kind = Else
+		if strings.ToLower(word) == `\endif` {
+			c.Kind = Endif
+		}
+		if len(args) > 0 {
+			return nil, p.errorf(line, `%s takes no argument (found %q)`, word, rest)
+		}
+	case `\gset`, `\aset`:
+		c.Kind, c.Store = SQL, Gset
+		if strings.ToLower(word) == `\aset` {
+			c.Store = Aset
+		}
+		if len(args) > 1 {
+			return nil, p.errorf(line, `%s takes at most one argument, a prefix for the variables' names`, word)
+		}
+		if len(args) == 1 {
+			c.Prefix = args[0]
+		}
+	case `\shell`, `\setshell`:
+		return nil, p.errorf(line, `%s runs a program, which stampede does not do: compute the value with \set or a query and \gset`, word)
+	case `\startpipeline`, `\endpipeline`, `\syncpipeline`:
+		return nil, p.errorf(line, `%s: stampede does not run pipelines yet: remove \startpipeline and \endpipeline to send the statements one by one`, word)
+	case `\`:
+		return nil, p.errorf(line, `a lone backslash: write a meta-command (\set, \sleep, \if, \gset, ...) or \; between statements`)
+	default:
+		return nil, p.errorf(line, `unknown meta-command %s: stampede runs pgbench's \set, \sleep, \if, \elif, \else, \endif, \gset and \aset`, word)
+	}
+	return c, nil
+}
+
+// ValidName is pgbench's rule for variable names: letters, digits, _ and
+// non-ASCII bytes, not starting with a digit.
+func ValidName(s string) bool {
+	if s == "" || !identStart(s[0]) {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if !identChar(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// blocks links the \if blocks and checks that they nest.
+func (p *parser) blocks(s *Script) error {
+	type open struct{ last, hasElse int }
+	var stack []open
+	var ifs [][]int // the branches of each open block
+	for i := range s.Commands {
+		c := &s.Commands[i]
+		switch c.Kind {
+		case If:
+			stack = append(stack, open{last: i, hasElse: -1})
+			ifs = append(ifs, []int{i})
+		case Elif, Else:
+			if len(stack) == 0 {
+				return p.errorf(c.Line, `%s without a matching \if`, strings.Fields(c.Text)[0])
+			}
+			top := &stack[len(stack)-1]
+			if top.hasElse >= 0 {
+				return p.errorf(c.Line, `%s after \else (line %d): \else is the last branch of an \if`, strings.Fields(c.Text)[0], s.Commands[top.hasElse].Line)
+			}
+			s.Commands[top.last].Next = i
+			top.last = i
+			if c.Kind == Else {
+				top.hasElse = i
+			}
+			ifs[len(ifs)-1] = append(ifs[len(ifs)-1], i)
+		case Endif:
+			if len(stack) == 0 {
+				return p.errorf(c.Line, `\endif without a matching \if`)
+			}
+			top := stack[len(stack)-1]
+			s.Commands[top.last].Next = i
+			for _, j := range ifs[len(ifs)-1] {
+				s.Commands[j].End = i
+			}
+			stack, ifs = stack[:len(stack)-1], ifs[:len(ifs)-1]
+		}
+	}
+	if len(stack) > 0 {
+		return p.errorf(s.Commands[ifs[len(ifs)-1][0]].Line, `\if without a matching \endif: add \endif at the end of the block`)
+	}
+	return nil
+}
+
+// names gives every SQL command its name and checks that no two share one.
+func (p *parser) names(s *Script) error {
+	seen := make(map[string]int)
+	base := s.Name
+	for i := range s.Commands {
+		c := &s.Commands[i]
+		if c.Kind != SQL {
+			continue
+		}
+		if c.Name == "" {
+			c.Name = base + ":" + strconv.Itoa(c.Line)
+		}
+		if l, ok := seen[c.Name]; ok {
+			return p.errorf(c.Line, "two statements are named %q (lines %d and %d): give each its own `-- name:`", c.Name, l, c.Line)
+		}
+		seen[c.Name] = c.Line
+	}
+	return nil
+}
+
+// DisplayName is how a script file is named when none is given: its
+// path as the user wrote it, cleaned.
+func DisplayName(path string) string { return filepath.Clean(path) }

@@ -1,0 +1,196 @@
+package pgscript
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseCommands(t *testing.T) {
+	src := `-- a read and a write, as pgbench's tpcb-like
+\set aid random(1, 100000 * :scale)
+\set delta random(-5000, 5000)
+BEGIN;
+-- name: read_balance
+SELECT abalance FROM pgbench_accounts
+  WHERE aid = :aid \gset acc_
+UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;
+SELECT 'a;b', $$x;y$$, "we;ird", E'it\'s;' /* c; /* nested; */ */ ; -- trailing
+\if :acc_abalance > 0
+  \sleep 10 ms
+\elif :delta < 0
+  \sleep :delta us
+\else
+  SELECT 1 \; SELECT 2;
+\endif
+END;
+`
+	s, err := Parse("tx.sql", 3, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type want struct {
+		kind Kind
+		line int
+		name string
+		text string
+	}
+	wants := []want{
+		{Set, 2, "", `\set aid random(1, 100000 * :scale)`},
+		{Set, 3, "", `\set delta random(-5000, 5000)`},
+		{SQL, 4, "tx.sql:4", "BEGIN"},
+		{SQL, 6, "read_balance", "SELECT abalance FROM pgbench_accounts\n  WHERE aid = :aid"},
+		{SQL, 8, "tx.sql:8", "UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid"},
+		{SQL, 9, "tx.sql:9", `SELECT 'a;b', $$x;y$$, "we;ird", E'it\'s;' /* c; /* nested; */ */`},
+		{If, 10, "", `\if :acc_abalance > 0`},
+		{Sleep, 11, "", `\sleep 10 ms`},
+		{Elif, 12, "", `\elif :delta < 0`},
+		{Sleep, 13, "", `\sleep :delta us`},
+		{Else, 14, "", `\else`},
+		{SQL, 15, "tx.sql:15", "SELECT 1 ; SELECT 2"},
+		{Endif, 16, "", `\endif`},
+		{SQL, 17, "tx.sql:17", "END"},
+	}
+	if len(s.Commands) != len(wants) {
+		for _, c := range s.Commands {
+			t.Logf("%d %d %q", c.Kind, c.Line, c.Text)
+		}
+		t.Fatalf("%d commands, want %d", len(s.Commands), len(wants))
+	}
+	for i, w := range wants {
+		c := s.Commands[i]
+		if c.Kind != w.kind || c.Line != w.line || c.Name != w.name || c.Text != w.text {
+			t.Errorf("command %d = {%d %d %q %q}, want %+v", i, c.Kind, c.Line, c.Name, c.Text, w)
+		}
+	}
+	if c := s.Commands[3]; c.Store != Gset || c.Prefix != "acc_" {
+		t.Errorf("\\gset acc_: store %d prefix %q", c.Store, c.Prefix)
+	}
+	if c := s.Commands[7]; c.SleepCount != 10 || c.SleepUnit != time.Millisecond {
+		t.Errorf("\\sleep 10 ms = %d x %v", c.SleepCount, c.SleepUnit)
+	}
+	if c := s.Commands[9]; c.SleepVar != "delta" || c.SleepUnit != time.Microsecond {
+		t.Errorf("\\sleep :delta us = %q x %v", c.SleepVar, c.SleepUnit)
+	}
+	if !s.Commands[11].Compound {
+		t.Error(`SELECT 1 \; SELECT 2 is not compound`)
+	}
+	// The \if block: if -> elif -> else -> endif; every branch ends at endif.
+	if c := s.Commands[6]; c.Next != 8 || c.End != 12 {
+		t.Errorf("\\if Next %d End %d, want 8 12", c.Next, c.End)
+	}
+	if c := s.Commands[8]; c.Next != 10 || c.End != 12 {
+		t.Errorf("\\elif Next %d End %d, want 10 12", c.Next, c.End)
+	}
+	if c := s.Commands[10]; c.End != 12 {
+		t.Errorf("\\else End %d, want 12", c.End)
+	}
+	if s.Weight != 3 {
+		t.Errorf("weight %d", s.Weight)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	cases := []struct {
+		name, src string
+		line      int
+		msg       string
+	}{
+		{"setshell", "SELECT 1;\n\\setshell x echo 1\n", 2, `\setshell runs a program`},
+		{"shell", "\\shell ls\n", 1, `\shell runs a program`},
+		{"unknown meta", "\\frobnicate 1\n", 1, `unknown meta-command \frobnicate`},
+		{"set without expr", "\\set x\n", 1, `\set needs a variable name and an expression`},
+		{"set bad name", "\\set 1x 5\n", 1, `"1x" is not a variable name`},
+		{"set bad expr", "SELECT 1;\n\n\\set x 1 +\n", 3, `\set x:`},
+		{"unknown function", "\\set x nosuch(1)\n", 1, `\set x:`},
+		{"if without endif", "\\if 1\nSELECT 1;\n", 1, `\if without a matching \endif`},
+		{"endif without if", "SELECT 1;\n\\endif\n", 2, `\endif without a matching \if`},
+		{"else after else", "\\if 1\n\\else\n\\else\n\\endif\n", 3, `\else after \else (line 2)`},
+		{"elif after else", "\\if 1\n\\else\n\\elif 0\n\\endif\n", 3, `\elif after \else`},
+		{"gset alone", "\\gset\n", 1, `\gset must follow an SQL command`},
+		{"gset after meta", "\\set x 1\n\\gset\n", 2, `\gset must follow an SQL command`},
+		{"gset twice", "SELECT 1 \\gset\n\\gset\n", 2, `\gset must follow an SQL command`},
+		{"unclosed string", "SELECT 'abc;\n", 1, "a string is not closed"},
+		{"unclosed comment", "SELECT 1; /* x\n", 1, "a /* comment is not closed"},
+		{"unclosed dollar", "SELECT $f$ x;\n", 1, "a dollar-quoted string is not closed"},
+		{"sleep unit", "\\sleep 5 min\n", 1, `unknown unit "min"`},
+		{"sleep value", "\\sleep five\n", 1, `"five" is not a whole number`},
+		{"empty", "-- nothing\n\n", 3, "holds no command"},
+		{"pipeline", "\\startpipeline\nSELECT 1;\n\\endpipeline\n", 1, "does not run pipelines"},
+		{"duplicate name", "-- name: q\nSELECT 1;\n-- name: q\nSELECT 2;\n", 4, `two statements are named "q"`},
+		{"empty name", "-- name:\nSELECT 1;\n", 1, "needs a name"},
+		{"binary", "SELECT 1;\x00\n", 1, "NUL byte"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse("f.sql", 1, c.src)
+			var se *SyntaxError
+			if !errors.As(err, &se) {
+				t.Fatalf("Parse = %v, want a SyntaxError", err)
+			}
+			if se.Line != c.line || !strings.Contains(err.Error(), c.msg) || !strings.HasPrefix(err.Error(), "f.sql:") {
+				t.Errorf("error %q (line %d), want line %d and %q", err, se.Line, c.line, c.msg)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Errorf("error %q is more than one line", err)
+			}
+		})
+	}
+}
+
+func TestParseFileArg(t *testing.T) {
+	cases := []struct {
+		arg    string
+		name   string
+		weight int
+		bad    bool
+	}{
+		{"read.sql", "read.sql", 1, false},
+		{"read.sql@10", "read.sql", 10, false},
+		{"dir@x/read.sql@2", "dir@x/read.sql", 2, false},
+		{"read.sql@0", "read.sql", 0, false},
+		{"read.sql@-1", "", 0, true},
+		{"read.sql@", "", 0, true},
+		{"read.sql@ten", "", 0, true},
+		{"@5", "", 0, true},
+	}
+	for _, c := range cases {
+		name, w, err := ParseFileArg(c.arg)
+		if (err != nil) != c.bad || name != c.name || w != c.weight {
+			t.Errorf("ParseFileArg(%q) = %q, %d, %v", c.arg, name, w, err)
+		}
+	}
+}
+
+func TestParseInit(t *testing.T) {
+	src := `CREATE TABLE t (id int PRIMARY KEY, v text);
+COPY t (id, v) FROM stdin;
+1	one
+2	with a \; and ; in it
+\.
+-- name: index
+CREATE INDEX ON t (v);
+`
+	steps, err := ParseInit("init.sql", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(steps) != 3 {
+		t.Fatalf("%d steps: %+v", len(steps), steps)
+	}
+	if !steps[1].Copy || steps[1].Data != "1\tone\n2\twith a \\; and ; in it\n" || steps[1].Line != 2 {
+		t.Errorf("COPY step = %+v", steps[1])
+	}
+	if steps[2].Line != 7 || steps[2].Name != "index" {
+		t.Errorf("after the data: %+v", steps[2])
+	}
+	for _, bad := range []struct{ src, msg string }{
+		{"COPY t FROM STDIN;\n1\n", `its data has no end`},
+		{"\\set x 1\n", "an init file holds SQL statements and COPY data only"},
+	} {
+		if _, err := ParseInit("i.sql", bad.src); err == nil || !strings.Contains(err.Error(), bad.msg) {
+			t.Errorf("ParseInit(%q) = %v, want %q", bad.src, err, bad.msg)
+		}
+	}
+}

@@ -1,0 +1,376 @@
+package pgscript
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"github.com/stampede-bench/stampede/sqlx"
+)
+
+// Built-in variables every client has, as in pgbench.
+const (
+	VarClientID    = "client_id"
+	VarScale       = "scale"
+	VarDefaultSeed = "default_seed"
+	VarRandomSeed  = "random_seed"
+)
+
+// Options are what a Program needs besides its scripts.
+type Options struct {
+	// Protocol is how statements are sent (pgbench's -M).
+	Protocol sqlx.Protocol
+	// Defines are variables every client starts with (pgbench's -D).
+	Defines map[string]string
+	// Scale is the :scale variable (pgbench's -s); 0 means 1.
+	Scale int64
+	// EveryCommand measures every command, meta-commands too, as
+	// pgbench's -r reports them; otherwise only SQL commands are.
+	EveryCommand bool
+}
+
+// Program is a set of weighted scripts compiled against one table of
+// variables, shared by every client of a run.
+type Program struct {
+	// Scripts are the scripts, in the order given.
+	Scripts []*Script
+	opts    Options
+	// vars numbers every variable name the scripts use.
+	vars  map[string]int
+	names []string
+	// code is each script's compiled commands.
+	code  [][]step
+	stmts []string // the names of the measured commands, in op order
+	total int64    // the sum of the weights
+	// failures counts the failures of each measured command (by its
+	// index in stmts), for pgbench's -r.
+	failures []atomic.Int64
+}
+
+// step is one compiled command.
+type step struct {
+	*Command
+	// stmt is the command's index among the program's measured
+	// commands, -1 when it is not measured.
+	stmt int
+	// sql is the text sent in the prepared and extended protocols, with
+	// $1, $2, ... for the variables params names (one per occurrence,
+	// as pgbench numbers them).
+	sql    string
+	params []int
+	// segs is the text of the simple protocol: literal text and the
+	// variables written into it.
+	segs []segment
+	// set is \set's variable, sleep \sleep's (or -1).
+	set, sleep int
+}
+
+// segment is a piece of a statement's text: lit, then variable v (-1 for
+// none; name is how it was written, kept when the variable is unset).
+type segment struct {
+	lit  string
+	v    int
+	name string
+}
+
+// Compile binds scripts into a Program. It checks that every script can
+// be chosen and, for the prepared and extended protocols, that no
+// statement uses a variable before something sets it (described tells,
+// for a \gset or \aset command, the columns its query returns: ok false
+// when they cannot be known before the run, and then every variable is
+// taken as possibly set by it).
+func Compile(scripts []*Script, opts Options, described func(c *Command) (cols []string, ok bool)) (*Program, error) {
+	if len(scripts) == 0 {
+		return nil, fmt.Errorf("no script: give one with -f FILE")
+	}
+	p := &Program{Scripts: scripts, opts: opts, vars: make(map[string]int)}
+	for _, n := range []string{VarClientID, VarScale, VarDefaultSeed, VarRandomSeed} {
+		p.slot(n)
+	}
+	for n := range opts.Defines {
+		if !ValidName(n) {
+			return nil, fmt.Errorf("-D %s=...: %q is not a variable name (letters, digits and _, not starting with a digit)", n, n)
+		}
+		p.slot(n)
+	}
+	for _, s := range scripts {
+		if s.Weight <= 0 {
+			return nil, fmt.Errorf("%s@%d: a weight of %d never runs the script: give 1 or more, or leave the script out", s.Name, s.Weight, s.Weight)
+		}
+		p.total += int64(s.Weight)
+		code := make([]step, len(s.Commands))
+		for i := range s.Commands {
+			c := &s.Commands[i]
+			st := step{Command: c, stmt: -1, set: -1, sleep: -1}
+			if c.Kind == SQL || opts.EveryCommand {
+				st.stmt = len(p.stmts)
+				name := c.Name
+				if name == "" {
+					name = s.Name + ":" + strconv.Itoa(c.Line)
+				}
+				p.stmts = append(p.stmts, name)
+			}
+			switch c.Kind {
+			case SQL:
+				if c.Compound && opts.Protocol != sqlx.Simple {
+					return nil, &SyntaxError{File: s.Name, Line: c.Line, Msg: fmt.Sprintf(`several statements in one command (\;) need --protocol simple: the %s protocol sends one statement at a time`, opts.Protocol)}
+				}
+				st.sql, st.params, st.segs = p.substitute(c.Text)
+			case Set, If, Elif:
+				for _, v := range c.Expr.Vars() {
+					p.slot(v)
+				}
+				if c.Kind == Set {
+					st.set = p.slot(c.Var)
+				}
+			case Sleep:
+				if c.SleepVar != "" {
+					st.sleep = p.slot(c.SleepVar)
+				}
+			}
+			code[i] = st
+		}
+		p.code = append(p.code, code)
+	}
+	if err := p.checkNames(); err != nil {
+		return nil, err
+	}
+	p.failures = make([]atomic.Int64, len(p.stmts))
+	if opts.Protocol != sqlx.Simple {
+		for _, s := range scripts {
+			if err := p.checkSet(s, described); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return p, nil
+}
+
+// slot returns name's variable number, numbering it if new.
+func (p *Program) slot(name string) int {
+	if i, ok := p.vars[name]; ok {
+		return i
+	}
+	p.vars[name] = len(p.names)
+	p.names = append(p.names, name)
+	return len(p.names) - 1
+}
+
+// checkNames refuses two statements of different scripts with one name,
+// and a statement named as a script.
+func (p *Program) checkNames() error {
+	seen := make(map[string]string)
+	for _, s := range p.Scripts {
+		if other, ok := seen[s.Name]; ok {
+			return fmt.Errorf("the script %s is given twice%s: give each script once, with its weight (-f FILE@WEIGHT)", s.Name, other)
+		}
+		seen[s.Name] = ""
+	}
+	for _, s := range p.Scripts {
+		for _, c := range s.Commands {
+			if c.Kind != SQL {
+				continue
+			}
+			if where, ok := seen[c.Name]; ok {
+				if where == "" {
+					where = "a script"
+				}
+				return &SyntaxError{File: s.Name, Line: c.Line, Msg: fmt.Sprintf("the statement name %q is already %s: give it another `-- name:`", c.Name, where)}
+			}
+			seen[c.Name] = fmt.Sprintf("used at %s:%d", s.Name, c.Line)
+		}
+	}
+	return nil
+}
+
+// substitute finds the :variables in sql as pgbench does (a name after a
+// colon, skipping ::casts, anywhere in the text) and returns the text of
+// the prepared and extended protocols, their parameters, and the
+// segments of the simple protocol.
+func (p *Program) substitute(sql string) (string, []int, []segment) {
+	var b strings.Builder
+	var params []int
+	var segs []segment
+	lit := 0
+	for i := 0; i < len(sql); {
+		if sql[i] != ':' {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(sql) && identChar(sql[j]) {
+			j++
+		}
+		if j == i+1 { // not a name: skip this run of colons
+			for i < len(sql) && sql[i] == ':' {
+				i++
+			}
+			continue
+		}
+		name := sql[i+1 : j]
+		v := p.slot(name)
+		b.WriteString(sql[lit:i])
+		params = append(params, v)
+		b.WriteString("$" + strconv.Itoa(len(params)))
+		segs = append(segs, segment{lit: sql[lit:i], v: v, name: sql[i:j]})
+		lit, i = j, j
+	}
+	b.WriteString(sql[lit:])
+	segs = append(segs, segment{lit: sql[lit:], v: -1})
+	return b.String(), params, segs
+}
+
+// checkSet refuses a variable used before anything sets it: in order
+// through the script, a variable is set by the built-ins, -D, \set, and
+// the columns of a \gset or \aset query.
+func (p *Program) checkSet(s *Script, described func(c *Command) ([]string, bool)) error {
+	set := map[string]bool{VarClientID: true, VarScale: true, VarDefaultSeed: true, VarRandomSeed: true}
+	for n := range p.opts.Defines {
+		set[n] = true
+	}
+	unknown := false // a \gset whose columns cannot be known sets anything
+	use := func(c *Command, name, how string) error {
+		if set[name] || unknown {
+			return nil
+		}
+		return &SyntaxError{File: s.Name, Line: c.Line, Msg: fmt.Sprintf("%s uses :%s before anything sets it: set it with \\set, a query's \\gset, or -D %s=VALUE", how, name, name)}
+	}
+	for i := range s.Commands {
+		c := &s.Commands[i]
+		switch c.Kind {
+		case SQL:
+			_, params, _ := p.substitute(c.Text)
+			for _, v := range params {
+				if err := use(c, p.names[v], "the statement"); err != nil {
+					return err
+				}
+			}
+			if c.Store != NoStore {
+				cols, ok := []string(nil), false
+				if described != nil {
+					cols, ok = described(c)
+				}
+				if !ok {
+					unknown = true
+				}
+				for _, col := range cols {
+					set[c.Prefix+col] = true
+				}
+			}
+		case Set, If, Elif:
+			vars := c.Expr.Vars()
+			sort.Strings(vars)
+			for _, v := range vars {
+				if err := use(c, v, strings.Fields(c.Text)[0]); err != nil {
+					return err
+				}
+			}
+			if c.Kind == Set {
+				set[c.Var] = true
+			}
+		case Sleep:
+			if c.SleepVar != "" {
+				if err := use(c, c.SleepVar, `\sleep`); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// Ops are the names of the program's operations: the scripts, then the
+// measured commands (the SQL ones, or every one with
+// Options.EveryCommand) in the order of the scripts. A script's index is
+// its op; measured command i's op is len(Scripts)+i.
+func (p *Program) Ops() []string {
+	ops := make([]string, 0, len(p.Scripts)+len(p.stmts))
+	for _, s := range p.Scripts {
+		ops = append(ops, s.Name)
+	}
+	return append(ops, p.stmts...)
+}
+
+// Statements lists every SQL command with the text the protocol sends, for
+// checks before a run (preparing each once).
+func (p *Program) Statements() []Statement {
+	var out []Statement
+	for si, code := range p.code {
+		for i := range code {
+			st := &code[i]
+			if st.Kind != SQL {
+				continue
+			}
+			out = append(out, Statement{Script: p.Scripts[si], Command: st.Command, SQL: st.sql})
+		}
+	}
+	return out
+}
+
+// Statement is one SQL command of a Program.
+type Statement struct {
+	Script  *Script
+	Command *Command
+	// SQL is the text the prepared and extended protocols send.
+	SQL string
+}
+
+// TotalWeight is the sum of the scripts' weights.
+func (p *Program) TotalWeight() int64 { return p.total }
+
+// Layout is a Program's operations as pgbench's report lists them.
+type Layout struct {
+	Scripts []ScriptLayout
+}
+
+// ScriptLayout is one script of a Layout.
+type ScriptLayout struct {
+	// Desc names the script as pgbench does; Weight is its weight; Op is
+	// its operation.
+	Desc   string
+	Weight int
+	Op     int
+	// Commands are its commands, in order.
+	Commands []CommandLayout
+}
+
+// CommandLayout is one command of a ScriptLayout.
+type CommandLayout struct {
+	// FirstLine is the command's first line as written.
+	FirstLine string
+	// Op is its operation, -1 when it is not measured.
+	Op int
+	// Failures is how many times it failed in the run so far.
+	Failures int64
+}
+
+// Layout returns the program's operations by script and command, with
+// each command's failures so far.
+func (p *Program) Layout() Layout {
+	var l Layout
+	for si, code := range p.code {
+		s := p.Scripts[si]
+		sl := ScriptLayout{Desc: s.Desc, Weight: s.Weight, Op: si}
+		for i := range code {
+			st := &code[i]
+			cl := CommandLayout{FirstLine: st.FirstLine, Op: -1}
+			if st.stmt >= 0 {
+				cl.Op = len(p.Scripts) + st.stmt
+				cl.Failures = p.failures[st.stmt].Load()
+			}
+			sl.Commands = append(sl.Commands, cl)
+		}
+		l.Scripts = append(l.Scripts, sl)
+	}
+	return l
+}
+
+// Scale is the :scale the program's clients get.
+func (p *Program) Scale() int64 {
+	if p.opts.Scale <= 0 {
+		return 1
+	}
+	return p.opts.Scale
+}

@@ -1,0 +1,361 @@
+package sqlscript_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// The tests below run stampede's binary, built once by TestMain, and
+// Debian's real pgbench against the test server that scripts/test starts,
+// as a user runs them.
+
+var bin string
+
+func TestMain(m *testing.M) {
+	code := func() int {
+		if os.Getenv("STAMPEDE_TEST_DATABASE") == "" {
+			return m.Run()
+		}
+		dir, err := os.MkdirTemp("", "stampede-sql-test")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer os.RemoveAll(dir)
+		bin = filepath.Join(dir, "stampede")
+		if out, err := exec.Command("go", "build", "-o", bin, "github.com/stampede-bench/stampede/cmd/stampede").CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "building stampede: %v\n%s", err, out)
+			return 1
+		}
+		return m.Run()
+	}()
+	os.Exit(code)
+}
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+func stampede(t *testing.T, dir string, args ...string) result {
+	t.Helper()
+	if bin == "" {
+		t.Skip("STAMPEDE_TEST_DATABASE not set: scripts/test starts a server and sets it")
+	}
+	var out, errb bytes.Buffer
+	// A run that hangs fails the test rather than the whole package.
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "HOME="+dir) // the run directories go to the test's own ~/.stampede
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var exit *exec.ExitError
+	code := 0
+	switch {
+	case ctx.Err() != nil:
+		t.Fatalf("stampede %s: did not end in %v\n%s%s", strings.Join(args, " "), 4*time.Minute, out.String(), errb.String())
+	case errors.As(err, &exit):
+		code = exit.ExitCode()
+	case err != nil:
+		t.Fatalf("stampede %s: %v", strings.Join(args, " "), err)
+	}
+	return result{code, out.String(), errb.String()}
+}
+
+// pgbench runs Debian's pgbench against database db of the test server.
+func pgbench(t *testing.T, dir, db string, args ...string) string {
+	t.Helper()
+	path, err := exec.LookPath("pgbench")
+	if err != nil {
+		t.Fatal("pgbench is not installed: scripts/test installs postgresql-client")
+	}
+	u, err := url.Parse(os.Getenv("STAMPEDE_TEST_DATABASE"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(path, append(append([]string{"-h", u.Hostname(), "-p", u.Port(), "-U", u.User.Username()}, args...), db)...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("pgbench %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// freshDB creates a database for the test and returns its name and URL.
+func freshDB(t *testing.T, prefix string) (string, string, *pgx.Conn) {
+	t.Helper()
+	base := os.Getenv("STAMPEDE_TEST_DATABASE")
+	if base == "" || bin == "" {
+		t.Skip("STAMPEDE_TEST_DATABASE not set: scripts/test starts a server and sets it")
+	}
+	ctx := context.Background()
+	admin, err := pgx.Connect(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := fmt.Sprintf("%s_%d", prefix, rand.Uint32())
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_, _ = admin.Exec(context.Background(), "DROP DATABASE "+name+" WITH (FORCE)")
+		admin.Close(context.Background())
+	})
+	u, _ := url.Parse(base)
+	u.Path = "/" + name
+	conn, err := pgx.Connect(ctx, u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return name, u.String(), conn
+}
+
+func write(t *testing.T, dir, name, text string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func exec1(t *testing.T, c *pgx.Conn, sql string) {
+	t.Helper()
+	if _, err := c.Exec(context.Background(), sql); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+}
+
+func count(t *testing.T, c *pgx.Conn, sql string) int64 {
+	t.Helper()
+	var n int64
+	if err := c.QueryRow(context.Background(), sql).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	return n
+}
+
+// TestWeightsAsPgbench runs two scripts of weights 10 and 1 for 10,000
+// transactions, in stampede and in pgbench: each script writes its name,
+// and both tools' shares are within 2% of 10/11.
+func TestWeightsAsPgbench(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "a.sql", "INSERT INTO hits VALUES ('a');\n")
+	write(t, dir, "b.sql", "INSERT INTO hits VALUES ('b');\n")
+	const want = 10.0 / 11
+	for _, tool := range []string{"stampede", "pgbench"} {
+		name, u, conn := freshDB(t, "sqlw")
+		exec1(t, conn, "CREATE UNLOGGED TABLE hits (s text)")
+		if tool == "stampede" {
+			r := stampede(t, dir, "run", "sql", "-f", "a.sql@10", "-f", "b.sql@1", "--max-ops", "10000", "--concurrency", "4", u)
+			if r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+		} else {
+			pgbench(t, dir, name, "-n", "-c", "4", "-t", "2500", "-f", "a.sql@10", "-f", "b.sql@1")
+		}
+		total := count(t, conn, "SELECT count(*) FROM hits")
+		a := count(t, conn, "SELECT count(*) FROM hits WHERE s = 'a'")
+		if total != 10000 {
+			t.Errorf("%s: %d transactions, want 10000", tool, total)
+		}
+		if share := float64(a) / float64(total); share < want-0.02 || share > want+0.02 {
+			t.Errorf("%s: a.sql ran %.4f of the transactions, want %.4f within 0.02", tool, share, want)
+		}
+	}
+}
+
+// TestSetValuesAsPgbench runs one script that \sets a value with every
+// random function and hash and permute of it, in pgbench with
+// --random-seed and in stampede with the same --seed: every client draws
+// the same values in the same order.
+func TestSetValuesAsPgbench(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "draw.sql", `\set r random(1, 1000000)
+\set e random_exponential(1, 1000, 2.5)
+\set g random_gaussian(1, 1000, 3.0)
+\set z random_zipfian(1, 1000, 1.07)
+\set h hash(:r)
+\set p permute(:r, 1000000)
+\set d :r * 1.5 / 7
+INSERT INTO draws (client, r, e, g, z, h, p, d, ds) VALUES (:client_id, :r, :e, :g, :z, :h, :p, :d, :default_seed);
+`)
+	const seed = "12345"
+	tables := map[string][][]string{}
+	for _, tool := range []string{"pgbench", "stampede"} {
+		name, u, conn := freshDB(t, "sqlv")
+		exec1(t, conn, "CREATE TABLE draws (id bigserial, client int, r bigint, e bigint, g bigint, z bigint, h bigint, p bigint, d text, ds bigint)")
+		if tool == "stampede" {
+			r := stampede(t, dir, "run", "sql", "-f", "draw.sql", "--seed", seed, "--max-ops", "600", "--concurrency", "3", u)
+			if r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+		} else {
+			pgbench(t, dir, name, "-n", "-c", "3", "-j", "3", "-t", "200", "--random-seed="+seed, "-f", "draw.sql")
+		}
+		rows, err := conn.Query(context.Background(), "SELECT client, r, e, g, z, h, p, d, ds FROM draws ORDER BY client, id")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var client int
+			var r, e, g, z, h, p, ds int64
+			var d string
+			if err := rows.Scan(&client, &r, &e, &g, &z, &h, &p, &d, &ds); err != nil {
+				t.Fatal(err)
+			}
+			key := fmt.Sprintf("%s/%d", tool, client)
+			tables[key] = append(tables[key], []string{fmt.Sprint(r, " ", e, " ", g, " ", z, " ", h, " ", p, " ", ds), d})
+		}
+		if rows.Err() != nil {
+			t.Fatal(rows.Err())
+		}
+	}
+	for c := range 3 {
+		pg, st := tables[fmt.Sprintf("pgbench/%d", c)], tables[fmt.Sprintf("stampede/%d", c)]
+		n := min(len(pg), len(st))
+		if n < 50 {
+			t.Fatalf("client %d: pgbench drew %d rows, stampede %d: too few to compare", c, len(pg), len(st))
+		}
+		for i := range n {
+			if pg[i][0] != st[i][0] || pg[i][1] != st[i][1] {
+				t.Fatalf("client %d, transaction %d: pgbench drew %v, stampede %v", c, i, pg[i], st[i])
+			}
+		}
+	}
+}
+
+// TestStatementsReported checks that every statement's latency is
+// reported under its name, with as many operations as the server saw.
+func TestStatementsReported(t *testing.T) {
+	dir := t.TempDir()
+	_, u, conn := freshDB(t, "sqls")
+	exec1(t, conn, "CREATE TABLE t (id bigserial PRIMARY KEY, v int)")
+	write(t, dir, "w.sql", `\set v random(1, 10)
+BEGIN;
+-- name: put
+INSERT INTO t (v) VALUES (:v);
+SELECT count(*) AS n FROM t \gset
+END;
+`)
+	r := stampede(t, dir, "run", "sql", "-f", "w.sql", "--max-ops", "500", "--concurrency", "2", u)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	rows := count(t, conn, "SELECT count(*) FROM t")
+	if rows != 500 {
+		t.Errorf("the server holds %d rows, want 500", rows)
+	}
+	// The final block: the script, then each statement by name.
+	for _, name := range []string{"w.sql", "w.sql:2", "put", "w.sql:5", "w.sql:6"} {
+		found := false
+		for _, l := range strings.Split(r.stdout, "\n") {
+			f := strings.Fields(l)
+			if len(f) >= 3 && f[len(f)-1] == name && f[2] == "500" {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no final line for %s with 500 operations in:\n%s", name, r.stdout)
+		}
+	}
+}
+
+// TestBadScripts: each refused in one line naming the file and line,
+// exit 2, before anything runs.
+func TestBadScripts(t *testing.T) {
+	dir := t.TempDir()
+	_, u, conn := freshDB(t, "sqlb")
+	exec1(t, conn, "CREATE TABLE t (id int PRIMARY KEY, v int)")
+	cases := []struct {
+		name, script string
+		args         []string
+		want         string
+	}{
+		{"syntax", "SELECT 1;\n\nSELEC v\n  FROM t;\n", nil, "bad.sql:3: syntax error at or near \"SELEC\""},
+		{"syntax second line", "SELECT v\n  FROMM t WHERE id = 1;\n", nil, "bad.sql:2: syntax error at or near \"t\""},
+		{"no such table", "SELECT v FROM nosuch;\n", nil, `bad.sql:1: relation "nosuch" does not exist`},
+		{"unknown function", "\\set x nosuch(1)\nSELECT :x;\n", nil, "bad.sql:1: \\set x:"},
+		{"argument count", "\\set x random(1)\nSELECT :x;\n", nil, "bad.sql:1: \\set x:"},
+		{"used before set", "SELECT v FROM t WHERE id = :id;\n", nil, "bad.sql:1: the statement uses :id before anything sets it"},
+		{"if without endif", "\\if 1\nSELECT 1;\n", nil, "bad.sql:1: \\if without a matching \\endif"},
+		{"setshell", "\\setshell x echo 5\n", nil, "bad.sql:1: \\setshell runs a program"},
+		{"weight 0", "SELECT 1;\n", []string{"-f", "bad.sql@0"}, "a weight of 0 never runs the script"},
+		{"weight negative", "SELECT 1;\n", []string{"-f", "bad.sql@-2"}, "the weight after @ must be a whole number"},
+		{"missing file", "SELECT 1;\n", []string{"-f", "nosuch.sql"}, "-f nosuch.sql: no such file or directory"},
+		{"no script", "SELECT 1;\n", []string{"--protocol", "prepared"}, "run sql needs a script: give -f FILE"},
+		{"protocol", "SELECT 1;\n", []string{"-f", "bad.sql", "-M", "fast"}, `--protocol: unknown protocol "fast"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			write(t, dir, "bad.sql", c.script)
+			args := c.args
+			if args == nil {
+				args = []string{"-f", "bad.sql"}
+			}
+			r := stampede(t, dir, append(append([]string{"run", "sql", "--duration", "2s"}, args...), u)...)
+			msg := strings.TrimSpace(r.stderr)
+			if r.code != 2 || !strings.Contains(msg, c.want) || strings.Count(msg, "\n") > 0 {
+				t.Errorf("exit %d, stderr %q; want exit 2 and one line with %q", r.code, msg, c.want)
+			}
+			if strings.Contains(r.stdout, "results saved") {
+				t.Errorf("a run started: %s", r.stdout)
+			}
+		})
+	}
+}
+
+// TestInitCheckCleanup runs an init file with COPY, a check file, and a
+// cleanup that drops what init made and nothing else.
+func TestInitCheckCleanup(t *testing.T) {
+	dir := t.TempDir()
+	_, u, conn := freshDB(t, "sqli")
+	exec1(t, conn, "CREATE TABLE mine (a int)")
+	exec1(t, conn, "INSERT INTO mine VALUES (1), (2)")
+	write(t, dir, "init.sql", "CREATE TABLE kv (k int PRIMARY KEY, v int);\nINSERT INTO kv SELECT g, 0 FROM generate_series(1, 100) g;\nCOPY kv (k, v) FROM stdin;\n101\t5\n102\t7\n\\.\n")
+	write(t, dir, "ok.sql", "-- name: rows\nSELECT count(*) = 102 FROM kv;\nSELECT sum(v) = 12 FROM kv;\n")
+	write(t, dir, "fail.sql", "SELECT count(*) = 5 FROM kv;\n")
+	r := stampede(t, dir, "init", "sql", "--init-file", "init.sql", u)
+	if r.code != 0 || !strings.Contains(r.stderr+r.stdout, "ran init.sql in") || !strings.Contains(r.stderr+r.stdout, "102 rows written by COPY and INSERT") {
+		t.Fatalf("init: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if n := count(t, conn, "SELECT count(*) FROM kv"); n != 102 {
+		t.Errorf("kv holds %d rows", n)
+	}
+	r = stampede(t, dir, "check", "sql", "--check-file", "ok.sql", u)
+	if r.code != 0 || !strings.Contains(r.stdout, "PASS rows") || !strings.Contains(r.stdout, "PASS ok.sql:3 SELECT sum(v) = 12 FROM kv") {
+		t.Errorf("check ok: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = stampede(t, dir, "check", "sql", "--check-file", "fail.sql", u)
+	if r.code == 0 || !strings.Contains(r.stdout, "FAIL ok.sql:1") && !strings.Contains(r.stdout, "FAIL fail.sql:1 SELECT count(*) = 5 FROM kv: returned f, not true") {
+		t.Errorf("check fail: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = stampede(t, dir, "init", "sql", "--init-file", "init.sql", u)
+	if r.code != 2 || !strings.Contains(r.stderr, "init sql --drop") {
+		t.Errorf("init again: exit %d\n%s", r.code, r.stderr)
+	}
+	r = stampede(t, dir, "cleanup", "sql", u)
+	if r.code != 0 || !strings.Contains(r.stdout+r.stderr, "dropped table kv") {
+		t.Errorf("cleanup: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if n := count(t, conn, "SELECT count(*) FROM mine"); n != 2 {
+		t.Errorf("the user's table holds %d rows after cleanup, want 2", n)
+	}
+	if n := count(t, conn, "SELECT count(*) FROM pg_tables WHERE tablename = 'kv'"); n != 0 {
+		t.Error("kv survived cleanup")
+	}
+}

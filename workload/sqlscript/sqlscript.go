@@ -1,0 +1,534 @@
+// Package sqlscript is the `sql` workload: users' own scripts in
+// pgbench's script language (package pgscript), chosen by weight as
+// pgbench chooses them, with an optional init file that creates and
+// loads their tables and a check file that verifies them.
+package sqlscript
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/spf13/pflag"
+
+	"github.com/stampede-bench/stampede/pgscript"
+	"github.com/stampede-bench/stampede/pgscript/prng"
+	"github.com/stampede-bench/stampede/sqlx"
+	"github.com/stampede-bench/stampede/workload"
+)
+
+const details = `Your own SQL, in pgbench's script language, so the same files run in pgbench
+and here. Each -f FILE[@WEIGHT] is a script: one operation (a transaction, if
+it holds BEGIN ... COMMIT) chosen by weight as pgbench chooses. A script holds
+SQL statements ended by semicolons and pgbench's meta-commands: \set NAME
+EXPRESSION (pgbench's expressions: random, random_zipfian, hash, permute, ...),
+:NAME in a statement for a variable's value, \gset or \aset after a query to
+keep its values, \if / \elif / \else / \endif, \sleep N [us|ms|s]. The
+variables :client_id and :scale are built in; -D NAME=VALUE sets others.
+\shell and \setshell are refused.
+
+Every statement's latency is reported under its name, the comment
+"-- name: NAME" above it, else FILE:LINE, beside each script's (a script
+is named by its file's name, without its directory).
+Statements are prepared once per connection (--protocol prepared, pgbench's
+-M prepared); --protocol extended or simple sends them as pgbench does.
+
+init runs --init-file FILE (SQL statements, and COPY ... FROM STDIN with its
+rows up to a line \.) and marks the tables it creates as stampede's, so that
+cleanup drops them and nothing else. check runs --check-file FILE: each of its
+queries must return true.
+
+Examples:
+  stampede init sql --init-file schema.sql 'postgresql://postgres@localhost:5432/app'
+  stampede run sql -f read.sql@10 -f write.sql@1 --duration 60s 'postgresql://postgres@localhost:5432/app'
+  stampede run sql -f point.sql -D maxid=100000 --max-rate 5000 --duration 5m 'postgresql://postgres@localhost:5432/app'
+  stampede check sql --check-file checks.sql 'postgresql://postgres@localhost:5432/app'
+  stampede cleanup sql 'postgresql://postgres@localhost:5432/app'`
+
+var meta = workload.Meta{
+	Name:        "sql",
+	Description: "your own SQL scripts in pgbench's script language, chosen by weight (-f FILE@W)",
+	Details:     details,
+	Version:     "1.0.0",
+	New:         newGen,
+}
+
+func init() {
+	workload.Register(meta)
+}
+
+// gen is the generator.
+type gen struct {
+	flags workload.Flags
+
+	files     []string
+	builtins  []string
+	order     []scriptArg // -f and -b in command-line order
+	vacuum    bool
+	defines   []string
+	protocol  string
+	scale     int64
+	initFile  string
+	checkFile string
+	every     bool
+	maxTries  int
+	// retried and retries count by script, for pgbench's report, the
+	// transactions retried and their retries (under --max-tries).
+	retried, retries []atomic.Int64
+
+	// Parsed by validate.
+	scripts []*pgscript.Script
+	defs    map[string]string
+	proto   sqlx.Protocol
+	// loaded is the rows the init file wrote.
+	loaded int64
+	// prog is the program of the run, once Ops made it; db its DB.
+	prog atomic.Pointer[pgscript.Program]
+	db   atomic.Pointer[sqlx.DB]
+	// part is this client's index and the clients' count (--clients).
+	index, count int
+}
+
+func newGen() workload.Generator {
+	g := &gen{}
+	fs := pflag.NewFlagSet("sql", pflag.ContinueOnError)
+	fs.VarP(scriptFlag{false, &g.files, &g.order}, "file", "f", "a script to run, FILE or FILE@WEIGHT (repeat for several; pgbench's -f)")
+	fs.VarP(scriptFlag{true, &g.builtins, &g.order}, "builtin", "b", "one of pgbench's built-in scripts, NAME or NAME@WEIGHT: tpcb-like, simple-update, select-only (pgbench's -b; they use pgbench's tables: `stampede init pgbench`)")
+	fs.BoolVar(&g.vacuum, "vacuum-first", false, "before the run, vacuum pgbench_branches and pgbench_tellers and empty pgbench_history, as pgbench does without -n (pgbench_history only when stampede made it)")
+	fs.StringArrayVarP(&g.defines, "define", "D", nil, "set a variable every client starts with, NAME=VALUE (repeatable; pgbench's -D)")
+	fs.StringVarP(&g.protocol, "protocol", "M", "prepared", "how statements are sent: prepared, extended or simple (pgbench's -M)")
+	fs.Int64Var(&g.scale, "scale", 1, "the value of the :scale variable (pgbench's -s)")
+	fs.IntVar(&g.maxTries, "max-tries", 0, "pgbench's --max-tries: run a script at most this many times when it fails with a serialization failure or deadlock, then count it failed and go on (0: stampede's retries, up to 100, counted as tolerated errors)")
+	fs.BoolVarP(&g.every, "report-per-command", "r", false, "measure every command, meta-commands too, as pgbench's -r reports them")
+	fs.StringVar(&g.initFile, "init-file", "", "SQL that init runs to create and load the tables (COPY ... FROM STDIN allowed)")
+	fs.StringVar(&g.checkFile, "check-file", "", "queries that check runs; each must return true")
+	g.flags = workload.Flags{FlagSet: fs, Meta: map[string]workload.FlagMeta{
+		"file":               {RuntimeOnly: true},
+		"builtin":            {RuntimeOnly: true},
+		"vacuum-first":       {RuntimeOnly: true},
+		"define":             {RuntimeOnly: true},
+		"protocol":           {RuntimeOnly: true},
+		"scale":              {RuntimeOnly: true},
+		"report-per-command": {RuntimeOnly: true},
+		"max-tries":          {RuntimeOnly: true},
+		"init-file":          {LoadOnly: true},
+		"check-file":         {RuntimeOnly: true, Check: true},
+	}}
+	return g
+}
+
+// Meta implements the Generator interface.
+func (g *gen) Meta() workload.Meta { return meta }
+
+// Tables implements the Generator interface: the tables are the init
+// file's, found by their mark (RunTables).
+func (g *gen) Tables() []workload.Table { return nil }
+
+// Flags implements the Flagser interface.
+func (g *gen) Flags() workload.Flags { return g.flags }
+
+// PartitionClients implements workload.ClientPartitioner: client
+// numbers (:client_id) go on from the clients before this one.
+func (g *gen) PartitionClients(index, count int) error {
+	g.index, g.count = index, count
+	return nil
+}
+
+// Hooks implements the Hookser interface.
+func (g *gen) Hooks() workload.Hooks {
+	return workload.Hooks{
+		Validate:         g.validate,
+		PreLoad:          g.runInitFile,
+		CheckConsistency: g.check,
+		RunTables:        g.madeTables,
+	}
+}
+
+// validate reads the scripts and the flags about them.
+func (g *gen) validate() error {
+	p, err := sqlx.ParseProtocol(g.protocol)
+	if err != nil {
+		return fmt.Errorf("--protocol: %w", err)
+	}
+	g.proto = p
+	if g.maxTries < 0 {
+		return fmt.Errorf("--max-tries %d: give 1 or more tries, or 0 for stampede's retries", g.maxTries)
+	}
+	if g.scale < 1 {
+		return fmt.Errorf("--scale %d: the scale is 1 or more", g.scale)
+	}
+	g.defs = make(map[string]string, len(g.defines))
+	for _, d := range g.defines {
+		name, value, ok := strings.Cut(d, "=")
+		if !ok {
+			return fmt.Errorf("-D %q: write NAME=VALUE", d)
+		}
+		if !pgscript.ValidName(name) {
+			return fmt.Errorf("-D %q: %q is not a variable name (letters, digits and _, not starting with a digit)", d, name)
+		}
+		g.defs[name] = value
+	}
+	g.scripts = g.scripts[:0]
+	seen := map[string]string{}
+	for _, a := range g.order {
+		s, err := g.script(a)
+		if err != nil {
+			return err
+		}
+		path, _, _ := pgscript.ParseFileArg(a.value)
+		if err := seriesNames(s, path); err != nil {
+			return err
+		}
+		if other, ok := seen[s.Name]; ok && other != path {
+			return fmt.Errorf("%s and %s: two scripts named %s (a script is named by its file's name): rename one", other, path, s.Name)
+		}
+		seen[s.Name] = path
+		g.scripts = append(g.scripts, s)
+	}
+	if g.initFile != "" {
+		src, err := readFile(g.initFile, "--init-file")
+		if err != nil {
+			return err
+		}
+		if _, err := pgscript.ParseInit(g.initFile, src); err != nil {
+			return err
+		}
+	}
+	if g.checkFile != "" {
+		src, err := readFile(g.checkFile, "--check-file")
+		if err != nil {
+			return err
+		}
+		if _, err := pgscript.ParseInit(g.checkFile, src); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// script reads one -b or -f argument.
+func (g *gen) script(a scriptArg) (*pgscript.Script, error) {
+	flag := "-f"
+	if a.builtin {
+		flag = "-b"
+	}
+	name, weight, err := pgscript.ParseFileArg(a.value)
+	if err != nil {
+		return nil, fmt.Errorf("%s %w", flag, err)
+	}
+	if weight == 0 {
+		return nil, fmt.Errorf("%s %s: a weight of 0 never runs the script: give 1 or more, or leave it out", flag, a.value)
+	}
+	if a.builtin {
+		s, err := pgscript.Builtin(name, weight)
+		if err != nil {
+			return nil, fmt.Errorf("-b %w", err)
+		}
+		return s, nil
+	}
+	src, err := readFile(name, "-f")
+	if err != nil {
+		return nil, err
+	}
+	return pgscript.Parse(name, weight, src)
+}
+
+// seriesNames names script s, read from path, and its statements for the
+// run log, whose series names keep "/" for the parts of an operation
+// (results.IsPart: never counted in the total): a script in another
+// directory is named by its file's name (its statements FILE:LINE with
+// that name), and a `-- name:` with a "/" is refused.
+func seriesNames(s *pgscript.Script, path string) error {
+	if !strings.Contains(s.Name, "/") {
+		return checkStatementNames(s, path)
+	}
+	base := filepath.Base(s.Name)
+	for i := range s.Commands {
+		c := &s.Commands[i]
+		if c.Kind == pgscript.SQL && c.Name == s.Name+":"+strconv.Itoa(c.Line) {
+			c.Name = base + ":" + strconv.Itoa(c.Line)
+		}
+	}
+	s.Name = base
+	return checkStatementNames(s, path)
+}
+
+func checkStatementNames(s *pgscript.Script, path string) error {
+	for _, c := range s.Commands {
+		if c.Kind == pgscript.SQL && strings.Contains(c.Name, "/") {
+			return fmt.Errorf("%s:%d: the statement name %q holds a /, which the run log keeps for the parts of an operation: name it without one", path, c.Line, c.Name)
+		}
+	}
+	return nil
+}
+
+// maxScriptBytes bounds a script file: more is not a script.
+const maxScriptBytes = 64 << 20
+
+// readFile reads a script named by flag.
+func readFile(path, flag string) (string, error) {
+	st, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("%s %s: %w: give a readable script file", flag, path, unwrapPath(err))
+	case st.IsDir():
+		return "", fmt.Errorf("%s %s is a directory: give a script file", flag, path)
+	case st.Size() > maxScriptBytes:
+		return "", fmt.Errorf("%s %s is %d bytes, more than a script's %d: give a script file", flag, path, st.Size(), maxScriptBytes)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("%s %s: %w: give a readable script file", flag, path, unwrapPath(err))
+	}
+	return string(b), nil
+}
+
+// unwrapPath drops the path an *os.PathError repeats.
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// Ops implements the Opser interface.
+func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (workload.QueryLoad, error) {
+	if len(g.scripts) == 0 {
+		return workload.QueryLoad{}, sqlx.ConfigErrorf("run sql needs a script: give -f FILE (or FILE@WEIGHT, repeated for several)")
+	}
+	if err := g.pgbenchTables(ctx, db, oc.Warn); err != nil {
+		return workload.QueryLoad{}, err
+	}
+	conns := make([]sqlx.Conn, oc.Concurrency)
+	queriers := make([]sqlx.ScriptQuerier, oc.Concurrency)
+	release := func() {
+		for _, c := range conns {
+			if c != nil {
+				c.Release()
+			}
+		}
+	}
+	for i := range conns {
+		conns[i] = db.Conn(i, true)
+		q, ok := conns[i].(sqlx.ScriptQuerier)
+		if !ok {
+			release()
+			return workload.QueryLoad{}, sqlx.ConfigErrorf("run sql keeps one connection per worker (a script's transaction spans its statements): give --conns at least --concurrency (%d)", oc.Concurrency)
+		}
+		queriers[i] = q
+	}
+	prog, err := g.compile(ctx, queriers[0], db.Null())
+	if err != nil {
+		release()
+		return workload.QueryLoad{}, err
+	}
+	first := g.index * oc.Concurrency
+	streams := prng.PgbenchStreams(oc.Seed, first+oc.Concurrency, first+oc.Concurrency)
+	clients := make([]*pgscript.Client, oc.Concurrency)
+	ops := prog.Ops()
+	ql := workload.QueryLoad{
+		Ops:     ops,
+		Classes: classes(prog),
+		Workers: make([]workload.Worker, oc.Concurrency),
+		Header:  []string{header(prog, g.proto)},
+		Close: func(context.Context) error {
+			release()
+			return nil
+		},
+	}
+	recs := make([]workload.Recorder, oc.Concurrency)
+	g.retried, g.retries = make([]atomic.Int64, len(prog.Scripts)), make([]atomic.Int64, len(prog.Scripts))
+	g.prog.Store(prog)
+	g.db.Store(db)
+	ql.Attach = func(w int, rec workload.Recorder) {
+		recs[w] = rec
+		// Connect before the first script, as pgbench does.
+		_ = queriers[w].Connect(ctx)
+		clients[w] = prog.NewClient(first+w, queriers[w], rec, streams.Clients[first+w], streams.Choose[first+w],
+			streams.DefaultSeed, int64(oc.Seed))
+	}
+	for i := range ql.Workers {
+		ql.Workers[i] = func(ctx context.Context) workload.Result {
+			c := clients[i]
+			s := c.Choose()
+			if g.maxTries > 0 {
+				return g.tries(ctx, c, s)
+			}
+			tries := 0
+			err := workload.RetryTx(ctx, recs[i], s, prog.Scripts[s].Name, func() error {
+				if tries > 0 {
+					c.Rewind()
+				}
+				tries++
+				return c.Run(ctx, s)
+			})
+			return workload.Result{Op: s, Err: err}
+		}
+	}
+	return ql, nil
+}
+
+// tries runs script s as pgbench does with --max-tries: again, with the
+// same random values, after a serialization failure or deadlock, up to
+// the limit; a script that still fails so is a failed transaction, and
+// the run goes on; any other error ends it (unless --tolerate-errors).
+func (g *gen) tries(ctx context.Context, c *pgscript.Client, s int) workload.Result {
+	var err error
+	for try := 1; try <= g.maxTries; try++ {
+		if try > 1 {
+			c.Rewind()
+			g.retries[s].Add(1)
+			if try == 2 {
+				g.retried[s].Add(1)
+			}
+		}
+		if err = c.Run(ctx, s); err == nil || !sqlx.IsRetryable(err) || ctx.Err() != nil {
+			break
+		}
+	}
+	return workload.Result{Op: s, Err: err, Tolerated: err != nil && sqlx.IsRetryable(err)}
+}
+
+// Retries is how many transactions of script s were retried under
+// --max-tries, and how many retries there were.
+func (g *gen) Retries(s int) (retried, retries int64) {
+	if s >= len(g.retried) {
+		return 0, 0
+	}
+	return g.retried[s].Load(), g.retries[s].Load()
+}
+
+// MaxTries is --max-tries (0: stampede's own retries).
+func (g *gen) MaxTries() int { return g.maxTries }
+
+// compile binds the scripts and checks every statement on the server
+// before the run: a syntax error, or (when no script creates anything) a
+// table, column or function that does not exist, refuses the run with
+// the script's line.
+func (g *gen) compile(ctx context.Context, q sqlx.ScriptQuerier, null bool) (*pgscript.Program, error) {
+	ddl := false
+	for _, s := range g.scripts {
+		for _, c := range s.Commands {
+			if c.Kind == pgscript.SQL && isDDL(c.Text) {
+				ddl = true
+			}
+		}
+	}
+	opts := pgscript.Options{Protocol: g.proto, Defines: g.defs, Scale: g.scale, EveryCommand: g.every}
+	// First without the columns of \gset and \aset queries (every
+	// variable after one may be set by it), for the statements' text.
+	prog, err := pgscript.Compile(g.scripts, opts, nil)
+	if err != nil {
+		return nil, sqlx.ConfigErrorf("%v", err)
+	}
+	if null || g.proto == sqlx.Simple {
+		return prog, nil
+	}
+	cols := make(map[*pgscript.Command][]string)
+	for _, st := range prog.Statements() {
+		c, err := q.Describe(ctx, st.SQL)
+		if err != nil {
+			var pe *pgconn.PgError
+			if !errors.As(err, &pe) {
+				return nil, err // the server, not the script
+			}
+			if pe.Code == "42601" || !ddl && strings.HasPrefix(pe.Code, "42") {
+				return nil, sqlx.ConfigErrorf("%s:%d: %s (SQLSTATE %s): fix the statement, or run it with pgbench or psql to see it fail the same way",
+					st.Script.Name, pgscript.ErrorLine(st.Command, st.SQL, err), pe.Message, pe.Code)
+			}
+			continue // checked when it runs: an earlier statement may create what it uses
+		}
+		cols[st.Command] = c
+	}
+	// Again, now that the columns of \gset and \aset queries are known,
+	// for the variables they set.
+	prog, err = pgscript.Compile(g.scripts, opts, func(c *pgscript.Command) ([]string, bool) {
+		cc, ok := cols[c]
+		return cc, ok
+	})
+	if err != nil {
+		return nil, sqlx.ConfigErrorf("%v", err)
+	}
+	return prog, nil
+}
+
+// isDDL reports whether a statement changes the schema.
+func isDDL(sql string) bool {
+	w := strings.ToUpper(firstWord(sql))
+	switch w {
+	case "CREATE", "ALTER", "DROP", "TRUNCATE", "DO", "CALL", "SELECT":
+		// A function (SELECT f()) or procedure may create what the next
+		// statement uses: only a plain statement is checked strictly.
+		return w != "SELECT" || strings.Contains(strings.ToUpper(sql), "CREATE")
+	}
+	return false
+}
+
+func firstWord(sql string) string {
+	f := strings.Fields(sql)
+	if len(f) == 0 {
+		return ""
+	}
+	return strings.TrimRight(f[0], ";(")
+}
+
+// classes classifies the program's operations for sysbench-style counts.
+func classes(p *pgscript.Program) []workload.OpClass {
+	out := make([]workload.OpClass, 0, len(p.Ops()))
+	for range p.Scripts {
+		out = append(out, workload.ClassTransaction)
+	}
+	for _, st := range p.Statements() {
+		switch strings.ToUpper(firstWord(st.Command.Text)) {
+		case "SELECT", "WITH", "TABLE", "VALUES", "SHOW":
+			out = append(out, workload.ClassRead)
+		case "INSERT", "UPDATE", "DELETE", "MERGE", "UPSERT", "COPY":
+			out = append(out, workload.ClassWrite)
+		default:
+			out = append(out, workload.ClassOther)
+		}
+	}
+	return out
+}
+
+// header says how the scripts run.
+func header(p *pgscript.Program, proto sqlx.Protocol) string {
+	parts := make([]string, len(p.Scripts))
+	for i, s := range p.Scripts {
+		parts[i] = fmt.Sprintf("%s (weight %d)", s.Name, s.Weight)
+	}
+	return fmt.Sprintf("scripts: %s; statements sent %s", strings.Join(parts, ", "), protocolWords(proto))
+}
+
+func protocolWords(p sqlx.Protocol) string {
+	switch p {
+	case sqlx.Simple:
+		return "as text (--protocol simple)"
+	case sqlx.Extended:
+		return "parsed each time (--protocol extended)"
+	}
+	return "prepared once per connection (--protocol prepared)"
+}
+
+// Program returns the program of the run once Ops has made it (nil
+// before), for reports that follow the scripts (pgbench's).
+func (g *gen) Program() *pgscript.Program { return g.prog.Load() }
+
+// ConnectTime is the mean time the run's connections took to open;
+// false before any did.
+func (g *gen) ConnectTime() (time.Duration, bool) {
+	db := g.db.Load()
+	if db == nil {
+		return 0, false
+	}
+	d, n := db.ConnectTime()
+	return d, n > 0
+}
