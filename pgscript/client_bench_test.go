@@ -21,6 +21,8 @@ func (nopConn) TxStatus() byte                                           { retur
 func (nopConn) CopyIn(context.Context, string, io.Reader) (int64, error) { return 0, nil }
 func (nopConn) Describe(context.Context, string) ([]string, error)       { return nil, nil }
 
+func (nopConn) Connect(context.Context) error { return nil }
+
 type nopRecorder struct{}
 
 func (nopRecorder) Record(int, time.Duration) {}
