@@ -57,21 +57,21 @@ func inputf(format string, args ...any) error {
 type options struct {
 	fs *pflag.FlagSet
 
-	initialize, noVacuum, quiet, foreignKeys, unlogged       bool
-	initSteps, tablespace, indexTablespace, partitionMethod  string
-	fillfactor, partitions, scale                            int
-	builtins, files, defines                                 []string
+	initialize, noVacuum, quiet, foreignKeys, unlogged      bool
+	initSteps, tablespace, indexTablespace, partitionMethod string
+	fillfactor, partitions, scale                           int
+	builtins, files, defines                                []string
 	// scripts are -b, -f, -N and -S in command-line order, as
 	// stampede's arguments (-b NAME or -f FILE).
-	scripts []string
-	skipSome, selectOnly, connect, log, reportPerCommand     bool
-	vacuumAll, failuresDetailed, progressTimestamp, verbose  bool
-	debug, version, help                                     bool
+	scripts                                                   []string
+	skipSome, selectOnly, connect, log, reportPerCommand      bool
+	vacuumAll, failuresDetailed, progressTimestamp, verbose   bool
+	debug, version, help                                      bool
 	clients, jobs, progress, transactions, duration, maxTries int
-	latencyLimit, rate, samplingRate                         float64
-	protocol, randomSeed, logPrefix, showScript              string
-	aggregateInterval                                        int
-	host, port, username                                     string
+	latencyLimit, rate, samplingRate                          float64
+	protocol, randomSeed, logPrefix, showScript               string
+	aggregateInterval                                         int
+	host, port, username                                      string
 }
 
 func newOptions() *options {
