@@ -106,7 +106,7 @@ func newGenerator() workload.Generator {
 	fs.BoolVar(&g.noVacuum, "no-vacuum", false, "skip the vacuum (removes step v; pgbench's -n with -i)")
 	fs.IntVar(&g.partitions, "partitions", 0, "partition pgbench_accounts into this many partitions (0: none)")
 	fs.StringVar(&g.method, "partition-method", "", "how --partitions partitions pgbench_accounts: range (the default) or hash")
-	fs.BoolVar(&g.unlogged, "unlogged-tables", false, "create the tables UNLOGGED (with --partitions, the partitions only, as pgbench)")
+	fs.BoolVar(&g.unlogged, "unlogged-tables", false, "create the tables (and partitions) UNLOGGED")
 	fs.StringVar(&g.tablespace, "tablespace", "", "create the tables in this tablespace")
 	fs.StringVar(&g.indexTablespace, "index-tablespace", "", "create the primary keys' indexes in this tablespace")
 	for _, name := range []string{"init-steps", "fillfactor", "foreign-keys", "no-vacuum", "partitions",
@@ -350,15 +350,29 @@ func (g *generator) postLoad(ctx context.Context, db *sqlx.DB) error {
 	return nil
 }
 
-// finishCreate makes the tables UNLOGGED when asked (all four, or with
-// partitions the partitions only, as pgbench), and creates and marks the
-// partitions.
+// finishCreate makes the tables UNLOGGED when asked (all four and the
+// partitions, as pgbench 15 does), and creates and marks the partitions.
+// ALTER TABLE ... SET UNLOGGED leaves a partitioned table as it is, so a
+// partitioned pgbench_accounts, just created and empty, is created again
+// UNLOGGED.
 func (g *generator) finishCreate(ctx context.Context, db *sqlx.DB) error {
 	method := g.partitionMethod()
-	if g.unlogged && method == "" {
-		for _, t := range []string{Branches, Accounts, Tellers, History} {
-			if _, err := db.Exec(ctx, "alter table "+t+" set unlogged"); err != nil {
-				return fmt.Errorf("making %s unlogged: %w", t, err)
+	for _, t := range g.Tables() {
+		switch {
+		case !g.unlogged:
+		case t.Name == Accounts && method != "":
+			if _, err := db.Exec(ctx, "drop table "+t.Name); err != nil {
+				return fmt.Errorf("making %s unlogged: %w", t.Name, err)
+			}
+			if _, err := db.Exec(ctx, "create unlogged table "+t.Name+t.Schema); err != nil {
+				return fmt.Errorf("making %s unlogged: %w", t.Name, err)
+			}
+			if err := workload.MarkTable(ctx, db, t.Name, workload.InitMark(g)); err != nil {
+				return err
+			}
+		default:
+			if _, err := db.Exec(ctx, "alter table "+t.Name+" set unlogged"); err != nil {
+				return fmt.Errorf("making %s unlogged: %w", t.Name, err)
 			}
 		}
 	}
