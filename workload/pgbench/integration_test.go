@@ -114,6 +114,7 @@ func TestSameAsPgbench(t *testing.T) {
 		{"tablespaces, keys first, no vacuum", []string{"-s", "1", "-I", "dtpgf", "--tablespace", "pg_default", "--index-tablespace", "pg_default"},
 			[]string{"--scale", "1", "--init-steps", "dtpgf", "--tablespace", "pg_default", "--index-tablespace", "pg_default"}},
 		{"no vacuum", []string{"-s", "1", "-n"}, []string{"--scale", "1", "--no-vacuum"}},
+		{"keys before the data", []string{"-s", "1", "-I", "dtpfg"}, []string{"--scale", "1", "--init-steps", "dtpfg"}},
 	}
 	meta, _ := workload.Get("pgbench")
 	for _, c := range cases {
