@@ -53,6 +53,10 @@ func (g *generator) check(ctx context.Context, db *sqlx.DB, rep workload.Reporte
 		scale, from = counts[0]/branchesPerScale, "the branches"
 	}
 	rep.Printf("pgbench: scale %d (from %s)", scale, from)
+	if scale == 0 {
+		rep.Printf("%s: no rows FAIL", Branches)
+		return fmt.Errorf("pgbench consistency check failed: %s in database %s is empty: nothing was loaded (pgbench's or stampede's init without its data step?)", Branches, db.Database())
+	}
 	failed := 0
 	for i, t := range []struct {
 		name string

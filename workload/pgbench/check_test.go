@@ -90,6 +90,18 @@ func TestOwnership(t *testing.T) {
 	if out, err := exec.Command(bin, "-i", "-s", "1", dbURL(t, db.Database())).CombinedOutput(); err != nil {
 		t.Fatalf("pgbench: %v\n%s", err, out)
 	}
+	// check reads pgbench's own tables, its scale from the branches.
+	if out, err := check(t, db.Database()); err != nil || !strings.Contains(out, "scale 1 (from the branches)") ||
+		!strings.Contains(out, "pgbench_accounts: 100000 rows (expected 100000) PASS") {
+		t.Errorf("check of pgbench's tables: %v\n%s", err, out)
+	}
+	empty := testdb.Fresh(t, "pginit_empty", sqlx.Options{MaxConns: 1})
+	if out, err := exec.Command(bin, "-i", "-I", "dt", dbURL(t, empty.Database())).CombinedOutput(); err != nil {
+		t.Fatalf("pgbench: %v\n%s", err, out)
+	}
+	if out, err := check(t, empty.Database()); err == nil || !strings.Contains(err.Error(), "is empty") {
+		t.Errorf("check of empty tables passed: %v\n%s", err, out)
+	}
 	err := initStampede(t, db.Database(), run.LoadSpec{}, "--scale", "2")
 	if !errors.Is(err, workload.ErrForeign) || !strings.Contains(err.Error(), "--force-drop") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("init over pgbench's tables: %v", err)
