@@ -114,6 +114,7 @@ func TestSameAsPgbench(t *testing.T) {
 		{"tablespaces, keys first, no vacuum", []string{"-s", "1", "-I", "dtpgf", "--tablespace", "pg_default", "--index-tablespace", "pg_default"},
 			[]string{"--scale", "1", "--init-steps", "dtpgf", "--tablespace", "pg_default", "--index-tablespace", "pg_default"}},
 		{"no vacuum", []string{"-s", "1", "-n"}, []string{"--scale", "1", "--no-vacuum"}},
+		{"quiet", []string{"-s", "2", "-q"}, []string{"--scale", "2"}},
 		{"keys before the data", []string{"-s", "1", "-I", "dtpfg"}, []string{"--scale", "1", "--init-steps", "dtpfg"}},
 	}
 	meta, _ := workload.Get("pgbench")
@@ -133,6 +134,7 @@ func TestSameAsPgbench(t *testing.T) {
 			}
 			var lines bytes.Buffer
 			il := pgbench.NewInitLog(&lines)
+			il.Quiet = slices.Contains(c.pgbench, "-q") // pgbench's quiet lines
 			gen.(pgbench.InitLogger).SetInitLog(il)
 			il.Start(gen.(pgbench.InitLogger).Steps())
 			err = run.Load(context.Background(), run.LoadSpec{Workload: gen, Conn: run.Conn{URLs: []string{testdb.URL(t)}, Database: got.Database()},
