@@ -442,10 +442,7 @@ func (g *generator) step(ctx context.Context, db *sqlx.DB, s byte) error {
 		stmts = []string{
 			"alter table " + Branches + " add primary key (bid)" + using,
 			"alter table " + Tellers + " add primary key (tid)" + using,
-			// The sort of the accounts' keys in memory rather than in
-			// files: the same index, sooner (about a fifth at scale 20).
-			// The setting is the statement's transaction's only.
-			g.sortMemory() + "; alter table " + Accounts + " add primary key (aid)" + using,
+			"alter table " + Accounts + " add primary key (aid)" + using,
 		}
 	case 'f':
 		stmts = []string{
@@ -464,17 +461,6 @@ func (g *generator) step(ctx context.Context, db *sqlx.DB, s byte) error {
 		}
 	}
 	return nil
-}
-
-// maxSortKB bounds the memory sortMemory asks the server for: 1 GB.
-const maxSortKB = 1 << 20
-
-// sortMemory is a statement that raises maintenance_work_mem, for its
-// transaction, to about 64 bytes per account (in kB, at most maxSortKB),
-// unless the server's is larger.
-func (g *generator) sortMemory() string {
-	kb := min(g.accounts()*64/1024, maxSortKB)
-	return fmt.Sprintf("SELECT set_config('maintenance_work_mem', greatest((SELECT setting::bigint FROM pg_settings WHERE name = 'maintenance_work_mem'), %d)::text, true)", kb)
 }
 
 // serverSide is step G: the server makes the rows, with pgbench's
