@@ -95,6 +95,9 @@ func Load(ctx context.Context, spec LoadSpec) error {
 	defer db.Close()
 	tables := gen.Tables()
 	total := workload.TotalRows(tables)
+	if df, ok := gen.(workload.DropFirster); ok && df.DropsFirst() {
+		spec.Drop = true // pgbench's step d
+	}
 	// join: a part of the data whose tables exist (see
 	// workload.PartLoader) loads into them.
 	join, adopt := false, false

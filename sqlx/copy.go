@@ -261,3 +261,47 @@ func (db *DB) CopyEncoded(ctx context.Context, stream int, table string, columns
 	tag, err := conn.Conn().PgConn().CopyFrom(ctx, src, "COPY "+name+" ("+cols+") FROM STDIN BINARY")
 	return tag.RowsAffected(), err
 }
+
+// CopyInTx runs, in one transaction on one connection (of the endpoint of
+// stream), the statements before, then copy, a COPY ... FROM STDIN
+// statement whose data (in the format copy names) it reads from r, and
+// commits; it returns the number of rows copied. A COPY with FREEZE needs
+// it: the table must be created or truncated in the copy's transaction
+// (pgbench's initialisation loads pgbench_accounts so).
+func (db *DB) CopyInTx(ctx context.Context, stream int, before []string, copy string, r io.Reader) (int64, error) {
+	if db.null {
+		_, err := io.Copy(io.Discard, r)
+		return 0, err
+	}
+	conn, err := db.pool(stream).Acquire(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Release()
+	pc := conn.Conn().PgConn()
+	if err := pc.Exec(ctx, "BEGIN").Close(); err != nil {
+		return 0, err
+	}
+	done := false
+	defer func() {
+		if !done {
+			// A failed transaction is rolled back; the pool drops a
+			// connection left in a transaction or broken (Release).
+			_ = pc.Exec(context.WithoutCancel(ctx), "ROLLBACK").Close()
+		}
+	}()
+	for _, q := range before {
+		if err := pc.Exec(ctx, q).Close(); err != nil {
+			return 0, fmt.Errorf("%s: %w", q, err)
+		}
+	}
+	tag, err := pc.CopyFrom(ctx, r, copy)
+	if err != nil {
+		return 0, err
+	}
+	if err := pc.Exec(ctx, "COMMIT").Close(); err != nil {
+		return 0, err
+	}
+	done = true
+	return tag.RowsAffected(), nil
+}

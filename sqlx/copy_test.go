@@ -146,3 +146,34 @@ func TestCopyEncodedNull(t *testing.T) {
 		t.Errorf("a short row on the null driver: %v", err)
 	}
 }
+
+// TestCopyInTx: the statements before and the COPY commit together, and a
+// COPY that fails rolls the statements before it back, leaving the
+// connection usable (the pool has one).
+func TestCopyInTx(t *testing.T) {
+	db := testdb.Fresh(t, "stampede_sqlx_copyintx", sqlx.Options{MaxConns: 1})
+	ctx := context.Background()
+	if _, err := db.Exec(ctx, "CREATE TABLE c (a int)"); err != nil {
+		t.Fatal(err)
+	}
+	count := func() (n int64) {
+		t.Helper()
+		if err := db.QueryRow(ctx, "SELECT count(*) FROM c").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if _, err := db.CopyInTx(ctx, 0, []string{"INSERT INTO c VALUES (1)"}, "COPY c FROM STDIN", strings.NewReader("2\nx\n")); err == nil {
+		t.Fatal("a COPY of a bad row succeeded")
+	}
+	if n := count(); n != 0 {
+		t.Fatalf("%d rows after a failed COPY, want 0 (the INSERT before it rolled back)", n)
+	}
+	n, err := db.CopyInTx(ctx, 0, []string{"TRUNCATE c", "INSERT INTO c VALUES (1)"}, "COPY c FROM STDIN WITH (FREEZE ON)", strings.NewReader("2\n3\n"))
+	if err != nil || n != 2 {
+		t.Fatalf("copied %d rows, %v; want 2", n, err)
+	}
+	if n := count(); n != 3 {
+		t.Fatalf("%d rows, want 3", n)
+	}
+}

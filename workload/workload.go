@@ -347,6 +347,16 @@ type Seeder interface {
 	SetSeed(seed uint64)
 }
 
+// DropFirster is a Generator whose own flags ask init to drop its tables
+// before creating them (pgbench's step d), as --drop does: under the same
+// rule, only what stampede made (workload.ForeignTables) unless
+// --force-drop.
+type DropFirster interface {
+	Generator
+	// DropsFirst reports whether init drops the tables first.
+	DropsFirst() bool
+}
+
 // ClientPartitioner is a Generator that can run as one of several
 // clients of one benchmark (run.Spec.Part) without the clients' writes
 // colliding: YCSB gives each client its own range of keys to insert, as

@@ -6,6 +6,8 @@ package all
 import (
 	// bank registers the bank transfer workload (after cockroach workload bank).
 	_ "github.com/stampede-bench/stampede/workload/bank"
+	// pgbench registers pgbench's tables and data (pgbench -i).
+	_ "github.com/stampede-bench/stampede/workload/pgbench"
 	// sysbench registers the sysbench 1.0.20 OLTP scripts (oltp_read_write...).
 	_ "github.com/stampede-bench/stampede/workload/sysbench"
 	// tpcc registers the TPC-C benchmark (after cockroach workload tpcc).
