@@ -24,6 +24,8 @@ type Init struct {
 	seed        uint64
 	outputStyle string
 	sysbench    bool
+	// pgbenchQuiet is pgbench's -q with --output-style pgbench.
+	pgbenchQuiet bool
 	// timer times a load in YCSB's form (--output-style ycsb).
 	timer *output.YCSBLoadTimer
 	fs    *pflag.FlagSet // the flags registered in, to tell which were given
@@ -43,8 +45,14 @@ func (f *Init) Register(fs *pflag.FlagSet) {
 	_ = fs.MarkHidden("rand-seed")
 	fs.BoolVar(&f.sysbench, "sysbench-syntax", false, "the command line is sysbench's prepare: --threads streams (default 1) and sysbench's lines (set by stampede for `stampede SCRIPT [options] prepare`)")
 	_ = fs.MarkHidden("sysbench-syntax")
-	fs.StringVar(&f.outputStyle, "output-style", "stampede", "output style: stampede, or ycsb (inserts and times each row as YCSB's load does, and prints YCSB's load report on stdout, as a line in YCSB's form, `stampede load jdbc ...`, does)")
+	fs.StringVar(&f.outputStyle, "output-style", "stampede", "output style: stampede, ycsb (inserts and times each row as YCSB's load does, and prints YCSB's load report on stdout, as a line in YCSB's form, `stampede load jdbc ...`, does) or pgbench (pgbench -i's lines, for the pgbench workload)")
+	fs.BoolVar(&f.pgbenchQuiet, "pgbench-quiet", false, "pgbench -i's -q: a progress line every 5 s (with --output-style pgbench)")
+	_ = fs.MarkHidden("pgbench-quiet")
 }
+
+// PgbenchStyle says that init prints pgbench -i's lines (--output-style
+// pgbench), and quiet its -q.
+func (f *Init) PgbenchStyle() (on, quiet bool) { return f.outputStyle == "pgbench", f.pgbenchQuiet }
 
 // ForceDrop reports whether --force-drop was given.
 func (f *Init) ForceDrop() bool { return f.forceDrop }
@@ -64,8 +72,8 @@ func (f *Init) ResolveLoaders() error {
 	if f.forceDrop && !f.drop {
 		return usagef("--force-drop only says what --drop may drop: give --drop --force-drop")
 	}
-	if f.outputStyle != "stampede" && f.outputStyle != "ycsb" {
-		return usagef("unknown --output-style %q for init: use stampede or ycsb", f.outputStyle)
+	if f.outputStyle != "stampede" && f.outputStyle != "ycsb" && f.outputStyle != "pgbench" {
+		return usagef("unknown --output-style %q for init: use stampede, ycsb or pgbench", f.outputStyle)
 	}
 	if f.concurrency < 1 {
 		return usagef("%s %d: need at least 1 loader", name, f.concurrency)

@@ -169,3 +169,48 @@ func TestReportAsPgbench(t *testing.T) {
 		})
 	}
 }
+
+// TestInitAsPgbench: `stampede pgbench -i` prints pgbench -i's lines
+// (numbers blanked; the server's NOTICEs, which pgbench relays from its
+// DROP TABLE IF EXISTS, left out), and a second -i replaces what the first
+// made. workload/pgbench compares the tables themselves.
+func TestInitAsPgbench(t *testing.T) {
+	srv := server(t)
+	dir := t.TempDir()
+	ctx := context.Background()
+	admin, err := pgx.Connect(ctx, os.Getenv("STAMPEDE_TEST_DATABASE"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	lines := func(s string) []string {
+		var out []string
+		for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+			if !strings.HasPrefix(l, "NOTICE:") {
+				out = append(out, numbers.ReplaceAllString(l, "N"))
+			}
+		}
+		return out
+	}
+	for _, args := range [][]string{{"-i", "-s", "2"}, {"-i", "-s", "2", "-F", "90", "--foreign-keys", "-I", "dtGvp"}, {"-i", "-q", "-s", "1"}} {
+		var got [2][]string
+		for k, real := range []bool{true, false} {
+			name := fmt.Sprintf("pgbinit_%d", rand.Uint32())
+			if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+				t.Fatal(err)
+			}
+			defer admin.Exec(context.Background(), "DROP DATABASE "+name+" WITH (FORCE)")
+			_, errOut := tool(t, real, dir, append(append(append([]string{}, srv...), args...), name)...)
+			got[k] = lines(errOut)
+			if !real {
+				// Again: the tables are stampede's now, and -i replaces them.
+				if _, errOut := tool(t, real, dir, append(append(append([]string{}, srv...), args...), name)...); !strings.Contains(errOut, "done in") {
+					t.Errorf("a second -i: %s", errOut)
+				}
+			}
+		}
+		if strings.Join(got[0], "\n") != strings.Join(got[1], "\n") {
+			t.Errorf("%v: pgbench printed\n%s\nstampede printed\n%s", args, strings.Join(got[0], "\n"), strings.Join(got[1], "\n"))
+		}
+	}
+}

@@ -18,9 +18,9 @@ func TestParse(t *testing.T) {
 		want string
 	}{
 		{"-i -s 10 bench", base,
-			"init pgbench --scale 10 --init-steps dtgvp postgresql://bench@localhost/bench"},
+			"init pgbench --scale 10 --init-steps dtgvp --output-style pgbench postgresql://bench@localhost/bench"},
 		{"-i -s5 -F 80 --foreign-keys --partitions=4 --partition-method hash -n -I dtGvp -h 10.0.0.1 -p 5433 -U alice db1", base,
-			"init pgbench --scale 5 --init-steps dtGp --fillfactor 80 --foreign-keys --partitions 4 --partition-method hash postgresql://alice@10.0.0.1:5433/db1"},
+			"init pgbench --scale 5 --init-steps dtGp --fillfactor 80 --foreign-keys --partitions 4 --partition-method hash --output-style pgbench postgresql://alice@10.0.0.1:5433/db1"},
 		{"-c 8 -j 2 -T 60 -P 5 -M prepared bench", base,
 			"run sql -b tpcb-like --concurrency 8 --conns 8 --protocol prepared --pgbench-jobs 2 --duration 60s --display-every 5s --pgbench-progress 5 --vacuum-first --max-tries 1 --output-style pgbench postgresql://bench@localhost/bench"},
 		{"-S -t 1000 -c4 -n", map[string]string{"PGUSER": "u", "PGDATABASE": "d", "PGHOST": "/var/run/postgresql", "PGPORT": "5432"},

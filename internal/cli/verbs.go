@@ -10,6 +10,7 @@ import (
 
 	"github.com/stampede-bench/stampede/cmdline"
 	"github.com/stampede-bench/stampede/cmdline/cockroach"
+	pgline "github.com/stampede-bench/stampede/cmdline/pgbench"
 	sbline "github.com/stampede-bench/stampede/cmdline/sysbench"
 	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/sqlx"
@@ -244,6 +245,11 @@ func (a *app) initWorkload(ctx context.Context, gen workload.Generator, cf *cmdl
 	spec.Log, spec.Done, spec.Progress = a.stderr, f.Report(gen, a.stdout, a.stderr), cmdline.ProgressBar(a.stderr)
 	if f.SysbenchSyntax() {
 		sbline.Prepare(&spec, f.Concurrency(), a.stdout, a.stderr)
+	}
+	if on, quiet := f.PgbenchStyle(); on {
+		if err := pgline.Init(&spec, quiet, a.stderr); err != nil {
+			return err
+		}
 	}
 	return run.Load(ctx, spec)
 }

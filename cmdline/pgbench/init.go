@@ -1,0 +1,58 @@
+package pgbench
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/stampede-bench/stampede/run"
+	pgbenchwl "github.com/stampede-bench/stampede/workload/pgbench"
+)
+
+// Init makes spec, a load of the pgbench workload, pgbench -i's: its
+// lines on w as the steps go ("creating tables...", the progress of the
+// accounts, "done in ..."), and of stampede's own lines only the
+// warnings (and errors, which the command line prints).
+func Init(spec *run.LoadSpec, quiet bool, w io.Writer) error {
+	gen, ok := spec.Workload.(pgbenchwl.InitLogger)
+	if !ok {
+		return inputf("--output-style pgbench prints pgbench -i's lines: it is for `stampede init pgbench` only, not %s", spec.Workload.Meta().Name)
+	}
+	l := pgbenchwl.NewInitLog(w)
+	l.Quiet = quiet
+	gen.SetInitLog(l)
+	l.Start(gen.Steps())
+	spec.Steps = l.LoadOptions()
+	spec.Log, spec.Progress = warningsOnly{w}, nil
+	return nil
+}
+
+// warningsOnly passes on the warnings written to it, whole lines.
+type warningsOnly struct{ w io.Writer }
+
+// Write implements io.Writer.
+func (f warningsOnly) Write(p []byte) (int, error) {
+	for _, line := range splitLines(p) {
+		if len(line) > 9 && string(line[:9]) == "warning: " {
+			if _, err := fmt.Fprintf(f.w, "pgbench: %s", line); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return len(p), nil
+}
+
+func splitLines(p []byte) [][]byte {
+	var out [][]byte
+	for len(p) > 0 {
+		i := 0
+		for i < len(p) && p[i] != '\n' {
+			i++
+		}
+		if i < len(p) {
+			i++
+		}
+		out = append(out, p[:i])
+		p = p[i:]
+	}
+	return out
+}
