@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -211,6 +212,71 @@ func TestInitAsPgbench(t *testing.T) {
 		}
 		if strings.Join(got[0], "\n") != strings.Join(got[1], "\n") {
 			t.Errorf("%v: pgbench printed\n%s\nstampede printed\n%s", args, strings.Join(got[0], "\n"), strings.Join(got[1], "\n"))
+		}
+	}
+}
+
+// TestSameStatementsAsPgbench runs -b tpcb-like and -b simple-update for
+// a fixed number of transactions with pgbench and with stampede, each in
+// its own database, and compares what the server counted: the rows each
+// table's statements updated, inserted and fetched by index, and the
+// transactions committed (pg_stat_user_tables, pg_stat_database).
+func TestSameStatementsAsPgbench(t *testing.T) {
+	srv := server(t)
+	dir := t.TempDir()
+	ctx := context.Background()
+	type counts map[string]int64
+	stats := func(db string) counts {
+		u, _ := url.Parse(os.Getenv("STAMPEDE_TEST_DATABASE"))
+		u.Path = "/" + db
+		c, err := pgx.Connect(ctx, u.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close(ctx)
+		// The statistics collector reports a backend's counts when it
+		// ends, within a second or so (PostgreSQL 15: shared memory).
+		out := counts{}
+		for try := 0; try < 50; try++ {
+			_, _ = c.Exec(ctx, "SELECT pg_stat_clear_snapshot()")
+			rows, err := c.Query(ctx, `SELECT relname, n_tup_upd, n_tup_ins, coalesce(idx_scan, 0) FROM pg_stat_user_tables WHERE relname LIKE 'pgbench_%'`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for rows.Next() {
+				var name string
+				var upd, ins, idx int64
+				if err := rows.Scan(&name, &upd, &ins, &idx); err != nil {
+					t.Fatal(err)
+				}
+				out[name+" updated"], out[name+" inserted"], out[name+" index scans"] = upd, ins, idx
+			}
+			if out["pgbench_accounts updated"] > 0 {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		return out
+	}
+	for _, script := range []string{"tpcb-like", "simple-update"} {
+		var got [2]counts
+		for k, real := range []bool{true, false} {
+			db := freshDB(t)
+			before := stats(db)
+			tool(t, real, dir, append(append([]string{}, srv...), "-n", "-t", "50", "-c", "2", "-b", script, "-M", "prepared", db)...)
+			after := stats(db)
+			got[k] = counts{}
+			for key, v := range after {
+				got[k][key] = v - before[key]
+			}
+		}
+		for key, v := range got[0] {
+			if got[1][key] != v {
+				t.Errorf("%s: %s: pgbench %d, stampede %d", script, key, v, got[1][key])
+			}
+		}
+		if got[0]["pgbench_accounts updated"] != 100 {
+			t.Errorf("%s: pgbench updated %d accounts in 100 transactions", script, got[0]["pgbench_accounts updated"])
 		}
 	}
 }
