@@ -77,7 +77,7 @@ func Builtin(name string, weight int) (*Script, error) {
 	if err != nil {
 		return nil, err // a built-in parses
 	}
-	s.Desc = b.desc
+	s.Desc, s.Builtin = b.desc, true
 	return s, nil
 }
 

@@ -85,6 +85,8 @@ type Script struct {
 	// Desc is how pgbench's report names the script: the file's path,
 	// or a built-in's "<builtin: ...>".
 	Desc string
+	// Builtin says the script is one of pgbench's (Builtin).
+	Builtin bool
 	// Weight is the script's share of the transactions (FILE@WEIGHT).
 	Weight int
 	// Commands are the script's commands in order.

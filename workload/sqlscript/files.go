@@ -196,7 +196,7 @@ func (g *gen) pgbenchTables(ctx context.Context, db *sqlx.DB, warn func(string, 
 	}
 	builtin := false
 	for _, s := range g.scripts {
-		if s.Desc != s.Name {
+		if s.Builtin {
 			builtin = true
 		}
 	}

@@ -187,7 +187,7 @@ func (g *gen) validate() error {
 			return err
 		}
 		if other, ok := seen[s.Name]; ok && other != path {
-			return fmt.Errorf("%s and %s: two scripts named %s (a script is named by its file's name): rename one", other, path, s.Name)
+			return fmt.Errorf("-f %s and -f %s: two scripts named %s (a script is named by its file's name): rename one", other, path, s.Name)
 		}
 		seen[s.Name] = path
 		g.scripts = append(g.scripts, s)
