@@ -156,6 +156,8 @@ func runSpec(spec RunArgs, env Env) (run.Spec, error) {
 		SharedOps:        rf.sharedOps,
 		Ramp:             rf.ramp,
 		MaxRate:          rf.maxRate,
+		Poisson:          rf.arrivals == "poisson",
+		SkipLate:         rf.skipLate,
 		QueueRate:        rf.queueRate,
 		Grace:            rf.grace,
 		DisplayEvery:     rf.displayEvery,
@@ -327,5 +329,5 @@ func pgbenchOutput(env Env, rf *RunFlags, gen workload.Generator, fs *pflag.Flag
 	return &output.Pgbench{W: env.Stdout, Status: env.Stderr, Version: run.VersionString(), Source: src,
 		Protocol: value("protocol"), Jobs: rf.pgbenchJobs, PerClient: int64(rf.pgbenchPerClient), Duration: int(rf.duration / time.Second),
 		Progress: rf.pgbenchProgress, PerCommand: value("report-per-command") == "true", Vacuum: value("vacuum-first") == "true",
-		Rated: rf.maxRate > 0}, nil
+		Rated: rf.maxRate > 0, LatencyLimit: rf.pgbenchLatencyLimit, Skipping: rf.skipLate > 0}, nil
 }

@@ -40,6 +40,8 @@ type RunFlags struct {
 	tags       []string
 	latency    string
 	pacer      string
+	arrivals   string
+	skipLate   time.Duration
 	cpuProfile string
 	memProfile string
 	// sysbench's general options.
@@ -74,6 +76,7 @@ type RunFlags struct {
 	// pgbench's options that only its report shows (set by the pgbench
 	// form, cmdline/pgbench).
 	pgbenchJobs, pgbenchPerClient, pgbenchProgress int
+	pgbenchLatencyLimit                            float64
 	// Resolved: --events as one shared count, --rate as sysbench's queue,
 	// the grace after the run's end (--forced-shutdown) and when sysbench's
 	// header says the shutdown is forced (seconds from the start, 0: off).
@@ -103,6 +106,8 @@ func (r *RunFlags) Register(fs *pflag.FlagSet) {
 	fs.StringVar(&r.resultsURL, "results-url", "", "results store the run is indexed in: sqlite:PATH, postgres://... or postgresql://... (default $STAMPEDE_RESULTS_URL, or index.sqlite in the results directory)")
 	fs.StringArrayVar(&r.tags, "tag", nil, "key=value label stored with the run (repeatable)")
 	fs.StringVar(&r.latency, "latency", "", "under --max-rate, which latency the progress lines, the final figures and summary.json show (report and sweeps follow): intended (from the scheduled start, the default), service, or both")
+	fs.StringVar(&r.arrivals, "arrivals", "even", "under --max-rate, how each worker's intended starts are spaced: even, or poisson (exponential gaps of the same mean, as pgbench's -R schedules its clients)")
+	fs.DurationVar(&r.skipLate, "skip-late", 0, "under --max-rate, skip an operation whose turn comes more than this after its intended start, and count it skipped (pgbench's --latency-limit under -R; 0: run every one)")
 	fs.StringVar(&r.pacer, "pacer", "precise", "under --max-rate, how workers wait for each operation's scheduled start: precise (one metronome sleeps on the kernel's high-resolution clock, then spins to each start: on time to tens of microseconds, for up to a CPU) or coarse (Go's timers: no spinning, but up to about 1 ms late)")
 	fs.StringVar(&r.cpuProfile, "cpuprofile", "", "write a Go CPU profile of stampede itself to this file")
 	_ = fs.MarkHidden("cpuprofile")
@@ -132,8 +137,9 @@ func (r *RunFlags) Register(fs *pflag.FlagSet) {
 	fs.IntVar(&r.pgbenchJobs, "pgbench-jobs", 1, "pgbench's -j, for --output-style pgbench's report")
 	fs.IntVar(&r.pgbenchPerClient, "pgbench-transactions", 0, "pgbench's -t, for --output-style pgbench's report")
 	fs.IntVar(&r.pgbenchProgress, "pgbench-progress", 0, "pgbench's -P, for --output-style pgbench's progress lines")
+	fs.Float64Var(&r.pgbenchLatencyLimit, "pgbench-latency-limit", 0, "pgbench's -L in ms, for --output-style pgbench's report")
 	for _, name := range []string{"time", "rate", "report-interval", "rand-seed", "sysbench-syntax", "forced-shutdown", "verbosity",
-		"pgbench-jobs", "pgbench-transactions", "pgbench-progress"} {
+		"pgbench-jobs", "pgbench-transactions", "pgbench-progress", "pgbench-latency-limit"} {
 		_ = fs.MarkHidden(name)
 	}
 }
@@ -272,6 +278,17 @@ func (r *RunFlags) Resolve(fs *pflag.FlagSet) error {
 	}
 	if r.headroom, err = r.gcHeadroomBytes(); err != nil {
 		return usagef("bad --gc-headroom: %v (0 keeps Go's default pacing)", err)
+	}
+	switch r.arrivals {
+	case "even", "poisson":
+	default:
+		return usagef("unknown --arrivals %q: use even or poisson", r.arrivals)
+	}
+	if (r.arrivals == "poisson" || r.skipLate != 0) && r.maxRate <= 0 && r.rate <= 0 {
+		return usagef("--arrivals and --skip-late shape a schedule: give --max-rate too")
+	}
+	if r.skipLate < 0 {
+		return usagef("--skip-late %s is negative: give how late an operation may start, such as 10ms, or 0 to run every one", r.skipLate)
 	}
 	switch r.outputStyle {
 	case "stampede", "sysbench", "ycsb", "pgbench":

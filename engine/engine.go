@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -43,8 +44,19 @@ type Config struct {
 	// not pace themselves; the generator waits with Pacer. MaxRate must
 	// be 0.
 	QueueRate float64
-	// QueueSeed seeds the generator's gaps.
+	// QueueSeed seeds the generator's gaps, and under Poisson the
+	// workers' schedules.
 	QueueSeed uint64
+	// Poisson spaces each worker's intended starts under MaxRate by
+	// exponentially distributed gaps of the same mean (Poisson arrivals,
+	// as pgbench's -R schedules each client's transactions) instead of
+	// evenly.
+	Poisson bool
+	// SkipLate, under MaxRate, skips an operation whose turn comes more
+	// than this after its intended start: it is not run, and counted
+	// (Hooks.Skip, Result.Skipped), as pgbench's --latency-limit skips
+	// transactions under -R. 0 runs every operation.
+	SkipLate time.Duration
 	// Pacer is how workers wait for the intended starts under MaxRate, or
 	// the generator for its events' under QueueRate (PacerPrecise, the
 	// zero value, or PacerCoarse); see RunPacer.
@@ -108,6 +120,10 @@ func (c Config) Validate(workers int) error {
 		return fmt.Errorf("unknown pacer %d", int(c.Pacer))
 	case c.OpTimeout < 0:
 		return fmt.Errorf("op-timeout %s is negative: use 0 for none", c.OpTimeout)
+	case c.SkipLate < 0:
+		return fmt.Errorf("latency limit %s is negative: use 0 for none", c.SkipLate)
+	case (c.SkipLate > 0 || c.Poisson) && c.MaxRate <= 0:
+		return errors.New("skipping late operations and Poisson arrivals are for a per-worker schedule: give a rate (max-rate)")
 	case c.DisplayEvery < MinDisplayEvery:
 		return fmt.Errorf("display-every %s is shorter than %s: use %s or more", c.DisplayEvery, MinDisplayEvery, MinDisplayEvery)
 	}
@@ -231,6 +247,10 @@ type Hooks struct {
 	// Tick, from the same goroutine, with the event queue's state at that
 	// instant (sysbench's "queue length" and "concurrency").
 	Queue func(QueueState)
+	// Skip, when set, is called for each operation skipped under
+	// Config.SkipLate, from the worker's goroutine: it must be safe for
+	// concurrent use.
+	Skip func()
 }
 
 // Prefixes of the failure labels of Hooks.Classify: failed operations
@@ -268,6 +288,8 @@ type Result struct {
 	// the grace after the run's end ran out, which were abandoned
 	// (sysbench's "unfinished transactions on forced shutdown").
 	Unfinished int
+	// Skipped is the number of operations skipped under Config.SkipLate.
+	Skipped int64
 }
 
 // WorkerStats is one worker's share of a run.
@@ -517,6 +539,7 @@ loop:
 		end = time.Now()
 	}
 	r.result.End = end
+	r.result.Skipped = r.skipped.Load()
 	if hooks.Tick != nil {
 		if hooks.Queue != nil && r.queue != nil {
 			hooks.Queue(r.queue.state())
@@ -533,6 +556,8 @@ loop:
 }
 
 type runner struct {
+	// skipped counts the operations skipped under Config.SkipLate.
+	skipped  atomic.Int64
 	cfg      Config
 	load     workload.QueryLoad
 	reg      *stats.Registry
@@ -708,6 +733,12 @@ func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Dur
 		// staggered so the aggregate schedule is even.
 		sched.interval = time.Duration(float64(time.Second) * float64(n) / r.cfg.MaxRate)
 		sched.next = first + time.Duration(float64(time.Second)*float64(w)/r.cfg.MaxRate)
+		if r.cfg.Poisson {
+			// Each worker its own Poisson process of the same mean: the
+			// first arrival one gap after the start, as pgbench's clients.
+			sched.rng = rand.New(rand.NewPCG(r.cfg.QueueSeed, uint64(w)+1))
+			sched.next = first + expGap(sched.rng, float64(sched.interval))
+		}
 		if r.metronome != nil {
 			wait = r.metronome.tick(sched.interval).wait
 		} else {
@@ -747,6 +778,19 @@ func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Dur
 			now = time.Since(r.base)
 			if r.pastDeadline(now) {
 				return
+			}
+			if r.cfg.SkipLate > 0 && now-intended > r.cfg.SkipLate {
+				// Too late already: skipped, not run (pgbench's
+				// --latency-limit under -R), and it uses its turn of
+				// the budget as pgbench's -t counts it.
+				r.skipped.Add(1)
+				if r.hooks.Skip != nil {
+					r.hooks.Skip()
+				}
+				if budget > 0 {
+					budget--
+				}
+				continue
 			}
 		}
 		start := now

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -676,5 +677,69 @@ func TestMetronomeServesEveryWait(t *testing.T) {
 	}
 	if res.Workers[0].Ops > 1 {
 		t.Errorf("worker 0 did %d operations with a think time of 1 s in %v", res.Workers[0].Ops, runFor)
+	}
+}
+
+// TestSkipLate: under a rate a worker cannot keep (each operation takes
+// 10 ms, the schedule wants one every 2 ms), the operations whose turn
+// comes more than the limit late are skipped: with the operations run,
+// they make up the schedule's count (the budget), and none that ran
+// started more than the limit after its intended start (the lag series).
+func TestSkipLate(t *testing.T) {
+	load := fakeLoad(1, []string{"op"}, func(int, int64) workload.Result {
+		time.Sleep(10 * time.Millisecond)
+		return workload.Result{}
+	})
+	var hooked atomic.Int64
+	const limit = 5 * time.Millisecond
+	cfg := engine.Config{MaxRate: 500, MaxOps: 300, SkipLate: limit, DisplayEvery: 50 * time.Millisecond}
+	names := engine.Series{Ops: load.Ops, Rated: true}.Names()
+	reg := stats.NewRegistry(names, stats.ShardsFor(1, 2), time.Now())
+	var final stats.Tick
+	res := engine.Run(context.Background(), cfg, load, reg, engine.Hooks{
+		Tick: func(tk stats.Tick, last bool) { final = tk },
+		Skip: func() { hooked.Add(1) },
+	})
+	ran := final.Series[0].Cumulative.TotalCount()
+	if res.Skipped == 0 || ran+res.Skipped != 300 || hooked.Load() != res.Skipped {
+		t.Fatalf("ran %d, skipped %d (hook %d): want some skipped and 300 in all", ran, res.Skipped, hooked.Load())
+	}
+	// Series 2 (op.lag) holds each run operation's start - intended.
+	if lag := time.Duration(final.Series[2].Cumulative.Max()); lag > limit+time.Millisecond {
+		t.Errorf("an operation that ran started %v after its intended start, more than the limit %v", lag, limit)
+	}
+	if err := (engine.Config{SkipLate: limit, DisplayEvery: time.Second}).Validate(1); err == nil {
+		t.Error("SkipLate without a rate was accepted")
+	}
+}
+
+// TestPoissonArrivals: with Poisson, a worker's intended starts are a
+// Poisson process (gaps' coefficient of variation near 1; an even
+// schedule's is 0) at the rate asked.
+func TestPoissonArrivals(t *testing.T) {
+	for _, poisson := range []bool{false, true} {
+		var starts []time.Time
+		load := fakeLoad(1, []string{"op"}, func(int, int64) workload.Result {
+			starts = append(starts, time.Now())
+			return workload.Result{}
+		})
+		res, _ := run(t, context.Background(), engine.Config{MaxRate: 2000, MaxOps: 2000, Poisson: poisson}, load)
+		var sum, sq float64
+		for i := 1; i < len(starts); i++ {
+			g := float64(starts[i].Sub(starts[i-1]))
+			sum, sq = sum+g, sq+g*g
+		}
+		n := float64(len(starts) - 1)
+		mean := sum / n
+		cv := math.Sqrt(sq/n-mean*mean) / mean
+		rate := 2000 / res.End.Sub(res.Start).Seconds()
+		switch {
+		case poisson && (cv < 0.8 || cv > 1.2):
+			t.Errorf("Poisson: the gaps' coefficient of variation is %.2f, want about 1", cv)
+		case !poisson && cv > 0.5:
+			t.Errorf("even schedule: the gaps' coefficient of variation is %.2f, want near 0", cv)
+		case rate < 1500 || rate > 2500:
+			t.Errorf("poisson=%v: %.0f ops/s, want about 2000", poisson, rate)
+		}
 	}
 }

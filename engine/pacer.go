@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"time"
 )
 
@@ -151,15 +152,22 @@ func (p *pacer) adapt(over time.Duration) {
 // intended start and the end of its previous operation (the same service
 // times, plus any think time the workload asked for).
 type schedule struct {
-	interval time.Duration // between the worker's intended starts
+	interval time.Duration // between the worker's intended starts (their mean, with rng)
 	next     time.Duration // the next intended start
 	ready    time.Duration // when the punctual client is free for the next operation
+	// rng, when set, draws exponential gaps of mean interval (Poisson
+	// arrivals, Config.Poisson).
+	rng *rand.Rand
 }
 
 // intend returns the next intended start and moves the schedule on.
 func (s *schedule) intend() time.Duration {
 	t := s.next
-	s.next += s.interval
+	if s.rng != nil {
+		s.next += expGap(s.rng, float64(s.interval))
+	} else {
+		s.next += s.interval
+	}
 	return t
 }
 

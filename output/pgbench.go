@@ -45,19 +45,23 @@ type Pgbench struct {
 	// Protocol is pgbench's query mode; Jobs its -j; PerClient its -t
 	// (0 under -T); Duration its -T in seconds; Progress its -P (0:
 	// none); PerCommand its -r; Vacuum says it vacuumed first (no -n);
-	// Rated says -R was given.
-	Protocol   string
-	Jobs       int
-	PerClient  int64
-	Duration   int
-	Progress   int
-	PerCommand bool
-	Vacuum     bool
-	Rated      bool
+	// Rated says -R was given; LatencyLimit is -L in ms (0: none), and
+	// Skipping says late transactions are skipped (-L with -R).
+	Protocol     string
+	Jobs         int
+	PerClient    int64
+	Duration     int
+	Progress     int
+	PerCommand   bool
+	Vacuum       bool
+	Rated        bool
+	LatencyLimit float64
+	Skipping     bool
 
 	info run.Info
-	// lastRetried and lastRetries are the counts at the last progress line.
-	lastRetried, lastRetries int64
+	// lastRetried, lastRetries and lastSkipped are the counts at the last
+	// progress line.
+	lastRetried, lastRetries, lastSkipped int64
 }
 
 var _ run.Observer = (*Pgbench)(nil)
@@ -109,6 +113,14 @@ func (o *Pgbench) Interval(iv run.Interval) {
 	h, failed := o.transactions(t, false)
 	fmt.Fprintf(o.Status, "progress: %.1f s, %.1f tps, lat %.3f ms stddev %.3f, %d failed",
 		t.End.Sub(o.info.Start).Seconds(), float64(h.TotalCount())/secs, nsToMs(h.Mean()), stddevMs(h), failed)
+	if o.Rated {
+		avg, _ := o.lagOf(t, false)
+		fmt.Fprintf(o.Status, ", lag %.3f ms", avg)
+		if o.Skipping {
+			fmt.Fprintf(o.Status, ", %d skipped", iv.Skipped-o.lastSkipped)
+			o.lastSkipped = iv.Skipped
+		}
+	}
 	if o.maxTries() != 1 {
 		retried, retries := o.retries()
 		fmt.Fprintf(o.Status, ", %d retried, %d retries", retried-o.lastRetried, retries-o.lastRetries)
@@ -175,16 +187,24 @@ func (o *Pgbench) Final(res *run.Result) {
 		fmt.Fprintf(w, "duration: %d s\n", o.Duration)
 		fmt.Fprintf(w, "number of transactions actually processed: %d\n", done)
 	}
-	fmt.Fprintf(w, "number of failed transactions: %d (%.3f%%)\n", failed, pct(failed, done+failed))
+	skipped := res.Summary.Skipped
+	fmt.Fprintf(w, "number of failed transactions: %d (%.3f%%)\n", failed, pct(failed, done+failed+skipped))
 	if o.maxTries() != 1 {
 		retried, retries := o.retries()
-		fmt.Fprintf(w, "number of transactions retried: %d (%.3f%%)\n", retried, pct(retried, done+failed))
+		fmt.Fprintf(w, "number of transactions retried: %d (%.3f%%)\n", retried, pct(retried, done+failed+skipped))
 		fmt.Fprintf(w, "total number of retries: %d\n", retries)
+	}
+	if o.Skipping {
+		fmt.Fprintf(w, "number of transactions skipped: %d (%.3f%%)\n", skipped, pct(skipped, done+failed+skipped))
+	}
+	if o.LatencyLimit > 0 && done > 0 {
+		late := above(h, time.Duration(o.LatencyLimit*float64(time.Millisecond)))
+		fmt.Fprintf(w, "number of transactions above the %.1f ms latency limit: %d/%d (%.3f%%)\n", o.LatencyLimit, late, done, pct(late, done))
 	}
 	if done == 0 {
 		return
 	}
-	if o.Rated || o.Progress > 0 {
+	if o.Rated || o.Progress > 0 || o.LatencyLimit > 0 {
 		fmt.Fprintf(w, "latency average = %.3f ms\n", nsToMs(h.Mean()))
 		fmt.Fprintf(w, "latency stddev = %.3f ms\n", stddevMs(h))
 	} else {
@@ -243,23 +263,48 @@ func (o *Pgbench) Final(res *run.Result) {
 // maximum is the schedule lag series' (stampede's own pacer lag, well
 // under a millisecond, is kept apart in its own series).
 func (o *Pgbench) lag(w io.Writer, t stats.Tick) {
+	avg, maxLag := o.lagOf(t, true)
+	if avg < 0 {
+		return
+	}
+	fmt.Fprintf(w, "rate limit schedule lag: avg %.3f (max %.3f) ms\n", avg, maxLag)
+}
+
+// lagOf is the scripts' mean and maximum schedule lag in ms, over the
+// run (cumulative) or the interval; a negative mean when none ran.
+func (o *Pgbench) lagOf(t stats.Tick, cumulative bool) (avg, maxLag float64) {
 	n := len(o.info.Ops)
 	var sumIntended, sumService float64
-	var count, maxLag int64
+	var count, most int64
 	for i := range o.scripts() {
 		if 2*n+i >= len(t.Series) {
-			return
+			return -1, 0
 		}
-		in, sv, lg := t.Series[i].Cumulative, t.Series[n+i].Cumulative, t.Series[2*n+i].Cumulative
+		in, sv, lg := t.Series[i].Interval, t.Series[n+i].Interval, t.Series[2*n+i].Interval
+		if cumulative {
+			in, sv, lg = t.Series[i].Cumulative, t.Series[n+i].Cumulative, t.Series[2*n+i].Cumulative
+		}
 		sumIntended += in.Mean() * float64(in.TotalCount())
 		sumService += sv.Mean() * float64(sv.TotalCount())
 		count += in.TotalCount()
-		maxLag = max(maxLag, lg.Max())
+		most = max(most, lg.Max())
 	}
 	if count == 0 {
-		return
+		return -1, 0
 	}
-	fmt.Fprintf(w, "rate limit schedule lag: avg %.3f (max %.3f) ms\n", max(0, (sumIntended-sumService)/float64(count))/1e6, float64(maxLag)/1e6)
+	return max(0, (sumIntended-sumService)/float64(count)) / 1e6, float64(most) / 1e6
+}
+
+// above counts the values of h above limit (to the histogram's
+// precision: 3 significant digits).
+func above(h *hdrhistogram.Histogram, limit time.Duration) int64 {
+	var n int64
+	for _, b := range h.Distribution() {
+		if b.From > int64(limit) {
+			n += b.Count
+		}
+	}
+	return n
 }
 
 // commands prints -r's table: each command's mean latency over the

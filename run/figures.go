@@ -148,6 +148,9 @@ type Summary struct {
 	// ignored (serialization failures, deadlocks, lost connections).
 	Retries    map[string]int64 `json:"retries_by_code,omitempty"`
 	Reconnects int64            `json:"reconnects"`
+	// Skipped counts the operations skipped under Spec.SkipLate: late
+	// by more than the limit when their turn came, not run.
+	Skipped int64 `json:"skipped,omitempty"`
 	// Connections is the number of the workers' connections opened
 	// before the run's clock started, and ConnectSec how long that took
 	// in seconds (see Info.Connections).

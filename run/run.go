@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/stampede-bench/stampede/engine"
@@ -111,6 +112,9 @@ type Interval struct {
 	// Queue is the event queue's state at the interval's end, under
 	// Spec.QueueRate.
 	Queue engine.QueueState
+	// Skipped is the run's count so far of operations skipped under
+	// Spec.SkipLate.
+	Skipped int64
 	// Telemetry is the interval's sample; nil without telemetry or when
 	// the sample failed.
 	Telemetry *telemetry.Sample
@@ -254,7 +258,7 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 	}
 	r.cfg = engine.Config{Duration: s.Duration, MaxOps: s.MaxOps, SharedOps: s.SharedOps, Ramp: s.Ramp, MaxRate: s.MaxRate,
 		QueueRate: s.QueueRate, QueueSeed: r.seed, Pacer: pacer, ThreadIO: src.threadIO, DisplayEvery: s.DisplayEvery, TolerateErrors: s.TolerateErrors,
-		OpTimeout: s.OpTimeout, Grace: s.Grace}
+		OpTimeout: s.OpTimeout, Grace: s.Grace, Poisson: s.Poisson, SkipLate: s.SkipLate}
 	if err := r.cfg.Validate(src.workers); err != nil {
 		return nil, asInput(err)
 	}
@@ -466,9 +470,11 @@ func (r *Run) engine(ctx context.Context) {
 		}
 	}()
 	var queue engine.QueueState
+	var skipped atomic.Int64
 	rampEnded := false // set and read on the engine's ticking goroutine
 	hooks := engine.Hooks{
 		Queue:    func(q engine.QueueState) { queue = q },
+		Skip:     func() { skipped.Add(1) },
 		Error:    r.errs.record,
 		Handled:  r.errs.retried,
 		Classify: sqlx.ErrorCode,
@@ -496,7 +502,7 @@ func (r *Run) engine(ctx context.Context) {
 			if r.prom != nil {
 				r.prom.Update(promSnapshot(t, r.load.Ops, src.reconnects()))
 			}
-			iv := Interval{Tick: t, Reconnects: src.reconnects(), Queue: queue}
+			iv := Interval{Tick: t, Reconnects: src.reconnects(), Queue: queue, Skipped: skipped.Load()}
 			if r.tel != nil {
 				if sample, ok := r.tel.tick(t.Start, t.End, r.rw, r.warnf); ok {
 					iv.Telemetry = &sample
@@ -622,6 +628,7 @@ func (r *Run) finish() (*Result, error) {
 		sum.Concurrency = src.workers
 		sum.Tenants, sum.Fleet = src.fleet.summary(&sum)
 	}
+	sum.Skipped = res.Skipped
 	result.Summary = sum
 	for _, o := range s.Observers {
 		o.Final(result)

@@ -47,6 +47,13 @@ type Spec struct {
 	// latency is then counted from each operation's intended start. 0
 	// runs closed loop.
 	MaxRate float64
+	// Poisson spaces each worker's intended starts under MaxRate by
+	// exponential gaps (Poisson arrivals, pgbench's -R) instead of evenly.
+	Poisson bool
+	// SkipLate, under MaxRate, skips an operation whose turn comes more
+	// than this after its intended start, and counts it (pgbench's
+	// --latency-limit under -R); 0 runs every one.
+	SkipLate time.Duration
 	// QueueRate is sysbench's --rate, instead of MaxRate: events arrive
 	// at this mean rate per second, with exponential gaps, in one queue
 	// the workers share, and latency counts from each event's arrival in

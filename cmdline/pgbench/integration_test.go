@@ -140,6 +140,9 @@ func TestReportAsPgbench(t *testing.T) {
 		{"-n", "-T", "2", "-c", "2", "--max-tries=3", "-S", "-P", "1"},
 		{"-n", "-t", "40", "-c", "2", "--max-tries=2", "-f", "fail.sql@1", "-f", "one.sql@3"},
 		{"-n", "-t", "3", "-f", "fail.sql"},
+		{"-n", "-T", "2", "-c", "2", "-R", "100", "-L", "5", "-S"},
+		{"-n", "-T", "3", "-c", "2", "-P", "1", "-R", "2000", "-L", "2", "-S"},
+		{"-n", "-t", "20", "-c", "2", "-L", "1", "-S"},
 	}
 	for _, args := range cases {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {

@@ -147,7 +147,6 @@ var notYet = map[string]string{
 	"aggregate-interval": "stampede's run directory keeps a histogram per second (`stampede report RUN --from --to`)",
 	"log-prefix":         "stampede writes no pgbench log (see --log)",
 	"sampling-rate":      "stampede writes no pgbench log (see --log)",
-	"latency-limit":      "transactions that would start later than the limit are not skipped yet; -R alone runs, with latency from each transaction's scheduled start",
 	"failures-detailed":  "stampede's final figures count failures by SQLSTATE without it",
 	"verbose-errors":     "stampede's run directory keeps every error (errors.log)",
 	"vacuum-all":         "run VACUUM pgbench_accounts yourself before the run",
@@ -391,7 +390,21 @@ func (o *options) runArgs(conn string) ([]string, []string, error) {
 		args = append(args, "--display-every", strconv.Itoa(o.progress)+"s", "--pgbench-progress", strconv.Itoa(o.progress))
 	}
 	if o.rate > 0 {
-		args = append(args, "--max-rate", strconv.FormatFloat(o.rate, 'g', -1, 64))
+		// pgbench schedules each client's transactions as a Poisson
+		// process (its throttle).
+		args = append(args, "--max-rate", strconv.FormatFloat(o.rate, 'g', -1, 64), "--arrivals", "poisson")
+	}
+	if o.fs.Changed("latency-limit") {
+		if o.latencyLimit <= 0 {
+			return nil, nil, inputf("invalid latency limit: %g (give -L a number of milliseconds above 0)", o.latencyLimit)
+		}
+		if o.rate > 0 {
+			if len(scripts) > 2 {
+				return nil, nil, inputf("-L with -R and several scripts: stampede counts skipped transactions over the run, not per script as pgbench's report does; give one script")
+			}
+			args = append(args, "--skip-late", strconv.FormatFloat(o.latencyLimit*1000, 'f', -1, 64)+"us")
+		}
+		args = append(args, "--pgbench-latency-limit", strconv.FormatFloat(o.latencyLimit, 'g', -1, 64))
 	}
 	if !o.noVacuum {
 		args = append(args, "--vacuum-first")

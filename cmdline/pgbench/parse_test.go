@@ -26,7 +26,7 @@ func TestParse(t *testing.T) {
 		{"-S -t 1000 -c4 -n", map[string]string{"PGUSER": "u", "PGDATABASE": "d", "PGHOST": "/var/run/postgresql", "PGPORT": "5432"},
 			"run sql -b select-only --concurrency 4 --conns 4 --protocol simple --pgbench-jobs 1 --max-ops 4000 --pgbench-transactions 1000 --max-tries 1 --output-style pgbench postgresql://u@/d?host=%2Fvar%2Frun%2Fpostgresql&port=5432"},
 		{"-f read.sql@10 -f write.sql@1 -D maxid=100 -r --random-seed=42 -R 500 -T 30 -c 16 -j 4 db", base,
-			"run sql -f read.sql@10 -f write.sql@1 --concurrency 16 --conns 16 --protocol simple --pgbench-jobs 4 --duration 30s --latency intended --max-rate 500 --vacuum-first --report-per-command -D maxid=100 --seed 42 --max-tries 1 --output-style pgbench postgresql://bench@localhost/db"},
+			"run sql -f read.sql@10 -f write.sql@1 --concurrency 16 --conns 16 --protocol simple --pgbench-jobs 4 --duration 30s --latency intended --max-rate 500 --arrivals poisson --vacuum-first --report-per-command -D maxid=100 --seed 42 --max-tries 1 --output-style pgbench postgresql://bench@localhost/db"},
 		{"-N -b select-only@3 -t 5 db", base,
 			"run sql -b simple-update -b select-only@3 --concurrency 1 --conns 1 --protocol simple --pgbench-jobs 1 --max-ops 5 --pgbench-transactions 5 --vacuum-first --max-tries 1 --output-style pgbench postgresql://bench@localhost/db"},
 		{"-c 2 -j 8 -T 5 db", map[string]string{"PGUSER": "x", "PGPASSWORD": "s3cret"},
@@ -50,7 +50,8 @@ func TestParseRefuses(t *testing.T) {
 	cases := []struct{ line, want string }{
 		{"-C -T 5 db", "pgbench's --connect is not taken by stampede"},
 		{"-l -T 5 db", "pgbench's --log is not taken by stampede"},
-		{"-R 100 -L 5 -T 5 db", "pgbench's --latency-limit is not taken by stampede"},
+		{"-R 100 -L 0 -T 5 db", "invalid latency limit: 0"},
+		{"-R 100 -L 5 -f a.sql -f b.sql -T 5 db", "-L with -R and several scripts"},
 		{"--max-tries=0 -T 5 db", "pgbench's 0, unlimited, is not taken"},
 		{"-T 5 -t 10 db", "specify either a number of transactions (-t) or a duration (-T), not both"},
 		{"-c 0 db", "invalid number of clients: 0"},
