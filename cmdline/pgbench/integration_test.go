@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -280,6 +281,96 @@ func TestSameStatementsAsPgbench(t *testing.T) {
 		}
 		if got[0]["pgbench_accounts updated"] != 100 {
 			t.Errorf("%s: pgbench updated %d accounts in 100 transactions", script, got[0]["pgbench_accounts updated"])
+		}
+	}
+}
+
+// TestTransactionLogAsPgbench runs -l with both tools and reads the files
+// with pgbench's description of the format (client_id transaction_no time
+// script_no time_epoch time_us [retries]): the same files (one per
+// thread, the clients dealt the same way), the same transactions, and
+// with --sampling-rate and one --random-seed the same transactions
+// logged.
+func TestTransactionLogAsPgbench(t *testing.T) {
+	srv := server(t)
+	db := freshDB(t)
+	type txn struct {
+		file             string
+		client, no, sno  int
+		failed           bool
+		retries          int
+		fields           int
+		epoch, us, micro int64
+	}
+	read := func(dir string) []txn {
+		files, _ := filepath.Glob(filepath.Join(dir, "pgbench_log.*"))
+		var out []txn
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The file's name without the process id: "" or ".1".
+			parts := strings.SplitN(filepath.Base(f), ".", 3)
+			suffix := ""
+			if len(parts) == 3 {
+				suffix = parts[2]
+			}
+			for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+				if l == "" {
+					continue
+				}
+				var x txn
+				x.file = suffix
+				fs := strings.Fields(l)
+				x.fields = len(fs)
+				if len(fs) < 6 {
+					t.Fatalf("%s: line %q has %d fields, pgbench's has 6 or more", f, l, len(fs))
+				}
+				x.failed = fs[2] == "failed"
+				if _, err := fmt.Sscan(fs[0]+" "+fs[1]+" "+fs[3]+" "+fs[4]+" "+fs[5], &x.client, &x.no, &x.sno, &x.epoch, &x.us); err != nil {
+					t.Fatalf("%s: line %q: %v", f, l, err)
+				}
+				if !x.failed {
+					if _, err := fmt.Sscan(fs[2], &x.micro); err != nil || x.micro < 0 {
+						t.Fatalf("%s: line %q: time %q", f, l, fs[2])
+					}
+				}
+				if len(fs) == 7 {
+					fmt.Sscan(fs[6], &x.retries)
+				}
+				if x.us < 0 || x.us > 999999 || x.epoch < time.Now().Add(-time.Hour).Unix() || x.epoch > time.Now().Unix()+1 {
+					t.Errorf("%s: line %q: time_epoch %d time_us %d out of range", f, l, x.epoch, x.us)
+				}
+				out = append(out, x)
+			}
+		}
+		return out
+	}
+	key := func(xs []txn) string {
+		var k []string
+		for _, x := range xs {
+			k = append(k, fmt.Sprintf("file%s client %d no %d script %d fields %d", x.file, x.client, x.no, x.sno, x.fields))
+		}
+		sort.Strings(k)
+		return strings.Join(k, "\n")
+	}
+	for _, args := range [][]string{
+		{"-n", "-t", "20", "-c", "4", "-j", "2", "-S", "-l"},
+		{"-n", "-t", "20", "-c", "2", "-j", "2", "-S", "-l", "--max-tries=3"},
+		{"-n", "-t", "200", "-c", "2", "-j", "2", "-S", "-l", "--sampling-rate=0.1", "--random-seed=7", "--log-prefix=pgbench_log"},
+	} {
+		var got [2][]txn
+		for k, real := range []bool{true, false} {
+			dir := t.TempDir()
+			tool(t, real, dir, append(append(append([]string{}, srv...), args...), db)...)
+			got[k] = read(dir)
+		}
+		if len(got[0]) == 0 {
+			t.Fatalf("%v: pgbench logged nothing", args)
+		}
+		if a, b := key(got[0]), key(got[1]); a != b {
+			t.Errorf("%v: the logs differ\npgbench:\n%s\nstampede:\n%s", args, a, b)
 		}
 	}
 }

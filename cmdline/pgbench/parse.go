@@ -143,10 +143,7 @@ func newOptions() *options {
 // do instead.
 var notYet = map[string]string{
 	"connect":            "stampede keeps one connection per client; measure connection set-up with pgbench -C itself",
-	"log":                "stampede keeps every run's HDR latency log in its run directory (`stampede report RUN`); pgbench's per-transaction log is not written",
 	"aggregate-interval": "stampede's run directory keeps a histogram per second (`stampede report RUN --from --to`)",
-	"log-prefix":         "stampede writes no pgbench log (see --log)",
-	"sampling-rate":      "stampede writes no pgbench log (see --log)",
 	"failures-detailed":  "stampede's final figures count failures by SQLSTATE without it",
 	"verbose-errors":     "stampede's run directory keeps every error (errors.log)",
 	"vacuum-all":         "run VACUUM pgbench_accounts yourself before the run",
@@ -372,6 +369,9 @@ func (o *options) runArgs(conn string) ([]string, []string, error) {
 	args = append(args, scripts...)
 	c := strconv.Itoa(o.clients)
 	args = append(args, "--concurrency", c, "--conns", c, "--protocol", o.protocol, "--pgbench-jobs", strconv.Itoa(jobs))
+	if jobs > 1 {
+		args = append(args, "--jobs", strconv.Itoa(jobs))
+	}
 	switch {
 	case o.duration > 0:
 		args = append(args, "--duration", strconv.Itoa(o.duration)+"s")
@@ -411,6 +411,21 @@ func (o *options) runArgs(conn string) ([]string, []string, error) {
 	}
 	if o.reportPerCommand {
 		args = append(args, "--report-per-command")
+	}
+	switch {
+	case o.log && o.rate > 0:
+		return nil, nil, inputf("-l with -R: stampede's transaction log has no schedule lag column yet; log without -R, or use the run directory's latency from each scheduled start (`stampede report RUN`)")
+	case o.log:
+		prefix := "pgbench_log"
+		if o.logPrefix != "" {
+			prefix = o.logPrefix
+		}
+		args = append(args, "--log-prefix", prefix)
+		if o.fs.Changed("sampling-rate") {
+			args = append(args, "--sampling-rate", strconv.FormatFloat(o.samplingRate, 'g', -1, 64))
+		}
+	case o.logPrefix != "" || o.fs.Changed("sampling-rate"):
+		return nil, nil, inputf("log sampling (--sampling-rate) and prefix (--log-prefix) are allowed only when logging transactions (-l)")
 	}
 	if o.fs.Changed("scale") {
 		args = append(args, "--scale", strconv.Itoa(o.scale))

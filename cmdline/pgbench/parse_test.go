@@ -22,15 +22,15 @@ func TestParse(t *testing.T) {
 		{"-i -s5 -F 80 --foreign-keys --partitions=4 --partition-method hash -n -I dtGvp -h 10.0.0.1 -p 5433 -U alice db1", base,
 			"init pgbench --scale 5 --init-steps dtGp --fillfactor 80 --foreign-keys --partitions 4 --partition-method hash --output-style pgbench postgresql://alice@10.0.0.1:5433/db1"},
 		{"-c 8 -j 2 -T 60 -P 5 -M prepared bench", base,
-			"run sql -b tpcb-like --concurrency 8 --conns 8 --protocol prepared --pgbench-jobs 2 --duration 60s --display-every 5s --pgbench-progress 5 --vacuum-first --max-tries 1 --output-style pgbench postgresql://bench@localhost/bench"},
+			"run sql -b tpcb-like --concurrency 8 --conns 8 --protocol prepared --pgbench-jobs 2 --jobs 2 --duration 60s --display-every 5s --pgbench-progress 5 --vacuum-first --max-tries 1 --output-style pgbench postgresql://bench@localhost/bench"},
 		{"-S -t 1000 -c4 -n", map[string]string{"PGUSER": "u", "PGDATABASE": "d", "PGHOST": "/var/run/postgresql", "PGPORT": "5432"},
 			"run sql -b select-only --concurrency 4 --conns 4 --protocol simple --pgbench-jobs 1 --max-ops 4000 --pgbench-transactions 1000 --max-tries 1 --output-style pgbench postgresql://u@/d?host=%2Fvar%2Frun%2Fpostgresql&port=5432"},
 		{"-f read.sql@10 -f write.sql@1 -D maxid=100 -r --random-seed=42 -R 500 -T 30 -c 16 -j 4 db", base,
-			"run sql -f read.sql@10 -f write.sql@1 --concurrency 16 --conns 16 --protocol simple --pgbench-jobs 4 --duration 30s --latency intended --max-rate 500 --arrivals poisson --vacuum-first --report-per-command -D maxid=100 --seed 42 --max-tries 1 --output-style pgbench postgresql://bench@localhost/db"},
+			"run sql -f read.sql@10 -f write.sql@1 --concurrency 16 --conns 16 --protocol simple --pgbench-jobs 4 --jobs 4 --duration 30s --latency intended --max-rate 500 --arrivals poisson --vacuum-first --report-per-command -D maxid=100 --seed 42 --max-tries 1 --output-style pgbench postgresql://bench@localhost/db"},
 		{"-N -b select-only@3 -t 5 db", base,
 			"run sql -b simple-update -b select-only@3 --concurrency 1 --conns 1 --protocol simple --pgbench-jobs 1 --max-ops 5 --pgbench-transactions 5 --vacuum-first --max-tries 1 --output-style pgbench postgresql://bench@localhost/db"},
 		{"-c 2 -j 8 -T 5 db", map[string]string{"PGUSER": "x", "PGPASSWORD": "s3cret"},
-			"run sql -b tpcb-like --concurrency 2 --conns 2 --protocol simple --pgbench-jobs 2 --duration 5s --vacuum-first --max-tries 1 --output-style pgbench postgresql://x:s3cret@localhost/db"},
+			"run sql -b tpcb-like --concurrency 2 --conns 2 --protocol simple --pgbench-jobs 2 --jobs 2 --duration 5s --vacuum-first --max-tries 1 --output-style pgbench postgresql://x:s3cret@localhost/db"},
 	}
 	for _, c := range cases {
 		l, err := Parse(strings.Fields(c.line), env(c.env))
@@ -49,7 +49,8 @@ func TestParse(t *testing.T) {
 func TestParseRefuses(t *testing.T) {
 	cases := []struct{ line, want string }{
 		{"-C -T 5 db", "pgbench's --connect is not taken by stampede"},
-		{"-l -T 5 db", "pgbench's --log is not taken by stampede"},
+		{"-l -R 10 -T 5 db", "-l with -R"},
+		{"--log-prefix=x -T 5 db", "allowed only when logging transactions (-l)"},
 		{"-R 100 -L 0 -T 5 db", "invalid latency limit: 0"},
 		{"-R 100 -L 5 -f a.sql -f b.sql -T 5 db", "-L with -R and several scripts"},
 		{"--max-tries=0 -T 5 db", "pgbench's 0, unlimited, is not taken"},

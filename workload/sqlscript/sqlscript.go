@@ -79,6 +79,11 @@ type gen struct {
 	checkFile string
 	every     bool
 	maxTries  int
+	// logPrefix, jobs and sampling are pgbench's -l, --log-prefix, -j
+	// and --sampling-rate (see txLog).
+	logPrefix string
+	jobs      int
+	sampling  float64
 	// retried and retries count by script, for pgbench's report, the
 	// transactions retried and their retries (under --max-tries).
 	retried, retries []atomic.Int64
@@ -106,6 +111,9 @@ func newGen() workload.Generator {
 	fs.StringVarP(&g.protocol, "protocol", "M", "prepared", "how statements are sent: prepared, extended or simple (pgbench's -M)")
 	fs.Int64Var(&g.scale, "scale", 1, "the value of the :scale variable (pgbench's -s)")
 	fs.IntVar(&g.maxTries, "max-tries", 0, "pgbench's --max-tries: run a script at most this many times when it fails with a serialization failure or deadlock, then count it failed and go on (0: stampede's retries, up to 100, counted as tolerated errors)")
+	fs.StringVar(&g.logPrefix, "log-prefix", "", "write pgbench's per-transaction log (pgbench -l) to PREFIX.PID, and PREFIX.PID.N for --jobs threads after the first")
+	fs.IntVar(&g.jobs, "jobs", 1, "pgbench's -j: the threads the clients are dealt to, which split the transaction log (stampede's workers are goroutines)")
+	fs.Float64Var(&g.sampling, "sampling-rate", 1, "with --log-prefix, the fraction of transactions logged (pgbench's --sampling-rate)")
 	fs.BoolVarP(&g.every, "report-per-command", "r", false, "measure every command, meta-commands too, as pgbench's -r reports them")
 	fs.StringVar(&g.initFile, "init-file", "", "SQL that init runs to create and load the tables (COPY ... FROM STDIN allowed)")
 	fs.StringVar(&g.checkFile, "check-file", "", "queries that check runs; each must return true")
@@ -118,6 +126,9 @@ func newGen() workload.Generator {
 		"scale":              {RuntimeOnly: true},
 		"report-per-command": {RuntimeOnly: true},
 		"max-tries":          {RuntimeOnly: true},
+		"log-prefix":         {RuntimeOnly: true},
+		"jobs":               {RuntimeOnly: true},
+		"sampling-rate":      {RuntimeOnly: true},
 		"init-file":          {LoadOnly: true},
 		"check-file":         {RuntimeOnly: true, Check: true},
 	}}
@@ -158,6 +169,15 @@ func (g *gen) validate() error {
 		return fmt.Errorf("--protocol: %w", err)
 	}
 	g.proto = p
+	if g.jobs < 1 {
+		return fmt.Errorf("--jobs %d: give 1 or more threads", g.jobs)
+	}
+	if g.sampling <= 0 || g.sampling > 1 {
+		return fmt.Errorf("--sampling-rate %g: give a fraction above 0 and up to 1", g.sampling)
+	}
+	if g.flags.Changed("sampling-rate") && g.logPrefix == "" {
+		return fmt.Errorf("--sampling-rate samples the transaction log: give --log-prefix too")
+	}
 	if g.maxTries < 0 {
 		return fmt.Errorf("--max-tries %d: give 1 or more tries, or 0 for stampede's retries", g.maxTries)
 	}
@@ -355,22 +375,41 @@ func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (work
 		clients[w] = prog.NewClient(first+w, queriers[w], rec, streams.Clients[first+w], streams.Choose[first+w],
 			streams.DefaultSeed, int64(oc.Seed))
 	}
+	var txl *txLog
+	if g.logPrefix != "" {
+		if txl, err = newTxLog(g.logPrefix, first, oc.Concurrency, g.jobs, g.maxTries != 1, g.sampling, streams); err != nil {
+			release()
+			return workload.QueryLoad{}, sqlx.ConfigErrorf("%v", err)
+		}
+		ql.Close = func(context.Context) error {
+			release()
+			return txl.close()
+		}
+	}
 	for i := range ql.Workers {
 		ql.Workers[i] = func(ctx context.Context) workload.Result {
 			c := clients[i]
 			s := c.Choose()
-			if g.maxTries > 0 {
-				return g.tries(ctx, c, s)
-			}
+			start := time.Now()
+			var res workload.Result
 			tries := 0
-			err := workload.RetryTx(ctx, recs[i], s, prog.Scripts[s].Name, func() error {
-				if tries > 0 {
-					c.Rewind()
-				}
-				tries++
-				return c.Run(ctx, s)
-			})
-			return workload.Result{Op: s, Err: err}
+			if g.maxTries > 0 {
+				res, tries = g.tries(ctx, c, s)
+			} else {
+				err := workload.RetryTx(ctx, recs[i], s, prog.Scripts[s].Name, func() error {
+					if tries > 0 {
+						c.Rewind()
+					}
+					tries++
+					return c.Run(ctx, s)
+				})
+				res = workload.Result{Op: s, Err: err}
+			}
+			if txl != nil && (res.Err == nil || res.Tolerated) {
+				end := time.Now()
+				txl.log(i, first+i, s, end, end.Sub(start), res.Err != nil, max(tries-1, 0))
+			}
+			return res
 		}
 	}
 	return ql, nil
@@ -380,9 +419,10 @@ func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (work
 // same random values, after a serialization failure or deadlock, up to
 // the limit; a script that still fails so is a failed transaction, and
 // the run goes on; any other error ends it (unless --tolerate-errors).
-func (g *gen) tries(ctx context.Context, c *pgscript.Client, s int) workload.Result {
+func (g *gen) tries(ctx context.Context, c *pgscript.Client, s int) (workload.Result, int) {
 	var err error
-	for try := 1; try <= g.maxTries; try++ {
+	try := 1
+	for ; try <= g.maxTries; try++ {
 		if try > 1 {
 			c.Rewind()
 			g.retries[s].Add(1)
@@ -394,7 +434,7 @@ func (g *gen) tries(ctx context.Context, c *pgscript.Client, s int) workload.Res
 			break
 		}
 	}
-	return workload.Result{Op: s, Err: err, Tolerated: err != nil && sqlx.IsRetryable(err)}
+	return workload.Result{Op: s, Err: err, Tolerated: err != nil && sqlx.IsRetryable(err)}, min(try, g.maxTries)
 }
 
 // Retries is how many transactions of script s were retried under
