@@ -374,3 +374,50 @@ func TestTransactionLogAsPgbench(t *testing.T) {
 		}
 	}
 }
+
+// TestAggregateLogAsPgbench runs -l --aggregate-interval 1 with both
+// tools: every line has pgbench 15's 15 fields, the intervals follow each
+// other a second apart, and their transactions add up to the report's
+// but for the last interval, which the end of the run cut short and which
+// pgbench does not write.
+func TestAggregateLogAsPgbench(t *testing.T) {
+	srv := server(t)
+	db := freshDB(t)
+	for _, real := range []bool{true, false} {
+		dir := t.TempDir()
+		out, _ := tool(t, real, dir, append(append([]string{}, srv...), "-n", "-T", "3", "-c", "2", "-S", "-l", "--aggregate-interval", "1", db)...)
+		var processed int64
+		for _, l := range strings.Split(out, "\n") {
+			if v, ok := strings.CutPrefix(l, "number of transactions actually processed: "); ok {
+				fmt.Sscan(v, &processed)
+			}
+		}
+		files, _ := filepath.Glob(filepath.Join(dir, "pgbench_log.*"))
+		if len(files) != 1 {
+			t.Fatalf("real=%v: %d log files, want 1", real, len(files))
+		}
+		b, _ := os.ReadFile(files[0])
+		var sum, prev int64
+		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+		for i, l := range lines {
+			fs := strings.Fields(l)
+			if len(fs) != 15 {
+				t.Fatalf("real=%v: line %q has %d fields, want 15", real, l, len(fs))
+			}
+			var start, n, s, s2, mn, mx int64
+			fmt.Sscan(strings.Join(fs[:6], " "), &start, &n, &s, &s2, &mn, &mx)
+			if i > 0 && start != prev+1 {
+				t.Errorf("real=%v: interval %d starts at %d after %d", real, i, start, prev)
+			}
+			if n > 0 && (mn > mx || s < n*mn || s > n*mx) {
+				t.Errorf("real=%v: line %q: the sum is not between n*min and n*max", real, l)
+			}
+			prev = start
+			sum += n
+		}
+		// The last interval, cut short by the end, is not written.
+		if sum > processed || sum < processed/2 || len(lines) < 2 || len(lines) > 4 {
+			t.Errorf("real=%v: %d lines adding up to %d transactions; the report says %d", real, len(lines), sum, processed)
+		}
+	}
+}

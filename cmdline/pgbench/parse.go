@@ -143,7 +143,6 @@ func newOptions() *options {
 // do instead.
 var notYet = map[string]string{
 	"connect":            "stampede keeps one connection per client; measure connection set-up with pgbench -C itself",
-	"aggregate-interval": "stampede's run directory keeps a histogram per second (`stampede report RUN --from --to`)",
 	"failures-detailed":  "stampede's final figures count failures by SQLSTATE without it",
 	"verbose-errors":     "stampede's run directory keeps every error (errors.log)",
 	"vacuum-all":         "run VACUUM pgbench_accounts yourself before the run",
@@ -424,7 +423,16 @@ func (o *options) runArgs(conn string) ([]string, []string, error) {
 		if o.fs.Changed("sampling-rate") {
 			args = append(args, "--sampling-rate", strconv.FormatFloat(o.samplingRate, 'g', -1, 64))
 		}
-	case o.logPrefix != "" || o.fs.Changed("sampling-rate"):
+		if o.fs.Changed("aggregate-interval") {
+			if o.aggregateInterval <= 0 {
+				return nil, nil, inputf("invalid number of seconds for aggregation: %d (give --aggregate-interval 1 or more)", o.aggregateInterval)
+			}
+			if o.fs.Changed("sampling-rate") {
+				return nil, nil, inputf("sampling (--sampling-rate) and aggregation (--aggregate-interval) cannot be used at the same time")
+			}
+			args = append(args, "--aggregate-interval", strconv.Itoa(o.aggregateInterval))
+		}
+	case o.logPrefix != "" || o.fs.Changed("sampling-rate") || o.fs.Changed("aggregate-interval"):
 		return nil, nil, inputf("log sampling (--sampling-rate) and prefix (--log-prefix) are allowed only when logging transactions (-l)")
 	}
 	if o.fs.Changed("scale") {

@@ -54,13 +54,20 @@ Benchmarking options:
   -s, --scale=NUM          report this scale factor in output
   -t, --transactions=NUM   number of transactions each client runs (default: 10)
   -T, --time=NUM           duration of benchmark test in seconds
+  -l, --log                write transaction times to log file (not with -R)
+  -L, --latency-limit=NUM  count transactions lasting more than NUM ms as late
+                           (with -R: skip those that would start later)
+  --aggregate-interval=NUM aggregate data over NUM seconds
+  --log-prefix=PREFIX      prefix for transaction time log file
+                           (default: "pgbench_log")
+  --max-tries=NUM          max number of tries to run transaction (default: 1)
   --random-seed=SEED       set random seed ("time", "rand", integer): the same
                            seed draws the same \set values as pgbench's
+  --sampling-rate=NUM      fraction of transactions to log (e.g., 0.01 for 1%)
   --show-script=NAME       show builtin script code, then exit
 
 Not taken yet (refused in one line, with what to use instead):
-  -C, -l, -L, -v, -d, --aggregate-interval, --failures-detailed, --log-prefix,
-  --max-tries, --progress-timestamp, --sampling-rate, --verbose-errors
+  -C, -v, -d, --failures-detailed, --progress-timestamp, --verbose-errors
 
 Common options:
   -h, --host=HOSTNAME      database server host or socket directory

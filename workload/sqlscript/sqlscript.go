@@ -84,6 +84,7 @@ type gen struct {
 	logPrefix string
 	jobs      int
 	sampling  float64
+	aggregate int
 	// retried and retries count by script, for pgbench's report, the
 	// transactions retried and their retries (under --max-tries).
 	retried, retries []atomic.Int64
@@ -113,6 +114,7 @@ func newGen() workload.Generator {
 	fs.IntVar(&g.maxTries, "max-tries", 0, "pgbench's --max-tries: run a script at most this many times when it fails with a serialization failure or deadlock, then count it failed and go on (0: stampede's retries, up to 100, counted as tolerated errors)")
 	fs.StringVar(&g.logPrefix, "log-prefix", "", "write pgbench's per-transaction log (pgbench -l) to PREFIX.PID, and PREFIX.PID.N for --jobs threads after the first")
 	fs.IntVar(&g.jobs, "jobs", 1, "pgbench's -j: the threads the clients are dealt to, which split the transaction log (stampede's workers are goroutines)")
+	fs.IntVar(&g.aggregate, "aggregate-interval", 0, "with --log-prefix, log per interval of this many seconds instead of per transaction (pgbench's --aggregate-interval)")
 	fs.Float64Var(&g.sampling, "sampling-rate", 1, "with --log-prefix, the fraction of transactions logged (pgbench's --sampling-rate)")
 	fs.BoolVarP(&g.every, "report-per-command", "r", false, "measure every command, meta-commands too, as pgbench's -r reports them")
 	fs.StringVar(&g.initFile, "init-file", "", "SQL that init runs to create and load the tables (COPY ... FROM STDIN allowed)")
@@ -129,6 +131,7 @@ func newGen() workload.Generator {
 		"log-prefix":         {RuntimeOnly: true},
 		"jobs":               {RuntimeOnly: true},
 		"sampling-rate":      {RuntimeOnly: true},
+		"aggregate-interval": {RuntimeOnly: true},
 		"init-file":          {LoadOnly: true},
 		"check-file":         {RuntimeOnly: true, Check: true},
 	}}
@@ -174,6 +177,9 @@ func (g *gen) validate() error {
 	}
 	if g.sampling <= 0 || g.sampling > 1 {
 		return fmt.Errorf("--sampling-rate %g: give a fraction above 0 and up to 1", g.sampling)
+	}
+	if g.aggregate < 0 || g.aggregate > 0 && (g.logPrefix == "" || g.flags.Changed("sampling-rate")) {
+		return fmt.Errorf("--aggregate-interval %d: give a number of seconds above 0, with --log-prefix and without --sampling-rate (as pgbench)", g.aggregate)
 	}
 	if g.flags.Changed("sampling-rate") && g.logPrefix == "" {
 		return fmt.Errorf("--sampling-rate samples the transaction log: give --log-prefix too")
@@ -377,7 +383,7 @@ func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (work
 	}
 	var txl *txLog
 	if g.logPrefix != "" {
-		if txl, err = newTxLog(g.logPrefix, first, oc.Concurrency, g.jobs, g.maxTries != 1, g.sampling, streams); err != nil {
+		if txl, err = newTxLog(g.logPrefix, first, oc.Concurrency, g.jobs, g.maxTries != 1, g.sampling, time.Duration(g.aggregate)*time.Second, streams); err != nil {
 			release()
 			return workload.QueryLoad{}, sqlx.ConfigErrorf("%v", err)
 		}
@@ -407,7 +413,7 @@ func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (work
 			}
 			if txl != nil && (res.Err == nil || res.Tolerated) {
 				end := time.Now()
-				txl.log(i, first+i, s, end, end.Sub(start), res.Err != nil, max(tries-1, 0))
+				txl.log(i, first+i, s, end, end.Sub(start), res.Err != nil, sqlx.SQLState(res.Err), max(tries-1, 0))
 			}
 			return res
 		}

@@ -24,12 +24,23 @@ import (
 // its retries when --max-tries is not 1. With a sampling rate below 1,
 // each thread draws from its Sample stream (pgbench's ts_sample_rs) which
 // transactions it logs.
+//
+// With an aggregate interval, each thread writes instead one line per
+// interval of that many seconds from its start, in pgbench 15's format:
+//
+//	interval_start num_transactions sum_latency sum_latency_2 min_latency max_latency
+//	sum_lag sum_lag_2 min_lag max_lag skipped retried retries serialization_failures deadlock_failures
+//
+// (latencies in µs; the lag and skipped columns are 0, as no schedule
+// runs with the log). The last interval, cut short by the end of the run,
+// is not written, as in pgbench.
 type txLog struct {
 	threads  []*txLogThread
 	thread   []int // by client
 	count    []int64
 	retries  bool
 	sampling float64
+	agg      time.Duration
 }
 
 // txLogThread is one thread's file. Its clients share it.
@@ -39,13 +50,61 @@ type txLogThread struct {
 	w      *bufio.Writer
 	sample prng.State
 	err    error
+	// The aggregate of the interval from start (with txLog.agg).
+	start                             time.Time
+	n, retried, retries, serial, dead int64
+	sum, sum2, minLat, maxLat         float64
+}
+
+// aggregate adds a transaction that ended at end after d to the thread's
+// aggregate, writing the intervals that ended before it.
+func (th *txLogThread) aggregate(agg time.Duration, end time.Time, d time.Duration, failed bool, code string, retries int) {
+	for !end.Before(th.start.Add(agg)) {
+		th.flushInterval()
+		th.start = th.start.Add(agg)
+	}
+	if retries > 0 {
+		th.retried++
+		th.retries += int64(retries)
+	}
+	if failed {
+		switch code {
+		case "40001":
+			th.serial++
+		case "40P01":
+			th.dead++
+		}
+		return
+	}
+	us := float64(d.Microseconds())
+	if th.n == 0 || us < th.minLat {
+		th.minLat = us
+	}
+	if us > th.maxLat {
+		th.maxLat = us
+	}
+	th.n++
+	th.sum += us
+	th.sum2 += us * us
+}
+
+// flushInterval writes the interval's line and starts the next.
+func (th *txLogThread) flushInterval() {
+	_, err := fmt.Fprintf(th.w, "%d %d %.0f %.0f %.0f %.0f 0 0 0 0 0 %d %d %d %d\n",
+		th.start.Unix(), th.n, th.sum, th.sum2, th.minLat, th.maxLat, th.retried, th.retries, th.serial, th.dead)
+	if err != nil && th.err == nil {
+		th.err = err
+	}
+	th.n, th.retried, th.retries, th.serial, th.dead = 0, 0, 0, 0, 0
+	th.sum, th.sum2, th.minLat, th.maxLat = 0, 0, 0, 0
 }
 
 // newTxLog opens the log files of clients clients (from first) on jobs
 // threads.
-func newTxLog(prefix string, first, clients, jobs int, retries bool, sampling float64, streams prng.Streams) (*txLog, error) {
+func newTxLog(prefix string, first, clients, jobs int, retries bool, sampling float64, agg time.Duration, streams prng.Streams) (*txLog, error) {
 	jobs = max(1, min(jobs, clients))
-	l := &txLog{thread: make([]int, clients), count: make([]int64, clients), retries: retries, sampling: sampling}
+	l := &txLog{thread: make([]int, clients), count: make([]int64, clients), retries: retries, sampling: sampling, agg: agg}
+	now := time.Now()
 	dealt := 0
 	pid := os.Getpid()
 	for t := range jobs {
@@ -61,7 +120,7 @@ func newTxLog(prefix string, first, clients, jobs int, retries bool, sampling fl
 			}
 			return nil, fmt.Errorf("cannot write the transaction log: %w", err)
 		}
-		th := &txLogThread{f: f, w: bufio.NewWriterSize(f, 64<<10)}
+		th := &txLogThread{f: f, w: bufio.NewWriterSize(f, 64<<10), start: now}
 		if t < len(streams.Sample) {
 			th.sample = streams.Sample[t]
 		}
@@ -78,11 +137,15 @@ func newTxLog(prefix string, first, clients, jobs int, retries bool, sampling fl
 
 // log writes the line of client c's transaction of script s that ended at
 // end after d, failed or not, with its retries.
-func (l *txLog) log(c, id, s int, end time.Time, d time.Duration, failed bool, retries int) {
+func (l *txLog) log(c, id, s int, end time.Time, d time.Duration, failed bool, code string, retries int) {
 	l.count[c]++
 	th := l.threads[l.thread[c]]
 	th.mu.Lock()
 	defer th.mu.Unlock()
+	if l.agg > 0 {
+		th.aggregate(l.agg, end, d, failed, code, retries)
+		return
+	}
 	if l.sampling < 1 && th.sample.Double() > l.sampling {
 		return
 	}
@@ -117,6 +180,8 @@ func (l *txLog) close() error {
 	var first error
 	for _, th := range l.threads {
 		th.mu.Lock()
+		// The last interval, cut short by the run's end, is not written,
+		// as pgbench 15 does not write it.
 		err := errors.Join(th.err, th.w.Flush(), th.f.Close())
 		th.mu.Unlock()
 		if err != nil && first == nil {
