@@ -77,6 +77,7 @@ type RunFlags struct {
 	// form, cmdline/pgbench).
 	pgbenchJobs, pgbenchPerClient, pgbenchProgress int
 	pgbenchLatencyLimit                            float64
+	pgbenchFailuresDetailed, pgbenchTimestamp      bool
 	// Resolved: --events as one shared count, --rate as sysbench's queue,
 	// the grace after the run's end (--forced-shutdown) and when sysbench's
 	// header says the shutdown is forced (seconds from the start, 0: off).
@@ -138,8 +139,10 @@ func (r *RunFlags) Register(fs *pflag.FlagSet) {
 	fs.IntVar(&r.pgbenchPerClient, "pgbench-transactions", 0, "pgbench's -t, for --output-style pgbench's report")
 	fs.IntVar(&r.pgbenchProgress, "pgbench-progress", 0, "pgbench's -P, for --output-style pgbench's progress lines")
 	fs.Float64Var(&r.pgbenchLatencyLimit, "pgbench-latency-limit", 0, "pgbench's -L in ms, for --output-style pgbench's report")
+	fs.BoolVar(&r.pgbenchFailuresDetailed, "pgbench-failures-detailed", false, "pgbench's --failures-detailed, for --output-style pgbench's report")
+	fs.BoolVar(&r.pgbenchTimestamp, "pgbench-progress-timestamp", false, "pgbench's --progress-timestamp, for --output-style pgbench's progress lines")
 	for _, name := range []string{"time", "rate", "report-interval", "rand-seed", "sysbench-syntax", "forced-shutdown", "verbosity",
-		"pgbench-jobs", "pgbench-transactions", "pgbench-progress", "pgbench-latency-limit"} {
+		"pgbench-jobs", "pgbench-transactions", "pgbench-progress", "pgbench-latency-limit", "pgbench-failures-detailed", "pgbench-progress-timestamp"} {
 		_ = fs.MarkHidden(name)
 	}
 }

@@ -47,16 +47,23 @@ type Pgbench struct {
 	// none); PerCommand its -r; Vacuum says it vacuumed first (no -n);
 	// Rated says -R was given; LatencyLimit is -L in ms (0: none), and
 	// Skipping says late transactions are skipped (-L with -R).
-	Protocol     string
-	Jobs         int
-	PerClient    int64
-	Duration     int
-	Progress     int
-	PerCommand   bool
-	Vacuum       bool
-	Rated        bool
-	LatencyLimit float64
-	Skipping     bool
+	Protocol   string
+	Jobs       int
+	PerClient  int64
+	Duration   int
+	Progress   int
+	PerCommand bool
+	Vacuum     bool
+	// VacuumAccounts is -v: pgbench_accounts vacuumed too.
+	VacuumAccounts bool
+	Rated          bool
+	LatencyLimit   float64
+	Skipping       bool
+	// FailuresDetailed is --failures-detailed (failures split into
+	// serialization failures and deadlocks); Timestamps is
+	// --progress-timestamp (progress lines at Unix times).
+	FailuresDetailed bool
+	Timestamps       bool
 
 	info run.Info
 	// lastRetried, lastRetries and lastSkipped are the counts at the last
@@ -72,6 +79,9 @@ func (o *Pgbench) Start(info run.Info) {
 	fmt.Fprintf(o.W, "pgbench (%s (stampede %s))\n", PgbenchVersion, o.Version)
 	if o.Vacuum {
 		fmt.Fprintf(o.Status, "starting vacuum...end.\n")
+		if o.VacuumAccounts {
+			fmt.Fprintf(o.Status, "starting vacuum pgbench_accounts...end.\n")
+		}
 	}
 }
 
@@ -111,8 +121,12 @@ func (o *Pgbench) Interval(iv run.Interval) {
 		return
 	}
 	h, failed := o.transactions(t, false)
-	fmt.Fprintf(o.Status, "progress: %.1f s, %.1f tps, lat %.3f ms stddev %.3f, %d failed",
-		t.End.Sub(o.info.Start).Seconds(), float64(h.TotalCount())/secs, nsToMs(h.Mean()), stddevMs(h), failed)
+	at := fmt.Sprintf("%.1f", t.End.Sub(o.info.Start).Seconds())
+	if o.Timestamps {
+		at = fmt.Sprintf("%d.%03d", t.End.Unix(), t.End.Nanosecond()/1e6)
+	}
+	fmt.Fprintf(o.Status, "progress: %s s, %.1f tps, lat %.3f ms stddev %.3f, %d failed",
+		at, float64(h.TotalCount())/secs, nsToMs(h.Mean()), stddevMs(h), failed)
 	if o.Rated {
 		avg, _ := o.lagOf(t, false)
 		fmt.Fprintf(o.Status, ", lag %.3f ms", avg)
@@ -189,6 +203,11 @@ func (o *Pgbench) Final(res *run.Result) {
 	}
 	skipped := res.Summary.Skipped
 	fmt.Fprintf(w, "number of failed transactions: %d (%.3f%%)\n", failed, pct(failed, done+failed+skipped))
+	if o.FailuresDetailed {
+		serial, dead := res.Summary.Errors["40001"], res.Summary.Errors["40P01"]
+		fmt.Fprintf(w, "number of serialization failures: %d (%.3f%%)\n", serial, pct(serial, done+failed+skipped))
+		fmt.Fprintf(w, "number of deadlock failures: %d (%.3f%%)\n", dead, pct(dead, done+failed+skipped))
+	}
 	if o.maxTries() != 1 {
 		retried, retries := o.retries()
 		fmt.Fprintf(w, "number of transactions retried: %d (%.3f%%)\n", retried, pct(retried, done+failed+skipped))

@@ -144,6 +144,8 @@ func TestReportAsPgbench(t *testing.T) {
 		{"-n", "-T", "2", "-c", "2", "-R", "100", "-L", "5", "-S"},
 		{"-n", "-T", "3", "-c", "2", "-P", "1", "-R", "2000", "-L", "2", "-S"},
 		{"-n", "-t", "20", "-c", "2", "-L", "1", "-S"},
+		{"-n", "-T", "2", "-c", "2", "-S", "--failures-detailed", "--max-tries=2", "-P", "1", "--progress-timestamp"},
+		{"-t", "10", "-c", "2", "-S", "-v"},
 	}
 	for _, args := range cases {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {

@@ -142,12 +142,9 @@ func newOptions() *options {
 // notYet are pgbench's options stampede does not take yet, with what to
 // do instead.
 var notYet = map[string]string{
-	"connect":            "stampede keeps one connection per client; measure connection set-up with pgbench -C itself",
-	"failures-detailed":  "stampede's final figures count failures by SQLSTATE without it",
-	"verbose-errors":     "stampede's run directory keeps every error (errors.log)",
-	"vacuum-all":         "run VACUUM pgbench_accounts yourself before the run",
-	"progress-timestamp": "progress lines count seconds from the start",
-	"debug":              "stampede has no debug output",
+	"connect":        "stampede keeps one connection per client; measure connection set-up with pgbench -C itself",
+	"verbose-errors": "stampede's run directory keeps every error (errors.log)",
+	"debug":          "stampede has no debug output",
 }
 
 // Parse turns args, a pgbench command line without the program name, into
@@ -407,6 +404,15 @@ func (o *options) runArgs(conn string) ([]string, []string, error) {
 	}
 	if !o.noVacuum {
 		args = append(args, "--vacuum-first")
+		if o.vacuumAll {
+			args = append(args, "--vacuum-accounts")
+		}
+	}
+	if o.failuresDetailed {
+		args = append(args, "--pgbench-failures-detailed")
+	}
+	if o.progressTimestamp {
+		args = append(args, "--pgbench-progress-timestamp")
 	}
 	if o.reportPerCommand {
 		args = append(args, "--report-per-command")

@@ -219,7 +219,11 @@ func (g *gen) pgbenchTables(ctx context.Context, db *sqlx.DB, warn func(string, 
 	if !g.vacuum {
 		return nil
 	}
-	for _, t := range []string{"pgbench_branches", "pgbench_tellers"} {
+	tables := []string{"pgbench_branches", "pgbench_tellers"}
+	if g.vacAll {
+		tables = append(tables, "pgbench_accounts", "pgbench_history") // pgbench -v
+	}
+	for _, t := range tables {
 		_, _ = db.Exec(ctx, "VACUUM "+t) // pgbench ignores these errors and goes on
 	}
 	c, err := workload.TableComment(ctx, db, "pgbench_history")

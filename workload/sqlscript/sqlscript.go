@@ -72,6 +72,7 @@ type gen struct {
 	builtins  []string
 	order     []scriptArg // -f and -b in command-line order
 	vacuum    bool
+	vacAll    bool
 	defines   []string
 	protocol  string
 	scale     int64
@@ -108,6 +109,7 @@ func newGen() workload.Generator {
 	fs.VarP(scriptFlag{false, &g.files, &g.order}, "file", "f", "a script to run, FILE or FILE@WEIGHT (repeat for several; pgbench's -f)")
 	fs.VarP(scriptFlag{true, &g.builtins, &g.order}, "builtin", "b", "one of pgbench's built-in scripts, NAME or NAME@WEIGHT: tpcb-like, simple-update, select-only (pgbench's -b; they use pgbench's tables: `stampede init pgbench`)")
 	fs.BoolVar(&g.vacuum, "vacuum-first", false, "before the run, vacuum pgbench_branches and pgbench_tellers and empty pgbench_history, as pgbench does without -n (pgbench_history only when stampede made it)")
+	fs.BoolVar(&g.vacAll, "vacuum-accounts", false, "with --vacuum-first, vacuum pgbench_accounts too, as pgbench -v does")
 	fs.StringArrayVarP(&g.defines, "define", "D", nil, "set a variable every client starts with, NAME=VALUE (repeatable; pgbench's -D)")
 	fs.StringVarP(&g.protocol, "protocol", "M", "prepared", "how statements are sent: prepared, extended or simple (pgbench's -M)")
 	fs.Int64Var(&g.scale, "scale", 1, "the value of the :scale variable (pgbench's -s)")
