@@ -122,6 +122,12 @@ func runSpec(spec RunArgs, env Env) (run.Spec, error) {
 	if rf.outputStyle == "ycsb" && rf.latency == "" {
 		rf.latency = run.LatencyService // YCSB's measurement.interval=op
 	}
+	status := env.Stderr // pgbench's progress lines, unfiltered
+	if rf.outputStyle == "pgbench" {
+		// pgbench's stderr: its own lines, and of stampede's only the
+		// warnings and where the results went.
+		env.Stderr = pgbenchLog{env.Stderr}
+	}
 	switch rf.verbosity {
 	case 0, 1:
 		env.Stderr = io.Discard // sysbench's --verbosity: errors only (the command line prints those)
@@ -229,7 +235,7 @@ func runSpec(spec RunArgs, env Env) (run.Spec, error) {
 		s.Observers = []run.Observer{&output.Sysbench{W: env.Stdout, Version: run.VersionString(), ReportEvery: rf.reportInterval,
 			Percentile: rf.percentile, Histogram: rf.histogram, ForcedShutdown: rf.forcedAt, Quiet: rf.verbosity < 3}}
 	case rf.outputStyle == "pgbench":
-		o, err := pgbenchOutput(env, rf, gen, spec.FS)
+		o, err := pgbenchOutput(Env{Stdout: env.Stdout, Stderr: status}, rf, gen, spec.FS)
 		if err != nil {
 			return run.Spec{}, err
 		}
@@ -239,6 +245,29 @@ func runSpec(spec RunArgs, env Env) (run.Spec, error) {
 			Telemetry: rf.tel.display, Quiet: spec.FS.Changed("report-interval") && rf.reportInterval == 0}}
 	}
 	return s, nil
+}
+
+// pgbenchLog passes on, of the lines written to it, the warnings (as
+// pgbench's, "pgbench: warning: ...") and where the results were saved,
+// each written whole: the rest of stampede's lines (its run's header)
+// are not pgbench's.
+type pgbenchLog struct{ w io.Writer }
+
+// Write implements io.Writer.
+func (f pgbenchLog) Write(p []byte) (int, error) {
+	for _, line := range bytes.SplitAfter(p, []byte("\n")) {
+		var err error
+		switch {
+		case bytes.HasPrefix(line, []byte("warning: ")):
+			_, err = f.w.Write(append([]byte("pgbench: "), line...))
+		case bytes.HasPrefix(line, []byte("results saved in ")):
+			_, err = f.w.Write(line)
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+	return len(p), nil
 }
 
 // warningsOnly passes on the lines written to it that are warnings

@@ -200,7 +200,10 @@ func (p *parser) next() (*Command, *Command, error) {
 		if text == "" {
 			return nil
 		}
-		c := &Command{Kind: SQL, Line: start, Text: text, Compound: compound, FirstLine: p.lineAt(startPos)}
+		// Its first line as written, up to where it ends: the semicolon,
+		// or the \gset that ends it (which pgbench's -r leaves out).
+		first, _, _ := strings.Cut(p.src[startPos:p.pos], "\n")
+		c := &Command{Kind: SQL, Line: start, Text: text, Compound: compound, FirstLine: strings.TrimRight(first, " \t\r")}
 		if p.name != "" {
 			c.Name = p.name
 			p.name = ""

@@ -5,7 +5,8 @@ package pgbench
 const usage = `stampede pgbench runs a pgbench command line with stampede: the same options,
 scripts and report, with stampede's run directory (HDR latency per second,
 telemetry) written as for any run. It runs as "stampede init pgbench" (-i) or
-"stampede run sql" (a benchmark); see README's "Your own SQL and pgbench".
+"stampede run sql" (a benchmark); see README's "sql — your own SQL, and
+pgbench's scripts" and "pgbench's command lines: stampede pgbench".
 
 Usage:
   stampede pgbench [OPTION]... [DBNAME]

@@ -299,6 +299,9 @@ func TestBadScripts(t *testing.T) {
 		{"missing file", "SELECT 1;\n", []string{"-f", "nosuch.sql"}, "-f nosuch.sql: no such file or directory"},
 		{"no script", "SELECT 1;\n", []string{"--protocol", "prepared"}, "run sql needs a script: give -f FILE"},
 		{"protocol", "SELECT 1;\n", []string{"-f", "bad.sql", "-M", "fast"}, `--protocol: unknown protocol "fast"`},
+		// Checked before the run in every protocol, simple too.
+		{"syntax simple", "SELECT 1;\n\nSELEC v\n  FROM t;\n", []string{"-f", "bad.sql", "-M", "simple"}, "bad.sql:3: syntax error at or near \"SELEC\""},
+		{"no such table simple", "SELECT v FROM nosuch;\n", []string{"-f", "bad.sql", "--protocol", "simple"}, `bad.sql:1: relation "nosuch" does not exist`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

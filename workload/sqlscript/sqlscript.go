@@ -477,11 +477,16 @@ func (g *gen) compile(ctx context.Context, q sqlx.ScriptQuerier, null bool) (*pg
 	if err != nil {
 		return nil, sqlx.ConfigErrorf("%v", err)
 	}
-	if null || g.proto == sqlx.Simple {
+	if null {
 		return prog, nil
 	}
 	cols := make(map[*pgscript.Command][]string)
 	for _, st := range prog.Statements() {
+		if st.Command.Compound {
+			continue // several statements: the server prepares one at a time
+		}
+		// In every protocol, the statement with $1, $2, ... for its
+		// variables: the server checks it as it will run.
 		c, err := q.Describe(ctx, st.SQL)
 		if err != nil {
 			var pe *pgconn.PgError
@@ -495,6 +500,9 @@ func (g *gen) compile(ctx context.Context, q sqlx.ScriptQuerier, null bool) (*pg
 			continue // checked when it runs: an earlier statement may create what it uses
 		}
 		cols[st.Command] = c
+	}
+	if g.proto == sqlx.Simple {
+		return prog, nil // a variable not set stays as written, as in pgbench
 	}
 	// Again, now that the columns of \gset and \aset queries are known,
 	// for the variables they set.
