@@ -334,7 +334,7 @@ func Check(ctx context.Context, gen workload.Generator, c Conn, out, log io.Writ
 	}
 	// Flags that differ from what was loaded, and an unfinished load,
 	// are the command line's error, as a run's are.
-	return loadInput(h.Hooks().CheckConsistency(ctx, db, printer{out}))
+	return configInput(loadInput(h.Hooks().CheckConsistency(ctx, db, printer{out})))
 }
 
 // CleanupSpec says what Cleanup does: stampede cleanup.

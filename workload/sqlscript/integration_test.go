@@ -347,6 +347,10 @@ func TestInitCheckCleanup(t *testing.T) {
 	if r.code == 0 || !strings.Contains(r.stdout, "FAIL ok.sql:1") && !strings.Contains(r.stdout, "FAIL fail.sql:1 SELECT count(*) = 5 FROM kv: returned f, not true") {
 		t.Errorf("check fail: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
+	r = stampede(t, dir, "check", "sql", u)
+	if r.code != 2 || !strings.Contains(r.stderr, "give --check-file FILE") {
+		t.Errorf("check without --check-file: exit %d\n%s", r.code, r.stderr)
+	}
 	r = stampede(t, dir, "init", "sql", "--init-file", "init.sql", u)
 	if r.code != 2 || !strings.Contains(r.stderr, "init sql --drop") {
 		t.Errorf("init again: exit %d\n%s", r.code, r.stderr)
