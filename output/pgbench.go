@@ -26,6 +26,8 @@ type PgbenchSource interface {
 	ConnectTime() (time.Duration, bool)
 	// MaxTries is pgbench's --max-tries (0: stampede's own retries).
 	MaxTries() int
+	// ConnectEach says every script opened its own connection (-C).
+	ConnectEach() bool
 	// Retries is how many transactions of script s were retried, and
 	// how many retries there were.
 	Retries(s int) (retried, retries int64)
@@ -238,10 +240,18 @@ func (o *Pgbench) Final(res *run.Result) {
 	if o.Rated {
 		o.lag(w, t)
 	}
-	if ct, ok := o.Source.ConnectTime(); ok {
-		fmt.Fprintf(w, "initial connection time = %.3f ms\n", float64(ct)/1e6)
+	ct, ok := o.Source.ConnectTime()
+	if o.Source.ConnectEach() {
+		if ok {
+			fmt.Fprintf(w, "average connection time = %.3f ms\n", float64(ct)/1e6)
+		}
+		fmt.Fprintf(w, "tps = %f (including reconnection times)\n", float64(done)/secs)
+	} else {
+		if ok {
+			fmt.Fprintf(w, "initial connection time = %.3f ms\n", float64(ct)/1e6)
+		}
+		fmt.Fprintf(w, "tps = %f (without initial connection time)\n", float64(done)/secs)
 	}
-	fmt.Fprintf(w, "tps = %f (without initial connection time)\n", float64(done)/secs)
 	if len(scripts) == 1 {
 		if o.PerCommand {
 			fmt.Fprintf(w, "statement latencies in milliseconds and failures:\n")

@@ -23,6 +23,8 @@ func (nopConn) Describe(context.Context, string) ([]string, error)       { retur
 
 func (nopConn) Connect(context.Context) error { return nil }
 
+func (nopConn) Disconnect(context.Context) {}
+
 type nopRecorder struct{}
 
 func (nopRecorder) Record(int, time.Duration) {}

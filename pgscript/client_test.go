@@ -74,6 +74,8 @@ func (f *fakeConn) Describe(context.Context, string) ([]string, error) { return 
 
 func (f *fakeConn) Connect(context.Context) error { return nil }
 
+func (f *fakeConn) Disconnect(context.Context) {}
+
 type recorded struct {
 	ops []int
 }

@@ -80,6 +80,9 @@ type ScriptQuerier interface {
 	// Connect makes sure the worker holds a connection, connecting if
 	// it does not.
 	Connect(ctx context.Context) error
+	// Disconnect closes the worker's connection: its next statement
+	// opens a new one (pgbench's -C).
+	Disconnect(ctx context.Context)
 }
 
 var (
@@ -214,3 +217,17 @@ func (w *workerConn) Connect(ctx context.Context) error {
 
 // Connect implements ScriptQuerier: the null driver is always connected.
 func (nullConn) Connect(context.Context) error { return nil }
+
+// Disconnect implements ScriptQuerier.
+func (w *workerConn) Disconnect(ctx context.Context) {
+	if w.c == nil {
+		return
+	}
+	_ = w.c.Conn().Close(ctx) // the pool drops a closed connection on release
+	w.c.Release()
+	w.c = nil
+	w.raw.reset()
+}
+
+// Disconnect implements ScriptQuerier: the null driver has nothing to close.
+func (nullConn) Disconnect(context.Context) {}

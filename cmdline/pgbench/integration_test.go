@@ -146,6 +146,7 @@ func TestReportAsPgbench(t *testing.T) {
 		{"-n", "-t", "20", "-c", "2", "-L", "1", "-S"},
 		{"-n", "-T", "2", "-c", "2", "-S", "--failures-detailed", "--max-tries=2", "-P", "1", "--progress-timestamp"},
 		{"-t", "10", "-c", "2", "-S", "-v"},
+		{"-n", "-t", "20", "-c", "2", "-S", "-C"},
 	}
 	for _, args := range cases {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
@@ -444,6 +445,42 @@ func TestBadScriptBeforeTheRun(t *testing.T) {
 		msg := strings.TrimSpace(errb.String())
 		if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(msg, `bad.sql:2: syntax error at or near "SELEC"`) || strings.Contains(msg, "\n") {
 			t.Errorf("-M %s: %v, stderr %q; want exit 2 and one line naming bad.sql:2", m, err, msg)
+		}
+	}
+}
+
+// TestConnectEachAsPgbench: with -C every transaction opens its own
+// session, as the server counts them (pg_stat_database.sessions).
+func TestConnectEachAsPgbench(t *testing.T) {
+	srv := server(t)
+	db := freshDB(t)
+	dir := t.TempDir()
+	ctx := context.Background()
+	admin, err := pgx.Connect(ctx, os.Getenv("STAMPEDE_TEST_DATABASE"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	sessions := func() int64 {
+		var n int64
+		_, _ = admin.Exec(ctx, "SELECT pg_stat_clear_snapshot()")
+		if err := admin.QueryRow(ctx, "SELECT sessions FROM pg_stat_database WHERE datname = $1", db).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	for _, real := range []bool{true, false} {
+		before := sessions()
+		tool(t, real, dir, append(append([]string{}, srv...), "-n", "-t", "20", "-c", "2", "-S", "-C", db)...)
+		var got int64
+		for try := 0; try < 50; try++ {
+			if got = sessions() - before; got >= 40 {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		if got < 40 || got > 46 {
+			t.Errorf("real=%v: %d sessions for 40 transactions with -C, want 40 (and a few for the tool's own checks)", real, got)
 		}
 	}
 }

@@ -142,7 +142,6 @@ func newOptions() *options {
 // notYet are pgbench's options stampede does not take yet, with what to
 // do instead.
 var notYet = map[string]string{
-	"connect":        "stampede keeps one connection per client; measure connection set-up with pgbench -C itself",
 	"verbose-errors": "stampede's run directory keeps every error (errors.log)",
 	"debug":          "stampede has no debug output",
 }
@@ -407,6 +406,9 @@ func (o *options) runArgs(conn string) ([]string, []string, error) {
 		if o.vacuumAll {
 			args = append(args, "--vacuum-accounts")
 		}
+	}
+	if o.connect {
+		args = append(args, "--connect-each")
 	}
 	if o.failuresDetailed {
 		args = append(args, "--pgbench-failures-detailed")

@@ -48,8 +48,8 @@ func TestParse(t *testing.T) {
 // one line.
 func TestParseRefuses(t *testing.T) {
 	cases := []struct{ line, want string }{
-		{"-C -T 5 db", "pgbench's --connect is not taken by stampede"},
 		{"-l -R 10 -T 5 db", "-l with -R"},
+		{"-d -T 5 db", "pgbench's --debug is not taken by stampede"},
 		{"--log-prefix=x -T 5 db", "allowed only when logging transactions (-l)"},
 		{"-R 100 -L 0 -T 5 db", "invalid latency limit: 0"},
 		{"-R 100 -L 5 -f a.sql -f b.sql -T 5 db", "-L with -R and several scripts"},

@@ -41,6 +41,7 @@ Options to select what to run:
 
 Benchmarking options:
   -c, --client=NUM         number of concurrent database clients (default: 1)
+  -C, --connect            establish new connection for each transaction
   -D, --define=VARNAME=VALUE
                            define variable for use by custom script
   -j, --jobs=NUM           number of threads (default: 1; stampede's workers
@@ -53,6 +54,9 @@ Benchmarking options:
   -R, --rate=NUM           target rate in transactions per second (latency
                            counts from each transaction's scheduled start)
   -s, --scale=NUM          report this scale factor in output
+  -v, --vacuum-all         vacuum all four standard tables before tests
+  --failures-detailed      report the failures grouped by basic types
+  --progress-timestamp     use Unix epoch timestamps for progress
   -t, --transactions=NUM   number of transactions each client runs (default: 10)
   -T, --time=NUM           duration of benchmark test in seconds
   -l, --log                write transaction times to log file (not with -R)
@@ -68,7 +72,7 @@ Benchmarking options:
   --show-script=NAME       show builtin script code, then exit
 
 Not taken yet (refused in one line, with what to use instead):
-  -C, -v, -d, --failures-detailed, --progress-timestamp, --verbose-errors
+  -d, --verbose-errors
 
 Common options:
   -h, --host=HOSTNAME      database server host or socket directory

@@ -82,6 +82,8 @@ type gen struct {
 	maxTries  int
 	// logPrefix, jobs and sampling are pgbench's -l, --log-prefix, -j
 	// and --sampling-rate (see txLog).
+	// reconnect is pgbench's -C: a new connection for every script.
+	reconnect bool
 	logPrefix string
 	jobs      int
 	sampling  float64
@@ -114,6 +116,7 @@ func newGen() workload.Generator {
 	fs.StringVarP(&g.protocol, "protocol", "M", "prepared", "how statements are sent: prepared, extended or simple (pgbench's -M)")
 	fs.Int64Var(&g.scale, "scale", 1, "the value of the :scale variable (pgbench's -s)")
 	fs.IntVar(&g.maxTries, "max-tries", 0, "pgbench's --max-tries: run a script at most this many times when it fails with a serialization failure or deadlock, then count it failed and go on (0: stampede's retries, up to 100, counted as tolerated errors)")
+	fs.BoolVar(&g.reconnect, "connect-each", false, "open a new connection for every script, its time inside the script's latency (pgbench's -C)")
 	fs.StringVar(&g.logPrefix, "log-prefix", "", "write pgbench's per-transaction log (pgbench -l) to PREFIX.PID, and PREFIX.PID.N for --jobs threads after the first")
 	fs.IntVar(&g.jobs, "jobs", 1, "pgbench's -j: the threads the clients are dealt to, which split the transaction log (stampede's workers are goroutines)")
 	fs.IntVar(&g.aggregate, "aggregate-interval", 0, "with --log-prefix, log per interval of this many seconds instead of per transaction (pgbench's --aggregate-interval)")
@@ -131,6 +134,7 @@ func newGen() workload.Generator {
 		"report-per-command": {RuntimeOnly: true},
 		"max-tries":          {RuntimeOnly: true},
 		"log-prefix":         {RuntimeOnly: true},
+		"connect-each":       {RuntimeOnly: true},
 		"jobs":               {RuntimeOnly: true},
 		"sampling-rate":      {RuntimeOnly: true},
 		"aggregate-interval": {RuntimeOnly: true},
@@ -378,8 +382,13 @@ func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (work
 	g.db.Store(db)
 	ql.Attach = func(w int, rec workload.Recorder) {
 		recs[w] = rec
-		// Connect before the first script, as pgbench does.
-		_ = queriers[w].Connect(ctx)
+		// Connect before the first script, as pgbench does (with -C,
+		// every script connects itself).
+		if g.reconnect {
+			queriers[w].Disconnect(ctx)
+		} else {
+			_ = queriers[w].Connect(ctx)
+		}
 		clients[w] = prog.NewClient(first+w, queriers[w], rec, streams.Clients[first+w], streams.Choose[first+w],
 			streams.DefaultSeed, int64(oc.Seed))
 	}
@@ -412,6 +421,9 @@ func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (work
 					return c.Run(ctx, s)
 				})
 				res = workload.Result{Op: s, Err: err}
+			}
+			if g.reconnect {
+				queriers[i].Disconnect(ctx) // the next script connects anew
 			}
 			if txl != nil && (res.Err == nil || res.Tolerated) {
 				end := time.Now()
@@ -453,6 +465,9 @@ func (g *gen) Retries(s int) (retried, retries int64) {
 	}
 	return g.retried[s].Load(), g.retries[s].Load()
 }
+
+// ConnectEach is --connect-each (pgbench's -C).
+func (g *gen) ConnectEach() bool { return g.reconnect }
 
 // MaxTries is --max-tries (0: stampede's own retries).
 func (g *gen) MaxTries() int { return g.maxTries }
