@@ -79,6 +79,9 @@ func Load(ctx context.Context, spec LoadSpec) error {
 	if streams < 0 {
 		return inputf("LoadSpec.Concurrency %d is negative", streams)
 	}
+	if ss, ok := gen.(workload.SingleStreamer); ok && ss.SingleStream() {
+		streams = 1 // its load is one stream whatever --concurrency says
+	}
 	seed := pickSeed(spec.Seed)
 	if d, ok := gen.(workload.RunDefaulter); ok {
 		for _, w := range d.RunDefaults().Warnings {
@@ -143,8 +146,8 @@ func Load(ctx context.Context, spec LoadSpec) error {
 		fmt.Fprintf(log, "loading %s into database %q on %s: running %s\n",
 			gen.Meta().Name, db.Database(), strings.Join(db.Endpoints(), ","), script.LoadScript())
 	} else {
-		fmt.Fprintf(log, "loading %s into database %q on %s: %d rows, %d streams, seed %d\n",
-			gen.Meta().Name, db.Database(), strings.Join(db.Endpoints(), ","), total, streams, seed)
+		fmt.Fprintf(log, "loading %s into database %q on %s: %d rows, %s, seed %d\n",
+			gen.Meta().Name, db.Database(), strings.Join(db.Endpoints(), ","), total, plural(streams, "stream"), seed)
 	}
 	if est := workload.EstimateBytes(tables); est > bigLoad {
 		// Not refused: a cluster may hold it; said, so that a typo is

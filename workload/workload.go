@@ -647,3 +647,12 @@ type ScriptLoader interface {
 	// LoadedRows is the rows the load wrote (COPY and INSERT), after it.
 	LoadedRows() int64
 }
+
+// SingleStreamer is a Generator whose load is one stream (pgbench's data,
+// one transaction with COPY FREEZE), whatever init's --concurrency says:
+// init says one stream.
+type SingleStreamer interface {
+	Generator
+	// SingleStream reports whether the load is one stream.
+	SingleStream() bool
+}

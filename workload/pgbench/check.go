@@ -48,11 +48,13 @@ func (g *generator) check(ctx context.Context, db *sqlx.DB, rep workload.Reporte
 			return fmt.Errorf("checking pgbench's tables: %s: %w", q, err)
 		}
 	}
-	scale, from := int64(g.scale), "--scale"
+	// The scale given (--scale, or the one init recorded), else the
+	// branches': said with what the branches hold, so a mismatch shows.
+	scale := int64(g.scale)
 	if !g.flags.Changed("scale") {
-		scale, from = counts[0]/branchesPerScale, "the branches"
+		scale = counts[0] / branchesPerScale
 	}
-	rep.Printf("pgbench: scale %d (from %s)", scale, from)
+	rep.Printf("pgbench: scale %d (pgbench_branches holds %d rows)", scale, counts[0])
 	if scale == 0 {
 		rep.Printf("%s: no rows FAIL", Branches)
 		return fmt.Errorf("pgbench consistency check failed: %s in database %s is empty: nothing was loaded (pgbench's or stampede's init without its data step?)", Branches, db.Database())

@@ -168,6 +168,10 @@ var _ InitLogger = (*generator)(nil)
 // (step d): init then drops what stampede made, as --drop does.
 func (g *generator) DropsFirst() bool { return strings.HasPrefix(g.Steps(), "d") }
 
+// SingleStream implements workload.SingleStreamer: step g sends the data
+// in one transaction (COPY ... FREEZE), as pgbench does.
+func (g *generator) SingleStream() bool { return true }
+
 // Steps implements InitLogger.
 func (g *generator) Steps() string {
 	s := strings.ReplaceAll(g.steps, " ", "")
