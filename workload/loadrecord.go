@@ -194,6 +194,13 @@ func RecordLoad(ctx context.Context, db *sqlx.DB, gen Generator, adopted ...stri
 // stampedes when a load records itself).
 const adoptedColumn = "adopted"
 
+// markedColumn is the column of the record that says the load marked the
+// tables it created (workload.InitMark): every load of this stampede
+// does, so that a table of the same name made in place of one of them (a
+// user's) is told apart by its missing mark. Records of older loads,
+// which marked nothing, have it false.
+const markedColumn = "marked"
+
 func recordLoad(ctx context.Context, db *sqlx.DB, gen Generator, adopted []string) error {
 	settings := map[string]string{}
 	if ds, ok := gen.(DataSpecer); ok {
@@ -204,13 +211,18 @@ func recordLoad(ctx context.Context, db *sqlx.DB, gen Generator, adopted []strin
 	d := db.Dialect()
 	p := d.Placeholder
 	t := d.QuoteIdent(LoadRecordTable)
-	if _, err := db.Exec(ctx, "CREATE TABLE IF NOT EXISTS "+t+" (data TEXT PRIMARY KEY, workload TEXT NOT NULL, version TEXT NOT NULL, settings TEXT NOT NULL, loaded_at TIMESTAMPTZ NOT NULL DEFAULT now(), "+adoptedColumn+" TEXT NOT NULL DEFAULT '')"); err != nil {
+	if _, err := db.Exec(ctx, "CREATE TABLE IF NOT EXISTS "+t+" (data TEXT PRIMARY KEY, workload TEXT NOT NULL, version TEXT NOT NULL, settings TEXT NOT NULL, loaded_at TIMESTAMPTZ NOT NULL DEFAULT now(), "+adoptedColumn+" TEXT NOT NULL DEFAULT '', "+markedColumn+" BOOLEAN NOT NULL DEFAULT false)"); err != nil {
 		return fmt.Errorf("recording the load in %s: %w", LoadRecordTable, err)
 	}
-	if has, err := hasAdoptedColumn(ctx, db); err != nil {
-		return err
-	} else if !has {
-		if _, err := db.Exec(ctx, "ALTER TABLE "+t+" ADD COLUMN IF NOT EXISTS "+adoptedColumn+" TEXT NOT NULL DEFAULT ''"); err != nil {
+	cols, err := tableColumns(ctx, db, LoadRecordTable)
+	if err != nil {
+		return fmt.Errorf("reading the columns of %s: %w", LoadRecordTable, err)
+	}
+	for col, def := range map[string]string{adoptedColumn: "TEXT NOT NULL DEFAULT ''", markedColumn: "BOOLEAN NOT NULL DEFAULT false"} {
+		if _, ok := cols[col]; ok {
+			continue
+		}
+		if _, err := db.Exec(ctx, "ALTER TABLE "+t+" ADD COLUMN IF NOT EXISTS "+col+" "+def); err != nil {
 			return fmt.Errorf("recording the load in %s: %w", LoadRecordTable, err)
 		}
 	}
@@ -246,7 +258,7 @@ func recordLoad(ctx context.Context, db *sqlx.DB, gen Generator, adopted []strin
 		args []any
 	}{
 		{"DELETE FROM " + t + " WHERE data = " + p(1), []any{DataKeyOf(gen)}},
-		{"INSERT INTO " + t + " (data, workload, version, settings, " + adoptedColumn + ") VALUES (" + p(1) + ", " + p(2) + ", " + p(3) + ", " + p(4) + ", " + p(5) + ")",
+		{"INSERT INTO " + t + " (data, workload, version, settings, " + adoptedColumn + ", " + markedColumn + ") VALUES (" + p(1) + ", " + p(2) + ", " + p(3) + ", " + p(4) + ", " + p(5) + ", true)",
 			[]any{DataKeyOf(gen), gen.Meta().Name, gen.Meta().Version, string(b), strings.Join(adopted, ",")}},
 	} {
 		if _, err := tx.Exec(ctx, stmt.sql, stmt.args...); err != nil {
@@ -290,6 +302,31 @@ func readAdopted(ctx context.Context, db *sqlx.DB, q sqlx.Querier, key string) (
 		return nil, fmt.Errorf("reading what init loaded (%s): %w", LoadRecordTable, err)
 	}
 	return strings.Split(list, ","), nil
+}
+
+// readMarked reports whether the load recorded under data key marked the
+// tables it created (false without a record, or for an older stampede's).
+func readMarked(ctx context.Context, db *sqlx.DB, key string) (bool, error) {
+	if exists, err := TableExists(ctx, db, LoadRecordTable); err != nil || !exists {
+		return false, err
+	}
+	cols, err := tableColumns(ctx, db, LoadRecordTable)
+	if err != nil {
+		return false, fmt.Errorf("reading the columns of %s: %w", LoadRecordTable, err)
+	}
+	if _, ok := cols[markedColumn]; !ok {
+		return false, nil
+	}
+	d := db.Dialect()
+	var marked bool
+	err = db.QueryRow(ctx, "SELECT "+markedColumn+" FROM "+d.QuoteIdent(LoadRecordTable)+" WHERE data = "+d.Placeholder(1), key).Scan(&marked)
+	if errors.Is(err, sqlx.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("reading what init loaded (%s): %w", LoadRecordTable, err)
+	}
+	return marked, nil
 }
 
 // ForgetLoad removes gen's record (after cleanup dropped its tables), and

@@ -73,11 +73,13 @@ func TableComment(ctx context.Context, db *sqlx.DB, name string) (string, error)
 }
 
 // ForeignTables returns those of names, tables that exist in db, that
-// stampede did not make for gen: without stampede's mark, unless init's
-// record of gen's data is in db (a load of a stampede that marked
-// nothing), and those the record says the load adopted (a user's own
-// table that init loaded into, as YCSB's JDBC binding has users create
-// usertable: see RecordLoad).
+// stampede did not make for gen: those without stampede's mark (a table
+// a user made, even in place of one of stampede's after its load), unless
+// init's record of gen's data is in db and says its load marked nothing
+// (an older stampede's, whose tables the record vouches for); and those
+// the record says the load adopted (a user's own table that init loaded
+// into, as YCSB's JDBC binding has users create usertable: see
+// RecordLoad).
 func ForeignTables(ctx context.Context, db *sqlx.DB, gen Generator, names []string) ([]string, error) {
 	if db.Null() || len(names) == 0 {
 		return nil, nil
@@ -91,7 +93,29 @@ func ForeignTables(ctx context.Context, db *sqlx.DB, gen Generator, names []stri
 		if err != nil {
 			return nil, err
 		}
-		return slices.DeleteFunc(slices.Clone(names), func(n string) bool { return !slices.Contains(adopted, n) }), nil
+		marked, err := readMarked(ctx, db, DataKeyOf(gen))
+		if err != nil {
+			return nil, err
+		}
+		if !marked {
+			// An older stampede's load, which marked nothing: the
+			// record says the tables are its own, but those it adopted.
+			return slices.DeleteFunc(slices.Clone(names), func(n string) bool { return !slices.Contains(adopted, n) }), nil
+		}
+		// This stampede's load marked every table it created: one
+		// without the mark was made by someone else since (in place of
+		// one of stampede's), or adopted.
+		var foreign []string
+		for _, n := range names {
+			c, err := TableComment(ctx, db, n)
+			if err != nil {
+				return nil, err
+			}
+			if slices.Contains(adopted, n) || !IsMark(c) {
+				foreign = append(foreign, n)
+			}
+		}
+		return foreign, nil
 	}
 	var foreign []string
 	for _, n := range names {
@@ -176,7 +200,7 @@ func ForeignTablesError(db *sqlx.DB, gen Generator, tables []string, action stri
 		if len(theirs) > 0 {
 			pre = strings.Join(own, ", ") + ": "
 		}
-		whys = append(whys, fmt.Sprintf("%sno mark of stampede's init on %s, and no load of %s recorded in %s", pre, it, gen.Meta().Name, LoadRecordTable))
+		whys = append(whys, fmt.Sprintf("%sno mark of stampede's init on %s, which every table stampede's init makes carries", pre, it))
 	}
 	if len(theirs) > 0 {
 		it, pre := "it", ""

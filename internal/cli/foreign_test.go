@@ -141,8 +141,10 @@ func TestCleanupDropsWhatItMade(t *testing.T) {
 			t.Fatalf("%s: exit %d\n%s", args, r.code, r.stderr)
 		}
 	}
-	// An older stampede's load: no mark, only the record.
+	// An older stampede's load: no mark, only the record (which says
+	// its load marked nothing).
 	execIn(t, db, "COMMENT ON TABLE bank IS NULL")
+	execIn(t, db, "UPDATE stampede_load SET marked = false")
 	if r := stampede(t, "cleanup", "bank", dbURL(t, db)); r.code != 0 || !strings.Contains(r.stderr, "dropped table bank") {
 		t.Fatalf("cleanup of stampede's own load: exit %d\n%s", r.code, r.stderr)
 	}
@@ -156,6 +158,45 @@ func TestCleanupDropsWhatItMade(t *testing.T) {
 		if r := stampede(t, args...); r.code != 0 {
 			t.Fatalf("%s: exit %d\n%s", args, r.code, r.stderr)
 		}
+	}
+}
+
+// TestSwappedTableStaysTheUsers: after stampede's load, a user drops one
+// of its tables and makes their own of the same name; the load's record
+// is still there, but the table carries no mark: cleanup, init --drop and
+// pgbench's -i refuse it, and the user's row survives. (The census found
+// cleanup dropping it, exit 0.)
+func TestSwappedTableStaysTheUsers(t *testing.T) {
+	testServer(t)
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	for _, tc := range []struct {
+		load  []string
+		table string
+		drops [][]string
+	}{
+		{[]string{"init", "bank", "--rows", "10"}, "bank", [][]string{{"cleanup", "bank"}, {"init", "bank", "--rows", "10", "--drop"}}},
+		{[]string{"init", "ycsb", "--record-count", "10"}, "usertable", [][]string{{"cleanup", "ycsb"}}},
+		{[]string{"init", "pgbench", "--scale", "1"}, "pgbench_history", [][]string{{"cleanup", "pgbench"}, {"init", "pgbench", "--scale", "1"}}},
+	} {
+		t.Run(tc.table, func(t *testing.T) {
+			db := freshDB(t, "swap")
+			adminExec(t, "CREATE DATABASE "+db)
+			if r := stampede(t, append(tc.load, dbURL(t, db))...); r.code != 0 {
+				t.Fatalf("%s: exit %d\n%s", tc.load, r.code, r.stderr)
+			}
+			execIn(t, db, "DROP TABLE "+tc.table+" CASCADE")
+			execIn(t, db, "CREATE TABLE "+tc.table+" (mine text)")
+			execIn(t, db, "INSERT INTO "+tc.table+" VALUES ('keep me')")
+			for _, args := range tc.drops {
+				r := stampede(t, append(args, dbURL(t, db))...)
+				if r.code != 2 || !strings.Contains(r.stderr, tc.table) || !strings.Contains(r.stderr, "--force-drop") {
+					t.Errorf("%s: exit %d\n%s", args, r.code, r.stderr)
+				}
+				if n := queryInt(t, db, "SELECT count(*) FROM "+tc.table+" WHERE mine = 'keep me'"); n != 1 {
+					t.Fatalf("%s dropped the user's %s", args, tc.table)
+				}
+			}
+		})
 	}
 }
 
