@@ -3,6 +3,7 @@ package pgbench
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -197,10 +198,18 @@ func (g *generator) partitionMethod() string {
 
 // validate checks the flags, as pgbench checks its options, in one line
 // each.
+// maxScale bounds --scale: 100 billion accounts, about 15 TB, weeks of
+// loading; more is a typo.
+const maxScale = 1_000_000
+
 func (g *generator) validate() error {
 	switch {
 	case g.scale < 1:
 		return fmt.Errorf("--scale must be at least 1, not %d", g.scale)
+	case g.scale > maxScale:
+		return fmt.Errorf("--scale %d is %d billion accounts, more than any server holds (pgbench's data is about 15 GB per 1,000 of scale): give at most %d", g.scale, int64(g.scale)*accountsPerScale/1e9, maxScale)
+	case int64(g.partitions) > min(math.MaxInt32, int64(g.scale)*accountsPerScale):
+		return fmt.Errorf("--partitions %d is more than the accounts (%d) or pgbench's limit (%d): give fewer", g.partitions, int64(g.scale)*accountsPerScale, math.MaxInt32)
 	case g.fillfactor < 10 || g.fillfactor > 100:
 		return fmt.Errorf("--fillfactor must be in range 10..100, not %d", g.fillfactor)
 	case g.partitions < 0:

@@ -30,6 +30,10 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"--fillfactor", "101"}, "--fillfactor must be in range 10..100, not 101"},
 		// --partitions must be in range 0..2147483647
 		{[]string{"--partitions", "-1"}, "--partitions must be 0 (none) or more, not -1"},
+		// Sizes no server holds, refused before anything is loaded (the
+		// census's --scale 100000000 loaded until it ran out of memory).
+		{[]string{"--scale", "100000000"}, "more than any server holds"},
+		{[]string{"--partitions", "2147483648"}, "more than the accounts (100000) or pgbench's limit"},
 		// --partition-method requires greater than zero --partitions
 		{[]string{"--partition-method", "hash"}, "--partition-method hash needs --partitions greater than 0"},
 		{[]string{"--partitions", "0", "--partition-method", "range"}, "--partition-method range needs --partitions greater than 0"},

@@ -226,10 +226,13 @@ func (g *gen) pgbenchTables(ctx context.Context, db *sqlx.DB, warn func(string, 
 	for _, t := range tables {
 		_, _ = db.Exec(ctx, "VACUUM "+t) // pgbench ignores these errors and goes on
 	}
+	if ok, err := workload.TableExists(ctx, db, "pgbench_history"); err != nil || !ok {
+		return nil // no such table: nothing to empty
+	}
 	c, err := workload.TableComment(ctx, db, "pgbench_history")
 	switch {
 	case err != nil:
-		return nil // no such table: nothing to empty
+		return nil
 	case workload.IsMark(c):
 		if _, err := db.Exec(ctx, "TRUNCATE pgbench_history"); err != nil {
 			return fmt.Errorf("emptying pgbench_history: %w", err)

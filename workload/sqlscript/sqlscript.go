@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -315,9 +316,19 @@ func readFile(path, flag string) (string, error) {
 	case st.Size() > maxScriptBytes:
 		return "", fmt.Errorf("%s %s is %d bytes, more than a script's %d: give a script file", flag, path, st.Size(), maxScriptBytes)
 	}
-	b, err := os.ReadFile(path)
+	// Read at most one byte past the limit: a device (/dev/zero) or a
+	// pipe reports no size.
+	f, err := os.Open(path)
 	if err != nil {
 		return "", fmt.Errorf("%s %s: %w: give a readable script file", flag, path, unwrapPath(err))
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxScriptBytes+1))
+	if err != nil {
+		return "", fmt.Errorf("%s %s: %w: give a readable script file", flag, path, unwrapPath(err))
+	}
+	if len(b) > maxScriptBytes {
+		return "", fmt.Errorf("%s %s holds more than a script's %d bytes: give a script file", flag, path, maxScriptBytes)
 	}
 	return string(b), nil
 }
