@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"math"
+	"math/rand/v2"
 	"testing"
 	"time"
 )
@@ -114,5 +116,36 @@ func TestParsePacer(t *testing.T) {
 	}
 	if _, err := ParsePacer("exact"); err == nil {
 		t.Error("ParsePacer accepted an unknown name")
+	}
+}
+
+// TestScheduleGaps: an even schedule's intended starts are one interval
+// apart; a Poisson one's gaps have the interval as their mean and a
+// coefficient of variation near 1 (exponential gaps).
+func TestScheduleGaps(t *testing.T) {
+	const interval = time.Millisecond
+	for _, poisson := range []bool{false, true} {
+		s := schedule{interval: interval}
+		if poisson {
+			s.rng = rand.New(rand.NewPCG(1, 2))
+		}
+		const n = 20000
+		var sum, sq float64
+		prev := s.intend()
+		for range n {
+			next := s.intend()
+			g := float64(next - prev)
+			sum, sq, prev = sum+g, sq+g*g, next
+		}
+		mean := sum / n
+		cv := math.Sqrt(max(0, sq/n-mean*mean)) / mean
+		switch {
+		case mean < 0.97*float64(interval) || mean > 1.03*float64(interval):
+			t.Errorf("poisson=%v: mean gap %v, want %v", poisson, time.Duration(mean), interval)
+		case poisson && (cv < 0.95 || cv > 1.05):
+			t.Errorf("Poisson: coefficient of variation %.3f, want about 1", cv)
+		case !poisson && cv > 1e-9:
+			t.Errorf("even: coefficient of variation %.3f, want 0", cv)
+		}
 	}
 }

@@ -574,8 +574,9 @@ func (r *Run) finish() (*Result, error) {
 	sum.Status = status
 	extra := []report.Extra{{Name: "reconnects", Value: float64(sum.Reconnects), Text: fmt.Sprint(sum.Reconnects)}}
 	if n := r.info.Connections; n > 0 {
+		// Said when the clock started, and kept in summary.json; not in
+		// the final block, which report recomputes from the run log.
 		sum.Connections, sum.ConnectSec = n, r.info.ConnectTime.Seconds()
-		extra = append(extra, report.Extra{Name: "connect_s", Value: sum.ConnectSec, Text: connectNote(n, r.info.ConnectTime)})
 	}
 	if r.split != nil {
 		by := map[string]float64{}

@@ -228,7 +228,8 @@ func TestLoadRecord(t *testing.T) {
 		"UPDATE stampede_load SET data = 'elsewhere' WHERE data = 'sysbench-oltp'")
 	r = stampede(t, append([]string{"check", "oltp_read_write", "--tables", "2"}, base...)...)
 	checkOneLineError(t, r, 2, "holds an unfinished load of oltp_read_write: init created table sbtest1 but never finished loading it")
-	execIn(t, db, "UPDATE stampede_load SET data = 'sysbench-oltp' WHERE data = 'elsewhere'")
+	execIn(t, db, "UPDATE stampede_load SET data = 'sysbench-oltp' WHERE data = 'elsewhere'",
+		"COMMENT ON TABLE sbtest2 IS 'made by stampede init of oltp_read_write (data sysbench-oltp)'")
 
 	mustRun(t, append([]string{"cleanup", "bank"}, base...)...)
 	if n := queryInt(t, db, "SELECT count(*) FROM stampede_load"); n != 1 {
