@@ -136,7 +136,7 @@ func TestReportAsPgbench(t *testing.T) {
 		{"-n", "-T", "2", "-c", "2", "-j", "2", "-M", "prepared", "-b", "tpcb-like@2", "-b", "select-only@1", "-r"},
 		{"-n", "-T", "2", "-c", "2", "-P", "1", "-N"},
 		{"-n", "-T", "2", "-c", "2", "-R", "50", "-S"},
-		{"-n", "-t", "10", "-c", "2", "-M", "extended", "-f", "one.sql@3", "-b", "select-only", "-r"},
+		{"-n", "-t", "100", "-c", "2", "-M", "extended", "-f", "one.sql@3", "-b", "select-only", "-r"},
 		{"-n", "-t", "10", "-f", "one.sql", "-D", "x=5", "-s", "3"},
 		{"-n", "-T", "2", "-c", "2", "--max-tries=3", "-S", "-P", "1"},
 		{"-n", "-t", "40", "-c", "2", "--max-tries=2", "-f", "fail.sql@1", "-f", "one.sql@3"},
