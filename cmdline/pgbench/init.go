@@ -1,6 +1,7 @@
 package pgbench
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 
@@ -31,28 +32,12 @@ type warningsOnly struct{ w io.Writer }
 
 // Write implements io.Writer.
 func (f warningsOnly) Write(p []byte) (int, error) {
-	for _, line := range splitLines(p) {
-		if len(line) > 9 && string(line[:9]) == "warning: " {
+	for _, line := range bytes.SplitAfter(p, []byte("\n")) {
+		if bytes.HasPrefix(line, []byte("warning: ")) {
 			if _, err := fmt.Fprintf(f.w, "pgbench: %s", line); err != nil {
 				return 0, err
 			}
 		}
 	}
 	return len(p), nil
-}
-
-func splitLines(p []byte) [][]byte {
-	var out [][]byte
-	for len(p) > 0 {
-		i := 0
-		for i < len(p) && p[i] != '\n' {
-			i++
-		}
-		if i < len(p) {
-			i++
-		}
-		out = append(out, p[:i])
-		p = p[i:]
-	}
-	return out
 }
