@@ -982,9 +982,18 @@ func TestSysbenchCleanupRefusesForeign(t *testing.T) {
 	}
 }
 
-// sortedLines is s's lines sorted.
+// sortedLines is s's non-empty lines sorted, for output whose lines threads print in any order.
 func sortedLines(s string) string {
-	lines := strings.Split(s, "\n")
+	// sysbench's threads print "Creating table 'sbtestN'..." and its
+	// newline in two writes, so two threads' lines can interleave as
+	// "...Creating table 'sbtest2'...", leaving an empty line elsewhere:
+	// a line is cut after each "..." and empty lines are left out.
+	var lines []string
+	for _, l := range strings.Split(strings.ReplaceAll(s, "...", "...\n"), "\n") {
+		if l != "" {
+			lines = append(lines, l)
+		}
+	}
 	slices.Sort(lines)
 	return strings.Join(lines, "\n")
 }
