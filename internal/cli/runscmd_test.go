@@ -216,7 +216,9 @@ func TestRunsBadInput(t *testing.T) {
 // database) is refused in one line that names the store's URL with its
 // password masked and says what to do: check the URL, start the server,
 // or omit --results-url. Before, a missing database got the advice for a
-// benchmark's database (`stampede init`, --db), which does not apply.
+// benchmark's database (`stampede init`, --db), which does not apply, and
+// a store named by $STAMPEDE_RESULTS_URL was found unreachable only after
+// the run.
 func TestResultsURLUnreachable(t *testing.T) {
 	srv, err := url.Parse(testServer(t))
 	if err != nil {
@@ -234,15 +236,27 @@ func TestResultsURLUnreachable(t *testing.T) {
 		{"closed port", closed, "connection refused; is the server running and listening there? check host and port"},
 		{"no such database", missing.String(), "does not exist (SQLSTATE 3D000); check the database name in the URL, or create the database on that server"},
 	} {
+		run := strs("run", "ycsb", "--driver", "null", "--max-ops", "100", "--telemetry=false", "--results-dir", t.TempDir())
+		runs := strs("runs", "--results-dir", t.TempDir())
 		for _, cmd := range []struct {
 			name, prefix string
 			args         []string
+			env          bool // the URL in $STAMPEDE_RESULTS_URL, not --results-url
 		}{
-			{"run", "--results-url: ", strs("run", "ycsb", "--driver", "null", "--max-ops", "100", "--telemetry=false", "--results-dir", t.TempDir())},
-			{"runs", "", strs("runs", "--results-dir", t.TempDir())},
+			{"run", "--results-url: ", run, false},
+			{"runs", "", runs, false},
+			// README: a store that cannot be opened is refused before the
+			// run; from the environment, it was found only at the run's end.
+			{"run from the environment", "$STAMPEDE_RESULTS_URL: ", run, true},
+			{"runs from the environment", "", runs, true},
 		} {
 			t.Run(tc.name+"/"+cmd.name, func(t *testing.T) {
-				r := stampede(t, append(cmd.args, "--results-url", tc.url)...)
+				args := append(cmd.args, "--results-url", tc.url)
+				if cmd.env {
+					t.Setenv("STAMPEDE_RESULTS_URL", tc.url)
+					args = cmd.args
+				}
+				r := stampede(t, args...)
 				checkOneLineError(t, r, 1, cmd.prefix+"cannot reach the results store "+masked(tc.url)+": ")
 				for _, want := range []string{tc.why, "; or omit --results-url (and $STAMPEDE_RESULTS_URL) to index runs in index.sqlite in the results directory"} {
 					if !strings.Contains(r.stderr, want) {
