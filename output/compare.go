@@ -64,10 +64,12 @@ func writeComparison(w io.Writer, c results.Comparison) error {
 	}
 	_, err := fmt.Fprint(w, `
 Latencies in ms; B/A is B's figure divided by A's (above 1: more throughput, or
-higher latency, in B). throughput: "*" when the difference in mean per-interval
-ops/s exceeds twice its standard error, |mean(B) - mean(A)| > 2*sqrt(sd(A)²/n(A) +
-sd(B)²/n(B)) over the n intervals of each run; "noise" when it does not; "?" when a
-run has fewer than 2 intervals.
+higher latency, in B). throughput: Welch's t-test on the ops/s of each run's
+intervals (a last interval under half the usual length merged into the one before):
+"*" when |mean(B) - mean(A)| > t(0.975, df) * sqrt(sd(A)²/n(A) + sd(B)²/n(B)), a
+difference beyond run-to-run noise at the 5% level; "noise" when it is not; "?"
+when a run has fewer than 3 intervals; "only A" or "only B" for an operation only
+that run did.
 `)
 	return err
 }

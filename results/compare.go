@@ -8,6 +8,8 @@ import (
 	"slices"
 	"time"
 
+	"gonum.org/v1/gonum/stat/distuv"
+
 	"github.com/stampede-bench/stampede/runlog"
 	"github.com/stampede-bench/stampede/stats"
 )
@@ -44,7 +46,17 @@ type CompareRow struct {
 	Throughput ThroughputTest `json:"throughput"`
 }
 
-// ThroughputTest compares the per-interval throughput of two runs.
+// ThroughputTest compares the per-interval throughput of two runs with
+// Welch's t-test.
+//
+// The samples are each run's intervals after its ramp-up, with an interval
+// shorter than half the run's usual one (its last, partial one, a few
+// milliseconds long when the run stops just after a tick) merged into the
+// one before it, as the charts merge it: a dozen operations over 9 ms is a
+// rate of 1,300 ops/s that no one measured, and its distance from the
+// others' rate would count as variance (a 1.6x difference over three full
+// intervals was called noise for it). Intervals of one run are not
+// independent samples (a drift, a checkpoint): the verdict is a guide.
 type ThroughputTest struct {
 	MeanA float64 `json:"mean_a"`
 	SDA   float64 `json:"sd_a"`
@@ -52,13 +64,35 @@ type ThroughputTest struct {
 	MeanB float64 `json:"mean_b"`
 	SDB   float64 `json:"sd_b"`
 	NB    int     `json:"n_b"`
-	// Diff is MeanB - MeanA; Threshold is twice its standard error.
+	// Diff is MeanB - MeanA and SE its standard error,
+	// sqrt(sdA²/nA + sdB²/nB); DF is the Welch–Satterthwaite degrees of
+	// freedom, and Threshold the critical difference at the 5% level
+	// (two-sided): SE times Student's t quantile 0.975 with DF degrees of
+	// freedom. All four are 0 when the verdict is not "*" or "noise".
 	Diff      float64 `json:"diff"`
+	SE        float64 `json:"se"`
+	DF        float64 `json:"df"`
 	Threshold float64 `json:"threshold"`
-	// Verdict is "*" (significant), "noise" or "?" (too few intervals).
+	// Verdict is "*" (|Diff| > Threshold: significant), "noise", "?"
+	// (a run has fewer than MinCompareIntervals intervals), or "only A" /
+	// "only B" for an operation only that run did (nothing to test).
 	Verdict     string `json:"verdict"`
 	Significant bool   `json:"significant"`
 }
+
+// MinCompareIntervals is the fewest intervals (after merging short ones)
+// each run needs for a throughput verdict: with two, the standard
+// deviation rests on one degree of freedom and the test says little.
+const MinCompareIntervals = 3
+
+// Verdicts of a ThroughputTest.
+const (
+	VerdictSignificant = "*"
+	VerdictNoise       = "noise"
+	VerdictTooFew      = "?"
+	VerdictOnlyA       = "only A"
+	VerdictOnlyB       = "only B"
+)
 
 // Comparison is the result of `stampede compare`.
 type Comparison struct {
@@ -163,31 +197,25 @@ func CompareBy(a, b *runlog.Run, by string) (Comparison, [2]View, error) {
 
 // intervalRates returns the throughput (ops/s) of each operation of v, and
 // of the total under the name CompareTotal, in each interval of run's
-// default window (the intervals results.Recompute merged into v).
+// default window (the intervals results.Recompute merged into v), short
+// intervals merged (see rateGroups).
 func intervalRates(run *runlog.Run, v View) (map[string][]float64, error) {
 	ivs, err := run.Intervals()
 	var trunc *runlog.TruncatedError
 	if err != nil && !errors.As(err, &trunc) {
 		return nil, err
 	}
-	from := run.Info.Start
-	if t, ok := RampEnd(run, nil); ok {
-		from = t
-	}
 	transactions := slices.ContainsFunc(v.Ops, func(op OpView) bool { return op.Name == TransactionSeries })
 	counted := countedSeries([]*runlog.Run{run})
 	out := map[string][]float64{}
-	for _, iv := range ivs {
-		secs := iv.End.Sub(iv.Start).Seconds()
-		if iv.Start.Before(from) || secs <= 0 { // as results.Window takes them
-			continue
+	for _, g := range rateGroups(run, ivs) {
+		var secs float64
+		for _, iv := range g {
+			secs += iv.End.Sub(iv.Start).Seconds()
 		}
 		var total int64
 		for _, op := range v.Ops {
-			var n int64
-			if d := iv.Series[op.Name]; d != nil {
-				n = d.Packed.TotalCount()
-			}
+			n := groupCount(g, op.Name)
 			out[op.Name] = append(out[op.Name], float64(n)/secs)
 			if counts(op.Name, transactions, counted) {
 				total += n
@@ -198,6 +226,45 @@ func intervalRates(run *runlog.Run, v View) (map[string][]float64, error) {
 	return out, nil
 }
 
+// rateGroups returns the intervals of ivs in run's default window (those
+// that start at or after the ramp-up's end and last a while, as
+// results.Window takes them), grouped as the charts group them: an
+// interval shorter than half the usual one joins the one before it (see
+// mergeShort), so that a run's last few milliseconds do not make a rate of
+// their own.
+func rateGroups(run *runlog.Run, ivs []runlog.Interval) [][]runlog.Interval {
+	from := run.Info.Start
+	if t, ok := RampEnd(run, nil); ok {
+		from = t
+	}
+	var taken []runlog.Interval
+	var lens []time.Duration
+	for _, iv := range ivs {
+		if iv.Start.Before(from) || !iv.End.After(iv.Start) {
+			continue
+		}
+		taken = append(taken, iv)
+		lens = append(lens, iv.End.Sub(iv.Start))
+	}
+	var groups [][]runlog.Interval
+	for _, g := range mergeShort(lens) {
+		groups = append(groups, taken[g[0]:g[len(g)-1]+1])
+	}
+	return groups
+}
+
+// groupCount returns the operations of series in the intervals of g (an
+// interval without the series counts 0).
+func groupCount(g []runlog.Interval, series string) int64 {
+	var n int64
+	for _, iv := range g {
+		if d := iv.Series[series]; d != nil {
+			n += d.Packed.TotalCount()
+		}
+	}
+	return n
+}
+
 // splitRates adds to rates the throughput of each part series of v by
 // endpoint, or merged by locality, in each interval of run's default
 // window, as intervalRates does for operations.
@@ -206,10 +273,6 @@ func splitRates(run *runlog.Run, v View, by string, rates map[string][]float64) 
 		return
 	}
 	ivs, _ := run.Intervals()
-	from := run.Info.Start
-	if t, ok := RampEnd(run, nil); ok {
-		from = t
-	}
 	locs := Localities(run)
 	group := func(series string) (string, bool) {
 		op, ep, ok := SplitName(series)
@@ -218,10 +281,10 @@ func splitRates(run *runlog.Run, v View, by string, rates map[string][]float64) 
 		}
 		return op + SplitSep + locs[ep], locs[ep] != ""
 	}
-	for _, iv := range ivs {
-		secs := iv.End.Sub(iv.Start).Seconds()
-		if iv.Start.Before(from) || secs <= 0 {
-			continue
+	for _, g := range rateGroups(run, ivs) {
+		var secs float64
+		for _, iv := range g {
+			secs += iv.End.Sub(iv.Start).Seconds()
 		}
 		counts := map[string]int64{}
 		for _, op := range v.Endpoints {
@@ -229,11 +292,7 @@ func splitRates(run *runlog.Run, v View, by string, rates map[string][]float64) 
 			if !ok {
 				continue
 			}
-			var n int64 // an interval without the series counts as 0
-			if d := iv.Series[op.Name]; d != nil {
-				n = d.Packed.TotalCount()
-			}
-			counts[name] += n
+			counts[name] += groupCount(g, op.Name)
 		}
 		for name, n := range counts {
 			rates[name] = append(rates[name], float64(n)/secs)
@@ -250,14 +309,18 @@ func compareOp(name string, a, b *stats.Summary, ratesA, ratesB []float64) Compa
 		r.Ratio.P95 = ratio(a.P95, b.P95)
 		r.Ratio.P99 = ratio(a.P99, b.P99)
 	}
-	// An operation a run did not do ran at 0 ops/s in each of its intervals.
-	if a == nil {
-		ratesA = make([]float64, len(ratesB))
-	}
-	if b == nil {
-		ratesB = make([]float64, len(ratesA))
-	}
 	r.Throughput = welch(ratesA, ratesB)
+	// An operation one run did not do is not a difference in throughput
+	// to test: the other run did something else (another script, another
+	// workload), which the row's "-" cells show.
+	switch {
+	case a == nil && b != nil:
+		r.Throughput = ThroughputTest{NB: len(ratesB), Verdict: VerdictOnlyB}
+		r.Throughput.MeanB, r.Throughput.SDB = meanSD(ratesB)
+	case b == nil && a != nil:
+		r.Throughput = ThroughputTest{NA: len(ratesA), Verdict: VerdictOnlyA}
+		r.Throughput.MeanA, r.Throughput.SDA = meanSD(ratesA)
+	}
 	return r
 }
 
@@ -270,22 +333,34 @@ func ratio(a, b float64) *float64 {
 	return &v
 }
 
-// welch compares the means of two samples: the difference is significant
-// when it exceeds twice its standard error, sqrt(sdA²/nA + sdB²/nB).
+// welch compares the means of two samples with Welch's t-test at the 5%
+// level (two-sided): the difference is significant when it exceeds its
+// standard error, sqrt(sdA²/nA + sdB²/nB), times Student's t quantile
+// 0.975 with the Welch–Satterthwaite degrees of freedom. Each sample needs
+// MinCompareIntervals values, else the verdict is "?".
 func welch(xa, xb []float64) ThroughputTest {
 	t := ThroughputTest{NA: len(xa), NB: len(xb)}
 	t.MeanA, t.SDA = meanSD(xa)
 	t.MeanB, t.SDB = meanSD(xb)
-	t.Diff = t.MeanB - t.MeanA
-	if t.NA < 2 || t.NB < 2 {
-		t.Verdict = "?"
+	if t.NA < MinCompareIntervals || t.NB < MinCompareIntervals {
+		t.Verdict = VerdictTooFew
 		return t
 	}
-	t.Threshold = 2 * math.Sqrt(t.SDA*t.SDA/float64(t.NA)+t.SDB*t.SDB/float64(t.NB))
+	t.Diff = t.MeanB - t.MeanA
+	va, vb := t.SDA*t.SDA/float64(t.NA), t.SDB*t.SDB/float64(t.NB)
+	t.SE = math.Sqrt(va + vb)
+	if t.SE == 0 {
+		// Every interval of each run at one rate: any difference is
+		// beyond noise (the t statistic is infinite), none is none.
+		t.DF = float64(t.NA + t.NB - 2)
+	} else {
+		t.DF = (va + vb) * (va + vb) / (va*va/float64(t.NA-1) + vb*vb/float64(t.NB-1))
+		t.Threshold = t.SE * distuv.StudentsT{Mu: 0, Sigma: 1, Nu: t.DF}.Quantile(0.975)
+	}
 	t.Significant = math.Abs(t.Diff) > t.Threshold
-	t.Verdict = "noise"
+	t.Verdict = VerdictNoise
 	if t.Significant {
-		t.Verdict = "*"
+		t.Verdict = VerdictSignificant
 	}
 	return t
 }

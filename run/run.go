@@ -309,15 +309,20 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 	if r.root, err = ResultsRoot(s.ResultsDir); err != nil {
 		return nil, err
 	}
-	if s.ResultsURL != "" {
+	storeURL, from := s.ResultsURL, "--results-url"
+	if storeURL == "" {
+		storeURL, from = os.Getenv("STAMPEDE_RESULTS_URL"), "$STAMPEDE_RESULTS_URL"
+	}
+	if storeURL != "" {
 		// Refuse a store that cannot index the run before the run, not
-		// after it.
-		st, err := store.Open(ctx, s.ResultsURL)
+		// after it (the default store, in the results directory, is
+		// created at the run's end).
+		st, err := store.Open(ctx, storeURL)
 		if err != nil {
 			if errors.Is(err, store.ErrBadURL) {
-				return nil, inputf("--results-url: %w", err)
+				return nil, inputf("%s: %w", from, err)
 			}
-			return nil, fmt.Errorf("--results-url: %w", err)
+			return nil, fmt.Errorf("%s: %w", from, err)
 		}
 		_ = st.Close()
 	}

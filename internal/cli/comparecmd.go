@@ -33,12 +33,15 @@ the ramp-up, to the end, as ` + "`stampede report`" + ` does) and prints them si
 for each operation and for the total (__result): throughput and p50, p95 and p99
 latencies of A and of B, with the ratio B/A.
 
-It also tells a throughput difference from run-to-run noise. The throughput of each
-operation is taken in every interval of each run; the difference between the means
-of A and B is marked "*" when it exceeds twice its standard error,
-sqrt(sdA²/nA + sdB²/nB) (Welch), and "noise" otherwise; "?" when a run has fewer
-than two intervals. The intervals of one run are not independent samples, so treat
-this as a guide, not a test: a "*" on a short run deserves a second run.
+It also tells a throughput difference from run-to-run noise, with Welch's t-test.
+The throughput of each operation is taken in every interval of each run (an interval
+under half the usual length, such as a run's last few milliseconds, merged into the
+one before it); the difference between the means of A and B is marked "*" when it
+exceeds its standard error, sqrt(sdA²/nA + sdB²/nB), times Student's t quantile
+0.975 with the Welch–Satterthwaite degrees of freedom (the 5% level), and "noise"
+otherwise; "?" when a run has fewer than 3 intervals; "only A" or "only B" for an
+operation only that run did. The intervals of one run are not independent samples,
+so treat this as a guide, not a test: a "*" on a short run deserves a second run.
 
 A and B are run IDs, unique prefixes of one, or paths of run directories. A run may
 be compared with itself (every ratio is 1, and a warning says so).

@@ -197,3 +197,67 @@ func TestCompareWorkloadsDiffer(t *testing.T) {
 		t.Errorf("the JSON's warnings lack the workloads: %s", r.stdout)
 	}
 }
+
+// TestCompareRealRunsAtTwoRates runs one script against the test server at
+// 200 and at 400 operations a second for 4 seconds each and compares them:
+// twice the throughput, every interval near its rate, is beyond noise. The
+// ratio is checked against the rates asked for. Before, a run's last
+// interval of a few milliseconds (a rate made of one or two operations)
+// could turn such a difference into "noise".
+func TestCompareRealRunsAtTwoRates(t *testing.T) {
+	srv := testServer(t)
+	dir, root := t.TempDir(), t.TempDir()
+	script := filepath.Join(dir, "one.sql")
+	if err := os.WriteFile(script, []byte("-- name: one\nSELECT 1;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var runs []string
+	for _, rate := range []string{"200", "400"} {
+		mustRun(t, "run", "sql", "-f", script, "--max-rate", rate, "--duration", "4s", "--concurrency", "2",
+			"--telemetry=false", "--results-dir", root, srv)
+		ents, err := os.ReadDir(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range ents {
+			if p := filepath.Join(root, e.Name()); e.IsDir() && (len(runs) == 0 || runs[0] != p) {
+				runs = append(runs, p)
+			}
+		}
+	}
+	if len(runs) != 2 {
+		t.Fatalf("run directories %v", runs)
+	}
+	r := mustRun(t, "compare", "--results-dir", root, runs[0], runs[1], "--format", "json")
+	type row struct {
+		Name  string `json:"name"`
+		Ratio struct {
+			OpsPerSec *float64 `json:"ops_per_sec"`
+		} `json:"ratio"`
+		Throughput struct {
+			N1          int    `json:"n_a"`
+			N2          int    `json:"n_b"`
+			Verdict     string `json:"verdict"`
+			Significant bool   `json:"significant"`
+		} `json:"throughput"`
+	}
+	var c struct {
+		Ops   []row `json:"ops"`
+		Total row   `json:"total"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &c); err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range append(c.Ops, c.Total) {
+		th := op.Throughput
+		if th.Verdict != "*" || !th.Significant || th.N1 < 3 || th.N2 < 3 {
+			t.Errorf("%s: verdict %q over %d and %d intervals, want \"*\"", op.Name, th.Verdict, th.N1, th.N2)
+		}
+		if op.Ratio.OpsPerSec == nil || *op.Ratio.OpsPerSec < 1.8 || *op.Ratio.OpsPerSec > 2.2 {
+			t.Errorf("%s: ops/s B/A %v, want 2 (400/200)", op.Name, op.Ratio.OpsPerSec)
+		}
+	}
+	if len(c.Ops) == 0 {
+		t.Errorf("no operations compared: %s", r.stdout)
+	}
+}

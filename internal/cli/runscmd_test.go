@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"encoding/json"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -192,7 +193,7 @@ func TestRunsBadInput(t *testing.T) {
 		{"negative limit", []string{"--limit", "-1"}, 2, "--limit -1 is negative"},
 		{"reversed window", []string{"--since", "1h", "--until", "2h"}, 2, "--since 1h is not before --until 2h"},
 		{"bad url", []string{"--results-url", "mysql://u:topsecret@h/db"}, 2, `unsupported results store URL scheme "mysql"`},
-		{"unreachable", []string{"--results-url", "postgresql://u:topsecret@127.0.0.1:1/db?connect_timeout=2"}, 1, "cannot reach the results store 127.0.0.1:1/db"},
+		{"unreachable", []string{"--results-url", "postgresql://u:topsecret@127.0.0.1:1/db?connect_timeout=2"}, 1, "cannot reach the results store postgresql://u:xxxxx@127.0.0.1:1/db?connect_timeout=2: connection refused"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := stampede(t, append([]string{"runs", "--results-dir", root}, tc.args...)...)
@@ -207,5 +208,67 @@ func TestRunsBadInput(t *testing.T) {
 				t.Errorf("password leaked: %s", r.stderr)
 			}
 		})
+	}
+}
+
+// TestResultsURLUnreachable: a PostgreSQL results store that cannot be
+// reached (nothing listens on its port; its server is up but has no such
+// database) is refused in one line that names the store's URL with its
+// password masked and says what to do: check the URL, start the server,
+// or omit --results-url. Before, a missing database got the advice for a
+// benchmark's database (`stampede init`, --db), which does not apply, and
+// a store named by $STAMPEDE_RESULTS_URL was found unreachable only after
+// the run.
+func TestResultsURLUnreachable(t *testing.T) {
+	srv, err := url.Parse(testServer(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.User = url.UserPassword(srv.User.Username(), "topsecret") // the server trusts; the password is only to be masked
+	missing := *srv
+	missing.Path = "/" + freshDB(t, "cmp29_nostore") // never created
+	closed := "postgresql://postgres:topsecret@127.0.0.1:1/results?connect_timeout=5"
+	masked := func(u string) string { return strings.Replace(u, ":topsecret@", ":xxxxx@", 1) }
+	for _, tc := range []struct {
+		name, url string
+		why       string // the reason and its advice
+	}{
+		{"closed port", closed, "connection refused; is the server running and listening there? check host and port"},
+		{"no such database", missing.String(), "does not exist (SQLSTATE 3D000); check the database name in the URL, or create the database on that server"},
+	} {
+		run := strs("run", "ycsb", "--driver", "null", "--max-ops", "100", "--telemetry=false", "--results-dir", t.TempDir())
+		runs := strs("runs", "--results-dir", t.TempDir())
+		for _, cmd := range []struct {
+			name, prefix string
+			args         []string
+			env          bool // the URL in $STAMPEDE_RESULTS_URL, not --results-url
+		}{
+			{"run", "--results-url: ", run, false},
+			{"runs", "", runs, false},
+			// README: a store that cannot be opened is refused before the
+			// run; from the environment, it was found only at the run's end.
+			{"run from the environment", "$STAMPEDE_RESULTS_URL: ", run, true},
+			{"runs from the environment", "", runs, true},
+		} {
+			t.Run(tc.name+"/"+cmd.name, func(t *testing.T) {
+				args := append(cmd.args, "--results-url", tc.url)
+				if cmd.env {
+					t.Setenv("STAMPEDE_RESULTS_URL", tc.url)
+					args = cmd.args
+				}
+				r := stampede(t, args...)
+				checkOneLineError(t, r, 1, cmd.prefix+"cannot reach the results store "+masked(tc.url)+": ")
+				for _, want := range []string{tc.why, "; or omit --results-url (and $STAMPEDE_RESULTS_URL) to index runs in index.sqlite in the results directory"} {
+					if !strings.Contains(r.stderr, want) {
+						t.Errorf("stderr %q lacks %q", r.stderr, want)
+					}
+				}
+				for _, wrong := range []string{"topsecret", "stampede init", "--db", "_elapsed"} {
+					if strings.Contains(r.stdout+r.stderr, wrong) {
+						t.Errorf("output holds %q: %s%s", wrong, r.stdout, r.stderr)
+					}
+				}
+			})
+		}
 	}
 }

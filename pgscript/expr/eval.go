@@ -340,32 +340,14 @@ var (
 )
 
 func apply(fn function, args []Value, env Env) (Value, error) {
+	if int(fn) < len(numeric) {
+		if f := &numeric[fn]; f.ints != nil || f.doubles != nil {
+			return f.call(args)
+		}
+	}
 	switch fn {
 	case fnAdd, fnSub, fnMul, fnDiv, fnMod, fnEQ, fnNE, fnLE, fnLT:
 		return arith(fn, args[0], args[1])
-	case fnBitAnd, fnBitOr, fnBitXor, fnLShift, fnRShift:
-		l, err := toInt(args[0])
-		if err != nil {
-			return Value{}, err
-		}
-		r, err := toInt(args[1])
-		if err != nil {
-			return Value{}, err
-		}
-		switch fn {
-		case fnBitAnd:
-			return IntValue(l & r), nil
-		case fnBitOr:
-			return IntValue(l | r), nil
-		case fnBitXor:
-			return IntValue(l ^ r), nil
-		case fnLShift:
-			// C's shift by the count in a register: x86-64 uses its low
-			// six bits, which is what pgbench computes.
-			return IntValue(l << (uint64(r) & 63)), nil
-		default:
-			return IntValue(l >> (uint64(r) & 63)), nil
-		}
 	case fnNot:
 		b, err := toBool(args[0])
 		if err != nil {
@@ -398,71 +380,81 @@ func apply(fn function, args []Value, env Env) (Value, error) {
 			fmt.Fprintf(os.Stderr, "debug: %s\n", args[0].DebugString())
 		}
 		return args[0], nil
-	case fnDouble, fnSqrt, fnLn, fnExp:
-		d, err := toDouble(args[0])
-		if err != nil {
-			return Value{}, err
-		}
-		switch fn {
-		case fnSqrt:
-			d = math.Sqrt(d)
-		case fnLn:
-			d = math.Log(d)
-		case fnExp:
-			d = math.Exp(d)
-		}
-		return DoubleValue(d), nil
-	case fnInt:
-		i, err := toInt(args[0])
-		if err != nil {
-			return Value{}, err
-		}
-		return IntValue(i), nil
 	case fnLeast, fnGreatest:
 		return extremum(fn, args)
 	case fnRandom, fnRandomGaussian, fnRandomExponential, fnRandomZipfian:
 		return random(fn, args, env)
-	case fnPow:
-		l, err := toDouble(args[0])
-		if err != nil {
-			return Value{}, err
-		}
-		r, err := toDouble(args[1])
-		if err != nil {
-			return Value{}, err
-		}
-		return DoubleValue(math.Pow(l, r)), nil
 	case fnIs:
 		a, b := args[0], args[1]
 		return BoolValue(a.Kind == b.Kind && (a.Kind != Bool || a.B == b.B)), nil
-	case fnHashMurmur2, fnHashFnv1a:
-		v, err := toInt(args[0])
-		if err != nil {
-			return Value{}, err
-		}
-		seed, err := toInt(args[1])
-		if err != nil {
-			return Value{}, err
-		}
-		if fn == fnHashMurmur2 {
-			return IntValue(HashMurmur2(v, uint64(seed))), nil
-		}
+	}
+	return Value{}, fmt.Errorf("internal error: unknown function %d", fn)
+}
+
+// numericFunc is a function of numbers alone, of at most three arguments:
+// they are converted, in order, to integers (toInt: ints) or to doubles
+// (toDouble: doubles), the first that does not convert being the call's
+// error, as pgbench's evalStandardFunc coerces them; the arguments a call
+// does not have are 0.
+type numericFunc struct {
+	ints    func(a, b, c int64) (Value, error)
+	doubles func(a, b, c float64) Value
+}
+
+// numeric holds the numericFuncs by function; the other functions (the
+// overloaded arithmetic, abs, least and greatest, the random draws, the
+// logic) are apply's own cases.
+var numeric = [...]numericFunc{
+	fnBitAnd: {ints: func(a, b, _ int64) (Value, error) { return IntValue(a & b), nil }},
+	fnBitOr:  {ints: func(a, b, _ int64) (Value, error) { return IntValue(a | b), nil }},
+	fnBitXor: {ints: func(a, b, _ int64) (Value, error) { return IntValue(a ^ b), nil }},
+	// C's shift by the count in a register: x86-64 uses its low six
+	// bits, which is what pgbench computes.
+	fnLShift: {ints: func(a, b, _ int64) (Value, error) { return IntValue(a << (uint64(b) & 63)), nil }},
+	fnRShift: {ints: func(a, b, _ int64) (Value, error) { return IntValue(a >> (uint64(b) & 63)), nil }},
+	fnInt:    {ints: func(a, _, _ int64) (Value, error) { return IntValue(a), nil }},
+	fnHashMurmur2: {ints: func(v, seed, _ int64) (Value, error) {
+		return IntValue(HashMurmur2(v, uint64(seed))), nil
+	}},
+	fnHashFnv1a: {ints: func(v, seed, _ int64) (Value, error) {
 		return IntValue(HashFNV1a(v, uint64(seed))), nil
-	case fnPermute:
-		var iv [3]int64
-		for i := range iv {
-			x, err := toInt(args[i])
+	}},
+	fnPermute: {ints: func(v, size, seed int64) (Value, error) {
+		if size <= 0 {
+			return Value{}, errPermSize
+		}
+		return IntValue(Permute(v, size, seed)), nil
+	}},
+	fnDouble: {doubles: func(a, _, _ float64) Value { return DoubleValue(a) }},
+	fnSqrt:   {doubles: func(a, _, _ float64) Value { return DoubleValue(math.Sqrt(a)) }},
+	fnLn:     {doubles: func(a, _, _ float64) Value { return DoubleValue(math.Log(a)) }},
+	fnExp:    {doubles: func(a, _, _ float64) Value { return DoubleValue(math.Exp(a)) }},
+	fnPow:    {doubles: func(a, b, _ float64) Value { return DoubleValue(math.Pow(a, b)) }},
+}
+
+// call converts args (at most three, as the parser's arities allow) and
+// applies f.
+func (f *numericFunc) call(args []Value) (Value, error) {
+	if f.ints != nil {
+		var x [3]int64
+		for i, v := range args {
+			n, err := toInt(v)
 			if err != nil {
 				return Value{}, err
 			}
-			iv[i] = x
+			x[i] = n
 		}
-		if iv[1] <= 0 {
-			return Value{}, errPermSize
-		}
-		return IntValue(Permute(iv[0], iv[1], iv[2])), nil
+		return f.ints(x[0], x[1], x[2])
 	}
-	return Value{}, fmt.Errorf("internal error: unknown function %d", fn)
+	var x [3]float64
+	for i, v := range args {
+		d, err := toDouble(v)
+		if err != nil {
+			return Value{}, err
+		}
+		x[i] = d
+	}
+	return f.doubles(x[0], x[1], x[2]), nil
 }
 
 // arith is pgbench's overloaded arithmetic and comparison: in doubles when

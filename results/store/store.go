@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
 	"modernc.org/sqlite"               // database/sql driver "sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -235,13 +236,7 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 		if driver == "sqlite" {
 			return nil, fmt.Errorf("cannot open the results store %s: %w", s.name, err)
 		}
-		endpoint := s.name
-		if driver == "pgx" {
-			if u, perr := url.Parse(rawURL); perr == nil {
-				endpoint = u.Host
-			}
-		}
-		return nil, fmt.Errorf("cannot reach the results store %s: %s", s.name, sqlx.DescribeConnectFailure(endpoint, err))
+		return nil, unreachable(rawURL, err)
 	}
 	for _, stmt := range schema {
 		if _, err := db.ExecContext(pctx, stmt); err != nil {
@@ -253,6 +248,31 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 		}
 	}
 	return s, nil
+}
+
+// unreachable describes the failure to connect to the PostgreSQL store at
+// rawURL in one line: the store's URL (password masked), why, and what to
+// do. A missing database is the URL's (sqlx's advice for a benchmark's
+// database, `stampede init`, does not apply to a results store).
+func unreachable(rawURL string, err error) error {
+	why := sqlx.DescribeConnectFailure(hostOf(rawURL), err)
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && pe.Code == "3D000" {
+		why = fmt.Sprintf("%s (SQLSTATE %s); check the database name in the URL, or create the database on that server", pe.Message, pe.Code)
+	} else if !strings.Contains(why, "; ") { // no advice of sqlx's
+		why += "; check the URL, and that its server is up"
+	}
+	return fmt.Errorf("cannot reach the results store %s: %s; or omit --results-url (and $STAMPEDE_RESULTS_URL) to index runs in %s in the results directory",
+		sqlx.Redact(rawURL), why, DefaultFile)
+}
+
+// hostOf returns the host:port of a URL, or "" if it does not parse.
+func hostOf(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return ""
+	}
+	return u.Host
 }
 
 // ErrDamaged marks a SQLite store whose file SQLite cannot read as a

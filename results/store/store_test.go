@@ -290,7 +290,7 @@ func TestOpenErrors(t *testing.T) {
 	for _, tc := range []struct{ url, want string }{
 		{"mysql://u:topsecret@h/db", `unsupported results store URL scheme "mysql"`},
 		{"sqlite:", "no file name"},
-		{"postgresql://u:topsecret@127.0.0.1:1/db?connect_timeout=2", "cannot reach the results store 127.0.0.1:1/db"},
+		{"postgresql://u:topsecret@127.0.0.1:1/db?connect_timeout=2", "cannot reach the results store postgresql://u:xxxxx@127.0.0.1:1/db?connect_timeout=2: connection refused"},
 	} {
 		s, err := store.Open(ctx, tc.url)
 		if err == nil {
