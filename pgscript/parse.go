@@ -53,6 +53,8 @@ type Command struct {
 	// Name names an SQL command in reports: the `-- name: NAME` comment
 	// above it, else FILE:LINE.
 	Name string
+	// NameLine is the line of the `-- name:` comment, 0 without one.
+	NameLine int
 	// Text is the command as written: an SQL command's text without its
 	// final semicolon, a meta-command's line.
 	Text string
@@ -138,6 +140,9 @@ func Parse(name string, weight int, src string) (*Script, error) {
 			return nil, err
 		}
 		if cmd != nil {
+			if isCopy(cmd.Text) {
+				return nil, p.errorf(cmd.Line, "COPY is not supported in a script (pgbench refuses it too): load data with `stampede init sql --init-file FILE`, which takes COPY ... FROM stdin with its rows")
+			}
 			s.Commands = append(s.Commands, *cmd)
 		}
 		if meta != nil {
@@ -205,7 +210,7 @@ func (p *parser) next() (*Command, *Command, error) {
 		first, _, _ := strings.Cut(p.src[startPos:p.pos], "\n")
 		c := &Command{Kind: SQL, Line: start, Text: text, Compound: compound, FirstLine: strings.TrimRight(first, " \t\r")}
 		if p.name != "" {
-			c.Name = p.name
+			c.Name, c.NameLine = p.name, p.nameLine
 			p.name = ""
 		}
 		return c
@@ -523,6 +528,8 @@ func (p *parser) meta() (*Command, error) {
 		if len(args) == 1 {
 			c.Prefix = args[0]
 		}
+	case `\copy`:
+		return nil, p.errorf(line, `\copy is a psql command, not pgbench's: to load rows, put COPY TABLE FROM stdin; with the rows after it and a line \. in an --init-file (stampede init sql --init-file FILE)`)
 	case `\shell`, `\setshell`:
 		return nil, p.errorf(line, `%s runs a program, which stampede does not do: compute the value with \set or a query and \gset`, word)
 	case `\startpipeline`, `\endpipeline`, `\syncpipeline`:
@@ -533,6 +540,12 @@ func (p *parser) meta() (*Command, error) {
 		return nil, p.errorf(line, `unknown meta-command %s: stampede runs pgbench's \set, \sleep, \if, \elif, \else, \endif, \gset and \aset`, word)
 	}
 	return c, nil
+}
+
+// isCopy reports whether an SQL command is a COPY.
+func isCopy(sql string) bool {
+	f := strings.Fields(sql)
+	return len(f) > 0 && strings.EqualFold(strings.TrimRight(f[0], ";("), "COPY")
 }
 
 // ValidName is pgbench's rule for variable names: letters, digits, _ and
@@ -615,3 +628,29 @@ func (p *parser) names(s *Script) error {
 // DisplayName is how a script file is named when none is given: its
 // path as the user wrote it, cleaned.
 func DisplayName(path string) string { return filepath.Clean(path) }
+
+// bom is the UTF-8 byte order mark some editors write at a file's start.
+const bom = "\xef\xbb\xbf"
+
+// Text checks that b, the contents of a script, init or check file, is
+// text, and returns it without a leading UTF-8 byte order mark, which
+// psql skips (pgbench sends it to the server, which fails on it). A file
+// with a NUL byte, or bytes that are not UTF-8, is not a script: the
+// error says where the first such byte is.
+func Text(b []byte) (string, error) {
+	s := strings.TrimPrefix(string(b), bom)
+	skipped := len(b) - len(s)
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		return "", fmt.Errorf("is not a text SQL script (NUL byte at offset %d)", skipped+i)
+	}
+	if !utf8.ValidString(s) {
+		for i, r := range s {
+			if r == utf8.RuneError {
+				if _, n := utf8.DecodeRuneInString(s[i:]); n == 1 {
+					return "", fmt.Errorf("is not a text SQL script (byte 0x%02x at offset %d is not UTF-8)", s[i], skipped+i)
+				}
+			}
+		}
+	}
+	return s, nil
+}
