@@ -255,9 +255,9 @@ func TestCheckFileRules(t *testing.T) {
 		{"no rows", "SELECT true FROM t WHERE a > 10", 1, "returned no row"},
 		{"not boolean", "SELECT count(*) FROM t", 2, "chk.sql:1: column 1 (count) is not boolean: a check returns booleans"},
 		{"text true", "SELECT 'true'", 2, "column 1 (?column?) is not boolean"},
-		{"writes", "UPDATE t SET a = 0", 2, "chk.sql:1: the check UPDATE writes, and checks run read-only"},
-		{"writes in a CTE", "WITH d AS (DELETE FROM t RETURNING a) SELECT count(*) = 0 FROM d", 2, "the check WITH writes, and checks run read-only"},
-		{"nextval", "SELECT nextval('s') > 0", 2, "the check SELECT writes, and checks run read-only"},
+		{"writes", "UPDATE t SET a = 0", 2, "chk.sql:1: the check writes (UPDATE: cannot execute UPDATE in a read-only transaction), and checks run in a read-only transaction"},
+		{"writes in a CTE", "WITH d AS (DELETE FROM t RETURNING a) SELECT count(*) = 0 FROM d", 2, "the check writes (WITH: cannot execute SELECT in a read-only transaction)"},
+		{"nextval", "SELECT nextval('s') > 0", 2, "the check writes (SELECT: cannot execute nextval() in a read-only transaction)"},
 		{"server error", "SELECT a\n  FROM nosuch", 2, `chk.sql:2: relation "nosuch" does not exist (SQLSTATE 42P01): fix the query`},
 	}
 	for _, c := range cases {

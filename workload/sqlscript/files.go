@@ -224,7 +224,7 @@ func runCheck(ctx context.Context, q sqlx.ScriptQuerier, file string, s pgscript
 	var pe *pgconn.PgError
 	switch {
 	case err != nil && errors.As(err, &pe) && pe.Code == "25006":
-		return "", sqlx.ConfigErrorf("%s:%d: the check %s writes, and checks run read-only: a check file holds queries that read (SELECT ... = ...)", file, s.Line, strings.ToUpper(firstWord(s.SQL)))
+		return "", sqlx.ConfigErrorf("%s:%d: the check writes (%s: %s), and checks run in a read-only transaction: a check file holds queries that read (SELECT count(*) = 100 FROM t)", file, s.Line, strings.ToUpper(firstWord(s.SQL)), pe.Message)
 	case err != nil && errors.As(err, &pe):
 		st := &pgscript.Command{Line: s.Line, Text: s.SQL}
 		return "", sqlx.ConfigErrorf("%s:%d: %s (SQLSTATE %s): fix the query, or run it with psql to see it fail the same way", file, pgscript.ErrorLine(st, s.SQL, err), pe.Message, pe.Code)

@@ -45,8 +45,10 @@ Statements are prepared once per connection (--protocol prepared, pgbench's
 
 init runs --init-file FILE (SQL statements, and COPY ... FROM STDIN with its
 rows up to a line \.) and marks the tables it creates as stampede's, so that
-cleanup drops them and nothing else. check runs --check-file FILE: each of its
-queries must return true.
+cleanup drops them and nothing else (a file that fails on the server keeps
+the tables it made before, marked: cleanup drops them). check runs
+--check-file FILE in read-only transactions: a query passes when it returns
+rows whose every column is true. -f - reads a script from the standard input.
 
 Examples:
   stampede init sql --init-file schema.sql 'postgresql://postgres@localhost:5432/app'
@@ -126,7 +128,7 @@ func newGen() workload.Generator {
 	fs.Float64Var(&g.sampling, "sampling-rate", 1, "with --log-prefix, the fraction of transactions logged (pgbench's --sampling-rate)")
 	fs.BoolVarP(&g.every, "report-per-command", "r", false, "measure every command, meta-commands too, as pgbench's -r reports them")
 	fs.StringVar(&g.initFile, "init-file", "", "SQL that init runs to create and load the tables (COPY ... FROM STDIN allowed)")
-	fs.StringVar(&g.checkFile, "check-file", "", "queries that check runs; each must return true")
+	fs.StringVar(&g.checkFile, "check-file", "", "queries that check runs, read-only; each passes when it returns rows whose every column is true")
 	g.flags = workload.Flags{FlagSet: fs, Meta: map[string]workload.FlagMeta{
 		"file":               {RuntimeOnly: true},
 		"builtin":            {RuntimeOnly: true},
