@@ -141,7 +141,7 @@ func Parse(name string, weight int, src string) (*Script, error) {
 		}
 		if cmd != nil {
 			if isCopy(cmd.Text) {
-				return nil, p.errorf(cmd.Line, "COPY is not supported in a script (pgbench refuses it too): load data with `stampede init sql --init-file FILE`, which takes COPY ... FROM stdin with its rows")
+				return nil, p.errorf(cmd.Line, "COPY is not supported in a script (pgbench refuses it too): load rows with an init file (stampede init sql --init-file FILE takes COPY ... FROM stdin and its rows)")
 			}
 			s.Commands = append(s.Commands, *cmd)
 		}

@@ -47,7 +47,7 @@ func TestBadScriptFiles(t *testing.T) {
 		want             string
 	}{
 		{"copy to stdout", "bad.sql", "SELECT 1;\nCOPY t TO STDOUT;\n", []string{"run", "sql", "--duration", "2s"}, "-f",
-			"bad.sql:2: COPY is not supported in a script (pgbench refuses it too): load data with `stampede init sql --init-file FILE"},
+			"bad.sql:2: COPY is not supported in a script (pgbench refuses it too): load rows with an init file (stampede init sql --init-file FILE takes COPY ... FROM stdin and its rows)"},
 		{"copy from stdin", "bad.sql", "COPY t FROM STDIN;\n9\t9\n\\.\n", []string{"run", "sql", "--duration", "2s"}, "-f",
 			"bad.sql:1: COPY is not supported in a script"},
 		{"psql copy in a script", "bad.sql", "\\copy t from stdin\n", []string{"run", "sql", "--duration", "2s"}, "-f",
