@@ -63,6 +63,8 @@ type Command struct {
 	FirstLine string
 	// Compound says that an SQL command holds several statements (\;).
 	Compound bool
+	// copies says that a statement of the command is a COPY.
+	copies bool
 	// Store and Prefix are the \gset or \aset that ends an SQL command.
 	Store  Store
 	Prefix string
@@ -140,7 +142,7 @@ func Parse(name string, weight int, src string) (*Script, error) {
 			return nil, err
 		}
 		if cmd != nil {
-			if isCopy(cmd.Text) {
+			if cmd.copies {
 				return nil, p.errorf(cmd.Line, "COPY is not supported in a script (pgbench refuses it too): load rows with an init file (stampede init sql --init-file FILE takes COPY ... FROM stdin and its rows)")
 			}
 			s.Commands = append(s.Commands, *cmd)
@@ -200,15 +202,21 @@ func (p *parser) errorf(line int, format string, args ...any) error {
 func (p *parser) next() (*Command, *Command, error) {
 	var b strings.Builder
 	start, startPos, depth, compound, nonblank := 0, 0, 0, false, false
+	var parts []int // where each statement after a \; starts in b
 	flush := func() *Command {
-		text := strings.TrimSpace(b.String())
+		raw := b.String()
+		text := strings.TrimSpace(raw)
 		if text == "" {
 			return nil
+		}
+		copies := isCopy(text)
+		for _, at := range parts {
+			copies = copies || isCopy(raw[at:])
 		}
 		// Its first line as written, up to where it ends: the semicolon,
 		// or the \gset that ends it (which pgbench's -r leaves out).
 		first, _, _ := strings.Cut(p.src[startPos:p.pos], "\n")
-		c := &Command{Kind: SQL, Line: start, Text: text, Compound: compound, FirstLine: strings.TrimRight(first, " \t\r")}
+		c := &Command{Kind: SQL, Line: start, Text: text, Compound: compound, FirstLine: strings.TrimRight(first, " \t\r"), copies: copies}
 		if p.name != "" {
 			c.Name, c.NameLine = p.name, p.nameLine
 			p.name = ""
@@ -264,6 +272,7 @@ func (p *parser) next() (*Command, *Command, error) {
 			}
 			b.WriteByte(';')
 			compound = true
+			parts = append(parts, b.Len())
 			p.pos += 2
 		case c == '\\':
 			sql := flush()
@@ -275,7 +284,7 @@ func (p *parser) next() (*Command, *Command, error) {
 				return cmd, nil, nil
 			}
 			b.Reset()
-			compound = false
+			compound, parts = false, nil
 		default:
 			if c == ' ' || c == '\t' || c == '\r' || c == '\f' {
 				b.WriteByte(c)

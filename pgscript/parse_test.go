@@ -126,6 +126,7 @@ func TestParseErrors(t *testing.T) {
 		{"copy to stdout", "SELECT 1;\n\ncopy t TO STDOUT;\n", 3, "COPY is not supported in a script"},
 		{"copy from stdin", "COPY t FROM STDIN;\n9\tnine\n\\.\n", 1, "COPY is not supported in a script"},
 		{"copy query", "COPY (SELECT 1) TO STDOUT;\n", 1, "COPY is not supported in a script"},
+		{"copy after \\;", "SELECT 1\\;\n  copy t TO STDOUT;\n", 1, "COPY is not supported in a script"},
 		{"psql copy", "\\copy t from stdin\n", 1, `\copy is a psql command, not pgbench's`},
 	}
 	for _, c := range cases {
@@ -266,5 +267,20 @@ func TestParseInitTransactions(t *testing.T) {
 				t.Errorf("ParseInit = %v, want line %d refused", err, c.line)
 			}
 		})
+	}
+}
+
+// TestCopyWordElsewhere: COPY is refused only as a statement, not as a
+// word inside one.
+func TestCopyWordElsewhere(t *testing.T) {
+	for _, src := range []string{
+		"SELECT 'copy t to stdout'\\; SELECT 2;\n",
+		"SELECT copy FROM copies;\n",
+		"-- copy t to stdout\nSELECT 1;\n",
+		"UPDATE t SET v = 1\\; SELECT 'x; COPY t TO STDOUT';\n",
+	} {
+		if _, err := Parse("f.sql", 1, src); err != nil {
+			t.Errorf("Parse(%q) = %v, want it taken", src, err)
+		}
 	}
 }

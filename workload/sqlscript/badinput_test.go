@@ -63,7 +63,7 @@ func TestBadScriptFiles(t *testing.T) {
 		{"latin-1 script", "bad.sql", "SELECT 'caf\xe9';\n", []string{"run", "sql", "--duration", "2s"}, "-f",
 			"-f bad.sql is not a text SQL script (byte 0xe9 at offset 11 is not UTF-8)"},
 		{"name with a space", "bad.sql", "SELECT 1;\n-- name: has space\nSELECT 2;\n", []string{"run", "sql", "--duration", "2s"}, "-f",
-			`bad.sql:2: the statement name "has space" holds white space, a comma, = or a control character`},
+			`bad.sql:2: the statement name "has space" holds white space, a comma, = or a control character, which the run log cannot keep: a name holds none of them, nor a /`},
 		{"name with a comma", "bad.sql", "-- name: a,b\nSELECT 2;\n", []string{"run", "sql", "--duration", "2s"}, "-f",
 			`bad.sql:1: the statement name "a,b" holds white space, a comma, = or a control character`},
 		{"name with =", "bad.sql", "-- name: a=b\nSELECT 2;\n", []string{"run", "sql", "--duration", "2s"}, "-f",

@@ -316,7 +316,7 @@ func checkStatementNames(s *pgscript.Script, path string) error {
 			if c.NameLine > 0 {
 				line = c.NameLine
 			}
-			return fmt.Errorf("%s:%d: the statement name %q holds white space, a comma, = or a control character: a name is letters, digits and punctuation such as _ - . : (-- name: read_order)", path, line, c.Name)
+			return fmt.Errorf("%s:%d: the statement name %q holds white space, a comma, = or a control character, which the run log cannot keep: a name holds none of them, nor a / (-- name: read_order)", path, line, c.Name)
 		}
 	}
 	return nil
