@@ -187,24 +187,25 @@ func TestInitFileServerErrors(t *testing.T) {
 		left             []string // the tables left, marked
 	}{
 		{"syntax", "CREATE TABLE a (x int);\nCREATE TABLE b (\n  x int,\n  y intt\n);\n",
-			`init.sql:4: type "intt" does not exist (SQLSTATE 42704): fix the file and run init again; the tables it created before (a) are marked as stampede's`, []string{"a"}},
+			`init.sql:4: type "intt" does not exist (SQLSTATE 42704): fix the file, then run ` + "`stampede init sql --drop --init-file init.sql", []string{"a"}},
 		{"syntax at once", "CREATE TABLE a (x int;\n",
-			`init.sql:1: syntax error at or near ";" (SQLSTATE 42601): fix the file and run init again; nothing it created is left`, nil},
+			`init.sql:1: syntax error at or near ";" (SQLSTATE 42601): fix the file and run init again (nothing it created is left)`, nil},
 		{"copy row", "CREATE TABLE a (x int);\nCREATE TABLE b (x int);\nCOPY a FROM stdin;\n1\n2\nthree\n\\.\n",
-			`init.sql:6: invalid input syntax for type integer: "three" (SQLSTATE 22P02): fix the file and run init again; the tables it created before (a, b) are marked as stampede's`, []string{"a", "b"}},
+			`init.sql:6: invalid input syntax for type integer: "three" (SQLSTATE 22P02): fix the file, then run `, []string{"a", "b"}},
 		{"inside BEGIN", "CREATE TABLE a (x int);\nBEGIN;\nCREATE TABLE b (x int);\nINSERT INTO b VALUES (1/0);\nCOMMIT;\n",
-			`init.sql:4: division by zero (SQLSTATE 22012): fix the file and run init again; the tables it created before (a) are marked`, []string{"a"}},
+			`init.sql:4: division by zero (SQLSTATE 22012): fix the file, then run `, []string{"a"}},
 		// A BEGIN the parser cannot see (joined by \;): found open
 		// after the file, rolled back, refused.
 		{"compound BEGIN left open", "CREATE TABLE a (x int);\nCREATE TABLE b (x int)\\; BEGIN;\nCREATE TABLE c (x int);\n",
-			`init.sql: the file ends inside a transaction (a BEGIN among statements joined by \;), rolled back: add COMMIT; at its end; the tables it created before (a) are marked`, []string{"a"}},
+			`init.sql: the file ends inside a transaction (a BEGIN among statements joined by \;), rolled back: add COMMIT; at its end, and fix the file, then run `, []string{"a"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, u, conn := freshDB(t, "sqlie")
 			exec1(t, conn, "CREATE TABLE mine (x int)")
 			write(t, dir, "init.sql", c.text)
-			oneLine(t, stampede(t, dir, "init", "sql", "--init-file", "init.sql", u), c.want)
+			r := stampede(t, dir, "init", "sql", "--init-file", "init.sql", u)
+			oneLine(t, r, c.want)
 			rows, err := conn.Query(context.Background(), "SELECT tablename, coalesce(obj_description(('public.'||tablename)::regclass, 'pg_class'), '') FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'mine' ORDER BY 1")
 			if err != nil {
 				t.Fatal(err)
@@ -223,7 +224,18 @@ func TestInitFileServerErrors(t *testing.T) {
 			if strings.Join(left, ",") != strings.Join(c.left, ",") {
 				t.Errorf("tables left %v, want %v", left, c.left)
 			}
-			r := stampede(t, dir, "cleanup", "sql", u)
+			if len(c.left) > 0 {
+				// As the error says: the tables left are dropped by
+				// --drop, or by cleanup; and named in the message.
+				if !strings.Contains(r.stderr, "(the tables it created before, "+strings.Join(c.left, ", ")+", are marked as stampede's; `stampede cleanup sql") {
+					t.Errorf("the message does not name the tables left, %v: %s", c.left, r.stderr)
+				}
+				write(t, dir, "fixed.sql", "CREATE TABLE a (x int);\n")
+				if r := stampede(t, dir, "init", "sql", "--drop", "--init-file", "fixed.sql", u); r.code != 0 {
+					t.Errorf("init --drop after the failure: exit %d: %s", r.code, r.stderr)
+				}
+			}
+			r = stampede(t, dir, "cleanup", "sql", u)
 			if r.code != 0 {
 				t.Errorf("cleanup: exit %d: %s", r.code, r.stderr)
 			}

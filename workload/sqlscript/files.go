@@ -54,9 +54,9 @@ func (g *gen) runInitFile(ctx context.Context, db *sqlx.DB) error {
 	// The tables the file created and kept, even before a statement
 	// that failed, carry the mark, so that cleanup sql drops them.
 	made, merr := g.markMade(ctx, db, before)
-	left := "nothing it created is left"
+	fix := "fix the file and run init again (nothing it created is left)"
 	if len(made) > 0 {
-		left = fmt.Sprintf("the tables it created before (%s) are marked as stampede's: `stampede cleanup sql` drops them", strings.Join(made, ", "))
+		fix = fmt.Sprintf("fix the file, then run `stampede init sql --drop` (the tables it created before, %s, are marked as stampede's; `stampede cleanup sql` drops them alone)", strings.Join(made, ", "))
 	}
 	var ie *pgscript.InitError
 	var pe *pgconn.PgError
@@ -64,13 +64,13 @@ func (g *gen) runInitFile(ctx context.Context, db *sqlx.DB) error {
 	case err != nil && sqlx.SQLState(err) == "42P07":
 		return sqlx.ConfigErrorf("%v: `stampede init sql --drop` drops the tables an earlier init made, and `stampede cleanup sql` drops them alone", err)
 	case err != nil && errors.As(err, &ie) && errors.As(err, &pe):
-		return sqlx.ConfigErrorf("%s:%d: %s (SQLSTATE %s): fix the file and run init again; %s", ie.File, ie.Line, pe.Message, pe.Code, left)
+		return sqlx.ConfigErrorf("%s:%d: %s (SQLSTATE %s): %s", ie.File, ie.Line, pe.Message, pe.Code, fix)
 	case err != nil:
 		return err
 	case merr != nil:
 		return merr
 	case open:
-		return sqlx.ConfigErrorf("%s: the file ends inside a transaction (a BEGIN among statements joined by \\;), rolled back: add COMMIT; at its end; %s", g.initFile, left)
+		return sqlx.ConfigErrorf("%s: the file ends inside a transaction (a BEGIN among statements joined by \\;), rolled back: add COMMIT; at its end, and %s", g.initFile, strings.TrimPrefix(fix, "fix the file and "))
 	}
 	return nil
 }
