@@ -2,9 +2,13 @@ package pgscript
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/stampede-bench/stampede/sqlx"
 )
@@ -17,9 +21,11 @@ type InitStep struct {
 	// Name is the `-- name:` comment above the statement, if any.
 	Name string
 	SQL  string
-	// Copy says that Data is the statement's input.
-	Copy bool
-	Data string
+	// Copy says that Data is the statement's input, which starts on
+	// line DataLine.
+	Copy     bool
+	Data     string
+	DataLine int
 }
 
 // copyFromStdin matches a COPY whose data follows in the file.
@@ -74,15 +80,68 @@ func ParseInit(name, src string) ([]InitStep, error) {
 				b.WriteString(l)
 				b.WriteByte('\n')
 			}
-			step.Copy, step.Data = true, b.String()
+			step.Copy, step.Data, step.DataLine = true, b.String(), start
 		}
 		steps = append(steps, step)
 	}
 	if len(steps) == 0 {
 		return nil, p.errorf(1, "holds no statement")
 	}
+	if line := openTransaction(steps); line > 0 {
+		return nil, p.errorf(line, "the file ends inside the transaction this BEGIN opens, which would be rolled back: add COMMIT; at its end (or remove the BEGIN)")
+	}
 	return steps, nil
 }
+
+// openTransaction returns the line of the BEGIN (or START TRANSACTION)
+// whose transaction the steps leave open, or 0.
+func openTransaction(steps []InitStep) int {
+	open := 0
+	for _, s := range steps {
+		f := strings.Fields(strings.ToUpper(strings.ReplaceAll(s.SQL, ";", " ")))
+		if len(f) == 0 {
+			continue
+		}
+		second := ""
+		if len(f) > 1 {
+			second = f[1]
+		}
+		switch f[0] {
+		case "BEGIN":
+			if open == 0 {
+				open = s.Line
+			}
+		case "START":
+			if second == "TRANSACTION" && open == 0 {
+				open = s.Line
+			}
+		case "COMMIT", "ROLLBACK", "ABORT", "END":
+			if second != "PREPARED" && second != "TO" {
+				open = 0
+			}
+		case "PREPARE":
+			if second == "TRANSACTION" {
+				open = 0
+			}
+		}
+	}
+	return open
+}
+
+// InitError is a statement of an init file that failed on the server.
+type InitError struct {
+	// File and Line name the statement (for COPY data, the row's line).
+	File string
+	Line int
+	Err  error
+}
+
+func (e *InitError) Error() string { return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err) }
+
+func (e *InitError) Unwrap() error { return e.Err }
+
+// copyLine reads the row a COPY error names ("COPY t, line 3, ...").
+var copyLine = regexp.MustCompile(`\bline (\d+)\b`)
 
 // RunInit runs an init file's steps on conn over the simple protocol,
 // so that any statement may be there; it returns the rows COPY and
@@ -93,7 +152,16 @@ func RunInit(ctx context.Context, conn sqlx.ScriptQuerier, name string, steps []
 		if s.Copy {
 			n, err := conn.CopyIn(ctx, s.SQL, strings.NewReader(s.Data))
 			if err != nil {
-				return rows, fmt.Errorf("%s:%d: %w", name, s.Line, err)
+				line := s.Line
+				var pe *pgconn.PgError
+				if errors.As(err, &pe) {
+					if m := copyLine.FindStringSubmatch(pe.Where); m != nil {
+						if n, err := strconv.Atoi(m[1]); err == nil && n > 0 {
+							line = s.DataLine + n - 1
+						}
+					}
+				}
+				return rows, &InitError{File: name, Line: line, Err: err}
 			}
 			rows += n
 			continue
@@ -101,7 +169,7 @@ func RunInit(ctx context.Context, conn sqlx.ScriptQuerier, name string, steps []
 		n, err := conn.QueryScript(ctx, sqlx.Simple, s.SQL, nil, nil)
 		if err != nil {
 			st := step{Command: &Command{Line: s.Line, Text: s.SQL}}
-			return rows, fmt.Errorf("%s:%d: %w", name, st.lineOf(err), err)
+			return rows, &InitError{File: name, Line: st.lineOf(err), Err: err}
 		}
 		if f := strings.Fields(s.SQL); len(f) > 0 && strings.EqualFold(f[0], "INSERT") {
 			rows += n

@@ -53,6 +53,8 @@ type Command struct {
 	// Name names an SQL command in reports: the `-- name: NAME` comment
 	// above it, else FILE:LINE.
 	Name string
+	// NameLine is the line of the `-- name:` comment, 0 without one.
+	NameLine int
 	// Text is the command as written: an SQL command's text without its
 	// final semicolon, a meta-command's line.
 	Text string
@@ -61,6 +63,8 @@ type Command struct {
 	FirstLine string
 	// Compound says that an SQL command holds several statements (\;).
 	Compound bool
+	// copies says that a statement of the command is a COPY.
+	copies bool
 	// Store and Prefix are the \gset or \aset that ends an SQL command.
 	Store  Store
 	Prefix string
@@ -138,6 +142,9 @@ func Parse(name string, weight int, src string) (*Script, error) {
 			return nil, err
 		}
 		if cmd != nil {
+			if cmd.copies {
+				return nil, p.errorf(cmd.Line, "COPY is not supported in a script (pgbench refuses it too): load rows with an init file (stampede init sql --init-file FILE takes COPY ... FROM stdin and its rows)")
+			}
 			s.Commands = append(s.Commands, *cmd)
 		}
 		if meta != nil {
@@ -195,17 +202,23 @@ func (p *parser) errorf(line int, format string, args ...any) error {
 func (p *parser) next() (*Command, *Command, error) {
 	var b strings.Builder
 	start, startPos, depth, compound, nonblank := 0, 0, 0, false, false
+	var parts []int // where each statement after a \; starts in b
 	flush := func() *Command {
-		text := strings.TrimSpace(b.String())
+		raw := b.String()
+		text := strings.TrimSpace(raw)
 		if text == "" {
 			return nil
+		}
+		copies := isCopy(text)
+		for _, at := range parts {
+			copies = copies || isCopy(raw[at:])
 		}
 		// Its first line as written, up to where it ends: the semicolon,
 		// or the \gset that ends it (which pgbench's -r leaves out).
 		first, _, _ := strings.Cut(p.src[startPos:p.pos], "\n")
-		c := &Command{Kind: SQL, Line: start, Text: text, Compound: compound, FirstLine: strings.TrimRight(first, " \t\r")}
+		c := &Command{Kind: SQL, Line: start, Text: text, Compound: compound, FirstLine: strings.TrimRight(first, " \t\r"), copies: copies}
 		if p.name != "" {
-			c.Name = p.name
+			c.Name, c.NameLine = p.name, p.nameLine
 			p.name = ""
 		}
 		return c
@@ -259,6 +272,7 @@ func (p *parser) next() (*Command, *Command, error) {
 			}
 			b.WriteByte(';')
 			compound = true
+			parts = append(parts, b.Len())
 			p.pos += 2
 		case c == '\\':
 			sql := flush()
@@ -270,7 +284,7 @@ func (p *parser) next() (*Command, *Command, error) {
 				return cmd, nil, nil
 			}
 			b.Reset()
-			compound = false
+			compound, parts = false, nil
 		default:
 			if c == ' ' || c == '\t' || c == '\r' || c == '\f' {
 				b.WriteByte(c)
@@ -523,6 +537,8 @@ func (p *parser) meta() (*Command, error) {
 		if len(args) == 1 {
 			c.Prefix = args[0]
 		}
+	case `\copy`:
+		return nil, p.errorf(line, `\copy is a psql command, not pgbench's: to load rows, put COPY TABLE FROM stdin; with the rows after it and a line \. in an --init-file (stampede init sql --init-file FILE)`)
 	case `\shell`, `\setshell`:
 		return nil, p.errorf(line, `%s runs a program, which stampede does not do: compute the value with \set or a query and \gset`, word)
 	case `\startpipeline`, `\endpipeline`, `\syncpipeline`:
@@ -533,6 +549,12 @@ func (p *parser) meta() (*Command, error) {
 		return nil, p.errorf(line, `unknown meta-command %s: stampede runs pgbench's \set, \sleep, \if, \elif, \else, \endif, \gset and \aset`, word)
 	}
 	return c, nil
+}
+
+// isCopy reports whether an SQL command is a COPY.
+func isCopy(sql string) bool {
+	f := strings.Fields(sql)
+	return len(f) > 0 && strings.EqualFold(strings.TrimRight(f[0], ";("), "COPY")
 }
 
 // ValidName is pgbench's rule for variable names: letters, digits, _ and
@@ -615,3 +637,29 @@ func (p *parser) names(s *Script) error {
 // DisplayName is how a script file is named when none is given: its
 // path as the user wrote it, cleaned.
 func DisplayName(path string) string { return filepath.Clean(path) }
+
+// bom is the UTF-8 byte order mark some editors write at a file's start.
+const bom = "\xef\xbb\xbf"
+
+// Text checks that b, the contents of a script, init or check file, is
+// text, and returns it without a leading UTF-8 byte order mark, which
+// psql skips (pgbench sends it to the server, which fails on it). A file
+// with a NUL byte, or bytes that are not UTF-8, is not a script: the
+// error says where the first such byte is.
+func Text(b []byte) (string, error) {
+	s := strings.TrimPrefix(string(b), bom)
+	skipped := len(b) - len(s)
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		return "", fmt.Errorf("is not a text SQL script (NUL byte at offset %d)", skipped+i)
+	}
+	if !utf8.ValidString(s) {
+		for i, r := range s {
+			if r == utf8.RuneError {
+				if _, n := utf8.DecodeRuneInString(s[i:]); n == 1 {
+					return "", fmt.Errorf("is not a text SQL script (byte 0x%02x at offset %d is not UTF-8)", s[i], skipped+i)
+				}
+			}
+		}
+	}
+	return s, nil
+}

@@ -121,6 +121,13 @@ func TestParseErrors(t *testing.T) {
 		{"duplicate name", "-- name: q\nSELECT 1;\n-- name: q\nSELECT 2;\n", 4, `two statements are named "q"`},
 		{"empty name", "-- name:\nSELECT 1;\n", 1, "needs a name"},
 		{"binary", "SELECT 1;\x00\n", 1, "NUL byte"},
+		// pgbench refuses COPY in a script ("COPY is not supported in
+		// pgbench"), at run time; stampede before the run.
+		{"copy to stdout", "SELECT 1;\n\ncopy t TO STDOUT;\n", 3, "COPY is not supported in a script"},
+		{"copy from stdin", "COPY t FROM STDIN;\n9\tnine\n\\.\n", 1, "COPY is not supported in a script"},
+		{"copy query", "COPY (SELECT 1) TO STDOUT;\n", 1, "COPY is not supported in a script"},
+		{"copy after \\;", "SELECT 1\\;\n  copy t TO STDOUT;\n", 1, "COPY is not supported in a script"},
+		{"psql copy", "\\copy t from stdin\n", 1, `\copy is a psql command, not pgbench's`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -179,7 +186,7 @@ CREATE INDEX ON t (v);
 	if len(steps) != 3 {
 		t.Fatalf("%d steps: %+v", len(steps), steps)
 	}
-	if !steps[1].Copy || steps[1].Data != "1\tone\n2\twith a \\; and ; in it\n" || steps[1].Line != 2 {
+	if !steps[1].Copy || steps[1].Data != "1\tone\n2\twith a \\; and ; in it\n" || steps[1].Line != 2 || steps[1].DataLine != 3 {
 		t.Errorf("COPY step = %+v", steps[1])
 	}
 	if steps[2].Line != 7 || steps[2].Name != "index" {
@@ -188,9 +195,92 @@ CREATE INDEX ON t (v);
 	for _, bad := range []struct{ src, msg string }{
 		{"COPY t FROM STDIN;\n1\n", `its data has no end`},
 		{"\\set x 1\n", "an init file holds SQL statements and COPY data only"},
+		{"\\copy t from stdin\n1\n\\.\n", `\copy is a psql command, not pgbench's: to load rows, put COPY TABLE FROM stdin;`},
 	} {
 		if _, err := ParseInit("i.sql", bad.src); err == nil || !strings.Contains(err.Error(), bad.msg) {
 			t.Errorf("ParseInit(%q) = %v, want %q", bad.src, err, bad.msg)
+		}
+	}
+}
+
+// TestText: a BOM is skipped (psql skips it), and a file that is not
+// text is refused with the offset of its first byte that is not.
+func TestText(t *testing.T) {
+	cases := []struct {
+		name, in, want, msg string
+	}{
+		{"plain", "SELECT 1;\n", "SELECT 1;\n", ""},
+		{"bom", "\xef\xbb\xbfSELECT 1;\n", "SELECT 1;\n", ""},
+		{"bom only once", "\xef\xbb\xbf\xef\xbb\xbfSELECT 1;\n", "\xef\xbb\xbfSELECT 1;\n", ""},
+		{"nul", "SELECT 1;\x00", "", "is not a text SQL script (NUL byte at offset 9)"},
+		{"nul after bom", "\xef\xbb\xbf\x00", "", "(NUL byte at offset 3)"},
+		{"not utf-8", "SELECT 'caf\xe9';", "", "(byte 0xe9 at offset 11 is not UTF-8)"},
+		{"utf-8", "SELECT 'café';", "SELECT 'café';", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := Text([]byte(c.in))
+			if c.msg != "" {
+				if err == nil || !strings.Contains(err.Error(), c.msg) {
+					t.Errorf("Text(%q) = %q, %v; want an error with %q", c.in, got, err, c.msg)
+				}
+				return
+			}
+			if err != nil || got != c.want {
+				t.Errorf("Text(%q) = %q, %v; want %q", c.in, got, err, c.want)
+			}
+		})
+	}
+}
+
+// TestParseInitTransactions: an init file that ends inside the
+// transaction a BEGIN opens is refused at that BEGIN's line, before
+// anything runs; one that ends it is taken.
+func TestParseInitTransactions(t *testing.T) {
+	cases := []struct {
+		name, src string
+		line      int // 0: accepted
+	}{
+		{"no transaction", "CREATE TABLE a (x int);\n", 0},
+		{"committed", "BEGIN;\nCREATE TABLE a (x int);\nCOMMIT;\n", 0},
+		{"ended", "begin;\nCREATE TABLE a (x int);\nend;\n", 0},
+		{"rolled back", "START TRANSACTION;\nCREATE TABLE a (x int);\nROLLBACK;\n", 0},
+		{"prepared", "BEGIN;\nCREATE TABLE a (x int);\nPREPARE TRANSACTION 'x';\n", 0},
+		{"open", "CREATE TABLE a (x int);\n\nBEGIN;\nCREATE TABLE b (x int);\n", 3},
+		{"open start", "START TRANSACTION ISOLATION LEVEL SERIALIZABLE;\nSELECT 1;\n", 1},
+		{"savepoint rollback keeps it open", "BEGIN;\nSAVEPOINT s;\nROLLBACK TO SAVEPOINT s;\n", 1},
+		{"second one open", "BEGIN;\nCOMMIT;\nBEGIN;\nSELECT 1;\n", 3},
+		{"commit prepared is another's", "BEGIN;\nCOMMIT PREPARED 'x';\n", 1},
+		{"function body", "CREATE FUNCTION f() RETURNS int LANGUAGE plpgsql AS $$\nBEGIN\n  RETURN 1;\nEND\n$$;\n", 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ParseInit("i.sql", c.src)
+			if c.line == 0 {
+				if err != nil {
+					t.Errorf("ParseInit = %v, want it taken", err)
+				}
+				return
+			}
+			var se *SyntaxError
+			if !errors.As(err, &se) || se.Line != c.line || !strings.Contains(err.Error(), "ends inside the transaction this BEGIN opens") {
+				t.Errorf("ParseInit = %v, want line %d refused", err, c.line)
+			}
+		})
+	}
+}
+
+// TestCopyWordElsewhere: COPY is refused only as a statement, not as a
+// word inside one.
+func TestCopyWordElsewhere(t *testing.T) {
+	for _, src := range []string{
+		"SELECT 'copy t to stdout'\\; SELECT 2;\n",
+		"SELECT copy FROM copies;\n",
+		"-- copy t to stdout\nSELECT 1;\n",
+		"UPDATE t SET v = 1\\; SELECT 'x; COPY t TO STDOUT';\n",
+	} {
+		if _, err := Parse("f.sql", 1, src); err != nil {
+			t.Errorf("Parse(%q) = %v, want it taken", src, err)
 		}
 	}
 }

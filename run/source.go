@@ -90,6 +90,12 @@ func (r *Run) openSource(ctx context.Context) (*source, error) {
 		return nil, err
 	}
 	opts.Workers = s.Concurrency
+	if s.Conn.Conns > s.Concurrency {
+		// The pool opens connections as workers ask for them: never more
+		// than one per worker.
+		r.warnf("--conns %d is more than the %s use: the run opens %d, one per worker (raise --concurrency for more)",
+			s.Conn.Conns, plural(s.Concurrency, "worker"), s.Concurrency)
+	}
 	if _, ok := gen.(workload.Measurer); ok && opts.MaxConns >= opts.Workers {
 		opts.MaxConns++ // the measurement's reads, beside the workers' connections
 	}

@@ -2,11 +2,13 @@ package sqlscript
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/stampede-bench/stampede/dialect"
 	"github.com/stampede-bench/stampede/pgscript"
@@ -41,26 +43,58 @@ func (g *gen) runInitFile(ctx context.Context, db *sqlx.DB) error {
 	if !ok {
 		return fmt.Errorf("init sql: the connection cannot run scripts")
 	}
-	if g.loaded, err = pgscript.RunInit(ctx, q, g.initFile, steps); err != nil {
-		if sqlx.SQLState(err) == "42P07" {
-			return sqlx.ConfigErrorf("%v: `stampede init sql --drop` drops the tables an earlier init made, and `stampede cleanup sql` drops them alone", err)
-		}
-		return err
+	g.loaded, err = pgscript.RunInit(ctx, q, g.initFile, steps)
+	open := q.TxStatus() == 'T' || q.TxStatus() == 'E'
+	if open {
+		// A failed statement inside the file's own BEGIN, or a
+		// transaction the file leaves open: rolled back, as at psql's
+		// disconnect, and said.
+		_, _ = q.QueryScript(ctx, sqlx.Simple, "ROLLBACK", nil, nil)
 	}
+	// The tables the file created and kept, even before a statement
+	// that failed, carry the mark, so that cleanup sql drops them.
+	made, merr := g.markMade(ctx, db, before)
+	fix := "fix the file and run init again (nothing it created is left)"
+	if len(made) > 0 {
+		fix = fmt.Sprintf("fix the file, then run `stampede init sql --drop` (the tables it created before, %s, are marked as stampede's; `stampede cleanup sql` drops them alone)", strings.Join(made, ", "))
+	}
+	var ie *pgscript.InitError
+	var pe *pgconn.PgError
+	switch {
+	case err != nil && sqlx.SQLState(err) == "42P07":
+		return sqlx.ConfigErrorf("%v: `stampede init sql --drop` drops the tables an earlier init made, and `stampede cleanup sql` drops them alone", err)
+	case err != nil && errors.As(err, &ie) && errors.As(err, &pe):
+		return sqlx.ConfigErrorf("%s:%d: %s (SQLSTATE %s): %s", ie.File, ie.Line, pe.Message, pe.Code, fix)
+	case err != nil:
+		return err
+	case merr != nil:
+		return merr
+	case open:
+		return sqlx.ConfigErrorf("%s: the file ends inside a transaction (a BEGIN among statements joined by \\;), rolled back: add COMMIT; at its end, and %s", g.initFile, strings.TrimPrefix(fix, "fix the file and "))
+	}
+	return nil
+}
+
+// markMade marks as stampede's the tables of the current schema that
+// were not there before (the init file's), and returns their names.
+func (g *gen) markMade(ctx context.Context, db *sqlx.DB, before map[string]string) ([]string, error) {
 	after, err := tables(ctx, db)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	mark := workload.InitMark(g)
+	var made []string
 	for name := range after {
 		if _, ok := before[name]; ok {
 			continue
 		}
 		if err := workload.MarkTable(ctx, db, name, mark); err != nil {
-			return err
+			return made, err
 		}
+		made = append(made, name)
 	}
-	return nil
+	slices.Sort(made)
+	return made, nil
 }
 
 // LoadScript implements workload.ScriptLoader.
@@ -116,11 +150,13 @@ func (g *gen) madeTables(ctx context.Context, db *sqlx.DB) ([]string, error) {
 	return out, nil
 }
 
-// check runs --check-file: every query must return one row whose first
-// column is true.
+// check runs --check-file. Each query runs in a read-only transaction
+// (a statement that writes is refused) and passes when it returns at
+// least one row and every column of every row is true; its columns must
+// be boolean.
 func (g *gen) check(ctx context.Context, db *sqlx.DB, r workload.Reporter) error {
 	if g.checkFile == "" {
-		return sqlx.ConfigErrorf("check sql runs your checks: give --check-file FILE, queries that each return true")
+		return sqlx.ConfigErrorf("check sql runs your checks: give --check-file FILE, queries whose every column of every row is true")
 	}
 	src, err := readFile(g.checkFile, "--check-file")
 	if err != nil {
@@ -129,6 +165,11 @@ func (g *gen) check(ctx context.Context, db *sqlx.DB, r workload.Reporter) error
 	steps, err := pgscript.ParseInit(g.checkFile, src)
 	if err != nil {
 		return sqlx.ConfigErrorf("%v", err)
+	}
+	for _, s := range steps {
+		if s.Copy {
+			return sqlx.ConfigErrorf("%s:%d: a check file holds queries, not COPY", g.checkFile, s.Line)
+		}
 	}
 	conn := db.Conn(0, true)
 	defer conn.Release()
@@ -139,38 +180,62 @@ func (g *gen) check(ctx context.Context, db *sqlx.DB, r workload.Reporter) error
 	failed := 0
 	for _, s := range steps {
 		name := checkName(g.checkFile, s)
-		if s.Copy {
-			return sqlx.ConfigErrorf("%s:%d: a check file holds queries, not COPY", g.checkFile, s.Line)
+		fail, err := runCheck(ctx, q, g.checkFile, s)
+		if err != nil {
+			return err
 		}
-		var got []string
-		rows := 0
-		_, err := q.QueryScript(ctx, sqlx.Simple, s.SQL, nil, func(_ int, _ []pgconn.FieldDescription, values [][]byte) {
-			rows++
-			if rows == 1 && len(values) > 0 {
-				if values[0] == nil {
-					got = append(got, "NULL")
-				} else {
-					got = append(got, string(values[0]))
-				}
-			}
-		})
-		switch {
-		case err != nil:
-			return fmt.Errorf("%s:%d: %w", g.checkFile, s.Line, err)
-		case rows == 1 && len(got) == 1 && (got[0] == "t" || got[0] == "true"):
+		if fail != "" {
+			failed++
+			r.Printf("FAIL %s: %s\n", name, fail)
+		} else {
 			r.Printf("PASS %s\n", name)
-		case rows != 1:
-			failed++
-			r.Printf("FAIL %s: returned %d rows, not one\n", name, rows)
-		default:
-			failed++
-			r.Printf("FAIL %s: returned %s, not true\n", name, strings.Join(got, ", "))
 		}
 	}
 	if failed > 0 {
 		return fmt.Errorf("%d of %d checks failed", failed, len(steps))
 	}
 	return nil
+}
+
+// runCheck runs one check in a read-only transaction and returns why it
+// failed ("" when it passed), or an error for a check that is not one: a
+// statement that writes, fails on the server, or returns a column that
+// is not boolean.
+func runCheck(ctx context.Context, q sqlx.ScriptQuerier, file string, s pgscript.InitStep) (string, error) {
+	if _, err := q.QueryScript(ctx, sqlx.Simple, "BEGIN TRANSACTION READ ONLY", nil, nil); err != nil {
+		return "", fmt.Errorf("starting the read-only transaction of %s:%d: %w", file, s.Line, err)
+	}
+	defer func() { _, _ = q.QueryScript(context.WithoutCancel(ctx), sqlx.Simple, "ROLLBACK", nil, nil) }()
+	rows, fail, notBool := 0, "", ""
+	_, err := q.QueryScript(ctx, sqlx.Simple, s.SQL, nil, func(_ int, fields []pgconn.FieldDescription, values [][]byte) {
+		rows++
+		for i, f := range fields {
+			switch {
+			case notBool != "" || fail != "":
+			case f.DataTypeOID != pgtype.BoolOID:
+				notBool = fmt.Sprintf("column %d (%s) is not boolean", i+1, f.Name)
+			case values[i] == nil:
+				fail = fmt.Sprintf("row %d, column %d (%s) is NULL, not true", rows, i+1, f.Name)
+			case string(values[i]) != "t":
+				fail = fmt.Sprintf("row %d, column %d (%s) is false", rows, i+1, f.Name)
+			}
+		}
+	})
+	var pe *pgconn.PgError
+	switch {
+	case err != nil && errors.As(err, &pe) && pe.Code == "25006":
+		return "", sqlx.ConfigErrorf("%s:%d: the check writes (%s: %s), and checks run in a read-only transaction: a check file holds queries that read (SELECT count(*) = 100 FROM t)", file, s.Line, strings.ToUpper(firstWord(s.SQL)), pe.Message)
+	case err != nil && errors.As(err, &pe):
+		st := &pgscript.Command{Line: s.Line, Text: s.SQL}
+		return "", sqlx.ConfigErrorf("%s:%d: %s (SQLSTATE %s): fix the query, or run it with psql to see it fail the same way", file, pgscript.ErrorLine(st, s.SQL, err), pe.Message, pe.Code)
+	case err != nil:
+		return "", fmt.Errorf("%s:%d: %w", file, s.Line, err)
+	case notBool != "":
+		return "", sqlx.ConfigErrorf("%s:%d: %s: a check returns booleans, each true when it holds (SELECT count(*) = 100 FROM t)", file, s.Line, notBool)
+	case rows == 0:
+		return "returned no row (a check passes when it returns rows whose every column is true)", nil
+	}
+	return fail, nil
 }
 
 // checkName names a check: its `-- name:`, else FILE:LINE and its first line.

@@ -345,7 +345,7 @@ func TestInitCheckCleanup(t *testing.T) {
 		t.Errorf("check ok: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	r = stampede(t, dir, "check", "sql", "--check-file", "fail.sql", u)
-	if r.code == 0 || !strings.Contains(r.stdout, "FAIL ok.sql:1") && !strings.Contains(r.stdout, "FAIL fail.sql:1 SELECT count(*) = 5 FROM kv: returned f, not true") {
+	if r.code != 1 || !strings.Contains(r.stdout, "FAIL fail.sql:1 SELECT count(*) = 5 FROM kv: row 1, column 1 (?column?) is false") {
 		t.Errorf("check fail: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	r = stampede(t, dir, "check", "sql", u)

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -21,6 +22,7 @@ import (
 
 	"github.com/stampede-bench/stampede/pgscript"
 	"github.com/stampede-bench/stampede/pgscript/prng"
+	"github.com/stampede-bench/stampede/runlog"
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
 )
@@ -43,8 +45,10 @@ Statements are prepared once per connection (--protocol prepared, pgbench's
 
 init runs --init-file FILE (SQL statements, and COPY ... FROM STDIN with its
 rows up to a line \.) and marks the tables it creates as stampede's, so that
-cleanup drops them and nothing else. check runs --check-file FILE: each of its
-queries must return true.
+cleanup drops them and nothing else (a file that fails on the server keeps
+the tables it made before, marked: cleanup drops them). check runs
+--check-file FILE in read-only transactions: a query passes when it returns
+rows whose every column is true. -f - reads a script from the standard input.
 
 Examples:
   stampede init sql --init-file schema.sql 'postgresql://postgres@localhost:5432/app'
@@ -124,7 +128,7 @@ func newGen() workload.Generator {
 	fs.Float64Var(&g.sampling, "sampling-rate", 1, "with --log-prefix, the fraction of transactions logged (pgbench's --sampling-rate)")
 	fs.BoolVarP(&g.every, "report-per-command", "r", false, "measure every command, meta-commands too, as pgbench's -r reports them")
 	fs.StringVar(&g.initFile, "init-file", "", "SQL that init runs to create and load the tables (COPY ... FROM STDIN allowed)")
-	fs.StringVar(&g.checkFile, "check-file", "", "queries that check runs; each must return true")
+	fs.StringVar(&g.checkFile, "check-file", "", "queries that check runs, read-only; each passes when it returns rows whose every column is true")
 	g.flags = workload.Flags{FlagSet: fs, Meta: map[string]workload.FlagMeta{
 		"file":               {RuntimeOnly: true},
 		"builtin":            {RuntimeOnly: true},
@@ -293,10 +297,26 @@ func seriesNames(s *pgscript.Script, path string) error {
 	return checkStatementNames(s, path)
 }
 
+// checkStatementNames refuses, before the run, a script or statement
+// name the run log cannot keep as a series name (white space, a comma,
+// =, a control character, or a /).
 func checkStatementNames(s *pgscript.Script, path string) error {
+	if err := runlog.ValidSeriesName(s.Name); err != nil {
+		return fmt.Errorf("-f %s: a script is named by its file's name, and %q holds white space, a comma, = or a control character, which the run log cannot keep: rename the file (or copy it to a name without them)", path, s.Name)
+	}
 	for _, c := range s.Commands {
-		if c.Kind == pgscript.SQL && strings.Contains(c.Name, "/") {
+		if c.Kind != pgscript.SQL {
+			continue
+		}
+		if strings.Contains(c.Name, "/") {
 			return fmt.Errorf("%s:%d: the statement name %q holds a /, which the run log keeps for the parts of an operation: name it without one", path, c.Line, c.Name)
+		}
+		if runlog.ValidSeriesName(c.Name) != nil {
+			line := c.Line
+			if c.NameLine > 0 {
+				line = c.NameLine
+			}
+			return fmt.Errorf("%s:%d: the statement name %q holds white space, a comma, = or a control character, which the run log cannot keep: a name holds none of them, nor a / (-- name: read_order)", path, line, c.Name)
 		}
 	}
 	return nil
@@ -305,32 +325,56 @@ func checkStatementNames(s *pgscript.Script, path string) error {
 // maxScriptBytes bounds a script file: more is not a script.
 const maxScriptBytes = 64 << 20
 
-// readFile reads a script named by flag.
+// stdin is the script read from standard input (-f -, as pgbench reads
+// it), read once however many times the flags are validated.
+var stdin struct {
+	once sync.Once
+	b    []byte
+	err  error
+}
+
+// readFile reads a script named by flag: a text file, or - for the
+// standard input. A leading UTF-8 byte order mark is skipped; a file
+// that is not text is refused.
 func readFile(path, flag string) (string, error) {
-	st, err := os.Stat(path)
-	switch {
-	case err != nil:
-		return "", fmt.Errorf("%s %s: %w: give a readable script file", flag, path, unwrapPath(err))
-	case st.IsDir():
-		return "", fmt.Errorf("%s %s is a directory: give a script file", flag, path)
-	case st.Size() > maxScriptBytes:
-		return "", fmt.Errorf("%s %s is %d bytes, more than a script's %d: give a script file", flag, path, st.Size(), maxScriptBytes)
-	}
-	// Read at most one byte past the limit: a device (/dev/zero) or a
-	// pipe reports no size.
-	f, err := os.Open(path)
-	if err != nil {
-		return "", fmt.Errorf("%s %s: %w: give a readable script file", flag, path, unwrapPath(err))
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxScriptBytes+1))
-	if err != nil {
-		return "", fmt.Errorf("%s %s: %w: give a readable script file", flag, path, unwrapPath(err))
+	var b []byte
+	if path == "-" {
+		stdin.once.Do(func() {
+			stdin.b, stdin.err = io.ReadAll(io.LimitReader(os.Stdin, maxScriptBytes+1))
+		})
+		if stdin.err != nil {
+			return "", fmt.Errorf("%s -: reading the standard input: %w: give a script file", flag, stdin.err)
+		}
+		b = stdin.b
+	} else {
+		st, err := os.Stat(path)
+		switch {
+		case err != nil:
+			return "", fmt.Errorf("%s %s: %w: give a readable script file", flag, path, unwrapPath(err))
+		case st.IsDir():
+			return "", fmt.Errorf("%s %s is a directory: give a script file", flag, path)
+		case st.Size() > maxScriptBytes:
+			return "", fmt.Errorf("%s %s is %d bytes, more than a script's %d: give a script file", flag, path, st.Size(), maxScriptBytes)
+		}
+		// Read at most one byte past the limit: a device (/dev/zero) or
+		// a pipe reports no size.
+		f, err := os.Open(path)
+		if err != nil {
+			return "", fmt.Errorf("%s %s: %w: give a readable script file", flag, path, unwrapPath(err))
+		}
+		defer f.Close()
+		if b, err = io.ReadAll(io.LimitReader(f, maxScriptBytes+1)); err != nil {
+			return "", fmt.Errorf("%s %s: %w: give a readable script file", flag, path, unwrapPath(err))
+		}
 	}
 	if len(b) > maxScriptBytes {
 		return "", fmt.Errorf("%s %s holds more than a script's %d bytes: give a script file", flag, path, maxScriptBytes)
 	}
-	return string(b), nil
+	text, err := pgscript.Text(b)
+	if err != nil {
+		return "", fmt.Errorf("%s %s %v: give a file of SQL statements and pgbench's meta-commands", flag, path, err)
+	}
+	return text, nil
 }
 
 // unwrapPath drops the path an *os.PathError repeats.
