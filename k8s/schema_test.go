@@ -352,28 +352,28 @@ func TestSchemaRejectsBrokenManifests(t *testing.T) {
 		// first, so a label 5 decodes as "5"; an enum it never judges).
 		decodeFails bool
 	}{
-		{"container without a name", job, []edit{del(ctr + "name")}, "missing property 'name'", false},
-		{"pod without containers", job, []edit{del(pod + "containers")}, "missing property 'containers'", false},
-		{"job without a pod template", job, []edit{del("spec.template")}, "missing property 'template'", false},
-		{"volume without a name", job, []edit{del(pod + "volumes.0.name")}, "missing property 'name'", false},
-		{"env var without a name", job, []edit{del(ctr + "env.0.name")}, "missing property 'name'", false},
-		{"secret ref without a key", job, []edit{del(ctr + "env.0.valueFrom.secretKeyRef.key")}, "missing property 'key'", false},
-		{"claim volume without a claim name", job, []edit{del(pod + "volumes.0.persistentVolumeClaim.claimName")}, "missing property 'claimName'", false},
-		{"volume mount without a path", job, []edit{del(ctr + "volumeMounts.0.mountPath")}, "missing property 'mountPath'", false},
-		{"spread without a topology key", job, []edit{del(pod + "topologySpreadConstraints.0.topologyKey")}, "missing property 'topologyKey'", false},
+		{"container without a name", job, []edit{del(ctr + "name")}, "at '/spec/template/spec/containers/0': missing property 'name'", false},
+		{"pod without containers", job, []edit{del(pod + "containers")}, "at '/spec/template/spec': missing property 'containers'", false},
+		{"job without a pod template", job, []edit{del("spec.template")}, "at '/spec': missing property 'template'", false},
+		{"volume without a name", job, []edit{del(pod + "volumes.0.name")}, "at '/spec/template/spec/volumes/0': missing property 'name'", false},
+		{"env var without a name", job, []edit{del(ctr + "env.0.name")}, "at '/spec/template/spec/containers/0/env/0': missing property 'name'", false},
+		{"secret ref without a key", job, []edit{del(ctr + "env.0.valueFrom.secretKeyRef.key")}, "at '/spec/template/spec/containers/0/env/0/valueFrom/secretKeyRef': missing property 'key'", false},
+		{"claim volume without a claim name", job, []edit{del(pod + "volumes.0.persistentVolumeClaim.claimName")}, "at '/spec/template/spec/volumes/0/persistentVolumeClaim': missing property 'claimName'", false},
+		{"volume mount without a path", job, []edit{del(ctr + "volumeMounts.0.mountPath")}, "at '/spec/template/spec/containers/0/volumeMounts/0': missing property 'mountPath'", false},
+		{"spread without a topology key", job, []edit{del(pod + "topologySpreadConstraints.0.topologyKey")}, "at '/spec/template/spec/topologySpreadConstraints/0': missing property 'topologyKey'", false},
 		{"restartPolicy: Sometimes", job, []edit{set(pod+"restartPolicy", "Sometimes")}, "restartPolicy': value must be one of 'Always', 'Never', 'OnFailure'", false},
 		{"completionMode: Wrong", job, []edit{set("spec.completionMode", "Wrong")}, "completionMode': value must be one of 'Indexed', 'NonIndexed'", false},
 		{"whenUnsatisfiable: Maybe", job, []edit{set(pod+"topologySpreadConstraints.0.whenUnsatisfiable", "Maybe")}, "value must be one of 'DoNotSchedule', 'ScheduleAnyway'", false},
 		{"imagePullPolicy: Sometimes", job, []edit{set(ctr+"imagePullPolicy", "Sometimes")}, "value must be one of 'Always', 'IfNotPresent', 'Never'", false},
 		{"accessModes: [ReadWriteSometimes]", pvc, []edit{set("spec.accessModes.0", "ReadWriteSometimes")}, "value must be one of 'ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOnce', 'ReadWriteOncePod'", false},
-		{"parallelism a string", job, []edit{set("spec.parallelism", "eight")}, "got string, want integer", true},
-		{"backoffLimit a fraction", job, []edit{set("spec.backoffLimit", json.Number("0.5"))}, "got number, want integer", true},
-		{"args a string", job, []edit{set(ctr+"args", "run ycsb")}, "got string, want array", true},
-		{"accessModes a string", pvc, []edit{set("spec.accessModes", "ReadWriteMany")}, "got string, want array", true},
-		{"label value a number", pvc, []edit{{keys: []string{"metadata", "labels", "app.kubernetes.io/name"}, val: json.Number("5")}}, "got number, want string", false},
+		{"parallelism a string", job, []edit{set("spec.parallelism", "eight")}, "at '/spec/parallelism': got string, want integer", true},
+		{"backoffLimit a fraction", job, []edit{set("spec.backoffLimit", json.Number("0.5"))}, "at '/spec/backoffLimit': got number, want integer", true},
+		{"args a string", job, []edit{set(ctr+"args", "run ycsb")}, "at '/spec/template/spec/containers/0/args': got string, want array", true},
+		{"accessModes a string", pvc, []edit{set("spec.accessModes", "ReadWriteMany")}, "at '/spec/accessModes': got string, want array", true},
+		{"label value a number", pvc, []edit{{keys: []string{"metadata", "labels", "app.kubernetes.io/name"}, val: json.Number("5")}}, "at '/metadata/labels/app.kubernetes.io~1name': got number, want string", false},
 		{"storage request a boolean", pvc, []edit{set("spec.resources.requests.storage", true)}, "oneOf", true},
-		{"completions over int32", job, []edit{set("spec.completions", json.Number("2147483648")), set("spec.parallelism", json.Number("2147483648"))}, "out of the range of int32", true},
-		{"maxSkew a string", job, []edit{set(pod+"topologySpreadConstraints.0.maxSkew", "1")}, "got string, want integer", true},
+		{"completions over int32", job, []edit{set("spec.completions", json.Number("2147483648")), set("spec.parallelism", json.Number("2147483648"))}, "at '/spec/completions': 2147483648 is not valid int32: 2147483648 is out of the range of int32", true},
+		{"maxSkew a string", job, []edit{set(pod+"topologySpreadConstraints.0.maxSkew", "1")}, "at '/spec/template/spec/topologySpreadConstraints/0/maxSkew': got string, want integer", true},
 		{"kind Jobs", job, []edit{set("kind", "Jobs")}, `no schema for apiVersion "batch/v1" kind "Jobs"`, false},
 		{"apiVersion batch/v2", job, []edit{set("apiVersion", "batch/v2")}, `no schema for apiVersion "batch/v2" kind "Job"`, false},
 		// Kubernetes' schema gives Quantity as a string or number, no
@@ -400,6 +400,13 @@ func TestSchemaRejectsBrokenManifests(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			whole, err := json.Marshal(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := validateManifest(t, whole); err != nil {
+				t.Fatalf("before the break: %v", err)
+			}
 			for _, e := range tc.edits {
 				if err := e.apply(v); err != nil {
 					t.Fatal(err)
@@ -409,7 +416,7 @@ func TestSchemaRejectsBrokenManifests(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if bytes.Equal(broken, j) {
+			if bytes.Equal(broken, whole) {
 				t.Fatal("the edit changed nothing")
 			}
 			_, err = validateManifest(t, broken)
