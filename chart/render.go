@@ -236,6 +236,7 @@ func (f *figure) plot(i int) (*plot.Plot, *plot.Legend, error) {
 	for _, re := range f.ramps {
 		p.Add(shade{to: math.Min(re, xmax), color: rampC})
 	}
+	var ls lines
 	for _, ln := range pn.lines {
 		for _, seg := range segments(ln, pn.div, pn.log, f.xmax) {
 			l, err := plotter.NewLine(seg)
@@ -243,9 +244,10 @@ func (f *figure) plot(i int) (*plot.Plot, *plot.Legend, error) {
 				return nil, nil, fmt.Errorf("chart: %s: %w", pn.title, err)
 			}
 			l.LineStyle = lineStyle(ln.color, ln.style)
-			p.Add(l)
+			ls = append(ls, l)
 		}
 	}
+	p.Add(ls)
 	if len(pn.errs) > 0 {
 		p.Add(errMarks(pn.errs))
 	}
@@ -400,6 +402,20 @@ func (logTicks) Ticks(min, max float64) []plot.Tick {
 		}
 	}
 	return ts
+}
+
+// lines is a plotter of a panel's lines. It draws them as gonum's
+// plotter.Line does, without their glyph boxes: a line has no glyph to
+// keep inside the plot, and gonum asks for the boxes, one per point,
+// each time it pads the plot (several times per panel), which took 90% of
+// the memory of a one-hour chart.
+type lines []*plotter.Line
+
+// Plot implements plot.Plotter.
+func (ls lines) Plot(c draw.Canvas, p *plot.Plot) {
+	for _, l := range ls {
+		l.Plot(c, p)
+	}
 }
 
 // shade is a plotter of the ramp-up: the plot's height from the start of
