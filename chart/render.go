@@ -219,13 +219,15 @@ func (f *figure) plot(i int) (*plot.Plot, *plot.Legend, error) {
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = logTicks{}
 	} else {
-		if pn.fixedMax > 0 {
+		switch {
+		case pn.fixedMax > 0:
 			hi = pn.fixedMax
-		}
-		if !(hi > 0) {
+		case hi > 0:
+			hi = roundUp(hi * 1.02) // room above the highest line
+		default:
 			hi = 1
 		}
-		lo, hi = 0, roundUp(hi)
+		lo = 0
 		p.Y.Tick.Marker = kTicks{}
 	}
 
@@ -323,20 +325,22 @@ func segments(ln line, div float64, log bool, xmax float64) []plotter.XYs {
 	return out
 }
 
-// roundUp returns the first labelled tick of gonum's default ticks at or
-// above v, so that a linear axis ends on a label.
+// roundUp returns the first tick of gonum's default ticks (labelled or
+// not) at or above v, so that a linear axis ends on a tick just above the
+// data.
 func roundUp(v float64) float64 {
+	step := math.Inf(1)
 	ts := plot.DefaultTicks{}.Ticks(0, v)
-	var major []float64
-	for _, t := range ts {
-		if t.Label != "" {
-			major = append(major, t.Value)
+	for i := range ts {
+		for j := range i {
+			if d := math.Abs(ts[i].Value - ts[j].Value); d > 0 {
+				step = math.Min(step, d)
+			}
 		}
 	}
-	if len(major) < 2 {
+	if math.IsInf(step, 1) {
 		return v
 	}
-	step := major[1] - major[0]
 	return round6(math.Ceil(v/step-1e-9) * step)
 }
 
