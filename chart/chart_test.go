@@ -583,7 +583,38 @@ func TestHTML(t *testing.T) {
 		t.Error("the page does not contain the chart's SVG")
 	}
 	i, j := strings.Index(got, "<svg"), strings.LastIndex(got, "</svg>")
-	parseSVG(t, []byte(got[i:j+len("</svg>")]))
+	doc := parseSVG(t, []byte(got[i:j+len("</svg>")]))
+	// Each tooltip band covers an interval within a panel's plot: from the
+	// bottom to the top of its vertical grid lines (y up in gonum's
+	// drawing, down in the bands), between the time axis's ends.
+	type span struct{ lo, hi float64 }
+	var plots []span
+	var x0, x1 = math.Inf(1), math.Inf(-1)
+	for _, p := range doc.paths {
+		if strings.Contains(p.style, "stroke:#E6E6E6") && p.pts[0][0] == p.pts[1][0] {
+			sp := span{doc.h - max(p.pts[0][1], p.pts[1][1]), doc.h - min(p.pts[0][1], p.pts[1][1])}
+			if !slices.Contains(plots, sp) {
+				plots = append(plots, sp)
+			}
+			x0, x1 = min(x0, p.pts[0][0]), max(x1, p.pts[0][0])
+		}
+	}
+	bands := regexp.MustCompile(`<rect x="([0-9.]+)" y="([0-9.]+)" width="([0-9.]+)" height="([0-9.]+)" class="hv">`).FindAllStringSubmatch(got, -1)
+	if len(bands) == 0 {
+		t.Fatal("no tooltip band in the page")
+	}
+	for _, b := range bands {
+		f := make([]float64, 4)
+		for k := range f {
+			f[k], _ = strconv.ParseFloat(b[k+1], 64)
+		}
+		if !slices.ContainsFunc(plots, func(sp span) bool { return math.Abs(sp.lo-f[1]) < 0.1 && math.Abs(sp.hi-f[1]-f[3]) < 0.1 }) {
+			t.Errorf("band %v is not over a plot (plots span %v)", f, plots)
+		}
+		if f[0] < x0-0.1 || f[0]+f[2] > x1+0.1 {
+			t.Errorf("band %v outside the time axis, %g to %g", f, x0, x1)
+		}
+	}
 	if testOut != "" {
 		os.WriteFile(filepath.Join(testOut, "compare.html"), []byte(got), 0o644)
 	}
