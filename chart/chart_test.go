@@ -807,3 +807,69 @@ func TestShortLastInterval(t *testing.T) {
 		os.WriteFile(filepath.Join(testOut, "short-last.html"), []byte(page), 0o644)
 	}
 }
+
+// TestKeysAndOddValues checks the keys' column (an entry per operation up
+// to what the panel's height holds, then "and N more"; a name too long
+// for the column shortened with an ellipsis) and that values no axis can
+// show (infinite, or not positive on a log scale) break the line instead
+// of failing the chart.
+func TestKeysAndOddValues(t *testing.T) {
+	long := strings.Repeat("a_very_long_statement_name_", 4)
+	for _, tc := range []struct {
+		name   string
+		ops    []string
+		odd    func(p *results.OpPoint)
+		want   []string
+		absent []string
+	}{
+		{name: "two operations", ops: []string{"read", "update"}, want: []string{"read", "update"}},
+		{name: "twelve operations", ops: []string{"op00", "op01", "op02", "op03", "op04", "op05", "op06", "op07", "op08", "op09", "op10", "op11"},
+			want: []string{"op00", "op08", "and 3 more"}, absent: []string{"op09", "op11"}},
+		{name: "long name", ops: []string{long}, want: []string{long[:20]}, absent: []string{long}},
+		{name: "infinite rate", ops: []string{"read"}, odd: func(p *results.OpPoint) { p.Rate = math.Inf(1) }, want: []string{"read"}},
+		{name: "zero latency", ops: []string{"read"}, odd: func(p *results.OpPoint) { p.P50, p.P95, p.P99 = 0, 0, 0 }, want: []string{"read: latency (ms, log scale)"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := results.Series{ID: "x", Workload: "kv", Start: t0}
+			for _, name := range tc.ops {
+				op := results.OpSeries{Name: name}
+				for i := range 6 {
+					p := results.OpPoint{Span: results.Span{From: float64(i), To: float64(i + 1)}, Count: 10, Rate: 10, P50: 1, P95: 2, P99: 3, Max: 4}
+					if i == 2 && tc.odd != nil {
+						tc.odd(&p)
+					}
+					op.Points = append(op.Points, p)
+				}
+				s.Ops = append(s.Ops, op)
+			}
+			in := chart.Input{Runs: []chart.Run{{Series: s}}}
+			doc := parseSVG(t, render(t, chart.SVG, in))
+			for _, w := range tc.want {
+				if !slices.ContainsFunc(doc.texts, func(s string) bool { return strings.HasPrefix(s, w) }) {
+					t.Errorf("no text starting %q in %q", w, doc.texts)
+				}
+			}
+			for _, a := range tc.absent {
+				if doc.hasText(a) {
+					t.Errorf("text %q drawn", a)
+				}
+			}
+			if tc.name == "long name" && !slices.ContainsFunc(doc.texts, func(s string) bool { return strings.HasSuffix(s, "…") && strings.HasPrefix(s, "a_very") }) {
+				t.Errorf("the long name is not shortened with an ellipsis: %q", doc.texts)
+			}
+			if tc.odd != nil {
+				// The line with the odd value at its third point is drawn in
+				// two pieces: points 1-2 and 4-6.
+				var two int
+				for _, p := range doc.dataPaths() {
+					if len(p.pts) == 2 || len(p.pts) == 3 {
+						two++
+					}
+				}
+				if two == 0 {
+					t.Errorf("no line broken at the odd value")
+				}
+			}
+		})
+	}
+}

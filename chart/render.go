@@ -197,7 +197,7 @@ func (f *figure) plot(i int) (*plot.Plot, *plot.Legend, error) {
 	lo, hi := math.Inf(1), 0.0
 	for _, ln := range pn.lines {
 		for _, v := range ln.vals {
-			if v /= pn.div; !math.IsNaN(v) {
+			if v /= pn.div; !math.IsNaN(v) && !math.IsInf(v, 0) {
 				hi = math.Max(hi, v)
 				if v > 0 {
 					lo = math.Min(lo, v)
@@ -295,8 +295,8 @@ func lineStyle(c color.RGBA, s style) draw.LineStyle {
 }
 
 // segments returns a line's polylines: a point at the middle of each
-// span, broken where there is no value (and, on a log scale, where the
-// value is not positive). A lone point is drawn as a level stroke across
+// span, broken where there is no finite value (and, on a log scale,
+// where the value is not positive). A lone point is drawn as a level stroke across
 // its span.
 func segments(ln line, div float64, log bool, xmax float64) []plotter.XYs {
 	var out []plotter.XYs
@@ -315,7 +315,7 @@ func segments(ln line, div float64, log bool, xmax float64) []plotter.XYs {
 	}
 	for i, v := range ln.vals {
 		sp := ln.spans[i]
-		if math.IsNaN(v) || (log && v <= 0) || sp.From < -0.5 || sp.To > xmax+0.5 {
+		if math.IsNaN(v) || math.IsInf(v, 0) || (log && v <= 0) || sp.From < -0.5 || sp.To > xmax+0.5 {
 			flush(i - 1)
 			continue
 		}
