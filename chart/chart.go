@@ -84,16 +84,16 @@ func Write(w io.Writer, f Format, in Input) error {
 	if len(in.Runs) == 0 {
 		return fmt.Errorf("chart: no run to draw")
 	}
-	d := build(in)
+	fig := build(in)
 	var buf bytes.Buffer
 	var err error
 	switch f {
 	case SVG:
-		err = writeSVG(&buf, d, false)
+		err = writeSVG(&buf, fig, nil)
 	case PNG:
-		err = writePNG(&buf, d)
+		err = writePNG(&buf, fig)
 	case HTML:
-		err = writeHTML(&buf, d, in)
+		err = writeHTML(&buf, fig, in)
 	default:
 		return fmt.Errorf("chart: unknown format %v", f)
 	}

@@ -2,11 +2,16 @@ package chart_test
 
 import (
 	"bytes"
+	"encoding/xml"
 	"flag"
+	"fmt"
 	"image/png"
+	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -96,7 +101,353 @@ func inputs() map[string]chart.Input {
 	}
 }
 
-func TestSVGGolden(t *testing.T) {
+// svgDoc is what the tests read of an SVG: its size in points, its
+// texts and its paths, in document order. gonum's SVG draws with y up
+// inside a flipping group; the paths' points are read as written.
+type svgDoc struct {
+	w, h  float64
+	texts []string
+	paths []svgPath
+}
+
+type svgPath struct {
+	style string
+	pts   [][2]float64
+}
+
+// parseSVG decodes an SVG document as XML, failing the test if it is not
+// well-formed.
+func parseSVG(t *testing.T, b []byte) svgDoc {
+	t.Helper()
+	var d svgDoc
+	dec := xml.NewDecoder(bytes.NewReader(b))
+	inText := false
+	num := regexp.MustCompile(`-?[0-9.]+(?:e-?[0-9]+)?`)
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("the SVG is not well-formed XML: %v", err)
+		}
+		switch e := tok.(type) {
+		case xml.StartElement:
+			attr := map[string]string{}
+			for _, a := range e.Attr {
+				attr[a.Name.Local] = a.Value
+			}
+			switch e.Name.Local {
+			case "svg":
+				vb := strings.Fields(attr["viewBox"])
+				if len(vb) != 4 {
+					t.Fatalf("svg viewBox %q", attr["viewBox"])
+				}
+				d.w, _ = strconv.ParseFloat(vb[2], 64)
+				d.h, _ = strconv.ParseFloat(vb[3], 64)
+			case "text":
+				inText = true
+				d.texts = append(d.texts, "")
+			case "path":
+				p := svgPath{style: attr["style"]}
+				ns := num.FindAllString(attr["d"], -1)
+				for i := 0; i+1 < len(ns); i += 2 {
+					x, _ := strconv.ParseFloat(ns[i], 64)
+					y, _ := strconv.ParseFloat(ns[i+1], 64)
+					p.pts = append(p.pts, [2]float64{x, y})
+				}
+				d.paths = append(d.paths, p)
+			}
+		case xml.CharData:
+			if inText {
+				d.texts[len(d.texts)-1] += string(e)
+			}
+		case xml.EndElement:
+			if e.Name.Local == "text" {
+				inText = false
+			}
+		}
+	}
+	if d.w == 0 {
+		t.Fatal("no svg element")
+	}
+	return d
+}
+
+// hasText reports whether the document has a text element equal to s.
+func (d svgDoc) hasText(s string) bool { return slices.Contains(d.texts, s) }
+
+// dataPaths returns the paths that draw data lines (1.2 points wide or
+// more, not grey), left of the keys' column.
+func (d svgDoc) dataPaths() []svgPath {
+	var out []svgPath
+	w := regexp.MustCompile(`stroke-width:([0-9.]+)`)
+	for _, p := range d.paths {
+		m := w.FindStringSubmatch(p.style)
+		if m == nil || strings.Contains(p.style, "#B0B0B0") || strings.Contains(p.style, "#E6E6E6") {
+			continue
+		}
+		if v, _ := strconv.ParseFloat(m[1], 64); v < 1.2 || p.pts[0][0] > d.w*0.78 {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// seg is an expected line: points in data coordinates, and whether its
+// panel has a log scale.
+type seg struct {
+	name string
+	pts  [][2]float64
+	log  bool
+}
+
+// opLine returns the expected segments of one value of an operation's
+// points: a point at the middle of each interval, broken where skip says,
+// a lone point drawn as a level stroke across its interval.
+func opLine(name string, spans []results.Span, vals []float64, skip []bool, log bool) []seg {
+	var out []seg
+	var cur [][2]float64
+	flush := func(i int) {
+		if len(cur) == 1 {
+			cur = [][2]float64{{spans[i].From, cur[0][1]}, {spans[i].To, cur[0][1]}}
+		}
+		if len(cur) > 0 {
+			out = append(out, seg{name, cur, log})
+		}
+		cur = nil
+	}
+	for i, v := range vals {
+		if skip != nil && skip[i] {
+			flush(i - 1)
+			continue
+		}
+		cur = append(cur, [2]float64{(spans[i].From + spans[i].To) / 2, v})
+	}
+	flush(len(vals) - 1)
+	return out
+}
+
+// expected returns the lines the chart of in must draw, in order: for each
+// panel (throughput, latency per operation, host CPU, each disk with I/O,
+// process CPU, process I/O), its lines, run by run.
+func expected(in chart.Input) []seg {
+	multi := len(in.Runs) > 1
+	type col struct {
+		name  string
+		spans []results.Span
+		vals  []float64
+		skip  []bool
+		log   bool
+	}
+	var panels [][]col
+	add := func(multiPanel bool, entity func(r chart.Run) [][]col) {
+		if !multi && !multiPanel {
+			var p []col
+			for _, r := range in.Runs {
+				for _, e := range entity(r) {
+					p = append(p, e...)
+				}
+			}
+			panels = append(panels, p)
+			return
+		}
+		// One panel per entity, each run's lines in it.
+		byRun := make([][][]col, len(in.Runs))
+		for i, r := range in.Runs {
+			byRun[i] = entity(r)
+		}
+		for e := range byRun[0] {
+			var p []col
+			for i := range in.Runs {
+				p = append(p, byRun[i][e]...)
+			}
+			panels = append(panels, p)
+		}
+	}
+	mib := func(kb []float64) []float64 {
+		out := make([]float64, len(kb))
+		for i, v := range kb {
+			out[i] = v / 1024
+		}
+		return out
+	}
+	add(false, func(r chart.Run) [][]col {
+		var out [][]col
+		for _, op := range r.Series.Ops {
+			c := col{name: op.Name + " ops/s"}
+			for _, p := range op.Points {
+				c.spans, c.vals = append(c.spans, p.Span), append(c.vals, p.Rate)
+			}
+			out = append(out, []col{c})
+		}
+		return out
+	})
+	add(true, func(r chart.Run) [][]col {
+		var out [][]col
+		for _, op := range r.Series.Ops {
+			var e []col
+			for q, get := range map[string]func(results.OpPoint) float64{
+				"p99": func(p results.OpPoint) float64 { return p.P99 },
+				"p95": func(p results.OpPoint) float64 { return p.P95 },
+				"p50": func(p results.OpPoint) float64 { return p.P50 },
+			} {
+				c := col{name: op.Name + " " + q, log: true}
+				for _, p := range op.Points {
+					c.spans, c.vals, c.skip = append(c.spans, p.Span), append(c.vals, get(p)), append(c.skip, p.Count == 0)
+				}
+				e = append(e, c)
+			}
+			slices.SortFunc(e, func(a, b col) int { return -strings.Compare(a.name, b.name) }) // p99, p95, p50
+			out = append(out, e)
+		}
+		return out
+	})
+	add(false, func(r chart.Run) [][]col {
+		busy, io := col{name: "busy"}, col{name: "iowait"}
+		for _, p := range r.Series.Telemetry.CPU {
+			busy.spans, busy.vals = append(busy.spans, p.Span), append(busy.vals, p.Busy)
+			io.spans, io.vals = append(io.spans, p.Span), append(io.vals, p.IOWait)
+		}
+		return [][]col{{busy, io}}
+	})
+	add(multi, func(r chart.Run) [][]col {
+		var out [][]col
+		for _, d := range r.Series.Telemetry.Disks {
+			w, rd := col{name: d.Name + " write"}, col{name: d.Name + " read"}
+			var wk, rk []float64
+			for _, p := range d.Points {
+				w.spans, rd.spans = append(w.spans, p.Span), append(rd.spans, p.Span)
+				wk, rk = append(wk, p.WriteKBPerSec), append(rk, p.ReadKBPerSec)
+			}
+			if slices.Max(wk) == 0 && slices.Max(rk) == 0 {
+				continue // the chart leaves out disks without I/O
+			}
+			w.vals, rd.vals = mib(wk), mib(rk)
+			out = append(out, []col{w, rd})
+		}
+		return out
+	})
+	add(false, func(r chart.Run) [][]col {
+		var out [][]col
+		for _, g := range r.Series.Telemetry.Procs {
+			c := col{name: g.Name + " cores"}
+			for _, p := range g.Points {
+				c.spans, c.vals = append(c.spans, p.Span), append(c.vals, p.CPUCores)
+			}
+			out = append(out, []col{c})
+		}
+		return out
+	})
+	add(false, func(r chart.Run) [][]col {
+		var out [][]col
+		for _, g := range r.Series.Telemetry.Procs {
+			w, rd := col{name: g.Name + " write"}, col{name: g.Name + " read"}
+			for _, p := range g.Points {
+				w.spans, w.vals = append(w.spans, p.Span), append(w.vals, p.WriteBytesPerSec)
+				rd.spans, rd.vals = append(rd.spans, p.Span), append(rd.vals, p.ReadBytesPerSec)
+			}
+			out = append(out, []col{w, rd})
+		}
+		return out
+	})
+	var out []seg
+	for pi, p := range panels {
+		for _, c := range p {
+			for _, s := range opLine(c.name, c.spans, c.vals, c.skip, c.log) {
+				s.name = fmt.Sprintf("panel %d: %s", pi, s.name)
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// panelOf returns the panel number of an expected segment's name.
+func panelOf(s seg) string { return s.name[:strings.Index(s.name, ":")] }
+
+// TestDrawnSeriesAreTheInput reads the data lines of the SVG and checks
+// that they are the runs' series: one path per expected line segment, in
+// order, with as many points, and every point an affine image of the
+// interval's middle and value (of its logarithm on a latency panel), with
+// one time scale for every panel and one value scale per panel.
+func TestDrawnSeriesAreTheInput(t *testing.T) {
+	for name, in := range inputs() {
+		t.Run(name, func(t *testing.T) {
+			doc := parseSVG(t, render(t, chart.SVG, in))
+			got, want := doc.dataPaths(), expected(in)
+			if len(got) != len(want) {
+				t.Fatalf("%d data paths in the SVG, want %d", len(got), len(want))
+			}
+			// Pair every drawn point with its data: the time with x, for
+			// all panels together; the value (its logarithm on a log
+			// scale) with y, panel by panel.
+			var xs [][2]float64
+			ys := map[string][][2]float64{}
+			for i, w := range want {
+				g := got[i]
+				if len(g.pts) != len(w.pts) {
+					t.Fatalf("%s: path of %d points, want %d", w.name, len(g.pts), len(w.pts))
+				}
+				for j, p := range w.pts {
+					v := p[1]
+					if w.log {
+						v = math.Log10(v)
+					}
+					xs = append(xs, [2]float64{p[0], g.pts[j][0]})
+					ys[panelOf(w)] = append(ys[panelOf(w)], [2]float64{v, g.pts[j][1]})
+				}
+			}
+			// Each must be one affine map, increasing, up to the SVG's
+			// rounding of coordinates to 5 significant digits.
+			check := func(what string, pairs [][2]float64) (a, b float64) {
+				var n, su, sv, suu, suv float64
+				for _, q := range pairs {
+					n, su, sv, suu, suv = n+1, su+q[0], sv+q[1], suu+q[0]*q[0], suv+q[0]*q[1]
+				}
+				den := n*suu - su*su
+				if den == 0 { // a constant: every point must be drawn at the same place
+					for _, q := range pairs {
+						if math.Abs(q[1]-pairs[0][1]) > 0.1 {
+							t.Errorf("%s: the same value drawn at %g and %g", what, pairs[0][1], q[1])
+						}
+					}
+					return 0, 0
+				}
+				a = (n*suv - su*sv) / den
+				b = (sv - a*su) / n
+				if a <= 0 {
+					t.Errorf("%s: drawn decreasing (slope %g)", what, a)
+				}
+				for _, q := range pairs {
+					if d := math.Abs(a*q[0] + b - q[1]); d > 0.1 {
+						t.Errorf("%s: %g drawn at %g, %.2f points from the scale's %g", what, q[0], q[1], d, a*q[0]+b)
+					}
+				}
+				return a, b
+			}
+			// The time axis runs from the start (0 s) to the end of the
+			// last interval (8 s), where the vertical grid lines begin and
+			// end.
+			a, b := check("time axis", xs)
+			gx := []float64{}
+			for _, p := range doc.paths {
+				if strings.Contains(p.style, "stroke:#E6E6E6") && p.pts[0][0] == p.pts[1][0] {
+					gx = append(gx, p.pts[0][0])
+				}
+			}
+			if len(gx) == 0 || math.Abs(b-slices.Min(gx)) > 0.1 || math.Abs(a*8+b-slices.Max(gx)) > 0.1 {
+				t.Errorf("0 s drawn at x %g and 8 s at %g; the time axis spans %g to %g", b, a*8+b, slices.Min(gx), slices.Max(gx))
+			}
+			for pn, pairs := range ys {
+				check(pn+" value axis", pairs)
+			}
+		})
+	}
+}
+
+func TestSVG(t *testing.T) {
 	for name, in := range inputs() {
 		t.Run(name, func(t *testing.T) {
 			got := render(t, chart.SVG, in)
@@ -113,17 +464,39 @@ func TestSVGGolden(t *testing.T) {
 			if !bytes.Equal(got, want) {
 				t.Errorf("SVG differs from %s; if the change is intended, run go test ./chart -update and look at the result", golden)
 			}
-			for _, want := range []string{
-				`<svg xmlns="http://www.w3.org/2000/svg"`,
-				"throughput (ops/s)",
-				"latency (ms, log scale)",
+			doc := parseSVG(t, got)
+			if doc.w != 750 {
+				t.Errorf("SVG is %g points wide, want 750 (1000 pixels)", doc.w)
+			}
+			wantTexts := []string{
+				"2-8 s (after the ramp-up): 10000 ops/s | p50 0.400 ms | p95 1.30 ms | p99 9.00 ms | max 40.0 ms | 5 errors",
+				"read: latency (ms, log scale)", "update: latency (ms, log scale)",
 				"host CPU (% of all CPUs)",
-				"errors in 3-4 s</title>",
-				"not drawn, disks without I/O during the run: loop0",
-			} {
-				if !bytes.Contains(got, []byte(want)) {
-					t.Errorf("SVG lacks %q", want)
+				"p99", "p95", "p50", "ramp-up", "seconds since start",
+				"note: not drawn, disks without I/O during the run: loop0",
+			}
+			if name == "single" {
+				wantTexts = append(wantTexts, "ycsb | run 20261122-103512-ycsb-aaaa | 2026-11-22 10:35:12 UTC | variant=base",
+					"throughput (ops/s)", "read", "update", "disk vda: I/O (MiB/s)", "watched processes: CPU (cores)")
+			} else {
+				wantTexts = append(wantTexts, "ycsb: A vs B", "A  20261122-103512-ycsb-aaaa (db=pg<16> variant=base), 2026-11-22 10:35:12 UTC",
+					"read: throughput (ops/s)", "update: throughput (ops/s)", "A", "B", "processes postgres: CPU (cores)")
+			}
+			for _, w := range wantTexts {
+				if !doc.hasText(w) {
+					t.Errorf("SVG lacks the text %q", w)
 				}
+			}
+			// Each interval with errors is marked in red: update's 3-4 s
+			// and 5-6 s, in each run.
+			red := 0
+			for _, p := range doc.paths {
+				if strings.Contains(p.style, "fill:#D62728") {
+					red++
+				}
+			}
+			if want := 2 * len(in.Runs); red != want {
+				t.Errorf("%d error marks, want %d", red, want)
 			}
 			if bytes.Contains(got, []byte(`class="hv"`)) {
 				t.Error("standalone SVG has hover bands")
@@ -138,6 +511,13 @@ func TestSVGGolden(t *testing.T) {
 	}
 }
 
+// pngSize returns the size in pixels of an SVG drawn at 96 dpi.
+func pngSize(t *testing.T, svg []byte) (int, int) {
+	t.Helper()
+	d := parseSVG(t, svg)
+	return int(math.Round(d.w * 96 / 72)), int(math.Round(d.h * 96 / 72))
+}
+
 func TestPNG(t *testing.T) {
 	for name, in := range inputs() {
 		t.Run(name, func(t *testing.T) {
@@ -146,11 +526,8 @@ func TestPNG(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// The PNG is the SVG's drawing: same size.
-			svg := render(t, chart.SVG, in)
-			m := regexp.MustCompile(`width="(\d+)" height="(\d+)"`).FindSubmatch(svg)
-			w, _ := strconv.Atoi(string(m[1]))
-			h, _ := strconv.Atoi(string(m[2]))
+			// The PNG is the SVG's drawing at 96 dpi.
+			w, h := pngSize(t, render(t, chart.SVG, in))
 			if got := img.Bounds(); got.Dx() != w || got.Dy() != h || w != 1000 || h < 800 {
 				t.Errorf("PNG is %v, SVG %dx%d", got, w, h)
 			}
@@ -168,6 +545,13 @@ func TestPNG(t *testing.T) {
 			if len(colours) < 20 {
 				t.Errorf("only %d colours in the PNG", len(colours))
 			}
+			// The palette's colours are drawn: blue and orange lines, the
+			// red error marks.
+			for _, c := range []uint32{0x1f77b4, 0xff7f0e, 0xd62728} {
+				if !colours[c] {
+					t.Errorf("no pixel of #%06x in the PNG", c)
+				}
+			}
 			if testOut != "" {
 				os.WriteFile(filepath.Join(testOut, name+".png"), b, 0o644)
 			}
@@ -182,9 +566,9 @@ func TestHTML(t *testing.T) {
 	for _, want := range []string{
 		"<!DOCTYPE html>",
 		"<title>ycsb: 20261122-103512-ycsb-aaaa vs 20261122-113512-ycsb-bbbb</title>",
-		`<svg xmlns="http://www.w3.org/2000/svg"`,
+		`<svg width="750pt"`,
 		`class="hv"><title>3-4 s&#xA;A p99: 2.80 ms`,
-		"B update: 4 errors in 3-4 s",
+		`class="em"><title>B update: 4 errors in 3-4 s</title>`,
 		"<caption>A: 20261122-103512-ycsb-aaaa (db=pg&lt;16&gt; variant=base), ycsb",
 		"<td>total</td>",
 		"</html>",
@@ -193,9 +577,43 @@ func TestHTML(t *testing.T) {
 			t.Errorf("HTML lacks %q", want)
 		}
 	}
-	// Every shape of the SVG is in the page.
-	if !strings.Contains(got, svg[strings.Index(svg, "<rect"):strings.Index(svg, "</svg>")][:2000]) {
+	// The page holds the chart's SVG, whole, with the tooltips added.
+	body := svg[strings.Index(svg, "<svg"):strings.LastIndex(svg, "</svg>")]
+	if !strings.Contains(got, body) {
 		t.Error("the page does not contain the chart's SVG")
+	}
+	i, j := strings.Index(got, "<svg"), strings.LastIndex(got, "</svg>")
+	doc := parseSVG(t, []byte(got[i:j+len("</svg>")]))
+	// Each tooltip band covers an interval within a panel's plot: from the
+	// bottom to the top of its vertical grid lines (y up in gonum's
+	// drawing, down in the bands), between the time axis's ends.
+	type span struct{ lo, hi float64 }
+	var plots []span
+	var x0, x1 = math.Inf(1), math.Inf(-1)
+	for _, p := range doc.paths {
+		if strings.Contains(p.style, "stroke:#E6E6E6") && p.pts[0][0] == p.pts[1][0] {
+			sp := span{doc.h - max(p.pts[0][1], p.pts[1][1]), doc.h - min(p.pts[0][1], p.pts[1][1])}
+			if !slices.Contains(plots, sp) {
+				plots = append(plots, sp)
+			}
+			x0, x1 = min(x0, p.pts[0][0]), max(x1, p.pts[0][0])
+		}
+	}
+	bands := regexp.MustCompile(`<rect x="([0-9.]+)" y="([0-9.]+)" width="([0-9.]+)" height="([0-9.]+)" class="hv">`).FindAllStringSubmatch(got, -1)
+	if len(bands) == 0 {
+		t.Fatal("no tooltip band in the page")
+	}
+	for _, b := range bands {
+		f := make([]float64, 4)
+		for k := range f {
+			f[k], _ = strconv.ParseFloat(b[k+1], 64)
+		}
+		if !slices.ContainsFunc(plots, func(sp span) bool { return math.Abs(sp.lo-f[1]) < 0.1 && math.Abs(sp.hi-f[1]-f[3]) < 0.1 }) {
+			t.Errorf("band %v is not over a plot (plots span %v)", f, plots)
+		}
+		if f[0] < x0-0.1 || f[0]+f[2] > x1+0.1 {
+			t.Errorf("band %v outside the time axis, %g to %g", f, x0, x1)
+		}
 	}
 	if testOut != "" {
 		os.WriteFile(filepath.Join(testOut, "compare.html"), []byte(got), 0o644)
@@ -229,37 +647,43 @@ func TestFormatOf(t *testing.T) {
 // the plot, and a note that says why; in every format.
 func TestEmptyRun(t *testing.T) {
 	in := chart.Input{Runs: []chart.Run{{Series: results.Series{ID: "x", Workload: "kv", Start: t0}}}}
-	svg := string(render(t, chart.SVG, in))
+	svgb := render(t, chart.SVG, in)
+	doc := parseSVG(t, svgb)
 	for _, want := range []string{
-		`>kv | run x | 2026-11-22 10:35:12 UTC</text>`, // the header
-		`>throughput (ops/s)</text>`,                   // the panel's title and unit
-		`text-anchor="middle" fill="#666666" xml:space="preserve">no data</text>`,
-		`>seconds since start</text>`, // the x axis's label
-		`>note: no data: the run recorded no operation, error or telemetry sample to draw</text>`,
+		"kv | run x | 2026-11-22 10:35:12 UTC", // the header
+		"throughput (ops/s)",                   // the panel's title and unit
+		"no data",
+		"seconds since start", // the x axis's label
+		"note: no data: the run recorded no operation, error or telemetry sample to draw",
 	} {
-		if !strings.Contains(svg, want) {
-			t.Errorf("the empty run's SVG lacks %q:\n%s", want, svg)
+		if !doc.hasText(want) {
+			t.Errorf("the empty run's SVG lacks the text %q:\n%s", want, svgb)
 		}
 	}
 	// The axes: tick labels from 0 to 1 on both (no data gives them no
-	// other range), and the plot's frame, a closed rectangle.
-	ticks := regexp.MustCompile(`text-anchor="(middle|end)" fill="#666666" xml:space="preserve">([0-9.]+)</text>`).FindAllStringSubmatch(svg, -1)
-	var x, y []string
-	for _, m := range ticks {
-		if m[1] == "middle" {
-			x = append(x, m[2])
-		} else {
-			y = append(y, m[2])
+	// other range), and the two axis lines.
+	var labels []string
+	for _, s := range doc.texts {
+		if _, err := strconv.ParseFloat(s, 64); err == nil {
+			labels = append(labels, s)
 		}
 	}
-	if len(x) < 2 || x[0] != "0.0" || x[len(x)-1] != "1.0" || len(y) < 2 || y[0] != "0.0" || y[len(y)-1] != "1.0" {
-		t.Errorf("axis tick labels: x %v, y %v; want both from 0 to 1", x, y)
+	if len(labels) < 4 || labels[0] != "0" || !slices.Contains(labels, "1") {
+		t.Errorf("axis tick labels %v; want both axes from 0 to 1", labels)
 	}
-	if !regexp.MustCompile(`<polyline fill="none" stroke="#b0b0b0" stroke-width="1" stroke-linejoin="round" points="70\.5,([0-9.]+) 975\.5,([0-9.]+) 975\.5,([0-9.]+) 70\.5,([0-9.]+) 70\.5,([0-9.]+)"/>`).MatchString(svg) {
-		t.Errorf("no plot frame in the empty run's SVG:\n%s", svg)
+	var axes []svgPath
+	for _, p := range doc.paths {
+		if strings.Contains(p.style, "stroke:#B0B0B0") && len(p.pts) == 2 {
+			if d := math.Hypot(p.pts[1][0]-p.pts[0][0], p.pts[1][1]-p.pts[0][1]); d > 100 {
+				axes = append(axes, p)
+			}
+		}
 	}
-	if strings.Contains(svg, "stroke-width=\"1.6\"") {
-		t.Errorf("the empty run's SVG draws a data line")
+	if len(axes) != 2 {
+		t.Errorf("%d axis lines in the empty run's SVG, want 2", len(axes))
+	}
+	if n := len(doc.dataPaths()); n != 0 {
+		t.Errorf("the empty run's SVG draws %d data lines", n)
 	}
 
 	page := string(render(t, chart.HTML, in))
@@ -274,24 +698,36 @@ func TestEmptyRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile(`width="(\d+)" height="(\d+)"`).FindStringSubmatch(svg)
-	w, _ := strconv.Atoi(m[1])
-	h, _ := strconv.Atoi(m[2])
+	w, h := pngSize(t, svgb)
 	if got := img.Bounds(); got.Dx() != w || got.Dy() != h || h < 200 {
 		t.Errorf("PNG is %v, SVG %dx%d; want the same size, with room for a panel", got, w, h)
 	}
-	// The frame's left edge is drawn: a dark pixel on the plot's border.
-	dark := 0
-	for y := 0; y < h; y++ {
-		if r, g, bb, _ := img.At(70, y).RGBA(); r>>8 < 0xc0 && g>>8 < 0xc0 && bb>>8 < 0xc0 {
-			dark++
+	// The value axis is drawn: grey pixels along its line (SVG points, y
+	// up, to PNG pixels, y down).
+	if len(axes) == 2 {
+		var v svgPath
+		for _, a := range axes {
+			if a.pts[0][0] == a.pts[1][0] {
+				v = a
+			}
+		}
+		x := int(v.pts[0][0] * 96 / 72)
+		y0, y1 := int((doc.h-max(v.pts[0][1], v.pts[1][1]))*96/72), int((doc.h-min(v.pts[0][1], v.pts[1][1]))*96/72)
+		grey := 0
+		for y := y0; y <= y1; y++ {
+			for dx := -1; dx <= 1; dx++ {
+				if r, _, _, _ := img.At(x+dx, y).RGBA(); r>>8 < 0xf0 {
+					grey++
+					break
+				}
+			}
+		}
+		if grey < (y1-y0)*9/10 {
+			t.Errorf("the PNG's value axis is missing: %d of %d pixels drawn at x=%d", grey, y1-y0+1, x)
 		}
 	}
-	if dark < 100 {
-		t.Errorf("the PNG's plot frame is missing: %d dark pixels on its left edge", dark)
-	}
 	if testOut != "" {
-		os.WriteFile(filepath.Join(testOut, "empty.svg"), []byte(svg), 0o644)
+		os.WriteFile(filepath.Join(testOut, "empty.svg"), svgb, 0o644)
 		os.WriteFile(filepath.Join(testOut, "empty.png"), b, 0o644)
 	}
 }
@@ -369,5 +805,71 @@ func TestShortLastInterval(t *testing.T) {
 	}
 	if testOut != "" {
 		os.WriteFile(filepath.Join(testOut, "short-last.html"), []byte(page), 0o644)
+	}
+}
+
+// TestKeysAndOddValues checks the keys' column (an entry per operation up
+// to what the panel's height holds, then "and N more"; a name too long
+// for the column shortened with an ellipsis) and that values no axis can
+// show (infinite, or not positive on a log scale) break the line instead
+// of failing the chart.
+func TestKeysAndOddValues(t *testing.T) {
+	long := strings.Repeat("a_very_long_statement_name_", 4)
+	for _, tc := range []struct {
+		name   string
+		ops    []string
+		odd    func(p *results.OpPoint)
+		want   []string
+		absent []string
+	}{
+		{name: "two operations", ops: []string{"read", "update"}, want: []string{"read", "update"}},
+		{name: "twelve operations", ops: []string{"op00", "op01", "op02", "op03", "op04", "op05", "op06", "op07", "op08", "op09", "op10", "op11"},
+			want: []string{"op00", "op08", "and 3 more"}, absent: []string{"op09", "op11"}},
+		{name: "long name", ops: []string{long}, want: []string{long[:20]}, absent: []string{long}},
+		{name: "infinite rate", ops: []string{"read"}, odd: func(p *results.OpPoint) { p.Rate = math.Inf(1) }, want: []string{"read"}},
+		{name: "zero latency", ops: []string{"read"}, odd: func(p *results.OpPoint) { p.P50, p.P95, p.P99 = 0, 0, 0 }, want: []string{"read: latency (ms, log scale)"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := results.Series{ID: "x", Workload: "kv", Start: t0}
+			for _, name := range tc.ops {
+				op := results.OpSeries{Name: name}
+				for i := range 6 {
+					p := results.OpPoint{Span: results.Span{From: float64(i), To: float64(i + 1)}, Count: 10, Rate: 10, P50: 1, P95: 2, P99: 3, Max: 4}
+					if i == 2 && tc.odd != nil {
+						tc.odd(&p)
+					}
+					op.Points = append(op.Points, p)
+				}
+				s.Ops = append(s.Ops, op)
+			}
+			in := chart.Input{Runs: []chart.Run{{Series: s}}}
+			doc := parseSVG(t, render(t, chart.SVG, in))
+			for _, w := range tc.want {
+				if !slices.ContainsFunc(doc.texts, func(s string) bool { return strings.HasPrefix(s, w) }) {
+					t.Errorf("no text starting %q in %q", w, doc.texts)
+				}
+			}
+			for _, a := range tc.absent {
+				if doc.hasText(a) {
+					t.Errorf("text %q drawn", a)
+				}
+			}
+			if tc.name == "long name" && !slices.ContainsFunc(doc.texts, func(s string) bool { return strings.HasSuffix(s, "…") && strings.HasPrefix(s, "a_very") }) {
+				t.Errorf("the long name is not shortened with an ellipsis: %q", doc.texts)
+			}
+			if tc.odd != nil {
+				// The line with the odd value at its third point is drawn in
+				// two pieces: points 1-2 and 4-6.
+				var two int
+				for _, p := range doc.dataPaths() {
+					if len(p.pts) == 2 || len(p.pts) == 3 {
+						two++
+					}
+				}
+				if two == 0 {
+					t.Errorf("no line broken at the odd value")
+				}
+			}
+		})
 	}
 }

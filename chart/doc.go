@@ -6,17 +6,20 @@
 // plot and a note that says why.
 //
 // chart computes no statistics: it draws the figures package results
-// computed. The layout is built once as a small drawing model (rectangles,
-// polylines and text) that two backends render: SVG written by hand, and
-// PNG rasterised with the standard image packages. The HTML output is the
-// SVG inline, with tooltips, and a table of each run's figures.
+// computed. What a chart shows is chosen first, as a small model (model.go:
+// panels, their lines, keys, error marks and notes); gonum.org/v1/plot then
+// draws each panel as a plot, aligns their time axes (plot.Align) and
+// renders them with its SVG (vg/vgsvg) and image (vg/vgimg) backends, at 96
+// dots per inch: the PNG is 1000 pixels wide and the SVG 750 points, the
+// same 1000 pixels in a browser. Text is in the Liberation Sans font that
+// gonum/plot embeds; the SVG names metric-compatible fallbacks (Arimo,
+// Arial) for viewers without it. The HTML output is the SVG inline, with
+// invisible bands carrying each interval's values and each error mark's
+// count as tooltips, and a table of each run's figures.
 //
-// Dependencies: no chart library. The drawing model needs three primitives,
-// which hand-written SVG and a small anti-aliased rasteriser cover in a few
-// hundred lines, while chart libraries bring their own layout, fonts and
-// dependency trees. The only dependency beyond the standard library is
-// golang.org/x/image (basicfont, a 7x13 bitmap font embedded in Go code, and
-// the font drawing interface) to put text in PNGs, since the standard
-// library has no font. Text is therefore ASCII; other characters are drawn
-// as a replacement glyph in PNGs.
+// Dependencies: gonum.org/v1/plot, a maintained plotting library of the
+// Gonum project, for the axes, ticks, lines, keys and both backends
+// (with its own dependencies: the Liberation fonts, svgo and an image
+// rasteriser), in place of the layout code, SVG writer and rasteriser
+// this package once held.
 package chart
