@@ -32,6 +32,11 @@ const imageUID = 65532
 // /etc/containers changed. podman runs the image with runc and cgroupfs
 // (crun refuses the hybrid cgroup layout of these machines) and without
 // default ulimits (Debian's nofile=1048576 is above the hard limit here).
+// The containers have no network (--network none), and the CNI backend
+// is named because netavark, as root, keeps its state in
+// /run/containers/networks whatever the configuration says. Only
+// buildah's blob-info cache (/var/lib/containers/cache as root) is
+// written outside dir.
 func containerEnv(t *testing.T, dir string) []string {
 	t.Helper()
 	for _, d := range []string{"storage", "run", "tmp", "libpod", "volumes", "networks"} {
@@ -55,6 +60,7 @@ tmp_dir = %q
 volume_path = %q
 
 [network]
+network_backend = "cni"
 network_config_dir = %q
 `, filepath.Join(dir, "libpod"), filepath.Join(dir, "volumes"), filepath.Join(dir, "networks")))
 	return append(os.Environ(),
@@ -74,7 +80,8 @@ var kernelRefusals = regexp.MustCompile(`(?i)(unshare|clone|namespace|mount).*op
 // passwd entry for the non-root user and nothing else of size; a
 // null-driver run writes its run directory into the image's results
 // directory, which (mounted from the host) then holds exactly one run,
-// owned by the non-root UID, with every operation asked for. It is
+// owned by the non-root UID (or by the UID given with --user), with every
+// operation asked for. It is
 // skipped without buildah and podman (scripts/test installs them), or
 // where the kernel refuses containers.
 func TestImage(t *testing.T) {
@@ -218,28 +225,37 @@ func TestImage(t *testing.T) {
 	})
 
 	t.Run("null run", func(t *testing.T) {
-		for _, tc := range []struct {
+		for i, tc := range []struct {
 			name  string
 			mount bool // a host directory mounted on the results directory
+			user  int  // podman run --user, when not 0
 		}{
-			{"host directory", true},
-			{"the image's volume", false},
+			{"host directory", true, 0},
+			{"host directory, --user of its owner", true, 1234},
+			{"the image's volume", false, 0},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				const ops = 20000
-				results := filepath.Join(dir, "results-"+strconv.FormatBool(tc.mount))
+				owner := imageUID
+				if tc.user != 0 {
+					owner = tc.user
+				}
+				results := filepath.Join(dir, "results-"+strconv.Itoa(i))
 				if err := os.Mkdir(results, 0o755); err != nil {
 					t.Fatal(err)
 				}
-				// Owned by the image's user, not made writable by podman
-				// (no :U): a run directory owned by that UID shows the run
-				// wrote as it.
-				if err := os.Chown(results, imageUID, imageUID); err != nil {
+				// Owned by the user the run is to run as, not made
+				// writable by podman (no :U): a run directory owned by
+				// that UID shows the run wrote as it.
+				if err := os.Chown(results, owner, owner); err != nil {
 					t.Fatal(err)
 				}
 				var args []string
 				if tc.mount {
 					args = append(args, "-v", results+":/var/lib/stampede")
+				}
+				if tc.user != 0 {
+					args = append(args, "--user", fmt.Sprintf("%d:%d", tc.user, tc.user))
 				}
 				args = append(args, id, "run", "ycsb", "--driver", "null", "--max-ops", strconv.Itoa(ops), "--concurrency", "2")
 				out, errOut := podmanRun(args...)
@@ -265,8 +281,8 @@ func TestImage(t *testing.T) {
 				}
 				runDir := filepath.Join(results, m[1])
 				for _, p := range []string{runDir, filepath.Join(runDir, "run.json"), filepath.Join(results, "index.sqlite")} {
-					if uid := ownerOf(t, p); uid != imageUID {
-						t.Errorf("%s is owned by UID %d, want %d", p, uid, imageUID)
+					if uid := ownerOf(t, p); uid != owner {
+						t.Errorf("%s is owned by UID %d, want %d", p, uid, owner)
 					}
 				}
 				var meta struct {
