@@ -305,6 +305,38 @@ func TestImage(t *testing.T) {
 	})
 }
 
+// TestImageUsage runs scripts/image with bad arguments: each is refused
+// in one line naming the problem, exit 2, before anything is built.
+func TestImageUsage(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"a", "b"}, "2 arguments"},
+		{[]string{""}, "empty image name"},
+		{[]string{"--tag"}, "unknown flag --tag"},
+		{[]string{"Stampede:1"}, "image name 'Stampede:1' has other characters"},
+		{[]string{"stampede 1"}, "image name 'stampede 1' has other characters"},
+		{[]string{"Registry.example.com/Stampede"}, "image name 'Registry.example.com/Stampede' has other characters"},
+		{[]string{"Team/stampede"}, "image name 'Team/stampede' has other characters"},
+	} {
+		t.Run(strings.Join(tc.args, ","), func(t *testing.T) {
+			c := exec.Command("./image", tc.args...)
+			var out, errb bytes.Buffer
+			c.Stdout, c.Stderr = &out, &errb
+			err := c.Run()
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() != 2 {
+				t.Fatalf("scripts/image %q: %v, want exit status 2\n%s%s", tc.args, err, out.String(), errb.String())
+			}
+			msg := errb.String()
+			if out.Len() != 0 || strings.Count(msg, "\n") != 1 || !strings.HasPrefix(msg, "error: "+tc.want) || !strings.Contains(msg, "usage: scripts/image [NAME]") {
+				t.Errorf("scripts/image %q printed %q on stdout and %q on stderr, want one line 'error: %s...usage: scripts/image [NAME]...'", tc.args, out.String(), msg, tc.want)
+			}
+		})
+	}
+}
+
 // tarFile is one entry of a container's exported file system.
 type tarFile struct {
 	typ  byte
