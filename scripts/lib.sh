@@ -9,6 +9,7 @@
 #   ensure_haproxy                install HAProxy (Debian packages) unless present
 #   ensure_sysbench               install sysbench (Debian packages) unless present
 #   ensure_sysstat                install sysstat (Debian packages) unless present
+#   ensure_container_tools        install buildah, podman and runc (Debian packages) unless present
 #   apt_install PKG...            install Debian packages (sudo if not root)
 #   pg_bin_dir                    print the directory with initdb, pg_ctl and postgres
 #   free_port                     print a TCP port that is free on 127.0.0.1
@@ -141,6 +142,19 @@ ensure_sysstat() {
 	log "installing sysstat from Debian packages"
 	apt_install sysstat
 	command -v iostat >/dev/null 2>&1 || die "sysstat was installed but iostat is not on \$PATH"
+}
+
+# ensure_container_tools installs buildah, podman and runc from Debian's
+# packages unless all three are on $PATH: scripts/image builds the image
+# with buildah, and its test runs it with podman on the runc runtime (crun,
+# podman's default, refuses a hybrid cgroup layout).
+ensure_container_tools() {
+	command -v buildah >/dev/null 2>&1 && command -v podman >/dev/null 2>&1 &&
+		{ command -v runc >/dev/null 2>&1 || [ -x /usr/sbin/runc ]; } && return 0
+	log "installing buildah, podman and runc from Debian packages"
+	apt_install buildah podman runc
+	command -v buildah >/dev/null 2>&1 || die "buildah was installed but buildah is not on \$PATH"
+	command -v podman >/dev/null 2>&1 || die "podman was installed but podman is not on \$PATH"
 }
 
 # free_port prints a TCP port on 127.0.0.1 that nothing listens on, outside
@@ -309,11 +323,11 @@ ensure_ycsb_jars() {
 # Run as a command: `scripts/lib.sh HELPER [ARGS...]`.
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
 	case ${1:-} in
-	ensure_postgres | ensure_haproxy | ensure_sysbench | ensure_sysstat | ensure_ycsb_jars | apt_install | pg_bin_dir | free_port | start_test_postgres | stop_test_postgres)
+	ensure_postgres | ensure_haproxy | ensure_sysbench | ensure_sysstat | ensure_container_tools | ensure_ycsb_jars | apt_install | pg_bin_dir | free_port | start_test_postgres | stop_test_postgres)
 		"$@"
 		;;
 	*)
-		die "usage: $0 {ensure_postgres|ensure_haproxy|ensure_ycsb_jars DIR|apt_install PKG...|pg_bin_dir|free_port|start_test_postgres DIR PORT|stop_test_postgres DIR}"
+		die "usage: $0 {ensure_postgres|ensure_haproxy|ensure_sysbench|ensure_sysstat|ensure_container_tools|ensure_ycsb_jars DIR|apt_install PKG...|pg_bin_dir|free_port|start_test_postgres DIR PORT|stop_test_postgres DIR}"
 		;;
 	esac
 fi
