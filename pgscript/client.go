@@ -174,7 +174,7 @@ func (e *ScriptError) Unwrap() error { return e.Err }
 func (c *Client) Run(ctx context.Context, i int) error {
 	c.saved = c.rand
 	err := c.run(ctx, i)
-	if err == nil && c.conn.TxStatus() != 'I' && c.conn.TxStatus() != 0 {
+	if st := c.conn.TxStatus(); err == nil && st != 'I' && st != 0 {
 		s := c.prog.Scripts[i]
 		err = &ScriptError{Script: s.Name, Line: s.Commands[len(s.Commands)-1].Line,
 			Err: errors.New("the script ended inside a transaction: end it with COMMIT (or END) in the same script")}
