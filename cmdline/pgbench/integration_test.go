@@ -484,3 +484,85 @@ func TestConnectEachAsPgbench(t *testing.T) {
 		}
 	}
 }
+
+// run runs pgbench (real) or `stampede pgbench` with args in dir and
+// returns stdout, stderr and the exit code.
+func run(t *testing.T, real bool, dir string, args ...string) (string, string, int) {
+	t.Helper()
+	var cmd *exec.Cmd
+	if real {
+		cmd = exec.Command("pgbench", args...)
+	} else {
+		cmd = exec.Command(bin, append([]string{"pgbench"}, args...)...)
+		cmd.Env = append(os.Environ(), "HOME="+dir)
+	}
+	cmd.Dir = dir
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		return out.String(), errb.String(), exit.ExitCode()
+	case err != nil:
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), 0
+}
+
+// TestBadOptionsAsPgbench: what pgbench refuses while it reads its
+// options, stampede refuses too, in one line with pgbench's words, before
+// connecting (pgbench exits 1; stampede's forms exit 2 on bad input).
+func TestBadOptionsAsPgbench(t *testing.T) {
+	db := freshDB(t)
+	srv := server(t)
+	dir := t.TempDir()
+	cases := []struct {
+		args   []string
+		phrase string // in both tools' error
+	}{
+		{[]string{"--show-script="}, "ambiguous"},
+		{[]string{"--show-script=s"}, "ambiguous"},
+		{[]string{"-D", "-t", "2"}, `invalid variable definition: "-t"`},
+		{[]string{"-D", "x=", "-t", "2"}, `invalid variable definition: "x="`},
+		{[]string{"-P", "0", "-t", "2"}, "-P/--progress must be in range 1..2147483647"},
+		{[]string{"-c", "0"}, "-c/--clients must be in range 1..2147483647"},
+		{[]string{"-c", "2147483648"}, "-c/--clients must be in range 1..2147483647"},
+		{[]string{"-j", "0"}, "-j/--jobs must be in range 1..2147483647"},
+		{[]string{"-t", "0"}, "-t/--transactions must be in range 1..2147483647"},
+		{[]string{"-T", "0"}, "-T/--time must be in range 1..2147483647"},
+		{[]string{"--random-seed=", "-t", "2"}, `unrecognized random seed option ""`},
+		{[]string{"-b", "select-only@2147483648", "-t", "2"}, "2147483647"},
+		{[]string{"-b", "select-only@-1", "-t", "2"}, "2147483647"},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			full := append(append(append([]string{}, srv...), c.args...), db)
+			_, pgErr, pgCode := run(t, true, dir, full...)
+			stOut, stErr, stCode := run(t, false, dir, full...)
+			if pgCode != 1 || !strings.Contains(pgErr, c.phrase) {
+				t.Fatalf("pgbench: exit %d, %q: the case no longer holds", pgCode, pgErr)
+			}
+			if stCode != 2 || stOut != "" || strings.Count(stErr, "\n") != 1 || !strings.HasPrefix(stErr, "pgbench: error: ") || !strings.Contains(stErr, c.phrase) {
+				t.Errorf("stampede: exit %d, stdout %q, stderr %q: want exit 2 and one line with %q", stCode, stOut, stErr, c.phrase)
+			}
+		})
+	}
+}
+
+// TestVersionAsPgbench: -V prints one line in pgbench's shape, so that a
+// script taking its first word, or its third for the version, reads the
+// same as from the real pgbench.
+func TestVersionAsPgbench(t *testing.T) {
+	server(t)
+	dir := t.TempDir()
+	pgOut, _, pgCode := run(t, true, dir, "-V")
+	stOut, _, stCode := run(t, false, dir, "-V")
+	pg, st := strings.Fields(pgOut), strings.Fields(stOut)
+	if pgCode != 0 || stCode != 0 || len(pg) < 3 || len(st) < 4 || strings.Count(stOut, "\n") != 1 {
+		t.Fatalf("pgbench -V %q (exit %d), stampede %q (exit %d)", pgOut, pgCode, stOut, stCode)
+	}
+	if strings.Join(st[:3], " ") != strings.Join(pg[:3], " ") || st[3] != "(stampede" {
+		t.Errorf("stampede -V %q, pgbench -V %q: want the same first three words, then stampede's name", stOut, pgOut)
+	}
+}

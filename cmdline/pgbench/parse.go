@@ -9,6 +9,7 @@ package pgbench
 import (
 	"fmt"
 	"io"
+	"math"
 	"net/url"
 	"os"
 	"os/user"
@@ -159,18 +160,24 @@ func Parse(args []string, env func(string) string) (*Line, error) {
 		l.Output = usage
 		return l, nil
 	case o.version:
-		l.Output = fmt.Sprintf("pgbench (stampede %s, pgbench %s's command line)\n", run.VersionString(), Version)
+		// pgbench's shape, "pgbench (PostgreSQL) 15.18 (Debian
+		// 15.18-0+deb12u1)", with stampede where a packager's name goes:
+		// scripts that take the third word for the version read 15.18.
+		l.Output = fmt.Sprintf("pgbench (PostgreSQL) %s (stampede %s)\n", Version, run.VersionString())
 		return l, nil
 	case len(o.builtins) > 0 && o.builtins[0] == "list":
 		l.Output = builtinList
 		return l, nil
-	case o.showScript != "":
-		desc, src, ok := pgscript.BuiltinSource(o.showScript)
-		if !ok {
-			return nil, inputf("no built-in script named %q: pgbench's are %s", o.showScript, strings.Join(pgscript.BuiltinNames(), ", "))
+	case o.fs.Changed("show-script"):
+		name, desc, src, err := pgscript.BuiltinSource(o.showScript)
+		if err != nil {
+			return nil, inputf("--show-script: %v", err)
 		}
-		l.Output = fmt.Sprintf("-- %s: %s\n%s\n", o.showScript, desc, src)
+		l.Output = fmt.Sprintf("-- %s: %s\n%s\n", name, desc, src)
 		return l, nil
+	}
+	if err := o.check(); err != nil {
+		return nil, err
 	}
 	var refused []string
 	o.fs.Visit(func(f *pflag.Flag) {
@@ -197,6 +204,43 @@ func Parse(args []string, env func(string) string) (*Line, error) {
 	}
 	l.Args, l.Warnings, err = o.runArgs(conn)
 	return l, err
+}
+
+// ranged are pgbench's integer options that its option_parse_int
+// checks to lie in 1..2147483647, with its names for them.
+var ranged = []struct{ name, short string }{
+	{"client", "-c/--clients"}, {"jobs", "-j/--jobs"}, {"progress", "-P/--progress"},
+	{"scale", "-s/--scale"}, {"transactions", "-t/--transactions"}, {"time", "-T/--time"},
+}
+
+// check refuses, as pgbench does while it reads its options, integers
+// out of its ranges, -D without NAME=VALUE, an empty --random-seed and
+// weights past pgbench's.
+func (o *options) check() error {
+	for _, r := range ranged {
+		f := o.fs.Lookup(r.name)
+		if !f.Changed {
+			continue
+		}
+		if n, _ := strconv.ParseInt(f.Value.String(), 10, 64); n < 1 || n > math.MaxInt32 {
+			return inputf("%s must be in range 1..%d, not %d", r.short, math.MaxInt32, n)
+		}
+	}
+	for _, d := range o.defines {
+		// pgbench: no '=', nothing before it, or nothing after it.
+		if i := strings.IndexByte(d, '='); i <= 0 || i == len(d)-1 {
+			return inputf("invalid variable definition: %q (give -D NAME=VALUE)", d)
+		}
+	}
+	if o.fs.Changed("random-seed") && o.randomSeed == "" {
+		return inputf("unrecognized random seed option \"\": give \"time\", \"rand\" or an unsigned integer")
+	}
+	for i := 0; i+1 < len(o.scripts); i += 2 {
+		if _, _, err := pgscript.ParseFileArg(o.scripts[i+1]); err != nil {
+			return inputf("%s %v", o.scripts[i], err)
+		}
+	}
+	return nil
 }
 
 // pflagError rewords pflag's errors as pgbench's options.
@@ -271,9 +315,8 @@ func connURL(o *options, rest []string, env func(string) string) (string, []stri
 	} else {
 		u.User = url.User(usr)
 	}
-	if m := env("PGSSLMODE"); m != "" {
-		q.Set("sslmode", m)
-	}
+	// The other PG* variables (PGSSLMODE, PGOPTIONS, PGSERVICE...) are
+	// read where the connection is made, as libpq reads them.
 	u.RawQuery = q.Encode()
 	return u.String(), secrets, nil
 }
@@ -330,22 +373,10 @@ func (o *options) runArgs(conn string) ([]string, []string, error) {
 		}
 	}
 	switch {
-	case o.clients < 1:
-		return nil, nil, inputf("invalid number of clients: %d (give -c 1 or more)", o.clients)
-	case o.jobs < 1:
-		return nil, nil, inputf("invalid number of threads: %d (give -j 1 or more)", o.jobs)
-	case o.transactions < 0 || o.fs.Changed("transactions") && o.transactions == 0:
-		return nil, nil, inputf("invalid number of transactions: %d (give -t 1 or more)", o.transactions)
-	case o.duration < 0 || o.fs.Changed("time") && o.duration == 0:
-		return nil, nil, inputf("invalid duration: %d (give -T 1 or more seconds)", o.duration)
 	case o.fs.Changed("time") && o.fs.Changed("transactions"):
 		return nil, nil, inputf("specify either a number of transactions (-t) or a duration (-T), not both")
-	case o.progress < 0:
-		return nil, nil, inputf("invalid thread progress delay: %d (give -P 1 or more seconds)", o.progress)
 	case o.rate < 0 || o.fs.Changed("rate") && o.rate == 0:
 		return nil, nil, inputf("invalid rate limit: %g (give -R a rate above 0)", o.rate)
-	case o.scale < 1:
-		return nil, nil, inputf("invalid scaling factor: %d (give -s 1 or more)", o.scale)
 	}
 	switch o.protocol {
 	case "simple", "extended", "prepared":

@@ -55,8 +55,22 @@ func TestParseRefuses(t *testing.T) {
 		{"-R 100 -L 5 -f a.sql -f b.sql -T 5 db", "-L with -R and several scripts"},
 		{"--max-tries=0 -T 5 db", "pgbench's 0, unlimited, is not taken"},
 		{"-T 5 -t 10 db", "specify either a number of transactions (-t) or a duration (-T), not both"},
-		{"-c 0 db", "invalid number of clients: 0"},
-		{"-j 0 db", "invalid number of threads: 0"},
+		{"-c 0 db", "-c/--clients must be in range 1..2147483647, not 0"},
+		{"-c 99999999999 db", "-c/--clients must be in range 1..2147483647, not 99999999999"},
+		{"-j 0 db", "-j/--jobs must be in range 1..2147483647, not 0"},
+		{"-t 0 db", "-t/--transactions must be in range 1..2147483647, not 0"},
+		{"-T -1 db", "-T/--time must be in range 1..2147483647, not -1"},
+		{"-s 0 db", "-s/--scale must be in range 1..2147483647, not 0"},
+		{"-i -s 0 db", "-s/--scale must be in range 1..2147483647, not 0"},
+		{"-P 0 -t 2 db", "-P/--progress must be in range 1..2147483647, not 0"},
+		{"-D -t 2 db", `invalid variable definition: "-t"`},
+		{"-D x= -t 2 db", `invalid variable definition: "x="`},
+		{"-D =1 -t 2 db", `invalid variable definition: "=1"`},
+		{"--random-seed= -t 2 db", `unrecognized random seed option ""`},
+		{"-b select-only@2147483648 -t 2 db", `-b "select-only@2147483648": the weight after @ must be a whole number from 0 to 2147483647`},
+		{"-f a.sql@99999999999999999999 db", `-f "a.sql@99999999999999999999": the weight after @ must be a whole number from 0 to 2147483647`},
+		{"--show-script=", `--show-script: built-in script "" is ambiguous: it begins select-only, simple-update, tpcb-like`},
+		{"--show-script=s", `--show-script: built-in script "s" is ambiguous: it begins select-only, simple-update`},
 		{"-M fast db", `invalid query mode (-M): "fast"`},
 		{"--random-seed=abc db", `unrecognized random seed option "abc"`},
 		{"-Z db", "pgbench has no option -Z"},
@@ -66,7 +80,7 @@ func TestParseRefuses(t *testing.T) {
 		{"db1 db2", `pgbench takes one database name`},
 		{"-p 99999 db", `port "99999" is not a port number`},
 		{"-c x db", `invalid argument "x"`},
-		{"--show-script=nosuch", `no built-in script named "nosuch"`},
+		{"--show-script=nosuch", `--show-script: no built-in script "nosuch"`},
 	}
 	for _, c := range cases {
 		_, err := Parse(strings.Fields(c.line), env(map[string]string{"PGUSER": "u"}))
@@ -80,6 +94,8 @@ func TestParseOutputs(t *testing.T) {
 	for _, c := range []struct{ line, want string }{
 		{"--show-script=select-only", "-- select-only: <builtin: select only>\n\\set aid random(1, 100000 * :scale)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n\n"},
 		{"-b list", builtinList},
+		// pgbench takes a built-in's unambiguous prefix.
+		{"--show-script=sel", "-- select-only: <builtin: select only>\n\\set aid random(1, 100000 * :scale)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n\n"},
 	} {
 		l, err := Parse(strings.Fields(c.line), env(nil))
 		if err != nil || l.Args != nil || l.Output != c.want {
