@@ -566,3 +566,21 @@ func TestVersionAsPgbench(t *testing.T) {
 		t.Errorf("stampede -V %q, pgbench -V %q: want the same first three words, then stampede's name", stOut, pgOut)
 	}
 }
+
+// TestInitRefusesBeforeAnyStep: -i over tables pgbench made (not
+// stampede) refuses in one line, naming --force-drop, before any of
+// pgbench's step lines ("dropping old tables..." would say it began);
+// with --force-drop it drops them and says so as pgbench does.
+func TestInitRefusesBeforeAnyStep(t *testing.T) {
+	db := freshDB(t) // made by the real pgbench -i
+	srv := server(t)
+	dir := t.TempDir()
+	stOut, stErr, code := run(t, false, dir, append(append([]string{}, srv...), "-i", db)...)
+	if code != 2 || stOut != "" || strings.Count(stErr, "\n") != 1 || !strings.Contains(stErr, "--force-drop") || strings.Contains(stErr, "dropping") {
+		t.Errorf("-i over pgbench's tables: exit %d, stdout %q, stderr %q: want exit 2 and the one line naming --force-drop", code, stOut, stErr)
+	}
+	stOut, stErr, code = run(t, false, dir, append(append([]string{}, srv...), "-i", "--force-drop", db)...)
+	if code != 0 || !strings.HasPrefix(stErr, "dropping old tables...\n") {
+		t.Errorf("-i --force-drop: exit %d, stdout %q, stderr %q: want pgbench's lines from dropping old tables...", code, stOut, stErr)
+	}
+}
