@@ -168,6 +168,7 @@ func runSpec(spec RunArgs, env Env) (run.Spec, error) {
 		Grace:            rf.grace,
 		DisplayEvery:     rf.displayEvery,
 		TolerateErrors:   rf.tolerateErrors,
+		AbortWorker:      rf.outputStyle == "pgbench", // an error aborts a client, as in pgbench
 		OpTimeout:        rf.opTimeout,
 		Seed:             rf.seed,
 		Latency:          rf.latency,

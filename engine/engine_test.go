@@ -126,6 +126,25 @@ func TestErrors(t *testing.T) {
 			t.Error("error hook not called")
 		}
 	})
+	t.Run("abort worker", func(t *testing.T) {
+		// Worker 1 fails on its third operation and stops there; worker
+		// 0 runs its whole share of MaxOps, as pgbench's other clients
+		// run on when one aborts.
+		load := fakeLoad(2, []string{"op"}, func(w int, c int64) workload.Result {
+			if w == 1 && c == 3 {
+				return workload.Result{Err: boom}
+			}
+			return workload.Result{}
+		})
+		res, final := run(t, context.Background(), engine.Config{MaxOps: 100, AbortWorker: true}, load)
+		if res.Err == nil || !errors.Is(res.Err, boom) || len(res.Aborted) != 1 || res.Aborted[0].Worker != 1 || res.Aborted[0].Op != "op" {
+			t.Fatalf("want worker 1 aborted by boom, got %+v, %+v", res.Err, res.Aborted)
+		}
+		s := final.Series[0]
+		if s.CumErrors != 1 || s.Cumulative.TotalCount() != 52 {
+			t.Errorf("errors=%d ok=%d, want 1 and 50+2", s.CumErrors, s.Cumulative.TotalCount())
+		}
+	})
 	t.Run("tolerated", func(t *testing.T) {
 		load := fakeLoad(2, []string{"op"}, failing)
 		res, final := run(t, context.Background(), engine.Config{MaxOps: 1000, TolerateErrors: true}, load)

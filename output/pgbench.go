@@ -173,13 +173,37 @@ func stddevMs(h *hdrhistogram.Histogram) float64 {
 	return h.StdDev() / 1e6
 }
 
-// Final implements run.Observer: pgbench's report.
+// Final implements run.Observer: pgbench's report, after the lines of
+// the clients that errors aborted (engine.Config.AbortWorker) and before
+// its "Run was aborted" line.
 func (o *Pgbench) Final(res *run.Result) {
+	aborted := map[string]int64{} // by script (its operation's name)
+	for _, a := range res.Engine.Aborted {
+		aborted[a.Op]++
+		script := 0
+		for i, s := range o.scripts() {
+			if s.Op < len(o.info.Ops) && o.info.Ops[s.Op] == a.Op {
+				script = i
+			}
+		}
+		fmt.Fprintf(o.Status, "pgbench: error: client %d script %d aborted: %v\n", a.Worker, script, a.Err)
+	}
+	o.report(res, aborted)
+	if len(res.Engine.Aborted) > 0 {
+		fmt.Fprintln(o.Status, "pgbench: error: Run was aborted; the above results are incomplete.")
+	}
+}
+
+// report is pgbench's report. The transactions of aborted clients
+// (aborted, by script) are not failed ones in pgbench's counts: it
+// counts only those that ended in a serialization failure or deadlock.
+func (o *Pgbench) report(res *run.Result, aborted map[string]int64) {
 	t := res.Final
 	w := o.W
 	scripts := o.scripts()
 	secs := t.End.Sub(t.CumStart).Seconds()
 	h, failed := o.transactions(t, true)
+	failed -= int64(len(res.Engine.Aborted))
 	done := h.TotalCount()
 	clients := o.info.Workers
 	if len(scripts) == 1 {
@@ -266,6 +290,9 @@ func (o *Pgbench) Final(res *run.Result) {
 	for i, s := range scripts {
 		sh := t.Series[s.Op].Cumulative
 		sf := t.Series[s.Op].CumErrors
+		if s.Op < len(o.info.Ops) {
+			sf -= aborted[o.info.Ops[s.Op]]
+		}
 		fmt.Fprintf(w, "SQL script %d: %s\n", i+1, s.Desc)
 		fmt.Fprintf(w, " - weight: %d (targets %.1f%% of total)\n", s.Weight, 100*float64(s.Weight)/float64(total))
 		fmt.Fprintf(w, " - %d transactions (%.1f%% of total, tps = %f)\n", sh.TotalCount(), pct(sh.TotalCount(), done), float64(sh.TotalCount())/secs)

@@ -257,7 +257,7 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 		pacer, _ = engine.ParsePacer(s.Pacer) // checked by validate
 	}
 	r.cfg = engine.Config{Duration: s.Duration, MaxOps: s.MaxOps, SharedOps: s.SharedOps, Ramp: s.Ramp, MaxRate: s.MaxRate,
-		QueueRate: s.QueueRate, QueueSeed: r.seed, Pacer: pacer, ThreadIO: src.threadIO, DisplayEvery: s.DisplayEvery, TolerateErrors: s.TolerateErrors,
+		QueueRate: s.QueueRate, QueueSeed: r.seed, Pacer: pacer, ThreadIO: src.threadIO, DisplayEvery: s.DisplayEvery, TolerateErrors: s.TolerateErrors, AbortWorker: s.AbortWorker,
 		OpTimeout: s.OpTimeout, Grace: s.Grace, Poisson: s.Poisson, SkipLate: s.SkipLate}
 	if err := r.cfg.Validate(src.workers); err != nil {
 		return nil, asInput(err)
@@ -558,6 +558,12 @@ func (r *Run) finish() (*Result, error) {
 	status := "completed"
 	var runErr error
 	switch {
+	case res.Err != nil && s.AbortWorker:
+		// Its workers' errors were said by the observer (pgbench's
+		// form), each as its client's abort.
+		status = "failed"
+		sum.Error = res.Err.Error()
+		runErr = ErrAborted
 	case res.Err != nil:
 		status = "failed"
 		sum.Error = res.Err.Error()
@@ -669,7 +675,7 @@ func (r *Run) finish() (*Result, error) {
 		}
 		return "results saved in " + r.rw.Dir()
 	}
-	if runErr != nil && status == "failed" {
+	if runErr != nil && status == "failed" && runErr != ErrAborted {
 		runErr = fmt.Errorf("%w; %s", runErr, where())
 	}
 	if res.Interrupted {

@@ -584,3 +584,54 @@ func TestInitRefusesBeforeAnyStep(t *testing.T) {
 		t.Errorf("-i --force-drop: exit %d, stdout %q, stderr %q: want pgbench's lines from dropping old tables...", code, stOut, stErr)
 	}
 }
+
+// TestAbortAsPgbench: an error that is not a serialization failure or a
+// deadlock aborts its client, as in pgbench: the other clients run on,
+// the report says what ran (the aborted transaction neither processed
+// nor failed), then "Run was aborted", exit 2; the run directory is
+// saved, its run.json saying the run failed and why.
+func TestAbortAsPgbench(t *testing.T) {
+	db := freshDB(t)
+	srv := server(t)
+	dir := t.TempDir()
+	// Client 1 divides by zero in SQL, or in \set; client 0 never does.
+	scripts := map[string]string{
+		"sql.sql": "SELECT 1/(:client_id - 1);\n",
+		"set.sql": "\\set x 1/(:client_id - 1)\nSELECT :x;\n",
+	}
+	for name, src := range scripts {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{
+		{"-n", "-t", "5", "-c", "2", "-f", "sql.sql"},
+		{"-n", "-t", "5", "-c", "2", "-f", "set.sql"},
+		{"-n", "-T", "2", "-c", "3", "-j", "2", "-f", "sql.sql", "-P", "1"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			full := append(append(append([]string{}, srv...), args...), db)
+			pgOut, pgErr, pgCode := run(t, true, dir, full...)
+			stOut, stErr, stCode := run(t, false, dir, full...)
+			if want, got := blank(pgOut), blank(stOut); strings.Join(want, "\n") != strings.Join(got, "\n") {
+				t.Errorf("report differs\npgbench:\n%s\nstampede:\n%s", strings.Join(want, "\n"), strings.Join(got, "\n"))
+			}
+			const abortLine = "pgbench: error: Run was aborted; the above results are incomplete.\n"
+			if pgCode != 2 || !strings.HasSuffix(pgErr, abortLine) || !strings.Contains(pgErr, "pgbench: error: client 1 ") {
+				t.Fatalf("pgbench: exit %d, stderr %q: the case no longer holds", pgCode, pgErr)
+			}
+			if stCode != 2 || !strings.Contains(stErr, "pgbench: error: client 1 script 0 aborted: ") || !strings.Contains(stErr, abortLine) ||
+				strings.Contains(stErr, "tolerate-errors") || strings.Contains(stErr, "stampede: error") {
+				t.Errorf("stampede: exit %d, stderr %q: want exit 2, client 1's abort and pgbench's abort line", stCode, stErr)
+			}
+			_, saved, ok := strings.Cut(stErr, "results saved in ")
+			if !ok {
+				t.Fatalf("no run directory said in %q", stErr)
+			}
+			raw, err := os.ReadFile(filepath.Join(strings.TrimSpace(saved), "run.json"))
+			if err != nil || !strings.Contains(string(raw), `"status": "failed"`) || !strings.Contains(string(raw), "division by zero") {
+				t.Errorf("run.json: %v %s", err, raw)
+			}
+		})
+	}
+}
