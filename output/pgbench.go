@@ -224,7 +224,13 @@ func (o *Pgbench) report(res *run.Result, aborted map[string]int64) {
 		fmt.Fprintf(w, "number of transactions per client: %d\n", o.PerClient)
 		fmt.Fprintf(w, "number of transactions actually processed: %d/%d\n", done, o.PerClient*int64(clients))
 	} else {
-		fmt.Fprintf(w, "duration: %d s\n", o.Duration)
+		duration := o.Duration
+		if res.Engine.Interrupted {
+			// Stopped early (Ctrl-C), where pgbench would die without a
+			// report: the seconds it ran, not those asked for.
+			duration = int(math.Round(secs))
+		}
+		fmt.Fprintf(w, "duration: %d s\n", duration)
 		fmt.Fprintf(w, "number of transactions actually processed: %d\n", done)
 	}
 	skipped := res.Summary.Skipped

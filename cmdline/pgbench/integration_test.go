@@ -635,3 +635,50 @@ func TestAbortAsPgbench(t *testing.T) {
 		})
 	}
 }
+
+// TestInterruptedDuration: a -T 30 run interrupted after 3 s. The real
+// pgbench 15 has no SIGINT handler for it and dies without a report;
+// stampede reports what ran, and its duration line says the seconds it
+// ran (its tps line's transactions over them), not the 30 asked for.
+func TestInterruptedDuration(t *testing.T) {
+	db := freshDB(t)
+	srv := server(t)
+	dir := t.TempDir()
+	args := append(append([]string{}, srv...), "-n", "-T", "30", "-S", "-c", "2", db)
+	interrupt := func(real bool) (string, *os.ProcessState) {
+		cmd := exec.Command(bin, append([]string{"pgbench"}, args...)...)
+		cmd.Env = append(os.Environ(), "HOME="+dir)
+		if real {
+			cmd = exec.Command("pgbench", args...)
+		}
+		cmd.Dir = dir
+		var out bytes.Buffer
+		cmd.Stdout = &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(3 * time.Second)
+		if err := cmd.Process.Signal(os.Interrupt); err != nil {
+			t.Fatal(err)
+		}
+		_ = cmd.Wait()
+		return out.String(), cmd.ProcessState
+	}
+	if out, st := interrupt(true); strings.Contains(out, "duration:") || st.ExitCode() != -1 {
+		t.Fatalf("pgbench interrupted: exit %d, %q: it reported; compare with its report instead", st.ExitCode(), out)
+	}
+	out, st := interrupt(false)
+	var secs, done int
+	var tps float64
+	for _, l := range strings.Split(out, "\n") {
+		fmt.Sscanf(l, "duration: %d s", &secs)
+		fmt.Sscanf(l, "number of transactions actually processed: %d", &done)
+		fmt.Sscanf(l, "tps = %f", &tps)
+	}
+	if st.ExitCode() != 130 || secs < 2 || secs > 5 || done == 0 || tps == 0 {
+		t.Fatalf("stampede interrupted after 3 s: exit %d, duration %d s, %d transactions, tps %f:\n%s", st.ExitCode(), secs, done, tps, out)
+	}
+	if ran := float64(done) / tps; ran < float64(secs)-0.5 || ran > float64(secs)+0.5 {
+		t.Errorf("duration %d s, but the tps line's transactions took %.2f s", secs, ran)
+	}
+}
