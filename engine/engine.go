@@ -790,7 +790,11 @@ func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Dur
 			if r.pastDeadline(now) {
 				return
 			}
-			if r.cfg.SkipLate > 0 && now-intended > r.cfg.SkipLate {
+			skip := r.cfg.SkipLate > 0 && now-intended > r.cfg.SkipLate
+			if r.load.Scheduled != nil {
+				r.load.Scheduled(w, r.base.Add(intended), skip)
+			}
+			if skip {
 				// Too late already: skipped, not run (pgbench's
 				// --latency-limit under -R), and it uses its turn of
 				// the budget as pgbench's -t counts it.

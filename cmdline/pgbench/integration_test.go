@@ -5,12 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -300,12 +302,15 @@ func TestTransactionLogAsPgbench(t *testing.T) {
 	type txn struct {
 		file             string
 		client, no, sno  int
-		failed           bool
+		failed, skipped  bool
 		retries          int
 		fields           int
 		epoch, us, micro int64
+		lag              int64 // -1: no schedule_lag column
 	}
-	read := func(dir string) []txn {
+	// read reads the logs in dir; rated says they have pgbench's
+	// schedule_lag column (-R).
+	read := func(dir string, rated bool) []txn {
 		files, _ := filepath.Glob(filepath.Join(dir, "pgbench_log.*"))
 		var out []txn
 		for _, f := range files {
@@ -330,17 +335,28 @@ func TestTransactionLogAsPgbench(t *testing.T) {
 				if len(fs) < 6 {
 					t.Fatalf("%s: line %q has %d fields, pgbench's has 6 or more", f, l, len(fs))
 				}
-				x.failed = fs[2] == "failed"
+				x.failed, x.skipped = fs[2] == "failed", fs[2] == "skipped"
 				if _, err := fmt.Sscan(fs[0]+" "+fs[1]+" "+fs[3]+" "+fs[4]+" "+fs[5], &x.client, &x.no, &x.sno, &x.epoch, &x.us); err != nil {
 					t.Fatalf("%s: line %q: %v", f, l, err)
 				}
-				if !x.failed {
+				if !x.failed && !x.skipped {
 					if _, err := fmt.Sscan(fs[2], &x.micro); err != nil || x.micro < 0 {
 						t.Fatalf("%s: line %q: time %q", f, l, fs[2])
 					}
 				}
-				if len(fs) == 7 {
-					fmt.Sscan(fs[6], &x.retries)
+				rest := fs[6:]
+				x.lag = -1
+				if rated {
+					if len(rest) == 0 {
+						t.Fatalf("%s: line %q: no schedule_lag", f, l)
+					}
+					if _, err := fmt.Sscan(rest[0], &x.lag); err != nil || x.lag < 0 || x.lag > x.micro || x.skipped && x.lag != 0 {
+						t.Errorf("%s: line %q: schedule_lag %q is not between 0 and the latency (0 when skipped)", f, l, rest[0])
+					}
+					rest = rest[1:]
+				}
+				if len(rest) == 1 {
+					fmt.Sscan(rest[0], &x.retries)
 				}
 				if x.us < 0 || x.us > 999999 || x.epoch < time.Now().Add(-time.Hour).Unix() || x.epoch > time.Now().Unix()+1 {
 					t.Errorf("%s: line %q: time_epoch %d time_us %d out of range", f, l, x.epoch, x.us)
@@ -362,18 +378,67 @@ func TestTransactionLogAsPgbench(t *testing.T) {
 		{"-n", "-t", "20", "-c", "4", "-j", "2", "-S", "-l"},
 		{"-n", "-t", "20", "-c", "2", "-j", "2", "-S", "-l", "--max-tries=3"},
 		{"-n", "-t", "200", "-c", "2", "-j", "2", "-S", "-l", "--sampling-rate=0.1", "--random-seed=7", "--log-prefix=pgbench_log"},
+		{"-n", "-t", "20", "-c", "4", "-j", "2", "-S", "-l", "-R", "400"},
+		{"-n", "-t", "20", "-c", "2", "-S", "-l", "-R", "400", "--max-tries=2"},
 	} {
 		var got [2][]txn
+		rated := slices.Contains(args, "-R")
 		for k, real := range []bool{true, false} {
 			dir := t.TempDir()
-			tool(t, real, dir, append(append(append([]string{}, srv...), args...), db)...)
-			got[k] = read(dir)
+			out, _ := tool(t, real, dir, append(append(append([]string{}, srv...), args...), db)...)
+			got[k] = read(dir, rated)
+			if rated {
+				// The log's mean latency and lag are the report's
+				// (which stampede computes from its histograms).
+				var lat, lag, maxLag float64
+				for _, l := range strings.Split(out, "\n") {
+					fmt.Sscanf(l, "latency average = %f ms", &lat)
+					fmt.Sscanf(l, "rate limit schedule lag: avg %f (max %f) ms", &lag, &maxLag)
+				}
+				var sumLat, sumLag float64
+				for _, x := range got[k] {
+					sumLat += float64(x.micro) / 1000
+					sumLag += float64(x.lag) / 1000
+				}
+				n := float64(len(got[k]))
+				near := func(a, b float64) bool { return math.Abs(a-b) <= 0.02+0.02*b }
+				if !near(sumLat/n, lat) || !near(sumLag/n, lag) {
+					t.Errorf("real=%v %v: the log's mean latency %.3f ms and lag %.3f ms; the report's %.3f and %.3f", real, args, sumLat/n, sumLag/n, lat, lag)
+				}
+			}
 		}
 		if len(got[0]) == 0 {
 			t.Fatalf("%v: pgbench logged nothing", args)
 		}
 		if a, b := key(got[0]), key(got[1]); a != b {
 			t.Errorf("%v: the logs differ\npgbench:\n%s\nstampede:\n%s", args, a, b)
+		}
+	}
+	// -R the server cannot sustain with -L: both tools skip transactions
+	// and log each as "skipped" with a schedule_lag of 0, numbered in
+	// turn with the transactions run (pgbench counts a skipped one in -t),
+	// and under -t every client's numbers run 1..50.
+	for _, args := range [][]string{
+		{"-n", "-t", "50", "-c", "2", "-S", "-l", "-R", "50000", "-L", "0.05"},
+	} {
+		for _, real := range []bool{true, false} {
+			dir := t.TempDir()
+			tool(t, real, dir, append(append(append([]string{}, srv...), args...), db)...)
+			txns := read(dir, true)
+			skipped := 0
+			next := map[int]int{}
+			for _, x := range txns {
+				if x.skipped {
+					skipped++
+				}
+				if x.no != next[x.client]+1 {
+					t.Errorf("real=%v: client %d's transaction %d follows %d", real, x.client, x.no, next[x.client])
+				}
+				next[x.client] = x.no
+			}
+			if skipped == 0 || len(txns) != 100 || next[0] != 50 || next[1] != 50 {
+				t.Errorf("real=%v %v: %d lines, %d skipped, clients' last %v: want 100 lines, some skipped, 50 each", real, args, len(txns), skipped, next)
+			}
 		}
 	}
 }
@@ -386,13 +451,20 @@ func TestTransactionLogAsPgbench(t *testing.T) {
 func TestAggregateLogAsPgbench(t *testing.T) {
 	srv := server(t)
 	db := freshDB(t)
-	for _, real := range []bool{true, false} {
+	for _, c := range []struct {
+		real  bool
+		rated []string
+	}{{true, nil}, {false, nil}, {true, []string{"-R", "3000", "-L", "1"}}, {false, []string{"-R", "3000", "-L", "1"}}} {
+		real := c.real
 		dir := t.TempDir()
-		out, _ := tool(t, real, dir, append(append([]string{}, srv...), "-n", "-T", "3", "-c", "2", "-S", "-l", "--aggregate-interval", "1", db)...)
-		var processed int64
+		out, _ := tool(t, real, dir, append(append(append([]string{}, srv...), "-n", "-T", "3", "-c", "2", "-S", "-l", "--aggregate-interval", "1", db), c.rated...)...)
+		var processed, reportSkipped, logSkipped int64
 		for _, l := range strings.Split(out, "\n") {
 			if v, ok := strings.CutPrefix(l, "number of transactions actually processed: "); ok {
 				fmt.Sscan(v, &processed)
+			}
+			if v, ok := strings.CutPrefix(l, "number of transactions skipped: "); ok {
+				fmt.Sscan(v, &reportSkipped)
 			}
 		}
 		files, _ := filepath.Glob(filepath.Join(dir, "pgbench_log.*"))
@@ -415,12 +487,26 @@ func TestAggregateLogAsPgbench(t *testing.T) {
 			if n > 0 && (mn > mx || s < n*mn || s > n*mx) {
 				t.Errorf("real=%v: line %q: the sum is not between n*min and n*max", real, l)
 			}
+			// The schedule lag's columns (0 without -R), and the
+			// transactions skipped.
+			var ls, ls2, lmn, lmx, skipped int64
+			fmt.Sscan(strings.Join(fs[6:11], " "), &ls, &ls2, &lmn, &lmx, &skipped)
+			switch {
+			case c.rated == nil && ls+ls2+lmn+lmx+skipped != 0:
+				t.Errorf("real=%v: line %q: lag or skipped columns without -R", real, l)
+			case c.rated != nil && n > 0 && (lmn > lmx || ls < n*lmn || ls > n*lmx || lmx > mx):
+				t.Errorf("real=%v: line %q: the lag's sum is not between n*min and n*max, or its max above the latency's", real, l)
+			}
+			logSkipped += skipped
 			prev = start
 			sum += n
 		}
 		// The last interval, cut short by the end, is not written.
 		if sum > processed || sum < processed/2 || len(lines) < 2 || len(lines) > 4 {
 			t.Errorf("real=%v: %d lines adding up to %d transactions; the report says %d", real, len(lines), sum, processed)
+		}
+		if logSkipped > reportSkipped {
+			t.Errorf("real=%v %v: the log's intervals skipped %d, the report says %d in all", real, c.rated, logSkipped, reportSkipped)
 		}
 	}
 }

@@ -451,8 +451,6 @@ func (o *options) runArgs(conn string) ([]string, []string, error) {
 		args = append(args, "--report-per-command")
 	}
 	switch {
-	case o.log && o.rate > 0:
-		return nil, nil, inputf("-l with -R: stampede's transaction log has no schedule lag column yet; log without -R, or use the run directory's latency from each scheduled start (`stampede report RUN`)")
 	case o.log:
 		prefix := "pgbench_log"
 		if o.logPrefix != "" {

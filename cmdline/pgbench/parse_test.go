@@ -31,6 +31,8 @@ func TestParse(t *testing.T) {
 			"run sql -b simple-update -b select-only@3 --concurrency 1 --conns 1 --protocol simple --pgbench-jobs 1 --max-ops 5 --pgbench-transactions 5 --vacuum-first --max-tries 1 --output-style pgbench postgresql://bench@localhost/db"},
 		{"-c 2 -j 8 -T 5 db", map[string]string{"PGUSER": "x", "PGPASSWORD": "s3cret"},
 			"run sql -b tpcb-like --concurrency 2 --conns 2 --protocol simple --pgbench-jobs 2 --jobs 2 --duration 5s --vacuum-first --max-tries 1 --output-style pgbench postgresql://x:s3cret@localhost/db"},
+		{"-l -R 10 -L 5 -S -T 5 db", base,
+			"run sql -b select-only --concurrency 1 --conns 1 --protocol simple --pgbench-jobs 1 --duration 5s --latency intended --max-rate 10 --arrivals poisson --skip-late 5000us --pgbench-latency-limit 5 --vacuum-first --log-prefix pgbench_log --max-tries 1 --output-style pgbench postgresql://bench@localhost/db"},
 	}
 	for _, c := range cases {
 		l, err := Parse(strings.Fields(c.line), env(c.env))
@@ -48,7 +50,6 @@ func TestParse(t *testing.T) {
 // one line.
 func TestParseRefuses(t *testing.T) {
 	cases := []struct{ line, want string }{
-		{"-l -R 10 -T 5 db", "-l with -R"},
 		{"-d -T 5 db", "pgbench's --debug is not taken by stampede"},
 		{"--log-prefix=x -T 5 db", "allowed only when logging transactions (-l)"},
 		{"-R 100 -L 0 -T 5 db", "invalid latency limit: 0"},

@@ -414,10 +414,38 @@ func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (work
 			return txl.close()
 		}
 	}
+	// Under a rate, each worker's next intended start, and the script
+	// its skipped transactions and the next one run: pgbench chooses a
+	// script, then skips the transactions already too late with it, and
+	// runs the next with it too.
+	sched := make([]struct {
+		intended time.Time
+		script   int
+	}, oc.Concurrency)
+	for i := range sched {
+		sched[i].script = -1
+	}
+	ql.Scheduled = func(w int, intended time.Time, skipped bool) {
+		sc := &sched[w]
+		sc.intended = intended
+		if !skipped {
+			return
+		}
+		if sc.script < 0 {
+			sc.script = clients[w].Choose()
+		}
+		if txl != nil {
+			txl.skipped(w, first+w, sc.script, time.Now())
+		}
+	}
 	for i := range ql.Workers {
 		ql.Workers[i] = func(ctx context.Context) workload.Result {
 			c := clients[i]
-			s := c.Choose()
+			s := sched[i].script
+			if s < 0 {
+				s = c.Choose()
+			}
+			sched[i].script = -1
 			start := time.Now()
 			var res workload.Result
 			tries := 0
@@ -438,7 +466,13 @@ func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (work
 			}
 			if txl != nil && (res.Err == nil || res.Tolerated) {
 				end := time.Now()
-				txl.log(i, first+i, s, end, end.Sub(start), res.Err != nil, sqlx.SQLState(res.Err), max(tries-1, 0))
+				// Under a rate, pgbench's latency counts from the
+				// intended start, and its lag is the wait for the turn.
+				from, lag := start, time.Duration(-1)
+				if in := sched[i].intended; !in.IsZero() {
+					from, lag = in, max(start.Sub(in), 0)
+				}
+				txl.log(i, first+i, s, end, end.Sub(from), lag, res.Err != nil, sqlx.SQLState(res.Err), max(tries-1, 0))
 			}
 			return res
 		}
