@@ -356,9 +356,8 @@ func pgbenchOutput(env Env, rf *RunFlags, gen workload.Generator, fs *pflag.Flag
 		}
 		return ""
 	}
-	return &output.Pgbench{W: env.Stdout, Status: env.Stderr, Version: run.VersionString(), Source: src,
-		Protocol: value("protocol"), Jobs: rf.pgbenchJobs, PerClient: int64(rf.pgbenchPerClient), Duration: int(rf.duration / time.Second),
-		Progress: rf.pgbenchProgress, PerCommand: value("report-per-command") == "true", Vacuum: value("vacuum-first") == "true", VacuumAccounts: value("vacuum-accounts") == "true",
-		Rated: rf.maxRate > 0, LatencyLimit: rf.pgbenchLatencyLimit, Skipping: rf.skipLate > 0,
-		FailuresDetailed: rf.pgbenchFailuresDetailed, Timestamps: rf.pgbenchTimestamp}, nil
+	return &output.Pgbench{W: env.Stdout, Status: env.Stderr, Version: run.VersionString(), Source: src, PgbenchOptions: rf.pgbench,
+		Protocol: value("protocol"), Duration: int(rf.duration / time.Second), PerCommand: value("report-per-command") == "true",
+		Vacuum: value("vacuum-first") == "true", VacuumAccounts: value("vacuum-accounts") == "true",
+		Rated: rf.maxRate > 0, Skipping: rf.skipLate > 0}, nil
 }

@@ -33,6 +33,23 @@ type PgbenchSource interface {
 	Retries(s int) (retried, retries int64)
 }
 
+// PgbenchOptions are pgbench's options that only its report and progress
+// lines show: the pgbench form passes them to `run sql` in hidden flags
+// (--pgbench-jobs...) that fill this struct.
+type PgbenchOptions struct {
+	// Jobs is -j; PerClient -t (0 under -T); Progress -P in seconds (0:
+	// none); LatencyLimit -L in ms (0: none).
+	Jobs         int
+	PerClient    int64
+	Progress     int
+	LatencyLimit float64
+	// FailuresDetailed is --failures-detailed (failures split into
+	// serialization failures and deadlocks); Timestamps is
+	// --progress-timestamp (progress lines at Unix times).
+	FailuresDetailed bool
+	Timestamps       bool
+}
+
 // Pgbench prints a run as pgbench 15 does: its version line, progress
 // lines on Status every Progress seconds, and its report. It is a
 // run.Observer.
@@ -44,28 +61,20 @@ type Pgbench struct {
 	Version string
 	// Source gives the scripts.
 	Source PgbenchSource
-	// Protocol is pgbench's query mode; Jobs its -j; PerClient its -t
-	// (0 under -T); Duration its -T in seconds; Progress its -P (0:
-	// none); PerCommand its -r; Vacuum says it vacuumed first (no -n);
-	// Rated says -R was given; LatencyLimit is -L in ms (0: none), and
-	// Skipping says late transactions are skipped (-L with -R).
+	// PgbenchOptions are the options only the report shows.
+	PgbenchOptions
+	// Protocol is pgbench's query mode; Duration its -T in seconds;
+	// PerCommand its -r; Vacuum says it vacuumed first (no -n); Rated
+	// says -R was given, and Skipping says late transactions are
+	// skipped (-L with -R).
 	Protocol   string
-	Jobs       int
-	PerClient  int64
 	Duration   int
-	Progress   int
 	PerCommand bool
 	Vacuum     bool
 	// VacuumAccounts is -v: pgbench_accounts vacuumed too.
 	VacuumAccounts bool
 	Rated          bool
-	LatencyLimit   float64
 	Skipping       bool
-	// FailuresDetailed is --failures-detailed (failures split into
-	// serialization failures and deadlocks); Timestamps is
-	// --progress-timestamp (progress lines at Unix times).
-	FailuresDetailed bool
-	Timestamps       bool
 
 	info run.Info
 	// lastRetried, lastRetries and lastSkipped are the counts at the last
