@@ -350,6 +350,9 @@ func pgbenchOutput(env Env, rf *RunFlags, gen workload.Generator, fs *pflag.Flag
 	if !ok || !flagser {
 		return nil, usagef("--output-style pgbench prints pgbench's report of the sql workload's scripts: run `stampede run sql` (or `stampede pgbench`)")
 	}
+	if e, ok := gen.(interface{ SetErrorOutput(io.Writer) }); ok {
+		e.SetErrorOutput(env.Stderr) // --verbose-errors' lines
+	}
 	value := func(name string) string {
 		if fl := f.Flags().Lookup(name); fl != nil {
 			return fl.Value.String()

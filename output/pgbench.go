@@ -1,6 +1,7 @@
 package output
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/stampede-bench/stampede/pgscript"
 	"github.com/stampede-bench/stampede/run"
+	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/stats"
 	"github.com/stampede-bench/stampede/workload"
 )
@@ -195,7 +197,17 @@ func (o *Pgbench) Final(res *run.Result) {
 				script = i
 			}
 		}
-		fmt.Fprintf(o.Status, "pgbench: error: client %d script %d aborted: %v\n", a.Worker, script, a.Err)
+		// pgbench's line for a server's error; stampede's words for
+		// another (an expression's, say).
+		if text, ok := sqlx.LibpqText(a.Err); ok {
+			command := 0
+			if se := (*pgscript.ScriptError)(nil); errors.As(a.Err, &se) {
+				command = se.Command
+			}
+			fmt.Fprintf(o.Status, "pgbench: error: client %d script %d aborted in command %d query 0: %s\n", a.Worker, script, command, text)
+		} else {
+			fmt.Fprintf(o.Status, "pgbench: error: client %d script %d aborted: %v\n", a.Worker, script, a.Err)
+		}
 	}
 	o.report(res, aborted)
 	if len(res.Engine.Aborted) > 0 {

@@ -143,8 +143,7 @@ func newOptions() *options {
 // notYet are pgbench's options stampede does not take yet, with what to
 // do instead.
 var notYet = map[string]string{
-	"verbose-errors": "stampede's run directory keeps every error (errors.log)",
-	"debug":          "stampede has no debug output",
+	"debug": "to see each statement sent, have the server log it (PGOPTIONS='-c log_statement=all', as a superuser), and -r reports each statement's latency and failures",
 }
 
 // Parse turns args, a pgbench command line without the program name, into
@@ -443,6 +442,9 @@ func (o *options) runArgs(conn string) ([]string, []string, error) {
 	}
 	if o.failuresDetailed {
 		args = append(args, "--pgbench-failures-detailed")
+	}
+	if o.verbose {
+		args = append(args, "--verbose-errors")
 	}
 	if o.progressTimestamp {
 		args = append(args, "--pgbench-progress-timestamp")

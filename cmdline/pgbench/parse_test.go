@@ -31,6 +31,8 @@ func TestParse(t *testing.T) {
 			"run sql -b simple-update -b select-only@3 --concurrency 1 --conns 1 --protocol simple --pgbench-jobs 1 --max-ops 5 --pgbench-transactions 5 --vacuum-first --max-tries 1 --output-style pgbench postgresql://bench@localhost/db"},
 		{"-c 2 -j 8 -T 5 db", map[string]string{"PGUSER": "x", "PGPASSWORD": "s3cret"},
 			"run sql -b tpcb-like --concurrency 2 --conns 2 --protocol simple --pgbench-jobs 2 --jobs 2 --duration 5s --vacuum-first --max-tries 1 --output-style pgbench postgresql://x:s3cret@localhost/db"},
+		{"-n -t 2 --max-tries=2 --verbose-errors db", base,
+			"run sql -b tpcb-like --concurrency 1 --conns 1 --protocol simple --pgbench-jobs 1 --max-ops 2 --pgbench-transactions 2 --verbose-errors --max-tries 2 --output-style pgbench postgresql://bench@localhost/db"},
 		{"-l -R 10 -L 5 -S -T 5 db", base,
 			"run sql -b select-only --concurrency 1 --conns 1 --protocol simple --pgbench-jobs 1 --duration 5s --latency intended --max-rate 10 --arrivals poisson --skip-late 5000us --pgbench-latency-limit 5 --vacuum-first --log-prefix pgbench_log --max-tries 1 --output-style pgbench postgresql://bench@localhost/db"},
 	}
@@ -50,7 +52,7 @@ func TestParse(t *testing.T) {
 // one line.
 func TestParseRefuses(t *testing.T) {
 	cases := []struct{ line, want string }{
-		{"-d -T 5 db", "pgbench's --debug is not taken by stampede"},
+		{"-d -T 5 db", "pgbench's --debug is not taken by stampede: to see each statement sent, have the server log it"},
 		{"--log-prefix=x -T 5 db", "allowed only when logging transactions (-l)"},
 		{"-R 100 -L 0 -T 5 db", "invalid latency limit: 0"},
 		{"-R 100 -L 5 -f a.sql -f b.sql -T 5 db", "-L with -R and several scripts"},
