@@ -256,6 +256,10 @@ type Hooks struct {
 	// Config.SkipLate, from the worker's goroutine: it must be safe for
 	// concurrent use.
 	Skip func()
+	// Abort, when set, is called under Config.AbortWorker when an error
+	// ends a worker, from its goroutine, right after the failed
+	// operation was counted: it must be safe for concurrent use.
+	Abort func()
 }
 
 // Prefixes of the failure labels of Hooks.Classify: failed operations
@@ -848,6 +852,9 @@ func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Dur
 					r.workersMu.Lock()
 					r.aborted = append(r.aborted, OpError{Worker: w, Op: name, Err: res.Err})
 					r.workersMu.Unlock()
+					if r.hooks.Abort != nil {
+						r.hooks.Abort()
+					}
 				} else {
 					r.halt()
 				}

@@ -79,9 +79,9 @@ type Pgbench struct {
 	Skipping       bool
 
 	info run.Info
-	// lastRetried, lastRetries and lastSkipped are the counts at the last
-	// progress line.
-	lastRetried, lastRetries, lastSkipped int64
+	// lastRetried, lastRetries, lastSkipped and lastAborted are the
+	// counts at the last progress line.
+	lastRetried, lastRetries, lastSkipped, lastAborted int64
 }
 
 var _ run.Observer = (*Pgbench)(nil)
@@ -134,6 +134,9 @@ func (o *Pgbench) Interval(iv run.Interval) {
 		return
 	}
 	h, failed := o.transactions(t, false)
+	// An aborted client's transaction is not a failed one to pgbench.
+	failed = max(0, failed-(iv.Aborted-o.lastAborted))
+	o.lastAborted = iv.Aborted
 	at := fmt.Sprintf("%.1f", t.End.Sub(o.info.Start).Seconds())
 	if o.Timestamps {
 		at = fmt.Sprintf("%d.%03d", t.End.Unix(), t.End.Nanosecond()/1e6)

@@ -115,6 +115,9 @@ type Interval struct {
 	// Skipped is the run's count so far of operations skipped under
 	// Spec.SkipLate.
 	Skipped int64
+	// Aborted is the run's count so far of workers an error ended under
+	// Spec.AbortWorker (their failed operations count in the Tick too).
+	Aborted int64
 	// Telemetry is the interval's sample; nil without telemetry or when
 	// the sample failed.
 	Telemetry *telemetry.Sample
@@ -470,11 +473,12 @@ func (r *Run) engine(ctx context.Context) {
 		}
 	}()
 	var queue engine.QueueState
-	var skipped atomic.Int64
+	var skipped, aborted atomic.Int64
 	rampEnded := false // set and read on the engine's ticking goroutine
 	hooks := engine.Hooks{
 		Queue:    func(q engine.QueueState) { queue = q },
 		Skip:     func() { skipped.Add(1) },
+		Abort:    func() { aborted.Add(1) },
 		Error:    r.errs.record,
 		Handled:  r.errs.retried,
 		Classify: sqlx.ErrorCode,
@@ -502,7 +506,7 @@ func (r *Run) engine(ctx context.Context) {
 			if r.prom != nil {
 				r.prom.Update(promSnapshot(t, r.load.Ops, src.reconnects()))
 			}
-			iv := Interval{Tick: t, Reconnects: src.reconnects(), Queue: queue, Skipped: skipped.Load()}
+			iv := Interval{Tick: t, Reconnects: src.reconnects(), Queue: queue, Skipped: skipped.Load(), Aborted: aborted.Load()}
 			if r.tel != nil {
 				if sample, ok := r.tel.tick(t.Start, t.End, r.rw, r.warnf); ok {
 					iv.Telemetry = &sample

@@ -702,6 +702,13 @@ func TestAbortAsPgbench(t *testing.T) {
 			if want, got := blank(pgOut), blank(stOut); strings.Join(want, "\n") != strings.Join(got, "\n") {
 				t.Errorf("report differs\npgbench:\n%s\nstampede:\n%s", strings.Join(want, "\n"), strings.Join(got, "\n"))
 			}
+			// Progress lines: an aborted client's transaction is not a
+			// failed one, in either tool.
+			for _, l := range strings.Split(pgErr+stErr, "\n") {
+				if strings.HasPrefix(l, "progress: ") && !strings.HasSuffix(l, ", 0 failed") {
+					t.Errorf("progress line %q: want 0 failed", l)
+				}
+			}
 			const abortLine = "pgbench: error: Run was aborted; the above results are incomplete.\n"
 			if pgCode != 2 || !strings.HasSuffix(pgErr, abortLine) || !strings.Contains(pgErr, "pgbench: error: client 1 ") {
 				t.Fatalf("pgbench: exit %d, stderr %q: the case no longer holds", pgCode, pgErr)
