@@ -2,6 +2,8 @@ package sqlx_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -60,6 +62,27 @@ func TestPGEnvWorksAsLibpq(t *testing.T) {
 	}
 	if got := cfgs[0].ConnConfig.RuntimeParams["application_name"]; got != "pgenv-test" {
 		t.Errorf("PGAPPNAME: application_name %q", got)
+	}
+	// A service file's section (PGSERVICEFILE, PGSERVICE) and a password
+	// file (PGPASSFILE), read as libpq reads them.
+	dir := t.TempDir()
+	services := filepath.Join(dir, "pg_service.conf")
+	passfile := filepath.Join(dir, "pgpass")
+	if err := os.WriteFile(services, []byte("[bench]\nhost=10.1.2.3\nport=6543\ndbname=benchdb\nuser=alice\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(passfile, []byte("10.1.2.3:6543:benchdb:alice:s3cret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PGSERVICEFILE", services)
+	t.Setenv("PGSERVICE", "bench")
+	t.Setenv("PGPASSFILE", passfile)
+	cfgs, err = sqlx.ParseConfigs(sqlx.Options{URLs: []string{"postgresql://"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := cfgs[0].ConnConfig; c.Host != "10.1.2.3" || c.Port != 6543 || c.Database != "benchdb" || c.User != "alice" || c.Password != "s3cret" {
+		t.Errorf("PGSERVICE/PGPASSFILE: host %q port %d database %q user %q password set %v", c.Host, c.Port, c.Database, c.User, c.Password != "")
 	}
 }
 

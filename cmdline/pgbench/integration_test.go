@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -822,5 +823,65 @@ func TestVerboseErrorsAsPgbench(t *testing.T) {
 				t.Errorf("pgbench said:\n%s\nstampede said:\n%s", strings.Join(want, "\n"), strings.Join(got, "\n"))
 			}
 		})
+	}
+}
+
+// TestConnectionDefaultsAsPgbench: where the connection's parameters come
+// from when the command line does not give them, as pgbench and libpq
+// take them: a service's section (PGSERVICEFILE, PGSERVICE) for the host,
+// port and user, and for the database pgbench's own default (PGDATABASE,
+// else PGUSER, else the OS user; not -U's user, nor the service's).
+func TestConnectionDefaultsAsPgbench(t *testing.T) {
+	db := freshDB(t)
+	srv := server(t) // -h HOST -p PORT -U USER
+	dir := t.TempDir()
+	services := filepath.Join(dir, "pg_service.conf")
+	if err := os.WriteFile(services, []byte(fmt.Sprintf("[bench]\nhost=%s\nport=%s\nuser=%s\ndbname=nosuch_db\n", srv[1], srv[3], srv[5])), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	me, err := user.Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	runEnv := func(real bool, env []string, args ...string) (string, string) {
+		var cmd *exec.Cmd
+		if real {
+			cmd = exec.Command("pgbench", args...)
+		} else {
+			cmd = exec.Command(bin, append([]string{"pgbench"}, args...)...)
+		}
+		cmd.Dir = dir
+		for _, kv := range os.Environ() {
+			if !strings.HasPrefix(kv, "PG") {
+				cmd.Env = append(cmd.Env, kv)
+			}
+		}
+		cmd.Env = append(append(cmd.Env, "HOME="+dir), env...)
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		_ = cmd.Run()
+		return out.String(), errb.String()
+	}
+	svc := []string{"PGSERVICEFILE=" + services, "PGSERVICE=bench"}
+	for _, c := range []struct {
+		env  []string
+		args []string
+		want string // in both tools' output
+	}{
+		// The service gives the host, port and user; PGDATABASE the
+		// database (the service's dbname never counts: pgbench names one).
+		{append(svc, "PGDATABASE="+db), []string{"-n", "-S", "-t", "2"}, "number of transactions actually processed: 2/2"},
+		{svc, []string{"-n", "-S", "-t", "2", db}, "number of transactions actually processed: 2/2"},
+		{svc, []string{"-n", "-S", "-t", "2"}, fmt.Sprintf(`database "%s" does not exist`, me.Username)},
+		// -U's user is not the database's name: the OS user's is.
+		{nil, append(append([]string{}, srv...), "-n", "-S", "-t", "1"), fmt.Sprintf(`database "%s" does not exist`, me.Username)},
+		{[]string{"PGUSER=" + srv[5]}, append(append([]string{}, srv[:4]...), "-n", "-S", "-t", "1"), fmt.Sprintf(`database "%s"`, srv[5])}, // which has no pgbench tables
+	} {
+		for _, real := range []bool{true, false} {
+			out, errs := runEnv(real, c.env, c.args...)
+			if !strings.Contains(out+errs, c.want) {
+				t.Errorf("real=%v %v %v: want %q in\n%s%s", real, c.env, c.args, c.want, out, errs)
+			}
+		}
 	}
 }

@@ -270,11 +270,19 @@ func connURL(o *options, rest []string, env func(string) string) (string, []stri
 	host := pick(o.host, "PGHOST")
 	port := pick(o.port, "PGPORT")
 	usr := pick(o.username, "PGUSER")
-	if usr == "" {
-		if u, err := user.Current(); err == nil {
-			usr = u.Username
-		}
+	osUser := ""
+	if u, err := user.Current(); err == nil {
+		osUser = u.Username
 	}
+	// With PGSERVICE, the host, port and user not given come from the
+	// service's section (read where the connection is made, as libpq
+	// reads it), not from libpq's defaults.
+	service := env("PGSERVICE") != ""
+	if usr == "" && !service {
+		usr = osUser
+	}
+	// pgbench names the database itself: the argument, else PGDATABASE,
+	// else PGUSER, else the OS user (not -U's user, nor the service's).
 	db := env("PGDATABASE")
 	if len(rest) == 1 {
 		db = rest[0]
@@ -283,7 +291,10 @@ func connURL(o *options, rest []string, env func(string) string) (string, []stri
 		return db, nil, nil // a connection string, as libpq takes for dbname
 	}
 	if db == "" {
-		db = usr
+		db = env("PGUSER")
+	}
+	if db == "" {
+		db = osUser
 	}
 	if port != "" {
 		if p, err := strconv.Atoi(port); err != nil || p < 1 || p > 65535 {
@@ -293,7 +304,7 @@ func connURL(o *options, rest []string, env func(string) string) (string, []stri
 	u := url.URL{Scheme: "postgresql", Path: "/" + db}
 	q := url.Values{}
 	switch {
-	case host == "":
+	case host == "" && !service:
 		host = "localhost"
 	case strings.HasPrefix(host, "/"):
 		q.Set("host", host) // a Unix socket directory
@@ -308,10 +319,11 @@ func connURL(o *options, rest []string, env func(string) string) (string, []stri
 		}
 	}
 	var secrets []string
-	if pw := env("PGPASSWORD"); pw != "" {
+	switch pw := env("PGPASSWORD"); {
+	case pw != "":
 		u.User = url.UserPassword(usr, pw)
 		secrets = append(secrets, pw)
-	} else {
+	case usr != "":
 		u.User = url.User(usr)
 	}
 	// The other PG* variables (PGSSLMODE, PGOPTIONS, PGSERVICE...) are

@@ -1,12 +1,22 @@
 package pgbench
 
 import (
+	"os/user"
 	"strings"
 	"testing"
 )
 
 func env(vars map[string]string) func(string) string {
 	return func(k string) string { return vars[k] }
+}
+
+// osUser is the OS user's name, pgbench's last default database name.
+func osUser(t *testing.T) string {
+	u, err := user.Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.Username
 }
 
 // TestParse turns pasted pgbench command lines into stampede's.
@@ -33,6 +43,11 @@ func TestParse(t *testing.T) {
 			"run sql -b tpcb-like --concurrency 2 --conns 2 --protocol simple --pgbench-jobs 2 --jobs 2 --duration 5s --vacuum-first --max-tries 1 --output-style pgbench postgresql://x:s3cret@localhost/db"},
 		{"-n -t 2 --max-tries=2 --verbose-errors db", base,
 			"run sql -b tpcb-like --concurrency 1 --conns 1 --protocol simple --pgbench-jobs 1 --max-ops 2 --pgbench-transactions 2 --verbose-errors --max-tries 2 --output-style pgbench postgresql://bench@localhost/db"},
+		// PGSERVICE: what is not given comes from the service's section.
+		{"-S -t 1", map[string]string{"PGSERVICE": "bench"},
+			"run sql -b select-only --concurrency 1 --conns 1 --protocol simple --pgbench-jobs 1 --max-ops 1 --pgbench-transactions 1 --vacuum-first --max-tries 1 --output-style pgbench postgresql:///" + osUser(t)},
+		{"-S -t 1 -U bob other", map[string]string{"PGSERVICE": "bench"},
+			"run sql -b select-only --concurrency 1 --conns 1 --protocol simple --pgbench-jobs 1 --max-ops 1 --pgbench-transactions 1 --vacuum-first --max-tries 1 --output-style pgbench postgresql://bob@/other"},
 		{"-l -R 10 -L 5 -S -T 5 db", base,
 			"run sql -b select-only --concurrency 1 --conns 1 --protocol simple --pgbench-jobs 1 --duration 5s --latency intended --max-rate 10 --arrivals poisson --skip-late 5000us --pgbench-latency-limit 5 --vacuum-first --log-prefix pgbench_log --max-tries 1 --output-style pgbench postgresql://bench@localhost/db"},
 	}
