@@ -447,11 +447,14 @@ func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (work
 	for i := range ql.Workers {
 		ql.Workers[i] = func(ctx context.Context) workload.Result {
 			c := clients[i]
+			// Only read, unless a skip left a script: the workers'
+			// entries share cache lines.
 			s := sched[i].script
 			if s < 0 {
 				s = c.Choose()
+			} else {
+				sched[i].script = -1
 			}
-			sched[i].script = -1
 			start := time.Now()
 			var res workload.Result
 			tries := 0
