@@ -168,6 +168,7 @@ func runSpec(spec RunArgs, env Env) (run.Spec, error) {
 		Grace:            rf.grace,
 		DisplayEvery:     rf.displayEvery,
 		TolerateErrors:   rf.tolerateErrors,
+		AbortWorker:      rf.outputStyle == "pgbench", // an error aborts a client, as in pgbench
 		OpTimeout:        rf.opTimeout,
 		Seed:             rf.seed,
 		Latency:          rf.latency,
@@ -349,15 +350,17 @@ func pgbenchOutput(env Env, rf *RunFlags, gen workload.Generator, fs *pflag.Flag
 	if !ok || !flagser {
 		return nil, usagef("--output-style pgbench prints pgbench's report of the sql workload's scripts: run `stampede run sql` (or `stampede pgbench`)")
 	}
+	if e, ok := gen.(interface{ SetErrorOutput(io.Writer) }); ok {
+		e.SetErrorOutput(env.Stderr) // --verbose-errors' lines
+	}
 	value := func(name string) string {
 		if fl := f.Flags().Lookup(name); fl != nil {
 			return fl.Value.String()
 		}
 		return ""
 	}
-	return &output.Pgbench{W: env.Stdout, Status: env.Stderr, Version: run.VersionString(), Source: src,
-		Protocol: value("protocol"), Jobs: rf.pgbenchJobs, PerClient: int64(rf.pgbenchPerClient), Duration: int(rf.duration / time.Second),
-		Progress: rf.pgbenchProgress, PerCommand: value("report-per-command") == "true", Vacuum: value("vacuum-first") == "true", VacuumAccounts: value("vacuum-accounts") == "true",
-		Rated: rf.maxRate > 0, LatencyLimit: rf.pgbenchLatencyLimit, Skipping: rf.skipLate > 0,
-		FailuresDetailed: rf.pgbenchFailuresDetailed, Timestamps: rf.pgbenchTimestamp}, nil
+	return &output.Pgbench{W: env.Stdout, Status: env.Stderr, Version: run.VersionString(), Source: src, PgbenchOptions: rf.pgbench,
+		Protocol: value("protocol"), Duration: int(rf.duration / time.Second), PerCommand: value("report-per-command") == "true",
+		Vacuum: value("vacuum-first") == "true", VacuumAccounts: value("vacuum-accounts") == "true",
+		Rated: rf.maxRate > 0, Skipping: rf.skipLate > 0}, nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/stampede-bench/stampede/internal/clientsched"
 	"github.com/stampede-bench/stampede/internal/gcpace"
 	"github.com/stampede-bench/stampede/limit"
+	"github.com/stampede-bench/stampede/output"
 	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/runlog"
 	"github.com/stampede-bench/stampede/sqlx"
@@ -75,9 +76,7 @@ type RunFlags struct {
 	verbosity      int
 	// pgbench's options that only its report shows (set by the pgbench
 	// form, cmdline/pgbench).
-	pgbenchJobs, pgbenchPerClient, pgbenchProgress int
-	pgbenchLatencyLimit                            float64
-	pgbenchFailuresDetailed, pgbenchTimestamp      bool
+	pgbench output.PgbenchOptions
 	// Resolved: --events as one shared count, --rate as sysbench's queue,
 	// the grace after the run's end (--forced-shutdown) and when sysbench's
 	// header says the shutdown is forced (seconds from the start, 0: off).
@@ -135,12 +134,13 @@ func (r *RunFlags) Register(fs *pflag.FlagSet) {
 	fs.BoolVar(&r.sysbenchSyntax, "sysbench-syntax", false, "the command line is sysbench's: its defaults and meanings apply (set by stampede for `stampede SCRIPT [options] run`)")
 	fs.StringVar(&r.forcedShutdown, "forced-shutdown", "", "sysbench's: how long events in flight at the end of --time may take, in seconds or a percentage of --time (5%), or off (no limit; sysbench's default)")
 	fs.IntVar(&r.verbosity, "verbosity", 3, "sysbench's: 3 prints everything, 2 no report (warnings and errors only), 0-1 errors only")
-	fs.IntVar(&r.pgbenchJobs, "pgbench-jobs", 1, "pgbench's -j, for --output-style pgbench's report")
-	fs.IntVar(&r.pgbenchPerClient, "pgbench-transactions", 0, "pgbench's -t, for --output-style pgbench's report")
-	fs.IntVar(&r.pgbenchProgress, "pgbench-progress", 0, "pgbench's -P, for --output-style pgbench's progress lines")
-	fs.Float64Var(&r.pgbenchLatencyLimit, "pgbench-latency-limit", 0, "pgbench's -L in ms, for --output-style pgbench's report")
-	fs.BoolVar(&r.pgbenchFailuresDetailed, "pgbench-failures-detailed", false, "pgbench's --failures-detailed, for --output-style pgbench's report")
-	fs.BoolVar(&r.pgbenchTimestamp, "pgbench-progress-timestamp", false, "pgbench's --progress-timestamp, for --output-style pgbench's progress lines")
+	p := &r.pgbench
+	fs.IntVar(&p.Jobs, "pgbench-jobs", 1, "pgbench's -j, for --output-style pgbench's report")
+	fs.Int64Var(&p.PerClient, "pgbench-transactions", 0, "pgbench's -t, for --output-style pgbench's report")
+	fs.IntVar(&p.Progress, "pgbench-progress", 0, "pgbench's -P, for --output-style pgbench's progress lines")
+	fs.Float64Var(&p.LatencyLimit, "pgbench-latency-limit", 0, "pgbench's -L in ms, for --output-style pgbench's report")
+	fs.BoolVar(&p.FailuresDetailed, "pgbench-failures-detailed", false, "pgbench's --failures-detailed, for --output-style pgbench's report")
+	fs.BoolVar(&p.Timestamps, "pgbench-progress-timestamp", false, "pgbench's --progress-timestamp, for --output-style pgbench's progress lines")
 	for _, name := range []string{"time", "rate", "report-interval", "rand-seed", "sysbench-syntax", "forced-shutdown", "verbosity",
 		"pgbench-jobs", "pgbench-transactions", "pgbench-progress", "pgbench-latency-limit", "pgbench-failures-detailed", "pgbench-progress-timestamp"} {
 		_ = fs.MarkHidden(name)

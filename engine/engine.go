@@ -75,6 +75,11 @@ type Config struct {
 	// TolerateErrors keeps the run going after an operation fails;
 	// otherwise the first error ends it.
 	TolerateErrors bool
+	// AbortWorker makes an operation's failure (not tolerated) end its
+	// worker only, as an error aborts one of pgbench's clients: the
+	// others run on, and the run ends when they are done, with
+	// Result.Aborted saying which stopped and why.
+	AbortWorker bool
 	// OpTimeout bounds each operation: its context's deadline (0 means
 	// none). A deadline costs every call a timer and the driver a context
 	// watcher, so it is only set when asked for.
@@ -251,6 +256,10 @@ type Hooks struct {
 	// Config.SkipLate, from the worker's goroutine: it must be safe for
 	// concurrent use.
 	Skip func()
+	// Abort, when set, is called under Config.AbortWorker when an error
+	// ends a worker, from its goroutine, right after the failed
+	// operation was counted: it must be safe for concurrent use.
+	Abort func()
 }
 
 // Prefixes of the failure labels of Hooks.Classify: failed operations
@@ -279,8 +288,12 @@ type Result struct {
 	Start, RampEnd, End time.Time
 	// Interrupted is true when the run was stopped by its context (Ctrl-C).
 	Interrupted bool
-	// Err is the error that ended the run, when errors are not tolerated.
+	// Err is the error that ended the run, when errors are not tolerated
+	// (under AbortWorker, the first worker's that aborted).
 	Err *OpError
+	// Aborted are the workers ended by an error under AbortWorker, in
+	// the order they stopped.
+	Aborted []OpError
 	// Workers has each worker's operation count and busy time (the time
 	// spent inside its operations), for fairness figures.
 	Workers []WorkerStats
@@ -551,6 +564,7 @@ loop:
 	}
 	r.workersMu.Lock()
 	r.result.Workers = append([]WorkerStats(nil), r.workers...)
+	r.result.Aborted = append([]OpError(nil), r.aborted...)
 	r.workersMu.Unlock()
 	return r.result
 }
@@ -571,6 +585,7 @@ type runner struct {
 	stop     chan struct{}
 	stopOnce sync.Once
 	fatal    atomic.Pointer[OpError]
+	aborted  []OpError // under Config.AbortWorker; guarded by workersMu
 	result   Result
 	base     time.Time   // the run's start; worker times are offsets from it
 	pacer    Pacer       // the workers' pacer under MaxRate (see Config.RunPacer)
@@ -779,7 +794,11 @@ func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Dur
 			if r.pastDeadline(now) {
 				return
 			}
-			if r.cfg.SkipLate > 0 && now-intended > r.cfg.SkipLate {
+			skip := r.cfg.SkipLate > 0 && now-intended > r.cfg.SkipLate
+			if r.load.Scheduled != nil {
+				r.load.Scheduled(w, r.base.Add(intended), skip)
+			}
+			if skip {
 				// Too late already: skipped, not run (pgbench's
 				// --latency-limit under -R), and it uses its turn of
 				// the budget as pgbench's -t counts it.
@@ -829,7 +848,16 @@ func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Dur
 			}
 			if !r.cfg.TolerateErrors && !res.Tolerated {
 				r.fatal.CompareAndSwap(nil, &OpError{Worker: w, Op: name, Err: res.Err})
-				r.halt()
+				if r.cfg.AbortWorker {
+					r.workersMu.Lock()
+					r.aborted = append(r.aborted, OpError{Worker: w, Op: name, Err: res.Err})
+					r.workersMu.Unlock()
+					if r.hooks.Abort != nil {
+						r.hooks.Abort()
+					}
+				} else {
+					r.halt()
+				}
 				return
 			}
 		case r.rated:

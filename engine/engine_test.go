@@ -126,6 +126,25 @@ func TestErrors(t *testing.T) {
 			t.Error("error hook not called")
 		}
 	})
+	t.Run("abort worker", func(t *testing.T) {
+		// Worker 1 fails on its third operation and stops there; worker
+		// 0 runs its whole share of MaxOps, as pgbench's other clients
+		// run on when one aborts.
+		load := fakeLoad(2, []string{"op"}, func(w int, c int64) workload.Result {
+			if w == 1 && c == 3 {
+				return workload.Result{Err: boom}
+			}
+			return workload.Result{}
+		})
+		res, final := run(t, context.Background(), engine.Config{MaxOps: 100, AbortWorker: true}, load)
+		if res.Err == nil || !errors.Is(res.Err, boom) || len(res.Aborted) != 1 || res.Aborted[0].Worker != 1 || res.Aborted[0].Op != "op" {
+			t.Fatalf("want worker 1 aborted by boom, got %+v, %+v", res.Err, res.Aborted)
+		}
+		s := final.Series[0]
+		if s.CumErrors != 1 || s.Cumulative.TotalCount() != 52 {
+			t.Errorf("errors=%d ok=%d, want 1 and 50+2", s.CumErrors, s.Cumulative.TotalCount())
+		}
+	})
 	t.Run("tolerated", func(t *testing.T) {
 		load := fakeLoad(2, []string{"op"}, failing)
 		res, final := run(t, context.Background(), engine.Config{MaxOps: 1000, TolerateErrors: true}, load)
@@ -685,12 +704,35 @@ func TestMetronomeServesEveryWait(t *testing.T) {
 // they make up the schedule's count (the budget), and none that ran
 // started more than the limit after its intended start (the lag series).
 func TestSkipLate(t *testing.T) {
+	const limit = 5 * time.Millisecond
 	load := fakeLoad(1, []string{"op"}, func(int, int64) workload.Result {
 		time.Sleep(10 * time.Millisecond)
 		return workload.Result{}
 	})
 	var hooked atomic.Int64
-	const limit = 5 * time.Millisecond
+	// The load's Scheduled hook sees every intended start, in order,
+	// those skipped marked so, and the start of each that ran.
+	var scheduled, skippedSeen, lateStarts int64
+	var last, pending time.Time
+	load.Scheduled = func(w int, intended time.Time, skipped bool) {
+		if intended.Before(last) {
+			t.Errorf("intended start %v before the last, %v", intended, last)
+		}
+		last = intended
+		if skipped {
+			skippedSeen++
+			return
+		}
+		scheduled++
+		pending = intended
+	}
+	op := load.Workers[0]
+	load.Workers[0] = func(ctx context.Context) workload.Result {
+		if time.Since(pending) > limit+time.Millisecond {
+			lateStarts++
+		}
+		return op(ctx)
+	}
 	cfg := engine.Config{MaxRate: 500, MaxOps: 300, SkipLate: limit, DisplayEvery: 50 * time.Millisecond}
 	names := engine.Series{Ops: load.Ops, Rated: true}.Names()
 	reg := stats.NewRegistry(names, stats.ShardsFor(1, 2), time.Now())
@@ -702,6 +744,9 @@ func TestSkipLate(t *testing.T) {
 	ran := final.Series[0].Cumulative.TotalCount()
 	if res.Skipped == 0 || ran+res.Skipped != 300 || hooked.Load() != res.Skipped {
 		t.Fatalf("ran %d, skipped %d (hook %d): want some skipped and 300 in all", ran, res.Skipped, hooked.Load())
+	}
+	if scheduled != ran || skippedSeen != res.Skipped || lateStarts != 0 {
+		t.Errorf("the Scheduled hook saw %d run and %d skipped (%d started past the limit), want %d and %d", scheduled, skippedSeen, lateStarts, ran, res.Skipped)
 	}
 	// Series 2 (op.lag) holds each run operation's start - intended.
 	if lag := time.Duration(final.Series[2].Cumulative.Max()); lag > limit+time.Millisecond {

@@ -1,6 +1,7 @@
 package output
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/stampede-bench/stampede/pgscript"
 	"github.com/stampede-bench/stampede/run"
+	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/stats"
 	"github.com/stampede-bench/stampede/workload"
 )
@@ -33,6 +35,23 @@ type PgbenchSource interface {
 	Retries(s int) (retried, retries int64)
 }
 
+// PgbenchOptions are pgbench's options that only its report and progress
+// lines show: the pgbench form passes them to `run sql` in hidden flags
+// (--pgbench-jobs...) that fill this struct.
+type PgbenchOptions struct {
+	// Jobs is -j; PerClient -t (0 under -T); Progress -P in seconds (0:
+	// none); LatencyLimit -L in ms (0: none).
+	Jobs         int
+	PerClient    int64
+	Progress     int
+	LatencyLimit float64
+	// FailuresDetailed is --failures-detailed (failures split into
+	// serialization failures and deadlocks); Timestamps is
+	// --progress-timestamp (progress lines at Unix times).
+	FailuresDetailed bool
+	Timestamps       bool
+}
+
 // Pgbench prints a run as pgbench 15 does: its version line, progress
 // lines on Status every Progress seconds, and its report. It is a
 // run.Observer.
@@ -44,33 +63,25 @@ type Pgbench struct {
 	Version string
 	// Source gives the scripts.
 	Source PgbenchSource
-	// Protocol is pgbench's query mode; Jobs its -j; PerClient its -t
-	// (0 under -T); Duration its -T in seconds; Progress its -P (0:
-	// none); PerCommand its -r; Vacuum says it vacuumed first (no -n);
-	// Rated says -R was given; LatencyLimit is -L in ms (0: none), and
-	// Skipping says late transactions are skipped (-L with -R).
+	// PgbenchOptions are the options only the report shows.
+	PgbenchOptions
+	// Protocol is pgbench's query mode; Duration its -T in seconds;
+	// PerCommand its -r; Vacuum says it vacuumed first (no -n); Rated
+	// says -R was given, and Skipping says late transactions are
+	// skipped (-L with -R).
 	Protocol   string
-	Jobs       int
-	PerClient  int64
 	Duration   int
-	Progress   int
 	PerCommand bool
 	Vacuum     bool
 	// VacuumAccounts is -v: pgbench_accounts vacuumed too.
 	VacuumAccounts bool
 	Rated          bool
-	LatencyLimit   float64
 	Skipping       bool
-	// FailuresDetailed is --failures-detailed (failures split into
-	// serialization failures and deadlocks); Timestamps is
-	// --progress-timestamp (progress lines at Unix times).
-	FailuresDetailed bool
-	Timestamps       bool
 
 	info run.Info
-	// lastRetried, lastRetries and lastSkipped are the counts at the last
-	// progress line.
-	lastRetried, lastRetries, lastSkipped int64
+	// lastRetried, lastRetries, lastSkipped and lastAborted are the
+	// counts at the last progress line.
+	lastRetried, lastRetries, lastSkipped, lastAborted int64
 }
 
 var _ run.Observer = (*Pgbench)(nil)
@@ -123,6 +134,9 @@ func (o *Pgbench) Interval(iv run.Interval) {
 		return
 	}
 	h, failed := o.transactions(t, false)
+	// An aborted client's transaction is not a failed one to pgbench.
+	failed = max(0, failed-(iv.Aborted-o.lastAborted))
+	o.lastAborted = iv.Aborted
 	at := fmt.Sprintf("%.1f", t.End.Sub(o.info.Start).Seconds())
 	if o.Timestamps {
 		at = fmt.Sprintf("%d.%03d", t.End.Unix(), t.End.Nanosecond()/1e6)
@@ -173,13 +187,47 @@ func stddevMs(h *hdrhistogram.Histogram) float64 {
 	return h.StdDev() / 1e6
 }
 
-// Final implements run.Observer: pgbench's report.
+// Final implements run.Observer: pgbench's report, after the lines of
+// the clients that errors aborted (engine.Config.AbortWorker) and before
+// its "Run was aborted" line.
 func (o *Pgbench) Final(res *run.Result) {
+	aborted := map[string]int64{} // by script (its operation's name)
+	for _, a := range res.Engine.Aborted {
+		aborted[a.Op]++
+		script := 0
+		for i, s := range o.scripts() {
+			if s.Op < len(o.info.Ops) && o.info.Ops[s.Op] == a.Op {
+				script = i
+			}
+		}
+		// pgbench's line for a server's error; stampede's words for
+		// another (an expression's, say).
+		if text, ok := sqlx.LibpqText(a.Err); ok {
+			command := 0
+			if se := (*pgscript.ScriptError)(nil); errors.As(a.Err, &se) {
+				command = se.Command
+			}
+			fmt.Fprintf(o.Status, "pgbench: error: client %d script %d aborted in command %d query 0: %s\n", a.Worker, script, command, text)
+		} else {
+			fmt.Fprintf(o.Status, "pgbench: error: client %d script %d aborted: %v\n", a.Worker, script, a.Err)
+		}
+	}
+	o.report(res, aborted)
+	if len(res.Engine.Aborted) > 0 {
+		fmt.Fprintln(o.Status, "pgbench: error: Run was aborted; the above results are incomplete.")
+	}
+}
+
+// report is pgbench's report. The transactions of aborted clients
+// (aborted, by script) are not failed ones in pgbench's counts: it
+// counts only those that ended in a serialization failure or deadlock.
+func (o *Pgbench) report(res *run.Result, aborted map[string]int64) {
 	t := res.Final
 	w := o.W
 	scripts := o.scripts()
 	secs := t.End.Sub(t.CumStart).Seconds()
 	h, failed := o.transactions(t, true)
+	failed -= int64(len(res.Engine.Aborted))
 	done := h.TotalCount()
 	clients := o.info.Workers
 	if len(scripts) == 1 {
@@ -200,7 +248,13 @@ func (o *Pgbench) Final(res *run.Result) {
 		fmt.Fprintf(w, "number of transactions per client: %d\n", o.PerClient)
 		fmt.Fprintf(w, "number of transactions actually processed: %d/%d\n", done, o.PerClient*int64(clients))
 	} else {
-		fmt.Fprintf(w, "duration: %d s\n", o.Duration)
+		duration := o.Duration
+		if res.Engine.Interrupted {
+			// Stopped early (Ctrl-C), where pgbench would die without a
+			// report: the seconds it ran, not those asked for.
+			duration = int(math.Round(secs))
+		}
+		fmt.Fprintf(w, "duration: %d s\n", duration)
 		fmt.Fprintf(w, "number of transactions actually processed: %d\n", done)
 	}
 	skipped := res.Summary.Skipped
@@ -266,6 +320,9 @@ func (o *Pgbench) Final(res *run.Result) {
 	for i, s := range scripts {
 		sh := t.Series[s.Op].Cumulative
 		sf := t.Series[s.Op].CumErrors
+		if s.Op < len(o.info.Ops) {
+			sf -= aborted[o.info.Ops[s.Op]]
+		}
 		fmt.Fprintf(w, "SQL script %d: %s\n", i+1, s.Desc)
 		fmt.Fprintf(w, " - weight: %d (targets %.1f%% of total)\n", s.Weight, 100*float64(s.Weight)/float64(total))
 		fmt.Fprintf(w, " - %d transactions (%.1f%% of total, tps = %f)\n", sh.TotalCount(), pct(sh.TotalCount(), done), float64(sh.TotalCount())/secs)

@@ -54,26 +54,12 @@ func BuiltinNames() []string {
 // Builtin returns pgbench's built-in script called name (or an unambiguous
 // prefix of it, as pgbench takes -b tpcb), parsed, with its weight.
 func Builtin(name string, weight int) (*Script, error) {
-	var found []string
-	for n := range builtins {
-		if n == name {
-			found = []string{n}
-			break
-		}
-		if strings.HasPrefix(n, name) {
-			found = append(found, n)
-		}
+	full, err := resolveBuiltin(name)
+	if err != nil {
+		return nil, err
 	}
-	switch len(found) {
-	case 0:
-		return nil, fmt.Errorf("no built-in script %q: pgbench's are %s", name, strings.Join(BuiltinNames(), ", "))
-	case 1:
-	default:
-		sort.Strings(found)
-		return nil, fmt.Errorf("built-in script %q is ambiguous: it begins %s", name, strings.Join(found, " and "))
-	}
-	b := builtins[found[0]]
-	s, err := Parse(found[0], weight, b.src)
+	b := builtins[full]
+	s, err := Parse(full, weight, b.src)
 	if err != nil {
 		return nil, err // a built-in parses
 	}
@@ -81,9 +67,37 @@ func Builtin(name string, weight int) (*Script, error) {
 	return s, nil
 }
 
-// BuiltinSource returns the text of built-in script name, for
-// --show-script.
-func BuiltinSource(name string) (desc, src string, ok bool) {
-	b, ok := builtins[name]
-	return b.desc, b.src, ok
+// resolveBuiltin returns the built-in script's name that name is, or is
+// the only prefix of, as pgbench's findBuiltin does.
+func resolveBuiltin(name string) (string, error) {
+	var found []string
+	for n := range builtins {
+		if n == name {
+			return n, nil
+		}
+		if strings.HasPrefix(n, name) {
+			found = append(found, n)
+		}
+	}
+	sort.Strings(found)
+	switch len(found) {
+	case 0:
+		return "", fmt.Errorf("no built-in script %q: pgbench's are %s", name, strings.Join(BuiltinNames(), ", "))
+	case 1:
+		return found[0], nil
+	default:
+		return "", fmt.Errorf("built-in script %q is ambiguous: it begins %s; give more of the name", name, strings.Join(found, ", "))
+	}
+}
+
+// BuiltinSource returns the full name, description and text of built-in
+// script name (or an unambiguous prefix of it, as pgbench takes
+// --show-script=sel), for --show-script.
+func BuiltinSource(name string) (full, desc, src string, err error) {
+	full, err = resolveBuiltin(name)
+	if err != nil {
+		return "", "", "", err
+	}
+	b := builtins[full]
+	return full, b.desc, b.src, nil
 }

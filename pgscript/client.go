@@ -156,7 +156,10 @@ type ScriptError struct {
 	Script string
 	Line   int
 	Name   string // the statement's name; "" for a meta-command
-	Err    error
+	// Command is the failed command's index in the script, from 0 (SQL
+	// commands and meta-commands, as pgbench numbers them).
+	Command int
+	Err     error
 }
 
 func (e *ScriptError) Error() string {
@@ -195,18 +198,22 @@ func (c *Client) run(ctx context.Context, si int) error {
 		if st.Kind == SQL {
 			if err := c.query(ctx, st); err != nil {
 				c.prog.failures[st.stmt].Add(1)
-				return &ScriptError{Script: name, Line: st.lineOf(err), Name: st.Name, Err: err}
+				return &ScriptError{Script: name, Line: st.lineOf(err), Name: st.Name, Command: pc, Err: err}
 			}
 			pc++
 			continue
 		}
 		var err error
+		cur := pc
 		if st.stmt >= 0 {
 			pc, err = c.meta(ctx, code, pc, name)
 		} else {
 			pc, err = c.step(ctx, code, pc, name)
 		}
 		if err != nil {
+			if se := (*ScriptError)(nil); errors.As(err, &se) {
+				se.Command = cur
+			}
 			return err
 		}
 	}

@@ -2,6 +2,7 @@ package pgscript
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -117,8 +118,9 @@ func ParseFileArg(arg string) (name string, weight int, err error) {
 	}
 	name, ws := arg[:i], arg[i+1:]
 	w, err := strconv.Atoi(ws)
-	if err != nil || w < 0 {
-		return "", 0, fmt.Errorf("%q: the weight after @ must be a whole number of 0 or more (FILE@10)", arg)
+	if err != nil || w < 0 || w > math.MaxInt32 {
+		// pgbench's weights are ints (its rule: 0 .. 2147483647).
+		return "", 0, fmt.Errorf("%q: the weight after @ must be a whole number from 0 to %d, pgbench's range (FILE@10)", arg, math.MaxInt32)
 	}
 	if name == "" {
 		return "", 0, fmt.Errorf("%q: a file name comes before @WEIGHT", arg)

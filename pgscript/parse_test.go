@@ -161,6 +161,10 @@ func TestParseFileArg(t *testing.T) {
 		{"read.sql@", "", 0, true},
 		{"read.sql@ten", "", 0, true},
 		{"@5", "", 0, true},
+		// pgbench's weights are ints: 0 .. 2147483647.
+		{"read.sql@2147483647", "read.sql", 2147483647, false},
+		{"read.sql@2147483648", "", 0, true},
+		{"read.sql@99999999999999999999", "", 0, true},
 	}
 	for _, c := range cases {
 		name, w, err := ParseFileArg(c.arg)

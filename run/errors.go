@@ -17,6 +17,12 @@ var ErrInput = errors.New("bad input")
 // after its results were saved.
 var ErrInterrupted = errors.New("interrupted")
 
+// ErrAborted is the error of a run under Spec.AbortWorker whose workers
+// errors stopped (pgbench's "Run was aborted"), after its results were
+// saved: its observer said so, and the command line exits with 2 as
+// pgbench does.
+var ErrAborted = errors.New("run aborted")
+
 // inputError is an error that matches ErrInput.
 type inputError struct{ err error }
 

@@ -134,12 +134,19 @@ func Load(ctx context.Context, spec LoadSpec) error {
 				return err
 			}
 		}
-	} else if err := sayDrops(ctx, db, gen, tables, spec.ForceDrop, log); err != nil {
-		return err
-	} else if err := workload.ForgetLoad(ctx, db, gen); err != nil {
-		return err // the record of the data dropped must not outlive it
-	} else if err := dropScripted(ctx, db, gen, log); err != nil {
-		return err
+	} else {
+		if err := sayDrops(ctx, db, gen, tables, spec.ForceDrop, log); err != nil {
+			return err
+		}
+		if spec.Steps != nil && spec.Steps.Step != nil {
+			spec.Steps.Step(workload.LoadStep{Kind: workload.StepDrop}) // refused nothing: the drop begins
+		}
+		if err := workload.ForgetLoad(ctx, db, gen); err != nil {
+			return err // the record of the data dropped must not outlive it
+		}
+		if err := dropScripted(ctx, db, gen, log); err != nil {
+			return err
+		}
 	}
 	script, scripted := gen.(workload.ScriptLoader)
 	if scripted {

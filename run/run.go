@@ -115,6 +115,9 @@ type Interval struct {
 	// Skipped is the run's count so far of operations skipped under
 	// Spec.SkipLate.
 	Skipped int64
+	// Aborted is the run's count so far of workers an error ended under
+	// Spec.AbortWorker (their failed operations count in the Tick too).
+	Aborted int64
 	// Telemetry is the interval's sample; nil without telemetry or when
 	// the sample failed.
 	Telemetry *telemetry.Sample
@@ -257,7 +260,7 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 		pacer, _ = engine.ParsePacer(s.Pacer) // checked by validate
 	}
 	r.cfg = engine.Config{Duration: s.Duration, MaxOps: s.MaxOps, SharedOps: s.SharedOps, Ramp: s.Ramp, MaxRate: s.MaxRate,
-		QueueRate: s.QueueRate, QueueSeed: r.seed, Pacer: pacer, ThreadIO: src.threadIO, DisplayEvery: s.DisplayEvery, TolerateErrors: s.TolerateErrors,
+		QueueRate: s.QueueRate, QueueSeed: r.seed, Pacer: pacer, ThreadIO: src.threadIO, DisplayEvery: s.DisplayEvery, TolerateErrors: s.TolerateErrors, AbortWorker: s.AbortWorker,
 		OpTimeout: s.OpTimeout, Grace: s.Grace, Poisson: s.Poisson, SkipLate: s.SkipLate}
 	if err := r.cfg.Validate(src.workers); err != nil {
 		return nil, asInput(err)
@@ -475,11 +478,12 @@ func (r *Run) engine(ctx context.Context) {
 		}
 	}()
 	var queue engine.QueueState
-	var skipped atomic.Int64
+	var skipped, aborted atomic.Int64
 	rampEnded := false // set and read on the engine's ticking goroutine
 	hooks := engine.Hooks{
 		Queue:    func(q engine.QueueState) { queue = q },
 		Skip:     func() { skipped.Add(1) },
+		Abort:    func() { aborted.Add(1) },
 		Error:    r.errs.record,
 		Handled:  r.errs.retried,
 		Classify: sqlx.ErrorCode,
@@ -507,7 +511,7 @@ func (r *Run) engine(ctx context.Context) {
 			if r.prom != nil {
 				r.prom.Update(promSnapshot(t, r.load.Ops, src.reconnects()))
 			}
-			iv := Interval{Tick: t, Reconnects: src.reconnects(), Queue: queue, Skipped: skipped.Load()}
+			iv := Interval{Tick: t, Reconnects: src.reconnects(), Queue: queue, Skipped: skipped.Load(), Aborted: aborted.Load()}
 			if r.tel != nil {
 				if sample, ok := r.tel.tick(t.Start, t.End, r.rw, r.warnf); ok {
 					iv.Telemetry = &sample
@@ -563,6 +567,12 @@ func (r *Run) finish() (*Result, error) {
 	status := "completed"
 	var runErr error
 	switch {
+	case res.Err != nil && s.AbortWorker:
+		// Its workers' errors were said by the observer (pgbench's
+		// form), each as its client's abort.
+		status = "failed"
+		sum.Error = res.Err.Error()
+		runErr = ErrAborted
 	case res.Err != nil:
 		status = "failed"
 		sum.Error = res.Err.Error()
@@ -674,7 +684,7 @@ func (r *Run) finish() (*Result, error) {
 		}
 		return "results saved in " + r.rw.Dir()
 	}
-	if runErr != nil && status == "failed" {
+	if runErr != nil && status == "failed" && runErr != ErrAborted {
 		runErr = fmt.Errorf("%w; %s", runErr, where())
 	}
 	if res.Interrupted {

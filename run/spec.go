@@ -63,6 +63,10 @@ type Spec struct {
 	DisplayEvery time.Duration
 	// TolerateErrors keeps the run going after an operation fails.
 	TolerateErrors bool
+	// AbortWorker makes an error end its worker only, as it aborts one of
+	// pgbench's clients (engine.Config.AbortWorker): the run goes on
+	// with the others and then returns ErrAborted.
+	AbortWorker bool
 	// OpTimeout bounds each operation: the server's statement_timeout and
 	// a client deadline; 0 means none.
 	OpTimeout time.Duration

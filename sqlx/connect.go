@@ -24,7 +24,9 @@ const ConnectAttempts = 3
 // every live endpoint not marked down, one connection for each worker
 // whose home the endpoint is (Options.Workers; see Conn), or its share
 // of Options.MaxConns when workers share connections, and returns how
-// many it opened.
+// many the workers have open: those it opened, and those the workload
+// had already taken from the pools while it set up (worker 0's, say),
+// as the server counts them.
 //
 // At most parallel connections are opened at once (1,000 at once queue
 // behind a server that starts its backends one after the other, and
@@ -45,15 +47,17 @@ func (db *DB) Connect(ctx context.Context, parallel int) (int, error) {
 		return 0, nil
 	}
 	var jobs []connectJob
+	taken := 0 // the workers' connections taken already
 	for _, need := range db.connectNeeds() {
+		taken += need.taken
 		for range need.n {
 			jobs = append(jobs, connectJob{e: need.e})
 		}
 	}
 	if len(jobs) == 0 {
-		return 0, nil
+		return taken, nil
 	}
-	total := len(jobs)
+	total := len(jobs) + taken
 	o := &openers{queue: jobs, running: min(max(parallel, 1), total)}
 	var wg sync.WaitGroup
 	for range o.running {
@@ -67,7 +71,7 @@ func (db *DB) Connect(ctx context.Context, parallel int) (int, error) {
 	for _, c := range o.held {
 		c.Release() // idle in its pool until a worker takes it
 	}
-	n := len(o.held)
+	n := len(o.held) + taken
 	switch {
 	case o.err != nil:
 		return n, fmt.Errorf("opening the workers' connections (%d of %d open): %w", n, total, o.err)
@@ -80,10 +84,11 @@ func (db *DB) Connect(ctx context.Context, parallel int) (int, error) {
 	return n, nil
 }
 
-// connectNeed is how many connections Connect opens on an endpoint.
+// connectNeed is how many connections Connect opens on an endpoint (n),
+// and how many of its workers' connections are taken already (taken).
 type connectNeed struct {
-	e *endpoint
-	n int
+	e        *endpoint
+	n, taken int
 }
 
 // connectNeeds returns, for every live endpoint not marked down, the
@@ -113,9 +118,10 @@ func (db *DB) connectNeeds() []connectNeed {
 		// already (while the workload set up): acquiring past it would
 		// wait for ever.
 		st := e.pool.Stat()
-		n = min(n, int(st.MaxConns()-st.AcquiredConns()))
-		if n > 0 {
-			out = append(out, connectNeed{e: e, n: n})
+		room := int(st.MaxConns() - st.AcquiredConns())
+		need := connectNeed{e: e, n: min(n, room), taken: min(n, int(st.AcquiredConns()))}
+		if need.n > 0 || need.taken > 0 {
+			out = append(out, need)
 		}
 	}
 	return out

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -147,6 +148,9 @@ func ParseConfigs(opts Options) ([]*pgxpool.Config, error) {
 		}
 		cfg, err := pgxpool.ParseConfig(u)
 		if err != nil {
+			if msg := envDetail(err, u, os.Getenv); msg != "" {
+				return nil, errors.New(msg)
+			}
 			msg := fmt.Sprintf("malformed connection URL %s: %s", oneLine(Redact(u)), oneLine(parseDetail(err, u)))
 			if isURL(u) && strings.Count(u, "@") > 1 {
 				msg += "; if a password or user name holds an '@', write it as %40"
@@ -234,6 +238,11 @@ func connectDetail(err error) string {
 		return "TLS: " + strings.TrimPrefix(badHost.Error(), "x509: ")
 	case errors.As(err, &badCert):
 		return "TLS: " + strings.TrimPrefix(badCert.Error(), "x509: ")
+	}
+	if pe := (*pgconn.PgError)(nil); errors.As(err, &pe) {
+		// The server's own message whole: it may hold ": " itself
+		// (invalid value for parameter "work_mem": "bogus").
+		return oneLine(pe.Message + " (SQLSTATE " + pe.Code + ")")
 	}
 	return oneLine(lastLine(err))
 }
@@ -469,6 +478,8 @@ func connectHint(err error, endpoint string, port int) string {
 		return "run `stampede init` first, or pass --db"
 	case st == "53300":
 		return "the server refuses more connections (its max_connections, or the role's or database's CONNECTION LIMIT): raise the limit, or share fewer connections among the workers with --conns"
+	case (st == "42601" || st == "22023" || st == "42704") && envSettingHint(err.Error()) != "":
+		return envSettingHint(err.Error())
 	case st == "42704" && strings.Contains(err.Error(), "configuration parameter"):
 		// pgx sends a URL's keys that are not libpq's to the server as
 		// settings (as options=-c would).
@@ -485,7 +496,9 @@ func connectHint(err error, endpoint string, port int) string {
 		return fmt.Sprintf("no Unix socket %s: is the server running, with %s? (Debian's servers use /var/run/postgresql)", endpoint, where)
 	case errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "timeout"):
 		return "the server did not answer in time; check host, port and firewall"
-	case strings.Contains(err.Error(), "refused"):
+	case st == "" && strings.Contains(err.Error(), "refused"):
+		// A server error (st) means the server answered: a refused TLS
+		// attempt before it is no sign of a server that is down.
 		return "is the server running and listening there? check host and port"
 	case strings.Contains(err.Error(), "no such host"):
 		return "check the host name"

@@ -81,7 +81,7 @@ type LoadStep struct {
 	// Table is the table's name.
 	Table string
 	// Kind is what Setup is about to do: StepCreate, StepLoad or
-	// StepIndex.
+	// StepIndex (or StepDrop, which the loader reports).
 	Kind StepKind
 	// Rows is the rows the load inserts (StepLoad).
 	Rows int64
@@ -99,6 +99,11 @@ const (
 	StepLoad
 	// StepIndex is one of its index statements, after the load.
 	StepIndex
+	// StepDrop is the drop of the tables that exist (init --drop,
+	// pgbench's step d), reported once, without a Table, when the drop
+	// is allowed and about to begin: after any refusal of tables
+	// stampede did not make.
+	StepDrop
 )
 
 // step calls opts.Step, if set.

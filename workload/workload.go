@@ -190,6 +190,13 @@ type QueryLoad struct {
 	// sends and records the rest there, as sysbench's thread_done does.
 	// A worker abandoned in a call that never returns is not detached.
 	Detach func(worker int)
+	// Scheduled, when set, is called under a rate (the engine's MaxRate
+	// schedule), from the worker's goroutine, before each of its calls
+	// with that call's intended start, and for each operation the engine
+	// skips as too late (its SkipLate) with skipped set and no call:
+	// pgbench's transaction log writes each transaction's schedule lag,
+	// and a line for each skipped one.
+	Scheduled func(worker int, intended time.Time, skipped bool)
 	// Header holds lines that say how the workload runs (its isolation
 	// level, say), printed under the run's first line.
 	Header []string

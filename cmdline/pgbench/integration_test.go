@@ -5,12 +5,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"net/url"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -300,12 +303,15 @@ func TestTransactionLogAsPgbench(t *testing.T) {
 	type txn struct {
 		file             string
 		client, no, sno  int
-		failed           bool
+		failed, skipped  bool
 		retries          int
 		fields           int
 		epoch, us, micro int64
+		lag              int64 // -1: no schedule_lag column
 	}
-	read := func(dir string) []txn {
+	// read reads the logs in dir; rated says they have pgbench's
+	// schedule_lag column (-R).
+	read := func(dir string, rated bool) []txn {
 		files, _ := filepath.Glob(filepath.Join(dir, "pgbench_log.*"))
 		var out []txn
 		for _, f := range files {
@@ -330,17 +336,28 @@ func TestTransactionLogAsPgbench(t *testing.T) {
 				if len(fs) < 6 {
 					t.Fatalf("%s: line %q has %d fields, pgbench's has 6 or more", f, l, len(fs))
 				}
-				x.failed = fs[2] == "failed"
+				x.failed, x.skipped = fs[2] == "failed", fs[2] == "skipped"
 				if _, err := fmt.Sscan(fs[0]+" "+fs[1]+" "+fs[3]+" "+fs[4]+" "+fs[5], &x.client, &x.no, &x.sno, &x.epoch, &x.us); err != nil {
 					t.Fatalf("%s: line %q: %v", f, l, err)
 				}
-				if !x.failed {
+				if !x.failed && !x.skipped {
 					if _, err := fmt.Sscan(fs[2], &x.micro); err != nil || x.micro < 0 {
 						t.Fatalf("%s: line %q: time %q", f, l, fs[2])
 					}
 				}
-				if len(fs) == 7 {
-					fmt.Sscan(fs[6], &x.retries)
+				rest := fs[6:]
+				x.lag = -1
+				if rated {
+					if len(rest) == 0 {
+						t.Fatalf("%s: line %q: no schedule_lag", f, l)
+					}
+					if _, err := fmt.Sscan(rest[0], &x.lag); err != nil || x.lag < 0 || x.lag > x.micro || x.skipped && x.lag != 0 {
+						t.Errorf("%s: line %q: schedule_lag %q is not between 0 and the latency (0 when skipped)", f, l, rest[0])
+					}
+					rest = rest[1:]
+				}
+				if len(rest) == 1 {
+					fmt.Sscan(rest[0], &x.retries)
 				}
 				if x.us < 0 || x.us > 999999 || x.epoch < time.Now().Add(-time.Hour).Unix() || x.epoch > time.Now().Unix()+1 {
 					t.Errorf("%s: line %q: time_epoch %d time_us %d out of range", f, l, x.epoch, x.us)
@@ -362,18 +379,67 @@ func TestTransactionLogAsPgbench(t *testing.T) {
 		{"-n", "-t", "20", "-c", "4", "-j", "2", "-S", "-l"},
 		{"-n", "-t", "20", "-c", "2", "-j", "2", "-S", "-l", "--max-tries=3"},
 		{"-n", "-t", "200", "-c", "2", "-j", "2", "-S", "-l", "--sampling-rate=0.1", "--random-seed=7", "--log-prefix=pgbench_log"},
+		{"-n", "-t", "20", "-c", "4", "-j", "2", "-S", "-l", "-R", "400"},
+		{"-n", "-t", "20", "-c", "2", "-S", "-l", "-R", "400", "--max-tries=2"},
 	} {
 		var got [2][]txn
+		rated := slices.Contains(args, "-R")
 		for k, real := range []bool{true, false} {
 			dir := t.TempDir()
-			tool(t, real, dir, append(append(append([]string{}, srv...), args...), db)...)
-			got[k] = read(dir)
+			out, _ := tool(t, real, dir, append(append(append([]string{}, srv...), args...), db)...)
+			got[k] = read(dir, rated)
+			if rated {
+				// The log's mean latency and lag are the report's
+				// (which stampede computes from its histograms).
+				var lat, lag, maxLag float64
+				for _, l := range strings.Split(out, "\n") {
+					fmt.Sscanf(l, "latency average = %f ms", &lat)
+					fmt.Sscanf(l, "rate limit schedule lag: avg %f (max %f) ms", &lag, &maxLag)
+				}
+				var sumLat, sumLag float64
+				for _, x := range got[k] {
+					sumLat += float64(x.micro) / 1000
+					sumLag += float64(x.lag) / 1000
+				}
+				n := float64(len(got[k]))
+				near := func(a, b float64) bool { return math.Abs(a-b) <= 0.02+0.02*b }
+				if !near(sumLat/n, lat) || !near(sumLag/n, lag) {
+					t.Errorf("real=%v %v: the log's mean latency %.3f ms and lag %.3f ms; the report's %.3f and %.3f", real, args, sumLat/n, sumLag/n, lat, lag)
+				}
+			}
 		}
 		if len(got[0]) == 0 {
 			t.Fatalf("%v: pgbench logged nothing", args)
 		}
 		if a, b := key(got[0]), key(got[1]); a != b {
 			t.Errorf("%v: the logs differ\npgbench:\n%s\nstampede:\n%s", args, a, b)
+		}
+	}
+	// -R the server cannot sustain with -L: both tools skip transactions
+	// and log each as "skipped" with a schedule_lag of 0, numbered in
+	// turn with the transactions run (pgbench counts a skipped one in -t),
+	// and under -t every client's numbers run 1..50.
+	for _, args := range [][]string{
+		{"-n", "-t", "50", "-c", "2", "-S", "-l", "-R", "50000", "-L", "0.05"},
+	} {
+		for _, real := range []bool{true, false} {
+			dir := t.TempDir()
+			tool(t, real, dir, append(append(append([]string{}, srv...), args...), db)...)
+			txns := read(dir, true)
+			skipped := 0
+			next := map[int]int{}
+			for _, x := range txns {
+				if x.skipped {
+					skipped++
+				}
+				if x.no != next[x.client]+1 {
+					t.Errorf("real=%v: client %d's transaction %d follows %d", real, x.client, x.no, next[x.client])
+				}
+				next[x.client] = x.no
+			}
+			if skipped == 0 || len(txns) != 100 || next[0] != 50 || next[1] != 50 {
+				t.Errorf("real=%v %v: %d lines, %d skipped, clients' last %v: want 100 lines, some skipped, 50 each", real, args, len(txns), skipped, next)
+			}
 		}
 	}
 }
@@ -386,13 +452,20 @@ func TestTransactionLogAsPgbench(t *testing.T) {
 func TestAggregateLogAsPgbench(t *testing.T) {
 	srv := server(t)
 	db := freshDB(t)
-	for _, real := range []bool{true, false} {
+	for _, c := range []struct {
+		real  bool
+		rated []string
+	}{{true, nil}, {false, nil}, {true, []string{"-R", "3000", "-L", "1"}}, {false, []string{"-R", "3000", "-L", "1"}}} {
+		real := c.real
 		dir := t.TempDir()
-		out, _ := tool(t, real, dir, append(append([]string{}, srv...), "-n", "-T", "3", "-c", "2", "-S", "-l", "--aggregate-interval", "1", db)...)
-		var processed int64
+		out, _ := tool(t, real, dir, append(append(append([]string{}, srv...), "-n", "-T", "3", "-c", "2", "-S", "-l", "--aggregate-interval", "1", db), c.rated...)...)
+		var processed, reportSkipped, logSkipped int64
 		for _, l := range strings.Split(out, "\n") {
 			if v, ok := strings.CutPrefix(l, "number of transactions actually processed: "); ok {
 				fmt.Sscan(v, &processed)
+			}
+			if v, ok := strings.CutPrefix(l, "number of transactions skipped: "); ok {
+				fmt.Sscan(v, &reportSkipped)
 			}
 		}
 		files, _ := filepath.Glob(filepath.Join(dir, "pgbench_log.*"))
@@ -415,12 +488,26 @@ func TestAggregateLogAsPgbench(t *testing.T) {
 			if n > 0 && (mn > mx || s < n*mn || s > n*mx) {
 				t.Errorf("real=%v: line %q: the sum is not between n*min and n*max", real, l)
 			}
+			// The schedule lag's columns (0 without -R), and the
+			// transactions skipped.
+			var ls, ls2, lmn, lmx, skipped int64
+			fmt.Sscan(strings.Join(fs[6:11], " "), &ls, &ls2, &lmn, &lmx, &skipped)
+			switch {
+			case c.rated == nil && ls+ls2+lmn+lmx+skipped != 0:
+				t.Errorf("real=%v: line %q: lag or skipped columns without -R", real, l)
+			case c.rated != nil && n > 0 && (lmn > lmx || ls < n*lmn || ls > n*lmx || lmx > mx):
+				t.Errorf("real=%v: line %q: the lag's sum is not between n*min and n*max, or its max above the latency's", real, l)
+			}
+			logSkipped += skipped
 			prev = start
 			sum += n
 		}
 		// The last interval, cut short by the end, is not written.
 		if sum > processed || sum < processed/2 || len(lines) < 2 || len(lines) > 4 {
 			t.Errorf("real=%v: %d lines adding up to %d transactions; the report says %d", real, len(lines), sum, processed)
+		}
+		if logSkipped > reportSkipped {
+			t.Errorf("real=%v %v: the log's intervals skipped %d, the report says %d in all", real, c.rated, logSkipped, reportSkipped)
 		}
 	}
 }
@@ -481,6 +568,320 @@ func TestConnectEachAsPgbench(t *testing.T) {
 		}
 		if got < 40 || got > 46 {
 			t.Errorf("real=%v: %d sessions for 40 transactions with -C, want 40 (and a few for the tool's own checks)", real, got)
+		}
+	}
+}
+
+// run runs pgbench (real) or `stampede pgbench` with args in dir and
+// returns stdout, stderr and the exit code.
+func run(t *testing.T, real bool, dir string, args ...string) (string, string, int) {
+	t.Helper()
+	var cmd *exec.Cmd
+	if real {
+		cmd = exec.Command("pgbench", args...)
+	} else {
+		cmd = exec.Command(bin, append([]string{"pgbench"}, args...)...)
+		cmd.Env = append(os.Environ(), "HOME="+dir)
+	}
+	cmd.Dir = dir
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		return out.String(), errb.String(), exit.ExitCode()
+	case err != nil:
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), 0
+}
+
+// TestBadOptionsAsPgbench: what pgbench refuses while it reads its
+// options, stampede refuses too, in one line with pgbench's words, before
+// connecting (pgbench exits 1; stampede's forms exit 2 on bad input).
+func TestBadOptionsAsPgbench(t *testing.T) {
+	db := freshDB(t)
+	srv := server(t)
+	dir := t.TempDir()
+	cases := []struct {
+		args   []string
+		phrase string // in both tools' error
+	}{
+		{[]string{"--show-script="}, "ambiguous"},
+		{[]string{"--show-script=s"}, "ambiguous"},
+		{[]string{"-D", "-t", "2"}, `invalid variable definition: "-t"`},
+		{[]string{"-D", "x=", "-t", "2"}, `invalid variable definition: "x="`},
+		{[]string{"-P", "0", "-t", "2"}, "-P/--progress must be in range 1..2147483647"},
+		{[]string{"-c", "0"}, "-c/--clients must be in range 1..2147483647"},
+		{[]string{"-c", "2147483648"}, "-c/--clients must be in range 1..2147483647"},
+		{[]string{"-j", "0"}, "-j/--jobs must be in range 1..2147483647"},
+		{[]string{"-t", "0"}, "-t/--transactions must be in range 1..2147483647"},
+		{[]string{"-T", "0"}, "-T/--time must be in range 1..2147483647"},
+		{[]string{"--random-seed=", "-t", "2"}, `unrecognized random seed option ""`},
+		{[]string{"-b", "select-only@2147483648", "-t", "2"}, "2147483647"},
+		{[]string{"-b", "select-only@-1", "-t", "2"}, "2147483647"},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			full := append(append(append([]string{}, srv...), c.args...), db)
+			_, pgErr, pgCode := run(t, true, dir, full...)
+			stOut, stErr, stCode := run(t, false, dir, full...)
+			if pgCode != 1 || !strings.Contains(pgErr, c.phrase) {
+				t.Fatalf("pgbench: exit %d, %q: the case no longer holds", pgCode, pgErr)
+			}
+			if stCode != 2 || stOut != "" || strings.Count(stErr, "\n") != 1 || !strings.HasPrefix(stErr, "pgbench: error: ") || !strings.Contains(stErr, c.phrase) {
+				t.Errorf("stampede: exit %d, stdout %q, stderr %q: want exit 2 and one line with %q", stCode, stOut, stErr, c.phrase)
+			}
+		})
+	}
+}
+
+// TestVersionAsPgbench: -V prints one line in pgbench's shape, so that a
+// script taking its first word, or its third for the version, reads the
+// same as from the real pgbench.
+func TestVersionAsPgbench(t *testing.T) {
+	server(t)
+	dir := t.TempDir()
+	pgOut, _, pgCode := run(t, true, dir, "-V")
+	stOut, _, stCode := run(t, false, dir, "-V")
+	pg, st := strings.Fields(pgOut), strings.Fields(stOut)
+	if pgCode != 0 || stCode != 0 || len(pg) < 3 || len(st) < 4 || strings.Count(stOut, "\n") != 1 {
+		t.Fatalf("pgbench -V %q (exit %d), stampede %q (exit %d)", pgOut, pgCode, stOut, stCode)
+	}
+	if strings.Join(st[:3], " ") != strings.Join(pg[:3], " ") || st[3] != "(stampede" {
+		t.Errorf("stampede -V %q, pgbench -V %q: want the same first three words, then stampede's name", stOut, pgOut)
+	}
+}
+
+// TestInitRefusesBeforeAnyStep: -i over tables pgbench made (not
+// stampede) refuses in one line, naming --force-drop, before any of
+// pgbench's step lines ("dropping old tables..." would say it began);
+// with --force-drop it drops them and says so as pgbench does.
+func TestInitRefusesBeforeAnyStep(t *testing.T) {
+	db := freshDB(t) // made by the real pgbench -i
+	srv := server(t)
+	dir := t.TempDir()
+	stOut, stErr, code := run(t, false, dir, append(append([]string{}, srv...), "-i", db)...)
+	if code != 2 || stOut != "" || strings.Count(stErr, "\n") != 1 || !strings.Contains(stErr, "--force-drop") || strings.Contains(stErr, "dropping") {
+		t.Errorf("-i over pgbench's tables: exit %d, stdout %q, stderr %q: want exit 2 and the one line naming --force-drop", code, stOut, stErr)
+	}
+	stOut, stErr, code = run(t, false, dir, append(append([]string{}, srv...), "-i", "--force-drop", db)...)
+	if code != 0 || !strings.HasPrefix(stErr, "dropping old tables...\n") {
+		t.Errorf("-i --force-drop: exit %d, stdout %q, stderr %q: want pgbench's lines from dropping old tables...", code, stOut, stErr)
+	}
+}
+
+// TestAbortAsPgbench: an error that is not a serialization failure or a
+// deadlock aborts its client, as in pgbench: the other clients run on,
+// the report says what ran (the aborted transaction neither processed
+// nor failed), then "Run was aborted", exit 2; the run directory is
+// saved, its run.json saying the run failed and why.
+func TestAbortAsPgbench(t *testing.T) {
+	db := freshDB(t)
+	srv := server(t)
+	dir := t.TempDir()
+	// Client 1 divides by zero in SQL, or in \set; client 0 never does.
+	scripts := map[string]string{
+		"sql.sql": "SELECT 1/(:client_id - 1);\n",
+		"set.sql": "\\set x 1/(:client_id - 1)\nSELECT :x;\n",
+	}
+	for name, src := range scripts {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{
+		{"-n", "-t", "5", "-c", "2", "-f", "sql.sql"},
+		{"-n", "-t", "5", "-c", "2", "-f", "set.sql"},
+		{"-n", "-T", "2", "-c", "3", "-j", "2", "-f", "sql.sql", "-P", "1"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			full := append(append(append([]string{}, srv...), args...), db)
+			pgOut, pgErr, pgCode := run(t, true, dir, full...)
+			stOut, stErr, stCode := run(t, false, dir, full...)
+			if want, got := blank(pgOut), blank(stOut); strings.Join(want, "\n") != strings.Join(got, "\n") {
+				t.Errorf("report differs\npgbench:\n%s\nstampede:\n%s", strings.Join(want, "\n"), strings.Join(got, "\n"))
+			}
+			// Progress lines: an aborted client's transaction is not a
+			// failed one, in either tool.
+			for _, l := range strings.Split(pgErr+stErr, "\n") {
+				if strings.HasPrefix(l, "progress: ") && !strings.HasSuffix(l, ", 0 failed") {
+					t.Errorf("progress line %q: want 0 failed", l)
+				}
+			}
+			const abortLine = "pgbench: error: Run was aborted; the above results are incomplete.\n"
+			if pgCode != 2 || !strings.HasSuffix(pgErr, abortLine) || !strings.Contains(pgErr, "pgbench: error: client 1 ") {
+				t.Fatalf("pgbench: exit %d, stderr %q: the case no longer holds", pgCode, pgErr)
+			}
+			// A server's error: pgbench's own line.
+			if slices.Contains(args, "sql.sql") {
+				want := "pgbench: error: client 1 script 0 aborted in command 0 query 0: ERROR:  division by zero\n"
+				if !strings.Contains(pgErr, want) || !strings.Contains(stErr, want) {
+					t.Errorf("want %q from both: pgbench %q, stampede %q", want, pgErr, stErr)
+				}
+			}
+			if stCode != 2 || !strings.Contains(stErr, "pgbench: error: client 1 script 0 aborted") || !strings.Contains(stErr, abortLine) ||
+				strings.Contains(stErr, "tolerate-errors") || strings.Contains(stErr, "stampede: error") {
+				t.Errorf("stampede: exit %d, stderr %q: want exit 2, client 1's abort and pgbench's abort line", stCode, stErr)
+			}
+			_, saved, ok := strings.Cut(stErr, "results saved in ")
+			if !ok {
+				t.Fatalf("no run directory said in %q", stErr)
+			}
+			raw, err := os.ReadFile(filepath.Join(strings.TrimSpace(saved), "run.json"))
+			if err != nil || !strings.Contains(string(raw), `"status": "failed"`) || !strings.Contains(string(raw), "division by zero") {
+				t.Errorf("run.json: %v %s", err, raw)
+			}
+		})
+	}
+}
+
+// TestInterruptedDuration: a -T 30 run interrupted after 3 s. The real
+// pgbench 15 has no SIGINT handler for it and dies without a report;
+// stampede reports what ran, and its duration line says the seconds it
+// ran (its tps line's transactions over them), not the 30 asked for.
+func TestInterruptedDuration(t *testing.T) {
+	db := freshDB(t)
+	srv := server(t)
+	dir := t.TempDir()
+	args := append(append([]string{}, srv...), "-n", "-T", "30", "-S", "-c", "2", db)
+	interrupt := func(real bool) (string, *os.ProcessState) {
+		cmd := exec.Command(bin, append([]string{"pgbench"}, args...)...)
+		cmd.Env = append(os.Environ(), "HOME="+dir)
+		if real {
+			cmd = exec.Command("pgbench", args...)
+		}
+		cmd.Dir = dir
+		var out bytes.Buffer
+		cmd.Stdout = &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(3 * time.Second)
+		if err := cmd.Process.Signal(os.Interrupt); err != nil {
+			t.Fatal(err)
+		}
+		_ = cmd.Wait()
+		return out.String(), cmd.ProcessState
+	}
+	if out, st := interrupt(true); strings.Contains(out, "duration:") || st.ExitCode() != -1 {
+		t.Fatalf("pgbench interrupted: exit %d, %q: it reported; compare with its report instead", st.ExitCode(), out)
+	}
+	out, st := interrupt(false)
+	var secs, done int
+	var tps float64
+	for _, l := range strings.Split(out, "\n") {
+		fmt.Sscanf(l, "duration: %d s", &secs)
+		fmt.Sscanf(l, "number of transactions actually processed: %d", &done)
+		fmt.Sscanf(l, "tps = %f", &tps)
+	}
+	if st.ExitCode() != 130 || secs < 2 || secs > 5 || done == 0 || tps == 0 {
+		t.Fatalf("stampede interrupted after 3 s: exit %d, duration %d s, %d transactions, tps %f:\n%s", st.ExitCode(), secs, done, tps, out)
+	}
+	if ran := float64(done) / tps; ran < float64(secs)-0.5 || ran > float64(secs)+0.5 {
+		t.Errorf("duration %d s, but the tps line's transactions took %.2f s", secs, ran)
+	}
+}
+
+// TestVerboseErrorsAsPgbench: --verbose-errors says each serialization
+// failure or deadlock, its command, the server's error and whether the
+// transaction is tried again, in pgbench's lines, the same as pgbench's.
+func TestVerboseErrorsAsPgbench(t *testing.T) {
+	db := freshDB(t)
+	srv := server(t)
+	dir := t.TempDir()
+	scripts := map[string]string{
+		"serial.sql": "DO $$BEGIN RAISE EXCEPTION 'conflict' USING ERRCODE = '40001'; END$$;\n",
+		"dead.sql":   "BEGIN;\nSELECT 1;\nDO $$BEGIN RAISE EXCEPTION 'dead' USING ERRCODE = '40P01', DETAIL = 'a detail', HINT = 'a hint'; END$$;\nEND;\n",
+	}
+	for name, src := range scripts {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	said := func(stderr string) []string {
+		var out []string
+		for _, l := range strings.Split(stderr, "\n") {
+			if strings.HasPrefix(l, "pgbench: client ") || strings.HasPrefix(l, "CONTEXT:") || strings.HasPrefix(l, "DETAIL:") || strings.HasPrefix(l, "HINT:") {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	for _, args := range [][]string{
+		{"-n", "-t", "2", "--max-tries=2", "--verbose-errors", "-f", "serial.sql"},
+		{"-n", "-t", "1", "--max-tries=1", "--verbose-errors", "-f", "dead.sql"},
+		{"-n", "-t", "1", "--max-tries=3", "--verbose-errors", "-f", "dead.sql"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			full := append(append(append([]string{}, srv...), args...), db)
+			_, pgErr := tool(t, true, dir, full...)
+			_, stErr := tool(t, false, dir, full...)
+			want, got := said(pgErr), said(stErr)
+			if len(want) == 0 || strings.Join(want, "\n") != strings.Join(got, "\n") {
+				t.Errorf("pgbench said:\n%s\nstampede said:\n%s", strings.Join(want, "\n"), strings.Join(got, "\n"))
+			}
+		})
+	}
+}
+
+// TestConnectionDefaultsAsPgbench: where the connection's parameters come
+// from when the command line does not give them, as pgbench and libpq
+// take them: a service's section (PGSERVICEFILE, PGSERVICE) for the host,
+// port and user, and for the database pgbench's own default (PGDATABASE,
+// else PGUSER, else the OS user; not -U's user, nor the service's).
+func TestConnectionDefaultsAsPgbench(t *testing.T) {
+	db := freshDB(t)
+	srv := server(t) // -h HOST -p PORT -U USER
+	dir := t.TempDir()
+	services := filepath.Join(dir, "pg_service.conf")
+	if err := os.WriteFile(services, []byte(fmt.Sprintf("[bench]\nhost=%s\nport=%s\nuser=%s\ndbname=nosuch_db\n", srv[1], srv[3], srv[5])), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	me, err := user.Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	runEnv := func(real bool, env []string, args ...string) (string, string) {
+		var cmd *exec.Cmd
+		if real {
+			cmd = exec.Command("pgbench", args...)
+		} else {
+			cmd = exec.Command(bin, append([]string{"pgbench"}, args...)...)
+		}
+		cmd.Dir = dir
+		for _, kv := range os.Environ() {
+			if !strings.HasPrefix(kv, "PG") {
+				cmd.Env = append(cmd.Env, kv)
+			}
+		}
+		cmd.Env = append(append(cmd.Env, "HOME="+dir), env...)
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		_ = cmd.Run()
+		return out.String(), errb.String()
+	}
+	svc := []string{"PGSERVICEFILE=" + services, "PGSERVICE=bench"}
+	for _, c := range []struct {
+		env  []string
+		args []string
+		want string // in both tools' output
+	}{
+		// The service gives the host, port and user; PGDATABASE the
+		// database (the service's dbname never counts: pgbench names one).
+		{append(svc, "PGDATABASE="+db), []string{"-n", "-S", "-t", "2"}, "number of transactions actually processed: 2/2"},
+		{svc, []string{"-n", "-S", "-t", "2", db}, "number of transactions actually processed: 2/2"},
+		{svc, []string{"-n", "-S", "-t", "2"}, fmt.Sprintf(`database "%s" does not exist`, me.Username)},
+		// -U's user is not the database's name: the OS user's is.
+		{nil, append(append([]string{}, srv...), "-n", "-S", "-t", "1"), fmt.Sprintf(`database "%s" does not exist`, me.Username)},
+		{[]string{"PGUSER=" + srv[5]}, append(append([]string{}, srv[:4]...), "-n", "-S", "-t", "1"), fmt.Sprintf(`database "%s"`, srv[5])}, // which has no pgbench tables
+	} {
+		for _, real := range []bool{true, false} {
+			out, errs := runEnv(real, c.env, c.args...)
+			if !strings.Contains(out+errs, c.want) {
+				t.Errorf("real=%v %v %v: want %q in\n%s%s", real, c.env, c.args, c.want, out, errs)
+			}
 		}
 	}
 }

@@ -9,6 +9,7 @@ package pgbench
 import (
 	"fmt"
 	"io"
+	"math"
 	"net/url"
 	"os"
 	"os/user"
@@ -142,8 +143,7 @@ func newOptions() *options {
 // notYet are pgbench's options stampede does not take yet, with what to
 // do instead.
 var notYet = map[string]string{
-	"verbose-errors": "stampede's run directory keeps every error (errors.log)",
-	"debug":          "stampede has no debug output",
+	"debug": "to see each statement sent, have the server log it (PGOPTIONS='-c log_statement=all', as a superuser), and -r reports each statement's latency and failures",
 }
 
 // Parse turns args, a pgbench command line without the program name, into
@@ -159,18 +159,24 @@ func Parse(args []string, env func(string) string) (*Line, error) {
 		l.Output = usage
 		return l, nil
 	case o.version:
-		l.Output = fmt.Sprintf("pgbench (stampede %s, pgbench %s's command line)\n", run.VersionString(), Version)
+		// pgbench's shape, "pgbench (PostgreSQL) 15.18 (Debian
+		// 15.18-0+deb12u1)", with stampede where a packager's name goes:
+		// scripts that take the third word for the version read 15.18.
+		l.Output = fmt.Sprintf("pgbench (PostgreSQL) %s (stampede %s)\n", Version, run.VersionString())
 		return l, nil
 	case len(o.builtins) > 0 && o.builtins[0] == "list":
 		l.Output = builtinList
 		return l, nil
-	case o.showScript != "":
-		desc, src, ok := pgscript.BuiltinSource(o.showScript)
-		if !ok {
-			return nil, inputf("no built-in script named %q: pgbench's are %s", o.showScript, strings.Join(pgscript.BuiltinNames(), ", "))
+	case o.fs.Changed("show-script"):
+		name, desc, src, err := pgscript.BuiltinSource(o.showScript)
+		if err != nil {
+			return nil, inputf("--show-script: %v", err)
 		}
-		l.Output = fmt.Sprintf("-- %s: %s\n%s\n", o.showScript, desc, src)
+		l.Output = fmt.Sprintf("-- %s: %s\n%s\n", name, desc, src)
 		return l, nil
+	}
+	if err := o.check(); err != nil {
+		return nil, err
 	}
 	var refused []string
 	o.fs.Visit(func(f *pflag.Flag) {
@@ -197,6 +203,43 @@ func Parse(args []string, env func(string) string) (*Line, error) {
 	}
 	l.Args, l.Warnings, err = o.runArgs(conn)
 	return l, err
+}
+
+// ranged are pgbench's integer options that its option_parse_int
+// checks to lie in 1..2147483647, with its names for them.
+var ranged = []struct{ name, short string }{
+	{"client", "-c/--clients"}, {"jobs", "-j/--jobs"}, {"progress", "-P/--progress"},
+	{"scale", "-s/--scale"}, {"transactions", "-t/--transactions"}, {"time", "-T/--time"},
+}
+
+// check refuses, as pgbench does while it reads its options, integers
+// out of its ranges, -D without NAME=VALUE, an empty --random-seed and
+// weights past pgbench's.
+func (o *options) check() error {
+	for _, r := range ranged {
+		f := o.fs.Lookup(r.name)
+		if !f.Changed {
+			continue
+		}
+		if n, _ := strconv.ParseInt(f.Value.String(), 10, 64); n < 1 || n > math.MaxInt32 {
+			return inputf("%s must be in range 1..%d, not %d", r.short, math.MaxInt32, n)
+		}
+	}
+	for _, d := range o.defines {
+		// pgbench: no '=', nothing before it, or nothing after it.
+		if i := strings.IndexByte(d, '='); i <= 0 || i == len(d)-1 {
+			return inputf("invalid variable definition: %q (give -D NAME=VALUE)", d)
+		}
+	}
+	if o.fs.Changed("random-seed") && o.randomSeed == "" {
+		return inputf("unrecognized random seed option \"\": give \"time\", \"rand\" or an unsigned integer")
+	}
+	for i := 0; i+1 < len(o.scripts); i += 2 {
+		if _, _, err := pgscript.ParseFileArg(o.scripts[i+1]); err != nil {
+			return inputf("%s %v", o.scripts[i], err)
+		}
+	}
+	return nil
 }
 
 // pflagError rewords pflag's errors as pgbench's options.
@@ -227,11 +270,19 @@ func connURL(o *options, rest []string, env func(string) string) (string, []stri
 	host := pick(o.host, "PGHOST")
 	port := pick(o.port, "PGPORT")
 	usr := pick(o.username, "PGUSER")
-	if usr == "" {
-		if u, err := user.Current(); err == nil {
-			usr = u.Username
-		}
+	osUser := ""
+	if u, err := user.Current(); err == nil {
+		osUser = u.Username
 	}
+	// With PGSERVICE, the host, port and user not given come from the
+	// service's section (read where the connection is made, as libpq
+	// reads it), not from libpq's defaults.
+	service := env("PGSERVICE") != ""
+	if usr == "" && !service {
+		usr = osUser
+	}
+	// pgbench names the database itself: the argument, else PGDATABASE,
+	// else PGUSER, else the OS user (not -U's user, nor the service's).
 	db := env("PGDATABASE")
 	if len(rest) == 1 {
 		db = rest[0]
@@ -240,7 +291,10 @@ func connURL(o *options, rest []string, env func(string) string) (string, []stri
 		return db, nil, nil // a connection string, as libpq takes for dbname
 	}
 	if db == "" {
-		db = usr
+		db = env("PGUSER")
+	}
+	if db == "" {
+		db = osUser
 	}
 	if port != "" {
 		if p, err := strconv.Atoi(port); err != nil || p < 1 || p > 65535 {
@@ -250,7 +304,7 @@ func connURL(o *options, rest []string, env func(string) string) (string, []stri
 	u := url.URL{Scheme: "postgresql", Path: "/" + db}
 	q := url.Values{}
 	switch {
-	case host == "":
+	case host == "" && !service:
 		host = "localhost"
 	case strings.HasPrefix(host, "/"):
 		q.Set("host", host) // a Unix socket directory
@@ -265,15 +319,15 @@ func connURL(o *options, rest []string, env func(string) string) (string, []stri
 		}
 	}
 	var secrets []string
-	if pw := env("PGPASSWORD"); pw != "" {
+	switch pw := env("PGPASSWORD"); {
+	case pw != "":
 		u.User = url.UserPassword(usr, pw)
 		secrets = append(secrets, pw)
-	} else {
+	case usr != "":
 		u.User = url.User(usr)
 	}
-	if m := env("PGSSLMODE"); m != "" {
-		q.Set("sslmode", m)
-	}
+	// The other PG* variables (PGSSLMODE, PGOPTIONS, PGSERVICE...) are
+	// read where the connection is made, as libpq reads them.
 	u.RawQuery = q.Encode()
 	return u.String(), secrets, nil
 }
@@ -330,22 +384,10 @@ func (o *options) runArgs(conn string) ([]string, []string, error) {
 		}
 	}
 	switch {
-	case o.clients < 1:
-		return nil, nil, inputf("invalid number of clients: %d (give -c 1 or more)", o.clients)
-	case o.jobs < 1:
-		return nil, nil, inputf("invalid number of threads: %d (give -j 1 or more)", o.jobs)
-	case o.transactions < 0 || o.fs.Changed("transactions") && o.transactions == 0:
-		return nil, nil, inputf("invalid number of transactions: %d (give -t 1 or more)", o.transactions)
-	case o.duration < 0 || o.fs.Changed("time") && o.duration == 0:
-		return nil, nil, inputf("invalid duration: %d (give -T 1 or more seconds)", o.duration)
 	case o.fs.Changed("time") && o.fs.Changed("transactions"):
 		return nil, nil, inputf("specify either a number of transactions (-t) or a duration (-T), not both")
-	case o.progress < 0:
-		return nil, nil, inputf("invalid thread progress delay: %d (give -P 1 or more seconds)", o.progress)
 	case o.rate < 0 || o.fs.Changed("rate") && o.rate == 0:
 		return nil, nil, inputf("invalid rate limit: %g (give -R a rate above 0)", o.rate)
-	case o.scale < 1:
-		return nil, nil, inputf("invalid scaling factor: %d (give -s 1 or more)", o.scale)
 	}
 	switch o.protocol {
 	case "simple", "extended", "prepared":
@@ -413,6 +455,9 @@ func (o *options) runArgs(conn string) ([]string, []string, error) {
 	if o.failuresDetailed {
 		args = append(args, "--pgbench-failures-detailed")
 	}
+	if o.verbose {
+		args = append(args, "--verbose-errors")
+	}
 	if o.progressTimestamp {
 		args = append(args, "--pgbench-progress-timestamp")
 	}
@@ -420,8 +465,6 @@ func (o *options) runArgs(conn string) ([]string, []string, error) {
 		args = append(args, "--report-per-command")
 	}
 	switch {
-	case o.log && o.rate > 0:
-		return nil, nil, inputf("-l with -R: stampede's transaction log has no schedule lag column yet; log without -R, or use the run directory's latency from each scheduled start (`stampede report RUN`)")
 	case o.log:
 		prefix := "pgbench_log"
 		if o.logPrefix != "" {

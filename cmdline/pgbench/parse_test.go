@@ -1,12 +1,22 @@
 package pgbench
 
 import (
+	"os/user"
 	"strings"
 	"testing"
 )
 
 func env(vars map[string]string) func(string) string {
 	return func(k string) string { return vars[k] }
+}
+
+// osUser is the OS user's name, pgbench's last default database name.
+func osUser(t *testing.T) string {
+	u, err := user.Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.Username
 }
 
 // TestParse turns pasted pgbench command lines into stampede's.
@@ -31,6 +41,15 @@ func TestParse(t *testing.T) {
 			"run sql -b simple-update -b select-only@3 --concurrency 1 --conns 1 --protocol simple --pgbench-jobs 1 --max-ops 5 --pgbench-transactions 5 --vacuum-first --max-tries 1 --output-style pgbench postgresql://bench@localhost/db"},
 		{"-c 2 -j 8 -T 5 db", map[string]string{"PGUSER": "x", "PGPASSWORD": "s3cret"},
 			"run sql -b tpcb-like --concurrency 2 --conns 2 --protocol simple --pgbench-jobs 2 --jobs 2 --duration 5s --vacuum-first --max-tries 1 --output-style pgbench postgresql://x:s3cret@localhost/db"},
+		{"-n -t 2 --max-tries=2 --verbose-errors db", base,
+			"run sql -b tpcb-like --concurrency 1 --conns 1 --protocol simple --pgbench-jobs 1 --max-ops 2 --pgbench-transactions 2 --verbose-errors --max-tries 2 --output-style pgbench postgresql://bench@localhost/db"},
+		// PGSERVICE: what is not given comes from the service's section.
+		{"-S -t 1", map[string]string{"PGSERVICE": "bench"},
+			"run sql -b select-only --concurrency 1 --conns 1 --protocol simple --pgbench-jobs 1 --max-ops 1 --pgbench-transactions 1 --vacuum-first --max-tries 1 --output-style pgbench postgresql:///" + osUser(t)},
+		{"-S -t 1 -U bob other", map[string]string{"PGSERVICE": "bench"},
+			"run sql -b select-only --concurrency 1 --conns 1 --protocol simple --pgbench-jobs 1 --max-ops 1 --pgbench-transactions 1 --vacuum-first --max-tries 1 --output-style pgbench postgresql://bob@/other"},
+		{"-l -R 10 -L 5 -S -T 5 db", base,
+			"run sql -b select-only --concurrency 1 --conns 1 --protocol simple --pgbench-jobs 1 --duration 5s --latency intended --max-rate 10 --arrivals poisson --skip-late 5000us --pgbench-latency-limit 5 --vacuum-first --log-prefix pgbench_log --max-tries 1 --output-style pgbench postgresql://bench@localhost/db"},
 	}
 	for _, c := range cases {
 		l, err := Parse(strings.Fields(c.line), env(c.env))
@@ -48,15 +67,28 @@ func TestParse(t *testing.T) {
 // one line.
 func TestParseRefuses(t *testing.T) {
 	cases := []struct{ line, want string }{
-		{"-l -R 10 -T 5 db", "-l with -R"},
-		{"-d -T 5 db", "pgbench's --debug is not taken by stampede"},
+		{"-d -T 5 db", "pgbench's --debug is not taken by stampede: to see each statement sent, have the server log it"},
 		{"--log-prefix=x -T 5 db", "allowed only when logging transactions (-l)"},
 		{"-R 100 -L 0 -T 5 db", "invalid latency limit: 0"},
 		{"-R 100 -L 5 -f a.sql -f b.sql -T 5 db", "-L with -R and several scripts"},
 		{"--max-tries=0 -T 5 db", "pgbench's 0, unlimited, is not taken"},
 		{"-T 5 -t 10 db", "specify either a number of transactions (-t) or a duration (-T), not both"},
-		{"-c 0 db", "invalid number of clients: 0"},
-		{"-j 0 db", "invalid number of threads: 0"},
+		{"-c 0 db", "-c/--clients must be in range 1..2147483647, not 0"},
+		{"-c 99999999999 db", "-c/--clients must be in range 1..2147483647, not 99999999999"},
+		{"-j 0 db", "-j/--jobs must be in range 1..2147483647, not 0"},
+		{"-t 0 db", "-t/--transactions must be in range 1..2147483647, not 0"},
+		{"-T -1 db", "-T/--time must be in range 1..2147483647, not -1"},
+		{"-s 0 db", "-s/--scale must be in range 1..2147483647, not 0"},
+		{"-i -s 0 db", "-s/--scale must be in range 1..2147483647, not 0"},
+		{"-P 0 -t 2 db", "-P/--progress must be in range 1..2147483647, not 0"},
+		{"-D -t 2 db", `invalid variable definition: "-t"`},
+		{"-D x= -t 2 db", `invalid variable definition: "x="`},
+		{"-D =1 -t 2 db", `invalid variable definition: "=1"`},
+		{"--random-seed= -t 2 db", `unrecognized random seed option ""`},
+		{"-b select-only@2147483648 -t 2 db", `-b "select-only@2147483648": the weight after @ must be a whole number from 0 to 2147483647`},
+		{"-f a.sql@99999999999999999999 db", `-f "a.sql@99999999999999999999": the weight after @ must be a whole number from 0 to 2147483647`},
+		{"--show-script=", `--show-script: built-in script "" is ambiguous: it begins select-only, simple-update, tpcb-like`},
+		{"--show-script=s", `--show-script: built-in script "s" is ambiguous: it begins select-only, simple-update`},
 		{"-M fast db", `invalid query mode (-M): "fast"`},
 		{"--random-seed=abc db", `unrecognized random seed option "abc"`},
 		{"-Z db", "pgbench has no option -Z"},
@@ -66,7 +98,7 @@ func TestParseRefuses(t *testing.T) {
 		{"db1 db2", `pgbench takes one database name`},
 		{"-p 99999 db", `port "99999" is not a port number`},
 		{"-c x db", `invalid argument "x"`},
-		{"--show-script=nosuch", `no built-in script named "nosuch"`},
+		{"--show-script=nosuch", `--show-script: no built-in script "nosuch"`},
 	}
 	for _, c := range cases {
 		_, err := Parse(strings.Fields(c.line), env(map[string]string{"PGUSER": "u"}))
@@ -80,6 +112,8 @@ func TestParseOutputs(t *testing.T) {
 	for _, c := range []struct{ line, want string }{
 		{"--show-script=select-only", "-- select-only: <builtin: select only>\n\\set aid random(1, 100000 * :scale)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n\n"},
 		{"-b list", builtinList},
+		// pgbench takes a built-in's unambiguous prefix.
+		{"--show-script=sel", "-- select-only: <builtin: select only>\n\\set aid random(1, 100000 * :scale)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n\n"},
 	} {
 		l, err := Parse(strings.Fields(c.line), env(nil))
 		if err != nil || l.Args != nil || l.Output != c.want {

@@ -17,6 +17,9 @@ const (
 	exitFailure     = 1
 	exitUsage       = 2
 	exitInterrupted = 130
+	// exitAborted is pgbench's exit status when errors aborted clients
+	// ("Run was aborted; the above results are incomplete.").
+	exitAborted = 2
 )
 
 // usageError marks an error caused by the command line: exit code 2.
@@ -57,6 +60,8 @@ func exitCode(err error) int {
 		return exitOK
 	case errors.Is(err, errInterrupted):
 		return exitInterrupted
+	case errors.Is(err, run.ErrAborted):
+		return exitAborted
 	case errors.As(err, &u), errors.Is(err, run.ErrInput), errors.Is(err, store.ErrBadURL):
 		return exitUsage
 	case errors.As(err, &ec) && ec.ExitCode() > 0:

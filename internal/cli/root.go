@@ -100,7 +100,7 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err = root.ExecuteContext(ctx)
-	if err != nil && !errors.Is(err, errInterrupted) {
+	if err != nil && !errors.Is(err, errInterrupted) && !errors.Is(err, run.ErrAborted) { // an abort was said by pgbench's report
 		fmt.Fprintf(stderr, "stampede: error: %s\n", cmdline.ScrubMessage(a.hinter().Hints(oneLine(err.Error())), a.secrets))
 	}
 	return exitCode(err)

@@ -37,9 +37,9 @@ const (
 // client-side ("100000 of 500000 tuples (20%) done (elapsed 0.05 s,
 // remaining 0.20 s)"; with Quiet every 5 s), and "done in 1.23 s (drop
 // tables 0.00 s, ...)." at the end. The init's own steps are timed, as
-// pgbench times its: the drop from Start, which the caller calls just
-// before the init, to the tables' creation (LoadOptions), so that it
-// also counts stampede's check that the tables are its own. A nil
+// pgbench times its: the drop from when the loader begins it (after
+// refusing tables stampede did not make, so that a refused init prints
+// no step) to the tables' creation (LoadOptions). A nil
 // *InitLog writes nothing.
 type InitLog struct {
 	w io.Writer
@@ -58,6 +58,7 @@ type InitLog struct {
 	genStart    time.Time
 	logInterval int
 	created     bool
+	dropFirst   bool
 }
 
 // NewInitLog returns an InitLog writing to w.
@@ -71,20 +72,25 @@ func (l *InitLog) now() time.Time {
 }
 
 // Start starts the log of an init that takes steps (InitLogger.Steps):
-// step d starts now when they begin with it.
+// step d is said when the loader begins the drop, when they begin with
+// it.
 func (l *InitLog) Start(steps string) {
 	if l == nil {
 		return
 	}
-	if strings.HasPrefix(steps, "d") {
-		l.begin('d', 0)
-	}
+	l.dropFirst = strings.HasPrefix(steps, "d")
 }
 
 // LoadOptions returns the load options by which the loader tells l when
 // it creates the tables (step t): give them to run.LoadSpec.Steps.
 func (l *InitLog) LoadOptions() *workload.LoadOptions {
 	return &workload.LoadOptions{Step: func(st workload.LoadStep) {
+		if st.Kind == workload.StepDrop && l.dropFirst {
+			// Said when the drop begins, after the loader's refusal of
+			// tables stampede did not make: a refused -i prints no
+			// step.
+			l.begin('d', 0)
+		}
 		if st.Kind != workload.StepCreate {
 			return
 		}

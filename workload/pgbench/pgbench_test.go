@@ -163,6 +163,7 @@ func TestInitLogLines(t *testing.T) {
 	now := time.Unix(0, 0)
 	l.Now = func() time.Time { now = now.Add(250 * time.Millisecond); return now }
 	l.Start("dtgvp")
+	l.LoadOptions().Step(workload.LoadStep{Kind: workload.StepDrop})
 	l.LoadOptions().Step(workload.LoadStep{Kind: workload.StepCreate})
 	l.LoadOptions().Step(workload.LoadStep{Kind: workload.StepCreate}) // a new LoadOptions: the same log, t started once
 	l.begin('g', 200000)

@@ -367,3 +367,34 @@ func TestInitCheckCleanup(t *testing.T) {
 		t.Error("kv survived cleanup")
 	}
 }
+
+// TestConnectionsOpenedAsServerCounts: the line "N connections opened
+// before the clock started" says how many the workers hold, as the
+// server counts them from inside the run (worker 0's connection, taken
+// while the scripts were checked before the run, was left out: 3 for 4).
+func TestConnectionsOpenedAsServerCounts(t *testing.T) {
+	dir := t.TempDir()
+	_, url, conn := freshDB(t, "sqlconns")
+	exec1(t, conn, "CREATE TABLE seen (n int)")
+	write(t, dir, "count.sql", `SELECT count(*) AS n FROM pg_stat_activity
+  WHERE datname = current_database() AND application_name = current_setting('application_name') \gset
+INSERT INTO seen VALUES (:n);
+`)
+	for _, workers := range []int{1, 4} {
+		exec1(t, conn, "TRUNCATE seen")
+		r := stampede(t, dir, "run", "sql", "-f", "count.sql", "--concurrency", fmt.Sprint(workers), "--max-ops", fmt.Sprint(10*workers), url)
+		if r.code != 0 {
+			t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+		}
+		var said int
+		for _, l := range strings.Split(r.stderr+r.stdout, "\n") {
+			if _, err := fmt.Sscanf(l, "%d connection", &said); err == nil && strings.Contains(l, "opened") {
+				break
+			}
+		}
+		server := count(t, conn, "SELECT max(n) FROM seen")
+		if int64(said) != server || said != workers {
+			t.Errorf("%d workers: said %d connections opened, the server counted %d", workers, said, server)
+		}
+	}
+}

@@ -93,6 +93,10 @@ type gen struct {
 	jobs      int
 	sampling  float64
 	aggregate int
+	// verbose is pgbench's --verbose-errors: each serialization failure
+	// or deadlock, and what followed it, said on errOut (stderr).
+	verbose bool
+	errOut  io.Writer
 	// retried and retries count by script, for pgbench's report, the
 	// transactions retried and their retries (under --max-tries).
 	retried, retries []atomic.Int64
@@ -111,7 +115,7 @@ type gen struct {
 }
 
 func newGen() workload.Generator {
-	g := &gen{}
+	g := &gen{errOut: os.Stderr}
 	fs := pflag.NewFlagSet("sql", pflag.ContinueOnError)
 	fs.VarP(scriptFlag{false, &g.files, &g.order}, "file", "f", "a script to run, FILE or FILE@WEIGHT (repeat for several; pgbench's -f)")
 	fs.VarP(scriptFlag{true, &g.builtins, &g.order}, "builtin", "b", "one of pgbench's built-in scripts, NAME or NAME@WEIGHT: tpcb-like, simple-update, select-only (pgbench's -b; they use pgbench's tables: `stampede init pgbench`)")
@@ -121,6 +125,7 @@ func newGen() workload.Generator {
 	fs.StringVarP(&g.protocol, "protocol", "M", "prepared", "how statements are sent: prepared, extended or simple (pgbench's -M)")
 	fs.Int64Var(&g.scale, "scale", 1, "the value of the :scale variable (pgbench's -s)")
 	fs.IntVar(&g.maxTries, "max-tries", 0, "pgbench's --max-tries: run a script at most this many times when it fails with a serialization failure or deadlock, then count it failed and go on (0: stampede's retries, up to 100, counted as tolerated errors)")
+	fs.BoolVar(&g.verbose, "verbose-errors", false, "with --max-tries, say each serialization failure or deadlock on stderr, and whether the transaction is tried again or failed, as pgbench's --verbose-errors does")
 	fs.BoolVar(&g.reconnect, "connect-each", false, "open a new connection for every script, its time inside the script's latency (pgbench's -C)")
 	fs.StringVar(&g.logPrefix, "log-prefix", "", "write pgbench's per-transaction log (pgbench -l) to PREFIX.PID, and PREFIX.PID.N for --jobs threads after the first")
 	fs.IntVar(&g.jobs, "jobs", 1, "pgbench's -j: the threads the clients are dealt to, which split the transaction log (stampede's workers are goroutines)")
@@ -138,6 +143,7 @@ func newGen() workload.Generator {
 		"scale":              {RuntimeOnly: true},
 		"report-per-command": {RuntimeOnly: true},
 		"max-tries":          {RuntimeOnly: true},
+		"verbose-errors":     {RuntimeOnly: true},
 		"log-prefix":         {RuntimeOnly: true},
 		"connect-each":       {RuntimeOnly: true},
 		"jobs":               {RuntimeOnly: true},
@@ -458,15 +464,46 @@ func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (work
 			return txl.close()
 		}
 	}
+	// Under a rate, each worker's next intended start, and the script
+	// its skipped transactions and the next one run: pgbench chooses a
+	// script, then skips the transactions already too late with it, and
+	// runs the next with it too.
+	sched := make([]struct {
+		intended time.Time
+		script   int
+	}, oc.Concurrency)
+	for i := range sched {
+		sched[i].script = -1
+	}
+	ql.Scheduled = func(w int, intended time.Time, skipped bool) {
+		sc := &sched[w]
+		sc.intended = intended
+		if !skipped {
+			return
+		}
+		if sc.script < 0 {
+			sc.script = clients[w].Choose()
+		}
+		if txl != nil {
+			txl.skipped(w, first+w, sc.script, time.Now())
+		}
+	}
 	for i := range ql.Workers {
 		ql.Workers[i] = func(ctx context.Context) workload.Result {
 			c := clients[i]
-			s := c.Choose()
+			// Only read, unless a skip left a script: the workers'
+			// entries share cache lines.
+			s := sched[i].script
+			if s < 0 {
+				s = c.Choose()
+			} else {
+				sched[i].script = -1
+			}
 			start := time.Now()
 			var res workload.Result
 			tries := 0
 			if g.maxTries > 0 {
-				res, tries = g.tries(ctx, c, s)
+				res, tries = g.tries(ctx, c, first+i, s)
 			} else {
 				err := workload.RetryTx(ctx, recs[i], s, prog.Scripts[s].Name, func() error {
 					if tries > 0 {
@@ -482,7 +519,13 @@ func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (work
 			}
 			if txl != nil && (res.Err == nil || res.Tolerated) {
 				end := time.Now()
-				txl.log(i, first+i, s, end, end.Sub(start), res.Err != nil, sqlx.SQLState(res.Err), max(tries-1, 0))
+				// Under a rate, pgbench's latency counts from the
+				// intended start, and its lag is the wait for the turn.
+				from, lag := start, time.Duration(-1)
+				if in := sched[i].intended; !in.IsZero() {
+					from, lag = in, max(start.Sub(in), 0)
+				}
+				txl.log(i, first+i, s, end, end.Sub(from), lag, res.Err != nil, sqlx.SQLState(res.Err), max(tries-1, 0))
 			}
 			return res
 		}
@@ -494,7 +537,7 @@ func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (work
 // same random values, after a serialization failure or deadlock, up to
 // the limit; a script that still fails so is a failed transaction, and
 // the run goes on; any other error ends it (unless --tolerate-errors).
-func (g *gen) tries(ctx context.Context, c *pgscript.Client, s int) (workload.Result, int) {
+func (g *gen) tries(ctx context.Context, c *pgscript.Client, client, s int) (workload.Result, int) {
 	var err error
 	try := 1
 	for ; try <= g.maxTries; try++ {
@@ -508,9 +551,37 @@ func (g *gen) tries(ctx context.Context, c *pgscript.Client, s int) (workload.Re
 		if err = c.Run(ctx, s); err == nil || !sqlx.IsRetryable(err) || ctx.Err() != nil {
 			break
 		}
+		if g.verbose {
+			g.sayFailure(client, s, try, err)
+		}
 	}
 	return workload.Result{Op: s, Err: err, Tolerated: err != nil && sqlx.IsRetryable(err)}, min(try, g.maxTries)
 }
+
+// sayFailure says, as pgbench's --verbose-errors does, client's
+// serialization failure or deadlock in try of script s, and whether the
+// transaction is tried again: in one write, so that clients' lines do not
+// mix.
+func (g *gen) sayFailure(client, s, try int, err error) {
+	command := 0
+	if se := (*pgscript.ScriptError)(nil); errors.As(err, &se) {
+		command = se.Command
+	}
+	text, ok := sqlx.LibpqText(err)
+	if !ok {
+		text = err.Error()
+	}
+	next := "repeats the transaction after the error"
+	if try >= g.maxTries {
+		next = "ends the failed transaction"
+	}
+	fmt.Fprintf(g.errOut, "pgbench: client %d got an error in command %d (SQL) of script %d; %s\npgbench: client %d %s (try %d/%d)\n",
+		client, command, s, text, client, next, try, g.maxTries)
+}
+
+// SetErrorOutput sets where --verbose-errors says the failures (stderr
+// by default): the pgbench form gives its own.
+func (g *gen) SetErrorOutput(w io.Writer) { g.errOut = w }
 
 // Retries is how many transactions of script s were retried under
 // --max-tries, and how many retries there were.

@@ -17,11 +17,14 @@ import (
 // the clients dealt to the threads in contiguous blocks as pgbench deals
 // them, and for each transaction the line
 //
-//	client_id transaction_no time script_no time_epoch time_us [retries]
+//	client_id transaction_no time script_no time_epoch time_us [schedule_lag] [retries]
 //
-// time being the transaction's latency in µs (or "failed"), script_no
-// its script from 0, time_epoch and time_us when it ended, and retries
-// its retries when --max-tries is not 1. With a sampling rate below 1,
+// time being the transaction's latency in µs (or "failed", or "skipped"
+// for one skipped as too late under -R and -L), script_no its script from
+// 0, time_epoch and time_us when it ended, schedule_lag under a rate (-R)
+// how long after its intended start it began in µs (0 for a skipped one,
+// as pgbench writes; its latency then counts from the intended start),
+// and retries its retries when --max-tries is not 1. With a sampling rate below 1,
 // each thread draws from its Sample stream (pgbench's ts_sample_rs) which
 // transactions it logs.
 //
@@ -31,9 +34,9 @@ import (
 //	interval_start num_transactions sum_latency sum_latency_2 min_latency max_latency
 //	sum_lag sum_lag_2 min_lag max_lag skipped retried retries serialization_failures deadlock_failures
 //
-// (latencies in µs; the lag and skipped columns are 0, as no schedule
-// runs with the log). The last interval, cut short by the end of the run,
-// is not written, as in pgbench.
+// (latencies in µs; the lag and skipped columns are 0 without a rate).
+// The last interval, cut short by the end of the run, is not written, as
+// in pgbench.
 type txLog struct {
 	threads  []*txLogThread
 	thread   []int // by client
@@ -51,18 +54,25 @@ type txLogThread struct {
 	sample prng.State
 	err    error
 	// The aggregate of the interval from start (with txLog.agg).
-	start                             time.Time
-	n, retried, retries, serial, dead int64
-	sum, sum2, minLat, maxLat         float64
+	start                                      time.Time
+	n, retried, retries, serial, dead, skipped int64
+	sum, sum2, minLat, maxLat                  float64
+	lagSum, lagSum2, minLag, maxLag            float64
 }
 
-// aggregate adds a transaction that ended at end after d to the thread's
-// aggregate, writing the intervals that ended before it.
-func (th *txLogThread) aggregate(agg time.Duration, end time.Time, d time.Duration, failed bool, code string, retries int) {
+// advance writes the intervals that ended before end.
+func (th *txLogThread) advance(agg time.Duration, end time.Time) {
 	for !end.Before(th.start.Add(agg)) {
 		th.flushInterval()
 		th.start = th.start.Add(agg)
 	}
+}
+
+// aggregate adds a transaction that ended at end after d (lag after its
+// intended start; negative without a rate) to the thread's aggregate,
+// writing the intervals that ended before it.
+func (th *txLogThread) aggregate(agg time.Duration, end time.Time, d, lag time.Duration, failed bool, code string, retries int) {
+	th.advance(agg, end)
 	if retries > 0 {
 		th.retried++
 		th.retries += int64(retries)
@@ -83,6 +93,15 @@ func (th *txLogThread) aggregate(agg time.Duration, end time.Time, d time.Durati
 	if us > th.maxLat {
 		th.maxLat = us
 	}
+	if lag >= 0 {
+		l := float64(lag.Microseconds())
+		if th.n == 0 || l < th.minLag {
+			th.minLag = l
+		}
+		th.maxLag = max(th.maxLag, l)
+		th.lagSum += l
+		th.lagSum2 += l * l
+	}
 	th.n++
 	th.sum += us
 	th.sum2 += us * us
@@ -90,13 +109,15 @@ func (th *txLogThread) aggregate(agg time.Duration, end time.Time, d time.Durati
 
 // flushInterval writes the interval's line and starts the next.
 func (th *txLogThread) flushInterval() {
-	_, err := fmt.Fprintf(th.w, "%d %d %.0f %.0f %.0f %.0f 0 0 0 0 0 %d %d %d %d\n",
-		th.start.Unix(), th.n, th.sum, th.sum2, th.minLat, th.maxLat, th.retried, th.retries, th.serial, th.dead)
+	_, err := fmt.Fprintf(th.w, "%d %d %.0f %.0f %.0f %.0f %.0f %.0f %.0f %.0f %d %d %d %d %d\n",
+		th.start.Unix(), th.n, th.sum, th.sum2, th.minLat, th.maxLat, th.lagSum, th.lagSum2, th.minLag, th.maxLag, th.skipped,
+		th.retried, th.retries, th.serial, th.dead)
 	if err != nil && th.err == nil {
 		th.err = err
 	}
-	th.n, th.retried, th.retries, th.serial, th.dead = 0, 0, 0, 0, 0
+	th.n, th.retried, th.retries, th.serial, th.dead, th.skipped = 0, 0, 0, 0, 0, 0
 	th.sum, th.sum2, th.minLat, th.maxLat = 0, 0, 0, 0
+	th.lagSum, th.lagSum2, th.minLag, th.maxLag = 0, 0, 0, 0
 }
 
 // newTxLog opens the log files of clients clients (from first) on jobs
@@ -135,17 +156,39 @@ func newTxLog(prefix string, first, clients, jobs int, retries bool, sampling fl
 	return l, nil
 }
 
-// log writes the line of client c's transaction of script s that ended at
-// end after d, failed or not, with its retries.
-func (l *txLog) log(c, id, s int, end time.Time, d time.Duration, failed bool, code string, retries int) {
+// skipped writes the line of client c's transaction of script s skipped
+// at now as too late (pgbench's -L under -R).
+func (l *txLog) skipped(c, id, s int, now time.Time) {
 	l.count[c]++
 	th := l.threads[l.thread[c]]
 	th.mu.Lock()
 	defer th.mu.Unlock()
 	if l.agg > 0 {
-		th.aggregate(l.agg, end, d, failed, code, retries)
+		th.advance(l.agg, now)
+		th.skipped++
 		return
 	}
+	l.line(th, c, id, s, now, -1, 0, false, 0)
+}
+
+// log writes the line of client c's transaction of script s that ended at
+// end after d (lag after its intended start; negative without a rate),
+// failed or not, with its retries.
+func (l *txLog) log(c, id, s int, end time.Time, d, lag time.Duration, failed bool, code string, retries int) {
+	l.count[c]++
+	th := l.threads[l.thread[c]]
+	th.mu.Lock()
+	defer th.mu.Unlock()
+	if l.agg > 0 {
+		th.aggregate(l.agg, end, d, lag, failed, code, retries)
+		return
+	}
+	l.line(th, c, id, s, end, d, lag, failed, retries)
+}
+
+// line writes a transaction's line on th, when sampled: its latency d
+// (negative: skipped) and lag (negative: no rate, no column).
+func (l *txLog) line(th *txLogThread, c, id, s int, end time.Time, d, lag time.Duration, failed bool, retries int) {
 	if l.sampling < 1 && th.sample.Double() > l.sampling {
 		return
 	}
@@ -154,9 +197,12 @@ func (l *txLog) log(c, id, s int, end time.Time, d time.Duration, failed bool, c
 	b = append(b, ' ')
 	b = strconv.AppendInt(b, l.count[c], 10)
 	b = append(b, ' ')
-	if failed {
+	switch {
+	case d < 0:
+		b = append(b, "skipped"...)
+	case failed:
 		b = append(b, "failed"...)
-	} else {
+	default:
 		b = strconv.AppendInt(b, d.Microseconds(), 10)
 	}
 	b = append(b, ' ')
@@ -165,6 +211,10 @@ func (l *txLog) log(c, id, s int, end time.Time, d time.Duration, failed bool, c
 	b = strconv.AppendInt(b, end.Unix(), 10)
 	b = append(b, ' ')
 	b = strconv.AppendInt(b, int64(end.Nanosecond()/1000), 10)
+	if lag >= 0 || d < 0 {
+		b = append(b, ' ')
+		b = strconv.AppendInt(b, max(lag, 0).Microseconds(), 10)
+	}
 	if l.retries {
 		b = append(b, ' ')
 		b = strconv.AppendInt(b, int64(retries), 10)
