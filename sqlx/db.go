@@ -457,6 +457,11 @@ func DescribeConnectFailure(endpoint string, err error) string {
 
 // connectHint says what to check after a failed connection to endpoint
 // (port 0: unknown); "" when it has nothing to add.
+// NoDatabaseHint is what a connection refused for a database that does
+// not exist advises; the pgbench form, which takes no --db, replaces it
+// with its own.
+const NoDatabaseHint = "run `stampede init` first, or pass --db"
+
 func connectHint(err error, endpoint string, port int) string {
 	var unknownCA x509.UnknownAuthorityError
 	var badHost x509.HostnameError
@@ -475,7 +480,7 @@ func connectHint(err error, endpoint string, port int) string {
 	case errors.As(err, &badCert):
 		return "the server's certificate is not valid (expired or not usable for TLS servers)"
 	case st == "3D000":
-		return "run `stampede init` first, or pass --db"
+		return NoDatabaseHint
 	case st == "53300":
 		return "the server refuses more connections (its max_connections, or the role's or database's CONNECTION LIMIT): raise the limit, or share fewer connections among the workers with --conns"
 	case (st == "42601" || st == "22023" || st == "42704") && envSettingHint(err.Error()) != "":

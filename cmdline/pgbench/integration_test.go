@@ -885,3 +885,40 @@ func TestConnectionDefaultsAsPgbench(t *testing.T) {
 		}
 	}
 }
+
+// TestMissingDatabaseAsPgbench: a database that does not exist is one line
+// on stderr, exit 1 as pgbench's, with advice in pgbench's terms (the
+// pgbench form takes no --db, and stampede init is not what its users run).
+func TestMissingDatabaseAsPgbench(t *testing.T) {
+	srv := server(t)
+	dir := t.TempDir()
+	name := fmt.Sprintf("pgbform_missing_%d", rand.Uint32())
+	for _, real := range []bool{true, false} {
+		var cmd *exec.Cmd
+		args := append(append([]string{}, srv...), "-S", "-t", "1", name)
+		if real {
+			cmd = exec.Command("pgbench", args...)
+		} else {
+			cmd = exec.Command(bin, append([]string{"pgbench"}, args...)...)
+			cmd.Env = append(os.Environ(), "HOME="+dir)
+		}
+		var out, errb bytes.Buffer
+		cmd.Dir, cmd.Stdout, cmd.Stderr = dir, &out, &errb
+		err := cmd.Run()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+			t.Fatalf("real=%v: %v, want exit 1\n%s%s", real, err, out.String(), errb.String())
+		}
+		if !strings.Contains(errb.String(), `database "`+name+`" does not exist`) {
+			t.Errorf("real=%v: stderr %q does not name the missing database", real, errb.String())
+		}
+		if real {
+			continue
+		}
+		msg := strings.TrimSpace(errb.String())
+		if strings.Contains(msg, "\n") || strings.Contains(msg, "--db") || strings.Contains(msg, "stampede init") ||
+			!strings.Contains(msg, "stampede pgbench -i") {
+			t.Errorf("stampede's message %q: want one line advising pgbench -i, without --db or stampede init", msg)
+		}
+	}
+}

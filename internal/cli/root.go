@@ -36,6 +36,8 @@ type app struct {
 	root     *cobra.Command
 	argv     []string
 	curFlags *pflag.FlagSet
+	// pgbenchForm says the command line was pgbench's.
+	pgbenchForm bool
 }
 
 // Main runs the command line with args (without the program name) and
@@ -66,6 +68,7 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 			fmt.Fprintf(stderr, "pgbench: %s\n", w)
 		}
 		args, a.secrets = l.Args, append(a.secrets, l.Secrets...)
+		a.pgbenchForm = true
 	} else if sbline.Recognize(args) { // `stampede /usr/share/sysbench/oltp_read_write.lua [options] run`
 		l, done, err := sbline.Command(args, a.sysbenchFlags, stdout, stderr, run.VersionString())
 		if err != nil || done {
@@ -101,10 +104,18 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	root.SetErr(stderr)
 	err = root.ExecuteContext(ctx)
 	if err != nil && !errors.Is(err, errInterrupted) && !errors.Is(err, run.ErrAborted) { // an abort was said by pgbench's report
-		fmt.Fprintf(stderr, "stampede: error: %s\n", cmdline.ScrubMessage(a.hinter().Hints(oneLine(err.Error())), a.secrets))
+		msg := oneLine(err.Error())
+		if a.pgbenchForm { // pgbench's line takes no --db, and stampede's init has no pgbench-form hint
+			msg = strings.Replace(msg, sqlx.NoDatabaseHint, pgbenchNoDatabaseHint, 1)
+		}
+		fmt.Fprintf(stderr, "stampede: error: %s\n", cmdline.ScrubMessage(a.hinter().Hints(msg), a.secrets))
 	}
 	return exitCode(err)
 }
+
+// pgbenchNoDatabaseHint replaces sqlx.NoDatabaseHint in the pgbench
+// form's errors.
+const pgbenchNoDatabaseHint = "create it (createdb), then load pgbench's tables into it with pgbench -i (stampede pgbench -i), or name another database"
 
 // sysbenchFlags returns the flags of `run` and `init` of a workload.
 func (a *app) sysbenchFlags(name string) *pflag.FlagSet {
