@@ -392,3 +392,56 @@ func TestTimeSeriesShortFirstInterval(t *testing.T) {
 		t.Errorf("points %s, want 0-1.1:4 1.1-2.1:2 2.1-2.7:2", got)
 	}
 }
+
+// TestIntervalPoints checks that the live view's points of each interval
+// are the points TimeSeries draws for it, field by field.
+func TestIntervalPoints(t *testing.T) {
+	root := t.TempDir()
+	series := []string{"read", "update", "read.lag"}
+	w, err := runlog.Create(root, runlog.RunInfo{ID: "20261122-103512-ycsb-ip01", Workload: "ycsb", Series: series, Start: t0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ivs := synthetic(3)
+	ivs[1].series["update"] = nil
+	ivs[1].errors["update"] = 4
+	for i, iv := range ivs {
+		var ss []runlog.IntervalSeries
+		for _, name := range series {
+			h := hist(t, iv.series[name])
+			ss = append(ss, runlog.IntervalSeries{Name: name, Hist: h, Count: h.TotalCount(), Errors: iv.errors[name]})
+		}
+		start := t0.Add(time.Duration(2*i) * time.Second)
+		if err := w.WriteInterval(start, start.Add(2*time.Second), ss, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	run, err := runlog.Open(w.Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := results.TimeSeries(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read, err := run.Intervals()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range read {
+		pts := results.IntervalPoints(run, &read[k])
+		var names []string
+		for _, p := range pts {
+			names = append(names, p.Name)
+		}
+		if !slices.Equal(names, []string{"read", "update"}) {
+			t.Fatalf("interval %d: operations %v, want read, update (not read.lag)", k, names)
+		}
+		for i, p := range pts {
+			if want := s.Ops[i].Points[k]; p.OpPoint != want {
+				t.Errorf("interval %d %s: %+v, TimeSeries %+v", k, p.Name, p.OpPoint, want)
+			}
+		}
+	}
+}
