@@ -2,9 +2,12 @@ package runlog_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stampede-bench/stampede/runlog"
 )
@@ -134,4 +137,47 @@ func TestFollowDamaged(t *testing.T) {
 		t.Errorf("Intervals says %v", want)
 	}
 	w.Close()
+}
+
+// TestFinishNeverReadsKilled reads a run over and over while its writer
+// finishes it: the reader must see it running, then completed, never
+// killed (the writer released its lock before it wrote its final
+// run.json, and a reader between the two took the run for killed).
+func TestFinishNeverReadsKilled(t *testing.T) {
+	for i := range 20 {
+		root := t.TempDir()
+		w, err := runlog.Create(root, testInfo(fmt.Sprintf("20261122-103512-ycsb-k%03d", i), t0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeIntervals(t, w, 0, 2)
+		seen := make(chan []string)
+		reading := make(chan struct{})
+		go func() {
+			var statuses []string
+			for {
+				run, err := runlog.Open(w.Dir())
+				if err != nil {
+					continue // run.json being replaced
+				}
+				if n := len(statuses); n == 0 || statuses[n-1] != run.Info.Status {
+					statuses = append(statuses, run.Info.Status)
+					if n == 0 {
+						close(reading)
+					}
+				}
+				if run.Info.Status != runlog.StatusRunning {
+					seen <- statuses
+					return
+				}
+			}
+		}()
+		<-reading
+		if err := w.Finish(t0.Add(2*time.Second), runlog.StatusCompleted, "", map[string]int{"n": 1}); err != nil {
+			t.Fatal(err)
+		}
+		if got := <-seen; strings.Join(got, ",") != "running,completed" {
+			t.Fatalf("a reader saw %v while the run finished", got)
+		}
+	}
 }

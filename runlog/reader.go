@@ -200,7 +200,18 @@ func readInfo(dir string) (RunInfo, error) {
 	}
 	normalize(&info)
 	if info.Status == StatusRunning && writerGone(dir) {
+		// The writer records the run's end before it releases its lock:
+		// a run.json read before the end, with the lock found free
+		// after it, is read again (else a run that just finished reads
+		// as killed).
 		info.Status = StatusKilled
+		if data, err := os.ReadFile(filepath.Join(dir, RunFile)); err == nil {
+			var again RunInfo
+			if json.Unmarshal(data, &again) == nil && again.Status != StatusRunning && again.ID == info.ID {
+				normalize(&again)
+				info = again
+			}
+		}
 	}
 	return info, nil
 }
