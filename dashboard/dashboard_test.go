@@ -2,6 +2,7 @@ package dashboard_test
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 
 	"fmt"
@@ -604,4 +605,34 @@ func SynthRows(n int) []store.RunRow {
 		}
 	}
 	return rows
+}
+
+// TestVendoredUplot checks the vendored uPlot files against the sha256
+// sums assets/README.md records for them (those of uplot@1.6.32's npm
+// tarball), and that the page loads them from the binary, not the network.
+func TestVendoredUplot(t *testing.T) {
+	readme, err := os.ReadFile("assets/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"uPlot.iife.min.js", "uPlot.min.css", "LICENSE"} {
+		data, err := os.ReadFile(filepath.Join("assets/vendor/uplot", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := fmt.Sprintf("%x", sha256.Sum256(data))
+		if !strings.Contains(string(readme), "`"+name+"` sha256 | `"+sum+"`") {
+			t.Errorf("%s: sha256 %s is not the one assets/README.md records", name, sum)
+		}
+	}
+	srv := serve(t, t.TempDir(), "")
+	code, body := get(t, srv.URL+"/")
+	if code != 200 || !strings.Contains(string(body), `src="vendor/uplot/uPlot.iife.min.js"`) || strings.Contains(string(body), "http") {
+		t.Errorf("index: %d %s", code, body)
+	}
+	for _, p := range []string{"/vendor/uplot/uPlot.iife.min.js", "/app.js", "/app.css"} {
+		if code, body := get(t, srv.URL+p); code != 200 || len(body) == 0 {
+			t.Errorf("%s: %d", p, code)
+		}
+	}
 }
