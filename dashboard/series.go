@@ -58,10 +58,10 @@ func columns(ops []results.OpSeries) []OpCols {
 }
 
 // seriesDoc returns run's time series in columns.
-func seriesDoc(run *runlog.Run) (SeriesDoc, *results.Telemetry, error) {
+func seriesDoc(run *runlog.Run) (SeriesDoc, error) {
 	s, err := results.TimeSeries(run)
 	if err != nil {
-		return SeriesDoc{}, nil, err
+		return SeriesDoc{}, err
 	}
 	doc := SeriesDoc{ID: s.ID, Start: s.Start, RampEnd: s.RampEnd, Ops: columns(s.Ops), Endpoints: columns(s.Endpoints), Warnings: s.Warnings}
 	var pts []results.OpPoint
@@ -75,11 +75,11 @@ func seriesDoc(run *runlog.Run) (SeriesDoc, *results.Telemetry, error) {
 	for i, p := range pts {
 		doc.From[i], doc.To[i] = p.From, p.To
 	}
-	return doc, s.Telemetry, nil
+	return doc, nil
 }
 
 func (s *Server) handleSeries(w http.ResponseWriter, r *http.Request, run *runlog.Run) {
-	doc, _, err := seriesDoc(run)
+	doc, err := seriesDoc(run)
 	if err != nil {
 		fail(w, err)
 		return
@@ -159,12 +159,8 @@ func telemetryDoc(t *results.Telemetry, warnings []string) TelemetryDoc {
 }
 
 func (s *Server) handleTelemetry(w http.ResponseWriter, r *http.Request, run *runlog.Run) {
-	doc, tel, err := seriesDoc(run)
-	if err != nil {
-		fail(w, err)
-		return
-	}
-	writeJSON(w, telemetryDoc(tel, doc.Warnings))
+	tel, warnings := results.TelemetrySeries(run)
+	writeJSON(w, telemetryDoc(tel, warnings))
 }
 
 // handleFile serves a run's downloads: its HDR interval log as written,
@@ -198,7 +194,7 @@ func (s *Server) handleFile(w http.ResponseWriter, r *http.Request, run *runlog.
 		attach(name)
 		writeJSON(w, run.Summary)
 	case "series.csv":
-		doc, _, err := seriesDoc(run)
+		doc, err := seriesDoc(run)
 		if err != nil {
 			fail(w, err)
 			return

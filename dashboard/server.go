@@ -53,6 +53,9 @@ type Server struct {
 	storeRead  time.Time
 	// storeRefreshing is set while a new read is under way.
 	storeRefreshing bool
+
+	memoMu sync.Mutex
+	memo   map[string]*memoEntry // finished runs, by directory
 }
 
 // cachedRow is a run's row loaded from its directory, with what it was
@@ -74,7 +77,7 @@ func New(cfg Config) *Server {
 	if abs, err := filepath.Abs(root); err == nil {
 		root = abs
 	}
-	s := &Server{cfg: cfg, mux: http.NewServeMux(), root: root, rows: map[string]cachedRow{}}
+	s := &Server{cfg: cfg, mux: http.NewServeMux(), root: root, rows: map[string]cachedRow{}, memo: map[string]*memoEntry{}}
 	s.mux.HandleFunc("GET /api/runs", s.handleRuns)
 	s.mux.HandleFunc("GET /api/runs/{id}", s.withRun(s.handleRun))
 	s.mux.HandleFunc("GET /api/runs/{id}/series", s.withRun(s.handleSeries))
@@ -213,7 +216,7 @@ func (s *Server) openRun(ctx context.Context, id string) (*runlog.Run, error) {
 	run, err := runlog.Open(dir)
 	switch {
 	case err == nil:
-		return run, nil
+		return s.memoized(run), nil
 	case errors.Is(err, fs.ErrNotExist) && dir != filepath.Join(s.root, id):
 		return nil, notFound("run %s is in the results store, but its directory %s is gone (deleted or moved): its figures can no longer be read", id, dir)
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, runlog.ErrNotRunDir):
@@ -223,6 +226,55 @@ func (s *Server) openRun(ctx context.Context, id string) (*runlog.Run, error) {
 		return nil, notFound("no run %s in %s (see /api/runs)", id, s.root)
 	}
 	return nil, err
+}
+
+// memoCap is how many finished runs keep their intervals decoded in
+// memory, the latest used.
+const memoCap = 4
+
+// memoEntry is a finished run whose intervals are kept decoded.
+type memoEntry struct {
+	stamp string
+	run   *runlog.Run
+	used  time.Time
+}
+
+// memoized returns run memoized (runlog.Run.Memoize) when it has ended: a
+// page's requests (its figures, its series, a window) decode its
+// histograms once, not once each, and a page seen again is served from
+// memory. A live run is read afresh every time; a run whose files changed
+// since is memoized again.
+func (s *Server) memoized(run *runlog.Run) *runlog.Run {
+	if !finalStatus(run.Info.Status) {
+		return run
+	}
+	stamp := ""
+	for _, f := range []string{runlog.RunFile, runlog.IntervalsFile, runlog.HlogFile} {
+		fi, err := os.Stat(filepath.Join(run.Dir, f))
+		if err != nil {
+			return run
+		}
+		stamp += fmt.Sprintf("%d/%d;", fi.ModTime().UnixNano(), fi.Size())
+	}
+	key := run.Dir
+	s.memoMu.Lock()
+	defer s.memoMu.Unlock()
+	if e, ok := s.memo[key]; ok && e.stamp == stamp {
+		e.used = time.Now()
+		return e.run
+	}
+	if len(s.memo) >= memoCap {
+		oldest := ""
+		for k, e := range s.memo {
+			if oldest == "" || e.used.Before(s.memo[oldest].used) {
+				oldest = k
+			}
+		}
+		delete(s.memo, oldest)
+	}
+	m := run.Memoize()
+	s.memo[key] = &memoEntry{stamp: stamp, run: m, used: time.Now()}
+	return m
 }
 
 // seen reports whether the server has listed the run id before.

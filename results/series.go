@@ -166,6 +166,19 @@ func TimeSeries(run *runlog.Run) (Series, error) {
 	return timeSeries(run, nil)
 }
 
+// TelemetrySeries reads run's telemetry samples as TimeSeries does
+// (Series.Telemetry), without its intervals: nil when the run has none. A
+// truncated telemetry log is not an error: the samples before the damage
+// are returned with a warning saying where it stopped, as are other
+// failures to read it.
+func TelemetrySeries(run *runlog.Run) (*Telemetry, []string) {
+	tel, err := readTelemetry(run, run.Info.Start)
+	if err != nil {
+		return tel, []string{fmt.Sprintf("run %s: %v", run.Info.ID, err)}
+	}
+	return tel, nil
+}
+
 // TimeSeriesBy is TimeSeries with the part series of the operations
 // (Series.Endpoints) by endpoint (by "endpoint") or merged exactly by the
 // endpoints' localities (by "locality": OP@LOCALITY, from the run's

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -200,6 +201,12 @@ func TestTimeSeries(t *testing.T) {
 	}
 	if s.Telemetry == nil || len(s.Telemetry.CPU) != 4 || len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "telemetry.ndjson") {
 		t.Errorf("torn telemetry: %d warnings %v", len(s.Warnings), s.Warnings)
+	}
+	// TelemetrySeries reads the same samples, and says the same, without
+	// the intervals.
+	tel, warnings := results.TelemetrySeries(run)
+	if !reflect.DeepEqual(tel, s.Telemetry) || !slices.Equal(warnings, s.Warnings) {
+		t.Errorf("TelemetrySeries: %+v %v, TimeSeries %+v %v", tel, warnings, s.Telemetry, s.Warnings)
 	}
 }
 

@@ -181,3 +181,40 @@ func TestFinishNeverReadsKilled(t *testing.T) {
 		}
 	}
 }
+
+// TestMemoize checks that a memoized run reads its intervals once: the
+// same intervals as Intervals, and the same again after the files are
+// gone; the run it was made from still reads the files.
+func TestMemoize(t *testing.T) {
+	root := t.TempDir()
+	w, err := runlog.Create(root, testInfo("20261122-103512-ycsb-memo", t0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeIntervals(t, w, 0, 4)
+	w.Close()
+	run, err := runlog.Open(w.Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := run.Intervals()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := run.Memoize()
+	first, err := m.Intervals()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameIntervals(t, first, want)
+	if err := os.Remove(filepath.Join(w.Dir(), runlog.HlogFile)); err != nil {
+		t.Fatal(err)
+	}
+	again, err := m.Intervals()
+	if err != nil || len(again) != len(first) || &again[0] != &first[0] {
+		t.Errorf("second call: %d intervals, %v; want the same %d", len(again), err, len(first))
+	}
+	if _, err := run.Intervals(); err == nil {
+		t.Errorf("the run it was made from did not read the files again")
+	}
+}

@@ -28,6 +28,22 @@ function el(tag, attrs, ...children) {
   return e;
 }
 
+// chartsLib loads uPlot (vendored, served by stampede) the first time a
+// page draws charts: the runs page does without it.
+let uplotLoading = null;
+function chartsLib() {
+  if (window.uPlot) return Promise.resolve();
+  if (!uplotLoading) {
+    uplotLoading = new Promise((resolve, reject) => {
+      const s = el('script', { src: 'vendor/uplot/uPlot.iife.min.js' });
+      s.onload = resolve;
+      s.onerror = () => reject(new Error('cannot load vendor/uplot/uPlot.iife.min.js'));
+      document.head.append(s);
+    });
+  }
+  return uplotLoading;
+}
+
 // api fetches a JSON endpoint; its error, if any, is the server's one line.
 async function api(path) {
   const r = await fetch(path);
@@ -290,7 +306,11 @@ function drawTelemetry(box, t) {
 
 async function showRun(id) {
   const enc = encodeURIComponent(id);
-  const [doc, tel] = await Promise.all([api(`/api/runs/${enc}`), api(`/api/runs/${enc}/telemetry`)]);
+  // The series are asked for at once, with the rest (a live run's come
+  // from its stream instead).
+  const seriesReq = api(`/api/runs/${enc}/series`);
+  seriesReq.catch(() => {});
+  const [doc, tel] = await Promise.all([api(`/api/runs/${enc}`), api(`/api/runs/${enc}/telemetry`), chartsLib()]);
   const run = doc.run;
   main.append(el('h1', {}, `${run.id} `, el('span', { class: 'badge ' + run.status, id: 'run-status' }, run.status)));
   main.append(...headerList(run));
@@ -316,7 +336,7 @@ async function showRun(id) {
   if (run.status === 'running') {
     await followLive(id, charts);
   } else {
-    const s = await api(`/api/runs/${enc}/series`);
+    const s = await seriesReq;
     for (const w of s.warnings || []) charts.before(el('div', { class: 'warn' }, w));
     let seq = 0;
     const zoom = async (from, to) => {
@@ -325,7 +345,9 @@ async function showRun(id) {
       win.replaceChildren(el('h2', {}, `Window ${from.toFixed(3)}s to ${to.toFixed(3)}s (recomputed from the histograms, as report --from --to)`),
         el('div', { class: 'muted' }, 'computing...'));
       try {
-        const rep = await api(`/api/runs/${enc}/window?from=${from.toFixed(6)}s&to=${to.toFixed(6)}s`);
+        const qfrom = from.toFixed(6) + 's', qto = to.toFixed(6) + 's';
+        win.dataset.qfrom = qfrom; win.dataset.qto = qto;
+        const rep = await api(`/api/runs/${enc}/window?from=${qfrom}&to=${qto}`);
         if (mine !== seq) return;
         win.replaceChildren(win.firstChild, figuresTable('window-figures', rep),
           el('button', { onclick: () => { for (const u of window.stampedeCharts) u.setScale('x', { min: s.to_s[0], max: s.to_s[s.to_s.length - 1] }); win.hidden = true; } }, 'reset zoom'));
@@ -401,7 +423,8 @@ function followLive(id, charts) {
 async function showCompare(ids) {
   if (ids.length < 2) throw new Error('select two runs or more to compare them');
   const q = ids.map(id => 'run=' + encodeURIComponent(id)).join('&');
-  const [cmp, ...series] = await Promise.all([api('/api/compare?' + q), ...ids.map(id => api(`/api/runs/${encodeURIComponent(id)}/series`))]);
+  const all = await Promise.all([api('/api/compare?' + q), ...ids.map(id => api(`/api/runs/${encodeURIComponent(id)}/series`)), chartsLib()]);
+  const cmp = all[0], series = all.slice(1, 1 + ids.length);
   main.append(el('h1', {}, `Compare ${ids.length} runs`));
   const label = i => String.fromCharCode(65 + i);
   main.append(el('ul', {}, ids.map((id, i) => el('li', {}, `${label(i)}: `, el('a', { href: '#/run/' + encodeURIComponent(id) }, id)))));
