@@ -212,16 +212,17 @@ function headerList(run) {
   return [dl, flags];
 }
 
-// rampPlugin shades the ramp-up and marks the intervals with errors.
-function marksPlugin(rampEnd, errorsAt) {
+// marksPlugin shades the ramp-up and marks the intervals with errors, read
+// from the series s at every draw (a live view's grow).
+function marksPlugin(s) {
   return { hooks: { drawClear: u => {
-    const ctx = u.ctx;
+    const ctx = u.ctx, rampEnd = s.ramp_end_s;
     if (rampEnd > 0) {
       const x0 = u.valToPos(u.scales.x.min, 'x', true), x1 = u.valToPos(Math.min(rampEnd, u.scales.x.max), 'x', true);
       if (x1 > x0) { ctx.fillStyle = 'rgba(120, 120, 140, 0.15)'; ctx.fillRect(x0, u.bbox.top, x1 - x0, u.bbox.height); }
     }
     ctx.fillStyle = 'rgba(197, 48, 48, 0.85)';
-    for (const [from, to] of errorsAt) {
+    for (const [from, to] of errorsAt(s)) {
       if (to < u.scales.x.min || from > u.scales.x.max) continue;
       const x0 = u.valToPos(from, 'x', true), x1 = u.valToPos(to, 'x', true);
       ctx.fillRect(x0, u.bbox.top, Math.max(2, x1 - x0), 6 * devicePixelRatio);
@@ -271,7 +272,7 @@ function errorsAt(s) {
 }
 
 function drawRunCharts(box, s, onSelect) {
-  const marks = marksPlugin(s.ramp_end_s, errorsAt(s));
+  const marks = marksPlugin(s);
   const select = { hooks: { setSelect: [u => {
     if (u.select.width < 2) return;
     const from = u.posToVal(u.select.left, 'x'), to = u.posToVal(u.select.left + u.select.width, 'x');
@@ -286,7 +287,7 @@ function drawRunCharts(box, s, onSelect) {
       const c = palette[i % palette.length];
       return [msSeries(o.name + ' p50', c, [2, 3]), msSeries(o.name + ' p95', c, [6, 3]), msSeries(o.name + ' p99', c), msSeries(o.name + ' max', c, [1, 1], { width: 0.7, show: s.ops.length <= 4 })];
     }),
-    { yLabel: 'ms', uplot: { scales: { x: { time: false }, y: { distr: 3 } }, plugins: [marksPlugin(s.ramp_end_s, errorsAt(s)), select] } });
+    { yLabel: 'ms', uplot: { scales: { x: { time: false }, y: { distr: 3 } }, plugins: [marksPlugin(s), select] } });
   return [tp, lat];
 }
 
@@ -326,9 +327,6 @@ async function showRun(id) {
   main.append(figs);
   const win = el('div', { id: 'window', class: 'window', hidden: true });
   main.append(win);
-  if (doc.summary && doc.summary.audits) {
-    main.append(el('h2', {}, 'Audits and checks'), el('pre', { id: 'audits' }, JSON.stringify(doc.summary.audits, null, 2)));
-  }
   main.append(el('h2', {}, 'Over time'));
   const charts = el('div', { class: 'charts', id: 'charts' });
   main.append(charts);
