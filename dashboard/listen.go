@@ -4,14 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/stampede-bench/stampede/results/store"
+	"github.com/stampede-bench/stampede/sqlx"
 )
 
 // ErrListen marks an address the dashboard cannot listen on because of
@@ -108,4 +111,67 @@ func OpenStore(ctx context.Context, url string, isDefault bool) (*store.Store, e
 		return nil, err
 	}
 	return st, nil
+}
+
+// Options are what `stampede serve` serves.
+type Options struct {
+	// Listen is the address, HOST:PORT.
+	Listen string
+	// Root is the results directory; Named says it was named on purpose
+	// (--results-dir, $STAMPEDE_RESULTS_DIR), so that a missing one is a
+	// typo rather than a machine with no run yet.
+	Root  string
+	Named bool
+	// StoreURL is the results store's URL; DefaultStore says it is the
+	// default SQLite file of Root, which may not exist yet.
+	StoreURL     string
+	DefaultStore bool
+}
+
+// ErrInput marks bad input other than the address (a results directory
+// that does not exist or is a file).
+var ErrInput = errors.New("bad input")
+
+// inputError is an ErrInput with its message.
+type inputError struct{ msg string }
+
+func (e inputError) Error() string        { return e.msg }
+func (e inputError) Is(target error) bool { return target == ErrInput }
+
+// Start opens what o names (the results directory, the store read-only,
+// the address) and serves the dashboard until ctx ends, saying on log where
+// it serves and warning there about what it cannot read and about an
+// address visible to the network, one line each. Bad input is an error
+// wrapping ErrListen, ErrInput or store.ErrBadURL, before anything is
+// served.
+func Start(ctx context.Context, o Options, log io.Writer) error {
+	fi, err := os.Stat(o.Root)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && o.Named:
+		return inputError{fmt.Sprintf("results directory %s does not exist: name the directory runs were saved in (run --results-dir), or leave --results-dir out for ~/.stampede/runs", o.Root)}
+	case err == nil && !fi.IsDir():
+		return inputError{fmt.Sprintf("results directory %s is not a directory: name the directory runs were saved in (run --results-dir)", o.Root)}
+	}
+	st, err := OpenStore(ctx, o.StoreURL, o.DefaultStore)
+	if err != nil {
+		return err
+	}
+	cfg := Config{Root: o.Root, StoreName: sqlx.Redact(o.StoreURL)}
+	if st != nil {
+		defer st.Close()
+		cfg.Store = st
+	}
+	srv := New(cfg)
+	if err := srv.Warm(ctx); err != nil {
+		fmt.Fprintf(log, "warning: cannot read the results store %s (%s): listing the run directories of %s\n", cfg.StoreName, oneLine(err), o.Root)
+	}
+	ln, warning, err := Listen(o.Listen)
+	if err != nil {
+		return err
+	}
+	if warning != "" {
+		fmt.Fprintf(log, "warning: %s\n", warning)
+	}
+	fmt.Fprintf(log, "serving the runs of %s at http://%s/ (Ctrl-C stops it)\n", o.Root, ln.Addr())
+	return Serve(ctx, ln, srv)
 }
