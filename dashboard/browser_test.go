@@ -353,10 +353,19 @@ func TestBrowser(t *testing.T) {
 	st.Close()
 	big := serve(t, t.TempDir(), store.DefaultURL(dir))
 	get(t, big.URL+"/api/runs") // as `stampede serve` reads the store before it listens (Warm)
+	// The best of five loads: the machine's other work delays some.
 	var best float64
-	for i := range 3 {
+	for i := range 5 {
 		ms := load(t, ctx, big.URL+"/#/", "runs")
-		t.Logf("runs page over 10,000 runs, load %d: %.0f ms", i+1, ms)
+		parts, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => {
+			const nav = performance.getEntriesByType('navigation')[0];
+			const api = performance.getEntriesByType('resource').find(e => e.name.includes('/api/runs'));
+			return 'page loaded ' + nav.loadEventEnd.toFixed(0) + ' ms, /api/runs ' + api.startTime.toFixed(0) + '-' + api.responseEnd.toFixed(0) + ' ms';
+		})()`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("runs page over 10,000 runs, load %d: %.0f ms (%s)", i+1, ms, parts)
 		if i == 0 || ms < best {
 			best = ms
 		}
