@@ -639,3 +639,33 @@ func TestVendoredUplot(t *testing.T) {
 		}
 	}
 }
+
+// TestLiveKilled follows a run whose process dies (its writer closed
+// without finishing, as kill -9 leaves it): the stream sends its
+// intervals, then "end" with the status killed, which runs and report
+// give such a run.
+func TestLiveKilled(t *testing.T) {
+	root := t.TempDir()
+	s := spec{id: "20261122-143512-ycsb-kill", workload: "ycsb", start: t0, n: 2, rate: 100, running: true}
+	w := writeRun(t, root, s)
+	srv := serve(t, root, "")
+	resp, err := http.Get(srv.URL + "/api/runs/" + s.id + "/live")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	ch := events(resp.Body)
+	for range 2 {
+		if ev := nextEvent(t, ch, 5*time.Second); ev.name != "interval" {
+			t.Fatalf("%+v", ev)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ev := nextEvent(t, ch, 5*time.Second)
+	var end dashboard.LiveEnd
+	if err := json.Unmarshal([]byte(ev.data), &end); err != nil || ev.name != "end" || end.Status != runlog.StatusKilled || end.Intervals != 2 {
+		t.Errorf("end of a killed run: %+v %+v %v", ev, end, err)
+	}
+}
