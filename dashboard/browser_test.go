@@ -297,6 +297,14 @@ func TestBrowser(t *testing.T) {
 	checkFigures(t, "one-hour run", pageFigures(t, ctx, "figures"), stampede(t, "report", long, "--results-dir", root, "--format", "json"))
 	screenshot(t, ctx, out, "run-hour")
 
+	// The job's clients merged, from the runs page's group.
+	load(t, ctx, srv.URL+"/#/?group=job=browser", "runs")
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#merged`)), chromedp.WaitVisible(chromedp.CSS(`body[data-ready="merge"]`))); err != nil {
+		t.Fatal(err)
+	}
+	checkFigures(t, "merged clients", pageFigures(t, ctx, "figures"), stampede(t, "report", "--tag", "job=browser", "--results-dir", root, "--format", "json"))
+	screenshot(t, ctx, out, "merge")
+
 	// The compare page.
 	load(t, ctx, srv.URL+"/#/compare?run="+a+"&run="+b, "compare")
 	if cmpRows, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('table.compare tr[data-op]').length`)); err != nil || cmpRows != 3 {

@@ -17,6 +17,8 @@
 //	GET /api/runs/{id}/live            server-sent events: each interval as the run log grows, then "end"
 //	GET /api/runs/{id}/files/{name}    downloads: intervals.hlog, summary.json, series.csv
 //	GET /api/compare?run=A&run=B...    compare of each run with the first (compare --format json)
+//	GET /api/merge?tag=job=NAME        a job's clients merged (report --tag job=NAME --format json),
+//	                                   with each client's total and share
 //
 // Errors are JSON objects {"error": "..."}: 404 for a run that does not
 // exist or whose directory is gone, 400 for bad parameters. No response

@@ -102,6 +102,47 @@ func TestSameAsTheVerbs(t *testing.T) {
 	if got, want := decode(t, cmp.Comparisons[0]), decode(t, stampede(t, "compare", a, b, "--results-dir", root, "--format", "json")); !reflect.DeepEqual(got, want) {
 		t.Errorf("compare:\n got %s", cmp.Comparisons[0])
 	}
+	// The job's clients merged: report --tag's document, each client's
+	// own total (report ID's), and shares that add up to the whole.
+	var merged struct {
+		Report  json.RawMessage    `json:"report"`
+		Clients []dashboard.Client `json:"clients"`
+	}
+	getJSON(t, srv.URL+"/api/merge?tag=job=verbs", &merged)
+	if got, want := decode(t, merged.Report), decode(t, stampede(t, "report", "--tag", "job=verbs", "--results-dir", root, "--format", "json")); !reflect.DeepEqual(got, want) {
+		t.Errorf("merge:\n got %s", merged.Report)
+	}
+	var mergedTotal struct {
+		Total struct {
+			Count int64 `json:"count"`
+		} `json:"total"`
+	}
+	if err := json.Unmarshal(merged.Report, &mergedTotal); err != nil {
+		t.Fatal(err)
+	}
+	var sum int64
+	for i, c := range merged.Clients {
+		var own struct {
+			Total json.RawMessage `json:"total"`
+		}
+		if err := json.Unmarshal(stampede(t, "report", c.ID, "--results-dir", root, "--format", "json"), &own); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := json.Marshal(c.Total)
+		if c.ID != []string{a, b}[i] || !reflect.DeepEqual(decode(t, got), decode(t, own.Total)) {
+			t.Errorf("client %d: %s %s, report's %s", i, c.ID, got, own.Total)
+		}
+		if want := float64(c.Total.Count) / float64(mergedTotal.Total.Count); c.Share != want {
+			t.Errorf("client %s: share %v, want %v", c.ID, c.Share, want)
+		}
+		sum += c.Total.Count
+	}
+	if sum != mergedTotal.Total.Count || len(merged.Clients) != 2 {
+		t.Errorf("the clients' operations add up to %d, the merge has %d", sum, mergedTotal.Total.Count)
+	}
+	wantError(t, srv.URL+"/api/merge?tag=job=none", http.StatusBadRequest, "has the tags job=none")
+	wantError(t, srv.URL+"/api/merge", http.StatusBadRequest, "name the runs to merge")
+
 	var page dashboard.RunsPage
 	getJSON(t, srv.URL+"/api/runs?sort=start&group=job=verbs", &page)
 	if len(page.Runs) != 2 {

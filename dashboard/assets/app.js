@@ -91,6 +91,7 @@ async function route() {
   try {
     if (path.startsWith('/run/')) await showRun(decodeURIComponent(path.slice(5)));
     else if (path === '/compare') await showCompare(params.getAll('run'));
+    else if (path === '/merge') await showMerge(params);
     else await showRuns(params);
   } catch (err) {
     showError(err);
@@ -136,6 +137,11 @@ async function showRuns(params) {
       el('button', { onclick: apply }, 'filter'),
       el('button', { onclick: () => { location.hash = '#/'; } }, 'clear')));
   for (const w of page.warnings || []) main.append(el('div', { class: 'warn' }, w));
+  const group = params.get('group') || '';
+  if (group.startsWith('job=')) {
+    main.append(el('p', {}, el('a', { id: 'merged', href: '#/merge?tag=' + encodeURIComponent(group) },
+      `the clients of ${group} merged, as stampede report --tag ${group}`)));
+  }
 
   const sort = page.sort;
   const selected = new Set();
@@ -414,6 +420,26 @@ function followLive(id, charts) {
       document.body.dataset.liveEnd = name;
     });
   }
+}
+
+// ---- a job's clients merged ----
+
+async function showMerge(params) {
+  const doc = await api('/api/merge?' + params.toString());
+  const tags = params.getAll('tag').join(' ');
+  main.append(el('h1', {}, `Merged: ${tags}`),
+    el('p', { class: 'muted' }, `${doc.clients.length} runs merged as stampede report --tag ${tags} merges them`));
+  main.append(figuresTable('figures', doc.report));
+  main.append(el('h2', {}, 'Each client'));
+  main.append(el('table', { id: 'clients' },
+    el('thead', {}, el('tr', {}, el('th', { class: 'l' }, 'run'), el('th', {}, 'ops'), el('th', {}, 'errors'), el('th', {}, 'ops/s'),
+      el('th', {}, 'p50 ms'), el('th', {}, 'p99 ms'), el('th', {}, 'share of the operations'))),
+    el('tbody', {}, doc.clients.map(c => el('tr', { dataset: { run: c.id } },
+      el('td', { class: 'l' }, el('a', { href: '#/run/' + encodeURIComponent(c.id) }, c.id), c.error ? el('div', { class: 'warn' }, c.error) : null),
+      el('td', {}, fmtInt(c.total.count)), el('td', {}, fmtInt(c.total.errors)), el('td', {}, fmtRate(c.total.ops_per_sec)),
+      el('td', {}, fmtMs(c.total.p50_ms)), el('td', {}, fmtMs(c.total.p99_ms)),
+      el('td', { dataset: { field: 'share', value: c.share } }, (100 * c.share).toFixed(1) + '%'))))));
+  ready('merge');
 }
 
 // ---- compare ----
