@@ -441,6 +441,16 @@ func TestDamagedAndGone(t *testing.T) {
 	root := writeSpecs(t)
 	srv := serve(t, root, "")
 	a := specs[0].id
+	// Served once whole, kept (a finished run's answers are), then
+	// damaged: what is served follows the files.
+	var whole struct {
+		Report *output.ReportDoc `json:"report"`
+	}
+	getJSON(t, srv.URL+"/api/runs/"+a, &whole)
+	getJSON(t, srv.URL+"/api/runs/"+a+"/series", &dashboard.SeriesDoc{})
+	if whole.Report == nil || whole.Report.Intervals != 5 {
+		t.Fatalf("before the damage: %+v", whole.Report)
+	}
 	hlog := filepath.Join(root, a, runlog.HlogFile)
 	data, err := os.ReadFile(hlog)
 	if err != nil {

@@ -79,12 +79,7 @@ func seriesDoc(run *runlog.Run) (SeriesDoc, error) {
 }
 
 func (s *Server) handleSeries(w http.ResponseWriter, r *http.Request, run *runlog.Run) {
-	doc, err := seriesDoc(run)
-	if err != nil {
-		fail(w, err)
-		return
-	}
-	writeJSON(w, doc)
+	s.writeComputed(w, run, "series", func() (any, error) { return seriesDoc(run) })
 }
 
 // TelemetryDoc is a run's telemetry in columns (see results.Telemetry):

@@ -233,11 +233,70 @@ func (s *Server) openRun(ctx context.Context, id string) (*runlog.Run, error) {
 // memory, the latest used.
 const memoCap = 4
 
-// memoEntry is a finished run whose intervals are kept decoded.
+// memoEntry is a finished run whose intervals are kept decoded, with the
+// answers already computed from them.
 type memoEntry struct {
 	stamp string
 	run   *runlog.Run
 	used  time.Time
+
+	mu   sync.Mutex
+	resp map[string][]byte // JSON answers by endpoint
+}
+
+// entry returns the memo entry of run, a run memoized returns, or nil.
+func (s *Server) entry(run *runlog.Run) *memoEntry {
+	s.memoMu.Lock()
+	defer s.memoMu.Unlock()
+	if e := s.memo[run.Dir]; e != nil && e.run == run {
+		return e
+	}
+	return nil
+}
+
+// writeComputed answers the JSON of compute's value; for a finished run
+// (see memoized), the answer is kept under key and served again without
+// computing it: a finished run's figures and series do not change.
+func (s *Server) writeComputed(w http.ResponseWriter, run *runlog.Run, key string, compute func() (any, error)) {
+	e := s.entry(run)
+	if e != nil {
+		e.mu.Lock()
+		data, ok := e.resp[key]
+		e.mu.Unlock()
+		if ok {
+			writeBytes(w, data)
+			return
+		}
+	}
+	v, err := compute()
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	data, err := json.Marshal(v)
+	if err == nil {
+		data, err = redactJSON(data)
+	}
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	if e != nil {
+		e.mu.Lock()
+		if e.resp == nil {
+			e.resp = map[string][]byte{}
+		}
+		e.resp[key] = data
+		e.mu.Unlock()
+	}
+	writeBytes(w, data)
+}
+
+// writeBytes answers data, a JSON document already redacted.
+func writeBytes(w http.ResponseWriter, data []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	_, _ = w.Write(data)
 }
 
 // memoized returns run memoized (runlog.Run.Memoize) when it has ended: a
@@ -373,19 +432,20 @@ type RunDoc struct {
 }
 
 func (s *Server) handleRun(w http.ResponseWriter, r *http.Request, run *runlog.Run) {
-	doc := RunDoc{Run: header(run), Summary: run.Summary}
-	rep, err := report(run, results.Window{})
-	var we *results.WindowError
-	switch {
-	case errors.As(err, &we):
-		doc.ReportError = err.Error()
-	case err != nil:
-		fail(w, err)
-		return
-	default:
-		doc.Report = &rep
-	}
-	writeJSON(w, doc)
+	s.writeComputed(w, run, "run", func() (any, error) {
+		doc := RunDoc{Run: header(run), Summary: run.Summary}
+		rep, err := report(run, results.Window{})
+		var we *results.WindowError
+		switch {
+		case errors.As(err, &we):
+			doc.ReportError = err.Error()
+		case err != nil:
+			return nil, err
+		default:
+			doc.Report = &rep
+		}
+		return doc, nil
+	})
 }
 
 // report recomputes run's figures over window as `stampede report` does.
