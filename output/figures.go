@@ -14,6 +14,19 @@ import (
 	"github.com/stampede-bench/stampede/workload"
 )
 
+// ReportDoc is the document `stampede report --format json` prints: the
+// view, with the workload's figures its text's final block prints. The
+// dashboard serves the same document.
+type ReportDoc struct {
+	results.View
+	Figures map[string]float64 `json:"figures,omitempty"`
+}
+
+// NewReportDoc returns the report document of the view v of runs.
+func NewReportDoc(runs []*runlog.Run, v results.View) ReportDoc {
+	return ReportDoc{v, WorkloadFigures(runs, v)}
+}
+
 // WorkloadFigures returns the workload's own figures of a view, by name,
 // as summary.json's "figures" holds a run's (TPC-C's tpmC, YCSB's
 // read_return_ok): those the final block of Report prints.

@@ -166,6 +166,19 @@ func TimeSeries(run *runlog.Run) (Series, error) {
 	return timeSeries(run, nil)
 }
 
+// TelemetrySeries reads run's telemetry samples as TimeSeries does
+// (Series.Telemetry), without its intervals: nil when the run has none. A
+// truncated telemetry log is not an error: the samples before the damage
+// are returned with a warning saying where it stopped, as are other
+// failures to read it.
+func TelemetrySeries(run *runlog.Run) (*Telemetry, []string) {
+	tel, err := readTelemetry(run, run.Info.Start)
+	if err != nil {
+		return tel, []string{fmt.Sprintf("run %s: %v", run.Info.ID, err)}
+	}
+	return tel, nil
+}
+
 // TimeSeriesBy is TimeSeries with the part series of the operations
 // (Series.Endpoints) by endpoint (by "endpoint") or merged exactly by the
 // endpoints' localities (by "locality": OP@LOCALITY, from the run's
@@ -239,31 +252,19 @@ func timeSeries(run *runlog.Run, rename func(string) (string, bool)) (Series, er
 	for i, n := range names {
 		ops[i] = OpSeries{Name: n, Points: make([]OpPoint, len(groups))}
 	}
-	pcts := []float64{50, 95, 99}
 	for k, g := range groups {
 		first, last := &ivs[g[0]], &ivs[g[len(g)-1]]
 		span := Span{From: first.Start.Sub(start).Seconds(), To: last.End.Sub(start).Seconds()}
-		secs := last.End.Sub(first.Start).Seconds()
 		for i, n := range names {
-			p := OpPoint{Span: span}
 			var ds []*runlog.IntervalData
 			for _, j := range g {
 				for _, src := range sources[n] {
 					if d := ivs[j].Series[src]; d != nil {
 						ds = append(ds, d)
-						p.Count += d.Packed.TotalCount()
-						p.Errors += d.Errors
 					}
 				}
 			}
-			if secs > 0 {
-				p.Rate = float64(p.Count) / secs
-			}
-			if p.Count > 0 {
-				v, mx := latencies(ds, pcts)
-				p.P50, p.P95, p.P99 = stats.Ms(v[0]), stats.Ms(v[1]), stats.Ms(v[2])
-				p.Max = stats.Ms(mx)
-			}
+			p := opPoint(span, last.End.Sub(first.Start).Seconds(), ds)
 			if p.Count > 0 || p.Errors > 0 {
 				used[i] = true
 			}
@@ -288,6 +289,61 @@ func timeSeries(run *runlog.Run, rename func(string) (string, bool)) (Series, er
 	}
 	s.Telemetry = tel
 	return s, nil
+}
+
+// opPoint is the figures of the data ds (one series' in consecutive
+// intervals) over span, secs long: counts and errors summed, the rate per
+// second of it, latencies from the histograms merged exactly.
+func opPoint(span Span, secs float64, ds []*runlog.IntervalData) OpPoint {
+	p := OpPoint{Span: span}
+	for _, d := range ds {
+		p.Count += d.Packed.TotalCount()
+		p.Errors += d.Errors
+	}
+	if secs > 0 {
+		p.Rate = float64(p.Count) / secs
+	}
+	if p.Count > 0 {
+		v, mx := latencies(ds, []float64{50, 95, 99})
+		p.P50, p.P95, p.P99 = stats.Ms(v[0]), stats.Ms(v[1]), stats.Ms(v[2])
+		p.Max = stats.Ms(mx)
+	}
+	return p
+}
+
+// IntervalPoint is one operation's figures in one interval, as a live
+// view receives them.
+type IntervalPoint struct {
+	// Name is the operation series' name.
+	Name string `json:"name"`
+	OpPoint
+}
+
+// IntervalPoints returns the figures of each operation series (see IsOp;
+// the parts by endpoint are left out) of one interval of run: the point
+// TimeSeries draws for that interval when it is not merged with another
+// (a run's short last interval is, once the run has ended). Operations
+// are in the order of the run's series, then by name.
+func IntervalPoints(run *runlog.Run, iv *runlog.Interval) []IntervalPoint {
+	start := run.Info.Start
+	span := Span{From: iv.Start.Sub(start).Seconds(), To: iv.End.Sub(start).Seconds()}
+	var out []IntervalPoint
+	seen := map[string]bool{}
+	add := func(name string) {
+		d := iv.Series[name]
+		if seen[name] || d == nil || !IsOp(name) || IsSplit(name) {
+			return
+		}
+		seen[name] = true
+		out = append(out, IntervalPoint{Name: name, OpPoint: opPoint(span, iv.End.Sub(iv.Start).Seconds(), []*runlog.IntervalData{d})})
+	}
+	for _, n := range run.Info.Series {
+		add(n)
+	}
+	for _, n := range sortedKeys(iv.Series) {
+		add(n)
+	}
+	return out
 }
 
 // mergeShort groups the indexes of intervals of the given lengths: each

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -201,6 +202,12 @@ func TestTimeSeries(t *testing.T) {
 	if s.Telemetry == nil || len(s.Telemetry.CPU) != 4 || len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "telemetry.ndjson") {
 		t.Errorf("torn telemetry: %d warnings %v", len(s.Warnings), s.Warnings)
 	}
+	// TelemetrySeries reads the same samples, and says the same, without
+	// the intervals.
+	tel, warnings := results.TelemetrySeries(run)
+	if !reflect.DeepEqual(tel, s.Telemetry) || !slices.Equal(warnings, s.Warnings) {
+		t.Errorf("TelemetrySeries: %+v %v, TimeSeries %+v %v", tel, warnings, s.Telemetry, s.Warnings)
+	}
 }
 
 // TestTimeSeriesKilled checks a run killed in the middle of an interval
@@ -390,5 +397,58 @@ func TestTimeSeriesShortFirstInterval(t *testing.T) {
 	// 0.1 s (short) joins the next; 0.6 s is not short (half of 1 s is).
 	if got := strings.Join(spans, " "); got != "0-1.1:4 1.1-2.1:2 2.1-2.7:2" {
 		t.Errorf("points %s, want 0-1.1:4 1.1-2.1:2 2.1-2.7:2", got)
+	}
+}
+
+// TestIntervalPoints checks that the live view's points of each interval
+// are the points TimeSeries draws for it, field by field.
+func TestIntervalPoints(t *testing.T) {
+	root := t.TempDir()
+	series := []string{"read", "update", "read.lag"}
+	w, err := runlog.Create(root, runlog.RunInfo{ID: "20261122-103512-ycsb-ip01", Workload: "ycsb", Series: series, Start: t0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ivs := synthetic(3)
+	ivs[1].series["update"] = nil
+	ivs[1].errors["update"] = 4
+	for i, iv := range ivs {
+		var ss []runlog.IntervalSeries
+		for _, name := range series {
+			h := hist(t, iv.series[name])
+			ss = append(ss, runlog.IntervalSeries{Name: name, Hist: h, Count: h.TotalCount(), Errors: iv.errors[name]})
+		}
+		start := t0.Add(time.Duration(2*i) * time.Second)
+		if err := w.WriteInterval(start, start.Add(2*time.Second), ss, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	run, err := runlog.Open(w.Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := results.TimeSeries(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read, err := run.Intervals()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range read {
+		pts := results.IntervalPoints(run, &read[k])
+		var names []string
+		for _, p := range pts {
+			names = append(names, p.Name)
+		}
+		if !slices.Equal(names, []string{"read", "update"}) {
+			t.Fatalf("interval %d: operations %v, want read, update (not read.lag)", k, names)
+		}
+		for i, p := range pts {
+			if want := s.Ops[i].Points[k]; p.OpPoint != want {
+				t.Errorf("interval %d %s: %+v, TimeSeries %+v", k, p.Name, p.OpPoint, want)
+			}
+		}
 	}
 }

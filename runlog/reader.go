@@ -93,6 +93,27 @@ type Run struct {
 	Info RunInfo
 	// Summary is the content of summary.json, or nil if there is none.
 	Summary json.RawMessage
+
+	memo *intervalsMemo // set by Memoize
+}
+
+// intervalsMemo holds the intervals of a memoized Run, read once.
+type intervalsMemo struct {
+	once sync.Once
+	ivs  []Interval
+	err  error
+}
+
+// Memoize returns a copy of r whose Intervals reads the run's files once,
+// the first time, and then returns the same intervals (and error) to every
+// caller, concurrent ones included: for a reader that computes several
+// views of a run that no longer changes (a finished run) without decoding
+// its histograms each time. The intervals returned are shared: callers must
+// not modify them.
+func (r *Run) Memoize() *Run {
+	c := *r
+	c.memo = &intervalsMemo{}
+	return &c
 }
 
 // Interval is one measurement interval read back from a run directory. It is
@@ -200,7 +221,18 @@ func readInfo(dir string) (RunInfo, error) {
 	}
 	normalize(&info)
 	if info.Status == StatusRunning && writerGone(dir) {
+		// The writer records the run's end before it releases its lock:
+		// a run.json read before the end, with the lock found free
+		// after it, is read again (else a run that just finished reads
+		// as killed).
 		info.Status = StatusKilled
+		if data, err := os.ReadFile(filepath.Join(dir, RunFile)); err == nil {
+			var again RunInfo
+			if json.Unmarshal(data, &again) == nil && again.Status != StatusRunning && again.ID == info.ID {
+				normalize(&again)
+				info = again
+			}
+		}
 	}
 	return info, nil
 }
@@ -500,6 +532,15 @@ func (hr *hlogReader) next() (hl hlogLine, reason string, err error) {
 // Other errors (such as a missing file) are returned without intervals.
 // Intervals never modifies the run directory and is safe for concurrent use.
 func (r *Run) Intervals() ([]Interval, error) {
+	if m := r.memo; m != nil {
+		m.once.Do(func() { m.ivs, m.err = r.readAll() })
+		return m.ivs, m.err
+	}
+	return r.readAll()
+}
+
+// readAll is Intervals without a memo.
+func (r *Run) readAll() ([]Interval, error) {
 	var pending []pendingHist
 	intervals, err := r.readIntervals(&pending)
 	if derr := decodeAll(pending); derr != nil && derr.interval < len(intervals) {

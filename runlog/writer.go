@@ -634,6 +634,9 @@ func (w *Writer) Finish(end time.Time, status, errMsg string, summary any) error
 	} else {
 		w.info = info
 	}
+	// The run's lock goes last, with intervals.hlog: a reader that found
+	// it free while run.json still said "running" took the run for killed.
+	joinErr(&errs, w.closeHlog())
 	w.mu.Lock()
 	joinErr(&errs, w.evErr)
 	w.evErr = nil
@@ -669,6 +672,7 @@ func (w *Writer) Close() error {
 	}
 	w.done = true
 	errs := w.closeFiles()
+	joinErr(&errs, w.closeHlog())
 	w.unreserve()
 	w.mu.Lock()
 	joinErr(&errs, w.evErr)
@@ -677,8 +681,17 @@ func (w *Writer) Close() error {
 	return errs
 }
 
+// closeHlog closes intervals.hlog, which releases the run's lock.
+func (w *Writer) closeHlog() error {
+	if err := w.hlog.Close(); err != nil {
+		return fmt.Errorf("close %s: %w", HlogFile, err)
+	}
+	return nil
+}
+
 // closeFiles flushes the events, stops accepting new ones and closes the
-// three measurement files.
+// measurement files but intervals.hlog, whose file holds the run's lock
+// (see closeHlog).
 func (w *Writer) closeFiles() error {
 	w.mu.Lock()
 	w.evClosed = true
@@ -688,7 +701,7 @@ func (w *Writer) closeFiles() error {
 	for _, c := range []struct {
 		f    *os.File
 		name string
-	}{{w.hlog, HlogFile}, {w.ivl, IntervalsFile}, {w.events, EventsFile}} {
+	}{{w.ivl, IntervalsFile}, {w.events, EventsFile}} {
 		if err := c.f.Close(); err != nil {
 			joinErr(&errs, fmt.Errorf("close %s: %w", c.name, err))
 		}

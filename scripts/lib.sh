@@ -157,6 +157,19 @@ ensure_container_tools() {
 	command -v podman >/dev/null 2>&1 || die "podman was installed but podman is not on \$PATH"
 }
 
+# ensure_chromium installs Chromium from Debian's packages unless it is
+# there: the dashboard's browser test drives it (chromedp). When it cannot
+# be installed, the test is skipped and says so: STAMPEDE_NO_CHROMIUM
+# holds why.
+ensure_chromium() {
+	command -v chromium >/dev/null 2>&1 && return 0
+	log "installing chromium from Debian packages (the dashboard's browser test)"
+	if ! (apt_install chromium) || ! command -v chromium >/dev/null 2>&1; then
+		export STAMPEDE_NO_CHROMIUM="chromium could not be installed with apt-get (see above)"
+		log "warning: $STAMPEDE_NO_CHROMIUM: the dashboard's browser test is skipped"
+	fi
+}
+
 # free_port prints a TCP port on 127.0.0.1 that nothing listens on, outside
 # Linux's default ephemeral range (32768-60999).
 free_port() {

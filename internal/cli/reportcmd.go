@@ -144,13 +144,7 @@ func (a *app) report(refs []string, rf reportFlags) error {
 	if rf.format == "json" {
 		enc := json.NewEncoder(a.stdout)
 		enc.SetIndent("", "  ")
-		// The view, with the workload's figures the text's final
-		// block prints.
-		out := struct {
-			results.View
-			Figures map[string]float64 `json:"figures,omitempty"`
-		}{view, output.WorkloadFigures(runs, view)}
-		if err := enc.Encode(out); err != nil {
+		if err := enc.Encode(output.NewReportDoc(runs, view)); err != nil {
 			return err
 		}
 	} else if err := output.ReportSplit(a.stdout, runs, view, by); err != nil {

@@ -171,6 +171,20 @@ const runCols = `id, dir, workload, start_ns, end_ns, status, error, seed, concu
 // that must exist: a missing one is refused, ErrBadURL), and "postgres://..." or "postgresql://..." a PostgreSQL or
 // CockroachDB database. Open checks that the database answers.
 func Open(ctx context.Context, rawURL string) (*Store, error) {
+	return open(ctx, rawURL, false)
+}
+
+// OpenReadOnly opens the store at rawURL to read it only, for a reader that
+// must change nothing (the dashboard): an SQLite file is opened read-only
+// and must exist (else the error wraps fs.ErrNotExist), a PostgreSQL
+// database is used in read-only transactions, and no table is created: a
+// store that has none yet fails on the first List or Get.
+func OpenReadOnly(ctx context.Context, rawURL string) (*Store, error) {
+	return open(ctx, rawURL, true)
+}
+
+// open is Open, or OpenReadOnly when ro.
+func open(ctx context.Context, rawURL string, ro bool) (*Store, error) {
 	var (
 		driver, dsn string
 		s           = &Store{}
@@ -181,6 +195,14 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 		path = strings.TrimPrefix(path, "//")
 		if path == "" {
 			return nil, badURLError{fmt.Errorf("results store %q: no file name after sqlite: give sqlite:PATH", rawURL)}
+		}
+		if ro && path != memoryPath {
+			if _, err := os.Stat(path); err != nil {
+				return nil, fmt.Errorf("results store sqlite:%s: %w", path, err)
+			}
+			driver, s.name = "sqlite", path
+			dsn = "file:" + path + "?mode=ro&_pragma=busy_timeout(10000)"
+			break
 		}
 		if path != memoryPath {
 			// A missing directory is a typo as often as not: it is
@@ -212,6 +234,13 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 			return nil, badURLError{fmt.Errorf("malformed results store URL: %v", strings.ReplaceAll(err.Error(), rawURL, "<url>"))}
 		}
 		driver, dsn, s.name = "pgx", rawURL, u.Host+u.Path
+		if ro {
+			// An unknown parameter is a run-time setting for pgx.
+			q := u.Query()
+			q.Set("default_transaction_read_only", "on")
+			u.RawQuery = q.Encode()
+			dsn = u.String()
+		}
 	default:
 		scheme, _, _ := strings.Cut(rawURL, ":")
 		return nil, badURLError{fmt.Errorf("unsupported results store URL scheme %q: use sqlite:PATH, postgres:// or postgresql://", scheme)}
@@ -237,6 +266,9 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 			return nil, fmt.Errorf("cannot open the results store %s: %w", s.name, err)
 		}
 		return nil, unreachable(rawURL, err)
+	}
+	if ro {
+		return s, nil
 	}
 	for _, stmt := range schema {
 		if _, err := db.ExecContext(pctx, stmt); err != nil {
@@ -409,6 +441,15 @@ func (s *Store) Index(ctx context.Context, dir string) error {
 	return s.put(ctx, []RunRow{row}, [][]OpRow{ops})
 }
 
+// Load reads the run directory dir into the row Index would store for it,
+// with its operations (RunRow.Ops), and stores nothing: for a reader that
+// lists runs the store does not hold yet. It only reads dir.
+func Load(dir string) (RunRow, error) {
+	row, ops, err := load(dir)
+	row.Ops = ops
+	return row, err
+}
+
 // load reads a run directory into rows.
 func load(dir string) (RunRow, []OpRow, error) {
 	run, err := runlog.Open(dir)
@@ -467,6 +508,17 @@ func concurrency(run *runlog.Run) int {
 		return sum.Concurrency
 	}
 	return 0
+}
+
+// Put stores rows as they are, with ops[i] the operations of rows[i] (nil:
+// none), replacing what the store held for them: for rows made elsewhere,
+// such as a synthetic store of many runs to measure a reader with. Index
+// is how runs are normally stored.
+func (s *Store) Put(ctx context.Context, rows []RunRow, ops [][]OpRow) error {
+	if ops == nil {
+		ops = make([][]OpRow, len(rows))
+	}
+	return s.put(ctx, rows, ops)
 }
 
 // put stores rows (and ops[i], the operations of rows[i]) in one

@@ -1,13 +1,17 @@
 package store_test
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -479,6 +483,81 @@ func BenchmarkListByTag10k(b *testing.B) {
 		rows, err := s.List(ctx, store.Filter{Tags: map[string]string{"db": "pg15"}})
 		if err != nil || len(rows) != 2_500 {
 			b.Fatalf("%d rows, %v", len(rows), err)
+		}
+	}
+}
+
+// TestOpenReadOnly checks that a store opened read-only lists what the
+// store holds, refuses every write, leaves the SQLite file as it was, and
+// that a missing SQLite file is an error wrapping fs.ErrNotExist, not a
+// new file.
+func TestOpenReadOnly(t *testing.T) {
+	ctx := context.Background()
+	root := writeRuns(t)
+	dir := t.TempDir()
+	rw := openSQLite(t, dir)
+	if _, err := rw.Sync(ctx, root); err != nil {
+		t.Fatal(err)
+	}
+	rw.Close()
+	path := filepath.Join(dir, store.DefaultFile)
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ro, err := store.OpenReadOnly(ctx, store.DefaultURL(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	rows, err := ro.List(ctx, store.Filter{})
+	if err != nil || len(rows) != len(specs) {
+		t.Fatalf("%d rows, %v; want %d", len(rows), err, len(specs))
+	}
+	if _, err := ro.Get(ctx, specs[0].id); err != nil {
+		t.Errorf("get: %v", err)
+	}
+	if err := ro.Index(ctx, filepath.Join(root, specs[0].id)); err == nil {
+		t.Errorf("Index on a read-only store succeeded")
+	}
+	if err := ro.Delete(ctx, specs[1].id); err == nil {
+		t.Errorf("Delete on a read-only store succeeded")
+	}
+	after, err := os.ReadFile(path)
+	if err != nil || !bytes.Equal(before, after) {
+		t.Errorf("the store's file changed (%v)", err)
+	}
+	missing := filepath.Join(t.TempDir(), "none.sqlite")
+	if _, err := store.OpenReadOnly(ctx, "sqlite:"+missing); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing file: %v, want fs.ErrNotExist", err)
+	}
+	if _, err := os.Stat(missing); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("OpenReadOnly created %s", missing)
+	}
+}
+
+// TestLoad checks that Load gives the row and operations Index stores.
+func TestLoad(t *testing.T) {
+	ctx := context.Background()
+	root := writeRuns(t)
+	s := openSQLite(t, t.TempDir())
+	for _, sp := range specs {
+		dir := filepath.Join(root, sp.id)
+		if err := s.Index(ctx, dir); err != nil {
+			t.Fatal(err)
+		}
+		got, err := store.Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := s.Get(ctx, sp.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The store orders operations by name.
+		slices.SortFunc(got.Ops, func(a, b store.OpRow) int { return strings.Compare(a.Name, b.Name) })
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: Load %+v, store %+v", sp.id, got, want)
 		}
 	}
 }

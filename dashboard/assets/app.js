@@ -1,0 +1,483 @@
+// stampede's dashboard: the runs, a run, a live run, a comparison. Every
+// figure shown comes from the JSON API (/api/...); this page computes none,
+// it only formats them and draws them with uPlot.
+'use strict';
+
+const main = document.getElementById('main');
+const statusLine = document.getElementById('status');
+const palette = ['#2b6cb0', '#dd6b20', '#38a169', '#805ad5', '#d53f8c', '#319795', '#b7791f', '#4a5568', '#e53e3e', '#3182ce', '#9c4221', '#276749'];
+// What the test and a curious user can read: when each page was ready,
+// in milliseconds since the navigation started, and the charts drawn.
+window.stampedeTiming = {};
+window.stampedeCharts = [];
+let cleanup = [];
+
+// el builds an element: el('td', {class: 'l'}, 'text', child...).
+function el(tag, attrs, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+    else if (k === 'dataset') Object.assign(e.dataset, v);
+    else e.setAttribute(k, v === true ? '' : v);
+  }
+  for (const c of children.flat()) {
+    if (c === undefined || c === null) continue;
+    e.append(c instanceof Node ? c : String(c));
+  }
+  return e;
+}
+
+// chartsLib loads uPlot (vendored, served by stampede) the first time a
+// page draws charts: the runs page does without it.
+let uplotLoading = null;
+function chartsLib() {
+  if (window.uPlot) return Promise.resolve();
+  if (!uplotLoading) {
+    uplotLoading = new Promise((resolve, reject) => {
+      const s = el('script', { src: 'vendor/uplot/uPlot.iife.min.js' });
+      s.onload = resolve;
+      s.onerror = () => reject(new Error('cannot load vendor/uplot/uPlot.iife.min.js'));
+      document.head.append(s);
+    });
+  }
+  return uplotLoading;
+}
+
+// api fetches a JSON endpoint; its error, if any, is the server's one line.
+async function api(path) {
+  const r = await fetch(path);
+  let body;
+  try { body = await r.json(); } catch (e) { throw new Error(`${path}: ${r.status} ${r.statusText}`); }
+  if (!r.ok) throw new Error(body.error || `${path}: ${r.status}`);
+  return body;
+}
+
+// fmtMs formats milliseconds as stampede's text report does (report.FormatMs).
+function fmtMs(v) {
+  if (v === undefined || v === null) return '';
+  if (v === 0) return '0.0';
+  if (v < 0.1) return v.toFixed(3);
+  if (v < 1) return v.toFixed(2);
+  return v.toFixed(1);
+}
+const fmtRate = v => (v === undefined || v === null) ? '' : v.toFixed(1);
+const fmtInt = v => (v === undefined || v === null) ? '' : String(v);
+const fmtTime = t => t ? new Date(t).toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '';
+const fmtSecs = s => s === undefined ? '' : `${s.toFixed(1)}s`;
+
+function setStatus(text) { statusLine.textContent = text || ''; }
+
+function showError(err, where) {
+  (where || main).append(el('div', { class: 'error', role: 'alert' }, err.message || String(err)));
+}
+
+function ready(page) {
+  window.stampedeTiming[page] = performance.now();
+  document.body.dataset.ready = page;
+}
+
+// route shows the page the URL's fragment names.
+async function route() {
+  for (const f of cleanup) f();
+  cleanup = [];
+  window.stampedeCharts = [];
+  delete document.body.dataset.ready;
+  main.replaceChildren();
+  setStatus('');
+  const hash = location.hash.slice(1) || '/';
+  const [path, query] = hash.split('?');
+  const params = new URLSearchParams(query || '');
+  try {
+    if (path.startsWith('/run/')) await showRun(decodeURIComponent(path.slice(5)));
+    else if (path === '/compare') await showCompare(params.getAll('run'));
+    else if (path === '/merge') await showMerge(params);
+    else await showRuns(params);
+  } catch (err) {
+    showError(err);
+    document.body.dataset.ready = 'error';
+  }
+}
+window.addEventListener('hashchange', route);
+
+// ---- runs ----
+
+const runColumns = [
+  ['id', 'run', 'l'], ['workload', 'workload', 'l'], ['status', 'status', 'l'], ['start', 'start', 'l'],
+  ['seconds', 'seconds'], ['concurrency', 'workers'], ['count', 'ops'], ['errors', 'errors'],
+  ['ops_per_sec', 'ops/s'], ['p50_ms', 'p50 ms'], ['p95_ms', 'p95 ms'], ['p99_ms', 'p99 ms'], ['max_ms', 'max ms'],
+  ['group', 'group', 'l'],
+];
+
+async function showRuns(params) {
+  const page = await api('/api/runs?' + params.toString());
+  const go = changes => {
+    const p = new URLSearchParams(params);
+    for (const [k, v] of Object.entries(changes)) {
+      p.delete(k);
+      for (const x of [].concat(v)) if (x !== '' && x !== undefined) p.append(k, x);
+    }
+    if (!('page' in changes)) p.delete('page');
+    location.hash = '#/?' + p.toString();
+  };
+  const select = (name, values) => el('select', { name, onchange: e => go({ [name]: e.target.value }) },
+    el('option', { value: '' }, 'all'),
+    values.map(v => el('option', { value: v, selected: params.get(name) === v }, v)));
+  const tagInput = el('input', { name: 'tag', placeholder: 'key=value ...', value: params.getAll('tag').join(' '), size: 24 });
+  const since = el('input', { name: 'since', placeholder: '2026-11-22 or 24h', value: params.get('since') || '', size: 14 });
+  const until = el('input', { name: 'until', placeholder: 'RFC 3339 or 1h', value: params.get('until') || '', size: 14 });
+  const apply = () => go({ tag: tagInput.value.split(/\s+/).filter(Boolean), since: since.value, until: until.value });
+  for (const i of [tagInput, since, until]) i.addEventListener('keydown', e => { if (e.key === 'Enter') apply(); });
+  main.append(el('h1', {}, 'Runs'),
+    el('div', { class: 'filters' },
+      el('label', {}, 'workload', select('workload', page.workloads)),
+      el('label', {}, 'status', select('status', page.statuses)),
+      el('label', {}, 'group', select('group', page.groups)),
+      el('label', {}, 'tags', tagInput), el('label', {}, 'since', since), el('label', {}, 'until', until),
+      el('button', { onclick: apply }, 'filter'),
+      el('button', { onclick: () => { location.hash = '#/'; } }, 'clear')));
+  for (const w of page.warnings || []) main.append(el('div', { class: 'warn' }, w));
+  const group = params.get('group') || '';
+  if (group.startsWith('job=')) {
+    main.append(el('p', {}, el('a', { id: 'merged', href: '#/merge?tag=' + encodeURIComponent(group) },
+      `the clients of ${group} merged, as stampede report --tag ${group}`)));
+  }
+
+  const sort = page.sort;
+  const selected = new Set();
+  const compareBtn = el('button', { id: 'compare', disabled: true, onclick: () => {
+    location.hash = '#/compare?' + [...selected].map(id => 'run=' + encodeURIComponent(id)).join('&');
+  } }, 'compare selected');
+  const head = el('tr', {}, el('th', {}, ''), runColumns.map(([key, label, cls]) => {
+    const cur = sort === key ? 'sorted-asc' : sort === '-' + key ? 'sorted-desc' : '';
+    return el('th', { class: `sortable ${cls || ''} ${cur}`, dataset: { sort: key },
+      onclick: () => go({ sort: sort === '-' + key ? key : '-' + key }) }, label);
+  }));
+  const rows = page.runs.map(r => el('tr', { dataset: { run: r.id } },
+    el('td', {}, el('input', { type: 'checkbox', 'aria-label': 'select ' + r.id, onchange: e => {
+      if (e.target.checked) selected.add(r.id); else selected.delete(r.id);
+      compareBtn.disabled = selected.size < 2;
+    } })),
+    runColumns.map(([key, , cls]) => {
+      let v = r[key];
+      if (key === 'id') v = el('a', { href: '#/run/' + encodeURIComponent(r.id) }, r.id);
+      else if (key === 'status') v = el('span', { class: 'badge ' + r.status }, r.status);
+      else if (key === 'start') v = fmtTime(r.start);
+      else if (key.endsWith('_ms')) v = fmtMs(v);
+      else if (key === 'ops_per_sec') v = fmtRate(v);
+      else if (key === 'seconds') v = fmtSecs(v);
+      return el('td', { class: cls || '', dataset: { field: key } }, v);
+    })));
+  const pages = Math.max(1, Math.ceil(page.total / page.per_page));
+  main.append(el('table', { id: 'runs' }, el('thead', {}, head), el('tbody', {}, rows)),
+    el('div', { class: 'pager' },
+      el('button', { disabled: page.page <= 1, onclick: () => go({ page: page.page - 1 }) }, '< previous'),
+      el('span', { id: 'pageinfo' }, `page ${page.page} of ${pages}, ${page.total} runs`),
+      el('button', { disabled: page.page >= pages, onclick: () => go({ page: page.page + 1 }) }, 'next >'),
+      compareBtn));
+  ready('runs');
+}
+
+// ---- one run ----
+
+const figureFields = [['count', 'ops'], ['errors', 'errors'], ['ops_per_sec', 'ops/s'], ['mean_ms', 'avg ms'], ['p50_ms', 'p50 ms'],
+  ['p95_ms', 'p95 ms'], ['p99_ms', 'p99 ms'], ['p99_9_ms', 'p99.9 ms'], ['max_ms', 'max ms']];
+
+// figuresTable is a report's figures: one row per operation and the total
+// (__result), each cell with its exact value in data-value.
+function figuresTable(id, rep) {
+  const fmt = (k, v) => k.endsWith('_ms') ? fmtMs(v) : k === 'ops_per_sec' ? fmtRate(v) : fmtInt(v);
+  const row = (name, s, cls) => el('tr', { class: cls, dataset: { op: name } }, el('td', { class: 'l' }, name),
+    figureFields.map(([k]) => el('td', { dataset: { field: k, value: s[k] } }, fmt(k, s[k]))));
+  const t = el('table', { id, class: 'figures' },
+    el('thead', {}, el('tr', {}, el('th', { class: 'l' }, 'operation'), figureFields.map(([, l]) => el('th', {}, l)))),
+    el('tbody', {}, rep.ops.map(o => row(o.name, o)), row('__result', rep.total, 'total')));
+  const taken = (rep.taken || []).map(t => `${t.intervals} intervals from ${t.from_offset_s.toFixed(3)}s to ${t.to_offset_s.toFixed(3)}s (${t.seconds.toFixed(3)}s)`).join('; ');
+  const extra = [];
+  if (rep.reconnects !== undefined) extra.push(`reconnects: ${rep.reconnects}`);
+  for (const [k, v] of Object.entries(rep.error_codes || {})) extra.push(`${k}: ${v}`);
+  for (const [k, v] of Object.entries(rep.figures || {})) extra.push(`${k}: ${v}`);
+  return el('div', {}, el('div', { class: 'muted', dataset: { window: rep.window } }, `${rep.window}: ${taken}`), t,
+    extra.length ? el('div', { class: 'muted extra' }, extra.join(' · ')) : null,
+    (rep.warnings || []).map(w => el('div', { class: 'warn' }, w)));
+}
+
+function headerList(run) {
+  const items = [['workload', `${run.workload} ${run.workload_version || ''}`], ['status', el('span', { class: 'badge ' + run.status }, run.status)],
+    ['error', run.error], ['start', fmtTime(run.start)], ['ramp end', run.ramp_end ? fmtTime(run.ramp_end) : ''], ['end', fmtTime(run.end)],
+    ['server', run.server_version], ['endpoints', (run.endpoints || []).join(', ')], ['database', run.database],
+    ['host', run.host ? `${run.host.hostname} (${run.host.os}/${run.host.arch}, ${run.host.cpus} CPUs, ${((run.host.memory_bytes || 0) / 2 ** 30).toFixed(1)} GiB, kernel ${run.host.kernel || '?'})` : ''],
+    ['stampede', run.stampede_version], ['seed', run.seed],
+    ['tags', Object.entries(run.tags || {}).map(([k, v]) => `${k}=${v}`).join(' ')],
+    ['limits', run.limits ? JSON.stringify(run.limits) : ''], ['telemetry', run.telemetry ? JSON.stringify(run.telemetry) : ''],
+    ['command', el('code', {}, (run.command || []).join(' '))]];
+  const dl = el('dl', { class: 'header', id: 'header' });
+  for (const [k, v] of items) if (v !== '' && v !== undefined && v !== null) dl.append(el('dt', {}, k), el('dd', { dataset: { field: k } }, v));
+  const flags = el('details', {}, el('summary', {}, 'flags'),
+    el('table', {}, el('tbody', {}, Object.entries(run.flags || {}).map(([k, v]) => el('tr', {}, el('td', { class: 'l' }, k), el('td', { class: 'l' }, v))))));
+  return [dl, flags];
+}
+
+// marksPlugin shades the ramp-up and marks the intervals with errors, read
+// from the series s at every draw (a live view's grow).
+function marksPlugin(s) {
+  return { hooks: { drawClear: u => {
+    const ctx = u.ctx, rampEnd = s.ramp_end_s;
+    if (rampEnd > 0) {
+      const x0 = u.valToPos(u.scales.x.min, 'x', true), x1 = u.valToPos(Math.min(rampEnd, u.scales.x.max), 'x', true);
+      if (x1 > x0) { ctx.fillStyle = 'rgba(120, 120, 140, 0.15)'; ctx.fillRect(x0, u.bbox.top, x1 - x0, u.bbox.height); }
+    }
+    ctx.fillStyle = 'rgba(197, 48, 48, 0.85)';
+    for (const [from, to] of errorsAt(s)) {
+      if (to < u.scales.x.min || from > u.scales.x.max) continue;
+      const x0 = u.valToPos(from, 'x', true), x1 = u.valToPos(to, 'x', true);
+      ctx.fillRect(x0, u.bbox.top, Math.max(2, x1 - x0), 6 * devicePixelRatio);
+    }
+  } } };
+}
+
+function chartWidth(box) { return Math.max(400, (box.clientWidth || 620) - 16); }
+
+// makeChart draws a chart into a new panel and returns it.
+function makeChart(box, title, data, series, opts) {
+  const panel = el('div', { class: 'chart', dataset: { chart: title } }, el('h3', {}, title));
+  box.append(panel);
+  const u = new uPlot(Object.assign({
+    width: chartWidth(panel), height: 260,
+    cursor: { sync: { key: 'run' }, drag: { x: true, y: false } },
+    scales: { x: { time: false } },
+    axes: [{ label: 'seconds since start' }, { label: opts.yLabel, size: 60 }],
+    series: [{ label: 's', value: (u, v) => v === null ? '' : v.toFixed(3) }, ...series],
+  }, opts.uplot || {}), data, panel);
+  window.stampedeCharts.push(u);
+  cleanup.push(() => u.destroy());
+  return u;
+}
+
+const opsSeries = (name, color, extra) => Object.assign({ label: name, stroke: color, width: 1.5, spanGaps: false, value: (u, v) => v === null ? '' : fmtRate(v) }, extra);
+const msSeries = (name, color, dash, extra) => Object.assign({ label: name, stroke: color, width: dash ? 1 : 1.5, dash, value: (u, v) => v === null ? '' : fmtMs(v) }, extra);
+
+// chartsData turns the columns of /api/runs/ID/series into uPlot's data.
+function throughputData(s) {
+  const data = [s.to_s];
+  for (const o of s.ops) data.push(o.ops_per_sec);
+  const errs = s.to_s.map((_, i) => { let n = 0; for (const o of s.ops) n += o.errors[i]; return n > 0 ? n / (s.to_s[i] - s.from_s[i]) : null; });
+  data.push(errs);
+  return data;
+}
+function latencyData(s) {
+  const data = [s.to_s];
+  const nz = a => a.map(v => v > 0 ? v : null); // a log scale has no 0: an interval without operations has no latency
+  for (const o of s.ops) data.push(nz(o.p50_ms), nz(o.p95_ms), nz(o.p99_ms), nz(o.max_ms));
+  return data;
+}
+function errorsAt(s) {
+  const out = [];
+  s.to_s.forEach((to, i) => { if (s.ops.some(o => o.errors[i] > 0)) out.push([s.from_s[i], to]); });
+  return out;
+}
+
+function drawRunCharts(box, s, onSelect) {
+  const marks = marksPlugin(s);
+  const select = { hooks: { setSelect: [u => {
+    if (u.select.width < 2) return;
+    const from = u.posToVal(u.select.left, 'x'), to = u.posToVal(u.select.left + u.select.width, 'x');
+    onSelect(Math.max(0, from), to);
+  }] } };
+  const tp = makeChart(box, 'throughput (ops/s per interval; errors/s in red)', throughputData(s),
+    [...s.ops.map((o, i) => opsSeries(o.name, palette[i % palette.length])),
+      { label: 'errors/s', stroke: '#c53030', width: 0, points: { show: true, size: 7, fill: '#c53030' }, value: (u, v) => v === null ? '' : fmtRate(v) }],
+    { yLabel: 'ops/s', uplot: { plugins: [marks, select] } });
+  const lat = makeChart(box, 'latency per interval (ms, log scale): p50 dotted, p95 dashed, p99 solid, max thin', latencyData(s),
+    s.ops.flatMap((o, i) => {
+      const c = palette[i % palette.length];
+      return [msSeries(o.name + ' p50', c, [2, 3]), msSeries(o.name + ' p95', c, [6, 3]), msSeries(o.name + ' p99', c), msSeries(o.name + ' max', c, [1, 1], { width: 0.7, show: s.ops.length <= 4 })];
+    }),
+    { yLabel: 'ms', uplot: { scales: { x: { time: false }, y: { distr: 3 } }, plugins: [marksPlugin(s), select] } });
+  return [tp, lat];
+}
+
+function drawTelemetry(box, t) {
+  if (!t.cpu && !t.disks.length && !t.procs.length) return;
+  box.append(el('h2', {}, 'Telemetry'));
+  const charts = el('div', { class: 'charts', id: 'telemetry' });
+  box.append(charts);
+  if (t.cpu) makeChart(charts, 'host CPU (% of all CPUs)', [t.cpu.to_s, t.cpu.user_pct, t.cpu.system_pct, t.cpu.iowait_pct, t.cpu.steal_pct],
+    [opsSeries('user', palette[0]), opsSeries('system', palette[1]), opsSeries('iowait', palette[2]), opsSeries('steal', palette[3])], { yLabel: '%' });
+  for (const d of t.disks) makeChart(charts, `disk ${d.name} (kB/s, as iostat -x)`, [d.to_s, d.rkB_s, d.wkB_s],
+    [opsSeries('rkB/s', palette[0]), opsSeries('wkB/s', palette[1])], { yLabel: 'kB/s' });
+  for (const p of t.procs) makeChart(charts, `processes ${p.name}`, [p.to_s, p.cpu_cores, p.read_bytes_s.map(v => v / 1024), p.write_bytes_s.map(v => v / 1024)],
+    [opsSeries('CPU cores', palette[0], { scale: 'cores' }), opsSeries('read kB/s', palette[1]), opsSeries('write kB/s', palette[2])],
+    { yLabel: 'kB/s', uplot: { axes: [{ label: 'seconds since start' }, { label: 'kB/s', size: 60 }, { scale: 'cores', side: 1, label: 'cores', grid: { show: false } }] } });
+}
+
+async function showRun(id) {
+  const enc = encodeURIComponent(id);
+  // The series are asked for at once, with the rest (a live run's come
+  // from its stream instead).
+  const seriesReq = api(`/api/runs/${enc}/series`);
+  seriesReq.catch(() => {});
+  const [doc, tel] = await Promise.all([api(`/api/runs/${enc}`), api(`/api/runs/${enc}/telemetry`), chartsLib()]);
+  const run = doc.run;
+  main.append(el('h1', {}, `${run.id} `, el('span', { class: 'badge ' + run.status, id: 'run-status' }, run.status)));
+  main.append(...headerList(run));
+  const dl = el('div', { class: 'downloads' }, 'downloads: ',
+    el('a', { href: `/api/runs/${enc}/files/intervals.hlog`, download: true }, 'HDR interval log'),
+    run.status !== 'running' ? el('a', { href: `/api/runs/${enc}/files/summary.json`, download: true }, 'summary.json') : null,
+    el('a', { href: `/api/runs/${enc}/files/series.csv`, download: true }, 'series CSV'));
+  main.append(dl);
+  main.append(el('h2', {}, 'Figures (as stampede report)'));
+  const figs = el('div', { id: 'report' });
+  if (doc.report) figs.append(figuresTable('figures', doc.report));
+  else figs.append(el('div', { class: 'muted' }, doc.report_error || 'no figures yet'));
+  main.append(figs);
+  const win = el('div', { id: 'window', class: 'window', hidden: true });
+  main.append(win);
+  main.append(el('h2', {}, 'Over time'));
+  const charts = el('div', { class: 'charts', id: 'charts' });
+  main.append(charts);
+
+  if (run.status === 'running') {
+    await followLive(id, charts);
+  } else {
+    const s = await seriesReq;
+    for (const w of s.warnings || []) charts.before(el('div', { class: 'warn' }, w));
+    let seq = 0;
+    const zoom = async (from, to) => {
+      const mine = ++seq;
+      win.hidden = false;
+      win.replaceChildren(el('h2', {}, `Window ${from.toFixed(3)}s to ${to.toFixed(3)}s (recomputed from the histograms, as report --from --to)`),
+        el('div', { class: 'muted' }, 'computing...'));
+      try {
+        const qfrom = from.toFixed(6) + 's', qto = to.toFixed(6) + 's';
+        win.dataset.qfrom = qfrom; win.dataset.qto = qto;
+        const rep = await api(`/api/runs/${enc}/window?from=${qfrom}&to=${qto}`);
+        if (mine !== seq) return;
+        win.replaceChildren(win.firstChild, figuresTable('window-figures', rep),
+          el('button', { onclick: () => { for (const u of window.stampedeCharts) u.setScale('x', { min: s.to_s[0], max: s.to_s[s.to_s.length - 1] }); win.hidden = true; } }, 'reset zoom'));
+        win.dataset.from = from; win.dataset.to = to;
+        document.body.dataset.window = `${from}-${to}`;
+      } catch (err) {
+        if (mine !== seq) return;
+        win.replaceChildren(win.firstChild);
+        showError(err, win);
+        document.body.dataset.window = 'error';
+      }
+    };
+    window.stampedeZoom = (from, to) => {
+      for (const u of window.stampedeCharts.slice(0, 2)) u.setScale('x', { min: from, max: to });
+      return zoom(from, to);
+    };
+    if (s.to_s.length) drawRunCharts(charts, s, zoom);
+    else charts.append(el('div', { class: 'muted' }, 'no complete interval'));
+  }
+  drawTelemetry(main, tel);
+  ready('run');
+}
+
+// followLive draws a running run from its live stream: every interval as
+// it is committed, then the batch view when the run ends.
+function followLive(id, charts) {
+  const enc = encodeURIComponent(id);
+  const s = { to_s: [], from_s: [], ramp_end_s: 0, ops: [] };
+  let tp = null, lat = null;
+  const status = document.getElementById('run-status');
+  status.textContent = 'running (live)';
+  const es = new EventSource(`/api/runs/${enc}/live`);
+  cleanup.push(() => es.close());
+  let count = 0;
+  es.addEventListener('interval', e => {
+    const iv = JSON.parse(e.data);
+    s.from_s.push(iv.from_s); s.to_s.push(iv.to_s);
+    for (const p of iv.ops) {
+      let o = s.ops.find(x => x.name === p.name);
+      if (!o) {
+        o = { name: p.name, count: [], errors: [], ops_per_sec: [], p50_ms: [], p95_ms: [], p99_ms: [], max_ms: [] };
+        for (let i = 0; i < s.to_s.length - 1; i++) for (const k of ['count', 'errors', 'ops_per_sec', 'p50_ms', 'p95_ms', 'p99_ms', 'max_ms']) o[k].push(null);
+        s.ops.push(o);
+        if (tp) { tp.destroy(); lat.destroy(); tp = lat = null; charts.replaceChildren(); window.stampedeCharts = []; }
+      }
+      for (const k of ['count', 'errors', 'ops_per_sec', 'p50_ms', 'p95_ms', 'p99_ms', 'max_ms']) o[k].push(p[k]);
+    }
+    for (const o of s.ops) for (const k of ['count', 'errors', 'ops_per_sec', 'p50_ms', 'p95_ms', 'p99_ms', 'max_ms']) while (o[k].length < s.to_s.length) o[k].push(null);
+    if (!tp) [tp, lat] = drawRunCharts(charts, s, () => {});
+    else { tp.setData(throughputData(s)); lat.setData(latencyData(s)); }
+    count++;
+    document.body.dataset.live = String(count);
+    setStatus(`live: ${count} intervals, last at ${iv.to_s.toFixed(1)}s`);
+  });
+  es.addEventListener('end', e => {
+    es.close();
+    const end = JSON.parse(e.data);
+    setStatus(`the run ended: ${end.status}${end.error ? ' (' + end.error + ')' : ''}`);
+    document.body.dataset.liveEnd = end.status;
+    route(); // the batch view, recomputed from the run directory
+  });
+  for (const name of ['gone', 'damaged']) {
+    es.addEventListener(name, e => {
+      es.close();
+      showError(new Error(JSON.parse(e.data).error), charts);
+      document.body.dataset.liveEnd = name;
+    });
+  }
+}
+
+// ---- a job's clients merged ----
+
+async function showMerge(params) {
+  const doc = await api('/api/merge?' + params.toString());
+  const tags = params.getAll('tag').join(' ');
+  main.append(el('h1', {}, `Merged: ${tags}`),
+    el('p', { class: 'muted' }, `${doc.clients.length} runs merged as stampede report --tag ${tags} merges them`));
+  main.append(figuresTable('figures', doc.report));
+  main.append(el('h2', {}, 'Each client'));
+  main.append(el('table', { id: 'clients' },
+    el('thead', {}, el('tr', {}, el('th', { class: 'l' }, 'run'), el('th', {}, 'ops'), el('th', {}, 'errors'), el('th', {}, 'ops/s'),
+      el('th', {}, 'p50 ms'), el('th', {}, 'p99 ms'), el('th', {}, 'share of the operations'))),
+    el('tbody', {}, doc.clients.map(c => el('tr', { dataset: { run: c.id } },
+      el('td', { class: 'l' }, el('a', { href: '#/run/' + encodeURIComponent(c.id) }, c.id), c.error ? el('div', { class: 'warn' }, c.error) : null),
+      el('td', {}, fmtInt(c.total.count)), el('td', {}, fmtInt(c.total.errors)), el('td', {}, fmtRate(c.total.ops_per_sec)),
+      el('td', {}, fmtMs(c.total.p50_ms)), el('td', {}, fmtMs(c.total.p99_ms)),
+      el('td', { dataset: { field: 'share', value: c.share } }, (100 * c.share).toFixed(1) + '%'))))));
+  ready('merge');
+}
+
+// ---- compare ----
+
+async function showCompare(ids) {
+  if (ids.length < 2) throw new Error('select two runs or more to compare them');
+  const q = ids.map(id => 'run=' + encodeURIComponent(id)).join('&');
+  const all = await Promise.all([api('/api/compare?' + q), ...ids.map(id => api(`/api/runs/${encodeURIComponent(id)}/series`)), chartsLib()]);
+  const cmp = all[0], series = all.slice(1, 1 + ids.length);
+  main.append(el('h1', {}, `Compare ${ids.length} runs`));
+  const label = i => String.fromCharCode(65 + i);
+  main.append(el('ul', {}, ids.map((id, i) => el('li', {}, `${label(i)}: `, el('a', { href: '#/run/' + encodeURIComponent(id) }, id)))));
+  const charts = el('div', { class: 'charts', id: 'charts' });
+  main.append(charts);
+  // Each run timed from its own start, joined on one x axis.
+  const tpData = uPlot.join(series.map(s => [s.to_s, ...s.ops.map(o => o.ops_per_sec)]));
+  const tpSeries = series.flatMap((s, r) => s.ops.map((o, i) => opsSeries(`${label(r)} ${o.name}`, palette[r % palette.length], { dash: i ? [4 + 2 * i, 3] : undefined, spanGaps: true })));
+  makeChart(charts, 'throughput (ops/s per interval)', tpData, tpSeries, { yLabel: 'ops/s' });
+  const latData = uPlot.join(series.map(s => [s.to_s, ...s.ops.map(o => o.p99_ms.map(v => v > 0 ? v : null))]));
+  const latSeries = series.flatMap((s, r) => s.ops.map((o, i) => msSeries(`${label(r)} ${o.name} p99`, palette[r % palette.length], i ? [4 + 2 * i, 3] : undefined, { spanGaps: true })));
+  makeChart(charts, 'p99 latency per interval (ms, log scale)', latData, latSeries, { yLabel: 'ms', uplot: { scales: { x: { time: false }, y: { distr: 3 } } } });
+
+  for (const [k, c] of cmp.comparisons.entries()) {
+    main.append(el('h2', {}, `A ${c.a.id} → ${label(k + 1)} ${c.b.id} (as stampede compare)`));
+    const ratio = v => v === null || v === undefined ? '' : v.toFixed(2) + 'x';
+    const row = (r, cls) => el('tr', { class: cls, dataset: { op: r.name } }, el('td', { class: 'l' }, r.name),
+      el('td', { dataset: { field: 'a_ops_per_sec', value: r.a ? r.a.ops_per_sec : '' } }, r.a ? fmtRate(r.a.ops_per_sec) : '-'),
+      el('td', { dataset: { field: 'b_ops_per_sec', value: r.b ? r.b.ops_per_sec : '' } }, r.b ? fmtRate(r.b.ops_per_sec) : '-'),
+      el('td', { dataset: { field: 'ratio' } }, ratio(r.ratio.ops_per_sec)),
+      el('td', { class: r.throughput.significant ? 'sig' : '', dataset: { field: 'verdict' } }, r.throughput.verdict),
+      ...['p50', 'p95', 'p99'].flatMap(p => [el('td', {}, r.a ? fmtMs(r.a[p + '_ms']) : '-'), el('td', {}, r.b ? fmtMs(r.b[p + '_ms']) : '-'), el('td', {}, ratio(r.ratio[p]))]));
+    main.append(el('table', { class: 'compare', dataset: { b: c.b.id } },
+      el('thead', {}, el('tr', {}, el('th', { class: 'l' }, 'operation'), el('th', {}, 'A ops/s'), el('th', {}, 'B ops/s'), el('th', {}, 'B/A'), el('th', {}, 'noise?'),
+        ...['p50', 'p95', 'p99'].flatMap(p => [el('th', {}, `A ${p}`), el('th', {}, `B ${p}`), el('th', {}, 'B/A')]))),
+      el('tbody', {}, c.ops.map(r => row(r)), row(c.total, 'total'))));
+    for (const w of c.warnings || []) main.append(el('div', { class: 'warn' }, w));
+  }
+  ready('compare');
+}
+
+route();

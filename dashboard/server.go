@@ -1,0 +1,529 @@
+package dashboard
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/stampede-bench/stampede/cmdline"
+	"github.com/stampede-bench/stampede/output"
+	"github.com/stampede-bench/stampede/results"
+	"github.com/stampede-bench/stampede/results/store"
+	"github.com/stampede-bench/stampede/runlog"
+	"github.com/stampede-bench/stampede/sqlx"
+)
+
+// Config says what a Server serves.
+type Config struct {
+	// Root is the results directory: the run directories are under it.
+	Root string
+	// Store is the results store, opened read-only (store.OpenReadOnly);
+	// nil lists the runs from their directories alone.
+	Store *store.Store
+	// StoreName names the store in messages (no password).
+	StoreName string
+	// Poll is how often a live view looks for new intervals; 0 is 250 ms.
+	Poll time.Duration
+	// Now is the clock of "since" and "until" given as durations ago; nil
+	// is time.Now.
+	Now func() time.Time
+}
+
+// Server is the dashboard's http.Handler. It is safe for concurrent use.
+type Server struct {
+	cfg  Config
+	mux  *http.ServeMux
+	root string // Root, absolute
+
+	mu   sync.Mutex
+	rows map[string]cachedRow // rows loaded from run directories
+
+	storeMu    sync.Mutex
+	storeCache []store.RunRow // the store's rows, read at storeRead
+	storeRead  time.Time
+	// storeRefreshing is set while a new read is under way.
+	storeRefreshing bool
+
+	memoMu sync.Mutex
+	memo   map[string]*memoEntry // finished runs, by directory
+}
+
+// cachedRow is a run's row loaded from its directory, with what it was
+// loaded from: loaded again when one of them changes.
+type cachedRow struct {
+	stamp string
+	row   store.RunRow
+}
+
+// New returns a Server over cfg.
+func New(cfg Config) *Server {
+	if cfg.Poll <= 0 {
+		cfg.Poll = 250 * time.Millisecond
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	root := cfg.Root
+	if abs, err := filepath.Abs(root); err == nil {
+		root = abs
+	}
+	s := &Server{cfg: cfg, mux: http.NewServeMux(), root: root, rows: map[string]cachedRow{}, memo: map[string]*memoEntry{}}
+	s.mux.HandleFunc("GET /api/runs", s.handleRuns)
+	s.mux.HandleFunc("GET /api/runs/{id}", s.withRun(s.handleRun))
+	s.mux.HandleFunc("GET /api/runs/{id}/series", s.withRun(s.handleSeries))
+	s.mux.HandleFunc("GET /api/runs/{id}/window", s.withRun(s.handleWindow))
+	s.mux.HandleFunc("GET /api/runs/{id}/telemetry", s.withRun(s.handleTelemetry))
+	s.mux.HandleFunc("GET /api/runs/{id}/live", s.withRun(s.handleLive))
+	s.mux.HandleFunc("GET /api/runs/{id}/files/{name}", s.withRun(s.handleFile))
+	s.mux.HandleFunc("GET /api/compare", s.handleCompare)
+	s.mux.HandleFunc("GET /api/merge", s.handleMerge)
+	s.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("no such endpoint: %s %s (see the endpoints in `stampede serve --help`)", r.Method, r.URL.Path))
+	})
+	s.mux.Handle("/", staticHandler())
+	return s
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// Read-only: nothing is ever written, so only GET (and HEAD) mean
+	// anything.
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("%s is not allowed: the dashboard only reads", r.Method))
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+// httpError is an error with the HTTP status it is answered with.
+type httpError struct {
+	code int
+	msg  string
+}
+
+func (e *httpError) Error() string { return e.msg }
+
+func notFound(format string, args ...any) error {
+	return &httpError{http.StatusNotFound, fmt.Sprintf(format, args...)}
+}
+
+func badRequest(format string, args ...any) error {
+	return &httpError{http.StatusBadRequest, fmt.Sprintf(format, args...)}
+}
+
+// writeError answers with {"error": msg}, msg on one line and redacted.
+func writeError(w http.ResponseWriter, code int, msg string) {
+	msg = strings.Join(strings.Fields(msg), " ")
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(map[string]string{"error": sqlx.RedactText(msg)})
+}
+
+// fail answers err: an *httpError with its status, anything else 500.
+func fail(w http.ResponseWriter, err error) {
+	var he *httpError
+	if errors.As(err, &he) {
+		writeError(w, he.code, he.msg)
+		return
+	}
+	writeError(w, http.StatusInternalServerError, err.Error())
+}
+
+// writeJSON answers v as JSON, with every string in it redacted (see
+// redactJSON).
+func writeJSON(w http.ResponseWriter, v any) {
+	data, err := json.Marshal(v)
+	if err == nil {
+		data, err = redactJSON(data)
+	}
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	_, _ = w.Write(data)
+}
+
+// redactJSON returns data with the passwords in every string of it masked
+// (sqlx.RedactText), numbers kept as written. It is the last safeguard:
+// what the server serves was redacted when the run saved it, and again
+// when it was read.
+func redactJSON(data []byte) ([]byte, error) {
+	if !mayHoldSecret(data) {
+		return data, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return json.Marshal(redactValue(v))
+}
+
+// mayHoldSecret reports whether data holds text RedactText could mask: a
+// URL or a password=... pair. Most responses (series of numbers) hold
+// neither and are served without decoding them again.
+func mayHoldSecret(data []byte) bool {
+	return bytes.Contains(data, []byte("://")) || bytes.Contains(bytes.ToLower(data), []byte("password"))
+}
+
+func redactValue(v any) any {
+	switch x := v.(type) {
+	case string:
+		return sqlx.RedactText(x)
+	case []any:
+		for i := range x {
+			x[i] = redactValue(x[i])
+		}
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[sqlx.RedactText(k)] = redactValue(e)
+		}
+		return out
+	}
+	return v
+}
+
+// validID matches the names a run directory can have (runlog.NewID).
+var validID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// openRun opens the run of ID id: the directory id under the results
+// directory, or the directory the results store records for it.
+func (s *Server) openRun(ctx context.Context, id string) (*runlog.Run, error) {
+	if !validID.MatchString(id) {
+		return nil, notFound("no run %q: a run ID is made of letters, digits, '.', '_' and '-' (see /api/runs)", id)
+	}
+	dir := filepath.Join(s.root, id)
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) && s.cfg.Store != nil {
+		if row, gerr := s.cfg.Store.Get(ctx, id); gerr == nil {
+			dir = row.Dir
+		}
+	}
+	run, err := runlog.Open(dir)
+	switch {
+	case err == nil:
+		return s.memoized(run), nil
+	case errors.Is(err, fs.ErrNotExist) && dir != filepath.Join(s.root, id):
+		return nil, notFound("run %s is in the results store, but its directory %s is gone (deleted or moved): its figures can no longer be read", id, dir)
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, runlog.ErrNotRunDir):
+		if s.seen(id) {
+			return nil, notFound("run %s is gone: its directory %s was deleted or moved", id, dir)
+		}
+		return nil, notFound("no run %s in %s (see /api/runs)", id, s.root)
+	}
+	return nil, err
+}
+
+// memoCap is how many finished runs keep their intervals decoded in
+// memory, the latest used.
+const memoCap = 4
+
+// memoEntry is a finished run whose intervals are kept decoded, with the
+// answers already computed from them.
+type memoEntry struct {
+	stamp string
+	run   *runlog.Run
+	used  time.Time
+
+	mu   sync.Mutex
+	resp map[string][]byte // JSON answers by endpoint
+}
+
+// entry returns the memo entry of run, a run memoized returns, or nil.
+func (s *Server) entry(run *runlog.Run) *memoEntry {
+	s.memoMu.Lock()
+	defer s.memoMu.Unlock()
+	if e := s.memo[run.Dir]; e != nil && e.run == run {
+		return e
+	}
+	return nil
+}
+
+// writeComputed answers the JSON of compute's value; for a finished run
+// (see memoized), the answer is kept under key and served again without
+// computing it: a finished run's figures and series do not change.
+func (s *Server) writeComputed(w http.ResponseWriter, run *runlog.Run, key string, compute func() (any, error)) {
+	e := s.entry(run)
+	if e != nil {
+		e.mu.Lock()
+		data, ok := e.resp[key]
+		e.mu.Unlock()
+		if ok {
+			writeBytes(w, data)
+			return
+		}
+	}
+	v, err := compute()
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	data, err := json.Marshal(v)
+	if err == nil {
+		data, err = redactJSON(data)
+	}
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	if e != nil {
+		e.mu.Lock()
+		if e.resp == nil {
+			e.resp = map[string][]byte{}
+		}
+		e.resp[key] = data
+		e.mu.Unlock()
+	}
+	writeBytes(w, data)
+}
+
+// writeBytes answers data, a JSON document already redacted.
+func writeBytes(w http.ResponseWriter, data []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	_, _ = w.Write(data)
+}
+
+// memoized returns run memoized (runlog.Run.Memoize) when it has ended: a
+// page's requests (its figures, its series, a window) decode its
+// histograms once, not once each, and a page seen again is served from
+// memory. A live run is read afresh every time; a run whose files changed
+// since is memoized again.
+func (s *Server) memoized(run *runlog.Run) *runlog.Run {
+	if !finalStatus(run.Info.Status) {
+		return run
+	}
+	stamp := ""
+	for _, f := range []string{runlog.RunFile, runlog.IntervalsFile, runlog.HlogFile} {
+		fi, err := os.Stat(filepath.Join(run.Dir, f))
+		if err != nil {
+			return run
+		}
+		stamp += fmt.Sprintf("%d/%d;", fi.ModTime().UnixNano(), fi.Size())
+	}
+	key := run.Dir
+	s.memoMu.Lock()
+	defer s.memoMu.Unlock()
+	if e, ok := s.memo[key]; ok && e.stamp == stamp {
+		e.used = time.Now()
+		return e.run
+	}
+	if len(s.memo) >= memoCap {
+		oldest := ""
+		for k, e := range s.memo {
+			if oldest == "" || e.used.Before(s.memo[oldest].used) {
+				oldest = k
+			}
+		}
+		delete(s.memo, oldest)
+	}
+	m := run.Memoize()
+	s.memo[key] = &memoEntry{stamp: stamp, run: m, used: time.Now()}
+	return m
+}
+
+// seen reports whether the server has listed the run id before.
+func (s *Server) seen(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.rows[id]
+	return ok
+}
+
+// withRun opens the run the path names for h, answering 404 when there
+// is none.
+func (s *Server) withRun(h func(http.ResponseWriter, *http.Request, *runlog.Run)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		run, err := s.openRun(r.Context(), r.PathValue("id"))
+		if err != nil {
+			fail(w, err)
+			return
+		}
+		h(w, r, run)
+	}
+}
+
+// Header is a run's description, from its run.json, with every secret
+// masked.
+type Header struct {
+	ID              string            `json:"id"`
+	Dir             string            `json:"dir"`
+	Workload        string            `json:"workload"`
+	WorkloadVersion string            `json:"workload_version,omitempty"`
+	Status          string            `json:"status"`
+	Error           string            `json:"error,omitempty"`
+	Start           time.Time         `json:"start"`
+	RampEnd         *time.Time        `json:"ramp_end,omitempty"`
+	End             *time.Time        `json:"end,omitempty"`
+	Command         []string          `json:"command"`
+	Flags           map[string]string `json:"flags"`
+	Tags            map[string]string `json:"tags,omitempty"`
+	Series          []string          `json:"series"`
+	StampedeVersion string            `json:"stampede_version"`
+	ServerVersion   string            `json:"server_version,omitempty"`
+	Endpoints       []string          `json:"endpoints,omitempty"`
+	Database        string            `json:"database,omitempty"`
+	Seed            uint64            `json:"seed"`
+	Host            runlog.Host       `json:"host"`
+	Limits          json.RawMessage   `json:"limits,omitempty"`
+	Telemetry       json.RawMessage   `json:"telemetry,omitempty"`
+}
+
+// header returns run's Header, its secrets masked as `run` masks them
+// when it saves run.json.
+func header(run *runlog.Run) Header {
+	info := run.Info
+	secrets := cmdline.Secrets(info.Command)
+	flags := make(map[string]string, len(info.Flags))
+	for k, v := range info.Flags {
+		if strings.Contains(k, "password") && v != "" {
+			v = "xxxxx"
+		}
+		flags[k] = sqlx.ScrubText(sqlx.RedactText(v), secrets)
+	}
+	eps := make([]string, len(info.Endpoints))
+	for i, e := range info.Endpoints {
+		eps[i] = sqlx.Redact(e)
+	}
+	h := Header{
+		ID: info.ID, Dir: run.Dir, Workload: info.Workload, WorkloadVersion: info.WorkloadVersion,
+		Status: info.Status, Error: sqlx.ScrubText(sqlx.RedactText(info.Error), secrets),
+		Start: info.Start, RampEnd: info.RampEnd, End: info.End,
+		Command: cmdline.RedactArgs(info.Command), Flags: flags, Tags: sqlx.RedactTags(info.Tags, secrets),
+		Series: info.Series, StampedeVersion: info.StampedeVersion, ServerVersion: info.ServerVersion,
+		Endpoints: eps, Database: info.Database, Seed: info.Seed, Host: info.Host,
+		Limits: info.Limits, Telemetry: info.Telemetry,
+	}
+	if h.RampEnd == nil {
+		if t, ok := results.RampEnd(run, func(error) {}); ok && t.After(info.Start) {
+			h.RampEnd = &t
+		}
+	}
+	return h
+}
+
+// RunDoc is the answer of /api/runs/{id}.
+type RunDoc struct {
+	Run Header `json:"run"`
+	// Report is `stampede report RUN --format json`'s document; null
+	// when the run has no interval after its ramp-up yet (ReportError
+	// says why).
+	Report      *output.ReportDoc `json:"report"`
+	ReportError string            `json:"report_error,omitempty"`
+	// Summary is the run's summary.json (what the run printed at its
+	// end: TPC-C's audits and checks among them); null while it runs or
+	// when it was killed.
+	Summary json.RawMessage `json:"summary"`
+}
+
+func (s *Server) handleRun(w http.ResponseWriter, r *http.Request, run *runlog.Run) {
+	s.writeComputed(w, run, "run", func() (any, error) {
+		doc := RunDoc{Run: header(run), Summary: run.Summary}
+		rep, err := report(run, results.Window{})
+		var we *results.WindowError
+		switch {
+		case errors.As(err, &we):
+			doc.ReportError = err.Error()
+		case err != nil:
+			return nil, err
+		default:
+			doc.Report = &rep
+		}
+		return doc, nil
+	})
+}
+
+// report recomputes run's figures over window as `stampede report` does.
+func report(run *runlog.Run, window results.Window) (output.ReportDoc, error) {
+	runs := []*runlog.Run{run}
+	view, _, err := results.Recompute(runs, window)
+	if err != nil {
+		return output.ReportDoc{}, err
+	}
+	return output.NewReportDoc(runs, view), nil
+}
+
+func (s *Server) handleWindow(w http.ResponseWriter, r *http.Request, run *runlog.Run) {
+	q := r.URL.Query()
+	from, err := results.ParseBound(q.Get("from"))
+	if err != nil {
+		fail(w, badRequest("from: %v", err))
+		return
+	}
+	to, err := results.ParseBound(q.Get("to"))
+	if err != nil {
+		fail(w, badRequest("to: %v", err))
+		return
+	}
+	window := results.Window{From: from, To: to}
+	switch q.Get("include_ramp") {
+	case "", "0", "false":
+	case "1", "true":
+		if from.IsSet() {
+			fail(w, badRequest("give from or include_ramp, not both"))
+			return
+		}
+		window.IncludeRamp = true
+	default:
+		fail(w, badRequest("include_ramp=%q: give 1 or 0", q.Get("include_ramp")))
+		return
+	}
+	rep, err := report(run, window)
+	var we *results.WindowError
+	if errors.As(err, &we) {
+		fail(w, badRequest("%v", err))
+		return
+	}
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	writeJSON(w, rep)
+}
+
+func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request) {
+	ids := r.URL.Query()["run"]
+	if len(ids) < 2 {
+		fail(w, badRequest("compare needs two runs or more: /api/compare?run=A&run=B"))
+		return
+	}
+	var runs []*runlog.Run
+	for _, id := range ids {
+		run, err := s.openRun(r.Context(), id)
+		if err != nil {
+			fail(w, err)
+			return
+		}
+		runs = append(runs, run)
+	}
+	// Each run beside the first, as `stampede compare FIRST RUN` sets
+	// them.
+	out := struct {
+		Base        string               `json:"base"`
+		Comparisons []results.Comparison `json:"comparisons"`
+	}{Base: runs[0].Info.ID}
+	for _, run := range runs[1:] {
+		c, _, err := results.Compare(runs[0], run)
+		if err != nil {
+			fail(w, err)
+			return
+		}
+		out.Comparisons = append(out.Comparisons, c)
+	}
+	writeJSON(w, out)
+}
