@@ -65,6 +65,10 @@ type FlagMeta struct {
 	// LoadOnly flags change only what init creates (tpcc's --fks,
 	// sysbench's --secondary): a run of the loaded data ignores them.
 	LoadOnly bool
+	// PerClient flags differ between the clients of one benchmark by
+	// design (tpcc's --warehouse-range): a merge of the clients' runs
+	// neither compares them nor sets them (see ClientMerger).
+	PerClient bool
 }
 
 // Flagser is a Generator with flags of its own.
@@ -615,6 +619,50 @@ type Auditor interface {
 	// of operation op (a name of QueryLoad.Ops) at quantile q in [0, 1],
 	// or 0 when op never completed.
 	Audits(elapsed time.Duration, latency func(op string, quantile float64) time.Duration) []Audit
+}
+
+// Record is a value a workload read or counted during a run that a merge
+// of several clients' runs needs and their histograms do not hold (TPC-C's
+// sum(D_NEXT_O_ID) at the start and end of the measurement interval, its
+// audit counters): the run log keeps each as an event of kind "record".
+type Record struct {
+	// Name says what the value is; At is when it was read.
+	Name  string
+	At    time.Time
+	Value float64
+}
+
+// RunRecorder is a Generator with records of its run (see Record). The
+// runner asks for them once, after the run, when the workers have stopped
+// and the measurement interval has ended.
+type RunRecorder interface {
+	Generator
+	// RunRecords returns the records of the run that Ops last prepared.
+	RunRecords() []Record
+}
+
+// ClientRun is what a merge knows of one client's run: its id, the flags
+// run.json recorded, its records (RunRecorder) and the measured period
+// the merge takes of it.
+type ClientRun struct {
+	ID       string
+	Flags    map[string]string
+	Records  []Record
+	From, To time.Time
+}
+
+// ClientMerger is a Figurer whose figures for several clients' runs of
+// one benchmark, merged by `stampede report`, need what each client ran
+// and recorded (TPC-C: each client's warehouses, the server's
+// sum(D_NEXT_O_ID) and the audit counters). `stampede report` rebuilds the
+// workload from the runs' common flags and calls MergeClients before
+// Figures (and Audits, for an Auditor), which then give the benchmark's.
+type ClientMerger interface {
+	Figurer
+	// MergeClients makes the generator's figures those of runs merged.
+	// Its error says why they are not one benchmark's clients (their
+	// warehouses overlap, say): the merge is refused.
+	MergeClients(runs []ClientRun) error
 }
 
 // Audit results.
