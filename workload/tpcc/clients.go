@@ -253,6 +253,13 @@ func (g *tpcc) clientRange(flags map[string]string) (first, last int64, err erro
 // audits add up the clients' counters.
 func (g *tpcc) MergeClients(runs []workload.ClientRun) error {
 	m := &mergedClients{auditsOK: len(runs) > 0}
+	if g.weights == nil { // a rebuilt generator that validate has not seen
+		w, err := parseMix(g.mix)
+		if err != nil {
+			return err
+		}
+		g.weights = w
+	}
 	type span struct {
 		id          string
 		first, last int64
