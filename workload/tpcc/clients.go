@@ -142,7 +142,7 @@ func (g *tpcc) split() bool { return g.part[1] > 0 || g.whRangeFlag != "" }
 // who runs the checks.
 func (g *tpcc) clientHeader() string {
 	first, last := g.home()
-	who := fmt.Sprintf("%s: the terminals of warehouses %d-%d (--warehouse-range)", g.label(), first, last)
+	who := fmt.Sprintf("%s: --warehouse-range %s: the terminals of warehouses %d-%d", g.label(), g.whRangeFlag, first, last)
 	if g.part[1] > 0 {
 		who = fmt.Sprintf("%s: client %d of %d: the terminals of warehouses %d-%d", g.label(), g.part[0], g.part[1], first, last)
 	}
