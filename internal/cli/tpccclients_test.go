@@ -299,7 +299,7 @@ func TestTPCCClients(t *testing.T) {
 		{"empty range", []string{"--warehouses", "4", "--warehouse-range", "3:2"}, "--warehouse-range 3:2 holds no warehouse"},
 		{"not a range", []string{"--warehouses", "4", "--warehouse-range", "3-4"}, "is not A:B"},
 		{"range and clients", []string{"--warehouses", "4", "--warehouse-range", "1:2", "--clients", "2", "--client-index", "0"}, "give one or the other"},
-		{"more clients than warehouses", []string{"--warehouses", "4", "--clients", "5", "--client-index", "4"}, "use at most 4 clients"},
+		{"more clients than warehouses", []string{"--warehouses", "4", "--clients", "5", "--client-index", "4"}, "use --clients 4 or fewer"},
 		{"more warehouses than loaded", []string{"--warehouses", "6", "--warehouse-range", "5:6"}, "holds 4 warehouses, not --warehouses 6"},
 	} {
 		r := stampede(t, append(append([]string{"run", "tpcc", "--duration", "1s", "--results-dir", t.TempDir(), "--db", db}, tc.args...), srv)...)
@@ -314,4 +314,21 @@ func commas(n int64) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+// TestGenK8sTPCC: gen k8s writes the Job of TPC-C's clients, each client's
+// command line checked as run checks it; more clients than warehouses
+// are refused in one line.
+func TestGenK8sTPCC(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "tpcc.yaml")
+	r := stampede(t, "gen", "k8s", "--clients", "4", "--image", "img", "-o", out, "--", "run", "tpcc", "--warehouses", "8", "--ramp", "1m", "--duration", "10m", "postgresql://bench@db/tpcc")
+	if r.code != 0 || !strings.Contains(r.stdout, "wrote "+out) {
+		t.Fatalf("exit %d: %s%s", r.code, r.stdout, r.stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil || !strings.Contains(string(b), "tpcc") || !strings.Contains(string(b), "--client-index") {
+		t.Errorf("manifest: %v\n%s", err, b)
+	}
+	r = stampede(t, "gen", "k8s", "--clients", "9", "--image", "img", "-o", out+"2", "--", "run", "tpcc", "--warehouses", "8", "postgresql://bench@db/tpcc")
+	checkOneLineError(t, r, 2, "--clients 9 with 8 warehouses: each client runs the terminals of warehouses of its own; use --clients 8 or fewer")
 }

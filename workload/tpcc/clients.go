@@ -128,7 +128,7 @@ func (g *tpcc) validateClients() error {
 		}
 	}
 	if n := g.part[1]; n > g.active() {
-		return fmt.Errorf("--clients %d with %s: each client runs the terminals of warehouses of its own; use at most %d clients",
+		return fmt.Errorf("--clients %d with %s: each client runs the terminals of warehouses of its own; use --clients %d or fewer",
 			n, nWarehouses(int64(g.active())), g.active())
 	}
 	return nil

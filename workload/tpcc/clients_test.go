@@ -106,7 +106,7 @@ func TestWarehouseRange(t *testing.T) {
 		{[]string{"--warehouses", "4", "--warehouse-range", "a:b"}, 0, 0, 0, "is not A:B"},
 		{[]string{"--warehouses", "4", "--warehouse-range", "1:2", "--active-warehouses", "2"}, 0, 0, 0, "with --active-warehouses"},
 		{[]string{"--warehouses", "4", "--warehouse-range", "1:2"}, 2, 0, 0, "with --clients"},
-		{[]string{"--warehouses", "4"}, 5, 0, 0, "--clients 5 with 4 warehouses"},
+		{[]string{"--warehouses", "4"}, 5, 0, 0, "--clients 5 with 4 warehouses: each client runs the terminals of warehouses of its own; use --clients 4 or fewer"},
 	} {
 		gen, err := workload.FromFlags(tpccMeta, tc.args...)
 		g, _ := gen.(*tpcc)
