@@ -364,25 +364,16 @@ type DropFirster interface {
 // ClientPartitioner is a Generator that can run as one of several
 // clients of one benchmark (run.Spec.Part) without the clients' writes
 // colliding: YCSB gives each client its own range of keys to insert, as
-// YCSB's insertstart and insertcount do. Workloads whose operations pick
-// keys at random over the whole data need nothing and run as they are;
-// run refuses a workload that declares, through Partitionable, that its
-// clients would collide.
+// YCSB's insertstart and insertcount do; TPC-C its own range of home
+// warehouses. Workloads whose operations pick keys at random over the
+// whole data need nothing and run as they are.
 type ClientPartitioner interface {
 	Generator
 	// PartitionClients makes the generator client index (from 0) of
 	// count; an error says why it cannot (properties that set the range
-	// already, say).
+	// already, more clients than warehouses, say). It may be called
+	// more than once with the same part.
 	PartitionClients(index, count int) error
-}
-
-// NotPartitionable is a Generator that cannot run as one of several
-// clients: each client would run the whole benchmark (TPC-C's terminals
-// are bound to its warehouses).
-type NotPartitionable interface {
-	Generator
-	// NotPartitionable says why, for an error message.
-	NotPartitionable() string
 }
 
 // RunDefaulter is a Generator whose own configuration supplies defaults
