@@ -51,6 +51,15 @@ Examples:
   stampede run tpcc --mix newOrder=1,payment=1 --wait=false 'postgresql://postgres@localhost:5432/tpcc'
   stampede check tpcc --expensive-checks 'postgresql://postgres@localhost:5432/tpcc'
 
+From several client machines: --clients N --client-index I runs the
+terminals of client I's own contiguous range of the warehouses (the
+bounds of cockroach's --partitions), --warehouse-range A:B the same by
+hand; remote order lines and payments still go to every warehouse.
+` + "`stampede report --tag job=NAME`" + ` merges the clients: tpmC, efficiency over
+all their warehouses, NOPM once from the server, the audits over every
+client's transactions; client 0 alone runs the checks.
+  stampede run tpcc --warehouses 100 --clients 4 --client-index 0 --ramp 2m --duration 30m --start-at next:1m --tag job=c100 'postgresql://postgres@localhost:5432/tpcc'
+
 Tenant fleets: with --tenant-mode column the tenants share one set of tables
 with no tenant column, because W_ID already leads every primary key but
 ITEM's: in column mode a tenant is a range of warehouses. Tenant N of
