@@ -128,6 +128,10 @@ func TestTPCCClients(t *testing.T) {
 					}
 				}
 				c.workers = sum.Concurrency
+				if info.Flags["concurrency"] != strconv.Itoa(sum.Concurrency) {
+					// report's figures (efficiency) rest on run.json's.
+					t.Errorf("run %s records --concurrency %s, but ran %d workers", info.ID, info.Flags["concurrency"], sum.Concurrency)
+				}
 				workers += int64(sum.Concurrency)
 				events, err := r.Events()
 				if err != nil {
