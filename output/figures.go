@@ -152,6 +152,9 @@ func rebuild(runs []*runlog.Run, v results.View) (gen workload.Generator, merged
 		}
 	}
 	cm, ok := gen.(workload.ClientMerger)
+	if f, isFlagser := gen.(workload.Flagser); ok && isFlagser && !areClients(runs, f.Flags()) {
+		ok = false // several whole runs, merged as before: no client's share
+	}
 	if len(runs) == 1 || !ok {
 		if cp, ok := gen.(workload.ClientPartitioner); ok && len(runs) == 1 {
 			n, _ := strconv.Atoi(info.Flags["clients"])
@@ -220,6 +223,23 @@ func MergedAudits(runs []*runlog.Run, v results.View) []report.Audit {
 	return out
 }
 
+// areClients says whether runs are clients of one benchmark: tagged
+// client=I/N, or given one of the workload's per-client flags
+// (workload.FlagMeta.PerClient, TPC-C's --warehouse-range).
+func areClients(runs []*runlog.Run, flags workload.Flags) bool {
+	for _, r := range runs {
+		if r.Info.Tags[run.PartTag] != "" {
+			return true
+		}
+		for name, m := range flags.Meta {
+			if fl := flags.FlagSet.Lookup(name); m.PerClient && fl != nil && r.Info.Flags[name] != "" && r.Info.Flags[name] != fl.DefValue {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // CheckClients refuses runs that cannot merge as one benchmark's clients:
 // clients (tagged client=I/N, or a workload's per-client flags given)
 // that ran on different data (a flag of the workload that changes the
@@ -239,21 +259,12 @@ func CheckClients(runs []*runlog.Run) error {
 	if f, ok := gen.(workload.Flagser); ok {
 		flags = f.Flags()
 	}
-	clients := false
 	for _, r := range runs {
 		if r.Info.Workload != runs[0].Info.Workload {
 			return nil // warned about: different workloads
 		}
-		if r.Info.Tags[run.PartTag] != "" {
-			clients = true
-		}
-		for name, m := range flags.Meta {
-			if fl := flags.FlagSet.Lookup(name); m.PerClient && fl != nil && r.Info.Flags[name] != "" && r.Info.Flags[name] != fl.DefValue {
-				clients = true
-			}
-		}
 	}
-	if !clients {
+	if !areClients(runs, flags) {
 		return nil
 	}
 	var names []string
