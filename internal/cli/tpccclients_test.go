@@ -293,6 +293,18 @@ func TestTPCCClients(t *testing.T) {
 	t.Run("overlapping ranges", func(t *testing.T) {
 		checkOneLineError(t, r, 2, "ran the terminals of the same warehouses")
 	})
+	// Two whole runs (neither a client) still merge as before, with
+	// their figures.
+	dir = t.TempDir()
+	for range 2 {
+		if r := stampede(t, "run", "tpcc", "--warehouses", "4", "--wait=false", "--concurrency", "2", "--duration", "1s",
+			"--skip-checks", "--tag", "job=whole", "--results-dir", dir, "--db", db, srv); r.code != 0 {
+			t.Fatalf("run: %s", r.stderr)
+		}
+	}
+	if r := stampede(t, "report", "--results-dir", dir, "--tag", "job=whole"); r.code != 0 || !strings.Contains(r.stdout, "tpmC: ") || strings.Contains(r.stdout, "NOPM") {
+		t.Errorf("report of two whole runs: exit %d, want tpmC and no NOPM (each run read its own)\n%s%s", r.code, r.stdout, r.stderr)
+	}
 	for _, tc := range []struct {
 		name string
 		args []string
