@@ -70,7 +70,7 @@ func observedFigures(runs []*runlog.Run, v results.View) []report.Extra {
 // workload.ClientMerger they are the merge's, over the whole runs after
 // the ramp only.
 func countedFigures(runs []*runlog.Run, v results.View) []report.Extra {
-	gen, merged := rebuild(runs, v)
+	gen, merged := rebuild(runs)
 	fig, ok := gen.(workload.Figurer)
 	if !ok {
 		return nil
@@ -93,7 +93,7 @@ func countedFigures(runs []*runlog.Run, v results.View) []report.Extra {
 // flags with the run's workers, and, for several runs of a
 // workload.ClientMerger, merged (MergeClients: merged is true); nil when
 // the runs' workload figures cannot be recomputed (see countedFigures).
-func rebuild(runs []*runlog.Run, v results.View) (gen workload.Generator, merged bool) {
+func rebuild(runs []*runlog.Run) (gen workload.Generator, merged bool) {
 	if len(runs) == 0 {
 		return nil, false
 	}
@@ -165,23 +165,18 @@ func rebuild(runs []*runlog.Run, v results.View) (gen workload.Generator, merged
 		}
 		return gen, false
 	}
-	if err := cm.MergeClients(clientRuns(runs, v)); err != nil {
+	if err := cm.MergeClients(clientRuns(runs)); err != nil {
 		return nil, false // CheckClients says why
 	}
 	return gen, true
 }
 
 // clientRuns returns what a workload.ClientMerger knows of runs: their
-// flags, records (run.RecordEvent events) and the periods v takes.
-func clientRuns(runs []*runlog.Run, v results.View) []workload.ClientRun {
+// flags and records (run.RecordEvent events).
+func clientRuns(runs []*runlog.Run) []workload.ClientRun {
 	var out []workload.ClientRun
 	for _, r := range runs {
 		cr := workload.ClientRun{ID: r.Info.ID, Flags: r.Info.Flags}
-		for _, t := range v.Taken {
-			if t.Run == r.Info.ID {
-				cr.From, cr.To = t.From, t.To
-			}
-		}
 		events, _ := r.Events() // a truncated log's complete lines still count
 		for _, e := range events {
 			if e.Kind == run.RecordEvent {
@@ -201,7 +196,7 @@ func MergedAudits(runs []*runlog.Run, v results.View) []report.Audit {
 	if len(runs) < 2 || v.Window != (results.Window{}).String() {
 		return nil
 	}
-	gen, merged := rebuild(runs, v)
+	gen, merged := rebuild(runs)
 	au, ok := gen.(workload.Auditor)
 	if !merged || !ok {
 		return nil
@@ -301,7 +296,7 @@ func CheckClients(runs []*runlog.Run) error {
 		if setErr != nil {
 			return nil // figures are not recomputed either
 		}
-		if err := cm.MergeClients(clientRuns(runs, results.View{})); err != nil {
+		if err := cm.MergeClients(clientRuns(runs)); err != nil {
 			return err
 		}
 	}

@@ -633,13 +633,11 @@ type RunRecorder interface {
 }
 
 // ClientRun is what a merge knows of one client's run: its id, the flags
-// run.json recorded, its records (RunRecorder) and the measured period
-// the merge takes of it.
+// run.json recorded and its records (RunRecorder).
 type ClientRun struct {
-	ID       string
-	Flags    map[string]string
-	Records  []Record
-	From, To time.Time
+	ID      string
+	Flags   map[string]string
+	Records []Record
 }
 
 // ClientMerger is a Figurer whose figures for several clients' runs of
