@@ -116,6 +116,14 @@ func runSpec(spec RunArgs, env Env) (run.Spec, error) {
 	if _, ok := gen.(workload.Opser); !ok {
 		return run.Spec{}, usagef("workload %s cannot be run", gen.Meta().Name)
 	}
+	if p := rf.clients.part; p.Count > 0 {
+		// The client's share before the workload's defaults, which are
+		// then the share's (TPC-C's terminals of the client's
+		// warehouses); run checks the part and says what is wrong.
+		if cp, ok := gen.(workload.ClientPartitioner); ok {
+			_ = cp.PartitionClients(p.Index, p.Count)
+		}
+	}
 	if d, ok := gen.(workload.RunDefaulter); ok && rf.latency == "" {
 		rf.latency = d.RunDefaults().Latency // YCSB's measurement.interval
 	}

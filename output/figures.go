@@ -1,6 +1,7 @@
 package output
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -71,36 +72,66 @@ func observedFigures(runs []*runlog.Run, v results.View) []report.Extra {
 // workload printed under the run's final block (YCSB's statuses,
 // read_return_ok: 9950 ([READ], Return=OK); TPC-C's tpmC), as the run
 // computed them from its own counts: the workload is rebuilt from the
-// run's name and flags (run.json). None when the runs are of different
-// workloads or differ in the workload's flags, are a fleet's (a fleet
-// prints no workload figures), when the workload has no figures or is
-// not one of this stampede's, or when a flag the run recorded no longer
-// parses. Figures the run read from the server (TPC-C's NOPM) are left
-// out: the rebuilt workload has not read them.
+// run's name and flags (run.json; see rebuild). None when the runs are of
+// different workloads or differ in the workload's flags (but those that
+// differ between clients by design, workload.FlagMeta.PerClient), are a
+// fleet's (a fleet prints no workload figures), when the workload has no
+// figures or is not one of this stampede's, or when a flag the run
+// recorded no longer parses. Figures the run read from the server (TPC-C's
+// NOPM) are left out for one run (the rebuilt workload has not read them:
+// see observedFigures); for several clients' runs of a
+// workload.ClientMerger they are the merge's, over the whole runs after
+// the ramp only.
 func countedFigures(runs []*runlog.Run, v results.View) []report.Extra {
-	if len(runs) == 0 {
-		return nil
-	}
-	info := runs[0].Info
-	for _, r := range runs {
-		if r.Info.Workload != info.Workload || (r.Info.Flags["tenants"] != "" && r.Info.Flags["tenants"] != "0") {
-			return nil
-		}
-	}
-	meta, ok := workload.Get(info.Workload)
-	if !ok {
-		return nil
-	}
-	gen := meta.New()
+	gen, merged := rebuild(runs)
 	fig, ok := gen.(workload.Figurer)
 	if !ok {
 		return nil
 	}
+	counts, errs := map[string]int64{}, map[string]int64{}
+	for _, op := range v.Ops {
+		counts[op.Name], errs[op.Name] = op.Count, op.Errors
+	}
+	var out []report.Extra
+	elapsed := time.Duration(v.Seconds * float64(time.Second))
+	for _, f := range workload.AllFigures(fig, counts, errs, elapsed) {
+		if !f.Observed || (merged && v.Window == (results.Window{}).String()) {
+			out = append(out, report.Extra{Name: f.Name, Value: f.Value, Text: f.Text})
+		}
+	}
+	return out
+}
+
+// rebuild returns the workload of runs, rebuilt from their name and
+// flags with the run's workers, and, for several runs of a
+// workload.ClientMerger, merged (MergeClients: merged is true); nil when
+// the runs' workload figures cannot be recomputed (see countedFigures).
+func rebuild(runs []*runlog.Run) (gen workload.Generator, merged bool) {
+	if len(runs) == 0 {
+		return nil, false
+	}
+	info := runs[0].Info
+	for _, r := range runs {
+		if r.Info.Workload != info.Workload || (r.Info.Flags["tenants"] != "" && r.Info.Flags["tenants"] != "0") {
+			return nil, false
+		}
+	}
+	meta, ok := workload.Get(info.Workload)
+	if !ok {
+		return nil, false
+	}
+	gen = meta.New()
+	if _, ok := gen.(workload.Figurer); !ok {
+		return nil, false
+	}
 	if f, ok := gen.(workload.Flagser); ok {
-		fs := f.Flags().FlagSet
+		flags := f.Flags()
 		same := true
 		var setErr error
-		fs.VisitAll(func(fl *pflag.Flag) {
+		flags.FlagSet.VisitAll(func(fl *pflag.Flag) {
+			if flags.Meta[fl.Name].PerClient {
+				return
+			}
 			val, ok := info.Flags[fl.Name]
 			for _, r := range runs[1:] {
 				if r.Info.Flags[fl.Name] != val {
@@ -113,7 +144,19 @@ func countedFigures(runs []*runlog.Run, v results.View) []report.Extra {
 			setErr = setFlag(fl, val)
 		})
 		if !same || setErr != nil {
-			return nil
+			return nil, false
+		}
+		if flags.Meta != nil && len(runs) == 1 {
+			// One run: its own per-client flags (TPC-C's
+			// --warehouse-range) make its figures.
+			flags.FlagSet.VisitAll(func(fl *pflag.Flag) {
+				if val, ok := info.Flags[fl.Name]; ok && flags.Meta[fl.Name].PerClient && val != fl.DefValue && setErr == nil {
+					setErr = setFlag(fl, val)
+				}
+			})
+			if setErr != nil {
+				return nil, false
+			}
 		}
 	}
 	if wf, ok := gen.(workload.WorkerFigurer); ok {
@@ -121,18 +164,156 @@ func countedFigures(runs []*runlog.Run, v results.View) []report.Extra {
 			wf.SetFigureWorkers(n)
 		}
 	}
-	counts, errs := map[string]int64{}, map[string]int64{}
-	for _, op := range v.Ops {
-		counts[op.Name], errs[op.Name] = op.Count, op.Errors
+	cm, ok := gen.(workload.ClientMerger)
+	if f, isFlagser := gen.(workload.Flagser); ok && isFlagser && !areClients(runs, f.Flags()) {
+		ok = false // several whole runs, merged as before: no client's share
 	}
-	var out []report.Extra
-	elapsed := time.Duration(v.Seconds * float64(time.Second))
-	for _, f := range workload.AllFigures(fig, counts, errs, elapsed) {
-		if !f.Observed {
-			out = append(out, report.Extra{Name: f.Name, Value: f.Value, Text: f.Text})
+	if len(runs) == 1 || !ok {
+		if cp, ok := gen.(workload.ClientPartitioner); ok && len(runs) == 1 {
+			n, _ := strconv.Atoi(info.Flags["clients"])
+			i, _ := strconv.Atoi(info.Flags["client-index"])
+			if n > 0 && i >= 0 && i < n {
+				_ = cp.PartitionClients(i, n) // one client's run: its share's figures
+			}
 		}
+		return gen, false
+	}
+	if err := cm.MergeClients(clientRuns(runs)); err != nil {
+		return nil, false // CheckClients says why
+	}
+	return gen, true
+}
+
+// clientRuns returns what a workload.ClientMerger knows of runs: their
+// flags and records (run.RecordEvent events).
+func clientRuns(runs []*runlog.Run) []workload.ClientRun {
+	var out []workload.ClientRun
+	for _, r := range runs {
+		cr := workload.ClientRun{ID: r.Info.ID, Flags: r.Info.Flags}
+		events, _ := r.Events() // a truncated log's complete lines still count
+		for _, e := range events {
+			if e.Kind == run.RecordEvent {
+				cr.Records = append(cr.Records, workload.Record{Name: e.Op, At: e.Time, Value: e.Value})
+			}
+		}
+		out = append(out, cr)
 	}
 	return out
+}
+
+// MergedAudits returns the workload's audits of several clients' runs
+// merged (TPC-C's, over every client's transactions), judged on v's
+// latencies; none for one run (its own run printed them) or a workload
+// that is not a workload.ClientMerger and workload.Auditor.
+func MergedAudits(runs []*runlog.Run, v results.View) []report.Audit {
+	if len(runs) < 2 || v.Window != (results.Window{}).String() {
+		return nil
+	}
+	gen, merged := rebuild(runs)
+	au, ok := gen.(workload.Auditor)
+	if !merged || !ok {
+		return nil
+	}
+	p90 := map[string]time.Duration{}
+	for _, op := range v.Ops {
+		p90[op.Name] = time.Duration(op.Summary.P90 * float64(time.Millisecond))
+	}
+	latency := func(op string, q float64) time.Duration {
+		if q != 0.9 {
+			return 0
+		}
+		return p90[op]
+	}
+	var out []report.Audit
+	for _, a := range au.Audits(time.Duration(v.Seconds*float64(time.Second)), latency) {
+		out = append(out, report.Audit{Name: a.Name, Result: a.Result, Detail: a.Detail})
+	}
+	return out
+}
+
+// areClients says whether runs are clients of one benchmark: tagged
+// client=I/N, or given one of the workload's per-client flags
+// (workload.FlagMeta.PerClient, TPC-C's --warehouse-range).
+func areClients(runs []*runlog.Run, flags workload.Flags) bool {
+	for _, r := range runs {
+		if r.Info.Tags[run.PartTag] != "" {
+			return true
+		}
+		for name, m := range flags.Meta {
+			if fl := flags.FlagSet.Lookup(name); m.PerClient && fl != nil && r.Info.Flags[name] != "" && r.Info.Flags[name] != fl.DefValue {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// CheckClients refuses runs that cannot merge as one benchmark's clients:
+// clients (tagged client=I/N, or a workload's per-client flags given)
+// that ran on different data (a flag of the workload that changes the
+// data differs, or ran at different --start-at), or that a
+// workload.ClientMerger refuses (TPC-C's clients whose warehouses
+// overlap). The error names the flag and the runs.
+func CheckClients(runs []*runlog.Run) error {
+	if len(runs) < 2 {
+		return nil
+	}
+	meta, ok := workload.Get(runs[0].Info.Workload)
+	if !ok {
+		return nil
+	}
+	gen := meta.New()
+	var flags workload.Flags
+	if f, ok := gen.(workload.Flagser); ok {
+		flags = f.Flags()
+	}
+	for _, r := range runs {
+		if r.Info.Workload != runs[0].Info.Workload {
+			return nil // warned about: different workloads
+		}
+	}
+	if !areClients(runs, flags) {
+		return nil
+	}
+	var names []string
+	if flags.FlagSet != nil {
+		flags.FlagSet.VisitAll(func(fl *pflag.Flag) {
+			if !flags.Meta[fl.Name].RuntimeOnly {
+				names = append(names, fl.Name)
+			}
+		})
+	}
+	names = append(names, "start-at")
+	a := runs[0]
+	for _, b := range runs[1:] {
+		for _, name := range names {
+			x, y := a.Info.Flags[name], b.Info.Flags[name]
+			if x == y {
+				continue
+			}
+			why := "they ran on different data"
+			if name == "start-at" {
+				why = "a benchmark's clients start together"
+			}
+			return fmt.Errorf("runs %s and %s are clients of one benchmark with different --%s (%q and %q): %s; report them apart",
+				a.Info.ID, b.Info.ID, name, x, y, why)
+		}
+	}
+	if cm, ok := gen.(workload.ClientMerger); ok {
+		var setErr error
+		flags.FlagSet.VisitAll(func(fl *pflag.Flag) {
+			if val, ok := a.Info.Flags[fl.Name]; ok && !flags.Meta[fl.Name].PerClient && val != fl.DefValue && setErr == nil {
+				setErr = setFlag(fl, val)
+			}
+		})
+		if setErr != nil {
+			return nil // figures are not recomputed either
+		}
+		if err := cm.MergeClients(clientRuns(runs)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // setFlag sets fl to val, the flag's value as run.json records it

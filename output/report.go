@@ -80,6 +80,12 @@ func ReportSplit(w io.Writer, runs []*runlog.Run, v results.View, by string) err
 	if err := (&report.Text{W: w}).Final(elapsed, ops, report.Op{Cumulative: v.Total}, extra); err != nil {
 		return err
 	}
+	if audits := MergedAudits(runs, v); len(audits) > 0 {
+		fmt.Fprintln(w)
+		if err := report.Audits(w, audits); err != nil {
+			return err
+		}
+	}
 	for _, r := range runs {
 		if sum := v.Telemetry[r.Info.ID]; sum != nil {
 			if len(runs) > 1 {

@@ -17,6 +17,11 @@ import (
 // TPC-C's NOPM): Op is its name, Value its value, Message its text.
 const FigureEvent = "figure"
 
+// RecordEvent is the kind of the run-log event that keeps one of the
+// workload's records (workload.RunRecorder): Op is its name, Time when it
+// was read, Value its value.
+const RecordEvent = "record"
+
 // Display says which of the registry's series the headline figures show:
 // the interval lines, the final block and its total.
 type Display struct {

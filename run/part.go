@@ -43,9 +43,6 @@ func applyPart(spec *Spec) error {
 	case spec.Fleet != nil:
 		return inputf("Spec.Part with Spec.Fleet: a fleet runs from one client")
 	}
-	if np, ok := spec.Workload.(workload.NotPartitionable); ok {
-		return inputf("%s cannot run as one of several clients: %s", spec.Workload.Meta().Name, np.NotPartitionable())
-	}
 	n := float64(p.Count)
 	spec.MaxRate /= n
 	spec.QueueRate /= n

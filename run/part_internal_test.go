@@ -40,7 +40,7 @@ func TestApplyPart(t *testing.T) {
 		{Spec{Workload: gen("bank"), Part: Part{Index: 0, Count: -1}}, "Spec.Part.Count -1"},
 		{Spec{Workload: gen("bank"), Part: Part{Index: 1}}, "Spec.Part.Count 0"},
 		{Spec{Workload: gen("bank"), MaxOps: 2, Part: Part{Index: 2, Count: 3}}, "Spec.MaxOps 2 is fewer than the 3 clients"},
-		{Spec{Workload: gen("tpcc"), Part: Part{Index: 0, Count: 2}}, "tpcc cannot run as one of several clients"},
+		{Spec{Workload: gen("tpcc"), Part: Part{Index: 0, Count: 2}}, "--clients 2 with 1 warehouse: each client runs the terminals of warehouses of its own; use --clients 1 or fewer"},
 		{Spec{Workload: gen("ycsb"), Fleet: &Fleet{}, Part: Part{Index: 0, Count: 2}}, "a fleet runs from one client"},
 	} {
 		if err := applyPart(&tc.spec); err == nil || !strings.Contains(err.Error(), tc.err) {

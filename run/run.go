@@ -186,6 +186,14 @@ func Validate(spec Spec) error { return prepare(&spec) }
 // prepare fills what spec leaves to the workload's defaults, makes it
 // its client's share (Spec.Part), and validates it.
 func prepare(spec *Spec) error {
+	if p := spec.Part; p.Count > 0 && p.Index >= 0 && p.Index < p.Count && spec.Fleet == nil {
+		// The client's share first, so that the workload's defaults are
+		// its share's (TPC-C's terminals of the client's warehouses);
+		// applyPart checks the part and says what is wrong with it.
+		if cp, ok := spec.Workload.(workload.ClientPartitioner); ok {
+			_ = cp.PartitionClients(p.Index, p.Count)
+		}
+	}
 	if d, ok := spec.Workload.(workload.RunDefaulter); ok {
 		// The workload's defaults fill what the Spec leaves unset.
 		rd := d.RunDefaults()
@@ -626,6 +634,14 @@ func (r *Run) finish() (*Result, error) {
 				sum.Figures = map[string]float64{}
 			}
 			sum.Figures[fig.Name] = fig.Value
+		}
+	}
+	if rr, ok := gen.(workload.RunRecorder); ok && src.fleet == nil {
+		// What a merge of several clients' runs needs besides their
+		// histograms (TPC-C's reads of sum(d_next_o_id), its audit
+		// counters).
+		for _, rec := range rr.RunRecords() {
+			r.rw.Event(runlog.Event{Time: rec.At, Kind: RecordEvent, Op: rec.Name, Value: rec.Value})
 		}
 	}
 	if r.cfg.Rated() {

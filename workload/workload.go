@@ -65,6 +65,10 @@ type FlagMeta struct {
 	// LoadOnly flags change only what init creates (tpcc's --fks,
 	// sysbench's --secondary): a run of the loaded data ignores them.
 	LoadOnly bool
+	// PerClient flags differ between the clients of one benchmark by
+	// design (tpcc's --warehouse-range): a merge of the clients' runs
+	// neither compares them nor sets them (see ClientMerger).
+	PerClient bool
 }
 
 // Flagser is a Generator with flags of its own.
@@ -367,25 +371,16 @@ type DropFirster interface {
 // ClientPartitioner is a Generator that can run as one of several
 // clients of one benchmark (run.Spec.Part) without the clients' writes
 // colliding: YCSB gives each client its own range of keys to insert, as
-// YCSB's insertstart and insertcount do. Workloads whose operations pick
-// keys at random over the whole data need nothing and run as they are;
-// run refuses a workload that declares, through Partitionable, that its
-// clients would collide.
+// YCSB's insertstart and insertcount do; TPC-C its own range of home
+// warehouses. Workloads whose operations pick keys at random over the
+// whole data need nothing and run as they are.
 type ClientPartitioner interface {
 	Generator
 	// PartitionClients makes the generator client index (from 0) of
 	// count; an error says why it cannot (properties that set the range
-	// already, say).
+	// already, more clients than warehouses, say). It may be called
+	// more than once with the same part.
 	PartitionClients(index, count int) error
-}
-
-// NotPartitionable is a Generator that cannot run as one of several
-// clients: each client would run the whole benchmark (TPC-C's terminals
-// are bound to its warehouses).
-type NotPartitionable interface {
-	Generator
-	// NotPartitionable says why, for an error message.
-	NotPartitionable() string
 }
 
 // RunDefaulter is a Generator whose own configuration supplies defaults
@@ -622,6 +617,48 @@ type Auditor interface {
 	// of operation op (a name of QueryLoad.Ops) at quantile q in [0, 1],
 	// or 0 when op never completed.
 	Audits(elapsed time.Duration, latency func(op string, quantile float64) time.Duration) []Audit
+}
+
+// Record is a value a workload read or counted during a run that a merge
+// of several clients' runs needs and their histograms do not hold (TPC-C's
+// sum(D_NEXT_O_ID) at the start and end of the measurement interval, its
+// audit counters): the run log keeps each as an event of kind "record".
+type Record struct {
+	// Name says what the value is; At is when it was read.
+	Name  string
+	At    time.Time
+	Value float64
+}
+
+// RunRecorder is a Generator with records of its run (see Record). The
+// runner asks for them once, after the run, when the workers have stopped
+// and the measurement interval has ended.
+type RunRecorder interface {
+	Generator
+	// RunRecords returns the records of the run that Ops last prepared.
+	RunRecords() []Record
+}
+
+// ClientRun is what a merge knows of one client's run: its id, the flags
+// run.json recorded and its records (RunRecorder).
+type ClientRun struct {
+	ID      string
+	Flags   map[string]string
+	Records []Record
+}
+
+// ClientMerger is a Figurer whose figures for several clients' runs of
+// one benchmark, merged by `stampede report`, need what each client ran
+// and recorded (TPC-C: each client's warehouses, the server's
+// sum(D_NEXT_O_ID) and the audit counters). `stampede report` rebuilds the
+// workload from the runs' common flags and calls MergeClients before
+// Figures (and Audits, for an Auditor), which then give the benchmark's.
+type ClientMerger interface {
+	Figurer
+	// MergeClients makes the generator's figures those of runs merged.
+	// Its error says why they are not one benchmark's clients (their
+	// warehouses overlap, say): the merge is refused.
+	MergeClients(runs []ClientRun) error
 }
 
 // Audit results.

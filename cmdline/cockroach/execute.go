@@ -250,6 +250,15 @@ func (c *Command) run(ctx context.Context, conn run.Conn, env cmdline.Env) error
 	if wh == 0 {
 		wh, _ = strconv.Atoi(c.value("warehouses"))
 	}
+	if f := c.gen.Flags().Lookup("warehouse-range"); f != nil && f.Changed {
+		// --partitions with --partition-affinity (resolvePartitions):
+		// report merges the partitions' runs by their warehouses.
+		s.Flags["warehouse-range"] = f.Value.String()
+		var first, last int
+		if _, err := fmt.Sscanf(f.Value.String(), "%d:%d", &first, &last); err == nil {
+			wh = last - first + 1
+		}
+	}
 	p := &output.Cockroach{W: env.Stdout, Log: env.Stderr, JSON: c.value("display-format") == "incremental-json",
 		Result: c.resultSeries(), TPCC: c.Workload == "tpcc", ActiveWarehouses: wh, Ramp: s.Ramp, Telemetry: true,
 		AllOps: c.Workload == "tpcc", Names: map[string]string{"read-modify-write": "readModifyWrite"},

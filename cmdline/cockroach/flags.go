@@ -143,7 +143,7 @@ var (
 const poolRefusal = "stampede's workers keep their connections for the whole run (connected before the first operation, re-established only when lost): there is no pool to tune"
 
 // scaleOut says why the partitioning flags are refused.
-const scaleOut = "stampede does not partition TPC-C: one client runs every warehouse's terminals (its --clients, which splits YCSB, sysbench and bank among client machines, refuses TPC-C); leave the flag out"
+const scaleOut = "stampede places no partition (zones, regions, leases are CockroachDB's): run --partitions N --partition-affinity I runs the terminals of partition I's warehouses, as --clients N --client-index I does; leave the flag out"
 
 // flagsFor returns the common flags of verb, then the workload's.
 func flagsFor(verb string, w *workloadDef) []cflag {

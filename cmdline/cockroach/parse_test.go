@@ -61,7 +61,12 @@ var pastedLines = []string{
 	`workload run ycsb --isolation-level=read_committed --conn-vars=statement_timeout=5s,application_name=crdb 'postgresql://root@h:26257?sslmode=disable'`,
 	`workload check tpcc --warehouses=2 --expensive-checks 'postgresql://root@localhost:26257?sslmode=disable'`,
 	`workload check bank --rows=10000`,
+	`workload run tpcc --warehouses=4 --partitions=2 --partition-affinity=1`,
+	`workload run tpcc --warehouses=20 --partitions=3 --partition-affinity=1 --wait=false --workers=4`,
 	// Refused, each in one line.
+	`workload init tpcc --warehouses=4 --partitions=2`,
+	`workload run tpcc --warehouses=4 --partitions=2 --partition-affinity=2`,
+	`workload run tpcc --warehouses=4 --partitions=2 --partition-affinity=1 --active-warehouses=2`,
 	`workload run tpcc --partitions=3`,
 	`workload run tpcc --partition-affinity=0,1`,
 	`workload run tpcc --zones=us-east1-b,us-west1-a`,
@@ -173,7 +178,7 @@ func TestEveryFlagHasAMeaning(t *testing.T) {
 		"workload", "read-freq", "insert-freq", "update-freq", "scan-freq", "read-modify-write-freq", "delete-freq",
 		"insert-start", "insert-count", "record-count", "families", "splits",
 		// tpcc
-		"workers", "conns", "idle-conns", "partitions", "scatter", "split", "serializable",
+		"workers", "conns", "idle-conns", "partitions", "partition-affinity", "scatter", "split", "serializable",
 		// bank
 		"ranges", "tables",
 	} {

@@ -196,10 +196,10 @@ var tpccDef = &workloadDef{
 		{name: "idle-conns", kind: kInt, def: "0", usage: "idle connections held open per URL during the run"},
 		{name: "txn-retries", kind: kBool, def: "true", usage: "run transactions in a retry loop", to: "txn-retries"},
 		{name: "repair-order-ids", kind: kBool, refuse: "it repairs districts written by two clusters under logical replication, which stampede does not run"},
-		{name: "partitions", kind: kInt, def: "1", usage: "partition the tables (1: none)"},
+		{name: "partitions", kind: kInt, def: "1", usage: "run: with --partition-affinity I, run the terminals of partition I of this many ranges of the warehouses (cockroach's bounds; stampede's --clients N --client-index I); stampede partitions no table"},
 		{name: "ignore-partitions", kind: kBool, refuse: scaleOut},
 		{name: "client-partitions", kind: kInt, def: "0", refuse: scaleOut},
-		{name: "partition-affinity", kind: kInts, refuse: scaleOut},
+		{name: "partition-affinity", kind: kInts, usage: "run: with --partitions, the one partition whose warehouses this client's terminals run"},
 		{name: "partition-strategy", kind: kString, refuse: scaleOut},
 		{name: "zones", kind: kStrings, refuse: scaleOut},
 		{name: "regions", kind: kStrings, refuse: scaleOut},
@@ -225,9 +225,6 @@ var tpccDef = &workloadDef{
 // --workers (10 per active warehouse; with waits exactly that, as
 // cockroach requires), --conns and --isolation-level.
 func resolveTPCC(c *Command) error {
-	if p := c.value("partitions"); p != "1" {
-		return usagef("--partitions %s: %s", p, scaleOut)
-	}
 	wh, _ := strconv.Atoi(c.value("warehouses"))
 	if wh < 1 {
 		// --warehouses is at fault, not --active-warehouses: tpcc says so.
@@ -239,6 +236,11 @@ func resolveTPCC(c *Command) error {
 	}
 	if active < 1 || active > wh {
 		return usagef("--active-warehouses %d must be between 1 and --warehouses %d", active, wh)
+	}
+	if n, err := resolvePartitions(c, wh); err != nil {
+		return err
+	} else if n > 0 {
+		active = n
 	}
 	workers, _ := strconv.Atoi(c.value("workers"))
 	if workers < 0 {
@@ -287,6 +289,41 @@ func resolveTPCC(c *Command) error {
 	c.split = c.value("split") == "true"
 	c.scatter = c.value("scatter") == "true"
 	return nil
+}
+
+// resolvePartitions maps cockroach's --partitions N --partition-affinity
+// I on run onto stampede's --warehouse-range: the terminals of partition
+// I's warehouses, with cockroach's bounds (I*W/N+1 .. (I+1)*W/N, as
+// --clients N --client-index I). It returns the partition's warehouses, 0
+// without partitions. Partitioning the tables (init) places nothing on
+// PostgreSQL and is refused, as are several partitions for one client.
+func resolvePartitions(c *Command, wh int) (int, error) {
+	p, _ := strconv.Atoi(c.value("partitions"))
+	aff := c.value("partition-affinity")
+	if p == 1 && aff == "" {
+		return 0, nil
+	}
+	switch {
+	case c.Verb != "run":
+		return 0, usagef("--partitions %d: cockroach partitions the tables (PARTITION BY with zone configurations, CockroachDB's); stampede's %s does not: leave it out (run's --partitions N --partition-affinity I runs the terminals of partition I's warehouses)", p, c.Verb)
+	case p < 1 || p > wh:
+		return 0, usagef("--partitions %d must be between 1 and --warehouses %d", p, wh)
+	case aff == "":
+		return 0, usagef("--partitions %d without --partition-affinity: stampede partitions no table, so the partitions change nothing; give --partition-affinity I, the partition whose warehouses this client's terminals run", p)
+	case strings.Contains(aff, ","):
+		return 0, usagef("--partition-affinity %s: stampede runs one partition per client; give one (and run a client per partition)", aff)
+	case c.fs.Changed("active-warehouses"):
+		return 0, usagef("--partitions with --active-warehouses: both choose the warehouses the terminals run; give one or the other")
+	}
+	i, _ := strconv.Atoi(aff)
+	if i < 0 || i >= p {
+		return 0, usagef("--partition-affinity %d must be a partition from 0 to %d (--partitions %d)", i, p-1, p)
+	}
+	first, last := i*wh/p+1, (i+1)*wh/p
+	if err := c.setGen("warehouse-range", fmt.Sprintf("%d:%d", first, last)); err != nil {
+		return 0, err
+	}
+	return last - first + 1, nil
 }
 
 var bankDef = &workloadDef{

@@ -93,7 +93,7 @@ func TestGenK8sBadInput(t *testing.T) {
 		{"negative cpu", append([]string{"gen", "k8s", "--clients", "2", "--image", "img", "--cpu", "-1", "-o", out}, line...), "--cpu \"-1\" is not a positive Kubernetes quantity"},
 		{"tiny claim", append([]string{"gen", "k8s", "--clients", "2", "--image", "img", "--results-size", "1m", "-o", out}, line...), "--results-size \"1m\""},
 		{"out is a directory", append([]string{"gen", "k8s", "--clients", "2", "--image", "img", "-o", dir}, line...), "is a directory: give a file name"},
-		{"tpcc", append(base, "--", "run", "tpcc", "postgresql://bench@db/tpcc"), "tpcc cannot run as one of several clients"},
+		{"tpcc", append(base, "--", "run", "tpcc", "postgresql://bench@db/tpcc"), "--clients 2 with 1 warehouse: each client runs the terminals of warehouses of its own"},
 		{"bad name", append([]string{"gen", "k8s", "--clients", "2", "--image", "img", "--name", "My_Job", "-o", out}, line...), "--name \"My_Job\""},
 		{"bad start", append([]string{"gen", "k8s", "--clients", "2", "--image", "img", "--start-at", "soon", "-o", out}, line...), "--start-at soon is not a time"},
 	} {

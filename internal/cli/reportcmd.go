@@ -126,6 +126,9 @@ func (a *app) report(refs []string, rf reportFlags) error {
 	if err := results.SameLatency(runs); err != nil {
 		return asUsage(err)
 	}
+	if err := output.CheckClients(runs); err != nil {
+		return asUsage(err)
+	}
 	if err := output.CheckChartPath(chartPath, runs, rf.force); err != nil {
 		return asUsage(err)
 	}

@@ -106,6 +106,12 @@ const auditZ = 3
 // StartMeasurement), the mix of clause 5.2.3, and the response-time
 // criteria of clause 5.2.5.3 from the run's latencies.
 func (g *tpcc) Audits(elapsed time.Duration, latency func(op string, quantile float64) time.Duration) []workload.Audit {
+	if m := g.merged; m != nil && elapsed > 0 {
+		if !m.auditsOK {
+			return nil
+		}
+		return g.judge(m.audits, latency)
+	}
 	if g.workers == nil || elapsed <= 0 {
 		return nil
 	}

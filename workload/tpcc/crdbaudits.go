@@ -28,7 +28,7 @@ func (g *tpcc) CockroachAudits() []workload.Audit {
 	if m := g.run.meas; m.started {
 		t = t.sub(m.base)
 	}
-	return crdbJudge(t, g.active())
+	return crdbJudge(t, g.homeCount())
 }
 
 // crdbJudge applies cockroach's audit checks to the totals.

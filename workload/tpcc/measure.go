@@ -22,6 +22,10 @@ type measurement struct {
 	nextStart, nextEnd int64
 	startAt, endAt     time.Time
 	ok                 bool
+	// allStart and allEnd are the same sums over every warehouse, which
+	// a client of several records for the merge (RunRecords); without
+	// --clients or --warehouse-range they are nextStart and nextEnd.
+	allStart, allEnd int64
 }
 
 // newOrders returns the New-Orders the server committed in the interval
@@ -55,7 +59,7 @@ func (g *tpcc) StartMeasurement(ctx context.Context, at time.Time) (func(context
 	if !r.db.Null() {
 		rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		r.meas.startAt = time.Now()
-		r.meas.nextStart, startErr = g.sumNextOID(rctx)
+		r.meas.nextStart, r.meas.allStart, startErr = g.sumNextOID(rctx)
 		cancel()
 	}
 	var timer *time.Timer
@@ -71,11 +75,11 @@ func (g *tpcc) StartMeasurement(ctx context.Context, at time.Time) (func(context
 			return nil
 		}
 		r.meas.endAt = time.Now()
-		n, err := g.sumNextOID(ctx)
+		n, all, err := g.sumNextOID(ctx)
 		if err != nil {
 			return fmt.Errorf("%s: reading sum(d_next_o_id) at the end of the measurement interval: %w (no NOPM)", g.label(), err)
 		}
-		r.meas.nextEnd, r.meas.ok = n, true
+		r.meas.nextEnd, r.meas.allEnd, r.meas.ok = n, all, true
 		return nil
 	}
 	if startErr != nil {
@@ -84,13 +88,18 @@ func (g *tpcc) StartMeasurement(ctx context.Context, at time.Time) (func(context
 	return end, nil
 }
 
-// sumNextOID returns sum(D_NEXT_O_ID) over the generator's warehouses.
-func (g *tpcc) sumNextOID(ctx context.Context) (int64, error) {
+// sumNextOID returns sum(D_NEXT_O_ID) over the generator's home
+// warehouses (with --clients or --warehouse-range the client's, otherwise
+// all) and over all its warehouses, in one statement.
+func (g *tpcc) sumNextOID(ctx context.Context) (home, all int64, err error) {
 	first, last := g.whRange()
-	var n int64
-	err := g.run.db.QueryRow(ctx, "SELECT coalesce(sum(d_next_o_id), 0) FROM "+districtTable+" WHERE "+wRange("d_w_id"),
-		first, last).Scan(&n)
-	return n, err
+	hFirst, hLast := first, last
+	if g.split() {
+		hFirst, hLast = g.home()
+	}
+	err = g.run.db.QueryRow(ctx, "SELECT coalesce(sum(d_next_o_id) FILTER (WHERE d_w_id BETWEEN $3 AND $4), 0), coalesce(sum(d_next_o_id), 0) FROM "+
+		districtTable+" WHERE "+wRange("d_w_id"), first, last, hFirst, hLast).Scan(&home, &all)
+	return home, all, err
 }
 
 // stopWaits ends the first keying time of every terminal still in it.

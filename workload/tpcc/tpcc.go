@@ -51,6 +51,15 @@ Examples:
   stampede run tpcc --mix newOrder=1,payment=1 --wait=false 'postgresql://postgres@localhost:5432/tpcc'
   stampede check tpcc --expensive-checks 'postgresql://postgres@localhost:5432/tpcc'
 
+From several client machines: --clients N --client-index I runs the
+terminals of client I's own contiguous range of the warehouses (the
+bounds of cockroach's --partitions), --warehouse-range A:B the same by
+hand; remote order lines and payments still go to every warehouse.
+` + "`stampede report --tag job=NAME`" + ` merges the clients: tpmC, efficiency over
+all their warehouses, NOPM once from the server, the audits over every
+client's transactions; client 0 alone runs the checks.
+  stampede run tpcc --warehouses 100 --clients 4 --client-index 0 --ramp 2m --duration 30m --start-at next:1m --tag job=c100 'postgresql://postgres@localhost:5432/tpcc'
+
 Tenant fleets: with --tenant-mode column the tenants share one set of tables
 with no tenant column, because W_ID already leads every primary key but
 ITEM's: in column mode a tenant is a range of warehouses. Tenant N of
@@ -125,6 +134,13 @@ type tpcc struct {
 	// tenant is the tenant of column mode (SetTenant), 0 for none.
 	tenant int
 
+	// whRangeFlag is --warehouse-range; part is the client's index and
+	// the clients' count (PartitionClients; count 0 for a run on its
+	// own); merged is set by MergeClients (clients.go).
+	whRangeFlag string
+	part        [2]int
+	merged      *mergedClients
+
 	// waitFactor scales the keying and think times (--wait as a factor,
 	// 0 without waits); activeWarehouses, activeWorkers and txnRetries
 	// are cockroach's flags of the same names (crdbflags.go).
@@ -180,18 +196,15 @@ var (
 	_ workload.RunDefaulter   = (*tpcc)(nil)
 )
 
-// NotPartitionable implements workload.NotPartitionable.
-func (g *tpcc) NotPartitionable() string {
-	return "each client would run the terminals of every warehouse; run one client per database, or split the warehouses among clients with --active-warehouses on separate databases"
-}
-
 // RunDefaults implements the RunDefaulter interface: with --wait, 10
-// terminals per warehouse (clause 4.2.2) on 2 connections per warehouse.
+// terminals per home warehouse (clause 4.2.2) on 2 connections per
+// warehouse.
 func (g *tpcc) RunDefaults() workload.RunDefaults {
-	if !g.wait || g.warehouses < 1 || g.warehouses > 1<<20 {
+	n := g.homeCount()
+	if !g.wait || g.warehouses < 1 || g.warehouses > 1<<20 || n < 1 || n > g.warehouses {
 		return workload.RunDefaults{}
 	}
-	return workload.RunDefaults{Concurrency: terminalsPerWarehouse * g.active(), Conns: connsPerWarehouse * g.active()}
+	return workload.RunDefaults{Concurrency: terminalsPerWarehouse * n, Conns: connsPerWarehouse * n}
 }
 
 func newTPCC() workload.Generator {
@@ -201,6 +214,7 @@ func newTPCC() workload.Generator {
 	fs.IntVar(&g.warehouses, "warehouses", 1, "number of warehouses (the scale factor)")
 	fs.BoolVar(&g.fks, "fks", false, "add the foreign keys of clause 1.3 after loading")
 	g.registerCrdbFlags(fs)
+	g.registerClientFlags(fs)
 	fs.StringVar(&g.mix, "mix", defaultMix, "transaction weights as name=weight,... (a deck of that many cards)")
 	fs.StringVar(&g.isolation, "isolation", "read-committed",
 		"isolation level of the transactions: read-committed (as HammerDB and go-tpc), repeatable-read (snapshot isolation, under which TPC-C's transactions are serializable; a conflict on a row is a retry) or serializable")
@@ -256,6 +270,9 @@ func (g *tpcc) validate() error {
 		return err
 	}
 	if err := g.validateCrdb(); err != nil {
+		return err
+	}
+	if err := g.validateClients(); err != nil {
 		return err
 	}
 	w, err := parseMix(g.mix)

@@ -196,9 +196,10 @@ type unfinished string
 func (e unfinished) Error() string { return string(e) }
 func (e unfinished) Unwrap() error { return workload.ErrUnfinishedLoad }
 
-// Ops implements the Opser interface. Worker i's home warehouse is
-// i mod warehouses + 1 (round robin; in column mode, of the tenant's
-// warehouses) and its Stock-Level district (i / warehouses) mod 10 + 1
+// Ops implements the Opser interface. Worker i's home warehouse is the
+// (i mod n)th of the n home warehouses (round robin over the active ones,
+// the client's share of them with --clients, --warehouse-range's; in
+// column mode, of the tenant's) and its Stock-Level district (i / n) mod 10 + 1
 // (clause 2.8.1.2 fixes one per terminal). With --wait, Attach waits the
 // terminal's first keying time (see firstWait). It warns about a run that
 // is not TPC-C's (runWarnings) and says in the QueryLoad's Header how the
@@ -253,18 +254,23 @@ func (g *tpcc) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (wor
 		},
 		Header: g.header(iso, oc.Concurrency),
 	}
+	if g.split() {
+		ql.Header = append(ql.Header, g.clientHeader())
+	}
 	for i, t := range txs {
 		ql.Ops[i] = t.name
 		ql.Classes[i] = workload.ClassTransaction
 	}
+	homeFirst, _ := g.home()
+	homeN := g.homeCount()
 	for i := range workers {
 		w := &worker{
 			conn: db.Conn(i, true), d: db.Dialect(), rec: nopRecorder{}, r: randgen.New(oc.Seed, workerStream(i)),
 			null: db.Null(), c: c, iso: iso, wait: g.wait, waitFactor: g.waitFactor, turns: turns, noRetry: !g.txnRetries,
 			warehouses: int64(g.warehouses),
 			firstWID:   g.whOffset() + 1,
-			wID:        g.whOffset() + int64(i%g.active()+1),
-			dID:        int64(i/g.active()%districtsPerWH + 1),
+			wID:        homeFirst + int64(i%homeN),
+			dID:        int64(i/homeN%districtsPerWH + 1),
 		}
 		for _, t := range txs {
 			w.txs = append(w.txs, t.new(w))

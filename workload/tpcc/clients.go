@@ -1,0 +1,320 @@
+package tpcc
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/stampede-bench/stampede/workload"
+)
+
+// TPC-C from several clients (run --clients N --client-index I, or
+// --warehouse-range A:B by hand): each client runs the terminals of its
+// own contiguous range of home warehouses, as cockroach's --partitions
+// assign them (partition I of N holds warehouses I*W/N+1 .. (I+1)*W/N),
+// while remote order lines and payments are still drawn over every
+// warehouse (clauses 2.4.1.5 and 2.5.1.2). Each client records, in its run
+// log, sum(D_NEXT_O_ID) over every warehouse at the start and the end of
+// its measurement interval and its audit counters (RunRecords); `stampede
+// report` merges the clients' runs (MergeClients): tpmC from their
+// New-Orders, efficiency over the warehouses of every client, NOPM once
+// from the server's reads and the audits over every client's
+// transactions. Client 0 alone runs the consistency checks after its run.
+
+var (
+	_ workload.ClientPartitioner = (*tpcc)(nil)
+	_ workload.RunRecorder       = (*tpcc)(nil)
+	_ workload.ClientMerger      = (*tpcc)(nil)
+)
+
+// Names of the records a run keeps (RunRecords): sum(D_NEXT_O_ID) over
+// every warehouse at the start and the end of the measurement interval,
+// and the audit counters, each under auditRecord's prefix.
+const (
+	recNextStart   = "tpcc.sum_d_next_o_id.start"
+	recNextEnd     = "tpcc.sum_d_next_o_id.end"
+	auditRecPrefix = "tpcc.audit."
+)
+
+// registerClientFlags defines --warehouse-range.
+func (g *tpcc) registerClientFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&g.whRangeFlag, "warehouse-range", "",
+		"run the terminals of warehouses A to B only (A:B, of those loaded), for clients split by hand; remote order lines and payments still go to every warehouse (--clients splits the warehouses itself)")
+	g.flags.Meta["warehouse-range"] = workload.FlagMeta{RuntimeOnly: true, PerClient: true}
+}
+
+// PartitionClients implements workload.ClientPartitioner: client index of
+// count runs the terminals of its own contiguous range of the active
+// warehouses (see home); Validate refuses more clients than warehouses.
+func (g *tpcc) PartitionClients(index, count int) error {
+	g.part = [2]int{index, count}
+	return g.validateClients()
+}
+
+// parseRange parses --warehouse-range, "A:B".
+func parseRange(s string) (a, b int64, err error) {
+	x, y, ok := strings.Cut(s, ":")
+	if ok {
+		a, err = strconv.ParseInt(strings.TrimSpace(x), 10, 64)
+		if err == nil {
+			b, err = strconv.ParseInt(strings.TrimSpace(y), 10, 64)
+		}
+	}
+	if !ok || err != nil {
+		return 0, 0, fmt.Errorf("--warehouse-range %q is not A:B, the first and last warehouse of this client's terminals (such as 1:10)", s)
+	}
+	return a, b, nil
+}
+
+// partRange returns client index's range of count among n warehouses,
+// from 1: warehouses index*n/count+1 .. (index+1)*n/count, as cockroach's
+// partitioner bounds its partitions.
+func partRange(index, count, n int) (first, last int64) {
+	return int64(index)*int64(n)/int64(count) + 1, int64(index+1) * int64(n) / int64(count)
+}
+
+// home returns the first and last home warehouse of the generator's
+// terminals: the --warehouse-range given, the client's share (--clients),
+// or the active warehouses, shifted to the tenant's in column mode. An
+// unparsable range (which Validate refuses) counts as none.
+func (g *tpcc) home() (first, last int64) {
+	off := g.whOffset()
+	if g.whRangeFlag != "" {
+		if a, b, err := parseRange(g.whRangeFlag); err == nil {
+			return off + a, off + b
+		}
+	}
+	if g.part[1] > 0 {
+		a, b := partRange(g.part[0], g.part[1], g.active())
+		return off + a, off + b
+	}
+	return off + 1, off + int64(g.active())
+}
+
+// homeCount is the number of home warehouses: the generator's (home), or
+// every client's together in a merged report (MergeClients).
+func (g *tpcc) homeCount() int {
+	if g.merged != nil {
+		return g.merged.warehouses
+	}
+	first, last := g.home()
+	if last < first {
+		return 0
+	}
+	return int(last - first + 1)
+}
+
+// validateClients checks --warehouse-range and the client's share.
+func (g *tpcc) validateClients() error {
+	if g.whRangeFlag != "" {
+		a, b, err := parseRange(g.whRangeFlag)
+		switch {
+		case err != nil:
+			return err
+		case g.part[1] > 0:
+			return fmt.Errorf("--warehouse-range %s with --clients: --clients gives each client its own range of warehouses; give one or the other", g.whRangeFlag)
+		case g.activeWarehouses > 0:
+			return fmt.Errorf("--warehouse-range %s with --active-warehouses: both choose the warehouses the terminals run; give one or the other", g.whRangeFlag)
+		case g.tenant > 0:
+			return fmt.Errorf("--warehouse-range %s with tenants: a tenant's terminals run its own warehouses; leave it out", g.whRangeFlag)
+		case a < 1 || b < a:
+			return fmt.Errorf("--warehouse-range %s holds no warehouse: give A:B with 1 <= A <= B", g.whRangeFlag)
+		case b > int64(g.warehouses):
+			return fmt.Errorf("--warehouse-range %s goes past warehouse %d, the last of --warehouses %d: give the load's --warehouses, and a range within it", g.whRangeFlag, g.warehouses, g.warehouses)
+		}
+	}
+	if n := g.part[1]; n > g.active() {
+		return fmt.Errorf("--clients %d with %s: each client runs the terminals of warehouses of its own; use --clients %d or fewer",
+			n, nWarehouses(int64(g.active())), g.active())
+	}
+	return nil
+}
+
+// split says whether the generator runs part of the warehouses' terminals
+// (--clients or --warehouse-range).
+func (g *tpcc) split() bool { return g.part[1] > 0 || g.whRangeFlag != "" }
+
+// clientHeader is the header line of a client's run: its warehouses, and
+// who runs the checks.
+func (g *tpcc) clientHeader() string {
+	first, last := g.home()
+	who := fmt.Sprintf("%s: --warehouse-range %s: the terminals of warehouses %d-%d", g.label(), g.whRangeFlag, first, last)
+	if g.part[1] > 0 {
+		who = fmt.Sprintf("%s: client %d of %d: the terminals of warehouses %d-%d", g.label(), g.part[0], g.part[1], first, last)
+	}
+	who += fmt.Sprintf(" of %d; remote order lines and payments go to all %d; tpmC, efficiency and audits are this client's (`stampede report --tag job=NAME` merges the clients)",
+		g.warehouses, g.warehouses)
+	if g.part[1] > 0 && g.part[0] > 0 {
+		who += "; client 0 runs the consistency checks after its run"
+	}
+	return who
+}
+
+// auditFields lists the audit counters by record name, for RunRecords
+// and MergeClients.
+func auditFields(t *auditTotals) map[string]*int64 {
+	m := map[string]*int64{
+		"rollbacks":            &t.rollbacks,
+		"remote_lines":         &t.remoteLines,
+		"remote_payments":      &t.remotePayments,
+		"payments_by_name":     &t.paymentsByName,
+		"order_status_by_name": &t.osByName,
+		"skipping_deliveries":  &t.skippingDeliveries,
+		"skipped_districts":    &t.skippedDistricts,
+	}
+	for i := range t.done {
+		m["done."+txs[i].name] = &t.done[i]
+	}
+	for i := range t.lineCounts {
+		m["lines."+strconv.Itoa(i)] = &t.lineCounts[i]
+	}
+	return m
+}
+
+// RunRecords implements workload.RunRecorder: sum(D_NEXT_O_ID) over every
+// warehouse at the start and the end of the measurement interval (when
+// both were read) and the audit counters of the interval.
+func (g *tpcc) RunRecords() []workload.Record {
+	if g.workers == nil {
+		return nil
+	}
+	var out []workload.Record
+	m := g.run.meas
+	if m.ok {
+		out = append(out, workload.Record{Name: recNextStart, At: m.startAt, Value: float64(m.allStart)},
+			workload.Record{Name: recNextEnd, At: m.endAt, Value: float64(m.allEnd)})
+	}
+	t := sumAudits(g.workers)
+	if m.started {
+		t = t.sub(m.base)
+	}
+	fields := auditFields(&t)
+	names := make([]string, 0, len(fields))
+	for name := range fields {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	end := m.endAt
+	if end.IsZero() {
+		end = time.Now()
+	}
+	for _, name := range names {
+		out = append(out, workload.Record{Name: auditRecPrefix + name, At: end, Value: float64(*fields[name])})
+	}
+	return out
+}
+
+// mergedClients is what MergeClients made of several clients' runs.
+type mergedClients struct {
+	// warehouses are the clients' home warehouses together; workers
+	// their terminals.
+	warehouses, workers int
+	// nopm: the server's committed New-Orders between the reads at and
+	// to (see MergeClients); nopmOK says there were such reads.
+	newOrders int64
+	at, to    time.Time
+	nopmOK    bool
+	// audits are the clients' audit counters added up; auditsOK says
+	// every client recorded them.
+	audits   auditTotals
+	auditsOK bool
+}
+
+// clientRange returns the home warehouses of a client's run from the
+// flags run.json recorded: its --warehouse-range, its share of --clients,
+// or every active warehouse.
+func (g *tpcc) clientRange(flags map[string]string) (first, last int64, err error) {
+	c := &tpcc{warehouses: g.warehouses, activeWarehouses: g.activeWarehouses, tenant: g.tenant, whRangeFlag: flags["warehouse-range"]}
+	n, _ := strconv.Atoi(flags["clients"])
+	i, _ := strconv.Atoi(flags["client-index"])
+	if n > 0 && i >= 0 && i < n {
+		c.part = [2]int{i, n}
+	}
+	if err := c.validateClients(); err != nil {
+		return 0, 0, err
+	}
+	first, last = c.home()
+	return first, last, nil
+}
+
+// MergeClients implements workload.ClientMerger. The runs must run the
+// terminals of disjoint ranges of warehouses (an overlap is refused);
+// efficiency is then over the warehouses of all of them, with all their
+// terminals. NOPM is read from the server once: every client read
+// sum(D_NEXT_O_ID) over every warehouse when its measurement interval
+// started and ended, and the merge takes the latest of the start reads
+// and the earliest of the end reads, the pair nearest the clients'
+// common measurement interval; the New-Orders the server committed
+// between them, per minute between them, is the benchmark's NOPM. The
+// audits add up the clients' counters.
+func (g *tpcc) MergeClients(runs []workload.ClientRun) error {
+	m := &mergedClients{auditsOK: len(runs) > 0}
+	if g.weights == nil { // a rebuilt generator that validate has not seen
+		w, err := parseMix(g.mix)
+		if err != nil {
+			return err
+		}
+		g.weights = w
+	}
+	type span struct {
+		id          string
+		first, last int64
+	}
+	var spans []span
+	var startAt, endAt time.Time
+	var start, end float64
+	for _, r := range runs {
+		first, last, err := g.clientRange(r.Flags)
+		if err != nil {
+			return fmt.Errorf("run %s: %w", r.ID, err)
+		}
+		spans = append(spans, span{r.ID, first, last})
+		m.warehouses += int(last - first + 1)
+		if n, err := strconv.Atoi(r.Flags["concurrency"]); err == nil {
+			m.workers += n
+		}
+		var t auditTotals
+		fields := auditFields(&t)
+		seen := 0
+		for _, rec := range r.Records {
+			switch {
+			case rec.Name == recNextStart && (startAt.IsZero() || rec.At.After(startAt)):
+				startAt, start = rec.At, rec.Value
+			case rec.Name == recNextEnd && (endAt.IsZero() || rec.At.Before(endAt)):
+				endAt, end = rec.At, rec.Value
+			case strings.HasPrefix(rec.Name, auditRecPrefix):
+				if p := fields[strings.TrimPrefix(rec.Name, auditRecPrefix)]; p != nil {
+					*p = int64(rec.Value)
+					seen++
+				}
+			}
+		}
+		if seen < len(fields) {
+			m.auditsOK = false
+		}
+		m.audits = addAudits(m.audits, t)
+	}
+	slices.SortFunc(spans, func(a, b span) int { return int(a.first - b.first) })
+	for i := 1; i < len(spans); i++ {
+		if a, b := spans[i-1], spans[i]; b.first <= a.last {
+			return fmt.Errorf("runs %s (warehouses %d-%d) and %s (warehouses %d-%d) ran the terminals of the same warehouses: a benchmark's clients each run their own (--clients, or --warehouse-range ranges that do not overlap); report them apart",
+				a.id, a.first, a.last, b.id, b.first, b.last)
+		}
+	}
+	if !startAt.IsZero() && !endAt.IsZero() && endAt.After(startAt) {
+		m.newOrders, m.at, m.to, m.nopmOK = int64(end-start), startAt, endAt, true
+	}
+	g.merged = m
+	g.figureWorkers = m.workers
+	return nil
+}
+
+// addAudits returns t plus u, counter by counter.
+func addAudits(t, u auditTotals) auditTotals {
+	neg := auditTotals{}
+	return t.sub(neg.sub(u))
+}
