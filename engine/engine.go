@@ -52,6 +52,19 @@ type Config struct {
 	// as pgbench's -R schedules each client's transactions) instead of
 	// evenly.
 	Poisson bool
+	// ScheduleGroups, when positive, makes MaxRate's schedule one per
+	// group of workers instead of one per worker, as pgbench's -R
+	// schedules per thread (-j): the workers are dealt to this many
+	// groups in contiguous blocks, the first groups getting one more when
+	// they do not divide evenly (pgbench's dealing of clients to
+	// threads), and each group has one schedule at MaxRate/ScheduleGroups
+	// (Poisson or even gaps). A worker ready for its next operation takes
+	// its group's next intended start, whichever worker took the one
+	// before, and waits for it; SkipLate applies to the start it took. So
+	// a slow operation delays no start of its own: the group's free
+	// workers take the starts that follow. 0 gives each worker its own
+	// schedule at MaxRate/workers. It must not exceed the workers.
+	ScheduleGroups int
 	// SkipLate, under MaxRate, skips an operation whose turn comes more
 	// than this after its intended start: it is not run, and counted
 	// (Hooks.Skip, Result.Skipped), as pgbench's --latency-limit skips
@@ -129,6 +142,12 @@ func (c Config) Validate(workers int) error {
 		return fmt.Errorf("latency limit %s is negative: use 0 for none", c.SkipLate)
 	case (c.SkipLate > 0 || c.Poisson) && c.MaxRate <= 0:
 		return errors.New("skipping late operations and Poisson arrivals are for a per-worker schedule: give a rate (max-rate)")
+	case c.ScheduleGroups < 0:
+		return fmt.Errorf("schedule groups %d is negative: use 0 for one schedule per worker, or 1 or more groups of workers that share one", c.ScheduleGroups)
+	case c.ScheduleGroups > 0 && c.MaxRate <= 0:
+		return errors.New("schedule groups share a rate schedule: give a rate (max-rate)")
+	case c.ScheduleGroups > workers:
+		return fmt.Errorf("schedule groups %d is more than the %d workers: give at most %d (a group needs a worker)", c.ScheduleGroups, workers, workers)
 	case c.DisplayEvery < MinDisplayEvery:
 		return fmt.Errorf("display-every %s is shorter than %s: use %s or more", c.DisplayEvery, MinDisplayEvery, MinDisplayEvery)
 	}
@@ -175,7 +194,8 @@ func (c Config) Rated() bool { return c.MaxRate > 0 || c.QueueRate > 0 }
 //	3n          pacer.lag   the pacer's lateness, over all operations
 //
 // For every operation, OP = OP.lag + OP.service exactly, and OP.lag is
-// the operation's queueing (behind the worker's own slow operations) plus
+// the operation's queueing (behind the worker's own slow operations, or
+// its group's under Config.ScheduleGroups) plus
 // its pacer lag (see schedule). Without a schedule the n series are the
 // service times and nothing else is recorded. A Split adds, after these,
 // parts of the operations' series by group (see Split and RunSplit).
@@ -383,6 +403,9 @@ func RunSplit(ctx context.Context, cfg Config, load workload.QueryLoad, reg *sta
 	if r.rated && r.queue == nil && r.pacer == PacerPrecise && !cfg.ThreadIO {
 		r.metronome = newMetronome(r)
 		go r.metronome.run()
+	}
+	if r.rated && r.queue == nil && cfg.ScheduleGroups > 0 {
+		r.groups = newGroupSchedules(cfg, n)
 	}
 	if cfg.SharedOps && cfg.MaxOps > 0 {
 		r.shared = &atomic.Int64{}
@@ -596,6 +619,7 @@ type runner struct {
 	// pacer.
 	metronome *metronome
 	shared    *atomic.Int64 // the operations left under SharedOps
+	groups    groupSchedules // under Config.ScheduleGroups
 	split     *Split        // nil: figures not split by group
 
 	workersMu sync.Mutex
@@ -743,7 +767,14 @@ func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Dur
 	var wait func(time.Duration) bool // until an instant of the schedule
 	queued := r.queue != nil          // sysbench's event queue feeds this worker
 	scheduled := r.rated && !queued
-	if scheduled {
+	switch {
+	case scheduled && r.groups.of != nil:
+		// The worker takes its group's starts (see groupSchedule); its
+		// own share of them is one in the group's members, on average.
+		g := r.groups.of[w]
+		sched.group = g
+		sched.interval = g.slots.interval * time.Duration(g.members)
+	case scheduled:
 		// Each worker takes an equal share of the total rate; starts are
 		// staggered so the aggregate schedule is even.
 		sched.interval = time.Duration(float64(time.Second) * float64(n) / r.cfg.MaxRate)
@@ -754,6 +785,8 @@ func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Dur
 			sched.rng = rand.New(rand.NewPCG(r.cfg.QueueSeed, uint64(w)+1))
 			sched.next = first + expGap(sched.rng, float64(sched.interval))
 		}
+	}
+	if scheduled {
 		if r.metronome != nil {
 			wait = r.metronome.tick(sched.interval).wait
 		} else {
