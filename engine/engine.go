@@ -618,9 +618,9 @@ type runner struct {
 	// metronome keeps the workers' time under MaxRate with the precise
 	// pacer.
 	metronome *metronome
-	shared    *atomic.Int64 // the operations left under SharedOps
+	shared    *atomic.Int64  // the operations left under SharedOps
 	groups    groupSchedules // under Config.ScheduleGroups
-	split     *Split        // nil: figures not split by group
+	split     *Split         // nil: figures not split by group
 
 	workersMu sync.Mutex
 	workers   []WorkerStats
