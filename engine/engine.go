@@ -143,11 +143,11 @@ func (c Config) Validate(workers int) error {
 	case (c.SkipLate > 0 || c.Poisson) && c.MaxRate <= 0:
 		return errors.New("skipping late operations and Poisson arrivals are for a per-worker schedule: give a rate (max-rate)")
 	case c.ScheduleGroups < 0:
-		return fmt.Errorf("schedule groups %d is negative: use 0 for one schedule per worker, or 1 or more groups of workers that share one", c.ScheduleGroups)
+		return fmt.Errorf("schedule-groups %d is negative: use 0 for one schedule per worker, or 1 or more groups of workers that share one", c.ScheduleGroups)
 	case c.ScheduleGroups > 0 && c.MaxRate <= 0:
-		return errors.New("schedule groups share a rate schedule: give a rate (max-rate)")
+		return errors.New("schedule-groups share a rate schedule: give a rate (max-rate)")
 	case c.ScheduleGroups > workers:
-		return fmt.Errorf("schedule groups %d is more than the %d workers: give at most %d (a group needs a worker)", c.ScheduleGroups, workers, workers)
+		return fmt.Errorf("schedule-groups %d is more than the %d workers: give at most %d (a group needs a worker)", c.ScheduleGroups, workers, workers)
 	case c.DisplayEvery < MinDisplayEvery:
 		return fmt.Errorf("display-every %s is shorter than %s: use %s or more", c.DisplayEvery, MinDisplayEvery, MinDisplayEvery)
 	}
