@@ -60,7 +60,10 @@ type Config struct {
 	// threads), and each group has one schedule at MaxRate/ScheduleGroups
 	// (Poisson or even gaps). A worker ready for its next operation takes
 	// its group's next intended start, whichever worker took the one
-	// before, and waits for it; SkipLate applies to the start it took. So
+	// before, and waits for it. SkipLate applies to the start it took,
+	// decided when it takes it, as pgbench decides: a start still ahead
+	// then is run however late the pacer wakes the worker for it (that
+	// lateness is pacer lag, which the schedule lag includes). So
 	// a slow operation delays no start of its own: the group's free
 	// workers take the starts that follow. 0 gives each worker its own
 	// schedule at MaxRate/workers. It must not exceed the workers.
@@ -68,7 +71,8 @@ type Config struct {
 	// SkipLate, under MaxRate, skips an operation whose turn comes more
 	// than this after its intended start: it is not run, and counted
 	// (Hooks.Skip, Result.Skipped), as pgbench's --latency-limit skips
-	// transactions under -R. 0 runs every operation.
+	// transactions under -R (under ScheduleGroups, decided when the
+	// worker takes the start, as pgbench does). 0 runs every operation.
 	SkipLate time.Duration
 	// Pacer is how workers wait for the intended starts under MaxRate, or
 	// the generator for its events' under QueueRate (PacerPrecise, the
@@ -820,14 +824,21 @@ func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Dur
 			}
 		case scheduled:
 			intended = sched.intend()
-			if !wait(intended) {
+			// Under a group's schedule, whether a start is too late is
+			// decided when the worker takes it, as pgbench's throttle
+			// decides when its client takes the thread's next start: a
+			// start still ahead then is run, however late the pacer
+			// wakes the worker for it (pacer lag, not the schedule's).
+			// Under a worker's own schedule, when it starts.
+			late := sched.group != nil && r.cfg.SkipLate > 0 && time.Since(r.base)-intended > r.cfg.SkipLate
+			if !late && !wait(intended) {
 				return
 			}
 			now = time.Since(r.base)
 			if r.pastDeadline(now) {
 				return
 			}
-			skip := r.cfg.SkipLate > 0 && now-intended > r.cfg.SkipLate
+			skip := late || sched.group == nil && r.cfg.SkipLate > 0 && now-intended > r.cfg.SkipLate
 			if r.load.Scheduled != nil {
 				r.load.Scheduled(w, r.base.Add(intended), skip)
 			}

@@ -872,3 +872,38 @@ func TestScheduleGroupsSlowWorker(t *testing.T) {
 		t.Errorf("skipped past %v: %d sharing one schedule, %d with one per worker: want most of the slow worker's 100 starts skipped alone, few shared", limit, groupSkips, ownSkips)
 	}
 }
+
+// TestScheduleGroupsSkipWhenTaken: under a group's schedule, whether a
+// start is skipped is decided when a worker takes it, as pgbench's
+// throttle decides: a start still ahead then runs however late the worker
+// wakes for it. A goroutine hogging the only processor makes workers wake
+// up to 10 ms late (Go preempts it that often), past a 3 ms limit: under
+// a group's schedule some operations then run more than 3 ms after their
+// intended start; under a worker's own schedule (unchanged), where the
+// start decides, none does.
+func TestScheduleGroupsSkipWhenTaken(t *testing.T) {
+	const limit = 3 * time.Millisecond
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	var stop atomic.Bool
+	hogDone := make(chan struct{})
+	go func() {
+		defer close(hogDone)
+		for !stop.Load() {
+		}
+	}()
+	defer func() { stop.Store(true); <-hogDone }()
+	maxLag := func(groups int) (time.Duration, int64) {
+		load := fakeLoad(2, []string{"op"}, func(int, int64) workload.Result { return workload.Result{} })
+		res, final := run(t, context.Background(), engine.Config{MaxRate: 200, Duration: time.Second, ScheduleGroups: groups, SkipLate: limit}, load)
+		return time.Duration(final.Series[2].Cumulative.Max()), res.Skipped // op.lag
+	}
+	grouped, groupSkips := maxLag(1)
+	own, ownSkips := maxLag(0)
+	t.Logf("max lag of an operation run: grouped %v (%d skipped), per worker %v (%d skipped)", grouped, groupSkips, own, ownSkips)
+	if own > limit+time.Millisecond {
+		t.Errorf("per worker: an operation ran %v after its intended start, past the %v limit", own, limit)
+	}
+	if grouped <= limit+time.Millisecond {
+		t.Errorf("grouped: no operation ran more than %v late (max %v): the late wake-ups were skipped, not run as pgbench runs a start taken in time", limit+time.Millisecond, grouped)
+	}
+}
