@@ -296,8 +296,11 @@ func (r *RunFlags) Resolve(fs *pflag.FlagSet) error {
 	switch {
 	case r.schedGroups < 0:
 		return usagef("--schedule-groups %d is negative: give 0 for one schedule per worker, or a number of groups of workers that share one", r.schedGroups)
-	case r.schedGroups > 0 && r.maxRate <= 0 && r.rate <= 0:
+	case r.schedGroups > 0 && r.maxRate <= 0:
 		return usagef("--schedule-groups shares a schedule of --max-rate: give --max-rate too")
+	case r.schedGroups > r.concurrency && (fs.Changed("concurrency") || fs.Changed("threads")):
+		// (A workload's own default concurrency is checked by the run.)
+		return usagef("--schedule-groups %d is more than the %d workers (--concurrency): give at most %d, a group needs a worker", r.schedGroups, r.concurrency, r.concurrency)
 	}
 	if r.skipLate < 0 {
 		return usagef("--skip-late %s is negative: give how late an operation may start, such as 10ms, or 0 to run every one", r.skipLate)
