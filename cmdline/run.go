@@ -171,6 +171,7 @@ func runSpec(spec RunArgs, env Env) (run.Spec, error) {
 		Ramp:             rf.ramp,
 		MaxRate:          rf.maxRate,
 		Poisson:          rf.arrivals == "poisson",
+		ScheduleGroups:   rf.schedGroups,
 		SkipLate:         rf.skipLate,
 		QueueRate:        rf.queueRate,
 		Grace:            rf.grace,

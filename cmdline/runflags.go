@@ -37,14 +37,16 @@ type RunFlags struct {
 	resultsURL     string
 	// warnings are what resolve found given but unused; the run prints
 	// them before it starts.
-	warnings   []string
-	tags       []string
-	latency    string
-	pacer      string
-	arrivals   string
-	skipLate   time.Duration
-	cpuProfile string
-	memProfile string
+	warnings []string
+	tags     []string
+	latency  string
+	pacer    string
+	arrivals string
+	// schedGroups is --schedule-groups (engine.Config.ScheduleGroups).
+	schedGroups int
+	skipLate    time.Duration
+	cpuProfile  string
+	memProfile  string
 	// sysbench's general options.
 	timeSecs       int
 	rate           float64
@@ -107,6 +109,7 @@ func (r *RunFlags) Register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&r.tags, "tag", nil, "key=value label stored with the run (repeatable)")
 	fs.StringVar(&r.latency, "latency", "", "under --max-rate, which latency the progress lines, the final figures and summary.json show (report and sweeps follow): intended (from the scheduled start, the default), service, or both")
 	fs.StringVar(&r.arrivals, "arrivals", "even", "under --max-rate, how each worker's intended starts are spaced: even, or poisson (exponential gaps of the same mean, as pgbench's -R schedules its clients)")
+	fs.IntVar(&r.schedGroups, "schedule-groups", 0, "under --max-rate, deal the workers to this many groups that each share one schedule at the rate divided by the groups, as pgbench's -R schedules per thread: a free worker takes its group's next start, so one slow operation delays no start of its own (0: each worker its own schedule)")
 	fs.DurationVar(&r.skipLate, "skip-late", 0, "under --max-rate, skip an operation whose turn comes more than this after its intended start, and count it skipped (pgbench's --latency-limit under -R; 0: run every one)")
 	fs.StringVar(&r.pacer, "pacer", "precise", "under --max-rate, how workers wait for each operation's scheduled start: precise (one metronome sleeps on the kernel's high-resolution clock, then spins to each start: on time to tens of microseconds, for up to a CPU) or coarse (Go's timers: no spinning, but up to about 1 ms late)")
 	fs.StringVar(&r.cpuProfile, "cpuprofile", "", "write a Go CPU profile of stampede itself to this file")
@@ -289,6 +292,15 @@ func (r *RunFlags) Resolve(fs *pflag.FlagSet) error {
 	}
 	if (r.arrivals == "poisson" || r.skipLate != 0) && r.maxRate <= 0 && r.rate <= 0 {
 		return usagef("--arrivals and --skip-late shape a schedule: give --max-rate too")
+	}
+	switch {
+	case r.schedGroups < 0:
+		return usagef("--schedule-groups %d is negative: give 0 for one schedule per worker, or a number of groups of workers that share one", r.schedGroups)
+	case r.schedGroups > 0 && r.maxRate <= 0:
+		return usagef("--schedule-groups shares a schedule of --max-rate: give --max-rate too")
+	case r.schedGroups > r.concurrency && (fs.Changed("concurrency") || fs.Changed("threads")):
+		// (A workload's own default concurrency is checked by the run.)
+		return usagef("--schedule-groups %d is more than the %d workers (--concurrency): give at most %d, a group needs a worker", r.schedGroups, r.concurrency, r.concurrency)
 	}
 	if r.skipLate < 0 {
 		return usagef("--skip-late %s is negative: give how late an operation may start, such as 10ms, or 0 to run every one", r.skipLate)

@@ -52,10 +52,27 @@ type Config struct {
 	// as pgbench's -R schedules each client's transactions) instead of
 	// evenly.
 	Poisson bool
+	// ScheduleGroups, when positive, makes MaxRate's schedule one per
+	// group of workers instead of one per worker, as pgbench's -R
+	// schedules per thread (-j): the workers are dealt to this many
+	// groups in contiguous blocks, the first groups getting one more when
+	// they do not divide evenly (pgbench's dealing of clients to
+	// threads), and each group has one schedule at MaxRate/ScheduleGroups
+	// (Poisson or even gaps). A worker ready for its next operation takes
+	// its group's next intended start, whichever worker took the one
+	// before, and waits for it. SkipLate applies to the start it took,
+	// decided when it takes it, as pgbench decides: a start still ahead
+	// then is run however late the pacer wakes the worker for it (that
+	// lateness is pacer lag, which the schedule lag includes). So
+	// a slow operation delays no start of its own: the group's free
+	// workers take the starts that follow. 0 gives each worker its own
+	// schedule at MaxRate/workers. It must not exceed the workers.
+	ScheduleGroups int
 	// SkipLate, under MaxRate, skips an operation whose turn comes more
 	// than this after its intended start: it is not run, and counted
 	// (Hooks.Skip, Result.Skipped), as pgbench's --latency-limit skips
-	// transactions under -R. 0 runs every operation.
+	// transactions under -R (under ScheduleGroups, decided when the
+	// worker takes the start, as pgbench does). 0 runs every operation.
 	SkipLate time.Duration
 	// Pacer is how workers wait for the intended starts under MaxRate, or
 	// the generator for its events' under QueueRate (PacerPrecise, the
@@ -129,6 +146,12 @@ func (c Config) Validate(workers int) error {
 		return fmt.Errorf("latency limit %s is negative: use 0 for none", c.SkipLate)
 	case (c.SkipLate > 0 || c.Poisson) && c.MaxRate <= 0:
 		return errors.New("skipping late operations and Poisson arrivals are for a per-worker schedule: give a rate (max-rate)")
+	case c.ScheduleGroups < 0:
+		return fmt.Errorf("schedule-groups %d is negative: use 0 for one schedule per worker, or 1 or more groups of workers that share one", c.ScheduleGroups)
+	case c.ScheduleGroups > 0 && c.MaxRate <= 0:
+		return errors.New("schedule-groups share a rate schedule: give a rate (max-rate)")
+	case c.ScheduleGroups > workers:
+		return fmt.Errorf("schedule-groups %d is more than the %d workers: give at most %d (a group needs a worker)", c.ScheduleGroups, workers, workers)
 	case c.DisplayEvery < MinDisplayEvery:
 		return fmt.Errorf("display-every %s is shorter than %s: use %s or more", c.DisplayEvery, MinDisplayEvery, MinDisplayEvery)
 	}
@@ -175,7 +198,8 @@ func (c Config) Rated() bool { return c.MaxRate > 0 || c.QueueRate > 0 }
 //	3n          pacer.lag   the pacer's lateness, over all operations
 //
 // For every operation, OP = OP.lag + OP.service exactly, and OP.lag is
-// the operation's queueing (behind the worker's own slow operations) plus
+// the operation's queueing (behind the worker's own slow operations, or
+// its group's under Config.ScheduleGroups) plus
 // its pacer lag (see schedule). Without a schedule the n series are the
 // service times and nothing else is recorded. A Split adds, after these,
 // parts of the operations' series by group (see Split and RunSplit).
@@ -383,6 +407,9 @@ func RunSplit(ctx context.Context, cfg Config, load workload.QueryLoad, reg *sta
 	if r.rated && r.queue == nil && r.pacer == PacerPrecise && !cfg.ThreadIO {
 		r.metronome = newMetronome(r)
 		go r.metronome.run()
+	}
+	if r.rated && r.queue == nil && cfg.ScheduleGroups > 0 {
+		r.groups = newGroupSchedules(cfg, n)
 	}
 	if cfg.SharedOps && cfg.MaxOps > 0 {
 		r.shared = &atomic.Int64{}
@@ -595,8 +622,9 @@ type runner struct {
 	// metronome keeps the workers' time under MaxRate with the precise
 	// pacer.
 	metronome *metronome
-	shared    *atomic.Int64 // the operations left under SharedOps
-	split     *Split        // nil: figures not split by group
+	shared    *atomic.Int64  // the operations left under SharedOps
+	groups    groupSchedules // under Config.ScheduleGroups
+	split     *Split         // nil: figures not split by group
 
 	workersMu sync.Mutex
 	workers   []WorkerStats
@@ -743,7 +771,14 @@ func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Dur
 	var wait func(time.Duration) bool // until an instant of the schedule
 	queued := r.queue != nil          // sysbench's event queue feeds this worker
 	scheduled := r.rated && !queued
-	if scheduled {
+	switch {
+	case scheduled && r.groups.of != nil:
+		// The worker takes its group's starts (see groupSchedule); its
+		// own share of them is one in the group's members, on average.
+		g := r.groups.of[w]
+		sched.group = g
+		sched.interval = g.slots.interval * time.Duration(g.members)
+	case scheduled:
 		// Each worker takes an equal share of the total rate; starts are
 		// staggered so the aggregate schedule is even.
 		sched.interval = time.Duration(float64(time.Second) * float64(n) / r.cfg.MaxRate)
@@ -754,6 +789,8 @@ func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Dur
 			sched.rng = rand.New(rand.NewPCG(r.cfg.QueueSeed, uint64(w)+1))
 			sched.next = first + expGap(sched.rng, float64(sched.interval))
 		}
+	}
+	if scheduled {
 		if r.metronome != nil {
 			wait = r.metronome.tick(sched.interval).wait
 		} else {
@@ -787,14 +824,21 @@ func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Dur
 			}
 		case scheduled:
 			intended = sched.intend()
-			if !wait(intended) {
+			// Under a group's schedule, whether a start is too late is
+			// decided when the worker takes it, as pgbench's throttle
+			// decides when its client takes the thread's next start: a
+			// start still ahead then is run, however late the pacer
+			// wakes the worker for it (pacer lag, not the schedule's).
+			// Under a worker's own schedule, when it starts.
+			late := sched.group != nil && r.cfg.SkipLate > 0 && time.Since(r.base)-intended > r.cfg.SkipLate
+			if !late && !wait(intended) {
 				return
 			}
 			now = time.Since(r.base)
 			if r.pastDeadline(now) {
 				return
 			}
-			skip := r.cfg.SkipLate > 0 && now-intended > r.cfg.SkipLate
+			skip := late || sched.group == nil && r.cfg.SkipLate > 0 && now-intended > r.cfg.SkipLate
 			if r.load.Scheduled != nil {
 				r.load.Scheduled(w, r.base.Add(intended), skip)
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -351,6 +352,11 @@ func TestValidate(t *testing.T) {
 		{engine.Config{DisplayEvery: engine.MinDisplayEvery - 1}, 1, false},
 		{engine.Config{DisplayEvery: engine.MinDisplayEvery}, 1, true},
 		{engine.Config{DisplayEvery: time.Second, Ramp: -1}, 1, false},
+		{engine.Config{DisplayEvery: time.Second, MaxRate: 10, ScheduleGroups: 2}, 2, true},
+		{engine.Config{DisplayEvery: time.Second, MaxRate: 10, ScheduleGroups: 3}, 2, false},
+		{engine.Config{DisplayEvery: time.Second, MaxRate: 10, ScheduleGroups: -1}, 2, false},
+		{engine.Config{DisplayEvery: time.Second, ScheduleGroups: 1}, 2, false},
+		{engine.Config{DisplayEvery: time.Second, QueueRate: 10, ScheduleGroups: 1}, 2, false},
 	} {
 		if err := tc.cfg.Validate(tc.workers); (err == nil) != tc.ok {
 			t.Errorf("%+v workers=%d: err=%v", tc.cfg, tc.workers, err)
@@ -765,5 +771,139 @@ func TestPoissonArrivals(t *testing.T) {
 	rate := 2000 / res.End.Sub(res.Start).Seconds()
 	if n := final.Series[0].Cumulative.TotalCount(); n != 2000 || rate < 1500 || rate > 2600 {
 		t.Errorf("%d operations at %.0f ops/s, want 2000 at about 2000", n, rate)
+	}
+}
+
+// TestScheduleGroupsSlowWorker: four workers, one of which takes 50 ms an
+// operation, at 400 operations a second with an even schedule. Sharing one
+// schedule (ScheduleGroups 1), the other three take the slow one's starts:
+// every start of the group's schedule (2.5 ms apart) is taken once, and the
+// run starts 400 a second. With one schedule per worker (the default,
+// unchanged), each worker takes its own starts alone, 10 ms apart and
+// staggered 2.5 ms, and the slow worker falls behind on its own: the run
+// starts about 320 a second, and with a latency limit most of the slow
+// worker's starts are skipped, where the group skips few. (The limit is
+// 25 ms, not less: on this shared machine, under -race, the pacer wakes
+// workers 5 ms late often enough to skip dozens of starts in a second.)
+func TestScheduleGroupsSlowWorker(t *testing.T) {
+	const rate, dur, limit = 400.0, time.Second, 25 * time.Millisecond
+	type start struct {
+		at      time.Duration
+		skipped bool
+	}
+	type outcome struct {
+		res    engine.Result
+		starts [4][]start
+	}
+	runWith := func(groups int, skipLate time.Duration) outcome {
+		load := fakeLoad(4, []string{"op"}, func(w int, _ int64) workload.Result {
+			if w == 0 {
+				time.Sleep(50 * time.Millisecond)
+			}
+			return workload.Result{}
+		})
+		var mu sync.Mutex
+		var seen [4][]time.Time
+		var skipped [4][]bool
+		load.Scheduled = func(w int, intended time.Time, skip bool) {
+			mu.Lock()
+			seen[w] = append(seen[w], intended)
+			skipped[w] = append(skipped[w], skip)
+			mu.Unlock()
+		}
+		res, _ := run(t, context.Background(), engine.Config{MaxRate: rate, Duration: dur, ScheduleGroups: groups, SkipLate: skipLate}, load)
+		var o outcome
+		o.res = res
+		for w := range seen {
+			for i, at := range seen[w] {
+				o.starts[w] = append(o.starts[w], start{at.Sub(res.Start), skipped[w][i]})
+			}
+		}
+		return o
+	}
+	const slot = time.Duration(float64(time.Second) / rate) // 2.5 ms
+
+	grouped := runWith(1, 0)
+	var all []time.Duration
+	for w, starts := range grouped.starts {
+		for i, s := range starts {
+			if i > 0 && s.at <= starts[i-1].at {
+				t.Fatalf("grouped: worker %d's starts out of order: %v then %v", w, starts[i-1].at, s.at)
+			}
+			all = append(all, s.at)
+		}
+	}
+	slices.Sort(all)
+	for i, at := range all {
+		// Every start is the group's i-th: none taken twice, none left
+		// out (but by workers the run's end stopped while they waited).
+		if at != time.Duration(i)*slot {
+			t.Fatalf("grouped: start %d at %v, want %v (the group's schedule, each start taken once)", i, at, time.Duration(i)*slot)
+		}
+	}
+	ops := func(res engine.Result, from int) (n int64) {
+		for _, ws := range res.Workers[from:] {
+			n += ws.Ops
+		}
+		return n
+	}
+	slow, total := grouped.res.Workers[0].Ops, ops(grouped.res, 0)
+	if total < int64(0.9*rate*dur.Seconds()) || total > int64(1.02*rate*dur.Seconds())+4 {
+		t.Errorf("grouped: %d operations in %v at %g/s: the group's starts did not follow its rate", total, dur, rate)
+	}
+	if slow > 25 || ops(grouped.res, 1) < total-25 || ops(grouped.res, 1) <= 3*int64(rate*dur.Seconds())/4 {
+		t.Errorf("grouped: the slow worker ran %d, the others %d: they did not take its starts", slow, ops(grouped.res, 1))
+	}
+
+	own := runWith(0, 0)
+	for w, starts := range own.starts {
+		for i, s := range starts {
+			if want := time.Duration(w)*slot + time.Duration(i)*4*slot; s.at != want {
+				t.Fatalf("per worker: worker %d's start %d at %v, want %v (its own schedule)", w, i, s.at, want)
+			}
+		}
+	}
+	if total := ops(own.res, 0); total > int64(0.85*rate*dur.Seconds()) {
+		t.Errorf("per worker: %d operations in %v at %g/s with one worker at 20/s: want about %g", total, dur, rate, 0.8*rate*dur.Seconds())
+	}
+
+	groupSkips, ownSkips := runWith(1, limit).res.Skipped, runWith(0, limit).res.Skipped
+	if ownSkips < 40 || groupSkips > ownSkips/2 {
+		t.Errorf("skipped past %v: %d sharing one schedule, %d with one per worker: want most of the slow worker's 100 starts skipped alone, few shared", limit, groupSkips, ownSkips)
+	}
+}
+
+// TestScheduleGroupsSkipWhenTaken: under a group's schedule, whether a
+// start is skipped is decided when a worker takes it, as pgbench's
+// throttle decides: a start still ahead then runs however late the worker
+// wakes for it. A goroutine hogging the only processor makes workers wake
+// up to 10 ms late (Go preempts it that often), past a 3 ms limit: under
+// a group's schedule some operations then run more than 3 ms after their
+// intended start; under a worker's own schedule (unchanged), where the
+// start decides, none does.
+func TestScheduleGroupsSkipWhenTaken(t *testing.T) {
+	const limit = 3 * time.Millisecond
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	var stop atomic.Bool
+	hogDone := make(chan struct{})
+	go func() {
+		defer close(hogDone)
+		for !stop.Load() {
+		}
+	}()
+	defer func() { stop.Store(true); <-hogDone }()
+	maxLag := func(groups int) (time.Duration, int64) {
+		load := fakeLoad(2, []string{"op"}, func(int, int64) workload.Result { return workload.Result{} })
+		res, final := run(t, context.Background(), engine.Config{MaxRate: 200, Duration: time.Second, ScheduleGroups: groups, SkipLate: limit}, load)
+		return time.Duration(final.Series[2].Cumulative.Max()), res.Skipped // op.lag
+	}
+	grouped, groupSkips := maxLag(1)
+	own, ownSkips := maxLag(0)
+	t.Logf("max lag of an operation run: grouped %v (%d skipped), per worker %v (%d skipped)", grouped, groupSkips, own, ownSkips)
+	if own > limit+time.Millisecond {
+		t.Errorf("per worker: an operation ran %v after its intended start, past the %v limit", own, limit)
+	}
+	if grouped <= limit+time.Millisecond {
+		t.Errorf("grouped: no operation ran more than %v late (max %v): the late wake-ups were skipped, not run as pgbench runs a start taken in time", limit+time.Millisecond, grouped)
 	}
 }

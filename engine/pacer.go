@@ -158,10 +158,16 @@ type schedule struct {
 	// rng, when set, draws exponential gaps of mean interval (Poisson
 	// arrivals, Config.Poisson).
 	rng *rand.Rand
+	// group, when set, is the shared schedule whose starts the worker
+	// takes (Config.ScheduleGroups) instead of next's.
+	group *groupSchedule
 }
 
 // intend returns the next intended start and moves the schedule on.
 func (s *schedule) intend() time.Duration {
+	if s.group != nil {
+		return s.group.take()
+	}
 	t := s.next
 	if s.rng != nil {
 		s.next += expGap(s.rng, float64(s.interval))

@@ -50,6 +50,11 @@ type Spec struct {
 	// Poisson spaces each worker's intended starts under MaxRate by
 	// exponential gaps (Poisson arrivals, pgbench's -R) instead of evenly.
 	Poisson bool
+	// ScheduleGroups, under MaxRate, deals the workers to this many
+	// groups that each share one schedule, as pgbench's -R schedules per
+	// thread (see engine.Config.ScheduleGroups); 0 gives each worker its
+	// own. Under Part, each client deals its own workers.
+	ScheduleGroups int
 	// SkipLate, under MaxRate, skips an operation whose turn comes more
 	// than this after its intended start, and counts it (pgbench's
 	// --latency-limit under -R); 0 runs every one.

@@ -427,9 +427,10 @@ func (o *options) runArgs(conn string) ([]string, []string, error) {
 		args = append(args, "--display-every", strconv.Itoa(o.progress)+"s", "--pgbench-progress", strconv.Itoa(o.progress))
 	}
 	if o.rate > 0 {
-		// pgbench schedules each client's transactions as a Poisson
-		// process (its throttle).
-		args = append(args, "--max-rate", strconv.FormatFloat(o.rate, 'g', -1, 64), "--arrivals", "poisson")
+		// pgbench's throttle is one Poisson process per thread (-j) at
+		// R/threads, whose next start any free client of the thread
+		// takes.
+		args = append(args, "--max-rate", strconv.FormatFloat(o.rate, 'g', -1, 64), "--arrivals", "poisson", "--schedule-groups", strconv.Itoa(jobs))
 	}
 	if o.fs.Changed("latency-limit") {
 		if o.latencyLimit <= 0 {

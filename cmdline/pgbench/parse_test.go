@@ -36,7 +36,7 @@ func TestParse(t *testing.T) {
 		{"-S -t 1000 -c4 -n", map[string]string{"PGUSER": "u", "PGDATABASE": "d", "PGHOST": "/var/run/postgresql", "PGPORT": "5432"},
 			"run sql -b select-only --concurrency 4 --conns 4 --protocol simple --pgbench-jobs 1 --max-ops 4000 --pgbench-transactions 1000 --max-tries 1 --output-style pgbench postgresql://u@/d?host=%2Fvar%2Frun%2Fpostgresql&port=5432"},
 		{"-f read.sql@10 -f write.sql@1 -D maxid=100 -r --random-seed=42 -R 500 -T 30 -c 16 -j 4 db", base,
-			"run sql -f read.sql@10 -f write.sql@1 --concurrency 16 --conns 16 --protocol simple --pgbench-jobs 4 --jobs 4 --duration 30s --latency intended --max-rate 500 --arrivals poisson --vacuum-first --report-per-command -D maxid=100 --seed 42 --max-tries 1 --output-style pgbench postgresql://bench@localhost/db"},
+			"run sql -f read.sql@10 -f write.sql@1 --concurrency 16 --conns 16 --protocol simple --pgbench-jobs 4 --jobs 4 --duration 30s --latency intended --max-rate 500 --arrivals poisson --schedule-groups 4 --vacuum-first --report-per-command -D maxid=100 --seed 42 --max-tries 1 --output-style pgbench postgresql://bench@localhost/db"},
 		{"-N -b select-only@3 -t 5 db", base,
 			"run sql -b simple-update -b select-only@3 --concurrency 1 --conns 1 --protocol simple --pgbench-jobs 1 --max-ops 5 --pgbench-transactions 5 --vacuum-first --max-tries 1 --output-style pgbench postgresql://bench@localhost/db"},
 		{"-c 2 -j 8 -T 5 db", map[string]string{"PGUSER": "x", "PGPASSWORD": "s3cret"},
@@ -49,7 +49,7 @@ func TestParse(t *testing.T) {
 		{"-S -t 1 -U bob other", map[string]string{"PGSERVICE": "bench"},
 			"run sql -b select-only --concurrency 1 --conns 1 --protocol simple --pgbench-jobs 1 --max-ops 1 --pgbench-transactions 1 --vacuum-first --max-tries 1 --output-style pgbench postgresql://bob@/other"},
 		{"-l -R 10 -L 5 -S -T 5 db", base,
-			"run sql -b select-only --concurrency 1 --conns 1 --protocol simple --pgbench-jobs 1 --duration 5s --latency intended --max-rate 10 --arrivals poisson --skip-late 5000us --pgbench-latency-limit 5 --vacuum-first --log-prefix pgbench_log --max-tries 1 --output-style pgbench postgresql://bench@localhost/db"},
+			"run sql -b select-only --concurrency 1 --conns 1 --protocol simple --pgbench-jobs 1 --duration 5s --latency intended --max-rate 10 --arrivals poisson --schedule-groups 1 --skip-late 5000us --pgbench-latency-limit 5 --vacuum-first --log-prefix pgbench_log --max-tries 1 --output-style pgbench postgresql://bench@localhost/db"},
 	}
 	for _, c := range cases {
 		l, err := Parse(strings.Fields(c.line), env(c.env))

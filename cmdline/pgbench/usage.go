@@ -45,7 +45,8 @@ Benchmarking options:
   -D, --define=VARNAME=VALUE
                            define variable for use by custom script
   -j, --jobs=NUM           number of threads (default: 1; stampede's workers
-                           are goroutines, so it only shows in the report)
+                           are goroutines: -j groups the clients for -R's
+                           schedules, -l's files and the report)
   -M, --protocol=simple|extended|prepared
                            protocol for submitting queries (default: simple)
   -n, --no-vacuum          do not run VACUUM before tests
