@@ -116,7 +116,8 @@ func runSpec(spec RunArgs, env Env) (run.Spec, error) {
 	if _, ok := gen.(workload.Opser); !ok {
 		return run.Spec{}, usagef("workload %s cannot be run", gen.Meta().Name)
 	}
-	if p := rf.clients.part; p.Count > 0 {
+	if p := rf.clients.part; p.Count > 0 && (spec.Tenants == nil || spec.Tenants.tenants == 0) {
+		// (A fleet's clients split its tenants, each tenant's data whole.)
 		// The client's share before the workload's defaults, which are
 		// then the share's (TPC-C's terminals of the client's
 		// warehouses); run checks the part and says what is wrong.
