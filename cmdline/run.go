@@ -83,6 +83,11 @@ func dryRunLine(s run.Spec) string {
 	}
 	if p := s.Part; p.Count > 0 {
 		fmt.Fprintf(&b, ", client %d of %d (its share of the rate and operations)", p.Index, p.Count)
+		if s.Fleet != nil {
+			if f, err := run.FleetShare(*s.Fleet, p.Index, p.Count); err == nil {
+				fmt.Fprintf(&b, ", tenants %d..%d of %d, %d active", f.First, f.Last, f.Spec.Tenants, f.Active)
+			}
+		}
 		if !p.StartAt.IsZero() {
 			fmt.Fprintf(&b, ", starting at %s", p.StartAt.UTC().Format(time.RFC3339))
 		}
