@@ -23,9 +23,9 @@ import (
 // fleetClientSum is what the tests read of a fleet client's summary.json
 // and of `report --format json`.
 type fleetClientSum struct {
-	Tags    map[string]string    `json:"tags"`
+	Tags    map[string]string     `json:"tags"`
 	Total   struct{ Count int64 } `json:"total"`
-	Tenants []fleet.TenantResult `json:"tenants"`
+	Tenants []fleet.TenantResult  `json:"tenants"`
 	Fleet   *struct {
 		fleet.Summary
 		Tenants int `json:"tenants"`
