@@ -351,3 +351,64 @@ func TestFleetClients(t *testing.T) {
 		t.Errorf("one process's fleet table:\n%s\nthe clients' merged:\n%s\n(exit %d: %s)", one.stdout, text, one.code, one.stderr)
 	}
 }
+
+// TestFleetClientsTPCC runs 2 TPC-C tenants of one warehouse, with the
+// specification's waits and 10 terminals each, from 2 clients (one tenant
+// each), and checks that the report of the job gives the fleet's
+// efficiency lines as a single process running both prints them: pooled
+// over both tenants' New-Orders and time (100 × New-Orders / minutes /
+// 12.86), inside its 95% interval, and the lowest tenant's.
+func TestFleetClientsTPCC(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	t.Parallel() // mostly waiting: keying and think times
+	db := freshDB(t, "stampede_fleet_clients_tpcc")
+	adminExec(t, "CREATE DATABASE "+db)
+	loadTenants(t, db, "tpcc", "tpcc_%d", 1, 2, "--warehouses=1")
+	bin := buildStampede(t)
+	dir := t.TempDir()
+	sums := runFleetClients(t, bin, dir, "tpcc2", 2, "tpcc", "--warehouses=1", "--tenants", "2", "--tenant-mode", "schema",
+		"--duration", "40s", dbURL(t, db))
+	text := checkFleetMerge(t, dir, "tpcc2", 2, sums)
+	var newOrders int64
+	var sec float64
+	var tenants []fleet.TenantResult
+	for _, s := range sums {
+		for _, tr := range s.Tenants {
+			newOrders += tr.Ops["newOrder"]
+			sec += tr.ElapsedSec
+			tenants = append(tenants, tr)
+			if _, ok := tr.Figures["efficiency"]; !ok {
+				t.Errorf("tenant %d has no efficiency: %v", tr.ID, tr.Figures)
+			}
+		}
+	}
+	eff := 100 * float64(newOrders) / (sec / 60) / 12.86
+	line := regexp.MustCompile(`(?m)^efficiency pooled over the 2 tenant workloads \(their operations over their summed time\): ([0-9.]+)% \(95% interval ([0-9.]+)%-([0-9.]+)% from the count; tpmC / \(12\.86 x 1 warehouses\), from ([0-9,]+) New-Orders\)`).
+		FindStringSubmatch(text)
+	if line == nil {
+		t.Fatalf("no pooled efficiency line in:\n%s", text)
+	}
+	lo, _ := strconv.ParseFloat(line[2], 64)
+	hi, _ := strconv.ParseFloat(line[3], 64)
+	if line[1] != fmt.Sprintf("%.1f", eff) || strings.ReplaceAll(line[4], ",", "") != strconv.FormatInt(newOrders, 10) || !(lo <= eff && eff <= hi) || hi-lo < 1 {
+		t.Errorf("pooled line %q: want %.1f%% from %d New-Orders (the clients' tenants, %.1f s), inside [%s, %s]", line[0], eff, newOrders, sec, line[2], line[3])
+	}
+	lowest := tenants[0]
+	var effSum float64
+	for _, tr := range tenants {
+		effSum += tr.Figures["efficiency"]
+		if tr.Figures["efficiency"] < lowest.Figures["efficiency"] {
+			lowest = tr
+		}
+	}
+	want := fmt.Sprintf("efficiency of the lowest, tenant %d: %.1f%% (95%% interval ", lowest.ID, lowest.Figures["efficiency"])
+	if !strings.Contains(text, want) || !strings.Contains(text, fmt.Sprintf("from %d New-Orders)", lowest.Ops["newOrder"])) {
+		t.Errorf("report lacks %q (tenant %d, %d New-Orders):\n%s", want, lowest.ID, lowest.Ops["newOrder"], text)
+	}
+	if w := fmt.Sprintf("%.1f%%  %.1f%%", effSum/2, lowest.Figures["efficiency"]); !strings.Contains(strings.Join(strings.Fields(text), "  "), w) {
+		t.Errorf("the table's efficiency-avg and min are not %s:\n%s", w, text)
+	}
+	t.Logf("%d New-Orders in %.1f tenant-seconds: %s", newOrders, sec, line[0])
+}
