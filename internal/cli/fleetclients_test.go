@@ -179,6 +179,26 @@ func TestFleetClientsNull(t *testing.T) {
 	dir := t.TempDir()
 	sums := runFleetClients(t, bin, dir, "null7", 3, "bank", "--driver", "null", "--tenants", "7", "--duration", "1s")
 	checkFleetMerge(t, dir, "null7", 7, sums)
+	// One client's run alone: its own share's table, as it printed it.
+	infos, err := runlog.List(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, info := range infos {
+		if info.Tags["client"] != "2/3" {
+			continue
+		}
+		r := stampede(t, "report", "--results-dir", dir, info.ID)
+		if want := "fleet: 7 tenants (database mode, bank_%d), 3 active, 1 worker and 1 connection each (this client's share: tenants 5..7)\n"; r.code != 0 || !strings.Contains(r.stdout, want) {
+			t.Errorf("report of client 2 alone lacks %q:\n%s%s", want, r.stdout, r.stderr)
+		}
+		// Another window: the table (the whole run's) is not shown, and
+		// the report says why.
+		r = stampede(t, "report", "--results-dir", dir, "--include-ramp", info.ID)
+		if want := "\nfleet: the tenants' figures cover each run's whole time after its ramp: report without --from, --to or --include-ramp for the fleet's table\n"; r.code != 0 || !strings.Contains(r.stdout, want) || strings.Contains(r.stdout, "__active__") {
+			t.Errorf("report --include-ramp: want %q and no table:\n%s%s", want, r.stdout, r.stderr)
+		}
+	}
 }
 
 // TestFleetClientsBadInput checks the refusals of a fleet from several
