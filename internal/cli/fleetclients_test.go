@@ -351,8 +351,11 @@ func TestFleetClients(t *testing.T) {
 		switch {
 		case !ok || transfers == 0:
 			t.Errorf("tenant %d got no load (%+v)", id, tr)
-		case updated < 2*transfers || updated > 2*(transfers+tr.Errors+1):
-			// An operation cut at the end may have updated a row.
+		case updated < 2*transfers || updated > 2*(transfers+tr.Errors)+10:
+			// The few operations in flight when the run ended (cut, or
+			// done after the tenants' counts were read: once 3 rows more
+			// than twice 289 transfers) add a few rows; a second client
+			// on the tenant would add hundreds.
 			t.Errorf("tenant %d: the server updated %d rows, its client %d transfers (%d errors): want 2 rows each, from that client alone", id, updated, transfers, tr.Errors)
 		case xacts < transfers || xacts > transfers+tr.Errors+30:
 			t.Errorf("tenant %d: the server counted %d transactions, its client %d transfers (%d errors)", id, xacts, transfers, tr.Errors)
