@@ -174,7 +174,16 @@ func fleetSpec(spec RunArgs, env Env) (*run.Fleet, error) {
 	if wpt == 0 {
 		wpt = run.DefaultWorkersPerTenant(gen)
 	}
-	if err := run.CheckWorkersOf(fmt.Sprintf("--active %d × %s per tenant =", f.Active, plural(wpt, "worker")), f.Active*wpt, false, gen); err != nil {
+	active := f.Active
+	if p := rf.clients.part; p.Count > 0 {
+		// Each client runs its share of the tenants and of --active.
+		share, err := run.FleetShare(*f, p.Index, p.Count)
+		if err != nil {
+			return nil, asUsage(err)
+		}
+		active = share.Active
+	}
+	if err := run.CheckWorkersOf(fmt.Sprintf("--active %d × %s per tenant =", active, plural(wpt, "worker")), active*wpt, false, gen); err != nil {
 		return nil, err
 	}
 	if _, err := run.TenantGenerators(gen, fspec); err != nil {

@@ -83,6 +83,11 @@ func dryRunLine(s run.Spec) string {
 	}
 	if p := s.Part; p.Count > 0 {
 		fmt.Fprintf(&b, ", client %d of %d (its share of the rate and operations)", p.Index, p.Count)
+		if s.Fleet != nil {
+			if f, err := run.FleetShare(*s.Fleet, p.Index, p.Count); err == nil {
+				fmt.Fprintf(&b, ", tenants %d..%d of %d, %d active", f.First, f.Last, f.Spec.Tenants, f.Active)
+			}
+		}
 		if !p.StartAt.IsZero() {
 			fmt.Fprintf(&b, ", starting at %s", p.StartAt.UTC().Format(time.RFC3339))
 		}
@@ -116,7 +121,8 @@ func runSpec(spec RunArgs, env Env) (run.Spec, error) {
 	if _, ok := gen.(workload.Opser); !ok {
 		return run.Spec{}, usagef("workload %s cannot be run", gen.Meta().Name)
 	}
-	if p := rf.clients.part; p.Count > 0 {
+	if p := rf.clients.part; p.Count > 0 && (spec.Tenants == nil || spec.Tenants.tenants == 0) {
+		// (A fleet's clients split its tenants, each tenant's data whole.)
 		// The client's share before the workload's defaults, which are
 		// then the share's (TPC-C's terminals of the client's
 		// warehouses); run checks the part and says what is wrong.

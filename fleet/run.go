@@ -31,8 +31,13 @@ type RunConfig struct {
 	// come from Spec.Options(Base, id), with MaxConns and Workers set
 	// from ConnsPerTenant and WorkersPerTenant.
 	Base sqlx.Options
-	// Active is how many tenant workloads run at once (1..Spec.Tenants).
+	// Active is how many tenant workloads run at once (1..the tenants
+	// of First..Last).
 	Active int
+	// First and Last, when set, are the tenants this run picks from, a
+	// contiguous share of the fleet (one client's of several, run.Part);
+	// 0 and 0 mean every tenant, 1..Spec.Tenants.
+	First, Last int
 	// ConnsPerTenant is each tenant's number of connections.
 	ConnsPerTenant int
 	// WorkersPerTenant is each tenant's number of workers.
@@ -65,8 +70,12 @@ func (c *RunConfig) validate() error {
 		return fmt.Errorf("--tenants %d: need at least 1 tenant", c.Spec.Tenants)
 	case c.Active < 1:
 		return fmt.Errorf("--active %d: need at least 1 active tenant", c.Active)
-	case c.Active > c.Spec.Tenants:
+	case c.First == 0 && c.Last == 0 && c.Active > c.Spec.Tenants:
 		return fmt.Errorf("--active %d is more than --tenants %d", c.Active, c.Spec.Tenants)
+	case (c.First != 0 || c.Last != 0) && (c.First < 1 || c.Last < c.First || c.Last > c.Spec.Tenants):
+		return fmt.Errorf("tenants %d..%d: give a range within the fleet's 1..%d", c.First, c.Last, c.Spec.Tenants)
+	case c.Active > c.Last-c.First+1 && c.Last != 0:
+		return fmt.Errorf("--active %d is more than this run's %d tenants (%d..%d)", c.Active, c.Last-c.First+1, c.First, c.Last)
 	case c.ConnsPerTenant < 1:
 		return fmt.Errorf("--conns-per-tenant %d: need at least 1 connection", c.ConnsPerTenant)
 	case c.WorkersPerTenant < 1:
@@ -161,23 +170,28 @@ type workerStats struct {
 	h      hist
 }
 
-// picker gives tenant ids in pick order. Guarded by Run.mu.
+// picker gives tenant ids in pick order, from first to first+n-1.
+// Guarded by Run.mu.
 type picker struct {
+	first int
 	n     int
-	next  int // index into order, or the last id given (round-robin)
+	next  int // index into order, or (round-robin) the last id given less first-1
 	order []int
 	rng   *rand.Rand
 }
 
 func newPicker(cfg RunConfig) *picker {
-	p := &picker{n: cfg.Spec.Tenants}
+	p := &picker{first: 1, n: cfg.Spec.Tenants}
+	if cfg.Last != 0 {
+		p.first, p.n = cfg.First, cfg.Last-cfg.First+1
+	}
 	if cfg.Pick == PickRoundRobin {
 		return p
 	}
 	p.rng = rand.New(rand.NewPCG(cfg.Seed, 0x666c656574)) // "fleet"
 	p.order = make([]int, p.n)
 	for i := range p.order {
-		p.order[i] = i + 1
+		p.order[i] = p.first + i
 	}
 	p.shuffle()
 	return p
@@ -195,8 +209,8 @@ func (p *picker) take(busy map[int]bool) int {
 	for range p.n {
 		var id int
 		if p.order == nil {
-			id = p.next%p.n + 1
-			p.next = id
+			p.next = p.next%p.n + 1
+			id = p.first + p.next - 1
 		} else {
 			if p.next == len(p.order) {
 				p.shuffle()
@@ -786,10 +800,6 @@ func (r *Run) Tenants() []TenantResult {
 // above the mix's maximum is sampling noise). The tenants' generators
 // share their flags, so one of them words every tenant's counts.
 func (r *Run) Summary(active int, ts []TenantResult) Summary {
-	s := Summarize(active, ts)
-	if s.Efficiency == nil {
-		return s
-	}
 	var f workload.Figurer
 	r.mu.Lock()
 	for _, t := range r.all {
@@ -799,7 +809,17 @@ func (r *Run) Summary(active int, ts []TenantResult) Summary {
 		}
 	}
 	r.mu.Unlock()
-	if f == nil {
+	return SummarizeWith(active, ts, f)
+}
+
+// SummarizeWith is Summarize's, with the efficiency figure's text as f
+// (a tenant's workload) words it: pooled over every tenant workload's
+// operations and time together, and the lowest tenant's. A report of a
+// fleet's clients calls it on their tenants together, as the run of the
+// whole fleet calls it on its own.
+func SummarizeWith(active int, ts []TenantResult, f workload.Figurer) Summary {
+	s := Summarize(active, ts)
+	if s.Efficiency == nil || f == nil {
 		return s
 	}
 	text := func(ops map[string]int64, sec float64) string {

@@ -2,12 +2,14 @@ package output
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/stampede-bench/stampede/fleet"
 	"github.com/stampede-bench/stampede/report"
 	"github.com/stampede-bench/stampede/results"
 	"github.com/stampede-bench/stampede/run"
@@ -21,11 +23,16 @@ import (
 type ReportDoc struct {
 	results.View
 	Figures map[string]float64 `json:"figures,omitempty"`
+	// Tenants and Fleet are a fleet's tenant workloads and table, merged
+	// over its clients (see FleetOf).
+	Tenants []fleet.TenantResult `json:"tenants,omitempty"`
+	Fleet   *run.FleetSummary    `json:"fleet,omitempty"`
 }
 
 // NewReportDoc returns the report document of the view v of runs.
 func NewReportDoc(runs []*runlog.Run, v results.View) ReportDoc {
-	return ReportDoc{v, WorkloadFigures(runs, v)}
+	tenants, f, _ := FleetOf(runs, v)
+	return ReportDoc{View: v, Figures: WorkloadFigures(runs, v), Tenants: tenants, Fleet: f}
 }
 
 // WorkloadFigures returns the workload's own figures of a view, by name,
@@ -284,6 +291,7 @@ func CheckClients(runs []*runlog.Run) error {
 		})
 	}
 	names = append(names, "start-at")
+	names = append(names, fleetFlags...)
 	a := runs[0]
 	for _, b := range runs[1:] {
 		for _, name := range names {
@@ -292,6 +300,9 @@ func CheckClients(runs []*runlog.Run) error {
 				continue
 			}
 			why := "they ran on different data"
+			if slices.Contains(fleetFlags, name) {
+				why = "they ran different fleets"
+			}
 			if name == "start-at" {
 				why = "a benchmark's clients start together"
 			}
@@ -299,7 +310,8 @@ func CheckClients(runs []*runlog.Run) error {
 				a.Info.ID, b.Info.ID, name, x, y, why)
 		}
 	}
-	if cm, ok := gen.(workload.ClientMerger); ok {
+	if cm, ok := gen.(workload.ClientMerger); ok && !isFleet(a) {
+		// (A fleet's clients split its tenants, each tenant whole.)
 		var setErr error
 		flags.FlagSet.VisitAll(func(fl *pflag.Flag) {
 			if val, ok := a.Info.Flags[fl.Name]; ok && !flags.Meta[fl.Name].PerClient && val != fl.DefValue && setErr == nil {

@@ -160,6 +160,9 @@ func writeFleetTable(w io.Writer, f *run.FleetSummary) error {
 		title += ", " + f.Pattern
 	}
 	title += fmt.Sprintf("), %d active, %s and %s each", f.Active, plural(f.WorkersPerTenant, "worker"), plural(f.ConnsPerTenant, "connection"))
+	if line := fleetTenantsLine(f); line != "" {
+		title += " (" + line + ")"
+	}
 	if _, err := fmt.Fprintf(w, "\nfleet: %s\n%s\n%s\n", title, head.String(), vals.String()); err != nil {
 		return err
 	}

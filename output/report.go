@@ -86,6 +86,13 @@ func ReportSplit(w io.Writer, runs []*runlog.Run, v results.View, by string) err
 			return err
 		}
 	}
+	if _, f, why := FleetOf(runs, v); f != nil {
+		if err := writeFleetTable(w, f); err != nil {
+			return err
+		}
+	} else if why != "" {
+		fmt.Fprintf(w, "\nfleet: %s\n", why)
+	}
 	for _, r := range runs {
 		if sum := v.Telemetry[r.Info.ID]; sum != nil {
 			if len(runs) > 1 {

@@ -193,6 +193,13 @@ type FleetSummary struct {
 	Tenants int    `json:"tenants"`
 	Mode    string `json:"mode"`
 	Pattern string `json:"pattern,omitempty"`
+	// First and Last are the tenants a client of several ran (its share,
+	// Fleet.First and Last); 0 for a run of the whole fleet.
+	First int `json:"first_tenant,omitempty"`
+	Last  int `json:"last_tenant,omitempty"`
+	// Clients is how many clients' fleet summaries a report merged into
+	// this one (0: one run's).
+	Clients int `json:"clients,omitempty"`
 	// Rotate is the fleet's Rotate.
 	Rotate bool `json:"rotate,omitempty"`
 	// WorkersPerTenant and ConnsPerTenant are each tenant's.

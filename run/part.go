@@ -40,8 +40,13 @@ func applyPart(spec *Spec) error {
 		return inputf("Spec.Part.Count %d: give the number of clients, from 1 to %d", p.Count, maxClients)
 	case p.Index < 0 || p.Index >= p.Count:
 		return inputf("Spec.Part.Index %d: give this client's index, from 0 to %d (one less than the clients)", p.Index, p.Count-1)
-	case spec.Fleet != nil:
-		return inputf("Spec.Part with Spec.Fleet: a fleet runs from one client")
+	}
+	if spec.Fleet != nil {
+		f, err := FleetShare(*spec.Fleet, p.Index, p.Count)
+		if err != nil {
+			return err
+		}
+		spec.Fleet = &f
 	}
 	n := float64(p.Count)
 	spec.MaxRate /= n
@@ -56,7 +61,8 @@ func applyPart(spec *Spec) error {
 		}
 		spec.MaxOps = share
 	}
-	if cp, ok := spec.Workload.(workload.ClientPartitioner); ok {
+	if cp, ok := spec.Workload.(workload.ClientPartitioner); ok && spec.Fleet == nil {
+		// A fleet's clients split its tenants, each tenant's data whole.
 		if err := cp.PartitionClients(p.Index, p.Count); err != nil {
 			return asInput(err)
 		}
@@ -67,6 +73,29 @@ func applyPart(spec *Spec) error {
 	}
 	spec.Tags[PartTag] = strconv.Itoa(p.Index) + "/" + strconv.Itoa(p.Count)
 	return nil
+}
+
+// FleetShare returns client index's share of fleet f of count clients:
+// a contiguous range of its tenants (tenants index×T/count+1 to
+// (index+1)×T/count, as TPC-C's clients split warehouses) and its share
+// of f.Active, which must then be a multiple of count (each client runs
+// Active/count tenant workloads at once; 0, every tenant, gives each
+// client all of its own). More clients than tenants is refused.
+func FleetShare(f Fleet, index, count int) (Fleet, error) {
+	t := f.Spec.Tenants
+	switch {
+	case count > t:
+		return f, inputf("--clients %d is more than --tenants %d: each client runs at least one tenant; use at most %d clients", count, t, t)
+	case f.Active != 0 && f.Active != t && f.Active%count != 0:
+		return f, inputf("--active %d is not a multiple of --clients %d: each client runs --active ÷ --clients tenant workloads at once; give %d or %d", f.Active, count, f.Active/count*count, (f.Active/count+1)*count)
+	}
+	f.First, f.Last = index*t/count+1, (index+1)*t/count
+	if f.Active == 0 || f.Active == t {
+		f.Active = f.Last - f.First + 1
+	} else {
+		f.Active /= count
+	}
+	return f, nil
 }
 
 // maxClients bounds Part.Count: more clients than that is a typo.

@@ -242,7 +242,9 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 		}
 	}()
 	r.seed = pickSeed(spec.Seed)
-	if spec.Part.Count > 0 && spec.Seed != 0 {
+	if spec.Part.Count > 0 && spec.Seed != 0 && spec.Fleet == nil {
+		// (A fleet's tenants draw from (seed, tenant) already: its
+		// clients' tenants draw what one process's would.)
 		r.seed = partSeed(spec.Seed, spec.Part.Index)
 	}
 	src, err := r.openSource(ctx)
@@ -797,6 +799,8 @@ func (f *fleetSource) summary(sum *Summary) ([]fleet.TenantResult, *FleetSummary
 		Tenants:          f.spec.Tenants,
 		Mode:             string(f.spec.Mode),
 		Pattern:          f.spec.Pattern,
+		First:            f.first,
+		Last:             f.last,
 		Rotate:           f.rotate,
 		WorkersPerTenant: f.wpt,
 		ConnsPerTenant:   f.cpt,

@@ -206,6 +206,7 @@ func loadInput(err error) error {
 type fleetSource struct {
 	run              *fleet.Run
 	spec             fleet.Spec
+	first, last      int
 	active, wpt, cpt int
 	rotate           bool
 	cpu0             float64
@@ -256,6 +257,8 @@ func (r *Run) openFleet(ctx context.Context) (*source, error) {
 		Pick:             f.Pick,
 		Rotate:           f.Rotate,
 		TenantDuration:   f.TenantDuration,
+		First:            f.First,
+		Last:             f.Last,
 		Seed:             r.seed,
 		NewGen:           newGen,
 		Warn:             r.warnf,
@@ -265,6 +268,9 @@ func (r *Run) openFleet(ctx context.Context) (*source, error) {
 	}
 	r.notef("opened %d tenant workloads in %s", f.Active, time.Since(opened).Round(time.Millisecond))
 	where := fmt.Sprintf("%s, %d active", TenantsSummary(f.Spec), f.Active)
+	if f.Last != 0 {
+		where = fmt.Sprintf("%s: tenants %d..%d, %d active", TenantsSummary(f.Spec), f.First, f.Last, f.Active)
+	}
 	if f.Rotate {
 		where += ", rotating"
 		if f.TenantDuration > 0 {
@@ -285,7 +291,7 @@ func (r *Run) openFleet(ctx context.Context) (*source, error) {
 		reconnects:    fr.Reconnects,
 		close:         fr.Close,
 		rampDone:      fr.MarkRampEnd,
-		fleet: &fleetSource{run: fr, spec: f.Spec, active: f.Active, wpt: wpt, cpt: f.ConnsPerTenant, rotate: f.Rotate,
+		fleet: &fleetSource{run: fr, spec: f.Spec, first: f.First, last: f.Last, active: f.Active, wpt: wpt, cpt: f.ConnsPerTenant, rotate: f.Rotate,
 			cpu0: processCPU(), wall0: time.Now()},
 	}, nil
 }

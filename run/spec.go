@@ -223,6 +223,10 @@ type Fleet struct {
 	// TenantDuration, by the next tenant; it tolerates errors.
 	Rotate         bool
 	TenantDuration time.Duration
+	// First and Last are the tenants this run picks from: set by
+	// Spec.Part to the client's contiguous share of the fleet (0 and 0:
+	// every tenant).
+	First, Last int
 }
 
 // Options returns the sqlx options of c for a workload whose default
@@ -363,6 +367,10 @@ func (s *Spec) validate() error {
 			return inputf("Spec.Fleet.Active %d is negative", f.Active)
 		case f.Active > f.Spec.Tenants:
 			return inputf("Spec.Fleet.Active %d is more than the fleet's %d tenants", f.Active, f.Spec.Tenants)
+		case (f.First != 0 || f.Last != 0) && (f.First < 1 || f.Last < f.First || f.Last > f.Spec.Tenants):
+			return inputf("Spec.Fleet.First %d and Last %d: give a range of tenants within 1..%d", f.First, f.Last, f.Spec.Tenants)
+		case f.Last != 0 && f.Active > f.Last-f.First+1:
+			return inputf("Spec.Fleet.Active %d is more than tenants %d..%d", f.Active, f.First, f.Last)
 		case f.ConnsPerTenant < 0 || f.WorkersPerTenant < 0:
 			return inputf("Spec.Fleet: ConnsPerTenant %d and WorkersPerTenant %d must not be negative", f.ConnsPerTenant, f.WorkersPerTenant)
 		case f.TenantDuration < 0:
