@@ -244,6 +244,9 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 	gen := spec.Workload
 	defer func() {
 		if err != nil {
+			if r.ship != nil {
+				r.ship.finish()
+			}
 			r.undo()
 		}
 	}()
@@ -440,7 +443,6 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 	r.errs = newErrorLog(r.rw)
 	if r.shipURL != "" {
 		r.ship = startShipper(ctx, r.shipURL, r.shipFrom, r.rw.Dir(), r.log)
-		r.cleanup = append(r.cleanup, func() { r.ship.finish() }) // a failed Start's; a no-op after the run's own
 	}
 	if r.split != nil {
 		r.split.attach(r.rw)
@@ -713,7 +715,10 @@ func (r *Run) finish() (*Result, error) {
 		_ = os.RemoveAll(r.root)
 	} else if saveErr == nil {
 		fmt.Fprintf(r.log, "results saved in %s\n", r.rw.Dir())
-		if err := indexRun(context.Background(), r.root, r.rw.Dir(), s.ResultsURL); err != nil {
+		if r.ship != nil && !shipped {
+			// The store was lost, and said so once: `runs upload`
+			// indexes the run with its files.
+		} else if err := indexRun(context.Background(), r.root, r.rw.Dir(), s.ResultsURL); err != nil {
 			hint := "`stampede runs --rebuild` rebuilds it"
 			if store.Unwritable(err) {
 				hint = "`stampede runs` lists the runs from their directories meanwhile; free space on its disk (or make it writable), then `stampede runs --rebuild` updates it"
