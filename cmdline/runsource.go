@@ -91,6 +91,18 @@ func (s *RunSource) fetch(ctx context.Context, st *store.Store, id string) (stri
 	return dir, nil
 }
 
+// Where says where the run read from dir is kept: dir itself, or, for a
+// run fetched from the store (whose temporary directory is gone once the
+// command ends), "results store NAME".
+func (s *RunSource) Where(dir string) string {
+	for _, d := range s.fetched {
+		if d == dir && s.st != nil {
+			return "results store " + s.st.String()
+		}
+	}
+	return dir
+}
+
 // Tagged returns the IDs of the runs whose tags match want
 // (runlog.MatchTags), under Root and in the store, oldest first.
 func (s *RunSource) Tagged(want map[string]string) ([]string, error) {

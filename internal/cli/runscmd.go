@@ -188,7 +188,7 @@ Exit status: 0 when every run is in the store, 2 for a command line error (not a
 run directory, no PostgreSQL store, a different copy in the store), 1 when the
 store cannot be reached or written.`,
 		Example: `  stampede runs upload ~/.stampede/runs/20261122-103512-ycsb-3f9a --results-url postgresql://bench@results-db/stampede`,
-		Args: usageArgs(cobra.MinimumNArgs(1)),
+		Args:    usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runsUpload(cmd.Context(), args, storeURL(resultsURL))
 		},
