@@ -122,18 +122,23 @@ func (s *Store) shipAppended(ctx context.Context, id, dir, name string) (int64, 
 		return 0, err
 	}
 	defer f.Close()
-	chunks, size, err := s.stored(ctx, id, name)
-	if err != nil {
-		return 0, err
+	key := dir + "\x00" + id + "/" + name // what this Store sent from this directory
+	known, cached := s.shippedState(key)
+	chunks, size := known.chunks, known.size
+	if !cached {
+		if chunks, size, err = s.stored(ctx, id, name); err != nil {
+			return 0, err
+		}
 	}
 	st, err := f.Stat()
 	if err != nil {
 		return 0, err
 	}
 	if size > st.Size() {
+		s.forget(key)
 		return 0, fmt.Errorf("%w: it holds %d bytes of %s, the directory %s only %d", ErrDifferentCopy, size, name, dir, st.Size())
 	}
-	if chunks > 0 {
+	if chunks > 0 && !cached {
 		// The last stored chunk must be the directory's bytes just
 		// before the new ones: a cheap check that the store's copy is
 		// this directory's prefix.
@@ -156,9 +161,39 @@ func (s *Store) shipAppended(ctx context.Context, id, dir, name string) (int64, 
 		return 0, nil
 	}
 	if _, err := s.db.ExecContext(ctx, `INSERT INTO stampede_run_files (run_id, name, seq, data) VALUES ($1, $2, $3, $4)`, id, name, chunks, data); err != nil {
+		s.forget(key)
 		return 0, fmt.Errorf("results store %s: %w", s.name, err)
 	}
+	s.remember(key, fileState{chunks: chunks + 1, size: size + int64(len(data))})
 	return int64(len(data)), nil
+}
+
+// fileState is what this Store sent of one append-only file of a run:
+// a Ship during a run then asks the database nothing but to insert the
+// new chunk (without it, each interval's Ship would read a sum over
+// every chunk sent before: quadratic in the run's length).
+type fileState struct{ chunks, size int64 }
+
+func (s *Store) shippedState(key string) (fileState, bool) {
+	s.shipMu.Lock()
+	defer s.shipMu.Unlock()
+	st, ok := s.shipped[key]
+	return st, ok
+}
+
+func (s *Store) remember(key string, st fileState) {
+	s.shipMu.Lock()
+	defer s.shipMu.Unlock()
+	if s.shipped == nil {
+		s.shipped = map[string]fileState{}
+	}
+	s.shipped[key] = st
+}
+
+func (s *Store) forget(key string) {
+	s.shipMu.Lock()
+	defer s.shipMu.Unlock()
+	delete(s.shipped, key)
 }
 
 // shipReplaced sends dir/name, a file written whole, if the store's copy
@@ -170,6 +205,13 @@ func (s *Store) shipReplaced(ctx context.Context, id, dir, name string) (int64, 
 	}
 	if err != nil {
 		return 0, err
+	}
+	key := dir + "\x00" + id + "/" + name
+	s.shipMu.Lock()
+	sent, ok := s.sentWhole[key]
+	s.shipMu.Unlock()
+	if ok && bytes.Equal(sent, data) {
+		return 0, nil // sent by this Store, from this directory
 	}
 	var have []byte
 	err = s.db.QueryRowContext(ctx, `SELECT data FROM stampede_run_files WHERE run_id = $1 AND name = $2 AND seq = 0`, id, name).Scan(&have)
@@ -196,6 +238,12 @@ func (s *Store) shipReplaced(ctx context.Context, id, dir, name string) (int64, 
 	if err := tx.Commit(); err != nil {
 		return 0, fmt.Errorf("results store %s: %w", s.name, err)
 	}
+	s.shipMu.Lock()
+	if s.sentWhole == nil {
+		s.sentWhole = map[string][]byte{}
+	}
+	s.sentWhole[key] = data
+	s.shipMu.Unlock()
 	return int64(len(data)), nil
 }
 

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stampede-bench/stampede/results"
 	"github.com/stampede-bench/stampede/results/store"
 	"github.com/stampede-bench/stampede/runlog"
 	"github.com/stampede-bench/stampede/stats"
@@ -173,4 +174,94 @@ func TestShipFetch(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameFiles(t, dir, fetched) // untouched
+}
+
+// BenchmarkShipHour writes a run of one hour (3,600 one-second intervals
+// of 10 operation types) while shipping it to a PostgreSQL store after
+// every interval, as a run does, then fetches it back and recomputes its
+// figures from the fetched copy, as report does: it reports the time per
+// interval's Ship, and the time to fetch and to recompute.
+func BenchmarkShipHour(b *testing.B) {
+	for b.Loop() {
+		benchShipHour(b)
+	}
+}
+
+func benchShipHour(b *testing.B) {
+	admin := os.Getenv("STAMPEDE_TEST_DATABASE")
+	if admin == "" {
+		b.Skip("STAMPEDE_TEST_DATABASE not set")
+	}
+	db, err := sql.Open("pgx", admin)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	name := fmt.Sprintf("store31_bench_%d", time.Now().UnixNano()%1e9)
+	if _, err := db.Exec("CREATE DATABASE " + name); err != nil {
+		b.Fatal(err)
+	}
+	defer db.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)")
+	u, _ := url.Parse(admin)
+	u.Path = "/" + name
+	ctx := context.Background()
+	s, err := store.Open(ctx, u.String())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	series := make([]string, 10)
+	for i := range series {
+		series[i] = fmt.Sprintf("op%d", i)
+	}
+	root := b.TempDir()
+	w, err := runlog.Create(root, runlog.RunInfo{ID: "20261122-103512-ycsb-hour", Workload: "ycsb", Series: series, Start: t0})
+	if err != nil {
+		b.Fatal(err)
+	}
+	const n = 3600
+	var shipTime time.Duration
+	for i := range n {
+		var ss []runlog.IntervalSeries
+		for k, name := range series {
+			h := stats.NewHistogram()
+			for j := range 50 {
+				_ = h.RecordValue(int64(100_000 + j*7_919 + k*1_000 + i))
+			}
+			ss = append(ss, runlog.IntervalSeries{Name: name, Hist: h, Count: h.TotalCount()})
+		}
+		st := t0.Add(time.Duration(i) * time.Second)
+		if err := w.WriteInterval(st, st.Add(time.Second), ss, nil); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		if _, err := s.Ship(ctx, w.Dir()); err != nil {
+			b.Fatal(err)
+		}
+		shipTime += time.Since(t1)
+	}
+	if err := w.Finish(t0.Add(n*time.Second), runlog.StatusCompleted, "", nil); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := s.Ship(ctx, w.Dir()); err != nil {
+		b.Fatal(err)
+	}
+	t1 := time.Now()
+	dir, err := s.Fetch(ctx, "20261122-103512-ycsb-hour", b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	fetch := time.Since(t1)
+	run, err := runlog.Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	t2 := time.Now()
+	if _, _, err := results.Recompute([]*runlog.Run{run}, results.Window{}); err != nil {
+		b.Fatal(err)
+	}
+	recompute := time.Since(t2)
+	b.ReportMetric(float64(shipTime.Microseconds())/n, "us/ship")
+	b.ReportMetric(fetch.Seconds(), "s/fetch")
+	b.ReportMetric(recompute.Seconds(), "s/recompute")
 }

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -49,6 +50,10 @@ func DefaultURL(root string) string {
 type Store struct {
 	db   *sql.DB
 	name string // where the store is, for messages; no password
+
+	shipMu    sync.Mutex
+	shipped   map[string]fileState // what Ship sent of append-only files, by directory, run ID and file name
+	sentWhole map[string][]byte    // what Ship sent of files written whole, by the same key
 }
 
 // RunRow is one run as the store holds it: its run.json metadata and the
