@@ -49,6 +49,11 @@ the results directory that the store lacks (or holds with another status);
 is gone, after moving aside an SQLite file it cannot read (NAME.damaged-TIME). The
 store holds nothing else: it can be deleted and rebuilt at any time.
 
+A PostgreSQL store also keeps the runs themselves (runs write into it as they
+go): with --results-dir none, or a results directory that does not exist, runs
+lists the store alone, as clients on other machines wrote it. ` + "`stampede runs upload DIR`" + `
+sends a run directory to it later (a run that could not reach the store).
+
 --tag key=value keeps the runs that have that tag; given several times, a run
 must have them all (one value per key); key= keeps the runs tagged key with an
 empty value (run --tag key=), not the runs without key. ` + "`stampede report --tag`" + `

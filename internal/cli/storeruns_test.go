@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stampede-bench/stampede/runlog"
 )
@@ -196,4 +197,46 @@ func TestRunsUploadBadInput(t *testing.T) {
 		})
 	}
 	sameReport(t, dir, st, id) // the store's copy is untouched
+}
+
+// TestStoreLostDuringRun: the store goes away during the run (its
+// database dropped): the run goes on in its directory, says so once, and
+// ends as it would have; when the store is back, `runs upload` sends it
+// whole, and the store's report equals the directory's.
+func TestStoreLostDuringRun(t *testing.T) {
+	st := storeDB(t)
+	name := st[strings.LastIndex(st, "/")+1:]
+	t.Setenv("STAMPEDE_RESULTS_URL", "")
+	dir := t.TempDir()
+	done := make(chan result, 1)
+	go func() {
+		done <- stampede(t, "run", "ycsb", "--driver", "null", "--duration", "5s", "--max-rate", "2000", "--tag", "job=lostmid",
+			"--results-dir", dir, "--results-url", st)
+	}()
+	time.Sleep(2500 * time.Millisecond)
+	adminExec(t, "DROP DATABASE "+name+" WITH (FORCE)")
+	r := <-done
+	if r.code != 0 {
+		t.Fatalf("run that lost its store: %d %s", r.code, r.stderr)
+	}
+	var said []string
+	for _, l := range strings.Split(r.stdout+r.stderr, "\n") {
+		if strings.Contains(l, "results store") {
+			said = append(said, l)
+		}
+	}
+	if len(said) != 1 || !strings.HasPrefix(said[0], "warning: the run goes on in ") || !strings.Contains(said[0], "`stampede runs upload ") {
+		t.Errorf("the lost store: want one warning line, got %q", said)
+	}
+	id := onlyRunID(t, dir)
+	run, err := runlog.Open(filepath.Join(dir, id))
+	if err != nil || run.Info.Status != runlog.StatusCompleted {
+		t.Fatalf("the run's directory: %v %v", run, err)
+	}
+	adminExec(t, "CREATE DATABASE "+name)
+	up := stampede(t, "runs", "upload", filepath.Join(dir, id), "--results-url", st)
+	if up.code != 0 || !strings.Contains(up.stdout, "sent to the results store") {
+		t.Fatalf("upload: %d %q %s", up.code, up.stdout, up.stderr)
+	}
+	sameReport(t, dir, st, id)
 }
