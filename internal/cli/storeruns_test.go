@@ -205,7 +205,7 @@ func TestRunsUploadBadInput(t *testing.T) {
 // whole, and the store's report equals the directory's.
 func TestStoreLostDuringRun(t *testing.T) {
 	st := storeDB(t)
-	name := st[strings.LastIndex(st, "/")+1:]
+	name, _, _ := strings.Cut(st[strings.LastIndex(st, "/")+1:], "?")
 	t.Setenv("STAMPEDE_RESULTS_URL", "")
 	dir := t.TempDir()
 	done := make(chan result, 1)
