@@ -39,6 +39,10 @@ their run directories to one ReadWriteMany volume (a claim NAME-results of
 merges them. The command line is checked as run checks it (run --dry-run) before
 anything is written. No password is written: give URLs without one and
 --password-secret, a Secret whose key "password" the pods get as PGPASSWORD.
+--results-url-secret NAME, a Secret whose key "url" holds a postgresql:// results
+store, makes no volume: the pods get the URL as STAMPEDE_RESULTS_URL (never written
+in the manifest) and write their runs into the store (run --results-dir none), where
+` + "`stampede report --results-url URL --tag job=NAME`" + ` merges them from any machine.
 The clients' command line is stampede's run form (run WORKLOAD [flags] URL...), not a
 pasted sysbench or YCSB line. The file is --out (default NAME.yaml; - for stdout); an
 existing file is replaced only with --force.`
@@ -77,6 +81,9 @@ func GenK8sCommand(env Env, main func(args []string, stderr io.Writer) int) *cob
 			s.Args = args
 			if cmd.Flags().Changed("results-claim") && cmd.Flags().Changed("results-size") {
 				return usagef("gen k8s: --results-size sizes the claim gen k8s creates, and --results-claim %s is an existing claim, which keeps its own size: give one of them", s.ResultsClaim)
+			}
+			if s.ResultsURLSecret != "" && !cmd.Flags().Changed("results-size") {
+				s.ResultsSize = "" // the default's: no claim is made
 			}
 			if s.Name == "" {
 				s.Name = strings.ReplaceAll(strings.ToLower(args[1]), "_", "-")
@@ -138,8 +145,12 @@ func GenK8sCommand(env Env, main func(args []string, stderr io.Writer) int) *cob
 			if err := writeNew(out, b, force); err != nil {
 				return OutFileError("gen k8s", out, err)
 			}
-			fmt.Fprintf(env.Stdout, "wrote %s: job %s, %d client pods of %s, results on claim %s\napply it with: kubectl apply -f %s\n",
-				out, s.Name, s.Clients, s.Image, s.Claim(), out)
+			where := "on claim " + s.Claim()
+			if s.ResultsURLSecret != "" {
+				where = "in the results store of Secret " + s.ResultsURLSecret
+			}
+			fmt.Fprintf(env.Stdout, "wrote %s: job %s, %d client pods of %s, results %s\napply it with: kubectl apply -f %s\n",
+				out, s.Name, s.Clients, s.Image, where, out)
 			return nil
 		},
 	}
@@ -150,6 +161,7 @@ func GenK8sCommand(env Env, main func(args []string, stderr io.Writer) int) *cob
 	f.IntVar(&s.Clients, "clients", 0, "number of client pods (required)")
 	f.StringVar(&s.StartAt, "start-at", "next:1m", "the clients' common start, as run's --start-at")
 	f.StringVar(&s.PasswordSecret, "password-secret", "", "Secret whose key \"password\" the pods get as PGPASSWORD")
+	f.StringVar(&s.ResultsURLSecret, "results-url-secret", "", "Secret whose key \"url\" (a postgresql:// results store) the pods get as STAMPEDE_RESULTS_URL: each client writes its run into the store, and no volume is made")
 	f.StringVar(&s.ResultsClaim, "results-claim", "", "existing ReadWriteMany volume claim for the run directories (default: create NAME-results)")
 	f.StringVar(&s.ResultsSize, "results-size", "1Gi", "size of the volume claim created for the run directories")
 	f.StringVar(&s.CPU, "cpu", "", "each client pod's CPU request and limit, such as 2")

@@ -16,10 +16,17 @@ import (
 // and the tags select counts once. Errors in refs or tags, and
 // tags that select nothing, are usage errors.
 func OpenRuns(root string, refs, tags []string) ([]*runlog.Run, error) {
+	return OpenRunsFrom(&RunSource{Root: root}, refs, tags)
+}
+
+// OpenRunsFrom is OpenRuns over the runs of src: those under its results
+// directory and, with a store that keeps runs' files, those of the store.
+func OpenRunsFrom(src *RunSource, refs, tags []string) ([]*runlog.Run, error) {
+	root := src.Root
 	var runs []*runlog.Run
 	seen := map[string]string{}
 	open := func(ref string, byTag bool) error {
-		dir, err := runlog.Find(root, ref)
+		dir, err := src.Find(ref)
 		if err != nil {
 			if errors.Is(err, runlog.ErrRunNotFound) || errors.Is(err, runlog.ErrAmbiguousRun) || errors.Is(err, runlog.ErrNotRunDir) {
 				return asUsage(err)
@@ -55,15 +62,9 @@ func OpenRuns(root string, refs, tags []string) ([]*runlog.Run, error) {
 	if err != nil {
 		return nil, usagef("%v", err)
 	}
-	infos, err := runlog.List(root)
-	if err != nil && len(infos) == 0 {
+	ids, err := src.Tagged(want)
+	if err != nil {
 		return nil, err
-	}
-	var ids []string
-	for _, info := range infos {
-		if runlog.MatchTags(info.Tags, want) {
-			ids = append(ids, info.ID)
-		}
 	}
 	if len(ids) == 0 {
 		note := ""

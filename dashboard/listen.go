@@ -147,7 +147,7 @@ func (e inputError) Is(target error) bool { return target == ErrInput }
 func Start(ctx context.Context, o Options, log io.Writer) error {
 	fi, err := os.Stat(o.Root)
 	switch {
-	case errors.Is(err, fs.ErrNotExist) && o.Named:
+	case errors.Is(err, fs.ErrNotExist) && o.Named && !store.KeepsFiles(o.StoreURL):
 		return inputError{fmt.Sprintf("results directory %s does not exist: name the directory runs were saved in (run --results-dir), or leave --results-dir out for ~/.stampede/runs", o.Root)}
 	case err == nil && !fi.IsDir():
 		return inputError{fmt.Sprintf("results directory %s is not a directory: name the directory runs were saved in (run --results-dir)", o.Root)}
@@ -160,6 +160,16 @@ func Start(ctx context.Context, o Options, log io.Writer) error {
 	if st != nil {
 		defer st.Close()
 		cfg.Store = st
+	}
+	if st != nil && store.KeepsFiles(o.StoreURL) {
+		// Runs written into the store from elsewhere are read from
+		// copies fetched here, removed when serving ends.
+		tmp, err := os.MkdirTemp("", "stampede-serve-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		cfg.FetchDir = tmp
 	}
 	srv := New(cfg)
 	if err := srv.Warm(ctx); err != nil {

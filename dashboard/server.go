@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -37,6 +38,11 @@ type Config struct {
 	// Now is the clock of "since" and "until" given as durations ago; nil
 	// is time.Now.
 	Now func() time.Time
+	// FetchDir, when set, is a directory of the caller's (removed by it)
+	// where the runs a PostgreSQL store holds whole, but whose directory
+	// is not on this machine, are fetched to be read (store.Store.Fetch);
+	// "" reads run directories only.
+	FetchDir string
 }
 
 // Server is the dashboard's http.Handler. It is safe for concurrent use.
@@ -56,6 +62,10 @@ type Server struct {
 
 	memoMu sync.Mutex
 	memo   map[string]*memoEntry // finished runs, by directory
+
+	fetchMu sync.Mutex
+	fetched map[string]string // finished runs fetched from the store, by ID
+	fetches int               // fetches so far, for the directories' names
 }
 
 // cachedRow is a run's row loaded from its directory, with what it was
@@ -212,6 +222,11 @@ func (s *Server) openRun(ctx context.Context, id string) (*runlog.Run, error) {
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) && s.cfg.Store != nil {
 		if row, gerr := s.cfg.Store.Get(ctx, id); gerr == nil {
 			dir = row.Dir
+			if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+				if fdir, ok := s.fetch(ctx, id); ok {
+					dir = fdir
+				}
+			}
 		}
 	}
 	run, err := runlog.Open(dir)
@@ -227,6 +242,35 @@ func (s *Server) openRun(ctx context.Context, id string) (*runlog.Run, error) {
 		return nil, notFound("no run %s in %s (see /api/runs)", id, s.root)
 	}
 	return nil, err
+}
+
+// fetch fetches run id from the store into FetchDir; ok is false when
+// the store holds no files of it (or there is no FetchDir). A finished
+// run is fetched once; a running one again at every request, into a new
+// directory, so that no reader sees a file being rewritten.
+func (s *Server) fetch(ctx context.Context, id string) (string, bool) {
+	if s.cfg.FetchDir == "" {
+		return "", false
+	}
+	s.fetchMu.Lock()
+	defer s.fetchMu.Unlock()
+	if dir, ok := s.fetched[id]; ok {
+		return dir, true
+	}
+	s.fetches++
+	root := filepath.Join(s.cfg.FetchDir, strconv.Itoa(s.fetches))
+	dir, err := s.cfg.Store.Fetch(ctx, id, root)
+	if err != nil {
+		_ = os.RemoveAll(root)
+		return "", false
+	}
+	if run, err := runlog.Open(dir); err == nil && run.Info.Status != runlog.StatusRunning {
+		if s.fetched == nil {
+			s.fetched = map[string]string{}
+		}
+		s.fetched[id] = dir
+	}
+	return dir, true
 }
 
 // memoCap is how many finished runs keep their intervals decoded in

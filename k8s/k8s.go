@@ -54,6 +54,11 @@ type Spec struct {
 	// (ReadWriteMany: every client pod mounts it at once).
 	ResultsClaim string
 	ResultsSize  string
+	// ResultsURLSecret, when set, names a Secret whose key "url" (a
+	// postgresql:// results store) the pods get as STAMPEDE_RESULTS_URL:
+	// each client writes its run into that store (--results-dir none),
+	// and no volume is needed. The URL is never written in the manifest.
+	ResultsURLSecret string
 	// CPU and Memory, when set, are each client's requests and limits
 	// (1, 2Gi): a client that shares its CPUs measures its own waits.
 	CPU, Memory string
@@ -78,6 +83,10 @@ func (s Spec) Validate() error {
 		return fmt.Errorf("give each client's command line after --, as `stampede gen k8s --clients 4 --image IMAGE -- run ycsb --max-rate 20000 --duration 10m URL`")
 	case s.PasswordSecret != "" && !nameRE.MatchString(s.PasswordSecret):
 		return fmt.Errorf("--password-secret %q is not a Kubernetes name: give the name of the Secret that holds the password (lower-case letters, digits and '-')", s.PasswordSecret)
+	case s.ResultsURLSecret != "" && !nameRE.MatchString(s.ResultsURLSecret):
+		return fmt.Errorf("--results-url-secret %q is not a Kubernetes name: give the name of the Secret whose key \"url\" holds the results store's URL (lower-case letters, digits and '-')", s.ResultsURLSecret)
+	case s.ResultsURLSecret != "" && (s.ResultsClaim != "" || s.ResultsSize != ""):
+		return fmt.Errorf("--results-url-secret writes the runs into the results store, with no volume: drop --results-claim and --results-size")
 	case s.ResultsClaim != "" && !nameRE.MatchString(s.ResultsClaim):
 		return fmt.Errorf("--results-claim %q is not a Kubernetes name", s.ResultsClaim)
 	}
@@ -101,6 +110,11 @@ func (s Spec) ClientArgs() []string {
 		start = "next:1m"
 	}
 	args := append([]string(nil), s.Args...)
+	if s.ResultsURLSecret != "" {
+		// The store's URL comes from the Secret, as STAMPEDE_RESULTS_URL.
+		return append(args, "--clients", strconv.Itoa(s.Clients), "--client-index", "$("+IndexVar+")",
+			"--start-at", start, "--results-dir", "none", "--tag", "job="+s.Name)
+	}
 	// The index of the run directories is pod-local: many pods writing one
 	// SQLite file on a shared volume is unsafe, and `stampede runs`
 	// indexes the run directories it finds there.
@@ -127,7 +141,7 @@ func (s Spec) Objects() ([]any, error) {
 		return metav1.ObjectMeta{Name: name, Namespace: s.Namespace, Labels: labels}
 	}
 	var objs []any
-	if s.ResultsClaim == "" {
+	if s.ResultsClaim == "" && s.ResultsURLSecret == "" {
 		size := s.ResultsSize
 		if size == "" {
 			size = "1Gi"
@@ -149,6 +163,11 @@ func (s Spec) Objects() ([]any, error) {
 		Image:        s.Image,
 		Args:         s.ClientArgs(),
 		VolumeMounts: []corev1.VolumeMount{{Name: "results", MountPath: ResultsDir}},
+	}
+	if s.ResultsURLSecret != "" {
+		container.VolumeMounts = nil
+		container.Env = append(container.Env, corev1.EnvVar{Name: "STAMPEDE_RESULTS_URL", ValueFrom: &corev1.EnvVarSource{
+			SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: s.ResultsURLSecret}, Key: "url"}}})
 	}
 	if s.PasswordSecret != "" {
 		container.Env = append(container.Env, corev1.EnvVar{Name: "PGPASSWORD", ValueFrom: &corev1.EnvVarSource{
@@ -190,6 +209,9 @@ func (s Spec) Objects() ([]any, error) {
 				},
 			},
 		},
+	}
+	if s.ResultsURLSecret != "" {
+		job.Spec.Template.Spec.Volumes = nil
 	}
 	return append(objs, job), nil
 }

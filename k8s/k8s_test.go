@@ -99,6 +99,40 @@ func TestManifest(t *testing.T) {
 	}
 }
 
+// TestResultsURLSecret: with --results-url-secret the pods get the
+// store's URL from the Secret, never inline, write their runs into the
+// store (--results-dir none) and mount no volume; no claim is made.
+func TestResultsURLSecret(t *testing.T) {
+	s := Spec{Name: "x", Image: "i", Clients: 3, Args: []string{"run", "ycsb", "postgresql://bench@db/ycsb"}, ResultsURLSecret: "results-url"}
+	objs, err := s.Objects()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(objs) != 1 {
+		t.Fatalf("%d objects, want the Job alone (no claim)", len(objs))
+	}
+	job := objs[0].(*batchv1.Job)
+	pod := job.Spec.Template.Spec
+	c := pod.Containers[0]
+	if len(pod.Volumes) != 0 || len(c.VolumeMounts) != 0 {
+		t.Errorf("volumes %v, mounts %v: want none", pod.Volumes, c.VolumeMounts)
+	}
+	args := strings.Join(c.Args, " ")
+	if !strings.Contains(args, "--results-dir none") || strings.Contains(args, "--results-url") {
+		t.Errorf("args %q: want --results-dir none and no --results-url (the URL comes from the Secret)", args)
+	}
+	var got *corev1.EnvVar
+	for i, e := range c.Env {
+		if e.Name == "STAMPEDE_RESULTS_URL" {
+			got = &c.Env[i]
+		}
+	}
+	if got == nil || got.Value != "" || got.ValueFrom == nil || got.ValueFrom.SecretKeyRef == nil ||
+		got.ValueFrom.SecretKeyRef.Name != "results-url" || got.ValueFrom.SecretKeyRef.Key != "url" {
+		t.Errorf("STAMPEDE_RESULTS_URL: %+v, want from Secret results-url, key url", got)
+	}
+}
+
 func TestValidate(t *testing.T) {
 	ok := Spec{Name: "x", Image: "i", Clients: 2, Args: []string{"run", "ycsb"}}
 	for _, tc := range []struct {
@@ -120,6 +154,10 @@ func TestValidate(t *testing.T) {
 		{func(s *Spec) { s.CPU, s.Memory, s.ResultsSize = "500m", "1Mi", "10Gi" }, ""},
 		{func(s *Spec) { s.ResultsSize = "1 GB" }, "--results-size"},
 		{func(s *Spec) { s.PasswordSecret = "A" }, "--password-secret"},
+		{func(s *Spec) { s.ResultsURLSecret = "Res_URL" }, "--results-url-secret \"Res_URL\" is not a Kubernetes name"},
+		{func(s *Spec) { s.ResultsURLSecret, s.ResultsClaim = "res", "shared" }, "drop --results-claim and --results-size"},
+		{func(s *Spec) { s.ResultsURLSecret, s.ResultsSize = "res", "5Gi" }, "drop --results-claim and --results-size"},
+		{func(s *Spec) { s.ResultsURLSecret = "res" }, ""},
 	} {
 		s := ok
 		tc.edit(&s)

@@ -237,6 +237,7 @@ func TestManifestsMatchSchema(t *testing.T) {
 		{"start at", func(s *Spec) { s.StartAt = "2030-01-02T03:04:05Z" }, 2},
 		{"password secret", func(s *Spec) { s.PasswordSecret = "bench-password" }, 2},
 		{"results claim", func(s *Spec) { s.ResultsClaim = "shared-results" }, 1},
+		{"results store secret", func(s *Spec) { s.ResultsURLSecret = "results-url"; s.PasswordSecret = "pw" }, 1},
 		{"results size", func(s *Spec) { s.ResultsSize = "5Gi" }, 2},
 		{"cpu", func(s *Spec) { s.CPU = "500m" }, 2},
 		{"memory", func(s *Spec) { s.Memory = "2Gi" }, 2},

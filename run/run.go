@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -146,25 +147,30 @@ type Result struct {
 
 // Run is a run in progress. Its methods are safe for concurrent use.
 type Run struct {
-	spec    Spec
-	seed    uint64
-	log     io.Writer
-	src     *source
-	load    workload.QueryLoad
-	reg     *stats.Registry
-	cfg     engine.Config
-	info    Info
-	rw      *runlog.Writer
-	tel     *runTelemetry
-	lims    *runLimits
-	errs    *errorLog
-	prom    *promexport.Exporter
-	split   *splitter // nil: figures not split by endpoint
-	known   int       // series the run log knows
-	parts   int       // series number of the first part (see Split): parts follow the engine's series
-	root    string
-	cleanup []func() // undone in reverse order at the end, or on a failed Start
-	done    chan struct{}
+	spec  Spec
+	seed  uint64
+	log   io.Writer
+	src   *source
+	load  workload.QueryLoad
+	reg   *stats.Registry
+	cfg   engine.Config
+	info  Info
+	rw    *runlog.Writer
+	tel   *runTelemetry
+	lims  *runLimits
+	errs  *errorLog
+	prom  *promexport.Exporter
+	split *splitter // nil: figures not split by endpoint
+	known int       // series the run log knows
+	parts int       // series number of the first part (see Split): parts follow the engine's series
+	root  string
+	// tempRoot: root is a temporary directory (--results-dir none),
+	// removed once the results store holds the run.
+	tempRoot          bool
+	shipURL, shipFrom string   // the PostgreSQL store the run is copied into, and the flag that named it
+	ship              *shipper // nil when the run is not copied into a store
+	cleanup           []func() // undone in reverse order at the end, or on a failed Start
+	done              chan struct{}
 
 	closeOnce sync.Once
 
@@ -238,6 +244,9 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 	gen := spec.Workload
 	defer func() {
 		if err != nil {
+			if r.ship != nil {
+				r.ship.finish()
+			}
 			r.undo()
 		}
 	}()
@@ -319,14 +328,30 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 	if r.tel, err = startTelemetry(s.Telemetry); err != nil {
 		return nil, err
 	}
-	if r.root, err = ResultsRoot(s.ResultsDir); err != nil {
-		return nil, err
-	}
 	storeURL, from := s.ResultsURL, "--results-url"
 	if storeURL == "" {
 		storeURL, from = os.Getenv("STAMPEDE_RESULTS_URL"), "$STAMPEDE_RESULTS_URL"
 	}
-	if storeURL != "" {
+	if s.ResultsDir == NoResultsDir {
+		if !store.KeepsFiles(storeURL) {
+			return nil, inputf("--results-dir none keeps the run only in its results store: give --results-url postgresql://... (a PostgreSQL store), or a results directory")
+		}
+		if r.root, err = os.MkdirTemp("", "stampede-run-"); err != nil {
+			return nil, fmt.Errorf("cannot create a temporary directory for the run: %w", err)
+		}
+		r.tempRoot = true
+	} else if r.root, err = ResultsRoot(s.ResultsDir); err != nil {
+		return nil, err
+	}
+	if store.KeepsFiles(storeURL) {
+		// A PostgreSQL store gets the run's files as the run writes
+		// them; one it cannot reach now is said once, and the run goes
+		// on in its directory (startShipper).
+		if _, err := url.Parse(storeURL); err != nil {
+			return nil, inputf("%s: malformed results store URL: %v", from, strings.ReplaceAll(err.Error(), storeURL, "<url>"))
+		}
+		r.shipURL, r.shipFrom = storeURL, from
+	} else if storeURL != "" {
 		// Refuse a store that cannot index the run before the run, not
 		// after it (the default store, in the results directory, is
 		// created at the run's end).
@@ -418,6 +443,9 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 		return nil, fmt.Errorf("cannot save results under %s: %w; pass --results-dir", r.root, err)
 	}
 	r.errs = newErrorLog(r.rw)
+	if r.shipURL != "" {
+		r.ship = startShipper(ctx, r.shipURL, r.shipFrom, r.rw.Dir(), r.log)
+	}
 	if r.split != nil {
 		r.split.attach(r.rw)
 	}
@@ -680,9 +708,19 @@ func (r *Run) finish() (*Result, error) {
 	}
 	finishErr := r.rw.Finish(time.Now(), status, errMsg, sum)
 	saveErr := r.saved(finishErr)
-	if saveErr == nil {
-		fmt.Fprintf(r.log, "results saved in %s\n", r.rw.Dir())
+	shipped := r.ship != nil && r.ship.finish()
+	if saveErr == nil && r.tempRoot && shipped {
+		fmt.Fprintf(r.log, "results saved in the results store (run %s)\n", r.rw.Info().ID)
 		if err := indexRun(context.Background(), r.root, r.rw.Dir(), s.ResultsURL); err != nil {
+			r.warnf("cannot index the run in the results store: %s (`stampede runs upload` of the run indexes it)", oneLine(err.Error()))
+		}
+		_ = os.RemoveAll(r.root)
+	} else if saveErr == nil {
+		fmt.Fprintf(r.log, "results saved in %s\n", r.rw.Dir())
+		if r.ship != nil && !shipped {
+			// The store was lost, and said so once: `runs upload`
+			// indexes the run with its files.
+		} else if err := indexRun(context.Background(), r.root, r.rw.Dir(), s.ResultsURL); err != nil {
 			hint := "`stampede runs --rebuild` rebuilds it"
 			if store.Unwritable(err) {
 				hint = "`stampede runs` lists the runs from their directories meanwhile; free space on its disk (or make it writable), then `stampede runs --rebuild` updates it"
@@ -882,7 +920,11 @@ func (r *Run) writeInterval(t stats.Tick) error {
 	if r.split != nil {
 		r.split.reconnectExtras(r.src.db, extra)
 	}
-	return r.rw.WriteInterval(t.Start, t.End, series, extra)
+	err := r.rw.WriteInterval(t.Start, t.End, series, extra)
+	if r.ship != nil {
+		r.ship.interval()
+	}
+	return err
 }
 
 // warnNoLocality warns, once per endpoint, that an endpoint has no

@@ -16,6 +16,7 @@ import (
 // compareFlags are the flags of `stampede compare`.
 type compareFlags struct {
 	resultsDir string
+	resultsURL string
 	format     string
 	chart      chartFlag
 	force      bool
@@ -61,6 +62,7 @@ be found, and 1 when a run cannot be read.`,
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&cf.resultsDir, "results-dir", "", "where run directories are found (default $STAMPEDE_RESULTS_DIR or ~/.stampede/runs)")
+	fs.StringVar(&cf.resultsURL, "results-url", "", "also read the runs a PostgreSQL results store holds (postgresql://...; default $STAMPEDE_RESULTS_URL): those not under the results directory")
 	fs.StringVar(&cf.format, "format", "text", "output format: text or json (one JSON object)")
 	fs.Var(&cf.chart, "chart", "also draw both runs over time into this file: .svg, .png or .html")
 	fs.BoolVar(&cf.force, "force", false, "replace the --chart file if it exists")
@@ -84,8 +86,10 @@ func (a *app) compare(refA, refB string, cf compareFlags) error {
 		return err
 	}
 	var runs [2]*runlog.Run
+	src := &cmdline.RunSource{Root: root, StoreURL: storeURL(cf.resultsURL)}
+	defer src.Close()
 	for i, ref := range []string{refA, refB} {
-		if runs[i], err = openRunRef(root, ref); err != nil {
+		if runs[i], err = openRunRef(src, ref); err != nil {
 			return err
 		}
 	}
@@ -100,6 +104,7 @@ func (a *app) compare(refA, refB string, cf compareFlags) error {
 	if err != nil {
 		return err
 	}
+	c.A.Dir, c.B.Dir = src.Where(c.A.Dir), src.Where(c.B.Dir)
 	for _, w := range c.Warnings {
 		fmt.Fprintf(a.stderr, "warning: %s\n", oneLine(w))
 	}
@@ -124,8 +129,8 @@ func (a *app) compare(refA, refB string, cf compareFlags) error {
 
 // openRunRef finds and opens the run ref names; what names no run is a
 // usage error.
-func openRunRef(root, ref string) (*runlog.Run, error) {
-	dir, err := runlog.Find(root, ref)
+func openRunRef(src *cmdline.RunSource, ref string) (*runlog.Run, error) {
+	dir, err := src.Find(ref)
 	if err != nil {
 		if errors.Is(err, runlog.ErrRunNotFound) || errors.Is(err, runlog.ErrAmbiguousRun) || errors.Is(err, runlog.ErrNotRunDir) {
 			return nil, asUsage(err)

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -89,6 +90,15 @@ func usageArgs(v func(cmd *cobra.Command, args []string) error) func(cmd *cobra.
 }
 
 // resultsRoot returns the directory under which runs are saved.
+// storeURL returns the results store of a reading command: flag, else
+// $STAMPEDE_RESULTS_URL.
+func storeURL(flag string) string {
+	if flag != "" {
+		return flag
+	}
+	return os.Getenv("STAMPEDE_RESULTS_URL")
+}
+
 func resultsRoot(flag string) (string, error) {
 	root, err := run.ResultsRoot(flag)
 	return root, asUsage(err)

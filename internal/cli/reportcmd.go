@@ -18,6 +18,7 @@ import (
 // reportFlags are the flags of `stampede report`.
 type reportFlags struct {
 	resultsDir  string
+	resultsURL  string
 	from, to    string
 	includeRamp bool
 	format      string
@@ -38,7 +39,9 @@ func (a *app) reportCmd() *cobra.Command {
 histograms are merged exactly, so a completed run reports what it printed when it
 finished, and a killed run what it measured up to its last complete interval.
 
-RUN is a run ID, a unique prefix of one, or the path of a run directory. Several
+RUN is a run ID, a unique prefix of one, or the path of a run directory; a run
+that is not under the results directory is read from the PostgreSQL results store
+of --results-url (or $STAMPEDE_RESULTS_URL), which the runs write into. Several
 runs are merged as parts of one benchmark run at the same time, for example by
 several client machines: histograms are merged, counts and errors summed, and
 rates are per second of the union of the intervals they contributed. Runs under a
@@ -79,6 +82,7 @@ read.`,
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&rf.resultsDir, "results-dir", "", "where run directories are found (default $STAMPEDE_RESULTS_DIR or ~/.stampede/runs)")
+	fs.StringVar(&rf.resultsURL, "results-url", "", "also read the runs a PostgreSQL results store holds (postgresql://...; default $STAMPEDE_RESULTS_URL): those not under the results directory")
 	fs.StringVar(&rf.from, "from", "", "start of the window: offset from the run's start (30s, 2m) or RFC 3339 time (default: end of the ramp-up)")
 	fs.StringVar(&rf.to, "to", "", "end of the window: offset from the run's start or RFC 3339 time (default: end of the run)")
 	fs.BoolVar(&rf.includeRamp, "include-ramp", false, "start the window at the run's start rather than at the end of its ramp-up")
@@ -116,7 +120,9 @@ func (a *app) report(refs []string, rf reportFlags) error {
 	if err != nil {
 		return err
 	}
-	runs, err := cmdline.OpenRuns(root, refs, rf.tags)
+	src := &cmdline.RunSource{Root: root, StoreURL: storeURL(rf.resultsURL)}
+	defer src.Close()
+	runs, err := cmdline.OpenRunsFrom(src, refs, rf.tags)
 	if err != nil {
 		return err
 	}

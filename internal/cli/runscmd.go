@@ -49,6 +49,11 @@ the results directory that the store lacks (or holds with another status);
 is gone, after moving aside an SQLite file it cannot read (NAME.damaged-TIME). The
 store holds nothing else: it can be deleted and rebuilt at any time.
 
+A PostgreSQL store also keeps the runs themselves (runs write into it as they
+go): with --results-dir none, or a results directory that does not exist, runs
+lists the store alone, as clients on other machines wrote it. ` + "`stampede runs upload DIR`" + `
+sends a run directory to it later (a run that could not reach the store).
+
 --tag key=value keeps the runs that have that tag; given several times, a run
 must have them all (one value per key); key= keeps the runs tagged key with an
 empty value (run --tag key=), not the runs without key. ` + "`stampede report --tag`" + `
@@ -77,6 +82,7 @@ be reached or read.`,
 	fs.IntVar(&rf.limit, "limit", 0, "only the latest N runs (0: all)")
 	fs.BoolVar(&rf.rebuild, "rebuild", false, "index every run directory again first")
 	fs.StringVar(&rf.format, "format", "text", "output format: text or json (an array)")
+	cmd.AddCommand(a.runsUploadCmd())
 	return cmd
 }
 
@@ -116,7 +122,21 @@ func (a *app) runs(ctx context.Context, rf runsFlags, now time.Time) error {
 		return err
 	}
 	url := run.StoreURL(root, rf.resultsURL)
-	if _, err := os.Stat(root); errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(root); errors.Is(err, fs.ErrNotExist) && store.KeepsFiles(url) && !rf.rebuild {
+		// The runs of a PostgreSQL store, written there by clients
+		// without a results directory (--results-dir none), or on other
+		// machines: listed from the store alone.
+		st, err := store.OpenReadOnly(ctx, url)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		rows, err := st.List(ctx, f)
+		if err != nil {
+			return err
+		}
+		return a.printRuns(rows, rf.format)
+	} else if errors.Is(err, fs.ErrNotExist) {
 		if rf.resultsDir != "" || os.Getenv("STAMPEDE_RESULTS_DIR") != "" {
 			// A results directory named on purpose: a typo, most likely.
 			return usagef("results directory %s does not exist: name the directory runs were saved in (run --results-dir), or leave --results-dir out for ~/.stampede/runs", root)
@@ -148,4 +168,83 @@ func (a *app) printRuns(rows []store.RunRow, format string) error {
 		fmt.Fprintln(a.stderr, "no runs")
 	}
 	return err
+}
+
+// runsUploadCmd is `stampede runs upload DIR...`: run directories sent to
+// a PostgreSQL results store, for a run that could not reach it.
+func (a *app) runsUploadCmd() *cobra.Command {
+	var resultsURL string
+	cmd := &cobra.Command{
+		Use:   "upload DIR...",
+		Short: "Send run directories to a PostgreSQL results store",
+		Long: `upload sends each run directory DIR to the PostgreSQL results store of
+--results-url (or $STAMPEDE_RESULTS_URL), as a run writes itself into it, and
+indexes it there: ` + "`stampede runs`" + `, ` + "`report`" + ` and ` + "`compare`" + ` then read it from the store
+alone. A run whose client lost the store (it said so once, and went on in its
+directory) is sent this way when the store is back; what the store already holds
+of the run is not sent again.
+
+An upload is idempotent: a run the store already holds whole is said in one line
+("already in the results store") and left alone, exit status 0, so that a script
+may upload again safely. A store that holds another copy of the run (other bytes
+under the same run ID) is refused, exit status 2.
+
+Exit status: 0 when every run is in the store, 2 for a command line error (not a
+run directory, no PostgreSQL store, a different copy in the store), 1 when the
+store cannot be reached or written.`,
+		Example: `  stampede runs upload ~/.stampede/runs/20261122-103512-ycsb-3f9a --results-url postgresql://bench@results-db/stampede`,
+		Args:    usageArgs(cobra.MinimumNArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.runsUpload(cmd.Context(), args, storeURL(resultsURL))
+		},
+	}
+	cmd.Flags().StringVar(&resultsURL, "results-url", "", "the PostgreSQL results store: postgres://... or postgresql://... (default $STAMPEDE_RESULTS_URL)")
+	return cmd
+}
+
+// runsUpload runs `stampede runs upload`.
+func (a *app) runsUpload(ctx context.Context, dirs []string, url string) error {
+	if !store.KeepsFiles(url) {
+		if url == "" {
+			return usagef("runs upload: name the PostgreSQL results store to send the runs to: --results-url postgresql://... (or $STAMPEDE_RESULTS_URL)")
+		}
+		return usagef("runs upload: the results store %s keeps no runs' files (only a PostgreSQL store does): give --results-url postgresql://...", url)
+	}
+	var runs []*runlog.Run
+	for _, dir := range dirs {
+		r, err := runlog.Open(dir)
+		if err != nil {
+			if errors.Is(err, runlog.ErrNotRunDir) || errors.Is(err, fs.ErrNotExist) {
+				return usagef("runs upload: %s is not a run directory (it has no run.json): name a run's directory, such as ~/.stampede/runs/RUN-ID", dir)
+			}
+			return err
+		}
+		runs = append(runs, r)
+	}
+	st, err := store.Open(ctx, url)
+	if err != nil {
+		if errors.Is(err, store.ErrBadURL) {
+			return usagef("--results-url: %v", err)
+		}
+		return err
+	}
+	defer st.Close()
+	for _, r := range runs {
+		res, err := st.Ship(ctx, r.Dir)
+		if errors.Is(err, store.ErrDifferentCopy) {
+			return usagef("runs upload %s: %v: check the directory, or delete the store's copy of run %s", r.Dir, oneLine(err.Error()), r.Info.ID)
+		}
+		if err != nil {
+			return fmt.Errorf("runs upload %s: %w; upload it again to send the rest", r.Dir, err)
+		}
+		if err := st.Index(ctx, r.Dir); err != nil {
+			return fmt.Errorf("runs upload %s: sent, but not indexed: %w; upload it again", r.Dir, err)
+		}
+		if res.Bytes == 0 {
+			fmt.Fprintf(a.stdout, "run %s is already in the results store %s: nothing sent\n", r.Info.ID, st)
+			continue
+		}
+		fmt.Fprintf(a.stdout, "run %s sent to the results store %s (%d bytes)\n", r.Info.ID, st, res.Bytes)
+	}
+	return nil
 }

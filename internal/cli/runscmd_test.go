@@ -257,13 +257,34 @@ func TestResultsURLUnreachable(t *testing.T) {
 					args = cmd.args
 				}
 				r := stampede(t, args...)
-				checkOneLineError(t, r, 1, cmd.prefix+"cannot reach the results store "+masked(tc.url)+": ")
+				wrongs := []string{"topsecret", "stampede init", "--db", "_elapsed"}
+				if cmd.args[0] == "run" {
+					// Issue 31: the run goes on in its directory and says
+					// so once, with the command that sends it later.
+					if r.code != 0 {
+						t.Fatalf("run with its store unreachable: exit %d, want 0 (it goes on locally): %s", r.code, r.stderr)
+					}
+					var warned []string
+					for _, l := range strings.Split(r.stdout+r.stderr, "\n") {
+						if strings.Contains(l, "results store") {
+							warned = append(warned, l)
+						}
+					}
+					if len(warned) != 1 || !strings.HasPrefix(warned[0], "warning: the run goes on in ") ||
+						!strings.Contains(warned[0], cmd.prefix+"cannot reach the results store "+masked(tc.url)+": ") ||
+						!strings.Contains(warned[0], "`stampede runs upload ") {
+						t.Errorf("want one line saying the run goes on locally and how to upload it, got %q", warned)
+					}
+					wrongs = wrongs[:3]
+				} else {
+					checkOneLineError(t, r, 1, cmd.prefix+"cannot reach the results store "+masked(tc.url)+": ")
+				}
 				for _, want := range []string{tc.why, "; or omit --results-url (and $STAMPEDE_RESULTS_URL) to index runs in index.sqlite in the results directory"} {
 					if !strings.Contains(r.stderr, want) {
 						t.Errorf("stderr %q lacks %q", r.stderr, want)
 					}
 				}
-				for _, wrong := range []string{"topsecret", "stampede init", "--db", "_elapsed"} {
+				for _, wrong := range wrongs {
 					if strings.Contains(r.stdout+r.stderr, wrong) {
 						t.Errorf("output holds %q: %s%s", wrong, r.stdout, r.stderr)
 					}

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -49,6 +50,10 @@ func DefaultURL(root string) string {
 type Store struct {
 	db   *sql.DB
 	name string // where the store is, for messages; no password
+
+	shipMu    sync.Mutex
+	shipped   map[string]fileState // what Ship sent of append-only files, by directory, run ID and file name
+	sentWhole map[string][]byte    // what Ship sent of files written whole, by the same key
 }
 
 // RunRow is one run as the store holds it: its run.json metadata and the
@@ -161,6 +166,7 @@ var schema = []string{
 		PRIMARY KEY (run_id, tag_key)
 	)`,
 	`CREATE INDEX IF NOT EXISTS stampede_run_tags_kv ON stampede_run_tags (tag_key, tag_value)`,
+	filesSchema,
 }
 
 const runCols = `id, dir, workload, start_ns, end_ns, status, error, seed, concurrency, tags, stampede_version,
@@ -617,6 +623,12 @@ func (s *Store) Rebuild(ctx context.Context, root string) (int, error) {
 	for _, info := range infos {
 		present[info.ID] = true
 	}
+	// A run whose files the store holds (written by a client elsewhere,
+	// or uploaded) is the store's own: its directory is not needed.
+	kept, err := s.FileRuns(ctx)
+	if err != nil {
+		return n, errors.Join(listErr, err)
+	}
 	rows, err := s.db.QueryContext(ctx, `SELECT id, dir FROM stampede_runs`)
 	if err != nil {
 		return n, errors.Join(listErr, fmt.Errorf("results store %s: %w", s.name, err))
@@ -628,7 +640,7 @@ func (s *Store) Rebuild(ctx context.Context, root string) (int, error) {
 			rows.Close()
 			return n, errors.Join(listErr, fmt.Errorf("results store %s: %w", s.name, err))
 		}
-		if !present[id] && filepath.Dir(dir) == abs {
+		if !present[id] && filepath.Dir(dir) == abs && !slices.Contains(kept, id) {
 			gone = append(gone, id)
 		}
 	}

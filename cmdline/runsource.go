@@ -1,0 +1,164 @@
+package cmdline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/stampede-bench/stampede/results/store"
+	"github.com/stampede-bench/stampede/runlog"
+)
+
+// RunSource is where the runs a command reads are found: the run
+// directories under Root and, when StoreURL names a store that keeps the
+// runs' files (a PostgreSQL store, see store.Store.Ship), the runs of
+// that store. A run of the store is fetched into a temporary directory
+// (store.Store.Fetch) and read from there like any other, so report,
+// compare and charts read both the same way; Close removes those
+// directories. A RunSource is not safe for concurrent use.
+type RunSource struct {
+	// Root is the results directory.
+	Root string
+	// StoreURL is the results store; "" or a store that keeps no files
+	// (SQLite) reads the results directory only.
+	StoreURL string
+
+	st      *store.Store
+	stErr   error
+	tmp     string
+	fetched map[string]string
+}
+
+// store opens the store once; nil when there is none to read.
+func (s *RunSource) store() (*store.Store, error) {
+	if !store.KeepsFiles(s.StoreURL) {
+		return nil, nil
+	}
+	if s.st == nil && s.stErr == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		defer cancel()
+		s.st, s.stErr = store.OpenReadOnly(ctx, s.StoreURL)
+	}
+	return s.st, s.stErr
+}
+
+// Find returns the directory of the run ref names (a run ID, a unique
+// prefix of one, or a run directory): under Root, else in the store.
+func (s *RunSource) Find(ref string) (string, error) {
+	dir, err := runlog.Find(s.Root, ref)
+	if err == nil || !errors.Is(err, runlog.ErrRunNotFound) {
+		return dir, err
+	}
+	st, serr := s.store()
+	if st == nil {
+		if serr != nil {
+			return "", fmt.Errorf("%w; nor in the results store: %v", err, serr)
+		}
+		return "", err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	id, ferr := st.FindFiles(ctx, ref)
+	if ferr != nil {
+		if errors.Is(ferr, runlog.ErrRunNotFound) {
+			return "", fmt.Errorf("%w; nor in the results store %s", err, st)
+		}
+		return "", ferr
+	}
+	return s.fetch(ctx, st, id)
+}
+
+// fetch writes run id of the store into the temporary directory.
+func (s *RunSource) fetch(ctx context.Context, st *store.Store, id string) (string, error) {
+	if dir, ok := s.fetched[id]; ok {
+		return dir, nil
+	}
+	if s.tmp == "" {
+		tmp, err := os.MkdirTemp("", "stampede-store-")
+		if err != nil {
+			return "", fmt.Errorf("cannot read run %s of the results store: %w", id, err)
+		}
+		s.tmp, s.fetched = tmp, map[string]string{}
+	}
+	dir, err := st.Fetch(ctx, id, s.tmp)
+	if err != nil {
+		return "", err
+	}
+	s.fetched[id] = dir
+	return dir, nil
+}
+
+// Where says where the run read from dir is kept: dir itself, or, for a
+// run fetched from the store (whose temporary directory is gone once the
+// command ends), "results store NAME".
+func (s *RunSource) Where(dir string) string {
+	for _, d := range s.fetched {
+		if d == dir && s.st != nil {
+			return "results store " + s.st.String()
+		}
+	}
+	return dir
+}
+
+// Tagged returns the IDs of the runs whose tags match want
+// (runlog.MatchTags), under Root and in the store, oldest first.
+func (s *RunSource) Tagged(want map[string]string) ([]string, error) {
+	infos, err := runlog.List(s.Root)
+	if err != nil && len(infos) == 0 && !store.KeepsFiles(s.StoreURL) {
+		return nil, err
+	}
+	var ids []string
+	seen := map[string]bool{}
+	for _, info := range infos {
+		if runlog.MatchTags(info.Tags, want) {
+			ids = append(ids, info.ID)
+			seen[info.ID] = true
+		}
+	}
+	st, err := s.store()
+	if err != nil {
+		return nil, err
+	}
+	if st == nil {
+		return ids, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	rows, err := st.List(ctx, store.Filter{Tags: want})
+	if err != nil {
+		return nil, err
+	}
+	have, err := st.FileRuns(ctx)
+	if err != nil {
+		return nil, err
+	}
+	added := false
+	for _, r := range rows {
+		if !seen[r.ID] && slices.Contains(have, r.ID) {
+			ids = append(ids, r.ID)
+			seen[r.ID] = true
+			added = true
+		}
+	}
+	if added {
+		slices.Sort(ids) // IDs begin with their start time
+	}
+	return ids, nil
+}
+
+// Close removes the runs fetched from the store and closes it.
+func (s *RunSource) Close() error {
+	var err error
+	if s.st != nil {
+		err = s.st.Close()
+		s.st = nil
+	}
+	if s.tmp != "" {
+		err = errors.Join(err, os.RemoveAll(s.tmp))
+		s.tmp = ""
+	}
+	return err
+}

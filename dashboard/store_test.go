@@ -1,0 +1,98 @@
+package dashboard_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/stampede-bench/stampede/dashboard"
+	"github.com/stampede-bench/stampede/results/store"
+)
+
+// TestRunFromStore (issue 31): a run a PostgreSQL store holds whole, whose
+// directory is not on the dashboard's machine, is served from the store:
+// every endpoint answers as it did from the directory.
+func TestRunFromStore(t *testing.T) {
+	admin := os.Getenv("STAMPEDE_TEST_DATABASE")
+	if admin == "" {
+		t.Skip("Skipping due to missing environment variable STAMPEDE_TEST_DATABASE")
+	}
+	db, err := sql.Open("pgx", admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := fmt.Sprintf("store31_dash_%d", time.Now().UnixNano()%1e9)
+	if _, err := db.Exec("CREATE DATABASE " + name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		defer db.Close()
+		_, _ = db.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)")
+	})
+	u, _ := url.Parse(admin)
+	u.Path = "/" + name
+	ctx := context.Background()
+	st, err := store.Open(ctx, u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+
+	elsewhere := t.TempDir()
+	s := spec{id: "20261122-103512-ycsb-dash", workload: "ycsb", start: t0, n: 6, rate: 500, ramp: 1}
+	writeRun(t, elsewhere, s)
+	dir := filepath.Join(elsewhere, s.id)
+	if _, err := st.Ship(ctx, dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Index(ctx, dir); err != nil {
+		t.Fatal(err)
+	}
+	paths := []string{"/api/runs/" + s.id, "/api/runs/" + s.id + "/series", "/api/runs/" + s.id + "/window?from=1s&to=4s",
+		"/api/runs/" + s.id + "/files/summary.json"}
+	fromDir := serve(t, elsewhere, "")
+	want := map[string]string{}
+	for _, p := range paths {
+		code, body := get(t, fromDir.URL+p)
+		if code != http.StatusOK {
+			t.Fatalf("%s from the directory: %d %s", p, code, body)
+		}
+		want[p] = string(body)
+	}
+	if err := os.RemoveAll(elsewhere); err != nil {
+		t.Fatal(err)
+	}
+
+	ro, err := store.OpenReadOnly(ctx, u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	fetch := t.TempDir()
+	srv := httptest.NewServer(dashboard.New(dashboard.Config{Root: t.TempDir(), Store: ro, StoreName: "store", FetchDir: fetch}))
+	defer srv.Close()
+	for _, p := range paths {
+		code, body := get(t, srv.URL+p)
+		if code != http.StatusOK {
+			t.Fatalf("%s from the store: %d %s", p, code, body)
+		}
+		// The run's header says where it was read: the fetched copy.
+		if got := strings.ReplaceAll(string(body), filepath.Join(fetch, "1", s.id), dir); got != want[p] {
+			t.Errorf("%s from the store differs:\n%s\nfrom the directory:\n%s", p, got, want[p])
+		}
+	}
+	// Without a place to fetch to, the gone directory is said as before.
+	plain := httptest.NewServer(dashboard.New(dashboard.Config{Root: t.TempDir(), Store: ro, StoreName: "store"}))
+	defer plain.Close()
+	wantError(t, plain.URL+"/api/runs/"+s.id, http.StatusNotFound, "its directory "+dir+" is gone")
+}

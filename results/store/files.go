@@ -1,0 +1,372 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/stampede-bench/stampede/runlog"
+)
+
+// The run's files a store holds, in the order Ship sends them. The
+// append-only ones are sent as chunks of complete lines, each chunk a row
+// numbered in the order of the file; the replaced ones (run.json,
+// summary.json) as one row that replaces the one before.
+var (
+	appendedFiles = []string{runlog.HlogFile, runlog.IntervalsFile, runlog.EventsFile, runlog.TelemetryFile}
+	replacedFiles = []string{runlog.SummaryFile, runlog.RunFile} // run.json last: its final status says the rest is in
+)
+
+// filesSchema holds the run directories' files themselves (see Ship):
+//
+//	stampede_run_files  one row per run, file and chunk: run_id, name, seq
+//	                    (the chunk's place in the file, from 0), data
+var filesSchema = `CREATE TABLE IF NOT EXISTS stampede_run_files (
+		run_id TEXT NOT NULL,
+		name TEXT NOT NULL,
+		seq BIGINT NOT NULL,
+		data BYTEA NOT NULL,
+		PRIMARY KEY (run_id, name, seq)
+	)`
+
+// KeepsFiles reports whether the store of url keeps the runs' files
+// themselves (Ship, Fetch), not only their index: a PostgreSQL store,
+// which clients on other machines (pods without a shared volume) write
+// to. Runs write their files only into such a store.
+func KeepsFiles(url string) bool {
+	return strings.HasPrefix(url, "postgres://") || strings.HasPrefix(url, "postgresql://")
+}
+
+// ErrDifferentCopy means the store holds files of a run that are not a
+// prefix of the run directory being sent: another run of the same ID, or
+// a directory changed after it was sent.
+var ErrDifferentCopy = errors.New("the results store holds a different copy of the run")
+
+// ShipResult says what one Ship sent.
+type ShipResult struct {
+	// Bytes is the number of bytes sent; 0 when the store already held
+	// the whole directory.
+	Bytes int64
+}
+
+// Ship sends what the store does not hold yet of the run directory dir:
+// the complete lines appended to its append-only files since the last
+// Ship (of this or any process), and run.json and summary.json when they
+// changed. It is called during a run, after every interval, to keep the
+// store's copy at most an interval behind, and by `runs upload` to send a
+// directory written while the store was unreachable; a Ship after the
+// store holds everything sends nothing (ShipResult.Bytes 0). A file of
+// the store's copy that is longer than the directory's, or whose stored
+// bytes differ from the directory's, is refused with ErrDifferentCopy.
+// A Ship that fails half way leaves the store's copy a prefix of the
+// directory, which the next Ship completes.
+func (s *Store) Ship(ctx context.Context, dir string) (ShipResult, error) {
+	var res ShipResult
+	info, err := readRunInfo(dir)
+	if err != nil {
+		return res, err
+	}
+	id := info.ID
+	for _, name := range appendedFiles {
+		n, err := s.shipAppended(ctx, id, dir, name)
+		res.Bytes += n
+		if err != nil {
+			return res, err
+		}
+	}
+	for _, name := range replacedFiles {
+		n, err := s.shipReplaced(ctx, id, dir, name)
+		res.Bytes += n
+		if err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// readRunInfo reads the run ID of the run directory dir (its run.json).
+func readRunInfo(dir string) (runlog.RunInfo, error) {
+	run, err := runlog.Open(dir)
+	if err != nil {
+		return runlog.RunInfo{}, err
+	}
+	return run.Info, nil
+}
+
+// stored returns the number of chunks and bytes the store holds of the
+// file name of run id.
+func (s *Store) stored(ctx context.Context, id, name string) (chunks, size int64, err error) {
+	var c, n sql.NullInt64
+	err = s.db.QueryRowContext(ctx, `SELECT COUNT(*), SUM(LENGTH(data)) FROM stampede_run_files WHERE run_id = $1 AND name = $2`, id, name).Scan(&c, &n)
+	if err != nil {
+		return 0, 0, fmt.Errorf("results store %s: %w", s.name, err)
+	}
+	return c.Int64, n.Int64, nil
+}
+
+// shipAppended sends the complete lines of dir/name past what the store
+// holds, as one chunk.
+func (s *Store) shipAppended(ctx context.Context, id, dir, name string) (int64, error) {
+	f, err := os.Open(filepath.Join(dir, name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil // telemetry.ndjson of a run without telemetry
+	}
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	key := dir + "\x00" + id + "/" + name // what this Store sent from this directory
+	known, cached := s.shippedState(key)
+	chunks, size := known.chunks, known.size
+	if !cached {
+		if chunks, size, err = s.stored(ctx, id, name); err != nil {
+			return 0, err
+		}
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	if size > st.Size() {
+		s.forget(key)
+		return 0, fmt.Errorf("%w: it holds %d bytes of %s, the directory %s only %d", ErrDifferentCopy, size, name, dir, st.Size())
+	}
+	if chunks > 0 && !cached {
+		// The last stored chunk must be the directory's bytes just
+		// before the new ones: a cheap check that the store's copy is
+		// this directory's prefix.
+		var last []byte
+		if err := s.db.QueryRowContext(ctx, `SELECT data FROM stampede_run_files WHERE run_id = $1 AND name = $2 AND seq = $3`, id, name, chunks-1).Scan(&last); err != nil {
+			return 0, fmt.Errorf("results store %s: %w", s.name, err)
+		}
+		mine := make([]byte, len(last))
+		if _, err := f.ReadAt(mine, size-int64(len(last))); err != nil || !bytes.Equal(mine, last) {
+			return 0, fmt.Errorf("%w: its %s differs from the directory %s's", ErrDifferentCopy, name, dir)
+		}
+	}
+	data, err := io.ReadAll(io.NewSectionReader(f, size, st.Size()-size))
+	if err != nil {
+		return 0, err
+	}
+	// Only complete lines: the writer may be half way through one.
+	data = data[:bytes.LastIndexByte(data, '\n')+1]
+	if len(data) == 0 {
+		return 0, nil
+	}
+	if _, err := s.db.ExecContext(ctx, `INSERT INTO stampede_run_files (run_id, name, seq, data) VALUES ($1, $2, $3, $4)`, id, name, chunks, data); err != nil {
+		s.forget(key)
+		return 0, fmt.Errorf("results store %s: %w", s.name, err)
+	}
+	s.remember(key, fileState{chunks: chunks + 1, size: size + int64(len(data))})
+	return int64(len(data)), nil
+}
+
+// fileState is what this Store sent of one append-only file of a run:
+// a Ship during a run then asks the database nothing but to insert the
+// new chunk (without it, each interval's Ship would read a sum over
+// every chunk sent before: quadratic in the run's length).
+type fileState struct{ chunks, size int64 }
+
+func (s *Store) shippedState(key string) (fileState, bool) {
+	s.shipMu.Lock()
+	defer s.shipMu.Unlock()
+	st, ok := s.shipped[key]
+	return st, ok
+}
+
+func (s *Store) remember(key string, st fileState) {
+	s.shipMu.Lock()
+	defer s.shipMu.Unlock()
+	if s.shipped == nil {
+		s.shipped = map[string]fileState{}
+	}
+	s.shipped[key] = st
+}
+
+func (s *Store) forget(key string) {
+	s.shipMu.Lock()
+	defer s.shipMu.Unlock()
+	delete(s.shipped, key)
+}
+
+// shipReplaced sends dir/name, a file written whole, if the store's copy
+// differs.
+func (s *Store) shipReplaced(ctx context.Context, id, dir, name string) (int64, error) {
+	data, err := os.ReadFile(filepath.Join(dir, name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	key := dir + "\x00" + id + "/" + name
+	s.shipMu.Lock()
+	sent, ok := s.sentWhole[key]
+	s.shipMu.Unlock()
+	if ok && bytes.Equal(sent, data) {
+		return 0, nil // sent by this Store, from this directory
+	}
+	var have []byte
+	err = s.db.QueryRowContext(ctx, `SELECT data FROM stampede_run_files WHERE run_id = $1 AND name = $2 AND seq = 0`, id, name).Scan(&have)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+	case err != nil:
+		return 0, fmt.Errorf("results store %s: %w", s.name, err)
+	case bytes.Equal(have, data):
+		return 0, nil
+	case name == runlog.RunFile && finished(have):
+		return 0, fmt.Errorf("%w: its run.json of %s, a finished run, differs from the directory %s's", ErrDifferentCopy, id, dir)
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("results store %s: %w", s.name, err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `DELETE FROM stampede_run_files WHERE run_id = $1 AND name = $2`, id, name); err != nil {
+		return 0, fmt.Errorf("results store %s: %w", s.name, err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO stampede_run_files (run_id, name, seq, data) VALUES ($1, $2, 0, $3)`, id, name, data); err != nil {
+		return 0, fmt.Errorf("results store %s: %w", s.name, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, fmt.Errorf("results store %s: %w", s.name, err)
+	}
+	s.shipMu.Lock()
+	if s.sentWhole == nil {
+		s.sentWhole = map[string][]byte{}
+	}
+	s.sentWhole[key] = data
+	s.shipMu.Unlock()
+	return int64(len(data)), nil
+}
+
+// finished reports whether the run.json data says the run ended.
+func finished(data []byte) bool {
+	return !bytes.Contains(data, []byte(`"status": "running"`))
+}
+
+// FindFiles returns the ID of the one run whose files the store holds
+// that ref names: its ID, or a unique prefix of one. It fails with an
+// error wrapping runlog.ErrRunNotFound or runlog.ErrAmbiguousRun.
+func (s *Store) FindFiles(ctx context.Context, ref string) (string, error) {
+	if ref == "" || strings.ContainsAny(ref, `/\%_`) {
+		return "", fmt.Errorf("%w in the results store %s: %s", runlog.ErrRunNotFound, s.name, ref)
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT run_id FROM stampede_run_files WHERE name = $1 AND run_id LIKE $2 ORDER BY run_id LIMIT 3`, runlog.RunFile, ref+"%")
+	if err != nil {
+		return "", fmt.Errorf("results store %s: %w", s.name, err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return "", fmt.Errorf("results store %s: %w", s.name, err)
+		}
+		if id == ref {
+			return id, nil
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return "", fmt.Errorf("results store %s: %w", s.name, err)
+	}
+	switch len(ids) {
+	case 0:
+		return "", fmt.Errorf("%w in the results store %s: %s", runlog.ErrRunNotFound, s.name, ref)
+	case 1:
+		return ids[0], nil
+	}
+	return "", fmt.Errorf("%w in the results store %s: %s matches %s, %s...: give more of the ID", runlog.ErrAmbiguousRun, s.name, ref, ids[0], ids[1])
+}
+
+// FileRuns returns the IDs of the runs whose files the store holds, in
+// ID order (which is start order: IDs start with the start time).
+func (s *Store) FileRuns(ctx context.Context) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT run_id FROM stampede_run_files WHERE name = $1 AND seq = 0 ORDER BY run_id`, runlog.RunFile)
+	if err != nil {
+		return nil, fmt.Errorf("results store %s: %w", s.name, err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("results store %s: %w", s.name, err)
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+// Fetch writes the files the store holds of run id into a new run
+// directory root/id and returns its path: the same bytes that Ship sent,
+// so that runlog.Open, report, compare and charts read it as they read
+// the directory it was sent from. Chunks are written as they are read:
+// memory does not grow with the run's length. It fails with an error
+// wrapping runlog.ErrRunNotFound if the store holds no file of id.
+func (s *Store) Fetch(ctx context.Context, id, root string) (string, error) {
+	dir := filepath.Join(root, id)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT name, data FROM stampede_run_files WHERE run_id = $1 ORDER BY name, seq`, id)
+	if err != nil {
+		return "", fmt.Errorf("results store %s: %w", s.name, err)
+	}
+	defer rows.Close()
+	var (
+		f    *os.File
+		cur  string
+		seen bool
+	)
+	closeCur := func() error {
+		if f == nil {
+			return nil
+		}
+		err := f.Close()
+		f = nil
+		return err
+	}
+	defer closeCur()
+	for rows.Next() {
+		var (
+			name string
+			data []byte
+		)
+		if err := rows.Scan(&name, &data); err != nil {
+			return "", fmt.Errorf("results store %s: %w", s.name, err)
+		}
+		if name != filepath.Base(name) || strings.HasPrefix(name, ".") {
+			return "", fmt.Errorf("results store %s: run %s has a file named %q, not one of a run directory's", s.name, id, name)
+		}
+		if name != cur {
+			if err := closeCur(); err != nil {
+				return "", err
+			}
+			if f, err = os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600); err != nil {
+				return "", err
+			}
+			cur = name
+		}
+		seen = true
+		if _, err := f.Write(data); err != nil {
+			return "", err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return "", fmt.Errorf("results store %s: %w", s.name, err)
+	}
+	if !seen {
+		_ = os.Remove(dir)
+		return "", fmt.Errorf("%w in the results store %s: %s", runlog.ErrRunNotFound, s.name, id)
+	}
+	return dir, closeCur()
+}

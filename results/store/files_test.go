@@ -1,0 +1,267 @@
+package store_test
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stampede-bench/stampede/results"
+	"github.com/stampede-bench/stampede/results/store"
+	"github.com/stampede-bench/stampede/runlog"
+	"github.com/stampede-bench/stampede/stats"
+)
+
+// pgStore opens a store in a new database of the test server, dropped
+// when the test ends, and returns it with its URL.
+func pgStore(t *testing.T) (*store.Store, string) {
+	t.Helper()
+	admin := os.Getenv("STAMPEDE_TEST_DATABASE")
+	if admin == "" {
+		t.Skip("Skipping due to missing environment variable STAMPEDE_TEST_DATABASE")
+	}
+	db, err := sql.Open("pgx", admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := fmt.Sprintf("store31_files_%d", time.Now().UnixNano()%1e9)
+	if _, err := db.Exec("CREATE DATABASE " + name); err != nil {
+		t.Fatal(err)
+	}
+	u, err := url.Parse(admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + name
+	s, err := store.Open(context.Background(), u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		s.Close()
+		defer db.Close()
+		if _, err := db.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)"); err != nil {
+			t.Error(err)
+		}
+	})
+	return s, u.String()
+}
+
+// sameFiles checks that the run directories a and b hold the same files
+// with the same bytes (the lock-holding and hidden files aside).
+func sameFiles(t *testing.T, a, b string) {
+	t.Helper()
+	names := func(dir string) []string {
+		es, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range es {
+			if e.Name()[0] != '.' {
+				out = append(out, e.Name())
+			}
+		}
+		return out
+	}
+	na, nb := names(a), names(b)
+	if fmt.Sprint(na) != fmt.Sprint(nb) {
+		t.Fatalf("files %v, fetched %v", na, nb)
+	}
+	for _, n := range na {
+		x, _ := os.ReadFile(filepath.Join(a, n))
+		y, _ := os.ReadFile(filepath.Join(b, n))
+		if !bytes.Equal(x, y) {
+			t.Errorf("%s: %d bytes in the directory, %d fetched, not equal", n, len(x), len(y))
+		}
+	}
+}
+
+// TestShipFetch ships a run directory while it is written (after every
+// few intervals, with a half-written line at the end of a file), then
+// finished; what the store gives back is the directory byte for byte, a
+// Ship of a directory the store holds sends nothing, and another copy of
+// the run is refused.
+func TestShipFetch(t *testing.T) {
+	s, _ := pgStore(t)
+	ctx := context.Background()
+	root := t.TempDir()
+	series := []string{"read", "update"}
+	w, err := runlog.Create(root, runlog.RunInfo{ID: "20261122-103512-ycsb-ship", Workload: "ycsb", Series: series, Start: t0,
+		Tags: map[string]string{"job": "ship"}, Seed: 42})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := w.Dir()
+	for i := range 7 {
+		var ss []runlog.IntervalSeries
+		for k, name := range series {
+			h := stats.NewHistogram()
+			for j := range 100 * (k + 1) {
+				_ = h.RecordValue(int64(100_000 + j*1_000 + i*10_000))
+			}
+			ss = append(ss, runlog.IntervalSeries{Name: name, Hist: h, Count: h.TotalCount()})
+		}
+		w.Event(runlog.Event{Kind: "error", Op: "read", Message: fmt.Sprint("interval ", i)})
+		st := t0.Add(time.Duration(i) * time.Second)
+		if err := w.WriteInterval(st, st.Add(time.Second), ss, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.WriteTelemetry(map[string]int{"i": i}); err != nil {
+			t.Fatal(err)
+		}
+		if i%3 == 1 {
+			// A line being written: not sent until it is complete.
+			f, err := os.OpenFile(filepath.Join(dir, runlog.TelemetryFile), os.O_WRONLY|os.O_APPEND, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fi, _ := f.Stat()
+			_, _ = f.WriteString(`{"half":`)
+			if res, err := s.Ship(ctx, dir); err != nil || res.Bytes == 0 {
+				t.Fatalf("ship after interval %d: %+v %v", i, res, err)
+			}
+			_ = f.Truncate(fi.Size())
+			f.Close()
+		}
+	}
+	if err := w.Finish(t0.Add(7*time.Second), runlog.StatusCompleted, "", map[string]int{"ops": 2100}); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := s.Ship(ctx, dir); err != nil || res.Bytes == 0 {
+		t.Fatalf("final ship: %+v %v", res, err)
+	}
+	if res, err := s.Ship(ctx, dir); err != nil || res.Bytes != 0 {
+		t.Errorf("ship of a run the store holds: %+v %v, want nothing sent", res, err)
+	}
+	id, err := s.FindFiles(ctx, "20261122-103512-ycsb-sh")
+	if err != nil || id != "20261122-103512-ycsb-ship" {
+		t.Fatalf("FindFiles by prefix: %q %v", id, err)
+	}
+	if _, err := s.FindFiles(ctx, "2026112"+"3"); !errors.Is(err, runlog.ErrRunNotFound) {
+		t.Errorf("FindFiles of no run: %v", err)
+	}
+	fetched, err := s.Fetch(ctx, id, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameFiles(t, dir, fetched)
+	if _, err := s.Fetch(ctx, "20261123-000000-ycsb-none", t.TempDir()); !errors.Is(err, runlog.ErrRunNotFound) {
+		t.Errorf("Fetch of no run: %v", err)
+	}
+
+	// Another copy: an interval line changed (same length).
+	other := filepath.Join(t.TempDir(), id)
+	if err := os.CopyFS(other, os.DirFS(dir)); err != nil {
+		t.Fatal(err)
+	}
+	ivl, _ := os.ReadFile(filepath.Join(other, runlog.IntervalsFile))
+	ivl[len(ivl)-3] ^= 1
+	if err := os.WriteFile(filepath.Join(other, runlog.IntervalsFile), ivl, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Ship(ctx, other); !errors.Is(err, store.ErrDifferentCopy) {
+		t.Errorf("ship of another copy: %v, want ErrDifferentCopy", err)
+	}
+	fetched, err = s.Fetch(ctx, id, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameFiles(t, dir, fetched) // untouched
+}
+
+// BenchmarkShipHour writes a run of one hour (3,600 one-second intervals
+// of 10 operation types) while shipping it to a PostgreSQL store after
+// every interval, as a run does, then fetches it back and recomputes its
+// figures from the fetched copy, as report does: it reports the time per
+// interval's Ship, and the time to fetch and to recompute.
+func BenchmarkShipHour(b *testing.B) {
+	for b.Loop() {
+		benchShipHour(b)
+	}
+}
+
+func benchShipHour(b *testing.B) {
+	admin := os.Getenv("STAMPEDE_TEST_DATABASE")
+	if admin == "" {
+		b.Skip("STAMPEDE_TEST_DATABASE not set")
+	}
+	db, err := sql.Open("pgx", admin)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	name := fmt.Sprintf("store31_bench_%d", time.Now().UnixNano()%1e9)
+	if _, err := db.Exec("CREATE DATABASE " + name); err != nil {
+		b.Fatal(err)
+	}
+	defer db.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)")
+	u, _ := url.Parse(admin)
+	u.Path = "/" + name
+	ctx := context.Background()
+	s, err := store.Open(ctx, u.String())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	series := make([]string, 10)
+	for i := range series {
+		series[i] = fmt.Sprintf("op%d", i)
+	}
+	root := b.TempDir()
+	w, err := runlog.Create(root, runlog.RunInfo{ID: "20261122-103512-ycsb-hour", Workload: "ycsb", Series: series, Start: t0})
+	if err != nil {
+		b.Fatal(err)
+	}
+	const n = 3600
+	var shipTime time.Duration
+	for i := range n {
+		var ss []runlog.IntervalSeries
+		for k, name := range series {
+			h := stats.NewHistogram()
+			for j := range 50 {
+				_ = h.RecordValue(int64(100_000 + j*7_919 + k*1_000 + i))
+			}
+			ss = append(ss, runlog.IntervalSeries{Name: name, Hist: h, Count: h.TotalCount()})
+		}
+		st := t0.Add(time.Duration(i) * time.Second)
+		if err := w.WriteInterval(st, st.Add(time.Second), ss, nil); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		if _, err := s.Ship(ctx, w.Dir()); err != nil {
+			b.Fatal(err)
+		}
+		shipTime += time.Since(t1)
+	}
+	if err := w.Finish(t0.Add(n*time.Second), runlog.StatusCompleted, "", nil); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := s.Ship(ctx, w.Dir()); err != nil {
+		b.Fatal(err)
+	}
+	t1 := time.Now()
+	dir, err := s.Fetch(ctx, "20261122-103512-ycsb-hour", b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	fetch := time.Since(t1)
+	run, err := runlog.Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	t2 := time.Now()
+	if _, _, err := results.Recompute([]*runlog.Run{run}, results.Window{}); err != nil {
+		b.Fatal(err)
+	}
+	recompute := time.Since(t2)
+	b.ReportMetric(float64(shipTime.Microseconds())/n, "us/ship")
+	b.ReportMetric(fetch.Seconds(), "s/fetch")
+	b.ReportMetric(recompute.Seconds(), "s/recompute")
+}
