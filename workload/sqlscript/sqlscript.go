@@ -10,11 +10,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -335,6 +337,7 @@ const maxScriptBytes = 64 << 20
 // it), read once however many times the flags are validated.
 var stdin struct {
 	once sync.Once
+	done chan struct{} // closed when b and err are set
 	b    []byte
 	err  error
 }
@@ -345,30 +348,55 @@ var stdin struct {
 func readFile(path, flag string) (string, error) {
 	var b []byte
 	if path == "-" {
+		// The read blocks until the writer ends (or forever, on a
+		// terminal or a FIFO nobody writes): Ctrl-C or SIGTERM must
+		// still end stampede then, so the read runs apart and a signal
+		// ends the wait.
 		stdin.once.Do(func() {
-			stdin.b, stdin.err = io.ReadAll(io.LimitReader(os.Stdin, maxScriptBytes+1))
+			stdin.done = make(chan struct{})
+			go func() {
+				stdin.b, stdin.err = io.ReadAll(io.LimitReader(os.Stdin, maxScriptBytes+1))
+				close(stdin.done)
+			}()
 		})
+		sigs := make(chan os.Signal, 1)
+		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+		defer signal.Stop(sigs)
+		select {
+		case <-stdin.done:
+		case sig := <-sigs:
+			return "", fmt.Errorf("%s -: stopped by %v while reading the script from the standard input: give a script file, or pipe one in", flag, sig)
+		}
 		if stdin.err != nil {
 			return "", fmt.Errorf("%s -: reading the standard input: %w: give a script file", flag, stdin.err)
 		}
 		b = stdin.b
 	} else {
+		// Stat before opening: opening a FIFO for reading blocks until a
+		// writer comes, in a system call no signal ends; a device
+		// (/dev/zero) never ends. A script is a regular file.
 		st, err := os.Stat(path)
 		switch {
 		case err != nil:
 			return "", fmt.Errorf("%s %s: %w: give a readable script file", flag, path, unwrapPath(err))
 		case st.IsDir():
 			return "", fmt.Errorf("%s %s is a directory: give a script file", flag, path)
+		case !st.Mode().IsRegular():
+			return "", fmt.Errorf("%s %s is %s, not a regular file: give a script file (or - to read the standard input)", flag, path, fileKind(st.Mode()))
 		case st.Size() > maxScriptBytes:
 			return "", fmt.Errorf("%s %s is %d bytes, more than a script's %d: give a script file", flag, path, st.Size(), maxScriptBytes)
 		}
-		// Read at most one byte past the limit: a device (/dev/zero) or
-		// a pipe reports no size.
-		f, err := os.Open(path)
+		// O_NONBLOCK: should the path have become a FIFO since the stat,
+		// the open returns at once and the check below refuses it.
+		f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 		if err != nil {
 			return "", fmt.Errorf("%s %s: %w: give a readable script file", flag, path, unwrapPath(err))
 		}
 		defer f.Close()
+		if st, err = f.Stat(); err == nil && !st.Mode().IsRegular() {
+			return "", fmt.Errorf("%s %s is %s, not a regular file: give a script file (or - to read the standard input)", flag, path, fileKind(st.Mode()))
+		}
+		// Read at most one byte past the limit: the file may grow.
 		if b, err = io.ReadAll(io.LimitReader(f, maxScriptBytes+1)); err != nil {
 			return "", fmt.Errorf("%s %s: %w: give a readable script file", flag, path, unwrapPath(err))
 		}
@@ -381,6 +409,23 @@ func readFile(path, flag string) (string, error) {
 		return "", fmt.Errorf("%s %s %v: give a file of SQL statements and pgbench's meta-commands", flag, path, err)
 	}
 	return text, nil
+}
+
+// fileKind names a file that is not a regular file, for a refusal.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
+	case m&os.ModeDevice != 0:
+		return "a block device"
+	case m.IsDir():
+		return "a directory"
+	}
+	return "a special file"
 }
 
 // unwrapPath drops the path an *os.PathError repeats.
