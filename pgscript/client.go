@@ -325,6 +325,9 @@ func (c *Client) sleepFor(st *step) (time.Duration, error) {
 	if n < 0 {
 		n = 0
 	}
+	if n > MaxSleep(st.SleepUnit) {
+		return 0, fmt.Errorf(`\sleep: variable %s holds %d, too large: the longest sleep is %s`, st.SleepVar, n, maxSleepText(st.SleepUnit))
+	}
 	return time.Duration(n) * st.SleepUnit, nil
 }
 

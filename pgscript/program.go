@@ -256,6 +256,9 @@ func (p *Program) checkSet(s *Script, described func(c *Command) ([]string, bool
 					unknown = true
 				}
 				for _, col := range cols {
+					if !ValidName(c.Prefix + col) {
+						return &SyntaxError{File: s.Name, Line: c.Line, Msg: fmt.Sprintf("%s: column %q makes the variable name %q, which is not a variable name (letters, digits and _, not starting with a digit): name the column with AS", storeName(c.Store), col, c.Prefix+col)}
+					}
 					set[c.Prefix+col] = true
 				}
 			}

@@ -1,0 +1,54 @@
+package pgscript
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// TestParseErrorsCensus29: the script errors census29b found accepted
+// or answered vaguely, each refused at parse time in one line naming the
+// file and line.
+func TestParseErrorsCensus29(t *testing.T) {
+	cases := []struct {
+		name, src string
+		line      int
+		msg       string
+	}{
+		// #27: the next line's SQL was read as the meta-command.
+		{"lone backslash", "\\\nSELECT 1;\n", 1, `a lone backslash on a line: remove it`},
+		{"lone backslash spaces", "SELECT 1;\n  \\  \nSELECT 2;\n", 2, `a lone backslash on a line`},
+		// #76: pgbench says "too many arguments in command "sleep"".
+		{"sleep too many", "\\sleep 1 ms extra\n", 1, `\sleep: too many arguments (extra)`},
+		// #72, #74, #201, #202: the sleep overflowed and was skipped.
+		{"sleep int64 s", "\\sleep 9223372036854775807 s\n", 1, `\sleep: 9223372036854775807 s is too large: the longest sleep is 9223372036 s (about 292 years)`},
+		{"sleep above int64", "\\sleep 99999999999999999999 us\n", 1, `\sleep: 99999999999999999999 us is too large: the longest sleep is 9223372036854775 us`},
+		{"sleep s overflow", "\\sleep 9300000000 s\n", 1, `\sleep: 9300000000 s is too large`},
+		{"sleep ms overflow", "\\sleep 9300000000000 ms\n", 1, `\sleep: 9300000000000 ms is too large: the longest sleep is 9223372036854 ms`},
+		{"sleep default unit", "\\sleep 9300000000\n", 1, `\sleep: 9300000000 s is too large`},
+		// #7, #611: a second \gset or \aset was taken as the prefix.
+		{"gset gset", "SELECT 1 AS a \\gset \\gset\n", 1, `\gset \gset: one \gset or \aset ends a query`},
+		{"gset aset", "SELECT 1 AS a \\gset \\aset\n", 1, `\gset \aset: one \gset or \aset ends a query`},
+		// #8: pgbench: gset: invalid variable name: "1xa".
+		{"prefix digit", "SELECT 1 AS a \\gset 1x\n", 1, `\gset: the prefix "1x" makes invalid variable names`},
+		{"aset prefix", "SELECT 1 AS a \\aset x-\n", 1, `\aset: the prefix "x-" makes invalid variable names`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse("f.sql", 1, c.src)
+			var se *SyntaxError
+			if !errors.As(err, &se) {
+				t.Fatalf("Parse = %v, want a SyntaxError", err)
+			}
+			if se.Line != c.line || !strings.Contains(err.Error(), c.msg) || !strings.HasPrefix(err.Error(), "f.sql:") || strings.Contains(err.Error(), "\n") {
+				t.Errorf("error %q (line %d), want one line, line %d and %q", err, se.Line, c.line, c.msg)
+			}
+		})
+	}
+	// What pgbench takes stays taken: the longest sleep, a prefix.
+	for _, src := range []string{"\\sleep 9223372036 s\n", "\\sleep 9223372036854775 us\n", "SELECT 1 AS a \\gset p_\n", "SELECT 1 AS a \\aset _1\n"} {
+		if _, err := Parse("f.sql", 1, src); err != nil {
+			t.Errorf("Parse(%q) = %v, want no error", src, err)
+		}
+	}
+}
