@@ -52,3 +52,20 @@ func TestParseErrorsCensus29(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckFileSaysCheckFile: a meta-command in a check file was refused
+// as in "an init file" (census29b #430, #431).
+func TestCheckFileSaysCheckFile(t *testing.T) {
+	for _, c := range []struct {
+		parse func(string, string) ([]InitStep, error)
+		want  string
+	}{
+		{ParseCheck, `f.sql:2: \if: a check file holds queries that return booleans only (meta-commands go in the scripts given with -f)`},
+		{ParseInit, `f.sql:2: \if: an init file holds SQL statements and COPY data only`},
+	} {
+		_, err := c.parse("f.sql", "SELECT true;\n\\if 1\nSELECT true;\n\\endif\n")
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v, want %q", err, c.want)
+		}
+	}
+}

@@ -116,3 +116,51 @@ func TestScriptNotARegularFile(t *testing.T) {
 		}
 	})
 }
+
+// TestRunSQLCensus29: run sql and check sql lines census29b found
+// accepted or answered vaguely, each refused in one line, exit 2,
+// nothing run.
+func TestRunSQLCensus29(t *testing.T) {
+	dir := t.TempDir()
+	_, u, conn := freshDB(t, "sqlc29")
+	exec1(t, conn, "CREATE TABLE t (a int)")
+	write(t, dir, "good.sql", "SELECT 1;\n")
+	write(t, dir, "colname.sql", "SELECT 1 AS \"a b\" \\gset\nSELECT 1;\n")
+	write(t, dir, "prefix.sql", "SELECT 1 AS a \\gset 1x\nSELECT 1;\n")
+	write(t, dir, "chk_if.sql", "SELECT true;\n\\if 1\nSELECT true;\n\\endif\n")
+	write(t, dir, "chk_set.sql", "\\set x 1\nSELECT true;\n")
+	run := []string{"run", "sql", "--duration", "2s"}
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"scale above pgbench's", append(run, "-f", "good.sql", "--scale", "9223372036854775807"), "--scale 9223372036854775807: the scale is 1 to 2147483647 (pgbench's range)"},
+		{"scale 2^31", append(run, "-f", "good.sql", "--scale", "2147483648"), "the scale is 1 to 2147483647"},
+		{"vacuum-accounts alone", append(run, "-f", "good.sql", "--vacuum-accounts"), "--vacuum-accounts vacuums pgbench_accounts with the tables --vacuum-first vacuums: add --vacuum-first"},
+		{"aggregate longer than the run", append(run, "-f", "good.sql", "--log-prefix", "agg", "--aggregate-interval", "5"), "--aggregate-interval 5 is longer than --duration 2s"},
+		{"aggregate not dividing the run", []string{"run", "sql", "--duration", "3s", "-f", "good.sql", "--log-prefix", "agg", "--aggregate-interval", "2"}, "--duration 3s is not a multiple of --aggregate-interval 2"},
+		{"gset column not a name", append(run, "-f", "colname.sql"), `colname.sql:1: \gset: column "a b" makes the variable name "a b", which is not a variable name`},
+		{"gset prefix not a name", append(run, "-f", "prefix.sql"), `prefix.sql:1: \gset: the prefix "1x" makes invalid variable names`},
+		{"check file with if", []string{"check", "sql", "--check-file", "chk_if.sql"}, `chk_if.sql:2: \if: a check file holds queries that return booleans only`},
+		{"check file with set", []string{"check", "sql", "--check-file", "chk_set.sql"}, `chk_set.sql:1: \set: a check file holds`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			oneLine(t, stampede(t, dir, append(c.args, u)...), c.want)
+		})
+	}
+	// A \sleep variable past the longest sleep stops the run, saying so
+	// (it wrapped and slept no time).
+	write(t, dir, "sleepvar.sql", "\\sleep :d s\nSELECT 1;\n")
+	r := stampede(t, dir, "run", "sql", "--duration", "5s", "-f", "sleepvar.sql", "-D", "d=9300000000", u)
+	if want := `\sleep: variable d holds 9300000000, too large: the longest sleep is 9223372036 s`; r.code == 0 || !strings.Contains(r.stderr, want) {
+		t.Errorf("exit %d, stderr %q; want a failure with %q", r.code, r.stderr, want)
+	}
+	// --vacuum-first without pgbench's tables: pgbench prints VACUUM's
+	// errors and runs (exit 0); stampede said nothing.
+	r = stampede(t, dir, "run", "sql", "--duration", "1s", "-f", "good.sql", "--vacuum-first", u)
+	if want := `warning: --vacuum-first: VACUUM pgbench_branches failed: ERROR: relation "pgbench_branches" does not exist`; r.code != 0 || !strings.Contains(r.stderr, want) {
+		t.Errorf("exit %d, stderr %q; want exit 0 and %q", r.code, r.stderr, want)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -206,8 +207,11 @@ func (g *gen) validate() error {
 	if g.maxTries < 0 {
 		return fmt.Errorf("--max-tries %d: give 1 or more tries, or 0 for stampede's retries", g.maxTries)
 	}
-	if g.scale < 1 {
-		return fmt.Errorf("--scale %d: the scale is 1 or more", g.scale)
+	if g.scale < 1 || g.scale > math.MaxInt32 {
+		return fmt.Errorf("--scale %d: the scale is 1 to %d (pgbench's range)", g.scale, math.MaxInt32)
+	}
+	if g.vacAll && !g.vacuum {
+		return fmt.Errorf("--vacuum-accounts vacuums pgbench_accounts with the tables --vacuum-first vacuums: add --vacuum-first, or leave --vacuum-accounts out")
 	}
 	g.defs = make(map[string]string, len(g.defines))
 	for _, d := range g.defines {
@@ -251,7 +255,7 @@ func (g *gen) validate() error {
 		if err != nil {
 			return err
 		}
-		if _, err := pgscript.ParseInit(g.checkFile, src); err != nil {
+		if _, err := pgscript.ParseCheck(g.checkFile, src); err != nil {
 			return err
 		}
 	}
@@ -442,6 +446,16 @@ func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (work
 	if len(g.scripts) == 0 {
 		return workload.QueryLoad{}, sqlx.ConfigErrorf("run sql needs a script: give -f FILE (or FILE@WEIGHT, repeated for several)")
 	}
+	if g.aggregate > 0 && oc.Duration > 0 {
+		// pgbench's rules for -T and --aggregate-interval.
+		iv := time.Duration(g.aggregate) * time.Second
+		switch {
+		case iv > oc.Duration:
+			return workload.QueryLoad{}, sqlx.ConfigErrorf("--aggregate-interval %d is longer than --duration %v, so the log would hold no whole interval: give a shorter interval or a longer run (pgbench refuses it too)", g.aggregate, oc.Duration)
+		case oc.Duration%iv != 0:
+			return workload.QueryLoad{}, sqlx.ConfigErrorf("--duration %v is not a multiple of --aggregate-interval %d, so the log's last interval would be cut short: give a multiple (pgbench refuses it too)", oc.Duration, g.aggregate)
+		}
+	}
 	if err := g.pgbenchTables(ctx, db, oc.Warn); err != nil {
 		return workload.QueryLoad{}, err
 	}
@@ -465,6 +479,10 @@ func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (work
 	}
 	prog, err := g.compile(ctx, queriers[0], db.Null())
 	if err != nil {
+		release()
+		return workload.QueryLoad{}, err
+	}
+	if err := g.vacuumFirst(ctx, db, oc.Warn); err != nil {
 		release()
 		return workload.QueryLoad{}, err
 	}
