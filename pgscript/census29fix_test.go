@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/stampede-bench/stampede/sqlx"
 )
 
 // TestParseErrorsCensus29: the script errors census29b found accepted
@@ -67,5 +69,48 @@ func TestCheckFileSaysCheckFile(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v, want %q", err, c.want)
 		}
+	}
+}
+
+// TestQuotedVariable: a :name inside quotes or a comment is sent as a $N
+// parameter by the prepared and extended protocols, which the server
+// then refuses at every bind ("connection lost 6 times": census29b
+// #119); refused before the run naming the line. The simple protocol
+// substitutes it in the text, as pgbench does, and is not refused.
+func TestQuotedVariable(t *testing.T) {
+	cases := []struct {
+		name, src string
+		want      string // "": compiles under every protocol
+	}{
+		{"literal", "SELECT ':x' AS probe;\n", `f.sql:1: :x is inside a string literal, where the prepared protocol does not substitute variables`},
+		{"quoted name", "SELECT 1 AS \":x\";\n", `:x is inside a quoted name`},
+		{"block comment", "SELECT /* :x */ 1;\n", `:x is inside a comment`},
+		{"second line", "SELECT 1;\nSELECT 'a', 'b:y';\n", `f.sql:2: :y is inside a string literal`},
+		{"outside quotes", "SELECT 'a' || :x, \":\"::text;\n", ""},
+		{"cast in a literal", "SELECT '1::int', 'a: b';\n", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := Parse("f.sql", 1, c.src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defs := map[string]string{"x": "5", "y": "6"}
+			for _, proto := range []sqlx.Protocol{sqlx.Prepared, sqlx.Extended, sqlx.Simple} {
+				_, err := Compile([]*Script{s}, Options{Protocol: proto, Defines: defs}, nil)
+				want := c.want
+				if proto != sqlx.Prepared {
+					want = strings.Replace(want, "prepared", proto.String(), 1)
+				}
+				switch {
+				case proto == sqlx.Simple || c.want == "":
+					if err != nil {
+						t.Errorf("%s: %v, want no error", proto, err)
+					}
+				case err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n"):
+					t.Errorf("%s: %v, want one line with %q", proto, err, want)
+				}
+			}
+		})
 	}
 }

@@ -117,6 +117,11 @@ func Compile(scripts []*Script, opts Options, described func(c *Command) (cols [
 				if c.Compound && opts.Protocol != sqlx.Simple {
 					return nil, &SyntaxError{File: s.Name, Line: c.Line, Msg: fmt.Sprintf(`several statements in one command (\;) need --protocol simple: the %s protocol sends one statement at a time`, opts.Protocol)}
 				}
+				if opts.Protocol != sqlx.Simple {
+					if name, where := quotedVar(c.Text); name != "" {
+						return nil, &SyntaxError{File: s.Name, Line: c.Line, Msg: fmt.Sprintf(`%s is inside %s, where the %s protocol does not substitute variables (the server would get a $N parameter there, and refuse the values sent; pgbench fails on it too): put the variable outside the quotes (e.g. 'a' || %s), or give --protocol simple (-M simple)`, name, where, opts.Protocol, name)}
+					}
+				}
 				st.sql, st.params, st.segs = p.substitute(c.Text)
 			case Set, If, Elif:
 				for _, v := range c.Expr.Vars() {
@@ -220,6 +225,61 @@ func (p *Program) substitute(sql string) (string, []int, []segment) {
 	b.WriteString(sql[lit:])
 	segs = append(segs, segment{lit: sql[lit:], v: -1})
 	return b.String(), params, segs
+}
+
+// quotedVar finds the first :name that substitute would take for a
+// variable inside a string literal, a quoted name or a comment of sql,
+// and says where it is; "" when there is none.
+func quotedVar(sql string) (name, where string) {
+	for i := 0; i < len(sql); i++ {
+		var end int
+		switch {
+		case sql[i] == '\'' || sql[i] == '"':
+			end = strings.IndexByte(sql[i+1:], sql[i])
+			if end < 0 {
+				end = len(sql)
+			} else {
+				end += i + 1
+			}
+			where = "a string literal"
+			if sql[i] == '"' {
+				where = "a quoted name"
+			}
+		case strings.HasPrefix(sql[i:], "--"):
+			end = strings.IndexByte(sql[i:], '\n')
+			if end < 0 {
+				end = len(sql)
+			} else {
+				end += i
+			}
+			where = "a comment"
+		case strings.HasPrefix(sql[i:], "/*"):
+			end = strings.Index(sql[i:], "*/")
+			if end < 0 {
+				end = len(sql)
+			} else {
+				end += i
+			}
+			where = "a comment"
+		default:
+			continue
+		}
+		in := sql[i+1 : end]
+		for j := 0; j < len(in); j++ {
+			if in[j] != ':' || j > 0 && in[j-1] == ':' || j+1 < len(in) && in[j+1] == ':' {
+				continue
+			}
+			k := j + 1
+			for k < len(in) && identChar(in[k]) {
+				k++
+			}
+			if k > j+1 {
+				return in[j:k], where
+			}
+		}
+		i = end
+	}
+	return "", ""
 }
 
 // checkSet refuses a variable used before anything sets it: in order
