@@ -114,3 +114,47 @@ func TestQuotedVariable(t *testing.T) {
 		})
 	}
 }
+
+// TestConstantErrorsBeforeTheRun: an expression error every evaluation
+// meets was found by each client's first script, mid-run (census29b
+// #105-#109, exit 1); now refused by Compile, naming the line. Errors
+// that depend on a variable or a draw, or sit where they may never be
+// evaluated, are left to the run, as pgbench leaves them.
+func TestConstantErrorsBeforeTheRun(t *testing.T) {
+	cases := []struct{ src, want string }{
+		{"\\set x random_zipfian(1, 10, 1.0)\n", `f.sql:1: \set x: zipfian parameter must be in range [1.001, 1000] (not 1.000000), whatever the variables hold`},
+		{"SELECT 1;\n\\set x random_exponential(1, 10, 0)\n", `f.sql:2: \set x: exponential parameter must be greater than zero`},
+		{"\\set x random_gaussian(1, 10, 1.9)\n", `gaussian parameter must be at least 2.000000 (not 1.900000)`},
+		{"\\set x random(10, 1)\n", `\set x: empty range given to random`},
+		{"\\set x random(-9223372036854775808, 9223372036854775807)\n", `random range is too large`},
+		{"\\set x 9223372036854775807 * 2\n", `bigint mul out of range`},
+		{"\\set x :client_id + 1 / 0\n", `division by zero`},
+		{"\\if 1 / 0\n\\endif\n", `f.sql:1: \if: division by zero`},
+		{"\\set x random(1, :scale) + random_zipfian(1, 10, 1.0)\n", `zipfian parameter`},
+	}
+	for _, c := range cases {
+		s, err := Parse("f.sql", 1, c.src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Compile([]*Script{s}, Options{Protocol: sqlx.Prepared}, nil)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q: %v, want one line with %q", c.src, err, c.want)
+		}
+	}
+	for _, src := range []string{
+		"\\set x 1 / (:client_id - 1)\n",                               // depends on the client
+		"\\set x random_zipfian(1, 10, :p)\n",                          // depends on a variable
+		"\\set x CASE WHEN :client_id > 99 THEN 1 / 0 ELSE 1 END\n",    // may never run
+		"\\set x :client_id > 99 AND random(10, 1) > 0\n",              // may never run
+		"\\set x random_zipfian(1, 10, 1.5) + random(1, 100000) * 2\n", // fine
+	} {
+		s, err := Parse("f.sql", 1, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Compile([]*Script{s}, Options{Protocol: sqlx.Simple, Defines: map[string]string{"p": "1.5"}}, nil); err != nil {
+			t.Errorf("%q: %v, want no error", src, err)
+		}
+	}
+}

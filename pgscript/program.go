@@ -124,6 +124,16 @@ func Compile(scripts []*Script, opts Options, described func(c *Command) (cols [
 				}
 				st.sql, st.params, st.segs = p.substitute(c.Text)
 			case Set, If, Elif:
+				// An error every evaluation meets (random_zipfian(1, 10,
+				// 1.0), 1/0) is refused before the run, not by every
+				// client's first script.
+				if err := c.Expr.CheckConstant(); err != nil {
+					what := strings.Fields(c.Text)[0]
+					if c.Kind == Set {
+						what += " " + c.Var
+					}
+					return nil, &SyntaxError{File: s.Name, Line: c.Line, Msg: fmt.Sprintf("%s: %v, whatever the variables hold: fix the expression", what, err)}
+				}
 				for _, v := range c.Expr.Vars() {
 					p.slot(v)
 				}

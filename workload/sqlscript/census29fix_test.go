@@ -160,7 +160,7 @@ func TestRunSQLCensus29(t *testing.T) {
 	// --vacuum-first without pgbench's tables: pgbench prints VACUUM's
 	// errors and runs (exit 0); stampede said nothing.
 	r = stampede(t, dir, "run", "sql", "--duration", "1s", "-f", "good.sql", "--vacuum-first", u)
-	if want := `warning: --vacuum-first: VACUUM pgbench_branches failed: ERROR: relation "pgbench_branches" does not exist`; r.code != 0 || !strings.Contains(r.stderr, want) {
+	if want := `warning: VACUUM pgbench_branches before the run failed: ERROR: relation "pgbench_branches" does not exist`; r.code != 0 || !strings.Contains(r.stderr, want) {
 		t.Errorf("exit %d, stderr %q; want exit 0 and %q", r.code, r.stderr, want)
 	}
 }

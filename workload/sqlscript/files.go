@@ -299,7 +299,7 @@ func (g *gen) vacuumFirst(ctx context.Context, db *sqlx.DB, warn func(string, ..
 		// pgbench prints these errors and goes on (exit 0): so does
 		// stampede, in a warning.
 		if _, err := db.Exec(ctx, "VACUUM "+t); err != nil && warn != nil {
-			warn("--vacuum-first: VACUUM %s failed: %v; the run goes on, as pgbench's does (without pgbench's tables, leave --vacuum-first out)", t, err)
+			warn("VACUUM %s before the run failed: %v; the run goes on, as pgbench's does (a database without pgbench's tables needs no vacuum: leave out --vacuum-first, or pgbench's -n)", t, err)
 		}
 	}
 	if ok, err := workload.TableExists(ctx, db, "pgbench_history"); err != nil || !ok {
