@@ -43,6 +43,9 @@ type Client struct {
 	// so that a statement allocates nothing for it.
 	storing    *step
 	rows, last int
+	// badName is the first column name of the query being stored that
+	// is no variable name (pgbench's "invalid variable name").
+	badName string
 	storeRow   sqlx.ScriptRow
 }
 
@@ -377,6 +380,11 @@ func (c *Client) query(ctx context.Context, st *step) error {
 	if c.rec != nil {
 		c.rec.Record(len(c.prog.Scripts)+st.stmt, time.Since(start))
 	}
+	if c.badName != "" {
+		name := c.badName
+		c.badName = ""
+		return fmt.Errorf(`%s: invalid variable name: %q (a column's name, after the prefix, must be a variable name: name the column with AS)`, storeName(st.Store), name)
+	}
 	if st.Store == Gset && c.rows != 1 {
 		return fmt.Errorf(`\gset expects the query to return one row, and it returned %d`, c.rows)
 	}
@@ -397,6 +405,9 @@ func (c *Client) store(result int, fields []pgconn.FieldDescription, values [][]
 			name = st.Prefix + name
 		}
 		v, ok := c.prog.vars[name]
+		if !ok && c.badName == "" && !ValidName(name) {
+			c.badName = name // no command can use it: pgbench refuses it
+		}
 		if !ok {
 			continue // no command uses it
 		}

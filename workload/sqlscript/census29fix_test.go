@@ -157,6 +157,13 @@ func TestRunSQLCensus29(t *testing.T) {
 	if want := `\sleep: variable d holds 9300000000, too large: the longest sleep is 9223372036 s`; r.code == 0 || !strings.Contains(r.stderr, want) {
 		t.Errorf("exit %d, stderr %q; want a failure with %q", r.code, r.stderr, want)
 	}
+	// Under the simple protocol the columns are known only at run time:
+	// the bad name stops the run as pgbench's "invalid variable name"
+	// does (it was stored under a name no command can use, silently).
+	r = stampede(t, dir, "run", "sql", "--duration", "5s", "-M", "simple", "-f", "colname.sql", u)
+	if want := `\gset: invalid variable name: "a b"`; r.code == 0 || !strings.Contains(r.stderr, want) {
+		t.Errorf("exit %d, stderr %q; want a failure with %q", r.code, r.stderr, want)
+	}
 	// --vacuum-first without pgbench's tables: pgbench prints VACUUM's
 	// errors and runs (exit 0); stampede said nothing.
 	r = stampede(t, dir, "run", "sql", "--duration", "1s", "-f", "good.sql", "--vacuum-first", u)
