@@ -45,8 +45,8 @@ type Client struct {
 	rows, last int
 	// badName is the first column name of the query being stored that
 	// is no variable name (pgbench's "invalid variable name").
-	badName string
-	storeRow   sqlx.ScriptRow
+	badName  string
+	storeRow sqlx.ScriptRow
 }
 
 // value is a variable: a value from \set, or text from -D, \gset or
