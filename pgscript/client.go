@@ -43,7 +43,10 @@ type Client struct {
 	// so that a statement allocates nothing for it.
 	storing    *step
 	rows, last int
-	storeRow   sqlx.ScriptRow
+	// badName is the first column name of the query being stored that
+	// is no variable name (pgbench's "invalid variable name").
+	badName  string
+	storeRow sqlx.ScriptRow
 }
 
 // value is a variable: a value from \set, or text from -D, \gset or
@@ -325,6 +328,9 @@ func (c *Client) sleepFor(st *step) (time.Duration, error) {
 	if n < 0 {
 		n = 0
 	}
+	if n > MaxSleep(st.SleepUnit) {
+		return 0, fmt.Errorf(`\sleep: variable %s holds %d, too large: the longest sleep is %s`, st.SleepVar, n, maxSleepText(st.SleepUnit))
+	}
 	return time.Duration(n) * st.SleepUnit, nil
 }
 
@@ -374,6 +380,11 @@ func (c *Client) query(ctx context.Context, st *step) error {
 	if c.rec != nil {
 		c.rec.Record(len(c.prog.Scripts)+st.stmt, time.Since(start))
 	}
+	if c.badName != "" {
+		name := c.badName
+		c.badName = ""
+		return fmt.Errorf(`%s: invalid variable name: %q (a column's name, after the prefix, must be a variable name: name the column with AS)`, storeName(st.Store), name)
+	}
 	if st.Store == Gset && c.rows != 1 {
 		return fmt.Errorf(`\gset expects the query to return one row, and it returned %d`, c.rows)
 	}
@@ -394,6 +405,9 @@ func (c *Client) store(result int, fields []pgconn.FieldDescription, values [][]
 			name = st.Prefix + name
 		}
 		v, ok := c.prog.vars[name]
+		if !ok && c.badName == "" && !ValidName(name) {
+			c.badName = name // no command can use it: pgbench refuses it
+		}
 		if !ok {
 			continue // no command uses it
 		}

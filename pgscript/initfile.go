@@ -35,6 +35,18 @@ var copyFromStdin = regexp.MustCompile(`(?is)^\s*copy\b.*\bfrom\s+stdin\b`)
 // COPY ... FROM STDIN followed by its rows and a line `\.`. Meta-commands
 // belong to the scripts a run runs, not here, and are refused.
 func ParseInit(name, src string) ([]InitStep, error) {
+	return parseSQLFile(name, src, "an init file holds SQL statements and COPY data only")
+}
+
+// ParseCheck reads a check file as ParseInit reads an init file; its
+// refusal of a meta-command says it is a check file.
+func ParseCheck(name, src string) ([]InitStep, error) {
+	return parseSQLFile(name, src, "a check file holds queries that return booleans only")
+}
+
+// parseSQLFile is ParseInit and ParseCheck; holds says what the file
+// holds, in the refusal of a meta-command.
+func parseSQLFile(name, src, holds string) ([]InitStep, error) {
 	p := &parser{file: name, src: src, line: 1}
 	var steps []InitStep
 	for p.pos < len(p.src) {
@@ -43,7 +55,7 @@ func ParseInit(name, src string) ([]InitStep, error) {
 			return nil, err
 		}
 		if meta != nil {
-			return nil, p.errorf(meta.Line, `%s: an init file holds SQL statements and COPY data only (meta-commands go in the scripts given with -f)`, strings.Fields(meta.Text)[0])
+			return nil, p.errorf(meta.Line, `%s: %s (meta-commands go in the scripts given with -f)`, strings.Fields(meta.Text)[0], holds)
 		}
 		if cmd == nil {
 			continue

@@ -1,6 +1,7 @@
 package pgscript
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -449,6 +450,12 @@ func (p *parser) meta() (*Command, error) {
 			p.pos++ // the newline
 			p.line++
 		}
+		if b.Len() == 0 && strings.TrimSpace(l) == `\` {
+			// pgbench reads a backslash alone as nothing; taken as a
+			// continuation it would make the next line's SQL a
+			// meta-command.
+			return nil, p.errorf(line, `a lone backslash on a line: remove it, or write a meta-command (\set, \sleep, \if, \gset, ...) after it`)
+		}
 		if strings.HasSuffix(l, `\`) && !strings.HasSuffix(l, `\\`) {
 			b.WriteString(l[:len(l)-1])
 			b.WriteByte(' ')
@@ -480,8 +487,11 @@ func (p *parser) meta() (*Command, error) {
 		}
 		c.Expr = e
 	case `\sleep`:
-		if len(args) < 1 || len(args) > 2 {
+		if len(args) < 1 {
 			return nil, p.errorf(line, `\sleep needs a duration: \sleep N [us|ms|s], N a number or :variable`)
+		}
+		if len(args) > 2 {
+			return nil, p.errorf(line, `\sleep: too many arguments (%s): \sleep N [us|ms|s], N a number or :variable`, strings.Join(args[2:], " "))
 		}
 		c.Kind, c.SleepUnit = Sleep, time.Second
 		if len(args) == 2 {
@@ -502,6 +512,9 @@ func (p *parser) meta() (*Command, error) {
 			c.SleepVar = v
 		} else {
 			n, err := strconv.ParseInt(args[0], 10, 64)
+			if errors.Is(err, strconv.ErrRange) && n > 0 || err == nil && n > MaxSleep(c.SleepUnit) {
+				return nil, p.errorf(line, `\sleep: %s %s is too large: the longest sleep is %s`, args[0], unitName(c.SleepUnit), maxSleepText(c.SleepUnit))
+			}
 			if err != nil || n < 0 {
 				return nil, p.errorf(line, `\sleep: %q is not a whole number of 0 or more, nor a :variable`, args[0])
 			}
@@ -538,6 +551,12 @@ func (p *parser) meta() (*Command, error) {
 		}
 		if len(args) == 1 {
 			c.Prefix = args[0]
+			if strings.HasPrefix(c.Prefix, `\`) {
+				return nil, p.errorf(line, `%s %s: one \gset or \aset ends a query, and its argument is a prefix for the variables' names: keep one`, word, c.Prefix)
+			}
+			if !ValidName(c.Prefix) {
+				return nil, p.errorf(line, `%s: the prefix %q makes invalid variable names: a prefix holds letters, digits and _, and does not start with a digit`, word, c.Prefix)
+			}
 		}
 	case `\copy`:
 		return nil, p.errorf(line, `\copy is a psql command, not pgbench's: to load rows, put COPY TABLE FROM stdin; with the rows after it and a line \. in an --init-file (stampede init sql --init-file FILE)`)
@@ -571,6 +590,26 @@ func ValidName(s string) bool {
 		}
 	}
 	return true
+}
+
+// MaxSleep is the largest \sleep count in unit: a sleep is at most
+// math.MaxInt64 nanoseconds (about 292 years).
+func MaxSleep(unit time.Duration) int64 { return math.MaxInt64 / int64(unit) }
+
+// maxSleepText says MaxSleep in unit, for a refusal.
+func maxSleepText(unit time.Duration) string {
+	return fmt.Sprintf("%d %s (about 292 years)", MaxSleep(unit), unitName(unit))
+}
+
+// unitName is \sleep's word for unit.
+func unitName(unit time.Duration) string {
+	switch unit {
+	case time.Microsecond:
+		return "us"
+	case time.Millisecond:
+		return "ms"
+	}
+	return "s"
 }
 
 // blocks links the \if blocks and checks that they nest.

@@ -117,8 +117,23 @@ func Compile(scripts []*Script, opts Options, described func(c *Command) (cols [
 				if c.Compound && opts.Protocol != sqlx.Simple {
 					return nil, &SyntaxError{File: s.Name, Line: c.Line, Msg: fmt.Sprintf(`several statements in one command (\;) need --protocol simple: the %s protocol sends one statement at a time`, opts.Protocol)}
 				}
+				if opts.Protocol != sqlx.Simple {
+					if name, where := quotedVar(c.Text); name != "" {
+						return nil, &SyntaxError{File: s.Name, Line: c.Line, Msg: fmt.Sprintf(`%s is inside %s, where the %s protocol does not substitute variables (the server would get a $N parameter there, and refuse the values sent; pgbench fails on it too): put the variable outside the quotes (e.g. 'a' || %s), or give --protocol simple (-M simple)`, name, where, opts.Protocol, name)}
+					}
+				}
 				st.sql, st.params, st.segs = p.substitute(c.Text)
 			case Set, If, Elif:
+				// An error every evaluation meets (random_zipfian(1, 10,
+				// 1.0), 1/0) is refused before the run, not by every
+				// client's first script.
+				if err := c.Expr.CheckConstant(); err != nil {
+					what := strings.Fields(c.Text)[0]
+					if c.Kind == Set {
+						what += " " + c.Var
+					}
+					return nil, &SyntaxError{File: s.Name, Line: c.Line, Msg: fmt.Sprintf("%s: %v, whatever the variables hold: fix the expression", what, err)}
+				}
 				for _, v := range c.Expr.Vars() {
 					p.slot(v)
 				}
@@ -222,6 +237,61 @@ func (p *Program) substitute(sql string) (string, []int, []segment) {
 	return b.String(), params, segs
 }
 
+// quotedVar finds the first :name that substitute would take for a
+// variable inside a string literal, a quoted name or a comment of sql,
+// and says where it is; "" when there is none.
+func quotedVar(sql string) (name, where string) {
+	for i := 0; i < len(sql); i++ {
+		var end int
+		switch {
+		case sql[i] == '\'' || sql[i] == '"':
+			end = strings.IndexByte(sql[i+1:], sql[i])
+			if end < 0 {
+				end = len(sql)
+			} else {
+				end += i + 1
+			}
+			where = "a string literal"
+			if sql[i] == '"' {
+				where = "a quoted name"
+			}
+		case strings.HasPrefix(sql[i:], "--"):
+			end = strings.IndexByte(sql[i:], '\n')
+			if end < 0 {
+				end = len(sql)
+			} else {
+				end += i
+			}
+			where = "a comment"
+		case strings.HasPrefix(sql[i:], "/*"):
+			end = strings.Index(sql[i:], "*/")
+			if end < 0 {
+				end = len(sql)
+			} else {
+				end += i
+			}
+			where = "a comment"
+		default:
+			continue
+		}
+		in := sql[i+1 : end]
+		for j := 0; j < len(in); j++ {
+			if in[j] != ':' || j > 0 && in[j-1] == ':' || j+1 < len(in) && in[j+1] == ':' {
+				continue
+			}
+			k := j + 1
+			for k < len(in) && identChar(in[k]) {
+				k++
+			}
+			if k > j+1 {
+				return in[j:k], where
+			}
+		}
+		i = end
+	}
+	return "", ""
+}
+
 // checkSet refuses a variable used before anything sets it: in order
 // through the script, a variable is set by the built-ins, -D, \set, and
 // the columns of a \gset or \aset query.
@@ -256,6 +326,9 @@ func (p *Program) checkSet(s *Script, described func(c *Command) ([]string, bool
 					unknown = true
 				}
 				for _, col := range cols {
+					if !ValidName(c.Prefix + col) {
+						return &SyntaxError{File: s.Name, Line: c.Line, Msg: fmt.Sprintf("%s: column %q makes the variable name %q, which is not a variable name (letters, digits and _, not starting with a digit): name the column with AS", storeName(c.Store), col, c.Prefix+col)}
+					}
 					set[c.Prefix+col] = true
 				}
 			}

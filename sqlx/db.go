@@ -146,6 +146,9 @@ func ParseConfigs(opts Options) ([]*pgxpool.Config, error) {
 			// database, and printed as such in every later error.
 			return nil, fmt.Errorf("malformed connection URL %s: %w", oneLine(Redact(u)), err)
 		}
+		if msg := envUnread(u, os.Getenv); msg != "" {
+			return nil, errors.New(msg)
+		}
 		cfg, err := pgxpool.ParseConfig(u)
 		if err != nil {
 			if msg := envDetail(err, u, os.Getenv); msg != "" {

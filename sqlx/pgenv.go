@@ -43,8 +43,39 @@ func envDetail(err error, conn string, getenv func(string) string) string {
 		if val == "" || !strings.Contains(detail, v.match) || connSets(conn, v.key) {
 			continue
 		}
+		// pgx's words may quote the value elided (as a possible
+		// secret) or hold Go's strconv text: the value is said already.
+		if strings.Contains(detail, "…") || strings.Contains(detail, "strconv.") {
+			detail = "not a valid " + v.key
+		}
 		return fmt.Sprintf("%s=%q in the environment (libpq's %s, which stampede reads as libpq does) is refused: %s; %s, or unset %s",
 			v.name, val, v.key, oneLine(detail), v.want, v.name)
+	}
+	return ""
+}
+
+// envUnread checks the PG* variables libpq reads and pgx does not, for
+// connection string conn: one that asks for what stampede cannot do is
+// refused naming it (libpq would refuse a bad value, or honour it), not
+// ignored. PGGSSENCMODE: pgx has no GSSAPI encryption, so disable and
+// prefer (which falls back to none) are taken, require refused.
+// PGCLIENTENCODING: pgx speaks UTF8 only.
+func envUnread(conn string, getenv func(string) string) string {
+	if v := getenv("PGGSSENCMODE"); v != "" && !connSets(conn, "gssencmode") {
+		switch v {
+		case "disable", "prefer":
+		case "require":
+			return fmt.Sprintf("PGGSSENCMODE=%q in the environment (libpq's gssencmode) asks for GSSAPI encryption, which stampede does not do: unset PGGSSENCMODE or set it to disable or prefer", v)
+		default:
+			return fmt.Sprintf("PGGSSENCMODE=%q in the environment (libpq's gssencmode) is refused: invalid gssencmode value; give disable, prefer or require, or unset PGGSSENCMODE", v)
+		}
+	}
+	if v := getenv("PGCLIENTENCODING"); v != "" && !connSets(conn, "client_encoding") {
+		switch strings.ToLower(strings.NewReplacer("-", "", "_", "").Replace(v)) {
+		case "utf8", "unicode", "auto":
+		default:
+			return fmt.Sprintf("PGCLIENTENCODING=%q in the environment (libpq's client_encoding) asks for an encoding stampede does not speak: its driver (pgx) speaks UTF8 only; unset PGCLIENTENCODING or set it to UTF8", v)
+		}
 	}
 	return ""
 }

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"os/user"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -151,7 +152,7 @@ var notYet = map[string]string{
 func Parse(args []string, env func(string) string) (*Line, error) {
 	o := newOptions()
 	if err := o.fs.Parse(args); err != nil {
-		return nil, inputf("%s", pflagError(err))
+		return nil, inputf("%s", pflagError(o.fs, err))
 	}
 	l := &Line{}
 	switch {
@@ -231,6 +232,31 @@ func (o *options) check() error {
 			return inputf("invalid variable definition: %q (give -D NAME=VALUE)", d)
 		}
 	}
+	for _, f := range []struct{ name, msg string }{
+		{"rate", "invalid rate limit: %q (not a rate: give -R a number of transactions per second above 0)"},
+		{"latency-limit", "invalid latency limit: %q (give -L a number of milliseconds above 0)"},
+		{"sampling-rate", "invalid sampling rate: %q (give --sampling-rate a fraction above 0, at most 1)"},
+	} {
+		if v, _ := o.fs.GetFloat64(f.name); math.IsNaN(v) || math.IsInf(v, 0) {
+			return inputf(f.msg, o.fs.Lookup(f.name).Value.String())
+		}
+	}
+	for _, name := range []string{"tablespace", "index-tablespace"} {
+		if f := o.fs.Lookup(name); f.Changed && f.Value.String() == "" {
+			return inputf("--%s is empty, and the server refuses an empty name (pgbench fails on it after dropping the tables): give a tablespace's name, or leave --%s out", name, name)
+		}
+	}
+	if o.progressTimestamp && o.progress == 0 {
+		return inputf("--progress-timestamp is allowed only under --progress: add -P SECONDS, or leave --progress-timestamp out")
+	}
+	if o.fs.Changed("aggregate-interval") && o.aggregateInterval > 0 && o.duration > 0 {
+		switch {
+		case o.aggregateInterval > o.duration:
+			return inputf("number of seconds for aggregation (%d) must not be higher than test duration (%d): give a smaller --aggregate-interval or a longer -T", o.aggregateInterval, o.duration)
+		case o.duration%o.aggregateInterval != 0:
+			return inputf("duration (%d) must be a multiple of aggregation interval (%d): give -T a multiple of --aggregate-interval", o.duration, o.aggregateInterval)
+		}
+	}
 	if o.fs.Changed("random-seed") && o.randomSeed == "" {
 		return inputf("unrecognized random seed option \"\": give \"time\", \"rand\" or an unsigned integer")
 	}
@@ -242,9 +268,41 @@ func (o *options) check() error {
 	return nil
 }
 
-// pflagError rewords pflag's errors as pgbench's options.
-func pflagError(err error) string {
+// badValue is pflag's error for a value its type cannot parse.
+var badValue = regexp.MustCompile(`^invalid argument "(.*)" for "(?:-(.), )?--([a-z-]+)" flag: `)
+
+// pgbenchNames are pgbench's own names for the options whose names
+// stampede's flag set spells otherwise, or whose refusal pgbench words
+// in its own way.
+var pgbenchNames = map[string]string{
+	"client":        "-c/--clients",
+	"rate":          "invalid rate limit: %q (give -R a number of transactions per second above 0)",
+	"latency-limit": "invalid latency limit: %q (give -L a number of milliseconds above 0)",
+	"sampling-rate": "invalid sampling rate: %q (give --sampling-rate a fraction above 0, at most 1)",
+}
+
+// pflagError rewords pflag's errors as pgbench's options, as pgbench
+// says them (`invalid value "2x" for option -c/--clients`).
+func pflagError(fs *pflag.FlagSet, err error) string {
 	msg := err.Error()
+	if m := badValue.FindStringSubmatch(msg); m != nil {
+		val, short, name := m[1], m[2], m[3]
+		if w, ok := pgbenchNames[name]; ok && strings.Contains(w, "%q") {
+			return fmt.Sprintf(w, val)
+		}
+		opt := "--" + name
+		if short != "" {
+			opt = "-" + short + "/" + opt
+		}
+		if w, ok := pgbenchNames[name]; ok {
+			opt = w
+		}
+		what := "a value"
+		if f := fs.Lookup(name); f != nil && f.Value.Type() == "int" {
+			what = "a whole number"
+		}
+		return fmt.Sprintf("invalid value %q for option %s: give %s, see `stampede pgbench --help`", val, opt, what)
+	}
 	if name, ok := strings.CutPrefix(msg, "unknown flag: "); ok {
 		return fmt.Sprintf("pgbench has no option %s: see `stampede pgbench --help`", name)
 	}
@@ -484,7 +542,9 @@ func (o *options) runArgs(conn string) ([]string, []string, error) {
 			}
 			args = append(args, "--aggregate-interval", strconv.Itoa(o.aggregateInterval))
 		}
-	case o.logPrefix != "" || o.fs.Changed("sampling-rate") || o.fs.Changed("aggregate-interval"):
+	case o.fs.Changed("aggregate-interval"):
+		return nil, nil, inputf("log aggregation is allowed only when actually logging transactions: add -l, or leave --aggregate-interval out")
+	case o.logPrefix != "" || o.fs.Changed("sampling-rate"):
 		return nil, nil, inputf("log sampling (--sampling-rate) and prefix (--log-prefix) are allowed only when logging transactions (-l)")
 	}
 	if o.fs.Changed("scale") {

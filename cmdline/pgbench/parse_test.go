@@ -97,7 +97,7 @@ func TestParseRefuses(t *testing.T) {
 		{"-F 80 -T 5 db", "--fillfactor shapes what -i creates"},
 		{"db1 db2", `pgbench takes one database name`},
 		{"-p 99999 db", `port "99999" is not a port number`},
-		{"-c x db", `invalid argument "x"`},
+		{"-c x db", `invalid value "x" for option -c/--clients`},
 		{"--show-script=nosuch", `--show-script: no built-in script "nosuch"`},
 	}
 	for _, c := range cases {

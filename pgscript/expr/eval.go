@@ -617,43 +617,57 @@ func extremum(fn function, args []Value) (Value, error) {
 }
 
 func random(fn function, args []Value, env Env) (Value, error) {
-	lo, err := toInt(args[0])
+	lo, hi, param, err := randomArgs(fn, args)
 	if err != nil {
 		return Value{}, err
-	}
-	hi, err := toInt(args[1])
-	if err != nil {
-		return Value{}, err
-	}
-	if lo > hi {
-		return Value{}, errEmptyRange
-	}
-	if d := hi - lo; d < 0 || d == math.MaxInt64 {
-		return Value{}, errBigRange
 	}
 	rs := env.Rand()
-	if fn == fnRandom {
+	switch fn {
+	case fnRandom:
 		return IntValue(rs.Rand(lo, hi)), nil
+	case fnRandomGaussian:
+		return IntValue(GaussianRand(rs, lo, hi, param)), nil
+	case fnRandomZipfian:
+		return IntValue(ZipfianRand(rs, lo, hi, param)), nil
+	default:
+		return IntValue(ExponentialRand(rs, lo, hi, param)), nil
 	}
-	param, err := toDouble(args[2])
-	if err != nil {
-		return Value{}, err
+}
+
+// randomArgs checks a random function's arguments as pgbench does before
+// it draws: the range, and the distribution's parameter.
+func randomArgs(fn function, args []Value) (lo, hi int64, param float64, err error) {
+	if lo, err = toInt(args[0]); err != nil {
+		return
+	}
+	if hi, err = toInt(args[1]); err != nil {
+		return
+	}
+	if lo > hi {
+		return 0, 0, 0, errEmptyRange
+	}
+	if d := hi - lo; d < 0 || d == math.MaxInt64 {
+		return 0, 0, 0, errBigRange
+	}
+	if fn == fnRandom {
+		return
+	}
+	if param, err = toDouble(args[2]); err != nil {
+		return
 	}
 	switch fn {
 	case fnRandomGaussian:
 		if param < minGaussianParam {
-			return Value{}, fmt.Errorf("gaussian parameter must be at least %s (not %s)", formatF(minGaussianParam), formatF(param))
+			err = fmt.Errorf("gaussian parameter must be at least %s (not %s)", formatF(minGaussianParam), formatF(param))
 		}
-		return IntValue(GaussianRand(rs, lo, hi, param)), nil
 	case fnRandomZipfian:
 		if param < minZipfianParam || param > maxZipfianParam {
-			return Value{}, fmt.Errorf("zipfian parameter must be in range [1.001, 1000] (not %s)", formatF(param))
+			err = fmt.Errorf("zipfian parameter must be in range [1.001, 1000] (not %s)", formatF(param))
 		}
-		return IntValue(ZipfianRand(rs, lo, hi, param)), nil
 	default:
 		if param <= 0 {
-			return Value{}, fmt.Errorf("exponential parameter must be greater than zero (not %s)", formatF(param))
+			err = fmt.Errorf("exponential parameter must be greater than zero (not %s)", formatF(param))
 		}
-		return IntValue(ExponentialRand(rs, lo, hi, param)), nil
 	}
+	return
 }

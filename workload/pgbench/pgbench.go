@@ -203,6 +203,7 @@ func (g *generator) partitionMethod() string {
 const maxScale = 1_000_000
 
 func (g *generator) validate() error {
+	g.method = strings.ToLower(g.method) // pgbench takes HASH and Range too
 	switch {
 	case g.scale < 1:
 		return fmt.Errorf("--scale must be at least 1, not %d", g.scale)

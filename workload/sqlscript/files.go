@@ -162,7 +162,7 @@ func (g *gen) check(ctx context.Context, db *sqlx.DB, r workload.Reporter) error
 	if err != nil {
 		return sqlx.ConfigErrorf("%v", err)
 	}
-	steps, err := pgscript.ParseInit(g.checkFile, src)
+	steps, err := pgscript.ParseCheck(g.checkFile, src)
 	if err != nil {
 		return sqlx.ConfigErrorf("%v", err)
 	}
@@ -253,8 +253,9 @@ func checkName(file string, s pgscript.InitStep) string {
 // pgbenchTables does what pgbench does with its tables before a run: a
 // built-in script's :scale is the count of pgbench_branches (a --scale
 // that differs is said and ignored, as pgbench does), and with
-// --vacuum-first the small tables are vacuumed and pgbench_history
-// emptied (only when stampede made it; else it is said and kept).
+// --vacuum-first (vacuumFirst) the small tables are vacuumed and
+// pgbench_history emptied (only when stampede made it; else it is said
+// and kept).
 func (g *gen) pgbenchTables(ctx context.Context, db *sqlx.DB, warn func(string, ...any)) error {
 	if db.Null() {
 		return nil
@@ -281,7 +282,13 @@ func (g *gen) pgbenchTables(ctx context.Context, db *sqlx.DB, warn func(string, 
 		}
 		g.scale = n
 	}
-	if !g.vacuum {
+	return nil
+}
+
+// vacuumFirst is --vacuum-first, after the scripts are checked on the
+// server (so that a refused script is refused in one line).
+func (g *gen) vacuumFirst(ctx context.Context, db *sqlx.DB, warn func(string, ...any)) error {
+	if !g.vacuum || db.Null() {
 		return nil
 	}
 	tables := []string{"pgbench_branches", "pgbench_tellers"}
@@ -289,7 +296,11 @@ func (g *gen) pgbenchTables(ctx context.Context, db *sqlx.DB, warn func(string, 
 		tables = append(tables, "pgbench_accounts", "pgbench_history") // pgbench -v
 	}
 	for _, t := range tables {
-		_, _ = db.Exec(ctx, "VACUUM "+t) // pgbench ignores these errors and goes on
+		// pgbench prints these errors and goes on (exit 0): so does
+		// stampede, in a warning.
+		if _, err := db.Exec(ctx, "VACUUM "+t); err != nil && warn != nil {
+			warn("VACUUM %s before the run failed: %v; the run goes on, as pgbench's does (a database without pgbench's tables needs no vacuum: leave out --vacuum-first, or pgbench's -n)", t, err)
+		}
 	}
 	if ok, err := workload.TableExists(ctx, db, "pgbench_history"); err != nil || !ok {
 		return nil // no such table: nothing to empty

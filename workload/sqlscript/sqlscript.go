@@ -9,12 +9,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -204,8 +207,11 @@ func (g *gen) validate() error {
 	if g.maxTries < 0 {
 		return fmt.Errorf("--max-tries %d: give 1 or more tries, or 0 for stampede's retries", g.maxTries)
 	}
-	if g.scale < 1 {
-		return fmt.Errorf("--scale %d: the scale is 1 or more", g.scale)
+	if g.scale < 1 || g.scale > math.MaxInt32 {
+		return fmt.Errorf("--scale %d: the scale is 1 to %d (pgbench's range)", g.scale, math.MaxInt32)
+	}
+	if g.vacAll && !g.vacuum {
+		return fmt.Errorf("--vacuum-accounts vacuums pgbench_accounts with the tables --vacuum-first vacuums: add --vacuum-first, or leave --vacuum-accounts out")
 	}
 	g.defs = make(map[string]string, len(g.defines))
 	for _, d := range g.defines {
@@ -249,7 +255,7 @@ func (g *gen) validate() error {
 		if err != nil {
 			return err
 		}
-		if _, err := pgscript.ParseInit(g.checkFile, src); err != nil {
+		if _, err := pgscript.ParseCheck(g.checkFile, src); err != nil {
 			return err
 		}
 	}
@@ -335,6 +341,7 @@ const maxScriptBytes = 64 << 20
 // it), read once however many times the flags are validated.
 var stdin struct {
 	once sync.Once
+	done chan struct{} // closed when b and err are set
 	b    []byte
 	err  error
 }
@@ -345,30 +352,55 @@ var stdin struct {
 func readFile(path, flag string) (string, error) {
 	var b []byte
 	if path == "-" {
+		// The read blocks until the writer ends (or forever, on a
+		// terminal or a FIFO nobody writes): Ctrl-C or SIGTERM must
+		// still end stampede then, so the read runs apart and a signal
+		// ends the wait.
 		stdin.once.Do(func() {
-			stdin.b, stdin.err = io.ReadAll(io.LimitReader(os.Stdin, maxScriptBytes+1))
+			stdin.done = make(chan struct{})
+			go func() {
+				stdin.b, stdin.err = io.ReadAll(io.LimitReader(os.Stdin, maxScriptBytes+1))
+				close(stdin.done)
+			}()
 		})
+		sigs := make(chan os.Signal, 1)
+		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+		defer signal.Stop(sigs)
+		select {
+		case <-stdin.done:
+		case sig := <-sigs:
+			return "", fmt.Errorf("%s -: stopped by %v while reading the script from the standard input: give a script file, or pipe one in", flag, sig)
+		}
 		if stdin.err != nil {
 			return "", fmt.Errorf("%s -: reading the standard input: %w: give a script file", flag, stdin.err)
 		}
 		b = stdin.b
 	} else {
+		// Stat before opening: opening a FIFO for reading blocks until a
+		// writer comes, in a system call no signal ends; a device
+		// (/dev/zero) never ends. A script is a regular file.
 		st, err := os.Stat(path)
 		switch {
 		case err != nil:
 			return "", fmt.Errorf("%s %s: %w: give a readable script file", flag, path, unwrapPath(err))
 		case st.IsDir():
 			return "", fmt.Errorf("%s %s is a directory: give a script file", flag, path)
+		case !st.Mode().IsRegular():
+			return "", fmt.Errorf("%s %s is %s, not a regular file: give a script file (or - to read the standard input)", flag, path, fileKind(st.Mode()))
 		case st.Size() > maxScriptBytes:
 			return "", fmt.Errorf("%s %s is %d bytes, more than a script's %d: give a script file", flag, path, st.Size(), maxScriptBytes)
 		}
-		// Read at most one byte past the limit: a device (/dev/zero) or
-		// a pipe reports no size.
-		f, err := os.Open(path)
+		// O_NONBLOCK: should the path have become a FIFO since the stat,
+		// the open returns at once and the check below refuses it.
+		f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 		if err != nil {
 			return "", fmt.Errorf("%s %s: %w: give a readable script file", flag, path, unwrapPath(err))
 		}
 		defer f.Close()
+		if st, err = f.Stat(); err == nil && !st.Mode().IsRegular() {
+			return "", fmt.Errorf("%s %s is %s, not a regular file: give a script file (or - to read the standard input)", flag, path, fileKind(st.Mode()))
+		}
+		// Read at most one byte past the limit: the file may grow.
 		if b, err = io.ReadAll(io.LimitReader(f, maxScriptBytes+1)); err != nil {
 			return "", fmt.Errorf("%s %s: %w: give a readable script file", flag, path, unwrapPath(err))
 		}
@@ -381,6 +413,23 @@ func readFile(path, flag string) (string, error) {
 		return "", fmt.Errorf("%s %s %v: give a file of SQL statements and pgbench's meta-commands", flag, path, err)
 	}
 	return text, nil
+}
+
+// fileKind names a file that is not a regular file, for a refusal.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
+	case m&os.ModeDevice != 0:
+		return "a block device"
+	case m.IsDir():
+		return "a directory"
+	}
+	return "a special file"
 }
 
 // unwrapPath drops the path an *os.PathError repeats.
@@ -396,6 +445,16 @@ func unwrapPath(err error) error {
 func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (workload.QueryLoad, error) {
 	if len(g.scripts) == 0 {
 		return workload.QueryLoad{}, sqlx.ConfigErrorf("run sql needs a script: give -f FILE (or FILE@WEIGHT, repeated for several)")
+	}
+	if g.aggregate > 0 && oc.Duration > 0 {
+		// pgbench's rules for -T and --aggregate-interval.
+		iv := time.Duration(g.aggregate) * time.Second
+		switch {
+		case iv > oc.Duration:
+			return workload.QueryLoad{}, sqlx.ConfigErrorf("--aggregate-interval %d is longer than --duration %v, so the log would hold no whole interval: give a shorter interval or a longer run (pgbench refuses it too)", g.aggregate, oc.Duration)
+		case oc.Duration%iv != 0:
+			return workload.QueryLoad{}, sqlx.ConfigErrorf("--duration %v is not a multiple of --aggregate-interval %d, so the log's last interval would be cut short: give a multiple (pgbench refuses it too)", oc.Duration, g.aggregate)
+		}
 	}
 	if err := g.pgbenchTables(ctx, db, oc.Warn); err != nil {
 		return workload.QueryLoad{}, err
@@ -420,6 +479,10 @@ func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (work
 	}
 	prog, err := g.compile(ctx, queriers[0], db.Null())
 	if err != nil {
+		release()
+		return workload.QueryLoad{}, err
+	}
+	if err := g.vacuumFirst(ctx, db, oc.Warn); err != nil {
 		release()
 		return workload.QueryLoad{}, err
 	}
