@@ -449,6 +449,9 @@ func ReconcileLoad(ctx context.Context, db *sqlx.DB, gen Generator) (notes []str
 	if !found {
 		return nil, unfinishedLoad(ctx, db, gen)
 	}
+	if err := checkShares(db, gen, workload, loaded); err != nil {
+		return nil, err
+	}
 	for _, s := range ds.DataSettings() {
 		v, ok := loaded[s.Name]
 		if !ok || v == s.Value {
