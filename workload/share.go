@@ -32,10 +32,12 @@ import (
 // Run and check refuse a record with a share missing and name it
 // (MissingShareError).
 
-// ShareLoader is a DataSpecer whose load init can split between several
-// clients (init --clients N --client-index I).
+// ShareLoader is a Generator whose load init can split between several
+// clients (init --clients N --client-index I). The shares' data settings
+// must agree: a DataSpecer's DataSettings, else its flags that are not
+// RuntimeOnly (ShareSettings).
 type ShareLoader interface {
-	DataSpecer
+	Generator
 	// LoadShare makes Tables return every table with share index of
 	// count's rows only; an error says why the data cannot be split so
 	// (more clients than tables or warehouses).
@@ -188,11 +190,24 @@ func ensureRecordTable(ctx context.Context, db *sqlx.DB) error {
 	return nil
 }
 
+// ShareSettings returns the data settings the shares of gen's split load
+// must agree on: a DataSpecer's DataSettings, else its flags that are not
+// RuntimeOnly.
+func ShareSettings(gen Generator) []DataSetting {
+	if ds, ok := gen.(DataSpecer); ok {
+		return ds.DataSettings()
+	}
+	if f, ok := gen.(Flagser); ok {
+		return FlagSettings(f.Flags())
+	}
+	return nil
+}
+
 // shareSettings returns gen's data settings as a split load records them,
 // with the seed and shares.
 func shareSettings(gen ShareLoader, seed uint64, sh Shares) map[string]string {
 	settings := map[string]string{}
-	for _, s := range gen.DataSettings() {
+	for _, s := range ShareSettings(gen) {
 		settings[s.Name] = s.Value
 	}
 	settings[SeedSetting] = strconv.FormatUint(seed, 10)
@@ -219,7 +234,7 @@ func BeginShare(ctx context.Context, db *sqlx.DB, tx sqlx.Tx, gen ShareLoader, i
 	if err := ensureRecordTable(ctx, db); err != nil {
 		return ShareStart{}, err
 	}
-	workload, loaded, found, err := readRecord(ctx, db, tx, gen.DataKey(), true)
+	workload, loaded, found, err := readRecord(ctx, db, tx, DataKeyOf(gen), true)
 	if err != nil {
 		return ShareStart{}, err
 	}
@@ -234,7 +249,7 @@ func BeginShare(ctx context.Context, db *sqlx.DB, tx sqlx.Tx, gen ShareLoader, i
 		d := db.Dialect()
 		p := d.Placeholder
 		if _, err := tx.Exec(ctx, "INSERT INTO "+d.QuoteIdent(LoadRecordTable)+" (data, workload, version, settings, "+markedColumn+") VALUES ("+p(1)+", "+p(2)+", "+p(3)+", "+p(4)+", true)",
-			gen.DataKey(), gen.Meta().Name, gen.Meta().Version, string(b)); err != nil {
+			DataKeyOf(gen), gen.Meta().Name, gen.Meta().Version, string(b)); err != nil {
 			return ShareStart{}, fmt.Errorf("recording the load in %s: %w", LoadRecordTable, err)
 		}
 		return ShareStart{Create: true, Seed: seed}, nil
@@ -253,7 +268,7 @@ func BeginShare(ctx context.Context, db *sqlx.DB, tx sqlx.Tx, gen ShareLoader, i
 		return ShareStart{}, &ShareMismatchError{Workload: workload, Database: db0,
 			Given: "--clients " + strconv.Itoa(count), Recorded: "--clients " + strconv.Itoa(sh.Count)}
 	}
-	for _, s := range gen.DataSettings() {
+	for _, s := range ShareSettings(gen) {
 		if v, ok := loaded[s.Name]; ok && v != s.Value {
 			return ShareStart{}, &ShareMismatchError{Workload: workload, Database: db0, Given: s.arg(s.Value), Recorded: s.arg(v)}
 		}
@@ -312,7 +327,7 @@ func LoadShareRows(ctx context.Context, db *sqlx.DB, gen Generator, opts LoadOpt
 // When it completes the set, it first finishes the load (finish: the
 // indexes, statistics and PostLoad of every table); last says so.
 func EndShare(ctx context.Context, db *sqlx.DB, tx sqlx.Tx, gen ShareLoader, index int, finish func() error) (last bool, err error) {
-	_, loaded, found, err := readRecord(ctx, db, tx, gen.DataKey(), true)
+	_, loaded, found, err := readRecord(ctx, db, tx, DataKeyOf(gen), true)
 	if err != nil {
 		return false, err
 	}
@@ -339,7 +354,7 @@ func EndShare(ctx context.Context, db *sqlx.DB, tx sqlx.Tx, gen ShareLoader, ind
 		return false, err
 	}
 	d := db.Dialect()
-	if _, err := tx.Exec(ctx, "UPDATE "+d.QuoteIdent(LoadRecordTable)+" SET settings = "+d.Placeholder(1)+", loaded_at = now() WHERE data = "+d.Placeholder(2), string(b), gen.DataKey()); err != nil {
+	if _, err := tx.Exec(ctx, "UPDATE "+d.QuoteIdent(LoadRecordTable)+" SET settings = "+d.Placeholder(1)+", loaded_at = now() WHERE data = "+d.Placeholder(2), string(b), DataKeyOf(gen)); err != nil {
 		return false, fmt.Errorf("recording the share in %s: %w", LoadRecordTable, err)
 	}
 	return last, nil
@@ -381,7 +396,7 @@ func checkShares(db *sqlx.DB, gen Generator, workload string, loaded map[string]
 	}
 	e := &MissingShareError{Workload: workload, Database: db.Database(), Index: missing[0], Count: sh.Count, Missing: len(missing)}
 	if sl, ok := gen.(ShareLoader); ok {
-		settings := sl.DataSettings()
+		settings := ShareSettings(sl)
 		for _, s := range settings {
 			if v, ok := loaded[s.Name]; ok && !s.Given && v != s.Value && s.Set != nil {
 				_ = s.Set(v) // the load's, to describe its share (the run is refused)
@@ -391,10 +406,8 @@ func checkShares(db *sqlx.DB, gen Generator, workload string, loaded map[string]
 		// The suggestion gives the settings the load did not take by
 		// default: those whose value differs from a fresh generator's.
 		defaults := map[string]string{}
-		if fresh, ok := gen.Meta().New().(DataSpecer); ok {
-			for _, s := range fresh.DataSettings() {
-				defaults[s.Name] = s.Value
-			}
+		for _, s := range ShareSettings(gen.Meta().New()) {
+			defaults[s.Name] = s.Value
 		}
 		for _, s := range settings {
 			if v, ok := loaded[s.Name]; ok && v != defaults[s.Name] {
@@ -402,10 +415,7 @@ func checkShares(db *sqlx.DB, gen Generator, workload string, loaded map[string]
 			}
 		}
 	}
-	if s := loaded[SeedSetting]; s != "" {
-		e.Args = append(e.Args, "--seed "+s)
-	}
-	return e
+	return e // the seed is the record's: the missing share adopts it
 }
 
 // ShareBatches returns share [lo, hi) of bt's batches, each of rows rows
@@ -426,4 +436,18 @@ func ShareBatches(bt BatchedTuples, lo, hi int, rows int64) BatchedTuples {
 		out.EncodeBatch = func(i int, w *sqlx.RowWriter) { e(lo+i, w) }
 	}
 	return out
+}
+
+// CheckShares returns a *MissingShareError when gen's data in db was
+// loaded split between clients and a share is missing (nil without a
+// record: ReconcileLoad and the workload's own checks judge that).
+func CheckShares(ctx context.Context, db *sqlx.DB, gen Generator) error {
+	if db.Null() {
+		return nil
+	}
+	workload, loaded, found, err := readRecord(ctx, db, db, DataKeyOf(gen), false)
+	if err != nil || !found {
+		return err
+	}
+	return checkShares(db, gen, workload, loaded)
 }

@@ -139,6 +139,9 @@ type tpcc struct {
 	// own); merged is set by MergeClients (clients.go).
 	whRangeFlag string
 	part        [2]int
+	// share is the share of a split load, index and count (LoadShare);
+	// count 0 for the whole data.
+	share [2]int
 	merged      *mergedClients
 
 	// waitFactor scales the keying and think times (--wait as a factor,
