@@ -155,8 +155,8 @@ func TestSplitLoadBadInput(t *testing.T) {
 		{"more clients than keys", []string{"ycsb", "-p", "recordcount=2", "--clients", "3", "--client-index", "0"}, "--clients 3 with recordcount 2"},
 		{"more clients than warehouses", []string{"tpcc", "--warehouses", "2", "--clients", "3", "--client-index", "0"}, "--clients 3 with 2 warehouses"},
 		{"sysbench table size differs", []string{"oltp_read_write", "--tables", "2", "--table-size", "2000", "--clients", "2", "--client-index", "1"},
-			"--table-size 2000 differs from what the other clients of this split load of oltp_read_write recorded"},
-		{"bulk_insert", []string{"bulk_insert", "--clients", "2", "--client-index", "1"}, "bulk_insert has no tables to load"},
+			"--table_size 2000 differs from what the other clients of this split load of oltp_read_write recorded"},
+		{"bulk_insert", []string{"bulk_insert", "--clients", "2", "--client-index", "1"}, "init bulk_insert cannot split its load between clients (--clients): load it from one client"},
 		{"fleet", []string{"bank", "--tenants", "2", "--clients", "2", "--client-index", "1"}, "--clients with --tenants"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -237,7 +237,7 @@ func TestSplitLoadTPCC(t *testing.T) {
 		want int64
 	}{
 		{"SELECT count(*) FROM warehouse", 4},
-		{"SELECT count(DISTINCT w_id) FROM district", 4},
+		{"SELECT count(DISTINCT d_w_id) FROM district", 4},
 		{"SELECT count(*) FROM district", 40},
 		{"SELECT count(*) FROM customer", 120000},
 		{"SELECT count(*) FROM stock", 400000},
