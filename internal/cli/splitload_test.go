@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"sigs.k8s.io/yaml"
 )
 
 // splitInit runs init of a split load from count clients at once, each
@@ -275,5 +277,73 @@ func TestSplitLoadBank(t *testing.T) {
 	}
 	if r := stampede(t, "check", "bank", "--db", db, srv); r.code != 0 {
 		t.Fatalf("check bank: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestGenK8sInit: the pods of the Job `gen k8s --init` writes, their
+// command lines run as the kubelet would (the completion index
+// substituted), load the data between them: the load is complete with
+// every key once. A run command line, --drop and --start-at are refused
+// with --init.
+func TestGenK8sInit(t *testing.T) {
+	t.Parallel()
+	srv := testServer(t)
+	db := freshDB(t, "split_k8s")
+	r := stampede(t, "gen", "k8s", "--init", "--clients", "3", "--image", "img", "--name", "load", "-o", "-",
+		"--", "init", "ycsb", "-p", "recordcount=3000", "--db", db, srv)
+	if r.code != 0 {
+		t.Fatalf("gen k8s --init: exit %d\n%s", r.code, r.stderr)
+	}
+	var job struct {
+		Spec struct {
+			Completions int `json:"completions"`
+			Template    struct {
+				Spec struct {
+					Containers []struct {
+						Args []string `json:"args"`
+					} `json:"containers"`
+				} `json:"spec"`
+			} `json:"template"`
+		} `json:"spec"`
+	}
+	if err := yaml.Unmarshal([]byte(r.stdout), &job); err != nil {
+		t.Fatal(err)
+	}
+	args := job.Spec.Template.Spec.Containers[0].Args
+	var wg sync.WaitGroup
+	res := make([]result, job.Spec.Completions)
+	for i := range job.Spec.Completions {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			pod := make([]string, len(args))
+			for k, a := range args {
+				pod[k] = strings.ReplaceAll(a, "$(JOB_COMPLETION_INDEX)", strconv.Itoa(i))
+			}
+			res[i] = stampede(t, pod...)
+		}()
+	}
+	wg.Wait()
+	for i, r := range res {
+		if r.code != 0 {
+			t.Fatalf("pod %d: exit %d\n%s", i, r.code, r.stderr)
+		}
+	}
+	if got := queryInt(t, db, "SELECT count(DISTINCT ycsb_key) FROM usertable"); got != 3000 {
+		t.Errorf("%d distinct keys, want 3000", got)
+	}
+	if r := stampede(t, "check", "ycsb", "--db", db, srv); r.code != 0 {
+		t.Errorf("check after the Job's pods: exit %d\n%s", r.code, r.stderr)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--", "run", "ycsb", "u"}, "with --init, the clients' command line after -- is `init WORKLOAD"},
+		{[]string{"--", "init", "ycsb", "--drop", "u"}, "--drop in a split load's command line"},
+		{[]string{"--start-at", "next:1m", "--", "init", "ycsb", "u"}, "--init writes a load's Job"},
+	} {
+		a := append([]string{"gen", "k8s", "--init", "--clients", "3", "--image", "img", "-o", "-"}, tc.args...)
+		checkOneLineError(t, stampede(t, a...), 2, tc.want)
 	}
 }
