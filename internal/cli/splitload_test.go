@@ -278,6 +278,19 @@ func TestSplitLoadBank(t *testing.T) {
 	if r := stampede(t, "check", "bank", "--db", db, srv); r.code != 0 {
 		t.Fatalf("check bank: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
+	// With share 0 missing, run and check refuse, naming its accounts.
+	half := freshDB(t, "split_bankhalf")
+	if r := stampede(t, "init", "bank", "--rows", "5000", "--clients", "2", "--client-index", "1", "--db", half, srv); r.code != 0 {
+		t.Fatalf("share 1: %s", r.stderr)
+	}
+	for _, verb := range []string{"run", "check"} {
+		args := []string{verb, "bank", "--db", half, srv}
+		if verb == "run" {
+			args = []string{verb, "bank", "--max-ops", "10", "--db", half, srv}
+		}
+		checkOneLineError(t, stampede(t, args...), 2,
+			"client 0 of 2's share (ids 0-2499) is not loaded into database \""+half+"\": run stampede init bank --clients 2 --client-index 0 --rows 5000 URL")
+	}
 }
 
 // TestGenK8sInit: the pods of the Job `gen k8s --init` writes, their
