@@ -532,16 +532,15 @@ func loadShare(ctx context.Context, spec LoadSpec, db *sqlx.DB, streams int, see
 	}
 	// Begin: under the lock, the first client records the load and
 	// creates every table; the others check their flags against the
-	// record.
-	tx, err := db.Begin(ctx, sqlx.TxOptions{})
-	if err != nil {
-		return fmt.Errorf("starting the split load: %w", err)
+	// record. Without advisory locks two creators collide on the
+	// record's key or a table's name, and the second tries again.
+	var start workload.ShareStart
+	var err error
+	for range 3 {
+		if start, err = beginShare(ctx, db, spec, seed); !collided(err) {
+			break
+		}
 	}
-	defer tx.Rollback(context.WithoutCancel(ctx))
-	if err := workload.ShareLock(ctx, tx, gen); err != nil {
-		return err
-	}
-	start, err := workload.BeginShare(ctx, db, tx, sl, p.Index, p.Count, seed, spec.Seed != 0)
 	var mismatch *workload.ShareMismatchError
 	switch {
 	case errors.Is(err, workload.ErrTablesExist):
@@ -556,14 +555,6 @@ func loadShare(ctx context.Context, spec LoadSpec, db *sqlx.DB, streams int, see
 		if s, ok := gen.(workload.Seeder); ok {
 			s.SetSeed(seed)
 		}
-	}
-	if start.Create {
-		if err := workload.CreateShared(ctx, db, gen); err != nil {
-			return err
-		}
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("starting the split load: %w", err)
 	}
 	tables := gen.Tables()
 	total := workload.TotalRows(tables)
@@ -592,7 +583,7 @@ func loadShare(ctx context.Context, spec LoadSpec, db *sqlx.DB, streams int, see
 	loaded := time.Since(began)
 	// End: under the lock, record the share; the last one in builds the
 	// indexes and statistics and runs PostLoad first.
-	tx, err = db.Begin(ctx, sqlx.TxOptions{})
+	tx, err := db.Begin(ctx, sqlx.TxOptions{})
 	if err != nil {
 		return fmt.Errorf("recording the share: %w", err)
 	}
@@ -627,4 +618,41 @@ func loadShare(ctx context.Context, spec LoadSpec, db *sqlx.DB, streams int, see
 		spec.Done(total, elapsed)
 	}
 	return nil
+}
+
+// collided reports whether err is a collision with another client of a
+// split load that began at once (a unique violation, a table that
+// exists): beginning again finds what it made.
+func collided(err error) bool {
+	s := sqlx.SQLState(err)
+	return s == "23505" || s == "42P07"
+}
+
+// beginShare is the beginning of a split load's share, in a transaction
+// that holds the load's lock: workload.BeginShare, and, for the first
+// client, the tables' creation.
+func beginShare(ctx context.Context, db *sqlx.DB, spec LoadSpec, seed uint64) (workload.ShareStart, error) {
+	gen := spec.Workload
+	p := spec.Share
+	tx, err := db.Begin(ctx, sqlx.TxOptions{})
+	if err != nil {
+		return workload.ShareStart{}, fmt.Errorf("starting the split load: %w", err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	if err := workload.ShareLock(ctx, tx, gen); err != nil {
+		return workload.ShareStart{}, err
+	}
+	start, err := workload.BeginShare(ctx, db, tx, gen.(workload.ShareLoader), p.Index, p.Count, seed, spec.Seed != 0)
+	if err != nil {
+		return start, err
+	}
+	if start.Create {
+		if err := workload.CreateShared(ctx, db, gen); err != nil {
+			return start, err
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return start, fmt.Errorf("starting the split load: %w", err)
+	}
+	return start, nil
 }
