@@ -172,7 +172,9 @@ func (f *Init) resolveShare() error {
 		return usagef("--client-index %d: give this client's share, from 0 to %d (--clients %d)", f.index, f.clients-1, f.clients)
 	case f.clients > 0 && f.drop:
 		return usagef("--drop with --clients: the clients of a split load would drop each other's shares; run `stampede cleanup` once, then every client's init without --drop")
-	case f.clients > 0 && (f.outputStyle != "stampede" || f.sysbench):
+	case f.clients > 0 && f.sysbench:
+		return usagef("--clients: a split load is stampede's init form, not sysbench's prepare: run `stampede init SCRIPT --clients N --client-index I ...`")
+	case f.clients > 0 && f.outputStyle != "stampede":
 		return usagef("--clients: a split load prints stampede's own lines; drop --output-style %s", f.outputStyle)
 	}
 	return nil
