@@ -283,13 +283,19 @@ func TestSplitLoadBank(t *testing.T) {
 	if r := stampede(t, "init", "bank", "--rows", "5000", "--clients", "2", "--client-index", "1", "--db", half, srv); r.code != 0 {
 		t.Fatalf("share 1: %s", r.stderr)
 	}
+	// The share missing is the ids below those loaded, and the rows
+	// loaded are the others (whole batches of 1,000: 2 of 5, then 3).
+	lo, hi, n := queryInt(t, half, "SELECT min(id) FROM bank"), queryInt(t, half, "SELECT max(id) FROM bank"), queryInt(t, half, "SELECT count(DISTINCT id) FROM bank")
+	if lo != 2000 || hi != 4999 || n != 3000 {
+		t.Errorf("share 1 loaded ids %d-%d (%d), want 2000-4999", lo, hi, n)
+	}
 	for _, verb := range []string{"run", "check"} {
 		args := []string{verb, "bank", "--db", half, srv}
 		if verb == "run" {
 			args = []string{verb, "bank", "--max-ops", "10", "--db", half, srv}
 		}
 		checkOneLineError(t, stampede(t, args...), 2,
-			"client 0 of 2's share (ids 0-2499) is not loaded into database \""+half+"\": run stampede init bank --clients 2 --client-index 0 --rows 5000 URL")
+			fmt.Sprintf("client 0 of 2's share (ids 0-%d) is not loaded into database \"%s\": run stampede init bank --clients 2 --client-index 0 --rows 5000 URL", lo-1, half))
 	}
 }
 
