@@ -75,7 +75,18 @@ func GenK8sCommand(env Env, main func(args []string, stderr io.Writer) int) *cob
 			if dash > 0 {
 				return usagef("gen k8s: unexpected argument %q before --: gen k8s takes flags, then -- and the clients' command line", sqlx.Redact(args[0]))
 			}
-			if len(args) < 2 || args[0] != "run" || strings.HasPrefix(args[1], "-") {
+			verb := "run"
+			if s.Init {
+				verb = "init"
+				if cmd.Flags().Changed("start-at") || cmd.Flags().Changed("results-claim") || cmd.Flags().Changed("results-size") {
+					return usagef("gen k8s: --init writes a load's Job, which has no common start and no run directories: drop --start-at, --results-claim and --results-size")
+				}
+				s.StartAt = ""
+			}
+			if len(args) < 2 || args[0] != verb || strings.HasPrefix(args[1], "-") {
+				if s.Init {
+					return usagef("gen k8s: with --init, the clients' command line after -- is `init WORKLOAD [flags] URL...`, as `stampede gen k8s --init --clients 4 --image IMAGE -- init ycsb -p recordcount=100000000 URL`")
+				}
 				return usagef("gen k8s: the clients' command line after -- is `run WORKLOAD [flags] URL...`, as `stampede gen k8s --clients 4 --image IMAGE -- run ycsb --max-rate 20000 --duration 10m URL`")
 			}
 			s.Args = args
@@ -91,7 +102,9 @@ func GenK8sCommand(env Env, main func(args []string, stderr io.Writer) int) *cob
 			if err := s.Validate(); err != nil {
 				return usagef("gen k8s: %v", err)
 			}
-			if at, err := ParseStartAt(s.StartAt, time.Now()); err != nil {
+			if s.Init {
+				// no start time
+			} else if at, err := ParseStartAt(s.StartAt, time.Now()); err != nil {
 				return usagef("gen k8s: %v", err)
 			} else if !strings.HasPrefix(s.StartAt, "next:") && time.Until(at) < 0 {
 				return usagef("gen k8s: --start-at %s is past: give a time the pods will not have reached, or next:1m", s.StartAt)
@@ -108,6 +121,8 @@ func GenK8sCommand(env Env, main func(args []string, stderr io.Writer) int) *cob
 				case !strings.HasPrefix(a, "--"):
 				case name == "clients" || name == "client-index" || name == "start-at" || name == "results-dir" || name == "results-url":
 					return usagef("gen k8s: %s is gen k8s's to set in each client's command line: drop it (gen k8s sets --clients, --client-index, --start-at, --results-dir and --results-url)", a)
+				case s.Init && name == "drop":
+					return usagef("gen k8s: %s in a split load's command line: its pods would drop each other's shares; run `stampede cleanup` once before applying the Job", a)
 				case name == "dry-run":
 					return usagef("gen k8s: %s in the clients' command line would make every pod run nothing: drop it", a)
 				case name == "tag" && (strings.HasPrefix(value, "job=") || strings.HasPrefix(value, "client=")):
@@ -118,6 +133,9 @@ func GenK8sCommand(env Env, main func(args []string, stderr io.Writer) int) *cob
 			// or of YCSB's keys can be empty for some indexes only): the
 			// first and the last, which get the largest and smallest.
 			for _, index := range []int{0, s.Clients - 1} {
+				if s.Init {
+					break // init has no dry run: its flags are checked as each pod starts
+				}
 				dry := append(append([]string(nil), s.ClientArgs()...), "--dry-run")
 				for i, a := range dry {
 					dry[i] = strings.ReplaceAll(a, "$("+k8s.IndexVar+")", strconv.Itoa(index))
@@ -145,6 +163,11 @@ func GenK8sCommand(env Env, main func(args []string, stderr io.Writer) int) *cob
 			if err := writeNew(out, b, force); err != nil {
 				return OutFileError("gen k8s", out, err)
 			}
+			if s.Init {
+				fmt.Fprintf(env.Stdout, "wrote %s: job %s, %d pods of %s, each loading its share\napply it with: kubectl apply -f %s\n",
+					out, s.Name, s.Clients, s.Image, out)
+				return nil
+			}
 			where := "on claim " + s.Claim()
 			if s.ResultsURLSecret != "" {
 				where = "in the results store of Secret " + s.ResultsURLSecret
@@ -168,6 +191,7 @@ func GenK8sCommand(env Env, main func(args []string, stderr io.Writer) int) *cob
 	f.StringVar(&s.Memory, "memory", "", "each client pod's memory request and limit, such as 2Gi")
 	f.StringVarP(&out, "out", "o", "", "file to write (default NAME.yaml; - for stdout)")
 	f.BoolVar(&force, "force", false, "replace --out if it exists")
+	f.BoolVar(&s.Init, "init", false, "write the Job of a split load instead: the command line after -- is init WORKLOAD [flags] URL..., and each pod loads its share (init --clients N --client-index I), with no start time or results volume")
 	return cmd
 }
 

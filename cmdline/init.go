@@ -26,6 +26,8 @@ type Init struct {
 	sysbench    bool
 	// pgbenchQuiet is pgbench's -q with --output-style pgbench.
 	pgbenchQuiet bool
+	// clients and index split the load (--clients, --client-index).
+	clients, index int
 	// timer times a load in YCSB's form (--output-style ycsb).
 	timer *output.YCSBLoadTimer
 	fs    *pflag.FlagSet // the flags registered in, to tell which were given
@@ -46,6 +48,8 @@ func (f *Init) Register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.sysbench, "sysbench-syntax", false, "the command line is sysbench's prepare: --threads streams (default 1) and sysbench's lines (set by stampede for `stampede SCRIPT [options] prepare`)")
 	_ = fs.MarkHidden("sysbench-syntax")
 	fs.StringVar(&f.outputStyle, "output-style", "stampede", "output style: stampede, ycsb (inserts and times each row as YCSB's load does, and prints YCSB's load report on stdout, as a line in YCSB's form, `stampede load jdbc ...`, does) or pgbench (pgbench -i's lines, for the pgbench workload)")
+	fs.IntVar(&f.clients, "clients", 0, "this init is one of N that split the load (machines or pods started together): it loads its share of the data (YCSB's keys, sysbench's tables, TPC-C's warehouses, bank's rows); the first creates the tables, the last builds the indexes, and run refuses the data until every share is in")
+	fs.IntVar(&f.index, "client-index", 0, "with --clients, this init's share from 0 (a Kubernetes indexed Job's $(JOB_COMPLETION_INDEX))")
 	fs.BoolVar(&f.pgbenchQuiet, "pgbench-quiet", false, "pgbench -i's -q: a progress line every 5 s (with --output-style pgbench)")
 	_ = fs.MarkHidden("pgbench-quiet")
 }
@@ -78,6 +82,9 @@ func (f *Init) ResolveLoaders() error {
 	if f.concurrency < 1 {
 		return usagef("%s %d: need at least 1 loader", name, f.concurrency)
 	}
+	if err := f.resolveShare(); err != nil {
+		return err
+	}
 	return run.CheckLoaders(name, f.concurrency)
 }
 
@@ -91,7 +98,8 @@ func (f *Init) Concurrency() int { return f.concurrency }
 // LoadSpec returns the run.LoadSpec of init's flags for gen on conn
 // (without its Log and Progress, the caller's).
 func (f *Init) LoadSpec(gen workload.Generator, conn run.Conn) run.LoadSpec {
-	spec := run.LoadSpec{Workload: gen, Conn: conn, Drop: f.drop, ForceDrop: f.forceDrop, Concurrency: f.concurrency, Seed: f.seed}
+	spec := run.LoadSpec{Workload: gen, Conn: conn, Drop: f.drop, ForceDrop: f.forceDrop, Concurrency: f.concurrency, Seed: f.seed,
+		Share: run.Part{Index: f.index, Count: f.clients}}
 	if f.outputStyle == "ycsb" {
 		// YCSB's load report times each insert: insert as YCSB does.
 		f.timer = output.NewYCSBLoadTimer()
@@ -123,6 +131,9 @@ func (f *Init) LoadFleet(ctx context.Context, op run.FleetOp, fi *FleetInit) (fl
 	if f.outputStyle == "ycsb" {
 		return fleet.Totals{}, usagef("--output-style ycsb reports one database's load: drop it with --tenants")
 	}
+	if f.clients > 0 {
+		return fleet.Totals{}, usagef("--clients with --tenants: a fleet's load is not split between clients; load it from one client")
+	}
 	op.ForceDrop = f.forceDrop
 	return run.LoadFleet(ctx, op, f.concurrency, fi.extraTables, f.drop, f.seed)
 }
@@ -145,4 +156,26 @@ func ProgressBar(w io.Writer) func(n, total int64, sent func() int64) {
 		}
 		bar.Add(n)
 	}
+}
+
+// resolveShare checks --clients and --client-index.
+func (f *Init) resolveShare() error {
+	changed := func(name string) bool { return f.fs != nil && f.fs.Changed(name) }
+	switch {
+	case changed("client-index") && !changed("clients"):
+		return usagef("--client-index %d needs --clients: give the number of clients that split the load too", f.index)
+	case changed("clients") && (f.clients < 1 || f.clients > 100000):
+		return usagef("--clients %d: give the number of clients that split the load, from 1 to 100000", f.clients)
+	case f.clients > 1 && !changed("client-index"):
+		return usagef("--clients %d needs --client-index: give this client's share, from 0 to %d, a different one on each client", f.clients, f.clients-1)
+	case f.clients > 0 && (f.index < 0 || f.index >= f.clients):
+		return usagef("--client-index %d: give this client's share, from 0 to %d (--clients %d)", f.index, f.clients-1, f.clients)
+	case f.clients > 0 && f.drop:
+		return usagef("--drop with --clients: the clients of a split load would drop each other's shares; run `stampede cleanup` once, then every client's init without --drop")
+	case f.clients > 0 && f.sysbench:
+		return usagef("--clients: a split load is stampede's init form, not sysbench's prepare: run `stampede init SCRIPT --clients N --client-index I ...`")
+	case f.clients > 0 && f.outputStyle != "stampede":
+		return usagef("--clients: a split load prints stampede's own lines; drop --output-style %s", f.outputStyle)
+	}
+	return nil
 }

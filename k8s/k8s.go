@@ -62,6 +62,11 @@ type Spec struct {
 	// CPU and Memory, when set, are each client's requests and limits
 	// (1, 2Gi): a client that shares its CPUs measures its own waits.
 	CPU, Memory string
+	// Init makes the Job a split load (gen k8s --init): Args are init
+	// WORKLOAD [flags] URL..., each pod loads its share (init --clients
+	// N --client-index $(JOB_COMPLETION_INDEX)), with no start time, run
+	// directory, tag or results volume.
+	Init bool
 }
 
 // nameRE is a DNS-1123 label, which Job names must be (short enough to
@@ -79,8 +84,12 @@ func (s Spec) Validate() error {
 		return fmt.Errorf("--image: give the container image whose entrypoint is the stampede binary")
 	case s.Clients < 1 || s.Clients > 10000:
 		return fmt.Errorf("--clients %d: give the number of client pods, from 1 to 10000", s.Clients)
-	case len(s.Args) < 2 || s.Args[0] != "run":
+	case s.Init && (len(s.Args) < 2 || s.Args[0] != "init"):
+		return fmt.Errorf("--init: give each client's init command line after --, as `stampede gen k8s --init --clients 4 --image IMAGE -- init ycsb -p recordcount=100000000 URL`")
+	case !s.Init && (len(s.Args) < 2 || s.Args[0] != "run"):
 		return fmt.Errorf("give each client's command line after --, as `stampede gen k8s --clients 4 --image IMAGE -- run ycsb --max-rate 20000 --duration 10m URL`")
+	case s.Init && (s.ResultsClaim != "" || s.StartAt != "" || s.ResultsURLSecret != ""):
+		return fmt.Errorf("--init writes a load's Job, which has no run directories and no common start: drop --results-claim, --results-url-secret and --start-at")
 	case s.PasswordSecret != "" && !nameRE.MatchString(s.PasswordSecret):
 		return fmt.Errorf("--password-secret %q is not a Kubernetes name: give the name of the Secret that holds the password (lower-case letters, digits and '-')", s.PasswordSecret)
 	case s.ResultsURLSecret != "" && !nameRE.MatchString(s.ResultsURLSecret):
@@ -110,6 +119,9 @@ func (s Spec) ClientArgs() []string {
 		start = "next:1m"
 	}
 	args := append([]string(nil), s.Args...)
+	if s.Init {
+		return append(args, "--clients", strconv.Itoa(s.Clients), "--client-index", "$("+IndexVar+")")
+	}
 	if s.ResultsURLSecret != "" {
 		// The store's URL comes from the Secret, as STAMPEDE_RESULTS_URL.
 		return append(args, "--clients", strconv.Itoa(s.Clients), "--client-index", "$("+IndexVar+")",
@@ -141,7 +153,7 @@ func (s Spec) Objects() ([]any, error) {
 		return metav1.ObjectMeta{Name: name, Namespace: s.Namespace, Labels: labels}
 	}
 	var objs []any
-	if s.ResultsClaim == "" && s.ResultsURLSecret == "" {
+	if s.ResultsClaim == "" && s.ResultsURLSecret == "" && !s.Init {
 		size := s.ResultsSize
 		if size == "" {
 			size = "1Gi"
@@ -159,10 +171,15 @@ func (s Spec) Objects() ([]any, error) {
 	indexed := batchv1.IndexedCompletion
 	noRetry := int32(0)
 	container := corev1.Container{
-		Name:         "stampede",
-		Image:        s.Image,
-		Args:         s.ClientArgs(),
-		VolumeMounts: []corev1.VolumeMount{{Name: "results", MountPath: ResultsDir}},
+		Name:  "stampede",
+		Image: s.Image,
+		Args:  s.ClientArgs(),
+	}
+	var volumes []corev1.Volume
+	if !s.Init {
+		container.VolumeMounts = []corev1.VolumeMount{{Name: "results", MountPath: ResultsDir}}
+		volumes = []corev1.Volume{{Name: "results", VolumeSource: corev1.VolumeSource{
+			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: s.Claim()}}}}
 	}
 	if s.ResultsURLSecret != "" {
 		container.VolumeMounts = nil
@@ -191,15 +208,16 @@ func (s Spec) Objects() ([]any, error) {
 			Parallelism:    &n, // every client at once: they start together
 			CompletionMode: &indexed,
 			// A client that fails is not run again: a second attempt
-			// would start after the others and measure something else.
+			// would start after the others and measure something else
+			// (a load's share would find its rows half in: start a
+			// split load over with cleanup).
 			BackoffLimit: &noRetry,
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: labels},
 				Spec: corev1.PodSpec{
 					RestartPolicy: corev1.RestartPolicyNever,
 					Containers:    []corev1.Container{container},
-					Volumes: []corev1.Volume{{Name: "results", VolumeSource: corev1.VolumeSource{
-						PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: s.Claim()}}}},
+					Volumes:       volumes,
 					// One client per node where the cluster has the
 					// nodes: clients sharing a node share its CPUs.
 					TopologySpreadConstraints: []corev1.TopologySpreadConstraint{{

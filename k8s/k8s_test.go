@@ -167,3 +167,49 @@ func TestValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestInitManifest: gen k8s --init writes an indexed Job of split-load
+// pods: each runs init with --clients N and its completion index, with no
+// start time, results volume or claim; Validate refuses a run command
+// line with --init and the run-only flags.
+func TestInitManifest(t *testing.T) {
+	s := Spec{Name: "load", Image: "i", Clients: 4, Init: true,
+		Args: []string{"init", "ycsb", "-p", "recordcount=1000000", "postgresql://bench@db/ycsb"}}
+	b, err := s.Manifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pvc, job := decode(t, b)
+	if pvc != nil {
+		t.Errorf("an init Job with a results claim:\n%s", b)
+	}
+	if job == nil {
+		t.Fatalf("no Job:\n%s", b)
+	}
+	want := []string{"init", "ycsb", "-p", "recordcount=1000000", "postgresql://bench@db/ycsb", "--clients", "4", "--client-index", "$(JOB_COMPLETION_INDEX)"}
+	c := job.Spec.Template.Spec.Containers[0]
+	if !slices.Equal(c.Args, want) {
+		t.Errorf("args %q, want %q", c.Args, want)
+	}
+	if *job.Spec.Completions != 4 || *job.Spec.Parallelism != 4 || *job.Spec.CompletionMode != batchv1.IndexedCompletion {
+		t.Errorf("completions %d, parallelism %d, mode %s", *job.Spec.Completions, *job.Spec.Parallelism, *job.Spec.CompletionMode)
+	}
+	if len(c.VolumeMounts) != 0 || len(job.Spec.Template.Spec.Volumes) != 0 {
+		t.Errorf("an init pod with volumes: %+v %+v", c.VolumeMounts, job.Spec.Template.Spec.Volumes)
+	}
+	for _, tc := range []struct {
+		edit func(*Spec)
+		want string
+	}{
+		{func(s *Spec) { s.Args = []string{"run", "ycsb", "u"} }, "--init: give each client's init command line"},
+		{func(s *Spec) { s.ResultsClaim = "r" }, "drop --results-claim and --start-at"},
+		{func(s *Spec) { s.StartAt = "next:1m" }, "drop --results-claim and --start-at"},
+		{func(s *Spec) { s.Init = false }, "give each client's command line after --"},
+	} {
+		e := s
+		tc.edit(&e)
+		if err := e.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Validate: %v, want %q", err, tc.want)
+		}
+	}
+}

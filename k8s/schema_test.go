@@ -247,6 +247,13 @@ func TestManifestsMatchSchema(t *testing.T) {
 				StartAt:        "next:5m",
 				PasswordSecret: "bench-password", ResultsSize: "5Gi", CPU: "2", Memory: "2Gi"}
 		}, 2},
+		{"init", func(s *Spec) {
+			s.Init, s.Args = true, []string{"init", "ycsb", "-p", "recordcount=100000000", "postgresql://bench@db/ycsb"}
+		}, 1},
+		{"init, every flag", func(s *Spec) {
+			s.Init, s.Namespace, s.PasswordSecret, s.CPU, s.Memory, s.Clients = true, "bench", "pw", "2", "1Gi", 16
+			s.Args = []string{"init", "tpcc", "--warehouses", "1000", "postgresql://bench@db/tpcc"}
+		}, 1},
 		{"every flag, existing claim", func(s *Spec) {
 			s.Namespace, s.PasswordSecret, s.ResultsClaim, s.CPU, s.Memory = "bench", "pw", "shared", "1.5", "512Mi"
 		}, 1},

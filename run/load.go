@@ -55,6 +55,11 @@ type LoadSpec struct {
 	// just before its load (CreateEach) and each step reported (Step),
 	// for sysbench's lines (see workload.LoadOptions).
 	Steps *workload.LoadOptions
+	// Share, when its Count is set, makes this load one of Count that
+	// split the data (init --clients N --client-index I): it loads share
+	// Index only (see workload.ShareLoader), and the load is complete
+	// when every share is in. It excludes Drop.
+	Share Part
 }
 
 // bigLoad is the size of rows above which init warns (1 TB).
@@ -82,6 +87,11 @@ func Load(ctx context.Context, spec LoadSpec) error {
 	if ss, ok := gen.(workload.SingleStreamer); ok && ss.SingleStream() {
 		streams = 1 // its load is one stream whatever --concurrency says
 	}
+	if spec.Share.Count > 0 {
+		if err := applyShare(gen, spec); err != nil {
+			return err
+		}
+	}
 	seed := pickSeed(spec.Seed)
 	if d, ok := gen.(workload.RunDefaulter); ok {
 		for _, w := range d.RunDefaults().Warnings {
@@ -96,6 +106,9 @@ func Load(ctx context.Context, spec LoadSpec) error {
 		return err
 	}
 	defer db.Close()
+	if spec.Share.Count > 0 {
+		return loadShare(ctx, spec, db, streams, seed, log)
+	}
 	tables := gen.Tables()
 	total := workload.TotalRows(tables)
 	if df, ok := gen.(workload.DropFirster); ok && df.DropsFirst() {
@@ -482,4 +495,164 @@ func refuseForeign(ctx context.Context, db *sqlx.DB, gen workload.Generator, for
 // included, and refuses with the error.
 type dialectChecker interface {
 	CheckDialect(d dialect.Dialect) error
+}
+
+// applyShare checks spec.Share and makes gen load its share.
+func applyShare(gen workload.Generator, spec LoadSpec) error {
+	p := spec.Share
+	sl, ok := gen.(workload.ShareLoader)
+	switch {
+	case p.Count < 1 || p.Count > maxClients:
+		return inputf("--clients %d: give the number of clients that split the load, from 1 to %d", p.Count, maxClients)
+	case p.Index < 0 || p.Index >= p.Count:
+		return inputf("--client-index %d: give this client's share of the load, from 0 to %d (--clients %d)", p.Index, p.Count-1, p.Count)
+	case !ok:
+		return inputf("init %s cannot split its load between clients (--clients): load it from one client", gen.Meta().Name)
+	case spec.Drop:
+		return inputf("--drop with --clients: the clients of a split load would drop each other's shares; run `stampede cleanup %s` once, then every client's init without --drop", gen.Meta().Name)
+	case spec.Steps != nil || spec.Timer != nil:
+		return inputf("--clients: a split load prints stampede's lines only; drop --output-style (or the sysbench and pgbench command-line forms)")
+	}
+	if err := sl.LoadShare(p.Index, p.Count); err != nil {
+		return asInput(err)
+	}
+	return nil
+}
+
+// loadShare is Load of share spec.Share (see workload.ShareLoader): the
+// first client creates the tables, each loads its rows, and the last
+// builds the indexes and finishes the load, all recorded in
+// stampede_load under the load's lock.
+func loadShare(ctx context.Context, spec LoadSpec, db *sqlx.DB, streams int, seed uint64, log io.Writer) error {
+	gen := spec.Workload
+	sl := gen.(workload.ShareLoader)
+	p := spec.Share
+	if db.Null() {
+		return inputf("--clients with the null driver: a split load records its shares in the database; give a URL")
+	}
+	// Begin: under the lock, the first client records the load and
+	// creates every table; the others check their flags against the
+	// record. Without advisory locks two creators collide on the
+	// record's key or a table's name, and the second tries again.
+	var start workload.ShareStart
+	var err error
+	for range 3 {
+		if start, err = beginShare(ctx, db, spec, seed); !collided(err) {
+			break
+		}
+	}
+	var mismatch *workload.ShareMismatchError
+	switch {
+	case errors.Is(err, workload.ErrTablesExist):
+		return tablesExist(err)
+	case errors.As(err, &mismatch):
+		return asInput(err)
+	case err != nil:
+		return err
+	}
+	if start.Seed != seed {
+		seed = start.Seed // the record's: every share draws from one seed
+		if s, ok := gen.(workload.Seeder); ok {
+			s.SetSeed(seed)
+		}
+	}
+	tables := gen.Tables()
+	total := workload.TotalRows(tables)
+	who := "created the tables; "
+	if !start.Create {
+		who = "into the tables another client created; "
+	}
+	fmt.Fprintf(log, "loading client %d of %d's share of %s (%s) into database %q on %s: %s%d rows, %s, seed %d\n",
+		p.Index, p.Count, gen.Meta().Name, sl.ShareOf(p.Index, p.Count), db.Database(), strings.Join(db.Endpoints(), ","), who, total, plural(streams, "stream"), seed)
+	sent0 := db.BytesSent()
+	sent := func() int64 { return db.BytesSent() - sent0 }
+	progress := func(n int64) {
+		if spec.Progress != nil {
+			spec.Progress(n, total, sent)
+		}
+	}
+	began := time.Now()
+	err = workload.LoadShareRows(ctx, db, gen, workload.LoadOptions{Concurrency: streams, Progress: progress, Insert: spec.Insert})
+	progress(-1)
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("init interrupted: client %d of %d's share is partially loaded; start the split load over with `stampede cleanup %s`", p.Index, p.Count, gen.Meta().Name)
+		}
+		return err
+	}
+	loaded := time.Since(began)
+	// End: under the lock, record the share; the last one in builds the
+	// indexes and statistics and runs PostLoad first.
+	tx, err := db.Begin(ctx, sqlx.TxOptions{})
+	if err != nil {
+		return fmt.Errorf("recording the share: %w", err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	if err := workload.ShareLock(ctx, tx, gen); err != nil {
+		return err
+	}
+	skipAnalyze := gen.Meta().NoAnalyze
+	if spec.Analyze != nil {
+		skipAnalyze = !*spec.Analyze
+	}
+	last, err := workload.EndShare(ctx, db, tx, sl, p.Index, func() error {
+		fmt.Fprintf(log, "every other share is in: building the indexes and finishing the load\n")
+		return workload.FinishTables(ctx, db, gen, skipAnalyze)
+	})
+	if err != nil {
+		return err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("recording the share: %w", err)
+	}
+	elapsed := time.Since(began)
+	secs := max(loaded.Seconds(), 1e-9)
+	fmt.Fprintf(log, "loaded %d rows in %s (%.0f rows/s, %.1f MB/s sent)\n", total, loaded.Round(time.Millisecond),
+		float64(total)/secs, float64(sent())/1e6/secs)
+	if last {
+		fmt.Fprintf(log, "the load is complete: all %d shares are in (finished in %s)\n", p.Count, elapsed.Round(time.Millisecond))
+	} else {
+		fmt.Fprintf(log, "recorded client %d of %d's share: run and check refuse the data until every share is in\n", p.Index, p.Count)
+	}
+	if spec.Done != nil {
+		spec.Done(total, elapsed)
+	}
+	return nil
+}
+
+// collided reports whether err is a collision with another client of a
+// split load that began at once (a unique violation, a table that
+// exists): beginning again finds what it made.
+func collided(err error) bool {
+	s := sqlx.SQLState(err)
+	return s == "23505" || s == "42P07"
+}
+
+// beginShare is the beginning of a split load's share, in a transaction
+// that holds the load's lock: workload.BeginShare, and, for the first
+// client, the tables' creation.
+func beginShare(ctx context.Context, db *sqlx.DB, spec LoadSpec, seed uint64) (workload.ShareStart, error) {
+	gen := spec.Workload
+	p := spec.Share
+	tx, err := db.Begin(ctx, sqlx.TxOptions{})
+	if err != nil {
+		return workload.ShareStart{}, fmt.Errorf("starting the split load: %w", err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	if err := workload.ShareLock(ctx, tx, gen); err != nil {
+		return workload.ShareStart{}, err
+	}
+	start, err := workload.BeginShare(ctx, db, tx, gen.(workload.ShareLoader), p.Index, p.Count, seed, spec.Seed != 0)
+	if err != nil {
+		return start, err
+	}
+	if start.Create {
+		if err := workload.CreateShared(ctx, db, gen); err != nil {
+			return start, err
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return start, fmt.Errorf("starting the split load: %w", err)
+	}
+	return start, nil
 }

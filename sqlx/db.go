@@ -793,7 +793,10 @@ func EnsureDatabase(ctx context.Context, opts Options) (bool, error) {
 	defer conn.Close(ctx)
 	if _, err := conn.Exec(ctx, dialect.Postgres{}.CreateDatabase(cfg.Database)); err != nil {
 		var pgErr *pgconn.PgError
-		if errors.As(err, &pgErr) && pgErr.Code == "42P04" { // created concurrently
+		// Created concurrently (a split load's clients start together):
+		// 42P04 once the other's is committed, 23505 on the catalog's
+		// unique index while both are under way.
+		if errors.As(err, &pgErr) && (pgErr.Code == "42P04" || pgErr.Code == "23505") {
 			return false, nil
 		}
 		return false, fmt.Errorf("creating database %q: %w", cfg.Database, err)

@@ -439,6 +439,9 @@ func (e *LoadMismatchError) Error() string {
 // loaded by an older stampede or another tool) it checks nothing.
 func ReconcileLoad(ctx context.Context, db *sqlx.DB, gen Generator) (notes []string, err error) {
 	ds, ok := gen.(DataSpecer)
+	if _, split := gen.(ShareLoader); !ok && split {
+		return nil, CheckShares(ctx, db, gen)
+	}
 	if !ok || db.Null() {
 		return nil, nil
 	}
@@ -448,6 +451,9 @@ func ReconcileLoad(ctx context.Context, db *sqlx.DB, gen Generator) (notes []str
 	}
 	if !found {
 		return nil, unfinishedLoad(ctx, db, gen)
+	}
+	if err := checkShares(db, gen, workload, loaded); err != nil {
+		return nil, err
 	}
 	for _, s := range ds.DataSettings() {
 		v, ok := loaded[s.Name]

@@ -182,7 +182,7 @@ func TestCensus28(t *testing.T) {
 		{77, "init", strs("init", "ycsb", "--analyze=perhaps", "--driver", "null"), 2, "invalid argument \"perhaps\" for \"--analyze\" flag: strconv.ParseBool: parsing \"perhaps\": invalid syntax: see `stampede init ycsb --help`", true},
 		{84, "init", strs("init", "tpcc", "--warehouses", "1", "--active-warehouses", "5", "--driver", "null"), 2, "--active-warehouses 5 must be at most --warehouses 1", true},
 		{85, "init", strs("init", "ycsb", "--tag", "a=b", "--driver", "null"), 2, "unknown flag: --tag: see `stampede init ycsb --help`", true},
-		{86, "init", strs("init", "ycsb", "--clients", "2", "--driver", "null"), 2, "unknown flag: --clients: see `stampede init ycsb --help`", true},
+		{86, "init", strs("init", "ycsb", "--clients", "2", "--driver", "null"), 2, "--clients 2 needs --client-index: give this client's share, from 0 to 1, a different one on each client", true},
 		{87, "init", strs("init", "ycsb", "--record-count", "100", "--insert-count", "200", "--driver", "null"), 2, "insertstart (0) + insertcount (200) exceeds recordcount (100)", true},
 		{88, "init", strs("init", "ycsb", "--insert-start", "-5", "--driver", "null"), 2, "insertstart must be at least 0, not -5 (from --insert-start)", true},
 		{89, "init", strs("init", "ycsb", "--zero-padding", "-1", "--driver", "null"), 2, "zeropadding must be at least 0, not -1 (from --zero-padding)", true},

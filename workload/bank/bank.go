@@ -78,6 +78,10 @@ type bank struct {
 	// statements and rows.
 	tenant    int
 	tenantArg any
+
+	// share is the share of a split load, index and count (LoadShare);
+	// count 0 for the whole data.
+	share [2]int
 }
 
 var (
@@ -172,16 +176,51 @@ func (g *bank) Tables() []workload.Table {
 			"PRIMARY KEY (" + workload.TenantColumn + ", id))"
 		columns = append([]string{workload.TenantColumn}, columns...)
 	}
+	rows := workload.BatchedTuples{
+		NumBatches: g.batches(),
+		NumRows:    int64(g.rows),
+		FillBatch:  g.fillBatch,
+	}
+	if g.share[1] > 0 {
+		lo, hi := shareRange(g.share[0], g.share[1], rows.NumBatches)
+		rows = workload.ShareBatches(rows, lo, hi, int64(g.batchSize))
+	}
 	return []workload.Table{{
-		Name:    tableName,
-		Schema:  schema,
-		Columns: columns,
-		InitialRows: workload.BatchedTuples{
-			NumBatches: (g.rows + g.batchSize - 1) / g.batchSize,
-			NumRows:    int64(g.rows),
-			FillBatch:  g.fillBatch,
-		},
+		Name:        tableName,
+		Schema:      schema,
+		Columns:     columns,
+		InitialRows: rows,
 	}}
+}
+
+// batches is the number of batches of the load.
+func (g *bank) batches() int { return (g.rows + g.batchSize - 1) / g.batchSize }
+
+// shareRange returns share index of count's part of n batches: [lo, hi).
+func shareRange(index, count, n int) (lo, hi int) {
+	return index * n / count, (index + 1) * n / count
+}
+
+var _ workload.ShareLoader = (*bank)(nil)
+
+// LoadShare implements the workload.ShareLoader interface: share index of
+// count is a contiguous range of the accounts (of whole batches).
+func (g *bank) LoadShare(index, count int) error {
+	if g.tenant != 0 {
+		return fmt.Errorf("--clients with a tenant: a fleet's load is not split between clients; load it from one client")
+	}
+	if n := g.batches(); count > n {
+		return fmt.Errorf("--clients %d with --rows %d: each client loads accounts of its own, %d or more; use --clients %d or fewer", count, g.rows, g.batchSize, n)
+	}
+	g.share = [2]int{index, count}
+	return nil
+}
+
+// ShareOf implements the workload.ShareLoader interface: "ids A-B", the
+// accounts of share index of count.
+func (g *bank) ShareOf(index, count int) string {
+	lo, hi := shareRange(index, count, g.batches())
+	return fmt.Sprintf("ids %d-%d", lo*g.batchSize, min(hi*g.batchSize, g.rows)-1)
 }
 
 var _ workload.DataSpecer = (*bank)(nil)

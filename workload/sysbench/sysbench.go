@@ -234,6 +234,9 @@ type generator struct {
 	flags workload.Flags
 	cfg   config
 	seed  uint64
+	// share is the share of a split load, index and count (LoadShare);
+	// count 0 for the whole data.
+	share [2]int
 }
 
 var (
@@ -316,6 +319,7 @@ func (g *generator) tables(d dialect.Dialect) []workload.Table {
 			InitialRows: g.initialRows(n, rows),
 		}
 	}
+	g.shareTables(tabs)
 	return tabs
 }
 

@@ -60,7 +60,7 @@ func (g *tpcc) Tables() []workload.Table {
 			items = workload.BatchedTuples{}
 		}
 	}
-	return []workload.Table{
+	tables := []workload.Table{
 		// tpcc_meta's row is written by postLoad, once the rest is loaded.
 		meta,
 		{Name: warehouseTable, Schema: g.withFamilies(warehouseSchema, warehouseFamilies), Columns: warehouseColumns,
@@ -81,6 +81,8 @@ func (g *tpcc) Tables() []workload.Table {
 		{Name: orderLineTable, Schema: orderLineSchema, Columns: orderLineColumns,
 			InitialRows: batches(districts, int64(districts)*ordersPerDistrict*(minOLCnt+maxOLCnt)/2, g.fillOrderLine)},
 	}
+	g.shareTables(tables)
+	return tables
 }
 
 // metaRow is the one row of tpcc_meta (the tenant's, led by its id, in

@@ -139,7 +139,10 @@ type tpcc struct {
 	// own); merged is set by MergeClients (clients.go).
 	whRangeFlag string
 	part        [2]int
-	merged      *mergedClients
+	// share is the share of a split load, index and count (LoadShare);
+	// count 0 for the whole data.
+	share  [2]int
+	merged *mergedClients
 
 	// waitFactor scales the keying and think times (--wait as a factor,
 	// 0 without waits); activeWarehouses, activeWorkers and txnRetries

@@ -94,7 +94,9 @@
 // (a subset of the keys) and a client's share of keys loaded. It is a
 // [workload.PartLoader]: clients that split the load (insertstart,
 // insertcount) load their parts into one table, and the record merges
-// them (see loadrecord.go).
+// them (see loadrecord.go). It is a [workload.ShareLoader] too: init
+// --clients N --client-index I loads the keys run --clients gives client
+// I, and the record counts the shares in.
 //
 // # Determinism
 //

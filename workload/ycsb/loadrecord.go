@@ -287,3 +287,23 @@ func covers(ranges []keyRange, r keyRange) bool {
 	}
 	return false
 }
+
+var _ workload.ShareLoader = (*ycsb)(nil)
+
+// LoadShare implements the ShareLoader interface: share index of count is
+// the keys run --clients gives that client (PartitionClients), as
+// insertstart and insertcount.
+func (g *ycsb) LoadShare(index, count int) error {
+	if rc := g.recordCount(); rc > 0 && int64(count) > rc {
+		return fmt.Errorf("--clients %d with recordcount %d: each client loads keys of its own; use --clients %d or fewer", count, rc, rc)
+	}
+	return g.PartitionClients(index, count)
+}
+
+// ShareOf implements the ShareLoader interface: "keys A-B", the key
+// numbers of share index of count.
+func (g *ycsb) ShareOf(index, count int) string {
+	rc := g.recordCount()
+	lo, hi := rc*int64(index)/int64(count), rc*int64(index+1)/int64(count)
+	return fmt.Sprintf("keys %d-%d", lo, hi-1)
+}
