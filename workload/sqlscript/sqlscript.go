@@ -25,7 +25,6 @@ import (
 
 	"github.com/stampede-bench/stampede/pgscript"
 	"github.com/stampede-bench/stampede/pgscript/prng"
-	"github.com/stampede-bench/stampede/runlog"
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
 )
@@ -313,7 +312,7 @@ func seriesNames(s *pgscript.Script, path string) error {
 // name the run log cannot keep as a series name (white space, a comma,
 // =, a control character, or a /).
 func checkStatementNames(s *pgscript.Script, path string) error {
-	if err := runlog.ValidSeriesName(s.Name); err != nil {
+	if err := workload.CheckOpName(s.Name); err != nil {
 		return fmt.Errorf("-f %s: a script is named by its file's name, and %q holds white space, a comma, = or a control character, which the run log cannot keep: rename the file (or copy it to a name without them)", path, s.Name)
 	}
 	for _, c := range s.Commands {
@@ -323,7 +322,7 @@ func checkStatementNames(s *pgscript.Script, path string) error {
 		if strings.Contains(c.Name, "/") {
 			return fmt.Errorf("%s:%d: the statement name %q holds a /, which the run log keeps for the parts of an operation: name it without one", path, c.Line, c.Name)
 		}
-		if runlog.ValidSeriesName(c.Name) != nil {
+		if workload.CheckOpName(c.Name) != nil {
 			line := c.Line
 			if c.NameLine > 0 {
 				line = c.NameLine
