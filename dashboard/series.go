@@ -58,10 +58,18 @@ func columns(ops []results.OpSeries) []OpCols {
 }
 
 // seriesDoc returns run's time series in columns.
-func seriesDoc(run *runlog.Run) (SeriesDoc, error) {
-	s, err := results.TimeSeries(run)
+func seriesDoc(run *runlog.Run) (SeriesDoc, error) { return seriesDocBy(run, "") }
+
+// seriesDocBy is seriesDoc with, by "endpoint" or "locality" (see
+// results.TimeSeriesBy), the operations' parts drawn beside them, as
+// `report --chart --by-endpoint` draws them.
+func seriesDocBy(run *runlog.Run, by string) (SeriesDoc, error) {
+	s, err := results.TimeSeriesBy(run, by)
 	if err != nil {
 		return SeriesDoc{}, err
+	}
+	if by != "" {
+		s.Ops = append(s.Ops, s.Endpoints...)
 	}
 	doc := SeriesDoc{ID: s.ID, Start: s.Start, RampEnd: s.RampEnd, Ops: columns(s.Ops), Endpoints: columns(s.Endpoints), Warnings: s.Warnings}
 	var pts []results.OpPoint

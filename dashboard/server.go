@@ -513,10 +513,7 @@ func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request) {
 	}
 	// Each run beside the first, as `stampede compare FIRST RUN` sets
 	// them.
-	out := struct {
-		Base        string               `json:"base"`
-		Comparisons []results.Comparison `json:"comparisons"`
-	}{Base: runs[0].Info.ID}
+	out := compareDoc{Base: runs[0].Info.ID}
 	for _, run := range runs[1:] {
 		c, _, err := results.Compare(runs[0], run)
 		if err != nil {

@@ -6,6 +6,11 @@
 const main = document.getElementById('main');
 const statusLine = document.getElementById('status');
 const palette = ['#2b6cb0', '#dd6b20', '#38a169', '#805ad5', '#d53f8c', '#319795', '#b7791f', '#4a5568', '#e53e3e', '#3182ce', '#9c4221', '#276749'];
+// A page saved by `stampede report --chart x.html` carries the answers of
+// its requests (dashboard.WriteStatic): it needs no server.
+const staticEl = document.getElementById('stampede-static');
+const saved = staticEl ? JSON.parse(staticEl.textContent) : null;
+if (saved) document.getElementById('saved').textContent = `saved by ${saved.saved}: every figure is in this file (stampede serve shows every run)`;
 // What the test and a curious user can read: when each page was ready,
 // in milliseconds since the navigation started, and the charts drawn.
 window.stampedeTiming = {};
@@ -46,6 +51,10 @@ function chartsLib() {
 
 // api fetches a JSON endpoint; its error, if any, is the server's one line.
 async function api(path) {
+  if (saved) {
+    if (saved.docs[path] === undefined) throw new Error(`${path} is not in this saved page: stampede serve shows it`);
+    return saved.docs[path];
+  }
   const r = await fetch(path);
   let body;
   try { body = await r.json(); } catch (e) { throw new Error(`${path}: ${r.status} ${r.statusText}`); }
@@ -85,7 +94,7 @@ async function route() {
   delete document.body.dataset.ready;
   main.replaceChildren();
   setStatus('');
-  const hash = location.hash.slice(1) || '/';
+  const hash = location.hash.slice(1) || (saved ? saved.page.slice(1) : '/');
   const [path, query] = hash.split('?');
   const params = new URLSearchParams(query || '');
   try {
@@ -321,7 +330,7 @@ async function showRun(id) {
   const run = doc.run;
   main.append(el('h1', {}, `${run.id} `, el('span', { class: 'badge ' + run.status, id: 'run-status' }, run.status)));
   main.append(...headerList(run));
-  const dl = el('div', { class: 'downloads' }, 'downloads: ',
+  const dl = saved ? el('div', { class: 'muted downloads' }, `downloads (HDR interval log, summary.json, series CSV): from stampede serve, or in the run directory ${run.dir}`) : el('div', { class: 'downloads' }, 'downloads: ',
     el('a', { href: `/api/runs/${enc}/files/intervals.hlog`, download: true }, 'HDR interval log'),
     run.status !== 'running' ? el('a', { href: `/api/runs/${enc}/files/summary.json`, download: true }, 'summary.json') : null,
     el('a', { href: `/api/runs/${enc}/files/series.csv`, download: true }, 'series CSV'));
@@ -337,7 +346,7 @@ async function showRun(id) {
   const charts = el('div', { class: 'charts', id: 'charts' });
   main.append(charts);
 
-  if (run.status === 'running') {
+  if (run.status === 'running' && !saved) {
     await followLive(id, charts);
   } else {
     const s = await seriesReq;
@@ -346,6 +355,19 @@ async function showRun(id) {
     const zoom = async (from, to) => {
       const mine = ++seq;
       win.hidden = false;
+      if (saved) {
+        // The charts are zoomed (uPlot); the window's figures are
+        // recomputed from the histograms, which this file does not hold.
+        const qfrom = from.toFixed(3) + 's', qto = to.toFixed(3) + 's';
+        for (const u of window.stampedeCharts.slice(0, 2)) if (u.scales.x.min !== from || u.scales.x.max !== to) u.setScale('x', { min: from, max: to });
+        win.dataset.qfrom = qfrom; win.dataset.qto = qto;
+        win.replaceChildren(el('h2', {}, `Window ${from.toFixed(3)}s to ${to.toFixed(3)}s`),
+          el('p', { id: 'window-note' }, 'The charts are zoomed to this window. Its figures are recomputed from the histograms, which this file does not hold: stampede serve recomputes them when you zoom, or run ',
+            el('code', {}, `stampede report ${id} --from ${qfrom} --to ${qto}`)),
+          el('button', { onclick: () => { for (const u of window.stampedeCharts.slice(0, 2)) u.setScale('x', { min: s.to_s[0], max: s.to_s[s.to_s.length - 1] }); win.hidden = true; } }, 'reset zoom'));
+        document.body.dataset.window = `${from}-${to}`;
+        return;
+      }
       win.replaceChildren(el('h2', {}, `Window ${from.toFixed(3)}s to ${to.toFixed(3)}s (recomputed from the histograms, as report --from --to)`),
         el('div', { class: 'muted' }, 'computing...'));
       try {
@@ -462,6 +484,15 @@ async function showCompare(ids) {
   const latSeries = series.flatMap((s, r) => s.ops.map((o, i) => msSeries(`${label(r)} ${o.name} p99`, palette[r % palette.length], i ? [4 + 2 * i, 3] : undefined, { spanGaps: true })));
   makeChart(charts, 'p99 latency per interval (ms, log scale)', latData, latSeries, { yLabel: 'ms', uplot: { scales: { x: { time: false }, y: { distr: 3 } } } });
 
+  if (saved) {
+    // A saved comparison carries each run's figures over report's window.
+    for (const [i, id] of ids.entries()) {
+      const doc = await api(`/api/runs/${encodeURIComponent(id)}`);
+      main.append(el('h2', {}, `${label(i)} ${id}: figures (as stampede report)`));
+      if (doc.report) main.append(figuresTable(`figures-${i}`, doc.report));
+      else main.append(el('div', { class: 'muted' }, doc.report_error));
+    }
+  }
   for (const [k, c] of cmp.comparisons.entries()) {
     main.append(el('h2', {}, `A ${c.a.id} → ${label(k + 1)} ${c.b.id} (as stampede compare)`));
     const ratio = v => v === null || v === undefined ? '' : v.toFixed(2) + 'x';

@@ -1,0 +1,122 @@
+package dashboard_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/stampede-bench/stampede/results/store"
+)
+
+// TestStaticChart opens the pages `report --chart x.html` and `compare
+// --chart x.html` save in Debian's Chromium from their files, with no
+// server: nothing is fetched (the page's resource list stays empty), the
+// run page's figures are `report --format json`'s to the last digit, the
+// charts are drawn, a drag zooms them and the page says where the window's
+// figures are computed (the command it gives is then run: it must be a
+// valid report window), and the compare page shows compare's table and
+// each run's figures. Screenshots are saved.
+func TestStaticChart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	ctx := browser(t)
+	out := shots(t)
+	root := t.TempDir()
+	for _, seed := range []string{"1", "2"} {
+		stampede(t, "run", "ycsb", "--driver", "null", "--duration", "3s", "--display-every", "250ms", "--ramp", "500ms",
+			"--concurrency", "2", "--seed", seed, "--results-dir", root)
+	}
+	var listed []store.RunRow
+	if err := json.Unmarshal(stampede(t, "runs", "--results-dir", root, "--format", "json"), &listed); err != nil || len(listed) != 2 {
+		t.Fatalf("runs: %v", err)
+	}
+	a, b := listed[0].ID, listed[1].ID
+	files := t.TempDir()
+	runPage, cmpPage := filepath.Join(files, "run.html"), filepath.Join(files, "compare.html")
+	stampede(t, "report", a, "--results-dir", root, "--chart", runPage)
+	stampede(t, "compare", a, b, "--results-dir", root, "--chart", cmpPage)
+	// The server is gone (there never was one): the run directories are
+	// moved away too, so that nothing could be read from them.
+	if err := os.Rename(root, root+".moved"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Rename(root+".moved", root) })
+
+	noFetch := func(what string) {
+		t.Helper()
+		n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`performance.getEntriesByType('resource').length`))
+		if err != nil || n != 0 {
+			t.Errorf("%s fetched %d resources (%v), want none", what, n, err)
+		}
+	}
+
+	load(t, ctx, "file://"+runPage, "run")
+	noFetch("the saved run page")
+	os.Rename(root+".moved", root)
+	want := stampede(t, "report", a, "--results-dir", root, "--format", "json")
+	checkFigures(t, "saved run page", pageFigures(t, ctx, "figures"), want)
+	if charts, err := chromedp.Run(ctx, chromedp.Evaluate[int](`window.stampedeCharts.length`)); err != nil || charts < 2 {
+		t.Errorf("%d charts drawn, %v", charts, err)
+	}
+	screenshot(t, ctx, out, "static-run")
+
+	// A drag across the throughput chart zooms both charts and says
+	// where the window's figures come from.
+	if err := chromedp.Do(ctx, chromedp.ScrollIntoView(chromedp.CSS(`#charts .u-over`))); err != nil {
+		t.Fatal(err)
+	}
+	box, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`(() => { const r = document.querySelector('#charts .u-over').getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; })()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	y := box[1] + box[3]/2
+	x0, x1 := box[0]+box[2]*0.35, box[0]+box[2]*0.75
+	if err := chromedp.Do(ctx,
+		chromedp.MouseEvent(chromedp.MouseMoved, x0, y),
+		chromedp.MouseEvent(chromedp.MousePressed, x0, y, chromedp.ButtonLeft),
+		chromedp.MouseEvent(chromedp.MouseMoved, (x0+x1)/2, y, chromedp.ButtonLeft),
+		chromedp.MouseEvent(chromedp.MouseMoved, x1, y, chromedp.ButtonLeft),
+		chromedp.MouseEvent(chromedp.MouseReleased, x1, y, chromedp.ButtonLeft),
+		chromedp.WaitVisible(chromedp.CSS(`#window-note`))); err != nil {
+		t.Fatal(err)
+	}
+	type zoomed struct {
+		From   string    `json:"from"`
+		To     string    `json:"to"`
+		Note   string    `json:"note"`
+		Scales []float64 `json:"scales"`
+	}
+	z, err := chromedp.Run(ctx, chromedp.Evaluate[zoomed](`({from: document.getElementById('window').dataset.qfrom, to: document.getElementById('window').dataset.qto,
+		note: document.getElementById('window-note').textContent,
+		scales: window.stampedeCharts.slice(0, 2).flatMap(u => [u.scales.x.min, u.scales.x.max])})`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("zoomed: %+v", z)
+	cmd := "stampede report " + a + " --from " + z.From + " --to " + z.To
+	if !strings.Contains(z.Note, cmd) || !strings.Contains(z.Note, "stampede serve") {
+		t.Errorf("the zoomed page says %q, want the command %q and stampede serve", z.Note, cmd)
+	}
+	if len(z.Scales) != 4 || z.Scales[0] != z.Scales[2] || z.Scales[1] != z.Scales[3] || z.Scales[1]-z.Scales[0] > 2.5 {
+		t.Errorf("the two charts' x scales after the zoom: %v, want the same window, narrower than the run", z.Scales)
+	}
+	// The command the page gives is a valid window of the run.
+	stampede(t, "report", a, "--results-dir", root, "--from", z.From, "--to", z.To, "--format", "json")
+	screenshot(t, ctx, out, "static-run-zoomed")
+
+	os.Rename(root, root+".moved")
+	load(t, ctx, "file://"+cmpPage, "compare")
+	noFetch("the saved compare page")
+	os.Rename(root+".moved", root)
+	if cmpRows, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('table.compare tr[data-op]').length`)); err != nil || cmpRows != 3 {
+		t.Errorf("compare table: %d rows, %v", cmpRows, err)
+	}
+	checkFigures(t, "saved compare page, A", pageFigures(t, ctx, "figures-0"), want)
+	checkFigures(t, "saved compare page, B", pageFigures(t, ctx, "figures-1"), stampede(t, "report", b, "--results-dir", root, "--format", "json"))
+	screenshot(t, ctx, out, "static-compare")
+}
