@@ -119,4 +119,36 @@ func TestStaticChart(t *testing.T) {
 	checkFigures(t, "saved compare page, A", pageFigures(t, ctx, "figures-0"), want)
 	checkFigures(t, "saved compare page, B", pageFigures(t, ctx, "figures-1"), stampede(t, "report", b, "--results-dir", root, "--format", "json"))
 	screenshot(t, ctx, out, "static-compare")
+
+	// Log-scale latency axes: distinct ticks have distinct labels, on the
+	// charts drawn and on ticks chosen to collide when rounded.
+	labels, err := chromedp.Run(ctx, chromedp.Evaluate[[][]string](`window.stampedeCharts.filter(u => u.scales.y.distr === 3).map(u => u.axes[1]._values.filter(v => v !== ''))`))
+	if err != nil || len(labels) == 0 {
+		t.Fatalf("no log-scale chart on the compare page (%v)", err)
+	}
+	for _, ls := range labels {
+		seen := map[string]bool{}
+		for _, l := range ls {
+			if seen[l] {
+				t.Errorf("a log-scale axis labels two ticks %q: %v", l, ls)
+			}
+			seen[l] = true
+		}
+	}
+	for _, tc := range []struct {
+		splits []float64
+		want   string
+	}{
+		{[]float64{0.0009, 0.001, 0.002, 0.005, 0.01}, "0.0009 0.001 0.002 0.005 0.01"},
+		{[]float64{0.00095, 0.001, 0.00105}, "0.00095 0.001 0.00105"},
+		{[]float64{1, 10, 100, 1000, 10000}, "1 10 100 1,000 10,000"},
+		{[]float64{2.5, 3, 3.5}, "2.5 3 3.5"},
+		{[]float64{0.1234, 0.1236}, "0.123 0.124"},
+	} {
+		raw, _ := json.Marshal(tc.splits)
+		got, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`window.stampedeLogTicks(null, `+string(raw)+`)`))
+		if err != nil || strings.Join(got, " ") != tc.want {
+			t.Errorf("log ticks %v: %q (%v), want %q", tc.splits, got, err, tc.want)
+		}
+	}
 }

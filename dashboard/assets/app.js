@@ -247,17 +247,37 @@ function marksPlugin(s) {
 
 function chartWidth(box) { return Math.max(400, (box.clientWidth || 620) - 16); }
 
+// logTicks labels a log axis's ticks with the fewest significant digits
+// (at least as many as uPlot's own labels would show) that give distinct
+// ticks distinct labels: 0.0009 and 0.001 are not both "0.001".
+function logTicks(u, splits) {
+  const fmt = (v, d) => {
+    const n = Number(v.toPrecision(d));
+    return Math.abs(n) >= 1000 ? n.toLocaleString('en-US') : String(n);
+  };
+  for (let d = 1; d <= 17; d++) {
+    const labels = splits.map(v => v === null || v === undefined ? '' : fmt(v, d));
+    const shown = labels.filter(l => l !== '');
+    if (new Set(shown).size === shown.length) return labels;
+  }
+  return splits.map(v => String(v));
+}
+window.stampedeLogTicks = logTicks;
+
 // makeChart draws a chart into a new panel and returns it.
 function makeChart(box, title, data, series, opts) {
   const panel = el('div', { class: 'chart', dataset: { chart: title } }, el('h3', {}, title));
   box.append(panel);
-  const u = new uPlot(Object.assign({
+  const cfg = Object.assign({
     width: chartWidth(panel), height: 260,
     cursor: { sync: { key: 'run' }, drag: { x: true, y: false } },
     scales: { x: { time: false } },
     axes: [{ label: 'seconds since start' }, { label: opts.yLabel, size: 60 }],
     series: [{ label: 's', value: (u, v) => v === null ? '' : v.toFixed(3) }, ...series],
-  }, opts.uplot || {}), data, panel);
+  }, opts.uplot || {});
+  // Every log-scale value axis labels its ticks apart.
+  cfg.axes = cfg.axes.map((a, i) => i > 0 && cfg.scales[a.scale || 'y'] && cfg.scales[a.scale || 'y'].distr === 3 ? Object.assign({ values: logTicks }, a) : a);
+  const u = new uPlot(cfg, data, panel);
   window.stampedeCharts.push(u);
   cleanup.push(() => u.destroy());
   return u;
