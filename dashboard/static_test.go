@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -28,8 +30,9 @@ func TestStaticChart(t *testing.T) {
 	out := shots(t)
 	root := t.TempDir()
 	for _, seed := range []string{"1", "2"} {
+		// The test's own process watched: its RSS is drawn.
 		stampede(t, "run", "ycsb", "--driver", "null", "--duration", "3s", "--display-every", "250ms", "--ramp", "500ms",
-			"--concurrency", "2", "--seed", seed, "--results-dir", root)
+			"--concurrency", "2", "--seed", seed, "--results-dir", root, "--watch-pid", strconv.Itoa(os.Getpid()))
 	}
 	var listed []store.RunRow
 	if err := json.Unmarshal(stampede(t, "runs", "--results-dir", root, "--format", "json"), &listed); err != nil || len(listed) != 2 {
@@ -62,6 +65,15 @@ func TestStaticChart(t *testing.T) {
 	checkFigures(t, "saved run page", pageFigures(t, ctx, "figures"), want)
 	if charts, err := chromedp.Run(ctx, chromedp.Evaluate[int](`window.stampedeCharts.length`)); err != nil || charts < 2 {
 		t.Errorf("%d charts drawn, %v", charts, err)
+	}
+	titles, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll('#telemetry .chart')].map(c => c.dataset.chart)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"host CPU", "host memory", "processes ", ": memory (RSS, MiB) and count"} {
+		if !slices.ContainsFunc(titles, func(s string) bool { return strings.Contains(s, want) }) {
+			t.Errorf("no telemetry chart %q among %q", want, titles)
+		}
 	}
 	screenshot(t, ctx, out, "static-run")
 

@@ -327,17 +327,34 @@ function drawRunCharts(box, s, onSelect) {
 }
 
 function drawTelemetry(box, t) {
-  if (!t.cpu && !t.disks.length && !t.procs.length) return;
+  if (!t.cpu && !t.disks.length && !t.procs.length && !t.cgroup) return;
   box.append(el('h2', {}, 'Telemetry'));
   const charts = el('div', { class: 'charts', id: 'telemetry' });
   box.append(charts);
   if (t.cpu) makeChart(charts, 'host CPU (% of all CPUs)', [t.cpu.to_s, t.cpu.user_pct, t.cpu.system_pct, t.cpu.iowait_pct, t.cpu.steal_pct],
     [opsSeries('user', palette[0]), opsSeries('system', palette[1]), opsSeries('iowait', palette[2]), opsSeries('steal', palette[3])], { yLabel: '%' });
+  const mib = a => a.map(v => v / 2 ** 20);
+  if (t.memory && t.memory.to_s) makeChart(charts, 'host memory (MiB, as free: used, buff/cache, swap used)', [t.memory.to_s, mib(t.memory.used_bytes), mib(t.memory.cache_bytes), mib(t.memory.swap_used_bytes)],
+    [opsSeries('used', palette[0]), opsSeries('buff/cache', palette[1]), opsSeries('swap used', palette[2])], { yLabel: 'MiB' });
+  const g = t.cgroup;
+  if (g) {
+    makeChart(charts, 'cgroup of the limits: CPU (cores used, cores waiting when throttled) and throttled periods (%)', [g.to_s, g.cpu_cores, g.throttled_cores, g.throttled_pct],
+      [opsSeries('cores used', palette[0]), opsSeries('cores throttled', palette[1]), opsSeries('throttled %', palette[2], { scale: 'pct' })],
+      { yLabel: 'cores', uplot: { axes: [{ label: 'seconds since start' }, { label: 'cores', size: 60 }, { scale: 'pct', side: 1, label: '%', grid: { show: false } }] } });
+    makeChart(charts, 'cgroup of the limits: memory (MiB; limit dashed; OOM kills and failcnt per sample on the right)', [g.to_s, mib(g.memory_bytes), mib(g.memory_limit_bytes).map(v => v > 2 ** 40 ? null : v), g.oom_kills, g.memory_failcnt],
+      [opsSeries('memory', palette[0]), opsSeries('limit', palette[0], { dash: [6, 3] }), opsSeries('OOM kills', palette[8], { scale: 'n' }), opsSeries('failcnt', palette[1], { scale: 'n' })],
+      { yLabel: 'MiB', uplot: { axes: [{ label: 'seconds since start' }, { label: 'MiB', size: 60 }, { scale: 'n', side: 1, label: 'events', grid: { show: false } }] } });
+    makeChart(charts, 'cgroup of the limits: block IO (kB/s)', [g.to_s, g.read_bytes_s.map(v => v / 1024), g.write_bytes_s.map(v => v / 1024)],
+      [opsSeries('read kB/s', palette[0]), opsSeries('write kB/s', palette[1])], { yLabel: 'kB/s' });
+  }
   for (const d of t.disks) makeChart(charts, `disk ${d.name} (kB/s, as iostat -x)`, [d.to_s, d.rkB_s, d.wkB_s],
     [opsSeries('rkB/s', palette[0]), opsSeries('wkB/s', palette[1])], { yLabel: 'kB/s' });
   for (const p of t.procs) makeChart(charts, `processes ${p.name}`, [p.to_s, p.cpu_cores, p.read_bytes_s.map(v => v / 1024), p.write_bytes_s.map(v => v / 1024)],
     [opsSeries('CPU cores', palette[0], { scale: 'cores' }), opsSeries('read kB/s', palette[1]), opsSeries('write kB/s', palette[2])],
     { yLabel: 'kB/s', uplot: { axes: [{ label: 'seconds since start' }, { label: 'kB/s', size: 60 }, { scale: 'cores', side: 1, label: 'cores', grid: { show: false } }] } });
+  for (const p of t.procs) if (p.rss_bytes) makeChart(charts, `processes ${p.name}: memory (RSS, MiB) and count`, [p.to_s, mib(p.rss_bytes), p.processes],
+    [opsSeries('RSS MiB', palette[0]), opsSeries('processes', palette[1], { scale: 'n' })],
+    { yLabel: 'MiB', uplot: { axes: [{ label: 'seconds since start' }, { label: 'MiB', size: 60 }, { scale: 'n', side: 1, label: 'processes', grid: { show: false } }] } });
 }
 
 async function showRun(id) {
