@@ -87,6 +87,7 @@ func New(cfg Config) *Server {
 	s.mux.HandleFunc("GET /api/runs/{id}/files/{name}", s.withRun(s.handleFile))
 	s.mux.HandleFunc("GET /api/compare", s.handleCompare)
 	s.mux.HandleFunc("GET /api/merge", s.handleMerge)
+	s.mux.HandleFunc("GET /api/sweeps/{id}", s.handleSweep)
 	s.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("no such endpoint: %s %s (see the endpoints in `stampede serve --help`)", r.Method, r.URL.Path))
 	})

@@ -101,6 +101,7 @@ async function route() {
     if (path.startsWith('/run/')) await showRun(decodeURIComponent(path.slice(5)));
     else if (path === '/compare') await showCompare(params.getAll('run'));
     else if (path === '/merge') await showMerge(params);
+    else if (path.startsWith('/sweep/')) await showSweep(decodeURIComponent(path.slice(7)));
     else await showRuns(params);
   } catch (err) {
     showError(err);
@@ -150,6 +151,11 @@ async function showRuns(params) {
   if (group.startsWith('job=')) {
     main.append(el('p', {}, el('a', { id: 'merged', href: '#/merge?tag=' + encodeURIComponent(group) },
       `the clients of ${group} merged, as stampede report --tag ${group}`)));
+  }
+
+  if (group.startsWith('sweep=')) {
+    main.append(el('p', {}, el('a', { id: 'sweep-link', href: '#/sweep/' + encodeURIComponent(group.slice(6)) },
+      `the sweep ${group.slice(6)} as curves: throughput against the swept value, latency against throughput`)));
   }
 
   const sort = page.sort;
@@ -499,6 +505,90 @@ async function showMerge(params) {
       el('td', {}, fmtMs(c.total.p50_ms)), el('td', {}, fmtMs(c.total.p99_ms)),
       el('td', { dataset: { field: 'share', value: c.share } }, (100 * c.share).toFixed(1) + '%'))))));
   ready('merge');
+}
+
+// ---- a sweep ----
+
+// showSweep draws a sweep's steps as curves: throughput against the swept
+// value, latency against throughput, with the SLO's latency bound and the
+// answer (the highest value that met it) marked, and the sweep's table.
+async function showSweep(id) {
+  const [doc] = await Promise.all([api(`/api/sweeps/${encodeURIComponent(id)}`), chartsLib()]);
+  const flag = '--' + doc.param;
+  main.append(el('h1', {}, `Sweep ${doc.id}`),
+    el('p', { class: 'muted' }, `${doc.steps.length} steps over ${flag}${doc.search ? ' (a search)' : ''}${doc.slo ? ', SLO ' + doc.slo : ', no SLO'}`),
+    el('pre', { id: 'conclusion' }, doc.conclusion));
+  const byN = Object.fromEntries(doc.steps.map(s => [s.step, s]));
+  const best = byN[doc.best], miss = byN[doc.miss], peak = byN[doc.peak];
+  const done = doc.steps.filter(s => s.total && s.total.count > 0);
+  const charts = el('div', { class: 'charts', id: 'charts' });
+  main.append(charts);
+  const verdictColor = s => !s.judged ? palette[7] : s.met ? '#38a169' : '#c53030';
+  // marks draws vertical lines at x values, labelled.
+  const vlines = lines => ({ hooks: { draw: u => {
+    const ctx = u.ctx;
+    for (const [x, color, text] of lines) {
+      if (x === undefined || x < u.scales.x.min || x > u.scales.x.max) continue;
+      const px = u.valToPos(x, 'x', true);
+      ctx.save(); ctx.strokeStyle = color; ctx.setLineDash([5, 4]); ctx.lineWidth = 1.5 * devicePixelRatio;
+      ctx.beginPath(); ctx.moveTo(px, u.bbox.top); ctx.lineTo(px, u.bbox.top + u.bbox.height); ctx.stroke();
+      ctx.fillStyle = color; ctx.font = `${11 * devicePixelRatio}px sans-serif`; ctx.fillText(text, px + 4 * devicePixelRatio, u.bbox.top + 12 * devicePixelRatio);
+      ctx.restore();
+    }
+  } } });
+  const answerLines = [];
+  if (best) answerLines.push([best.value, '#38a169', `met: ${best.value}`]);
+  if (miss) answerLines.push([miss.value, '#c53030', `missed: ${miss.value}`]);
+  if (!doc.slo && peak) answerLines.push([peak.value, palette[0], `peak: ${peak.value}`]);
+
+  // Throughput against the swept value.
+  const byValue = [...done].sort((a, b) => a.value - b.value);
+  const xs = byValue.map(s => s.value);
+  const ptsOnly = pred => byValue.map(s => pred(s) ? s.total.ops_per_sec : null);
+  const tpSeries = [
+    { label: flag, value: (u, v) => v === null ? '' : String(v) },
+    opsSeries('ops/s', palette[0]),
+    { label: 'met', stroke: '#38a169', width: 0, points: { show: true, size: 10, fill: '#38a169' }, value: (u, v) => v === null ? '' : fmtRate(v) },
+    { label: 'missed', stroke: '#c53030', width: 0, points: { show: true, size: 10, fill: '#c53030' }, value: (u, v) => v === null ? '' : fmtRate(v) },
+  ];
+  const tpData = [xs, byValue.map(s => s.total.ops_per_sec), ptsOnly(s => s.judged && s.met), ptsOnly(s => s.judged && !s.met)];
+  if (doc.param === 'max-rate') {
+    tpSeries.push(opsSeries('scheduled', palette[7], { dash: [4, 4], width: 1 }));
+    tpData.push(xs);
+  }
+  makeChart(charts, `throughput against ${flag}`, tpData, [], { yLabel: 'ops/s', uplot: {
+    cursor: { drag: { x: true, y: false } }, series: tpSeries, plugins: [vlines(answerLines)],
+    axes: [{ label: flag }, { label: 'ops/s', size: 70 }] } });
+
+  // Latency against throughput, the SLO's bound as a line.
+  const byRate = [...done].sort((a, b) => a.total.ops_per_sec - b.total.ops_per_sec);
+  const rx = byRate.map(s => s.total.ops_per_sec);
+  const pos = v => v > 0 ? v : null;
+  const latSeries = [{ label: 'ops/s', value: (u, v) => v === null ? '' : fmtRate(v) },
+    msSeries('p50', palette[0], [2, 3]), msSeries('p95', palette[1], [6, 3]), msSeries('p99', palette[2]), msSeries('p99.9', palette[3], [1, 1])];
+  const latData = [rx, byRate.map(s => pos(s.total.p50_ms)), byRate.map(s => pos(s.total.p95_ms)), byRate.map(s => pos(s.total.p99_ms)), byRate.map(s => pos(s.total.p99_9_ms))];
+  for (const [m, limit] of Object.entries(doc.slo_latency_ms || {})) {
+    latSeries.push(msSeries(`SLO ${m} <= ${fmtMs(limit)} ms`, '#c53030', [8, 4], { width: 2 }));
+    latData.push(rx.map(() => limit));
+  }
+  const lines = [];
+  if (best) lines.push([best.total.ops_per_sec, '#38a169', `answer: ${flag} ${best.value}`]);
+  if (!doc.slo && peak) lines.push([peak.total.ops_per_sec, palette[0], `peak: ${flag} ${peak.value}`]);
+  makeChart(charts, 'latency against throughput (ms, log scale), each step a point', latData, [], { yLabel: 'ms', uplot: {
+    scales: { x: { time: false }, y: { distr: 3 } }, cursor: { drag: { x: true, y: false } }, series: latSeries.map(x => Object.assign({ points: { show: true } }, x)),
+    plugins: [vlines(lines)], axes: [{ label: 'ops/s (each step\'s throughput)' }, { label: 'ms', size: 60 }] } });
+
+  // The sweep's table.
+  main.append(el('h2', {}, 'Steps (as stampede sweep)'));
+  main.append(el('table', { id: 'steps' },
+    el('thead', {}, el('tr', {}, ['step', flag, 'workers', 'ops/s', 'p50 ms', 'p95 ms', 'p99 ms', 'p99.9 ms', 'max ms', 'errors'].map(h => el('th', {}, h)), el('th', { class: 'l' }, 'run'), el('th', { class: 'l' }, 'SLO'))),
+    el('tbody', {}, doc.steps.map(s => el('tr', { dataset: { step: s.step }, class: s.step === doc.best ? 'total' : '' },
+      el('td', {}, s.step), el('td', { dataset: { field: 'value' } }, s.value), el('td', {}, s.workers), el('td', { dataset: { field: 'ops_per_sec', value: s.total.ops_per_sec } }, fmtRate(s.total.ops_per_sec)),
+      ['p50_ms', 'p95_ms', 'p99_ms', 'p99_9_ms', 'max_ms'].map(k => el('td', { dataset: { field: k, value: s.total[k] } }, fmtMs(s.total[k]))),
+      el('td', {}, s.total.errors),
+      el('td', { class: 'l' }, el('a', { href: '#/run/' + encodeURIComponent(s.run) }, s.run)),
+      el('td', { class: 'l', dataset: { field: 'slo' }, style: `color: ${verdictColor(s)}` }, !s.judged ? (s.status === 'completed' ? '-' : s.status) : s.met ? 'met' : 'missed: ' + s.why))))));
+  ready('sweep');
 }
 
 // ---- compare ----
