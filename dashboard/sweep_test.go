@@ -44,7 +44,7 @@ func TestSweepPage(t *testing.T) {
 	root := t.TempDir()
 	sweeps := map[string][]sweepLine{}
 	for _, args := range [][]string{
-		{"--max-rate", "2000,8000,32000,128000", "--keep-going", "--slo", "p99<=0.05ms"},
+		{"--max-rate", "50000,200000,800000,3200000", "--latency", "service", "--keep-going", "--slo", "p99<=1ms"},
 		{"--concurrency", "1,2,4"},
 	} {
 		cmd := append([]string{"sweep", "ycsb", "--driver", "null", "--duration", "1s", "--ramp", "200ms", "--results-dir", root, "--format", "json"}, args...)

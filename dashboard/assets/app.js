@@ -527,12 +527,17 @@ async function showSweep(id) {
   // marks draws vertical lines at x values, labelled.
   const vlines = lines => ({ hooks: { draw: u => {
     const ctx = u.ctx;
-    for (const [x, color, text] of lines) {
+    for (const [i, [x, color, text]] of lines.entries()) {
       if (x === undefined || x < u.scales.x.min || x > u.scales.x.max) continue;
       const px = u.valToPos(x, 'x', true);
       ctx.save(); ctx.strokeStyle = color; ctx.setLineDash([5, 4]); ctx.lineWidth = 1.5 * devicePixelRatio;
       ctx.beginPath(); ctx.moveTo(px, u.bbox.top); ctx.lineTo(px, u.bbox.top + u.bbox.height); ctx.stroke();
-      ctx.fillStyle = color; ctx.font = `${11 * devicePixelRatio}px sans-serif`; ctx.fillText(text, px + 4 * devicePixelRatio, u.bbox.top + 12 * devicePixelRatio);
+      // Each label on a line of its own, left of its line when it
+      // would leave the plot on the right.
+      ctx.fillStyle = color; ctx.font = `${11 * devicePixelRatio}px sans-serif`; ctx.textBaseline = 'top';
+      const right = px + ctx.measureText(text).width + 8 * devicePixelRatio > u.bbox.left + u.bbox.width;
+      ctx.textAlign = right ? 'right' : 'left';
+      ctx.fillText(text, px + (right ? -4 : 4) * devicePixelRatio, u.bbox.top + (4 + 14 * i) * devicePixelRatio);
       ctx.restore();
     }
   } } });
