@@ -51,7 +51,7 @@ func oneHour() chart.Input {
 // in each format.
 func BenchmarkOneHour(b *testing.B) {
 	in := oneHour()
-	for _, f := range []chart.Format{chart.SVG, chart.PNG, chart.HTML} {
+	for _, f := range []chart.Format{chart.SVG, chart.PNG} {
 		b.Run(f.String(), func(b *testing.B) {
 			b.ReportAllocs()
 			var size int

@@ -20,38 +20,32 @@ const (
 	SVG Format = iota + 1
 	// PNG is a PNG image of the same drawing.
 	PNG
-	// HTML is a self-contained page: the SVG inline, with a tooltip on each
-	// interval and on each error mark, and a table of each run's figures.
-	HTML
 )
 
-// String returns "svg", "png" or "html".
+// String returns "svg" or "png".
 func (f Format) String() string {
 	switch f {
 	case SVG:
 		return "svg"
 	case PNG:
 		return "png"
-	case HTML:
-		return "html"
 	}
 	return fmt.Sprintf("Format(%d)", int(f))
 }
 
 // ErrFormat is FormatOf's error for an extension that names no format.
-var ErrFormat = errors.New("use .svg, .png or .html")
+// (The interactive .html chart is the dashboard's page, written by package
+// dashboard: see dashboard.WriteStatic.)
+var ErrFormat = errors.New("use .svg or .png")
 
-// FormatOf returns the format a file name's extension asks for: .svg, .png
-// or .html (in any case). Any other extension is an error matching
-// ErrFormat.
+// FormatOf returns the format a file name's extension asks for: .svg or
+// .png (in any case). Any other extension is an error matching ErrFormat.
 func FormatOf(path string) (Format, error) {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".svg":
 		return SVG, nil
 	case ".png":
 		return PNG, nil
-	case ".html", ".htm":
-		return HTML, nil
 	}
 	return 0, fmt.Errorf("%s: %w", path, ErrFormat)
 }
@@ -61,7 +55,7 @@ type Run struct {
 	// Series is the run's time series.
 	Series results.Series
 	// View is the run's figures over its report window (normally after
-	// the ramp-up), shown in the title and, in HTML, in a table.
+	// the ramp-up), shown in the title.
 	View results.View
 	// Label names the run in the legend before its ID, such as "A"; it
 	// may be empty.
@@ -89,11 +83,9 @@ func Write(w io.Writer, f Format, in Input) error {
 	var err error
 	switch f {
 	case SVG:
-		err = writeSVG(&buf, fig, nil)
+		err = writeSVG(&buf, fig)
 	case PNG:
 		err = writePNG(&buf, fig)
-	case HTML:
-		err = writeHTML(&buf, fig, in)
 	default:
 		return fmt.Errorf("chart: unknown format %v", f)
 	}

@@ -559,67 +559,6 @@ func TestPNG(t *testing.T) {
 	}
 }
 
-func TestHTML(t *testing.T) {
-	in := inputs()["compare"]
-	got := string(render(t, chart.HTML, in))
-	svg := string(render(t, chart.SVG, in))
-	for _, want := range []string{
-		"<!DOCTYPE html>",
-		"<title>ycsb: 20261122-103512-ycsb-aaaa vs 20261122-113512-ycsb-bbbb</title>",
-		`<svg width="750pt"`,
-		`class="hv"><title>3-4 s&#xA;A p99: 2.80 ms`,
-		`class="em"><title>B update: 4 errors in 3-4 s</title>`,
-		"<caption>A: 20261122-103512-ycsb-aaaa (db=pg&lt;16&gt; variant=base), ycsb",
-		"<td>total</td>",
-		"</html>",
-	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("HTML lacks %q", want)
-		}
-	}
-	// The page holds the chart's SVG, whole, with the tooltips added.
-	body := svg[strings.Index(svg, "<svg"):strings.LastIndex(svg, "</svg>")]
-	if !strings.Contains(got, body) {
-		t.Error("the page does not contain the chart's SVG")
-	}
-	i, j := strings.Index(got, "<svg"), strings.LastIndex(got, "</svg>")
-	doc := parseSVG(t, []byte(got[i:j+len("</svg>")]))
-	// Each tooltip band covers an interval within a panel's plot: from the
-	// bottom to the top of its vertical grid lines (y up in gonum's
-	// drawing, down in the bands), between the time axis's ends.
-	type span struct{ lo, hi float64 }
-	var plots []span
-	var x0, x1 = math.Inf(1), math.Inf(-1)
-	for _, p := range doc.paths {
-		if strings.Contains(p.style, "stroke:#E6E6E6") && p.pts[0][0] == p.pts[1][0] {
-			sp := span{doc.h - max(p.pts[0][1], p.pts[1][1]), doc.h - min(p.pts[0][1], p.pts[1][1])}
-			if !slices.Contains(plots, sp) {
-				plots = append(plots, sp)
-			}
-			x0, x1 = min(x0, p.pts[0][0]), max(x1, p.pts[0][0])
-		}
-	}
-	bands := regexp.MustCompile(`<rect x="([0-9.]+)" y="([0-9.]+)" width="([0-9.]+)" height="([0-9.]+)" class="hv">`).FindAllStringSubmatch(got, -1)
-	if len(bands) == 0 {
-		t.Fatal("no tooltip band in the page")
-	}
-	for _, b := range bands {
-		f := make([]float64, 4)
-		for k := range f {
-			f[k], _ = strconv.ParseFloat(b[k+1], 64)
-		}
-		if !slices.ContainsFunc(plots, func(sp span) bool { return math.Abs(sp.lo-f[1]) < 0.1 && math.Abs(sp.hi-f[1]-f[3]) < 0.1 }) {
-			t.Errorf("band %v is not over a plot (plots span %v)", f, plots)
-		}
-		if f[0] < x0-0.1 || f[0]+f[2] > x1+0.1 {
-			t.Errorf("band %v outside the time axis, %g to %g", f, x0, x1)
-		}
-	}
-	if testOut != "" {
-		os.WriteFile(filepath.Join(testOut, "compare.html"), []byte(got), 0o644)
-	}
-}
-
 func TestFormatOf(t *testing.T) {
 	for _, tc := range []struct {
 		path string
@@ -628,9 +567,9 @@ func TestFormatOf(t *testing.T) {
 	}{
 		{"a.svg", chart.SVG, ""},
 		{"dir/b.PNG", chart.PNG, ""},
-		{"c.html", chart.HTML, ""},
-		{"out.jpg", 0, "out.jpg: use .svg, .png or .html"},
-		{"noext", 0, "noext: use .svg, .png or .html"},
+		{"c.html", 0, "c.html: use .svg or .png"},
+		{"out.jpg", 0, "out.jpg: use .svg or .png"},
+		{"noext", 0, "noext: use .svg or .png"},
 	} {
 		got, err := chart.FormatOf(tc.path)
 		if got != tc.want || (err == nil) != (tc.err == "") || (err != nil && err.Error() != tc.err) {
@@ -686,10 +625,9 @@ func TestEmptyRun(t *testing.T) {
 		t.Errorf("the empty run's SVG draws %d data lines", n)
 	}
 
-	page := string(render(t, chart.HTML, in))
 	for _, want := range []string{">throughput (ops/s)</text>", ">no data</text>", "note: no data: the run recorded no operation"} {
-		if !strings.Contains(page, want) {
-			t.Errorf("the empty run's HTML lacks %q", want)
+		if !strings.Contains(string(svgb), want) {
+			t.Errorf("the empty run's SVG lacks %q", want)
 		}
 	}
 
@@ -785,26 +723,24 @@ func TestShortLastInterval(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	page := string(render(t, chart.HTML, chart.Input{Runs: []chart.Run{{Series: s}}}))
-	bands := regexp.MustCompile(`class="hv"><title>([0-9.]+-[0-9.]+ s)&#xA;([^<]*)</title>`).FindAllStringSubmatch(page, -1)
+	// The points drawn (the SVG's and PNG's, and the dashboard's).
 	var throughput, cpu []string
-	for _, b := range bands {
-		switch {
-		case strings.HasPrefix(b[2], "write: "):
-			throughput = append(throughput, b[1]+" "+b[2])
-		case strings.HasPrefix(b[2], "user+system: "):
-			cpu = append(cpu, b[1]+" "+strings.ReplaceAll(b[2], "&#xA;", " | "))
-		}
+	for _, p := range s.Ops[0].Points {
+		throughput = append(throughput, fmt.Sprintf("%g-%g s write: %.0f ops/s", p.From, p.To, p.Rate))
 	}
-	want := []string{"0-1 s write: 4000 ops/s", "1-2 s write: 4000 ops/s", "2-3.01 s write: 4009 ops/s"}
+	for _, p := range s.Telemetry.CPU {
+		cpu = append(cpu, fmt.Sprintf("%g-%g s iowait: %.2f %%", p.From, p.To, p.IOWait))
+	}
+	want := []string{"0-1 s write: 4000 ops/s", "1-2 s write: 4000 ops/s", "2-3.011 s write: 4009 ops/s"}
 	if strings.Join(throughput, "; ") != strings.Join(want, "; ") {
 		t.Errorf("throughput points:\n  %s\nwant\n  %s", strings.Join(throughput, "\n  "), strings.Join(want, "\n  "))
 	}
-	if len(cpu) != 3 || !strings.HasPrefix(cpu[2], "2-3.01 s") || !strings.Contains(cpu[2], "iowait: 2.35 %") {
-		t.Errorf("host CPU points:\n  %s\nwant the last over 2-3.01 s at 2.35%% iowait", strings.Join(cpu, "\n  "))
+	if len(cpu) != 3 || !strings.HasPrefix(cpu[2], "2-3.011 s") || !strings.Contains(cpu[2], "iowait: 2.35 %") {
+		t.Errorf("host CPU points:\n  %s\nwant the last over 2-3.011 s at 2.35%% iowait", strings.Join(cpu, "\n  "))
 	}
 	if testOut != "" {
-		os.WriteFile(filepath.Join(testOut, "short-last.html"), []byte(page), 0o644)
+		svg := render(t, chart.SVG, chart.Input{Runs: []chart.Run{{Series: s}}})
+		os.WriteFile(filepath.Join(testOut, "short-last.svg"), svg, 0o644)
 	}
 }
 

@@ -13,9 +13,9 @@
 // dots per inch: the PNG is 1000 pixels wide and the SVG 750 points, the
 // same 1000 pixels in a browser. Text is in the Liberation Sans font that
 // gonum/plot embeds; the SVG names metric-compatible fallbacks (Arimo,
-// Arial) for viewers without it. The HTML output is the SVG inline, with
-// invisible bands carrying each interval's values and each error mark's
-// count as tooltips, and a table of each run's figures.
+// Arial) for viewers without it. The interactive chart (.html) is not
+// drawn here: it is the dashboard's own page saved with its data (see
+// dashboard.WriteStatic).
 //
 // Dependencies: gonum.org/v1/plot, a maintained plotting library of the
 // Gonum project, for the axes, ticks, lines, keys and both backends

@@ -464,14 +464,10 @@ func (f *figure) render(c vg.CanvasSizer) ([]placed, error) {
 // viewers that lack it: the text keeps the widths it was laid out with.
 const svgFonts = "font-family:'Liberation Sans',Arimo,Arial,Helvetica,sans-serif;"
 
-// writeSVG writes f as an SVG document; with overlay set, it calls
-// overlay to add elements (in the SVG's coordinates, y down) before its
-// end.
-func writeSVG(w io.Writer, f *figure, overlay func(io.Writer, []placed, vg.Length)) error {
-	h := f.height()
-	c := vgsvg.NewWith(vgsvg.UseWH(width, h))
-	pl, err := f.render(c)
-	if err != nil {
+// writeSVG writes f as an SVG document.
+func writeSVG(w io.Writer, f *figure) error {
+	c := vgsvg.NewWith(vgsvg.UseWH(width, f.height()))
+	if _, err := f.render(c); err != nil {
 		return err
 	}
 	var buf bytes.Buffer
@@ -479,13 +475,7 @@ func writeSVG(w io.Writer, f *figure, overlay func(io.Writer, []placed, vg.Lengt
 		return err
 	}
 	out := bytes.ReplaceAll(buf.Bytes(), []byte("font-family:Liberation Sans;"), []byte(svgFonts))
-	if overlay != nil {
-		end := bytes.LastIndex(out, []byte("</svg>"))
-		var o bytes.Buffer
-		overlay(&o, pl, h)
-		out = append(out[:end:end], append(o.Bytes(), out[end:]...)...)
-	}
-	_, err = w.Write(out)
+	_, err := w.Write(out)
 	return err
 }
 

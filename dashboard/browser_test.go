@@ -221,8 +221,6 @@ func TestBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
 	}
-	ctx := browser(t)
-	out := shots(t)
 	root := t.TempDir()
 	for _, seed := range []string{"1", "2"} {
 		stampede(t, "run", "ycsb", "--driver", "null", "--duration", "3s", "--display-every", "250ms", "--ramp", "500ms",
@@ -235,6 +233,10 @@ func TestBrowser(t *testing.T) {
 	a, b := listed[0].ID, listed[1].ID
 	const long = "20261122-103512-sql-hour"
 	writeLongRun(t, root, long, 3600, 10)
+	// The browser's time budget starts once the runs are written: on a
+	// loaded machine, writing the one-hour run took most of it.
+	ctx := browser(t)
+	out := shots(t)
 	srv := serve(t, root, store.DefaultURL(root))
 
 	// The runs page.

@@ -13,12 +13,19 @@
 //	GET /api/runs/{id}                 a run's header and its report (= report --format json)
 //	GET /api/runs/{id}/series          per interval and operation: throughput, p50/p95/p99/max, errors
 //	GET /api/runs/{id}/window          ?from=&to= (or include_ramp=1): report --from --to
-//	GET /api/runs/{id}/telemetry       the telemetry samples: CPU, disks, watched processes
+//	GET /api/runs/{id}/telemetry       the telemetry samples: CPU, memory, disks, watched processes
+//	                                   (CPU, IO, RSS), the limits' cgroup counters
 //	GET /api/runs/{id}/live            server-sent events: each interval as the run log grows, then "end"
 //	GET /api/runs/{id}/files/{name}    downloads: intervals.hlog, summary.json, series.csv
 //	GET /api/compare?run=A&run=B...    compare of each run with the first (compare --format json)
 //	GET /api/merge?tag=job=NAME        a job's clients merged (report --tag job=NAME --format json),
 //	                                   with each client's total and share
+//	GET /api/sweeps/{id}               a sweep's steps from their runs, judged again under its SLO,
+//	                                   with its answer (as sweep --format json)
+//
+// The same page is also saved whole, with the answers of its requests
+// embedded, as the interactive chart of `report --chart x.html` and
+// `compare --chart x.html` (WriteStatic).
 //
 // Errors are JSON objects {"error": "..."}: 404 for a run that does not
 // exist or whose directory is gone, 400 for bad parameters. No response

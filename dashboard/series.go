@@ -58,10 +58,18 @@ func columns(ops []results.OpSeries) []OpCols {
 }
 
 // seriesDoc returns run's time series in columns.
-func seriesDoc(run *runlog.Run) (SeriesDoc, error) {
-	s, err := results.TimeSeries(run)
+func seriesDoc(run *runlog.Run) (SeriesDoc, error) { return seriesDocBy(run, "") }
+
+// seriesDocBy is seriesDoc with, by "endpoint" or "locality" (see
+// results.TimeSeriesBy), the operations' parts drawn beside them, as
+// `report --chart --by-endpoint` draws them.
+func seriesDocBy(run *runlog.Run, by string) (SeriesDoc, error) {
+	s, err := results.TimeSeriesBy(run, by)
 	if err != nil {
 		return SeriesDoc{}, err
+	}
+	if by != "" {
+		s.Ops = append(s.Ops, s.Endpoints...)
 	}
 	doc := SeriesDoc{ID: s.ID, Start: s.Start, RampEnd: s.RampEnd, Ops: columns(s.Ops), Endpoints: columns(s.Endpoints), Warnings: s.Warnings}
 	var pts []results.OpPoint
@@ -86,10 +94,14 @@ func (s *Server) handleSeries(w http.ResponseWriter, r *http.Request, run *runlo
 // host CPU, each disk's throughput, each watched process group's CPU and
 // I/O. It is empty for a run without telemetry.
 type TelemetryDoc struct {
-	CPU   *CPUCols   `json:"cpu"`
-	Disks []DiskCols `json:"disks"`
-	Procs []ProcCols `json:"procs"`
-	Warns []string   `json:"warnings,omitempty"`
+	CPU    *CPUCols `json:"cpu"`
+	Memory *MemCols `json:"memory"`
+	// Cgroup is the counters of the cgroup of the run's limits; null for
+	// a run without limits.
+	Cgroup *CgroupCols `json:"cgroup"`
+	Disks  []DiskCols  `json:"disks"`
+	Procs  []ProcCols  `json:"procs"`
+	Warns  []string    `json:"warnings,omitempty"`
 }
 
 // CPUCols is the host's CPU use per sample, in percent of all CPUs.
@@ -101,6 +113,33 @@ type CPUCols struct {
 	IOWait []float64 `json:"iowait_pct"`
 	Steal  []float64 `json:"steal_pct"`
 	Busy   []float64 `json:"busy_pct"`
+}
+
+// MemCols is the host's memory use at the end of each sample, in bytes
+// (as free(1) counts it).
+type MemCols struct {
+	From  []float64 `json:"from_s"`
+	To    []float64 `json:"to_s"`
+	Total []uint64  `json:"total_bytes"`
+	Used  []uint64  `json:"used_bytes"`
+	Cache []uint64  `json:"cache_bytes"`
+	Swap  []uint64  `json:"swap_used_bytes"`
+}
+
+// CgroupCols is the change of the limits' cgroup counters per sample
+// (see results.CgroupPoint).
+type CgroupCols struct {
+	From           []float64 `json:"from_s"`
+	To             []float64 `json:"to_s"`
+	Cores          []float64 `json:"cpu_cores"`
+	ThrottledPct   []float64 `json:"throttled_pct"`
+	ThrottledCores []float64 `json:"throttled_cores"`
+	Memory         []uint64  `json:"memory_bytes"`
+	MemoryLimit    []uint64  `json:"memory_limit_bytes"`
+	MemoryFailcnt  []uint64  `json:"memory_failcnt"`
+	OOMKills       []uint64  `json:"oom_kills"`
+	Read           []float64 `json:"read_bytes_s"`
+	Write          []float64 `json:"write_bytes_s"`
 }
 
 // DiskCols is one block device's throughput per sample, in kB/s.
@@ -120,6 +159,10 @@ type ProcCols struct {
 	Cores []float64 `json:"cpu_cores"`
 	Read  []float64 `json:"read_bytes_s"`
 	Write []float64 `json:"write_bytes_s"`
+	// RSS and Processes are levels at each sample's end: the group's
+	// resident memory in bytes, and how many processes it had.
+	RSS       []uint64 `json:"rss_bytes"`
+	Processes []int    `json:"processes"`
 }
 
 func telemetryDoc(t *results.Telemetry, warnings []string) TelemetryDoc {
@@ -134,6 +177,23 @@ func telemetryDoc(t *results.Telemetry, warnings []string) TelemetryDoc {
 		c.Steal, c.Busy = append(c.Steal, p.Steal), append(c.Busy, p.Busy)
 	}
 	doc.CPU = c
+	m := &MemCols{}
+	for _, p := range t.Memory {
+		m.From, m.To = append(m.From, p.From), append(m.To, p.To)
+		m.Total, m.Used, m.Cache, m.Swap = append(m.Total, p.TotalBytes), append(m.Used, p.UsedBytes), append(m.Cache, p.CacheBytes), append(m.Swap, p.SwapUsedBytes)
+	}
+	doc.Memory = m
+	if len(t.Cgroup) > 0 {
+		g := &CgroupCols{}
+		for _, p := range t.Cgroup {
+			g.From, g.To = append(g.From, p.From), append(g.To, p.To)
+			g.Cores, g.ThrottledPct, g.ThrottledCores = append(g.Cores, p.CPUCores), append(g.ThrottledPct, p.ThrottledPct), append(g.ThrottledCores, p.ThrottledCores)
+			g.Memory, g.MemoryLimit = append(g.Memory, p.MemoryBytes), append(g.MemoryLimit, p.MemoryLimitBytes)
+			g.MemoryFailcnt, g.OOMKills = append(g.MemoryFailcnt, p.MemoryFailcnt), append(g.OOMKills, p.OOMKills)
+			g.Read, g.Write = append(g.Read, p.ReadBytesPerSec), append(g.Write, p.WriteBytesPerSec)
+		}
+		doc.Cgroup = g
+	}
 	for _, d := range t.Disks {
 		dc := DiskCols{Name: d.Name}
 		for _, p := range d.Points {
@@ -147,6 +207,7 @@ func telemetryDoc(t *results.Telemetry, warnings []string) TelemetryDoc {
 		for _, p := range g.Points {
 			pc.From, pc.To = append(pc.From, p.From), append(pc.To, p.To)
 			pc.Cores, pc.Read, pc.Write = append(pc.Cores, p.CPUCores), append(pc.Read, p.ReadBytesPerSec), append(pc.Write, p.WriteBytesPerSec)
+			pc.RSS, pc.Processes = append(pc.RSS, p.RSSBytes), append(pc.Processes, p.Processes)
 		}
 		doc.Procs = append(doc.Procs, pc)
 	}

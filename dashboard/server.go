@@ -97,6 +97,7 @@ func New(cfg Config) *Server {
 	s.mux.HandleFunc("GET /api/runs/{id}/files/{name}", s.withRun(s.handleFile))
 	s.mux.HandleFunc("GET /api/compare", s.handleCompare)
 	s.mux.HandleFunc("GET /api/merge", s.handleMerge)
+	s.mux.HandleFunc("GET /api/sweeps/{id}", s.handleSweep)
 	s.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("no such endpoint: %s %s (see the endpoints in `stampede serve --help`)", r.Method, r.URL.Path))
 	})
@@ -557,10 +558,7 @@ func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request) {
 	}
 	// Each run beside the first, as `stampede compare FIRST RUN` sets
 	// them.
-	out := struct {
-		Base        string               `json:"base"`
-		Comparisons []results.Comparison `json:"comparisons"`
-	}{Base: runs[0].Info.ID}
+	out := compareDoc{Base: runs[0].Info.ID}
 	for _, run := range runs[1:] {
 		c, _, err := results.Compare(runs[0], run)
 		if err != nil {

@@ -99,6 +99,88 @@ type Telemetry struct {
 	// Procs holds one series per watched process group, in order of first
 	// appearance.
 	Procs []ProcSeries
+	// Memory is the host's memory use at the end of each sample.
+	Memory []MemPoint
+	// Cgroup is the counters of the cgroup the run's limits applied
+	// (stampede run --cpus, --memory, ...), per sample: empty for a run
+	// without limits. The first sample has no point when the counters
+	// were not read before it.
+	Cgroup []CgroupPoint
+}
+
+// CgroupPoint is the change of the limits' cgroup counters over one
+// telemetry sample (see limit.Stats).
+type CgroupPoint struct {
+	Span
+	// CPUCores is the CPU time the cgroup used divided by the sample's
+	// length; ThrottledPct the share of its CPU quota periods in which it
+	// was throttled (0 without periods); ThrottledCores the time it
+	// waited, divided by the sample's length.
+	CPUCores       float64 `json:"cpu_cores"`
+	ThrottledPct   float64 `json:"throttled_pct"`
+	ThrottledCores float64 `json:"throttled_cores"`
+	// MemoryBytes and MemoryLimitBytes are levels at the sample's end;
+	// OOMKills and MemoryFailcnt count the events during the sample.
+	MemoryBytes      uint64 `json:"memory_bytes"`
+	MemoryLimitBytes uint64 `json:"memory_limit_bytes"`
+	MemoryFailcnt    uint64 `json:"memory_failcnt"`
+	OOMKills         uint64 `json:"oom_kills"`
+	// ReadBytesPerSec and WriteBytesPerSec are the block IO of all its
+	// devices, per second.
+	ReadBytesPerSec  float64 `json:"read_bytes_s"`
+	WriteBytesPerSec float64 `json:"write_bytes_s"`
+}
+
+// cgroupCounters is the "cgroup" field of a telemetry record: limit.Stats
+// as `run` writes it (durations in nanoseconds), or {"error": ...} when
+// they could not be read.
+type cgroupCounters struct {
+	Error                                    string `json:"error"`
+	CPUUsage                                 int64
+	Periods, ThrottledPeriods                uint64
+	ThrottledTime                            int64
+	MemoryUsage, MemoryMaxUsage, MemoryLimit uint64
+	MemoryFailcnt, OOMKills                  uint64
+	IO                                       []struct{ ReadBytes, WriteBytes uint64 }
+}
+
+// point returns the change from prev to c over secs seconds.
+func (c *cgroupCounters) point(prev *cgroupCounters, span Span, secs float64) CgroupPoint {
+	diff := func(a, b uint64) uint64 { // a counter reset (a new cgroup) counts from 0
+		if a < b {
+			return a
+		}
+		return a - b
+	}
+	io := func(x *cgroupCounters) (r, w uint64) {
+		for _, d := range x.IO {
+			r, w = r+d.ReadBytes, w+d.WriteBytes
+		}
+		return r, w
+	}
+	r1, w1 := io(c)
+	r0, w0 := io(prev)
+	p := CgroupPoint{Span: span,
+		CPUCores:       float64(diff(uint64(max(c.CPUUsage, 0)), uint64(max(prev.CPUUsage, 0)))) / 1e9 / secs,
+		ThrottledCores: float64(diff(uint64(max(c.ThrottledTime, 0)), uint64(max(prev.ThrottledTime, 0)))) / 1e9 / secs,
+		MemoryBytes:    c.MemoryUsage, MemoryLimitBytes: c.MemoryLimit,
+		MemoryFailcnt: diff(c.MemoryFailcnt, prev.MemoryFailcnt), OOMKills: diff(c.OOMKills, prev.OOMKills),
+		ReadBytesPerSec: float64(diff(r1, r0)) / secs, WriteBytesPerSec: float64(diff(w1, w0)) / secs}
+	if n := diff(c.Periods, prev.Periods); n > 0 {
+		p.ThrottledPct = 100 * float64(diff(c.ThrottledPeriods, prev.ThrottledPeriods)) / float64(n)
+	}
+	return p
+}
+
+// MemPoint is the host's memory use at the end of one telemetry sample
+// (of the last one, for samples merged), in bytes, as free(1) counts it
+// (see telemetry.Memory).
+type MemPoint struct {
+	Span
+	TotalBytes    uint64 `json:"total_bytes"`
+	UsedBytes     uint64 `json:"used_bytes"`
+	CacheBytes    uint64 `json:"cache_bytes"`
+	SwapUsedBytes uint64 `json:"swap_used_bytes"`
 }
 
 // CPUPoint is the host's CPU use over one telemetry sample, in percent of
@@ -152,6 +234,11 @@ type ProcPoint struct {
 	// caused, per second.
 	ReadBytesPerSec  float64 `json:"read_bytes_s"`
 	WriteBytesPerSec float64 `json:"write_bytes_s"`
+	// RSSBytes and Processes are levels at the sample's end (of the last
+	// sample, for samples merged): the resident memory summed over the
+	// group's processes, and how many there were.
+	RSSBytes  uint64 `json:"rss_bytes"`
+	Processes int    `json:"processes"`
 }
 
 // TimeSeries reads run's intervals and telemetry into a Series: per
@@ -444,6 +531,8 @@ func mergeSamples(ss []telemetry.Sample) telemetry.Sample {
 			out.Procs[i].CPUCores += g.CPUCores * w
 			out.Procs[i].ReadBytesPerSec += g.ReadBytesPerSec * w
 			out.Procs[i].WriteBytesPerSec += g.WriteBytesPerSec * w
+			// Levels: the last sample's.
+			out.Procs[i].RSSBytes, out.Procs[i].Processes = g.RSSBytes, g.Processes
 		}
 	}
 	return out
@@ -453,16 +542,30 @@ func mergeSamples(ss []telemetry.Sample) telemetry.Sample {
 // sample that covers time.
 func readTelemetry(run *runlog.Run, start time.Time) (*Telemetry, error) {
 	var samples []telemetry.Sample
+	// cgroups[i] is the cgroup's counters read with samples[i] (nil when
+	// the run applied no limits); base those read with the baseline.
+	var cgroups []*cgroupCounters
+	var base *cgroupCounters
 	err := run.Telemetry(func(line []byte) error {
-		var smp telemetry.Sample
-		if err := json.Unmarshal(line, &smp); err != nil {
+		var rec struct {
+			telemetry.Sample
+			Cgroup *cgroupCounters `json:"cgroup"`
+		}
+		if err := json.Unmarshal(line, &rec); err != nil {
 			return fmt.Errorf("invalid JSON: %v", err)
 		}
+		smp := rec.Sample
 		if smp.Start.IsZero() || smp.End.IsZero() {
 			return errors.New("sample without start or end")
 		}
+		if rec.Cgroup != nil && rec.Cgroup.Error != "" {
+			rec.Cgroup = nil // the counters could not be read then
+		}
 		if smp.End.After(smp.Start) { // not the baseline, which has no rates
 			samples = append(samples, smp)
+			cgroups = append(cgroups, rec.Cgroup)
+		} else if len(samples) == 0 {
+			base = rec.Cgroup
 		}
 		return nil
 	})
@@ -475,10 +578,29 @@ func readTelemetry(run *runlog.Run, start time.Time) (*Telemetry, error) {
 	for _, g := range mergeShort(lens) {
 		smp := mergeSamples(samples[g[0] : g[len(g)-1]+1])
 		span := Span{From: smp.Start.Sub(start).Seconds(), To: smp.End.Sub(start).Seconds()}
+		// The cgroup's counters are cumulative: a point is the change
+		// from those read at the end of the sample before the group (or
+		// with the baseline) to those read at its end.
+		prev := base
+		if g[0] > 0 {
+			prev = cgroups[g[0]-1]
+		}
+		if cur := cgroups[g[len(g)-1]]; cur != nil && prev != nil {
+			prevEnd := smp.Start
+			if g[0] > 0 {
+				prevEnd = samples[g[0]-1].End
+			}
+			if secs := smp.End.Sub(prevEnd).Seconds(); secs > 0 {
+				t.Cgroup = append(t.Cgroup, cur.point(prev, span, secs))
+			}
+		}
 		c := smp.CPU
 		user, sys := c.User+c.Nice, c.System+c.IRQ+c.SoftIRQ
 		t.CPU = append(t.CPU, CPUPoint{Span: span, User: user, System: sys, Busy: user + sys,
 			IOWait: c.IOWait, Steal: c.Steal, Idle: c.Idle})
+		m := smp.Memory
+		t.Memory = append(t.Memory, MemPoint{Span: span, TotalBytes: m.TotalBytes, UsedBytes: m.UsedBytes,
+			CacheBytes: m.CacheBytes, SwapUsedBytes: m.SwapUsedBytes})
 		for _, d := range smp.Disks {
 			i, ok := disks[d.Name]
 			if !ok {
@@ -496,7 +618,8 @@ func readTelemetry(run *runlog.Run, start time.Time) (*Telemetry, error) {
 				t.Procs = append(t.Procs, ProcSeries{Name: g.Name})
 			}
 			t.Procs[i].Points = append(t.Procs[i].Points, ProcPoint{Span: span, CPUCores: g.CPUCores,
-				ReadBytesPerSec: g.ReadBytesPerSec, WriteBytesPerSec: g.WriteBytesPerSec})
+				ReadBytesPerSec: g.ReadBytesPerSec, WriteBytesPerSec: g.WriteBytesPerSec,
+				RSSBytes: g.RSSBytes, Processes: g.Processes})
 		}
 	}
 	if len(t.CPU) == 0 {

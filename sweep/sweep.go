@@ -349,6 +349,23 @@ func startAndWait(ctx context.Context, s run.Spec) (*run.Result, error) {
 	return r.Wait()
 }
 
+// Judge judges res's steps under res.SLO as Run judges them (each
+// completed step, on its Total and Target) and sets Best, Miss and Peak
+// as Run does: a sweep's answer read back from its steps' runs (the
+// dashboard's sweep page).
+func (res *Result) Judge() {
+	res.Best, res.Miss, res.Peak = nil, nil, nil
+	for i := range res.Steps {
+		st := &res.Steps[i]
+		st.Judged, st.Met, st.Why = false, false, ""
+		if len(res.SLO.Terms) > 0 && st.Status == "completed" {
+			st.Judged = true
+			st.Met, st.Why = res.SLO.Check(Measure{Total: st.Total, Target: st.Target})
+		}
+	}
+	res.bound()
+}
+
 // bound sets Best and Miss from the judged steps, and Peak.
 func (res *Result) bound() {
 	for i := range res.Steps {

@@ -6,6 +6,11 @@
 const main = document.getElementById('main');
 const statusLine = document.getElementById('status');
 const palette = ['#2b6cb0', '#dd6b20', '#38a169', '#805ad5', '#d53f8c', '#319795', '#b7791f', '#4a5568', '#e53e3e', '#3182ce', '#9c4221', '#276749'];
+// A page saved by `stampede report --chart x.html` carries the answers of
+// its requests (dashboard.WriteStatic): it needs no server.
+const staticEl = document.getElementById('stampede-static');
+const saved = staticEl ? JSON.parse(staticEl.textContent) : null;
+if (saved) document.getElementById('saved').textContent = `saved by ${saved.saved}: every figure is in this file (stampede serve shows every run)`;
 // What the test and a curious user can read: when each page was ready,
 // in milliseconds since the navigation started, and the charts drawn.
 window.stampedeTiming = {};
@@ -46,6 +51,10 @@ function chartsLib() {
 
 // api fetches a JSON endpoint; its error, if any, is the server's one line.
 async function api(path) {
+  if (saved) {
+    if (saved.docs[path] === undefined) throw new Error(`${path} is not in this saved page: stampede serve shows it`);
+    return saved.docs[path];
+  }
   const r = await fetch(path);
   let body;
   try { body = await r.json(); } catch (e) { throw new Error(`${path}: ${r.status} ${r.statusText}`); }
@@ -85,13 +94,14 @@ async function route() {
   delete document.body.dataset.ready;
   main.replaceChildren();
   setStatus('');
-  const hash = location.hash.slice(1) || '/';
+  const hash = location.hash.slice(1) || (saved ? saved.page.slice(1) : '/');
   const [path, query] = hash.split('?');
   const params = new URLSearchParams(query || '');
   try {
     if (path.startsWith('/run/')) await showRun(decodeURIComponent(path.slice(5)));
     else if (path === '/compare') await showCompare(params.getAll('run'));
     else if (path === '/merge') await showMerge(params);
+    else if (path.startsWith('/sweep/')) await showSweep(decodeURIComponent(path.slice(7)));
     else await showRuns(params);
   } catch (err) {
     showError(err);
@@ -141,6 +151,11 @@ async function showRuns(params) {
   if (group.startsWith('job=')) {
     main.append(el('p', {}, el('a', { id: 'merged', href: '#/merge?tag=' + encodeURIComponent(group) },
       `the clients of ${group} merged, as stampede report --tag ${group}`)));
+  }
+
+  if (group.startsWith('sweep=')) {
+    main.append(el('p', {}, el('a', { id: 'sweep-link', href: '#/sweep/' + encodeURIComponent(group.slice(6)) },
+      `the sweep ${group.slice(6)} as curves: throughput against the swept value, latency against throughput`)));
   }
 
   const sort = page.sort;
@@ -238,17 +253,37 @@ function marksPlugin(s) {
 
 function chartWidth(box) { return Math.max(400, (box.clientWidth || 620) - 16); }
 
+// logTicks labels a log axis's ticks with the fewest significant digits
+// (at least as many as uPlot's own labels would show) that give distinct
+// ticks distinct labels: 0.0009 and 0.001 are not both "0.001".
+function logTicks(u, splits) {
+  const fmt = (v, d) => {
+    const n = Number(v.toPrecision(d));
+    return Math.abs(n) >= 1000 ? n.toLocaleString('en-US') : String(n);
+  };
+  for (let d = 1; d <= 17; d++) {
+    const labels = splits.map(v => v === null || v === undefined ? '' : fmt(v, d));
+    const shown = labels.filter(l => l !== '');
+    if (new Set(shown).size === shown.length) return labels;
+  }
+  return splits.map(v => String(v));
+}
+window.stampedeLogTicks = logTicks;
+
 // makeChart draws a chart into a new panel and returns it.
 function makeChart(box, title, data, series, opts) {
   const panel = el('div', { class: 'chart', dataset: { chart: title } }, el('h3', {}, title));
   box.append(panel);
-  const u = new uPlot(Object.assign({
+  const cfg = Object.assign({
     width: chartWidth(panel), height: 260,
     cursor: { sync: { key: 'run' }, drag: { x: true, y: false } },
     scales: { x: { time: false } },
     axes: [{ label: 'seconds since start' }, { label: opts.yLabel, size: 60 }],
     series: [{ label: 's', value: (u, v) => v === null ? '' : v.toFixed(3) }, ...series],
-  }, opts.uplot || {}), data, panel);
+  }, opts.uplot || {});
+  // Every log-scale value axis labels its ticks apart.
+  cfg.axes = cfg.axes.map((a, i) => i > 0 && cfg.scales[a.scale || 'y'] && cfg.scales[a.scale || 'y'].distr === 3 ? Object.assign({ values: logTicks }, a) : a);
+  const u = new uPlot(cfg, data, panel);
   window.stampedeCharts.push(u);
   cleanup.push(() => u.destroy());
   return u;
@@ -298,17 +333,34 @@ function drawRunCharts(box, s, onSelect) {
 }
 
 function drawTelemetry(box, t) {
-  if (!t.cpu && !t.disks.length && !t.procs.length) return;
+  if (!t.cpu && !t.disks.length && !t.procs.length && !t.cgroup) return;
   box.append(el('h2', {}, 'Telemetry'));
   const charts = el('div', { class: 'charts', id: 'telemetry' });
   box.append(charts);
   if (t.cpu) makeChart(charts, 'host CPU (% of all CPUs)', [t.cpu.to_s, t.cpu.user_pct, t.cpu.system_pct, t.cpu.iowait_pct, t.cpu.steal_pct],
     [opsSeries('user', palette[0]), opsSeries('system', palette[1]), opsSeries('iowait', palette[2]), opsSeries('steal', palette[3])], { yLabel: '%' });
+  const mib = a => a.map(v => v / 2 ** 20);
+  if (t.memory && t.memory.to_s) makeChart(charts, 'host memory (MiB, as free: used, buff/cache, swap used)', [t.memory.to_s, mib(t.memory.used_bytes), mib(t.memory.cache_bytes), mib(t.memory.swap_used_bytes)],
+    [opsSeries('used', palette[0]), opsSeries('buff/cache', palette[1]), opsSeries('swap used', palette[2])], { yLabel: 'MiB' });
+  const g = t.cgroup;
+  if (g) {
+    makeChart(charts, 'cgroup of the limits: CPU (cores used, cores waiting when throttled) and throttled periods (%)', [g.to_s, g.cpu_cores, g.throttled_cores, g.throttled_pct],
+      [opsSeries('cores used', palette[0]), opsSeries('cores throttled', palette[1]), opsSeries('throttled %', palette[2], { scale: 'pct' })],
+      { yLabel: 'cores', uplot: { axes: [{ label: 'seconds since start' }, { label: 'cores', size: 60 }, { scale: 'pct', side: 1, label: '%', grid: { show: false } }] } });
+    makeChart(charts, 'cgroup of the limits: memory (MiB; limit dashed; OOM kills and failcnt per sample on the right)', [g.to_s, mib(g.memory_bytes), mib(g.memory_limit_bytes).map(v => v > 2 ** 40 ? null : v), g.oom_kills, g.memory_failcnt],
+      [opsSeries('memory', palette[0]), opsSeries('limit', palette[0], { dash: [6, 3] }), opsSeries('OOM kills', palette[8], { scale: 'n' }), opsSeries('failcnt', palette[1], { scale: 'n' })],
+      { yLabel: 'MiB', uplot: { axes: [{ label: 'seconds since start' }, { label: 'MiB', size: 60 }, { scale: 'n', side: 1, label: 'events', grid: { show: false } }] } });
+    makeChart(charts, 'cgroup of the limits: block IO (kB/s)', [g.to_s, g.read_bytes_s.map(v => v / 1024), g.write_bytes_s.map(v => v / 1024)],
+      [opsSeries('read kB/s', palette[0]), opsSeries('write kB/s', palette[1])], { yLabel: 'kB/s' });
+  }
   for (const d of t.disks) makeChart(charts, `disk ${d.name} (kB/s, as iostat -x)`, [d.to_s, d.rkB_s, d.wkB_s],
     [opsSeries('rkB/s', palette[0]), opsSeries('wkB/s', palette[1])], { yLabel: 'kB/s' });
   for (const p of t.procs) makeChart(charts, `processes ${p.name}`, [p.to_s, p.cpu_cores, p.read_bytes_s.map(v => v / 1024), p.write_bytes_s.map(v => v / 1024)],
     [opsSeries('CPU cores', palette[0], { scale: 'cores' }), opsSeries('read kB/s', palette[1]), opsSeries('write kB/s', palette[2])],
     { yLabel: 'kB/s', uplot: { axes: [{ label: 'seconds since start' }, { label: 'kB/s', size: 60 }, { scale: 'cores', side: 1, label: 'cores', grid: { show: false } }] } });
+  for (const p of t.procs) if (p.rss_bytes) makeChart(charts, `processes ${p.name}: memory (RSS, MiB) and count`, [p.to_s, mib(p.rss_bytes), p.processes],
+    [opsSeries('RSS MiB', palette[0]), opsSeries('processes', palette[1], { scale: 'n' })],
+    { yLabel: 'MiB', uplot: { axes: [{ label: 'seconds since start' }, { label: 'MiB', size: 60 }, { scale: 'n', side: 1, label: 'processes', grid: { show: false } }] } });
 }
 
 async function showRun(id) {
@@ -321,7 +373,7 @@ async function showRun(id) {
   const run = doc.run;
   main.append(el('h1', {}, `${run.id} `, el('span', { class: 'badge ' + run.status, id: 'run-status' }, run.status)));
   main.append(...headerList(run));
-  const dl = el('div', { class: 'downloads' }, 'downloads: ',
+  const dl = saved ? el('div', { class: 'muted downloads' }, `downloads (HDR interval log, summary.json, series CSV): from stampede serve, or in the run directory ${run.dir}`) : el('div', { class: 'downloads' }, 'downloads: ',
     el('a', { href: `/api/runs/${enc}/files/intervals.hlog`, download: true }, 'HDR interval log'),
     run.status !== 'running' ? el('a', { href: `/api/runs/${enc}/files/summary.json`, download: true }, 'summary.json') : null,
     el('a', { href: `/api/runs/${enc}/files/series.csv`, download: true }, 'series CSV'));
@@ -337,7 +389,7 @@ async function showRun(id) {
   const charts = el('div', { class: 'charts', id: 'charts' });
   main.append(charts);
 
-  if (run.status === 'running') {
+  if (run.status === 'running' && !saved) {
     await followLive(id, charts);
   } else {
     const s = await seriesReq;
@@ -346,6 +398,19 @@ async function showRun(id) {
     const zoom = async (from, to) => {
       const mine = ++seq;
       win.hidden = false;
+      if (saved) {
+        // The charts are zoomed (uPlot); the window's figures are
+        // recomputed from the histograms, which this file does not hold.
+        const qfrom = from.toFixed(3) + 's', qto = to.toFixed(3) + 's';
+        for (const u of window.stampedeCharts.slice(0, 2)) if (u.scales.x.min !== from || u.scales.x.max !== to) u.setScale('x', { min: from, max: to });
+        win.dataset.qfrom = qfrom; win.dataset.qto = qto;
+        win.replaceChildren(el('h2', {}, `Window ${from.toFixed(3)}s to ${to.toFixed(3)}s`),
+          el('p', { id: 'window-note' }, 'The charts are zoomed to this window. Its figures are recomputed from the histograms, which this file does not hold: stampede serve recomputes them when you zoom, or run ',
+            el('code', {}, `stampede report ${id} --from ${qfrom} --to ${qto}`)),
+          el('button', { onclick: () => { for (const u of window.stampedeCharts.slice(0, 2)) u.setScale('x', { min: s.to_s[0], max: s.to_s[s.to_s.length - 1] }); win.hidden = true; } }, 'reset zoom'));
+        document.body.dataset.window = `${from}-${to}`;
+        return;
+      }
       win.replaceChildren(el('h2', {}, `Window ${from.toFixed(3)}s to ${to.toFixed(3)}s (recomputed from the histograms, as report --from --to)`),
         el('div', { class: 'muted' }, 'computing...'));
       try {
@@ -442,6 +507,95 @@ async function showMerge(params) {
   ready('merge');
 }
 
+// ---- a sweep ----
+
+// showSweep draws a sweep's steps as curves: throughput against the swept
+// value, latency against throughput, with the SLO's latency bound and the
+// answer (the highest value that met it) marked, and the sweep's table.
+async function showSweep(id) {
+  const [doc] = await Promise.all([api(`/api/sweeps/${encodeURIComponent(id)}`), chartsLib()]);
+  const flag = '--' + doc.param;
+  main.append(el('h1', {}, `Sweep ${doc.id}`),
+    el('p', { class: 'muted' }, `${doc.steps.length} steps over ${flag}${doc.search ? ' (a search)' : ''}${doc.slo ? ', SLO ' + doc.slo : ', no SLO'}`),
+    el('pre', { id: 'conclusion' }, doc.conclusion));
+  const byN = Object.fromEntries(doc.steps.map(s => [s.step, s]));
+  const best = byN[doc.best], miss = byN[doc.miss], peak = byN[doc.peak];
+  const done = doc.steps.filter(s => s.total && s.total.count > 0);
+  const charts = el('div', { class: 'charts', id: 'charts' });
+  main.append(charts);
+  const verdictColor = s => !s.judged ? palette[7] : s.met ? '#38a169' : '#c53030';
+  // marks draws vertical lines at x values, labelled.
+  const vlines = lines => ({ hooks: { draw: u => {
+    const ctx = u.ctx;
+    for (const [i, [x, color, text]] of lines.entries()) {
+      if (x === undefined || x < u.scales.x.min || x > u.scales.x.max) continue;
+      const px = u.valToPos(x, 'x', true);
+      ctx.save(); ctx.strokeStyle = color; ctx.setLineDash([5, 4]); ctx.lineWidth = 1.5 * devicePixelRatio;
+      ctx.beginPath(); ctx.moveTo(px, u.bbox.top); ctx.lineTo(px, u.bbox.top + u.bbox.height); ctx.stroke();
+      // Each label on a line of its own, left of its line when it
+      // would leave the plot on the right.
+      ctx.fillStyle = color; ctx.font = `${11 * devicePixelRatio}px sans-serif`; ctx.textBaseline = 'top';
+      const right = px + ctx.measureText(text).width + 8 * devicePixelRatio > u.bbox.left + u.bbox.width;
+      ctx.textAlign = right ? 'right' : 'left';
+      ctx.fillText(text, px + (right ? -4 : 4) * devicePixelRatio, u.bbox.top + (4 + 14 * i) * devicePixelRatio);
+      ctx.restore();
+    }
+  } } });
+  const answerLines = [];
+  if (best) answerLines.push([best.value, '#38a169', `met: ${best.value}`]);
+  if (miss) answerLines.push([miss.value, '#c53030', `missed: ${miss.value}`]);
+  if (!doc.slo && peak) answerLines.push([peak.value, palette[0], `peak: ${peak.value}`]);
+
+  // Throughput against the swept value.
+  const byValue = [...done].sort((a, b) => a.value - b.value);
+  const xs = byValue.map(s => s.value);
+  const ptsOnly = pred => byValue.map(s => pred(s) ? s.total.ops_per_sec : null);
+  const tpSeries = [
+    { label: flag, value: (u, v) => v === null ? '' : String(v) },
+    opsSeries('ops/s', palette[0]),
+    { label: 'met', stroke: '#38a169', width: 0, points: { show: true, size: 10, fill: '#38a169' }, value: (u, v) => v === null ? '' : fmtRate(v) },
+    { label: 'missed', stroke: '#c53030', width: 0, points: { show: true, size: 10, fill: '#c53030' }, value: (u, v) => v === null ? '' : fmtRate(v) },
+  ];
+  const tpData = [xs, byValue.map(s => s.total.ops_per_sec), ptsOnly(s => s.judged && s.met), ptsOnly(s => s.judged && !s.met)];
+  if (doc.param === 'max-rate') {
+    tpSeries.push(opsSeries('scheduled', palette[7], { dash: [4, 4], width: 1 }));
+    tpData.push(xs);
+  }
+  makeChart(charts, `throughput against ${flag}`, tpData, [], { yLabel: 'ops/s', uplot: {
+    cursor: { drag: { x: true, y: false } }, series: tpSeries, plugins: [vlines(answerLines)],
+    axes: [{ label: flag }, { label: 'ops/s', size: 70 }] } });
+
+  // Latency against throughput, the SLO's bound as a line.
+  const byRate = [...done].sort((a, b) => a.total.ops_per_sec - b.total.ops_per_sec);
+  const rx = byRate.map(s => s.total.ops_per_sec);
+  const pos = v => v > 0 ? v : null;
+  const latSeries = [{ label: 'ops/s', value: (u, v) => v === null ? '' : fmtRate(v) },
+    msSeries('p50', palette[0], [2, 3]), msSeries('p95', palette[1], [6, 3]), msSeries('p99', palette[2]), msSeries('p99.9', palette[3], [1, 1])];
+  const latData = [rx, byRate.map(s => pos(s.total.p50_ms)), byRate.map(s => pos(s.total.p95_ms)), byRate.map(s => pos(s.total.p99_ms)), byRate.map(s => pos(s.total.p99_9_ms))];
+  for (const [m, limit] of Object.entries(doc.slo_latency_ms || {})) {
+    latSeries.push(msSeries(`SLO ${m} <= ${fmtMs(limit)} ms`, '#c53030', [8, 4], { width: 2 }));
+    latData.push(rx.map(() => limit));
+  }
+  const lines = [];
+  if (best) lines.push([best.total.ops_per_sec, '#38a169', `answer: ${flag} ${best.value}`]);
+  if (!doc.slo && peak) lines.push([peak.total.ops_per_sec, palette[0], `peak: ${flag} ${peak.value}`]);
+  makeChart(charts, 'latency against throughput (ms, log scale), each step a point', latData, [], { yLabel: 'ms', uplot: {
+    scales: { x: { time: false }, y: { distr: 3 } }, cursor: { drag: { x: true, y: false } }, series: latSeries.map(x => Object.assign({ points: { show: true } }, x)),
+    plugins: [vlines(lines)], axes: [{ label: 'ops/s (each step\'s throughput)' }, { label: 'ms', size: 60 }] } });
+
+  // The sweep's table.
+  main.append(el('h2', {}, 'Steps (as stampede sweep)'));
+  main.append(el('table', { id: 'steps' },
+    el('thead', {}, el('tr', {}, ['step', flag, 'workers', 'ops/s', 'p50 ms', 'p95 ms', 'p99 ms', 'p99.9 ms', 'max ms', 'errors'].map(h => el('th', {}, h)), el('th', { class: 'l' }, 'run'), el('th', { class: 'l' }, 'SLO'))),
+    el('tbody', {}, doc.steps.map(s => el('tr', { dataset: { step: s.step }, class: s.step === doc.best ? 'total' : '' },
+      el('td', {}, s.step), el('td', { dataset: { field: 'value' } }, s.value), el('td', {}, s.workers), el('td', { dataset: { field: 'ops_per_sec', value: s.total.ops_per_sec } }, fmtRate(s.total.ops_per_sec)),
+      ['p50_ms', 'p95_ms', 'p99_ms', 'p99_9_ms', 'max_ms'].map(k => el('td', { dataset: { field: k, value: s.total[k] } }, fmtMs(s.total[k]))),
+      el('td', {}, s.total.errors),
+      el('td', { class: 'l' }, el('a', { href: '#/run/' + encodeURIComponent(s.run) }, s.run)),
+      el('td', { class: 'l', dataset: { field: 'slo' }, style: `color: ${verdictColor(s)}` }, !s.judged ? (s.status === 'completed' ? '-' : s.status) : s.met ? 'met' : 'missed: ' + s.why))))));
+  ready('sweep');
+}
+
 // ---- compare ----
 
 async function showCompare(ids) {
@@ -462,6 +616,15 @@ async function showCompare(ids) {
   const latSeries = series.flatMap((s, r) => s.ops.map((o, i) => msSeries(`${label(r)} ${o.name} p99`, palette[r % palette.length], i ? [4 + 2 * i, 3] : undefined, { spanGaps: true })));
   makeChart(charts, 'p99 latency per interval (ms, log scale)', latData, latSeries, { yLabel: 'ms', uplot: { scales: { x: { time: false }, y: { distr: 3 } } } });
 
+  if (saved) {
+    // A saved comparison carries each run's figures over report's window.
+    for (const [i, id] of ids.entries()) {
+      const doc = await api(`/api/runs/${encodeURIComponent(id)}`);
+      main.append(el('h2', {}, `${label(i)} ${id}: figures (as stampede report)`));
+      if (doc.report) main.append(figuresTable(`figures-${i}`, doc.report));
+      else main.append(el('div', { class: 'muted' }, doc.report_error));
+    }
+  }
   for (const [k, c] of cmp.comparisons.entries()) {
     main.append(el('h2', {}, `A ${c.a.id} → ${label(k + 1)} ${c.b.id} (as stampede compare)`));
     const ratio = v => v === null || v === undefined ? '' : v.toFixed(2) + 'x';

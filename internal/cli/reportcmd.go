@@ -1,15 +1,19 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/stampede-bench/stampede/chart"
 	"github.com/stampede-bench/stampede/cmdline"
+	"github.com/stampede-bench/stampede/dashboard"
 	"github.com/stampede-bench/stampede/output"
 	"github.com/stampede-bench/stampede/results"
 	"github.com/stampede-bench/stampede/runlog"
@@ -59,7 +63,8 @@ second of the time they cover. A window that holds no interval is refused, with
 the nearest window that holds one.
 
 --chart FILE also draws the runs over time, ramp-up included, as SVG, PNG or a
-self-contained HTML page (by FILE's extension): throughput and p50/p95/p99 latency
+self-contained HTML page (by FILE's extension; the page is the dashboard's, see
+` + "`stampede serve`" + `, with the data in it): throughput and p50/p95/p99 latency
 per operation and interval, intervals with errors, and the telemetry the run
 recorded (host CPU, disk I/O, watched processes). Several runs are overlaid, each
 timed from its own start.
@@ -222,14 +227,37 @@ func (c *chartFlag) path() (string, error) {
 		return "", usagef("--chart given %d times (%s): one chart is drawn, into one file: give --chart once", len(c.paths), strings.Join(c.paths, ", "))
 	}
 	path := c.String()
-	if _, err := chart.FormatOf(path); path != "" && err != nil {
-		return "", usagef("--chart %v", err)
+	if _, err := chart.FormatOf(path); path != "" && !isHTML(path) && err != nil {
+		return "", usagef("--chart %s: use .svg, .png or .html", path)
 	}
 	return path, nil
 }
 
+// isHTML reports whether a --chart file is a page (.html or .htm): the
+// dashboard's page saved with its data (dashboard.WriteStatic); .svg and
+// .png are drawn by package chart.
+func isHTML(path string) bool {
+	ext := strings.ToLower(filepath.Ext(path))
+	return ext == ".html" || ext == ".htm"
+}
+
 // writeChart draws runs into path (see output.Chart), saying where.
 func (a *app) writeChart(path string, runs []*runlog.Run, views []results.View, labels []string, printed []error, by string) error {
+	if isHTML(path) {
+		verb := "report"
+		if labels != nil {
+			verb = "compare"
+		}
+		var buf bytes.Buffer
+		if err := dashboard.WriteStatic(&buf, runs, views, by, "stampede "+verb+" --chart"); err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			return fmt.Errorf("--chart: %w", err)
+		}
+		fmt.Fprintf(a.stderr, "chart saved in %s (the dashboard's page, self-contained: open it in a browser)\n", path)
+		return nil
+	}
 	if err := output.Chart(path, runs, views, labels, printed, a.stderr, by); err != nil {
 		if errors.Is(err, chart.ErrFormat) {
 			return asUsage(err)

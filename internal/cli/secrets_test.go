@@ -120,6 +120,12 @@ func TestPasswordWithAt(t *testing.T) {
 		}
 		outputs = append(outputs, r.stdout, r.stderr)
 	}
+	// The saved page holds the run's header, flags and command line.
+	page, err := os.ReadFile(filepath.Join(chartDir, "c.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	outputs = append(outputs, string(page))
 	if r := stampede(t, "runs", "--results-dir", dir, "--tag", "secret=xxxxx"); runIDs(t, r.stdout) == "" {
 		t.Errorf("runs --tag secret=xxxxx lists nothing: %s", r.stderr)
 	}

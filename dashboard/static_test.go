@@ -1,0 +1,203 @@
+package dashboard_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/stampede-bench/stampede/results/store"
+)
+
+// TestStaticChart opens the pages `report --chart x.html` and `compare
+// --chart x.html` save in Debian's Chromium from their files, with no
+// server: nothing is fetched (the page's resource list stays empty), the
+// run page's figures are `report --format json`'s to the last digit, the
+// charts are drawn, a drag zooms them and the page says where the window's
+// figures are computed (the command it gives is then run: it must be a
+// valid report window), and the compare page shows compare's table and
+// each run's figures. Screenshots are saved.
+func TestStaticChart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	root := t.TempDir()
+	files := t.TempDir()
+	const long = "20261122-103512-sql-hour"
+	writeLongRun(t, root, long, 3600, 10)
+	hourPage := filepath.Join(files, "hour.html")
+	stampede(t, "report", long, "--results-dir", root, "--chart", hourPage)
+	fi, err := os.Stat(hourPage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, seed := range []string{"1", "2"} {
+		// The test's own process watched: its RSS is drawn.
+		stampede(t, "run", "ycsb", "--driver", "null", "--duration", "3s", "--display-every", "250ms", "--ramp", "500ms",
+			"--concurrency", "2", "--seed", seed, "--results-dir", root, "--watch-pid", strconv.Itoa(os.Getpid()))
+	}
+	var listed []store.RunRow
+	if err := json.Unmarshal(stampede(t, "runs", "--results-dir", root, "--format", "json", "--workload", "ycsb"), &listed); err != nil || len(listed) != 2 {
+		t.Fatalf("runs: %v", err)
+	}
+	a, b := listed[0].ID, listed[1].ID
+	ctx := browser(t)
+	out := shots(t)
+	runPage, cmpPage := filepath.Join(files, "run.html"), filepath.Join(files, "compare.html")
+	stampede(t, "report", a, "--results-dir", root, "--chart", runPage)
+	stampede(t, "compare", a, b, "--results-dir", root, "--chart", cmpPage)
+	// The server is gone (there never was one): the run directories are
+	// moved away too, so that nothing could be read from them.
+	if err := os.Rename(root, root+".moved"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Rename(root+".moved", root) })
+
+	noFetch := func(what string) {
+		t.Helper()
+		n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`performance.getEntriesByType('resource').length`))
+		if err != nil || n != 0 {
+			t.Errorf("%s fetched %d resources (%v), want none", what, n, err)
+		}
+	}
+
+	load(t, ctx, "file://"+runPage, "run")
+	noFetch("the saved run page")
+	os.Rename(root+".moved", root)
+	want := stampede(t, "report", a, "--results-dir", root, "--format", "json")
+	checkFigures(t, "saved run page", pageFigures(t, ctx, "figures"), want)
+	if charts, err := chromedp.Run(ctx, chromedp.Evaluate[int](`window.stampedeCharts.length`)); err != nil || charts < 2 {
+		t.Errorf("%d charts drawn, %v", charts, err)
+	}
+	titles, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll('#telemetry .chart')].map(c => c.dataset.chart)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"host CPU", "host memory", "processes ", ": memory (RSS, MiB) and count"} {
+		if !slices.ContainsFunc(titles, func(s string) bool { return strings.Contains(s, want) }) {
+			t.Errorf("no telemetry chart %q among %q", want, titles)
+		}
+	}
+	screenshot(t, ctx, out, "static-run")
+
+	// A drag across the throughput chart zooms both charts and says
+	// where the window's figures come from.
+	if err := chromedp.Do(ctx, chromedp.ScrollIntoView(chromedp.CSS(`#charts .u-over`))); err != nil {
+		t.Fatal(err)
+	}
+	box, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`(() => { const r = document.querySelector('#charts .u-over').getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; })()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	y := box[1] + box[3]/2
+	x0, x1 := box[0]+box[2]*0.35, box[0]+box[2]*0.75
+	if err := chromedp.Do(ctx,
+		chromedp.MouseEvent(chromedp.MouseMoved, x0, y),
+		chromedp.MouseEvent(chromedp.MousePressed, x0, y, chromedp.ButtonLeft),
+		chromedp.MouseEvent(chromedp.MouseMoved, (x0+x1)/2, y, chromedp.ButtonLeft),
+		chromedp.MouseEvent(chromedp.MouseMoved, x1, y, chromedp.ButtonLeft),
+		chromedp.MouseEvent(chromedp.MouseReleased, x1, y, chromedp.ButtonLeft),
+		chromedp.WaitVisible(chromedp.CSS(`#window-note`))); err != nil {
+		t.Fatal(err)
+	}
+	type zoomed struct {
+		From   string    `json:"from"`
+		To     string    `json:"to"`
+		Note   string    `json:"note"`
+		Scales []float64 `json:"scales"`
+	}
+	z, err := chromedp.Run(ctx, chromedp.Evaluate[zoomed](`({from: document.getElementById('window').dataset.qfrom, to: document.getElementById('window').dataset.qto,
+		note: document.getElementById('window-note').textContent,
+		scales: window.stampedeCharts.slice(0, 2).flatMap(u => [u.scales.x.min, u.scales.x.max])})`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("zoomed: %+v", z)
+	cmd := "stampede report " + a + " --from " + z.From + " --to " + z.To
+	if !strings.Contains(z.Note, cmd) || !strings.Contains(z.Note, "stampede serve") {
+		t.Errorf("the zoomed page says %q, want the command %q and stampede serve", z.Note, cmd)
+	}
+	if len(z.Scales) != 4 || z.Scales[0] != z.Scales[2] || z.Scales[1] != z.Scales[3] || z.Scales[1]-z.Scales[0] > 2.5 {
+		t.Errorf("the two charts' x scales after the zoom: %v, want the same window, narrower than the run", z.Scales)
+	}
+	// The command the page gives is a valid window of the run.
+	stampede(t, "report", a, "--results-dir", root, "--from", z.From, "--to", z.To, "--format", "json")
+	screenshot(t, ctx, out, "static-run-zoomed")
+
+	// A one-hour run of 10 operation types, saved (before the browser
+	// starts): its size, and how soon its page is interactive (the best
+	// of three loads).
+	best := 0.0
+	for i := range 3 {
+		ms := load(t, ctx, "file://"+hourPage, "run")
+		if i == 0 || ms < best {
+			best = ms
+		}
+	}
+	// The same run's page served, on the same machine at the same time:
+	// the saved page must be as quick (the target, < 1 s, is
+	// TestBrowser's, for the served page).
+	srv := serve(t, root, "")
+	load(t, ctx, srv.URL+"/#/run/"+long, "run") // its histograms decoded once
+	served := 0.0
+	for i := range 3 {
+		ms := load(t, ctx, srv.URL+"/#/run/"+long, "run")
+		if i == 0 || ms < served {
+			served = ms
+		}
+	}
+	t.Logf("page of a one-hour run with 10 operation types: saved (%.1f MB) interactive %.0f ms after the navigation started, served %.0f ms (best of 3 each; target < 1000 ms)", float64(fi.Size())/1e6, best, served)
+	if best > 1000 && best > 1.2*served+100 {
+		t.Errorf("the saved page of a one-hour run took %.0f ms, more than 1 s and than the served page's %.0f ms", best, served)
+	}
+	checkFigures(t, "saved one-hour run", pageFigures(t, ctx, "figures"), stampede(t, "report", long, "--results-dir", root, "--format", "json"))
+	screenshot(t, ctx, out, "static-run-hour")
+
+	os.Rename(root, root+".moved")
+	load(t, ctx, "file://"+cmpPage, "compare")
+	noFetch("the saved compare page")
+	os.Rename(root+".moved", root)
+	if cmpRows, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('table.compare tr[data-op]').length`)); err != nil || cmpRows != 3 {
+		t.Errorf("compare table: %d rows, %v", cmpRows, err)
+	}
+	checkFigures(t, "saved compare page, A", pageFigures(t, ctx, "figures-0"), want)
+	checkFigures(t, "saved compare page, B", pageFigures(t, ctx, "figures-1"), stampede(t, "report", b, "--results-dir", root, "--format", "json"))
+	screenshot(t, ctx, out, "static-compare")
+
+	// Log-scale latency axes: distinct ticks have distinct labels, on the
+	// charts drawn and on ticks chosen to collide when rounded.
+	labels, err := chromedp.Run(ctx, chromedp.Evaluate[[][]string](`window.stampedeCharts.filter(u => u.scales.y.distr === 3).map(u => u.axes[1]._values.filter(v => v !== ''))`))
+	if err != nil || len(labels) == 0 {
+		t.Fatalf("no log-scale chart on the compare page (%v)", err)
+	}
+	for _, ls := range labels {
+		seen := map[string]bool{}
+		for _, l := range ls {
+			if seen[l] {
+				t.Errorf("a log-scale axis labels two ticks %q: %v", l, ls)
+			}
+			seen[l] = true
+		}
+	}
+	for _, tc := range []struct {
+		splits []float64
+		want   string
+	}{
+		{[]float64{0.0009, 0.001, 0.002, 0.005, 0.01}, "0.0009 0.001 0.002 0.005 0.01"},
+		{[]float64{0.00095, 0.001, 0.00105}, "0.00095 0.001 0.00105"},
+		{[]float64{1, 10, 100, 1000, 10000}, "1 10 100 1,000 10,000"},
+		{[]float64{2.5, 3, 3.5}, "2.5 3 3.5"},
+		{[]float64{0.1234, 0.1236}, "0.123 0.124"},
+	} {
+		raw, _ := json.Marshal(tc.splits)
+		got, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`window.stampedeLogTicks(null, `+string(raw)+`)`))
+		if err != nil || strings.Join(got, " ") != tc.want {
+			t.Errorf("log ticks %v: %q (%v), want %q", tc.splits, got, err, tc.want)
+		}
+	}
+}

@@ -1,0 +1,173 @@
+package dashboard
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/stampede-bench/stampede/cmdline"
+	"github.com/stampede-bench/stampede/run"
+	"github.com/stampede-bench/stampede/runlog"
+	"github.com/stampede-bench/stampede/stats"
+	"github.com/stampede-bench/stampede/sweep"
+)
+
+// SweepDoc is the answer of /api/sweeps/{id}: a sweep's steps, read from
+// their runs (tagged sweep=ID), judged again under the sweep's SLO as
+// `stampede sweep` judged them (sweep.Result.Judge), with its answer.
+type SweepDoc struct {
+	ID string `json:"id"`
+	// Param is the setting swept: max-rate or concurrency.
+	Param string `json:"param"`
+	// SLO is the SLO as judged (with the rate floor a rate adds); Terms
+	// its latency ceilings in milliseconds, by metric, for the charts.
+	SLO       string             `json:"slo,omitempty"`
+	Latencies map[string]float64 `json:"slo_latency_ms,omitempty"`
+	Search    bool               `json:"search"`
+	Steps     []SweepStep        `json:"steps"`
+	// Best, Miss and Peak are step numbers (0: none): the highest value
+	// that met the SLO, the lowest above it that missed, the step of
+	// highest throughput.
+	Best       int    `json:"best"`
+	Miss       int    `json:"miss"`
+	Peak       int    `json:"peak"`
+	Conclusion string `json:"conclusion"`
+}
+
+// SweepStep is one step of a sweep: its run's final figures, as its
+// summary.json holds them (what the sweep judged).
+type SweepStep struct {
+	N       int           `json:"step"`
+	Value   float64       `json:"value"`
+	Run     string        `json:"run"`
+	Status  string        `json:"status"`
+	Target  float64       `json:"max_rate"`
+	Workers int           `json:"workers"`
+	Total   stats.Summary `json:"total"`
+	Judged  bool          `json:"judged"`
+	Met     bool          `json:"met"`
+	Why     string        `json:"why,omitempty"`
+}
+
+// sweepParam returns the setting a sweep's command line varied: the one
+// of --max-rate and --concurrency (or --threads) given several values, or
+// the one given.
+func sweepParam(command []string) sweep.Param {
+	var given []sweep.Param
+	for i, a := range command {
+		name, val, ok := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "--") {
+			continue
+		}
+		if !ok && i+1 < len(command) {
+			val = command[i+1]
+		}
+		var p sweep.Param
+		switch name {
+		case "max-rate":
+			p = sweep.MaxRate
+		case "concurrency", "threads":
+			p = sweep.Concurrency
+		default:
+			continue
+		}
+		if strings.ContainsAny(val, ",:") {
+			return p
+		}
+		given = append(given, p)
+	}
+	if slices.Contains(given, sweep.MaxRate) {
+		return sweep.MaxRate
+	}
+	return sweep.Concurrency
+}
+
+func (s *Server) handleSweep(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if !validID.MatchString(id) {
+		fail(w, notFound("no sweep %q: a sweep ID is made of letters, digits, '.', '_' and '-'", id))
+		return
+	}
+	runs, err := cmdline.OpenRuns(s.root, nil, []string{"sweep=" + id})
+	if errors.Is(err, run.ErrInput) || (err == nil && len(runs) == 0) {
+		fail(w, notFound("no sweep %s in %s: no run is tagged sweep=%s (see /api/runs?group=sweep=%s)", id, s.root, id, id))
+		return
+	}
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	doc, err := sweepDoc(id, runs)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	writeJSON(w, doc)
+}
+
+// sweepDoc reads a sweep's steps from its runs and judges them.
+func sweepDoc(id string, runs []*runlog.Run) (SweepDoc, error) {
+	first := runs[0].Info
+	res := sweep.Result{ID: id, Param: sweepParam(first.Command), Search: first.Flags["search"] == "true"}
+	if text := first.Flags["slo"]; text != "" {
+		slo, err := sweep.ParseSLO(text)
+		if err != nil {
+			return SweepDoc{}, badRequest("sweep %s: its runs record the SLO %q: %v", id, text, err)
+		}
+		if rate, _ := strconv.ParseFloat(first.Flags["max-rate"], 64); res.Param == sweep.MaxRate || rate > 0 {
+			slo = slo.WithRateFloor() // as `stampede sweep` does under a rate
+		}
+		res.SLO = slo
+	}
+	for _, run := range runs {
+		n, err := strconv.Atoi(run.Info.Tags["sweep_step"])
+		if err != nil {
+			return SweepDoc{}, badRequest("sweep %s: run %s has no step number (tag sweep_step=%q)", id, run.Info.ID, run.Info.Tags["sweep_step"])
+		}
+		value, _ := strconv.ParseFloat(run.Info.Flags[string(res.Param)], 64)
+		st := sweep.Step{N: n, Value: value, RunID: run.Info.ID, Dir: run.Dir, Status: run.Info.Status}
+		if run.Summary != nil {
+			var sum struct {
+				Total       stats.Summary `json:"total"`
+				MaxRate     float64       `json:"max_rate"`
+				Concurrency int           `json:"concurrency"`
+			}
+			if err := json.Unmarshal(run.Summary, &sum); err != nil {
+				return SweepDoc{}, badRequest("sweep %s: run %s's %s: %v", id, run.Info.ID, runlog.SummaryFile, err)
+			}
+			st.Total, st.Target, st.Workers = sum.Total, sum.MaxRate, sum.Concurrency
+		} else if st.Status == "completed" {
+			st.Status = "no " + runlog.SummaryFile // not judged: its figures are not known
+		}
+		res.Steps = append(res.Steps, st)
+	}
+	slices.SortFunc(res.Steps, func(a, b sweep.Step) int { return a.N - b.N })
+	res.Judge()
+	doc := SweepDoc{ID: id, Param: string(res.Param), SLO: res.SLO.String(), Search: res.Search, Steps: []SweepStep{},
+		Conclusion: res.Conclusion()}
+	for _, t := range res.SLO.Terms {
+		if t.Metric != "rate" && t.Metric != "errors" {
+			if doc.Latencies == nil {
+				doc.Latencies = map[string]float64{}
+			}
+			doc.Latencies[t.Metric] = t.Limit
+		}
+	}
+	for _, st := range res.Steps {
+		doc.Steps = append(doc.Steps, SweepStep{N: st.N, Value: st.Value, Run: st.RunID, Status: st.Status, Target: st.Target,
+			Workers: st.Workers, Total: st.Total, Judged: st.Judged, Met: st.Met, Why: st.Why})
+	}
+	if res.Best != nil {
+		doc.Best = res.Best.N
+	}
+	if res.Miss != nil {
+		doc.Miss = res.Miss.N
+	}
+	if res.Peak != nil {
+		doc.Peak = res.Peak.N
+	}
+	return doc, nil
+}
