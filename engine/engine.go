@@ -620,6 +620,9 @@ type recorder struct {
 // RecordError implements workload.Recorder.
 func (rc recorder) RecordError(op int, err error) { rc.recordError(op, op, err) }
 
+// RecordPartError implements workload.PartErrorRecorder.
+func (rc recorder) RecordPartError(op int) { rc.Handle.RecordError(op) }
+
 // recordError counts a handled failure of operation op in series.
 func (rc recorder) recordError(series, op int, err error) {
 	rc.r.countError(rc.Handle, series, RetriedPrefix, err)

@@ -308,7 +308,7 @@ func (o *Pgbench) report(res *run.Result, aborted map[string]int64) {
 	}
 	if len(scripts) == 1 {
 		if o.PerCommand {
-			fmt.Fprintf(w, "statement latencies in milliseconds and failures:\n")
+			fmt.Fprintf(w, "statement latencies in milliseconds%s:\n", o.commandColumns())
 			o.commands(w, "", scripts[0], t)
 		}
 		return
@@ -337,7 +337,7 @@ func (o *Pgbench) report(res *run.Result, aborted map[string]int64) {
 			fmt.Fprintf(w, " - latency stddev = %.3f ms\n", stddevMs(sh))
 		}
 		if o.PerCommand {
-			fmt.Fprintf(w, " - statement latencies in milliseconds and failures:\n")
+			fmt.Fprintf(w, " - statement latencies in milliseconds%s:\n", o.commandColumns())
 			o.commands(w, "", s, t)
 		}
 	}
@@ -393,8 +393,20 @@ func above(h *hdrhistogram.Histogram, limit time.Duration) int64 {
 	return n
 }
 
+// commandColumns names -r's columns after the latency, as pgbench 15
+// does: the retries' column only when a transaction may be tried again
+// (--max-tries other than 1).
+func (o *Pgbench) commandColumns() string {
+	if o.maxTries() == 1 {
+		return " and failures"
+	}
+	return ", failures and retries"
+}
+
 // commands prints -r's table: each command's mean latency over the
-// script's transactions, its failures, and its first line.
+// script's transactions, its failures (the scripts that failed there for
+// good), its retries when a transaction may be tried again, and its
+// first line.
 func (o *Pgbench) commands(w io.Writer, indent string, s pgscript.ScriptLayout, t stats.Tick) {
 	for _, c := range s.Commands {
 		mean := 0.0
@@ -403,7 +415,11 @@ func (o *Pgbench) commands(w io.Writer, indent string, s pgscript.ScriptLayout, 
 				mean = nsToMs(h.Mean())
 			}
 		}
-		fmt.Fprintf(w, "%s   %11.3f  %10d  %s\n", indent, mean, c.Failures, c.FirstLine)
+		if o.maxTries() == 1 {
+			fmt.Fprintf(w, "%s   %11.3f  %10d  %s\n", indent, mean, c.Failures, c.FirstLine)
+		} else {
+			fmt.Fprintf(w, "%s   %11.3f  %10d  %10d  %s\n", indent, mean, c.Failures, c.Retries, c.FirstLine)
+		}
 	}
 }
 

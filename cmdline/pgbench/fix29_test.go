@@ -91,3 +91,72 @@ func TestSavedTotalCountsTransactions(t *testing.T) {
 		})
 	}
 }
+
+// conflictScript updates one of two branches in repeatable read: eight
+// clients make it fail often with serialization failures, on its UPDATE.
+const conflictScript = `BEGIN ISOLATION LEVEL REPEATABLE READ;
+\set id random(1, 2)
+SELECT bbalance FROM pgbench_branches WHERE bid = :id;
+UPDATE pgbench_branches SET bbalance = bbalance + 1 WHERE bid = :id;
+END;
+`
+
+// TestFailuresAndRetriesAsPgbench: -r's table under --max-tries has
+// pgbench's three columns (failures and retries apart), with one try its
+// two, line for line with the real pgbench's; stampede's columns add up
+// to its report's failed transactions and retries, and the saved run's
+// row of the UPDATE counts the failures the table shows on it.
+func TestFailuresAndRetriesAsPgbench(t *testing.T) {
+	srv := server(t)
+	db := freshDB(t)
+	for _, tries := range []string{"3", "1"} {
+		t.Run("max-tries "+tries, func(t *testing.T) {
+			args := append(append([]string{}, srv...), "-n", "-c", "8", "-T", "3", "--max-tries", tries, "--failures-detailed", "-r", "-f", "conflict.sql", db)
+			var outs [2]string
+			var dir string
+			for k, real := range []bool{true, false} {
+				dir = t.TempDir()
+				if err := os.WriteFile(filepath.Join(dir, "conflict.sql"), []byte(conflictScript), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				outs[k], _ = tool(t, real, dir, args...)
+			}
+			want, got := blank(outs[0]), blank(outs[1])
+			if strings.Join(want, "\n") != strings.Join(got, "\n") {
+				t.Fatalf("report differs\npgbench:\n%s\nstampede:\n%s", strings.Join(want, "\n"), strings.Join(got, "\n"))
+			}
+			// stampede's table against its own report's counts.
+			var failed, retries, colFailed, colRetries, updateFailed int64
+			for _, l := range strings.Split(outs[1], "\n") {
+				if v, ok := strings.CutPrefix(l, "number of failed transactions: "); ok {
+					fmt.Sscan(v, &failed)
+				}
+				if v, ok := strings.CutPrefix(l, "total number of retries: "); ok {
+					fmt.Sscan(v, &retries)
+				}
+				fs := strings.Fields(l)
+				if len(fs) < 4 || !strings.HasPrefix(l, "   ") {
+					continue
+				}
+				var lat float64
+				var f, r int64
+				if tries == "1" {
+					fmt.Sscan(fs[0]+" "+fs[1], &lat, &f)
+				} else {
+					fmt.Sscan(fs[0]+" "+fs[1]+" "+fs[2], &lat, &f, &r)
+				}
+				colFailed, colRetries = colFailed+f, colRetries+r
+				if strings.Contains(l, "UPDATE") {
+					updateFailed = f
+				}
+			}
+			if failed == 0 || colFailed != failed || colRetries != retries {
+				t.Errorf("the table's failures %d and retries %d, the report's failed %d and retries %d\n%s", colFailed, colRetries, failed, retries, outs[1])
+			}
+			_, ops := savedRun(t, dir)
+			if ops["conflict.sql:4"][1] != updateFailed || ops["conflict.sql"][1] != failed {
+				t.Errorf("the saved run's UPDATE row has %d errors and the script's %d; the table says %d, the report %d failed", ops["conflict.sql:4"][1], ops["conflict.sql"][1], updateFailed, failed)
+			}
+		})
+	}
+}

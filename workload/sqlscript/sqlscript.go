@@ -511,6 +511,9 @@ func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (work
 				})
 				res = workload.Result{Op: s, Err: err}
 			}
+			if res.Err != nil && ctx.Err() == nil {
+				c.Failed() // on its statement's row too, and in -r's table
+			}
 			if g.reconnect {
 				queriers[i].Disconnect(ctx) // the next script connects anew
 			}
