@@ -372,6 +372,11 @@ func RunSplit(ctx context.Context, cfg Config, load workload.QueryLoad, reg *sta
 	start := time.Now()
 	r.base = start
 	reg.Restart(start) // the run's setup is in no interval
+	// The ticks fall on multiples of DisplayEvery from the start (the
+	// ticker loop below reads them), as pgbench's -P reports: not from
+	// when the workers have been started, which takes a while for many.
+	ticker := time.NewTicker(cfg.DisplayEvery)
+	defer ticker.Stop()
 	r.pacer = cfg.RunPacer(n)
 	if cfg.QueueRate > 0 {
 		r.genPacer, r.pacer = r.pacer, PacerCoarse // only the generator paces
@@ -424,8 +429,6 @@ func RunSplit(ctx context.Context, cfg Config, load workload.QueryLoad, reg *sta
 	}
 
 	// The ticker loop runs here, on the caller's goroutine.
-	ticker := time.NewTicker(cfg.DisplayEvery)
-	defer ticker.Stop()
 	var rampTimer, durTimer <-chan time.Time
 	var rampAt time.Time
 	if cfg.Ramp > 0 {

@@ -79,6 +79,10 @@ type Pgbench struct {
 	Skipping       bool
 
 	info run.Info
+	// begin is when the engine's first interval began, from which
+	// pgbench's progress lines count (run.Info.Start is earlier: it
+	// precedes the run's set-up).
+	begin time.Time
 	// lastRetried, lastRetries, lastSkipped and lastAborted are the
 	// counts at the last progress line.
 	lastRetried, lastRetries, lastSkipped, lastAborted int64
@@ -129,6 +133,9 @@ func (o *Pgbench) Interval(iv run.Interval) {
 		return
 	}
 	t := iv.Tick
+	if o.begin.IsZero() {
+		o.begin = t.Start
+	}
 	secs := t.End.Sub(t.Start).Seconds()
 	if secs <= 0 {
 		return
@@ -137,7 +144,7 @@ func (o *Pgbench) Interval(iv run.Interval) {
 	// An aborted client's transaction is not a failed one to pgbench.
 	failed = max(0, failed-(iv.Aborted-o.lastAborted))
 	o.lastAborted = iv.Aborted
-	at := fmt.Sprintf("%.1f", t.End.Sub(o.info.Start).Seconds())
+	at := fmt.Sprintf("%.1f", t.End.Sub(o.begin).Seconds())
 	if o.Timestamps {
 		at = fmt.Sprintf("%d.%03d", t.End.Unix(), t.End.Nanosecond()/1e6)
 	}

@@ -160,3 +160,43 @@ func TestFailuresAndRetriesAsPgbench(t *testing.T) {
 		})
 	}
 }
+
+// TestProgressOnMultiplesOfP: -P's progress lines fall on multiples of
+// the interval since the start, as pgbench's (1.0, 2.0, 3.0 s for -P 1,
+// not 1.1, 2.2, 3.2), for either tool, many clients too.
+func TestProgressOnMultiplesOfP(t *testing.T) {
+	srv := server(t)
+	db := freshDB(t)
+	for _, c := range []struct {
+		p    float64
+		args []string
+	}{
+		{1, []string{"-n", "-T", "3", "-P", "1", "-c", "2", "-S"}},
+		{2, []string{"-n", "-T", "4", "-P", "2", "-c", "2", "-S"}},
+		{1, []string{"-n", "-T", "3", "-P", "1", "-c", "64", "-j", "4", "-S"}},
+	} {
+		for _, real := range []bool{true, false} {
+			t.Run(fmt.Sprintf("real=%v %s", real, strings.Join(c.args, " ")), func(t *testing.T) {
+				_, errOut := tool(t, real, t.TempDir(), append(append(append([]string{}, srv...), c.args...), db)...)
+				var n int
+				for _, l := range strings.Split(errOut, "\n") {
+					v, ok := strings.CutPrefix(l, "progress: ")
+					if !ok {
+						continue
+					}
+					var at float64
+					if _, err := fmt.Sscanf(v, "%f s,", &at); err != nil {
+						t.Fatalf("progress line %q: %v", l, err)
+					}
+					n++
+					if want := float64(n) * c.p; at < want-0.05 || at > want+0.05 {
+						t.Errorf("progress line %d at %.1f s, want %.1f s (-P %g):\n%s", n, at, want, c.p, errOut)
+					}
+				}
+				if n == 0 {
+					t.Errorf("no progress lines:\n%s", errOut)
+				}
+			})
+		}
+	}
+}
