@@ -2,13 +2,17 @@ package pgbench_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // savedRun runs `stampede report --format json` over the one run saved
@@ -197,6 +201,69 @@ func TestProgressOnMultiplesOfP(t *testing.T) {
 					t.Errorf("no progress lines:\n%s", errOut)
 				}
 			})
+		}
+	}
+}
+
+// TestAggregateIntervalsOnWholeSeconds: --aggregate-interval's intervals
+// begin on whole Unix seconds, as pgbench 15's (its first interval is
+// partial): each transaction writes the whole second the server's clock
+// read while it ran, and each line counts, within the few that ended
+// across a second's boundary, the transactions of its second. Intervals
+// counted from the run's start, a fraction of a second off, would count a
+// fraction of the next second's instead.
+func TestAggregateIntervalsOnWholeSeconds(t *testing.T) {
+	srv := server(t)
+	db := freshDB(t)
+	ctx := context.Background()
+	u, _ := url.Parse(os.Getenv("STAMPEDE_TEST_DATABASE"))
+	u.Path = "/" + db
+	conn, err := pgx.Connect(ctx, u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	const script = "INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (1, 1, 1, floor(extract(epoch FROM clock_timestamp()))::int, now());\n"
+	for _, real := range []bool{true, false} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "hist.sql"), []byte(script), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := conn.Exec(ctx, "TRUNCATE pgbench_history"); err != nil {
+			t.Fatal(err)
+		}
+		tool(t, real, dir, append(append([]string{}, srv...), "-n", "-T", "3", "-c", "2", "-f", "hist.sql", "-l", "--aggregate-interval", "1", db)...)
+		bySecond := map[int64]int64{}
+		rows, err := conn.Query(ctx, "SELECT delta, count(*) FROM pgbench_history GROUP BY delta")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var s, n int64
+			if err := rows.Scan(&s, &n); err != nil {
+				t.Fatal(err)
+			}
+			bySecond[s] = n
+		}
+		files, _ := filepath.Glob(filepath.Join(dir, "pgbench_log.*"))
+		if len(files) != 1 {
+			t.Fatalf("real=%v: %d log files", real, len(files))
+		}
+		b, _ := os.ReadFile(files[0])
+		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+		for i, l := range lines {
+			var start, n int64
+			fmt.Sscan(l, &start, &n)
+			if i == 0 {
+				continue // partial: the run began within it
+			}
+			want := bySecond[start]
+			if d := n - want; d > 3+want/50 || -d > 3+want/50 {
+				t.Errorf("real=%v: the interval from %d counts %d transactions; the server's clock put %d in that second (log %q, by second %v)", real, start, n, want, lines, bySecond)
+			}
+		}
+		if len(lines) < 2 {
+			t.Errorf("real=%v: %d lines", real, len(lines))
 		}
 	}
 }
