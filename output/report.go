@@ -72,6 +72,13 @@ func ReportSplit(w io.Writer, runs []*runlog.Run, v results.View, by string) err
 		}
 	}
 	extra = append(extra, run.CodeExtras(errs, retries)...)
+	if v.Skipped != nil {
+		late := "the --skip-late limit"
+		if len(runs) > 0 && runs[0].Info.Flags["skip-late"] != "" {
+			late = runs[0].Info.Flags["skip-late"]
+		}
+		extra = append(extra, run.SkippedLine(*v.Skipped, v.Total.Count+v.Total.Errors, late))
+	}
 	extra = append(extra, workloadFigures(runs, v)...)
 	for _, s := range v.Series {
 		extra = append(extra, run.SeriesExtra(run.NamedSummary{Name: s.Name, Summary: s.Summary}))

@@ -146,6 +146,8 @@ type Result struct {
 
 // Run is a run in progress. Its methods are safe for concurrent use.
 type Run struct {
+	// skipped counts the operations skipped under Spec.SkipLate.
+	skipped atomic.Int64
 	spec    Spec
 	seed    uint64
 	log     io.Writer
@@ -486,7 +488,8 @@ func (r *Run) engine(ctx context.Context) {
 		}
 	}()
 	var queue engine.QueueState
-	var skipped, aborted atomic.Int64
+	var aborted atomic.Int64
+	skipped := &r.skipped
 	rampEnded := false // set and read on the engine's ticking goroutine
 	hooks := engine.Hooks{
 		Queue:    func(q engine.QueueState) { queue = q },
@@ -619,6 +622,9 @@ func (r *Run) finish() (*Result, error) {
 		}
 	}
 	extra = append(extra, CodeExtras(sum.Errors, sum.Retries)...)
+	if r.cfg.SkipLate > 0 {
+		extra = append(extra, SkippedLine(res.Skipped, sum.Total.Count+sum.Total.Errors, r.cfg.SkipLate.String()))
+	}
 	if f, ok := gen.(workload.Figurer); ok && src.fleet == nil {
 		counts, errs := map[string]int64{}, map[string]int64{}
 		for _, op := range sum.Ops {
@@ -872,6 +878,9 @@ func (r *Run) writeInterval(t stats.Tick) error {
 		series = append(series, runlog.IntervalSeries{Name: s.Name, Hist: s.Interval, Count: s.Interval.TotalCount(), Errors: s.Errors})
 	}
 	extra := map[string]float64{"reconnects": float64(r.src.reconnects())}
+	if r.cfg.SkipLate > 0 {
+		extra[results.SkippedExtra] = float64(r.skipped.Load())
+	}
 	for label, n := range t.Labels {
 		extra[label] = float64(n)
 	}
