@@ -74,8 +74,11 @@ func ReportSplit(w io.Writer, runs []*runlog.Run, v results.View, by string) err
 	extra = append(extra, run.CodeExtras(errs, retries)...)
 	if v.Skipped != nil {
 		late := "the --skip-late limit"
-		if len(runs) > 0 && runs[0].Info.Flags["skip-late"] != "" {
-			late = runs[0].Info.Flags["skip-late"]
+		if len(runs) > 0 {
+			// As the live line says it (5000us is 5ms).
+			if d, err := time.ParseDuration(runs[0].Info.Flags["skip-late"]); err == nil && d > 0 {
+				late = d.String()
+			}
 		}
 		extra = append(extra, run.SkippedLine(*v.Skipped, v.Total.Count+v.Total.Errors, late))
 	}

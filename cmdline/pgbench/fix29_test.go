@@ -267,3 +267,37 @@ func TestAggregateIntervalsOnWholeSeconds(t *testing.T) {
 		}
 	}
 }
+
+// TestSkippedInReport: a pgbench form's run under -R with -L, at a rate
+// the server cannot sustain, prints pgbench's skipped line; stampede's
+// report of the saved run says the same count (from the run log), with
+// the limit as the form gave it.
+func TestSkippedInReport(t *testing.T) {
+	srv := server(t)
+	db := freshDB(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "slow.sql"), []byte("SELECT pg_sleep(0.002);\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := tool(t, false, dir, append(append([]string{}, srv...), "-n", "-c", "2", "-T", "2", "-R", "3000", "-L", "1", "-f", "slow.sql", db)...)
+	var skipped int64 = -1
+	for _, l := range strings.Split(out, "\n") {
+		if v, ok := strings.CutPrefix(l, "number of transactions skipped: "); ok {
+			fmt.Sscan(v, &skipped)
+		}
+	}
+	if skipped <= 0 {
+		t.Fatalf("no transaction skipped:\n%s", out)
+	}
+	runs, _ := filepath.Glob(filepath.Join(dir, ".stampede", "runs", "2*"))
+	if len(runs) != 1 {
+		t.Fatalf("%d saved runs", len(runs))
+	}
+	cmd := exec.Command(bin, "report", runs[0])
+	cmd.Env = append(os.Environ(), "HOME="+dir)
+	rep, err := cmd.CombinedOutput()
+	want := fmt.Sprintf("  skipped: %d operations whose turn came more than 1ms late (", skipped)
+	if err != nil || !strings.Contains(string(rep), want) {
+		t.Errorf("report (%v) does not say %q:\n%s", err, want, rep)
+	}
+}

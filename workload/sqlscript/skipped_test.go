@@ -56,6 +56,18 @@ func TestSkippedSaid(t *testing.T) {
 	if scheduled < 3000*3*85/100 || scheduled > 3000*3*115/100 {
 		t.Errorf("%d skipped and %d ran: the rate scheduled about 9,000", skipped, ran)
 	}
+	// The interval lines say them too, as they come: the last says how
+	// many so far, up to the final count (the run's last moments have no
+	// interval line).
+	var inAll, lines int64
+	for _, l := range regexp.MustCompile(`(?m)^  skipped: (\d+) late operations in this interval, (\d+) in all$`).FindAllStringSubmatch(r.stdout, -1) {
+		var n int64
+		fmt.Sscan(l[1]+" "+l[2], &n, &inAll)
+		lines += n
+	}
+	if lines == 0 || lines != inAll || inAll > skipped {
+		t.Errorf("the interval lines say %d skipped (%d in all at the last), the final block %d:\n%s", lines, inAll, skipped, r.stdout)
+	}
 	rep := stampede(t, dir, "report", filepath.Base(saved[1]))
 	if rep.code != 0 || !strings.Contains(rep.stdout, strings.TrimSpace(m[0])) {
 		t.Errorf("report does not say %q:\n%s%s", strings.TrimSpace(m[0]), rep.stdout, rep.stderr)
