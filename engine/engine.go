@@ -396,6 +396,11 @@ func RunSplit(ctx context.Context, cfg Config, load workload.QueryLoad, reg *sta
 	start := time.Now()
 	r.base = start
 	reg.Restart(start) // the run's setup is in no interval
+	// The ticks fall on multiples of DisplayEvery from the start (the
+	// ticker loop below reads them), as pgbench's -P reports: not from
+	// when the workers have been started, which takes a while for many.
+	ticker := time.NewTicker(cfg.DisplayEvery)
+	defer ticker.Stop()
 	r.pacer = cfg.RunPacer(n)
 	if cfg.QueueRate > 0 {
 		r.genPacer, r.pacer = r.pacer, PacerCoarse // only the generator paces
@@ -451,8 +456,6 @@ func RunSplit(ctx context.Context, cfg Config, load workload.QueryLoad, reg *sta
 	}
 
 	// The ticker loop runs here, on the caller's goroutine.
-	ticker := time.NewTicker(cfg.DisplayEvery)
-	defer ticker.Stop()
 	var rampTimer, durTimer <-chan time.Time
 	var rampAt time.Time
 	if cfg.Ramp > 0 {
@@ -647,6 +650,9 @@ type recorder struct {
 
 // RecordError implements workload.Recorder.
 func (rc recorder) RecordError(op int, err error) { rc.recordError(op, op, err) }
+
+// RecordPartError implements workload.PartErrorRecorder.
+func (rc recorder) RecordPartError(op int) { rc.Handle.RecordError(op) }
 
 // recordError counts a handled failure of operation op in series.
 func (rc recorder) recordError(series, op int, err error) {

@@ -72,6 +72,11 @@ func (rc splitRecorder) Record(op int, d time.Duration) {
 	rc.Handle.Record(rc.split.grouped(rc.cell, op), d)
 }
 
+// RecordPartError implements workload.PartErrorRecorder.
+func (rc splitRecorder) RecordPartError(op int) {
+	rc.Handle.RecordError(rc.split.grouped(rc.cell, op))
+}
+
 // RecordError implements workload.Recorder.
 func (rc splitRecorder) RecordError(op int, err error) {
 	rc.recordError(rc.split.grouped(rc.cell, op), op, err)

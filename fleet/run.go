@@ -514,6 +514,15 @@ func (t *tenantRecorder) RecordError(op int, err error) {
 	t.st.errors[op].Add(1)
 }
 
+// RecordPartError implements workload.PartErrorRecorder, passing it on
+// to the engine's recorder (which takes it). The tenant's own error count
+// is not raised: the operation's failure is counted in it already.
+func (t *tenantRecorder) RecordPartError(op int) {
+	if r, ok := t.rec.(workload.PartErrorRecorder); ok {
+		r.RecordPartError(op)
+	}
+}
+
 // call is the engine's Worker: one call of the current tenant's worker,
 // measured for the tenant.
 func (w *tenantWorkerFn) call(ctx context.Context) workload.Result {

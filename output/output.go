@@ -41,6 +41,9 @@ type Stampede struct {
 
 	f    report.Formatter
 	info run.Info
+	// lastSkipped is the run's skipped operations (--skip-late) at the
+	// last interval line.
+	lastSkipped int64
 }
 
 var _ run.Observer = (*Stampede)(nil)
@@ -64,6 +67,11 @@ func (o *Stampede) Interval(iv run.Interval) {
 		d := o.info.Display
 		_ = o.f.Interval(iv.End.Sub(o.info.Start), append(d.IntervalOps(iv.Tick), d.SplitOps(iv.Tick, false)...))
 	}
+	if n := iv.Skipped - o.lastSkipped; n > 0 && !o.Quiet && !o.JSON {
+		// Under --skip-late, after the interval's lines as telemetry's.
+		fmt.Fprintf(o.W, "  skipped: %d late operations in this interval, %d in all\n", n, iv.Skipped)
+	}
+	o.lastSkipped = iv.Skipped
 	if o.Telemetry && !o.JSON && iv.Telemetry != nil {
 		fmt.Fprintln(o.W, report.TelemetryLine(*iv.Telemetry))
 	}

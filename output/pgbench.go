@@ -79,6 +79,10 @@ type Pgbench struct {
 	Skipping       bool
 
 	info run.Info
+	// begin is when the engine's first interval began, from which
+	// pgbench's progress lines count (run.Info.Start is earlier: it
+	// precedes the run's set-up).
+	begin time.Time
 	// lastRetried, lastRetries, lastSkipped and lastAborted are the
 	// counts at the last progress line.
 	lastRetried, lastRetries, lastSkipped, lastAborted int64
@@ -129,6 +133,9 @@ func (o *Pgbench) Interval(iv run.Interval) {
 		return
 	}
 	t := iv.Tick
+	if o.begin.IsZero() {
+		o.begin = t.Start
+	}
 	secs := t.End.Sub(t.Start).Seconds()
 	if secs <= 0 {
 		return
@@ -137,7 +144,7 @@ func (o *Pgbench) Interval(iv run.Interval) {
 	// An aborted client's transaction is not a failed one to pgbench.
 	failed = max(0, failed-(iv.Aborted-o.lastAborted))
 	o.lastAborted = iv.Aborted
-	at := fmt.Sprintf("%.1f", t.End.Sub(o.info.Start).Seconds())
+	at := fmt.Sprintf("%.1f", t.End.Sub(o.begin).Seconds())
 	if o.Timestamps {
 		at = fmt.Sprintf("%d.%03d", t.End.Unix(), t.End.Nanosecond()/1e6)
 	}
@@ -308,7 +315,7 @@ func (o *Pgbench) report(res *run.Result, aborted map[string]int64) {
 	}
 	if len(scripts) == 1 {
 		if o.PerCommand {
-			fmt.Fprintf(w, "statement latencies in milliseconds and failures:\n")
+			fmt.Fprintf(w, "statement latencies in milliseconds%s:\n", o.commandColumns())
 			o.commands(w, "", scripts[0], t)
 		}
 		return
@@ -337,7 +344,7 @@ func (o *Pgbench) report(res *run.Result, aborted map[string]int64) {
 			fmt.Fprintf(w, " - latency stddev = %.3f ms\n", stddevMs(sh))
 		}
 		if o.PerCommand {
-			fmt.Fprintf(w, " - statement latencies in milliseconds and failures:\n")
+			fmt.Fprintf(w, " - statement latencies in milliseconds%s:\n", o.commandColumns())
 			o.commands(w, "", s, t)
 		}
 	}
@@ -393,8 +400,20 @@ func above(h *hdrhistogram.Histogram, limit time.Duration) int64 {
 	return n
 }
 
+// commandColumns names -r's columns after the latency, as pgbench 15
+// does: the retries' column only when a transaction may be tried again
+// (--max-tries other than 1).
+func (o *Pgbench) commandColumns() string {
+	if o.maxTries() == 1 {
+		return " and failures"
+	}
+	return ", failures and retries"
+}
+
 // commands prints -r's table: each command's mean latency over the
-// script's transactions, its failures, and its first line.
+// script's transactions, its failures (the scripts that failed there for
+// good), its retries when a transaction may be tried again, and its
+// first line.
 func (o *Pgbench) commands(w io.Writer, indent string, s pgscript.ScriptLayout, t stats.Tick) {
 	for _, c := range s.Commands {
 		mean := 0.0
@@ -403,7 +422,11 @@ func (o *Pgbench) commands(w io.Writer, indent string, s pgscript.ScriptLayout, 
 				mean = nsToMs(h.Mean())
 			}
 		}
-		fmt.Fprintf(w, "%s   %11.3f  %10d  %s\n", indent, mean, c.Failures, c.FirstLine)
+		if o.maxTries() == 1 {
+			fmt.Fprintf(w, "%s   %11.3f  %10d  %s\n", indent, mean, c.Failures, c.FirstLine)
+		} else {
+			fmt.Fprintf(w, "%s   %11.3f  %10d  %10d  %s\n", indent, mean, c.Failures, c.Retries, c.FirstLine)
+		}
 	}
 }
 

@@ -72,6 +72,16 @@ func ReportSplit(w io.Writer, runs []*runlog.Run, v results.View, by string) err
 		}
 	}
 	extra = append(extra, run.CodeExtras(errs, retries)...)
+	if v.Skipped != nil {
+		late := "the --skip-late limit"
+		if len(runs) > 0 {
+			// As the live line says it (5000us is 5ms).
+			if d, err := time.ParseDuration(runs[0].Info.Flags["skip-late"]); err == nil && d > 0 {
+				late = d.String()
+			}
+		}
+		extra = append(extra, run.SkippedLine(*v.Skipped, v.Total.Count+v.Total.Errors, late))
+	}
 	extra = append(extra, workloadFigures(runs, v)...)
 	for _, s := range v.Series {
 		extra = append(extra, run.SeriesExtra(run.NamedSummary{Name: s.Name, Summary: s.Summary}))

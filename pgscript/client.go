@@ -21,6 +21,15 @@ type Recorder interface {
 	Record(op int, d time.Duration)
 }
 
+// PartErrorRecorder is a Recorder that can also count a failure in a
+// statement's own series, and there only (the engine's recorders: see
+// workload.PartErrorRecorder): Client.Failed counts a script's failure
+// on the statement where it failed, whose row then shows it in the
+// reports.
+type PartErrorRecorder interface {
+	RecordPartError(op int)
+}
+
 // Client runs a Program's scripts on one connection, as one pgbench
 // client: its variables live from one script to the next.
 type Client struct {
@@ -47,6 +56,10 @@ type Client struct {
 	// is no variable name (pgbench's "invalid variable name").
 	badName  string
 	storeRow sqlx.ScriptRow
+	// failed is the measured command (its stmt) where the last run of a
+	// script failed, -1 when it did not: Rewind counts it retried there,
+	// Failed failed there.
+	failed int
 }
 
 // value is a variable: a value from \set, or text from -D, \gset or
@@ -63,7 +76,7 @@ type value struct {
 // NewClient returns client number id (pgbench's :client_id) of p, on
 // conn, with its random states. rec may be nil.
 func (p *Program) NewClient(id int, conn sqlx.ScriptQuerier, rec Recorder, rand, choose prng.State, defaultSeed, randomSeed int64) *Client {
-	c := &Client{prog: p, conn: conn, rec: rec, rand: rand, choose: choose, vars: make([]value, len(p.names))}
+	c := &Client{prog: p, conn: conn, rec: rec, rand: rand, choose: choose, vars: make([]value, len(p.names)), failed: -1}
 	c.storeRow = c.store
 	c.setVal(p.vars[VarClientID], expr.Value{Kind: expr.Int, I: int64(id)})
 	scale := p.opts.Scale
@@ -150,8 +163,30 @@ func (c *Client) Choose() int {
 }
 
 // Rewind restores the random state the last script began with, so that
-// a retried script draws the same values (as pgbench retries).
-func (c *Client) Rewind() { c.rand = c.saved }
+// a retried script draws the same values (as pgbench retries), and counts
+// the failure of its last run as a retry of the command where it failed.
+func (c *Client) Rewind() {
+	c.rand = c.saved
+	if c.failed >= 0 {
+		c.prog.retries[c.failed].Add(1)
+		c.failed = -1
+	}
+}
+
+// Failed says that the failure of the last script run is final (not
+// tried again): it counts it on the command where it failed, as
+// pgbench's -r counts failures, and in that command's own series when
+// the recorder takes it (PartErrorRecorder).
+func (c *Client) Failed() {
+	if c.failed < 0 {
+		return
+	}
+	c.prog.failures[c.failed].Add(1)
+	if r, ok := c.rec.(PartErrorRecorder); ok {
+		r.RecordPartError(len(c.prog.Scripts) + c.failed)
+	}
+	c.failed = -1
+}
 
 // ScriptError is the failure of one command of a script; it wraps the
 // server's or the expression's error.
@@ -179,6 +214,7 @@ func (e *ScriptError) Unwrap() error { return e.Err }
 // transaction fails.
 func (c *Client) Run(ctx context.Context, i int) error {
 	c.saved = c.rand
+	c.failed = -1
 	err := c.run(ctx, i)
 	if st := c.conn.TxStatus(); err == nil && st != 'I' && st != 0 {
 		s := c.prog.Scripts[i]
@@ -200,7 +236,7 @@ func (c *Client) run(ctx context.Context, si int) error {
 		st := &code[pc]
 		if st.Kind == SQL {
 			if err := c.query(ctx, st); err != nil {
-				c.prog.failures[st.stmt].Add(1)
+				c.failed = st.stmt
 				return &ScriptError{Script: name, Line: st.lineOf(err), Name: st.Name, Command: pc, Err: err}
 			}
 			pc++
@@ -233,7 +269,7 @@ func (c *Client) meta(ctx context.Context, code []step, pc int, name string) (in
 		c.rec.Record(len(c.prog.Scripts)+st.stmt, time.Since(start))
 	}
 	if err != nil {
-		c.prog.failures[st.stmt].Add(1)
+		c.failed = st.stmt
 	}
 	return next, err
 }

@@ -110,8 +110,10 @@ type SyntaxError struct {
 func (e *SyntaxError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
 
 // ParseFileArg splits pgbench's FILE[@WEIGHT] argument of -f and -b.
-// A weight is a whole number from 0 (pgbench allows a script that is
-// never chosen) up; an argument without @ weighs 1.
+// A weight is a whole number from 1 to pgbench's 2147483647; an argument
+// without @ weighs 1. pgbench also takes 0 beside a script that weighs
+// more (a script it never runs): stampede refuses it, as a script given
+// but never run is a mistake (issue 29), and says so.
 func ParseFileArg(arg string) (name string, weight int, err error) {
 	i := strings.LastIndexByte(arg, '@')
 	if i < 0 {
@@ -119,9 +121,12 @@ func ParseFileArg(arg string) (name string, weight int, err error) {
 	}
 	name, ws := arg[:i], arg[i+1:]
 	w, err := strconv.Atoi(ws)
+	if err == nil && w == 0 {
+		return "", 0, fmt.Errorf("%q: a weight of 0 never runs the script: give a whole number from 1 to %d, or leave the script out (pgbench takes 0 beside a heavier script; stampede refuses a script it would never run)", arg, math.MaxInt32)
+	}
 	if err != nil || w < 0 || w > math.MaxInt32 {
 		// pgbench's weights are ints (its rule: 0 .. 2147483647).
-		return "", 0, fmt.Errorf("%q: the weight after @ must be a whole number from 0 to %d, pgbench's range (FILE@10)", arg, math.MaxInt32)
+		return "", 0, fmt.Errorf("%q: the weight after @ must be a whole number from 1 to %d (FILE@10)", arg, math.MaxInt32)
 	}
 	if name == "" {
 		return "", 0, fmt.Errorf("%q: a file name comes before @WEIGHT", arg)

@@ -156,12 +156,12 @@ func TestParseFileArg(t *testing.T) {
 		{"read.sql", "read.sql", 1, false},
 		{"read.sql@10", "read.sql", 10, false},
 		{"dir@x/read.sql@2", "dir@x/read.sql", 2, false},
-		{"read.sql@0", "read.sql", 0, false},
+		{"read.sql@0", "", 0, true}, // pgbench takes it; stampede refuses it
 		{"read.sql@-1", "", 0, true},
 		{"read.sql@", "", 0, true},
 		{"read.sql@ten", "", 0, true},
 		{"@5", "", 0, true},
-		// pgbench's weights are ints: 0 .. 2147483647.
+		// pgbench's weights are ints: up to 2147483647.
 		{"read.sql@2147483647", "read.sql", 2147483647, false},
 		{"read.sql@2147483648", "", 0, true},
 		{"read.sql@99999999999999999999", "", 0, true},

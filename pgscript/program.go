@@ -44,9 +44,10 @@ type Program struct {
 	code  [][]step
 	stmts []string // the names of the measured commands, in op order
 	total int64    // the sum of the weights
-	// failures counts the failures of each measured command (by its
-	// index in stmts), for pgbench's -r.
-	failures []atomic.Int64
+	// failures counts, by measured command (its stmt), the scripts that
+	// failed for good there (Client.Failed); retries the failures there
+	// that were tried again (Client.Rewind): pgbench's -r columns.
+	failures, retries []atomic.Int64
 }
 
 // step is one compiled command.
@@ -153,6 +154,7 @@ func Compile(scripts []*Script, opts Options, described func(c *Command) (cols [
 		return nil, err
 	}
 	p.failures = make([]atomic.Int64, len(p.stmts))
+	p.retries = make([]atomic.Int64, len(p.stmts))
 	if opts.Protocol != sqlx.Simple {
 		for _, s := range scripts {
 			if err := p.checkSet(s, described); err != nil {
@@ -415,8 +417,10 @@ type CommandLayout struct {
 	FirstLine string
 	// Op is its operation, -1 when it is not measured.
 	Op int
-	// Failures is how many times it failed in the run so far.
-	Failures int64
+	// Failures is how many scripts failed for good at this command in
+	// the run so far (after their tries), Retries how many of its
+	// failures were tried again: pgbench's -r columns.
+	Failures, Retries int64
 }
 
 // Layout returns the program's operations by script and command, with
@@ -432,6 +436,7 @@ func (p *Program) Layout() Layout {
 			if st.stmt >= 0 {
 				cl.Op = len(p.Scripts) + st.stmt
 				cl.Failures = p.failures[st.stmt].Load()
+				cl.Retries = p.retries[st.stmt].Load()
 			}
 			sl.Commands = append(sl.Commands, cl)
 		}

@@ -47,6 +47,11 @@ func IsCodeCount(extra string) bool {
 // the run's cumulative number of reconnects.
 const ReconnectsExtra = "reconnects"
 
+// SkippedExtra is the per-interval extra, in intervals.ndjson, holding the
+// run's count so far of operations skipped under --skip-late (recorded
+// only under it).
+const SkippedExtra = "skipped"
+
 // View is the recomputed figures of one or more runs over a window. A View
 // is a plain value; as with any Go value, concurrent reads are safe and
 // writes need external synchronization.
@@ -90,6 +95,10 @@ type View struct {
 	// Reconnects is the number of reconnects during the period, summed
 	// over the runs; nil when the runs did not record it.
 	Reconnects *int64 `json:"reconnects,omitempty"`
+	// Skipped is the number of operations skipped under --skip-late
+	// during the period, summed over the runs; nil when the runs did not
+	// skip late operations.
+	Skipped *int64 `json:"skipped,omitempty"`
 	// EndpointReconnects is Reconnects by endpoint, when the runs split
 	// their figures by endpoint (extras reconnects@ENDPOINT).
 	EndpointReconnects map[string]int64 `json:"reconnects_by_endpoint,omitempty"`
@@ -270,6 +279,17 @@ func Recompute(runs []*runlog.Run, w Window) (View, []error, error) {
 				view.EndpointReconnects = map[string]int64{}
 			}
 			view.EndpointReconnects[ep] += int64(v - base)
+		}
+		if v, ok := last.Extra[SkippedExtra]; ok {
+			base := 0.0
+			if lo > 0 {
+				base = ivs[lo-1].Extra[SkippedExtra]
+			}
+			n := int64(v - base)
+			if view.Skipped != nil {
+				n += *view.Skipped
+			}
+			view.Skipped = &n
 		}
 		if v, ok := last.Extra[ReconnectsExtra]; ok {
 			hasRecon = true

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stampede-bench/stampede/engine"
 	"github.com/stampede-bench/stampede/report"
+	"github.com/stampede-bench/stampede/results"
 	"github.com/stampede-bench/stampede/runlog"
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
@@ -80,6 +81,19 @@ func codeCounts(labels map[string]int64) (errs, retries map[string]int64) {
 		(*m)[code] += n
 	}
 	return errs, retries
+}
+
+// SkippedLine is the final block's line of the operations skipped under
+// --skip-late (late: its value), beside ran, those that ran (done or
+// failed): "skipped: N operations whose turn came more than 2ms late (89%
+// of those scheduled)".
+func SkippedLine(skipped, ran int64, late string) report.Extra {
+	pct := 0.0
+	if skipped+ran > 0 {
+		pct = 100 * float64(skipped) / float64(skipped+ran)
+	}
+	return report.Extra{Name: results.SkippedExtra, Value: float64(skipped),
+		Text: fmt.Sprintf("%d operations whose turn came more than %s late (%.0f%% of those scheduled)", skipped, late, pct)}
 }
 
 // CodeExtras are the final lines of the failures by code: failed

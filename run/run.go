@@ -147,23 +147,25 @@ type Result struct {
 
 // Run is a run in progress. Its methods are safe for concurrent use.
 type Run struct {
-	spec  Spec
-	seed  uint64
-	log   io.Writer
-	src   *source
-	load  workload.QueryLoad
-	reg   *stats.Registry
-	cfg   engine.Config
-	info  Info
-	rw    *runlog.Writer
-	tel   *runTelemetry
-	lims  *runLimits
-	errs  *errorLog
-	prom  *promexport.Exporter
-	split *splitter // nil: figures not split by endpoint
-	known int       // series the run log knows
-	parts int       // series number of the first part (see Split): parts follow the engine's series
-	root  string
+	// skipped counts the operations skipped under Spec.SkipLate.
+	skipped atomic.Int64
+	spec    Spec
+	seed    uint64
+	log     io.Writer
+	src     *source
+	load    workload.QueryLoad
+	reg     *stats.Registry
+	cfg     engine.Config
+	info    Info
+	rw      *runlog.Writer
+	tel     *runTelemetry
+	lims    *runLimits
+	errs    *errorLog
+	prom    *promexport.Exporter
+	split   *splitter // nil: figures not split by endpoint
+	known   int       // series the run log knows
+	parts   int       // series number of the first part (see Split): parts follow the engine's series
+	root    string
 	// tempRoot: root is a temporary directory (--results-dir none),
 	// removed once the results store holds the run.
 	tempRoot          bool
@@ -516,7 +518,8 @@ func (r *Run) engine(ctx context.Context) {
 		}
 	}()
 	var queue engine.QueueState
-	var skipped, aborted atomic.Int64
+	var aborted atomic.Int64
+	skipped := &r.skipped
 	rampEnded := false // set and read on the engine's ticking goroutine
 	hooks := engine.Hooks{
 		Queue:    func(q engine.QueueState) { queue = q },
@@ -649,6 +652,9 @@ func (r *Run) finish() (*Result, error) {
 		}
 	}
 	extra = append(extra, CodeExtras(sum.Errors, sum.Retries)...)
+	if r.cfg.SkipLate > 0 {
+		extra = append(extra, SkippedLine(res.Skipped, sum.Total.Count+sum.Total.Errors, r.cfg.SkipLate.String()))
+	}
 	if f, ok := gen.(workload.Figurer); ok && src.fleet == nil {
 		counts, errs := map[string]int64{}, map[string]int64{}
 		for _, op := range sum.Ops {
@@ -914,6 +920,9 @@ func (r *Run) writeInterval(t stats.Tick) error {
 		series = append(series, runlog.IntervalSeries{Name: s.Name, Hist: s.Interval, Count: s.Interval.TotalCount(), Errors: s.Errors})
 	}
 	extra := map[string]float64{"reconnects": float64(r.src.reconnects())}
+	if r.cfg.SkipLate > 0 {
+		extra[results.SkippedExtra] = float64(r.skipped.Load())
+	}
 	for label, n := range t.Labels {
 		extra[label] = float64(n)
 	}

@@ -221,6 +221,15 @@ type Recorder interface {
 	RecordError(op int, err error)
 }
 
+// PartErrorRecorder is implemented by the engine's Recorders: it counts a
+// failure in the series of op only, a part of an operation (a statement
+// of a script) whose own failure is counted apart (by its Result or
+// RecordError), so that the part's row shows where the operation failed
+// without the failure being counted twice by code or in the total.
+type PartErrorRecorder interface {
+	RecordPartError(op int)
+}
+
 // NotFoundCode is the class (sqlx.ErrorCode) of an operation whose key
 // has no row, which its workload counts and does not retry (YCSB's
 // NOT_FOUND reads, UNEXPECTED_STATE updates and deletes): the run's

@@ -143,6 +143,8 @@ func TestReportAsPgbench(t *testing.T) {
 		{"-n", "-t", "10", "-f", "one.sql", "-D", "x=5", "-s", "3"},
 		{"-n", "-T", "2", "-c", "2", "--max-tries=3", "-S", "-P", "1"},
 		{"-n", "-t", "40", "-c", "2", "--max-tries=2", "-f", "fail.sql@1", "-f", "one.sql@3"},
+		// -r under --max-tries: pgbench's failures and retries columns, by script.
+		{"-n", "-t", "40", "-c", "2", "--max-tries=2", "-r", "-f", "fail.sql@1", "-f", "one.sql@3"},
 		{"-n", "-t", "3", "-f", "fail.sql"},
 		{"-n", "-T", "2", "-c", "2", "-R", "100", "-L", "5", "-S"},
 		{"-n", "-T", "3", "-c", "2", "-P", "1", "-R", "2000", "-L", "2", "-S"},

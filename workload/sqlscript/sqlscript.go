@@ -271,9 +271,6 @@ func (g *gen) script(a scriptArg) (*pgscript.Script, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s %w", flag, err)
 	}
-	if weight == 0 {
-		return nil, fmt.Errorf("%s %s: a weight of 0 never runs the script: give 1 or more, or leave it out", flag, a.value)
-	}
 	if a.builtin {
 		s, err := pgscript.Builtin(name, weight)
 		if err != nil {
@@ -576,6 +573,9 @@ func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (work
 				})
 				res = workload.Result{Op: s, Err: err}
 			}
+			if res.Err != nil && ctx.Err() == nil {
+				c.Failed() // on its statement's row too, and in -r's table
+			}
 			if g.reconnect {
 				queriers[i].Disconnect(ctx) // the next script connects anew
 			}
@@ -741,18 +741,28 @@ func firstWord(sql string) string {
 
 // classes classifies the program's operations for sysbench-style counts.
 func classes(p *pgscript.Program) []workload.OpClass {
-	out := make([]workload.OpClass, 0, len(p.Ops()))
-	for range p.Scripts {
-		out = append(out, workload.ClassTransaction)
-	}
-	for _, st := range p.Statements() {
-		switch strings.ToUpper(firstWord(st.Command.Text)) {
-		case "SELECT", "WITH", "TABLE", "VALUES", "SHOW":
-			out = append(out, workload.ClassRead)
-		case "INSERT", "UPDATE", "DELETE", "MERGE", "UPSERT", "COPY":
-			out = append(out, workload.ClassWrite)
-		default:
-			out = append(out, workload.ClassOther)
+	// Every operation after the scripts' is one of their commands: its
+	// SQL statements, and under -r (Options.EveryCommand) its
+	// meta-commands too, which are parts of a script as its statements
+	// are, never transactions of their own.
+	out := make([]workload.OpClass, len(p.Ops()))
+	for si, sl := range p.Layout().Scripts {
+		out[sl.Op] = workload.ClassTransaction
+		for ci, cl := range sl.Commands {
+			if cl.Op < 0 {
+				continue
+			}
+			c := &p.Scripts[si].Commands[ci]
+			out[cl.Op] = workload.ClassOther
+			if c.Kind != pgscript.SQL {
+				continue
+			}
+			switch strings.ToUpper(firstWord(c.Text)) {
+			case "SELECT", "WITH", "TABLE", "VALUES", "SHOW":
+				out[cl.Op] = workload.ClassRead
+			case "INSERT", "UPDATE", "DELETE", "MERGE", "UPSERT", "COPY":
+				out[cl.Op] = workload.ClassWrite
+			}
 		}
 	}
 	return out

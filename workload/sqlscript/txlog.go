@@ -29,7 +29,8 @@ import (
 // transactions it logs.
 //
 // With an aggregate interval, each thread writes instead one line per
-// interval of that many seconds from its start, in pgbench 15's format:
+// interval of that many seconds from the whole Unix second before its
+// start (as pgbench 15: the first interval is partial), in its format:
 //
 //	interval_start num_transactions sum_latency sum_latency_2 min_latency max_latency
 //	sum_lag sum_lag_2 min_lag max_lag skipped retried retries serialization_failures deadlock_failures
@@ -141,7 +142,10 @@ func newTxLog(prefix string, first, clients, jobs int, retries bool, sampling fl
 			}
 			return nil, fmt.Errorf("cannot write the transaction log: %w", err)
 		}
-		th := &txLogThread{f: f, w: bufio.NewWriterSize(f, 64<<10), start: now}
+		// pgbench 15 rounds the first interval's start down to a whole
+		// Unix second (its first interval is partial), so that every
+		// interval_start is a whole second and the intervals end on them.
+		th := &txLogThread{f: f, w: bufio.NewWriterSize(f, 64<<10), start: now.Truncate(time.Second)}
 		if t < len(streams.Sample) {
 			th.sample = streams.Sample[t]
 		}
