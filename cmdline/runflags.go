@@ -298,8 +298,9 @@ func (r *RunFlags) Resolve(fs *pflag.FlagSet) error {
 		return usagef("--schedule-groups %d is negative: give 0 for one schedule per worker, or a number of groups of workers that share one", r.schedGroups)
 	case r.schedGroups > 0 && r.maxRate <= 0:
 		return usagef("--schedule-groups shares a schedule of --max-rate: give --max-rate too")
-	case r.schedGroups > r.concurrency && (fs.Changed("concurrency") || fs.Changed("threads")):
-		// (A workload's own default concurrency is checked by the run.)
+	case r.schedGroups > r.concurrency && r.concurrency >= 1 && (fs.Changed("concurrency") || fs.Changed("threads")):
+		// (A workload's own default concurrency is checked by the run;
+		// fewer than 1 worker is said below.)
 		return usagef("--schedule-groups %d is more than the %d workers (--concurrency): give at most %d, a group needs a worker", r.schedGroups, r.concurrency, r.concurrency)
 	}
 	if r.skipLate < 0 {

@@ -202,8 +202,9 @@ func TestInitManifest(t *testing.T) {
 		want string
 	}{
 		{func(s *Spec) { s.Args = []string{"run", "ycsb", "u"} }, "--init: give each client's init command line"},
-		{func(s *Spec) { s.ResultsClaim = "r" }, "drop --results-claim and --start-at"},
-		{func(s *Spec) { s.StartAt = "next:1m" }, "drop --results-claim and --start-at"},
+		{func(s *Spec) { s.ResultsClaim = "r" }, "drop --results-claim, --results-url-secret and --start-at"},
+		{func(s *Spec) { s.StartAt = "next:1m" }, "drop --results-claim, --results-url-secret and --start-at"},
+		{func(s *Spec) { s.ResultsURLSecret = "store" }, "drop --results-claim, --results-url-secret and --start-at"},
 		{func(s *Spec) { s.Init = false }, "give each client's command line after --"},
 	} {
 		e := s

@@ -352,6 +352,11 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 		if _, err := url.Parse(storeURL); err != nil {
 			return nil, inputf("%s: malformed results store URL: %v", from, strings.ReplaceAll(err.Error(), storeURL, "<url>"))
 		}
+		if err := sqlx.CheckUserinfo(storeURL); err != nil {
+			// A URL that can never name the store is refused, not taken
+			// for a store that is down.
+			return nil, inputf("%s: malformed results store URL %s: %v", from, sqlx.Redact(storeURL), err)
+		}
 		r.shipURL, r.shipFrom = storeURL, from
 	} else if storeURL != "" {
 		// Refuse a store that cannot index the run before the run, not
