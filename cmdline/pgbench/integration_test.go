@@ -64,22 +64,11 @@ func server(t *testing.T) []string {
 // stdout, stderr.
 func tool(t *testing.T, real bool, dir string, args ...string) (string, string) {
 	t.Helper()
-	var cmd *exec.Cmd
-	if real {
-		cmd = exec.Command("pgbench", args...)
-	} else {
-		cmd = exec.Command(bin, append([]string{"pgbench"}, args...)...)
-		cmd.Env = append(os.Environ(), "HOME="+dir)
+	stdout, stderr, code := run(t, real, dir, args...)
+	if code != 0 {
+		t.Fatalf("%v pgbench %s: exit %d\n%s%s", real, strings.Join(args, " "), code, stdout, stderr)
 	}
-	cmd.Dir = dir
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	var exit *exec.ExitError
-	if errors.As(err, &exit) || err != nil {
-		t.Fatalf("%v pgbench %s: %v\n%s%s", real, strings.Join(args, " "), err, out.String(), errb.String())
-	}
-	return out.String(), errb.String()
+	return stdout, stderr
 }
 
 // freshDB creates a database loaded by pgbench -i -s 1 and returns its name.
@@ -896,28 +885,17 @@ func TestMissingDatabaseAsPgbench(t *testing.T) {
 	dir := t.TempDir()
 	name := fmt.Sprintf("pgbform_missing_%d", rand.Uint32())
 	for _, real := range []bool{true, false} {
-		var cmd *exec.Cmd
-		args := append(append([]string{}, srv...), "-S", "-t", "1", name)
-		if real {
-			cmd = exec.Command("pgbench", args...)
-		} else {
-			cmd = exec.Command(bin, append([]string{"pgbench"}, args...)...)
-			cmd.Env = append(os.Environ(), "HOME="+dir)
+		stdout, stderr, code := run(t, real, dir, append(append([]string{}, srv...), "-S", "-t", "1", name)...)
+		if code != 1 {
+			t.Fatalf("real=%v: exit %d, want 1\n%s%s", real, code, stdout, stderr)
 		}
-		var out, errb bytes.Buffer
-		cmd.Dir, cmd.Stdout, cmd.Stderr = dir, &out, &errb
-		err := cmd.Run()
-		var exit *exec.ExitError
-		if !errors.As(err, &exit) || exit.ExitCode() != 1 {
-			t.Fatalf("real=%v: %v, want exit 1\n%s%s", real, err, out.String(), errb.String())
-		}
-		if !strings.Contains(errb.String(), `database "`+name+`" does not exist`) {
-			t.Errorf("real=%v: stderr %q does not name the missing database", real, errb.String())
+		if !strings.Contains(stderr, `database "`+name+`" does not exist`) {
+			t.Errorf("real=%v: stderr %q does not name the missing database", real, stderr)
 		}
 		if real {
 			continue
 		}
-		msg := strings.TrimSpace(errb.String())
+		msg := strings.TrimSpace(stderr)
 		if strings.Contains(msg, "\n") || strings.Contains(msg, "--db") || strings.Contains(msg, "stampede init") ||
 			!strings.Contains(msg, "stampede pgbench -i") {
 			t.Errorf("stampede's message %q: want one line advising pgbench -i, without --db or stampede init", msg)
