@@ -167,7 +167,8 @@ func TestFailuresAndRetriesAsPgbench(t *testing.T) {
 
 // TestProgressOnMultiplesOfP: -P's progress lines fall on multiples of
 // the interval since the start, as pgbench's (1.0, 2.0, 3.0 s for -P 1,
-// not 1.1, 2.2, 3.2), for either tool, many clients too.
+// not 1.1, 2.2, 3.2), for either tool, many clients too. pgbench's own
+// may read late by its thread's wake-up, not cumulatively.
 func TestProgressOnMultiplesOfP(t *testing.T) {
 	srv := server(t)
 	db := freshDB(t)
@@ -193,7 +194,14 @@ func TestProgressOnMultiplesOfP(t *testing.T) {
 						t.Fatalf("progress line %q: %v", l, err)
 					}
 					n++
-					if want := float64(n) * c.p; at < want-0.05 || at > want+0.05 {
+					// pgbench's thread 0 prints when it next wakes, so under
+					// load its line may read a little late (3.1 s for 3.0),
+					// never early and never drifting; stampede's is exact.
+					late := 0.05
+					if real {
+						late = 0.35
+					}
+					if want := float64(n) * c.p; at < want-0.05 || at > want+late {
 						t.Errorf("progress line %d at %.1f s, want %.1f s (-P %g):\n%s", n, at, want, c.p, errOut)
 					}
 				}
