@@ -196,6 +196,15 @@ func (h *Hist) Max() int64 {
 	return h.table.to[h.idx[len(h.idx)-1]]
 }
 
+// Geometry returns the histogram's lowest discernible value, highest
+// trackable value and significant digits.
+func (h *Hist) Geometry() (lowest, highest int64, digits int) {
+	if h.packed != nil {
+		return h.packed.LowestTrackableValue(), h.packed.HighestTrackableValue(), int(h.packed.SignificantFigures())
+	}
+	return h.table.key.low, h.table.key.high, int(h.table.key.digits)
+}
+
 // Packed returns the histogram as a new PackedHistogram (for a caller that
 // keeps it beyond the read).
 func (h *Hist) Packed() *hdrhistogram.PackedHistogram {
