@@ -344,11 +344,12 @@ func writeBytes(w http.ResponseWriter, data []byte) {
 	_, _ = w.Write(data)
 }
 
-// memoized returns run memoized (runlog.Run.Memoize) when it has ended: a
-// page's requests (its figures, its series, a window) decode its
-// histograms once, not once each, and a page seen again is served from
-// memory. A live run is read afresh every time; a run whose files changed
-// since is memoized again.
+// memoized returns run memoized (runlog.Run.Memoize) when it has ended:
+// its entry keeps the answers computed for it (its figures, its series),
+// so that a page seen again is served from memory. Each answer is
+// computed by streaming the run's files (results reads them one interval
+// at a time): no histogram is held in memory. A live run is read afresh
+// every time; a run whose files changed since is memoized again.
 func (s *Server) memoized(run *runlog.Run) *runlog.Run {
 	if !finalStatus(run.Info.Status) {
 		return run
