@@ -465,19 +465,122 @@ func (s *Store) Fetch(ctx context.Context, id, root string) (string, error) {
 			return "", err
 		}
 	}
-	if runJSON != nil && !finished(runJSON) {
-		// A copy has no writer to hold its lock: the store says whether
-		// the run's writer is alive (see Live), and the copy says so to
-		// its readers.
-		recs, err := s.liveness(ctx, []string{id})
-		if err != nil {
-			return "", err
-		}
-		if rec, ok := recs[id]; ok && Live(rec.age, rec.beat) {
-			if err := runlog.MarkLiveCopy(dir); err != nil {
-				return "", err
-			}
-		}
+	// A copy has no writer to hold its lock: the store says whether the
+	// run's writer is alive (see Live), and the copy says so to its
+	// readers.
+	if err := s.markLive(ctx, id, dir, runJSON); err != nil {
+		return "", err
 	}
 	return dir, nil
+}
+
+// Refresh brings dir, a copy of run id that Fetch made, up to date with
+// the store: it appends to the copy's append-only files the chunks the
+// store got since, replaces run.json and summary.json (atomically: a
+// reader sees the old file or the new) when they changed, and marks the
+// copy live or not as its writer is (see Fetch). A reader that follows
+// the copy as a run's writer appends to it (runlog.Follower) sees the run
+// go on: the dashboard's live view of a run written into the store.
+// Memory does not grow with the run's length.
+func (s *Store) Refresh(ctx context.Context, id, dir string) error {
+	for _, name := range appendedFiles {
+		path := filepath.Join(dir, name)
+		var size int64
+		if fi, err := os.Stat(path); err == nil {
+			size = fi.Size()
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		// The chunks from the one that starts at the copy's end.
+		rows, err := s.db.QueryContext(ctx, `SELECT data FROM (
+			SELECT seq, data, SUM(LENGTH(data)) OVER (ORDER BY seq) - LENGTH(data) AS off
+			FROM stampede_run_files WHERE run_id = $1 AND name = $2) x
+			WHERE off >= $3 ORDER BY seq`, id, name, size)
+		if err != nil {
+			return fmt.Errorf("results store %s: %w", s.name, err)
+		}
+		err = func() error {
+			defer rows.Close()
+			var f *os.File
+			defer func() {
+				if f != nil {
+					f.Close()
+				}
+			}()
+			for rows.Next() {
+				var data []byte
+				if err := rows.Scan(&data); err != nil {
+					return fmt.Errorf("results store %s: %w", s.name, err)
+				}
+				if f == nil {
+					if f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600); err != nil {
+						return err
+					}
+				}
+				if _, err := f.Write(data); err != nil {
+					return err
+				}
+			}
+			if err := rows.Err(); err != nil {
+				return fmt.Errorf("results store %s: %w", s.name, err)
+			}
+			if f != nil {
+				err := f.Close()
+				f = nil
+				return err
+			}
+			return nil
+		}()
+		if err != nil {
+			return err
+		}
+	}
+	var runJSON []byte
+	for _, name := range replacedFiles {
+		var data []byte
+		err := s.db.QueryRowContext(ctx, `SELECT data FROM stampede_run_files WHERE run_id = $1 AND name = $2 AND seq = 0`, id, name).Scan(&data)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("results store %s: %w", s.name, err)
+		}
+		if name == runlog.RunFile {
+			runJSON = data
+		}
+		path := filepath.Join(dir, name)
+		if have, err := os.ReadFile(path); err == nil && bytes.Equal(have, data) {
+			continue
+		}
+		tmp := path + ".new"
+		if err := os.WriteFile(tmp, data, 0o600); err != nil {
+			return err
+		}
+		if err := os.Rename(tmp, path); err != nil {
+			return err
+		}
+	}
+	return s.markLive(ctx, id, dir, runJSON)
+}
+
+// markLive marks the copy dir of run id, whose run.json holds runJSON, as
+// a live run's when its writer is alive (see Live), and unmarks it
+// otherwise.
+func (s *Store) markLive(ctx context.Context, id, dir string, runJSON []byte) error {
+	live := false
+	if runJSON != nil && !finished(runJSON) {
+		recs, err := s.liveness(ctx, []string{id})
+		if err != nil {
+			return err
+		}
+		rec, ok := recs[id]
+		live = ok && Live(rec.age, rec.beat)
+	}
+	if live {
+		return runlog.MarkLiveCopy(dir)
+	}
+	if err := os.Remove(filepath.Join(dir, runlog.LiveCopyFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
 }
