@@ -51,7 +51,7 @@ type Store struct {
 	db   *sql.DB
 	name string // where the store is, for messages; no password
 
-	pg   bool   // a PostgreSQL (or CockroachDB) store, which keeps the runs' files
+	pg bool // a PostgreSQL (or CockroachDB) store, which keeps the runs' files
 
 	shipMu    sync.Mutex
 	shipped   map[string]fileState // what Ship sent of append-only files, by directory, run ID and file name
