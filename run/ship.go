@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -52,12 +53,17 @@ func shipBeat(every time.Duration) time.Duration {
 // startShipper opens the store of url (from is the flag or variable that
 // named it) and starts copying dir, a run of intervals of every, into it.
 // A store it cannot reach is said once, and the run goes on in dir alone.
-func startShipper(ctx context.Context, url, from, dir string, every time.Duration, log io.Writer) *shipper {
+// A run without a results directory of its own (temporary: --results-dir
+// none) is not advised to do without the store.
+func startShipper(ctx context.Context, url, from, dir string, every time.Duration, temporary bool, log io.Writer) *shipper {
 	s := &shipper{dir: dir, beat: shipBeat(every), log: log, kick: make(chan struct{}, 1), quit: make(chan struct{})}
 	octx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	st, err := store.Open(octx, url)
 	if err != nil {
+		if ue := (*store.UnreachableError)(nil); temporary && errors.As(err, &ue) {
+			err = errors.New(ue.Short())
+		}
 		s.lost(fmt.Errorf("%s: %w", from, err))
 		return s
 	}

@@ -304,8 +304,30 @@ func unreachable(rawURL string, err error) error {
 	} else if !strings.Contains(why, "; ") { // no advice of sqlx's
 		why += "; check the URL, and that its server is up"
 	}
-	return fmt.Errorf("cannot reach the results store %s: %s; or omit --results-url (and $STAMPEDE_RESULTS_URL) to index runs in %s in the results directory",
-		sqlx.Redact(rawURL), why, DefaultFile)
+	return &UnreachableError{Store: sqlx.Redact(rawURL), Why: why}
+}
+
+// UnreachableError is Open's error for a PostgreSQL store it cannot
+// connect to. It is a plain value.
+type UnreachableError struct {
+	// Store is the store's URL, its password masked.
+	Store string
+	// Why says why it could not be reached, and what to check.
+	Why string
+}
+
+// Error names the store, why it could not be reached and what to do:
+// check it, or do without it (the default store in the results
+// directory).
+func (e *UnreachableError) Error() string {
+	return fmt.Sprintf("%s; or omit --results-url (and $STAMPEDE_RESULTS_URL) to index runs in %s in the results directory", e.Short(), DefaultFile)
+}
+
+// Short is Error without the advice to do without the store: for a run
+// that has no results directory to index its runs in (--results-dir
+// none).
+func (e *UnreachableError) Short() string {
+	return fmt.Sprintf("cannot reach the results store %s: %s", e.Store, e.Why)
 }
 
 // hostOf returns the host:port of a URL, or "" if it does not parse.
