@@ -268,12 +268,19 @@ func benchShipHour(b *testing.B) {
 
 // BenchmarkShipInterval ships a run to a PostgreSQL store after each of
 // its one-second intervals of 10 operation types, with a telemetry sample
-// each, as a run with telemetry does: it reports the time per Ship
-// (us/ship) and the transactions the store's server committed per Ship
-// (commits/ship, from the server's own pg_stat_database, read once the
-// store's connections are closed and their statistics flushed, less
-// those of opening the store, counted apart).
-func BenchmarkShipInterval(b *testing.B) {
+// each (Ship, as `runs upload` sends a directory): it reports the time
+// per Ship (us/ship) and the transactions the store's server committed
+// per Ship (commits/ship, from the server's own pg_stat_database, read
+// once the store's connections are closed and their statistics flushed,
+// less those of opening the store, counted apart).
+func BenchmarkShipInterval(b *testing.B) { benchShipInterval(b, false) }
+
+// BenchmarkShipLiveInterval is BenchmarkShipInterval with ShipLive, as a
+// run ships itself: the interval and the writer's liveness in one
+// transaction.
+func BenchmarkShipLiveInterval(b *testing.B) { benchShipInterval(b, true) }
+
+func benchShipInterval(b *testing.B, live bool) {
 	admin := os.Getenv("STAMPEDE_TEST_DATABASE")
 	if admin == "" {
 		b.Skip("STAMPEDE_TEST_DATABASE not set")
@@ -348,7 +355,11 @@ func BenchmarkShipInterval(b *testing.B) {
 		}
 		b.StartTimer()
 		t1 := time.Now()
-		if _, err := s.Ship(ctx, w.Dir()); err != nil {
+		ship := s.Ship
+		if live {
+			ship = func(ctx context.Context, dir string) (store.ShipResult, error) { return s.ShipLive(ctx, dir, time.Second) }
+		}
+		if _, err := ship(ctx, w.Dir()); err != nil {
 			b.Fatal(err)
 		}
 		shipTime += time.Since(t1)
