@@ -93,26 +93,57 @@ func (s *Store) ShipLive(ctx context.Context, dir string, beat time.Duration) (S
 // it is committed.
 type shipTx struct {
 	s     *Store
+	conn  *sql.Conn
 	tx    *sql.Tx
 	files map[string]fileState // append-only files' new states, by key
 	whole map[string][]byte    // whole files sent, by key
 	start string               // the run's start row inserted, by key
 }
 
-// get returns the transaction, beginning it the first time.
+// get returns the transaction, beginning it the first time on the
+// Store's shipping connection (opened the first time).
 func (t *shipTx) get(ctx context.Context) (*sql.Tx, error) {
-	if t.tx == nil {
-		tx, err := t.s.db.BeginTx(ctx, nil)
-		if err != nil {
-			return nil, fmt.Errorf("results store %s: %w", t.s.name, err)
-		}
-		t.tx = tx
+	if t.tx != nil {
+		return t.tx, nil
 	}
-	return t.tx, nil
+	s := t.s
+	s.shipMu.Lock()
+	conn := s.shipConn
+	s.shipMu.Unlock()
+	if conn == nil {
+		c, err := s.db.Conn(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("results store %s: %w", s.name, err)
+		}
+		conn = c
+		s.shipMu.Lock()
+		s.shipConn = c
+		s.shipMu.Unlock()
+	}
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		s.dropShipConn(conn)
+		return nil, fmt.Errorf("results store %s: %w", s.name, err)
+	}
+	t.tx, t.conn = tx, conn
+	return tx, nil
+}
+
+// dropShipConn closes conn, the shipping connection of a Ship that
+// failed: the next Ship takes another.
+func (s *Store) dropShipConn(conn *sql.Conn) {
+	s.shipMu.Lock()
+	if s.shipConn == conn {
+		s.shipConn = nil
+	}
+	s.shipMu.Unlock()
+	_ = conn.Close()
 }
 
 // ship is Ship, and ShipLive when beat is positive.
 func (s *Store) ship(ctx context.Context, dir string, beat time.Duration) (res ShipResult, err error) {
+	s.shipping.Lock() // one Ship at a time on the shipping connection
+	defer s.shipping.Unlock()
 	info, err := readRunInfo(dir)
 	if err != nil {
 		return res, err
@@ -129,6 +160,9 @@ func (s *Store) ship(ctx context.Context, dir string, beat time.Duration) (res S
 			}
 		} else {
 			_ = t.tx.Rollback()
+		}
+		if err != nil {
+			s.dropShipConn(t.conn)
 		}
 		s.shipMu.Lock()
 		defer s.shipMu.Unlock()

@@ -357,7 +357,9 @@ func benchShipInterval(b *testing.B, live bool) {
 		t1 := time.Now()
 		ship := s.Ship
 		if live {
-			ship = func(ctx context.Context, dir string) (store.ShipResult, error) { return s.ShipLive(ctx, dir, time.Second) }
+			ship = func(ctx context.Context, dir string) (store.ShipResult, error) {
+				return s.ShipLive(ctx, dir, time.Second)
+			}
 		}
 		if _, err := ship(ctx, w.Dir()); err != nil {
 			b.Fatal(err)

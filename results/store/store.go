@@ -57,6 +57,11 @@ type Store struct {
 	shipped   map[string]fileState // what Ship sent of append-only files, by directory, run ID and file name
 	sentWhole map[string][]byte    // what Ship sent of files written whole, by the same key
 	started   map[string]bool      // runs ShipLive indexed as running, by directory and run ID
+	// shipConn is the connection Ships use, kept from one to the next:
+	// a connection taken from the pool again after a second idle is
+	// pinged first (pgx's stdlib), a round trip per interval.
+	shipConn *sql.Conn
+	shipping sync.Mutex // held by a Ship
 }
 
 // RunRow is one run as the store holds it: its run.json metadata and the
@@ -456,7 +461,15 @@ func Unwritable(err error) bool {
 }
 
 // Close closes the store.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.shipMu.Lock()
+	if s.shipConn != nil {
+		_ = s.shipConn.Close()
+		s.shipConn = nil
+	}
+	s.shipMu.Unlock()
+	return s.db.Close()
+}
 
 // String returns where the store is, without any password.
 func (s *Store) String() string { return s.name }
