@@ -37,9 +37,11 @@ func StaleAfter(beat time.Duration) time.Duration {
 
 // Live reports whether the writer of a run whose copy says "running" is
 // alive, from how long ago (age, by the store's clock) it last shipped
-// the run and its beat: age at most StaleAfter(beat). A run with no
-// record of a live writer (known false: uploaded, or indexed from a
-// directory) is not judged here.
+// the run and its beat: age at most StaleAfter(beat). A run the store
+// holds no such record of (uploaded by `runs upload`, or indexed from a
+// directory) never had a writer shipping it: its copy reads as killed
+// (Fetch does not mark it live), and its row keeps the status its
+// directory gave.
 func Live(age, beat time.Duration) bool {
 	return age <= StaleAfter(beat)
 }
