@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"sync"
 	"time"
 )
 
@@ -91,6 +93,27 @@ func (r *Run) ScanWith(opt ScanOptions, fn func(iv *ScanInterval) error) error {
 	return err
 }
 
+// scanJob is one interval on its way through scan's pipeline: read,
+// decoded, handed to the callback, then reused.
+type scanJob struct {
+	iv    ScanInterval
+	lines []hlogLine
+	hists []*Hist
+	err   error // the interval's histograms do not decode
+	end   bool  // no interval: the read ended, with err (nil at the end of the files)
+}
+
+// scanDecoders is how many goroutines decode a run's histograms at once,
+// and scanInFlight how many intervals may be read ahead of the callback.
+var (
+	scanDecoders = min(runtime.GOMAXPROCS(0), 4)
+	scanInFlight = 4 * scanDecoders
+)
+
+// scan reads the intervals in one goroutine, decodes them in
+// scanDecoders others and hands them to fn in order in the caller's:
+// decoding, most of the work, uses the CPUs, and at most scanInFlight
+// intervals are in memory at once.
 func (r *Run) scan(opt ScanOptions, fn func(iv *ScanInterval) error) error {
 	ivPath := filepath.Join(r.Dir, IntervalsFile)
 	ivf, err := os.Open(ivPath)
@@ -103,79 +126,185 @@ func (r *Run) scan(opt ScanOptions, fn func(iv *ScanInterval) error) error {
 		return fmt.Errorf("read intervals of run %s: %w", r.Dir, err)
 	}
 	defer hf.Close()
+	free := make(chan *scanJob, scanInFlight)
+	for range scanInFlight {
+		free <- &scanJob{}
+	}
+	toDecode := make(chan *scanJob, scanInFlight)
+	decoded := make(chan *scanJob, scanInFlight)
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(toDecode)
+		r.readJobs(ivPath, ivf, hf, free, toDecode, quit)
+	}()
+	var workers sync.WaitGroup
+	for range scanDecoders {
+		workers.Add(1)
+		go func() {
+			defer workers.Done()
+			var dec histDecoder
+			for j := range toDecode {
+				if !j.end && (opt.Decode == nil || opt.Decode(j.iv.Index)) {
+					j.decode(&dec)
+				}
+				select {
+				case decoded <- j:
+				case <-quit:
+					return
+				}
+			}
+		}()
+	}
+	defer func() {
+		close(quit)
+		workers.Wait()
+		wg.Wait()
+	}()
+	pending := map[int]*scanJob{}
+	for next := 0; ; {
+		j := pending[next]
+		if j == nil {
+			j = <-decoded
+			if j.iv.Index != next {
+				pending[j.iv.Index] = j
+				continue
+			}
+		} else {
+			delete(pending, next)
+		}
+		switch {
+		case j.end:
+			return j.err
+		case j.err != nil:
+			return j.err
+		}
+		if err := fn(&j.iv); err != nil {
+			return err
+		}
+		next++
+		free <- j
+	}
+}
+
+// decode decodes the job's histogram lines, or sets its error.
+func (j *scanJob) decode(dec *histDecoder) {
+	for i, hl := range j.lines {
+		if i == len(j.hists) {
+			j.hists = append(j.hists, &Hist{})
+		}
+		if err := dec.decode(hl.raw, j.hists[i]); err != nil {
+			j.err = &TruncatedError{File: HlogFile, Line: hl.line, Reason: fmt.Sprintf("cannot decode histogram: %v", err), Complete: j.iv.Index}
+			return
+		}
+		j.iv.Series[i].Hist = j.hists[i]
+	}
+}
+
+// readJobs reads the intervals' records and histogram lines into jobs
+// taken from free and sends them on out, in order, then a job marking the
+// end (with the error that ended the read, if any), unless quit closes.
+func (r *Run) readJobs(ivPath string, ivf, hf *os.File, free <-chan *scanJob, out chan<- *scanJob, quit <-chan struct{}) {
 	recs := &recordReader{lr: newLineReader(ivf), path: ivPath}
 	hr := &hlogReader{lr: newLineReader(hf)}
 	hlogTrunc := func(line int, reason string, complete int) *TruncatedError {
 		return &TruncatedError{File: HlogFile, Line: line, Reason: reason, Complete: complete}
 	}
-	var (
-		dec   histDecoder
-		iv    ScanInterval
-		lines []hlogLine
-		hists []*Hist
-	)
+	send := func(j *scanJob) bool {
+		select {
+		case out <- j:
+			return true
+		case <-quit:
+			return false
+		}
+	}
+	take := func() *scanJob {
+		select {
+		case j := <-free:
+			return j
+		case <-quit:
+			return nil
+		}
+	}
+	var held *scanJob // taken for the interval being read
+	end := func(k int, err error) {
+		j := held
+		if j == nil {
+			j = take()
+		}
+		if j != nil {
+			j.end, j.err, j.iv.Index = true, err, k
+			send(j)
+		}
+	}
 	for k := 0; ; k++ {
 		rec, trunc, err := recs.next()
 		if err != nil {
-			return fmt.Errorf("read intervals of run %s: %w", r.Dir, err)
+			end(k, fmt.Errorf("read intervals of run %s: %w", r.Dir, err))
+			return
 		}
 		if trunc != nil {
 			trunc.Complete = k
-			return trunc
+			end(k, trunc)
+			return
 		}
 		if rec == nil {
 			break
 		}
+		j := take()
+		if j == nil {
+			return
+		}
+		held = j
+		j.end, j.err = false, nil
+		iv := &j.iv
 		iv.Index, iv.Start, iv.End, iv.Extra = k, rec.Start.UTC(), rec.End.UTC(), rec.Extra
 		iv.Series = iv.Series[:0]
-		lines = lines[:0]
+		j.lines = j.lines[:0]
 		startMs, endMs := rec.Start.UnixMilli(), rec.End.UnixMilli()
 		for range len(rec.Series) {
 			hl, reason, err := hr.next()
 			if err == io.EOF {
-				return hlogTrunc(hr.lr.line+1, fmt.Sprintf("file ends before the histograms of interval %d", k+1), k)
+				end(k, hlogTrunc(hr.lr.line+1, fmt.Sprintf("file ends before the histograms of interval %d", k+1), k))
+				return
 			}
 			if err != nil {
-				return fmt.Errorf("read intervals of run %s: %w", r.Dir, err)
+				end(k, fmt.Errorf("read intervals of run %s: %w", r.Dir, err))
+				return
 			}
 			if reason != "" {
-				return hlogTrunc(hl.line, reason, k)
+				end(k, hlogTrunc(hl.line, reason, k))
+				return
 			}
 			c, ok := rec.Series[hl.tag]
 			if !ok || iv.Get(hl.tag) != nil {
-				return hlogTrunc(hl.line, fmt.Sprintf("unexpected series %q for interval %d (%s line %d)", hl.tag, k+1, IntervalsFile, k+1), k)
+				end(k, hlogTrunc(hl.line, fmt.Sprintf("unexpected series %q for interval %d (%s line %d)", hl.tag, k+1, IntervalsFile, k+1), k))
+				return
 			}
 			if hl.startMs != startMs || hl.lenMs != endMs-startMs {
-				return hlogTrunc(hl.line, fmt.Sprintf("timestamps do not match interval %d (%s line %d)", k+1, IntervalsFile, k+1), k)
+				end(k, hlogTrunc(hl.line, fmt.Sprintf("timestamps do not match interval %d (%s line %d)", k+1, IntervalsFile, k+1), k))
+				return
 			}
 			iv.Series = append(iv.Series, ScanSeries{Name: hl.tag, Count: c.Count, Errors: c.Errors})
-			lines = append(lines, hl)
+			j.lines = append(j.lines, hl)
 		}
-		if opt.Decode == nil || opt.Decode(k) {
-			for i, hl := range lines {
-				if i == len(hists) {
-					hists = append(hists, &Hist{})
-				}
-				if err := dec.decode(hl.raw, hists[i]); err != nil {
-					return hlogTrunc(hl.line, fmt.Sprintf("cannot decode histogram: %v", err), k)
-				}
-				iv.Series[i].Hist = hists[i]
-			}
-		}
-		if err := fn(&iv); err != nil {
-			return err
+		held = nil
+		if !send(j) {
+			return
 		}
 	}
 	hl, reason, err := hr.next()
 	switch {
 	case err == io.EOF:
-		return nil
+		end(recs.n, nil)
 	case err != nil:
-		return fmt.Errorf("read intervals of run %s: %w", r.Dir, err)
+		end(recs.n, fmt.Errorf("read intervals of run %s: %w", r.Dir, err))
 	case reason != "":
-		return hlogTrunc(hl.line, reason, recs.n)
+		end(recs.n, hlogTrunc(hl.line, reason, recs.n))
 	default:
-		return hlogTrunc(hl.line, fmt.Sprintf("histogram of an interval without a commit record in %s", IntervalsFile), recs.n)
+		end(recs.n, hlogTrunc(hl.line, fmt.Sprintf("histogram of an interval without a commit record in %s", IntervalsFile), recs.n))
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -264,5 +265,41 @@ func (r *Run) readIntervalsReference(pending *[]pendingHist) ([]Interval, error)
 		return intervals, hlogTrunc(hl.line, reason, len(intervals))
 	default:
 		return intervals, hlogTrunc(hl.line, fmt.Sprintf("histogram of an interval without a commit record in %s", IntervalsFile), len(intervals))
+	}
+}
+
+// TestScanStops checks that a callback's error, or ErrStopScan, ends a
+// Scan at once with that error (nil for ErrStopScan), after the intervals
+// before it, and that the read's goroutines end with it.
+func TestScanStops(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 31))
+	dir := writeRandomRun(t, r, t.TempDir(), time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC), 40)
+	run, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := runtime.NumGoroutine()
+	stop := errors.New("enough")
+	for _, tc := range []struct {
+		err, want error
+	}{{stop, stop}, {ErrStopScan, nil}} {
+		var seen []int
+		err := run.Scan(func(iv *ScanInterval) error {
+			seen = append(seen, iv.Index)
+			if iv.Index == 2 {
+				return tc.err
+			}
+			return nil
+		})
+		if err != tc.want || !slices.Equal(seen, []int{0, 1, 2}) {
+			t.Errorf("callback error %v: Scan returned %v after intervals %v", tc.err, err, seen)
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Errorf("%d goroutines after the scans, %d before", n, before)
 	}
 }
