@@ -554,7 +554,10 @@ func (hr *hlogReader) next() (hl hlogLine, reason string, err error) {
 // record (a run killed in the middle of an interval), Intervals returns the
 // complete intervals before that point together with a *TruncatedError.
 // Other errors (such as a missing file) are returned without intervals.
-// Intervals never modifies the run directory and is safe for concurrent use.
+// It holds every interval's histograms in memory: a reader of whole runs
+// (whose memory must not grow with their length) uses Scan, which reads
+// the same intervals one at a time. Intervals never modifies the run
+// directory and is safe for concurrent use.
 func (r *Run) Intervals() ([]Interval, error) {
 	if m := r.memo; m != nil {
 		m.once.Do(func() { m.ivs, m.err = r.readAll() })
