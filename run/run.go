@@ -208,6 +208,17 @@ func prepare(spec *Spec) error {
 		if spec.MaxOps == 0 {
 			spec.MaxOps = rd.MaxOps
 		}
+		if rd.MaxRate > 0 {
+			// The workload's own schedule (lambda's rates): a
+			// different rate would change its paths' rates unseen.
+			switch {
+			case spec.QueueRate > 0:
+				return inputf("workload %s schedules at its own rates (%g operations a second in all): give them with its flags, not --rate", spec.Workload.Meta().Name, rd.MaxRate)
+			case spec.MaxRate > 0 && spec.MaxRate != rd.MaxRate:
+				return inputf("workload %s schedules at its own rates (%g operations a second in all): give them with its flags, not --max-rate %g", spec.Workload.Meta().Name, rd.MaxRate, spec.MaxRate)
+			}
+			spec.MaxRate = rd.MaxRate
+		}
 		if spec.Latency == "" {
 			spec.Latency = rd.Latency
 		} else if rd.Latency != "" && rd.Latency != spec.Latency && spec.Log != nil {
@@ -285,6 +296,9 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 		OpTimeout: s.OpTimeout, Grace: s.Grace, Poisson: s.Poisson, SkipLate: s.SkipLate, ScheduleGroups: s.ScheduleGroups}
 	if err := r.cfg.Validate(src.workers); err != nil {
 		return nil, asInput(err)
+	}
+	if err := r.cfg.ValidateLoad(r.load); err != nil {
+		return nil, asInput(fmt.Errorf("workload %s: %w", gen.Meta().Name, err))
 	}
 	r.cleanup = append(r.cleanup, pacerProcs(r.cfg, src.workers))
 	series := engine.Series{Ops: r.load.Ops, Rated: r.cfg.Rated()}
