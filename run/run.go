@@ -159,6 +159,7 @@ type Run struct {
 	info    Info
 	rw      *runlog.Writer
 	tel     *runTelemetry
+	cpu0    float64 // the process's CPU seconds when the engine started (processCPU)
 	lims    *runLimits
 	errs    *errorLog
 	prom    *promexport.Exporter
@@ -590,6 +591,7 @@ func (r *Run) engine(ctx context.Context) {
 	if r.tel != nil {
 		r.tel.rebase()
 	}
+	r.cpu0 = processCPU()
 	r.engRes = engine.RunSplit(ctx, r.cfg, r.load, r.reg, hooks, split)
 	if src.fleet != nil {
 		// The tenants' figures end where the engine's did, not when
@@ -711,6 +713,18 @@ func (r *Run) finish() (*Result, error) {
 		result.Audits = audits(gen, r.load.Ops, last)
 	}
 	sum.Telemetry = r.tel.summary(last.CumStart)
+	if wall := res.End.Sub(res.Start).Seconds(); wall > 0 && r.cpu0 >= 0 {
+		if cpu := processCPU(); cpu >= 0 {
+			sum.ClientCPU = (cpu - r.cpu0) / wall
+		}
+	}
+	if sum.Telemetry != nil && src.fleet == nil {
+		client := sum.ClientCPU
+		if r.cpu0 < 0 {
+			client = -1
+		}
+		sum.Bottleneck = telemetry.Bottleneck(*sum.Telemetry, client)
+	}
 	if src.fleet != nil {
 		sum.Concurrency = src.workers
 		sum.Tenants, sum.Fleet = src.fleet.summary(&sum)

@@ -44,6 +44,12 @@ type run struct {
 	// ingest worker i has committed all its events: its events are
 	// stamped in increasing order and sent in that order.
 	committed []atomic.Int64
+
+	ingesters []*ingester
+	hot       *hotWorker
+	serve     *serveWorker
+	batch     *batchWorker
+	conns     []sqlx.Conn
 }
 
 // horizon returns the newest instant up to which every event of the run
@@ -63,26 +69,12 @@ func (r *run) horizon() time.Time {
 // serving queries and n-1 the batch recomputes, each at its own rate
 // (QueryLoad.RateShares).
 func (g *lambda) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (workload.QueryLoad, error) {
-	if err := g.validate(); err != nil {
+	r, err := g.newRun(db, oc)
+	if err != nil {
 		return workload.QueryLoad{}, err
 	}
-	n := oc.Concurrency
-	if n < 1+pathWorkers {
-		return workload.QueryLoad{}, fmt.Errorf("lambda needs --concurrency %d or more (one or more ingest workers, and one each for the hot path, the serving queries and the batch recompute), not %d", 1+pathWorkers, n)
-	}
-	r := &run{g: g, db: db, d: db.Dialect(), ingest: n - pathWorkers,
-		recs: make([]workload.Recorder, n), planned: make([]time.Time, n), committed: make([]atomic.Int64, n-pathWorkers)}
 	ingestRate, hot, serve, batch := g.rates()
-	// Before any event of this run: the first is stamped one ingest
-	// interval before its worker's first intended start, at the earliest.
-	start := time.Now().Add(-r.ingestInterval() - time.Millisecond).UnixMicro()
-	for i := range r.committed {
-		r.committed[i].Store(start)
-	}
-	g.mu.Lock()
-	g.last = recomputes{ran: true, ingestRate: g.ingestRate}
-	g.mu.Unlock()
-
+	n := oc.Concurrency
 	ql := workload.QueryLoad{
 		Ops:        opNames,
 		Workers:    make([]workload.Worker, n),
@@ -93,11 +85,40 @@ func (g *lambda) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (w
 		},
 		Header: []string{fmt.Sprintf("lambda: %d ingest workers at %g events/s in batches of %d (%s), hot path every %s over %s, serving %g/s, batch recompute every %s",
 			r.ingest, g.ingestRate, g.batch, g.ingest, rateEvery(hot), g.window, serve, g.batchEvery)},
+		Close: func(context.Context) error { r.close(); return nil },
 	}
-	var conns []sqlx.Conn
+	for w, in := range r.ingesters {
+		ql.Workers[w], ql.RateShares[w] = in.run, ingestRate/float64(r.ingest)
+	}
+	ql.Workers[r.hot.w], ql.RateShares[r.hot.w] = r.hot.run, hot
+	ql.Workers[r.serve.w], ql.RateShares[r.serve.w] = r.serve.run, serve
+	ql.Workers[r.batch.w], ql.RateShares[r.batch.w] = r.batch.run, batch
+	return ql, nil
+}
+
+// newRun prepares a run's workers (see Ops).
+func (g *lambda) newRun(db *sqlx.DB, oc workload.OpsConfig) (*run, error) {
+	if err := g.validate(); err != nil {
+		return nil, err
+	}
+	n := oc.Concurrency
+	if n < 1+pathWorkers {
+		return nil, fmt.Errorf("lambda needs --concurrency %d or more (one or more ingest workers, and one each for the hot path, the serving queries and the batch recompute), not %d", 1+pathWorkers, n)
+	}
+	r := &run{g: g, db: db, d: db.Dialect(), ingest: n - pathWorkers,
+		recs: make([]workload.Recorder, n), planned: make([]time.Time, n), committed: make([]atomic.Int64, n-pathWorkers)}
+	// Before any event of this run: the first is stamped one ingest
+	// interval before its worker's first intended start, at the earliest.
+	start := time.Now().Add(-r.ingestInterval() - time.Millisecond).UnixMicro()
+	for i := range r.committed {
+		r.committed[i].Store(start)
+	}
+	g.mu.Lock()
+	g.last = recomputes{ran: true, ingestRate: g.ingestRate}
+	g.mu.Unlock()
 	conn := func(w int) sqlx.Conn {
 		c := db.Conn(w, true)
-		conns = append(conns, c)
+		r.conns = append(r.conns, c)
 		return c
 	}
 	for w := range r.ingest {
@@ -105,22 +126,20 @@ func (g *lambda) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (w
 		if g.ingest == ingestInsert {
 			in.conn = conn(w)
 		}
-		ql.Workers[w] = in.run
-		ql.RateShares[w] = ingestRate / float64(r.ingest)
+		r.ingesters = append(r.ingesters, in)
 	}
-	hw := &hotWorker{r: r, w: r.ingest, conn: conn(r.ingest)}
-	ql.Workers[hw.w], ql.RateShares[hw.w] = hw.run, hot
-	sw := &serveWorker{r: r, w: r.ingest + 1, conn: conn(r.ingest + 1), rand: randgen.New(oc.Seed, workerStream(r.ingest+1))}
-	ql.Workers[sw.w], ql.RateShares[sw.w] = sw.run, serve
-	bw := &batchWorker{r: r, w: r.ingest + 2, conn: conn(r.ingest + 2)}
-	ql.Workers[bw.w], ql.RateShares[bw.w] = bw.run, batch
-	ql.Close = func(context.Context) error {
-		for _, c := range conns {
-			c.Release()
-		}
-		return nil
+	r.hot = &hotWorker{r: r, w: r.ingest, conn: conn(r.ingest)}
+	r.serve = &serveWorker{r: r, w: r.ingest + 1, conn: conn(r.ingest + 1), rand: randgen.New(oc.Seed, workerStream(r.ingest+1))}
+	r.batch = &batchWorker{r: r, w: r.ingest + 2, conn: conn(r.ingest + 2)}
+	return r, nil
+}
+
+// close releases the run's connections.
+func (r *run) close() {
+	for _, c := range r.conns {
+		c.Release()
 	}
-	return ql, nil
+	r.conns = nil
 }
 
 // rateEvery says how often a path at rate runs: "500ms".
@@ -163,8 +182,8 @@ type ingester struct {
 	args     []any // --ingest insert: the INSERT's arguments
 	insert   string
 	// the typed values of the batch, bound by pointer
-	devices                     []int32
-	ts                          []time.Time
+	devices                    []int32
+	ts                         []time.Time
 	temps, humidity, pressures []int32
 }
 
@@ -247,8 +266,7 @@ type hotWorker struct {
 	r    *run
 	w    int
 	conn sqlx.Conn
-	// Answer is the last answer, for tests.
-	last hotAnswer
+	last hotAnswer // the last answer
 }
 
 // hotAnswer is one answer of the hot path: the window's aggregates per
@@ -338,6 +356,7 @@ type serveWorker struct {
 	w    int
 	conn sqlx.Conn
 	rand *rand.Rand
+	last aggregate // the last answer
 }
 
 // serveQuery is the serving statement: device $1's events since $2 (an
@@ -392,6 +411,7 @@ func (s *serveWorker) run(ctx context.Context) workload.Result {
 	if err != nil {
 		return workload.Result{Op: opServe, Err: err}
 	}
+	s.last = a
 	if a.events > 0 {
 		s.r.record(s.w, opServeStaleness, time.Since(a.newest))
 	}
