@@ -165,6 +165,11 @@ type Result struct {
 // run's error says what to change rather than suggesting --tolerate-errors.
 var ErrLoadMismatch = errors.New("the run's properties do not match the load")
 
+// ErrUsage marks an error of Ops caused by the run's own settings (a
+// number of workers the workload cannot run with): front ends report it
+// as bad input, exit 2.
+var ErrUsage = errors.New("the run's settings do not suit the workload")
+
 // Worker performs one operation per call. A Worker is used by one
 // goroutine only; its state lives in the closure.
 type Worker func(ctx context.Context) Result

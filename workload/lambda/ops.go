@@ -103,7 +103,7 @@ func (g *lambda) newRun(db *sqlx.DB, oc workload.OpsConfig) (*run, error) {
 	}
 	n := oc.Concurrency
 	if n < 1+pathWorkers {
-		return nil, fmt.Errorf("lambda needs --concurrency %d or more (one or more ingest workers, and one each for the hot path, the serving queries and the batch recompute), not %d", 1+pathWorkers, n)
+		return nil, usageError{fmt.Errorf("lambda needs --concurrency %d or more (one or more ingest workers, and one each for the hot path, the serving queries and the batch recompute), not %d", 1+pathWorkers, n)}
 	}
 	r := &run{g: g, db: db, d: db.Dialect(), ingest: n - pathWorkers,
 		recs: make([]workload.Recorder, n), planned: make([]time.Time, n), committed: make([]atomic.Int64, n-pathWorkers)}
@@ -494,3 +494,10 @@ type nopRecorder struct{}
 
 func (nopRecorder) Record(int, time.Duration) {}
 func (nopRecorder) RecordError(int, error)    {}
+
+// usageError is an error of the run's settings (workload.ErrUsage), which
+// reads as its own message alone.
+type usageError struct{ error }
+
+// Is makes a usageError match workload.ErrUsage.
+func (usageError) Is(target error) bool { return target == workload.ErrUsage }
