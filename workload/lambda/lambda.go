@@ -60,7 +60,7 @@ const (
 	defaultIngestRate = 10000
 	defaultBatch      = 1000
 	defaultWindow     = 10 * time.Second
-	defaultHotRate    = 2
+	defaultHotRate    = 1
 	defaultServeRate  = 10
 	defaultBatchEvery = 10 * time.Second
 )
