@@ -273,3 +273,16 @@ func (g *lambda) postLoad(ctx context.Context, db *sqlx.DB) error {
 	}
 	return nil
 }
+
+var _ workload.ClientPartitioner = (*lambda)(nil)
+
+// PartitionClients implements the ClientPartitioner interface: lambda runs
+// from one client only, as its batch view's horizon is the earliest of its
+// own ingest workers' committed timestamps: another client's events could
+// still commit below it, and the view would miss them.
+func (g *lambda) PartitionClients(_, count int) error {
+	if count > 1 {
+		return fmt.Errorf("lambda runs from one client (--clients %d): its batch recompute's horizon needs every ingest worker's committed events; run it from one client with more --concurrency", count)
+	}
+	return nil
+}
