@@ -27,7 +27,7 @@ func TestLambdaBadInput(t *testing.T) {
 		{"no sensors", []string{"--sensors", "0"}, "--sensors must be between 1 and 2147483647, not 0"},
 		{"too few workers", []string{"--concurrency", "3"}, "lambda needs --concurrency 4 or more (one or more ingest workers, and one each for the hot path, the serving queries and the batch recompute), not 3"},
 		{"max-rate beside its own rates", []string{"--max-rate", "100"},
-			"workload lambda schedules at its own rates (22.1 operations a second in all): give them with its flags, not --max-rate 100"},
+			"workload lambda schedules at its own rates (21.1 operations a second in all): give them with its flags, not --max-rate 100"},
 		{"several clients", []string{"--clients", "2", "--client-index", "0"},
 			"lambda runs from one client (--clients 2): its batch recompute's horizon needs every ingest worker's committed events; run it from one client with more --concurrency"},
 	} {
