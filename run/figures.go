@@ -17,6 +17,11 @@ import (
 // TPC-C's NOPM): Op is its name, Value its value, Message its text.
 const FigureEvent = "figure"
 
+// ClientCPUEvent is the kind of the run-log event that keeps the CPU the
+// client used over the run, in cores (Summary.ClientCPU), from which
+// `stampede report` says what limited the run (telemetry.Bottleneck).
+const ClientCPUEvent = "client_cpu"
+
 // RecordEvent is the kind of the run-log event that keeps one of the
 // workload's records (workload.RunRecorder): Op is its name, Time when it
 // was read, Value its value.

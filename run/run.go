@@ -716,6 +716,7 @@ func (r *Run) finish() (*Result, error) {
 	if wall := res.End.Sub(res.Start).Seconds(); wall > 0 && r.cpu0 >= 0 {
 		if cpu := processCPU(); cpu >= 0 {
 			sum.ClientCPU = (cpu - r.cpu0) / wall
+			r.rw.Event(runlog.Event{Kind: ClientCPUEvent, Value: sum.ClientCPU})
 		}
 	}
 	if sum.Telemetry != nil && src.fleet == nil {

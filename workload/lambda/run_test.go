@@ -9,7 +9,10 @@ import (
 	"time"
 
 	"github.com/stampede-bench/stampede/internal/testdb"
+	"github.com/stampede-bench/stampede/output"
+	"github.com/stampede-bench/stampede/results"
 	"github.com/stampede-bench/stampede/run"
+	"github.com/stampede-bench/stampede/runlog"
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
 	_ "github.com/stampede-bench/stampede/workload/lambda"
@@ -58,7 +61,7 @@ func lambdaRun(t *testing.T, duration time.Duration, workers int, obs run.Observ
 		t.Fatal(err)
 	}
 	spec := run.Spec{Workload: gen, Conn: conn, Concurrency: workers, Duration: duration, DisplayEvery: 500 * time.Millisecond,
-		Telemetry: run.Telemetry{Off: true}, ResultsDir: t.TempDir()}
+		ResultsDir: t.TempDir()}
 	if obs != nil {
 		spec.Observers = []run.Observer{obs}
 	}
@@ -145,6 +148,31 @@ func TestRunKnownEvents(t *testing.T) {
 	t.Log(out[0])
 	if hot, _ := opCount(t, res, "hot/staleness"); hot == 0 {
 		t.Error("no hot-path staleness recorded")
+	}
+
+	// The run's bottleneck line, and report's from the run log, the same.
+	if res.Summary.Bottleneck == "" {
+		t.Fatal("the run's summary has no bottleneck line")
+	}
+	rl, err := runlog.Open(res.Info.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	view, _, err := results.Recompute([]*runlog.Run{rl}, results.Window{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep strings.Builder
+	if err := output.Report(&rep, []*runlog.Run{rl}, view); err != nil {
+		t.Fatal(err)
+	}
+	if want := "\nbottleneck: " + res.Summary.Bottleneck + "\n"; !strings.Contains(rep.String(), want) {
+		t.Errorf("report has no line %q:\n%s", want, rep.String())
+	}
+	for _, fig := range []string{"ingest_events_per_s: ", "batch_view_rows: ", " hot/staleness\n", " serve/staleness\n"} {
+		if !strings.Contains(rep.String(), fig) {
+			t.Errorf("report has no %q:\n%s", fig, rep.String())
+		}
 	}
 }
 
