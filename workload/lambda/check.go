@@ -135,7 +135,10 @@ func (g *lambda) Figures(counts map[string]int64, elapsed time.Duration) []workl
 	if last.ran {
 		text := fmt.Sprintf("%d (of the last recompute, counting %d events up to %s; %d recomputes wrote %d rows in all)",
 			last.rows, last.events, last.horizon.UTC().Format(time.RFC3339Nano), last.count, last.totalRows)
-		if last.count == 0 {
+		switch {
+		case g.batchEvery == 0:
+			text = "0 (no batch recompute: --batch-every 0)"
+		case last.count == 0:
 			text = "0 (no recompute completed in the run: give a --batch-every shorter than the run)"
 		}
 		figs = append(figs, workload.Figure{Name: "batch_view_rows", Value: float64(last.rows), Observed: true, Text: text})

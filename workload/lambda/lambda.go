@@ -79,9 +79,18 @@ var eventColumns = []string{"device", "ts", "temp", "humidity", "pressure"}
 // protocol has at most 65,535 bind parameters, 5 per event.
 const maxInsertBatch = math.MaxUint16 / 5
 
-// pathWorkers are the workers of the hot path, the serving queries and
-// the batch recompute; the others ingest.
-const pathWorkers = 3
+// pathWorkers returns the number of workers of the paths that run (the
+// hot path, the serving queries and the batch recompute, each one worker
+// unless turned off with a rate of 0); the other workers ingest.
+func (g *lambda) pathWorkers() int {
+	n := 0
+	for _, on := range []bool{g.hotRate > 0, g.serveRate > 0, g.batchEvery > 0} {
+		if on {
+			n++
+		}
+	}
+	return n
+}
 
 // lambda is the generator.
 type lambda struct {
@@ -132,9 +141,9 @@ func newLambda() workload.Generator {
 	fs.IntVar(&g.batch, "batch", defaultBatch, "events per COPY or INSERT")
 	fs.StringVar(&g.ingest, "ingest", ingestCopy, "how events are sent: copy (COPY FROM STDIN) or insert (one multi-row INSERT per batch)")
 	fs.DurationVar(&g.window, "window", defaultWindow, "the hot path's sliding window: it aggregates the events of the last --window")
-	fs.Float64Var(&g.hotRate, "hot-rate", defaultHotRate, "hot-path queries a second")
-	fs.Float64Var(&g.serveRate, "serve-rate", defaultServeRate, "serving queries (the last 24 hours of one device) a second")
-	fs.DurationVar(&g.batchEvery, "batch-every", defaultBatchEvery, "interval between the starts of the batch view's recomputes")
+	fs.Float64Var(&g.hotRate, "hot-rate", defaultHotRate, "hot-path queries a second (0: no hot path)")
+	fs.Float64Var(&g.serveRate, "serve-rate", defaultServeRate, "serving queries (the last 24 hours of one device) a second (0: none)")
+	fs.DurationVar(&g.batchEvery, "batch-every", defaultBatchEvery, "interval between the starts of the batch view's recomputes (0: none)")
 	fs.BoolVar(&g.deviceIndex, "device-index", true, "init: index the raw events by (device, ts) for the serving query's recent events; without it (--device-index=false) each serving query scans the events after the batch view's horizon, and the ingest does half the server's work")
 	g.flags.Meta["device-index"] = workload.FlagMeta{LoadOnly: true}
 	for _, name := range []string{"sensors", "ingest-rate", "batch", "ingest", "window", "hot-rate", "serve-rate", "batch-every"} {
@@ -182,15 +191,21 @@ func (g *lambda) validate() error {
 		return fmt.Errorf("--window must be positive, such as 10s, not %s", g.window)
 	case g.window > 24*time.Hour:
 		return fmt.Errorf("--window must be at most 24h (the serving query's span), not %s", g.window)
-	case g.batchEvery < 100*time.Millisecond:
-		return fmt.Errorf("--batch-every must be at least 100ms, such as 10s, not %s", g.batchEvery)
+	case g.batchEvery != 0 && g.batchEvery < 100*time.Millisecond:
+		return fmt.Errorf("--batch-every must be at least 100ms, such as 10s (or 0 for no recompute), not %s", g.batchEvery)
+	}
+	if err := rate("ingest-rate", g.ingestRate); err != nil {
+		return err
 	}
 	for _, r := range []struct {
 		name string
 		v    float64
-	}{{"ingest-rate", g.ingestRate}, {"hot-rate", g.hotRate}, {"serve-rate", g.serveRate}} {
+	}{{"hot-rate", g.hotRate}, {"serve-rate", g.serveRate}} {
+		if r.v == 0 {
+			continue // the path is off
+		}
 		if err := rate(r.name, r.v); err != nil {
-			return err
+			return fmt.Errorf("%w (or 0 to turn it off)", err)
 		}
 	}
 	if g.ingestRate > 1e9 {
@@ -203,9 +218,12 @@ func (g *lambda) validate() error {
 func (g *lambda) batchRate() float64 { return g.ingestRate / float64(g.batch) }
 
 // rates returns each path's rate in operations a second: ingest batches,
-// hot queries, serving queries and recomputes.
+// hot queries, serving queries and recomputes (0 for a path that is off).
 func (g *lambda) rates() (ingest, hot, serve, batch float64) {
-	return g.batchRate(), g.hotRate, g.serveRate, 1 / g.batchEvery.Seconds()
+	if g.batchEvery > 0 {
+		batch = 1 / g.batchEvery.Seconds()
+	}
+	return g.batchRate(), g.hotRate, g.serveRate, batch
 }
 
 // RunDefaults implements the RunDefaulter interface: the rate schedule is
@@ -216,7 +234,7 @@ func (g *lambda) RunDefaults() workload.RunDefaults {
 		return workload.RunDefaults{} // Ops says what is wrong
 	}
 	i, h, s, b := g.rates()
-	return workload.RunDefaults{MaxRate: i + h + s + b, Concurrency: 4 + pathWorkers}
+	return workload.RunDefaults{MaxRate: i + h + s + b, Concurrency: 4 + g.pathWorkers()}
 }
 
 // Tables implements the Generator interface: the raw events (with a BRIN

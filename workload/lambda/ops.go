@@ -83,16 +83,21 @@ func (g *lambda) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (w
 		Scheduled: func(w int, intended time.Time, _ bool) {
 			r.planned[w] = intended
 		},
-		Header: []string{fmt.Sprintf("lambda: %d ingest workers at %g events/s in batches of %d (%s), hot path every %s over %s, serving %g/s, batch recompute every %s",
-			r.ingest, g.ingestRate, g.batch, g.ingest, rateEvery(hot), g.window, serve, g.batchEvery)},
-		Close: func(context.Context) error { r.close(); return nil },
+		Header: []string{r.header()},
+		Close:  func(context.Context) error { r.close(); return nil },
 	}
 	for w, in := range r.ingesters {
 		ql.Workers[w], ql.RateShares[w] = in.run, ingestRate/float64(r.ingest)
 	}
-	ql.Workers[r.hot.w], ql.RateShares[r.hot.w] = r.hot.run, hot
-	ql.Workers[r.serve.w], ql.RateShares[r.serve.w] = r.serve.run, serve
-	ql.Workers[r.batch.w], ql.RateShares[r.batch.w] = r.batch.run, batch
+	if r.hot != nil {
+		ql.Workers[r.hot.w], ql.RateShares[r.hot.w] = r.hot.run, hot
+	}
+	if r.serve != nil {
+		ql.Workers[r.serve.w], ql.RateShares[r.serve.w] = r.serve.run, serve
+	}
+	if r.batch != nil {
+		ql.Workers[r.batch.w], ql.RateShares[r.batch.w] = r.batch.run, batch
+	}
 	return ql, nil
 }
 
@@ -102,11 +107,12 @@ func (g *lambda) newRun(db *sqlx.DB, oc workload.OpsConfig) (*run, error) {
 		return nil, err
 	}
 	n := oc.Concurrency
-	if n < 1+pathWorkers {
-		return nil, usageError{fmt.Errorf("lambda needs --concurrency %d or more (one or more ingest workers, and one each for the hot path, the serving queries and the batch recompute), not %d", 1+pathWorkers, n)}
+	paths := g.pathWorkers()
+	if n < 1+paths {
+		return nil, usageError{fmt.Errorf("lambda needs --concurrency %d or more (one or more ingest workers, and one for each path that runs: the hot path, the serving queries, the batch recompute), not %d", 1+paths, n)}
 	}
-	r := &run{g: g, db: db, d: db.Dialect(), ingest: n - pathWorkers,
-		recs: make([]workload.Recorder, n), planned: make([]time.Time, n), committed: make([]atomic.Int64, n-pathWorkers)}
+	r := &run{g: g, db: db, d: db.Dialect(), ingest: n - paths,
+		recs: make([]workload.Recorder, n), planned: make([]time.Time, n), committed: make([]atomic.Int64, n-paths)}
 	// Before any event of this run: the first is stamped one ingest
 	// interval before its worker's first intended start, at the earliest.
 	start := time.Now().Add(-r.ingestInterval() - time.Millisecond).UnixMicro()
@@ -128,9 +134,18 @@ func (g *lambda) newRun(db *sqlx.DB, oc workload.OpsConfig) (*run, error) {
 		}
 		r.ingesters = append(r.ingesters, in)
 	}
-	r.hot = &hotWorker{r: r, w: r.ingest, conn: conn(r.ingest)}
-	r.serve = &serveWorker{r: r, w: r.ingest + 1, conn: conn(r.ingest + 1), rand: randgen.New(oc.Seed, workerStream(r.ingest+1))}
-	r.batch = &batchWorker{r: r, w: r.ingest + 2, conn: conn(r.ingest + 2)}
+	w := r.ingest
+	if g.hotRate > 0 {
+		r.hot = &hotWorker{r: r, w: w, conn: conn(w)}
+		w++
+	}
+	if g.serveRate > 0 {
+		r.serve = &serveWorker{r: r, w: w, conn: conn(w), rand: randgen.New(oc.Seed, workerStream(w))}
+		w++
+	}
+	if g.batchEvery > 0 {
+		r.batch = &batchWorker{r: r, w: w, conn: conn(w)}
+	}
 	return r, nil
 }
 
@@ -140,6 +155,23 @@ func (r *run) close() {
 		c.Release()
 	}
 	r.conns = nil
+}
+
+// header says how the run's paths run.
+func (r *run) header() string {
+	g := r.g
+	hot, serve, batch := "no hot path", "no serving queries", "no batch recompute"
+	if r.hot != nil {
+		hot = fmt.Sprintf("hot path every %s over %s", rateEvery(g.hotRate), g.window)
+	}
+	if r.serve != nil {
+		serve = fmt.Sprintf("serving %g/s", g.serveRate)
+	}
+	if r.batch != nil {
+		batch = fmt.Sprintf("batch recompute every %s", g.batchEvery)
+	}
+	return fmt.Sprintf("lambda: %d ingest workers at %g events/s in batches of %d (%s), %s, %s, %s",
+		r.ingest, g.ingestRate, g.batch, g.ingest, hot, serve, batch)
 }
 
 // rateEvery says how often a path at rate runs: "500ms".
