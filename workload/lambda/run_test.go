@@ -224,3 +224,61 @@ func TestOverloadLagGrows(t *testing.T) {
 		t.Errorf("the table holds %d events, the run counted %d", events, ingests)
 	}
 }
+
+// TestCleanupOnlyItsOwn checks that cleanup lambda drops the three tables
+// init made and nothing else: a user's table in the same database keeps
+// its rows, and a user's own table named lambda_events (made after a
+// cleanup, so without stampede's mark) is refused, not dropped.
+func TestCleanupOnlyItsOwn(t *testing.T) {
+	db := testdb.Fresh(t, "stampede_lambda_test", sqlx.Options{MaxConns: 2})
+	meta, _ := workload.Get("lambda")
+	gen, err := workload.FromFlags(meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	conn := run.Conn{URLs: []string{testdb.URL(t)}, Database: db.Database()}
+	if err := run.Load(ctx, run.LoadSpec{Workload: gen, Conn: conn}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(ctx, "CREATE TABLE readings (x INT); INSERT INTO readings VALUES (1), (2)"); err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	if err := run.Cleanup(ctx, run.CleanupSpec{Workload: gen, Conn: conn, Log: &log}); err != nil {
+		t.Fatal(err)
+	}
+	tables := func() []string {
+		rows, err := db.Query(ctx, "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var out []string
+		for rows.Next() {
+			var n string
+			if err := rows.Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, n)
+		}
+		return out
+	}
+	if got := strings.Join(tables(), ","); got != "readings" {
+		t.Errorf("tables after cleanup lambda: %s, want the user's readings only (cleanup said %q)", got, log.String())
+	}
+	var n int64
+	if err := db.QueryRow(ctx, "SELECT count(*) FROM readings").Scan(&n); err != nil || n != 2 {
+		t.Errorf("the user's table holds %d rows (%v), want 2", n, err)
+	}
+	if _, err := db.Exec(ctx, "CREATE TABLE lambda_events (x INT)"); err != nil {
+		t.Fatal(err)
+	}
+	err = run.Cleanup(ctx, run.CleanupSpec{Workload: gen, Conn: conn, Log: &log})
+	if err == nil || !strings.Contains(err.Error(), "lambda_events") {
+		t.Errorf("cleanup of a user's lambda_events: %v, want it refused by name", err)
+	}
+	if got := strings.Join(tables(), ","); got != "lambda_events,readings" {
+		t.Errorf("tables after the refused cleanup: %s, want lambda_events,readings", got)
+	}
+}
