@@ -131,9 +131,12 @@ func TestRunKnownEvents(t *testing.T) {
 		t.Logf("ingested %.0f events/s of --ingest-rate %d (a busy machine); largest schedule lag %.0f ms", perSec, rate, lag)
 	}
 	batches, _ := opCount(t, res, "batch")
-	var recomputes, viewEvents int64
-	if err := db.QueryRow(ctx, "SELECT recomputes, events FROM lambda_batch_meta").Scan(&recomputes, &viewEvents); err != nil {
+	var recomputes, viewEvents, viewRows, rows int64
+	if err := db.QueryRow(ctx, "SELECT recomputes, events, view_rows, (SELECT count(*) FROM lambda_batch_view) FROM lambda_batch_meta").Scan(&recomputes, &viewEvents, &viewRows, &rows); err != nil {
 		t.Fatal(err)
+	}
+	if got := res.Summary.Figures["batch_view_rows"]; got != float64(rows) || viewRows != rows {
+		t.Errorf("batch_view_rows %g, the metadata says %d, the view holds %d rows", got, viewRows, rows)
 	}
 	if recomputes != batches || batches < 4 {
 		t.Errorf("%d recomputes recorded in the table, the run counted %d; want 4 or more in 3 s at --batch-every 500ms", recomputes, batches)
