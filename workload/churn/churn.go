@@ -50,10 +50,11 @@ func init() {
 // the rows and bytes inserted into it (see bookSchema).
 const bookTable = "churn_tables"
 
-// bookSchema is the bookkeeping table's layout. shape is the table's
-// layout as the loop last left it (shape.String); dropped_at is set when
+// bookSchema is the bookkeeping table's layout. first_shape is the
+// table's layout as created, shape as the loop last left it
+// (shape.String); dropped_at is set when
 // the table was dropped (the row stays, for the run's totals).
-const bookSchema = `(name TEXT PRIMARY KEY, worker INT NOT NULL, seq INT NOT NULL, shape TEXT NOT NULL,
+const bookSchema = `(name TEXT PRIMARY KEY, worker INT NOT NULL, seq INT NOT NULL, first_shape TEXT NOT NULL, shape TEXT NOT NULL,
 	created_at TIMESTAMPTZ NOT NULL DEFAULT now(), dropped_at TIMESTAMPTZ,
 	rows BIGINT NOT NULL DEFAULT 0, bytes BIGINT NOT NULL DEFAULT 0)`
 
@@ -153,7 +154,7 @@ func (g *churn) RunDefaults() workload.RunDefaults {
 // (Hooks.RunTables).
 func (g *churn) Tables() []workload.Table {
 	return []workload.Table{{Name: bookTable, Schema: bookSchema,
-		Columns: []string{"name", "worker", "seq", "shape", "created_at", "dropped_at", "rows", "bytes"}}}
+		Columns: []string{"name", "worker", "seq", "first_shape", "shape", "created_at", "dropped_at", "rows", "bytes"}}}
 }
 
 // Hooks implements the Hookser interface.
@@ -266,9 +267,9 @@ func (g *churn) greenplumAsked() []string {
 // errNotGreenplum is why Greenplum's options are refused elsewhere.
 var errNotGreenplum = errors.New("Greenplum's table options on another server")
 
-// CheckDialect refuses, before anything is created, Greenplum's options
+// checkDialect refuses, before anything is created (PreRun, Ops), Greenplum's options
 // (--appendoptimized, --distributed-by) on a server that has none.
-func (g *churn) CheckDialect(d dialect.Dialect) error {
+func (g *churn) checkDialect(d dialect.Dialect) error {
 	asked := g.greenplumAsked()
 	if _, ok := d.(dialect.TableOptioner); ok || len(asked) == 0 {
 		return nil

@@ -16,7 +16,7 @@ func (g *churn) preRun(ctx context.Context, db *sqlx.DB) error {
 	if err := g.validate(); err != nil {
 		return err
 	}
-	if err := g.CheckDialect(db.Dialect()); err != nil {
+	if err := g.checkDialect(db.Dialect()); err != nil {
 		return err
 	}
 	if db.Null() {
@@ -40,7 +40,7 @@ func (g *churn) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (wo
 	if err := g.validate(); err != nil {
 		return workload.QueryLoad{}, err
 	}
-	if err := g.CheckDialect(db.Dialect()); err != nil {
+	if err := g.checkDialect(db.Dialect()); err != nil {
 		return workload.QueryLoad{}, err
 	}
 	g.sz.greenplum = isGreenplum(db.Dialect())

@@ -95,7 +95,7 @@ func (w *worker) pick() int {
 //	CREATE TABLE "churn_W_N" (...) [WITH (appendoptimized=...) DISTRIBUTED BY (...)]
 //	COMMENT ON TABLE "churn_W_N" IS 'made by stampede run of churn'
 //	CREATE INDEX "churn_W_N_i1" ON "churn_W_N" (...)   (each index)
-//	INSERT INTO churn_tables (name, worker, seq, shape) VALUES ($1, $2, $3, $4)
+//	INSERT INTO churn_tables (name, worker, seq, first_shape, shape) VALUES ($1, $2, $3, $4, $4)
 //	COMMIT
 func (w *worker) create(ctx context.Context) error {
 	seq := w.nextSq
@@ -108,7 +108,7 @@ func (w *worker) create(ctx context.Context) error {
 		return err
 	}
 	stmts = append(stmts, dialect.CommentOnTable(w.d, s.name, w.mark))
-	err = w.tx(ctx, stmts, "INSERT INTO "+bookTable+" (name, worker, seq, shape) VALUES ("+dialect.Placeholders(w.d, 1, 4)+")",
+	err = w.tx(ctx, stmts, "INSERT INTO "+bookTable+" (name, worker, seq, first_shape, shape) VALUES ("+dialect.Placeholders(w.d, 1, 4)+", "+w.d.Placeholder(4)+")",
 		s.name, w.id, seq, s.String())
 	if err != nil {
 		return fmt.Errorf("creating table %s: %w", s.name, err)
