@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/stampede-bench/stampede/dialect"
+	"github.com/stampede-bench/stampede/randgen"
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
 )
@@ -58,6 +59,7 @@ func (g *churn) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (wo
 			g.maxTables, max(room, 0), why, oc.Concurrency)}
 	}
 	tot := &totals{}
+	p := newPool(randgen.New(oc.Seed, poolStream))
 	workers := make([]*worker, oc.Concurrency)
 	ql := workload.QueryLoad{
 		Ops:     opNames[:],
@@ -70,7 +72,7 @@ func (g *churn) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (wo
 		if i < room%oc.Concurrency {
 			share++
 		}
-		workers[i] = newWorker(g, db.Dialect(), db.Conn(i, true), oc.Seed, i, next[i], share, tot)
+		workers[i] = newWorker(g, db.Dialect(), db.Conn(i, true), oc.Seed, i, next[i], share, tot, p)
 		ql.Workers[i] = workers[i].run
 	}
 	ql.Close = func(context.Context) error {

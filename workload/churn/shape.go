@@ -13,10 +13,12 @@ import (
 // it (see filler.value).
 type kind uint8
 
-// The kinds of columns. kSeq is the table's own counter (1, 2, ...), a
-// primary key's column; the others are drawn at random.
+// The kinds of columns. kSeq is the table's own counter (1, 2, ...) and
+// kUUIDKey a UUID drawn for each row, primary keys' columns; the others
+// are drawn at random.
 const (
 	kSeq kind = iota
+	kUUIDKey
 	kBigint
 	kInt
 	kSmallint
@@ -42,6 +44,7 @@ var kindInfo = [numKinds]struct {
 	label string
 }{
 	kSeq:       {"bigint", "seq"},
+	kUUIDKey:   {"uuid", "uuidkey"},
 	kBigint:    {"bigint", "bigint"},
 	kInt:       {"integer", "int"},
 	kSmallint:  {"smallint", "smallint"},
@@ -60,8 +63,8 @@ var kindInfo = [numKinds]struct {
 	kUUID:      {"uuid", "uuid"},
 }
 
-// randomKind draws a column's kind (never kSeq).
-func randomKind(r *rand.Rand) kind { return kind(1 + r.IntN(int(numKinds)-1)) }
+// randomKind draws a column's kind (never a key's: kSeq, kUUIDKey).
+func randomKind(r *rand.Rand) kind { return kBigint + kind(r.IntN(int(numKinds-kBigint))) }
 
 // indexable reports whether a column of kind k may be in a secondary
 // index (free text is not: a paragraph may outgrow a B-tree entry).
@@ -122,7 +125,7 @@ func newShape(r *rand.Rand, name string, sz sizes) *shape {
 		s.columns[at].kind = kSeq
 		s.pk = []int{at}
 	case pk == 1:
-		s.columns[at].kind = kUUID
+		s.columns[at].kind = kUUIDKey
 		s.pk = []int{at}
 	default:
 		s.columns[at].kind = kSeq
@@ -263,7 +266,7 @@ func (s *shape) createSQL(d dialect.Dialect) ([]string, error) {
 			b.WriteString(", ")
 		}
 		b.WriteString(d.QuoteIdent(c.name) + " " + kindInfo[c.kind].sql)
-		if c.kind == kSeq || c.kind == kUUID && len(s.pk) == 1 && s.pk[0] == i {
+		if c.kind == kSeq || c.kind == kUUIDKey {
 			b.WriteString(" NOT NULL")
 		}
 	}

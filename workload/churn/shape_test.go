@@ -113,7 +113,7 @@ func TestShapesInRange(t *testing.T) {
 			if n < sz.cols[0] || n > sz.cols[1] || ix > sz.indexes[1] {
 				t.Errorf("shape %d: %d columns, %d indexes, want %v and at most %d: %s", i, n, ix, sz.cols, sz.indexes[1], s)
 			}
-			if k := s.columns[s.pk[0]].kind; k != kSeq && k != kUUID {
+			if k := s.columns[s.pk[0]].kind; k != kSeq && k != kUUIDKey {
 				t.Errorf("shape %d: primary key leads with %s: %s", i, kindInfo[k].label, s)
 			}
 		}

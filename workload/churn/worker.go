@@ -16,10 +16,12 @@ import (
 
 // Streams: loop w draws its statements and shapes from (seed, shapeStream
 // | w) and its fake values from (seed, dataStream | w), so that the
-// shapes do not depend on the values drawn.
+// shapes do not depend on the values drawn; the run's pool of gofakeit
+// values comes from (seed, poolStream).
 const (
 	shapeStream = 1 << 32
 	dataStream  = 2 << 32
+	poolStream  = 3 << 32
 )
 
 // tableName is the name of loop w's table number seq.
@@ -217,12 +219,13 @@ func (w *worker) tx(ctx context.Context, stmts []string, book string, args ...an
 }
 
 // newWorker returns loop id of a run seeded seed, whose tables are
-// numbered from next on and which keeps at most share alive.
-func newWorker(g *churn, d dialect.Dialect, conn sqlx.Conn, seed uint64, id, next, share int, tot *totals) *worker {
+// numbered from next on and which keeps at most share alive, drawing
+// values from p.
+func newWorker(g *churn, d dialect.Dialect, conn sqlx.Conn, seed uint64, id, next, share int, tot *totals, p *pool) *worker {
 	w := &worker{
 		id: id, conn: conn, d: d, sz: g.sz, share: share, nextSq: next, tot: tot,
 		r:    randgen.New(seed, shapeStream|uint64(id)),
-		fill: newFiller(randgen.New(seed, dataStream|uint64(id))),
+		fill: newFiller(randgen.New(seed, dataStream|uint64(id)), p),
 		mark: workload.RunMark(churnMeta.Name),
 	}
 	sum := 0
