@@ -217,6 +217,8 @@ func prepare(spec *Spec) error {
 			spec.Concurrency = rd.Concurrency
 			if spec.Conn.Conns == 0 {
 				spec.Conn.Conns = rd.Conns
+			} else if rd.WorkersFromConns {
+				spec.Concurrency = spec.Conn.Conns // a loop per connection
 			}
 		}
 	}

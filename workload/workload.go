@@ -415,6 +415,10 @@ type RunDefaults struct {
 	// Warnings are messages about the configuration (ignored properties)
 	// for commands that do not call Ops, which reports them itself.
 	Warnings []string
+	// WorkersFromConns says each worker is one connection's loop
+	// (churn's): --conns given without --concurrency sets the workers
+	// too, one per connection.
+	WorkersFromConns bool
 }
 
 // Figurer is a Generator with figures of its own computed from a run's

@@ -12,7 +12,7 @@ import (
 	"github.com/stampede-bench/stampede/workload"
 )
 
-const details = `Schema churn: each loop (one per connection, --concurrency, 20 by default)
+const details = `Schema churn: each loop (one per connection: --conns, 20 by default)
 creates tables of random shapes (2-30 columns of random types, a random
 primary key, random secondary indexes), inserts random numbers of rows of
 realistic fake data (gofakeit: names, addresses, emails, phone numbers,
@@ -144,9 +144,9 @@ func (g *churn) Flags() workload.Flags { return g.flags }
 
 // RunDefaults implements the RunDefaulter interface: 20 loops, each on
 // its own connection, as the field report's script kept 20 connections
-// busy.
+// busy; --conns N alone makes N loops.
 func (g *churn) RunDefaults() workload.RunDefaults {
-	return workload.RunDefaults{Concurrency: defaultLoops, Conns: defaultLoops}
+	return workload.RunDefaults{Concurrency: defaultLoops, Conns: defaultLoops, WorkersFromConns: true}
 }
 
 // Tables implements the Generator interface: init creates the

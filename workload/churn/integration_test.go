@@ -334,3 +334,36 @@ func TestChurnBadInput(t *testing.T) {
 		t.Errorf("a refused init created its database")
 	}
 }
+
+// TestChurnConnsAreLoops: --conns N alone makes N loops, one per
+// connection (each makes its first table at once), as --concurrency N
+// does; neither gives the default 20.
+func TestChurnConnsAreLoops(t *testing.T) {
+	for _, tc := range []struct {
+		flags []string
+		loops int64
+	}{
+		{[]string{"--conns", "3"}, 3},
+		{[]string{"--concurrency", "2"}, 2},
+	} {
+		db := testdb.Fresh(t, "churn32_conns", sqlx.Options{MaxConns: 2})
+		if err := run.Load(context.Background(), run.LoadSpec{Workload: gen(t), Conn: conn(t, db)}); err != nil {
+			t.Fatal(err)
+		}
+		u, err := url.Parse(testdb.URL(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		u.Path = "/" + db.Database()
+		args := append([]string{"run", "churn", "--duration", "3s", "--telemetry=false", "--results-dir", t.TempDir()}, tc.flags...)
+		if code, stderr := cliRun(t, append(args, u.String())...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", tc.flags, code, stderr)
+		}
+		if n := one(t, db, "SELECT count(DISTINCT worker) FROM churn_tables"); n != tc.loops {
+			t.Errorf("%v: %d loops made tables, want %d", tc.flags, n, tc.loops)
+		}
+		if n := one(t, db, "SELECT coalesce(max(worker), -1) + 1 FROM churn_tables"); n != tc.loops {
+			t.Errorf("%v: loops numbered up to %d, want %d", tc.flags, n-1, tc.loops-1)
+		}
+	}
+}
