@@ -50,6 +50,22 @@ func WorkloadFigures(runs []*runlog.Run, v results.View) map[string]float64 {
 	return out
 }
 
+// CompareFigures fills c.Figures with the workload's own figures of the
+// two runs compared, each over its view (views, from results.CompareBy),
+// as `stampede report` of each prints them.
+func CompareFigures(c *results.Comparison, runs [2]*runlog.Run, views [2]results.View) {
+	var names [2][]string
+	var vals [2]map[string]float64
+	for i := range runs {
+		vals[i] = map[string]float64{}
+		for _, f := range workloadFigures([]*runlog.Run{runs[i]}, views[i]) {
+			names[i] = append(names[i], f.Name)
+			vals[i][f.Name] = f.Value
+		}
+	}
+	c.Figures = results.PairFigures(names[0], names[1], vals[0], vals[1])
+}
+
 // workloadFigures returns the workload's figures the run printed under its
 // final block: recomputed (see countedFigures), then those the run read
 // from the server (see observedFigures).

@@ -10,7 +10,10 @@ import (
 	"time"
 
 	"github.com/stampede-bench/stampede/internal/testdb"
+	"github.com/stampede-bench/stampede/output"
+	"github.com/stampede-bench/stampede/results"
 	"github.com/stampede-bench/stampede/run"
+	"github.com/stampede-bench/stampede/runlog"
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
 	_ "github.com/stampede-bench/stampede/workload/churn"
@@ -240,11 +243,13 @@ func shapes(t *testing.T, db *sqlx.DB) map[int][]string {
 // stopped), and others with another seed.
 func TestChurnSeedRepeatable(t *testing.T) {
 	var runs []map[int][]string
+	var results []*run.Result
 	for i, seed := range []uint64{42, 42, 43} {
 		db := testdb.Fresh(t, fmt.Sprintf("churn32_seed%d", i), sqlx.Options{MaxConns: 2})
-		churnRun(t, db, 2, 4*time.Second, seed, "--mix", "insert=30,create=40,alter=20,drop=10", "--rows", "1-20")
+		results = append(results, churnRun(t, db, 2, 4*time.Second, seed, "--mix", "insert=30,create=40,alter=20,drop=10", "--rows", "1-20"))
 		runs = append(runs, shapes(t, db))
 	}
+	compareFigures(t, results[0], results[2])
 	for w := range 2 {
 		a, b, c := runs[0][w], runs[1][w], runs[2][w]
 		n := min(len(a), len(b))
@@ -264,6 +269,40 @@ func TestChurnSeedRepeatable(t *testing.T) {
 		}
 		if same == min(n, len(c)) {
 			t.Errorf("loop %d: seeds 42 and 43 made the same %d shapes", w, same)
+		}
+	}
+}
+
+// compareFigures checks that compare pairs the churn figures of runs a
+// and b as each run's summary holds them, with their ratios.
+func compareFigures(t *testing.T, a, b *run.Result) {
+	t.Helper()
+	var runs [2]*runlog.Run
+	for i, r := range []*run.Result{a, b} {
+		var err error
+		if runs[i], err = runlog.Open(r.Info.Dir); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, views, err := results.CompareBy(runs[0], runs[1], "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	output.CompareFigures(&c, runs, views)
+	got := map[string]results.FigureRow{}
+	for _, f := range c.Figures {
+		got[f.Name] = f
+	}
+	for _, name := range []string{"rows_inserted", "rows_per_s", "bytes_per_s", "tables_alive", "database_size_bytes", "database_growth_bytes_per_s"} {
+		f, ok := got[name]
+		wa, wb := a.Summary.Figures[name], b.Summary.Figures[name]
+		switch {
+		case !ok || f.A == nil || f.B == nil:
+			t.Errorf("compare: figure %s missing: %+v", name, f)
+		case *f.A != wa || *f.B != wb:
+			t.Errorf("compare: %s A %v, B %v; the runs' summaries: %v, %v", name, *f.A, *f.B, wa, wb)
+		case wa != 0 && (f.Ratio == nil || *f.Ratio != wb/wa):
+			t.Errorf("compare: %s ratio %v, want %v", name, f.Ratio, wb/wa)
 		}
 	}
 }
