@@ -377,6 +377,16 @@ type DropFirster interface {
 	DropsFirst() bool
 }
 
+// RunTablesDropper is a Generator whose init --drop drops, with its own
+// tables, the tables its runs made (Hooks.RunTables): churn's, which its
+// own table (the bookkeeping of their rows) accounts for, and which a new
+// bookkeeping would not.
+type RunTablesDropper interface {
+	Generator
+	// DropsRunTables reports whether init --drop drops them.
+	DropsRunTables() bool
+}
+
 // ClientPartitioner is a Generator that can run as one of several
 // clients of one benchmark (run.Spec.Part) without the clients' writes
 // colliding: YCSB gives each client its own range of keys to insert, as

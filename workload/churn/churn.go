@@ -157,6 +157,13 @@ func (g *churn) Tables() []workload.Table {
 		Columns: []string{"name", "worker", "seq", "first_shape", "shape", "created_at", "dropped_at", "rows", "bytes"}}}
 }
 
+var _ workload.RunTablesDropper = (*churn)(nil)
+
+// DropsRunTables implements the RunTablesDropper interface: init --drop
+// drops the tables of churn's runs with churn_tables, whose rows account
+// for them.
+func (g *churn) DropsRunTables() bool { return true }
+
 // Hooks implements the Hookser interface.
 func (g *churn) Hooks() workload.Hooks {
 	return workload.Hooks{

@@ -406,3 +406,40 @@ func TestChurnConnsAreLoops(t *testing.T) {
 		}
 	}
 }
+
+// TestChurnInitDrop: a run beside a user's table of the name churn's
+// first table would take goes on under the next name; init --drop drops
+// the tables churn's runs made with churn_tables, which accounted for
+// them (a new, empty churn_tables beside them would fail check), and
+// leaves the user's table; check then passes on an empty schema.
+func TestChurnInitDrop(t *testing.T) {
+	db := testdb.Fresh(t, "churn32_drop", sqlx.Options{MaxConns: 2})
+	ctx := context.Background()
+	if _, err := db.Exec(ctx, "CREATE TABLE churn_0_0 (id int)"); err != nil { // named as churn's first table, not made by it
+		t.Fatal(err)
+	}
+	res := churnRun(t, db, 2, 3*time.Second, 5, "--mix", "insert=10,create=10")
+	if res.Summary.Total.Errors != 0 {
+		t.Fatalf("%d operations failed (loop 0's first name is the user's table: it takes the next): %v", res.Summary.Total.Errors, res.Summary.Errors)
+	}
+	if n := markedTables(t, db); n == 0 {
+		t.Fatal("the run made no table")
+	}
+	var log bytes.Buffer
+	if err := run.Load(ctx, run.LoadSpec{Workload: gen(t), Conn: conn(t, db), Drop: true, Log: &log}); err != nil {
+		t.Fatal(err)
+	}
+	if n := markedTables(t, db); n != 0 {
+		t.Errorf("%d of churn's tables left after init --drop:\n%s", n, log.String())
+	}
+	if !strings.Contains(log.String(), "--drop: dropped table churn_0_1, which a run of churn made") {
+		t.Errorf("init --drop did not say what it dropped:\n%s", log.String())
+	}
+	if n := one(t, db, "SELECT count(*) FROM pg_class WHERE relname = 'churn_0_0' AND obj_description(oid, 'pg_class') IS NULL"); n != 1 {
+		t.Error("init --drop dropped the user's churn_0_0")
+	}
+	var out bytes.Buffer
+	if err := run.Check(ctx, gen(t), conn(t, db), &out, nil); err != nil {
+		t.Errorf("check after init --drop: %v\n%s", err, out.String())
+	}
+}

@@ -24,6 +24,13 @@ const (
 	poolStream  = 3 << 32
 )
 
+// duplicateTable is the SQLSTATE of CREATE TABLE of a name taken, and
+// maxNameTries how many names a create tries past taken ones.
+const (
+	duplicateTable = "42P07"
+	maxNameTries   = 100
+)
+
 // tableName is the name of loop w's table number seq.
 func tableName(w, seq int) string { return "churn_" + strconv.Itoa(w) + "_" + strconv.Itoa(seq) }
 
@@ -110,8 +117,22 @@ func (w *worker) create(ctx context.Context) error {
 		return err
 	}
 	stmts = append(stmts, dialect.CommentOnTable(w.d, s.name, w.mark))
-	err = w.tx(ctx, stmts, "INSERT INTO "+bookTable+" (name, worker, seq, first_shape, shape) VALUES ("+dialect.Placeholders(w.d, 1, 4)+", "+w.d.Placeholder(4)+")",
-		s.name, w.id, seq, s.String())
+	for try := 0; ; try++ {
+		err = w.tx(ctx, stmts, "INSERT INTO "+bookTable+" (name, worker, seq, first_shape, shape) VALUES ("+dialect.Placeholders(w.d, 1, 4)+", "+w.d.Placeholder(4)+")",
+			s.name, w.id, seq, s.String())
+		if err == nil || sqlx.SQLState(err) != duplicateTable || try == maxNameTries {
+			break
+		}
+		// A table of that name that churn did not make (a user's): the
+		// shape takes the loop's next name.
+		seq = w.nextSq
+		w.nextSq++
+		s.name = tableName(w.id, seq)
+		if stmts, err = s.createSQL(w.d); err != nil {
+			return err
+		}
+		stmts = append(stmts, dialect.CommentOnTable(w.d, s.name, w.mark))
+	}
 	if err != nil {
 		return fmt.Errorf("creating table %s: %w", s.name, err)
 	}
