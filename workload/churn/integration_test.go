@@ -443,3 +443,26 @@ func TestChurnInitDrop(t *testing.T) {
 		t.Errorf("check after init --drop: %v\n%s", err, out.String())
 	}
 }
+
+// TestChurnNullDriver: without a server (--driver null) the run reports
+// the rows and bytes it made and no figure read from a server.
+func TestChurnNullDriver(t *testing.T) {
+	r, err := run.Start(context.Background(), run.Spec{Workload: gen(t), Conn: run.Conn{Driver: sqlx.DriverNull}, Concurrency: 2,
+		Duration: time.Second, Seed: 3, Telemetry: run.Telemetry{Off: true}, ResultsDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := r.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := res.Summary.Figures
+	if f["rows_inserted"] == 0 || f["bytes_per_s"] == 0 {
+		t.Errorf("figures %v: want rows and bytes", f)
+	}
+	for _, name := range []string{"tables_alive", "database_size_bytes", "database_growth_bytes_per_s"} {
+		if _, ok := f[name]; ok {
+			t.Errorf("figure %s without a server: %v", name, f)
+		}
+	}
+}

@@ -64,6 +64,15 @@ func (g *churn) StartMeasurement(ctx context.Context, at time.Time) (func(contex
 	}
 	m.start = at
 	m.rows0, m.bytes0 = m.tot.rows.Load(), m.tot.bytes.Load()
+	if m.db.Null() {
+		// No server: the rows and bytes only (sizeOK, aliveOK stay false).
+		m.stop, m.done = make(chan struct{}), make(chan struct{})
+		close(m.done)
+		return func(context.Context) error {
+			m.end, m.rows1, m.bytes1, m.end1 = time.Now(), m.tot.rows.Load(), m.tot.bytes.Load(), true
+			return nil
+		}, nil
+	}
 	size, _, err := m.sample(ctx)
 	m.size0, m.sizeOK = size, err == nil
 	m.stop, m.done = make(chan struct{}), make(chan struct{})
