@@ -131,6 +131,26 @@ func TestChurnCheckCleanup(t *testing.T) {
 		t.Errorf("database_size_bytes figure %.0f, the server says %.0f now", fig["database_size_bytes"], size)
 	}
 
+	// The size over time: a record every 5 s in the run log, the last
+	// the figure's.
+	rl, err := runlog.Open(res.Info.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	events, err := rl.Events()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sizes []float64
+	for _, e := range events {
+		if e.Kind == "record" && e.Op == "database_size_bytes" {
+			sizes = append(sizes, e.Value)
+		}
+	}
+	if len(sizes) < 4 || sizes[len(sizes)-1] != fig["database_size_bytes"] || sizes[0] >= sizes[len(sizes)-1] {
+		t.Errorf("database_size_bytes records %v over 20 s: want one every 5 s, growing, the last the figure's %v", sizes, fig["database_size_bytes"])
+	}
+
 	var out bytes.Buffer
 	if err := run.Check(ctx, gen(t), conn(t, db), &out, nil); err != nil {
 		t.Fatalf("check: %v\n%s", err, out.String())
