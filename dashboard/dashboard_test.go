@@ -494,6 +494,35 @@ func TestDamagedAndGone(t *testing.T) {
 		t.Errorf("live over a damaged log: %v, last %+v", names, last)
 	}
 
+	// A log damaged in its first interval: the run's header and summary
+	// are served, with report's error saying where the log stops instead
+	// of figures; a window says so too (422), one line.
+	c := specs[2].id
+	chlog := filepath.Join(root, c, runlog.HlogFile)
+	cdata, err := os.ReadFile(chlog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clines := strings.SplitAfter(string(cdata), "\n")
+	clines[5] = "Tag=read,garbage\n"
+	if err := os.WriteFile(chlog, []byte(strings.Join(clines, "")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var first struct {
+		Run         dashboard.Header  `json:"run"`
+		Report      *output.ReportDoc `json:"report"`
+		ReportError string            `json:"report_error"`
+		Summary     json.RawMessage   `json:"summary"`
+	}
+	if code, body := get(t, srv.URL+"/api/runs/"+c); code != http.StatusOK || json.Unmarshal(body, &first) != nil {
+		t.Fatalf("a log damaged in its first interval: %d %s", code, body)
+	}
+	if first.Run.ID != c || first.Report != nil || len(first.Summary) == 0 ||
+		!strings.Contains(first.ReportError, "intervals.hlog is truncated at line 6") || !strings.Contains(first.ReportError, "before its first complete interval") {
+		t.Errorf("a log damaged in its first interval: run %q, report %v, summary %s, error %q", first.Run.ID, first.Report, first.Summary, first.ReportError)
+	}
+	wantError(t, srv.URL+"/api/runs/"+c+"/window?from=1s", http.StatusUnprocessableEntity, "intervals.hlog is truncated at line 6")
+
 	// A live run deleted while followed.
 	d := specs[3].id
 	resp, err = http.Get(srv.URL + "/api/runs/" + d + "/live")

@@ -510,7 +510,10 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request, run *runlog.R
 		rep, err := report(run, results.Window{})
 		var we *results.WindowError
 		switch {
-		case errors.As(err, &we):
+		case errors.As(err, &we), err != nil && unreadable(run):
+			// The run's header and summary are still shown, with why
+			// there are no figures (a log damaged before its first
+			// complete interval: where it stops, as report says).
 			doc.ReportError = err.Error()
 		case err != nil:
 			return nil, err
@@ -519,6 +522,15 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request, run *runlog.R
 		}
 		return doc, nil
 	})
+}
+
+// unreadable reports whether run's log is damaged before its first
+// complete interval: no window of it can be computed (report's error says
+// where the log stops).
+func unreadable(run *runlog.Run) bool {
+	ivs, err := run.Intervals()
+	var trunc *runlog.TruncatedError
+	return len(ivs) == 0 && errors.As(err, &trunc)
 }
 
 // report recomputes run's figures over window as `stampede report` does.
@@ -560,6 +572,10 @@ func (s *Server) handleWindow(w http.ResponseWriter, r *http.Request, run *runlo
 	var we *results.WindowError
 	if errors.As(err, &we) {
 		fail(w, badRequest("%v", err))
+		return
+	}
+	if err != nil && unreadable(run) {
+		fail(w, &httpError{http.StatusUnprocessableEntity, err.Error()})
 		return
 	}
 	if err != nil {

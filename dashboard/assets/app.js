@@ -414,7 +414,7 @@ async function showRun(id) {
   main.append(el('h2', {}, 'Figures (as stampede report)'));
   const figs = el('div', { id: 'report' });
   if (doc.report) figs.append(figuresTable('figures', doc.report));
-  else figs.append(el('div', { class: 'muted' }, doc.report_error || 'no figures yet'));
+  else figs.append(el('div', { class: doc.report_error ? 'warn' : 'muted', id: 'report-error' }, doc.report_error || 'no figures yet'));
   main.append(figs);
   if (doc.report && doc.report.endpoints && doc.report.endpoints.length) {
     main.append(el('h2', {}, 'Per endpoint (as stampede report --by-endpoint)'), opsTable('endpoint-figures', 'operation@endpoint', doc.report.endpoints));
