@@ -30,7 +30,7 @@ type ReportDoc struct {
 	Fleet   *run.FleetSummary    `json:"fleet,omitempty"`
 	// Audits are the workload's run-time audits (TPC-C's): one run's as
 	// it printed them (its summary.json), several clients' merged over
-	// all their transactions (MergedAudits); for the whole runs after the
+	// all their transactions (mergedAudits); for the whole runs after the
 	// ramp only, never a window.
 	Audits []report.Audit `json:"audits,omitempty"`
 	// Checks are the consistency checks run after the run, as it printed
@@ -74,7 +74,7 @@ func readAudits(r *runlog.Run) savedAudits {
 // Audits returns the workload's audits and consistency checks of the view
 // v of runs, for the whole runs after the ramp only (none for a window,
 // which they do not cover): one run's as it printed them (summary.json);
-// several clients' audits merged (MergedAudits) and their checks once,
+// several clients' audits merged (mergedAudits) and their checks once,
 // those of the client that ran them (the one that ended last, if several
 // did: checksRun names it).
 func Audits(runs []*runlog.Run, v results.View) (audits, checks []report.Audit, checksErr, checksRun string) {
@@ -104,7 +104,7 @@ func Audits(runs []*runlog.Run, v results.View) (audits, checks []report.Audit, 
 			}
 		}
 	}
-	return MergedAudits(runs, v), checks, checksErr, checksRun
+	return mergedAudits(runs, v), checks, checksErr, checksRun
 }
 
 // WorkloadFigures returns the workload's own figures of a view, by name,
@@ -280,11 +280,11 @@ func clientRuns(runs []*runlog.Run) []workload.ClientRun {
 	return out
 }
 
-// MergedAudits returns the workload's audits of several clients' runs
+// mergedAudits returns the workload's audits of several clients' runs
 // merged (TPC-C's, over every client's transactions), judged on v's
 // latencies; none for one run (its own run printed them) or a workload
 // that is not a workload.ClientMerger and workload.Auditor.
-func MergedAudits(runs []*runlog.Run, v results.View) []report.Audit {
+func mergedAudits(runs []*runlog.Run, v results.View) []report.Audit {
 	if len(runs) < 2 || v.Window != (results.Window{}).String() {
 		return nil
 	}
