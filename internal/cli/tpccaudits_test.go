@@ -44,8 +44,9 @@ func block(out, title string) string {
 // TestTPCCAuditsSaved runs TPC-C and checks that the audits and the
 // consistency checks the run printed are in its summary.json, field by
 // field (the printed lines made again from the saved ones are the lines
-// printed), and that `report` shows them: its JSON holds summary.json's,
-// its text the run's audits block. Then two clients of one benchmark
+// printed), and that `report` shows them: its JSON holds summary.json's
+// (from the run directory, and from the results store's copy alone), its
+// text the run's audits block. Then two clients of one benchmark
 // (--clients 2): `report --tag` merges their audits over every client's
 // transactions, equal to a recomputation from the clients' own counts
 // (their run logs' audit records) and their histograms merged here, and
@@ -60,8 +61,9 @@ func TestTPCCAuditsSaved(t *testing.T) {
 		t.Fatalf("init: %s", r.stderr)
 	}
 	dir := t.TempDir()
+	st := storeDB(t)
 	r := stampede(t, "run", "tpcc", "--warehouses", "2", "--wait=false", "--concurrency", "4", "--duration", "4s",
-		"--telemetry=false", "--results-dir", dir, "--db", db, srv)
+		"--telemetry=false", "--results-dir", dir, "--results-url", st, "--db", db, srv)
 	if r.code != 0 {
 		t.Fatalf("run: exit %d\n%s", r.code, r.stderr)
 	}
@@ -114,7 +116,7 @@ func TestTPCCAuditsSaved(t *testing.T) {
 
 	// report: its JSON holds summary.json's audits and checks, its text
 	// the run's audits block.
-	rj := stampede(t, "report", id, "--results-dir", dir, "--format", "json")
+	rj := stampede(t, "report", id, "--results-dir", dir, "--results-url", "", "--format", "json")
 	var doc savedAudits
 	if err := json.Unmarshal([]byte(rj.stdout), &doc); rj.code != 0 || err != nil {
 		t.Fatalf("report --format json: exit %d, %v\n%s", rj.code, err, rj.stderr)
@@ -122,7 +124,13 @@ func TestTPCCAuditsSaved(t *testing.T) {
 	if !reflect.DeepEqual(doc.Audits, saved.Audits) || !reflect.DeepEqual(doc.Checks, saved.Checks) || doc.ChecksRun != id {
 		t.Errorf("report --format json's audits and checks differ from summary.json's:\n%+v\n%+v", doc, saved)
 	}
-	rt := stampede(t, "report", id, "--results-dir", dir)
+	// The store's copy holds them too: report from the store alone.
+	rs := stampede(t, "report", id, "--results-dir", "none", "--results-url", st, "--format", "json")
+	var fromStore savedAudits
+	if err := json.Unmarshal([]byte(rs.stdout), &fromStore); rs.code != 0 || err != nil || !reflect.DeepEqual(fromStore, doc) {
+		t.Errorf("report from the store: exit %d, %v, %+v, want %+v\n%s", rs.code, err, fromStore, doc, rs.stderr)
+	}
+	rt := stampede(t, "report", id, "--results-dir", dir, "--results-url", "")
 	if got := block(rt.stdout, "audits:"); got != printed {
 		t.Errorf("report prints the audits\n%s\nthe run printed\n%s", got, printed)
 	}
