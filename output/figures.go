@@ -160,7 +160,8 @@ func observedFigures(runs []*runlog.Run, v results.View) []report.Extra {
 // NOPM) are left out for one run (the rebuilt workload has not read them:
 // see observedFigures); for several clients' runs of a
 // workload.ClientMerger they are the merge's, over the whole runs after
-// the ramp only.
+// the ramp only, and the counted figures are over the clients' common
+// measurement interval (results.CommonInterval).
 func countedFigures(runs []*runlog.Run, v results.View) []report.Extra {
 	gen, merged := rebuild(runs)
 	fig, ok := gen.(workload.Figurer)
@@ -173,6 +174,17 @@ func countedFigures(runs []*runlog.Run, v results.View) []report.Extra {
 	}
 	var out []report.Extra
 	elapsed := time.Duration(v.Seconds * float64(time.Second))
+	if merged {
+		// Several clients' figures are over their common measurement
+		// interval, which every one of them measured: near the ends of
+		// the time their intervals cover together, fewer clients ran.
+		if c, ok, err := results.CommonInterval(runs, v); err == nil && ok {
+			for name := range counts {
+				counts[name] = c.Counts[name]
+			}
+			elapsed = c.To.Sub(c.From)
+		}
+	}
 	for _, f := range workload.AllFigures(fig, counts, errs, elapsed) {
 		if !f.Observed || (merged && v.Window == (results.Window{}).String()) {
 			out = append(out, report.Extra{Name: f.Name, Value: f.Value, Text: f.Text})

@@ -451,7 +451,7 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 	}
 	r.errs = newErrorLog(r.rw)
 	if r.shipURL != "" {
-		r.ship = startShipper(ctx, r.shipURL, r.shipFrom, r.rw.Dir(), r.log)
+		r.ship = startShipper(ctx, r.shipURL, r.shipFrom, r.rw.Dir(), r.cfg.DisplayEvery, r.tempRoot, r.log)
 	}
 	if r.split != nil {
 		r.split.attach(r.rw)
