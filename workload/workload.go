@@ -693,15 +693,46 @@ const (
 	AuditSkip = "SKIP"
 )
 
-// Audit is the outcome of one audit.
+// Audit is the outcome of one audit, or of one consistency check (see
+// CheckRecorder).
 type Audit struct {
-	// Name says what is audited, such as "New-Order rollbacks (0.9-1.1%)".
+	// Name says what is audited, such as "New-Order rollbacks".
 	Name string
+	// Required is what the audit requires, such as "0.9-1.1%"; "" when
+	// the name says it all.
+	Required string
+	// Clause is the specification's clause, such as "2.4.1.4"; "" for
+	// none.
+	Clause string
 	// Result is AuditPass, AuditFail or AuditSkip.
 	Result string
 	// Detail gives the figures behind the result, such as
 	// "1.02% of 12,345 New-Orders".
 	Detail string
+}
+
+// Label is the audit as its line names it: the name, what is required
+// and the clause, "New-Order rollbacks 0.9-1.1% (2.4.1.4)".
+func (a Audit) Label() string {
+	s := a.Name
+	if a.Required != "" {
+		s += " " + a.Required
+	}
+	if a.Clause != "" {
+		s += " (" + a.Clause + ")"
+	}
+	return s
+}
+
+// CheckRecorder is a Reporter that also keeps each consistency check's
+// outcome, as an Audit (Name the condition, Clause its clause, Required
+// and Detail the offending rows allowed and found): the runner saves them
+// with the run's summary. A workload's checks print their lines through
+// Printf either way, and record through Check when the Reporter is one.
+type CheckRecorder interface {
+	Reporter
+	// Check records one check's outcome.
+	Check(a Audit)
 }
 
 // ScriptLoader is a Generator whose load is a file of the user's that
