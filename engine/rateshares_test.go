@@ -44,9 +44,12 @@ func TestRateShares(t *testing.T) {
 	if lag(2) < 300*time.Millisecond {
 		t.Errorf("the slow worker's lag is %s, want about 0.5 s (half its schedule's operations behind)", lag(2))
 	}
+	// The others' lag is their pacer's lateness only: far below the slow
+	// worker's (a busy machine, or the race detector, makes it tens of
+	// milliseconds, never the slow worker's half second).
 	for op := range 2 {
-		if lag(op) > 100*time.Millisecond {
-			t.Errorf("operation %d's lag is %s: the slow worker's lateness leaked into it", op, lag(op))
+		if lag(op) > lag(2)/2 {
+			t.Errorf("operation %d's lag is %s beside the slow worker's %s: the slow worker's lateness leaked into it", op, lag(op), lag(2))
 		}
 	}
 }
