@@ -12,6 +12,7 @@ import (
 	"github.com/stampede-bench/stampede/results"
 	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/runlog"
+	"github.com/stampede-bench/stampede/telemetry"
 )
 
 // Report prints a view of runs as `stampede report` does: a header line
@@ -90,10 +91,25 @@ func ReportSplit(w io.Writer, runs []*runlog.Run, v results.View, by string) err
 	if err := (&report.Text{W: w}).Final(elapsed, ops, report.Op{Cumulative: v.Total}, extra); err != nil {
 		return err
 	}
-	if audits := MergedAudits(runs, v); len(audits) > 0 {
+	audits, checks, checksErr, checksRun := Audits(runs, v)
+	if len(audits) > 0 {
 		fmt.Fprintln(w)
 		if err := report.Audits(w, audits); err != nil {
 			return err
+		}
+	}
+	if len(checks) > 0 || checksErr != "" {
+		if err := report.Checks(w, checks); err != nil {
+			return err
+		}
+		if checksErr != "" {
+			if len(checks) == 0 {
+				fmt.Fprint(w, "\nconsistency checks:\n")
+			}
+			fmt.Fprintf(w, "  the checks failed: %s\n", checksErr)
+		}
+		if len(runs) > 1 {
+			fmt.Fprintf(w, "  (run by %s after its run, once for the benchmark)\n", checksRun)
 		}
 	}
 	if _, f, why := FleetOf(runs, v); f != nil {
@@ -109,6 +125,9 @@ func ReportSplit(w io.Writer, runs []*runlog.Run, v results.View, by string) err
 				fmt.Fprintf(w, "\nrun %s:", r.Info.ID)
 			}
 			TelemetrySummary(w, sum)
+			if b := telemetry.Bottleneck(*sum, clientCPU(r)); b != "" {
+				fmt.Fprintf(w, "bottleneck: %s\n", b)
+			}
 		}
 	}
 	return nil
@@ -164,4 +183,16 @@ func sortedNames(m map[string]int64) []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// clientCPU returns the CPU, in cores, that run's client used over the
+// run (its run.ClientCPUEvent), or -1 when its log does not say.
+func clientCPU(r *runlog.Run) float64 {
+	events, _ := r.Events()
+	for _, e := range events {
+		if e.Kind == run.ClientCPUEvent {
+			return e.Value
+		}
+	}
+	return -1
 }

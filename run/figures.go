@@ -17,6 +17,11 @@ import (
 // TPC-C's NOPM): Op is its name, Value its value, Message its text.
 const FigureEvent = "figure"
 
+// ClientCPUEvent is the kind of the run-log event that keeps the CPU the
+// client used over the run, in cores (Summary.ClientCPU), from which
+// `stampede report` says what limited the run (telemetry.Bottleneck).
+const ClientCPUEvent = "client_cpu"
+
 // RecordEvent is the kind of the run-log event that keeps one of the
 // workload's records (workload.RunRecorder): Op is its name, Time when it
 // was read, Value its value.
@@ -171,12 +176,25 @@ type Summary struct {
 	Figures map[string]float64 `json:"figures,omitempty"`
 	// Telemetry is the averages and peaks of the run's telemetry samples.
 	Telemetry *telemetry.Summary `json:"telemetry,omitempty"`
+	// ClientCPU is the CPU this process used over the run, in cores (its
+	// user and system time over the engine's run), and Bottleneck what
+	// limited the run, from the telemetry (telemetry.Bottleneck).
+	ClientCPU  float64 `json:"client_cpu_cores,omitempty"`
+	Bottleneck string  `json:"bottleneck,omitempty"`
 	// Split breaks the operations down by endpoint or locality
 	// (OP@ENDPOINT, OP@LOCALITY), with --by-endpoint or --by-locality.
 	Split []NamedSummary `json:"split,omitempty"`
 	// Tenants and Fleet are a fleet run's tenant workloads and figures.
 	Tenants []fleet.TenantResult `json:"tenants,omitempty"`
 	Fleet   *FleetSummary        `json:"fleet,omitempty"`
+	// Audits are the workload's run-time audits as the run printed them
+	// (TPC-C's), judged on the whole run after the ramp.
+	Audits []report.Audit `json:"audits,omitempty"`
+	// Checks are the workload's consistency checks run after the run
+	// (TPC-C's clause 3.3.2), each as it printed it; ChecksError says why
+	// they failed or stopped, when they did.
+	Checks      []report.Audit `json:"checks,omitempty"`
+	ChecksError string         `json:"checks_error,omitempty"`
 }
 
 // NamedSummary is one series' final figures.
@@ -269,7 +287,12 @@ func audits(gen workload.Generator, ops []string, last stats.Tick) []report.Audi
 	}
 	var ra []report.Audit
 	for _, x := range au.Audits(last.End.Sub(last.CumStart), latency) {
-		ra = append(ra, report.Audit{Name: x.Name, Result: x.Result, Detail: x.Detail})
+		ra = append(ra, reportAudit(x))
 	}
 	return ra
+}
+
+// reportAudit is a workload's audit as report prints it.
+func reportAudit(a workload.Audit) report.Audit {
+	return report.Audit{Name: a.Name, Required: a.Required, Clause: a.Clause, Result: a.Result, Detail: a.Detail}
 }

@@ -159,6 +159,7 @@ type Run struct {
 	info    Info
 	rw      *runlog.Writer
 	tel     *runTelemetry
+	cpu0    float64 // the process's CPU seconds when the engine started (processCPU)
 	lims    *runLimits
 	errs    *errorLog
 	prom    *promexport.Exporter
@@ -208,6 +209,17 @@ func prepare(spec *Spec) error {
 		if spec.MaxOps == 0 {
 			spec.MaxOps = rd.MaxOps
 		}
+		if rd.MaxRate > 0 {
+			// The workload's own schedule (lambda's rates): a
+			// different rate would change its paths' rates unseen.
+			switch {
+			case spec.QueueRate > 0:
+				return inputf("workload %s schedules at its own rates (%g operations a second in all): give them with its flags, not --rate", spec.Workload.Meta().Name, rd.MaxRate)
+			case spec.MaxRate > 0 && spec.MaxRate != rd.MaxRate:
+				return inputf("workload %s schedules at its own rates (%g operations a second in all): give them with its flags, not --max-rate %g", spec.Workload.Meta().Name, rd.MaxRate, spec.MaxRate)
+			}
+			spec.MaxRate = rd.MaxRate
+		}
 		if spec.Latency == "" {
 			spec.Latency = rd.Latency
 		} else if rd.Latency != "" && rd.Latency != spec.Latency && spec.Log != nil {
@@ -217,6 +229,8 @@ func prepare(spec *Spec) error {
 			spec.Concurrency = rd.Concurrency
 			if spec.Conn.Conns == 0 {
 				spec.Conn.Conns = rd.Conns
+			} else if rd.WorkersFromConns {
+				spec.Concurrency = spec.Conn.Conns // a loop per connection
 			}
 		}
 	}
@@ -285,6 +299,9 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 		OpTimeout: s.OpTimeout, Grace: s.Grace, Poisson: s.Poisson, SkipLate: s.SkipLate, ScheduleGroups: s.ScheduleGroups}
 	if err := r.cfg.Validate(src.workers); err != nil {
 		return nil, asInput(err)
+	}
+	if err := r.cfg.ValidateLoad(r.load); err != nil {
+		return nil, asInput(fmt.Errorf("workload %s: %w", gen.Meta().Name, err))
 	}
 	r.cleanup = append(r.cleanup, pacerProcs(r.cfg, src.workers))
 	series := engine.Series{Ops: r.load.Ops, Rated: r.cfg.Rated()}
@@ -576,6 +593,7 @@ func (r *Run) engine(ctx context.Context) {
 	if r.tel != nil {
 		r.tel.rebase()
 	}
+	r.cpu0 = processCPU()
 	r.engRes = engine.RunSplit(ctx, r.cfg, r.load, r.reg, hooks, split)
 	if src.fleet != nil {
 		// The tenants' figures end where the engine's did, not when
@@ -697,17 +715,49 @@ func (r *Run) finish() (*Result, error) {
 		result.Audits = audits(gen, r.load.Ops, last)
 	}
 	sum.Telemetry = r.tel.summary(last.CumStart)
+	if wall := res.End.Sub(res.Start).Seconds(); wall > 0 && r.cpu0 >= 0 {
+		if cpu := processCPU(); cpu >= 0 {
+			sum.ClientCPU = (cpu - r.cpu0) / wall
+			r.rw.Event(runlog.Event{Kind: ClientCPUEvent, Value: sum.ClientCPU})
+		}
+	}
+	if sum.Telemetry != nil && src.fleet == nil {
+		client := sum.ClientCPU
+		if r.cpu0 < 0 {
+			client = -1
+		}
+		sum.Bottleneck = telemetry.Bottleneck(*sum.Telemetry, client)
+	}
 	if src.fleet != nil {
 		sum.Concurrency = src.workers
 		sum.Tenants, sum.Fleet = src.fleet.summary(&sum)
 	}
 	sum.Skipped = res.Skipped
+	sum.Audits = result.Audits
 	result.Summary = sum
 	for _, o := range s.Observers {
 		o.Final(result)
 	}
 	if note := latePacerNote(sum.Series, len(r.load.Ops)); note != "" && r.cfg.MaxRate > 0 {
 		fmt.Fprintln(r.log, note)
+	}
+	end := time.Now()
+	// The consistency checks run before the run's end is recorded, so
+	// that summary.json keeps them (the run reads as running meanwhile).
+	var checkErr error
+	if c, ok := gen.(workload.AfterRunChecker); ok && runErr == nil && !s.SkipChecks && c.CheckAfterRun() && src.check != nil {
+		r.closeLoad() // the workers' connections go back to the pool the checks use
+		out := s.Checks
+		if out == nil {
+			out = io.Discard
+		}
+		fmt.Fprintln(out, "\nconsistency checks (--skip-checks skips them):")
+		p := &checkPrinter{printer: printer{out}}
+		checkErr = src.check(context.Background(), p)
+		sum.Checks = p.checks
+		if checkErr != nil {
+			sum.ChecksError = checkErr.Error()
+		}
 	}
 	errMsg := sum.Error
 	if err := r.rw.Err(); err != nil {
@@ -717,7 +767,7 @@ func (r *Run) finish() (*Result, error) {
 		// Recorded, so that the run is not taken for a complete one.
 		errMsg = strings.TrimPrefix(errMsg+"; ", "; ") + runlog.IncompletePrefix + writeFailure(r.writeErr)
 	}
-	finishErr := r.rw.Finish(time.Now(), status, errMsg, sum)
+	finishErr := r.rw.Finish(end, status, errMsg, sum)
 	saveErr := r.saved(finishErr)
 	shipped := r.ship != nil && r.ship.finish()
 	if saveErr == nil && r.tempRoot && shipped {
@@ -757,17 +807,9 @@ func (r *Run) finish() (*Result, error) {
 	if res.Interrupted {
 		fmt.Fprintln(r.log, "interrupted")
 	}
-	if c, ok := gen.(workload.AfterRunChecker); ok && runErr == nil && !s.SkipChecks && c.CheckAfterRun() && src.check != nil {
-		r.closeLoad() // the workers' connections go back to the pool the checks use
-		out := s.Checks
-		if out == nil {
-			out = io.Discard
-		}
-		fmt.Fprintln(out, "\nconsistency checks (--skip-checks skips them):")
-		if err := src.check(context.Background(), printer{out}); err != nil {
-			runErr = fmt.Errorf("consistency check failed after the run: %w; %s", err, where())
-			saveErr = nil // said
-		}
+	if checkErr != nil {
+		runErr = fmt.Errorf("consistency check failed after the run: %w; %s", checkErr, where())
+		saveErr = nil // said
 	}
 	if runErr == nil {
 		runErr = saveErr
@@ -1025,6 +1067,16 @@ func (p printer) Printf(format string, args ...any) {
 		fmt.Fprintln(p.w)
 	}
 }
+
+// checkPrinter is a printer that keeps the consistency checks' outcomes
+// (workload.CheckRecorder) for summary.json.
+type checkPrinter struct {
+	printer
+	checks []report.Audit
+}
+
+// Check implements workload.CheckRecorder.
+func (p *checkPrinter) Check(a workload.Audit) { p.checks = append(p.checks, reportAudit(a)) }
 
 // promFlag names the flag that chose the Prometheus address, and its
 // value as typed: a bare ":PORT" is --prometheus-port's.

@@ -165,6 +165,11 @@ type Result struct {
 // run's error says what to change rather than suggesting --tolerate-errors.
 var ErrLoadMismatch = errors.New("the run's properties do not match the load")
 
+// ErrUsage marks an error of Ops caused by the run's own settings (a
+// number of workers the workload cannot run with): front ends report it
+// as bad input, exit 2.
+var ErrUsage = errors.New("the run's settings do not suit the workload")
+
 // Worker performs one operation per call. A Worker is used by one
 // goroutine only; its state lives in the closure.
 type Worker func(ctx context.Context) Result
@@ -201,6 +206,15 @@ type QueryLoad struct {
 	// pgbench's transaction log writes each transaction's schedule lag,
 	// and a line for each skipped one.
 	Scheduled func(worker int, intended time.Time, skipped bool)
+	// RateShares, when set (one entry per worker), divides a rate
+	// schedule (the engine's MaxRate) between the workers unevenly:
+	// worker w's own schedule runs at MaxRate x RateShares[w] /
+	// sum(RateShares) instead of MaxRate/workers, so that workers of
+	// different roles keep rates of their own (lambda's ingest, hot path,
+	// serving queries and batch recomputes), each one's lateness in its
+	// operation's schedule lag. A share must be positive. It applies to
+	// per-worker schedules only: ScheduleGroups and QueueRate refuse it.
+	RateShares []float64
 	// Header holds lines that say how the workload runs (its isolation
 	// level, say), printed under the run's first line.
 	Header []string
@@ -377,6 +391,16 @@ type DropFirster interface {
 	DropsFirst() bool
 }
 
+// RunTablesDropper is a Generator whose init --drop drops, with its own
+// tables, the tables its runs made (Hooks.RunTables): churn's, which its
+// own table (the bookkeeping of their rows) accounts for, and which a new
+// bookkeeping would not.
+type RunTablesDropper interface {
+	Generator
+	// DropsRunTables reports whether init --drop drops them.
+	DropsRunTables() bool
+}
+
 // ClientPartitioner is a Generator that can run as one of several
 // clients of one benchmark (run.Spec.Part) without the clients' writes
 // colliding: YCSB gives each client its own range of keys to insert, as
@@ -405,6 +429,12 @@ type RunDefaulter interface {
 type RunDefaults struct {
 	// MaxOps is the default --max-ops; 0 leaves it unset.
 	MaxOps int64
+	// MaxRate is the workload's own rate schedule, in operations per
+	// second (lambda's, from its --ingest-rate and the rates of its
+	// paths, divided between its workers by QueryLoad.RateShares): the
+	// run's --max-rate, which the user may not give apart (run refuses a
+	// different one, and sysbench's --rate); 0 for none.
+	MaxRate float64
 	// Latency is the default --latency (intended, service or both); ""
 	// leaves it unset.
 	Latency string
@@ -415,6 +445,10 @@ type RunDefaults struct {
 	// Warnings are messages about the configuration (ignored properties)
 	// for commands that do not call Ops, which reports them itself.
 	Warnings []string
+	// WorkersFromConns says each worker is one connection's loop
+	// (churn's): --conns given without --concurrency sets the workers
+	// too, one per connection.
+	WorkersFromConns bool
 }
 
 // Figurer is a Generator with figures of its own computed from a run's
@@ -679,15 +713,46 @@ const (
 	AuditSkip = "SKIP"
 )
 
-// Audit is the outcome of one audit.
+// Audit is the outcome of one audit, or of one consistency check (see
+// CheckRecorder).
 type Audit struct {
-	// Name says what is audited, such as "New-Order rollbacks (0.9-1.1%)".
+	// Name says what is audited, such as "New-Order rollbacks".
 	Name string
+	// Required is what the audit requires, such as "0.9-1.1%"; "" when
+	// the name says it all.
+	Required string
+	// Clause is the specification's clause, such as "2.4.1.4"; "" for
+	// none.
+	Clause string
 	// Result is AuditPass, AuditFail or AuditSkip.
 	Result string
 	// Detail gives the figures behind the result, such as
 	// "1.02% of 12,345 New-Orders".
 	Detail string
+}
+
+// Label is the audit as its line names it: the name, what is required
+// and the clause, "New-Order rollbacks 0.9-1.1% (2.4.1.4)".
+func (a Audit) Label() string {
+	s := a.Name
+	if a.Required != "" {
+		s += " " + a.Required
+	}
+	if a.Clause != "" {
+		s += " (" + a.Clause + ")"
+	}
+	return s
+}
+
+// CheckRecorder is a Reporter that also keeps each consistency check's
+// outcome, as an Audit (Name the condition, Clause its clause, Required
+// and Detail the offending rows allowed and found): the runner saves them
+// with the run's summary. A workload's checks print their lines through
+// Printf either way, and record through Check when the Reporter is one.
+type CheckRecorder interface {
+	Reporter
+	// Check records one check's outcome.
+	Check(a Audit)
 }
 
 // ScriptLoader is a Generator whose load is a file of the user's that
