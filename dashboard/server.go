@@ -529,9 +529,10 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request, run *runlog.R
 // complete interval: no window of it can be computed (report's error says
 // where the log stops).
 func unreadable(run *runlog.Run) bool {
-	ivs, err := run.Intervals()
+	some := false // a complete interval: the read stops at the first
+	err := run.Scan(func(*runlog.ScanInterval) error { some = true; return runlog.ErrStopScan })
 	var trunc *runlog.TruncatedError
-	return len(ivs) == 0 && errors.As(err, &trunc)
+	return !some && errors.As(err, &trunc)
 }
 
 // report recomputes run's figures over window as `stampede report` does.
