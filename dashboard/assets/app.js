@@ -376,7 +376,8 @@ function drawWorkloadSeries(charts, ws, workload) {
   window.stampedeWorkloadCharts = {};
   ws.forEach((w, i) => {
     const [unit, div] = workloadUnits[w.unit] || [w.unit, 1];
-    const u = makeChart(charts, `${workload}: ${w.name.replace(/_/g, ' ')} (${unit}, from the run's records)`, [w.at_s, w.values.map(v => v / div)],
+    const title = w.name.replace(/_per_s$/, '/s').replace(/_bytes$/, '').replace(/_/g, ' ');
+    const u = makeChart(charts, `${workload}: ${title} (${unit}, from the run's records)`, [w.at_s, w.values.map(v => v / div)],
       [{ label: w.name, stroke: palette[i % palette.length], width: 1.5, points: { show: true }, value: (u, v) => v === null || v === undefined ? '' : div === 1 && unit === 'tables' ? String(v) : v.toFixed(div === 1 ? 1 : 3) }],
       { yLabel: unit });
     u.root.parentElement.dataset.series = w.name;
