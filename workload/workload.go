@@ -682,6 +682,29 @@ type RunRecorder interface {
 	RunRecords() []Record
 }
 
+// SeriesRecorder is a RunRecorder some of whose records are series over
+// the run (churn's database size every 5 s), which `stampede report
+// --format json`, its --chart page and the dashboard show beside the
+// telemetry.
+type SeriesRecorder interface {
+	RunRecorder
+	// RecordSeries describes the records that make series, in the order
+	// they are shown.
+	RecordSeries() []SeriesSpec
+}
+
+// SeriesSpec is one series made of a RunRecorder's records.
+type SeriesSpec struct {
+	// Record is the records' name (Record.Name).
+	Record string
+	// Name is the series' name and Unit its unit ("bytes", "rows/s").
+	Name, Unit string
+	// Rate, when true, says the record is a running total (rows inserted
+	// so far): the series is its increase per second between each reading
+	// and the one before, at the later one's time.
+	Rate bool
+}
+
 // ClientRun is what a merge knows of one client's run: its id, the flags
 // run.json recorded and its records (RunRecorder).
 type ClientRun struct {
