@@ -33,6 +33,8 @@ type runSpec struct {
 	rampEnd   time.Duration // after start; 0: no ramp
 	killed    bool          // Close instead of Finish
 	workload  string        // "ycsb" when empty
+	// extra returns interval i's extras; nil: reconnects = i.
+	extra func(i int) map[string]float64
 }
 
 // synthetic returns n intervals of read and update values that differ by
@@ -94,7 +96,11 @@ func writeRun(t testing.TB, root string, spec runSpec) *runlog.Run {
 			ss = append(ss, runlog.IntervalSeries{Name: name, Hist: h, Count: h.TotalCount(), Errors: iv.errors[name]})
 		}
 		start := spec.start.Add(time.Duration(i) * time.Second)
-		if err := w.WriteInterval(start, start.Add(time.Second), ss, map[string]float64{"reconnects": float64(i)}); err != nil {
+		extra := map[string]float64{"reconnects": float64(i)}
+		if spec.extra != nil {
+			extra = spec.extra(i)
+		}
+		if err := w.WriteInterval(start, start.Add(time.Second), ss, extra); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -91,6 +91,15 @@ func scanRun(run *runlog.Run, w Window, accs accSet) runPart {
 	var p runPart
 	id := run.Info.ID
 	warn := func(err error) { p.warnings = append(p.warnings, err) }
+	if defaultWindow(w) && run.Info.Status == runlog.StatusCompleted {
+		saved, err := loadTotals(run, accs)
+		if err == nil {
+			return saved
+		}
+		if !errors.Is(err, errNoTotals) {
+			warn(fmt.Errorf("run %s: %w (ignored: the run's intervals were read instead)", id, err))
+		}
+	}
 	p.locs = Localities(run)
 	from, to, err := bounds(run, w, warn)
 	if err != nil {

@@ -768,6 +768,9 @@ func (r *Run) finish() (*Result, error) {
 		errMsg = strings.TrimPrefix(errMsg+"; ", "; ") + runlog.IncompletePrefix + writeFailure(r.writeErr)
 	}
 	finishErr := r.rw.Finish(end, status, errMsg, sum)
+	if finishErr == nil && r.writeErr == nil && status == runlog.StatusCompleted {
+		r.saveTotals()
+	}
 	saveErr := r.saved(finishErr)
 	shipped := r.ship != nil && r.ship.finish()
 	if saveErr == nil && r.tempRoot && shipped {
@@ -815,6 +818,20 @@ func (r *Run) finish() (*Result, error) {
 		runErr = saveErr
 	}
 	return result, runErr
+}
+
+// saveTotals writes the finished run's totals.json (results.SaveTotals),
+// before the last copy into the store, so that reports of the run need
+// not decode its every interval. Failing to write it only warns: reports
+// then read the intervals, as of runs made before the file existed.
+func (r *Run) saveTotals() {
+	run, err := runlog.Open(r.rw.Dir())
+	if err == nil {
+		err = results.SaveTotals(run)
+	}
+	if err != nil {
+		r.warnf("cannot save %s: %s (reports of the run read its intervals instead)", runlog.TotalsFile, oneLine(err.Error()))
+	}
 }
 
 // saved says what became of the run's results, nil when they were all

@@ -33,6 +33,12 @@ const (
 	// disks, network, watched processes, cgroup counters), written only by
 	// runs with telemetry on.
 	TelemetryFile = "telemetry.ndjson"
+	// TotalsFile holds a completed run's figures over its default window
+	// (after the ramp-up, to the end), each series' histogram merged, so
+	// that reports need not decode every interval; written after
+	// run.json's final status (see results.SaveTotals). Older runs and
+	// killed ones have none.
+	TotalsFile = "totals.json"
 )
 
 // Values of RunInfo.Status. They are constants and thus safe for concurrent
