@@ -22,6 +22,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/stampede-bench/stampede/results"
 	"github.com/stampede-bench/stampede/runlog"
 	"github.com/stampede-bench/stampede/stats"
 )
@@ -35,6 +36,7 @@ func main() {
 	rate := flag.Float64("rate", 50, "operations per second of each type in each client")
 	job := flag.String("job", "bench", "the job tag")
 	distinct := flag.Int("distinct", 10, "clients written by the run-log writer; the others are copies of them")
+	totals := flag.Bool("totals", true, "save each run's totals.json as a run's end does (false: runs as older versions wrote them)")
 	parallel := flag.Int("parallel", 32, "runs written at once (each interval is fsynced: on a slow disk, writing many at once overlaps the waits)")
 	flag.Parse()
 	if *root == "" || *clients < 1 || *ops < 1 || *interval <= 0 || *duration < *interval || *rate < 0 {
@@ -54,7 +56,7 @@ func main() {
 		go func() {
 			defer wg.Done()
 			for c := range next {
-				if err := write(*root, *job, c, *clients, names, start, *duration, *interval, *rate); err != nil {
+				if err := write(*root, *job, c, *clients, names, start, *duration, *interval, *rate, *totals); err != nil {
 					errs <- err
 				}
 			}
@@ -119,7 +121,7 @@ func copyRun(root string, from, c, clients int) error {
 }
 
 // write writes client c's run.
-func write(root, job string, c, clients int, names []string, start time.Time, duration, interval time.Duration, rate float64) error {
+func write(root, job string, c, clients int, names []string, start time.Time, duration, interval time.Duration, rate float64, totals bool) error {
 	s := start.Add(time.Duration(c) * time.Millisecond) // clients start together, within a few ms
 	info := runlog.RunInfo{FormatVersion: runlog.FormatVersion, ID: runID(c), Workload: "bench",
 		Series: names, Start: s, Host: runlog.HostFacts(), StampedeVersion: "bench",
@@ -151,5 +153,12 @@ func write(root, job string, c, clients int, names []string, start time.Time, du
 			return err
 		}
 	}
-	return w.Finish(s.Add(time.Duration(n)*interval), runlog.StatusCompleted, "", nil)
+	if err := w.Finish(s.Add(time.Duration(n)*interval), runlog.StatusCompleted, "", nil); err != nil || !totals {
+		return err
+	}
+	run, err := runlog.Open(w.Dir())
+	if err != nil {
+		return err
+	}
+	return results.SaveTotals(run)
 }
