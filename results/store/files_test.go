@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 
@@ -154,6 +155,39 @@ func TestShipFetch(t *testing.T) {
 	sameFiles(t, dir, fetched)
 	if _, err := s.Fetch(ctx, "20261123-000000-ycsb-none", t.TempDir()); !errors.Is(err, runlog.ErrRunNotFound) {
 		t.Errorf("Fetch of no run: %v", err)
+	}
+
+	// The run as older versions wrote it (no totals.json) was shipped and
+	// fetched above; its totals saved later are shipped, fetched, and read
+	// from the fetched copy with the figures of the stream.
+	rl, err := runlog.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	streamed, _, err := results.Recompute([]*runlog.Run{rl}, results.Window{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := results.SaveTotals(rl); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := s.Ship(ctx, dir); err != nil || res.Bytes == 0 {
+		t.Fatalf("ship of the totals: %+v %v", res, err)
+	}
+	fetched, err = s.Fetch(ctx, id, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameFiles(t, dir, fetched)
+	if _, err := os.Stat(filepath.Join(fetched, runlog.TotalsFile)); err != nil {
+		t.Fatalf("fetched copy without %s: %v", runlog.TotalsFile, err)
+	}
+	fr, err := runlog.Open(fetched)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, warns, err := results.Recompute([]*runlog.Run{fr}, results.Window{}); err != nil || len(warns) != 0 || !reflect.DeepEqual(v, streamed) {
+		t.Errorf("figures from the fetched totals: %v %v, differ from the stream's: %+v %+v", err, warns, v, streamed)
 	}
 
 	// Another copy: an interval line changed (same length).
