@@ -33,6 +33,8 @@ type runSpec struct {
 	rampEnd   time.Duration // after start; 0: no ramp
 	killed    bool          // Close instead of Finish
 	workload  string        // "ycsb" when empty
+	// lastLen is the last interval's length; 0: one second as the others.
+	lastLen time.Duration
 	// extra returns interval i's extras; nil: reconnects = i.
 	extra func(i int) map[string]float64
 }
@@ -100,7 +102,11 @@ func writeRun(t testing.TB, root string, spec runSpec) *runlog.Run {
 		if spec.extra != nil {
 			extra = spec.extra(i)
 		}
-		if err := w.WriteInterval(start, start.Add(time.Second), ss, extra); err != nil {
+		length := time.Second
+		if i == len(spec.intervals)-1 && spec.lastLen > 0 {
+			length = spec.lastLen
+		}
+		if err := w.WriteInterval(start, start.Add(length), ss, extra); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -110,6 +116,9 @@ func writeRun(t testing.TB, root string, spec runSpec) *runlog.Run {
 		}
 	} else {
 		end := spec.start.Add(time.Duration(len(spec.intervals)) * time.Second)
+		if spec.lastLen > 0 {
+			end = end.Add(spec.lastLen - time.Second)
+		}
 		if err := w.Finish(end, runlog.StatusCompleted, "", nil); err != nil {
 			t.Fatal(err)
 		}

@@ -292,6 +292,33 @@ func TimeSeriesBy(run *runlog.Run, by string) (Series, error) {
 // series renamed alike are merged, and those it refuses (false) are left
 // out.
 func timeSeries(run *runlog.Run, rename func(string) (string, bool)) (Series, error) {
+	if rename == nil && run.Info.Status == runlog.StatusCompleted {
+		s, err := loadSeries(run)
+		if err == nil {
+			// The telemetry as streamSeries reads it.
+			tel, err := readTelemetry(run, run.Info.Start)
+			var trunc *runlog.TruncatedError
+			if errors.As(err, &trunc) {
+				err = trunc
+			}
+			if err != nil {
+				s.Warnings = append(s.Warnings, fmt.Sprintf("run %s: %v", run.Info.ID, err))
+			}
+			s.Telemetry = tel
+			return s, nil
+		}
+		s, serr := streamSeries(run, rename)
+		if !errors.Is(err, errNoSeries) {
+			s.Warnings = append([]string{fmt.Sprintf("run %s: %v (ignored: the run's intervals were read instead)", run.Info.ID, err)}, s.Warnings...)
+		}
+		return s, serr
+	}
+	return streamSeries(run, rename)
+}
+
+// streamSeries is timeSeries from the run's intervals log, each interval
+// decoded.
+func streamSeries(run *runlog.Run, rename func(string) (string, bool)) (Series, error) {
 	start := run.Info.Start
 	s := Series{ID: run.Info.ID, Workload: run.Info.Workload, Start: start, Tags: run.Info.Tags}
 	warn := func(err error) { s.Warnings = append(s.Warnings, fmt.Sprintf("run %s: %v", run.Info.ID, err)) }

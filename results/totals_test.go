@@ -172,3 +172,128 @@ func blank(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 }
+
+// TestSavedSeriesEqualStream: for completed runs, TimeSeries from the
+// saved series.ndjson equals the streamed one exactly (a ramp-up, errors,
+// endpoints' parts, a short last interval merged into the one before),
+// and the file is what is read (the intervals blanked, the same series);
+// by locality, and for a killed run, the intervals are streamed; a
+// damaged file, or one of another run, is ignored with one warning and
+// the streamed series.
+func TestSavedSeriesEqualStream(t *testing.T) {
+	withParts := func(n int) []interval {
+		ivs := synthetic(n)
+		for _, iv := range ivs {
+			iv.series["read@a:5432"] = iv.series["read"][:100]
+			iv.series["read@b:5432"] = iv.series["read"][100:]
+		}
+		return ivs
+	}
+	for _, tc := range []struct {
+		name string
+		spec runSpec
+	}{
+		{"ramp and errors", runSpec{id: "ramp", intervals: synthetic(7), rampEnd: 1500 * time.Millisecond}},
+		{"endpoints and a short last interval", runSpec{id: "parts", intervals: withParts(6), lastLen: 30 * time.Millisecond,
+			series: []string{"read", "update", "read@a:5432", "read@b:5432"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run := writeRun(t, t.TempDir(), tc.spec)
+			stream, err := results.TimeSeries(run)
+			if err != nil {
+				t.Fatal(err)
+			}
+			byLoc, err := results.TimeSeriesBy(run, "locality")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := results.SaveSeries(run); err != nil {
+				t.Fatal(err)
+			}
+			saved, err := results.TimeSeries(run)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(saved, stream) {
+				t.Fatalf("saved series differ from the stream's:\n%+v\n%+v", saved, stream)
+			}
+			if got, _ := results.TimeSeriesBy(run, "locality"); !reflect.DeepEqual(got, byLoc) {
+				t.Error("series by locality differ")
+			}
+			if len(stream.Ops) == 0 || (tc.spec.lastLen > 0 && len(stream.Ops[0].Points) != len(tc.spec.intervals)-1) {
+				t.Fatalf("the case does not hold what it tests: %d ops", len(stream.Ops))
+			}
+			blank(t, filepath.Join(run.Dir, runlog.HlogFile))
+			if got, err := results.TimeSeries(run); err != nil || !reflect.DeepEqual(got, stream) {
+				t.Errorf("intervals blanked: %v, series differ", err)
+			}
+		})
+	}
+
+	root := t.TempDir()
+	killed := writeRun(t, root, runSpec{id: "killed", intervals: synthetic(4), killed: true})
+	if err := results.SaveSeries(killed); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(killed.Dir, runlog.SeriesFile)); err == nil {
+		t.Error("a killed run got series")
+	}
+	other := writeRun(t, root, runSpec{id: "other", intervals: synthetic(6)})
+	if err := results.SaveSeries(other); err != nil {
+		t.Fatal(err)
+	}
+	foreign, err := os.ReadFile(filepath.Join(other.Dir, runlog.SeriesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []struct {
+		name string
+		edit func(lines []string) []string
+	}{
+		{"another run's", func([]string) []string { return strings.Split(strings.TrimSuffix(string(foreign), "\n"), "\n") }},
+		{"truncated", func(l []string) []string { return l[:len(l)-1] }},
+		{"a line too many", func(l []string) []string { return append(l, l[len(l)-1]) }},
+		{"not JSON", func(l []string) []string { l[2] = "{"; return l }},
+		{"other version", func(l []string) []string { l[0] = strings.Replace(l[0], `"version":1`, `"version":7`, 1); return l }},
+		{"other ramp", func(l []string) []string {
+			l[0] = strings.Replace(l[0], `"ramp_end_s":1`, `"ramp_end_s":2`, 1)
+			return l
+		}},
+		{"a point missing", func(l []string) []string {
+			l[1] = strings.Replace(l[1], `"points":[{`, `"points":[{"from_s":0,"to_s":1},{`, 1)
+			return l
+		}},
+		{"spans out of order", func(l []string) []string { l[1], l[2] = l[2], l[1]; return l }},
+	} {
+		t.Run(bad.name, func(t *testing.T) {
+			run := writeRun(t, t.TempDir(), runSpec{id: "bad", intervals: synthetic(5), rampEnd: time.Second})
+			stream, err := results.TimeSeries(run)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := results.SaveSeries(run); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(run.Dir, runlog.SeriesFile)
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := bad.edit(strings.Split(strings.TrimSuffix(string(data), "\n"), "\n"))
+			if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got, err := results.TimeSeries(run)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got.Warnings) != 1 || !strings.Contains(got.Warnings[0], runlog.SeriesFile) || !strings.Contains(got.Warnings[0], "intervals were read instead") {
+				t.Fatalf("warnings %q, want one about %s", got.Warnings, runlog.SeriesFile)
+			}
+			got.Warnings = nil
+			if !reflect.DeepEqual(got, stream) {
+				t.Errorf("series differ from the stream's")
+			}
+		})
+	}
+}

@@ -769,7 +769,7 @@ func (r *Run) finish() (*Result, error) {
 	}
 	finishErr := r.rw.Finish(end, status, errMsg, sum)
 	if finishErr == nil && r.writeErr == nil && status == runlog.StatusCompleted {
-		r.saveTotals()
+		r.saveViews()
 	}
 	saveErr := r.saved(finishErr)
 	shipped := r.ship != nil && r.ship.finish()
@@ -820,17 +820,18 @@ func (r *Run) finish() (*Result, error) {
 	return result, runErr
 }
 
-// saveTotals writes the finished run's totals.json (results.SaveTotals),
-// before the last copy into the store, so that reports of the run need
-// not decode its every interval. Failing to write it only warns: reports
-// then read the intervals, as of runs made before the file existed.
-func (r *Run) saveTotals() {
+// saveViews writes the finished run's totals.json and series.ndjson
+// (results.SaveTotals, SaveSeries), before the last copy into the store,
+// so that reports and charts of the run need not decode its every
+// interval. Failing to write them only warns: reports then read the
+// intervals, as of runs made before the files existed.
+func (r *Run) saveViews() {
 	run, err := runlog.Open(r.rw.Dir())
 	if err == nil {
-		err = results.SaveTotals(run)
+		err = errors.Join(results.SaveTotals(run), results.SaveSeries(run))
 	}
 	if err != nil {
-		r.warnf("cannot save %s: %s (reports of the run read its intervals instead)", runlog.TotalsFile, oneLine(err.Error()))
+		r.warnf("cannot save %s and %s: %s (reports and charts of the run read its intervals instead)", runlog.TotalsFile, runlog.SeriesFile, oneLine(err.Error()))
 	}
 }
 

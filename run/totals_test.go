@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 
@@ -17,9 +18,9 @@ import (
 )
 
 // TestRunSavesTotals: a completed run (with a ramp-up) leaves totals.json
-// in its directory, and report's figures from it equal those streamed
-// from its intervals with the file removed; an interrupted run leaves
-// none.
+// and series.ndjson in its directory, and report's figures and the
+// charts' series from them equal those streamed from its intervals with
+// the files removed; an interrupted run leaves neither.
 func TestRunSavesTotals(t *testing.T) {
 	meta, _ := workload.Get("ycsb")
 	for _, tc := range []struct {
@@ -49,8 +50,10 @@ func TestRunSavesTotals(t *testing.T) {
 			if err != nil && !tc.interrupt {
 				t.Fatal(err)
 			}
-			path := filepath.Join(res.Info.Dir, runlog.TotalsFile)
-			_, statErr := os.Stat(path)
+			_, statErr := os.Stat(filepath.Join(res.Info.Dir, runlog.TotalsFile))
+			if _, err := os.Stat(filepath.Join(res.Info.Dir, runlog.SeriesFile)); (err == nil) != (statErr == nil) {
+				t.Errorf("%s and %s: one saved without the other (%v, %v)", runlog.TotalsFile, runlog.SeriesFile, statErr, err)
+			}
 			if tc.interrupt {
 				if statErr == nil {
 					t.Error("an interrupted run saved totals")
@@ -75,12 +78,28 @@ func TestRunSavesTotals(t *testing.T) {
 				}
 				return b
 			}
-			saved := view()
-			if err := os.Remove(path); err != nil {
-				t.Fatal(err)
+			series := func() results.Series {
+				rl, err := runlog.Open(res.Info.Dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				s, err := results.TimeSeries(rl)
+				if err != nil || len(s.Warnings) != 0 || len(s.Ops) == 0 {
+					t.Fatalf("TimeSeries: %v %v, %d ops", err, s.Warnings, len(s.Ops))
+				}
+				return s
+			}
+			saved, savedSeries := view(), series()
+			for _, name := range []string{runlog.TotalsFile, runlog.SeriesFile} {
+				if err := os.Remove(filepath.Join(res.Info.Dir, name)); err != nil {
+					t.Fatal(err)
+				}
 			}
 			if streamed := view(); string(saved) != string(streamed) {
 				t.Errorf("figures from totals.json differ from the stream:\n%s\n%s", saved, streamed)
+			}
+			if streamed := series(); !reflect.DeepEqual(savedSeries, streamed) {
+				t.Errorf("series from series.ndjson differ from the stream:\n%+v\n%+v", savedSeries, streamed)
 			}
 		})
 	}

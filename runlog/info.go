@@ -39,6 +39,10 @@ const (
 	// run.json's final status (see results.SaveTotals). Older runs and
 	// killed ones have none.
 	TotalsFile = "totals.json"
+	// SeriesFile holds a completed run's time series for charts (per
+	// interval and operation: count, errors, rate, p50/p95/p99/max; see
+	// results.SaveSeries), written beside TotalsFile.
+	SeriesFile = "series.ndjson"
 )
 
 // Values of RunInfo.Status. They are constants and thus safe for concurrent

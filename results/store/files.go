@@ -23,7 +23,7 @@ import (
 // summary.json) as one row that replaces the one before.
 var (
 	appendedFiles = []string{runlog.HlogFile, runlog.IntervalsFile, runlog.EventsFile, runlog.TelemetryFile}
-	replacedFiles = []string{runlog.SummaryFile, runlog.TotalsFile, runlog.RunFile} // run.json last: its final status says the rest is in
+	replacedFiles = []string{runlog.SummaryFile, runlog.TotalsFile, runlog.SeriesFile, runlog.RunFile} // run.json last: its final status says the rest is in
 )
 
 // filesSchema holds the run directories' files themselves (see Ship):
