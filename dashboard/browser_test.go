@@ -3,6 +3,7 @@ package dashboard_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/stampede-bench/stampede/report"
+	"github.com/stampede-bench/stampede/results"
 	"github.com/stampede-bench/stampede/results/store"
 	"github.com/stampede-bench/stampede/runlog"
 	"github.com/stampede-bench/stampede/stats"
@@ -212,6 +214,14 @@ func writeLongRun(t *testing.T, root, id string, seconds, ops int) {
 		}
 	}
 	if err := w.Finish(start.Add(time.Duration(seconds)*time.Second), runlog.StatusCompleted, "", nil); err != nil {
+		t.Fatal(err)
+	}
+	// Its batch views, as a run's end saves them.
+	run, err := runlog.Open(w.Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := errors.Join(results.SaveTotals(run), results.SaveSeries(run)); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -31,9 +31,33 @@ type seriesHeader struct {
 }
 
 // seriesLine is one line after the header: each series' point over one
-// interval (short ones merged, see Series).
+// interval (short ones merged, see Series), in columns: the span, then
+// one element per series of each figure of OpPoint.
 type seriesLine struct {
-	Points []OpPoint `json:"points"`
+	From   float64   `json:"from_s"`
+	To     float64   `json:"to_s"`
+	Count  []int64   `json:"count"`
+	Errors []int64   `json:"errors"`
+	Rate   []float64 `json:"ops_per_sec"`
+	P50    []float64 `json:"p50_ms"`
+	P95    []float64 `json:"p95_ms"`
+	P99    []float64 `json:"p99_ms"`
+	Max    []float64 `json:"max_ms"`
+}
+
+// points returns l's points, or false if its columns are not all n long.
+func (l *seriesLine) points(n int) ([]OpPoint, bool) {
+	for _, c := range []int{len(l.Count), len(l.Errors), len(l.Rate), len(l.P50), len(l.P95), len(l.P99), len(l.Max)} {
+		if c != n {
+			return nil, false
+		}
+	}
+	out := make([]OpPoint, n)
+	for i := range out {
+		out[i] = OpPoint{Span: Span{From: l.From, To: l.To}, Count: l.Count[i], Errors: l.Errors[i], Rate: l.Rate[i],
+			P50: l.P50[i], P95: l.P95[i], P99: l.P99[i], Max: l.Max[i]}
+	}
+	return out, true
 }
 
 // SaveSeries writes series.ndjson into the directory of run, a completed
@@ -73,10 +97,18 @@ func SaveSeries(run *runlog.Run) error {
 	if err := enc.Encode(h); err != nil {
 		return err
 	}
-	line := seriesLine{Points: make([]OpPoint, len(all))}
+	n := len(all)
+	line := seriesLine{Count: make([]int64, n), Errors: make([]int64, n), Rate: make([]float64, n),
+		P50: make([]float64, n), P95: make([]float64, n), P99: make([]float64, n), Max: make([]float64, n)}
 	for k := range h.Points {
 		for i, op := range all {
-			line.Points[i] = op.Points[k]
+			p := op.Points[k]
+			if p.Span != all[0].Points[k].Span {
+				return fmt.Errorf("run %s: series %s's point %d spans %v, not %v", run.Info.ID, op.Name, k, p.Span, all[0].Points[k].Span)
+			}
+			line.From, line.To = p.From, p.To
+			line.Count[i], line.Errors[i], line.Rate[i] = p.Count, p.Errors, p.Rate
+			line.P50[i], line.P95[i], line.P99[i], line.Max[i] = p.P50, p.P95, p.P99, p.Max
 		}
 		if err := enc.Encode(line); err != nil {
 			return fmt.Errorf("run %s: encode %s: %w", run.Info.ID, runlog.SeriesFile, err)
@@ -152,16 +184,20 @@ func loadSeries(run *runlog.Run) (Series, error) {
 		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
 			return bad("line %d: %v", k+2, err)
 		}
-		if len(line.Points) != n {
-			return bad("line %d: %d points, not %d", k+2, len(line.Points), n)
+		pts, ok := line.points(n)
+		if !ok {
+			return bad("line %d: not %d points", k+2, n)
 		}
-		for i, p := range line.Points {
-			if p.To <= p.From || p.From < prev || p.Count < 0 || p.Errors < 0 || p.Span != line.Points[0].Span {
-				return bad("line %d: point %d out of shape", k+2, i)
+		if line.To <= line.From || line.From < prev {
+			return bad("line %d: span %g-%gs out of order", k+2, line.From, line.To)
+		}
+		for i, p := range pts {
+			if p.Count < 0 || p.Errors < 0 {
+				return bad("line %d: point %d negative", k+2, i)
 			}
 			all[i].Points = append(all[i].Points, p)
 		}
-		prev = line.Points[0].To
+		prev = line.To
 	}
 	if sc.Scan() || sc.Err() != nil {
 		return bad("more than %d points", h.Points)

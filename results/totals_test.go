@@ -260,7 +260,7 @@ func TestSavedSeriesEqualStream(t *testing.T) {
 			return l
 		}},
 		{"a point missing", func(l []string) []string {
-			l[1] = strings.Replace(l[1], `"points":[{`, `"points":[{"from_s":0,"to_s":1},{`, 1)
+			l[1] = strings.Replace(l[1], `"count":[`, `"count":[0,`, 1)
 			return l
 		}},
 		{"spans out of order", func(l []string) []string { l[1], l[2] = l[2], l[1]; return l }},

@@ -13,6 +13,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -36,7 +37,7 @@ func main() {
 	rate := flag.Float64("rate", 50, "operations per second of each type in each client")
 	job := flag.String("job", "bench", "the job tag")
 	distinct := flag.Int("distinct", 10, "clients written by the run-log writer; the others are copies of them")
-	totals := flag.Bool("totals", true, "save each run's totals.json as a run's end does (false: runs as older versions wrote them)")
+	totals := flag.Bool("totals", true, "save each run's totals.json and series.ndjson as a run's end does (false: runs as older versions wrote them)")
 	parallel := flag.Int("parallel", 32, "runs written at once (each interval is fsynced: on a slow disk, writing many at once overlaps the waits)")
 	flag.Parse()
 	if *root == "" || *clients < 1 || *ops < 1 || *interval <= 0 || *duration < *interval || *rate < 0 {
@@ -160,5 +161,5 @@ func write(root, job string, c, clients int, names []string, start time.Time, du
 	if err != nil {
 		return err
 	}
-	return results.SaveTotals(run)
+	return errors.Join(results.SaveTotals(run), results.SaveSeries(run))
 }
