@@ -232,6 +232,9 @@ func prepare(spec *Spec) error {
 			} else if rd.WorkersFromConns {
 				spec.Concurrency = spec.Conn.Conns // a loop per connection
 			}
+		} else if rd.WorkersFromConns && spec.Conn.Conns > 0 && spec.Concurrency > 0 && spec.Conn.Conns != spec.Concurrency {
+			return inputf("--conns %d and --concurrency %d: workload %s runs one loop per connection, so the two are the same: give one of them, or both equal",
+				spec.Conn.Conns, spec.Concurrency, spec.Workload.Meta().Name)
 		}
 	}
 	if err := applyPart(spec); err != nil {
