@@ -681,6 +681,9 @@ func (r *Run) finish() (*Result, error) {
 	if r.cfg.SkipLate > 0 {
 		extra = append(extra, SkippedLine(res.Skipped, sum.Total.Count+sum.Total.Errors, r.cfg.SkipLate.String()))
 	}
+	if line, ok := endLine(res); ok {
+		extra = append(extra, line)
+	}
 	if f, ok := gen.(workload.Figurer); ok && src.fleet == nil {
 		counts, errs := map[string]int64{}, map[string]int64{}
 		for _, op := range sum.Ops {
@@ -736,6 +739,10 @@ func (r *Run) finish() (*Result, error) {
 		sum.Tenants, sum.Fleet = src.fleet.summary(&sum)
 	}
 	sum.Skipped = res.Skipped
+	sum.Unfinished = res.Unfinished
+	if !res.Stop.IsZero() && res.End.After(res.Stop) {
+		sum.EndWaitSec = res.End.Sub(res.Stop).Seconds()
+	}
 	sum.Audits = result.Audits
 	result.Summary = sum
 	for _, o := range s.Observers {
