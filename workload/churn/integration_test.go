@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -543,6 +544,17 @@ func TestChurnClients(t *testing.T) {
 	var errb bytes.Buffer
 	if code := cliMain([]string{"report", "--tag", "job=cc", "--results-dir", dir}, &rep, &errb); code != 0 || !strings.Contains(rep.String(), "insert") {
 		t.Errorf("report --tag job=cc: exit %d: %s%s", code, rep.String(), errb.String())
+	}
+	// The merged figures: the rows both clients inserted, as the server's
+	// bookkeeping sums them, and the tables alive on the server.
+	m := regexp.MustCompile(`rows_inserted: (\d+) rows`).FindStringSubmatch(rep.String())
+	if m == nil {
+		t.Errorf("report --tag job=cc gives no rows_inserted:\n%s", rep.String())
+	} else if want := one(t, db, "SELECT sum(rows) FROM churn_tables"); m[1] != fmt.Sprint(want) || want == 0 {
+		t.Errorf("merged rows_inserted %s, churn_tables sums %d", m[1], want)
+	}
+	if m := regexp.MustCompile(`tables_alive: (\d+) of churn's tables`).FindStringSubmatch(rep.String()); m == nil || m[1] != fmt.Sprint(markedTables(t, db)) {
+		t.Errorf("merged tables_alive %v, the server holds %d:\n%s", m, markedTables(t, db), rep.String())
 	}
 	if code, stderr := cliRun(t, "cleanup", "churn", u.String()); code != 0 || markedTables(t, db) != 0 {
 		t.Errorf("cleanup: exit %d: %s; %d tables left", code, stderr, markedTables(t, db))
