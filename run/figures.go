@@ -17,6 +17,12 @@ import (
 // TPC-C's NOPM): Op is its name, Value its value, Message its text.
 const FigureEvent = "figure"
 
+// EndEvent is the kind of the run-log event that keeps the final block's
+// end line (how long the run's end waited for operations in flight, how
+// many it abandoned): Value is the operations abandoned, Message the
+// line's text.
+const EndEvent = "end"
+
 // ClientCPUEvent is the kind of the run-log event that keeps the CPU the
 // client used over the run, in cores (Summary.ClientCPU), from which
 // `stampede report` says what limited the run (telemetry.Bottleneck).

@@ -683,6 +683,7 @@ func (r *Run) finish() (*Result, error) {
 	}
 	if line, ok := endLine(res); ok {
 		extra = append(extra, line)
+		r.rw.Event(runlog.Event{Kind: EndEvent, Op: line.Name, Message: line.Text, Value: line.Value}) // for report's final block
 	}
 	if f, ok := gen.(workload.Figurer); ok && src.fleet == nil {
 		counts, errs := map[string]int64{}, map[string]int64{}

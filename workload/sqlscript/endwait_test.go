@@ -15,7 +15,7 @@ import (
 // the operations still running when the grace ran out (two of 6.5 s:
 // abandoned; before, said nowhere but in the sysbench form under
 // --forced-shutdown), and the final block's end line says both; a run
-// whose operations end at once says nothing.
+// whose operations end at once says nothing. report says the same.
 func TestEndWaitSaid(t *testing.T) {
 	_, u, _ := freshDB(t, "endwait")
 	for _, tc := range []struct {
@@ -70,6 +70,11 @@ func TestEndWaitSaid(t *testing.T) {
 				t.Errorf("an end line for a run that did not wait: %s", end)
 			case tc.line != "" && !strings.Contains(end, tc.line):
 				t.Errorf("end line %q, want it to say %q:\n%s", end, tc.line, r.stdout)
+			}
+			// report, from the run log, says the same line.
+			rep := stampede(t, dir, "report", filepath.Base(saved[1]))
+			if rep.code != 0 || (end != "" && !strings.Contains(rep.stdout, end+"\n")) || (end == "" && strings.Contains(rep.stdout, "  end: ")) {
+				t.Errorf("report does not say the run's end line %q: exit %d\n%s%s", end, rep.code, rep.stdout, rep.stderr)
 			}
 		})
 	}
