@@ -135,6 +135,7 @@ func (f *Init) LoadFleet(ctx context.Context, op run.FleetOp, fi *FleetInit) (fl
 		return fleet.Totals{}, usagef("--clients with --tenants: a fleet's load is not split between clients; load it from one client")
 	}
 	op.ForceDrop = f.forceDrop
+	op.TenantRoles = fi.roles
 	return run.LoadFleet(ctx, op, f.concurrency, fi.extraTables, f.drop, f.seed)
 }
 

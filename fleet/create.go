@@ -39,6 +39,10 @@ type CreateOptions struct {
 	ExtraTables int
 	// Drop drops every tenant first.
 	Drop bool
+	// Roles gives each tenant a login role of its own (init
+	// --tenant-roles; see RoleTable): refused in column mode, and when a
+	// role of a tenant's name exists that this fleet did not make.
+	Roles bool
 }
 
 // Totals describes a fleet on the server.
@@ -52,6 +56,8 @@ type Totals struct {
 	Bytes int64
 	// Elapsed is the time the operation took.
 	Elapsed time.Duration
+	// Roles is what was done to the tenants' login roles.
+	Roles RoleTotals
 }
 
 // ErrTenantMismatch is returned when tenant 1 holds data loaded with other
@@ -73,6 +79,13 @@ func Create(ctx context.Context, o CreateOptions) (Totals, error) {
 	}
 	var t Totals
 	var err error
+	if o.Roles {
+		// Before anything is created: a role of a tenant's name that
+		// is not this fleet's is refused.
+		if err := e.checkRoles(ctx); err != nil {
+			return t, err
+		}
+	}
 	switch o.Spec.Mode {
 	case ModeDatabase:
 		t, err = createDatabases(ctx, e, o)
@@ -82,6 +95,9 @@ func Create(ctx context.Context, o CreateOptions) (Totals, error) {
 		t, err = createColumns(ctx, e, o)
 	default:
 		err = fmt.Errorf("unknown tenant mode %q", o.Spec.Mode)
+	}
+	if err == nil && o.Roles {
+		t.Roles, err = e.createRoles(ctx)
 	}
 	t.Elapsed = time.Since(start)
 	return t, err

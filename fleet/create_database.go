@@ -85,7 +85,7 @@ func sliceSet(names []string) map[string]bool {
 	return m
 }
 
-func keys(m map[string]bool) []string {
+func keys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)

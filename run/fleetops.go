@@ -38,6 +38,9 @@ type FleetOp struct {
 	// ForceDrop lets cleanup and init --drop drop databases, schemas and
 	// tables that are not stampede's tenants (--force-drop).
 	ForceDrop bool
+	// TenantRoles (init only) gives each tenant a login role of its own
+	// (--tenant-roles; see fleet.RoleTable).
+	TenantRoles bool
 }
 
 // target builds the fleet.Target of op.
@@ -141,7 +144,8 @@ func LoadFleet(ctx context.Context, op FleetOp, loaders, extraTables int, drop b
 		t.NewBar = func(unit string, total int64) fleet.Bar { say(); return newBar(unit, total) }
 	}
 	tot, err := fleet.Create(ctx, fleet.CreateOptions{Target: t, NewGenerator: generatorFactory(op.Workload, seed),
-		Flags: shapingFlags(op.Workload), Seed: seed, LoadConcurrency: loaders, ExtraTables: extraTables, Drop: drop})
+		Flags: shapingFlags(op.Workload), Seed: seed, LoadConcurrency: loaders, ExtraTables: extraTables, Drop: drop, Roles: op.TenantRoles})
+	var refused *fleet.RolesRefusedError
 	switch {
 	case err == nil:
 		say()
@@ -149,7 +153,7 @@ func LoadFleet(ctx context.Context, op FleetOp, loaders, extraTables int, drop b
 		return tot, fmt.Errorf("init interrupted with %d tenants created now (%d were there before): run the same command again to create the others", tot.Created, tot.Existing)
 	case errors.Is(err, workload.ErrTablesExist):
 		return tot, tablesExist(err)
-	case errors.Is(err, fleet.ErrTenantMismatch), errors.Is(err, workload.ErrForeign):
+	case errors.Is(err, fleet.ErrTenantMismatch), errors.Is(err, workload.ErrForeign), errors.As(err, &refused):
 		return tot, asInput(err)
 	}
 	return tot, err
