@@ -548,24 +548,17 @@ func (e *env) dropRoles(ctx context.Context) (dropped int, kept []string, err er
 	for i := 0; i < len(names); i += roleChunk {
 		chunks = append(chunks, names[i:min(i+roleChunk, len(names))])
 	}
-	idx := make([]int, len(chunks))
-	for i := range idx {
-		idx[i] = i
-	}
-	var n atomic.Int64
-	err = forEach(ctx, e.Concurrency, idx, func(ctx context.Context, i int) error {
-		q := quoted(d, chunks[i])
-		list := strings.Join(q, ", ")
+	// One chunk at a time: DROP OWNED BY revokes the roles' CONNECT on a
+	// schema fleet's one database, and concurrent revokes on one database
+	// collide ("tuple concurrently updated").
+	for _, c := range chunks {
+		list := strings.Join(quoted(d, c), ", ")
 		if _, err := admin.Exec(ctx, "DROP OWNED BY "+list+";\nDROP ROLE "+list); err != nil {
-			return fmt.Errorf("dropping the tenant roles %s: %w", nameList(chunks[i]), e.explain(err))
+			return dropped, kept, fmt.Errorf("dropping the tenant roles %s: %w", nameList(c), e.explain(err))
 		}
-		n.Add(int64(len(chunks[i])))
-		return nil
-	})
-	if err != nil {
-		return int(n.Load()), kept, err
+		dropped += len(c)
 	}
-	return int(n.Load()), kept, e.dropSecret(ctx)
+	return dropped, kept, e.dropSecret(ctx)
 }
 
 // dropSecret deletes the fleet's secret, and RoleTable when no fleet's is

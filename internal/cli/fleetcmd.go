@@ -45,7 +45,7 @@ func (a *app) initFleet(ctx context.Context, gen workload.Generator, spec fleet.
 	fmt.Fprintf(a.stdout, "databases: %d\nschemas:   %d\ntables:    %d\n", tot.Databases, tot.Schemas, tot.Tables)
 	fmt.Fprintf(a.stdout, "size:      %s on the server\n", run.HumanBytes(tot.Bytes))
 	if r := tot.Roles; r.Created+r.Existing > 0 {
-		fmt.Fprintf(a.stdout, "roles:     %d login roles (%d created now, %d renewed) in %s\n", r.Created+r.Existing, r.Created, r.Existing, r.Elapsed.Round(1e7))
+		fmt.Fprintf(a.stdout, "roles:     %d login roles (%d created now, %d renewed) in %.2fs\n", r.Created+r.Existing, r.Created, r.Existing, r.Elapsed.Seconds())
 	}
 	fmt.Fprintf(a.stdout, "elapsed:   %s (%.1f tenants/s)\n", tot.Elapsed.Round(1e7), rate)
 	return nil
