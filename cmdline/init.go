@@ -131,10 +131,8 @@ func (f *Init) LoadFleet(ctx context.Context, op run.FleetOp, fi *FleetInit) (fl
 	if f.outputStyle == "ycsb" {
 		return fleet.Totals{}, usagef("--output-style ycsb reports one database's load: drop it with --tenants")
 	}
-	if f.clients > 0 {
-		return fleet.Totals{}, usagef("--clients with --tenants: a fleet's load is not split between clients; load it from one client")
-	}
 	op.ForceDrop = f.forceDrop
+	op.Share = run.Part{Index: f.index, Count: f.clients}
 	op.TenantRoles = fi.roles
 	return run.LoadFleet(ctx, op, f.concurrency, fi.extraTables, f.drop, f.seed)
 }

@@ -273,15 +273,22 @@ type DropOptions struct {
 // column mode, of loaded tenants) and how many databases, schemas and
 // tables of the fleet are left afterwards.
 //
-// In database and schema modes it then drops the fleet's tenant login
+// It deletes the record of a split init of the fleet (LoadTable). In
+// database and schema modes it then drops the fleet's tenant login
 // roles (init --tenant-roles) and their secret: only roles that carry
 // this fleet's mark; roles of the tenants' names that do not are left
 // alone and named in left.Roles.Kept.
 func Drop(ctx context.Context, o DropOptions) (dropped int, left Totals, err error) {
 	e := newEnv(o.Target)
 	dropped, left, err = e.dropTenants(ctx, o)
-	if err != nil || o.Spec.Mode == ModeColumn {
+	if err != nil {
 		return dropped, left, err
+	}
+	if err := e.clearShares(ctx); err != nil {
+		return dropped, left, err
+	}
+	if o.Spec.Mode == ModeColumn {
+		return dropped, left, nil
 	}
 	left.Roles.Dropped, left.Roles.Kept, err = e.dropRoles(ctx)
 	return dropped, left, err

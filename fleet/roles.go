@@ -29,8 +29,8 @@ import (
 //     tenant's role gets CONNECT and TEMPORARY on its database, USAGE on
 //     its schema public and SELECT, INSERT, UPDATE, DELETE on its tables
 //     (USAGE, SELECT, UPDATE on its sequences; SELECT only on the
-//     tenant's MarkerTable). A clone of tenant 1 made
-//     after tenant 1's grants loses tenant 1's role's grants first.
+//     tenant's MarkerTable). A clone loses the grants of its template's
+//     role (a database's ACLs are copied with it) first.
 //   - schema mode: the role gets CONNECT and TEMPORARY on the fleet's
 //     database, USAGE on its own schema and the same table and sequence
 //     privileges there; PUBLIC loses CREATE on schema public (PostgreSQL
@@ -124,14 +124,15 @@ func (e *ForeignRoleError) Error() string {
 // Is makes errors.Is(err, workload.ErrForeign) true.
 func (e *ForeignRoleError) Is(target error) bool { return target == workload.ErrForeign }
 
-// RolesRefusedError refuses --tenant-roles where they cannot be made:
-// in column mode, or on a server other than PostgreSQL.
-type RolesRefusedError struct{ Why string }
+// RefusedError refuses what a fleet operation cannot do as asked (tenant
+// roles in column mode or on a server other than PostgreSQL, more clients
+// than tenants): bad input, in one line.
+type RefusedError struct{ Why string }
 
-func (e *RolesRefusedError) Error() string { return e.Why }
+func (e *RefusedError) Error() string { return e.Why }
 
 // errColumnRoles refuses tenant roles in column mode.
-var errColumnRoles = &RolesRefusedError{"--tenant-roles with --tenant-mode column: every tenant's rows share one set of tables, and PostgreSQL grants a role whole tables, so each tenant's role would read every tenant's rows; use --tenant-mode database or schema"}
+var errColumnRoles = &RefusedError{"--tenant-roles with --tenant-mode column: every tenant's rows share one set of tables, and PostgreSQL grants a role whole tables, so each tenant's role would read every tenant's rows; use --tenant-mode database or schema"}
 
 // roleState returns which of the fleet's role names exist as this fleet's
 // roles (ours), and refuses any other role of those names.
@@ -194,7 +195,7 @@ func (e *env) checkRoles(ctx context.Context) error {
 	}
 	defer closeAdmin()
 	if name := admin.Dialect().Name(); name != "postgres" {
-		return &RolesRefusedError{fmt.Sprintf("--tenant-roles needs PostgreSQL (the server is %s): the roles' marks are comments on roles, which it does not keep", name)}
+		return &RefusedError{fmt.Sprintf("--tenant-roles needs PostgreSQL (the server is %s): the roles' marks are comments on roles, which it does not keep", name)}
 	}
 	_, err = e.roleState(ctx, admin)
 	return err
@@ -253,18 +254,26 @@ func (e *env) ensureSecret(ctx context.Context, db *sqlx.DB) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !exists {
-		_, err := db.Exec(ctx, "CREATE TABLE IF NOT EXISTS "+t+" (fleet TEXT PRIMARY KEY, secret BYTEA NOT NULL, created_at TIMESTAMPTZ NOT NULL DEFAULT now());\n"+
-			"REVOKE ALL ON TABLE "+t+" FROM PUBLIC;\n"+
-			dialect.CommentOnTable(d, RoleTable, workload.Mark+" fleet: the secrets of tenant roles (init --tenant-roles), readable by their owner only"))
-		if err != nil {
-			return nil, fmt.Errorf("creating %s in %s: %w", RoleTable, where(db), err)
-		}
-	}
 	secret := make([]byte, 32)
 	rand.Read(secret)
-	if _, err := db.Exec(ctx, "INSERT INTO "+t+" (fleet, secret) VALUES ($1, $2) ON CONFLICT (fleet) DO NOTHING", e.fleetKey(), secret); err != nil {
-		return nil, fmt.Errorf("keeping the fleet's secret in %s: %w", RoleTable, err)
+	// Under the fleet's lock: the clients of a split init all find no
+	// table at first.
+	err = e.locked(ctx, db, func(tx sqlx.Tx) error {
+		if !exists {
+			_, err := tx.Exec(ctx, "CREATE TABLE IF NOT EXISTS "+t+" (fleet TEXT PRIMARY KEY, secret BYTEA NOT NULL, created_at TIMESTAMPTZ NOT NULL DEFAULT now());\n"+
+				"REVOKE ALL ON TABLE "+t+" FROM PUBLIC;\n"+
+				dialect.CommentOnTable(d, RoleTable, workload.Mark+" fleet: the secrets of tenant roles (init --tenant-roles), readable by their owner only"))
+			if err != nil {
+				return fmt.Errorf("creating %s in %s: %w", RoleTable, where(db), err)
+			}
+		}
+		if _, err := tx.Exec(ctx, "INSERT INTO "+t+" (fleet, secret) VALUES ($1, $2) ON CONFLICT (fleet) DO NOTHING", e.fleetKey(), secret); err != nil {
+			return fmt.Errorf("keeping the fleet's secret in %s: %w", RoleTable, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	got, ok, err := e.readSecret(ctx, db)
 	if err == nil && !ok {
@@ -408,7 +417,7 @@ type RoleTotals struct {
 
 // createRoles creates the fleet's tenant roles (the tenants exist), or
 // renews those that exist: password, grants. It is idempotent.
-func (e *env) createRoles(ctx context.Context) (RoleTotals, error) {
+func (e *env) createRoles(ctx context.Context, o CreateOptions) (RoleTotals, error) {
 	start := time.Now()
 	var rt RoleTotals
 	reg, closeReg, err := e.connect(ctx, e.registryOptions(), e.Concurrency)
@@ -426,11 +435,20 @@ func (e *env) createRoles(ctx context.Context) (RoleTotals, error) {
 	}
 	d := reg.Dialect()
 	if e.Spec.Mode == ModeSchema {
-		var public bool
-		if err := reg.QueryRow(ctx, "SELECT has_schema_privilege('public', 'public', 'CREATE')").Scan(&public); err == nil && public {
-			if _, err := reg.Exec(ctx, "REVOKE CREATE ON SCHEMA public FROM PUBLIC"); err != nil {
-				return rt, fmt.Errorf("revoking PUBLIC's CREATE on schema public: %w", err)
+		var revoked bool
+		err := e.locked(ctx, reg, func(tx sqlx.Tx) error {
+			var public bool
+			if err := tx.QueryRow(ctx, "SELECT has_schema_privilege('public', 'public', 'CREATE')").Scan(&public); err != nil || !public {
+				return err
 			}
+			_, err := tx.Exec(ctx, "REVOKE CREATE ON SCHEMA public FROM PUBLIC")
+			revoked = err == nil
+			return err
+		})
+		if err != nil {
+			return rt, fmt.Errorf("revoking PUBLIC's CREATE on schema public: %w", err)
+		}
+		if revoked {
 			e.logf("revoked PUBLIC's CREATE on schema public of database %q (PostgreSQL 15 and later grant none): a tenant's role creates nothing there", reg.Database())
 		}
 	}
@@ -440,8 +458,9 @@ func (e *env) createRoles(ctx context.Context) (RoleTotals, error) {
 			return rt, err
 		}
 	}
-	ids := make([]int, 0, e.Spec.Tenants)
-	for id := 1; id <= e.Spec.Tenants; id++ {
+	f, l := o.span()
+	ids := make([]int, 0, l-f+1)
+	for id := f; id <= l; id++ {
 		ids = append(ids, id)
 	}
 	var chunks []int // first id of each chunk
@@ -452,7 +471,7 @@ func (e *env) createRoles(ctx context.Context) (RoleTotals, error) {
 	var created atomic.Int64
 	err = forEach(ctx, e.Concurrency, chunks, func(ctx context.Context, first int) error {
 		var stmts []string
-		last := min(first+roleChunk-1, e.Spec.Tenants)
+		last := min(first+roleChunk-1, l)
 		for id := first; id <= last; id++ {
 			s, err := e.roleSQL(d, id, secret, ours[e.Spec.RoleName(id)], objs)
 			if err != nil {
@@ -484,7 +503,13 @@ func (e *env) createRoles(ctx context.Context) (RoleTotals, error) {
 		for i, id := range ids {
 			names[i] = e.Spec.RoleName(id)
 		}
-		if _, err = reg.Exec(ctx, "GRANT CONNECT, TEMPORARY ON DATABASE "+d.QuoteIdent(e.Base.Database)+" TO "+strings.Join(quoted(d, names), ", ")); err != nil {
+		// Under the fleet's lock: the clients of a split init grant on
+		// the one database at once otherwise.
+		err = e.locked(ctx, reg, func(tx sqlx.Tx) error {
+			_, err := tx.Exec(ctx, "GRANT CONNECT, TEMPORARY ON DATABASE "+d.QuoteIdent(e.Base.Database)+" TO "+strings.Join(quoted(d, names), ", "))
+			return err
+		})
+		if err != nil {
 			err = fmt.Errorf("granting the tenant roles CONNECT on database %q: %w", e.Base.Database, err)
 		}
 	}
@@ -499,6 +524,7 @@ func (e *env) createRoles(ctx context.Context) (RoleTotals, error) {
 // public, tables and sequences, taking PUBLIC's and, in clones of tenant
 // 1, tenant 1's role's grants away (a clone copies its template's).
 func (e *env) grantInDatabases(ctx context.Context, ids []int, done func(int64)) error {
+	names := e.Spec.names()
 	return forEach(ctx, e.Concurrency, ids, func(ctx context.Context, id int) error {
 		db, closeDB, err := e.connect(ctx, e.Spec.Options(e.Base, id), 1)
 		if err != nil {
@@ -508,10 +534,15 @@ func (e *env) grantInDatabases(ctx context.Context, ids []int, done func(int64))
 		d := db.Dialect()
 		r := d.QuoteIdent(e.Spec.RoleName(id))
 		stmts := []string{"REVOKE ALL ON SCHEMA public FROM PUBLIC"}
-		if id != 1 {
-			r1 := d.QuoteIdent(e.Spec.RoleName(1))
-			stmts = append(stmts, "REVOKE ALL ON ALL TABLES IN SCHEMA public FROM "+r1,
-				"REVOKE ALL ON ALL SEQUENCES IN SCHEMA public FROM "+r1, "REVOKE ALL ON SCHEMA public FROM "+r1)
+		// A clone holds its template's grants to the template's role.
+		others, err := grantees(ctx, db, names, e.Spec.RoleName(id))
+		if err != nil {
+			return fmt.Errorf("reading the grants in tenant %d's database %q: %w", id, e.Spec.Name(id), err)
+		}
+		for _, o := range others {
+			q := d.QuoteIdent(o)
+			stmts = append(stmts, "REVOKE ALL ON ALL TABLES IN SCHEMA public FROM "+q,
+				"REVOKE ALL ON ALL SEQUENCES IN SCHEMA public FROM "+q, "REVOKE ALL ON SCHEMA public FROM "+q)
 		}
 		stmts = append(stmts, schemaGrants("public", r)...)
 		if _, err := db.Exec(ctx, strings.Join(stmts, ";\n")); err != nil {
@@ -520,6 +551,28 @@ func (e *env) grantInDatabases(ctx context.Context, ids []int, done func(int64))
 		done(1)
 		return nil
 	})
+}
+
+// grantees returns those of roles, other than own, that hold a privilege
+// on schema public or on an object in it, in db's database.
+func grantees(ctx context.Context, db *sqlx.DB, roles []string, own string) ([]string, error) {
+	rows, err := db.Query(ctx, `SELECT DISTINCT r.rolname FROM (
+			SELECT (aclexplode(relacl)).grantee FROM pg_class WHERE relnamespace = 'public'::regnamespace AND relacl IS NOT NULL
+			UNION SELECT (aclexplode(nspacl)).grantee FROM pg_namespace WHERE nspname = 'public' AND nspacl IS NOT NULL) g
+		JOIN pg_roles r ON r.oid = g.grantee WHERE r.rolname = ANY($1) AND r.rolname <> $2 ORDER BY 1`, roles, own)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	return out, rows.Err()
 }
 
 // dropRoles drops this fleet's tenant roles (after their databases or

@@ -41,6 +41,10 @@ type FleetOp struct {
 	// TenantRoles (init only) gives each tenant a login role of its own
 	// (--tenant-roles; see fleet.RoleTable).
 	TenantRoles bool
+	// Share (init only), when its Count is set, makes init one of
+	// Share.Count clients that split the fleet's load (--clients,
+	// --client-index; see fleet.LoadTable).
+	Share Part
 }
 
 // target builds the fleet.Target of op.
@@ -124,6 +128,10 @@ func LoadFleet(ctx context.Context, op FleetOp, loaders, extraTables int, drop b
 	if err != nil {
 		return fleet.Totals{}, err
 	}
+	if op.Share.Count > 0 && seed == 0 {
+		// Every client, started alone, must draw the same rows.
+		seed = fleet.SplitSeed(op.Spec, t.Base.Database, shapingFlags(op.Workload))
+	}
 	seed = pickSeed(seed)
 	where := fmt.Sprintf("database %q", t.Base.Database)
 	if op.Spec.Mode == fleet.ModeDatabase {
@@ -136,7 +144,12 @@ func LoadFleet(ctx context.Context, op FleetOp, loaders, extraTables int, drop b
 	logf, newBar := t.Logf, t.NewBar
 	say := func() {
 		said.Do(func() {
-			logf("creating %s of %s: %s, %d at once, seed %d", TenantsSummary(op.Spec), op.Workload.Meta().Name, where, t.Concurrency, seed)
+			share := ""
+			if p := op.Share; p.Count > 0 {
+				f, l := fleet.ShareRange(op.Spec.Tenants, p.Index, p.Count)
+				share = fmt.Sprintf(" (client %d of %d: tenants %d..%d)", p.Index, p.Count, f, l)
+			}
+			logf("creating %s%s of %s: %s, %d at once, seed %d", TenantsSummary(op.Spec), share, op.Workload.Meta().Name, where, t.Concurrency, seed)
 		})
 	}
 	t.Logf = func(format string, args ...any) { say(); logf(format, args...) }
@@ -144,8 +157,9 @@ func LoadFleet(ctx context.Context, op FleetOp, loaders, extraTables int, drop b
 		t.NewBar = func(unit string, total int64) fleet.Bar { say(); return newBar(unit, total) }
 	}
 	tot, err := fleet.Create(ctx, fleet.CreateOptions{Target: t, NewGenerator: generatorFactory(op.Workload, seed),
-		Flags: shapingFlags(op.Workload), Seed: seed, LoadConcurrency: loaders, ExtraTables: extraTables, Drop: drop, Roles: op.TenantRoles})
-	var refused *fleet.RolesRefusedError
+		Flags: shapingFlags(op.Workload), Seed: seed, LoadConcurrency: loaders, ExtraTables: extraTables, Drop: drop, Roles: op.TenantRoles,
+		ShareIndex: op.Share.Index, ShareCount: op.Share.Count})
+	var refused *fleet.RefusedError
 	switch {
 	case err == nil:
 		say()

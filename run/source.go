@@ -246,7 +246,11 @@ func (r *Run) openFleet(ctx context.Context) (*source, error) {
 	if f.Rotate {
 		s.TolerateErrors = true // a failing tenant is replaced, not fatal
 	}
-	login, err := fleet.Logins(ctx, fleet.Target{Spec: f.Spec, Base: base, Workload: gen.Meta().Name})
+	target := fleet.Target{Spec: f.Spec, Base: base, Workload: gen.Meta().Name}
+	if err := fleet.CheckShares(ctx, target); err != nil {
+		return nil, loadInput(err)
+	}
+	login, err := fleet.Logins(ctx, target)
 	if err != nil {
 		return nil, loadInput(err)
 	}
