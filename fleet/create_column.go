@@ -116,7 +116,7 @@ func createColumns(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 		// no tables at first, and the first one makes them.
 		err := e.locked(ctx, db, func(tx sqlx.Tx) error {
 			var made bool
-			if err := tx.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", d.QuoteIdent(MarkerTable)).Scan(&made); err != nil || made {
+			if err := tx.QueryRow(ctx, visibleTable, MarkerTable).Scan(&made); err != nil || made {
 				return err
 			}
 			_, err := tx.Exec(ctx, strings.Join(stmts, ";\n"))

@@ -36,6 +36,13 @@ import (
 // LoadTable records the split inits of fleets.
 const LoadTable = "stampede_fleet_load"
 
+// visibleTable is a query with one parameter, a table's name, that says
+// whether the table exists on the search path. Under the fleet's lock it
+// reads pg_class itself: to_regclass answers from the backend's catalog
+// cache, which waiting on an advisory lock does not refresh, so a table
+// another client made meanwhile could still read as missing.
+const visibleTable = "SELECT EXISTS (SELECT 1 FROM pg_class WHERE relname = $1 AND pg_table_is_visible(oid))"
+
 // lockKey is the key of the fleet's advisory lock.
 func (e *env) lockKey() string { return "stampede fleet: " + e.fleetKey() }
 
@@ -103,8 +110,13 @@ func (e *env) fleetArgs() string {
 func ensureLoadTable(ctx context.Context, tx sqlx.Tx, d dialect.Dialect) error {
 	var exists bool
 	var comment *string
-	if err := tx.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL, obj_description(to_regclass($1), 'pg_class')", d.QuoteIdent(LoadTable)).Scan(&exists, &comment); err != nil {
+	if err := tx.QueryRow(ctx, visibleTable, LoadTable).Scan(&exists); err != nil {
 		return err
+	}
+	if exists {
+		if err := tx.QueryRow(ctx, "SELECT obj_description(to_regclass($1), 'pg_class')", d.QuoteIdent(LoadTable)).Scan(&comment); err != nil {
+			return err
+		}
 	}
 	if exists {
 		if comment == nil || !workload.IsMark(*comment) {

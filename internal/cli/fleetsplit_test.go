@@ -31,6 +31,9 @@ func TestFleetSplitInit(t *testing.T) {
 	}{
 		{name: "database", pattern: "sfd_%d", regDB: "postgres"},
 		{name: "schema", pattern: "sfs_%d", mode: []string{"--tenant-mode", "schema", "--db", "splitfleet"}, regDB: "splitfleet", roles: true},
+		// Column mode: the first client makes the shared tables, under
+		// the fleet's lock, while the other waits.
+		{name: "column", pattern: "bank_%d", mode: []string{"--tenant-mode", "column", "--db", "splitfleet"}, regDB: "splitfleet"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fl := append([]string{"bank", "--tenants", "6", "--tenant-pattern", tc.pattern, "--rows", "100"}, tc.mode...)
@@ -82,7 +85,10 @@ func TestFleetSplitInit(t *testing.T) {
 			// Every tenant as tenant 1, as one init's clones would be.
 			sum := func(id int) string {
 				db, table := fmt.Sprintf(tc.pattern, id), "bank"
-				if tc.mode != nil {
+				switch {
+				case tc.name == "column":
+					db, table = "splitfleet", fmt.Sprintf("bank WHERE tenant_id = %d", id)
+				case tc.mode != nil:
 					db, table = "splitfleet", fmt.Sprintf(tc.pattern, id)+".bank"
 				}
 				conn := connectTo(t, ctx, db)
