@@ -654,7 +654,7 @@ type Login struct {
 // admin connection t.Base describes, and each password derived in memory.
 // It returns nil when the fleet has none.
 func Logins(ctx context.Context, t Target) (func(id int) Login, error) {
-	if t.Spec.Mode == ModeColumn {
+	if t.Spec.Mode == ModeColumn || t.Base.Driver == sqlx.DriverNull {
 		return nil, nil
 	}
 	e := newEnv(t)
