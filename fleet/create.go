@@ -55,7 +55,7 @@ type CreateOptions struct {
 // tenants: contiguous, as run --clients splits them (7 in 3: 1-2, 3-4,
 // 5-7).
 func ShareRange(tenants, index, count int) (first, last int) {
-	return index*tenants/count + 1, (index+1)*tenants/count
+	return index*tenants/count + 1, (index + 1) * tenants / count
 }
 
 // span returns the tenants this Create makes: its share's, or all.

@@ -183,6 +183,11 @@ func CheckFleet(ctx context.Context, op FleetOp, out io.Writer) (fleet.CheckResu
 	if err != nil {
 		return fleet.CheckResult{}, err
 	}
+	// A split init with a share missing: name it rather than fail every
+	// missing tenant.
+	if err := fleet.CheckShares(ctx, t); err != nil {
+		return fleet.CheckResult{}, loadInput(err)
+	}
 	res, err := fleet.Check(ctx, fleet.CheckOptions{Target: t, NewGenerator: generatorFactory(op.Workload, 1)})
 	for _, f := range res.Failed {
 		fmt.Fprintln(out, f.Error())

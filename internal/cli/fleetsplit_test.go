@@ -75,6 +75,8 @@ func TestFleetSplitInit(t *testing.T) {
 			if !strings.Contains(r.stderr, "--clients 3 --client-index 1") {
 				t.Errorf("the refusal does not give client 1's command: %s", r.stderr)
 			}
+			chk := stampede(t, append(append([]string{"check"}, fl...), u)...)
+			checkOneLineError(t, chk, 2, "client 1 of 3's share of the fleet (tenants 3..4) is not loaded")
 			// Another client's data flags: refused before it loads.
 			bad := stampede(t, append(append([]string{"init"}, fl[:len(fl)-len(tc.mode)-2]...), append(append([]string{"--rows", "200"}, tc.mode...),
 				"--clients", "3", "--client-index", "1", u)...)...)
