@@ -497,7 +497,7 @@ func (e *env) createRoles(ctx context.Context, o CreateOptions) (RoleTotals, err
 	switch {
 	case err != nil:
 	case e.Spec.Mode == ModeDatabase:
-		err = e.grantInDatabases(ctx, ids, bar.Add)
+		err = e.grantInDatabases(ctx, d, ids, bar.Add)
 	case e.Spec.Mode == ModeSchema:
 		names := make([]string, len(ids))
 		for i, id := range ids {
@@ -523,10 +523,12 @@ func (e *env) createRoles(ctx context.Context, o CreateOptions) (RoleTotals, err
 // grantInDatabases grants each tenant's role its database's schema
 // public, tables and sequences, taking PUBLIC's and, in clones of tenant
 // 1, tenant 1's role's grants away (a clone copies its template's).
-func (e *env) grantInDatabases(ctx context.Context, ids []int, done func(int64)) error {
+func (e *env) grantInDatabases(ctx context.Context, d dialect.Dialect, ids []int, done func(int64)) error {
 	names := e.Spec.names()
 	return forEach(ctx, e.Concurrency, ids, func(ctx context.Context, id int) error {
-		db, closeDB, err := e.connect(ctx, e.Spec.Options(e.Base, id), 1)
+		opts := e.Spec.Options(e.Base, id)
+		opts.Dialect = d // known: no SELECT version() per tenant
+		db, closeDB, err := e.connect(ctx, opts, 1)
 		if err != nil {
 			return err
 		}
