@@ -229,6 +229,9 @@ func runSpec(spec RunArgs, env Env) (run.Spec, error) {
 		}
 		if concurrency == 0 {
 			n = gen.(workload.RunDefaulter).RunDefaults().Concurrency // TPC-C's 10 per warehouse
+			if gen.(workload.RunDefaulter).RunDefaults().WorkersFromConns && conn.Conns > 0 {
+				n = conn.Conns // churn's loop per connection
+			}
 			// run.json records the workers that ran, not the flag's
 			// default, which the workload's replaced.
 			s.Flags["concurrency"] = strconv.Itoa(n)

@@ -138,6 +138,14 @@ func checkFigures(t *testing.T, what string, got map[string]map[string][2]string
 	for _, o := range rep.Ops {
 		want[o["name"].(string)] = o
 	}
+	checkRows(t, what, got, want)
+}
+
+// checkRows compares the rows of a figures table of the page with want,
+// by operation: every value exact, every text as stampede's text report
+// formats it.
+func checkRows(t *testing.T, what string, got map[string]map[string][2]string, want map[string]map[string]any) {
+	t.Helper()
 	if len(got) != len(want) {
 		t.Errorf("%s: the page shows %d rows, report %d", what, len(got), len(want))
 	}

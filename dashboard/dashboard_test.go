@@ -308,15 +308,18 @@ func TestNoSecretInAnyResponse(t *testing.T) {
 	root := writeSpecs(t)
 	url := "postgres://bob:" + secret + "@db.example:5432/bench?sslmode=disable"
 	s := spec{id: "20261122-133512-ycsb-eeee", workload: "ycsb", start: t0.Add(3 * time.Hour), n: 3, rate: 100, running: true,
-		tags: map[string]string{"dsn": url, "note": "password=" + secret},
+		tags: map[string]string{"dsn": url, "note": "password=" + secret, "job": "secretjob", "sweep": "secretsweep", "sweep_step": "1"},
 		info: func(info *runlog.RunInfo) {
-			info.Command = []string{"stampede", "run", "ycsb", url, "--password", secret, "password=" + secret}
-			info.Flags = map[string]string{"concurrency": "4", "password": secret, "dsn": url, "pgsql-password": secret}
+			info.Command = []string{"stampede", "run", "ycsb", url, "--password", secret, "password=" + secret, "--max-rate", "100,200"}
+			info.Flags = map[string]string{"concurrency": "4", "password": secret, "dsn": url, "pgsql-password": secret, "max-rate": "100", "slo": "p99<50ms"}
 			info.Endpoints = []string{url}
 		}}
 	w := writeRun(t, root, s)
 	w.Event(runlog.Event{Time: t0.Add(3*time.Hour + time.Second), Kind: "error", Op: "read", Code: "08006", Message: "connect " + url + " failed"})
-	if err := w.Finish(t0.Add(3*time.Hour+3*time.Second), runlog.StatusFailed, "lost "+url, map[string]any{"dsn": url, "text": "password=" + secret}); err != nil {
+	summary := map[string]any{"dsn": url, "text": "password=" + secret, "total": map[string]any{"count": 300},
+		"audits": []map[string]string{{"name": "connect " + url, "result": "PASS", "value": "password=" + secret}},
+		"checks": []map[string]string{{"name": "W_YTD = sum(D_YTD)", "clause": "3.3.2.1", "result": "FAIL", "value": url}}, "checks_error": "lost " + url}
+	if err := w.Finish(t0.Add(3*time.Hour+3*time.Second), runlog.StatusFailed, "lost "+url, summary); err != nil {
 		t.Fatal(err)
 	}
 	srv := serve(t, root, "")
@@ -324,7 +327,9 @@ func TestNoSecretInAnyResponse(t *testing.T) {
 	for _, sub := range []string{"", "/series", "/window", "/window?include_ramp=1", "/telemetry", "/live", "/files/intervals.hlog", "/files/summary.json", "/files/series.csv"} {
 		paths = append(paths, "/api/runs/"+s.id+sub)
 	}
-	paths = append(paths, "/api/compare?run="+s.id+"&run="+specs[0].id)
+	paths = append(paths, "/api/compare?run="+s.id+"&run="+specs[0].id, "/api/merge?tag=job=secretjob", "/api/merge?tag=dsn="+url,
+		"/api/sweeps/secretsweep", "/", "/app.js")
+	coversEndpoints(t, paths)
 	for _, p := range paths {
 		code, body := get(t, srv.URL+p)
 		if strings.Contains(string(body), secret) {
@@ -489,6 +494,35 @@ func TestDamagedAndGone(t *testing.T) {
 		t.Errorf("live over a damaged log: %v, last %+v", names, last)
 	}
 
+	// A log damaged in its first interval: the run's header and summary
+	// are served, with report's error saying where the log stops instead
+	// of figures; a window says so too (422), one line.
+	c := specs[2].id
+	chlog := filepath.Join(root, c, runlog.HlogFile)
+	cdata, err := os.ReadFile(chlog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clines := strings.SplitAfter(string(cdata), "\n")
+	clines[5] = "Tag=read,garbage\n"
+	if err := os.WriteFile(chlog, []byte(strings.Join(clines, "")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var first struct {
+		Run         dashboard.Header  `json:"run"`
+		Report      *output.ReportDoc `json:"report"`
+		ReportError string            `json:"report_error"`
+		Summary     json.RawMessage   `json:"summary"`
+	}
+	if code, body := get(t, srv.URL+"/api/runs/"+c); code != http.StatusOK || json.Unmarshal(body, &first) != nil {
+		t.Fatalf("a log damaged in its first interval: %d %s", code, body)
+	}
+	if first.Run.ID != c || first.Report != nil || len(first.Summary) == 0 ||
+		!strings.Contains(first.ReportError, "intervals.hlog is truncated at line 6") || !strings.Contains(first.ReportError, "before its first complete interval") {
+		t.Errorf("a log damaged in its first interval: run %q, report %v, summary %s, error %q", first.Run.ID, first.Report, first.Summary, first.ReportError)
+	}
+	wantError(t, srv.URL+"/api/runs/"+c+"/window?from=1s", http.StatusUnprocessableEntity, "intervals.hlog is truncated at line 6")
+
 	// A live run deleted while followed.
 	d := specs[3].id
 	resp, err = http.Get(srv.URL + "/api/runs/" + d + "/live")
@@ -539,18 +573,26 @@ func TestWritesNothing(t *testing.T) {
 	rw.Close()
 	before := hashDir(t, root)
 	srv := serve(t, root, store.DefaultURL(root))
-	get(t, srv.URL+"/api/runs")
-	for _, s := range specs[:3] {
-		for _, sub := range []string{"", "/series", "/window?from=1s", "/telemetry", "/live", "/files/intervals.hlog", "/files/summary.json", "/files/series.csv"} {
-			resp, err := http.Get(srv.URL + "/api/runs/" + s.id + sub)
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, _ = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
+	paths := []string{"/", "/app.js", "/api/runs", "/api/runs?sort=-start&page=2&per_page=1", "/api/compare?run=" + specs[0].id + "&run=" + specs[1].id,
+		"/api/merge?tag=job=j1", "/api/sweeps/s1", "/api/sweeps/nosuch", "/api/runs/nosuch", "/api/nosuch"}
+	for _, s := range specs {
+		for _, sub := range []string{"", "/series", "/window?from=1s", "/window?include_ramp=1", "/telemetry", "/live", "/files/intervals.hlog", "/files/summary.json", "/files/series.csv", "/files/run.json"} {
+			paths = append(paths, "/api/runs/"+s.id+sub)
 		}
 	}
-	get(t, srv.URL+"/api/compare?run="+specs[0].id+"&run="+specs[1].id)
+	coversEndpoints(t, paths)
+	client := &http.Client{Timeout: 2 * time.Second} // a live run's stream does not end
+	for _, p := range paths {
+		resp, err := client.Get(srv.URL + p)
+		if err != nil {
+			if strings.HasSuffix(p, "/live") {
+				continue
+			}
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
 	after := hashDir(t, root)
 	for p := range after {
 		if strings.HasSuffix(p, "-wal") || strings.HasSuffix(p, "-shm") {
@@ -561,6 +603,11 @@ func TestWritesNothing(t *testing.T) {
 		for p, h := range after {
 			if before[p] != h {
 				t.Errorf("%s changed or appeared", p)
+			}
+		}
+		for p := range before {
+			if _, ok := after[p]; !ok {
+				t.Errorf("%s was removed", p)
 			}
 		}
 	}

@@ -216,3 +216,24 @@ func hashDir(t testing.TB, root string) map[string]string {
 	}
 	return sums
 }
+
+// coversEndpoints fails unless paths request every endpoint of the JSON
+// API (dashboard.Endpoints): a test that must fetch them all names the one
+// it leaves out, an endpoint added since included.
+func coversEndpoints(t *testing.T, paths []string) {
+	t.Helper()
+	mux := http.NewServeMux()
+	for _, p := range dashboard.Endpoints() {
+		mux.HandleFunc(p, func(http.ResponseWriter, *http.Request) {})
+	}
+	seen := map[string]bool{}
+	for _, p := range paths {
+		_, pattern := mux.Handler(httptest.NewRequest(http.MethodGet, p, nil))
+		seen[pattern] = true
+	}
+	for _, p := range dashboard.Endpoints() {
+		if !seen[p] {
+			t.Errorf("no request to the endpoint %s among %d", p, len(paths))
+		}
+	}
+}

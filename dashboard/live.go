@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/stampede-bench/stampede/results"
@@ -34,6 +36,10 @@ type LiveEnd struct {
 	Error     string `json:"error,omitempty"`
 	Intervals int    `json:"intervals"`
 }
+
+// storeRefresh is how often a live view of a run read from the results
+// store reads what its writer shipped since (store.Store.Refresh).
+const storeRefresh = time.Second
 
 // heartbeat is how often a live stream sends a comment when nothing
 // happens, so that proxies keep the connection open.
@@ -110,7 +116,22 @@ func (s *Server) handleLive(w http.ResponseWriter, r *http.Request, run *runlog.
 		}
 		return true
 	}
+	// A run read from the results store is a copy (fetch), brought up
+	// to date with the store, where its writer ships it, every
+	// storeRefresh.
+	fromStore := s.cfg.Store != nil && s.cfg.FetchDir != "" && strings.HasPrefix(run.Dir, s.cfg.FetchDir+string(filepath.Separator))
+	var refreshed time.Time
 	for {
+		if fromStore && time.Since(refreshed) >= storeRefresh {
+			refreshed = time.Now()
+			if err := s.cfg.Store.Refresh(r.Context(), run.Info.ID, run.Dir); err != nil {
+				if r.Context().Err() != nil {
+					return
+				}
+				send("gone", 0, map[string]string{"error": fmt.Sprintf("run %s can no longer be read from the results store %s: %v", run.Info.ID, s.cfg.StoreName, oneLine(err))})
+				return
+			}
+		}
 		if !pump() {
 			return
 		}

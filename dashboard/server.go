@@ -88,21 +88,49 @@ func New(cfg Config) *Server {
 		root = abs
 	}
 	s := &Server{cfg: cfg, mux: http.NewServeMux(), root: root, rows: map[string]cachedRow{}, memo: map[string]*memoEntry{}}
-	s.mux.HandleFunc("GET /api/runs", s.handleRuns)
-	s.mux.HandleFunc("GET /api/runs/{id}", s.withRun(s.handleRun))
-	s.mux.HandleFunc("GET /api/runs/{id}/series", s.withRun(s.handleSeries))
-	s.mux.HandleFunc("GET /api/runs/{id}/window", s.withRun(s.handleWindow))
-	s.mux.HandleFunc("GET /api/runs/{id}/telemetry", s.withRun(s.handleTelemetry))
-	s.mux.HandleFunc("GET /api/runs/{id}/live", s.withRun(s.handleLive))
-	s.mux.HandleFunc("GET /api/runs/{id}/files/{name}", s.withRun(s.handleFile))
-	s.mux.HandleFunc("GET /api/compare", s.handleCompare)
-	s.mux.HandleFunc("GET /api/merge", s.handleMerge)
-	s.mux.HandleFunc("GET /api/sweeps/{id}", s.handleSweep)
+	for _, rt := range s.routes() {
+		s.mux.HandleFunc(rt.pattern, rt.handler)
+	}
 	s.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("no such endpoint: %s %s (see the endpoints in `stampede serve --help`)", r.Method, r.URL.Path))
 	})
 	s.mux.Handle("/", staticHandler())
 	return s
+}
+
+// route is an endpoint of the JSON API: its net/http.ServeMux pattern and
+// its handler.
+type route struct {
+	pattern string
+	handler http.HandlerFunc
+}
+
+// routes lists the JSON API's endpoints.
+func (s *Server) routes() []route {
+	return []route{
+		{"GET /api/runs", s.handleRuns},
+		{"GET /api/runs/{id}", s.withRun(s.handleRun)},
+		{"GET /api/runs/{id}/series", s.withRun(s.handleSeries)},
+		{"GET /api/runs/{id}/window", s.withRun(s.handleWindow)},
+		{"GET /api/runs/{id}/telemetry", s.withRun(s.handleTelemetry)},
+		{"GET /api/runs/{id}/live", s.withRun(s.handleLive)},
+		{"GET /api/runs/{id}/files/{name}", s.withRun(s.handleFile)},
+		{"GET /api/compare", s.handleCompare},
+		{"GET /api/merge", s.handleMerge},
+		{"GET /api/sweeps/{id}", s.handleSweep},
+	}
+}
+
+// Endpoints returns the patterns of the JSON API's endpoints, as
+// net/http.ServeMux reads them ("GET /api/runs/{id}/series"): the tests
+// that must fetch every endpoint (no secret in any answer, nothing
+// written) check that they do.
+func Endpoints() []string {
+	var out []string
+	for _, rt := range (&Server{}).routes() {
+		out = append(out, rt.pattern)
+	}
+	return out
 }
 
 // ServeHTTP implements http.Handler.
@@ -482,7 +510,10 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request, run *runlog.R
 		rep, err := report(run, results.Window{})
 		var we *results.WindowError
 		switch {
-		case errors.As(err, &we):
+		case errors.As(err, &we), err != nil && unreadable(run):
+			// The run's header and summary are still shown, with why
+			// there are no figures (a log damaged before its first
+			// complete interval: where it stops, as report says).
 			doc.ReportError = err.Error()
 		case err != nil:
 			return nil, err
@@ -491,6 +522,15 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request, run *runlog.R
 		}
 		return doc, nil
 	})
+}
+
+// unreadable reports whether run's log is damaged before its first
+// complete interval: no window of it can be computed (report's error says
+// where the log stops).
+func unreadable(run *runlog.Run) bool {
+	ivs, err := run.Intervals()
+	var trunc *runlog.TruncatedError
+	return len(ivs) == 0 && errors.As(err, &trunc)
 }
 
 // report recomputes run's figures over window as `stampede report` does.
@@ -532,6 +572,10 @@ func (s *Server) handleWindow(w http.ResponseWriter, r *http.Request, run *runlo
 	var we *results.WindowError
 	if errors.As(err, &we) {
 		fail(w, badRequest("%v", err))
+		return
+	}
+	if err != nil && unreadable(run) {
+		fail(w, &httpError{http.StatusUnprocessableEntity, err.Error()})
 		return
 	}
 	if err != nil {

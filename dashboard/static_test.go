@@ -130,31 +130,17 @@ func TestStaticChart(t *testing.T) {
 	screenshot(t, ctx, out, "static-run-zoomed")
 
 	// A one-hour run of 10 operation types, saved (before the browser
-	// starts): its size, and how soon its page is interactive (the best
-	// of three loads).
+	// starts): its figures, and how soon it is interactive (the best of
+	// three loads), handed to scripts/bench's dashboard stage, which
+	// judges it (see benchFigure).
 	best := 0.0
 	for i := range 3 {
-		ms := load(t, ctx, "file://"+hourPage, "run")
-		if i == 0 || ms < best {
+		if ms := load(t, ctx, "file://"+hourPage, "run"); i == 0 || ms < best {
 			best = ms
 		}
 	}
-	// The same run's page served, on the same machine at the same time:
-	// the saved page must be as quick (the target, < 1 s, is
-	// TestBrowser's, for the served page).
-	srv := serve(t, root, "")
-	load(t, ctx, srv.URL+"/#/run/"+long, "run") // its histograms decoded once
-	served := 0.0
-	for i := range 3 {
-		ms := load(t, ctx, srv.URL+"/#/run/"+long, "run")
-		if i == 0 || ms < served {
-			served = ms
-		}
-	}
-	t.Logf("page of a one-hour run with 10 operation types: saved (%.1f MB) interactive %.0f ms after the navigation started, served %.0f ms (best of 3 each; target < 1000 ms)", float64(fi.Size())/1e6, best, served)
-	if best > 1000 && best > 1.2*served+100 {
-		t.Errorf("the saved page of a one-hour run took %.0f ms, more than 1 s and than the served page's %.0f ms", best, served)
-	}
+	t.Logf("saved page of a one-hour run with 10 operation types (%.1f MB): interactive %.0f ms after the navigation started (best of 3)", float64(fi.Size())/1e6, best)
+	benchFigure(t, "saved_hour_ms", best)
 	checkFigures(t, "saved one-hour run", pageFigures(t, ctx, "figures"), stampede(t, "report", long, "--results-dir", root, "--format", "json"))
 	screenshot(t, ctx, out, "static-run-hour")
 

@@ -24,6 +24,14 @@ import (
 // its run directory.
 const ResultsDir = "/results"
 
+// ImageUser is the user and group ID that this repository's image
+// (its Containerfile's USER) runs as. The client pods run as it
+// (runAsNonRoot, runAsUser, runAsGroup), whatever the image, and get it as
+// their fsGroup: a volume owned by root (a new claim's, typically) is made
+// group-writable for it, so that the clients can write their run
+// directories there.
+const ImageUser = 65532
+
 // IndexVar is the variable Kubernetes sets in each pod of an indexed Job
 // to the pod's index, from 0; the client's arguments name it as
 // $(JOB_COMPLETION_INDEX), which the kubelet expands.
@@ -170,6 +178,7 @@ func (s Spec) Objects() ([]any, error) {
 	n := int32(s.Clients)
 	indexed := batchv1.IndexedCompletion
 	noRetry := int32(0)
+	user, nonRoot := int64(ImageUser), true
 	container := corev1.Container{
 		Name:  "stampede",
 		Image: s.Image,
@@ -216,8 +225,11 @@ func (s Spec) Objects() ([]any, error) {
 				ObjectMeta: metav1.ObjectMeta{Labels: labels},
 				Spec: corev1.PodSpec{
 					RestartPolicy: corev1.RestartPolicyNever,
-					Containers:    []corev1.Container{container},
-					Volumes:       volumes,
+					SecurityContext: &corev1.PodSecurityContext{
+						RunAsNonRoot: &nonRoot, RunAsUser: &user, RunAsGroup: &user, FSGroup: &user,
+					},
+					Containers: []corev1.Container{container},
+					Volumes:    volumes,
 					// One client per node where the cluster has the
 					// nodes: clients sharing a node share its CPUs.
 					TopologySpreadConstraints: []corev1.TopologySpreadConstraint{{

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -211,6 +212,47 @@ func TestInitManifest(t *testing.T) {
 		tc.edit(&e)
 		if err := e.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Validate: %v, want %q", err, tc.want)
+		}
+	}
+}
+
+// TestPodsRunAsTheImageUser: every Job's pods (a run's with a new claim,
+// with an existing one, with the results store; a split load's) run as
+// the user and group of this repository's image, read from its
+// Containerfile's USER line, as non-root, with that group as fsGroup so
+// that a volume owned by root is writable to them.
+func TestPodsRunAsTheImageUser(t *testing.T) {
+	cf, err := os.ReadFile(filepath.Join("..", "Containerfile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var user, group int64 = -1, -1
+	for _, line := range strings.Split(string(cf), "\n") {
+		if rest, ok := strings.CutPrefix(line, "USER "); ok {
+			u, g, _ := strings.Cut(strings.TrimSpace(rest), ":")
+			user, _ = strconv.ParseInt(u, 10, 64)
+			group, _ = strconv.ParseInt(g, 10, 64)
+		}
+	}
+	if user <= 0 || group <= 0 {
+		t.Fatalf("no numeric USER uid:gid in the Containerfile")
+	}
+	run := []string{"run", "ycsb", "postgresql://bench@db/ycsb"}
+	for _, s := range []Spec{
+		{Name: "claim", Image: "i", Clients: 2, Args: run},
+		{Name: "shared", Image: "i", Clients: 2, Args: run, ResultsClaim: "shared"},
+		{Name: "store", Image: "i", Clients: 2, Args: run, ResultsURLSecret: "store"},
+		{Name: "load", Image: "i", Clients: 2, Init: true, Args: []string{"init", "ycsb", "postgresql://bench@db/ycsb"}},
+	} {
+		b, err := s.Manifest()
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, job := decode(t, b)
+		sc := job.Spec.Template.Spec.SecurityContext
+		if sc == nil || sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot || sc.RunAsUser == nil || *sc.RunAsUser != user ||
+			sc.RunAsGroup == nil || *sc.RunAsGroup != group || sc.FSGroup == nil || *sc.FSGroup != group {
+			t.Errorf("%s: pod securityContext %+v, want runAsNonRoot, runAsUser %d, runAsGroup and fsGroup %d (the Containerfile's USER)", s.Name, sc, user, group)
 		}
 	}
 }

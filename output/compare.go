@@ -23,6 +23,9 @@ func Comparison(w io.Writer, c results.Comparison) error {
 	if err := writeComparison(w, c); err != nil {
 		return err
 	}
+	if err := writeFigureComparison(w, c.Figures); err != nil {
+		return err
+	}
 	var limits [2]json.RawMessage
 	if c.Limits != nil {
 		limits = [2]json.RawMessage{c.Limits.A, c.Limits.B}
@@ -72,6 +75,42 @@ when a run has fewer than 3 intervals; "only A" or "only B" for an operation onl
 that run did.
 `)
 	return err
+}
+
+// writeFigureComparison prints the workload's figures of both runs and
+// their ratios (nothing when neither run has any).
+func writeFigureComparison(w io.Writer, rows []results.FigureRow) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	table := [][]string{{"figure", "A", "B", "B/A"}}
+	for _, r := range rows {
+		row := []string{r.Name, "-", "-", "-"}
+		if r.A != nil {
+			row[1] = figureText(*r.A)
+		}
+		if r.B != nil {
+			row[2] = figureText(*r.B)
+		}
+		if r.Ratio != nil {
+			row[3] = fmt.Sprintf("%.2f", *r.Ratio)
+		}
+		table = append(table, row)
+	}
+	fmt.Fprintln(w)
+	return writeTable(w, table, map[int]bool{1: true, 2: true, 3: true})
+}
+
+// figureText writes a workload figure: whole numbers as they are, others
+// with one decimal from 100 up, three below.
+func figureText(v float64) string {
+	switch {
+	case v == float64(int64(v)):
+		return strconv.FormatInt(int64(v), 10)
+	case v >= 100 || v <= -100:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 3, 64)
 }
 
 // cells renders a figure of A and B and their ratio; "-" where missing.

@@ -1,6 +1,7 @@
 package output
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -27,12 +28,83 @@ type ReportDoc struct {
 	// over its clients (see FleetOf).
 	Tenants []fleet.TenantResult `json:"tenants,omitempty"`
 	Fleet   *run.FleetSummary    `json:"fleet,omitempty"`
+	// Audits are the workload's run-time audits (TPC-C's): one run's as
+	// it printed them (its summary.json), several clients' merged over
+	// all their transactions (mergedAudits); for the whole runs after the
+	// ramp only, never a window.
+	Audits []report.Audit `json:"audits,omitempty"`
+	// Checks are the consistency checks run after the run, as it printed
+	// them; of several clients, once: those of the client that ran them
+	// (the last to end, if several did), named by ChecksRun. ChecksError
+	// says why they failed or stopped.
+	Checks      []report.Audit `json:"checks,omitempty"`
+	ChecksError string         `json:"checks_error,omitempty"`
+	ChecksRun   string         `json:"checks_run,omitempty"`
 }
 
 // NewReportDoc returns the report document of the view v of runs.
 func NewReportDoc(runs []*runlog.Run, v results.View) ReportDoc {
 	tenants, f, _ := FleetOf(runs, v)
-	return ReportDoc{View: v, Figures: WorkloadFigures(runs, v), Tenants: tenants, Fleet: f}
+	doc := ReportDoc{View: v, Figures: WorkloadFigures(runs, v), Tenants: tenants, Fleet: f}
+	doc.Audits, doc.Checks, doc.ChecksError, doc.ChecksRun = Audits(runs, v)
+	return doc
+}
+
+// savedAudits is what a run's summary.json keeps of its audits and checks
+// (run.Summary's fields).
+type savedAudits struct {
+	Audits      []report.Audit `json:"audits"`
+	Checks      []report.Audit `json:"checks"`
+	ChecksError string         `json:"checks_error"`
+}
+
+// readAudits returns the audits and checks r's summary.json keeps; none
+// for a run without one (killed, or still running) or whose summary does
+// not parse.
+func readAudits(r *runlog.Run) savedAudits {
+	var s savedAudits
+	if len(r.Summary) > 0 {
+		if err := json.Unmarshal(r.Summary, &s); err != nil {
+			return savedAudits{}
+		}
+	}
+	return s
+}
+
+// Audits returns the workload's audits and consistency checks of the view
+// v of runs, for the whole runs after the ramp only (none for a window,
+// which they do not cover): one run's as it printed them (summary.json);
+// several clients' audits merged (mergedAudits) and their checks once,
+// those of the client that ran them (the one that ended last, if several
+// did: checksRun names it).
+func Audits(runs []*runlog.Run, v results.View) (audits, checks []report.Audit, checksErr, checksRun string) {
+	if len(runs) == 0 || v.Window != (results.Window{}).String() {
+		return nil, nil, "", ""
+	}
+	if len(runs) == 1 {
+		s := readAudits(runs[0])
+		if len(s.Checks) > 0 || s.ChecksError != "" {
+			checksRun = runs[0].Info.ID
+		}
+		return s.Audits, s.Checks, s.ChecksError, checksRun
+	}
+	if _, merged := rebuild(runs); !merged {
+		return nil, nil, "", ""
+	}
+	var last time.Time
+	for _, r := range runs {
+		s := readAudits(r)
+		if len(s.Checks) == 0 && s.ChecksError == "" {
+			continue
+		}
+		if end := r.Info.End; checksRun == "" || (end != nil && end.After(last)) {
+			checks, checksErr, checksRun = s.Checks, s.ChecksError, r.Info.ID
+			if end != nil {
+				last = *end
+			}
+		}
+	}
+	return mergedAudits(runs, v), checks, checksErr, checksRun
 }
 
 // WorkloadFigures returns the workload's own figures of a view, by name,
@@ -48,6 +120,22 @@ func WorkloadFigures(runs []*runlog.Run, v results.View) map[string]float64 {
 		out[f.Name] = f.Value
 	}
 	return out
+}
+
+// CompareFigures fills c.Figures with the workload's own figures of the
+// two runs compared, each over its view (views, from results.CompareBy),
+// as `stampede report` of each prints them.
+func CompareFigures(c *results.Comparison, runs [2]*runlog.Run, views [2]results.View) {
+	var names [2][]string
+	var vals [2]map[string]float64
+	for i := range runs {
+		vals[i] = map[string]float64{}
+		for _, f := range workloadFigures([]*runlog.Run{runs[i]}, views[i]) {
+			names[i] = append(names[i], f.Name)
+			vals[i][f.Name] = f.Value
+		}
+	}
+	c.Figures = results.PairFigures(names[0], names[1], vals[0], vals[1])
 }
 
 // workloadFigures returns the workload's figures the run printed under its
@@ -88,7 +176,8 @@ func observedFigures(runs []*runlog.Run, v results.View) []report.Extra {
 // NOPM) are left out for one run (the rebuilt workload has not read them:
 // see observedFigures); for several clients' runs of a
 // workload.ClientMerger they are the merge's, over the whole runs after
-// the ramp only.
+// the ramp only, and the counted figures are over the clients' common
+// measurement interval (results.CommonInterval).
 func countedFigures(runs []*runlog.Run, v results.View) []report.Extra {
 	gen, merged := rebuild(runs)
 	fig, ok := gen.(workload.Figurer)
@@ -101,6 +190,17 @@ func countedFigures(runs []*runlog.Run, v results.View) []report.Extra {
 	}
 	var out []report.Extra
 	elapsed := time.Duration(v.Seconds * float64(time.Second))
+	if merged {
+		// Several clients' figures are over their common measurement
+		// interval, which every one of them measured: near the ends of
+		// the time their intervals cover together, fewer clients ran.
+		if c, ok, err := results.CommonInterval(runs, v); err == nil && ok {
+			for name := range counts {
+				counts[name] = c.Counts[name]
+			}
+			elapsed = c.To.Sub(c.From)
+		}
+	}
 	for _, f := range workload.AllFigures(fig, counts, errs, elapsed) {
 		if !f.Observed || (merged && v.Window == (results.Window{}).String()) {
 			out = append(out, report.Extra{Name: f.Name, Value: f.Value, Text: f.Text})
@@ -208,11 +308,11 @@ func clientRuns(runs []*runlog.Run) []workload.ClientRun {
 	return out
 }
 
-// MergedAudits returns the workload's audits of several clients' runs
+// mergedAudits returns the workload's audits of several clients' runs
 // merged (TPC-C's, over every client's transactions), judged on v's
 // latencies; none for one run (its own run printed them) or a workload
 // that is not a workload.ClientMerger and workload.Auditor.
-func MergedAudits(runs []*runlog.Run, v results.View) []report.Audit {
+func mergedAudits(runs []*runlog.Run, v results.View) []report.Audit {
 	if len(runs) < 2 || v.Window != (results.Window{}).String() {
 		return nil
 	}
@@ -233,7 +333,7 @@ func MergedAudits(runs []*runlog.Run, v results.View) []report.Audit {
 	}
 	var out []report.Audit
 	for _, a := range au.Audits(time.Duration(v.Seconds*float64(time.Second)), latency) {
-		out = append(out, report.Audit{Name: a.Name, Result: a.Result, Detail: a.Detail})
+		out = append(out, report.Audit{Name: a.Name, Required: a.Required, Clause: a.Clause, Result: a.Result, Detail: a.Detail})
 	}
 	return out
 }

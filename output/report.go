@@ -90,10 +90,25 @@ func ReportSplit(w io.Writer, runs []*runlog.Run, v results.View, by string) err
 	if err := (&report.Text{W: w}).Final(elapsed, ops, report.Op{Cumulative: v.Total}, extra); err != nil {
 		return err
 	}
-	if audits := MergedAudits(runs, v); len(audits) > 0 {
+	audits, checks, checksErr, checksRun := Audits(runs, v)
+	if len(audits) > 0 {
 		fmt.Fprintln(w)
 		if err := report.Audits(w, audits); err != nil {
 			return err
+		}
+	}
+	if len(checks) > 0 || checksErr != "" {
+		if err := report.Checks(w, checks); err != nil {
+			return err
+		}
+		if checksErr != "" {
+			if len(checks) == 0 {
+				fmt.Fprint(w, "\nconsistency checks:\n")
+			}
+			fmt.Fprintf(w, "  the checks failed: %s\n", checksErr)
+		}
+		if len(runs) > 1 {
+			fmt.Fprintf(w, "  (run by %s after its run, once for the benchmark)\n", checksRun)
 		}
 	}
 	if _, f, why := FleetOf(runs, v); f != nil {

@@ -1,7 +1,9 @@
 package results
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -81,4 +83,96 @@ func parseClient(tag string) (i, n int, ok bool) {
 	i, err1 := strconv.Atoi(a)
 	n, err2 := strconv.Atoi(b)
 	return i, n, err1 == nil && err2 == nil && i >= 0 && i < n
+}
+
+// Common is what several clients of one benchmark did in their common
+// measurement interval, the time every one of them measured: from the
+// latest of their first taken intervals' starts to the earliest of their
+// last taken intervals' ends.
+type Common struct {
+	From, To time.Time
+	// Counts are the operations of each operation series in [From, To),
+	// over every client: an interval within it counts whole, one that
+	// straddles From or To for the share of its length within (its
+	// operations taken as spread evenly over it), and the sum over the
+	// clients' intervals is rounded to the nearest operation.
+	Counts map[string]int64
+}
+
+// CommonInterval returns the operations that runs, the clients of one
+// benchmark whose intervals v took (Recompute), counted over strictly
+// their common measurement interval; ok is false for fewer than two runs
+// with intervals taken, or runs whose measured periods do not overlap.
+// A rate over the time the clients' intervals cover together (v.Seconds)
+// counts, near its ends, the operations of fewer clients than measured;
+// one over the common interval counts every client's. It reads the runs'
+// intervals again (the taken ones, those of v.Taken) and never modifies
+// a run directory.
+func CommonInterval(runs []*runlog.Run, v View) (c Common, ok bool, err error) {
+	if len(v.Taken) < 2 {
+		return Common{}, false, nil
+	}
+	for i, t := range v.Taken {
+		if i == 0 || t.From.After(c.From) {
+			c.From = t.From
+		}
+		if i == 0 || t.To.Before(c.To) {
+			c.To = t.To
+		}
+	}
+	if !c.To.After(c.From) {
+		return Common{}, false, nil
+	}
+	taken := make(map[string]Taken, len(v.Taken))
+	for _, t := range v.Taken {
+		taken[t.Run] = t
+	}
+	sums := map[string]float64{}
+	for _, run := range runs {
+		t, ok := taken[run.Info.ID]
+		if !ok {
+			continue
+		}
+		ivs, err := run.Intervals()
+		var trunc *runlog.TruncatedError
+		if err != nil && !errors.As(err, &trunc) {
+			return Common{}, false, err
+		}
+		for i := range ivs {
+			iv := &ivs[i]
+			if iv.Start.Before(t.From) || iv.End.After(t.To) {
+				continue // not taken
+			}
+			length := iv.End.Sub(iv.Start)
+			in := minTime(iv.End, c.To).Sub(maxTime(iv.Start, c.From))
+			if in <= 0 || length <= 0 {
+				continue
+			}
+			share := float64(in) / float64(length)
+			for name, d := range iv.Series {
+				if IsOp(name) && !IsSplit(name) {
+					sums[name] += share * float64(d.Count)
+				}
+			}
+		}
+	}
+	c.Counts = make(map[string]int64, len(sums))
+	for name, n := range sums {
+		c.Counts[name] = int64(math.Round(n))
+	}
+	return c, true, nil
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }

@@ -105,6 +105,47 @@ type Comparison struct {
 	Telemetry []TelemetryRow `json:"telemetry,omitempty"`
 	Limits    *CompareLimits `json:"limits,omitempty"`
 	Warnings  []string       `json:"warnings,omitempty"`
+	// Figures pairs the workload's own figures of both runs (churn's
+	// rows/s, TPC-C's tpmC), as their reports print them; filled by the
+	// caller that can rebuild the workload (output.CompareFigures), nil
+	// here.
+	Figures []FigureRow `json:"figures,omitempty"`
+}
+
+// FigureRow is one workload figure of both runs in a Comparison: A and B
+// nil where a run has none, Ratio B/A, nil where A is 0 or missing.
+type FigureRow struct {
+	Name  string   `json:"name"`
+	A     *float64 `json:"a"`
+	B     *float64 `json:"b"`
+	Ratio *float64 `json:"ratio"`
+}
+
+// PairFigures pairs the figures of two runs by name, in A's order then
+// B's extra ones (each a name and value, in a run's order).
+func PairFigures(a, b []string, va, vb map[string]float64) []FigureRow {
+	var rows []FigureRow
+	names := append(append([]string(nil), a...), b...)
+	seen := map[string]bool{}
+	for _, n := range names {
+		if seen[n] {
+			continue
+		}
+		seen[n] = true
+		row := FigureRow{Name: n}
+		if v, ok := va[n]; ok {
+			row.A = &v
+		}
+		if v, ok := vb[n]; ok {
+			row.B = &v
+		}
+		if row.A != nil && row.B != nil && *row.A != 0 {
+			r := *row.B / *row.A
+			row.Ratio = &r
+		}
+		rows = append(rows, row)
+	}
+	return rows
 }
 
 // Compare recomputes the final figures of runs a and b (after the

@@ -177,6 +177,14 @@ type Summary struct {
 	// Tenants and Fleet are a fleet run's tenant workloads and figures.
 	Tenants []fleet.TenantResult `json:"tenants,omitempty"`
 	Fleet   *FleetSummary        `json:"fleet,omitempty"`
+	// Audits are the workload's run-time audits as the run printed them
+	// (TPC-C's), judged on the whole run after the ramp.
+	Audits []report.Audit `json:"audits,omitempty"`
+	// Checks are the workload's consistency checks run after the run
+	// (TPC-C's clause 3.3.2), each as it printed it; ChecksError says why
+	// they failed or stopped, when they did.
+	Checks      []report.Audit `json:"checks,omitempty"`
+	ChecksError string         `json:"checks_error,omitempty"`
 }
 
 // NamedSummary is one series' final figures.
@@ -269,7 +277,12 @@ func audits(gen workload.Generator, ops []string, last stats.Tick) []report.Audi
 	}
 	var ra []report.Audit
 	for _, x := range au.Audits(last.End.Sub(last.CumStart), latency) {
-		ra = append(ra, report.Audit{Name: x.Name, Result: x.Result, Detail: x.Detail})
+		ra = append(ra, reportAudit(x))
 	}
 	return ra
+}
+
+// reportAudit is a workload's audit as report prints it.
+func reportAudit(a workload.Audit) report.Audit {
+	return report.Audit{Name: a.Name, Required: a.Required, Clause: a.Clause, Result: a.Result, Detail: a.Detail}
 }

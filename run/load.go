@@ -449,24 +449,32 @@ func Cleanup(ctx context.Context, spec CleanupSpec) error {
 
 // dropScripted drops, for init --drop of a workload whose load is a
 // user's file (workload.ScriptLoader), the tables an earlier init of it
+// made, and of a workload.RunTablesDropper (churn) the tables its runs
 // made: they carry its mark (workload.Hooks.RunTables lists them).
 func dropScripted(ctx context.Context, db *sqlx.DB, gen workload.Generator, log io.Writer) error {
-	if _, ok := gen.(workload.ScriptLoader); !ok || db.Null() {
+	_, scripted := gen.(workload.ScriptLoader)
+	rd, runs := gen.(workload.RunTablesDropper)
+	runs = runs && rd.DropsRunTables()
+	if !scripted && !runs || db.Null() {
 		return nil
+	}
+	made := "an earlier init of " + gen.Meta().Name
+	if runs {
+		made = "a run of " + gen.Meta().Name
 	}
 	h, ok := gen.(workload.Hookser)
 	if !ok || h.Hooks().RunTables == nil {
 		return nil
 	}
-	made, err := h.Hooks().RunTables(ctx, db)
+	tables, err := h.Hooks().RunTables(ctx, db)
 	if err != nil {
 		return err
 	}
-	for _, t := range made {
+	for _, t := range tables {
 		if _, err := db.Exec(ctx, db.Dialect().DropTable(t)); err != nil {
 			return fmt.Errorf("dropping %s: %w", t, err)
 		}
-		fmt.Fprintf(log, "--drop: dropped table %s, which an earlier init of %s made\n", t, gen.Meta().Name)
+		fmt.Fprintf(log, "--drop: dropped table %s, which %s made\n", t, made)
 	}
 	return nil
 }

@@ -217,6 +217,8 @@ func prepare(spec *Spec) error {
 			spec.Concurrency = rd.Concurrency
 			if spec.Conn.Conns == 0 {
 				spec.Conn.Conns = rd.Conns
+			} else if rd.WorkersFromConns {
+				spec.Concurrency = spec.Conn.Conns // a loop per connection
 			}
 		}
 	}
@@ -451,7 +453,7 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 	}
 	r.errs = newErrorLog(r.rw)
 	if r.shipURL != "" {
-		r.ship = startShipper(ctx, r.shipURL, r.shipFrom, r.rw.Dir(), r.log)
+		r.ship = startShipper(ctx, r.shipURL, r.shipFrom, r.rw.Dir(), r.cfg.DisplayEvery, r.tempRoot, r.log)
 	}
 	if r.split != nil {
 		r.split.attach(r.rw)
@@ -702,12 +704,31 @@ func (r *Run) finish() (*Result, error) {
 		sum.Tenants, sum.Fleet = src.fleet.summary(&sum)
 	}
 	sum.Skipped = res.Skipped
+	sum.Audits = result.Audits
 	result.Summary = sum
 	for _, o := range s.Observers {
 		o.Final(result)
 	}
 	if note := latePacerNote(sum.Series, len(r.load.Ops)); note != "" && r.cfg.MaxRate > 0 {
 		fmt.Fprintln(r.log, note)
+	}
+	end := time.Now()
+	// The consistency checks run before the run's end is recorded, so
+	// that summary.json keeps them (the run reads as running meanwhile).
+	var checkErr error
+	if c, ok := gen.(workload.AfterRunChecker); ok && runErr == nil && !s.SkipChecks && c.CheckAfterRun() && src.check != nil {
+		r.closeLoad() // the workers' connections go back to the pool the checks use
+		out := s.Checks
+		if out == nil {
+			out = io.Discard
+		}
+		fmt.Fprintln(out, "\nconsistency checks (--skip-checks skips them):")
+		p := &checkPrinter{printer: printer{out}}
+		checkErr = src.check(context.Background(), p)
+		sum.Checks = p.checks
+		if checkErr != nil {
+			sum.ChecksError = checkErr.Error()
+		}
 	}
 	errMsg := sum.Error
 	if err := r.rw.Err(); err != nil {
@@ -717,7 +738,7 @@ func (r *Run) finish() (*Result, error) {
 		// Recorded, so that the run is not taken for a complete one.
 		errMsg = strings.TrimPrefix(errMsg+"; ", "; ") + runlog.IncompletePrefix + writeFailure(r.writeErr)
 	}
-	finishErr := r.rw.Finish(time.Now(), status, errMsg, sum)
+	finishErr := r.rw.Finish(end, status, errMsg, sum)
 	saveErr := r.saved(finishErr)
 	shipped := r.ship != nil && r.ship.finish()
 	if saveErr == nil && r.tempRoot && shipped {
@@ -757,17 +778,9 @@ func (r *Run) finish() (*Result, error) {
 	if res.Interrupted {
 		fmt.Fprintln(r.log, "interrupted")
 	}
-	if c, ok := gen.(workload.AfterRunChecker); ok && runErr == nil && !s.SkipChecks && c.CheckAfterRun() && src.check != nil {
-		r.closeLoad() // the workers' connections go back to the pool the checks use
-		out := s.Checks
-		if out == nil {
-			out = io.Discard
-		}
-		fmt.Fprintln(out, "\nconsistency checks (--skip-checks skips them):")
-		if err := src.check(context.Background(), printer{out}); err != nil {
-			runErr = fmt.Errorf("consistency check failed after the run: %w; %s", err, where())
-			saveErr = nil // said
-		}
+	if checkErr != nil {
+		runErr = fmt.Errorf("consistency check failed after the run: %w; %s", checkErr, where())
+		saveErr = nil // said
 	}
 	if runErr == nil {
 		runErr = saveErr
@@ -1025,6 +1038,16 @@ func (p printer) Printf(format string, args ...any) {
 		fmt.Fprintln(p.w)
 	}
 }
+
+// checkPrinter is a printer that keeps the consistency checks' outcomes
+// (workload.CheckRecorder) for summary.json.
+type checkPrinter struct {
+	printer
+	checks []report.Audit
+}
+
+// Check implements workload.CheckRecorder.
+func (p *checkPrinter) Check(a workload.Audit) { p.checks = append(p.checks, reportAudit(a)) }
 
 // promFlag names the flag that chose the Prometheus address, and its
 // value as typed: a bare ":PORT" is --prometheus-port's.

@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -18,11 +19,15 @@ const NoResultsDir = "none"
 
 // shipper copies a run directory into a results store while the run
 // writes it: after every interval (kick), in its own goroutine, so that a
-// slow store never delays the run. The first failure is said once, in
-// one line, and ends the copying: the run goes on in its directory, which
-// `stampede runs upload DIR` sends later.
+// slow store never delays the run, and between intervals (setting up,
+// waiting for --start-at, ending) every beat and a half, so that the
+// store knows the run's writer is alive (store.ShipLive: one transaction
+// each). The first failure is said once, in one line, and ends the
+// copying: the run goes on in its directory, which `stampede runs upload
+// DIR` sends later.
 type shipper struct {
 	dir  string
+	beat time.Duration
 	log  io.Writer
 	kick chan struct{}
 	quit chan struct{}
@@ -35,15 +40,30 @@ type shipper struct {
 	failed bool
 }
 
+// maxBeat bounds a shipper's beat: a run of long intervals still tells
+// the store it is alive every 15 s at least (see store.StaleAfter).
+const maxBeat = 10 * time.Second
+
+// shipBeat returns the beat of a run whose intervals last every: the
+// interval, at most maxBeat.
+func shipBeat(every time.Duration) time.Duration {
+	return min(max(every, time.Millisecond), maxBeat)
+}
+
 // startShipper opens the store of url (from is the flag or variable that
-// named it) and starts copying dir into it. A store it cannot reach is
-// said once, and the run goes on in dir alone.
-func startShipper(ctx context.Context, url, from, dir string, log io.Writer) *shipper {
-	s := &shipper{dir: dir, log: log, kick: make(chan struct{}, 1), quit: make(chan struct{})}
+// named it) and starts copying dir, a run of intervals of every, into it.
+// A store it cannot reach is said once, and the run goes on in dir alone.
+// A run without a results directory of its own (temporary: --results-dir
+// none) is not advised to do without the store.
+func startShipper(ctx context.Context, url, from, dir string, every time.Duration, temporary bool, log io.Writer) *shipper {
+	s := &shipper{dir: dir, beat: shipBeat(every), log: log, kick: make(chan struct{}, 1), quit: make(chan struct{})}
 	octx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	st, err := store.Open(octx, url)
 	if err != nil {
+		if ue := (*store.UnreachableError)(nil); temporary && errors.As(err, &ue) {
+			err = errors.New(ue.Short())
+		}
 		s.lost(fmt.Errorf("%s: %w", from, err))
 		return s
 	}
@@ -52,13 +72,17 @@ func startShipper(ctx context.Context, url, from, dir string, log io.Writer) *sh
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
+		idle := time.NewTimer(s.beat * 3 / 2)
+		defer idle.Stop()
 		for {
 			select {
 			case <-s.quit:
 				return
 			case <-s.kick:
-				s.ship()
+			case <-idle.C:
 			}
+			s.ship()
+			idle.Reset(s.beat * 3 / 2)
 		}
 	}()
 	return s
@@ -84,7 +108,7 @@ func (s *shipper) ship() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if _, err := s.st.Ship(ctx, s.dir); err != nil {
+	if _, err := s.st.ShipLive(ctx, s.dir, s.beat); err != nil {
 		s.lost(fmt.Errorf("cannot write the run into the results store %s: %w", s.st, err))
 		_ = s.st.Close()
 		s.st = nil

@@ -45,7 +45,8 @@ const (
 	// StatusKilled is what readers report for a run whose run.json says
 	// "running" but whose writer is gone (killed with kill -9, crashed):
 	// no process holds the lock a writer holds on intervals.hlog while it
-	// runs. It is never written to run.json.
+	// runs, and the directory is not a live run's copy (LiveCopyFile).
+	// It is never written to run.json.
 	StatusKilled = "killed"
 	// IncompletePrefix begins RunInfo.Error when a write to the run's
 	// files failed during the run (its disk full, say): the run log

@@ -220,7 +220,7 @@ func readInfo(dir string) (RunInfo, error) {
 		return RunInfo{}, fmt.Errorf("%s: invalid %s: %w", dir, RunFile, err)
 	}
 	normalize(&info)
-	if info.Status == StatusRunning && writerGone(dir) {
+	if info.Status == StatusRunning && !liveCopy(dir) && writerGone(dir) {
 		// The writer records the run's end before it releases its lock:
 		// a run.json read before the end, with the lock found free
 		// after it, is read again (else a run that just finished reads
@@ -235,6 +235,28 @@ func readInfo(dir string) (RunInfo, error) {
 		}
 	}
 	return info, nil
+}
+
+// LiveCopyFile marks a copy of a run directory made while its run was
+// live, by a reader that knows it from elsewhere (a run fetched from a
+// results store, whose store records when its writer last wrote it): no
+// process holds the writer's lock on a copy, so without the mark a
+// run.json that says "running" reads as killed. The name starts with "."
+// so that listings and comparisons of a run's files skip it.
+const LiveCopyFile = ".live-copy"
+
+// MarkLiveCopy marks the run directory dir, a copy of a run made while
+// its writer was alive, as such (LiveCopyFile): readers take its
+// run.json's "running" for running, not killed. Never call it on a run
+// directory a writer writes: its lock says whether it runs.
+func MarkLiveCopy(dir string) error {
+	return os.WriteFile(filepath.Join(dir, LiveCopyFile), nil, 0o600)
+}
+
+// liveCopy reports whether dir is marked as a live run's copy.
+func liveCopy(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, LiveCopyFile))
+	return err == nil
 }
 
 // Find resolves a run reference to a run directory. ref is, in this order of

@@ -378,10 +378,14 @@ func detectDialect(ctx context.Context, pool *pgxpool.Pool) dialect.Dialect {
 }
 
 // dialectOf returns the dialect of a server whose version() is version:
-// dialect.Cockroach when it names CockroachDB, else dialect.Postgres.
+// dialect.Cockroach when it names CockroachDB, dialect.Greenplum when it
+// names Greenplum Database, else dialect.Postgres.
 func dialectOf(version string) dialect.Dialect {
-	if strings.Contains(version, "CockroachDB") {
+	switch {
+	case strings.Contains(version, "CockroachDB"):
 		return dialect.Cockroach{}
+	case dialect.IsGreenplumVersion(version):
+		return dialect.Greenplum{}
 	}
 	return dialect.Postgres{}
 }

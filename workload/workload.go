@@ -377,6 +377,16 @@ type DropFirster interface {
 	DropsFirst() bool
 }
 
+// RunTablesDropper is a Generator whose init --drop drops, with its own
+// tables, the tables its runs made (Hooks.RunTables): churn's, which its
+// own table (the bookkeeping of their rows) accounts for, and which a new
+// bookkeeping would not.
+type RunTablesDropper interface {
+	Generator
+	// DropsRunTables reports whether init --drop drops them.
+	DropsRunTables() bool
+}
+
 // ClientPartitioner is a Generator that can run as one of several
 // clients of one benchmark (run.Spec.Part) without the clients' writes
 // colliding: YCSB gives each client its own range of keys to insert, as
@@ -415,6 +425,10 @@ type RunDefaults struct {
 	// Warnings are messages about the configuration (ignored properties)
 	// for commands that do not call Ops, which reports them itself.
 	Warnings []string
+	// WorkersFromConns says each worker is one connection's loop
+	// (churn's): --conns given without --concurrency sets the workers
+	// too, one per connection.
+	WorkersFromConns bool
 }
 
 // Figurer is a Generator with figures of its own computed from a run's
@@ -679,15 +693,46 @@ const (
 	AuditSkip = "SKIP"
 )
 
-// Audit is the outcome of one audit.
+// Audit is the outcome of one audit, or of one consistency check (see
+// CheckRecorder).
 type Audit struct {
-	// Name says what is audited, such as "New-Order rollbacks (0.9-1.1%)".
+	// Name says what is audited, such as "New-Order rollbacks".
 	Name string
+	// Required is what the audit requires, such as "0.9-1.1%"; "" when
+	// the name says it all.
+	Required string
+	// Clause is the specification's clause, such as "2.4.1.4"; "" for
+	// none.
+	Clause string
 	// Result is AuditPass, AuditFail or AuditSkip.
 	Result string
 	// Detail gives the figures behind the result, such as
 	// "1.02% of 12,345 New-Orders".
 	Detail string
+}
+
+// Label is the audit as its line names it: the name, what is required
+// and the clause, "New-Order rollbacks 0.9-1.1% (2.4.1.4)".
+func (a Audit) Label() string {
+	s := a.Name
+	if a.Required != "" {
+		s += " " + a.Required
+	}
+	if a.Clause != "" {
+		s += " (" + a.Clause + ")"
+	}
+	return s
+}
+
+// CheckRecorder is a Reporter that also keeps each consistency check's
+// outcome, as an Audit (Name the condition, Clause its clause, Required
+// and Detail the offending rows allowed and found): the runner saves them
+// with the run's summary. A workload's checks print their lines through
+// Printf either way, and record through Check when the Reporter is one.
+type CheckRecorder interface {
+	Reporter
+	// Check records one check's outcome.
+	Check(a Audit)
 }
 
 // ScriptLoader is a Generator whose load is a file of the user's that

@@ -201,12 +201,7 @@ const figureFields = [['count', 'ops'], ['errors', 'errors'], ['ops_per_sec', 'o
 // figuresTable is a report's figures: one row per operation and the total
 // (__result), each cell with its exact value in data-value.
 function figuresTable(id, rep) {
-  const fmt = (k, v) => k.endsWith('_ms') ? fmtMs(v) : k === 'ops_per_sec' ? fmtRate(v) : fmtInt(v);
-  const row = (name, s, cls) => el('tr', { class: cls, dataset: { op: name } }, el('td', { class: 'l' }, name),
-    figureFields.map(([k]) => el('td', { dataset: { field: k, value: s[k] } }, fmt(k, s[k]))));
-  const t = el('table', { id, class: 'figures' },
-    el('thead', {}, el('tr', {}, el('th', { class: 'l' }, 'operation'), figureFields.map(([, l]) => el('th', {}, l)))),
-    el('tbody', {}, rep.ops.map(o => row(o.name, o)), row('__result', rep.total, 'total')));
+  const t = opsTable(id, 'operation', rep.ops, rep.total);
   const taken = (rep.taken || []).map(t => `${t.intervals} intervals from ${t.from_offset_s.toFixed(3)}s to ${t.to_offset_s.toFixed(3)}s (${t.seconds.toFixed(3)}s)`).join('; ');
   const extra = [];
   if (rep.reconnects !== undefined) extra.push(`reconnects: ${rep.reconnects}`);
@@ -215,6 +210,43 @@ function figuresTable(id, rep) {
   return el('div', {}, el('div', { class: 'muted', dataset: { window: rep.window } }, `${rep.window}: ${taken}`), t,
     extra.length ? el('div', { class: 'muted extra' }, extra.join(' · ')) : null,
     (rep.warnings || []).map(w => el('div', { class: 'warn' }, w)));
+}
+
+// opsTable is a table of figures per operation (and the total, when
+// given, as __result), each cell with its exact value in data-value.
+function opsTable(id, what, ops, total) {
+  const fmt = (k, v) => k.endsWith('_ms') ? fmtMs(v) : k === 'ops_per_sec' ? fmtRate(v) : fmtInt(v);
+  const row = (name, s, cls) => el('tr', { class: cls, dataset: { op: name } }, el('td', { class: 'l' }, name),
+    figureFields.map(([k]) => el('td', { dataset: { field: k, value: s[k] } }, fmt(k, s[k]))));
+  return el('table', { id, class: 'figures' },
+    el('thead', {}, el('tr', {}, el('th', { class: 'l' }, what), figureFields.map(([, l]) => el('th', {}, l)))),
+    el('tbody', {}, ops.map(o => row(o.name, o)), total ? row('__result', total, 'total') : null));
+}
+
+// auditsTable is a workload's audits (or consistency checks) as the run
+// judged them: what is audited, the value measured, what is required and
+// the result, one row each.
+function auditsTable(id, audits, check) {
+  const name = a => check ? `${a.clause} ${a.name}` : `${a.name}${a.clause ? ' (' + a.clause + ')' : ''}`;
+  return el('table', { id, class: 'audits' },
+    el('thead', {}, el('tr', {}, el('th', { class: 'l' }, check ? 'check' : 'audit'), el('th', { class: 'l' }, 'value'),
+      el('th', { class: 'l' }, 'required'), el('th', { class: 'l' }, 'result'))),
+    el('tbody', {}, audits.map(a => el('tr', { dataset: { audit: name(a) } },
+      el('td', { class: 'l', dataset: { field: 'name' } }, name(a)), el('td', { class: 'l', dataset: { field: 'value' } }, a.value || ''),
+      el('td', { class: 'l', dataset: { field: 'required' } }, a.required || ''),
+      el('td', { class: 'l', dataset: { field: 'result' } }, el('span', { class: 'badge ' + a.result.toLowerCase() }, a.result))))));
+}
+
+// auditsSection is a report's audits and consistency checks, if any.
+function auditsSection(rep) {
+  const out = [];
+  if (rep.audits && rep.audits.length) out.push(el('h2', {}, 'Audits (as the run judged them, over the whole run after the ramp)'), auditsTable('audits', rep.audits, false));
+  if ((rep.checks && rep.checks.length) || rep.checks_error) {
+    out.push(el('h2', {}, 'Consistency checks (after the run' + (rep.checks_run && rep.runs && rep.runs.length > 1 ? `, by ${rep.checks_run}, once for the benchmark` : '') + ')'));
+    if (rep.checks && rep.checks.length) out.push(auditsTable('checks', rep.checks, true));
+    if (rep.checks_error) out.push(el('div', { class: 'error', id: 'checks-error' }, 'the checks failed: ' + rep.checks_error));
+  }
+  return out;
 }
 
 function headerList(run) {
@@ -312,18 +344,19 @@ function errorsAt(s) {
   return out;
 }
 
-function drawRunCharts(box, s, onSelect) {
+function drawRunCharts(box, s, onSelect, what) {
+  what = what || '';
   const marks = marksPlugin(s);
   const select = { hooks: { setSelect: [u => {
     if (u.select.width < 2) return;
     const from = u.posToVal(u.select.left, 'x'), to = u.posToVal(u.select.left + u.select.width, 'x');
     onSelect(Math.max(0, from), to);
   }] } };
-  const tp = makeChart(box, 'throughput (ops/s per interval; errors/s in red)', throughputData(s),
+  const tp = makeChart(box, `throughput${what} (ops/s per interval; errors/s in red)`, throughputData(s),
     [...s.ops.map((o, i) => opsSeries(o.name, palette[i % palette.length])),
       { label: 'errors/s', stroke: '#c53030', width: 0, points: { show: true, size: 7, fill: '#c53030' }, value: (u, v) => v === null ? '' : fmtRate(v) }],
     { yLabel: 'ops/s', uplot: { plugins: [marks, select] } });
-  const lat = makeChart(box, 'latency per interval (ms, log scale): p50 dotted, p95 dashed, p99 solid, max thin', latencyData(s),
+  const lat = makeChart(box, `latency${what} per interval (ms, log scale): p50 dotted, p95 dashed, p99 solid, max thin`, latencyData(s),
     s.ops.flatMap((o, i) => {
       const c = palette[i % palette.length];
       return [msSeries(o.name + ' p50', c, [2, 3]), msSeries(o.name + ' p95', c, [6, 3]), msSeries(o.name + ' p99', c), msSeries(o.name + ' max', c, [1, 1], { width: 0.7, show: s.ops.length <= 4 })];
@@ -381,8 +414,12 @@ async function showRun(id) {
   main.append(el('h2', {}, 'Figures (as stampede report)'));
   const figs = el('div', { id: 'report' });
   if (doc.report) figs.append(figuresTable('figures', doc.report));
-  else figs.append(el('div', { class: 'muted' }, doc.report_error || 'no figures yet'));
+  else figs.append(el('div', { class: doc.report_error ? 'warn' : 'muted', id: 'report-error' }, doc.report_error || 'no figures yet'));
   main.append(figs);
+  if (doc.report && doc.report.endpoints && doc.report.endpoints.length) {
+    main.append(el('h2', {}, 'Per endpoint (as stampede report --by-endpoint)'), opsTable('endpoint-figures', 'operation@endpoint', doc.report.endpoints));
+  }
+  if (doc.report) main.append(...auditsSection(doc.report));
   const win = el('div', { id: 'window', class: 'window', hidden: true });
   main.append(win);
   main.append(el('h2', {}, 'Over time'));
@@ -435,6 +472,11 @@ async function showRun(id) {
     };
     if (s.to_s.length) drawRunCharts(charts, s, zoom);
     else charts.append(el('div', { class: 'muted' }, 'no complete interval'));
+    if (s.to_s.length && s.endpoints && s.endpoints.length) {
+      const eps = el('div', { class: 'charts', id: 'endpoint-charts' });
+      charts.after(el('h2', {}, 'Over time, per endpoint'), eps);
+      drawRunCharts(eps, Object.assign({}, s, { ops: s.endpoints }), zoom, ' per endpoint');
+    }
   }
   drawTelemetry(main, tel);
   ready('run');
@@ -495,6 +537,7 @@ async function showMerge(params) {
   main.append(el('h1', {}, `Merged: ${tags}`),
     el('p', { class: 'muted' }, `${doc.clients.length} runs merged as stampede report --tag ${tags} merges them`));
   main.append(figuresTable('figures', doc.report));
+  main.append(...auditsSection(doc.report));
   main.append(el('h2', {}, 'Each client'));
   main.append(el('table', { id: 'clients' },
     el('thead', {}, el('tr', {}, el('th', { class: 'l' }, 'run'), el('th', {}, 'ops'), el('th', {}, 'errors'), el('th', {}, 'ops/s'),

@@ -104,6 +104,7 @@ func (a *app) compare(refA, refB string, cf compareFlags) error {
 	if err != nil {
 		return err
 	}
+	output.CompareFigures(&c, runs, views)
 	c.A.Dir, c.B.Dir = src.Where(c.A.Dir), src.Where(c.B.Dir)
 	for _, w := range c.Warnings {
 		fmt.Fprintf(a.stderr, "warning: %s\n", oneLine(w))

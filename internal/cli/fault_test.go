@@ -48,7 +48,11 @@ func TestBankSurvivesCrash(t *testing.T) {
 		done <- stampede(t, "run", "bank", "--rows", "1000", "--duration", "8s", "--concurrency", "4",
 			"--tolerate-errors", "--display-every", "500ms", "--results-dir", dir, url)
 	}()
+	// Crash 3 s in, and only once the workers have done transfers: on a
+	// loaded machine the run may start late, and a worker that never had
+	// a connection does not reconnect, it connects.
 	time.Sleep(3 * time.Second)
+	waitForTransfers(t, dir, 30*time.Second)
 	crash := time.Now()
 	if err := srv.Restart(ctx, true); err != nil {
 		t.Fatalf("restart: %v", err)
@@ -92,4 +96,25 @@ func TestBankSurvivesCrash(t *testing.T) {
 	if r := stampede(t, "check", "bank", "--rows", "1000", url); r.code != 0 {
 		t.Errorf("check bank after a crash: %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
+}
+
+// waitForTransfers waits until the one run in dir has saved an interval
+// with transfers in it.
+func waitForTransfers(t *testing.T, dir string, limit time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		if runs, err := runlog.List(dir); err == nil && len(runs) == 1 {
+			if run, err := runlog.Open(filepath.Join(dir, runs[0].ID)); err == nil {
+				ivs, _ := run.Intervals()
+				for _, iv := range ivs {
+					if s := iv.Series["transfer"]; s != nil && s.Count > 0 {
+						return
+					}
+				}
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("no transfers saved in %s within %v", dir, limit)
 }

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -237,6 +238,9 @@ func TestResultsURLUnreachable(t *testing.T) {
 		{"no such database", missing.String(), "does not exist (SQLSTATE 3D000); check the database name in the URL, or create the database on that server"},
 	} {
 		run := strs("run", "ycsb", "--driver", "null", "--max-ops", "100", "--telemetry=false", "--results-dir", t.TempDir())
+		// Without a results directory: the run goes on in a temporary
+		// one, and is not advised to do without the store.
+		none := strs("run", "ycsb", "--driver", "null", "--max-ops", "100", "--telemetry=false", "--results-dir", "none")
 		runs := strs("runs", "--results-dir", t.TempDir())
 		for _, cmd := range []struct {
 			name, prefix string
@@ -249,6 +253,7 @@ func TestResultsURLUnreachable(t *testing.T) {
 			// run; from the environment, it was found only at the run's end.
 			{"run from the environment", "$STAMPEDE_RESULTS_URL: ", run, true},
 			{"runs from the environment", "", runs, true},
+			{"run --results-dir none", "--results-url: ", none, false},
 		} {
 			t.Run(tc.name+"/"+cmd.name, func(t *testing.T) {
 				args := append(cmd.args, "--results-url", tc.url)
@@ -256,8 +261,14 @@ func TestResultsURLUnreachable(t *testing.T) {
 					t.Setenv("STAMPEDE_RESULTS_URL", tc.url)
 					args = cmd.args
 				}
+				t.Setenv("TMPDIR", t.TempDir())
 				r := stampede(t, args...)
 				wrongs := []string{"topsecret", "stampede init", "--db", "_elapsed"}
+				omit := "; or omit --results-url (and $STAMPEDE_RESULTS_URL) to index runs in index.sqlite in the results directory"
+				wants := []string{tc.why, omit}
+				if slices.Contains(cmd.args, "none") {
+					wants, wrongs = wants[:1], append(wrongs, omit)
+				}
 				if cmd.args[0] == "run" {
 					// Issue 31: the run goes on in its directory and says
 					// so once, with the command that sends it later.
@@ -275,11 +286,11 @@ func TestResultsURLUnreachable(t *testing.T) {
 						!strings.Contains(warned[0], "`stampede runs upload ") {
 						t.Errorf("want one line saying the run goes on locally and how to upload it, got %q", warned)
 					}
-					wrongs = wrongs[:3]
+					wrongs = slices.Delete(wrongs, 3, 4) // "_elapsed": the run's progress
 				} else {
 					checkOneLineError(t, r, 1, cmd.prefix+"cannot reach the results store "+masked(tc.url)+": ")
 				}
-				for _, want := range []string{tc.why, "; or omit --results-url (and $STAMPEDE_RESULTS_URL) to index runs in index.sqlite in the results directory"} {
+				for _, want := range wants {
 					if !strings.Contains(r.stderr, want) {
 						t.Errorf("stderr %q lacks %q", r.stderr, want)
 					}

@@ -27,6 +27,13 @@
 //	                   queries of the store's own users; List selects by
 //	                   tags with runlog.MatchTags, as report does)
 //
+// A PostgreSQL store also keeps the runs' files (stampede_run_files, see
+// [Store.Ship]), written by runs as they go ([Store.ShipLive]), and, for
+// each run so written, when its writer last wrote it by the store's clock
+// (stampede_run_live): a run whose copy says "running" is read as killed
+// once its writer has been silent for longer than [StaleAfter] its beat
+// ([Live]), as a run directory is once no process holds its lock.
+//
 // The SQL is the same for both engines: numbered placeholders ($1), INSERT
 // ... ON CONFLICT, BIGINT, DOUBLE PRECISION and TEXT columns.
 package store

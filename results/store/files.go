@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/stampede-bench/stampede/runlog"
 )
@@ -59,32 +61,146 @@ type ShipResult struct {
 // Ship sends what the store does not hold yet of the run directory dir:
 // the complete lines appended to its append-only files since the last
 // Ship (of this or any process), and run.json and summary.json when they
-// changed. It is called during a run, after every interval, to keep the
-// store's copy at most an interval behind, and by `runs upload` to send a
-// directory written while the store was unreachable; a Ship after the
-// store holds everything sends nothing (ShipResult.Bytes 0). A file of
-// the store's copy that is longer than the directory's, or whose stored
-// bytes differ from the directory's, is refused with ErrDifferentCopy.
-// A Ship that fails half way leaves the store's copy a prefix of the
-// directory, which the next Ship completes.
+// changed, all in one transaction. It is called by `runs upload` to send
+// a directory written while the store was unreachable (a run in progress
+// calls ShipLive); a Ship after the store holds everything sends nothing
+// (ShipResult.Bytes 0). A file of the store's copy that is longer than
+// the directory's, or whose stored bytes differ from the directory's, is
+// refused with ErrDifferentCopy. A Ship that fails sends nothing: the
+// store's copy stays a prefix of the directory, which the next Ship
+// completes.
 func (s *Store) Ship(ctx context.Context, dir string) (ShipResult, error) {
-	var res ShipResult
+	return s.ship(ctx, dir, 0)
+}
+
+// ShipLive is Ship for the process that is writing the run in dir, at
+// least every beat (after every interval, and when no interval comes, as
+// during a --start-at wait): in the same transaction it records, by the
+// store's clock, that the run's writer was alive (see Live), and the
+// first time it indexes the run (stampede_runs) as running, so that
+// `stampede runs`, report --tag and the dashboard find a run that is
+// written into the store alone while it runs. One ShipLive is one
+// transaction, whatever the run wrote since the last.
+func (s *Store) ShipLive(ctx context.Context, dir string, beat time.Duration) (ShipResult, error) {
+	if beat <= 0 {
+		return ShipResult{}, fmt.Errorf("ShipLive of %s: beat %v is not positive", dir, beat)
+	}
+	return s.ship(ctx, dir, beat)
+}
+
+// shipTx is one Ship's transaction, begun when the Ship first needs the
+// database, with what it sent, recorded in the Store's caches only once
+// it is committed.
+type shipTx struct {
+	s     *Store
+	conn  *sql.Conn
+	tx    *sql.Tx
+	files map[string]fileState // append-only files' new states, by key
+	whole map[string][]byte    // whole files sent, by key
+	start string               // the run's start row inserted, by key
+}
+
+// get returns the transaction, beginning it the first time on the
+// Store's shipping connection (opened the first time).
+func (t *shipTx) get(ctx context.Context) (*sql.Tx, error) {
+	if t.tx != nil {
+		return t.tx, nil
+	}
+	s := t.s
+	s.shipMu.Lock()
+	conn := s.shipConn
+	s.shipMu.Unlock()
+	if conn == nil {
+		c, err := s.db.Conn(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("results store %s: %w", s.name, err)
+		}
+		conn = c
+		s.shipMu.Lock()
+		s.shipConn = c
+		s.shipMu.Unlock()
+	}
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		s.dropShipConn(conn)
+		return nil, fmt.Errorf("results store %s: %w", s.name, err)
+	}
+	t.tx, t.conn = tx, conn
+	return tx, nil
+}
+
+// dropShipConn closes conn, the shipping connection of a Ship that
+// failed: the next Ship takes another.
+func (s *Store) dropShipConn(conn *sql.Conn) {
+	s.shipMu.Lock()
+	if s.shipConn == conn {
+		s.shipConn = nil
+	}
+	s.shipMu.Unlock()
+	_ = conn.Close()
+}
+
+// ship is Ship, and ShipLive when beat is positive.
+func (s *Store) ship(ctx context.Context, dir string, beat time.Duration) (res ShipResult, err error) {
+	s.shipping.Lock() // one Ship at a time on the shipping connection
+	defer s.shipping.Unlock()
 	info, err := readRunInfo(dir)
 	if err != nil {
 		return res, err
 	}
 	id := info.ID
+	t := &shipTx{s: s, files: map[string]fileState{}, whole: map[string][]byte{}}
+	defer func() {
+		if t.tx == nil {
+			return
+		}
+		if err == nil {
+			if err = t.tx.Commit(); err != nil {
+				err = fmt.Errorf("results store %s: %w", s.name, err)
+			}
+		} else {
+			_ = t.tx.Rollback()
+		}
+		if err != nil {
+			s.dropShipConn(t.conn)
+		}
+		s.shipMu.Lock()
+		defer s.shipMu.Unlock()
+		if err != nil {
+			res.Bytes = 0
+			for key := range t.files {
+				delete(s.shipped, key)
+			}
+			for key := range t.whole {
+				delete(s.sentWhole, key)
+			}
+			return
+		}
+		if s.shipped == nil {
+			s.shipped, s.sentWhole, s.started = map[string]fileState{}, map[string][]byte{}, map[string]bool{}
+		}
+		maps.Copy(s.shipped, t.files)
+		maps.Copy(s.sentWhole, t.whole)
+		if t.start != "" {
+			s.started[t.start] = true
+		}
+	}()
 	for _, name := range appendedFiles {
-		n, err := s.shipAppended(ctx, id, dir, name)
+		n, err := t.appended(ctx, id, dir, name)
 		res.Bytes += n
 		if err != nil {
 			return res, err
 		}
 	}
 	for _, name := range replacedFiles {
-		n, err := s.shipReplaced(ctx, id, dir, name)
+		n, err := t.replaced(ctx, id, dir, name)
 		res.Bytes += n
 		if err != nil {
+			return res, err
+		}
+	}
+	if beat > 0 {
+		if err := t.live(ctx, dir, info, beat); err != nil {
 			return res, err
 		}
 	}
@@ -102,18 +218,23 @@ func readRunInfo(dir string) (runlog.RunInfo, error) {
 
 // stored returns the number of chunks and bytes the store holds of the
 // file name of run id.
-func (s *Store) stored(ctx context.Context, id, name string) (chunks, size int64, err error) {
-	var c, n sql.NullInt64
-	err = s.db.QueryRowContext(ctx, `SELECT COUNT(*), SUM(LENGTH(data)) FROM stampede_run_files WHERE run_id = $1 AND name = $2`, id, name).Scan(&c, &n)
+func (t *shipTx) stored(ctx context.Context, id, name string) (chunks, size int64, err error) {
+	tx, err := t.get(ctx)
 	if err != nil {
-		return 0, 0, fmt.Errorf("results store %s: %w", s.name, err)
+		return 0, 0, err
+	}
+	var c, n sql.NullInt64
+	err = tx.QueryRowContext(ctx, `SELECT COUNT(*), SUM(LENGTH(data)) FROM stampede_run_files WHERE run_id = $1 AND name = $2`, id, name).Scan(&c, &n)
+	if err != nil {
+		return 0, 0, fmt.Errorf("results store %s: %w", t.s.name, err)
 	}
 	return c.Int64, n.Int64, nil
 }
 
-// shipAppended sends the complete lines of dir/name past what the store
+// appended sends the complete lines of dir/name past what the store
 // holds, as one chunk.
-func (s *Store) shipAppended(ctx context.Context, id, dir, name string) (int64, error) {
+func (t *shipTx) appended(ctx context.Context, id, dir, name string) (int64, error) {
+	s := t.s
 	f, err := os.Open(filepath.Join(dir, name))
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, nil // telemetry.ndjson of a run without telemetry
@@ -126,7 +247,7 @@ func (s *Store) shipAppended(ctx context.Context, id, dir, name string) (int64, 
 	known, cached := s.shippedState(key)
 	chunks, size := known.chunks, known.size
 	if !cached {
-		if chunks, size, err = s.stored(ctx, id, name); err != nil {
+		if chunks, size, err = t.stored(ctx, id, name); err != nil {
 			return 0, err
 		}
 	}
@@ -135,15 +256,19 @@ func (s *Store) shipAppended(ctx context.Context, id, dir, name string) (int64, 
 		return 0, err
 	}
 	if size > st.Size() {
-		s.forget(key)
+		t.files[key] = fileState{} // forgotten, if the Ship fails
 		return 0, fmt.Errorf("%w: it holds %d bytes of %s, the directory %s only %d", ErrDifferentCopy, size, name, dir, st.Size())
 	}
 	if chunks > 0 && !cached {
 		// The last stored chunk must be the directory's bytes just
 		// before the new ones: a cheap check that the store's copy is
 		// this directory's prefix.
+		tx, err := t.get(ctx)
+		if err != nil {
+			return 0, err
+		}
 		var last []byte
-		if err := s.db.QueryRowContext(ctx, `SELECT data FROM stampede_run_files WHERE run_id = $1 AND name = $2 AND seq = $3`, id, name, chunks-1).Scan(&last); err != nil {
+		if err := tx.QueryRowContext(ctx, `SELECT data FROM stampede_run_files WHERE run_id = $1 AND name = $2 AND seq = $3`, id, name, chunks-1).Scan(&last); err != nil {
 			return 0, fmt.Errorf("results store %s: %w", s.name, err)
 		}
 		mine := make([]byte, len(last))
@@ -158,13 +283,20 @@ func (s *Store) shipAppended(ctx context.Context, id, dir, name string) (int64, 
 	// Only complete lines: the writer may be half way through one.
 	data = data[:bytes.LastIndexByte(data, '\n')+1]
 	if len(data) == 0 {
+		if !cached {
+			t.files[key] = fileState{chunks: chunks, size: size}
+		}
 		return 0, nil
 	}
-	if _, err := s.db.ExecContext(ctx, `INSERT INTO stampede_run_files (run_id, name, seq, data) VALUES ($1, $2, $3, $4)`, id, name, chunks, data); err != nil {
-		s.forget(key)
+	tx, err := t.get(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO stampede_run_files (run_id, name, seq, data) VALUES ($1, $2, $3, $4)`, id, name, chunks, data); err != nil {
+		t.files[key] = fileState{}
 		return 0, fmt.Errorf("results store %s: %w", s.name, err)
 	}
-	s.remember(key, fileState{chunks: chunks + 1, size: size + int64(len(data))})
+	t.files[key] = fileState{chunks: chunks + 1, size: size + int64(len(data))}
 	return int64(len(data)), nil
 }
 
@@ -181,24 +313,10 @@ func (s *Store) shippedState(key string) (fileState, bool) {
 	return st, ok
 }
 
-func (s *Store) remember(key string, st fileState) {
-	s.shipMu.Lock()
-	defer s.shipMu.Unlock()
-	if s.shipped == nil {
-		s.shipped = map[string]fileState{}
-	}
-	s.shipped[key] = st
-}
-
-func (s *Store) forget(key string) {
-	s.shipMu.Lock()
-	defer s.shipMu.Unlock()
-	delete(s.shipped, key)
-}
-
-// shipReplaced sends dir/name, a file written whole, if the store's copy
+// replaced sends dir/name, a file written whole, if the store's copy
 // differs.
-func (s *Store) shipReplaced(ctx context.Context, id, dir, name string) (int64, error) {
+func (t *shipTx) replaced(ctx context.Context, id, dir, name string) (int64, error) {
+	s := t.s
 	data, err := os.ReadFile(filepath.Join(dir, name))
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, nil
@@ -213,37 +331,29 @@ func (s *Store) shipReplaced(ctx context.Context, id, dir, name string) (int64, 
 	if ok && bytes.Equal(sent, data) {
 		return 0, nil // sent by this Store, from this directory
 	}
+	tx, err := t.get(ctx)
+	if err != nil {
+		return 0, err
+	}
 	var have []byte
-	err = s.db.QueryRowContext(ctx, `SELECT data FROM stampede_run_files WHERE run_id = $1 AND name = $2 AND seq = 0`, id, name).Scan(&have)
+	err = tx.QueryRowContext(ctx, `SELECT data FROM stampede_run_files WHERE run_id = $1 AND name = $2 AND seq = 0`, id, name).Scan(&have)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 	case err != nil:
 		return 0, fmt.Errorf("results store %s: %w", s.name, err)
 	case bytes.Equal(have, data):
+		t.whole[key] = data
 		return 0, nil
 	case name == runlog.RunFile && finished(have):
 		return 0, fmt.Errorf("%w: its run.json of %s, a finished run, differs from the directory %s's", ErrDifferentCopy, id, dir)
 	}
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return 0, fmt.Errorf("results store %s: %w", s.name, err)
-	}
-	defer tx.Rollback()
 	if _, err := tx.ExecContext(ctx, `DELETE FROM stampede_run_files WHERE run_id = $1 AND name = $2`, id, name); err != nil {
 		return 0, fmt.Errorf("results store %s: %w", s.name, err)
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO stampede_run_files (run_id, name, seq, data) VALUES ($1, $2, 0, $3)`, id, name, data); err != nil {
 		return 0, fmt.Errorf("results store %s: %w", s.name, err)
 	}
-	if err := tx.Commit(); err != nil {
-		return 0, fmt.Errorf("results store %s: %w", s.name, err)
-	}
-	s.shipMu.Lock()
-	if s.sentWhole == nil {
-		s.sentWhole = map[string][]byte{}
-	}
-	s.sentWhole[key] = data
-	s.shipMu.Unlock()
+	t.whole[key] = data
 	return int64(len(data)), nil
 }
 
@@ -309,7 +419,9 @@ func (s *Store) FileRuns(ctx context.Context) ([]string, error) {
 // Fetch writes the files the store holds of run id into a new run
 // directory root/id and returns its path: the same bytes that Ship sent,
 // so that runlog.Open, report, compare and charts read it as they read
-// the directory it was sent from. Chunks are written as they are read:
+// the directory it was sent from. The copy of a run in progress, whose
+// writer the store judges alive (see Live), is marked so
+// (runlog.MarkLiveCopy): its readers take it for running, not killed. Chunks are written as they are read:
 // memory does not grow with the run's length. It fails with an error
 // wrapping runlog.ErrRunNotFound if the store holds no file of id.
 func (s *Store) Fetch(ctx context.Context, id, root string) (string, error) {
@@ -323,9 +435,10 @@ func (s *Store) Fetch(ctx context.Context, id, root string) (string, error) {
 	}
 	defer rows.Close()
 	var (
-		f    *os.File
-		cur  string
-		seen bool
+		f       *os.File
+		cur     string
+		seen    bool
+		runJSON []byte
 	)
 	closeCur := func() error {
 		if f == nil {
@@ -357,6 +470,9 @@ func (s *Store) Fetch(ctx context.Context, id, root string) (string, error) {
 			cur = name
 		}
 		seen = true
+		if name == runlog.RunFile {
+			runJSON = data
+		}
 		if _, err := f.Write(data); err != nil {
 			return "", err
 		}
@@ -368,5 +484,137 @@ func (s *Store) Fetch(ctx context.Context, id, root string) (string, error) {
 		_ = os.Remove(dir)
 		return "", fmt.Errorf("%w in the results store %s: %s", runlog.ErrRunNotFound, s.name, id)
 	}
-	return dir, closeCur()
+	if err := closeCur(); err != nil {
+		return "", err
+	}
+	// The files every run directory has from its start, empty until the
+	// run writes a line (a run's first events may come after its first
+	// intervals): the store holds no chunk of an empty file.
+	for _, name := range []string{runlog.IntervalsFile, runlog.EventsFile} {
+		f, err := os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_CREATE, 0o600)
+		if err != nil {
+			return "", err
+		}
+		if err := f.Close(); err != nil {
+			return "", err
+		}
+	}
+	// A copy has no writer to hold its lock: the store says whether the
+	// run's writer is alive (see Live), and the copy says so to its
+	// readers.
+	if err := s.markLive(ctx, id, dir, runJSON); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
+
+// Refresh brings dir, a copy of run id that Fetch made, up to date with
+// the store: it appends to the copy's append-only files the chunks the
+// store got since, replaces run.json and summary.json (atomically: a
+// reader sees the old file or the new) when they changed, and marks the
+// copy live or not as its writer is (see Fetch). A reader that follows
+// the copy as a run's writer appends to it (runlog.Follower) sees the run
+// go on: the dashboard's live view of a run written into the store.
+// Memory does not grow with the run's length.
+func (s *Store) Refresh(ctx context.Context, id, dir string) error {
+	for _, name := range appendedFiles {
+		path := filepath.Join(dir, name)
+		var size int64
+		if fi, err := os.Stat(path); err == nil {
+			size = fi.Size()
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		// The chunks from the one that starts at the copy's end.
+		rows, err := s.db.QueryContext(ctx, `SELECT data FROM (
+			SELECT seq, data, SUM(LENGTH(data)) OVER (ORDER BY seq) - LENGTH(data) AS off
+			FROM stampede_run_files WHERE run_id = $1 AND name = $2) x
+			WHERE off >= $3 ORDER BY seq`, id, name, size)
+		if err != nil {
+			return fmt.Errorf("results store %s: %w", s.name, err)
+		}
+		err = func() error {
+			defer rows.Close()
+			var f *os.File
+			defer func() {
+				if f != nil {
+					f.Close()
+				}
+			}()
+			for rows.Next() {
+				var data []byte
+				if err := rows.Scan(&data); err != nil {
+					return fmt.Errorf("results store %s: %w", s.name, err)
+				}
+				if f == nil {
+					if f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600); err != nil {
+						return err
+					}
+				}
+				if _, err := f.Write(data); err != nil {
+					return err
+				}
+			}
+			if err := rows.Err(); err != nil {
+				return fmt.Errorf("results store %s: %w", s.name, err)
+			}
+			if f != nil {
+				err := f.Close()
+				f = nil
+				return err
+			}
+			return nil
+		}()
+		if err != nil {
+			return err
+		}
+	}
+	var runJSON []byte
+	for _, name := range replacedFiles {
+		var data []byte
+		err := s.db.QueryRowContext(ctx, `SELECT data FROM stampede_run_files WHERE run_id = $1 AND name = $2 AND seq = 0`, id, name).Scan(&data)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("results store %s: %w", s.name, err)
+		}
+		if name == runlog.RunFile {
+			runJSON = data
+		}
+		path := filepath.Join(dir, name)
+		if have, err := os.ReadFile(path); err == nil && bytes.Equal(have, data) {
+			continue
+		}
+		tmp := path + ".new"
+		if err := os.WriteFile(tmp, data, 0o600); err != nil {
+			return err
+		}
+		if err := os.Rename(tmp, path); err != nil {
+			return err
+		}
+	}
+	return s.markLive(ctx, id, dir, runJSON)
+}
+
+// markLive marks the copy dir of run id, whose run.json holds runJSON, as
+// a live run's when its writer is alive (see Live), and unmarks it
+// otherwise.
+func (s *Store) markLive(ctx context.Context, id, dir string, runJSON []byte) error {
+	live := false
+	if runJSON != nil && !finished(runJSON) {
+		recs, err := s.liveness(ctx, []string{id})
+		if err != nil {
+			return err
+		}
+		rec, ok := recs[id]
+		live = ok && Live(rec.age, rec.beat)
+	}
+	if live {
+		return runlog.MarkLiveCopy(dir)
+	}
+	if err := os.Remove(filepath.Join(dir, runlog.LiveCopyFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
 }

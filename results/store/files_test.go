@@ -265,3 +265,113 @@ func benchShipHour(b *testing.B) {
 	b.ReportMetric(fetch.Seconds(), "s/fetch")
 	b.ReportMetric(recompute.Seconds(), "s/recompute")
 }
+
+// BenchmarkShipInterval ships a run to a PostgreSQL store after each of
+// its one-second intervals of 10 operation types, with a telemetry sample
+// each (Ship, as `runs upload` sends a directory): it reports the time
+// per Ship (us/ship) and the transactions the store's server committed
+// per Ship (commits/ship, from the server's own pg_stat_database, read
+// once the store's connections are closed and their statistics flushed,
+// less those of opening the store, counted apart).
+func BenchmarkShipInterval(b *testing.B) { benchShipInterval(b, false) }
+
+// BenchmarkShipLiveInterval is BenchmarkShipInterval with ShipLive, as a
+// run ships itself: the interval and the writer's liveness in one
+// transaction.
+func BenchmarkShipLiveInterval(b *testing.B) { benchShipInterval(b, true) }
+
+func benchShipInterval(b *testing.B, live bool) {
+	admin := os.Getenv("STAMPEDE_TEST_DATABASE")
+	if admin == "" {
+		b.Skip("STAMPEDE_TEST_DATABASE not set")
+	}
+	db, err := sql.Open("pgx", admin)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	name := fmt.Sprintf("store31_benchiv_%d", time.Now().UnixNano()%1e9)
+	if _, err := db.Exec("CREATE DATABASE " + name); err != nil {
+		b.Fatal(err)
+	}
+	defer db.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)")
+	u, _ := url.Parse(admin)
+	u.Path = "/" + name
+	ctx := context.Background()
+	// commits returns the transactions committed in the store's
+	// database, once the store's connections (closed) flushed their
+	// statistics.
+	commits := func() int64 {
+		time.Sleep(1500 * time.Millisecond)
+		var n int64
+		if _, err := db.Exec("SELECT pg_stat_clear_snapshot()"); err != nil {
+			b.Fatal(err)
+		}
+		if err := db.QueryRow("SELECT xact_commit FROM pg_stat_database WHERE datname = $1", name).Scan(&n); err != nil {
+			b.Fatal(err)
+		}
+		return n
+	}
+	open := func() *store.Store {
+		s, err := store.Open(ctx, u.String())
+		if err != nil {
+			b.Fatal(err)
+		}
+		return s
+	}
+	series := make([]string, 10)
+	for i := range series {
+		series[i] = fmt.Sprintf("op%d", i)
+	}
+	w, err := runlog.Create(b.TempDir(), runlog.RunInfo{ID: "20261122-103512-ycsb-iv", Workload: "ycsb", Series: series, Start: t0})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := open()
+	if _, err := s.Ship(ctx, w.Dir()); err != nil {
+		b.Fatal(err)
+	}
+	s.Close()
+	c0 := commits()
+	s = open()
+	var shipTime time.Duration
+	i := 0
+	for b.Loop() {
+		b.StopTimer()
+		var ss []runlog.IntervalSeries
+		for k, name := range series {
+			h := stats.NewHistogram()
+			for j := range 50 {
+				_ = h.RecordValue(int64(100_000 + j*7_919 + k*1_000 + i))
+			}
+			ss = append(ss, runlog.IntervalSeries{Name: name, Hist: h, Count: h.TotalCount()})
+		}
+		st := t0.Add(time.Duration(i) * time.Second)
+		if err := w.WriteInterval(st, st.Add(time.Second), ss, nil); err != nil {
+			b.Fatal(err)
+		}
+		if err := w.WriteTelemetry(map[string]int{"i": i}); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		t1 := time.Now()
+		ship := s.Ship
+		if live {
+			ship = func(ctx context.Context, dir string) (store.ShipResult, error) {
+				return s.ShipLive(ctx, dir, time.Second)
+			}
+		}
+		if _, err := ship(ctx, w.Dir()); err != nil {
+			b.Fatal(err)
+		}
+		shipTime += time.Since(t1)
+		i++
+	}
+	b.StopTimer()
+	s.Close()
+	c1 := commits()
+	open().Close()
+	c2 := commits()
+	b.ReportMetric(float64(shipTime.Microseconds())/float64(i), "us/ship")
+	b.ReportMetric(float64(c1-c0-(c2-c1))/float64(i), "commits/ship")
+}

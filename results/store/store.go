@@ -51,9 +51,17 @@ type Store struct {
 	db   *sql.DB
 	name string // where the store is, for messages; no password
 
+	pg bool // a PostgreSQL (or CockroachDB) store, which keeps the runs' files
+
 	shipMu    sync.Mutex
 	shipped   map[string]fileState // what Ship sent of append-only files, by directory, run ID and file name
 	sentWhole map[string][]byte    // what Ship sent of files written whole, by the same key
+	started   map[string]bool      // runs ShipLive indexed as running, by directory and run ID
+	// shipConn is the connection Ships use, kept from one to the next:
+	// a connection taken from the pool again after a second idle is
+	// pinged first (pgx's stdlib), a round trip per interval.
+	shipConn *sql.Conn
+	shipping sync.Mutex // held by a Ship
 }
 
 // RunRow is one run as the store holds it: its run.json metadata and the
@@ -167,6 +175,7 @@ var schema = []string{
 	)`,
 	`CREATE INDEX IF NOT EXISTS stampede_run_tags_kv ON stampede_run_tags (tag_key, tag_value)`,
 	filesSchema,
+	liveSchema,
 }
 
 const runCols = `id, dir, workload, start_ns, end_ns, status, error, seed, concurrency, tags, stampede_version,
@@ -239,7 +248,7 @@ func open(ctx context.Context, rawURL string, ro bool) (*Store, error) {
 		if err != nil {
 			return nil, badURLError{fmt.Errorf("malformed results store URL: %v", strings.ReplaceAll(err.Error(), rawURL, "<url>"))}
 		}
-		driver, dsn, s.name = "pgx", rawURL, u.Host+u.Path
+		driver, dsn, s.name, s.pg = "pgx", rawURL, u.Host+u.Path, true
 		if ro {
 			// An unknown parameter is a run-time setting for pgx.
 			q := u.Query()
@@ -300,8 +309,30 @@ func unreachable(rawURL string, err error) error {
 	} else if !strings.Contains(why, "; ") { // no advice of sqlx's
 		why += "; check the URL, and that its server is up"
 	}
-	return fmt.Errorf("cannot reach the results store %s: %s; or omit --results-url (and $STAMPEDE_RESULTS_URL) to index runs in %s in the results directory",
-		sqlx.Redact(rawURL), why, DefaultFile)
+	return &UnreachableError{Store: sqlx.Redact(rawURL), Why: why}
+}
+
+// UnreachableError is Open's error for a PostgreSQL store it cannot
+// connect to. It is a plain value.
+type UnreachableError struct {
+	// Store is the store's URL, its password masked.
+	Store string
+	// Why says why it could not be reached, and what to check.
+	Why string
+}
+
+// Error names the store, why it could not be reached and what to do:
+// check it, or do without it (the default store in the results
+// directory).
+func (e *UnreachableError) Error() string {
+	return fmt.Sprintf("%s; or omit --results-url (and $STAMPEDE_RESULTS_URL) to index runs in %s in the results directory", e.Short(), DefaultFile)
+}
+
+// Short is Error without the advice to do without the store: for a run
+// that has no results directory to index its runs in (--results-dir
+// none).
+func (e *UnreachableError) Short() string {
+	return fmt.Sprintf("cannot reach the results store %s: %s", e.Store, e.Why)
 }
 
 // hostOf returns the host:port of a URL, or "" if it does not parse.
@@ -430,7 +461,15 @@ func Unwritable(err error) bool {
 }
 
 // Close closes the store.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.shipMu.Lock()
+	if s.shipConn != nil {
+		_ = s.shipConn.Close()
+		s.shipConn = nil
+	}
+	s.shipMu.Unlock()
+	return s.db.Close()
+}
 
 // String returns where the store is, without any password.
 func (s *Store) String() string { return s.name }
@@ -540,6 +579,15 @@ func (s *Store) put(ctx context.Context, rows []RunRow, ops [][]OpRow) (err erro
 			err = fmt.Errorf("results store %s: %w", s.name, err)
 		}
 	}()
+	if err := putTx(ctx, tx, rows, ops); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// putTx stores rows (and ops[i], the operations of rows[i]) within tx,
+// replacing what the store held for them.
+func putTx(ctx context.Context, tx *sql.Tx, rows []RunRow, ops [][]OpRow) error {
 	upsert := `INSERT INTO stampede_runs (` + runCols + `) VALUES (` + placeholders(1, 22) + `)
 		ON CONFLICT (id) DO UPDATE SET ` + excluded(runCols)
 	for i, r := range rows {
@@ -581,7 +629,7 @@ func (s *Store) put(ctx context.Context, rows []RunRow, ops [][]OpRow) (err erro
 			}
 		}
 	}
-	return tx.Commit()
+	return nil
 }
 
 // Sync indexes the runs under root that the store lacks, or holds with
@@ -717,7 +765,9 @@ func (s *Store) statuses(ctx context.Context) (map[string]string, error) {
 }
 
 // List returns the runs f selects, ordered by start time (then ID). With
-// a Limit, they are the latest Limit runs, still in that order.
+// a Limit, they are the latest Limit runs, still in that order. A run
+// whose writer ships it live (ShipLive) and stopped doing so for longer
+// than StaleAfter its beat is listed as killed (runlog.StatusKilled).
 func (s *Store) List(ctx context.Context, f Filter) ([]RunRow, error) {
 	var (
 		where []string
@@ -785,6 +835,11 @@ func (s *Store) List(ctx context.Context, f Filter) ([]RunRow, error) {
 			out = append(out, chunks[i][j])
 		}
 	}
+	// A run written into the store as it runs is listed as running from
+	// its start; killed once its writer stopped writing (see Live).
+	if err := s.judge(ctx, out); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 
@@ -814,7 +869,11 @@ func (s *Store) Get(ctx context.Context, id string) (RunRow, error) {
 	if err := rows.Err(); err != nil {
 		return RunRow{}, fmt.Errorf("results store %s: %w", s.name, err)
 	}
-	return r, nil
+	one := []RunRow{r}
+	if err := s.judge(ctx, one); err != nil {
+		return RunRow{}, err
+	}
+	return one[0], nil
 }
 
 type scanner interface{ Scan(dest ...any) error }

@@ -6,6 +6,8 @@ package all
 import (
 	// bank registers the bank transfer workload (after cockroach workload bank).
 	_ "github.com/stampede-bench/stampede/workload/bank"
+	// churn registers churn, schema churn with fake data (issue 32).
+	_ "github.com/stampede-bench/stampede/workload/churn"
 	// pgbench registers pgbench's tables and data (pgbench -i).
 	_ "github.com/stampede-bench/stampede/workload/pgbench"
 	// sysbench registers the sysbench 1.0.20 OLTP scripts (oltp_read_write...).

@@ -96,7 +96,7 @@ func secondaryIndexes(d dialect.Dialect, c *config, n int) []string {
 // with the loaded rows. MySQL's AUTO_INCREMENT follows explicit ids by
 // itself. Like oltpSchema, it belongs to the table's DDL.
 func serialSync(d dialect.Dialect, n int) string {
-	if d.Name() != "postgres" {
+	if n := d.Name(); n != "postgres" && n != "greenplum" {
 		return ""
 	}
 	t := tableName(n)

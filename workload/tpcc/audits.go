@@ -122,11 +122,15 @@ func (g *tpcc) Audits(elapsed time.Duration, latency func(op string, quantile fl
 	return g.judge(t, latency)
 }
 
+// label names an audit: what is audited, what is required and the
+// clause; workload.Audit.Label joins them as the audit's line says it.
+type label struct{ name, required, clause string }
+
 // judge turns the totals into audits.
 func (g *tpcc) judge(t auditTotals, latency func(op string, quantile float64) time.Duration) []workload.Audit {
 	var out []workload.Audit
-	add := func(name, result, format string, args ...any) {
-		out = append(out, workload.Audit{Name: name, Result: result, Detail: fmt.Sprintf(format, args...)})
+	add := func(name label, result, format string, args ...any) {
+		out = append(out, workload.Audit{Name: name.name, Required: name.required, Clause: name.clause, Result: result, Detail: fmt.Sprintf(format, args...)})
 	}
 	inMix := func(op int) bool { return len(g.weights) == numTxs && g.weights[op] > 0 }
 
@@ -136,7 +140,7 @@ func (g *tpcc) judge(t auditTotals, latency func(op string, quantile float64) ti
 		if op == opStockLevel {
 			limit = p90LimitStockLevel
 		}
-		name := fmt.Sprintf("%s p90 <= %ds (5.2.5.3)", tx.name, int(limit.Seconds()))
+		name := label{tx.name + " p90", fmt.Sprintf("<= %ds", int(limit.Seconds())), "5.2.5.3"}
 		n := t.done[op]
 		switch {
 		case n == 0 && !inMix(op):
@@ -171,7 +175,7 @@ func (g *tpcc) judge(t auditTotals, latency func(op string, quantile float64) ti
 	}
 
 	// Clause 2.4.1.4: 1% of New-Orders roll back.
-	name := "New-Order rollbacks 0.9-1.1% (2.4.1.4)"
+	name := label{"New-Order rollbacks", "0.9-1.1%", "2.4.1.4"}
 	if newOrders == 0 && !inMix(opNewOrder) {
 		add(name, workload.AuditSkip, "not in --mix")
 	} else {
@@ -179,7 +183,7 @@ func (g *tpcc) judge(t auditTotals, latency func(op string, quantile float64) ti
 	}
 
 	// Clause 2.4.1.3: 5 to 15 lines, 10 on average.
-	name = "order lines per order avg 10, 5..15 (2.4.1.3)"
+	name = label{"order lines per order", "avg 10, 5..15", "2.4.1.3"}
 	const variance = 10.0 // of the uniform distribution on 5..15: (11^2-1)/12
 	switch {
 	case orders == 0:
@@ -201,7 +205,7 @@ func (g *tpcc) judge(t auditTotals, latency func(op string, quantile float64) ti
 	}
 
 	// Clause 2.4.1.5: 1% of order lines from another warehouse.
-	name = "remote order lines ~1% (2.4.1.5)"
+	name = label{"remote order lines", "~1%", "2.4.1.5"}
 	switch {
 	case g.warehouses < 2:
 		add(name, workload.AuditSkip, "1 warehouse: no line can be remote")
@@ -213,7 +217,7 @@ func (g *tpcc) judge(t auditTotals, latency func(op string, quantile float64) ti
 
 	// Clause 2.5.1.2: 15% of Payments for a customer of another warehouse.
 	payments := t.done[opPayment]
-	name = "remote payments ~15% (2.5.1.2)"
+	name = label{"remote payments", "~15%", "2.5.1.2"}
 	switch {
 	case payments == 0 && !inMix(opPayment):
 		add(name, workload.AuditSkip, "not in --mix")
@@ -224,13 +228,13 @@ func (g *tpcc) judge(t auditTotals, latency func(op string, quantile float64) ti
 	}
 
 	// Clauses 2.5.1.2 and 2.6.1.2: 60% of customers selected by last name.
-	name = "payments by last name 57-63% (2.5.1.2)"
+	name = label{"payments by last name", "57-63%", "2.5.1.2"}
 	if payments == 0 && !inMix(opPayment) {
 		add(name, workload.AuditSkip, "not in --mix")
 	} else {
 		share(add, name, t.paymentsByName, payments, 0.6, 0.57, 0.63, "Payments")
 	}
-	name = "order-status by last name 57-63% (2.6.1.2)"
+	name = label{"order-status by last name", "57-63%", "2.6.1.2"}
 	if os := t.done[opOrderStatus]; os == 0 && !inMix(opOrderStatus) {
 		add(name, workload.AuditSkip, "not in --mix")
 	} else {
@@ -240,7 +244,7 @@ func (g *tpcc) judge(t auditTotals, latency func(op string, quantile float64) ti
 	// Clause 2.7.4.2: a district without an undelivered order is
 	// skipped; at most 1% of the Deliveries may skip one.
 	deliveries := t.done[opDelivery]
-	name = "deliveries skipping a district <= 1% (2.7.4.2)"
+	name = label{"deliveries skipping a district", "<= 1%", "2.7.4.2"}
 	switch {
 	case deliveries == 0 && !inMix(opDelivery):
 		add(name, workload.AuditSkip, "not in --mix")
@@ -268,7 +272,7 @@ func (g *tpcc) judge(t auditTotals, latency func(op string, quantile float64) ti
 		if m == 0 {
 			continue
 		}
-		name := fmt.Sprintf("%s share >= %.0f%% (5.2.3)", txs[op].name, 100*m)
+		name := label{txs[op].name + " share", fmt.Sprintf(">= %.0f%%", 100*m), "5.2.3"}
 		n := t.done[op]
 		if all == 0 || deck == 0 {
 			add(name, workload.AuditSkip, "no transaction")
@@ -319,7 +323,7 @@ func mixNeeded(k, cards, terminals int, m float64) int64 {
 // share judges hits out of n against [lo, hi], for a share whose expected
 // value is p: SKIP while n is too small for the tolerance to span auditZ
 // standard deviations.
-func share(add func(name, result, format string, args ...any), name string, hits, n int64, p, lo, hi float64, of string) {
+func share(add func(name label, result, format string, args ...any), name label, hits, n int64, p, lo, hi float64, of string) {
 	if n == 0 {
 		add(name, workload.AuditSkip, "no %s", of)
 		return

@@ -218,16 +218,25 @@ func (g *tpcc) checkConsistency(ctx context.Context, db *sqlx.DB, rep workload.R
 	}
 	var failed []string
 	printed := 0
+	rec, _ := rep.(workload.CheckRecorder)
+	record := func(c check, result, detail string) {
+		if rec != nil {
+			rec.Check(workload.Audit{Name: c.desc, Clause: c.clause, Required: "0 offending rows", Result: result, Detail: detail})
+		}
+	}
 	printDone := func(bad []int64, done []bool) {
 		for ; printed < len(checks) && done[printed]; printed++ {
 			c := checks[printed]
 			switch {
 			case skips[printed] != "":
 				rep.Printf("%s: %s %s: SKIP (%s)", label, c.clause, c.desc, skips[printed])
+				record(c, workload.AuditSkip, skips[printed])
 			case bad[printed] == 0:
 				rep.Printf("%s: %s %s: PASS", label, c.clause, c.desc)
+				record(c, workload.AuditPass, "0 offending rows")
 			default:
 				rep.Printf("%s: %s %s: FAIL (%d offending rows)", label, c.clause, c.desc, bad[printed])
+				record(c, workload.AuditFail, fmt.Sprintf("%d offending rows", bad[printed]))
 				failed = append(failed, fmt.Sprintf("%s (%d rows)", c.clause, bad[printed]))
 			}
 		}

@@ -73,8 +73,12 @@ func (g *tpcc) Figures(counts map[string]int64, elapsed time.Duration) []workloa
 		all += n
 	}
 	tpmC := float64(counts[txs[opNewOrder].name]) / minutes
+	by := "counted by the client"
+	if g.merged != nil {
+		by = fmt.Sprintf("counted by the clients, %s New-Orders in the %s of their common measurement interval", count(counts[txs[opNewOrder].name]), elapsed.Round(time.Millisecond))
+	}
 	figs := []workload.Figure{{Name: "tpmC", Value: tpmC,
-		Text: fmt.Sprintf("%.1f (New-Orders completed per minute, rolled-back ones included; counted by the client)", tpmC)}}
+		Text: fmt.Sprintf("%.1f (New-Orders completed per minute, rolled-back ones included; %s)", tpmC, by)}}
 	if g.efficient() {
 		n := counts[txs[opNewOrder].name]
 		eff := efficiencyOf(float64(n), minutes, g.homeCount())

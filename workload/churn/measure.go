@@ -1,0 +1,161 @@
+package churn
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/stampede-bench/stampede/sqlx"
+	"github.com/stampede-bench/stampede/workload"
+)
+
+// sizeEvery is how often a run reads the database's size and its live
+// tables, for the records of the run log (a series over time).
+const sizeEvery = 5 * time.Second
+
+// measure is the measurement of one run: the totals at the start and the
+// end of its measurement interval, the database's size and live tables
+// read from the server then, and every sizeEvery between.
+type measure struct {
+	db  *sqlx.DB
+	tot *totals
+
+	mu                    sync.Mutex
+	start, end            time.Time
+	rows0, bytes0         int64
+	rows1, bytes1         int64
+	size0, size1          int64
+	alive1                int64
+	sizeOK, aliveOK, end1 bool
+	records               []workload.Record
+	stop                  chan struct{}
+	done                  chan struct{}
+}
+
+// sample reads the database's size (pg_database_size) and the number of
+// tables that carry churn's mark, and records them at now.
+func (m *measure) sample(ctx context.Context) (size, alive int64, err error) {
+	if m.db.Null() {
+		return 0, 0, nil
+	}
+	if err := m.db.QueryRow(ctx, "SELECT pg_database_size(current_database())").Scan(&size); err != nil {
+		return 0, 0, fmt.Errorf("reading the database's size: %w", err)
+	}
+	if err := m.db.QueryRow(ctx, "SELECT count(*) FROM ("+madeTablesQuery(m.db)+") t", workload.RunMark(churnMeta.Name)).Scan(&alive); err != nil {
+		return 0, 0, fmt.Errorf("counting churn's tables: %w", err)
+	}
+	now := time.Now()
+	m.mu.Lock()
+	m.records = append(m.records,
+		workload.Record{Name: "database_size_bytes", At: now, Value: float64(size)},
+		workload.Record{Name: "tables_alive", At: now, Value: float64(alive)})
+	m.mu.Unlock()
+	return size, alive, nil
+}
+
+// StartMeasurement implements the Measurer interface: the totals and the
+// database's size at the start, then a reading of the size every
+// sizeEvery until the end.
+func (g *churn) StartMeasurement(ctx context.Context, at time.Time) (func(context.Context) error, error) {
+	m := g.m
+	if m == nil {
+		return nil, nil
+	}
+	m.start = at
+	m.rows0, m.bytes0 = m.tot.rows.Load(), m.tot.bytes.Load()
+	if m.db.Null() {
+		// No server: the rows and bytes only (sizeOK, aliveOK stay false).
+		m.stop, m.done = make(chan struct{}), make(chan struct{})
+		close(m.done)
+		return func(context.Context) error {
+			m.end, m.rows1, m.bytes1, m.end1 = time.Now(), m.tot.rows.Load(), m.tot.bytes.Load(), true
+			return nil
+		}, nil
+	}
+	size, _, err := m.sample(ctx)
+	m.size0, m.sizeOK = size, err == nil
+	m.stop, m.done = make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(m.done)
+		t := time.NewTicker(sizeEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-m.stop:
+				return
+			case <-t.C:
+				c, cancel := context.WithTimeout(context.Background(), sizeEvery)
+				_, _, _ = m.sample(c) // a reading missed is a gap in the series
+				cancel()
+			}
+		}
+	}()
+	return m.endMeasurement, err
+}
+
+// endMeasurement reads the totals, the size and the live tables at the
+// end of the measurement interval.
+func (m *measure) endMeasurement(ctx context.Context) error {
+	close(m.stop)
+	<-m.done
+	m.end = time.Now()
+	m.rows1, m.bytes1 = m.tot.rows.Load(), m.tot.bytes.Load()
+	m.end1 = true
+	size, alive, err := m.sample(ctx)
+	if err != nil {
+		m.sizeOK = false
+		return err
+	}
+	m.size1, m.alive1, m.aliveOK = size, alive, true
+	return nil
+}
+
+// RunRecords implements the RunRecorder interface: the database's size
+// and live tables over the run (database_size_bytes, tables_alive).
+func (g *churn) RunRecords() []workload.Record {
+	if g.m == nil {
+		return nil
+	}
+	g.m.mu.Lock()
+	defer g.m.mu.Unlock()
+	return append([]workload.Record(nil), g.m.records...)
+}
+
+// Figures implements the Figurer interface: the rows and bytes inserted
+// over the measurement interval and their rates, the tables alive at its
+// end and the database's growth, read from the server (Observed, kept in
+// the run log; `stampede report` prints them from there).
+func (g *churn) Figures(_ map[string]int64, _ time.Duration) []workload.Figure {
+	m := g.m
+	if m == nil || !m.end1 {
+		return nil
+	}
+	d := m.end.Sub(m.start)
+	secs := d.Seconds()
+	if secs <= 0 {
+		return nil
+	}
+	rows, bytes := m.rows1-m.rows0, m.bytes1-m.bytes0
+	figs := []workload.Figure{
+		{Name: "rows_inserted", Value: float64(rows), Observed: true,
+			Text: fmt.Sprintf("%d rows in %s", rows, d.Round(time.Millisecond))},
+		{Name: "rows_per_s", Value: float64(rows) / secs, Observed: true,
+			Text: fmt.Sprintf("%.1f rows/s", float64(rows)/secs)},
+		{Name: "bytes_per_s", Value: float64(bytes) / secs, Observed: true,
+			Text: fmt.Sprintf("%.3f MB/s of values (%d bytes of their text)", float64(bytes)/secs/1e6, bytes)},
+	}
+	if m.aliveOK {
+		figs = append(figs, workload.Figure{Name: "tables_alive", Value: float64(m.alive1), Observed: true,
+			Text: fmt.Sprintf("%d of churn's tables at the end (read from the server)", m.alive1)})
+	}
+	if m.sizeOK {
+		grow := m.size1 - m.size0
+		figs = append(figs,
+			workload.Figure{Name: "database_size_bytes", Value: float64(m.size1), Observed: true,
+				Text: fmt.Sprintf("%.1f MB at the end, from %.1f MB (pg_database_size)", float64(m.size1)/1e6, float64(m.size0)/1e6)},
+			workload.Figure{Name: "database_growth_bytes_per_s", Value: float64(grow) / secs, Observed: true,
+				Text: fmt.Sprintf("%.3f MB/s", float64(grow)/secs/1e6)})
+	}
+	return figs
+}

@@ -1,0 +1,136 @@
+package churn
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/stampede-bench/stampede/dialect"
+	"github.com/stampede-bench/stampede/randgen"
+	"github.com/stampede-bench/stampede/sqlx"
+	"github.com/stampede-bench/stampede/workload"
+)
+
+// preRun refuses Greenplum's options on another server and a database
+// without the bookkeeping table (init makes it), before anything is
+// created.
+func (g *churn) preRun(ctx context.Context, db *sqlx.DB) error {
+	if err := g.validate(); err != nil {
+		return err
+	}
+	if err := g.checkDialect(db.Dialect()); err != nil {
+		return err
+	}
+	if db.Null() {
+		return nil
+	}
+	exists, err := workload.TableExists(ctx, db, bookTable)
+	if err != nil {
+		return fmt.Errorf("checking table %s: %w", bookTable, err)
+	}
+	if !exists {
+		return &inputError{fmt.Errorf("table %s, churn's bookkeeping, does not exist in database %q: run `stampede init churn` first", bookTable, db.Database())}
+	}
+	return nil
+}
+
+// Ops implements the Opser interface: one loop per worker, each on its
+// own connection. The loops share --max-tables less the tables alive
+// already (of earlier runs), evenly; each continues its table numbers
+// after those of earlier runs.
+func (g *churn) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (workload.QueryLoad, error) {
+	if err := g.validate(); err != nil {
+		return workload.QueryLoad{}, err
+	}
+	if err := g.checkDialect(db.Dialect()); err != nil {
+		return workload.QueryLoad{}, err
+	}
+	g.sz.greenplum = isGreenplum(db.Dialect())
+	alive, next, err := bookState(ctx, db)
+	if err != nil {
+		return workload.QueryLoad{}, err
+	}
+	room := g.maxTables - alive
+	if room < oc.Concurrency {
+		why := ""
+		if alive > 0 {
+			why = fmt.Sprintf(" (database %q holds %d of churn's tables already: `stampede cleanup churn` drops them)", db.Database(), alive)
+		}
+		return workload.QueryLoad{}, &inputError{fmt.Errorf("--max-tables %d leaves room for %d tables%s, fewer than the %d loops (--concurrency), each of which needs one: raise --max-tables or lower --concurrency",
+			g.maxTables, max(room, 0), why, oc.Concurrency)}
+	}
+	tot := &totals{}
+	p := newPool(randgen.New(oc.Seed, poolStream))
+	workers := make([]*worker, oc.Concurrency)
+	ql := workload.QueryLoad{
+		Ops:     opNames[:],
+		Classes: []workload.OpClass{workload.ClassTransaction, workload.ClassTransaction, workload.ClassTransaction, workload.ClassTransaction},
+		Workers: make([]workload.Worker, oc.Concurrency),
+		Header:  []string{g.header(db.Dialect(), oc.Concurrency, room)},
+	}
+	for i := range workers {
+		share := room / oc.Concurrency
+		if i < room%oc.Concurrency {
+			share++
+		}
+		workers[i] = newWorker(g, db.Dialect(), db.Conn(i, true), oc.Seed, i, next[i], share, tot, p)
+		ql.Workers[i] = workers[i].run
+	}
+	ql.Close = func(context.Context) error {
+		for _, w := range workers {
+			w.conn.Release()
+		}
+		return nil
+	}
+	g.m = &measure{db: db, tot: tot}
+	return ql, nil
+}
+
+// header says how the run churns, under the run's first line.
+func (g *churn) header(d dialect.Dialect, loops, room int) string {
+	gp := ""
+	if isGreenplum(d) {
+		gp = fmt.Sprintf(", appendoptimized %s, distributed by %s", g.appendOpt, g.distrib)
+	}
+	return fmt.Sprintf("churn: %d loops, mix %s, columns %s, rows per insert %s, indexes %s, room for %d tables%s",
+		loops, g.mix, g.columns, g.rows, g.indexes, room, gp)
+}
+
+// isGreenplum reports whether d has Greenplum's table options.
+func isGreenplum(d dialect.Dialect) bool {
+	_, ok := d.(dialect.TableOptioner)
+	return ok
+}
+
+// bookState reads the bookkeeping table: the tables alive and, per
+// loop, the number its next table takes (after those of earlier runs).
+func bookState(ctx context.Context, db *sqlx.DB) (alive int, next map[int]int, err error) {
+	next = map[int]int{}
+	if db.Null() {
+		return 0, next, nil
+	}
+	if err := db.QueryRow(ctx, "SELECT count(*) FROM "+bookTable+" WHERE dropped_at IS NULL").Scan(&alive); err != nil {
+		return 0, nil, fmt.Errorf("reading %s: %w", bookTable, err)
+	}
+	rows, err := db.Query(ctx, "SELECT worker, max(seq) + 1 FROM "+bookTable+" GROUP BY worker")
+	if err != nil {
+		return 0, nil, fmt.Errorf("reading %s: %w", bookTable, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var w, n int
+		if err := rows.Scan(&w, &n); err != nil {
+			return 0, nil, err
+		}
+		next[w] = n
+	}
+	return alive, next, rows.Err()
+}
+
+// madeTables lists the tables of db that runs of churn made: those that
+// carry its run's mark (Hooks.RunTables), which cleanup drops.
+func madeTables(ctx context.Context, db *sqlx.DB) ([]string, error) {
+	if db.Null() {
+		return nil, nil
+	}
+	return madeTablesIn(ctx, db, db)
+}
