@@ -50,6 +50,14 @@ func FormatOf(path string) (Format, error) {
 	return 0, fmt.Errorf("%s: %w", path, ErrFormat)
 }
 
+// IsHTML reports whether a chart file is a page (.html or .htm, in any
+// case): the dashboard's page saved with its data (dashboard.WriteStatic),
+// not a format of this package.
+func IsHTML(path string) bool {
+	ext := strings.ToLower(filepath.Ext(path))
+	return ext == ".html" || ext == ".htm"
+}
+
 // Run is one run to chart.
 type Run struct {
 	// Series is the run's time series.

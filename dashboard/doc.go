@@ -10,7 +10,8 @@
 //
 //	GET /api/runs                      the runs: filters workload, tag (key=value, repeatable),
 //	                                   since, until, status, group; sort; page, per_page
-//	GET /api/runs/{id}                 a run's header and its report (= report --format json)
+//	GET /api/runs/{id}                 a run's header and its report (= report --format json, with
+//	                                   the workload's series over the run: churn's size, tables alive)
 //	GET /api/runs/{id}/series          per interval and operation: throughput, p50/p95/p99/max, errors
 //	GET /api/runs/{id}/window          ?from=&to= (or include_ramp=1): report --from --to
 //	GET /api/runs/{id}/telemetry       the telemetry samples: CPU, memory, disks, watched processes

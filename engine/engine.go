@@ -158,6 +158,33 @@ func (c Config) Validate(workers int) error {
 	return nil
 }
 
+// ValidateLoad reports, in one line, a configuration that load's rate
+// shares (QueryLoad.RateShares) cannot run under: they divide MaxRate's
+// per-worker schedules, so they need MaxRate, and neither shared group
+// schedules nor sysbench's queue. It checks the shares too (one positive
+// share per worker).
+func (c Config) ValidateLoad(load workload.QueryLoad) error {
+	if load.RateShares == nil {
+		return nil
+	}
+	switch {
+	case len(load.RateShares) != len(load.Workers):
+		return fmt.Errorf("%d rate shares for %d workers", len(load.RateShares), len(load.Workers))
+	case c.QueueRate > 0:
+		return errors.New("the workload keeps a rate per worker (its paths' own rates): sysbench's event queue (--rate) cannot run it; leave --rate out")
+	case c.MaxRate <= 0:
+		return errors.New("the workload keeps a rate per worker (its paths' own rates) and needs a rate schedule: give its rates")
+	case c.ScheduleGroups > 0:
+		return errors.New("the workload keeps a rate per worker (its paths' own rates): --schedule-groups would share them; leave --schedule-groups out")
+	}
+	for w, s := range load.RateShares {
+		if !(s > 0) || math.IsInf(s, 0) {
+			return fmt.Errorf("worker %d's rate share is %g: each must be a positive number", w, s)
+		}
+	}
+	return nil
+}
+
 // RunPacer returns the pacer a run with this configuration and number of
 // workers uses: the configured one, except that the precise pacer needs
 // processors, and the coarse one stands in for it when GOMAXPROCS is too
@@ -381,6 +408,9 @@ func RunSplit(ctx context.Context, cfg Config, load workload.QueryLoad, reg *sta
 	}
 	if split != nil && split.Cell != nil && split.Bases != nil {
 		r.split = split
+	}
+	for _, s := range load.RateShares {
+		r.shareSum += s
 	}
 	grace := cfg.Grace
 	if grace == 0 {
@@ -608,6 +638,7 @@ type runner struct {
 	hooks    Hooks
 	nOps     int
 	rated    bool
+	shareSum float64 // of load.RateShares
 	stopped  atomic.Bool
 	running  atomic.Int64 // workers whose goroutine has not returned
 	deadline atomic.Int64 // when Duration ends, as an offset from base (0: none yet)
@@ -784,6 +815,16 @@ func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Dur
 		g := r.groups.of[w]
 		sched.group = g
 		sched.interval = g.slots.interval * time.Duration(g.members)
+	case scheduled && r.load.RateShares != nil:
+		// The worker's own share of the total rate (its role's rate);
+		// its first start one interval's fraction w/n in, staggered.
+		rate := r.cfg.MaxRate * r.load.RateShares[w] / r.shareSum
+		sched.interval = time.Duration(float64(time.Second) / rate)
+		sched.next = first + sched.interval*time.Duration(w)/time.Duration(n)
+		if r.cfg.Poisson {
+			sched.rng = rand.New(rand.NewPCG(r.cfg.QueueSeed, uint64(w)+1))
+			sched.next = first + expGap(sched.rng, float64(sched.interval))
+		}
 	case scheduled:
 		// Each worker takes an equal share of the total rate; starts are
 		// staggered so the aggregate schedule is even.

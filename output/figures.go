@@ -40,6 +40,10 @@ type ReportDoc struct {
 	Checks      []report.Audit `json:"checks,omitempty"`
 	ChecksError string         `json:"checks_error,omitempty"`
 	ChecksRun   string         `json:"checks_run,omitempty"`
+	// WorkloadSeries are the workload's series over each whole run,
+	// whatever the window (churn's database size, tables alive, rows/s
+	// and bytes/s every 5 s: see WorkloadSeriesOf).
+	WorkloadSeries []WorkloadSeries `json:"workload_series,omitempty"`
 }
 
 // NewReportDoc returns the report document of the view v of runs.
@@ -47,6 +51,7 @@ func NewReportDoc(runs []*runlog.Run, v results.View) ReportDoc {
 	tenants, f, _ := FleetOf(runs, v)
 	doc := ReportDoc{View: v, Figures: WorkloadFigures(runs, v), Tenants: tenants, Fleet: f}
 	doc.Audits, doc.Checks, doc.ChecksError, doc.ChecksRun = Audits(runs, v)
+	doc.WorkloadSeries = WorkloadSeriesOf(runs)
 	return doc
 }
 

@@ -99,6 +99,9 @@ func (o *Stampede) Final(r *run.Result) {
 			_ = report.Audits(o.W, r.Audits)
 		}
 		TelemetrySummary(o.W, r.Summary.Telemetry)
+		if b := r.Summary.Bottleneck; b != "" {
+			fmt.Fprintf(o.W, "bottleneck: %s\n", b)
+		}
 	}
 	FleetSummary(o.W, r.Summary.Fleet, o.JSON)
 }

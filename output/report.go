@@ -12,6 +12,7 @@ import (
 	"github.com/stampede-bench/stampede/results"
 	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/runlog"
+	"github.com/stampede-bench/stampede/telemetry"
 )
 
 // Report prints a view of runs as `stampede report` does: a header line
@@ -124,6 +125,9 @@ func ReportSplit(w io.Writer, runs []*runlog.Run, v results.View, by string) err
 				fmt.Fprintf(w, "\nrun %s:", r.Info.ID)
 			}
 			TelemetrySummary(w, sum)
+			if b := telemetry.Bottleneck(*sum, clientCPU(r)); b != "" {
+				fmt.Fprintf(w, "bottleneck: %s\n", b)
+			}
 		}
 	}
 	return nil
@@ -179,4 +183,16 @@ func sortedNames(m map[string]int64) []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// clientCPU returns the CPU, in cores, that run's client used over the
+// run (its run.ClientCPUEvent), or -1 when its log does not say.
+func clientCPU(r *runlog.Run) float64 {
+	events, _ := r.Events()
+	for _, e := range events {
+		if e.Kind == run.ClientCPUEvent {
+			return e.Value
+		}
+	}
+	return -1
 }

@@ -17,6 +17,11 @@ import (
 // TPC-C's NOPM): Op is its name, Value its value, Message its text.
 const FigureEvent = "figure"
 
+// ClientCPUEvent is the kind of the run-log event that keeps the CPU the
+// client used over the run, in cores (Summary.ClientCPU), from which
+// `stampede report` says what limited the run (telemetry.Bottleneck).
+const ClientCPUEvent = "client_cpu"
+
 // RecordEvent is the kind of the run-log event that keeps one of the
 // workload's records (workload.RunRecorder): Op is its name, Time when it
 // was read, Value its value.
@@ -171,6 +176,11 @@ type Summary struct {
 	Figures map[string]float64 `json:"figures,omitempty"`
 	// Telemetry is the averages and peaks of the run's telemetry samples.
 	Telemetry *telemetry.Summary `json:"telemetry,omitempty"`
+	// ClientCPU is the CPU this process used over the run, in cores (its
+	// user and system time over the engine's run), and Bottleneck what
+	// limited the run, from the telemetry (telemetry.Bottleneck).
+	ClientCPU  float64 `json:"client_cpu_cores,omitempty"`
+	Bottleneck string  `json:"bottleneck,omitempty"`
 	// Split breaks the operations down by endpoint or locality
 	// (OP@ENDPOINT, OP@LOCALITY), with --by-endpoint or --by-locality.
 	Split []NamedSummary `json:"split,omitempty"`

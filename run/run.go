@@ -159,6 +159,7 @@ type Run struct {
 	info    Info
 	rw      *runlog.Writer
 	tel     *runTelemetry
+	cpu0    float64 // the process's CPU seconds when the engine started (processCPU)
 	lims    *runLimits
 	errs    *errorLog
 	prom    *promexport.Exporter
@@ -207,6 +208,17 @@ func prepare(spec *Spec) error {
 		rd := d.RunDefaults()
 		if spec.MaxOps == 0 {
 			spec.MaxOps = rd.MaxOps
+		}
+		if rd.MaxRate > 0 {
+			// The workload's own schedule (lambda's rates): a
+			// different rate would change its paths' rates unseen.
+			switch {
+			case spec.QueueRate > 0:
+				return inputf("workload %s schedules at its own rates (%g operations a second in all): give them with its flags, not --rate", spec.Workload.Meta().Name, rd.MaxRate)
+			case spec.MaxRate > 0 && spec.MaxRate != rd.MaxRate:
+				return inputf("workload %s schedules at its own rates (%g operations a second in all): give them with its flags, not --max-rate %g", spec.Workload.Meta().Name, rd.MaxRate, spec.MaxRate)
+			}
+			spec.MaxRate = rd.MaxRate
 		}
 		if spec.Latency == "" {
 			spec.Latency = rd.Latency
@@ -287,6 +299,9 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 		OpTimeout: s.OpTimeout, Grace: s.Grace, Poisson: s.Poisson, SkipLate: s.SkipLate, ScheduleGroups: s.ScheduleGroups}
 	if err := r.cfg.Validate(src.workers); err != nil {
 		return nil, asInput(err)
+	}
+	if err := r.cfg.ValidateLoad(r.load); err != nil {
+		return nil, asInput(fmt.Errorf("workload %s: %w", gen.Meta().Name, err))
 	}
 	r.cleanup = append(r.cleanup, pacerProcs(r.cfg, src.workers))
 	series := engine.Series{Ops: r.load.Ops, Rated: r.cfg.Rated()}
@@ -578,6 +593,7 @@ func (r *Run) engine(ctx context.Context) {
 	if r.tel != nil {
 		r.tel.rebase()
 	}
+	r.cpu0 = processCPU()
 	r.engRes = engine.RunSplit(ctx, r.cfg, r.load, r.reg, hooks, split)
 	if src.fleet != nil {
 		// The tenants' figures end where the engine's did, not when
@@ -699,6 +715,19 @@ func (r *Run) finish() (*Result, error) {
 		result.Audits = audits(gen, r.load.Ops, last)
 	}
 	sum.Telemetry = r.tel.summary(last.CumStart)
+	if wall := res.End.Sub(res.Start).Seconds(); wall > 0 && r.cpu0 >= 0 {
+		if cpu := processCPU(); cpu >= 0 {
+			sum.ClientCPU = (cpu - r.cpu0) / wall
+			r.rw.Event(runlog.Event{Kind: ClientCPUEvent, Value: sum.ClientCPU})
+		}
+	}
+	if sum.Telemetry != nil && src.fleet == nil {
+		client := sum.ClientCPU
+		if r.cpu0 < 0 {
+			client = -1
+		}
+		sum.Bottleneck = telemetry.Bottleneck(*sum.Telemetry, client)
+	}
 	if src.fleet != nil {
 		sum.Concurrency = src.workers
 		sum.Tenants, sum.Fleet = src.fleet.summary(&sum)

@@ -196,7 +196,7 @@ func ReconcileLoad(ctx context.Context, db *sqlx.DB, gen workload.Generator, log
 // says it, whether the workload's Ops, its check or ReconcileLoad found it.
 func loadInput(err error) error {
 	var mismatch *workload.LoadMismatchError
-	if errors.As(err, &mismatch) || errors.Is(err, workload.ErrLoadMismatch) || errors.Is(err, workload.ErrUnfinishedLoad) {
+	if errors.As(err, &mismatch) || errors.Is(err, workload.ErrLoadMismatch) || errors.Is(err, workload.ErrUnfinishedLoad) || errors.Is(err, workload.ErrUsage) {
 		return asInput(err)
 	}
 	return err

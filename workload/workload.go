@@ -165,6 +165,11 @@ type Result struct {
 // run's error says what to change rather than suggesting --tolerate-errors.
 var ErrLoadMismatch = errors.New("the run's properties do not match the load")
 
+// ErrUsage marks an error of Ops caused by the run's own settings (a
+// number of workers the workload cannot run with): front ends report it
+// as bad input, exit 2.
+var ErrUsage = errors.New("the run's settings do not suit the workload")
+
 // Worker performs one operation per call. A Worker is used by one
 // goroutine only; its state lives in the closure.
 type Worker func(ctx context.Context) Result
@@ -201,6 +206,15 @@ type QueryLoad struct {
 	// pgbench's transaction log writes each transaction's schedule lag,
 	// and a line for each skipped one.
 	Scheduled func(worker int, intended time.Time, skipped bool)
+	// RateShares, when set (one entry per worker), divides a rate
+	// schedule (the engine's MaxRate) between the workers unevenly:
+	// worker w's own schedule runs at MaxRate x RateShares[w] /
+	// sum(RateShares) instead of MaxRate/workers, so that workers of
+	// different roles keep rates of their own (lambda's ingest, hot path,
+	// serving queries and batch recomputes), each one's lateness in its
+	// operation's schedule lag. A share must be positive. It applies to
+	// per-worker schedules only: ScheduleGroups and QueueRate refuse it.
+	RateShares []float64
 	// Header holds lines that say how the workload runs (its isolation
 	// level, say), printed under the run's first line.
 	Header []string
@@ -415,6 +429,12 @@ type RunDefaulter interface {
 type RunDefaults struct {
 	// MaxOps is the default --max-ops; 0 leaves it unset.
 	MaxOps int64
+	// MaxRate is the workload's own rate schedule, in operations per
+	// second (lambda's, from its --ingest-rate and the rates of its
+	// paths, divided between its workers by QueryLoad.RateShares): the
+	// run's --max-rate, which the user may not give apart (run refuses a
+	// different one, and sysbench's --rate); 0 for none.
+	MaxRate float64
 	// Latency is the default --latency (intended, service or both); ""
 	// leaves it unset.
 	Latency string
@@ -660,6 +680,29 @@ type RunRecorder interface {
 	Generator
 	// RunRecords returns the records of the run that Ops last prepared.
 	RunRecords() []Record
+}
+
+// SeriesRecorder is a RunRecorder some of whose records are series over
+// the run (churn's database size every 5 s), which `stampede report
+// --format json`, its --chart page and the dashboard show beside the
+// telemetry.
+type SeriesRecorder interface {
+	RunRecorder
+	// RecordSeries describes the records that make series, in the order
+	// they are shown.
+	RecordSeries() []SeriesSpec
+}
+
+// SeriesSpec is one series made of a RunRecorder's records.
+type SeriesSpec struct {
+	// Record is the records' name (Record.Name).
+	Record string
+	// Name is the series' name and Unit its unit ("bytes", "rows/s").
+	Name, Unit string
+	// Rate, when true, says the record is a running total (rows inserted
+	// so far): the series is its increase per second between each reading
+	// and the one before, at the later one's time.
+	Rate bool
 }
 
 // ClientRun is what a merge knows of one client's run: its id, the flags

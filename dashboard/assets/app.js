@@ -365,11 +365,33 @@ function drawRunCharts(box, s, onSelect, what) {
   return [tp, lat];
 }
 
-function drawTelemetry(box, t) {
-  if (!t.cpu && !t.disks.length && !t.procs.length && !t.cgroup) return;
+// workloadUnits shows a workload series' unit: bytes as MB (10^6, as the
+// run's figures print them), the rest as they are.
+const workloadUnits = { 'bytes': ['MB', 1e6], 'bytes/s': ['MB/s', 1e6] };
+
+// drawWorkloadSeries draws the workload's own series over the run (from
+// its run log's records: churn's database size, tables alive, rows/s and
+// bytes/s), one chart each, first among the telemetry's.
+function drawWorkloadSeries(charts, ws, workload) {
+  window.stampedeWorkloadCharts = {};
+  ws.forEach((w, i) => {
+    const [unit, div] = workloadUnits[w.unit] || [w.unit, 1];
+    const title = w.name.replace(/_per_s$/, '/s').replace(/_bytes$/, '').replace(/_/g, ' ');
+    const u = makeChart(charts, `${workload}: ${title} (${unit}, from the run's records)`, [w.at_s, w.values.map(v => v / div)],
+      [{ label: w.name, stroke: palette[i % palette.length], width: 1.5, points: { show: true }, value: (u, v) => v === null || v === undefined ? '' : div === 1 && unit === 'tables' ? String(v) : v.toFixed(div === 1 ? 1 : 3) }],
+      { yLabel: unit });
+    u.root.parentElement.dataset.series = w.name;
+    window.stampedeWorkloadCharts[w.name] = u;
+  });
+}
+
+function drawTelemetry(box, t, ws, workload) {
+  ws = ws || [];
+  if (!t.cpu && !t.disks.length && !t.procs.length && !t.cgroup && !ws.length) return;
   box.append(el('h2', {}, 'Telemetry'));
   const charts = el('div', { class: 'charts', id: 'telemetry' });
   box.append(charts);
+  drawWorkloadSeries(charts, ws, workload);
   if (t.cpu) makeChart(charts, 'host CPU (% of all CPUs)', [t.cpu.to_s, t.cpu.user_pct, t.cpu.system_pct, t.cpu.iowait_pct, t.cpu.steal_pct],
     [opsSeries('user', palette[0]), opsSeries('system', palette[1]), opsSeries('iowait', palette[2]), opsSeries('steal', palette[3])], { yLabel: '%' });
   const mib = a => a.map(v => v / 2 ** 20);
@@ -478,7 +500,7 @@ async function showRun(id) {
       drawRunCharts(eps, Object.assign({}, s, { ops: s.endpoints }), zoom, ' per endpoint');
     }
   }
-  drawTelemetry(main, tel);
+  drawTelemetry(main, tel, doc.report && (doc.report.workload_series || []).filter(w => w.run === run.id), run.workload);
   ready('run');
 }
 

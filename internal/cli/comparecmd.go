@@ -18,7 +18,7 @@ type compareFlags struct {
 	resultsDir string
 	resultsURL string
 	format     string
-	chart      chartFlag
+	chart      cmdline.ChartFlag
 	force      bool
 	split      cmdline.SplitFlags
 }
@@ -77,7 +77,7 @@ func (a *app) compare(refA, refB string, cf compareFlags) error {
 	default:
 		return usagef("unknown --format %q: use text or json", cf.format)
 	}
-	chartPath, err := cf.chart.path()
+	chartPath, err := cf.chart.Path()
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -102,42 +101,11 @@ faults at once.`,
   stampede proxy set east --replace             # clear every fault`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := proxy.CheckAPIAddr(api); err != nil {
-				return usagef("proxy set: --api: %v", err)
-			}
-			c := proxy.NewClient(api)
-			l, err := c.Listener(cmd.Context(), args[0])
-			if errors.Is(err, proxy.ErrNoListener) {
-				var names []string
-				if all, err := c.Listeners(cmd.Context()); err == nil {
-					for _, l := range all {
-						names = append(names, l.Name)
-					}
-				}
-				return usagef("proxy set: the proxy at %s has no listener %q: name one of its listeners (%s)", api, args[0], strings.Join(names, ", "))
-			}
-			if err != nil {
-				return fmt.Errorf("proxy set: %v", err)
-			}
-			base := l.Faults
-			if replace {
-				base = proxy.Faults{}
-			}
-			f, changed, err := proxy.FromFlags(cmd.Flags(), base)
-			if err != nil {
-				return usagef("proxy set: %v", err)
-			}
-			if changed || replace {
-				if w := proxy.DownWarning(args[0], f, false); w != "" && f != l.Faults {
-					fmt.Fprintf(a.stderr, "warning: %s\n", w)
-				}
-				if l, err = c.SetFaults(cmd.Context(), args[0], f); err != nil {
-					var re *proxy.RequestError
-					if errors.As(err, &re) && re.Status < 500 {
-						return usagef("proxy set: %v", err) // faults the proxy refused
-					}
-					return fmt.Errorf("proxy set: %v", err)
-				}
+			l, err := proxy.Change(cmd.Context(), api, args[0], cmd.Flags(), replace, func(w string) { fmt.Fprintf(a.stderr, "warning: %s\n", w) })
+			if errors.Is(err, proxy.ErrSetup) {
+				return asUsage(err)
+			} else if err != nil {
+				return err
 			}
 			fmt.Fprintf(a.stdout, "listener %s: %s -> %s, faults %s\n", l.Name, l.Listen, l.To, l.Faults)
 			return nil

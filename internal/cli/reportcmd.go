@@ -1,13 +1,9 @@
 package cli
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -26,7 +22,7 @@ type reportFlags struct {
 	from, to    string
 	includeRamp bool
 	format      string
-	chart       chartFlag
+	chart       cmdline.ChartFlag
 	force       bool
 	split       cmdline.SplitFlags
 	tags        []string
@@ -117,7 +113,7 @@ func (a *app) report(refs []string, rf reportFlags) error {
 	if rf.includeRamp && from.IsSet() {
 		return usagef("give --from or --include-ramp, not both")
 	}
-	chartPath, err := rf.chart.path()
+	chartPath, err := rf.chart.Path()
 	if err != nil {
 		return err
 	}
@@ -170,19 +166,8 @@ func (a *app) report(refs []string, rf reportFlags) error {
 	// The chart shows each run's own figures.
 	views := []results.View{view}
 	if len(runs) > 1 {
-		views = views[:0]
-		for _, run := range runs {
-			v, _, err := results.Recompute([]*runlog.Run{run}, window)
-			var we *results.WindowError
-			if errors.As(err, &we) {
-				// A run with no interval in the window, already
-				// warned about: drawn without figures.
-				v, err = results.View{Runs: []string{run.Info.ID}}, nil
-			}
-			if err != nil {
-				return err
-			}
-			views = append(views, v)
+		if views, err = results.PerRun(runs, window); err != nil {
+			return err
 		}
 	}
 	return a.writeChart(chartPath, runs, views, nil, warnings, by)
@@ -198,72 +183,11 @@ func windowUsage(err error) error {
 	return err
 }
 
-// chartFlag is --chart of report and compare: the file of the one chart
-// they draw. It keeps every value given, so that a second --chart is
-// refused rather than silently replacing the first.
-type chartFlag struct{ paths []string }
-
-// String implements pflag.Value.
-func (c *chartFlag) String() string {
-	if len(c.paths) == 0 {
-		return ""
-	}
-	return c.paths[len(c.paths)-1]
-}
-
-// Set implements pflag.Value.
-func (c *chartFlag) Set(v string) error {
-	c.paths = append(c.paths, v)
-	return nil
-}
-
-// Type implements pflag.Value.
-func (c *chartFlag) Type() string { return "string" }
-
-// path returns the chart's file ("" for none), refusing several --chart
-// and a name that is not of a format.
-func (c *chartFlag) path() (string, error) {
-	if len(c.paths) > 1 {
-		return "", usagef("--chart given %d times (%s): one chart is drawn, into one file: give --chart once", len(c.paths), strings.Join(c.paths, ", "))
-	}
-	path := c.String()
-	if _, err := chart.FormatOf(path); path != "" && !isHTML(path) && err != nil {
-		return "", usagef("--chart %s: use .svg, .png or .html", path)
-	}
-	return path, nil
-}
-
-// isHTML reports whether a --chart file is a page (.html or .htm): the
-// dashboard's page saved with its data (dashboard.WriteStatic); .svg and
-// .png are drawn by package chart.
-func isHTML(path string) bool {
-	ext := strings.ToLower(filepath.Ext(path))
-	return ext == ".html" || ext == ".htm"
-}
-
-// writeChart draws runs into path (see output.Chart), saying where.
+// writeChart draws runs into path (see dashboard.WriteChart).
 func (a *app) writeChart(path string, runs []*runlog.Run, views []results.View, labels []string, printed []error, by string) error {
-	if isHTML(path) {
-		verb := "report"
-		if labels != nil {
-			verb = "compare"
-		}
-		var buf bytes.Buffer
-		if err := dashboard.WriteStatic(&buf, runs, views, by, "stampede "+verb+" --chart"); err != nil {
-			return err
-		}
-		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-			return fmt.Errorf("--chart: %w", err)
-		}
-		fmt.Fprintf(a.stderr, "chart saved in %s (the dashboard's page, self-contained: open it in a browser)\n", path)
-		return nil
+	err := dashboard.WriteChart(path, runs, views, labels, printed, by, a.stderr)
+	if errors.Is(err, chart.ErrFormat) {
+		return asUsage(err)
 	}
-	if err := output.Chart(path, runs, views, labels, printed, a.stderr, by); err != nil {
-		if errors.Is(err, chart.ErrFormat) {
-			return asUsage(err)
-		}
-		return err
-	}
-	fmt.Fprintf(a.stderr, "chart saved in %s\n", path)
-	return nil
+	return err
 }

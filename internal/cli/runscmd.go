@@ -2,9 +2,7 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"time"
 
@@ -121,40 +119,8 @@ func (a *app) runs(ctx context.Context, rf runsFlags, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	url := run.StoreURL(root, rf.resultsURL)
-	if _, err := os.Stat(root); errors.Is(err, fs.ErrNotExist) && store.KeepsFiles(url) && !rf.rebuild {
-		// The runs of a PostgreSQL store, written there by clients
-		// without a results directory (--results-dir none), or on other
-		// machines: listed from the store alone.
-		st, err := store.OpenReadOnly(ctx, url)
-		if err != nil {
-			return err
-		}
-		defer st.Close()
-		rows, err := st.List(ctx, f)
-		if err != nil {
-			return err
-		}
-		return a.printRuns(rows, rf.format)
-	} else if errors.Is(err, fs.ErrNotExist) {
-		if rf.resultsDir != "" || os.Getenv("STAMPEDE_RESULTS_DIR") != "" {
-			// A results directory named on purpose: a typo, most likely.
-			return usagef("results directory %s does not exist: name the directory runs were saved in (run --results-dir), or leave --results-dir out for ~/.stampede/runs", root)
-		}
-		if url == store.DefaultURL(root) {
-			// Do not create a results directory just to say it is empty.
-			return a.printRuns(nil, rf.format)
-		}
-	}
-	st, err := run.OpenIndex(ctx, root, url, rf.rebuild, a.stderr)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	if err := ctx.Err(); err != nil {
-		return errInterrupted
-	}
-	rows, err := st.List(ctx, f)
+	named := rf.resultsDir != "" || os.Getenv("STAMPEDE_RESULTS_DIR") != ""
+	rows, err := run.ListRuns(ctx, root, run.StoreURL(root, rf.resultsURL), named, rf.rebuild, f, a.stderr)
 	if err != nil {
 		return err
 	}

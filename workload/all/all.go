@@ -8,6 +8,8 @@ import (
 	_ "github.com/stampede-bench/stampede/workload/bank"
 	// churn registers churn, schema churn with fake data (issue 32).
 	_ "github.com/stampede-bench/stampede/workload/churn"
+	// lambda registers the IoT lambda-architecture data path.
+	_ "github.com/stampede-bench/stampede/workload/lambda"
 	// pgbench registers pgbench's tables and data (pgbench -i).
 	_ "github.com/stampede-bench/stampede/workload/pgbench"
 	// sysbench registers the sysbench 1.0.20 OLTP scripts (oltp_read_write...).

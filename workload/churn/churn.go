@@ -106,13 +106,14 @@ type churn struct {
 }
 
 var (
-	_ workload.Flagser      = (*churn)(nil)
-	_ workload.Hookser      = (*churn)(nil)
-	_ workload.Opser        = (*churn)(nil)
-	_ workload.RunDefaulter = (*churn)(nil)
-	_ workload.Figurer      = (*churn)(nil)
-	_ workload.Measurer     = (*churn)(nil)
-	_ workload.RunRecorder  = (*churn)(nil)
+	_ workload.Flagser        = (*churn)(nil)
+	_ workload.Hookser        = (*churn)(nil)
+	_ workload.Opser          = (*churn)(nil)
+	_ workload.RunDefaulter   = (*churn)(nil)
+	_ workload.Figurer        = (*churn)(nil)
+	_ workload.Measurer       = (*churn)(nil)
+	_ workload.RunRecorder    = (*churn)(nil)
+	_ workload.SeriesRecorder = (*churn)(nil)
 )
 
 func newChurn() workload.Generator {

@@ -34,24 +34,28 @@ type measure struct {
 }
 
 // sample reads the database's size (pg_database_size) and the number of
-// tables that carry churn's mark, and records them at now.
-func (m *measure) sample(ctx context.Context) (size, alive int64, err error) {
+// tables that carry churn's mark, then the rows and bytes inserted so far,
+// and records all four at that time.
+func (m *measure) sample(ctx context.Context) (size, alive, rows, bytes int64, err error) {
 	if m.db.Null() {
-		return 0, 0, nil
+		return 0, 0, 0, 0, nil
 	}
 	if err := m.db.QueryRow(ctx, "SELECT pg_database_size(current_database())").Scan(&size); err != nil {
-		return 0, 0, fmt.Errorf("reading the database's size: %w", err)
+		return 0, 0, 0, 0, fmt.Errorf("reading the database's size: %w", err)
 	}
 	if err := m.db.QueryRow(ctx, "SELECT count(*) FROM ("+madeTablesQuery(m.db)+") t", workload.RunMark(churnMeta.Name)).Scan(&alive); err != nil {
-		return 0, 0, fmt.Errorf("counting churn's tables: %w", err)
+		return 0, 0, 0, 0, fmt.Errorf("counting churn's tables: %w", err)
 	}
 	now := time.Now()
+	rows, bytes = m.tot.rows.Load(), m.tot.bytes.Load()
 	m.mu.Lock()
 	m.records = append(m.records,
 		workload.Record{Name: "database_size_bytes", At: now, Value: float64(size)},
-		workload.Record{Name: "tables_alive", At: now, Value: float64(alive)})
+		workload.Record{Name: "tables_alive", At: now, Value: float64(alive)},
+		workload.Record{Name: "rows_total", At: now, Value: float64(rows)},
+		workload.Record{Name: "bytes_total", At: now, Value: float64(bytes)})
 	m.mu.Unlock()
-	return size, alive, nil
+	return size, alive, rows, bytes, nil
 }
 
 // StartMeasurement implements the Measurer interface: the totals and the
@@ -73,8 +77,13 @@ func (g *churn) StartMeasurement(ctx context.Context, at time.Time) (func(contex
 			return nil
 		}, nil
 	}
-	size, _, err := m.sample(ctx)
+	size, _, rows, bytes, err := m.sample(ctx)
 	m.size0, m.sizeOK = size, err == nil
+	if err == nil {
+		// The totals of the first reading: the rows_total records'
+		// increase over the run is then rows_inserted exactly.
+		m.rows0, m.bytes0 = rows, bytes
+	}
 	m.stop, m.done = make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(m.done)
@@ -86,7 +95,7 @@ func (g *churn) StartMeasurement(ctx context.Context, at time.Time) (func(contex
 				return
 			case <-t.C:
 				c, cancel := context.WithTimeout(context.Background(), sizeEvery)
-				_, _, _ = m.sample(c) // a reading missed is a gap in the series
+				_, _, _, _, _ = m.sample(c) // a reading missed is a gap in the series
 				cancel()
 			}
 		}
@@ -102,17 +111,19 @@ func (m *measure) endMeasurement(ctx context.Context) error {
 	m.end = time.Now()
 	m.rows1, m.bytes1 = m.tot.rows.Load(), m.tot.bytes.Load()
 	m.end1 = true
-	size, alive, err := m.sample(ctx)
+	size, alive, rows, bytes, err := m.sample(ctx)
 	if err != nil {
 		m.sizeOK = false
 		return err
 	}
 	m.size1, m.alive1, m.aliveOK = size, alive, true
+	m.rows1, m.bytes1 = rows, bytes // those of the last records
 	return nil
 }
 
-// RunRecords implements the RunRecorder interface: the database's size
-// and live tables over the run (database_size_bytes, tables_alive).
+// RunRecords implements the RunRecorder interface: the database's size,
+// the live tables and the rows and bytes inserted so far, over the run
+// (database_size_bytes, tables_alive, rows_total, bytes_total).
 func (g *churn) RunRecords() []workload.Record {
 	if g.m == nil {
 		return nil
@@ -120,6 +131,19 @@ func (g *churn) RunRecords() []workload.Record {
 	g.m.mu.Lock()
 	defer g.m.mu.Unlock()
 	return append([]workload.Record(nil), g.m.records...)
+}
+
+// RecordSeries implements the SeriesRecorder interface: the database's
+// size and churn's live tables over the run, and the rows and bytes
+// inserted per second between readings (from the running totals
+// rows_total and bytes_total).
+func (g *churn) RecordSeries() []workload.SeriesSpec {
+	return []workload.SeriesSpec{
+		{Record: "database_size_bytes", Name: "database_size_bytes", Unit: "bytes"},
+		{Record: "tables_alive", Name: "tables_alive", Unit: "tables"},
+		{Record: "rows_total", Name: "rows_per_s", Unit: "rows/s", Rate: true},
+		{Record: "bytes_total", Name: "bytes_per_s", Unit: "bytes/s", Rate: true},
+	}
 }
 
 // Figures implements the Figurer interface: the rows and bytes inserted

@@ -1,0 +1,46 @@
+package cmdline
+
+import (
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/stampede-bench/stampede/chart"
+)
+
+// ChartFlag is --chart of report and compare: the file of the one chart
+// they draw. It keeps every value given, so that a second --chart is
+// refused rather than silently replacing the first.
+type ChartFlag struct{ paths []string }
+
+var _ pflag.Value = (*ChartFlag)(nil)
+
+// String implements pflag.Value.
+func (c *ChartFlag) String() string {
+	if len(c.paths) == 0 {
+		return ""
+	}
+	return c.paths[len(c.paths)-1]
+}
+
+// Set implements pflag.Value.
+func (c *ChartFlag) Set(v string) error {
+	c.paths = append(c.paths, v)
+	return nil
+}
+
+// Type implements pflag.Value.
+func (c *ChartFlag) Type() string { return "string" }
+
+// Path returns the chart's file ("" for none), refusing several --chart
+// and a name that is not of a format (usage errors).
+func (c *ChartFlag) Path() (string, error) {
+	if len(c.paths) > 1 {
+		return "", usagef("--chart given %d times (%s): one chart is drawn, into one file: give --chart once", len(c.paths), strings.Join(c.paths, ", "))
+	}
+	path := c.String()
+	if _, err := chart.FormatOf(path); path != "" && !chart.IsHTML(path) && err != nil {
+		return "", usagef("--chart %s: use .svg, .png or .html", path)
+	}
+	return path, nil
+}

@@ -1,0 +1,147 @@
+package lambda
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/stampede-bench/stampede/sqlx"
+	"github.com/stampede-bench/stampede/workload"
+)
+
+// preRun checks that init made the tables and the batch view's row.
+func (g *lambda) preRun(ctx context.Context, db *sqlx.DB) error {
+	if err := g.validate(); err != nil {
+		return err
+	}
+	if db.Null() {
+		return nil
+	}
+	_, err := readMeta(ctx, db, db)
+	return err
+}
+
+// meta is the batch view's metadata row.
+type meta struct {
+	horizon    *time.Time
+	viewRows   int64
+	events     int64
+	recomputes int64
+}
+
+// readMeta reads the batch view's metadata, after checking that the
+// tables exist.
+func readMeta(ctx context.Context, q interface {
+	QueryRow(ctx context.Context, sql string, args ...any) sqlx.Row
+}, db *sqlx.DB,
+) (meta, error) {
+	for _, t := range []string{eventsTable, viewTable, metaTable} {
+		exists, err := workload.TableExists(ctx, db, t)
+		if err != nil {
+			return meta{}, fmt.Errorf("checking table %s: %w", t, err)
+		}
+		if !exists {
+			return meta{}, fmt.Errorf("table %s does not exist in database %s: run `stampede init lambda` first", t, db.Database())
+		}
+	}
+	var m meta
+	err := q.QueryRow(ctx, "SELECT horizon, view_rows, events, recomputes FROM "+metaTable+" WHERE id = 1").Scan(&m.horizon, &m.viewRows, &m.events, &m.recomputes)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return meta{}, fmt.Errorf("table %s in database %s has no row: it was not made by `stampede init lambda`; reload with `stampede init lambda --drop`", metaTable, db.Database())
+	}
+	if err != nil {
+		return meta{}, fmt.Errorf("table %s in database %s is not lambda's: %w; reload with `stampede init lambda --drop`", metaTable, db.Database(), err)
+	}
+	return m, nil
+}
+
+// checkQuery compares the batch view with its recomputation from the raw
+// events up to its horizon, row by row and exactly (the averages are
+// NUMERIC): the rows only the recomputation has, those only the view
+// has, and the recomputation's rows and events.
+const checkQuery = "WITH want AS (" + "SELECT device, date_trunc('hour', ts AT TIME ZONE 'UTC') AS hour, count(*) AS events, min(temp) AS min_temp, max(temp) AS max_temp, " +
+	"sum(temp) AS sum_temp, avg(temp) AS avg_temp, max(ts) AS newest FROM " + eventsTable +
+	" WHERE ts <= (SELECT horizon FROM " + metaTable + " WHERE id = 1) GROUP BY device, date_trunc('hour', ts AT TIME ZONE 'UTC')), " +
+	"have AS (SELECT device, hour, events, min_temp, max_temp, sum_temp, avg_temp, newest FROM " + viewTable + ") " +
+	"SELECT (SELECT count(*) FROM (SELECT * FROM want EXCEPT ALL SELECT * FROM have) AS missing), " +
+	"(SELECT count(*) FROM (SELECT * FROM have EXCEPT ALL SELECT * FROM want) AS extra), " +
+	"(SELECT count(*) FROM want), (SELECT coalesce(sum(events), 0) FROM want)"
+
+// checkConsistency recomputes the batch view from the raw events up to
+// the horizon of its last recompute and compares it, row by row, in one
+// REPEATABLE READ snapshot; the metadata's counts must match too.
+func (g *lambda) checkConsistency(ctx context.Context, db *sqlx.DB, rep workload.Reporter) error {
+	if db.Null() {
+		rep.Printf("lambda: skipped (null driver)")
+		return nil
+	}
+	tx, err := db.Begin(ctx, sqlx.TxOptions{Isolation: sqlx.RepeatableRead, ReadOnly: true})
+	if err != nil {
+		return fmt.Errorf("checking lambda: %w", err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx)) // read-only
+	m, err := readMeta(ctx, tx, db)
+	if err != nil {
+		return err
+	}
+	var events int64
+	if err := tx.QueryRow(ctx, "SELECT count(*) FROM "+eventsTable).Scan(&events); err != nil {
+		return fmt.Errorf("counting %s: %w", eventsTable, err)
+	}
+	if m.horizon == nil {
+		rep.Printf("lambda: %d raw events; no batch view computed yet (no run recomputed it): nothing to compare", events)
+		return nil
+	}
+	var missing, extra, rows, viewEvents int64
+	if err := tx.QueryRow(ctx, checkQuery).Scan(&missing, &extra, &rows, &viewEvents); err != nil {
+		return fmt.Errorf("recomputing the batch view: %w", err)
+	}
+	ok := missing == 0 && extra == 0 && m.viewRows == rows && m.events == viewEvents
+	rep.Printf("lambda: batch view of %d recomputes, horizon %s: %d rows counting %d of %d raw events; recomputed from the raw events: %d rows counting %d events, %d rows differ (%d missing, %d extra) %s",
+		m.recomputes, m.horizon.UTC().Format(time.RFC3339Nano), m.viewRows, m.events, events, rows, viewEvents, missing+extra, missing, extra, passFail(ok))
+	if ok {
+		return nil
+	}
+	return fmt.Errorf("lambda consistency check failed: the batch view (%d rows, %d events in %s) differs from its recomputation from %s up to its horizon (%d rows, %d events): %d rows missing, %d extra",
+		m.viewRows, m.events, metaTable, eventsTable, rows, viewEvents, missing, extra)
+}
+
+func passFail(ok bool) string {
+	if ok {
+		return "PASS"
+	}
+	return "FAIL"
+}
+
+// Figures implements the Figurer interface: the events ingested a second
+// (ingest operations x --batch over the elapsed time, beside
+// --ingest-rate), and after a run the batch recomputes' rows (from what
+// the server's INSERTs reported).
+func (g *lambda) Figures(counts map[string]int64, elapsed time.Duration) []workload.Figure {
+	if elapsed <= 0 {
+		return nil
+	}
+	events := counts[opNames[opIngest]] * int64(g.batch)
+	rate := float64(events) / elapsed.Seconds()
+	figs := []workload.Figure{{Name: "ingest_events_per_s", Value: rate,
+		Text: fmt.Sprintf("%.0f (%d events in batches of %d over %s; %.1f%% of --ingest-rate %g)",
+			rate, events, g.batch, elapsed.Round(time.Millisecond), 100*rate/g.ingestRate, g.ingestRate)}}
+	g.mu.Lock()
+	last := g.last
+	g.mu.Unlock()
+	if last.ran {
+		text := fmt.Sprintf("%d (of the last recompute, counting %d events up to %s; %d recomputes wrote %d rows in all)",
+			last.rows, last.events, last.horizon.UTC().Format(time.RFC3339Nano), last.count, last.totalRows)
+		switch {
+		case g.batchEvery == 0:
+			text = "0 (no batch recompute: --batch-every 0)"
+		case last.count == 0:
+			text = "0 (no recompute completed in the run: give a --batch-every shorter than the run)"
+		}
+		figs = append(figs, workload.Figure{Name: "batch_view_rows", Value: float64(last.rows), Observed: true, Text: text})
+	}
+	return figs
+}
