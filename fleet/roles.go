@@ -415,6 +415,20 @@ type RoleTotals struct {
 	Kept    []string
 }
 
+// KeptText names the roles cleanup left alone for the line that says so:
+// "role R", or "N roles (R1, R2, ...)" with at most ten names.
+func (t RoleTotals) KeptText() string {
+	k := t.Kept
+	if len(k) == 1 {
+		return "role " + k[0]
+	}
+	shown := strings.Join(k[:min(len(k), 10)], ", ")
+	if len(k) > 10 {
+		shown += ", ..."
+	}
+	return fmt.Sprintf("%d roles (%s)", len(k), shown)
+}
+
 // createRoles creates the fleet's tenant roles (the tenants exist), or
 // renews those that exist: password, grants. It is idempotent.
 func (e *env) createRoles(ctx context.Context, o CreateOptions) (RoleTotals, error) {

@@ -86,16 +86,8 @@ func (a *app) cleanupFleet(ctx context.Context, gen workload.Generator, spec fle
 	if left.Roles.Dropped > 0 {
 		fmt.Fprintf(a.stdout, "dropped %d tenant login roles\n", left.Roles.Dropped)
 	}
-	if k := left.Roles.Kept; len(k) > 0 {
-		what := "role " + k[0]
-		if len(k) > 1 {
-			shown := strings.Join(k[:min(len(k), 10)], ", ")
-			if len(k) > 10 {
-				shown += ", ..."
-			}
-			what = fmt.Sprintf("%d roles (%s)", len(k), shown)
-		}
-		fmt.Fprintf(a.stdout, "left %s of the tenants' names alone: not made by stampede for this fleet\n", what)
+	if len(left.Roles.Kept) > 0 {
+		fmt.Fprintf(a.stdout, "left %s of the tenants' names alone: not made by stampede for this fleet\n", left.Roles.KeptText())
 	}
 	return nil
 }
