@@ -114,11 +114,7 @@ func SaveSeries(run *runlog.Run) error {
 			return fmt.Errorf("run %s: encode %s: %w", run.Info.ID, runlog.SeriesFile, err)
 		}
 	}
-	tmp := filepath.Join(run.Dir, runlog.SeriesFile+".new")
-	if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, filepath.Join(run.Dir, runlog.SeriesFile))
+	return writeAtomic(run.Dir, runlog.SeriesFile, buf.Bytes())
 }
 
 // errNoSeries means a run has no series.ndjson.

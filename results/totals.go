@@ -113,11 +113,35 @@ func SaveTotals(run *runlog.Run) error {
 	if err != nil {
 		return fmt.Errorf("run %s: encode %s: %w", run.Info.ID, runlog.TotalsFile, err)
 	}
-	tmp := filepath.Join(run.Dir, runlog.TotalsFile+".new")
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+	return writeAtomic(run.Dir, runlog.TotalsFile, data)
+}
+
+// writeAtomic writes data to dir/name through a temporary file whose
+// name starts with "." (which readers and the store ignore), synced and
+// renamed over name.
+func writeAtomic(dir, name string, data []byte) error {
+	f, err := os.CreateTemp(dir, "."+name+"-*")
+	if err != nil {
 		return err
 	}
-	return os.Rename(tmp, filepath.Join(run.Dir, runlog.TotalsFile))
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), filepath.Join(dir, name))
+	}
+	if err != nil {
+		_ = os.Remove(f.Name())
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	return nil
 }
 
 // errNoTotals means a run has no totals.json.

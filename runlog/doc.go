@@ -18,6 +18,8 @@
 //	intervals.ndjson  per-interval counters, one line per interval (the commit record)
 //	events.ndjson     notable events, one JSON object per line
 //	summary.json      caller-defined summary, written once when the run finishes
+//	totals.json       a completed run's merged figures (results.SaveTotals), after run.json
+//	series.ndjson     a completed run's chart points (results.SaveSeries), after run.json
 //
 // intervals.hlog, intervals.ndjson and events.ndjson are created (empty but
 // for the intervals.hlog header) before run.json is first written, so a
