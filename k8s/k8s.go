@@ -75,6 +75,10 @@ type Spec struct {
 	// N --client-index $(JOB_COMPLETION_INDEX)), with no start time, run
 	// directory, tag or results volume.
 	Init bool
+	// Files are the files the command line names (see Files), which the
+	// manifest carries in a ConfigMap NAME-files mounted at ScriptsDir,
+	// the pods' arguments naming them there.
+	Files []File
 }
 
 // nameRE is a DNS-1123 label, which Job names must be (short enough to
@@ -182,16 +186,27 @@ func (s Spec) Objects() ([]any, error) {
 	container := corev1.Container{
 		Name:  "stampede",
 		Image: s.Image,
-		Args:  s.ClientArgs(),
+		Args:  podArgs(s.ClientArgs(), s.Files),
 	}
 	var volumes []corev1.Volume
-	if !s.Init {
+	if !s.Init && s.ResultsURLSecret == "" {
 		container.VolumeMounts = []corev1.VolumeMount{{Name: "results", MountPath: ResultsDir}}
 		volumes = []corev1.Volume{{Name: "results", VolumeSource: corev1.VolumeSource{
 			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: s.Claim()}}}}
 	}
+	if len(s.Files) > 0 {
+		text, binary := configMapData(s.Files)
+		objs = append(objs, &corev1.ConfigMap{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+			ObjectMeta: meta(s.Name + "-files"),
+			Data:       text,
+			BinaryData: binary,
+		})
+		container.VolumeMounts = append(container.VolumeMounts, corev1.VolumeMount{Name: "files", MountPath: ScriptsDir, ReadOnly: true})
+		volumes = append(volumes, corev1.Volume{Name: "files", VolumeSource: corev1.VolumeSource{
+			ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: s.Name + "-files"}}}})
+	}
 	if s.ResultsURLSecret != "" {
-		container.VolumeMounts = nil
 		container.Env = append(container.Env, corev1.EnvVar{Name: "STAMPEDE_RESULTS_URL", ValueFrom: &corev1.EnvVarSource{
 			SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: s.ResultsURLSecret}, Key: "url"}}})
 	}
@@ -239,9 +254,6 @@ func (s Spec) Objects() ([]any, error) {
 				},
 			},
 		},
-	}
-	if s.ResultsURLSecret != "" {
-		job.Spec.Template.Spec.Volumes = nil
 	}
 	return append(objs, job), nil
 }
