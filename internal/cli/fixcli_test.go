@@ -1,6 +1,9 @@
 package cli_test
 
 import (
+	"encoding/json"
+	"net/http"
+	"os"
 	"strings"
 	"testing"
 )
@@ -31,5 +34,74 @@ func TestReloadHintOfSplitRun(t *testing.T) {
 	}
 	if r := stampede(t, run...); r.code != 0 {
 		t.Errorf("the split run after the reload: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// TestResultsDirNone: --results-dir none on report, compare, runs and
+// serve reads the results store alone, as run writes into it (before, it
+// read a directory named none: "no run under none"); without a
+// PostgreSQL store it is refused in one line. A directory named none in
+// the working directory, holding another run, is never read.
+func TestResultsDirNone(t *testing.T) {
+	db := freshDB(t, "fixcli_none")
+	adminExec(t, "CREATE DATABASE "+db)
+	st := dbURL(t, db)
+	t.Chdir(t.TempDir())
+	t.Setenv("STAMPEDE_RESULTS_URL", "")
+	mustRun(t, "run", "ycsb", "--driver", "null", "--max-ops", "100", "--results-dir", "none", "--results-url", st, "--tag", "job=a")
+	// A decoy: a run in ./none, tagged job=a too.
+	mustRun(t, "run", "ycsb", "--driver", "null", "--max-ops", "50", "--results-dir", "none-dir", "--tag", "job=a")
+	if err := os.Rename("none-dir", "none"); err != nil {
+		t.Fatal(err)
+	}
+	rows := stampede(t, "runs", "--results-dir", "none", "--results-url", st, "--format", "json")
+	var list []struct {
+		ID string `json:"id"`
+	}
+	if rows.code != 0 || json.Unmarshal([]byte(rows.stdout), &list) != nil || len(list) != 1 {
+		t.Fatalf("runs --results-dir none: exit %d, %d runs, want the store's one:\n%s%s", rows.code, len(list), rows.stdout, rows.stderr)
+	}
+	id := list[0].ID
+	rep := stampede(t, "report", "--results-dir", "none", "--results-url", st, "--tag", "job=a", "--format", "json")
+	decoys, err := os.ReadDir("none")
+	if err != nil || len(decoys) == 0 {
+		t.Fatalf("the decoy ./none: %v", err)
+	}
+	if rep.code != 0 || !strings.Contains(rep.stdout, id) || strings.Contains(rep.stdout, decoys[0].Name()) {
+		t.Errorf("report --results-dir none --tag job=a: exit %d:\n%s%s", rep.code, rep.stdout, rep.stderr)
+	}
+	if rep := stampede(t, "report", "--results-dir", "none", "--results-url", st, id[:len(id)-2]); rep.code != 0 || !strings.Contains(rep.stdout, id) {
+		t.Errorf("report --results-dir none PREFIX: exit %d:\n%s%s", rep.code, rep.stdout, rep.stderr)
+	}
+	if cmp := stampede(t, "compare", "--results-dir", "none", "--results-url", st, id, id); cmp.code != 0 || !strings.Contains(cmp.stdout, id) {
+		t.Errorf("compare --results-dir none: exit %d:\n%s%s", cmp.code, cmp.stdout, cmp.stderr)
+	}
+	miss := stampede(t, "report", "--results-dir", "none", "--results-url", st, "--tag", "job=b")
+	checkOneLineError(t, miss, 2, "no run of the results store")
+	if strings.Contains(miss.stderr, "under none") {
+		t.Errorf("report read ./none: %s", miss.stderr)
+	}
+	for _, verb := range [][]string{{"report", "--tag", "job=a"}, {"runs"}, {"compare", id, id}, {"serve", "--listen", "127.0.0.1:0"}} {
+		r := stampede(t, append(verb, "--results-dir", "none")...)
+		checkOneLineError(t, r, 2, "--results-dir none")
+	}
+	url, errb, stop := startServe(t, "--listen", "127.0.0.1:0", "--results-dir", "none", "--results-url", st)
+	resp, err := http.Get(url + "api/runs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var page struct {
+		Total int `json:"total"`
+		Runs  []struct {
+			ID string `json:"id"`
+		} `json:"runs"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&page)
+	resp.Body.Close()
+	if err != nil || page.Total != 1 || page.Runs[0].ID != id {
+		t.Errorf("serve --results-dir none: runs %+v %v, want the store's %s", page, err, id)
+	}
+	if code := stop(); code != 0 || !strings.Contains(errb.String(), "serving the runs of the results store") {
+		t.Errorf("serve: exit %d: %s", code, errb.String())
 	}
 }

@@ -28,7 +28,7 @@ an address that is malformed or in use, and 1 when the store cannot be read.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var err error
-			if o.Root, err = resultsRoot(dir); err != nil {
+			if o.Root, err = resultsRoot(dir, url); err != nil {
 				return err
 			}
 			o.Named, o.StoreURL = dir != "" || os.Getenv("STAMPEDE_RESULTS_DIR") != "", run.StoreURL(o.Root, url)
