@@ -44,6 +44,9 @@ func (c *ClientFlags) Resolve(fs *pflag.FlagSet, now time.Time) error {
 		return usagef("--client-index %d: give this client's index, from 0 to %d (--clients %d)", c.index, c.clients-1, c.clients)
 	}
 	c.part = run.Part{Index: c.index, Count: c.clients}
+	if c.startAt == "" && fs.Changed("start-at") {
+		return usagef("--start-at '' is empty: give an RFC 3339 time (2026-11-26T07:00:00Z), Unix seconds or next:DURATION (next:1m), or leave --start-at out to start at once")
+	}
 	if c.startAt == "" {
 		return nil
 	}
@@ -91,9 +94,15 @@ func ParseStartAt(s string, now time.Time) (time.Time, error) {
 		}
 		at = t
 	}
+	// Times compared, not their difference: a time.Duration stops at
+	// 292 years, which it would print as the distance.
 	switch d := at.Sub(now); {
+	case at.After(now.Add(30 * maxStartWait)):
+		return time.Time{}, fmt.Errorf("--start-at %s is %s, more than a month away (a start is at most a day away): check its date and time zone", s, at.UTC().Format(time.RFC3339))
 	case d > maxStartWait:
 		return time.Time{}, fmt.Errorf("--start-at %s is %s away, more than a day: check its date and time zone", s, d.Round(time.Second))
+	case at.Before(now.Add(-30 * maxStartWait)):
+		return time.Time{}, fmt.Errorf("--start-at %s is %s, more than a month in the past: check its date and time zone", s, at.UTC().Format(time.RFC3339))
 	case d < -maxStartWait:
 		return time.Time{}, fmt.Errorf("--start-at %s is %s in the past, more than a day: check its date and time zone", s, (-d).Round(time.Second))
 	}

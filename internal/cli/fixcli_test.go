@@ -105,3 +105,24 @@ func TestResultsDirNone(t *testing.T) {
 		t.Errorf("serve: exit %d: %s", code, errb.String())
 	}
 }
+
+// TestEmptyValuesRefused: an empty value given explicitly is refused in
+// one line, exit 2 (before, --chart ” drew nothing and said nothing,
+// --start-at ” started at once, --warehouse-range ” ran every
+// warehouse's terminals).
+func TestEmptyValuesRefused(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, "run", "ycsb", "--driver", "null", "--max-ops", "20", "--results-dir", dir)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"report", "--results-dir", dir, "--chart", "", "--tag", "workload=ycsb"}, "--chart '' names no file"},
+		{[]string{"report", "--results-dir", dir, "--chart=", "--tag", "workload=ycsb"}, "--chart '' names no file"},
+		{[]string{"run", "ycsb", "--driver", "null", "--max-ops", "20", "--results-dir", dir, "--start-at", ""}, "--start-at '' is empty"},
+		{[]string{"run", "tpcc", "--warehouses", "4", "--warehouse-range", "", "--dry-run", "postgresql://bench@db/tpcc"}, "--warehouse-range '' is empty"},
+	} {
+		r := stampede(t, tc.args...)
+		checkOneLineError(t, r, 2, tc.want)
+	}
+}
