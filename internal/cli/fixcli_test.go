@@ -126,3 +126,28 @@ func TestEmptyValuesRefused(t *testing.T) {
 		checkOneLineError(t, r, 2, tc.want)
 	}
 }
+
+// TestLostStoreAdviceRuns: a run whose --results-url store cannot be
+// reached advises an upload that names the store (before, `stampede runs
+// upload DIR` alone, which fails without it); once the store is back, the
+// advice pasted as it is sends the run.
+func TestLostStoreAdviceRuns(t *testing.T) {
+	t.Setenv("STAMPEDE_RESULTS_URL", "")
+	db := freshDB(t, "fixcli_lost")
+	st := dbURL(t, db) // no such database yet
+	dir := t.TempDir()
+	r := stampede(t, "run", "ycsb", "--driver", "null", "--max-ops", "50", "--results-dir", dir, "--results-url", st)
+	if r.code != 0 {
+		t.Fatalf("run: exit %d: %s", r.code, r.stderr)
+	}
+	m := hintRE.FindStringSubmatch(r.stderr)
+	if m == nil || !strings.Contains(m[1], "runs upload") || !strings.Contains(m[1], "--results-url") {
+		t.Fatalf("no upload advice naming the store:\n%s", r.stderr)
+	}
+	adminExec(t, "CREATE DATABASE "+db)
+	words := shellWords(t, m[1])
+	up := stampede(t, words[1:]...)
+	if up.code != 0 || !strings.Contains(up.stdout, "sent to the results store") {
+		t.Errorf("the advice %s: exit %d: %s%s", m[1], up.code, up.stdout, up.stderr)
+	}
+}
