@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strconv"
 
+	"github.com/distribution/reference"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -85,6 +86,14 @@ type Spec struct {
 // leave room for the pods' suffixes).
 var nameRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,50}[a-z0-9])?$`)
 
+// validImage reports whether image is a reference a container runtime
+// pulls: [REGISTRY/]NAME[:TAG][@DIGEST] (distribution's grammar, which
+// Docker and containerd use).
+func validImage(image string) bool {
+	_, err := reference.ParseNormalizedNamed(image)
+	return err == nil
+}
+
 // Validate checks s, naming the flags of `stampede gen k8s`.
 func (s Spec) Validate() error {
 	switch {
@@ -94,6 +103,8 @@ func (s Spec) Validate() error {
 		return fmt.Errorf("--namespace %q is not a Kubernetes namespace name", s.Namespace)
 	case s.Image == "":
 		return fmt.Errorf("--image: give the container image whose entrypoint is the stampede binary")
+	case !validImage(s.Image):
+		return fmt.Errorf("--image %q is not an image reference: give [REGISTRY/]NAME[:TAG][@sha256:DIGEST], lower-case, without spaces, such as registry.example.com/stampede:0.1", s.Image)
 	case s.Clients < 1 || s.Clients > 10000:
 		return fmt.Errorf("--clients %d: give the number of client pods, from 1 to 10000", s.Clients)
 	case s.Init && (len(s.Args) < 2 || s.Args[0] != "init"):
