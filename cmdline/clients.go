@@ -23,6 +23,7 @@ type ClientFlags struct {
 
 // Register defines --clients, --client-index and --start-at on fs.
 func (c *ClientFlags) Register(fs *pflag.FlagSet) {
+	defer SetRange(fs, "clients", 1, 100000)
 	fs.IntVar(&c.clients, "clients", 0, "this run is one of N clients of one benchmark (machines or pods started together): --max-rate and --max-ops are the benchmark's totals, of which it runs its share, with its own operation sequence and, for YCSB, its own keys to insert; of a fleet (--tenants), its share of the tenants and of --active")
 	fs.IntVar(&c.index, "client-index", 0, "with --clients, this client's index from 0 (a Kubernetes indexed Job's $(JOB_COMPLETION_INDEX))")
 	fs.StringVar(&c.startAt, "start-at", "", "start the workers at this time, once connected, so that several clients' intervals line up: RFC 3339 (2026-11-26T07:00:00Z), Unix seconds, or next:DURATION (the next multiple of it on the clock, such as next:1m)")

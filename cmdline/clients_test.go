@@ -1,6 +1,8 @@
 package cmdline
 
 import (
+	"io"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -81,6 +83,30 @@ func TestClientFlags(t *testing.T) {
 		err := c.Resolve(fs, time.Now())
 		if (err == nil) != (tc.err == "") || err != nil && !strings.Contains(err.Error(), tc.err) {
 			t.Errorf("%v: %v, want %q", tc.args, err, tc.err)
+		}
+	}
+}
+
+// TestClientsRangeSaid: a --clients too large for any number says the
+// flag's own range (1 to 100000), not the int type's.
+func TestClientsRangeSaid(t *testing.T) {
+	for _, tc := range []struct {
+		register func(fs *pflag.FlagSet)
+		want     string
+	}{
+		{func(fs *pflag.FlagSet) { new(ClientFlags).Register(fs) }, "--clients=99999999999999999999 is out of range: give a whole number from 1 to 100000"},
+		{func(fs *pflag.FlagSet) { fs.Int("rows", 0, ""); SetRange(fs, "rows", 1, math.MaxInt64) }, "--rows=99999999999999999999 is too large for any number: give a whole number of at least 1"},
+	} {
+		fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		tc.register(fs)
+		name := "--clients"
+		if fs.Lookup("rows") != nil {
+			name = "--rows"
+		}
+		err := FlagValueError(fs.Parse([]string{name, "99999999999999999999"}))
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%s: %v, want %q", name, err, tc.want)
 		}
 	}
 }

@@ -192,6 +192,7 @@ func GenK8sCommand(env Env, main func(args []string, stderr io.Writer) int) *cob
 	f.StringVar(&s.Namespace, "namespace", "", "namespace of the objects (default: kubectl's)")
 	f.StringVar(&s.Image, "image", "", "container image whose entrypoint is stampede (required)")
 	f.IntVar(&s.Clients, "clients", 0, "number of client pods (required)")
+	SetRange(f, "clients", 1, 10000)
 	f.StringVar(&s.StartAt, "start-at", "next:1m", "the clients' common start, as run's --start-at")
 	f.StringVar(&s.PasswordSecret, "password-secret", "", "Secret whose key \"password\" the pods get as PGPASSWORD")
 	f.StringVar(&s.ResultsURLSecret, "results-url-secret", "", "Secret whose key \"url\" (a postgresql:// results store) the pods get as STAMPEDE_RESULTS_URL: each client writes its run into the store, and no volume is made")
