@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/stampede-bench/stampede/dashboard"
 )
 
 // TestReloadHintOfSplitRun: a split run (--clients N --client-index I)
@@ -149,5 +151,19 @@ func TestLostStoreAdviceRuns(t *testing.T) {
 	up := stampede(t, words[1:]...)
 	if up.code != 0 || !strings.Contains(up.stdout, "sent to the results store") {
 		t.Errorf("the advice %s: exit %d: %s%s", m[1], up.code, up.stdout, up.stderr)
+	}
+}
+
+// TestServeHelpListsEndpoints: the API's answer to an unknown endpoint
+// sends the user to `stampede serve --help`, which lists every endpoint.
+func TestServeHelpListsEndpoints(t *testing.T) {
+	r := stampede(t, "serve", "--help")
+	if r.code != 0 {
+		t.Fatalf("serve --help: exit %d: %s", r.code, r.stderr)
+	}
+	for _, e := range dashboard.Endpoints() {
+		if !strings.Contains(r.stdout, e) {
+			t.Errorf("serve --help lists no %s:\n%s", e, r.stdout)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -22,7 +23,10 @@ func (a *app) serveCmd() *cobra.Command {
 results store, which it only reads, on 127.0.0.1:8080 unless --listen says otherwise
 (another address than a loopback one warns: the results are then visible to the
 network). Exit status: 0 when stopped (Ctrl-C), 2 for a command line error, including
-an address that is malformed or in use, and 1 when the store cannot be read.`,
+an address that is malformed or in use, and 1 when the store cannot be read.
+
+The JSON API's endpoints ({id}: a run ID or a unique prefix of one):
+  ` + strings.Join(dashboard.Endpoints(), "\n  "),
 		Example: `  stampede serve
   stampede serve --listen 127.0.0.1:9000 --results-dir /results`,
 		Args: usageArgs(cobra.NoArgs),
