@@ -110,9 +110,6 @@ func (g *tpcc) homeCount() int {
 
 // validateClients checks --warehouse-range and the client's share.
 func (g *tpcc) validateClients() error {
-	if g.whRangeFlag == "" && g.flags.Changed("warehouse-range") {
-		return fmt.Errorf("--warehouse-range '' is empty: give A:B, the first and last warehouse of this client's terminals (such as 1:10), or leave it out to run every warehouse's")
-	}
 	if g.whRangeFlag != "" {
 		a, b, err := parseRange(g.whRangeFlag)
 		switch {
