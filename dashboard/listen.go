@@ -38,7 +38,7 @@ func Listen(addr string) (ln net.Listener, warning string, err error) {
 		return nil, "", listenError{fmt.Sprintf("--listen %q is not HOST:PORT (%v): give an address such as 127.0.0.1:8080", addr, strings.TrimPrefix(err.Error(), "address "+addr+": "))}
 	}
 	if n, perr := net.LookupPort("tcp", port); perr != nil || n > 65535 {
-		return nil, "", listenError{fmt.Sprintf("--listen %s: port %q is not a port number: give one from 1 to 65535, such as 127.0.0.1:8080", addr, port)}
+		return nil, "", listenError{fmt.Sprintf("--listen %s: port %q is not a port number: give one from 1 to 65535, such as 127.0.0.1:8080, or 0 for a free one (serve says which)", addr, port)}
 	}
 	ln, err = net.Listen("tcp", addr)
 	switch {
@@ -195,6 +195,9 @@ func Start(ctx context.Context, o Options, log io.Writer) error {
 	}
 	if warning != "" {
 		fmt.Fprintf(log, "warning: %s\n", warning)
+	}
+	if _, port, err := net.SplitHostPort(o.Listen); err == nil && port == "0" {
+		fmt.Fprintf(log, "--listen %s: port 0 picked a free port, %d\n", o.Listen, ln.Addr().(*net.TCPAddr).Port)
 	}
 	fmt.Fprintf(log, "serving the runs of %s at http://%s/ (Ctrl-C stops it)\n", serving, ln.Addr())
 	return Serve(ctx, ln, srv)

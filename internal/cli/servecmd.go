@@ -45,7 +45,7 @@ The JSON API's endpoints ({id}: a run ID or a unique prefix of one):
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&o.Listen, "listen", "127.0.0.1:8080", "address to listen on, HOST:PORT (not a loopback address: visible to the network)")
+	fs.StringVar(&o.Listen, "listen", "127.0.0.1:8080", "address to listen on, HOST:PORT (not a loopback address: visible to the network; port 0: a free one, which serve says)")
 	fs.StringVar(&dir, "results-dir", "", "where run directories are found (default $STAMPEDE_RESULTS_DIR or ~/.stampede/runs)")
 	fs.StringVar(&url, "results-url", "", "results store: sqlite:PATH, postgres://... or postgresql://... (default $STAMPEDE_RESULTS_URL, or index.sqlite in the results directory)")
 	return cmd
