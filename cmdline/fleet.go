@@ -77,18 +77,20 @@ func (f *Tenants) Fleet(workloadName string) (fleet.Spec, bool, error) {
 type FleetInit struct {
 	concurrency int
 	extraTables int
+	roles       bool
 }
 
 // Register defines the flags on fs.
 func (f *FleetInit) Register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.concurrency, "init-concurrency", 4, "with --tenants: number of tenants created at once")
 	fs.IntVar(&f.extraTables, "extra-tables", 0, "with --tenants: add this many empty tables of varied shapes to every tenant (extra_001, ...)")
+	fs.BoolVar(&f.roles, "tenant-roles", false, "with --tenants (database or schema mode): give each tenant a login role of its own, named as the tenant, that may use its own database or schema only; runs then log in as each tenant's role (passwords derived from a secret kept on the server for the admin only, never printed)")
 }
 
 // Validate checks the flags; on tells whether --tenants names a fleet.
 func (f *FleetInit) Validate(fs *pflag.FlagSet, on bool) error {
 	if !on {
-		if n := changed(fs, "init-concurrency", "extra-tables"); n != "" {
+		if n := changed(fs, "init-concurrency", "extra-tables", "tenant-roles"); n != "" {
 			return usagef("--%s needs --tenants N (N >= 1)", n)
 		}
 		return nil

@@ -33,3 +33,31 @@ func CheckHAProxyFlags(fs *pflag.FlagSet, c haproxy.Config) error {
 	}
 	return nil
 }
+
+// HAProxyConfig completes c, read from gen haproxy's flags fs, with the
+// nodes of the URLs args (haproxy.Servers): the health check's user and
+// the port default to the URLs', and the whole is checked
+// (CheckHAProxyFlags, Config.Validate). Its errors are usage errors.
+func HAProxyConfig(fs *pflag.FlagSet, c *haproxy.Config, args []string) error {
+	servers, user, err := haproxy.Servers(args)
+	if err != nil {
+		return usagef("gen haproxy: %v", err)
+	}
+	c.Servers = servers
+	if c.CheckUser == "" {
+		c.CheckUser = user
+	}
+	if !fs.Changed("port") {
+		c.Port = servers[0].Port()
+	}
+	if err := CheckHAProxyFlags(fs, *c); err != nil {
+		return err
+	}
+	if c.Check == haproxy.CheckPostgres && c.CheckUser == "" {
+		return usagef("gen haproxy: the URLs connect as different users: give the one the health check logs in as with --check-user")
+	}
+	if err := c.Validate(); err != nil {
+		return usagef("gen haproxy: %v", err)
+	}
+	return nil
+}

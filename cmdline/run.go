@@ -164,6 +164,11 @@ func runSpec(spec RunArgs, env Env) (run.Spec, error) {
 			splitBy, rf.outputStyle, splitBy, splitBy)
 	}
 	concurrency := rf.concurrency
+	if d, ok := gen.(workload.RunDefaulter); ok && d.RunDefaults().WorkersFromConns && spec.FS.Changed("conns") && conn.Conns == 0 {
+		// --conns 0 elsewhere means one per worker; here the loops are
+		// the connections.
+		return run.Spec{}, usagef("--conns 0: workload %s runs one loop per connection: give 1 or more (default %d)", gen.Meta().Name, d.RunDefaults().Conns)
+	}
 	if d, ok := gen.(workload.RunDefaulter); ok && !spec.FS.Changed("concurrency") && !spec.FS.Changed("threads") && d.RunDefaults().Concurrency > 0 {
 		concurrency = 0 // the workload's default (TPC-C's 10 terminals per warehouse)
 	}

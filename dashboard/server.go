@@ -410,11 +410,12 @@ func writeBytes(w http.ResponseWriter, data []byte) {
 	_, _ = w.Write(data)
 }
 
-// memoized returns run memoized (runlog.Run.Memoize) when it has ended: a
-// page's requests (its figures, its series, a window) decode its
-// histograms once, not once each, and a page seen again is served from
-// memory. A live run is read afresh every time; a run whose files changed
-// since is memoized again.
+// memoized returns run memoized (runlog.Run.Memoize) when it has ended:
+// its entry keeps the answers computed for it (its figures, its series),
+// so that a page seen again is served from memory. Each answer is
+// computed by streaming the run's files (results reads them one interval
+// at a time): no histogram is held in memory. A live run is read afresh
+// every time; a run whose files changed since is memoized again.
 func (s *Server) memoized(run *runlog.Run) *runlog.Run {
 	if !finalStatus(run.Info.Status) {
 		return run
@@ -566,9 +567,10 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request, run *runlog.R
 // complete interval: no window of it can be computed (report's error says
 // where the log stops).
 func unreadable(run *runlog.Run) bool {
-	ivs, err := run.Intervals()
+	some := false // a complete interval: the read stops at the first
+	err := run.Scan(func(*runlog.ScanInterval) error { some = true; return runlog.ErrStopScan })
 	var trunc *runlog.TruncatedError
-	return len(ivs) == 0 && errors.As(err, &trunc)
+	return !some && errors.As(err, &trunc)
 }
 
 // report recomputes run's figures over window as `stampede report` does.

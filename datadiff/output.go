@@ -2,6 +2,7 @@ package datadiff
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -205,4 +206,19 @@ func thousands(n int64) string {
 		return "-" + b.String()
 	}
 	return b.String()
+}
+
+// Verdict is nil when the nodes are proven identical, else the one-line
+// reason they are not: a table differs, or a table without a primary key
+// was not compared.
+func (r *Result) Verdict() error {
+	if r.Identical {
+		return nil
+	}
+	for _, t := range r.Tables {
+		if t.Status != "identical" && t.Status != NoKey {
+			return errors.New("the nodes differ")
+		}
+	}
+	return errors.New("the nodes are not proven identical: a table without a primary key was not compared (--no-pk compares it)")
 }

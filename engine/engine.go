@@ -348,6 +348,12 @@ type Result struct {
 	// Workers has each worker's operation count and busy time (the time
 	// spent inside its operations), for fairness figures.
 	Workers []WorkerStats
+	// Stop is when the run's end began: its duration over, Stop called,
+	// or its context cancelled (zero when the workers ran out of
+	// operations themselves). From there to End the run waited for the
+	// operations in flight, up to the grace (Config.Grace); that time is
+	// part of the run's elapsed time.
+	Stop time.Time
 	// Unfinished is the number of workers still in an operation when
 	// the grace after the run's end ran out, which were abandoned
 	// (sysbench's "unfinished transactions on forced shutdown").
@@ -504,6 +510,7 @@ func RunSplit(ctx context.Context, cfg Config, load workload.QueryLoad, reg *sta
 	beginStop := func(interrupted bool) {
 		if !stopping {
 			stopping = true
+			r.result.Stop = time.Now()
 			r.halt()
 			switch {
 			case grace > 0:

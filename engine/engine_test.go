@@ -449,6 +449,13 @@ func TestStuckWorkerAbandoned(t *testing.T) {
 	if res.Unfinished != 1 {
 		t.Errorf("%d unfinished workers, want the stuck one", res.Unfinished)
 	}
+	// The end began at the duration's end; the run then waited the grace.
+	if d := res.Stop.Sub(res.Start); d < 200*time.Millisecond || d > 400*time.Millisecond {
+		t.Errorf("the end began %s after the start, want the 200ms duration", d)
+	}
+	if w := res.End.Sub(res.Stop); w < 300*time.Millisecond || w > 600*time.Millisecond {
+		t.Errorf("the end waited %s, want the 300ms grace", w)
+	}
 	if len(res.Workers) != 2 || res.Workers[1].Ops < 10 || res.Workers[1].Ops > 29 {
 		t.Errorf("workers %+v: want the stuck worker's operations before it stuck (29, published every few ms)", res.Workers)
 	}

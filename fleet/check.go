@@ -272,8 +272,31 @@ type DropOptions struct {
 // mode the shared tables. It returns the number of tenants dropped (in
 // column mode, of loaded tenants) and how many databases, schemas and
 // tables of the fleet are left afterwards.
+//
+// It deletes the record of a split init of the fleet (LoadTable). In
+// database and schema modes it then drops the fleet's tenant login
+// roles (init --tenant-roles) and their secret: only roles that carry
+// this fleet's mark; roles of the tenants' names that do not are left
+// alone and named in left.Roles.Kept.
 func Drop(ctx context.Context, o DropOptions) (dropped int, left Totals, err error) {
 	e := newEnv(o.Target)
+	dropped, left, err = e.dropTenants(ctx, o)
+	if err != nil {
+		return dropped, left, err
+	}
+	if err := e.clearShares(ctx); err != nil {
+		return dropped, left, err
+	}
+	if o.Spec.Mode == ModeColumn {
+		return dropped, left, nil
+	}
+	left.Roles.Dropped, left.Roles.Kept, err = e.dropRoles(ctx)
+	return dropped, left, err
+}
+
+// dropTenants is Drop's work on the tenants' databases, schemas or
+// tables.
+func (e *env) dropTenants(ctx context.Context, o DropOptions) (dropped int, left Totals, err error) {
 	switch o.Spec.Mode {
 	case ModeDatabase:
 		admin, closeAdmin, err := e.connect(ctx, e.adminOptions(), e.Concurrency)

@@ -39,6 +39,41 @@ type CreateOptions struct {
 	ExtraTables int
 	// Drop drops every tenant first.
 	Drop bool
+	// Roles gives each tenant a login role of its own (init
+	// --tenant-roles; see RoleTable): refused in column mode, and when a
+	// role of a tenant's name exists that this fleet did not make.
+	Roles bool
+	// ShareIndex of ShareCount, when ShareCount > 0, makes this Create
+	// one of ShareCount that split the fleet's load (init --clients N
+	// --client-index I; see LoadTable): it creates the tenants of its
+	// share only (ShareRange), the share's first loaded and the others
+	// copied from it, and records its share once they are complete.
+	ShareIndex, ShareCount int
+}
+
+// ShareRange returns the tenants of share index of count of a fleet of
+// tenants: contiguous, as run --clients splits them (7 in 3: 1-2, 3-4,
+// 5-7).
+func ShareRange(tenants, index, count int) (first, last int) {
+	return index*tenants/count + 1, (index + 1) * tenants / count
+}
+
+// span returns the tenants this Create makes: its share's, or all.
+func (o CreateOptions) span() (first, last int) {
+	if o.ShareCount <= 0 {
+		return 1, o.Spec.Tenants
+	}
+	return ShareRange(o.Spec.Tenants, o.ShareIndex, o.ShareCount)
+}
+
+// spanNames returns the names of the tenants of span.
+func (o CreateOptions) spanNames() []string {
+	f, l := o.span()
+	out := make([]string, 0, l-f+1)
+	for id := f; id <= l; id++ {
+		out = append(out, o.Spec.Name(id))
+	}
+	return out
 }
 
 // Totals describes a fleet on the server.
@@ -52,6 +87,8 @@ type Totals struct {
 	Bytes int64
 	// Elapsed is the time the operation took.
 	Elapsed time.Duration
+	// Roles is what was done to the tenants' login roles.
+	Roles RoleTotals
 }
 
 // ErrTenantMismatch is returned when tenant 1 holds data loaded with other
@@ -73,6 +110,21 @@ func Create(ctx context.Context, o CreateOptions) (Totals, error) {
 	}
 	var t Totals
 	var err error
+	if o.ShareCount > o.Spec.Tenants {
+		return t, &RefusedError{fmt.Sprintf("--clients %d is more than --tenants %d: each client loads at least one tenant; use at most %d clients", o.ShareCount, o.Spec.Tenants, o.Spec.Tenants)}
+	}
+	if o.Roles {
+		// Before anything is created: a role of a tenant's name that
+		// is not this fleet's is refused.
+		if err := e.checkRoles(ctx); err != nil {
+			return t, err
+		}
+	}
+	if o.ShareCount > 0 {
+		if err := e.beginShare(ctx, o); err != nil {
+			return t, err
+		}
+	}
 	switch o.Spec.Mode {
 	case ModeDatabase:
 		t, err = createDatabases(ctx, e, o)
@@ -82,6 +134,18 @@ func Create(ctx context.Context, o CreateOptions) (Totals, error) {
 		t, err = createColumns(ctx, e, o)
 	default:
 		err = fmt.Errorf("unknown tenant mode %q", o.Spec.Mode)
+	}
+	if err == nil && o.Roles {
+		t.Roles, err = e.createRoles(ctx, o)
+	}
+	switch {
+	case err != nil:
+	case o.ShareCount > 0:
+		err = e.endShare(ctx, o.ShareIndex)
+	default:
+		// Every tenant is complete: a split init's record, if any, has
+		// nothing left to say.
+		err = e.clearShares(ctx)
 	}
 	t.Elapsed = time.Since(start)
 	return t, err
@@ -160,25 +224,26 @@ func extraDDL(d dialect.Dialect, schema string, k int) []string {
 	return out
 }
 
-// loadTenant1 creates tenant 1's tables in the database and schema opts
-// names, loads them, adds the extra tables and, last, the marker.
-func (e *env) loadTenant1(ctx context.Context, o CreateOptions, gen workload.Generator, opts sqlx.Options, schema string) error {
+// loadFirst creates tenant id's tables (the first of those Create makes,
+// the others' template) in the database and schema opts names, loads
+// them, adds the extra tables and, last, the marker.
+func (e *env) loadFirst(ctx context.Context, o CreateOptions, gen workload.Generator, id int, opts sqlx.Options, schema string) error {
 	db, closeDB, err := e.connect(ctx, opts, o.LoadConcurrency+1)
 	if err != nil {
 		return err
 	}
 	defer closeDB()
 	rows := workload.TotalRows(gen.Tables())
-	e.logf("loading tenant 1 (%s): %d rows, %d streams", o.Spec.Name(1), rows, o.LoadConcurrency)
+	e.logf("loading tenant %d (%s): %d rows, %d streams", id, o.Spec.Name(id), rows, o.LoadConcurrency)
 	bar := e.bar("rows", rows)
 	err = workload.Setup(ctx, db, gen, workload.LoadOptions{Concurrency: o.LoadConcurrency, Progress: bar.Add})
 	bar.Done()
 	if err != nil {
-		return fmt.Errorf("loading tenant 1 (%s): %w", o.Spec.Name(1), err)
+		return fmt.Errorf("loading tenant %d (%s): %w", id, o.Spec.Name(id), err)
 	}
 	stmts := append(extraDDL(db.Dialect(), schema, o.ExtraTables), markerDDL(db.Dialect(), schema, o.marker(gen))...)
 	if _, err := db.Exec(ctx, strings.Join(stmts, ";\n")); err != nil {
-		return fmt.Errorf("creating tenant 1's extra tables and marker: %w", err)
+		return fmt.Errorf("creating tenant %d's extra tables and marker: %w", id, err)
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/stampede-bench/stampede/dialect"
+	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
 )
 
@@ -111,7 +112,17 @@ func createColumns(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 			stmts = append(stmts, tb.Indexes...)
 		}
 		stmts = append(stmts, columnMarkerDDL(d))
-		if _, err := db.Exec(ctx, strings.Join(stmts, ";\n")); err != nil {
+		// Under the fleet's lock: the clients of a split init all find
+		// no tables at first, and the first one makes them.
+		err := e.locked(ctx, db, func(tx sqlx.Tx) error {
+			var made bool
+			if err := tx.QueryRow(ctx, visibleTable, MarkerTable).Scan(&made); err != nil || made {
+				return err
+			}
+			_, err := tx.Exec(ctx, strings.Join(stmts, ";\n"))
+			return err
+		})
+		if err != nil {
 			return t, fmt.Errorf("creating the shared tables: %w", err)
 		}
 	}
@@ -139,14 +150,15 @@ func createColumns(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 		return t, err
 	}
 	var missing []int
-	for id := 1; id <= o.Spec.Tenants; id++ {
+	f, l := o.span()
+	for id := f; id <= l; id++ {
 		if !loaded[id] {
 			missing = append(missing, id)
 		}
 	}
-	t.Existing = o.Spec.Tenants - len(missing)
+	t.Existing = l - f + 1 - len(missing)
 	if t.Existing > 0 {
-		e.logf("%d of %d tenants are loaded already; loading the %d missing", t.Existing, o.Spec.Tenants, len(missing))
+		e.logf("%d of %d tenants are loaded already; loading the %d missing", t.Existing, l-f+1, len(missing))
 	}
 	bar := e.bar("tenants", int64(len(missing)))
 	var created atomic.Int64

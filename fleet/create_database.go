@@ -85,7 +85,7 @@ func sliceSet(names []string) map[string]bool {
 	return m
 }
 
-func keys(m map[string]bool) []string {
+func keys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)
@@ -105,7 +105,8 @@ func createDatabases(ctx context.Context, e *env, o CreateOptions) (Totals, erro
 		return t, err
 	}
 	defer closeAdmin()
-	names := o.Spec.names()
+	names := o.spanNames()
+	f, l := o.span()
 	existing, err := existingDatabases(ctx, admin, names)
 	if err != nil {
 		return t, err
@@ -127,8 +128,8 @@ func createDatabases(ctx context.Context, e *env, o CreateOptions) (Totals, erro
 		existing = map[string]bool{}
 	}
 	d := admin.Dialect()
-	first := o.Spec.Name(1)
-	t1opts := o.Spec.Options(e.Base, 1)
+	first := o.Spec.Name(f)
+	t1opts := o.Spec.Options(e.Base, f)
 	want := o.marker(gen)
 	if existing[first] {
 		db, closeDB, err := e.connect(ctx, t1opts, 1)
@@ -168,20 +169,22 @@ func createDatabases(ctx context.Context, e *env, o CreateOptions) (Totals, erro
 		}
 		// The pools on tenant 1 are closed when loadTenant1 returns: a
 		// template must have no other connection while it is cloned.
-		if err := e.loadTenant1(ctx, o, gen, t1opts, ""); err != nil {
+		if err := e.loadFirst(ctx, o, gen, f, t1opts, ""); err != nil {
 			return t, err
 		}
 		t.Created++
 	} else {
 		t.Existing++
 	}
-	missing := o.Spec.tenantIDs(existing, false)
-	if len(missing) > 0 && missing[0] == 1 {
-		missing = missing[1:]
+	var missing []int
+	for id := f + 1; id <= l; id++ {
+		if !existing[o.Spec.Name(id)] {
+			missing = append(missing, id)
+		}
 	}
-	t.Existing += o.Spec.Tenants - 1 - len(missing)
+	t.Existing += l - f - len(missing)
 	if t.Existing > 0 {
-		e.logf("%d of %d tenants exist already; creating the %d missing", t.Existing, o.Spec.Tenants, len(missing))
+		e.logf("%d of %d tenants exist already; creating the %d missing", t.Existing, l-f+1, len(missing))
 	}
 	clone := "CREATE DATABASE %s TEMPLATE " + d.QuoteIdent(first)
 	if v, err := serverVersion(ctx, admin); err == nil && v >= 150000 {

@@ -102,7 +102,8 @@ func createSchemas(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 	}
 	defer closeDB()
 	d := db.Dialect()
-	names := o.Spec.names()
+	names := o.spanNames()
+	f, l := o.span()
 	state, err := schemaState(ctx, db, names)
 	if err != nil {
 		return t, err
@@ -122,7 +123,7 @@ func createSchemas(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 		e.logf("dropped %d tenant schemas", len(state))
 		state = map[string]bool{}
 	}
-	first := o.Spec.Name(1)
+	first := o.Spec.Name(f)
 	complete, exists := state[first]
 	if exists && complete {
 		m, _, err := readMarker(ctx, db, first)
@@ -153,14 +154,14 @@ func createSchemas(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 		if _, err := db.Exec(ctx, dialect.CommentOnSchema(d, first, e.tenantMark())); err != nil {
 			return t, fmt.Errorf("marking schema %q as a tenant of stampede's: %w", first, err)
 		}
-		if err := e.loadTenant1(ctx, o, gen, o.Spec.Options(e.Base, 1), first); err != nil {
+		if err := e.loadFirst(ctx, o, gen, f, o.Spec.Options(e.Base, f), first); err != nil {
 			return t, err
 		}
 		t.Created++
 	}
 	var missing []int
 	half := map[string]bool{}
-	for id := 2; id <= o.Spec.Tenants; id++ {
+	for id := f + 1; id <= l; id++ {
 		name := o.Spec.Name(id)
 		if complete, exists := state[name]; !complete {
 			missing = append(missing, id)
@@ -176,9 +177,9 @@ func createSchemas(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 	} else if err := e.refuseForeign("schema", foreign, where(db), "init (which replaces a half-created tenant)"); err != nil {
 		return t, err
 	}
-	t.Existing += o.Spec.Tenants - 1 - len(missing)
+	t.Existing += l - f - len(missing)
 	if t.Existing > 0 {
-		e.logf("%d of %d tenants exist already; creating the %d missing", t.Existing, o.Spec.Tenants, len(missing))
+		e.logf("%d of %d tenants exist already; creating the %d missing", t.Existing, l-f+1, len(missing))
 	}
 	// Every table of tenant 1 but the extra ones and the marker: the
 	// workload's tables and those its hooks made (tpcc_meta, say).

@@ -61,6 +61,10 @@ type RunConfig struct {
 	Warn func(format string, args ...any)
 	// OpenConcurrency bounds how many tenants are opened at once (0: 16).
 	OpenConcurrency int
+	// Login, when set, gives tenant id's login role and password (see
+	// Logins): each tenant's connections log in as its own role instead
+	// of Base's user.
+	Login func(id int) Login
 }
 
 // validate checks the configuration; its errors are one line.
@@ -357,6 +361,10 @@ func (r *Run) openTenant(ctx context.Context, id int) (*tenant, error) {
 	opts := cfg.Spec.Options(cfg.Base, id)
 	opts.MaxConns = cfg.ConnsPerTenant
 	opts.Workers = cfg.WorkersPerTenant
+	if cfg.Login != nil {
+		l := cfg.Login(id)
+		opts.User, opts.Password = l.User, l.Password
+	}
 	db, err := sqlx.Open(ctx, opts)
 	if err != nil {
 		return nil, err

@@ -168,6 +168,23 @@ func observedFigures(runs []*runlog.Run, v results.View) []report.Extra {
 	return out
 }
 
+// endLines is the end line the run printed under its final block (how
+// long its end waited for operations in flight, how many it abandoned:
+// run.EndEvent), for one run over the whole run only.
+func endLines(runs []*runlog.Run, v results.View) []report.Extra {
+	if len(runs) != 1 || v.Window != (results.Window{}).String() {
+		return nil
+	}
+	events, _ := runs[0].Events() // a truncated log's complete lines still count
+	var out []report.Extra
+	for _, e := range events {
+		if e.Kind == run.EndEvent {
+			out = append(out, report.Extra{Name: e.Op, Value: e.Value, Text: e.Message})
+		}
+	}
+	return out
+}
+
 // countedFigures recomputes, from the counts of v, the figures the
 // workload printed under the run's final block (YCSB's statuses,
 // read_return_ok: 9950 ([READ], Return=OK); TPC-C's tpmC), as the run

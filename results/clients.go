@@ -106,8 +106,8 @@ type Common struct {
 // A rate over the time the clients' intervals cover together (v.Seconds)
 // counts, near its ends, the operations of fewer clients than measured;
 // one over the common interval counts every client's. It reads the runs'
-// intervals again (the taken ones, those of v.Taken) and never modifies
-// a run directory.
+// intervals again, one at a time and without their histograms (the taken
+// ones, those of v.Taken), and never modifies a run directory.
 func CommonInterval(runs []*runlog.Run, v View) (c Common, ok bool, err error) {
 	if len(v.Taken) < 2 {
 		return Common{}, false, nil
@@ -133,27 +133,32 @@ func CommonInterval(runs []*runlog.Run, v View) (c Common, ok bool, err error) {
 		if !ok {
 			continue
 		}
-		ivs, err := run.Intervals()
-		var trunc *runlog.TruncatedError
-		if err != nil && !errors.As(err, &trunc) {
-			return Common{}, false, err
-		}
-		for i := range ivs {
-			iv := &ivs[i]
+		// Counts only: the histograms are not decoded. The intervals
+		// taken were read whole by Recompute, which stopped at any damage.
+		skip := runlog.ScanOptions{Decode: func(int) bool { return false }}
+		err := run.ScanWith(skip, func(iv *runlog.ScanInterval) error {
+			if !iv.Start.Before(t.To) {
+				return runlog.ErrStopScan
+			}
 			if iv.Start.Before(t.From) || iv.End.After(t.To) {
-				continue // not taken
+				return nil // not taken
 			}
 			length := iv.End.Sub(iv.Start)
 			in := minTime(iv.End, c.To).Sub(maxTime(iv.Start, c.From))
 			if in <= 0 || length <= 0 {
-				continue
+				return nil
 			}
 			share := float64(in) / float64(length)
-			for name, d := range iv.Series {
-				if IsOp(name) && !IsSplit(name) {
-					sums[name] += share * float64(d.Count)
+			for _, d := range iv.Series {
+				if IsOp(d.Name) && !IsSplit(d.Name) {
+					sums[d.Name] += share * float64(d.Count)
 				}
 			}
+			return nil
+		})
+		var trunc *runlog.TruncatedError
+		if err != nil && !errors.As(err, &trunc) {
+			return Common{}, false, err
 		}
 	}
 	c.Counts = make(map[string]int64, len(sums))

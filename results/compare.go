@@ -178,10 +178,12 @@ func CompareBy(a, b *runlog.Run, by string) (Comparison, [2]View, error) {
 			c.Warnings = append(c.Warnings, w.Error())
 		}
 		views[i] = view
-		if rates[i], err = intervalRates(run, view); err != nil {
+		ivs, err := countIntervals(run)
+		if err != nil {
 			return c, views, err
 		}
-		splitRates(run, view, by, rates[i])
+		rates[i] = intervalRates(run, ivs, view)
+		splitRates(run, ivs, view, by, rates[i])
 	}
 	if a.Info.ID == b.Info.ID {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("A and B are the same run, %s: every ratio is 1 and nothing is compared; give two different runs", a.Info.ID))
@@ -240,12 +242,7 @@ func CompareBy(a, b *runlog.Run, by string) (Comparison, [2]View, error) {
 // of the total under the name CompareTotal, in each interval of run's
 // default window (the intervals results.Recompute merged into v), short
 // intervals merged (see rateGroups).
-func intervalRates(run *runlog.Run, v View) (map[string][]float64, error) {
-	ivs, err := run.Intervals()
-	var trunc *runlog.TruncatedError
-	if err != nil && !errors.As(err, &trunc) {
-		return nil, err
-	}
+func intervalRates(run *runlog.Run, ivs []countedInterval, v View) map[string][]float64 {
 	transactions := slices.ContainsFunc(v.Ops, func(op OpView) bool { return op.Name == TransactionSeries })
 	counted := countedSeries([]*runlog.Run{run})
 	out := map[string][]float64{}
@@ -264,6 +261,32 @@ func intervalRates(run *runlog.Run, v View) (map[string][]float64, error) {
 		}
 		out[CompareTotal] = append(out[CompareTotal], float64(total)/secs)
 	}
+	return out
+}
+
+// countedInterval is an interval's bounds and the operations of each of
+// its series (its histogram's count): what throughputs need of it.
+type countedInterval struct {
+	Start, End time.Time
+	counts     map[string]int64
+}
+
+// countIntervals reads run's intervals, one at a time, into their bounds
+// and counts; a truncated log gives the intervals before the damage.
+func countIntervals(run *runlog.Run) ([]countedInterval, error) {
+	var out []countedInterval
+	err := run.Scan(func(iv *runlog.ScanInterval) error {
+		c := countedInterval{Start: iv.Start, End: iv.End, counts: make(map[string]int64, len(iv.Series))}
+		for _, s := range iv.Series {
+			c.counts[s.Name] = s.Hist.TotalCount()
+		}
+		out = append(out, c)
+		return nil
+	})
+	var trunc *runlog.TruncatedError
+	if err != nil && !errors.As(err, &trunc) {
+		return nil, err
+	}
 	return out, nil
 }
 
@@ -273,12 +296,12 @@ func intervalRates(run *runlog.Run, v View) (map[string][]float64, error) {
 // interval shorter than half the usual one joins the one before it (see
 // mergeShort), so that a run's last few milliseconds do not make a rate of
 // their own.
-func rateGroups(run *runlog.Run, ivs []runlog.Interval) [][]runlog.Interval {
+func rateGroups(run *runlog.Run, ivs []countedInterval) [][]countedInterval {
 	from := run.Info.Start
 	if t, ok := RampEnd(run, nil); ok {
 		from = t
 	}
-	var taken []runlog.Interval
+	var taken []countedInterval
 	var lens []time.Duration
 	for _, iv := range ivs {
 		if iv.Start.Before(from) || !iv.End.After(iv.Start) {
@@ -287,7 +310,7 @@ func rateGroups(run *runlog.Run, ivs []runlog.Interval) [][]runlog.Interval {
 		taken = append(taken, iv)
 		lens = append(lens, iv.End.Sub(iv.Start))
 	}
-	var groups [][]runlog.Interval
+	var groups [][]countedInterval
 	for _, g := range mergeShort(lens) {
 		groups = append(groups, taken[g[0]:g[len(g)-1]+1])
 	}
@@ -296,12 +319,10 @@ func rateGroups(run *runlog.Run, ivs []runlog.Interval) [][]runlog.Interval {
 
 // groupCount returns the operations of series in the intervals of g (an
 // interval without the series counts 0).
-func groupCount(g []runlog.Interval, series string) int64 {
+func groupCount(g []countedInterval, series string) int64 {
 	var n int64
 	for _, iv := range g {
-		if d := iv.Series[series]; d != nil {
-			n += d.Packed.TotalCount()
-		}
+		n += iv.counts[series]
 	}
 	return n
 }
@@ -309,11 +330,10 @@ func groupCount(g []runlog.Interval, series string) int64 {
 // splitRates adds to rates the throughput of each part series of v by
 // endpoint, or merged by locality, in each interval of run's default
 // window, as intervalRates does for operations.
-func splitRates(run *runlog.Run, v View, by string, rates map[string][]float64) {
+func splitRates(run *runlog.Run, ivs []countedInterval, v View, by string, rates map[string][]float64) {
 	if by == "" || len(v.Endpoints) == 0 {
 		return
 	}
-	ivs, _ := run.Intervals()
 	locs := Localities(run)
 	group := func(series string) (string, bool) {
 		op, ep, ok := SplitName(series)

@@ -3,7 +3,6 @@ package results
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -173,7 +172,6 @@ func Recompute(runs []*runlog.Run, w Window) (View, []error, error) {
 		view     View
 		warnings []error
 		order    []string
-		series   = map[string]*acc{}
 		locs     = map[string]string{}
 		reconn   int64
 		hasRecon bool
@@ -192,123 +190,82 @@ func Recompute(runs []*runlog.Run, w Window) (View, []error, error) {
 			break
 		}
 	}
-	for _, run := range runs {
+	parts, series := scanRuns(runs, w)
+	known := map[string]bool{}
+	addName := func(name string) {
+		if !known[name] {
+			known[name] = true
+			order = append(order, name)
+		}
+	}
+	for i, run := range runs {
+		p := &parts[i]
+		if p.err != nil {
+			return View{}, nil, p.err
+		}
 		id := run.Info.ID
 		view.Runs = append(view.Runs, id)
-		for ep, loc := range Localities(run) {
+		for ep, loc := range p.locs {
 			locs[ep] = loc
 		}
 		for _, name := range run.Info.Series {
-			if series[name] == nil {
-				series[name] = &acc{hist: stats.NewHistogram()}
-				order = append(order, name)
-			}
+			addName(name)
 		}
-		from, to, err := bounds(run, w, warn)
-		if err != nil {
-			return View{}, nil, err
+		for _, name := range p.met {
+			addName(name)
 		}
-		ivs, err := run.Intervals()
-		var trunc *runlog.TruncatedError
-		if errors.As(err, &trunc) {
-			warn(fmt.Errorf("run %s: %w", id, trunc))
-		} else if err != nil {
-			return View{}, nil, err
-		}
-		lo, hi := -1, -1
-		for i := range ivs {
-			if !takes(&ivs[i], from, to) {
-				continue
-			}
-			if lo < 0 {
-				lo = i
-			}
-			hi = i + 1
-			iv := &ivs[i]
-			spans = append(spans, span{iv.Start, iv.End})
-			for _, name := range sortedKeys(iv.Series) {
-				d := iv.Series[name]
-				a := series[name]
-				if a == nil {
-					a = &acc{hist: stats.NewHistogram()}
-					series[name] = a
-					order = append(order, name)
-				}
-				d.MergeInto(a.hist)
-				a.errors += d.Errors
-				a.count += d.Count
-			}
-		}
-		if lo < 0 {
-			err := explain(run, ivs, w, from, to)
-			if len(ivs) == 0 && trunc != nil {
-				err = fmt.Errorf("run %s: no complete interval to report: %s is truncated at line %d (%s) before its first complete interval; was the run killed within its first interval?",
-					id, filepath.Join(run.Dir, trunc.File), trunc.Line, trunc.Reason)
-			}
+		warnings = append(warnings, p.warnings...)
+		if p.intervals == 0 {
 			if firstErr == nil {
-				firstErr = err
+				firstErr = p.none
 			}
-			warn(err)
 			continue
 		}
-		taken := ivs[lo:hi]
-		first, last := taken[0], taken[len(taken)-1]
+		spans = append(spans, p.spans...)
 		start := run.Info.Start
 		view.Taken = append(view.Taken, Taken{
-			Run: id, From: first.Start, To: last.End,
-			FromOffset: first.Start.Sub(start).Seconds(), ToOffset: last.End.Sub(start).Seconds(),
-			Intervals: len(taken), Seconds: covered(spans[len(spans)-len(taken):]).Seconds(),
+			Run: id, From: p.first, To: p.last,
+			FromOffset: p.first.Sub(start).Seconds(), ToOffset: p.last.Sub(start).Seconds(),
+			Intervals: p.intervals, Seconds: covered(p.spans).Seconds(),
 		})
-		view.Intervals += len(taken)
-		if view.From.IsZero() || first.Start.Before(view.From) {
-			view.From = first.Start
+		view.Intervals += p.intervals
+		if view.From.IsZero() || p.first.Before(view.From) {
+			view.From = p.first
 		}
-		if last.End.After(view.To) {
-			view.To = last.End
+		if p.last.After(view.To) {
+			view.To = p.last
 		}
-		for key, v := range last.Extra {
+		for key, v := range p.lastExtra {
 			ep, ok := strings.CutPrefix(key, ReconnectsExtra+SplitSep)
 			if !ok {
 				continue
 			}
-			base := 0.0
-			if lo > 0 {
-				base = ivs[lo-1].Extra[key]
-			}
 			if view.EndpointReconnects == nil {
 				view.EndpointReconnects = map[string]int64{}
 			}
-			view.EndpointReconnects[ep] += int64(v - base)
+			view.EndpointReconnects[ep] += int64(v - p.baseExtra[key])
 		}
-		if v, ok := last.Extra[SkippedExtra]; ok {
-			base := 0.0
-			if lo > 0 {
-				base = ivs[lo-1].Extra[SkippedExtra]
-			}
-			n := int64(v - base)
+		if v, ok := p.lastExtra[SkippedExtra]; ok {
+			n := int64(v - p.baseExtra[SkippedExtra])
 			if view.Skipped != nil {
 				n += *view.Skipped
 			}
 			view.Skipped = &n
 		}
-		if v, ok := last.Extra[ReconnectsExtra]; ok {
+		if v, ok := p.lastExtra[ReconnectsExtra]; ok {
 			hasRecon = true
-			base := 0.0
-			if lo > 0 {
-				base = ivs[lo-1].Extra[ReconnectsExtra]
-			}
-			reconn += int64(v - base)
+			reconn += int64(v - p.baseExtra[ReconnectsExtra])
 		}
-		for _, iv := range taken {
-			for key, v := range iv.Extra {
-				if !IsCodeCount(key) || v <= 0 {
-					continue
-				}
-				if view.ErrorCodes == nil {
-					view.ErrorCodes = map[string]int64{}
-				}
-				view.ErrorCodes[key] += int64(v)
+		for key, n := range p.codes {
+			if view.ErrorCodes == nil {
+				view.ErrorCodes = map[string]int64{}
 			}
+			view.ErrorCodes[key] += n
+		}
+	}
+	for _, name := range order {
+		if series[name] == nil {
+			series[name] = &acc{hist: stats.NewHistogram()}
 		}
 	}
 	warnings = append(warnings, clientWarnings(runs, view.Taken)...)

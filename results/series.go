@@ -7,6 +7,8 @@ import (
 	"slices"
 	"time"
 
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/stampede-bench/stampede/runlog"
 	"github.com/stampede-bench/stampede/stats"
 	"github.com/stampede-bench/stampede/telemetry"
@@ -296,14 +298,6 @@ func timeSeries(run *runlog.Run, rename func(string) (string, bool)) (Series, er
 	if t, ok := RampEnd(run, warn); ok {
 		s.RampEnd = t.Sub(start).Seconds()
 	}
-	ivs, err := run.Intervals()
-	var trunc *runlog.TruncatedError
-	if errors.As(err, &trunc) {
-		warn(trunc)
-	} else if err != nil {
-		return Series{}, err
-	}
-
 	var names []string
 	index := map[string]int{}
 	sources := map[string][]string{} // the run's series of each output series
@@ -324,34 +318,126 @@ func timeSeries(run *runlog.Run, rename func(string) (string, bool)) (Series, er
 	for _, n := range run.Info.Series {
 		addName(n)
 	}
-	for i := range ivs {
-		for _, n := range sortedKeys(ivs[i].Series) {
+	// The first read: each interval's own point for each series, and its
+	// bounds. pts[i] holds the points of names[i] from the interval where
+	// it was first met.
+	var (
+		bounds  [][2]time.Time
+		pts     [][]OpPoint
+		firstAt []int
+		srcs    []string
+		scratch merger
+	)
+	err := run.Scan(func(iv *runlog.ScanInterval) error {
+		bounds = append(bounds, [2]time.Time{iv.Start, iv.End})
+		srcs = srcs[:0]
+		for _, ss := range iv.Series {
+			srcs = append(srcs, ss.Name)
+		}
+		slices.Sort(srcs)
+		for _, n := range srcs {
 			addName(n)
 		}
+		span := Span{From: iv.Start.Sub(start).Seconds(), To: iv.End.Sub(start).Seconds()}
+		secs := iv.End.Sub(iv.Start).Seconds()
+		for i, n := range names {
+			if i == len(pts) {
+				pts = append(pts, nil)
+				firstAt = append(firstAt, iv.Index)
+			}
+			scratch.reset()
+			for _, src := range sources[n] {
+				if d := iv.Get(src); d != nil {
+					scratch.add(d.Hist, d.Errors)
+				}
+			}
+			pts[i] = append(pts[i], scratch.point(span, secs))
+		}
+		return nil
+	})
+	var trunc *runlog.TruncatedError
+	if errors.As(err, &trunc) {
+		warn(trunc)
+	} else if err != nil {
+		return Series{}, err
 	}
-	lens := make([]time.Duration, len(ivs))
-	for k, iv := range ivs {
-		lens[k] = iv.End.Sub(iv.Start)
+	lens := make([]time.Duration, len(bounds))
+	for k, b := range bounds {
+		lens[k] = b[1].Sub(b[0])
 	}
 	groups := mergeShort(lens)
 	ops := make([]OpSeries, len(names))
 	used := make([]bool, len(names))
-	for i, n := range names {
-		ops[i] = OpSeries{Name: n, Points: make([]OpPoint, len(groups))}
+	point := func(i, k int) OpPoint { // names[i]'s point of interval k alone
+		if k < firstAt[i] {
+			b := bounds[k]
+			return OpPoint{Span: Span{From: b[0].Sub(start).Seconds(), To: b[1].Sub(start).Seconds()}}
+		}
+		return pts[i][k-firstAt[i]]
 	}
-	for k, g := range groups {
-		first, last := &ivs[g[0]], &ivs[g[len(g)-1]]
-		span := Span{From: first.Start.Sub(start).Seconds(), To: last.End.Sub(start).Seconds()}
-		for i, n := range names {
-			var ds []*runlog.IntervalData
-			for _, j := range g {
+	// The second read, for the groups of several intervals (a short one
+	// merged): their histograms merged exactly.
+	merged := map[int][]OpPoint{} // by group
+	groupOf := map[int]int{}      // interval -> its group, for those
+	for g, ks := range groups {
+		if len(ks) > 1 {
+			for _, k := range ks {
+				groupOf[k] = g
+			}
+		}
+	}
+	if len(groupOf) > 0 {
+		mergers := make([]merger, len(names))
+		for i := range mergers {
+			mergers[i].eager = true
+		}
+		last := 0
+		for k := range groupOf {
+			last = max(last, k)
+		}
+		err := run.ScanWith(runlog.ScanOptions{Decode: func(k int) bool { _, ok := groupOf[k]; return ok }}, func(iv *runlog.ScanInterval) error {
+			g, ok := groupOf[iv.Index]
+			if !ok {
+				return nil
+			}
+			ks := groups[g]
+			if iv.Index == ks[0] {
+				for i := range mergers {
+					mergers[i].reset()
+				}
+			}
+			for i, n := range names {
 				for _, src := range sources[n] {
-					if d := ivs[j].Series[src]; d != nil {
-						ds = append(ds, d)
+					if d := iv.Get(src); d != nil {
+						mergers[i].add(d.Hist, d.Errors)
 					}
 				}
 			}
-			p := opPoint(span, last.End.Sub(first.Start).Seconds(), ds)
+			if iv.Index == ks[len(ks)-1] {
+				first, end := bounds[ks[0]][0], bounds[ks[len(ks)-1]][1]
+				span := Span{From: first.Sub(start).Seconds(), To: end.Sub(start).Seconds()}
+				out := make([]OpPoint, len(names))
+				for i := range names {
+					out[i] = mergers[i].point(span, end.Sub(first).Seconds())
+				}
+				merged[g] = out
+			}
+			if iv.Index >= last {
+				return runlog.ErrStopScan
+			}
+			return nil
+		})
+		if err != nil && !errors.As(err, &trunc) {
+			return Series{}, err
+		}
+	}
+	for i, n := range names {
+		ops[i] = OpSeries{Name: n, Points: make([]OpPoint, len(groups))}
+		for k, g := range groups {
+			p := point(i, g[0])
+			if len(g) > 1 {
+				p = merged[k][i]
+			}
 			if p.Count > 0 || p.Errors > 0 {
 				used[i] = true
 			}
@@ -627,3 +713,78 @@ func readTelemetry(run *runlog.Run, start time.Time) (*Telemetry, error) {
 	}
 	return &t, err
 }
+
+// merger accumulates one series' histograms and errors over one or more
+// intervals (or parts), for the point of their span: one histogram alone
+// gives its own figures, several are merged exactly into a dense
+// histogram of the first one's geometry. It keeps a histogram of the
+// interval being read until another comes (runlog.Hist lives until its
+// callback returns); eager merges every one at once, for a merger that
+// spans intervals.
+type merger struct {
+	count, errors int64
+	single        *runlog.Hist
+	dense         *hdrhistogram.Histogram
+	merged        bool // dense holds the values
+	eager         bool
+}
+
+// reset empties m for the next point, keeping its dense histogram.
+func (m *merger) reset() {
+	m.count, m.errors, m.single, m.merged = 0, 0, nil, false
+}
+
+// add adds one histogram and its errors.
+func (m *merger) add(h *runlog.Hist, errors int64) {
+	m.errors += errors
+	if h.TotalCount() == 0 {
+		return
+	}
+	m.count += h.TotalCount()
+	switch {
+	case m.merged:
+		h.MergeInto(m.dense)
+	case m.single == nil && !m.eager:
+		m.single = h
+	default:
+		first := m.single
+		if first == nil {
+			first = h
+		}
+		lo, hi, digits := first.Geometry()
+		if m.dense != nil && m.dense.LowestTrackableValue() == lo && m.dense.HighestTrackableValue() == hi && m.dense.SignificantFigures() == int64(digits) {
+			m.dense.Reset()
+		} else {
+			m.dense = hdrhistogram.New(lo, hi, digits)
+		}
+		m.merged = true
+		if m.single != nil {
+			m.single.MergeInto(m.dense)
+			m.single = nil
+		}
+		h.MergeInto(m.dense)
+	}
+}
+
+// point returns the figures over span, secs long.
+func (m *merger) point(span Span, secs float64) OpPoint {
+	p := OpPoint{Span: span, Count: m.count, Errors: m.errors}
+	if secs > 0 {
+		p.Rate = float64(p.Count) / secs
+	}
+	if p.Count == 0 {
+		return p
+	}
+	var v []int64
+	var mx int64
+	if m.merged {
+		v, mx = m.dense.ValueAtPercentilesSlice(seriesPercentiles), m.dense.Max()
+	} else {
+		v, mx = m.single.ValueAtPercentiles(seriesPercentiles), m.single.Max()
+	}
+	p.P50, p.P95, p.P99, p.Max = stats.Ms(v[0]), stats.Ms(v[1]), stats.Ms(v[2]), stats.Ms(mx)
+	return p
+}
+
+// seriesPercentiles are the percentiles of an OpPoint.
+var seriesPercentiles = []float64{50, 95, 99}

@@ -124,10 +124,11 @@ func (b Bound) flag() string {
 // absolute reports whether b is an absolute instant.
 func (b Bound) absolute() bool { return !b.at.IsZero() }
 
-// takes reports whether the window [from, to) holds iv, that is whether iv
-// starts in it; a zero to is no upper bound.
-func takes(iv *runlog.Interval, from, to time.Time) bool {
-	return !iv.Start.Before(from) && (to.IsZero() || iv.Start.Before(to))
+// takes reports whether the window [from, to) holds an interval that
+// starts at start, that is whether it starts in it; a zero to is no upper
+// bound.
+func takes(start, from, to time.Time) bool {
+	return !start.Before(from) && (to.IsZero() || start.Before(to))
 }
 
 // WindowError is a window that holds no interval of the runs because of

@@ -96,6 +96,32 @@ func SkippedLine(skipped, ran int64, late string) report.Extra {
 		Text: fmt.Sprintf("%d operations whose turn came more than %s late (%.0f%% of those scheduled)", skipped, late, pct)}
 }
 
+// endLineMin is the wait at a run's end below which endLine says nothing
+// unless operations were abandoned: a run's last operations take that long.
+const endLineMin = 100 * time.Millisecond
+
+// endLine is the final block's line of a run's end, when it waited
+// endLineMin or more for operations in flight or abandoned some: "end:
+// waited 2.713 s after the run's end for operations in flight (in the
+// elapsed time); 3 still running after the grace were abandoned, not
+// counted".
+func endLine(res engine.Result) (report.Extra, bool) {
+	if res.Stop.IsZero() || !res.End.After(res.Stop) {
+		return report.Extra{}, false
+	}
+	wait := res.End.Sub(res.Stop)
+	if wait < endLineMin && res.Unfinished == 0 {
+		return report.Extra{}, false
+	}
+	text := fmt.Sprintf("waited %.3f s after the run's end for operations in flight (in the elapsed time and its rates)", wait.Seconds())
+	if res.Unfinished > 0 {
+		text += fmt.Sprintf("; %d still running after the grace were abandoned with their connections, not counted", res.Unfinished)
+	} else {
+		text += "; none abandoned"
+	}
+	return report.Extra{Name: "end", Value: float64(res.Unfinished), Text: text}, true
+}
+
 // CodeExtras are the final lines of the failures by code: failed
 // operations as errors_CODE, retried or ignored ones as retries_CODE.
 func CodeExtras(errs, retries map[string]int64) []report.Extra {

@@ -17,6 +17,12 @@ import (
 // TPC-C's NOPM): Op is its name, Value its value, Message its text.
 const FigureEvent = "figure"
 
+// EndEvent is the kind of the run-log event that keeps the final block's
+// end line (how long the run's end waited for operations in flight, how
+// many it abandoned): Value is the operations abandoned, Message the
+// line's text.
+const EndEvent = "end"
+
 // ClientCPUEvent is the kind of the run-log event that keeps the CPU the
 // client used over the run, in cores (Summary.ClientCPU), from which
 // `stampede report` says what limited the run (telemetry.Bottleneck).
@@ -161,6 +167,14 @@ type Summary struct {
 	// Skipped counts the operations skipped under Spec.SkipLate: late
 	// by more than the limit when their turn came, not run.
 	Skipped int64 `json:"skipped,omitempty"`
+	// EndWaitSec is how long, in seconds, the run waited after its end
+	// (its duration over, or stopped) for the operations in flight, up to
+	// the grace (5 s); it is part of ElapsedSec, and the operations that
+	// finished meanwhile are counted. Unfinished is the number still
+	// running when the grace ran out: abandoned with their connections,
+	// not counted.
+	EndWaitSec float64 `json:"end_wait_s"`
+	Unfinished int     `json:"unfinished"`
 	// Connections is the number of the workers' connections opened
 	// before the run's clock started, and ConnectSec how long that took
 	// in seconds (see Info.Connections).

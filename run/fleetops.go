@@ -38,6 +38,13 @@ type FleetOp struct {
 	// ForceDrop lets cleanup and init --drop drop databases, schemas and
 	// tables that are not stampede's tenants (--force-drop).
 	ForceDrop bool
+	// TenantRoles (init only) gives each tenant a login role of its own
+	// (--tenant-roles; see fleet.RoleTable).
+	TenantRoles bool
+	// Share (init only), when its Count is set, makes init one of
+	// Share.Count clients that split the fleet's load (--clients,
+	// --client-index; see fleet.LoadTable).
+	Share Part
 }
 
 // target builds the fleet.Target of op.
@@ -121,6 +128,10 @@ func LoadFleet(ctx context.Context, op FleetOp, loaders, extraTables int, drop b
 	if err != nil {
 		return fleet.Totals{}, err
 	}
+	if op.Share.Count > 0 && seed == 0 {
+		// Every client, started alone, must draw the same rows.
+		seed = fleet.SplitSeed(op.Spec, t.Base.Database, shapingFlags(op.Workload))
+	}
 	seed = pickSeed(seed)
 	where := fmt.Sprintf("database %q", t.Base.Database)
 	if op.Spec.Mode == fleet.ModeDatabase {
@@ -133,7 +144,12 @@ func LoadFleet(ctx context.Context, op FleetOp, loaders, extraTables int, drop b
 	logf, newBar := t.Logf, t.NewBar
 	say := func() {
 		said.Do(func() {
-			logf("creating %s of %s: %s, %d at once, seed %d", TenantsSummary(op.Spec), op.Workload.Meta().Name, where, t.Concurrency, seed)
+			share := ""
+			if p := op.Share; p.Count > 0 {
+				f, l := fleet.ShareRange(op.Spec.Tenants, p.Index, p.Count)
+				share = fmt.Sprintf(" (client %d of %d: tenants %d..%d)", p.Index, p.Count, f, l)
+			}
+			logf("creating %s%s of %s: %s, %d at once, seed %d", TenantsSummary(op.Spec), share, op.Workload.Meta().Name, where, t.Concurrency, seed)
 		})
 	}
 	t.Logf = func(format string, args ...any) { say(); logf(format, args...) }
@@ -141,7 +157,9 @@ func LoadFleet(ctx context.Context, op FleetOp, loaders, extraTables int, drop b
 		t.NewBar = func(unit string, total int64) fleet.Bar { say(); return newBar(unit, total) }
 	}
 	tot, err := fleet.Create(ctx, fleet.CreateOptions{Target: t, NewGenerator: generatorFactory(op.Workload, seed),
-		Flags: shapingFlags(op.Workload), Seed: seed, LoadConcurrency: loaders, ExtraTables: extraTables, Drop: drop})
+		Flags: shapingFlags(op.Workload), Seed: seed, LoadConcurrency: loaders, ExtraTables: extraTables, Drop: drop, Roles: op.TenantRoles,
+		ShareIndex: op.Share.Index, ShareCount: op.Share.Count})
+	var refused *fleet.RefusedError
 	switch {
 	case err == nil:
 		say()
@@ -149,7 +167,7 @@ func LoadFleet(ctx context.Context, op FleetOp, loaders, extraTables int, drop b
 		return tot, fmt.Errorf("init interrupted with %d tenants created now (%d were there before): run the same command again to create the others", tot.Created, tot.Existing)
 	case errors.Is(err, workload.ErrTablesExist):
 		return tot, tablesExist(err)
-	case errors.Is(err, fleet.ErrTenantMismatch), errors.Is(err, workload.ErrForeign):
+	case errors.Is(err, fleet.ErrTenantMismatch), errors.Is(err, workload.ErrForeign), errors.As(err, &refused):
 		return tot, asInput(err)
 	}
 	return tot, err
@@ -164,6 +182,11 @@ func CheckFleet(ctx context.Context, op FleetOp, out io.Writer) (fleet.CheckResu
 	t, err := op.target()
 	if err != nil {
 		return fleet.CheckResult{}, err
+	}
+	// A split init with a share missing: name it rather than fail every
+	// missing tenant.
+	if err := fleet.CheckShares(ctx, t); err != nil {
+		return fleet.CheckResult{}, loadInput(err)
 	}
 	res, err := fleet.Check(ctx, fleet.CheckOptions{Target: t, NewGenerator: generatorFactory(op.Workload, 1)})
 	for _, f := range res.Failed {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/stampede-bench/stampede/fleet"
 	"github.com/stampede-bench/stampede/workload"
 )
 
@@ -89,7 +90,7 @@ func FleetShare(f Fleet, index, count int) (Fleet, error) {
 	case f.Active != 0 && f.Active != t && f.Active%count != 0:
 		return f, inputf("--active %d is not a multiple of --clients %d: each client runs --active ÷ --clients tenant workloads at once; give %d or %d", f.Active, count, f.Active/count*count, (f.Active/count+1)*count)
 	}
-	f.First, f.Last = index*t/count+1, (index+1)*t/count
+	f.First, f.Last = fleet.ShareRange(t, index, count)
 	if f.Active == 0 || f.Active == t {
 		f.Active = f.Last - f.First + 1
 	} else {

@@ -232,6 +232,9 @@ func prepare(spec *Spec) error {
 			} else if rd.WorkersFromConns {
 				spec.Concurrency = spec.Conn.Conns // a loop per connection
 			}
+		} else if rd.WorkersFromConns && spec.Conn.Conns > 0 && spec.Concurrency > 0 && spec.Conn.Conns != spec.Concurrency {
+			return inputf("--conns %d and --concurrency %d: workload %s runs one loop per connection, so the two are the same: give one of them, or both equal",
+				spec.Conn.Conns, spec.Concurrency, spec.Workload.Meta().Name)
 		}
 	}
 	if err := applyPart(spec); err != nil {
@@ -678,6 +681,10 @@ func (r *Run) finish() (*Result, error) {
 	if r.cfg.SkipLate > 0 {
 		extra = append(extra, SkippedLine(res.Skipped, sum.Total.Count+sum.Total.Errors, r.cfg.SkipLate.String()))
 	}
+	if line, ok := endLine(res); ok {
+		extra = append(extra, line)
+		r.rw.Event(runlog.Event{Kind: EndEvent, Op: line.Name, Message: line.Text, Value: line.Value}) // for report's final block
+	}
 	if f, ok := gen.(workload.Figurer); ok && src.fleet == nil {
 		counts, errs := map[string]int64{}, map[string]int64{}
 		for _, op := range sum.Ops {
@@ -733,6 +740,10 @@ func (r *Run) finish() (*Result, error) {
 		sum.Tenants, sum.Fleet = src.fleet.summary(&sum)
 	}
 	sum.Skipped = res.Skipped
+	sum.Unfinished = res.Unfinished
+	if !res.Stop.IsZero() && res.End.After(res.Stop) {
+		sum.EndWaitSec = res.End.Sub(res.Stop).Seconds()
+	}
 	sum.Audits = result.Audits
 	result.Summary = sum
 	for _, o := range s.Observers {

@@ -246,6 +246,17 @@ func (r *Run) openFleet(ctx context.Context) (*source, error) {
 	if f.Rotate {
 		s.TolerateErrors = true // a failing tenant is replaced, not fatal
 	}
+	target := fleet.Target{Spec: f.Spec, Base: base, Workload: gen.Meta().Name}
+	if err := fleet.CheckShares(ctx, target); err != nil {
+		return nil, loadInput(err)
+	}
+	login, err := fleet.Logins(ctx, target)
+	if err != nil {
+		return nil, loadInput(err)
+	}
+	if login != nil {
+		r.notef("the fleet has tenant roles (init --tenant-roles): each tenant's connections log in as its own role")
+	}
 	r.notef("opening %d tenant workloads: %s and %s each", f.Active, plural(wpt, "worker"), plural(f.ConnsPerTenant, "connection"))
 	opened := time.Now()
 	fr, err := fleet.Open(ctx, fleet.RunConfig{
@@ -262,6 +273,7 @@ func (r *Run) openFleet(ctx context.Context) (*source, error) {
 		Seed:             r.seed,
 		NewGen:           newGen,
 		Warn:             r.warnf,
+		Login:            login,
 	})
 	if err != nil {
 		return nil, loadInput(err)
@@ -270,6 +282,9 @@ func (r *Run) openFleet(ctx context.Context) (*source, error) {
 	where := fmt.Sprintf("%s, %d active", TenantsSummary(f.Spec), f.Active)
 	if f.Last != 0 {
 		where = fmt.Sprintf("%s: tenants %d..%d, %d active", TenantsSummary(f.Spec), f.First, f.Last, f.Active)
+	}
+	if login != nil {
+		where += ", as tenant roles"
 	}
 	if f.Rotate {
 		where += ", rotating"

@@ -489,6 +489,7 @@ type hlogLine struct {
 	tag            string
 	startMs, lenMs int64
 	payload        string
+	raw            []byte // payload's bytes
 }
 
 // hlogReader reads the histogram lines of intervals.hlog, skipping the
@@ -546,6 +547,7 @@ func (hr *hlogReader) next() (hl hlogLine, reason string, err error) {
 		hl.startMs = int64(math.Round(hr.baseSec*1000)) + int64(math.Round(start*1000))
 		hl.lenMs = int64(math.Round(length * 1000))
 		hl.payload = parts[4]
+		hl.raw = raw[len(s)-len(hl.payload) : len(s)]
 		return hl, "", nil
 	}
 }
@@ -557,7 +559,10 @@ func (hr *hlogReader) next() (hl hlogLine, reason string, err error) {
 // record (a run killed in the middle of an interval), Intervals returns the
 // complete intervals before that point together with a *TruncatedError.
 // Other errors (such as a missing file) are returned without intervals.
-// Intervals never modifies the run directory and is safe for concurrent use.
+// It holds every interval's histograms in memory: a reader of whole runs
+// (whose memory must not grow with their length) uses Scan, which reads
+// the same intervals one at a time. Intervals never modifies the run
+// directory and is safe for concurrent use.
 func (r *Run) Intervals() ([]Interval, error) {
 	if m := r.memo; m != nil {
 		m.once.Do(func() { m.ivs, m.err = r.readAll() })
@@ -568,13 +573,23 @@ func (r *Run) Intervals() ([]Interval, error) {
 
 // readAll is Intervals without a memo.
 func (r *Run) readAll() ([]Interval, error) {
-	var pending []pendingHist
-	intervals, err := r.readIntervals(&pending)
-	if derr := decodeAll(pending); derr != nil && derr.interval < len(intervals) {
-		// Keep the intervals before the first histogram that does not
-		// decode; the file is corrupted from there.
-		intervals = intervals[:derr.interval]
-		return intervals, &TruncatedError{File: HlogFile, Line: derr.line, Reason: derr.reason, Complete: len(intervals)}
+	var intervals []Interval
+	err := r.Scan(func(s *ScanInterval) error {
+		iv := Interval{Start: s.Start, End: s.End, Series: make(map[string]*IntervalData, len(s.Series)), Extra: s.Extra}
+		startMs, endMs := s.Start.UnixMilli(), s.End.UnixMilli()
+		for _, ss := range s.Series {
+			p := ss.Hist.Packed()
+			p.SetTag(ss.Name)
+			p.SetStartTimeMs(startMs)
+			p.SetEndTimeMs(endMs)
+			iv.Series[ss.Name] = &IntervalData{Packed: p, Count: ss.Count, Errors: ss.Errors}
+		}
+		intervals = append(intervals, iv)
+		return nil
+	})
+	var trunc *TruncatedError
+	if err != nil && !errors.As(err, &trunc) {
+		return nil, err
 	}
 	return intervals, err
 }
@@ -634,84 +649,4 @@ func decodeAll(pending []pendingHist) *decodeError {
 		}
 	}
 	return nil
-}
-
-// readIntervals reads both interval files, queueing the histograms in
-// pending for decodeAll.
-func (r *Run) readIntervals(pending *[]pendingHist) ([]Interval, error) {
-	var recs []intervalRecord
-	ivTrunc, err := readNDJSON(filepath.Join(r.Dir, IntervalsFile), func(line []byte) error {
-		var rec intervalRecord
-		if err := json.Unmarshal(line, &rec); err != nil {
-			return fmt.Errorf("invalid JSON: %v", err)
-		}
-		if rec.Start.IsZero() || rec.End.IsZero() {
-			return errors.New("interval without start or end")
-		}
-		recs = append(recs, rec)
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("read intervals of run %s: %w", r.Dir, err)
-	}
-
-	f, err := os.Open(filepath.Join(r.Dir, HlogFile))
-	if err != nil {
-		return nil, fmt.Errorf("read intervals of run %s: %w", r.Dir, err)
-	}
-	defer f.Close()
-	hr := &hlogReader{lr: newLineReader(f)}
-	hlogTrunc := func(line int, reason string, complete int) *TruncatedError {
-		return &TruncatedError{File: HlogFile, Line: line, Reason: reason, Complete: complete}
-	}
-
-	intervals := make([]Interval, 0, len(recs))
-	for k, rec := range recs {
-		iv := Interval{
-			Start:  rec.Start.UTC(),
-			End:    rec.End.UTC(),
-			Series: make(map[string]*IntervalData, len(rec.Series)),
-			Extra:  rec.Extra,
-		}
-		startMs, endMs := rec.Start.UnixMilli(), rec.End.UnixMilli()
-		for range len(rec.Series) {
-			hl, reason, err := hr.next()
-			if err == io.EOF {
-				return intervals, hlogTrunc(hr.lr.line+1, fmt.Sprintf("file ends before the histograms of interval %d", k+1), len(intervals))
-			}
-			if err != nil {
-				return nil, fmt.Errorf("read intervals of run %s: %w", r.Dir, err)
-			}
-			if reason != "" {
-				return intervals, hlogTrunc(hl.line, reason, len(intervals))
-			}
-			c, ok := rec.Series[hl.tag]
-			if !ok || iv.Series[hl.tag] != nil {
-				return intervals, hlogTrunc(hl.line, fmt.Sprintf("unexpected series %q for interval %d (%s line %d)", hl.tag, k+1, IntervalsFile, k+1), len(intervals))
-			}
-			if hl.startMs != startMs || hl.lenMs != endMs-startMs {
-				return intervals, hlogTrunc(hl.line, fmt.Sprintf("timestamps do not match interval %d (%s line %d)", k+1, IntervalsFile, k+1), len(intervals))
-			}
-			d := &IntervalData{Count: c.Count, Errors: c.Errors}
-			iv.Series[hl.tag] = d
-			*pending = append(*pending, pendingHist{data: d, payload: hl.payload, tag: hl.tag,
-				startMs: startMs, endMs: endMs, line: hl.line, interval: len(intervals)})
-		}
-		intervals = append(intervals, iv)
-	}
-	if ivTrunc != nil {
-		ivTrunc.Complete = len(intervals)
-		return intervals, ivTrunc
-	}
-	hl, reason, err := hr.next()
-	switch {
-	case err == io.EOF:
-		return intervals, nil
-	case err != nil:
-		return nil, fmt.Errorf("read intervals of run %s: %w", r.Dir, err)
-	case reason != "":
-		return intervals, hlogTrunc(hl.line, reason, len(intervals))
-	default:
-		return intervals, hlogTrunc(hl.line, fmt.Sprintf("histogram of an interval without a commit record in %s", IntervalsFile), len(intervals))
-	}
 }

@@ -36,6 +36,10 @@ type Options struct {
 	URLs []string
 	// Database, when not empty, replaces the database of every URL.
 	Database string
+	// User, when not empty, replaces the user of every URL, and Password
+	// its password (a tenant's login role, say). Neither is ever printed:
+	// errors name the user only, as pgx's do.
+	User, Password string
 	// MaxConns is the total number of connections across all endpoints.
 	MaxConns int
 	// Driver is "postgres" (the default) or "null".
@@ -165,6 +169,10 @@ func ParseConfigs(opts Options) ([]*pgxpool.Config, error) {
 		}
 		if opts.SearchPath != "" {
 			cfg.ConnConfig.RuntimeParams["search_path"] = opts.SearchPath
+		}
+		if opts.User != "" {
+			// The fallbacks (other hosts, TLS or not) share these.
+			cfg.ConnConfig.User, cfg.ConnConfig.Password = opts.User, opts.Password
 		}
 		// A URL's own application_name (cockroach's --conn-vars, say) wins.
 		if _, ok := cfg.ConnConfig.RuntimeParams["application_name"]; !ok && opts.AppName != "" {

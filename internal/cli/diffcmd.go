@@ -128,13 +128,8 @@ func (a *app) diff(cmd *cobra.Command, urls []string, f diffFlags) error {
 		return errors.New("the comparison above was not saved (see the line before it)")
 	}
 	fmt.Fprintf(a.stderr, "saved as run %s\n", id)
-	if !res.Identical {
-		for _, t := range res.Tables {
-			if t.Status != "identical" && t.Status != datadiff.NoKey {
-				return exitStatus{errors.New("the nodes differ"), 1}
-			}
-		}
-		return exitStatus{errors.New("the nodes are not proven identical: a table without a primary key was not compared (--no-pk compares it)"), 1}
+	if err := res.Verdict(); err != nil {
+		return exitStatus{err, 1}
 	}
 	return nil
 }

@@ -44,6 +44,9 @@ func (a *app) initFleet(ctx context.Context, gen workload.Generator, spec fleet.
 	fmt.Fprintf(a.stdout, "tenants:   %d (%d created now, %d already there)\n", spec.Tenants, tot.Created, tot.Existing)
 	fmt.Fprintf(a.stdout, "databases: %d\nschemas:   %d\ntables:    %d\n", tot.Databases, tot.Schemas, tot.Tables)
 	fmt.Fprintf(a.stdout, "size:      %s on the server\n", run.HumanBytes(tot.Bytes))
+	if r := tot.Roles; r.Created+r.Existing > 0 {
+		fmt.Fprintf(a.stdout, "roles:     %d login roles (%d created now, %d renewed) in %.2fs\n", r.Created+r.Existing, r.Created, r.Existing, r.Elapsed.Seconds())
+	}
 	fmt.Fprintf(a.stdout, "elapsed:   %s (%.1f tenants/s)\n", tot.Elapsed.Round(1e7), rate)
 	return nil
 }
@@ -79,6 +82,12 @@ func (a *app) cleanupFleet(ctx context.Context, gen workload.Generator, spec fle
 		fmt.Fprintf(a.stdout, "dropped %d tenant schemas from database %q; %d left\n", n, db, left.Schemas)
 	default:
 		fmt.Fprintf(a.stdout, "dropped the shared tables of %d tenants from database %q; %d tables left\n", n, db, left.Tables)
+	}
+	if left.Roles.Dropped > 0 {
+		fmt.Fprintf(a.stdout, "dropped %d tenant login roles\n", left.Roles.Dropped)
+	}
+	if len(left.Roles.Kept) > 0 {
+		fmt.Fprintf(a.stdout, "left %s of the tenants' names alone: not made by stampede for this fleet\n", left.Roles.KeptText())
 	}
 	return nil
 }

@@ -56,25 +56,8 @@ haproxy.cfg; - for stdout); an existing file is replaced only with --force.`,
   stampede gen haproxy --check cockroach --out - 'postgresql://root@roach1:26257/defaultdb' 'postgresql://root@roach2:26257/defaultdb'`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			servers, user, err := haproxy.Servers(args)
-			if err != nil {
-				return usagef("gen haproxy: %v", err)
-			}
-			c.Servers = servers
-			if c.CheckUser == "" {
-				c.CheckUser = user
-			}
-			if !cmd.Flags().Changed("port") {
-				c.Port = servers[0].Port()
-			}
-			if err := cmdline.CheckHAProxyFlags(cmd.Flags(), c); err != nil {
+			if err := cmdline.HAProxyConfig(cmd.Flags(), &c, args); err != nil {
 				return err
-			}
-			if c.Check == haproxy.CheckPostgres && c.CheckUser == "" {
-				return usagef("gen haproxy: the URLs connect as different users: give the one the health check logs in as with --check-user")
-			}
-			if err := c.Validate(); err != nil {
-				return usagef("gen haproxy: %v", err)
 			}
 			if out == "-" {
 				return haproxy.Write(a.stdout, c)

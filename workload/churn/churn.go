@@ -66,8 +66,8 @@ const (
 	// maxColumns bounds --columns and the columns ALTER adds
 	// (PostgreSQL's limit is 1600).
 	maxColumns = 200
-	// maxRowsPerInsert bounds --rows: an INSERT of that many rows of 200
-	// columns of free text stays within a few hundred MB.
+	// maxRowsPerInsert bounds --rows: that many rows of 200 columns go
+	// in INSERTs of at most maxInsertBytes of text each.
 	maxRowsPerInsert = 100000
 	// maxIndexes bounds --indexes and the indexes ALTER adds per table.
 	maxIndexes = 20
@@ -103,6 +103,10 @@ type churn struct {
 
 	// m is the measurement of the run Ops last prepared (nil before).
 	m *measure
+
+	// client and clients are the run's share of several clients'
+	// (PartitionClients; clients 0 for a run on its own).
+	client, clients int
 }
 
 var (
@@ -114,7 +118,26 @@ var (
 	_ workload.Measurer       = (*churn)(nil)
 	_ workload.RunRecorder    = (*churn)(nil)
 	_ workload.SeriesRecorder = (*churn)(nil)
+
+	_ workload.ClientPartitioner = (*churn)(nil)
 )
+
+// PartitionClients implements the ClientPartitioner interface: client
+// index of count names its tables churn_cINDEX_W_N, so that two clients'
+// loop W never take the same name, and keeps its share of --max-tables.
+func (g *churn) PartitionClients(index, count int) error {
+	g.client, g.clients = index, count
+	return nil
+}
+
+// tablePrefix is the start of the names of the run's tables: churn_, or
+// churn_cI_ for client I of several.
+func (g *churn) tablePrefix() string {
+	if g.clients > 1 {
+		return "churn_c" + strconv.Itoa(g.client) + "_"
+	}
+	return "churn_"
+}
 
 func newChurn() workload.Generator {
 	g := &churn{}

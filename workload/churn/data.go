@@ -106,18 +106,27 @@ func (fl *filler) appendRows(buf []byte, s *shape, n int) ([]byte, int64) {
 		if i > 0 {
 			buf = append(buf, ", "...)
 		}
-		buf = append(buf, '(')
-		for j := range s.columns {
-			if j > 0 {
-				buf = append(buf, ", "...)
-			}
-			var k int
-			buf, k = fl.appendValue(buf, s, s.columns[j].kind)
-			bytes += int64(k)
-		}
-		buf = append(buf, ')')
+		var b int64
+		buf, b = fl.appendRow(buf, s)
+		bytes += b
 	}
 	return buf, bytes
+}
+
+// appendRow appends one row of s, "(v1, v2, ...)", to buf and returns it
+// with the bytes of the values' text.
+func (fl *filler) appendRow(buf []byte, s *shape) ([]byte, int64) {
+	var bytes int64
+	buf = append(buf, '(')
+	for j := range s.columns {
+		if j > 0 {
+			buf = append(buf, ", "...)
+		}
+		var k int
+		buf, k = fl.appendValue(buf, s, s.columns[j].kind)
+		bytes += int64(k)
+	}
+	return append(buf, ')'), bytes
 }
 
 // appendValue appends one value of kind k as a literal and returns the

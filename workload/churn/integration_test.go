@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -373,6 +374,9 @@ func TestChurnBadInput(t *testing.T) {
 		{[]string{"run", "churn", "--mix", "insert=1,create=1,update=3", inited}, "write KIND=WEIGHT pairs"},
 		{[]string{"run", "churn", "--mix", "insert=1,create=-1", inited}, "is not a whole number from 0 to 1000000"},
 		{[]string{"run", "churn", "--mix", "insert=1,create=1,insert=2", inited}, "insert is given twice"},
+		{[]string{"run", "churn", "--conns", "0", inited}, "--conns 0: workload churn runs one loop per connection: give 1 or more"},
+		{[]string{"run", "churn", "--conns", "2", "--concurrency", "3", inited}, "--conns 2 and --concurrency 3: workload churn runs one loop per connection"},
+		{[]string{"run", "churn", "--concurrency", "3", "--conns", "4", inited}, "--conns 4 and --concurrency 3"},
 	} {
 		t.Run(strings.Join(tc.args[:len(tc.args)-1], " "), func(t *testing.T) {
 			args := tc.args
@@ -484,5 +488,75 @@ func TestChurnNullDriver(t *testing.T) {
 		if _, ok := f[name]; ok {
 			t.Errorf("figure %s without a server: %v", name, f)
 		}
+	}
+}
+
+// TestChurnClients: two clients of one benchmark (--clients 2
+// --client-index 0 and 1, the same --start-at) each make their own tables
+// (churn_c0_W_N and churn_c1_W_N: before, both took churn_W_N and one
+// failed on the other's name), check passes over both and report --tag
+// merges them.
+func TestChurnClients(t *testing.T) {
+	db := testdb.Fresh(t, "churn32_clients", sqlx.Options{MaxConns: 2})
+	if err := run.Load(context.Background(), run.LoadSpec{Workload: gen(t), Conn: conn(t, db)}); err != nil {
+		t.Fatal(err)
+	}
+	u, err := url.Parse(testdb.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + db.Database()
+	dir := t.TempDir()
+	at := time.Now().Add(3 * time.Second).Unix()
+	type out struct {
+		code   int
+		stderr string
+	}
+	done := make(chan out, 2)
+	for i := range 2 {
+		go func() {
+			code, stderr := cliRun(t, "run", "churn", "--conns", "3", "--clients", "2", "--client-index", fmt.Sprint(i),
+				"--start-at", fmt.Sprint(at), "--tag", "job=cc", "--duration", "4s", "--max-tables", "40",
+				"--telemetry=false", "--results-dir", dir, u.String())
+			done <- out{code, stderr}
+		}()
+	}
+	for range 2 {
+		if o := <-done; o.code != 0 {
+			t.Errorf("a client: exit %d: %s", o.code, o.stderr)
+		}
+	}
+	for i := range 2 {
+		if n := one(t, db, "SELECT count(DISTINCT worker) FROM churn_tables WHERE name LIKE $1", fmt.Sprintf("churn\\_c%d\\_%%", i)); n != 3 {
+			t.Errorf("client %d: %d loops made tables churn_c%d_W_N, want 3", i, n, i)
+		}
+	}
+	if n := one(t, db, "SELECT count(*) FROM churn_tables WHERE name NOT LIKE 'churn\\_c_\\_%'"); n != 0 {
+		t.Errorf("%d tables not named after their client", n)
+	}
+	if alive := one(t, db, "SELECT count(*) FROM churn_tables WHERE dropped_at IS NULL"); alive > 40 {
+		t.Errorf("%d tables alive, --max-tables 40", alive)
+	}
+	if code, stderr := cliRun(t, "check", "churn", u.String()); code != 0 {
+		t.Errorf("check: exit %d: %s", code, stderr)
+	}
+	var rep bytes.Buffer
+	var errb bytes.Buffer
+	if code := cliMain([]string{"report", "--tag", "job=cc", "--results-dir", dir}, &rep, &errb); code != 0 || !strings.Contains(rep.String(), "insert") {
+		t.Errorf("report --tag job=cc: exit %d: %s%s", code, rep.String(), errb.String())
+	}
+	// The merged figures: the rows both clients inserted, as the server's
+	// bookkeeping sums them, and the tables alive on the server.
+	m := regexp.MustCompile(`rows_inserted: (\d+) rows`).FindStringSubmatch(rep.String())
+	if m == nil {
+		t.Errorf("report --tag job=cc gives no rows_inserted:\n%s", rep.String())
+	} else if want := one(t, db, "SELECT sum(rows) FROM churn_tables"); m[1] != fmt.Sprint(want) || want == 0 {
+		t.Errorf("merged rows_inserted %s, churn_tables sums %d", m[1], want)
+	}
+	if m := regexp.MustCompile(`tables_alive: (\d+) of churn's tables`).FindStringSubmatch(rep.String()); m == nil || m[1] != fmt.Sprint(markedTables(t, db)) {
+		t.Errorf("merged tables_alive %v, the server holds %d:\n%s", m, markedTables(t, db), rep.String())
+	}
+	if code, stderr := cliRun(t, "cleanup", "churn", u.String()); code != 0 || markedTables(t, db) != 0 {
+		t.Errorf("cleanup: exit %d: %s; %d tables left", code, stderr, markedTables(t, db))
 	}
 }

@@ -183,3 +183,56 @@ func (g *churn) Figures(_ map[string]int64, _ time.Duration) []workload.Figure {
 	}
 	return figs
 }
+
+var _ workload.ClientMerger = (*churn)(nil)
+
+// MergeClients implements the ClientMerger interface: several clients'
+// figures from their records. The rows and bytes are each client's
+// increase of rows_total and bytes_total, added up, over the time from
+// the earliest client's first reading to the latest's last; the tables
+// alive and the database's size are the server's, read by whichever
+// client read last (and first, for the growth).
+func (g *churn) MergeClients(runs []workload.ClientRun) error {
+	m := &measure{end1: true}
+	var first, last [2]workload.Record // database_size_bytes's, tables_alive's
+	for _, r := range runs {
+		var lo, hi = map[string]workload.Record{}, map[string]workload.Record{}
+		for _, rec := range r.Records {
+			if x, ok := lo[rec.Name]; !ok || rec.At.Before(x.At) {
+				lo[rec.Name] = rec
+			}
+			if x, ok := hi[rec.Name]; !ok || !rec.At.Before(x.At) {
+				hi[rec.Name] = rec
+			}
+		}
+		r0, ok0 := lo["rows_total"]
+		r1, ok1 := hi["rows_total"]
+		if !ok0 || !ok1 {
+			return fmt.Errorf("run %s holds no records of churn's rows (rows_total)", r.ID)
+		}
+		m.rows1 += int64(r1.Value - r0.Value)
+		m.bytes1 += int64(hi["bytes_total"].Value - lo["bytes_total"].Value)
+		if m.start.IsZero() || r0.At.Before(m.start) {
+			m.start = r0.At
+		}
+		if r1.At.After(m.end) {
+			m.end = r1.At
+		}
+		for i, name := range []string{"database_size_bytes", "tables_alive"} {
+			if x, ok := lo[name]; ok && (first[i].At.IsZero() || x.At.Before(first[i].At)) {
+				first[i] = x
+			}
+			if x, ok := hi[name]; ok && x.At.After(last[i].At) {
+				last[i] = x
+			}
+		}
+	}
+	if !first[0].At.IsZero() {
+		m.size0, m.size1, m.sizeOK = int64(first[0].Value), int64(last[0].Value), true
+	}
+	if !last[1].At.IsZero() {
+		m.alive1, m.aliveOK = int64(last[1].Value), true
+	}
+	g.m = m
+	return nil
+}

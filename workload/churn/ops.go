@@ -50,10 +50,19 @@ func (g *churn) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (wo
 		return workload.QueryLoad{}, err
 	}
 	room := g.maxTables - alive
+	if g.clients > 1 {
+		// The client's share of the room: clients that start together
+		// split it exactly; one that starts later counts the tables of
+		// those before it as alive, and takes less.
+		room = max(room, 0)/g.clients + btoi(g.client < max(room, 0)%g.clients)
+	}
 	if room < oc.Concurrency {
 		why := ""
 		if alive > 0 {
 			why = fmt.Sprintf(" (database %q holds %d of churn's tables already: `stampede cleanup churn` drops them)", db.Database(), alive)
+		}
+		if g.clients > 1 {
+			why += fmt.Sprintf(" (client %d's share of %d clients)", g.client, g.clients)
 		}
 		return workload.QueryLoad{}, &inputError{fmt.Errorf("--max-tables %d leaves room for %d tables%s, fewer than the %d loops (--concurrency), each of which needs one: raise --max-tables or lower --concurrency",
 			g.maxTables, max(room, 0), why, oc.Concurrency)}
@@ -85,11 +94,22 @@ func (g *churn) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (wo
 	return ql, nil
 }
 
+// btoi is 1 for true, 0 for false.
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // header says how the run churns, under the run's first line.
 func (g *churn) header(d dialect.Dialect, loops, room int) string {
 	gp := ""
 	if isGreenplum(d) {
 		gp = fmt.Sprintf(", appendoptimized %s, distributed by %s", g.appendOpt, g.distrib)
+	}
+	if g.clients > 1 {
+		gp += fmt.Sprintf(", client %d of %d (tables %sW_N)", g.client, g.clients, g.tablePrefix())
 	}
 	return fmt.Sprintf("churn: %d loops, mix %s, columns %s, rows per insert %s, indexes %s, room for %d tables%s",
 		loops, g.mix, g.columns, g.rows, g.indexes, room, gp)

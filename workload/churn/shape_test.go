@@ -36,7 +36,7 @@ func TestGreenplumCreateSQL(t *testing.T) {
 		r := randgen.New(1, shapeStream)
 		seenAO := map[string]bool{}
 		for i := range 500 {
-			s := newShape(r, tableName(0, i), sz)
+			s := newShape(r, tableName("churn_", 0, i), sz)
 			stmts, err := s.createSQL(dialect.Greenplum{})
 			if err != nil {
 				t.Fatal(err)
@@ -83,7 +83,7 @@ func TestGreenplumCreateSQL(t *testing.T) {
 	r := randgen.New(1, shapeStream)
 	sz.appendOpt, sz.distrib = "auto", "auto"
 	for i := range 100 {
-		s := newShape(r, tableName(0, i), sz)
+		s := newShape(r, tableName("churn_", 0, i), sz)
 		stmts, err := s.createSQL(dialect.Postgres{})
 		if err != nil {
 			t.Fatal(err)

@@ -31,8 +31,11 @@ const (
 	maxNameTries   = 100
 )
 
-// tableName is the name of loop w's table number seq.
-func tableName(w, seq int) string { return "churn_" + strconv.Itoa(w) + "_" + strconv.Itoa(seq) }
+// tableName is the name of loop w's table number seq, prefix churn_ (or
+// churn_cI_ for client I of several).
+func tableName(prefix string, w, seq int) string {
+	return prefix + strconv.Itoa(w) + "_" + strconv.Itoa(seq)
+}
 
 // totals are what the loops inserted, for the run's figures. Safe for
 // concurrent use.
@@ -58,6 +61,7 @@ type worker struct {
 	tot    *totals
 	buf    []byte
 	mark   string
+	prefix string // of its tables' names (tableName)
 	_      cacheline.Pad
 }
 
@@ -101,7 +105,7 @@ func (w *worker) pick() int {
 // its indexes and its bookkeeping row:
 //
 //	BEGIN
-//	CREATE TABLE "churn_W_N" (...) [WITH (appendoptimized=...) DISTRIBUTED BY (...)]
+//	CREATE TABLE "churn_W_N" (...)   ("churn_cI_W_N" for client I of several) [WITH (appendoptimized=...) DISTRIBUTED BY (...)]
 //	COMMENT ON TABLE "churn_W_N" IS 'made by stampede run of churn'
 //	CREATE INDEX "churn_W_N_i1" ON "churn_W_N" (...)   (each index)
 //	INSERT INTO churn_tables (name, worker, seq, first_shape, shape) VALUES ($1, $2, $3, $4, $4)
@@ -109,7 +113,7 @@ func (w *worker) pick() int {
 func (w *worker) create(ctx context.Context) error {
 	seq := w.nextSq
 	w.nextSq++
-	s := newShape(w.r, tableName(w.id, seq), w.sz)
+	s := newShape(w.r, tableName(w.prefix, w.id, seq), w.sz)
 	s.created = w.made
 	w.made++
 	stmts, err := s.createSQL(w.d)
@@ -127,7 +131,7 @@ func (w *worker) create(ctx context.Context) error {
 		// shape takes the loop's next name.
 		seq = w.nextSq
 		w.nextSq++
-		s.name = tableName(w.id, seq)
+		s.name = tableName(w.prefix, w.id, seq)
 		if stmts, err = s.createSQL(w.d); err != nil {
 			return err
 		}
@@ -140,33 +144,85 @@ func (w *worker) create(ctx context.Context) error {
 	return nil
 }
 
+// maxInsertBytes bounds the SQL text of one INSERT: rows are added to a
+// statement until it reaches this size (a statement holds at least one
+// row), so that the client's memory stays bounded whatever --rows and
+// --columns (an INSERT of 100,000 rows of 200 columns took gigabytes).
+const maxInsertBytes = 1 << 20
+
 // insert adds --rows rows of fake values to one of the loop's tables,
 // drawn at random, and their count and bytes to its bookkeeping row, in
-// one transaction.
+// one transaction: the rows in INSERTs of at most maxInsertBytes of text
+// each (nextInsert), then the bookkeeping.
 func (w *worker) insert(ctx context.Context) error {
 	s := w.tables[w.r.IntN(len(w.tables))]
 	n := drawIn(w.r, w.sz.rows)
-	w.buf = append(w.buf[:0], "INSERT INTO "...)
-	w.buf = append(w.buf, w.d.QuoteIdent(s.name)...)
-	w.buf = append(w.buf, " ("...)
-	for i, c := range s.columns {
-		if i > 0 {
-			w.buf = append(w.buf, ", "...)
+	head := w.insertHead(s)
+	err := func() error {
+		tx, err := w.conn.Begin(ctx, sqlx.TxOptions{})
+		if err != nil {
+			return err
 		}
-		w.buf = append(w.buf, w.d.QuoteIdent(c.name)...)
-	}
-	w.buf = append(w.buf, ") VALUES "...)
-	var bytes int64
-	w.buf, bytes = w.fill.appendRows(w.buf, s, n)
-	p := w.d.Placeholder
-	err := w.tx(ctx, []string{string(w.buf)},
-		"UPDATE "+bookTable+" SET rows = rows + "+p(1)+", bytes = bytes + "+p(2)+" WHERE name = "+p(3), int64(n), bytes, s.name)
+		defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+		var bytes int64
+		for left := n; left > 0; {
+			k, b := w.nextInsert(head, s, left)
+			left -= k
+			bytes += b
+			if _, err := tx.Exec(ctx, string(w.buf)); err != nil {
+				return err
+			}
+		}
+		p := w.d.Placeholder
+		if _, err := tx.Exec(ctx, "UPDATE "+bookTable+" SET rows = rows + "+p(1)+", bytes = bytes + "+p(2)+" WHERE name = "+p(3), int64(n), bytes, s.name); err != nil {
+			return err
+		}
+		if err := tx.Commit(ctx); err != nil {
+			return err
+		}
+		w.tot.rows.Add(int64(n))
+		w.tot.bytes.Add(bytes)
+		return nil
+	}()
 	if err != nil {
 		return fmt.Errorf("inserting into %s: %w", s.name, err)
 	}
-	w.tot.rows.Add(int64(n))
-	w.tot.bytes.Add(bytes)
 	return nil
+}
+
+// insertHead returns "INSERT INTO "t" ("c1", ...) VALUES " of s.
+func (w *worker) insertHead(s *shape) string {
+	b := append(w.buf[:0], "INSERT INTO "...)
+	b = append(b, w.d.QuoteIdent(s.name)...)
+	b = append(b, " ("...)
+	for i, c := range s.columns {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, w.d.QuoteIdent(c.name)...)
+	}
+	b = append(b, ") VALUES "...)
+	w.buf = b
+	return string(b)
+}
+
+// nextInsert writes into w.buf the next INSERT of s's rows: head, then
+// rows until the text reaches maxInsertBytes or left rows are in (at
+// least one); it returns the rows written and their values' bytes.
+func (w *worker) nextInsert(head string, s *shape, left int) (int, int64) {
+	w.buf = append(w.buf[:0], head...)
+	var bytes int64
+	k := 0
+	for k < left && (k == 0 || len(w.buf) < maxInsertBytes) {
+		if k > 0 {
+			w.buf = append(w.buf, ", "...)
+		}
+		var b int64
+		w.buf, b = w.fill.appendRow(w.buf, s)
+		bytes += b
+		k++
+	}
+	return k, bytes
 }
 
 // alter adds a column (of a random kind, NULL in the rows already
@@ -247,7 +303,7 @@ func newWorker(g *churn, d dialect.Dialect, conn sqlx.Conn, seed uint64, id, nex
 		id: id, conn: conn, d: d, sz: g.sz, share: share, nextSq: next, tot: tot,
 		r:    randgen.New(seed, shapeStream|uint64(id)),
 		fill: newFiller(randgen.New(seed, dataStream|uint64(id)), p),
-		mark: workload.RunMark(churnMeta.Name),
+		mark: workload.RunMark(churnMeta.Name), prefix: g.tablePrefix(),
 	}
 	sum := 0
 	for i, x := range g.weights {

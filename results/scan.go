@@ -1,0 +1,184 @@
+package results
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/stampede-bench/stampede/runlog"
+	"github.com/stampede-bench/stampede/stats"
+)
+
+// runPart is what Recompute takes from one run, read as it streams by
+// (runlog.Run.Scan): everything but the histograms, which go into the
+// accumulators of the goroutine that read it.
+type runPart struct {
+	err      error   // the run cannot be read (or its window is wrong): Recompute fails
+	warnings []error // in the order Recompute lists them
+	locs     map[string]string
+	// met holds the series of the intervals taken, in the order they were
+	// first met (each interval's sorted by name).
+	met []string
+	// intervals is the number of intervals from the first taken to the
+	// last; first and last bound them.
+	intervals   int
+	first, last time.Time
+	spans       []span // the intervals taken, contiguous ones joined
+	// lastExtra is the extras of the last interval taken, baseExtra those
+	// of the interval before the first (nil for none).
+	lastExtra, baseExtra map[string]float64
+	codes                map[string]int64 // error codes summed over the intervals
+	none                 error            // why no interval was taken
+}
+
+// accSet is the accumulators of one reading goroutine, by series.
+type accSet map[string]*acc
+
+func (s accSet) get(name string) *acc {
+	a := s[name]
+	if a == nil {
+		a = &acc{hist: stats.NewHistogram()}
+		s[name] = a
+	}
+	return a
+}
+
+// scanRuns reads the runs, several at once (one per CPU), each as it
+// streams by: memory holds one accumulator per series and reading
+// goroutine, whatever the number and length of the runs. It returns each
+// run's part, in the order of runs, and the accumulators merged.
+func scanRuns(runs []*runlog.Run, w Window) ([]runPart, accSet) {
+	parts := make([]runPart, len(runs))
+	workers := min(runtime.GOMAXPROCS(0), len(runs))
+	sets := make([]accSet, workers)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for g := range workers {
+		sets[g] = accSet{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(runs) {
+					return
+				}
+				parts[i] = scanRun(runs[i], w, sets[g])
+			}
+		}()
+	}
+	wg.Wait()
+	merged := sets[0]
+	for _, s := range sets[1:] {
+		for name, a := range s {
+			m := merged.get(name)
+			stats.Merge(m.hist, a.hist)
+			m.errors += a.errors
+			m.count += a.count
+		}
+	}
+	return parts, merged
+}
+
+// scanRun reads run's intervals in the window w into accs and returns
+// the rest of what Recompute needs of it.
+func scanRun(run *runlog.Run, w Window, accs accSet) runPart {
+	var p runPart
+	id := run.Info.ID
+	warn := func(err error) { p.warnings = append(p.warnings, err) }
+	p.locs = Localities(run)
+	from, to, err := bounds(run, w, warn)
+	if err != nil {
+		p.err = err
+		return p
+	}
+	var (
+		lo       = -1
+		prev     map[string]float64 // the extras of the interval before
+		pending  map[string]int64   // error codes of intervals after the last taken
+		skipped  []runlog.Interval  // bounds of the intervals before the first taken, for explain
+		names    []string
+		metNames = map[string]bool{}
+	)
+	addCodes := func(extra map[string]float64) {
+		for key, v := range extra {
+			if !IsCodeCount(key) || v <= 0 {
+				continue
+			}
+			if pending == nil {
+				pending = map[string]int64{}
+			}
+			pending[key] += int64(v)
+		}
+	}
+	scanErr := run.Scan(func(iv *runlog.ScanInterval) error {
+		defer func() { prev = iv.Extra }()
+		if !takes(iv.Start, from, to) {
+			if lo < 0 {
+				skipped = append(skipped, runlog.Interval{Start: iv.Start, End: iv.End})
+			} else {
+				addCodes(iv.Extra)
+			}
+			return nil
+		}
+		if lo < 0 {
+			lo, p.first, p.baseExtra, skipped = iv.Index, iv.Start, prev, nil
+		}
+		p.intervals = iv.Index + 1 - lo
+		p.last, p.lastExtra = iv.End, iv.Extra
+		if n := len(p.spans); n > 0 && !iv.Start.After(p.spans[n-1].end) && !iv.Start.Before(p.spans[n-1].start) {
+			if iv.End.After(p.spans[n-1].end) {
+				p.spans[n-1].end = iv.End
+			}
+		} else {
+			p.spans = append(p.spans, span{iv.Start, iv.End})
+		}
+		names = names[:0]
+		for _, s := range iv.Series {
+			names = append(names, s.Name)
+		}
+		slices.Sort(names)
+		for _, name := range names {
+			s := iv.Get(name)
+			a := accs.get(name)
+			if !metNames[name] {
+				metNames[name] = true
+				p.met = append(p.met, name)
+			}
+			s.Hist.MergeInto(a.hist)
+			a.errors += s.Errors
+			a.count += s.Count
+		}
+		addCodes(iv.Extra)
+		for key, n := range pending {
+			if p.codes == nil {
+				p.codes = map[string]int64{}
+			}
+			p.codes[key] += n
+		}
+		pending = nil
+		return nil
+	})
+	var trunc *runlog.TruncatedError
+	if errors.As(scanErr, &trunc) {
+		warn(fmt.Errorf("run %s: %w", id, trunc))
+	} else if scanErr != nil {
+		p.err = scanErr
+		return p
+	}
+	if lo < 0 {
+		err := explain(run, skipped, w, from, to)
+		if len(skipped) == 0 && trunc != nil {
+			err = fmt.Errorf("run %s: no complete interval to report: %s is truncated at line %d (%s) before its first complete interval; was the run killed within its first interval?",
+				id, filepath.Join(run.Dir, trunc.File), trunc.Line, trunc.Reason)
+		}
+		p.none = err
+		warn(err)
+	}
+	return p
+}

@@ -1,0 +1,350 @@
+package runlog
+
+import (
+	"bytes"
+	"compress/zlib"
+	"encoding/base64"
+	"encoding/binary"
+	"errors"
+	"io"
+	"math"
+	"slices"
+	"sync"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Why a decoder of our own: hdrhistogram-go's DecodePacked builds a new
+// zlib reader for every histogram (a 32 KiB window allocated and cleared),
+// inflates the payload into a new buffer and inserts every bucket into a
+// new PackedHistogram. Reading a one-hour run of ten operation types
+// (36,000 histograms) spent about 55 us per histogram there, over a third
+// of it in zlib.NewReader alone (BenchmarkDecode in decode_test.go measures
+// both). histDecoder reuses one zlib reader (zlib.Resetter) and its
+// buffers, and leaves each histogram as the list of its populated buckets'
+// indexes and counts, which the bucket table of its geometry (built with
+// the library's own Distribution) turns into values: merging one into an
+// accumulator is RecordValues at each bucket's lowest value, which is
+// exactly what PackedHistogram.MergeInto does. It reads what stampede
+// writes (significant digits up to 3); anything else, and anything it
+// cannot read, goes to DecodePacked, whose error is the one reported.
+
+// maxFastDigits is the largest precision histDecoder reads itself: up to
+// 3 significant digits a geometry has at most 65 x 1,024 buckets, so its
+// bucket table stays under about 1 MiB.
+const maxFastDigits = 3
+
+// maxTables bounds the bucket tables kept (one per geometry met): a
+// damaged log cannot make them grow without bound.
+const maxTables = 16
+
+// geomKey identifies a histogram geometry as the V2 header gives it.
+type geomKey struct {
+	low, high int64
+	digits    int32
+}
+
+// bucketTable holds, for each counts index of a geometry, the lowest and
+// highest value its bucket holds (the library's Distribution bars).
+type bucketTable struct {
+	key      geomKey
+	from, to []int64
+}
+
+var tables struct {
+	mu sync.Mutex
+	m  map[geomKey]*bucketTable
+}
+
+// tableFor returns the bucket table of geometry k, built once; nil when k
+// is not one histDecoder reads (too precise, invalid, or one geometry too
+// many).
+func tableFor(k geomKey) *bucketTable {
+	if k.digits < 1 || k.digits > maxFastDigits || k.low < 1 || k.high < 2*k.low {
+		return nil
+	}
+	tables.mu.Lock()
+	defer tables.mu.Unlock()
+	if t, ok := tables.m[k]; ok {
+		return t
+	}
+	if len(tables.m) >= maxTables {
+		return nil
+	}
+	// The geometry's counts length, from an empty histogram of it, then
+	// every bucket's bounds from one holding a count in each.
+	n := len(hdrhistogram.Import(&hdrhistogram.Snapshot{LowestTrackableValue: k.low, HighestTrackableValue: k.high,
+		SignificantFigures: int64(k.digits)}).Export().Counts)
+	ones := make([]int64, n)
+	for i := range ones {
+		ones[i] = 1
+	}
+	bars := hdrhistogram.Import(&hdrhistogram.Snapshot{LowestTrackableValue: k.low, HighestTrackableValue: k.high,
+		SignificantFigures: int64(k.digits), Counts: ones}).Distribution()
+	if len(bars) != n {
+		return nil
+	}
+	t := &bucketTable{key: k, from: make([]int64, n), to: make([]int64, n)}
+	for i, b := range bars {
+		t.from[i], t.to[i] = b.From, b.To
+	}
+	if tables.m == nil {
+		tables.m = map[geomKey]*bucketTable{}
+	}
+	tables.m[k] = t
+	return t
+}
+
+// Hist is one histogram of a run log as a streaming read decodes it (see
+// Run.Scan): the populated buckets of its geometry, or, for a histogram
+// of another precision than stampede writes, the library's decoding. Its
+// figures equal those of the PackedHistogram hdrhistogram-go decodes from
+// the same line. A Hist belongs to the read that made it and is only
+// valid until its callback returns; it is not safe for concurrent use.
+type Hist struct {
+	table  *bucketTable
+	idx    []int32 // populated counts indexes, ascending
+	cnt    []int64 // their counts
+	total  int64
+	packed *hdrhistogram.PackedHistogram // instead of the above, when table is nil
+}
+
+// TotalCount returns the number of values the histogram holds.
+func (h *Hist) TotalCount() int64 {
+	if h.packed != nil {
+		return h.packed.TotalCount()
+	}
+	return h.total
+}
+
+// MergeInto adds the histogram's values to dst exactly, as
+// PackedHistogram.MergeInto does, and returns how many could not be
+// recorded (out of dst's range, or past its total's limit).
+func (h *Hist) MergeInto(dst *hdrhistogram.Histogram) (dropped int64) {
+	if h.packed != nil {
+		return h.packed.MergeInto(dst)
+	}
+	for i, ix := range h.idx {
+		c := h.cnt[i]
+		if dst.RecordValues(h.table.from[ix], c) != nil {
+			if dropped > math.MaxInt64-c {
+				dropped = math.MaxInt64
+			} else {
+				dropped += c
+			}
+		}
+	}
+	return dropped
+}
+
+// ValueAtPercentiles returns the value at each of pcts, as
+// PackedHistogram.ValueAtPercentilesSlice does: 0 for every one of an
+// empty histogram.
+func (h *Hist) ValueAtPercentiles(pcts []float64) []int64 {
+	if h.packed != nil {
+		return h.packed.ValueAtPercentilesSlice(pcts)
+	}
+	out := make([]int64, len(pcts))
+	if h.total == 0 {
+		return out
+	}
+	for k, p := range pcts {
+		if p > 100 {
+			p = 100
+		}
+		rank := percentileRank(p, h.total)
+		var sum int64
+		for i, c := range h.cnt {
+			sum += c
+			if sum >= rank || i == len(h.cnt)-1 {
+				if p <= 0 {
+					out[k] = h.table.from[h.idx[i]]
+				} else {
+					out[k] = h.table.to[h.idx[i]]
+				}
+				break
+			}
+		}
+	}
+	return out
+}
+
+// percentileRank is the rank hdrhistogram-go looks for at percentile p of
+// total values (p at most 100): the nearest, at least the first and at
+// most the last.
+func percentileRank(p float64, total int64) int64 {
+	rank := p/100*float64(total) + 0.5
+	if !(rank >= 1) {
+		return 1
+	}
+	if rank >= float64(total) {
+		return total
+	}
+	return int64(rank)
+}
+
+// Max returns the highest value equivalent to the largest one the
+// histogram holds, as PackedHistogram.Max does; for an empty histogram,
+// that of 0.
+func (h *Hist) Max() int64 {
+	if h.packed != nil {
+		return h.packed.Max()
+	}
+	if len(h.idx) == 0 {
+		return h.table.to[0]
+	}
+	return h.table.to[h.idx[len(h.idx)-1]]
+}
+
+// Geometry returns the histogram's lowest discernible value, highest
+// trackable value and significant digits.
+func (h *Hist) Geometry() (lowest, highest int64, digits int) {
+	if h.packed != nil {
+		return h.packed.LowestTrackableValue(), h.packed.HighestTrackableValue(), int(h.packed.SignificantFigures())
+	}
+	return h.table.key.low, h.table.key.high, int(h.table.key.digits)
+}
+
+// Packed returns the histogram as a new PackedHistogram (for a caller that
+// keeps it beyond the read).
+func (h *Hist) Packed() *hdrhistogram.PackedHistogram {
+	if h.packed != nil {
+		return h.packed.Clone()
+	}
+	k := h.table.key
+	p := hdrhistogram.NewPacked(k.low, k.high, int(k.digits))
+	for i, ix := range h.idx {
+		_ = p.RecordValues(h.table.from[ix], h.cnt[i])
+	}
+	return p
+}
+
+// histDecoder decodes histograms in HdrHistogram's V2 compressed encoding
+// (base64), reusing its buffers and zlib reader from one to the next. It
+// is not safe for concurrent use.
+type histDecoder struct {
+	raw     []byte
+	br      bytes.Reader
+	z       io.ReadCloser
+	hdr     [40]byte
+	payload []byte
+}
+
+// errSlowPath means the fast decoder does not read a histogram; the
+// library's decoder does (or says why not).
+var errSlowPath = errors.New("not read by the fast decoder")
+
+// decode reads the histogram encoded in b into h, reusing h's buffers.
+func (d *histDecoder) decode(b []byte, h *Hist) error {
+	h.packed = nil
+	if err := d.fast(b, h); err == nil {
+		return nil
+	}
+	p, err := hdrhistogram.DecodePacked(b)
+	if err != nil {
+		return err
+	}
+	h.table, h.idx, h.cnt, h.total, h.packed = nil, h.idx[:0], h.cnt[:0], 0, p
+	return nil
+}
+
+// fast decodes b into h's bucket list, or fails with errSlowPath (or
+// another error) when the library must decide.
+func (d *histDecoder) fast(b []byte, h *Hist) error {
+	n := base64.StdEncoding.DecodedLen(len(b))
+	d.raw = slices.Grow(d.raw[:0], n)[:n]
+	n, err := base64.StdEncoding.Decode(d.raw, b)
+	if err != nil || n < 8 {
+		return errSlowPath
+	}
+	raw := d.raw[:n]
+	cookie := int32(binary.BigEndian.Uint32(raw[0:4])) & ^0xf0
+	clen := int32(binary.BigEndian.Uint32(raw[4:8]))
+	if cookie != hdrhistogram.V2CompressedEncodingCookieBase || clen < 0 || int(clen) > len(raw)-8 {
+		return errSlowPath
+	}
+	d.br.Reset(raw[8 : 8+clen])
+	if d.z == nil {
+		if d.z, err = zlib.NewReader(&d.br); err != nil {
+			d.z = nil
+			return errSlowPath
+		}
+	} else if err := d.z.(zlib.Resetter).Reset(&d.br, nil); err != nil {
+		return errSlowPath
+	}
+	if _, err := io.ReadFull(d.z, d.hdr[:]); err != nil {
+		return errSlowPath
+	}
+	hd := d.hdr[:]
+	if int32(binary.BigEndian.Uint32(hd[0:4]))&^0xf0 != hdrhistogram.V2EncodingCookieBase {
+		return errSlowPath
+	}
+	payloadLen := int32(binary.BigEndian.Uint32(hd[4:8]))
+	key := geomKey{digits: int32(binary.BigEndian.Uint32(hd[12:16])),
+		low: int64(binary.BigEndian.Uint64(hd[16:24])), high: int64(binary.BigEndian.Uint64(hd[24:32]))}
+	t := tableFor(key)
+	if t == nil || payloadLen < 0 || int64(payloadLen) > int64(len(t.from))*9 {
+		return errSlowPath
+	}
+	// One byte more than the payload: it must be the end (which also
+	// checks the zlib checksum).
+	d.payload = slices.Grow(d.payload[:0], int(payloadLen)+1)[:int(payloadLen)+1]
+	got, err := io.ReadFull(d.z, d.payload)
+	if got != int(payloadLen) || (err != io.ErrUnexpectedEOF && err != io.EOF) {
+		return errSlowPath
+	}
+	h.table, h.idx, h.cnt, h.total = t, h.idx[:0], h.cnt[:0], 0
+	countsLen := int64(len(t.from))
+	var dst int64
+	pl := d.payload[:payloadLen]
+	for pos := 0; pos < len(pl); {
+		count, k := zigZag(pl[pos:])
+		if k == 0 {
+			return errSlowPath
+		}
+		pos += k
+		if count < 0 {
+			zeros := -count
+			if zeros <= 0 || zeros > countsLen-dst {
+				return errSlowPath
+			}
+			dst += zeros
+			continue
+		}
+		if dst >= countsLen {
+			return errSlowPath
+		}
+		if count > 0 {
+			h.idx = append(h.idx, int32(dst))
+			h.cnt = append(h.cnt, count)
+			if count > math.MaxInt64-h.total {
+				h.total = math.MaxInt64
+			} else {
+				h.total += count
+			}
+		}
+		dst++
+	}
+	return nil
+}
+
+// zigZag reads one count of a V2 payload as hdrhistogram-go writes and
+// reads it: a ZigZag LEB128 number of at most 9 bytes, whose ninth byte
+// holds 8 bits. n is 0 when b ends within it.
+func zigZag(b []byte) (v int64, n int) {
+	var u uint64
+	for i := range 8 {
+		if i >= len(b) {
+			return 0, 0
+		}
+		u |= uint64(b[i]&0x7f) << (7 * i)
+		if b[i]&0x80 == 0 {
+			return int64(u>>1) ^ -int64(u&1), i + 1
+		}
+	}
+	if len(b) < 9 {
+		return 0, 0
+	}
+	u |= uint64(b[8]) << 56
+	return int64(u>>1) ^ -int64(u&1), 9
+}
