@@ -28,14 +28,14 @@ const NoResultsDir = "none"
 // copying: the run goes on in its directory, which `stampede runs upload
 // DIR` sends later.
 type shipper struct {
-	dir  string
+	dir string
 	// upload is the command that sends the run later.
 	upload string
-	beat time.Duration
-	log  io.Writer
-	kick chan struct{}
-	quit chan struct{}
-	wg   sync.WaitGroup
+	beat   time.Duration
+	log    io.Writer
+	kick   chan struct{}
+	quit   chan struct{}
+	wg     sync.WaitGroup
 
 	stop sync.Once
 
