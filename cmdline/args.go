@@ -1,6 +1,7 @@
 package cmdline
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -59,4 +60,16 @@ func flagOf(fs *pflag.FlagSet, w string) *pflag.Flag {
 		return fs.ShorthandLookup(short)
 	}
 	return nil
+}
+
+// ChangedFlags returns the flags set on the command line, as --NAME, but
+// those named in except.
+func ChangedFlags(fs *pflag.FlagSet, except ...string) []string {
+	var out []string
+	fs.Visit(func(fl *pflag.Flag) {
+		if !slices.Contains(except, fl.Name) {
+			out = append(out, "--"+fl.Name)
+		}
+	})
+	return out
 }

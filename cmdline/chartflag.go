@@ -39,6 +39,9 @@ func (c *ChartFlag) Path() (string, error) {
 		return "", usagef("--chart given %d times (%s): one chart is drawn, into one file: give --chart once", len(c.paths), strings.Join(c.paths, ", "))
 	}
 	path := c.String()
+	if len(c.paths) == 1 && path == "" {
+		return "", usagef("--chart '' names no file: give the chart's file (.svg, .png or .html), or leave --chart out")
+	}
 	if _, err := chart.FormatOf(path); path != "" && !chart.IsHTML(path) && err != nil {
 		return "", usagef("--chart %s: use .svg, .png or .html", path)
 	}

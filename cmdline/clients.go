@@ -23,6 +23,7 @@ type ClientFlags struct {
 
 // Register defines --clients, --client-index and --start-at on fs.
 func (c *ClientFlags) Register(fs *pflag.FlagSet) {
+	defer SetRange(fs, "clients", 1, 100000)
 	fs.IntVar(&c.clients, "clients", 0, "this run is one of N clients of one benchmark (machines or pods started together): --max-rate and --max-ops are the benchmark's totals, of which it runs its share, with its own operation sequence and, for YCSB, its own keys to insert; of a fleet (--tenants), its share of the tenants and of --active")
 	fs.IntVar(&c.index, "client-index", 0, "with --clients, this client's index from 0 (a Kubernetes indexed Job's $(JOB_COMPLETION_INDEX))")
 	fs.StringVar(&c.startAt, "start-at", "", "start the workers at this time, once connected, so that several clients' intervals line up: RFC 3339 (2026-11-26T07:00:00Z), Unix seconds, or next:DURATION (the next multiple of it on the clock, such as next:1m)")
@@ -44,6 +45,9 @@ func (c *ClientFlags) Resolve(fs *pflag.FlagSet, now time.Time) error {
 		return usagef("--client-index %d: give this client's index, from 0 to %d (--clients %d)", c.index, c.clients-1, c.clients)
 	}
 	c.part = run.Part{Index: c.index, Count: c.clients}
+	if c.startAt == "" && fs.Changed("start-at") {
+		return usagef("--start-at '' is empty: give an RFC 3339 time (2026-11-26T07:00:00Z), Unix seconds or next:DURATION (next:1m), or leave --start-at out to start at once")
+	}
 	if c.startAt == "" {
 		return nil
 	}
@@ -91,9 +95,15 @@ func ParseStartAt(s string, now time.Time) (time.Time, error) {
 		}
 		at = t
 	}
+	// Times compared, not their difference: a time.Duration stops at
+	// 292 years, which it would print as the distance.
 	switch d := at.Sub(now); {
+	case at.After(now.Add(30 * maxStartWait)):
+		return time.Time{}, fmt.Errorf("--start-at %s is %s, more than a month away (a start is at most a day away): check its date and time zone", s, at.UTC().Format(time.RFC3339))
 	case d > maxStartWait:
 		return time.Time{}, fmt.Errorf("--start-at %s is %s away, more than a day: check its date and time zone", s, d.Round(time.Second))
+	case at.Before(now.Add(-30 * maxStartWait)):
+		return time.Time{}, fmt.Errorf("--start-at %s is %s, more than a month in the past: check its date and time zone", s, at.UTC().Format(time.RFC3339))
 	case d < -maxStartWait:
 		return time.Time{}, fmt.Errorf("--start-at %s is %s in the past, more than a day: check its date and time zone", s, (-d).Round(time.Second))
 	}

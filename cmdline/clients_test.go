@@ -1,6 +1,8 @@
 package cmdline
 
 import (
+	"io"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -27,6 +29,10 @@ func TestParseStartAt(t *testing.T) {
 		{in: "2026-11-28T07:00:00Z", err: "more than a day: check its date and time zone"},
 		{in: "-5", err: "is not a time"},
 		{in: "NaN", err: "is not a time"},
+		// Far away: the date in plain words, not a capped duration.
+		{in: "99999999999", err: "--start-at 99999999999 is 5138-11-16T09:46:39Z, more than a month away"},
+		{in: "1000", err: "--start-at 1000 is 1970-01-01T00:16:40Z, more than a month in the past"},
+		{in: "2026-12-06T07:00:00Z", err: "is 240h29m20s away, more than a day"},
 	} {
 		got, err := ParseStartAt(tc.in, now)
 		if tc.err != "" {
@@ -65,6 +71,8 @@ func TestClientFlags(t *testing.T) {
 		{args: []string{"--clients", "4", "--client-index", "4"}, err: "--client-index 4: give this client's index, from 0 to 3 (--clients 4)"},
 		{args: []string{"--clients", "4", "--client-index", "-1"}, err: "--client-index -1"},
 		{args: []string{"--start-at", "soon"}, err: "--start-at soon is not a time"},
+		{args: []string{"--start-at", ""}, err: "--start-at '' is empty"},
+		{args: []string{"--start-at="}, err: "--start-at '' is empty"},
 	} {
 		var c ClientFlags
 		fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
@@ -75,6 +83,30 @@ func TestClientFlags(t *testing.T) {
 		err := c.Resolve(fs, time.Now())
 		if (err == nil) != (tc.err == "") || err != nil && !strings.Contains(err.Error(), tc.err) {
 			t.Errorf("%v: %v, want %q", tc.args, err, tc.err)
+		}
+	}
+}
+
+// TestClientsRangeSaid: a --clients too large for any number says the
+// flag's own range (1 to 100000), not the int type's.
+func TestClientsRangeSaid(t *testing.T) {
+	for _, tc := range []struct {
+		register func(fs *pflag.FlagSet)
+		want     string
+	}{
+		{func(fs *pflag.FlagSet) { new(ClientFlags).Register(fs) }, "--clients=99999999999999999999 is out of range: give a whole number from 1 to 100000"},
+		{func(fs *pflag.FlagSet) { fs.Int("rows", 0, ""); SetRange(fs, "rows", 1, math.MaxInt64) }, "--rows=99999999999999999999 is too large for any number: give a whole number of at least 1"},
+	} {
+		fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		tc.register(fs)
+		name := "--clients"
+		if fs.Lookup("rows") != nil {
+			name = "--rows"
+		}
+		err := FlagValueError(fs.Parse([]string{name, "99999999999999999999"}))
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%s: %v, want %q", name, err, tc.want)
 		}
 	}
 }

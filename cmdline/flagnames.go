@@ -44,6 +44,21 @@ func (r *RunFlags) checkLimits(fs *pflag.FlagSet) error {
 	return nil
 }
 
+// rangeAnnotation is the pflag annotation that holds a number flag's
+// range, its lowest and highest values ("" for no bound), which
+// FlagValueError says of a value that does not parse.
+const rangeAnnotation = "stampede-range"
+
+// SetRange records the range of fs's number flag name, lo to hi ("" hi
+// for no upper bound, beyond the type's), for FlagValueError.
+func SetRange(fs *pflag.FlagSet, name string, lo, hi int64) {
+	h := ""
+	if hi != math.MaxInt64 {
+		h = strconv.FormatInt(hi, 10)
+	}
+	_ = fs.SetAnnotation(name, rangeAnnotation, []string{strconv.FormatInt(lo, 10), h})
+}
+
 // FlagValueError rewrites pflag's error for a value that does not parse
 // as its flag's number (`invalid argument "1e15" for "--table_size" flag:
 // strconv.ParseInt: parsing "1e15": invalid syntax`) in the flag's terms:
@@ -80,6 +95,13 @@ func FlagValueError(err error) error {
 		what = "a number"
 	default:
 		return err
+	}
+	if r := f.Annotations[rangeAnnotation]; len(r) == 2 && errors.Is(ne.Err, strconv.ErrRange) {
+		// The flag's own range, not its type's.
+		if r[1] == "" {
+			return fmt.Errorf("%s=%s is too large for any number: give %s of at least %s", name, v, what, r[0])
+		}
+		return fmt.Errorf("%s=%s is out of range: give %s from %s to %s", name, v, what, r[0], r[1])
 	}
 	if lo == "0" && strings.HasPrefix(v, "-") {
 		return fmt.Errorf("%s=%s is negative: give a whole number from 0 to %s", name, v, hi)

@@ -43,7 +43,9 @@ anything is written. No password is written: give URLs without one and
 store, makes no volume: the pods get the URL as STAMPEDE_RESULTS_URL (never written
 in the manifest) and write their runs into the store (run --results-dir none), where
 ` + "`stampede report --results-url URL --tag job=NAME`" + ` merges them from any machine.
-The clients' command line is stampede's run form (run WORKLOAD [flags] URL...), not a
+The files the command line names (-f, --init-file, --check-file, -P) are carried in a
+ConfigMap NAME-files (1 MiB at most), mounted read-only at /scripts in the pods,
+whose arguments name them there. The clients' command line is stampede's run form (run WORKLOAD [flags] URL...), not a
 pasted sysbench or YCSB line. The file is --out (default NAME.yaml; - for stdout); an
 existing file is replaced only with --force.`
 
@@ -129,6 +131,11 @@ func GenK8sCommand(env Env, main func(args []string, stderr io.Writer) int) *cob
 					return usagef("gen k8s: --tag %s: gen k8s tags each client's run job=NAME and client=I/N itself: give your tag another name", value)
 				}
 			}
+			files, err := k8s.Files(args, os.ReadFile)
+			if err != nil {
+				return usagef("gen k8s: %v", err)
+			}
+			s.Files = files
 			// Every client's line is checked (a share of the operations
 			// or of YCSB's keys can be empty for some indexes only): the
 			// first and the last, which get the largest and smallest.
@@ -163,6 +170,9 @@ func GenK8sCommand(env Env, main func(args []string, stderr io.Writer) int) *cob
 			if err := writeNew(out, b, force); err != nil {
 				return OutFileError("gen k8s", out, err)
 			}
+			for _, f := range s.Files {
+				fmt.Fprintf(env.Stdout, "%s: carried in ConfigMap %s-files, at %s/%s in the pods\n", f.Path, s.Name, k8s.ScriptsDir, f.Key)
+			}
 			if s.Init {
 				fmt.Fprintf(env.Stdout, "wrote %s: job %s, %d pods of %s, each loading its share\napply it with: kubectl apply -f %s\n",
 					out, s.Name, s.Clients, s.Image, out)
@@ -182,6 +192,7 @@ func GenK8sCommand(env Env, main func(args []string, stderr io.Writer) int) *cob
 	f.StringVar(&s.Namespace, "namespace", "", "namespace of the objects (default: kubectl's)")
 	f.StringVar(&s.Image, "image", "", "container image whose entrypoint is stampede (required)")
 	f.IntVar(&s.Clients, "clients", 0, "number of client pods (required)")
+	SetRange(f, "clients", 1, 10000)
 	f.StringVar(&s.StartAt, "start-at", "next:1m", "the clients' common start, as run's --start-at")
 	f.StringVar(&s.PasswordSecret, "password-secret", "", "Secret whose key \"password\" the pods get as PGPASSWORD")
 	f.StringVar(&s.ResultsURLSecret, "results-url-secret", "", "Secret whose key \"url\" (a postgresql:// results store) the pods get as STAMPEDE_RESULTS_URL: each client writes its run into the store, and no volume is made")

@@ -34,6 +34,10 @@ var hintPattern = regexp.MustCompile("`(stampede (?:init|prepare|run|check|clean
 // operations), or they would do what the hint did not suggest (--drop).
 var notCarried = map[string]bool{"concurrency": true, "threads": true, "seed": true, "rand-seed": true, "drop": true, "conns": true}
 
+// splitFlags split a load or a run between clients: a hint that reloads
+// with --drop does not carry them.
+var splitFlags = map[string]bool{"clients": true, "client-index": true}
+
 // Hints completes every command suggested in msg, in backticks (see
 // Hinter.Complete).
 func (h Hinter) Hints(msg string) string {
@@ -79,6 +83,10 @@ func (h Hinter) Complete(hint string) string {
 			ignored = ignoredFlags(words[1], m, wflags.Meta, carried)
 		}
 	}
+	// A reload (--drop) is one process's: init refuses --drop with
+	// --clients (the clients would drop each other's shares), and a
+	// whole load serves a run of any clients.
+	drop := slices.Contains(words, "--drop")
 	var add []string
 	for i := 2; i < len(h.Argv); i++ { // after the verb and the workload
 		arg := h.Argv[i]
@@ -101,7 +109,7 @@ func (h Hinter) Complete(hint string) string {
 			}
 			continue
 		}
-		keep := !given[f.Name] && !notCarried[f.Name] && ignored[f.Name] == ""
+		keep := !given[f.Name] && !notCarried[f.Name] && ignored[f.Name] == "" && !(drop && splitFlags[f.Name])
 		if keep {
 			add = append(add, shellQuote(sqlx.RedactText(arg)))
 		}

@@ -48,6 +48,7 @@ func (f *Init) Register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.sysbench, "sysbench-syntax", false, "the command line is sysbench's prepare: --threads streams (default 1) and sysbench's lines (set by stampede for `stampede SCRIPT [options] prepare`)")
 	_ = fs.MarkHidden("sysbench-syntax")
 	fs.StringVar(&f.outputStyle, "output-style", "stampede", "output style: stampede, ycsb (inserts and times each row as YCSB's load does, and prints YCSB's load report on stdout, as a line in YCSB's form, `stampede load jdbc ...`, does) or pgbench (pgbench -i's lines, for the pgbench workload)")
+	defer SetRange(fs, "clients", 1, 100000)
 	fs.IntVar(&f.clients, "clients", 0, "this init is one of N that split the load (machines or pods started together): it loads its share of the data (YCSB's keys, sysbench's tables, TPC-C's warehouses, bank's rows, a fleet's tenants); the first creates the tables, the last builds the indexes, and run refuses the data until every share is in")
 	fs.IntVar(&f.index, "client-index", 0, "with --clients, this init's share from 0 (a Kubernetes indexed Job's $(JOB_COMPLETION_INDEX))")
 	fs.BoolVar(&f.pgbenchQuiet, "pgbench-quiet", false, "pgbench -i's -q: a progress line every 5 s (with --output-style pgbench)")

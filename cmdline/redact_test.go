@@ -75,3 +75,31 @@ func TestHintKeepsConnection(t *testing.T) {
 		}
 	}
 }
+
+// TestHintReloadIsOneProcess: a hint that reloads with --drop leaves a
+// split run's --clients and --client-index behind (init refuses --drop
+// with them); one without --drop keeps them.
+func TestHintReloadIsOneProcess(t *testing.T) {
+	flags := func() *pflag.FlagSet {
+		fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+		fs.Int("warehouses", 0, "")
+		fs.Int("clients", 1, "")
+		fs.Int("client-index", 0, "")
+		fs.Bool("drop", false, "")
+		return fs
+	}
+	url := "postgresql://bench@db/tpcc"
+	for _, tc := range []struct{ argv, hint, want string }{
+		{"run tpcc --warehouses 8 --clients 2 --client-index 0 " + url, "stampede init tpcc --drop --warehouses 8",
+			"stampede init tpcc --drop --warehouses 8 " + url},
+		{"run tpcc --clients=2 --client-index=1 --warehouses 8 " + url, "stampede init tpcc --drop",
+			"stampede init tpcc --drop --warehouses 8 " + url},
+		{"run tpcc --warehouses 8 --clients 2 --client-index 0 " + url, "stampede init tpcc",
+			"stampede init tpcc --warehouses 8 --clients 2 --client-index 0 " + url},
+	} {
+		h := Hinter{Argv: strings.Fields(tc.argv), Current: flags(), Flags: func(verb, wl string) *pflag.FlagSet { return flags() }}
+		if got := h.Complete(tc.hint); got != tc.want {
+			t.Errorf("%s: hint %q\n got %s\nwant %s", tc.argv, tc.hint, got, tc.want)
+		}
+	}
+}

@@ -3,9 +3,11 @@ package cmdline
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/stampede-bench/stampede/runlog"
+	"github.com/stampede-bench/stampede/sqlx"
 )
 
 // OpenRuns opens the runs a report names: each ref (a run id, a unique
@@ -73,6 +75,13 @@ func OpenRunsFrom(src *RunSource, refs, tags []string) ([]*runlog.Run, error) {
 				note = fmt.Sprintf(" (%s= selects the runs tagged %s with an empty value, not the runs without %s)", k, k, k)
 				break
 			}
+		}
+		if root == "" {
+			where := "--results-dir none"
+			if src.StoreURL != os.Getenv("STAMPEDE_RESULTS_URL") {
+				where += " --results-url " + shellQuote(sqlx.Redact(src.StoreURL))
+			}
+			return nil, usagef("no run of the results store %s has the tags %s%s: see `stampede runs %s`", sqlx.Redact(src.StoreURL), strings.Join(tags, ", "), note, where)
 		}
 		return nil, usagef("no run under %s has the tags %s%s: see `stampede runs --results-dir %s`", root, strings.Join(tags, ", "), note, root)
 	}

@@ -20,7 +20,8 @@ import (
 // compare and charts read both the same way; Close removes those
 // directories. A RunSource is not safe for concurrent use.
 type RunSource struct {
-	// Root is the results directory.
+	// Root is the results directory; "" for none (--results-dir none:
+	// the store's runs alone).
 	Root string
 	// StoreURL is the results store; "" or a store that keeps no files
 	// (SQLite) reads the results directory only.
@@ -48,7 +49,11 @@ func (s *RunSource) store() (*store.Store, error) {
 // Find returns the directory of the run ref names (a run ID, a unique
 // prefix of one, or a run directory): under Root, else in the store.
 func (s *RunSource) Find(ref string) (string, error) {
-	dir, err := runlog.Find(s.Root, ref)
+	var dir string
+	err := fmt.Errorf("%w: %s (no results directory: --results-dir none)", runlog.ErrRunNotFound, ref)
+	if s.Root != "" {
+		dir, err = runlog.Find(s.Root, ref)
+	}
 	if err == nil || !errors.Is(err, runlog.ErrRunNotFound) {
 		return dir, err
 	}
@@ -106,7 +111,11 @@ func (s *RunSource) Where(dir string) string {
 // Tagged returns the IDs of the runs whose tags match want
 // (runlog.MatchTags), under Root and in the store, oldest first.
 func (s *RunSource) Tagged(want map[string]string) ([]string, error) {
-	infos, err := runlog.List(s.Root)
+	var infos []runlog.RunInfo
+	var err error
+	if s.Root != "" {
+		infos, err = runlog.List(s.Root)
+	}
 	if err != nil && len(infos) == 0 && !store.KeepsFiles(s.StoreURL) {
 		return nil, err
 	}

@@ -38,7 +38,7 @@ func Listen(addr string) (ln net.Listener, warning string, err error) {
 		return nil, "", listenError{fmt.Sprintf("--listen %q is not HOST:PORT (%v): give an address such as 127.0.0.1:8080", addr, strings.TrimPrefix(err.Error(), "address "+addr+": "))}
 	}
 	if n, perr := net.LookupPort("tcp", port); perr != nil || n > 65535 {
-		return nil, "", listenError{fmt.Sprintf("--listen %s: port %q is not a port number: give one from 1 to 65535, such as 127.0.0.1:8080", addr, port)}
+		return nil, "", listenError{fmt.Sprintf("--listen %s: port %q is not a port number: give one from 1 to 65535, such as 127.0.0.1:8080, or 0 for a free one (serve says which)", addr, port)}
 	}
 	ln, err = net.Listen("tcp", addr)
 	switch {
@@ -117,7 +117,8 @@ func OpenStore(ctx context.Context, url string, isDefault bool) (*store.Store, e
 type Options struct {
 	// Listen is the address, HOST:PORT.
 	Listen string
-	// Root is the results directory; Named says it was named on purpose
+	// Root is the results directory, "" for none (--results-dir none:
+	// the runs of StoreURL, a PostgreSQL store, alone); Named says it was named on purpose
 	// (--results-dir, $STAMPEDE_RESULTS_DIR), so that a missing one is a
 	// typo rather than a machine with no run yet.
 	Root  string
@@ -145,6 +146,19 @@ func (e inputError) Is(target error) bool { return target == ErrInput }
 // wrapping ErrListen, ErrInput or store.ErrBadURL, before anything is
 // served.
 func Start(ctx context.Context, o Options, log io.Writer) error {
+	serving := o.Root
+	if o.Root == "" {
+		if !store.KeepsFiles(o.StoreURL) {
+			return inputError{"--results-dir none serves the runs of the results store alone: give --results-url postgresql://... (a PostgreSQL store)"}
+		}
+		// No directory: an empty one, which lists nothing.
+		empty, err := os.MkdirTemp("", "stampede-serve-none-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(empty)
+		o.Root, serving = empty, "the results store "+sqlx.Redact(o.StoreURL)
+	}
 	fi, err := os.Stat(o.Root)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && o.Named && !store.KeepsFiles(o.StoreURL):
@@ -182,6 +196,9 @@ func Start(ctx context.Context, o Options, log io.Writer) error {
 	if warning != "" {
 		fmt.Fprintf(log, "warning: %s\n", warning)
 	}
-	fmt.Fprintf(log, "serving the runs of %s at http://%s/ (Ctrl-C stops it)\n", o.Root, ln.Addr())
+	if _, port, err := net.SplitHostPort(o.Listen); err == nil && port == "0" {
+		fmt.Fprintf(log, "--listen %s: port 0 picked a free port, %d\n", o.Listen, ln.Addr().(*net.TCPAddr).Port)
+	}
+	fmt.Fprintf(log, "serving the runs of %s at http://%s/ (Ctrl-C stops it)\n", serving, ln.Addr())
 	return Serve(ctx, ln, srv)
 }

@@ -241,12 +241,18 @@ func redactValue(v any) any {
 // validID matches the names a run directory can have (runlog.NewID).
 var validID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
-// openRun opens the run of ID id: the directory id under the results
-// directory, or the directory the results store records for it.
+// openRun opens the run of ID id, or of a unique prefix of one, as
+// report reads them: the directory id under the results directory, or the
+// directory the results store records for it.
 func (s *Server) openRun(ctx context.Context, id string) (*runlog.Run, error) {
 	if !validID.MatchString(id) {
 		return nil, notFound("no run %q: a run ID is made of letters, digits, '.', '_' and '-' (see /api/runs)", id)
 	}
+	full, err := s.fullID(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	id = full
 	dir := filepath.Join(s.root, id)
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) && s.cfg.Store != nil {
 		if row, gerr := s.cfg.Store.Get(ctx, id); gerr == nil {
@@ -271,6 +277,38 @@ func (s *Server) openRun(ctx context.Context, id string) (*runlog.Run, error) {
 		return nil, notFound("no run %s in %s (see /api/runs)", id, s.root)
 	}
 	return nil, err
+}
+
+// fullID returns the run ID that id names: itself when a run directory
+// or the store's index has it, else the one run whose ID it begins (under
+// the results directory, else among the runs the store holds the files
+// of). A prefix of several runs is refused, naming them as report does.
+func (s *Server) fullID(ctx context.Context, id string) (string, error) {
+	if _, err := os.Stat(filepath.Join(s.root, id)); err == nil {
+		return id, nil
+	}
+	if s.cfg.Store != nil {
+		if _, err := s.cfg.Store.Get(ctx, id); err == nil {
+			return id, nil
+		}
+	}
+	dir, err := runlog.Find(s.root, id)
+	switch {
+	case err == nil && filepath.Dir(dir) == s.root:
+		return filepath.Base(dir), nil
+	case errors.Is(err, runlog.ErrAmbiguousRun):
+		return "", notFound("%s", oneLine(err))
+	}
+	if s.cfg.Store != nil && s.cfg.FetchDir != "" {
+		full, err := s.cfg.Store.FindFiles(ctx, id)
+		switch {
+		case err == nil:
+			return full, nil
+		case errors.Is(err, runlog.ErrAmbiguousRun):
+			return "", notFound("%s", oneLine(err))
+		}
+	}
+	return id, nil // not found: said by openRun
 }
 
 // fetch fetches run id from the store into FetchDir; ok is false when

@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strconv"
 
+	"github.com/distribution/reference"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -75,11 +76,23 @@ type Spec struct {
 	// N --client-index $(JOB_COMPLETION_INDEX)), with no start time, run
 	// directory, tag or results volume.
 	Init bool
+	// Files are the files the command line names (see Files), which the
+	// manifest carries in a ConfigMap NAME-files mounted at ScriptsDir,
+	// the pods' arguments naming them there.
+	Files []File
 }
 
 // nameRE is a DNS-1123 label, which Job names must be (short enough to
 // leave room for the pods' suffixes).
 var nameRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,50}[a-z0-9])?$`)
+
+// validImage reports whether image is a reference a container runtime
+// pulls: [REGISTRY/]NAME[:TAG][@DIGEST] (distribution's grammar, which
+// Docker and containerd use).
+func validImage(image string) bool {
+	_, err := reference.ParseNormalizedNamed(image)
+	return err == nil
+}
 
 // Validate checks s, naming the flags of `stampede gen k8s`.
 func (s Spec) Validate() error {
@@ -90,6 +103,8 @@ func (s Spec) Validate() error {
 		return fmt.Errorf("--namespace %q is not a Kubernetes namespace name", s.Namespace)
 	case s.Image == "":
 		return fmt.Errorf("--image: give the container image whose entrypoint is the stampede binary")
+	case !validImage(s.Image):
+		return fmt.Errorf("--image %q is not an image reference: give [REGISTRY/]NAME[:TAG][@sha256:DIGEST], lower-case, without spaces, such as registry.example.com/stampede:0.1", s.Image)
 	case s.Clients < 1 || s.Clients > 10000:
 		return fmt.Errorf("--clients %d: give the number of client pods, from 1 to 10000", s.Clients)
 	case s.Init && (len(s.Args) < 2 || s.Args[0] != "init"):
@@ -182,16 +197,27 @@ func (s Spec) Objects() ([]any, error) {
 	container := corev1.Container{
 		Name:  "stampede",
 		Image: s.Image,
-		Args:  s.ClientArgs(),
+		Args:  podArgs(s.ClientArgs(), s.Files),
 	}
 	var volumes []corev1.Volume
-	if !s.Init {
+	if !s.Init && s.ResultsURLSecret == "" {
 		container.VolumeMounts = []corev1.VolumeMount{{Name: "results", MountPath: ResultsDir}}
 		volumes = []corev1.Volume{{Name: "results", VolumeSource: corev1.VolumeSource{
 			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: s.Claim()}}}}
 	}
+	if len(s.Files) > 0 {
+		text, binary := configMapData(s.Files)
+		objs = append(objs, &corev1.ConfigMap{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+			ObjectMeta: meta(s.Name + "-files"),
+			Data:       text,
+			BinaryData: binary,
+		})
+		container.VolumeMounts = append(container.VolumeMounts, corev1.VolumeMount{Name: "files", MountPath: ScriptsDir, ReadOnly: true})
+		volumes = append(volumes, corev1.Volume{Name: "files", VolumeSource: corev1.VolumeSource{
+			ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: s.Name + "-files"}}}})
+	}
 	if s.ResultsURLSecret != "" {
-		container.VolumeMounts = nil
 		container.Env = append(container.Env, corev1.EnvVar{Name: "STAMPEDE_RESULTS_URL", ValueFrom: &corev1.EnvVarSource{
 			SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: s.ResultsURLSecret}, Key: "url"}}})
 	}
@@ -239,9 +265,6 @@ func (s Spec) Objects() ([]any, error) {
 				},
 			},
 		},
-	}
-	if s.ResultsURLSecret != "" {
-		job.Spec.Template.Spec.Volumes = nil
 	}
 	return append(objs, job), nil
 }

@@ -137,7 +137,7 @@ func compileSchemas() (map[gvk]*jsonschema.Schema, error) {
 	for k, loc := range locs {
 		// Only the kinds the manifests may hold are compiled: each
 		// compiles its whole tree of references.
-		if k != (gvk{"batch/v1", "Job"}) && k != (gvk{"v1", "PersistentVolumeClaim"}) {
+		if k != (gvk{"batch/v1", "Job"}) && k != (gvk{"v1", "PersistentVolumeClaim"}) && k != (gvk{"v1", "ConfigMap"}) {
 			continue
 		}
 		s, err := c.Compile(loc)
@@ -146,8 +146,8 @@ func compileSchemas() (map[gvk]*jsonschema.Schema, error) {
 		}
 		out[k] = s
 	}
-	if len(out) != 2 {
-		return nil, fmt.Errorf("the schema files define %d of the kinds Job (batch/v1) and PersistentVolumeClaim (v1)", len(out))
+	if len(out) != 3 {
+		return nil, fmt.Errorf("the schema files define %d of the kinds Job (batch/v1), PersistentVolumeClaim and ConfigMap (v1)", len(out))
 	}
 	return out, nil
 }

@@ -41,7 +41,7 @@ func writeComparison(w io.Writer, c results.Comparison) error {
 	}{{"A", c.A}, {"B", c.B}} {
 		status := s.run.Status
 		if status == runlog.StatusRunning {
-			status = "running (or killed on another machine)"
+			status = runningStatus(s.run.Dir)
 		}
 		fmt.Fprintf(w, "%s: run %s: %s, started %s, %s; %d intervals, %.1fs\n", s.label, s.run.ID, s.run.Workload,
 			s.run.Start.Format(time.RFC3339), status, s.run.Intervals, s.run.Seconds)

@@ -32,7 +32,7 @@ func ReportSplit(w io.Writer, runs []*runlog.Run, v results.View, by string) err
 		status := r.Info.Status
 		switch status {
 		case runlog.StatusRunning:
-			status = "running (or killed on another machine)"
+			status = runningStatus(r.Dir)
 		case runlog.StatusKilled:
 			status = "killed (its process died: the figures go to its last complete interval)"
 		}
@@ -196,4 +196,16 @@ func clientCPU(r *runlog.Run) float64 {
 		}
 	}
 	return -1
+}
+
+// runningStatus says the status of a run read as running from dir: one
+// fetched from a results store that knew its writer alive (it wrote the
+// run into the store within a few beats) is running; of a directory, the
+// writer's lock held says so only on this machine, and one on a shared
+// volume may have been killed on another.
+func runningStatus(dir string) string {
+	if runlog.IsLiveCopy(dir) {
+		return "running (its writer alive when the results store was read)"
+	}
+	return "running (or killed on another machine)"
 }

@@ -115,8 +115,12 @@ func Limit(ctx context.Context, s LimitSpec) error {
 }
 
 // LimitRemove removes the group stampede/name, moving its processes back
-// to the root group, and says so on w.
-func LimitRemove(name string, w io.Writer) error {
+// to the root group, and says so on w. others are the flags and words
+// given besides --remove, which it takes none of.
+func LimitRemove(name string, others []string, w io.Writer) error {
+	if len(others) > 0 {
+		return inputf("--remove takes no other flags or command (got %s): see `stampede limit --help`", strings.Join(others, " "))
+	}
 	if err := limit.Remove(name); err != nil {
 		return limitError(err)
 	}

@@ -23,6 +23,8 @@ func ListRuns(ctx context.Context, root, url string, named, rebuild bool, f stor
 	var st *store.Store
 	_, err := os.Stat(root)
 	switch {
+	case root == "" && rebuild:
+		return nil, inputf("--rebuild rebuilds the index of a results directory's runs, and --results-dir none names none: give the results directory")
 	case errors.Is(err, fs.ErrNotExist) && store.KeepsFiles(url) && !rebuild:
 		if st, err = store.OpenReadOnly(ctx, url); err != nil {
 			return nil, err

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/stampede-bench/stampede/results/store"
+	"github.com/stampede-bench/stampede/sqlx"
 )
 
 // NoResultsDir is the --results-dir value of a run that keeps no run
@@ -26,12 +28,14 @@ const NoResultsDir = "none"
 // copying: the run goes on in its directory, which `stampede runs upload
 // DIR` sends later.
 type shipper struct {
-	dir  string
-	beat time.Duration
-	log  io.Writer
-	kick chan struct{}
-	quit chan struct{}
-	wg   sync.WaitGroup
+	dir string
+	// upload is the command that sends the run later.
+	upload string
+	beat   time.Duration
+	log    io.Writer
+	kick   chan struct{}
+	quit   chan struct{}
+	wg     sync.WaitGroup
 
 	stop sync.Once
 
@@ -56,7 +60,7 @@ func shipBeat(every time.Duration) time.Duration {
 // A run without a results directory of its own (temporary: --results-dir
 // none) is not advised to do without the store.
 func startShipper(ctx context.Context, url, from, dir string, every time.Duration, temporary bool, log io.Writer) *shipper {
-	s := &shipper{dir: dir, beat: shipBeat(every), log: log, kick: make(chan struct{}, 1), quit: make(chan struct{})}
+	s := &shipper{dir: dir, upload: uploadCommand(dir, url, from), beat: shipBeat(every), log: log, kick: make(chan struct{}, 1), quit: make(chan struct{})}
 	octx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	st, err := store.Open(octx, url)
@@ -94,8 +98,35 @@ func (s *shipper) lost(err error) {
 		return
 	}
 	s.failed = true
-	fmt.Fprintf(s.log, "warning: the run goes on in %s only: %s; `stampede runs upload %s` sends it to the results store later\n",
-		s.dir, oneLine(err.Error()), s.dir)
+	fmt.Fprintf(s.log, "warning: the run goes on in %s only: %s; %s sends it to the results store later\n",
+		s.dir, oneLine(err.Error()), s.upload)
+}
+
+// uploadCommand returns the command, in backticks, that sends the run directory dir to
+// the results store of url later: with --results-url when the URL came
+// from it (from), its password masked (the command then says to give it,
+// as $PGPASSWORD); $STAMPEDE_RESULTS_URL names it again by itself.
+func uploadCommand(dir, url, from string) string {
+	cmd := "stampede runs upload " + shellQuote(dir)
+	if from != "--results-url" {
+		return "`" + cmd + "`"
+	}
+	red := sqlx.Redact(url)
+	cmd = "`" + cmd + " --results-url " + shellQuote(red) + "`"
+	if red != url {
+		cmd += " (the password in place of its mask)"
+	}
+	return cmd
+}
+
+// shellQuote quotes a word for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@,%+", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // ship sends what the store lacks of the directory, unless the store is

@@ -12,6 +12,7 @@ import (
 	"github.com/stampede-bench/stampede/engine"
 	"github.com/stampede-bench/stampede/fleet"
 	"github.com/stampede-bench/stampede/limit"
+	"github.com/stampede-bench/stampede/results/store"
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
 )
@@ -399,6 +400,21 @@ const (
 	IOThread = "thread"
 	IOPoller = "poller"
 )
+
+// ReadRoot returns the results directory that report, compare, runs and
+// serve read, from their --results-dir dir and --results-url url (""
+// for $STAMPEDE_RESULTS_URL): "" for NoResultsDir, which reads the results
+// store alone (which must then keep the runs' files: PostgreSQL), else
+// ResultsRoot(dir).
+func ReadRoot(dir, url string) (string, error) {
+	if dir != NoResultsDir {
+		return ResultsRoot(dir)
+	}
+	if !store.KeepsFiles(StoreURL("", url)) {
+		return "", inputf("--results-dir none reads the runs of the results store alone: give --results-url postgresql://... (a PostgreSQL store, or $STAMPEDE_RESULTS_URL), or a results directory")
+	}
+	return "", nil
+}
 
 // ResultsRoot returns the directory run directories go under: dir, else
 // $STAMPEDE_RESULTS_DIR, else ~/.stampede/runs.

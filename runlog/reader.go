@@ -253,6 +253,11 @@ func MarkLiveCopy(dir string) error {
 	return os.WriteFile(filepath.Join(dir, LiveCopyFile), nil, 0o600)
 }
 
+// IsLiveCopy reports whether dir is a copy of a run whose writer was
+// alive when it was made (MarkLiveCopy): a run read from a results store
+// that knew its writer alive.
+func IsLiveCopy(dir string) bool { return liveCopy(dir) }
+
 // liveCopy reports whether dir is marked as a live run's copy.
 func liveCopy(dir string) bool {
 	_, err := os.Stat(filepath.Join(dir, LiveCopyFile))

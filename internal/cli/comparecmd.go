@@ -81,7 +81,7 @@ func (a *app) compare(refA, refB string, cf compareFlags) error {
 	if err != nil {
 		return err
 	}
-	root, err := resultsRoot(cf.resultsDir)
+	root, err := resultsRoot(cf.resultsDir, cf.resultsURL)
 	if err != nil {
 		return err
 	}

@@ -99,7 +99,9 @@ func storeURL(flag string) string {
 	return os.Getenv("STAMPEDE_RESULTS_URL")
 }
 
-func resultsRoot(flag string) (string, error) {
-	root, err := run.ResultsRoot(flag)
+// resultsRoot is the results directory that --results-dir flag names for
+// a command that reads runs, "" for none (the store of url alone).
+func resultsRoot(flag, url string) (string, error) {
+	root, err := run.ReadRoot(flag, url)
 	return root, asUsage(err)
 }

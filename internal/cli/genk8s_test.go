@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/stampede-bench/stampede/runlog"
@@ -95,6 +97,8 @@ func TestGenK8sBadInput(t *testing.T) {
 		{"out is a directory", append([]string{"gen", "k8s", "--clients", "2", "--image", "img", "-o", dir}, line...), "is a directory: give a file name"},
 		{"tpcc", append(base, "--", "run", "tpcc", "postgresql://bench@db/tpcc"), "--clients 2 with 1 warehouse: each client runs the terminals of warehouses of its own"},
 		{"bad name", append([]string{"gen", "k8s", "--clients", "2", "--image", "img", "--name", "My_Job", "-o", out}, line...), "--name \"My_Job\""},
+		{"missing script", append(base, "--", "run", "sql", "-f", filepath.Join(dir, "none.sql"), "postgresql://bench@db/x"), "-f " + filepath.Join(dir, "none.sql") + ": no such file or directory"},
+		{"script from stdin", append(base, "--", "run", "sql", "-f", "-", "postgresql://bench@db/x"), "-f -: a pod has no standard input"},
 		{"bad start", append([]string{"gen", "k8s", "--clients", "2", "--image", "img", "--start-at", "soon", "-o", out}, line...), "--start-at soon is not a time"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -110,4 +114,62 @@ func TestGenK8sBadInput(t *testing.T) {
 	}
 	r := stampede(t, append(base, line...)...)
 	checkOneLineError(t, r, 2, "exists: not overwritten (add --force to replace it")
+}
+
+// TestGenK8sFiles: the scripts a client line names are carried in a
+// ConfigMap mounted in the pods, whose arguments name them there (weights
+// kept); the pods' line, with the mount in place of /scripts, passes run's
+// dry run, and says the scripts' weights.
+func TestGenK8sFiles(t *testing.T) {
+	dir := t.TempDir()
+	q := filepath.Join(dir, "q.sql")
+	if err := os.WriteFile(q, []byte("SELECT 1;\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := stampede(t, "gen", "k8s", "--clients", "2", "--image", "i:1", "--name", "sqlf", "-o", "-", "--", "run", "sql", "-f", q+"@3", "-b", "select-only@1", "postgresql://bench@db/x")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	docs := bytes.Split([]byte(r.stdout), []byte("---\n"))
+	var job batchv1.Job
+	var cm corev1.ConfigMap
+	for _, d := range docs {
+		switch {
+		case bytes.Contains(d, []byte("kind: Job")):
+			if err := yaml.UnmarshalStrict(d, &job); err != nil {
+				t.Fatal(err)
+			}
+		case bytes.Contains(d, []byte("kind: ConfigMap")):
+			if err := yaml.UnmarshalStrict(d, &cm); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if cm.Name != "sqlf-files" || cm.Data["q.sql"] != "SELECT 1;\n" {
+		t.Fatalf("ConfigMap %+v", cm)
+	}
+	mounts := t.TempDir()
+	if err := os.WriteFile(filepath.Join(mounts, "q.sql"), []byte(cm.Data["q.sql"]), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	args := job.Spec.Template.Spec.Containers[0].Args
+	if !slices.Contains(args, "/scripts/q.sql@3") {
+		t.Fatalf("pod args %q name no /scripts/q.sql@3", args)
+	}
+	var local []string
+	for _, a := range args {
+		a = strings.ReplaceAll(a, "$(JOB_COMPLETION_INDEX)", "0")
+		local = append(local, strings.Replace(a, "/scripts", mounts, 1))
+	}
+	dry := stampede(t, append(local, "--dry-run")...)
+	if dry.code != 0 || !strings.Contains(dry.stdout, "the command line is valid") {
+		t.Errorf("the pod's line %q: exit %d:\n%s%s", local, dry.code, dry.stdout, dry.stderr)
+	}
+	// The dry run reads the scripts: without the mount, the pod's line
+	// would fail on /scripts/q.sql (this machine has no /scripts).
+	if _, err := os.Stat("/scripts"); err == nil {
+		t.Skip("/scripts exists here")
+	}
+	unmounted := stampede(t, append(slices.Clone(args[:7]), "--dry-run")...)
+	checkOneLineError(t, unmounted, 2, "/scripts/q.sql")
 }

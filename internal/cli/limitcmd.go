@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
+	"github.com/stampede-bench/stampede/cmdline"
 
 	"github.com/stampede-bench/stampede/limit"
 	"github.com/stampede-bench/stampede/run"
@@ -81,16 +81,7 @@ func (a *app) runLimit(cmd *cobra.Command, f *limitFlags, args []string) error {
 		return usagef("--remove needs the name of the group to remove: `stampede limit --remove NAME` (see `stampede limit --help`)")
 	}
 	if f.remove != "" {
-		var other []string
-		fs.Visit(func(fl *pflag.Flag) {
-			if fl.Name != "remove" {
-				other = append(other, "--"+fl.Name)
-			}
-		})
-		if len(other) > 0 || len(args) > 0 {
-			return usagef("--remove takes no other flags or command (got %s): see `stampede limit --help`", strings.Join(append(other, args...), " "))
-		}
-		return run.LimitRemove(f.remove, a.stdout)
+		return run.LimitRemove(f.remove, append(cmdline.ChangedFlags(fs, "remove"), args...), a.stdout)
 	}
 	return run.Limit(cmd.Context(), run.LimitSpec{Name: f.name, PIDs: f.pids, Watch: f.watch, WatchCmdline: f.cmdline, Command: args,
 		Duration: f.duration, Keep: f.keep, Flags: &f.limits, Stdin: os.Stdin, Stdout: a.stdout, Stderr: a.stderr})

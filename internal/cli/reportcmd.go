@@ -117,7 +117,7 @@ func (a *app) report(refs []string, rf reportFlags) error {
 	if err != nil {
 		return err
 	}
-	root, err := resultsRoot(rf.resultsDir)
+	root, err := resultsRoot(rf.resultsDir, rf.resultsURL)
 	if err != nil {
 		return err
 	}

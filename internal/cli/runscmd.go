@@ -115,7 +115,7 @@ func (a *app) runs(ctx context.Context, rf runsFlags, now time.Time) error {
 	if f.Tags, err = runlog.ParseTags(rf.tags); err != nil {
 		return usagef("%v", err)
 	}
-	root, err := resultsRoot(rf.resultsDir)
+	root, err := resultsRoot(rf.resultsDir, rf.resultsURL)
 	if err != nil {
 		return err
 	}

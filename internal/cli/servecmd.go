@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -22,13 +23,16 @@ func (a *app) serveCmd() *cobra.Command {
 results store, which it only reads, on 127.0.0.1:8080 unless --listen says otherwise
 (another address than a loopback one warns: the results are then visible to the
 network). Exit status: 0 when stopped (Ctrl-C), 2 for a command line error, including
-an address that is malformed or in use, and 1 when the store cannot be read.`,
+an address that is malformed or in use, and 1 when the store cannot be read.
+
+The JSON API's endpoints ({id}: a run ID or a unique prefix of one):
+  ` + strings.Join(dashboard.Endpoints(), "\n  "),
 		Example: `  stampede serve
   stampede serve --listen 127.0.0.1:9000 --results-dir /results`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var err error
-			if o.Root, err = resultsRoot(dir); err != nil {
+			if o.Root, err = resultsRoot(dir, url); err != nil {
 				return err
 			}
 			o.Named, o.StoreURL = dir != "" || os.Getenv("STAMPEDE_RESULTS_DIR") != "", run.StoreURL(o.Root, url)
@@ -41,7 +45,7 @@ an address that is malformed or in use, and 1 when the store cannot be read.`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&o.Listen, "listen", "127.0.0.1:8080", "address to listen on, HOST:PORT (not a loopback address: visible to the network)")
+	fs.StringVar(&o.Listen, "listen", "127.0.0.1:8080", "address to listen on, HOST:PORT (not a loopback address: visible to the network; port 0: a free one, which serve says)")
 	fs.StringVar(&dir, "results-dir", "", "where run directories are found (default $STAMPEDE_RESULTS_DIR or ~/.stampede/runs)")
 	fs.StringVar(&url, "results-url", "", "results store: sqlite:PATH, postgres://... or postgresql://... (default $STAMPEDE_RESULTS_URL, or index.sqlite in the results directory)")
 	return cmd

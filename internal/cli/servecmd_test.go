@@ -111,7 +111,8 @@ func TestServe(t *testing.T) {
 	_, errb, stop = startServe(t, "--listen", "0.0.0.0:0", "--results-dir", dir)
 	stop()
 	lines := strings.Split(strings.TrimSpace(errb.String()), "\n")
-	if len(lines) != 2 || !strings.HasPrefix(lines[0], "warning: --listen 0.0.0.0:0 is not a loopback address: the dashboard, and the results it shows") {
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "warning: --listen 0.0.0.0:0 is not a loopback address: the dashboard, and the results it shows") ||
+		!strings.HasPrefix(lines[1], "--listen 0.0.0.0:0: port 0 picked a free port, ") {
 		t.Errorf("non-loopback: %q", lines)
 	}
 }
@@ -135,7 +136,7 @@ func TestServeBadInput(t *testing.T) {
 		{[]string{"--listen", busy.Addr().String()}, "the port is in use"},
 		{[]string{"--listen", "8080"}, `--listen "8080" is not HOST:PORT`},
 		{[]string{"--listen", "127.0.0.1:http-alt-nope"}, "is not a port number"},
-		{[]string{"--listen", "127.0.0.1:70000"}, "is not a port number"},
+		{[]string{"--listen", "127.0.0.1:70000"}, "is not a port number: give one from 1 to 65535, such as 127.0.0.1:8080, or 0 for a free one (serve says which)"},
 		{[]string{"--listen", "192.0.2.7:8080"}, "192.0.2.7 is not an address of this machine"},
 		{[]string{"--results-dir", filepath.Join(dir, "none")}, "does not exist"},
 		{[]string{"--results-dir", file}, "is not a directory"},

@@ -159,7 +159,6 @@ func TestSplitLoadBadInput(t *testing.T) {
 		{"sysbench table size differs", []string{"oltp_read_write", "--tables", "2", "--table-size", "2000", "--clients", "2", "--client-index", "1"},
 			"--table_size 2000 differs from what the other clients of this split load of oltp_read_write recorded"},
 		{"bulk_insert", []string{"bulk_insert", "--clients", "2", "--client-index", "1"}, "init bulk_insert cannot split its load between clients (--clients): load it from one client"},
-		{"fleet", []string{"bank", "--tenants", "2", "--clients", "2", "--client-index", "1"}, "--clients with --tenants"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			target := db

@@ -66,7 +66,8 @@ type ShipResult struct {
 // calls ShipLive); a Ship after the store holds everything sends nothing
 // (ShipResult.Bytes 0). A file of the store's copy that is longer than
 // the directory's, or whose stored bytes differ from the directory's, is
-// refused with ErrDifferentCopy. A Ship that fails sends nothing: the
+// refused with ErrDifferentCopy; once the store holds the run finished,
+// every file is compared whole, and any difference is refused. A Ship that fails sends nothing: the
 // store's copy stays a prefix of the directory, which the next Ship
 // completes.
 func (s *Store) Ship(ctx context.Context, dir string) (ShipResult, error) {
@@ -185,6 +186,20 @@ func (s *Store) ship(ctx context.Context, dir string, beat time.Duration) (res S
 			s.started[t.start] = true
 		}
 	}()
+	if beat == 0 {
+		// An upload of a run the store holds finished: every file must be
+		// the store's byte for byte, or it is another copy (the cheap
+		// checks below would let a changed summary.json replace the
+		// store's, or a byte changed before an append-only file's last
+		// chunk pass).
+		done, err := t.storedFinished(ctx, id)
+		if err != nil {
+			return res, err
+		}
+		if done {
+			return res, t.sameAsStored(ctx, id, dir)
+		}
+	}
 	for _, name := range appendedFiles {
 		n, err := t.appended(ctx, id, dir, name)
 		res.Bytes += n
@@ -355,6 +370,58 @@ func (t *shipTx) replaced(ctx context.Context, id, dir, name string) (int64, err
 	}
 	t.whole[key] = data
 	return int64(len(data)), nil
+}
+
+// storedFinished reports whether the store holds run id's run.json and it
+// says the run ended.
+func (t *shipTx) storedFinished(ctx context.Context, id string) (bool, error) {
+	tx, err := t.get(ctx)
+	if err != nil {
+		return false, err
+	}
+	var have []byte
+	err = tx.QueryRowContext(ctx, `SELECT data FROM stampede_run_files WHERE run_id = $1 AND name = $2 AND seq = 0`, id, runlog.RunFile).Scan(&have)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("results store %s: %w", t.s.name, err)
+	}
+	return finished(have), nil
+}
+
+// sameAsStored compares every file of the run directory dir with the
+// store's copy of run id, a finished run: the first that differs, or that
+// only one of them has, is refused with ErrDifferentCopy naming it.
+func (t *shipTx) sameAsStored(ctx context.Context, id, dir string) error {
+	tx, err := t.get(ctx)
+	if err != nil {
+		return err
+	}
+	for _, name := range append(append([]string{}, appendedFiles...), replacedFiles...) {
+		var have []byte
+		var chunks int64
+		err := tx.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(string_agg(data, ''::bytea ORDER BY seq), ''::bytea) FROM stampede_run_files WHERE run_id = $1 AND name = $2`, id, name).Scan(&chunks, &have)
+		if err != nil {
+			return fmt.Errorf("results store %s: %w", t.s.name, err)
+		}
+		mine, err := os.ReadFile(filepath.Join(dir, name))
+		switch {
+		case errors.Is(err, fs.ErrNotExist) && chunks == 0:
+			continue
+		case errors.Is(err, fs.ErrNotExist):
+			return fmt.Errorf("%w: it holds %s of %s, a finished run, which the directory %s lacks", ErrDifferentCopy, name, id, dir)
+		case err != nil:
+			return err
+		case chunks == 0 && len(mine) == 0:
+			continue // an empty file: nothing to send
+		case chunks == 0:
+			return fmt.Errorf("%w: the directory %s has %s, which its copy of %s, a finished run, lacks", ErrDifferentCopy, dir, name, id)
+		case !bytes.Equal(have, mine):
+			return fmt.Errorf("%w: its %s of %s, a finished run, differs from the directory %s's", ErrDifferentCopy, name, id, dir)
+		}
+	}
+	return nil
 }
 
 // finished reports whether the run.json data says the run ended.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -208,6 +209,64 @@ func TestShipFetch(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameFiles(t, dir, fetched) // untouched
+
+	// Every file of the finished run is compared whole: one byte
+	// changed anywhere (not only in the last chunk), a file added or
+	// removed, is another copy, refused naming the file; the store keeps
+	// its own.
+	for _, c := range []struct {
+		name   string
+		change func(path string) error
+	}{
+		{runlog.SummaryFile, changeDigit},
+		{runlog.RunFile, changeDigit},
+		{runlog.IntervalsFile, changeDigit},
+		{runlog.HlogFile, changeDigit},
+		{runlog.EventsFile, changeDigit},
+		{runlog.TelemetryFile, os.Remove},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			other := filepath.Join(t.TempDir(), id)
+			if err := os.CopyFS(other, os.DirFS(dir)); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.change(filepath.Join(other, c.name)); err != nil {
+				t.Fatal(err)
+			}
+			_, err := s.Ship(ctx, other)
+			if !errors.Is(err, store.ErrDifferentCopy) || !strings.Contains(err.Error(), c.name) {
+				t.Errorf("ship of a copy with %s changed: %v, want ErrDifferentCopy naming it", c.name, err)
+			}
+			fetched, err := s.Fetch(ctx, id, t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameFiles(t, dir, fetched)
+		})
+	}
+	// An identical copy elsewhere is already in the store.
+	same := filepath.Join(t.TempDir(), id)
+	if err := os.CopyFS(same, os.DirFS(dir)); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := s.Ship(ctx, same); err != nil || res.Bytes != 0 {
+		t.Errorf("ship of an identical copy: %+v %v, want nothing sent", res, err)
+	}
+}
+
+// changeDigit changes the last digit of the file at path (the file
+// stays valid JSON or NDJSON, as one a user edited).
+func changeDigit(path string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	i := bytes.LastIndexAny(b, "0123456789")
+	if i < 0 {
+		return fmt.Errorf("%s has no digit", path)
+	}
+	b[i] = '0' + (b[i]-'0'+1)%10
+	return os.WriteFile(path, b, 0o600)
 }
 
 // BenchmarkShipHour writes a run of one hour (3,600 one-second intervals

@@ -172,6 +172,9 @@ func TestMergeClients(t *testing.T) {
 	if f := byName["efficiency"]; f.Value != efficiencyOf(390, 1, 4) {
 		t.Errorf("efficiency %+v, want over 4 warehouses", f)
 	}
+	if f := byName["TPM"]; !strings.HasSuffix(f.Text, "counted by the clients)") {
+		t.Errorf("TPM of merged clients: %q, want counted by the clients", f.Text)
+	}
 
 	// By hand: ranges 1:2 and 2:4 overlap; 1:2 and 3:3 merge over 3.
 	g = newGen(t, "--warehouses", "4")

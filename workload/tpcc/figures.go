@@ -86,8 +86,12 @@ func (g *tpcc) Figures(counts map[string]int64, elapsed time.Duration) []workloa
 			Text: g.efficiencyText(n, minutes)})
 	}
 	tpm := float64(all) / minutes
+	counter := "the client"
+	if g.merged != nil {
+		counter = "the clients"
+	}
 	figs = append(figs, workload.Figure{Name: "TPM", Value: tpm,
-		Text: fmt.Sprintf("%.0f (transactions of every type per minute; counted by the client)", tpm)})
+		Text: fmt.Sprintf("%.0f (transactions of every type per minute; counted by %s)", tpm, counter)})
 	if m := g.merged; m != nil && m.nopmOK {
 		d := m.to.Sub(m.at)
 		nopm := float64(m.newOrders) / d.Minutes()

@@ -275,6 +275,9 @@ func (g *tpcc) validate() error {
 	if err := g.validateCrdb(); err != nil {
 		return err
 	}
+	if g.whRangeFlag == "" && g.flags.FlagSet != nil && g.flags.Changed("warehouse-range") {
+		return fmt.Errorf("--warehouse-range '' is empty: give A:B, the first and last warehouse of this client's terminals (such as 1:10), or leave it out to run every warehouse's")
+	}
 	if err := g.validateClients(); err != nil {
 		return err
 	}
