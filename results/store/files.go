@@ -11,6 +11,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -24,6 +25,10 @@ import (
 var (
 	appendedFiles = []string{runlog.HlogFile, runlog.IntervalsFile, runlog.EventsFile, runlog.TelemetryFile}
 	replacedFiles = []string{runlog.SummaryFile, runlog.TotalsFile, runlog.SeriesFile, runlog.RunFile} // run.json last: its final status says the rest is in
+	// derivedFiles are the batch views a completed run saves at its end,
+	// computed from its other files: an upload of a run the store holds
+	// finished compares the others and sends these if they differ.
+	derivedFiles = []string{runlog.TotalsFile, runlog.SeriesFile}
 )
 
 // filesSchema holds the run directories' files themselves (see Ship):
@@ -197,7 +202,20 @@ func (s *Store) ship(ctx context.Context, dir string, beat time.Duration) (res S
 			return res, err
 		}
 		if done {
-			return res, t.sameAsStored(ctx, id, dir)
+			if err := t.sameAsStored(ctx, id, dir); err != nil {
+				return res, err
+			}
+			// The same copy: its batch views, derived from the files
+			// just compared, are sent if the store lacks them (a run
+			// uploaded before they were saved).
+			for _, name := range derivedFiles {
+				n, err := t.replaced(ctx, id, dir, name)
+				res.Bytes += n
+				if err != nil {
+					return res, err
+				}
+			}
+			return res, nil
 		}
 	}
 	for _, name := range appendedFiles {
@@ -399,6 +417,9 @@ func (t *shipTx) sameAsStored(ctx context.Context, id, dir string) error {
 		return err
 	}
 	for _, name := range append(append([]string{}, appendedFiles...), replacedFiles...) {
+		if slices.Contains(derivedFiles, name) {
+			continue // computed from the others (see Ship)
+		}
 		var have []byte
 		var chunks int64
 		err := tx.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(string_agg(data, ''::bytea ORDER BY seq), ''::bytea) FROM stampede_run_files WHERE run_id = $1 AND name = $2`, id, name).Scan(&chunks, &have)
