@@ -644,11 +644,12 @@ func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request) {
 	// them.
 	out := compareDoc{Base: runs[0].Info.ID}
 	for _, run := range runs[1:] {
-		c, _, err := results.Compare(runs[0], run)
+		c, views, err := results.Compare(runs[0], run)
 		if err != nil {
 			fail(w, err)
 			return
 		}
+		output.CompareFigures(&c, [2]*runlog.Run{runs[0], run}, views) // the workload's figures, as compare prints them
 		out.Comparisons = append(out.Comparisons, c)
 	}
 	writeJSON(w, out)
