@@ -229,10 +229,11 @@ func TestRunEndpoints(t *testing.T) {
 	if code != http.StatusOK {
 		t.Fatalf("compare: %d %s", code, body)
 	}
-	cmpAB, _, err := results.Compare(runA, runB)
+	cmpAB, views, err := results.Compare(runA, runB)
 	if err != nil {
 		t.Fatal(err)
 	}
+	output.CompareFigures(&cmpAB, [2]*runlog.Run{runA, runB}, views) // as stampede compare does
 	sameJSON("compare", body, map[string]any{"base": a, "comparisons": []results.Comparison{cmpAB}})
 	var three struct {
 		Comparisons []results.Comparison `json:"comparisons"`
