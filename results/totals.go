@@ -126,7 +126,7 @@ func writeAtomic(dir, name string, data []byte) error {
 	}
 	_, err = f.Write(data)
 	if err == nil {
-		err = f.Chmod(0o644)
+		err = f.Chmod(0o600) // as every file of a run directory
 	}
 	if err == nil {
 		err = f.Sync()

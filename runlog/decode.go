@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"slices"
@@ -59,7 +60,12 @@ var tables struct {
 // tableFor returns the bucket table of geometry k, built once; nil when k
 // is not one histDecoder reads (too precise, invalid, or one geometry too
 // many).
-func tableFor(k geomKey) *bucketTable {
+func tableFor(k geomKey) (table *bucketTable) {
+	defer func() {
+		if recover() != nil { // a geometry the library refuses (see decodePacked)
+			table = nil
+		}
+	}()
 	if k.digits < 1 || k.digits > maxFastDigits || k.low < 1 || k.high < 2*k.low {
 		return nil
 	}
@@ -240,7 +246,7 @@ func (d *histDecoder) decode(b []byte, h *Hist) error {
 	if err := d.fast(b, h); err == nil {
 		return nil
 	}
-	p, err := hdrhistogram.DecodePacked(b)
+	p, err := decodePacked(b)
 	if err != nil {
 		return err
 	}
@@ -347,4 +353,17 @@ func zigZag(b []byte) (v int64, n int) {
 	}
 	u |= uint64(b[8]) << 56
 	return int64(u>>1) ^ -int64(u&1), 9
+}
+
+// decodePacked is hdrhistogram.DecodePacked, whose panics on a damaged
+// header (a geometry it refuses, such as a lowest value too large for its
+// significant digits) become errors: a damaged log is reported where it
+// stops, never a crash.
+func decodePacked(b []byte) (h *hdrhistogram.PackedHistogram, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			h, err = nil, fmt.Errorf("%v", r)
+		}
+	}()
+	return hdrhistogram.DecodePacked(b)
 }

@@ -630,7 +630,7 @@ func decodeAll(pending []pendingHist) *decodeError {
 					return
 				}
 				p := &pending[i]
-				h, err := hdrhistogram.DecodePacked([]byte(p.payload))
+				h, err := decodePacked([]byte(p.payload))
 				if err != nil {
 					errs[i] = err
 					continue
