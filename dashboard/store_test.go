@@ -25,30 +25,8 @@ import (
 // directory is not on the dashboard's machine, is served from the store:
 // every endpoint answers as it did from the directory.
 func TestRunFromStore(t *testing.T) {
-	admin := os.Getenv("STAMPEDE_TEST_DATABASE")
-	if admin == "" {
-		t.Skip("Skipping due to missing environment variable STAMPEDE_TEST_DATABASE")
-	}
-	db, err := sql.Open("pgx", admin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	name := fmt.Sprintf("store31_dash_%d", time.Now().UnixNano()%1e9)
-	if _, err := db.Exec("CREATE DATABASE " + name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		defer db.Close()
-		_, _ = db.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)")
-	})
-	u, _ := url.Parse(admin)
-	u.Path = "/" + name
 	ctx := context.Background()
-	st, err := store.Open(ctx, u.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st, u := pgStore(t, "store31_dash")
 
 	elsewhere := t.TempDir()
 	s := spec{id: "20261122-103512-ycsb-dash", workload: "ycsb", start: t0, n: 6, rate: 500, ramp: 1}
@@ -107,30 +85,8 @@ func TestRunFromStore(t *testing.T) {
 // store.StaleAfter its beat (the store's record of its last ship moved
 // back, as a writer killed that long ago leaves it), as killed.
 func TestLiveRunFromStore(t *testing.T) {
-	admin := os.Getenv("STAMPEDE_TEST_DATABASE")
-	if admin == "" {
-		t.Skip("Skipping due to missing environment variable STAMPEDE_TEST_DATABASE")
-	}
-	db, err := sql.Open("pgx", admin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	name := fmt.Sprintf("store31_dashlive_%d", time.Now().UnixNano()%1e9)
-	if _, err := db.Exec("CREATE DATABASE " + name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		defer db.Close()
-		_, _ = db.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)")
-	})
-	u, _ := url.Parse(admin)
-	u.Path = "/" + name
 	ctx := context.Background()
-	st, err := store.Open(ctx, u.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st, u := pgStore(t, "store31_dashlive")
 
 	s := spec{id: "20261122-103512-ycsb-dlive", workload: "ycsb", start: t0, n: 3, rate: 500, running: true,
 		tags: map[string]string{"job": "dlive"}}
@@ -195,30 +151,8 @@ func TestLiveRunFromStore(t *testing.T) {
 // the store (the copy the dashboard fetched is brought up to date), and
 // ends with the run's status once the writer ships its end.
 func TestLiveStreamFromStore(t *testing.T) {
-	admin := os.Getenv("STAMPEDE_TEST_DATABASE")
-	if admin == "" {
-		t.Skip("Skipping due to missing environment variable STAMPEDE_TEST_DATABASE")
-	}
-	db, err := sql.Open("pgx", admin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	name := fmt.Sprintf("store31_dashstream_%d", time.Now().UnixNano()%1e9)
-	if _, err := db.Exec("CREATE DATABASE " + name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		defer db.Close()
-		_, _ = db.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)")
-	})
-	u, _ := url.Parse(admin)
-	u.Path = "/" + name
 	ctx := context.Background()
-	st, err := store.Open(ctx, u.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st, u := pgStore(t, "store31_dashstream")
 	s := spec{id: "20261122-103512-ycsb-dstream", workload: "ycsb", start: t0, n: 2, rate: 100, running: true}
 	w := writeRun(t, t.TempDir(), s)
 	if _, err := st.ShipLive(ctx, w.Dir(), time.Second); err != nil {
@@ -270,4 +204,35 @@ func TestLiveStreamFromStore(t *testing.T) {
 	if ev.name != "end" || json.Unmarshal([]byte(ev.data), &end) != nil || end.Status != runlog.StatusCompleted || end.Intervals != 4 {
 		t.Errorf("event %+v, want the end: completed after 4 intervals", ev)
 	}
+}
+
+// pgStore opens a results store in a new database of the test server
+// (named prefix_N, dropped at the end), or skips without one; it returns
+// the store and its URL.
+func pgStore(t *testing.T, prefix string) (*store.Store, *url.URL) {
+	t.Helper()
+	admin := os.Getenv("STAMPEDE_TEST_DATABASE")
+	if admin == "" {
+		t.Skip("Skipping due to missing environment variable STAMPEDE_TEST_DATABASE")
+	}
+	db, err := sql.Open("pgx", admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := fmt.Sprintf("%s_%d", prefix, time.Now().UnixNano()%1e9)
+	if _, err := db.Exec("CREATE DATABASE " + name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		defer db.Close()
+		_, _ = db.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)")
+	})
+	u, _ := url.Parse(admin)
+	u.Path = "/" + name
+	st, err := store.Open(context.Background(), u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st, u
 }
