@@ -237,10 +237,18 @@ func (in *interp) vuset(line int, args []string) (string, error) {
 		default:
 			return "", inputf("line %d: vuset logtotemp %s: Log Output must be 0 or 1", line, args[1])
 		}
-	case "delay", "repeat", "iterations", "showoutput", "unique", "nobuff", "timestamps":
-		return "", inputf("line %d: vuset %s: stampede sets the virtual users (vu) and logtotemp only; remove the line", line, args[0])
+	case "showoutput", "unique", "nobuff", "timestamps":
+		if args[1] != "0" && args[1] != "1" {
+			return "", inputf("line %d: vuset %s %s: must be 0 or 1", line, args[0], args[1])
+		}
+		fmt.Fprintf(in.env.Stderr, "note: line %d: vuset %s shapes HammerDB's log file; stampede's log is the run's directory, the same whatever its value\n", line, args[0])
+	case "iterations", "delay", "repeat":
+		def := map[string]string{"iterations": "1", "delay": "500", "repeat": "500"}[args[0]]
+		if args[1] != def {
+			return "", inputf("line %d: vuset %s %s: stampede runs HammerDB's default %s only (each virtual user runs the script once; --ramp starts them gradually)", line, args[0], args[1], def)
+		}
 	default:
-		return "", inputf("line %d: vuset %s: invalid option: Usage: vuset [vu|logtotemp] value", line, args[0])
+		return "", inputf("line %d: vuset %s: invalid option: Usage: vuset [vu|delay|repeat|iterations|showoutput|logtotemp|unique|nobuff|timestamps] value", line, args[0])
 	}
 	return "", nil
 }
@@ -306,6 +314,19 @@ func (in *interp) waittocomplete(line int, args []string) (string, error) {
 	if len(args) != 0 {
 		return "", inputf("line %d: waittocomplete takes no arguments", line)
 	}
+	return "", nil
+}
+
+// runtimer waited for a run in HammerDB before version 4 (it is
+// deprecated there): stampede's vurun returns at the run's end.
+func (in *interp) runtimer(line int, args []string) (string, error) {
+	if len(args) != 1 {
+		return "", inputf("line %d: runtimer takes seconds: Usage: runtimer seconds", line)
+	}
+	if n, err := strconv.Atoi(args[0]); err != nil || n < 1 {
+		return "", inputf("line %d: runtimer %s: seconds must be a positive integer", line, args[0])
+	}
+	fmt.Fprintf(in.env.Stderr, "note: line %d: runtimer is deprecated in HammerDB; stampede's vurun has already waited for its run's end\n", line)
 	return "", nil
 }
 

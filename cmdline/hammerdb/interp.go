@@ -178,19 +178,20 @@ func init() {
 		"tcstart":        (*interp).tc,
 		"tcstatus":       (*interp).tc,
 		"tcstop":         (*interp).tc,
+		"runtimer":       (*interp).runtimer,
 	}
 }
 
 // commandNames lists the commands stampede runs, in a fixed order.
 func commandNames() string {
 	return "dbset, diset, print dict, loadscript, buildschema, vuset, vucreate, vurun, vudestroy, waittocomplete, " +
-		"tcstart/tcstatus/tcstop, numberOfCPUs, numberOfWHs, and Tcl's puts, set, if, foreach, open, close and exit"
+		"tcstart/tcstatus/tcstop, runtimer, numberOfCPUs, numberOfWHs, and Tcl's puts, set, if, foreach, open, close and exit"
 }
 
 // notRun are HammerDB's commands stampede does not run, with what to do
 // instead.
 var notRun = map[string]string{
-	"checkschema":      "stampede does not run it in a script: check the schema with `stampede check tpcc --profile hammerdb URL` (the twelve consistency checks)",
+	"checkschema":      "stampede does not run it in a script: the twelve consistency checks run after every vurun's run; to check by hand: stampede check tpcc URL",
 	"deleteschema":     "stampede does not drop a HammerDB schema from a script: drop the database yourself (dropdb), as deleteschema does",
 	"metstart":         "stampede does not run HammerDB's CPU metrics agent: its runs take --telemetry (stampede run tpcc --help)",
 	"metstop":          "stampede does not run HammerDB's CPU metrics agent: its runs take --telemetry (stampede run tpcc --help)",
@@ -207,7 +208,6 @@ var notRun = map[string]string{
 	"dgset":            "stampede does not generate HammerDB's flat files",
 	"distributescript": "stampede has no HammerDB primary and replica modes: run several clients with --clients N --client-index I after the script's name",
 	"switchmode":       "stampede has no HammerDB primary and replica modes: run several clients with --clients N --client-index I after the script's name",
-	"runtimer":         "runtimer is deprecated in HammerDB; stampede's vurun waits for the run's end: remove the line",
 	"vustatus":         "stampede's virtual users are its run's workers: vurun prints how they ended",
 	"vucomplete":       "stampede's vurun returns when its virtual users are complete",
 	"librarycheck":     "stampede needs no database client library",

@@ -26,9 +26,9 @@ type word struct {
 type partKind int
 
 const (
-	literal partKind = iota // text as is
-	variable                // $name, ${name} or $name(index)
-	script                  // [commands]
+	literal  partKind = iota // text as is
+	variable                 // $name, ${name} or $name(index)
+	script                   // [commands]
 )
 
 // A part is literal text, a variable's name (with its array index) or
