@@ -283,7 +283,7 @@ func (p *parser) parts(end func(rune) bool) ([]part, error) {
 				return nil, err
 			}
 			if !ok {
-				lit.WriteRune('$')
+				lit.WriteRune(p.next())
 				continue
 			}
 			flush()
