@@ -90,7 +90,9 @@ func TestScriptEndToEnd(t *testing.T) {
 		t.Fatalf("database %s's owner: %q %v, want %s (as HammerDB creates it)", db, owner, err, user)
 	}
 	sum := func() int64 {
-		c, err := pgx.Connect(ctx, strings.Replace(dsn, u.Path, "/"+db, 1))
+		du := *u
+		du.Path = "/" + db
+		c, err := pgx.Connect(ctx, du.String())
 		if err != nil {
 			t.Fatal(err)
 		}
