@@ -132,3 +132,28 @@ func TestScriptEndToEnd(t *testing.T) {
 		t.Errorf("summary.json hammerdb_nopm %v, want %d", s["hammerdb_nopm"], nopm)
 	}
 }
+
+// TestCLI: stampede hammerdbcli through the command line: a script runs,
+// and a bad one is refused in one line, exit 2.
+func TestCLI(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		src, out, err string
+		code          int
+	}{
+		{"puts \"SETTING CONFIGURATION\"\ndbset db pg\n", "SETTING CONFIGURATION\nDatabase set to PostgreSQL\n", "", 0},
+		{"dbset db pg\ndiset tpcc mysql_count_ware 10\n", "Database set to PostgreSQL\n",
+			"stampede: error: line 2: diset tpcc mysql_count_ware: mysql_count_ware is MySQL's key, not PostgreSQL's: for PostgreSQL use diset tpcc pg_count_ware (dbset db pg)\n", 2},
+		{"dbset db pg\nvuset vu 2\nexit 1\n", "Database set to PostgreSQL\n", "stampede: error: the script ran exit 1\n", 1},
+	} {
+		path := filepath.Join(dir, "s.tcl")
+		if err := os.WriteFile(path, []byte(tc.src), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		var out, errOut bytes.Buffer
+		code := cli.MainContext(context.Background(), []string{"hammerdbcli", "auto", path}, &out, &errOut)
+		if code != tc.code || out.String() != tc.out || errOut.String() != tc.err {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want %d, %q, %q", tc.src, code, out.String(), errOut.String(), tc.code, tc.out, tc.err)
+		}
+	}
+}

@@ -30,10 +30,11 @@ it runs ("stampede: running: ...").
 
 Commands: dbset db pg, dbset bm TPC-C (TPROC-C), diset connection|tpcc KEY
 VALUE (PostgreSQL's keys: print dict), print dict, loadscript, buildschema,
-vuset vu N|vcpu, vuset logtotemp 0|1, vucreate, vurun, vudestroy,
-waittocomplete, tcstart/tcstatus/tcstop, numberOfCPUs, numberOfWHs, and
-Tcl's puts, set, if, foreach, open, close and exit. Anything else is
-refused in one line naming it and its line.
+vuset vu N|vcpu, vuset logtotemp 0|1 (and unique, nobuff, timestamps,
+showoutput; iterations, delay, repeat at their defaults), vucreate, vurun,
+vudestroy, waittocomplete, runtimer, tcstart/tcstatus/tcstop,
+numberOfCPUs, numberOfWHs, and Tcl's puts, set, if, foreach, open, close
+and exit. Anything else is refused in one line naming it and its line.
 
 Options after the script's name go to vurun's run: two HammerDB instances
 against two nodes are two clients of one benchmark:
