@@ -37,10 +37,15 @@ numberOfCPUs, numberOfWHs, and Tcl's puts, set, if, foreach, open, close
 and exit. Anything else is refused in one line naming it and its line.
 
 Options after the script's name go to vurun's run: two HammerDB instances
-against two nodes are two clients of one benchmark:
-  stampede hammerdbcli auto run.tcl --clients 2 --client-index 0 --tag job=two   (node 1's script)
-  stampede hammerdbcli auto run.tcl --clients 2 --client-index 1 --tag job=two   (node 2's script)
-  stampede report --tag job=two                                                  (adds their NOPM)
+against two nodes are two clients of one benchmark (see the examples).
+
+Examples:
+  stampede hammerdbcli auto pg_tprocc_buildschema.tcl
+  stampede hammerdbcli < pg_tprocc_run.tcl
+  # two nodes, each script naming its own node; report adds their NOPM
+  stampede hammerdbcli auto run_node1.tcl --clients 2 --client-index 0 --tag job=two
+  stampede hammerdbcli auto run_node2.tcl --clients 2 --client-index 1 --tag job=two
+  stampede report --tag job=two
 `
 
 // Env is where a script runs.
