@@ -190,7 +190,11 @@ func (in *interp) print(line int, args []string) (string, error) {
 		in.printf("Database PostgreSQL set.")
 	case "vuconf":
 		in.printf("Virtual Users = %d", in.vu)
-		in.printf("Log Output = %d", map[bool]int{false: 0, true: 1}[in.logtmp])
+		for _, o := range []struct{ label, key string }{{"User Delay(ms)", "delay"}, {"Repeat Delay(ms)", "repeat"},
+			{"Iterations", "iterations"}, {"Show Output", "showoutput"}, {"Log Output", "logtotemp"},
+			{"Unique Log Name", "unique"}, {"No Log Buffer", "nobuff"}, {"Log Timestamps", "timestamps"}} {
+			in.printf("%s = %s", o.label, in.vuopts[o.key])
+		}
 	default:
 		return "", inputf("line %d: print %s: stampede prints dict, db, bm and vuconf", line, args[0])
 	}
@@ -231,10 +235,7 @@ func (in *interp) vuset(line int, args []string) (string, error) {
 		}
 		in.vu = n
 	case "logtotemp":
-		switch args[1] {
-		case "0", "1":
-			in.logtmp = args[1] == "1"
-		default:
+		if args[1] != "0" && args[1] != "1" {
 			return "", inputf("line %d: vuset logtotemp %s: Log Output must be 0 or 1", line, args[1])
 		}
 	case "showoutput", "unique", "nobuff", "timestamps":
@@ -249,6 +250,9 @@ func (in *interp) vuset(line int, args []string) (string, error) {
 		}
 	default:
 		return "", inputf("line %d: vuset %s: invalid option: Usage: vuset [vu|delay|repeat|iterations|showoutput|logtotemp|unique|nobuff|timestamps] value", line, args[0])
+	}
+	if args[0] != "vu" {
+		in.vuopts[args[0]] = args[1]
 	}
 	return "", nil
 }
@@ -281,7 +285,7 @@ func (in *interp) vucreate(line int, args []string) (string, error) {
 	for i := first; i < first+in.vu; i++ {
 		in.printf("Vuser %d created - WAIT IDLE", i)
 	}
-	if in.logtmp {
+	if in.vuopts["logtotemp"] == "1" {
 		in.printf("Logging activated")
 		in.printf("to the run's directory (stampede saves every run's log there: results saved in ... below)")
 	}

@@ -29,7 +29,9 @@ type interp struct {
 	// script it loaded.
 	loaded map[string]string
 	vu     int
-	logtmp bool
+	// vuopts are vuset's other options (logtotemp, unique, ...), as
+	// print vuconf prints them.
+	vuopts map[string]string
 	// created says virtual users exist (vucreate, vurun or buildschema).
 	created  bool
 	files    map[string]*os.File
@@ -43,7 +45,8 @@ var errExit = errors.New("exit")
 
 func newInterp(ctx context.Context, env Env, opts Options) *interp {
 	in := &interp{ctx: ctx, env: env, opts: opts, out: env.Stdout, vars: map[string]string{}, bm: "TPC-C",
-		values: map[string]string{}, vu: 1, files: map[string]*os.File{}}
+		values: map[string]string{}, vu: 1, files: map[string]*os.File{},
+		vuopts: map[string]string{"delay": "500", "repeat": "500", "iterations": "1", "showoutput": "1", "logtotemp": "0", "unique": "0", "nobuff": "0", "timestamps": "0"}}
 	for _, k := range pgKeys {
 		in.values[k.name] = k.def
 	}

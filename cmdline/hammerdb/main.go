@@ -300,6 +300,9 @@ func (in *interp) vurun(line int, args []string) (string, error) {
 	if err != nil {
 		return "", stepError{fmt.Sprintf("line %d: vurun: %v", line, err), err}
 	}
+	if cw := v["pg_count_ware"]; cw != "1" && cw != strconv.Itoa(wh) {
+		fmt.Fprintf(in.env.Stderr, "note: line %d: pg_count_ware %s is buildschema's: vurun runs the %d warehouses database %s holds, as HammerDB's driver does\n", line, cw, wh, c.DB)
+	}
 	timed := v["pg_driver"] == "timed"
 	in.printf("Vuser 1:RUNNING")
 	if timed {
