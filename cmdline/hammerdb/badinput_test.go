@@ -105,6 +105,7 @@ func TestMainArgs(t *testing.T) {
 		want string // "" for success
 	}{
 		{[]string{"auto", script}, ""},
+		{[]string{"tcl", "auto", script}, ""},
 		{[]string{"auto", script, "--clients", "2", "--client-index", "1", "--tag", "job=x"}, ""},
 		{[]string{"auto"}, "name the script"},
 		{[]string{"auto", "/nonexistent/s.tcl"}, "no such file"},

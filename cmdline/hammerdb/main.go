@@ -134,6 +134,9 @@ func Main(ctx context.Context, args []string, env Env) error {
 		fmt.Fprint(env.Stdout, Usage)
 		return nil
 	}
+	if len(args) > 0 && args[0] == "tcl" { // hammerdbcli tcl auto SCRIPT.tcl: Tcl is the default
+		args = args[1:]
+	}
 	var src []byte
 	var err error
 	switch {
