@@ -181,8 +181,20 @@ func Run(ctx context.Context, src string, opts Options, env Env) error {
 		}
 		return nil
 	}
+	if err != nil && strings.ContainsAny(err.Error(), "\n\r") {
+		return oneLineError{err}
+	}
 	return err
 }
+
+// oneLineError is an error whose message quotes a script's words with
+// line breaks in them (a braced command name) as \n, to keep it one line.
+type oneLineError struct{ err error }
+
+func (e oneLineError) Error() string {
+	return strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(e.err.Error())
+}
+func (e oneLineError) Unwrap() error { return e.err }
 
 // exitError is a script's exit with a code other than 0.
 type exitError int
