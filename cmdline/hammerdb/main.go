@@ -87,10 +87,14 @@ func (e Env) server() Server {
 
 // Options are the flags after the script's name, passed to vurun's run.
 type Options struct {
+	// Clients and ClientIndex are --clients and --client-index: this
+	// script's runs are client ClientIndex of Clients of one benchmark.
 	Clients, ClientIndex int
-	Tags                 []string
-	StartAt, ResultsDir  string
-	given                []string
+	// Tags are --tag's, StartAt --start-at, ResultsDir --results-dir.
+	Tags                []string
+	StartAt, ResultsDir string
+	// given are the options as run's flags, in order.
+	given []string
 }
 
 // runFlags are the options as run's flags.
