@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/stampede-bench/stampede/runlog"
 	"github.com/stampede-bench/stampede/stats"
 )
@@ -39,13 +41,38 @@ type runPart struct {
 // accSet is the accumulators of one reading goroutine, by series.
 type accSet map[string]*acc
 
+// get returns the accumulator of series name, made empty if there was
+// none.
 func (s accSet) get(name string) *acc {
 	a := s[name]
 	if a == nil {
-		a = &acc{hist: stats.NewHistogram()}
+		a = &acc{hist: emptyHist}
 		s[name] = a
 	}
 	return a
+}
+
+// emptyHist is the histogram of every accumulator that has merged no
+// value yet: shared and never written (reads are safe from any
+// goroutine). A run's many series that see no operation (a workload's
+// error kinds, its .lag and .service series when unused) then cost no
+// dense histogram (156 kB each) in a report or a run's end.
+var emptyHist = stats.NewHistogram()
+
+// merge adds the values of src to a's histogram, made its own first.
+func (a *acc) merge(src *hdrhistogram.Histogram) {
+	if src.TotalCount() == 0 {
+		return
+	}
+	a.own().Merge(src)
+}
+
+// own returns a's histogram, a new one in place of the shared empty one.
+func (a *acc) own() *hdrhistogram.Histogram {
+	if a.hist == emptyHist {
+		a.hist = stats.NewHistogram()
+	}
+	return a.hist
 }
 
 // scanRuns reads the runs, several at once (one per CPU), each as it
@@ -77,7 +104,7 @@ func scanRuns(runs []*runlog.Run, w Window) ([]runPart, accSet) {
 	for _, s := range sets[1:] {
 		for name, a := range s {
 			m := merged.get(name)
-			stats.Merge(m.hist, a.hist)
+			m.merge(a.hist)
 			m.errors += a.errors
 			m.count += a.count
 		}
@@ -181,7 +208,9 @@ func (ts *totalsScan) add(iv *runlog.ScanInterval) error {
 			ts.metNames[name] = true
 			p.met = append(p.met, name)
 		}
-		s.Hist.MergeInto(a.hist)
+		if s.Hist.TotalCount() > 0 {
+			s.Hist.MergeInto(a.own())
+		}
 		a.errors += s.Errors
 		a.count += s.Count
 	}

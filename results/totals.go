@@ -137,7 +137,7 @@ func loadTotals(run *runlog.Run, accs accSet) (runPart, error) {
 	}
 	for i, s := range doc.Series {
 		a := accs.get(s.Name)
-		stats.Merge(a.hist, hists[i])
+		a.merge(hists[i])
 		a.errors += s.Errors
 		a.count += s.Count
 	}

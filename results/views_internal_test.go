@@ -365,3 +365,81 @@ func TestSeriesFileCountsDisagree(t *testing.T) {
 		})
 	}
 }
+
+// TestEmptySeriesShareOneHistogram: reading a run of 40 series of which
+// two see operations (as a workload's error kinds and .lag series stay
+// empty) makes two dense histograms, not 40 (156 kB each: 6 MB at a
+// run's end); the shared empty one is never written, through a report,
+// a saved totals.json read back and a merge of two runs; the figures
+// are those of the two series.
+func TestEmptySeriesShareOneHistogram(t *testing.T) {
+	var series []string
+	for i := range 38 {
+		series = append(series, fmt.Sprintf("op%d/error", i))
+	}
+	series = append(series, "read", "update")
+	root := t.TempDir()
+	var runs []*runlog.Run
+	for _, id := range []string{"20261122-103512-es-0001", "20261122-103512-es-0002"} {
+		start := time.Date(2026, 11, 22, 10, 35, 12, 0, time.UTC)
+		w, err := runlog.Create(root, runlog.RunInfo{FormatVersion: runlog.FormatVersion, ID: id, Workload: "es", Series: series, Start: start, StampedeVersion: "test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range 4 {
+			var ss []runlog.IntervalSeries
+			for _, name := range series {
+				h := stats.NewHistogram()
+				if name == "read" || name == "update" {
+					_ = h.RecordValue(int64(k+1) * 1_000_000)
+				}
+				ss = append(ss, runlog.IntervalSeries{Name: name, Hist: h, Count: h.TotalCount()})
+			}
+			at := start.Add(time.Duration(k) * time.Second)
+			if err := w.WriteInterval(at, at.Add(time.Second), ss, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Finish(start.Add(4*time.Second), runlog.StatusCompleted, "", nil); err != nil {
+			t.Fatal(err)
+		}
+		run, err := runlog.Open(w.Dir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, run)
+	}
+	accs := accSet{}
+	ts := newTotalsScan(runs[0], Window{}, accs)
+	if p := ts.end(runs[0].Scan(ts.add)); p.err != nil || len(p.warnings) > 0 {
+		t.Fatal(p.err, p.warnings)
+	}
+	dense := 0
+	for _, a := range accs {
+		if a.hist != emptyHist {
+			dense++
+		}
+	}
+	if len(accs) != len(series) || dense != 2 {
+		t.Fatalf("%d accumulators, %d dense histograms; want %d and 2", len(accs), dense, len(series))
+	}
+	stream, _, err := Recompute(runs, Window{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, run := range runs {
+		if err := SaveViews(run); err != nil {
+			t.Fatal(err)
+		}
+	}
+	saved, _, err := Recompute(runs, Window{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stream.Ops) != 2 || stream.Total.Count != 16 || !reflect.DeepEqual(saved, stream) {
+		t.Fatalf("figures %+v, from the saved totals %+v", stream.Ops, saved.Ops)
+	}
+	if emptyHist.TotalCount() != 0 {
+		t.Fatalf("the shared empty histogram holds %d values", emptyHist.TotalCount())
+	}
+}
