@@ -114,16 +114,16 @@ func writeLongRun(t testing.TB, root string, n int, length time.Duration, series
 
 // TestSeriesWriterBounded: the end's series writer holds no more for a
 // long run than for a short one. Its live heap, measured after a
-// collection as it takes the last interval of runs of 300 and 2,400
+// collection as it takes the last interval of runs of 200 and 1,600
 // intervals of four series, grows by less than 64 KB (the run's whole
 // series held in memory, as SaveSeries held it before it streamed, is
-// about 300 bytes an interval here: 600 KB more); the writer keeps no
+// about 300 bytes an interval here: 400 KB more); the writer keeps no
 // slice that grows with the intervals but its bit per interval; and
 // series.ndjson is the reference's byte for byte.
 func TestSeriesWriterBounded(t *testing.T) {
 	series := []string{"read", "update", "insert", "scan"}
 	heap := map[int]uint64{}
-	for _, n := range []int{300, 2400} {
+	for _, n := range []int{200, 1600} {
 		run := writeLongRun(t, t.TempDir(), n, 10*time.Millisecond, series)
 		var live uint64
 		probes := 0
@@ -163,9 +163,9 @@ func TestSeriesWriterBounded(t *testing.T) {
 			t.Fatalf("%d intervals: %d lines", n, bytes.Count(got, []byte("\n")))
 		}
 	}
-	t.Logf("live heap at the last interval: %d bytes (300 intervals), %d bytes (2,400)", heap[300], heap[2400])
-	if heap[2400] > heap[300]+64<<10 {
-		t.Errorf("live heap at the last interval grew from %d to %d bytes with 8x the intervals", heap[300], heap[2400])
+	t.Logf("live heap at the last interval: %d bytes (200 intervals), %d bytes (1,600)", heap[200], heap[1600])
+	if heap[1600] > heap[200]+64<<10 {
+		t.Errorf("live heap at the last interval grew from %d to %d bytes with 8x the intervals", heap[200], heap[1600])
 	}
 }
 
