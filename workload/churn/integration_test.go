@@ -357,8 +357,8 @@ func TestChurnBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"run", "churn", "--max-tables", "0", inited}, "--max-tables 0: give 1 or more"},
-		{[]string{"init", "churn", "--max-tables", "0", missing}, "--max-tables 0: give 1 or more"},
+		{[]string{"run", "churn", "--max-tables", "0", inited}, "--max-tables 0 is out of range: give a whole number from 1 to 1000000"},
+		{[]string{"init", "churn", "--max-tables", "0", missing}, "--max-tables 0 is out of range: give a whole number from 1 to 1000000"},
 		{[]string{"run", "churn", "--max-tables", "3", "--concurrency", "4", inited}, "--max-tables 3 leaves room for 3 tables, fewer than the 4 loops"},
 		{[]string{"run", "churn", "--appendoptimized", "true", inited}, "--appendoptimized true: Greenplum's table options on another server: the server is postgres"},
 		{[]string{"run", "churn", "--distributed-by", "key", inited}, "--distributed-by key: Greenplum's table options on another server"},
