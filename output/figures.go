@@ -223,6 +223,16 @@ func countedFigures(runs []*runlog.Run, v results.View) []report.Extra {
 			elapsed = c.To.Sub(c.From)
 		}
 	}
+	if ew, ok := gen.(workload.EndWaitFigurer); ok && len(runs) == 1 && v.Window == (results.Window{}).String() {
+		// The whole run: its elapsed time ends with the wait the run
+		// left out of these figures (summary.json's end_wait_s).
+		var sum struct {
+			EndWaitSec float64 `json:"end_wait_s"`
+		}
+		if json.Unmarshal(runs[0].Summary, &sum) == nil {
+			ew.SetFigureEndWait(time.Duration(sum.EndWaitSec * float64(time.Second)))
+		}
+	}
 	for _, f := range workload.AllFigures(fig, counts, errs, elapsed) {
 		if !f.Observed || (merged && v.Window == (results.Window{}).String()) {
 			out = append(out, report.Extra{Name: f.Name, Value: f.Value, Text: f.Text})

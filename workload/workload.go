@@ -501,6 +501,22 @@ type WorkerFigurer interface {
 	SetFigureWorkers(n int)
 }
 
+// EndWaitFigurer is a Figurer whose rates are over the run's scheduled
+// time, the measurement interval up to the run's end (its duration
+// over), without the wait that follows for the operations still in
+// flight (lambda's ingest at its own open-loop rate: the batches in
+// flight at the end were scheduled within the duration, and an ingest
+// that kept its rate then reads as that rate, not short of it by the
+// wait). The engine's own rates (ops/s) keep the wait in their elapsed
+// time, as sysbench and pgbench do. The runner, and `stampede report`
+// for one whole run, say the wait before Figures; 0 when there was none.
+type EndWaitFigurer interface {
+	Figurer
+	// SetFigureEndWait says the elapsed time Figures is given ends
+	// with wait spent waiting for operations in flight.
+	SetFigureEndWait(wait time.Duration)
+}
+
 // Measurer is a Generator that takes part in the measurement interval of
 // a run, the time after the ramp whose operations the final figures
 // count: to read figures from the server at its two ends (HammerDB's

@@ -118,6 +118,9 @@ type lambda struct {
 	// deviceIndex adds the B-tree on (device, ts) (init).
 	deviceIndex bool
 
+	// endWait is the run's wait at its end for operations in flight
+	// (SetFigureEndWait), left out of the ingest's rate.
+	endWait time.Duration
 	// last is what the batch recomputes of the last run did, for its
 	// observed figures.
 	mu   sync.Mutex
@@ -136,11 +139,12 @@ type recomputes struct {
 }
 
 var (
-	_ workload.Flagser      = (*lambda)(nil)
-	_ workload.Hookser      = (*lambda)(nil)
-	_ workload.Opser        = (*lambda)(nil)
-	_ workload.RunDefaulter = (*lambda)(nil)
-	_ workload.Figurer      = (*lambda)(nil)
+	_ workload.Flagser        = (*lambda)(nil)
+	_ workload.Hookser        = (*lambda)(nil)
+	_ workload.Opser          = (*lambda)(nil)
+	_ workload.RunDefaulter   = (*lambda)(nil)
+	_ workload.Figurer        = (*lambda)(nil)
+	_ workload.EndWaitFigurer = (*lambda)(nil)
 )
 
 func newLambda() workload.Generator {
