@@ -221,6 +221,9 @@ func countedFigures(runs []*runlog.Run, v results.View) []report.Extra {
 				counts[name] = c.Counts[name]
 			}
 			elapsed = c.To.Sub(c.From)
+			if im, ok := gen.(workload.IntervalMerger); ok {
+				im.SetMergeInterval(c.From, c.To)
+			}
 		}
 	}
 	if ew, ok := gen.(workload.EndWaitFigurer); ok && len(runs) == 1 && v.Window == (results.Window{}).String() {

@@ -743,6 +743,19 @@ type ClientMerger interface {
 	MergeClients(runs []ClientRun) error
 }
 
+// IntervalMerger is a ClientMerger whose merged figures come from its
+// records (churn's rows and the database's size, read every few
+// seconds) and are, as the counted figures are, over the clients'
+// common measurement interval, the time every one of them measured
+// (results.CommonInterval): near the ends of the time the clients'
+// runs cover together fewer of them ran. `stampede report` says the
+// interval after MergeClients and before Figures.
+type IntervalMerger interface {
+	ClientMerger
+	// SetMergeInterval makes the merged figures those of from to to.
+	SetMergeInterval(from, to time.Time)
+}
+
 // Audit results.
 const (
 	AuditPass = "PASS"

@@ -107,6 +107,9 @@ type churn struct {
 
 	// m is the measurement of the run Ops last prepared (nil before).
 	m *measure
+	// merged are the clients' runs MergeClients merged, for
+	// SetMergeInterval.
+	merged []workload.ClientRun
 
 	// client and clients are the run's share of several clients'
 	// (PartitionClients; clients 0 for a run on its own).
