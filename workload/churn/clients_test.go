@@ -163,11 +163,13 @@ func TestChurnClientsCommonInterval(t *testing.T) {
 	t.Logf("common interval %.3f s: report %.0f rows (%.1f/s), the server's bookkeeping %.0f rows in it (%.1f/s), %.0f over the whole runs",
 		common.Seconds(), rows, perSec, truth, truth/common.Seconds(), all)
 	// The clients read their totals every 5 s: between readings the
-	// rows are taken as inserted evenly, hence the tolerance.
-	if math.IsNaN(truth) || truth <= 0 || math.Abs(rows-truth) > 0.15*truth {
+	// rows are taken as inserted evenly, hence the tolerance (10% off
+	// seen on a loaded machine; over the whole runs, the figure would
+	// be 3 times the interval's).
+	if math.IsNaN(truth) || truth <= 0 || math.Abs(rows-truth) > 0.25*truth {
 		t.Errorf("merged rows_inserted %.0f, the server's bookkeeping gained %.0f rows in the common interval", rows, truth)
 	}
-	if all < 1.3*truth {
+	if all < 1.5*truth {
 		t.Errorf("the whole runs inserted %.0f rows, the common interval %.0f: the clients did not run apart as the test meant", all, truth)
 	}
 }
