@@ -141,7 +141,7 @@ func (g *lambda) Figures(counts map[string]int64, elapsed time.Duration) []workl
 	rate := float64(events) / measured.Seconds()
 	over := measured.Round(time.Millisecond).String()
 	if wait > 0 {
-		over += fmt.Sprintf(" measured, the end's %s wait for operations in flight left out", wait.Round(time.Millisecond))
+		over += fmt.Sprintf(" measured, the end's %.3f ms wait for operations in flight left out", float64(wait)/float64(time.Millisecond))
 	}
 	figs := []workload.Figure{{Name: "ingest_events_per_s", Value: rate,
 		Text: fmt.Sprintf("%.0f (%d events in batches of %d over %s; %.1f%% of --ingest-rate %g)",
