@@ -109,6 +109,7 @@ func (g *tpcc) Figures(counts map[string]int64, elapsed time.Duration) []workloa
 			Text: fmt.Sprintf("%.0f (from the server, as HammerDB: %s grew by %d, the committed New-Orders, in %s)",
 				nopm, what, n, d.Round(time.Millisecond))})
 	}
+	figs = append(figs, g.hammerFigures()...)
 	return figs
 }
 

@@ -24,6 +24,11 @@ func (g *tpcc) postLoad(ctx context.Context, db *sqlx.DB) error {
 			return fmt.Errorf("adding foreign key (%s): %w", stmt, err)
 		}
 	}
+	if g.hammerdb() {
+		if err := g.installRoutines(ctx, db); err != nil {
+			return err
+		}
+	}
 	cols := g.metaColumnsOf()
 	params := make([]string, len(cols))
 	for i := range params {

@@ -211,6 +211,9 @@ func (g *tpcc) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (wor
 	iso, _ := g.txIsolation()
 	var cLoad int64
 	if !db.Null() {
+		if err := g.checkProfile(ctx, db); err != nil {
+			return workload.QueryLoad{}, err
+		}
 		m, err := g.readMeta(ctx, db)
 		if err != nil {
 			return workload.QueryLoad{}, err
@@ -231,6 +234,9 @@ func (g *tpcc) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (wor
 				oc.Warn("cannot mark %s as run: %v", metaTable, err)
 			}
 		}
+	}
+	if g.hammerdb() {
+		return g.hammerOps(ctx, db, oc)
 	}
 	if oc.Warn != nil {
 		for _, w := range g.runWarnings(oc) {
