@@ -28,7 +28,7 @@ const (
 	callSlevFunc     = "SELECT slev($1, $2, $3)"
 
 	callNewOrderProc = "CALL neword($1, $2, $3, $4, $5, 0.0, '', '', 0.0, 0.0, 0, localtimestamp)"
-	callPaymentProc  = "CALL payment($1, $2, $3, $4, $5, $6, '0', $7, $8, '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', " +
+	callPaymentProc  = "CALL payment($1, $2, $3, $4, $5, $6, '0', $7, $8, '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', " +
 		"localtimestamp, 0.0, 0.0, 0.0, '', localtimestamp)"
 	callOStatProc    = "CALL ostat($1, $2, $3, $4, $5, '', '', 0.0, 0, localtimestamp, 0, '')"
 	callDeliveryProc = "CALL delivery($1, $2, localtimestamp)"
@@ -46,17 +46,17 @@ const hammerNURandC = 123
 // Delivery, 22 Stock-Level, 23 Order-Status). It is not safe for
 // concurrent use.
 type hammerWorker struct {
-	conn       sqlx.Conn
-	r          *rand.Rand
-	procs      bool
-	raise      bool
-	keyThink   bool
-	maxW       int64   // max(w_id), HammerDB's w_id_input
-	wID        int64   // the warehouse of the next transaction
-	mine       []int64 // --all-warehouses: this user's warehouses
-	slevD      int64
-	next       int // the next transaction, drawn
-	nextDrawn  bool
+	conn      sqlx.Conn
+	r         *rand.Rand
+	procs     bool
+	raise     bool
+	keyThink  bool
+	maxW      int64   // max(w_id), HammerDB's w_id_input
+	wID       int64   // the warehouse of the next transaction
+	mine      []int64 // --all-warehouses: this user's warehouses
+	slevD     int64
+	next      int // the next transaction, drawn
+	nextDrawn bool
 }
 
 // hammerTx maps HammerDB's draw of 1-23 to stampede's op index.
@@ -234,18 +234,20 @@ func (g *tpcc) hammerOps(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig
 		ql.Classes[i] = workload.ClassTransaction
 	}
 	stop := g.run.stop
-	if g.hdb.keyAndThink {
-		// The keying time of each user's first transaction.
-		ql.Attach = func(i int, _ workload.Recorder) {
-			w := ws[i]
-			w.draw()
-			t := time.NewTimer(time.Duration(hammerKeying[w.next]) * time.Second)
-			defer t.Stop()
-			select {
-			case <-t.C:
-			case <-ctx.Done():
-			case <-stop:
-			}
+	// With --key-and-think, Attach waits the keying time of each user's
+	// first transaction.
+	ql.Attach = func(i int, _ workload.Recorder) {
+		w := ws[i]
+		if !w.keyThink {
+			return
+		}
+		w.draw()
+		t := time.NewTimer(time.Duration(hammerKeying[w.next]) * time.Second)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+		case <-stop:
 		}
 	}
 	for i := range ws {
