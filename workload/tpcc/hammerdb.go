@@ -33,6 +33,9 @@ type hammerFlags struct {
 	keyAndThink   bool
 	raiseError    bool
 	useInstalled  bool
+	// serverSide is --server-side: stampede's own transactions as
+	// server-side functions (serverside.go).
+	serverSide bool
 }
 
 // hammerOnlyFlags are the flags that mean something with --profile
@@ -63,6 +66,8 @@ func (g *tpcc) registerHammerFlags(fs *pflag.FlagSet) {
 		"--profile hammerdb: a routine's error ends the run (HammerDB's pg_raiseerror); without it, errors are counted and the virtual user goes on")
 	fs.BoolVar(&h.useInstalled, "use-installed-routines", false,
 		"--profile hammerdb: call the routines in the database whatever their bodies (a neword of your own); init keeps routines it did not make")
+	fs.BoolVar(&h.serverSide, "server-side", false,
+		"stampede's own five transactions as server-side functions (stampede_neword, ...) that init installs and run calls, one call per transaction, the inputs drawn by the client as the specification says")
 	g.flags.Meta["partition"] = workload.FlagMeta{LoadOnly: true}
 	for _, f := range []string{"all-warehouses", "key-and-think", "raise-error"} {
 		g.flags.Meta[f] = workload.FlagMeta{RuntimeOnly: true}
@@ -83,12 +88,18 @@ func (g *tpcc) validateHammer() error {
 		return nil
 	}
 	if !g.hammerdb() {
+		if g.hdb.serverSide && g.tenant > 0 {
+			return fmt.Errorf("--server-side has no tenant fleets: leave --tenants or --server-side out")
+		}
 		for _, f := range hammerOnlyFlags {
 			if g.flags.Changed(f) {
 				return fmt.Errorf("--%s goes with --profile hammerdb (HammerDB's TPROC-C): add --profile hammerdb, or leave --%s out", f, f)
 			}
 		}
 		return nil
+	}
+	if g.hdb.serverSide {
+		return fmt.Errorf("--server-side is for --profile stampede: HammerDB's routines are server-side already; leave --server-side out")
 	}
 	for _, f := range stampedeOnlyFlags {
 		if g.flags.Changed(f) {

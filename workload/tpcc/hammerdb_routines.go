@@ -18,60 +18,93 @@ var hammerRoutinesTmpl string
 
 var hammerRoutinesT = template.Must(template.New("routines").Parse(hammerRoutinesTmpl))
 
-// routine is one of HammerDB's five routines: its name and the argument
-// types (as oidvectortypes prints them) of the function and of the
-// procedure, HammerDB's signatures.
+// routine is one of the five routines a run calls: its name, its
+// argument types (as oidvectortypes prints them) and its transaction.
 type routine struct {
-	name        string
-	funcArgs    string
-	procArgs    string
-	description string
+	name, args, description string
 }
 
-// hammerRoutines are the five routines, in the order of the template.
-var hammerRoutines = []routine{
-	{name: "neword", description: "New-Order",
-		funcArgs: "integer, integer, integer, integer, integer, integer",
-		procArgs: "integer, integer, integer, integer, integer, numeric, character varying, character varying, numeric, numeric, integer, timestamp without time zone"},
-	{name: "delivery", description: "Delivery",
-		funcArgs: "integer, integer",
-		procArgs: "integer, integer, timestamp without time zone"},
-	{name: "payment", description: "Payment",
-		funcArgs: "integer, integer, integer, integer, integer, integer, numeric, character varying, character varying, numeric",
-		procArgs: "integer, integer, integer, integer, integer, numeric, character, character varying, integer, " +
+// hammerFuncArgs and hammerProcArgs are the argument types of HammerDB's
+// functions and procedures, in the order of the template: NEWORD,
+// DELIVERY, PAYMENT, OSTAT, SLEV.
+var (
+	hammerFuncArgs = []string{
+		"integer, integer, integer, integer, integer, integer",
+		"integer, integer",
+		"integer, integer, integer, integer, integer, integer, numeric, character varying, character varying, numeric",
+		"integer, integer, integer, integer, character varying",
+		"integer, integer, integer",
+	}
+	hammerProcArgs = []string{
+		"integer, integer, integer, integer, integer, numeric, character varying, character varying, numeric, numeric, integer, timestamp without time zone",
+		"integer, integer, timestamp without time zone",
+		"integer, integer, integer, integer, integer, numeric, character, character varying, integer, " +
 			"character varying, character varying, character varying, character, character, " +
 			"character varying, character varying, character varying, character, character, " +
 			"character varying, character, character varying, character varying, character varying, character, character, character, " +
-			"timestamp without time zone, numeric, numeric, numeric, character varying, timestamp without time zone"},
-	{name: "ostat", description: "Order-Status",
-		funcArgs: "integer, integer, integer, integer, character varying",
-		procArgs: "integer, integer, integer, integer, character varying, character varying, character varying, numeric, integer, timestamp without time zone, integer, text"},
-	{name: "slev", description: "Stock-Level",
-		funcArgs: "integer, integer, integer",
-		procArgs: "integer, integer, integer, integer"},
+			"timestamp without time zone, numeric, numeric, numeric, character varying, timestamp without time zone",
+		"integer, integer, integer, integer, character varying, character varying, character varying, numeric, integer, timestamp without time zone, integer, text",
+		"integer, integer, integer, integer",
+	}
+	// serverArgs are those of stampede's server-side functions
+	// (--server-side): New-Order takes the lines drawn by the client.
+	serverArgs = []string{
+		"integer, integer, integer, integer[], integer[], integer[]",
+		hammerFuncArgs[1], hammerFuncArgs[2], hammerFuncArgs[3], hammerFuncArgs[4],
+	}
+	routineNames        = []string{"neword", "delivery", "payment", "ostat", "slev"}
+	routineDescriptions = []string{"New-Order", "Delivery", "Payment", "Order-Status", "Stock-Level"}
+)
+
+// serverPrefix leads the names of stampede's server-side functions.
+const serverPrefix = "stampede_"
+
+// routineData is what the template of the routines is executed with.
+type routineData struct {
+	// Procs makes procedures, Server stampede's server-side functions.
+	Procs, Server bool
+	// Prefix leads the routines' names; Orders is the orders table.
+	Prefix, Orders string
 }
 
-// kind is "function" or "procedure", as the routines are made.
+// routineMode returns the template data of the generator's routines.
+func (g *tpcc) routineMode() routineData {
+	if !g.hammerdb() {
+		return routineData{Server: true, Prefix: serverPrefix, Orders: orderTable}
+	}
+	return routineData{Procs: g.hdb.storedProcs, Orders: hammerOrders}
+}
+
+// routines returns the five routines the generator's runs call.
+func (g *tpcc) routines() []routine {
+	m := g.routineMode()
+	args := hammerFuncArgs
+	switch {
+	case m.Server:
+		args = serverArgs
+	case m.Procs:
+		args = hammerProcArgs
+	}
+	out := make([]routine, len(routineNames))
+	for i, n := range routineNames {
+		out[i] = routine{name: m.Prefix + n, args: args[i], description: routineDescriptions[i]}
+	}
+	return out
+}
+
+// routineKind is "function" or "procedure", as the routines are made.
 func (g *tpcc) routineKind() string {
-	if g.hdb.storedProcs {
+	if g.routineMode().Procs {
 		return "procedure"
 	}
 	return "function"
 }
 
-// args returns the routine's argument types in the profile's kind.
-func (g *tpcc) routineArgs(r routine) string {
-	if g.hdb.storedProcs {
-		return r.procArgs
-	}
-	return r.funcArgs
-}
-
-// routineStatements returns the CREATE statements of the five routines,
-// functions or procedures.
-func routineStatements(procs bool) []string {
+// routineStatements returns the CREATE statements of the five routines
+// of mode m.
+func routineStatements(m routineData) []string {
 	var b bytes.Buffer
-	if err := hammerRoutinesT.Execute(&b, struct{ Procs bool }{procs}); err != nil {
+	if err := hammerRoutinesT.Execute(&b, m); err != nil {
 		panic(err) // a fixed template
 	}
 	var out []string
@@ -96,12 +129,12 @@ type installedRoutine struct {
 	ours bool
 }
 
-// installedRoutines lists the routines named as HammerDB's five in the
-// current schema.
+// installedRoutines lists the routines named as the generator's five in
+// the current schema.
 func (g *tpcc) installedRoutines(ctx context.Context, db *sqlx.DB) ([]installedRoutine, error) {
-	names := make([]string, len(hammerRoutines))
-	for i, r := range hammerRoutines {
-		names[i] = r.name
+	var names []string
+	for _, r := range g.routines() {
+		names = append(names, r.name)
 	}
 	rows, err := db.Query(ctx, `SELECT p.proname, p.oid::regprocedure::text, p.prokind::text, oidvectortypes(p.proargtypes),
 		coalesce(obj_description(p.oid, 'pg_proc'), ''), md5(p.prosrc)
@@ -172,8 +205,9 @@ func (g *tpcc) installRoutines(ctx context.Context, db *sqlx.DB) error {
 	for _, r := range inst {
 		kept[r.name] = true
 	}
-	for i, stmt := range routineStatements(g.hdb.storedProcs) {
-		r := hammerRoutines[i]
+	rs := g.routines()
+	for i, stmt := range routineStatements(g.routineMode()) {
+		r := rs[i]
 		if kept[r.name] {
 			continue // the user's, --use-installed-routines
 		}
@@ -204,8 +238,8 @@ func (g *tpcc) checkRoutines(ctx context.Context, db *sqlx.DB) error {
 		return err
 	}
 	kind := g.routineKind()
-	for _, r := range hammerRoutines {
-		want := g.routineArgs(r)
+	for _, r := range g.routines() {
+		want := r.args
 		i := slices.IndexFunc(inst, func(x installedRoutine) bool { return x.name == r.name && x.kind == kind && x.args == want })
 		if i < 0 {
 			var found []string
@@ -215,24 +249,36 @@ func (g *tpcc) checkRoutines(ctx context.Context, db *sqlx.DB) error {
 				}
 			}
 			if len(found) == 0 {
-				return loadMismatch(fmt.Sprintf("%s %s (%s) is missing from database %s: run `stampede init tpcc --profile hammerdb%s`, or create it",
-					kind, r.name, r.description, db.Database(), g.storedProcsArg()))
+				return loadMismatch(fmt.Sprintf("%s %s (%s) is missing from database %s: run `stampede init tpcc %s`, or create it",
+					kind, r.name, r.description, db.Database(), g.initArgs()))
 			}
 			return loadMismatch(fmt.Sprintf("%s %s(%s) (%s) is not in database %s, which has %s instead: the run calls %s's signature; create it with that signature%s",
 				kind, r.name, want, r.description, db.Database(), strings.Join(found, ", "), "HammerDB", g.otherKindHint(inst, r.name)))
 		}
 		if !inst[i].ours && !g.hdb.useInstalled {
-			return loadMismatch(fmt.Sprintf("%s %s in database %s is not the one stampede's init made (made by another, or replaced since): add --use-installed-routines to measure it, or re-run `stampede init tpcc --profile hammerdb --drop`",
-				kind, inst[i].signature, db.Database()))
+			return loadMismatch(fmt.Sprintf("%s %s in database %s is not the one stampede's init made (made by another, or replaced since): %sre-run `stampede init tpcc %s --drop`",
+				kind, inst[i].signature, db.Database(), g.useInstalledHint(), g.initArgs()))
 		}
 	}
 	return nil
 }
 
-// storedProcsArg is " --stored-procs" when the run calls procedures.
-func (g *tpcc) storedProcsArg() string {
-	if g.hdb.storedProcs {
-		return " --stored-procs"
+// initArgs are the flags of the init that makes the generator's routines.
+func (g *tpcc) initArgs() string {
+	switch m := g.routineMode(); {
+	case m.Server:
+		return "--server-side"
+	case m.Procs:
+		return "--profile hammerdb --stored-procs"
+	}
+	return "--profile hammerdb"
+}
+
+// useInstalledHint offers --use-installed-routines, which --profile
+// hammerdb has.
+func (g *tpcc) useInstalledHint() string {
+	if g.hammerdb() {
+		return "add --use-installed-routines to measure it, or "
 	}
 	return ""
 }
@@ -242,7 +288,7 @@ func (g *tpcc) storedProcsArg() string {
 func (g *tpcc) otherKindHint(inst []installedRoutine, name string) string {
 	for _, x := range inst {
 		if x.name == name && x.kind != g.routineKind() {
-			if g.hdb.storedProcs {
+			if g.routineMode().Procs {
 				return ", or leave --stored-procs out to call the functions"
 			}
 			return ", or add --stored-procs to call the procedures"

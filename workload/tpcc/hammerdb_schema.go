@@ -116,7 +116,10 @@ func (g *tpcc) preLoadHammer(ctx context.Context, db *sqlx.DB) error {
 	if _, err := g.routinesToReplace(ctx, db); err != nil {
 		return err
 	}
-	n := hammerPartitions(g.warehouses, g.hdb.partition)
+	if !g.hammerdb() {
+		return nil
+	}
+	n := hammerPartitions(g.warehouses, g.hdb.partition && g.hammerdb())
 	for i := range n {
 		q := fmt.Sprintf("CREATE TABLE ol_%d PARTITION OF %s FOR VALUES WITH (MODULUS %d, REMAINDER %d)", i, orderLineTable, n, i)
 		if _, err := db.Exec(ctx, q); err != nil {

@@ -24,7 +24,7 @@ func (g *tpcc) postLoad(ctx context.Context, db *sqlx.DB) error {
 			return fmt.Errorf("adding foreign key (%s): %w", stmt, err)
 		}
 	}
-	if g.hammerdb() {
+	if g.hammerdb() || g.hdb.serverSide {
 		if err := g.installRoutines(ctx, db); err != nil {
 			return err
 		}

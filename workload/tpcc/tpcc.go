@@ -259,7 +259,7 @@ func (g *tpcc) Hooks() workload.Hooks {
 	if g.tenant > 0 {
 		h.PreLoad = g.preLoad
 	}
-	if g.hammerdb() {
+	if g.hammerdb() || (g.hdb.serverSide && g.tenant == 0) {
 		h.PreLoad = g.preLoadHammer
 	}
 	return h
