@@ -179,6 +179,9 @@ func auditFields(t *auditTotals) map[string]*int64 {
 // warehouse at the start and the end of the measurement interval (when
 // both were read) and the audit counters of the interval.
 func (g *tpcc) RunRecords() []workload.Record {
+	if g.hammerdb() {
+		return g.hammerRecords()
+	}
 	if g.workers == nil {
 		return nil
 	}
@@ -222,6 +225,9 @@ type mergedClients struct {
 	// every client recorded them.
 	audits   auditTotals
 	auditsOK bool
+	// hammer holds --profile hammerdb's figures added up over the
+	// clients (hammerMerge).
+	hammer hammerMerged
 }
 
 // clientRange returns the home warehouses of a client's run from the
@@ -252,6 +258,9 @@ func (g *tpcc) clientRange(flags map[string]string) (first, last int64, err erro
 // between them, per minute between them, is the benchmark's NOPM. The
 // audits add up the clients' counters.
 func (g *tpcc) MergeClients(runs []workload.ClientRun) error {
+	if g.hammerdb() {
+		return g.hammerMerge(runs)
+	}
 	m := &mergedClients{auditsOK: len(runs) > 0}
 	if g.weights == nil { // a rebuilt generator that validate has not seen
 		w, err := parseMix(g.mix)

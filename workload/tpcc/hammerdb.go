@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -198,23 +199,93 @@ func (g *tpcc) hammerHeader(workers int) []string {
 	}
 }
 
+// Figures and records of --profile hammerdb.
+const (
+	figHammerTPM  = "hammerdb_tpm"
+	figHammerNOPM = "hammerdb_nopm"
+)
+
 // hammerFigures returns HammerDB's figures of the run: TPM and NOPM per
 // nominal minute (the run's --duration), when the server's counters were
-// read at both ends.
+// read at both ends; of several clients merged (report --tag), the sums
+// of the clients' figures, as HammerDB's users add up the NOPM of
+// instances run against several servers.
 func (g *tpcc) hammerFigures() []workload.Figure {
+	if !g.hammerdb() {
+		return nil
+	}
+	if g.merged != nil {
+		h := g.merged.hammer
+		if !h.ok {
+			return nil
+		}
+		return []workload.Figure{
+			{Name: figHammerTPM, Value: h.tpm, Observed: true,
+				Text: fmt.Sprintf("%.0f (the sum of the %d clients' HammerDB TPM, each read from its server)", math.Floor(h.tpm), h.clients)},
+			{Name: figHammerNOPM, Value: h.nopm, Observed: true, Text: TestResult(h.nopm, h.tpm)},
+		}
+	}
 	m := g.run.meas
 	minutes := g.run.duration.Minutes()
-	if !g.hammerdb() || !m.ok || !m.xactOK || minutes <= 0 {
+	if !m.ok || !m.xactOK || minutes <= 0 {
 		return nil
 	}
 	tpm := float64(m.xactEnd-m.xactStart) / minutes
 	nopm := float64(m.allEnd-m.allStart) / minutes
 	return []workload.Figure{
-		{Name: "hammerdb_tpm", Value: tpm, Observed: true,
+		{Name: figHammerTPM, Value: tpm, Observed: true,
 			Text: fmt.Sprintf("%.0f (from the server, as HammerDB: sum(xact_commit + xact_rollback) over pg_stat_database grew by %d in the run's %s)",
 				math.Floor(tpm), m.xactEnd-m.xactStart, g.run.duration)},
-		{Name: "hammerdb_nopm", Value: nopm, Observed: true, Text: TestResult(nopm, tpm)},
+		{Name: figHammerNOPM, Value: nopm, Observed: true, Text: TestResult(nopm, tpm)},
 	}
+}
+
+// hammerMerged is HammerDB's figures of several clients added up.
+type hammerMerged struct {
+	nopm, tpm float64
+	clients   int
+	// ok says every client recorded both figures.
+	ok bool
+}
+
+// hammerRecords returns the run's HammerDB figures as records, for a
+// merge of several clients (report --tag).
+func (g *tpcc) hammerRecords() []workload.Record {
+	var out []workload.Record
+	for _, f := range g.hammerFigures() {
+		out = append(out, workload.Record{Name: f.Name, At: g.run.meas.endAt, Value: f.Value})
+	}
+	return out
+}
+
+// hammerMerge is MergeClients for --profile hammerdb: HammerDB's virtual
+// users of every instance draw among all the warehouses, so the clients'
+// warehouses are not compared; their NOPM and TPM add up (one instance per
+// server, as the field report's two instances against two nodes).
+func (g *tpcc) hammerMerge(runs []workload.ClientRun) error {
+	m := &mergedClients{}
+	h := hammerMerged{ok: len(runs) > 0, clients: len(runs)}
+	for _, r := range runs {
+		if n, err := strconv.Atoi(r.Flags["concurrency"]); err == nil {
+			m.workers += n
+		}
+		var nopm, tpm bool
+		for _, rec := range r.Records {
+			switch rec.Name {
+			case figHammerNOPM:
+				h.nopm += rec.Value
+				nopm = true
+			case figHammerTPM:
+				h.tpm += rec.Value
+				tpm = true
+			}
+		}
+		h.ok = h.ok && nopm && tpm
+	}
+	m.hammer = h
+	g.merged = m
+	g.figureWorkers = m.workers
+	return nil
 }
 
 // TestResult is HammerDB's result line for nopm and tpm, as its
