@@ -110,6 +110,11 @@ func (g *tpcc) homeCount() int {
 
 // validateClients checks --warehouse-range and the client's share.
 func (g *tpcc) validateClients() error {
+	if g.hammerdb() {
+		// HammerDB's instances each draw among every warehouse: its
+		// clients split nothing (hammerMerge adds their figures up).
+		return nil
+	}
 	if g.whRangeFlag != "" {
 		a, b, err := parseRange(g.whRangeFlag)
 		switch {
@@ -136,7 +141,7 @@ func (g *tpcc) validateClients() error {
 
 // split says whether the generator runs part of the warehouses' terminals
 // (--clients or --warehouse-range).
-func (g *tpcc) split() bool { return g.part[1] > 0 || g.whRangeFlag != "" }
+func (g *tpcc) split() bool { return !g.hammerdb() && (g.part[1] > 0 || g.whRangeFlag != "") }
 
 // clientHeader is the header line of a client's run: its warehouses, and
 // who runs the checks.

@@ -51,7 +51,7 @@ func (g *tpcc) efficient() bool { return g.efficientWith(g.terminals()) }
 
 // efficientWith is efficient for a run of the given number of workers.
 func (g *tpcc) efficientWith(workers int) bool {
-	return g.wait && g.waitFactor == 1 && workers == terminalsPerWarehouse*g.homeCount() &&
+	return !g.hammerdb() && g.wait && g.waitFactor == 1 && workers == terminalsPerWarehouse*g.homeCount() &&
 		(g.activeWorkers == 0 || g.activeWorkers >= workers)
 }
 

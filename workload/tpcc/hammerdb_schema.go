@@ -105,8 +105,23 @@ func (g *tpcc) hammerTables(tables []workload.Table) {
 	}
 }
 
+var _ workload.InitChecker = (*tpcc)(nil)
+
+// CheckInit implements workload.InitChecker: with --profile hammerdb or
+// --server-side, a routine of one of the five names that stampede did not
+// make (or that was replaced since) is refused, naming it, unless
+// --use-installed-routines keeps it.
+func (g *tpcc) CheckInit(ctx context.Context, db *sqlx.DB) error {
+	if !g.hammerdb() && !g.hdb.serverSide {
+		return nil
+	}
+	_, err := g.routinesToReplace(ctx, db)
+	return err
+}
+
 // preLoadHammer creates the partitions of ORDER_LINE with --partition,
-// named ol_0 .. ol_N-1 as HammerDB's, and refuses routines of the five
+// named ol_0 .. ol_N-1 as HammerDB's (unless a client of a split load
+// made them already), and refuses routines of the five
 // names that stampede did not make (unless --use-installed-routines keeps
 // them), before any row is loaded.
 func (g *tpcc) preLoadHammer(ctx context.Context, db *sqlx.DB) error {
@@ -121,7 +136,7 @@ func (g *tpcc) preLoadHammer(ctx context.Context, db *sqlx.DB) error {
 	}
 	n := hammerPartitions(g.warehouses, g.hdb.partition && g.hammerdb())
 	for i := range n {
-		q := fmt.Sprintf("CREATE TABLE ol_%d PARTITION OF %s FOR VALUES WITH (MODULUS %d, REMAINDER %d)", i, orderLineTable, n, i)
+		q := fmt.Sprintf("CREATE TABLE IF NOT EXISTS ol_%d PARTITION OF %s FOR VALUES WITH (MODULUS %d, REMAINDER %d)", i, orderLineTable, n, i)
 		if _, err := db.Exec(ctx, q); err != nil {
 			return fmt.Errorf("creating partition ol_%d of %s: %w", i, orderLineTable, err)
 		}
