@@ -457,3 +457,42 @@ func TestHammerDBProfileMismatch(t *testing.T) {
 		})
 	}
 }
+
+// TestHammerDBPartitionTables: with --partition and 300 warehouses,
+// ORDER_LINE is created partitioned by hash of OL_W_ID and the PreLoad
+// hook makes HammerDB's partitions ol_0 .. ol_2 (no rows are loaded).
+func TestHammerDBPartitionTables(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	db := freshDB(t, 1)
+	g := newGen(t, "--profile", "hammerdb", "--partition", "--warehouses", "300")
+	i := slices.IndexFunc(g.Tables(), func(tb workload.Table) bool { return tb.Name == orderLineTable })
+	if _, err := db.Exec(ctx, db.Dialect().CreateTable(orderLineTable, g.Tables()[i].Schema)); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Hooks().PreLoad(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := db.Query(ctx, `SELECT c.relname || ' ' || pg_get_expr(c.relpartbound, c.oid) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+		WHERE i.inhparent = 'order_line'::regclass ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var got []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, s)
+	}
+	want := []string{"ol_0 FOR VALUES WITH (modulus 3, remainder 0)", "ol_1 FOR VALUES WITH (modulus 3, remainder 1)", "ol_2 FOR VALUES WITH (modulus 3, remainder 2)"}
+	if !slices.Equal(got, want) {
+		t.Errorf("partitions of order_line: %q, want %q", got, want)
+	}
+	var strategy string
+	if err := db.QueryRow(ctx, "SELECT pg_get_partkeydef('order_line'::regclass)").Scan(&strategy); err != nil || strategy != "HASH (ol_w_id)" {
+		t.Errorf("order_line is partitioned by %q (%v), want HASH (ol_w_id)", strategy, err)
+	}
+}
