@@ -108,7 +108,7 @@ func (a *app) compareSides(args []string, cf compareFlags) error {
 			return usagef("name two sides to compare: two runs (A B), two groups of runs (A1,A2,... B1,B2,...) or --a-tag/--b-tag key=value")
 		}
 		for _, ref := range strings.Split(args[0], ",") {
-			if ref == "" {
+			if ref == "" && strings.Contains(args[0], ",") {
 				return usagef("%q holds an empty run name: separate runs with single commas, no spaces", args[0])
 			}
 			sides[i] = append(sides[i], ref)
