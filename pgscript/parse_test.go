@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stampede-bench/stampede/sqlx"
 )
 
 func TestParseCommands(t *testing.T) {
@@ -286,5 +288,42 @@ func TestCopyWordElsewhere(t *testing.T) {
 		if _, err := Parse("f.sql", 1, src); err != nil {
 			t.Errorf("Parse(%q) = %v, want it taken", src, err)
 		}
+	}
+}
+
+// TestStatementsOnOneLine: several statements on one line are several
+// commands, as pgbench runs them; each is FILE:LINE:N (N its place on
+// the line), and a `-- name:` names the statement after it only.
+func TestStatementsOnOneLine(t *testing.T) {
+	cases := []struct {
+		name, src string
+		want      []string // the SQL commands' names, in order
+		texts     []string
+	}{
+		{"three on a line", "BEGIN; SELECT 1; END;\n", []string{"f.sql:1:1", "f.sql:1:2", "f.sql:1:3"}, []string{"BEGIN", "SELECT 1", "END"}},
+		{"two inserts", "INSERT INTO t VALUES (1); INSERT INTO t VALUES (2);\n", []string{"f.sql:1:1", "f.sql:1:2"}, []string{"INSERT INTO t VALUES (1)", "INSERT INTO t VALUES (2)"}},
+		{"named first", "-- name: a\nBEGIN; SELECT 1;\n", []string{"a", "f.sql:2:2"}, []string{"BEGIN", "SELECT 1"}},
+		{"alone keeps FILE:LINE", "SELECT 1;\nBEGIN; SELECT 2;\nEND;\n", []string{"f.sql:1", "f.sql:2:1", "f.sql:2:2", "f.sql:3"}, []string{"SELECT 1", "BEGIN", "SELECT 2", "END"}},
+		{"a statement ending on the next line", "SELECT 1; SELECT\n 2;\n", []string{"f.sql:1:1", "f.sql:1:2"}, []string{"SELECT 1", "SELECT\n 2"}},
+		{"compound stays one", "SELECT 1 \\; SELECT 2; SELECT 3;\n", []string{"f.sql:1:1", "f.sql:1:2"}, []string{"SELECT 1 ; SELECT 2", "SELECT 3"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := Parse("f.sql", 1, c.src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names, texts []string
+			for _, cmd := range s.Commands {
+				names = append(names, cmd.Name)
+				texts = append(texts, cmd.Text)
+			}
+			if strings.Join(names, "|") != strings.Join(c.want, "|") || strings.Join(texts, "|") != strings.Join(c.texts, "|") {
+				t.Errorf("names %q texts %q, want %q %q", names, texts, c.want, c.texts)
+			}
+			if _, err := Compile([]*Script{s}, Options{Protocol: sqlx.Simple}, nil); err != nil {
+				t.Errorf("Compile: %v", err)
+			}
+		})
 	}
 }

@@ -102,14 +102,19 @@ func Compile(scripts []*Script, opts Options, described func(c *Command) (cols [
 		}
 		p.total += int64(s.Weight)
 		code := make([]step, len(s.Commands))
+		perLine, nth := make(map[int]int), make(map[int]int)
+		for _, c := range s.Commands {
+			perLine[c.Line]++
+		}
 		for i := range s.Commands {
 			c := &s.Commands[i]
 			st := step{Command: c, stmt: -1, set: -1, sleep: -1}
+			nth[c.Line]++
 			if c.Kind == SQL || opts.EveryCommand {
 				st.stmt = len(p.stmts)
 				name := c.Name
 				if name == "" {
-					name = s.Name + ":" + strconv.Itoa(c.Line)
+					name = LineName(s.Name, c.Line, nth[c.Line], perLine[c.Line])
 				}
 				p.stmts = append(p.stmts, name)
 			}

@@ -3,6 +3,8 @@ package workload_test
 import (
 	"testing"
 
+	"github.com/stampede-bench/stampede/engine"
+	"github.com/stampede-bench/stampede/results"
 	"github.com/stampede-bench/stampede/runlog"
 	"github.com/stampede-bench/stampede/workload"
 )
@@ -17,6 +19,27 @@ func TestCheckOpNameAsRunLog(t *testing.T) {
 		ours, theirs := workload.CheckOpName(name) == nil, runlog.ValidSeriesName(name) == nil
 		if ours != theirs {
 			t.Errorf("%q: workload.CheckOpName accepts it %v, runlog.ValidSeriesName %v", name, ours, theirs)
+		}
+	}
+}
+
+// TestReservedOpNamesAsTheRunLog: every series the run log adds beside an
+// operation under a rate (engine.Series), compare's total row, and every
+// name results does not read as an operation is refused as a name of a
+// user's operation; ordinary names are not.
+func TestReservedOpNamesAsTheRunLog(t *testing.T) {
+	derived := engine.Series{Ops: []string{"read.sql"}, Rated: true}.Names()[1:]
+	for _, name := range append(derived, results.CompareTotal, "__total", "pacer", "x.service", "x.lag") {
+		if workload.CheckReservedOpName(name) == nil {
+			t.Errorf("%q is accepted as an operation's name, but the run log or compare keeps it", name)
+		}
+	}
+	for _, name := range []string{"read", "read.sql", "read.sql:4", "read.sql:4:2", "pacer2", "lag", "service_x", "_one"} {
+		if err := workload.CheckReservedOpName(name); err != nil {
+			t.Errorf("%q: %v", name, err)
+		}
+		if !results.IsOp(name) {
+			t.Errorf("%q is accepted but results does not read it as an operation", name)
 		}
 	}
 }

@@ -13,7 +13,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -297,8 +296,9 @@ func seriesNames(s *pgscript.Script, path string) error {
 	base := filepath.Base(s.Name)
 	for i := range s.Commands {
 		c := &s.Commands[i]
-		if c.Kind == pgscript.SQL && c.Name == s.Name+":"+strconv.Itoa(c.Line) {
-			c.Name = base + ":" + strconv.Itoa(c.Line)
+		// FILE:LINE or FILE:LINE:N (pgscript.LineName), not a `-- name:`.
+		if c.Kind == pgscript.SQL && c.NameLine == 0 && strings.HasPrefix(c.Name, s.Name+":") {
+			c.Name = base + strings.TrimPrefix(c.Name, s.Name)
 		}
 	}
 	s.Name = base
@@ -312,6 +312,9 @@ func checkStatementNames(s *pgscript.Script, path string) error {
 	if err := workload.CheckOpName(s.Name); err != nil {
 		return fmt.Errorf("-f %s: a script is named by its file's name, and %q holds white space, a comma, = or a control character, which the run log cannot keep: rename the file (or copy it to a name without them)", path, s.Name)
 	}
+	if err := workload.CheckReservedOpName(s.Name); err != nil {
+		return fmt.Errorf("-f %s: a script is named by its file's name, and %v: rename the file (or copy it to another name)", path, err)
+	}
 	for _, c := range s.Commands {
 		if c.Kind != pgscript.SQL {
 			continue
@@ -319,12 +322,15 @@ func checkStatementNames(s *pgscript.Script, path string) error {
 		if strings.Contains(c.Name, "/") {
 			return fmt.Errorf("%s:%d: the statement name %q holds a /, which the run log keeps for the parts of an operation: name it without one", path, c.Line, c.Name)
 		}
+		line := c.Line
+		if c.NameLine > 0 {
+			line = c.NameLine
+		}
 		if workload.CheckOpName(c.Name) != nil {
-			line := c.Line
-			if c.NameLine > 0 {
-				line = c.NameLine
-			}
 			return fmt.Errorf("%s:%d: the statement name %q holds white space, a comma, = or a control character, which the run log cannot keep: a name holds none of them, nor a / (-- name: read_order)", path, line, c.Name)
+		}
+		if err := workload.CheckReservedOpName(c.Name); err != nil {
+			return fmt.Errorf("%s:%d: the statement name %v: give it another `-- name:`", path, line, err)
 		}
 	}
 	return nil
