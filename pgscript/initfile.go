@@ -110,29 +110,13 @@ func parseSQLFile(name, src, holds string) ([]InitStep, error) {
 func openTransaction(steps []InitStep) int {
 	open := 0
 	for _, s := range steps {
-		f := strings.Fields(strings.ToUpper(strings.ReplaceAll(s.SQL, ";", " ")))
-		if len(f) == 0 {
-			continue
-		}
-		second := ""
-		if len(f) > 1 {
-			second = f[1]
-		}
-		switch f[0] {
-		case "BEGIN":
-			if open == 0 {
-				open = s.Line
-			}
-		case "START":
-			if second == "TRANSACTION" && open == 0 {
-				open = s.Line
-			}
-		case "COMMIT", "ROLLBACK", "ABORT", "END":
-			if second != "PREPARED" && second != "TO" {
-				open = 0
-			}
-		case "PREPARE":
-			if second == "TRANSACTION" {
+		for _, part := range strings.Split(s.SQL, ";") {
+			switch txEffect(part) {
+			case 1:
+				if open == 0 {
+					open = s.Line
+				}
+			case -1:
 				open = 0
 			}
 		}

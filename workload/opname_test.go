@@ -1,7 +1,10 @@
 package workload_test
 
 import (
+	"context"
+	"errors"
 	"testing"
+	"time"
 
 	"github.com/stampede-bench/stampede/engine"
 	"github.com/stampede-bench/stampede/results"
@@ -40,6 +43,27 @@ func TestReservedOpNamesAsTheRunLog(t *testing.T) {
 		}
 		if !results.IsOp(name) {
 			t.Errorf("%q is accepted but results does not read it as an operation", name)
+		}
+	}
+}
+
+type nopRecorder struct{}
+
+func (nopRecorder) Record(int, time.Duration) {}
+func (nopRecorder) RecordError(int, error)    {}
+
+// TestRetryTxNamesOnce: an error that is not retried is named by its
+// operation once: a script's error, which starts with the script's
+// FILE:LINE, is not prefixed with the file's name again.
+func TestRetryTxNamesOnce(t *testing.T) {
+	for _, c := range []struct{ name, err, want string }{
+		{"br.sql", "br.sql:4: variable x is not set", "br.sql:4: variable x is not set"},
+		{"new_order", "no such row", "new_order: no such row"},
+		{"a.sql", "a.sqlx:1: other", "a.sql: a.sqlx:1: other"},
+	} {
+		got := workload.RetryTx(context.Background(), nopRecorder{}, 0, c.name, func() error { return errors.New(c.err) })
+		if got == nil || got.Error() != c.want {
+			t.Errorf("%s, %q: %v, want %q", c.name, c.err, got, c.want)
 		}
 	}
 }
