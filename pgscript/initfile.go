@@ -44,7 +44,14 @@ func ParseCheck(name, src string) ([]InitStep, error) {
 	return parseSQLFile(name, src, "a check file holds queries that return booleans only")
 }
 
-// parseSQLFile is ParseInit and ParseCheck; holds says what the file
+// ParseCleanup reads a cleanup file (SQL statements that undo what a
+// user's init file did, as pgbench users keep a drop.sql) as ParseInit
+// reads an init file.
+func ParseCleanup(name, src string) ([]InitStep, error) {
+	return parseSQLFile(name, src, "a cleanup file holds SQL statements only")
+}
+
+// parseSQLFile is ParseInit, ParseCheck and ParseCleanup; holds says what the file
 // holds, in the refusal of a meta-command.
 func parseSQLFile(name, src, holds string) ([]InitStep, error) {
 	p := &parser{file: name, src: src, line: 1}

@@ -175,6 +175,9 @@ func (a *app) workloadCmd(v verb, m workload.Meta) *cobra.Command {
 		if err := cmdline.URLArgs(fs, a.argv, args, "stampede "+v.name+" "+m.Name); err != nil {
 			return err
 		}
+		if vs, ok := gen.(workload.VerbSetter); ok {
+			vs.SetVerb(v.name)
+		}
 		if h, ok := gen.(workload.Hookser); ok && h.Hooks().Validate != nil {
 			if err := h.Hooks().Validate(); err != nil {
 				return asUsage(err)

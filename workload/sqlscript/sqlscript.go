@@ -82,8 +82,12 @@ type gen struct {
 	defines   []string
 	protocol  string
 	scale     int64
-	initFile  string
-	checkFile string
+	initFile    string
+	checkFile   string
+	cleanupFile string
+	// verb is the command (SetVerb): "" when not told, and then every
+	// file given is read.
+	verb string
 	every     bool
 	maxTries  int
 	// logPrefix, jobs and sampling are pgbench's -l, --log-prefix, -j
@@ -135,6 +139,7 @@ func newGen() workload.Generator {
 	fs.BoolVarP(&g.every, "report-per-command", "r", false, "measure every command, meta-commands too, as pgbench's -r reports them")
 	fs.StringVar(&g.initFile, "init-file", "", "SQL that init runs to create and load the tables (COPY ... FROM STDIN allowed)")
 	fs.StringVar(&g.checkFile, "check-file", "", "queries that check runs, read-only; each passes when it returns rows whose every column is true")
+	fs.StringVar(&g.cleanupFile, "cleanup-file", "", "SQL that cleanup runs first (your own drop.sql), before it drops what init made (COPY refused)")
 	g.flags = workload.Flags{FlagSet: fs, Meta: map[string]workload.FlagMeta{
 		"file":               {RuntimeOnly: true},
 		"builtin":            {RuntimeOnly: true},
@@ -150,8 +155,9 @@ func newGen() workload.Generator {
 		"jobs":               {RuntimeOnly: true},
 		"sampling-rate":      {RuntimeOnly: true},
 		"aggregate-interval": {RuntimeOnly: true},
-		"init-file":          {LoadOnly: true},
-		"check-file":         {RuntimeOnly: true, Check: true},
+		"init-file":          {LoadOnly: true, Only: "init"},
+		"check-file":         {RuntimeOnly: true, Check: true, Only: "check"},
+		"cleanup-file":       {RuntimeOnly: true, Only: "cleanup"},
 	}}
 	return g
 }
@@ -179,7 +185,6 @@ func (g *gen) Hooks() workload.Hooks {
 		Validate:         g.validate,
 		PreLoad:          g.runInitFile,
 		CheckConsistency: g.check,
-		RunTables:        g.madeTables,
 	}
 }
 
@@ -223,6 +228,15 @@ func (g *gen) validate() error {
 		g.defs[name] = value
 	}
 	g.scripts = g.scripts[:0]
+	switch {
+	case g.verb == "init" && g.initFile == "":
+		return fmt.Errorf("init sql runs your init file: give --init-file FILE (SQL, and COPY ... FROM STDIN with its rows)")
+	case g.verb == "check" && g.checkFile == "":
+		return fmt.Errorf("check sql runs your checks: give --check-file FILE, queries whose every column of every row is true")
+	}
+	if g.verb != "" && g.verb != "run" && g.verb != "sweep" {
+		return g.readFiles() // the scripts are run's (warned as ignored)
+	}
 	seen := map[string]string{}
 	for _, a := range g.order {
 		s, err := g.script(a)
@@ -239,7 +253,14 @@ func (g *gen) validate() error {
 		seen[s.Name] = path
 		g.scripts = append(g.scripts, s)
 	}
-	if g.initFile != "" {
+	return g.readFiles()
+}
+
+// readFiles reads and parses the init, check and cleanup files the
+// command uses (every one given, when the command is not known).
+func (g *gen) readFiles() error {
+	uses := func(verb string) bool { return g.verb == "" || g.verb == verb }
+	if g.initFile != "" && uses("init") {
 		src, err := readFile(g.initFile, "--init-file")
 		if err != nil {
 			return err
@@ -248,7 +269,7 @@ func (g *gen) validate() error {
 			return err
 		}
 	}
-	if g.checkFile != "" {
+	if g.checkFile != "" && uses("check") {
 		src, err := readFile(g.checkFile, "--check-file")
 		if err != nil {
 			return err
@@ -257,8 +278,16 @@ func (g *gen) validate() error {
 			return err
 		}
 	}
+	if g.cleanupFile != "" && uses("cleanup") {
+		if _, err := g.cleanupSteps(); err != nil {
+			return err
+		}
+	}
 	return nil
 }
+
+// SetVerb implements workload.VerbSetter.
+func (g *gen) SetVerb(verb string) { g.verb = verb }
 
 // script reads one -b or -f argument.
 func (g *gen) script(a scriptArg) (*pgscript.Script, error) {
