@@ -151,7 +151,7 @@ func (a *app) workloadCmd(v verb, m workload.Meta) *cobra.Command {
 		_ = fs.MarkHidden("threads")
 		if v.name == "cleanup" {
 			fs.BoolVar(&forceDrop, "force-drop", false, "drop the tables (or tenant databases, schemas) even where stampede did not make them; without it cleanup drops only what stampede made and refuses the rest")
-			fs.Bool("sysbench-syntax", false, "the command line is sysbench's cleanup: sysbench's lines (set by stampede for `stampede SCRIPT [options] cleanup`)")
+			fs.Bool("sysbench-syntax", false, "the command line is sysbench's cleanup: sysbench's lines (set by stampede for 'stampede SCRIPT [options] cleanup')")
 			_ = fs.MarkHidden("sysbench-syntax")
 		}
 	case "run", "sweep":

@@ -260,6 +260,25 @@ func TestFleetScripts(t *testing.T) {
 				t.Fatalf("init: exit %d: %s%s", r.code, r.stdout, r.stderr)
 			}
 			t.Cleanup(func() { stampede(t, dir, append(append([]string{"cleanup", "sql"}, fl...), u)...) })
+			// init's figure is what the first tenant holds, counted by
+			// the server, and the file's one stream.
+			first := fmt.Sprintf(pattern, 1)
+			var loaded int64
+			if mode == "database" {
+				c, err := pgxConnect(strings.Replace(u, "/"+name, "/"+first, 1))
+				if err != nil {
+					t.Fatal(err)
+				}
+				loaded = count(t, c, "SELECT count(*) FROM kv")
+				c.Close(context.Background())
+			} else {
+				loaded = count(t, conn, "SELECT count(*) FROM "+first+".kv")
+			}
+			out := r.stdout + r.stderr
+			if loaded != 100 || !strings.Contains(out, fmt.Sprintf("loading tenant 1 (%s): running init.sql, one stream", first)) ||
+				!strings.Contains(out, fmt.Sprintf("ran init.sql for tenant 1 (%s): %d rows written by COPY and INSERT", first, loaded)) {
+				t.Errorf("init of tenant 1, which holds %d rows, said:\n%s", loaded, out)
+			}
 			r = stampede(t, dir, append(append([]string{"run", "sql", "-f", "bump.sql", "--duration", "3s"}, fl...), u)...)
 			if r.code != 0 {
 				t.Fatalf("run: exit %d: %s", r.code, r.stderr)

@@ -74,22 +74,22 @@ func init() {
 type gen struct {
 	flags workload.Flags
 
-	files     []string
-	builtins  []string
-	order     []scriptArg // -f and -b in command-line order
-	vacuum    bool
-	vacAll    bool
-	defines   []string
-	protocol  string
-	scale     int64
+	files       []string
+	builtins    []string
+	order       []scriptArg // -f and -b in command-line order
+	vacuum      bool
+	vacAll      bool
+	defines     []string
+	protocol    string
+	scale       int64
 	initFile    string
 	checkFile   string
 	cleanupFile string
 	// verb is the command (SetVerb): "" when not told, and then every
 	// file given is read.
-	verb string
-	every     bool
-	maxTries  int
+	verb     string
+	every    bool
+	maxTries int
 	// logPrefix, jobs and sampling are pgbench's -l, --log-prefix, -j
 	// and --sampling-rate (see txLog).
 	// reconnect is pgbench's -C: a new connection for every script.
@@ -123,7 +123,7 @@ func newGen() workload.Generator {
 	g := &gen{errOut: os.Stderr}
 	fs := pflag.NewFlagSet("sql", pflag.ContinueOnError)
 	fs.VarP(scriptFlag{false, &g.files, &g.order}, "file", "f", "a script to run, FILE or FILE@WEIGHT (repeat for several; pgbench's -f)")
-	fs.VarP(scriptFlag{true, &g.builtins, &g.order}, "builtin", "b", "one of pgbench's built-in scripts, NAME or NAME@WEIGHT: tpcb-like, simple-update, select-only (pgbench's -b; they use pgbench's tables: `stampede init pgbench`)")
+	fs.VarP(scriptFlag{true, &g.builtins, &g.order}, "builtin", "b", "one of pgbench's built-in scripts, NAME or NAME@WEIGHT: tpcb-like, simple-update, select-only (pgbench's -b; they use pgbench's tables, which stampede init pgbench loads)")
 	fs.BoolVar(&g.vacuum, "vacuum-first", false, "before the run, vacuum pgbench_branches and pgbench_tellers and empty pgbench_history, as pgbench does without -n (pgbench_history only when stampede made it)")
 	fs.BoolVar(&g.vacAll, "vacuum-accounts", false, "with --vacuum-first, vacuum pgbench_accounts too, as pgbench -v does")
 	fs.StringArrayVarP(&g.defines, "define", "D", nil, "set a variable every client starts with, NAME=VALUE (repeatable; pgbench's -D)")
