@@ -303,13 +303,31 @@ func TestBadScripts(t *testing.T) {
 		// Checked before the run in every protocol, simple too.
 		{"syntax simple", "SELECT 1;\n\nSELEC v\n  FROM t;\n", []string{"-f", "bad.sql", "-M", "simple"}, "bad.sql:3: syntax error at or near \"SELEC\""},
 		{"no such table simple", "SELECT v FROM nosuch;\n", []string{"-f", "bad.sql", "--protocol", "simple"}, `bad.sql:1: relation "nosuch" does not exist`},
+		// Names the run log keeps for its own series (F2).
+		{"named pacer", "-- name: pacer\nSELECT 1;\n", []string{"-f", "bad.sql", "--max-rate", "100"}, `bad.sql:1: the statement name "pacer" is a name stampede keeps for its own series`},
+		{"named as a service series", "-- name: bad.sql.service\nSELECT 1;\n", nil, `bad.sql:1: the statement name "bad.sql.service" is a name stampede keeps`},
+		{"named as a lag series", "SELECT 1;\n-- name: x.lag\nSELECT 2;\n", nil, `bad.sql:2: the statement name "x.lag" is a name stampede keeps`},
+		{"named __result", "-- name: __result\nSELECT 1;\n", nil, `bad.sql:1: the statement name "__result" is a name stampede keeps`},
+		// Every path through \if (F6).
+		{"unset on a branch", "\\set r random(0, 1)\n\\if :r\n\\set x 1\n\\endif\nSELECT :x;\n", nil, "bad.sql:5: the statement uses :x, which the \\if at line 2 leaves unset on some of its branches"},
+		{"unset under a constant false", "\\if 0\n\\set x 1\n\\endif\nSELECT :x;\n", nil, "bad.sql:4: the statement uses :x before anything sets it"},
+		{"ends inside BEGIN", "BEGIN;\nUPDATE t SET v = v + 1;\n", nil, "bad.sql:1: the script can end inside the transaction this BEGIN opens"},
+		{"ends inside BEGIN on a branch", "\\set r random(0, 1)\nBEGIN;\n\\if :r\nCOMMIT;\n\\endif\n", []string{"-f", "bad.sql", "-M", "simple"}, "bad.sql:2: the script can end inside the transaction"},
 	}
+	// Beside every bad script, a good one that would write a row at once
+	// if anything ran: the server must see none, and no run directory
+	// must be made.
+	exec1(t, conn, "CREATE TABLE ran (n int)")
+	write(t, dir, "writes.sql", "INSERT INTO ran VALUES (1);\n")
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			write(t, dir, "bad.sql", c.script)
 			args := c.args
 			if args == nil {
 				args = []string{"-f", "bad.sql"}
+			}
+			if c.name != "no script" {
+				args = append(args, "-f", "writes.sql@1000")
 			}
 			r := stampede(t, dir, append(append([]string{"run", "sql", "--duration", "2s"}, args...), u)...)
 			msg := strings.TrimSpace(r.stderr)
@@ -318,6 +336,16 @@ func TestBadScripts(t *testing.T) {
 			}
 			if strings.Contains(r.stdout, "results saved") {
 				t.Errorf("a run started: %s", r.stdout)
+			}
+			if n := count(t, conn, "SELECT count(*) FROM ran"); n != 0 {
+				t.Errorf("the server ran %d scripts", n)
+				exec1(t, conn, "TRUNCATE ran")
+			}
+			if runs, _ := filepath.Glob(filepath.Join(dir, ".stampede", "runs", "*-sql-*")); len(runs) != 0 {
+				t.Errorf("a run directory was made: %v", runs)
+				for _, d := range runs {
+					_ = os.RemoveAll(d)
+				}
 			}
 		})
 	}

@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"image"
+	_ "image/png"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -361,8 +364,42 @@ func TestReportCompareChart(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"w.sql", "put", "look"} {
-		if !strings.Contains(string(b), ">"+name+"<") && !strings.Contains(string(b), name) {
-			t.Errorf("the chart does not name %s", name)
+		if !strings.Contains(string(b), ">"+name) {
+			t.Errorf("the SVG chart does not name %s in a text", name)
+		}
+	}
+	// The PNG draws what the SVG draws (its panels make its height: the
+	// same in pixels at 96 dpi); the HTML page carries every name.
+	var w, h float64
+	if _, err := fmt.Sscanf(string(b[strings.Index(string(b), "<svg"):]), `<svg width="%fpt" height="%fpt"`, &w, &h); err != nil {
+		t.Fatalf("reading the SVG's size: %v", err)
+	}
+	png := filepath.Join(dir, "f.png")
+	if r = stampede(t, dir, "report", "--chart", png, ids[0]); r.code != 0 {
+		t.Fatalf("report --chart .png: exit %d: %s", r.code, r.stderr)
+	}
+	f, err := os.Open(png)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cfg, _, err := image.DecodeConfig(f)
+	if err != nil {
+		t.Fatalf("the PNG chart does not decode: %v", err)
+	}
+	if cfg.Width != int(math.Round(w*96/72)) || cfg.Height != int(math.Round(h*96/72)) {
+		t.Errorf("the PNG is %dx%d px, the SVG %gx%g pt (%gx%g px at 96 dpi)", cfg.Width, cfg.Height, w, h, w*96/72, h*96/72)
+	}
+	html := filepath.Join(dir, "f.html")
+	if r = stampede(t, dir, "report", "--chart", html, ids[0]); r.code != 0 {
+		t.Fatalf("report --chart .html: exit %d: %s", r.code, r.stderr)
+	}
+	if b, err = os.ReadFile(html); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"w.sql", "put", "look"} {
+		if !strings.Contains(string(b), `"`+name+`"`) {
+			t.Errorf("the HTML chart does not carry %s", name)
 		}
 	}
 }
