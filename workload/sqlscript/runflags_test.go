@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -370,10 +371,12 @@ func TestReportCompareChart(t *testing.T) {
 	}
 	// The PNG draws what the SVG draws (its panels make its height: the
 	// same in pixels at 96 dpi); the HTML page carries every name.
-	var w, h float64
-	if _, err := fmt.Sscanf(string(b[strings.Index(string(b), "<svg"):]), `<svg width="%fpt" height="%fpt"`, &w, &h); err != nil {
-		t.Fatalf("reading the SVG's size: %v", err)
+	m := regexp.MustCompile(`<svg width="([0-9.]+)pt" height="([0-9.]+)pt"`).FindStringSubmatch(string(b))
+	if m == nil {
+		t.Fatal("the SVG has no size in points")
 	}
+	w, _ := strconv.ParseFloat(m[1], 64)
+	h, _ := strconv.ParseFloat(m[2], 64)
 	png := filepath.Join(dir, "f.png")
 	if r = stampede(t, dir, "report", "--chart", png, ids[0]); r.code != 0 {
 		t.Fatalf("report --chart .png: exit %d: %s", r.code, r.stderr)
