@@ -1,11 +1,21 @@
 package sqlscript_test
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // finalAvg returns the avg(ms) of name's line of the final block.
@@ -213,6 +223,124 @@ INSERT INTO seen (pid, statement, runs, prepared)
 		}
 		if n := count(t, conn, `SELECT count(*) FROM (SELECT runs, row_number() OVER (PARTITION BY pid ORDER BY id) AS nth FROM seen) x WHERE runs <> nth`); n != 0 {
 			t.Errorf("prepared: %d executions of the INSERT do not count 1, 2, 3, ... on their connection (prepared again?)", n)
+		}
+	}
+}
+
+// avgMax collects, from a decoded JSON value, every object with numeric
+// "avg" and "max" (telemetry's figures), by its path.
+func avgMax(v any, path string, out map[string][2]float64) {
+	switch x := v.(type) {
+	case map[string]any:
+		a, ok1 := x["avg"].(float64)
+		m, ok2 := x["max"].(float64)
+		if ok1 && ok2 {
+			out[path] = [2]float64{a, m}
+		}
+		for k, e := range x {
+			avgMax(e, path+"."+k, out)
+		}
+	case []any:
+		for i, e := range x {
+			avgMax(e, fmt.Sprintf("%s[%d]", path, i), out)
+		}
+	}
+}
+
+// TestDashboardStatements runs a script of named and unnamed statements,
+// then serves its run directory with stampede serve: the run page's rows
+// (/api/runs/ID) are report's, statement by statement; and no telemetry
+// figure of the saved run has its average above its peak.
+func TestDashboardStatements(t *testing.T) {
+	dir := t.TempDir()
+	_, u, conn := freshDB(t, "sqldash")
+	exec1(t, conn, "CREATE TABLE t (id bigserial PRIMARY KEY, k int)")
+	write(t, dir, "d.sql", "\\set k random(1, 10)\n-- name: put\nINSERT INTO t (k) VALUES (:k);\nSELECT count(*) FROM t WHERE id = :k; SELECT 1;\n")
+	r := stampede(t, dir, "run", "sql", "-f", "d.sql", "--max-ops", "400", "--concurrency", "2", u)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	run := runDir(t, r)
+	id := filepath.Base(run)
+	var sum any
+	readJSON(t, filepath.Join(run, "summary.json"), &sum)
+	figures := map[string][2]float64{}
+	avgMax(sum, "summary", figures)
+	if len(figures) < 10 {
+		t.Fatalf("summary.json holds %d telemetry figures, want the host's at least", len(figures))
+	}
+	for path, f := range figures {
+		if f[0] > f[1]*(1+1e-9)+1e-9 {
+			t.Errorf("%s: average %v above its peak %v", path, f[0], f[1])
+		}
+	}
+
+	rep := stampede(t, dir, "report", "--format", "json", id)
+	if rep.code != 0 {
+		t.Fatalf("report: exit %d: %s", rep.code, rep.stderr)
+	}
+	type op struct {
+		Name   string  `json:"name"`
+		Count  int64   `json:"count"`
+		Errors int64   `json:"errors"`
+		Mean   float64 `json:"mean_ms"`
+		P50    float64 `json:"p50_ms"`
+		P99    float64 `json:"p99_ms"`
+		Max    float64 `json:"max_ms"`
+	}
+	var fromReport struct{ Ops []op }
+	if err := json.Unmarshal([]byte(rep.stdout), &fromReport); err != nil {
+		t.Fatalf("report --format json: %v", err)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "serve", "--listen", "127.0.0.1:0")
+	cmd.Dir, cmd.Env = dir, append(os.Environ(), "HOME="+dir)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	base := ""
+	sc := bufio.NewScanner(out)
+	for base == "" && sc.Scan() {
+		if m := regexp.MustCompile(`at (http://127\.0\.0\.1:\d+/)`).FindStringSubmatch(sc.Text()); m != nil {
+			base = m[1]
+		}
+	}
+	if base == "" {
+		t.Fatal("stampede serve said no address")
+	}
+	go func() { _, _ = io.Copy(io.Discard, out) }()
+	resp, err := http.Get(base + "api/runs/" + id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var page struct {
+		Report struct{ Ops []op } `json:"report"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&page); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("/api/runs/%s: %d, %v", id, resp.StatusCode, err)
+	}
+	names := []string{}
+	for _, o := range fromReport.Ops {
+		names = append(names, o.Name)
+	}
+	if want := "d.sql put d.sql:4:1 d.sql:4:2"; strings.Join(names, " ") != want {
+		t.Errorf("report's operations %q, want %q", names, want)
+	}
+	if !reflect.DeepEqual(page.Report.Ops, fromReport.Ops) {
+		t.Errorf("the run page's rows differ from report's:\npage   %+v\nreport %+v", page.Report.Ops, fromReport.Ops)
+	}
+	for _, o := range fromReport.Ops {
+		if o.Count != 400 {
+			t.Errorf("%s: %d operations, want 400", o.Name, o.Count)
 		}
 	}
 }
