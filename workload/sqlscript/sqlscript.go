@@ -39,15 +39,18 @@ variables :client_id and :scale are built in; -D NAME=VALUE sets others.
 \shell and \setshell are refused.
 
 Every statement's latency is reported under its name, the comment
-"-- name: NAME" above it, else FILE:LINE, beside each script's (a script
-is named by its file's name, without its directory).
+"-- name: NAME" above it, else FILE:LINE (FILE:LINE:N for the Nth of
+several statements on one line), beside each script's (a script is named
+by its file's name, without its directory).
 Statements are prepared once per connection (--protocol prepared, pgbench's
 -M prepared); --protocol extended or simple sends them as pgbench does.
 
 init runs --init-file FILE (SQL statements, and COPY ... FROM STDIN with its
-rows up to a line \.) and marks the tables it creates as stampede's, so that
-cleanup drops them and nothing else (a file that fails on the server keeps
-the tables it made before, marked: cleanup drops them). check runs
+rows up to a line \.) and marks every object it creates (schemas, tables,
+views, sequences, types, functions) as stampede's, so that cleanup drops
+them, dependents first and without CASCADE, and nothing else (a file that
+fails on the server keeps what it made before, marked: cleanup drops it).
+cleanup --cleanup-file FILE runs your own drop.sql first. check runs
 --check-file FILE in read-only transactions: a query passes when it returns
 rows whose every column is true. -f - reads a script from the standard input.
 
@@ -56,7 +59,7 @@ Examples:
   stampede run sql -f read.sql@10 -f write.sql@1 --duration 60s 'postgresql://postgres@localhost:5432/app'
   stampede run sql -f point.sql -D maxid=100000 --max-rate 5000 --duration 5m 'postgresql://postgres@localhost:5432/app'
   stampede check sql --check-file checks.sql 'postgresql://postgres@localhost:5432/app'
-  stampede cleanup sql 'postgresql://postgres@localhost:5432/app'`
+  stampede cleanup sql --cleanup-file drop.sql 'postgresql://postgres@localhost:5432/app'`
 
 var meta = workload.Meta{
 	Name:        "sql",
