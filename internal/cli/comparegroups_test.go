@@ -19,13 +19,16 @@ import (
 // identical runs (a against b) show no difference on any figure; a
 // against c shows B higher on every latency figure and lower throughput
 // (closed loop: each worker waits out the delay), p = 2/252 when the
-// sides are wholly apart. On a loaded machine the tails (p95, p99) may
-// be noise beyond 2 ms: then the verdict must be "no difference" with
+// sides are wholly apart. On a loaded machine a figure may be noise
+// beyond 2 ms: then the verdict must be "no difference" with
 // more than 5 runs needed, the tool's own word that 5 cannot tell. A figure of two identical groups is called
 // different in 8 of 252 rank orders (3.2%, the test's level): the runs'
 // figures are correlated, so a false alarm somewhere is a few percent.
+//
+// Not t.Parallel: it measures latencies, and the package's other tests
+// beside it (TestCensus28's hundreds of commands) made the no-delay runs'
+// p50 30-48 ms.
 func TestCompareGroups(t *testing.T) {
-	t.Parallel()
 	srv := testServer(t)
 	db := freshDB(t, "stampede_cmpgroups")
 	if r := stampede(t, "init", "ycsb", "-p", "recordcount=1000", "--db", db, srv); r.code != 0 {
@@ -95,13 +98,13 @@ func TestCompareGroups(t *testing.T) {
 		case "ops_per_sec":
 			want = results.GroupLower
 		}
-		tail := row.Figure == "p95_ms" || row.Figure == "p99_ms"
-		if row.Verdict != want && tail && row.Needed != nil && *row.Needed > 5 {
+		if row.Verdict == results.GroupNoDifference && want != results.GroupNoDifference && row.Needed != nil && *row.Needed > 5 {
 			// On a loaded machine (load 25-37 on 2 cores here) the
-			// scheduler's delays of 50-150 ms fill the tails of every
-			// run: the runs cannot tell 2 ms apart there, and the
-			// verdict must say so with the runs it would need.
-			t.Logf("2 ms added to B: %s %s: %s, %d runs a side needed: the tails are noise here (A %v, B %v)",
+			// scheduler's delays of 50-150 ms fill the runs' tails,
+			// and at times their medians: the runs cannot tell 2 ms
+			// apart there, and the verdict must say so with the runs
+			// it would need; a difference called is held to its direction below.
+			t.Logf("2 ms added to B: %s %s: %s, %d runs a side needed: noise beyond 2 ms here (A %v, B %v)",
 				row.Op, row.Figure, row.Verdict, *row.Needed, row.A.Values, row.B.Values)
 			continue
 		}
