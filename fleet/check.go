@@ -357,7 +357,7 @@ func (e *env) dropTenants(ctx context.Context, o DropOptions) (dropped int, left
 		if db == nil {
 			return 0, left, nil // no database, no tables
 		}
-		hasMarker, err := workload.TableExists(ctx, db, MarkerTable)
+		marker, err := readColumnMarker(ctx, db)
 		if err != nil {
 			return 0, left, err
 		}
@@ -369,16 +369,26 @@ func (e *env) dropTenants(ctx context.Context, o DropOptions) (dropped int, left
 				existing = append(existing, name)
 			}
 		}
-		// Without the fleet's marker, shared tables that exist are a
-		// single-tenant load's (marked) or a user's.
-		foreign, err := foreignSharedTables(ctx, db, existing, hasMarker)
+		// Shared tables are dropped only where they carry the mark of
+		// this workload's init, or a marker of this workload's fleet
+		// vouches for them: a marker of another workload's fleet leaves
+		// a user's table of this workload's names the user's.
+		foreign, err := foreignSharedTables(ctx, db, existing, marker, e.Workload)
 		if err != nil {
 			return 0, left, err
 		}
 		if err := e.refuseForeign("table", foreign, where(db), "cleanup"); err != nil {
 			return 0, left, err
 		}
-		for _, name := range append(append([]string(nil), o.Tables...), MarkerTable) {
+		ours, err := e.markerOf(marker, e.Workload, where(db), "cleanup", false)
+		if err != nil {
+			return 0, left, err
+		}
+		drop := existing
+		if ours {
+			drop = append(drop, MarkerTable)
+		}
+		for _, name := range drop {
 			if _, err := db.Exec(ctx, db.Dialect().DropTable(name)); err != nil {
 				return 0, left, fmt.Errorf("dropping table %s: %w", name, err)
 			}
