@@ -109,4 +109,3 @@ func UserObjectsQuery(d Dialect) string {
 // outside the system's.
 const userSchema = `n.nspname NOT IN ('pg_catalog', 'information_schema', 'crdb_internal', 'pg_extension', 'pg_toast')
 	AND n.nspname NOT LIKE 'pg\_temp\_%' AND n.nspname NOT LIKE 'pg\_toast\_temp\_%'`
-
