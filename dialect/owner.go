@@ -101,7 +101,7 @@ func UserObjectsQuery(d Dialect) string {
 	UNION ALL
 	SELECT 'publication', pubname, obj_description(oid, 'pg_publication') FROM pg_publication
 	UNION ALL
-	SELECT 'large object', count(*)::text || ' large objects', NULL FROM pg_largeobject_metadata HAVING count(*) > 0
+	SELECT 'large object', count(*)::text, NULL FROM pg_largeobject_metadata HAVING count(*) > 0
 	ORDER BY 1, 2`
 }
 

@@ -272,7 +272,11 @@ func ForeignObjectsIn(ctx context.Context, db *sqlx.DB, gen Generator, markers .
 			continue
 		}
 		if kind == "large object" {
-			foreign = append(foreign, name) // "N large objects"
+			if name == "1" {
+				foreign = append(foreign, "1 large object")
+			} else {
+				foreign = append(foreign, name+" large objects")
+			}
 			continue
 		}
 		foreign = append(foreign, kind+" "+name)

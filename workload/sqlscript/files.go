@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -60,8 +61,14 @@ func (g *gen) runInitFile(ctx context.Context, db *sqlx.DB) error {
 	}
 	var ie *pgscript.InitError
 	var pe *pgconn.PgError
+	errors.As(err, &ie)
 	switch {
-	case err != nil && sqlx.SQLState(err) == "42P07":
+	case err != nil && sqlx.SQLState(err) == "42P07" && errors.As(err, &pe):
+		if fe, ferr := foreignInTheWay(ctx, db, pe, ie); ferr != nil {
+			return ferr
+		} else if fe != nil {
+			return sqlx.ConfigErrorf("%w", fe)
+		}
 		return sqlx.ConfigErrorf("%v: `stampede init sql --drop` drops the tables an earlier init made, and `stampede cleanup sql` drops them alone", err)
 	case err != nil && errors.As(err, &ie) && errors.As(err, &pe):
 		return sqlx.ConfigErrorf("%s:%d: %s (SQLSTATE %s): %s", ie.File, ie.Line, pe.Message, pe.Code, fix)
@@ -73,6 +80,31 @@ func (g *gen) runInitFile(ctx context.Context, db *sqlx.DB) error {
 		return sqlx.ConfigErrorf("%s: the file ends inside a transaction (a BEGIN among statements joined by \\;), rolled back: add COMMIT; at its end, and %s", g.initFile, strings.TrimPrefix(fix, "fix the file and "))
 	}
 	return nil
+}
+
+// existsPattern finds the name in PostgreSQL's 42P07 message, `relation
+// "accounts" already exists`.
+var existsPattern = regexp.MustCompile(`relation "([^"]+)" already exists`)
+
+// foreignInTheWay returns the refusal of a relation that the init file
+// creates and that exists without stampede's mark (the user's, not an
+// earlier init's): nil when it carries the mark or cannot be named.
+func foreignInTheWay(ctx context.Context, db *sqlx.DB, pe *pgconn.PgError, ie *pgscript.InitError) (*workload.ForeignError, error) {
+	m := existsPattern.FindStringSubmatch(pe.Message)
+	if m == nil {
+		return nil, nil
+	}
+	c, err := workload.TableComment(ctx, db, m[1])
+	if err != nil || workload.IsMark(c) {
+		return nil, err
+	}
+	at := "the init file"
+	if ie != nil {
+		at = fmt.Sprintf("%s:%d", ie.File, ie.Line)
+	}
+	return &workload.ForeignError{Kind: "table", Names: []string{m[1]}, Action: "init sql",
+		Where: fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ",")),
+		Why:   at + " creates it, and the one there carries no mark of stampede's init: it is yours"}, nil
 }
 
 // markMade marks as stampede's the tables of the current schema that
