@@ -281,7 +281,11 @@ func sayDrops(ctx context.Context, db *sqlx.DB, gen workload.Generator, tables [
 	if err != nil {
 		return err
 	}
-	if err := refuseForeign(ctx, db, gen, foreign, force, "--drop", log); err != nil {
+	action := "--drop"
+	if df, ok := gen.(workload.DropFirster); ok && df.DropsFirst() {
+		action = "init's step d (drop)" // pgbench's steps: no --drop given
+	}
+	if err := refuseForeign(ctx, db, gen, foreign, force, action, log); err != nil {
 		return err
 	}
 	where := fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ","))

@@ -102,8 +102,16 @@ func prepareBulkTable(ctx context.Context, db *sqlx.DB, name string) (int64, err
 		return 0, fmt.Errorf("checking table %s: %w", name, err)
 	}
 	if cols != 2 {
-		return 0, fmt.Errorf("table %s in database %q is not bulk_insert's (id, k) but has %d columns: "+
-			"drop it (`stampede cleanup` of the workload that made it) or use another database", name, db.Database(), cols)
+		c, err := workload.TableComment(ctx, db, name)
+		if err != nil {
+			return 0, err
+		}
+		if !workload.IsMark(c) {
+			return 0, fmt.Errorf("%w: table %s in database %q is not bulk_insert's (id, k) but has %d columns, and stampede did not make it: %s",
+				workload.ErrTablesExist, name, db.Database(), cols, workload.OtherDatabaseHint)
+		}
+		return 0, fmt.Errorf("%w: table %s in database %q is not bulk_insert's (id, k) but has %d columns: "+
+			"drop it (`stampede cleanup` of the workload that made it), or %s", workload.ErrTablesExist, name, db.Database(), cols, workload.OtherDatabaseHint)
 	}
 	var maxID int64
 	if err := db.QueryRow(ctx, "SELECT coalesce(max(id), 0) FROM "+name).Scan(&maxID); err != nil {
