@@ -151,6 +151,9 @@ func Parse(args []string, flags Flags) (*Line, error) {
 			}
 			s := strings.TrimSuffix(base, ".lua")
 			if !slices.Contains(Scripts, s) {
+				if path.Ext(a) == ".lua" {
+					return nil, inputf("unknown sysbench script %q: stampede runs its own implementation of sysbench's bundled scripts (%s) and cannot run a script's Lua, so not yours: run your script with sysbench", a, scriptList())
+				}
 				return nil, inputf("unknown sysbench script %q: stampede runs %s", a, scriptList())
 			}
 			if err := checkBundled(a, s); err != nil {
