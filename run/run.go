@@ -505,6 +505,9 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 		r.cleanup = append(r.cleanup, func() { srv.Close() })
 		fmt.Fprintf(r.log, "Prometheus metrics at http://%s/metrics\n", srv.Addr())
 		flag, given := promFlag(s.PrometheusListen)
+		if s.PrometheusFlag != "" {
+			flag, given = s.PrometheusFlag, s.PrometheusListen
+		}
 		if w := exposed.Warning(flag, given, srv.ListenAddr(), "read the run's metrics"); w != "" {
 			fmt.Fprintln(r.log, w)
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	_ "net/http/pprof" // --pprofport serves the default mux's /debug/pprof
 	"os"
@@ -16,6 +17,7 @@ import (
 	"github.com/stampede-bench/stampede/cmdline"
 	"github.com/stampede-bench/stampede/dialect"
 	"github.com/stampede-bench/stampede/fleet"
+	"github.com/stampede-bench/stampede/internal/exposed"
 	"github.com/stampede-bench/stampede/output"
 	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/sqlx"
@@ -142,7 +144,9 @@ func (c *Command) Execute(ctx context.Context, env cmdline.Env) error {
 		fmt.Fprintf(env.Stderr, "warning: %s\n", w)
 	}
 	if c.fs.Changed("pprofport") {
-		servePprof(c.value("pprofport"), env.Stderr)
+		if err := servePprof(c.value("pprofport"), env.Stderr); err != nil {
+			return err
+		}
 	}
 	conn := c.conn()
 	switch c.Verb {
@@ -566,12 +570,27 @@ func closeAll(conns []*pgx.Conn) {
 	}
 }
 
-// servePprof serves Go's pprof endpoint on port, as cockroach's
-// --pprofport does.
-func servePprof(port string, log io.Writer) {
-	go func() {
-		if err := http.ListenAndServe(":"+port, nil); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			fmt.Fprintf(log, "warning: --pprofport %s: %v\n", port, err)
-		}
-	}()
+// servePprof serves Go's pprof endpoint on given, a port (every
+// interface, as cockroach's --pprofport does) or stampede's host:port,
+// and warns when other machines can reach it: it is unauthenticated, and
+// its heap profiles hold the process's memory (the connection's password
+// among it). A port it cannot listen on is a warning, as cockroach's.
+func servePprof(given string, log io.Writer) error {
+	addr := given
+	if _, err := strconv.Atoi(given); err == nil {
+		addr = ":" + given
+	} else if _, port, err := net.SplitHostPort(given); err != nil || port == "" {
+		return usagef("--pprofport %q: give a port, or host:port such as 127.0.0.1:33333", given)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		fmt.Fprintf(log, "warning: --pprofport %s: cannot listen: %v (the workload goes on without it)\n", given, errors.Unwrap(err))
+		return nil
+	}
+	fmt.Fprintf(log, "pprof at http://%s/debug/pprof/\n", ln.Addr())
+	if w := exposed.Warning("--pprofport", given, ln.Addr(), "read this process's memory (heap profiles, with the connection's password) and stacks"); w != "" {
+		fmt.Fprintln(log, w)
+	}
+	go func() { _ = http.Serve(ln, nil) }()
+	return nil
 }

@@ -109,7 +109,7 @@ var (
 	}
 	// sharedFlags are init's and run's.
 	sharedFlags = []cflag{
-		{name: "pprofport", kind: kInt, def: "33333", usage: "port of the Go pprof endpoint (served only when given)"},
+		{name: "pprofport", kind: kString, def: "33333", usage: "port of the Go pprof endpoint, on every interface (served only when given); stampede: or host:port, such as 127.0.0.1:33333"},
 		{name: "data-loader", kind: kString, def: "AUTO", usage: "how to load the initial data: insert, copy, import (COPY FROM STDIN on PostgreSQL) or auto"},
 		{name: "init-conns", kind: kInt, def: "16", usage: "the number of connections (and loaders) init uses"},
 		{name: "prometheus-port", kind: kInt, def: "2112", usage: "port to serve live metrics on (served only when given)"},
