@@ -225,11 +225,14 @@ func (e *env) inventory(ctx context.Context) (present map[int]bool, db *sqlx.DB,
 			}
 			return nil, nil, func() {}, err
 		}
-		ok, err := workload.TableExists(ctx, db, MarkerTable)
-		if err != nil || !ok {
+		// The tenants of this workload's fleet: a user's table of the
+		// marker's name records none, another workload's fleet none of
+		// this one's.
+		m, err := readColumnMarker(ctx, db)
+		if err != nil || !m.Exists || m.Foreign {
 			return present, db, closeDB, err
 		}
-		rows, err := db.Query(ctx, "SELECT tenant_id FROM "+db.Dialect().QuoteIdent(MarkerTable))
+		rows, err := db.Query(ctx, "SELECT tenant_id FROM "+db.Dialect().QuoteIdent(MarkerTable)+" WHERE workload = "+db.Dialect().Placeholder(1), e.Workload)
 		if err != nil {
 			closeDB()
 			return nil, nil, func() {}, err

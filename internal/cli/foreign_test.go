@@ -342,6 +342,11 @@ func TestFleetNeverDropsForeignTenants(t *testing.T) {
 		checkFinalError(t, r, 2, tc.want)
 		survived()
 	}
+	// init without --drop names --force-drop; alone, it works.
+	r := stampede(t, append(append([]string{"init", "bank", "--force-drop"}, fleet...), base)...)
+	if r.code != 0 || !strings.Contains(r.stderr, "--force-drop: dropping databases "+one+", "+two+", which stampede did not make") {
+		t.Fatalf("fleet init --force-drop: exit %d\n%s", r.code, r.stderr)
+	}
 
 	// Schema mode: a user's schema that the pattern matches.
 	db := freshDB(t, "fgnschema")
@@ -364,6 +369,9 @@ func TestFleetNeverDropsForeignTenants(t *testing.T) {
 	} {
 		r := stampede(t, append(tc.args, dbURL(t, db))...)
 		checkFinalError(t, r, 2, tc.want)
+		if !strings.HasSuffix(strings.TrimSpace(r.stderr), "to drop it anyway, add --force-drop") {
+			t.Errorf("%s: the refusal does not end with the flag that forces it: %s", tc.args, r.stderr)
+		}
 		schemaRows()
 	}
 	// A real fleet of one tenant beside it is stampede's to drop.
@@ -380,9 +388,22 @@ func TestFleetNeverDropsForeignTenants(t *testing.T) {
 	db3 := freshDB(t, "fgncolumn")
 	adminExec(t, "CREATE DATABASE "+db3)
 	colRows := userTables(t, db3, "bank")
-	r := stampede(t, "cleanup", "bank", "--tenants", "2", "--tenant-mode", "column", dbURL(t, db3))
+	r = stampede(t, "cleanup", "bank", "--tenants", "2", "--tenant-mode", "column", dbURL(t, db3))
 	checkFinalError(t, r, 2, "table bank in database")
 	colRows()
+	// A user's stampede_tenant, not of a fleet's columns: refused (it
+	// was a raw server error), and kept.
+	execIn(t, db3, "CREATE TABLE stampede_tenant (note text)", "INSERT INTO stampede_tenant VALUES ('mine')")
+	for _, args := range [][]string{
+		{"cleanup", "ycsb", "--tenants", "2", "--tenant-mode", "column"},
+		{"init", "ycsb", "--record-count", "10", "--tenants", "2", "--tenant-mode", "column"},
+	} {
+		r = stampede(t, append(args, dbURL(t, db3))...)
+		checkFinalError(t, r, 2, "table stampede_tenant in database \""+db3+"\"")
+		if n := queryInt(t, db3, "SELECT count(*) FROM stampede_tenant WHERE note = 'mine'"); n != 1 {
+			t.Errorf("%s: the user's stampede_tenant lost its row", args)
+		}
+	}
 }
 
 // u0 is the test server's URL without a database.
