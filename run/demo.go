@@ -214,11 +214,11 @@ func writableResults(dir string) error {
 		return err
 	}
 	if err := os.MkdirAll(root, 0o700); err != nil {
-		return fmt.Errorf("cannot save results under %s: %w; give --results-dir a directory you can write", root, err)
+		return cannotSave(root, err)
 	}
 	f, err := os.CreateTemp(root, ".stampede-demo-check-*")
 	if err != nil {
-		return fmt.Errorf("cannot save results under %s: %w; give --results-dir a directory you can write", root, err)
+		return cannotSave(root, err)
 	}
 	f.Close()
 	return os.Remove(f.Name())
