@@ -57,7 +57,7 @@ func TestUserScriptRefused(t *testing.T) {
 			filepath.Join(changed, "oltp_common.lua") + ", which " + filepath.Join(changed, "oltp_read_write.lua") + " requires from its directory, is not sysbench 1.0.20's oltp_common.lua (its contents differ)"},
 		{"modified oltp_common.lua, by --test", []string{"--test=" + filepath.Join(changed, "oltp_read_write.lua"), "run"}, "is not sysbench 1.0.20's oltp_common.lua"},
 		{"a copy of sysbench's directory", []string{filepath.Join(copied, "oltp_read_write.lua"), "run"}, ""},
-		{"a script of the user's own name", []string{ownName, "run"}, "stampede runs its own implementation of sysbench's bundled scripts"},
+		{"a script of the user's own name", []string{ownName, "run"}, "stampede runs only its own implementation of sysbench 1.0.20's bundled scripts"},
 		{"own script", []string{mine, "run"}, mine + " is not sysbench 1.0.20's oltp_read_write.lua (its contents differ): stampede runs its own implementation of sysbench's bundled scripts and cannot run a script's Lua, so it will not run yours in its place; give the bundled script's name, oltp_read_write, or run your script with sysbench"},
 		{"own script by --test", []string{"--test=" + mine, "prepare"}, mine + " is not sysbench 1.0.20's oltp_read_write.lua"},
 		{"own script, help", []string{mine, "help"}, mine + " is not sysbench 1.0.20's oltp_read_write.lua"},

@@ -152,7 +152,7 @@ func Parse(args []string, flags Flags) (*Line, error) {
 			s := strings.TrimSuffix(base, ".lua")
 			if !slices.Contains(Scripts, s) {
 				if path.Ext(a) == ".lua" {
-					return nil, inputf("unknown sysbench script %q: stampede runs its own implementation of sysbench's bundled scripts (%s) and cannot run a script's Lua, so not yours: run your script with sysbench", a, scriptList())
+					return nil, inputf("unknown sysbench script %q: stampede runs only its own implementation of sysbench 1.0.20's bundled scripts (%s), never a script's Lua: run this one with sysbench", a, scriptList())
 				}
 				return nil, inputf("unknown sysbench script %q: stampede runs %s", a, scriptList())
 			}
