@@ -563,7 +563,7 @@ func TestAdoptedTableStaysTheUsers(t *testing.T) {
 				r := stampede(t, args...)
 				want := "table usertable in database \"" + db + "\""
 				if args[0] == "workload" {
-					want = "(public.usertable)"
+					want = "(table public.usertable)"
 				}
 				checkOneLineError(t, r, 2, want)
 				if args[0] != "workload" && !strings.Contains(r.stderr, "existed before stampede's init of ycsb loaded into it: adopted, as stampede_load records") {
