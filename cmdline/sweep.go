@@ -22,6 +22,7 @@ type SweepFlags struct {
 	precision float64
 	keepGoing bool
 	pause     time.Duration
+	repeat    int
 	// values are the swept flags' texts, by flag name.
 	values map[string]*valuesFlag
 }
@@ -60,7 +61,10 @@ latency percentiles, errors and, with --slo, whether the step met the objective.
 
 Values: a list (1,2,4,8), a range with a step (1000:8000:1000) or a factor
 (1000:64000:x2), or, with --search, a range alone (1000:64000). A sweep with --slo
-stops after the first step that misses it (--keep-going runs the rest); --search
+stops after the first step that misses it (--keep-going runs the rest); --repeat N
+runs the list N times in rounds and judges each value on the median of its runs
+(a search re-runs its highest value met and lowest missed); a value that met above
+one that missed is said (not monotone); --search
 looks for the highest value that meets it, bisecting the range until the highest
 value met and the lowest missed are within --precision of each other (for workers,
 one apart). Under --max-rate, latency counts from each operation's intended start,
@@ -79,6 +83,7 @@ func (f *SweepFlags) Register(fs *pflag.FlagSet) {
 	fs.Float64Var(&f.precision, "precision", sweep.DefaultPrecision, "--search stops when the highest value met and the lowest missed are within this fraction")
 	fs.BoolVar(&f.keepGoing, "keep-going", false, "with --slo, run every step after one misses it")
 	fs.DurationVar(&f.pause, "pause", 0, "wait this long between steps")
+	fs.IntVar(&f.repeat, "repeat", 1, "run each value this many times, in rounds, and judge it on the median of its runs; a search re-runs its boundary until each value there has this many")
 	f.values = map[string]*valuesFlag{}
 	for _, name := range []string{"max-rate", "concurrency", "threads"} {
 		fl := fs.Lookup(name)
@@ -111,6 +116,10 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 		return nil, usagef("--keep-going runs the steps after one misses --slo, in a list: give --slo and a list, not --search")
 	case fs.Changed("clients") || fs.Changed("start-at"):
 		return nil, usagef("--clients and --start-at: a sweep runs from one client (its steps would not start together on several)")
+	case f.repeat < 1:
+		return nil, usagef("--repeat %d: give the runs per value, 1 or more (3 judges each value on the median of 3 runs)", f.repeat)
+	case f.repeat > 1 && f.keepGoing:
+		return nil, usagef("--keep-going: with --repeat %d every round runs every step (a median needs its runs); drop --keep-going", f.repeat)
 	case fs.Changed("histogram"):
 		return nil, usagef("--histogram: a sweep prints a row per step; `stampede report RUN` prints a step in full")
 	}
@@ -188,7 +197,7 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 		slo = slo.WithRateFloor()
 	}
 	sw := sweep.Spec{Base: s, Param: swept[0].param, Values: swept[0].vals, Search: f.search, Precision: f.precision,
-		SLO: slo, KeepGoing: f.keepGoing, Pause: f.pause}
+		SLO: slo, KeepGoing: f.keepGoing, Pause: f.pause, Repeat: f.repeat}
 	if err := sw.Validate(); err != nil {
 		return nil, usagef("%v", err)
 	}
@@ -202,8 +211,14 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 	}
 	sw.ID = sweep.NewID(time.Now())
 	plan := fmt.Sprintf("%d steps", len(sw.Values.List))
+	if f.repeat > 1 {
+		plan = fmt.Sprintf("%d values, %d rounds", len(sw.Values.List), f.repeat)
+	}
 	if sw.Search {
 		plan = fmt.Sprintf("a search from %s to %s, within %g%%", sweep.Format(sw.Values.Lo), sweep.Format(sw.Values.Hi), sw.Precision*100)
+		if f.repeat > 1 {
+			plan += fmt.Sprintf(", its boundary confirmed on medians of %d runs", f.repeat)
+		}
 	}
 	dur := ""
 	if rf.duration > 0 {

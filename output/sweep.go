@@ -126,6 +126,7 @@ type stepObject struct {
 	Type    string             `json:"type"`
 	N       int                `json:"step"`
 	Value   float64            `json:"value"`
+	Rep     int                `json:"rep,omitempty"`
 	MaxRate float64            `json:"max_rate"`
 	Workers int                `json:"workers"`
 	Run     string             `json:"run"`
@@ -138,7 +139,7 @@ type stepObject struct {
 }
 
 func stepJSON(st sweep.Step) stepObject {
-	o := stepObject{Type: "step", N: st.N, Value: st.Value, MaxRate: st.Target, Workers: st.Workers, Run: st.RunID, Dir: st.Dir, Status: st.Status, Total: st.Total, Figures: st.Figures}
+	o := stepObject{Type: "step", N: st.N, Value: st.Value, Rep: st.Rep, MaxRate: st.Target, Workers: st.Workers, Run: st.RunID, Dir: st.Dir, Status: st.Status, Total: st.Total, Figures: st.Figures}
 	if st.Judged {
 		met := st.Met
 		o.Met, o.Why = &met, st.Why
@@ -150,15 +151,22 @@ func stepJSON(st sweep.Step) stepObject {
 func (o *Sweep) Done(res *sweep.Result) {
 	if o.JSON {
 		out := struct {
-			Type       string      `json:"type"`
-			ID         string      `json:"id"`
-			Steps      int         `json:"steps"`
-			Best       *stepObject `json:"best,omitempty"`
-			Miss       *stepObject `json:"miss,omitempty"`
-			Peak       *stepObject `json:"peak,omitempty"`
-			Stopped    string      `json:"stopped,omitempty"`
-			Conclusion string      `json:"conclusion,omitempty"`
-		}{Type: "sweep_result", ID: res.ID, Steps: len(res.Steps), Stopped: res.Stopped, Conclusion: res.Conclusion()}
+			Type        string        `json:"type"`
+			ID          string        `json:"id"`
+			Steps       int           `json:"steps"`
+			Best        *stepObject   `json:"best,omitempty"`
+			Miss        *stepObject   `json:"miss,omitempty"`
+			Peak        *stepObject   `json:"peak,omitempty"`
+			Points      []pointObject `json:"points,omitempty"`
+			NotMonotone string        `json:"not_monotone,omitempty"`
+			Stopped     string        `json:"stopped,omitempty"`
+			Conclusion  string        `json:"conclusion,omitempty"`
+		}{Type: "sweep_result", ID: res.ID, Steps: len(res.Steps), NotMonotone: res.NotMonotone, Stopped: res.Stopped, Conclusion: res.Conclusion()}
+		if repeated(res) {
+			for _, p := range res.Points {
+				out.Points = append(out.Points, pointJSON(p))
+			}
+		}
 		if res.Best != nil {
 			b := stepJSON(*res.Best)
 			out.Best = &b
@@ -173,6 +181,9 @@ func (o *Sweep) Done(res *sweep.Result) {
 		}
 		o.encode(out)
 		return
+	}
+	if repeated(res) {
+		o.points(res)
 	}
 	if c := res.Conclusion(); c != "" {
 		fmt.Fprintln(o.W)
@@ -191,4 +202,77 @@ func (o *Sweep) encode(v any) {
 	enc := json.NewEncoder(o.W)
 	enc.SetEscapeHTML(false) // the SLO's <= as typed
 	_ = enc.Encode(v)
+}
+
+// repeated reports whether a value of res ran more than once.
+func repeated(res *sweep.Result) bool {
+	for _, p := range res.Points {
+		if len(p.Runs) > 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// pointObject is a value's medians in sweep_result's points.
+type pointObject struct {
+	Value     float64       `json:"value"`
+	Runs      []int         `json:"runs"`
+	Completed int           `json:"completed"`
+	MetRuns   int           `json:"met_runs"`
+	Median    stats.Summary `json:"median"`
+	RateMin   float64       `json:"ops_per_sec_min"`
+	RateMax   float64       `json:"ops_per_sec_max"`
+	P99Min    float64       `json:"p99_ms_min"`
+	P99Max    float64       `json:"p99_ms_max"`
+	Met       *bool         `json:"slo_met,omitempty"`
+	Why       string        `json:"slo_missed,omitempty"`
+}
+
+func pointJSON(p sweep.Point) pointObject {
+	o := pointObject{Value: p.Value, Runs: p.Runs, Completed: p.Completed, MetRuns: p.MetRuns, Median: p.Median.Total,
+		RateMin: p.RateMin, RateMax: p.RateMax, P99Min: p.P99Min, P99Max: p.P99Max}
+	if p.Judged {
+		met := p.Met
+		o.Met, o.Why = &met, p.Median.Why
+	}
+	return o
+}
+
+// points prints a table of the values' medians over their runs, with the
+// spread of throughput and p99 (lowest-highest) and the verdict.
+func (o *Sweep) points(res *sweep.Result) {
+	fmt.Fprintf(o.W, "\nmedians over each value's runs (spread: lowest-highest):\n")
+	rows := [][]string{{res.Param.Flag(), "runs", "ops/s", "ops/s spread", "p50(ms)", "p99(ms)", "p99 spread", "met in", "SLO"}}
+	for _, p := range res.Points {
+		verdict := "-"
+		switch {
+		case p.Judged && p.Met:
+			verdict = "met"
+		case p.Judged:
+			verdict = "missed"
+		}
+		rows = append(rows, []string{sweep.Format(p.Value), fmt.Sprint(len(p.Runs)), fmt.Sprintf("%.1f", p.Median.Total.Rate),
+			fmt.Sprintf("%.1f-%.1f", p.RateMin, p.RateMax), sweep.Sig3(p.Median.Total.P50), sweep.Sig3(p.Median.Total.P99),
+			sweep.Sig3(p.P99Min) + "-" + sweep.Sig3(p.P99Max), fmt.Sprintf("%d/%d", p.MetRuns, p.Completed), verdict})
+	}
+	widths := make([]int, len(rows[0]))
+	for _, r := range rows {
+		for i, c := range r {
+			widths[i] = max(widths[i], len(c))
+		}
+	}
+	for _, r := range rows {
+		var b strings.Builder
+		for i, c := range r {
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			if i < len(r)-1 {
+				b.WriteString(strings.Repeat(" ", widths[i]-len(c)))
+			}
+			b.WriteString(c)
+		}
+		fmt.Fprintln(o.W, strings.TrimRight(b.String(), " "))
+	}
 }
