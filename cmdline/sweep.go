@@ -3,12 +3,18 @@ package cmdline
 import (
 	"context"
 	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/stampede-bench/stampede/limit"
 	"github.com/stampede-bench/stampede/output"
+	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/sweep"
 	"github.com/stampede-bench/stampede/workload"
 )
@@ -31,6 +37,11 @@ type SweepFlags struct {
 type valuesFlag struct {
 	text string
 	def  string
+	// orig is the flag's own value, set to each step's (nil: --max-rate,
+	// --concurrency and --threads, which the sweep sets itself).
+	orig pflag.Value
+	// size says the values are sizes (512M, 5M), whole numbers of bytes.
+	size bool
 }
 
 func (v *valuesFlag) String() string {
@@ -91,6 +102,40 @@ func (f *SweepFlags) Register(fs *pflag.FlagSet) {
 		fl.Value, f.values[name] = v, v
 		fl.Usage += "; one value, or a sweep's: 1,2,4 or 1000:8000:1000, 1000:64000:x2, 1000:64000 with --search"
 	}
+	// Every other flag with a number (or a size) takes a sweep's values.
+	fs.VisitAll(func(fl *pflag.Flag) {
+		if f.values[fl.Name] != nil || notSwept[fl.Name] || fl.Hidden {
+			return
+		}
+		size := sizeFlags[fl.Name]
+		switch fl.Value.Type() {
+		case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64", "float32", "float64":
+		default:
+			if !size {
+				return
+			}
+		}
+		v := &valuesFlag{def: fl.DefValue, orig: fl.Value, size: size}
+		fl.Value, f.values[fl.Name] = v, v
+	})
+}
+
+// sizeFlags are the flags whose values are sizes (512M): a sweep takes
+// them as numbers of bytes.
+var sizeFlags = map[string]bool{"memory": true, "io-read-bps": true, "io-write-bps": true}
+
+// notSwept are the flags with a number that a sweep does not vary: its
+// own, and those of how the steps print.
+var notSwept = map[string]bool{"precision": true, "repeat": true, "percentile": true, "verbosity": true, "report-interval": true}
+
+// Sweepable names the flags f can sweep, for messages.
+func (f *SweepFlags) Sweepable() string {
+	names := make([]string, 0, len(f.values))
+	for name := range f.values {
+		names = append(names, "--"+name)
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ")
 }
 
 // Sweep parses the swept flag's values, resolves the run flags, and runs
@@ -160,13 +205,57 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 			rf.maxRate = vals.Hi
 		}
 	}
+	// Any other flag with a number: one value is the flag's as in run;
+	// several are the sweep's.
+	var other *given
+	var otherFlag *valuesFlag
+	for _, name := range slices.Sorted(maps.Keys(f.values)) {
+		vf := f.values[name]
+		if vf.orig == nil || !fs.Changed(name) {
+			continue
+		}
+		text := vf.text
+		if vf.size {
+			var err error
+			if text, err = sizesToBytes(text); err != nil {
+				return nil, usagef("--%s %s: %v", name, vf.text, err)
+			}
+		}
+		whole := strings.Contains(vf.orig.Type(), "int")
+		if !strings.ContainsAny(text, ",:") {
+			if err := vf.orig.Set(text); err != nil {
+				return nil, usagef("--%s %s: %v", name, vf.text, err)
+			}
+			continue
+		}
+		vals, err := sweep.ParseValues("--"+name, text, whole || vf.size)
+		if err != nil {
+			return nil, usagef("%v", err)
+		}
+		if other != nil || len(swept) > 0 {
+			first := "--" + name
+			if other != nil {
+				first = "--" + other.name
+			} else {
+				first = "--" + swept[0].name
+			}
+			return nil, usagef("%s and --%s both hold several values: a sweep varies one flag at a time", first, name)
+		}
+		other, otherFlag = &given{name: name, param: sweep.Param(name), vals: vals}, vf
+		// Resolve validates the hardest value.
+		if err := vf.orig.Set(sweep.Format(vals.Hi)); err != nil {
+			return nil, usagef("--%s %s: %v", name, vf.text, err)
+		}
+	}
 	switch {
+	case other != nil:
+		swept = []given{*other}
 	case len(swept) > 1:
-		return nil, usagef("--max-rate and --%s both hold several values: a sweep varies one of them", workers)
+		return nil, usagef("--max-rate and --%s both hold several values: a sweep varies one flag at a time", workers)
 	case len(swept) == 0 && len(single) == 1:
 		swept = single // a sweep of one step
 	case len(swept) == 0:
-		return nil, usagef("give the values to sweep: --max-rate 1000:16000:x2, or --concurrency 1,2,4,8 (see `stampede sweep --help`)")
+		return nil, usagef("give the values to sweep: --max-rate 1000:16000:x2, --concurrency 1,2,4,8 or any flag with a number, such as --cpus 0.5,1 (see `stampede sweep --help`)")
 	}
 	if err := rf.Resolve(fs); err != nil {
 		return nil, err
@@ -198,8 +287,26 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 	}
 	sw := sweep.Spec{Base: s, Param: swept[0].param, Values: swept[0].vals, Search: f.search, Precision: f.precision,
 		SLO: slo, KeepGoing: f.keepGoing, Pause: f.pause, Repeat: f.repeat}
+	if other != nil {
+		sw.Whole = strings.Contains(otherFlag.orig.Type(), "int") || otherFlag.size
+		sw.Build = func(v float64) (run.Spec, error) {
+			return buildStep(spec, env, otherFlag, other.name, v)
+		}
+	}
 	if err := sw.Validate(); err != nil {
 		return nil, usagef("%v", err)
+	}
+	if other != nil {
+		// Every value is a valid run before the first step runs.
+		vals := sw.Values.List
+		if sw.Values.Bounds {
+			vals = []float64{sw.Values.Lo, sw.Values.Hi}
+		}
+		for _, v := range vals {
+			if _, err := sw.Build(v); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if d, ok := spec.Gen.(workload.RunDefaulter); ok && s.Concurrency == 0 && sw.Param == sweep.MaxRate {
 		if rd := d.RunDefaults(); rd.Concurrency > 0 { // TPC-C's terminals, named in the status lines
@@ -224,7 +331,7 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 	if rf.duration > 0 {
 		dur = rf.duration.String() + " each"
 	}
-	p := &output.Sweep{W: env.Stdout, Status: env.Stderr, JSON: rf.format == "json", Plan: plan, Duration: dur, Hint: func(cmd string) string {
+	p := &output.Sweep{W: env.Stdout, Status: env.Stderr, JSON: rf.format == "json", Plan: plan, Duration: dur, Param: sw.Param, Telemetry: !s.Telemetry.Off, Hint: func(cmd string) string {
 		if fs.Changed("results-dir") {
 			cmd += " --results-dir " + rf.resultsDir
 		}
@@ -249,4 +356,58 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 		p.Done(res)
 	}
 	return res, err
+}
+
+// buildStep is the run of a step that sets flag name to v: the flag set
+// again, resolved and made a run.Spec as `stampede run` makes one.
+func buildStep(spec RunArgs, env Env, vf *valuesFlag, name string, v float64) (run.Spec, error) {
+	if err := vf.orig.Set(sweep.Format(v)); err != nil {
+		return run.Spec{}, usagef("--%s %s: %v", name, sweep.Format(v), err)
+	}
+	rf := spec.Flags
+	rf.warnings = nil // said once, at the sweep's start
+	if err := rf.Resolve(spec.FS); err != nil {
+		return run.Spec{}, err
+	}
+	if h, ok := spec.Gen.(workload.Hookser); ok && h.Hooks().Validate != nil {
+		if err := h.Hooks().Validate(); err != nil {
+			return run.Spec{}, usagef("--%s %s: %v", name, sweep.Format(v), err)
+		}
+	}
+	s, err := runSpec(spec, Env{Args: env.Args, Secrets: env.Secrets, Stdout: io.Discard, Stderr: env.Stderr})
+	if err != nil {
+		return run.Spec{}, err
+	}
+	s.Observers, s.Checks = nil, env.Stderr
+	if rf.verbosity > 2 {
+		s.Log = warningsOnly{env.Stderr}
+	}
+	return s, nil
+}
+
+// sizesToBytes rewrites a sweep's sizes (512M,1G or 1M:64M:x2) as bytes,
+// the numbers ParseValues takes; a factor (x2) stays as it is.
+func sizesToBytes(text string) (string, error) {
+	var b strings.Builder
+	start := 0
+	for i := 0; i <= len(text); i++ {
+		if i < len(text) && text[i] != ',' && text[i] != ':' {
+			continue
+		}
+		part := strings.TrimSpace(text[start:i])
+		if strings.HasPrefix(part, "x") || part == "" {
+			b.WriteString(part)
+		} else {
+			n, err := limit.ParseSize(part)
+			if err != nil {
+				return "", err
+			}
+			b.WriteString(strconv.FormatInt(n, 10))
+		}
+		if i < len(text) {
+			b.WriteByte(text[i])
+		}
+		start = i + 1
+	}
+	return b.String(), nil
 }

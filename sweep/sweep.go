@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"math"
 	"strconv"
 	"strings"
@@ -24,6 +25,7 @@ import (
 
 	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/stats"
+	"github.com/stampede-bench/stampede/telemetry"
 )
 
 // Param is the run setting a sweep varies.
@@ -39,6 +41,24 @@ const (
 
 // Flag is the command-line flag that sets p.
 func (p Param) Flag() string { return "--" + string(p) }
+
+// heavier are the settings under which a higher value is a heavier load
+// (more operations, workers, connections, tenants or warehouses at work),
+// as a search assumes.
+var heavier = []Param{MaxRate, Concurrency, "threads", "conns", "active", "active-warehouses", "active-workers"}
+
+// Heavier reports whether a higher value of p is a heavier load, as a
+// search assumes; Searchable names the settings that are.
+func (p Param) Heavier() bool { return slices.Contains(heavier, p) }
+
+// Searchable is the flags a search can vary, for messages.
+func Searchable() string {
+	names := make([]string, len(heavier))
+	for i, p := range heavier {
+		names[i] = p.Flag()
+	}
+	return strings.Join(names, ", ")
+}
 
 // integer reports whether p's values are whole numbers.
 func (p Param) integer() bool { return p == Concurrency }
@@ -56,6 +76,13 @@ type Spec struct {
 	// Param is the setting varied, Values its values.
 	Param  Param
 	Values Values
+	// Build, when set, makes each step's run at Param's value: Param is
+	// then any run flag (--cpus, --conns, a workload's --range_size),
+	// and Base only names the sweep's settings for Validate. Its error
+	// ends the sweep as a failed step's does.
+	Build func(v float64) (run.Spec, error)
+	// Whole says Build's values are whole numbers (bisected as workers).
+	Whole bool
 	// Search looks for the highest value from Values.Lo to Values.Hi
 	// whose step meets SLO, by bisection (geometric, as a sweep's range
 	// often spans decades), instead of stepping through Values.List. It
@@ -115,6 +142,8 @@ type Step struct {
 	Workers int
 	// Figures are the workload's own (TPC-C's tpmC and efficiency).
 	Figures map[string]float64
+	// Telemetry is the run's telemetry averages and peaks (nil: none).
+	Telemetry *telemetry.Summary
 	// Judged says an SLO judged the step: Met, or Why not.
 	Judged bool
 	Met    bool
@@ -156,13 +185,16 @@ var ErrNoSteps = errors.New("sweep: no steps")
 // Validate checks that spec can run, naming the flags of the command line.
 func (spec Spec) Validate() error {
 	switch {
-	case spec.Param != MaxRate && spec.Param != Concurrency:
+	case spec.Param != MaxRate && spec.Param != Concurrency && spec.Build == nil:
 		return fmt.Errorf("sweep: unknown setting %q to vary: use %s or %s", spec.Param, MaxRate, Concurrency)
+	case spec.Search && !spec.Param.Heavier():
+		return fmt.Errorf("--search over %s: the search assumes a higher value is a heavier load (it looks for the most that meets the SLO), which stampede cannot say of %s: sweep a list (%s 1,2,4) and read the table, or search %s",
+			spec.Param.Flag(), spec.Param.Flag(), spec.Param.Flag(), Searchable())
 	case spec.Search && len(spec.SLO.Terms) == 0:
 		return fmt.Errorf("--search looks for the highest %s meeting an SLO: give one, as --slo 'p99<=5ms'", spec.Param.Flag())
 	case spec.Search && !spec.Values.Bounds:
 		example := "1000:64000"
-		if spec.Param.integer() {
+		if spec.integer() {
 			example = "1:256"
 		}
 		return fmt.Errorf("--search takes a range, as %s %s: the search picks the values", spec.Param.Flag(), example)
@@ -349,9 +381,12 @@ func (spec Spec) search(ctx context.Context, res *Result) error {
 	return nil
 }
 
+// integer reports whether the swept values are whole numbers.
+func (spec Spec) integer() bool { return spec.Param.integer() || spec.Whole }
+
 // close reports whether the search has bounded its answer closely enough.
 func (spec Spec) close(met, missed float64) bool {
-	if spec.Param.integer() && missed-met <= 1 {
+	if spec.integer() && missed-met <= 1 {
 		return true
 	}
 	return missed <= met*(1+spec.Precision)
@@ -362,7 +397,7 @@ func (spec Spec) close(met, missed float64) bool {
 // while that stays strictly between them.
 func (spec Spec) midpoint(met, missed float64) float64 {
 	m := math.Sqrt(met * missed)
-	if spec.Param.integer() {
+	if spec.integer() {
 		return min(max(math.Round(m), met+1), missed-1)
 	}
 	if r, _ := strconv.ParseFloat(strconv.FormatFloat(m, 'g', 3, 64), 64); r > met && r < missed {
@@ -390,6 +425,16 @@ func (spec Spec) step(ctx context.Context, res *Result, v float64) (Step, error)
 		}
 	}
 	s := spec.Base
+	if spec.Build != nil {
+		b, err := spec.Build(v)
+		if err != nil {
+			if errors.Is(err, run.ErrInput) {
+				return st, err
+			}
+			return st, fmt.Errorf("step %d (%s %s): %w", st.N, spec.Param.Flag(), Format(v), err)
+		}
+		s = b
+	}
 	s.Tags = maps.Clone(s.Tags)
 	if s.Tags == nil {
 		s.Tags = map[string]string{}
@@ -421,6 +466,7 @@ func (spec Spec) step(ctx context.Context, res *Result, v float64) (Step, error)
 	if r != nil {
 		st.RunID, st.Dir, st.Status = r.Info.ID, r.Info.Dir, r.Summary.Status
 		st.Total, st.Target, st.Workers, st.Figures = r.Summary.Total, r.Info.MaxRate, r.Info.Workers, r.Summary.Figures
+		st.Telemetry = r.Summary.Telemetry
 		if len(spec.SLO.Terms) > 0 && err == nil {
 			st.Judged = true
 			st.Met, st.Why = spec.SLO.Check(Measure{Total: st.Total, Target: st.Target})
