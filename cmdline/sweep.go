@@ -108,6 +108,10 @@ func (f *SweepFlags) Register(fs *pflag.FlagSet) {
 			return
 		}
 		size := sizeFlags[fl.Name]
+		if fl.Value.Type() == "duration" {
+			fl.Value = &oneValue{Value: fl.Value, name: fl.Name, f: f}
+			return
+		}
 		switch fl.Value.Type() {
 		case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64", "float32", "float64":
 		default:
@@ -120,13 +124,29 @@ func (f *SweepFlags) Register(fs *pflag.FlagSet) {
 	})
 }
 
+// oneValue is a flag with a value a sweep cannot vary (a duration): a
+// list of values is refused, naming the flags that can be swept.
+type oneValue struct {
+	pflag.Value
+	name string
+	f    *SweepFlags
+}
+
+// Set implements pflag.Value.
+func (v *oneValue) Set(s string) error {
+	if strings.Contains(s, ",") {
+		return fmt.Errorf("a sweep cannot vary --%s (it takes one value); it varies a flag with a number: %s", v.name, v.f.Sweepable())
+	}
+	return v.Value.Set(s)
+}
+
 // sizeFlags are the flags whose values are sizes (512M): a sweep takes
 // them as numbers of bytes.
 var sizeFlags = map[string]bool{"memory": true, "io-read-bps": true, "io-write-bps": true}
 
 // notSwept are the flags with a number that a sweep does not vary: its
 // own, and those of how the steps print.
-var notSwept = map[string]bool{"precision": true, "repeat": true, "percentile": true, "verbosity": true, "report-interval": true}
+var notSwept = map[string]bool{"clients": true, "client-index": true, "prometheus-port": true, "precision": true, "repeat": true, "percentile": true, "verbosity": true, "report-interval": true}
 
 // Sweepable names the flags f can sweep, for messages.
 func (f *SweepFlags) Sweepable() string {
