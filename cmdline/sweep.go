@@ -287,6 +287,16 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 			return nil, usagef("%v", err)
 		}
 	}
+	if spec.Gen.Meta().Name == "tpcc" && f.search {
+		// TPC-C's search: clause 5.2.5's response times always, and an
+		// efficiency of 85% unless --slo says otherwise.
+		def := sweep.TPCCResponseTimes
+		if !fs.Changed("slo") {
+			def = sweep.TPCCSLO
+		}
+		more, _ := sweep.ParseSLO(def)
+		slo = slo.With(more)
+	}
 	s, err := runSpec(spec, env)
 	if err != nil {
 		return nil, err

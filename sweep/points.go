@@ -80,7 +80,7 @@ func points(steps []Step, slo SLO) []Point {
 			p.Median = medianStep(runs, done)
 			if len(slo.Terms) > 0 && len(done) > 0 {
 				p.Median.Judged = true
-				p.Median.Met, p.Median.Why = slo.Check(Measure{Total: p.Median.Total, Target: p.Median.Target})
+				p.Median.Met, p.Median.Why = slo.Check(Measure{Total: p.Median.Total, Target: p.Median.Target, Figures: p.Median.Figures, Ops: p.Median.Ops})
 				if !p.Median.Met {
 					p.Median.Why = fmt.Sprintf("median of %d runs: %s", len(done), p.Median.Why)
 				}
@@ -139,6 +139,17 @@ func medianStep(runs, done []Step) Step {
 	}
 	st.Target = med(func(s Step) float64 { return s.Target })
 	st.Workers = int(med(func(s Step) float64 { return float64(s.Workers) }))
+	st.Ops = nil
+	for k := range done[0].Ops {
+		if st.Ops == nil {
+			st.Ops = map[string]stats.Summary{}
+		}
+		st.Ops[k] = stats.Summary{Count: int64(med(func(s Step) float64 { return float64(s.Ops[k].Count) })),
+			P50: med(func(s Step) float64 { return s.Ops[k].P50 }), P90: med(func(s Step) float64 { return s.Ops[k].P90 }),
+			P95: med(func(s Step) float64 { return s.Ops[k].P95 }), P99: med(func(s Step) float64 { return s.Ops[k].P99 }),
+			P999: med(func(s Step) float64 { return s.Ops[k].P999 }), Max: med(func(s Step) float64 { return s.Ops[k].Max }),
+			Mean: med(func(s Step) float64 { return s.Ops[k].Mean })}
+	}
 	st.Figures = nil
 	for k := range done[0].Figures {
 		if st.Figures == nil {

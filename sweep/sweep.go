@@ -17,8 +17,8 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"slices"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -144,6 +144,8 @@ type Step struct {
 	Figures map[string]float64
 	// Telemetry is the run's telemetry averages and peaks (nil: none).
 	Telemetry *telemetry.Summary
+	// Ops are the operations' own figures over the measured period.
+	Ops map[string]stats.Summary
 	// Judged says an SLO judged the step: Met, or Why not.
 	Judged bool
 	Met    bool
@@ -467,9 +469,15 @@ func (spec Spec) step(ctx context.Context, res *Result, v float64) (Step, error)
 		st.RunID, st.Dir, st.Status = r.Info.ID, r.Info.Dir, r.Summary.Status
 		st.Total, st.Target, st.Workers, st.Figures = r.Summary.Total, r.Info.MaxRate, r.Info.Workers, r.Summary.Figures
 		st.Telemetry = r.Summary.Telemetry
+		for _, op := range r.Summary.Ops {
+			if st.Ops == nil {
+				st.Ops = map[string]stats.Summary{}
+			}
+			st.Ops[op.Name] = op.Summary
+		}
 		if len(spec.SLO.Terms) > 0 && err == nil {
 			st.Judged = true
-			st.Met, st.Why = spec.SLO.Check(Measure{Total: st.Total, Target: st.Target})
+			st.Met, st.Why = spec.SLO.Check(Measure{Total: st.Total, Target: st.Target, Ops: st.Ops, Figures: st.Figures})
 		}
 		res.Steps = append(res.Steps, st)
 		if spec.Observer != nil {
@@ -508,7 +516,7 @@ func (res *Result) Judge() {
 		st.Judged, st.Met, st.Why = false, false, ""
 		if len(res.SLO.Terms) > 0 && st.Status == "completed" {
 			st.Judged = true
-			st.Met, st.Why = res.SLO.Check(Measure{Total: st.Total, Target: st.Target})
+			st.Met, st.Why = res.SLO.Check(Measure{Total: st.Total, Target: st.Target, Ops: st.Ops, Figures: st.Figures})
 		}
 	}
 	res.bound()

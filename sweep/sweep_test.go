@@ -518,3 +518,49 @@ func TestRepeatRounds(t *testing.T) {
 		t.Errorf("median %g", got)
 	}
 }
+
+// TestSLOOpsAndEfficiency: an operation's latency term reads that
+// operation's figures, efficiency the workload's figure, and TPC-C's
+// objective keeps a user's bound on a figure it also bounds.
+func TestSLOOpsAndEfficiency(t *testing.T) {
+	m := Measure{Total: stats.Summary{Count: 100, P90: 1}, Ops: map[string]stats.Summary{"newOrder": {Count: 50, P90: 6000}, "payment": {Count: 50, P90: 100}},
+		Figures: map[string]float64{"efficiency": 90}}
+	for _, tc := range []struct {
+		slo string
+		m   Measure
+		met bool
+		why string
+		err string
+	}{
+		{slo: "payment.p90<=5s", m: m, met: true},
+		{slo: "newOrder.p90<=5s", m: m, why: "newOrder.p90 6000 ms, want newOrder.p90<=5s"},
+		{slo: "delivery.p90<=5s", m: m, why: "no delivery operations"},
+		{slo: "efficiency>=85%", m: m, met: true},
+		{slo: "efficiency>=95%", m: m, why: "efficiency 90.0%, want efficiency>=95%"},
+		{slo: "efficiency>=85%", m: Measure{Total: m.Total}, why: "reports no efficiency"},
+		{slo: "p99.9<=5ms", m: Measure{Total: stats.Summary{Count: 1, P999: 1}}, met: true},
+		{slo: "efficiency<=85%", err: "give the least efficiency as a percentage"},
+		{slo: "efficiency>=85", err: "give the least efficiency as a percentage"},
+		{slo: "newOrder.p90>=5s", err: "bounds latency from below"},
+	} {
+		slo, err := ParseSLO(tc.slo)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: error %v, want %q", tc.slo, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", tc.slo, err)
+		}
+		met, why := slo.Check(tc.m)
+		if met != tc.met || !strings.Contains(why, tc.why) {
+			t.Errorf("%s: met %v (%s), want %v (%s)", tc.slo, met, why, tc.met, tc.why)
+		}
+	}
+	user, _ := ParseSLO("efficiency>=80%,newOrder.p90<=2s")
+	def, _ := ParseSLO(TPCCSLO)
+	if got, want := user.With(def).String(), "efficiency>=80%,newOrder.p90<=2s,payment.p90<=5s,orderStatus.p90<=5s,delivery.p90<=5s,stockLevel.p90<=20s"; got != want {
+		t.Errorf("TPC-C's objective with the user's: %s, want %s", got, want)
+	}
+}
