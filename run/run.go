@@ -467,7 +467,7 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 		info.ID = runlog.NewID(gen.Meta().Name, start)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("cannot save results under %s: %w; pass --results-dir", r.root, err)
+		return nil, saveRootError(r.root, err)
 	}
 	r.errs = newErrorLog(r.rw)
 	if r.shipURL != "" {

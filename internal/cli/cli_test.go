@@ -113,7 +113,7 @@ func TestBadInput(t *testing.T) {
 		{"bad -p", []string{"run", "ycsb", "-p", "requestdistribution=gaussian"}, 2, "gaussian"},
 		{"unknown workload letter", []string{"run", "ycsb", "--workload", "z"}, 2, `"z"`},
 		{"unreachable server", []string{"run", "ycsb", "--duration", "1s", "postgresql://u:topsecret@127.0.0.1:1/db?connect_timeout=2"}, 1, "cannot connect to 127.0.0.1:1"},
-		{"demo args", []string{"demo", "a", "b"}, 2, "accepts at most 1 arg"},
+		{"demo args", []string{"demo", "a", "b"}, 2, "`stampede demo` takes at most 1 argument, not 2: usage: stampede demo [URL] [flags]"},
 		{"demo bad client sched", []string{"demo", "--client-sched", "rr"}, 2, `unknown --client-sched "rr": use batch or normal`},
 		{"sysbench no verb", []string{"oltp_read_write", "--tables=2"}, 2, "say what to do with oltp_read_write"},
 		{"sysbench tables=0", []string{"oltp_read_write", "--tables=0", "--driver=null", "run"}, 2, "--tables=0"},

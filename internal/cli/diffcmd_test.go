@@ -15,7 +15,7 @@ func TestDiffBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"diff", u}, "accepts 2 arg(s)"},
+		{[]string{"diff", u}, "`stampede diff` takes exactly 2 arguments, not 1: usage: stampede diff URL_A URL_B [flags]"},
 		{[]string{"diff", "--tables", "t", u, u}, "the same URL is given twice"},
 		{[]string{"diff", "--workload", "bank", "--tables", "bank", u, u + "x"}, "give --workload or --tables, not both"},
 		{[]string{"diff", "--workload", "nosuch", u, u + "x"}, `unknown --workload "nosuch"`},

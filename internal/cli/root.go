@@ -107,6 +107,8 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		msg := oneLine(err.Error())
 		if a.pgbenchForm { // pgbench's line takes no --db, and stampede's init has no pgbench-form hint
 			msg = strings.Replace(msg, sqlx.NoDatabaseHint, pgbenchNoDatabaseHint, 1)
+		} else {
+			msg = strings.Replace(msg, sqlx.NoDatabaseHint, a.noDatabaseHint(), 1)
 		}
 		fmt.Fprintf(stderr, "stampede: error: %s\n", cmdline.ScrubMessage(a.hinter().Hints(msg), a.secrets))
 	}
@@ -228,7 +230,7 @@ func (a *app) workloadsCmd() *cobra.Command {
 		Short: "List the available workloads",
 		Example: `  stampede workloads
   stampede run ycsb --help     # a workload's flags`,
-		Args: usageArgs(cobra.NoArgs),
+		Args: positional(0, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			for _, m := range workload.Registered() {
 				fmt.Fprintf(a.stdout, "%-24s %s\n", m.Name, m.Description)

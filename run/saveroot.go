@@ -1,0 +1,48 @@
+package run
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"syscall"
+)
+
+// saveRootError says, in one line, why no run directory can be made under
+// root (err is runlog.Create's): the directory, the reason in words rather
+// than the system call's text, and what to do. A directory that cannot
+// hold runs (it refuses new entries, is not a directory, is read-only) is
+// bad input (ErrInput); other failures (a full disk) stay failures.
+func saveRootError(root string, err error) error {
+	st, statErr := os.Stat(root)
+	var reason string
+	input := true
+	switch {
+	case statErr == nil && !st.IsDir():
+		reason = "it is not a directory"
+	case errors.Is(err, syscall.ENOTDIR):
+		reason = "a part of its path is a file, not a directory"
+	case errors.Is(err, fs.ErrPermission):
+		reason = "you may not write in it (permission denied)"
+	case errors.Is(err, syscall.EROFS):
+		reason = "it is on a read-only file system"
+	case errors.Is(err, fs.ErrNotExist) && statErr == nil:
+		// /proc and its kind: the directory exists and takes no new entries.
+		reason = "it exists, but the system refuses new directories in it (a special file system such as /proc)"
+	case errors.Is(err, fs.ErrNotExist):
+		reason = "its parent does not exist and cannot be made"
+	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
+		reason, input = "the disk is full (or the quota used up)", false
+	default:
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		reason, input = err.Error(), false
+	}
+	msg := fmt.Errorf("cannot save results in %s: %s: give --results-dir a directory you can write (or --results-dir none with a --results-url store)", root, reason)
+	if input {
+		return asInput(msg)
+	}
+	return msg
+}
