@@ -30,7 +30,9 @@ func saveRootError(root string, err error) error {
 		// /proc and its kind: the directory exists and takes no new entries.
 		reason = "it exists, but the system refuses new directories in it (a special file system such as /proc)"
 	case errors.Is(err, fs.ErrNotExist):
-		reason = "its parent does not exist and cannot be made"
+		// MkdirAll makes missing parents: only a special file system
+		// refuses so.
+		reason = "the system refuses to make it (a special file system such as /proc)"
 	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
 		reason, input = "the disk is full (or the quota used up)", false
 	default:

@@ -23,6 +23,7 @@ func TestSaveRootError(t *testing.T) {
 	}
 	for _, tc := range []struct{ root, reason string }{
 		{"/proc/1", "it exists, but the system refuses new directories in it"},
+		{"/proc/nope", "the system refuses to make it"},
 		{file, "it is not a directory"},
 		{filepath.Join(file, "runs"), "a part of its path is a file, not a directory"},
 	} {

@@ -88,10 +88,11 @@ func positional(min, max int) cobra.PositionalArgs {
 		if n >= min && (max < 0 || n <= max) {
 			return nil
 		}
+		if max == 0 { // a word where none belongs: most often a misspelt subcommand
+			return usagef("unknown command %q for %q: see `%s --help`", args[0], cmd.CommandPath(), cmd.CommandPath())
+		}
 		var need string
 		switch {
-		case max == 0:
-			need = "no arguments"
 		case min == max:
 			need = fmt.Sprintf("exactly %s", plural(min, "argument"))
 		case max < 0:

@@ -1,0 +1,73 @@
+package cli_test
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestWorkloadHelp: `stampede ycsb --help` (and -h, the name alone, and
+// `stampede help ycsb`) prints help, exit 0, naming the verbs that take
+// the workload (pgbench is the pgbench form: -h is its host); a workload line without a verb and without --help is
+// still refused (chk28b F5).
+func TestWorkloadHelp(t *testing.T) {
+	for _, w := range []string{"ycsb", "tpcc", "bank", "sql", "churn", "lambda"} {
+		for _, args := range [][]string{{w, "--help"}, {w, "-h"}, {w}, {"help", w}, {w, "--workload", "a", "--help"}} {
+			r := stampede(t, args...)
+			if r.code != 0 || r.stderr != "" {
+				t.Errorf("%v: exit %d, stderr %q", args, r.code, r.stderr)
+				continue
+			}
+			for _, want := range []string{w + ": ", "stampede init     " + w, "stampede cleanup  " + w, "`stampede " + w + " [flags] prepare|run|check|cleanup`", "Usage:\n  stampede run " + w} {
+				if !strings.Contains(r.stdout, want) {
+					t.Errorf("%v: the help lacks %q:\n%s", args, want, r.stdout)
+				}
+			}
+		}
+	}
+	r := stampede(t, "ycsb", "--workload", "a")
+	checkOneLineError(t, r, 2, "say what to do with ycsb")
+}
+
+// TestFix28bClearAnswers: the bad inputs chk28b found answered in Go's or
+// cobra's words, each in one clear line (chk28b F9).
+func TestFix28bClearAnswers(t *testing.T) {
+	file := writeFile(t, "x")
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"cleanup", "ycsb", "--force-drop=maybe", "--driver", "null"}, 2, `invalid value "maybe" for --force-drop: give true or false: see ` + "`stampede cleanup ycsb --help`"},
+		{[]string{"demo", "--keep=maybe"}, 2, `invalid value "maybe" for --keep: give true or false`},
+		{[]string{"run", "ycsb", "--telemetry=maybe", "--driver", "null"}, 2, `invalid value "maybe" for --telemetry: give true or false`},
+		{[]string{"run", "ycsb", "--tolerate-errors=2", "--driver", "null"}, 2, `invalid value "2" for --tolerate-errors: give true or false`},
+		{[]string{"init", "bank", "--drop=yes", "--driver", "null"}, 2, `invalid value "yes" for --drop: give true or false`},
+		{[]string{"runs", "--rebuild=x"}, 2, `invalid value "x" for --rebuild: give true or false`},
+		{[]string{"workload", "run", "ycsb", "--tolerate-errors=x"}, 2, `invalid value "x" for --tolerate-errors: give true or false`},
+		{[]string{"--help=maybe"}, 2, `invalid value "maybe" for --help: give true or false`},
+		{[]string{"compare", "20261129-102311-ycsb-e3a0"}, 2, "`stampede compare` takes exactly 2 arguments, not 1: usage: stampede compare A B [flags]"},
+		{[]string{"diff", "postgresql://u@h/db"}, 2, "`stampede diff` takes exactly 2 arguments, not 1: usage: stampede diff URL_A URL_B [flags]"},
+		{[]string{"proxy", "set"}, 2, "`stampede proxy set` takes exactly 1 argument, not 0: usage: stampede proxy set NAME [faults] [flags]"},
+		{[]string{"runs", "upload"}, 2, "`stampede runs upload` takes at least 1 argument, not 0"},
+		{[]string{"runs", "extra"}, 2, "unknown command \"extra\" for \"stampede runs\": see `stampede runs --help`"},
+		{[]string{"run", "ycsb", "--driver", "null", "--max-ops", "10", "--results-dir", "/proc/1"}, 2, "cannot save results in /proc/1: it exists, but the system refuses new directories in it"},
+		{[]string{"run", "ycsb", "--driver", "null", "--max-ops", "10", "--results-dir", file}, 2, "cannot save results in " + file + ": it is not a directory: give --results-dir a directory you can write"},
+		{[]string{"pgbench", "-i", "--foreign-keys=x", "db"}, 2, "option --foreign-keys takes no value (--foreign-keys=x): give --foreign-keys alone"},
+	} {
+		r := stampede(t, tc.args...)
+		if tc.args[0] == "pgbench" {
+			if r.code != tc.code || !strings.Contains(r.stderr, tc.want) || strings.Count(strings.TrimSpace(r.stderr), "\n") > 0 {
+				t.Errorf("%v: exit %d, %q; want %d, %q", tc.args, r.code, r.stderr, tc.code, tc.want)
+			}
+			continue
+		}
+		checkOneLineError(t, r, tc.code, tc.want)
+		if strings.Contains(r.stderr, "strconv") || strings.Contains(r.stderr, "arg(s)") || strings.Contains(r.stderr, "mkdir") {
+			t.Errorf("%v: Go's or cobra's words: %s", tc.args, r.stderr)
+		}
+	}
+	if _, err := os.Stat("/nonexistent"); err == nil {
+		t.Fatal("/nonexistent exists")
+	}
+}
