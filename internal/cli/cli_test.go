@@ -102,11 +102,11 @@ func TestBadInput(t *testing.T) {
 		// An '@' in a password, unescaped: the rest of the password is not
 		// taken for the host (issue 28: "cannot connect to PwH2x@127.0.0.1").
 		{"@ in a password", []string{"run", "ycsb", "--duration", "1s", "postgresql://u:top@secret@127.0.0.1:1/db"}, 2,
-			"malformed connection URL postgresql://u:xxxxx@127.0.0.1:1/db: it holds an '@' after the one that ends its user name and password (user:password@host): write '@' as %40 in passwords, user names and database names"},
+			"malformed connection URL postgresql://xxxxx@127.0.0.1:1/db: it holds an '@' after the one that ends its user name and password (user:password@host): write '@' as %40 in passwords, user names and database names"},
 		{"@ in a password, then /", []string{"run", "ycsb", "--duration", "1s", "postgresql://u:top@sec/ret@127.0.0.1:1/db"}, 2, "write '@' as %40"},
 		{"@ in a password, cockroach's form", []string{"workload", "run", "ycsb", "--duration", "1s", "postgresql://u:top@secret@127.0.0.1:1/db"}, 2, "write '@' as %40"},
 		{"@ in the results store's password", append([]string{"run", "ycsb", "--duration", "1s", "--results-url", "postgresql://u:top@secret@127.0.0.1:1/db"}, null...), 2,
-			"malformed results store URL postgresql://u:xxxxx@127.0.0.1:1/db: it holds an '@'"},
+			"malformed results store URL postgresql://xxxxx@127.0.0.1:1/db: it holds an '@'"},
 		{"missing property file", []string{"run", "ycsb", "-P", "/nonexistent/workloada"}, 2, "/nonexistent/workloada"},
 		{"malformed property", []string{"run", "ycsb", "-P", malformed}, 2, "recordcount"},
 		{"proportions", []string{"run", "ycsb", "-P", sum}, 2, "operation proportions are all 0"},

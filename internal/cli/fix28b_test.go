@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -70,4 +71,53 @@ func TestFix28bClearAnswers(t *testing.T) {
 	if _, err := os.Stat("/nonexistent"); err == nil {
 		t.Fatal("/nonexistent exists")
 	}
+}
+
+// TestFix28bVague: chk28b F3's three answers: gen k8s blames the misspelt
+// workload even without --clients, gen haproxy refuses --http-port 0
+// (taken for 8080 without a word), and a damaged index is named without
+// SQLite's raw text, with the rebuild advice once.
+func TestFix28bVague(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"gen", "k8s", "--image", "x/stampede:1", "--", "run", "ycbs", "postgresql://postgres@db/ycsb"},
+			`gen k8s: unknown workload "ycbs" in the clients' command line after --: see ` + "`stampede workloads`"},
+		{[]string{"gen", "k8s", "--image", "x/stampede:1", "--clients", "2", "--", "run", "ycbs", "postgresql://postgres@db/ycsb"},
+			`gen k8s: unknown workload "ycbs" in the clients' command line after --`},
+		{[]string{"gen", "haproxy", "--http-port", "0", "--check", "cockroach", "-o", filepath.Join(dir, "h.cfg"), "postgresql://root@h:26257/db"},
+			"gen haproxy: --http-port 0: give the nodes' HTTP port, from 1 to 65535 (leave --http-port out for 8080)"},
+		{[]string{"gen", "haproxy", "--http-port", "70000", "--check", "cockroach", "-o", filepath.Join(dir, "h.cfg"), "postgresql://root@h:26257/db"},
+			"gen haproxy: --http-port 70000: give the nodes' HTTP port, from 1 to 65535"},
+	} {
+		checkOneLineError(t, stampede(t, tc.args...), 2, tc.want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "h.cfg")); err == nil {
+		t.Error("gen haproxy wrote its file")
+	}
+
+	res := filepath.Join(dir, "results")
+	if err := os.MkdirAll(res, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(res, "index.sqlite"), []byte("garbage\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := stampede(t, "run", "ycsb", "--driver", "null", "--max-ops", "10", "--telemetry=false", "--results-dir", res)
+	if r.code != 0 {
+		t.Fatalf("run: exit %d: %s", r.code, r.stderr)
+	}
+	var warned []string
+	for _, l := range strings.Split(r.stderr, "\n") {
+		if strings.Contains(l, "cannot index the run") {
+			warned = append(warned, l)
+		}
+	}
+	if len(warned) != 1 || strings.Count(warned[0], "stampede runs --rebuild") != 1 || strings.Contains(warned[0], "(26)") ||
+		!strings.Contains(warned[0], "index.sqlite is damaged (SQLite cannot read it)") {
+		t.Errorf("the warning: %q", warned)
+	}
+	checkOneLineError(t, stampede(t, "runs", "--results-dir", res), 1, "index.sqlite is damaged (SQLite cannot read it): it only indexes the run directories, so `stampede runs --rebuild` moves it aside")
 }
