@@ -54,6 +54,8 @@ func TestFix28bClearAnswers(t *testing.T) {
 		{[]string{"runs", "extra"}, 2, "unknown command \"extra\" for \"stampede runs\": see `stampede runs --help`"},
 		{[]string{"run", "ycsb", "--driver", "null", "--max-ops", "10", "--results-dir", "/proc/1"}, 2, "cannot save results in /proc/1: it exists, but the system refuses new directories in it"},
 		{[]string{"run", "ycsb", "--driver", "null", "--max-ops", "10", "--results-dir", file}, 2, "cannot save results in " + file + ": it is not a directory: give --results-dir a directory you can write"},
+		{[]string{"diff", "--workload", "oltp_read_write foo bar", "postgresql://u@127.0.0.1:1/a", "postgresql://u@127.0.0.1:1/b"}, 2, `--workload oltp_read_write: unexpected "foo bar": give the workload's flags only`},
+		{[]string{"diff", "--workload", "oltp_read_write 'unterminated", "postgresql://u@127.0.0.1:1/a", "postgresql://u@127.0.0.1:1/b"}, 2, `--workload oltp_read_write: unexpected "'unterminated"`},
 		{[]string{"pgbench", "-i", "--foreign-keys=x", "db"}, 2, "option --foreign-keys takes no value (--foreign-keys=x): give --foreign-keys alone"},
 	} {
 		r := stampede(t, tc.args...)
