@@ -93,6 +93,10 @@ func (a *app) compare(refA, refB string, cf compareFlags) error {
 			return err
 		}
 	}
+	var mix *results.LatencyMixError
+	if err := results.SameLatency(runs[:]); errors.As(err, &mix) { // as report refuses them
+		return usagef("%s", mix.ForCompare())
+	}
 	if err := output.CheckChartPath(chartPath, runs[:], cf.force); err != nil {
 		return asUsage(err)
 	}

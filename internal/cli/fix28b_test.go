@@ -3,6 +3,7 @@ package cli_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -122,4 +123,33 @@ func TestFix28bVague(t *testing.T) {
 		t.Errorf("the warning: %q", warned)
 	}
 	checkOneLineError(t, stampede(t, "runs", "--results-dir", res), 1, "index.sqlite is damaged (SQLite cannot read it): it only indexes the run directories, so `stampede runs --rebuild` moves it aside")
+}
+
+// TestCompareClosedWithRated: compare refuses a closed-loop run (latency
+// is service time) beside a rated one (latency from the intended start),
+// as report refuses to merge them (chk28b F7b: p99 0.002 ms beside 8.3 ms,
+// "B/A 5416.86", without a word); two runs of one kind compare.
+func TestCompareClosedWithRated(t *testing.T) {
+	dir := t.TempDir()
+	var ids []string
+	for _, extra := range [][]string{nil, {"--max-rate", "1000"}, {"--max-rate", "500"}} {
+		r := stampede(t, append([]string{"run", "ycsb", "--driver", "null", "--duration", "300ms", "--telemetry=false", "--results-dir", dir}, extra...)...)
+		if r.code != 0 {
+			t.Fatalf("run %v: exit %d: %s", extra, r.code, r.stderr)
+		}
+		entries, _ := filepath.Glob(filepath.Join(dir, "*-ycsb-*"))
+		for _, e := range entries {
+			if !slices.Contains(ids, filepath.Base(e)) {
+				ids = append(ids, filepath.Base(e))
+			}
+		}
+	}
+	if len(ids) != 3 {
+		t.Fatalf("runs %v", ids)
+	}
+	r := stampede(t, "compare", "--results-dir", dir, ids[0], ids[1])
+	checkOneLineError(t, r, 2, "the runs measured different latencies, which cannot be set side by side: "+ids[0]+" ran closed loop (latency is each operation's service time), "+ids[1]+" under a rate")
+	if r := stampede(t, "compare", "--results-dir", dir, ids[1], ids[2]); r.code != 0 {
+		t.Errorf("compare of two rated runs: exit %d: %s", r.code, r.stderr)
+	}
 }
