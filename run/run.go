@@ -690,6 +690,9 @@ func (r *Run) finish() (*Result, error) {
 		for _, op := range sum.Ops {
 			counts[op.Name], errs[op.Name] = op.Count, op.Errors
 		}
+		if ew, ok := gen.(workload.EndWaitFigurer); ok {
+			ew.SetFigureEndWait(endWait(res))
+		}
 		for _, fig := range workload.AllFigures(f, counts, errs, last.End.Sub(last.CumStart)) {
 			extra = append(extra, report.Extra{Name: fig.Name, Value: fig.Value, Text: fig.Text})
 			if fig.Observed {
@@ -741,9 +744,7 @@ func (r *Run) finish() (*Result, error) {
 	}
 	sum.Skipped = res.Skipped
 	sum.Unfinished = res.Unfinished
-	if !res.Stop.IsZero() && res.End.After(res.Stop) {
-		sum.EndWaitSec = res.End.Sub(res.Stop).Seconds()
-	}
+	sum.EndWaitSec = endWait(res).Seconds()
 	sum.Audits = result.Audits
 	result.Summary = sum
 	for _, o := range s.Observers {
@@ -837,14 +838,14 @@ func (r *Run) finish() (*Result, error) {
 }
 
 // saveViews writes the finished run's totals.json and series.ndjson
-// (results.SaveTotals, SaveSeries), before the last copy into the store,
+// (results.SaveViews, one read of its intervals), before the last copy into the store,
 // so that reports and charts of the run need not decode its every
 // interval. Failing to write them only warns: reports then read the
 // intervals, as of runs made before the files existed.
 func (r *Run) saveViews() {
 	run, err := runlog.Open(r.rw.Dir())
 	if err == nil {
-		err = errors.Join(results.SaveTotals(run), results.SaveSeries(run))
+		err = results.SaveViews(run)
 	}
 	if err != nil {
 		r.warnf("cannot save %s and %s: %s (reports and charts of the run read its intervals instead)", runlog.TotalsFile, runlog.SeriesFile, oneLine(err.Error()))
@@ -1119,4 +1120,14 @@ func promFlag(listen string) (flag, value string) {
 		return "--prometheus-port", port
 	}
 	return "--prometheus-listen", listen
+}
+
+// endWait is how long the run waited after its end (its duration over,
+// or stopped) for the operations in flight: 0 when the workers ran out
+// of operations themselves.
+func endWait(res engine.Result) time.Duration {
+	if res.Stop.IsZero() || !res.End.After(res.Stop) {
+		return 0
+	}
+	return res.End.Sub(res.Stop)
 }
