@@ -50,8 +50,10 @@ differ. Each side reads one consistent snapshot on --conns connections.
 
 The tables are a workload's (--workload tpcc, or with the workload's own flags:
 --workload 'oltp_read_write --tables 8'), --tables, or with neither every table either
-side holds in its current schema: a table on one side only is a difference, and one
-without a primary key is named as not compared (unless --no-pk). A URL without a
+side holds in every schema its user can see (not the system's; stampede's own
+bookkeeping tables only by --tables), named with its schema (public.t): a table on
+one side only is a difference, and one without a primary key is named as not
+compared (unless --no-pk). A URL without a
 database uses the workload's. --converge 30s checks the differing ranges again until they are equal:
 run after a workload on a replicated pair, the time it took is the replication lag.
 
