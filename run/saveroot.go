@@ -12,11 +12,11 @@ import (
 // root (err is runlog.Create's): the directory, the reason in words rather
 // than the system call's text, and what to do. A directory that cannot
 // hold runs (it refuses new entries, is not a directory, is read-only) is
-// bad input (ErrInput); other failures (a full disk) stay failures.
+// bad input (ErrInput); other failures (a full disk) stay failures, as
+// cannotSave says them.
 func saveRootError(root string, err error) error {
 	st, statErr := os.Stat(root)
 	var reason string
-	input := true
 	switch {
 	case statErr == nil && !st.IsDir():
 		reason = "it is not a directory"
@@ -33,18 +33,10 @@ func saveRootError(root string, err error) error {
 		// MkdirAll makes missing parents: only a special file system
 		// refuses so.
 		reason = "the system refuses to make it (a special file system such as /proc)"
-	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
-		reason, input = "the disk is full (or the quota used up)", false
 	default:
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		reason, input = err.Error(), false
+		// A full disk and the rest: not the directory's fault
+		// (cannotSave names the cause and what to do).
+		return cannotSave(root, err)
 	}
-	msg := fmt.Errorf("cannot save results in %s: %s: give --results-dir a directory you can write (or --results-dir none with a --results-url store)", root, reason)
-	if input {
-		return asInput(msg)
-	}
-	return msg
+	return asInput(fmt.Errorf("cannot save results in %s: %s: give --results-dir a directory you can write (or --results-dir none with a --results-url store)", root, reason))
 }
