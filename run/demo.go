@@ -214,11 +214,11 @@ func writableResults(dir string) error {
 		return err
 	}
 	if err := os.MkdirAll(root, 0o700); err != nil {
-		return cannotSave(root, err)
+		return saveRootError(root, err)
 	}
 	f, err := os.CreateTemp(root, ".stampede-demo-check-*")
 	if err != nil {
-		return cannotSave(root, err)
+		return saveRootError(root, err)
 	}
 	f.Close()
 	return os.Remove(f.Name())

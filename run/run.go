@@ -376,7 +376,7 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 		if err := sqlx.CheckUserinfo(storeURL); err != nil {
 			// A URL that can never name the store is refused, not taken
 			// for a store that is down.
-			return nil, inputf("%s: malformed results store URL %s: %v", from, sqlx.Redact(storeURL), err)
+			return nil, inputf("%s: malformed results store URL %s: %v", from, sqlx.HideUserinfo(storeURL), err)
 		}
 		r.shipURL, r.shipFrom = storeURL, from
 	} else if storeURL != "" {
@@ -468,7 +468,7 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 		info.ID = runlog.NewID(gen.Meta().Name, start)
 	}
 	if err != nil {
-		return nil, cannotSave(r.root, err)
+		return nil, saveRootError(r.root, err)
 	}
 	r.errs = newErrorLog(r.rw)
 	if r.shipURL != "" {
@@ -805,7 +805,12 @@ func (r *Run) finish() (*Result, error) {
 			if store.Unwritable(err) {
 				hint = "`stampede runs` lists the runs from their directories meanwhile; free space on its disk (or make it writable), then `stampede runs --rebuild` updates it"
 			}
-			r.warnf("cannot index the run in the results store: %s (%s)", oneLine(err.Error()), hint)
+			if errors.Is(err, store.ErrDamaged) {
+				hint = "" // its message gives the advice
+			} else {
+				hint = " (" + hint + ")"
+			}
+			r.warnf("cannot index the run in the results store: %s%s", oneLine(err.Error()), hint)
 		}
 	} else if runErr != nil {
 		fmt.Fprintf(r.log, "%v\n", saveErr) // else it is the run's error

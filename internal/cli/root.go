@@ -84,6 +84,9 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		args, a.secrets = l.Args, append(a.secrets, l.Secrets...)
 		a.form = "sysbench"
 	} else if args, err = a.ycsbLine(args); err == nil {
+		if name := workloadHelpAsked(args); name != "" {
+			return a.workloadHelp(ctx, name)
+		}
 		args, err = sysbenchOrder(args)
 	}
 	if err != nil {
@@ -112,6 +115,8 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		msg := oneLine(err.Error())
 		if a.pgbenchForm { // pgbench's line takes no --db, and stampede's init has no pgbench-form hint
 			msg = strings.Replace(msg, sqlx.NoDatabaseHint, pgbenchNoDatabaseHint, 1)
+		} else {
+			msg = strings.Replace(msg, sqlx.NoDatabaseHint, a.noDatabaseHint(), 1)
 		}
 		if h, ok := anotherDatabaseHints[a.form]; ok {
 			msg = strings.Replace(msg, workload.AnotherDatabaseHint, h, 1)
@@ -194,6 +199,53 @@ func sysbenchOrder(args []string) ([]string, error) {
 	return nil, usagef("say what to do with %s: `stampede %s [flags] prepare|run|check|cleanup` (or `stampede run %s ...`)", args[0], args[0], args[0])
 }
 
+// workloadHelpAsked returns the workload of `stampede ycsb --help` (or -h,
+// the workload's name alone, or `stampede help ycsb`), "" for any other line: help, not the
+// missing verb's error.
+func workloadHelpAsked(args []string) string {
+	if len(args) == 2 && args[0] == "help" { // `stampede help ycsb`
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		return ""
+	}
+	if _, ok := workload.Get(args[0]); !ok {
+		return ""
+	}
+	help := len(args) == 1
+	for _, arg := range args[1:] {
+		if _, ok := workloadVerbs[arg]; ok {
+			return ""
+		}
+		help = help || arg == "--help" || arg == "-h"
+	}
+	if help {
+		return args[0]
+	}
+	return ""
+}
+
+// workloadHelp prints the verbs that take workload name, then the flags
+// of its run (`stampede run NAME --help`); exit code 0.
+func (a *app) workloadHelp(ctx context.Context, name string) int {
+	m, _ := workload.Get(name)
+	fmt.Fprintf(a.stdout, "%s: %s\n\nThe verbs that take it (each has its own flags: `stampede VERB %s --help`):\n", name, m.Description, name)
+	for _, v := range []verb{verbInit, verbRun, verbCheck, verbCleanup, verbSweep} {
+		fmt.Fprintf(a.stdout, "  stampede %-8s %s [flags] [URL...]   %s\n", v.name, name, v.short)
+	}
+	fmt.Fprintf(a.stdout, "or in sysbench's order: `stampede %s [flags] prepare|run|check|cleanup`.\n\nThe help of `stampede run %s`:\n\n", name, name)
+	root := a.rootCmd()
+	a.root, a.argv = root, []string{"run", name, "--help"}
+	root.SetArgs(a.argv)
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
+	if err := root.ExecuteContext(ctx); err != nil {
+		fmt.Fprintf(a.stderr, "stampede: error: %s\n", oneLine(err.Error()))
+		return exitCode(err)
+	}
+	return exitOK
+}
+
 func (a *app) rootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "stampede",
@@ -255,7 +307,7 @@ func (a *app) workloadsCmd() *cobra.Command {
 		Short: "List the available workloads",
 		Example: `  stampede workloads
   stampede run ycsb --help     # a workload's flags`,
-		Args: usageArgs(cobra.NoArgs),
+		Args: positional(0, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			for _, m := range workload.Registered() {
 				fmt.Fprintf(a.stdout, "%-24s %s\n", m.Name, m.Description)
