@@ -516,6 +516,11 @@ func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (work
 		release()
 		return workload.QueryLoad{}, err
 	}
+	for _, w := range prog.Warnings() {
+		if oc.Warn != nil {
+			oc.Warn("%s", w)
+		}
+	}
 	if err := g.vacuumFirst(ctx, db, oc.Warn); err != nil {
 		release()
 		return workload.QueryLoad{}, err
