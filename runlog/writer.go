@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"sync"
 	"time"
 
@@ -93,6 +94,8 @@ type Writer struct {
 	telErr            error    // sticky error writing telemetry.ndjson
 	hlogBuf           bytes.Buffer
 	empty             map[histConfig][]byte // encodings of empty histograms (see writeEmpty)
+	enc               histEncoder           // encodes the others
+	line              []byte                // an interval line of intervals.hlog, built by WriteInterval
 	ivErr             error                 // sticky error writing intervals.hlog/intervals.ndjson
 	intervals         int
 	done              bool
@@ -324,8 +327,6 @@ func (w *Writer) WriteInterval(start, end time.Time, series []IntervalSeries, ex
 		}
 	}
 	w.hlogBuf.Reset()
-	lw := hdrhistogram.NewHistogramLogWriter(&w.hlogBuf)
-	lw.SetBaseTime(w.baseMs)
 	for _, s := range series {
 		if err := ValidSeriesName(s.Name); err != nil {
 			return fmt.Errorf("run %s: %w", w.info.ID, err)
@@ -343,20 +344,13 @@ func (w *Writer) WriteInterval(start, end time.Time, series []IntervalSeries, ex
 			return fmt.Errorf("run %s: series %q has a negative count", w.info.ID, s.Name)
 		}
 		rec.Series[s.Name] = seriesCounts{Count: s.Count, Errors: s.Errors}
-		// A shallow copy, used only for encoding, so that the caller's
-		// histogram keeps its tag and timestamps. It shares the counts
-		// array but is never recorded into.
 		if s.Hist.TotalCount() == 0 {
 			if err := w.writeEmpty(s.Name, s.Hist, startMs, endMs); err != nil {
 				return fmt.Errorf("run %s: encode histogram of series %q: %w", w.info.ID, s.Name, err)
 			}
 			continue
 		}
-		h := *s.Hist
-		h.SetTag(s.Name)
-		h.SetStartTimeMs(startMs)
-		h.SetEndTimeMs(endMs)
-		if err := lw.OutputIntervalHistogram(&h); err != nil {
+		if err := w.writeHist(s.Name, s.Hist, startMs, endMs); err != nil {
 			return fmt.Errorf("run %s: encode histogram of series %q: %w", w.info.ID, s.Name, err)
 		}
 	}
@@ -373,6 +367,28 @@ func (w *Writer) WriteInterval(start, end time.Time, series []IntervalSeries, ex
 	}
 	w.intervals++
 	w.flushEvents()
+	return nil
+}
+
+// writeHist writes the interval line of histogram h of series name to
+// hlogBuf: the line HistogramLogWriter.OutputIntervalHistogram writes
+// (TestIntervalLinesAsLibrary compares them), encoded by w.enc (see
+// histEncoder).
+func (w *Writer) writeHist(name string, h *hdrhistogram.Histogram, startMs, endMs int64) error {
+	payload, maxNs, err := w.enc.encode(h)
+	if err != nil {
+		return err
+	}
+	start := (float64(startMs) - float64(w.baseMs)) / 1000.0
+	end := (float64(endMs) - float64(w.baseMs)) / 1000.0
+	w.line = append(append(append(w.line[:0], "Tag="...), name...), ',')
+	w.line = strconv.AppendFloat(w.line, start, 'f', 6, 64)
+	w.line = append(w.line, ',')
+	w.line = strconv.AppendFloat(w.line, end-start, 'f', 6, 64)
+	w.line = append(w.line, ',')
+	w.line = strconv.AppendFloat(w.line, float64(maxNs)/hdrhistogram.MsToNsRatio, 'f', 6, 64)
+	w.line = append(append(append(w.line, ','), payload...), '\n')
+	w.hlogBuf.Write(w.line)
 	return nil
 }
 
