@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -364,6 +365,9 @@ func FromFlags(m Meta, args ...string) (Generator, error) {
 	if f, ok := g.(Flagser); ok {
 		if err := f.Flags().Parse(args); err != nil {
 			return nil, err
+		}
+		if rest := f.Flags().Args(); len(rest) > 0 { // nothing is silently ignored
+			return nil, fmt.Errorf("unexpected %q: give the workload's flags only, as --name value", strings.Join(rest, " "))
 		}
 	} else if len(args) > 0 {
 		return nil, fmt.Errorf("workload %s takes no flags", m.Name)

@@ -300,6 +300,10 @@ func pflagError(fs *pflag.FlagSet, err error) string {
 		what := "a value"
 		if f := fs.Lookup(name); f != nil && f.Value.Type() == "int" {
 			what = "a whole number"
+		} else if f != nil && f.Value.Type() == "bool" {
+			// pgbench's switches take no value ("option '--foreign-keys'
+			// doesn't allow an argument").
+			return fmt.Sprintf("option %s takes no value (%s=%s): give %s alone, see `stampede pgbench --help`", opt, opt, val, opt)
 		}
 		return fmt.Sprintf("invalid value %q for option %s: give %s, see `stampede pgbench --help`", val, opt, what)
 	}

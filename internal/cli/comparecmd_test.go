@@ -157,7 +157,7 @@ func TestCompareBadInput(t *testing.T) {
 	}{
 		{"no args", nil, 2, "name two sides to compare"},
 		{"one arg", []string{"20261122-1035"}, 2, "name two sides to compare"},
-		{"three args", []string{"a", "b", "c"}, 2, "accepts at most 2 arg(s), received 3"},
+		{"three args", []string{"a", "b", "c"}, 2, "`stampede compare` takes at most 2 arguments, not 3"},
 		{"unknown run", []string{"20261122-1035", "nosuch"}, 2, `no run "nosuch"`},
 		{"ambiguous", []string{"20261122", "20261122-1035"}, 2, "ambiguous run reference"},
 		{"not a run", []string{"20261122-1035", root}, 2, "not a stampede run directory"},

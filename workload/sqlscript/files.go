@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -59,7 +60,10 @@ func (g *gen) runInitFile(ctx context.Context, db *sqlx.DB) error {
 	}
 	var ie *pgscript.InitError
 	var pe *pgconn.PgError
+	errors.As(err, &ie)
 	switch {
+	case err != nil && sqlx.SQLState(err) == "42P07" && errors.As(err, &pe) && foreignErr(ctx, db, pe, ie) != nil:
+		return foreignErr(ctx, db, pe, ie)
 	case err != nil && alreadyExists(sqlx.SQLState(err)):
 		return sqlx.ConfigErrorf("%v: `stampede init sql --drop --init-file %s` drops what an earlier init made (tables, views, sequences, types, schemas, functions) and runs the file again; `stampede cleanup sql` drops it alone", err, g.initFile)
 	case err != nil && errors.As(err, &ie) && errors.As(err, &pe):
@@ -72,6 +76,44 @@ func (g *gen) runInitFile(ctx context.Context, db *sqlx.DB) error {
 		return sqlx.ConfigErrorf("%s: the file ends inside a transaction (a BEGIN among statements joined by \\;), rolled back: add COMMIT; at its end, and %s", g.initFile, strings.TrimPrefix(fix, "fix the file and "))
 	}
 	return nil
+}
+
+// foreignErr is the refusal foreignInTheWay finds (or its error reading
+// the catalogue), nil when the relation in the way is an earlier init's.
+func foreignErr(ctx context.Context, db *sqlx.DB, pe *pgconn.PgError, ie *pgscript.InitError) error {
+	fe, err := foreignInTheWay(ctx, db, pe, ie)
+	if err != nil {
+		return err
+	}
+	if fe != nil {
+		return sqlx.ConfigErrorf("%w", fe)
+	}
+	return nil
+}
+
+// existsPattern finds the name in PostgreSQL's 42P07 message, `relation
+// "accounts" already exists`.
+var existsPattern = regexp.MustCompile(`relation "([^"]+)" already exists`)
+
+// foreignInTheWay returns the refusal of a relation that the init file
+// creates and that exists without stampede's mark (the user's, not an
+// earlier init's): nil when it carries the mark or cannot be named.
+func foreignInTheWay(ctx context.Context, db *sqlx.DB, pe *pgconn.PgError, ie *pgscript.InitError) (*workload.ForeignError, error) {
+	m := existsPattern.FindStringSubmatch(pe.Message)
+	if m == nil {
+		return nil, nil
+	}
+	c, err := workload.TableComment(ctx, db, m[1])
+	if err != nil || workload.IsMark(c) {
+		return nil, err
+	}
+	at := "the init file"
+	if ie != nil {
+		at = fmt.Sprintf("%s:%d", ie.File, ie.Line)
+	}
+	return &workload.ForeignError{Kind: "table", Names: []string{m[1]}, Action: "init sql",
+		Where: fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ",")),
+		Why:   at + " creates it, and the one there carries no mark of stampede's init: it is yours"}, nil
 }
 
 // cleanupSteps reads --cleanup-file.
