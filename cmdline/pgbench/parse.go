@@ -503,7 +503,9 @@ func (o *options) runArgs(conn string) ([]string, []string, error) {
 		args = append(args, "--pgbench-latency-limit", strconv.FormatFloat(o.latencyLimit, 'g', -1, 64))
 	}
 	if !o.noVacuum {
-		args = append(args, "--vacuum-first")
+		// pgbench empties pgbench_history before the run: the user
+		// asked pgbench to, whoever made the table.
+		args = append(args, "--vacuum-first", "--truncate-history")
 		if o.vacuumAll {
 			args = append(args, "--vacuum-accounts")
 		}

@@ -286,8 +286,11 @@ func (g *gen) pgbenchTables(ctx context.Context, db *sqlx.DB, warn func(string, 
 }
 
 // vacuumFirst is --vacuum-first, after the scripts are checked on the
-// server (so that a refused script is refused in one line).
-func (g *gen) vacuumFirst(ctx context.Context, db *sqlx.DB, warn func(string, ...any)) error {
+// server (so that a refused script is refused in one line). It runs on
+// conn, a connection the run holds already: the run holds one per
+// worker, so that with one worker the pool has none left to give (a
+// statement on the pool would wait for one forever).
+func (g *gen) vacuumFirst(ctx context.Context, db *sqlx.DB, conn sqlx.Querier, warn func(string, ...any)) error {
 	if !g.vacuum || db.Null() {
 		return nil
 	}
@@ -298,23 +301,30 @@ func (g *gen) vacuumFirst(ctx context.Context, db *sqlx.DB, warn func(string, ..
 	for _, t := range tables {
 		// pgbench prints these errors and goes on (exit 0): so does
 		// stampede, in a warning.
-		if _, err := db.Exec(ctx, "VACUUM "+t); err != nil && warn != nil {
+		if _, err := conn.Exec(ctx, "VACUUM "+t); err != nil && warn != nil {
 			warn("VACUUM %s before the run failed: %v; the run goes on, as pgbench's does (a database without pgbench's tables needs no vacuum: leave out --vacuum-first, or pgbench's -n)", t, err)
 		}
 	}
-	if ok, err := workload.TableExists(ctx, db, "pgbench_history"); err != nil || !ok {
+	q, arg := dialect.TableExistsQuery(db.Dialect(), "pgbench_history")
+	var ok bool
+	if err := conn.QueryRow(ctx, q, arg).Scan(&ok); err != nil || !ok {
 		return nil // no such table: nothing to empty
 	}
-	c, err := workload.TableComment(ctx, db, "pgbench_history")
-	switch {
-	case err != nil:
+	var c *string
+	q, arg = dialect.TableCommentQuery(db.Dialect(), "pgbench_history")
+	if err := conn.QueryRow(ctx, q, arg).Scan(&c); err != nil {
 		return nil
-	case workload.IsMark(c):
-		if _, err := db.Exec(ctx, "TRUNCATE pgbench_history"); err != nil {
+	}
+	switch {
+	case g.truncHistory || c != nil && workload.IsMark(*c):
+		// pgbench empties it; stampede's own form only when stampede
+		// made it, or when --truncate-history names it (the pgbench
+		// form does: the user asked pgbench to run).
+		if _, err := conn.Exec(ctx, "TRUNCATE pgbench_history"); err != nil {
 			return fmt.Errorf("emptying pgbench_history: %w", err)
 		}
 	case warn != nil:
-		warn("pgbench_history was not made by stampede: kept as it is (pgbench would empty it; empty it yourself, or run with -n)")
+		warn("pgbench_history was not made by stampede: kept as it is (pgbench would empty it: add --truncate-history to empty it as pgbench does, or leave out --vacuum-first)")
 	}
 	return nil
 }

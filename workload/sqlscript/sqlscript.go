@@ -75,18 +75,21 @@ func init() {
 type gen struct {
 	flags workload.Flags
 
-	files     []string
-	builtins  []string
-	order     []scriptArg // -f and -b in command-line order
-	vacuum    bool
-	vacAll    bool
-	defines   []string
-	protocol  string
-	scale     int64
-	initFile  string
-	checkFile string
-	every     bool
-	maxTries  int
+	files    []string
+	builtins []string
+	order    []scriptArg // -f and -b in command-line order
+	vacuum   bool
+	// truncHistory empties pgbench_history before the run even when
+	// stampede did not make it (--truncate-history).
+	truncHistory bool
+	vacAll       bool
+	defines      []string
+	protocol     string
+	scale        int64
+	initFile     string
+	checkFile    string
+	every        bool
+	maxTries     int
 	// logPrefix, jobs and sampling are pgbench's -l, --log-prefix, -j
 	// and --sampling-rate (see txLog).
 	// reconnect is pgbench's -C: a new connection for every script.
@@ -122,6 +125,7 @@ func newGen() workload.Generator {
 	fs.VarP(scriptFlag{false, &g.files, &g.order}, "file", "f", "a script to run, FILE or FILE@WEIGHT (repeat for several; pgbench's -f)")
 	fs.VarP(scriptFlag{true, &g.builtins, &g.order}, "builtin", "b", "one of pgbench's built-in scripts, NAME or NAME@WEIGHT: tpcb-like, simple-update, select-only (pgbench's -b; they use pgbench's tables: `stampede init pgbench`)")
 	fs.BoolVar(&g.vacuum, "vacuum-first", false, "before the run, vacuum pgbench_branches and pgbench_tellers and empty pgbench_history, as pgbench does without -n (pgbench_history only when stampede made it)")
+	fs.BoolVar(&g.truncHistory, "truncate-history", false, "with --vacuum-first, empty pgbench_history even when stampede did not make it, as pgbench does (stampede pgbench gives it)")
 	fs.BoolVar(&g.vacAll, "vacuum-accounts", false, "with --vacuum-first, vacuum pgbench_accounts too, as pgbench -v does")
 	fs.StringArrayVarP(&g.defines, "define", "D", nil, "set a variable every client starts with, NAME=VALUE (repeatable; pgbench's -D)")
 	fs.StringVarP(&g.protocol, "protocol", "M", "prepared", "how statements are sent: prepared, extended or simple (pgbench's -M)")
@@ -140,6 +144,7 @@ func newGen() workload.Generator {
 		"file":               {RuntimeOnly: true},
 		"builtin":            {RuntimeOnly: true},
 		"vacuum-first":       {RuntimeOnly: true},
+		"truncate-history":   {RuntimeOnly: true},
 		"define":             {RuntimeOnly: true},
 		"protocol":           {RuntimeOnly: true},
 		"scale":              {RuntimeOnly: true},
@@ -208,6 +213,9 @@ func (g *gen) validate() error {
 	}
 	if g.scale < 1 || g.scale > math.MaxInt32 {
 		return fmt.Errorf("--scale %d: the scale is 1 to %d (pgbench's range)", g.scale, math.MaxInt32)
+	}
+	if g.truncHistory && !g.vacuum {
+		return fmt.Errorf("--truncate-history empties pgbench_history with what --vacuum-first does before the run: add --vacuum-first, or leave --truncate-history out")
 	}
 	if g.vacAll && !g.vacuum {
 		return fmt.Errorf("--vacuum-accounts vacuums pgbench_accounts with the tables --vacuum-first vacuums: add --vacuum-first, or leave --vacuum-accounts out")
@@ -478,7 +486,7 @@ func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (work
 		release()
 		return workload.QueryLoad{}, err
 	}
-	if err := g.vacuumFirst(ctx, db, oc.Warn); err != nil {
+	if err := g.vacuumFirst(ctx, db, conns[0], oc.Warn); err != nil {
 		release()
 		return workload.QueryLoad{}, err
 	}
