@@ -26,7 +26,8 @@ type PgbenchSource interface {
 	Program() *pgscript.Program
 	// ConnectTime is the clients' mean time to connect.
 	ConnectTime() (time.Duration, bool)
-	// MaxTries is pgbench's --max-tries (0: stampede's own retries).
+	// MaxTries is pgbench's --max-tries (0: stampede's own retries; -1:
+	// unlimited, pgbench's --max-tries 0).
 	MaxTries() int
 	// ConnectEach says every script opened its own connection (-C).
 	ConnectEach() bool
@@ -166,11 +167,15 @@ func (o *Pgbench) Interval(iv run.Interval) {
 	fmt.Fprintln(o.Status)
 }
 
-// maxTries is pgbench's --max-tries: stampede's own retries, when it
-// was not given, are up to workload.MaxConflictRetries.
+// maxTries is pgbench's --max-tries (0 when unlimited, as pgbench's):
+// stampede's own retries, when it was not given, are up to
+// workload.MaxConflictRetries.
 func (o *Pgbench) maxTries() int {
-	if n := o.Source.MaxTries(); n > 0 {
+	switch n := o.Source.MaxTries(); {
+	case n > 0:
 		return n
+	case n < 0:
+		return 0
 	}
 	return workload.MaxConflictRetries + 1
 }
@@ -250,7 +255,9 @@ func (o *Pgbench) report(res *run.Result, aborted map[string]int64) {
 	fmt.Fprintf(w, "query mode: %s\n", o.Protocol)
 	fmt.Fprintf(w, "number of clients: %d\n", clients)
 	fmt.Fprintf(w, "number of threads: %d\n", o.Jobs)
-	fmt.Fprintf(w, "maximum number of tries: %d\n", o.maxTries())
+	if o.maxTries() != 0 { // pgbench prints no maximum when there is none
+		fmt.Fprintf(w, "maximum number of tries: %d\n", o.maxTries())
+	}
 	if o.PerClient > 0 {
 		fmt.Fprintf(w, "number of transactions per client: %d\n", o.PerClient)
 		fmt.Fprintf(w, "number of transactions actually processed: %d/%d\n", done, o.PerClient*int64(clients))

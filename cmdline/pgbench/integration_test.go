@@ -153,6 +153,9 @@ func TestReportAsPgbench(t *testing.T) {
 		{"-f", "one.sql", "-t", "3"},
 		{"-T", "3", "-P", "1"},
 		{"-c", "4", "-j", "2", "-T", "2"},
+		// --max-tries 0: unlimited tries, with -T or -L.
+		{"-n", "-T", "2", "-c", "2", "--max-tries=0", "-S"},
+		{"-n", "-t", "20", "-c", "2", "--max-tries=0", "-L", "50", "-S"},
 	}
 	for _, args := range cases {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
@@ -636,6 +639,8 @@ func TestBadOptionsAsPgbench(t *testing.T) {
 		{[]string{"--random-seed=", "-t", "2"}, `unrecognized random seed option ""`},
 		{[]string{"-b", "select-only@2147483648", "-t", "2"}, "2147483647"},
 		{[]string{"-b", "select-only@-1", "-t", "2"}, "2147483647"},
+		{[]string{"-n", "--max-tries=0", "-t", "2"}, "an unlimited number of transaction tries can only be used with --latency-limit or a duration (-T)"},
+		{[]string{"-n", "--max-tries=-1", "-T", "2"}, `invalid number of maximum tries: "-1"`},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
@@ -828,12 +833,26 @@ func TestVerboseErrorsAsPgbench(t *testing.T) {
 		{"-n", "-t", "2", "--max-tries=2", "--verbose-errors", "-f", "serial.sql"},
 		{"-n", "-t", "1", "--max-tries=1", "--verbose-errors", "-f", "dead.sql"},
 		{"-n", "-t", "1", "--max-tries=3", "--verbose-errors", "-f", "dead.sql"},
+		// Unlimited tries: "(try N)" without a maximum, until -T ends.
+		{"-n", "-T", "1", "--max-tries=0", "--verbose-errors", "-f", "dead.sql"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			full := append(append(append([]string{}, srv...), args...), db)
 			_, pgErr := tool(t, true, dir, full...)
 			_, stErr := tool(t, false, dir, full...)
 			want, got := said(pgErr), said(stErr)
+			if slices.Contains(args, "--max-tries=0") {
+				// As many tries as the time allows: the same lines, the
+				// tries' numbers blanked, each said at least once.
+				distinct := func(ls []string) []string {
+					for i := range ls {
+						ls[i] = numbers.ReplaceAllString(ls[i], "N")
+					}
+					slices.Sort(ls)
+					return slices.Compact(ls)
+				}
+				want, got = distinct(want), distinct(got)
+			}
 			if len(want) == 0 || strings.Join(want, "\n") != strings.Join(got, "\n") {
 				t.Errorf("pgbench said:\n%s\nstampede said:\n%s", strings.Join(want, "\n"), strings.Join(got, "\n"))
 			}

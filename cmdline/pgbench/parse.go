@@ -568,10 +568,24 @@ func (o *options) runArgs(conn string) ([]string, []string, error) {
 	// Serialization failures and deadlocks are tried again up to
 	// --max-tries, then counted failed; other errors end the run, as
 	// they abort pgbench's clients.
-	if o.maxTries < 1 {
-		return nil, nil, inputf("--max-tries %d: stampede takes a number of tries of 1 or more (pgbench's 0, unlimited, is not taken)", o.maxTries)
+	// --max-tries 0 is pgbench's unlimited tries, bounded by -T's end
+	// or -L's time (pgbench refuses it without either).
+	switch {
+	case o.maxTries < 0:
+		return nil, nil, inputf("invalid number of maximum tries: \"%d\" (give --max-tries 1 or more, or 0 for unlimited tries)", o.maxTries)
+	case o.maxTries == 0 && o.latencyLimit == 0 && o.duration == 0:
+		return nil, nil, inputf("an unlimited number of transaction tries can only be used with --latency-limit or a duration (-T)")
+	case o.maxTries == 0:
+		args = append(args, "--unlimited-tries")
+	default:
+		args = append(args, "--max-tries", strconv.Itoa(o.maxTries))
 	}
-	args = append(args, "--max-tries", strconv.Itoa(o.maxTries), "--output-style", "pgbench", conn)
+	if o.maxTries != 1 && o.latencyLimit > 0 {
+		// pgbench tries a transaction again only within -L of its
+		// (scheduled) start.
+		args = append(args, "--tries-within", strconv.FormatFloat(o.latencyLimit*1000, 'f', -1, 64)+"us")
+	}
+	args = append(args, "--output-style", "pgbench", conn)
 	return args, warnings, nil
 }
 

@@ -90,6 +90,11 @@ type gen struct {
 	checkFile    string
 	every        bool
 	maxTries     int
+	// unlimited is --unlimited-tries (pgbench's --max-tries 0), and
+	// triesWithin --tries-within (pgbench's -L, which bounds the tries'
+	// time).
+	unlimited   bool
+	triesWithin time.Duration
 	// logPrefix, jobs and sampling are pgbench's -l, --log-prefix, -j
 	// and --sampling-rate (see txLog).
 	// reconnect is pgbench's -C: a new connection for every script.
@@ -131,6 +136,8 @@ func newGen() workload.Generator {
 	fs.StringVarP(&g.protocol, "protocol", "M", "prepared", "how statements are sent: prepared, extended or simple (pgbench's -M)")
 	fs.Int64Var(&g.scale, "scale", 1, "the value of the :scale variable (pgbench's -s)")
 	fs.IntVar(&g.maxTries, "max-tries", 0, "pgbench's --max-tries: run a script at most this many times when it fails with a serialization failure or deadlock, then count it failed and go on (0: stampede's retries, up to 100, counted as tolerated errors)")
+	fs.BoolVar(&g.unlimited, "unlimited-tries", false, "pgbench's --max-tries 0: try a script that fails with a serialization failure or deadlock again until it succeeds, the run ends, or --tries-within has passed (give --duration or --tries-within)")
+	fs.DurationVar(&g.triesWithin, "tries-within", 0, "with --max-tries or --unlimited-tries, try a script again only while less than this has passed since its start (its scheduled start under a rate), as pgbench's -L bounds its tries")
 	fs.BoolVar(&g.verbose, "verbose-errors", false, "with --max-tries, say each serialization failure or deadlock on stderr, and whether the transaction is tried again or failed, as pgbench's --verbose-errors does")
 	fs.BoolVar(&g.reconnect, "connect-each", false, "open a new connection for every script, its time inside the script's latency (pgbench's -C)")
 	fs.StringVar(&g.logPrefix, "log-prefix", "", "write pgbench's per-transaction log (pgbench -l) to PREFIX.PID, and PREFIX.PID.N for --jobs threads after the first")
@@ -151,6 +158,8 @@ func newGen() workload.Generator {
 		"report-per-command": {RuntimeOnly: true},
 		"max-tries":          {RuntimeOnly: true},
 		"verbose-errors":     {RuntimeOnly: true},
+		"unlimited-tries":    {RuntimeOnly: true},
+		"tries-within":       {RuntimeOnly: true},
 		"log-prefix":         {RuntimeOnly: true},
 		"connect-each":       {RuntimeOnly: true},
 		"jobs":               {RuntimeOnly: true},
@@ -210,6 +219,12 @@ func (g *gen) validate() error {
 	}
 	if g.maxTries < 0 {
 		return fmt.Errorf("--max-tries %d: give 1 or more tries, or 0 for stampede's retries", g.maxTries)
+	}
+	if g.unlimited && g.flags.Changed("max-tries") {
+		return fmt.Errorf("--unlimited-tries and --max-tries %d both bound the tries: give one", g.maxTries)
+	}
+	if g.triesWithin < 0 || g.triesWithin > 0 && g.maxTries == 0 && !g.unlimited {
+		return fmt.Errorf("--tries-within %v bounds the time of pgbench's tries: give a duration above 0, with --max-tries N or --unlimited-tries", g.triesWithin)
 	}
 	if g.scale < 1 || g.scale > math.MaxInt32 {
 		return fmt.Errorf("--scale %d: the scale is 1 to %d (pgbench's range)", g.scale, math.MaxInt32)
@@ -522,7 +537,7 @@ func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (work
 	}
 	var txl *txLog
 	if g.logPrefix != "" {
-		if txl, err = newTxLog(g.logPrefix, first, oc.Concurrency, g.jobs, g.maxTries != 1, g.sampling, time.Duration(g.aggregate)*time.Second, streams); err != nil {
+		if txl, err = newTxLog(g.logPrefix, first, oc.Concurrency, g.jobs, g.maxTries != 1 || g.unlimited, g.sampling, time.Duration(g.aggregate)*time.Second, streams); err != nil {
 			release()
 			return workload.QueryLoad{}, sqlx.ConfigErrorf("%v", err)
 		}
@@ -569,8 +584,12 @@ func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (work
 			start := time.Now()
 			var res workload.Result
 			tries := 0
-			if g.maxTries > 0 {
-				res, tries = g.tries(ctx, c, first+i, s)
+			if g.maxTries > 0 || g.unlimited {
+				from := start
+				if in := sched[i].intended; !in.IsZero() {
+					from = in
+				}
+				res, tries = g.tries(ctx, c, first+i, s, from)
 			} else {
 				err := workload.RetryTx(ctx, recs[i], s, prog.Scripts[s].Name, func() error {
 					if tries > 0 {
@@ -605,12 +624,15 @@ func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (work
 
 // tries runs script s as pgbench does with --max-tries: again, with the
 // same random values, after a serialization failure or deadlock, up to
-// the limit; a script that still fails so is a failed transaction, and
-// the run goes on; any other error ends it (unless --tolerate-errors).
-func (g *gen) tries(ctx context.Context, c *pgscript.Client, client, s int) (workload.Result, int) {
+// the limit (none with --unlimited-tries), while less than --tries-within
+// has passed since from (the script's start, or its scheduled start under
+// a rate) and the run goes on; a script that still fails so is a failed
+// transaction, and the run goes on; any other error ends it (unless
+// --tolerate-errors).
+func (g *gen) tries(ctx context.Context, c *pgscript.Client, client, s int, from time.Time) (workload.Result, int) {
 	var err error
 	try := 1
-	for ; try <= g.maxTries; try++ {
+	for ; ; try++ {
 		if try > 1 {
 			c.Rewind()
 			g.retries[s].Add(1)
@@ -621,18 +643,27 @@ func (g *gen) tries(ctx context.Context, c *pgscript.Client, client, s int) (wor
 		if err = c.Run(ctx, s); err == nil || !sqlx.IsRetryable(err) || ctx.Err() != nil {
 			break
 		}
+		again := g.unlimited || try < g.maxTries
+		used := time.Since(from)
+		if g.triesWithin > 0 && used > g.triesWithin {
+			again = false
+		}
 		if g.verbose {
-			g.sayFailure(client, s, try, err)
+			g.sayFailure(client, s, try, used, again, err)
+		}
+		if !again {
+			break
 		}
 	}
-	return workload.Result{Op: s, Err: err, Tolerated: err != nil && sqlx.IsRetryable(err)}, min(try, g.maxTries)
+	return workload.Result{Op: s, Err: err, Tolerated: err != nil && sqlx.IsRetryable(err)}, try
 }
 
 // sayFailure says, as pgbench's --verbose-errors does, client's
 // serialization failure or deadlock in try of script s, and whether the
-// transaction is tried again: in one write, so that clients' lines do not
+// transaction is tried again (again), with the time the tries used
+// against --tries-within: in one write, so that clients' lines do not
 // mix.
-func (g *gen) sayFailure(client, s, try int, err error) {
+func (g *gen) sayFailure(client, s, try int, used time.Duration, again bool, err error) {
 	command := 0
 	if se := (*pgscript.ScriptError)(nil); errors.As(err, &se) {
 		command = se.Command
@@ -642,11 +673,18 @@ func (g *gen) sayFailure(client, s, try int, err error) {
 		text = err.Error()
 	}
 	next := "repeats the transaction after the error"
-	if try >= g.maxTries {
+	if !again {
 		next = "ends the failed transaction"
 	}
-	fmt.Fprintf(g.errOut, "pgbench: client %d got an error in command %d (SQL) of script %d; %s\npgbench: client %d %s (try %d/%d)\n",
-		client, command, s, text, client, next, try, g.maxTries)
+	of := ""
+	if !g.unlimited {
+		of = fmt.Sprintf("/%d", g.maxTries)
+	}
+	if g.triesWithin > 0 {
+		of += fmt.Sprintf(", %.3f%% of the maximum time of tries was used", 100*float64(used)/float64(g.triesWithin))
+	}
+	fmt.Fprintf(g.errOut, "pgbench: client %d got an error in command %d (SQL) of script %d; %s\npgbench: client %d %s (try %d%s)\n",
+		client, command, s, text, client, next, try, of)
 }
 
 // SetErrorOutput sets where --verbose-errors says the failures (stderr
@@ -665,8 +703,14 @@ func (g *gen) Retries(s int) (retried, retries int64) {
 // ConnectEach is --connect-each (pgbench's -C).
 func (g *gen) ConnectEach() bool { return g.reconnect }
 
-// MaxTries is --max-tries (0: stampede's own retries).
-func (g *gen) MaxTries() int { return g.maxTries }
+// MaxTries is --max-tries (0: stampede's own retries; -1 with
+// --unlimited-tries).
+func (g *gen) MaxTries() int {
+	if g.unlimited {
+		return -1
+	}
+	return g.maxTries
+}
 
 // compile binds the scripts and checks every statement on the server
 // before the run: a syntax error, or (when no script creates anything) a
