@@ -122,7 +122,13 @@ func TestReportAsPgbench(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "fail.sql"), []byte("DO $$BEGIN RAISE EXCEPTION 'conflict' USING ERRCODE = '40001'; END$$;\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// -r's first lines keep their trailing blanks, as pgbench's: before a
+	// \gset on the same line, and at the end of a statement's first line.
+	if err := os.WriteFile(filepath.Join(dir, "wr.sql"), []byte("\\set aid random(1, :maxid)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid \\gset\nSELECT 1 AS one,  \n  2 AS two\n\\aset\nSELECT 3;\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	cases := [][]string{
+		{"-n", "-t", "3", "-f", "wr.sql", "-D", "maxid=100", "-r"},
 		{"-n", "-t", "20", "-c", "2", "-S"},
 		{"-n", "-t", "20", "-c", "2", "-S", "-r"},
 		{"-n", "-T", "2", "-c", "2", "-j", "2", "-M", "prepared", "-b", "tpcb-like@2", "-b", "select-only@1", "-r"},
