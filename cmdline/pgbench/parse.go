@@ -32,8 +32,11 @@ type Line struct {
 	// when Output is all there is to do (--help, --version,
 	// --show-script).
 	Args []string
-	// Output is what to print on stdout instead of running anything.
-	Output string
+	// Output is what to print instead of running anything: on stdout,
+	// or on stderr when ToStderr says so (pgbench prints -b list and
+	// --show-script there).
+	Output   string
+	ToStderr bool
 	// Warnings are printed on stderr before the command runs, as
 	// pgbench's own ("pgbench: warning: ...").
 	Warnings []string
@@ -166,14 +169,14 @@ func Parse(args []string, env func(string) string) (*Line, error) {
 		l.Output = fmt.Sprintf("pgbench (PostgreSQL) %s (stampede %s)\n", Version, run.VersionString())
 		return l, nil
 	case len(o.builtins) > 0 && o.builtins[0] == "list":
-		l.Output = builtinList
+		l.Output, l.ToStderr = builtinList, true
 		return l, nil
 	case o.fs.Changed("show-script"):
 		name, desc, src, err := pgscript.BuiltinSource(o.showScript)
 		if err != nil {
 			return nil, inputf("--show-script: %v", err)
 		}
-		l.Output = fmt.Sprintf("-- %s: %s\n%s\n", name, desc, src)
+		l.Output, l.ToStderr = fmt.Sprintf("-- %s: %s\n%s\n", name, desc, src), true
 		return l, nil
 	}
 	if err := o.check(); err != nil {

@@ -61,7 +61,11 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 			return exitCode(err)
 		}
 		if l.Args == nil {
-			fmt.Fprint(stdout, l.Output)
+			out := stdout
+			if l.ToStderr {
+				out = stderr
+			}
+			fmt.Fprint(out, l.Output)
 			return 0
 		}
 		for _, w := range l.Warnings {
