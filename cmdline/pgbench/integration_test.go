@@ -96,15 +96,19 @@ func freshDB(t *testing.T) string {
 
 var numbers = regexp.MustCompile(`-?\d+(\.\d+)?|NaN`)
 
-// blank replaces every number of a report with N, and drops the version
-// line (the tools' names differ there).
+// blanks are the spaces that pad a number to its column (-r's table):
+// numbers of other widths pad with fewer.
+var blanks = regexp.MustCompile(`  +`)
+
+// blank replaces every number of a report with N, its padding with one
+// space, and drops the version line (the tools' names differ there).
 func blank(report string) []string {
 	var out []string
 	for i, l := range strings.Split(strings.TrimRight(report, "\n"), "\n") {
 		if i == 0 && strings.HasPrefix(l, "pgbench (") {
 			continue
 		}
-		out = append(out, numbers.ReplaceAllString(l, "N"))
+		out = append(out, blanks.ReplaceAllString(numbers.ReplaceAllString(l, "N"), " "))
 	}
 	return out
 }
