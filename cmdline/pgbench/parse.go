@@ -68,13 +68,10 @@ type options struct {
 	builtins, files, defines                                []string
 	// scripts are -b, -f, -N and -S in command-line order, as
 	// stampede's arguments (-b NAME or -f FILE).
-	scripts                                                 []string
-	skipSome, selectOnly, connect, log, reportPerCommand    bool
-	vacuumAll, failuresDetailed, progressTimestamp, verbose bool
-	debug, version, help                                    bool
-	// forceDrop is stampede's own option: -i may drop tables stampede
-	// did not make (pgbench's own -i drops them without asking).
-	forceDrop                                                 bool
+	scripts                                                   []string
+	skipSome, selectOnly, connect, log, reportPerCommand      bool
+	vacuumAll, failuresDetailed, progressTimestamp, verbose   bool
+	debug, version, help                                      bool
 	clients, jobs, progress, transactions, duration, maxTries int
 	latencyLimit, rate, samplingRate                          float64
 	protocol, randomSeed, logPrefix, showScript               string
@@ -137,7 +134,6 @@ func newOptions() *options {
 	fs.StringVarP(&o.username, "username", "U", "", "")
 	fs.BoolVarP(&o.version, "version", "V", false, "")
 	fs.BoolVarP(&o.help, "help", "?", false, "")
-	fs.BoolVar(&o.forceDrop, "force-drop", false, "")
 	// pgbench 15 still takes -r's old name.
 	fs.BoolVar(&o.reportPerCommand, "report-latencies", false, "")
 	o.fs = fs
@@ -430,16 +426,16 @@ func (o *options) initArgs(conn string) ([]string, error) {
 	if o.quiet {
 		args = append(args, "--pgbench-quiet")
 	}
-	if o.forceDrop {
-		args = append(args, "--drop", "--force-drop")
-	}
-	return append(args, "--output-style", "pgbench", conn), nil
+	// pgbench's own init: its steps as pgbench takes them, its tables
+	// dropped whoever made them (the user asked pgbench to initialise),
+	// nothing of stampede's left in the database.
+	return append(args, "--as-pgbench", "--output-style", "pgbench", conn), nil
 }
 
 // runArgs is `stampede run sql` for a benchmark.
 func (o *options) runArgs(conn string) ([]string, []string, error) {
 	var warnings []string
-	for _, name := range []string{"init-steps", "fillfactor", "foreign-keys", "unlogged-tables", "partitions", "partition-method", "tablespace", "index-tablespace", "quiet", "force-drop"} {
+	for _, name := range []string{"init-steps", "fillfactor", "foreign-keys", "unlogged-tables", "partitions", "partition-method", "tablespace", "index-tablespace", "quiet"} {
 		if o.fs.Changed(name) {
 			return nil, nil, inputf("--%s shapes what -i creates, and this line runs a benchmark: add -i to initialise, or leave it out", name)
 		}

@@ -27,8 +27,6 @@ Initialization options:
   --partitions=NUM         partition pgbench_accounts into NUM parts (default: 0)
   --tablespace=TABLESPACE  create tables in the specified tablespace
   --unlogged-tables        create tables as unlogged tables
-  --force-drop             stampede's: drop old pgbench tables stampede did not
-                           make (without it, -i drops only stampede's own)
 
 Options to select what to run:
   -b, --builtin=NAME[@W]   add builtin script NAME weighted at W (default: 1)
