@@ -1,11 +1,15 @@
 package pgbench_test
 
 import (
+	"context"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // TestOutputStreamsAsPgbench: what pgbench prints instead of running
@@ -71,5 +75,129 @@ func TestInstalledAsPgbench(t *testing.T) {
 	err = cmd.Run()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.HasPrefix(stderr.String(), "pgbench: error: ") || strings.Count(stderr.String(), "\n") != 1 {
 		t.Errorf("the link with --debug: %v, %q: want exit 2 and one line of pgbench's", err, stderr.String())
+	}
+}
+
+// catalogue describes everything of database db that a user sees in its
+// catalogue: every relation outside the system's schemas (kind,
+// persistence, options, comment), every constraint, the schemas, the
+// database's comment, and per pgbench table its rows and sums.
+func catalogue(t *testing.T, db string) []string {
+	t.Helper()
+	ctx := context.Background()
+	u, _ := url.Parse(os.Getenv("STAMPEDE_TEST_DATABASE"))
+	u.Path = "/" + db
+	c, err := pgx.Connect(ctx, u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	var out []string
+	for _, q := range []string{
+		`SELECT n.nspname || '.' || c.relname || ' kind ' || c.relkind || ' persistence ' || c.relpersistence ||
+			' options ' || coalesce(array_to_string(c.reloptions, ','), '') || ' comment ' || coalesce(obj_description(c.oid, 'pg_class'), '')
+		 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+		 WHERE n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg_toast%' ORDER BY 1`,
+		`SELECT conrelid::regclass::text || ' ' || conname || ' ' || pg_get_constraintdef(oid) FROM pg_constraint
+		 WHERE connamespace NOT IN (SELECT oid FROM pg_namespace WHERE nspname IN ('pg_catalog', 'information_schema')) ORDER BY 1`,
+		`SELECT 'schema ' || nspname || ' ' || coalesce(obj_description(oid, 'pg_namespace'), '') FROM pg_namespace
+		 WHERE nspname NOT LIKE 'pg_%' AND nspname <> 'information_schema' ORDER BY 1`,
+		`SELECT 'database comment ' || coalesce(shobj_description(oid, 'pg_database'), '') FROM pg_database WHERE datname = current_database()`,
+	} {
+		rows, err := c.Query(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var s string
+			if err := rows.Scan(&s); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, s)
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, q := range []string{
+		"SELECT 'branches ' || count(*) || ' ' || coalesce(sum(bbalance), 0) FROM pgbench_branches",
+		"SELECT 'tellers ' || count(*) || ' ' || coalesce(sum(tbalance), 0) FROM pgbench_tellers",
+		"SELECT 'accounts ' || count(*) || ' ' || coalesce(sum(abalance), 0) || ' ' || md5(string_agg(aid || ',' || bid || ',' || filler, ';' ORDER BY aid)) FROM pgbench_accounts",
+		"SELECT 'history ' || count(*) FROM pgbench_history",
+	} {
+		var s string
+		if err := c.QueryRow(ctx, q).Scan(&s); err == nil {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// TestInitStepsAsPgbench: `stampede pgbench -i` takes pgbench's -I step
+// lists as pgbench does, on tables the real pgbench made, one line after
+// another in two databases (pgbench's, stampede's): the same lines (the
+// server's NOTICEs and the numbers apart), the same exit status, and
+// the same catalogue, the whole of it (no stampede_load, no comments:
+// nothing of stampede's). Stampede's own `init pgbench` then still
+// refuses to drop those tables, which it did not make (issue 28).
+func TestInitStepsAsPgbench(t *testing.T) {
+	srv := server(t)
+	dir := t.TempDir()
+	dbs := [2]string{freshDB(t), freshDB(t)} // both loaded by the real pgbench -i -s 1
+	lines := func(s string) []string {
+		var out []string
+		for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+			if !strings.HasPrefix(l, "NOTICE:") {
+				out = append(out, numbers.ReplaceAllString(l, "N"))
+			}
+		}
+		return out
+	}
+	for _, args := range [][]string{
+		{"-i", "-s", "2"}, // over pgbench's own tables: dropped and made again, as pgbench does
+		{"-i", "-I", "d"},
+		{"-i", "-I", "v"}, // no tables: the server's error, in pgbench's two lines, exit 1
+		{"-i", "-I", "t"},
+		{"-i", "-I", "t"}, // they exist: exit 1
+		{"-i", "-I", "g", "-s", "2"},
+		{"-i", "-I", "vpf"},
+		{"-i", "-I", "p"}, // the keys exist: exit 1
+		{"-i", "-I", "G"},
+		{"-i", "-I", "dt gvp", "--foreign-keys", "-F", "90"},
+		{"-i", "-I", "dtGv", "--partitions", "3", "--unlogged-tables"},
+		{"-i", "-I", "p"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			var said [2][]string
+			var code [2]int
+			for k, real := range []bool{true, false} {
+				_, stderr, c := run(t, real, dir, append(append(append([]string{}, srv...), args...), dbs[k])...)
+				said[k], code[k] = lines(stderr), c
+			}
+			if code[0] != code[1] || strings.Join(said[0], "\n") != strings.Join(said[1], "\n") {
+				t.Errorf("pgbench: exit %d\n%s\nstampede: exit %d\n%s", code[0], strings.Join(said[0], "\n"), code[1], strings.Join(said[1], "\n"))
+			}
+			if want, got := catalogue(t, dbs[0]), catalogue(t, dbs[1]); strings.Join(want, "\n") != strings.Join(got, "\n") {
+				t.Errorf("the catalogues differ\npgbench's:\n%s\nstampede's:\n%s", strings.Join(want, "\n"), strings.Join(got, "\n"))
+			}
+		})
+	}
+	// A run without -n empties pgbench_history as pgbench's does, whoever
+	// made it.
+	for k, real := range []bool{true, false} {
+		tool(t, real, dir, append(append([]string{}, srv...), "-n", "-t", "5", dbs[k])...)
+		tool(t, real, dir, append(append([]string{}, srv...), "-t", "3", dbs[k])...)
+	}
+	if want, got := catalogue(t, dbs[0]), catalogue(t, dbs[1]); want[len(want)-1] != "history 3" || got[len(got)-1] != want[len(want)-1] {
+		t.Errorf("after -n -t 5 then -t 3: pgbench's %q, stampede's %q (want history 3: the run without -n empties it first)", want[len(want)-1], got[len(got)-1])
+	}
+	// Stampede's own form keeps its rule: the tables are not stampede's.
+	u, _ := url.Parse(os.Getenv("STAMPEDE_TEST_DATABASE"))
+	u.Path = "/" + dbs[1]
+	cmd := exec.Command(bin, "init", "pgbench", "--drop", u.String())
+	cmd.Dir, cmd.Env = dir, append(os.Environ(), "HOME="+dir)
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(out), "not made by stampede") {
+		t.Errorf("stampede init pgbench --drop over the pgbench form's tables: %v\n%s(want exit 2: not made by stampede)", err, out)
 	}
 }
