@@ -34,6 +34,9 @@ type PgbenchSource interface {
 	// Retries is how many transactions of script s were retried, and
 	// how many retries there were.
 	Retries(s int) (retried, retries int64)
+	// Skipped is how many transactions of script s were skipped, too
+	// late under a rate (pgbench chooses the script, then skips).
+	Skipped(s int) int64
 }
 
 // PgbenchOptions are pgbench's options that only its report and progress
@@ -340,11 +343,18 @@ func (o *Pgbench) report(res *run.Result, aborted map[string]int64) {
 		fmt.Fprintf(w, "SQL script %d: %s\n", i+1, s.Desc)
 		fmt.Fprintf(w, " - weight: %d (targets %.1f%% of total)\n", s.Weight, 100*float64(s.Weight)/float64(total))
 		fmt.Fprintf(w, " - %d transactions (%.1f%% of total, tps = %f)\n", sh.TotalCount(), pct(sh.TotalCount(), done), float64(sh.TotalCount())/secs)
-		fmt.Fprintf(w, " - number of failed transactions: %d (%.3f%%)\n", sf, pct(sf, sh.TotalCount()+sf))
+		// pgbench's shares are of the script's transactions processed,
+		// failed and skipped.
+		ss := o.Source.Skipped(i)
+		all := sh.TotalCount() + sf + ss
+		fmt.Fprintf(w, " - number of failed transactions: %d (%.3f%%)\n", sf, pct(sf, all))
 		if o.maxTries() != 1 {
 			retried, retries := o.Source.Retries(i)
-			fmt.Fprintf(w, " - number of transactions retried: %d (%.3f%%)\n", retried, pct(retried, sh.TotalCount()+sf))
+			fmt.Fprintf(w, " - number of transactions retried: %d (%.3f%%)\n", retried, pct(retried, all))
 			fmt.Fprintf(w, " - total number of retries: %d\n", retries)
+		}
+		if o.Skipping && all > 0 {
+			fmt.Fprintf(w, " - number of transactions skipped: %d (%.3f%%)\n", ss, pct(ss, all))
 		}
 		if sh.TotalCount() > 0 {
 			fmt.Fprintf(w, " - latency average = %.3f ms\n", nsToMs(sh.Mean()))

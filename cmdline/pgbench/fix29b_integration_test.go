@@ -2,10 +2,13 @@ package pgbench_test
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -199,5 +202,34 @@ func TestInitStepsAsPgbench(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(out), "not made by stampede") {
 		t.Errorf("stampede init pgbench --drop over the pgbench form's tables: %v\n%s(want exit 2: not made by stampede)", err, out)
+	}
+}
+
+// TestSkippedByScript: under -R with -L and several scripts, the
+// transactions skipped by script add up to those skipped in all, and each
+// script's share is pgbench's: of its transactions processed, failed
+// and skipped. (TestReportAsPgbench compares the lines with pgbench's.)
+func TestSkippedByScript(t *testing.T) {
+	srv := server(t)
+	db := freshDB(t)
+	dir := t.TempDir()
+	out, _ := tool(t, false, dir, append(append([]string{}, srv...), "-n", "-T", "2", "-c", "2", "-R", "400", "-L", "1", "-b", "select-only@2", "-b", "simple-update", db)...)
+	total := regexp.MustCompile(`(?m)^number of transactions skipped: (\d+) `).FindStringSubmatch(out)
+	scripts := regexp.MustCompile(`(?m)^ - (\d+) transactions \(.*\n - number of failed transactions: (\d+) .*\n - number of transactions skipped: (\d+) \(([\d.]+)%\)$`).FindAllStringSubmatch(out, -1)
+	if total == nil || len(scripts) != 2 {
+		t.Fatalf("no skipped lines, overall and for each of the two scripts:\n%s", out)
+	}
+	var sum int64
+	for _, m := range scripts {
+		var done, failed, skipped int64
+		var share float64
+		fmt.Sscan(m[1]+" "+m[2]+" "+m[3]+" "+m[4], &done, &failed, &skipped, &share)
+		sum += skipped
+		if want := 100 * float64(skipped) / float64(done+failed+skipped); math.Abs(share-want) > 0.001 {
+			t.Errorf("%s: %.3f%% skipped, want %.3f%%", m[0], share, want)
+		}
+	}
+	if fmt.Sprint(sum) != total[1] || sum == 0 {
+		t.Errorf("the scripts' skipped add up to %d, the run's is %s:\n%s", sum, total[1], out)
 	}
 }

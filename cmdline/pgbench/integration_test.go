@@ -163,6 +163,8 @@ func TestReportAsPgbench(t *testing.T) {
 		{"-f", "one.sql", "-t", "3"},
 		{"-T", "3", "-P", "1"},
 		{"-c", "4", "-j", "2", "-T", "2"},
+		// -R -L with several scripts: skipped transactions by script too.
+		{"-n", "-T", "2", "-c", "2", "-R", "300", "-L", "1", "-b", "select-only@2", "-b", "simple-update", "-r"},
 		// --max-tries 0: unlimited tries, with -T or -L.
 		{"-n", "-T", "2", "-c", "2", "--max-tries=0", "-S"},
 		{"-n", "-t", "20", "-c", "2", "--max-tries=0", "-L", "50", "-S"},

@@ -494,9 +494,6 @@ func (o *options) runArgs(conn string) ([]string, []string, error) {
 			return nil, nil, inputf("invalid latency limit: %g (give -L a number of milliseconds above 0)", o.latencyLimit)
 		}
 		if o.rate > 0 {
-			if len(scripts) > 2 {
-				return nil, nil, inputf("-L with -R and several scripts: stampede counts skipped transactions over the run, not per script as pgbench's report does; give one script")
-			}
 			args = append(args, "--skip-late", strconv.FormatFloat(o.latencyLimit*1000, 'f', -1, 64)+"us")
 		}
 		args = append(args, "--pgbench-latency-limit", strconv.FormatFloat(o.latencyLimit, 'g', -1, 64))

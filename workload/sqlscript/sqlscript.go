@@ -110,6 +110,9 @@ type gen struct {
 	// retried and retries count by script, for pgbench's report, the
 	// transactions retried and their retries (under --max-tries).
 	retried, retries []atomic.Int64
+	// skipped counts by script the transactions skipped under a rate
+	// (--skip-late), for pgbench's report.
+	skipped []atomic.Int64
 
 	// Parsed by validate.
 	scripts []*pgscript.Script
@@ -521,6 +524,7 @@ func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (work
 	}
 	recs := make([]workload.Recorder, oc.Concurrency)
 	g.retried, g.retries = make([]atomic.Int64, len(prog.Scripts)), make([]atomic.Int64, len(prog.Scripts))
+	g.skipped = make([]atomic.Int64, len(prog.Scripts))
 	g.prog.Store(prog)
 	g.db.Store(db)
 	ql.Attach = func(w int, rec workload.Recorder) {
@@ -566,6 +570,7 @@ func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (work
 		if sc.script < 0 {
 			sc.script = clients[w].Choose()
 		}
+		g.skipped[sc.script].Add(1)
 		if txl != nil {
 			txl.skipped(w, first+w, sc.script, time.Now())
 		}
@@ -698,6 +703,15 @@ func (g *gen) Retries(s int) (retried, retries int64) {
 		return 0, 0
 	}
 	return g.retried[s].Load(), g.retries[s].Load()
+}
+
+// Skipped is how many transactions of script s were skipped under a
+// rate (--skip-late).
+func (g *gen) Skipped(s int) int64 {
+	if s >= len(g.skipped) {
+		return 0
+	}
+	return g.skipped[s].Load()
 }
 
 // ConnectEach is --connect-each (pgbench's -C).
