@@ -251,11 +251,13 @@ func TestInitAsPgbench(t *testing.T) {
 	}
 }
 
-// TestSameStatementsAsPgbench runs -b tpcb-like and -b simple-update for
-// a fixed number of transactions with pgbench and with stampede, each in
-// its own database, and compares what the server counted: the rows each
-// table's statements updated, inserted and fetched by index, and the
-// transactions committed (pg_stat_user_tables, pg_stat_database).
+// TestSameStatementsAsPgbench runs -b tpcb-like, simple-update and
+// select-only for a fixed number of transactions with pgbench and with
+// stampede, each in its own database, and compares what the server
+// counted: the statements themselves, their text and calls per
+// transaction (pg_stat_statements, which scripts/lib.sh's test server
+// preloads), and the rows each table's statements updated, inserted and
+// fetched by index (pg_stat_user_tables).
 func TestSameStatementsAsPgbench(t *testing.T) {
 	srv := server(t)
 	dir := t.TempDir()
@@ -293,10 +295,56 @@ func TestSameStatementsAsPgbench(t *testing.T) {
 		}
 		return out
 	}
-	for _, script := range []string{"tpcb-like", "simple-update"} {
-		var got [2]counts
+	// The statements themselves, as pg_stat_statements counts them in
+	// each database: their text (constants made $N) and calls.
+	statements := func(db string) counts {
+		u, _ := url.Parse(os.Getenv("STAMPEDE_TEST_DATABASE"))
+		u.Path = "/" + db
+		c, err := pgx.Connect(ctx, u.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close(ctx)
+		rows, err := c.Query(ctx, `SELECT query, calls FROM pg_stat_statements
+			WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+			AND (query ~* '^(BEGIN|END)' OR query ~* '^(UPDATE|INSERT INTO|SELECT abalance FROM) pgbench_')`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := counts{}
+		for rows.Next() {
+			var q string
+			var n int64
+			if err := rows.Scan(&q, &n); err != nil {
+				t.Fatal(err)
+			}
+			out[q] += n
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	watch := func(db string) {
+		u, _ := url.Parse(os.Getenv("STAMPEDE_TEST_DATABASE"))
+		u.Path = "/" + db
+		c, err := pgx.Connect(ctx, u.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close(ctx)
+		if _, err := c.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements"); err != nil {
+			t.Fatalf("pg_stat_statements: %v (scripts/lib.sh's test server preloads it)", err)
+		}
+		if _, err := c.Exec(ctx, "SELECT pg_stat_statements_reset(0, (SELECT oid FROM pg_database WHERE datname = current_database()), 0)"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, script := range []string{"tpcb-like", "simple-update", "select-only"} {
+		var got, sent [2]counts
 		for k, real := range []bool{true, false} {
 			db := freshDB(t)
+			watch(db)
 			before := stats(db)
 			tool(t, real, dir, append(append([]string{}, srv...), "-n", "-t", "50", "-c", "2", "-b", script, "-M", "prepared", db)...)
 			after := stats(db)
@@ -304,11 +352,29 @@ func TestSameStatementsAsPgbench(t *testing.T) {
 			for key, v := range after {
 				got[k][key] = v - before[key]
 			}
+			sent[k] = statements(db)
 		}
 		for key, v := range got[0] {
 			if got[1][key] != v {
 				t.Errorf("%s: %s: pgbench %d, stampede %d", script, key, v, got[1][key])
 			}
+		}
+		// 100 transactions: each statement of the script 100 calls.
+		if len(sent[0]) == 0 {
+			t.Errorf("%s: pg_stat_statements counted none of pgbench's statements", script)
+		}
+		for q, n := range sent[0] {
+			if n != 100 || sent[1][q] != n {
+				t.Errorf("%s: %q: pgbench called it %d times in 100 transactions, stampede %d", script, q, n, sent[1][q])
+			}
+		}
+		for q, n := range sent[1] {
+			if _, ok := sent[0][q]; !ok {
+				t.Errorf("%s: stampede sent %q %d times, pgbench never", script, q, n)
+			}
+		}
+		if script == "select-only" {
+			continue
 		}
 		if got[0]["pgbench_accounts updated"] != 100 {
 			t.Errorf("%s: pgbench updated %d accounts in 100 transactions", script, got[0]["pgbench_accounts updated"])
