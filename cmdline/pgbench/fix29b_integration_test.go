@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -231,5 +232,78 @@ func TestSkippedByScript(t *testing.T) {
 	}
 	if fmt.Sprint(sum) != total[1] || sum == 0 {
 		t.Errorf("the scripts' skipped add up to %d, the run's is %s:\n%s", sum, total[1], out)
+	}
+}
+
+// TestGoldenReports runs the command lines of testdata/golden/cases.tsv
+// with stampede pgbench and compares what it prints, numbers blanked,
+// with what Debian's real pgbench printed for them, as
+// scripts/pgbench-golden recorded it: the report line by line, and every
+// progress line (about as many as pgbench's, each of the same shape).
+// TestReportAsPgbench compares live with the installed pgbench too.
+func TestGoldenReports(t *testing.T) {
+	srv := server(t)
+	db := freshDB(t)
+	golden, err := filepath.Abs(filepath.Join("testdata", "golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases, err := os.ReadFile(filepath.Join(golden, "cases.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(name string) []string {
+		b, err := os.ReadFile(filepath.Join(golden, name))
+		if err != nil {
+			t.Fatalf("%v: run scripts/pgbench-golden", err)
+		}
+		if len(b) == 0 {
+			return nil
+		}
+		return strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	}
+	n := 0
+	for _, line := range strings.Split(string(cases), "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		name, opts, _ := strings.Cut(line, "\t")
+		n++
+		t.Run(name, func(t *testing.T) {
+			home := t.TempDir()
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			args := append(append(append([]string{"pgbench"}, srv...), strings.Fields(opts)...), db)
+			cmd := exec.CommandContext(ctx, bin, args...)
+			cmd.Dir, cmd.Env = golden, append(os.Environ(), "HOME="+home)
+			var stdout, stderr strings.Builder
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("stampede %s: %v\n%s%s", strings.Join(args, " "), err, stdout.String(), stderr.String())
+			}
+			want, got := read(name+".out"), blank(stdout.String())
+			if strings.Join(want, "\n") != strings.Join(got, "\n") {
+				t.Errorf("report differs from the golden file %s.out\npgbench:\n%s\nstampede:\n%s", name, strings.Join(want, "\n"), strings.Join(got, "\n"))
+			}
+			wantP := read(name + ".progress")
+			var gotP []string
+			for _, l := range strings.Split(stderr.String(), "\n") {
+				if strings.HasPrefix(l, "progress: ") {
+					gotP = append(gotP, blanks.ReplaceAllString(numbers.ReplaceAllString(l, "N"), " "))
+				}
+			}
+			if len(gotP) < len(wantP)-1 || len(gotP) > len(wantP)+1 {
+				t.Errorf("%d progress lines, pgbench printed %d:\n%s", len(gotP), len(wantP), strings.Join(gotP, "\n"))
+			}
+			for i, l := range gotP {
+				if len(wantP) == 0 || l != wantP[min(i, len(wantP)-1)] {
+					t.Errorf("progress line %d: %q, pgbench's %q", i+1, l, wantP)
+					break
+				}
+			}
+		})
+	}
+	if n < 10 {
+		t.Errorf("cases.tsv holds %d command lines", n)
 	}
 }
