@@ -307,3 +307,34 @@ func TestGoldenReports(t *testing.T) {
 		t.Errorf("cases.tsv holds %d command lines", n)
 	}
 }
+
+// TestScaleIgnoredAsPgbench: -s given to the built-in scripts is said
+// ignored in pgbench's words, whenever it is given (the same scale as
+// pgbench_branches' count too), and not for a script of one's own.
+func TestScaleIgnoredAsPgbench(t *testing.T) {
+	srv := server(t)
+	db := freshDB(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "one.sql"), []byte("SELECT :scale;\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	warnings := func(s string) []string {
+		var out []string
+		for _, l := range strings.Split(s, "\n") {
+			if strings.HasPrefix(l, "pgbench: warning: ") {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	for _, args := range [][]string{{"-s", "5", "-S"}, {"-s", "1", "-S"}, {"-S"}, {"-s", "5", "-f", "one.sql"}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			full := append(append(append(append([]string{}, srv...), "-n", "-t", "1"), args...), db)
+			_, pgErr := tool(t, true, dir, full...)
+			_, stErr := tool(t, false, dir, full...)
+			if want, got := warnings(pgErr), warnings(stErr); strings.Join(want, "\n") != strings.Join(got, "\n") {
+				t.Errorf("pgbench warned %q, stampede %q", want, got)
+			}
+		})
+	}
+}

@@ -252,7 +252,7 @@ func checkName(file string, s pgscript.InitStep) string {
 
 // pgbenchTables does what pgbench does with its tables before a run: a
 // built-in script's :scale is the count of pgbench_branches (a --scale
-// that differs is said and ignored, as pgbench does), and with
+// given is said and ignored, as pgbench does), and with
 // --vacuum-first (vacuumFirst) the small tables are vacuumed and
 // pgbench_history emptied (only when stampede made it; else it is said
 // and kept).
@@ -277,8 +277,10 @@ func (g *gen) pgbenchTables(ctx context.Context, db *sqlx.DB, warn func(string, 
 		if n == 0 {
 			return sqlx.ConfigErrorf("pgbench_branches in database %q is empty, so the scale would be 0: reload it with `stampede init pgbench --scale N`", db.Database())
 		}
-		if g.scale != n && g.flags.Changed("scale") && warn != nil {
-			warn("--scale %d ignored: the built-in scripts use the count of pgbench_branches (%d), as pgbench does", g.scale, n)
+		if g.flags.Changed("scale") && warn != nil {
+			// pgbench's words, said as pgbench does whenever a scale
+			// is given to the built-in scripts.
+			warn("scale option ignored, using count from pgbench_branches table (%d)", n)
 		}
 		g.scale = n
 	}
