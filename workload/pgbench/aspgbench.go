@@ -63,6 +63,14 @@ func (g *generator) LoadItself(ctx context.Context, db *sqlx.DB) error {
 		if err != nil {
 			return g.said(err)
 		}
+		if s == 'd' || s == 't' {
+			// The tables are pgbench's now: a record of stampede's
+			// load of them (an earlier stampede init pgbench) goes,
+			// and its table with it when it holds no other.
+			if err := workload.ForgetLoad(ctx, db, g); err != nil {
+				return g.said(err)
+			}
+		}
 	}
 	g.log.end()
 	return nil
