@@ -752,21 +752,28 @@ func TestVersionAsPgbench(t *testing.T) {
 	}
 }
 
-// TestInitRefusesBeforeAnyStep: -i over tables pgbench made (not
-// stampede) refuses in one line, naming --force-drop, before any of
-// pgbench's step lines ("dropping old tables..." would say it began);
-// with --force-drop it drops them and says so as pgbench does.
+// TestInitRefusesBeforeAnyStep: stampede's own `init pgbench` over
+// tables pgbench made (not stampede) refuses in one line, naming
+// --force-drop, before any of pgbench's step lines ("dropping old
+// tables..." would say it began); pgbench's form, -i, drops them and says
+// so as pgbench does (the user asked pgbench to initialise).
 func TestInitRefusesBeforeAnyStep(t *testing.T) {
 	db := freshDB(t) // made by the real pgbench -i
 	srv := server(t)
 	dir := t.TempDir()
-	stOut, stErr, code := run(t, false, dir, append(append([]string{}, srv...), "-i", db)...)
-	if code != 2 || stOut != "" || strings.Count(stErr, "\n") != 1 || !strings.Contains(stErr, "--force-drop") || strings.Contains(stErr, "dropping") {
-		t.Errorf("-i over pgbench's tables: exit %d, stdout %q, stderr %q: want exit 2 and the one line naming --force-drop", code, stOut, stErr)
+	u, _ := url.Parse(os.Getenv("STAMPEDE_TEST_DATABASE"))
+	u.Path = "/" + db
+	own := exec.Command(bin, "init", "pgbench", "--output-style", "pgbench", u.String())
+	own.Dir, own.Env = dir, append(os.Environ(), "HOME="+dir)
+	var stdout, stderr bytes.Buffer
+	own.Stdout, own.Stderr = &stdout, &stderr
+	err := own.Run()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || stdout.Len() != 0 || strings.Count(stderr.String(), "\n") != 1 || !strings.Contains(stderr.String(), "--force-drop") || strings.Contains(stderr.String(), "dropping") {
+		t.Errorf("init pgbench over pgbench's tables: %v, stdout %q, stderr %q: want exit 2 and the one line naming --force-drop", err, stdout.String(), stderr.String())
 	}
-	stOut, stErr, code = run(t, false, dir, append(append([]string{}, srv...), "-i", "--force-drop", db)...)
+	stOut, stErr, code := run(t, false, dir, append(append([]string{}, srv...), "-i", db)...)
 	if code != 0 || !strings.HasPrefix(stErr, "dropping old tables...\n") {
-		t.Errorf("-i --force-drop: exit %d, stdout %q, stderr %q: want pgbench's lines from dropping old tables...", code, stOut, stErr)
+		t.Errorf("-i: exit %d, stdout %q, stderr %q: want pgbench's lines from dropping old tables...", code, stOut, stErr)
 	}
 }
 
