@@ -98,7 +98,7 @@ func catalogue(t *testing.T, db string) []string {
 	defer c.Close(ctx)
 	var out []string
 	for _, q := range []string{
-		`SELECT n.nspname || '.' || c.relname || ' kind ' || c.relkind || ' persistence ' || c.relpersistence ||
+		`SELECT n.nspname || '.' || c.relname || ' kind ' || c.relkind::text || ' persistence ' || c.relpersistence::text ||
 			' options ' || coalesce(array_to_string(c.reloptions, ','), '') || ' comment ' || coalesce(obj_description(c.oid, 'pg_class'), '')
 		 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 		 WHERE n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg_toast%' ORDER BY 1`,
