@@ -68,6 +68,22 @@ type Run struct {
 	// Label names the run in the legend before its ID, such as "A"; it
 	// may be empty.
 	Label string
+	// Workload is the workload's own series over the run, read from its
+	// run log's records (churn's database size, tables alive, rows/s and
+	// bytes/s: output.WorkloadSeriesOf), a panel each, first among the
+	// telemetry's panels as the dashboard's page draws them.
+	Workload []WorkloadSeries
+}
+
+// WorkloadSeries is one of a workload's own series over a run: a value
+// at each of At, in seconds since the run's start, in Unit ("bytes" and
+// "bytes/s" are drawn as MB and MB/s, 10^6, as the run's figures print
+// them).
+type WorkloadSeries struct {
+	Name   string
+	Unit   string
+	At     []float64
+	Values []float64
 }
 
 // Input is what a chart shows. Runs share the time axis, each timed from

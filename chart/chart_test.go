@@ -304,6 +304,22 @@ func expected(in chart.Input) []seg {
 		}
 		return out
 	})
+	// The workload's own series: a panel each, a reading a point.
+	add(true, func(r chart.Run) [][]col {
+		var out [][]col
+		for _, ws := range r.Workload {
+			c := col{name: ws.Name}
+			div := map[string]float64{"bytes": 1e6, "bytes/s": 1e6}[ws.Unit]
+			if div == 0 {
+				div = 1
+			}
+			for i, at := range ws.At {
+				c.spans, c.vals = append(c.spans, results.Span{From: at, To: at}), append(c.vals, ws.Values[i]/div)
+			}
+			out = append(out, []col{c})
+		}
+		return out
+	})
 	add(false, func(r chart.Run) [][]col {
 		busy, io := col{name: "busy"}, col{name: "iowait"}
 		for _, p := range r.Series.Telemetry.CPU {
@@ -374,76 +390,80 @@ func panelOf(s seg) string { return s.name[:strings.Index(s.name, ":")] }
 // one time scale for every panel and one value scale per panel.
 func TestDrawnSeriesAreTheInput(t *testing.T) {
 	for name, in := range inputs() {
-		t.Run(name, func(t *testing.T) {
-			doc := parseSVG(t, render(t, chart.SVG, in))
-			got, want := doc.dataPaths(), expected(in)
-			if len(got) != len(want) {
-				t.Fatalf("%d data paths in the SVG, want %d", len(got), len(want))
+		t.Run(name, func(t *testing.T) { drawnAreInput(t, in) })
+	}
+}
+
+// drawnAreInput is TestDrawnSeriesAreTheInput's check of one input.
+func drawnAreInput(t *testing.T, in chart.Input) {
+	t.Helper()
+	doc := parseSVG(t, render(t, chart.SVG, in))
+	got, want := doc.dataPaths(), expected(in)
+	if len(got) != len(want) {
+		t.Fatalf("%d data paths in the SVG, want %d", len(got), len(want))
+	}
+	// Pair every drawn point with its data: the time with x, for
+	// all panels together; the value (its logarithm on a log
+	// scale) with y, panel by panel.
+	var xs [][2]float64
+	ys := map[string][][2]float64{}
+	for i, w := range want {
+		g := got[i]
+		if len(g.pts) != len(w.pts) {
+			t.Fatalf("%s: path of %d points, want %d", w.name, len(g.pts), len(w.pts))
+		}
+		for j, p := range w.pts {
+			v := p[1]
+			if w.log {
+				v = math.Log10(v)
 			}
-			// Pair every drawn point with its data: the time with x, for
-			// all panels together; the value (its logarithm on a log
-			// scale) with y, panel by panel.
-			var xs [][2]float64
-			ys := map[string][][2]float64{}
-			for i, w := range want {
-				g := got[i]
-				if len(g.pts) != len(w.pts) {
-					t.Fatalf("%s: path of %d points, want %d", w.name, len(g.pts), len(w.pts))
-				}
-				for j, p := range w.pts {
-					v := p[1]
-					if w.log {
-						v = math.Log10(v)
-					}
-					xs = append(xs, [2]float64{p[0], g.pts[j][0]})
-					ys[panelOf(w)] = append(ys[panelOf(w)], [2]float64{v, g.pts[j][1]})
-				}
-			}
-			// Each must be one affine map, increasing, up to the SVG's
-			// rounding of coordinates to 5 significant digits.
-			check := func(what string, pairs [][2]float64) (a, b float64) {
-				var n, su, sv, suu, suv float64
-				for _, q := range pairs {
-					n, su, sv, suu, suv = n+1, su+q[0], sv+q[1], suu+q[0]*q[0], suv+q[0]*q[1]
-				}
-				den := n*suu - su*su
-				if den == 0 { // a constant: every point must be drawn at the same place
-					for _, q := range pairs {
-						if math.Abs(q[1]-pairs[0][1]) > 0.1 {
-							t.Errorf("%s: the same value drawn at %g and %g", what, pairs[0][1], q[1])
-						}
-					}
-					return 0, 0
-				}
-				a = (n*suv - su*sv) / den
-				b = (sv - a*su) / n
-				if a <= 0 {
-					t.Errorf("%s: drawn decreasing (slope %g)", what, a)
-				}
-				for _, q := range pairs {
-					if d := math.Abs(a*q[0] + b - q[1]); d > 0.1 {
-						t.Errorf("%s: %g drawn at %g, %.2f points from the scale's %g", what, q[0], q[1], d, a*q[0]+b)
-					}
-				}
-				return a, b
-			}
-			// The time axis runs from the start (0 s) to the end of the
-			// last interval (8 s), where the vertical grid lines begin and
-			// end.
-			a, b := check("time axis", xs)
-			gx := []float64{}
-			for _, p := range doc.paths {
-				if strings.Contains(p.style, "stroke:#E6E6E6") && p.pts[0][0] == p.pts[1][0] {
-					gx = append(gx, p.pts[0][0])
+			xs = append(xs, [2]float64{p[0], g.pts[j][0]})
+			ys[panelOf(w)] = append(ys[panelOf(w)], [2]float64{v, g.pts[j][1]})
+		}
+	}
+	// Each must be one affine map, increasing, up to the SVG's
+	// rounding of coordinates to 5 significant digits.
+	check := func(what string, pairs [][2]float64) (a, b float64) {
+		var n, su, sv, suu, suv float64
+		for _, q := range pairs {
+			n, su, sv, suu, suv = n+1, su+q[0], sv+q[1], suu+q[0]*q[0], suv+q[0]*q[1]
+		}
+		den := n*suu - su*su
+		if den == 0 { // a constant: every point must be drawn at the same place
+			for _, q := range pairs {
+				if math.Abs(q[1]-pairs[0][1]) > 0.1 {
+					t.Errorf("%s: the same value drawn at %g and %g", what, pairs[0][1], q[1])
 				}
 			}
-			if len(gx) == 0 || math.Abs(b-slices.Min(gx)) > 0.1 || math.Abs(a*8+b-slices.Max(gx)) > 0.1 {
-				t.Errorf("0 s drawn at x %g and 8 s at %g; the time axis spans %g to %g", b, a*8+b, slices.Min(gx), slices.Max(gx))
+			return 0, 0
+		}
+		a = (n*suv - su*sv) / den
+		b = (sv - a*su) / n
+		if a <= 0 {
+			t.Errorf("%s: drawn decreasing (slope %g)", what, a)
+		}
+		for _, q := range pairs {
+			if d := math.Abs(a*q[0] + b - q[1]); d > 0.1 {
+				t.Errorf("%s: %g drawn at %g, %.2f points from the scale's %g", what, q[0], q[1], d, a*q[0]+b)
 			}
-			for pn, pairs := range ys {
-				check(pn+" value axis", pairs)
-			}
-		})
+		}
+		return a, b
+	}
+	// The time axis runs from the start (0 s) to the end of the
+	// last interval (8 s), where the vertical grid lines begin and
+	// end.
+	a, b := check("time axis", xs)
+	gx := []float64{}
+	for _, p := range doc.paths {
+		if strings.Contains(p.style, "stroke:#E6E6E6") && p.pts[0][0] == p.pts[1][0] {
+			gx = append(gx, p.pts[0][0])
+		}
+	}
+	if len(gx) == 0 || math.Abs(b-slices.Min(gx)) > 0.1 || math.Abs(a*8+b-slices.Max(gx)) > 0.1 {
+		t.Errorf("0 s drawn at x %g and 8 s at %g; the time axis spans %g to %g", b, a*8+b, slices.Min(gx), slices.Max(gx))
+	}
+	for pn, pairs := range ys {
+		check(pn+" value axis", pairs)
 	}
 }
 

@@ -266,6 +266,26 @@ func (b *builder) panels() []panel {
 	if len(dropped) > 0 {
 		b.notes = append(b.notes, fmt.Sprintf("latency not drawn for the operations beyond the first %d: %s", maxOpCharts, strings.Join(dropped, ", ")))
 	}
+	// The workload's own series, by name in the order the runs give them:
+	// a reading at an instant is a point whose span is that instant.
+	var wnames []string
+	wtracks, wunits := map[string][]track{}, map[string]string{}
+	for r, run := range b.in.Runs {
+		for _, ws := range run.Workload {
+			unit, div := workloadUnit(ws.Unit)
+			n := min(len(ws.At), len(ws.Values))
+			t := track{entity: ws.Name, run: r, spans: make([]results.Span, n), vals: [][]float64{make([]float64, n)}}
+			for i := range n {
+				t.spans[i] = results.Span{From: ws.At[i], To: ws.At[i]}
+				t.vals[0][i] = ws.Values[i] / div
+			}
+			if _, ok := wtracks[ws.Name]; !ok {
+				wnames = append(wnames, ws.Name)
+				wunits[ws.Name] = unit
+			}
+			wtracks[ws.Name] = append(wtracks[ws.Name], t)
+		}
+	}
 	var out []panel
 	add := func(f family, ts []track) { out = append(out, b.family(f, ts)...) }
 	add(family{
@@ -285,6 +305,15 @@ func (b *builder) panels() []panel {
 		log:       true,
 		perEntity: true,
 	}, lat)
+	for _, name := range wnames {
+		title := b.in.Runs[0].Series.Workload + ": " + workloadTitle(name)
+		add(family{
+			title:     func(string) string { return title },
+			unit:      wunits[name] + ", from the run's records",
+			metrics:   []metric{{workloadTitle(name), solid}},
+			perEntity: true,
+		}, wtracks[name])
+	}
 	add(family{
 		title:    func(string) string { return "host CPU" },
 		unit:     "% of all CPUs",
@@ -554,4 +583,27 @@ func tagText(tags map[string]string) string {
 		parts = append(parts, k+"="+tags[k])
 	}
 	return strings.Join(parts, " ")
+}
+
+// workloadUnit returns how a workload series in unit is drawn: bytes as
+// MB (10^6, as the run's figures print them), the rest as they are.
+func workloadUnit(unit string) (shown string, div float64) {
+	switch unit {
+	case "bytes":
+		return "MB", 1e6
+	case "bytes/s":
+		return "MB/s", 1e6
+	}
+	return unit, 1
+}
+
+// workloadTitle names a workload series in its panel's title as the
+// dashboard's page does: database_size_bytes is "database size",
+// rows_per_s "rows/s".
+func workloadTitle(name string) string {
+	name = strings.TrimSuffix(name, "_bytes")
+	if n, ok := strings.CutSuffix(name, "_per_s"); ok {
+		name = n + "/s"
+	}
+	return strings.ReplaceAll(name, "_", " ")
 }

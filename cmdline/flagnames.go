@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 	"github.com/stampede-bench/stampede/engine"
+	"github.com/stampede-bench/stampede/workload"
 )
 
 // checkLimits refuses negative limits, and rates above
@@ -47,7 +48,7 @@ func (r *RunFlags) checkLimits(fs *pflag.FlagSet) error {
 // rangeAnnotation is the pflag annotation that holds a number flag's
 // range, its lowest and highest values ("" for no bound), which
 // FlagValueError says of a value that does not parse.
-const rangeAnnotation = "stampede-range"
+const rangeAnnotation = workload.RangeAnnotation
 
 // SetRange records the range of fs's number flag name, lo to hi ("" hi
 // for no upper bound, beyond the type's), for FlagValueError.
@@ -56,7 +57,7 @@ func SetRange(fs *pflag.FlagSet, name string, lo, hi int64) {
 	if hi != math.MaxInt64 {
 		h = strconv.FormatInt(hi, 10)
 	}
-	_ = fs.SetAnnotation(name, rangeAnnotation, []string{strconv.FormatInt(lo, 10), h})
+	workload.SetFlagRange(fs, name, strconv.FormatInt(lo, 10), h)
 }
 
 // FlagValueError rewrites pflag's error for a value that does not parse
@@ -98,6 +99,9 @@ func FlagValueError(err error) error {
 	}
 	if r := f.Annotations[rangeAnnotation]; len(r) == 2 && errors.Is(ne.Err, strconv.ErrRange) {
 		// The flag's own range, not its type's.
+		if r[0] == "" {
+			return fmt.Errorf("%s=%s is out of range: give %s of at most %s", name, v, what, r[1])
+		}
 		if r[1] == "" {
 			return fmt.Errorf("%s=%s is too large for any number: give %s of at least %s", name, v, what, r[0])
 		}

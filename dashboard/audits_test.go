@@ -3,15 +3,11 @@ package dashboard_test
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
-	"net/url"
-	"os"
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -44,36 +40,8 @@ func pageAudits(t *testing.T, ctx context.Context, id string) []pageAudit {
 // the checks' lines it printed, row for row; the page's audits are
 // `report --format json`'s.
 func TestBrowserAudits(t *testing.T) {
-	if testing.Short() {
-		t.Skip("short")
-	}
-	admin := os.Getenv("STAMPEDE_TEST_DATABASE")
-	if admin == "" {
-		t.Skip("Skipping due to missing environment variable STAMPEDE_TEST_DATABASE")
-	}
-	db, err := sql.Open("pgx", admin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	name := fmt.Sprintf("stampede_dashaudits_%d", time.Now().UnixNano()%1e9)
-	if _, err := db.Exec("CREATE DATABASE " + name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		defer db.Close()
-		_, _ = db.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)")
-	})
-	u, _ := url.Parse(admin)
-	u.Path = "/" + name
-	root := t.TempDir()
-	stampede(t, "init", "tpcc", "--warehouses", "1", u.String())
-	out := string(stampede(t, "run", "tpcc", "--warehouses", "1", "--wait=false", "--concurrency", "2", "--duration", "3s",
-		"--telemetry=false", "--results-dir", root, u.String()))
-	infos, err := runlog.List(root)
-	if err != nil || len(infos) != 1 {
-		t.Fatalf("runs: %v %v", infos, err)
-	}
-	id := infos[0].ID
+	root, id, out := serverRun(t, "stampede_dashaudits", "tpcc", []string{"--warehouses", "1"},
+		[]string{"--warehouses", "1", "--wait=false", "--concurrency", "2", "--duration", "3s", "--telemetry=false"})
 
 	ctx := browser(t)
 	shotDir := shots(t)

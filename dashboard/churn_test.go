@@ -2,20 +2,14 @@ package dashboard_test
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"math"
-	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
-
-	"github.com/stampede-bench/stampede/runlog"
 )
 
 // workloadChart is what the page shows of one of the workload's series:
@@ -55,36 +49,8 @@ func pageWorkloadCharts(t *testing.T, ctx context.Context) map[string]workloadCh
 // --format json` gives, and the legend at the last point shows the run's
 // final figure.
 func TestBrowserChurnSeries(t *testing.T) {
-	if testing.Short() {
-		t.Skip("short")
-	}
-	admin := os.Getenv("STAMPEDE_TEST_DATABASE")
-	if admin == "" {
-		t.Skip("Skipping due to missing environment variable STAMPEDE_TEST_DATABASE")
-	}
-	db, err := sql.Open("pgx", admin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	name := fmt.Sprintf("churnviz_dash_%d", time.Now().UnixNano()%1e9)
-	if _, err := db.Exec("CREATE DATABASE " + name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		defer db.Close()
-		_, _ = db.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)")
-	})
-	u, _ := url.Parse(admin)
-	u.Path = "/" + name
-	root := t.TempDir()
-	stampede(t, "init", "churn", u.String())
-	stampede(t, "run", "churn", "--conns", "4", "--max-tables", "30", "--duration", "11s", "--seed", "5",
-		"--watch-process", "^postgres$", "--results-dir", root, u.String())
-	infos, err := runlog.List(root)
-	if err != nil || len(infos) != 1 {
-		t.Fatalf("runs: %v %v", infos, err)
-	}
-	id := infos[0].ID
+	root, id, _ := serverRun(t, "churnviz_dash", "churn", nil,
+		[]string{"--conns", "4", "--max-tables", "30", "--duration", "11s", "--seed", "5", "--watch-process", "^postgres$"})
 	var rep struct {
 		Figures map[string]float64 `json:"figures"`
 		Series  []struct {

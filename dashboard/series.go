@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/stampede-bench/stampede/output"
 	"github.com/stampede-bench/stampede/results"
 	"github.com/stampede-bench/stampede/runlog"
 )
@@ -257,7 +258,7 @@ func (s *Server) handleFile(w http.ResponseWriter, r *http.Request, run *runlog.
 		}
 		attach(name)
 		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
-		writeCSV(w, doc)
+		writeCSV(w, doc, output.WorkloadSeriesOf([]*runlog.Run{run}))
 	default:
 		fail(w, notFound("no download %q: there are %s, %s and series.csv", name, runlog.HlogFile, runlog.SummaryFile))
 	}
@@ -265,14 +266,33 @@ func (s *Server) handleFile(w http.ResponseWriter, r *http.Request, run *runlog.
 
 // writeCSV writes a run's series, one row per operation and point, in
 // the units of the JSON (seconds, operations per second, milliseconds).
-func writeCSV(w http.ResponseWriter, doc SeriesDoc) {
+// A run with series of its workload's own (churn's database size, tables
+// alive, rows/s and bytes/s: output.WorkloadSeriesOf, report --format
+// json's workload_series) has four more columns, series, unit, at_s and
+// value, and a row per reading after the operations' rows, whose
+// operation columns are empty (and the operations' rows' those four).
+func writeCSV(w http.ResponseWriter, doc SeriesDoc, ws []output.WorkloadSeries) {
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"op", "from_s", "to_s", "count", "errors", "ops_per_sec", "p50_ms", "p95_ms", "p99_ms", "max_ms"})
+	head := []string{"op", "from_s", "to_s", "count", "errors", "ops_per_sec", "p50_ms", "p95_ms", "p99_ms", "max_ms"}
+	wcols := []string{"series", "unit", "at_s", "value"}
+	if len(ws) > 0 {
+		head = append(head, wcols...)
+	}
+	_ = cw.Write(head)
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	for _, op := range doc.Ops {
 		for i := range op.Count {
-			_ = cw.Write([]string{op.Name, f(doc.From[i]), f(doc.To[i]), strconv.FormatInt(op.Count[i], 10), strconv.FormatInt(op.Errors[i], 10),
-				f(op.Rate[i]), f(op.P50[i]), f(op.P95[i]), f(op.P99[i]), f(op.Max[i])})
+			row := []string{op.Name, f(doc.From[i]), f(doc.To[i]), strconv.FormatInt(op.Count[i], 10), strconv.FormatInt(op.Errors[i], 10),
+				f(op.Rate[i]), f(op.P50[i]), f(op.P95[i]), f(op.P99[i]), f(op.Max[i])}
+			if len(ws) > 0 {
+				row = append(row, make([]string, len(wcols))...)
+			}
+			_ = cw.Write(row)
+		}
+	}
+	for _, s := range ws {
+		for i := range s.At {
+			_ = cw.Write(append(make([]string, len(head)-len(wcols)), s.Name, s.Unit, f(s.At[i]), f(s.Values[i])))
 		}
 	}
 	cw.Flush()

@@ -1,6 +1,7 @@
 package dashboard_test
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/stampede-bench/stampede/results/store"
+	"github.com/stampede-bench/stampede/runlog"
 )
 
 // TestStaticChart opens the pages `report --chart x.html` and `compare
@@ -46,11 +48,20 @@ func TestStaticChart(t *testing.T) {
 		t.Fatalf("runs: %v", err)
 	}
 	a, b := listed[0].ID, listed[1].ID
+	// A run split by endpoint, whose saved page has charts per endpoint.
+	epRoot := t.TempDir()
+	stampede(t, "run", "ycsb", "--driver", "null", "--duration", "3s", "--display-every", "250ms", "--concurrency", "2",
+		"--by-endpoint", "--telemetry=false", "--results-dir", epRoot, "postgresql://10.0.0.1:26257/ycsb", "postgresql://10.0.0.2:26257/ycsb")
+	epRuns, err := runlog.List(epRoot)
+	if err != nil || len(epRuns) != 1 {
+		t.Fatalf("runs: %v %v", epRuns, err)
+	}
 	ctx := browser(t)
 	out := shots(t)
-	runPage, cmpPage := filepath.Join(files, "run.html"), filepath.Join(files, "compare.html")
+	runPage, cmpPage, epPage := filepath.Join(files, "run.html"), filepath.Join(files, "compare.html"), filepath.Join(files, "endpoints.html")
 	stampede(t, "report", a, "--results-dir", root, "--chart", runPage)
 	stampede(t, "compare", a, b, "--results-dir", root, "--chart", cmpPage)
+	stampede(t, "report", epRuns[0].ID, "--results-dir", epRoot, "--chart", epPage)
 	// The server is gone (there never was one): the run directories are
 	// moved away too, so that nothing could be read from them.
 	if err := os.Rename(root, root+".moved"); err != nil {
@@ -87,24 +98,7 @@ func TestStaticChart(t *testing.T) {
 
 	// A drag across the throughput chart zooms both charts and says
 	// where the window's figures come from.
-	if err := chromedp.Do(ctx, chromedp.ScrollIntoView(chromedp.CSS(`#charts .u-over`))); err != nil {
-		t.Fatal(err)
-	}
-	box, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`(() => { const r = document.querySelector('#charts .u-over').getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; })()`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	y := box[1] + box[3]/2
-	x0, x1 := box[0]+box[2]*0.35, box[0]+box[2]*0.75
-	if err := chromedp.Do(ctx,
-		chromedp.MouseEvent(chromedp.MouseMoved, x0, y),
-		chromedp.MouseEvent(chromedp.MousePressed, x0, y, chromedp.ButtonLeft),
-		chromedp.MouseEvent(chromedp.MouseMoved, (x0+x1)/2, y, chromedp.ButtonLeft),
-		chromedp.MouseEvent(chromedp.MouseMoved, x1, y, chromedp.ButtonLeft),
-		chromedp.MouseEvent(chromedp.MouseReleased, x1, y, chromedp.ButtonLeft),
-		chromedp.WaitVisible(chromedp.CSS(`#window-note`))); err != nil {
-		t.Fatal(err)
-	}
+	drag(t, ctx, `#charts .u-over`)
 	type zoomed struct {
 		From   string    `json:"from"`
 		To     string    `json:"to"`
@@ -128,6 +122,44 @@ func TestStaticChart(t *testing.T) {
 	// The command the page gives is a valid window of the run.
 	stampede(t, "report", a, "--results-dir", root, "--from", z.From, "--to", z.To, "--format", "json")
 	screenshot(t, ctx, out, "static-run-zoomed")
+
+	// The saved page of a run split by endpoint: a drag across the
+	// throughput chart zooms the per-endpoint charts too, and the reset
+	// button unzooms them all.
+	load(t, ctx, "file://"+epPage, "run")
+	drag(t, ctx, `#charts .u-over`)
+	type scale struct {
+		Where string  `json:"where"`
+		Min   float64 `json:"min"`
+		Max   float64 `json:"max"`
+	}
+	scalesJS := `window.stampedeCharts.filter(u => u.root.closest('#charts, #endpoint-charts')).map(u => ({where: u.root.closest('.charts').id, min: u.scales.x.min, max: u.scales.x.max}))`
+	zs, err := chromedp.Run(ctx, chromedp.Evaluate[[]scale](scalesJS))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("zoomed, by endpoint: %+v", zs)
+	if len(zs) != 4 || zs[2].Where != "endpoint-charts" || zs[3].Where != "endpoint-charts" {
+		t.Fatalf("charts of the saved page by endpoint: %+v, want 2 over time and 2 per endpoint", zs)
+	}
+	for _, c := range zs[1:] {
+		if c.Min != zs[0].Min || c.Max != zs[0].Max || zs[0].Max-zs[0].Min > 2.5 {
+			t.Errorf("after the zoom, a chart of %s shows %g to %g s, the chart dragged across %g to %g s (narrower than the run)", c.Where, c.Min, c.Max, zs[0].Min, zs[0].Max)
+		}
+	}
+	screenshot(t, ctx, out, "static-endpoints-zoomed")
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#window button`))); err != nil {
+		t.Fatal(err)
+	}
+	reset, err := chromedp.Run(ctx, chromedp.Evaluate[[]scale](scalesJS))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range reset {
+		if c.Min != reset[0].Min || c.Max != reset[0].Max || c.Max-c.Min < 2.5 {
+			t.Errorf("after reset zoom, a chart of %s shows %g to %g s, want the whole run as every other: %+v", c.Where, c.Min, c.Max, reset)
+		}
+	}
 
 	// A one-hour run of 10 operation types, saved (before the browser
 	// starts): its figures, and how soon it is interactive (the best of
@@ -185,5 +217,29 @@ func TestStaticChart(t *testing.T) {
 		if err != nil || strings.Join(got, " ") != tc.want {
 			t.Errorf("log ticks %v: %q (%v), want %q", tc.splits, got, err, tc.want)
 		}
+	}
+}
+
+// drag drags the mouse across the middle of the chart sel, from 35% to
+// 75% of its width, and waits for the page's note on the window.
+func drag(t *testing.T, ctx context.Context, sel string) {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.ScrollIntoView(chromedp.CSS(sel))); err != nil {
+		t.Fatal(err)
+	}
+	box, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`(() => { const r = document.querySelector('`+sel+`').getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; })()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	y := box[1] + box[3]/2
+	x0, x1 := box[0]+box[2]*0.35, box[0]+box[2]*0.75
+	if err := chromedp.Do(ctx,
+		chromedp.MouseEvent(chromedp.MouseMoved, x0, y),
+		chromedp.MouseEvent(chromedp.MousePressed, x0, y, chromedp.ButtonLeft),
+		chromedp.MouseEvent(chromedp.MouseMoved, (x0+x1)/2, y, chromedp.ButtonLeft),
+		chromedp.MouseEvent(chromedp.MouseMoved, x1, y, chromedp.ButtonLeft),
+		chromedp.MouseEvent(chromedp.MouseReleased, x1, y, chromedp.ButtonLeft),
+		chromedp.WaitVisible(chromedp.CSS(`#window-note`))); err != nil {
+		t.Fatal(err)
 	}
 }

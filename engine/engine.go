@@ -348,7 +348,9 @@ type Result struct {
 	// Workers has each worker's operation count and busy time (the time
 	// spent inside its operations), for fairness figures.
 	Workers []WorkerStats
-	// Stop is when the run's end began: its duration over, Stop called,
+	// Stop is when the run's end began: its duration over (at the
+	// deadline the workers keep, however late the engine's timer was
+	// served on a busy host), Stop called,
 	// or its context cancelled (zero when the workers ran out of
 	// operations themselves). From there to End the run waited for the
 	// operations in flight, up to the grace (Config.Grace); that time is
@@ -507,10 +509,10 @@ func RunSplit(ctx context.Context, cfg Config, load workload.QueryLoad, reg *sta
 	var graceTimer <-chan time.Time
 	ctxDone, stopCh := ctx.Done(), (<-chan struct{})(r.stop)
 	stopping := false
-	beginStop := func(interrupted bool) {
+	beginStop := func(interrupted bool, at time.Time) {
 		if !stopping {
 			stopping = true
-			r.result.Stop = time.Now()
+			r.result.Stop = at
 			r.halt()
 			switch {
 			case grace > 0:
@@ -586,16 +588,23 @@ loop:
 			endRamp()
 		case <-durTimer:
 			durTimer = nil
-			beginStop(false)
+			// The duration was over at the deadline, which the workers
+			// keep (pastDeadline), not when this goroutine got to run:
+			// on a busy host the timer's wake-up is late.
+			at := time.Now()
+			if d := r.deadline.Load(); d > 0 && r.base.Add(time.Duration(d)).Before(at) {
+				at = r.base.Add(time.Duration(d))
+			}
+			beginStop(false, at)
 		case <-ctxDone:
 			ctxDone = nil
 			if !stopping {
 				r.result.Interrupted = true
 			}
-			beginStop(true)
+			beginStop(true, time.Now())
 		case <-stopCh:
 			stopCh = nil
-			beginStop(false)
+			beginStop(false, time.Now())
 		case <-graceTimer:
 			r.result.Unfinished = int(r.running.Load())
 			break loop // abandon workers stuck in an operation

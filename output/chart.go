@@ -43,6 +43,9 @@ func Chart(path string, runs []*runlog.Run, views []results.View, labels []strin
 			}
 		}
 		r := chart.Run{Series: s, View: views[i]}
+		for _, ws := range WorkloadSeriesOf([]*runlog.Run{runs[i]}) {
+			r.Workload = append(r.Workload, chart.WorkloadSeries{Name: ws.Name, Unit: ws.Unit, At: ws.At, Values: ws.Values})
+		}
 		if labels != nil {
 			r.Label = labels[i]
 		}

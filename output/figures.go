@@ -221,6 +221,19 @@ func countedFigures(runs []*runlog.Run, v results.View) []report.Extra {
 				counts[name] = c.Counts[name]
 			}
 			elapsed = c.To.Sub(c.From)
+			if im, ok := gen.(workload.IntervalMerger); ok {
+				im.SetMergeInterval(c.From, c.To)
+			}
+		}
+	}
+	if ew, ok := gen.(workload.EndWaitFigurer); ok && len(runs) == 1 && v.Window == (results.Window{}).String() {
+		// The whole run: its elapsed time ends with the wait the run
+		// left out of these figures (summary.json's end_wait_s).
+		var sum struct {
+			EndWaitSec float64 `json:"end_wait_s"`
+		}
+		if json.Unmarshal(runs[0].Summary, &sum) == nil {
+			ew.SetFigureEndWait(time.Duration(sum.EndWaitSec * float64(time.Second)))
 		}
 	}
 	for _, f := range workload.AllFigures(fig, counts, errs, elapsed) {

@@ -690,6 +690,9 @@ func (r *Run) finish() (*Result, error) {
 		for _, op := range sum.Ops {
 			counts[op.Name], errs[op.Name] = op.Count, op.Errors
 		}
+		if ew, ok := gen.(workload.EndWaitFigurer); ok {
+			ew.SetFigureEndWait(endWait(res))
+		}
 		for _, fig := range workload.AllFigures(f, counts, errs, last.End.Sub(last.CumStart)) {
 			extra = append(extra, report.Extra{Name: fig.Name, Value: fig.Value, Text: fig.Text})
 			if fig.Observed {
@@ -741,9 +744,7 @@ func (r *Run) finish() (*Result, error) {
 	}
 	sum.Skipped = res.Skipped
 	sum.Unfinished = res.Unfinished
-	if !res.Stop.IsZero() && res.End.After(res.Stop) {
-		sum.EndWaitSec = res.End.Sub(res.Stop).Seconds()
-	}
+	sum.EndWaitSec = endWait(res).Seconds()
 	sum.Audits = result.Audits
 	result.Summary = sum
 	for _, o := range s.Observers {
@@ -1114,4 +1115,14 @@ func promFlag(listen string) (flag, value string) {
 		return "--prometheus-port", port
 	}
 	return "--prometheus-listen", listen
+}
+
+// endWait is how long the run waited after its end (its duration over,
+// or stopped) for the operations in flight: 0 when the workers ran out
+// of operations themselves.
+func endWait(res engine.Result) time.Duration {
+	if res.Stop.IsZero() || !res.End.After(res.Stop) {
+		return 0
+	}
+	return res.End.Sub(res.Stop)
 }

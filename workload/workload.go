@@ -517,6 +517,22 @@ type WorkerFigurer interface {
 	SetFigureWorkers(n int)
 }
 
+// EndWaitFigurer is a Figurer whose rates are over the run's scheduled
+// time, the measurement interval up to the run's end (its duration
+// over), without the wait that follows for the operations still in
+// flight (lambda's ingest at its own open-loop rate: the batches in
+// flight at the end were scheduled within the duration, and an ingest
+// that kept its rate then reads as that rate, not short of it by the
+// wait). The engine's own rates (ops/s) keep the wait in their elapsed
+// time, as sysbench and pgbench do. The runner, and `stampede report`
+// for one whole run, say the wait before Figures; 0 when there was none.
+type EndWaitFigurer interface {
+	Figurer
+	// SetFigureEndWait says the elapsed time Figures is given ends
+	// with wait spent waiting for operations in flight.
+	SetFigureEndWait(wait time.Duration)
+}
+
 // Measurer is a Generator that takes part in the measurement interval of
 // a run, the time after the ramp whose operations the final figures
 // count: to read figures from the server at its two ends (HammerDB's
@@ -741,6 +757,19 @@ type ClientMerger interface {
 	// Its error says why they are not one benchmark's clients (their
 	// warehouses overlap, say): the merge is refused.
 	MergeClients(runs []ClientRun) error
+}
+
+// IntervalMerger is a ClientMerger whose merged figures come from its
+// records (churn's rows and the database's size, read every few
+// seconds) and are, as the counted figures are, over the clients'
+// common measurement interval, the time every one of them measured
+// (results.CommonInterval): near the ends of the time the clients'
+// runs cover together fewer of them ran. `stampede report` says the
+// interval after MergeClients and before Figures.
+type IntervalMerger interface {
+	ClientMerger
+	// SetMergeInterval makes the merged figures those of from to to.
+	SetMergeInterval(from, to time.Time)
 }
 
 // Audit results.

@@ -454,19 +454,24 @@ async function showRun(id) {
     const s = await seriesReq;
     for (const w of s.warnings || []) charts.before(el('div', { class: 'warn' }, w));
     let seq = 0;
+    // runCharts are the charts of the operations over time, and per
+    // endpoint when the run has them: a zoom zooms them all.
+    const runCharts = [];
     const zoom = async (from, to) => {
       const mine = ++seq;
       win.hidden = false;
+      // Every chart of the operations zooms to the window, the one
+      // dragged across (uPlot zoomed it) and the others.
+      for (const u of runCharts) if (u.scales.x.min !== from || u.scales.x.max !== to) u.setScale('x', { min: from, max: to });
       if (saved) {
-        // The charts are zoomed (uPlot); the window's figures are
-        // recomputed from the histograms, which this file does not hold.
+        // The window's figures are recomputed from the histograms, which
+        // this file does not hold.
         const qfrom = from.toFixed(3) + 's', qto = to.toFixed(3) + 's';
-        for (const u of window.stampedeCharts.slice(0, 2)) if (u.scales.x.min !== from || u.scales.x.max !== to) u.setScale('x', { min: from, max: to });
         win.dataset.qfrom = qfrom; win.dataset.qto = qto;
         win.replaceChildren(el('h2', {}, `Window ${from.toFixed(3)}s to ${to.toFixed(3)}s`),
           el('p', { id: 'window-note' }, 'The charts are zoomed to this window. Its figures are recomputed from the histograms, which this file does not hold: stampede serve recomputes them when you zoom, or run ',
             el('code', {}, `stampede report ${id} --from ${qfrom} --to ${qto}`)),
-          el('button', { onclick: () => { for (const u of window.stampedeCharts.slice(0, 2)) u.setScale('x', { min: s.to_s[0], max: s.to_s[s.to_s.length - 1] }); win.hidden = true; } }, 'reset zoom'));
+          el('button', { onclick: () => { for (const u of runCharts) u.setScale('x', { min: s.to_s[0], max: s.to_s[s.to_s.length - 1] }); win.hidden = true; } }, 'reset zoom'));
         document.body.dataset.window = `${from}-${to}`;
         return;
       }
@@ -489,15 +494,15 @@ async function showRun(id) {
       }
     };
     window.stampedeZoom = (from, to) => {
-      for (const u of window.stampedeCharts.slice(0, 2)) u.setScale('x', { min: from, max: to });
+      for (const u of runCharts) u.setScale('x', { min: from, max: to });
       return zoom(from, to);
     };
-    if (s.to_s.length) drawRunCharts(charts, s, zoom);
+    if (s.to_s.length) runCharts.push(...drawRunCharts(charts, s, zoom));
     else charts.append(el('div', { class: 'muted' }, 'no complete interval'));
     if (s.to_s.length && s.endpoints && s.endpoints.length) {
       const eps = el('div', { class: 'charts', id: 'endpoint-charts' });
       charts.after(el('h2', {}, 'Over time, per endpoint'), eps);
-      drawRunCharts(eps, Object.assign({}, s, { ops: s.endpoints }), zoom, ' per endpoint');
+      runCharts.push(...drawRunCharts(eps, Object.assign({}, s, { ops: s.endpoints }), zoom, ' per endpoint'));
     }
   }
   drawTelemetry(main, tel, doc.report && (doc.report.workload_series || []).filter(w => w.run === run.id), run.workload);

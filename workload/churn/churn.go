@@ -71,6 +71,10 @@ const (
 	maxRowsPerInsert = 100000
 	// maxIndexes bounds --indexes and the indexes ALTER adds per table.
 	maxIndexes = 20
+	// maxMaxTables bounds --max-tables: a million tables is far beyond
+	// the 22k-database report's catalogs, and churn_tables keeps a row
+	// for each.
+	maxMaxTables = 1_000_000
 )
 
 // The operations, in QueryLoad.Ops.
@@ -103,6 +107,9 @@ type churn struct {
 
 	// m is the measurement of the run Ops last prepared (nil before).
 	m *measure
+	// merged are the clients' runs MergeClients merged, for
+	// SetMergeInterval.
+	merged []workload.ClientRun
 
 	// client and clients are the run's share of several clients'
 	// (PartitionClients; clients 0 for a run on its own).
@@ -149,7 +156,8 @@ func newChurn() workload.Generator {
 	fs.StringVar(&g.rows, "rows", "1-500", "rows of one INSERT, MIN-MAX (uniform), 1 to 100000")
 	fs.StringVar(&g.indexes, "indexes", "0-3", "secondary indexes of a new table, MIN-MAX (uniform), 0 to 20")
 	fs.IntVar(&g.maxTables, "max-tables", defaultMaxTables,
-		"most of churn's tables alive at once in the database, those of earlier runs included; shared evenly by the loops, each of which needs room for one")
+		"most of churn's tables alive at once in the database, those of earlier runs included; shared evenly by the loops, each of which needs room for one (1 to "+strconv.Itoa(maxMaxTables)+")")
+	workload.SetFlagRange(fs, "max-tables", "1", strconv.Itoa(maxMaxTables))
 	fs.StringVar(&g.appendOpt, "appendoptimized", "auto",
 		"Greenplum's storage: random, true or false (WITH (appendoptimized=...)); auto is random on Greenplum and nothing elsewhere")
 	fs.StringVar(&g.distrib, "distributed-by", "auto",
@@ -214,8 +222,8 @@ func (g *churn) validate() error {
 	if g.sz.indexes, err = parseRange("--indexes", g.indexes, 0, maxIndexes); err != nil {
 		return err
 	}
-	if g.maxTables < 1 {
-		return fmt.Errorf("--max-tables %d: give 1 or more tables (at least one per loop, --concurrency)", g.maxTables)
+	if g.maxTables < 1 || g.maxTables > maxMaxTables {
+		return fmt.Errorf("--max-tables %d is out of range: give a whole number from 1 to %d (at least one table per loop, --concurrency)", g.maxTables, maxMaxTables)
 	}
 	switch g.appendOpt {
 	case "auto", "random", "true", "false":

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -357,8 +358,8 @@ func TestChurnBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"run", "churn", "--max-tables", "0", inited}, "--max-tables 0: give 1 or more"},
-		{[]string{"init", "churn", "--max-tables", "0", missing}, "--max-tables 0: give 1 or more"},
+		{[]string{"run", "churn", "--max-tables", "0", inited}, "--max-tables 0 is out of range: give a whole number from 1 to 1000000"},
+		{[]string{"init", "churn", "--max-tables", "0", missing}, "--max-tables 0 is out of range: give a whole number from 1 to 1000000"},
 		{[]string{"run", "churn", "--max-tables", "3", "--concurrency", "4", inited}, "--max-tables 3 leaves room for 3 tables, fewer than the 4 loops"},
 		{[]string{"run", "churn", "--appendoptimized", "true", inited}, "--appendoptimized true: Greenplum's table options on another server: the server is postgres"},
 		{[]string{"run", "churn", "--distributed-by", "key", inited}, "--distributed-by key: Greenplum's table options on another server"},
@@ -545,13 +546,15 @@ func TestChurnClients(t *testing.T) {
 	if code := cliMain([]string{"report", "--tag", "job=cc", "--results-dir", dir}, &rep, &errb); code != 0 || !strings.Contains(rep.String(), "insert") {
 		t.Errorf("report --tag job=cc: exit %d: %s%s", code, rep.String(), errb.String())
 	}
-	// The merged figures: the rows both clients inserted, as the server's
-	// bookkeeping sums them, and the tables alive on the server.
+	// The merged figures: the rows both clients inserted in their common
+	// measurement interval (TestChurnClientsCommonInterval), nearly all
+	// the server's bookkeeping sums for clients started together, and
+	// the tables alive on the server.
 	m := regexp.MustCompile(`rows_inserted: (\d+) rows`).FindStringSubmatch(rep.String())
 	if m == nil {
 		t.Errorf("report --tag job=cc gives no rows_inserted:\n%s", rep.String())
-	} else if want := one(t, db, "SELECT sum(rows) FROM churn_tables"); m[1] != fmt.Sprint(want) || want == 0 {
-		t.Errorf("merged rows_inserted %s, churn_tables sums %d", m[1], want)
+	} else if want, got := one(t, db, "SELECT sum(rows) FROM churn_tables"), atoi(t, m[1]); want == 0 || got > want || got < want*9/10 {
+		t.Errorf("merged rows_inserted %d, churn_tables sums %d: want 90%% to 100%% of it", got, want)
 	}
 	if m := regexp.MustCompile(`tables_alive: (\d+) of churn's tables`).FindStringSubmatch(rep.String()); m == nil || m[1] != fmt.Sprint(markedTables(t, db)) {
 		t.Errorf("merged tables_alive %v, the server holds %d:\n%s", m, markedTables(t, db), rep.String())
@@ -559,4 +562,14 @@ func TestChurnClients(t *testing.T) {
 	if code, stderr := cliRun(t, "cleanup", "churn", u.String()); code != 0 || markedTables(t, db) != 0 {
 		t.Errorf("cleanup: exit %d: %s; %d tables left", code, stderr, markedTables(t, db))
 	}
+}
+
+// atoi parses a whole number the test read from an output.
+func atoi(t *testing.T, s string) int64 {
+	t.Helper()
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

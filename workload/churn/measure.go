@@ -3,6 +3,8 @@ package churn
 import (
 	"context"
 	"fmt"
+	"math"
+	"slices"
 	"sync"
 	"time"
 
@@ -28,9 +30,12 @@ type measure struct {
 	size0, size1          int64
 	alive1                int64
 	sizeOK, aliveOK, end1 bool
-	records               []workload.Record
-	stop                  chan struct{}
-	done                  chan struct{}
+	// common says the figures are over several clients' common
+	// measurement interval (SetMergeInterval).
+	common  bool
+	records []workload.Record
+	stop    chan struct{}
+	done    chan struct{}
 }
 
 // sample reads the database's size (pg_database_size) and the number of
@@ -161,9 +166,13 @@ func (g *churn) Figures(_ map[string]int64, _ time.Duration) []workload.Figure {
 		return nil
 	}
 	rows, bytes := m.rows1-m.rows0, m.bytes1-m.bytes0
+	common := ""
+	if m.common {
+		common = ", the clients' common measurement interval"
+	}
 	figs := []workload.Figure{
 		{Name: "rows_inserted", Value: float64(rows), Observed: true,
-			Text: fmt.Sprintf("%d rows in %s", rows, d.Round(time.Millisecond))},
+			Text: fmt.Sprintf("%d rows in %s%s", rows, d.Round(time.Millisecond), common)},
 		{Name: "rows_per_s", Value: float64(rows) / secs, Observed: true,
 			Text: fmt.Sprintf("%.1f rows/s", float64(rows)/secs)},
 		{Name: "bytes_per_s", Value: float64(bytes) / secs, Observed: true,
@@ -184,14 +193,19 @@ func (g *churn) Figures(_ map[string]int64, _ time.Duration) []workload.Figure {
 	return figs
 }
 
-var _ workload.ClientMerger = (*churn)(nil)
+var (
+	_ workload.ClientMerger   = (*churn)(nil)
+	_ workload.IntervalMerger = (*churn)(nil)
+)
 
 // MergeClients implements the ClientMerger interface: several clients'
-// figures from their records. The rows and bytes are each client's
-// increase of rows_total and bytes_total, added up, over the time from
-// the earliest client's first reading to the latest's last; the tables
-// alive and the database's size are the server's, read by whichever
-// client read last (and first, for the growth).
+// figures from their records. Until SetMergeInterval says the clients'
+// common interval, they are over the clients' whole runs: the rows and
+// bytes are each client's increase of rows_total and bytes_total, added
+// up, over the time from the earliest client's first reading to the
+// latest's last; the tables alive and the database's size are the
+// server's, read by whichever client read last (and first, for the
+// growth).
 func (g *churn) MergeClients(runs []workload.ClientRun) error {
 	m := &measure{end1: true}
 	var first, last [2]workload.Record // database_size_bytes's, tables_alive's
@@ -233,6 +247,78 @@ func (g *churn) MergeClients(runs []workload.ClientRun) error {
 	if !last[1].At.IsZero() {
 		m.alive1, m.aliveOK = int64(last[1].Value), true
 	}
-	g.m = m
+	g.m, g.merged = m, runs
 	return nil
+}
+
+// SetMergeInterval implements the IntervalMerger interface: the merged
+// figures over from to to, the clients' common measurement interval.
+// The records are readings every sizeEvery, so a value between two
+// readings is taken as changing evenly from one to the next (as
+// results.CommonInterval takes an interval's operations as spread evenly
+// over it), and one outside a client's readings as its first or last:
+// the rows and bytes are the sum of each client's increase of rows_total
+// and bytes_total from from to to; the database's size at both ends and
+// the tables alive at to are the server's, from every client's readings
+// together.
+func (g *churn) SetMergeInterval(from, to time.Time) {
+	if len(g.merged) == 0 || !to.After(from) {
+		return
+	}
+	m := &measure{end1: true, start: from, end: to, common: true}
+	var rows, bytes float64
+	pooled := map[string][]workload.Record{}
+	for _, r := range g.merged {
+		own := map[string][]workload.Record{}
+		for _, rec := range r.Records {
+			own[rec.Name] = append(own[rec.Name], rec)
+			pooled[rec.Name] = append(pooled[rec.Name], rec)
+		}
+		rows += increase(own["rows_total"], from, to)
+		bytes += increase(own["bytes_total"], from, to)
+	}
+	m.rows1, m.bytes1 = int64(math.Round(rows)), int64(math.Round(bytes))
+	if s0, ok := valueAt(pooled["database_size_bytes"], from); ok {
+		s1, _ := valueAt(pooled["database_size_bytes"], to)
+		m.size0, m.size1, m.sizeOK = int64(math.Round(s0)), int64(math.Round(s1)), true
+	}
+	if a, ok := valueAt(pooled["tables_alive"], to); ok {
+		m.alive1, m.aliveOK = int64(math.Round(a)), true
+	}
+	g.m = m
+}
+
+// increase is how much the running total of recs grew from from to to
+// (see valueAt).
+func increase(recs []workload.Record, from, to time.Time) float64 {
+	a, ok := valueAt(recs, from)
+	b, _ := valueAt(recs, to)
+	if !ok {
+		return 0
+	}
+	return b - a
+}
+
+// valueAt returns the value at t of recs, readings of one figure: between
+// two readings taken as changing evenly from one to the next, before the
+// first or after the last that reading's; ok is false without readings.
+func valueAt(recs []workload.Record, t time.Time) (v float64, ok bool) {
+	if len(recs) == 0 {
+		return 0, false
+	}
+	recs = slices.Clone(recs)
+	slices.SortStableFunc(recs, func(a, b workload.Record) int { return a.At.Compare(b.At) })
+	if !t.After(recs[0].At) {
+		return recs[0].Value, true
+	}
+	for i := 1; i < len(recs); i++ {
+		if a, b := recs[i-1], recs[i]; !t.After(b.At) {
+			span := b.At.Sub(a.At)
+			if span <= 0 {
+				return b.Value, true
+			}
+			return a.Value + (b.Value-a.Value)*float64(t.Sub(a.At))/float64(span), true
+		}
+	}
+	return recs[len(recs)-1].Value, true
 }

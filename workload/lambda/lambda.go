@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strconv"
 	"sync"
 	"time"
 
@@ -79,6 +80,16 @@ var eventColumns = []string{"device", "ts", "temp", "humidity", "pressure"}
 // protocol has at most 65,535 bind parameters, 5 per event.
 const maxInsertBatch = math.MaxUint16 / 5
 
+// maxBatch bounds --batch: each batch's events are held in memory.
+const maxBatch = 1_000_000
+
+// maxRate is the highest rate of each path, the engine's highest
+// (engine.MaxRateLimit), and maxRateText as the messages write it.
+const (
+	maxRate     = 1e9
+	maxRateText = "1e9"
+)
+
 // pathWorkers returns the number of workers of the paths that run (the
 // hot path, the serving queries and the batch recompute, each one worker
 // unless turned off with a rate of 0); the other workers ingest.
@@ -107,6 +118,9 @@ type lambda struct {
 	// deviceIndex adds the B-tree on (device, ts) (init).
 	deviceIndex bool
 
+	// endWait is the run's wait at its end for operations in flight
+	// (SetFigureEndWait), left out of the ingest's rate.
+	endWait time.Duration
 	// last is what the batch recomputes of the last run did, for its
 	// observed figures.
 	mu   sync.Mutex
@@ -125,11 +139,12 @@ type recomputes struct {
 }
 
 var (
-	_ workload.Flagser      = (*lambda)(nil)
-	_ workload.Hookser      = (*lambda)(nil)
-	_ workload.Opser        = (*lambda)(nil)
-	_ workload.RunDefaulter = (*lambda)(nil)
-	_ workload.Figurer      = (*lambda)(nil)
+	_ workload.Flagser        = (*lambda)(nil)
+	_ workload.Hookser        = (*lambda)(nil)
+	_ workload.Opser          = (*lambda)(nil)
+	_ workload.RunDefaulter   = (*lambda)(nil)
+	_ workload.Figurer        = (*lambda)(nil)
+	_ workload.EndWaitFigurer = (*lambda)(nil)
 )
 
 func newLambda() workload.Generator {
@@ -146,6 +161,11 @@ func newLambda() workload.Generator {
 	fs.DurationVar(&g.batchEvery, "batch-every", defaultBatchEvery, "interval between the starts of the batch view's recomputes (0: none)")
 	fs.BoolVar(&g.deviceIndex, "device-index", true, "init: index the raw events by (device, ts) for the serving query's recent events; without it (--device-index=false) each serving query scans the events after the batch view's horizon, and the ingest does half the server's work")
 	g.flags.Meta["device-index"] = workload.FlagMeta{LoadOnly: true}
+	workload.SetFlagRange(fs, "sensors", "1", strconv.Itoa(math.MaxInt32))
+	workload.SetFlagRange(fs, "batch", "1", strconv.Itoa(maxBatch))
+	for _, name := range []string{"ingest-rate", "hot-rate", "serve-rate"} {
+		workload.SetFlagRange(fs, name, "", maxRateText)
+	}
 	for _, name := range []string{"sensors", "ingest-rate", "batch", "ingest", "window", "hot-rate", "serve-rate", "batch-every"} {
 		g.flags.Meta[name] = workload.FlagMeta{RuntimeOnly: true}
 	}
@@ -170,23 +190,27 @@ func (g *lambda) Hooks() workload.Hooks {
 
 // validate checks the flags' bounds.
 func (g *lambda) validate() error {
-	rate := func(name string, v float64) error {
-		if math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 {
-			return fmt.Errorf("--%s must be a positive number of a second, not %g", name, v)
+	rate := func(name, what string, v float64, off bool) error {
+		if off && v == 0 {
+			return nil // the path is off
+		}
+		if math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 || v > maxRate {
+			if off {
+				return fmt.Errorf("--%s %g is out of range: give a number of %s a second above 0, at most %s (or 0 to turn it off)", name, v, what, maxRateText)
+			}
+			return fmt.Errorf("--%s %g is out of range: give a number of %s a second above 0, at most %s", name, v, what, maxRateText)
 		}
 		return nil
 	}
 	switch {
 	case g.sensors < 1 || g.sensors > math.MaxInt32:
-		return fmt.Errorf("--sensors must be between 1 and %d, not %d", math.MaxInt32, g.sensors)
-	case g.batch < 1:
-		return fmt.Errorf("--batch must be at least 1 event, not %d", g.batch)
+		return fmt.Errorf("--sensors %d is out of range: give a whole number from 1 to %d", g.sensors, math.MaxInt32)
+	case g.batch < 1 || g.batch > maxBatch:
+		return fmt.Errorf("--batch %d is out of range: give a whole number from 1 to %d events (each batch is held in memory)", g.batch, maxBatch)
 	case g.ingest != ingestCopy && g.ingest != ingestInsert:
 		return fmt.Errorf("--ingest must be copy or insert, not %q", g.ingest)
 	case g.ingest == ingestInsert && g.batch > maxInsertBatch:
 		return fmt.Errorf("--batch %d with --ingest insert needs %d bind parameters, more than PostgreSQL's 65,535: use --batch %d or less, or --ingest copy", g.batch, 5*g.batch, maxInsertBatch)
-	case g.batch > 1_000_000:
-		return fmt.Errorf("--batch must be at most 1,000,000 events (each batch is held in memory), not %d", g.batch)
 	case g.window <= 0:
 		return fmt.Errorf("--window must be positive, such as 10s, not %s", g.window)
 	case g.window > 24*time.Hour:
@@ -194,24 +218,13 @@ func (g *lambda) validate() error {
 	case g.batchEvery != 0 && g.batchEvery < 100*time.Millisecond:
 		return fmt.Errorf("--batch-every must be at least 100ms, such as 10s (or 0 for no recompute), not %s", g.batchEvery)
 	}
-	if err := rate("ingest-rate", g.ingestRate); err != nil {
+	if err := rate("ingest-rate", "events", g.ingestRate, false); err != nil {
 		return err
 	}
-	for _, r := range []struct {
-		name string
-		v    float64
-	}{{"hot-rate", g.hotRate}, {"serve-rate", g.serveRate}} {
-		if r.v == 0 {
-			continue // the path is off
-		}
-		if err := rate(r.name, r.v); err != nil {
-			return fmt.Errorf("%w (or 0 to turn it off)", err)
-		}
+	if err := rate("hot-rate", "hot-path queries", g.hotRate, true); err != nil {
+		return err
 	}
-	if g.ingestRate > 1e9 {
-		return fmt.Errorf("--ingest-rate %g is more than any client reaches: use at most 1e9", g.ingestRate)
-	}
-	return nil
+	return rate("serve-rate", "serving queries", g.serveRate, true)
 }
 
 // batchRate is the ingest's batches a second.
