@@ -55,3 +55,26 @@ func TestVacuumFirstOneWorker(t *testing.T) {
 		})
 	}
 }
+
+// TestTriesFlagsBadInput: the flags the pgbench form gives run sql for
+// pgbench's --max-tries 0, -L's bound on the tries and the emptying of
+// pgbench_history are refused in one line where they cannot apply.
+func TestTriesFlagsBadInput(t *testing.T) {
+	_, u, _ := freshDB(t, "fix29b_tries")
+	dir := t.TempDir()
+	write(t, dir, "one.sql", "SELECT 1;\n")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--truncate-history"}, "--truncate-history empties pgbench_history with what --vacuum-first does"},
+		{[]string{"--unlimited-tries", "--max-tries", "3"}, "--unlimited-tries and --max-tries 3 both bound the tries"},
+		{[]string{"--tries-within", "5ms"}, "--tries-within 5ms bounds the time of pgbench's tries"},
+		{[]string{"--max-tries", "2", "--tries-within", "-5ms"}, "--tries-within -5ms bounds the time of pgbench's tries"},
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			args := append(append([]string{"run", "sql", "-f", "one.sql", "--max-ops", "1", "--results-dir", dir}, c.args...), u)
+			oneLine(t, stampede(t, dir, args...), c.want)
+		})
+	}
+}
