@@ -345,3 +345,41 @@ func TestScaleIgnoredAsPgbench(t *testing.T) {
 		})
 	}
 }
+
+// TestVacuumWithoutTablesAsPgbench: a run without -n in a database
+// without pgbench's tables says, as pgbench does, each of the three
+// statements before the run that failed (two vacuums, the truncation of
+// pgbench_history), and goes on; its advice names pgbench's options
+// only.
+func TestVacuumWithoutTablesAsPgbench(t *testing.T) {
+	srv := server(t)
+	dir := t.TempDir()
+	ctx := context.Background()
+	admin, err := pgx.Connect(ctx, os.Getenv("STAMPEDE_TEST_DATABASE"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	db := fmt.Sprintf("fix29b_novac_%d", time.Now().UnixNano()%1e9)
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+db); err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Exec(context.Background(), "DROP DATABASE "+db+" WITH (FORCE)")
+	if err := os.WriteFile(filepath.Join(dir, "s1.sql"), []byte("SELECT 1;\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	missing := regexp.MustCompile(`relation "(pgbench_\w+)" does not exist`)
+	var said [2][]string
+	for k, real := range []bool{true, false} {
+		_, stderr := tool(t, real, dir, append(append([]string{}, srv...), "-t", "1", "-f", "s1.sql", db)...)
+		for _, m := range missing.FindAllStringSubmatch(stderr, -1) {
+			said[k] = append(said[k], m[1])
+		}
+		if !real && strings.Contains(stderr, "--vacuum-first") {
+			t.Errorf("the pgbench form names stampede's --vacuum-first:\n%s", stderr)
+		}
+	}
+	if len(said[0]) != 3 || strings.Join(said[0], " ") != strings.Join(said[1], " ") {
+		t.Errorf("pgbench said %v missing, stampede %v", said[0], said[1])
+	}
+}

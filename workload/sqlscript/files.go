@@ -300,12 +300,26 @@ func (g *gen) vacuumFirst(ctx context.Context, db *sqlx.DB, conn sqlx.Querier, w
 	if g.vacAll {
 		tables = append(tables, "pgbench_accounts", "pgbench_history") // pgbench -v
 	}
+	// With --truncate-history the run is pgbench's (the pgbench form
+	// gives it): the advice names pgbench's option.
+	hint := "a database without pgbench's tables needs no vacuum: leave out --vacuum-first, or pgbench's -n"
+	if g.truncHistory {
+		hint = "a database without pgbench's tables needs no vacuum: give -n"
+	}
 	for _, t := range tables {
 		// pgbench prints these errors and goes on (exit 0): so does
 		// stampede, in a warning.
 		if _, err := conn.Exec(ctx, "VACUUM "+t); err != nil && warn != nil {
-			warn("VACUUM %s before the run failed: %v; the run goes on, as pgbench's does (a database without pgbench's tables needs no vacuum: leave out --vacuum-first, or pgbench's -n)", t, err)
+			warn("VACUUM %s before the run failed: %v; the run goes on, as pgbench's does (%s)", t, err, hint)
 		}
+	}
+	if g.truncHistory {
+		// pgbench empties it whoever made it, and goes on when it
+		// cannot.
+		if _, err := conn.Exec(ctx, "TRUNCATE pgbench_history"); err != nil && warn != nil {
+			warn("TRUNCATE pgbench_history before the run failed: %v; the run goes on, as pgbench's does (%s)", err, hint)
+		}
+		return nil
 	}
 	q, arg := dialect.TableExistsQuery(db.Dialect(), "pgbench_history")
 	var ok bool
@@ -318,10 +332,10 @@ func (g *gen) vacuumFirst(ctx context.Context, db *sqlx.DB, conn sqlx.Querier, w
 		return nil
 	}
 	switch {
-	case g.truncHistory || c != nil && workload.IsMark(*c):
+	case c != nil && workload.IsMark(*c):
 		// pgbench empties it; stampede's own form only when stampede
-		// made it, or when --truncate-history names it (the pgbench
-		// form does: the user asked pgbench to run).
+		// made it (or with --truncate-history, above, which the
+		// pgbench form gives: the user asked pgbench to run).
 		if _, err := conn.Exec(ctx, "TRUNCATE pgbench_history"); err != nil {
 			return fmt.Errorf("emptying pgbench_history: %w", err)
 		}
