@@ -244,7 +244,10 @@ EOF
 	# statements stampede sends with those the real pgbench sends
 	# (TestSameStatementsAsPgbench). Loaded, it does nothing until a
 	# database creates the extension but count each statement's calls.
-	if [ -f "$(dirname "$bin")/lib/pg_stat_statements.so" ]; then
+	# (The binaries may be links, /usr/local/bin/postgres to Debian's.)
+	local libdir
+	libdir=$(dirname "$(dirname "$(readlink -f "$bin/postgres")")")/lib
+	if [ -f "$libdir/pg_stat_statements.so" ]; then
 		printf "shared_preload_libraries = 'pg_stat_statements'\n" >>"$data/stampede.conf"
 	fi
 	printf "\n# Added by stampede's scripts/lib.sh: settings for a throwaway server.\ninclude 'stampede.conf'\n" >>"$data/postgresql.conf"

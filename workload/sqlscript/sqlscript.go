@@ -95,6 +95,9 @@ type gen struct {
 	// time).
 	unlimited   bool
 	triesWithin time.Duration
+	// deadline is when the run's duration ends (Unix ns; 0 without
+	// one): as pgbench's, no transaction is tried again after it.
+	deadline atomic.Int64
 	// logPrefix, jobs and sampling are pgbench's -l, --log-prefix, -j
 	// and --sampling-rate (see txLog).
 	// reconnect is pgbench's -C: a new connection for every script.
@@ -587,6 +590,12 @@ func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (work
 				sched[i].script = -1
 			}
 			start := time.Now()
+			if oc.Duration > 0 && g.deadline.Load() == 0 {
+				// The first call is the run's start (the engine's
+				// clock starts before it): the duration's end, after
+				// which pgbench tries no transaction again.
+				g.deadline.CompareAndSwap(0, start.Add(oc.Ramp+oc.Duration).UnixNano())
+			}
 			var res workload.Result
 			tries := 0
 			if g.maxTries > 0 || g.unlimited {
@@ -605,13 +614,14 @@ func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (work
 				})
 				res = workload.Result{Op: s, Err: err}
 			}
-			if res.Err != nil && ctx.Err() == nil {
+			cut := errors.Is(res.Err, context.Canceled) // by the run's end: not counted
+			if res.Err != nil && ctx.Err() == nil && !cut {
 				c.Failed() // on its statement's row too, and in -r's table
 			}
 			if g.reconnect {
 				queriers[i].Disconnect(ctx) // the next script connects anew
 			}
-			if txl != nil && (res.Err == nil || res.Tolerated) {
+			if txl != nil && (res.Err == nil || res.Tolerated) && !cut {
 				end := time.Now()
 				// Under a rate, pgbench's latency counts from the
 				// intended start, and its lag is the wait for the turn.
@@ -631,7 +641,7 @@ func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (work
 // same random values, after a serialization failure or deadlock, up to
 // the limit (none with --unlimited-tries), while less than --tries-within
 // has passed since from (the script's start, or its scheduled start under
-// a rate) and the run goes on; a script that still fails so is a failed
+// a rate) and the run's duration is not over, as pgbench's; a script that still fails so is a failed
 // transaction, and the run goes on; any other error ends it (unless
 // --tolerate-errors).
 func (g *gen) tries(ctx context.Context, c *pgscript.Client, client, s int, from time.Time) (workload.Result, int) {
@@ -640,13 +650,19 @@ func (g *gen) tries(ctx context.Context, c *pgscript.Client, client, s int, from
 	for ; ; try++ {
 		if try > 1 {
 			c.Rewind()
-			g.retries[s].Add(1)
-			if try == 2 {
-				g.retried[s].Add(1)
-			}
 		}
 		if err = c.Run(ctx, s); err == nil || !sqlx.IsRetryable(err) || ctx.Err() != nil {
 			break
+		}
+		if d := g.deadline.Load(); d != 0 && time.Now().UnixNano() > d {
+			// The run's time is over: pgbench says the error and
+			// finishes the client, the transaction neither failed nor
+			// retried (nor counted: the engine drops an operation
+			// cancelled by the run's end).
+			if g.verbose {
+				g.sayError(client, s, err)
+			}
+			return workload.Result{Op: s, Err: fmt.Errorf("%w: the run's time ended during the transaction's tries: %w", context.Canceled, err), Tolerated: true}, try
 		}
 		again := g.unlimited || try < g.maxTries
 		used := time.Since(from)
@@ -654,21 +670,25 @@ func (g *gen) tries(ctx context.Context, c *pgscript.Client, client, s int, from
 			again = false
 		}
 		if g.verbose {
-			g.sayFailure(client, s, try, used, again, err)
+			g.sayError(client, s, err)
+			g.sayNext(client, try, used, again)
 		}
 		if !again {
 			break
 		}
 	}
+	// Counted when the transaction ends, as pgbench counts them.
+	if try > 1 {
+		g.retried[s].Add(1)
+		g.retries[s].Add(int64(try - 1))
+	}
 	return workload.Result{Op: s, Err: err, Tolerated: err != nil && sqlx.IsRetryable(err)}, try
 }
 
-// sayFailure says, as pgbench's --verbose-errors does, client's
-// serialization failure or deadlock in try of script s, and whether the
-// transaction is tried again (again), with the time the tries used
-// against --tries-within: in one write, so that clients' lines do not
-// mix.
-func (g *gen) sayFailure(client, s, try int, used time.Duration, again bool, err error) {
+// sayError says, as pgbench's --verbose-errors does, client's
+// serialization failure or deadlock in script s, in one write, so that
+// clients' lines do not mix.
+func (g *gen) sayError(client, s int, err error) {
 	command := 0
 	if se := (*pgscript.ScriptError)(nil); errors.As(err, &se) {
 		command = se.Command
@@ -677,6 +697,13 @@ func (g *gen) sayFailure(client, s, try int, used time.Duration, again bool, err
 	if !ok {
 		text = err.Error()
 	}
+	fmt.Fprintf(g.errOut, "pgbench: client %d got an error in command %d (SQL) of script %d; %s\n", client, command, s, text)
+}
+
+// sayNext says, as pgbench's --verbose-errors does, whether client's
+// transaction is tried again (again) after try, with the time the tries
+// used against --tries-within.
+func (g *gen) sayNext(client, try int, used time.Duration, again bool) {
 	next := "repeats the transaction after the error"
 	if !again {
 		next = "ends the failed transaction"
@@ -688,8 +715,7 @@ func (g *gen) sayFailure(client, s, try int, used time.Duration, again bool, err
 	if g.triesWithin > 0 {
 		of += fmt.Sprintf(", %.3f%% of the maximum time of tries was used", 100*float64(used)/float64(g.triesWithin))
 	}
-	fmt.Fprintf(g.errOut, "pgbench: client %d got an error in command %d (SQL) of script %d; %s\npgbench: client %d %s (try %d%s)\n",
-		client, command, s, text, client, next, try, of)
+	fmt.Fprintf(g.errOut, "pgbench: client %d %s (try %d%s)\n", client, next, try, of)
 }
 
 // SetErrorOutput sets where --verbose-errors says the failures (stderr
