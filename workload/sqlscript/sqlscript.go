@@ -649,16 +649,23 @@ func (g *gen) tries(ctx context.Context, c *pgscript.Client, client, s int, from
 	try := 1
 	for ; ; try++ {
 		if try > 1 {
+			// Counted as they happen, as -r's table counts them on
+			// their command (a transaction the run's end cuts keeps
+			// its retries in both, so that they add up).
 			c.Rewind()
+			g.retries[s].Add(1)
+			if try == 2 {
+				g.retried[s].Add(1)
+			}
 		}
 		if err = c.Run(ctx, s); err == nil || !sqlx.IsRetryable(err) || ctx.Err() != nil {
 			break
 		}
 		if d := g.deadline.Load(); d != 0 && time.Now().UnixNano() > d {
 			// The run's time is over: pgbench says the error and
-			// finishes the client, the transaction neither failed nor
-			// retried (nor counted: the engine drops an operation
-			// cancelled by the run's end).
+			// finishes the client, the transaction not counted failed
+			// (the engine drops an operation cancelled by the run's
+			// end).
 			if g.verbose {
 				g.sayError(client, s, err)
 			}
@@ -676,11 +683,6 @@ func (g *gen) tries(ctx context.Context, c *pgscript.Client, client, s int, from
 		if !again {
 			break
 		}
-	}
-	// Counted when the transaction ends, as pgbench counts them.
-	if try > 1 {
-		g.retried[s].Add(1)
-		g.retries[s].Add(int64(try - 1))
 	}
 	return workload.Result{Op: s, Err: err, Tolerated: err != nil && sqlx.IsRetryable(err)}, try
 }
