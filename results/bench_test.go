@@ -1,9 +1,13 @@
 package results_test
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -68,4 +72,53 @@ func BenchmarkReportHour(b *testing.B) {
 			b.Fatalf("%v %d", err, len(v.Ops))
 		}
 	}
+}
+
+// BenchmarkRunEndViews measures a run's end's batch views of a one-hour
+// run of ten operation types (3,600 intervals): totals.json and
+// series.ndjson written by SaveTotals then SaveSeries (each reading the
+// intervals), and by SaveViews (one read feeding both). Beside the wall
+// time it reports the process's CPU time (user + system, all the
+// decoding goroutines') per end as cpu-ms/op.
+func BenchmarkRunEndViews(b *testing.B) {
+	dir := writeHourRun(b, b.TempDir())
+	run, err := runlog.Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct {
+		name string
+		save func(*runlog.Run) error
+	}{
+		{"totals-then-series", func(run *runlog.Run) error { return errors.Join(results.SaveTotals(run), results.SaveSeries(run)) }},
+		{"one-read", results.SaveViews},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			cpu0 := cpuTime(b)
+			n := 0
+			for b.Loop() {
+				// As at a run's end: no view saved yet (SaveTotals would
+				// read the one saved before).
+				for _, f := range []string{runlog.TotalsFile, runlog.SeriesFile} {
+					if err := os.Remove(filepath.Join(dir, f)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+						b.Fatal(err)
+					}
+				}
+				if err := bc.save(run); err != nil {
+					b.Fatal(err)
+				}
+				n++
+			}
+			b.ReportMetric(float64(cpuTime(b)-cpu0)/float64(time.Millisecond)/float64(n), "cpu-ms/op")
+		})
+	}
+}
+
+// cpuTime returns the process's CPU time so far, user and system.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -265,7 +265,7 @@ func Recompute(runs []*runlog.Run, w Window) (View, []error, error) {
 	}
 	for _, name := range order {
 		if series[name] == nil {
-			series[name] = &acc{hist: stats.NewHistogram()}
+			series[name] = &acc{hist: emptyHist}
 		}
 	}
 	warnings = append(warnings, clientWarnings(runs, view.Taken)...)

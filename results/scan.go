@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/stampede-bench/stampede/runlog"
 	"github.com/stampede-bench/stampede/stats"
 )
@@ -39,13 +41,38 @@ type runPart struct {
 // accSet is the accumulators of one reading goroutine, by series.
 type accSet map[string]*acc
 
+// get returns the accumulator of series name, made empty if there was
+// none.
 func (s accSet) get(name string) *acc {
 	a := s[name]
 	if a == nil {
-		a = &acc{hist: stats.NewHistogram()}
+		a = &acc{hist: emptyHist}
 		s[name] = a
 	}
 	return a
+}
+
+// emptyHist is the histogram of every accumulator that has merged no
+// value yet: shared and never written (reads are safe from any
+// goroutine). A run's many series that see no operation (a workload's
+// error kinds, its .lag and .service series when unused) then cost no
+// dense histogram (156 kB each) in a report or a run's end.
+var emptyHist = stats.NewHistogram()
+
+// merge adds the values of src to a's histogram, made its own first.
+func (a *acc) merge(src *hdrhistogram.Histogram) {
+	if src.TotalCount() == 0 {
+		return
+	}
+	a.own().Merge(src)
+}
+
+// own returns a's histogram, a new one in place of the shared empty one.
+func (a *acc) own() *hdrhistogram.Histogram {
+	if a.hist == emptyHist {
+		a.hist = stats.NewHistogram()
+	}
+	return a.hist
 }
 
 // scanRuns reads the runs, several at once (one per CPU), each as it
@@ -77,7 +104,7 @@ func scanRuns(runs []*runlog.Run, w Window) ([]runPart, accSet) {
 	for _, s := range sets[1:] {
 		for name, a := range s {
 			m := merged.get(name)
-			stats.Merge(m.hist, a.hist)
+			m.merge(a.hist)
 			m.errors += a.errors
 			m.count += a.count
 		}
@@ -88,91 +115,122 @@ func scanRuns(runs []*runlog.Run, w Window) ([]runPart, accSet) {
 // scanRun reads run's intervals in the window w into accs and returns
 // the rest of what Recompute needs of it.
 func scanRun(run *runlog.Run, w Window, accs accSet) runPart {
-	var p runPart
-	id := run.Info.ID
-	warn := func(err error) { p.warnings = append(p.warnings, err) }
+	var ignored []error
 	if defaultWindow(w) && run.Info.Status == runlog.StatusCompleted {
 		saved, err := loadTotals(run, accs)
 		if err == nil {
 			return saved
 		}
 		if !errors.Is(err, errNoTotals) {
-			warn(fmt.Errorf("run %s: %w (ignored: the run's intervals were read instead)", id, err))
+			ignored = append(ignored, fmt.Errorf("run %s: %w (ignored: the run's intervals were read instead)", run.Info.ID, err))
 		}
 	}
-	p.locs = Localities(run)
-	from, to, err := bounds(run, w, warn)
-	if err != nil {
-		p.err = err
-		return p
+	ts := newTotalsScan(run, w, accs)
+	ts.p.warnings = append(ignored, ts.p.warnings...)
+	if ts.p.err != nil {
+		return ts.p
 	}
-	var (
-		lo       = -1
-		prev     map[string]float64 // the extras of the interval before
-		pending  map[string]int64   // error codes of intervals after the last taken
-		skipped  []runlog.Interval  // bounds of the intervals before the first taken, for explain
-		names    []string
-		metNames = map[string]bool{}
-	)
-	addCodes := func(extra map[string]float64) {
-		for key, v := range extra {
-			if !IsCodeCount(key) || v <= 0 {
-				continue
-			}
-			if pending == nil {
-				pending = map[string]int64{}
-			}
-			pending[key] += int64(v)
+	return ts.end(run.Scan(ts.add))
+}
+
+// totalsScan is scanRun's reading of one run's intervals, one at a time
+// (add), as they stream by, so that another reader of the same intervals
+// (the run's end's series, see SaveViews) can share the read.
+type totalsScan struct {
+	run      *runlog.Run
+	w        Window
+	accs     accSet
+	p        runPart
+	from, to time.Time
+	lo       int
+	prev     map[string]float64 // the extras of the interval before
+	pending  map[string]int64   // error codes of intervals after the last taken
+	skipped  []runlog.Interval  // bounds of the intervals before the first taken, for explain
+	names    []string
+	metNames map[string]bool
+}
+
+// newTotalsScan starts the reading of run in the window w into accs;
+// its p.err is set when the window's bounds cannot be found.
+func newTotalsScan(run *runlog.Run, w Window, accs accSet) *totalsScan {
+	ts := &totalsScan{run: run, w: w, accs: accs, lo: -1, metNames: map[string]bool{}}
+	ts.p.locs = Localities(run)
+	ts.from, ts.to, ts.p.err = bounds(run, w, func(err error) { ts.p.warnings = append(ts.p.warnings, err) })
+	return ts
+}
+
+// addCodes adds the error codes among extra to those pending.
+func (ts *totalsScan) addCodes(extra map[string]float64) {
+	for key, v := range extra {
+		if !IsCodeCount(key) || v <= 0 {
+			continue
 		}
+		if ts.pending == nil {
+			ts.pending = map[string]int64{}
+		}
+		ts.pending[key] += int64(v)
 	}
-	scanErr := run.Scan(func(iv *runlog.ScanInterval) error {
-		defer func() { prev = iv.Extra }()
-		if !takes(iv.Start, from, to) {
-			if lo < 0 {
-				skipped = append(skipped, runlog.Interval{Start: iv.Start, End: iv.End})
-			} else {
-				addCodes(iv.Extra)
-			}
-			return nil
-		}
-		if lo < 0 {
-			lo, p.first, p.baseExtra, skipped = iv.Index, iv.Start, prev, nil
-		}
-		p.intervals = iv.Index + 1 - lo
-		p.last, p.lastExtra = iv.End, iv.Extra
-		if n := len(p.spans); n > 0 && !iv.Start.After(p.spans[n-1].end) && !iv.Start.Before(p.spans[n-1].start) {
-			if iv.End.After(p.spans[n-1].end) {
-				p.spans[n-1].end = iv.End
-			}
+}
+
+// add takes one interval, a runlog.Run.Scan callback.
+func (ts *totalsScan) add(iv *runlog.ScanInterval) error {
+	p := &ts.p
+	defer func() { ts.prev = iv.Extra }()
+	if !takes(iv.Start, ts.from, ts.to) {
+		if ts.lo < 0 {
+			ts.skipped = append(ts.skipped, runlog.Interval{Start: iv.Start, End: iv.End})
 		} else {
-			p.spans = append(p.spans, span{iv.Start, iv.End})
+			ts.addCodes(iv.Extra)
 		}
-		names = names[:0]
-		for _, s := range iv.Series {
-			names = append(names, s.Name)
-		}
-		slices.Sort(names)
-		for _, name := range names {
-			s := iv.Get(name)
-			a := accs.get(name)
-			if !metNames[name] {
-				metNames[name] = true
-				p.met = append(p.met, name)
-			}
-			s.Hist.MergeInto(a.hist)
-			a.errors += s.Errors
-			a.count += s.Count
-		}
-		addCodes(iv.Extra)
-		for key, n := range pending {
-			if p.codes == nil {
-				p.codes = map[string]int64{}
-			}
-			p.codes[key] += n
-		}
-		pending = nil
 		return nil
-	})
+	}
+	if ts.lo < 0 {
+		ts.lo, p.first, p.baseExtra, ts.skipped = iv.Index, iv.Start, ts.prev, nil
+	}
+	p.intervals = iv.Index + 1 - ts.lo
+	p.last, p.lastExtra = iv.End, iv.Extra
+	if n := len(p.spans); n > 0 && !iv.Start.After(p.spans[n-1].end) && !iv.Start.Before(p.spans[n-1].start) {
+		if iv.End.After(p.spans[n-1].end) {
+			p.spans[n-1].end = iv.End
+		}
+	} else {
+		p.spans = append(p.spans, span{iv.Start, iv.End})
+	}
+	ts.names = ts.names[:0]
+	for _, s := range iv.Series {
+		ts.names = append(ts.names, s.Name)
+	}
+	slices.Sort(ts.names)
+	for _, name := range ts.names {
+		s := iv.Get(name)
+		a := ts.accs.get(name)
+		if !ts.metNames[name] {
+			ts.metNames[name] = true
+			p.met = append(p.met, name)
+		}
+		if s.Hist.TotalCount() > 0 {
+			s.Hist.MergeInto(a.own())
+		}
+		a.errors += s.Errors
+		a.count += s.Count
+	}
+	ts.addCodes(iv.Extra)
+	for key, n := range ts.pending {
+		if p.codes == nil {
+			p.codes = map[string]int64{}
+		}
+		p.codes[key] += n
+	}
+	ts.pending = nil
+	return nil
+}
+
+// end finishes the reading, whose Scan returned scanErr, and returns the
+// run's part.
+func (ts *totalsScan) end(scanErr error) runPart {
+	p := ts.p
+	id := ts.run.Info.ID
+	warn := func(err error) { p.warnings = append(p.warnings, err) }
 	var trunc *runlog.TruncatedError
 	if errors.As(scanErr, &trunc) {
 		warn(fmt.Errorf("run %s: %w", id, trunc))
@@ -180,11 +238,11 @@ func scanRun(run *runlog.Run, w Window, accs accSet) runPart {
 		p.err = scanErr
 		return p
 	}
-	if lo < 0 {
-		err := explain(run, skipped, w, from, to)
-		if len(skipped) == 0 && trunc != nil {
+	if ts.lo < 0 {
+		err := explain(ts.run, ts.skipped, ts.w, ts.from, ts.to)
+		if len(ts.skipped) == 0 && trunc != nil {
 			err = fmt.Errorf("run %s: no complete interval to report: %s is truncated at line %d (%s) before its first complete interval; was the run killed within its first interval?",
-				id, filepath.Join(run.Dir, trunc.File), trunc.Line, trunc.Reason)
+				id, filepath.Join(ts.run.Dir, trunc.File), trunc.Line, trunc.Reason)
 		}
 		p.none = err
 		warn(err)

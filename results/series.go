@@ -551,6 +551,20 @@ func IntervalPoints(run *runlog.Run, iv *runlog.Interval) []IntervalPoint {
 // before it, and the interval after a group that is still that short
 // joins it (so a short first interval joins the second).
 func mergeShort(lens []time.Duration) [][]int {
+	var groups [][]int
+	eachGroupStart(lens, func(i int, begins bool) {
+		if begins {
+			groups = append(groups, []int{i})
+		} else {
+			groups[len(groups)-1] = append(groups[len(groups)-1], i)
+		}
+	})
+	return groups
+}
+
+// eachGroupStart calls fn with each interval of mergeShort's in order,
+// and whether it begins a group.
+func eachGroupStart(lens []time.Duration, fn func(i int, begins bool)) {
 	var pos []time.Duration
 	for _, d := range lens {
 		if d > 0 {
@@ -562,18 +576,17 @@ func mergeShort(lens []time.Duration) [][]int {
 	if len(pos) > 0 {
 		short = pos[len(pos)/2] / 2
 	}
-	var groups [][]int
+	pos = nil
 	var cur time.Duration // the length of the last group
 	for i, d := range lens {
-		if n := len(groups); n > 0 && (d < short || cur < short) {
-			groups[n-1] = append(groups[n-1], i)
+		if i > 0 && (d < short || cur < short) {
+			fn(i, false)
 			cur += d
 			continue
 		}
-		groups = append(groups, []int{i})
+		fn(i, true)
 		cur = d
 	}
-	return groups
 }
 
 // latencies returns the percentiles and the maximum of the latencies of ds
@@ -651,6 +664,26 @@ func mergeSamples(ss []telemetry.Sample) telemetry.Sample {
 	return out
 }
 
+// parseTelemetryLine parses one line of telemetry.ndjson: the sample and
+// the cgroup's counters read with it (nil when the run applied no limits
+// or they could not be read then).
+func parseTelemetryLine(line []byte) (telemetry.Sample, *cgroupCounters, error) {
+	var rec struct {
+		telemetry.Sample
+		Cgroup *cgroupCounters `json:"cgroup"`
+	}
+	if err := json.Unmarshal(line, &rec); err != nil {
+		return telemetry.Sample{}, nil, fmt.Errorf("invalid JSON: %v", err)
+	}
+	if rec.Start.IsZero() || rec.End.IsZero() {
+		return telemetry.Sample{}, nil, errors.New("sample without start or end")
+	}
+	if rec.Cgroup != nil && rec.Cgroup.Error != "" {
+		rec.Cgroup = nil // the counters could not be read then
+	}
+	return rec.Sample, rec.Cgroup, nil
+}
+
 // readTelemetry reads telemetry.ndjson; it returns nil when the run has no
 // sample that covers time.
 func readTelemetry(run *runlog.Run, start time.Time) (*Telemetry, error) {
@@ -660,25 +693,15 @@ func readTelemetry(run *runlog.Run, start time.Time) (*Telemetry, error) {
 	var cgroups []*cgroupCounters
 	var base *cgroupCounters
 	err := run.Telemetry(func(line []byte) error {
-		var rec struct {
-			telemetry.Sample
-			Cgroup *cgroupCounters `json:"cgroup"`
-		}
-		if err := json.Unmarshal(line, &rec); err != nil {
-			return fmt.Errorf("invalid JSON: %v", err)
-		}
-		smp := rec.Sample
-		if smp.Start.IsZero() || smp.End.IsZero() {
-			return errors.New("sample without start or end")
-		}
-		if rec.Cgroup != nil && rec.Cgroup.Error != "" {
-			rec.Cgroup = nil // the counters could not be read then
+		smp, cg, err := parseTelemetryLine(line)
+		if err != nil {
+			return err
 		}
 		if smp.End.After(smp.Start) { // not the baseline, which has no rates
 			samples = append(samples, smp)
-			cgroups = append(cgroups, rec.Cgroup)
+			cgroups = append(cgroups, cg)
 		} else if len(samples) == 0 {
-			base = rec.Cgroup
+			base = cg
 		}
 		return nil
 	})

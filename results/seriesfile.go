@@ -2,7 +2,6 @@ package results
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -58,63 +57,6 @@ func (l *seriesLine) points(n int) ([]OpPoint, bool) {
 			P50: l.P50[i], P95: l.P95[i], P99: l.P99[i], Max: l.Max[i]}
 	}
 	return out, true
-}
-
-// SaveSeries writes series.ndjson into the directory of run, a completed
-// run: the operations' and endpoints' points of TimeSeries, so that
-// TimeSeries of the run need not decode every interval. A run that is
-// not completed, or whose intervals log warns (truncated), gets no file
-// (nil error). The file is written atomically. SaveSeries is not safe
-// for concurrent use on the same directory.
-func SaveSeries(run *runlog.Run) error {
-	if run.Info.Status != runlog.StatusCompleted {
-		return nil
-	}
-	hlogBytes, ivlBytes, err := fileSizes(run.Dir)
-	if err != nil {
-		return err
-	}
-	s, err := streamSeries(run, nil)
-	if err != nil {
-		return err
-	}
-	if len(s.Warnings) > 0 {
-		return nil
-	}
-	h := seriesHeader{Version: seriesVersion, HlogBytes: hlogBytes, IntervalsBytes: ivlBytes, RampEnd: s.RampEnd, Ops: []string{}, Endpoints: []string{}}
-	all := append(append([]OpSeries{}, s.Ops...), s.Endpoints...)
-	for _, op := range s.Ops {
-		h.Ops = append(h.Ops, op.Name)
-	}
-	for _, op := range s.Endpoints {
-		h.Endpoints = append(h.Endpoints, op.Name)
-	}
-	if len(all) > 0 {
-		h.Points = len(all[0].Points)
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	if err := enc.Encode(h); err != nil {
-		return err
-	}
-	n := len(all)
-	line := seriesLine{Count: make([]int64, n), Errors: make([]int64, n), Rate: make([]float64, n),
-		P50: make([]float64, n), P95: make([]float64, n), P99: make([]float64, n), Max: make([]float64, n)}
-	for k := range h.Points {
-		for i, op := range all {
-			p := op.Points[k]
-			if p.Span != all[0].Points[k].Span {
-				return fmt.Errorf("run %s: series %s's point %d spans %v, not %v", run.Info.ID, op.Name, k, p.Span, all[0].Points[k].Span)
-			}
-			line.From, line.To = p.From, p.To
-			line.Count[i], line.Errors[i], line.Rate[i] = p.Count, p.Errors, p.Rate
-			line.P50[i], line.P95[i], line.P99[i], line.Max[i] = p.P50, p.P95, p.P99, p.Max
-		}
-		if err := enc.Encode(line); err != nil {
-			return fmt.Errorf("run %s: encode %s: %w", run.Info.ID, runlog.SeriesFile, err)
-		}
-	}
-	return writeAtomic(run.Dir, runlog.SeriesFile, buf.Bytes())
 }
 
 // errNoSeries means a run has no series.ndjson.

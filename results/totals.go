@@ -66,84 +66,6 @@ func fileSizes(dir string) (hlog, ivl int64, err error) {
 	return a.Size(), b.Size(), nil
 }
 
-// SaveTotals writes totals.json into the directory of run, a completed
-// run: its figures over the default Window, so that Recompute of that
-// window merges one histogram per series instead of decoding every
-// interval. A run that is not completed, or whose reading warns (a
-// truncated log) or takes no interval, gets no file (nil error): it is
-// streamed as before. The file is written atomically. SaveTotals is not
-// safe for concurrent use on the same directory.
-func SaveTotals(run *runlog.Run) error {
-	if run.Info.Status != runlog.StatusCompleted {
-		return nil
-	}
-	hlogBytes, ivlBytes, err := fileSizes(run.Dir)
-	if err != nil {
-		return err
-	}
-	accs := accSet{}
-	p := scanRun(run, Window{}, accs)
-	if p.err != nil {
-		return p.err
-	}
-	if len(p.warnings) > 0 || p.intervals == 0 {
-		return nil
-	}
-	from, _, err := bounds(run, Window{}, nil)
-	if err != nil {
-		return err
-	}
-	doc := totalsDoc{
-		Version: totalsVersion, HlogBytes: hlogBytes, IntervalsBytes: ivlBytes,
-		From: from, Met: p.met, Intervals: p.intervals, First: p.first, Last: p.last,
-		LastExtra: p.lastExtra, BaseExtra: p.baseExtra, Codes: p.codes,
-	}
-	for _, s := range p.spans {
-		doc.Spans = append(doc.Spans, [2]time.Time{s.start, s.end})
-	}
-	for _, name := range sortedKeys(accs) {
-		a := accs[name]
-		enc, err := a.hist.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
-		if err != nil {
-			return fmt.Errorf("run %s: encode %s's histogram: %w", run.Info.ID, name, err)
-		}
-		doc.Series = append(doc.Series, totalsSeries{Name: name, Count: a.count, Errors: a.errors, Hist: string(enc)})
-	}
-	data, err := json.Marshal(doc)
-	if err != nil {
-		return fmt.Errorf("run %s: encode %s: %w", run.Info.ID, runlog.TotalsFile, err)
-	}
-	return writeAtomic(run.Dir, runlog.TotalsFile, data)
-}
-
-// writeAtomic writes data to dir/name through a temporary file whose
-// name starts with "." (which readers and the store ignore), synced and
-// renamed over name.
-func writeAtomic(dir, name string, data []byte) error {
-	f, err := os.CreateTemp(dir, "."+name+"-*")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(0o600) // as every file of a run directory
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), filepath.Join(dir, name))
-	}
-	if err != nil {
-		_ = os.Remove(f.Name())
-		return fmt.Errorf("write %s: %w", name, err)
-	}
-	return nil
-}
-
 // errNoTotals means a run has no totals.json.
 var errNoTotals = errors.New("no " + runlog.TotalsFile)
 
@@ -215,7 +137,7 @@ func loadTotals(run *runlog.Run, accs accSet) (runPart, error) {
 	}
 	for i, s := range doc.Series {
 		a := accs.get(s.Name)
-		stats.Merge(a.hist, hists[i])
+		a.merge(hists[i])
 		a.errors += s.Errors
 		a.count += s.Count
 	}

@@ -121,6 +121,13 @@ func Load(ctx context.Context, spec LoadSpec) error {
 	// workload.PartLoader) loads into them.
 	join, adopt := false, false
 	var adopted []string
+	if ic, ok := gen.(workload.InitChecker); ok && !db.Null() {
+		// Before anything is dropped or created: the refusal is the
+		// only line.
+		if err := ic.CheckInit(ctx, db); err != nil {
+			return asInput(err)
+		}
+	}
 	if !spec.Drop {
 		var pe *workload.LoadPartError
 		if join, err = workload.JoinsLoad(ctx, db, gen, tables); errors.As(err, &pe) {

@@ -833,14 +833,14 @@ func (r *Run) finish() (*Result, error) {
 }
 
 // saveViews writes the finished run's totals.json and series.ndjson
-// (results.SaveTotals, SaveSeries), before the last copy into the store,
+// (results.SaveViews, one read of its intervals), before the last copy into the store,
 // so that reports and charts of the run need not decode its every
 // interval. Failing to write them only warns: reports then read the
 // intervals, as of runs made before the files existed.
 func (r *Run) saveViews() {
 	run, err := runlog.Open(r.rw.Dir())
 	if err == nil {
-		err = errors.Join(results.SaveTotals(run), results.SaveSeries(run))
+		err = results.SaveViews(run)
 	}
 	if err != nil {
 		r.warnf("cannot save %s and %s: %s (reports and charts of the run read its intervals instead)", runlog.TotalsFile, runlog.SeriesFile, oneLine(err.Error()))

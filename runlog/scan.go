@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -91,6 +93,51 @@ func (r *Run) ScanWith(opt ScanOptions, fn func(iv *ScanInterval) error) error {
 		return nil
 	}
 	return err
+}
+
+// Records reads intervals.ndjson alone, one record at a time, and calls
+// fn with each interval's bounds, extras and per series (sorted by name)
+// its counts, without histograms (ScanSeries.Hist nil): intervals.hlog is
+// not read, so a damaged histogram goes unnoticed. It is for a reader that
+// needs the run's shape (its intervals' lengths, its series) before a
+// Scan. Where intervals.ndjson is damaged, fn has seen every record before
+// and Records returns a *TruncatedError; it returns fn's error if fn fails
+// (nil for ErrStopScan). The ScanInterval and its Series are reused from
+// one call to the next. Memory does not grow with the run's length.
+// Records never modifies the run directory and is safe for concurrent use.
+func (r *Run) Records(fn func(iv *ScanInterval) error) error {
+	path := filepath.Join(r.Dir, IntervalsFile)
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("read intervals of run %s: %w", r.Dir, err)
+	}
+	defer f.Close()
+	recs := &recordReader{lr: newLineReader(f), path: path}
+	var iv ScanInterval
+	for k := 0; ; k++ {
+		rec, trunc, err := recs.next()
+		switch {
+		case err != nil:
+			return fmt.Errorf("read intervals of run %s: %w", r.Dir, err)
+		case trunc != nil:
+			trunc.Complete = k
+			return trunc
+		case rec == nil:
+			return nil
+		}
+		iv.Index, iv.Start, iv.End, iv.Extra = k, rec.Start.UTC(), rec.End.UTC(), rec.Extra
+		iv.Series = iv.Series[:0]
+		for name, c := range rec.Series {
+			iv.Series = append(iv.Series, ScanSeries{Name: name, Count: c.Count, Errors: c.Errors})
+		}
+		slices.SortFunc(iv.Series, func(a, b ScanSeries) int { return strings.Compare(a.Name, b.Name) })
+		if err := fn(&iv); err != nil {
+			if errors.Is(err, ErrStopScan) {
+				return nil
+			}
+			return err
+		}
+	}
 }
 
 // scanJob is one interval on its way through scan's pipeline: read,

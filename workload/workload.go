@@ -823,6 +823,16 @@ type CheckRecorder interface {
 	Check(a Audit)
 }
 
+// InitChecker is a Generator that looks at the database before an init
+// drops or creates anything, and refuses one that would replace what a
+// user made (TPC-C's routines of a user's, in the way of those init
+// installs). The refusal is bad input.
+type InitChecker interface {
+	Generator
+	// CheckInit returns why init must not go on, or nil.
+	CheckInit(ctx context.Context, db *sqlx.DB) error
+}
+
 // ScriptLoader is a Generator whose load is a file of the user's that
 // its PreLoad hook runs (the sql workload's --init-file): init names the
 // file, as it cannot count the rows before, and counts them after.

@@ -218,6 +218,7 @@ a target rate), and keeps every run's raw measurements.`,
 		a.genCmd(),
 		a.proxyCmd(),
 		a.cockroachCmd(),
+		a.hammerdbCmd(),
 	)
 	return root
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"io"
 	"slices"
 	"sort"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/stampede-bench/stampede/cmdline"
 	"github.com/stampede-bench/stampede/cmdline/cockroach"
+	"github.com/stampede-bench/stampede/cmdline/hammerdb"
 	pgline "github.com/stampede-bench/stampede/cmdline/pgbench"
 	sbline "github.com/stampede-bench/stampede/cmdline/sysbench"
 	"github.com/stampede-bench/stampede/run"
@@ -273,6 +275,27 @@ func (a *app) cockroachCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a.setCommand(cmd)
 			return cockroach.Main(cmd.Context(), args, a.env())
+		},
+	}
+}
+
+// hammerdbCmd is `stampede hammerdbcli auto SCRIPT.tcl` (package
+// cmdline/hammerdb), whose steps run as stampede command lines.
+func (a *app) hammerdbCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:                "hammerdbcli [auto SCRIPT.tcl] [--clients N --client-index I] [--tag K=V]",
+		Short:              "Run a HammerDB CLI script of PostgreSQL's TPROC-C (or one on standard input)",
+		Long:               hammerdb.Usage,
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			a.setCommand(cmd)
+			exec := func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+				sub := &app{stdout: stdout, stderr: stderr, args: append([]string{"stampede"}, args...), secrets: append(a.secrets, cmdline.Secrets(args)...)}
+				sub.root, sub.argv = sub.rootCmd(), args
+				sub.root.SetArgs(args)
+				return sub.root.ExecuteContext(ctx)
+			}
+			return hammerdb.Main(cmd.Context(), args, hammerdb.Env{Stdin: cmd.InOrStdin(), Stdout: a.stdout, Stderr: a.stderr, Exec: exec})
 		},
 	}
 }

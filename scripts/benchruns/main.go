@@ -13,7 +13,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -161,5 +160,5 @@ func write(root, job string, c, clients int, names []string, start time.Time, du
 	if err != nil {
 		return err
 	}
-	return errors.Join(results.SaveTotals(run), results.SaveSeries(run))
+	return results.SaveViews(run)
 }

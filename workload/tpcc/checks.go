@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -74,6 +75,9 @@ func (g *tpcc) preRun(ctx context.Context, db *sqlx.DB) error {
 	}
 	if db.Null() {
 		return nil
+	}
+	if err := g.checkProfile(ctx, db); err != nil {
+		return err
 	}
 	m, err := g.readMeta(ctx, db)
 	if err != nil {
@@ -163,6 +167,15 @@ var checks = []check{
 	WHERE ` + wRange("c_w_id") + ` AND c_balance + c_ytd_payment IS DISTINCT FROM coalesce(ol.s, 0)`},
 }
 
+// profileChecks returns the checks written for the profile's schema.
+func (g *tpcc) profileChecks() []check {
+	out := slices.Clone(checks)
+	for i := range out {
+		out[i].query = g.forProfile(out[i].query)
+	}
+	return out
+}
+
 // checkConns is the most connections the checks use at once; each runs a
 // share of the warehouse ranges in the same snapshot.
 const checkConns = 4
@@ -189,6 +202,9 @@ func (g *tpcc) checkConsistency(ctx context.Context, db *sqlx.DB, rep workload.R
 		rep.Printf("%s: skipped (null driver)", label)
 		return nil
 	}
+	if err := g.checkProfile(ctx, db); err != nil {
+		return err
+	}
 	m, err := g.readMeta(ctx, db)
 	if err != nil {
 		return err
@@ -207,6 +223,7 @@ func (g *tpcc) checkConsistency(ctx context.Context, db *sqlx.DB, rep workload.R
 	if g.tenant > 0 {
 		first, last = g.whRange()
 	}
+	checks := g.profileChecks()
 	skips := make([]string, len(checks))
 	for i, c := range checks {
 		switch {

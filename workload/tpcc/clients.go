@@ -110,6 +110,11 @@ func (g *tpcc) homeCount() int {
 
 // validateClients checks --warehouse-range and the client's share.
 func (g *tpcc) validateClients() error {
+	if g.hammerdb() {
+		// HammerDB's instances each draw among every warehouse: its
+		// clients split nothing (hammerMerge adds their figures up).
+		return nil
+	}
 	if g.whRangeFlag != "" {
 		a, b, err := parseRange(g.whRangeFlag)
 		switch {
@@ -136,7 +141,7 @@ func (g *tpcc) validateClients() error {
 
 // split says whether the generator runs part of the warehouses' terminals
 // (--clients or --warehouse-range).
-func (g *tpcc) split() bool { return g.part[1] > 0 || g.whRangeFlag != "" }
+func (g *tpcc) split() bool { return !g.hammerdb() && (g.part[1] > 0 || g.whRangeFlag != "") }
 
 // clientHeader is the header line of a client's run: its warehouses, and
 // who runs the checks.
@@ -179,6 +184,9 @@ func auditFields(t *auditTotals) map[string]*int64 {
 // warehouse at the start and the end of the measurement interval (when
 // both were read) and the audit counters of the interval.
 func (g *tpcc) RunRecords() []workload.Record {
+	if g.hammerdb() {
+		return g.hammerRecords()
+	}
 	if g.workers == nil {
 		return nil
 	}
@@ -222,6 +230,9 @@ type mergedClients struct {
 	// every client recorded them.
 	audits   auditTotals
 	auditsOK bool
+	// hammer holds --profile hammerdb's figures added up over the
+	// clients (hammerMerge).
+	hammer hammerMerged
 }
 
 // clientRange returns the home warehouses of a client's run from the
@@ -252,6 +263,9 @@ func (g *tpcc) clientRange(flags map[string]string) (first, last int64, err erro
 // between them, per minute between them, is the benchmark's NOPM. The
 // audits add up the clients' counters.
 func (g *tpcc) MergeClients(runs []workload.ClientRun) error {
+	if g.hammerdb() {
+		return g.hammerMerge(runs)
+	}
 	m := &mergedClients{auditsOK: len(runs) > 0}
 	if g.weights == nil { // a rebuilt generator that validate has not seen
 		w, err := parseMix(g.mix)

@@ -51,7 +51,7 @@ func (g *tpcc) efficient() bool { return g.efficientWith(g.terminals()) }
 
 // efficientWith is efficient for a run of the given number of workers.
 func (g *tpcc) efficientWith(workers int) bool {
-	return g.wait && g.waitFactor == 1 && workers == terminalsPerWarehouse*g.homeCount() &&
+	return !g.hammerdb() && g.wait && g.waitFactor == 1 && workers == terminalsPerWarehouse*g.homeCount() &&
 		(g.activeWorkers == 0 || g.activeWorkers >= workers)
 }
 
@@ -109,6 +109,7 @@ func (g *tpcc) Figures(counts map[string]int64, elapsed time.Duration) []workloa
 			Text: fmt.Sprintf("%.0f (from the server, as HammerDB: %s grew by %d, the committed New-Orders, in %s)",
 				nopm, what, n, d.Round(time.Millisecond))})
 	}
+	figs = append(figs, g.hammerFigures()...)
 	return figs
 }
 

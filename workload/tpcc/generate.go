@@ -81,6 +81,9 @@ func (g *tpcc) Tables() []workload.Table {
 		{Name: orderLineTable, Schema: orderLineSchema, Columns: orderLineColumns,
 			InitialRows: batches(districts, int64(districts)*ordersPerDistrict*(minOLCnt+maxOLCnt)/2, g.fillOrderLine)},
 	}
+	if g.hammerdb() {
+		g.hammerTables(tables)
+	}
 	g.shareTables(tables)
 	return tables
 }

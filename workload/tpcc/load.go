@@ -24,6 +24,12 @@ func (g *tpcc) postLoad(ctx context.Context, db *sqlx.DB) error {
 			return fmt.Errorf("adding foreign key (%s): %w", stmt, err)
 		}
 	}
+	if (g.hammerdb() || g.hdb.serverSide) && g.share[0] == 0 {
+		// Of a load split between clients, client 0 makes the routines.
+		if err := g.installRoutines(ctx, db); err != nil {
+			return err
+		}
+	}
 	cols := g.metaColumnsOf()
 	params := make([]string, len(cols))
 	for i := range params {

@@ -26,6 +26,11 @@ type measurement struct {
 	// a client of several records for the merge (RunRecords); without
 	// --clients or --warehouse-range they are nextStart and nextEnd.
 	allStart, allEnd int64
+	// xactStart and xactEnd are sum(xact_commit + xact_rollback) over
+	// pg_stat_database at the two ends (--profile hammerdb only, HammerDB's
+	// TPM); xactOK says both were read.
+	xactStart, xactEnd int64
+	xactOK             bool
 }
 
 // newOrders returns the New-Orders the server committed in the interval
@@ -51,7 +56,7 @@ const keyingStopSlack = 50 * time.Millisecond
 // keying time, as does a timer at the interval's planned end.
 func (g *tpcc) StartMeasurement(ctx context.Context, at time.Time) (func(context.Context) error, error) {
 	r := &g.run
-	if g.workers == nil || r.db == nil {
+	if (g.workers == nil && !g.hammerdb()) || r.db == nil {
 		return nil, nil
 	}
 	r.meas = measurement{started: true, base: sumAudits(g.workers)}
@@ -60,6 +65,9 @@ func (g *tpcc) StartMeasurement(ctx context.Context, at time.Time) (func(context
 		rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		r.meas.startAt = time.Now()
 		r.meas.nextStart, r.meas.allStart, startErr = g.sumNextOID(rctx)
+		if startErr == nil && g.hammerdb() {
+			r.meas.xactStart, startErr = sumXact(rctx, r.db)
+		}
 		cancel()
 	}
 	var timer *time.Timer
@@ -80,6 +88,13 @@ func (g *tpcc) StartMeasurement(ctx context.Context, at time.Time) (func(context
 			return fmt.Errorf("%s: reading sum(d_next_o_id) at the end of the measurement interval: %w (no NOPM)", g.label(), err)
 		}
 		r.meas.nextEnd, r.meas.allEnd, r.meas.ok = n, all, true
+		if g.hammerdb() {
+			x, err := sumXact(ctx, r.db)
+			if err != nil {
+				return fmt.Errorf("%s: reading pg_stat_database at the end of the measurement interval: %w (no HammerDB TPM)", g.label(), err)
+			}
+			r.meas.xactEnd, r.meas.xactOK = x, true
+		}
 		return nil
 	}
 	if startErr != nil {

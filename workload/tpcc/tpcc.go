@@ -155,6 +155,10 @@ type tpcc struct {
 	// (families.go).
 	families bool
 
+	// hdb holds --profile and the flags of --profile hammerdb
+	// (hammerdb.go).
+	hdb hammerFlags
+
 	// isolation is --isolation. The default is READ COMMITTED, as with
 	// HammerDB and go-tpc on PostgreSQL: every write of a transaction is
 	// one statement (New-Order's district, stock and inserts; Payment;
@@ -204,7 +208,7 @@ var (
 // warehouse.
 func (g *tpcc) RunDefaults() workload.RunDefaults {
 	n := g.homeCount()
-	if !g.wait || g.warehouses < 1 || g.warehouses > 1<<20 || n < 1 || n > g.warehouses {
+	if !g.wait || g.hammerdb() || g.warehouses < 1 || g.warehouses > 1<<20 || n < 1 || n > g.warehouses {
 		return workload.RunDefaults{}
 	}
 	return workload.RunDefaults{Concurrency: terminalsPerWarehouse * n, Conns: connsPerWarehouse * n}
@@ -218,6 +222,7 @@ func newTPCC() workload.Generator {
 	fs.BoolVar(&g.fks, "fks", false, "add the foreign keys of clause 1.3 after loading")
 	g.registerCrdbFlags(fs)
 	g.registerClientFlags(fs)
+	g.registerHammerFlags(fs)
 	fs.StringVar(&g.mix, "mix", defaultMix, "transaction weights as name=weight,... (a deck of that many cards)")
 	fs.StringVar(&g.isolation, "isolation", "read-committed",
 		"isolation level of the transactions: read-committed (as HammerDB and go-tpc), repeatable-read (snapshot isolation, under which TPC-C's transactions are serializable; a conflict on a row is a retry) or serializable")
@@ -254,6 +259,9 @@ func (g *tpcc) Hooks() workload.Hooks {
 	if g.tenant > 0 {
 		h.PreLoad = g.preLoad
 	}
+	if g.hammerdb() || (g.hdb.serverSide && g.tenant == 0) {
+		h.PreLoad = g.preLoadHammer
+	}
 	return h
 }
 
@@ -279,6 +287,9 @@ func (g *tpcc) validate() error {
 		return fmt.Errorf("--warehouse-range '' is empty: give A:B, the first and last warehouse of this client's terminals (such as 1:10), or leave it out to run every warehouse's")
 	}
 	if err := g.validateClients(); err != nil {
+		return err
+	}
+	if err := g.validateHammer(); err != nil {
 		return err
 	}
 	w, err := parseMix(g.mix)

@@ -211,6 +211,9 @@ func (g *tpcc) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (wor
 	iso, _ := g.txIsolation()
 	var cLoad int64
 	if !db.Null() {
+		if err := g.checkProfile(ctx, db); err != nil {
+			return workload.QueryLoad{}, err
+		}
 		m, err := g.readMeta(ctx, db)
 		if err != nil {
 			return workload.QueryLoad{}, err
@@ -230,6 +233,14 @@ func (g *tpcc) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (wor
 			if _, err := db.Exec(ctx, q, args...); err != nil && oc.Warn != nil {
 				oc.Warn("cannot mark %s as run: %v", metaTable, err)
 			}
+		}
+	}
+	if g.hammerdb() {
+		return g.hammerOps(ctx, db, oc)
+	}
+	if g.hdb.serverSide && !db.Null() {
+		if err := g.checkRoutines(ctx, db); err != nil {
+			return workload.QueryLoad{}, err
 		}
 	}
 	if oc.Warn != nil {
@@ -257,6 +268,9 @@ func (g *tpcc) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (wor
 	if g.split() {
 		ql.Header = append(ql.Header, g.clientHeader())
 	}
+	if g.hdb.serverSide {
+		ql.Header = append(ql.Header, g.label()+": --server-side: each transaction is one call of a server-side function init installed (stampede_neword, stampede_payment, stampede_ostat, stampede_delivery, stampede_slev), inputs drawn by the client")
+	}
 	for i, t := range txs {
 		ql.Ops[i] = t.name
 		ql.Classes[i] = workload.ClassTransaction
@@ -266,7 +280,7 @@ func (g *tpcc) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (wor
 	for i := range workers {
 		w := &worker{
 			conn: db.Conn(i, true), d: db.Dialect(), rec: nopRecorder{}, r: randgen.New(oc.Seed, workerStream(i)),
-			null: db.Null(), c: c, iso: iso, wait: g.wait, waitFactor: g.waitFactor, turns: turns, noRetry: !g.txnRetries,
+			null: db.Null(), c: c, iso: iso, serverSide: g.hdb.serverSide, wait: g.wait, waitFactor: g.waitFactor, turns: turns, noRetry: !g.txnRetries,
 			warehouses: int64(g.warehouses),
 			firstWID:   g.whOffset() + 1,
 			wID:        homeFirst + int64(i%homeN),
@@ -318,6 +332,7 @@ type worker struct {
 	waitFactor float64 // --wait's factor of the keying and think times
 	turns      turns   // --active-workers' turns, nil for none
 	noRetry    bool    // --txn-retries=false
+	serverSide bool    // --server-side: calls the transactions' functions
 	warehouses int64   // how many: the tenant's in column mode
 	firstWID   int64   // the first warehouse (the tenant's in column mode)
 	wID        int64   // home warehouse
@@ -397,6 +412,9 @@ func (w *worker) runTx(ctx context.Context, op int) workload.Result {
 		return workload.Result{Op: op, Err: ctx.Err()}
 	}
 	body := func(tx sqlx.Tx) error { return t.run(ctx, tx) }
+	if w.serverSide {
+		body = func(tx sqlx.Tx) error { return t.(serverTx).runServer(ctx, tx) }
+	}
 	var err error
 	if w.noRetry {
 		err = workload.RunTxOnce(ctx, w.conn, opts, body)

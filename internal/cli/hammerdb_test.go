@@ -1,0 +1,145 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// summaryFigures reads the figures of the summary.json of run directory dir.
+func summaryFigures(t *testing.T, dir string) map[string]float64 {
+	t.Helper()
+	var sum struct {
+		Figures map[string]float64 `json:"figures"`
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err == nil {
+		err = json.Unmarshal(b, &sum)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sum.Figures
+}
+
+// TestHammerDBRun runs `init tpcc --profile hammerdb` and `run tpcc
+// --profile hammerdb` as a user does: the run prints HammerDB's result
+// line after stampede's figures, NOPM equal to the growth of
+// sum(d_next_o_id) the test reads per nominal minute, keeps both figures
+// in summary.json, and report --tag of two clients adds them up; the
+// other profile's database, a replaced routine without
+// --use-installed-routines and a missing one are refused in one line.
+func TestHammerDBRun(t *testing.T) {
+	t.Parallel()
+	srv := testServer(t)
+	db := freshDB(t, "stampede_hammerdb")
+	if r := stampede(t, "init", "tpcc", "--profile", "hammerdb", "--db", db, srv); r.code != 0 {
+		t.Fatalf("init: %d %s", r.code, r.stderr)
+	}
+	root := t.TempDir()
+	before := queryInt(t, db, "SELECT sum(d_next_o_id) FROM district")
+	r := stampede(t, "run", "tpcc", "--profile", "hammerdb", "--concurrency", "3", "--duration", "3s", "--db", db,
+		"--results-dir", root, "--tag", "job=hdb", "--clients", "2", "--client-index", "0", srv)
+	if r.code != 0 {
+		t.Fatalf("run: %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	growth := queryInt(t, db, "SELECT sum(d_next_o_id) FROM district") - before
+	nopm := float64(growth) / (3.0 / 60)
+	m := regexp.MustCompile(`(?m)^  hammerdb_nopm: TEST RESULT : System achieved (\d+) NOPM from (\d+) PostgreSQL TPM$`).FindStringSubmatch(r.stdout)
+	if m == nil {
+		t.Fatalf("no result line:\n%s", r.stdout)
+	}
+	if got, _ := strconv.ParseFloat(m[1], 64); growth == 0 || got != math.Floor(nopm) {
+		t.Errorf("result line %q: want NOPM %v, sum(d_next_o_id) grew by %d in the nominal 3s", m[0], math.Floor(nopm), growth)
+	}
+	if i, j := strings.Index(r.stdout, "\n  tpmC: "), strings.Index(r.stdout, m[0]); i < 0 || j < i {
+		t.Errorf("the result line is not after stampede's figures:\n%s", r.stdout)
+	}
+	if !strings.Contains(r.stderr, "1% of New-Orders end on item 100001, which does not exist, and commit") {
+		t.Errorf("the header does not name the unused item's deviation:\n%s", r.stderr)
+	}
+	dir := lastRun(t, root)
+	figs := summaryFigures(t, dir)
+	tpm, _ := strconv.ParseFloat(m[2], 64)
+	if figs["hammerdb_nopm"] != nopm || math.Floor(figs["hammerdb_tpm"]) != tpm {
+		t.Errorf("summary.json figures %v, want hammerdb_nopm %v and hammerdb_tpm %v", figs, nopm, tpm)
+	}
+	// A second client: report --tag adds their NOPM up.
+	r2 := stampede(t, "run", "tpcc", "--profile", "hammerdb", "--concurrency", "2", "--duration", "2s", "--skip-checks", "--db", db,
+		"--results-dir", root, "--tag", "job=hdb", "--clients", "2", "--client-index", "1", srv)
+	if r2.code != 0 {
+		t.Fatalf("run 2: %d\n%s", r2.code, r2.stderr)
+	}
+	var figs2 map[string]float64
+	for _, e := range []string{filepath.Join(root, runID(t, r2.stderr))} {
+		figs2 = summaryFigures(t, e)
+	}
+	rep := stampede(t, "report", "--results-dir", root, "--tag", "job=hdb")
+	want := "  hammerdb_nopm: TEST RESULT : System achieved " + strconv.FormatFloat(math.Floor(figs["hammerdb_nopm"]+figs2["hammerdb_nopm"]), 'f', 0, 64) + " NOPM from " +
+		strconv.FormatFloat(math.Floor(figs["hammerdb_tpm"]+figs2["hammerdb_tpm"]), 'f', 0, 64) + " PostgreSQL TPM\n"
+	if rep.code != 0 || !strings.Contains(rep.stdout, want) {
+		t.Errorf("report --tag (exit %d): want %q in\n%s%s", rep.code, want, rep.stdout, rep.stderr)
+	}
+
+	// Bad input, one line each.
+	checkOneLineError(t, stampede(t, "run", "tpcc", "--duration", "1s", "--db", db, "--results-dir", root, srv), 2,
+		"holds HammerDB's TPROC-C schema (table orders), loaded with --profile hammerdb: add --profile hammerdb")
+	execIn(t, db, "CREATE OR REPLACE FUNCTION slev(a_w_id integer, a_d_id integer, a_threshold integer) RETURNS integer LANGUAGE sql AS 'SELECT 0'")
+	checkOneLineError(t, stampede(t, "run", "tpcc", "--profile", "hammerdb", "--duration", "1s", "--db", db, "--results-dir", root, srv), 2,
+		"function slev(integer,integer,integer) in database "+db+" is not the one stampede's init made (made by another, or replaced since): add --use-installed-routines to measure it")
+	execIn(t, db, "DROP FUNCTION ostat(integer, integer, integer, integer, varchar)")
+	checkOneLineError(t, stampede(t, "run", "tpcc", "--profile", "hammerdb", "--use-installed-routines", "--duration", "1s", "--db", db, "--results-dir", root, srv), 2,
+		"function ostat (Order-Status) is missing from database "+db)
+	checkOneLineError(t, stampede(t, "init", "tpcc", "--profile", "hammerdb", "--drop", "--db", db, srv), 2,
+		"function slev(integer,integer,integer) in database "+db+" was not made by stampede, or was replaced since: init never replaces a routine it did not make")
+}
+
+// TestTPCCServerSideCompare loads stampede's TPC-C with its server-side
+// functions (init --server-side) and runs it client-side and server-side
+// on the same data and workers: both pass the consistency checks, each
+// run's NOPM is the growth of sum(d_next_o_id) the test reads, and one
+// compare puts them side by side.
+func TestTPCCServerSideCompare(t *testing.T) {
+	t.Parallel()
+	srv := testServer(t)
+	db := freshDB(t, "stampede_serverside")
+	if r := stampede(t, "init", "tpcc", "--server-side", "--db", db, srv); r.code != 0 {
+		t.Fatalf("init: %d %s", r.code, r.stderr)
+	}
+	root := t.TempDir()
+	var ids []string
+	for _, side := range [][]string{nil, {"--server-side"}} {
+		before := queryInt(t, db, "SELECT sum(d_next_o_id) FROM district")
+		args := append([]string{"run", "tpcc", "--wait=false", "--concurrency", "3", "--duration", "3s", "--expensive-checks",
+			"--db", db, "--results-dir", root}, side...)
+		r := stampede(t, append(args, srv)...)
+		if r.code != 0 {
+			t.Fatalf("run %q: %d\n%s\n%s", side, r.code, r.stdout, r.stderr)
+		}
+		growth := queryInt(t, db, "SELECT sum(d_next_o_id) FROM district") - before
+		if _, line := figureLine(t, r.stdout, "NOPM"); growth == 0 || !strings.Contains(line, "sum(d_next_o_id) grew by "+strconv.FormatInt(growth, 10)+",") {
+			t.Errorf("run %q: %q, want a growth of %d", side, line, growth)
+		}
+		if n := strings.Count(r.stdout+r.stderr, ": PASS"); !strings.Contains(r.stdout+r.stderr, "3.3.2.12 C_BALANCE + C_YTD_PAYMENT = sum(delivered OL_AMOUNT) per customer: PASS") || n < 11 {
+			t.Errorf("run %q: the checks did not pass:\n%s%s", side, r.stdout, r.stderr)
+		}
+		if server := strings.Contains(r.stderr, "tpcc: --server-side: each transaction is one call of a server-side function"); server != (side != nil) {
+			t.Errorf("run %q: header says server-side %v:\n%s", side, server, r.stderr)
+		}
+		ids = append(ids, runID(t, r.stderr))
+	}
+	c := stampede(t, "compare", "--results-dir", root, ids[0], ids[1])
+	if c.code != 0 || !strings.Contains(c.stdout, "A: run "+ids[0]) || !strings.Contains(c.stdout, "B: run "+ids[1]) ||
+		!regexp.MustCompile(`(?m)^newOrder +[0-9.]+ +[0-9.]+ `).MatchString(c.stdout) || !regexp.MustCompile(`(?m)^NOPM +[0-9.]+ +[0-9.]+ `).MatchString(c.stdout) {
+		t.Errorf("compare (exit %d):\n%s%s", c.code, c.stdout, c.stderr)
+	}
+	// A run server-side without the functions is refused, naming one.
+	execIn(t, db, "DROP FUNCTION stampede_payment(integer, integer, integer, integer, integer, integer, numeric, varchar, varchar, numeric)")
+	checkOneLineError(t, stampede(t, "run", "tpcc", "--server-side", "--duration", "1s", "--db", db, "--results-dir", root, srv), 2,
+		"function stampede_payment (Payment) is missing from database "+db+": run `stampede init tpcc --server-side")
+}

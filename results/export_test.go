@@ -1,0 +1,4 @@
+package results
+
+// SeriesFileReference is seriesFileReference, for the external tests.
+var SeriesFileReference = seriesFileReference

@@ -1,0 +1,304 @@
+package tpcc
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/stampede-bench/stampede/sqlx"
+	"github.com/stampede-bench/stampede/workload"
+)
+
+// Profiles of --profile.
+const (
+	// profileStampede is stampede's TPC-C: its schema and client-side
+	// transactions.
+	profileStampede = "stampede"
+	// profileHammerDB is HammerDB's TPROC-C for PostgreSQL: its schema,
+	// its five server-side routines, its virtual users and its figures.
+	profileHammerDB = "hammerdb"
+)
+
+// hammerFlags are the flags of --profile hammerdb, after HammerDB's
+// pg_storedprocs, pg_partition, pg_allwarehouse, pg_keyandthink and
+// pg_raiseerror.
+type hammerFlags struct {
+	profile       string
+	storedProcs   bool
+	partition     bool
+	allWarehouses bool
+	keyAndThink   bool
+	raiseError    bool
+	useInstalled  bool
+	// serverSide is --server-side: stampede's own transactions as
+	// server-side functions (serverside.go).
+	serverSide bool
+}
+
+// hammerOnlyFlags are the flags that mean something with --profile
+// hammerdb only.
+var hammerOnlyFlags = []string{"stored-procs", "partition", "all-warehouses", "key-and-think", "raise-error", "use-installed-routines"}
+
+// stampedeOnlyFlags are tpcc's flags that --profile hammerdb has no use
+// for: HammerDB's virtual users have no deck, no --wait (only
+// --key-and-think), no isolation but the server's default, no foreign
+// keys, and run on one server's whole schema.
+var stampedeOnlyFlags = []string{"mix", "wait", "isolation", "fks", "families", "active-warehouses", "active-workers",
+	"txn-retries", "warehouse-range"}
+
+// registerHammerFlags defines --profile and the flags of --profile hammerdb.
+func (g *tpcc) registerHammerFlags(fs *pflag.FlagSet) {
+	h := &g.hdb
+	fs.StringVar(&h.profile, "profile", profileStampede,
+		"stampede (stampede's TPC-C, client-side transactions) or hammerdb (HammerDB's TPROC-C: its schema, its server-side routines, its virtual users and its NOPM and TPM)")
+	fs.BoolVar(&h.storedProcs, "stored-procs", false,
+		"--profile hammerdb: routines as procedures called with CALL (HammerDB's pg_storedprocs) instead of functions called with SELECT")
+	fs.BoolVar(&h.partition, "partition", false,
+		"--profile hammerdb: hash-partition order_line by warehouse, one partition per 100 warehouses from 200 on (HammerDB's pg_partition)")
+	fs.BoolVar(&h.allWarehouses, "all-warehouses", false,
+		"--profile hammerdb: each virtual user draws its warehouse for every transaction among its share of all the warehouses (HammerDB's pg_allwarehouse)")
+	fs.BoolVar(&h.keyAndThink, "key-and-think", false,
+		"--profile hammerdb: keying and think times as HammerDB's pg_keyandthink (whole seconds)")
+	fs.BoolVar(&h.raiseError, "raise-error", false,
+		"--profile hammerdb: a routine's error ends the run (HammerDB's pg_raiseerror); without it, errors are counted and the virtual user goes on")
+	fs.BoolVar(&h.useInstalled, "use-installed-routines", false,
+		"--profile hammerdb: call the routines in the database whatever their bodies (a neword of your own); init keeps routines it did not make")
+	fs.BoolVar(&h.serverSide, "server-side", false,
+		"stampede's own five transactions as server-side functions (stampede_neword, ...) that init installs and run calls, one call per transaction, the inputs drawn by the client as the specification says")
+	g.flags.Meta["partition"] = workload.FlagMeta{LoadOnly: true}
+	for _, f := range []string{"all-warehouses", "key-and-think", "raise-error"} {
+		g.flags.Meta[f] = workload.FlagMeta{RuntimeOnly: true}
+	}
+}
+
+// hammerdb reports whether the profile is HammerDB's.
+func (g *tpcc) hammerdb() bool { return g.hdb.profile == profileHammerDB }
+
+// validateHammer checks --profile and the flags that go with it.
+func (g *tpcc) validateHammer() error {
+	switch g.hdb.profile {
+	case profileStampede, profileHammerDB:
+	default:
+		return fmt.Errorf("--profile must be stampede or hammerdb, not %q", g.hdb.profile)
+	}
+	if g.flags.FlagSet == nil {
+		return nil
+	}
+	if !g.hammerdb() {
+		if g.hdb.serverSide && g.tenant > 0 {
+			return fmt.Errorf("--server-side has no tenant fleets: leave --tenants or --server-side out")
+		}
+		for _, f := range hammerOnlyFlags {
+			if g.flags.Changed(f) {
+				return fmt.Errorf("--%s goes with --profile hammerdb (HammerDB's TPROC-C): add --profile hammerdb, or leave --%s out", f, f)
+			}
+		}
+		return nil
+	}
+	if g.hdb.serverSide {
+		return fmt.Errorf("--server-side is for --profile stampede: HammerDB's routines are server-side already; leave --server-side out")
+	}
+	for _, f := range stampedeOnlyFlags {
+		if g.flags.Changed(f) {
+			return fmt.Errorf("--%s does not apply to --profile hammerdb (HammerDB's virtual users: random transactions with HammerDB's weights, no waits unless --key-and-think, the server's isolation, no foreign keys): leave --%s out, or use --profile stampede", f, f)
+		}
+	}
+	if g.tenant > 0 {
+		return fmt.Errorf("--profile hammerdb has no tenant fleets: leave --tenants out, or use --profile stampede")
+	}
+	return nil
+}
+
+// ordersTable is the orders table of the profile: stampede's "order",
+// HammerDB's ORDERS.
+func (g *tpcc) ordersTable() string {
+	if g.hammerdb() {
+		return hammerOrders
+	}
+	return orderTable
+}
+
+// forProfile returns query, written for stampede's schema, for the
+// profile's: HammerDB's names the orders table ORDERS.
+func (g *tpcc) forProfile(query string) string {
+	if !g.hammerdb() {
+		return query
+	}
+	return strings.ReplaceAll(query, orderTable, hammerOrders)
+}
+
+// checkProfile refuses a database loaded with the other profile: the
+// orders table tells them apart (stampede's "order", HammerDB's ORDERS).
+func (g *tpcc) checkProfile(ctx context.Context, db *sqlx.DB) error {
+	if db.Null() {
+		return nil
+	}
+	hasOrder, err := tableExists(ctx, db, orderName)
+	if err != nil {
+		return err
+	}
+	hasOrders, err := tableExists(ctx, db, hammerOrders)
+	if err != nil {
+		return err
+	}
+	switch {
+	case g.hammerdb() && hasOrder && !hasOrders:
+		return loadMismatch(fmt.Sprintf("database %s holds stampede's TPC-C schema (table \"order\"), not HammerDB's: leave --profile hammerdb out, or reload with `stampede init tpcc --profile hammerdb --drop`", db.Database()))
+	case !g.hammerdb() && hasOrders && !hasOrder:
+		return loadMismatch(fmt.Sprintf("database %s holds HammerDB's TPROC-C schema (table orders), loaded with --profile hammerdb: add --profile hammerdb, or reload with `stampede init tpcc --drop`", db.Database()))
+	}
+	return nil
+}
+
+// hammerPartitions is the number of hash partitions of ORDER_LINE that
+// HammerDB's buildschema makes with pg_partition: none below 200
+// warehouses, then one per 100 (integer division).
+func hammerPartitions(warehouses int, partition bool) int {
+	if !partition || warehouses < 200 {
+		return 0
+	}
+	return warehouses / 100
+}
+
+// hammerHeader is what the run header says of a run of --profile
+// hammerdb: how its virtual users run, and how HammerDB's routines differ
+// from the specification.
+func (g *tpcc) hammerHeader(workers int) []string {
+	label := g.label()
+	kind := "functions called with SELECT (prepared)"
+	if g.hdb.storedProcs {
+		kind = "procedures called with CALL"
+	}
+	routines := "stampede's routines, as init installed them"
+	if g.hdb.useInstalled {
+		routines = "the routines installed in the database, whatever their bodies (--use-installed-routines)"
+	}
+	whs := "a random home warehouse each"
+	if g.hdb.allWarehouses {
+		whs = "each draws a warehouse of its share of all of them before every transaction (--all-warehouses)"
+	}
+	waits := "no keying or think times"
+	if g.hdb.keyAndThink {
+		waits = "HammerDB's keying and think times (--key-and-think)"
+	}
+	errs := "a routine's error is counted and the virtual user goes on"
+	if g.hdb.raiseError {
+		errs = "a routine's error ends the run (--raise-error)"
+	}
+	return []string{
+		fmt.Sprintf("%s: --profile hammerdb: %d virtual users, one connection each, %s; transactions drawn at random 10/10/1/1/1 of 23 (no deck); %s; %s",
+			label, workers, whs, waits, errs),
+		fmt.Sprintf("%s: NEWORD, PAYMENT, DELIVERY, SLEV, OSTAT are %s: %s, each one transaction at the server's default isolation", label, kind, routines),
+		label + ": deviations from the specification, as HammerDB's: customers (New-Order, Payment, Order-Status) and items uniform, not NURand; NURand's C for last names fixed at 123; " +
+			"payment amounts whole 1-5000; 1% of New-Orders end on item 100001, which does not exist, and commit with that line's price, amount and S_DIST_xx NULL (the specification rolls them back)",
+		label + ": NOPM and TPM as HammerDB computes them: the growth of sum(d_next_o_id) and of sum(xact_commit + xact_rollback) over every database in pg_stat_database, from the end of the ramp to the end of the run, per minute of --duration",
+	}
+}
+
+// Figures and records of --profile hammerdb.
+const (
+	figHammerTPM  = "hammerdb_tpm"
+	figHammerNOPM = "hammerdb_nopm"
+)
+
+// hammerFigures returns HammerDB's figures of the run: TPM and NOPM per
+// nominal minute (the run's --duration), when the server's counters were
+// read at both ends; of several clients merged (report --tag), the sums
+// of the clients' figures, as HammerDB's users add up the NOPM of
+// instances run against several servers.
+func (g *tpcc) hammerFigures() []workload.Figure {
+	if !g.hammerdb() {
+		return nil
+	}
+	if g.merged != nil {
+		h := g.merged.hammer
+		if !h.ok {
+			return nil
+		}
+		return []workload.Figure{
+			{Name: figHammerTPM, Value: h.tpm, Observed: true,
+				Text: fmt.Sprintf("%.0f (the sum of the %d clients' HammerDB TPM, each read from its server)", math.Floor(h.tpm), h.clients)},
+			{Name: figHammerNOPM, Value: h.nopm, Observed: true, Text: TestResult(h.nopm, h.tpm)},
+		}
+	}
+	m := g.run.meas
+	minutes := g.run.duration.Minutes()
+	if !m.ok || !m.xactOK || minutes <= 0 {
+		return nil
+	}
+	tpm := float64(m.xactEnd-m.xactStart) / minutes
+	nopm := float64(m.allEnd-m.allStart) / minutes
+	return []workload.Figure{
+		{Name: figHammerTPM, Value: tpm, Observed: true,
+			Text: fmt.Sprintf("%.0f (from the server, as HammerDB: sum(xact_commit + xact_rollback) over pg_stat_database grew by %d in the run's %s)",
+				math.Floor(tpm), m.xactEnd-m.xactStart, g.run.duration)},
+		{Name: figHammerNOPM, Value: nopm, Observed: true, Text: TestResult(nopm, tpm)},
+	}
+}
+
+// hammerMerged is HammerDB's figures of several clients added up.
+type hammerMerged struct {
+	nopm, tpm float64
+	clients   int
+	// ok says every client recorded both figures.
+	ok bool
+}
+
+// hammerRecords returns the run's HammerDB figures as records, for a
+// merge of several clients (report --tag).
+func (g *tpcc) hammerRecords() []workload.Record {
+	var out []workload.Record
+	for _, f := range g.hammerFigures() {
+		out = append(out, workload.Record{Name: f.Name, At: g.run.meas.endAt, Value: f.Value})
+	}
+	return out
+}
+
+// hammerMerge is MergeClients for --profile hammerdb: HammerDB's virtual
+// users of every instance draw among all the warehouses, so the clients'
+// warehouses are not compared; their NOPM and TPM add up (one instance per
+// server, as the field report's two instances against two nodes).
+func (g *tpcc) hammerMerge(runs []workload.ClientRun) error {
+	m := &mergedClients{}
+	h := hammerMerged{ok: len(runs) > 0, clients: len(runs)}
+	for _, r := range runs {
+		if n, err := strconv.Atoi(r.Flags["concurrency"]); err == nil {
+			m.workers += n
+		}
+		var nopm, tpm bool
+		for _, rec := range r.Records {
+			switch rec.Name {
+			case figHammerNOPM:
+				h.nopm += rec.Value
+				nopm = true
+			case figHammerTPM:
+				h.tpm += rec.Value
+				tpm = true
+			}
+		}
+		h.ok = h.ok && nopm && tpm
+	}
+	m.hammer = h
+	g.merged = m
+	g.figureWorkers = m.workers
+	return nil
+}
+
+// TestResult is HammerDB's result line for nopm and tpm, as its
+// testresult prints it: "TEST RESULT : System achieved N NOPM from M
+// PostgreSQL TPM", whole numbers (HammerDB divides integers).
+func TestResult(nopm, tpm float64) string {
+	return fmt.Sprintf("TEST RESULT : System achieved %.0f NOPM from %.0f PostgreSQL TPM", math.Floor(nopm), math.Floor(tpm))
+}
+
+// sumXact returns sum(xact_commit + xact_rollback) over every database of
+// the server, HammerDB's transaction count.
+func sumXact(ctx context.Context, db *sqlx.DB) (int64, error) {
+	var n int64
+	err := db.QueryRow(ctx, "SELECT coalesce(sum(xact_commit + xact_rollback), 0)::bigint FROM pg_stat_database").Scan(&n)
+	return n, err
+}

@@ -1,0 +1,498 @@
+package tpcc
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stampede-bench/stampede/sqlx"
+	"github.com/stampede-bench/stampede/workload"
+)
+
+// hammerCatalogue is the catalogue of the schema HammerDB's buildschema
+// makes on PostgreSQL, written by hand from the CREATE TABLE and CREATE
+// INDEX statements of CreateTables and CreateIndexes in HammerDB's
+// src/postgresql/pgoltp.tcl (not from stampede's code): every column in
+// order with format_type's name of its type and NOT NULL, then every
+// index as pg_indexes defines it. Unquoted names fold to lower case.
+const hammerCatalogue = `
+customer c_since timestamp with time zone not null
+customer c_id integer not null
+customer c_w_id integer not null
+customer c_d_id smallint not null
+customer c_payment_cnt smallint not null
+customer c_delivery_cnt smallint not null
+customer c_first character varying(16) not null
+customer c_middle character(2) not null
+customer c_last character varying(16) not null
+customer c_street_1 character varying(20) not null
+customer c_street_2 character varying(20) not null
+customer c_city character varying(20) not null
+customer c_state character(2) not null
+customer c_zip character(9) not null
+customer c_phone character(16) not null
+customer c_credit character(2) not null
+customer c_credit_lim numeric(12,2) not null
+customer c_discount numeric(4,4) not null
+customer c_balance numeric(12,2) not null
+customer c_ytd_payment numeric(12,2) not null
+customer c_data character varying(500) not null
+district d_w_id integer not null
+district d_next_o_id integer not null
+district d_id smallint not null
+district d_ytd numeric(12,2) not null
+district d_tax numeric(4,4) not null
+district d_name character varying(10) not null
+district d_street_1 character varying(20) not null
+district d_street_2 character varying(20) not null
+district d_city character varying(20) not null
+district d_state character(2) not null
+district d_zip character(9) not null
+history h_date timestamp with time zone not null
+history h_c_id integer
+history h_c_w_id integer not null
+history h_w_id integer not null
+history h_c_d_id smallint not null
+history h_d_id smallint not null
+history h_amount numeric(6,2) not null
+history h_data character varying(24) not null
+item i_id integer not null
+item i_im_id integer not null
+item i_name character varying(24) not null
+item i_price numeric(5,2) not null
+item i_data character varying(50) not null
+new_order no_w_id integer not null
+new_order no_o_id integer not null
+new_order no_d_id smallint not null
+order_line ol_delivery_d timestamp with time zone
+order_line ol_o_id integer not null
+order_line ol_w_id integer not null
+order_line ol_i_id integer not null
+order_line ol_supply_w_id integer not null
+order_line ol_d_id smallint not null
+order_line ol_number smallint not null
+order_line ol_quantity smallint not null
+order_line ol_amount numeric(6,2)
+order_line ol_dist_info character(24)
+orders o_entry_d timestamp with time zone not null
+orders o_id integer not null
+orders o_w_id integer not null
+orders o_c_id integer not null
+orders o_d_id smallint not null
+orders o_carrier_id smallint
+orders o_ol_cnt smallint not null
+orders o_all_local smallint not null
+stock s_i_id integer not null
+stock s_w_id integer not null
+stock s_ytd integer not null
+stock s_quantity smallint not null
+stock s_order_cnt smallint not null
+stock s_remote_cnt smallint not null
+stock s_dist_01 character(24) not null
+stock s_dist_02 character(24) not null
+stock s_dist_03 character(24) not null
+stock s_dist_04 character(24) not null
+stock s_dist_05 character(24) not null
+stock s_dist_06 character(24) not null
+stock s_dist_07 character(24) not null
+stock s_dist_08 character(24) not null
+stock s_dist_09 character(24) not null
+stock s_dist_10 character(24) not null
+stock s_data character varying(50) not null
+warehouse w_id integer not null
+warehouse w_name character varying(10) not null
+warehouse w_street_1 character varying(20) not null
+warehouse w_street_2 character varying(20) not null
+warehouse w_city character varying(20) not null
+warehouse w_state character(2) not null
+warehouse w_zip character(9) not null
+warehouse w_tax numeric(4,4) not null
+warehouse w_ytd numeric(16,2) not null
+index customer_i1 ON public.customer USING btree (c_w_id, c_d_id, c_id)
+index customer_i2 ON public.customer USING btree (c_w_id, c_d_id, c_last, c_first, c_id) unique
+index district_i1 ON public.district USING btree (d_w_id, d_id)
+index item_i1 ON public.item USING btree (i_id)
+index new_order_i1 ON public.new_order USING btree (no_w_id, no_d_id, no_o_id)
+index order_line_i1 ON public.order_line USING btree (ol_w_id, ol_d_id, ol_o_id, ol_number)
+index orders_i1 ON public.orders USING btree (o_w_id, o_d_id, o_id)
+index orders_i2 ON public.orders USING btree (o_w_id, o_d_id, o_c_id, o_id) unique
+index stock_i1 ON public.stock USING btree (s_i_id, s_w_id)
+index warehouse_i1 ON public.warehouse USING btree (w_id)
+foreign keys 0
+`
+
+// catalogue lists db's schema in hammerCatalogue's form: the columns of
+// the tables of HammerDB's schema, their indexes (primary keys are unique
+// indexes: "unique" is said of the others), and the number of foreign
+// keys.
+func catalogue(t *testing.T, ctx context.Context, db *sqlx.DB) string {
+	t.Helper()
+	tables := []string{"customer", "district", "history", "item", "new_order", "order_line", "orders", "stock", "warehouse"}
+	var b strings.Builder
+	b.WriteString("\n")
+	rows, err := db.Query(ctx, `SELECT c.relname, a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull
+		FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+		WHERE c.relnamespace = 'public'::regnamespace AND c.relname = ANY($1) AND a.attnum > 0 AND NOT a.attisdropped
+		ORDER BY c.relname, a.attnum`, tables)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var tab, col, typ string
+		var notNull bool
+		if err := rows.Scan(&tab, &col, &typ, &notNull); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&b, "%s %s %s", tab, col, typ)
+		if notNull {
+			b.WriteString(" not null")
+		}
+		b.WriteString("\n")
+	}
+	rows.Close()
+	rows, err = db.Query(ctx, `SELECT i.indexrelid::regclass::text, pg_get_indexdef(i.indexrelid), i.indisunique AND NOT i.indisprimary
+		FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid
+		WHERE c.relnamespace = 'public'::regnamespace AND c.relname = ANY($1) ORDER BY 1`, tables)
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := regexp.MustCompile(`^CREATE (UNIQUE )?INDEX `)
+	for rows.Next() {
+		var name, d string
+		var unique bool
+		if err := rows.Scan(&name, &d, &unique); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&b, "index %s", def.ReplaceAllString(d, ""))
+		if unique {
+			b.WriteString(" unique")
+		}
+		b.WriteString("\n")
+	}
+	rows.Close()
+	var fks int
+	if err := db.QueryRow(ctx, "SELECT count(*) FROM pg_constraint WHERE contype = 'f' AND connamespace = 'public'::regnamespace").Scan(&fks); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(&b, "foreign keys %d\n", fks)
+	return b.String()
+}
+
+// loadHammer loads one warehouse of --profile hammerdb into a fresh
+// database.
+func loadHammer(t *testing.T, ctx context.Context, workers int, args ...string) (*tpcc, *sqlx.DB) {
+	t.Helper()
+	db := freshDB(t, workers)
+	g := newGen(t, append([]string{"--profile", "hammerdb"}, args...)...)
+	g.SetSeed(7)
+	if err := workload.Setup(ctx, db, g, workload.LoadOptions{Concurrency: 4}); err != nil {
+		t.Fatal(err)
+	}
+	return g, db
+}
+
+// runHammer runs perWorker calls on each of workers virtual users of g and
+// returns the calls of each transaction type.
+func runHammer(t *testing.T, ctx context.Context, g *tpcc, db *sqlx.DB, workers, perWorker int) []int64 {
+	t.Helper()
+	ql, err := g.Ops(ctx, db, workload.OpsConfig{Concurrency: workers, Seed: 3, Duration: 6 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return runOps(t, ctx, ql, perWorker, &countingRecorder{})
+}
+
+// TestHammerDBProfile loads --profile hammerdb and checks the schema
+// against HammerDB's, runs every routine (functions, then procedures)
+// with the twelve consistency checks passing after each, and measures
+// NOPM and TPM against the server's counters read by the test.
+func TestHammerDBProfile(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	const workers = 4
+	g, db := loadHammer(t, ctx, workers)
+	if got := catalogue(t, ctx, db); got != hammerCatalogue {
+		t.Errorf("schema differs from HammerDB's:\n got: %s\nwant: %s", got, hammerCatalogue)
+	}
+
+	g.expensive = true
+	mustPass(t, ctx, g, db, "after loading")
+
+	// The figures: the test reads the server's counters around the run.
+	xact := func() int64 {
+		n, err := sumXact(ctx, db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	nextOID := func() int64 {
+		var n int64
+		if err := db.QueryRow(ctx, "SELECT sum(d_next_o_id) FROM district").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	ql, err := g.Ops(ctx, db, workload.OpsConfig{Concurrency: workers, Seed: 3, Duration: 6 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x0, n0 := xact(), nextOID()
+	end, err := g.StartMeasurement(ctx, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := runOps(t, ctx, ql, 120, &countingRecorder{})
+	var calls int64
+	for _, n := range counts {
+		calls += n
+	}
+	// A backend's counts reach pg_stat_database when it has been idle for
+	// a while (up to 10 s after its last flush): the end read waits for
+	// every call to be counted.
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		n, err := sumXact(ctx, db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n >= g.run.meas.xactStart+calls || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if err := end(ctx); err != nil {
+		t.Fatal(err)
+	}
+	x1, n1 := xact(), nextOID()
+	for op, n := range counts {
+		if n == 0 {
+			t.Errorf("no %s in %d calls", txs[op].name, workers*120)
+		}
+	}
+	figs := map[string]workload.Figure{}
+	for _, f := range g.Figures(map[string]int64{"newOrder": counts[opNewOrder]}, 6*time.Second) {
+		figs[f.Name] = f
+	}
+	minutes := (6 * time.Second).Minutes()
+	if got, want := figs["hammerdb_nopm"].Value, float64(n1-n0)/minutes; got != want {
+		t.Errorf("hammerdb_nopm %v, want the growth of sum(d_next_o_id) %d per nominal minute: %v", got, n1-n0, want)
+	}
+	if n1-n0 != counts[opNewOrder] {
+		t.Errorf("sum(d_next_o_id) grew by %d, want the %d New-Orders called (each commits, the unused item's too)", n1-n0, counts[opNewOrder])
+	}
+	m := g.run.meas
+	if m.xactStart < x0 || m.xactEnd > x1 {
+		t.Errorf("the run read pg_stat_database at %d and %d, outside the test's reads %d and %d", m.xactStart, m.xactEnd, x0, x1)
+	}
+	if grew := m.xactEnd - m.xactStart; grew < calls || grew > x1-x0 {
+		t.Errorf("the run's transactions grew by %d: want at least the %d calls, at most the test's %d", grew, calls, x1-x0)
+	}
+	if got, want := figs["hammerdb_tpm"].Value, float64(m.xactEnd-m.xactStart)/minutes; got != want {
+		t.Errorf("hammerdb_tpm %v, want %v", got, want)
+	}
+	wantLine := TestResult(float64(n1-n0)/minutes, float64(m.xactEnd-m.xactStart)/minutes)
+	if figs["hammerdb_nopm"].Text != wantLine || !strings.HasPrefix(wantLine, "TEST RESULT : System achieved ") {
+		t.Errorf("result line %q, want %q", figs["hammerdb_nopm"].Text, wantLine)
+	}
+	mustPass(t, ctx, g, db, "after the functions ran")
+	var unused int64
+	if err := db.QueryRow(ctx, "SELECT count(*) FROM order_line WHERE ol_i_id = 100001 AND ol_amount IS NULL AND ol_dist_info IS NULL").Scan(&unused); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d New-Orders, %d of them with the unused item (committed)", counts[opNewOrder], unused)
+
+	// Procedures: init with --stored-procs replaces stampede's functions.
+	gp := newGen(t, "--profile", "hammerdb", "--stored-procs")
+	gp.expensive = true
+	if err := gp.installRoutines(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	if err := func() error {
+		rows, err := db.Query(ctx, "SELECT DISTINCT prokind::text FROM pg_proc WHERE proname IN ('neword', 'payment', 'delivery', 'ostat', 'slev') AND pronamespace = 'public'::regnamespace")
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var k string
+			if err := rows.Scan(&k); err != nil {
+				return err
+			}
+			kinds = append(kinds, k)
+		}
+		return rows.Err()
+	}(); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(kinds, []string{"p"}) {
+		t.Errorf("after init --stored-procs the routines are of kinds %q, want procedures only", kinds)
+	}
+	for op, n := range runHammer(t, ctx, gp, db, workers, 120) {
+		if n == 0 {
+			t.Errorf("no %s (procedure) in %d calls", txs[op].name, workers*120)
+		}
+	}
+	mustPass(t, ctx, gp, db, "after the procedures ran")
+	if _, err := g.Ops(ctx, db, workload.OpsConfig{Concurrency: 1}); err == nil ||
+		!strings.Contains(err.Error(), "function neword (New-Order) is missing") && !strings.Contains(err.Error(), "add --stored-procs to call the procedures") {
+		t.Errorf("a run calling functions where procedures are installed: %v", err)
+	}
+}
+
+// TestHammerDBUsersRoutines replaces neword with a copy of stampede's that
+// also inserts into an audit table, as a user measuring a neword of their
+// own does (psql < neword.sql): a run refuses it unless
+// --use-installed-routines, which then runs it (the audit table's rows);
+// init never replaces it; a missing routine or one of the wrong signature
+// is named.
+func TestHammerDBUsersRoutines(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	const workers = 3
+	g, db := loadHammer(t, ctx, workers)
+	var def string
+	if err := db.QueryRow(ctx, "SELECT pg_get_functiondef('neword'::regproc)").Scan(&def); err != nil {
+		t.Fatal(err)
+	}
+	// The copy: the same routine, which also records each order it takes.
+	audited := strings.Replace(def, "\nBEGIN\n", "\nBEGIN\n  INSERT INTO neword_audit (w_id, d_id, c_id) VALUES (a_w_id, a_d_id, a_c_id);\n", 1)
+	if audited == def {
+		t.Fatalf("no BEGIN line in neword's definition:\n%s", def)
+	}
+	for _, q := range []string{"CREATE TABLE neword_audit (w_id integer, d_id integer, c_id integer)", audited} {
+		if _, err := db.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	_, err := g.Ops(ctx, db, workload.OpsConfig{Concurrency: 1})
+	if err == nil || !strings.Contains(err.Error(), "function neword(integer,integer,integer,integer,integer,integer) in database "+db.Database()+" is not the one stampede's init made") ||
+		!strings.Contains(err.Error(), "--use-installed-routines") {
+		t.Errorf("a run with a replaced neword, without --use-installed-routines: %v", err)
+	}
+	// init: refused without the flag, the user's kept with it.
+	if err := g.installRoutines(ctx, db); err == nil || !strings.Contains(err.Error(), "function neword(integer,integer,integer,integer,integer,integer) in database "+db.Database()+" was not made by stampede, or was replaced since") {
+		t.Errorf("init over a replaced neword: %v", err)
+	}
+	gu := newGen(t, "--profile", "hammerdb", "--use-installed-routines")
+	if err := gu.installRoutines(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	var now string
+	if err := db.QueryRow(ctx, "SELECT pg_get_functiondef('neword'::regproc)").Scan(&now); err != nil {
+		t.Fatal(err)
+	}
+	if now != audited {
+		t.Errorf("init --use-installed-routines changed the user's neword:\n%s", now)
+	}
+	counts := runHammer(t, ctx, gu, db, workers, 60)
+	var audits int64
+	if err := db.QueryRow(ctx, "SELECT count(*) FROM neword_audit").Scan(&audits); err != nil {
+		t.Fatal(err)
+	}
+	if audits != counts[opNewOrder] || audits == 0 {
+		t.Errorf("neword_audit holds %d rows after %d New-Orders: the user's neword did not run", audits, counts[opNewOrder])
+	}
+
+	// A missing routine and one of the wrong signature are named.
+	cases := []struct {
+		name, sql, want string
+	}{
+		{"missing", "DROP FUNCTION slev(integer, integer, integer)",
+			"function slev (Stock-Level) is missing from database " + db.Database()},
+		{"signature", "CREATE FUNCTION slev(integer, integer) RETURNS integer LANGUAGE sql AS 'SELECT 0'",
+			"function slev(integer, integer, integer) (Stock-Level) is not in database " + db.Database() + ", which has function slev(integer,integer) instead"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if _, err := db.Exec(ctx, c.sql); err != nil {
+				t.Fatal(err)
+			}
+			_, err := gu.Ops(ctx, db, workload.OpsConfig{Concurrency: 1})
+			if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("got %v, want one line with %q", err, c.want)
+			}
+		})
+	}
+}
+
+// TestHammerDBProfileMismatch: a database loaded with one profile is
+// refused, in one line, by a run or check of the other.
+func TestHammerDBProfileMismatch(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	_, hdb := loadHammer(t, ctx, 1)
+	sdb := freshDB(t, 1)
+	gs := newGen(t)
+	if err := workload.Setup(ctx, sdb, gs, workload.LoadOptions{Concurrency: 4}); err != nil {
+		t.Fatal(err)
+	}
+	gh := newGen(t, "--profile", "hammerdb")
+	cases := []struct {
+		name string
+		g    *tpcc
+		db   *sqlx.DB
+		want string
+	}{
+		{"hammerdb on stampede's", gh, sdb, "holds stampede's TPC-C schema (table \"order\"), not HammerDB's: leave --profile hammerdb out, or reload with `stampede init tpcc --profile hammerdb --drop`"},
+		{"stampede on hammerdb's", newGen(t), hdb, "holds HammerDB's TPROC-C schema (table orders), loaded with --profile hammerdb: add --profile hammerdb"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			for what, err := range map[string]error{
+				"PreRun": c.g.Hooks().PreRun(ctx, c.db),
+				"check":  c.g.Hooks().CheckConsistency(ctx, c.db, &lines{}),
+			} {
+				if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+					t.Errorf("%s: %v, want one line with %q", what, err, c.want)
+				}
+			}
+			if _, err := c.g.Ops(ctx, c.db, workload.OpsConfig{Concurrency: 1}); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("Ops: %v", err)
+			}
+		})
+	}
+}
+
+// TestHammerDBPartitionTables: with --partition and 300 warehouses,
+// ORDER_LINE is created partitioned by hash of OL_W_ID and the PreLoad
+// hook makes HammerDB's partitions ol_0 .. ol_2 (no rows are loaded).
+func TestHammerDBPartitionTables(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	db := freshDB(t, 1)
+	g := newGen(t, "--profile", "hammerdb", "--partition", "--warehouses", "300")
+	i := slices.IndexFunc(g.Tables(), func(tb workload.Table) bool { return tb.Name == orderLineTable })
+	if _, err := db.Exec(ctx, db.Dialect().CreateTable(orderLineTable, g.Tables()[i].Schema)); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Hooks().PreLoad(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := db.Query(ctx, `SELECT c.relname || ' ' || pg_get_expr(c.relpartbound, c.oid) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+		WHERE i.inhparent = 'order_line'::regclass ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var got []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, s)
+	}
+	want := []string{"ol_0 FOR VALUES WITH (modulus 3, remainder 0)", "ol_1 FOR VALUES WITH (modulus 3, remainder 1)", "ol_2 FOR VALUES WITH (modulus 3, remainder 2)"}
+	if !slices.Equal(got, want) {
+		t.Errorf("partitions of order_line: %q, want %q", got, want)
+	}
+	var strategy string
+	if err := db.QueryRow(ctx, "SELECT pg_get_partkeydef('order_line'::regclass)").Scan(&strategy); err != nil || strategy != "HASH (ol_w_id)" {
+		t.Errorf("order_line is partitioned by %q (%v), want HASH (ol_w_id)", strategy, err)
+	}
+}

@@ -1,0 +1,298 @@
+package tpcc
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"fmt"
+	"slices"
+	"strings"
+	"text/template"
+
+	"github.com/stampede-bench/stampede/sqlx"
+	"github.com/stampede-bench/stampede/workload"
+)
+
+//go:embed hammerdb_routines.sql.tmpl
+var hammerRoutinesTmpl string
+
+var hammerRoutinesT = template.Must(template.New("routines").Parse(hammerRoutinesTmpl))
+
+// routine is one of the five routines a run calls: its name, its
+// argument types (as oidvectortypes prints them) and its transaction.
+type routine struct {
+	name, args, description string
+}
+
+// hammerFuncArgs and hammerProcArgs are the argument types of HammerDB's
+// functions and procedures, in the order of the template: NEWORD,
+// DELIVERY, PAYMENT, OSTAT, SLEV.
+var (
+	hammerFuncArgs = []string{
+		"integer, integer, integer, integer, integer, integer",
+		"integer, integer",
+		"integer, integer, integer, integer, integer, integer, numeric, character varying, character varying, numeric",
+		"integer, integer, integer, integer, character varying",
+		"integer, integer, integer",
+	}
+	hammerProcArgs = []string{
+		"integer, integer, integer, integer, integer, numeric, character varying, character varying, numeric, numeric, integer, timestamp without time zone",
+		"integer, integer, timestamp without time zone",
+		"integer, integer, integer, integer, integer, numeric, character, character varying, integer, " +
+			"character varying, character varying, character varying, character, character, " +
+			"character varying, character varying, character varying, character, character, " +
+			"character varying, character, character varying, character varying, character varying, character, character, character, " +
+			"timestamp without time zone, numeric, numeric, numeric, character varying, timestamp without time zone",
+		"integer, integer, integer, integer, character varying, character varying, character varying, numeric, integer, timestamp without time zone, integer, text",
+		"integer, integer, integer, integer",
+	}
+	// serverArgs are those of stampede's server-side functions
+	// (--server-side): New-Order takes the lines drawn by the client.
+	serverArgs = []string{
+		"integer, integer, integer, integer[], integer[], integer[]",
+		hammerFuncArgs[1], hammerFuncArgs[2], hammerFuncArgs[3], hammerFuncArgs[4],
+	}
+	routineNames        = []string{"neword", "delivery", "payment", "ostat", "slev"}
+	routineDescriptions = []string{"New-Order", "Delivery", "Payment", "Order-Status", "Stock-Level"}
+)
+
+// serverPrefix leads the names of stampede's server-side functions.
+const serverPrefix = "stampede_"
+
+// routineData is what the template of the routines is executed with.
+type routineData struct {
+	// Procs makes procedures, Server stampede's server-side functions.
+	Procs, Server bool
+	// Prefix leads the routines' names; Orders is the orders table.
+	Prefix, Orders string
+}
+
+// routineMode returns the template data of the generator's routines.
+func (g *tpcc) routineMode() routineData {
+	if !g.hammerdb() {
+		return routineData{Server: true, Prefix: serverPrefix, Orders: orderTable}
+	}
+	return routineData{Procs: g.hdb.storedProcs, Orders: hammerOrders}
+}
+
+// routines returns the five routines the generator's runs call.
+func (g *tpcc) routines() []routine {
+	m := g.routineMode()
+	args := hammerFuncArgs
+	switch {
+	case m.Server:
+		args = serverArgs
+	case m.Procs:
+		args = hammerProcArgs
+	}
+	out := make([]routine, len(routineNames))
+	for i, n := range routineNames {
+		out[i] = routine{name: m.Prefix + n, args: args[i], description: routineDescriptions[i]}
+	}
+	return out
+}
+
+// routineKind is "function" or "procedure", as the routines are made.
+func (g *tpcc) routineKind() string {
+	if g.routineMode().Procs {
+		return "procedure"
+	}
+	return "function"
+}
+
+// routineStatements returns the CREATE statements of the five routines
+// of mode m.
+func routineStatements(m routineData) []string {
+	var b bytes.Buffer
+	if err := hammerRoutinesT.Execute(&b, m); err != nil {
+		panic(err) // a fixed template
+	}
+	var out []string
+	for _, s := range strings.Split(b.String(), "\n--;\n") {
+		out = append(out, strings.TrimSpace(s))
+	}
+	return out
+}
+
+// routineMark is the comment of a routine stampede made whose body has
+// the md5 sum sum: a routine replaced since (CREATE OR REPLACE keeps the
+// comment) no longer matches it.
+func routineMark(gen workload.Generator, sum string) string {
+	return workload.InitMark(gen) + " routine md5 " + sum
+}
+
+// installedRoutine is a routine of one of the five names in the current
+// schema.
+type installedRoutine struct {
+	name, signature, kind, args string
+	// ours says stampede made it and its body is still the one made.
+	ours bool
+}
+
+// installedRoutines lists the routines named as the generator's five in
+// the current schema.
+func (g *tpcc) installedRoutines(ctx context.Context, db *sqlx.DB) ([]installedRoutine, error) {
+	var names []string
+	for _, r := range g.routines() {
+		names = append(names, r.name)
+	}
+	rows, err := db.Query(ctx, `SELECT p.proname, p.oid::regprocedure::text, p.prokind::text, oidvectortypes(p.proargtypes),
+		coalesce(obj_description(p.oid, 'pg_proc'), ''), md5(p.prosrc)
+		FROM pg_proc p WHERE p.pronamespace = current_schema()::regnamespace AND p.proname = ANY($1) ORDER BY 1, 2`, names)
+	if err != nil {
+		return nil, fmt.Errorf("listing the routines in database %s: %w", db.Database(), err)
+	}
+	defer rows.Close()
+	var out []installedRoutine
+	for rows.Next() {
+		var r installedRoutine
+		var comment, sum string
+		if err := rows.Scan(&r.name, &r.signature, &r.kind, &r.args, &comment, &sum); err != nil {
+			return nil, err
+		}
+		switch r.kind {
+		case "f":
+			r.kind = "function"
+		case "p":
+			r.kind = "procedure"
+		}
+		r.ours = comment == routineMark(g, sum)
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// routinesToReplace returns the routines of the five names that init
+// drops before making its own: stampede's own, unchanged. A routine of
+// one of those names that stampede did not make (or that was replaced
+// since) is refused, naming it, unless --use-installed-routines keeps it.
+func (g *tpcc) routinesToReplace(ctx context.Context, db *sqlx.DB) ([]installedRoutine, error) {
+	inst, err := g.installedRoutines(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	var ours []installedRoutine
+	for _, r := range inst {
+		switch {
+		case r.ours:
+			ours = append(ours, r)
+		case !g.hdb.useInstalled:
+			return nil, fmt.Errorf("%s %s in database %s was not made by stampede, or was replaced since: init never replaces a routine it did not make; add --use-installed-routines to keep it (and make only the missing ones), or drop it yourself",
+				r.kind, r.signature, db.Database())
+		}
+	}
+	return ours, nil
+}
+
+// installRoutines makes the five routines (functions, or procedures with
+// --stored-procs), each marked with its body's md5 sum: it drops
+// stampede's own first, and keeps a user's with --use-installed-routines.
+func (g *tpcc) installRoutines(ctx context.Context, db *sqlx.DB) error {
+	ours, err := g.routinesToReplace(ctx, db)
+	if err != nil {
+		return err
+	}
+	for _, r := range ours {
+		if _, err := db.Exec(ctx, "DROP ROUTINE "+r.signature); err != nil {
+			return fmt.Errorf("dropping stampede's %s %s: %w", r.kind, r.signature, err)
+		}
+	}
+	inst, err := g.installedRoutines(ctx, db)
+	if err != nil {
+		return err
+	}
+	kept := map[string]bool{}
+	for _, r := range inst {
+		kept[r.name] = true
+	}
+	rs := g.routines()
+	for i, stmt := range routineStatements(g.routineMode()) {
+		r := rs[i]
+		if kept[r.name] {
+			continue // the user's, --use-installed-routines
+		}
+		if _, err := db.Exec(ctx, stmt); err != nil {
+			return fmt.Errorf("creating %s %s: %w", g.routineKind(), r.name, err)
+		}
+		var sig, sum string
+		if err := db.QueryRow(ctx, `SELECT p.oid::regprocedure::text, md5(p.prosrc) FROM pg_proc p
+			WHERE p.pronamespace = current_schema()::regnamespace AND p.proname = $1`, r.name).Scan(&sig, &sum); err != nil {
+			return fmt.Errorf("reading back %s %s: %w", g.routineKind(), r.name, err)
+		}
+		comment := strings.ReplaceAll(routineMark(g, sum), "'", "''")
+		if _, err := db.Exec(ctx, "COMMENT ON ROUTINE "+sig+" IS '"+comment+"'"); err != nil {
+			return fmt.Errorf("marking %s %s as stampede's: %w", g.routineKind(), sig, err)
+		}
+	}
+	return nil
+}
+
+// checkRoutines checks, before a run, that the database holds the five
+// routines the run calls, of the kind (function or procedure) and with
+// the signature it calls them with; without --use-installed-routines,
+// also that they are stampede's own, unchanged since init. Its error
+// names the routine.
+func (g *tpcc) checkRoutines(ctx context.Context, db *sqlx.DB) error {
+	inst, err := g.installedRoutines(ctx, db)
+	if err != nil {
+		return err
+	}
+	kind := g.routineKind()
+	for _, r := range g.routines() {
+		want := r.args
+		i := slices.IndexFunc(inst, func(x installedRoutine) bool { return x.name == r.name && x.kind == kind && x.args == want })
+		if i < 0 {
+			var found []string
+			for _, x := range inst {
+				if x.name == r.name {
+					found = append(found, x.kind+" "+x.signature)
+				}
+			}
+			if len(found) == 0 {
+				return loadMismatch(fmt.Sprintf("%s %s (%s) is missing from database %s: run `stampede init tpcc %s`, or create it",
+					kind, r.name, r.description, db.Database(), g.initArgs()))
+			}
+			return loadMismatch(fmt.Sprintf("%s %s(%s) (%s) is not in database %s, which has %s instead: the run calls %s's signature; create it with that signature%s",
+				kind, r.name, want, r.description, db.Database(), strings.Join(found, ", "), "HammerDB", g.otherKindHint(inst, r.name)))
+		}
+		if !inst[i].ours && !g.hdb.useInstalled {
+			return loadMismatch(fmt.Sprintf("%s %s in database %s is not the one stampede's init made (made by another, or replaced since): %sre-run `stampede init tpcc %s --drop`",
+				kind, inst[i].signature, db.Database(), g.useInstalledHint(), g.initArgs()))
+		}
+	}
+	return nil
+}
+
+// initArgs are the flags of the init that makes the generator's routines.
+func (g *tpcc) initArgs() string {
+	switch m := g.routineMode(); {
+	case m.Server:
+		return "--server-side"
+	case m.Procs:
+		return "--profile hammerdb --stored-procs"
+	}
+	return "--profile hammerdb"
+}
+
+// useInstalledHint offers --use-installed-routines, which --profile
+// hammerdb has.
+func (g *tpcc) useInstalledHint() string {
+	if g.hammerdb() {
+		return "add --use-installed-routines to measure it, or "
+	}
+	return ""
+}
+
+// otherKindHint says, when the database has name as the other kind of
+// routine, which flag calls it.
+func (g *tpcc) otherKindHint(inst []installedRoutine, name string) string {
+	for _, x := range inst {
+		if x.name == name && x.kind != g.routineKind() {
+			if g.routineMode().Procs {
+				return ", or leave --stored-procs out to call the functions"
+			}
+			return ", or add --stored-procs to call the procedures"
+		}
+	}
+	return ""
+}

@@ -1,0 +1,78 @@
+package tpcc
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stampede-bench/stampede/workload"
+)
+
+// TestHammerDBFlags: the flags of each profile are refused with the
+// other, in one line naming the flag.
+func TestHammerDBFlags(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--profile", "hammer"}, `--profile must be stampede or hammerdb, not "hammer"`},
+		{[]string{"--stored-procs"}, "--stored-procs goes with --profile hammerdb"},
+		{[]string{"--use-installed-routines"}, "--use-installed-routines goes with --profile hammerdb"},
+		{[]string{"--profile", "stampede", "--all-warehouses"}, "--all-warehouses goes with --profile hammerdb"},
+		{[]string{"--profile", "hammerdb", "--wait=false"}, "--wait does not apply to --profile hammerdb"},
+		{[]string{"--profile", "hammerdb", "--mix", "newOrder=1"}, "--mix does not apply to --profile hammerdb"},
+		{[]string{"--profile", "hammerdb", "--fks"}, "--fks does not apply to --profile hammerdb"},
+		{[]string{"--profile", "hammerdb", "--stored-procs", "--partition", "--all-warehouses", "--key-and-think", "--raise-error"}, ""},
+	}
+	for _, c := range cases {
+		g, err := workload.FromFlags(tpccMeta, c.args...)
+		if err == nil {
+			err = g.(*tpcc).validate()
+		}
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%q: %v", c.args, err)
+		case c.want != "" && (err == nil || !strings.HasPrefix(err.Error(), c.want) || strings.Contains(err.Error(), "\n")):
+			t.Errorf("%q: %v, want one line starting %q", c.args, err, c.want)
+		}
+	}
+}
+
+// TestHammerDBPartitions: HammerDB's pg_partition makes no partitions
+// below 200 warehouses, then warehouses/100 (integer division), and the
+// ORDER_LINE table is then PARTITION BY HASH (ol_w_id).
+func TestHammerDBPartitions(t *testing.T) {
+	for _, c := range []struct {
+		w    int
+		part bool
+		want int
+	}{{100, true, 0}, {199, true, 0}, {200, true, 2}, {250, true, 2}, {1000, true, 10}, {1000, false, 0}} {
+		if got := hammerPartitions(c.w, c.part); got != c.want {
+			t.Errorf("%d warehouses, partition %v: %d partitions, want %d", c.w, c.part, got, c.want)
+		}
+	}
+	g := newGen(t, "--profile", "hammerdb", "--partition", "--warehouses", "300")
+	i := slices.IndexFunc(g.Tables(), func(tb workload.Table) bool { return tb.Name == orderLineTable })
+	if s := g.Tables()[i].Schema; !strings.HasSuffix(s, ") PARTITION BY HASH (ol_w_id)") {
+		t.Errorf("order_line of 300 warehouses with --partition: %s", s)
+	}
+}
+
+// TestAllWarehouses: HammerDB's pg_allwarehouse gives virtual user i of n
+// the warehouses i+1, i+1+n, ... of w, ceil(w/n) of them (wrapping).
+func TestAllWarehouses(t *testing.T) {
+	for _, c := range []struct {
+		i, n int
+		w    int64
+		want []int64
+	}{
+		{0, 3, 10, []int64{1, 4, 7, 10}},
+		{2, 3, 10, []int64{3, 6, 9, 2}},
+		{0, 1, 3, []int64{1, 2, 3}},
+		{4, 5, 2, []int64{1}},
+	} {
+		if got := allWarehouses(c.i, c.n, c.w); !slices.Equal(got, c.want) {
+			t.Errorf("user %d of %d over %d warehouses: %v, want %v", c.i, c.n, c.w, got, c.want)
+		}
+	}
+}
