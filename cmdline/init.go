@@ -37,7 +37,7 @@ type Init struct {
 func (f *Init) Register(fs *pflag.FlagSet) {
 	f.fs = fs
 	fs.BoolVar(&f.drop, "drop", false, "drop existing tables first (only tables stampede made: others are refused)")
-	fs.BoolVar(&f.forceDrop, "force-drop", false, "with --drop: drop the tables (or tenant databases, schemas) even where stampede did not make them")
+	fs.BoolVar(&f.forceDrop, "force-drop", false, "--drop, and drop the tables (or tenant databases, schemas) even where stampede did not make them")
 	fs.BoolVar(&f.analyze, "analyze", true, "refresh the planner's statistics (ANALYZE) after loading; the sysbench workloads skip it unless given, as sysbench's prepare does")
 	fs.IntVar(&f.concurrency, "concurrency", 2*runtime.GOMAXPROCS(0), "number of parallel COPY streams")
 	fs.IntVar(&f.threads, "threads", 0, "sysbench's name for --concurrency")
@@ -45,9 +45,9 @@ func (f *Init) Register(fs *pflag.FlagSet) {
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed for the generated data (0: pick one and print it)")
 	fs.Uint64Var(&f.seed, "rand-seed", 0, "sysbench's name for --seed")
 	_ = fs.MarkHidden("rand-seed")
-	fs.BoolVar(&f.sysbench, "sysbench-syntax", false, "the command line is sysbench's prepare: --threads streams (default 1) and sysbench's lines (set by stampede for `stampede SCRIPT [options] prepare`)")
+	fs.BoolVar(&f.sysbench, "sysbench-syntax", false, "the command line is sysbench's prepare: --threads streams (default 1) and sysbench's lines (set by stampede for 'stampede SCRIPT [options] prepare')")
 	_ = fs.MarkHidden("sysbench-syntax")
-	fs.StringVar(&f.outputStyle, "output-style", "stampede", "output style: stampede, ycsb (inserts and times each row as YCSB's load does, and prints YCSB's load report on stdout, as a line in YCSB's form, `stampede load jdbc ...`, does) or pgbench (pgbench -i's lines, for the pgbench workload)")
+	fs.StringVar(&f.outputStyle, "output-style", "stampede", "output style: stampede, ycsb (inserts and times each row as YCSB's load does, and prints YCSB's load report on stdout, in YCSB's form) or pgbench (pgbench -i's lines, for the pgbench workload)")
 	defer SetRange(fs, "clients", 1, 100000)
 	fs.IntVar(&f.clients, "clients", 0, "this init is one of N that split the load (machines or pods started together): it loads its share of the data (YCSB's keys, sysbench's tables, TPC-C's warehouses, bank's rows, a fleet's tenants); the first creates the tables, the last builds the indexes, and run refuses the data until every share is in")
 	fs.IntVar(&f.index, "client-index", 0, "with --clients, this init's share from 0 (a Kubernetes indexed Job's $(JOB_COMPLETION_INDEX))")
@@ -74,9 +74,9 @@ func (f *Init) ResolveLoaders() error {
 	} else if f.sysbench && (f.fs == nil || !f.fs.Changed("concurrency")) {
 		f.concurrency, name = 1, "--threads" // sysbench's default
 	}
-	if f.forceDrop && !f.drop {
-		return usagef("--force-drop only says what --drop may drop: give --drop --force-drop")
-	}
+	// --force-drop implies --drop: the refusals of what stampede did not
+	// make name --force-drop alone, and it must work as named.
+	f.drop = f.drop || f.forceDrop
 	if f.outputStyle != "stampede" && f.outputStyle != "ycsb" && f.outputStyle != "pgbench" {
 		return usagef("unknown --output-style %q for init: use stampede, ycsb or pgbench", f.outputStyle)
 	}

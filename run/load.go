@@ -92,6 +92,9 @@ func Load(ctx context.Context, spec LoadSpec) error {
 			return err
 		}
 	}
+	if sl, ok := gen.(workload.ScriptLoader); ok && sl.LoadScript() == "" {
+		return inputf("init %s runs your init file: give --init-file FILE", gen.Meta().Name)
+	}
 	seed := pickSeed(spec.Seed)
 	if d, ok := gen.(workload.RunDefaulter); ok {
 		for _, w := range d.RunDefaults().Warnings {
@@ -208,6 +211,20 @@ func Load(ctx context.Context, spec LoadSpec) error {
 		opts.CreateEach, opts.Step, opts.PrepareRun = spec.Steps.CreateEach, spec.Steps.Step, spec.Steps.PrepareRun
 	}
 	err = workload.Setup(ctx, db, gen, opts)
+	var fe *workload.ForeignError
+	for try := 0; scripted && spec.ForceDrop && errors.As(err, &fe) && fe.Action == "init sql" && try < 100; try++ {
+		// The init file creates a table of the user's (its CREATE
+		// failed): --force-drop drops it, and what the file made
+		// before it, and runs the file again.
+		fmt.Fprintf(log, "%s: dropping table %s, which stampede did not make, and running %s again\n", workload.ForceDropFlag, fe.Names[0], script.LoadScript())
+		if _, err := db.Exec(ctx, "DROP TABLE IF EXISTS "+db.Dialect().QuoteIdent(fe.Names[0])+" CASCADE"); err != nil {
+			return fmt.Errorf("dropping table %s: %w", fe.Names[0], err)
+		}
+		if err := dropScripted(ctx, db, gen, log); err != nil {
+			return err
+		}
+		err = workload.Setup(ctx, db, gen, opts)
+	}
 	progress(-1)
 	if err != nil && scripted {
 		return configInput(err) // the user's file, refused as bad input
@@ -277,7 +294,11 @@ func sayDrops(ctx context.Context, db *sqlx.DB, gen workload.Generator, tables [
 	if err != nil {
 		return err
 	}
-	if err := refuseForeign(ctx, db, gen, foreign, force, "--drop", log); err != nil {
+	action := "--drop"
+	if df, ok := gen.(workload.DropFirster); ok && df.DropsFirst() {
+		action = "init's step d (drop)" // pgbench's steps: no --drop given
+	}
+	if err := refuseForeign(ctx, db, gen, foreign, force, action, log); err != nil {
 		return err
 	}
 	where := fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ","))
@@ -436,7 +457,8 @@ func Cleanup(ctx context.Context, spec CleanupSpec) error {
 		return err
 	}
 	drop := append(slices.Clone(existing), runTables...)
-	if len(drop) == 0 && !db.Null() {
+	md, made := gen.(workload.MadeDropper)
+	if len(drop) == 0 && !db.Null() && !made {
 		fmt.Fprintf(log, "no table of %s in database %q on %s: nothing to drop\n", gen.Meta().Name, db.Database(), strings.Join(db.Endpoints(), ","))
 	}
 	for i := len(existing) - 1; i >= 0; i-- {
@@ -454,6 +476,9 @@ func Cleanup(ctx context.Context, spec CleanupSpec) error {
 		}
 		fmt.Fprintf(log, "dropped table %s\n", t)
 	}
+	if made {
+		return configInput(md.DropMade(ctx, db, log, ""))
+	}
 	return nil
 }
 
@@ -462,6 +487,12 @@ func Cleanup(ctx context.Context, spec CleanupSpec) error {
 // made, and of a workload.RunTablesDropper (churn) the tables its runs
 // made: they carry its mark (workload.Hooks.RunTables lists them).
 func dropScripted(ctx context.Context, db *sqlx.DB, gen workload.Generator, log io.Writer) error {
+	if md, ok := gen.(workload.MadeDropper); ok {
+		if db.Null() {
+			return nil
+		}
+		return configInput(md.DropMade(ctx, db, log, "--drop: "))
+	}
 	_, scripted := gen.(workload.ScriptLoader)
 	rd, runs := gen.(workload.RunTablesDropper)
 	runs = runs && rd.DropsRunTables()

@@ -81,11 +81,12 @@ type IntervalSeries struct {
 // called from any number of goroutines at any time, concurrently with each
 // other and with every other method.
 type Writer struct {
-	dir     string
-	info    RunInfo         // as in run.json
-	rampEnd *time.Time      // for the final run.json
-	series  map[string]bool // allowed series names; nil allows all
-	baseMs  int64           // BaseTime of intervals.hlog, in ms since the epoch
+	dir       string
+	endBeside string          // EndFile, when the run's end was recorded there
+	info      RunInfo         // as in run.json
+	rampEnd   *time.Time      // for the final run.json
+	series    map[string]bool // allowed series names; nil allows all
+	baseMs    int64           // BaseTime of intervals.hlog, in ms since the epoch
 
 	hlog, ivl, events *os.File
 	telemetry         *os.File // created by the first WriteTelemetry
@@ -631,6 +632,7 @@ func (w *Writer) Finish(end time.Time, status, errMsg string, summary any) error
 		joinErr(&errs, fmt.Errorf("encode %s: %w", RunFile, err))
 	} else if err := writeFileAtomic(w.dir, RunFile, data); err != nil {
 		joinErr(&errs, fmt.Errorf("write %s: %w", RunFile, err))
+		w.recordEndBeside(info, err)
 	} else {
 		w.info = info
 	}
@@ -642,6 +644,45 @@ func (w *Writer) Finish(end time.Time, status, errMsg string, summary any) error
 	w.evErr = nil
 	w.mu.Unlock()
 	return errs
+}
+
+// recordEndBeside writes the run's end, which its directory could not
+// take (made read-only during the run, say: writeErr), into EndFile
+// beside it, marked incomplete: readers then show the run as what it
+// was, not as killed. The run's message says where it went (EndBeside).
+func (w *Writer) recordEndBeside(info RunInfo, writeErr error) {
+	if _, err := os.Stat(filepath.Join(w.dir, RunFile)); err != nil {
+		return // the directory is gone: nothing to read the end with
+	}
+	cause := writeErr.Error()
+	var pe *fs.PathError
+	if errors.As(writeErr, &pe) {
+		cause = pe.Err.Error()
+	}
+	note := IncompletePrefix + "its directory could not be written at its end (" + RunFile + ": " + cause + "), so its files hold the run up to that point and its end is recorded beside it, in " + filepath.Base(EndFile(w.dir))
+	if info.Error != "" {
+		note = info.Error + "; " + note
+	}
+	info.Error = note
+	data, err := marshalIndent(info)
+	if err == nil {
+		err = writeFileAtomic(filepath.Dir(w.dir), filepath.Base(EndFile(w.dir)), data)
+	}
+	if err == nil {
+		w.endBeside = EndFile(w.dir)
+	}
+}
+
+// EndBeside returns the file beside the run directory that recorded the
+// run's end when the directory could not (see EndFile), "" when none did.
+func (w *Writer) EndBeside() string { return w.endBeside }
+
+// EndFile is the file, beside run directory dir, where a run records its
+// end when the directory cannot take its final run.json (read-only):
+// .ID.end.json, a run.json marked incomplete, which readers take in place
+// of the directory's run.json still saying "running".
+func EndFile(dir string) string {
+	return filepath.Join(filepath.Dir(dir), "."+filepath.Base(dir)+".end.json")
 }
 
 // isNil reports whether v is nil or a nil pointer, map, slice or interface.

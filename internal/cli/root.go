@@ -38,6 +38,10 @@ type app struct {
 	curFlags *pflag.FlagSet
 	// pgbenchForm says the command line was pgbench's.
 	pgbenchForm bool
+	// form names the other tool whose command line this was ("pgbench",
+	// "sysbench", "ycsb"; "" for stampede's own): its errors name that
+	// tool's options.
+	form string
 }
 
 // Main runs the command line with args (without the program name) and
@@ -72,7 +76,7 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 			fmt.Fprintf(stderr, "pgbench: %s\n", w)
 		}
 		args, a.secrets = l.Args, append(a.secrets, l.Secrets...)
-		a.pgbenchForm = true
+		a.pgbenchForm, a.form = true, "pgbench"
 	} else if sbline.Recognize(args) { // `stampede /usr/share/sysbench/oltp_read_write.lua [options] run`
 		l, done, err := sbline.Command(args, a.sysbenchFlags, stdout, stderr, run.VersionString())
 		if err != nil || done {
@@ -82,6 +86,7 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 			return exitCode(err)
 		}
 		args, a.secrets = l.Args, append(a.secrets, l.Secrets...)
+		a.form = "sysbench"
 	} else if args, err = a.ycsbLine(args); err == nil {
 		args, err = sysbenchOrder(args)
 	}
@@ -113,6 +118,10 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		if a.pgbenchForm { // pgbench's line takes no --db, and stampede's init has no pgbench-form hint
 			msg = strings.Replace(msg, sqlx.NoDatabaseHint, pgbenchNoDatabaseHint, 1)
 		}
+		if h, ok := anotherDatabaseHints[a.form]; ok {
+			msg = strings.Replace(msg, workload.AnotherDatabaseHint, h, 1)
+			msg = strings.Replace(msg, workload.OtherDatabaseHint, otherDatabaseHints[a.form], 1)
+		}
 		fmt.Fprintf(stderr, "stampede: error: %s\n", cmdline.ScrubMessage(a.hinter().Hints(msg), a.secrets))
 	}
 	return exitCode(err)
@@ -121,6 +130,22 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 // pgbenchNoDatabaseHint replaces sqlx.NoDatabaseHint in the pgbench
 // form's errors.
 const pgbenchNoDatabaseHint = "create it (createdb), then load pgbench's tables into it with pgbench -i (stampede pgbench -i), or name another database"
+
+// anotherDatabaseHints replace workload.AnotherDatabaseHint in the errors
+// of the other tools' forms: each names options its form takes.
+var anotherDatabaseHints = map[string]string{
+	"pgbench":  "load into another database (pgbench's dbname, the last argument), or to drop it anyway, add " + workload.ForceDropFlag + " to -i",
+	"sysbench": "load into another database (--pgsql-db=NAME), or to drop it anyway, add " + workload.ForceDropFlag,
+	"ycsb":     "load into another database (db.url's database), or to drop it anyway, add " + workload.ForceDropFlag,
+}
+
+// otherDatabaseHints replace workload.OtherDatabaseHint as
+// anotherDatabaseHints do.
+var otherDatabaseHints = map[string]string{
+	"pgbench":  "load into another database (pgbench's dbname, the last argument)",
+	"sysbench": "load into another database (--pgsql-db=NAME)",
+	"ycsb":     "load into another database (db.url's database)",
+}
 
 // sysbenchFlags returns the flags of `run` and `init` of a workload.
 func (a *app) sysbenchFlags(name string) *pflag.FlagSet {
@@ -139,6 +164,7 @@ func (a *app) ycsbLine(args []string) ([]string, error) {
 	if line == nil || err != nil {
 		return args, err
 	}
+	a.form = "ycsb"
 	a.secrets = append(a.secrets, line.Secrets...)
 	for i := range a.args {
 		a.args[i] = sqlx.Scrub(a.args[i], line.Secrets) // db.passwd

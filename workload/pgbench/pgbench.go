@@ -17,7 +17,7 @@ pgbench_branches (1 row per --scale), pgbench_tellers (10), pgbench_accounts
 (100,000) and an empty pgbench_history, with pgbench's column types, filler
 columns and zero balances. --init-steps takes pgbench's -I letters (d drop, t
 create, g client-side data, G server-side data, v vacuum, p primary keys, f
-foreign keys); d drops only what stampede made (--drop --force-drop for
+foreign keys); d drops only what stampede made (--force-drop for
 tables pgbench made). Client-side data (g) is sent as pgbench sends it, in
 one transaction that truncates the tables and copies the accounts WITH
 (FREEZE), so --concurrency does not apply: one stream. check verifies the row counts and the invariant of pgbench's
