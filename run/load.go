@@ -112,6 +112,9 @@ func Load(ctx context.Context, spec LoadSpec) error {
 	if spec.Share.Count > 0 {
 		return loadShare(ctx, spec, db, streams, seed, log)
 	}
+	if sl, ok := gen.(workload.SelfLoader); ok && sl.LoadsItself() {
+		return sl.LoadItself(ctx, db)
+	}
 	tables := gen.Tables()
 	total := workload.TotalRows(tables)
 	if df, ok := gen.(workload.DropFirster); ok && df.DropsFirst() {

@@ -400,6 +400,22 @@ type DropFirster interface {
 	DropsFirst() bool
 }
 
+// SelfLoader is a Generator whose init, as asked, is its own: run.Load
+// opens the database and hands it to LoadItself instead of creating,
+// marking, loading and recording the tables itself. It is pgbench -i's
+// form (stampede pgbench -i), which takes pgbench's steps as pgbench
+// takes them and leaves in the database only what pgbench leaves: no
+// mark and no record of stampede's (so that stampede's own init,
+// cleanup and --drop take those tables for a user's, as they take
+// pgbench's).
+type SelfLoader interface {
+	Generator
+	// LoadsItself reports whether this init is the generator's own.
+	LoadsItself() bool
+	// LoadItself takes the init's steps on db.
+	LoadItself(ctx context.Context, db *sqlx.DB) error
+}
+
 // RunTablesDropper is a Generator whose init --drop drops, with its own
 // tables, the tables its runs made (Hooks.RunTables): churn's, which its
 // own table (the bookkeeping of their rows) accounts for, and which a new

@@ -65,7 +65,11 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 			return exitCode(err)
 		}
 		if l.Args == nil {
-			fmt.Fprint(stdout, l.Output)
+			out := stdout
+			if l.ToStderr {
+				out = stderr
+			}
+			fmt.Fprint(out, l.Output)
 			return 0
 		}
 		for _, w := range l.Warnings {
@@ -111,7 +115,8 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err = root.ExecuteContext(ctx)
-	if err != nil && !errors.Is(err, errInterrupted) && !errors.Is(err, run.ErrAborted) { // an abort was said by pgbench's report
+	var said interface{ Said() bool }
+	if err != nil && !errors.Is(err, errInterrupted) && !errors.Is(err, run.ErrAborted) && !(errors.As(err, &said) && said.Said()) { // an abort was said by pgbench's report, an init's error in pgbench's lines
 		msg := oneLine(err.Error())
 		if a.pgbenchForm { // pgbench's line takes no --db, and stampede's init has no pgbench-form hint
 			msg = strings.Replace(msg, sqlx.NoDatabaseHint, pgbenchNoDatabaseHint, 1)
