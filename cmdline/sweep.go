@@ -326,6 +326,13 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 	if err := sw.Validate(); err != nil {
 		return nil, usagef("%v", err)
 	}
+	if h, ok := spec.Gen.(workload.Hookser); ok && other == nil && h.Hooks().Validate != nil {
+		// The workload's own flags, before the first step (buildStep
+		// checks them at each value of another flag).
+		if err := h.Hooks().Validate(); err != nil {
+			return nil, usagef("%v", err)
+		}
+	}
 	if other != nil {
 		// Every value is a valid run before the first step runs.
 		vals := sw.Values.List
