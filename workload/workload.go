@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"sort"
 	"sync"
@@ -815,6 +816,17 @@ type InitChecker interface {
 	Generator
 	// CheckInit returns why init must not go on, or nil.
 	CheckInit(ctx context.Context, db *sqlx.DB) error
+}
+
+// ObjectCleaner is a Generator whose init makes objects beyond its tables
+// (TPC-C's routines): cleanup drops, after the tables, those that still
+// carry stampede's mark, and keeps, saying so in one line on log, those
+// of the same names that a user made or replaced.
+type ObjectCleaner interface {
+	Generator
+	// CleanupObjects drops the objects and says on log what it dropped
+	// and what it kept.
+	CleanupObjects(ctx context.Context, db *sqlx.DB, log io.Writer) error
 }
 
 // ScriptLoader is a Generator whose load is a file of the user's that

@@ -12,9 +12,6 @@ import (
 	"github.com/stampede-bench/stampede/cmdline"
 	"github.com/stampede-bench/stampede/cmdline/cockroach"
 	"github.com/stampede-bench/stampede/cmdline/hammerdb"
-	pgline "github.com/stampede-bench/stampede/cmdline/pgbench"
-	sbline "github.com/stampede-bench/stampede/cmdline/sysbench"
-	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
 )
@@ -207,7 +204,7 @@ func (a *app) workloadCmd(v verb, m workload.Meta) *cobra.Command {
 		}
 		switch v.name {
 		case "init":
-			return a.initWorkload(ctx, gen, cf, inf, args)
+			return inf.Load(ctx, gen, cf, args, a.stdout, a.stderr)
 		case "run":
 			if err := rf.Resolve(fs); err != nil {
 				return err
@@ -218,50 +215,12 @@ func (a *app) workloadCmd(v verb, m workload.Meta) *cobra.Command {
 			_, err := cmdline.Sweep(ctx, cmdline.RunArgs{Gen: gen, Conn: cf, Flags: rf, FS: fs, URLs: args}, sf, a.env())
 			return err
 		case "check":
-			return a.checkWorkload(ctx, gen, cf, args)
+			return cmdline.Check(ctx, gen, cf, args, a.stdout, a.stderr)
 		default:
-			conn, err := cf.Spec(args)
-			if err != nil {
-				return err
-			}
-			spec := run.CleanupSpec{Workload: gen, Conn: conn, ForceDrop: forceDrop, Log: a.stderr}
-			if sb, _ := fs.GetBool("sysbench-syntax"); sb {
-				threads, _ := fs.GetInt("threads")
-				return sbline.Cleanup(ctx, spec, threads, a.stdout)
-			}
-			return run.Cleanup(ctx, spec)
+			return cmdline.Cleanup(ctx, gen, cf, args, forceDrop, fs, a.stdout, a.stderr)
 		}
 	}
 	return cmd
-}
-
-func (a *app) initWorkload(ctx context.Context, gen workload.Generator, cf *cmdline.Conn, f *cmdline.Init, urls []string) error {
-	if err := f.ResolveLoaders(); err != nil {
-		return err
-	}
-	conn, err := cf.Spec(urls)
-	if err != nil {
-		return err
-	}
-	spec := f.LoadSpec(gen, conn)
-	spec.Log, spec.Done, spec.Progress = a.stderr, f.Report(gen, a.stdout, a.stderr), cmdline.ProgressBar(a.stderr)
-	if f.SysbenchSyntax() {
-		sbline.Prepare(&spec, f.Concurrency(), a.stdout, a.stderr)
-	}
-	if on, quiet := f.PgbenchStyle(); on {
-		if err := pgline.Init(&spec, quiet, a.stderr); err != nil {
-			return err
-		}
-	}
-	return run.Load(ctx, spec)
-}
-
-func (a *app) checkWorkload(ctx context.Context, gen workload.Generator, cf *cmdline.Conn, urls []string) error {
-	conn, err := cf.Spec(urls)
-	if err != nil {
-		return err
-	}
-	return run.Check(ctx, gen, conn, a.stdout, a.stderr)
 }
 
 // cockroachCmd is `stampede workload init|run|check W ...`: a pasted
