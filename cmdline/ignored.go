@@ -42,9 +42,14 @@ func WarnIgnored(w io.Writer, verb string, m workload.Meta, gen workload.Generat
 // does not use, why (WarnIgnored's warning, without its prefix).
 func ignoredFlags(verb string, m workload.Meta, meta map[string]workload.FlagMeta, given []*pflag.Flag) map[string]string {
 	why := map[string]string{}
+	for _, fl := range given {
+		if only := meta[fl.Name].Only; only != "" && only != verb {
+			why[fl.Name] = fmt.Sprintf("--%s is used by `stampede %s %s` only: %s ignores it", fl.Name, only, m.Name, verb)
+		}
+	}
 	if verb == "run" || verb == "sweep" {
 		for _, fl := range given {
-			if meta[fl.Name].LoadOnly {
+			if meta[fl.Name].LoadOnly && meta[fl.Name].Only == "" {
 				why[fl.Name] = fmt.Sprintf("--%s only changes what `stampede init %s` creates: %s uses the tables as they were loaded and ignores it", fl.Name, m.Name, verb)
 			}
 		}
@@ -56,6 +61,8 @@ func ignoredFlags(verb string, m workload.Meta, meta map[string]workload.FlagMet
 	}
 	for _, fl := range given {
 		switch {
+		case meta[fl.Name].Only != "":
+			// said above, or used by verb
 		case meta[fl.Name].RuntimeOnly && !(verb == "check" && meta[fl.Name].Check):
 			why[fl.Name] = fmt.Sprintf("--%s only changes what `stampede run %s` does: %s ignores it", fl.Name, m.Name, verb)
 		case verb == "cleanup" && tables != nil:

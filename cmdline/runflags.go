@@ -134,7 +134,7 @@ func (r *RunFlags) Register(fs *pflag.FlagSet) {
 	fs.Float64Var(&r.percentile, "percentile", 95, "latency percentile shown by --output-style sysbench")
 	fs.BoolVar(&r.histogram, "histogram", false, "print a latency histogram at the end (sysbench's --histogram)")
 	fs.Uint64Var(&r.randSeed, "rand-seed", 0, "sysbench's name for --seed")
-	fs.BoolVar(&r.sysbenchSyntax, "sysbench-syntax", false, "the command line is sysbench's: its defaults and meanings apply (set by stampede for `stampede SCRIPT [options] run`)")
+	fs.BoolVar(&r.sysbenchSyntax, "sysbench-syntax", false, "the command line is sysbench's: its defaults and meanings apply (set by stampede for 'stampede SCRIPT [options] run')")
 	fs.StringVar(&r.forcedShutdown, "forced-shutdown", "", "sysbench's: how long events in flight at the end of --time may take, in seconds or a percentage of --time (5%), or off (no limit; sysbench's default)")
 	fs.IntVar(&r.verbosity, "verbosity", 3, "sysbench's: 3 prints everything, 2 no report (warnings and errors only), 0-1 errors only")
 	p := &r.pgbench

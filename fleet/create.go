@@ -234,12 +234,21 @@ func (e *env) loadFirst(ctx context.Context, o CreateOptions, gen workload.Gener
 	}
 	defer closeDB()
 	rows := workload.TotalRows(gen.Tables())
-	e.logf("loading tenant %d (%s): %d rows, %d streams", id, o.Spec.Name(id), rows, o.LoadConcurrency)
+	script, scripted := gen.(workload.ScriptLoader)
+	if scripted {
+		// A user's file runs as one stream, and only it knows its rows.
+		e.logf("loading tenant %d (%s): running %s, one stream", id, o.Spec.Name(id), script.LoadScript())
+	} else {
+		e.logf("loading tenant %d (%s): %d rows, %d streams", id, o.Spec.Name(id), rows, o.LoadConcurrency)
+	}
 	bar := e.bar("rows", rows)
 	err = workload.Setup(ctx, db, gen, workload.LoadOptions{Concurrency: o.LoadConcurrency, Progress: bar.Add})
 	bar.Done()
 	if err != nil {
 		return fmt.Errorf("loading tenant %d (%s): %w", id, o.Spec.Name(id), err)
+	}
+	if scripted {
+		e.logf("ran %s for tenant %d (%s): %d rows written by COPY and INSERT", script.LoadScript(), id, o.Spec.Name(id), script.LoadedRows())
 	}
 	stmts := append(extraDDL(db.Dialect(), schema, o.ExtraTables), markerDDL(db.Dialect(), schema, o.marker(gen))...)
 	if _, err := db.Exec(ctx, strings.Join(stmts, ";\n")); err != nil {

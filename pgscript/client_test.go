@@ -205,7 +205,11 @@ func TestClientErrors(t *testing.T) {
 		}
 	})
 	t.Run("open transaction at the end", func(t *testing.T) {
-		p := compile(t, Options{}, "BEGIN;\nSELECT 1;\n")
+		// Compile refuses a script that ends inside its BEGIN's
+		// transaction (TestEveryPathChecked); the check as it runs stays
+		// for what Compile cannot see: a statement that opens one unseen.
+		p := compile(t, Options{}, "SELECT 0;\nSELECT 1;\n")
+		p.code[0][0].sql = "BEGIN"
 		conn := &fakeConn{}
 		err := newTestClient(p, conn, nil).Run(context.Background(), 0)
 		if err == nil || !strings.Contains(err.Error(), "ended inside a transaction") {

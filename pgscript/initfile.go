@@ -44,7 +44,14 @@ func ParseCheck(name, src string) ([]InitStep, error) {
 	return parseSQLFile(name, src, "a check file holds queries that return booleans only")
 }
 
-// parseSQLFile is ParseInit and ParseCheck; holds says what the file
+// ParseCleanup reads a cleanup file (SQL statements that undo what a
+// user's init file did, as pgbench users keep a drop.sql) as ParseInit
+// reads an init file.
+func ParseCleanup(name, src string) ([]InitStep, error) {
+	return parseSQLFile(name, src, "a cleanup file holds SQL statements only")
+}
+
+// parseSQLFile is ParseInit, ParseCheck and ParseCleanup; holds says what the file
 // holds, in the refusal of a meta-command.
 func parseSQLFile(name, src, holds string) ([]InitStep, error) {
 	p := &parser{file: name, src: src, line: 1}
@@ -110,29 +117,13 @@ func parseSQLFile(name, src, holds string) ([]InitStep, error) {
 func openTransaction(steps []InitStep) int {
 	open := 0
 	for _, s := range steps {
-		f := strings.Fields(strings.ToUpper(strings.ReplaceAll(s.SQL, ";", " ")))
-		if len(f) == 0 {
-			continue
-		}
-		second := ""
-		if len(f) > 1 {
-			second = f[1]
-		}
-		switch f[0] {
-		case "BEGIN":
-			if open == 0 {
-				open = s.Line
-			}
-		case "START":
-			if second == "TRANSACTION" && open == 0 {
-				open = s.Line
-			}
-		case "COMMIT", "ROLLBACK", "ABORT", "END":
-			if second != "PREPARED" && second != "TO" {
-				open = 0
-			}
-		case "PREPARE":
-			if second == "TRANSACTION" {
+		for _, part := range strings.Split(s.SQL, ";") {
+			switch txEffect(part) {
+			case 1:
+				if open == 0 {
+					open = s.Line
+				}
+			case -1:
 				open = 0
 			}
 		}

@@ -661,23 +661,40 @@ func (p *parser) blocks(s *Script) error {
 }
 
 // names gives every SQL command its name and checks that no two share one.
+// A command without a `-- name:` is FILE:LINE, the line it starts on; when
+// a line starts several commands (BEGIN; SELECT 1; END;, which pgbench
+// runs as three), each is FILE:LINE:N, N its place on the line from 1.
 func (p *parser) names(s *Script) error {
+	perLine := make(map[int]int)
+	for _, c := range s.Commands {
+		perLine[c.Line]++
+	}
+	nth := make(map[int]int)
 	seen := make(map[string]int)
-	base := s.Name
 	for i := range s.Commands {
 		c := &s.Commands[i]
+		nth[c.Line]++
 		if c.Kind != SQL {
 			continue
 		}
 		if c.Name == "" {
-			c.Name = base + ":" + strconv.Itoa(c.Line)
+			c.Name = LineName(s.Name, c.Line, nth[c.Line], perLine[c.Line])
 		}
 		if l, ok := seen[c.Name]; ok {
-			return p.errorf(c.Line, "two statements are named %q (lines %d and %d): give each its own `-- name:`", c.Name, l, c.Line)
+			return p.errorf(c.Line, "two statements are named %q (lines %d and %d): give each its own `-- name:` (it names the statement after it)", c.Name, l, c.Line)
 		}
 		seen[c.Name] = c.Line
 	}
 	return nil
+}
+
+// LineName is the name of a command without a `-- name:`: FILE:LINE, or
+// FILE:LINE:N for the nth of several commands that start on the line.
+func LineName(file string, line, nth, onLine int) string {
+	if onLine <= 1 {
+		return file + ":" + strconv.Itoa(line)
+	}
+	return file + ":" + strconv.Itoa(line) + ":" + strconv.Itoa(nth)
 }
 
 // DisplayName is how a script file is named when none is given: its

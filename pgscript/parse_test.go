@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stampede-bench/stampede/sqlx"
 )
 
 func TestParseCommands(t *testing.T) {
@@ -286,5 +288,92 @@ func TestCopyWordElsewhere(t *testing.T) {
 		if _, err := Parse("f.sql", 1, src); err != nil {
 			t.Errorf("Parse(%q) = %v, want it taken", src, err)
 		}
+	}
+}
+
+// TestStatementsOnOneLine: several statements on one line are several
+// commands, as pgbench runs them; each is FILE:LINE:N (N its place on
+// the line), and a `-- name:` names the statement after it only.
+func TestStatementsOnOneLine(t *testing.T) {
+	cases := []struct {
+		name, src string
+		want      []string // the SQL commands' names, in order
+		texts     []string
+	}{
+		{"three on a line", "BEGIN; SELECT 1; END;\n", []string{"f.sql:1:1", "f.sql:1:2", "f.sql:1:3"}, []string{"BEGIN", "SELECT 1", "END"}},
+		{"two inserts", "INSERT INTO t VALUES (1); INSERT INTO t VALUES (2);\n", []string{"f.sql:1:1", "f.sql:1:2"}, []string{"INSERT INTO t VALUES (1)", "INSERT INTO t VALUES (2)"}},
+		{"named first", "-- name: a\nBEGIN; SELECT 1;\nEND;\n", []string{"a", "f.sql:2:2", "f.sql:3"}, []string{"BEGIN", "SELECT 1", "END"}},
+		{"alone keeps FILE:LINE", "SELECT 1;\nBEGIN; SELECT 2;\nEND;\n", []string{"f.sql:1", "f.sql:2:1", "f.sql:2:2", "f.sql:3"}, []string{"SELECT 1", "BEGIN", "SELECT 2", "END"}},
+		{"a statement ending on the next line", "SELECT 1; SELECT\n 2;\n", []string{"f.sql:1:1", "f.sql:1:2"}, []string{"SELECT 1", "SELECT\n 2"}},
+		{"compound stays one", "SELECT 1 \\; SELECT 2; SELECT 3;\n", []string{"f.sql:1:1", "f.sql:1:2"}, []string{"SELECT 1 ; SELECT 2", "SELECT 3"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := Parse("f.sql", 1, c.src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names, texts []string
+			for _, cmd := range s.Commands {
+				names = append(names, cmd.Name)
+				texts = append(texts, cmd.Text)
+			}
+			if strings.Join(names, "|") != strings.Join(c.want, "|") || strings.Join(texts, "|") != strings.Join(c.texts, "|") {
+				t.Errorf("names %q texts %q, want %q %q", names, texts, c.want, c.texts)
+			}
+			if _, err := Compile([]*Script{s}, Options{Protocol: sqlx.Simple}, nil); err != nil {
+				t.Errorf("Compile: %v", err)
+			}
+		})
+	}
+}
+
+// TestEveryPathChecked: a variable that some path through the \if blocks
+// leaves unset, and a transaction some path leaves open, are refused
+// before the run (naming the line), whatever the protocol for the
+// transaction; a branch whose condition is a constant is taken or not as
+// every run takes it.
+func TestEveryPathChecked(t *testing.T) {
+	cases := []struct {
+		name, src string
+		simple    bool
+		want      string // "" when accepted
+	}{
+		{"constant false", "\\if 0\n\\set x 1\n\\endif\nSELECT :x;\n", false, "f.sql:4: the statement uses :x before anything sets it"},
+		{"constant true", "\\if 1\n\\set x 1\n\\endif\nSELECT :x;\n", false, ""},
+		{"random branch", "\\set r random(0, 1)\n\\if :r\n\\set x 1\n\\endif\nSELECT :x;\n", false, "f.sql:5: the statement uses :x, which the \\if at line 2 leaves unset on some of its branches"},
+		{"every branch sets it", "\\set r random(0, 2)\n\\if :r = 0\n\\set x 1\n\\elif :r = 1\n\\set x 2\n\\else\n\\set x 3\n\\endif\nSELECT :x;\n", false, ""},
+		{"elif leaves it", "\\set r random(0, 2)\n\\if :r = 0\n\\set x 1\n\\elif :r = 1\n\\sleep 1 us\n\\else\n\\set x 3\n\\endif\n\\sleep :x us\n", false, "f.sql:9: \\sleep uses :x, which the \\if at line 2"},
+		{"nested", "\\set r random(0, 1)\n\\if :r\n\\if 1\n\\set x 1\n\\endif\n\\else\n\\set x 2\n\\endif\nSELECT :x;\n", false, ""},
+		{"nested random", "\\set r random(0, 1)\n\\if 1\n\\if :r\n\\set x 1\n\\endif\n\\endif\nSELECT :x;\n", false, "f.sql:7: the statement uses :x, which the \\if at line 3"},
+		{"after constant true, elif not taken", "\\if 1\n\\set x 1\n\\elif 1\n\\sleep 1 us\n\\endif\nSELECT :x;\n", false, ""},
+		{"used in a condition", "\\set r random(0, 1)\n\\if :r\n\\set x 1\n\\endif\n\\if :x\n\\endif\n", false, "f.sql:5: \\if uses :x, which the \\if at line 2"},
+		{"simple takes unset variables", "\\if 0\n\\set x 1\n\\endif\nSELECT :x;\n", true, ""},
+		{"open transaction", "BEGIN;\nSELECT 1;\n", false, "f.sql:1: the script can end inside the transaction this BEGIN opens"},
+		{"open transaction simple", "SELECT 1;\nBEGIN; SELECT 2;\n", true, "f.sql:2: the script can end inside the transaction"},
+		{"open on a branch", "\\set r random(0, 1)\nBEGIN;\n\\if :r\nCOMMIT;\n\\endif\n", false, "f.sql:2: the script can end inside the transaction"},
+		{"closed on every branch", "\\set r random(0, 1)\nBEGIN;\n\\if :r\nCOMMIT;\n\\else\nROLLBACK;\n\\endif\n", false, ""},
+		{"closed on one line", "BEGIN; SELECT 1; END;\n", false, ""},
+		{"compound", "BEGIN \\; SELECT 1 \\; COMMIT;\n", true, ""},
+		{"start transaction", "START TRANSACTION ISOLATION LEVEL SERIALIZABLE;\nSELECT 1;\nEND;\n", false, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := Parse("f.sql", 1, c.src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			proto := sqlx.Prepared
+			if c.simple {
+				proto = sqlx.Simple
+			}
+			_, err = Compile([]*Script{s}, Options{Protocol: proto}, nil)
+			switch {
+			case c.want == "" && err != nil:
+				t.Errorf("refused: %v", err)
+			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+				t.Errorf("got %v, want %q", err, c.want)
+			}
+		})
 	}
 }

@@ -102,14 +102,19 @@ func Compile(scripts []*Script, opts Options, described func(c *Command) (cols [
 		}
 		p.total += int64(s.Weight)
 		code := make([]step, len(s.Commands))
+		perLine, nth := make(map[int]int), make(map[int]int)
+		for _, c := range s.Commands {
+			perLine[c.Line]++
+		}
 		for i := range s.Commands {
 			c := &s.Commands[i]
 			st := step{Command: c, stmt: -1, set: -1, sleep: -1}
+			nth[c.Line]++
 			if c.Kind == SQL || opts.EveryCommand {
 				st.stmt = len(p.stmts)
 				name := c.Name
 				if name == "" {
-					name = s.Name + ":" + strconv.Itoa(c.Line)
+					name = LineName(s.Name, c.Line, nth[c.Line], perLine[c.Line])
 				}
 				p.stmts = append(p.stmts, name)
 			}
@@ -155,11 +160,9 @@ func Compile(scripts []*Script, opts Options, described func(c *Command) (cols [
 	}
 	p.failures = make([]atomic.Int64, len(p.stmts))
 	p.retries = make([]atomic.Int64, len(p.stmts))
-	if opts.Protocol != sqlx.Simple {
-		for _, s := range scripts {
-			if err := p.checkSet(s, described); err != nil {
-				return nil, err
-			}
+	for _, s := range scripts {
+		if err := p.checkSet(s, opts.Protocol != sqlx.Simple, described); err != nil {
+			return nil, err
 		}
 	}
 	return p, nil
@@ -294,66 +297,266 @@ func quotedVar(sql string) (name, where string) {
 	return "", ""
 }
 
-// checkSet refuses a variable used before anything sets it: in order
-// through the script, a variable is set by the built-ins, -D, \set, and
-// the columns of a \gset or \aset query.
-func (p *Program) checkSet(s *Script, described func(c *Command) ([]string, bool)) error {
-	set := map[string]bool{VarClientID: true, VarScale: true, VarDefaultSeed: true, VarRandomSeed: true}
+// checkSet refuses, along every path through the script's \if blocks, a
+// variable used before anything sets it (the built-ins, -D, \set, the
+// columns of a \gset or \aset query; vars false skips this, for the
+// simple protocol, where an unset variable stays as written), and a
+// script that may end inside a transaction it opened. A branch whose
+// condition is a constant false is never taken, and none after a
+// constant true one is.
+func (p *Program) checkSet(s *Script, vars bool, described func(c *Command) ([]string, bool)) error {
+	w := pathWalk{p: p, s: s, vars: vars, described: described}
+	st := pathState{set: map[string]bool{VarClientID: true, VarScale: true, VarDefaultSeed: true, VarRandomSeed: true}}
 	for n := range p.opts.Defines {
-		set[n] = true
+		st.set[n] = true
 	}
-	unknown := false // a \gset whose columns cannot be known sets anything
-	use := func(c *Command, name, how string) error {
-		if set[name] || unknown {
-			return nil
+	end, err := w.walk(0, len(s.Commands), st)
+	if err != nil {
+		return err
+	}
+	if end.open > 0 {
+		return &SyntaxError{File: s.Name, Line: end.open, Msg: "the script can end inside the transaction this BEGIN opens, which would be rolled back: end it with COMMIT (or END) in the same script, on every \\if branch"}
+	}
+	return nil
+}
+
+// pathState is what holds at a point of a script along the paths that
+// reach it.
+type pathState struct {
+	// dead says that no path reaches the point (a constant condition).
+	dead bool
+	// set holds the variables set on every path; any says that a \gset
+	// or \aset whose columns cannot be known came first on every path,
+	// so that any variable may be set.
+	set map[string]bool
+	any bool
+	// lost is, for a variable set on some paths only, the line of the
+	// \if whose branches differ.
+	lost map[string]int
+	// open is the line of a BEGIN whose transaction some path leaves
+	// open, 0 when none does.
+	open int
+}
+
+func (st pathState) clone() pathState {
+	c := st
+	c.set = make(map[string]bool, len(st.set))
+	for k := range st.set {
+		c.set[k] = true
+	}
+	c.lost = make(map[string]int, len(st.lost))
+	for k, v := range st.lost {
+		c.lost[k] = v
+	}
+	return c
+}
+
+// join is the state after an \if block (at line) whose branches end in a
+// and b.
+func join(a, b pathState, line int) pathState {
+	switch {
+	case a.dead:
+		return b
+	case b.dead:
+		return a
+	}
+	out := a.clone()
+	out.any = a.any && b.any
+	out.set = map[string]bool{}
+	for k := range a.set {
+		if b.set[k] || b.any {
+			out.set[k] = true
+		} else if out.lost[k] == 0 {
+			out.lost[k] = line
 		}
-		return &SyntaxError{File: s.Name, Line: c.Line, Msg: fmt.Sprintf("%s uses :%s before anything sets it: set it with \\set, a query's \\gset, or -D %s=VALUE", how, name, name)}
 	}
-	for i := range s.Commands {
-		c := &s.Commands[i]
+	for k := range b.set {
+		if a.any {
+			out.set[k] = true
+		} else if !a.set[k] && out.lost[k] == 0 {
+			out.lost[k] = line
+		}
+	}
+	for k, v := range b.lost {
+		if out.lost[k] == 0 {
+			out.lost[k] = v
+		}
+	}
+	if out.open == 0 {
+		out.open = b.open
+	}
+	return out
+}
+
+// pathWalk walks one script's paths for checkSet.
+type pathWalk struct {
+	p         *Program
+	s         *Script
+	vars      bool
+	described func(c *Command) ([]string, bool)
+}
+
+// walk goes through commands [from, to) from state st.
+func (w *pathWalk) walk(from, to int, st pathState) (pathState, error) {
+	cmds := w.s.Commands
+	for i := from; i < to; i++ {
+		c := &cmds[i]
+		if c.Kind == If {
+			var err error
+			if st, err = w.block(i, st); err != nil {
+				return st, err
+			}
+			i = c.End
+			continue
+		}
+		if st.dead {
+			continue
+		}
+		if err := w.step(c, &st); err != nil {
+			return st, err
+		}
+	}
+	return st, nil
+}
+
+// block walks the \if block that starts at command i.
+func (w *pathWalk) block(i int, st pathState) (pathState, error) {
+	cmds := w.s.Commands
+	out := pathState{dead: true}
+	taken := st.dead // a branch before holds whenever the block runs
+	for j := i; ; {
+		c := &cmds[j]
 		switch c.Kind {
-		case SQL:
-			_, params, _ := p.substitute(c.Text)
-			for _, v := range params {
-				if err := use(c, p.names[v], "the statement"); err != nil {
-					return err
+		case If, Elif:
+			if !taken {
+				if err := w.uses(c, &st, c.Expr.Vars(), strings.Fields(c.Text)[0]); err != nil {
+					return st, err
 				}
 			}
-			if c.Store != NoStore {
-				cols, ok := []string(nil), false
-				if described != nil {
-					cols, ok = described(c)
+			v, constant := c.Expr.Constant()
+			if !taken && !(constant && !truth(v)) {
+				b, err := w.walk(j+1, c.Next, st.clone())
+				if err != nil {
+					return st, err
 				}
-				if !ok {
-					unknown = true
-				}
-				for _, col := range cols {
-					if !ValidName(c.Prefix + col) {
-						return &SyntaxError{File: s.Name, Line: c.Line, Msg: fmt.Sprintf("%s: column %q makes the variable name %q, which is not a variable name (letters, digits and _, not starting with a digit): name the column with AS", storeName(c.Store), col, c.Prefix+col)}
-					}
-					set[c.Prefix+col] = true
-				}
+				out = join(out, b, cmds[i].Line)
 			}
-		case Set, If, Elif:
-			vars := c.Expr.Vars()
-			sort.Strings(vars)
-			for _, v := range vars {
-				if err := use(c, v, strings.Fields(c.Text)[0]); err != nil {
-					return err
+			taken = taken || constant && truth(v)
+			j = c.Next
+		case Else:
+			if !taken {
+				b, err := w.walk(j+1, c.End, st.clone())
+				if err != nil {
+					return st, err
 				}
+				out = join(out, b, cmds[i].Line)
 			}
-			if c.Kind == Set {
-				set[c.Var] = true
+			return out, nil
+		default: // \endif: no branch held
+			if !taken {
+				out = join(out, st, cmds[i].Line)
 			}
-		case Sleep:
-			if c.SleepVar != "" {
-				if err := use(c, c.SleepVar, `\sleep`); err != nil {
-					return err
+			return out, nil
+		}
+	}
+}
+
+// step applies one command that is not an \if block to st.
+func (w *pathWalk) step(c *Command, st *pathState) error {
+	switch c.Kind {
+	case SQL:
+		_, params, _ := w.p.substitute(c.Text)
+		for _, v := range params {
+			if err := w.uses(c, st, []string{w.p.names[v]}, "the statement"); err != nil {
+				return err
+			}
+		}
+		for _, part := range strings.Split(c.Text, ";") {
+			switch txEffect(part) {
+			case 1:
+				if st.open == 0 {
+					st.open = c.Line
 				}
+			case -1:
+				st.open = 0
 			}
+		}
+		if c.Store != NoStore {
+			cols, ok := []string(nil), false
+			if w.described != nil {
+				cols, ok = w.described(c)
+			}
+			if !ok {
+				st.any = true
+			}
+			for _, col := range cols {
+				if w.vars && !ValidName(c.Prefix+col) {
+					return &SyntaxError{File: w.s.Name, Line: c.Line, Msg: fmt.Sprintf("%s: column %q makes the variable name %q, which is not a variable name (letters, digits and _, not starting with a digit): name the column with AS", storeName(c.Store), col, c.Prefix+col)}
+				}
+				st.set[c.Prefix+col] = true
+			}
+		}
+	case Set:
+		if err := w.uses(c, st, c.Expr.Vars(), `\set`); err != nil {
+			return err
+		}
+		st.set[c.Var] = true
+	case Sleep:
+		if c.SleepVar != "" {
+			return w.uses(c, st, []string{c.SleepVar}, `\sleep`)
 		}
 	}
 	return nil
+}
+
+// uses refuses a variable of names that st does not set.
+func (w *pathWalk) uses(c *Command, st *pathState, names []string, how string) error {
+	if !w.vars || st.any {
+		return nil
+	}
+	names = append([]string(nil), names...)
+	sort.Strings(names)
+	for _, name := range names {
+		if st.set[name] {
+			continue
+		}
+		if line := st.lost[name]; line > 0 {
+			return &SyntaxError{File: w.s.Name, Line: c.Line, Msg: fmt.Sprintf("%s uses :%s, which the \\if at line %d leaves unset on some of its branches: set it before the \\if (\\set %s 0) or on every branch, \\else included", how, name, line, name)}
+		}
+		return &SyntaxError{File: w.s.Name, Line: c.Line, Msg: fmt.Sprintf("%s uses :%s before anything sets it: set it with \\set, a query's \\gset, or -D %s=VALUE", how, name, name)}
+	}
+	return nil
+}
+
+// txEffect says whether a statement opens a transaction (1: BEGIN, START
+// TRANSACTION), ends one (-1: COMMIT, END, ROLLBACK, ABORT, PREPARE
+// TRANSACTION) or neither (0).
+func txEffect(sql string) int {
+	f := strings.Fields(strings.ToUpper(sql))
+	if len(f) == 0 {
+		return 0
+	}
+	second := ""
+	if len(f) > 1 {
+		second = f[1]
+	}
+	switch f[0] {
+	case "BEGIN":
+		return 1
+	case "START":
+		if second == "TRANSACTION" {
+			return 1
+		}
+	case "COMMIT", "ROLLBACK", "ABORT", "END":
+		if second != "PREPARED" && second != "TO" {
+			return -1
+		}
+	case "PREPARE":
+		if second == "TRANSACTION" {
+			return -1
+		}
+	}
+	return 0
 }
 
 // Ops are the names of the program's operations: the scripts, then the

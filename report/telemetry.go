@@ -55,7 +55,7 @@ func TelemetryLine(s telemetry.Sample) string {
 
 // TelemetrySummary writes the averages and peaks of a run's telemetry as
 // an aligned table: a header line with the number of intervals (and of the
-// short ones left out of peaks), CPUs and memory, then one row per figure.
+// short ones joined to a neighbour for peaks), CPUs and memory, then one row per figure.
 // The CPU rows are mpstat's (sys without irq and softirq, which iostat's
 // %system includes); a disk's areq-sz and await count reads, writes and
 // discards, as sar -d's do, and their rows say so.
@@ -83,7 +83,7 @@ func TelemetrySummary(w io.Writer, sum telemetry.Summary) error {
 	var b strings.Builder
 	short := ""
 	if sum.ShortIntervals > 0 {
-		short = fmt.Sprintf(" (%d short, left out of peaks)", sum.ShortIntervals)
+		short = fmt.Sprintf(" (%d short, joined to a neighbour for peaks)", sum.ShortIntervals)
 	}
 	fmt.Fprintf(&b, "telemetry: %d intervals%s, %d CPUs, %s memory\n", sum.Intervals, short, sum.Cores, Bytes(float64(sum.Memory.TotalBytes)))
 	fmt.Fprintf(&b, "%-*s %10s %10s\n", width, "figure", "avg", "max")

@@ -92,6 +92,9 @@ func Load(ctx context.Context, spec LoadSpec) error {
 			return err
 		}
 	}
+	if sl, ok := gen.(workload.ScriptLoader); ok && sl.LoadScript() == "" {
+		return inputf("init %s runs your init file: give --init-file FILE", gen.Meta().Name)
+	}
 	seed := pickSeed(spec.Seed)
 	if d, ok := gen.(workload.RunDefaulter); ok {
 		for _, w := range d.RunDefaults().Warnings {
@@ -433,7 +436,8 @@ func Cleanup(ctx context.Context, spec CleanupSpec) error {
 		return err
 	}
 	drop := append(slices.Clone(existing), runTables...)
-	if len(drop) == 0 && !db.Null() {
+	md, made := gen.(workload.MadeDropper)
+	if len(drop) == 0 && !db.Null() && !made {
 		fmt.Fprintf(log, "no table of %s in database %q on %s: nothing to drop\n", gen.Meta().Name, db.Database(), strings.Join(db.Endpoints(), ","))
 	}
 	for i := len(existing) - 1; i >= 0; i-- {
@@ -456,6 +460,9 @@ func Cleanup(ctx context.Context, spec CleanupSpec) error {
 		}
 		fmt.Fprintf(log, "dropped table %s\n", t)
 	}
+	if made {
+		return configInput(md.DropMade(ctx, db, log, ""))
+	}
 	return nil
 }
 
@@ -464,6 +471,12 @@ func Cleanup(ctx context.Context, spec CleanupSpec) error {
 // made, and of a workload.RunTablesDropper (churn) the tables its runs
 // made: they carry its mark (workload.Hooks.RunTables lists them).
 func dropScripted(ctx context.Context, db *sqlx.DB, gen workload.Generator, log io.Writer) error {
+	if md, ok := gen.(workload.MadeDropper); ok {
+		if db.Null() {
+			return nil
+		}
+		return configInput(md.DropMade(ctx, db, log, "--drop: "))
+	}
 	_, scripted := gen.(workload.ScriptLoader)
 	rd, runs := gen.(workload.RunTablesDropper)
 	runs = runs && rd.DropsRunTables()

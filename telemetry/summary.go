@@ -27,21 +27,24 @@ type Stat struct {
 // disk or interface missing from an interval (not yet attached, or idle
 // since boot) counts as zero for it.
 //
-// Peaks of rates leave out intervals shorter than half the run's usual
-// interval (the median length, the display interval): a rate over a few
-// milliseconds says little (a dozen operations in 11 ms are a rate of
-// thousands), and sysstat never prints such a short interval. When every
+// Peaks of rates do not take alone an interval shorter than half the
+// run's usual interval (the median length, the display interval): a rate
+// over a few milliseconds says little (a dozen operations in 11 ms are a
+// rate of thousands), and sysstat never prints such a short interval. It
+// counts into the next whole interval (or the last one, for the run's
+// last interval), as one interval spanning both, so that the peaks are
+// over the same time as the averages and never below them. When every
 // interval is that short, peaks come from all of them. Peaks of levels
 // come from every sample, baseline included.
 type Summary struct {
 	// Start and End bound the samples.
 	Start time.Time `json:"start"`
 	End   time.Time `json:"end"`
-	// Intervals is the number of samples with rates, the short ones that
-	// are left out of peaks included.
+	// Intervals is the number of samples with rates, the short ones
+	// included.
 	Intervals int `json:"intervals"`
-	// ShortIntervals is the number of intervals left out of peaks for
-	// being shorter than half the usual one.
+	// ShortIntervals is the number of intervals that count into a
+	// neighbour's peak for being shorter than half the usual one.
 	ShortIntervals int `json:"short_intervals,omitempty"`
 	// Cores is the number of CPUs in the last sample.
 	Cores  int                `json:"cores"`
@@ -106,11 +109,31 @@ type ProcGroupSummary struct {
 }
 
 // acc accumulates one figure: a weighted average, and the peak of the
-// values eligible for it (of all values when none is).
+// values eligible for it (of all values when none is). A value that is
+// not eligible (a short interval's) counts into the peak of the next
+// eligible one, or of the last when none comes after it, as one interval
+// spanning both: the peak is then over a partition of the run, and the
+// average, over the same intervals, is never above it.
 type acc struct {
 	sum, weight float64
 	max, maxAll float64
 	n, nAll     int
+	// pendSum and pendWeight are the short values since the last
+	// eligible one; last and lastWeight the last eligible one (merged
+	// with the short ones before it), whose merge with the short ones
+	// after it stat makes; before is the peak before it.
+	pendSum, pendWeight float64
+	last, lastWeight    float64
+	before              float64
+}
+
+// merge is the value of an interval of v and weight w joined by short
+// ones of weighted sum ps and weight pw.
+func merge(v, w, ps, pw float64) float64 {
+	if w+pw <= 0 {
+		return v
+	}
+	return (v*w + ps) / (w + pw)
 }
 
 // add adds value v of weight w; peak says whether it may set the peak.
@@ -119,14 +142,23 @@ func (a *acc) add(v, w float64, peak bool) {
 		a.maxAll = v
 	}
 	a.nAll++
-	if peak {
-		if a.n == 0 || v > a.max {
-			a.max = v
-		}
-		a.n++
-	}
 	a.sum += v * w
 	a.weight += w
+	if !peak {
+		a.pendSum += v * w
+		a.pendWeight += w
+		return
+	}
+	m := merge(v, w, a.pendSum, a.pendWeight)
+	if a.n > 0 {
+		a.before = max(a.before, a.last)
+	}
+	a.last, a.lastWeight = m, w+a.pendWeight
+	a.pendSum, a.pendWeight = 0, 0
+	if a.n == 0 || m > a.max {
+		a.max = m
+	}
+	a.n++
 }
 
 func (a acc) stat() Stat {
@@ -135,6 +167,12 @@ func (a acc) stat() Stat {
 		s.Avg = a.sum / a.weight
 	}
 	switch {
+	case a.n > 0 && a.pendWeight > 0:
+		// Short intervals after the last eligible one join it.
+		s.Max = merge(a.last, a.lastWeight, a.pendSum, a.pendWeight)
+		if a.n > 1 {
+			s.Max = max(s.Max, a.before)
+		}
 	case a.n > 0:
 		s.Max = a.max
 	case a.nAll > 0:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/stampede-bench/stampede/sqlx"
@@ -89,6 +90,9 @@ func (r *retrier) failed(err error) error {
 			return fmt.Errorf("%w: %v", ctx.Err(), err)
 		}
 	default:
+		if strings.HasPrefix(err.Error(), r.name+":") {
+			return err // it names the operation already (a script's FILE:LINE)
+		}
 		return fmt.Errorf("%s: %w", r.name, err)
 	}
 	if r.retries == MaxConflictRetries {

@@ -66,6 +66,10 @@ type FlagMeta struct {
 	// LoadOnly flags change only what init creates (tpcc's --fks,
 	// sysbench's --secondary): a run of the loaded data ignores them.
 	LoadOnly bool
+	// Only names the one command that uses the flag ("init", "check",
+	// "cleanup": sql's --init-file, --check-file, --cleanup-file); the
+	// others warn that they ignore it.
+	Only string
 	// PerClient flags differ between the clients of one benchmark by
 	// design (tpcc's --warehouse-range): a merge of the clients' runs
 	// neither compares them nor sets them (see ClientMerger).
@@ -847,4 +851,28 @@ type SingleStreamer interface {
 	Generator
 	// SingleStream reports whether the load is one stream.
 	SingleStream() bool
+}
+
+// MadeDropper is a Generator whose init runs a user's file, which may make
+// objects of any kind (schemas, tables, views, sequences, types,
+// functions), each marked as stampede's: cleanup and init --drop call
+// DropMade rather than dropping Tables and Hooks.RunTables.
+type MadeDropper interface {
+	Generator
+	// DropMade drops what the workload's init made, and nothing else,
+	// saying each on log (each line prefixed with action: "" for
+	// cleanup, "--drop: " for init --drop); for cleanup it first runs
+	// the user's own cleanup file, if one was given. An object that
+	// something of the user's depends on is kept, and the error says so.
+	DropMade(ctx context.Context, db *sqlx.DB, log io.Writer, action string) error
+}
+
+// VerbSetter is a Generator whose flags' validation depends on the
+// command (init, run, sweep, check, cleanup): SetVerb is called before
+// Hooks.Validate, so that a file the command does not use is neither
+// read nor required (sql's --init-file on run, its -f on cleanup), and
+// one it needs is asked for before anything connects.
+type VerbSetter interface {
+	Generator
+	SetVerb(verb string)
 }

@@ -150,7 +150,7 @@ func (a *app) workloadCmd(v verb, m workload.Meta) *cobra.Command {
 		_ = fs.MarkHidden("threads")
 		if v.name == "cleanup" {
 			fs.BoolVar(&forceDrop, "force-drop", false, "drop the tables (or tenant databases, schemas) even where stampede did not make them; without it cleanup drops only what stampede made and refuses the rest")
-			fs.Bool("sysbench-syntax", false, "the command line is sysbench's cleanup: sysbench's lines (set by stampede for `stampede SCRIPT [options] cleanup`)")
+			fs.Bool("sysbench-syntax", false, "the command line is sysbench's cleanup: sysbench's lines (set by stampede for 'stampede SCRIPT [options] cleanup')")
 			_ = fs.MarkHidden("sysbench-syntax")
 		}
 	case "run", "sweep":
@@ -173,6 +173,9 @@ func (a *app) workloadCmd(v verb, m workload.Meta) *cobra.Command {
 		a.setCommand(cmd)
 		if err := cmdline.URLArgs(fs, a.argv, args, "stampede "+v.name+" "+m.Name); err != nil {
 			return err
+		}
+		if vs, ok := gen.(workload.VerbSetter); ok {
+			vs.SetVerb(v.name)
 		}
 		if h, ok := gen.(workload.Hookser); ok && h.Hooks().Validate != nil {
 			if err := h.Hooks().Validate(); err != nil {

@@ -66,3 +66,14 @@ func checkNode(n *node) error {
 	}
 	return nil
 }
+
+// Constant returns the value of an expression that uses no variable, no
+// random draw and no debug(), which every evaluation gives; ok is false
+// for any other expression, or one whose evaluation fails.
+func (e *Expr) Constant() (v Value, ok bool) {
+	if !pure(e.root) {
+		return Value{}, false
+	}
+	v, err := (&evaluator{env: noEnv{}}).eval(e.root)
+	return v, err == nil
+}

@@ -4,13 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
+	"io"
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 
-	"github.com/stampede-bench/stampede/dialect"
 	"github.com/stampede-bench/stampede/pgscript"
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
@@ -33,7 +32,7 @@ func (g *gen) runInitFile(ctx context.Context, db *sqlx.DB) error {
 	if db.Null() {
 		return nil
 	}
-	before, err := tables(ctx, db)
+	before, err := objectKeys(ctx, db)
 	if err != nil {
 		return err
 	}
@@ -51,18 +50,18 @@ func (g *gen) runInitFile(ctx context.Context, db *sqlx.DB) error {
 		// disconnect, and said.
 		_, _ = q.QueryScript(ctx, sqlx.Simple, "ROLLBACK", nil, nil)
 	}
-	// The tables the file created and kept, even before a statement
-	// that failed, carry the mark, so that cleanup sql drops them.
-	made, merr := g.markMade(ctx, db, before)
+	// What the file created and kept, even before a statement that
+	// failed, carries the mark, so that cleanup sql drops it.
+	made, merr := g.markObjects(ctx, db, before)
 	fix := "fix the file and run init again (nothing it created is left)"
 	if len(made) > 0 {
-		fix = fmt.Sprintf("fix the file, then run `stampede init sql --drop` (the tables it created before, %s, are marked as stampede's; `stampede cleanup sql` drops them alone)", strings.Join(made, ", "))
+		fix = fmt.Sprintf("fix the file, then run `stampede init sql --drop --init-file %s` (what it created before, %s, is marked as stampede's; `stampede cleanup sql` drops it alone)", g.initFile, strings.Join(made, ", "))
 	}
 	var ie *pgscript.InitError
 	var pe *pgconn.PgError
 	switch {
-	case err != nil && sqlx.SQLState(err) == "42P07":
-		return sqlx.ConfigErrorf("%v: `stampede init sql --drop` drops the tables an earlier init made, and `stampede cleanup sql` drops them alone", err)
+	case err != nil && alreadyExists(sqlx.SQLState(err)):
+		return sqlx.ConfigErrorf("%v: `stampede init sql --drop --init-file %s` drops what an earlier init made (tables, views, sequences, types, schemas, functions) and runs the file again; `stampede cleanup sql` drops it alone", err, g.initFile)
 	case err != nil && errors.As(err, &ie) && errors.As(err, &pe):
 		return sqlx.ConfigErrorf("%s:%d: %s (SQLSTATE %s): %s", ie.File, ie.Line, pe.Message, pe.Code, fix)
 	case err != nil:
@@ -75,26 +74,60 @@ func (g *gen) runInitFile(ctx context.Context, db *sqlx.DB) error {
 	return nil
 }
 
-// markMade marks as stampede's the tables of the current schema that
-// were not there before (the init file's), and returns their names.
-func (g *gen) markMade(ctx context.Context, db *sqlx.DB, before map[string]string) ([]string, error) {
-	after, err := tables(ctx, db)
+// cleanupSteps reads --cleanup-file.
+func (g *gen) cleanupSteps() ([]pgscript.InitStep, error) {
+	src, err := readFile(g.cleanupFile, "--cleanup-file")
 	if err != nil {
 		return nil, err
 	}
-	mark := workload.InitMark(g)
-	var made []string
-	for name := range after {
-		if _, ok := before[name]; ok {
-			continue
-		}
-		if err := workload.MarkTable(ctx, db, name, mark); err != nil {
-			return made, err
-		}
-		made = append(made, name)
+	steps, err := pgscript.ParseCleanup(g.cleanupFile, src)
+	if err != nil {
+		return nil, err
 	}
-	slices.Sort(made)
-	return made, nil
+	for _, s := range steps {
+		if s.Copy {
+			return nil, fmt.Errorf("%s:%d: a cleanup file holds SQL statements, not COPY", g.cleanupFile, s.Line)
+		}
+	}
+	return steps, nil
+}
+
+var _ workload.MadeDropper = (*gen)(nil)
+
+// DropMade implements workload.MadeDropper: for cleanup, --cleanup-file
+// first (a statement that fails stops there, nothing of init's dropped),
+// then what init made, dependents first, without CASCADE.
+func (g *gen) DropMade(ctx context.Context, db *sqlx.DB, log io.Writer, action string) error {
+	if action == "" && g.cleanupFile != "" && !db.Null() {
+		steps, err := g.cleanupSteps()
+		if err != nil {
+			return sqlx.ConfigErrorf("%v", err)
+		}
+		conn := db.Conn(0, true)
+		q, ok := conn.(sqlx.ScriptQuerier)
+		if !ok {
+			conn.Release()
+			return fmt.Errorf("cleanup sql: the connection cannot run scripts")
+		}
+		_, err = pgscript.RunInit(ctx, q, g.cleanupFile, steps)
+		if st := q.TxStatus(); st == 'T' || st == 'E' {
+			_, _ = q.QueryScript(ctx, sqlx.Simple, "ROLLBACK", nil, nil)
+		}
+		conn.Release()
+		var ie *pgscript.InitError
+		var pe *pgconn.PgError
+		switch {
+		case err != nil && errors.As(err, &ie) && errors.As(err, &pe):
+			return sqlx.ConfigErrorf("%s:%d: %s (SQLSTATE %s): fix the file and run cleanup again (what init made is not dropped yet)", ie.File, ie.Line, pe.Message, pe.Code)
+		case err != nil:
+			return err
+		}
+		fmt.Fprintf(log, "ran %s (%s)\n", g.cleanupFile, plural(len(steps), "statement"))
+	}
+	if db.Null() {
+		return nil
+	}
+	return g.dropMade(ctx, db, log, action)
 }
 
 // LoadScript implements workload.ScriptLoader.
@@ -103,51 +136,15 @@ func (g *gen) LoadScript() string { return g.initFile }
 // LoadedRows implements workload.ScriptLoader.
 func (g *gen) LoadedRows() int64 { return g.loaded }
 
-// tables returns the tables of the current schema and their comments.
-func tables(ctx context.Context, db *sqlx.DB) (map[string]string, error) {
-	var schema string
-	if err := db.QueryRow(ctx, "SELECT current_schema()").Scan(&schema); err != nil {
-		return nil, fmt.Errorf("reading the current schema: %w", err)
+// alreadyExists reports whether SQLSTATE code says that an object the
+// file creates exists already: a table or view (42P07), a type, sequence
+// or other object (42710), a schema (42P06), a function (42723).
+func alreadyExists(code string) bool {
+	switch code {
+	case "42P07", "42710", "42P06", "42723":
+		return true
 	}
-	rows, err := db.Query(ctx, dialect.UserTablesQuery(db.Dialect()))
-	if err != nil {
-		return nil, fmt.Errorf("listing tables: %w", err)
-	}
-	defer rows.Close()
-	out := make(map[string]string)
-	for rows.Next() {
-		var s, t string
-		var c *string
-		if err := rows.Scan(&s, &t, &c); err != nil {
-			return nil, err
-		}
-		if s != schema {
-			continue
-		}
-		out[t] = ""
-		if c != nil {
-			out[t] = *c
-		}
-	}
-	return out, rows.Err()
-}
-
-// madeTables lists the tables init sql created (they carry its mark), for
-// cleanup.
-func (g *gen) madeTables(ctx context.Context, db *sqlx.DB) ([]string, error) {
-	all, err := tables(ctx, db)
-	if err != nil {
-		return nil, err
-	}
-	prefix := workload.Mark + " init of " + meta.Name + " "
-	var out []string
-	for name, comment := range all {
-		if strings.HasPrefix(comment, prefix) {
-			out = append(out, name)
-		}
-	}
-	slices.Sort(out)
-	return out, nil
+	return false
 }
 
 // check runs --check-file. Each query runs in a read-only transaction

@@ -303,13 +303,31 @@ func TestBadScripts(t *testing.T) {
 		// Checked before the run in every protocol, simple too.
 		{"syntax simple", "SELECT 1;\n\nSELEC v\n  FROM t;\n", []string{"-f", "bad.sql", "-M", "simple"}, "bad.sql:3: syntax error at or near \"SELEC\""},
 		{"no such table simple", "SELECT v FROM nosuch;\n", []string{"-f", "bad.sql", "--protocol", "simple"}, `bad.sql:1: relation "nosuch" does not exist`},
+		// Names the run log keeps for its own series (F2).
+		{"named pacer", "-- name: pacer\nSELECT 1;\n", []string{"-f", "bad.sql", "--max-rate", "100"}, `bad.sql:1: the statement name "pacer" is a name stampede keeps for its own series`},
+		{"named as a service series", "-- name: bad.sql.service\nSELECT 1;\n", nil, `bad.sql:1: the statement name "bad.sql.service" is a name stampede keeps`},
+		{"named as a lag series", "SELECT 1;\n-- name: x.lag\nSELECT 2;\n", nil, `bad.sql:2: the statement name "x.lag" is a name stampede keeps`},
+		{"named __result", "-- name: __result\nSELECT 1;\n", nil, `bad.sql:1: the statement name "__result" is a name stampede keeps`},
+		// Every path through \if (F6).
+		{"unset on a branch", "\\set r random(0, 1)\n\\if :r\n\\set x 1\n\\endif\nSELECT :x;\n", nil, "bad.sql:5: the statement uses :x, which the \\if at line 2 leaves unset on some of its branches"},
+		{"unset under a constant false", "\\if 0\n\\set x 1\n\\endif\nSELECT :x;\n", nil, "bad.sql:4: the statement uses :x before anything sets it"},
+		{"ends inside BEGIN", "BEGIN;\nUPDATE t SET v = v + 1;\n", nil, "bad.sql:1: the script can end inside the transaction this BEGIN opens"},
+		{"ends inside BEGIN on a branch", "\\set r random(0, 1)\nBEGIN;\n\\if :r\nCOMMIT;\n\\endif\n", []string{"-f", "bad.sql", "-M", "simple"}, "bad.sql:2: the script can end inside the transaction"},
 	}
+	// Beside every bad script, a good one that would write a row at once
+	// if anything ran: the server must see none, and no run directory
+	// must be made.
+	exec1(t, conn, "CREATE TABLE ran (n int)")
+	write(t, dir, "writes.sql", "INSERT INTO ran VALUES (1);\n")
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			write(t, dir, "bad.sql", c.script)
 			args := c.args
 			if args == nil {
 				args = []string{"-f", "bad.sql"}
+			}
+			if c.name != "no script" {
+				args = append(args, "-f", "writes.sql@1000")
 			}
 			r := stampede(t, dir, append(append([]string{"run", "sql", "--duration", "2s"}, args...), u)...)
 			msg := strings.TrimSpace(r.stderr)
@@ -319,29 +337,100 @@ func TestBadScripts(t *testing.T) {
 			if strings.Contains(r.stdout, "results saved") {
 				t.Errorf("a run started: %s", r.stdout)
 			}
+			if n := count(t, conn, "SELECT count(*) FROM ran"); n != 0 {
+				t.Errorf("the server ran %d scripts", n)
+				exec1(t, conn, "TRUNCATE ran")
+			}
+			if runs, _ := filepath.Glob(filepath.Join(dir, ".stampede", "runs", "*-sql-*")); len(runs) != 0 {
+				t.Errorf("a run directory was made: %v", runs)
+				for _, d := range runs {
+					_ = os.RemoveAll(d)
+				}
+			}
 		})
 	}
 }
 
 // TestInitCheckCleanup runs an init file with COPY, a check file, and a
-// cleanup that drops what init made and nothing else.
+// cleanup that drops what init made and nothing else: the file makes
+// tables, views, a materialized view, a sequence, an enum type, a domain,
+// a function and a schema, beside a user's own objects of every kind
+// (some in init's schema, some depending on init's objects), which all
+// survive; init --drop and cleanup run as their messages say, and the
+// file runs again after each.
 func TestInitCheckCleanup(t *testing.T) {
 	dir := t.TempDir()
 	_, u, conn := freshDB(t, "sqli")
-	exec1(t, conn, "CREATE TABLE mine (a int)")
-	exec1(t, conn, "INSERT INTO mine VALUES (1), (2)")
-	write(t, dir, "init.sql", "CREATE TABLE kv (k int PRIMARY KEY, v int);\nINSERT INTO kv SELECT g, 0 FROM generate_series(1, 100) g;\nCOPY kv (k, v) FROM stdin;\n101\t5\n102\t7\n\\.\n")
-	write(t, dir, "ok.sql", "-- name: rows\nSELECT count(*) = 102 FROM kv;\nSELECT sum(v) = 12 FROM kv;\n")
+	user := []string{
+		"CREATE TABLE mine (a int)",
+		"INSERT INTO mine VALUES (1), (2)",
+		"CREATE SCHEMA mysch",
+		"CREATE TABLE mysch.t (a int)",
+		"CREATE VIEW myview AS SELECT a FROM mine",
+		"CREATE SEQUENCE myseq",
+		"CREATE TYPE mytype AS ENUM ('x')",
+		"CREATE FUNCTION myf() RETURNS int LANGUAGE sql AS 'SELECT 1'",
+	}
+	for _, q := range user {
+		exec1(t, conn, q)
+	}
+	userObjects := `SELECT count(*) FROM (
+  SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+    WHERE (n.nspname, c.relname) IN (('public', 'mine'), ('mysch', 't'), ('public', 'myview'), ('public', 'myseq'))
+  UNION ALL SELECT 1 FROM pg_type WHERE typname = 'mytype'
+  UNION ALL SELECT 1 FROM pg_proc WHERE proname = 'myf'
+  UNION ALL SELECT 1 FROM pg_namespace WHERE nspname = 'mysch') x`
+	write(t, dir, "init.sql", `CREATE TABLE kv (k int PRIMARY KEY, v int);
+INSERT INTO kv SELECT g, 0 FROM generate_series(1, 100) g;
+COPY kv (k, v) FROM stdin;
+101	5
+102	7
+\.
+CREATE SCHEMA app;
+CREATE SEQUENCE app.ids;
+CREATE TYPE mood AS ENUM ('happy', 'sad');
+CREATE DOMAIN posint AS int CHECK (VALUE > 0);
+CREATE TABLE app.orders (id int PRIMARY KEY DEFAULT nextval('app.ids'), m mood, n posint, k int REFERENCES kv);
+CREATE VIEW big AS SELECT k FROM kv WHERE v > 0;
+CREATE VIEW app.both AS SELECT b.k FROM big b JOIN app.orders o ON o.k = b.k;
+CREATE MATERIALIZED VIEW sums AS SELECT sum(v) AS s FROM kv;
+CREATE FUNCTION app.twice(x int) RETURNS int LANGUAGE sql AS 'SELECT 2 * x';
+`)
+	write(t, dir, "ok.sql", "-- name: rows\nSELECT count(*) = 102 FROM kv;\nSELECT sum(v) = 12 FROM kv;\nSELECT s = 12 FROM sums;\nSELECT app.twice(2) = 4;\n")
 	write(t, dir, "fail.sql", "SELECT count(*) = 5 FROM kv;\n")
-	r := stampede(t, dir, "init", "sql", "--init-file", "init.sql", u)
-	if r.code != 0 || !strings.Contains(r.stderr+r.stdout, "ran init.sql in") || !strings.Contains(r.stderr+r.stdout, "102 rows written by COPY and INSERT") {
-		t.Fatalf("init: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	// What init made, as the server lists it: none left after cleanup.
+	initObjects := `SELECT count(*) FROM (
+  SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+    WHERE (n.nspname, c.relname) IN (('public', 'kv'), ('app', 'ids'), ('app', 'orders'), ('public', 'big'), ('app', 'both'), ('public', 'sums'))
+  UNION ALL SELECT 1 FROM pg_type WHERE typname IN ('mood', 'posint')
+  UNION ALL SELECT 1 FROM pg_proc WHERE proname = 'twice'
+  UNION ALL SELECT 1 FROM pg_namespace WHERE nspname = 'app') x`
+	const made = 10
+	initOK := func(what string) {
+		t.Helper()
+		r := stampede(t, dir, "init", "sql", "--init-file", "init.sql", u)
+		if r.code != 0 || !strings.Contains(r.stderr+r.stdout, "ran init.sql in") || !strings.Contains(r.stderr+r.stdout, "102 rows written by COPY and INSERT") {
+			t.Fatalf("%s: exit %d\n%s%s", what, r.code, r.stdout, r.stderr)
+		}
+		if n := count(t, conn, initObjects); n != made {
+			t.Fatalf("%s: the server lists %d of init's %d objects", what, n, made)
+		}
+		if n := count(t, conn, "SELECT count(*) FROM pg_description WHERE description LIKE 'made by stampede init of sql%'"); n != made {
+			t.Errorf("%s: %d objects carry init's mark, want %d", what, n, made)
+		}
 	}
-	if n := count(t, conn, "SELECT count(*) FROM kv"); n != 102 {
-		t.Errorf("kv holds %d rows", n)
+	userKept := func(what string) {
+		t.Helper()
+		if n := count(t, conn, userObjects); n != 7 {
+			t.Errorf("%s: %d of the user's 7 objects left", what, n)
+		}
+		if n := count(t, conn, "SELECT count(*) FROM mine"); n != 2 {
+			t.Errorf("%s: the user's table holds %d rows, want 2", what, n)
+		}
 	}
-	r = stampede(t, dir, "check", "sql", "--check-file", "ok.sql", u)
-	if r.code != 0 || !strings.Contains(r.stdout, "PASS rows") || !strings.Contains(r.stdout, "PASS ok.sql:3 SELECT sum(v) = 12 FROM kv") {
+	initOK("init")
+	r := stampede(t, dir, "check", "sql", "--check-file", "ok.sql", u)
+	if r.code != 0 || !strings.Contains(r.stdout, "PASS rows") || !strings.Contains(r.stdout, "PASS ok.sql:3 SELECT sum(v) = 12 FROM kv") || strings.Count(r.stdout, "PASS") != 4 {
 		t.Errorf("check ok: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	r = stampede(t, dir, "check", "sql", "--check-file", "fail.sql", u)
@@ -352,19 +441,67 @@ func TestInitCheckCleanup(t *testing.T) {
 	if r.code != 2 || !strings.Contains(r.stderr, "give --check-file FILE") {
 		t.Errorf("check without --check-file: exit %d\n%s", r.code, r.stderr)
 	}
+	// Again: refused, with the command that works.
 	r = stampede(t, dir, "init", "sql", "--init-file", "init.sql", u)
-	if r.code != 2 || !strings.Contains(r.stderr, "init sql --drop") {
+	if r.code != 2 || !strings.Contains(r.stderr, "`stampede init sql --drop --init-file init.sql ") || !strings.Contains(r.stderr, "` drops what an earlier init made") {
 		t.Errorf("init again: exit %d\n%s", r.code, r.stderr)
 	}
+	r = stampede(t, dir, "init", "sql", "--drop", "--init-file", "init.sql", u)
+	if r.code != 0 || !strings.Contains(r.stderr+r.stdout, "--drop: dropped schema app, which an earlier init of sql made") {
+		t.Fatalf("init --drop: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	userKept("init --drop")
+	if n := count(t, conn, initObjects); n != made {
+		t.Fatalf("after init --drop the server lists %d of init's %d objects", n, made)
+	}
+	// A user's objects that depend on init's: cleanup keeps what they
+	// depend on, says so, and drops the rest.
+	exec1(t, conn, "CREATE VIEW mysch.onkv AS SELECT k FROM kv")
+	exec1(t, conn, "CREATE TABLE app.users_own (a int)")
+	r = stampede(t, dir, "cleanup", "sql", u)
+	errLine := r.stderr[strings.Index(r.stderr, "stampede: error:")+1:]
+	if r.code != 2 || !strings.Contains(errLine, "table kv (view mysch.onkv depends on table kv)") || !strings.Contains(errLine, "schema app (table app.users_own depends on schema app)") || strings.Count(strings.TrimSpace(errLine), "\n") > 0 {
+		t.Errorf("cleanup beside the user's dependents: exit %d\n%s", r.code, r.stderr)
+	}
+	if n := count(t, conn, "SELECT count(*) FROM pg_class WHERE relname IN ('onkv', 'users_own', 'kv')"); n != 3 {
+		t.Errorf("cleanup dropped the user's objects or what they depend on (%d of 3 left)", n)
+	}
+	if n := count(t, conn, "SELECT count(*) FROM pg_class WHERE relname IN ('sums', 'big', 'both', 'orders')"); n != 0 {
+		t.Errorf("cleanup left %d of init's objects nothing of the user's depends on", n)
+	}
+	exec1(t, conn, "DROP VIEW mysch.onkv")
+	exec1(t, conn, "DROP TABLE app.users_own")
 	r = stampede(t, dir, "cleanup", "sql", u)
 	if r.code != 0 || !strings.Contains(r.stdout+r.stderr, "dropped table kv") {
 		t.Errorf("cleanup: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
+	if n := count(t, conn, initObjects); n != 0 {
+		t.Errorf("%d of init's objects survived cleanup", n)
+	}
+	userKept("cleanup")
+	// The file runs again after cleanup (its schema, sequence and types
+	// are gone with it).
+	initOK("init after cleanup")
+	// cleanup --cleanup-file: the user's own drop.sql first, then what
+	// init made; a failing one stops before anything of init's.
+	write(t, dir, "bad_drop.sql", "DROP TABLE nosuch;\n")
+	r = stampede(t, dir, "cleanup", "sql", "--cleanup-file", "bad_drop.sql", u)
+	if r.code != 2 || !strings.Contains(r.stderr, `bad_drop.sql:1: table "nosuch" does not exist (SQLSTATE 42P01)`) || count(t, conn, initObjects) != made {
+		t.Errorf("cleanup with a failing --cleanup-file: exit %d\n%s", r.code, r.stderr)
+	}
+	write(t, dir, "drop.sql", "DROP VIEW app.both;\nDROP TABLE mysch.t;\n")
+	r = stampede(t, dir, "cleanup", "sql", "--cleanup-file", "drop.sql", u)
+	if r.code != 0 || !strings.Contains(r.stdout+r.stderr, "ran drop.sql (2 statements)") || !strings.Contains(r.stdout+r.stderr, "dropped schema app") {
+		t.Errorf("cleanup --cleanup-file: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if n := count(t, conn, initObjects); n != 0 {
+		t.Errorf("%d of init's objects survived cleanup --cleanup-file", n)
+	}
+	if n := count(t, conn, "SELECT count(*) FROM pg_tables WHERE schemaname = 'mysch'"); n != 0 {
+		t.Error("the cleanup file's DROP TABLE mysch.t did not run")
+	}
 	if n := count(t, conn, "SELECT count(*) FROM mine"); n != 2 {
 		t.Errorf("the user's table holds %d rows after cleanup, want 2", n)
-	}
-	if n := count(t, conn, "SELECT count(*) FROM pg_tables WHERE tablename = 'kv'"); n != 0 {
-		t.Error("kv survived cleanup")
 	}
 }
 

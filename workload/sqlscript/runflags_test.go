@@ -4,8 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"image"
+	_ "image/png"
+	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -260,6 +264,25 @@ func TestFleetScripts(t *testing.T) {
 				t.Fatalf("init: exit %d: %s%s", r.code, r.stdout, r.stderr)
 			}
 			t.Cleanup(func() { stampede(t, dir, append(append([]string{"cleanup", "sql"}, fl...), u)...) })
+			// init's figure is what the first tenant holds, counted by
+			// the server, and the file's one stream.
+			first := fmt.Sprintf(pattern, 1)
+			var loaded int64
+			if mode == "database" {
+				c, err := pgxConnect(strings.Replace(u, "/"+name, "/"+first, 1))
+				if err != nil {
+					t.Fatal(err)
+				}
+				loaded = count(t, c, "SELECT count(*) FROM kv")
+				c.Close(context.Background())
+			} else {
+				loaded = count(t, conn, "SELECT count(*) FROM "+first+".kv")
+			}
+			out := r.stdout + r.stderr
+			if loaded != 100 || !strings.Contains(out, fmt.Sprintf("loading tenant 1 (%s): running init.sql, one stream", first)) ||
+				!strings.Contains(out, fmt.Sprintf("ran init.sql for tenant 1 (%s): %d rows written by COPY and INSERT", first, loaded)) {
+				t.Errorf("init of tenant 1, which holds %d rows, said:\n%s", loaded, out)
+			}
 			r = stampede(t, dir, append(append([]string{"run", "sql", "-f", "bump.sql", "--duration", "3s"}, fl...), u)...)
 			if r.code != 0 {
 				t.Fatalf("run: exit %d: %s", r.code, r.stderr)
@@ -342,8 +365,44 @@ func TestReportCompareChart(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"w.sql", "put", "look"} {
-		if !strings.Contains(string(b), ">"+name+"<") && !strings.Contains(string(b), name) {
-			t.Errorf("the chart does not name %s", name)
+		if !strings.Contains(string(b), ">"+name) {
+			t.Errorf("the SVG chart does not name %s in a text", name)
+		}
+	}
+	// The PNG draws what the SVG draws (its panels make its height: the
+	// same in pixels at 96 dpi); the HTML page carries every name.
+	m := regexp.MustCompile(`<svg width="([0-9.]+)pt" height="([0-9.]+)pt"`).FindStringSubmatch(string(b))
+	if m == nil {
+		t.Fatal("the SVG has no size in points")
+	}
+	w, _ := strconv.ParseFloat(m[1], 64)
+	h, _ := strconv.ParseFloat(m[2], 64)
+	png := filepath.Join(dir, "f.png")
+	if r = stampede(t, dir, "report", "--chart", png, ids[0]); r.code != 0 {
+		t.Fatalf("report --chart .png: exit %d: %s", r.code, r.stderr)
+	}
+	f, err := os.Open(png)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cfg, _, err := image.DecodeConfig(f)
+	if err != nil {
+		t.Fatalf("the PNG chart does not decode: %v", err)
+	}
+	if cfg.Width != int(math.Round(w*96/72)) || cfg.Height != int(math.Round(h*96/72)) {
+		t.Errorf("the PNG is %dx%d px, the SVG %gx%g pt (%gx%g px at 96 dpi)", cfg.Width, cfg.Height, w, h, w*96/72, h*96/72)
+	}
+	html := filepath.Join(dir, "f.html")
+	if r = stampede(t, dir, "report", "--chart", html, ids[0]); r.code != 0 {
+		t.Fatalf("report --chart .html: exit %d: %s", r.code, r.stderr)
+	}
+	if b, err = os.ReadFile(html); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"w.sql", "put", "look"} {
+		if !strings.Contains(string(b), `"`+name+`"`) {
+			t.Errorf("the HTML chart does not carry %s", name)
 		}
 	}
 }

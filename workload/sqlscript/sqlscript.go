@@ -13,7 +13,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -40,15 +39,18 @@ variables :client_id and :scale are built in; -D NAME=VALUE sets others.
 \shell and \setshell are refused.
 
 Every statement's latency is reported under its name, the comment
-"-- name: NAME" above it, else FILE:LINE, beside each script's (a script
-is named by its file's name, without its directory).
+"-- name: NAME" above it, else FILE:LINE (FILE:LINE:N for the Nth of
+several statements on one line), beside each script's (a script is named
+by its file's name, without its directory).
 Statements are prepared once per connection (--protocol prepared, pgbench's
 -M prepared); --protocol extended or simple sends them as pgbench does.
 
 init runs --init-file FILE (SQL statements, and COPY ... FROM STDIN with its
-rows up to a line \.) and marks the tables it creates as stampede's, so that
-cleanup drops them and nothing else (a file that fails on the server keeps
-the tables it made before, marked: cleanup drops them). check runs
+rows up to a line \.) and marks every object it creates (schemas, tables,
+views, sequences, types, functions) as stampede's, so that cleanup drops
+them, dependents first and without CASCADE, and nothing else (a file that
+fails on the server keeps what it made before, marked: cleanup drops it).
+cleanup --cleanup-file FILE runs your own drop.sql first. check runs
 --check-file FILE in read-only transactions: a query passes when it returns
 rows whose every column is true. -f - reads a script from the standard input.
 
@@ -57,7 +59,7 @@ Examples:
   stampede run sql -f read.sql@10 -f write.sql@1 --duration 60s 'postgresql://postgres@localhost:5432/app'
   stampede run sql -f point.sql -D maxid=100000 --max-rate 5000 --duration 5m 'postgresql://postgres@localhost:5432/app'
   stampede check sql --check-file checks.sql 'postgresql://postgres@localhost:5432/app'
-  stampede cleanup sql 'postgresql://postgres@localhost:5432/app'`
+  stampede cleanup sql --cleanup-file drop.sql 'postgresql://postgres@localhost:5432/app'`
 
 var meta = workload.Meta{
 	Name:        "sql",
@@ -75,18 +77,22 @@ func init() {
 type gen struct {
 	flags workload.Flags
 
-	files     []string
-	builtins  []string
-	order     []scriptArg // -f and -b in command-line order
-	vacuum    bool
-	vacAll    bool
-	defines   []string
-	protocol  string
-	scale     int64
-	initFile  string
-	checkFile string
-	every     bool
-	maxTries  int
+	files       []string
+	builtins    []string
+	order       []scriptArg // -f and -b in command-line order
+	vacuum      bool
+	vacAll      bool
+	defines     []string
+	protocol    string
+	scale       int64
+	initFile    string
+	checkFile   string
+	cleanupFile string
+	// verb is the command (SetVerb): "" when not told, and then every
+	// file given is read.
+	verb     string
+	every    bool
+	maxTries int
 	// logPrefix, jobs and sampling are pgbench's -l, --log-prefix, -j
 	// and --sampling-rate (see txLog).
 	// reconnect is pgbench's -C: a new connection for every script.
@@ -120,7 +126,7 @@ func newGen() workload.Generator {
 	g := &gen{errOut: os.Stderr}
 	fs := pflag.NewFlagSet("sql", pflag.ContinueOnError)
 	fs.VarP(scriptFlag{false, &g.files, &g.order}, "file", "f", "a script to run, FILE or FILE@WEIGHT (repeat for several; pgbench's -f)")
-	fs.VarP(scriptFlag{true, &g.builtins, &g.order}, "builtin", "b", "one of pgbench's built-in scripts, NAME or NAME@WEIGHT: tpcb-like, simple-update, select-only (pgbench's -b; they use pgbench's tables: `stampede init pgbench`)")
+	fs.VarP(scriptFlag{true, &g.builtins, &g.order}, "builtin", "b", "one of pgbench's built-in scripts, NAME or NAME@WEIGHT: tpcb-like, simple-update, select-only (pgbench's -b; they use pgbench's tables, which stampede init pgbench loads)")
 	fs.BoolVar(&g.vacuum, "vacuum-first", false, "before the run, vacuum pgbench_branches and pgbench_tellers and empty pgbench_history, as pgbench does without -n (pgbench_history only when stampede made it)")
 	fs.BoolVar(&g.vacAll, "vacuum-accounts", false, "with --vacuum-first, vacuum pgbench_accounts too, as pgbench -v does")
 	fs.StringArrayVarP(&g.defines, "define", "D", nil, "set a variable every client starts with, NAME=VALUE (repeatable; pgbench's -D)")
@@ -136,6 +142,7 @@ func newGen() workload.Generator {
 	fs.BoolVarP(&g.every, "report-per-command", "r", false, "measure every command, meta-commands too, as pgbench's -r reports them")
 	fs.StringVar(&g.initFile, "init-file", "", "SQL that init runs to create and load the tables (COPY ... FROM STDIN allowed)")
 	fs.StringVar(&g.checkFile, "check-file", "", "queries that check runs, read-only; each passes when it returns rows whose every column is true")
+	fs.StringVar(&g.cleanupFile, "cleanup-file", "", "SQL that cleanup runs first (your own drop.sql), before it drops what init made (COPY refused)")
 	g.flags = workload.Flags{FlagSet: fs, Meta: map[string]workload.FlagMeta{
 		"file":               {RuntimeOnly: true},
 		"builtin":            {RuntimeOnly: true},
@@ -151,8 +158,9 @@ func newGen() workload.Generator {
 		"jobs":               {RuntimeOnly: true},
 		"sampling-rate":      {RuntimeOnly: true},
 		"aggregate-interval": {RuntimeOnly: true},
-		"init-file":          {LoadOnly: true},
-		"check-file":         {RuntimeOnly: true, Check: true},
+		"init-file":          {LoadOnly: true, Only: "init"},
+		"check-file":         {RuntimeOnly: true, Check: true, Only: "check"},
+		"cleanup-file":       {RuntimeOnly: true, Only: "cleanup"},
 	}}
 	return g
 }
@@ -180,7 +188,6 @@ func (g *gen) Hooks() workload.Hooks {
 		Validate:         g.validate,
 		PreLoad:          g.runInitFile,
 		CheckConsistency: g.check,
-		RunTables:        g.madeTables,
 	}
 }
 
@@ -224,6 +231,15 @@ func (g *gen) validate() error {
 		g.defs[name] = value
 	}
 	g.scripts = g.scripts[:0]
+	switch {
+	case g.verb == "init" && g.initFile == "":
+		return fmt.Errorf("init sql runs your init file: give --init-file FILE (SQL, and COPY ... FROM STDIN with its rows)")
+	case g.verb == "check" && g.checkFile == "":
+		return fmt.Errorf("check sql runs your checks: give --check-file FILE, queries whose every column of every row is true")
+	}
+	if g.verb != "" && g.verb != "run" && g.verb != "sweep" {
+		return g.readFiles() // the scripts are run's (warned as ignored)
+	}
 	seen := map[string]string{}
 	for _, a := range g.order {
 		s, err := g.script(a)
@@ -240,7 +256,14 @@ func (g *gen) validate() error {
 		seen[s.Name] = path
 		g.scripts = append(g.scripts, s)
 	}
-	if g.initFile != "" {
+	return g.readFiles()
+}
+
+// readFiles reads and parses the init, check and cleanup files the
+// command uses (every one given, when the command is not known).
+func (g *gen) readFiles() error {
+	uses := func(verb string) bool { return g.verb == "" || g.verb == verb }
+	if g.initFile != "" && uses("init") {
 		src, err := readFile(g.initFile, "--init-file")
 		if err != nil {
 			return err
@@ -249,7 +272,7 @@ func (g *gen) validate() error {
 			return err
 		}
 	}
-	if g.checkFile != "" {
+	if g.checkFile != "" && uses("check") {
 		src, err := readFile(g.checkFile, "--check-file")
 		if err != nil {
 			return err
@@ -258,8 +281,16 @@ func (g *gen) validate() error {
 			return err
 		}
 	}
+	if g.cleanupFile != "" && uses("cleanup") {
+		if _, err := g.cleanupSteps(); err != nil {
+			return err
+		}
+	}
 	return nil
 }
+
+// SetVerb implements workload.VerbSetter.
+func (g *gen) SetVerb(verb string) { g.verb = verb }
 
 // script reads one -b or -f argument.
 func (g *gen) script(a scriptArg) (*pgscript.Script, error) {
@@ -297,8 +328,9 @@ func seriesNames(s *pgscript.Script, path string) error {
 	base := filepath.Base(s.Name)
 	for i := range s.Commands {
 		c := &s.Commands[i]
-		if c.Kind == pgscript.SQL && c.Name == s.Name+":"+strconv.Itoa(c.Line) {
-			c.Name = base + ":" + strconv.Itoa(c.Line)
+		// FILE:LINE or FILE:LINE:N (pgscript.LineName), not a `-- name:`.
+		if c.Kind == pgscript.SQL && c.NameLine == 0 && strings.HasPrefix(c.Name, s.Name+":") {
+			c.Name = base + strings.TrimPrefix(c.Name, s.Name)
 		}
 	}
 	s.Name = base
@@ -312,6 +344,9 @@ func checkStatementNames(s *pgscript.Script, path string) error {
 	if err := workload.CheckOpName(s.Name); err != nil {
 		return fmt.Errorf("-f %s: a script is named by its file's name, and %q holds white space, a comma, = or a control character, which the run log cannot keep: rename the file (or copy it to a name without them)", path, s.Name)
 	}
+	if err := workload.CheckReservedOpName(s.Name); err != nil {
+		return fmt.Errorf("-f %s: a script is named by its file's name, and %v: rename the file (or copy it to another name)", path, err)
+	}
 	for _, c := range s.Commands {
 		if c.Kind != pgscript.SQL {
 			continue
@@ -319,12 +354,15 @@ func checkStatementNames(s *pgscript.Script, path string) error {
 		if strings.Contains(c.Name, "/") {
 			return fmt.Errorf("%s:%d: the statement name %q holds a /, which the run log keeps for the parts of an operation: name it without one", path, c.Line, c.Name)
 		}
+		line := c.Line
+		if c.NameLine > 0 {
+			line = c.NameLine
+		}
 		if workload.CheckOpName(c.Name) != nil {
-			line := c.Line
-			if c.NameLine > 0 {
-				line = c.NameLine
-			}
 			return fmt.Errorf("%s:%d: the statement name %q holds white space, a comma, = or a control character, which the run log cannot keep: a name holds none of them, nor a / (-- name: read_order)", path, line, c.Name)
+		}
+		if err := workload.CheckReservedOpName(c.Name); err != nil {
+			return fmt.Errorf("%s:%d: the statement name %v: give it another `-- name:`", path, line, err)
 		}
 	}
 	return nil

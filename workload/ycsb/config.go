@@ -212,7 +212,7 @@ var propertyFlags = []propertyFlag{
 	{name: "read-modify-write-proportion", property: "readmodifywriteproportion", kind: kindFloat, runtimeOnly: true,
 		usage: "proportion of read-modify-writes (readmodifywriteproportion; default per --workload)"},
 	{name: "delete-proportion", property: "deleteproportion", kind: kindFloat, runtimeOnly: true,
-		usage: "proportion of deletes (deleteproportion: cockroach's, not a YCSB core operation; default 0). `check ycsb` then finds the deleted keys missing"},
+		usage: "proportion of deletes (deleteproportion: cockroach's, not a YCSB core operation; default 0). stampede check ycsb then finds the deleted keys missing"},
 	{name: "request-distribution", property: "requestdistribution", kind: kindString, runtimeOnly: true,
 		usage: "key distribution: uniform, zipfian, latest, hotspot, exponential or sequential (requestdistribution; default per --workload)"},
 	{name: "zipfian-constant", property: "zipfianconstant", kind: kindFloat, def: "0.99",

@@ -1,0 +1,289 @@
+package sqlscript
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/stampede-bench/stampede/dialect"
+	"github.com/stampede-bench/stampede/sqlx"
+	"github.com/stampede-bench/stampede/workload"
+)
+
+// object is a database object that an init file may create: a schema, a
+// table, a view, a materialized view, a sequence, a type or a domain, a
+// function, procedure or aggregate. Objects that belong to another (a
+// table's own sequence and row type, an extension's members, array
+// types, indexes) are not objects here: they go with their owner.
+type object struct {
+	// kind is its kind as COMMENT ON and DROP name it (TABLE, VIEW, ...).
+	kind string
+	// name is its name as SQL takes it (quoted and qualified as needed;
+	// a routine's with its argument types).
+	name string
+	// key is its catalog and oid, which pg_depend names it by.
+	key objKey
+	// comment is its comment ("" without one).
+	comment string
+}
+
+// objKey is an object's catalog (pg_class, pg_type, ...) and oid.
+type objKey struct {
+	catalog string
+	oid     uint32
+}
+
+// userNamespace is the condition on a namespace oid (column col) of the
+// schemas a user's objects are in.
+func userNamespace(col string) string {
+	return `(SELECT nspname NOT IN ('pg_catalog', 'information_schema') AND nspname NOT LIKE 'pg\_toast%' AND nspname NOT LIKE 'pg\_temp\_%' FROM pg_namespace WHERE oid = ` + col + `)`
+}
+
+// notExtension is the condition that an object (catalog, oid column) is
+// no extension's member.
+func notExtension(catalog, col string) string {
+	return `NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = '` + catalog + `'::regclass AND d.objid = ` + col + ` AND d.deptype = 'e')`
+}
+
+// objectsQuery lists the objects of the database (see object).
+var objectsQuery = `
+SELECT 'SCHEMA', quote_ident(n.nspname), 'pg_namespace', n.oid, obj_description(n.oid, 'pg_namespace')
+  FROM pg_namespace n
+  WHERE ` + userNamespace("n.oid") + ` AND n.nspname <> 'public' AND ` + notExtension("pg_namespace", "n.oid") + `
+UNION ALL
+SELECT CASE c.relkind WHEN 'v' THEN 'VIEW' WHEN 'm' THEN 'MATERIALIZED VIEW' WHEN 'S' THEN 'SEQUENCE' WHEN 'f' THEN 'FOREIGN TABLE' ELSE 'TABLE' END,
+       c.oid::regclass::text, 'pg_class', c.oid, obj_description(c.oid, 'pg_class')
+  FROM pg_class c
+  WHERE c.relkind IN ('r', 'p', 'v', 'm', 'S', 'f') AND ` + userNamespace("c.relnamespace") + ` AND ` + notExtension("pg_class", "c.oid") + `
+    AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid
+                    AND d.refclassid = 'pg_class'::regclass AND d.deptype IN ('a', 'i') AND c.relkind = 'S')
+UNION ALL
+SELECT CASE t.typtype WHEN 'd' THEN 'DOMAIN' ELSE 'TYPE' END, t.oid::regtype::text, 'pg_type', t.oid, obj_description(t.oid, 'pg_type')
+  FROM pg_type t
+  WHERE t.typtype IN ('e', 'd', 'r', 'c') AND ` + userNamespace("t.typnamespace") + ` AND ` + notExtension("pg_type", "t.oid") + `
+    AND (t.typtype <> 'c' OR (SELECT relkind FROM pg_class WHERE oid = t.typrelid) = 'c')
+UNION ALL
+SELECT CASE p.prokind WHEN 'p' THEN 'PROCEDURE' WHEN 'a' THEN 'AGGREGATE' ELSE 'FUNCTION' END,
+       p.oid::regprocedure::text, 'pg_proc', p.oid, obj_description(p.oid, 'pg_proc')
+  FROM pg_proc p
+  WHERE ` + userNamespace("p.pronamespace") + ` AND ` + notExtension("pg_proc", "p.oid")
+
+// dependsQuery lists what depends on what: pg_depend's normal and
+// automatic dependencies, each side taken to the object it is part of (a
+// view's rule, a column's default, a constraint, a trigger, an index, a
+// policy: their table; an array type: its element's type), and each
+// object in a schema depending on the schema.
+const dependsQuery = `
+WITH owner (classid, objid, oclass, ooid) AS (
+  SELECT 'pg_rewrite'::regclass, oid, 'pg_class'::regclass, ev_class FROM pg_rewrite
+  UNION ALL SELECT 'pg_attrdef'::regclass, oid, 'pg_class'::regclass, adrelid FROM pg_attrdef
+  UNION ALL SELECT 'pg_constraint'::regclass, oid,
+                   CASE WHEN conrelid <> 0 THEN 'pg_class'::regclass ELSE 'pg_type'::regclass END,
+                   CASE WHEN conrelid <> 0 THEN conrelid ELSE contypid END FROM pg_constraint
+  UNION ALL SELECT 'pg_trigger'::regclass, oid, 'pg_class'::regclass, tgrelid FROM pg_trigger
+  UNION ALL SELECT 'pg_policy'::regclass, oid, 'pg_class'::regclass, polrelid FROM pg_policy
+  UNION ALL SELECT 'pg_class'::regclass, indexrelid, 'pg_class'::regclass, indrelid FROM pg_index
+  UNION ALL SELECT 'pg_type'::regclass, oid, 'pg_type'::regclass, typelem FROM pg_type WHERE typcategory = 'A' AND typelem <> 0
+)
+SELECT coalesce(o.oclass, d.classid)::regclass::text, coalesce(o.ooid, d.objid),
+       coalesce(r.oclass, d.refclassid)::regclass::text, coalesce(r.ooid, d.refobjid)
+  FROM pg_depend d
+  LEFT JOIN owner o ON o.classid = d.classid AND o.objid = d.objid
+  LEFT JOIN owner r ON r.classid = d.refclassid AND r.objid = d.refobjid
+  WHERE d.deptype IN ('n', 'a')
+UNION
+SELECT 'pg_class', oid, 'pg_namespace', relnamespace FROM pg_class
+UNION
+SELECT 'pg_type', oid, 'pg_namespace', typnamespace FROM pg_type
+UNION
+SELECT 'pg_proc', oid, 'pg_namespace', pronamespace FROM pg_proc`
+
+// objects lists the database's objects (see object).
+func objects(ctx context.Context, db *sqlx.DB) ([]object, error) {
+	rows, err := db.Query(ctx, objectsQuery)
+	if err != nil {
+		return nil, fmt.Errorf("listing the database's objects: %w", err)
+	}
+	defer rows.Close()
+	var out []object
+	for rows.Next() {
+		var o object
+		var c *string
+		if err := rows.Scan(&o.kind, &o.name, &o.key.catalog, &o.key.oid, &c); err != nil {
+			return nil, err
+		}
+		if c != nil {
+			o.comment = *c
+		}
+		out = append(out, o)
+	}
+	return out, rows.Err()
+}
+
+// kindWord is how a line names an object's kind: "table", "view", ...
+func (o object) kindWord() string { return strings.ToLower(o.kind) }
+
+// markObjects marks as stampede's the objects that are not in before
+// (the init file's), and returns them, named for a line ("table t",
+// "view v", ...).
+func (g *gen) markObjects(ctx context.Context, db *sqlx.DB, before map[objKey]bool) ([]string, error) {
+	after, err := objects(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	mark := dialect.QuoteLiteral(workload.InitMark(g))
+	var made []string
+	for _, o := range after {
+		if before[o.key] {
+			continue
+		}
+		if _, err := db.Exec(ctx, "COMMENT ON "+o.kind+" "+o.name+" IS "+mark); err != nil {
+			return made, fmt.Errorf("marking %s %s as stampede's: %w", o.kindWord(), o.name, err)
+		}
+		made = append(made, o.kindWord()+" "+o.name)
+	}
+	slices.Sort(made)
+	return made, nil
+}
+
+// objectKeys returns the keys of the database's objects, before init runs
+// the file.
+func objectKeys(ctx context.Context, db *sqlx.DB) (map[objKey]bool, error) {
+	all, err := objects(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[objKey]bool, len(all))
+	for _, o := range all {
+		out[o.key] = true
+	}
+	return out, nil
+}
+
+// madeObjects returns the objects init sql made (they carry its mark),
+// those that depend on others first, so that each can be dropped without
+// CASCADE in that order.
+func (g *gen) madeObjects(ctx context.Context, db *sqlx.DB) ([]object, error) {
+	all, err := objects(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	prefix := workload.Mark + " init of " + meta.Name + " "
+	made := slices.DeleteFunc(all, func(o object) bool { return !strings.HasPrefix(o.comment, prefix) })
+	if len(made) == 0 {
+		return nil, nil
+	}
+	// What depends on what among them: pg_depend, and for an object
+	// inside a schema, the schema.
+	rows, err := db.Query(ctx, dependsQuery)
+	if err != nil {
+		return nil, fmt.Errorf("reading what depends on what (pg_depend): %w", err)
+	}
+	defer rows.Close()
+	index := make(map[objKey]int, len(made))
+	for i, o := range made {
+		index[o.key] = i
+	}
+	deps := make([][]int, len(made)) // deps[i]: the made objects that depend on made[i]
+	for rows.Next() {
+		var from, to objKey
+		if err := rows.Scan(&from.catalog, &from.oid, &to.catalog, &to.oid); err != nil {
+			return nil, err
+		}
+		i, ok1 := index[to]
+		j, ok2 := index[from]
+		if ok1 && ok2 && i != j {
+			deps[i] = append(deps[i], j)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	// Dependents first: a depth-first order, each object after all that
+	// depend on it.
+	var order []object
+	state := make([]uint8, len(made))
+	var visit func(i int)
+	visit = func(i int) {
+		if state[i] != 0 {
+			return
+		}
+		state[i] = 1
+		for _, j := range deps[i] {
+			visit(j)
+		}
+		state[i] = 2
+		order = append(order, made[i])
+	}
+	for i := range made {
+		visit(i)
+	}
+	return order, nil
+}
+
+// dropMade drops the objects init sql made, dependents first, each
+// without CASCADE, so that nothing of a user's goes with them: an object
+// something of the user's depends on is kept, and the error names it.
+// action prefixes each line ("" for cleanup, "--drop: ").
+func (g *gen) dropMade(ctx context.Context, db *sqlx.DB, log io.Writer, action string) error {
+	made, err := g.madeObjects(ctx, db)
+	if err != nil {
+		return err
+	}
+	if len(made) == 0 {
+		if action == "" {
+			fmt.Fprintf(log, "nothing init sql made in database %q on %s: nothing to drop\n", db.Database(), strings.Join(db.Endpoints(), ","))
+		}
+		return nil
+	}
+	// Dependents come first; passes go on while one drops something, for
+	// what pg_depend's order misses (two tables whose foreign keys point
+	// at each other stay, and are said).
+	var kept []string
+	for len(made) > 0 {
+		var next []object
+		kept = kept[:0]
+		for _, o := range made {
+			_, err := db.Exec(ctx, "DROP "+o.kind+" IF EXISTS "+o.name)
+			var pe *pgconn.PgError
+			if errors.As(err, &pe) && pe.Code == "2BP01" {
+				what := pe.Detail
+				if what == "" {
+					what = pe.Message
+				}
+				next = append(next, o)
+				kept = append(kept, fmt.Sprintf("%s %s (%s)", o.kindWord(), o.name, strings.ReplaceAll(what, "\n", "; ")))
+				continue
+			}
+			if err != nil {
+				return fmt.Errorf("dropping %s %s: %w", o.kindWord(), o.name, err)
+			}
+			if action == "" {
+				fmt.Fprintf(log, "dropped %s %s\n", o.kindWord(), o.name)
+			} else {
+				fmt.Fprintf(log, "%sdropped %s %s, which an earlier init of sql made\n", action, o.kindWord(), o.name)
+			}
+		}
+		if len(next) == len(made) {
+			break
+		}
+		made = next
+	}
+	if len(kept) > 0 {
+		return sqlx.ConfigErrorf("kept %s that something stampede did not make depends on, directly or through them: %s; drop or change that first (stampede drops only what it made, never with CASCADE), then run this again", plural(len(kept), "object"), strings.Join(kept, ", "))
+	}
+	return nil
+}
+
+// plural says n things.
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
+}
