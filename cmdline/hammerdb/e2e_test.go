@@ -26,7 +26,6 @@ import (
 // user and database are created as HammerDB creates them, vurun prints
 // HammerDB's result line, its NOPM is the growth of sum(d_next_o_id)
 // that the test reads itself, and summary.json holds it.
-//
 func TestScriptEndToEnd(t *testing.T) {
 	dsn := os.Getenv("STAMPEDE_TEST_DATABASE")
 	if dsn == "" {
