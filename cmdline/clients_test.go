@@ -110,3 +110,22 @@ func TestClientsRangeSaid(t *testing.T) {
 		}
 	}
 }
+
+// TestBoolFlagValueError: a boolean flag's value that strconv.ParseBool
+// refuses is named, with the two values it takes, not strconv's text.
+func TestBoolFlagValueError(t *testing.T) {
+	for _, tc := range []struct{ arg, want string }{
+		{"--force-drop=maybe", `invalid value "maybe" for --force-drop: give true or false`},
+		{"--force-drop=yes", `invalid value "yes" for --force-drop: give true or false`},
+		{"--force-drop=2", `invalid value "2" for --force-drop: give true or false`},
+		{"--force-drop=", `invalid value "" for --force-drop: give true or false`},
+	} {
+		fs := pflag.NewFlagSet("cleanup", pflag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		fs.Bool("force-drop", false, "")
+		err := FlagValueError(fs.Parse([]string{tc.arg}))
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%s: %v, want %q", tc.arg, err, tc.want)
+		}
+	}
+}

@@ -64,7 +64,8 @@ func SetRange(fs *pflag.FlagSet, name string, lo, hi int64) {
 // as its flag's number (`invalid argument "1e15" for "--table_size" flag:
 // strconv.ParseInt: parsing "1e15": invalid syntax`) in the flag's terms:
 // what the value must be and, for a number written with an exponent, the
-// same number in digits. Other errors are returned as they are.
+// same number in digits; a boolean's value that is neither true nor false
+// is named with the two it takes. Other errors are returned as they are.
 func FlagValueError(err error) error {
 	var ive *pflag.InvalidValueError
 	if !errors.As(err, &ive) {
@@ -80,6 +81,9 @@ func FlagValueError(err error) error {
 	var ne *strconv.NumError
 	if !errors.As(err, &ne) {
 		return err
+	}
+	if ne.Func == "ParseBool" { // pflag's booleans take what strconv.ParseBool takes
+		return fmt.Errorf("invalid value %q for %s: give true or false", v, name)
 	}
 	var what string
 	var lo, hi string

@@ -17,6 +17,7 @@ import (
 
 	"github.com/stampede-bench/stampede/k8s"
 	"github.com/stampede-bench/stampede/sqlx"
+	"github.com/stampede-bench/stampede/workload"
 )
 
 // passwordArg finds a password in a YCSB property or key=value argument
@@ -90,6 +91,13 @@ func GenK8sCommand(env Env, main func(args []string, stderr io.Writer) int) *cob
 					return usagef("gen k8s: with --init, the clients' command line after -- is `init WORKLOAD [flags] URL...`, as `stampede gen k8s --init --clients 4 --image IMAGE -- init ycsb -p recordcount=100000000 URL`")
 				}
 				return usagef("gen k8s: the clients' command line after -- is `run WORKLOAD [flags] URL...`, as `stampede gen k8s --clients 4 --image IMAGE -- run ycsb --max-rate 20000 --duration 10m URL`")
+			}
+			if _, ok := workload.Get(args[1]); !ok { // before --clients and the rest: the first mistake of the line
+				var names []string
+				for _, m := range workload.Registered() {
+					names = append(names, m.Name)
+				}
+				return usagef("gen k8s: unknown workload %q in the clients' command line after --: see `stampede workloads` (available: %s)", args[1], strings.Join(names, ", "))
 			}
 			s.Args = args
 			if cmd.Flags().Changed("results-claim") && cmd.Flags().Changed("results-size") {

@@ -25,6 +25,10 @@ func CheckHAProxyFlags(fs *pflag.FlagSet, c haproxy.Config) error {
 			return usagef("gen haproxy: --%s 0s: give at least 1ms (leave --%s out for %v)", d.name, d.name, d.def)
 		}
 	}
+	if fs.Changed("http-port") && (c.HTTPPort < 1 || c.HTTPPort > 65535) {
+		// 0 would be taken for the default, 8080, without a word.
+		return usagef("gen haproxy: --http-port %d: give the nodes' HTTP port, from 1 to 65535 (leave --http-port out for %d)", c.HTTPPort, haproxy.DefaultCockroachHTTPPort)
+	}
 	if fs.Changed("http-port") && c.Check != haproxy.CheckCockroach {
 		return usagef("gen haproxy: --http-port is the port of --check cockroach's health check, and --check %s does not use it: give --check cockroach, or leave --http-port out", c.Check)
 	}

@@ -37,7 +37,7 @@ type Init struct {
 func (f *Init) Register(fs *pflag.FlagSet) {
 	f.fs = fs
 	fs.BoolVar(&f.drop, "drop", false, "drop existing tables first (only tables stampede made: others are refused)")
-	fs.BoolVar(&f.forceDrop, "force-drop", false, "with --drop: drop the tables (or tenant databases, schemas) even where stampede did not make them")
+	fs.BoolVar(&f.forceDrop, "force-drop", false, "--drop, and drop the tables (or tenant databases, schemas) even where stampede did not make them")
 	fs.BoolVar(&f.analyze, "analyze", true, "refresh the planner's statistics (ANALYZE) after loading; the sysbench workloads skip it unless given, as sysbench's prepare does")
 	fs.IntVar(&f.concurrency, "concurrency", 2*runtime.GOMAXPROCS(0), "number of parallel COPY streams")
 	fs.IntVar(&f.threads, "threads", 0, "sysbench's name for --concurrency")
@@ -74,9 +74,9 @@ func (f *Init) ResolveLoaders() error {
 	} else if f.sysbench && (f.fs == nil || !f.fs.Changed("concurrency")) {
 		f.concurrency, name = 1, "--threads" // sysbench's default
 	}
-	if f.forceDrop && !f.drop {
-		return usagef("--force-drop only says what --drop may drop: give --drop --force-drop")
-	}
+	// --force-drop implies --drop: the refusals of what stampede did not
+	// make name --force-drop alone, and it must work as named.
+	f.drop = f.drop || f.forceDrop
 	if f.outputStyle != "stampede" && f.outputStyle != "ycsb" && f.outputStyle != "pgbench" {
 		return usagef("unknown --output-style %q for init: use stampede, ycsb or pgbench", f.outputStyle)
 	}

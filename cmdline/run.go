@@ -205,10 +205,10 @@ func runSpec(spec RunArgs, env Env) (run.Spec, error) {
 		Tags:             rf.tagMap(env.Secrets),
 		Command:          RedactArgs(env.Args),
 		Flags:            FlagValues(spec.FS, env.Secrets),
-		PrometheusListen: rf.promListen,
-		Part:             rf.clients.part,
-		Log:              env.Stderr,
-		Checks:           env.Stdout,
+		PrometheusListen: rf.promListen, PrometheusFlag: rf.promFlag,
+		Part:   rf.clients.part,
+		Log:    env.Stderr,
+		Checks: env.Stdout,
 	}
 	if rf.headroom == 0 {
 		s.GCHeadroom = -1 // --gc-headroom 0: Go's own pacing

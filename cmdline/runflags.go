@@ -57,6 +57,7 @@ type RunFlags struct {
 	outputStyle    string
 	promPort       int
 	promListen     string
+	promFlag       string // "--prometheus-listen" when it gave promListen
 	opTimeout      time.Duration
 	ioMode         string
 	clientSched    string
@@ -266,6 +267,7 @@ func (r *RunFlags) Resolve(fs *pflag.FlagSet) error {
 		return usagef("--prometheus-port %d is not a port number", r.promPort)
 	}
 	if fs.Changed("prometheus-listen") {
+		r.promFlag = "--prometheus-listen"
 		if err := checkListenAddr(r.promListen); err != nil {
 			return usagef("--prometheus-listen %q: %v: give host:port, such as 127.0.0.1:9090 (or :9090 for every interface)", r.promListen, err)
 		}

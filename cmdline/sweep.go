@@ -3,12 +3,18 @@ package cmdline
 import (
 	"context"
 	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/stampede-bench/stampede/limit"
 	"github.com/stampede-bench/stampede/output"
+	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/sweep"
 	"github.com/stampede-bench/stampede/workload"
 )
@@ -22,6 +28,7 @@ type SweepFlags struct {
 	precision float64
 	keepGoing bool
 	pause     time.Duration
+	repeat    int
 	// values are the swept flags' texts, by flag name.
 	values map[string]*valuesFlag
 }
@@ -30,6 +37,11 @@ type SweepFlags struct {
 type valuesFlag struct {
 	text string
 	def  string
+	// orig is the flag's own value, set to each step's (nil: --max-rate,
+	// --concurrency and --threads, which the sweep sets itself).
+	orig pflag.Value
+	// size says the values are sizes (512M, 5M), whole numbers of bytes.
+	size bool
 }
 
 func (v *valuesFlag) String() string {
@@ -60,7 +72,10 @@ latency percentiles, errors and, with --slo, whether the step met the objective.
 
 Values: a list (1,2,4,8), a range with a step (1000:8000:1000) or a factor
 (1000:64000:x2), or, with --search, a range alone (1000:64000). A sweep with --slo
-stops after the first step that misses it (--keep-going runs the rest); --search
+stops after the first step that misses it (--keep-going runs the rest); --repeat N
+runs the list N times in rounds and judges each value on the median of its runs
+(a search re-runs its highest value met and lowest missed); a value that met above
+one that missed is said (not monotone); --search
 looks for the highest value that meets it, bisecting the range until the highest
 value met and the lowest missed are within --precision of each other (for workers,
 one apart). Under --max-rate, latency counts from each operation's intended start,
@@ -79,6 +94,7 @@ func (f *SweepFlags) Register(fs *pflag.FlagSet) {
 	fs.Float64Var(&f.precision, "precision", sweep.DefaultPrecision, "--search stops when the highest value met and the lowest missed are within this fraction")
 	fs.BoolVar(&f.keepGoing, "keep-going", false, "with --slo, run every step after one misses it")
 	fs.DurationVar(&f.pause, "pause", 0, "wait this long between steps")
+	fs.IntVar(&f.repeat, "repeat", 1, "run each value this many times, in rounds, and judge it on the median of its runs; a search re-runs its boundary until each value there has this many")
 	f.values = map[string]*valuesFlag{}
 	for _, name := range []string{"max-rate", "concurrency", "threads"} {
 		fl := fs.Lookup(name)
@@ -86,6 +102,60 @@ func (f *SweepFlags) Register(fs *pflag.FlagSet) {
 		fl.Value, f.values[name] = v, v
 		fl.Usage += "; one value, or a sweep's: 1,2,4 or 1000:8000:1000, 1000:64000:x2, 1000:64000 with --search"
 	}
+	// Every other flag with a number (or a size) takes a sweep's values.
+	fs.VisitAll(func(fl *pflag.Flag) {
+		if f.values[fl.Name] != nil || notSwept[fl.Name] || fl.Hidden {
+			return
+		}
+		size := sizeFlags[fl.Name]
+		if fl.Value.Type() == "duration" {
+			fl.Value = &oneValue{Value: fl.Value, name: fl.Name, f: f}
+			return
+		}
+		switch fl.Value.Type() {
+		case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64", "float32", "float64":
+		default:
+			if !size {
+				return
+			}
+		}
+		v := &valuesFlag{def: fl.DefValue, orig: fl.Value, size: size}
+		fl.Value, f.values[fl.Name] = v, v
+	})
+}
+
+// oneValue is a flag with a value a sweep cannot vary (a duration): a
+// list of values is refused, naming the flags that can be swept.
+type oneValue struct {
+	pflag.Value
+	name string
+	f    *SweepFlags
+}
+
+// Set implements pflag.Value.
+func (v *oneValue) Set(s string) error {
+	if strings.Contains(s, ",") {
+		return fmt.Errorf("a sweep cannot vary --%s (it takes one value); it varies a flag with a number: %s", v.name, v.f.Sweepable())
+	}
+	return v.Value.Set(s)
+}
+
+// sizeFlags are the flags whose values are sizes (512M): a sweep takes
+// them as numbers of bytes.
+var sizeFlags = map[string]bool{"memory": true, "io-read-bps": true, "io-write-bps": true}
+
+// notSwept are the flags with a number that a sweep does not vary: its
+// own, and those of how the steps print.
+var notSwept = map[string]bool{"clients": true, "client-index": true, "prometheus-port": true, "precision": true, "repeat": true, "percentile": true, "verbosity": true, "report-interval": true}
+
+// Sweepable names the flags f can sweep, for messages.
+func (f *SweepFlags) Sweepable() string {
+	names := make([]string, 0, len(f.values))
+	for name := range f.values {
+		names = append(names, "--"+name)
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ")
 }
 
 // Sweep parses the swept flag's values, resolves the run flags, and runs
@@ -111,6 +181,10 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 		return nil, usagef("--keep-going runs the steps after one misses --slo, in a list: give --slo and a list, not --search")
 	case fs.Changed("clients") || fs.Changed("start-at"):
 		return nil, usagef("--clients and --start-at: a sweep runs from one client (its steps would not start together on several)")
+	case f.repeat < 1:
+		return nil, usagef("--repeat %d: give the runs per value, 1 or more (3 judges each value on the median of 3 runs)", f.repeat)
+	case f.repeat > 1 && f.keepGoing:
+		return nil, usagef("--keep-going: with --repeat %d every round runs every step (a median needs its runs); drop --keep-going", f.repeat)
 	case fs.Changed("histogram"):
 		return nil, usagef("--histogram: a sweep prints a row per step; `stampede report RUN` prints a step in full")
 	}
@@ -151,13 +225,57 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 			rf.maxRate = vals.Hi
 		}
 	}
+	// Any other flag with a number: one value is the flag's as in run;
+	// several are the sweep's.
+	var other *given
+	var otherFlag *valuesFlag
+	for _, name := range slices.Sorted(maps.Keys(f.values)) {
+		vf := f.values[name]
+		if vf.orig == nil || !fs.Changed(name) {
+			continue
+		}
+		text := vf.text
+		if vf.size {
+			var err error
+			if text, err = sizesToBytes(text); err != nil {
+				return nil, usagef("--%s %s: %v", name, vf.text, err)
+			}
+		}
+		whole := strings.Contains(vf.orig.Type(), "int")
+		if !strings.ContainsAny(text, ",:") {
+			if err := vf.orig.Set(text); err != nil {
+				return nil, usagef("--%s %s: %v", name, vf.text, err)
+			}
+			continue
+		}
+		vals, err := sweep.ParseValues("--"+name, text, whole || vf.size)
+		if err != nil {
+			return nil, usagef("%v", err)
+		}
+		if other != nil || len(swept) > 0 {
+			first := "--" + name
+			if other != nil {
+				first = "--" + other.name
+			} else {
+				first = "--" + swept[0].name
+			}
+			return nil, usagef("%s and --%s both hold several values: a sweep varies one flag at a time", first, name)
+		}
+		other, otherFlag = &given{name: name, param: sweep.Param(name), vals: vals}, vf
+		// Resolve validates the hardest value.
+		if err := vf.orig.Set(sweep.Format(vals.Hi)); err != nil {
+			return nil, usagef("--%s %s: %v", name, vf.text, err)
+		}
+	}
 	switch {
+	case other != nil:
+		swept = []given{*other}
 	case len(swept) > 1:
-		return nil, usagef("--max-rate and --%s both hold several values: a sweep varies one of them", workers)
+		return nil, usagef("--max-rate and --%s both hold several values: a sweep varies one flag at a time", workers)
 	case len(swept) == 0 && len(single) == 1:
 		swept = single // a sweep of one step
 	case len(swept) == 0:
-		return nil, usagef("give the values to sweep: --max-rate 1000:16000:x2, or --concurrency 1,2,4,8 (see `stampede sweep --help`)")
+		return nil, usagef("give the values to sweep: --max-rate 1000:16000:x2, --concurrency 1,2,4,8 or any flag with a number, such as --cpus 0.5,1 (see `stampede sweep --help`)")
 	}
 	if err := rf.Resolve(fs); err != nil {
 		return nil, err
@@ -168,6 +286,16 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 		if slo, err = sweep.ParseSLO(f.slo); err != nil {
 			return nil, usagef("%v", err)
 		}
+	}
+	if spec.Gen.Meta().Name == "tpcc" && f.search {
+		// TPC-C's search: clause 5.2.5's response times always, and an
+		// efficiency of 85% unless --slo says otherwise.
+		def := sweep.TPCCResponseTimes
+		if !fs.Changed("slo") {
+			def = sweep.TPCCSLO
+		}
+		more, _ := sweep.ParseSLO(def)
+		slo = slo.With(more)
 	}
 	s, err := runSpec(spec, env)
 	if err != nil {
@@ -188,9 +316,27 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 		slo = slo.WithRateFloor()
 	}
 	sw := sweep.Spec{Base: s, Param: swept[0].param, Values: swept[0].vals, Search: f.search, Precision: f.precision,
-		SLO: slo, KeepGoing: f.keepGoing, Pause: f.pause}
+		SLO: slo, KeepGoing: f.keepGoing, Pause: f.pause, Repeat: f.repeat}
+	if other != nil {
+		sw.Whole = strings.Contains(otherFlag.orig.Type(), "int") || otherFlag.size
+		sw.Build = func(v float64) (run.Spec, error) {
+			return buildStep(spec, env, otherFlag, other.name, v)
+		}
+	}
 	if err := sw.Validate(); err != nil {
 		return nil, usagef("%v", err)
+	}
+	if other != nil {
+		// Every value is a valid run before the first step runs.
+		vals := sw.Values.List
+		if sw.Values.Bounds {
+			vals = []float64{sw.Values.Lo, sw.Values.Hi}
+		}
+		for _, v := range vals {
+			if _, err := sw.Build(v); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if d, ok := spec.Gen.(workload.RunDefaulter); ok && s.Concurrency == 0 && sw.Param == sweep.MaxRate {
 		if rd := d.RunDefaults(); rd.Concurrency > 0 { // TPC-C's terminals, named in the status lines
@@ -202,14 +348,20 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 	}
 	sw.ID = sweep.NewID(time.Now())
 	plan := fmt.Sprintf("%d steps", len(sw.Values.List))
+	if f.repeat > 1 {
+		plan = fmt.Sprintf("%d values, %d rounds", len(sw.Values.List), f.repeat)
+	}
 	if sw.Search {
 		plan = fmt.Sprintf("a search from %s to %s, within %g%%", sweep.Format(sw.Values.Lo), sweep.Format(sw.Values.Hi), sw.Precision*100)
+		if f.repeat > 1 {
+			plan += fmt.Sprintf(", its boundary confirmed on medians of %d runs", f.repeat)
+		}
 	}
 	dur := ""
 	if rf.duration > 0 {
 		dur = rf.duration.String() + " each"
 	}
-	p := &output.Sweep{W: env.Stdout, Status: env.Stderr, JSON: rf.format == "json", Plan: plan, Duration: dur, Hint: func(cmd string) string {
+	p := &output.Sweep{W: env.Stdout, Status: env.Stderr, JSON: rf.format == "json", Plan: plan, Duration: dur, Param: sw.Param, Telemetry: !s.Telemetry.Off, Hint: func(cmd string) string {
 		if fs.Changed("results-dir") {
 			cmd += " --results-dir " + rf.resultsDir
 		}
@@ -234,4 +386,58 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 		p.Done(res)
 	}
 	return res, err
+}
+
+// buildStep is the run of a step that sets flag name to v: the flag set
+// again, resolved and made a run.Spec as `stampede run` makes one.
+func buildStep(spec RunArgs, env Env, vf *valuesFlag, name string, v float64) (run.Spec, error) {
+	if err := vf.orig.Set(sweep.Format(v)); err != nil {
+		return run.Spec{}, usagef("--%s %s: %v", name, sweep.Format(v), err)
+	}
+	rf := spec.Flags
+	rf.warnings = nil // said once, at the sweep's start
+	if err := rf.Resolve(spec.FS); err != nil {
+		return run.Spec{}, err
+	}
+	if h, ok := spec.Gen.(workload.Hookser); ok && h.Hooks().Validate != nil {
+		if err := h.Hooks().Validate(); err != nil {
+			return run.Spec{}, usagef("--%s %s: %v", name, sweep.Format(v), err)
+		}
+	}
+	s, err := runSpec(spec, Env{Args: env.Args, Secrets: env.Secrets, Stdout: io.Discard, Stderr: env.Stderr})
+	if err != nil {
+		return run.Spec{}, err
+	}
+	s.Observers, s.Checks = nil, env.Stderr
+	if rf.verbosity > 2 {
+		s.Log = warningsOnly{env.Stderr}
+	}
+	return s, nil
+}
+
+// sizesToBytes rewrites a sweep's sizes (512M,1G or 1M:64M:x2) as bytes,
+// the numbers ParseValues takes; a factor (x2) stays as it is.
+func sizesToBytes(text string) (string, error) {
+	var b strings.Builder
+	start := 0
+	for i := 0; i <= len(text); i++ {
+		if i < len(text) && text[i] != ',' && text[i] != ':' {
+			continue
+		}
+		part := strings.TrimSpace(text[start:i])
+		if strings.HasPrefix(part, "x") || part == "" {
+			b.WriteString(part)
+		} else {
+			n, err := limit.ParseSize(part)
+			if err != nil {
+				return "", err
+			}
+			b.WriteString(strconv.FormatInt(n, 10))
+		}
+		if i < len(text) {
+			b.WriteByte(text[i])
+		}
+		start = i + 1
+	}
+	return b.String(), nil
 }

@@ -54,8 +54,9 @@ type SweepStep struct {
 
 // sweepParam returns the setting a sweep's command line varied: the one
 // of --max-rate and --concurrency (or --threads) given several values, or
-// the one given.
-func sweepParam(command []string) sweep.Param {
+// the one given; or any other flag given several values whose runs record
+// a number (--cpus 0.5,1).
+func sweepParam(command []string, flags map[string]string) sweep.Param {
 	var given []sweep.Param
 	for i, a := range command {
 		name, val, ok := strings.Cut(strings.TrimLeft(a, "-"), "=")
@@ -72,6 +73,9 @@ func sweepParam(command []string) sweep.Param {
 		case "concurrency", "threads":
 			p = sweep.Concurrency
 		default:
+			if _, err := strconv.ParseFloat(flags[name], 64); err == nil && strings.ContainsAny(val, ",:") {
+				return sweep.Param(name)
+			}
 			continue
 		}
 		if strings.ContainsAny(val, ",:") {
@@ -111,7 +115,7 @@ func (s *Server) handleSweep(w http.ResponseWriter, r *http.Request) {
 // sweepDoc reads a sweep's steps from its runs and judges them.
 func sweepDoc(id string, runs []*runlog.Run) (SweepDoc, error) {
 	first := runs[0].Info
-	res := sweep.Result{ID: id, Param: sweepParam(first.Command), Search: first.Flags["search"] == "true"}
+	res := sweep.Result{ID: id, Param: sweepParam(first.Command, first.Flags), Search: first.Flags["search"] == "true"}
 	if text := first.Flags["slo"]; text != "" {
 		slo, err := sweep.ParseSLO(text)
 		if err != nil {

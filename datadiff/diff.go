@@ -15,6 +15,7 @@ import (
 
 	"github.com/stampede-bench/stampede/dialect"
 	"github.com/stampede-bench/stampede/sqlx"
+	"github.com/stampede-bench/stampede/workload"
 )
 
 // Defaults of Options.
@@ -34,8 +35,8 @@ type Options struct {
 	// A and B are the two sides' connection options (one endpoint each);
 	// MaxConns is set from Conns.
 	A, B sqlx.Options
-	// Tables are the tables to compare; none means every table of either
-	// side's current schema (see listTables), where a table on one side
+	// Tables are the tables to compare; none means every table either
+	// side holds in a schema its user can see (see listTables), where a table on one side
 	// only is a difference and a table without a primary key, unless
 	// NoPK, is named as not compared (Status NoKey) instead of refused.
 	Tables []string
@@ -169,27 +170,46 @@ type differ struct {
 	all bool
 }
 
-// tablesQuery lists the tables of the connection's current schema
-// (PostgreSQL, CockroachDB and YugabyteDB alike).
-const tablesQuery = `SELECT table_name::text FROM information_schema.tables
-WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name`
+// tablesQuery lists the tables of every schema the connection's user can
+// see, but the system's (PostgreSQL, CockroachDB and YugabyteDB alike):
+// information_schema.tables holds only the tables the user has a
+// privilege on.
+const tablesQuery = `SELECT table_schema::text, table_name::text FROM information_schema.tables
+WHERE table_type = 'BASE TABLE'
+AND table_schema NOT IN ('pg_catalog', 'information_schema', 'crdb_internal', 'pg_extension')
+AND table_schema NOT LIKE 'pg\_toast%' AND table_schema NOT LIKE 'pg\_temp\_%'
+ORDER BY 1, 2`
 
-// listTables sets df.opts.Tables to every table either side holds in its
-// current schema, sorted.
+// bookkeeping reports whether name is one of stampede's own tables: the
+// load record and the tenant marker its workloads keep, and a results
+// store's tables.
+func bookkeeping(name string) bool {
+	return name == workload.LoadRecordTable || name == workload.TenantMarkerTable || strings.HasPrefix(name, "stampede_run")
+}
+
+// listTables sets df.opts.Tables to every table either side holds in any
+// schema its user can see (tablesQuery), schema-qualified ("public.t"),
+// sorted; stampede's own tables (bookkeeping) are left out, with a note
+// that names them (--tables compares them).
 func (df *differ) listTables(ctx context.Context) error {
 	seen := map[string]bool{}
+	skipped := map[string]bool{}
 	for _, s := range df.sides {
 		rows, err := s.db.Query(ctx, tablesQuery)
 		if err != nil {
 			return s.wrap(fmt.Errorf("listing the tables: %w", err))
 		}
 		for rows.Next() {
-			var name string
-			if err := rows.Scan(&name); err != nil {
+			var nsp, name string
+			if err := rows.Scan(&nsp, &name); err != nil {
 				rows.Close()
 				return s.wrap(fmt.Errorf("listing the tables: %w", err))
 			}
-			seen[name] = true
+			if bookkeeping(name) {
+				skipped[nsp+"."+name] = true
+			} else {
+				seen[nsp+"."+name] = true
+			}
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
@@ -197,13 +217,13 @@ func (df *differ) listTables(ctx context.Context) error {
 		}
 	}
 	if len(seen) == 0 {
-		return fmt.Errorf("neither side has a table in its current schema (%s, %s): check the URLs' databases, or name the tables with --tables", df.sides[0].where, df.sides[1].where)
+		return fmt.Errorf("neither side has a table in a schema its user can see (%s, %s): check the URLs' databases and users, or name the tables with --tables", df.sides[0].where, df.sides[1].where)
 	}
-	df.opts.Tables = nil
-	for name := range seen {
-		df.opts.Tables = append(df.opts.Tables, name)
+	df.opts.Tables = slices.Sorted(maps.Keys(seen))
+	if len(skipped) > 0 {
+		df.notes = append(df.notes, fmt.Sprintf("not compared: stampede's own bookkeeping %s (name %s with --tables to compare %s)",
+			strings.Join(slices.Sorted(maps.Keys(skipped)), ", "), plural(len(skipped), "it", "them"), plural(len(skipped), "it", "them")))
 	}
-	sort.Strings(df.opts.Tables)
 	return nil
 }
 

@@ -119,11 +119,11 @@ func Verdict(res *Result) string {
 		}
 	}
 	if res.Identical {
-		return fmt.Sprintf("identical: %d %s, %s rows compared in %.2fs%s", len(res.Tables), plural(len(res.Tables), "table", "tables"), thousands(rows), res.Seconds, conv)
+		return fmt.Sprintf("identical: %d %s, %s %s compared in %.2fs%s", len(res.Tables), plural(len(res.Tables), "table", "tables"), thousands(rows), plural(int(rows), "row", "rows"), res.Seconds, conv)
 	}
 	if differ == 0 {
 		compared := len(res.Tables) - len(keyless)
-		return fmt.Sprintf("not proven identical: the %d %s compared are identical, %s rows in %.2fs%s%s", compared, plural(compared, "table", "tables"), thousands(rows), res.Seconds, conv, notCompared)
+		return fmt.Sprintf("not proven identical: the %d %s compared %s identical, %s %s in %.2fs%s%s", compared, plural(compared, "table", "tables"), plural(compared, "is", "are"), thousands(rows), plural(int(rows), "row", "rows"), res.Seconds, conv, notCompared)
 	}
 	what := fmt.Sprintf("%d of %d tables differ", differ, len(res.Tables))
 	if differRows > 0 {

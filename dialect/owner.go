@@ -47,3 +47,65 @@ func UserTablesQuery(d Dialect) string {
 	WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f') AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'crdb_internal', 'pg_extension', 'pg_toast')
 	AND n.nspname NOT LIKE 'pg\_temp\_%' AND n.nspname NOT LIKE 'pg\_toast\_temp\_%' ORDER BY 1, 2`
 }
+
+// UserObjectsQuery returns a query without placeholders that lists every
+// object of the current database that a user can make and that is not a
+// part of another (an extension's members, a table's own sequences and
+// row type, a range's functions), outside the system schemas, as (kind,
+// name, comment or NULL): tables, partitioned and foreign tables, views,
+// materialized views, sequences, functions, procedures, aggregates, types
+// and domains, collations, operators, schemas (but public), extensions
+// (but plpgsql), publications and large objects (one row counting them).
+// The other dialects (CockroachDB without PostgreSQL's pg_depend,
+// Greenplum 6 without prokind and relispartition) list their tables,
+// views and sequences.
+func UserObjectsQuery(d Dialect) string {
+	if d.Name() != "postgres" {
+		return `SELECT CASE c.relkind WHEN 'v' THEN 'view' WHEN 'm' THEN 'materialized view' WHEN 'S' THEN 'sequence' ELSE 'table' END,
+	n.nspname || '.' || c.relname, obj_description(c.oid, 'pg_class') FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+	WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f', 'S') AND ` + userSchema + ` ORDER BY 1, 2`
+	}
+	return `WITH member AS (
+		SELECT classid, objid FROM pg_depend WHERE deptype IN ('e', 'i', 'a') AND refclassid IN ('pg_extension'::regclass, 'pg_class'::regclass, 'pg_type'::regclass)
+	)
+	SELECT CASE c.relkind WHEN 'v' THEN 'view' WHEN 'm' THEN 'materialized view' WHEN 'S' THEN 'sequence' WHEN 'f' THEN 'foreign table' ELSE 'table' END,
+		n.nspname || '.' || c.relname, obj_description(c.oid, 'pg_class')
+	FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+	WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f', 'S') AND ` + userSchema + ` AND c.relispartition = false
+		AND NOT EXISTS (SELECT 1 FROM member m WHERE m.classid = 'pg_class'::regclass AND m.objid = c.oid)
+	UNION ALL
+	SELECT CASE p.prokind WHEN 'p' THEN 'procedure' WHEN 'a' THEN 'aggregate' ELSE 'function' END,
+		n.nspname || '.' || p.proname, obj_description(p.oid, 'pg_proc')
+	FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+	WHERE ` + userSchema + ` AND NOT EXISTS (SELECT 1 FROM member m WHERE m.classid = 'pg_proc'::regclass AND m.objid = p.oid)
+	UNION ALL
+	SELECT CASE t.typtype WHEN 'd' THEN 'domain' ELSE 'type' END, n.nspname || '.' || t.typname, obj_description(t.oid, 'pg_type')
+	FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace
+	WHERE ` + userSchema + ` AND t.typtype IN ('b', 'c', 'd', 'e', 'r') AND t.typelem = 0
+		AND (t.typrelid = 0 OR (SELECT relkind FROM pg_class WHERE oid = t.typrelid) = 'c')
+		AND NOT EXISTS (SELECT 1 FROM member m WHERE m.classid = 'pg_type'::regclass AND m.objid = t.oid)
+	UNION ALL
+	SELECT 'collation', n.nspname || '.' || o.collname, obj_description(o.oid, 'pg_collation')
+	FROM pg_collation o JOIN pg_namespace n ON n.oid = o.collnamespace
+	WHERE ` + userSchema + ` AND NOT EXISTS (SELECT 1 FROM member m WHERE m.classid = 'pg_collation'::regclass AND m.objid = o.oid)
+	UNION ALL
+	SELECT 'operator', n.nspname || '.' || o.oprname, obj_description(o.oid, 'pg_operator')
+	FROM pg_operator o JOIN pg_namespace n ON n.oid = o.oprnamespace
+	WHERE ` + userSchema + ` AND NOT EXISTS (SELECT 1 FROM member m WHERE m.classid = 'pg_operator'::regclass AND m.objid = o.oid)
+	UNION ALL
+	SELECT 'schema', n.nspname, obj_description(n.oid, 'pg_namespace') FROM pg_namespace n
+	WHERE ` + userSchema + ` AND n.nspname <> 'public'
+		AND NOT EXISTS (SELECT 1 FROM member m WHERE m.classid = 'pg_namespace'::regclass AND m.objid = n.oid)
+	UNION ALL
+	SELECT 'extension', extname, obj_description(oid, 'pg_extension') FROM pg_extension WHERE extname <> 'plpgsql'
+	UNION ALL
+	SELECT 'publication', pubname, obj_description(oid, 'pg_publication') FROM pg_publication
+	UNION ALL
+	SELECT 'large object', count(*)::text, NULL FROM pg_largeobject_metadata HAVING count(*) > 0
+	ORDER BY 1, 2`
+}
+
+// userSchema is the condition on n, a pg_namespace row, of a schema
+// outside the system's.
+const userSchema = `n.nspname NOT IN ('pg_catalog', 'information_schema', 'crdb_internal', 'pg_extension', 'pg_toast')
+	AND n.nspname NOT LIKE 'pg\_temp\_%' AND n.nspname NOT LIKE 'pg\_toast\_temp\_%'`

@@ -945,8 +945,10 @@ func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Dur
 		}
 		switch {
 		case res.Err != nil:
-			if r.stopped.Load() && errors.Is(res.Err, context.Canceled) {
-				return // cancelled by the end of the run, not a failure
+			if (r.stopped.Load() || r.pastDeadline(now)) && errors.Is(res.Err, context.Canceled) {
+				// cancelled by the end of the run, not a failure (past
+				// the deadline, the loop's timer may not have fired yet)
+				return
 			}
 			r.countError(h, series, FailedPrefix, res.Err)
 			name := r.load.Ops[res.Op]

@@ -225,11 +225,14 @@ func (e *env) inventory(ctx context.Context) (present map[int]bool, db *sqlx.DB,
 			}
 			return nil, nil, func() {}, err
 		}
-		ok, err := workload.TableExists(ctx, db, MarkerTable)
-		if err != nil || !ok {
+		// The tenants of this workload's fleet: a user's table of the
+		// marker's name records none, another workload's fleet none of
+		// this one's.
+		m, err := readColumnMarker(ctx, db)
+		if err != nil || !m.Exists || m.Foreign {
 			return present, db, closeDB, err
 		}
-		rows, err := db.Query(ctx, "SELECT tenant_id FROM "+db.Dialect().QuoteIdent(MarkerTable))
+		rows, err := db.Query(ctx, "SELECT tenant_id FROM "+db.Dialect().QuoteIdent(MarkerTable)+" WHERE workload = "+db.Dialect().Placeholder(1), e.Workload)
 		if err != nil {
 			closeDB()
 			return nil, nil, func() {}, err
@@ -357,7 +360,7 @@ func (e *env) dropTenants(ctx context.Context, o DropOptions) (dropped int, left
 		if db == nil {
 			return 0, left, nil // no database, no tables
 		}
-		hasMarker, err := workload.TableExists(ctx, db, MarkerTable)
+		marker, err := readColumnMarker(ctx, db)
 		if err != nil {
 			return 0, left, err
 		}
@@ -369,16 +372,26 @@ func (e *env) dropTenants(ctx context.Context, o DropOptions) (dropped int, left
 				existing = append(existing, name)
 			}
 		}
-		// Without the fleet's marker, shared tables that exist are a
-		// single-tenant load's (marked) or a user's.
-		foreign, err := foreignSharedTables(ctx, db, existing, hasMarker)
+		// Shared tables are dropped only where they carry the mark of
+		// this workload's init, or a marker of this workload's fleet
+		// vouches for them: a marker of another workload's fleet leaves
+		// a user's table of this workload's names the user's.
+		foreign, err := foreignSharedTables(ctx, db, existing, marker, e.Workload)
 		if err != nil {
 			return 0, left, err
 		}
 		if err := e.refuseForeign("table", foreign, where(db), "cleanup"); err != nil {
 			return 0, left, err
 		}
-		for _, name := range append(append([]string(nil), o.Tables...), MarkerTable) {
+		ours, err := e.markerOf(marker, e.Workload, where(db), "cleanup", false)
+		if err != nil {
+			return 0, left, err
+		}
+		drop := existing
+		if ours {
+			drop = append(drop, MarkerTable)
+		}
+		for _, name := range drop {
 			if _, err := db.Exec(ctx, db.Dialect().DropTable(name)); err != nil {
 				return 0, left, fmt.Errorf("dropping table %s: %w", name, err)
 			}

@@ -56,20 +56,21 @@ func createColumns(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 	defer closeDB()
 	d := db.Dialect()
 	tables := gen.Tables()
-	dropAll := func() error {
-		for _, name := range append([]string{MarkerTable}, tableNames(tables)...) {
+	dropAll := func(names []string) error {
+		for _, name := range names {
 			if _, err := db.Exec(ctx, d.DropTable(name)); err != nil {
 				return fmt.Errorf("dropping table %s: %w", name, err)
 			}
 		}
 		return nil
 	}
-	hasMarker, err := workload.TableExists(ctx, db, MarkerTable)
+	mk, err := readColumnMarker(ctx, db)
 	if err != nil {
 		return t, err
 	}
-	var existing []string
-	for _, name := range append([]string{MarkerTable}, tableNames(tables)...) {
+	hasMarker := mk.Exists
+	var existing []string // the shared tables that exist
+	for _, name := range tableNames(tables) {
 		if ok, err := workload.TableExists(ctx, db, name); err != nil {
 			return t, err
 		} else if ok {
@@ -78,31 +79,47 @@ func createColumns(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 	}
 	switch {
 	case o.Drop:
-		var shared []string // the existing tables but the marker
-		for _, name := range existing {
-			if name != MarkerTable {
-				shared = append(shared, name)
-			}
-		}
-		foreign, err := foreignSharedTables(ctx, db, shared, hasMarker)
+		foreign, err := foreignSharedTables(ctx, db, existing, mk, e.Workload)
 		if err != nil {
 			return t, err
 		}
 		if err := e.refuseForeign("table", foreign, where(db), "--drop"); err != nil {
 			return t, err
 		}
-		if len(existing) > 0 {
-			e.logf("--drop: dropping the shared tables %s in database %q", nameList(existing), db.Database())
+		ours, err := e.markerOf(mk, e.Workload, where(db), "--drop", true)
+		if err != nil {
+			return t, err
 		}
-		if err := dropAll(); err != nil {
+		drop := existing
+		if ours {
+			drop = append([]string{MarkerTable}, existing...)
+		}
+		if len(drop) > 0 {
+			e.logf("--drop: dropping the shared tables %s in database %q", nameList(drop), db.Database())
+		}
+		if err := dropAll(drop); err != nil {
 			return t, err
 		}
 		hasMarker = false
+	case mk.Foreign:
+		return t, fmt.Errorf("%w: table %s in database %q is not a fleet's marker (it has not its columns: %s): use another --db, or drop it yourself (%s drops it)",
+			workload.ErrTablesExist, MarkerTable, db.Database(), strings.Join(columnMarkerColumns, ", "), workload.ForceDropFlag)
+	case mk.other(e.Workload):
+		return t, &OtherFleetError{Table: MarkerTable, Where: where(db), Workloads: mk.Workloads, Workload: e.Workload, Action: "init"}
 	case !hasMarker && len(existing) > 0:
 		// Tables without the fleet's marker were not made by a fleet
-		// (the marker is created with them, in one transaction): they
-		// are the user's, and only --drop replaces them.
-		return t, fmt.Errorf("%w: table %s exists in database %q without the fleet's %s table (a single-tenant load, or tables of your own): pass --drop to drop and recreate the shared tables, or use another --db",
+		// (the marker is created with them, in one transaction): a
+		// single-tenant load's (marked: --drop replaces them) or the
+		// user's (--force-drop).
+		foreign, err := foreignSharedTables(ctx, db, existing, mk, e.Workload)
+		if err != nil {
+			return t, err
+		}
+		if len(foreign) > 0 {
+			return t, fmt.Errorf("%w: table %s exists in database %q without the fleet's %s table, and stampede did not make it: use another --db, or drop it yourself (%s drops it)",
+				workload.ErrTablesExist, foreign[0], db.Database(), MarkerTable, workload.ForceDropFlag)
+		}
+		return t, fmt.Errorf("%w: table %s exists in database %q without the fleet's %s table (a single-tenant load): pass --drop to drop and recreate the shared tables, or use another --db",
 			workload.ErrTablesExist, existing[0], db.Database(), MarkerTable)
 	}
 	if !hasMarker {

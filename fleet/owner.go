@@ -114,12 +114,16 @@ func (e *env) refuseForeign(kind string, foreign []string, where, action string)
 	}
 	slices.Sort(foreign)
 	if e.ForceDrop {
-		e.logf("%s: dropping %s %s, which stampede did not make", workload.ForceDropFlag, kind+"s", nameList(foreign))
+		kinds := kind
+		if len(foreign) > 1 {
+			kinds += "s"
+		}
+		e.logf("%s: dropping %s %s, which stampede did not make", workload.ForceDropFlag, kinds, nameList(foreign))
 		return nil
 	}
 	why := fmt.Sprintf("neither a %s marker table nor stampede's comment; --tenant-pattern %q merely matches the name", MarkerTable, e.Spec.Pattern)
 	if e.Spec.Mode == ModeColumn {
-		why = fmt.Sprintf("no %s marker table beside it and no mark of stampede's on it: a table of the shared tables' name", MarkerTable)
+		why = fmt.Sprintf("no mark of stampede's init of %s on it, and no %s marker of a %s fleet beside it: a table of the shared tables' name", e.Workload, MarkerTable, e.Workload)
 	}
 	return &workload.ForeignError{Kind: kind, Names: shortList(foreign), Where: where, Action: action, Why: why}
 }
@@ -132,25 +136,145 @@ func shortList(names []string) []string {
 	return append(slices.Clone(names[:10]), fmt.Sprintf("and %d more", len(names)-10))
 }
 
-// foreignSharedTables returns those of the shared tables of column mode
-// that exist and are not stampede's: without the fleet's MarkerTable
-// beside them and without stampede's mark.
-func foreignSharedTables(ctx context.Context, db *sqlx.DB, existing []string, hasMarker bool) ([]string, error) {
-	if hasMarker {
-		return nil, nil
+// columnMarker is what a database's MarkerTable says of the column-mode
+// fleet that made it.
+type columnMarker struct {
+	// Exists is true when the table exists.
+	Exists bool
+	// Foreign is true when it exists without a fleet marker's columns:
+	// a user's table of the name.
+	Foreign bool
+	// Workloads are the workloads its rows record, sorted.
+	Workloads []string
+}
+
+// columnMarkerColumns are the columns of column mode's marker that tell it
+// from a user's table of its name.
+var columnMarkerColumns = []string{"tenant_id", "workload", "version", "flags", "seed"}
+
+// readColumnMarker reads db's MarkerTable as column mode's marker.
+func readColumnMarker(ctx context.Context, db *sqlx.DB) (columnMarker, error) {
+	var m columnMarker
+	ok, err := workload.TableExists(ctx, db, MarkerTable)
+	if err != nil || !ok {
+		return m, err
 	}
+	m.Exists = true
+	var n int
+	if err := db.QueryRow(ctx, `SELECT count(DISTINCT column_name) FROM information_schema.columns
+		WHERE table_schema = current_schema() AND table_name = $1 AND column_name = ANY($2)`, MarkerTable, columnMarkerColumns).Scan(&n); err != nil {
+		return m, fmt.Errorf("reading the columns of table %s: %w", MarkerTable, err)
+	}
+	if n != len(columnMarkerColumns) {
+		m.Foreign = true
+		return m, nil
+	}
+	rows, err := db.Query(ctx, "SELECT DISTINCT workload FROM "+db.Dialect().QuoteIdent(MarkerTable)+" ORDER BY workload")
+	if err != nil {
+		return m, fmt.Errorf("reading table %s: %w", MarkerTable, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var w string
+		if err := rows.Scan(&w); err != nil {
+			return m, err
+		}
+		m.Workloads = append(m.Workloads, w)
+	}
+	return m, rows.Err()
+}
+
+// recordsOnly reports whether the marker exists, is a fleet's, and records
+// tenants of workload name and of no other.
+func (m columnMarker) recordsOnly(name string) bool {
+	return m.Exists && !m.Foreign && len(m.Workloads) == 1 && m.Workloads[0] == name
+}
+
+// other reports whether the marker records tenants of a workload other
+// than name: a column-mode fleet of that workload owns it.
+func (m columnMarker) other(name string) bool {
+	return m.Exists && !m.Foreign && len(m.Workloads) > 0 && !m.recordsOnly(name)
+}
+
+// isInitMarkOf reports whether comment is the mark of a table that init of
+// workload name made.
+func isInitMarkOf(comment, name string) bool {
+	return strings.HasPrefix(comment, workload.Mark+" init of "+name+" (")
+}
+
+// foreignSharedTables returns those of the shared tables of column mode
+// of workload name that exist and are not stampede's for that workload:
+// without the mark of name's init, unless the fleet's marker beside them
+// records name's tenants alone and they carry no comment (a fleet of a
+// stampede that marked nothing). A marker of another workload's fleet
+// vouches for nothing of name's: a user's table of a shared table's name
+// beside it stays the user's.
+func foreignSharedTables(ctx context.Context, db *sqlx.DB, existing []string, m columnMarker, name string) ([]string, error) {
 	var foreign []string
-	for _, name := range existing {
-		c, err := workload.TableComment(ctx, db, name)
+	for _, t := range existing {
+		c, err := workload.TableComment(ctx, db, t)
 		if err != nil {
 			return nil, err
 		}
-		if !workload.IsMark(c) {
-			foreign = append(foreign, name)
+		if isInitMarkOf(c, name) || c == "" && m.recordsOnly(name) {
+			continue
 		}
+		foreign = append(foreign, t)
 	}
 	return foreign, nil
 }
+
+// markerOf says, unless ForceDrop, why the marker m of a column-mode fleet
+// is not name's to drop: a user's table of the marker's name (refused as
+// foreign), or the marker of another workload's fleet (refused, naming
+// that workload's cleanup, where init needs the table: needed; cleanup
+// leaves it alone and says so). ours is true when the marker is name's
+// fleet's to drop (an empty marker, of a fleet's columns, holds nothing to
+// lose).
+func (e *env) markerOf(m columnMarker, name string, where, action string, needed bool) (ours bool, err error) {
+	switch {
+	case !m.Exists:
+		return false, nil
+	case m.Foreign:
+		if e.ForceDrop {
+			e.logf("%s: dropping table %s, which stampede did not make", workload.ForceDropFlag, MarkerTable)
+			return true, nil
+		}
+		return false, &workload.ForeignError{Kind: "table", Names: []string{MarkerTable}, Where: where, Action: action,
+			Why: "it has not the columns of a fleet's marker (" + strings.Join(columnMarkerColumns, ", ") + "): a table of its name"}
+	case m.other(name) && !needed:
+		e.logf("left table %s in %s alone: it is the marker of a column-mode fleet of %s", MarkerTable, where, strings.Join(m.Workloads, ", "))
+		return false, nil
+	case m.other(name) && e.ForceDrop:
+		e.logf("%s: dropping table %s, the marker of a column-mode fleet of %s", workload.ForceDropFlag, MarkerTable, strings.Join(m.Workloads, ", "))
+		return true, nil
+	case m.other(name):
+		return false, &OtherFleetError{Table: MarkerTable, Where: where, Workloads: m.Workloads, Workload: name, Action: action}
+	}
+	return true, nil
+}
+
+// OtherFleetError refuses to drop the marker of another workload's
+// column-mode fleet: stampede's, but not this workload's.
+type OtherFleetError struct {
+	// Table is the marker table, Where where it is.
+	Table, Where string
+	// Workloads are the workloads the marker records; Workload the one
+	// asked for.
+	Workloads []string
+	Workload  string
+	// Action is what would have dropped it ("cleanup", "--drop").
+	Action string
+}
+
+func (e *OtherFleetError) Error() string {
+	w := strings.Join(e.Workloads, ", ")
+	return fmt.Sprintf("table %s in %s is the marker of a column-mode fleet of %s, not of %s: %s leaves it alone; drop that fleet first (`stampede cleanup %s --tenant-mode column`), or to drop its marker anyway, add %s",
+		e.Table, e.Where, w, e.Workload, e.Action, e.Workloads[0], workload.ForceDropFlag)
+}
+
+// Is makes errors.Is(err, workload.ErrForeign) true, for its exit code.
+func (e *OtherFleetError) Is(target error) bool { return target == workload.ErrForeign }
 
 // where names the database of db and its server, for messages.
 func where(db *sqlx.DB) string {

@@ -26,13 +26,17 @@ type PgbenchSource interface {
 	Program() *pgscript.Program
 	// ConnectTime is the clients' mean time to connect.
 	ConnectTime() (time.Duration, bool)
-	// MaxTries is pgbench's --max-tries (0: stampede's own retries).
+	// MaxTries is pgbench's --max-tries (0: stampede's own retries; -1:
+	// unlimited, pgbench's --max-tries 0).
 	MaxTries() int
 	// ConnectEach says every script opened its own connection (-C).
 	ConnectEach() bool
 	// Retries is how many transactions of script s were retried, and
 	// how many retries there were.
 	Retries(s int) (retried, retries int64)
+	// Skipped is how many transactions of script s were skipped, too
+	// late under a rate (pgbench chooses the script, then skips).
+	Skipped(s int) int64
 }
 
 // PgbenchOptions are pgbench's options that only its report and progress
@@ -166,11 +170,15 @@ func (o *Pgbench) Interval(iv run.Interval) {
 	fmt.Fprintln(o.Status)
 }
 
-// maxTries is pgbench's --max-tries: stampede's own retries, when it
-// was not given, are up to workload.MaxConflictRetries.
+// maxTries is pgbench's --max-tries (0 when unlimited, as pgbench's):
+// stampede's own retries, when it was not given, are up to
+// workload.MaxConflictRetries.
 func (o *Pgbench) maxTries() int {
-	if n := o.Source.MaxTries(); n > 0 {
+	switch n := o.Source.MaxTries(); {
+	case n > 0:
 		return n
+	case n < 0:
+		return 0
 	}
 	return workload.MaxConflictRetries + 1
 }
@@ -250,7 +258,9 @@ func (o *Pgbench) report(res *run.Result, aborted map[string]int64) {
 	fmt.Fprintf(w, "query mode: %s\n", o.Protocol)
 	fmt.Fprintf(w, "number of clients: %d\n", clients)
 	fmt.Fprintf(w, "number of threads: %d\n", o.Jobs)
-	fmt.Fprintf(w, "maximum number of tries: %d\n", o.maxTries())
+	if o.maxTries() != 0 { // pgbench prints no maximum when there is none
+		fmt.Fprintf(w, "maximum number of tries: %d\n", o.maxTries())
+	}
 	if o.PerClient > 0 {
 		fmt.Fprintf(w, "number of transactions per client: %d\n", o.PerClient)
 		fmt.Fprintf(w, "number of transactions actually processed: %d/%d\n", done, o.PerClient*int64(clients))
@@ -333,11 +343,18 @@ func (o *Pgbench) report(res *run.Result, aborted map[string]int64) {
 		fmt.Fprintf(w, "SQL script %d: %s\n", i+1, s.Desc)
 		fmt.Fprintf(w, " - weight: %d (targets %.1f%% of total)\n", s.Weight, 100*float64(s.Weight)/float64(total))
 		fmt.Fprintf(w, " - %d transactions (%.1f%% of total, tps = %f)\n", sh.TotalCount(), pct(sh.TotalCount(), done), float64(sh.TotalCount())/secs)
-		fmt.Fprintf(w, " - number of failed transactions: %d (%.3f%%)\n", sf, pct(sf, sh.TotalCount()+sf))
+		// pgbench's shares are of the script's transactions processed,
+		// failed and skipped.
+		ss := o.Source.Skipped(i)
+		all := sh.TotalCount() + sf + ss
+		fmt.Fprintf(w, " - number of failed transactions: %d (%.3f%%)\n", sf, pct(sf, all))
 		if o.maxTries() != 1 {
 			retried, retries := o.Source.Retries(i)
-			fmt.Fprintf(w, " - number of transactions retried: %d (%.3f%%)\n", retried, pct(retried, sh.TotalCount()+sf))
+			fmt.Fprintf(w, " - number of transactions retried: %d (%.3f%%)\n", retried, pct(retried, all))
 			fmt.Fprintf(w, " - total number of retries: %d\n", retries)
+		}
+		if o.Skipping && all > 0 {
+			fmt.Fprintf(w, " - number of transactions skipped: %d (%.3f%%)\n", ss, pct(ss, all))
 		}
 		if sh.TotalCount() > 0 {
 			fmt.Fprintf(w, " - latency average = %.3f ms\n", nsToMs(sh.Mean()))

@@ -9,6 +9,7 @@ import (
 	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/stats"
 	"github.com/stampede-bench/stampede/sweep"
+	"github.com/stampede-bench/stampede/telemetry"
 )
 
 // Sweep prints a sweep (sweep.Observer): a header, a row as each step
@@ -27,14 +28,68 @@ type Sweep struct {
 	// Hint completes the commands Done suggests (the results directory
 	// given, say); nil leaves them as they are.
 	Hint func(string) string
+	// Param is the flag swept: a flag besides --max-rate and
+	// --concurrency gets a column of its own.
+	Param sweep.Param
+	// Telemetry adds each step's telemetry averages: the host's CPU busy,
+	// its disks' reads and writes, and the watched processes' cores.
+	Telemetry bool
+
+	cols []column
 }
 
-// sweepColumns are the text table's columns and their widths; a cell
-// wider than its column pushes the rest of its row right.
-var sweepColumns = []struct {
+// column is a column of the text table and its width; a cell wider than
+// its column pushes the rest of its row right.
+type column struct {
 	name  string
 	width int
-}{{"step", 4}, {"max-rate", 9}, {"workers", 7}, {"ops/s", 10}, {"p50(ms)", 8}, {"p95(ms)", 8}, {"p99(ms)", 8}, {"p99.9(ms)", 9}, {"pMax(ms)", 8}, {"errors", 7}, {"run", 0}, {"SLO", 0}}
+}
+
+// columns are the text table's columns: a swept flag's own and the
+// telemetry's besides those of every sweep.
+func (o *Sweep) columns() []column {
+	if o.cols != nil {
+		return o.cols
+	}
+	o.cols = []column{{"step", 4}}
+	if o.own() {
+		o.cols = append(o.cols, column{string(o.Param), max(6, len(o.Param))})
+	}
+	o.cols = append(o.cols, []column{{"max-rate", 9}, {"workers", 7}, {"ops/s", 10}, {"p50(ms)", 8}, {"p95(ms)", 8}, {"p99(ms)", 8}, {"p99.9(ms)", 9}, {"pMax(ms)", 8}, {"errors", 7}}...)
+	if o.Telemetry {
+		o.cols = append(o.cols, []column{{"cpu%", 5}, {"disk(MB/s)", 10}, {"watched(cores)", 0}}...)
+	}
+	o.cols = append(o.cols, []column{{"run", 0}, {"SLO", 0}}...)
+	return o.cols
+}
+
+// own reports whether the swept flag has a column of its own.
+func (o *Sweep) own() bool {
+	return o.Param != "" && o.Param != sweep.MaxRate && o.Param != sweep.Concurrency
+}
+
+// telemetryCells are a step's telemetry columns: the host's CPU busy (100
+// less idle and iowait), its disks' reads and writes summed, and each
+// watched group's cores ("-" for none), all averages over the run.
+func telemetryCells(t *telemetry.Summary) []string {
+	if t == nil {
+		return []string{"-", "-", "-"}
+	}
+	busy := 100 - t.CPU.Idle.Avg - t.CPU.IOWait.Avg
+	var kb float64
+	for _, d := range t.Disks {
+		kb += d.ReadKBPerSec.Avg + d.WriteKBPerSec.Avg
+	}
+	procs := make([]string, 0, len(t.Procs))
+	for _, p := range t.Procs {
+		procs = append(procs, fmt.Sprintf("%s %.2f", p.Name, p.CPUCores.Avg))
+	}
+	watched := "-"
+	if len(procs) > 0 {
+		watched = strings.Join(procs, ",")
+	}
+	return []string{fmt.Sprintf("%.1f", busy), fmt.Sprintf("%.1f", kb/1024), watched}
+}
 
 // Header prints the sweep's first line; call it once before the steps.
 func (o *Sweep) Header(id, workload, flag, values string, slo sweep.SLO) {
@@ -56,7 +111,7 @@ func (o *Sweep) Header(id, workload, flag, values string, slo sweep.SLO) {
 	}
 	fmt.Fprintln(o.W)
 	var b strings.Builder
-	for i, c := range sweepColumns {
+	for i, c := range o.columns() {
 		o.cell(&b, i, c.name)
 	}
 	fmt.Fprintln(o.W, strings.TrimRight(b.String(), " "))
@@ -65,7 +120,7 @@ func (o *Sweep) Header(id, workload, flag, values string, slo sweep.SLO) {
 // cell writes column i's value, padded to the column (right-aligned but
 // for the last two).
 func (o *Sweep) cell(b *strings.Builder, i int, v string) {
-	c := sweepColumns[i]
+	c := o.columns()[i]
 	if i > 0 {
 		b.WriteString("  ")
 	}
@@ -84,6 +139,9 @@ func (o *Sweep) Begin(st sweep.Step, s *run.Spec) {
 	what := fmt.Sprintf("--max-rate %s", sweep.Format(s.MaxRate))
 	if s.MaxRate == 0 {
 		what = "closed loop"
+	}
+	if o.own() {
+		what = fmt.Sprintf("%s %s, %s", o.Param.Flag(), sweep.Format(st.Value), what)
 	}
 	fmt.Fprintf(o.Status, "step %d: %s, --concurrency %d", st.N, what, s.Concurrency)
 	if o.Duration != "" {
@@ -112,8 +170,16 @@ func (o *Sweep) End(st sweep.Step) {
 	case st.Status != "completed":
 		verdict = st.Status
 	}
-	cells := []string{fmt.Sprint(st.N), rate, fmt.Sprint(st.Workers), fmt.Sprintf("%.1f", t.Rate), sweep.Sig3(t.P50), sweep.Sig3(t.P95),
-		sweep.Sig3(t.P99), sweep.Sig3(t.P999), sweep.Sig3(t.Max), fmt.Sprint(t.Errors), st.RunID, verdict}
+	cells := []string{fmt.Sprint(st.N)}
+	if o.own() {
+		cells = append(cells, sweep.Format(st.Value))
+	}
+	cells = append(cells, rate, fmt.Sprint(st.Workers), fmt.Sprintf("%.1f", t.Rate), sweep.Sig3(t.P50), sweep.Sig3(t.P95),
+		sweep.Sig3(t.P99), sweep.Sig3(t.P999), sweep.Sig3(t.Max), fmt.Sprint(t.Errors))
+	if o.Telemetry {
+		cells = append(cells, telemetryCells(st.Telemetry)...)
+	}
+	cells = append(cells, st.RunID, verdict)
 	var b strings.Builder
 	for i, v := range cells {
 		o.cell(&b, i, v)
@@ -126,6 +192,7 @@ type stepObject struct {
 	Type    string             `json:"type"`
 	N       int                `json:"step"`
 	Value   float64            `json:"value"`
+	Rep     int                `json:"rep,omitempty"`
 	MaxRate float64            `json:"max_rate"`
 	Workers int                `json:"workers"`
 	Run     string             `json:"run"`
@@ -133,12 +200,14 @@ type stepObject struct {
 	Status  string             `json:"status"`
 	Total   stats.Summary      `json:"total"`
 	Figures map[string]float64 `json:"figures,omitempty"`
-	Met     *bool              `json:"slo_met,omitempty"`
-	Why     string             `json:"slo_missed,omitempty"`
+	// Telemetry is the run's telemetry averages and peaks.
+	Telemetry *telemetry.Summary `json:"telemetry,omitempty"`
+	Met       *bool              `json:"slo_met,omitempty"`
+	Why       string             `json:"slo_missed,omitempty"`
 }
 
 func stepJSON(st sweep.Step) stepObject {
-	o := stepObject{Type: "step", N: st.N, Value: st.Value, MaxRate: st.Target, Workers: st.Workers, Run: st.RunID, Dir: st.Dir, Status: st.Status, Total: st.Total, Figures: st.Figures}
+	o := stepObject{Type: "step", N: st.N, Value: st.Value, Rep: st.Rep, MaxRate: st.Target, Workers: st.Workers, Run: st.RunID, Dir: st.Dir, Status: st.Status, Total: st.Total, Figures: st.Figures, Telemetry: st.Telemetry}
 	if st.Judged {
 		met := st.Met
 		o.Met, o.Why = &met, st.Why
@@ -150,15 +219,22 @@ func stepJSON(st sweep.Step) stepObject {
 func (o *Sweep) Done(res *sweep.Result) {
 	if o.JSON {
 		out := struct {
-			Type       string      `json:"type"`
-			ID         string      `json:"id"`
-			Steps      int         `json:"steps"`
-			Best       *stepObject `json:"best,omitempty"`
-			Miss       *stepObject `json:"miss,omitempty"`
-			Peak       *stepObject `json:"peak,omitempty"`
-			Stopped    string      `json:"stopped,omitempty"`
-			Conclusion string      `json:"conclusion,omitempty"`
-		}{Type: "sweep_result", ID: res.ID, Steps: len(res.Steps), Stopped: res.Stopped, Conclusion: res.Conclusion()}
+			Type        string        `json:"type"`
+			ID          string        `json:"id"`
+			Steps       int           `json:"steps"`
+			Best        *stepObject   `json:"best,omitempty"`
+			Miss        *stepObject   `json:"miss,omitempty"`
+			Peak        *stepObject   `json:"peak,omitempty"`
+			Points      []pointObject `json:"points,omitempty"`
+			NotMonotone string        `json:"not_monotone,omitempty"`
+			Stopped     string        `json:"stopped,omitempty"`
+			Conclusion  string        `json:"conclusion,omitempty"`
+		}{Type: "sweep_result", ID: res.ID, Steps: len(res.Steps), NotMonotone: res.NotMonotone, Stopped: res.Stopped, Conclusion: res.Conclusion()}
+		if repeated(res) {
+			for _, p := range res.Points {
+				out.Points = append(out.Points, pointJSON(p))
+			}
+		}
 		if res.Best != nil {
 			b := stepJSON(*res.Best)
 			out.Best = &b
@@ -173,6 +249,9 @@ func (o *Sweep) Done(res *sweep.Result) {
 		}
 		o.encode(out)
 		return
+	}
+	if repeated(res) {
+		o.points(res)
 	}
 	if c := res.Conclusion(); c != "" {
 		fmt.Fprintln(o.W)
@@ -191,4 +270,80 @@ func (o *Sweep) encode(v any) {
 	enc := json.NewEncoder(o.W)
 	enc.SetEscapeHTML(false) // the SLO's <= as typed
 	_ = enc.Encode(v)
+}
+
+// repeated reports whether a value of res ran more than once.
+func repeated(res *sweep.Result) bool {
+	for _, p := range res.Points {
+		if len(p.Runs) > 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// pointObject is a value's medians in sweep_result's points.
+type pointObject struct {
+	Value     float64       `json:"value"`
+	Runs      []int         `json:"runs"`
+	Completed int           `json:"completed"`
+	MetRuns   int           `json:"met_runs"`
+	Median    stats.Summary `json:"median"`
+	RateMin   float64       `json:"ops_per_sec_min"`
+	RateMax   float64       `json:"ops_per_sec_max"`
+	P99Min    float64       `json:"p99_ms_min"`
+	P99Max    float64       `json:"p99_ms_max"`
+	Met       *bool         `json:"slo_met,omitempty"`
+	Why       string        `json:"slo_missed,omitempty"`
+}
+
+func pointJSON(p sweep.Point) pointObject {
+	o := pointObject{Value: p.Value, Runs: p.Runs, Completed: p.Completed, MetRuns: p.MetRuns, Median: p.Median.Total,
+		RateMin: p.RateMin, RateMax: p.RateMax, P99Min: p.P99Min, P99Max: p.P99Max}
+	if p.Judged {
+		met := p.Met
+		o.Met, o.Why = &met, p.Median.Why
+	}
+	return o
+}
+
+// points prints a table of the values' medians over their runs, with the
+// spread of throughput and p99 (lowest-highest) and the verdict.
+func (o *Sweep) points(res *sweep.Result) {
+	fmt.Fprintf(o.W, "\nmedians over each value's runs (spread: lowest-highest):\n")
+	rows := [][]string{{res.Param.Flag(), "runs", "ops/s", "ops/s spread", "p50(ms)", "p99(ms)", "p99 spread", "met in", "SLO"}}
+	for _, p := range res.Points {
+		verdict, metIn := "-", "-"
+		switch {
+		case p.Judged && p.Met:
+			verdict = "met"
+		case p.Judged:
+			verdict = "missed"
+		}
+		if len(res.SLO.Terms) > 0 {
+			metIn = fmt.Sprintf("%d/%d", p.MetRuns, p.Completed)
+		}
+		rows = append(rows, []string{sweep.Format(p.Value), fmt.Sprint(len(p.Runs)), fmt.Sprintf("%.1f", p.Median.Total.Rate),
+			fmt.Sprintf("%.1f-%.1f", p.RateMin, p.RateMax), sweep.Sig3(p.Median.Total.P50), sweep.Sig3(p.Median.Total.P99),
+			sweep.Sig3(p.P99Min) + "-" + sweep.Sig3(p.P99Max), metIn, verdict})
+	}
+	widths := make([]int, len(rows[0]))
+	for _, r := range rows {
+		for i, c := range r {
+			widths[i] = max(widths[i], len(c))
+		}
+	}
+	for _, r := range rows {
+		var b strings.Builder
+		for i, c := range r {
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			if i < len(r)-1 {
+				b.WriteString(strings.Repeat(" ", widths[i]-len(c)))
+			}
+			b.WriteString(c)
+		}
+		fmt.Fprintln(o.W, strings.TrimRight(b.String(), " "))
+	}
 }

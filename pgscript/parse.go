@@ -222,9 +222,11 @@ func (p *parser) next() (*Command, *Command, error) {
 			copies = copies || isCopy(raw[at:])
 		}
 		// Its first line as written, up to where it ends: the semicolon,
-		// or the \gset that ends it (which pgbench's -r leaves out).
+		// or the \gset that ends it (which pgbench's -r leaves out, and
+		// keeps the blanks before it, as every first line's trailing
+		// blanks: only a CRLF file's \r goes).
 		first, _, _ := strings.Cut(p.src[startPos:p.pos], "\n")
-		c := &Command{Kind: SQL, Line: start, Text: text, Compound: compound, FirstLine: strings.TrimRight(first, " \t\r"), copies: copies}
+		c := &Command{Kind: SQL, Line: start, Text: text, Compound: compound, FirstLine: strings.TrimSuffix(first, "\r"), copies: copies}
 		if p.name != "" {
 			c.Name, c.NameLine = p.name, p.nameLine
 			p.name = ""

@@ -44,6 +44,9 @@ type Program struct {
 	code  [][]step
 	stmts []string // the names of the measured commands, in op order
 	total int64    // the sum of the weights
+	// warnings are what the checks found that may fail at run time but
+	// need not (see Warnings).
+	warnings []string
 	// failures counts, by measured command (its stmt), the scripts that
 	// failed for good there (Client.Failed); retries the failures there
 	// that were tried again (Client.Rewind): pgbench's -r columns.
@@ -167,6 +170,10 @@ func Compile(scripts []*Script, opts Options, described func(c *Command) (cols [
 	}
 	return p, nil
 }
+
+// Warnings are what Compile found that may fail at run time but need
+// not: a variable that an \if leaves unset on some of its branches only.
+func (p *Program) Warnings() []string { return p.warnings }
 
 // slot returns name's variable number, numbering it if new.
 func (p *Program) slot(name string) int {
@@ -303,9 +310,12 @@ func quotedVar(sql string) (name, where string) {
 // simple protocol, where an unset variable stays as written), and a
 // script that may end inside a transaction it opened. A branch whose
 // condition is a constant false is never taken, and none after a
-// constant true one is.
+// constant true one is. A variable that an \if leaves unset on some of
+// its branches only is a warning (Warnings), not a refusal: the
+// conditions may be linked (the same value tested twice), and pgbench
+// runs such a script, failing only a client that meets the unset path.
 func (p *Program) checkSet(s *Script, vars bool, described func(c *Command) ([]string, bool)) error {
-	w := pathWalk{p: p, s: s, vars: vars, described: described}
+	w := pathWalk{p: p, s: s, vars: vars, described: described, warned: map[string]bool{}}
 	st := pathState{set: map[string]bool{VarClientID: true, VarScale: true, VarDefaultSeed: true, VarRandomSeed: true}}
 	for n := range p.opts.Defines {
 		st.set[n] = true
@@ -394,6 +404,8 @@ type pathWalk struct {
 	s         *Script
 	vars      bool
 	described func(c *Command) ([]string, bool)
+	// warned holds the variables already warned of, once each.
+	warned map[string]bool
 }
 
 // walk goes through commands [from, to) from state st.
@@ -521,7 +533,11 @@ func (w *pathWalk) uses(c *Command, st *pathState, names []string, how string) e
 			continue
 		}
 		if line := st.lost[name]; line > 0 {
-			return &SyntaxError{File: w.s.Name, Line: c.Line, Msg: fmt.Sprintf("%s uses :%s, which the \\if at line %d leaves unset on some of its branches: set it before the \\if (\\set %s 0) or on every branch, \\else included", how, name, line, name)}
+			if !w.warned[name] {
+				w.warned[name] = true
+				w.p.warnings = append(w.p.warnings, fmt.Sprintf("%s:%d: %s uses :%s, which the \\if at line %d leaves unset on some of its branches: a client that takes such a branch fails there, as in pgbench (if the conditions are linked, ignore this; otherwise set it before the \\if, or on every branch)", w.s.Name, c.Line, how, name, line))
+			}
+			continue
 		}
 		return &SyntaxError{File: w.s.Name, Line: c.Line, Msg: fmt.Sprintf("%s uses :%s before anything sets it: set it with \\set, a query's \\gset, or -D %s=VALUE", how, name, name)}
 	}

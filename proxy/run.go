@@ -66,8 +66,17 @@ func Run(ctx context.Context, specs []Listener, api string, out, warn io.Writer)
 		return fmt.Errorf("%w: %v", ErrSetup, err)
 	}
 	defer p.Close()
-	for _, l := range p.Listeners() {
+	for i, l := range p.Listeners() {
 		fmt.Fprintf(out, "listener %s: %s -> %s, faults %s\n", l.Name, l.Listen, l.To, l.Faults)
+		given := l.Listen
+		if i < len(specs) && !strings.HasSuffix(specs[i].Listen, ":0") {
+			given = specs[i].Listen // as typed: 0.0.0.0:P, not the [::]:P it became
+		}
+		if addr, err := net.ResolveTCPAddr("tcp", l.Listen); err == nil {
+			if w := exposed.Warning("--listen", given, addr, "reach "+l.To+" through it"); w != "" {
+				fmt.Fprintln(errw, w)
+			}
+		}
 	}
 	if ln == nil {
 		fmt.Fprintln(out, "no API (--api off): the faults stay as given; Ctrl-C stops")

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/stampede-bench/stampede/report"
 	"github.com/stampede-bench/stampede/runlog"
 	"github.com/stampede-bench/stampede/stats"
 )
@@ -486,6 +488,9 @@ func compareTelemetry(runs [2]*runlog.Run, views [2]View) (rows []TelemetryRow, 
 		}
 		if sum == nil {
 			continue
+		}
+		if note := report.DirtiedSummaryNote(*sum); note != "" { // as report says under its table
+			warnings = append(warnings, fmt.Sprintf("%s (%s): %s", string(rune('A'+i)), run.Info.ID, strings.TrimPrefix(note, "note: ")))
 		}
 		for _, f := range sum.Flat() {
 			if _, seen := units[f.Name]; !seen {

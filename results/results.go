@@ -404,6 +404,14 @@ func (e *LatencyMixError) Error() string {
 		strings.Join(e.Closed, " "), strings.Join(e.Rated, " "))
 }
 
+// ForCompare is the error's text for `stampede compare`, which sets two
+// runs side by side rather than merging them, and refuses them as report
+// does: no latency of one is comparable with the other's.
+func (e *LatencyMixError) ForCompare() string {
+	return fmt.Sprintf("the runs measured different latencies, which cannot be set side by side: %s ran closed loop (latency is each operation's service time), %s under a rate (latency from each operation's intended start); compare runs of one kind (both with --max-rate, or both without), or see each with stampede report",
+		strings.Join(e.Closed, " "), strings.Join(e.Rated, " "))
+}
+
 // SameLatency returns a *LatencyMixError when runs mix closed-loop runs
 // and rated ones (see Rated), and nil otherwise.
 func SameLatency(runs []*runlog.Run) error {

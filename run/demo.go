@@ -33,6 +33,9 @@ type DemoSpec struct {
 	ClientSched string
 	Command     []string
 	Observers   []Observer
+	// ForceDrop drops a stampede_demo database on URL that the demo did
+	// not create (--force-drop); without it the demo refuses to start.
+	ForceDrop bool
 	// Log receives the demo's lines (stderr on the command line).
 	Log io.Writer
 }
@@ -75,7 +78,7 @@ func Demo(ctx context.Context, spec DemoSpec) (*Result, error) {
 	var watch []int             // the throwaway server, whose CPU and IO the telemetry records
 	if url != "" {
 		db = demoDatabase
-		release, err := claimDemoDatabase(ctx, url, spec.Keep, log)
+		release, err := claimDemoDatabase(ctx, url, spec.Keep, spec.ForceDrop, log)
 		if err != nil {
 			return nil, err
 		}
@@ -142,9 +145,9 @@ const (
 
 // claimDemoDatabase creates the demo's own database on the server of url
 // (or reuses the one an earlier demo left), refusing if a database of
-// that name exists that the demo did not make. release drops it again,
-// unless keep.
-func claimDemoDatabase(ctx context.Context, url string, keep bool, log io.Writer) (release func(), err error) {
+// that name exists that the demo did not make, unless force drops it
+// first. release drops it again, unless keep.
+func claimDemoDatabase(ctx context.Context, url string, keep, force bool, log io.Writer) (release func(), err error) {
 	opts := sqlx.Options{URLs: []string{url}, MaxConns: 1, AppName: "stampede demo"}
 	cfgs, err := sqlx.ParseConfigs(opts)
 	if err != nil {
@@ -162,8 +165,15 @@ func claimDemoDatabase(ctx context.Context, url string, keep bool, log io.Writer
 	defer admin.Close()
 	where := strings.Join(admin.Endpoints(), ",")
 	created, err := sqlx.ClaimDatabase(ctx, admin, demoDatabase, demoOwner)
+	if errors.Is(err, sqlx.ErrNotOwned) && force {
+		fmt.Fprintf(log, "%s: dropping database %q on %s, which stampede demo did not create\n", workload.ForceDropFlag, demoDatabase, where)
+		if _, err := admin.Exec(ctx, admin.Dialect().DropDatabase(demoDatabase)); err != nil {
+			return nil, fmt.Errorf("dropping database %q: %w", demoDatabase, err)
+		}
+		created, err = sqlx.ClaimDatabase(ctx, admin, demoDatabase, demoOwner)
+	}
 	if errors.Is(err, sqlx.ErrNotOwned) {
-		return nil, fmt.Errorf("database %q already exists on %s and stampede demo did not create it: the demo only works in a database of its own; drop or rename that one, or give the URL of another server", demoDatabase, where)
+		return nil, inputf("database %q already exists on %s and stampede demo did not create it: the demo works only in a database of its own, and leaves that one alone; give the URL of another server, or to drop it anyway, add %s", demoDatabase, where, workload.ForceDropFlag)
 	}
 	if err != nil {
 		return nil, err
@@ -204,11 +214,11 @@ func writableResults(dir string) error {
 		return err
 	}
 	if err := os.MkdirAll(root, 0o700); err != nil {
-		return fmt.Errorf("cannot save results under %s: %w; give --results-dir a directory you can write", root, err)
+		return saveRootError(root, err)
 	}
 	f, err := os.CreateTemp(root, ".stampede-demo-check-*")
 	if err != nil {
-		return fmt.Errorf("cannot save results under %s: %w; give --results-dir a directory you can write", root, err)
+		return saveRootError(root, err)
 	}
 	f.Close()
 	return os.Remove(f.Name())

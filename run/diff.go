@@ -84,7 +84,7 @@ func Diff(ctx context.Context, spec DiffSpec) (*datadiff.Result, string, error) 
 	}
 	rw, err := runlog.Create(root, info)
 	if err != nil {
-		return nil, "", fmt.Errorf("cannot save results under %s: %w; pass --results-dir", root, err)
+		return nil, "", saveRootError(root, err)
 	}
 	res, err := datadiff.Diff(ctx, opts)
 	status, msg := runlog.StatusCompleted, ""

@@ -20,7 +20,8 @@ import (
 // rebuild, made anew: a damaged SQLite index of stampede's is first moved
 // aside). Listing only reads: where the store's file cannot be written
 // (its disk full or read-only) the runs are indexed from their
-// directories into a store in memory, with a warning. Runs that cannot be
+// directories into a store in memory, with a warning; --rebuild, which
+// asked for the store to be written, fails instead. Runs that cannot be
 // indexed are warned about on log, one a line.
 func OpenIndex(ctx context.Context, root, url string, rebuild bool, log io.Writer) (*store.Store, error) {
 	if fi, err := os.Stat(root); err == nil && !fi.IsDir() {
@@ -59,6 +60,12 @@ func OpenIndex(ctx context.Context, root, url string, rebuild bool, log io.Write
 	}
 	if st != nil {
 		st.Close()
+	}
+	if rebuild {
+		// --rebuild asked for the store to be written: not done is a
+		// failure, not a listing from the directories.
+		return nil, fmt.Errorf("cannot rebuild the results store %s (%s): nothing was rebuilt; free space on its disk (or make it writable) first; meanwhile `stampede runs` without --rebuild lists the runs from their directories",
+			strings.TrimPrefix(url, "sqlite:"), storeCause(err))
 	}
 	fmt.Fprintf(log, "warning: cannot write the results store %s (%s): listing the runs from their directories in %s; free space on its disk (or make it writable), then `stampede runs --rebuild` updates it\n",
 		strings.TrimPrefix(url, "sqlite:"), storeCause(err), root)

@@ -112,6 +112,9 @@ func Load(ctx context.Context, spec LoadSpec) error {
 	if spec.Share.Count > 0 {
 		return loadShare(ctx, spec, db, streams, seed, log)
 	}
+	if sl, ok := gen.(workload.SelfLoader); ok && sl.LoadsItself() {
+		return sl.LoadItself(ctx, db)
+	}
 	tables := gen.Tables()
 	total := workload.TotalRows(tables)
 	if df, ok := gen.(workload.DropFirster); ok && df.DropsFirst() {
@@ -208,6 +211,20 @@ func Load(ctx context.Context, spec LoadSpec) error {
 		opts.CreateEach, opts.Step, opts.PrepareRun = spec.Steps.CreateEach, spec.Steps.Step, spec.Steps.PrepareRun
 	}
 	err = workload.Setup(ctx, db, gen, opts)
+	var fe *workload.ForeignError
+	for try := 0; scripted && spec.ForceDrop && errors.As(err, &fe) && fe.Action == "init sql" && try < 100; try++ {
+		// The init file creates a table of the user's (its CREATE
+		// failed): --force-drop drops it, and what the file made
+		// before it, and runs the file again.
+		fmt.Fprintf(log, "%s: dropping table %s, which stampede did not make, and running %s again\n", workload.ForceDropFlag, fe.Names[0], script.LoadScript())
+		if _, err := db.Exec(ctx, "DROP TABLE IF EXISTS "+db.Dialect().QuoteIdent(fe.Names[0])+" CASCADE"); err != nil {
+			return fmt.Errorf("dropping table %s: %w", fe.Names[0], err)
+		}
+		if err := dropScripted(ctx, db, gen, log); err != nil {
+			return err
+		}
+		err = workload.Setup(ctx, db, gen, opts)
+	}
 	progress(-1)
 	if err != nil && scripted {
 		return configInput(err) // the user's file, refused as bad input
@@ -277,7 +294,11 @@ func sayDrops(ctx context.Context, db *sqlx.DB, gen workload.Generator, tables [
 	if err != nil {
 		return err
 	}
-	if err := refuseForeign(ctx, db, gen, foreign, force, "--drop", log); err != nil {
+	action := "--drop"
+	if df, ok := gen.(workload.DropFirster); ok && df.DropsFirst() {
+		action = "init's step d (drop)" // pgbench's steps: no --drop given
+	}
+	if err := refuseForeign(ctx, db, gen, foreign, force, action, log); err != nil {
 		return err
 	}
 	where := fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ","))

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/stampede-bench/stampede/engine"
@@ -375,7 +376,7 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 		if err := sqlx.CheckUserinfo(storeURL); err != nil {
 			// A URL that can never name the store is refused, not taken
 			// for a store that is down.
-			return nil, inputf("%s: malformed results store URL %s: %v", from, sqlx.Redact(storeURL), err)
+			return nil, inputf("%s: malformed results store URL %s: %v", from, sqlx.HideUserinfo(storeURL), err)
 		}
 		r.shipURL, r.shipFrom = storeURL, from
 	} else if storeURL != "" {
@@ -467,7 +468,7 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 		info.ID = runlog.NewID(gen.Meta().Name, start)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("cannot save results under %s: %w; pass --results-dir", r.root, err)
+		return nil, saveRootError(r.root, err)
 	}
 	r.errs = newErrorLog(r.rw)
 	if r.shipURL != "" {
@@ -505,6 +506,9 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 		r.cleanup = append(r.cleanup, func() { srv.Close() })
 		fmt.Fprintf(r.log, "Prometheus metrics at http://%s/metrics\n", srv.Addr())
 		flag, given := promFlag(s.PrometheusListen)
+		if s.PrometheusFlag != "" {
+			flag, given = s.PrometheusFlag, s.PrometheusListen
+		}
 		if w := exposed.Warning(flag, given, srv.ListenAddr(), "read the run's metrics"); w != "" {
 			fmt.Fprintln(r.log, w)
 		}
@@ -801,7 +805,12 @@ func (r *Run) finish() (*Result, error) {
 			if store.Unwritable(err) {
 				hint = "`stampede runs` lists the runs from their directories meanwhile; free space on its disk (or make it writable), then `stampede runs --rebuild` updates it"
 			}
-			r.warnf("cannot index the run in the results store: %s (%s)", oneLine(err.Error()), hint)
+			if errors.Is(err, store.ErrDamaged) {
+				hint = "" // its message gives the advice
+			} else {
+				hint = " (" + hint + ")"
+			}
+			r.warnf("cannot index the run in the results store: %s%s", oneLine(err.Error()), hint)
 		}
 	} else if runErr != nil {
 		fmt.Fprintf(r.log, "%v\n", saveErr) // else it is the run's error
@@ -857,6 +866,9 @@ func (r *Run) saved(finishErr error) error {
 	if _, err := os.Stat(filepath.Join(dir, runlog.RunFile)); errors.Is(err, fs.ErrNotExist) {
 		return &NotSavedError{fmt.Sprintf("results not saved: the run directory %s was removed during the run (the figures above are all that is left of it)", dir)}
 	}
+	if beside := r.rw.EndBeside(); beside != "" {
+		return &NotSavedError{fmt.Sprintf("results incomplete in %s: its directory could not be written at the run's end (%s); the end is recorded beside it, in %s, so `stampede runs` lists it as completed, results incomplete, and `stampede report` of it covers what was saved; the figures above are the run's", dir, writeFailure(errors.Join(r.writeErr, finishErr)), beside)}
+	}
 	if r.rw.Info().Status == runlog.StatusRunning {
 		return &NotSavedError{fmt.Sprintf("results not saved in %s: the run's end could not be recorded (%s), so `stampede runs` lists it as killed; the figures above are the run's", dir, writeFailure(errors.Join(r.writeErr, finishErr)))}
 	}
@@ -902,6 +914,22 @@ func writeFailure(err error) string {
 		return strings.Join(causes, "; ")
 	}
 	return "cannot write " + strings.Join(names, ", ") + ": " + strings.Join(causes, "; ")
+}
+
+// cannotSave is the error of a run that cannot create its run directory
+// under root (the results disk full, or not writable): one line, naming
+// the files and the cause once (not Go's doubled path errors).
+func cannotSave(root string, err error) error {
+	what := "give --results-dir a directory you can write"
+	if errors.Is(err, syscall.ENOSPC) {
+		what = "free space on its disk, or give --results-dir a directory on another"
+	}
+	cause := oneLine(err.Error())
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		cause = pe.Op + " " + pe.Path + ": " + pe.Err.Error()
+	}
+	return fmt.Errorf("cannot save results under %s (%s): %s", root, cause, what)
 }
 
 // NotSavedError says that a run's results were not saved, or only in

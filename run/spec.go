@@ -140,6 +140,10 @@ type Spec struct {
 	// PrometheusListen, when set, serves live metrics at
 	// http://PrometheusListen/metrics during the run.
 	PrometheusListen string
+	// PrometheusFlag is the flag that gave PrometheusListen, for its
+	// messages: "--prometheus-listen", or "" for --prometheus-port (a
+	// bare ":PORT").
+	PrometheusFlag string
 
 	// Observers see the run as it goes (see Observer).
 	Observers []Observer

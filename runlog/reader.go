@@ -233,6 +233,17 @@ func readInfo(dir string) (RunInfo, error) {
 				info = again
 			}
 		}
+		// A run whose directory could not take its end (made read-only
+		// during the run) recorded it beside the directory.
+		if info.Status == StatusKilled {
+			if data, err := os.ReadFile(EndFile(dir)); err == nil {
+				var end RunInfo
+				if json.Unmarshal(data, &end) == nil && end.Status != StatusRunning && end.ID == info.ID {
+					normalize(&end)
+					info = end
+				}
+			}
+		}
 	}
 	return info, nil
 }

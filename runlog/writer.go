@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"sync"
 	"time"
 
@@ -81,17 +82,20 @@ type IntervalSeries struct {
 // called from any number of goroutines at any time, concurrently with each
 // other and with every other method.
 type Writer struct {
-	dir     string
-	info    RunInfo         // as in run.json
-	rampEnd *time.Time      // for the final run.json
-	series  map[string]bool // allowed series names; nil allows all
-	baseMs  int64           // BaseTime of intervals.hlog, in ms since the epoch
+	dir       string
+	endBeside string          // EndFile, when the run's end was recorded there
+	info      RunInfo         // as in run.json
+	rampEnd   *time.Time      // for the final run.json
+	series    map[string]bool // allowed series names; nil allows all
+	baseMs    int64           // BaseTime of intervals.hlog, in ms since the epoch
 
 	hlog, ivl, events *os.File
 	telemetry         *os.File // created by the first WriteTelemetry
 	telErr            error    // sticky error writing telemetry.ndjson
 	hlogBuf           bytes.Buffer
 	empty             map[histConfig][]byte // encodings of empty histograms (see writeEmpty)
+	enc               histEncoder           // encodes the others
+	line              []byte                // an interval line of intervals.hlog, built by WriteInterval
 	ivErr             error                 // sticky error writing intervals.hlog/intervals.ndjson
 	intervals         int
 	done              bool
@@ -323,8 +327,6 @@ func (w *Writer) WriteInterval(start, end time.Time, series []IntervalSeries, ex
 		}
 	}
 	w.hlogBuf.Reset()
-	lw := hdrhistogram.NewHistogramLogWriter(&w.hlogBuf)
-	lw.SetBaseTime(w.baseMs)
 	for _, s := range series {
 		if err := ValidSeriesName(s.Name); err != nil {
 			return fmt.Errorf("run %s: %w", w.info.ID, err)
@@ -342,20 +344,13 @@ func (w *Writer) WriteInterval(start, end time.Time, series []IntervalSeries, ex
 			return fmt.Errorf("run %s: series %q has a negative count", w.info.ID, s.Name)
 		}
 		rec.Series[s.Name] = seriesCounts{Count: s.Count, Errors: s.Errors}
-		// A shallow copy, used only for encoding, so that the caller's
-		// histogram keeps its tag and timestamps. It shares the counts
-		// array but is never recorded into.
 		if s.Hist.TotalCount() == 0 {
 			if err := w.writeEmpty(s.Name, s.Hist, startMs, endMs); err != nil {
 				return fmt.Errorf("run %s: encode histogram of series %q: %w", w.info.ID, s.Name, err)
 			}
 			continue
 		}
-		h := *s.Hist
-		h.SetTag(s.Name)
-		h.SetStartTimeMs(startMs)
-		h.SetEndTimeMs(endMs)
-		if err := lw.OutputIntervalHistogram(&h); err != nil {
+		if err := w.writeHist(s.Name, s.Hist, startMs, endMs); err != nil {
 			return fmt.Errorf("run %s: encode histogram of series %q: %w", w.info.ID, s.Name, err)
 		}
 	}
@@ -372,6 +367,28 @@ func (w *Writer) WriteInterval(start, end time.Time, series []IntervalSeries, ex
 	}
 	w.intervals++
 	w.flushEvents()
+	return nil
+}
+
+// writeHist writes the interval line of histogram h of series name to
+// hlogBuf: the line HistogramLogWriter.OutputIntervalHistogram writes
+// (TestIntervalLinesAsLibrary compares them), encoded by w.enc (see
+// histEncoder).
+func (w *Writer) writeHist(name string, h *hdrhistogram.Histogram, startMs, endMs int64) error {
+	payload, maxNs, err := w.enc.encode(h)
+	if err != nil {
+		return err
+	}
+	start := (float64(startMs) - float64(w.baseMs)) / 1000.0
+	end := (float64(endMs) - float64(w.baseMs)) / 1000.0
+	w.line = append(append(append(w.line[:0], "Tag="...), name...), ',')
+	w.line = strconv.AppendFloat(w.line, start, 'f', 6, 64)
+	w.line = append(w.line, ',')
+	w.line = strconv.AppendFloat(w.line, end-start, 'f', 6, 64)
+	w.line = append(w.line, ',')
+	w.line = strconv.AppendFloat(w.line, float64(maxNs)/hdrhistogram.MsToNsRatio, 'f', 6, 64)
+	w.line = append(append(append(w.line, ','), payload...), '\n')
+	w.hlogBuf.Write(w.line)
 	return nil
 }
 
@@ -631,6 +648,7 @@ func (w *Writer) Finish(end time.Time, status, errMsg string, summary any) error
 		joinErr(&errs, fmt.Errorf("encode %s: %w", RunFile, err))
 	} else if err := writeFileAtomic(w.dir, RunFile, data); err != nil {
 		joinErr(&errs, fmt.Errorf("write %s: %w", RunFile, err))
+		w.recordEndBeside(info, err)
 	} else {
 		w.info = info
 	}
@@ -642,6 +660,45 @@ func (w *Writer) Finish(end time.Time, status, errMsg string, summary any) error
 	w.evErr = nil
 	w.mu.Unlock()
 	return errs
+}
+
+// recordEndBeside writes the run's end, which its directory could not
+// take (made read-only during the run, say: writeErr), into EndFile
+// beside it, marked incomplete: readers then show the run as what it
+// was, not as killed. The run's message says where it went (EndBeside).
+func (w *Writer) recordEndBeside(info RunInfo, writeErr error) {
+	if _, err := os.Stat(filepath.Join(w.dir, RunFile)); err != nil {
+		return // the directory is gone: nothing to read the end with
+	}
+	cause := writeErr.Error()
+	var pe *fs.PathError
+	if errors.As(writeErr, &pe) {
+		cause = pe.Err.Error()
+	}
+	note := IncompletePrefix + "its directory could not be written at its end (" + RunFile + ": " + cause + "), so its files hold the run up to that point and its end is recorded beside it, in " + filepath.Base(EndFile(w.dir))
+	if info.Error != "" {
+		note = info.Error + "; " + note
+	}
+	info.Error = note
+	data, err := marshalIndent(info)
+	if err == nil {
+		err = writeFileAtomic(filepath.Dir(w.dir), filepath.Base(EndFile(w.dir)), data)
+	}
+	if err == nil {
+		w.endBeside = EndFile(w.dir)
+	}
+}
+
+// EndBeside returns the file beside the run directory that recorded the
+// run's end when the directory could not (see EndFile), "" when none did.
+func (w *Writer) EndBeside() string { return w.endBeside }
+
+// EndFile is the file, beside run directory dir, where a run records its
+// end when the directory cannot take its final run.json (read-only):
+// .ID.end.json, a run.json marked incomplete, which readers take in place
+// of the directory's run.json still saying "running".
+func EndFile(dir string) string {
+	return filepath.Join(filepath.Dir(dir), "."+filepath.Base(dir)+".end.json")
 }
 
 // isNil reports whether v is nil or a nil pointer, map, slice or interface.

@@ -22,6 +22,8 @@
 # left on; max_connections=300 (localpg's default is 200). As root, initdb and
 # postgres run as the `postgres` OS user, since PostgreSQL refuses to run as
 # root.
+# pg_stat_statements is preloaded when the server has it (tests compare the
+# statements sent with the real pgbench's).
 set -euo pipefail
 
 # Where Debian's postgresql-NN packages put the server binaries (not on $PATH).
@@ -238,6 +240,16 @@ port = $port
 shared_buffers = '128MB'
 unix_socket_directories = '$sockdir'
 EOF
+	# pg_stat_statements, when the server has it: tests compare the
+	# statements stampede sends with those the real pgbench sends
+	# (TestSameStatementsAsPgbench). Loaded, it does nothing until a
+	# database creates the extension but count each statement's calls.
+	# (The binaries may be links, /usr/local/bin/postgres to Debian's.)
+	local libdir
+	libdir=$(dirname "$(dirname "$(readlink -f "$bin/postgres")")")/lib
+	if [ -f "$libdir/pg_stat_statements.so" ]; then
+		printf "shared_preload_libraries = 'pg_stat_statements'\n" >>"$data/stampede.conf"
+	fi
 	printf "\n# Added by stampede's scripts/lib.sh: settings for a throwaway server.\ninclude 'stampede.conf'\n" >>"$data/postgresql.conf"
 	# The role stampede_pw_user must log in with a password (scram-sha-256),
 	# so the tests can check wrong-password errors and redaction; every

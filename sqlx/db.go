@@ -148,7 +148,7 @@ func ParseConfigs(opts Options) ([]*pgxpool.Config, error) {
 			// libpq and pgx end the user information at its first '@':
 			// the rest of a password would be taken for the host or the
 			// database, and printed as such in every later error.
-			return nil, fmt.Errorf("malformed connection URL %s: %w", oneLine(Redact(u)), err)
+			return nil, fmt.Errorf("malformed connection URL %s: %w", oneLine(HideUserinfo(u)), err)
 		}
 		if msg := envUnread(u, os.Getenv); msg != "" {
 			return nil, errors.New(msg)
@@ -204,6 +204,22 @@ func CheckUserinfo(conn string) error {
 		return ErrStrayAt
 	}
 	return nil
+}
+
+// HideUserinfo returns a postgres:// URL whose user information holds an
+// unescaped '@' (strayAt) with all of it, user name too, replaced by
+// "xxxxx" (up to the last '@' before the query: which '@' ends it cannot
+// be known), and without its query: what names the server and database,
+// and no part of a secret.
+func HideUserinfo(conn string) string {
+	scheme, rest, _ := strings.Cut(conn, "://")
+	if q := strings.IndexByte(rest, '?'); q >= 0 {
+		rest = rest[:q]
+	}
+	if at := strings.LastIndexByte(rest, '@'); at >= 0 {
+		rest = redacted + rest[at:]
+	}
+	return scheme + "://" + rest
 }
 
 // isURL reports whether conn is a postgres:// or postgresql:// URL.

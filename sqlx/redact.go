@@ -99,18 +99,20 @@ var urlScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`)
 
 var urlSecret = regexp.MustCompile(`(?i)\b(password|sslpassword)=[^&]*`)
 
-// redactUnparsableURL hides the user-info part and secret parameters of a
+// redactUnparsableURL hides the whole user-info part and secret parameters of a
 // URL that net/url rejected.
 func redactUnparsableURL(s string) string {
 	scheme, rest, _ := strings.Cut(s, "://")
 	// Parameters first: a password parameter may hold an '@' ("password=@x")
 	// that would otherwise pass for the end of the user info.
 	rest = urlSecret.ReplaceAllString(rest, "${1}="+redacted)
-	if at := strings.LastIndex(rest, "@"); at >= 0 {
-		userinfo := rest[:at]
-		if user, _, ok := strings.Cut(userinfo, ":"); ok {
-			rest = user + ":" + redacted + rest[at:]
-		}
+	if at := strings.LastIndex(rest, "@"); at >= 0 && strings.Contains(rest[:at], ":") {
+		// All of the user information that holds a password: which part
+		// of it is the user name cannot be told in a URL that does not
+		// parse. Without a colon it is a user name, as libpq reads it
+		// (and the examples of messages, "postgresql://user@host:port/db",
+		// stay as written).
+		rest = redacted + rest[at:]
 	}
 	return scheme + "://" + rest
 }

@@ -20,7 +20,10 @@ func TestRedact(t *testing.T) {
 		{"host=h user=bob password=s3cret dbname=db", "host=h user=bob password=xxxxx dbname=db"},
 		{"host=h password='s3 cret' dbname=db", "host=h password=xxxxx dbname=db"},
 		{"host=h PASSWORD = s3cret", "host=h PASSWORD=xxxxx"},
-		{"postgresql://bob:s3c%ret@host/db", "postgresql://bob:xxxxx@host/db"},
+		// A URL that does not parse: all of user information that holds
+		// a password is hidden, user name too (chk28b F2).
+		{"postgresql://bob:s3c%ret@host/db", "postgresql://xxxxx@host/db"},
+		{"postgresql://user@host:port/db", "postgresql://user@host:port/db"},
 		// Every other parameter is kept as written, in its place.
 		{"postgresql://127.0.0.1:5605/bank?user=postgres&password=s3cret&sslmode=disable", "postgresql://127.0.0.1:5605/bank?user=postgres&password=xxxxx&sslmode=disable"},
 		{"postgresql://h/db?application_name=a%20b&PASSWORD=s3cret&user=bob", "postgresql://h/db?application_name=a%20b&PASSWORD=xxxxx&user=bob"},

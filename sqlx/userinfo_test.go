@@ -28,6 +28,12 @@ func TestStrayAt(t *testing.T) {
 		{"no path, a query", "postgres://u:pa@sswd@host?sslmode=disable", true, "sswd", ""},
 		{"user name with @", "postgresql://alice@corp:pw@host/db", true, "", ""},
 		{"database with @", "postgresql://u@host/db@x", true, "", ""},
+		// chk28b F2: no part of the user information, user name too.
+		{"no colon", "postgresql://pwsecret@Zq9@127.0.0.1:5712/chk28b_ycsb", true, "pwsecret", ""},
+		{"no colon, second piece", "postgresql://pwsecret@Zq9@127.0.0.1:5712/chk28b_ycsb", true, "Zq9", ""},
+		{"user name with @, its pieces", "postgresql://us@er:pw@127.0.0.1:5712/chk28b_ycsb", true, "us@er", ""},
+		{"user name with @, escaped", "postgresql://us@er:pw@127.0.0.1:5712/chk28b_ycsb", true, "us%40er", ""},
+		{"user name with @ and a password parameter", "postgresql://pwsecret@Zq9@127.0.0.1:5712/x?password=abc", true, "abc", ""},
 		{"escaped", "postgresql://postgres:Pw%40H2x@127.0.0.1:5602/db", false, "", "127.0.0.1"},
 		{"escaped user name", "postgresql://alice%40corp:pw@host/db", false, "", "host"},
 		{"@ in a query value", "postgresql://u:pw@host/db?application_name=me@box", false, "", "host"},
@@ -56,6 +62,9 @@ func TestStrayAt(t *testing.T) {
 			if !strings.HasPrefix(msg, "malformed connection URL ") || !strings.HasSuffix(msg, "write '@' as %40 in passwords, user names and database names") ||
 				strings.Contains(msg, "\n") {
 				t.Errorf("error %q", msg)
+			}
+			if !strings.Contains(msg, "://xxxxx@") || !strings.Contains(msg, ": it holds an '@'") {
+				t.Errorf("error %q: want the user information as xxxxx, then the reason after a colon", msg)
 			}
 			if tc.secret != "" && strings.Contains(msg, tc.secret) {
 				t.Errorf("error prints %q of the password: %s", tc.secret, msg)

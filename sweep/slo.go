@@ -3,6 +3,7 @@ package sweep
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -19,8 +20,12 @@ type SLO struct {
 // Term is one bound of an SLO: a latency percentile's ceiling, the
 // errors' ceiling, or the throughput's floor.
 type Term struct {
-	// Metric is p50, p90, p95, p99, p99.9, max, mean, errors or rate.
+	// Metric is p50, p90, p95, p99, p99.9, max, mean, errors, rate or
+	// efficiency (a workload's figure, TPC-C's, in percent).
 	Metric string
+	// Op, when set, is the operation whose latency Metric is
+	// (newOrder.p90<=5s): the run's per-operation figures.
+	Op string
 	// Cmp is <=, <, >= or >.
 	Cmp string
 	// Limit is in milliseconds for a latency, a fraction (0.001 for
@@ -37,6 +42,10 @@ type Term struct {
 type Measure struct {
 	Total  stats.Summary
 	Target float64
+	// Ops are the operations' own figures, by name; Figures the
+	// workload's (TPC-C's efficiency in percent).
+	Ops     map[string]stats.Summary
+	Figures map[string]float64
 }
 
 // latencies are the latency metrics and how to read them.
@@ -50,7 +59,7 @@ var latencies = map[string]func(stats.Summary) float64{
 	"mean":  func(s stats.Summary) float64 { return s.Mean },
 }
 
-const sloHelp = "write terms such as p99<=5ms, p99.9<20ms, errors<=0.1%, rate>=95% (of --max-rate) or rate>=5000 (ops/s), separated by commas"
+const sloHelp = "write terms such as p99<=5ms, p99.9<20ms, newOrder.p90<=5s (an operation's), errors<=0.1%, rate>=95% (of --max-rate), rate>=5000 (ops/s) or efficiency>=85% (TPC-C's), separated by commas"
 
 // ParseSLO parses terms separated by commas (p99<=5ms,errors<=1%).
 // Errors say which term is wrong and how to write it.
@@ -79,6 +88,11 @@ func parseTerm(text string) (Term, error) {
 		return Term{}, fmt.Errorf("--slo term %q has no bound: %s", text, sloHelp)
 	}
 	t := Term{Metric: strings.ToLower(strings.TrimSpace(text[:i])), Text: text}
+	if name := strings.TrimSpace(text[:i]); strings.Contains(name, ".") {
+		if op, m, _ := strings.Cut(name, "."); latencies[strings.ToLower(m)] != nil && latencies[strings.ToLower(name)] == nil {
+			t.Op, t.Metric = op, strings.ToLower(m)
+		}
+	}
 	rest := text[i:]
 	for _, c := range []string{"<=", ">=", "<", ">"} {
 		if strings.HasPrefix(rest, c) {
@@ -100,6 +114,13 @@ func parseTerm(text string) (Term, error) {
 			return Term{}, fmt.Errorf("--slo term %q: %q is not a positive duration with a unit (5ms, 500us, 1.5s)", text, rest)
 		}
 		t.Limit = float64(d) / 1e6
+	case t.Metric == "efficiency":
+		num, pct := strings.CutSuffix(rest, "%")
+		v, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+		if upper || !pct || err != nil || !(v > 0 && v <= 100) {
+			return Term{}, fmt.Errorf("--slo term %q: give the least efficiency as a percentage, efficiency>=85%%", text)
+		}
+		t.Limit, t.Percent = v/100, true
 	case t.Metric == "errors" || t.Metric == "rate":
 		if upper != (t.Metric == "errors") {
 			if upper {
@@ -174,6 +195,22 @@ func (s SLO) Check(m Measure) (met bool, why string) {
 		var got float64
 		var shown string
 		switch f, lat := latencies[t.Metric]; {
+		case lat && t.Op != "":
+			op, ok := m.Ops[t.Op]
+			if !ok || op.Count == 0 {
+				missed = append(missed, fmt.Sprintf("%s: no %s operations", t.Text, t.Op))
+				continue
+			}
+			got = f(op)
+			shown = fmt.Sprintf("%s.%s %s ms", t.Op, t.Metric, Sig3(got))
+		case t.Metric == "efficiency":
+			e, ok := m.Figures["efficiency"]
+			if !ok {
+				missed = append(missed, t.Text+": the workload reports no efficiency (TPC-C's, with --wait)")
+				continue
+			}
+			got = e / 100
+			shown = fmt.Sprintf("efficiency %s%%", Sig3(e))
 		case lat:
 			if m.Total.Count == 0 {
 				missed = append(missed, t.Metric+": no operations")
@@ -228,4 +265,25 @@ func Sig3(x float64) string {
 	}
 	digits := max(0, 2-int(math.Floor(math.Log10(math.Abs(x)))))
 	return strconv.FormatFloat(x, 'f', digits, 64)
+}
+
+// TPCCSLO is the objective of TPC-C's search when no --slo is given: an
+// efficiency of at least 85% (as cockroach's --find-best) and clause
+// 5.2.5's response times, the 90th percentile of each transaction.
+const TPCCSLO = "efficiency>=85%," + TPCCResponseTimes
+
+// TPCCResponseTimes are clause 5.2.5's bounds on the 90th percentiles of
+// TPC-C's transactions, which a TPC-C search keeps whatever its --slo.
+const TPCCResponseTimes = "newOrder.p90<=5s,payment.p90<=5s,orderStatus.p90<=5s,delivery.p90<=5s,stockLevel.p90<=20s"
+
+// With returns s with the terms of more whose figure (an operation's
+// metric, or a metric) s does not bound already.
+func (s SLO) With(more SLO) SLO {
+	out := SLO{Terms: append([]Term(nil), s.Terms...)}
+	for _, t := range more.Terms {
+		if !slices.ContainsFunc(s.Terms, func(u Term) bool { return u.Op == t.Op && u.Metric == t.Metric }) {
+			out.Terms = append(out.Terms, t)
+		}
+	}
+	return out
 }

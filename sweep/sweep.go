@@ -18,12 +18,14 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/stats"
+	"github.com/stampede-bench/stampede/telemetry"
 )
 
 // Param is the run setting a sweep varies.
@@ -39,6 +41,24 @@ const (
 
 // Flag is the command-line flag that sets p.
 func (p Param) Flag() string { return "--" + string(p) }
+
+// heavier are the settings under which a higher value is a heavier load
+// (more operations, workers, connections, tenants or warehouses at work),
+// as a search assumes.
+var heavier = []Param{MaxRate, Concurrency, "threads", "conns", "active", "active-warehouses", "active-workers"}
+
+// Heavier reports whether a higher value of p is a heavier load, as a
+// search assumes; Searchable names the settings that are.
+func (p Param) Heavier() bool { return slices.Contains(heavier, p) }
+
+// Searchable is the flags a search can vary, for messages.
+func Searchable() string {
+	names := make([]string, len(heavier))
+	for i, p := range heavier {
+		names[i] = p.Flag()
+	}
+	return strings.Join(names, ", ")
+}
 
 // integer reports whether p's values are whole numbers.
 func (p Param) integer() bool { return p == Concurrency }
@@ -56,6 +76,13 @@ type Spec struct {
 	// Param is the setting varied, Values its values.
 	Param  Param
 	Values Values
+	// Build, when set, makes each step's run at Param's value: Param is
+	// then any run flag (--cpus, --conns, a workload's --range_size),
+	// and Base only names the sweep's settings for Validate. Its error
+	// ends the sweep as a failed step's does.
+	Build func(v float64) (run.Spec, error)
+	// Whole says Build's values are whole numbers (bisected as workers).
+	Whole bool
 	// Search looks for the highest value from Values.Lo to Values.Hi
 	// whose step meets SLO, by bisection (geometric, as a sweep's range
 	// often spans decades), instead of stepping through Values.List. It
@@ -70,6 +97,16 @@ type Spec struct {
 	// KeepGoing runs every step of a list after one missed the SLO; by
 	// default the sweep stops there, as the later steps are heavier.
 	KeepGoing bool
+	// Repeat runs each value this many times (0 or 1: once) and judges
+	// it on the median of its runs. A list runs in rounds (every value
+	// once, then again), so a burst of load on the machine falls on
+	// several values rather than on one value's every run; a list with
+	// Repeat above 1 runs every round, whatever its steps met. A search
+	// bisects on single runs, then re-runs the values at its boundary
+	// (the highest met and the lowest missed, and any met above a
+	// missed one) in rounds until each has Repeat runs, bisecting again
+	// where a median turns the verdict over.
+	Repeat int
 	// Pause waits this long between steps (a server's checkpoint, say).
 	Pause time.Duration
 	// ID names the sweep in its runs' tags; "" makes one from the time.
@@ -89,9 +126,11 @@ type Observer interface {
 
 // Step is one run of a sweep.
 type Step struct {
-	// N counts the steps from 1; Value is the swept setting's value.
+	// N counts the steps from 1; Value is the swept setting's value;
+	// Rep counts the runs at Value from 1 (Spec.Repeat).
 	N     int
 	Value float64
+	Rep   int
 	// RunID and Dir are the step's run (known at its end).
 	RunID, Dir string
 	// Status is the run's status (completed, interrupted, failed).
@@ -103,6 +142,10 @@ type Step struct {
 	Workers int
 	// Figures are the workload's own (TPC-C's tpmC and efficiency).
 	Figures map[string]float64
+	// Telemetry is the run's telemetry averages and peaks (nil: none).
+	Telemetry *telemetry.Summary
+	// Ops are the operations' own figures over the measured period.
+	Ops map[string]stats.Summary
 	// Judged says an SLO judged the step: Met, or Why not.
 	Judged bool
 	Met    bool
@@ -123,7 +166,16 @@ type Result struct {
 	// above it whose step missed it; nil when there is none (or no SLO).
 	Best, Miss *Step
 	// Peak is the step with the highest throughput (nil: no step).
+	// With several runs at a value, Best, Miss and Peak are that value's
+	// medians (Point.Median).
 	Peak *Step
+	// Points are the values run, lowest first, each with its runs'
+	// medians and spread: the figures a value is judged on.
+	Points []Point
+	// NotMonotone says a value met the SLO above one that missed (each
+	// judged on its median): the answer, the highest value met below the
+	// lowest missed, is then not to be trusted; "" otherwise.
+	NotMonotone string
 	// Stopped says why the sweep ended before its planned steps, or why
 	// a search could not bound the answer; "" otherwise.
 	Stopped string
@@ -135,13 +187,16 @@ var ErrNoSteps = errors.New("sweep: no steps")
 // Validate checks that spec can run, naming the flags of the command line.
 func (spec Spec) Validate() error {
 	switch {
-	case spec.Param != MaxRate && spec.Param != Concurrency:
+	case spec.Param != MaxRate && spec.Param != Concurrency && spec.Build == nil:
 		return fmt.Errorf("sweep: unknown setting %q to vary: use %s or %s", spec.Param, MaxRate, Concurrency)
+	case spec.Search && !spec.Param.Heavier():
+		return fmt.Errorf("--search over %s: the search assumes a higher value is a heavier load (it looks for the most that meets the SLO), which stampede cannot say of %s: sweep a list (%s 1,2,4) and read the table, or search %s",
+			spec.Param.Flag(), spec.Param.Flag(), spec.Param.Flag(), Searchable())
 	case spec.Search && len(spec.SLO.Terms) == 0:
 		return fmt.Errorf("--search looks for the highest %s meeting an SLO: give one, as --slo 'p99<=5ms'", spec.Param.Flag())
 	case spec.Search && !spec.Values.Bounds:
 		example := "1000:64000"
-		if spec.Param.integer() {
+		if spec.integer() {
 			example = "1:256"
 		}
 		return fmt.Errorf("--search takes a range, as %s %s: the search picks the values", spec.Param.Flag(), example)
@@ -154,6 +209,8 @@ func (spec Spec) Validate() error {
 		return fmt.Errorf("--slo rate>=N%% is a share of --max-rate, and these steps run closed loop: give --max-rate, or a throughput in ops/s (rate>=5000)")
 	case !(spec.Precision >= 0 && spec.Precision < 1): // NaN too
 		return fmt.Errorf("--precision %g: use a fraction above 0 and below 1 (0.05 for 5%%)", spec.Precision)
+	case spec.Repeat < 0:
+		return fmt.Errorf("--repeat %d: give the runs per value, 1 or more", spec.Repeat)
 	case spec.Pause < 0:
 		return fmt.Errorf("--pause %s is negative: give the time to wait between steps, or 0", spec.Pause)
 	}
@@ -174,6 +231,7 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 	if spec.Precision == 0 {
 		spec.Precision = DefaultPrecision
 	}
+	spec.Repeat = max(spec.Repeat, 1)
 	res := &Result{ID: spec.ID, Param: spec.Param, SLO: spec.SLO, Search: spec.Search}
 	var err error
 	if spec.Search {
@@ -200,6 +258,16 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 
 // steps runs Values.List in order.
 func (spec Spec) steps(ctx context.Context, res *Result) error {
+	if spec.Repeat > 1 {
+		for range spec.Repeat {
+			for _, v := range spec.Values.List {
+				if _, err := spec.step(ctx, res, v); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
 	for i, v := range spec.Values.List {
 		st, err := spec.step(ctx, res, v)
 		if err != nil {
@@ -217,45 +285,110 @@ func (spec Spec) steps(ctx context.Context, res *Result) error {
 // search bisects from Values.Lo to Values.Hi: the lowest first (if it
 // misses there is nothing to find), then the geometric midpoint of the
 // highest value met and the lowest missed (Hi until probed), and Hi last
-// if every probe met.
+// if every probe met. With Repeat above 1 it then confirms the boundary:
+// the highest value met, the lowest missed and any value met above a
+// missed one are re-run in rounds until each has Repeat runs, each value
+// judged on its median; where a median turns a verdict over, the
+// bisection goes on from the new boundary.
 func (spec Spec) search(ctx context.Context, res *Result) error {
 	lo, hi := spec.Values.Lo, spec.Values.Hi
-	st, err := spec.step(ctx, res, lo)
-	if err != nil {
-		return err
-	}
-	if !st.Met {
-		res.Stopped = fmt.Sprintf("the range's lowest value, %s %s, missed the SLO: search a lower range", spec.Param.Flag(), Format(lo))
-		return nil
-	}
-	best, miss := lo, hi
-	for !spec.close(best, miss) {
-		mid := spec.midpoint(best, miss)
-		st, err := spec.step(ctx, res, mid)
-		if err != nil {
-			return err
+	// A bound on the runs: a bisection within the precision, each value
+	// of it confirmed, several times over.
+	limit := 64 * spec.Repeat
+	for len(res.Steps) < limit {
+		res.bound()
+		pts := map[float64]*Point{}
+		for i := range res.Points {
+			pts[res.Points[i].Value] = &res.Points[i]
 		}
-		if st.Met {
-			best = mid
-		} else {
-			miss = mid
+		lowest := pts[lo]
+		if lowest == nil {
+			if _, err := spec.step(ctx, res, lo); err != nil {
+				return err
+			}
+			continue
 		}
-	}
-	if miss == hi { // every probe met: Hi itself is the last
-		st, err := spec.step(ctx, res, hi)
-		if err != nil {
-			return err
+		if lowest.Judged && !lowest.Met && res.Best == nil {
+			if len(lowest.Runs) < spec.Repeat {
+				if _, err := spec.step(ctx, res, lo); err != nil {
+					return err
+				}
+				continue
+			}
+			res.Stopped = fmt.Sprintf("the range's lowest value, %s %s, missed the SLO: search a lower range", spec.Param.Flag(), Format(lo))
+			return nil
 		}
-		if st.Met {
+		if res.Best == nil { // not judged: the step did not complete
+			return nil
+		}
+		best, miss := res.Best.Value, hi
+		if res.Miss != nil {
+			miss = res.Miss.Value
+		}
+		if !spec.close(best, miss) {
+			if _, err := spec.step(ctx, res, spec.midpoint(best, miss)); err != nil {
+				return err
+			}
+			continue
+		}
+		if pts[miss] == nil { // every probe met: Hi itself is the last
+			if _, err := spec.step(ctx, res, hi); err != nil {
+				return err
+			}
+			continue
+		}
+		// Confirm: the boundary's values short of runs, a run at a time
+		// and never the same value twice in a row, judged again after
+		// each.
+		round := []float64{best, miss}
+		// A value needs Repeat runs, and an odd count of them when
+		// Repeat is odd: a median of two halves would average a
+		// burst's run with a quiet one's.
+		need := func(v float64) bool {
+			n := len(pts[v].Runs)
+			return n < spec.Repeat || spec.Repeat%2 == 1 && n%2 == 0
+		}
+		ran := false
+		for _, v := range round {
+			if !need(v) {
+				continue
+			}
+			if last := res.Steps[len(res.Steps)-1].Value; last == v {
+				// Not back to back: the boundary's other value first
+				// (then one run more, for an odd count).
+				other := best
+				if v == best {
+					other = miss
+				}
+				if _, err := spec.step(ctx, res, other); err != nil {
+					return err
+				}
+			}
+			if _, err := spec.step(ctx, res, v); err != nil {
+				return err
+			}
+			ran = true
+			break // judge again: a verdict may have turned
+		}
+		if ran {
+			continue
+		}
+		if res.Miss == nil && res.Best.Value == hi {
 			res.Stopped = fmt.Sprintf("the range's highest value, %s %s, met the SLO: search a higher range", spec.Param.Flag(), Format(hi))
 		}
+		return nil
 	}
+	res.bound()
+	res.Stopped = fmt.Sprintf("the search stopped after %d runs without a confirmed boundary: the results are too noisy; run it on a quieter machine or with a larger --precision", len(res.Steps))
 	return nil
 }
 
+// integer reports whether the swept values are whole numbers.
+func (spec Spec) integer() bool { return spec.Param.integer() || spec.Whole }
+
 // close reports whether the search has bounded its answer closely enough.
 func (spec Spec) close(met, missed float64) bool {
-	if spec.Param.integer() && missed-met <= 1 {
+	if spec.integer() && missed-met <= 1 {
 		return true
 	}
 	return missed <= met*(1+spec.Precision)
@@ -266,7 +399,7 @@ func (spec Spec) close(met, missed float64) bool {
 // while that stays strictly between them.
 func (spec Spec) midpoint(met, missed float64) float64 {
 	m := math.Sqrt(met * missed)
-	if spec.Param.integer() {
+	if spec.integer() {
 		return min(max(math.Round(m), met+1), missed-1)
 	}
 	if r, _ := strconv.ParseFloat(strconv.FormatFloat(m, 'g', 3, 64), 64); r > met && r < missed {
@@ -287,14 +420,30 @@ func (spec Spec) step(ctx context.Context, res *Result, v float64) (Step, error)
 	if ctx.Err() != nil {
 		return Step{}, run.ErrInterrupted
 	}
-	st := Step{N: len(res.Steps) + 1, Value: v}
+	st := Step{N: len(res.Steps) + 1, Value: v, Rep: 1}
+	for _, prev := range res.Steps {
+		if prev.Value == v {
+			st.Rep++
+		}
+	}
 	s := spec.Base
+	if spec.Build != nil {
+		b, err := spec.Build(v)
+		if err != nil {
+			if errors.Is(err, run.ErrInput) {
+				return st, err
+			}
+			return st, fmt.Errorf("step %d (%s %s): %w", st.N, spec.Param.Flag(), Format(v), err)
+		}
+		s = b
+	}
 	s.Tags = maps.Clone(s.Tags)
 	if s.Tags == nil {
 		s.Tags = map[string]string{}
 	}
 	s.Tags["sweep"] = spec.ID
 	s.Tags["sweep_step"] = strconv.Itoa(st.N)
+	s.Tags["sweep_rep"] = strconv.Itoa(st.Rep)
 	s.Flags = maps.Clone(s.Flags)
 	if s.Flags == nil {
 		s.Flags = map[string]string{}
@@ -319,9 +468,16 @@ func (spec Spec) step(ctx context.Context, res *Result, v float64) (Step, error)
 	if r != nil {
 		st.RunID, st.Dir, st.Status = r.Info.ID, r.Info.Dir, r.Summary.Status
 		st.Total, st.Target, st.Workers, st.Figures = r.Summary.Total, r.Info.MaxRate, r.Info.Workers, r.Summary.Figures
+		st.Telemetry = r.Summary.Telemetry
+		for _, op := range r.Summary.Ops {
+			if st.Ops == nil {
+				st.Ops = map[string]stats.Summary{}
+			}
+			st.Ops[op.Name] = op.Summary
+		}
 		if len(spec.SLO.Terms) > 0 && err == nil {
 			st.Judged = true
-			st.Met, st.Why = spec.SLO.Check(Measure{Total: st.Total, Target: st.Target})
+			st.Met, st.Why = spec.SLO.Check(Measure{Total: st.Total, Target: st.Target, Ops: st.Ops, Figures: st.Figures})
 		}
 		res.Steps = append(res.Steps, st)
 		if spec.Observer != nil {
@@ -360,29 +516,56 @@ func (res *Result) Judge() {
 		st.Judged, st.Met, st.Why = false, false, ""
 		if len(res.SLO.Terms) > 0 && st.Status == "completed" {
 			st.Judged = true
-			st.Met, st.Why = res.SLO.Check(Measure{Total: st.Total, Target: st.Target})
+			st.Met, st.Why = res.SLO.Check(Measure{Total: st.Total, Target: st.Target, Ops: st.Ops, Figures: st.Figures})
 		}
 	}
 	res.bound()
 }
 
-// bound sets Best and Miss from the judged steps, and Peak.
+// bound sets Points from the steps, and Best, Miss and Peak from them:
+// Miss is the lowest value that missed the SLO, Best the highest that met
+// it below Miss (each judged on its median), and NotMonotone says when a
+// value above Miss met it.
 func (res *Result) bound() {
-	for i := range res.Steps {
-		st := &res.Steps[i]
-		if st.Status == "completed" && st.Total.Rate > 0 && (res.Peak == nil || st.Total.Rate > res.Peak.Total.Rate) {
-			res.Peak = st
-		}
-		if st.Judged && st.Met && (res.Best == nil || st.Value > res.Best.Value) {
-			res.Best = st
-		}
-	}
-	for i := range res.Steps {
-		st := &res.Steps[i]
-		if st.Judged && !st.Met && (res.Best == nil || st.Value > res.Best.Value) && (res.Miss == nil || st.Value < res.Miss.Value) {
-			res.Miss = st
+	res.Best, res.Miss, res.Peak, res.NotMonotone = nil, nil, nil, ""
+	res.Points = points(res.Steps, res.SLO)
+	for i := range res.Points {
+		p := &res.Points[i]
+		if p.Judged && !p.Met && res.Miss == nil {
+			res.Miss = p.step()
 		}
 	}
+	for i := range res.Points {
+		p := &res.Points[i]
+		if p.Median.Status == "completed" && p.Median.Total.Rate > 0 && (res.Peak == nil || p.Median.Total.Rate > res.Peak.Total.Rate) {
+			res.Peak = p.step()
+		}
+		if p.Judged && p.Met && (res.Miss == nil || p.Value < res.Miss.Value) {
+			res.Best = p.step()
+		}
+		if res.Miss != nil && p.Value > res.Miss.Value && p.MetRuns > 0 && res.NotMonotone == "" {
+			res.NotMonotone = fmt.Sprintf("not monotone: %s %s met the SLO%s above %s, which missed it%s; the answer is the highest value met below the lowest missed, and the machine or the server varied: re-run with --repeat, or on a quieter machine",
+				res.Param.Flag(), Format(p.Value), p.metIn(), Format(res.Miss.Value), res.missRuns())
+		}
+	}
+}
+
+// metIn says in how many runs p met the SLO, "" for one run.
+func (p *Point) metIn() string {
+	if len(p.Runs) < 2 {
+		return ""
+	}
+	return fmt.Sprintf(" in %d of %d runs", p.MetRuns, len(p.Runs))
+}
+
+// missRuns says how Miss was judged when on several runs.
+func (res *Result) missRuns() string {
+	for _, p := range res.Points {
+		if p.Value == res.Miss.Value {
+			return p.runs()
+		}
+	}
+	return ""
 }
 
 // Conclusion is what the sweep found, in a line or two: the highest value
@@ -415,6 +598,9 @@ func (res *Result) Conclusion() string {
 	}
 	if res.Miss != nil {
 		s += fmt.Sprintf("\n%s %s (step %d) missed: %s", flag, Format(res.Miss.Value), res.Miss.N, res.Miss.Why)
+	}
+	if res.NotMonotone != "" {
+		s += "\n" + res.NotMonotone
 	}
 	if res.Stopped != "" {
 		s += "\n" + res.Stopped

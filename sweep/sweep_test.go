@@ -133,6 +133,11 @@ type server struct {
 	ran  []float64
 	fail float64 // a value whose run fails
 	intr float64 // a value whose run is interrupted
+	// burst says the machine was busy during the n-th run (from 1): its
+	// p99 reads 100 ms more.
+	burst func(n int) bool
+	// dip is a value that always misses (a server's pathology).
+	dip float64
 }
 
 func (sv *server) exec(ctx context.Context, s run.Spec) (*run.Result, error) {
@@ -144,7 +149,10 @@ func (sv *server) exec(ctx context.Context, s run.Spec) (*run.Result, error) {
 	r := &run.Result{Info: run.Info{ID: fmt.Sprintf("run-%d", len(sv.ran)), MaxRate: s.MaxRate, Workers: s.Concurrency}}
 	r.Summary.Status = "completed"
 	r.Summary.Total = stats.Summary{Count: 1000, Rate: math.Max(v, 1), P99: 1 + math.Max(0, v-sv.knee)}
-	if s.Tags["sweep"] != "S" || s.Tags["sweep_step"] != fmt.Sprint(len(sv.ran)) || s.Flags[string(MaxRate)] == "" && s.Flags[string(Concurrency)] == "" {
+	if sv.burst != nil && sv.burst(len(sv.ran)) || v == sv.dip {
+		r.Summary.Total.P99 += 100
+	}
+	if s.Tags["sweep"] != "S" || s.Tags["sweep_step"] != fmt.Sprint(len(sv.ran)) || s.Tags["sweep_rep"] == "" || s.Flags[string(MaxRate)] == "" && s.Flags[string(Concurrency)] == "" {
 		return nil, fmt.Errorf("step's spec: tags %v flags %v", s.Tags, s.Flags)
 	}
 	if v == sv.intr {
@@ -359,5 +367,200 @@ func TestWithRateFloor(t *testing.T) {
 	}
 	if got := (SLO{}).WithRateFloor(); len(got.Terms) != 0 {
 		t.Errorf("no SLO gained terms: %v", got)
+	}
+}
+
+// TestRepeatSearch: a search's probes meet bursts of load on the machine
+// (a run's p99 100 ms higher). Answering from single runs lands below the
+// knee; with Repeat 3 the search confirms its boundary on medians and
+// lands within the precision of it, whichever runs the bursts hit.
+func TestRepeatSearch(t *testing.T) {
+	p99, _ := ParseSLO("p99<=5ms")
+	const knee = 7496
+	for _, tc := range []struct {
+		name   string
+		repeat int
+		burst  func(n int) bool
+		right  bool // the answer within the precision of the knee
+		notMon bool
+	}{
+		{name: "quiet once", repeat: 1, right: true},
+		{name: "quiet x3", repeat: 3, right: true},
+		{name: "burst once", repeat: 1, burst: func(n int) bool { return n == 2 || n == 4 }},
+		{name: "burst x3", repeat: 3, burst: func(n int) bool { return n == 2 || n == 4 }, right: true},
+		{name: "on and off x3", repeat: 3, burst: func(n int) bool { return n >= 3 && n <= 5 || n >= 10 && n <= 11 }, right: true},
+		{name: "on and off once", repeat: 1, burst: func(n int) bool { return n >= 3 && n <= 5 || n >= 10 && n <= 11 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sv := &server{knee: knee, burst: tc.burst}
+			res, err := Run(context.Background(), Spec{Base: run.Spec{Concurrency: 4}, Param: MaxRate, Values: Values{Lo: 1000, Hi: 64000, Bounds: true},
+				Search: true, SLO: p99, ID: "S", Exec: sv.exec, Repeat: tc.repeat})
+			if err != nil {
+				t.Fatal(err)
+			}
+			right := res.Best != nil && res.Best.Value <= knee+4 && res.Best.Value >= knee*(1-2*DefaultPrecision)
+			if right != tc.right {
+				t.Errorf("answer %+v (knee %g), right %v, want %v; ran %v", res.Best, float64(knee), right, tc.right, sv.ran)
+			}
+			if tc.repeat == 1 {
+				return
+			}
+			// The boundary's values each have 3 runs, not back to back.
+			for _, b := range []*Step{res.Best, res.Miss} {
+				if b == nil {
+					t.Fatalf("no boundary: %+v", res)
+				}
+				var at []int
+				for _, st := range res.Steps {
+					if st.Value == b.Value {
+						at = append(at, st.N)
+						if st.Rep != len(at) {
+							t.Errorf("step %d at %g: rep %d, want %d", st.N, st.Value, st.Rep, len(at))
+						}
+					}
+				}
+				if len(at) < 3 || len(at)%2 == 0 {
+					t.Errorf("%g ran at steps %v, want 3 runs or more, an odd count", b.Value, at)
+				}
+				for i := 1; i < len(at); i++ {
+					if at[i] == at[i-1]+1 {
+						t.Errorf("%g ran back to back at steps %v", b.Value, at)
+					}
+				}
+			}
+			if res.NotMonotone != "" || res.Stopped != "" {
+				t.Errorf("not monotone %q, stopped %q", res.NotMonotone, res.Stopped)
+			}
+			if c := res.Conclusion(); !strings.Contains(c, "median of ") {
+				t.Errorf("conclusion %q does not say the miss is a median", c)
+			}
+			if len(res.Steps) > 48 { // a burst early costs a bisection over again
+				t.Errorf("%d runs: %v", len(res.Steps), sv.ran)
+			}
+		})
+	}
+}
+
+// TestNotMonotone: a value that misses on every run below values that
+// meet is said, not answered from as if it were the knee.
+func TestNotMonotone(t *testing.T) {
+	p99, _ := ParseSLO("p99<=5ms")
+	for _, tc := range []struct {
+		name   string
+		search bool
+		repeat int
+		dip    float64
+		want   string
+	}{
+		{name: "list", repeat: 1, dip: 2000, want: "not monotone: --max-rate 3000 met the SLO above 2000, which missed it"},
+		{name: "list x3", repeat: 3, dip: 2000, want: "not monotone: --max-rate 3000 met the SLO in 3 of 3 runs above 2000, which missed it (median of 3 runs)"},
+		{name: "list quiet", repeat: 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sv := &server{knee: 1e6, dip: tc.dip}
+			vals, _ := ParseValues("--max-rate", "1000:4000:1000", false)
+			res, err := Run(context.Background(), Spec{Param: MaxRate, Values: vals, SLO: p99, ID: "S", Exec: sv.exec, Repeat: tc.repeat, KeepGoing: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasPrefix(res.NotMonotone, tc.want) || (tc.want == "") != (res.NotMonotone == "") {
+				t.Errorf("not monotone %q, want %q", res.NotMonotone, tc.want)
+			}
+			if tc.want != "" && (res.Best == nil || res.Best.Value != 1000 || !strings.Contains(res.Conclusion(), tc.want)) {
+				t.Errorf("best %+v, conclusion %q", res.Best, res.Conclusion())
+			}
+		})
+	}
+	// A search on a server that slows down during it (another process
+	// starts, say): its boundary's re-runs miss where its first runs met.
+	sv := &server{knee: 7496}
+	sv.burst = func(n int) bool { return n > 8 && sv.ran[n-1] > 3000 }
+	res, err := Run(context.Background(), Spec{Param: MaxRate, Values: Values{Lo: 1000, Hi: 64000, Bounds: true}, Search: true, SLO: p99, ID: "S", Exec: sv.exec, Repeat: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(res.NotMonotone, "not monotone: --max-rate ") || !strings.Contains(res.Conclusion(), res.NotMonotone) || res.Best == nil || res.Best.Value > 3000 {
+		t.Errorf("a server that slowed down: not monotone %q, best %+v; ran %v\n%s", res.NotMonotone, res.Best, sv.ran, res.Conclusion())
+	}
+}
+
+// TestRepeatRounds: a list with Repeat runs in rounds and each value is
+// judged on its median, with the spread of its runs.
+func TestRepeatRounds(t *testing.T) {
+	p99, _ := ParseSLO("p99<=5ms")
+	sv := &server{knee: 1e6}
+	sv.burst = func(n int) bool { return n == 2 } // 2000's first run
+	vals, _ := ParseValues("--max-rate", "1000:3000:1000", false)
+	res, err := Run(context.Background(), Spec{Param: MaxRate, Values: vals, SLO: p99, ID: "S", Exec: sv.exec, Repeat: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []float64{1000, 2000, 3000, 1000, 2000, 3000, 1000, 2000, 3000}; !reflect.DeepEqual(sv.ran, want) {
+		t.Errorf("ran %v, want %v", sv.ran, want)
+	}
+	if len(res.Points) != 3 {
+		t.Fatalf("points %+v", res.Points)
+	}
+	p := res.Points[1]
+	if p.Value != 2000 || !reflect.DeepEqual(p.Runs, []int{2, 5, 8}) || !p.Met || p.MetRuns != 2 || p.P99Min != 1 || p.P99Max != 101 || p.Median.Total.P99 != 1 {
+		t.Errorf("2000's point %+v", p)
+	}
+	if res.Best == nil || res.Best.Value != 3000 || res.Miss != nil || res.Stopped != "" {
+		t.Errorf("best %+v miss %+v stopped %q", res.Best, res.Miss, res.Stopped)
+	}
+	if err := (Spec{Param: MaxRate, Values: vals, Repeat: -1}).Validate(); err == nil || !strings.Contains(err.Error(), "--repeat -1") {
+		t.Errorf("repeat -1: %v", err)
+	}
+	if got := Median([]float64{3, 1, 2}); got != 2 {
+		t.Errorf("median %g", got)
+	}
+	if got := Median([]float64{4, 1, 2, 3}); got != 2.5 {
+		t.Errorf("median %g", got)
+	}
+}
+
+// TestSLOOpsAndEfficiency: an operation's latency term reads that
+// operation's figures, efficiency the workload's figure, and TPC-C's
+// objective keeps a user's bound on a figure it also bounds.
+func TestSLOOpsAndEfficiency(t *testing.T) {
+	m := Measure{Total: stats.Summary{Count: 100, P90: 1}, Ops: map[string]stats.Summary{"newOrder": {Count: 50, P90: 6000}, "payment": {Count: 50, P90: 100}},
+		Figures: map[string]float64{"efficiency": 90}}
+	for _, tc := range []struct {
+		slo string
+		m   Measure
+		met bool
+		why string
+		err string
+	}{
+		{slo: "payment.p90<=5s", m: m, met: true},
+		{slo: "newOrder.p90<=5s", m: m, why: "newOrder.p90 6000 ms, want newOrder.p90<=5s"},
+		{slo: "delivery.p90<=5s", m: m, why: "no delivery operations"},
+		{slo: "efficiency>=85%", m: m, met: true},
+		{slo: "efficiency>=95%", m: m, why: "efficiency 90.0%, want efficiency>=95%"},
+		{slo: "efficiency>=85%", m: Measure{Total: m.Total}, why: "reports no efficiency"},
+		{slo: "p99.9<=5ms", m: Measure{Total: stats.Summary{Count: 1, P999: 1}}, met: true},
+		{slo: "efficiency<=85%", err: "give the least efficiency as a percentage"},
+		{slo: "efficiency>=85", err: "give the least efficiency as a percentage"},
+		{slo: "newOrder.p90>=5s", err: "bounds latency from below"},
+	} {
+		slo, err := ParseSLO(tc.slo)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: error %v, want %q", tc.slo, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", tc.slo, err)
+		}
+		met, why := slo.Check(tc.m)
+		if met != tc.met || !strings.Contains(why, tc.why) {
+			t.Errorf("%s: met %v (%s), want %v (%s)", tc.slo, met, why, tc.met, tc.why)
+		}
+	}
+	user, _ := ParseSLO("efficiency>=80%,newOrder.p90<=2s")
+	def, _ := ParseSLO(TPCCSLO)
+	if got, want := user.With(def).String(), "efficiency>=80%,newOrder.p90<=2s,payment.p90<=5s,orderStatus.p90<=5s,delivery.p90<=5s,stockLevel.p90<=20s"; got != want {
+		t.Errorf("TPC-C's objective with the user's: %s, want %s", got, want)
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/stampede-bench/stampede/report"
 	"github.com/stampede-bench/stampede/telemetry"
 )
 
@@ -482,5 +483,167 @@ func TestRealUnseenChild(t *testing.T) {
 	}
 	if after, g := sample(); after > mib || g.Processes != 1 {
 		t.Errorf("the next interval counted %.2f MiB for %d processes, want nothing", after/mib, g.Processes)
+	}
+}
+
+// walWrites is how many 8 KiB write + fdatasync pairs the child of
+// TestRealWALWriter makes.
+const walWrites = 400
+
+// TestHelperWALWriter is not a test: TestRealWALWriter runs the test
+// binary again as a process that makes a 16 MiB WAL segment and, when
+// told, writes its next 8 KiB and fdatasyncs it, walWrites times
+// (PostgreSQL's WAL pattern: each commit's record, then its flush, which
+// cleans the page-cache folio the next record dirties again), then waits.
+func TestHelperWALWriter(t *testing.T) {
+	path := os.Getenv("STAMPEDE_WAL_WRITER_FILE")
+	if path == "" {
+		t.Skip("a helper process of TestRealWALWriter")
+	}
+	in := bufio.NewReader(os.Stdin)
+	f, err := os.Create(path)
+	if err != nil {
+		os.Exit(1)
+	}
+	// A WAL segment: 16 MiB of zeros written and flushed first, as
+	// PostgreSQL makes each before using it.
+	zeros := make([]byte, 1<<20)
+	for range 16 {
+		if _, err := f.Write(zeros); err != nil {
+			os.Exit(1)
+		}
+	}
+	if f.Sync() != nil {
+		os.Exit(1)
+	}
+	fmt.Println("ready")
+	if _, err := in.ReadString('\n'); err != nil { // go
+		os.Exit(1)
+	}
+	page := make([]byte, 8192)
+	for i := range walWrites {
+		page[0] = byte(i)
+		if _, err := f.WriteAt(page, int64(i)*8192); err != nil { // the next 8 KiB of the segment
+			os.Exit(1)
+		}
+		if unix.Fdatasync(int(f.Fd())) != nil {
+			os.Exit(1)
+		}
+	}
+	fmt.Println("written")
+	_, _ = io.Copy(io.Discard, in)
+	os.Exit(0)
+}
+
+// TestRealWALWriter watches, by PID, a process that writes a database's
+// WAL pattern (8 KiB, then fdatasync, again and again) to a file on the
+// real disk. The process's write figure must equal the growth of the
+// kernel's own counter, write_bytes of /proc/PID/io, read by the test
+// (pidstat -d's kB_wr/s reads the same): the bytes it dirtied as the
+// kernel charges them, a whole page-cache folio each time it dirties a
+// clean one (mm/page-writeback.c, folio_account_dirtied), which with
+// large folios is far more than the disk wrote (chk28b F6: 116M/s against
+// the disk's 18M/s). When it is above what the disk wrote (the kernel's
+// sector count over the same time), the note says so; when not, no note.
+func TestRealWALWriter(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fdatasyncs 400 times")
+	}
+	dir := t.TempDir()
+	disk := wholeDisk(dir)
+	if disk == "" {
+		t.Skipf("%s is not on a block device", dir)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperWALWriter$")
+	cmd.Env = append(os.Environ(), "STAMPEDE_WAL_WRITER_FILE="+filepath.Join(dir, "wal"))
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { in.Close(); _ = cmd.Wait() })
+	ready, written := make(chan struct{}), make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			switch sc.Text() {
+			case "ready":
+				close(ready)
+			case "written":
+				close(written)
+			}
+		}
+	}()
+	select {
+	case <-ready:
+	case <-time.After(time.Minute):
+		t.Fatal("the writer did not make its segment in a minute")
+	}
+	s, err := telemetry.New(telemetry.Config{WatchPIDs: []int{cmd.Process.Pid}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w0, sectors0 := writeBytes(t, cmd.Process.Pid), sectorsWritten(t, disk)
+	if _, err := s.Sample(time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	var samples []telemetry.Sample
+	var procBytes float64
+	sample := func() {
+		got, err := s.Sample(time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		samples = append(samples, got)
+		procBytes += got.Procs[0].WriteBytesPerSec * got.End.Sub(got.Start).Seconds()
+	}
+	fmt.Fprintln(in, "go")
+	deadline := time.After(2 * time.Minute)
+	for done := false; !done; {
+		select {
+		case <-written:
+			done = true
+		case <-deadline:
+			t.Fatal("the writer did not finish in 2 minutes")
+		case <-time.After(300 * time.Millisecond):
+		}
+		sample()
+	}
+	kernel := writeBytes(t, cmd.Process.Pid) - w0
+	diskBytes := float64(sectorsWritten(t, disk)-sectors0) * 512
+	const mib = 1 << 20
+	t.Logf("%d x (8 KiB + fdatasync): write_bytes grew %.1f MiB (%.0f KiB a write), the sampler counted %.1f MiB; disk %s wrote %.1f MiB",
+		walWrites, kernel/mib, kernel/walWrites/1024, procBytes/mib, disk, diskBytes/mib)
+	if kernel < walWrites*8192 {
+		t.Fatalf("write_bytes grew %.0f bytes, less than the %d written", kernel, walWrites*8192)
+	}
+	if math.Abs(procBytes-kernel) > 0.05*kernel {
+		t.Errorf("the sampler counted %.0f bytes, the kernel's write_bytes grew %.0f", procBytes, kernel)
+	}
+	note := report.DirtiedSummaryNote(telemetry.Summarize(samples))
+	switch {
+	case kernel > 2*diskBytes:
+		if !strings.Contains(note, "is the kernel's per-process charge") || !strings.Contains(note, "above the") {
+			t.Errorf("write_bytes %.1f MiB above the disk's %.1f MiB, and no note: %q", kernel/mib, diskBytes/mib, note)
+		}
+		said := false
+		for _, smp := range samples {
+			said = said || report.DirtiedNote(smp.Procs, smp.Disks) != ""
+		}
+		if !said {
+			t.Error("no interval's note")
+		}
+	case kernel < diskBytes/2:
+		if note != "" {
+			t.Errorf("write_bytes %.1f MiB below the disk's %.1f MiB, and a note: %q", kernel/mib, diskBytes/mib, note)
+		}
+	default:
+		t.Logf("write_bytes and the disk's writes too close to call the note: %q", note)
 	}
 }

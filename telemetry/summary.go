@@ -416,7 +416,7 @@ var (
 		{"w_await_ms", "ms", "w_await ms"}, {"await_ms", "ms", "await ms (incl. discards)"}, {"util_pct", "%", "%util"}}
 	netFigures  = []figureName{{"rx_bytes_s", "bytes/s", "rx"}, {"tx_bytes_s", "bytes/s", "tx"}}
 	procFigures = []figureName{{"processes", "processes", "procs"}, {"cpu_cores", "cores", "cores"}, {"rss_bytes", "bytes", "rss"},
-		{"read_bytes_s", "bytes/s", "read"}, {"write_bytes_s", "bytes/s", "write"}}
+		{"read_bytes_s", "bytes/s", "read"}, {"write_bytes_s", "bytes/s", "dirtied (pidstat kB_wr/s)"}}
 )
 
 // Row is one figure of a Summary with its average and peak: a row of

@@ -196,6 +196,15 @@ func Setup(ctx context.Context, db *sqlx.DB, gen Generator, opts LoadOptions) er
 	return nil
 }
 
+// AnotherDatabaseHint ends the refusal of a load into a table stampede did
+// not make, in stampede's own form; the command-line forms of other tools
+// (pgbench's, sysbench's, YCSB's) replace it with their own options.
+const AnotherDatabaseHint = "load into another database (--db NAME), or to drop it anyway, add " + ForceDropFlag
+
+// OtherDatabaseHint ends the refusal of a table that no flag replaces, in
+// stampede's own form (the other tools' forms replace it too).
+const OtherDatabaseHint = "load into another database (--db NAME)"
+
 // CheckNoTables returns an error wrapping ErrTablesExist, which says how to
 // start over, when one of tables exists in db: loading would refuse it.
 func CheckNoTables(ctx context.Context, db *sqlx.DB, gen Generator, tables []Table) error {
@@ -215,8 +224,8 @@ func CheckNoTables(ctx context.Context, db *sqlx.DB, gen Generator, tables []Tab
 			return err
 		}
 		if len(foreign) > 0 {
-			return fmt.Errorf("%w: table %s already exists in database %q and stampede did not make it: load into another database (--db NAME), or drop it yourself (--drop %s drops it)",
-				ErrTablesExist, t.Name, db.Database(), ForceDropFlag)
+			return fmt.Errorf("%w: table %s already exists in database %q and stampede did not make it: %s",
+				ErrTablesExist, t.Name, db.Database(), AnotherDatabaseHint)
 		}
 		return fmt.Errorf("%w: table %s already exists in database %q: use --drop to recreate it, or `stampede cleanup %s`",
 			ErrTablesExist, t.Name, db.Database(), gen.Meta().Name)

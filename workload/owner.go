@@ -227,13 +227,14 @@ func AdoptedTables(ctx context.Context, db *sqlx.DB, gen Generator) ([]string, e
 	return readAdopted(ctx, db, db, DataKeyOf(gen))
 }
 
-// ForeignTablesIn returns the tables of db, in every schema but the
-// system's, that stampede did not make: without stampede's mark, other
-// than init's record table and a fleet's marker (markers, named), and
-// other than gen's tables where init's record of gen's data is in db
-// (loads of a stampede that marked nothing). A database that holds none
-// is stampede's to drop.
-func ForeignTablesIn(ctx context.Context, db *sqlx.DB, gen Generator, markers ...string) ([]string, error) {
+// ForeignObjectsIn returns the objects of db, of every kind a user can
+// make (tables, views, sequences, functions, types, schemas, extensions,
+// large objects...: see dialect.UserObjectsQuery), that stampede did not
+// make, each as "KIND NAME": without stampede's mark, other than init's
+// record table and a fleet's marker (markers, named), and other than gen's
+// tables where init's record of gen's data is in db (loads of a stampede
+// that marked nothing). A database that holds none is stampede's to drop.
+func ForeignObjectsIn(ctx context.Context, db *sqlx.DB, gen Generator, markers ...string) ([]string, error) {
 	if db.Null() {
 		return nil, nil
 	}
@@ -254,22 +255,31 @@ func ForeignTablesIn(ctx context.Context, db *sqlx.DB, gen Generator, markers ..
 			own[t.Name] = !slices.Contains(adopted, t.Name)
 		}
 	}
-	rows, err := db.Query(ctx, dialect.UserTablesQuery(db.Dialect()))
+	rows, err := db.Query(ctx, dialect.UserObjectsQuery(db.Dialect()))
 	if err != nil {
-		return nil, fmt.Errorf("listing the tables of database %q: %w", db.Database(), err)
+		return nil, fmt.Errorf("listing the objects of database %q: %w", db.Database(), err)
 	}
 	defer rows.Close()
 	var foreign []string
 	for rows.Next() {
-		var schema, name string
+		var kind, name string
 		var comment *string
-		if err := rows.Scan(&schema, &name, &comment); err != nil {
+		if err := rows.Scan(&kind, &name, &comment); err != nil {
 			return nil, err
 		}
-		if comment != nil && IsMark(*comment) || own[name] {
+		_, bare, _ := strings.Cut(name, ".")
+		if comment != nil && IsMark(*comment) || kind == "table" && own[bare] {
 			continue
 		}
-		foreign = append(foreign, schema+"."+name)
+		if kind == "large object" {
+			if name == "1" {
+				foreign = append(foreign, "1 large object")
+			} else {
+				foreign = append(foreign, name+" large objects")
+			}
+			continue
+		}
+		foreign = append(foreign, kind+" "+name)
 	}
 	return foreign, rows.Err()
 }

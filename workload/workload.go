@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -365,6 +366,9 @@ func FromFlags(m Meta, args ...string) (Generator, error) {
 		if err := f.Flags().Parse(args); err != nil {
 			return nil, err
 		}
+		if rest := f.Flags().Args(); len(rest) > 0 { // nothing is silently ignored
+			return nil, fmt.Errorf("unexpected %q: give the workload's flags only, as --name value", strings.Join(rest, " "))
+		}
 	} else if len(args) > 0 {
 		return nil, fmt.Errorf("workload %s takes no flags", m.Name)
 	}
@@ -394,6 +398,22 @@ type DropFirster interface {
 	Generator
 	// DropsFirst reports whether init drops the tables first.
 	DropsFirst() bool
+}
+
+// SelfLoader is a Generator whose init, as asked, is its own: run.Load
+// opens the database and hands it to LoadItself instead of creating,
+// marking, loading and recording the tables itself. It is pgbench -i's
+// form (stampede pgbench -i), which takes pgbench's steps as pgbench
+// takes them and leaves in the database only what pgbench leaves: no
+// mark and no record of stampede's (so that stampede's own init,
+// cleanup and --drop take those tables for a user's, as they take
+// pgbench's).
+type SelfLoader interface {
+	Generator
+	// LoadsItself reports whether this init is the generator's own.
+	LoadsItself() bool
+	// LoadItself takes the init's steps on db.
+	LoadItself(ctx context.Context, db *sqlx.DB) error
 }
 
 // RunTablesDropper is a Generator whose init --drop drops, with its own

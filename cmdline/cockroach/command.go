@@ -300,7 +300,7 @@ func (c *Command) resolveConn() error {
 	}
 	for i, raw := range urls {
 		if err := sqlx.CheckUserinfo(raw); err != nil {
-			return usagef("malformed connection URL %s: %v", redact(raw), err)
+			return usagef("malformed connection URL %s: %v", sqlx.HideUserinfo(raw), err)
 		}
 		u, err := url.Parse(raw)
 		if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {

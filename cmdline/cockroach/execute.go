@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	_ "net/http/pprof" // --pprofport serves the default mux's /debug/pprof
 	"os"
@@ -16,6 +17,7 @@ import (
 	"github.com/stampede-bench/stampede/cmdline"
 	"github.com/stampede-bench/stampede/dialect"
 	"github.com/stampede-bench/stampede/fleet"
+	"github.com/stampede-bench/stampede/internal/exposed"
 	"github.com/stampede-bench/stampede/output"
 	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/sqlx"
@@ -81,7 +83,7 @@ func (c *Command) conn() run.Conn {
 // loadSpec is init's (or run's with --init or --drop), nil for a run
 // without them.
 func (c *Command) loadSpec(conn run.Conn) *run.LoadSpec {
-	if c.Verb == "run" && c.value("init") != "true" && c.value("drop") != "true" {
+	if c.Verb == "run" && c.value("init") != "true" && c.value("drop") != "true" && c.value("force-drop") != "true" {
 		return nil
 	}
 	n, _ := strconv.Atoi(c.value("init-conns"))
@@ -142,7 +144,9 @@ func (c *Command) Execute(ctx context.Context, env cmdline.Env) error {
 		fmt.Fprintf(env.Stderr, "warning: %s\n", w)
 	}
 	if c.fs.Changed("pprofport") {
-		servePprof(c.value("pprofport"), env.Stderr)
+		if err := servePprof(c.value("pprofport"), env.Stderr); err != nil {
+			return err
+		}
 	}
 	conn := c.conn()
 	switch c.Verb {
@@ -189,10 +193,8 @@ func (c *Command) load(ctx context.Context, spec *run.LoadSpec, env cmdline.Env)
 	if _, ok := d.(dialect.Importer); ok && strings.EqualFold(c.value("data-loader"), "import") {
 		return usagef("--data-loader=import: IMPORT INTO needs the rows where CockroachDB can read them, which stampede does not serve; use --data-loader=copy (COPY FROM STDIN) or insert")
 	}
-	if c.value("force-drop") == "true" && c.value("drop") != "true" {
-		return usagef("--force-drop only says what --drop may drop: give --drop --force-drop")
-	}
-	if c.value("drop") == "true" {
+	// --force-drop implies --drop: the refusal names --force-drop alone.
+	if c.value("drop") == "true" || c.value("force-drop") == "true" {
 		if err := c.checkDropOwned(ctx, opts, env.Stderr); err != nil {
 			return err
 		}
@@ -325,8 +327,9 @@ func serverDialect(ctx context.Context, opts sqlx.Options) (dialect.Dialect, err
 // dropDatabase drops the workload's database (cockroach's --drop),
 // connecting to the server's maintenance database, and says so.
 // checkDropOwned refuses, unless --force-drop, to drop a database that
-// holds tables stampede did not make (cockroach's --drop drops the whole
-// database; a user's tables in it must survive a pasted line).
+// holds objects stampede did not make, of any kind (cockroach's --drop
+// drops the whole database; a user's tables, sequences, functions, types,
+// large objects... in it must survive a pasted line).
 func (c *Command) checkDropOwned(ctx context.Context, opts sqlx.Options, log io.Writer) error {
 	opts.MaxConns = 1
 	db, err := sqlx.Open(ctx, opts)
@@ -337,24 +340,24 @@ func (c *Command) checkDropOwned(ctx context.Context, opts sqlx.Options, log io.
 		return err
 	}
 	defer db.Close()
-	foreign, err := workload.ForeignTablesIn(ctx, db, c.gen, fleet.MarkerTable)
+	foreign, err := workload.ForeignObjectsIn(ctx, db, c.gen, fleet.MarkerTable)
 	if err != nil || len(foreign) == 0 {
 		return err
 	}
 	if c.value("force-drop") == "true" {
-		fmt.Fprintf(log, "--force-drop: dropping database %q with tables stampede did not make: %s\n", opts.Database, strings.Join(foreign, ", "))
+		fmt.Fprintf(log, "--force-drop: dropping database %q with objects stampede did not make: %s\n", opts.Database, strings.Join(foreign, ", "))
 		return nil
 	}
 	return usagef("database %q on %s holds %s that stampede did not make (%s): --drop leaves the database alone; to drop it anyway, add %s",
-		opts.Database, strings.Join(db.Endpoints(), ","), tableCount(foreign), shortNames(foreign), workload.ForceDropFlag)
+		opts.Database, strings.Join(db.Endpoints(), ","), objectCount(foreign), shortNames(foreign), workload.ForceDropFlag)
 }
 
-// tableCount is "1 table" or "N tables".
-func tableCount(names []string) string {
+// objectCount is "1 object" or "N objects".
+func objectCount(names []string) string {
 	if len(names) == 1 {
-		return "1 table"
+		return "1 object"
 	}
-	return strconv.Itoa(len(names)) + " tables"
+	return strconv.Itoa(len(names)) + " objects"
 }
 
 // shortNames lists up to five names, and how many more there are.
@@ -567,12 +570,27 @@ func closeAll(conns []*pgx.Conn) {
 	}
 }
 
-// servePprof serves Go's pprof endpoint on port, as cockroach's
-// --pprofport does.
-func servePprof(port string, log io.Writer) {
-	go func() {
-		if err := http.ListenAndServe(":"+port, nil); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			fmt.Fprintf(log, "warning: --pprofport %s: %v\n", port, err)
-		}
-	}()
+// servePprof serves Go's pprof endpoint on given, a port (every
+// interface, as cockroach's --pprofport does) or stampede's host:port,
+// and warns when other machines can reach it: it is unauthenticated, and
+// its heap profiles hold the process's memory (the connection's password
+// among it). A port it cannot listen on is a warning, as cockroach's.
+func servePprof(given string, log io.Writer) error {
+	addr := given
+	if _, err := strconv.Atoi(given); err == nil {
+		addr = ":" + given
+	} else if _, port, err := net.SplitHostPort(given); err != nil || port == "" {
+		return usagef("--pprofport %q: give a port, or host:port such as 127.0.0.1:33333", given)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		fmt.Fprintf(log, "warning: --pprofport %s: cannot listen: %v (the workload goes on without it)\n", given, errors.Unwrap(err))
+		return nil
+	}
+	fmt.Fprintf(log, "pprof at http://%s/debug/pprof/\n", ln.Addr())
+	if w := exposed.Warning("--pprofport", given, ln.Addr(), "read this process's memory (heap profiles, with the connection's password) and stacks"); w != "" {
+		fmt.Fprintln(log, w)
+	}
+	go func() { _ = http.Serve(ln, nil) }()
+	return nil
 }

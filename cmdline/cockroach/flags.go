@@ -98,18 +98,18 @@ var (
 		{name: "openmetrics-labels", kind: kString, usage: "comma-separated key=value labels of the openmetrics export"},
 		{name: "with-changefeed", kind: kBool, refuse: "changefeeds are CockroachDB's (CREATE CHANGEFEED); stampede does not run one beside the workload"},
 		{name: "drop", kind: kBool, usage: "drop the existing database first (implies --init); stampede: only a database holding nothing but what stampede made"},
-		{name: "force-drop", kind: kBool, usage: "stampede: with --drop, drop the database even when it holds tables stampede did not make"},
+		{name: "force-drop", kind: kBool, usage: "stampede: --drop, even when the database holds objects stampede did not make"},
 		// stampede's own, for what cockroach has no flag for.
 		{name: "latency", kind: kString, usage: "stampede: under --max-rate, the latency shown: service (cockroach's, the default), intended (stampede's open loop: from each operation's scheduled start, coordinated omission corrected) or both"},
 	}
 	// initFlags are `workload init`'s.
 	initFlags = []cflag{
 		{name: "drop", kind: kBool, usage: "drop the existing database, if it exists; stampede: only a database holding nothing but what stampede made"},
-		{name: "force-drop", kind: kBool, usage: "stampede: with --drop, drop the database even when it holds tables stampede did not make"},
+		{name: "force-drop", kind: kBool, usage: "stampede: --drop, even when the database holds objects stampede did not make"},
 	}
 	// sharedFlags are init's and run's.
 	sharedFlags = []cflag{
-		{name: "pprofport", kind: kInt, def: "33333", usage: "port of the Go pprof endpoint (served only when given)"},
+		{name: "pprofport", kind: kString, def: "33333", usage: "port of the Go pprof endpoint, on every interface (served only when given); stampede: or host:port, such as 127.0.0.1:33333"},
 		{name: "data-loader", kind: kString, def: "AUTO", usage: "how to load the initial data: insert, copy, import (COPY FROM STDIN on PostgreSQL) or auto"},
 		{name: "init-conns", kind: kInt, def: "16", usage: "the number of connections (and loaders) init uses"},
 		{name: "prometheus-port", kind: kInt, def: "2112", usage: "port to serve live metrics on (served only when given)"},

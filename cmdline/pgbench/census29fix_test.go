@@ -21,6 +21,9 @@ func TestParseRefusesCensus29(t *testing.T) {
 		{"-i -s 1.5 db", `invalid value "1.5" for option -s/--scale`},
 		{"-i -F 50.5 db", `invalid value "50.5" for option -F/--fillfactor`},
 		{"-i --partitions=x db", `invalid value "x" for option --partitions`},
+		// pgbench: "option '--foreign-keys' doesn't allow an argument" (chk28b F9).
+		{"-i --foreign-keys=x db", "option --foreign-keys takes no value (--foreign-keys=x): give --foreign-keys alone"},
+		{"-i --unlogged-tables=yes db", "option --unlogged-tables takes no value"},
 		{"-R abc -t 2 db", `invalid rate limit: "abc"`},
 		{"-R 1e400 -t 2 db", `invalid rate limit: "1e400"`},
 		{"-L abc -t 2 db", `invalid latency limit: "abc"`},

@@ -32,8 +32,11 @@ type Line struct {
 	// when Output is all there is to do (--help, --version,
 	// --show-script).
 	Args []string
-	// Output is what to print on stdout instead of running anything.
-	Output string
+	// Output is what to print instead of running anything: on stdout,
+	// or on stderr when ToStderr says so (pgbench prints -b list and
+	// --show-script there).
+	Output   string
+	ToStderr bool
 	// Warnings are printed on stderr before the command runs, as
 	// pgbench's own ("pgbench: warning: ...").
 	Warnings []string
@@ -65,13 +68,10 @@ type options struct {
 	builtins, files, defines                                []string
 	// scripts are -b, -f, -N and -S in command-line order, as
 	// stampede's arguments (-b NAME or -f FILE).
-	scripts                                                 []string
-	skipSome, selectOnly, connect, log, reportPerCommand    bool
-	vacuumAll, failuresDetailed, progressTimestamp, verbose bool
-	debug, version, help                                    bool
-	// forceDrop is stampede's own option: -i may drop tables stampede
-	// did not make (pgbench's own -i drops them without asking).
-	forceDrop                                                 bool
+	scripts                                                   []string
+	skipSome, selectOnly, connect, log, reportPerCommand      bool
+	vacuumAll, failuresDetailed, progressTimestamp, verbose   bool
+	debug, version, help                                      bool
 	clients, jobs, progress, transactions, duration, maxTries int
 	latencyLimit, rate, samplingRate                          float64
 	protocol, randomSeed, logPrefix, showScript               string
@@ -134,7 +134,6 @@ func newOptions() *options {
 	fs.StringVarP(&o.username, "username", "U", "", "")
 	fs.BoolVarP(&o.version, "version", "V", false, "")
 	fs.BoolVarP(&o.help, "help", "?", false, "")
-	fs.BoolVar(&o.forceDrop, "force-drop", false, "")
 	// pgbench 15 still takes -r's old name.
 	fs.BoolVar(&o.reportPerCommand, "report-latencies", false, "")
 	o.fs = fs
@@ -166,14 +165,14 @@ func Parse(args []string, env func(string) string) (*Line, error) {
 		l.Output = fmt.Sprintf("pgbench (PostgreSQL) %s (stampede %s)\n", Version, run.VersionString())
 		return l, nil
 	case len(o.builtins) > 0 && o.builtins[0] == "list":
-		l.Output = builtinList
+		l.Output, l.ToStderr = builtinList, true
 		return l, nil
 	case o.fs.Changed("show-script"):
 		name, desc, src, err := pgscript.BuiltinSource(o.showScript)
 		if err != nil {
 			return nil, inputf("--show-script: %v", err)
 		}
-		l.Output = fmt.Sprintf("-- %s: %s\n%s\n", name, desc, src)
+		l.Output, l.ToStderr = fmt.Sprintf("-- %s: %s\n%s\n", name, desc, src), true
 		return l, nil
 	}
 	if err := o.check(); err != nil {
@@ -300,6 +299,10 @@ func pflagError(fs *pflag.FlagSet, err error) string {
 		what := "a value"
 		if f := fs.Lookup(name); f != nil && f.Value.Type() == "int" {
 			what = "a whole number"
+		} else if f != nil && f.Value.Type() == "bool" {
+			// pgbench's switches take no value ("option '--foreign-keys'
+			// doesn't allow an argument").
+			return fmt.Sprintf("option %s takes no value (%s=%s): give %s alone, see `stampede pgbench --help`", opt, opt, val, opt)
 		}
 		return fmt.Sprintf("invalid value %q for option %s: give %s, see `stampede pgbench --help`", val, opt, what)
 	}
@@ -427,16 +430,16 @@ func (o *options) initArgs(conn string) ([]string, error) {
 	if o.quiet {
 		args = append(args, "--pgbench-quiet")
 	}
-	if o.forceDrop {
-		args = append(args, "--drop", "--force-drop")
-	}
-	return append(args, "--output-style", "pgbench", conn), nil
+	// pgbench's own init: its steps as pgbench takes them, its tables
+	// dropped whoever made them (the user asked pgbench to initialise),
+	// nothing of stampede's left in the database.
+	return append(args, "--as-pgbench", "--output-style", "pgbench", conn), nil
 }
 
 // runArgs is `stampede run sql` for a benchmark.
 func (o *options) runArgs(conn string) ([]string, []string, error) {
 	var warnings []string
-	for _, name := range []string{"init-steps", "fillfactor", "foreign-keys", "unlogged-tables", "partitions", "partition-method", "tablespace", "index-tablespace", "quiet", "force-drop"} {
+	for _, name := range []string{"init-steps", "fillfactor", "foreign-keys", "unlogged-tables", "partitions", "partition-method", "tablespace", "index-tablespace", "quiet"} {
 		if o.fs.Changed(name) {
 			return nil, nil, inputf("--%s shapes what -i creates, and this line runs a benchmark: add -i to initialise, or leave it out", name)
 		}
@@ -495,15 +498,14 @@ func (o *options) runArgs(conn string) ([]string, []string, error) {
 			return nil, nil, inputf("invalid latency limit: %g (give -L a number of milliseconds above 0)", o.latencyLimit)
 		}
 		if o.rate > 0 {
-			if len(scripts) > 2 {
-				return nil, nil, inputf("-L with -R and several scripts: stampede counts skipped transactions over the run, not per script as pgbench's report does; give one script")
-			}
 			args = append(args, "--skip-late", strconv.FormatFloat(o.latencyLimit*1000, 'f', -1, 64)+"us")
 		}
 		args = append(args, "--pgbench-latency-limit", strconv.FormatFloat(o.latencyLimit, 'g', -1, 64))
 	}
 	if !o.noVacuum {
-		args = append(args, "--vacuum-first")
+		// pgbench empties pgbench_history before the run: the user
+		// asked pgbench to, whoever made the table.
+		args = append(args, "--vacuum-first", "--truncate-history")
 		if o.vacuumAll {
 			args = append(args, "--vacuum-accounts")
 		}
@@ -566,10 +568,24 @@ func (o *options) runArgs(conn string) ([]string, []string, error) {
 	// Serialization failures and deadlocks are tried again up to
 	// --max-tries, then counted failed; other errors end the run, as
 	// they abort pgbench's clients.
-	if o.maxTries < 1 {
-		return nil, nil, inputf("--max-tries %d: stampede takes a number of tries of 1 or more (pgbench's 0, unlimited, is not taken)", o.maxTries)
+	// --max-tries 0 is pgbench's unlimited tries, bounded by -T's end
+	// or -L's time (pgbench refuses it without either).
+	switch {
+	case o.maxTries < 0:
+		return nil, nil, inputf("invalid number of maximum tries: \"%d\" (give --max-tries 1 or more, or 0 for unlimited tries)", o.maxTries)
+	case o.maxTries == 0 && o.latencyLimit == 0 && o.duration == 0:
+		return nil, nil, inputf("an unlimited number of transaction tries can only be used with --latency-limit or a duration (-T)")
+	case o.maxTries == 0:
+		args = append(args, "--unlimited-tries")
+	default:
+		args = append(args, "--max-tries", strconv.Itoa(o.maxTries))
 	}
-	args = append(args, "--max-tries", strconv.Itoa(o.maxTries), "--output-style", "pgbench", conn)
+	if o.maxTries != 1 && o.latencyLimit > 0 {
+		// pgbench tries a transaction again only within -L of its
+		// (scheduled) start.
+		args = append(args, "--tries-within", strconv.FormatFloat(o.latencyLimit*1000, 'f', -1, 64)+"us")
+	}
+	args = append(args, "--output-style", "pgbench", conn)
 	return args, warnings, nil
 }
 

@@ -27,8 +27,6 @@ Initialization options:
   --partitions=NUM         partition pgbench_accounts into NUM parts (default: 0)
   --tablespace=TABLESPACE  create tables in the specified tablespace
   --unlogged-tables        create tables as unlogged tables
-  --force-drop             stampede's: drop old pgbench tables stampede did not
-                           make (without it, -i drops only stampede's own)
 
 Options to select what to run:
   -b, --builtin=NAME[@W]   add builtin script NAME weighted at W (default: 1)
@@ -60,7 +58,7 @@ Benchmarking options:
   --progress-timestamp     use Unix epoch timestamps for progress
   -t, --transactions=NUM   number of transactions each client runs (default: 10)
   -T, --time=NUM           duration of benchmark test in seconds
-  -l, --log                write transaction times to log file (not with -R)
+  -l, --log                write transaction times to log file
   -L, --latency-limit=NUM  count transactions lasting more than NUM ms as late
                            (with -R: skip those that would start later)
   --aggregate-interval=NUM aggregate data over NUM seconds
@@ -71,9 +69,10 @@ Benchmarking options:
                            seed draws the same \set values as pgbench's
   --sampling-rate=NUM      fraction of transactions to log (e.g., 0.01 for 1%)
   --show-script=NAME       show builtin script code, then exit
+  --verbose-errors         print messages of all errors
 
 Not taken yet (refused in one line, with what to use instead):
-  -d, --verbose-errors
+  -d, --debug              print debugging output
 
 Common options:
   -h, --host=HOSTNAME      database server host or socket directory

@@ -27,6 +27,17 @@ var bundled = map[string]string{
 	"oltp_write_only":       "e06be71d5aacf5fbd96db871247e9097307cad5f255f8358aa2c9b801e1a729f",
 	"select_random_points":  "dea05906163359d8d460669ffa5eb6b75ff9528911c31e2b5e1527d1e52b431f",
 	"select_random_ranges":  "6bb9ee3b66f28ef241c000ace5f0d1fd11696da8d48fe5bd3ebaac71f00f85ab",
+	"oltp_common":           "710c3b38027668c83e46f3c0814dc7cfd67cc8c4012df6cab461e46d62b5996a",
+}
+
+// requires are the modules each bundled script loads with require(): Lua
+// finds them in the script's own directory first, so a modified copy
+// there changes what the script does as much as a modified script.
+var requires = map[string][]string{
+	"oltp_delete": {"oltp_common"}, "oltp_insert": {"oltp_common"}, "oltp_point_select": {"oltp_common"},
+	"oltp_read_only": {"oltp_common"}, "oltp_read_write": {"oltp_common"}, "oltp_update_index": {"oltp_common"},
+	"oltp_update_non_index": {"oltp_common"}, "oltp_write_only": {"oltp_common"},
+	"select_random_points": {"oltp_common"}, "select_random_ranges": {"oltp_common"},
 }
 
 // scriptSum is the SHA-256 sum of a script's text without its #! line.
@@ -42,8 +53,9 @@ func scriptSum(b []byte) string {
 	return hex.EncodeToString(s[:])
 }
 
-// checkBundled refuses a .lua path whose file is not sysbench 1.0.20's
-// bundled script of that name: stampede runs its own implementation of
+// checkBundled refuses a .lua path whose file, or a module it requires
+// from its directory (oltp_common.lua), is not sysbench 1.0.20's bundled
+// file of that name: stampede runs its own implementation of
 // the bundled scripts, never a file's Lua, so running it would replace the
 // user's script without a word. A path that does not exist names the
 // bundled script, as before (sysbench's scripts live where sysbench is
@@ -60,6 +72,18 @@ func checkBundled(arg, script string) error {
 		return inputf("cannot read %s: %v: give a readable copy of sysbench 1.0.20's %s.lua, or the script's bare name, %s", arg, errors.Unwrap(err), script, script)
 	case scriptSum(b) != bundled[script]:
 		return inputf("%s is not sysbench 1.0.20's %s.lua (its contents differ): stampede runs its own implementation of sysbench's bundled scripts and cannot run a script's Lua, so it will not run yours in its place; give the bundled script's name, %s, or run your script with sysbench", arg, script, script)
+	}
+	for _, m := range requires[script] {
+		p := path.Join(path.Dir(arg), m+".lua")
+		b, err := os.ReadFile(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue // sysbench's own, where it is installed
+		case err != nil:
+			return inputf("cannot read %s, which %s requires: %v: give the bundled script's name, %s", p, arg, errors.Unwrap(err), script)
+		case scriptSum(b) != bundled[m]:
+			return inputf("%s, which %s requires from its directory, is not sysbench 1.0.20's %s.lua (its contents differ): stampede runs its own implementation of sysbench's bundled scripts and cannot run a script's Lua, so it will not run yours in its place; give the bundled script's name, %s, or run your scripts with sysbench", p, arg, m, script)
+		}
 	}
 	return nil
 }

@@ -25,11 +25,39 @@ func TestUserScriptRefused(t *testing.T) {
 	if err := os.Mkdir(unreadable, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	// A copy of sysbench's directory whose oltp_common.lua is modified
+	// (UNLOGGED tables), beside bundled-identical scripts: sysbench runs
+	// the modified module, so stampede must refuse as for a modified
+	// script. A copy with the module unchanged is accepted.
+	copied, changed := filepath.Join(dir, "sb"), filepath.Join(dir, "sbmod")
+	for _, d := range []string{copied, changed} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []string{"oltp_read_write.lua", "oltp_common.lua"} {
+			b, err := os.ReadFile(filepath.Join("/usr/share/sysbench", f))
+			if err != nil {
+				t.Skipf("sysbench 1.0.20's scripts are not in /usr/share/sysbench: %v", err)
+			}
+			if d == changed && f == "oltp_common.lua" {
+				b = []byte(strings.Replace(string(b), "CREATE TABLE", "CREATE UNLOGGED TABLE", 1))
+			}
+			if err := os.WriteFile(filepath.Join(d, f), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	ownName := filepath.Join(dir, "mybench.lua")
 	for _, tc := range []struct {
 		name string
 		args []string
 		want string // "" for accepted
 	}{
+		{"modified oltp_common.lua beside the script", []string{filepath.Join(changed, "oltp_read_write.lua"), "prepare"},
+			filepath.Join(changed, "oltp_common.lua") + ", which " + filepath.Join(changed, "oltp_read_write.lua") + " requires from its directory, is not sysbench 1.0.20's oltp_common.lua (its contents differ)"},
+		{"modified oltp_common.lua, by --test", []string{"--test=" + filepath.Join(changed, "oltp_read_write.lua"), "run"}, "is not sysbench 1.0.20's oltp_common.lua"},
+		{"a copy of sysbench's directory", []string{filepath.Join(copied, "oltp_read_write.lua"), "run"}, ""},
+		{"a script of the user's own name", []string{ownName, "run"}, "stampede runs only its own implementation of sysbench 1.0.20's bundled scripts"},
 		{"own script", []string{mine, "run"}, mine + " is not sysbench 1.0.20's oltp_read_write.lua (its contents differ): stampede runs its own implementation of sysbench's bundled scripts and cannot run a script's Lua, so it will not run yours in its place; give the bundled script's name, oltp_read_write, or run your script with sysbench"},
 		{"own script by --test", []string{"--test=" + mine, "prepare"}, mine + " is not sysbench 1.0.20's oltp_read_write.lua"},
 		{"own script, help", []string{mine, "help"}, mine + " is not sysbench 1.0.20's oltp_read_write.lua"},

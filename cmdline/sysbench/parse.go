@@ -151,6 +151,9 @@ func Parse(args []string, flags Flags) (*Line, error) {
 			}
 			s := strings.TrimSuffix(base, ".lua")
 			if !slices.Contains(Scripts, s) {
+				if path.Ext(a) == ".lua" {
+					return nil, inputf("unknown sysbench script %q: stampede runs only its own implementation of sysbench 1.0.20's bundled scripts (%s), never a script's Lua: run this one with sysbench", a, scriptList())
+				}
 				return nil, inputf("unknown sysbench script %q: stampede runs %s", a, scriptList())
 			}
 			if err := checkBundled(a, s); err != nil {

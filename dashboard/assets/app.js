@@ -410,8 +410,8 @@ function drawTelemetry(box, t, ws, workload) {
   }
   for (const d of t.disks) makeChart(charts, `disk ${d.name} (kB/s, as iostat -x)`, [d.to_s, d.rkB_s, d.wkB_s],
     [opsSeries('rkB/s', palette[0]), opsSeries('wkB/s', palette[1])], { yLabel: 'kB/s' });
-  for (const p of t.procs) makeChart(charts, `processes ${p.name}`, [p.to_s, p.cpu_cores, p.read_bytes_s.map(v => v / 1024), p.write_bytes_s.map(v => v / 1024)],
-    [opsSeries('CPU cores', palette[0], { scale: 'cores' }), opsSeries('read kB/s', palette[1]), opsSeries('write kB/s', palette[2])],
+  for (const p of t.procs) makeChart(charts, `processes ${p.name} (dirtied: pidstat -d's kB_wr/s, the bytes the processes dirtied as the kernel charges them, whole page-cache folios; the disk's wkB/s is what reached storage)`, [p.to_s, p.cpu_cores, p.read_bytes_s.map(v => v / 1024), p.write_bytes_s.map(v => v / 1024)],
+    [opsSeries('CPU cores', palette[0], { scale: 'cores' }), opsSeries('read kB/s', palette[1]), opsSeries('dirtied kB/s (pidstat kB_wr/s)', palette[2])],
     { yLabel: 'kB/s', uplot: { axes: [{ label: 'seconds since start' }, { label: 'kB/s', size: 60 }, { scale: 'cores', side: 1, label: 'cores', grid: { show: false } }] } });
   for (const p of t.procs) if (p.rss_bytes) makeChart(charts, `processes ${p.name}: memory (RSS, MiB) and count`, [p.to_s, mib(p.rss_bytes), p.processes],
     [opsSeries('RSS MiB', palette[0]), opsSeries('processes', palette[1], { scale: 'n' })],

@@ -56,7 +56,7 @@ func TestBadInputCensus(t *testing.T) {
 		// per key); an empty value selects the runs tagged so, not those
 		// without the key.
 		{"run", "@ in a password", append([]string{"run", "ycsb", "postgresql://u:Pw@topsecret@127.0.0.1:5602/db"}, "--results-dir", results), 2,
-			"malformed connection URL postgresql://u:xxxxx@127.0.0.1:5602/db: it holds an '@' after the one that ends its user name and password (user:password@host): write '@' as %40 in passwords, user names and database names"},
+			"malformed connection URL postgresql://xxxxx@127.0.0.1:5602/db: it holds an '@' after the one that ends its user name and password (user:password@host): write '@' as %40 in passwords, user names and database names"},
 		{"run", "tag key twice", append([]string{"run", "ycsb", "--tag", "job=mix", "--tag", "job=pair"}, null...), 2,
 			"--tag job=mix and --tag job=pair give the key job two values, and a run has one value per key: give job once"},
 		{"runs", "tag key twice", []string{"runs", "--results-dir", results, "--tag", "job=mix", "--tag", "job=pair"}, 2,
@@ -217,7 +217,7 @@ func TestVagueAnswers(t *testing.T) {
 		{"gen", "k8s claim and size", append(k8s, "--results-claim", "shared", "--results-size", "5Gi", "--", "run", "ycsb"), 2,
 			"gen k8s: --results-size sizes the claim gen k8s creates, and --results-claim shared is an existing claim"},
 		{"gen", "k8s misspelt workload", append(k8s, "--", "run", "ycbs"), 2,
-			`gen k8s: the command line of client 0 would not run: unknown workload "ycbs"`},
+			`gen k8s: unknown workload "ycbs" in the clients' command line after --: see ` + "`stampede workloads`"},
 		{"run", "URL first, then flags", []string{"run", "postgresql://u:topsecret@h/db", "ycsb", "--duration", "2s"}, 2,
 			`"postgresql://u:xxxxx@h/db" is a URL, not a workload: name the workload first`},
 		{"run", "several clients without an index", []string{"run", "ycsb", "--clients", "4", "--driver", "null"}, 2,
@@ -389,7 +389,7 @@ func TestDamagedIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := stampede(t, "runs", "--results-dir", dir)
-	checkOneLineError(t, r, 1, "the results store "+index+" is not a SQLite database SQLite can read (file is not a database (26)): it only indexes the run directories, so `stampede runs --rebuild` moves it aside and indexes them again")
+	checkOneLineError(t, r, 1, "the results store "+index+" is damaged (SQLite cannot read it): it only indexes the run directories, so `stampede runs --rebuild` moves it aside and indexes them again")
 	r = stampede(t, "runs", "--rebuild", "--results-dir", dir)
 	if r.code != 0 {
 		t.Fatalf("runs --rebuild: exit %d: %s", r.code, r.stderr)

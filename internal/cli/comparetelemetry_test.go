@@ -92,7 +92,7 @@ func compareTelemetry(t *testing.T, cgroup string) {
 		// labels the figure, avg or max after it.
 		regexp.MustCompile(`(?m)^cpu sys % \(excl\. irq, softirq\) avg +% +10\.0 +10\.0 +1\.00$`),
 		regexp.MustCompile(`(?m)^vda wkB/s max +kB/s +40000 +5120 +0\.13$`),
-		regexp.MustCompile(`(?m)^postgres write avg +bytes/s +39M +5\.0M +0\.13$`),
+		regexp.MustCompile(`(?m)^postgres dirtied \(pidstat kB_wr/s\) avg +bytes/s +39M +5\.0M +0\.13$`),
 	} {
 		if !want.MatchString(r.stdout) {
 			t.Errorf("no line matching %s in:\n%s", want, r.stdout)

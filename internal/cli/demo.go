@@ -19,6 +19,7 @@ type demoFlags struct {
 	records     int
 	resultsDir  string
 	keep        bool
+	forceDrop   bool
 	clientSched string
 }
 
@@ -35,11 +36,11 @@ zipfian keys) for 20 seconds, prints the results and where they were saved, then
 the server and removes its files (also after Ctrl-C). With a URL it runs the same
 against that server in a database of its own, stampede_demo: it creates it, marks it as
 the demo's (a comment), and drops it at the end; it never touches another database, and
-refuses to start if a stampede_demo that it did not create exists.`,
+refuses to start if a stampede_demo that it did not create exists (--force-drop drops it).`,
 		Example: `  stampede demo
   stampede demo --duration 60s --concurrency 16
   stampede demo 'postgresql://postgres@127.0.0.1:5432/postgres?sslmode=disable'`,
-		Args: usageArgs(cobra.MaximumNArgs(1)),
+		Args: positional(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.demo(cmd.Context(), f, args)
 		},
@@ -51,6 +52,7 @@ refuses to start if a stampede_demo that it did not create exists.`,
 	fs.StringVar(&f.resultsDir, "results-dir", "", "where the run directory is written (default $STAMPEDE_RESULTS_DIR or ~/.stampede/runs)")
 	fs.StringVar(&f.clientSched, "client-sched", string(clientsched.Batch), "scheduling policy of stampede's threads during the run: batch (SCHED_BATCH, the default) or normal; see stampede run --help")
 	fs.BoolVar(&f.keep, "keep", false, "with no URL: leave the throwaway server running (its URL is printed) instead of removing it; with a URL: keep the stampede_demo database")
+	fs.BoolVar(&f.forceDrop, "force-drop", false, "with a URL: drop a stampede_demo database that the demo did not create, instead of refusing to start")
 	return cmd
 }
 
@@ -58,7 +60,10 @@ func (a *app) demo(ctx context.Context, f *demoFlags, args []string) error {
 	if _, err := clientsched.Parse(f.clientSched); err != nil {
 		return usagef("unknown --client-sched %q: use batch or normal", f.clientSched)
 	}
-	spec := run.DemoSpec{Keep: f.keep, Duration: f.duration, Concurrency: f.concurrency, Records: f.records,
+	if f.forceDrop && len(args) == 0 {
+		return usagef("--force-drop drops a stampede_demo of a server given by URL: the throwaway server has nothing to drop; give a URL, or leave it out")
+	}
+	spec := run.DemoSpec{Keep: f.keep, ForceDrop: f.forceDrop, Duration: f.duration, Concurrency: f.concurrency, Records: f.records,
 		ResultsDir: f.resultsDir, ClientSched: f.clientSched, Command: cmdline.RedactArgs(a.args), Log: a.stderr,
 		Observers: []run.Observer{&output.Stampede{W: a.stdout}}}
 	if len(args) == 1 {

@@ -50,8 +50,10 @@ differ. Each side reads one consistent snapshot on --conns connections.
 
 The tables are a workload's (--workload tpcc, or with the workload's own flags:
 --workload 'oltp_read_write --tables 8'), --tables, or with neither every table either
-side holds in its current schema: a table on one side only is a difference, and one
-without a primary key is named as not compared (unless --no-pk). A URL without a
+side holds in every schema its user can see (not the system's; stampede's own
+bookkeeping tables only by --tables), named with its schema (public.t): a table on
+one side only is a difference, and one without a primary key is named as not
+compared (unless --no-pk). A URL without a
 database uses the workload's. --converge 30s checks the differing ranges again until they are equal:
 run after a workload on a replicated pair, the time it took is the replication lag.
 
@@ -59,7 +61,7 @@ Exit status: 0 when the nodes hold the same data, 1 when they differ, 2 on error
 		Example: `  stampede diff 'postgresql://host1/shop' 'postgresql://host2/shop'     # every table
   stampede diff --workload tpcc --no-pk 'postgresql://host1/tpcc' 'postgresql://host2/tpcc'
   stampede diff --tables orders,order_line --converge 30s URL_A URL_B`,
-		Args: usageArgs(cobra.ExactArgs(2)),
+		Args: positional(2, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			err := a.diff(cmd, args, f)
 			var u usageError

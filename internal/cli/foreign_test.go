@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -40,66 +41,176 @@ func sysbenchConn(t *testing.T, db string) []string {
 	return []string{"--db-driver=pgsql", "--pgsql-host=" + u.Hostname(), "--pgsql-port=" + u.Port(), "--pgsql-user=" + u.User.Username(), "--pgsql-db=" + db}
 }
 
+// userObjects creates, in database db, a user's own objects of other
+// kinds than tables (each statement of sqls), and returns a check that
+// query still returns 1: they are all there.
+func userObjects(t *testing.T, db, query string, sqls ...string) func() {
+	t.Helper()
+	execIn(t, db, sqls...)
+	return func() {
+		t.Helper()
+		if got := queryInt(t, db, query); got != 1 {
+			t.Errorf("the user's objects are gone (%s: %d)", query, got)
+		}
+	}
+}
+
+// forcePattern finds the one flag a refusal names to force it.
+var forcePattern = regexp.MustCompile(`to drop (?:it|them|its marker) anyway, add (--[a-z-]+)(?: to -i)?$`)
+
 // TestNeverDropsWhatItDidNotMake runs every form of cleanup and --drop
-// against a database holding a user's own tables of the workload's names,
-// and shows that each refuses in one line naming them and --force-drop,
-// exit 2, and that every row survives.
+// against a database holding a user's own objects of the workload's names
+// (tables with rows; for the cockroach form, which drops a database,
+// objects of every kind), and shows that each refuses in one line, exit 2,
+// naming what it found and one flag that forces it, and that every row
+// survives; then that the flag it names, added alone to the same command,
+// does force it (exit 0).
 func TestNeverDropsWhatItDidNotMake(t *testing.T) {
 	testServer(t)
 	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
 	u, _ := url.Parse(testServer(t))
+	sqlFile := writeFile(t, "CREATE TABLE branches (id INT);\nCREATE TABLE accounts (id INT PRIMARY KEY, balance INT);\nINSERT INTO accounts SELECT g, 0 FROM generate_series(1, 10) g;\n")
+	pgbenchForm := func(steps ...string) func(db string, force ...string) []string {
+		return func(db string, force ...string) []string {
+			args := append(append([]string{"pgbench", "-i"}, steps...), force...)
+			return append(args, "-h", u.Hostname(), "-p", u.Port(), "-U", u.User.Username(), db)
+		}
+	}
+	pgbenchTables := []string{"pgbench_branches", "pgbench_tellers", "pgbench_accounts", "pgbench_history"}
+	ycsbFleet := func(db string) func() {
+		survived := userTables(t, db, "bank")
+		if r := stampede(t, "init", "ycsb", "--record-count", "20", "--tenant-mode", "column", "--tenants", "2", dbURL(t, db)); r.code != 0 {
+			t.Fatalf("init of a ycsb column fleet: exit %d\n%s", r.code, r.stderr)
+		}
+		return survived
+	}
+	// objects makes a user's objects of every kind but tables in db.
+	objects := func(kind string, sqls ...string) func(db string) func() {
+		return func(db string) func() {
+			return userObjects(t, db, "SELECT count(*) FROM "+kind, sqls...)
+		}
+	}
 	tests := []struct {
 		name   string
-		tables []string
-		args   func(db string) []string
+		tables []string               // a user's tables, one row each
+		setup  func(db string) func() // or this, returning the survival check
+		args   func(db string, force ...string) []string
 		want   string
 	}{
-		{"cleanup ycsb", []string{"usertable"}, func(db string) []string { return []string{"cleanup", "ycsb", dbURL(t, db)} },
+		{"cleanup ycsb", []string{"usertable"}, nil, func(db string, f ...string) []string {
+			return append(append([]string{"cleanup", "ycsb"}, f...), dbURL(t, db))
+		},
 			"table usertable in database"},
-		{"cleanup tpcc", []string{"customer", "item"}, func(db string) []string { return []string{"cleanup", "tpcc", dbURL(t, db)} },
+		{"cleanup tpcc", []string{"customer", "item"}, nil, func(db string, f ...string) []string {
+			return append(append([]string{"cleanup", "tpcc"}, f...), dbURL(t, db))
+		},
 			"tables item, customer in database"},
-		{"cleanup bank", []string{"bank"}, func(db string) []string { return []string{"cleanup", "bank", dbURL(t, db)} },
+		{"cleanup bank", []string{"bank"}, nil, func(db string, f ...string) []string {
+			return append(append([]string{"cleanup", "bank"}, f...), dbURL(t, db))
+		},
 			"table bank in database"},
-		{"init ycsb --drop", []string{"usertable"}, func(db string) []string {
-			return []string{"init", "ycsb", "--drop", "-p", "recordcount=10", dbURL(t, db)}
+		{"init ycsb --drop", []string{"usertable"}, nil, func(db string, f ...string) []string {
+			return append(append([]string{"init", "ycsb", "--drop", "-p", "recordcount=10"}, f...), dbURL(t, db))
 		}, "--drop leaves it alone"},
-		{"init bank --drop", []string{"bank"}, func(db string) []string { return []string{"init", "bank", "--drop", "--rows", "10", dbURL(t, db)} },
-			"--drop leaves it alone"},
-		{"init tpcc --drop", []string{"warehouse"}, func(db string) []string {
-			return []string{"init", "tpcc", "--drop", "--warehouses", "1", dbURL(t, db)}
+		{"init bank --drop", []string{"bank"}, nil, func(db string, f ...string) []string {
+			return append(append([]string{"init", "bank", "--drop", "--rows", "10"}, f...), dbURL(t, db))
+		}, "--drop leaves it alone"},
+		{"init tpcc --drop", []string{"warehouse"}, nil, func(db string, f ...string) []string {
+			return append(append([]string{"init", "tpcc", "--drop", "--warehouses", "1"}, f...), dbURL(t, db))
 		}, "table warehouse in database"},
-		{"init without --drop", []string{"bank"}, func(db string) []string { return []string{"init", "bank", "--rows", "10", dbURL(t, db)} },
-			"stampede did not make it: load into another database (--db NAME), or drop it yourself (--drop --force-drop drops it)"},
-		{"sysbench cleanup", []string{"sbtest1"}, func(db string) []string {
-			return append(append([]string{"oltp_read_write"}, sysbenchConn(t, db)...), "cleanup")
+		{"init without --drop", []string{"bank"}, nil, func(db string, f ...string) []string {
+			return append(append([]string{"init", "bank", "--rows", "10"}, f...), dbURL(t, db))
+		}, "stampede did not make it: load into another database (--db NAME), or to drop it anyway, add --force-drop"},
+		{"init pgbench (step d)", pgbenchTables, nil, func(db string, f ...string) []string {
+			return append(append([]string{"init", "pgbench", "--scale", "1"}, f...), dbURL(t, db))
+		}, "init's step d (drop) leaves them alone; to drop them anyway, add --force-drop"},
+		{"init pgbench, steps without d", pgbenchTables, nil, func(db string, f ...string) []string {
+			return append(append([]string{"init", "pgbench", "--scale", "1", "--init-steps", "tg"}, f...), dbURL(t, db))
+		}, "stampede did not make it: load into another database (--db NAME), or to drop it anyway, add --force-drop"},
+		{"pgbench form -i", pgbenchTables, nil, pgbenchForm("-s", "1"),
+			"init's step d (drop) leaves them alone; to drop them anyway, add --force-drop"},
+		{"pgbench form -i -I tg", pgbenchTables, nil, pgbenchForm("-I", "tg"),
+			"stampede did not make it: load into another database (pgbench's dbname, the last argument), or to drop it anyway, add --force-drop to -i"},
+		{"sql init --drop", []string{"accounts"}, nil, func(db string, f ...string) []string {
+			return append(append([]string{"init", "sql", "--init-file", sqlFile, "--drop"}, f...), dbURL(t, db))
+		}, "table accounts in database"},
+		{"sysbench cleanup", []string{"sbtest1"}, nil, func(db string, f ...string) []string {
+			return append(append(append([]string{"oltp_read_write"}, sysbenchConn(t, db)...), f...), "cleanup")
 		}, "table sbtest1 in database"},
-		{"sysbench prepare with a table of its name", []string{"sbtest1"}, func(db string) []string {
-			return append(append([]string{"oltp_read_only", "--table-size=10"}, sysbenchConn(t, db)...), "prepare")
-		}, "stampede did not make it"},
-		{"sysbench bulk_insert cleanup", []string{"sbtest1", "sbtest7"}, func(db string) []string {
-			return append(append([]string{"bulk_insert", "--threads=7"}, sysbenchConn(t, db)...), "cleanup")
+		{"sysbench prepare with a table of its name", []string{"sbtest1"}, nil, func(db string, f ...string) []string {
+			return append(append(append([]string{"oltp_read_only", "--table-size=10"}, sysbenchConn(t, db)...), f...), "prepare")
+		}, "stampede did not make it: load into another database (--pgsql-db=NAME), or to drop it anyway, add --force-drop"},
+		{"sysbench bulk_insert cleanup", []string{"sbtest1", "sbtest7"}, nil, func(db string, f ...string) []string {
+			return append(append(append([]string{"bulk_insert", "--threads=7"}, sysbenchConn(t, db)...), f...), "cleanup")
 		}, "tables sbtest1, sbtest7 in database"},
-		{"ycsb form cleanup", []string{"usertable"}, func(db string) []string {
-			return []string{"cleanup", "jdbc", "-p", "db.url=jdbc:postgresql://" + u.Host + "/" + db, "-p", "db.user=" + u.User.Username()}
+		{"ycsb form cleanup", []string{"usertable"}, nil, func(db string, f ...string) []string {
+			return append([]string{"cleanup", "jdbc", "-p", "db.url=jdbc:postgresql://" + u.Host + "/" + db, "-p", "db.user=" + u.User.Username()}, f...)
 		}, "table usertable in database"},
-		{"cockroach form init --drop", []string{"orders_archive"}, func(db string) []string {
-			return []string{"workload", "init", "bank", "--rows", "10", "--drop", "--db", db, dbURL(t, db)}
-		}, "holds 1 table that stampede did not make (public.orders_archive): --drop leaves the database alone; to drop it anyway, add --force-drop"},
-		{"cockroach form init --drop, the workload's own names", []string{"bank"}, func(db string) []string {
-			return []string{"workload", "init", "bank", "--rows", "10", "--drop", "--db", db, dbURL(t, db)}
-		}, "holds 1 table that stampede did not make (public.bank)"},
+		{"column fleet cleanup beside another workload's fleet", nil, ycsbFleet, func(db string, f ...string) []string {
+			return append(append([]string{"cleanup", "bank", "--tenant-mode", "column", "--tenants", "2"}, f...), dbURL(t, db))
+		}, "table bank in database"},
+		{"column fleet init --drop beside another workload's fleet", nil, ycsbFleet, func(db string, f ...string) []string {
+			return append(append([]string{"init", "bank", "--rows", "10", "--tenant-mode", "column", "--tenants", "2", "--drop"}, f...), dbURL(t, db))
+		}, "table bank in database"},
+		{"column fleet init beside another workload's fleet", nil, ycsbFleet, func(db string, f ...string) []string {
+			return append(append([]string{"init", "bank", "--rows", "10", "--tenant-mode", "column", "--tenants", "2"}, f...), dbURL(t, db))
+		}, "is the marker of a column-mode fleet of ycsb, not of bank: init leaves it alone"},
+		{"cockroach form init --drop", []string{"orders_archive"}, nil, func(db string, f ...string) []string {
+			return append([]string{"workload", "init", "bank", "--rows", "10", "--drop", "--db", db, dbURL(t, db)}, f...)
+		}, "holds 1 object that stampede did not make (table public.orders_archive): --drop leaves the database alone; to drop it anyway, add --force-drop"},
+		{"cockroach form init --drop, the workload's own names", []string{"bank"}, nil, func(db string, f ...string) []string {
+			return append([]string{"workload", "init", "bank", "--rows", "10", "--drop", "--db", db, dbURL(t, db)}, f...)
+		}, "holds 1 object that stampede did not make (table public.bank)"},
+	}
+	cockroach := func(db string, f ...string) []string {
+		return append([]string{"workload", "init", "bank", "--rows", "10", "--drop", "--db", db, dbURL(t, db)}, f...)
+	}
+	for _, o := range []struct {
+		name, kind, want string
+		sqls             []string
+	}{
+		{"sequence", "pg_sequences WHERE sequencename = 'invoice_no' AND last_value = 5000", "(sequence public.invoice_no)",
+			[]string{"CREATE SEQUENCE invoice_no START 5000", "SELECT nextval('invoice_no')"}},
+		{"function", "pg_proc WHERE proname = 'billing'", "(function public.billing)",
+			[]string{"CREATE FUNCTION billing() RETURNS int LANGUAGE sql AS 'SELECT 1'"}},
+		{"procedure", "pg_proc WHERE proname = 'close_month'", "(procedure public.close_month)",
+			[]string{"CREATE PROCEDURE close_month() LANGUAGE sql AS 'SELECT 1'"}},
+		{"enum type", "pg_type WHERE typname = 'mood'", "(type public.mood)", []string{"CREATE TYPE mood AS ENUM ('ok', 'sad')"}},
+		{"domain", "pg_type WHERE typname = 'posint'", "(domain public.posint)", []string{"CREATE DOMAIN posint AS int CHECK (VALUE > 0)"}},
+		{"view", "pg_views WHERE viewname = 'v'", "(view public.v)", []string{"CREATE VIEW v AS SELECT 1 AS x"}},
+		{"materialized view", "pg_matviews WHERE matviewname = 'mv'", "(materialized view public.mv)", []string{"CREATE MATERIALIZED VIEW mv AS SELECT 1 AS x"}},
+		{"large object", "pg_largeobject_metadata", "(1 large object)", []string{"SELECT lo_from_bytea(0, 'hello')"}},
+		{"schema with contents", "pg_tables WHERE schemaname = 'app'", "(schema app, table app.t)", []string{"CREATE SCHEMA app", "CREATE TABLE app.t (x int)", "INSERT INTO app.t VALUES (1)"}},
+		{"extension", "pg_extension WHERE extname = 'pgcrypto'", "(extension pgcrypto)", []string{"CREATE EXTENSION pgcrypto"}},
+	} {
+		tests = append(tests, struct {
+			name   string
+			tables []string
+			setup  func(db string) func()
+			args   func(db string, force ...string) []string
+			want   string
+		}{"cockroach form init --drop, a " + o.name, nil, objects(o.kind, o.sqls...), cockroach,
+			"that stampede did not make " + o.want + ": --drop leaves the database alone; to drop it anyway, add --force-drop"})
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			db := freshDB(t, "foreign")
 			adminExec(t, "CREATE DATABASE "+db)
 			survived := userTables(t, db, tc.tables...)
-			r := stampede(t, tc.args(db)...)
-			checkOneLineError(t, r, 2, tc.want)
-			if !strings.Contains(r.stderr, "--force-drop") && !strings.Contains(tc.want, "another database") {
-				t.Errorf("the refusal does not name --force-drop: %s", r.stderr)
+			if tc.setup != nil {
+				survived = tc.setup(db)
 			}
+			r := stampede(t, tc.args(db)...)
+			checkFinalError(t, r, 2, tc.want)
 			survived()
+			m := forcePattern.FindStringSubmatch(strings.TrimSpace(r.stderr))
+			if m == nil {
+				t.Fatalf("the refusal does not end with the one flag that forces it: %s", r.stderr)
+			}
+			// That flag alone, added to the same command, forces it.
+			if r := stampede(t, tc.args(db, m[1])...); r.code != 0 {
+				t.Errorf("with %s, as the refusal says: exit %d\n%s", m[1], r.code, r.stderr)
+			}
 		})
 	}
 }
@@ -119,8 +230,11 @@ func TestForceDropDropsForeignTables(t *testing.T) {
 	if n := queryInt(t, db, "SELECT count(*) FROM pg_tables WHERE tablename = 'bank'"); n != 0 {
 		t.Errorf("bank still exists after cleanup --force-drop")
 	}
-	r = stampede(t, "init", "bank", "--force-drop", "--rows", "10", dbURL(t, db))
-	checkOneLineError(t, r, 2, "--force-drop only says what --drop may drop: give --drop --force-drop")
+	// --force-drop implies --drop: alone, init drops and reloads.
+	userTables(t, db, "bank")
+	if r := stampede(t, "init", "bank", "--force-drop", "--rows", "10", dbURL(t, db)); r.code != 0 || queryInt(t, db, "SELECT count(*) FROM bank") != 10 {
+		t.Fatalf("init --force-drop: exit %d\n%s", r.code, r.stderr)
+	}
 }
 
 // TestCleanupDropsWhatItMade shows the other side: what init made, cleanup
@@ -228,6 +342,11 @@ func TestFleetNeverDropsForeignTenants(t *testing.T) {
 		checkFinalError(t, r, 2, tc.want)
 		survived()
 	}
+	// init without --drop names --force-drop; alone, it works.
+	r := stampede(t, append(append([]string{"init", "bank", "--force-drop"}, fleet...), base)...)
+	if r.code != 0 || !strings.Contains(r.stderr, "--force-drop: dropping databases "+one+", "+two+", which stampede did not make") {
+		t.Fatalf("fleet init --force-drop: exit %d\n%s", r.code, r.stderr)
+	}
 
 	// Schema mode: a user's schema that the pattern matches.
 	db := freshDB(t, "fgnschema")
@@ -250,6 +369,9 @@ func TestFleetNeverDropsForeignTenants(t *testing.T) {
 	} {
 		r := stampede(t, append(tc.args, dbURL(t, db))...)
 		checkFinalError(t, r, 2, tc.want)
+		if !strings.HasSuffix(strings.TrimSpace(r.stderr), "to drop it anyway, add --force-drop") {
+			t.Errorf("%s: the refusal does not end with the flag that forces it: %s", tc.args, r.stderr)
+		}
 		schemaRows()
 	}
 	// A real fleet of one tenant beside it is stampede's to drop.
@@ -266,9 +388,22 @@ func TestFleetNeverDropsForeignTenants(t *testing.T) {
 	db3 := freshDB(t, "fgncolumn")
 	adminExec(t, "CREATE DATABASE "+db3)
 	colRows := userTables(t, db3, "bank")
-	r := stampede(t, "cleanup", "bank", "--tenants", "2", "--tenant-mode", "column", dbURL(t, db3))
+	r = stampede(t, "cleanup", "bank", "--tenants", "2", "--tenant-mode", "column", dbURL(t, db3))
 	checkFinalError(t, r, 2, "table bank in database")
 	colRows()
+	// A user's stampede_tenant, not of a fleet's columns: refused (it
+	// was a raw server error), and kept.
+	execIn(t, db3, "CREATE TABLE stampede_tenant (note text)", "INSERT INTO stampede_tenant VALUES ('mine')")
+	for _, args := range [][]string{
+		{"cleanup", "ycsb", "--tenants", "2", "--tenant-mode", "column"},
+		{"init", "ycsb", "--record-count", "10", "--tenants", "2", "--tenant-mode", "column"},
+	} {
+		r = stampede(t, append(args, dbURL(t, db3))...)
+		checkFinalError(t, r, 2, "table stampede_tenant in database \""+db3+"\"")
+		if n := queryInt(t, db3, "SELECT count(*) FROM stampede_tenant WHERE note = 'mine'"); n != 1 {
+			t.Errorf("%s: the user's stampede_tenant lost its row", args)
+		}
+	}
 }
 
 // u0 is the test server's URL without a database.
@@ -428,7 +563,7 @@ func TestAdoptedTableStaysTheUsers(t *testing.T) {
 				r := stampede(t, args...)
 				want := "table usertable in database \"" + db + "\""
 				if args[0] == "workload" {
-					want = "(public.usertable)"
+					want = "(table public.usertable)"
 				}
 				checkOneLineError(t, r, 2, want)
 				if args[0] != "workload" && !strings.Contains(r.stderr, "existed before stampede's init of ycsb loaded into it: adopted, as stampede_load records") {

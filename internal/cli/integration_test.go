@@ -458,9 +458,17 @@ func TestDemo(t *testing.T) {
 	adminExec(t, "CREATE DATABASE stampede_demo")
 	execIn(t, "stampede_demo", "CREATE TABLE usertable (k INT)", "INSERT INTO usertable VALUES (42)")
 	r = stampede(t, "demo", "--duration", "1s", "--records", "500", "--results-dir", t.TempDir(), srv)
-	checkOneLineError(t, r, 1, `database "stampede_demo" already exists`)
+	checkOneLineError(t, r, 2, `database "stampede_demo" already exists on `)
+	if !strings.HasSuffix(strings.TrimSpace(r.stderr), "to drop it anyway, add --force-drop") {
+		t.Errorf("the refusal does not end with the flag that forces it: %s", r.stderr)
+	}
 	if n := queryInt(t, "stampede_demo", "SELECT count(*) FROM usertable WHERE k = 42"); n != 1 {
 		t.Errorf("the refused demo changed the user's stampede_demo")
+	}
+	// The flag it names, alone, drops it and runs the demo.
+	r = stampede(t, "demo", "--duration", "1s", "--records", "500", "--force-drop", "--results-dir", t.TempDir(), srv)
+	if r.code != 0 || !strings.Contains(r.stderr, `--force-drop: dropping database "stampede_demo"`) || exists("stampede_demo") {
+		t.Fatalf("demo --force-drop: exit %d, database left: %v\n%s", r.code, exists("stampede_demo"), r.stderr)
 	}
 
 	if _, err := localpg.FindBinDir(); err != nil {

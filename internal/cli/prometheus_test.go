@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"context"
 	"io"
 	"net"
 	"net/http"
@@ -66,10 +67,15 @@ func TestPrometheusDuringRun(t *testing.T) {
 	}
 }
 
-// TestPrometheusListenerWarning checks that a run warns when its metrics
-// endpoint listens on every interface (--prometheus-listen 0.0.0.0:PORT,
-// --prometheus-port), and not on loopback.
-func TestPrometheusListenerWarning(t *testing.T) {
+// TestListenerWarnings opens every listener stampede opens (a run's
+// Prometheus endpoint by either flag, the cockroach form's pprof, the
+// proxy's API and its listeners, serve's dashboard) on every interface and
+// on loopback: each of the first warns in one line naming the flag the
+// user gave and the address that keeps it to this machine (the advice
+// works: the loopback cases are those addresses, and do not warn).
+func TestListenerWarnings(t *testing.T) {
+	testServer(t)
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
 	free := func() string {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -79,23 +85,72 @@ func TestPrometheusListenerWarning(t *testing.T) {
 		_, port, _ := net.SplitHostPort(ln.Addr().String())
 		return port
 	}
+	const every = " listens on every interface, without authentication: anyone who can reach this machine can "
+	db := freshDB(t, "listen")
+	if r := stampede(t, "workload", "init", "bank", "--rows", "10", "--db", db, u0(t)); r.code != 0 {
+		t.Fatalf("workload init: %d %s", r.code, r.stderr)
+	}
+	run := []string{"run", "ycsb", "--driver", "null", "--duration", "300ms", "--telemetry=false"}
+	pprof := []string{"workload", "run", "bank", "--rows", "10", "--duration", "300ms", "--db", db}
+	upstream := strings.TrimPrefix(u0(t), "postgresql://")
+	upstream = upstream[strings.Index(upstream, "@")+1:]
+	upstream = strings.TrimRight(strings.Split(upstream, "?")[0], "/")
 	for _, tc := range []struct {
-		flag, value func(port string) string
-		warn        bool
+		name string
+		args func(port string) []string
+		stop bool   // a server that runs until Ctrl-C
+		want string // the warning, with PORT for the port; "" for none
 	}{
-		{func(string) string { return "--prometheus-listen" }, func(p string) string { return "0.0.0.0:" + p }, true},
-		{func(string) string { return "--prometheus-port" }, func(p string) string { return p }, true},
-		{func(string) string { return "--prometheus-listen" }, func(p string) string { return "127.0.0.1:" + p }, false},
+		{"--prometheus-listen 0.0.0.0", func(p string) []string { return append(run, "--prometheus-listen", "0.0.0.0:"+p) }, false,
+			"warning: --prometheus-listen 0.0.0.0:PORT" + every + "read the run's metrics; give --prometheus-listen 127.0.0.1:PORT to keep it to this machine"},
+		{"--prometheus-listen :PORT", func(p string) []string { return append(run, "--prometheus-listen", ":"+p) }, false,
+			"warning: --prometheus-listen :PORT" + every + "read the run's metrics; give --prometheus-listen 127.0.0.1:PORT to keep it to this machine"},
+		{"--prometheus-port", func(p string) []string { return append(run, "--prometheus-port", p) }, false,
+			"warning: --prometheus-port PORT" + every + "read the run's metrics; give --prometheus-listen 127.0.0.1:PORT to keep it to this machine"},
+		{"--prometheus-listen loopback", func(p string) []string { return append(run, "--prometheus-listen", "127.0.0.1:"+p) }, false, ""},
+		{"workload --prometheus-port", func(p string) []string { return append(pprof, "--prometheus-port", p, u0(t)) }, false,
+			"warning: --prometheus-port PORT" + every + "read the run's metrics; give --prometheus-listen 127.0.0.1:PORT to keep it to this machine"},
+		{"workload --pprofport", func(p string) []string { return append(pprof, "--pprofport", p, u0(t)) }, false,
+			"warning: --pprofport PORT" + every + "read this process's memory (heap profiles, with the connection's password) and stacks; give --pprofport 127.0.0.1:PORT to keep it to this machine"},
+		{"workload --pprofport loopback", func(p string) []string { return append(pprof, "--pprofport", "127.0.0.1:"+p, u0(t)) }, false, ""},
+		{"proxy --api 0.0.0.0", func(p string) []string {
+			return []string{"proxy", "--listen", "127.0.0.1:0", "--to", upstream, "--api", "0.0.0.0:" + p}
+		}, true, "warning: --api 0.0.0.0:PORT" + every + "change the proxy's faults (take a node down); give --api 127.0.0.1:PORT to keep it to this machine"},
+		{"proxy --api loopback", func(p string) []string {
+			return []string{"proxy", "--listen", "127.0.0.1:0", "--to", upstream, "--api", "127.0.0.1:" + p}
+		}, true, ""},
+		{"proxy --listen 0.0.0.0", func(p string) []string {
+			return []string{"proxy", "--listen", "0.0.0.0:" + p, "--to", upstream, "--api", "off"}
+		}, true, "warning: --listen 0.0.0.0:PORT" + every + "reach " + upstream + " through it; give --listen 127.0.0.1:PORT to keep it to this machine"},
+		{"serve --listen 0.0.0.0", func(p string) []string {
+			return []string{"serve", "--listen", "0.0.0.0:" + p, "--results-dir", t.TempDir()}
+		}, true,
+			"--listen 0.0.0.0:PORT is not a loopback address: the dashboard, and the results it shows (hosts, command lines, tags), are visible to the network"},
+		{"serve --listen loopback", func(p string) []string {
+			return []string{"serve", "--listen", "127.0.0.1:" + p, "--results-dir", t.TempDir()}
+		}, true, ""},
 	} {
-		port := free()
-		flag, value := tc.flag(port), tc.value(port)
-		r := stampede(t, "run", "ycsb", "--driver", "null", "--duration", "300ms", "--telemetry=false", flag, value, "--results-dir", t.TempDir())
-		if r.code != 0 {
-			t.Fatalf("%s %s: %d %s", flag, value, r.code, r.stderr)
-		}
-		want := "warning: " + flag + " " + value + " listens on every interface, without authentication: anyone who can reach this machine can read the run's metrics; give --prometheus-listen 127.0.0.1:" + port + " to keep it to this machine\n"
-		if got := strings.Contains(r.stderr, want); got != tc.warn {
-			t.Errorf("%s %s: stderr %q, want the warning %q: %v", flag, value, r.stderr, want, tc.warn)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			port := free()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if tc.stop {
+				time.AfterFunc(1500*time.Millisecond, cancel)
+			}
+			r := stampedeCtx(t, ctx, tc.args(port)...)
+			if r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			want := strings.ReplaceAll(tc.want, "PORT", port)
+			if tc.want == "" {
+				if strings.Contains(r.stderr, "without authentication") || strings.Contains(r.stderr, "not a loopback") {
+					t.Errorf("a loopback listener warns: %s", r.stderr)
+				}
+				return
+			}
+			if n := strings.Count(r.stderr, want+"\n"); n != 1 {
+				t.Errorf("%d warnings %q in:\n%s", n, want, r.stderr)
+			}
+		})
 	}
 }

@@ -38,6 +38,10 @@ type app struct {
 	curFlags *pflag.FlagSet
 	// pgbenchForm says the command line was pgbench's.
 	pgbenchForm bool
+	// form names the other tool whose command line this was ("pgbench",
+	// "sysbench", "ycsb"; "" for stampede's own): its errors name that
+	// tool's options.
+	form string
 }
 
 // Main runs the command line with args (without the program name) and
@@ -61,14 +65,18 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 			return exitCode(err)
 		}
 		if l.Args == nil {
-			fmt.Fprint(stdout, l.Output)
+			out := stdout
+			if l.ToStderr {
+				out = stderr
+			}
+			fmt.Fprint(out, l.Output)
 			return 0
 		}
 		for _, w := range l.Warnings {
 			fmt.Fprintf(stderr, "pgbench: %s\n", w)
 		}
 		args, a.secrets = l.Args, append(a.secrets, l.Secrets...)
-		a.pgbenchForm = true
+		a.pgbenchForm, a.form = true, "pgbench"
 	} else if sbline.Recognize(args) { // `stampede /usr/share/sysbench/oltp_read_write.lua [options] run`
 		l, done, err := sbline.Command(args, a.sysbenchFlags, stdout, stderr, run.VersionString())
 		if err != nil || done {
@@ -78,7 +86,11 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 			return exitCode(err)
 		}
 		args, a.secrets = l.Args, append(a.secrets, l.Secrets...)
+		a.form = "sysbench"
 	} else if args, err = a.ycsbLine(args); err == nil {
+		if name := workloadHelpAsked(args); name != "" {
+			return a.workloadHelp(ctx, name)
+		}
 		args, err = sysbenchOrder(args)
 	}
 	if err != nil {
@@ -103,10 +115,17 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err = root.ExecuteContext(ctx)
-	if err != nil && !errors.Is(err, errInterrupted) && !errors.Is(err, run.ErrAborted) { // an abort was said by pgbench's report
+	var said interface{ Said() bool }
+	if err != nil && !errors.Is(err, errInterrupted) && !errors.Is(err, run.ErrAborted) && !(errors.As(err, &said) && said.Said()) { // an abort was said by pgbench's report, an init's error in pgbench's lines
 		msg := oneLine(err.Error())
 		if a.pgbenchForm { // pgbench's line takes no --db, and stampede's init has no pgbench-form hint
 			msg = strings.Replace(msg, sqlx.NoDatabaseHint, pgbenchNoDatabaseHint, 1)
+		} else {
+			msg = strings.Replace(msg, sqlx.NoDatabaseHint, a.noDatabaseHint(), 1)
+		}
+		if h, ok := anotherDatabaseHints[a.form]; ok {
+			msg = strings.Replace(msg, workload.AnotherDatabaseHint, h, 1)
+			msg = strings.Replace(msg, workload.OtherDatabaseHint, otherDatabaseHints[a.form], 1)
 		}
 		fmt.Fprintf(stderr, "stampede: error: %s\n", cmdline.ScrubMessage(a.hinter().Hints(msg), a.secrets))
 	}
@@ -116,6 +135,22 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 // pgbenchNoDatabaseHint replaces sqlx.NoDatabaseHint in the pgbench
 // form's errors.
 const pgbenchNoDatabaseHint = "create it (createdb), then load pgbench's tables into it with pgbench -i (stampede pgbench -i), or name another database"
+
+// anotherDatabaseHints replace workload.AnotherDatabaseHint in the errors
+// of the other tools' forms: each names options its form takes.
+var anotherDatabaseHints = map[string]string{
+	"pgbench":  "load into another database (pgbench's dbname, the last argument), or to drop it anyway, add " + workload.ForceDropFlag + " to -i",
+	"sysbench": "load into another database (--pgsql-db=NAME), or to drop it anyway, add " + workload.ForceDropFlag,
+	"ycsb":     "load into another database (db.url's database), or to drop it anyway, add " + workload.ForceDropFlag,
+}
+
+// otherDatabaseHints replace workload.OtherDatabaseHint as
+// anotherDatabaseHints do.
+var otherDatabaseHints = map[string]string{
+	"pgbench":  "load into another database (pgbench's dbname, the last argument)",
+	"sysbench": "load into another database (--pgsql-db=NAME)",
+	"ycsb":     "load into another database (db.url's database)",
+}
 
 // sysbenchFlags returns the flags of `run` and `init` of a workload.
 func (a *app) sysbenchFlags(name string) *pflag.FlagSet {
@@ -134,6 +169,7 @@ func (a *app) ycsbLine(args []string) ([]string, error) {
 	if line == nil || err != nil {
 		return args, err
 	}
+	a.form = "ycsb"
 	a.secrets = append(a.secrets, line.Secrets...)
 	for i := range a.args {
 		a.args[i] = sqlx.Scrub(a.args[i], line.Secrets) // db.passwd
@@ -166,6 +202,53 @@ func sysbenchOrder(args []string) ([]string, error) {
 		}
 	}
 	return nil, usagef("say what to do with %s: `stampede %s [flags] prepare|run|check|cleanup` (or `stampede run %s ...`)", args[0], args[0], args[0])
+}
+
+// workloadHelpAsked returns the workload of `stampede ycsb --help` (or -h,
+// the workload's name alone, or `stampede help ycsb`), "" for any other line: help, not the
+// missing verb's error.
+func workloadHelpAsked(args []string) string {
+	if len(args) == 2 && args[0] == "help" { // `stampede help ycsb`
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		return ""
+	}
+	if _, ok := workload.Get(args[0]); !ok {
+		return ""
+	}
+	help := len(args) == 1
+	for _, arg := range args[1:] {
+		if _, ok := workloadVerbs[arg]; ok {
+			return ""
+		}
+		help = help || arg == "--help" || arg == "-h"
+	}
+	if help {
+		return args[0]
+	}
+	return ""
+}
+
+// workloadHelp prints the verbs that take workload name, then the flags
+// of its run (`stampede run NAME --help`); exit code 0.
+func (a *app) workloadHelp(ctx context.Context, name string) int {
+	m, _ := workload.Get(name)
+	fmt.Fprintf(a.stdout, "%s: %s\n\nThe verbs that take it (each has its own flags: `stampede VERB %s --help`):\n", name, m.Description, name)
+	for _, v := range []verb{verbInit, verbRun, verbCheck, verbCleanup, verbSweep} {
+		fmt.Fprintf(a.stdout, "  stampede %-8s %s [flags] [URL...]   %s\n", v.name, name, v.short)
+	}
+	fmt.Fprintf(a.stdout, "or in sysbench's order: `stampede %s [flags] prepare|run|check|cleanup`.\n\nThe help of `stampede run %s`:\n\n", name, name)
+	root := a.rootCmd()
+	a.root, a.argv = root, []string{"run", name, "--help"}
+	root.SetArgs(a.argv)
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
+	if err := root.ExecuteContext(ctx); err != nil {
+		fmt.Fprintf(a.stderr, "stampede: error: %s\n", oneLine(err.Error()))
+		return exitCode(err)
+	}
+	return exitOK
 }
 
 func (a *app) rootCmd() *cobra.Command {
@@ -229,7 +312,7 @@ func (a *app) workloadsCmd() *cobra.Command {
 		Short: "List the available workloads",
 		Example: `  stampede workloads
   stampede run ycsb --help     # a workload's flags`,
-		Args: usageArgs(cobra.NoArgs),
+		Args: positional(0, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			for _, m := range workload.Registered() {
 				fmt.Fprintf(a.stdout, "%-24s %s\n", m.Name, m.Description)

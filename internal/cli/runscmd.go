@@ -65,7 +65,7 @@ be reached or read.`,
 		Example: `  stampede runs
   stampede runs --workload ycsb --tag db=pg17 --since 24h
   stampede runs --results-url postgresql://bench@results-db/stampede --format json`,
-		Args: usageArgs(cobra.NoArgs),
+		Args: positional(0, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runs(cmd.Context(), rf, time.Now())
 		},
@@ -159,7 +159,7 @@ Exit status: 0 when every run is in the store, 2 for a command line error (not a
 run directory, no PostgreSQL store, a different copy in the store), 1 when the
 store cannot be reached or written.`,
 		Example: `  stampede runs upload ~/.stampede/runs/20261122-103512-ycsb-3f9a --results-url postgresql://bench@results-db/stampede`,
-		Args:    usageArgs(cobra.MinimumNArgs(1)),
+		Args:    positional(1, -1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runsUpload(cmd.Context(), args, storeURL(resultsURL))
 		},

@@ -64,7 +64,7 @@ func TestUnsavedResults(t *testing.T) {
 			}
 			return os.MkdirAll(filepath.Join(dir, runlog.RunFile, "x"), 0o700)
 		}, func(dir string) string {
-			return "results not saved in " + dir + ": the run's end could not be recorded (cannot write run.json: "
+			return "results incomplete in " + dir + ": its directory could not be written at the run's end (cannot write run.json"
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -84,6 +84,44 @@ func TestUnsavedResults(t *testing.T) {
 				t.Errorf("the run's figures are not on stdout:\n%s", r.stdout)
 			}
 		})
+	}
+}
+
+// TestReadOnlyRunDirectory makes a run's directory read-only in the
+// middle of the run (a read-only bind mount over it: root ignores file
+// modes): the run says in one line that its results are incomplete and
+// where its end was recorded, exit 1; `runs` lists it as completed,
+// results incomplete, and `report` says so, not "killed (its process
+// died…)", which it was not.
+func TestReadOnlyRunDirectory(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("a read-only bind mount needs root")
+	}
+	root := t.TempDir()
+	var dir string
+	r := runWhile(t, root, func(d string) {
+		dir = d
+		if err := syscall.Mount(d, d, "", syscall.MS_BIND, ""); err != nil {
+			t.Skipf("cannot bind-mount: %v", err)
+		}
+		t.Cleanup(func() { _ = syscall.Unmount(d, syscall.MNT_DETACH) })
+		if err := syscall.Mount("", d, "", syscall.MS_REMOUNT|syscall.MS_BIND|syscall.MS_RDONLY, ""); err != nil {
+			t.Fatalf("remount read-only: %v", err)
+		}
+	})
+	checkFinalError(t, r, 1, "results incomplete in "+dir+": its directory could not be written at the run's end (cannot write ")
+	if !strings.Contains(r.stderr, "read-only file system") || !strings.Contains(r.stderr, "the end is recorded beside it, in "+runlog.EndFile(dir)) {
+		t.Errorf("the cause or the record of the end is not named:\n%s", r.stderr)
+	}
+	id := filepath.Base(dir)
+	runs := stampede(t, "runs", "--results-dir", root)
+	if runs.code != 0 || !strings.Contains(runs.stdout, "completed, results incomplete") || strings.Contains(runs.stdout, "killed") {
+		t.Errorf("runs: exit %d\n%s%s", runs.code, runs.stdout, runs.stderr)
+	}
+	rep := stampede(t, "report", "--results-dir", root, id)
+	if rep.code != 0 || strings.Contains(rep.stdout, "killed") ||
+		!strings.Contains(rep.stdout, "completed (results incomplete: its directory could not be written at its end (run.json: read-only file system)") {
+		t.Errorf("report: exit %d\n%s%s", rep.code, rep.stdout, rep.stderr)
 	}
 }
 
@@ -164,26 +202,32 @@ func TestFullResultsDisk(t *testing.T) {
 	// warned says whether `runs` must warn: it must where the index
 	// needs writing (a run to add, or --rebuild); on a read-only disk
 	// after the first listing, plain `runs` reads the index, up to date.
-	checkRuns := func(state string, warned map[string]bool) {
+	// `runs` only reads: it lists the runs from their directories, with a
+	// warning; `runs --rebuild`, asked to write the store, fails in one
+	// line naming the cause, and does not advise itself.
+	checkRuns := func(state, cause string) {
 		t.Helper()
-		for _, args := range []string{"runs", "runs --rebuild"} {
-			r := stampede(t, append(strings.Fields(args), "--results-dir", root)...)
-			if r.code != 0 || strings.Count(r.stdout, " ycsb ") != 2 || !strings.Contains(r.stdout, "completed, results incomplete") {
-				t.Errorf("%s on a %s disk: exit %d\n%s\n%s", args, state, r.code, r.stdout, r.stderr)
-			}
-			warning := "warning: cannot write the results store " + filepath.Join(root, "index.sqlite")
-			if warned[args] && (!strings.Contains(r.stderr, warning) || !strings.Contains(r.stderr, "listing the runs from their directories") ||
-				!strings.Contains(r.stderr, "then `stampede runs --rebuild` updates it")) {
-				t.Errorf("%s on a %s disk: no warning that says what happened and what to do:\n%s", args, state, r.stderr)
-			}
+		r := stampede(t, "runs", "--results-dir", root)
+		if r.code != 0 || strings.Count(r.stdout, " ycsb ") != 2 || !strings.Contains(r.stdout, "completed, results incomplete") {
+			t.Errorf("runs on a %s disk: exit %d\n%s\n%s", state, r.code, r.stdout, r.stderr)
+		}
+		warning := "warning: cannot write the results store " + filepath.Join(root, "index.sqlite")
+		if !strings.Contains(r.stderr, warning) || !strings.Contains(r.stderr, "listing the runs from their directories") ||
+			!strings.Contains(r.stderr, "then `stampede runs --rebuild` updates it") {
+			t.Errorf("runs on a %s disk: no warning that says what happened and what to do:\n%s", state, r.stderr)
+		}
+		r = stampede(t, "runs", "--rebuild", "--results-dir", root)
+		checkOneLineError(t, r, 1, "cannot rebuild the results store "+filepath.Join(root, "index.sqlite")+" ("+cause+"): nothing was rebuilt")
+		if strings.Contains(r.stderr, "then `stampede runs --rebuild`") {
+			t.Errorf("runs --rebuild on a %s disk advises itself: %s", state, r.stderr)
 		}
 	}
 	fill(t, mnt) // again: the run freed its reserve
-	checkRuns("full", map[string]bool{"runs": true, "runs --rebuild": true})
+	checkRuns("full", "its disk is full, or failing")
 	if err := syscall.Mount("", mnt, "", syscall.MS_REMOUNT|syscall.MS_RDONLY, ""); err != nil {
 		t.Fatalf("remount read-only: %v", err)
 	}
-	checkRuns("read-only", map[string]bool{"runs": true, "runs --rebuild": true})
+	checkRuns("read-only", "it is read-only")
 }
 
 // TestRunDirectoryModes checks that a run directory and its files, and
@@ -274,6 +318,21 @@ func TestDiffNotSaved(t *testing.T) {
 // reserved nothing, could not write run.json at its end, and was listed
 // as killed.
 func TestRunStartedOnNearlyFullDisk(t *testing.T) {
+	t.Run("full", func(t *testing.T) {
+		// A run started on a disk that is full says so in one line,
+		// naming the file and the cause once.
+		mnt := mountTmpfs(t, "4m")
+		root := filepath.Join(mnt, "runs")
+		if err := os.Mkdir(root, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		fill(t, mnt)
+		r := stampede(t, "run", "ycsb", "--driver", "null", "--duration", "300ms", "--telemetry=false", "--results-dir", root)
+		checkOneLineError(t, r, 1, "cannot save results under "+root+" (")
+		if n := strings.Count(r.stderr, "no space left on device"); n != 1 || !strings.Contains(r.stderr, "no space left on device): free space on its disk, or give --results-dir a directory on another") {
+			t.Errorf("the cause is not said once, with what to do: %s", r.stderr)
+		}
+	})
 	for _, tc := range []struct {
 		name string
 		free int64

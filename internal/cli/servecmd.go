@@ -29,7 +29,7 @@ The JSON API's endpoints ({id}: a run ID or a unique prefix of one):
   ` + strings.Join(dashboard.Endpoints(), "\n  "),
 		Example: `  stampede serve
   stampede serve --listen 127.0.0.1:9000 --results-dir /results`,
-		Args: usageArgs(cobra.NoArgs),
+		Args: positional(0, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var err error
 			if o.Root, err = resultsRoot(dir, url); err != nil {

@@ -9,12 +9,15 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stampede-bench/stampede/runlog"
+	"github.com/stampede-bench/stampede/telemetry"
 )
 
 // sweepStep is a step's NDJSON object.
@@ -313,7 +316,15 @@ func TestSweepBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"nothing swept", nil, "give the values to sweep: --max-rate 1000:16000:x2, or --concurrency 1,2,4,8"},
+		{"nothing swept", nil, "give the values to sweep: --max-rate 1000:16000:x2, --concurrency 1,2,4,8 or any flag with a number"},
+		{"flag that cannot be swept", []string{"--max-rate", "1000,2000", "--ramp", "1s,2s"}, "a sweep cannot vary --ramp (it takes one value); it varies a flag with a number: --concurrency, --conns, --cpus,"},
+		{"values not numbers", []string{"--cpus", "0.5,half"}, "--cpus \"0.5,half\": \"half\" is not a number"},
+		{"size not a size", []string{"--memory", "100M,1Q"}, "--memory 100M,1Q: malformed size \"1Q\""},
+		{"repeat 0", []string{"--max-rate", "1000,2000", "--repeat", "0"}, "--repeat 0: give the runs per value, 1 or more"},
+		{"repeat with keep-going", []string{"--max-rate", "1000,2000", "--repeat", "3", "--slo", "p99<=5ms", "--keep-going"}, "--keep-going: with --repeat 3 every round runs every step"},
+		{"search a limit", []string{"--cpus", "0.5:2", "--search", "--slo", "p99<=5ms"}, "--search over --cpus: the search assumes a higher value is a heavier load"},
+		{"two flags", []string{"--cpus", "0.5,1", "--max-rate", "1000,2000"}, "--max-rate and --cpus both hold several values: a sweep varies one flag at a time"},
+		{"bad value of a flag", []string{"--max-ops", "1,1.5"}, "--max-ops \"1,1.5\": 1.5 is not a whole number"},
 		{"range without step", []string{"--max-rate", "1000:64000"}, "--max-rate 1000:64000 has no step: add one (1000:64000:x2) or search it with --search"},
 		{"search without slo", []string{"--max-rate", "1000:64000", "--search"}, "--search looks for the highest --max-rate meeting an SLO"},
 		{"search a list", []string{"--max-rate", "1000,2000", "--search", "--slo", "p99<=5ms"}, "--search takes a range, as --max-rate 1000:64000"},
@@ -347,5 +358,136 @@ func TestSweepBadInput(t *testing.T) {
 				t.Errorf("a run was saved: %v", entries)
 			}
 		})
+	}
+}
+
+// TestSweepAnyFlag sweeps a flag besides --max-rate and --concurrency
+// (--max-ops) three times over in rounds: each step's run records its
+// value and repetition, ran exactly that many operations, and the
+// sweep's medians per value are the medians of its steps' figures.
+func TestSweepAnyFlag(t *testing.T) {
+	root := t.TempDir()
+	r := stampede(t, "sweep", "ycsb", "--driver", "null", "--max-ops", "100,300", "--repeat", "3", "--concurrency", "2",
+		"--results-dir", root, "--format", "json")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var steps []sweepStep
+	var result struct {
+		Points []struct {
+			Value  float64
+			Runs   []int
+			Median struct {
+				Count int64   `json:"count"`
+				Rate  float64 `json:"ops_per_sec"`
+				P99   float64 `json:"p99_ms"`
+			}
+			RateMin float64 `json:"ops_per_sec_min"`
+			RateMax float64 `json:"ops_per_sec_max"`
+		}
+	}
+	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		var typ struct {
+			Type string
+			Rep  int
+		}
+		if err := json.Unmarshal([]byte(line), &typ); err != nil {
+			t.Fatalf("%v: %s", err, line)
+		}
+		switch typ.Type {
+		case "step":
+			var st sweepStep
+			_ = json.Unmarshal([]byte(line), &st)
+			steps = append(steps, st)
+		case "sweep_result":
+			_ = json.Unmarshal([]byte(line), &result)
+		}
+	}
+	wantValues := []float64{100, 300, 100, 300, 100, 300} // rounds, not back to back
+	if len(steps) != len(wantValues) {
+		t.Fatalf("%d steps, want %d:\n%s", len(steps), len(wantValues), r.stdout)
+	}
+	byValue := map[float64][]sweepStep{}
+	for i, st := range steps {
+		if st.Value != wantValues[i] || st.Total.Count != int64(st.Value) || st.Status != "completed" {
+			t.Errorf("step %d: value %g, %d operations, %s; want %g", i+1, st.Value, st.Total.Count, st.Status, wantValues[i])
+		}
+		run, err := runlog.Open(st.Dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		info := run.Info
+		rep := len(byValue[st.Value]) + 1
+		if info.Flags["max-ops"] != strconv.Itoa(int(st.Value)) || info.Tags["sweep_rep"] != strconv.Itoa(rep) || info.Tags["sweep_step"] != strconv.Itoa(i+1) {
+			t.Errorf("step %d's run.json: max-ops %q, tags %v", i+1, info.Flags["max-ops"], info.Tags)
+		}
+		byValue[st.Value] = append(byValue[st.Value], st)
+	}
+	if len(result.Points) != 2 {
+		t.Fatalf("points %+v", result.Points)
+	}
+	for _, p := range result.Points {
+		var rates []float64
+		for _, st := range byValue[p.Value] {
+			rates = append(rates, st.Total.Rate)
+		}
+		slices.Sort(rates)
+		if len(p.Runs) != 3 || p.Median.Rate != rates[1] || p.RateMin != rates[0] || p.RateMax != rates[2] || p.Median.Count != int64(p.Value) {
+			t.Errorf("point %+v, its steps' rates %v", p, rates)
+		}
+	}
+	text := stampede(t, "sweep", "ycsb", "--driver", "null", "--max-ops", "100,300", "--repeat", "3", "--concurrency", "2", "--results-dir", root)
+	if text.code != 0 || !strings.Contains(text.stdout, "medians over each value's runs") || !regexp.MustCompile(`(?m)^\s+3\s+100\s`).MatchString(text.stdout) {
+		t.Errorf("the text table lacks the medians or the flag's column:\n%s", text.stdout)
+	}
+}
+
+// TestSweepCPUs sweeps the server's CPU limit under a load that keeps it
+// busy: each step's telemetry shows the watched server's cores within
+// 10% of the step's --cpus: never above, and not below when the machine
+// had the cores to give (other processes on a shared machine can starve
+// the server below its limit: then only the ceiling is checked, and said).
+func TestSweepCPUs(t *testing.T) {
+	requireLimitV1(t)
+	srv := ownServer(t)
+	url := srv.URL("sbtest")
+	if r := stampede(t, "init", "oltp_read_only", "--tables", "1", "--table_size", "10000", url); r.code != 0 {
+		t.Fatalf("init: %s", r.stderr)
+	}
+	pid := postmasterPID(t, srv)
+	r := stampede(t, "sweep", "oltp_read_only", "--tables", "1", "--table_size", "10000", "--range_size", "1000", "--cpus", "0.25,0.5",
+		"--watch-pid", strconv.Itoa(pid), "--concurrency", "8", "--duration", "4s", "--results-dir", t.TempDir(), "--format", "json", url)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	n := 0
+	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		var st struct {
+			Type      string
+			Value     float64
+			Telemetry *telemetry.Summary
+		}
+		if err := json.Unmarshal([]byte(line), &st); err != nil || st.Type != "step" {
+			continue
+		}
+		n++
+		if st.Telemetry == nil || len(st.Telemetry.Procs) != 1 {
+			t.Fatalf("step at --cpus %g: telemetry %+v", st.Value, st.Telemetry)
+		}
+		got := st.Telemetry.Procs[0].CPUCores.Avg
+		if got > 1.1*st.Value {
+			t.Errorf("--cpus %g: the server used %.3f cores on average, above the limit", st.Value, got)
+		}
+		idle := st.Telemetry.CPU.Idle.Avg / 100 * float64(st.Telemetry.Cores)
+		switch {
+		case got >= 0.9*st.Value:
+		case idle >= 0.1*st.Value+0.1:
+			t.Errorf("--cpus %g: the server used %.3f cores on average with %.2f cores idle: not within 10%% of the limit", st.Value, got, idle)
+		default:
+			t.Logf("--cpus %g: the server used %.3f cores, the machine %.2f cores idle: starved by other processes, only the ceiling checked", st.Value, got, idle)
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d steps:\n%s", n, r.stdout)
 	}
 }

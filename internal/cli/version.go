@@ -19,7 +19,7 @@ func (a *app) versionCmd() *cobra.Command {
 		Short: "Print stampede's version",
 		Example: `  stampede version
   stampede --version`,
-		Args: usageArgs(cobra.NoArgs),
+		Args: positional(0, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			fmt.Fprint(a.stdout, versionLine())
 			return nil

@@ -242,7 +242,7 @@ func open(ctx context.Context, rawURL string, ro bool) (*Store, error) {
 		dsn = "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
 	case strings.HasPrefix(rawURL, "postgres://"), strings.HasPrefix(rawURL, "postgresql://"):
 		if err := sqlx.CheckUserinfo(rawURL); err != nil {
-			return nil, badURLError{fmt.Errorf("malformed results store URL %s: %w", sqlx.Redact(rawURL), err)}
+			return nil, badURLError{fmt.Errorf("malformed results store URL %s: %w", sqlx.HideUserinfo(rawURL), err)}
 		}
 		u, err := url.Parse(rawURL)
 		if err != nil {
@@ -357,9 +357,10 @@ type damagedError struct {
 
 func (e damagedError) Error() string {
 	if !ownIndex(e.path) {
-		return fmt.Sprintf("the results store %s is not a SQLite database (%v), nor stampede's %s: stampede leaves that file alone; give --results-url a path of its own (sqlite:PATH)", e.path, e.err, DefaultFile)
+		return fmt.Sprintf("the results store %s is not a SQLite database, nor stampede's %s: stampede leaves that file alone; give --results-url a path of its own (sqlite:PATH)", e.path, DefaultFile)
 	}
-	return fmt.Sprintf("the results store %s is not a SQLite database SQLite can read (%v): it only indexes the run directories, so `stampede runs --rebuild` moves it aside and indexes them again", e.path, e.err)
+	// SQLite's own words ("file is not a database (26)") say no more.
+	return fmt.Sprintf("the results store %s is damaged (SQLite cannot read it): it only indexes the run directories, so `stampede runs --rebuild` moves it aside and indexes them again", e.path)
 }
 
 // sqliteHeader begins every SQLite database file.

@@ -17,7 +17,7 @@
 // # Steps
 //
 // --init-steps takes pgbench's -I letters: d (drop the tables first, under
-// stampede's ownership rule: only what stampede made, unless --drop
+// stampede's ownership rule: only what stampede made, unless
 // --force-drop), t (create), g (data sent by the client: in one transaction
 // that truncates the tables, the branches and tellers inserted and the
 // accounts copied in pgbench's text rows WITH (FREEZE), as pgbench does;

@@ -17,7 +17,7 @@ pgbench_branches (1 row per --scale), pgbench_tellers (10), pgbench_accounts
 (100,000) and an empty pgbench_history, with pgbench's column types, filler
 columns and zero balances. --init-steps takes pgbench's -I letters (d drop, t
 create, g client-side data, G server-side data, v vacuum, p primary keys, f
-foreign keys); d drops only what stampede made (--drop --force-drop for
+foreign keys); d drops only what stampede made (--force-drop for
 tables pgbench made). Client-side data (g) is sent as pgbench sends it, in
 one transaction that truncates the tables and copies the accounts WITH
 (FREEZE), so --concurrency does not apply: one stream. check verifies the row counts and the invariant of pgbench's
@@ -85,6 +85,8 @@ type generator struct {
 	unlogged        bool
 	tablespace      string
 	indexTablespace string
+	// asPgbench is the pgbench form's init (see LoadItself).
+	asPgbench bool
 
 	log *InitLog
 }
@@ -111,7 +113,9 @@ func newGenerator() workload.Generator {
 	fs.BoolVar(&g.unlogged, "unlogged-tables", false, "create the tables (and partitions) UNLOGGED")
 	fs.StringVar(&g.tablespace, "tablespace", "", "create the tables in this tablespace")
 	fs.StringVar(&g.indexTablespace, "index-tablespace", "", "create the primary keys' indexes in this tablespace")
-	for _, name := range []string{"init-steps", "fillfactor", "foreign-keys", "no-vacuum", "partitions",
+	fs.BoolVar(&g.asPgbench, "as-pgbench", false, "pgbench -i's own init (stampede pgbench -i gives it): pgbench's steps in any order, its four tables dropped whoever made them, nothing of stampede's left in the database")
+	_ = fs.MarkHidden("as-pgbench")
+	for _, name := range []string{"as-pgbench", "init-steps", "fillfactor", "foreign-keys", "no-vacuum", "partitions",
 		"partition-method", "unlogged-tables", "tablespace", "index-tablespace"} {
 		g.flags.Meta[name] = workload.FlagMeta{LoadOnly: true}
 	}
@@ -220,6 +224,9 @@ func (g *generator) validate() error {
 	case g.method != "" && g.partitions == 0:
 		return fmt.Errorf("--partition-method %s needs --partitions greater than 0 (pgbench refuses it too)", g.method)
 	}
+	if g.asPgbench {
+		return checkPgbenchSteps(strings.ReplaceAll(g.steps, " ", ""))
+	}
 	_, err := ParseSteps(g.Steps())
 	return err
 }
@@ -296,7 +303,9 @@ func (g *generator) Tables() []workload.Table {
 	if m := g.partitionMethod(); m != "" {
 		accountsOpts = " partition by " + m + " (aid)"
 	}
-	aid := g.aidType()
+	// pgbench pads int to bigint's width ("aid    int"): its statements'
+	// text, which an error repeats, as pgbench's.
+	aid := fmt.Sprintf("%6s", g.aidType())
 	plan, _ := ParseSteps(g.Steps())
 	tables := []workload.Table{
 		{Name: Branches, Schema: "(bid int not null,bbalance int,filler char(88))" + with + ts,
@@ -470,8 +479,8 @@ func (g *generator) step(ctx context.Context, db *sqlx.DB, s byte) error {
 		return fmt.Errorf("pgbench: step %c is not taken here", s)
 	}
 	for _, q := range stmts {
-		if _, err := db.Exec(ctx, q); err != nil {
-			return fmt.Errorf("step %c: %s: %w", s, q, err)
+		if err := g.exec(ctx, db, s, q); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 
+	"github.com/stampede-bench/stampede/dialect"
 	"github.com/stampede-bench/stampede/pgscript"
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
@@ -59,7 +61,10 @@ func (g *gen) runInitFile(ctx context.Context, db *sqlx.DB) error {
 	}
 	var ie *pgscript.InitError
 	var pe *pgconn.PgError
+	errors.As(err, &ie)
 	switch {
+	case err != nil && sqlx.SQLState(err) == "42P07" && errors.As(err, &pe) && foreignErr(ctx, db, pe, ie) != nil:
+		return foreignErr(ctx, db, pe, ie)
 	case err != nil && alreadyExists(sqlx.SQLState(err)):
 		return sqlx.ConfigErrorf("%v: `stampede init sql --drop --init-file %s` drops what an earlier init made (tables, views, sequences, types, schemas, functions) and runs the file again; `stampede cleanup sql` drops it alone", err, g.initFile)
 	case err != nil && errors.As(err, &ie) && errors.As(err, &pe):
@@ -72,6 +77,44 @@ func (g *gen) runInitFile(ctx context.Context, db *sqlx.DB) error {
 		return sqlx.ConfigErrorf("%s: the file ends inside a transaction (a BEGIN among statements joined by \\;), rolled back: add COMMIT; at its end, and %s", g.initFile, strings.TrimPrefix(fix, "fix the file and "))
 	}
 	return nil
+}
+
+// foreignErr is the refusal foreignInTheWay finds (or its error reading
+// the catalogue), nil when the relation in the way is an earlier init's.
+func foreignErr(ctx context.Context, db *sqlx.DB, pe *pgconn.PgError, ie *pgscript.InitError) error {
+	fe, err := foreignInTheWay(ctx, db, pe, ie)
+	if err != nil {
+		return err
+	}
+	if fe != nil {
+		return sqlx.ConfigErrorf("%w", fe)
+	}
+	return nil
+}
+
+// existsPattern finds the name in PostgreSQL's 42P07 message, `relation
+// "accounts" already exists`.
+var existsPattern = regexp.MustCompile(`relation "([^"]+)" already exists`)
+
+// foreignInTheWay returns the refusal of a relation that the init file
+// creates and that exists without stampede's mark (the user's, not an
+// earlier init's): nil when it carries the mark or cannot be named.
+func foreignInTheWay(ctx context.Context, db *sqlx.DB, pe *pgconn.PgError, ie *pgscript.InitError) (*workload.ForeignError, error) {
+	m := existsPattern.FindStringSubmatch(pe.Message)
+	if m == nil {
+		return nil, nil
+	}
+	c, err := workload.TableComment(ctx, db, m[1])
+	if err != nil || workload.IsMark(c) {
+		return nil, err
+	}
+	at := "the init file"
+	if ie != nil {
+		at = fmt.Sprintf("%s:%d", ie.File, ie.Line)
+	}
+	return &workload.ForeignError{Kind: "table", Names: []string{m[1]}, Action: "init sql",
+		Where: fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ",")),
+		Why:   at + " creates it, and the one there carries no mark of stampede's init: it is yours"}, nil
 }
 
 // cleanupSteps reads --cleanup-file.
@@ -249,7 +292,7 @@ func checkName(file string, s pgscript.InitStep) string {
 
 // pgbenchTables does what pgbench does with its tables before a run: a
 // built-in script's :scale is the count of pgbench_branches (a --scale
-// that differs is said and ignored, as pgbench does), and with
+// given is said and ignored, as pgbench does), and with
 // --vacuum-first (vacuumFirst) the small tables are vacuumed and
 // pgbench_history emptied (only when stampede made it; else it is said
 // and kept).
@@ -274,8 +317,10 @@ func (g *gen) pgbenchTables(ctx context.Context, db *sqlx.DB, warn func(string, 
 		if n == 0 {
 			return sqlx.ConfigErrorf("pgbench_branches in database %q is empty, so the scale would be 0: reload it with `stampede init pgbench --scale N`", db.Database())
 		}
-		if g.scale != n && g.flags.Changed("scale") && warn != nil {
-			warn("--scale %d ignored: the built-in scripts use the count of pgbench_branches (%d), as pgbench does", g.scale, n)
+		if g.flags.Changed("scale") && warn != nil {
+			// pgbench's words, said as pgbench does whenever a scale
+			// is given to the built-in scripts.
+			warn("scale option ignored, using count from pgbench_branches table (%d)", n)
 		}
 		g.scale = n
 	}
@@ -283,8 +328,11 @@ func (g *gen) pgbenchTables(ctx context.Context, db *sqlx.DB, warn func(string, 
 }
 
 // vacuumFirst is --vacuum-first, after the scripts are checked on the
-// server (so that a refused script is refused in one line).
-func (g *gen) vacuumFirst(ctx context.Context, db *sqlx.DB, warn func(string, ...any)) error {
+// server (so that a refused script is refused in one line). It runs on
+// conn, a connection the run holds already: the run holds one per
+// worker, so that with one worker the pool has none left to give (a
+// statement on the pool would wait for one forever).
+func (g *gen) vacuumFirst(ctx context.Context, db *sqlx.DB, conn sqlx.Querier, warn func(string, ...any)) error {
 	if !g.vacuum || db.Null() {
 		return nil
 	}
@@ -292,26 +340,47 @@ func (g *gen) vacuumFirst(ctx context.Context, db *sqlx.DB, warn func(string, ..
 	if g.vacAll {
 		tables = append(tables, "pgbench_accounts", "pgbench_history") // pgbench -v
 	}
+	// With --truncate-history the run is pgbench's (the pgbench form
+	// gives it): the advice names pgbench's option.
+	hint := "a database without pgbench's tables needs no vacuum: leave out --vacuum-first, or pgbench's -n"
+	if g.truncHistory {
+		hint = "a database without pgbench's tables needs no vacuum: give -n"
+	}
 	for _, t := range tables {
 		// pgbench prints these errors and goes on (exit 0): so does
 		// stampede, in a warning.
-		if _, err := db.Exec(ctx, "VACUUM "+t); err != nil && warn != nil {
-			warn("VACUUM %s before the run failed: %v; the run goes on, as pgbench's does (a database without pgbench's tables needs no vacuum: leave out --vacuum-first, or pgbench's -n)", t, err)
+		if _, err := conn.Exec(ctx, "VACUUM "+t); err != nil && warn != nil {
+			warn("VACUUM %s before the run failed: %v; the run goes on, as pgbench's does (%s)", t, err, hint)
 		}
 	}
-	if ok, err := workload.TableExists(ctx, db, "pgbench_history"); err != nil || !ok {
+	if g.truncHistory {
+		// pgbench empties it whoever made it, and goes on when it
+		// cannot.
+		if _, err := conn.Exec(ctx, "TRUNCATE pgbench_history"); err != nil && warn != nil {
+			warn("TRUNCATE pgbench_history before the run failed: %v; the run goes on, as pgbench's does (%s)", err, hint)
+		}
+		return nil
+	}
+	q, arg := dialect.TableExistsQuery(db.Dialect(), "pgbench_history")
+	var ok bool
+	if err := conn.QueryRow(ctx, q, arg).Scan(&ok); err != nil || !ok {
 		return nil // no such table: nothing to empty
 	}
-	c, err := workload.TableComment(ctx, db, "pgbench_history")
-	switch {
-	case err != nil:
+	var c *string
+	q, arg = dialect.TableCommentQuery(db.Dialect(), "pgbench_history")
+	if err := conn.QueryRow(ctx, q, arg).Scan(&c); err != nil {
 		return nil
-	case workload.IsMark(c):
-		if _, err := db.Exec(ctx, "TRUNCATE pgbench_history"); err != nil {
+	}
+	switch {
+	case c != nil && workload.IsMark(*c):
+		// pgbench empties it; stampede's own form only when stampede
+		// made it (or with --truncate-history, above, which the
+		// pgbench form gives: the user asked pgbench to run).
+		if _, err := conn.Exec(ctx, "TRUNCATE pgbench_history"); err != nil {
 			return fmt.Errorf("emptying pgbench_history: %w", err)
 		}
 	case warn != nil:
-		warn("pgbench_history was not made by stampede: kept as it is (pgbench would empty it; empty it yourself, or run with -n)")
+		warn("pgbench_history was not made by stampede: kept as it is (pgbench would empty it: add --truncate-history to empty it as pgbench does, or leave out --vacuum-first)")
 	}
 	return nil
 }

@@ -93,6 +93,17 @@ type gen struct {
 	verb     string
 	every    bool
 	maxTries int
+	// truncHistory empties pgbench_history before the run even when
+	// stampede did not make it (--truncate-history).
+	truncHistory bool
+	// unlimited is --unlimited-tries (pgbench's --max-tries 0), and
+	// triesWithin --tries-within (pgbench's -L, which bounds the tries'
+	// time).
+	unlimited   bool
+	triesWithin time.Duration
+	// deadline is when the run's duration ends (Unix ns; 0 without
+	// one): as pgbench's, no transaction is tried again after it.
+	deadline atomic.Int64
 	// logPrefix, jobs and sampling are pgbench's -l, --log-prefix, -j
 	// and --sampling-rate (see txLog).
 	// reconnect is pgbench's -C: a new connection for every script.
@@ -108,6 +119,9 @@ type gen struct {
 	// retried and retries count by script, for pgbench's report, the
 	// transactions retried and their retries (under --max-tries).
 	retried, retries []atomic.Int64
+	// skipped counts by script the transactions skipped under a rate
+	// (--skip-late), for pgbench's report.
+	skipped []atomic.Int64
 
 	// Parsed by validate.
 	scripts []*pgscript.Script
@@ -128,11 +142,14 @@ func newGen() workload.Generator {
 	fs.VarP(scriptFlag{false, &g.files, &g.order}, "file", "f", "a script to run, FILE or FILE@WEIGHT (repeat for several; pgbench's -f)")
 	fs.VarP(scriptFlag{true, &g.builtins, &g.order}, "builtin", "b", "one of pgbench's built-in scripts, NAME or NAME@WEIGHT: tpcb-like, simple-update, select-only (pgbench's -b; they use pgbench's tables, which stampede init pgbench loads)")
 	fs.BoolVar(&g.vacuum, "vacuum-first", false, "before the run, vacuum pgbench_branches and pgbench_tellers and empty pgbench_history, as pgbench does without -n (pgbench_history only when stampede made it)")
+	fs.BoolVar(&g.truncHistory, "truncate-history", false, "with --vacuum-first, empty pgbench_history even when stampede did not make it, as pgbench does (stampede pgbench gives it)")
 	fs.BoolVar(&g.vacAll, "vacuum-accounts", false, "with --vacuum-first, vacuum pgbench_accounts too, as pgbench -v does")
 	fs.StringArrayVarP(&g.defines, "define", "D", nil, "set a variable every client starts with, NAME=VALUE (repeatable; pgbench's -D)")
 	fs.StringVarP(&g.protocol, "protocol", "M", "prepared", "how statements are sent: prepared, extended or simple (pgbench's -M)")
 	fs.Int64Var(&g.scale, "scale", 1, "the value of the :scale variable (pgbench's -s)")
 	fs.IntVar(&g.maxTries, "max-tries", 0, "pgbench's --max-tries: run a script at most this many times when it fails with a serialization failure or deadlock, then count it failed and go on (0: stampede's retries, up to 100, counted as tolerated errors)")
+	fs.BoolVar(&g.unlimited, "unlimited-tries", false, "pgbench's --max-tries 0: try a script that fails with a serialization failure or deadlock again until it succeeds, the run ends, or --tries-within has passed (give --duration or --tries-within)")
+	fs.DurationVar(&g.triesWithin, "tries-within", 0, "with --max-tries or --unlimited-tries, try a script again only while less than this has passed since its start (its scheduled start under a rate), as pgbench's -L bounds its tries")
 	fs.BoolVar(&g.verbose, "verbose-errors", false, "with --max-tries, say each serialization failure or deadlock on stderr, and whether the transaction is tried again or failed, as pgbench's --verbose-errors does")
 	fs.BoolVar(&g.reconnect, "connect-each", false, "open a new connection for every script, its time inside the script's latency (pgbench's -C)")
 	fs.StringVar(&g.logPrefix, "log-prefix", "", "write pgbench's per-transaction log (pgbench -l) to PREFIX.PID, and PREFIX.PID.N for --jobs threads after the first")
@@ -147,12 +164,15 @@ func newGen() workload.Generator {
 		"file":               {RuntimeOnly: true},
 		"builtin":            {RuntimeOnly: true},
 		"vacuum-first":       {RuntimeOnly: true},
+		"truncate-history":   {RuntimeOnly: true},
 		"define":             {RuntimeOnly: true},
 		"protocol":           {RuntimeOnly: true},
 		"scale":              {RuntimeOnly: true},
 		"report-per-command": {RuntimeOnly: true},
 		"max-tries":          {RuntimeOnly: true},
 		"verbose-errors":     {RuntimeOnly: true},
+		"unlimited-tries":    {RuntimeOnly: true},
+		"tries-within":       {RuntimeOnly: true},
 		"log-prefix":         {RuntimeOnly: true},
 		"connect-each":       {RuntimeOnly: true},
 		"jobs":               {RuntimeOnly: true},
@@ -213,8 +233,17 @@ func (g *gen) validate() error {
 	if g.maxTries < 0 {
 		return fmt.Errorf("--max-tries %d: give 1 or more tries, or 0 for stampede's retries", g.maxTries)
 	}
+	if g.unlimited && g.flags.Changed("max-tries") {
+		return fmt.Errorf("--unlimited-tries and --max-tries %d both bound the tries: give one", g.maxTries)
+	}
+	if g.triesWithin < 0 || g.triesWithin > 0 && g.maxTries == 0 && !g.unlimited {
+		return fmt.Errorf("--tries-within %v bounds the time of pgbench's tries: give a duration above 0, with --max-tries N or --unlimited-tries", g.triesWithin)
+	}
 	if g.scale < 1 || g.scale > math.MaxInt32 {
 		return fmt.Errorf("--scale %d: the scale is 1 to %d (pgbench's range)", g.scale, math.MaxInt32)
+	}
+	if g.truncHistory && !g.vacuum {
+		return fmt.Errorf("--truncate-history empties pgbench_history with what --vacuum-first does before the run: add --vacuum-first, or leave --truncate-history out")
 	}
 	if g.vacAll && !g.vacuum {
 		return fmt.Errorf("--vacuum-accounts vacuums pgbench_accounts with the tables --vacuum-first vacuums: add --vacuum-first, or leave --vacuum-accounts out")
@@ -516,7 +545,12 @@ func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (work
 		release()
 		return workload.QueryLoad{}, err
 	}
-	if err := g.vacuumFirst(ctx, db, oc.Warn); err != nil {
+	for _, w := range prog.Warnings() {
+		if oc.Warn != nil {
+			oc.Warn("%s", w)
+		}
+	}
+	if err := g.vacuumFirst(ctx, db, conns[0], oc.Warn); err != nil {
 		release()
 		return workload.QueryLoad{}, err
 	}
@@ -536,6 +570,7 @@ func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (work
 	}
 	recs := make([]workload.Recorder, oc.Concurrency)
 	g.retried, g.retries = make([]atomic.Int64, len(prog.Scripts)), make([]atomic.Int64, len(prog.Scripts))
+	g.skipped = make([]atomic.Int64, len(prog.Scripts))
 	g.prog.Store(prog)
 	g.db.Store(db)
 	ql.Attach = func(w int, rec workload.Recorder) {
@@ -552,7 +587,7 @@ func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (work
 	}
 	var txl *txLog
 	if g.logPrefix != "" {
-		if txl, err = newTxLog(g.logPrefix, first, oc.Concurrency, g.jobs, g.maxTries != 1, g.sampling, time.Duration(g.aggregate)*time.Second, streams); err != nil {
+		if txl, err = newTxLog(g.logPrefix, first, oc.Concurrency, g.jobs, g.maxTries != 1 || g.unlimited, g.sampling, time.Duration(g.aggregate)*time.Second, streams); err != nil {
 			release()
 			return workload.QueryLoad{}, sqlx.ConfigErrorf("%v", err)
 		}
@@ -581,6 +616,7 @@ func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (work
 		if sc.script < 0 {
 			sc.script = clients[w].Choose()
 		}
+		g.skipped[sc.script].Add(1)
 		if txl != nil {
 			txl.skipped(w, first+w, sc.script, time.Now())
 		}
@@ -597,10 +633,20 @@ func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (work
 				sched[i].script = -1
 			}
 			start := time.Now()
+			if oc.Duration > 0 && g.deadline.Load() == 0 {
+				// The first call is the run's start (the engine's
+				// clock starts before it): the duration's end, after
+				// which pgbench tries no transaction again.
+				g.deadline.CompareAndSwap(0, start.Add(oc.Ramp+oc.Duration).UnixNano())
+			}
 			var res workload.Result
 			tries := 0
-			if g.maxTries > 0 {
-				res, tries = g.tries(ctx, c, first+i, s)
+			if g.maxTries > 0 || g.unlimited {
+				from := start
+				if in := sched[i].intended; !in.IsZero() {
+					from = in
+				}
+				res, tries = g.tries(ctx, c, first+i, s, from)
 			} else {
 				err := workload.RetryTx(ctx, recs[i], s, prog.Scripts[s].Name, func() error {
 					if tries > 0 {
@@ -611,13 +657,14 @@ func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (work
 				})
 				res = workload.Result{Op: s, Err: err}
 			}
-			if res.Err != nil && ctx.Err() == nil {
+			cut := errors.Is(res.Err, context.Canceled) // by the run's end: not counted
+			if res.Err != nil && ctx.Err() == nil && !cut {
 				c.Failed() // on its statement's row too, and in -r's table
 			}
 			if g.reconnect {
 				queriers[i].Disconnect(ctx) // the next script connects anew
 			}
-			if txl != nil && (res.Err == nil || res.Tolerated) {
+			if txl != nil && (res.Err == nil || res.Tolerated) && !cut {
 				end := time.Now()
 				// Under a rate, pgbench's latency counts from the
 				// intended start, and its lag is the wait for the turn.
@@ -635,13 +682,19 @@ func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (work
 
 // tries runs script s as pgbench does with --max-tries: again, with the
 // same random values, after a serialization failure or deadlock, up to
-// the limit; a script that still fails so is a failed transaction, and
-// the run goes on; any other error ends it (unless --tolerate-errors).
-func (g *gen) tries(ctx context.Context, c *pgscript.Client, client, s int) (workload.Result, int) {
+// the limit (none with --unlimited-tries), while less than --tries-within
+// has passed since from (the script's start, or its scheduled start under
+// a rate) and the run's duration is not over, as pgbench's; a script that still fails so is a failed
+// transaction, and the run goes on; any other error ends it (unless
+// --tolerate-errors).
+func (g *gen) tries(ctx context.Context, c *pgscript.Client, client, s int, from time.Time) (workload.Result, int) {
 	var err error
 	try := 1
-	for ; try <= g.maxTries; try++ {
+	for ; ; try++ {
 		if try > 1 {
+			// Counted as they happen, as -r's table counts them on
+			// their command (a transaction the run's end cuts keeps
+			// its retries in both, so that they add up).
 			c.Rewind()
 			g.retries[s].Add(1)
 			if try == 2 {
@@ -651,18 +704,36 @@ func (g *gen) tries(ctx context.Context, c *pgscript.Client, client, s int) (wor
 		if err = c.Run(ctx, s); err == nil || !sqlx.IsRetryable(err) || ctx.Err() != nil {
 			break
 		}
+		if d := g.deadline.Load(); d != 0 && time.Now().UnixNano() > d {
+			// The run's time is over: pgbench says the error and
+			// finishes the client, the transaction not counted failed
+			// (the engine drops an operation cancelled by the run's
+			// end).
+			if g.verbose {
+				g.sayError(client, s, err)
+			}
+			return workload.Result{Op: s, Err: fmt.Errorf("%w: the run's time ended during the transaction's tries: %w", context.Canceled, err), Tolerated: true}, try
+		}
+		again := g.unlimited || try < g.maxTries
+		used := time.Since(from)
+		if g.triesWithin > 0 && used > g.triesWithin {
+			again = false
+		}
 		if g.verbose {
-			g.sayFailure(client, s, try, err)
+			g.sayError(client, s, err)
+			g.sayNext(client, try, used, again)
+		}
+		if !again {
+			break
 		}
 	}
-	return workload.Result{Op: s, Err: err, Tolerated: err != nil && sqlx.IsRetryable(err)}, min(try, g.maxTries)
+	return workload.Result{Op: s, Err: err, Tolerated: err != nil && sqlx.IsRetryable(err)}, try
 }
 
-// sayFailure says, as pgbench's --verbose-errors does, client's
-// serialization failure or deadlock in try of script s, and whether the
-// transaction is tried again: in one write, so that clients' lines do not
-// mix.
-func (g *gen) sayFailure(client, s, try int, err error) {
+// sayError says, as pgbench's --verbose-errors does, client's
+// serialization failure or deadlock in script s, in one write, so that
+// clients' lines do not mix.
+func (g *gen) sayError(client, s int, err error) {
 	command := 0
 	if se := (*pgscript.ScriptError)(nil); errors.As(err, &se) {
 		command = se.Command
@@ -671,12 +742,25 @@ func (g *gen) sayFailure(client, s, try int, err error) {
 	if !ok {
 		text = err.Error()
 	}
+	fmt.Fprintf(g.errOut, "pgbench: client %d got an error in command %d (SQL) of script %d; %s\n", client, command, s, text)
+}
+
+// sayNext says, as pgbench's --verbose-errors does, whether client's
+// transaction is tried again (again) after try, with the time the tries
+// used against --tries-within.
+func (g *gen) sayNext(client, try int, used time.Duration, again bool) {
 	next := "repeats the transaction after the error"
-	if try >= g.maxTries {
+	if !again {
 		next = "ends the failed transaction"
 	}
-	fmt.Fprintf(g.errOut, "pgbench: client %d got an error in command %d (SQL) of script %d; %s\npgbench: client %d %s (try %d/%d)\n",
-		client, command, s, text, client, next, try, g.maxTries)
+	of := ""
+	if !g.unlimited {
+		of = fmt.Sprintf("/%d", g.maxTries)
+	}
+	if g.triesWithin > 0 {
+		of += fmt.Sprintf(", %.3f%% of the maximum time of tries was used", 100*float64(used)/float64(g.triesWithin))
+	}
+	fmt.Fprintf(g.errOut, "pgbench: client %d %s (try %d%s)\n", client, next, try, of)
 }
 
 // SetErrorOutput sets where --verbose-errors says the failures (stderr
@@ -692,11 +776,26 @@ func (g *gen) Retries(s int) (retried, retries int64) {
 	return g.retried[s].Load(), g.retries[s].Load()
 }
 
+// Skipped is how many transactions of script s were skipped under a
+// rate (--skip-late).
+func (g *gen) Skipped(s int) int64 {
+	if s >= len(g.skipped) {
+		return 0
+	}
+	return g.skipped[s].Load()
+}
+
 // ConnectEach is --connect-each (pgbench's -C).
 func (g *gen) ConnectEach() bool { return g.reconnect }
 
-// MaxTries is --max-tries (0: stampede's own retries).
-func (g *gen) MaxTries() int { return g.maxTries }
+// MaxTries is --max-tries (0: stampede's own retries; -1 with
+// --unlimited-tries).
+func (g *gen) MaxTries() int {
+	if g.unlimited {
+		return -1
+	}
+	return g.maxTries
+}
 
 // compile binds the scripts and checks every statement on the server
 // before the run: a syntax error, or (when no script creates anything) a

@@ -102,8 +102,16 @@ func prepareBulkTable(ctx context.Context, db *sqlx.DB, name string) (int64, err
 		return 0, fmt.Errorf("checking table %s: %w", name, err)
 	}
 	if cols != 2 {
-		return 0, fmt.Errorf("table %s in database %q is not bulk_insert's (id, k) but has %d columns: "+
-			"drop it (`stampede cleanup` of the workload that made it) or use another database", name, db.Database(), cols)
+		c, err := workload.TableComment(ctx, db, name)
+		if err != nil {
+			return 0, err
+		}
+		if !workload.IsMark(c) {
+			return 0, &otherShapeError{fmt.Sprintf("table %s in database %q is not bulk_insert's (id, k) but has %d columns, and stampede did not make it: %s",
+				name, db.Database(), cols, workload.OtherDatabaseHint)}
+		}
+		return 0, &otherShapeError{fmt.Sprintf("table %s in database %q is not bulk_insert's (id, k) but has %d columns: "+
+			"drop it (`stampede cleanup` of the workload that made it), or %s", name, db.Database(), cols, workload.OtherDatabaseHint)}
 	}
 	var maxID int64
 	if err := db.QueryRow(ctx, "SELECT coalesce(max(id), 0) FROM "+name).Scan(&maxID); err != nil {
@@ -111,6 +119,16 @@ func prepareBulkTable(ctx context.Context, db *sqlx.DB, name string) (int64, err
 	}
 	return maxID, nil
 }
+
+// otherShapeError refuses a table of bulk_insert's name and another
+// shape: it matches workload.ErrTablesExist (bad input), without that
+// error's words in its message.
+type otherShapeError struct{ msg string }
+
+func (e *otherShapeError) Error() string { return e.msg }
+
+// Is makes errors.Is(err, workload.ErrTablesExist) true.
+func (e *otherShapeError) Is(target error) bool { return target == workload.ErrTablesExist }
 
 // bulkWorker is a bulk_insert worker: each event appends the row
 // (n, n) for the next n to a multi-row INSERT, which is sent when full and

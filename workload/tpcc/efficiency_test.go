@@ -121,10 +121,13 @@ func TestEfficiencyIntervalCoverage(t *testing.T) {
 
 	const seeds = 4000
 	const minutes = 3.0
-	held := 0
+	held, asMany := 0, 0
 	var effs []float64
 	for s := range uint64(seeds) {
 		n := simulateNewOrders(s+100, weights, 2, time.Minute, 3*time.Minute)
+		if n >= issueNewOrders {
+			asMany++
+		}
 		lo, hi := countInterval(n)
 		if efficiencyOf(lo, minutes, 2) <= truth && truth <= efficiencyOf(hi, minutes, 2) {
 			held++
@@ -142,7 +145,20 @@ func TestEfficiencyIntervalCoverage(t *testing.T) {
 	if cov < 0.95 {
 		t.Errorf("the interval held the true efficiency in %.4f of the simulated runs, want 95%% or more", cov)
 	}
+	// The issue's run (94 New-Orders, 121.8%) against the simulation, the
+	// independent truth of what terminals that keep the keying and think
+	// times count: so many is rarer than the interval's 2.5% tail, so
+	// "beyond sampling noise" (which efficiencyText prints for it, the
+	// exact interval's low end being 98.4%) is what the simulation says too.
+	t.Logf("simulated runs counting %d New-Orders or more: %d of %d", issueNewOrders, asMany, seeds)
+	if float64(asMany) >= 0.025*seeds {
+		t.Errorf("%d of %d simulated runs count %d New-Orders or more: then the issue's 121.8%% is sampling noise, and efficiencyText must say so", asMany, seeds, issueNewOrders)
+	}
 }
+
+// issueNewOrders is the count of issue 28's run (2 warehouses with waits,
+// a 1-minute ramp, 3 measured minutes: efficiency 121.8%).
+const issueNewOrders = 94
 
 // TestEfficiencyText checks the figure's text: the figure, its interval
 // (countInterval's, through tpmC), and what it says of a figure above the
@@ -155,7 +171,12 @@ func TestEfficiencyText(t *testing.T) {
 		eff     string
 		above   string // "", "by sampling noise only" or "beyond sampling noise"
 	}{
-		{94, 3, "121.8%", "beyond sampling noise"}, // the issue's run
+		// The issue's run: the issue took it for noise, but the exact
+		// interval's low end (98.4%) is above 98.0%, and none of 4,000
+		// simulated runs of terminals that keep the waits counts 94
+		// (TestEfficiencyIntervalCoverage): beyond noise.
+		{94, 3, "121.8%", "beyond sampling noise"},
+		{76, 3, "98.5%", "by sampling noise only"}, // just above: the interval reaches far below
 		{80, 3, "103.7%", "by sampling noise only"},
 		{8000, 300, "103.7%", "beyond sampling noise"},
 		{70, 3, "90.7%", ""},

@@ -1,0 +1,176 @@
+package sweep
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/stampede-bench/stampede/stats"
+)
+
+// Point is one value of a sweep with its runs (Spec.Repeat): the medians
+// it is judged on and the spread of its throughput and p99.
+type Point struct {
+	Value float64
+	// Runs are the steps (Step.N) run at Value, in order.
+	Runs []int
+	// Median is a step of Value's medians: each figure of Total, Target
+	// and Figures the median over the completed runs (the only run's own
+	// when there is one), judged on them; its N and RunID are the first
+	// run's.
+	Median Step
+	// Completed counts the runs that completed, MetRuns those that met
+	// the SLO on their own.
+	Completed, MetRuns int
+	// RateMin, RateMax, P99Min and P99Max are the spread over the
+	// completed runs.
+	RateMin, RateMax, P99Min, P99Max float64
+	// Judged and Met: the median's verdict (Median.Judged, Median.Met).
+	Judged, Met bool
+}
+
+// step returns p's median as a step (a copy): Result's Best, Miss, Peak.
+func (p *Point) step() *Step {
+	st := p.Median
+	return &st
+}
+
+// runs says how many runs the point's verdict is over (" (median of 3
+// runs)"), "" for one.
+func (p *Point) runs() string {
+	if len(p.Runs) < 2 {
+		return ""
+	}
+	return fmt.Sprintf(" (median of %d runs)", p.Completed)
+}
+
+// points groups steps by value, lowest first, and judges each value on
+// its medians under slo.
+func points(steps []Step, slo SLO) []Point {
+	byValue := map[float64]*Point{}
+	var order []float64
+	group := map[float64][]Step{}
+	for _, st := range steps {
+		if byValue[st.Value] == nil {
+			byValue[st.Value] = &Point{Value: st.Value}
+			order = append(order, st.Value)
+		}
+		p := byValue[st.Value]
+		p.Runs = append(p.Runs, st.N)
+		group[st.Value] = append(group[st.Value], st)
+	}
+	sort.Float64s(order)
+	out := make([]Point, 0, len(order))
+	for _, v := range order {
+		p := byValue[v]
+		runs := group[v]
+		var done []Step
+		for _, st := range runs {
+			if st.Status == "completed" {
+				done = append(done, st)
+				if st.Judged && st.Met {
+					p.MetRuns++
+				}
+			}
+		}
+		p.Completed = len(done)
+		if len(runs) == 1 {
+			p.Median = runs[0]
+		} else {
+			p.Median = medianStep(runs, done)
+			if len(slo.Terms) > 0 && len(done) > 0 {
+				p.Median.Judged = true
+				p.Median.Met, p.Median.Why = slo.Check(Measure{Total: p.Median.Total, Target: p.Median.Target, Figures: p.Median.Figures, Ops: p.Median.Ops})
+				if !p.Median.Met {
+					p.Median.Why = fmt.Sprintf("median of %d runs: %s", len(done), p.Median.Why)
+				}
+			}
+		}
+		p.Judged, p.Met = p.Median.Judged, p.Median.Met
+		for i, st := range done {
+			if i == 0 || st.Total.Rate < p.RateMin {
+				p.RateMin = st.Total.Rate
+			}
+			if i == 0 || st.Total.Rate > p.RateMax {
+				p.RateMax = st.Total.Rate
+			}
+			if i == 0 || st.Total.P99 < p.P99Min {
+				p.P99Min = st.Total.P99
+			}
+			if i == 0 || st.Total.P99 > p.P99Max {
+				p.P99Max = st.Total.P99
+			}
+		}
+		out = append(out, *p)
+	}
+	return out
+}
+
+// medianStep is the step of runs' medians over the completed ones (done);
+// its status is "completed" when any run completed, else the first run's.
+func medianStep(runs, done []Step) Step {
+	st := runs[0]
+	st.Rep, st.Judged, st.Met, st.Why = 0, false, false, ""
+	if len(done) == 0 {
+		return st
+	}
+	st.Status = "completed"
+	med := func(f func(Step) float64) float64 {
+		xs := make([]float64, len(done))
+		for i, d := range done {
+			xs[i] = f(d)
+		}
+		return Median(xs)
+	}
+	st.Total = stats.Summary{
+		Count:   int64(med(func(s Step) float64 { return float64(s.Total.Count) })),
+		Errors:  int64(med(func(s Step) float64 { return float64(s.Total.Errors) })),
+		Seconds: med(func(s Step) float64 { return s.Total.Seconds }),
+		Rate:    med(func(s Step) float64 { return s.Total.Rate }),
+		Mean:    med(func(s Step) float64 { return s.Total.Mean }),
+		Min:     med(func(s Step) float64 { return s.Total.Min }),
+		P50:     med(func(s Step) float64 { return s.Total.P50 }),
+		P90:     med(func(s Step) float64 { return s.Total.P90 }),
+		P95:     med(func(s Step) float64 { return s.Total.P95 }),
+		P99:     med(func(s Step) float64 { return s.Total.P99 }),
+		P999:    med(func(s Step) float64 { return s.Total.P999 }),
+		Max:     med(func(s Step) float64 { return s.Total.Max }),
+		Stdev:   med(func(s Step) float64 { return s.Total.Stdev }),
+	}
+	st.Target = med(func(s Step) float64 { return s.Target })
+	st.Workers = int(med(func(s Step) float64 { return float64(s.Workers) }))
+	st.Ops = nil
+	for k := range done[0].Ops {
+		if st.Ops == nil {
+			st.Ops = map[string]stats.Summary{}
+		}
+		st.Ops[k] = stats.Summary{Count: int64(med(func(s Step) float64 { return float64(s.Ops[k].Count) })),
+			P50: med(func(s Step) float64 { return s.Ops[k].P50 }), P90: med(func(s Step) float64 { return s.Ops[k].P90 }),
+			P95: med(func(s Step) float64 { return s.Ops[k].P95 }), P99: med(func(s Step) float64 { return s.Ops[k].P99 }),
+			P999: med(func(s Step) float64 { return s.Ops[k].P999 }), Max: med(func(s Step) float64 { return s.Ops[k].Max }),
+			Mean: med(func(s Step) float64 { return s.Ops[k].Mean })}
+	}
+	st.Figures = nil
+	for k := range done[0].Figures {
+		if st.Figures == nil {
+			st.Figures = map[string]float64{}
+		}
+		st.Figures[k] = med(func(s Step) float64 { return s.Figures[k] })
+	}
+	return st
+}
+
+// Median is the median of xs (the mean of the middle two for an even
+// count); 0 for none. xs is not changed.
+func Median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
