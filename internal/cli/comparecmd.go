@@ -55,7 +55,7 @@ Exit status: 0 on success, 2 for a command line error, including a run that cann
 be found, and 1 when a run cannot be read.`,
 		Example: `  stampede compare 20261122-103512 20261122-113512
   stampede compare ./before/20261122-103512-ycsb-3f9a ./after/20261122-113512-ycsb-77c1 --format json`,
-		Args: positional(2, 2),
+		Args: cmdline.Positional(2, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.compare(args[0], args[1], cf)
 		},

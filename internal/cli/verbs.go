@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -12,7 +11,6 @@ import (
 	"github.com/stampede-bench/stampede/cmdline"
 	"github.com/stampede-bench/stampede/cmdline/cockroach"
 	"github.com/stampede-bench/stampede/cmdline/hammerdb"
-	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
 )
 
@@ -65,14 +63,14 @@ func (a *app) workloadVerb(v verb) *cobra.Command {
 		Use:     v.name + " WORKLOAD [flags] [URL...]",
 		Aliases: v.aliases,
 		Short:   v.short,
-		Long:    v.short + ".\n\n" + cmdline.VerbHelp(v.name) + urlHelp + "\n\nWorkloads: " + workloadNames() + " (see `stampede workloads`).",
+		Long:    v.short + ".\n\n" + cmdline.VerbHelp(v.name) + urlHelp + "\n\nWorkloads: " + cmdline.WorkloadNames() + " (see `stampede workloads`).",
 		Example: v.examples,
 		Args:    cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usagef("name a workload: `%s` (workloads: %s)", strings.Replace(v.example, "WORKLOAD", "NAME", 1), workloadNames())
+				return usagef("name a workload: `%s` (workloads: %s)", strings.Replace(v.example, "WORKLOAD", "NAME", 1), cmdline.WorkloadNames())
 			}
-			return notWorkload(v, args[0])
+			return cmdline.NotWorkload(v.name, args[0])
 		},
 	}
 	// A flag the verb alone does not know (`run URL ycsb --duration 2s`,
@@ -81,11 +79,11 @@ func (a *app) workloadVerb(v verb) *cobra.Command {
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		if c == cmd {
 			if i := slices.IndexFunc(a.argv, func(w string) bool { return w == v.name || slices.Contains(v.aliases, w) }); i >= 0 && i+1 < len(a.argv) && !strings.HasPrefix(a.argv[i+1], "-") {
-				return notWorkload(v, a.argv[i+1])
+				return cmdline.NotWorkload(v.name, a.argv[i+1])
 			}
 			// A workload's flag before the workload's name.
 			if name, ok := strings.CutPrefix(err.Error(), "unknown flag: --"); ok && slices.ContainsFunc(cmd.Commands(), func(w *cobra.Command) bool { return w.Flags().Lookup(name) != nil }) {
-				return usagef("--%s is a workload's flag: name the workload first, as in `%s` (workloads: %s)", name, strings.Replace(v.example, "WORKLOAD", "NAME", 1), workloadNames())
+				return usagef("--%s is a workload's flag: name the workload first, as in `%s` (workloads: %s)", name, strings.Replace(v.example, "WORKLOAD", "NAME", 1), cmdline.WorkloadNames())
 			}
 		}
 		return flagError(c, err)
@@ -94,24 +92,6 @@ func (a *app) workloadVerb(v verb) *cobra.Command {
 		cmd.AddCommand(a.workloadCmd(v, m))
 	}
 	return cmd
-}
-
-// notWorkload is the error for a word given where verb v takes a
-// workload's name: a URL put first, or an unknown name.
-func notWorkload(v verb, word string) error {
-	if strings.Contains(word, "://") || strings.Contains(word, "=") {
-		return usagef("%q is a URL, not a workload: name the workload first, as in `stampede %s WORKLOAD [flags] URL...` (workloads: %s)", sqlx.Redact(word), v.name, workloadNames())
-	}
-	return usagef("unknown workload %q: see `stampede workloads` (available: %s)", word, workloadNames())
-}
-
-func workloadNames() string {
-	var names []string
-	for _, m := range workload.Registered() {
-		names = append(names, m.Name)
-	}
-	sort.Strings(names)
-	return strings.Join(names, ", ")
 }
 
 // workloadCmd builds `VERB NAME`.
