@@ -19,6 +19,7 @@
 //	GET /api/runs/{id}/live            server-sent events: each interval as the run log grows, then "end"
 //	GET /api/runs/{id}/files/{name}    downloads: intervals.hlog, summary.json, series.csv
 //	GET /api/compare?run=A&run=B...    compare of each run with the first (compare --format json)
+//	GET /api/compare?a=A1&a=A2&b=B1&b=B2 (or a_tag=, b_tag=)    two groups judged over runs (compare A1,A2 B1,B2 --format json)
 //	GET /api/merge?tag=job=NAME        a job's clients merged (report --tag job=NAME --format json),
 //	                                   with each client's total and share
 //	GET /api/sweeps/{id}               a sweep's steps from their runs, judged again under its SLO,

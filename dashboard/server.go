@@ -626,7 +626,12 @@ func (s *Server) handleWindow(w http.ResponseWriter, r *http.Request, run *runlo
 }
 
 func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request) {
-	ids := r.URL.Query()["run"]
+	q := r.URL.Query()
+	if len(q["a"])+len(q["b"])+len(q["a_tag"])+len(q["b_tag"]) > 0 {
+		s.handleCompareGroups(w, r)
+		return
+	}
+	ids := q["run"]
 	if len(ids) < 2 {
 		fail(w, badRequest("compare needs two runs or more: /api/compare?run=A&run=B"))
 		return

@@ -41,7 +41,8 @@ func decode(t *testing.T, data []byte) any {
 // password) and checks that the dashboard serves the numbers of the
 // verbs, the independent truth: /api/runs/{id}'s report is `stampede
 // report ID --format json`, a window is `report --from --to`, /api/compare
-// is `stampede compare A B --format json`, and /api/runs lists the rows
+// is `stampede compare A B --format json` (and of groups, `compare A1,A2
+// --b-tag side=b`), and /api/runs lists the rows
 // `stampede runs --format json` lists; and that no response holds the
 // password.
 func TestSameAsTheVerbs(t *testing.T) {
@@ -52,7 +53,12 @@ func TestSameAsTheVerbs(t *testing.T) {
 		stampede(t, "run", "ycsb", "--driver", "null", "--duration", "2s", "--display-every", "250ms", "--ramp", "500ms",
 			"--concurrency", "2", "--seed", seed, "--results-dir", root, "--tag", "job=verbs", "--tag", "dsn="+url, url)
 	}
-	rows := stampede(t, "runs", "--results-dir", root, "--format", "json")
+	// Two more runs, side B of a group compare (the job's two are A).
+	for _, seed := range []string{"3", "4"} {
+		stampede(t, "run", "ycsb", "--driver", "null", "--duration", "1s", "--display-every", "250ms",
+			"--concurrency", "2", "--seed", seed, "--results-dir", root, "--tag", "side=b", url)
+	}
+	rows := stampede(t, "runs", "--results-dir", root, "--format", "json", "--tag", "job=verbs")
 	var listed []store.RunRow
 	if err := json.Unmarshal(rows, &listed); err != nil || len(listed) != 2 {
 		t.Fatalf("runs: %v %s", err, rows)
@@ -102,6 +108,10 @@ func TestSameAsTheVerbs(t *testing.T) {
 	if got, want := decode(t, cmp.Comparisons[0]), decode(t, stampede(t, "compare", a, b, "--results-dir", root, "--format", "json")); !reflect.DeepEqual(got, want) {
 		t.Errorf("compare:\n got %s", cmp.Comparisons[0])
 	}
+	// Two groups, A by IDs and B by tag: compare A1,A2 --b-tag side=b.
+	check("compare of groups", "/api/compare?a="+a+"&a="+b+"&b_tag=side=b",
+		stampede(t, "compare", a+","+b, "--b-tag", "side=b", "--results-dir", root, "--format", "json"))
+	wantError(t, srv.URL+"/api/compare?a="+a+"&b_tag=side=b", http.StatusBadRequest, "side A has 1 run and side B 2 runs")
 	// The job's clients merged: report --tag's document, each client's
 	// own total (report ID's), and shares that add up to the whole.
 	var merged struct {

@@ -72,7 +72,9 @@ intervals (a last interval under half the usual length merged into the one befor
 "*" when |mean(B) - mean(A)| > t(0.975, df) * sqrt(sd(A)²/n(A) + sd(B)²/n(B)), a
 difference beyond run-to-run noise at the 5% level; "noise" when it is not; "?"
 when a run has fewer than 3 intervals; "only A" or "only B" for an operation only
-that run did.
+that run did. The intervals of one run are not independent samples: with one run a
+side this is a guide only; compare groups of runs (A1,A2,... B1,B2,..., or --a-tag
+and --b-tag) for a verdict over runs.
 `)
 	return err
 }

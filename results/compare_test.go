@@ -1,11 +1,14 @@
 package results_test
 
 import (
+	"errors"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stampede-bench/stampede/results"
+	"github.com/stampede-bench/stampede/runlog"
 )
 
 // secs returns the offsets from a run's start of intervals of the given
@@ -165,6 +168,61 @@ func TestCompareOneSidedOps(t *testing.T) {
 		}
 		if row.Name == "scan" && (th.NB != 6 || th.NA != 0 || th.MeanB <= 0 || row.A != nil) {
 			t.Errorf("scan: %+v", th)
+		}
+	}
+}
+
+// TestCompareGroupsBadInput: groups CompareGroups cannot judge are
+// refused as a GroupError, one line naming what to do.
+func TestCompareGroupsBadInput(t *testing.T) {
+	root := t.TempDir()
+	ivs := synthetic(3)
+	run := func(id, workload string, h int) *runlog.Run {
+		return writeRun(t, root, runSpec{id: id, workload: workload, start: t0.Add(time.Duration(h) * time.Hour), intervals: ivs})
+	}
+	a1, a2 := run("20261122-010000-ycsb-a1a1", "ycsb", 1), run("20261122-020000-ycsb-a2a2", "ycsb", 2)
+	b1, b2 := run("20261122-030000-ycsb-b1b1", "ycsb", 3), run("20261122-040000-ycsb-b2b2", "ycsb", 4)
+	k := run("20261122-050000-kv-k1k1", "kv", 5)
+	for _, tc := range []struct {
+		name string
+		a, b []*runlog.Run
+		want string
+	}{
+		{"no run on a side", nil, []*runlog.Run{b1, b2}, "side A has no run"},
+		{"one run against a group", []*runlog.Run{a1}, []*runlog.Run{b1, b2}, "side A has 1 run and side B 2 runs"},
+		{"two workloads", []*runlog.Run{a1, a2}, []*runlog.Run{b1, k}, "compare groups of runs of one workload"},
+		{"a run on both sides", []*runlog.Run{a1, a2}, []*runlog.Run{b1, a2}, "is given twice"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := results.CompareGroups(tc.a, tc.b)
+			var ge *results.GroupError
+			if !errors.As(err, &ge) || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("err = %v, want a one-line GroupError with %q", err, tc.want)
+			}
+		})
+	}
+	// Two equal groups: every figure "no difference", p = 1, nothing
+	// needed, medians equal to each run's own figures.
+	c, err := results.CompareGroups([]*runlog.Run{a1, a2}, []*runlog.Run{b1, b2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.CanReject || c.Note == "" {
+		t.Errorf("2 and 2 runs: CanReject %v, note %q: want false and a note", c.CanReject, c.Note)
+	}
+	view, _, err := results.Recompute([]*runlog.Run{a1}, results.Window{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Rows) != 3*5 {
+		t.Fatalf("%d rows, want 15 (read, update, total x 5 figures)", len(c.Rows))
+	}
+	for _, r := range c.Rows {
+		if r.Verdict != results.GroupNoDifference || r.P == nil || *r.P != 1 || r.Needed != nil {
+			t.Errorf("%s %s: verdict %q p %v needed %v", r.Op, r.Figure, r.Verdict, r.P, r.Needed)
+		}
+		if r.Op == results.CompareTotal && r.Figure == "p99_ms" && r.A.Median != view.Total.P99 {
+			t.Errorf("total p99 median %v, want the run's %v", r.A.Median, view.Total.P99)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -21,13 +22,15 @@ type compareFlags struct {
 	chart      cmdline.ChartFlag
 	force      bool
 	split      cmdline.SplitFlags
+	aTags      []string
+	bTags      []string
 }
 
 // compareCmd is `stampede compare A B`: two runs side by side.
 func (a *app) compareCmd() *cobra.Command {
 	var cf compareFlags
 	cmd := &cobra.Command{
-		Use:   "compare A B",
+		Use:   "compare A B | A1,A2,... B1,B2,... | --a-tag key=value --b-tag key=value",
 		Short: "Compare two saved runs, operation by operation",
 		Long: `compare recomputes the final figures of two runs from their run directories (after
 the ramp-up, to the end, as ` + "`stampede report`" + ` does) and prints them side by side
@@ -47,6 +50,24 @@ so treat this as a guide, not a test: a "*" on a short run deserves a second run
 A and B are run IDs, unique prefixes of one, or paths of run directories. A run may
 be compared with itself (every ratio is 1, and a warning says so).
 
+Groups of runs (several repetitions per side) are judged over runs, as benchstat
+judges benchmarks: give each side as a comma-separated list of runs
+(A1,A2,A3 B1,B2,B3), or select it by tags with --a-tag key=value and --b-tag
+key=value, as ` + "`stampede report --tag`" + ` and ` + "`stampede runs --tag`" + ` select runs
+(repeated, every tag must match); a side given by tag takes the place of one
+argument. Each figure of each operation and of the total (ops/s, p50, p95, p99,
+errors) is taken once per run; per side the median over the runs and the spread
+(the largest distance of a run from the median); a Mann-Whitney U test over runs
+(two-sided, github.com/aclements/go-moremath's, as benchstat's) says "B higher" or
+"B lower" when p < 0.05 and "no difference" otherwise; with fewer runs than the test
+can ever reject with (3 and 3: its smallest p is 0.1) a note says so and how many
+it needs. "runs needed" is the runs per side that would find a difference of the
+observed size with 80% power: 2 (z(0.975) + z(0.8))² s² / d², with d the difference
+of the medians and s the runs' pooled standard deviation, over the U test's
+efficiency 3/pi. Each side needs two runs or more, all of one workload, no run on
+both sides; one run is compared with one run only. --chart and --by-endpoint/
+--by-locality take one run a side.
+
 --chart FILE also draws both runs over time on the same axes, each timed from its
 own start, one colour per run, as SVG, PNG or a self-contained HTML page (by FILE's
 extension); see ` + "`stampede report --help`" + `.
@@ -54,10 +75,12 @@ extension); see ` + "`stampede report --help`" + `.
 Exit status: 0 on success, 2 for a command line error, including a run that cannot
 be found, and 1 when a run cannot be read.`,
 		Example: `  stampede compare 20261122-103512 20261122-113512
-  stampede compare ./before/20261122-103512-ycsb-3f9a ./after/20261122-113512-ycsb-77c1 --format json`,
-		Args: cmdline.Positional(2, 2),
+  stampede compare ./before/20261122-103512-ycsb-3f9a ./after/20261122-113512-ycsb-77c1 --format json
+  stampede compare --a-tag side=before --b-tag side=after
+  stampede compare 20261122-1035,20261122-1036,20261122-1037 20261122-1135,20261122-1136,20261122-1137`,
+		Args: cmdline.Positional(0, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.compare(args[0], args[1], cf)
+			return a.compareSides(args, cf)
 		},
 	}
 	fs := cmd.Flags()
@@ -66,8 +89,92 @@ be found, and 1 when a run cannot be read.`,
 	fs.StringVar(&cf.format, "format", "text", "output format: text or json (one JSON object)")
 	fs.Var(&cf.chart, "chart", "also draw both runs over time into this file: .svg, .png or .html")
 	fs.BoolVar(&cf.force, "force", false, "replace the --chart file if it exists")
+	fs.StringArrayVar(&cf.aTags, "a-tag", nil, "side A is every run with this key=value tag (repeatable: all must match, as report --tag)")
+	fs.StringArrayVar(&cf.bTags, "b-tag", nil, "side B is every run with this key=value tag (repeatable: all must match, as report --tag)")
 	cf.split.Register(fs)
 	return cmd
+}
+
+// compareSides sorts compare's arguments and tags into its two sides: one
+// run a side is compare as it always was, groups are judged over runs.
+func (a *app) compareSides(args []string, cf compareFlags) error {
+	var sides [2][]string
+	tags := [2][]string{cf.aTags, cf.bTags}
+	for i := range sides {
+		if len(tags[i]) > 0 {
+			continue
+		}
+		if len(args) == 0 {
+			return usagef("name two sides to compare: two runs (A B), two groups of runs (A1,A2,... B1,B2,...) or --a-tag/--b-tag key=value")
+		}
+		for _, ref := range strings.Split(args[0], ",") {
+			if ref == "" && strings.Contains(args[0], ",") {
+				return usagef("%q holds an empty run name: separate runs with single commas, no spaces", args[0])
+			}
+			sides[i] = append(sides[i], ref)
+		}
+		args = args[1:]
+	}
+	if len(args) > 0 {
+		return usagef("too many arguments: a side given by --a-tag or --b-tag takes the place of one argument (two sides in all)")
+	}
+	if len(tags[0]) == 0 && len(tags[1]) == 0 && len(sides[0]) == 1 && len(sides[1]) == 1 {
+		return a.compare(sides[0][0], sides[1][0], cf)
+	}
+	return a.compareGroups(sides, tags, cf)
+}
+
+// compareGroups runs `stampede compare` of two groups of runs.
+func (a *app) compareGroups(refs, tags [2][]string, cf compareFlags) error {
+	switch cf.format {
+	case "text", "json":
+	default:
+		return usagef("unknown --format %q: use text or json", cf.format)
+	}
+	if p, _ := cf.chart.Path(); p != "" {
+		return usagef("--chart draws one run a side: compare groups without it, or chart one run of each side")
+	}
+	if by, err := cf.split.By(); err != nil || by != "" {
+		return usagef("--by-endpoint and --by-locality compare one run a side: compare groups without them")
+	}
+	root, err := resultsRoot(cf.resultsDir, cf.resultsURL)
+	if err != nil {
+		return err
+	}
+	src := &cmdline.RunSource{Root: root, StoreURL: storeURL(cf.resultsURL)}
+	defer src.Close()
+	var groups [2][]*runlog.Run
+	for i := range groups {
+		if groups[i], err = cmdline.OpenRunsFrom(src, refs[i], tags[i]); err != nil {
+			return err
+		}
+	}
+	if len(groups[0]) == 1 && len(groups[1]) == 1 {
+		// Tags that select one run a side: compare them as two runs.
+		return a.compare(groups[0][0].Info.ID, groups[1][0].Info.ID, cf)
+	}
+	c, err := results.CompareGroups(groups[0], groups[1])
+	var ge *results.GroupError
+	if errors.As(err, &ge) {
+		return asUsage(err)
+	}
+	if err != nil {
+		return err
+	}
+	for _, side := range []*results.GroupSide{&c.A, &c.B} {
+		for i := range side.Runs {
+			side.Runs[i].Dir = src.Where(side.Runs[i].Dir)
+		}
+	}
+	for _, w := range c.Warnings {
+		fmt.Fprintf(a.stderr, "warning: %s\n", oneLine(w))
+	}
+	if cf.format == "json" {
+		enc := json.NewEncoder(a.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(c)
+	}
+	return output.GroupComparison(a.stdout, c)
 }
 
 // compare runs `stampede compare`.

@@ -155,9 +155,9 @@ func TestCompareBadInput(t *testing.T) {
 		code int
 		want string
 	}{
-		{"no args", nil, 2, "`stampede compare` takes exactly 2 arguments, not 0: usage: stampede compare A B [flags]"},
-		{"one arg", []string{"20261122-1035"}, 2, "`stampede compare` takes exactly 2 arguments, not 1: usage: stampede compare A B [flags]"},
-		{"three args", []string{"a", "b", "c"}, 2, "`stampede compare` takes exactly 2 arguments, not 3: usage: stampede compare A B [flags]"},
+		{"no args", nil, 2, "name two sides to compare"},
+		{"one arg", []string{"20261122-1035"}, 2, "name two sides to compare"},
+		{"three args", []string{"a", "b", "c"}, 2, "`stampede compare` takes at most 2 arguments, not 3"},
 		{"unknown run", []string{"20261122-1035", "nosuch"}, 2, `no run "nosuch"`},
 		{"ambiguous", []string{"20261122", "20261122-1035"}, 2, "ambiguous run reference"},
 		{"not a run", []string{"20261122-1035", root}, 2, "not a stampede run directory"},
