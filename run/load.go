@@ -467,6 +467,11 @@ func Cleanup(ctx context.Context, spec CleanupSpec) error {
 		}
 		fmt.Fprintf(log, "dropped table %s\n", existing[i])
 	}
+	if oc, ok := gen.(workload.ObjectCleaner); ok && !db.Null() {
+		if err := oc.CleanupObjects(ctx, db, log); err != nil {
+			return err
+		}
+	}
 	if err := workload.ForgetLoad(ctx, db, gen); err != nil {
 		return fmt.Errorf("removing the record of the load from %s: %w", workload.LoadRecordTable, err)
 	}

@@ -842,6 +842,17 @@ type InitChecker interface {
 	CheckInit(ctx context.Context, db *sqlx.DB) error
 }
 
+// ObjectCleaner is a Generator whose init makes objects beyond its tables
+// (TPC-C's routines): cleanup drops, after the tables, those that still
+// carry stampede's mark, and keeps, saying so in one line on log, those
+// of the same names that a user made or replaced.
+type ObjectCleaner interface {
+	Generator
+	// CleanupObjects drops the objects and says on log what it dropped
+	// and what it kept.
+	CleanupObjects(ctx context.Context, db *sqlx.DB, log io.Writer) error
+}
+
 // ScriptLoader is a Generator whose load is a file of the user's that
 // its PreLoad hook runs (the sql workload's --init-file): init names the
 // file, as it cannot count the rows before, and counts them after.

@@ -252,6 +252,10 @@ type stepError struct {
 func (e stepError) Error() string { return e.msg }
 func (e stepError) Unwrap() error { return e.err }
 
+// resultFigure is the figure of run tpcc --profile hammerdb whose text is
+// HammerDB's TEST RESULT line.
+const resultFigure = "hammerdb_nopm"
+
 // vuserLines passes on what it is written, with the result line that
 // HammerDB's monitor virtual user prints (TEST RESULT : ...) as it
 // prints it (Vuser 1:TEST RESULT : ...), and notes where the run was
@@ -272,6 +276,13 @@ func (v *vuserLines) Write(p []byte) (int, error) {
 		if !v.mid {
 			if bytes.HasPrefix(line, []byte("TEST RESULT : ")) {
 				out = append(out, "Vuser 1:"...)
+			}
+			// run tpcc --profile hammerdb prints it as its figure
+			// hammerdb_nopm: the figure's line, then HammerDB's.
+			if res, ok := bytes.CutPrefix(bytes.TrimLeft(line, " "), []byte(resultFigure+": ")); ok && bytes.HasPrefix(res, []byte("TEST RESULT : ")) {
+				out = append(append(append(out, line...), "Vuser 1:"...), res...)
+				v.mid = res[len(res)-1] != '\n'
+				continue
 			}
 			if dir, ok := bytes.CutPrefix(line, []byte("results saved in ")); ok {
 				v.saved = savedID(string(bytes.TrimSpace(dir)))

@@ -78,7 +78,7 @@ be found, and 1 when a run cannot be read.`,
   stampede compare ./before/20261122-103512-ycsb-3f9a ./after/20261122-113512-ycsb-77c1 --format json
   stampede compare --a-tag side=before --b-tag side=after
   stampede compare 20261122-1035,20261122-1036,20261122-1037 20261122-1135,20261122-1136,20261122-1137`,
-		Args: positional(0, 2),
+		Args: cmdline.Positional(0, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.compareSides(args, cf)
 		},

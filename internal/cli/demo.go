@@ -40,7 +40,7 @@ refuses to start if a stampede_demo that it did not create exists (--force-drop 
 		Example: `  stampede demo
   stampede demo --duration 60s --concurrency 16
   stampede demo 'postgresql://postgres@127.0.0.1:5432/postgres?sslmode=disable'`,
-		Args: positional(0, 1),
+		Args: cmdline.Positional(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.demo(cmd.Context(), f, args)
 		},

@@ -61,7 +61,7 @@ Exit status: 0 when the nodes hold the same data, 1 when they differ, 2 on error
 		Example: `  stampede diff 'postgresql://host1/shop' 'postgresql://host2/shop'     # every table
   stampede diff --workload tpcc --no-pk 'postgresql://host1/tpcc' 'postgresql://host2/tpcc'
   stampede diff --tables orders,order_line --converge 30s URL_A URL_B`,
-		Args: positional(2, 2),
+		Args: cmdline.Positional(2, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			err := a.diff(cmd, args, f)
 			var u usageError

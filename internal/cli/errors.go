@@ -6,8 +6,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/spf13/cobra"
-
 	"github.com/stampede-bench/stampede/results/store"
 	"github.com/stampede-bench/stampede/run"
 )
@@ -76,42 +74,6 @@ func oneLine(msg string) string {
 	msg = strings.TrimSpace(msg)
 	msg = strings.ReplaceAll(msg, "\n\t", " ")
 	return strings.Join(strings.Fields(strings.ReplaceAll(msg, "\n", " ")), " ")
-}
-
-// positional returns the argument check of a command that takes from min
-// to max positional arguments (max < 0: no upper limit). A wrong count is
-// a usage error (exit code 2) that says, in one line, what the command
-// takes and how many it was given, with its usage line.
-func positional(min, max int) cobra.PositionalArgs {
-	return func(cmd *cobra.Command, args []string) error {
-		n := len(args)
-		if n >= min && (max < 0 || n <= max) {
-			return nil
-		}
-		if max == 0 { // a word where none belongs: most often a misspelt subcommand
-			return usagef("unknown command %q for %q: see `%s --help`", args[0], cmd.CommandPath(), cmd.CommandPath())
-		}
-		var need string
-		switch {
-		case min == max:
-			need = fmt.Sprintf("exactly %s", plural(min, "argument"))
-		case max < 0:
-			need = fmt.Sprintf("at least %s", plural(min, "argument"))
-		case min == 0:
-			need = fmt.Sprintf("at most %s", plural(max, "argument"))
-		default:
-			need = fmt.Sprintf("%d to %d arguments", min, max)
-		}
-		return usagef("`%s` takes %s, not %d: usage: %s (see `%s --help`)", cmd.CommandPath(), need, n, cmd.UseLine(), cmd.CommandPath())
-	}
-}
-
-// plural is n and word, with an s unless n is 1.
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // resultsRoot returns the directory under which runs are saved.

@@ -99,7 +99,7 @@ func (a *app) fleetCmd() *cobra.Command {
 		Short: "Work on every tenant of a fleet (see --tenants of init)",
 		Example: `  stampede init tpcc --tenants 100 --warehouses 1 'postgresql://postgres@localhost:5432'
   stampede fleet exec --workload tpcc --tenants 100 'ALTER TABLE customer ADD COLUMN note TEXT' 'postgresql://postgres@localhost:5432'`,
-		Args: positional(0, 0),
+		Args: cmdline.Positional(0, 0),
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(a.fleetExecCmd())
@@ -144,7 +144,7 @@ Examples:
 			}
 			m, ok := workload.Get(workloadName)
 			if !ok {
-				return usagef("unknown workload %q: see `stampede workloads` (available: %s)", workloadName, workloadNames())
+				return usagef("unknown workload %q: see `stampede workloads` (available: %s)", workloadName, cmdline.WorkloadNames())
 			}
 			spec, on, err := tf.Fleet(m.Name)
 			if err != nil {

@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"os"
@@ -142,4 +143,86 @@ func TestTPCCServerSideCompare(t *testing.T) {
 	execIn(t, db, "DROP FUNCTION stampede_payment(integer, integer, integer, integer, integer, integer, numeric, varchar, varchar, numeric)")
 	checkOneLineError(t, stampede(t, "run", "tpcc", "--server-side", "--duration", "1s", "--db", db, "--results-dir", root, srv), 2,
 		"function stampede_payment (Payment) is missing from database "+db+": run `stampede init tpcc --server-side")
+}
+
+// TestHammerDBCleanupRoutines: cleanup tpcc drops, with the tables, the
+// routines init made (HammerDB's functions or procedures, --server-side's
+// stampede_* functions) whose mark still matches their body, and keeps a
+// user's replaced neword, saying so in one line.
+func TestHammerDBCleanupRoutines(t *testing.T) {
+	t.Parallel()
+	srv := testServer(t)
+	for _, c := range []struct {
+		name, kind, neword string
+		flags              []string
+	}{
+		{"functions", "function", "neword", []string{"--profile", "hammerdb"}},
+		{"procedures", "procedure", "neword", []string{"--profile", "hammerdb", "--stored-procs"}},
+		{"server-side", "function", "stampede_neword", []string{"--server-side"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			db := freshDB(t, "stampede_hdbclean")
+			if r := stampede(t, append(append([]string{"init", "tpcc"}, c.flags...), "--db", db, srv)...); r.code != 0 {
+				t.Fatalf("init: %d %s", r.code, r.stderr)
+			}
+			ctx := context.Background()
+			conn := connectTo(t, ctx, db)
+			defer conn.Close(ctx)
+			var def string
+			if err := conn.QueryRow(ctx, "SELECT pg_get_functiondef(oid) FROM pg_proc WHERE proname = $1", c.neword).Scan(&def); err != nil {
+				t.Fatal(err)
+			}
+			mine := strings.Replace(def, "\nBEGIN\n", "\nBEGIN\n  PERFORM 1; -- the user's\n", 1)
+			if mine == def {
+				t.Fatalf("no BEGIN line in %s:\n%s", c.neword, def)
+			}
+			if _, err := conn.Exec(ctx, mine); err != nil {
+				t.Fatal(err)
+			}
+			names := "'neword', 'payment', 'delivery', 'ostat', 'slev', 'stampede_neword', 'stampede_payment', 'stampede_delivery', 'stampede_ostat', 'stampede_slev'"
+			if n := queryInt(t, db, "SELECT count(*) FROM pg_proc WHERE proname IN ("+names+")"); n != 5 {
+				t.Fatalf("%d routines after init, want 5", n)
+			}
+			r := stampede(t, append(append([]string{"cleanup", "tpcc"}, c.flags...), "--db", db, srv)...)
+			if r.code != 0 {
+				t.Fatalf("cleanup: %d %s", r.code, r.stderr)
+			}
+			out := r.stdout + r.stderr
+			var left []string
+			rows, err := conn.Query(ctx, "SELECT proname::text, prosrc FROM pg_proc WHERE proname IN ("+names+")")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for rows.Next() {
+				var name, src string
+				if err := rows.Scan(&name, &src); err != nil {
+					t.Fatal(err)
+				}
+				if name != c.neword || !strings.Contains(src, "PERFORM 1; -- the user's") {
+					t.Errorf("cleanup left %s %s (not the user's)", c.kind, name)
+				}
+				left = append(left, name)
+			}
+			if err := rows.Err(); err != nil {
+				t.Fatal(err)
+			}
+			if len(left) != 1 {
+				t.Errorf("cleanup left %q, want the user's %s only", left, c.neword)
+			}
+			kept := regexp.MustCompile(`(?m)^kept ` + c.kind + ` ` + c.neword + `\([a-z ,\[\]]+\) in database ` + db + `: not made by stampede's init, or replaced since.*$`)
+			if n := len(kept.FindAllString(out, -1)); n != 1 {
+				t.Errorf("cleanup said %d times that it kept the user's %s, want once:\n%s", n, c.neword, out)
+			}
+			prefix := strings.TrimSuffix(c.neword, "neword")
+			for _, n := range []string{"payment", "delivery", "ostat", "slev"} {
+				if !strings.Contains(out, "dropped "+c.kind+" "+prefix+n+"(") {
+					t.Errorf("cleanup did not say it dropped %s %s:\n%s", c.kind, prefix+n, out)
+				}
+			}
+			if n := queryInt(t, db, "SELECT count(*) FROM pg_tables WHERE tablename IN ('warehouse', 'district', 'customer')"); n != 0 {
+				t.Errorf("%d of the tables left after cleanup", n)
+			}
+		})
+	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stampede-bench/stampede/cmdline"
 	"github.com/stampede-bench/stampede/proxy"
 )
 
@@ -48,7 +49,7 @@ Ctrl-C stops it and closes every connection.`,
       postgresql://postgres@127.0.0.1:6002/ycsb postgresql://postgres@127.0.0.1:6003/ycsb
   stampede proxy set west --stall                # partition the west region
   curl -X PATCH -d '{"stall": false}' http://127.0.0.1:8474/listeners/west/faults`,
-		Args: positional(0, 0),
+		Args: cmdline.Positional(0, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			defaults, _, err := proxy.FromFlags(cmd.Flags(), proxy.Faults{})
 			if err != nil {
@@ -99,7 +100,7 @@ faults at once.`,
 		Example: `  stampede proxy set west --latency 120ms --jitter 10ms
   stampede proxy set east --reset --reset-fraction 0.5
   stampede proxy set east --replace             # clear every fault`,
-		Args: positional(1, 1),
+		Args: cmdline.Positional(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			l, err := proxy.Change(cmd.Context(), api, args[0], cmd.Flags(), replace, func(w string) { fmt.Fprintf(a.stderr, "warning: %s\n", w) })
 			if errors.Is(err, proxy.ErrSetup) {

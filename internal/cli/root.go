@@ -88,10 +88,10 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		args, a.secrets = l.Args, append(a.secrets, l.Secrets...)
 		a.form = "sysbench"
 	} else if args, err = a.ycsbLine(args); err == nil {
-		if name := workloadHelpAsked(args); name != "" {
+		if name := cmdline.WorkloadHelpAsked(args); name != "" {
 			return a.workloadHelp(ctx, name)
 		}
-		args, err = sysbenchOrder(args)
+		args, err = cmdline.SysbenchOrder(args)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "stampede: error: %s\n", err)
@@ -121,11 +121,11 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		if a.pgbenchForm { // pgbench's line takes no --db, and stampede's init has no pgbench-form hint
 			msg = strings.Replace(msg, sqlx.NoDatabaseHint, pgbenchNoDatabaseHint, 1)
 		} else {
-			msg = strings.Replace(msg, sqlx.NoDatabaseHint, a.noDatabaseHint(), 1)
+			msg = strings.Replace(msg, sqlx.NoDatabaseHint, cmdline.NoDatabaseHint(a.argv), 1)
 		}
-		if h, ok := anotherDatabaseHints[a.form]; ok {
+		if h, ok := cmdline.AnotherDatabaseHints[a.form]; ok {
 			msg = strings.Replace(msg, workload.AnotherDatabaseHint, h, 1)
-			msg = strings.Replace(msg, workload.OtherDatabaseHint, otherDatabaseHints[a.form], 1)
+			msg = strings.Replace(msg, workload.OtherDatabaseHint, cmdline.OtherDatabaseHints[a.form], 1)
 		}
 		fmt.Fprintf(stderr, "stampede: error: %s\n", cmdline.ScrubMessage(a.hinter().Hints(msg), a.secrets))
 	}
@@ -135,22 +135,6 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 // pgbenchNoDatabaseHint replaces sqlx.NoDatabaseHint in the pgbench
 // form's errors.
 const pgbenchNoDatabaseHint = "create it (createdb), then load pgbench's tables into it with pgbench -i (stampede pgbench -i), or name another database"
-
-// anotherDatabaseHints replace workload.AnotherDatabaseHint in the errors
-// of the other tools' forms: each names options its form takes.
-var anotherDatabaseHints = map[string]string{
-	"pgbench":  "load into another database (pgbench's dbname, the last argument), or to drop it anyway, add " + workload.ForceDropFlag + " to -i",
-	"sysbench": "load into another database (--pgsql-db=NAME), or to drop it anyway, add " + workload.ForceDropFlag,
-	"ycsb":     "load into another database (db.url's database), or to drop it anyway, add " + workload.ForceDropFlag,
-}
-
-// otherDatabaseHints replace workload.OtherDatabaseHint as
-// anotherDatabaseHints do.
-var otherDatabaseHints = map[string]string{
-	"pgbench":  "load into another database (pgbench's dbname, the last argument)",
-	"sysbench": "load into another database (--pgsql-db=NAME)",
-	"ycsb":     "load into another database (db.url's database)",
-}
 
 // sysbenchFlags returns the flags of `run` and `init` of a workload.
 func (a *app) sysbenchFlags(name string) *pflag.FlagSet {
@@ -178,56 +162,6 @@ func (a *app) ycsbLine(args []string) ([]string, error) {
 		fmt.Fprintf(a.stderr, "warning: %s\n", w)
 	}
 	return line.Args, nil
-}
-
-// verbs a workload takes, with sysbench's name for init.
-var workloadVerbs = map[string]string{"prepare": "init", "init": "init", "run": "run", "check": "check", "cleanup": "cleanup"}
-
-// sysbenchOrder accepts sysbench's word order, `stampede WORKLOAD [flags]
-// VERB [flags]`, by moving the verb first: `stampede VERB WORKLOAD ...`.
-// The last verb word after the workload's name is the verb, as sysbench
-// takes its command last.
-func sysbenchOrder(args []string) ([]string, error) {
-	if len(args) == 0 {
-		return args, nil
-	}
-	if _, ok := workload.Get(args[0]); !ok {
-		return args, nil
-	}
-	for i := len(args) - 1; i >= 1; i-- {
-		if verb, ok := workloadVerbs[args[i]]; ok {
-			out := []string{verb, args[0]}
-			out = append(out, args[1:i]...)
-			return append(out, args[i+1:]...), nil
-		}
-	}
-	return nil, usagef("say what to do with %s: `stampede %s [flags] prepare|run|check|cleanup` (or `stampede run %s ...`)", args[0], args[0], args[0])
-}
-
-// workloadHelpAsked returns the workload of `stampede ycsb --help` (or -h,
-// the workload's name alone, or `stampede help ycsb`), "" for any other line: help, not the
-// missing verb's error.
-func workloadHelpAsked(args []string) string {
-	if len(args) == 2 && args[0] == "help" { // `stampede help ycsb`
-		args = args[1:]
-	}
-	if len(args) == 0 {
-		return ""
-	}
-	if _, ok := workload.Get(args[0]); !ok {
-		return ""
-	}
-	help := len(args) == 1
-	for _, arg := range args[1:] {
-		if _, ok := workloadVerbs[arg]; ok {
-			return ""
-		}
-		help = help || arg == "--help" || arg == "-h"
-	}
-	if help {
-		return args[0]
-	}
-	return ""
 }
 
 // workloadHelp prints the verbs that take workload name, then the flags
@@ -312,7 +246,7 @@ func (a *app) workloadsCmd() *cobra.Command {
 		Short: "List the available workloads",
 		Example: `  stampede workloads
   stampede run ycsb --help     # a workload's flags`,
-		Args: positional(0, 0),
+		Args: cmdline.Positional(0, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			for _, m := range workload.Registered() {
 				fmt.Fprintf(a.stdout, "%-24s %s\n", m.Name, m.Description)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stampede-bench/stampede/cmdline"
 	"github.com/stampede-bench/stampede/output"
 	"github.com/stampede-bench/stampede/results/store"
 	"github.com/stampede-bench/stampede/run"
@@ -65,7 +66,7 @@ be reached or read.`,
 		Example: `  stampede runs
   stampede runs --workload ycsb --tag db=pg17 --since 24h
   stampede runs --results-url postgresql://bench@results-db/stampede --format json`,
-		Args: positional(0, 0),
+		Args: cmdline.Positional(0, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runs(cmd.Context(), rf, time.Now())
 		},
@@ -109,7 +110,7 @@ func (a *app) runs(ctx context.Context, rf runsFlags, now time.Time) error {
 		if _, ok := workload.Get(rf.workload); !ok && rf.workload != run.DiffWorkload {
 			// Runs of a workload this build does not know may be in the
 			// store (an older or newer stampede wrote them): warn, list.
-			fmt.Fprintf(a.stderr, "warning: --workload %q is not a workload of this stampede (%s): listing the runs recorded under that name, if any\n", rf.workload, workloadNames())
+			fmt.Fprintf(a.stderr, "warning: --workload %q is not a workload of this stampede (%s): listing the runs recorded under that name, if any\n", rf.workload, cmdline.WorkloadNames())
 		}
 	}
 	if f.Tags, err = runlog.ParseTags(rf.tags); err != nil {
@@ -159,7 +160,7 @@ Exit status: 0 when every run is in the store, 2 for a command line error (not a
 run directory, no PostgreSQL store, a different copy in the store), 1 when the
 store cannot be reached or written.`,
 		Example: `  stampede runs upload ~/.stampede/runs/20261122-103512-ycsb-3f9a --results-url postgresql://bench@results-db/stampede`,
-		Args:    positional(1, -1),
+		Args:    cmdline.Positional(1, -1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runsUpload(cmd.Context(), args, storeURL(resultsURL))
 		},

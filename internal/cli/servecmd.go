@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stampede-bench/stampede/cmdline"
 	"github.com/stampede-bench/stampede/dashboard"
 	"github.com/stampede-bench/stampede/results/store"
 	"github.com/stampede-bench/stampede/run"
@@ -29,7 +30,7 @@ The JSON API's endpoints ({id}: a run ID or a unique prefix of one):
   ` + strings.Join(dashboard.Endpoints(), "\n  "),
 		Example: `  stampede serve
   stampede serve --listen 127.0.0.1:9000 --results-dir /results`,
-		Args: positional(0, 0),
+		Args: cmdline.Positional(0, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var err error
 			if o.Root, err = resultsRoot(dir, url); err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -12,10 +11,6 @@ import (
 	"github.com/stampede-bench/stampede/cmdline"
 	"github.com/stampede-bench/stampede/cmdline/cockroach"
 	"github.com/stampede-bench/stampede/cmdline/hammerdb"
-	pgline "github.com/stampede-bench/stampede/cmdline/pgbench"
-	sbline "github.com/stampede-bench/stampede/cmdline/sysbench"
-	"github.com/stampede-bench/stampede/run"
-	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
 )
 
@@ -68,14 +63,14 @@ func (a *app) workloadVerb(v verb) *cobra.Command {
 		Use:     v.name + " WORKLOAD [flags] [URL...]",
 		Aliases: v.aliases,
 		Short:   v.short,
-		Long:    v.short + ".\n\n" + cmdline.VerbHelp(v.name) + urlHelp + "\n\nWorkloads: " + workloadNames() + " (see `stampede workloads`).",
+		Long:    v.short + ".\n\n" + cmdline.VerbHelp(v.name) + urlHelp + "\n\nWorkloads: " + cmdline.WorkloadNames() + " (see `stampede workloads`).",
 		Example: v.examples,
 		Args:    cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usagef("name a workload: `%s` (workloads: %s)", strings.Replace(v.example, "WORKLOAD", "NAME", 1), workloadNames())
+				return usagef("name a workload: `%s` (workloads: %s)", strings.Replace(v.example, "WORKLOAD", "NAME", 1), cmdline.WorkloadNames())
 			}
-			return notWorkload(v, args[0])
+			return cmdline.NotWorkload(v.name, args[0])
 		},
 	}
 	// A flag the verb alone does not know (`run URL ycsb --duration 2s`,
@@ -84,11 +79,11 @@ func (a *app) workloadVerb(v verb) *cobra.Command {
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		if c == cmd {
 			if i := slices.IndexFunc(a.argv, func(w string) bool { return w == v.name || slices.Contains(v.aliases, w) }); i >= 0 && i+1 < len(a.argv) && !strings.HasPrefix(a.argv[i+1], "-") {
-				return notWorkload(v, a.argv[i+1])
+				return cmdline.NotWorkload(v.name, a.argv[i+1])
 			}
 			// A workload's flag before the workload's name.
 			if name, ok := strings.CutPrefix(err.Error(), "unknown flag: --"); ok && slices.ContainsFunc(cmd.Commands(), func(w *cobra.Command) bool { return w.Flags().Lookup(name) != nil }) {
-				return usagef("--%s is a workload's flag: name the workload first, as in `%s` (workloads: %s)", name, strings.Replace(v.example, "WORKLOAD", "NAME", 1), workloadNames())
+				return usagef("--%s is a workload's flag: name the workload first, as in `%s` (workloads: %s)", name, strings.Replace(v.example, "WORKLOAD", "NAME", 1), cmdline.WorkloadNames())
 			}
 		}
 		return flagError(c, err)
@@ -97,24 +92,6 @@ func (a *app) workloadVerb(v verb) *cobra.Command {
 		cmd.AddCommand(a.workloadCmd(v, m))
 	}
 	return cmd
-}
-
-// notWorkload is the error for a word given where verb v takes a
-// workload's name: a URL put first, or an unknown name.
-func notWorkload(v verb, word string) error {
-	if strings.Contains(word, "://") || strings.Contains(word, "=") {
-		return usagef("%q is a URL, not a workload: name the workload first, as in `stampede %s WORKLOAD [flags] URL...` (workloads: %s)", sqlx.Redact(word), v.name, workloadNames())
-	}
-	return usagef("unknown workload %q: see `stampede workloads` (available: %s)", word, workloadNames())
-}
-
-func workloadNames() string {
-	var names []string
-	for _, m := range workload.Registered() {
-		names = append(names, m.Name)
-	}
-	sort.Strings(names)
-	return strings.Join(names, ", ")
 }
 
 // workloadCmd builds `VERB NAME`.
@@ -210,7 +187,7 @@ func (a *app) workloadCmd(v verb, m workload.Meta) *cobra.Command {
 		}
 		switch v.name {
 		case "init":
-			return a.initWorkload(ctx, gen, cf, inf, args)
+			return inf.Load(ctx, gen, cf, args, a.stdout, a.stderr)
 		case "run":
 			if err := rf.Resolve(fs); err != nil {
 				return err
@@ -221,50 +198,12 @@ func (a *app) workloadCmd(v verb, m workload.Meta) *cobra.Command {
 			_, err := cmdline.Sweep(ctx, cmdline.RunArgs{Gen: gen, Conn: cf, Flags: rf, FS: fs, URLs: args}, sf, a.env())
 			return err
 		case "check":
-			return a.checkWorkload(ctx, gen, cf, args)
+			return cmdline.Check(ctx, gen, cf, args, a.stdout, a.stderr)
 		default:
-			conn, err := cf.Spec(args)
-			if err != nil {
-				return err
-			}
-			spec := run.CleanupSpec{Workload: gen, Conn: conn, ForceDrop: forceDrop, Log: a.stderr}
-			if sb, _ := fs.GetBool("sysbench-syntax"); sb {
-				threads, _ := fs.GetInt("threads")
-				return sbline.Cleanup(ctx, spec, threads, a.stdout)
-			}
-			return run.Cleanup(ctx, spec)
+			return cmdline.Cleanup(ctx, gen, cf, args, forceDrop, fs, a.stdout, a.stderr)
 		}
 	}
 	return cmd
-}
-
-func (a *app) initWorkload(ctx context.Context, gen workload.Generator, cf *cmdline.Conn, f *cmdline.Init, urls []string) error {
-	if err := f.ResolveLoaders(); err != nil {
-		return err
-	}
-	conn, err := cf.Spec(urls)
-	if err != nil {
-		return err
-	}
-	spec := f.LoadSpec(gen, conn)
-	spec.Log, spec.Done, spec.Progress = a.stderr, f.Report(gen, a.stdout, a.stderr), cmdline.ProgressBar(a.stderr)
-	if f.SysbenchSyntax() {
-		sbline.Prepare(&spec, f.Concurrency(), a.stdout, a.stderr)
-	}
-	if on, quiet := f.PgbenchStyle(); on {
-		if err := pgline.Init(&spec, quiet, a.stderr); err != nil {
-			return err
-		}
-	}
-	return run.Load(ctx, spec)
-}
-
-func (a *app) checkWorkload(ctx context.Context, gen workload.Generator, cf *cmdline.Conn, urls []string) error {
-	conn, err := cf.Spec(urls)
-	if err != nil {
-		return err
-	}
-	return run.Check(ctx, gen, conn, a.stdout, a.stderr)
 }
 
 // cockroachCmd is `stampede workload init|run|check W ...`: a pasted

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stampede-bench/stampede/cmdline"
 	"github.com/stampede-bench/stampede/run"
 )
 
@@ -19,7 +20,7 @@ func (a *app) versionCmd() *cobra.Command {
 		Short: "Print stampede's version",
 		Example: `  stampede version
   stampede --version`,
-		Args: positional(0, 0),
+		Args: cmdline.Positional(0, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			fmt.Fprint(a.stdout, versionLine())
 			return nil

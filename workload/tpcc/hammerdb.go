@@ -164,6 +164,15 @@ func hammerPartitions(warehouses int, partition bool) int {
 	return warehouses / 100
 }
 
+// partitionWarnings says, for init, that --partition makes no partitions
+// below 200 warehouses, as HammerDB's pg_partition.
+func (g *tpcc) partitionWarnings() []string {
+	if !g.hammerdb() || !g.hdb.partition || hammerPartitions(g.warehouses, true) > 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("--partition makes no partitions below 200 warehouses (as HammerDB's pg_partition): order_line of %d warehouses is one table; give --warehouses 200 or more to partition it, or leave --partition out", g.warehouses)}
+}
+
 // hammerHeader is what the run header says of a run of --profile
 // hammerdb: how its virtual users run, and how HammerDB's routines differ
 // from the specification.
@@ -194,7 +203,7 @@ func (g *tpcc) hammerHeader(workers int) []string {
 			label, workers, whs, waits, errs),
 		fmt.Sprintf("%s: NEWORD, PAYMENT, DELIVERY, SLEV, OSTAT are %s: %s, each one transaction at the server's default isolation", label, kind, routines),
 		label + ": deviations from the specification, as HammerDB's: customers (New-Order, Payment, Order-Status) and items uniform, not NURand; NURand's C for last names fixed at 123; " +
-			"payment amounts whole 1-5000; 1% of New-Orders end on item 100001, which does not exist, and commit with that line's price, amount and S_DIST_xx NULL (the specification rolls them back)",
+			"payment amounts whole 1-5000; Payment and Order-Status by last name get the name drawn (HammerDB's prepared calls pass the literal '$8' instead, so its by-name lookups find no customer); 1% of New-Orders end on item 100001, which does not exist, and commit with that line's price, amount and S_DIST_xx NULL (the specification rolls them back)",
 		label + ": NOPM and TPM as HammerDB computes them: the growth of sum(d_next_o_id) and of sum(xact_commit + xact_rollback) over every database in pg_stat_database, from the end of the ramp to the end of the run, per minute of --duration",
 	}
 }

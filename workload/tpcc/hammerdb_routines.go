@@ -5,6 +5,7 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"text/template"
@@ -136,6 +137,11 @@ func (g *tpcc) installedRoutines(ctx context.Context, db *sqlx.DB) ([]installedR
 	for _, r := range g.routines() {
 		names = append(names, r.name)
 	}
+	return g.routinesNamed(ctx, db, names)
+}
+
+// routinesNamed lists the routines of the current schema named names.
+func (g *tpcc) routinesNamed(ctx context.Context, db *sqlx.DB, names []string) ([]installedRoutine, error) {
 	rows, err := db.Query(ctx, `SELECT p.proname, p.oid::regprocedure::text, p.prokind::text, oidvectortypes(p.proargtypes),
 		coalesce(obj_description(p.oid, 'pg_proc'), ''), md5(p.prosrc)
 		FROM pg_proc p WHERE p.pronamespace = current_schema()::regnamespace AND p.proname = ANY($1) ORDER BY 1, 2`, names)
@@ -295,4 +301,40 @@ func (g *tpcc) otherKindHint(inst []installedRoutine, name string) string {
 		}
 	}
 	return ""
+}
+
+var _ workload.ObjectCleaner = (*tpcc)(nil)
+
+// CleanupObjects implements workload.ObjectCleaner: cleanup drops the
+// routines init made, HammerDB's (--profile hammerdb, functions or
+// procedures) and stampede's server-side functions (--server-side),
+// whatever the flags of the cleanup, those whose mark still matches their
+// body only; a routine of one of those names that a user made or
+// replaced (CREATE OR REPLACE keeps the mark, not the body's sum) is the
+// user's: kept, and said in one line.
+func (g *tpcc) CleanupObjects(ctx context.Context, db *sqlx.DB, log io.Writer) error {
+	names := slices.Clone(routineNames)
+	for _, n := range routineNames {
+		names = append(names, serverPrefix+n)
+	}
+	inst, err := g.routinesNamed(ctx, db, names)
+	if err != nil {
+		return err
+	}
+	var kept []string
+	for _, r := range inst {
+		if !r.ours {
+			kept = append(kept, r.kind+" "+r.signature)
+			continue
+		}
+		if _, err := db.Exec(ctx, "DROP ROUTINE "+r.signature); err != nil {
+			return fmt.Errorf("dropping stampede's %s %s: %w", r.kind, r.signature, err)
+		}
+		fmt.Fprintf(log, "dropped %s %s\n", r.kind, r.signature)
+	}
+	if len(kept) > 0 {
+		fmt.Fprintf(log, "kept %s in database %s: not made by stampede's init, or replaced since (yours: drop it yourself if you want it gone)\n",
+			strings.Join(kept, ", "), db.Database())
+	}
+	return nil
 }

@@ -51,6 +51,26 @@ func TestHammerDBPartitions(t *testing.T) {
 			t.Errorf("%d warehouses, partition %v: %d partitions, want %d", c.w, c.part, got, c.want)
 		}
 	}
+	// init says, in one line, that --partition below 200 warehouses
+	// makes no partitions (load prints RunDefaults' warnings).
+	for _, c := range []struct {
+		args []string
+		warn bool
+	}{
+		{[]string{"--profile", "hammerdb", "--partition", "--warehouses", "100"}, true},
+		{[]string{"--profile", "hammerdb", "--partition", "--warehouses", "199"}, true},
+		{[]string{"--profile", "hammerdb", "--partition", "--warehouses", "200"}, false},
+		{[]string{"--profile", "hammerdb", "--warehouses", "100"}, false},
+	} {
+		w := newGen(t, c.args...).RunDefaults().Warnings
+		switch {
+		case !c.warn && len(w) > 0:
+			t.Errorf("%q: warns %q", c.args, w)
+		case c.warn && (len(w) != 1 || !strings.HasPrefix(w[0], "--partition makes no partitions below 200 warehouses") ||
+			!strings.Contains(w[0], "of "+c.args[4]+" warehouses is one table") || strings.Contains(w[0], "\n")):
+			t.Errorf("%q: warnings %q, want one line saying --partition makes no partitions", c.args, w)
+		}
+	}
 	g := newGen(t, "--profile", "hammerdb", "--partition", "--warehouses", "300")
 	i := slices.IndexFunc(g.Tables(), func(tb workload.Table) bool { return tb.Name == orderLineTable })
 	if s := g.Tables()[i].Schema; !strings.HasSuffix(s, ") PARTITION BY HASH (ol_w_id)") {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"sync"
 	"time"
 
@@ -14,9 +15,9 @@ import (
 )
 
 // The statements that call the routines, as HammerDB's driver calls them:
-// functions through prepared SELECTs (pgx prepares and caches each
-// statement on its connection), procedures with CALL and placeholder
-// values for their INOUT arguments.
+// functions through prepared SELECTs (each prepared once per connection,
+// see hammerWorker.exec), procedures with CALL and placeholder values for
+// their INOUT arguments.
 const (
 	callNewOrderFunc = "SELECT neword($1, $2, $3, $4, $5, 0)"
 	callPaymentFunc  = "SELECT payment($1, $2, $3, $4, $5, $6, $7, $8, '0', 0)"
@@ -57,7 +58,26 @@ type hammerWorker struct {
 	slevD     int64
 	next      int // the next transaction, drawn
 	nextDrawn bool
+	// raw is conn's fast path (nil without one): each call one prepared
+	// statement's Bind, Execute and Sync, its parameters written as text
+	// into buffers reused from call to call.
+	raw    sqlx.RawQuerier
+	args   []hammerArg
+	params [][]byte
+	bufs   [][]byte
 }
+
+// hammerArg is one argument of a routine's call: an integer, or with str
+// set, s.
+type hammerArg struct {
+	i   int64
+	s   string
+	str bool
+}
+
+// num and text are the arguments of a call.
+func num(v int64) hammerArg   { return hammerArg{i: v} }
+func text(s string) hammerArg { return hammerArg{s: s, str: true} }
 
 // hammerTx maps HammerDB's draw of 1-23 to stampede's op index.
 func hammerTx(choice int) int {
@@ -128,7 +148,7 @@ func (w *hammerWorker) call(ctx context.Context, op int) error {
 		if w.procs {
 			q = callNewOrderProc
 		}
-		return w.exec(ctx, "neword", q, int32(w.wID), int32(w.maxW), int32(d), int32(c), int32(n))
+		return w.exec(ctx, "neword", q, num(w.wID), num(w.maxW), num(int64(d)), num(int64(c)), num(int64(n)))
 	case opPayment:
 		d := int64(randInt(r, 1, 10))
 		cw, cd := w.wID, d
@@ -141,7 +161,7 @@ func (w *hammerWorker) call(ctx context.Context, op int) error {
 		}
 		name := lastName(randgen.NURand(r, 255, hammerNURandC, 0, 999))
 		c := randInt(r, 1, customersPerDistrict)
-		byName := int32(0)
+		byName := int64(0)
 		if randInt(r, 1, 100) <= 60 {
 			byName = 1
 		} else {
@@ -149,14 +169,14 @@ func (w *hammerWorker) call(ctx context.Context, op int) error {
 		}
 		amount := int64(randInt(r, 1, 5000))
 		if w.procs {
-			return w.exec(ctx, "payment", callPaymentProc, int32(w.wID), int32(d), int32(cw), int32(cd), byName, amount, name, int32(c))
+			return w.exec(ctx, "payment", callPaymentProc, num(w.wID), num(d), num(cw), num(cd), num(byName), num(amount), text(name), num(int64(c)))
 		}
-		return w.exec(ctx, "payment", callPaymentFunc, int32(w.wID), int32(d), int32(cw), int32(cd), int32(c), byName, amount, name)
+		return w.exec(ctx, "payment", callPaymentFunc, num(w.wID), num(d), num(cw), num(cd), num(int64(c)), num(byName), num(amount), text(name))
 	case opOrderStatus:
 		d := randInt(r, 1, 10)
 		name := lastName(randgen.NURand(r, 255, hammerNURandC, 0, 999))
 		c := randInt(r, 1, customersPerDistrict)
-		byName := int32(0)
+		byName := int64(0)
 		if randInt(r, 1, 100) <= 60 {
 			byName = 1
 		} else {
@@ -166,25 +186,54 @@ func (w *hammerWorker) call(ctx context.Context, op int) error {
 		if w.procs {
 			q = callOStatProc
 		}
-		return w.exec(ctx, "ostat", q, int32(w.wID), int32(d), int32(c), byName, name)
+		return w.exec(ctx, "ostat", q, num(w.wID), num(int64(d)), num(int64(c)), num(byName), text(name))
 	case opDelivery:
 		q := callDeliveryFunc
 		if w.procs {
 			q = callDeliveryProc
 		}
-		return w.exec(ctx, "delivery", q, int32(w.wID), int32(randInt(r, 1, 10)))
+		return w.exec(ctx, "delivery", q, num(w.wID), num(int64(randInt(r, 1, 10))))
 	default:
 		q := callSlevFunc
 		if w.procs {
 			q = callSlevProc
 		}
-		return w.exec(ctx, "slev", q, int32(w.wID), int32(w.slevD), int32(randInt(r, 10, 20)))
+		return w.exec(ctx, "slev", q, num(w.wID), num(w.slevD), num(int64(randInt(r, 10, 20))))
 	}
 }
 
-// exec runs a call and reads its whole result.
-func (w *hammerWorker) exec(ctx context.Context, name, q string, args ...any) error {
-	rows, err := w.conn.Query(ctx, q, args...)
+// exec runs a call and reads its whole result: one round trip (the
+// statement is prepared once per connection). On the fast path the
+// arguments are written as text into the worker's buffers, and nothing is
+// allocated per call; otherwise through pgx's Query.
+func (w *hammerWorker) exec(ctx context.Context, name, q string, args ...hammerArg) error {
+	if w.raw != nil {
+		for len(w.bufs) < len(args) {
+			w.bufs = append(w.bufs, make([]byte, 0, 32))
+		}
+		w.params = w.params[:0]
+		for i, a := range args {
+			if a.str {
+				w.bufs[i] = append(w.bufs[i][:0], a.s...)
+			} else {
+				w.bufs[i] = strconv.AppendInt(w.bufs[i][:0], a.i, 10)
+			}
+			w.params = append(w.params, w.bufs[i])
+		}
+		if _, err := w.raw.QueryRaw(ctx, q, w.params, nil); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		return nil
+	}
+	vals := make([]any, len(args))
+	for i, a := range args {
+		if a.str {
+			vals[i] = a.s
+		} else {
+			vals[i] = a.i
+		}
+	}
+	rows, err := w.conn.Query(ctx, q, vals...)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
@@ -254,6 +303,7 @@ func (g *tpcc) hammerOps(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig
 		r := randgen.New(oc.Seed, workerStream(i))
 		w := &hammerWorker{conn: db.Conn(i, true), r: r, procs: g.hdb.storedProcs, raise: g.hdb.raiseError,
 			keyThink: g.hdb.keyAndThink, maxW: maxW}
+		w.raw, _ = w.conn.(sqlx.RawQuerier)
 		w.wID = int64(randInt(r, 1, int(maxW)))
 		w.slevD = int64(randInt(r, 1, districtsPerWH))
 		if g.hdb.allWarehouses {

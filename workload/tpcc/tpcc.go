@@ -207,11 +207,13 @@ var (
 // terminals per home warehouse (clause 4.2.2) on 2 connections per
 // warehouse.
 func (g *tpcc) RunDefaults() workload.RunDefaults {
+	d := workload.RunDefaults{Warnings: g.partitionWarnings()}
 	n := g.homeCount()
 	if !g.wait || g.hammerdb() || g.warehouses < 1 || g.warehouses > 1<<20 || n < 1 || n > g.warehouses {
-		return workload.RunDefaults{}
+		return d
 	}
-	return workload.RunDefaults{Concurrency: terminalsPerWarehouse * n, Conns: connsPerWarehouse * n}
+	d.Concurrency, d.Conns = terminalsPerWarehouse*n, connsPerWarehouse*n
+	return d
 }
 
 func newTPCC() workload.Generator {

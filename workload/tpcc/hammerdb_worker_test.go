@@ -1,0 +1,122 @@
+package tpcc
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stampede-bench/stampede/randgen"
+	"github.com/stampede-bench/stampede/sqlx"
+)
+
+// callRecorder is a worker's connection that records each statement
+// sent: the fast path's (QueryRaw) and any other (Exec, Query, QueryRow,
+// Begin), which a call of --profile hammerdb must not send.
+type callRecorder struct {
+	sqlx.Conn // nil: any other method panics
+	raw       []rawCall
+	other     []string
+}
+
+type rawCall struct {
+	sql    string
+	params []string
+}
+
+func (c *callRecorder) QueryRaw(_ context.Context, sql string, params [][]byte, _ func([][]byte)) (int64, error) {
+	if c.raw != nil { // nil while allocations are counted
+
+		ps := make([]string, len(params))
+		for i, p := range params {
+			ps[i] = string(p)
+		}
+		c.raw = append(c.raw, rawCall{sql, ps})
+	}
+	return 1, nil
+}
+
+func (c *callRecorder) Exec(_ context.Context, sql string, _ ...any) (int64, error) {
+	c.other = append(c.other, sql)
+	return 0, nil
+}
+
+func (c *callRecorder) Query(_ context.Context, sql string, _ ...any) (sqlx.Rows, error) {
+	c.other = append(c.other, sql)
+	return nil, context.Canceled
+}
+
+func (c *callRecorder) Begin(context.Context, sqlx.TxOptions) (sqlx.Tx, error) {
+	c.other = append(c.other, "BEGIN")
+	return nil, context.Canceled
+}
+
+// TestHammerWorkerCalls: each transaction of --profile hammerdb is one
+// prepared call on the worker's connection (no BEGIN, COMMIT or other
+// statement from the client: the routine commits itself), its arguments
+// written without an allocation per call; Payment and Order-Status by
+// last name pass the name drawn (HammerDB's prepared calls pass the
+// literal '$8'), in 60% of them.
+func TestHammerWorkerCalls(t *testing.T) {
+	for _, procs := range []bool{false, true} {
+		rec := &callRecorder{raw: make([]rawCall, 0, 4096)}
+		w := &hammerWorker{conn: rec, raw: rec, r: randgen.New(7, workerStream(0)), procs: procs, maxW: 5, wID: 3, slevD: 4}
+		const n = 3000
+		names := map[string]bool{}
+		for i := range 1000 {
+			names[lastName(int64(i))] = true
+		}
+		for range n {
+			if res := w.run(context.Background()); res.Err != nil {
+				t.Fatal(res.Err)
+			}
+		}
+		if len(rec.raw) != n || len(rec.other) > 0 {
+			t.Fatalf("procs %v: %d transactions sent %d prepared calls and %q, want one call each and nothing else", procs, n, len(rec.raw), rec.other)
+		}
+		var byName, named, calls int
+		for _, c := range rec.raw {
+			var flag, name string
+			switch {
+			case strings.Contains(c.sql, "payment(") && !procs:
+				flag, name = c.params[5], c.params[7]
+			case strings.Contains(c.sql, "payment(") && procs:
+				flag, name = c.params[4], c.params[6]
+			case strings.Contains(c.sql, "ostat("):
+				flag, name = c.params[3], c.params[4]
+			default:
+				continue
+			}
+			calls++
+			if flag == "1" {
+				byName++
+				if names[name] {
+					named++
+				} else {
+					t.Errorf("procs %v: %s by name with name %q, not a last name of the specification's", procs, c.sql[:20], name)
+				}
+			} else if name != "" {
+				t.Errorf("procs %v: %s by id with name %q", procs, c.sql[:20], name)
+			}
+		}
+		if share := float64(byName) / float64(calls); calls < 1000 || share < 0.55 || share > 0.65 {
+			t.Errorf("procs %v: %d of %d Payments and Order-Status by name, want about 60%%", procs, byName, calls)
+		}
+		rec.raw = nil
+		ctx := context.Background()
+		if a := testing.AllocsPerRun(2000, func() { _ = w.call(ctx, w.r.IntN(numTxs)) }); a > 0 {
+			t.Errorf("procs %v: %.2f allocations per call, want none", procs, a)
+		}
+	}
+}
+
+// TestHammerHeaderNamesDeviations: the run's header names HammerDB's
+// deviations, the names passed by Payment and Order-Status among them.
+func TestHammerHeaderNamesDeviations(t *testing.T) {
+	h := strings.Join(newGen(t, "--profile", "hammerdb").hammerHeader(4), "\n")
+	for _, want := range []string{"uniform, not NURand", "fixed at 123", "whole 1-5000",
+		"Payment and Order-Status by last name get the name drawn (HammerDB's prepared calls pass the literal '$8'", "item 100001"} {
+		if !strings.Contains(h, want) {
+			t.Errorf("the header does not say %q:\n%s", want, h)
+		}
+	}
+}
