@@ -48,7 +48,7 @@ func TestFix28bClearAnswers(t *testing.T) {
 		{[]string{"runs", "--rebuild=x"}, 2, `invalid value "x" for --rebuild: give true or false`},
 		{[]string{"workload", "run", "ycsb", "--tolerate-errors=x"}, 2, `invalid value "x" for --tolerate-errors: give true or false`},
 		{[]string{"--help=maybe"}, 2, `invalid value "maybe" for --help: give true or false`},
-		{[]string{"compare", "20261129-102311-ycsb-e3a0"}, 2, "`stampede compare` takes exactly 2 arguments, not 1: usage: stampede compare A B [flags]"},
+		{[]string{"compare", "20261129-102311-ycsb-e3a0"}, 2, "name two sides to compare: two runs (A B), two groups of runs (A1,A2,... B1,B2,...) or --a-tag/--b-tag key=value"},
 		{[]string{"diff", "postgresql://u@h/db"}, 2, "`stampede diff` takes exactly 2 arguments, not 1: usage: stampede diff URL_A URL_B [flags]"},
 		{[]string{"proxy", "set"}, 2, "`stampede proxy set` takes exactly 1 argument, not 0: usage: stampede proxy set NAME [faults] [flags]"},
 		{[]string{"runs", "upload"}, 2, "`stampede runs upload` takes at least 1 argument, not 0"},

@@ -14,11 +14,14 @@ import (
 // The pgbench form's init (stampede pgbench -i) is pgbench's own: it
 // takes the -I steps as pgbench does, in any order and any subset (v, p
 // or f alone on tables that exist; d alone drops them), drops pgbench's
-// four tables whoever made them (the user, by asking pgbench to
-// initialise, names them, as with pgbench itself), and leaves in the
-// database only what pgbench leaves: no stampede_load record, no mark
-// on the tables. Stampede's own form (stampede init pgbench) keeps its
-// rule: it drops only what it made, and records its load.
+// four tables when they are pgbench's (the columns pgbench -i makes,
+// whichever pgbench made them: the user, by asking pgbench to
+// initialise, names them), never a table of one of those names with
+// other columns (a user's own: refused in one line, nothing dropped),
+// and leaves in the database only what pgbench leaves: no stampede_load
+// record, no mark on the tables. Stampede's own form (stampede init
+// pgbench) keeps its rule: it drops only what it made, and records its
+// load.
 
 var _ workload.SelfLoader = (*generator)(nil)
 
@@ -52,6 +55,9 @@ func (g *generator) LoadItself(ctx context.Context, db *sqlx.DB) error {
 		var err error
 		switch s {
 		case 'd':
+			if err := notPgbenchs(ctx, db); err != nil {
+				return err
+			}
 			g.log.begin('d', 0)
 			err = g.exec(ctx, db, 'd', "drop table if exists "+Accounts+", "+Branches+", "+History+", "+Tellers)
 		case 't':
@@ -75,6 +81,51 @@ func (g *generator) LoadItself(ctx context.Context, db *sqlx.DB) error {
 	g.log.end()
 	return nil
 }
+
+// pgbenchColumns are the columns, in order, of the tables pgbench -i
+// makes (pgbench 15's initCreateTables).
+var pgbenchColumns = map[string]string{
+	Branches: "bid,bbalance,filler",
+	Tellers:  "tid,bid,tbalance,filler",
+	Accounts: "aid,bid,abalance,filler",
+	History:  "tid,bid,aid,delta,mtime,filler",
+}
+
+// notPgbenchs refuses, before step d drops anything, a table of one of
+// pgbench's names whose columns are not the ones pgbench -i makes: a
+// user's own table, which the pgbench form never drops (issue 28's rule;
+// pgbench itself would drop it).
+func notPgbenchs(ctx context.Context, db *sqlx.DB) error {
+	if db.Null() {
+		return nil
+	}
+	var foreign []string
+	for _, name := range []string{Branches, Tellers, Accounts, History} {
+		var cols *string
+		err := db.QueryRow(ctx, `SELECT string_agg(a.attname, ',' ORDER BY a.attnum)
+			FROM pg_attribute a WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped`, name).Scan(&cols)
+		if err != nil {
+			return fmt.Errorf("reading the columns of %s: %w", name, err)
+		}
+		if cols != nil && *cols != pgbenchColumns[name] {
+			foreign = append(foreign, fmt.Sprintf("%s (%s)", name, *cols))
+		}
+	}
+	if len(foreign) == 0 {
+		return nil
+	}
+	return &ForeignTablesError{fmt.Sprintf("-i would drop %s in database %q, whose columns are not pgbench's: a table of yours, which stampede never drops: nothing was dropped; rename or drop it yourself, or initialise another database (pgbench's dbname, the last argument)",
+		strings.Join(foreign, ", "), db.Database())}
+}
+
+// ForeignTablesError is the pgbench form's refusal of a user's table of
+// one of pgbench's names: bad input, exit 2.
+type ForeignTablesError struct{ Msg string }
+
+func (e *ForeignTablesError) Error() string { return e.Msg }
+
+// ExitCode is the refusal's exit status: 2, as bad input.
+func (*ForeignTablesError) ExitCode() int { return 2 }
 
 // createTables is pgbench's step t: its four tables, in its order and
 // words, then the partitions of pgbench_accounts.
