@@ -189,7 +189,7 @@ func TestRunsUploadBadInput(t *testing.T) {
 		{"sqlite store", strs("runs", "upload", filepath.Join(dir, id), "--results-url", "sqlite:"+filepath.Join(dir, "i.sqlite")), "keeps no runs' files"},
 		{"not a run", strs("runs", "upload", dir, "--results-url", st), "is not a run directory"},
 		{"missing", strs("runs", "upload", filepath.Join(dir, "nope"), "--results-url", st), "is not a run directory"},
-		{"no dir", strs("runs", "upload", "--results-url", st), "requires at least 1 arg"},
+		{"no dir", strs("runs", "upload", "--results-url", st), "takes at least 1 argument, not 0"},
 		{"different copy", strs("runs", "upload", other, "--results-url", st), "the results store holds a different copy of the run"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -297,7 +297,7 @@ func TestYCSBLoadIntoUserTable(t *testing.T) {
 			r := stampede(t, "load", "jdbc", "-P", "workloads/workloada", "-p", jdbc, "-p", "db.user="+u.User.Username(), "-p", "recordcount=300")
 			if tc.want != "" {
 				checkOneLineError(t, r, 2, tc.want)
-				if !strings.Contains(r.stderr, "--drop") {
+				if !strings.Contains(r.stderr, "--force-drop") {
 					t.Errorf("the refusal does not say how to start over: %s", r.stderr)
 				}
 				if n := queryInt(t, db, "SELECT count(*) FROM usertable"); n != tc.kept {
