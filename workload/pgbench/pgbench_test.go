@@ -127,7 +127,7 @@ func TestBigintFromScale20000(t *testing.T) {
 	for _, c := range []struct {
 		scale string
 		aid   string
-	}{{"19999", "aid    int not null"}, {"20000", "aid    bigint not null"}} {
+	}{{"19999", "aid    int not null"}, {"20000", "aid bigint not null"}} {
 		g, err := workload.FromFlags(meta, "--scale", c.scale)
 		if err != nil {
 			t.Fatal(err)
