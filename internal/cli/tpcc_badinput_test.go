@@ -28,7 +28,7 @@ func TestTPCCBadFlags(t *testing.T) {
 		{"unknown transaction", []string{"run", "tpcc", "--mix", "newOrder=1,refund=1"}, `unknown transaction "refund"`},
 		{"zero mix", []string{"run", "tpcc", "--mix", "newOrder=0"}, "add up to 0"},
 		{"isolation", []string{"run", "tpcc", "--isolation", "read-uncommitted"}, "--isolation must be"},
-		{"expensive-checks value", []string{"check", "tpcc", "--expensive-checks=maybe"}, `invalid argument "maybe" for "--expensive-checks"`},
+		{"expensive-checks value", []string{"check", "tpcc", "--expensive-checks=maybe"}, `invalid value "maybe" for --expensive-checks: give true or false`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			checkOneLineError(t, stampede(t, append(tc.args, null...)...), 2, tc.want)
