@@ -44,7 +44,7 @@ type Stampede struct {
 	// lastSkipped is the run's skipped operations (--skip-late) at the
 	// last interval line.
 	lastSkipped int64
-	// dirtiedSaid: the note of report.DirtiedNote was printed (once a run).
+	// dirtiedSaid: the note of telemetry.DirtiedNote was printed (once a run).
 	dirtiedSaid bool
 }
 

@@ -31,7 +31,7 @@ func TestDirtiedNote(t *testing.T) {
 		for _, w := range tc.disks {
 			disks = append(disks, telemetry.Disk{Name: "vda", WriteKBPerSec: w})
 		}
-		got := DirtiedNote(procs, disks)
+		got := telemetry.DirtiedNote(procs, disks)
 		if tc.want == "" && got != "" || tc.want != "" && !strings.HasPrefix(got, tc.want) || strings.Contains(got, "\n") {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}

@@ -11,9 +11,9 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
-	"github.com/stampede-bench/stampede/report"
 	"github.com/stampede-bench/stampede/runlog"
 	"github.com/stampede-bench/stampede/stats"
+	"github.com/stampede-bench/stampede/telemetry"
 )
 
 // CompareTotal is the name of the total's row, as in the final report.
@@ -489,7 +489,7 @@ func compareTelemetry(runs [2]*runlog.Run, views [2]View) (rows []TelemetryRow, 
 		if sum == nil {
 			continue
 		}
-		if note := report.DirtiedSummaryNote(*sum); note != "" { // as report says under its table
+		if note := telemetry.DirtiedSummaryNote(*sum); note != "" { // as report says under its table
 			warnings = append(warnings, fmt.Sprintf("%s (%s): %s", string(rune('A'+i)), run.Info.ID, strings.TrimPrefix(note, "note: ")))
 		}
 		for _, f := range sum.Flat() {

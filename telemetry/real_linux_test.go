@@ -17,7 +17,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/stampede-bench/stampede/report"
 	"github.com/stampede-bench/stampede/telemetry"
 )
 
@@ -626,7 +625,7 @@ func TestRealWALWriter(t *testing.T) {
 	if math.Abs(procBytes-kernel) > 0.05*kernel {
 		t.Errorf("the sampler counted %.0f bytes, the kernel's write_bytes grew %.0f", procBytes, kernel)
 	}
-	note := report.DirtiedSummaryNote(telemetry.Summarize(samples))
+	note := telemetry.DirtiedSummaryNote(telemetry.Summarize(samples))
 	switch {
 	case kernel > 2*diskBytes:
 		if !strings.Contains(note, "is the kernel's per-process charge") || !strings.Contains(note, "above the") {
@@ -634,7 +633,7 @@ func TestRealWALWriter(t *testing.T) {
 		}
 		said := false
 		for _, smp := range samples {
-			said = said || report.DirtiedNote(smp.Procs, smp.Disks) != ""
+			said = said || telemetry.DirtiedNote(smp.Procs, smp.Disks) != ""
 		}
 		if !said {
 			t.Error("no interval's note")
