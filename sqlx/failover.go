@@ -158,6 +158,7 @@ func (w *workerConn) setEndpoints(s *endpointSet) {
 
 // conn returns the worker's live connection, (re)acquiring one if needed.
 func (w *workerConn) conn(ctx context.Context) (*pgx.Conn, error) {
+	w.raw.fast.valid = false // whatever runs next may be pgconn's
 	if s := w.db.set.Load(); s != w.set {
 		w.setEndpoints(s)
 	}
