@@ -1,7 +1,6 @@
 package sqlscript_test
 
 import (
-	"os"
 	"context"
 	"syscall"
 	"testing"
@@ -72,9 +71,6 @@ func benchSelectOnly(b *testing.B, proto string) {
 	// cancels: a context that can be cancelled, as theirs.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	if os.Getenv("BENCHCTX") == "bg" {
-		ctx = context.Background()
-	}
 	rec := &nopRecorder{}
 	ql.Attach(0, rec)
 	w := ql.Workers[0]
