@@ -19,10 +19,10 @@ import (
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files instead of comparing with them")
-
-// Updating reports whether the test binary runs with -update.
-func Updating() bool { return *update }
+// Update is the -update flag, set once the test binary has parsed its
+// flags (in a test, not at init). Tests call [Check] rather than read it;
+// a test that writes its own files with -update may read it.
+var Update = flag.Bool("update", false, "rewrite the golden files instead of comparing with them")
 
 // Check compares got with the file at path (testdata/NAME, relative to
 // the package's directory, where go test runs) and fails t, with a line
@@ -31,7 +31,7 @@ func Updating() bool { return *update }
 // directory if needed.
 func Check(t testing.TB, path string, got []byte) {
 	t.Helper()
-	if *update {
+	if *Update {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}

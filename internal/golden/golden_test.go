@@ -55,7 +55,7 @@ func (r *recorder) Errorf(format string, args ...any) {
 func (r *recorder) Fatalf(format string, args ...any) { r.Errorf(format, args...) }
 
 func TestCheck(t *testing.T) {
-	if Updating() {
+	if *Update {
 		t.Skip("-update: nothing to compare")
 	}
 	path := filepath.Join(t.TempDir(), "x.golden")
