@@ -603,8 +603,11 @@ func TestAggregateLogAsPgbench(t *testing.T) {
 			prev = start
 			sum += n
 		}
-		// The last interval, cut short by the end, is not written.
-		if sum > processed || sum < processed/2 || len(lines) < 2 || len(lines) > 4 {
+		// The last interval, cut short by the end, is not written: the
+		// lines add up to less than the report, by that interval's
+		// transactions, which on a loaded machine may be most of the
+		// run's (the real pgbench wrote 845 of 1,793 at load 37).
+		if sum > processed || sum == 0 || len(lines) < 2 || len(lines) > 4 {
 			t.Errorf("real=%v: %d lines adding up to %d transactions; the report says %d", real, len(lines), sum, processed)
 		}
 		if logSkipped > reportSkipped {
