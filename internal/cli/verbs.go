@@ -135,12 +135,11 @@ func (a *app) workloadCmd(v verb, m workload.Meta) *cobra.Command {
 		}
 	case "run", "sweep":
 		rf.Register(fs)
-		if v.name == "sweep" {
-			sf.Register(fs)
-			break
-		}
 		tf.Register(fs)
 		frf.Register(fs)
+		if v.name == "sweep" {
+			sf.Register(fs) // after every flag it may sweep (--active)
+		}
 	}
 	if v.name != "run" && v.name != "sweep" {
 		tf.Register(fs)
@@ -195,7 +194,7 @@ func (a *app) workloadCmd(v verb, m workload.Meta) *cobra.Command {
 			_, err := cmdline.Run(ctx, cmdline.RunArgs{Gen: gen, Conn: cf, Flags: rf, FS: fs, URLs: args, Tenants: tf, Fleet: frf}, a.env())
 			return err
 		case "sweep":
-			_, err := cmdline.Sweep(ctx, cmdline.RunArgs{Gen: gen, Conn: cf, Flags: rf, FS: fs, URLs: args}, sf, a.env())
+			_, err := cmdline.Sweep(ctx, cmdline.RunArgs{Gen: gen, Conn: cf, Flags: rf, FS: fs, URLs: args, Tenants: tf, Fleet: frf}, sf, a.env())
 			return err
 		case "check":
 			return cmdline.Check(ctx, gen, cf, args, a.stdout, a.stderr)
