@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/stampede-bench/stampede/chart"
 	"github.com/stampede-bench/stampede/limit"
 	"github.com/stampede-bench/stampede/output"
 	"github.com/stampede-bench/stampede/run"
@@ -31,6 +32,9 @@ type SweepFlags struct {
 	repeat    int
 	// checkpoint runs the server's CHECKPOINT before each step.
 	checkpoint bool
+	// chart is the sweep's chart file; force replaces it.
+	chart ChartFlag
+	force bool
 	// values are the swept flags' texts, by flag name.
 	values map[string]*valuesFlag
 }
@@ -97,6 +101,8 @@ func (f *SweepFlags) Register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.keepGoing, "keep-going", false, "with --slo, run every step after one misses it")
 	fs.DurationVar(&f.pause, "pause", 0, "wait this long between steps")
 	fs.BoolVar(&f.checkpoint, "checkpoint", false, "run the server's CHECKPOINT before each step, so that no step pays for the writes of the one before (refused on a server without one)")
+	fs.Var(&f.chart, "chart", "also draw the sweep into this file (.svg or .png): throughput against the swept value, latency against throughput, the SLO and the answer marked")
+	fs.BoolVar(&f.force, "force", false, "replace the --chart file if it exists")
 	fs.IntVar(&f.repeat, "repeat", 1, "run each value this many times, in rounds, and judge it on the median of its runs; a search re-runs its boundary until each value there has this many")
 	f.values = map[string]*valuesFlag{}
 	for _, name := range []string{"max-rate", "concurrency", "threads"} {
@@ -331,6 +337,20 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 	if err := sw.Validate(); err != nil {
 		return nil, usagef("%v", err)
 	}
+	chartPath, err := f.chart.Path()
+	switch {
+	case err != nil:
+		return nil, err
+	case chartPath != "" && chart.IsHTML(chartPath):
+		return nil, usagef("--chart %s: a sweep's chart is .svg or .png; its interactive page is the dashboard's (`stampede serve`, the runs tagged sweep=ID)", chartPath)
+	case chartPath != "" && sw.Param2 != "":
+		return nil, usagef("--chart draws a sweep of one flag; a grid's steps are in its table (--format csv for a spreadsheet)")
+	case f.force && chartPath == "":
+		return nil, usagef("--force replaces the --chart file: give --chart, or drop --force")
+	}
+	if err := output.CheckChartPath(chartPath, nil, f.force); err != nil {
+		return nil, usagef("%v", err)
+	}
 	if h, ok := spec.Gen.(workload.Hookser); ok && !built && h.Hooks().Validate != nil {
 		// The workload's own flags, before the first step (buildStep
 		// checks them at each value of another flag).
@@ -424,6 +444,14 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 	res, err := sweep.Run(ctx, sw)
 	if res != nil {
 		p.Done(res)
+		if chartPath != "" {
+			title := fmt.Sprintf("sweep %s: %s, %s %s", sw.ID, spec.Gen.Meta().Name, "--"+swept[0].name, values)
+			if cerr := output.WriteSweepChart(chartPath, res, title); cerr != nil && err == nil {
+				err = fmt.Errorf("the sweep ran, but its chart was not drawn: %w", cerr)
+			} else if cerr == nil {
+				fmt.Fprintf(env.Stderr, "chart saved in %s\n", chartPath)
+			}
+		}
 	}
 	return res, err
 }

@@ -3,8 +3,12 @@ package cli_test
 import (
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
+	"html"
 	"math"
+	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -189,4 +193,63 @@ func TestSweepCheckpoint(t *testing.T) {
 		t.Errorf("the header does not say so:\n%s", r.stdout)
 	}
 	t.Logf("checkpoints requested: %d -> %d", before, after)
+}
+
+// TestSweepChartFile draws a sweep's chart from the command line: the
+// SVG's data are the steps the sweep printed (value, throughput, p99),
+// its answer the sweep's, its SLO line drawn; an existing file is kept
+// without --force.
+func TestSweepChartFile(t *testing.T) {
+	root := t.TempDir()
+	path := filepath.Join(t.TempDir(), "sweep.svg")
+	args := []string{"sweep", "ycsb", "--driver", "null", "--concurrency", "2", "--max-rate", "200,400", "--slo", "p99<=10s", "--duration", "500ms",
+		"--results-dir", root, "--format", "json", "--chart", path}
+	r := stampede(t, args...)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	s := parseSweep(t, r.stdout)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`<metadata id="stampede-sweep-data">([^<]*)</metadata>`).FindStringSubmatch(string(b))
+	if m == nil {
+		t.Fatalf("no data in the SVG")
+	}
+	var c struct {
+		Points []struct {
+			Value float64 `json:"value"`
+			Rate  float64 `json:"ops_per_sec"`
+			P99   float64 `json:"p99_ms"`
+			Met   bool    `json:"met"`
+		} `json:"points"`
+		Answer float64            `json:"answer"`
+		Bounds map[string]float64 `json:"slo_latency_ms"`
+	}
+	if err := json.Unmarshal([]byte(html.UnescapeString(m[1])), &c); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Points) != len(s.Steps) {
+		t.Fatalf("%d points drawn for %d steps", len(c.Points), len(s.Steps))
+	}
+	for i, st := range s.Steps {
+		p := c.Points[i]
+		if p.Value != st.Value || p.Rate != st.Total.Rate || p.P99 != st.Total.P99 || st.Met == nil || p.Met != *st.Met {
+			t.Errorf("point %d drawn %+v, step %+v", i, p, st)
+		}
+	}
+	if s.Result.Best == nil || c.Answer != s.Result.Best.Value || c.Bounds["p99"] != 10000 {
+		t.Errorf("answer %g bounds %v; the sweep's best %+v", c.Answer, c.Bounds, s.Result.Best)
+	}
+	for _, want := range []string{">SLO p99 &lt;= 10000 ms<", fmt.Sprintf(">answer: --max-rate %g<", c.Answer)} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("the SVG does not draw %q", want)
+		}
+	}
+	again := stampede(t, args...)
+	checkOneLineError(t, again, 2, "--chart "+path+" exists: not overwritten (add --force to replace it, or give another --chart)")
+	if again = stampede(t, append(args, "--force")...); again.code != 0 {
+		t.Errorf("--force: exit %d: %s", again.code, again.stderr)
+	}
 }
