@@ -1,7 +1,6 @@
 package cmdline
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -28,18 +27,8 @@ func OpenRunsFrom(src *RunSource, refs, tags []string) ([]*runlog.Run, error) {
 	var runs []*runlog.Run
 	seen := map[string]string{}
 	open := func(ref string, byTag bool) error {
-		dir, err := src.Find(ref)
+		run, err := src.Open(ref)
 		if err != nil {
-			if errors.Is(err, runlog.ErrRunNotFound) || errors.Is(err, runlog.ErrAmbiguousRun) || errors.Is(err, runlog.ErrNotRunDir) {
-				return asUsage(err)
-			}
-			return err
-		}
-		run, err := runlog.Open(dir)
-		if err != nil {
-			if errors.Is(err, runlog.ErrNotRunDir) {
-				return asUsage(err)
-			}
 			return err
 		}
 		if prev, dup := seen[run.Info.ID]; dup {

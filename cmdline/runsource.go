@@ -96,6 +96,23 @@ func (s *RunSource) fetch(ctx context.Context, st *store.Store, id string) (stri
 	return dir, nil
 }
 
+// Open finds and opens the run ref names (a run ID, a unique prefix of
+// one, or a run directory); what names no run is a usage error.
+func (s *RunSource) Open(ref string) (*runlog.Run, error) {
+	dir, err := s.Find(ref)
+	if err != nil {
+		if errors.Is(err, runlog.ErrRunNotFound) || errors.Is(err, runlog.ErrAmbiguousRun) || errors.Is(err, runlog.ErrNotRunDir) {
+			return nil, asUsage(err)
+		}
+		return nil, err
+	}
+	run, err := runlog.Open(dir)
+	if errors.Is(err, runlog.ErrNotRunDir) {
+		return nil, asUsage(err)
+	}
+	return run, err
+}
+
 // Where says where the run read from dir is kept: dir itself, or, for a
 // run fetched from the store (whose temporary directory is gone once the
 // command ends), "results store NAME".

@@ -1,10 +1,8 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -98,34 +96,14 @@ be found, and 1 when a run cannot be read.`,
 // compareSides sorts compare's arguments and tags into its two sides: one
 // run a side is compare as it always was, groups are judged over runs.
 func (a *app) compareSides(args []string, cf compareFlags) error {
-	var sides [2][]string
 	tags := [2][]string{cf.aTags, cf.bTags}
-	for i := range sides {
-		if len(tags[i]) > 0 {
-			continue
-		}
-		if len(args) == 0 {
-			return usagef("name two sides to compare: two runs (A B), two groups of runs (A1,A2,... B1,B2,...) or --a-tag/--b-tag key=value")
-		}
-		for _, ref := range strings.Split(args[0], ",") {
-			if ref == "" && strings.Contains(args[0], ",") {
-				return usagef("%q holds an empty run name: separate runs with single commas, no spaces", args[0])
-			}
-			sides[i] = append(sides[i], ref)
-		}
-		args = args[1:]
+	refs, err := cmdline.CompareSides(args, tags)
+	if err != nil {
+		return err
 	}
-	if len(args) > 0 {
-		return usagef("too many arguments: a side given by --a-tag or --b-tag takes the place of one argument (two sides in all)")
+	if len(tags[0]) == 0 && len(tags[1]) == 0 && len(refs[0]) == 1 && len(refs[1]) == 1 {
+		return a.compare(refs[0][0], refs[1][0], cf)
 	}
-	if len(tags[0]) == 0 && len(tags[1]) == 0 && len(sides[0]) == 1 && len(sides[1]) == 1 {
-		return a.compare(sides[0][0], sides[1][0], cf)
-	}
-	return a.compareGroups(sides, tags, cf)
-}
-
-// compareGroups runs `stampede compare` of two groups of runs.
-func (a *app) compareGroups(refs, tags [2][]string, cf compareFlags) error {
 	switch cf.format {
 	case "text", "json":
 	default:
@@ -143,38 +121,20 @@ func (a *app) compareGroups(refs, tags [2][]string, cf compareFlags) error {
 	}
 	src := &cmdline.RunSource{Root: root, StoreURL: storeURL(cf.resultsURL)}
 	defer src.Close()
-	var groups [2][]*runlog.Run
-	for i := range groups {
-		if groups[i], err = cmdline.OpenRunsFrom(src, refs[i], tags[i]); err != nil {
-			return err
-		}
-	}
-	if len(groups[0]) == 1 && len(groups[1]) == 1 {
-		// Tags that select one run a side: compare them as two runs.
-		return a.compare(groups[0][0].Info.ID, groups[1][0].Info.ID, cf)
-	}
-	c, err := results.CompareGroups(groups[0], groups[1])
-	var ge *results.GroupError
-	if errors.As(err, &ge) {
-		return asUsage(err)
-	}
+	c, one, err := cmdline.CompareGroups(src, refs, tags)
 	if err != nil {
 		return err
 	}
-	for _, side := range []*results.GroupSide{&c.A, &c.B} {
-		for i := range side.Runs {
-			side.Runs[i].Dir = src.Where(side.Runs[i].Dir)
-		}
+	if c == nil { // tags that select one run a side: two runs
+		return a.compare(one[0], one[1], cf)
 	}
 	for _, w := range c.Warnings {
 		fmt.Fprintf(a.stderr, "warning: %s\n", oneLine(w))
 	}
 	if cf.format == "json" {
-		enc := json.NewEncoder(a.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(c)
+		return output.JSON(a.stdout, c)
 	}
-	return output.GroupComparison(a.stdout, c)
+	return output.GroupComparison(a.stdout, *c)
 }
 
 // compare runs `stampede compare`.
@@ -196,7 +156,7 @@ func (a *app) compare(refA, refB string, cf compareFlags) error {
 	src := &cmdline.RunSource{Root: root, StoreURL: storeURL(cf.resultsURL)}
 	defer src.Close()
 	for i, ref := range []string{refA, refB} {
-		if runs[i], err = openRunRef(src, ref); err != nil {
+		if runs[i], err = src.Open(ref); err != nil {
 			return err
 		}
 	}
@@ -221,9 +181,7 @@ func (a *app) compare(refA, refB string, cf compareFlags) error {
 		fmt.Fprintf(a.stderr, "warning: %s\n", oneLine(w))
 	}
 	if cf.format == "json" {
-		enc := json.NewEncoder(a.stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(c); err != nil {
+		if err := output.JSON(a.stdout, c); err != nil {
 			return err
 		}
 	} else if err := output.Comparison(a.stdout, c); err != nil {
@@ -237,21 +195,4 @@ func (a *app) compare(refA, refB string, cf compareFlags) error {
 		printed = append(printed, errors.New(w))
 	}
 	return a.writeChart(chartPath, runs[:], views[:], []string{"A", "B"}, printed, by)
-}
-
-// openRunRef finds and opens the run ref names; what names no run is a
-// usage error.
-func openRunRef(src *cmdline.RunSource, ref string) (*runlog.Run, error) {
-	dir, err := src.Find(ref)
-	if err != nil {
-		if errors.Is(err, runlog.ErrRunNotFound) || errors.Is(err, runlog.ErrAmbiguousRun) || errors.Is(err, runlog.ErrNotRunDir) {
-			return nil, asUsage(err)
-		}
-		return nil, err
-	}
-	run, err := runlog.Open(dir)
-	if errors.Is(err, runlog.ErrNotRunDir) {
-		return nil, asUsage(err)
-	}
-	return run, err
 }

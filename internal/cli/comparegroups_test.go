@@ -14,16 +14,22 @@ import (
 )
 
 // TestCompareGroups runs YCSB C through a `stampede proxy` (toxiproxy) in
-// front of the test server, 15 runs of 1 s interleaved: side a and side b
-// with no delay, side c with 2 ms added to every round trip. Groups of 5
-// identical runs (a against b) show no difference on any figure; a
-// against c shows B higher on every latency figure and lower throughput
-// (closed loop: each worker waits out the delay), p = 2/252 when the
-// sides are wholly apart. On a loaded machine a figure may be noise
-// beyond 2 ms: then the verdict must be "no difference" with
-// more than 5 runs needed, the tool's own word that 5 cannot tell. A figure of two identical groups is called
-// different in 8 of 252 rank orders (3.2%, the test's level): the runs'
-// figures are correlated, so a false alarm somewhere is a few percent.
+// front of the test server, 15 runs of 1 s interleaved in an order that
+// rotates each round: side a and side b with no delay, side c with 2 ms
+// added to every round trip. Groups of 5 identical runs (a against b)
+// show no difference; a against c shows B higher on every latency figure
+// and lower throughput (closed loop: each worker waits out the delay),
+// p = 2/252 when the sides are wholly apart. On a loaded machine a
+// figure may be noise beyond 2 ms: then the verdict must be "no
+// difference" with more than 5 runs needed, the tool's own word that 5
+// cannot tell.
+//
+// A rank test at 5% calls a figure of two identical groups different in
+// 8 of 252 equally likely rank orders (3.2%, its level): such a call is
+// logged. Wholly apart (2 of 252 per figure) fails the test: with the
+// order rotated it means a bias between the sides, not chance, unless
+// the dice fell so (under 2% for the whole comparison, its figures
+// being correlated).
 //
 // Not t.Parallel: it measures latencies, and the package's other tests
 // beside it (TestCensus28's hundreds of commands) made the no-delay runs'
@@ -46,8 +52,16 @@ func TestCompareGroups(t *testing.T) {
 	via := *base
 	via.Host = px.Listeners()[0].Listen
 	root := t.TempDir()
+	// Each round runs the three sides in another order (abc, bca, cab,
+	// ...), so that no side always runs first or right after the delayed
+	// side: a machine whose load rises and falls with a period of a few
+	// runs (CI runs the other packages' tests beside this one) would
+	// otherwise put its bias into one side. A CI run with the order fixed
+	// read every b's p95 12 ms above every a's.
+	sides := []string{"a", "b", "c"}
 	for i := range 5 {
-		for _, side := range []string{"a", "b", "c"} {
+		for k := range sides {
+			side := sides[(i+k)%len(sides)]
 			delay := time.Duration(0)
 			if side == "c" {
 				delay = 2 * time.Millisecond
@@ -85,10 +99,18 @@ func TestCompareGroups(t *testing.T) {
 		}
 		return c
 	}
-	for _, row := range compare("b").Rows {
-		if row.Verdict != results.GroupNoDifference {
-			t.Errorf("identical groups: %s %s %s (p %.4f, A %v, B %v)", row.Op, row.Figure, row.Verdict, *row.P, row.A.Values, row.B.Values)
+	same := compare("b")
+	for _, row := range same.Rows {
+		if row.Verdict == results.GroupNoDifference {
+			continue
 		}
+		// p 0.0159 or 0.0317 (one or two runs out of place): the
+		// level's false alarm, logged; wholly apart (p = MinP) fails.
+		if row.P != nil && *row.P <= same.MinP*1.0001 {
+			t.Errorf("identical groups: %s %s %s, wholly apart (p %.4f, A %v, B %v)", row.Op, row.Figure, row.Verdict, *row.P, row.A.Values, row.B.Values)
+			continue
+		}
+		t.Logf("identical groups: %s %s %s at p %.4f: a false alarm at the test's level (A %v, B %v)", row.Op, row.Figure, row.Verdict, *row.P, row.A.Values, row.B.Values)
 	}
 	for _, row := range compare("c").Rows {
 		want := results.GroupHigher

@@ -127,7 +127,7 @@ Examples:
   stampede fleet exec --workload tpcc --tenants 20000 'ALTER TABLE customer ADD COLUMN note TEXT' 'postgresql://postgres@localhost:5432'
   stampede fleet exec --workload bank --tenants 2000 --tenant-mode schema --db bank --concurrency 16 'CREATE INDEX ON bank (balance)'
 
-` + urlHelp,
+` + cmdline.URLHelp,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {

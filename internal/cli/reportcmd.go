@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -152,9 +151,7 @@ func (a *app) report(refs []string, rf reportFlags) error {
 		fmt.Fprintf(a.stderr, "warning: %s\n", oneLine(w.Error()))
 	}
 	if rf.format == "json" {
-		enc := json.NewEncoder(a.stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(output.NewReportDoc(runs, view)); err != nil {
+		if err := output.JSON(a.stdout, output.NewReportDoc(runs, view)); err != nil {
 			return err
 		}
 	} else if err := output.ReportSplit(a.stdout, runs, view, by); err != nil {

@@ -140,8 +140,8 @@ const pgbenchNoDatabaseHint = "create it (createdb), then load pgbench's tables 
 func (a *app) sysbenchFlags(name string) *pflag.FlagSet {
 	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
 	if m, ok := workload.Get(name); ok {
-		fs.AddFlagSet(a.workloadCmd(verbRun, m).Flags())
-		fs.AddFlagSet(a.workloadCmd(verbInit, m).Flags())
+		fs.AddFlagSet(a.workloadCmd(cmdline.VerbRun, m).Flags())
+		fs.AddFlagSet(a.workloadCmd(cmdline.VerbInit, m).Flags())
 	}
 	return fs
 }
@@ -169,8 +169,8 @@ func (a *app) ycsbLine(args []string) ([]string, error) {
 func (a *app) workloadHelp(ctx context.Context, name string) int {
 	m, _ := workload.Get(name)
 	fmt.Fprintf(a.stdout, "%s: %s\n\nThe verbs that take it (each has its own flags: `stampede VERB %s --help`):\n", name, m.Description, name)
-	for _, v := range []verb{verbInit, verbRun, verbCheck, verbCleanup, verbSweep} {
-		fmt.Fprintf(a.stdout, "  stampede %-8s %s [flags] [URL...]   %s\n", v.name, name, v.short)
+	for _, v := range []cmdline.Verb{cmdline.VerbInit, cmdline.VerbRun, cmdline.VerbCheck, cmdline.VerbCleanup, cmdline.VerbSweep} {
+		fmt.Fprintf(a.stdout, "  stampede %-8s %s [flags] [URL...]   %s\n", v.Name, name, v.Short)
 	}
 	fmt.Fprintf(a.stdout, "or in sysbench's order: `stampede %s [flags] prepare|run|check|cleanup`.\n\nThe help of `stampede run %s`:\n\n", name, name)
 	root := a.rootCmd()
@@ -212,11 +212,11 @@ a target rate), and keeps every run's raw measurements.`,
 	root.SetVersionTemplate(versionLine()) // --version prints what `stampede version` prints
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(
-		a.workloadVerb(verbInit),
-		a.workloadVerb(verbRun),
-		a.workloadVerb(verbCheck),
-		a.workloadVerb(verbCleanup),
-		a.workloadVerb(verbSweep),
+		a.workloadVerb(cmdline.VerbInit),
+		a.workloadVerb(cmdline.VerbRun),
+		a.workloadVerb(cmdline.VerbCheck),
+		a.workloadVerb(cmdline.VerbCleanup),
+		a.workloadVerb(cmdline.VerbSweep),
 		a.workloadsCmd(),
 		a.reportCmd(),
 		a.runsCmd(),
