@@ -88,6 +88,13 @@ one apart). Under --max-rate, latency counts from each operation's intended star
 so a step the server cannot keep up with misses a latency objective; and an SLO
 without a rate term gets rate>=95%: a step that fell behind its schedule misses.
 
+Any flag with a number is swept as --max-rate is (--cpus 0.5,1,2, --conns,
+a fleet's --active 500,750,1000, a workload's own); two at once make a grid
+(--cpus 0.5,1 --conns 4,8: the first given the outer loop). --checkpoint runs the
+server's CHECKPOINT before each step; --format csv prints the table for a
+spreadsheet; --chart sweep.svg (or .png) draws throughput against the swept value
+and latency against throughput, the SLO and the answer marked.
+
 SLO terms, separated by commas: p50, p90, p95, p99, p99.9, max or mean <= a
 duration (p99<=5ms); errors <= a count or a share of the operations
 (errors<=0.1%); rate >= ops/s or a share of --max-rate (rate>=95%).`
