@@ -11,7 +11,6 @@ import (
 	"slices"
 	"time"
 
-
 	"github.com/stampede-bench/stampede/runlog"
 )
 
