@@ -64,7 +64,9 @@ func (b *burner) Stop() int {
 // TestSweepSearchSurvivesNoise: a server behind a proxy that adds a
 // fixed 2 ms to every round trip, run by a fixed 4 workers, has a known
 // capacity: what those workers complete closed loop (measured before
-// each search, the machine quiet of the test's own load). Three searches
+// and after each search, the machine quiet of the test's own load; the
+// answer is held within 10% of the two, as a shared machine's load moves
+// the capacity itself). Three searches
 // for the highest --max-rate that keeps its rate (rate>=95%) with a p99
 // within 5 times the closed loop's, each with --repeat 3,
 // while another process's CPU load is switched on and off during their
@@ -96,19 +98,24 @@ func TestSweepSearchSurvivesNoise(t *testing.T) {
 	via.Host = px.Listeners()[0].Listen
 	root := t.TempDir()
 	common := []string{"ycsb", "--workload", "c", "-p", "recordcount=1000", "--concurrency", "4", "--conns", "4", "--telemetry=false", "--results-dir", root}
-	for i := range 3 {
-		// The capacity: 4 workers closed loop, 2 s.
+	// measure is the capacity: what the 4 workers complete closed loop in 2 s, and
+	// their p99.
+	measure := func() (float64, float64) {
 		r := stampede(t, append(append([]string{"run"}, common...), "--duration", "2s", "--format", "json", via.String())...)
 		if r.code != 0 {
 			t.Fatalf("capacity run: %d %s", r.code, r.stderr)
 		}
 		_, sum := ndjsonFinal(t, r.stdout)
 		total, _ := sum["cumulative"].(map[string]any)
-		capacity, _ := total["ops_per_sec"].(float64)
+		c, _ := total["ops_per_sec"].(float64)
 		p99, _ := total["p99_ms"].(float64)
-		if capacity < 20 {
-			t.Fatalf("capacity %g ops/s: %s", capacity, r.stdout)
+		if c < 20 {
+			t.Fatalf("capacity %g ops/s: %s", c, r.stdout)
 		}
+		return c, p99
+	}
+	for i := range 3 {
+		capacity, p99 := measure()
 		// The objective: the rate kept (rate>=95%, which a step beyond
 		// the capacity cannot meet) and a p99 that allows the queueing
 		// of a rate near it: 5 times the closed loop's, at least 25 ms
@@ -117,7 +124,7 @@ func TestSweepSearchSurvivesNoise(t *testing.T) {
 		lo, hi := math.Round(capacity/2), math.Round(capacity*2)
 		b := startBurner(t, 1300*time.Millisecond, 1700*time.Millisecond)
 		start := time.Now()
-		r = stampede(t, append(append([]string{"sweep"}, common...), "--max-rate", strconv.Itoa(int(lo))+":"+strconv.Itoa(int(hi)), "--search",
+		r := stampede(t, append(append([]string{"sweep"}, common...), "--max-rate", strconv.Itoa(int(lo))+":"+strconv.Itoa(int(hi)), "--search",
 			"--repeat", "3", "--slo", slo, "--duration", "2s", "--format", "json", via.String())...)
 		ons := b.Stop()
 		if r.code != 0 {
@@ -128,10 +135,15 @@ func TestSweepSearchSurvivesNoise(t *testing.T) {
 			t.Fatalf("search %d: no answer: %s", i+1, s.Result.Conclusion)
 		}
 		answer := s.Result.Best.Value
-		t.Logf("search %d: capacity %.0f ops/s (closed loop p99 %.1f ms), SLO %s, answer %g (%.1f%%), %d probes in %s, the other load switched on %d times",
-			i+1, capacity, p99, slo, answer, 100*(answer/capacity-1), len(s.Steps), time.Since(start).Round(time.Second), ons)
-		if math.Abs(answer/capacity-1) > 0.10 {
-			t.Errorf("search %d: answer %g ops/s is not within 10%% of the capacity %.0f ops/s:\n%s", i+1, answer, capacity, s.Result.Conclusion)
+		// The capacity again after the search: a shared machine's load
+		// moves it, and the answer is held to the capacity the search
+		// met (within 10% of the lower and of the higher measure).
+		after, _ := measure()
+		low, high := math.Min(capacity, after), math.Max(capacity, after)
+		t.Logf("search %d: capacity %.0f ops/s before, %.0f after (closed loop p99 %.1f ms), SLO %s, answer %g, %d probes in %s, the other load switched on %d times",
+			i+1, capacity, after, p99, slo, answer, len(s.Steps), time.Since(start).Round(time.Second), ons)
+		if answer < 0.9*low || answer > 1.1*high {
+			t.Errorf("search %d: answer %g ops/s is not within 10%% of the capacity (%.0f ops/s before the search, %.0f after):\n%s", i+1, answer, capacity, after, s.Result.Conclusion)
 		}
 		if ons < 2 {
 			t.Errorf("search %d: the other load was switched on %d times during it", i+1, ons)
