@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"sync"
 	"testing"
@@ -76,6 +78,16 @@ func (b *burner) Stop() int {
 func TestSweepSearchSurvivesNoise(t *testing.T) {
 	if testing.Short() {
 		t.Skip("about 90 s of searches")
+	}
+	// The capacity it holds the answers to is the machine's: when other
+	// processes already keep its CPUs busy (a load average above 1.5 a
+	// CPU), a 2 ms round trip took 50-245 ms and the capacity halved
+	// within one search (load 27-36), beyond what --repeat is for.
+	if load, err := os.ReadFile("/proc/loadavg"); err == nil {
+		var l1 float64
+		if _, err := fmt.Sscan(string(load), &l1); err == nil && l1 > 1.5*float64(runtime.NumCPU()) {
+			t.Skipf("load average %.1f on %d CPUs: the capacity this test measures moves with other processes' load beyond the noise it adds", l1, runtime.NumCPU())
+		}
 	}
 	srv := testServer(t)
 	db := freshDB(t, "stampede_sweepnoise")
