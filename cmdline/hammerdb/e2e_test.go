@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -258,5 +259,60 @@ func TestTwoNodesAddNOPM(t *testing.T) {
 	got := findKey(v, "hammerdb_nopm")
 	if len(got) == 0 || math.Abs(got[0]-float64(sum)) >= 2 {
 		t.Errorf("report --tag job=two-nodes: hammerdb_nopm %v, want the clients' NOPM added, %d", got, sum)
+	}
+}
+
+// TestConnectErrorsOneLine: buildschema and vurun against nothing
+// listening, as a user that does not exist, or on a database that does
+// not exist, say so in one line, as stampede run does (before: pgx's text
+// of every attempt, with literal \n, a spurious TLS error and each cause
+// twice).
+func TestConnectErrorsOneLine(t *testing.T) {
+	dsn := os.Getenv("STAMPEDE_TEST_DATABASE")
+	if dsn == "" {
+		t.Skip("STAMPEDE_TEST_DATABASE not set: scripts/test starts a server and sets it")
+	}
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	l.Close()
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, port, user, db, cmd, want string
+	}{
+		{"buildschema, nothing listening", closed, u.User.Username(), "hammerdbcli_conn", "buildschema",
+			"line 9: buildschema: cannot connect to 127.0.0.1:" + closed + " (database \"postgres\", user \"" + u.User.Username() + "\"): "},
+		{"vurun, nothing listening", closed, u.User.Username(), "hammerdbcli_conn", "vurun",
+			"line 9: vurun: cannot connect to 127.0.0.1:" + closed + " (database \"hammerdbcli_conn\", user \"" + u.User.Username() + "\"): "},
+		{"vurun, no such user", u.Port(), "hammerdbcli_nouser", "postgres", "vurun",
+			"line 9: vurun: cannot connect to 127.0.0.1:" + u.Port() + " (database \"postgres\", user \"hammerdbcli_nouser\"): role \"hammerdbcli_nouser\" does not exist (SQLSTATE 28000); check the user name and password (the script's diset tpcc pg_superuser and pg_superuserpass, or pg_user and pg_pass)"},
+		{"vurun, no such database", u.Port(), u.User.Username(), "hammerdbcli_nodb", "vurun",
+			"line 9: vurun: cannot connect to 127.0.0.1:" + u.Port() + " (database \"hammerdbcli_nodb\", user \"" + u.User.Username() + "\"): database \"hammerdbcli_nodb\" does not exist: run buildschema first, or set pg_dbase (diset tpcc) to one that exists"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, "s.tcl")
+			src := fmt.Sprintf("dbset db pg\ndiset connection pg_host 127.0.0.1\ndiset connection pg_port %s\ndiset connection pg_sslmode prefer\n"+
+				"diset tpcc pg_superuser %s\ndiset tpcc pg_defaultdbase postgres\ndiset tpcc pg_user %s\ndiset tpcc pg_dbase %s\n%s\n",
+				tc.port, u.User.Username(), tc.user, tc.db, tc.cmd)
+			if err := os.WriteFile(path, []byte(src), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			var out, errOut bytes.Buffer
+			code := cli.MainContext(context.Background(), []string{"hammerdbcli", "auto", path, "--results-dir", filepath.Join(dir, "runs")}, &out, &errOut)
+			msg := errOut.String()
+			if code != 1 && code != 2 || strings.Count(msg, "\n") != 1 || !strings.Contains(msg, tc.want) || strings.Contains(msg, `\n`) ||
+				strings.Contains(msg, "failed to connect") || strings.Contains(msg, "tls error") {
+				t.Errorf("exit %d, stderr:\n%s\nwant one line with %q", code, msg, tc.want)
+			}
+			if tc.port == closed && !strings.Contains(msg, "is the server running and listening there? check host and port") {
+				t.Errorf("no advice to check the server:\n%s", msg)
+			}
+		})
 	}
 }

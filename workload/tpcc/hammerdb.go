@@ -3,6 +3,7 @@ package tpcc
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -34,6 +35,11 @@ type hammerFlags struct {
 	keyAndThink   bool
 	raiseError    bool
 	useInstalled  bool
+	// routinesOnly is --routines-only: init makes the missing routines
+	// in a loaded database and loads nothing (routinesonly.go).
+	routinesOnly bool
+	// log receives --routines-only's lines (SetLoadLog).
+	log io.Writer
 	// serverSide is --server-side: stampede's own transactions as
 	// server-side functions (serverside.go).
 	serverSide bool
@@ -69,7 +75,10 @@ func (g *tpcc) registerHammerFlags(fs *pflag.FlagSet) {
 		"--profile hammerdb: call the routines in the database whatever their bodies (a neword of your own); init keeps routines it did not make")
 	fs.BoolVar(&h.serverSide, "server-side", false,
 		"stampede's own five transactions as server-side functions (stampede_neword, ...) that init installs and run calls, one call per transaction, the inputs drawn by the client as the specification says")
+	fs.BoolVar(&h.routinesOnly, "routines-only", false,
+		"init, with --profile hammerdb or --server-side: make the routines missing from a database already loaded with that profile, keeping its data (and, with --use-installed-routines, your own routines)")
 	g.flags.Meta["partition"] = workload.FlagMeta{LoadOnly: true}
+	g.flags.Meta["routines-only"] = workload.FlagMeta{Only: "init"}
 	for _, f := range []string{"all-warehouses", "key-and-think", "raise-error"} {
 		g.flags.Meta[f] = workload.FlagMeta{RuntimeOnly: true}
 	}
@@ -87,6 +96,9 @@ func (g *tpcc) validateHammer() error {
 	}
 	if g.flags.FlagSet == nil {
 		return nil
+	}
+	if g.hdb.routinesOnly && !g.hammerdb() && !g.hdb.serverSide {
+		return fmt.Errorf("--routines-only makes the routines of --profile hammerdb or --server-side: add one of them (the profile the database was loaded with)")
 	}
 	if !g.hammerdb() {
 		if g.hdb.serverSide && g.tenant > 0 {
