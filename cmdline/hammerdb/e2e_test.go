@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/stampede-bench/stampede/internal/cli"
+	"github.com/stampede-bench/stampede/localpg"
 )
 
 // TestScriptEndToEnd runs HammerDB's own buildschema script
@@ -176,16 +177,33 @@ func findKey(v any, name string) []float64 {
 
 // TestTwoNodesAddNOPM: two HammerDB instances against two nodes, as a
 // field report ran them, are two clients of one benchmark: two scripts,
-// each naming its own node (here two databases of the test server), run
-// at once with --clients 2 --client-index I, and report --tag adds their
-// NOPM.
+// each naming its own node (the test server and a second throwaway server
+// the test starts), run at once with --clients 2 --client-index I, and
+// report --tag adds their NOPM and TPM (each node's own pg_stat_database).
+// The consistency checks are client 0's, on node 1: the report says that
+// node 2's database was not checked, and client 1 says so too.
 func TestTwoNodesAddNOPM(t *testing.T) {
 	dsn := os.Getenv("STAMPEDE_TEST_DATABASE")
 	if dsn == "" {
 		t.Skip("STAMPEDE_TEST_DATABASE not set: scripts/test starts a server and sets it")
 	}
+	if testing.Short() {
+		t.Skip("starts a second PostgreSQL")
+	}
+	if _, err := localpg.FindBinDir(); err != nil {
+		t.Skipf("no PostgreSQL server binaries: %v", err)
+	}
 	ctx := context.Background()
-	u, err := url.Parse(dsn)
+	second, err := localpg.Start(ctx, localpg.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = second.Stop() })
+	u1, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u2, err := url.Parse(second.URL("postgres"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,21 +212,19 @@ func TestTwoNodesAddNOPM(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer admin.Close(ctx)
-	nodes := []string{"hammerdbcli_node1", "hammerdbcli_node2"}
-	for _, db := range nodes {
-		if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+db); err != nil {
-			t.Fatal(err)
-		}
+	const db = "hammerdbcli_node"
+	if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+db); err != nil {
+		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		for _, db := range nodes {
-			admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+db+" WITH (FORCE)") //nolint:errcheck // best effort
-		}
+		admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+db+" WITH (FORCE)") //nolint:errcheck // best effort
 	})
+	nodes := []*url.URL{u1, u2}
 	dir := t.TempDir()
 	results := filepath.Join(dir, "runs")
-	script := func(db, body string) string {
-		path := filepath.Join(dir, db+body[:3]+".tcl")
+	script := func(i int, body string) string {
+		path := filepath.Join(dir, fmt.Sprintf("node%d%s.tcl", i+1, body[:3]))
+		u := nodes[i]
 		src := fmt.Sprintf("dbset db pg\ndiset connection pg_host %s\ndiset connection pg_port %s\ndiset connection pg_sslmode disable\n"+
 			"diset tpcc pg_superuser %s\ndiset tpcc pg_user %s\ndiset tpcc pg_dbase %s\n%s",
 			u.Hostname(), u.Port(), u.User.Username(), u.User.Username(), db, body)
@@ -217,36 +233,44 @@ func TestTwoNodesAddNOPM(t *testing.T) {
 		}
 		return path
 	}
-	for _, db := range nodes {
+	for i := range nodes {
 		var out bytes.Buffer
-		if code := cli.MainContext(ctx, []string{"hammerdbcli", "auto", script(db, "diset tpcc pg_count_ware 2\nbuildschema\n")}, &out, &out); code != 0 {
-			t.Fatalf("build %s: exit %d\n%s", db, code, out.String())
+		if code := cli.MainContext(ctx, []string{"hammerdbcli", "auto", script(i, "diset tpcc pg_count_ware 2\nbuildschema\n")}, &out, &out); code != 0 {
+			t.Fatalf("build node %d: exit %d\n%s", i+1, code, out.String())
 		}
 	}
 	type result struct {
+		i    int
 		out  string
 		code int
 	}
 	done := make(chan result, len(nodes))
-	for i, db := range nodes {
-		path := script(db, "diset tpcc pg_rampup 0\ndiset tpcc pg_duration 1\nvuset vu 2\nvurun\n")
+	for i := range nodes {
+		path := script(i, "diset tpcc pg_rampup 0\ndiset tpcc pg_duration 1\nvuset vu 2\nvurun\n")
 		go func() {
 			var out bytes.Buffer
 			code := cli.MainContext(ctx, []string{"hammerdbcli", "auto", path, "--clients", "2", "--client-index", strconv.Itoa(i),
 				"--tag", "job=two-nodes", "--results-dir", results}, &out, &out)
-			done <- result{out.String(), code}
+			done <- result{i, out.String(), code}
 		}()
 	}
-	var sum int64
+	var nopm, tpm int64
 	re := regexp.MustCompile(`(?m)^Vuser 1:TEST RESULT : System achieved (\d+) NOPM from (\d+) PostgreSQL TPM$`)
 	for range nodes {
 		r := <-done
 		m := re.FindStringSubmatch(r.out)
 		if r.code != 0 || m == nil {
-			t.Fatalf("exit %d, no result line:\n%s", r.code, r.out)
+			t.Fatalf("client %d: exit %d, no result line:\n%s", r.i, r.code, r.out)
 		}
 		n, _ := strconv.ParseInt(m[1], 10, 64)
-		sum += n
+		nopm += n
+		n, _ = strconv.ParseInt(m[2], 10, 64)
+		tpm += n
+		checked := strings.Contains(r.out, "3.3.2.1 W_YTD = sum(D_YTD): PASS")
+		said := strings.Contains(r.out, "consistency checks: client 0 runs them after its run, on its own database; this client's (database "+db+" on ")
+		if checked != (r.i == 0) || said != (r.i == 1) {
+			t.Errorf("client %d: checks run %v, said that client 0 runs them %v:\n%s", r.i, checked, said, r.out)
+		}
 	}
 	var rep, repErr bytes.Buffer
 	if code := cli.MainContext(ctx, []string{"report", "--tag", "job=two-nodes", "--results-dir", results, "--format", "json"}, &rep, &repErr); code != 0 {
@@ -256,9 +280,27 @@ func TestTwoNodesAddNOPM(t *testing.T) {
 	if err := json.Unmarshal(rep.Bytes(), &v); err != nil {
 		t.Fatalf("report's JSON: %v\n%s", err, rep.String())
 	}
-	got := findKey(v, "hammerdb_nopm")
-	if len(got) == 0 || math.Abs(got[0]-float64(sum)) >= 2 {
-		t.Errorf("report --tag job=two-nodes: hammerdb_nopm %v, want the clients' NOPM added, %d", got, sum)
+	if got := findKey(v, "hammerdb_nopm"); len(got) == 0 || math.Abs(got[0]-float64(nopm)) >= 2 {
+		t.Errorf("report --tag job=two-nodes: hammerdb_nopm %v, want the clients' NOPM added, %d", got, nopm)
+	}
+	if got := findKey(v, "hammerdb_tpm"); len(got) == 0 || math.Abs(got[0]-float64(tpm)) >= 2 {
+		t.Errorf("report --tag job=two-nodes: hammerdb_tpm %v, want the nodes' TPM added, %d", got, tpm)
+	}
+	var doc struct {
+		ChecksNotRunOn []string `json:"checks_not_run_on"`
+	}
+	if err := json.Unmarshal(rep.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	want := "database " + db + " on " + net.JoinHostPort(u2.Hostname(), u2.Port())
+	if len(doc.ChecksNotRunOn) != 1 || doc.ChecksNotRunOn[0] != want {
+		t.Errorf("report's checks_not_run_on %q, want [%q]: node 2's database was not checked", doc.ChecksNotRunOn, want)
+	}
+	var text, textErr bytes.Buffer
+	if code := cli.MainContext(ctx, []string{"report", "--tag", "job=two-nodes", "--results-dir", results}, &text, &textErr); code != 0 ||
+		!strings.Contains(text.String(), want+", where other clients ran, not checked; stampede check of its URL checks it)") ||
+		strings.Contains(text.String(), "once for the benchmark") {
+		t.Errorf("report (exit %d) does not say node 2 was not checked:\n%s%s", code, text.String(), textErr.String())
 	}
 }
 
