@@ -21,6 +21,48 @@ import (
 	"github.com/stampede-bench/stampede/localpg"
 )
 
+// testServer skips t when there is no test server (scripts/test starts
+// one), and otherwise returns its URL and a connection to it as its
+// superuser, closed when the test ends. The databases dbs, then the roles,
+// are dropped if they exist, before the test and after it.
+func testServer(t *testing.T, dbs []string, roles ...string) (*url.URL, *pgx.Conn) {
+	t.Helper()
+	dsn := os.Getenv("STAMPEDE_TEST_DATABASE")
+	if dsn == "" {
+		t.Skip("STAMPEDE_TEST_DATABASE not set: scripts/test starts a server and sets it")
+	}
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin, err := pgx.Connect(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Close(context.Background()) })
+	drops := func(force string) []string {
+		var qs []string
+		for _, db := range dbs {
+			qs = append(qs, "DROP DATABASE IF EXISTS "+db+force)
+		}
+		for _, role := range roles {
+			qs = append(qs, "DROP ROLE IF EXISTS "+role)
+		}
+		return qs
+	}
+	for _, q := range drops("") {
+		if _, err := admin.Exec(context.Background(), q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() {
+		for _, q := range drops(" WITH (FORCE)") {
+			admin.Exec(context.Background(), q) //nolint:errcheck // best effort
+		}
+	})
+	return u, admin
+}
+
 // TestScriptEndToEnd runs HammerDB's own buildschema script
 // (scripts/tcl/postgres/tprocc/pg_tprocc_buildschema.tcl) and then the
 // run of its documentation's CLI example, with only the connection, the
@@ -29,31 +71,9 @@ import (
 // HammerDB's result line, its NOPM is the growth of sum(d_next_o_id)
 // that the test reads itself, and summary.json holds it.
 func TestScriptEndToEnd(t *testing.T) {
-	dsn := os.Getenv("STAMPEDE_TEST_DATABASE")
-	if dsn == "" {
-		t.Skip("STAMPEDE_TEST_DATABASE not set: scripts/test starts a server and sets it")
-	}
-	ctx := context.Background()
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	admin, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close(ctx)
 	const db, user = "hammerdbcli_e2e", "hammerdbcli_e2e_user"
-	for _, q := range []string{"DROP DATABASE IF EXISTS " + db, "DROP ROLE IF EXISTS " + user} {
-		if _, err := admin.Exec(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	t.Cleanup(func() {
-		for _, q := range []string{"DROP DATABASE IF EXISTS " + db + " WITH (FORCE)", "DROP ROLE IF EXISTS " + user} {
-			admin.Exec(context.Background(), q) //nolint:errcheck // best effort
-		}
-	})
+	u, admin := testServer(t, []string{db}, user)
+	ctx := context.Background()
 	conn := fmt.Sprintf("diset connection pg_host %s\ndiset connection pg_port %s\ndiset connection pg_sslmode disable\n"+
 		"diset tpcc pg_superuser %s\ndiset tpcc pg_defaultdbase %s\ndiset tpcc pg_user %s\ndiset tpcc pg_pass tpcc\ndiset tpcc pg_dbase %s\n",
 		u.Hostname(), u.Port(), u.User.Username(), strings.TrimPrefix(u.Path, "/"), user, db)
@@ -183,10 +203,8 @@ func findKey(v any, name string) []float64 {
 // The consistency checks are client 0's, on node 1: the report says that
 // node 2's database was not checked, and client 1 says so too.
 func TestTwoNodesAddNOPM(t *testing.T) {
-	dsn := os.Getenv("STAMPEDE_TEST_DATABASE")
-	if dsn == "" {
-		t.Skip("STAMPEDE_TEST_DATABASE not set: scripts/test starts a server and sets it")
-	}
+	const db = "hammerdbcli_node"
+	u1, _ := testServer(t, []string{db})
 	if testing.Short() {
 		t.Skip("starts a second PostgreSQL")
 	}
@@ -199,26 +217,10 @@ func TestTwoNodesAddNOPM(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = second.Stop() })
-	u1, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
 	u2, err := url.Parse(second.URL("postgres"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	admin, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close(ctx)
-	const db = "hammerdbcli_node"
-	if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+db); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+db+" WITH (FORCE)") //nolint:errcheck // best effort
-	})
 	nodes := []*url.URL{u1, u2}
 	dir := t.TempDir()
 	results := filepath.Join(dir, "runs")
@@ -310,14 +312,7 @@ func TestTwoNodesAddNOPM(t *testing.T) {
 // of every attempt, with literal \n, a spurious TLS error and each cause
 // twice).
 func TestConnectErrorsOneLine(t *testing.T) {
-	dsn := os.Getenv("STAMPEDE_TEST_DATABASE")
-	if dsn == "" {
-		t.Skip("STAMPEDE_TEST_DATABASE not set: scripts/test starts a server and sets it")
-	}
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
+	u, _ := testServer(t, nil)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

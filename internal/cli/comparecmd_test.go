@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stampede-bench/stampede/internal/golden"
 	"github.com/stampede-bench/stampede/runlog"
 	"github.com/stampede-bench/stampede/stats"
 )
@@ -59,24 +60,6 @@ func compareRuns(t testing.TB) string {
 	return root
 }
 
-func checkGolden(t *testing.T, golden, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", golden)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("output differs from %s (run with -update to accept):\n%s", path, got)
-	}
-}
-
 // TestCompareGolden compares synthetic runs and checks the output against
 // golden files (go test -run Compare -update rewrites them).
 func TestCompareGolden(t *testing.T) {
@@ -98,7 +81,7 @@ func TestCompareGolden(t *testing.T) {
 			if r.code != 0 || r.stderr != tc.stderr {
 				t.Fatalf("exit %d, stderr %q; want exit 0, stderr %q", r.code, r.stderr, tc.stderr)
 			}
-			checkGolden(t, tc.golden, strings.ReplaceAll(r.stdout, root, "ROOT"))
+			golden.Check(t, filepath.Join("testdata", tc.golden), []byte(strings.ReplaceAll(r.stdout, root, "ROOT")))
 		})
 	}
 }
