@@ -416,6 +416,15 @@ type SelfLoader interface {
 	LoadItself(ctx context.Context, db *sqlx.DB) error
 }
 
+// ForceDropSetter is a Generator whose own load (SelfLoader) drops tables
+// and must know whether --force-drop was given: the pgbench form's -i,
+// which drops pgbench's tables that stampede did not make only with it.
+type ForceDropSetter interface {
+	Generator
+	// SetForceDrop says whether --force-drop was given.
+	SetForceDrop(force bool)
+}
+
 // RunTablesDropper is a Generator whose init --drop drops, with its own
 // tables, the tables its runs made (Hooks.RunTables): churn's, which its
 // own table (the bookkeeping of their rows) accounts for, and which a new
