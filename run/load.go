@@ -271,6 +271,19 @@ func tablesExist(err error) error {
 	return inputError{errors.New(strings.TrimPrefix(err.Error(), workload.ErrTablesExist.Error()+": "))}
 }
 
+// splitTablesExist rewords, for a split load (--clients), the refusal of
+// a table that stampede did not make: --force-drop, which drops it in
+// init's own form, is not for a client of a split load (the clients
+// would drop each other's shares), so the drop is a step of its own,
+// once, before every client's init.
+func splitTablesExist(err error, name string) error {
+	msg, ok := strings.CutSuffix(err.Error(), ", or to drop it anyway, add "+workload.ForceDropFlag)
+	if !ok {
+		return err
+	}
+	return inputf("%s, or to drop it anyway, run `stampede cleanup %s %s` once first, then every client's init", msg, name, workload.ForceDropFlag)
+}
+
 // tableNamesOf returns the tables' names.
 func tableNamesOf(tables []workload.Table) []string {
 	names := make([]string, len(tables))
@@ -639,7 +652,7 @@ func loadShare(ctx context.Context, spec LoadSpec, db *sqlx.DB, streams int, see
 	var mismatch *workload.ShareMismatchError
 	switch {
 	case errors.Is(err, workload.ErrTablesExist):
-		return tablesExist(err)
+		return splitTablesExist(tablesExist(err), gen.Meta().Name)
 	case errors.As(err, &mismatch):
 		return asInput(err)
 	case err != nil:

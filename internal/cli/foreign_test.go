@@ -644,3 +644,36 @@ func TestAdoptedTableStaysTheUsers(t *testing.T) {
 		})
 	}
 }
+
+// TestSplitInitNamesWhatWorks: a client of a split load (--clients N
+// --client-index I) over a user's table refuses in one line, the row
+// kept, and names what works in that form (--force-drop, which init's own
+// form takes, is refused with --clients): `stampede cleanup W
+// --force-drop` once first, after which every client's init loads.
+func TestSplitInitNamesWhatWorks(t *testing.T) {
+	testServer(t)
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	db := freshDB(t, "splitforeign")
+	adminExec(t, "CREATE DATABASE "+db)
+	survived := userTables(t, db, "usertable")
+	client := func(i string, extra ...string) []string {
+		return append(append([]string{"init", "ycsb", "--record-count", "100", "--clients", "2", "--client-index", i}, extra...), dbURL(t, db))
+	}
+	r := stampede(t, client("0")...)
+	checkFinalError(t, r, 2, "table usertable already exists in database \""+db+"\" and stampede did not make it: load into another database (--db NAME), or to drop it anyway, run `stampede cleanup ycsb --force-drop '"+dbURL(t, db)+"'` once first, then every client's init")
+	survived()
+	r = stampede(t, client("0", "--force-drop")...)
+	checkFinalError(t, r, 2, "--force-drop with --clients: the clients of a split load would drop each other's shares; run `stampede cleanup WORKLOAD --force-drop` once")
+	survived()
+	if r := stampede(t, "cleanup", "ycsb", "--force-drop", dbURL(t, db)); r.code != 0 {
+		t.Fatalf("cleanup ycsb --force-drop, as the refusal says: exit %d\n%s", r.code, r.stderr)
+	}
+	for _, i := range []string{"0", "1"} {
+		if r := stampede(t, client(i)...); r.code != 0 {
+			t.Fatalf("client %s's init after the cleanup: exit %d\n%s", i, r.code, r.stderr)
+		}
+	}
+	if n := queryInt(t, db, "SELECT count(*) FROM usertable"); n != 100 {
+		t.Errorf("usertable holds %d rows after both shares, want 100", n)
+	}
+}

@@ -149,7 +149,7 @@ func (g *generator) notStampedes(ctx context.Context, db *sqlx.DB) error {
 	if len(unmarked) > 0 {
 		whys = append(whys, strings.Join(unmarked, ", ")+": no mark of stampede's, made by the real pgbench -i or by you")
 	}
-	if len(others) == 0 || len(unmarked) == 0 {
+	if len(others) == 0 {
 		_, whys[0], _ = strings.Cut(whys[0], ": ") // the names are said already
 	}
 	it := "it"
