@@ -580,13 +580,18 @@ func closeAll(conns []*pgx.Conn) {
 // interface, as cockroach's) or stampede's host:port, which keeps the
 // metrics to one address (127.0.0.1:2112).
 func promListen(given string) (string, error) {
-	if _, err := strconv.Atoi(given); err == nil {
-		return ":" + given, nil
+	addr, port := ":"+given, given
+	if _, err := strconv.Atoi(given); err != nil {
+		var err error
+		if _, port, err = net.SplitHostPort(given); err != nil || port == "" {
+			return "", usagef("--prometheus-port %q: give a port, or host:port such as 127.0.0.1:2112", given)
+		}
+		addr = given
 	}
-	if _, port, err := net.SplitHostPort(given); err != nil || port == "" {
-		return "", usagef("--prometheus-port %q: give a port, or host:port such as 127.0.0.1:2112", given)
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return "", usagef("--prometheus-port %q: %s is not a port number (0 to 65535)", given, port)
 	}
-	return given, nil
+	return addr, nil
 }
 
 // servePprof serves Go's pprof endpoint on given, a port (every

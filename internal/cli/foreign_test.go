@@ -145,6 +145,12 @@ func TestNeverDropsWhatItDidNotMake(t *testing.T) {
 		{"init bulk_insert --drop", []string{"sbtest2"}, nil, func(db string, f ...string) []string {
 			return append(append([]string{"init", "bulk_insert", "--threads", "3", "--drop"}, f...), dbURL(t, db))
 		}, "table sbtest2 in database"},
+		{"hammerdbcli buildschema", []string{"warehouse"}, nil, func(db string, f ...string) []string {
+			script := writeFile(t, "dbset db pg\ndiset connection pg_host "+u.Hostname()+"\ndiset connection pg_port "+u.Port()+
+				"\ndiset connection pg_sslmode disable\ndiset tpcc pg_count_ware 1\ndiset tpcc pg_num_vu 1\ndiset tpcc pg_superuser "+u.User.Username()+
+				"\ndiset tpcc pg_user "+u.User.Username()+"\ndiset tpcc pg_dbase "+db+"\nbuildschema\n")
+			return append([]string{"hammerdbcli", "auto", script}, f...)
+		}, "load into another database (diset tpcc pg_dbase NAME in the script), or to drop it anyway, add --force-drop"},
 		{"ycsb form cleanup", []string{"usertable"}, nil, func(db string, f ...string) []string {
 			return append([]string{"cleanup", "jdbc", "-p", "db.url=jdbc:postgresql://" + u.Host + "/" + db, "-p", "db.user=" + u.User.Username()}, f...)
 		}, "table usertable in database"},
