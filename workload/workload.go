@@ -416,9 +416,11 @@ type SelfLoader interface {
 	LoadItself(ctx context.Context, db *sqlx.DB) error
 }
 
-// ForceDropSetter is a Generator whose own load (SelfLoader) drops tables
-// and must know whether --force-drop was given: the pgbench form's -i,
-// which drops pgbench's tables that stampede did not make only with it.
+// ForceDropSetter is a Generator whose load must know whether
+// --force-drop was given, beyond the tables run.Load drops: the pgbench
+// form's -i (a SelfLoader), which drops pgbench's tables that stampede
+// did not make only with it, and tpcc's HammerDB profile, which replaces
+// routines of HammerDB's names that stampede did not make only with it.
 type ForceDropSetter interface {
 	Generator
 	// SetForceDrop says whether --force-drop was given.

@@ -151,6 +151,14 @@ func TestNeverDropsWhatItDidNotMake(t *testing.T) {
 				"\ndiset tpcc pg_user "+u.User.Username()+"\ndiset tpcc pg_dbase "+db+"\nbuildschema\n")
 			return append([]string{"hammerdbcli", "auto", script}, f...)
 		}, "load into another database (diset tpcc pg_dbase NAME in the script), or to drop it anyway, add --force-drop"},
+		{"init tpcc --profile hammerdb --drop, a user's tables and routine", nil, func(db string) func() {
+			survived := userTables(t, db, "warehouse", "district")
+			kept := userObjects(t, db, "pg_proc WHERE proname = 'neword' AND obj_description(oid, 'pg_proc') IS NULL",
+				"CREATE FUNCTION neword(integer, integer, integer, integer, integer, integer) RETURNS int LANGUAGE sql AS 'SELECT 1'")
+			return func() { survived(); kept() }
+		}, func(db string, f ...string) []string {
+			return append(append([]string{"init", "tpcc", "--profile", "hammerdb", "--warehouses", "1", "--drop"}, f...), dbURL(t, db))
+		}, "function neword(integer,integer,integer,integer,integer,integer) in database " + "@" + " was not made by stampede, or was replaced since, nor were its tables warehouse, district: init never replaces a routine it did not make"},
 		{"ycsb form cleanup", []string{"usertable"}, nil, func(db string, f ...string) []string {
 			return append([]string{"cleanup", "jdbc", "-p", "db.url=jdbc:postgresql://" + u.Host + "/" + db, "-p", "db.user=" + u.User.Username()}, f...)
 		}, "table usertable in database"},
@@ -209,7 +217,7 @@ func TestNeverDropsWhatItDidNotMake(t *testing.T) {
 				survived = tc.setup(db)
 			}
 			r := stampede(t, tc.args(db)...)
-			checkFinalError(t, r, 2, tc.want)
+			checkFinalError(t, r, 2, strings.ReplaceAll(tc.want, "@", db))
 			survived()
 			m := forcePattern.FindStringSubmatch(strings.TrimSpace(r.stderr))
 			if m == nil {
