@@ -37,7 +37,9 @@ numberOfCPUs, numberOfWHs, and Tcl's puts, set, if, foreach, open, close
 and exit. Anything else is refused in one line naming it and its line.
 
 Options after the script's name go to vurun's run: two HammerDB instances
-against two nodes are two clients of one benchmark (see the examples).
+against two nodes are two clients of one benchmark (see the examples);
+--force-drop goes to buildschema, which then drops tables (and routines) of
+HammerDB's names that stampede did not make, where it refuses them without.
 
 Examples:
   stampede hammerdbcli auto pg_tprocc_buildschema.tcl
