@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,8 +11,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // TestOutputStreamsAsPgbench: what pgbench prints instead of running
@@ -89,12 +86,7 @@ func TestInstalledAsPgbench(t *testing.T) {
 func catalogue(t *testing.T, db string) []string {
 	t.Helper()
 	ctx := context.Background()
-	u, _ := url.Parse(os.Getenv("STAMPEDE_TEST_DATABASE"))
-	u.Path = "/" + db
-	c, err := pgx.Connect(ctx, u.String())
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := connect(t, db)
 	defer c.Close(ctx)
 	var out []string
 	for _, q := range []string{
@@ -151,9 +143,7 @@ func TestInitStepsAsPgbench(t *testing.T) {
 	dbs := [2]string{freshDB(t), freshDB(t)} // both loaded by the real pgbench -i -s 1
 	// Stampede's own init over the second: its record and marks, which
 	// the pgbench form's -i replaces with pgbench's tables alone.
-	u, _ := url.Parse(os.Getenv("STAMPEDE_TEST_DATABASE"))
-	u.Path = "/" + dbs[1]
-	own := exec.Command(bin, "init", "pgbench", "--drop", "--force-drop", u.String())
+	own := exec.Command(bin, "init", "pgbench", "--drop", "--force-drop", dbURL(dbs[1]))
 	own.Dir, own.Env = dir, append(os.Environ(), "HOME="+dir)
 	if out, err := own.CombinedOutput(); err != nil {
 		t.Fatalf("stampede init pgbench: %v\n%s", err, out)
@@ -207,7 +197,7 @@ func TestInitStepsAsPgbench(t *testing.T) {
 	}
 	// Stampede's own form keeps its rule, and the pgbench form's tables
 	// are stampede's (their mark): it drops them.
-	cmd := exec.Command(bin, "init", "pgbench", "--drop", u.String())
+	cmd := exec.Command(bin, "init", "pgbench", "--drop", dbURL(dbs[1]))
 	cmd.Dir, cmd.Env = dir, append(os.Environ(), "HOME="+dir)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Errorf("stampede init pgbench --drop over the pgbench form's tables: %v\n%s(want exit 0: stampede made them)", err, out)
@@ -355,17 +345,7 @@ func TestScaleIgnoredAsPgbench(t *testing.T) {
 func TestVacuumWithoutTablesAsPgbench(t *testing.T) {
 	srv := server(t)
 	dir := t.TempDir()
-	ctx := context.Background()
-	admin, err := pgx.Connect(ctx, os.Getenv("STAMPEDE_TEST_DATABASE"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close(ctx)
-	db := fmt.Sprintf("fix29b_novac_%d", time.Now().UnixNano()%1e9)
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+db); err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Exec(context.Background(), "DROP DATABASE "+db+" WITH (FORCE)")
+	db := emptyDB(t, "fix29b_novac")
 	if err := os.WriteFile(filepath.Join(dir, "s1.sql"), []byte("SELECT 1;\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -153,7 +153,7 @@ func TestNeverDropsWhatItDidNotMake(t *testing.T) {
 		}, "load into another database (diset tpcc pg_dbase NAME in the script), or to drop it anyway, add --force-drop"},
 		{"init tpcc --profile hammerdb --drop, a user's tables and routine", nil, func(db string) func() {
 			survived := userTables(t, db, "warehouse", "district")
-			kept := userObjects(t, db, "pg_proc WHERE proname = 'neword' AND obj_description(oid, 'pg_proc') IS NULL",
+			kept := userObjects(t, db, "SELECT count(*) FROM pg_proc WHERE proname = 'neword' AND obj_description(oid, 'pg_proc') IS NULL",
 				"CREATE FUNCTION neword(integer, integer, integer, integer, integer, integer) RETURNS int LANGUAGE sql AS 'SELECT 1'")
 			return func() { survived(); kept() }
 		}, func(db string, f ...string) []string {
