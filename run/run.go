@@ -506,10 +506,16 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 		r.cleanup = append(r.cleanup, func() { srv.Close() })
 		fmt.Fprintf(r.log, "Prometheus metrics at http://%s/metrics\n", srv.Addr())
 		flag, given := promFlag(s.PrometheusListen)
-		if s.PrometheusFlag != "" {
-			flag, given = s.PrometheusFlag, s.PrometheusListen
+		advise := "--prometheus-listen"
+		switch s.PrometheusFlag {
+		case "":
+		case "--prometheus-port":
+			// The cockroach form's, which takes a port or host:port.
+			flag, given, advise = s.PrometheusFlag, strings.TrimPrefix(s.PrometheusListen, ":"), s.PrometheusFlag
+		default:
+			flag, given, advise = s.PrometheusFlag, s.PrometheusListen, s.PrometheusFlag
 		}
-		if w := exposed.Warning(flag, given, srv.ListenAddr(), "read the run's metrics"); w != "" {
+		if w := exposed.WarningAdvising(flag, given, advise, srv.ListenAddr(), "read the run's metrics"); w != "" {
 			fmt.Fprintln(r.log, w)
 		}
 	}

@@ -37,7 +37,9 @@ numberOfCPUs, numberOfWHs, and Tcl's puts, set, if, foreach, open, close
 and exit. Anything else is refused in one line naming it and its line.
 
 Options after the script's name go to vurun's run: two HammerDB instances
-against two nodes are two clients of one benchmark (see the examples).
+against two nodes are two clients of one benchmark (see the examples);
+--force-drop goes to buildschema, which then drops tables (and routines) of
+HammerDB's names that stampede did not make, where it refuses them without.
 
 Examples:
   stampede hammerdbcli auto pg_tprocc_buildschema.tcl
@@ -93,6 +95,10 @@ type Options struct {
 	// Tags are --tag's, StartAt --start-at, ResultsDir --results-dir.
 	Tags                []string
 	StartAt, ResultsDir string
+	// ForceDrop is --force-drop, for buildschema's init: it drops the
+	// tables (and routines) of HammerDB's names that stampede did not
+	// make, where init refuses them without it.
+	ForceDrop bool
 	// given are the options as run's flags, in order.
 	given []string
 }
@@ -110,14 +116,15 @@ func parseOptions(args []string) (Options, error) {
 	fs.StringArrayVar(&o.Tags, "tag", nil, "")
 	fs.StringVar(&o.StartAt, "start-at", "", "")
 	fs.StringVar(&o.ResultsDir, "results-dir", "", "")
+	fs.BoolVar(&o.ForceDrop, "force-drop", false, "")
 	if err := fs.Parse(args); err != nil {
-		return o, inputf("hammerdbcli: %v (after the script's name it takes --clients, --client-index, --tag, --start-at and --results-dir, for vurun's run)", err)
+		return o, inputf("hammerdbcli: %v (after the script's name it takes --clients, --client-index, --tag, --start-at and --results-dir, for vurun's run, and --force-drop, for buildschema)", err)
 	}
 	if fs.NArg() > 0 {
-		return o, inputf("hammerdbcli: %q after the script: give one script (options after it: --clients, --client-index, --tag, --start-at, --results-dir)", fs.Arg(0))
+		return o, inputf("hammerdbcli: %q after the script: give one script (options after it: --clients, --client-index, --tag, --start-at, --results-dir, --force-drop)", fs.Arg(0))
 	}
 	fs.Visit(func(f *pflag.Flag) {
-		if f.Name == "tag" {
+		if f.Name == "tag" || f.Name == "force-drop" {
 			return
 		}
 		o.given = append(o.given, "--"+f.Name, f.Value.String())
@@ -401,7 +408,11 @@ func (in *interp) buildschema(line int, args []string) (string, error) {
 		return "", stepError{fmt.Sprintf("line %d: buildschema: %v", line, err), err}
 	}
 	in.created = true
-	if _, err := in.exec(line, "buildschema", InitArgs(v)); err != nil {
+	initArgs := InitArgs(v)
+	if in.opts.ForceDrop {
+		initArgs = append(initArgs[:len(initArgs)-1:len(initArgs)-1], "--force-drop", initArgs[len(initArgs)-1])
+	}
+	if _, err := in.exec(line, "buildschema", initArgs); err != nil {
 		return "", err
 	}
 	in.printf("Vuser 1:TPCC SCHEMA COMPLETE")

@@ -121,6 +121,12 @@ func TestNeverDropsWhatItDidNotMake(t *testing.T) {
 		{"init pgbench, steps without d", pgbenchTables, nil, func(db string, f ...string) []string {
 			return append(append([]string{"init", "pgbench", "--scale", "1", "--init-steps", "tg"}, f...), dbURL(t, db))
 		}, "stampede did not make it: load into another database (--db NAME), or to drop it anyway, add --force-drop"},
+		{"pgbench form -i, a user's tables of pgbench's names", pgbenchTables, nil, func(db string, f ...string) []string {
+			return append(append([]string{"pgbench", "-i", "-s", "1", "-h", u.Hostname(), "-p", u.Port(), "-U", u.User.Username()}, f...), db)
+		}, "-i would drop pgbench_branches, pgbench_tellers, pgbench_accounts, pgbench_history in database"},
+		{"init pgbench --as-pgbench", pgbenchTables, nil, func(db string, f ...string) []string {
+			return append(append([]string{"init", "pgbench", "--as-pgbench", "--scale", "1"}, f...), dbURL(t, db))
+		}, "unlike pgbench, stampede's -i drops only the tables it made"},
 		{"sql init --drop", []string{"accounts"}, nil, func(db string, f ...string) []string {
 			return append(append([]string{"init", "sql", "--init-file", sqlFile, "--drop"}, f...), dbURL(t, db))
 		}, "table accounts in database"},
@@ -133,6 +139,26 @@ func TestNeverDropsWhatItDidNotMake(t *testing.T) {
 		{"sysbench bulk_insert cleanup", []string{"sbtest1", "sbtest7"}, nil, func(db string, f ...string) []string {
 			return append(append(append([]string{"bulk_insert", "--threads=7"}, sysbenchConn(t, db)...), f...), "cleanup")
 		}, "tables sbtest1, sbtest7 in database"},
+		{"sysbench bulk_insert prepare", []string{"sbtest1", "sbtest3"}, nil, func(db string, f ...string) []string {
+			return append(append(append([]string{"/usr/share/sysbench/bulk_insert.lua", "--threads=3"}, sysbenchConn(t, db)...), f...), "prepare")
+		}, "tables sbtest1, sbtest3 in database"},
+		{"init bulk_insert --drop", []string{"sbtest2"}, nil, func(db string, f ...string) []string {
+			return append(append([]string{"init", "bulk_insert", "--threads", "3", "--drop"}, f...), dbURL(t, db))
+		}, "table sbtest2 in database"},
+		{"hammerdbcli buildschema", []string{"warehouse"}, nil, func(db string, f ...string) []string {
+			script := writeFile(t, "dbset db pg\ndiset connection pg_host "+u.Hostname()+"\ndiset connection pg_port "+u.Port()+
+				"\ndiset connection pg_sslmode disable\ndiset tpcc pg_count_ware 1\ndiset tpcc pg_num_vu 1\ndiset tpcc pg_superuser "+u.User.Username()+
+				"\ndiset tpcc pg_user "+u.User.Username()+"\ndiset tpcc pg_dbase "+db+"\nbuildschema\n")
+			return append([]string{"hammerdbcli", "auto", script}, f...)
+		}, "load into another database (diset tpcc pg_dbase NAME in the script), or to drop it anyway, add --force-drop"},
+		{"init tpcc --profile hammerdb --drop, a user's tables and routine", nil, func(db string) func() {
+			survived := userTables(t, db, "warehouse", "district")
+			kept := userObjects(t, db, "SELECT count(*) FROM pg_proc WHERE proname = 'neword' AND obj_description(oid, 'pg_proc') IS NULL",
+				"CREATE FUNCTION neword(integer, integer, integer, integer, integer, integer) RETURNS int LANGUAGE sql AS 'SELECT 1'")
+			return func() { survived(); kept() }
+		}, func(db string, f ...string) []string {
+			return append(append([]string{"init", "tpcc", "--profile", "hammerdb", "--warehouses", "1", "--drop"}, f...), dbURL(t, db))
+		}, "function neword(integer,integer,integer,integer,integer,integer) in database " + "@" + " was not made by stampede, or was replaced since, nor were its tables warehouse, district: init never replaces a routine it did not make"},
 		{"ycsb form cleanup", []string{"usertable"}, nil, func(db string, f ...string) []string {
 			return append([]string{"cleanup", "jdbc", "-p", "db.url=jdbc:postgresql://" + u.Host + "/" + db, "-p", "db.user=" + u.User.Username()}, f...)
 		}, "table usertable in database"},
@@ -191,7 +217,7 @@ func TestNeverDropsWhatItDidNotMake(t *testing.T) {
 				survived = tc.setup(db)
 			}
 			r := stampede(t, tc.args(db)...)
-			checkFinalError(t, r, 2, tc.want)
+			checkFinalError(t, r, 2, strings.ReplaceAll(tc.want, "@", db))
 			survived()
 			m := forcePattern.FindStringSubmatch(strings.TrimSpace(r.stderr))
 			if m == nil {
@@ -206,12 +232,13 @@ func TestNeverDropsWhatItDidNotMake(t *testing.T) {
 }
 
 // TestPgbenchFormKeepsForeignTables: pgbench's form (stampede pgbench
-// -i) drops pgbench's four tables when they have the columns pgbench -i
-// makes, as pgbench does (the user asked pgbench to initialise), but
-// never a table of one of those names with other columns: a user's own,
-// refused in one line (exit 2) before anything is dropped, every row
-// kept; -I without d meets the user's tables as pgbench does (its
-// "already exists" error, exit 1), dropping nothing.
+// -i) drops pgbench's four tables only where stampede made them (their
+// mark), unlike pgbench: a user's own tables of those names (other
+// columns), and tables of pgbench's columns made by the real pgbench -i
+// that hold the user's changed rows, are refused in one line (exit 2)
+// naming --force-drop, before anything is dropped, every row kept; -I
+// without d meets the user's tables as pgbench does (its "already
+// exists" error, exit 1), dropping nothing; --force-drop drops them.
 func TestPgbenchFormKeepsForeignTables(t *testing.T) {
 	testServer(t)
 	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
@@ -223,24 +250,40 @@ func TestPgbenchFormKeepsForeignTables(t *testing.T) {
 	adminExec(t, "CREATE DATABASE "+db)
 	survived := userTables(t, db, "pgbench_branches", "pgbench_tellers", "pgbench_accounts", "pgbench_history")
 	r := stampede(t, form(db, "-s", "1")...)
-	checkFinalError(t, r, 2, "whose columns are not pgbench's: a table of yours, which stampede never drops: nothing was dropped")
+	checkFinalError(t, r, 2, "which stampede did not make (pgbench_branches (mine), pgbench_tellers (mine), pgbench_accounts (mine), pgbench_history (mine): columns that are not pgbench's): nothing was dropped; unlike pgbench, stampede's -i drops only the tables it made; to drop them anyway, add --force-drop")
 	survived()
 	r = stampede(t, form(db, "-I", "tg")...)
 	if r.code != 1 || !strings.Contains(r.stderr, "already exists") {
 		t.Errorf("-I tg over a user's tables: exit %d, want pgbench's error (exit 1)\n%s", r.code, r.stderr)
 	}
 	survived()
-	// pgbench's own tables (here made by the form itself, as the real
-	// pgbench makes them) are dropped and made again, as pgbench does.
+	// Tables of pgbench's columns that stampede did not make (the real
+	// pgbench -i's, here stampede's own form's with the mark taken off),
+	// holding the user's changed row: refused, the row kept.
 	db2 := freshDB(t, "pgbform")
 	adminExec(t, "CREATE DATABASE "+db2)
-	for i := 0; i < 2; i++ {
-		if r := stampede(t, form(db2, "-s", "1")...); r.code != 0 || !strings.Contains(r.stderr, "dropping old tables...") {
-			t.Fatalf("pgbench -i (%d): exit %d\n%s", i+1, r.code, r.stderr)
-		}
+	if r := stampede(t, form(db2, "-s", "1")...); r.code != 0 {
+		t.Fatalf("pgbench -i: exit %d\n%s", r.code, r.stderr)
 	}
-	if n := queryInt(t, db2, "SELECT count(*) FROM pgbench_accounts"); n != 100000 {
-		t.Errorf("pgbench_accounts holds %d rows after two -i, want 100000", n)
+	for _, tb := range []string{"pgbench_branches", "pgbench_tellers", "pgbench_accounts", "pgbench_history"} {
+		execIn(t, db2, "COMMENT ON TABLE "+tb+" IS NULL")
+	}
+	execIn(t, db2, "UPDATE pgbench_accounts SET filler = 'USERDATA' WHERE aid = 1")
+	r = stampede(t, form(db2, "-s", "1")...)
+	checkFinalError(t, r, 2, "which stampede did not make (no mark of stampede's, made by the real pgbench -i or by you): nothing was dropped")
+	if n := queryInt(t, db2, "SELECT count(*) FROM pgbench_accounts WHERE filler = 'USERDATA'"); n != 1 {
+		t.Errorf("the user's changed row is gone after a refused -i")
+	}
+	// --force-drop, stampede's own option of -i, drops them; then the
+	// tables are stampede's (marked), and -i replaces them as pgbench does.
+	if r := stampede(t, form(db2, "-s", "1", "--force-drop")...); r.code != 0 || !strings.Contains(r.stderr, "--force-drop: dropping pgbench_branches, pgbench_tellers, pgbench_accounts, pgbench_history, which stampede did not make\ndropping old tables...") {
+		t.Fatalf("pgbench -i --force-drop: exit %d\n%s", r.code, r.stderr)
+	}
+	if r := stampede(t, form(db2, "-s", "1")...); r.code != 0 || !strings.HasPrefix(r.stderr, "dropping old tables...") {
+		t.Fatalf("pgbench -i over its own tables: exit %d\n%s", r.code, r.stderr)
+	}
+	if n := queryInt(t, db2, "SELECT count(*) FROM pgbench_accounts WHERE filler = 'USERDATA'"); n != 0 {
+		t.Errorf("pgbench_accounts still holds the old row after -i --force-drop")
 	}
 }
 
@@ -613,5 +656,38 @@ func TestAdoptedTableStaysTheUsers(t *testing.T) {
 				t.Errorf("%d of usertable and its record left after cleanup --force-drop", n)
 			}
 		})
+	}
+}
+
+// TestSplitInitNamesWhatWorks: a client of a split load (--clients N
+// --client-index I) over a user's table refuses in one line, the row
+// kept, and names what works in that form (--force-drop, which init's own
+// form takes, is refused with --clients): `stampede cleanup W
+// --force-drop` once first, after which every client's init loads.
+func TestSplitInitNamesWhatWorks(t *testing.T) {
+	testServer(t)
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	db := freshDB(t, "splitforeign")
+	adminExec(t, "CREATE DATABASE "+db)
+	survived := userTables(t, db, "usertable")
+	client := func(i string, extra ...string) []string {
+		return append(append([]string{"init", "ycsb", "--record-count", "100", "--clients", "2", "--client-index", i}, extra...), dbURL(t, db))
+	}
+	r := stampede(t, client("0")...)
+	checkFinalError(t, r, 2, "table usertable already exists in database \""+db+"\" and stampede did not make it: load into another database (--db NAME), or to drop it anyway, run `stampede cleanup ycsb --force-drop '"+dbURL(t, db)+"'` once first, then every client's init")
+	survived()
+	r = stampede(t, client("0", "--force-drop")...)
+	checkFinalError(t, r, 2, "--force-drop with --clients: the clients of a split load would drop each other's shares; run `stampede cleanup WORKLOAD --force-drop` once")
+	survived()
+	if r := stampede(t, "cleanup", "ycsb", "--force-drop", dbURL(t, db)); r.code != 0 {
+		t.Fatalf("cleanup ycsb --force-drop, as the refusal says: exit %d\n%s", r.code, r.stderr)
+	}
+	for _, i := range []string{"0", "1"} {
+		if r := stampede(t, client(i)...); r.code != 0 {
+			t.Fatalf("client %s's init after the cleanup: exit %d\n%s", i, r.code, r.stderr)
+		}
+	}
+	if n := queryInt(t, db, "SELECT count(*) FROM usertable"); n != 100 {
+		t.Errorf("usertable holds %d rows after both shares, want 100", n)
 	}
 }

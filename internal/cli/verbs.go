@@ -187,6 +187,7 @@ func (a *app) hammerdbCmd() *cobra.Command {
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a.setCommand(cmd)
+			a.form = "hammerdbcli"
 			exec := func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 				sub := &app{stdout: stdout, stderr: stderr, args: append([]string{"stampede"}, args...), secrets: append(a.secrets, cmdline.Secrets(args)...)}
 				sub.root, sub.argv = sub.rootCmd(), args

@@ -169,25 +169,42 @@ func (g *tpcc) routinesNamed(ctx context.Context, db *sqlx.DB, names []string) (
 }
 
 // routinesToReplace returns the routines of the five names that init
-// drops before making its own: stampede's own, unchanged. A routine of
-// one of those names that stampede did not make (or that was replaced
-// since) is refused, naming it, unless --use-installed-routines keeps it.
+// drops before making its own: stampede's own, unchanged, and with
+// --force-drop the others too. A routine of one of those names that
+// stampede did not make (or that was replaced since) is otherwise
+// refused, unless --use-installed-routines keeps it: one line that names
+// every such routine, and the workload's tables stampede did not make
+// too, and ends with the one flag that forces it all, --force-drop.
 func (g *tpcc) routinesToReplace(ctx context.Context, db *sqlx.DB) ([]installedRoutine, error) {
 	inst, err := g.installedRoutines(ctx, db)
 	if err != nil {
 		return nil, err
 	}
 	var ours []installedRoutine
+	var foreign []string
 	for _, r := range inst {
 		switch {
-		case r.ours:
+		case r.ours, g.forceDrop:
 			ours = append(ours, r)
 		case !g.hdb.useInstalled:
-			return nil, fmt.Errorf("%s %s in database %s was not made by stampede, or was replaced since: init never replaces a routine it did not make; add --use-installed-routines to keep it (and make only the missing ones), or drop it yourself",
-				r.kind, r.signature, db.Database())
+			foreign = append(foreign, r.kind+" "+r.signature)
 		}
 	}
-	return ours, nil
+	if len(foreign) == 0 {
+		return ours, nil
+	}
+	what, verb, it := foreign[0], "was", "it"
+	if len(foreign) > 1 {
+		what, verb, it = strings.Join(foreign, ", "), "were", "them"
+	}
+	tables := ""
+	if existing, err := workload.ExistingTables(ctx, db, g.Tables()); err == nil {
+		if t, err := workload.ForeignTables(ctx, db, g, existing); err == nil && len(t) > 0 {
+			tables, it = fmt.Sprintf(", nor were its tables %s", strings.Join(t, ", ")), "them"
+		}
+	}
+	return nil, fmt.Errorf("%s in database %s %s not made by stampede, or %s replaced since%s: init never replaces a routine it did not make; add --use-installed-routines to keep the routines (and make only the missing ones), or to drop %s anyway, add %s",
+		what, db.Database(), verb, verb, tables, it, workload.ForceDropFlag)
 }
 
 // installRoutines makes the five routines (functions, or procedures with

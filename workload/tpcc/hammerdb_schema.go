@@ -105,7 +105,15 @@ func (g *tpcc) hammerTables(tables []workload.Table) {
 	}
 }
 
-var _ workload.InitChecker = (*tpcc)(nil)
+var (
+	_ workload.InitChecker     = (*tpcc)(nil)
+	_ workload.ForceDropSetter = (*tpcc)(nil)
+)
+
+// SetForceDrop implements workload.ForceDropSetter: with --force-drop,
+// init replaces the routines of HammerDB's names that stampede did not
+// make, as it drops such tables.
+func (g *tpcc) SetForceDrop(force bool) { g.forceDrop = force }
 
 // CheckInit implements workload.InitChecker: with --profile hammerdb or
 // --server-side, a routine of one of the five names that stampede did not

@@ -119,6 +119,9 @@ const (
 // but the workers of Ops are independent of one another.
 type tpcc struct {
 	flags workload.Flags
+	// forceDrop is --force-drop (SetForceDrop): init replaces the
+	// HammerDB routines that stampede did not make.
+	forceDrop bool
 	// figureWorkers is the workers of a run whose figures report
 	// recomputes (SetFigureWorkers), when Ops has not run.
 	figureWorkers int
