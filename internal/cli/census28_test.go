@@ -465,6 +465,10 @@ func TestCensus28(t *testing.T) {
 		{868, "ycsbform", strs("run", "jdbc", "-P", "workloads/workloada", "-p", "db.url=jdbc:mysql://127.0.0.1/x", "-p", "db.user=postgres"), 2, "db.url \"jdbc:mysql://127.0.0.1/x\" is for JDBC's mysql driver: stampede speaks PostgreSQL's wire protocol only (jdbc:postgresql://HOST:PORT/DB) (from -p)", true},
 		{869, "ycsbform", strs("run", "jdbc", "-P", "workloads/workloada", "-p", "db.url=jdbc:postgresql://127.0.0.1:{nlport}/x", "-p", "db.user=postgres", "-p", "maxexecutiontime=1"), 1, "cannot connect to 127.0.0.1:{nlport} (database \"x\", user \"postgres\"): connection refused; is the server running and listening there? check host and port", true},
 		{874, "ycsbform", strs("run", "jdbc", "-P"), 2, "-P needs a value", true},
+		// The checker of issue 28 (F4.1): a db.url with user information
+		// printed its password, with an IPv6 hint.
+		{2901, "ycsbform", strs("run", "jdbc", "-p", "db.url=jdbc:postgresql://postgres:topsecret@127.0.0.1:{nlport}/x"), 2, "db.url \"jdbc:postgresql://xxxxx@127.0.0.1:{nlport}/x\" holds a user or password before '@', which PostgreSQL's JDBC driver (and so YCSB's JDBC binding) does not read: give them as -p db.user=USER -p db.passwd=PASSWORD, or as the URL's parameters (jdbc:postgresql://HOST:PORT/DB?user=USER&password=PASSWORD) (from -p)", true},
+		{2902, "ycsbform", strs("run", "jdbc", "-p", "db.url=jdbc:mysql://u:topsecret@127.0.0.1/x"), 2, "db.url \"jdbc:mysql://xxxxx@127.0.0.1/x\" is for JDBC's mysql driver", true},
 		{898, "cockroach", strs("workload"), 2, "name what to do: `stampede workload init|run|check WORKLOAD [flags] [URL...]` (workloads: bank, tpcc, ycsb)", true},
 		{900, "cockroach", strs("workload", "run"), 2, "name the workload: `stampede workload run WORKLOAD [flags] [URL...]` (workloads: bank, tpcc, ycsb)", true},
 		{1006, "cockroach", strs("workload", "run", "ycsb", "--duration=1s", "postgresql://postgres@127.0.0.1:{nlport}?sslmode=disable"), 1, "cannot connect to 127.0.0.1:{nlport} (database \"ycsb\", user \"postgres\"): connection refused; is the server running and listening there? check host and port", true},
