@@ -128,6 +128,13 @@ func TestCensus28(t *testing.T) {
 		{6, "root", strs("workloads", "extra"), 2, "unknown command \"extra\" for \"stampede workloads\": see `stampede workloads --help`", true},
 		{7, "root", strs("workloads", "--nope"), 2, "unknown flag: --nope: see `stampede workloads --help`", true},
 		{8, "root", strs("version", "--nope"), 2, "unknown flag: --nope: see `stampede version --help`", true},
+		// The checker of issue 28 (F8.1): help of what stampede does not
+		// have printed the general help, exit 0.
+		{2910, "root", strs("help", "nosuch"), 2, "unknown command \"nosuch\": see `stampede --help`", true},
+		{2911, "root", strs("nosuchcmd", "--help"), 2, "unknown command \"nosuchcmd\": see `stampede --help`", true},
+		{2912, "run", strs("run", "nosuch", "--help"), 2, "unknown workload \"nosuch\" for `stampede run`: see `stampede workloads`", true},
+		{2913, "run", strs("help", "run", "nosuch"), 2, "unknown workload \"nosuch\" for `stampede run`: see `stampede workloads`", true},
+		{2914, "init", strs("init", "nosuch", "-h"), 2, "unknown workload \"nosuch\" for `stampede init`: see `stampede workloads`", true},
 		{9, "root", strs("version", "extra"), 2, "unknown command \"extra\" for \"stampede version\": see `stampede version --help`", true},
 		{10, "root", strs(""), 2, "unknown command \"\": see `stampede --help`", true},
 		{11, "root", strs("--help=maybe"), 2, "invalid value \"maybe\" for --help: give true or false: see `stampede --help`", true},
