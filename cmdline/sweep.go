@@ -16,6 +16,7 @@ import (
 	"github.com/stampede-bench/stampede/limit"
 	"github.com/stampede-bench/stampede/output"
 	"github.com/stampede-bench/stampede/run"
+	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/sweep"
 	"github.com/stampede-bench/stampede/workload"
 )
@@ -313,6 +314,9 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 	if err != nil {
 		return nil, err
 	}
+	if err := checkConnStrings(s); err != nil {
+		return nil, err // before the sweep's header and its first step
+	}
 	maxOps := s.MaxOps
 	if d, ok := spec.Gen.(workload.RunDefaulter); ok && maxOps == 0 {
 		maxOps = d.RunDefaults().MaxOps // YCSB's operationcount
@@ -546,4 +550,18 @@ func sizesToBytes(text string) (string, error) {
 		start = i + 1
 	}
 	return b.String(), nil
+}
+
+// checkConnStrings refuses, without connecting, connection strings that
+// no run could use (a malformed URL, a password with an unescaped '@'),
+// as the first run would when its step had started.
+func checkConnStrings(s run.Spec) error {
+	opts, err := s.Conn.Options(s.Workload.Meta().DatabaseName(), 1)
+	if err == nil {
+		_, err = sqlx.ParseConfigs(opts)
+	}
+	if err != nil {
+		return usageError{err} // as the run's (sqlx.Open's) own refusal
+	}
+	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/pflag"
 
@@ -150,6 +151,7 @@ func Main(ctx context.Context, args []string, env Env) error {
 	}
 	var src []byte
 	var err error
+	from := "the standard input"
 	switch {
 	case len(args) == 0 || strings.HasPrefix(args[0], "-"):
 		if src, err = io.ReadAll(env.Stdin); err != nil {
@@ -162,11 +164,14 @@ func Main(ctx context.Context, args []string, env Env) error {
 		if src, err = os.ReadFile(args[1]); err != nil {
 			return inputf("hammerdbcli auto %s: %v", args[1], errors.Unwrap(err))
 		}
-		args = args[2:]
+		from, args = args[1], args[2:]
 	case args[0] == "py" || args[0] == "python":
 		return inputf("hammerdbcli %s: stampede runs HammerDB's Tcl scripts (stampede hammerdbcli auto SCRIPT.tcl), not its Python ones", args[0])
 	default:
 		return inputf("hammerdbcli %s: give auto SCRIPT.tcl, or the script on standard input (stampede hammerdbcli < SCRIPT.tcl)", args[0])
+	}
+	if bytes.IndexByte(src, 0) >= 0 || !utf8.Valid(src) {
+		return inputf("hammerdbcli: %s is not a Tcl script (it holds bytes that are not text): give HammerDB's script, such as `stampede hammerdbcli auto SCRIPT.tcl`", from)
 	}
 	opts, err := parseOptions(args)
 	if err != nil {

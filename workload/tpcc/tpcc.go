@@ -127,12 +127,15 @@ type tpcc struct {
 	figureWorkers int
 
 	warehouses int
-	fks        bool
-	wait       bool
-	mix        string
-	isolation  string
-	seed       uint64
-	expensive  bool
+	// adopted says that --warehouses was not given and the run took the
+	// warehouses init loaded (AdoptWarehouses).
+	adopted   bool
+	fks       bool
+	wait      bool
+	mix       string
+	isolation string
+	seed      uint64
+	expensive bool
 
 	// tenant is the tenant of column mode (SetTenant), 0 for none.
 	tenant int
