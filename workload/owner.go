@@ -255,31 +255,16 @@ func ForeignObjectsIn(ctx context.Context, db *sqlx.DB, gen Generator, markers .
 			own[t.Name] = !slices.Contains(adopted, t.Name)
 		}
 	}
-	rows, err := db.Query(ctx, dialect.UserObjectsQuery(db.Dialect()))
+	objs, err := Objects(ctx, db)
 	if err != nil {
-		return nil, fmt.Errorf("listing the objects of database %q: %w", db.Database(), err)
+		return nil, err
 	}
-	defer rows.Close()
 	var foreign []string
-	for rows.Next() {
-		var kind, name string
-		var comment *string
-		if err := rows.Scan(&kind, &name, &comment); err != nil {
-			return nil, err
-		}
-		_, bare, _ := strings.Cut(name, ".")
-		if comment != nil && IsMark(*comment) || kind == "table" && own[bare] {
+	for _, o := range objs {
+		if o.Marked || o.IsTable() && own[o.Name] {
 			continue
 		}
-		if kind == "large object" {
-			if name == "1" {
-				foreign = append(foreign, "1 large object")
-			} else {
-				foreign = append(foreign, name+" large objects")
-			}
-			continue
-		}
-		foreign = append(foreign, kind+" "+name)
+		foreign = append(foreign, o.String())
 	}
-	return foreign, rows.Err()
+	return foreign, nil
 }
