@@ -343,7 +343,16 @@ func openDB(ctx context.Context, gen workload.Generator, c Conn, conns int, crea
 		}
 	}
 	db, err := sqlx.Open(ctx, opts)
-	return db, configInput(err)
+	if err != nil {
+		return nil, configInput(err)
+	}
+	// A user's table of the name of init's record: refused before
+	// anything is dropped, created or read.
+	if err := workload.CheckRecordTable(ctx, db); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
 }
 
 // Check runs the workload's consistency checks (stampede check), writing

@@ -182,6 +182,9 @@ func ensureRecordTable(ctx context.Context, db *sqlx.DB) error {
 	if err != nil {
 		return fmt.Errorf("reading the columns of %s: %w", LoadRecordTable, err)
 	}
+	if err := foreignRecord(db, cols); err != nil {
+		return err
+	}
 	for col, def := range map[string]string{adoptedColumn: "TEXT NOT NULL DEFAULT ''", markedColumn: "BOOLEAN NOT NULL DEFAULT false"} {
 		if _, ok := cols[col]; ok {
 			continue

@@ -84,6 +84,19 @@ func TestNeverDropsWhatItDidNotMake(t *testing.T) {
 			return userObjects(t, db, "SELECT count(*) FROM "+kind, sqls...)
 		}
 	}
+	cockroachDrop := func(db string, f ...string) []string {
+		return append([]string{"workload", "init", "bank", "--rows", "10", "--drop", "--db", db, dbURL(t, db)}, f...)
+	}
+	// partitioned makes a user's partitioned table name, with a
+	// partition and a row.
+	partitioned := func(name string) func(db string) func() {
+		return func(db string) func() {
+			return userObjects(t, db, "SELECT count(*) FROM "+name+" WHERE mine = 42",
+				"CREATE TABLE "+name+" (mine INT) PARTITION BY RANGE (mine)",
+				"CREATE TABLE "+name+"_0 PARTITION OF "+name+" FOR VALUES FROM (0) TO (1000)",
+				"INSERT INTO "+name+" VALUES (42)")
+		}
+	}
 	tests := []struct {
 		name   string
 		tables []string               // a user's tables, one row each
@@ -151,6 +164,27 @@ func TestNeverDropsWhatItDidNotMake(t *testing.T) {
 		{"cockroach form init --drop, the workload's own names", []string{"bank"}, nil, func(db string, f ...string) []string {
 			return append([]string{"workload", "init", "bank", "--rows", "10", "--drop", "--db", db, dbURL(t, db)}, f...)
 		}, "holds 1 object that stampede did not make (table public.bank)"},
+		// A sequence of the user's OWNED BY a column of stampede's
+		// table: a dependency of the table's, as a serial's sequence
+		// is, but the column's default does not draw from it (the
+		// database was dropped with it, exit 0).
+		{"cockroach form init --drop, a sequence owned by stampede's table", nil, func(db string) func() {
+			if r := stampede(t, "workload", "init", "bank", "--rows", "10", "--db", db, dbURL(t, db)); r.code != 0 {
+				t.Fatalf("workload init bank: exit %d\n%s", r.code, r.stderr)
+			}
+			return userObjects(t, db, "SELECT count(*) FROM pg_sequences WHERE sequencename = 'invoice_no' AND last_value = 5000",
+				"CREATE SEQUENCE invoice_no START 5000", "SELECT nextval('invoice_no')", "ALTER SEQUENCE invoice_no OWNED BY bank.id")
+		}, cockroachDrop, "holds 1 object that stampede did not make (sequence public.invoice_no): --drop leaves the database alone"},
+		// A user's partitioned table named as the workload's: every
+		// form refuses it.
+		{"cleanup bank, a partitioned bank", nil, partitioned("bank"), func(db string, f ...string) []string {
+			return append(append([]string{"cleanup", "bank"}, f...), dbURL(t, db))
+		}, "table bank in database"},
+		{"init bank --drop, a partitioned bank", nil, partitioned("bank"), func(db string, f ...string) []string {
+			return append(append([]string{"init", "bank", "--drop", "--rows", "10"}, f...), dbURL(t, db))
+		}, "--drop leaves it alone"},
+		{"cockroach form init --drop, a partitioned bank", nil, partitioned("bank"), cockroachDrop,
+			"holds 2 objects that stampede did not make (partition public.bank_0, partitioned table public.bank): --drop leaves the database alone"},
 	}
 	cockroach := func(db string, f ...string) []string {
 		return append([]string{"workload", "init", "bank", "--rows", "10", "--drop", "--db", db, dbURL(t, db)}, f...)
@@ -172,6 +206,12 @@ func TestNeverDropsWhatItDidNotMake(t *testing.T) {
 		{"large object", "pg_largeobject_metadata", "(1 large object)", []string{"SELECT lo_from_bytea(0, 'hello')"}},
 		{"schema with contents", "pg_tables WHERE schemaname = 'app'", "(schema app, table app.t)", []string{"CREATE SCHEMA app", "CREATE TABLE app.t (x int)", "INSERT INTO app.t VALUES (1)"}},
 		{"extension", "pg_extension WHERE extname = 'pgcrypto'", "(extension pgcrypto)", []string{"CREATE EXTENSION pgcrypto"}},
+		// A partitioned table depends on itself in pg_depend (its key
+		// column): it was taken for a part of another object, and the
+		// database dropped with it, exit 0.
+		{"partitioned table", "invoices WHERE id = 42", "(partition public.invoices_2026, partitioned table public.invoices)",
+			[]string{"CREATE TABLE invoices (id int, amount int) PARTITION BY RANGE (id)",
+				"CREATE TABLE invoices_2026 PARTITION OF invoices FOR VALUES FROM (0) TO (1000000)", "INSERT INTO invoices VALUES (42, 1)"}},
 	} {
 		tests = append(tests, struct {
 			name   string
@@ -432,6 +472,92 @@ func TestFleetNeverDropsForeignTenants(t *testing.T) {
 		if n := queryInt(t, db3, "SELECT count(*) FROM stampede_tenant WHERE note = 'mine'"); n != 1 {
 			t.Errorf("%s: the user's stampede_tenant lost its row", args)
 		}
+	}
+}
+
+// TestFleetKeepsUsersObjectsInTenants: a user's table added to a real
+// tenant database or schema (stampede's, marked) after init was dropped
+// with it by cleanup and init --drop, exit 0: each now refuses in one
+// line naming the object and --force-drop, exit 2, and the row survives;
+// --force-drop alone drops the fleet.
+func TestFleetKeepsUsersObjectsInTenants(t *testing.T) {
+	testServer(t)
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	pattern := fmt.Sprintf("hold%d_%%d", time.Now().UnixNano()%1e6)
+	schemaDB := freshDB(t, "holdschema")
+	for _, tc := range []struct {
+		mode, url string
+		fleet     []string
+		userDB    string // where the user's table goes
+		table     string // its name there
+		want      string
+	}{
+		{"database", u0(t), []string{"--tenants", "2", "--tenant-pattern", pattern}, fmt.Sprintf(pattern, 2), "mine",
+			fmt.Sprintf(`database %q on `, fmt.Sprintf(pattern, 2))},
+		{"schema", dbURL(t, schemaDB), []string{"--tenants", "2", "--tenant-mode", "schema"}, schemaDB, "bank_2.mine",
+			`schema "bank_2" in database "` + schemaDB + `" on `},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			t.Cleanup(func() {
+				for i := 1; i <= 2; i++ {
+					adminExec(t, "DROP DATABASE IF EXISTS "+fmt.Sprintf(pattern, i)+" WITH (FORCE)")
+				}
+			})
+			mustRun(t, append(append([]string{"init", "bank", "--rows", "10"}, tc.fleet...), tc.url)...)
+			survived := userTables(t, tc.userDB, tc.table)
+			for _, args := range [][]string{
+				append([]string{"cleanup", "bank"}, tc.fleet...),
+				append([]string{"init", "bank", "--rows", "10", "--drop"}, tc.fleet...),
+			} {
+				r := stampede(t, append(args, tc.url)...)
+				checkFinalError(t, r, 2, tc.want)
+				for _, want := range []string{"holds 1 object that stampede did not make (table public.mine)", "to drop it anyway, add --force-drop"} {
+					if tc.mode == "schema" {
+						want = strings.Replace(want, "public.mine", "bank_2.mine", 1)
+					}
+					if !strings.Contains(r.stderr, want) {
+						t.Errorf("%s: the refusal lacks %q: %s", args[:2], want, r.stderr)
+					}
+				}
+				survived()
+			}
+			r := stampede(t, append(append([]string{"cleanup", "bank", "--force-drop"}, tc.fleet...), tc.url)...)
+			if r.code != 0 || !strings.Contains(r.stderr, "--force-drop: dropping "+tc.mode) {
+				t.Fatalf("cleanup --force-drop: exit %d\n%s", r.code, r.stderr)
+			}
+		})
+	}
+}
+
+// TestForeignRecordTableRefused: a user's own table named stampede_load
+// (the name of init's record) made every cleanup fail with a raw SQL error
+// (column "workload" does not exist), exit 1; every verb now refuses it
+// in one line naming it, exit 2, before dropping, creating or loading
+// anything, and the table and its row survive.
+func TestForeignRecordTableRefused(t *testing.T) {
+	testServer(t)
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	db := freshDB(t, "foreignrecord")
+	adminExec(t, "CREATE DATABASE "+db)
+	survived := userTables(t, db, "stampede_load")
+	for _, args := range [][]string{
+		{"cleanup", "bank", dbURL(t, db)},
+		{"cleanup", "ycsb", "--force-drop", dbURL(t, db)},
+		{"init", "bank", "--rows", "10", dbURL(t, db)},
+		{"init", "ycsb", "--record-count", "10", "--drop", dbURL(t, db)},
+		{"run", "bank", "--duration", "1s", dbURL(t, db)},
+		{"check", "bank", dbURL(t, db)},
+		{"workload", "init", "bank", "--rows", "10", "--drop", "--db", db, dbURL(t, db)},
+	} {
+		r := stampede(t, args...)
+		checkOneLineError(t, r, 2, "table stampede_load in database \""+db+"\" on ")
+		if !strings.Contains(r.stderr, "is not stampede's record of what init loaded (it has not the columns data, workload, version, settings)") {
+			t.Errorf("%s: %s", args[:2], r.stderr)
+		}
+		survived()
+	}
+	if n := queryInt(t, db, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"); n != 1 {
+		t.Errorf("%d tables in the database, want the user's stampede_load alone", n)
 	}
 }
 
