@@ -216,9 +216,10 @@ func Load(ctx context.Context, spec LoadSpec) error {
 		// The init file creates a table of the user's (its CREATE
 		// failed): --force-drop drops it, and what the file made
 		// before it, and runs the file again.
-		fmt.Fprintf(log, "%s: dropping table %s, which stampede did not make, and running %s again\n", workload.ForceDropFlag, fe.Names[0], script.LoadScript())
-		if _, err := db.Exec(ctx, "DROP TABLE IF EXISTS "+db.Dialect().QuoteIdent(fe.Names[0])+" CASCADE"); err != nil {
-			return fmt.Errorf("dropping table %s: %w", fe.Names[0], err)
+		kind := strings.TrimPrefix(fe.Kind, "partitioned ")
+		fmt.Fprintf(log, "%s: dropping %s %s, which stampede did not make, and running %s again\n", workload.ForceDropFlag, kind, fe.Names[0], script.LoadScript())
+		if _, err := db.Exec(ctx, "DROP "+strings.ToUpper(kind)+" IF EXISTS "+db.Dialect().QuoteIdent(fe.Names[0])+" CASCADE"); err != nil {
+			return fmt.Errorf("dropping %s %s: %w", kind, fe.Names[0], err)
 		}
 		if err := dropScripted(ctx, db, gen, log); err != nil {
 			return err

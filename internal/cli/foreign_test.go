@@ -84,6 +84,21 @@ func TestNeverDropsWhatItDidNotMake(t *testing.T) {
 			return userObjects(t, db, "SELECT count(*) FROM "+kind, sqls...)
 		}
 	}
+	seqFile := writeFile(t, "CREATE TABLE branches (id INT);\nCREATE SEQUENCE myseq;\n")
+	// untouchedByFile adds to setup's check that the init file's first
+	// table (first) was not created: no statement of the file ran.
+	untouchedByFile := func(first string, setup func(db string) func()) func(db string) func() {
+		return func(db string) func() {
+			survived := setup(db)
+			return func() {
+				t.Helper()
+				survived()
+				if n := queryInt(t, db, "SELECT count(*) FROM pg_tables WHERE tablename = '"+first+"'"); n != 0 {
+					t.Errorf("the refused init file had run: %s exists", first)
+				}
+			}
+		}
+	}
 	cockroachDrop := func(db string, f ...string) []string {
 		return append([]string{"workload", "init", "bank", "--rows", "10", "--drop", "--db", db, dbURL(t, db)}, f...)
 	}
@@ -134,9 +149,17 @@ func TestNeverDropsWhatItDidNotMake(t *testing.T) {
 		{"init pgbench, steps without d", pgbenchTables, nil, func(db string, f ...string) []string {
 			return append(append([]string{"init", "pgbench", "--scale", "1", "--init-steps", "tg"}, f...), dbURL(t, db))
 		}, "stampede did not make it: load into another database (--db NAME), or to drop it anyway, add --force-drop"},
-		{"sql init --drop", []string{"accounts"}, nil, func(db string, f ...string) []string {
+		// The refusal comes before any statement of the file runs: it
+		// had created branches, and a retry failed on it.
+		{"sql init --drop", nil, untouchedByFile("branches", func(db string) func() { return userTables(t, db, "accounts") }), func(db string, f ...string) []string {
 			return append(append([]string{"init", "sql", "--init-file", sqlFile, "--drop"}, f...), dbURL(t, db))
 		}, "table accounts in database"},
+		{"sql init, a sequence of the user's", nil, untouchedByFile("branches", func(db string) func() {
+			return userObjects(t, db, "SELECT count(*) FROM pg_sequences WHERE sequencename = 'myseq' AND last_value = 77",
+				"CREATE SEQUENCE myseq START 77", "SELECT nextval('myseq')")
+		}), func(db string, f ...string) []string {
+			return append(append([]string{"init", "sql", "--init-file", seqFile}, f...), dbURL(t, db))
+		}, "sequence myseq in database"},
 		{"sysbench cleanup", []string{"sbtest1"}, nil, func(db string, f ...string) []string {
 			return append(append(append([]string{"oltp_read_write"}, sysbenchConn(t, db)...), f...), "cleanup")
 		}, "table sbtest1 in database"},
