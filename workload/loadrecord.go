@@ -430,14 +430,27 @@ type UnfinishedLoadError struct {
 	// Workload is the workload whose tables they are; Table the first;
 	// Database where.
 	Workload, Table, Database string
+	// Flags are the interrupted init's data flags, as its tables' mark
+	// records them (InitTableMark); Recorded is false for the mark of an
+	// older stampede, which records none.
+	Flags    string
+	Recorded bool
 }
 
 // Is makes the error match ErrUnfinishedLoad.
 func (e *UnfinishedLoadError) Is(target error) bool { return target == ErrUnfinishedLoad }
 
 func (e *UnfinishedLoadError) Error() string {
-	return fmt.Sprintf("database %q holds an unfinished load of %s: init created table %s but never finished loading it (interrupted, or still running): reload with the interrupted init's data flags and --drop, `stampede init %s --drop`",
-		e.Database, e.Workload, e.Table, e.Workload)
+	head := fmt.Sprintf("database %q holds an unfinished load of %s: init created table %s but never finished loading it (interrupted, or still running)",
+		e.Database, e.Workload, e.Table)
+	if !e.Recorded {
+		return fmt.Sprintf("%s: reload with the interrupted init's data flags and --drop, `stampede init %s --drop`", head, e.Workload)
+	}
+	cmd := "stampede init " + e.Workload + " --drop"
+	if e.Flags != "" {
+		cmd += " " + e.Flags
+	}
+	return fmt.Sprintf("%s: reload it as the interrupted init had it, `%s`", head, cmd)
 }
 
 // unfinishedLoad returns an *UnfinishedLoadError when one of gen's tables
@@ -447,20 +460,39 @@ func (e *UnfinishedLoadError) Error() string {
 // nothing.
 func unfinishedLoad(ctx context.Context, db *sqlx.DB, gen Generator) error {
 	for _, t := range gen.Tables() {
-		c, err := TableComment(ctx, db, t.Name)
-		if err != nil {
+		if err := unfinishedTable(ctx, db, gen.Meta().Name, t.Name); err != nil {
 			return err
 		}
-		if !isInitMark(c) {
-			continue
-		}
-		tenant, err := TableExists(ctx, db, TenantMarkerTable)
-		if err != nil || tenant {
-			return err
-		}
-		return &UnfinishedLoadError{Workload: gen.Meta().Name, Table: t.Name, Database: db.Database()}
 	}
 	return nil
+}
+
+// UnfinishedTable returns an *UnfinishedLoadError when table, of workload
+// (its data key key), carries the mark of stampede's init and init's
+// record holds no load of key: init was interrupted (or is running).
+func UnfinishedTable(ctx context.Context, db *sqlx.DB, workload, key, table string) error {
+	if db.Null() {
+		return nil
+	}
+	_, _, found, err := readRecord(ctx, db, db, key, false)
+	if err != nil || found {
+		return err
+	}
+	return unfinishedTable(ctx, db, workload, table)
+}
+
+// unfinishedTable is UnfinishedTable once no record was found.
+func unfinishedTable(ctx context.Context, db *sqlx.DB, workload, table string) error {
+	c, err := TableComment(ctx, db, table)
+	if err != nil || !isInitMark(c) {
+		return err
+	}
+	tenant, err := TableExists(ctx, db, TenantMarkerTable)
+	if err != nil || tenant {
+		return err
+	}
+	flags, recorded := markFlags(c)
+	return &UnfinishedLoadError{Workload: workload, Table: table, Database: db.Database(), Flags: flags, Recorded: recorded}
 }
 
 // LoadMismatchError is ReconcileLoad's error: a setting given on the

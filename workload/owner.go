@@ -24,6 +24,41 @@ func InitMark(gen Generator) string {
 	return Mark + " init of " + gen.Meta().Name + " (data " + DataKeyOf(gen) + ")"
 }
 
+// InitTableMark returns the comment of a table that init of gen creates:
+// InitMark, then the data flags init was given (DataFlags), so that a
+// load interrupted before init recorded it (UnfinishedLoadError) names
+// the command that reloads it as it was.
+func InitTableMark(gen Generator) string {
+	return InitMark(gen) + dataFlagsSep + strings.Join(DataFlags(gen), " ")
+}
+
+// dataFlagsSep separates InitMark from the data flags in InitTableMark.
+const dataFlagsSep = "; its data flags: "
+
+// DataFlags returns the data settings of gen (a DataSpecer) that its
+// command line gave, as given there ("--rows 3000000", "-p
+// recordcount=1000"); a setting whose name says password is left out.
+func DataFlags(gen Generator) []string {
+	ds, ok := gen.(DataSpecer)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, s := range ds.DataSettings() {
+		if s.Given && !strings.Contains(strings.ToLower(s.Name), "password") {
+			out = append(out, s.arg(s.Value))
+		}
+	}
+	return out
+}
+
+// markFlags returns the data flags a table's mark (InitTableMark) names,
+// and whether it names them (a mark of an older stampede does not).
+func markFlags(comment string) (string, bool) {
+	_, flags, ok := strings.Cut(comment, dataFlagsSep)
+	return flags, ok
+}
+
 // RunMark returns the comment of a table that a run of workload creates
 // (sysbench's bulk_insert makes one per thread).
 func RunMark(workload string) string {

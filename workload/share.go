@@ -310,7 +310,7 @@ func indexList(idx []int) string {
 // and runs its PreLoad hook: the first client of a split load does, under
 // the load's lock.
 func CreateShared(ctx context.Context, db *sqlx.DB, gen Generator) error {
-	opts := LoadOptions{mark: InitMark(gen)}
+	opts := LoadOptions{mark: InitTableMark(gen)}
 	for _, t := range gen.Tables() {
 		if err := createTable(ctx, db, t, opts); err != nil {
 			return err

@@ -624,6 +624,11 @@ func TestUnfinishedLoadIsSaid(t *testing.T) {
 	} {
 		r := stampede(t, append(args, dbURL(t, db))...)
 		checkFinalError(t, r, 2, "holds an unfinished load of bank: init created table bank but never finished loading it")
+		// The command it suggests reloads what the interrupted init
+		// was loading, not the defaults.
+		if !strings.Contains(r.stderr, "`stampede init bank --drop --rows 5000000 ") {
+			t.Errorf("%s: the suggestion lacks the interrupted init's --rows: %s", args[0], r.stderr)
+		}
 	}
 	// cleanup drops it: the mark says stampede made it.
 	if r := stampede(t, "cleanup", "bank", dbURL(t, db)); r.code != 0 {
@@ -637,6 +642,42 @@ func TestUnfinishedLoadIsSaid(t *testing.T) {
 	execIn(t, db, "DROP INDEX k_1", "DELETE FROM stampede_load")
 	r = stampede(t, append(append([]string{"oltp_read_only", "--time=1"}, sb...), "run")...)
 	checkFinalError(t, r, 2, "holds an unfinished load of oltp_read_only")
+
+	// pgbench, interrupted in its step g (one transaction, rolled
+	// back: the tables are there, empty): the built-in scripts' run and
+	// pgbench's form said "pgbench_branches is empty" and suggested an
+	// init without --drop; they say the load is unfinished, and give
+	// the command that reloads it.
+	pdb := freshDB(t, "unfinishedpgb")
+	pctx, pcancel := context.WithCancel(context.Background())
+	go func() {
+		for range 400 {
+			time.Sleep(50 * time.Millisecond)
+			if queryIntMaybe(pdb, "SELECT count(*) FROM pg_tables WHERE tablename = 'pgbench_accounts'") == 1 {
+				time.Sleep(300 * time.Millisecond)
+				break
+			}
+		}
+		pcancel()
+	}()
+	if r := stampedeCtx(t, pctx, "init", "pgbench", "--scale", "30", dbURL(t, pdb)); r.code == 0 {
+		t.Fatalf("init pgbench --scale 30 finished before it was interrupted\n%s", r.stderr)
+	}
+	if n := queryInt(t, pdb, "SELECT count(*) FROM pgbench_branches"); n != 0 {
+		t.Skipf("the interrupted init left %d branches: step g was not rolled back", n)
+	}
+	u, _ := url.Parse(testServer(t))
+	for _, args := range [][]string{
+		{"run", "sql", "-b", "tpcb-like", "--duration", "1s", dbURL(t, pdb)},
+		{"pgbench", "-T", "1", "-h", u.Hostname(), "-p", u.Port(), "-U", u.User.Username(), pdb},
+		{"check", "pgbench", dbURL(t, pdb)},
+	} {
+		r := stampede(t, args...)
+		checkFinalError(t, r, 2, "holds an unfinished load of pgbench: init created table pgbench_branches but never finished loading it")
+		if !strings.Contains(r.stderr, "`stampede init pgbench --drop --scale 30 ") {
+			t.Errorf("%s: the suggestion is not the reload with --drop --scale 30: %s", args[:2], r.stderr)
+		}
+	}
 }
 
 // queryIntMaybe is queryInt that returns -1 where the query fails (the

@@ -323,7 +323,16 @@ func (g *gen) pgbenchTables(ctx context.Context, db *sqlx.DB, warn func(string, 
 			return fmt.Errorf("counting pgbench_branches for the scale: %w", err)
 		}
 		if n == 0 {
-			return sqlx.ConfigErrorf("pgbench_branches in database %q is empty, so the scale would be 0: reload it with `stampede init pgbench --scale N`", db.Database())
+			// An interrupted init pgbench (its step g rolled back):
+			// said so, with the command that reloads it.
+			if err := workload.UnfinishedTable(ctx, db, "pgbench", "pgbench", "pgbench_branches"); err != nil {
+				return sqlx.ConfigErrorf("%w", err)
+			}
+			drop := ""
+			if c, err := workload.TableComment(ctx, db, "pgbench_branches"); err == nil && workload.IsMark(c) {
+				drop = " --drop"
+			}
+			return sqlx.ConfigErrorf("pgbench_branches in database %q is empty, so the scale would be 0: reload it with `stampede init pgbench%s --scale N`", db.Database(), drop)
 		}
 		if g.flags.Changed("scale") && warn != nil {
 			// pgbench's words, said as pgbench does whenever a scale

@@ -148,7 +148,7 @@ func (g *tpcc) preLoadHammer(ctx context.Context, db *sqlx.DB) error {
 		// Marked as the tables are, so that what lists a database's
 		// objects (workload.ForeignObjectsIn) knows it for stampede's.
 		if !existed {
-			if err := workload.MarkTable(ctx, db, name, workload.InitMark(g)); err != nil {
+			if err := workload.MarkTable(ctx, db, name, workload.InitTableMark(g)); err != nil {
 				return err
 			}
 		}
