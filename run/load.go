@@ -218,7 +218,11 @@ func Load(ctx context.Context, spec LoadSpec) error {
 		// before it, and runs the file again.
 		kind := strings.TrimPrefix(fe.Kind, "partitioned ")
 		fmt.Fprintf(log, "%s: dropping %s %s, which stampede did not make, and running %s again\n", workload.ForceDropFlag, kind, fe.Names[0], script.LoadScript())
-		if _, err := db.Exec(ctx, "DROP "+strings.ToUpper(kind)+" IF EXISTS "+db.Dialect().QuoteIdent(fe.Names[0])+" CASCADE"); err != nil {
+		name := db.Dialect().QuoteIdent(fe.Names[0])
+		if strings.ContainsAny(fe.Names[0], `."`) {
+			name = fe.Names[0] // as the file's statement writes it (a schema, quotes)
+		}
+		if _, err := db.Exec(ctx, "DROP "+strings.ToUpper(kind)+" IF EXISTS "+name+" CASCADE"); err != nil {
 			return fmt.Errorf("dropping %s %s: %w", kind, fe.Names[0], err)
 		}
 		if err := dropScripted(ctx, db, gen, log); err != nil {

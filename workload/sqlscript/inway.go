@@ -48,25 +48,28 @@ func checkInTheWay(ctx context.Context, db *sqlx.DB, file string, steps []pgscri
 			continue
 		}
 		name := strings.Join(strings.Fields(m[3]), "")
+		// The relation as the statement names it (to_regclass reads
+		// quotes and a schema), and whether it is stampede's: its mark,
+		// its schema's, or that of the table it is part of (an index, a
+		// sequence owned by a column).
 		var kind *string
-		if err := db.QueryRow(ctx, "SELECT relkind::text FROM pg_class WHERE oid = to_regclass($1)", name).Scan(&kind); err != nil && !errors.Is(err, sqlx.ErrNoRows) {
+		var ours bool
+		err := db.QueryRow(ctx, `SELECT c.relkind::text,
+			coalesce(obj_description(c.oid, 'pg_class') LIKE $2 OR obj_description(c.relnamespace, 'pg_namespace') LIKE $2
+				OR EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid
+					AND d.refclassid = 'pg_class'::regclass AND d.deptype IN ('a', 'i') AND obj_description(d.refobjid, 'pg_class') LIKE $2), false)
+			FROM pg_class c WHERE c.oid = to_regclass($1)`, name, workload.Mark+" %").Scan(&kind, &ours)
+		if err != nil && !errors.Is(err, sqlx.ErrNoRows) {
 			return fmt.Errorf("looking for %s, which %s:%d creates: %w", name, file, s.Line, err)
 		}
-		if kind == nil {
-			continue
-		}
-		c, err := workload.TableComment(ctx, db, name)
-		if err != nil {
-			return err
-		}
-		if workload.IsMark(c) {
+		if kind == nil || ours {
 			continue
 		}
 		word := relationKinds[*kind]
 		if word == "" {
 			word = "relation"
 		}
-		return sqlx.ConfigErrorf("%w", &workload.ForeignError{Kind: word, Names: []string{strings.Trim(name, `"`)}, Action: "init sql",
+		return sqlx.ConfigErrorf("%w", &workload.ForeignError{Kind: word, Names: []string{name}, Action: "init sql",
 			Where: fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ",")),
 			Why:   fmt.Sprintf("%s:%d creates it, and the one there carries no mark of stampede's init: it is yours; no statement of the file ran", file, s.Line)})
 	}
