@@ -124,8 +124,12 @@ func (e *HoldsForeignError) Error() string {
 		objs, more = objs[:5], fmt.Sprintf(" and %d more", len(e.Objects)-5)
 	}
 	what := fmt.Sprintf("%s %q", e.Kind, e.Names[0])
-	if len(e.Names) > 1 {
-		what = fmt.Sprintf("%s %q (and %d more %ss: %s)", e.Kind, e.Names[0], len(e.Names)-1, e.Kind, strings.Join(quoted(e.Names[1:]), ", "))
+	if others := e.Names[1:]; len(others) > 0 {
+		list := strings.Join(quoted(others), ", ")
+		if len(others) > 5 {
+			list = strings.Join(quoted(others[:5]), ", ") + ", ..."
+		}
+		what = fmt.Sprintf("%s %q (and %d more %ss: %s)", e.Kind, e.Names[0], len(others), e.Kind, list)
 	}
 	return fmt.Sprintf("%s %s holds %s that stampede did not make (%s%s): %s leaves the %s alone; to drop it anyway, add %s",
 		what, e.Where, n, strings.Join(objs, ", "), more, e.Action, e.Kind, ForceDropFlag)
