@@ -113,7 +113,10 @@ func Load(ctx context.Context, spec LoadSpec) error {
 		return loadShare(ctx, spec, db, streams, seed, log)
 	}
 	if sl, ok := gen.(workload.SelfLoader); ok && sl.LoadsItself() {
-		return sl.LoadItself(ctx, db)
+		if ll, ok := sl.(workload.LoadLogger); ok {
+			ll.SetLoadLog(log)
+		}
+		return loadInput(sl.LoadItself(ctx, db))
 	}
 	tables := gen.Tables()
 	total := workload.TotalRows(tables)

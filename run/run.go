@@ -761,7 +761,14 @@ func (r *Run) finish() (*Result, error) {
 	// The consistency checks run before the run's end is recorded, so
 	// that summary.json keeps them (the run reads as running meanwhile).
 	var checkErr error
-	if c, ok := gen.(workload.AfterRunChecker); ok && runErr == nil && !s.SkipChecks && c.CheckAfterRun() && src.check != nil {
+	c, checker := gen.(workload.AfterRunChecker)
+	if checker && runErr == nil && !s.SkipChecks && !c.CheckAfterRun() && src.check != nil && s.Checks != nil {
+		// Another client (client 0) checks, on the database it ran on.
+		info := r.rw.Info()
+		fmt.Fprintf(s.Checks, "\nconsistency checks: client 0 runs them after its run, on its own database; this client's (database %s on %s) is checked only if it is the same: otherwise, stampede check of this run's URL checks it\n",
+			info.Database, strings.Join(info.Endpoints, ","))
+	}
+	if checker && runErr == nil && !s.SkipChecks && c.CheckAfterRun() && src.check != nil {
 		r.closeLoad() // the workers' connections go back to the pool the checks use
 		out := s.Checks
 		if out == nil {

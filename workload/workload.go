@@ -416,6 +416,14 @@ type SelfLoader interface {
 	LoadItself(ctx context.Context, db *sqlx.DB) error
 }
 
+// LoadLogger is a SelfLoader whose own init says what it did: run.Load
+// gives it the init's log before LoadItself.
+type LoadLogger interface {
+	SelfLoader
+	// SetLoadLog sets where LoadItself writes its lines.
+	SetLoadLog(w io.Writer)
+}
+
 // RunTablesDropper is a Generator whose init --drop drops, with its own
 // tables, the tables its runs made (Hooks.RunTables): churn's, which its
 // own table (the bookkeeping of their rows) accounts for, and which a new

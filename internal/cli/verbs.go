@@ -92,12 +92,11 @@ func (a *app) workloadCmd(v cmdline.Verb, m workload.Meta) *cobra.Command {
 		}
 	case "run", "sweep":
 		rf.Register(fs)
-		if v.Name == "sweep" {
-			sf.Register(fs)
-			break
-		}
 		tf.Register(fs)
 		frf.Register(fs)
+		if v.Name == "sweep" {
+			sf.Register(fs) // after every flag it may sweep (--active)
+		}
 	}
 	if v.Name != "run" && v.Name != "sweep" {
 		tf.Register(fs)
@@ -152,7 +151,7 @@ func (a *app) workloadCmd(v cmdline.Verb, m workload.Meta) *cobra.Command {
 			_, err := cmdline.Run(ctx, cmdline.RunArgs{Gen: gen, Conn: cf, Flags: rf, FS: fs, URLs: args, Tenants: tf, Fleet: frf}, a.env())
 			return err
 		case "sweep":
-			_, err := cmdline.Sweep(ctx, cmdline.RunArgs{Gen: gen, Conn: cf, Flags: rf, FS: fs, URLs: args}, sf, a.env())
+			_, err := cmdline.Sweep(ctx, cmdline.RunArgs{Gen: gen, Conn: cf, Flags: rf, FS: fs, URLs: args, Tenants: tf, Fleet: frf}, sf, a.env())
 			return err
 		case "check":
 			return cmdline.Check(ctx, gen, cf, args, a.stdout, a.stderr)
