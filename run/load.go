@@ -222,9 +222,14 @@ func Load(ctx context.Context, spec LoadSpec) error {
 		// The init file creates a table of the user's (its CREATE
 		// failed): --force-drop drops it, and what the file made
 		// before it, and runs the file again.
-		fmt.Fprintf(log, "%s: dropping table %s, which stampede did not make, and running %s again\n", workload.ForceDropFlag, fe.Names[0], script.LoadScript())
-		if _, err := db.Exec(ctx, "DROP TABLE IF EXISTS "+db.Dialect().QuoteIdent(fe.Names[0])+" CASCADE"); err != nil {
-			return fmt.Errorf("dropping table %s: %w", fe.Names[0], err)
+		kind := strings.TrimPrefix(fe.Kind, "partitioned ")
+		fmt.Fprintf(log, "%s: dropping %s %s, which stampede did not make, and running %s again\n", workload.ForceDropFlag, kind, fe.Names[0], script.LoadScript())
+		name := db.Dialect().QuoteIdent(fe.Names[0])
+		if strings.ContainsAny(fe.Names[0], `."`) {
+			name = fe.Names[0] // as the file's statement writes it (a schema, quotes)
+		}
+		if _, err := db.Exec(ctx, "DROP "+strings.ToUpper(kind)+" IF EXISTS "+name+" CASCADE"); err != nil {
+			return fmt.Errorf("dropping %s %s: %w", kind, fe.Names[0], err)
 		}
 		if err := dropScripted(ctx, db, gen, log); err != nil {
 			return err
@@ -381,7 +386,16 @@ func openDB(ctx context.Context, gen workload.Generator, c Conn, conns int, crea
 		}
 	}
 	db, err := sqlx.Open(ctx, opts)
-	return db, configInput(err)
+	if err != nil {
+		return nil, configInput(err)
+	}
+	// A user's table of the name of init's record: refused before
+	// anything is dropped, created or read.
+	if err := workload.CheckRecordTable(ctx, db); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
 }
 
 // Check runs the workload's consistency checks (stampede check), writing

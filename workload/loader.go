@@ -167,7 +167,7 @@ func Setup(ctx context.Context, db *sqlx.DB, gen Generator, opts LoadOptions) er
 	if opts.SkipCreate && opts.Drop {
 		return errors.New("workload.Setup: LoadOptions.SkipCreate and Drop exclude each other")
 	}
-	opts.mark = InitMark(gen)
+	opts.mark = InitTableMark(gen)
 	if opts.CreateEach && hooks.PreLoad != nil {
 		return fmt.Errorf("workload.Setup: LoadOptions.CreateEach cannot create %s's tables one by one: its PreLoad hook runs between their creation and their load", gen.Meta().Name)
 	}

@@ -389,7 +389,7 @@ func (g *generator) finishCreate(ctx context.Context, db *sqlx.DB) error {
 			if _, err := db.Exec(ctx, "create unlogged table "+t.Name+t.Schema); err != nil {
 				return fmt.Errorf("making %s unlogged: %w", t.Name, err)
 			}
-			if err := workload.MarkTable(ctx, db, t.Name, workload.InitMark(g)); err != nil {
+			if err := workload.MarkTable(ctx, db, t.Name, workload.InitTableMark(g)); err != nil {
 				return err
 			}
 		default:
@@ -407,7 +407,7 @@ func (g *generator) finishCreate(ctx context.Context, db *sqlx.DB) error {
 		if _, err := db.Exec(ctx, g.partitionDDL(p)); err != nil {
 			return fmt.Errorf("creating partition %s: %w", name, err)
 		}
-		if err := workload.MarkTable(ctx, db, name, workload.InitMark(g)); err != nil {
+		if err := workload.MarkTable(ctx, db, name, workload.InitTableMark(g)); err != nil {
 			return err
 		}
 	}
