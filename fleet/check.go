@@ -364,7 +364,7 @@ func (e *env) dropTenants(ctx context.Context, o DropOptions) (dropped int, left
 		if err := e.refuseHolding("schema", holding, "in "+where(db), "cleanup"); err != nil {
 			return 0, left, err
 		}
-		if err := e.dropSchemas(ctx, db, keys(state)); err != nil {
+		if err := e.dropSchemas(ctx, db, keys(state), "cleanup"); err != nil {
 			return 0, left, err
 		}
 		err = db.QueryRow(ctx, "SELECT count(*) FROM pg_namespace WHERE nspname = ANY($1)", names).Scan(&left.Schemas)

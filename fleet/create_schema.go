@@ -3,11 +3,13 @@ package fleet
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 
 	"github.com/stampede-bench/stampede/dialect"
 	"github.com/stampede-bench/stampede/sqlx"
+	"github.com/stampede-bench/stampede/workload"
 )
 
 // schemaState returns, for the tenant schemas that exist, whether each has
@@ -31,8 +33,32 @@ func schemaState(ctx context.Context, db *sqlx.DB, names []string) (map[string]b
 	return out, rows.Err()
 }
 
-// dropSchemas drops the named schemas and everything in them.
-func (e *env) dropSchemas(ctx context.Context, db *sqlx.DB, names []string) error {
+// refuseDependents refuses, unless ForceDrop, to drop the schemas names
+// when objects outside them depend on what they hold (a user's view over
+// a tenant's table, say): DROP SCHEMA ... CASCADE would take those along.
+func (e *env) refuseDependents(ctx context.Context, db *sqlx.DB, names []string, action string) error {
+	deps, err := workload.Dependents(ctx, db, names, nil)
+	if err != nil || len(deps) == 0 {
+		return err
+	}
+	what := fmt.Sprintf("schema %q in %s", names[0], where(db))
+	if len(names) > 1 {
+		what = fmt.Sprintf("the tenant schemas %s in %s", nameList(names), where(db))
+	}
+	if e.ForceDrop {
+		e.logf("%s: dropping %s and the objects that depend on them (%s)", workload.ForceDropFlag, what, strings.Join(deps, ", "))
+		return nil
+	}
+	return &workload.DependentsError{What: what, Objects: deps, Action: action}
+}
+
+// dropSchemas drops the named schemas and everything in them; it first
+// refuses (refuseDependents) if objects outside them depend on them.
+func (e *env) dropSchemas(ctx context.Context, db *sqlx.DB, names []string, action string) error {
+	slices.Sort(names)
+	if err := e.refuseDependents(ctx, db, names, action); err != nil {
+		return err
+	}
 	ids := e.Spec.tenantIDs(sliceSet(names), true)
 	bar := e.bar("tenants dropped", int64(len(ids)))
 	defer bar.Done()
@@ -123,8 +149,11 @@ func createSchemas(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 		if err := e.refuseHolding("schema", holding, "in "+where(db), "--drop"); err != nil {
 			return t, err
 		}
+		if err := e.refuseDependents(ctx, db, keys(state), "--drop"); err != nil {
+			return t, err
+		}
 		e.logf("--drop: dropping %d existing tenant schemas in database %q: %s", len(state), db.Database(), nameList(keys(state)))
-		if err := e.dropSchemas(ctx, db, keys(state)); err != nil {
+		if err := e.dropSchemas(ctx, db, keys(state), "--drop"); err != nil {
 			return t, err
 		}
 		e.logf("dropped %d tenant schemas", len(state))
@@ -148,6 +177,9 @@ func createSchemas(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 				return t, err
 			}
 			if err := e.refuseForeign("schema", foreign, where(db), "init (which replaces a half-loaded tenant)"); err != nil {
+				return t, err
+			}
+			if err := e.refuseDependents(ctx, db, []string{first}, "init (which replaces a half-loaded tenant)"); err != nil {
 				return t, err
 			}
 			e.logf("tenant schema %q is half-loaded (no %s marker): dropping and reloading it", first, MarkerTable)
@@ -183,6 +215,12 @@ func createSchemas(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 		return t, err
 	} else if err := e.refuseForeign("schema", foreign, where(db), "init (which replaces a half-created tenant)"); err != nil {
 		return t, err
+	}
+	if halfNames := keys(half); len(halfNames) > 0 {
+		slices.Sort(halfNames)
+		if err := e.refuseDependents(ctx, db, halfNames, "init (which replaces a half-created tenant)"); err != nil {
+			return t, err
+		}
 	}
 	t.Existing += l - f - len(missing)
 	if t.Existing > 0 {

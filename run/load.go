@@ -509,12 +509,22 @@ func Cleanup(ctx context.Context, spec CleanupSpec) error {
 		return err
 	}
 	drop := append(slices.Clone(existing), runTables...)
+	cascade, err := refuseDependents(ctx, db, drop, spec.ForceDrop, "cleanup", log)
+	if err != nil {
+		return err
+	}
+	dropTable := func(t string) string {
+		if cascade {
+			return db.Dialect().DropTable(t) + " CASCADE"
+		}
+		return db.Dialect().DropTable(t)
+	}
 	md, made := gen.(workload.MadeDropper)
 	if len(drop) == 0 && !db.Null() && !made {
 		fmt.Fprintf(log, "no table of %s in database %q on %s: nothing to drop\n", gen.Meta().Name, db.Database(), strings.Join(db.Endpoints(), ","))
 	}
 	for i := len(existing) - 1; i >= 0; i-- {
-		if _, err := db.Exec(ctx, db.Dialect().DropTable(existing[i])); err != nil {
+		if _, err := db.Exec(ctx, dropTable(existing[i])); err != nil {
 			return fmt.Errorf("dropping %s: %w", existing[i], err)
 		}
 		fmt.Fprintf(log, "dropped table %s\n", existing[i])
@@ -528,7 +538,7 @@ func Cleanup(ctx context.Context, spec CleanupSpec) error {
 		return fmt.Errorf("removing the record of the load from %s: %w", workload.LoadRecordTable, err)
 	}
 	for _, t := range runTables {
-		if _, err := db.Exec(ctx, db.Dialect().DropTable(t)); err != nil {
+		if _, err := db.Exec(ctx, dropTable(t)); err != nil {
 			return fmt.Errorf("dropping %s: %w", t, err)
 		}
 		fmt.Fprintf(log, "dropped table %s\n", t)
@@ -612,6 +622,28 @@ func refuseForeign(ctx context.Context, db *sqlx.DB, gen workload.Generator, for
 	}
 	fmt.Fprintf(log, "%s: dropping %s (%s), which stampede did not make\n", workload.ForceDropFlag, plural(len(foreign), "table"), strings.Join(foreign, ", "))
 	return nil
+}
+
+// refuseDependents refuses, unless force, to drop tables when objects
+// stampede did not make depend on them (workload.Dependents: a user's
+// view, foreign key or column of their row type), which a drop without
+// CASCADE fails over; with force it says so and returns true: drop them
+// with CASCADE.
+func refuseDependents(ctx context.Context, db *sqlx.DB, tables []string, force bool, action string, log io.Writer) (bool, error) {
+	deps, err := workload.Dependents(ctx, db, nil, tables)
+	if err != nil || len(deps) == 0 {
+		return false, err
+	}
+	what := "table " + strings.Join(tables, ", ")
+	if len(tables) > 1 {
+		what = "tables " + strings.Join(tables, ", ")
+	}
+	what += fmt.Sprintf(" in database %q on %s", db.Database(), strings.Join(db.Endpoints(), ","))
+	if !force {
+		return false, asInput(&workload.DependentsError{What: what, Objects: deps, Action: action})
+	}
+	fmt.Fprintf(log, "%s: dropping %s and the objects that depend on them (%s)\n", workload.ForceDropFlag, what, strings.Join(deps, ", "))
+	return true, nil
 }
 
 // dialectChecker is implemented by generators whose flags ask for what

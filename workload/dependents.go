@@ -1,0 +1,121 @@
+package workload
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/stampede-bench/stampede/sqlx"
+)
+
+// dependentsQuery lists, as "KIND NAME", the objects that dropping the
+// schemas $1 or the tables $2 (of the search path) with CASCADE would
+// drop or change although they lie outside them: a view, function, foreign
+// key, column or index of a user's elsewhere that depends on something
+// inside (an extension created in a tenant schema is one too). It follows
+// pg_depend from the schemas and tables as DROP ... CASCADE does; an
+// object is inside when it lies in one of the schemas, belongs to one of
+// the tables (their rule, constraint, trigger, default, policy), or is
+// reached from an inside object by an automatic or internal dependency
+// (the tables' indexes, row types, owned sequences). What is reached
+// only by an internal dependency (a foreign key's triggers, a toast
+// table) goes with what it belongs to, which is named instead.
+const dependentsQuery = `WITH RECURSIVE
+start AS (
+	SELECT 'pg_namespace'::regclass AS classid, n.oid AS objid FROM pg_namespace n WHERE n.nspname = ANY($1)
+	UNION SELECT 'pg_class'::regclass, c.oid FROM pg_class c WHERE c.oid = ANY(SELECT to_regclass(t) FROM unnest($2::text[]) t)
+),
+r(classid, objid, objsubid, inside, internal) AS (
+	SELECT classid, objid, 0, true, false FROM start
+	UNION
+	SELECT d.classid, d.objid, d.objsubid, r.inside AND d.deptype IN ('a', 'i'), d.deptype = 'i'
+	FROM pg_depend d JOIN r ON d.refclassid = r.classid AND d.refobjid = r.objid AND (r.objsubid = 0 OR d.refobjsubid = r.objsubid)
+	WHERE d.deptype <> 'p'
+),
+objs AS (
+	SELECT classid, objid, objsubid, bool_or(inside) AS inside, bool_and(internal) AS internal FROM r GROUP BY 1, 2, 3
+),
+owned AS (
+	SELECT o.*, CASE
+		WHEN o.classid = 'pg_rewrite'::regclass THEN (SELECT ev_class FROM pg_rewrite WHERE oid = o.objid)
+		WHEN o.classid = 'pg_constraint'::regclass THEN (SELECT nullif(conrelid, 0) FROM pg_constraint WHERE oid = o.objid)
+		WHEN o.classid = 'pg_trigger'::regclass THEN (SELECT tgrelid FROM pg_trigger WHERE oid = o.objid)
+		WHEN o.classid = 'pg_attrdef'::regclass THEN (SELECT adrelid FROM pg_attrdef WHERE oid = o.objid)
+		WHEN o.classid = 'pg_policy'::regclass THEN (SELECT polrelid FROM pg_policy WHERE oid = o.objid)
+		WHEN o.classid = 'pg_class'::regclass AND o.objsubid = 0 THEN o.objid
+		END AS rel
+	FROM objs o
+)
+SELECT DISTINCT CASE WHEN o.classid = 'pg_rewrite'::regclass AND rc.relkind IN ('v', 'm')
+		THEN (pg_identify_object('pg_class'::regclass, o.rel, 0)).type || ' ' || (pg_identify_object('pg_class'::regclass, o.rel, 0)).identity
+		ELSE i.type || ' ' || i.identity END
+FROM owned o
+CROSS JOIN LATERAL pg_identify_object(o.classid, o.objid, o.objsubid) i
+LEFT JOIN pg_class rc ON rc.oid = o.rel
+LEFT JOIN pg_namespace rn ON rn.oid = rc.relnamespace
+WHERE NOT o.inside AND NOT o.internal AND coalesce(i.schema, '') <> 'pg_toast'
+	AND o.classid NOT IN ('pg_amop'::regclass, 'pg_amproc'::regclass)
+	AND NOT EXISTS (SELECT 1 FROM pg_depend e WHERE e.classid = o.classid AND e.objid = o.objid AND e.deptype = 'e')
+	AND NOT (o.classid = 'pg_namespace'::regclass AND o.objid IN (SELECT objid FROM start))
+	AND NOT (o.rel IS NOT NULL AND (rn.nspname = ANY($1) OR o.rel = ANY(SELECT objid FROM start WHERE classid = 'pg_class'::regclass)))
+	AND NOT (o.rel IS NULL AND o.classid <> 'pg_extension'::regclass AND coalesce(i.schema, '') = ANY($1))
+ORDER BY 1`
+
+// Dependents returns, as "KIND NAME", the objects outside schemas and
+// tables that depend on something in them (see dependentsQuery): what
+// DROP ... CASCADE would take with them, and what a drop without CASCADE
+// fails over (SQLSTATE 2BP01). It is nil on other databases than
+// PostgreSQL.
+func Dependents(ctx context.Context, db *sqlx.DB, schemas, tables []string) ([]string, error) {
+	if db.Null() || db.Dialect().Name() != "postgres" || len(schemas)+len(tables) == 0 {
+		return nil, nil
+	}
+	if schemas == nil {
+		schemas = []string{}
+	}
+	quotedTables := make([]string, len(tables))
+	for i, t := range tables {
+		quotedTables[i] = db.Dialect().QuoteIdent(t)
+	}
+	rows, err := db.Query(ctx, dependentsQuery, schemas, quotedTables)
+	if err != nil {
+		return nil, fmt.Errorf("listing the objects that depend on what stampede would drop: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// DependentsError refuses to drop what stampede made when objects it did
+// not make depend on it (Dependents): a drop would take them along.
+type DependentsError struct {
+	// What is what would be dropped ("schema \"bank_1\"", "table bank"),
+	// Objects the dependents, Action what would have dropped it.
+	What    string
+	Objects []string
+	Action  string
+}
+
+func (e *DependentsError) Error() string {
+	objs, more := e.Objects, ""
+	if len(objs) > 5 {
+		objs, more = objs[:5], " and "+strconv.Itoa(len(e.Objects)-5)+" more"
+	}
+	n := "1 object"
+	if len(e.Objects) != 1 {
+		n = strconv.Itoa(len(e.Objects)) + " objects"
+	}
+	return fmt.Sprintf("%s that stampede did not make depend%s on %s (%s%s): %s drops nothing; to drop them too, add %s",
+		n, map[bool]string{true: "s", false: ""}[len(e.Objects) == 1], e.What, strings.Join(objs, ", "), more, e.Action, ForceDropFlag)
+}
+
+// Is makes errors.Is(err, ErrForeign) true.
+func (e *DependentsError) Is(target error) bool { return target == ErrForeign }
