@@ -337,6 +337,22 @@ func TestPgbenchFormKeepsForeignTables(t *testing.T) {
 	if n := queryInt(t, db2, "SELECT count(*) FROM pgbench_accounts WHERE filler = 'USERDATA'"); n != 1 {
 		t.Errorf("the user's changed row is gone after a refused -i")
 	}
+	// Steps g and G truncate the tables first: the same rule as step d
+	// (they emptied tables stampede did not make, exit 0).
+	for _, args := range [][]string{form(db2, "-I", "g", "-s", "1"), form(db2, "-I", "G", "-s", "1"),
+		{"init", "pgbench", "--as-pgbench", "--init-steps", "g", "--scale", "1", dbURL(t, db2)}} {
+		r = stampede(t, args...)
+		checkFinalError(t, r, 2, "-i would empty pgbench_branches, pgbench_tellers, pgbench_accounts, pgbench_history in database")
+		if !strings.Contains(r.stderr, "nothing was emptied; unlike pgbench, stampede's -i empties only the tables it made; to empty them anyway, add --force-drop") {
+			t.Errorf("%v: %s", args, r.stderr)
+		}
+		if n := queryInt(t, db2, "SELECT count(*) FROM pgbench_accounts WHERE filler = 'USERDATA'"); n != 1 {
+			t.Fatalf("%v emptied the user's pgbench_accounts", args)
+		}
+	}
+	r = stampede(t, form(db, "-I", "g", "-s", "1")...)
+	checkFinalError(t, r, 2, "pgbench_history (mine): columns that are not pgbench's): nothing was emptied")
+	survived()
 	// --force-drop, stampede's own option of -i, drops them; then the
 	// tables are stampede's (marked), and -i replaces them as pgbench does.
 	if r := stampede(t, form(db2, "-s", "1", "--force-drop")...); r.code != 0 || !strings.Contains(r.stderr, "--force-drop: dropping pgbench_branches, pgbench_tellers, pgbench_accounts, pgbench_history, which stampede did not make\ndropping old tables...") {

@@ -64,8 +64,15 @@ func (g *generator) LoadItself(ctx context.Context, db *sqlx.DB) error {
 	for _, s := range g.Steps() {
 		var err error
 		switch s {
+		case 'g', 'G':
+			// Data generation truncates the four tables first: the
+			// same rule as step d's drop.
+			if err := g.notStampedes(ctx, db, "empty", "emptied", "empties", "emptying"); err != nil {
+				return err
+			}
+			err = g.step(ctx, db, byte(s))
 		case 'd':
-			if err := g.notStampedes(ctx, db); err != nil {
+			if err := g.notStampedes(ctx, db, "drop", "dropped", "drops", "dropping"); err != nil {
 				return err
 			}
 			g.log.begin('d', 0)
@@ -103,13 +110,14 @@ var pgbenchColumns = map[string]string{
 	History:  "tid,bid,aid,delta,mtime,filler",
 }
 
-// notStampedes refuses, before step d drops anything and unless
+// notStampedes refuses, before step d drops anything (or step g or G
+// empties the tables: verb and its forms say which) and unless
 // --force-drop, a table of one of pgbench's names that stampede did not
 // make: one with other columns than pgbench -i makes (a user's own), or
 // without stampede's mark (the real pgbench's, or a user's, which may hold
 // the user's rows). pgbench itself would drop them; stampede does not
 // unless told. With --force-drop it says, in the log, what it drops.
-func (g *generator) notStampedes(ctx context.Context, db *sqlx.DB) error {
+func (g *generator) notStampedes(ctx context.Context, db *sqlx.DB, verb, done, does, doing string) error {
 	if db.Null() {
 		return nil
 	}
@@ -138,7 +146,7 @@ func (g *generator) notStampedes(ctx context.Context, db *sqlx.DB) error {
 	}
 	if g.forceDrop {
 		if g.log != nil && g.log.w != nil {
-			fmt.Fprintf(g.log.w, "%s: dropping %s, which stampede did not make\n", workload.ForceDropFlag, strings.Join(names, ", "))
+			fmt.Fprintf(g.log.w, "%s: %s %s, which stampede did not make\n", workload.ForceDropFlag, doing, strings.Join(names, ", "))
 		}
 		return nil
 	}
@@ -156,8 +164,8 @@ func (g *generator) notStampedes(ctx context.Context, db *sqlx.DB) error {
 	if len(names) > 1 {
 		it = "them"
 	}
-	return &ForeignTablesError{fmt.Sprintf("-i would drop %s in database %q, which stampede did not make (%s): nothing was dropped; unlike pgbench, stampede's -i drops only the tables it made; to drop %s anyway, add %s",
-		strings.Join(names, ", "), db.Database(), strings.Join(whys, "; "), it, workload.ForceDropFlag)}
+	return &ForeignTablesError{fmt.Sprintf("-i would %s %s in database %q, which stampede did not make (%s): nothing was %s; unlike pgbench, stampede's -i %s only the tables it made; to %s %s anyway, add %s",
+		verb, strings.Join(names, ", "), db.Database(), strings.Join(whys, "; "), done, does, verb, it, workload.ForceDropFlag)}
 }
 
 // markTables puts FormMark on pgbench's four tables, which step t made.
