@@ -55,8 +55,13 @@ func UserTablesQuery(d Dialect) string {
 // the system schemas, as (kind, name, comment or NULL): tables,
 // partitioned tables and their partitions, foreign tables, views,
 // materialized views, sequences, functions, procedures, aggregates, types
-// and domains, collations, operators, schemas (but public), extensions
-// (but plpgsql), publications and large objects (one row counting them).
+// and domains, collations, operators, operator classes and families,
+// conversions, statistics objects, text search configurations,
+// dictionaries, parsers and templates, schemas (but public), extensions
+// (but plpgsql), publications, subscriptions, foreign-data wrappers,
+// servers and user mappings, access methods, languages, casts and
+// transforms that are not the system's, event triggers and large objects
+// (one row counting them).
 // A sequence a user made OWNED BY a column is listed unless the column's
 // default draws from it (as serial's does); a partitioned table's own
 // columns depending on it (PostgreSQL's partition key) make it no member.
@@ -111,6 +116,64 @@ func UserObjectsQuery(d Dialect) string {
 	SELECT 'extension', extname, obj_description(oid, 'pg_extension') FROM pg_extension WHERE extname <> 'plpgsql'
 	UNION ALL
 	SELECT 'publication', pubname, obj_description(oid, 'pg_publication') FROM pg_publication
+	UNION ALL
+	SELECT 'text search configuration', n.nspname || '.' || o.cfgname, obj_description(o.oid, 'pg_ts_config')
+	FROM pg_ts_config o JOIN pg_namespace n ON n.oid = o.cfgnamespace
+	WHERE ` + userSchema + ` AND NOT EXISTS (SELECT 1 FROM member m WHERE m.classid = 'pg_ts_config'::regclass AND m.objid = o.oid)
+	UNION ALL
+	SELECT 'text search dictionary', n.nspname || '.' || o.dictname, obj_description(o.oid, 'pg_ts_dict')
+	FROM pg_ts_dict o JOIN pg_namespace n ON n.oid = o.dictnamespace
+	WHERE ` + userSchema + ` AND NOT EXISTS (SELECT 1 FROM member m WHERE m.classid = 'pg_ts_dict'::regclass AND m.objid = o.oid)
+	UNION ALL
+	SELECT 'text search parser', n.nspname || '.' || o.prsname, obj_description(o.oid, 'pg_ts_parser')
+	FROM pg_ts_parser o JOIN pg_namespace n ON n.oid = o.prsnamespace
+	WHERE ` + userSchema + ` AND NOT EXISTS (SELECT 1 FROM member m WHERE m.classid = 'pg_ts_parser'::regclass AND m.objid = o.oid)
+	UNION ALL
+	SELECT 'text search template', n.nspname || '.' || o.tmplname, obj_description(o.oid, 'pg_ts_template')
+	FROM pg_ts_template o JOIN pg_namespace n ON n.oid = o.tmplnamespace
+	WHERE ` + userSchema + ` AND NOT EXISTS (SELECT 1 FROM member m WHERE m.classid = 'pg_ts_template'::regclass AND m.objid = o.oid)
+	UNION ALL
+	SELECT 'operator family', n.nspname || '.' || o.opfname, obj_description(o.oid, 'pg_opfamily')
+	FROM pg_opfamily o JOIN pg_namespace n ON n.oid = o.opfnamespace
+	WHERE ` + userSchema + ` AND NOT EXISTS (SELECT 1 FROM member m WHERE m.classid = 'pg_opfamily'::regclass AND m.objid = o.oid)
+	UNION ALL
+	SELECT 'operator class', n.nspname || '.' || o.opcname, obj_description(o.oid, 'pg_opclass')
+	FROM pg_opclass o JOIN pg_namespace n ON n.oid = o.opcnamespace
+	WHERE ` + userSchema + ` AND NOT EXISTS (SELECT 1 FROM member m WHERE m.classid = 'pg_opclass'::regclass AND m.objid = o.oid)
+	UNION ALL
+	SELECT 'conversion', n.nspname || '.' || o.conname, obj_description(o.oid, 'pg_conversion')
+	FROM pg_conversion o JOIN pg_namespace n ON n.oid = o.connamespace
+	WHERE ` + userSchema + ` AND NOT EXISTS (SELECT 1 FROM member m WHERE m.classid = 'pg_conversion'::regclass AND m.objid = o.oid)
+	UNION ALL
+	SELECT 'statistics object', n.nspname || '.' || o.stxname, obj_description(o.oid, 'pg_statistic_ext')
+	FROM pg_statistic_ext o JOIN pg_namespace n ON n.oid = o.stxnamespace
+	WHERE ` + userSchema + ` AND NOT EXISTS (SELECT 1 FROM member m WHERE m.classid = 'pg_statistic_ext'::regclass AND m.objid = o.oid)
+	UNION ALL
+	SELECT 'foreign-data wrapper', x.fdwname, obj_description(x.oid, 'pg_foreign_data_wrapper') FROM pg_foreign_data_wrapper x
+	WHERE true AND NOT EXISTS (SELECT 1 FROM member m WHERE m.classid = 'pg_foreign_data_wrapper'::regclass AND m.objid = x.oid)
+	UNION ALL
+	SELECT 'server', x.srvname, obj_description(x.oid, 'pg_foreign_server') FROM pg_foreign_server x
+	WHERE true AND NOT EXISTS (SELECT 1 FROM member m WHERE m.classid = 'pg_foreign_server'::regclass AND m.objid = x.oid)
+	UNION ALL
+	SELECT 'access method', x.amname, obj_description(x.oid, 'pg_am') FROM pg_am x
+	WHERE x.oid >= 16384 AND NOT EXISTS (SELECT 1 FROM member m WHERE m.classid = 'pg_am'::regclass AND m.objid = x.oid)
+	UNION ALL
+	SELECT 'language', x.lanname, obj_description(x.oid, 'pg_language') FROM pg_language x
+	WHERE x.oid >= 16384 AND NOT EXISTS (SELECT 1 FROM member m WHERE m.classid = 'pg_language'::regclass AND m.objid = x.oid)
+	UNION ALL
+	SELECT 'cast', format_type(x.castsource, NULL) || ' AS ' || format_type(x.casttarget, NULL), obj_description(x.oid, 'pg_cast') FROM pg_cast x
+	WHERE x.oid >= 16384 AND NOT EXISTS (SELECT 1 FROM member m WHERE m.classid = 'pg_cast'::regclass AND m.objid = x.oid)
+	UNION ALL
+	SELECT 'transform', format_type(x.trftype, NULL) || ' LANGUAGE ' || (SELECT lanname FROM pg_language WHERE oid = x.trflang), obj_description(x.oid, 'pg_transform') FROM pg_transform x
+	WHERE true AND NOT EXISTS (SELECT 1 FROM member m WHERE m.classid = 'pg_transform'::regclass AND m.objid = x.oid)
+	UNION ALL
+	SELECT 'event trigger', x.evtname, obj_description(x.oid, 'pg_event_trigger') FROM pg_event_trigger x
+	WHERE true AND NOT EXISTS (SELECT 1 FROM member m WHERE m.classid = 'pg_event_trigger'::regclass AND m.objid = x.oid)
+	UNION ALL
+	SELECT 'subscription', x.subname, obj_description(x.oid, 'pg_subscription') FROM pg_subscription x
+	WHERE x.subdbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND NOT EXISTS (SELECT 1 FROM member m WHERE m.classid = 'pg_subscription'::regclass AND m.objid = x.oid)
+	UNION ALL
+	SELECT 'user mapping', u.usename || ' on server ' || u.srvname, NULL FROM pg_user_mappings u
 	UNION ALL
 	SELECT 'large object', count(*)::text, NULL FROM pg_largeobject_metadata HAVING count(*) > 0
 	ORDER BY 1, 2`

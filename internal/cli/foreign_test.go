@@ -255,6 +255,18 @@ func TestNeverDropsWhatItDidNotMake(t *testing.T) {
 		{"large object", "pg_largeobject_metadata", "(1 large object)", []string{"SELECT lo_from_bytea(0, 'hello')"}},
 		{"schema with contents", "pg_tables WHERE schemaname = 'app'", "(schema app, table app.t)", []string{"CREATE SCHEMA app", "CREATE TABLE app.t (x int)", "INSERT INTO app.t VALUES (1)"}},
 		{"extension", "pg_extension WHERE extname = 'pgcrypto'", "(extension pgcrypto)", []string{"CREATE EXTENSION pgcrypto"}},
+		// Kinds the census missed (the database dropped, exit 0).
+		{"foreign-data wrapper, server and user mapping", "pg_foreign_server WHERE srvname = 'mysrv'",
+			"(foreign-data wrapper myfdw, server mysrv, user mapping public on server mysrv)",
+			[]string{"CREATE FOREIGN DATA WRAPPER myfdw", "CREATE SERVER mysrv FOREIGN DATA WRAPPER myfdw", "CREATE USER MAPPING FOR PUBLIC SERVER mysrv OPTIONS (password 'x')"}},
+		{"text search configuration", "pg_ts_config WHERE cfgname = 'mycfg'", "(text search configuration public.mycfg)",
+			[]string{"CREATE TEXT SEARCH CONFIGURATION mycfg (COPY = english)"}},
+		{"text search dictionary", "pg_ts_dict WHERE dictname = 'mydict'", "(text search dictionary public.mydict)",
+			[]string{"CREATE TEXT SEARCH DICTIONARY mydict (TEMPLATE = simple)"}},
+		{"access method", "pg_am WHERE amname = 'myam'", "(access method myam)",
+			[]string{"CREATE ACCESS METHOD myam TYPE TABLE HANDLER heap_tableam_handler"}},
+		{"operator family", "pg_opfamily WHERE opfname = 'myopf'", "(operator family public.myopf)",
+			[]string{"CREATE OPERATOR FAMILY myopf USING btree"}},
 		// A partitioned table depends on itself in pg_depend (its key
 		// column): it was taken for a part of another object, and the
 		// database dropped with it, exit 0.
