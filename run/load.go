@@ -341,6 +341,18 @@ func sayDrops(ctx context.Context, db *sqlx.DB, gen workload.Generator, tables [
 	if err := refuseForeign(ctx, db, gen, foreign, force, action, log); err != nil {
 		return err
 	}
+	drop := append(slices.Clone(existing), runTables...)
+	if cascade, err := refuseDependents(ctx, db, drop, force, action, log); err != nil {
+		return err
+	} else if cascade {
+		// --force-drop: the tables go now, with what depends on
+		// them; the load's own drop finds them gone.
+		for i := len(drop) - 1; i >= 0; i-- {
+			if _, err := db.Exec(ctx, db.Dialect().DropTable(drop[i])+" CASCADE"); err != nil {
+				return fmt.Errorf("dropping %s: %w", drop[i], err)
+			}
+		}
+	}
 	where := fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ","))
 	if _, scripted := gen.(workload.ScriptLoader); scripted && len(existing) == 0 {
 		return nil // dropScripted says what it drops

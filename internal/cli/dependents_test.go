@@ -70,7 +70,8 @@ func TestFleetKeepsUsersDependentsOutsideTenants(t *testing.T) {
 // user's view, foreign key or typed column depends on failed with the raw
 // "cannot drop table bank because other objects depend on it (SQLSTATE
 // 2BP01)", exit 1. It now refuses in one line, exit 2, naming them and
-// --force-drop, before dropping anything; --force-drop alone drops them.
+// --force-drop, before dropping anything; init --drop too; --force-drop
+// alone drops them.
 func TestCleanupRefusesUsersDependents(t *testing.T) {
 	testServer(t)
 	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
@@ -98,6 +99,15 @@ func TestCleanupRefusesUsersDependents(t *testing.T) {
 			}
 			if n := queryInt(t, db, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"); n != tables {
 				t.Errorf("%d tables after the refusal, want %d", n, tables)
+			}
+			// init --drop likewise (it failed with the raw 2BP01, exit 1).
+			r = stampede(t, append(append([]string{"init", tc.workload, "--drop"}, tc.init...), dbURL(t, db))...)
+			checkFinalError(t, r, 2, "1 object that stampede did not make depends on table")
+			if !strings.Contains(r.stderr, tc.want) || !strings.Contains(r.stderr, "--drop drops nothing; to drop them too, add --force-drop") {
+				t.Errorf("init --drop: %s", r.stderr)
+			}
+			if n := queryInt(t, db, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"); n != tables {
+				t.Errorf("%d tables after init --drop's refusal, want %d", n, tables)
 			}
 			if r := stampede(t, "cleanup", tc.workload, "--force-drop", dbURL(t, db)); r.code != 0 {
 				t.Fatalf("cleanup --force-drop: exit %d\n%s", r.code, r.stderr)
