@@ -196,6 +196,12 @@ var _ workload.RunTablesDropper = (*churn)(nil)
 // for them.
 func (g *churn) DropsRunTables() bool { return true }
 
+var _ workload.RunCreator = (*churn)(nil)
+
+// CreatesAtRun implements the RunCreator interface: every loop creates a
+// table.
+func (g *churn) CreatesAtRun() bool { return true }
+
 // Hooks implements the Hookser interface.
 func (g *churn) Hooks() workload.Hooks {
 	return workload.Hooks{
