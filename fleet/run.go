@@ -115,9 +115,9 @@ type Run struct {
 	base    time.Time       // clock origin of the offsets below
 	ops     []string
 	classes []workload.OpClass
-	header  []string // the first tenant's QueryLoad.Header
+	header  []string  // the first tenant's QueryLoad.Header
 	shares  []float64 // the first tenant's QueryLoad.RateShares (per tenant worker)
-	primary []bool   // whether each op counts in TenantResult.Total
+	primary []bool    // whether each op counts in TenantResult.Total
 	slots   []*slot
 	workers []*tenantWorkerFn
 
