@@ -42,6 +42,11 @@ type valuesFlag struct {
 	orig pflag.Value
 	// size says the values are sizes (512M, 5M), whole numbers of bytes.
 	size bool
+	// disk holds the IO limits' disk flags as given (--io-path,
+	// --io-device), which a step without the limit (none) leaves unset.
+	disk map[string]string
+	// none says the values hold none (a step without the limit).
+	none bool
 }
 
 func (v *valuesFlag) String() string {
@@ -235,6 +240,20 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 			continue
 		}
 		text := vf.text
+		if vals, ok, err := noneList(name, text); ok {
+			if err != nil {
+				return nil, err
+			}
+			if other != nil || len(swept) > 0 {
+				return nil, usagef("--%s holds several values, and so does another flag: a sweep varies one flag at a time", name)
+			}
+			other, otherFlag = &given{name: name, param: sweep.Param(name), vals: vals}, vf
+			vf.disk, vf.none = diskFlags(fs, name), true
+			if err := vf.orig.Set(sweep.Format(vals.Hi)); err != nil { // Resolve validates the hardest value
+				return nil, usagef("--%s %s: %v", name, vf.text, err)
+			}
+			continue
+		}
 		if vf.size {
 			var err error
 			if text, err = sizesToBytes(text); err != nil {
@@ -392,14 +411,29 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 	if res != nil {
 		p.Done(res)
 	}
+	if err == nil && otherFlag != nil && otherFlag.none && rf.format != "json" {
+		err = compareNone(env.Stdout, res)
+	}
 	return res, err
 }
 
 // buildStep is the run of a step that sets flag name to v: the flag set
 // again, resolved and made a run.Spec as `stampede run` makes one.
 func buildStep(spec RunArgs, env Env, vf *valuesFlag, name string, v float64) (run.Spec, error) {
-	if err := vf.orig.Set(sweep.Format(v)); err != nil {
-		return run.Spec{}, usagef("--%s %s: %v", name, sweep.Format(v), err)
+	if err := vf.orig.Set(stepValue(vf, name, v)); err != nil {
+		return run.Spec{}, usagef("--%s %s: %v", name, noneText(v), err)
+	}
+	if fl := spec.FS.Lookup(name); noneFlags[name] {
+		given := stepValue(vf, name, v) != ""
+		fl.Changed = given // none: as if not given, with its disk
+		for d, text := range vf.disk {
+			if !given {
+				text = ""
+			}
+			if err := spec.FS.Lookup(d).Value.Set(text); err != nil {
+				return run.Spec{}, usagef("--%s %s: %v", d, text, err)
+			}
+		}
 	}
 	rf := spec.Flags
 	rf.warnings = nil // said once, at the sweep's start
