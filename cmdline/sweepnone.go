@@ -28,7 +28,8 @@ const noneValue = 0
 // with none is refused: none is no size to step from.
 func noneList(name, text string) (vals sweep.Values, ok bool, err error) {
 	parts := strings.Split(text, ",")
-	if !noneFlags[name] || !slices.ContainsFunc(parts, func(p string) bool { return strings.TrimSpace(p) == "none" }) {
+	all := strings.FieldsFunc(text, func(r rune) bool { return r == ',' || r == ':' })
+	if !noneFlags[name] || !slices.ContainsFunc(all, func(p string) bool { return strings.TrimSpace(p) == "none" }) {
 		return vals, false, nil
 	}
 	if strings.Contains(text, ":") {
