@@ -13,32 +13,39 @@ import (
 	"github.com/stampede-bench/stampede/randgen"
 )
 
-// poolBits and poolSize: the long textual kinds (cities, companies,
-// sentences, paragraphs) start from poolSize = 2^poolBits gofakeit values
-// of each kind, which each worker renews as it goes (see filler.refresh).
+// poolBits and poolSize: the textual kinds start from poolSize =
+// 2^poolBits values of each kind (gofakeitPool of those gofakeit makes),
+// which each worker renews as it goes (see filler.refresh).
 const (
-	poolBits = 9
+	poolBits = 12
 	poolSize = 1 << poolBits
 )
 
-// refreshEvery is, for each pooled kind, one value in how many drawn that
-// a worker makes anew with gofakeit, into its own copy of the pool's slot:
-// the pool's values change as the run goes, at a cost of gofakeit's time
-// for the kind (about 1 us for a city or a company, 20 us for a sentence
-// and 40 us for a paragraph on a busy 2-CPU machine) divided by this.
-var refreshEvery = [numKinds]int{kCity: 4, kCompany: 4, kSentence: 16, kParagraph: 32}
+// gofakeitPool is the pool's size for the kinds gofakeit makes (cities,
+// companies, sentences, paragraphs): a paragraph takes it about 40 us.
+const gofakeitPool = 512
 
-// pool holds, for the pooled kinds (cities, companies, sentences,
-// paragraphs), poolSize values made by gofakeit at the start of a run,
-// each as a ready SQL literal beside the length of its text: made for
-// every value, gofakeit's sentences and paragraphs took most of the
-// client's CPU in a 20-loop run (pprof). Each worker draws from it at
-// random and renews one value drawn in refreshEvery (filler.refresh), so
-// that its tables hold values made through the run. The other textual
-// kinds are composed for each value from gofakeit's own data (names,
-// emails, phone numbers, streets; see filler.appendValue), and
-// timestamps, dates and UUIDs drawn for each value. It is read-only once
-// made, safe for concurrent use.
+// refreshEvery is, for each pooled kind, one value in how many drawn that
+// a worker makes anew into its own copy of the pool's slot: composed from
+// gofakeit's data (names, emails, phones, streets, timestamps, dates:
+// about 0.3 us) or made by gofakeit (about 1 us for a city or a company,
+// 20 us for a sentence and 40 us for a paragraph on a busy 2-CPU
+// machine), so that the values change as the run goes at a fraction of
+// that cost.
+var refreshEvery = [numKinds]int{kName: 4, kEmail: 4, kPhone: 4, kStreet: 4, kTimestamp: 4, kDate: 4,
+	kCity: 64, kCompany: 64, kSentence: 256, kParagraph: 512}
+
+// pool holds, for each textual kind, poolSize values (gofakeitPool of
+// the kinds gofakeit makes) made at the start of a run, each as a ready
+// SQL literal beside the length of its text: names, emails, phones,
+// streets, timestamps and dates composed from gofakeit's own data
+// (filler.compose), cities, companies, sentences and paragraphs made by
+// gofakeit, which made for every value took most of the client's CPU in
+// a 20-loop run (pprof). Each worker draws from it at random and renews
+// one value drawn in refreshEvery (filler.refresh), so that its tables
+// hold values made through the run; numbers, booleans and UUIDs are
+// drawn for each value. It is read-only once made, safe for concurrent
+// use.
 type pool struct {
 	lit  [numKinds][]string
 	size [numKinds][]int
@@ -58,18 +65,26 @@ func pooled(f *gofakeit.Faker) map[kind]func() string {
 func newPool(src rand.Source) *pool {
 	f := gofakeit.NewFaker(src, false)
 	make1 := pooled(f)
+	fl := &filler{src: &splitMix{randgen.NewSplitMix64(rand.New(src))}}
 	p := &pool{}
 	for k := range numKinds { // in kind order: the same pool from the same stream
-		gen := make1[k]
-		if gen == nil {
+		if refreshEvery[k] == 0 {
 			continue
 		}
-		p.lit[k] = make([]string, poolSize)
-		p.size[k] = make([]int, poolSize)
-		for i := range poolSize {
-			v := gen()
-			p.lit[k][i] = literal(v)
-			p.size[k][i] = len(v)
+		n := poolSize
+		if make1[k] != nil {
+			n = gofakeitPool // gofakeit's are slow to make
+		}
+		p.lit[k] = make([]string, n)
+		p.size[k] = make([]int, n)
+		for i := range n {
+			if gen := make1[k]; gen != nil {
+				v := gen()
+				p.lit[k][i], p.size[k][i] = literal(v), len(v)
+				continue
+			}
+			b, n := fl.compose(nil, k)
+			p.lit[k][i], p.size[k][i] = string(b), n
 		}
 	}
 	return p
@@ -112,6 +127,7 @@ type filler struct {
 	ownSize [numKinds][]int
 	drawn   [numKinds]int
 	make1   map[kind]func() string
+	scratch []byte
 	// bits holds random bits left for pick, n of them.
 	bits uint64
 	n    int
@@ -189,6 +205,28 @@ func (fl *filler) appendValue(buf []byte, s *shape, k kind) ([]byte, int) {
 		buf = append(buf, '\'')
 		buf = append(buf, f.UUID()...)
 		return append(buf, '\''), 36
+	case kUUID:
+		buf = append(buf, '\'')
+		buf = append(buf, f.UUID()...)
+		return append(buf, '\''), 36
+	default:
+		i := fl.pick() & (len(fl.pool.lit[k]) - 1)
+		if fl.drawn[k]++; fl.drawn[k]%refreshEvery[k] == 0 {
+			fl.refresh(k, i)
+		}
+		if o := fl.own[k]; o != nil && o[i] != "" {
+			return append(buf, o[i]...), fl.ownSize[k][i]
+		}
+		return append(buf, fl.pool.lit[k][i]...), fl.pool.size[k][i]
+	}
+	return buf, len(buf) - at
+}
+
+// compose appends a value of composed kind k (names, emails, phones,
+// streets, timestamps, dates), drawn from gofakeit's own data, as its
+// literal, and returns it with the length of its text.
+func (fl *filler) compose(buf []byte, k kind) ([]byte, int) {
+	switch k {
 	case kName:
 		return fl.quoted(buf, func(b []byte) []byte {
 			b = append(b, fl.from(firstNames)...)
@@ -230,21 +268,8 @@ func (fl *filler) appendValue(buf []byte, s *shape, k kind) ([]byte, int) {
 		return fl.quoted(buf, func(b []byte) []byte {
 			return time.Unix(timeFrom+int64(fl.src.Next()%uint64(timeSpan)), 0).UTC().AppendFormat(b, time.DateOnly)
 		})
-	case kUUID:
-		buf = append(buf, '\'')
-		buf = append(buf, f.UUID()...)
-		return append(buf, '\''), 36
-	default:
-		i := fl.pick()
-		if fl.drawn[k]++; fl.drawn[k]%refreshEvery[k] == 0 {
-			fl.refresh(k, i)
-		}
-		if o := fl.own[k]; o != nil && o[i] != "" {
-			return append(buf, o[i]...), fl.ownSize[k][i]
-		}
-		return append(buf, fl.pool.lit[k][i]...), fl.pool.size[k][i]
 	}
-	return buf, len(buf) - at
+	return buf, 0
 }
 
 // refresh makes slot i of pooled kind k anew with gofakeit, for this
@@ -253,8 +278,14 @@ func (fl *filler) refresh(k kind, i int) {
 	if fl.own[k] == nil {
 		fl.own[k], fl.ownSize[k] = make([]string, poolSize), make([]int, poolSize)
 	}
-	v := fl.make1[k]()
-	fl.own[k][i], fl.ownSize[k][i] = literal(v), len(v)
+	if mk := fl.make1[k]; mk != nil {
+		v := mk()
+		fl.own[k][i], fl.ownSize[k][i] = literal(v), len(v)
+		return
+	}
+	b, n := fl.compose(fl.scratch[:0], k)
+	fl.scratch = b
+	fl.own[k][i], fl.ownSize[k][i] = string(b), n
 }
 
 // from draws one of vals.
