@@ -3,7 +3,6 @@ package chart_test
 import (
 	"bytes"
 	"encoding/xml"
-	"flag"
 	"fmt"
 	"image/png"
 	"io"
@@ -18,12 +17,11 @@ import (
 	"time"
 
 	"github.com/stampede-bench/stampede/chart"
+	"github.com/stampede-bench/stampede/internal/golden"
 	"github.com/stampede-bench/stampede/results"
 	"github.com/stampede-bench/stampede/runlog"
 	"github.com/stampede-bench/stampede/stats"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // testOut, when set, is a directory the tests also write their charts to,
 // for looking at them.
@@ -471,19 +469,7 @@ func TestSVG(t *testing.T) {
 	for name, in := range inputs() {
 		t.Run(name, func(t *testing.T) {
 			got := render(t, chart.SVG, in)
-			golden := filepath.Join("testdata", name+".svg.golden")
-			if *update {
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./chart -update to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("SVG differs from %s; if the change is intended, run go test ./chart -update and look at the result", golden)
-			}
+			golden.Check(t, filepath.Join("testdata", name+".svg.golden"), got)
 			doc := parseSVG(t, got)
 			if doc.w != 750 {
 				t.Errorf("SVG is %g points wide, want 750 (1000 pixels)", doc.w)

@@ -277,24 +277,7 @@ func TestBrowser(t *testing.T) {
 	screenshot(t, ctx, out, "run")
 
 	// Zoom: drag across the middle of the throughput chart.
-	if err := chromedp.Do(ctx, chromedp.ScrollIntoView(chromedp.CSS(`#charts .u-over`))); err != nil {
-		t.Fatal(err)
-	}
-	box, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`(() => { const r = document.querySelector('#charts .u-over').getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; })()`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	y := box[1] + box[3]/2
-	x0, x1 := box[0]+box[2]*0.35, box[0]+box[2]*0.75
-	if err := chromedp.Do(ctx,
-		chromedp.MouseEvent(chromedp.MouseMoved, x0, y),
-		chromedp.MouseEvent(chromedp.MousePressed, x0, y, chromedp.ButtonLeft),
-		chromedp.MouseEvent(chromedp.MouseMoved, (x0+x1)/2, y, chromedp.ButtonLeft),
-		chromedp.MouseEvent(chromedp.MouseMoved, x1, y, chromedp.ButtonLeft),
-		chromedp.MouseEvent(chromedp.MouseReleased, x1, y, chromedp.ButtonLeft),
-		chromedp.WaitVisible(chromedp.CSS(`#window-figures`))); err != nil {
-		t.Fatal(err)
-	}
+	drag(t, ctx, `#charts .u-over`, `#window-figures`)
 	type bounds struct {
 		From string `json:"from"`
 		To   string `json:"to"`

@@ -98,7 +98,7 @@ func TestStaticChart(t *testing.T) {
 
 	// A drag across the throughput chart zooms both charts and says
 	// where the window's figures come from.
-	drag(t, ctx, `#charts .u-over`)
+	drag(t, ctx, `#charts .u-over`, `#window-note`)
 	type zoomed struct {
 		From   string    `json:"from"`
 		To     string    `json:"to"`
@@ -127,7 +127,7 @@ func TestStaticChart(t *testing.T) {
 	// throughput chart zooms the per-endpoint charts too, and the reset
 	// button unzooms them all.
 	load(t, ctx, "file://"+epPage, "run")
-	drag(t, ctx, `#charts .u-over`)
+	drag(t, ctx, `#charts .u-over`, `#window-note`)
 	type scale struct {
 		Where string  `json:"where"`
 		Min   float64 `json:"min"`
@@ -221,8 +221,9 @@ func TestStaticChart(t *testing.T) {
 }
 
 // drag drags the mouse across the middle of the chart sel, from 35% to
-// 75% of its width, and waits for the page's note on the window.
-func drag(t *testing.T, ctx context.Context, sel string) {
+// 75% of its width, and waits for what the page shows of the window: the
+// element wait (the saved page's note, or the served page's figures).
+func drag(t *testing.T, ctx context.Context, sel, wait string) {
 	t.Helper()
 	if err := chromedp.Do(ctx, chromedp.ScrollIntoView(chromedp.CSS(sel))); err != nil {
 		t.Fatal(err)
@@ -239,7 +240,7 @@ func drag(t *testing.T, ctx context.Context, sel string) {
 		chromedp.MouseEvent(chromedp.MouseMoved, (x0+x1)/2, y, chromedp.ButtonLeft),
 		chromedp.MouseEvent(chromedp.MouseMoved, x1, y, chromedp.ButtonLeft),
 		chromedp.MouseEvent(chromedp.MouseReleased, x1, y, chromedp.ButtonLeft),
-		chromedp.WaitVisible(chromedp.CSS(`#window-note`))); err != nil {
+		chromedp.WaitVisible(chromedp.CSS(wait))); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -2,13 +2,11 @@ package datadiff
 
 import (
 	"bytes"
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+	"github.com/stampede-bench/stampede/internal/golden"
+)
 
 // sampleResult is a diff that found a bit of everything.
 func sampleResult() *Result {
@@ -56,20 +54,7 @@ func TestOutputGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			path := filepath.Join("testdata", name+"."+format)
-			if *update {
-				if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				continue
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if !bytes.Equal(b.Bytes(), want) {
-				t.Errorf("%s differs from the output:\n%s", path, b.String())
-			}
+			golden.Check(t, filepath.Join("testdata", name+"."+format), b.Bytes())
 		}
 	}
 }

@@ -2,7 +2,6 @@ package haproxy_test
 
 import (
 	"errors"
-	"flag"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -13,9 +12,8 @@ import (
 	"time"
 
 	"github.com/stampede-bench/stampede/haproxy"
+	"github.com/stampede-bench/stampede/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 func three() []haproxy.Server {
 	return []haproxy.Server{
@@ -53,18 +51,7 @@ func TestGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			path := filepath.Join("testdata", g.name+".cfg")
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if string(got) != string(want) {
-				t.Errorf("%s differs (go test -update rewrites it):\n%s", path, got)
-			}
+			golden.Check(t, path, got)
 			if bin == "" {
 				t.Log("haproxy is not installed: configuration not checked by HAProxy")
 				return

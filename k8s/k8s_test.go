@@ -2,7 +2,6 @@ package k8s
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,9 +12,9 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files")
+	"github.com/stampede-bench/stampede/internal/golden"
+)
 
 // decode splits a manifest into its documents and decodes each strictly
 // (an unknown or misspelt field is an error) into the type its kind says.
@@ -54,15 +53,7 @@ func TestManifest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join("testdata", "ycsb-a.golden.yaml")
-	if *update {
-		if err := os.WriteFile(path, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if want, err := os.ReadFile(path); err != nil || !bytes.Equal(b, want) {
-		t.Errorf("manifest differs from %s (%v):\n%s", path, err, b)
-	}
+	golden.Check(t, filepath.Join("testdata", "ycsb-a.golden.yaml"), b)
 	pvc, job := decode(t, b)
 	if pvc == nil || pvc.Name != "ycsb-a-results" || pvc.Namespace != "bench" || pvc.Spec.AccessModes[0] != corev1.ReadWriteMany ||
 		pvc.Spec.Resources.Requests.Storage().String() != "5Gi" {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/stampede-bench/stampede/internal/golden"
 	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/stats"
 	"github.com/stampede-bench/stampede/workload"
@@ -164,19 +165,7 @@ func TestCockroachPrinter(t *testing.T) {
 			var out, log bytes.Buffer
 			tc.o.W, tc.o.Log = &out, &log
 			fakeRun(t, tc.o, tc.n, tc.ramp, tc.figures)
-			golden := filepath.Join("testdata", "cockroach", "printer_"+tc.name+".golden")
-			if *update {
-				if err := os.WriteFile(golden, out.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if out.String() != string(want) {
-				t.Errorf("got\n%s\nwant\n%s", out.String(), want)
-			}
+			golden.Check(t, filepath.Join("testdata", "cockroach", "printer_"+tc.name+".golden"), out.Bytes())
 			if log.Len() != 0 {
 				t.Errorf("stampede's blocks without extras: %q", log.String())
 			}

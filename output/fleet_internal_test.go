@@ -2,17 +2,17 @@ package output
 
 import (
 	"bytes"
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stampede-bench/stampede/fleet"
+	"github.com/stampede-bench/stampede/internal/golden"
 	"github.com/stampede-bench/stampede/run"
 )
 
-// update rewrites the golden files: go test ./output -update.
-var update = flag.Bool("update", false, "rewrite the golden files")
+// update is internal/golden's -update, for the tests of the package that
+// still write their golden files themselves (sweep_internal_test.go).
+var update = golden.Update
 
 // TestFleetTableGolden checks the fleet table's layout against golden
 // files (go test -run FleetTable -update rewrites them).
@@ -50,20 +50,7 @@ func TestFleetTableGolden(t *testing.T) {
 			if err := writeFleetTable(&b, &tc.f); err != nil {
 				t.Fatal(err)
 			}
-			path := filepath.Join("testdata", tc.golden)
-			if *update {
-				if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if b.String() != string(want) {
-				t.Errorf("output differs from %s (run with -update to accept):\n%s", path, b.String())
-			}
+			golden.Check(t, filepath.Join("testdata", tc.golden), b.Bytes())
 		})
 	}
 }

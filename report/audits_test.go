@@ -2,8 +2,10 @@ package report_test
 
 import (
 	"bytes"
+	"path/filepath"
 	"testing"
 
+	"github.com/stampede-bench/stampede/internal/golden"
 	"github.com/stampede-bench/stampede/report"
 )
 
@@ -21,5 +23,5 @@ func TestAudits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "audits.golden", buf.Bytes())
+	golden.Check(t, filepath.Join("testdata", "audits.golden"), buf.Bytes())
 }

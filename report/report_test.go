@@ -2,37 +2,16 @@ package report_test
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"regexp"
 	"testing"
 	"time"
 
+	"github.com/stampede-bench/stampede/internal/golden"
 	"github.com/stampede-bench/stampede/report"
 	"github.com/stampede-bench/stampede/stats"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
-
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
-}
 
 func sum(count, errs int64, secs, p50, p95, p99, max float64) stats.Summary {
 	return stats.Summary{Count: count, Errors: errs, Seconds: secs, Rate: float64(count) / secs,
@@ -71,7 +50,7 @@ func TestText(t *testing.T) {
 	if err := f.Final(2*time.Second, final, total, extra); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "text.golden", b.Bytes())
+	golden.Check(t, filepath.Join("testdata", "text.golden"), b.Bytes())
 }
 
 func TestJSON(t *testing.T) {
@@ -86,7 +65,7 @@ func TestJSON(t *testing.T) {
 	if err := f.Final(2*time.Second, final, total, extra); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "json.golden", b.Bytes())
+	golden.Check(t, filepath.Join("testdata", "json.golden"), b.Bytes())
 }
 
 func TestSysbench(t *testing.T) {
@@ -108,7 +87,7 @@ func TestSysbench(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "sysbench.golden", b.Bytes())
+	golden.Check(t, filepath.Join("testdata", "sysbench.golden"), b.Bytes())
 }
 
 // numbers, bars and blanks mask what varies between two runs' reports.

@@ -2,9 +2,11 @@ package report_test
 
 import (
 	"bytes"
+	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/stampede-bench/stampede/internal/golden"
 	"github.com/stampede-bench/stampede/report"
 	"github.com/stampede-bench/stampede/telemetry"
 )
@@ -32,7 +34,7 @@ func TestTelemetryLine(t *testing.T) {
 			Disks:  []telemetry.Disk{{Name: "nvme0n1"}}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			golden(t, "telemetry_line_"+tc.name+".golden", []byte(report.TelemetryLine(tc.s)+"\n"))
+			golden.Check(t, filepath.Join("testdata", "telemetry_line_"+tc.name+".golden"), []byte(report.TelemetryLine(tc.s)+"\n"))
 		})
 	}
 }
@@ -57,7 +59,7 @@ func TestTelemetrySummary(t *testing.T) {
 	if err := report.TelemetrySummary(&b, sum); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "telemetry_summary.golden", b.Bytes())
+	golden.Check(t, filepath.Join("testdata", "telemetry_summary.golden"), b.Bytes())
 }
 
 func TestBytes(t *testing.T) {

@@ -2,9 +2,11 @@ package report_test
 
 import (
 	"bytes"
+	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/stampede-bench/stampede/internal/golden"
 	"github.com/stampede-bench/stampede/report"
 )
 
@@ -59,7 +61,7 @@ func TestYCSBLayout(t *testing.T) {
 	if err := y.Status(time.Date(2026, 11, 25, 10, 0, 10, 123e6, time.UTC), 10*time.Second+5e8, 5000, 0, 498.25, status); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "ycsb.golden", b.Bytes())
+	golden.Check(t, filepath.Join("testdata", "ycsb.golden"), b.Bytes())
 }
 
 // TestYCSBStatusEstimate checks the status line's estimate of the time

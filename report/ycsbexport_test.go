@@ -3,9 +3,11 @@ package report_test
 import (
 	"bytes"
 	"encoding/json"
+	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/stampede-bench/stampede/internal/golden"
 	"github.com/stampede-bench/stampede/report"
 )
 
@@ -35,7 +37,7 @@ func TestYCSBExportLayouts(t *testing.T) {
 		if err := (&report.YCSB{W: &b, Layout: tc.layout}).Final(10023*time.Millisecond, 5000, ms); err != nil {
 			t.Fatal(err)
 		}
-		golden(t, tc.golden, b.Bytes())
+		golden.Check(t, filepath.Join("testdata", tc.golden), b.Bytes())
 		if tc.layout != report.YCSBJSONArray {
 			continue
 		}
@@ -99,5 +101,5 @@ func TestYCSBLoadReport(t *testing.T) {
 	if err := (&report.YCSB{W: &array, Layout: report.YCSBJSONArray}).Final(2500*time.Millisecond, 100000, ms); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "ycsb_load.golden", append(append(text.Bytes(), '\n'), array.Bytes()...))
+	golden.Check(t, filepath.Join("testdata", "ycsb_load.golden"), append(append(text.Bytes(), '\n'), array.Bytes()...))
 }

@@ -59,6 +59,27 @@ func synthetic(n int) []interval {
 	return ivs
 }
 
+// namedRun is a test case: a run to write, and its name.
+type namedRun struct {
+	name string
+	spec runSpec
+}
+
+// seriesRuns are the runs whose saved series.ndjson the tests check: a
+// ramp-up with errors, and endpoints' parts with a short last interval.
+func seriesRuns() []namedRun {
+	parts := synthetic(6)
+	for _, iv := range parts {
+		iv.series["read@a:5432"] = iv.series["read"][:100]
+		iv.series["read@b:5432"] = iv.series["read"][100:]
+	}
+	return []namedRun{
+		{"ramp and errors", runSpec{id: "ramp", intervals: synthetic(7), rampEnd: 1500 * time.Millisecond}},
+		{"endpoints and a short last interval", runSpec{id: "parts", intervals: parts, lastLen: 30 * time.Millisecond,
+			series: []string{"read", "update", "read@a:5432", "read@b:5432"}}},
+	}
+}
+
 func hist(t testing.TB, values []int64) *hdrhistogram.Histogram {
 	t.Helper()
 	h := stats.NewHistogram()

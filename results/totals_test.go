@@ -181,22 +181,7 @@ func blank(t *testing.T, path string) {
 // damaged file, or one of another run, is ignored with one warning and
 // the streamed series.
 func TestSavedSeriesEqualStream(t *testing.T) {
-	withParts := func(n int) []interval {
-		ivs := synthetic(n)
-		for _, iv := range ivs {
-			iv.series["read@a:5432"] = iv.series["read"][:100]
-			iv.series["read@b:5432"] = iv.series["read"][100:]
-		}
-		return ivs
-	}
-	for _, tc := range []struct {
-		name string
-		spec runSpec
-	}{
-		{"ramp and errors", runSpec{id: "ramp", intervals: synthetic(7), rampEnd: 1500 * time.Millisecond}},
-		{"endpoints and a short last interval", runSpec{id: "parts", intervals: withParts(6), lastLen: 30 * time.Millisecond,
-			series: []string{"read", "update", "read@a:5432", "read@b:5432"}}},
-	} {
+	for _, tc := range seriesRuns() {
 		t.Run(tc.name, func(t *testing.T) {
 			run := writeRun(t, t.TempDir(), tc.spec)
 			stream, err := results.TimeSeries(run)

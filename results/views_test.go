@@ -18,24 +18,10 @@ import (
 // memory (results.SeriesFileReference), whether written alone or with
 // totals.json (SaveViews).
 func TestSeriesFileBytesAsBefore(t *testing.T) {
-	withParts := func(n int) []interval {
-		ivs := synthetic(n)
-		for _, iv := range ivs {
-			iv.series["read@a:5432"] = iv.series["read"][:100]
-			iv.series["read@b:5432"] = iv.series["read"][100:]
-		}
-		return ivs
-	}
-	for _, tc := range []struct {
-		name string
-		spec runSpec
-	}{
-		{"ramp and errors", runSpec{id: "ramp", intervals: synthetic(7), rampEnd: 1500 * time.Millisecond}},
-		{"endpoints and a short last interval", runSpec{id: "parts", intervals: withParts(6), lastLen: 30 * time.Millisecond,
-			series: []string{"read", "update", "read@a:5432", "read@b:5432"}}},
-		{"plain", runSpec{id: "other", intervals: synthetic(6)}},
-		{"ramp and a short last interval", runSpec{id: "rampshort", intervals: synthetic(5), rampEnd: time.Second, lastLen: 200 * time.Millisecond}},
-	} {
+	for _, tc := range append(seriesRuns(),
+		namedRun{"plain", runSpec{id: "other", intervals: synthetic(6)}},
+		namedRun{"ramp and a short last interval", runSpec{id: "rampshort", intervals: synthetic(5), rampEnd: time.Second, lastLen: 200 * time.Millisecond}},
+	) {
 		t.Run(tc.name, func(t *testing.T) {
 			run := writeRun(t, t.TempDir(), tc.spec)
 			want, err := results.SeriesFileReference(run)

@@ -2,35 +2,13 @@ package runlog_test
 
 import (
 	"bytes"
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/stampede-bench/stampede/internal/golden"
 	"github.com/stampede-bench/stampede/runlog"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
-
-// checkGolden compares got with testdata/name, or rewrites it with -update.
-func checkGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from %s (run go test -update if the change is intended)\n--- got:\n%s\n--- want:\n%s", name, path, got, want)
-	}
-}
 
 // TestGolden pins the layout of the files of a run directory. Only the
 // header of intervals.hlog is pinned, because the compressed histograms
@@ -41,7 +19,7 @@ func TestGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkGolden(t, "run.running.golden.json", readFile(t, filepath.Join(w.Dir(), runlog.RunFile)))
+	golden.Check(t, filepath.Join("testdata", "run.running.golden.json"), readFile(t, filepath.Join(w.Dir(), runlog.RunFile)))
 
 	w.Event(runlog.Event{Time: t0.Add(500 * time.Millisecond), Kind: runlog.EventError, Op: "read", Code: "40001", Message: `could not serialize access due to "concurrent update"`})
 	w.Event(runlog.Event{Time: t0.Add(700 * time.Millisecond), Kind: runlog.EventReconnect, Message: "conn <1> & <2>"})
@@ -58,7 +36,7 @@ func TestGolden(t *testing.T) {
 		{runlog.EventsFile, "events.golden.ndjson"},
 		{runlog.SummaryFile, "summary.golden.json"},
 	} {
-		checkGolden(t, f.golden, readFile(t, filepath.Join(w.Dir(), f.file)))
+		golden.Check(t, filepath.Join("testdata", f.golden), readFile(t, filepath.Join(w.Dir(), f.file)))
 	}
 
 	hlog := readFile(t, filepath.Join(w.Dir(), runlog.HlogFile))
@@ -74,5 +52,5 @@ func TestGolden(t *testing.T) {
 			header = append(header, "...\n"...)
 		}
 	}
-	checkGolden(t, "intervals.golden.hlog", header)
+	golden.Check(t, filepath.Join("testdata", "intervals.golden.hlog"), header)
 }

@@ -736,7 +736,13 @@ func (w *workerConn) Begin(ctx context.Context, opts TxOptions) (Tx, error) {
 }
 
 func (w *workerConn) Release() {
+	w.raw.fast.unwatch()
 	if w.c != nil {
+		if f := &w.raw.fast; f.valid && f.txStatus != 'I' {
+			// pgconn's status, which the pool looks at, may be older:
+			// a connection inside a transaction is not given back.
+			_ = w.c.Conn().Close(context.Background())
+		}
 		w.c.Release()
 		w.c = nil
 		w.raw.reset()

@@ -129,6 +129,10 @@ type workerConn struct {
 	cell      *atomic.Int32 // cur's slot, for the engine (see DB.WorkerCell)
 	lastProbe time.Time     // last attempt to go home, or when we left it
 	raw       rawStmts      // statements prepared on c for QueryRaw
+	// conn1 is connOf.Conn(), for conn (each Acquire returns a new
+	// *pgxpool.Conn, so a replaced c is seen).
+	conn1  *pgx.Conn
+	connOf *pgxpool.Conn
 }
 
 func newWorkerConn(db *DB, worker int) *workerConn {
@@ -158,6 +162,7 @@ func (w *workerConn) setEndpoints(s *endpointSet) {
 
 // conn returns the worker's live connection, (re)acquiring one if needed.
 func (w *workerConn) conn(ctx context.Context) (*pgx.Conn, error) {
+	w.raw.fast.valid = false // whatever runs next may be pgconn's
 	if s := w.db.set.Load(); s != w.set {
 		w.setEndpoints(s)
 	}
@@ -165,7 +170,12 @@ func (w *workerConn) conn(ctx context.Context) (*pgx.Conn, error) {
 		if w.cur != w.set.live[w.home] {
 			w.maybeGoHome(ctx)
 		}
-		if c := w.c.Conn(); !c.IsClosed() {
+		if w.connOf != w.c {
+			// pgxpool's Conn reaches pgx's through its pool resource:
+			// kept, so that a statement touches less memory.
+			w.conn1, w.connOf = w.c.Conn(), w.c
+		}
+		if c := w.conn1; !c.IsClosed() {
 			return c, nil
 		}
 		w.c.Release()

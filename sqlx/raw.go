@@ -39,12 +39,15 @@ type rawStmts struct {
 	descs map[string]*pgconn.StatementDescription
 	// text sends statements as text instead (Options.TextStatements).
 	text bool
+	// fast runs a script's prepared statements (ScriptQuerier).
+	fast scriptFast
 }
 
 // reset forgets the statements prepared on the previous connection.
 func (s *rawStmts) reset() {
 	s.pc = nil
 	clear(s.descs)
+	s.fast.valid = false
 }
 
 // query runs sql on pc, preparing it first if pc has not seen it.

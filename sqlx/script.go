@@ -119,15 +119,29 @@ func (w *workerConn) QueryScript(ctx context.Context, p Protocol, sql string, pa
 		}
 		w.raw.descs[sql] = sd
 	}
-	return readScriptResult(pc.ExecStatement(ctx, sd, params, nil, nil), 0, row)
+	if !fastable(params) {
+		return readScriptResult(pc.ExecStatement(ctx, sd, params, nil, nil), 0, row)
+	}
+	return w.raw.fast.exec(ctx, pc, sd, params, row)
 }
 
 // TxStatus implements ScriptQuerier.
 func (w *workerConn) TxStatus() byte {
-	if w.c == nil || w.c.Conn().IsClosed() {
+	if w.c == nil {
 		return 0
 	}
-	return w.c.Conn().PgConn().TxStatus()
+	if f := &w.raw.fast; f.valid {
+		// The fast path's statement was the last command, and it left
+		// the connection open (a lost one is closed before its
+		// ReadyForQuery): no need to reach pgconn, whose memory a
+		// worker that just woke up may not have in its CPU's cache.
+		return f.txStatus
+	}
+	pc := w.c.Conn().PgConn()
+	if pc.IsClosed() {
+		return 0
+	}
+	return pc.TxStatus()
 }
 
 // simpleScript runs sql over the simple query protocol.

@@ -528,6 +528,7 @@ func TestHelperWALWriter(t *testing.T) {
 		if unix.Fdatasync(int(f.Fd())) != nil {
 			os.Exit(1)
 		}
+		time.Sleep(5 * time.Millisecond) // commits spread over 2 s or more
 	}
 	fmt.Println("written")
 	_, _ = io.Copy(io.Discard, in)
@@ -622,7 +623,13 @@ func TestRealWALWriter(t *testing.T) {
 	if kernel < walWrites*8192 {
 		t.Fatalf("write_bytes grew %.0f bytes, less than the %d written", kernel, walWrites*8192)
 	}
-	if math.Abs(procBytes-kernel) > 0.05*kernel {
+	// The sampler divides a process's bytes by the time between its own
+	// reads of them, and the test multiplies back by the sample's window
+	// (from the time passed to Sample): on a loaded machine the two part
+	// by tens of milliseconds at the writing's start and end. With the
+	// writes spread over 2 s or more, that is a few percent (at load 30,
+	// a burst of 0.5 s read 371 to 537 MiB for 400).
+	if math.Abs(procBytes-kernel) > 0.08*kernel {
 		t.Errorf("the sampler counted %.0f bytes, the kernel's write_bytes grew %.0f", procBytes, kernel)
 	}
 	note := telemetry.DirtiedSummaryNote(telemetry.Summarize(samples))

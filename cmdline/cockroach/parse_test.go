@@ -2,18 +2,16 @@ package cockroach
 
 import (
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stampede-bench/stampede/dialect"
+	"github.com/stampede-bench/stampede/internal/golden"
 	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/workload"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // pastedLines are cockroach workload command lines, pasted from
 // cockroach's documentation, roachtest and users' scripts, and the
@@ -149,19 +147,7 @@ func TestPastedLines(t *testing.T) {
 		}
 		b.WriteString(strings.ReplaceAll(c.Plan(), "concurrency="+c.value("concurrency")+" ", "concurrency=2xCPU ") + "\n")
 	}
-	golden := filepath.Join("testdata", "lines.golden")
-	if *update {
-		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if got := b.String(); got != string(want) {
-		t.Errorf("plans differ from %s (go test -run PastedLines -update rewrites it):\n%s", golden, got)
-	}
+	golden.Check(t, filepath.Join("testdata", "lines.golden"), []byte(b.String()))
 }
 
 // TestEveryFlagHasAMeaning checks that every flag of every workload and

@@ -19,6 +19,48 @@ import (
 	"github.com/stampede-bench/stampede/internal/cli"
 )
 
+// testServer skips t when there is no test server (scripts/test starts
+// one), and otherwise returns its URL and a connection to it as its
+// superuser, closed when the test ends. The databases dbs, then the roles,
+// are dropped if they exist, before the test and after it.
+func testServer(t *testing.T, dbs []string, roles ...string) (*url.URL, *pgx.Conn) {
+	t.Helper()
+	dsn := os.Getenv("STAMPEDE_TEST_DATABASE")
+	if dsn == "" {
+		t.Skip("STAMPEDE_TEST_DATABASE not set: scripts/test starts a server and sets it")
+	}
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin, err := pgx.Connect(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Close(context.Background()) })
+	drops := func(force string) []string {
+		var qs []string
+		for _, db := range dbs {
+			qs = append(qs, "DROP DATABASE IF EXISTS "+db+force)
+		}
+		for _, role := range roles {
+			qs = append(qs, "DROP ROLE IF EXISTS "+role)
+		}
+		return qs
+	}
+	for _, q := range drops("") {
+		if _, err := admin.Exec(context.Background(), q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() {
+		for _, q := range drops(" WITH (FORCE)") {
+			admin.Exec(context.Background(), q) //nolint:errcheck // best effort
+		}
+	})
+	return u, admin
+}
+
 // TestScriptEndToEnd runs HammerDB's own buildschema script
 // (scripts/tcl/postgres/tprocc/pg_tprocc_buildschema.tcl) and then the
 // run of its documentation's CLI example, with only the connection, the
@@ -27,31 +69,9 @@ import (
 // HammerDB's result line, its NOPM is the growth of sum(d_next_o_id)
 // that the test reads itself, and summary.json holds it.
 func TestScriptEndToEnd(t *testing.T) {
-	dsn := os.Getenv("STAMPEDE_TEST_DATABASE")
-	if dsn == "" {
-		t.Skip("STAMPEDE_TEST_DATABASE not set: scripts/test starts a server and sets it")
-	}
-	ctx := context.Background()
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	admin, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close(ctx)
 	const db, user = "hammerdbcli_e2e", "hammerdbcli_e2e_user"
-	for _, q := range []string{"DROP DATABASE IF EXISTS " + db, "DROP ROLE IF EXISTS " + user} {
-		if _, err := admin.Exec(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	t.Cleanup(func() {
-		for _, q := range []string{"DROP DATABASE IF EXISTS " + db + " WITH (FORCE)", "DROP ROLE IF EXISTS " + user} {
-			admin.Exec(context.Background(), q) //nolint:errcheck // best effort
-		}
-	})
+	u, admin := testServer(t, []string{db}, user)
+	ctx := context.Background()
 	conn := fmt.Sprintf("diset connection pg_host %s\ndiset connection pg_port %s\ndiset connection pg_sslmode disable\n"+
 		"diset tpcc pg_superuser %s\ndiset tpcc pg_defaultdbase %s\ndiset tpcc pg_user %s\ndiset tpcc pg_pass tpcc\ndiset tpcc pg_dbase %s\n",
 		u.Hostname(), u.Port(), u.User.Username(), strings.TrimPrefix(u.Path, "/"), user, db)
@@ -179,31 +199,9 @@ func findKey(v any, name string) []float64 {
 // at once with --clients 2 --client-index I, and report --tag adds their
 // NOPM.
 func TestTwoNodesAddNOPM(t *testing.T) {
-	dsn := os.Getenv("STAMPEDE_TEST_DATABASE")
-	if dsn == "" {
-		t.Skip("STAMPEDE_TEST_DATABASE not set: scripts/test starts a server and sets it")
-	}
-	ctx := context.Background()
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	admin, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close(ctx)
 	nodes := []string{"hammerdbcli_node1", "hammerdbcli_node2"}
-	for _, db := range nodes {
-		if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+db); err != nil {
-			t.Fatal(err)
-		}
-	}
-	t.Cleanup(func() {
-		for _, db := range nodes {
-			admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+db+" WITH (FORCE)") //nolint:errcheck // best effort
-		}
-	})
+	u, _ := testServer(t, nodes)
+	ctx := context.Background()
 	dir := t.TempDir()
 	results := filepath.Join(dir, "runs")
 	script := func(db, body string) string {

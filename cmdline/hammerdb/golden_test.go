@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -12,10 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stampede-bench/stampede/internal/golden"
 	"github.com/stampede-bench/stampede/run"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
 // fakeServer is a server of 10 warehouses that records what it is asked.
 type fakeServer struct{ calls []string }
@@ -99,19 +97,7 @@ func TestGolden(t *testing.T) {
 			}
 			tmp := t.TempDir()
 			got, _ := runScript(t, string(src), Options{}, tmp)
-			golden := strings.TrimSuffix(path, ".tcl") + ".golden"
-			if *update {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != string(want) {
-				t.Errorf("%s: got\n%s\nwant\n%s", path, got, want)
-			}
+			golden.Check(t, strings.TrimSuffix(path, ".tcl")+".golden", []byte(got))
 			if name == "pg_tprocc_run" { // it writes vurun's jobid to $TMP/pg_tprocc
 				b, err := os.ReadFile(filepath.Join(tmp, "pg_tprocc"))
 				if err != nil || string(b) != "Benchmark Run jobid=2026-run-1\n" {

@@ -5,14 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // savedRun runs `stampede report --format json` over the one run saved
@@ -224,12 +221,7 @@ func TestAggregateIntervalsOnWholeSeconds(t *testing.T) {
 	srv := server(t)
 	db := freshDB(t)
 	ctx := context.Background()
-	u, _ := url.Parse(os.Getenv("STAMPEDE_TEST_DATABASE"))
-	u.Path = "/" + db
-	conn, err := pgx.Connect(ctx, u.String())
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn := connect(t, db)
 	defer conn.Close(ctx)
 	const script = "INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (1, 1, 1, floor(extract(epoch FROM clock_timestamp()))::int, now());\n"
 	for _, real := range []bool{true, false} {

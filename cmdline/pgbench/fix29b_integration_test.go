@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,8 +11,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // TestOutputStreamsAsPgbench: what pgbench prints instead of running
@@ -89,12 +86,7 @@ func TestInstalledAsPgbench(t *testing.T) {
 func catalogue(t *testing.T, db string) []string {
 	t.Helper()
 	ctx := context.Background()
-	u, _ := url.Parse(os.Getenv("STAMPEDE_TEST_DATABASE"))
-	u.Path = "/" + db
-	c, err := pgx.Connect(ctx, u.String())
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := connect(t, db)
 	defer c.Close(ctx)
 	var out []string
 	for _, q := range []string{
@@ -150,9 +142,7 @@ func TestInitStepsAsPgbench(t *testing.T) {
 	dbs := [2]string{freshDB(t), freshDB(t)} // both loaded by the real pgbench -i -s 1
 	// Stampede's own init over the second: its record and marks, which
 	// the pgbench form's -i replaces with pgbench's tables alone.
-	u, _ := url.Parse(os.Getenv("STAMPEDE_TEST_DATABASE"))
-	u.Path = "/" + dbs[1]
-	own := exec.Command(bin, "init", "pgbench", "--drop", "--force-drop", u.String())
+	own := exec.Command(bin, "init", "pgbench", "--drop", "--force-drop", dbURL(dbs[1]))
 	own.Dir, own.Env = dir, append(os.Environ(), "HOME="+dir)
 	if out, err := own.CombinedOutput(); err != nil {
 		t.Fatalf("stampede init pgbench: %v\n%s", err, out)
@@ -205,7 +195,7 @@ func TestInitStepsAsPgbench(t *testing.T) {
 		t.Errorf("after -n -t 5 then -t 3: pgbench's %q, stampede's %q (want history 3: the run without -n empties it first)", want[len(want)-1], got[len(got)-1])
 	}
 	// Stampede's own form keeps its rule: the tables are not stampede's.
-	cmd := exec.Command(bin, "init", "pgbench", "--drop", u.String())
+	cmd := exec.Command(bin, "init", "pgbench", "--drop", dbURL(dbs[1]))
 	cmd.Dir, cmd.Env = dir, append(os.Environ(), "HOME="+dir)
 	out, err := cmd.CombinedOutput()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(out), "not made by stampede") {
@@ -354,17 +344,7 @@ func TestScaleIgnoredAsPgbench(t *testing.T) {
 func TestVacuumWithoutTablesAsPgbench(t *testing.T) {
 	srv := server(t)
 	dir := t.TempDir()
-	ctx := context.Background()
-	admin, err := pgx.Connect(ctx, os.Getenv("STAMPEDE_TEST_DATABASE"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close(ctx)
-	db := fmt.Sprintf("fix29b_novac_%d", time.Now().UnixNano()%1e9)
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+db); err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Exec(context.Background(), "DROP DATABASE "+db+" WITH (FORCE)")
+	db := emptyDB(t, "fix29b_novac")
 	if err := os.WriteFile(filepath.Join(dir, "s1.sql"), []byte("SELECT 1;\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -71,23 +71,55 @@ func tool(t *testing.T, real bool, dir string, args ...string) (string, string) 
 	return stdout, stderr
 }
 
+// adminConn connects to the test server's own database (to create
+// databases and read the server's statistics); the connection is closed
+// when the test ends.
+func adminConn(t *testing.T) *pgx.Conn {
+	t.Helper()
+	admin, err := pgx.Connect(context.Background(), os.Getenv("STAMPEDE_TEST_DATABASE"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Close(context.Background()) })
+	return admin
+}
+
+// dbURL is the test server's URL for its database db.
+func dbURL(db string) string {
+	u, _ := url.Parse(os.Getenv("STAMPEDE_TEST_DATABASE"))
+	u.Path = "/" + db
+	return u.String()
+}
+
+// connect connects to the test server's database db; the caller closes
+// the connection.
+func connect(t *testing.T, db string) *pgx.Conn {
+	t.Helper()
+	c, err := pgx.Connect(context.Background(), dbURL(db))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// emptyDB creates an empty database named prefix_N, dropped when the test
+// ends, and returns its name.
+func emptyDB(t *testing.T, prefix string) string {
+	t.Helper()
+	admin := adminConn(t)
+	name := fmt.Sprintf("%s_%d", prefix, rand.Uint32())
+	if _, err := admin.Exec(context.Background(), "CREATE DATABASE "+name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = admin.Exec(context.Background(), "DROP DATABASE "+name+" WITH (FORCE)") })
+	return name
+}
+
 // freshDB creates a database loaded by pgbench -i -s 1 and returns its name.
 func freshDB(t *testing.T) string {
 	t.Helper()
 	srv := server(t)
-	ctx := context.Background()
-	admin, err := pgx.Connect(ctx, os.Getenv("STAMPEDE_TEST_DATABASE"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	name := fmt.Sprintf("pgbform_%d", rand.Uint32())
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_, _ = admin.Exec(context.Background(), "DROP DATABASE "+name+" WITH (FORCE)")
-		admin.Close(context.Background())
-	})
+	name := emptyDB(t, "pgbform")
 	if out, err := exec.Command("pgbench", append(append(srv, "-i", "-q", "-s", "1"), name)...).CombinedOutput(); err != nil {
 		t.Fatalf("pgbench -i: %v\n%s", err, out)
 	}
@@ -213,12 +245,6 @@ func TestReportAsPgbench(t *testing.T) {
 func TestInitAsPgbench(t *testing.T) {
 	srv := server(t)
 	dir := t.TempDir()
-	ctx := context.Background()
-	admin, err := pgx.Connect(ctx, os.Getenv("STAMPEDE_TEST_DATABASE"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close(ctx)
 	lines := func(s string) []string {
 		var out []string
 		for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
@@ -231,11 +257,7 @@ func TestInitAsPgbench(t *testing.T) {
 	for _, args := range [][]string{{"-i", "-s", "2"}, {"-i", "-s", "2", "-F", "90", "--foreign-keys", "-I", "dtGvp"}, {"-i", "-q", "-s", "1"}} {
 		var got [2][]string
 		for k, real := range []bool{true, false} {
-			name := fmt.Sprintf("pgbinit_%d", rand.Uint32())
-			if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-				t.Fatal(err)
-			}
-			defer admin.Exec(context.Background(), "DROP DATABASE "+name+" WITH (FORCE)")
+			name := emptyDB(t, "pgbinit")
 			_, errOut := tool(t, real, dir, append(append(append([]string{}, srv...), args...), name)...)
 			got[k] = lines(errOut)
 			if !real {
@@ -264,12 +286,7 @@ func TestSameStatementsAsPgbench(t *testing.T) {
 	ctx := context.Background()
 	type counts map[string]int64
 	stats := func(db string) counts {
-		u, _ := url.Parse(os.Getenv("STAMPEDE_TEST_DATABASE"))
-		u.Path = "/" + db
-		c, err := pgx.Connect(ctx, u.String())
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := connect(t, db)
 		defer c.Close(ctx)
 		// The statistics collector reports a backend's counts when it
 		// ends, within a second or so (PostgreSQL 15: shared memory).
@@ -298,12 +315,7 @@ func TestSameStatementsAsPgbench(t *testing.T) {
 	// The statements themselves, as pg_stat_statements counts them in
 	// each database: their text (constants made $N) and calls.
 	statements := func(db string) counts {
-		u, _ := url.Parse(os.Getenv("STAMPEDE_TEST_DATABASE"))
-		u.Path = "/" + db
-		c, err := pgx.Connect(ctx, u.String())
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := connect(t, db)
 		defer c.Close(ctx)
 		rows, err := c.Query(ctx, `SELECT query, calls FROM pg_stat_statements
 			WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
@@ -326,12 +338,7 @@ func TestSameStatementsAsPgbench(t *testing.T) {
 		return out
 	}
 	watch := func(db string) {
-		u, _ := url.Parse(os.Getenv("STAMPEDE_TEST_DATABASE"))
-		u.Path = "/" + db
-		c, err := pgx.Connect(ctx, u.String())
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := connect(t, db)
 		defer c.Close(ctx)
 		if _, err := c.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements"); err != nil {
 			t.Fatalf("pg_stat_statements: %v (scripts/lib.sh's test server preloads it)", err)
@@ -640,11 +647,7 @@ func TestConnectEachAsPgbench(t *testing.T) {
 	db := freshDB(t)
 	dir := t.TempDir()
 	ctx := context.Background()
-	admin, err := pgx.Connect(ctx, os.Getenv("STAMPEDE_TEST_DATABASE"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close(ctx)
+	admin := adminConn(t)
 	sessions := func() int64 {
 		var n int64
 		_, _ = admin.Exec(ctx, "SELECT pg_stat_clear_snapshot()")
@@ -767,9 +770,7 @@ func TestInitRefusesBeforeAnyStep(t *testing.T) {
 	db := freshDB(t) // made by the real pgbench -i
 	srv := server(t)
 	dir := t.TempDir()
-	u, _ := url.Parse(os.Getenv("STAMPEDE_TEST_DATABASE"))
-	u.Path = "/" + db
-	own := exec.Command(bin, "init", "pgbench", "--output-style", "pgbench", u.String())
+	own := exec.Command(bin, "init", "pgbench", "--output-style", "pgbench", dbURL(db))
 	own.Dir, own.Env = dir, append(os.Environ(), "HOME="+dir)
 	var stdout, stderr bytes.Buffer
 	own.Stdout, own.Stderr = &stdout, &stderr

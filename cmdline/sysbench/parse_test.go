@@ -3,7 +3,6 @@ package sysbench_test
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,12 +13,11 @@ import (
 
 	"github.com/stampede-bench/stampede/cmdline"
 	"github.com/stampede-bench/stampede/cmdline/sysbench"
+	"github.com/stampede-bench/stampede/internal/golden"
 	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/workload"
 	_ "github.com/stampede-bench/stampede/workload/sysbench" // the scripts' workloads
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // flags returns what stampede's run and init of a workload take, as the
 // command line's (internal/cli) do.
@@ -98,20 +96,7 @@ func TestLines(t *testing.T) {
 		}
 		out.WriteString("\n")
 	}
-	path := filepath.Join("testdata", "lines.golden")
-	if *update {
-		if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update)", err)
-	}
-	if got := out.String(); got != string(want) {
-		t.Errorf("parsed lines differ from %s:\n%s", path, got)
-	}
+	golden.Check(t, filepath.Join("testdata", "lines.golden"), out.Bytes())
 }
 
 // TestOptionsCovered checks that every option `sysbench --help` lists
@@ -244,19 +229,6 @@ func TestWriteHelp(t *testing.T) {
 		if l.Command != "help" {
 			t.Errorf("%s help: command %q", tc.arg, l.Command)
 		}
-		path := filepath.Join("testdata", tc.golden)
-		if *update {
-			if err := os.WriteFile(path, stdout.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("%v (run with -update)", err)
-		}
-		if stdout.String() != string(want) {
-			t.Errorf("%s help differs from %s:\n%s", tc.arg, path, stdout.String())
-		}
+		golden.Check(t, filepath.Join("testdata", tc.golden), stdout.Bytes())
 	}
 }

@@ -2,17 +2,15 @@ package ycsb_test
 
 import (
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stampede-bench/stampede/cmdline/ycsb"
+	"github.com/stampede-bench/stampede/internal/golden"
 	"github.com/stampede-bench/stampede/run"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 // TestLines reads each pasted command line of testdata/lines.txt and
 // compares what it becomes (stampede's arguments, warnings, or the one
@@ -63,20 +61,7 @@ func TestLines(t *testing.T) {
 		}
 		out.WriteString("\n")
 	}
-	golden := filepath.Join("testdata", "lines.golden")
-	if *update {
-		if err := os.WriteFile(golden, []byte(out.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if out.String() != string(want) {
-		t.Errorf("lines.golden differs:\n--- got\n%s\n--- want\n%s", out.String(), want)
-	}
+	golden.Check(t, filepath.Join("testdata", "lines.golden"), []byte(out.String()))
 }
 
 // split splits a shell command line into words: single quotes keep

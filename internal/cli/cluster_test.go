@@ -79,8 +79,9 @@ func waitDial(t *testing.T, addr string) {
 	}
 }
 
-// xactCommit is the server's own count of committed transactions in db.
-func xactCommit(t *testing.T, srv *localpg.Server, db string) int64 {
+// serverStat runs query, a statistic of the server's about database db
+// ($1), in srv's postgres database and returns the one number it gives.
+func serverStat(t *testing.T, srv *localpg.Server, query, db string) int64 {
 	t.Helper()
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, srv.URL("postgres"))
@@ -89,28 +90,24 @@ func xactCommit(t *testing.T, srv *localpg.Server, db string) int64 {
 	}
 	defer conn.Close(ctx)
 	var n int64
-	// pg_stat_force_next_flush is not needed: another session's counts
-	// reach the shared statistics within a second of its commit.
-	if err := conn.QueryRow(ctx, "SELECT xact_commit FROM pg_stat_database WHERE datname = $1", db).Scan(&n); err != nil {
+	if err := conn.QueryRow(ctx, query, db).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n
 }
 
+// xactCommit is the server's own count of committed transactions in db.
+func xactCommit(t *testing.T, srv *localpg.Server, db string) int64 {
+	t.Helper()
+	// pg_stat_force_next_flush is not needed: another session's counts
+	// reach the shared statistics within a second of its commit.
+	return serverStat(t, srv, "SELECT xact_commit FROM pg_stat_database WHERE datname = $1", db)
+}
+
 // sessions counts the server's sessions in db.
 func sessions(t *testing.T, srv *localpg.Server, db string) int {
 	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, srv.URL("postgres"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	var n int
-	if err := conn.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend'", db).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n
+	return int(serverStat(t, srv, "SELECT count(*) FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend'", db))
 }
 
 var reconnectsRE = regexp.MustCompile(`reconnects: (\d+)`)

@@ -2,11 +2,13 @@ package cli_test
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/stampede-bench/stampede/internal/golden"
 	"github.com/stampede-bench/stampede/limit"
 	stampederun "github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/runlog"
@@ -132,7 +134,7 @@ func compareTelemetry(t *testing.T, cgroup string) {
 	if n < 10 {
 		t.Errorf("%d rows of report's telemetry block checked, want 10 or more:\n%s", n, rep.stdout)
 	}
-	checkGolden(t, "compare_telemetry.golden", strings.ReplaceAll(r.stdout, root, "ROOT"))
+	golden.Check(t, filepath.Join("testdata", "compare_telemetry.golden"), []byte(strings.ReplaceAll(r.stdout, root, "ROOT")))
 
 	r = stampede(t, "compare", "--results-dir", root, "--format", "json", "20261122-1000", "20261122-1100")
 	var c struct {

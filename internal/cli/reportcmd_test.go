@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stampede-bench/stampede/internal/golden"
 	"github.com/stampede-bench/stampede/results"
 	"github.com/stampede-bench/stampede/runlog"
 	"github.com/stampede-bench/stampede/stats"
@@ -338,7 +339,7 @@ func TestReportGolden(t *testing.T) {
 			if r.stderr != "" {
 				got += "--- stderr\n" + r.stderr
 			}
-			checkGolden(t, tc.golden, got)
+			golden.Check(t, filepath.Join("testdata", tc.golden), []byte(got))
 		})
 	}
 	reportCheckUnchanged(t, before, reportHashDir(t, root))

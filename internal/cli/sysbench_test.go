@@ -1,17 +1,15 @@
 package cli_test
 
 import (
-	"flag"
 	"net/url"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+	"github.com/stampede-bench/stampede/internal/golden"
+)
 
 // numbers matches the figures of an output, which vary from run to run.
 var numbers = regexp.MustCompile(`\d+(\.\d+)?`)
@@ -73,19 +71,7 @@ func TestSysbenchCommandLine(t *testing.T) {
 		lines = append(lines, l)
 	}
 	got := shape(strings.Join(lines, "\n"))
-	path := filepath.Join("testdata", "sysbench_run.golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		t.Errorf("sysbench-style output differs from %s:\n%s", path, got)
-	}
+	golden.Check(t, filepath.Join("testdata", "sysbench_run.golden"), []byte(got))
 	// Like sysbench's, prepare ran no ANALYZE (autovacuum's would count
 	// in autoanalyze_count); seconds have passed for the counts to arrive.
 	const analyzed = "SELECT coalesce(sum(analyze_count), 0) FROM pg_stat_user_tables WHERE relname LIKE 'sbtest%'"

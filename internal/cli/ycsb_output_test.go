@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/stampede-bench/stampede/internal/golden"
 )
 
 // ycsbReport parses YCSB's final report into "[NAME], MEASUREMENT" ->
@@ -116,7 +118,7 @@ func TestYCSBMeasurementInterval(t *testing.T) {
 			if name == "default" {
 				name = "op"
 			}
-			checkGolden(t, "ycsb_"+name+".golden", shape(r.stdout))
+			golden.Check(t, filepath.Join("testdata", "ycsb_"+name+".golden"), []byte(shape(r.stdout)))
 		})
 	}
 	// hdrhistogram.percentiles chooses the report's percentiles.

@@ -20,39 +20,50 @@ import (
 	"github.com/stampede-bench/stampede/stats"
 )
 
+// pgDatabase creates a database of the test server named prefix_N,
+// dropped when tb ends, and returns its name, its URL and a connection
+// pool to the server's own database (closed when tb ends). It skips tb
+// when there is no test server.
+func pgDatabase(tb testing.TB, prefix string) (name, dsn string, admin *sql.DB) {
+	tb.Helper()
+	server := os.Getenv("STAMPEDE_TEST_DATABASE")
+	if server == "" {
+		tb.Skip("Skipping due to missing environment variable STAMPEDE_TEST_DATABASE")
+	}
+	u, err := url.Parse(server)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	admin, err = sql.Open("pgx", server)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	name = fmt.Sprintf("%s_%d", prefix, time.Now().UnixNano()%1e9)
+	if _, err := admin.Exec("CREATE DATABASE " + name); err != nil {
+		admin.Close()
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		defer admin.Close()
+		if _, err := admin.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)"); err != nil {
+			tb.Error(err)
+		}
+	})
+	u.Path = "/" + name
+	return name, u.String(), admin
+}
+
 // pgStore opens a store in a new database of the test server, dropped
 // when the test ends, and returns it with its URL.
 func pgStore(t *testing.T) (*store.Store, string) {
 	t.Helper()
-	admin := os.Getenv("STAMPEDE_TEST_DATABASE")
-	if admin == "" {
-		t.Skip("Skipping due to missing environment variable STAMPEDE_TEST_DATABASE")
-	}
-	db, err := sql.Open("pgx", admin)
+	_, dsn, _ := pgDatabase(t, "store31_files")
+	s, err := store.Open(context.Background(), dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	name := fmt.Sprintf("store31_files_%d", time.Now().UnixNano()%1e9)
-	if _, err := db.Exec("CREATE DATABASE " + name); err != nil {
-		t.Fatal(err)
-	}
-	u, err := url.Parse(admin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + name
-	s, err := store.Open(context.Background(), u.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		s.Close()
-		defer db.Close()
-		if _, err := db.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)"); err != nil {
-			t.Error(err)
-		}
-	})
-	return s, u.String()
+	t.Cleanup(func() { s.Close() })
+	return s, dsn
 }
 
 // sameFiles checks that the run directories a and b hold the same files
@@ -281,24 +292,9 @@ func BenchmarkShipHour(b *testing.B) {
 }
 
 func benchShipHour(b *testing.B) {
-	admin := os.Getenv("STAMPEDE_TEST_DATABASE")
-	if admin == "" {
-		b.Skip("STAMPEDE_TEST_DATABASE not set")
-	}
-	db, err := sql.Open("pgx", admin)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	name := fmt.Sprintf("store31_bench_%d", time.Now().UnixNano()%1e9)
-	if _, err := db.Exec("CREATE DATABASE " + name); err != nil {
-		b.Fatal(err)
-	}
-	defer db.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)")
-	u, _ := url.Parse(admin)
-	u.Path = "/" + name
+	_, dsn, _ := pgDatabase(b, "store31_bench")
 	ctx := context.Background()
-	s, err := store.Open(ctx, u.String())
+	s, err := store.Open(ctx, dsn)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -374,22 +370,7 @@ func BenchmarkShipInterval(b *testing.B) { benchShipInterval(b, false) }
 func BenchmarkShipLiveInterval(b *testing.B) { benchShipInterval(b, true) }
 
 func benchShipInterval(b *testing.B, live bool) {
-	admin := os.Getenv("STAMPEDE_TEST_DATABASE")
-	if admin == "" {
-		b.Skip("STAMPEDE_TEST_DATABASE not set")
-	}
-	db, err := sql.Open("pgx", admin)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	name := fmt.Sprintf("store31_benchiv_%d", time.Now().UnixNano()%1e9)
-	if _, err := db.Exec("CREATE DATABASE " + name); err != nil {
-		b.Fatal(err)
-	}
-	defer db.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)")
-	u, _ := url.Parse(admin)
-	u.Path = "/" + name
+	name, dsn, db := pgDatabase(b, "store31_benchiv")
 	ctx := context.Background()
 	// commits returns the transactions committed in the store's
 	// database, once the store's connections (closed) flushed their
@@ -406,7 +387,7 @@ func benchShipInterval(b *testing.B, live bool) {
 		return n
 	}
 	open := func() *store.Store {
-		s, err := store.Open(ctx, u.String())
+		s, err := store.Open(ctx, dsn)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -3,11 +3,9 @@ package store_test
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -310,37 +308,15 @@ func TestOpenErrors(t *testing.T) {
 
 // TestPostgres runs the store tests on a fresh PostgreSQL database.
 func TestPostgres(t *testing.T) {
-	admin := os.Getenv("STAMPEDE_TEST_DATABASE")
-	if admin == "" {
-		t.Skip("Skipping due to missing environment variable STAMPEDE_TEST_DATABASE")
-	}
-	db, err := sql.Open("pgx", admin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	name := fmt.Sprintf("stampede_store_%d", time.Now().UnixNano()%1e9)
-	if _, err := db.Exec("CREATE DATABASE " + name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		defer db.Close()
-		if _, err := db.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)"); err != nil {
-			t.Error(err)
-		}
-	})
-	u, err := url.Parse(admin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + name
-	s, err := store.Open(context.Background(), u.String())
+	_, dsn, _ := pgDatabase(t, "stampede_store")
+	s, err := store.Open(context.Background(), dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	testStore(t, s)
 	// Opening an existing store keeps it.
-	s2, err := store.Open(context.Background(), u.String())
+	s2, err := store.Open(context.Background(), dsn)
 	if err != nil {
 		t.Fatal(err)
 	}

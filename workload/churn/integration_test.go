@@ -508,7 +508,10 @@ func TestChurnClients(t *testing.T) {
 	}
 	u.Path = "/" + db.Database()
 	dir := t.TempDir()
-	at := time.Now().Add(3 * time.Second).Unix()
+	// Far enough ahead that both clients are connected and waiting: at
+	// load 30 one client, 3 s ahead, started a second late, and the
+	// common interval held 70% of the rows.
+	at := time.Now().Add(8 * time.Second).Unix()
 	type out struct {
 		code   int
 		stderr string

@@ -77,7 +77,7 @@ func stampede(t *testing.T, dir string, args ...string) result {
 }
 
 // pgbench runs Debian's pgbench against database db of the test server.
-func pgbench(t *testing.T, dir, db string, args ...string) string {
+func pgbench(t testing.TB, dir, db string, args ...string) string {
 	t.Helper()
 	path, err := exec.LookPath("pgbench")
 	if err != nil {
@@ -97,7 +97,7 @@ func pgbench(t *testing.T, dir, db string, args ...string) string {
 }
 
 // freshDB creates a database for the test and returns its name and URL.
-func freshDB(t *testing.T, prefix string) (string, string, *pgx.Conn) {
+func freshDB(t testing.TB, prefix string) (string, string, *pgx.Conn) {
 	t.Helper()
 	base := os.Getenv("STAMPEDE_TEST_DATABASE")
 	if base == "" || bin == "" {

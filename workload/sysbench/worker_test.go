@@ -3,10 +3,8 @@ package sysbench
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -16,12 +14,11 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/stampede-bench/stampede/dialect"
+	"github.com/stampede-bench/stampede/internal/golden"
 	"github.com/stampede-bench/stampede/randgen"
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // fakeConn is a connection that logs the statements it is given, with
 // their arguments, and fails those that fail says to. It is also its own
@@ -193,20 +190,7 @@ func TestGoldenEvents(t *testing.T) {
 		}
 		fmt.Fprintf(&out, "# %s\n%s\n\n", s.name, strings.Join(conn.log, "\n"))
 	}
-	path := filepath.Join("testdata", "events.golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(out.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if out.String() != string(want) {
-		t.Errorf("events differ from %s (go test -update rewrites it):\n%s", path, out.String())
-	}
+	golden.Check(t, filepath.Join("testdata", "events.golden"), []byte(out.String()))
 }
 
 // TestEventCountsNull runs one event of each workload through Ops on the

@@ -1,0 +1,92 @@
+package sqlscript_test
+
+import (
+	"context"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stampede-bench/stampede/sqlx"
+	"github.com/stampede-bench/stampede/workload"
+)
+
+// nopRecorder takes the latencies and drops them: the benchmark measures
+// the workload's own path, not the engine's histograms.
+type nopRecorder struct{ n int }
+
+func (r *nopRecorder) Record(int, time.Duration) { r.n++ }
+func (r *nopRecorder) RecordError(int, error)    {}
+func (r *nopRecorder) RecordPartError(int)       {}
+
+// cpuTime is the process's CPU time so far, user and system.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkSelectOnlyPostgres runs pgbench's select-only transaction
+// (`stampede pgbench -b select-only -M prepared`: run sql -b select-only
+// --max-tries 1) through the sql workload's worker against the server of
+// STAMPEDE_TEST_DATABASE, one worker on its own connection, and reports
+// the client's allocations and CPU time (user and system, from getrusage)
+// per transaction beside the wall time.
+func BenchmarkSelectOnlyPostgres(b *testing.B) {
+	for _, proto := range []string{"prepared", "extended", "simple"} {
+		b.Run(proto, func(b *testing.B) { benchSelectOnly(b, proto) })
+	}
+}
+
+func benchSelectOnly(b *testing.B, proto string) {
+	ctx := context.Background()
+	name, u, _ := freshDB(b, "bench_selectonly")
+	pgbench(b, b.TempDir(), name, "-i", "-q", "-s", "1")
+	meta, ok := workload.Get("sql")
+	if !ok {
+		b.Fatal("no sql workload")
+	}
+	g, err := workload.FromFlags(meta, "-b", "select-only", "--max-tries", "1", "--protocol", proto)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if vs, ok := g.(workload.VerbSetter); ok {
+		vs.SetVerb("run")
+	}
+	if err := g.(workload.Hookser).Hooks().Validate(); err != nil {
+		b.Fatal(err)
+	}
+	db, err := sqlx.Open(ctx, sqlx.Options{URLs: []string{u}, MaxConns: 1, Workers: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	ql, err := g.(workload.Opser).Ops(ctx, db, workload.OpsConfig{Concurrency: 1, Seed: 1, Warn: func(string, ...any) {}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = ql.Close(ctx) }()
+	// The engine's workers run under the run's context, which its end
+	// cancels: a context that can be cancelled, as theirs.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	rec := &nopRecorder{}
+	ql.Attach(0, rec)
+	w := ql.Workers[0]
+	if res := w(ctx); res.Err != nil { // prepares the statement
+		b.Fatal(res.Err)
+	}
+	b.ReportAllocs()
+	before, cpu0 := rec.n, cpuTime()
+	for b.Loop() {
+		if res := w(ctx); res.Err != nil {
+			b.Fatal(res.Err)
+		}
+	}
+	cpu := cpuTime() - cpu0
+	if got := rec.n - before; got != b.N {
+		b.Fatalf("%d statement latencies recorded for %d transactions", got, b.N)
+	}
+	b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-us/op")
+}
