@@ -115,8 +115,13 @@ func FlagValueError(err error) error {
 		return fmt.Errorf("%s=%s is negative: give a whole number from 0 to %s", name, v, hi)
 	}
 	if errors.Is(ne.Err, strconv.ErrRange) {
-		if hi == "" {
+		switch {
+		case hi == "":
 			return fmt.Errorf("%s=%s is out of range for a number", name, v)
+		case !strings.HasPrefix(v, "-"):
+			// Too large: the type's negative end would suggest a
+			// negative count (--tables) the flag then refuses.
+			return fmt.Errorf("%s=%s is too large: give %s of at most %s", name, v, what, hi)
 		}
 		return fmt.Errorf("%s=%s is out of range: give %s from %s to %s", name, v, what, lo, hi)
 	}

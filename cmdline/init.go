@@ -170,6 +170,8 @@ func (f *Init) resolveShare() error {
 		return usagef("--clients %d needs --client-index: give this client's share, from 0 to %d, a different one on each client", f.clients, f.clients-1)
 	case f.clients > 0 && (f.index < 0 || f.index >= f.clients):
 		return usagef("--client-index %d: give this client's share, from 0 to %d (--clients %d)", f.index, f.clients-1, f.clients)
+	case f.clients > 0 && f.forceDrop:
+		return usagef("--force-drop with --clients: the clients of a split load would drop each other's shares; run `stampede cleanup WORKLOAD --force-drop` once, then every client's init without --force-drop")
 	case f.clients > 0 && f.drop:
 		return usagef("--drop with --clients: the clients of a split load would drop each other's shares; run `stampede cleanup` once, then every client's init without --drop")
 	case f.clients > 0 && f.sysbench:

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/stampede-bench/stampede/output"
 	"github.com/stampede-bench/stampede/run"
+	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
 )
 
@@ -42,6 +43,11 @@ type Env struct {
 // Run turns the parsed flags into a run.Spec, runs it with the
 // printer the flags choose, and returns its result.
 func Run(ctx context.Context, spec RunArgs, env Env) (*run.Result, error) {
+	if !spec.Flags.dryRun {
+		if err := adoptWarehouses(ctx, spec, env); err != nil {
+			return nil, err
+		}
+	}
 	s, err := runSpec(spec, env)
 	if err != nil {
 		return nil, err
@@ -112,6 +118,42 @@ func (rf *RunFlags) startProfiles(env Env) (func(), error) {
 			writeAllocProfile(rf.memProfile, env.Stderr)
 		}
 	}, nil
+}
+
+// adoptWarehouses makes a run given no --warehouses (TPC-C's) run on the
+// warehouses init loaded, as check checks them and as a run given no
+// ycsb or bank data flag takes what init loaded: the terminals and
+// connections follow (10 and 2 per warehouse), and the workload's header
+// says so (a client's share, --clients, is taken from them). A fleet's
+// tenants keep their own checks.
+func adoptWarehouses(ctx context.Context, spec RunArgs, env Env) error {
+	gen := spec.Gen
+	a, ok := gen.(interface {
+		LoadedWarehouses(context.Context, *sqlx.DB) (int, bool)
+		AdoptWarehouses(int) error
+	})
+	f, isFlagser := gen.(workload.Flagser)
+	if !ok || !isFlagser || f.Flags().Changed("warehouses") || (spec.Tenants != nil && spec.Tenants.tenants > 0) {
+		return nil
+	}
+	conn, err := spec.Conn.Spec(spec.URLs)
+	if err != nil {
+		return nil // runSpec says why
+	}
+	opts, err := conn.Options(gen.Meta().DatabaseName(), 1)
+	if err != nil || opts.Driver == sqlx.DriverNull {
+		return nil
+	}
+	db, err := sqlx.Open(ctx, opts)
+	if err != nil {
+		return nil // the run says why
+	}
+	n, ok := a.LoadedWarehouses(ctx, db)
+	db.Close()
+	if !ok || strconv.Itoa(n) == f.Flags().Lookup("warehouses").Value.String() {
+		return nil
+	}
+	return a.AdoptWarehouses(n)
 }
 
 // runSpec turns the parsed flags into a run.Spec with the printer the

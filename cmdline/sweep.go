@@ -12,9 +12,11 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/stampede-bench/stampede/chart"
 	"github.com/stampede-bench/stampede/limit"
 	"github.com/stampede-bench/stampede/output"
 	"github.com/stampede-bench/stampede/run"
+	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/sweep"
 	"github.com/stampede-bench/stampede/workload"
 )
@@ -29,6 +31,11 @@ type SweepFlags struct {
 	keepGoing bool
 	pause     time.Duration
 	repeat    int
+	// checkpoint runs the server's CHECKPOINT before each step.
+	checkpoint bool
+	// chart is the sweep's chart file; force replaces it.
+	chart ChartFlag
+	force bool
 	// values are the swept flags' texts, by flag name.
 	values map[string]*valuesFlag
 }
@@ -87,6 +94,13 @@ one apart). Under --max-rate, latency counts from each operation's intended star
 so a step the server cannot keep up with misses a latency objective; and an SLO
 without a rate term gets rate>=95%: a step that fell behind its schedule misses.
 
+Any flag with a number is swept as --max-rate is (--cpus 0.5,1,2, --conns,
+a fleet's --active 500,750,1000, a workload's own); two at once make a grid
+(--cpus 0.5,1 --conns 4,8: the first given the outer loop). --checkpoint runs the
+server's CHECKPOINT before each step; --format csv prints the table for a
+spreadsheet; --chart sweep.svg (or .png) draws throughput against the swept value
+and latency against throughput, the SLO and the answer marked.
+
 SLO terms, separated by commas: p50, p90, p95, p99, p99.9, max or mean <= a
 duration (p99<=5ms); errors <= a count or a share of the operations
 (errors<=0.1%); rate >= ops/s or a share of --max-rate (rate>=95%).`
@@ -99,6 +113,9 @@ func (f *SweepFlags) Register(fs *pflag.FlagSet) {
 	fs.Float64Var(&f.precision, "precision", sweep.DefaultPrecision, "--search stops when the highest value met and the lowest missed are within this fraction")
 	fs.BoolVar(&f.keepGoing, "keep-going", false, "with --slo, run every step after one misses it")
 	fs.DurationVar(&f.pause, "pause", 0, "wait this long between steps")
+	fs.BoolVar(&f.checkpoint, "checkpoint", false, "run the server's CHECKPOINT before each step, so that no step pays for the writes of the one before (refused on a server without one)")
+	fs.Var(&f.chart, "chart", "also draw the sweep into this file (.svg or .png): throughput against the swept value, latency against throughput, the SLO and the answer marked")
+	fs.BoolVar(&f.force, "force", false, "replace the --chart file if it exists")
 	fs.IntVar(&f.repeat, "repeat", 1, "run each value this many times, in rounds, and judge it on the median of its runs; a search re-runs its boundary until each value there has this many")
 	f.values = map[string]*valuesFlag{}
 	for _, name := range []string{"max-rate", "concurrency", "threads"} {
@@ -201,14 +218,17 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 	if fs.Changed("max-rate") && strings.TrimSpace(f.values["max-rate"].text) == "0" && fs.Changed(workers) {
 		f.values["max-rate"].text, fs.Lookup("max-rate").Changed = "", false // 0: closed loop, as in run
 	}
-	type given struct {
-		name  string
-		param sweep.Param
-		vals  sweep.Values
+	switch rf.format {
+	case "text", "json", "csv":
+	default:
+		return nil, usagef("unknown --format %q: use text, json or csv (a row per step, for spreadsheets)", rf.format)
 	}
-	var swept []given
-	var single []given
-	for _, g := range []given{{"max-rate", sweep.MaxRate, sweep.Values{}}, {workers, sweep.Concurrency, sweep.Values{}}} {
+	csv := rf.format == "csv"
+	if csv {
+		rf.format = "text" // the steps' runs print nothing; the table is CSV
+	}
+	var swept, single []given
+	for _, g := range []given{{name: "max-rate", param: sweep.MaxRate}, {name: workers, param: sweep.Concurrency}} {
 		if !fs.Changed(g.name) {
 			continue
 		}
@@ -232,8 +252,6 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 	}
 	// Any other flag with a number: one value is the flag's as in run;
 	// several are the sweep's.
-	var other *given
-	var otherFlag *valuesFlag
 	for _, name := range slices.Sorted(maps.Keys(f.values)) {
 		vf := f.values[name]
 		if vf.orig == nil || !fs.Changed(name) {
@@ -244,10 +262,7 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 			if err != nil {
 				return nil, err
 			}
-			if other != nil || len(swept) > 0 {
-				return nil, usagef("--%s holds several values, and so does another flag: a sweep varies one flag at a time", name)
-			}
-			other, otherFlag = &given{name: name, param: sweep.Param(name), vals: vals}, vf
+			swept = append(swept, given{name: name, param: sweep.Param(name), vals: vals, vf: vf, whole: true})
 			vf.disk, vf.none = diskFlags(fs, name), true
 			if err := vf.orig.Set(sweep.Format(vals.Hi)); err != nil { // Resolve validates the hardest value
 				return nil, usagef("--%s %s: %v", name, vf.text, err)
@@ -271,26 +286,21 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 		if err != nil {
 			return nil, usagef("%v", err)
 		}
-		if other != nil || len(swept) > 0 {
-			first := "--" + name
-			if other != nil {
-				first = "--" + other.name
-			} else {
-				first = "--" + swept[0].name
-			}
-			return nil, usagef("%s and --%s both hold several values: a sweep varies one flag at a time", first, name)
-		}
-		other, otherFlag = &given{name: name, param: sweep.Param(name), vals: vals}, vf
+		swept = append(swept, given{name: name, param: sweep.Param(name), vals: vals, vf: vf, whole: whole || vf.size})
 		// Resolve validates the hardest value.
 		if err := vf.orig.Set(sweep.Format(vals.Hi)); err != nil {
 			return nil, usagef("--%s %s: %v", name, vf.text, err)
 		}
 	}
+	// The flag given first on the command line is the outer loop.
+	slices.SortStableFunc(swept, func(a, b given) int { return argPos(env.Args, a.name) - argPos(env.Args, b.name) })
 	switch {
-	case other != nil:
-		swept = []given{*other}
-	case len(swept) > 1:
-		return nil, usagef("--max-rate and --%s both hold several values: a sweep varies one flag at a time", workers)
+	case len(swept) > 2:
+		names := make([]string, len(swept))
+		for i, g := range swept {
+			names[i] = "--" + g.name
+		}
+		return nil, usagef("%s and %s all hold several values: a sweep varies one flag, or two as a grid; give the others one value", strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
 	case len(swept) == 0 && len(single) == 1:
 		swept = single // a sweep of one step
 	case len(swept) == 0:
@@ -320,6 +330,9 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 	if err != nil {
 		return nil, err
 	}
+	if err := checkConnStrings(s); err != nil {
+		return nil, err // before the sweep's header and its first step
+	}
 	maxOps := s.MaxOps
 	if d, ok := spec.Gen.(workload.RunDefaulter); ok && maxOps == 0 {
 		maxOps = d.RunDefaults().MaxOps // YCSB's operationcount
@@ -335,32 +348,60 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 		slo = slo.WithRateFloor()
 	}
 	sw := sweep.Spec{Base: s, Param: swept[0].param, Values: swept[0].vals, Search: f.search, Precision: f.precision,
-		SLO: slo, KeepGoing: f.keepGoing, Pause: f.pause, Repeat: f.repeat}
-	if other != nil {
-		sw.Whole = strings.Contains(otherFlag.orig.Type(), "int") || otherFlag.size
-		sw.Build = func(v float64) (run.Spec, error) {
-			return buildStep(spec, env, otherFlag, other.name, v)
+		SLO: slo, KeepGoing: f.keepGoing, Pause: f.pause, Repeat: f.repeat, Whole: swept[0].whole}
+	if len(swept) == 2 {
+		sw.Param2, sw.Values2, sw.Whole2 = swept[1].param, swept[1].vals, swept[1].whole
+	}
+	built := false
+	for _, g := range swept {
+		built = built || g.vf != nil
+	}
+	if built {
+		sw.Build = func(v, w float64) (run.Spec, error) {
+			return buildStep(spec, env, swept, []float64{v, w})
 		}
 	}
 	if err := sw.Validate(); err != nil {
 		return nil, usagef("%v", err)
 	}
-	if h, ok := spec.Gen.(workload.Hookser); ok && other == nil && h.Hooks().Validate != nil {
+	chartPath, err := f.chart.Path()
+	switch {
+	case err != nil:
+		return nil, err
+	case chartPath != "" && chart.IsHTML(chartPath):
+		return nil, usagef("--chart %s: a sweep's chart is .svg or .png; its interactive page is the dashboard's (`stampede serve`, the runs tagged sweep=ID)", chartPath)
+	case chartPath != "" && sw.Param2 != "":
+		return nil, usagef("--chart draws a sweep of one flag; a grid's steps are in its table (--format csv for a spreadsheet)")
+	case f.force && chartPath == "":
+		return nil, usagef("--force replaces the --chart file: give --chart, or drop --force")
+	}
+	if err := output.CheckChartPath(chartPath, nil, f.force); err != nil {
+		return nil, usagef("%v", err)
+	}
+	if h, ok := spec.Gen.(workload.Hookser); ok && !built && h.Hooks().Validate != nil {
 		// The workload's own flags, before the first step (buildStep
 		// checks them at each value of another flag).
 		if err := h.Hooks().Validate(); err != nil {
 			return nil, usagef("%v", err)
 		}
 	}
-	if other != nil {
+	if built {
 		// Every value is a valid run before the first step runs.
-		vals := sw.Values.List
-		if sw.Values.Bounds {
-			vals = []float64{sw.Values.Lo, sw.Values.Hi}
+		ends := func(v sweep.Values) []float64 {
+			if v.Bounds {
+				return []float64{v.Lo, v.Hi}
+			}
+			return v.List
 		}
-		for _, v := range vals {
-			if _, err := sw.Build(v); err != nil {
-				return nil, err
+		ws := []float64{0}
+		if sw.Param2 != "" {
+			ws = ends(sw.Values2)
+		}
+		for _, v := range ends(sw.Values) {
+			for _, w := range ws {
+				if _, err := sw.Build(v, w); err != nil {
+					return nil, err
+				}
 			}
 		}
 	}
@@ -377,6 +418,18 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 	if f.repeat > 1 {
 		plan = fmt.Sprintf("%d values, %d rounds", len(sw.Values.List), f.repeat)
 	}
+	values := f.values[swept[0].name].text
+	if sw.Param2 != "" {
+		n := len(sw.Values.List) * len(sw.Values2.List)
+		plan = fmt.Sprintf("a grid of %d steps, %s the outer loop", n, sw.Param.Flag())
+		if f.repeat > 1 {
+			plan = fmt.Sprintf("a grid of %d values, %s the outer loop, %d rounds", n, sw.Param.Flag(), f.repeat)
+		}
+		values += " × --" + swept[1].name + " " + f.values[swept[1].name].text
+	}
+	if f.checkpoint {
+		plan += ", CHECKPOINT before each step"
+	}
 	if sw.Search {
 		plan = fmt.Sprintf("a search from %s to %s, within %g%%", sweep.Format(sw.Values.Lo), sweep.Format(sw.Values.Hi), sw.Precision*100)
 		if f.repeat > 1 {
@@ -387,7 +440,7 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 	if rf.duration > 0 {
 		dur = rf.duration.String() + " each"
 	}
-	p := &output.Sweep{W: env.Stdout, Status: env.Stderr, JSON: rf.format == "json", Plan: plan, Duration: dur, Param: sw.Param, Telemetry: !s.Telemetry.Off, Hint: func(cmd string) string {
+	p := &output.Sweep{W: env.Stdout, Status: env.Stderr, JSON: rf.format == "json", CSV: csv, Plan: plan, Duration: dur, Param: sw.Param, Param2: sw.Param2, Telemetry: !s.Telemetry.Off, Hint: func(cmd string) string {
 		if fs.Changed("results-dir") {
 			cmd += " --results-dir " + rf.resultsDir
 		}
@@ -398,40 +451,65 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 	}}
 	sw.Observer = p
 	if rf.dryRun {
-		fmt.Fprintf(env.Stdout, "dry run: sweep of %s, %s %s (%s): the command line is valid; nothing was run\n", spec.Gen.Meta().Name, "--"+swept[0].name, f.values[swept[0].name].text, plan)
+		fmt.Fprintf(env.Stdout, "dry run: sweep of %s, %s %s (%s): the command line is valid; nothing was run\n", spec.Gen.Meta().Name, "--"+swept[0].name, values, plan)
 		return nil, nil
+	}
+	if f.checkpoint {
+		checkpoint, closeDB, err := run.Checkpointer(ctx, sw.Base)
+		if err != nil {
+			return nil, err
+		}
+		defer closeDB()
+		sw.Between = checkpoint
 	}
 	stop, err := rf.startProfiles(env)
 	if err != nil {
 		return nil, err
 	}
 	defer stop()
-	p.Header(sw.ID, spec.Gen.Meta().Name, "--"+swept[0].name, f.values[swept[0].name].text, slo)
+	p.Header(sw.ID, spec.Gen.Meta().Name, "--"+swept[0].name, values, slo)
 	res, err := sweep.Run(ctx, sw)
 	if res != nil {
 		p.Done(res)
+		if chartPath != "" {
+			title := fmt.Sprintf("sweep %s: %s, %s %s", sw.ID, spec.Gen.Meta().Name, "--"+swept[0].name, values)
+			if cerr := output.WriteSweepChart(chartPath, res, title); cerr != nil && err == nil {
+				err = fmt.Errorf("the sweep ran, but its chart was not drawn: %w", cerr)
+			} else if cerr == nil {
+				fmt.Fprintf(env.Stderr, "chart saved in %s\n", chartPath)
+			}
+		}
 	}
-	if err == nil && otherFlag != nil && otherFlag.none && rf.format != "json" {
+	if err == nil && len(swept) == 1 && swept[0].vf != nil && swept[0].vf.none && rf.format != "json" {
 		err = compareNone(env.Stdout, res)
 	}
 	return res, err
 }
 
-// buildStep is the run of a step that sets flag name to v: the flag set
-// again, resolved and made a run.Spec as `stampede run` makes one.
-func buildStep(spec RunArgs, env Env, vf *valuesFlag, name string, v float64) (run.Spec, error) {
-	if err := vf.orig.Set(stepValue(vf, name, v)); err != nil {
-		return run.Spec{}, usagef("--%s %s: %v", name, noneText(v), err)
-	}
-	if fl := spec.FS.Lookup(name); noneFlags[name] {
-		given := stepValue(vf, name, v) != ""
-		fl.Changed = given // none: as if not given, with its disk
-		for d, text := range vf.disk {
-			if !given {
-				text = ""
-			}
-			if err := spec.FS.Lookup(d).Value.Set(text); err != nil {
-				return run.Spec{}, usagef("--%s %s: %v", d, text, err)
+// buildStep is the run of a step that sets the swept flags to their
+// values (vals[i] for swept[i]): each flag set again, resolved and made a
+// run.Spec as `stampede run` makes one. --max-rate and --concurrency are
+// left to the sweep, which sets them on the spec.
+func buildStep(spec RunArgs, env Env, swept []given, vals []float64) (run.Spec, error) {
+	at := make([]string, 0, len(swept))
+	for i, g := range swept {
+		at = append(at, fmt.Sprintf("--%s %s", g.name, sweep.Format(vals[i])))
+		if g.vf == nil {
+			continue
+		}
+		if err := g.vf.orig.Set(stepValue(g.vf, g.name, vals[i])); err != nil {
+			return run.Spec{}, usagef("--%s %s: %v", g.name, noneText(vals[i]), err)
+		}
+		if fl := spec.FS.Lookup(g.name); noneFlags[g.name] {
+			given := stepValue(g.vf, g.name, vals[i]) != ""
+			fl.Changed = given // none: as if not given, with its disk
+			for d, text := range g.vf.disk {
+				if !given {
+					text = ""
+				}
+				if err := spec.FS.Lookup(d).Value.Set(text); err != nil {
+					return run.Spec{}, usagef("--%s %s: %v", d, text, err)
+				}
 			}
 		}
 	}
@@ -442,10 +520,10 @@ func buildStep(spec RunArgs, env Env, vf *valuesFlag, name string, v float64) (r
 	}
 	if h, ok := spec.Gen.(workload.Hookser); ok && h.Hooks().Validate != nil {
 		if err := h.Hooks().Validate(); err != nil {
-			return run.Spec{}, usagef("--%s %s: %v", name, sweep.Format(v), err)
+			return run.Spec{}, usagef("%s: %v", strings.Join(at, ", "), err)
 		}
 	}
-	s, err := runSpec(spec, Env{Args: env.Args, Secrets: env.Secrets, Stdout: io.Discard, Stderr: env.Stderr})
+	s, err := runSpec(spec, Env{Args: env.Args, Secrets: env.Secrets, Stdout: io.Discard, Stderr: env.Stderr, Hint: env.Hint})
 	if err != nil {
 		return run.Spec{}, err
 	}
@@ -454,6 +532,28 @@ func buildStep(spec RunArgs, env Env, vf *valuesFlag, name string, v float64) (r
 		s.Log = warningsOnly{env.Stderr}
 	}
 	return s, nil
+}
+
+// given is a flag a sweep varies: its name, its values and, for any flag
+// but --max-rate and --concurrency (which the sweep sets itself), its
+// values flag.
+type given struct {
+	name  string
+	param sweep.Param
+	vals  sweep.Values
+	vf    *valuesFlag
+	whole bool
+}
+
+// argPos is where --name first appears in args (len(args) when it does
+// not): the order in which the swept flags were given.
+func argPos(args []string, name string) int {
+	for i, a := range args {
+		if a == "--"+name || strings.HasPrefix(a, "--"+name+"=") {
+			return i
+		}
+	}
+	return len(args)
 }
 
 // sizesToBytes rewrites a sweep's sizes (512M,1G or 1M:64M:x2) as bytes,
@@ -481,4 +581,18 @@ func sizesToBytes(text string) (string, error) {
 		start = i + 1
 	}
 	return b.String(), nil
+}
+
+// checkConnStrings refuses, without connecting, connection strings that
+// no run could use (a malformed URL, a password with an unescaped '@'),
+// as the first run would when its step had started.
+func checkConnStrings(s run.Spec) error {
+	opts, err := s.Conn.Options(s.Workload.Meta().DatabaseName(), 1)
+	if err == nil {
+		_, err = sqlx.ParseConfigs(opts)
+	}
+	if err != nil {
+		return usageError{err} // as the run's (sqlx.Open's) own refusal
+	}
+	return nil
 }

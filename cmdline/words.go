@@ -42,14 +42,17 @@ var AnotherDatabaseHints = map[string]string{
 	"pgbench":  "load into another database (pgbench's dbname, the last argument), or to drop it anyway, add " + workload.ForceDropFlag + " to -i",
 	"sysbench": "load into another database (--pgsql-db=NAME), or to drop it anyway, add " + workload.ForceDropFlag,
 	"ycsb":     "load into another database (db.url's database), or to drop it anyway, add " + workload.ForceDropFlag,
+	// hammerdbcli takes --force-drop after the script's name.
+	"hammerdbcli": "load into another database (diset tpcc pg_dbase NAME in the script), or to drop it anyway, add " + workload.ForceDropFlag,
 }
 
 // OtherDatabaseHints replace workload.OtherDatabaseHint as
 // AnotherDatabaseHints do.
 var OtherDatabaseHints = map[string]string{
-	"pgbench":  "load into another database (pgbench's dbname, the last argument)",
-	"sysbench": "load into another database (--pgsql-db=NAME)",
-	"ycsb":     "load into another database (db.url's database)",
+	"pgbench":     "load into another database (pgbench's dbname, the last argument)",
+	"sysbench":    "load into another database (--pgsql-db=NAME)",
+	"ycsb":        "load into another database (db.url's database)",
+	"hammerdbcli": "load into another database (diset tpcc pg_dbase NAME in the script)",
 }
 
 // verbs a workload takes, with sysbench's name for init.

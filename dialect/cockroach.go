@@ -25,3 +25,7 @@ func (Cockroach) Name() string { return "cockroach" }
 func (Cockroach) Capabilities() Capabilities {
 	return Capabilities{Copy: true, SavepointRetry: true}
 }
+
+// Checkpoint implements Checkpointer: CockroachDB has no CHECKPOINT
+// (its storage engine flushes on its own), so "".
+func (Cockroach) Checkpoint() string { return "" }

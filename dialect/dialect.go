@@ -196,3 +196,18 @@ func ConnectionLimitQuery(d Dialect) string {
 	     ELSE current_setting('superuser_reserved_connections')::int END,
 	(SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend')::int`
 }
+
+// Checkpointer is implemented by dialects whose servers flush their dirty
+// pages and write a checkpoint on request, so that a benchmark's next step
+// does not pay for the writes of the one before.
+type Checkpointer interface {
+	// Checkpoint returns the statement that forces a checkpoint, or ""
+	// when the server has none (CockroachDB, which embeds Postgres).
+	Checkpoint() string
+}
+
+// Checkpoint implements Checkpointer: CHECKPOINT (it needs a superuser or,
+// from PostgreSQL 15, the pg_checkpoint role).
+func (Postgres) Checkpoint() string { return "CHECKPOINT" }
+
+var _ Checkpointer = Postgres{}

@@ -50,12 +50,16 @@ func UserTablesQuery(d Dialect) string {
 
 // UserObjectsQuery returns a query without placeholders that lists every
 // object of the current database that a user can make and that is not a
-// part of another (an extension's members, a table's own sequences and
-// row type, a range's functions), outside the system schemas, as (kind,
-// name, comment or NULL): tables, partitioned and foreign tables, views,
+// part of another (an extension's members, a table's row type, the
+// sequence of a serial or identity column, a range's functions), outside
+// the system schemas, as (kind, name, comment or NULL): tables,
+// partitioned tables and their partitions, foreign tables, views,
 // materialized views, sequences, functions, procedures, aggregates, types
 // and domains, collations, operators, schemas (but public), extensions
 // (but plpgsql), publications and large objects (one row counting them).
+// A sequence a user made OWNED BY a column is listed unless the column's
+// default draws from it (as serial's does); a partitioned table's own
+// columns depending on it (PostgreSQL's partition key) make it no member.
 // The other dialects (CockroachDB without PostgreSQL's pg_depend,
 // Greenplum 6 without prokind and relispartition) list their tables,
 // views and sequences.
@@ -66,12 +70,19 @@ func UserObjectsQuery(d Dialect) string {
 	WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f', 'S') AND ` + userSchema + ` ORDER BY 1, 2`
 	}
 	return `WITH member AS (
-		SELECT classid, objid FROM pg_depend WHERE deptype IN ('e', 'i', 'a') AND refclassid IN ('pg_extension'::regclass, 'pg_class'::regclass, 'pg_type'::regclass)
+		SELECT classid, objid FROM pg_depend WHERE objsubid = 0 AND (deptype = 'e' AND refclassid = 'pg_extension'::regclass
+			OR deptype = 'i' AND refclassid IN ('pg_class'::regclass, 'pg_type'::regclass) AND NOT (classid = refclassid AND objid = refobjid))
+		UNION ALL
+		SELECT d.classid, d.objid FROM pg_depend d
+		JOIN pg_attrdef ad ON ad.adrelid = d.refobjid AND ad.adnum = d.refobjsubid
+		JOIN pg_depend dd ON dd.classid = 'pg_attrdef'::regclass AND dd.objid = ad.oid AND dd.refclassid = 'pg_class'::regclass AND dd.refobjid = d.objid
+		WHERE d.deptype = 'a' AND d.classid = 'pg_class'::regclass AND d.refclassid = 'pg_class'::regclass AND d.refobjsubid > 0
 	)
-	SELECT CASE c.relkind WHEN 'v' THEN 'view' WHEN 'm' THEN 'materialized view' WHEN 'S' THEN 'sequence' WHEN 'f' THEN 'foreign table' ELSE 'table' END,
+	SELECT CASE WHEN c.relispartition THEN 'partition' ELSE CASE c.relkind WHEN 'v' THEN 'view' WHEN 'm' THEN 'materialized view' WHEN 'S' THEN 'sequence'
+		WHEN 'f' THEN 'foreign table' WHEN 'p' THEN 'partitioned table' ELSE 'table' END END,
 		n.nspname || '.' || c.relname, obj_description(c.oid, 'pg_class')
 	FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-	WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f', 'S') AND ` + userSchema + ` AND c.relispartition = false
+	WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f', 'S') AND ` + userSchema + `
 		AND NOT EXISTS (SELECT 1 FROM member m WHERE m.classid = 'pg_class'::regclass AND m.objid = c.oid)
 	UNION ALL
 	SELECT CASE p.prokind WHEN 'p' THEN 'procedure' WHEN 'a' THEN 'aggregate' ELSE 'function' END,

@@ -266,7 +266,11 @@ func (l *lines) Printf(format string, args ...any) {
 // DropOptions configure Drop.
 type DropOptions struct {
 	Target
-	// Tables are the shared tables of column mode.
+	// Tables are the shared tables of column mode; in the other modes,
+	// the workload's tables in each tenant (its generator's), which a
+	// tenant may hold without stampede's mark (a schema tenant's clones):
+	// a tenant holding any other object without the mark is refused
+	// (workload.HoldsForeignError) unless ForceDrop.
 	Tables []string
 }
 
@@ -319,6 +323,13 @@ func (e *env) dropTenants(ctx context.Context, o DropOptions) (dropped int, left
 		if err := e.refuseForeign("database", foreign, "", "cleanup"); err != nil {
 			return 0, left, err
 		}
+		holding, err := e.holdingDatabases(ctx, keys(set), o.Tables)
+		if err != nil {
+			return 0, left, err
+		}
+		if err := e.refuseHolding("database", holding, "on "+strings.Join(admin.Endpoints(), ","), "cleanup"); err != nil {
+			return 0, left, err
+		}
 		dropped, err = e.dropDatabases(ctx, admin, keys(set))
 		if err != nil {
 			return dropped, left, err
@@ -344,6 +355,13 @@ func (e *env) dropTenants(ctx context.Context, o DropOptions) (dropped int, left
 			return 0, left, err
 		}
 		if err := e.refuseForeign("schema", foreign, where(db), "cleanup"); err != nil {
+			return 0, left, err
+		}
+		holding, err := holdingSchemas(ctx, db, keys(state), o.Tables)
+		if err != nil {
+			return 0, left, err
+		}
+		if err := e.refuseHolding("schema", holding, "in "+where(db), "cleanup"); err != nil {
 			return 0, left, err
 		}
 		if err := e.dropSchemas(ctx, db, keys(state)); err != nil {

@@ -102,7 +102,7 @@ func createColumns(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 		}
 		hasMarker = false
 	case mk.Foreign:
-		return t, fmt.Errorf("%w: table %s in database %q is not a fleet's marker (it has not its columns: %s): use another --db, or drop it yourself (%s drops it)",
+		return t, fmt.Errorf("%w: table %s in database %q is not a fleet's marker (it has not its columns: %s): use another --db, or to drop it anyway, add %s",
 			workload.ErrTablesExist, MarkerTable, db.Database(), strings.Join(columnMarkerColumns, ", "), workload.ForceDropFlag)
 	case mk.other(e.Workload):
 		return t, &OtherFleetError{Table: MarkerTable, Where: where(db), Workloads: mk.Workloads, Workload: e.Workload, Action: "init"}
@@ -116,7 +116,7 @@ func createColumns(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 			return t, err
 		}
 		if len(foreign) > 0 {
-			return t, fmt.Errorf("%w: table %s exists in database %q without the fleet's %s table, and stampede did not make it: use another --db, or drop it yourself (%s drops it)",
+			return t, fmt.Errorf("%w: table %s exists in database %q without the fleet's %s table, and stampede did not make it: use another --db, or to drop it anyway, add %s",
 				workload.ErrTablesExist, foreign[0], db.Database(), MarkerTable, workload.ForceDropFlag)
 		}
 		return t, fmt.Errorf("%w: table %s exists in database %q without the fleet's %s table (a single-tenant load): pass --drop to drop and recreate the shared tables, or use another --db",

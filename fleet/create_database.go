@@ -3,6 +3,7 @@ package fleet
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -117,6 +118,13 @@ func createDatabases(ctx context.Context, e *env, o CreateOptions) (Totals, erro
 			return t, err
 		}
 		if err := e.refuseForeign("database", foreign, "", "--drop"); err != nil {
+			return t, err
+		}
+		holding, err := e.holdingDatabases(ctx, keys(existing), tableNames(gen.Tables()))
+		if err != nil {
+			return t, err
+		}
+		if err := e.refuseHolding("database", holding, "on "+strings.Join(admin.Endpoints(), ","), "--drop"); err != nil {
 			return t, err
 		}
 		e.logf("--drop: dropping %d existing tenant databases: %s", len(existing), nameList(keys(existing)))

@@ -116,6 +116,13 @@ func createSchemas(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 		if err := e.refuseForeign("schema", foreign, where(db), "--drop"); err != nil {
 			return t, err
 		}
+		holding, err := holdingSchemas(ctx, db, keys(state), tableNames(gen.Tables()))
+		if err != nil {
+			return t, err
+		}
+		if err := e.refuseHolding("schema", holding, "in "+where(db), "--drop"); err != nil {
+			return t, err
+		}
 		e.logf("--drop: dropping %d existing tenant schemas in database %q: %s", len(state), db.Database(), nameList(keys(state)))
 		if err := e.dropSchemas(ctx, db, keys(state)); err != nil {
 			return t, err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/stampede-bench/stampede/dialect"
 	"github.com/stampede-bench/stampede/sqlx"
@@ -279,4 +280,85 @@ func (e *OtherFleetError) Is(target error) bool { return target == workload.ErrF
 // where names the database of db and its server, for messages.
 func where(db *sqlx.DB) string {
 	return fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ","))
+}
+
+// tenantOwn returns the names of the tables stampede makes in a tenant
+// that may lack its mark: the workload's tables (tables, which a schema
+// tenant's clone copies without their comment), the fleet's marker and
+// init's record.
+func tenantOwn(tables []string) map[string]bool {
+	own := sliceSet(tables)
+	own[MarkerTable] = true
+	own[workload.LoadRecordTable] = true
+	return own
+}
+
+// holdingDatabases returns, of names (tenant databases that are
+// stampede's), those that hold objects stampede did not make (a user's
+// table added since init, say: see workload.TenantForeign), each with
+// them.
+func (e *env) holdingDatabases(ctx context.Context, names []string, tables []string) (map[string][]string, error) {
+	own := tenantOwn(tables)
+	var mu sync.Mutex
+	holding := map[string][]string{}
+	err := forEach(ctx, e.Concurrency, e.Spec.tenantIDs(sliceSet(names), true), func(ctx context.Context, id int) error {
+		db, closeDB, err := e.connect(ctx, e.Spec.Options(e.Base, id), 1)
+		if err != nil {
+			return err
+		}
+		defer closeDB()
+		objs, err := workload.Objects(ctx, db)
+		if err != nil {
+			return err
+		}
+		if foreign := workload.TenantForeign(objs, "*", own); len(foreign) > 0 {
+			mu.Lock()
+			holding[e.Spec.Name(id)] = foreign
+			mu.Unlock()
+		}
+		return nil
+	})
+	return holding, err
+}
+
+// holdingSchemas returns, of the tenant schemas names in db (stampede's),
+// those that hold objects stampede did not make, each with them. A table
+// that carries stampede's mark in one of them is the fleet's in all (a
+// clone copies tables without their comment).
+func holdingSchemas(ctx context.Context, db *sqlx.DB, names []string, tables []string) (map[string][]string, error) {
+	objs, err := workload.Objects(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	own := tenantOwn(tables)
+	set := sliceSet(names)
+	for _, o := range objs {
+		if o.Marked && o.IsTable() && set[o.Schema] {
+			own[o.Name] = true
+		}
+	}
+	holding := map[string][]string{}
+	for _, name := range names {
+		if foreign := workload.TenantForeign(objs, name, own); len(foreign) > 0 {
+			holding[name] = foreign
+		}
+	}
+	return holding, nil
+}
+
+// refuseHolding refuses, unless ForceDrop, to drop the databases or
+// schemas (kind) of holding, stampede's tenants that hold objects
+// stampede did not make, by action ("cleanup", "--drop"); with ForceDrop
+// it says that it drops them.
+func (e *env) refuseHolding(kind string, holding map[string][]string, where, action string) error {
+	if len(holding) == 0 {
+		return nil
+	}
+	names := keys(holding)
+	slices.Sort(names)
+	if e.ForceDrop {
+		e.logf("%s: dropping %s %s with objects stampede did not make (%s)", workload.ForceDropFlag, kind, nameList(names), strings.Join(holding[names[0]], ", "))
+		return nil
+	}
+	return &workload.HoldsForeignError{Kind: kind, Names: names, Where: where, Objects: holding[names[0]], Action: action}
 }

@@ -158,6 +158,9 @@ func Servers(urls []string) ([]Server, string, error) {
 
 // withDefaults fills c's zero fields.
 func (c Config) withDefaults() Config {
+	if h, ok := strings.CutPrefix(c.Bind, "["); ok && strings.HasSuffix(h, "]") && strings.Contains(h, ":") && net.ParseIP(strings.TrimSuffix(h, "]")) != nil {
+		c.Bind = strings.TrimSuffix(h, "]") // [::1], as HAProxy writes it, is ::1
+	}
 	if c.Check == "" {
 		c.Check = CheckPostgres
 	}
@@ -215,6 +218,9 @@ func (c Config) Validate() error {
 	}
 	if strings.ContainsAny(c.Bind, " \t\r\n#") {
 		return fmt.Errorf("bind address %q has a space or '#'", c.Bind)
+	}
+	if h, port, err := net.SplitHostPort(c.Bind); err == nil && port != "" && strings.Trim(port, "0123456789") == "" && (net.ParseIP(h) != nil || bindable(h)) {
+		return fmt.Errorf("bind address %q holds a port: give the address alone (--bind %s) and the port with --port %s", c.Bind, h, port)
 	}
 	if !bindable(c.Bind) {
 		return fmt.Errorf("bind address %q is neither an IP address nor a host name, so HAProxy would refuse to start: give one of this machine's addresses (such as 127.0.0.1 or ::1), or none for every interface", c.Bind)

@@ -32,6 +32,9 @@ var goldens = []struct {
 		Servers: []haproxy.Server{{"node1", "127.0.0.1:26257"}, {"node2", "127.0.0.1:26258"}, {"node3", "127.0.0.1:26259"}},
 		Port:    26257, Check: haproxy.CheckCockroach,
 	}},
+	// An IPv6 address in brackets, as HAProxy writes it (the checker of
+	// issue 28, F6.2: it was refused as neither an address nor a name).
+	{"bind-ipv6-brackets", haproxy.Config{Servers: three()[:2], Bind: "[::1]", Port: 15799, Check: haproxy.CheckTCP}},
 	{"tcp-bind-stats", haproxy.Config{
 		Servers: three()[:2], Bind: "127.0.0.1", Port: 6432, Check: haproxy.CheckTCP,
 		MaxConn: 20000, IdleTimeout: 90 * time.Minute, ConnectTimeout: 2500 * time.Millisecond,
@@ -131,7 +134,9 @@ func TestValidate(t *testing.T) {
 		{"bind beyond IPv4", func(c *haproxy.Config) { c.Bind = "999.1.1.1" }, `bind address "999.1.1.1" is neither an IP address nor a host name`},
 		{"bind of three numbers", func(c *haproxy.Config) { c.Bind = "10.0.1" }, "neither an IP address nor a host name"},
 		{"bind with a bad label", func(c *haproxy.Config) { c.Bind = "lb_1.example" }, "neither an IP address nor a host name"},
-		{"bind with a port", func(c *haproxy.Config) { c.Bind = "10.0.0.1:5432" }, "neither an IP address nor a host name"},
+		{"bind with a port", func(c *haproxy.Config) { c.Bind = "10.0.0.1:5432" }, `bind address "10.0.0.1:5432" holds a port: give the address alone (--bind 10.0.0.1) and the port with --port 5432`},
+		{"bind in brackets with a port", func(c *haproxy.Config) { c.Bind = "[::1]:15799" }, `bind address "[::1]:15799" holds a port: give the address alone (--bind ::1) and the port with --port 15799`},
+		{"bind with an unclosed bracket", func(c *haproxy.Config) { c.Bind = "[::1" }, "neither an IP address nor a host name"},
 		// HAProxy resolves a name when it starts, and refuses one it
 		// cannot (.invalid never resolves: RFC 6761).
 		{"bind of a name that does not resolve", func(c *haproxy.Config) { c.Bind = "notanip.invalid" }, `bind address "notanip.invalid" is not an IP address, and the host name does not resolve here`},

@@ -40,6 +40,11 @@ type ReportDoc struct {
 	Checks      []report.Audit `json:"checks,omitempty"`
 	ChecksError string         `json:"checks_error,omitempty"`
 	ChecksRun   string         `json:"checks_run,omitempty"`
+	// ChecksNotRunOn names the databases of several clients' runs that
+	// the checks did not cover ("database D on H:P"): those other clients
+	// ran on, another database or server than ChecksRun's (see
+	// ChecksScope).
+	ChecksNotRunOn []string `json:"checks_not_run_on,omitempty"`
 	// WorkloadSeries are the workload's series over each whole run,
 	// whatever the window (churn's database size, tables alive, rows/s
 	// and bytes/s every 5 s: see WorkloadSeriesOf).
@@ -51,6 +56,9 @@ func NewReportDoc(runs []*runlog.Run, v results.View) ReportDoc {
 	tenants, f, _ := FleetOf(runs, v)
 	doc := ReportDoc{View: v, Figures: WorkloadFigures(runs, v), Tenants: tenants, Fleet: f}
 	doc.Audits, doc.Checks, doc.ChecksError, doc.ChecksRun = Audits(runs, v)
+	if doc.ChecksRun != "" {
+		_, doc.ChecksNotRunOn = ChecksScope(runs, doc.ChecksRun)
+	}
 	doc.WorkloadSeries = WorkloadSeriesOf(runs)
 	return doc
 }
@@ -475,4 +483,28 @@ func setFlag(fl *pflag.Flag, val string) error {
 		return sv.Replace(items)
 	}
 	return fl.Value.Set(val)
+}
+
+// runTarget names the database a run ran on: "database D on H:P".
+func runTarget(r *runlog.Run) string {
+	return fmt.Sprintf("database %s on %s", r.Info.Database, strings.Join(r.Info.Endpoints, ","))
+}
+
+// ChecksScope returns the database the consistency checks of runs (a
+// workload's clients: client 0, checksRun, checks after its run) covered,
+// and those the other clients ran on that they did not: another database
+// or server (two HammerDB instances against two nodes), which only
+// `stampede check` of its URL checks.
+func ChecksScope(runs []*runlog.Run, checksRun string) (checked string, notChecked []string) {
+	for _, r := range runs {
+		if r.Info.ID == checksRun {
+			checked = runTarget(r)
+		}
+	}
+	for _, r := range runs {
+		if t := runTarget(r); t != checked && !slices.Contains(notChecked, t) {
+			notChecked = append(notChecked, t)
+		}
+	}
+	return checked, notChecked
 }

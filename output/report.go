@@ -110,7 +110,12 @@ func ReportSplit(w io.Writer, runs []*runlog.Run, v results.View, by string) err
 			fmt.Fprintf(w, "  the checks failed: %s\n", checksErr)
 		}
 		if len(runs) > 1 {
-			fmt.Fprintf(w, "  (run by %s after its run, once for the benchmark)\n", checksRun)
+			if checked, others := ChecksScope(runs, checksRun); len(others) == 0 {
+				fmt.Fprintf(w, "  (run by %s after its run, once for the benchmark)\n", checksRun)
+			} else {
+				fmt.Fprintf(w, "  (run by %s after its run, on its %s only: %s, where other clients ran, not checked; stampede check of its URL checks it)\n",
+					checksRun, checked, strings.Join(others, " and "))
+			}
 		}
 	}
 	if _, f, why := FleetOf(runs, v); f != nil {

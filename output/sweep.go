@@ -1,9 +1,11 @@
 package output
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/stampede-bench/stampede/run"
@@ -20,6 +22,11 @@ type Sweep struct {
 	W      io.Writer
 	Status io.Writer
 	JSON   bool
+	// CSV prints the table as comma-separated values for spreadsheets: a
+	// header line, then a row per step (each repetition its own, with a
+	// rep column), its figures at full precision; the header's first line
+	// and what the sweep found go to Status.
+	CSV bool
 	// Plan says what the sweep will do ("5 steps", "a search from 1000
 	// to 64000"), for the header.
 	Plan string
@@ -29,8 +36,10 @@ type Sweep struct {
 	// given, say); nil leaves them as they are.
 	Hint func(string) string
 	// Param is the flag swept: a flag besides --max-rate and
-	// --concurrency gets a column of its own.
-	Param sweep.Param
+	// --concurrency gets a column of its own; so does Param2, a grid's
+	// second flag.
+	Param  sweep.Param
+	Param2 sweep.Param
 	// Telemetry adds each step's telemetry averages: the host's CPU busy,
 	// its disks' reads and writes, and the watched processes' cores.
 	Telemetry bool
@@ -52,8 +61,11 @@ func (o *Sweep) columns() []column {
 		return o.cols
 	}
 	o.cols = []column{{"step", 4}}
-	if o.own() {
-		o.cols = append(o.cols, column{string(o.Param), max(6, len(o.Param))})
+	if o.CSV {
+		o.cols = append(o.cols, column{"rep", 0})
+	}
+	for _, p := range o.ownParams() {
+		o.cols = append(o.cols, column{string(p), max(6, len(p))})
 	}
 	o.cols = append(o.cols, []column{{"max-rate", 9}, {"workers", 7}, {"ops/s", 10}, {"p50(ms)", 8}, {"p95(ms)", 8}, {"p99(ms)", 8}, {"p99.9(ms)", 9}, {"pMax(ms)", 8}, {"errors", 7}}...)
 	if o.Telemetry {
@@ -64,14 +76,30 @@ func (o *Sweep) columns() []column {
 }
 
 // own reports whether the swept flag has a column of its own.
-func (o *Sweep) own() bool {
-	return o.Param != "" && o.Param != sweep.MaxRate && o.Param != sweep.Concurrency
+func (o *Sweep) own() bool { return ownColumn(o.Param) }
+
+// ownColumn reports whether p has a column of its own (not --max-rate
+// or --concurrency, which every sweep's table has).
+func ownColumn(p sweep.Param) bool {
+	return p != "" && p != sweep.MaxRate && p != sweep.Concurrency
+}
+
+// ownParams are the swept flags with columns of their own, in order.
+func (o *Sweep) ownParams() []sweep.Param {
+	var ps []sweep.Param
+	for _, p := range []sweep.Param{o.Param, o.Param2} {
+		if ownColumn(p) {
+			ps = append(ps, p)
+		}
+	}
+	return ps
 }
 
 // telemetryCells are a step's telemetry columns: the host's CPU busy (100
 // less idle and iowait), its disks' reads and writes summed, and each
-// watched group's cores ("-" for none), all averages over the run.
-func telemetryCells(t *telemetry.Summary) []string {
+// watched group's cores ("-" for none), all averages over the run; f
+// formats a figure with the decimals it takes (text) or all (CSV).
+func telemetryCells(t *telemetry.Summary, f func(v float64, decimals int) string) []string {
 	if t == nil {
 		return []string{"-", "-", "-"}
 	}
@@ -82,14 +110,20 @@ func telemetryCells(t *telemetry.Summary) []string {
 	}
 	procs := make([]string, 0, len(t.Procs))
 	for _, p := range t.Procs {
-		procs = append(procs, fmt.Sprintf("%s %.2f", p.Name, p.CPUCores.Avg))
+		procs = append(procs, p.Name+" "+f(p.CPUCores.Avg, 2))
 	}
 	watched := "-"
 	if len(procs) > 0 {
 		watched = strings.Join(procs, ",")
 	}
-	return []string{fmt.Sprintf("%.1f", busy), fmt.Sprintf("%.1f", kb/1024), watched}
+	return []string{f(busy, 1), f(kb/1024, 1), watched}
 }
+
+// textNum prints v with the given decimals (the text table's).
+func textNum(v float64, decimals int) string { return strconv.FormatFloat(v, 'f', decimals, 64) }
+
+// fullNum prints v with the digits it takes to read back exactly (CSV's).
+func fullNum(v float64, _ int) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 // Header prints the sweep's first line; call it once before the steps.
 func (o *Sweep) Header(id, workload, flag, values string, slo sweep.SLO) {
@@ -102,14 +136,27 @@ func (o *Sweep) Header(id, workload, flag, values string, slo sweep.SLO) {
 			Values   string `json:"values"`
 			Plan     string `json:"plan"`
 			SLO      string `json:"slo,omitempty"`
-		}{"sweep", id, workload, strings.TrimPrefix(flag, "--"), values, o.Plan, slo.String()})
+			Param2   string `json:"param2,omitempty"`
+		}{"sweep", id, workload, strings.TrimPrefix(flag, "--"), values, o.Plan, slo.String(), string(o.Param2)})
 		return
 	}
-	fmt.Fprintf(o.W, "sweep %s: %s, %s %s (%s)", id, workload, flag, values, o.Plan)
-	if len(slo.Terms) > 0 {
-		fmt.Fprintf(o.W, ", SLO %s", slo)
+	head := o.W
+	if o.CSV {
+		head = o.status()
 	}
-	fmt.Fprintln(o.W)
+	fmt.Fprintf(head, "sweep %s: %s, %s %s (%s)", id, workload, flag, values, o.Plan)
+	if len(slo.Terms) > 0 {
+		fmt.Fprintf(head, ", SLO %s", slo)
+	}
+	fmt.Fprintln(head)
+	if o.CSV {
+		names := make([]string, len(o.columns()))
+		for i, c := range o.columns() {
+			names[i] = c.name
+		}
+		o.csvRow(names)
+		return
+	}
 	var b strings.Builder
 	for i, c := range o.columns() {
 		o.cell(&b, i, c.name)
@@ -140,6 +187,9 @@ func (o *Sweep) Begin(st sweep.Step, s *run.Spec) {
 	if s.MaxRate == 0 {
 		what = "closed loop"
 	}
+	if ownColumn(o.Param2) {
+		what = fmt.Sprintf("%s %s, %s", o.Param2.Flag(), sweep.Format(st.Value2), what)
+	}
 	if o.own() {
 		what = fmt.Sprintf("%s %s, %s", o.Param.Flag(), sweep.Format(st.Value), what)
 	}
@@ -156,6 +206,10 @@ func (o *Sweep) End(st sweep.Step) {
 		o.encode(stepJSON(st))
 		return
 	}
+	num, sig := textNum, sweep.Sig3
+	if o.CSV {
+		num, sig = fullNum, func(v float64) string { return fullNum(v, 0) }
+	}
 	t := st.Total
 	rate := "-"
 	if st.Target > 0 {
@@ -171,15 +225,25 @@ func (o *Sweep) End(st sweep.Step) {
 		verdict = st.Status
 	}
 	cells := []string{fmt.Sprint(st.N)}
+	if o.CSV {
+		cells = append(cells, fmt.Sprint(st.Rep))
+	}
 	if o.own() {
 		cells = append(cells, sweep.Format(st.Value))
 	}
-	cells = append(cells, rate, fmt.Sprint(st.Workers), fmt.Sprintf("%.1f", t.Rate), sweep.Sig3(t.P50), sweep.Sig3(t.P95),
-		sweep.Sig3(t.P99), sweep.Sig3(t.P999), sweep.Sig3(t.Max), fmt.Sprint(t.Errors))
+	if ownColumn(o.Param2) {
+		cells = append(cells, sweep.Format(st.Value2))
+	}
+	cells = append(cells, rate, fmt.Sprint(st.Workers), num(t.Rate, 1), sig(t.P50), sig(t.P95),
+		sig(t.P99), sig(t.P999), sig(t.Max), fmt.Sprint(t.Errors))
 	if o.Telemetry {
-		cells = append(cells, telemetryCells(st.Telemetry)...)
+		cells = append(cells, telemetryCells(st.Telemetry, num)...)
 	}
 	cells = append(cells, st.RunID, verdict)
+	if o.CSV {
+		o.csvRow(cells)
+		return
+	}
 	var b strings.Builder
 	for i, v := range cells {
 		o.cell(&b, i, v)
@@ -187,11 +251,27 @@ func (o *Sweep) End(st sweep.Step) {
 	fmt.Fprintln(o.W, strings.TrimRight(b.String(), " "))
 }
 
+// csvRow writes one CSV line.
+func (o *Sweep) csvRow(cells []string) {
+	w := csv.NewWriter(o.W)
+	_ = w.Write(cells)
+	w.Flush()
+}
+
+// status is where the lines beside the table go (io.Discard for none).
+func (o *Sweep) status() io.Writer {
+	if o.Status == nil {
+		return io.Discard
+	}
+	return o.Status
+}
+
 // stepJSON is a step's NDJSON object.
 type stepObject struct {
 	Type    string             `json:"type"`
 	N       int                `json:"step"`
 	Value   float64            `json:"value"`
+	Value2  float64            `json:"value2,omitempty"`
 	Rep     int                `json:"rep,omitempty"`
 	MaxRate float64            `json:"max_rate"`
 	Workers int                `json:"workers"`
@@ -207,7 +287,7 @@ type stepObject struct {
 }
 
 func stepJSON(st sweep.Step) stepObject {
-	o := stepObject{Type: "step", N: st.N, Value: st.Value, Rep: st.Rep, MaxRate: st.Target, Workers: st.Workers, Run: st.RunID, Dir: st.Dir, Status: st.Status, Total: st.Total, Figures: st.Figures, Telemetry: st.Telemetry}
+	o := stepObject{Type: "step", N: st.N, Value: st.Value, Value2: st.Value2, Rep: st.Rep, MaxRate: st.Target, Workers: st.Workers, Run: st.RunID, Dir: st.Dir, Status: st.Status, Total: st.Total, Figures: st.Figures, Telemetry: st.Telemetry}
 	if st.Judged {
 		met := st.Met
 		o.Met, o.Why = &met, st.Why
@@ -250,19 +330,22 @@ func (o *Sweep) Done(res *sweep.Result) {
 		o.encode(out)
 		return
 	}
-	if repeated(res) {
+	w := o.W
+	if o.CSV {
+		w = o.status() // stdout holds the CSV alone
+	} else if repeated(res) {
 		o.points(res)
 	}
 	if c := res.Conclusion(); c != "" {
-		fmt.Fprintln(o.W)
-		fmt.Fprintln(o.W, c)
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, c)
 	}
 	if len(res.Steps) > 0 {
 		hint := func(s string) string { return s }
 		if o.Hint != nil {
 			hint = o.Hint
 		}
-		fmt.Fprintf(o.W, "\nthe steps' runs: %s; one step in full: %s\n", hint("stampede runs --tag sweep="+res.ID), hint("stampede report "+res.Steps[len(res.Steps)-1].RunID))
+		fmt.Fprintf(w, "\nthe steps' runs: %s; one step in full: %s\n", hint("stampede runs --tag sweep="+res.ID), hint("stampede report "+res.Steps[len(res.Steps)-1].RunID))
 	}
 }
 
@@ -285,6 +368,7 @@ func repeated(res *sweep.Result) bool {
 // pointObject is a value's medians in sweep_result's points.
 type pointObject struct {
 	Value     float64       `json:"value"`
+	Value2    float64       `json:"value2,omitempty"`
 	Runs      []int         `json:"runs"`
 	Completed int           `json:"completed"`
 	MetRuns   int           `json:"met_runs"`
@@ -298,7 +382,7 @@ type pointObject struct {
 }
 
 func pointJSON(p sweep.Point) pointObject {
-	o := pointObject{Value: p.Value, Runs: p.Runs, Completed: p.Completed, MetRuns: p.MetRuns, Median: p.Median.Total,
+	o := pointObject{Value: p.Value, Value2: p.Value2, Runs: p.Runs, Completed: p.Completed, MetRuns: p.MetRuns, Median: p.Median.Total,
 		RateMin: p.RateMin, RateMax: p.RateMax, P99Min: p.P99Min, P99Max: p.P99Max}
 	if p.Judged {
 		met := p.Met
@@ -311,7 +395,11 @@ func pointJSON(p sweep.Point) pointObject {
 // spread of throughput and p99 (lowest-highest) and the verdict.
 func (o *Sweep) points(res *sweep.Result) {
 	fmt.Fprintf(o.W, "\nmedians over each value's runs (spread: lowest-highest):\n")
-	rows := [][]string{{res.Param.Flag(), "runs", "ops/s", "ops/s spread", "p50(ms)", "p99(ms)", "p99 spread", "met in", "SLO"}}
+	head := []string{res.Param.Flag()}
+	if res.Param2 != "" {
+		head = append(head, res.Param2.Flag())
+	}
+	rows := [][]string{append(head, "runs", "ops/s", "ops/s spread", "p50(ms)", "p99(ms)", "p99 spread", "met in", "SLO")}
 	for _, p := range res.Points {
 		verdict, metIn := "-", "-"
 		switch {
@@ -323,9 +411,13 @@ func (o *Sweep) points(res *sweep.Result) {
 		if len(res.SLO.Terms) > 0 {
 			metIn = fmt.Sprintf("%d/%d", p.MetRuns, p.Completed)
 		}
-		rows = append(rows, []string{sweep.Format(p.Value), fmt.Sprint(len(p.Runs)), fmt.Sprintf("%.1f", p.Median.Total.Rate),
+		row := []string{sweep.Format(p.Value)}
+		if res.Param2 != "" {
+			row = append(row, sweep.Format(p.Value2))
+		}
+		rows = append(rows, append(row, fmt.Sprint(len(p.Runs)), fmt.Sprintf("%.1f", p.Median.Total.Rate),
 			fmt.Sprintf("%.1f-%.1f", p.RateMin, p.RateMax), sweep.Sig3(p.Median.Total.P50), sweep.Sig3(p.Median.Total.P99),
-			sweep.Sig3(p.P99Min) + "-" + sweep.Sig3(p.P99Max), metIn, verdict})
+			sweep.Sig3(p.P99Min)+"-"+sweep.Sig3(p.P99Max), metIn, verdict))
 	}
 	widths := make([]int, len(rows[0]))
 	for _, r := range rows {

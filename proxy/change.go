@@ -45,7 +45,7 @@ func Change(ctx context.Context, api, name string, fs *pflag.FlagSet, replace bo
 	if !changed && !replace {
 		return l, nil
 	}
-	if w := DownWarning(name, f, false); w != "" && f != l.Faults {
+	if w := DownWarning(name, f, api); w != "" && f != l.Faults {
 		warn(w)
 	}
 	if l, err = c.SetFaults(ctx, name, f); err != nil {

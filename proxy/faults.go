@@ -282,18 +282,33 @@ func (r *Rate) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// DefaultAPI is the address of the proxy's API when --api is not given.
+const DefaultAPI = "127.0.0.1:8474"
+
 // DownWarning returns the warning for listener name whose faults f put it
 // down with other faults besides ("" otherwise): a listener that is down
 // passes no traffic to delay, throttle or reset, so the other faults do
-// nothing until it is up again, which it can only be through the API
-// (apiOff: the proxy runs without one, so it stays down).
-func DownWarning(name string, f Faults, apiOff bool) string {
+// nothing until it is up again, which it can only be through the API at
+// api ("off": the proxy runs without one, so it stays down). The command
+// it suggests names api unless it is DefaultAPI.
+func DownWarning(name string, f Faults, api string) string {
 	rest := f
 	if rest.Down = false; !f.Down || rest == (Faults{}) {
 		return ""
 	}
-	if apiOff {
+	if api == "off" {
 		return fmt.Sprintf("listener %s is down, and with --api off stays so: its other faults (%s) do nothing", name, rest)
 	}
-	return fmt.Sprintf("listener %s is down, so its other faults (%s) do nothing until it is up again (`stampede proxy set %s --down=false`)", name, rest, name)
+	return fmt.Sprintf("listener %s is down, so its other faults (%s) do nothing until it is up again (`%s`)", name, rest, SetCommand(api, name, "--down=false"))
+}
+
+// SetCommand is the `stampede proxy set` command that changes listener
+// name of the proxy whose API is at api with the given flags, naming
+// --api unless it is DefaultAPI.
+func SetCommand(api, name string, flags ...string) string {
+	cmd := "stampede proxy set"
+	if api != "" && api != DefaultAPI {
+		cmd += " --api " + api
+	}
+	return strings.Join(append([]string{cmd, name}, flags...), " ")
 }

@@ -172,3 +172,24 @@ func TestCheckAPIAddr(t *testing.T) {
 		}
 	}
 }
+
+// TestDownWarning checks that the command the warning suggests goes to the
+// API the proxy was given (the checker of issue 28, F6.1: it left out a
+// non-default --api, so it would have asked another proxy, or none).
+func TestDownWarning(t *testing.T) {
+	f := proxy.Faults{Down: true, Latency: proxy.Duration(30 * time.Millisecond)}
+	for _, tc := range []struct {
+		api, want string
+	}{
+		{proxy.DefaultAPI, "listener east is down, so its other faults (latency 30ms) do nothing until it is up again (`stampede proxy set east --down=false`)"},
+		{"127.0.0.1:18474", "listener east is down, so its other faults (latency 30ms) do nothing until it is up again (`stampede proxy set --api 127.0.0.1:18474 east --down=false`)"},
+		{"off", "listener east is down, and with --api off stays so: its other faults (latency 30ms) do nothing"},
+	} {
+		if got := proxy.DownWarning("east", f, tc.api); got != tc.want {
+			t.Errorf("DownWarning(--api %s) = %q, want %q", tc.api, got, tc.want)
+		}
+	}
+	if got := proxy.DownWarning("east", proxy.Faults{Down: true}, "127.0.0.1:18474"); got != "" {
+		t.Errorf("down alone: %q, want no warning", got)
+	}
+}

@@ -190,7 +190,7 @@ func Recompute(runs []*runlog.Run, w Window) (View, []error, error) {
 			break
 		}
 	}
-	parts, series := scanRuns(runs, w)
+	parts, series := scanRuns(runs, w, ServiceTimes(runs...))
 	known := map[string]bool{}
 	addName := func(name string) {
 		if !known[name] {
@@ -291,7 +291,6 @@ func Recompute(runs []*runlog.Run, w Window) (View, []error, error) {
 	total, totalErrs := stats.NewHistogram(), int64(0)
 	_, transactions := series[TransactionSeries]
 	counted := countedSeries(runs)
-	service := serviceHeadline(runs)
 	for _, name := range order {
 		a := series[name]
 		if a.count != a.hist.TotalCount() {
@@ -308,13 +307,7 @@ func Recompute(runs []*runlog.Run, w Window) (View, []error, error) {
 			}
 			continue
 		}
-		hist := a.hist
-		if s := series[name+ServiceSuffix]; service && s != nil && s.hist.TotalCount() > 0 {
-			// The runs showed service times (--latency service), as the
-			// live view did: an operation's service series, its own
-			// errors. Statements, recorded without one, keep theirs.
-			hist = s.hist
-		}
+		hist := a.hist // service times when the runs showed them (scanRuns)
 		if hist.TotalCount() == 0 && a.errors == 0 {
 			continue
 		}
@@ -384,22 +377,39 @@ func Rated(run *runlog.Run) bool {
 	return false
 }
 
-// LatencyMixError is the error of merging closed-loop runs with rated
-// runs: the first's latencies are service times, the second's count from
-// each operation's intended start, and no figure means both.
+// ServiceTimes reports whether every run showed its operations' service
+// times: a closed-loop run, or a rated one run with --latency service
+// (YCSB's -target, measurement.interval=op), as run.json's flags record.
+// The other rated runs showed latencies from each operation's intended
+// start.
+func ServiceTimes(runs ...*runlog.Run) bool {
+	for _, run := range runs {
+		if Rated(run) && run.Info.Flags["latency"] != "service" {
+			return false
+		}
+	}
+	return len(runs) > 0
+}
+
+// LatencyMixError is the error of merging runs that showed service times
+// (closed-loop runs, and rated runs with --latency service) with runs that
+// showed latencies from each operation's intended start (rated runs): no
+// figure means both.
 type LatencyMixError struct {
-	// Closed and Rated are the IDs of the runs of each kind.
+	// Closed and Rated are the IDs of the runs of each kind: those that
+	// showed service times, and those that showed latencies from the
+	// intended start.
 	Closed, Rated []string
 }
 
 func (e *LatencyMixError) Error() string {
 	verb := func(ids []string) string {
 		if len(ids) == 1 {
-			return "ran"
+			return "showed"
 		}
-		return "all ran"
+		return "all showed"
 	}
-	return fmt.Sprintf("the runs measured different latencies, which one figure cannot merge: %s %s closed loop (latency is each operation's service time), %s %s under a rate (latency from each operation's intended start); report them separately: stampede report %s, then stampede report %s",
+	return fmt.Sprintf("the runs measured different latencies, which one figure cannot merge: %s %s each operation's service time (closed loop, or --latency service), %s %s latency from each operation's intended start (under a rate); report them separately: stampede report %s, then stampede report %s",
 		strings.Join(e.Closed, " "), verb(e.Closed), strings.Join(e.Rated, " "), verb(e.Rated),
 		strings.Join(e.Closed, " "), strings.Join(e.Rated, " "))
 }
@@ -408,38 +418,28 @@ func (e *LatencyMixError) Error() string {
 // runs side by side rather than merging them, and refuses them as report
 // does: no latency of one is comparable with the other's.
 func (e *LatencyMixError) ForCompare() string {
-	return fmt.Sprintf("the runs measured different latencies, which cannot be set side by side: %s ran closed loop (latency is each operation's service time), %s under a rate (latency from each operation's intended start); compare runs of one kind (both with --max-rate, or both without), or see each with stampede report",
+	return fmt.Sprintf("the runs measured different latencies, which cannot be set side by side: %s showed each operation's service time (closed loop, or --latency service), %s latency from each operation's intended start (under a rate); compare runs of one kind (both with --max-rate, or both without), or see each with stampede report",
 		strings.Join(e.Closed, " "), strings.Join(e.Rated, " "))
 }
 
-// SameLatency returns a *LatencyMixError when runs mix closed-loop runs
-// and rated ones (see Rated), and nil otherwise.
+// SameLatency returns a *LatencyMixError when runs mix runs that showed
+// service times with runs that showed latencies from the intended start
+// (see ServiceTimes), and nil otherwise. It decides by the latency each
+// run recorded, not by its series alone: a YCSB -target run is rated but
+// showed service times.
 func SameLatency(runs []*runlog.Run) error {
 	var e LatencyMixError
 	for _, run := range runs {
-		if Rated(run) {
-			e.Rated = append(e.Rated, run.Info.ID)
-		} else {
+		if ServiceTimes(run) {
 			e.Closed = append(e.Closed, run.Info.ID)
+		} else {
+			e.Rated = append(e.Rated, run.Info.ID)
 		}
 	}
 	if len(e.Closed) > 0 && len(e.Rated) > 0 {
 		return &e
 	}
 	return nil
-}
-
-// serviceHeadline reports whether every run showed its operations'
-// service times rather than their latencies from the intended start
-// (run's --latency service, recorded in run.json's flags), so that the
-// recomputed figures are the ones the runs printed.
-func serviceHeadline(runs []*runlog.Run) bool {
-	for _, run := range runs {
-		if run.Info.Flags["latency"] != "service" {
-			return false
-		}
-	}
-	return len(runs) > 0
 }
 
 // IsOp reports whether a series is an operation, rather than the service

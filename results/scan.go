@@ -79,7 +79,12 @@ func (a *acc) own() *hdrhistogram.Histogram {
 // streams by: memory holds one accumulator per series and reading
 // goroutine, whatever the number and length of the runs. It returns each
 // run's part, in the order of runs, and the accumulators merged.
-func scanRuns(runs []*runlog.Run, w Window) ([]runPart, accSet) {
+//
+// With serviceOps (the runs showed service times, see ServiceTimes), a
+// rated run's operations are read from their service-time series (OP.service),
+// so that they merge with closed-loop runs' operations, which are service
+// times.
+func scanRuns(runs []*runlog.Run, w Window, serviceOps bool) ([]runPart, accSet) {
 	parts := make([]runPart, len(runs))
 	workers := min(runtime.GOMAXPROCS(0), len(runs))
 	sets := make([]accSet, workers)
@@ -95,7 +100,23 @@ func scanRuns(runs []*runlog.Run, w Window) ([]runPart, accSet) {
 				if i >= len(runs) {
 					return
 				}
-				parts[i] = scanRun(runs[i], w, sets[g])
+				if !serviceOps || !Rated(runs[i]) {
+					parts[i] = scanRun(runs[i], w, sets[g])
+					continue
+				}
+				own := accSet{}
+				parts[i] = scanRun(runs[i], w, own)
+				for name, a := range own {
+					if svc := own[name+ServiceSuffix]; IsOp(name) && svc != nil && svc.count > 0 {
+						// The operation's service times, with its own
+						// errors (its service series records none).
+						a = &acc{hist: svc.hist, count: svc.count, errors: a.errors}
+					}
+					m := sets[g].get(name)
+					m.merge(a.hist)
+					m.errors += a.errors
+					m.count += a.count
+				}
 			}
 		}()
 	}

@@ -11,8 +11,6 @@ import (
 	"slices"
 	"time"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/stampede-bench/stampede/runlog"
 )
 
@@ -135,9 +133,10 @@ func writeTotals(run *runlog.Run, p runPart, from time.Time, accs accSet, hlogBy
 	for _, s := range p.spans {
 		doc.Spans = append(doc.Spans, [2]time.Time{s.start, s.end})
 	}
+	var he runlog.HistEncoder // one zlib writer for every series (a sweep's steps end the faster)
 	for _, name := range sortedKeys(accs) {
 		a := accs[name]
-		enc, err := a.hist.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+		enc, err := he.Encode(a.hist)
 		if err != nil {
 			return fmt.Errorf("run %s: encode %s's histogram: %w", run.Info.ID, name, err)
 		}

@@ -78,7 +78,7 @@ func Demo(ctx context.Context, spec DemoSpec) (*Result, error) {
 	var watch []int             // the throwaway server, whose CPU and IO the telemetry records
 	if url != "" {
 		db = demoDatabase
-		release, err := claimDemoDatabase(ctx, url, spec.Keep, spec.ForceDrop, log)
+		release, err := claimDemoDatabase(ctx, url, gen, spec.Keep, spec.ForceDrop, log)
 		if err != nil {
 			return nil, err
 		}
@@ -145,9 +145,11 @@ const (
 
 // claimDemoDatabase creates the demo's own database on the server of url
 // (or reuses the one an earlier demo left), refusing if a database of
-// that name exists that the demo did not make, unless force drops it
-// first. release drops it again, unless keep.
-func claimDemoDatabase(ctx context.Context, url string, keep, force bool, log io.Writer) (release func(), err error) {
+// that name exists that the demo did not make, or that an earlier demo
+// left (--keep) and that now holds objects stampede did not make (a
+// user's table, say: gen's are the demo's), unless force drops it first.
+// release drops it again, unless keep.
+func claimDemoDatabase(ctx context.Context, url string, gen workload.Generator, keep, force bool, log io.Writer) (release func(), err error) {
 	opts := sqlx.Options{URLs: []string{url}, MaxConns: 1, AppName: "stampede demo"}
 	cfgs, err := sqlx.ParseConfigs(opts)
 	if err != nil {
@@ -177,6 +179,25 @@ func claimDemoDatabase(ctx context.Context, url string, keep, force bool, log io
 	}
 	if err != nil {
 		return nil, err
+	}
+	if !created {
+		foreign, err := demoForeign(ctx, opts, gen)
+		if err != nil {
+			return nil, err
+		}
+		if len(foreign) > 0 && !force {
+			return nil, asInput(&workload.HoldsForeignError{Kind: "database", Names: []string{demoDatabase}, Where: "on " + where,
+				Objects: foreign, Action: "the demo"})
+		}
+		if len(foreign) > 0 {
+			fmt.Fprintf(log, "%s: dropping database %q on %s with objects stampede did not make: %s\n", workload.ForceDropFlag, demoDatabase, where, strings.Join(foreign, ", "))
+			if _, err := admin.Exec(ctx, admin.Dialect().DropDatabase(demoDatabase)); err != nil {
+				return nil, fmt.Errorf("dropping database %q: %w", demoDatabase, err)
+			}
+			if created, err = sqlx.ClaimDatabase(ctx, admin, demoDatabase, demoOwner); err != nil {
+				return nil, err
+			}
+		}
 	}
 	what := "created"
 	if !created {
@@ -222,4 +243,16 @@ func writableResults(dir string) error {
 	}
 	f.Close()
 	return os.Remove(f.Name())
+}
+
+// demoForeign returns the objects of the demo's database (on the server
+// of opts) that stampede did not make: neither marked nor gen's.
+func demoForeign(ctx context.Context, opts sqlx.Options, gen workload.Generator) ([]string, error) {
+	opts.Database = demoDatabase
+	db, err := sqlx.Open(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	return workload.ForeignObjectsIn(ctx, db, gen)
 }

@@ -209,9 +209,9 @@ func CleanupFleet(ctx context.Context, op FleetOp) (dropped int, left fleet.Tota
 	var tables []string
 	if op.Spec.Mode == fleet.ModeColumn {
 		op.Workload.(workload.TenantColumner).SetTenant(1)
-		for _, tb := range op.Workload.Tables() {
-			tables = append(tables, tb.Name)
-		}
+	}
+	for _, tb := range op.Workload.Tables() {
+		tables = append(tables, tb.Name)
 	}
 	dropped, left, err = fleet.Drop(ctx, fleet.DropOptions{Target: t, Tables: tables})
 	if errors.Is(err, workload.ErrForeign) {

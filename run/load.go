@@ -112,8 +112,14 @@ func Load(ctx context.Context, spec LoadSpec) error {
 	if spec.Share.Count > 0 {
 		return loadShare(ctx, spec, db, streams, seed, log)
 	}
+	if fd, ok := gen.(workload.ForceDropSetter); ok {
+		fd.SetForceDrop(spec.ForceDrop)
+	}
 	if sl, ok := gen.(workload.SelfLoader); ok && sl.LoadsItself() {
-		return sl.LoadItself(ctx, db)
+		if ll, ok := sl.(workload.LoadLogger); ok {
+			ll.SetLoadLog(log)
+		}
+		return loadInput(sl.LoadItself(ctx, db))
 	}
 	tables := gen.Tables()
 	total := workload.TotalRows(tables)
@@ -216,9 +222,14 @@ func Load(ctx context.Context, spec LoadSpec) error {
 		// The init file creates a table of the user's (its CREATE
 		// failed): --force-drop drops it, and what the file made
 		// before it, and runs the file again.
-		fmt.Fprintf(log, "%s: dropping table %s, which stampede did not make, and running %s again\n", workload.ForceDropFlag, fe.Names[0], script.LoadScript())
-		if _, err := db.Exec(ctx, "DROP TABLE IF EXISTS "+db.Dialect().QuoteIdent(fe.Names[0])+" CASCADE"); err != nil {
-			return fmt.Errorf("dropping table %s: %w", fe.Names[0], err)
+		kind := strings.TrimPrefix(fe.Kind, "partitioned ")
+		fmt.Fprintf(log, "%s: dropping %s %s, which stampede did not make, and running %s again\n", workload.ForceDropFlag, kind, fe.Names[0], script.LoadScript())
+		name := db.Dialect().QuoteIdent(fe.Names[0])
+		if strings.ContainsAny(fe.Names[0], `."`) {
+			name = fe.Names[0] // as the file's statement writes it (a schema, quotes)
+		}
+		if _, err := db.Exec(ctx, "DROP "+strings.ToUpper(kind)+" IF EXISTS "+name+" CASCADE"); err != nil {
+			return fmt.Errorf("dropping %s %s: %w", kind, fe.Names[0], err)
 		}
 		if err := dropScripted(ctx, db, gen, log); err != nil {
 			return err
@@ -232,6 +243,9 @@ func Load(ctx context.Context, spec LoadSpec) error {
 	if err != nil {
 		if errors.Is(err, workload.ErrTablesExist) {
 			return tablesExist(err)
+		}
+		if errors.Is(err, workload.ErrForeign) {
+			return asInput(err) // bulk_insert's prepare over a user's table
 		}
 		if ctx.Err() != nil {
 			return fmt.Errorf("init interrupted: the tables are partially loaded; run `stampede init %s --drop` to start over", gen.Meta().Name)
@@ -265,6 +279,19 @@ func tablesExist(err error) error {
 	return inputError{errors.New(strings.TrimPrefix(err.Error(), workload.ErrTablesExist.Error()+": "))}
 }
 
+// splitTablesExist rewords, for a split load (--clients), the refusal of
+// a table that stampede did not make: --force-drop, which drops it in
+// init's own form, is not for a client of a split load (the clients
+// would drop each other's shares), so the drop is a step of its own,
+// once, before every client's init.
+func splitTablesExist(err error, name string) error {
+	msg, ok := strings.CutSuffix(err.Error(), ", or to drop it anyway, add "+workload.ForceDropFlag)
+	if !ok {
+		return err
+	}
+	return inputf("%s, or to drop it anyway, run `stampede cleanup %s %s` once first, then every client's init", msg, name, workload.ForceDropFlag)
+}
+
 // tableNamesOf returns the tables' names.
 func tableNamesOf(tables []workload.Table) []string {
 	names := make([]string, len(tables))
@@ -294,6 +321,19 @@ func sayDrops(ctx context.Context, db *sqlx.DB, gen workload.Generator, tables [
 	if err != nil {
 		return err
 	}
+	runTables, err := dropsRunTables(ctx, db, gen)
+	if err != nil {
+		return err
+	}
+	for _, t := range runTables {
+		c, err := workload.TableComment(ctx, db, t)
+		if err != nil {
+			return err
+		}
+		if !workload.IsMark(c) {
+			foreign = append(foreign, t) // bulk_insert's sbtestN of a user's
+		}
+	}
 	action := "--drop"
 	if df, ok := gen.(workload.DropFirster); ok && df.DropsFirst() {
 		action = "init's step d (drop)" // pgbench's steps: no --drop given
@@ -305,9 +345,12 @@ func sayDrops(ctx context.Context, db *sqlx.DB, gen workload.Generator, tables [
 	if _, scripted := gen.(workload.ScriptLoader); scripted && len(existing) == 0 {
 		return nil // dropScripted says what it drops
 	}
-	if len(existing) == 0 {
+	if len(existing) == 0 && len(runTables) == 0 {
 		fmt.Fprintf(log, "--drop: no table to drop in %s\n", where)
 		return nil
+	}
+	if len(existing) == 0 {
+		return nil // dropScripted says which of the runs' it drops
 	}
 	fmt.Fprintf(log, "--drop: dropping %s (%s) in %s\n", plural(len(existing), "table"), strings.Join(existing, ", "), where)
 	return nil
@@ -343,7 +386,16 @@ func openDB(ctx context.Context, gen workload.Generator, c Conn, conns int, crea
 		}
 	}
 	db, err := sqlx.Open(ctx, opts)
-	return db, configInput(err)
+	if err != nil {
+		return nil, configInput(err)
+	}
+	// A user's table of the name of init's record: refused before
+	// anything is dropped, created or read.
+	if err := workload.CheckRecordTable(ctx, db); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
 }
 
 // Check runs the workload's consistency checks (stampede check), writing
@@ -487,6 +539,17 @@ func Cleanup(ctx context.Context, spec CleanupSpec) error {
 	return nil
 }
 
+// dropsRunTables returns, for a workload.RunTablesDropper that drops
+// them, the tables of db its runs made (workload.Hooks.RunTables).
+func dropsRunTables(ctx context.Context, db *sqlx.DB, gen workload.Generator) ([]string, error) {
+	rd, ok := gen.(workload.RunTablesDropper)
+	h, hooks := gen.(workload.Hookser)
+	if !ok || !rd.DropsRunTables() || !hooks || h.Hooks().RunTables == nil || db.Null() {
+		return nil, nil
+	}
+	return h.Hooks().RunTables(ctx, db)
+}
+
 // dropScripted drops, for init --drop of a workload whose load is a
 // user's file (workload.ScriptLoader), the tables an earlier init of it
 // made, and of a workload.RunTablesDropper (churn) the tables its runs
@@ -517,8 +580,16 @@ func dropScripted(ctx context.Context, db *sqlx.DB, gen workload.Generator, log 
 		return err
 	}
 	for _, t := range tables {
+		c, err := workload.TableComment(ctx, db, t)
+		if err != nil {
+			return err
+		}
 		if _, err := db.Exec(ctx, db.Dialect().DropTable(t)); err != nil {
 			return fmt.Errorf("dropping %s: %w", t, err)
+		}
+		if !workload.IsMark(c) { // sayDrops refused it without --force-drop
+			fmt.Fprintf(log, "%s: dropped table %s, which stampede did not make\n", workload.ForceDropFlag, t)
+			continue
 		}
 		fmt.Fprintf(log, "--drop: dropped table %s, which %s made\n", t, made)
 	}
@@ -598,7 +669,7 @@ func loadShare(ctx context.Context, spec LoadSpec, db *sqlx.DB, streams int, see
 	var mismatch *workload.ShareMismatchError
 	switch {
 	case errors.Is(err, workload.ErrTablesExist):
-		return tablesExist(err)
+		return splitTablesExist(tablesExist(err), gen.Meta().Name)
 	case errors.As(err, &mismatch):
 		return asInput(err)
 	case err != nil:

@@ -516,10 +516,16 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 		r.cleanup = append(r.cleanup, func() { srv.Close() })
 		fmt.Fprintf(r.log, "Prometheus metrics at http://%s/metrics\n", srv.Addr())
 		flag, given := promFlag(s.PrometheusListen)
-		if s.PrometheusFlag != "" {
-			flag, given = s.PrometheusFlag, s.PrometheusListen
+		advise := "--prometheus-listen"
+		switch s.PrometheusFlag {
+		case "":
+		case "--prometheus-port":
+			// The cockroach form's, which takes a port or host:port.
+			flag, given, advise = s.PrometheusFlag, strings.TrimPrefix(s.PrometheusListen, ":"), s.PrometheusFlag
+		default:
+			flag, given, advise = s.PrometheusFlag, s.PrometheusListen, s.PrometheusFlag
 		}
-		if w := exposed.Warning(flag, given, srv.ListenAddr(), "read the run's metrics"); w != "" {
+		if w := exposed.WarningAdvising(flag, given, advise, srv.ListenAddr(), "read the run's metrics"); w != "" {
 			fmt.Fprintln(r.log, w)
 		}
 	}
@@ -779,7 +785,14 @@ func (r *Run) finish() (*Result, error) {
 	// The consistency checks run before the run's end is recorded, so
 	// that summary.json keeps them (the run reads as running meanwhile).
 	var checkErr error
-	if c, ok := gen.(workload.AfterRunChecker); ok && runErr == nil && !s.SkipChecks && c.CheckAfterRun() && src.check != nil {
+	c, checker := gen.(workload.AfterRunChecker)
+	if checker && runErr == nil && !s.SkipChecks && !c.CheckAfterRun() && src.check != nil && s.Checks != nil {
+		// Another client (client 0) checks, on the database it ran on.
+		info := r.rw.Info()
+		fmt.Fprintf(s.Checks, "\nconsistency checks: client 0 runs them after its run, on its own database; this client's (database %s on %s) is checked only if it is the same: otherwise, stampede check of this run's URL checks it\n",
+			info.Database, strings.Join(info.Endpoints, ","))
+	}
+	if checker && runErr == nil && !s.SkipChecks && c.CheckAfterRun() && src.check != nil {
 		r.closeLoad() // the workers' connections go back to the pool the checks use
 		out := s.Checks
 		if out == nil {

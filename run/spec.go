@@ -141,8 +141,10 @@ type Spec struct {
 	// http://PrometheusListen/metrics during the run.
 	PrometheusListen string
 	// PrometheusFlag is the flag that gave PrometheusListen, for its
-	// messages: "--prometheus-listen", or "" for --prometheus-port (a
-	// bare ":PORT").
+	// messages: "--prometheus-listen", or "" for stampede's
+	// --prometheus-port (a bare ":PORT"; the advice names
+	// --prometheus-listen), or "--prometheus-port" for the cockroach
+	// form's, which takes a port or host:port (the advice names it).
 	PrometheusFlag string
 
 	// Observers see the run as it goes (see Observer).

@@ -121,3 +121,17 @@ func appendZigZag(b []byte, v int64) []byte {
 	}
 	return append(b, byte(u))
 }
+
+// HistEncoder encodes histograms as hdrhistogram's
+// Histogram.Encode(V2CompressedEncodingCookieBase) does, to the same
+// bytes, reusing one zlib writer and its buffers across histograms: the
+// library makes a new zlib writer (about a megabyte of state, cleared) for
+// each. It is not safe for concurrent use.
+type HistEncoder struct{ e histEncoder }
+
+// Encode returns h's V2 compressed encoding in base64; the bytes are
+// valid until the next call.
+func (e *HistEncoder) Encode(h *hdrhistogram.Histogram) ([]byte, error) {
+	b, _, err := e.e.encode(h)
+	return b, err
+}

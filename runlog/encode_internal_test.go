@@ -110,3 +110,22 @@ func TestIntervalLinesAsLibrary(t *testing.T) {
 		}
 	}
 }
+
+// TestHistEncoderSameAsLibrary: the exported HistEncoder, one kept for
+// every case in turn (its zlib writer reset between them), writes the
+// library's bytes.
+func TestHistEncoderSameAsLibrary(t *testing.T) {
+	var e HistEncoder
+	for round := range 2 {
+		for name, h := range encoderCases(t) {
+			want, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := e.Encode(h)
+			if err != nil || !bytes.Equal(got, want) {
+				t.Errorf("round %d, %s: %v; encoding differs from the library's:\ngot  %.80s...\nwant %.80s...", round, name, err, got, want)
+			}
+		}
+	}
+}

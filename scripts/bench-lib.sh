@@ -12,10 +12,12 @@
 isnum() { [[ ${1:-} =~ ^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$ ]]; }
 
 # verdict VALUE OP TARGET prints the mark of a figure: MET or MISSED for a
-# target (OP one of <, <=, >, >=, TARGET a number), MISSED for a VALUE of
-# n/a with a target (what was not measured did not meet it), INFO for a
-# figure with no target (OP and TARGET "-"), NOT MEASURED for one with no
-# target and a VALUE of n/a. It fails on anything else.
+# target (OP one of <, <=, >, >=, TARGET a number), MISSED for a VALUE that
+# was not measured (n/a, empty, or not a number: a failed or garbled
+# measurement) with a target (what was not measured did not meet it),
+# INFO for a figure with no target (OP and TARGET "-"), NOT MEASURED for
+# one with no target that was not measured. It fails on a bad OP or
+# TARGET (the script's own mistake), never on a VALUE.
 verdict() {
 	local value=$1 op=$2 target=$3
 	case $op in
@@ -36,14 +38,10 @@ verdict() {
 		return 2
 		;;
 	esac
-	if [ "$value" = n/a ]; then
+	if ! isnum "$value"; then
 		if [ "$op" = - ]; then echo "NOT MEASURED"; else echo MISSED; fi
 		return 0
 	fi
-	isnum "$value" || {
-		echo "verdict: value $value is not a number (n/a when it could not be measured)" >&2
-		return 2
-	}
 	if [ "$op" = - ]; then
 		echo INFO
 	elif awk -v v="$value" -v t="$target" -v op="$op" 'BEGIN {
@@ -62,7 +60,14 @@ figure() {
 	local name=$1 value=$2 unit=$3 op=$4 target=$5 cmp=${6:-} status text
 	status=$(verdict "$value" "$op" "$target") || die "figure $name: see above"
 	if [ "$op" = - ]; then text="no target"; else text="target $op $target"; fi
-	[ "$value" != n/a ] || cmp="not measured${cmp:+; $cmp}"
+	if ! isnum "$value"; then
+		# Not measured: n/a, or an empty or garbled value (never 0).
+		case $value in
+		n/a | '') cmp="not measured${cmp:+; $cmp}" ;;
+		*) cmp="not measured (read \"$(printf '%s' "$value" | tr -c '[:print:]' ' ' | cut -c1-20)\")${cmp:+; $cmp}" ;;
+		esac
+		value=n/a
+	fi
 	printf '%-56s %12s %-9s (%s%s) %s\n' "$name:" "$value" "$unit" "$text" "${cmp:+; $cmp}" "$status"
 	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "${STAGE:-}" "$name" "$value" "$unit" "${text#target }" "$status" >>"$figures"
 }
@@ -71,8 +76,8 @@ figure() {
 summary() {
 	[ -s "$figures" ] || return 0
 	printf '\n## summary: every figure of this invocation (MISSED is a finding; the script still exits 0)\n'
-	awk -F'\t' '{printf "%-10s %-56s %12s %-9s %-11s %s\n", $1, $2, $3, $4, $5, $6; n[$6]++}
-		END {printf "%d figures: %d MET, %d MISSED, %d NOT MEASURED, %d with no target\n", NR, n["MET"], n["MISSED"], n["NOT MEASURED"], n["INFO"]}' "$figures"
+	awk -F'\t' '{printf "%-10s %-56s %12s %-9s %-11s %s\n", $1, $2, $3, $4, $5, $6; n[$6]++; if ($3 == "n/a" && $6 == "MISSED") nm++}
+		END {printf "%d figures: %d MET, %d MISSED (%d of them not measured), %d NOT MEASURED, %d with no target\n", NR, n["MET"], n["MISSED"], nm, n["NOT MEASURED"], n["INFO"]}' "$figures"
 	printf 'load average at end: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
 }
 
@@ -88,6 +93,45 @@ try:
     print(fmt % eval(expr, {"__builtins__": {"max": max, "min": min}}, env))
 except (ValueError, ZeroDivisionError):
     print("n/a")
+PY
+}
+
+# time_field FILE N prints the Nth field of the last line of a GNU time
+# file (/usr/bin/time -f ... -o FILE), n/a when the file is missing or
+# empty or the field is not a number (never 0).
+time_field() {
+	[ -r "$1" ] || { echo n/a && return 0; }
+	awk -v n="$2" 'END {v = $n; if (v ~ /^[0-9]+(\.[0-9]+)?$/) print v; else print "n/a"}' "$1" 2>/dev/null || echo n/a
+}
+# cpu_of FILE: user+system seconds written by /usr/bin/time -f '%U %S %M'.
+cpu_of() { calc '%.2f' 'a + b' "$(time_field "$1" 1)" "$(time_field "$1" 2)"; }
+# rss_of FILE: maximum RSS in MiB written by /usr/bin/time -f '%U %S %M'.
+rss_of() { calc '%.0f' 'a / 1024' "$(time_field "$1" 3)"; }
+# rss_mb FILE: maximum RSS in MB (10^6 bytes) written by /usr/bin/time -f '%U %S %M'.
+rss_mb() { calc '%.0f' 'a * 1024 / 1e6' "$(time_field "$1" 3)"; }
+# wall_of FILE: elapsed seconds written by /usr/bin/time -f '%e %U %S %M'.
+wall_of() { time_field "$1" 1; }
+# rss_timed FILE: maximum RSS in MB written by /usr/bin/time -f '%e %U %S %M'.
+rss_timed() { calc '%.0f' 'a * 1024 / 1e6' "$(time_field "$1" 4)"; }
+# cpu3_of FILE: user+system seconds written by /usr/bin/time -f '%e %U %S %M'.
+cpu3_of() { calc '%.2f' 'a + b' "$(time_field "$1" 2)" "$(time_field "$1" 3)"; }
+
+# json_num FILE PATH [FORMAT] prints a number of a JSON file (PATH: keys
+# joined by dots, fleet.efficiency.min), formatted with FORMAT (%.10g), or
+# n/a when the file, the key or the number is missing.
+json_num() {
+	python3 - "$1" "$2" "${3:-%.10g}" <<'PY'
+import json, sys
+out = "n/a"
+try:
+    d = json.load(open(sys.argv[1]))
+    for k in sys.argv[2].split("."):
+        d = d[k]
+    if isinstance(d, (int, float)) and not isinstance(d, bool):
+        out = sys.argv[3] % d
+except (OSError, ValueError, KeyError, TypeError):
+    pass
+print(out)
 PY
 }
 

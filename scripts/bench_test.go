@@ -42,8 +42,10 @@ func write(t *testing.T, dir, name, content string) {
 }
 
 // TestVerdict checks the one function every verdict goes through: a
-// figure that was not measured is MISSED when it has a target, and a
-// target must be a number.
+// figure that was not measured (n/a, or an empty or garbled value: the
+// checker of issue 28, F12.1, found an empty one aborting the bench) is
+// MISSED when it has a target and NOT MEASURED without one, never an
+// error; a target must be a number.
 func TestVerdict(t *testing.T) {
 	dir := t.TempDir()
 	for _, tc := range []struct {
@@ -65,8 +67,10 @@ func TestVerdict(t *testing.T) {
 		{"3", "-", "-", "INFO"},
 		{"n/a", "-", "-", "NOT MEASURED"},
 		{"0", ">", "0", "MISSED"},
-		{"", ">", "0", ""},
-		{"fast", "<", "1", ""},
+		{"", ">", "0", "MISSED"},
+		{"", "-", "-", "NOT MEASURED"},
+		{"fast", "<", "1", "MISSED"},
+		{"12abc", "<", "100", "MISSED"},
 		{"1", "==", "1", ""},
 		{"1", "<=", "-", ""},
 		{"1", "<=", "$spread", ""},
@@ -95,6 +99,9 @@ figure "pacer lag p99, --pacer precise, 2000 ops/s" 0.0312 ms '<=' 0.050 "3 roun
 figure "pacer lag p99, --pacer precise, 20000 ops/s" n/a ms '<=' 0.050 "3 rounds"
 figure "CPU per transaction / go-tpc's" n/a x '<=' 0.5
 figure "haproxy cost" 12.5 % - -
+figure "fleet: fewest operations of a tenant" "" ops '>' 0
+figure "client max RSS" "garbled" MB '<' 300 "GNU time"
+figure "proxy hop" "" us - -
 summary
 `)
 	if !ok {
@@ -106,7 +113,10 @@ summary
 		{"pacer lag p99, --pacer precise, 20000 ops/s:", "(target <= 0.050; not measured; 3 rounds) MISSED"},
 		{"CPU per transaction / go-tpc's:", "(target <= 0.5; not measured) MISSED"},
 		{"haproxy cost:", "(no target) INFO"},
-		{"4 figures: 1 MET, 2 MISSED, 0 NOT MEASURED, 1 with no target", ""},
+		{"fleet: fewest operations of a tenant:", "n/a ops       (target > 0; not measured) MISSED"},
+		{"client max RSS:", "(target < 300; not measured (read \"garbled\"); GNU time) MISSED"},
+		{"proxy hop:", "(no target; not measured) NOT MEASURED"},
+		{"7 figures: 1 MET, 4 MISSED (4 of them not measured), 1 NOT MEASURED, 1 with no target", ""},
 	} {
 		found := false
 		for _, l := range lines {
@@ -118,8 +128,8 @@ summary
 			t.Errorf("no line %q...%q in:\n%s", want.prefix, want.suffix, out)
 		}
 	}
-	if n := strings.Count(out, "\ntest "); n != 4 {
-		t.Errorf("%d summary lines of stage test, want 4:\n%s", n, out)
+	if n := strings.Count(out, "\ntest "); n != 7 {
+		t.Errorf("%d summary lines of stage test, want 7:\n%s", n, out)
 	}
 	if _, _, ok := sh(t, dir, `figure "base" 3 % '<=' "-$nothing"`+"\n"); ok {
 		t.Error("figure accepted a target that is not a number")
@@ -159,6 +169,13 @@ tpmC: 2600.0, tpmTotal: 5340.0, efficiency: 2021.8%
 	write(t, dir, "held-dropped.txt", "setup 0\nrun 1000\nrun 998\nrun 1000\nend 0\n")
 	write(t, dir, "held-failed.txt", "setup 0\nrun 1000\nrun n/a\nend 0\n")
 	write(t, dir, "held-none.txt", "setup 0\nsetup 1000\nend 1000\n")
+	// GNU time's files: -f '%U %S %M', -f '%e %U %S %M', an empty one (the
+	// command did not run) and a garbled one.
+	write(t, dir, "usm.time", "1.50 0.25 204800\n")
+	write(t, dir, "eusm.time", "Command exited with non-zero status 1\n12.04 3.00 0.50 102400\n")
+	write(t, dir, "empty.time", "")
+	write(t, dir, "garbled.time", "time: cannot run stampede: No such file\n")
+	write(t, dir, "fleet.json", `{"fleet": {"ops_per_tenant_min": 17, "efficiency": {"min": 96.25}}}`)
 	for _, tc := range []struct{ script, want string }{
 		{"pacer_figures pacer.json", "2000 0.0610 0.0110 0.0020 0.0312 0.9000 60012"},
 		{"pacer_figures nolag.json", "2000 0.0610 n/a n/a n/a n/a 60012"},
@@ -203,6 +220,24 @@ tpmC: 2600.0, tpmTotal: 5340.0, efficiency: 2021.8%
 		{"fmtn %.3f 0.03125", "0.031"},
 		{"fmtn %.3f n/a", "n/a"},
 		{"calc '%.0f' 'a * 1e6 / b' 12.5 \"$(gotpc_count gotpc-empty.out)\"", "n/a"},
+		{"cpu_of usm.time", "1.75"},
+		{"rss_mb usm.time", "210"},
+		{"rss_of usm.time", "200"},
+		{"wall_of eusm.time", "12.04"},
+		{"cpu3_of eusm.time", "3.50"},
+		{"rss_timed eusm.time", "105"},
+		{"cpu_of empty.time", "n/a"},
+		{"rss_mb empty.time", "n/a"},
+		{"rss_of garbled.time", "n/a"},
+		{"wall_of empty.time", "n/a"},
+		{"wall_of garbled.time", "n/a"},
+		{"cpu3_of missing.time", "n/a"},
+		{"rss_timed garbled.time", "n/a"},
+		{"json_num fleet.json fleet.ops_per_tenant_min", "17"},
+		{"json_num fleet.json fleet.efficiency.min %.1f", "96.2"},
+		{"json_num fleet.json fleet.missing", "n/a"},
+		{"json_num missing.json fleet.efficiency.min", "n/a"},
+		{"fmtn %.0f \"$(wall_of empty.time)\"", "n/a"},
 	} {
 		out, stderr, ok := sh(t, dir, tc.script+"\n")
 		if got := strings.TrimSpace(out); !ok || got != tc.want {

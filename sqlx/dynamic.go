@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -120,6 +121,10 @@ func readEndpointsFile(path string) ([]entry, error) {
 	for sc.Scan() {
 		line++
 		text := strings.TrimSpace(sc.Text())
+		if strings.IndexByte(text, 0) >= 0 || !utf8.ValidString(text) {
+			// Never echoed: a binary file's bytes say nothing.
+			return nil, ConfigErrorf("%s is not a text file (line %d holds bytes that are not text): give a file of endpoints, one connection URL per line", path, line)
+		}
 		if text == "" || strings.HasPrefix(text, "#") {
 			continue
 		}

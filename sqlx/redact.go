@@ -461,7 +461,8 @@ func replaceStandalone(s, old, repl string) string {
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
 // urlInText finds URLs in free text: a scheme, "://", and everything up to
-// the next white space or quote.
+// the next white space or quote. RedactText leaves out the backquotes it
+// ends with, which close a suggested command ("`stampede init ycsb URL`").
 var urlInText = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>]*`)
 
 // RedactText returns free text (a tag, a note, a command line) with the
@@ -475,6 +476,9 @@ func RedactText(s string) string {
 	var b strings.Builder
 	last := 0
 	for _, loc := range urlInText.FindAllStringIndex(s, -1) {
+		for loc[1] > loc[0] && s[loc[1]-1] == '`' {
+			loc[1]-- // not re-escaped as part of the URL's path (%60)
+		}
 		b.WriteString(dsnSecret.ReplaceAllString(s[last:loc[0]], "${1}="+redacted))
 		b.WriteString(Redact(s[loc[0]:loc[1]]))
 		last = loc[1]

@@ -126,6 +126,9 @@ func TestRedactText(t *testing.T) {
 		// other parameters with the password (issue 28).
 		{"postgresql://127.0.0.1:5605/bank?user=postgres&password=secret&sslmode=disable", "postgresql://127.0.0.1:5605/bank?user=postgres&password=xxxxx&sslmode=disable"},
 		{"see postgresql://h/db?password=secret&user=bob and password=secret user=u", "see postgresql://h/db?password=xxxxx&user=bob and password=xxxxx user=u"},
+		// The backquote that closes a suggested command is not the
+		// URL's: it is not re-escaped into its path as %60.
+		{"load it with `stampede init ycsb postgresql://bob:secret@h/db` (which creates it)", "load it with `stampede init ycsb postgresql://bob:xxxxx@h/db` (which creates it)"},
 	} {
 		got := sqlx.RedactText(tc.in)
 		if got != tc.want {

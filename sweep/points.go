@@ -12,6 +12,8 @@ import (
 // it is judged on and the spread of its throughput and p99.
 type Point struct {
 	Value float64
+	// Value2 is the second setting's value in a grid (0: none).
+	Value2 float64
 	// Runs are the steps (Step.N) run at Value, in order.
 	Runs []int
 	// Median is a step of Value's medians: each figure of Total, Target
@@ -47,19 +49,26 @@ func (p *Point) runs() string {
 // points groups steps by value, lowest first, and judges each value on
 // its medians under slo.
 func points(steps []Step, slo SLO) []Point {
-	byValue := map[float64]*Point{}
-	var order []float64
-	group := map[float64][]Step{}
+	type key [2]float64 // Value, Value2
+	byValue := map[key]*Point{}
+	var order []key
+	group := map[key][]Step{}
 	for _, st := range steps {
-		if byValue[st.Value] == nil {
-			byValue[st.Value] = &Point{Value: st.Value}
-			order = append(order, st.Value)
+		k := key{st.Value, st.Value2}
+		if byValue[k] == nil {
+			byValue[k] = &Point{Value: st.Value, Value2: st.Value2}
+			order = append(order, k)
 		}
-		p := byValue[st.Value]
+		p := byValue[k]
 		p.Runs = append(p.Runs, st.N)
-		group[st.Value] = append(group[st.Value], st)
+		group[k] = append(group[k], st)
 	}
-	sort.Float64s(order)
+	sort.Slice(order, func(i, j int) bool {
+		if order[i][0] != order[j][0] {
+			return order[i][0] < order[j][0]
+		}
+		return order[i][1] < order[j][1]
+	})
 	out := make([]Point, 0, len(order))
 	for _, v := range order {
 		p := byValue[v]

@@ -76,13 +76,27 @@ type Spec struct {
 	// Param is the setting varied, Values its values.
 	Param  Param
 	Values Values
-	// Build, when set, makes each step's run at Param's value: Param is
-	// then any run flag (--cpus, --conns, a workload's --range_size),
-	// and Base only names the sweep's settings for Validate. Its error
-	// ends the sweep as a failed step's does.
-	Build func(v float64) (run.Spec, error)
+	// Param2, when set, is a second setting varied with Values2: the
+	// steps are a grid, every value of Values2 at each value of Values
+	// (Param the outer loop). A grid is not searched; its answer is
+	// given per value of Param (Result.Rows).
+	Param2  Param
+	Values2 Values
+	// Build, when set, makes each step's run at Param's value v (and
+	// Param2's w; 0 without Param2): the settings are then any run flags
+	// (--cpus, --conns, a workload's --range_size), and Base only names
+	// the sweep's settings for Validate. Its error ends the sweep as a
+	// failed step's does. The sweep sets --max-rate and --concurrency
+	// itself, after Build.
+	Build func(v, w float64) (run.Spec, error)
+	// Between, when set, runs before each step (after Pause): a
+	// server's CHECKPOINT (--checkpoint), so that no step pays for the
+	// writes of the one before. Its error ends the sweep.
+	Between func(ctx context.Context) error
 	// Whole says Build's values are whole numbers (bisected as workers).
 	Whole bool
+	// Whole2 says Param2's values are whole numbers.
+	Whole2 bool
 	// Search looks for the highest value from Values.Lo to Values.Hi
 	// whose step meets SLO, by bisection (geometric, as a sweep's range
 	// often spans decades), instead of stepping through Values.List. It
@@ -131,6 +145,8 @@ type Step struct {
 	N     int
 	Value float64
 	Rep   int
+	// Value2 is the second setting's value in a grid (Spec.Param2).
+	Value2 float64
 	// RunID and Dir are the step's run (known at its end).
 	RunID, Dir string
 	// Status is the run's status (completed, interrupted, failed).
@@ -157,7 +173,9 @@ type Result struct {
 	// ID names the sweep: its runs are tagged sweep=ID.
 	ID    string
 	Param Param
-	SLO   SLO
+	// Param2 is a grid's second setting ("": one setting).
+	Param2 Param
+	SLO    SLO
 	// Search says the steps were a search's probes.
 	Search bool
 	// Steps are in the order they ran.
@@ -179,6 +197,21 @@ type Result struct {
 	// Stopped says why the sweep ended before its planned steps, or why
 	// a search could not bound the answer; "" otherwise.
 	Stopped string
+	// Rows are a grid's answers (Param2 set), one per value of Param,
+	// lowest first: each the sweep of Param2 at that value, its steps'
+	// Value Param2's. Best, Miss and NotMonotone are then unset (Peak is
+	// the grid's).
+	Rows []Row
+}
+
+// Row is a grid's sweep of its second setting at one value of its first.
+type Row struct {
+	// Value is the first setting's value.
+	Value float64
+	// Sweep is the row's steps as a sweep of the second setting (each
+	// step's Value the second setting's), with its Best, Miss, Peak and
+	// NotMonotone.
+	Sweep *Result
 }
 
 // ErrNoSteps is returned when a Spec plans no step.
@@ -189,6 +222,16 @@ func (spec Spec) Validate() error {
 	switch {
 	case spec.Param != MaxRate && spec.Param != Concurrency && spec.Build == nil:
 		return fmt.Errorf("sweep: unknown setting %q to vary: use %s or %s", spec.Param, MaxRate, Concurrency)
+	case spec.Param2 != "" && spec.Param2 != MaxRate && spec.Param2 != Concurrency && spec.Build == nil:
+		return fmt.Errorf("sweep: unknown setting %q to vary: use %s or %s", spec.Param2, MaxRate, Concurrency)
+	case spec.Param2 != "" && spec.Param2 == spec.Param:
+		return fmt.Errorf("%s given twice: a grid varies two different flags", spec.Param.Flag())
+	case spec.Param2 != "" && spec.Search:
+		return fmt.Errorf("--search varies one flag, and %s and %s both hold several values: give one of them a single value, or drop --search to run the grid", spec.Param.Flag(), spec.Param2.Flag())
+	case spec.Param2 != "" && (spec.Values2.Bounds || len(spec.Values2.List) == 0):
+		return fmt.Errorf("%s %s:%s has no step: give a list (4,8) or a step (4:16:x2)", spec.Param2.Flag(), Format(spec.Values2.Lo), Format(spec.Values2.Hi))
+	case spec.Param2 != "" && len(spec.Values.List)*len(spec.Values2.List) > MaxSteps:
+		return fmt.Errorf("%s and %s make a grid of %d steps: a sweep takes at most %d", spec.Param.Flag(), spec.Param2.Flag(), len(spec.Values.List)*len(spec.Values2.List), MaxSteps)
 	case spec.Search && !spec.Param.Heavier():
 		return fmt.Errorf("--search over %s: the search assumes a higher value is a heavier load (it looks for the most that meets the SLO), which stampede cannot say of %s: sweep a list (%s 1,2,4) and read the table, or search %s",
 			spec.Param.Flag(), spec.Param.Flag(), spec.Param.Flag(), Searchable())
@@ -232,11 +275,14 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 		spec.Precision = DefaultPrecision
 	}
 	spec.Repeat = max(spec.Repeat, 1)
-	res := &Result{ID: spec.ID, Param: spec.Param, SLO: spec.SLO, Search: spec.Search}
+	res := &Result{ID: spec.ID, Param: spec.Param, Param2: spec.Param2, SLO: spec.SLO, Search: spec.Search}
 	var err error
-	if spec.Search {
+	switch {
+	case spec.Param2 != "":
+		err = spec.grid(ctx, res)
+	case spec.Search:
 		err = spec.search(ctx, res)
-	} else {
+	default:
 		err = spec.steps(ctx, res)
 	}
 	res.bound()
@@ -279,6 +325,30 @@ func (spec Spec) steps(ctx context.Context, res *Result) error {
 			return nil
 		}
 	}
+	return nil
+}
+
+// grid runs every value of Values2 at each value of Values, in rounds
+// under Repeat; without KeepGoing (and Repeat 1) a row stops after its
+// first step that misses the SLO, as a list does, and the next row goes on.
+func (spec Spec) grid(ctx context.Context, res *Result) error {
+	for range spec.Repeat {
+		for _, v := range spec.Values.List {
+			for i, w := range spec.Values2.List {
+				st, err := spec.step2(ctx, res, v, w)
+				if err != nil {
+					return err
+				}
+				left := len(spec.Values2.List) - 1 - i
+				if spec.Repeat == 1 && st.Judged && !st.Met && !spec.KeepGoing && left > 0 && spec.Values2.Ascending() {
+					res.Stopped += fmt.Sprintf("at %s %s, stopped after %s %s missed the SLO (%s left; --keep-going runs them)\n",
+						spec.Param.Flag(), Format(v), spec.Param2.Flag(), Format(w), plural(left, "step"))
+					break
+				}
+			}
+		}
+	}
+	res.Stopped = strings.TrimSuffix(res.Stopped, "\n")
 	return nil
 }
 
@@ -410,6 +480,12 @@ func (spec Spec) midpoint(met, missed float64) float64 {
 
 // step runs the sweep's next step at value v.
 func (spec Spec) step(ctx context.Context, res *Result, v float64) (Step, error) {
+	return spec.step2(ctx, res, v, 0)
+}
+
+// step2 runs the sweep's next step at value v of Param and w of Param2
+// (0 without Param2).
+func (spec Spec) step2(ctx context.Context, res *Result, v, w float64) (Step, error) {
 	if len(res.Steps) > 0 && spec.Pause > 0 {
 		select {
 		case <-ctx.Done():
@@ -420,20 +496,35 @@ func (spec Spec) step(ctx context.Context, res *Result, v float64) (Step, error)
 	if ctx.Err() != nil {
 		return Step{}, run.ErrInterrupted
 	}
-	st := Step{N: len(res.Steps) + 1, Value: v, Rep: 1}
+	st := Step{N: len(res.Steps) + 1, Value: v, Value2: w, Rep: 1}
 	for _, prev := range res.Steps {
-		if prev.Value == v {
+		if prev.Value == v && prev.Value2 == w {
 			st.Rep++
+		}
+	}
+	at := spec.Param.Flag() + " " + Format(v)
+	if spec.Param2 != "" {
+		at += ", " + spec.Param2.Flag() + " " + Format(w)
+	}
+	if spec.Between != nil {
+		if err := spec.Between(ctx); err != nil {
+			if ctx.Err() != nil {
+				return Step{}, run.ErrInterrupted
+			}
+			if errors.Is(err, run.ErrInput) {
+				return Step{}, err
+			}
+			return Step{}, fmt.Errorf("before step %d (%s): %w", st.N, at, err)
 		}
 	}
 	s := spec.Base
 	if spec.Build != nil {
-		b, err := spec.Build(v)
+		b, err := spec.Build(v, w)
 		if err != nil {
 			if errors.Is(err, run.ErrInput) {
 				return st, err
 			}
-			return st, fmt.Errorf("step %d (%s %s): %w", st.N, spec.Param.Flag(), Format(v), err)
+			return st, fmt.Errorf("step %d (%s): %w", st.N, at, err)
 		}
 		s = b
 	}
@@ -448,13 +539,19 @@ func (spec Spec) step(ctx context.Context, res *Result, v float64) (Step, error)
 	if s.Flags == nil {
 		s.Flags = map[string]string{}
 	}
-	s.Flags[string(spec.Param)] = Format(v)
-	switch spec.Param {
-	case MaxRate:
-		s.MaxRate = v
-	case Concurrency:
-		s.Concurrency = int(v)
-		delete(s.Flags, "threads")
+	set := func(p Param, v float64) {
+		s.Flags[string(p)] = Format(v)
+		switch p {
+		case MaxRate:
+			s.MaxRate = v
+		case Concurrency:
+			s.Concurrency = int(v)
+			delete(s.Flags, "threads")
+		}
+	}
+	set(spec.Param, v)
+	if spec.Param2 != "" {
+		set(spec.Param2, w)
 	}
 	s.Observers = append([]run.Observer(nil), s.Observers...)
 	if spec.Observer != nil {
@@ -491,7 +588,7 @@ func (spec Spec) step(ctx context.Context, res *Result, v float64) (Step, error)
 		if errors.Is(err, run.ErrInterrupted) || errors.Is(err, run.ErrInput) {
 			return st, err
 		}
-		return st, fmt.Errorf("step %d (%s %s): %w", st.N, spec.Param.Flag(), Format(v), err)
+		return st, fmt.Errorf("step %d (%s): %w", st.N, at, err)
 	}
 	return st, nil
 }
@@ -527,8 +624,12 @@ func (res *Result) Judge() {
 // it below Miss (each judged on its median), and NotMonotone says when a
 // value above Miss met it.
 func (res *Result) bound() {
-	res.Best, res.Miss, res.Peak, res.NotMonotone = nil, nil, nil, ""
+	res.Best, res.Miss, res.Peak, res.NotMonotone, res.Rows = nil, nil, nil, "", nil
 	res.Points = points(res.Steps, res.SLO)
+	if res.Param2 != "" {
+		res.boundGrid()
+		return
+	}
 	for i := range res.Points {
 		p := &res.Points[i]
 		if p.Judged && !p.Met && res.Miss == nil {
@@ -547,6 +648,35 @@ func (res *Result) bound() {
 			res.NotMonotone = fmt.Sprintf("not monotone: %s %s met the SLO%s above %s, which missed it%s; the answer is the highest value met below the lowest missed, and the machine or the server varied: re-run with --repeat, or on a quieter machine",
 				res.Param.Flag(), Format(p.Value), p.metIn(), Format(res.Miss.Value), res.missRuns())
 		}
+	}
+}
+
+// boundGrid sets a grid's Peak and Rows: each value of Param's steps as
+// a sweep of Param2, bounded as a sweep of one setting is.
+func (res *Result) boundGrid() {
+	for i := range res.Points {
+		p := &res.Points[i]
+		if p.Median.Status == "completed" && p.Median.Total.Rate > 0 && (res.Peak == nil || p.Median.Total.Rate > res.Peak.Total.Rate) {
+			res.Peak = p.step()
+		}
+	}
+	var outer []float64
+	for _, st := range res.Steps {
+		if !slices.Contains(outer, st.Value) {
+			outer = append(outer, st.Value)
+		}
+	}
+	slices.Sort(outer)
+	for _, v := range outer {
+		row := &Result{ID: res.ID, Param: res.Param2, SLO: res.SLO}
+		for _, st := range res.Steps {
+			if st.Value == v {
+				st.Value, st.Value2 = st.Value2, 0
+				row.Steps = append(row.Steps, st)
+			}
+		}
+		row.bound()
+		res.Rows = append(res.Rows, Row{Value: v, Sweep: row})
 	}
 }
 
@@ -573,6 +703,9 @@ func (res *Result) missRuns() string {
 // the step of the highest throughput; and why it stopped early.
 func (res *Result) Conclusion() string {
 	flag := res.Param.Flag()
+	if res.Param2 != "" {
+		return res.gridConclusion()
+	}
 	if len(res.SLO.Terms) == 0 || len(res.Steps) == 0 {
 		var lines []string
 		if p := res.Peak; p != nil {
@@ -606,6 +739,27 @@ func (res *Result) Conclusion() string {
 		s += "\n" + res.Stopped
 	}
 	return s
+}
+
+// gridConclusion is a grid's Conclusion: each row's, after the value of
+// its first setting, then the grid's peak and why it stopped early.
+func (res *Result) gridConclusion() string {
+	var lines []string
+	for _, r := range res.Rows {
+		for _, l := range strings.Split(r.Sweep.Conclusion(), "\n") {
+			if l != "" {
+				lines = append(lines, fmt.Sprintf("at %s %s: %s", res.Param.Flag(), Format(r.Value), l))
+			}
+		}
+	}
+	if p := res.Peak; p != nil {
+		lines = append(lines, fmt.Sprintf("peak throughput of the grid: %.1f ops/s at %s %s, %s %s (step %d), p99 %s ms",
+			p.Total.Rate, res.Param.Flag(), Format(p.Value), res.Param2.Flag(), Format(p.Value2), p.N, Sig3(p.Total.P99)))
+	}
+	if res.Stopped != "" {
+		lines = append(lines, res.Stopped)
+	}
+	return strings.Join(lines, "\n")
 }
 
 // plural returns n and the noun, with an s unless n is 1.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -562,5 +563,98 @@ func TestSLOOpsAndEfficiency(t *testing.T) {
 	def, _ := ParseSLO(TPCCSLO)
 	if got, want := user.With(def).String(), "efficiency>=80%,newOrder.p90<=2s,payment.p90<=5s,orderStatus.p90<=5s,delivery.p90<=5s,stockLevel.p90<=20s"; got != want {
 		t.Errorf("TPC-C's objective with the user's: %s, want %s", got, want)
+	}
+}
+
+// TestGrid sweeps two settings at once: every value of the second at
+// each of the first, in order, each step's spec carrying both; a row
+// stops at its first miss (the next row goes on); each row has its own
+// answer; Between runs before every step, and its error ends the sweep.
+func TestGrid(t *testing.T) {
+	p99, _ := ParseSLO("p99<=5ms")
+	var log []string
+	exec := func(ctx context.Context, s run.Spec) (*run.Result, error) {
+		log = append(log, fmt.Sprintf("run %g/%d", s.MaxRate, s.Concurrency))
+		if s.Flags["max-rate"] != Format(s.MaxRate) || s.Flags["concurrency"] != strconv.Itoa(s.Concurrency) {
+			return nil, fmt.Errorf("flags %v", s.Flags)
+		}
+		r := &run.Result{Info: run.Info{ID: fmt.Sprintf("run-%d", len(log)), MaxRate: s.MaxRate, Workers: s.Concurrency}}
+		r.Summary.Status = "completed"
+		// p99 grows with rate and workers: 1 ms per 1000 ops/s per worker.
+		r.Summary.Total = stats.Summary{Count: 1000, Rate: s.MaxRate, P99: s.MaxRate / 1000 * float64(s.Concurrency)}
+		return r, nil
+	}
+	between := func(ctx context.Context) error { log = append(log, "checkpoint"); return nil }
+	rates, _ := ParseValues("--max-rate", "1000,2000", false)
+	workers, _ := ParseValues("--concurrency", "1,2,4,8", true)
+	spec := Spec{Param: MaxRate, Values: rates, Param2: Concurrency, Values2: workers, SLO: p99, ID: "G", Exec: exec, Between: between}
+	res, err := Run(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, p := range []string{"1000/1", "1000/2", "1000/4", "1000/8", "2000/1", "2000/2", "2000/4"} {
+		want = append(want, "checkpoint", "run "+p)
+	}
+	if !reflect.DeepEqual(log, want) {
+		t.Errorf("ran %q, want %q", log, want)
+	}
+	for i, st := range res.Steps {
+		var v, w float64
+		fmt.Sscanf(want[2*i+1], "run %g/%g", &v, &w)
+		if st.N != i+1 || st.Value != v || st.Value2 != w || st.Rep != 1 {
+			t.Errorf("step %d: %+v, want %g/%g", i+1, st, v, w)
+		}
+	}
+	if len(res.Rows) != 2 {
+		t.Fatalf("rows %+v", res.Rows)
+	}
+	for i, want := range []struct{ v, best, miss float64 }{{1000, 4, 8}, {2000, 2, 4}} {
+		r := res.Rows[i]
+		if r.Value != want.v || r.Sweep.Best == nil || r.Sweep.Best.Value != want.best || r.Sweep.Miss == nil || r.Sweep.Miss.Value != want.miss {
+			t.Errorf("row %d: %+v, want best %g miss %g at %g", i, r, want.best, want.miss, want.v)
+		}
+	}
+	if res.Best != nil || res.Miss != nil || res.Peak == nil || res.Peak.Value != 2000 || res.Peak.Value2 != 1 {
+		t.Errorf("best %+v miss %+v peak %+v", res.Best, res.Miss, res.Peak)
+	}
+	c := res.Conclusion()
+	for _, line := range []string{
+		"at --max-rate 1000: highest --concurrency meeting the SLO p99<=5ms: 4 (step 3)",
+		"at --max-rate 1000: --concurrency 8 (step 4) missed: p99 8.00 ms, want p99<=5ms",
+		"at --max-rate 2000: highest --concurrency meeting the SLO p99<=5ms: 2 (step 6)",
+		"at --max-rate 2000, stopped after --concurrency 4 missed the SLO (1 step left; --keep-going runs them)",
+	} {
+		if !strings.Contains(c, line) {
+			t.Errorf("conclusion lacks %q:\n%s", line, c)
+		}
+	}
+
+	// Between's error ends the sweep before the step runs.
+	log = nil
+	spec.Between = func(ctx context.Context) error {
+		if len(log) == 2 {
+			return errors.New("permission denied to checkpoint")
+		}
+		log = append(log, "checkpoint")
+		return nil
+	}
+	res, err = Run(context.Background(), spec)
+	if err == nil || !strings.Contains(err.Error(), "before step 2 (--max-rate 1000, --concurrency 2): permission denied") || len(res.Steps) != 1 {
+		t.Errorf("error %v, steps %d", err, len(res.Steps))
+	}
+
+	// A grid is not searched, and two different settings make it.
+	for _, tc := range []struct {
+		spec Spec
+		want string
+	}{
+		{Spec{Param: MaxRate, Values: Values{Lo: 1, Hi: 9, Bounds: true}, Param2: Concurrency, Values2: workers, Search: true, SLO: p99}, "--search varies one flag"},
+		{Spec{Param: Concurrency, Values: workers, Param2: Concurrency, Values2: workers}, "--concurrency given twice"},
+		{Spec{Param: MaxRate, Values: rates, Param2: Concurrency, Values2: Values{Lo: 1, Hi: 8, Bounds: true}}, "--concurrency 1:8 has no step"},
+	} {
+		if err := tc.spec.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want %q", tc.spec, err, tc.want)
+		}
 	}
 }

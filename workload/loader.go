@@ -167,7 +167,7 @@ func Setup(ctx context.Context, db *sqlx.DB, gen Generator, opts LoadOptions) er
 	if opts.SkipCreate && opts.Drop {
 		return errors.New("workload.Setup: LoadOptions.SkipCreate and Drop exclude each other")
 	}
-	opts.mark = InitMark(gen)
+	opts.mark = InitTableMark(gen)
 	if opts.CreateEach && hooks.PreLoad != nil {
 		return fmt.Errorf("workload.Setup: LoadOptions.CreateEach cannot create %s's tables one by one: its PreLoad hook runs between their creation and their load", gen.Meta().Name)
 	}
@@ -208,29 +208,38 @@ const OtherDatabaseHint = "load into another database (--db NAME)"
 // CheckNoTables returns an error wrapping ErrTablesExist, which says how to
 // start over, when one of tables exists in db: loading would refuse it.
 func CheckNoTables(ctx context.Context, db *sqlx.DB, gen Generator, tables []Table) error {
+	what, hint, err := checkNoTables(ctx, db, gen, tables)
+	if err != nil || what == "" {
+		return err
+	}
+	return fmt.Errorf("%w: %s: %s", ErrTablesExist, what, hint)
+}
+
+// checkNoTables is CheckNoTables's refusal in two parts: what exists
+// ("" for nothing) and how to start over.
+func checkNoTables(ctx context.Context, db *sqlx.DB, gen Generator, tables []Table) (what, hint string, err error) {
 	if db.Null() {
-		return nil // nothing exists and nothing is created
+		return "", "", nil // nothing exists and nothing is created
 	}
 	for _, t := range tables {
 		exists, err := TableExists(ctx, db, t.Name)
 		if err != nil {
-			return fmt.Errorf("checking table %s: %w", t.Name, err)
+			return "", "", fmt.Errorf("checking table %s: %w", t.Name, err)
 		}
 		if !exists {
 			continue
 		}
 		foreign, err := ForeignTables(ctx, db, gen, []string{t.Name})
 		if err != nil {
-			return err
+			return "", "", err
 		}
 		if len(foreign) > 0 {
-			return fmt.Errorf("%w: table %s already exists in database %q and stampede did not make it: %s",
-				ErrTablesExist, t.Name, db.Database(), AnotherDatabaseHint)
+			return fmt.Sprintf("table %s already exists in database %q and stampede did not make it", t.Name, db.Database()), AnotherDatabaseHint, nil
 		}
-		return fmt.Errorf("%w: table %s already exists in database %q: use --drop to recreate it, or `stampede cleanup %s`",
-			ErrTablesExist, t.Name, db.Database(), gen.Meta().Name)
+		return fmt.Sprintf("table %s already exists in database %q", t.Name, db.Database()),
+			fmt.Sprintf("use --drop to recreate it, or `stampede cleanup %s`", gen.Meta().Name), nil
 	}
-	return nil
+	return "", "", nil
 }
 
 // createTables creates the tables, refusing (ErrTablesExist) when one
@@ -549,11 +558,16 @@ func AdoptsTables(ctx context.Context, db *sqlx.DB, gen Generator, tables []Tabl
 	// and whether stampede made the table), and why the table was not
 	// loaded into.
 	refuse := func(format string, args ...any) error {
-		err := CheckNoTables(ctx, db, gen, tables)
-		if err == nil {
-			err = fmt.Errorf("%w: table %s exists in database %q", ErrTablesExist, existing[0], db.Database())
+		why := fmt.Sprintf(format, args...)
+		what, hint, err := checkNoTables(ctx, db, gen, tables)
+		if err != nil {
+			return err
 		}
-		return fmt.Errorf("%w; not loaded into: "+format, append([]any{err}, args...)...)
+		if what == "" {
+			return fmt.Errorf("%w: table %s exists in database %q; not loaded into: %s", ErrTablesExist, existing[0], db.Database(), why)
+		}
+		// The hint last: it ends with the flag that forces it.
+		return fmt.Errorf("%w: %s, and init does not load into it (%s): %s", ErrTablesExist, what, why, hint)
 	}
 	for _, t := range tables {
 		if !slices.Contains(existing, t.Name) {

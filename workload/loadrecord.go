@@ -143,7 +143,7 @@ func (e *LoadPartError) Unwrap() error { return e.Err }
 // readRecord reads the record of the data key from q (locking it, with
 // lock, in a transaction); found is false without one.
 func readRecord(ctx context.Context, db *sqlx.DB, q sqlx.Querier, key string, lock bool) (workload string, settings map[string]string, found bool, err error) {
-	if exists, err := TableExists(ctx, db, LoadRecordTable); err != nil || !exists {
+	if exists, err := recordExists(ctx, db); err != nil || !exists {
 		return "", nil, false, err
 	}
 	d := db.Dialect()
@@ -218,6 +218,9 @@ func recordLoad(ctx context.Context, db *sqlx.DB, gen Generator, adopted []strin
 	if err != nil {
 		return fmt.Errorf("reading the columns of %s: %w", LoadRecordTable, err)
 	}
+	if err := foreignRecord(db, cols); err != nil {
+		return err
+	}
 	for col, def := range map[string]string{adoptedColumn: "TEXT NOT NULL DEFAULT ''", markedColumn: "BOOLEAN NOT NULL DEFAULT false"} {
 		if _, ok := cols[col]; ok {
 			continue
@@ -286,7 +289,7 @@ func hasAdoptedColumn(ctx context.Context, db *sqlx.DB) (bool, error) {
 // adopted (none without a record, or in an older stampede's record
 // table, whose loads adopted nothing).
 func readAdopted(ctx context.Context, db *sqlx.DB, q sqlx.Querier, key string) ([]string, error) {
-	if exists, err := TableExists(ctx, db, LoadRecordTable); err != nil || !exists {
+	if exists, err := recordExists(ctx, db); err != nil || !exists {
 		return nil, err
 	}
 	if has, err := hasAdoptedColumn(ctx, db); err != nil || !has {
@@ -307,7 +310,7 @@ func readAdopted(ctx context.Context, db *sqlx.DB, q sqlx.Querier, key string) (
 // readMarked reports whether the load recorded under data key marked the
 // tables it created (false without a record, or for an older stampede's).
 func readMarked(ctx context.Context, db *sqlx.DB, key string) (bool, error) {
-	if exists, err := TableExists(ctx, db, LoadRecordTable); err != nil || !exists {
+	if exists, err := recordExists(ctx, db); err != nil || !exists {
 		return false, err
 	}
 	cols, err := tableColumns(ctx, db, LoadRecordTable)
@@ -329,13 +332,71 @@ func readMarked(ctx context.Context, db *sqlx.DB, key string) (bool, error) {
 	return marked, nil
 }
 
+// recordColumns are the columns of init's record table that tell it from
+// a user's table of its name.
+var recordColumns = []string{"data", "workload", "version", "settings"}
+
+// recordExists reports whether db holds init's record table, and refuses
+// (*ForeignRecordError) a table of its name without its columns: a
+// user's, which stampede neither reads nor changes.
+func recordExists(ctx context.Context, db *sqlx.DB) (bool, error) {
+	exists, err := TableExists(ctx, db, LoadRecordTable)
+	if err != nil || !exists || db.Null() {
+		return exists, err
+	}
+	cols, err := tableColumns(ctx, db, LoadRecordTable)
+	if err != nil {
+		return false, fmt.Errorf("reading the columns of %s: %w", LoadRecordTable, err)
+	}
+	return true, foreignRecord(db, cols)
+}
+
+// CheckRecordTable refuses (*ForeignRecordError) a table of db named as
+// init's record table (LoadRecordTable) without its columns: a user's.
+func CheckRecordTable(ctx context.Context, db *sqlx.DB) error {
+	_, err := recordExists(ctx, db)
+	return err
+}
+
+// foreignRecord returns a *ForeignRecordError when cols, the columns of
+// the table named LoadRecordTable in db, lack one of init's record's.
+func foreignRecord(db *sqlx.DB, cols map[string]string) error {
+	for _, c := range recordColumns {
+		if _, ok := cols[c]; !ok {
+			return &ForeignRecordError{Where: fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ","))}
+		}
+	}
+	return nil
+}
+
+// ForeignRecordError refuses a table named as init's record table
+// (LoadRecordTable) that has not its columns: a user's own, in which
+// stampede can neither read nor record what init loaded, and which it
+// leaves alone. It matches ErrForeign, and exits as bad input (2).
+type ForeignRecordError struct {
+	// Where is the database ("database \"d\" on 127.0.0.1:5432").
+	Where string
+}
+
+func (e *ForeignRecordError) Error() string {
+	return fmt.Sprintf("table %s in %s is not stampede's record of what init loaded (it has not the columns %s): a table of yours with the name stampede records its loads under, which stampede leaves alone; rename it, or use another database",
+		LoadRecordTable, e.Where, strings.Join(recordColumns, ", "))
+}
+
+// Is makes errors.Is(err, ErrForeign) true.
+func (e *ForeignRecordError) Is(target error) bool { return target == ErrForeign }
+
+// ExitCode is 2: bad input, as every refusal of what stampede did not
+// make.
+func (e *ForeignRecordError) ExitCode() int { return 2 }
+
 // ForgetLoad removes gen's record (after cleanup dropped its tables), and
 // the record table when it holds no other.
 func ForgetLoad(ctx context.Context, db *sqlx.DB, gen Generator) error {
 	if db.Null() {
 		return nil
 	}
-	if exists, err := TableExists(ctx, db, LoadRecordTable); err != nil || !exists {
+	if exists, err := recordExists(ctx, db); err != nil || !exists {
 		return err
 	}
 	d := db.Dialect()
@@ -369,14 +430,27 @@ type UnfinishedLoadError struct {
 	// Workload is the workload whose tables they are; Table the first;
 	// Database where.
 	Workload, Table, Database string
+	// Flags are the interrupted init's data flags, as its tables' mark
+	// records them (InitTableMark); Recorded is false for the mark of an
+	// older stampede, which records none.
+	Flags    string
+	Recorded bool
 }
 
 // Is makes the error match ErrUnfinishedLoad.
 func (e *UnfinishedLoadError) Is(target error) bool { return target == ErrUnfinishedLoad }
 
 func (e *UnfinishedLoadError) Error() string {
-	return fmt.Sprintf("database %q holds an unfinished load of %s: init created table %s but never finished loading it (interrupted, or still running): reload with the interrupted init's data flags and --drop, `stampede init %s --drop`",
-		e.Database, e.Workload, e.Table, e.Workload)
+	head := fmt.Sprintf("database %q holds an unfinished load of %s: init created table %s but never finished loading it (interrupted, or still running)",
+		e.Database, e.Workload, e.Table)
+	if !e.Recorded {
+		return fmt.Sprintf("%s: reload with the interrupted init's data flags and --drop, `stampede init %s --drop`", head, e.Workload)
+	}
+	cmd := "stampede init " + e.Workload + " --drop"
+	if e.Flags != "" {
+		cmd += " " + e.Flags
+	}
+	return fmt.Sprintf("%s: reload it as the interrupted init had it, `%s`", head, cmd)
 }
 
 // unfinishedLoad returns an *UnfinishedLoadError when one of gen's tables
@@ -386,20 +460,39 @@ func (e *UnfinishedLoadError) Error() string {
 // nothing.
 func unfinishedLoad(ctx context.Context, db *sqlx.DB, gen Generator) error {
 	for _, t := range gen.Tables() {
-		c, err := TableComment(ctx, db, t.Name)
-		if err != nil {
+		if err := unfinishedTable(ctx, db, gen.Meta().Name, t.Name); err != nil {
 			return err
 		}
-		if !isInitMark(c) {
-			continue
-		}
-		tenant, err := TableExists(ctx, db, TenantMarkerTable)
-		if err != nil || tenant {
-			return err
-		}
-		return &UnfinishedLoadError{Workload: gen.Meta().Name, Table: t.Name, Database: db.Database()}
 	}
 	return nil
+}
+
+// UnfinishedTable returns an *UnfinishedLoadError when table, of workload
+// (its data key key), carries the mark of stampede's init and init's
+// record holds no load of key: init was interrupted (or is running).
+func UnfinishedTable(ctx context.Context, db *sqlx.DB, workload, key, table string) error {
+	if db.Null() {
+		return nil
+	}
+	_, _, found, err := readRecord(ctx, db, db, key, false)
+	if err != nil || found {
+		return err
+	}
+	return unfinishedTable(ctx, db, workload, table)
+}
+
+// unfinishedTable is UnfinishedTable once no record was found.
+func unfinishedTable(ctx context.Context, db *sqlx.DB, workload, table string) error {
+	c, err := TableComment(ctx, db, table)
+	if err != nil || !isInitMark(c) {
+		return err
+	}
+	tenant, err := TableExists(ctx, db, TenantMarkerTable)
+	if err != nil || tenant {
+		return err
+	}
+	flags, recorded := markFlags(c)
+	return &UnfinishedLoadError{Workload: workload, Table: table, Database: db.Database(), Flags: flags, Recorded: recorded}
 }
 
 // LoadMismatchError is ReconcileLoad's error: a setting given on the

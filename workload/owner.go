@@ -24,6 +24,41 @@ func InitMark(gen Generator) string {
 	return Mark + " init of " + gen.Meta().Name + " (data " + DataKeyOf(gen) + ")"
 }
 
+// InitTableMark returns the comment of a table that init of gen creates:
+// InitMark, then the data flags init was given (DataFlags), so that a
+// load interrupted before init recorded it (UnfinishedLoadError) names
+// the command that reloads it as it was.
+func InitTableMark(gen Generator) string {
+	return InitMark(gen) + dataFlagsSep + strings.Join(DataFlags(gen), " ")
+}
+
+// dataFlagsSep separates InitMark from the data flags in InitTableMark.
+const dataFlagsSep = "; its data flags: "
+
+// DataFlags returns the data settings of gen (a DataSpecer) that its
+// command line gave, as given there ("--rows 3000000", "-p
+// recordcount=1000"); a setting whose name says password is left out.
+func DataFlags(gen Generator) []string {
+	ds, ok := gen.(DataSpecer)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, s := range ds.DataSettings() {
+		if s.Given && !strings.Contains(strings.ToLower(s.Name), "password") {
+			out = append(out, s.arg(s.Value))
+		}
+	}
+	return out
+}
+
+// markFlags returns the data flags a table's mark (InitTableMark) names,
+// and whether it names them (a mark of an older stampede does not).
+func markFlags(comment string) (string, bool) {
+	_, flags, ok := strings.Cut(comment, dataFlagsSep)
+	return flags, ok
+}
+
 // RunMark returns the comment of a table that a run of workload creates
 // (sysbench's bulk_insert makes one per thread).
 func RunMark(workload string) string {
@@ -255,31 +290,16 @@ func ForeignObjectsIn(ctx context.Context, db *sqlx.DB, gen Generator, markers .
 			own[t.Name] = !slices.Contains(adopted, t.Name)
 		}
 	}
-	rows, err := db.Query(ctx, dialect.UserObjectsQuery(db.Dialect()))
+	objs, err := Objects(ctx, db)
 	if err != nil {
-		return nil, fmt.Errorf("listing the objects of database %q: %w", db.Database(), err)
+		return nil, err
 	}
-	defer rows.Close()
 	var foreign []string
-	for rows.Next() {
-		var kind, name string
-		var comment *string
-		if err := rows.Scan(&kind, &name, &comment); err != nil {
-			return nil, err
-		}
-		_, bare, _ := strings.Cut(name, ".")
-		if comment != nil && IsMark(*comment) || kind == "table" && own[bare] {
+	for _, o := range objs {
+		if o.Marked || o.IsTable() && own[o.Name] {
 			continue
 		}
-		if kind == "large object" {
-			if name == "1" {
-				foreign = append(foreign, "1 large object")
-			} else {
-				foreign = append(foreign, name+" large objects")
-			}
-			continue
-		}
-		foreign = append(foreign, kind+" "+name)
+		foreign = append(foreign, o.String())
 	}
-	return foreign, rows.Err()
+	return foreign, nil
 }

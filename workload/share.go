@@ -182,6 +182,9 @@ func ensureRecordTable(ctx context.Context, db *sqlx.DB) error {
 	if err != nil {
 		return fmt.Errorf("reading the columns of %s: %w", LoadRecordTable, err)
 	}
+	if err := foreignRecord(db, cols); err != nil {
+		return err
+	}
 	for col, def := range map[string]string{adoptedColumn: "TEXT NOT NULL DEFAULT ''", markedColumn: "BOOLEAN NOT NULL DEFAULT false"} {
 		if _, ok := cols[col]; ok {
 			continue
@@ -307,7 +310,7 @@ func indexList(idx []int) string {
 // and runs its PreLoad hook: the first client of a split load does, under
 // the load's lock.
 func CreateShared(ctx context.Context, db *sqlx.DB, gen Generator) error {
-	opts := LoadOptions{mark: InitMark(gen)}
+	opts := LoadOptions{mark: InitTableMark(gen)}
 	for _, t := range gen.Tables() {
 		if err := createTable(ctx, db, t, opts); err != nil {
 			return err

@@ -404,16 +404,34 @@ type DropFirster interface {
 // opens the database and hands it to LoadItself instead of creating,
 // marking, loading and recording the tables itself. It is pgbench -i's
 // form (stampede pgbench -i), which takes pgbench's steps as pgbench
-// takes them and leaves in the database only what pgbench leaves: no
-// mark and no record of stampede's (so that stampede's own init,
-// cleanup and --drop take those tables for a user's, as they take
-// pgbench's).
+// takes them, and marks the tables it makes (a comment), so that its
+// own -i and stampede's cleanup and --drop know them from a user's or
+// the real pgbench's.
 type SelfLoader interface {
 	Generator
 	// LoadsItself reports whether this init is the generator's own.
 	LoadsItself() bool
 	// LoadItself takes the init's steps on db.
 	LoadItself(ctx context.Context, db *sqlx.DB) error
+}
+
+// LoadLogger is a SelfLoader whose own init says what it did: run.Load
+// gives it the init's log before LoadItself.
+type LoadLogger interface {
+	SelfLoader
+	// SetLoadLog sets where LoadItself writes its lines.
+	SetLoadLog(w io.Writer)
+}
+
+// ForceDropSetter is a Generator whose load must know whether
+// --force-drop was given, beyond the tables run.Load drops: the pgbench
+// form's -i (a SelfLoader), which drops pgbench's tables that stampede
+// did not make only with it, and tpcc's HammerDB profile, which replaces
+// routines of HammerDB's names that stampede did not make only with it.
+type ForceDropSetter interface {
+	Generator
+	// SetForceDrop says whether --force-drop was given.
+	SetForceDrop(force bool)
 }
 
 // RunTablesDropper is a Generator whose init --drop drops, with its own

@@ -122,7 +122,8 @@ func (c *Command) runSpec(conn run.Conn) run.Spec {
 		}
 	}
 	if c.fs.Changed("prometheus-port") {
-		s.PrometheusListen = ":" + c.value("prometheus-port")
+		s.PrometheusListen, _ = promListen(c.value("prometheus-port")) // Execute checked it
+		s.PrometheusFlag = "--prometheus-port"
 	}
 	return s
 }
@@ -145,6 +146,11 @@ func (c *Command) Execute(ctx context.Context, env cmdline.Env) error {
 	}
 	if c.fs.Changed("pprofport") {
 		if err := servePprof(c.value("pprofport"), env.Stderr); err != nil {
+			return err
+		}
+	}
+	if c.fs.Changed("prometheus-port") {
+		if _, err := promListen(c.value("prometheus-port")); err != nil {
 			return err
 		}
 	}
@@ -568,6 +574,24 @@ func closeAll(conns []*pgx.Conn) {
 	for _, c := range conns {
 		_ = c.Close(context.Background())
 	}
+}
+
+// promListen is the address --prometheus-port gives: a port (every
+// interface, as cockroach's) or stampede's host:port, which keeps the
+// metrics to one address (127.0.0.1:2112).
+func promListen(given string) (string, error) {
+	addr, port := ":"+given, given
+	if _, err := strconv.Atoi(given); err != nil {
+		var err error
+		if _, port, err = net.SplitHostPort(given); err != nil || port == "" {
+			return "", usagef("--prometheus-port %q: give a port, or host:port such as 127.0.0.1:2112", given)
+		}
+		addr = given
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return "", usagef("--prometheus-port %q: %s is not a port number (0 to 65535)", given, port)
+	}
+	return addr, nil
 }
 
 // servePprof serves Go's pprof endpoint on given, a port (every

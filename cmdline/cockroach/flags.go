@@ -112,7 +112,7 @@ var (
 		{name: "pprofport", kind: kString, def: "33333", usage: "port of the Go pprof endpoint, on every interface (served only when given); stampede: or host:port, such as 127.0.0.1:33333"},
 		{name: "data-loader", kind: kString, def: "AUTO", usage: "how to load the initial data: insert, copy, import (COPY FROM STDIN on PostgreSQL) or auto"},
 		{name: "init-conns", kind: kInt, def: "16", usage: "the number of connections (and loaders) init uses"},
-		{name: "prometheus-port", kind: kInt, def: "2112", usage: "port to serve live metrics on (served only when given)"},
+		{name: "prometheus-port", kind: kString, def: "2112", usage: "port to serve live metrics on, on every interface (served only when given); stampede: or host:port, such as 127.0.0.1:2112"},
 		{name: "operation-receiver", kind: kString, refuse: "stampede does not send each operation's latency over UDP; --histograms exports them per tick"},
 		{name: "results-dir", kind: kString, usage: "stampede: where the run directory is written (default $STAMPEDE_RESULTS_DIR or ~/.stampede/runs)"},
 	}

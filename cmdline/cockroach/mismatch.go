@@ -27,8 +27,11 @@ func (c *Command) hinter(args []string) cmdline.Hinter {
 		if verb == "init" {
 			// A run's own flags (tpcc's --wait, --workers) would make
 			// the hinted init refuse them.
+			// Nor does it carry a run's listeners (--prometheus-port,
+			// --pprofport): they shape nothing init loads.
 			flags = slices.DeleteFunc(slices.Clone(flags), func(f cflag) bool {
-				return slices.ContainsFunc(def.flags, func(w cflag) bool { return w.name == f.name }) && !slices.Contains(dataFlags[name], f.name)
+				return slices.ContainsFunc(def.flags, func(w cflag) bool { return w.name == f.name }) && !slices.Contains(dataFlags[name], f.name) ||
+					f.name == "prometheus-port" || f.name == "pprofport"
 			})
 		}
 		fs, _ := newFlagSet("workload "+verb+" "+name, flags)

@@ -140,8 +140,13 @@ func resolveYCSB(c *Command) error {
 	start, _ := strconv.Atoi(c.value("insert-start"))
 	count, _ := strconv.Atoi(c.value("insert-count"))
 	records, _ := strconv.Atoi(c.value("record-count"))
-	if start < 0 || count < 0 || records < 0 {
-		return usagef("--insert-start %d, --insert-count %d and --record-count %d must not be negative", start, count, records)
+	for _, f := range []struct {
+		name string
+		n    int
+	}{{"insert-start", start}, {"insert-count", count}, {"record-count", records}} {
+		if f.n < 0 {
+			return usagef("--%s must not be negative, not %d", f.name, f.n)
+		}
 	}
 	if records == 0 {
 		records = start + count

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/stampede-bench/stampede/internal/cli"
+	"github.com/stampede-bench/stampede/localpg"
 )
 
 // testServer skips t when there is no test server (scripts/test starts
@@ -195,17 +197,36 @@ func findKey(v any, name string) []float64 {
 
 // TestTwoNodesAddNOPM: two HammerDB instances against two nodes, as a
 // field report ran them, are two clients of one benchmark: two scripts,
-// each naming its own node (here two databases of the test server), run
-// at once with --clients 2 --client-index I, and report --tag adds their
-// NOPM.
+// each naming its own node (the test server and a second throwaway server
+// the test starts), run at once with --clients 2 --client-index I, and
+// report --tag adds their NOPM and TPM (each node's own pg_stat_database).
+// The consistency checks are client 0's, on node 1: the report says that
+// node 2's database was not checked, and client 1 says so too.
 func TestTwoNodesAddNOPM(t *testing.T) {
-	nodes := []string{"hammerdbcli_node1", "hammerdbcli_node2"}
-	u, _ := testServer(t, nodes)
+	const db = "hammerdbcli_node"
+	u1, _ := testServer(t, []string{db})
+	if testing.Short() {
+		t.Skip("starts a second PostgreSQL")
+	}
+	if _, err := localpg.FindBinDir(); err != nil {
+		t.Skipf("no PostgreSQL server binaries: %v", err)
+	}
 	ctx := context.Background()
+	second, err := localpg.Start(ctx, localpg.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = second.Stop() })
+	u2, err := url.Parse(second.URL("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes := []*url.URL{u1, u2}
 	dir := t.TempDir()
 	results := filepath.Join(dir, "runs")
-	script := func(db, body string) string {
-		path := filepath.Join(dir, db+body[:3]+".tcl")
+	script := func(i int, body string) string {
+		path := filepath.Join(dir, fmt.Sprintf("node%d%s.tcl", i+1, body[:3]))
+		u := nodes[i]
 		src := fmt.Sprintf("dbset db pg\ndiset connection pg_host %s\ndiset connection pg_port %s\ndiset connection pg_sslmode disable\n"+
 			"diset tpcc pg_superuser %s\ndiset tpcc pg_user %s\ndiset tpcc pg_dbase %s\n%s",
 			u.Hostname(), u.Port(), u.User.Username(), u.User.Username(), db, body)
@@ -214,36 +235,44 @@ func TestTwoNodesAddNOPM(t *testing.T) {
 		}
 		return path
 	}
-	for _, db := range nodes {
+	for i := range nodes {
 		var out bytes.Buffer
-		if code := cli.MainContext(ctx, []string{"hammerdbcli", "auto", script(db, "diset tpcc pg_count_ware 2\nbuildschema\n")}, &out, &out); code != 0 {
-			t.Fatalf("build %s: exit %d\n%s", db, code, out.String())
+		if code := cli.MainContext(ctx, []string{"hammerdbcli", "auto", script(i, "diset tpcc pg_count_ware 2\nbuildschema\n")}, &out, &out); code != 0 {
+			t.Fatalf("build node %d: exit %d\n%s", i+1, code, out.String())
 		}
 	}
 	type result struct {
+		i    int
 		out  string
 		code int
 	}
 	done := make(chan result, len(nodes))
-	for i, db := range nodes {
-		path := script(db, "diset tpcc pg_rampup 0\ndiset tpcc pg_duration 1\nvuset vu 2\nvurun\n")
+	for i := range nodes {
+		path := script(i, "diset tpcc pg_rampup 0\ndiset tpcc pg_duration 1\nvuset vu 2\nvurun\n")
 		go func() {
 			var out bytes.Buffer
 			code := cli.MainContext(ctx, []string{"hammerdbcli", "auto", path, "--clients", "2", "--client-index", strconv.Itoa(i),
 				"--tag", "job=two-nodes", "--results-dir", results}, &out, &out)
-			done <- result{out.String(), code}
+			done <- result{i, out.String(), code}
 		}()
 	}
-	var sum int64
+	var nopm, tpm int64
 	re := regexp.MustCompile(`(?m)^Vuser 1:TEST RESULT : System achieved (\d+) NOPM from (\d+) PostgreSQL TPM$`)
 	for range nodes {
 		r := <-done
 		m := re.FindStringSubmatch(r.out)
 		if r.code != 0 || m == nil {
-			t.Fatalf("exit %d, no result line:\n%s", r.code, r.out)
+			t.Fatalf("client %d: exit %d, no result line:\n%s", r.i, r.code, r.out)
 		}
 		n, _ := strconv.ParseInt(m[1], 10, 64)
-		sum += n
+		nopm += n
+		n, _ = strconv.ParseInt(m[2], 10, 64)
+		tpm += n
+		checked := strings.Contains(r.out, "3.3.2.1 W_YTD = sum(D_YTD): PASS")
+		said := strings.Contains(r.out, "consistency checks: client 0 runs them after its run, on its own database; this client's (database "+db+" on ")
+		if checked != (r.i == 0) || said != (r.i == 1) {
+			t.Errorf("client %d: checks run %v, said that client 0 runs them %v:\n%s", r.i, checked, said, r.out)
+		}
 	}
 	var rep, repErr bytes.Buffer
 	if code := cli.MainContext(ctx, []string{"report", "--tag", "job=two-nodes", "--results-dir", results, "--format", "json"}, &rep, &repErr); code != 0 {
@@ -253,8 +282,74 @@ func TestTwoNodesAddNOPM(t *testing.T) {
 	if err := json.Unmarshal(rep.Bytes(), &v); err != nil {
 		t.Fatalf("report's JSON: %v\n%s", err, rep.String())
 	}
-	got := findKey(v, "hammerdb_nopm")
-	if len(got) == 0 || math.Abs(got[0]-float64(sum)) >= 2 {
-		t.Errorf("report --tag job=two-nodes: hammerdb_nopm %v, want the clients' NOPM added, %d", got, sum)
+	if got := findKey(v, "hammerdb_nopm"); len(got) == 0 || math.Abs(got[0]-float64(nopm)) >= 2 {
+		t.Errorf("report --tag job=two-nodes: hammerdb_nopm %v, want the clients' NOPM added, %d", got, nopm)
+	}
+	if got := findKey(v, "hammerdb_tpm"); len(got) == 0 || math.Abs(got[0]-float64(tpm)) >= 2 {
+		t.Errorf("report --tag job=two-nodes: hammerdb_tpm %v, want the nodes' TPM added, %d", got, tpm)
+	}
+	var doc struct {
+		ChecksNotRunOn []string `json:"checks_not_run_on"`
+	}
+	if err := json.Unmarshal(rep.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	want := "database " + db + " on " + net.JoinHostPort(u2.Hostname(), u2.Port())
+	if len(doc.ChecksNotRunOn) != 1 || doc.ChecksNotRunOn[0] != want {
+		t.Errorf("report's checks_not_run_on %q, want [%q]: node 2's database was not checked", doc.ChecksNotRunOn, want)
+	}
+	var text, textErr bytes.Buffer
+	if code := cli.MainContext(ctx, []string{"report", "--tag", "job=two-nodes", "--results-dir", results}, &text, &textErr); code != 0 ||
+		!strings.Contains(text.String(), want+", where other clients ran, not checked; stampede check of its URL checks it)") ||
+		strings.Contains(text.String(), "once for the benchmark") {
+		t.Errorf("report (exit %d) does not say node 2 was not checked:\n%s%s", code, text.String(), textErr.String())
+	}
+}
+
+// TestConnectErrorsOneLine: buildschema and vurun against nothing
+// listening, as a user that does not exist, or on a database that does
+// not exist, say so in one line, as stampede run does (before: pgx's text
+// of every attempt, with literal \n, a spurious TLS error and each cause
+// twice).
+func TestConnectErrorsOneLine(t *testing.T) {
+	u, _ := testServer(t, nil)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	l.Close()
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, port, user, db, cmd, want string
+	}{
+		{"buildschema, nothing listening", closed, u.User.Username(), "hammerdbcli_conn", "buildschema",
+			"line 9: buildschema: cannot connect to 127.0.0.1:" + closed + " (database \"postgres\", user \"" + u.User.Username() + "\"): "},
+		{"vurun, nothing listening", closed, u.User.Username(), "hammerdbcli_conn", "vurun",
+			"line 9: vurun: cannot connect to 127.0.0.1:" + closed + " (database \"hammerdbcli_conn\", user \"" + u.User.Username() + "\"): "},
+		{"vurun, no such user", u.Port(), "hammerdbcli_nouser", "postgres", "vurun",
+			"line 9: vurun: cannot connect to 127.0.0.1:" + u.Port() + " (database \"postgres\", user \"hammerdbcli_nouser\"): role \"hammerdbcli_nouser\" does not exist (SQLSTATE 28000); check the user name and password (the script's diset tpcc pg_superuser and pg_superuserpass, or pg_user and pg_pass)"},
+		{"vurun, no such database", u.Port(), u.User.Username(), "hammerdbcli_nodb", "vurun",
+			"line 9: vurun: cannot connect to 127.0.0.1:" + u.Port() + " (database \"hammerdbcli_nodb\", user \"" + u.User.Username() + "\"): database \"hammerdbcli_nodb\" does not exist: run buildschema first, or set pg_dbase (diset tpcc) to one that exists"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, "s.tcl")
+			src := fmt.Sprintf("dbset db pg\ndiset connection pg_host 127.0.0.1\ndiset connection pg_port %s\ndiset connection pg_sslmode prefer\n"+
+				"diset tpcc pg_superuser %s\ndiset tpcc pg_defaultdbase postgres\ndiset tpcc pg_user %s\ndiset tpcc pg_dbase %s\n%s\n",
+				tc.port, u.User.Username(), tc.user, tc.db, tc.cmd)
+			if err := os.WriteFile(path, []byte(src), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			var out, errOut bytes.Buffer
+			code := cli.MainContext(context.Background(), []string{"hammerdbcli", "auto", path, "--results-dir", filepath.Join(dir, "runs")}, &out, &errOut)
+			msg := errOut.String()
+			if code != 1 && code != 2 || strings.Count(msg, "\n") != 1 || !strings.Contains(msg, tc.want) || strings.Contains(msg, `\n`) ||
+				strings.Contains(msg, "failed to connect") || strings.Contains(msg, "tls error") {
+				t.Errorf("exit %d, stderr:\n%s\nwant one line with %q", code, msg, tc.want)
+			}
+			if tc.port == closed && !strings.Contains(msg, "is the server running and listening there? check host and port") {
+				t.Errorf("no advice to check the server:\n%s", msg)
+			}
+		})
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/pflag"
 
@@ -37,7 +38,9 @@ numberOfCPUs, numberOfWHs, and Tcl's puts, set, if, foreach, open, close
 and exit. Anything else is refused in one line naming it and its line.
 
 Options after the script's name go to vurun's run: two HammerDB instances
-against two nodes are two clients of one benchmark (see the examples).
+against two nodes are two clients of one benchmark (see the examples);
+--force-drop goes to buildschema, which then drops tables (and routines) of
+HammerDB's names that stampede did not make, where it refuses them without.
 
 Examples:
   stampede hammerdbcli auto pg_tprocc_buildschema.tcl
@@ -93,6 +96,10 @@ type Options struct {
 	// Tags are --tag's, StartAt --start-at, ResultsDir --results-dir.
 	Tags                []string
 	StartAt, ResultsDir string
+	// ForceDrop is --force-drop, for buildschema's init: it drops the
+	// tables (and routines) of HammerDB's names that stampede did not
+	// make, where init refuses them without it.
+	ForceDrop bool
 	// given are the options as run's flags, in order.
 	given []string
 }
@@ -110,14 +117,15 @@ func parseOptions(args []string) (Options, error) {
 	fs.StringArrayVar(&o.Tags, "tag", nil, "")
 	fs.StringVar(&o.StartAt, "start-at", "", "")
 	fs.StringVar(&o.ResultsDir, "results-dir", "", "")
+	fs.BoolVar(&o.ForceDrop, "force-drop", false, "")
 	if err := fs.Parse(args); err != nil {
-		return o, inputf("hammerdbcli: %v (after the script's name it takes --clients, --client-index, --tag, --start-at and --results-dir, for vurun's run)", err)
+		return o, inputf("hammerdbcli: %v (after the script's name it takes --clients, --client-index, --tag, --start-at and --results-dir, for vurun's run, and --force-drop, for buildschema)", err)
 	}
 	if fs.NArg() > 0 {
-		return o, inputf("hammerdbcli: %q after the script: give one script (options after it: --clients, --client-index, --tag, --start-at, --results-dir)", fs.Arg(0))
+		return o, inputf("hammerdbcli: %q after the script: give one script (options after it: --clients, --client-index, --tag, --start-at, --results-dir, --force-drop)", fs.Arg(0))
 	}
 	fs.Visit(func(f *pflag.Flag) {
-		if f.Name == "tag" {
+		if f.Name == "tag" || f.Name == "force-drop" {
 			return
 		}
 		o.given = append(o.given, "--"+f.Name, f.Value.String())
@@ -143,6 +151,7 @@ func Main(ctx context.Context, args []string, env Env) error {
 	}
 	var src []byte
 	var err error
+	from := "the standard input"
 	switch {
 	case len(args) == 0 || strings.HasPrefix(args[0], "-"):
 		if src, err = io.ReadAll(env.Stdin); err != nil {
@@ -155,11 +164,14 @@ func Main(ctx context.Context, args []string, env Env) error {
 		if src, err = os.ReadFile(args[1]); err != nil {
 			return inputf("hammerdbcli auto %s: %v", args[1], errors.Unwrap(err))
 		}
-		args = args[2:]
+		from, args = args[1], args[2:]
 	case args[0] == "py" || args[0] == "python":
 		return inputf("hammerdbcli %s: stampede runs HammerDB's Tcl scripts (stampede hammerdbcli auto SCRIPT.tcl), not its Python ones", args[0])
 	default:
 		return inputf("hammerdbcli %s: give auto SCRIPT.tcl, or the script on standard input (stampede hammerdbcli < SCRIPT.tcl)", args[0])
+	}
+	if bytes.IndexByte(src, 0) >= 0 || !utf8.Valid(src) {
+		return inputf("hammerdbcli: %s is not a Tcl script (it holds bytes that are not text): give HammerDB's script, such as `stampede hammerdbcli auto SCRIPT.tcl`", from)
 	}
 	opts, err := parseOptions(args)
 	if err != nil {
@@ -401,7 +413,11 @@ func (in *interp) buildschema(line int, args []string) (string, error) {
 		return "", stepError{fmt.Sprintf("line %d: buildschema: %v", line, err), err}
 	}
 	in.created = true
-	if _, err := in.exec(line, "buildschema", InitArgs(v)); err != nil {
+	initArgs := InitArgs(v)
+	if in.opts.ForceDrop {
+		initArgs = append(initArgs[:len(initArgs)-1:len(initArgs)-1], "--force-drop", initArgs[len(initArgs)-1])
+	}
+	if _, err := in.exec(line, "buildschema", initArgs); err != nil {
 		return "", err
 	}
 	in.printf("Vuser 1:TPCC SCHEMA COMPLETE")

@@ -3,8 +3,12 @@ package hammerdb
 import (
 	"context"
 	"fmt"
+	"net"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/stampede-bench/stampede/sqlx"
 )
 
 // Server is what HammerDB does on the server beside stampede's init and
@@ -35,9 +39,30 @@ func connect(ctx context.Context, c Conn, user, password, db string) (*pgx.Conn,
 	}
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("connecting to %s:%s as %s to database %s: %w", c.Host, c.Port, user, db, err)
+		return nil, connectFailure(c, user, db, err)
 	}
 	return conn, nil
+}
+
+// connectFailure says in one line, as stampede run does, why the
+// connection as user to database db failed and what to check: the
+// server's own message or the innermost network error, not the driver's
+// lines of every attempt.
+func connectFailure(c Conn, user, db string, err error) error {
+	endpoint := net.JoinHostPort(c.Host, c.Port)
+	var why string
+	switch {
+	case sqlx.IsMissingDatabase(err) && user == c.Superuser && db == c.DefaultDB && db != c.DB:
+		why = fmt.Sprintf("database %q does not exist: set pg_defaultdbase (diset tpcc) to a database that exists", db)
+	case sqlx.IsMissingDatabase(err):
+		why = fmt.Sprintf("database %q does not exist: run buildschema first, or set pg_dbase (diset tpcc) to one that exists", db)
+	default:
+		why = sqlx.DescribeConnectFailure(endpoint, err)
+		if st := sqlx.SQLState(err); st == "28000" || st == "28P01" {
+			why += " (the script's diset tpcc pg_superuser and pg_superuserpass, or pg_user and pg_pass)"
+		}
+	}
+	return fmt.Errorf("cannot connect to %s (database %q, user %q): %s", endpoint, db, user, strings.Join(strings.Fields(why), " "))
 }
 
 // Prepare implements Server. Unlike HammerDB's, it never changes an

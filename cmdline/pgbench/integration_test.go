@@ -764,8 +764,9 @@ func TestVersionAsPgbench(t *testing.T) {
 // TestInitRefusesBeforeAnyStep: stampede's own `init pgbench` over
 // tables pgbench made (not stampede) refuses in one line, naming
 // --force-drop, before any of pgbench's step lines ("dropping old
-// tables..." would say it began); pgbench's form, -i, drops them and says
-// so as pgbench does (the user asked pgbench to initialise).
+// tables..." would say it began); so does pgbench's form, -i (unlike
+// pgbench, it drops only what stampede made), and with --force-drop it
+// drops them and goes on as pgbench does.
 func TestInitRefusesBeforeAnyStep(t *testing.T) {
 	db := freshDB(t) // made by the real pgbench -i
 	srv := server(t)
@@ -778,9 +779,15 @@ func TestInitRefusesBeforeAnyStep(t *testing.T) {
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || stdout.Len() != 0 || strings.Count(stderr.String(), "\n") != 1 || !strings.Contains(stderr.String(), "--force-drop") || strings.Contains(stderr.String(), "dropping") {
 		t.Errorf("init pgbench over pgbench's tables: %v, stdout %q, stderr %q: want exit 2 and the one line naming --force-drop", err, stdout.String(), stderr.String())
 	}
+	// pgbench's form refuses them too (the real pgbench's, not
+	// stampede's), in one line naming --force-drop, which drops them.
 	stOut, stErr, code := run(t, false, dir, append(append([]string{}, srv...), "-i", db)...)
-	if code != 0 || !strings.HasPrefix(stErr, "dropping old tables...\n") {
-		t.Errorf("-i: exit %d, stdout %q, stderr %q: want pgbench's lines from dropping old tables...", code, stOut, stErr)
+	if code != 2 || stOut != "" || strings.Count(stErr, "\n") != 1 || !strings.HasSuffix(stErr, "to drop them anyway, add --force-drop\n") || strings.Contains(stErr, "dropping old") {
+		t.Errorf("-i: exit %d, stdout %q, stderr %q: want exit 2 and the one line naming --force-drop", code, stOut, stErr)
+	}
+	stOut, stErr, code = run(t, false, dir, append(append([]string{}, srv...), "-i", "--force-drop", db)...)
+	if code != 0 || !strings.Contains(stErr, "which stampede did not make\ndropping old tables...\n") {
+		t.Errorf("-i --force-drop: exit %d, stdout %q, stderr %q: want pgbench's lines from dropping old tables...", code, stOut, stErr)
 	}
 }
 

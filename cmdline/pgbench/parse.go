@@ -63,6 +63,7 @@ type options struct {
 	fs *pflag.FlagSet
 
 	initialize, noVacuum, quiet, foreignKeys, unlogged      bool
+	forceDrop                                               bool
 	initSteps, tablespace, indexTablespace, partitionMethod string
 	fillfactor, partitions, scale                           int
 	builtins, files, defines                                []string
@@ -97,6 +98,8 @@ func newOptions() *options {
 	fs.IntVar(&o.partitions, "partitions", 0, "")
 	fs.StringVar(&o.tablespace, "tablespace", "", "")
 	fs.BoolVar(&o.unlogged, "unlogged-tables", false, "")
+	// stampede's own: -i drops pgbench's tables that stampede did not make.
+	fs.BoolVar(&o.forceDrop, "force-drop", false, "")
 	// What to run.
 	fs.VarP(&ordered{vals: &o.builtins, order: &o.scripts, flag: "-b"}, "builtin", "b", "")
 	fs.VarP(&ordered{vals: &o.files, order: &o.scripts, flag: "-f"}, "file", "f", "")
@@ -430,9 +433,12 @@ func (o *options) initArgs(conn string) ([]string, error) {
 	if o.quiet {
 		args = append(args, "--pgbench-quiet")
 	}
+	if o.forceDrop {
+		args = append(args, "--force-drop")
+	}
 	// pgbench's own init: its steps as pgbench takes them, its tables
-	// dropped whoever made them (the user asked pgbench to initialise),
-	// nothing of stampede's left in the database.
+	// dropped where stampede made them (all with --force-drop), nothing
+	// of stampede's left in the database but their mark.
 	return append(args, "--as-pgbench", "--output-style", "pgbench", conn), nil
 }
 
@@ -443,6 +449,9 @@ func (o *options) runArgs(conn string) ([]string, []string, error) {
 		if o.fs.Changed(name) {
 			return nil, nil, inputf("--%s shapes what -i creates, and this line runs a benchmark: add -i to initialise, or leave it out", name)
 		}
+	}
+	if o.forceDrop {
+		return nil, nil, inputf("--force-drop goes with -i (it lets -i drop pgbench's tables that stampede did not make), and this line runs a benchmark: add -i, or leave it out")
 	}
 	switch {
 	case o.fs.Changed("time") && o.fs.Changed("transactions"):

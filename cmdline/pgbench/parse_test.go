@@ -78,7 +78,7 @@ func TestParseRefuses(t *testing.T) {
 		{"-R 100 -L 0 -T 5 db", "invalid latency limit: 0"},
 		{"--max-tries=0 -t 5 db", "an unlimited number of transaction tries can only be used with --latency-limit or a duration (-T)"},
 		{"--max-tries=-1 -T 5 db", `invalid number of maximum tries: "-1"`},
-		{"-i --force-drop db", "pgbench has no option --force-drop"},
+		{"--force-drop -t 5 db", "--force-drop goes with -i (it lets -i drop pgbench's tables that stampede did not make), and this line runs a benchmark: add -i, or leave it out"},
 		{"-T 5 -t 10 db", "specify either a number of transactions (-t) or a duration (-T), not both"},
 		{"-c 0 db", "-c/--clients must be in range 1..2147483647, not 0"},
 		{"-c 99999999999 db", "-c/--clients must be in range 1..2147483647, not 99999999999"},

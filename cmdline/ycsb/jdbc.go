@@ -39,8 +39,11 @@ func jdbcURLs(raw, user, passwd string) (urls, ignored []string, err error) {
 	rest, ok := cutPrefixFold(raw, jdbcPrefix)
 	switch {
 	case !ok && (strings.HasPrefix(raw, "postgresql://") || strings.HasPrefix(raw, "postgres://")):
+		if userInfoEnd(raw) >= 0 { // pgjdbc reads no user information
+			return nil, nil, fmt.Errorf("db.url %q is a libpq URL, not a JDBC one: give it as the URL argument", redactURL(raw))
+		}
 		return nil, nil, fmt.Errorf("db.url %q is a libpq URL, not a JDBC one: give it as the URL argument (or as jdbc:postgresql://%s)",
-			redactURL(raw), strings.SplitN(raw, "://", 2)[1])
+			redactURL(raw), strings.SplitN(redactURL(raw), "://", 2)[1])
 	case !ok && strings.HasPrefix(strings.ToLower(raw), "jdbc:"):
 		driver, _, _ := strings.Cut(strings.TrimPrefix(strings.ToLower(raw), "jdbc:"), ":")
 		return nil, nil, fmt.Errorf("db.url %q is for JDBC's %s driver: stampede speaks PostgreSQL's wire protocol only (jdbc:postgresql://HOST:PORT/DB)", redactURL(raw), driver)
@@ -49,6 +52,11 @@ func jdbcURLs(raw, user, passwd string) (urls, ignored []string, err error) {
 	case strings.Contains(raw, ";"):
 		return nil, nil, fmt.Errorf("db.url names shards separated by ';': YCSB's JDBC binding sends each key to one of them, and stampede does not shard keys; " +
 			"for the nodes of one cluster, give them in one URL (jdbc:postgresql://h1:26257,h2:26257/ycsb)")
+	case userInfoEnd(raw) >= 0:
+		// pgjdbc reads no user information: "u:pw@host" would be its
+		// host name, and YCSB's binding would fail to connect.
+		return nil, nil, fmt.Errorf("db.url %q holds a user or password before '@', which PostgreSQL's JDBC driver (and so YCSB's JDBC binding) does not read: "+
+			"give them as -p db.user=USER -p db.passwd=PASSWORD, or as the URL's parameters (jdbc:postgresql://HOST:PORT/DB?user=USER&password=PASSWORD)", redactURL(raw))
 	}
 	hostPart, dbAndQuery := "", rest
 	if after, ok := strings.CutPrefix(rest, "//"); ok {
@@ -180,17 +188,71 @@ func hostPort(h string) (string, error) {
 	return h, nil
 }
 
-// redactURL hides a password parameter of a JDBC URL.
+// userInfoEnd returns the index in a URL (JDBC's or another) of the '@'
+// that ends its user information, or -1 when it has none: the last '@'
+// after "//" and before the parameters, so that a password holding an
+// unescaped '@' or '/' ("u:p@ss@host", "u:p/ss@host") is taken whole.
+func userInfoEnd(s string) int {
+	start := strings.Index(s, "//")
+	if start < 0 {
+		return -1
+	}
+	rest := s[start+2:]
+	if q := strings.IndexAny(rest, "?;"); q >= 0 {
+		rest = rest[:q]
+	}
+	at := strings.LastIndex(rest, "@")
+	if at < 0 {
+		return -1
+	}
+	return start + 2 + at
+}
+
+// urlSecrets returns the secrets a db.url may hold: its whole user
+// information, the password in it, and its password parameters' values.
+func urlSecrets(raw string) []string {
+	var out []string
+	if at := userInfoEnd(raw); at >= 0 {
+		info := raw[strings.Index(raw, "//")+2 : at]
+		out = append(out, info)
+		if _, pw, ok := strings.Cut(info, ":"); ok && pw != "" {
+			out = append(out, pw)
+		}
+	}
+	_, query, _ := strings.Cut(raw, "?")
+	for _, kv := range strings.FieldsFunc(query, func(r rune) bool { return r == '&' || r == ';' }) {
+		if k, v, _ := strings.Cut(kv, "="); strings.Contains(strings.ToLower(k), "password") && v != "" {
+			out = append(out, v)
+			if u, err := url.QueryUnescape(v); err == nil && u != v {
+				out = append(out, u)
+			}
+		}
+	}
+	return out
+}
+
+// redactURL hides the user information of a URL (all of it: which part
+// is the user cannot be told when it holds an unescaped '@') and the
+// values of its password parameters (password=, sslpassword=).
 func redactURL(s string) string {
-	i := strings.Index(strings.ToLower(s), "password=")
-	if i < 0 {
-		return s
+	if at := userInfoEnd(s); at >= 0 {
+		start := strings.Index(s, "//") + 2
+		s = s[:start] + "xxxxx" + s[at:]
 	}
-	end := strings.IndexAny(s[i:], "&;")
-	if end < 0 {
-		end = len(s) - i
+	var b strings.Builder
+	for {
+		i := strings.Index(strings.ToLower(s), "password=")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		end := strings.IndexAny(s[i:], "&;")
+		if end < 0 {
+			end = len(s) - i
+		}
+		b.WriteString(s[:i] + "password=xxxxx")
+		s = s[i+end:]
 	}
-	return s[:i] + "password=xxxxx" + s[i+end:]
 }
 
 // cutPrefixFold is strings.CutPrefix, ignoring case.

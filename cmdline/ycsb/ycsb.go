@@ -188,6 +188,8 @@ type parser struct {
 	// client says the line names YCSB's Client class, not a binding:
 	// -db names it.
 	client bool
+	// fileProps are the client properties of the -P files, once read.
+	fileProps map[string]prop
 }
 
 // Parse reads args (the arguments after the program's name) as a YCSB
@@ -206,9 +208,40 @@ func Parse(args []string) (*Line, error) {
 		return nil, err
 	}
 	if err := p.walk(rest); err != nil {
-		return nil, err
+		return nil, p.scrub(err)
 	}
-	return p.line()
+	l, err := p.line()
+	return l, p.scrub(err)
+}
+
+// scrub returns err without the passwords of the line's client
+// properties (db.passwd, postgrenosql.passwd, and db.url's user
+// information and password parameters, the command line's and the -P
+// files'), which the error may quote: they are printed nowhere.
+func (p *parser) scrub(err error) error {
+	if err == nil {
+		return nil
+	}
+	var secrets []string
+	add := func(key, value string) {
+		switch {
+		case strings.HasSuffix(key, "passwd"):
+			secrets = append(secrets, value)
+		case strings.HasSuffix(key, ".url"):
+			secrets = append(secrets, urlSecrets(value)...)
+		}
+	}
+	for k, v := range p.props {
+		add(k, v.value)
+	}
+	for k, v := range p.fileProps {
+		add(k, v.value)
+	}
+	msg := err.Error()
+	if scrubbed := sqlx.ScrubText(msg, secrets); scrubbed != msg {
+		return usageError{errors.New(scrubbed)}
+	}
+	return err
 }
 
 // head finds the verb and the binding: `VERB BINDING ...`, or a binding
@@ -426,6 +459,7 @@ func (p *parser) get(key string, files map[string]prop) (prop, bool) {
 // line builds the stampede line.
 func (p *parser) line() (*Line, error) {
 	files := map[string]prop{}
+	p.fileProps = files
 	for _, f := range p.files {
 		entries, err := wycsb.ReadPropertyFile(f)
 		if err != nil {

@@ -33,7 +33,7 @@ func TestBadInputNamesTheFlag(t *testing.T) {
 		{"table_size exponent", append(sb, "--table_size=1e15", "prepare"), "--table_size=1e15: give a whole number in digits, such as --table_size=1000000000000000"},
 		{"table_size fraction", []string{"init", "oltp_point_select", "--table_size=1.5", "--driver", "null"}, "--table_size=1.5: give a whole number"},
 		{"max-ops out of range", append([]string{"run", "ycsb", "--max-ops", "99999999999999999999"}, null...),
-			"--max-ops=99999999999999999999 is out of range: give a whole number from -9223372036854775808 to 9223372036854775807"},
+			"--max-ops=99999999999999999999 is too large: give a whole number of at most 9223372036854775807"},
 		{"bank max-transfer past its bound", append([]string{"run", "bank", "--max-transfer", "1099511627777"}, null...),
 			"--max-transfer must be at most 1099511627776 (2^40), not 1099511627777"},
 		{"bank max-transfer past int64", append([]string{"run", "bank", "--max-transfer", "99999999999999999999"}, null...),

@@ -263,7 +263,7 @@ func TestVagueAnswers(t *testing.T) {
 // and the command runs (exit 0); the same flag where it acts gets none.
 func TestVagueAnswersWarned(t *testing.T) {
 	null := []string{"--driver", "null", "--results-dir", t.TempDir(), "--telemetry=false", "--max-ops", "20"}
-	port := strconv.Itoa(freePort(t))
+	port, apiPort := strconv.Itoa(freePort(t)), strconv.Itoa(freePort(t))
 	// A running proxy for `proxy set`: listener east, no faults.
 	api := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	startProxy(t, "--api", api, "--listen", fmt.Sprintf("%d=127.0.0.1:1,name=east", freePort(t)))
@@ -283,13 +283,16 @@ func TestVagueAnswersWarned(t *testing.T) {
 		{"select-for-update with the transaction", append([]string{"run", "ycsb", "--read-modify-write-in-txn", "--select-for-update=false"}, null...), ""},
 		{"proxy down with latency", []string{"proxy", "--down", "--latency", "30ms", "--listen", "127.0.0.1:" + port, "--to", "127.0.0.1:1", "--api", "off"},
 			"warning: listener 127.0.0.1:" + port + " is down, and with --api off stays so: its other faults (latency 30ms) do nothing"},
+		// The command suggested goes to the proxy's own API.
+		{"proxy down with latency and an API", []string{"proxy", "--down", "--latency", "30ms", "--listen", "127.0.0.1:" + port, "--to", "127.0.0.1:1", "--api", "127.0.0.1:" + apiPort},
+			"warning: listener 127.0.0.1:" + port + " is down, so its other faults (latency 30ms) do nothing until it is up again (`stampede proxy set --api 127.0.0.1:" + apiPort + " 127.0.0.1:" + port + " --down=false`)"},
 		// proxy set warns as proxy does (in order: the listener keeps
 		// its faults between cases).
 		{"proxy set latency while up", []string{"proxy", "set", "east", "--latency", "5ms", "--api", api}, ""},
 		{"proxy set down with latency", []string{"proxy", "set", "east", "--down", "--latency", "5ms", "--api", api},
-			"warning: listener east is down, so its other faults (latency 5ms) do nothing until it is up again (`stampede proxy set east --down=false`)"},
+			"warning: listener east is down, so its other faults (latency 5ms) do nothing until it is up again (`stampede proxy set --api " + api + " east --down=false`)"},
 		{"proxy set latency while down", []string{"proxy", "set", "east", "--latency", "7ms", "--api", api},
-			"warning: listener east is down, so its other faults (latency 7ms) do nothing until it is up again (`stampede proxy set east --down=false`)"},
+			"warning: listener east is down, so its other faults (latency 7ms) do nothing until it is up again (`stampede proxy set --api " + api + " east --down=false`)"},
 		{"proxy set up again", []string{"proxy", "set", "east", "--down=false", "--api", api}, ""},
 		{"proxy set down alone", []string{"proxy", "set", "east", "--replace", "--down", "--api", api}, ""},
 	} {

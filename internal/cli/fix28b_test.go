@@ -148,7 +148,7 @@ func TestCompareClosedWithRated(t *testing.T) {
 		t.Fatalf("runs %v", ids)
 	}
 	r := stampede(t, "compare", "--results-dir", dir, ids[0], ids[1])
-	checkOneLineError(t, r, 2, "the runs measured different latencies, which cannot be set side by side: "+ids[0]+" ran closed loop (latency is each operation's service time), "+ids[1]+" under a rate")
+	checkOneLineError(t, r, 2, "the runs measured different latencies, which cannot be set side by side: "+ids[0]+" showed each operation's service time (closed loop, or --latency service), "+ids[1]+" latency from each operation's intended start (under a rate)")
 	if r := stampede(t, "compare", "--results-dir", dir, ids[1], ids[2]); r.code != 0 {
 		t.Errorf("compare of two rated runs: exit %d: %s", r.code, r.stderr)
 	}

@@ -84,6 +84,34 @@ func TestNeverDropsWhatItDidNotMake(t *testing.T) {
 			return userObjects(t, db, "SELECT count(*) FROM "+kind, sqls...)
 		}
 	}
+	seqFile := writeFile(t, "CREATE TABLE branches (id INT);\nCREATE SEQUENCE myseq;\n")
+	// untouchedByFile adds to setup's check that the init file's first
+	// table (first) was not created: no statement of the file ran.
+	untouchedByFile := func(first string, setup func(db string) func()) func(db string) func() {
+		return func(db string) func() {
+			survived := setup(db)
+			return func() {
+				t.Helper()
+				survived()
+				if n := queryInt(t, db, "SELECT count(*) FROM pg_tables WHERE tablename = '"+first+"'"); n != 0 {
+					t.Errorf("the refused init file had run: %s exists", first)
+				}
+			}
+		}
+	}
+	cockroachDrop := func(db string, f ...string) []string {
+		return append([]string{"workload", "init", "bank", "--rows", "10", "--drop", "--db", db, dbURL(t, db)}, f...)
+	}
+	// partitioned makes a user's partitioned table name, with a
+	// partition and a row.
+	partitioned := func(name string) func(db string) func() {
+		return func(db string) func() {
+			return userObjects(t, db, "SELECT count(*) FROM "+name+" WHERE mine = 42",
+				"CREATE TABLE "+name+" (mine INT) PARTITION BY RANGE (mine)",
+				"CREATE TABLE "+name+"_0 PARTITION OF "+name+" FOR VALUES FROM (0) TO (1000)",
+				"INSERT INTO "+name+" VALUES (42)")
+		}
+	}
 	tests := []struct {
 		name   string
 		tables []string               // a user's tables, one row each
@@ -121,9 +149,23 @@ func TestNeverDropsWhatItDidNotMake(t *testing.T) {
 		{"init pgbench, steps without d", pgbenchTables, nil, func(db string, f ...string) []string {
 			return append(append([]string{"init", "pgbench", "--scale", "1", "--init-steps", "tg"}, f...), dbURL(t, db))
 		}, "stampede did not make it: load into another database (--db NAME), or to drop it anyway, add --force-drop"},
-		{"sql init --drop", []string{"accounts"}, nil, func(db string, f ...string) []string {
+		{"pgbench form -i, a user's tables of pgbench's names", pgbenchTables, nil, func(db string, f ...string) []string {
+			return append(append([]string{"pgbench", "-i", "-s", "1", "-h", u.Hostname(), "-p", u.Port(), "-U", u.User.Username()}, f...), db)
+		}, "-i would drop pgbench_branches, pgbench_tellers, pgbench_accounts, pgbench_history in database"},
+		{"init pgbench --as-pgbench", pgbenchTables, nil, func(db string, f ...string) []string {
+			return append(append([]string{"init", "pgbench", "--as-pgbench", "--scale", "1"}, f...), dbURL(t, db))
+		}, "unlike pgbench, stampede's -i drops only the tables it made"},
+		// The refusal comes before any statement of the file runs: it
+		// had created branches, and a retry failed on it.
+		{"sql init --drop", nil, untouchedByFile("branches", func(db string) func() { return userTables(t, db, "accounts") }), func(db string, f ...string) []string {
 			return append(append([]string{"init", "sql", "--init-file", sqlFile, "--drop"}, f...), dbURL(t, db))
 		}, "table accounts in database"},
+		{"sql init, a sequence of the user's", nil, untouchedByFile("branches", func(db string) func() {
+			return userObjects(t, db, "SELECT count(*) FROM pg_sequences WHERE sequencename = 'myseq' AND last_value = 77",
+				"CREATE SEQUENCE myseq START 77", "SELECT nextval('myseq')")
+		}), func(db string, f ...string) []string {
+			return append(append([]string{"init", "sql", "--init-file", seqFile}, f...), dbURL(t, db))
+		}, "sequence myseq in database"},
 		{"sysbench cleanup", []string{"sbtest1"}, nil, func(db string, f ...string) []string {
 			return append(append(append([]string{"oltp_read_write"}, sysbenchConn(t, db)...), f...), "cleanup")
 		}, "table sbtest1 in database"},
@@ -133,6 +175,26 @@ func TestNeverDropsWhatItDidNotMake(t *testing.T) {
 		{"sysbench bulk_insert cleanup", []string{"sbtest1", "sbtest7"}, nil, func(db string, f ...string) []string {
 			return append(append(append([]string{"bulk_insert", "--threads=7"}, sysbenchConn(t, db)...), f...), "cleanup")
 		}, "tables sbtest1, sbtest7 in database"},
+		{"sysbench bulk_insert prepare", []string{"sbtest1", "sbtest3"}, nil, func(db string, f ...string) []string {
+			return append(append(append([]string{"/usr/share/sysbench/bulk_insert.lua", "--threads=3"}, sysbenchConn(t, db)...), f...), "prepare")
+		}, "tables sbtest1, sbtest3 in database"},
+		{"init bulk_insert --drop", []string{"sbtest2"}, nil, func(db string, f ...string) []string {
+			return append(append([]string{"init", "bulk_insert", "--threads", "3", "--drop"}, f...), dbURL(t, db))
+		}, "table sbtest2 in database"},
+		{"hammerdbcli buildschema", []string{"warehouse"}, nil, func(db string, f ...string) []string {
+			script := writeFile(t, "dbset db pg\ndiset connection pg_host "+u.Hostname()+"\ndiset connection pg_port "+u.Port()+
+				"\ndiset connection pg_sslmode disable\ndiset tpcc pg_count_ware 1\ndiset tpcc pg_num_vu 1\ndiset tpcc pg_superuser "+u.User.Username()+
+				"\ndiset tpcc pg_user "+u.User.Username()+"\ndiset tpcc pg_dbase "+db+"\nbuildschema\n")
+			return append([]string{"hammerdbcli", "auto", script}, f...)
+		}, "load into another database (diset tpcc pg_dbase NAME in the script), or to drop it anyway, add --force-drop"},
+		{"init tpcc --profile hammerdb --drop, a user's tables and routine", nil, func(db string) func() {
+			survived := userTables(t, db, "warehouse", "district")
+			kept := userObjects(t, db, "SELECT count(*) FROM pg_proc WHERE proname = 'neword' AND obj_description(oid, 'pg_proc') IS NULL",
+				"CREATE FUNCTION neword(integer, integer, integer, integer, integer, integer) RETURNS int LANGUAGE sql AS 'SELECT 1'")
+			return func() { survived(); kept() }
+		}, func(db string, f ...string) []string {
+			return append(append([]string{"init", "tpcc", "--profile", "hammerdb", "--warehouses", "1", "--drop"}, f...), dbURL(t, db))
+		}, "function neword(integer,integer,integer,integer,integer,integer) in database " + "@" + " was not made by stampede, or was replaced since, nor were its tables warehouse, district: init never replaces a routine it did not make"},
 		{"ycsb form cleanup", []string{"usertable"}, nil, func(db string, f ...string) []string {
 			return append([]string{"cleanup", "jdbc", "-p", "db.url=jdbc:postgresql://" + u.Host + "/" + db, "-p", "db.user=" + u.User.Username()}, f...)
 		}, "table usertable in database"},
@@ -151,6 +213,27 @@ func TestNeverDropsWhatItDidNotMake(t *testing.T) {
 		{"cockroach form init --drop, the workload's own names", []string{"bank"}, nil, func(db string, f ...string) []string {
 			return append([]string{"workload", "init", "bank", "--rows", "10", "--drop", "--db", db, dbURL(t, db)}, f...)
 		}, "holds 1 object that stampede did not make (table public.bank)"},
+		// A sequence of the user's OWNED BY a column of stampede's
+		// table: a dependency of the table's, as a serial's sequence
+		// is, but the column's default does not draw from it (the
+		// database was dropped with it, exit 0).
+		{"cockroach form init --drop, a sequence owned by stampede's table", nil, func(db string) func() {
+			if r := stampede(t, "workload", "init", "bank", "--rows", "10", "--db", db, dbURL(t, db)); r.code != 0 {
+				t.Fatalf("workload init bank: exit %d\n%s", r.code, r.stderr)
+			}
+			return userObjects(t, db, "SELECT count(*) FROM pg_sequences WHERE sequencename = 'invoice_no' AND last_value = 5000",
+				"CREATE SEQUENCE invoice_no START 5000", "SELECT nextval('invoice_no')", "ALTER SEQUENCE invoice_no OWNED BY bank.id")
+		}, cockroachDrop, "holds 1 object that stampede did not make (sequence public.invoice_no): --drop leaves the database alone"},
+		// A user's partitioned table named as the workload's: every
+		// form refuses it.
+		{"cleanup bank, a partitioned bank", nil, partitioned("bank"), func(db string, f ...string) []string {
+			return append(append([]string{"cleanup", "bank"}, f...), dbURL(t, db))
+		}, "table bank in database"},
+		{"init bank --drop, a partitioned bank", nil, partitioned("bank"), func(db string, f ...string) []string {
+			return append(append([]string{"init", "bank", "--drop", "--rows", "10"}, f...), dbURL(t, db))
+		}, "--drop leaves it alone"},
+		{"cockroach form init --drop, a partitioned bank", nil, partitioned("bank"), cockroachDrop,
+			"holds 2 objects that stampede did not make (partition public.bank_0, partitioned table public.bank): --drop leaves the database alone"},
 	}
 	cockroach := func(db string, f ...string) []string {
 		return append([]string{"workload", "init", "bank", "--rows", "10", "--drop", "--db", db, dbURL(t, db)}, f...)
@@ -172,6 +255,12 @@ func TestNeverDropsWhatItDidNotMake(t *testing.T) {
 		{"large object", "pg_largeobject_metadata", "(1 large object)", []string{"SELECT lo_from_bytea(0, 'hello')"}},
 		{"schema with contents", "pg_tables WHERE schemaname = 'app'", "(schema app, table app.t)", []string{"CREATE SCHEMA app", "CREATE TABLE app.t (x int)", "INSERT INTO app.t VALUES (1)"}},
 		{"extension", "pg_extension WHERE extname = 'pgcrypto'", "(extension pgcrypto)", []string{"CREATE EXTENSION pgcrypto"}},
+		// A partitioned table depends on itself in pg_depend (its key
+		// column): it was taken for a part of another object, and the
+		// database dropped with it, exit 0.
+		{"partitioned table", "invoices WHERE id = 42", "(partition public.invoices_2026, partitioned table public.invoices)",
+			[]string{"CREATE TABLE invoices (id int, amount int) PARTITION BY RANGE (id)",
+				"CREATE TABLE invoices_2026 PARTITION OF invoices FOR VALUES FROM (0) TO (1000000)", "INSERT INTO invoices VALUES (42, 1)"}},
 	} {
 		tests = append(tests, struct {
 			name   string
@@ -191,7 +280,7 @@ func TestNeverDropsWhatItDidNotMake(t *testing.T) {
 				survived = tc.setup(db)
 			}
 			r := stampede(t, tc.args(db)...)
-			checkFinalError(t, r, 2, tc.want)
+			checkFinalError(t, r, 2, strings.ReplaceAll(tc.want, "@", db))
 			survived()
 			m := forcePattern.FindStringSubmatch(strings.TrimSpace(r.stderr))
 			if m == nil {
@@ -206,12 +295,13 @@ func TestNeverDropsWhatItDidNotMake(t *testing.T) {
 }
 
 // TestPgbenchFormKeepsForeignTables: pgbench's form (stampede pgbench
-// -i) drops pgbench's four tables when they have the columns pgbench -i
-// makes, as pgbench does (the user asked pgbench to initialise), but
-// never a table of one of those names with other columns: a user's own,
-// refused in one line (exit 2) before anything is dropped, every row
-// kept; -I without d meets the user's tables as pgbench does (its
-// "already exists" error, exit 1), dropping nothing.
+// -i) drops pgbench's four tables only where stampede made them (their
+// mark), unlike pgbench: a user's own tables of those names (other
+// columns), and tables of pgbench's columns made by the real pgbench -i
+// that hold the user's changed rows, are refused in one line (exit 2)
+// naming --force-drop, before anything is dropped, every row kept; -I
+// without d meets the user's tables as pgbench does (its "already
+// exists" error, exit 1), dropping nothing; --force-drop drops them.
 func TestPgbenchFormKeepsForeignTables(t *testing.T) {
 	testServer(t)
 	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
@@ -223,24 +313,40 @@ func TestPgbenchFormKeepsForeignTables(t *testing.T) {
 	adminExec(t, "CREATE DATABASE "+db)
 	survived := userTables(t, db, "pgbench_branches", "pgbench_tellers", "pgbench_accounts", "pgbench_history")
 	r := stampede(t, form(db, "-s", "1")...)
-	checkFinalError(t, r, 2, "whose columns are not pgbench's: a table of yours, which stampede never drops: nothing was dropped")
+	checkFinalError(t, r, 2, "which stampede did not make (pgbench_branches (mine), pgbench_tellers (mine), pgbench_accounts (mine), pgbench_history (mine): columns that are not pgbench's): nothing was dropped; unlike pgbench, stampede's -i drops only the tables it made; to drop them anyway, add --force-drop")
 	survived()
 	r = stampede(t, form(db, "-I", "tg")...)
 	if r.code != 1 || !strings.Contains(r.stderr, "already exists") {
 		t.Errorf("-I tg over a user's tables: exit %d, want pgbench's error (exit 1)\n%s", r.code, r.stderr)
 	}
 	survived()
-	// pgbench's own tables (here made by the form itself, as the real
-	// pgbench makes them) are dropped and made again, as pgbench does.
+	// Tables of pgbench's columns that stampede did not make (the real
+	// pgbench -i's, here stampede's own form's with the mark taken off),
+	// holding the user's changed row: refused, the row kept.
 	db2 := freshDB(t, "pgbform")
 	adminExec(t, "CREATE DATABASE "+db2)
-	for i := 0; i < 2; i++ {
-		if r := stampede(t, form(db2, "-s", "1")...); r.code != 0 || !strings.Contains(r.stderr, "dropping old tables...") {
-			t.Fatalf("pgbench -i (%d): exit %d\n%s", i+1, r.code, r.stderr)
-		}
+	if r := stampede(t, form(db2, "-s", "1")...); r.code != 0 {
+		t.Fatalf("pgbench -i: exit %d\n%s", r.code, r.stderr)
 	}
-	if n := queryInt(t, db2, "SELECT count(*) FROM pgbench_accounts"); n != 100000 {
-		t.Errorf("pgbench_accounts holds %d rows after two -i, want 100000", n)
+	for _, tb := range []string{"pgbench_branches", "pgbench_tellers", "pgbench_accounts", "pgbench_history"} {
+		execIn(t, db2, "COMMENT ON TABLE "+tb+" IS NULL")
+	}
+	execIn(t, db2, "UPDATE pgbench_accounts SET filler = 'USERDATA' WHERE aid = 1")
+	r = stampede(t, form(db2, "-s", "1")...)
+	checkFinalError(t, r, 2, "which stampede did not make (no mark of stampede's, made by the real pgbench -i or by you): nothing was dropped")
+	if n := queryInt(t, db2, "SELECT count(*) FROM pgbench_accounts WHERE filler = 'USERDATA'"); n != 1 {
+		t.Errorf("the user's changed row is gone after a refused -i")
+	}
+	// --force-drop, stampede's own option of -i, drops them; then the
+	// tables are stampede's (marked), and -i replaces them as pgbench does.
+	if r := stampede(t, form(db2, "-s", "1", "--force-drop")...); r.code != 0 || !strings.Contains(r.stderr, "--force-drop: dropping pgbench_branches, pgbench_tellers, pgbench_accounts, pgbench_history, which stampede did not make\ndropping old tables...") {
+		t.Fatalf("pgbench -i --force-drop: exit %d\n%s", r.code, r.stderr)
+	}
+	if r := stampede(t, form(db2, "-s", "1")...); r.code != 0 || !strings.HasPrefix(r.stderr, "dropping old tables...") {
+		t.Fatalf("pgbench -i over its own tables: exit %d\n%s", r.code, r.stderr)
+	}
+	if n := queryInt(t, db2, "SELECT count(*) FROM pgbench_accounts WHERE filler = 'USERDATA'"); n != 0 {
+		t.Errorf("pgbench_accounts still holds the old row after -i --force-drop")
 	}
 }
 
@@ -435,6 +541,92 @@ func TestFleetNeverDropsForeignTenants(t *testing.T) {
 	}
 }
 
+// TestFleetKeepsUsersObjectsInTenants: a user's table added to a real
+// tenant database or schema (stampede's, marked) after init was dropped
+// with it by cleanup and init --drop, exit 0: each now refuses in one
+// line naming the object and --force-drop, exit 2, and the row survives;
+// --force-drop alone drops the fleet.
+func TestFleetKeepsUsersObjectsInTenants(t *testing.T) {
+	testServer(t)
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	pattern := fmt.Sprintf("hold%d_%%d", time.Now().UnixNano()%1e6)
+	schemaDB := freshDB(t, "holdschema")
+	for _, tc := range []struct {
+		mode, url string
+		fleet     []string
+		userDB    string // where the user's table goes
+		table     string // its name there
+		want      string
+	}{
+		{"database", u0(t), []string{"--tenants", "2", "--tenant-pattern", pattern}, fmt.Sprintf(pattern, 2), "mine",
+			fmt.Sprintf(`database %q on `, fmt.Sprintf(pattern, 2))},
+		{"schema", dbURL(t, schemaDB), []string{"--tenants", "2", "--tenant-mode", "schema"}, schemaDB, "bank_2.mine",
+			`schema "bank_2" in database "` + schemaDB + `" on `},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			t.Cleanup(func() {
+				for i := 1; i <= 2; i++ {
+					adminExec(t, "DROP DATABASE IF EXISTS "+fmt.Sprintf(pattern, i)+" WITH (FORCE)")
+				}
+			})
+			mustRun(t, append(append([]string{"init", "bank", "--rows", "10"}, tc.fleet...), tc.url)...)
+			survived := userTables(t, tc.userDB, tc.table)
+			for _, args := range [][]string{
+				append([]string{"cleanup", "bank"}, tc.fleet...),
+				append([]string{"init", "bank", "--rows", "10", "--drop"}, tc.fleet...),
+			} {
+				r := stampede(t, append(args, tc.url)...)
+				checkFinalError(t, r, 2, tc.want)
+				for _, want := range []string{"holds 1 object that stampede did not make (table public.mine)", "to drop it anyway, add --force-drop"} {
+					if tc.mode == "schema" {
+						want = strings.Replace(want, "public.mine", "bank_2.mine", 1)
+					}
+					if !strings.Contains(r.stderr, want) {
+						t.Errorf("%s: the refusal lacks %q: %s", args[:2], want, r.stderr)
+					}
+				}
+				survived()
+			}
+			r := stampede(t, append(append([]string{"cleanup", "bank", "--force-drop"}, tc.fleet...), tc.url)...)
+			if r.code != 0 || !strings.Contains(r.stderr, "--force-drop: dropping "+tc.mode) {
+				t.Fatalf("cleanup --force-drop: exit %d\n%s", r.code, r.stderr)
+			}
+		})
+	}
+}
+
+// TestForeignRecordTableRefused: a user's own table named stampede_load
+// (the name of init's record) made every cleanup fail with a raw SQL error
+// (column "workload" does not exist), exit 1; every verb now refuses it
+// in one line naming it, exit 2, before dropping, creating or loading
+// anything, and the table and its row survive.
+func TestForeignRecordTableRefused(t *testing.T) {
+	testServer(t)
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	db := freshDB(t, "foreignrecord")
+	adminExec(t, "CREATE DATABASE "+db)
+	survived := userTables(t, db, "stampede_load")
+	for _, args := range [][]string{
+		{"cleanup", "bank", dbURL(t, db)},
+		{"cleanup", "ycsb", "--force-drop", dbURL(t, db)},
+		{"init", "bank", "--rows", "10", dbURL(t, db)},
+		{"init", "ycsb", "--record-count", "10", "--drop", dbURL(t, db)},
+		{"run", "bank", "--duration", "1s", dbURL(t, db)},
+		{"check", "bank", dbURL(t, db)},
+		{"workload", "init", "bank", "--rows", "10", "--drop", "--db", db, dbURL(t, db)},
+	} {
+		r := stampede(t, args...)
+		checkOneLineError(t, r, 2, "table stampede_load in database \""+db+"\" on ")
+		if !strings.Contains(r.stderr, "is not stampede's record of what init loaded (it has not the columns data, workload, version, settings)") {
+			t.Errorf("%s: %s", args[:2], r.stderr)
+		}
+		survived()
+	}
+	if n := queryInt(t, db, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"); n != 1 {
+		t.Errorf("%d tables in the database, want the user's stampede_load alone", n)
+	}
+}
+
 // u0 is the test server's URL without a database.
 func u0(t *testing.T) string {
 	u, err := url.Parse(testServer(t))
@@ -475,6 +667,11 @@ func TestUnfinishedLoadIsSaid(t *testing.T) {
 	} {
 		r := stampede(t, append(args, dbURL(t, db))...)
 		checkFinalError(t, r, 2, "holds an unfinished load of bank: init created table bank but never finished loading it")
+		// The command it suggests reloads what the interrupted init
+		// was loading, not the defaults.
+		if !strings.Contains(r.stderr, "`stampede init bank --drop --rows 5000000 ") {
+			t.Errorf("%s: the suggestion lacks the interrupted init's --rows: %s", args[0], r.stderr)
+		}
 	}
 	// cleanup drops it: the mark says stampede made it.
 	if r := stampede(t, "cleanup", "bank", dbURL(t, db)); r.code != 0 {
@@ -488,6 +685,42 @@ func TestUnfinishedLoadIsSaid(t *testing.T) {
 	execIn(t, db, "DROP INDEX k_1", "DELETE FROM stampede_load")
 	r = stampede(t, append(append([]string{"oltp_read_only", "--time=1"}, sb...), "run")...)
 	checkFinalError(t, r, 2, "holds an unfinished load of oltp_read_only")
+
+	// pgbench, interrupted in its step g (one transaction, rolled
+	// back: the tables are there, empty): the built-in scripts' run and
+	// pgbench's form said "pgbench_branches is empty" and suggested an
+	// init without --drop; they say the load is unfinished, and give
+	// the command that reloads it.
+	pdb := freshDB(t, "unfinishedpgb")
+	pctx, pcancel := context.WithCancel(context.Background())
+	go func() {
+		for range 400 {
+			time.Sleep(50 * time.Millisecond)
+			if queryIntMaybe(pdb, "SELECT count(*) FROM pg_tables WHERE tablename = 'pgbench_accounts'") == 1 {
+				time.Sleep(300 * time.Millisecond)
+				break
+			}
+		}
+		pcancel()
+	}()
+	if r := stampedeCtx(t, pctx, "init", "pgbench", "--scale", "30", dbURL(t, pdb)); r.code == 0 {
+		t.Fatalf("init pgbench --scale 30 finished before it was interrupted\n%s", r.stderr)
+	}
+	if n := queryInt(t, pdb, "SELECT count(*) FROM pgbench_branches"); n != 0 {
+		t.Skipf("the interrupted init left %d branches: step g was not rolled back", n)
+	}
+	u, _ := url.Parse(testServer(t))
+	for _, args := range [][]string{
+		{"run", "sql", "-b", "tpcb-like", "--duration", "1s", dbURL(t, pdb)},
+		{"pgbench", "-T", "1", "-h", u.Hostname(), "-p", u.Port(), "-U", u.User.Username(), pdb},
+		{"check", "pgbench", dbURL(t, pdb)},
+	} {
+		r := stampede(t, args...)
+		checkFinalError(t, r, 2, "holds an unfinished load of pgbench: init created table pgbench_branches but never finished loading it")
+		if !strings.Contains(r.stderr, "`stampede init pgbench --drop --scale 30 ") {
+			t.Errorf("%s: the suggestion is not the reload with --drop --scale 30: %s", args[:2], r.stderr)
+		}
+	}
 }
 
 // queryIntMaybe is queryInt that returns -1 where the query fails (the
@@ -613,5 +846,38 @@ func TestAdoptedTableStaysTheUsers(t *testing.T) {
 				t.Errorf("%d of usertable and its record left after cleanup --force-drop", n)
 			}
 		})
+	}
+}
+
+// TestSplitInitNamesWhatWorks: a client of a split load (--clients N
+// --client-index I) over a user's table refuses in one line, the row
+// kept, and names what works in that form (--force-drop, which init's own
+// form takes, is refused with --clients): `stampede cleanup W
+// --force-drop` once first, after which every client's init loads.
+func TestSplitInitNamesWhatWorks(t *testing.T) {
+	testServer(t)
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	db := freshDB(t, "splitforeign")
+	adminExec(t, "CREATE DATABASE "+db)
+	survived := userTables(t, db, "usertable")
+	client := func(i string, extra ...string) []string {
+		return append(append([]string{"init", "ycsb", "--record-count", "100", "--clients", "2", "--client-index", i}, extra...), dbURL(t, db))
+	}
+	r := stampede(t, client("0")...)
+	checkFinalError(t, r, 2, "table usertable already exists in database \""+db+"\" and stampede did not make it: load into another database (--db NAME), or to drop it anyway, run `stampede cleanup ycsb --force-drop '"+dbURL(t, db)+"'` once first, then every client's init")
+	survived()
+	r = stampede(t, client("0", "--force-drop")...)
+	checkFinalError(t, r, 2, "--force-drop with --clients: the clients of a split load would drop each other's shares; run `stampede cleanup WORKLOAD --force-drop` once")
+	survived()
+	if r := stampede(t, "cleanup", "ycsb", "--force-drop", dbURL(t, db)); r.code != 0 {
+		t.Fatalf("cleanup ycsb --force-drop, as the refusal says: exit %d\n%s", r.code, r.stderr)
+	}
+	for _, i := range []string{"0", "1"} {
+		if r := stampede(t, client(i)...); r.code != 0 {
+			t.Fatalf("client %s's init after the cleanup: exit %d\n%s", i, r.code, r.stderr)
+		}
+	}
+	if n := queryInt(t, db, "SELECT count(*) FROM usertable"); n != 100 {
+		t.Errorf("usertable holds %d rows after both shares, want 100", n)
 	}
 }

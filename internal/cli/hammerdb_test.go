@@ -226,3 +226,62 @@ func TestHammerDBCleanupRoutines(t *testing.T) {
 		})
 	}
 }
+
+// TestTPCCRemediesAcrossProfiles runs the commands that a run's refusal
+// of missing routines suggests, and cleanup with the other profile than
+// the load's, in both directions. Before, the suggested init exited 2
+// (tpcc_meta exists): init --routines-only now makes the missing routines
+// on the loaded data; and cleanup left the other profile's orders table
+// (stampede's "order", HammerDB's orders), so that a later init failed.
+func TestTPCCRemediesAcrossProfiles(t *testing.T) {
+	t.Parallel()
+	srv := testServer(t)
+	for _, c := range []struct {
+		name          string
+		init, run     []string
+		cleanup, made []string
+	}{
+		{"stampede's data, --server-side", nil, []string{"--server-side"},
+			[]string{"--profile", "hammerdb"}, []string{"function stampede_neword(", "function stampede_slev("}},
+		{"hammerdb procedures, one missing", []string{"--profile", "hammerdb", "--stored-procs"},
+			[]string{"--profile", "hammerdb", "--stored-procs", "--use-installed-routines"}, nil, []string{"procedure slev("}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			db := freshDB(t, "stampede_hdbremedy")
+			root := t.TempDir()
+			mustRun(t, append(append([]string{"init", "tpcc"}, c.init...), "--db", db, srv)...)
+			if c.init != nil {
+				execIn(t, db, "DROP PROCEDURE slev(integer, integer, integer, integer)")
+			}
+			run := append(append([]string{"run", "tpcc"}, c.run...), "--duration", "2s", "--skip-checks", "--db", db, "--results-dir", root, srv)
+			r := stampede(t, run...)
+			m := hintRE.FindStringSubmatch(r.stderr)
+			if r.code != 2 || m == nil || !strings.Contains(m[1], " --routines-only") {
+				t.Fatalf("run without the routines: exit %d, no init --routines-only suggested:\n%s", r.code, r.stderr)
+			}
+			hint := stampede(t, shellWords(t, m[1])[1:]...)
+			if hint.code != 0 || strings.Contains(hint.stderr, "warning") {
+				t.Fatalf("the suggestion %s: exit %d\n%s", m[1], hint.code, hint.stderr)
+			}
+			for _, w := range c.made {
+				if !strings.Contains(hint.stderr, w) {
+					t.Errorf("the suggestion %s did not say it made %s:\n%s", m[1], w, hint.stderr)
+				}
+			}
+			if r := stampede(t, run...); r.code != 0 {
+				t.Errorf("run after the suggestion: exit %d\n%s", r.code, r.stderr)
+			}
+			r = stampede(t, append(append([]string{"cleanup", "tpcc"}, c.cleanup...), "--db", db, srv)...)
+			if r.code != 0 {
+				t.Fatalf("cleanup %q: exit %d\n%s", c.cleanup, r.code, r.stderr)
+			}
+			if n := queryInt(t, db, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"); n != 0 {
+				t.Errorf("cleanup %q of a load of %q left %d tables:\n%s", c.cleanup, c.init, n, r.stderr)
+			}
+			if n := queryInt(t, db, "SELECT count(*) FROM pg_proc WHERE pronamespace = 'public'::regnamespace"); n != 0 {
+				t.Errorf("cleanup %q left %d routines", c.cleanup, n)
+			}
+		})
+	}
+}

@@ -454,6 +454,23 @@ func TestDemo(t *testing.T) {
 		t.Fatalf("demo after --keep: %d, database left: %v\n%s", r.code, exists("stampede_demo"), r.stderr)
 	}
 
+	// A user's table added to the database a demo kept: the next demo
+	// refuses to drop the database with it (it dropped it, exit 0), and
+	// the flag it names, alone, forces it.
+	if r = stampede(t, "demo", "--keep", "--duration", "1s", "--records", "500", "--results-dir", t.TempDir(), srv); r.code != 0 {
+		t.Fatalf("demo --keep with URL: %d\n%s", r.code, r.stderr)
+	}
+	execIn(t, "stampede_demo", "CREATE TABLE mytable (mine INT PRIMARY KEY)", "INSERT INTO mytable VALUES (42)")
+	r = stampede(t, "demo", "--duration", "1s", "--records", "500", "--results-dir", t.TempDir(), srv)
+	checkOneLineError(t, r, 2, `holds 1 object that stampede did not make (table public.mytable): the demo leaves the database alone; to drop it anyway, add --force-drop`)
+	if n := queryInt(t, "stampede_demo", "SELECT count(*) FROM mytable WHERE mine = 42"); n != 1 {
+		t.Errorf("the refused demo changed the user's table in stampede_demo")
+	}
+	r = stampede(t, "demo", "--duration", "1s", "--records", "500", "--force-drop", "--results-dir", t.TempDir(), srv)
+	if r.code != 0 || !strings.Contains(r.stderr, `--force-drop: dropping database "stampede_demo" on `) || exists("stampede_demo") {
+		t.Fatalf("demo --force-drop over a user's table: exit %d, database left: %v\n%s", r.code, exists("stampede_demo"), r.stderr)
+	}
+
 	// A stampede_demo the demo did not make is refused, and left as it is.
 	adminExec(t, "CREATE DATABASE stampede_demo")
 	execIn(t, "stampede_demo", "CREATE TABLE usertable (k INT)", "INSERT INTO usertable VALUES (42)")

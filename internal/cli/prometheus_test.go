@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -108,8 +109,11 @@ func TestListenerWarnings(t *testing.T) {
 		{"--prometheus-port", func(p string) []string { return append(run, "--prometheus-port", p) }, false,
 			"warning: --prometheus-port PORT" + every + "read the run's metrics; give --prometheus-listen 127.0.0.1:PORT to keep it to this machine"},
 		{"--prometheus-listen loopback", func(p string) []string { return append(run, "--prometheus-listen", "127.0.0.1:"+p) }, false, ""},
+		// The cockroach form has no --prometheus-listen: its
+		// --prometheus-port takes host:port, and the advice names it.
 		{"workload --prometheus-port", func(p string) []string { return append(pprof, "--prometheus-port", p, u0(t)) }, false,
-			"warning: --prometheus-port PORT" + every + "read the run's metrics; give --prometheus-listen 127.0.0.1:PORT to keep it to this machine"},
+			"warning: --prometheus-port PORT" + every + "read the run's metrics; give --prometheus-port 127.0.0.1:PORT to keep it to this machine"},
+		{"workload --prometheus-port loopback", func(p string) []string { return append(pprof, "--prometheus-port", "127.0.0.1:"+p, u0(t)) }, false, ""},
 		{"workload --pprofport", func(p string) []string { return append(pprof, "--pprofport", p, u0(t)) }, false,
 			"warning: --pprofport PORT" + every + "read this process's memory (heap profiles, with the connection's password) and stacks; give --pprofport 127.0.0.1:PORT to keep it to this machine"},
 		{"workload --pprofport loopback", func(p string) []string { return append(pprof, "--pprofport", "127.0.0.1:"+p, u0(t)) }, false, ""},
@@ -152,5 +156,13 @@ func TestListenerWarnings(t *testing.T) {
 				t.Errorf("%d warnings %q in:\n%s", n, want, r.stderr)
 			}
 		})
+	}
+	// The reload a refused run suggests carries what init loads, not the
+	// run's listeners.
+	mismatch := append(slices.Clone(pprof), "--rows", "20", "--prometheus-port", "127.0.0.1:"+free(), "--pprofport", "127.0.0.1:"+free(), u0(t))
+	r := stampede(t, mismatch...)
+	_, reload, _ := strings.Cut(r.stderr, "reload with `")
+	if r.code != 2 || !strings.HasPrefix(reload, "stampede workload init bank --drop --rows=20 --db "+db) || strings.Contains(reload, "--prometheus-port") || strings.Contains(reload, "--pprofport") {
+		t.Errorf("a run whose --rows differs from init's: exit %d, want 2 and a reload without the run's listeners:\n%s", r.code, r.stderr)
 	}
 }

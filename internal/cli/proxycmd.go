@@ -60,7 +60,7 @@ Ctrl-C stops it and closes every connection.`,
 				return usagef("proxy: %v", err)
 			}
 			for _, l := range specs {
-				if w := proxy.DownWarning(cmp.Or(l.Name, l.Listen), l.Faults, api == "off"); w != "" {
+				if w := proxy.DownWarning(cmp.Or(l.Name, l.Listen), l.Faults, api); w != "" {
 					fmt.Fprintf(a.stderr, "warning: %s\n", w)
 				}
 			}
@@ -80,7 +80,7 @@ Ctrl-C stops it and closes every connection.`,
 	fs := cmd.Flags()
 	fs.StringArrayVar(&listens, "listen", nil, "address to accept connections on, or LISTEN=UPSTREAM[,FAULT=VALUE...] (repeat for several)")
 	fs.StringVar(&to, "to", "", "the server's host:port, with a single --listen ADDR")
-	fs.StringVar(&api, "api", "127.0.0.1:8474", `address of the HTTP API that changes faults while running ("off" for none)`)
+	fs.StringVar(&api, "api", proxy.DefaultAPI, `address of the HTTP API that changes faults while running ("off" for none)`)
 	fs.IntVar(&procs, "procs", 1, "threads running proxy code at once (GOMAXPROCS; 0: one per CPU): 1 costs the least CPU per query on a machine shared with client and server")
 	proxy.AddFlags(fs)
 	cmd.AddCommand(a.proxySetCmd())
@@ -112,7 +112,7 @@ faults at once.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&api, "api", "127.0.0.1:8474", "the proxy's API address")
+	cmd.Flags().StringVar(&api, "api", proxy.DefaultAPI, "the proxy's API address")
 	cmd.Flags().BoolVar(&replace, "replace", false, "clear the faults not given")
 	proxy.AddFlags(cmd.Flags())
 	return cmd

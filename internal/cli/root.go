@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -56,7 +57,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 // interrupt, as Ctrl-C does).
 func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	a := &app{stdout: stdout, stderr: stderr, args: append([]string{"stampede"}, args...)}
-	a.secrets = cmdline.Secrets(args)
+	a.secrets, args = cmdline.Secrets(args), cmdline.HelpAsFlag(args)
 	var err error
 	if len(args) > 0 && args[0] == "pgbench" { // `stampede pgbench -c 8 -T 60 bench`, or a binary named pgbench
 		l, err := pgline.Parse(args[1:], pgline.Getenv)
@@ -106,7 +107,7 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		}
 		return false
 	}
-	if err := sbline.UnknownScript(isCommand, args); err != nil {
+	if err := cmp.Or(sbline.UnknownScript(isCommand, args), cmdline.UnknownHelp(root, args)); err != nil {
 		fmt.Fprintf(stderr, "stampede: error: %s\n", err)
 		return exitCode(err)
 	}

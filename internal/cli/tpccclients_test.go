@@ -327,9 +327,42 @@ func TestTPCCClients(t *testing.T) {
 		{"range and clients", []string{"--warehouses", "4", "--warehouse-range", "1:2", "--clients", "2", "--client-index", "0"}, "give one or the other"},
 		{"more clients than warehouses", []string{"--warehouses", "4", "--clients", "5", "--client-index", "4"}, "use --clients 4 or fewer"},
 		{"more warehouses than loaded", []string{"--warehouses", "6", "--warehouse-range", "5:6"}, "holds 4 warehouses, not --warehouses 6"},
+		{"fewer warehouses than loaded", []string{"--warehouses", "2"}, "holds 4 warehouses, not --warehouses 2: give --warehouses 4, or reload with `stampede init tpcc --drop --warehouses 2"},
 	} {
 		r := stampede(t, append(append([]string{"run", "tpcc", "--duration", "1s", "--results-dir", t.TempDir(), "--db", db}, tc.args...), srv)...)
 		t.Run(tc.name, func(t *testing.T) { checkOneLineError(t, r, 2, tc.want) })
+	}
+	// Given no --warehouses, a run takes the 4 init loaded (the
+	// checker of issue 28, F2.1: it blamed a "--warehouses 1" nobody
+	// typed), with their 40 terminals, as check checks them; a client's
+	// share is taken from them too.
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"a whole run", nil, []string{"40 workers", "tpcc: 40 terminals (10 per warehouse)", "tpcc: the 4 warehouses that init loaded (tpcc_meta), as --warehouses was not given"}},
+		{"a client's share", []string{"--clients", "2", "--client-index", "1"}, []string{"20 workers", "tpcc: the 4 warehouses that init loaded"}},
+	} {
+		t.Run("no --warehouses: "+tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			r := stampede(t, append(append([]string{"run", "tpcc", "--duration", "1s", "--skip-checks", "--results-dir", dir, "--db", db}, tc.args...), srv)...)
+			if r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(r.stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, r.stderr)
+				}
+			}
+			runs, _ := filepath.Glob(filepath.Join(dir, "*-tpcc-*", "run.json"))
+			if len(runs) != 1 {
+				t.Fatalf("runs %v", runs)
+			}
+			if b, _ := os.ReadFile(runs[0]); !strings.Contains(string(b), `"warehouses": "4"`) {
+				t.Errorf("run.json does not record --warehouses 4:\n%s", b)
+			}
+		})
 	}
 }
 

@@ -92,12 +92,11 @@ func (a *app) workloadCmd(v cmdline.Verb, m workload.Meta) *cobra.Command {
 		}
 	case "run", "sweep":
 		rf.Register(fs)
-		if v.Name == "sweep" {
-			sf.Register(fs)
-			break
-		}
 		tf.Register(fs)
 		frf.Register(fs)
+		if v.Name == "sweep" {
+			sf.Register(fs) // after every flag it may sweep (--active)
+		}
 	}
 	if v.Name != "run" && v.Name != "sweep" {
 		tf.Register(fs)
@@ -152,7 +151,7 @@ func (a *app) workloadCmd(v cmdline.Verb, m workload.Meta) *cobra.Command {
 			_, err := cmdline.Run(ctx, cmdline.RunArgs{Gen: gen, Conn: cf, Flags: rf, FS: fs, URLs: args, Tenants: tf, Fleet: frf}, a.env())
 			return err
 		case "sweep":
-			_, err := cmdline.Sweep(ctx, cmdline.RunArgs{Gen: gen, Conn: cf, Flags: rf, FS: fs, URLs: args}, sf, a.env())
+			_, err := cmdline.Sweep(ctx, cmdline.RunArgs{Gen: gen, Conn: cf, Flags: rf, FS: fs, URLs: args, Tenants: tf, Fleet: frf}, sf, a.env())
 			return err
 		case "check":
 			return cmdline.Check(ctx, gen, cf, args, a.stdout, a.stderr)
@@ -188,6 +187,7 @@ func (a *app) hammerdbCmd() *cobra.Command {
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a.setCommand(cmd)
+			a.form = "hammerdbcli"
 			exec := func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 				sub := &app{stdout: stdout, stderr: stderr, args: append([]string{"stampede"}, args...), secrets: append(a.secrets, cmdline.Secrets(args)...)}
 				sub.root, sub.argv = sub.rootCmd(), args

@@ -15,6 +15,17 @@ import (
 // the run's metrics"). The advice names the flag that takes an address:
 // flag, or --prometheus-listen for --prometheus-port.
 func Warning(flag, given string, addr net.Addr, what string) string {
+	addrFlag := flag
+	if flag == "--prometheus-port" {
+		addrFlag = "--prometheus-listen"
+	}
+	return WarningAdvising(flag, given, addrFlag, addr, what)
+}
+
+// WarningAdvising is Warning whose advice names addrFlag, the flag that
+// takes the loopback address in the user's form (the cockroach form's
+// --prometheus-port takes host:port; it has no --prometheus-listen).
+func WarningAdvising(flag, given, addrFlag string, addr net.Addr, what string) string {
 	tcp, ok := addr.(*net.TCPAddr)
 	if !ok || tcp.IP.IsLoopback() {
 		return ""
@@ -22,10 +33,6 @@ func Warning(flag, given string, addr net.Addr, what string) string {
 	where := "on " + tcp.IP.String()
 	if tcp.IP == nil || tcp.IP.IsUnspecified() {
 		where = "on every interface"
-	}
-	addrFlag := flag
-	if flag == "--prometheus-port" {
-		addrFlag = "--prometheus-listen"
 	}
 	return fmt.Sprintf("warning: %s %s listens %s, without authentication: anyone who can reach this machine can %s; give %s 127.0.0.1:%d to keep it to this machine",
 		flag, given, where, what, addrFlag, tcp.Port)

@@ -13,15 +13,25 @@ import (
 
 // The pgbench form's init (stampede pgbench -i) is pgbench's own: it
 // takes the -I steps as pgbench does, in any order and any subset (v, p
-// or f alone on tables that exist; d alone drops them), drops pgbench's
-// four tables when they are pgbench's (the columns pgbench -i makes,
-// whichever pgbench made them: the user, by asking pgbench to
-// initialise, names them), never a table of one of those names with
-// other columns (a user's own: refused in one line, nothing dropped),
-// and leaves in the database only what pgbench leaves: no stampede_load
-// record, no mark on the tables. Stampede's own form (stampede init
-// pgbench) keeps its rule: it drops only what it made, and records its
-// load.
+// or f alone on tables that exist; d alone drops them), and leaves in the
+// database only what pgbench leaves and the mark of its tables (a
+// comment, FormMark), no stampede_load record. Unlike pgbench, its step
+// d drops pgbench's four tables only where stampede made them (the mark
+// of the pgbench form's step t, or of stampede's init): a table of one of
+// those names that the real pgbench made, or a user, holding rows the
+// user may want, is refused in one line naming --force-drop, before
+// anything is dropped (issue 28's rule: stampede never drops what it did
+// not make unless told). Stampede's own form (stampede init pgbench)
+// keeps its rule too, and records its load.
+
+// FormMark is the comment the pgbench form's step t puts on the tables
+// it creates: the mark by which its step d knows them as stampede's.
+const FormMark = workload.Mark + " pgbench -i"
+
+var _ workload.ForceDropSetter = (*generator)(nil)
+
+// SetForceDrop implements workload.ForceDropSetter.
+func (g *generator) SetForceDrop(force bool) { g.forceDrop = force }
 
 var _ workload.SelfLoader = (*generator)(nil)
 
@@ -55,14 +65,16 @@ func (g *generator) LoadItself(ctx context.Context, db *sqlx.DB) error {
 		var err error
 		switch s {
 		case 'd':
-			if err := notPgbenchs(ctx, db); err != nil {
+			if err := g.notStampedes(ctx, db); err != nil {
 				return err
 			}
 			g.log.begin('d', 0)
 			err = g.exec(ctx, db, 'd', "drop table if exists "+Accounts+", "+Branches+", "+History+", "+Tellers)
 		case 't':
 			g.log.begin('t', 0)
-			err = g.createTables(ctx, db)
+			if err = g.createTables(ctx, db); err == nil {
+				err = markTables(ctx, db)
+			}
 		default:
 			err = g.step(ctx, db, byte(s))
 		}
@@ -91,31 +103,71 @@ var pgbenchColumns = map[string]string{
 	History:  "tid,bid,aid,delta,mtime,filler",
 }
 
-// notPgbenchs refuses, before step d drops anything, a table of one of
-// pgbench's names whose columns are not the ones pgbench -i makes: a
-// user's own table, which the pgbench form never drops (issue 28's rule;
-// pgbench itself would drop it).
-func notPgbenchs(ctx context.Context, db *sqlx.DB) error {
+// notStampedes refuses, before step d drops anything and unless
+// --force-drop, a table of one of pgbench's names that stampede did not
+// make: one with other columns than pgbench -i makes (a user's own), or
+// without stampede's mark (the real pgbench's, or a user's, which may hold
+// the user's rows). pgbench itself would drop them; stampede does not
+// unless told. With --force-drop it says, in the log, what it drops.
+func (g *generator) notStampedes(ctx context.Context, db *sqlx.DB) error {
 	if db.Null() {
 		return nil
 	}
-	var foreign []string
+	var others, unmarked, names []string
 	for _, name := range []string{Branches, Tellers, Accounts, History} {
-		var cols *string
-		err := db.QueryRow(ctx, `SELECT string_agg(a.attname, ',' ORDER BY a.attnum)
-			FROM pg_attribute a WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped`, name).Scan(&cols)
+		var cols, comment *string
+		err := db.QueryRow(ctx, `SELECT string_agg(a.attname, ',' ORDER BY a.attnum), obj_description(to_regclass($1), 'pg_class')
+			FROM pg_attribute a WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped`, name).Scan(&cols, &comment)
 		if err != nil {
 			return fmt.Errorf("reading the columns of %s: %w", name, err)
 		}
-		if cols != nil && *cols != pgbenchColumns[name] {
-			foreign = append(foreign, fmt.Sprintf("%s (%s)", name, *cols))
+		switch {
+		case cols == nil:
+			continue
+		case *cols != pgbenchColumns[name]:
+			others = append(others, fmt.Sprintf("%s (%s)", name, *cols))
+		case comment == nil || !workload.IsMark(*comment):
+			unmarked = append(unmarked, name)
+		default:
+			continue
 		}
+		names = append(names, name)
 	}
-	if len(foreign) == 0 {
+	if len(names) == 0 {
 		return nil
 	}
-	return &ForeignTablesError{fmt.Sprintf("-i would drop %s in database %q, whose columns are not pgbench's: a table of yours, which stampede never drops: nothing was dropped; rename or drop it yourself, or initialise another database (pgbench's dbname, the last argument)",
-		strings.Join(foreign, ", "), db.Database())}
+	if g.forceDrop {
+		if g.log != nil && g.log.w != nil {
+			fmt.Fprintf(g.log.w, "%s: dropping %s, which stampede did not make\n", workload.ForceDropFlag, strings.Join(names, ", "))
+		}
+		return nil
+	}
+	var whys []string
+	if len(others) > 0 {
+		whys = append(whys, strings.Join(others, ", ")+": columns that are not pgbench's")
+	}
+	if len(unmarked) > 0 {
+		whys = append(whys, strings.Join(unmarked, ", ")+": no mark of stampede's, made by the real pgbench -i or by you")
+	}
+	if len(others) == 0 {
+		_, whys[0], _ = strings.Cut(whys[0], ": ") // the names are said already
+	}
+	it := "it"
+	if len(names) > 1 {
+		it = "them"
+	}
+	return &ForeignTablesError{fmt.Sprintf("-i would drop %s in database %q, which stampede did not make (%s): nothing was dropped; unlike pgbench, stampede's -i drops only the tables it made; to drop %s anyway, add %s",
+		strings.Join(names, ", "), db.Database(), strings.Join(whys, "; "), it, workload.ForceDropFlag)}
+}
+
+// markTables puts FormMark on pgbench's four tables, which step t made.
+func markTables(ctx context.Context, db *sqlx.DB) error {
+	for _, name := range []string{Branches, Tellers, Accounts, History} {
+		if err := workload.MarkTable(ctx, db, name, FormMark); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ForeignTablesError is the pgbench form's refusal of a user's table of

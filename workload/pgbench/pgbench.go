@@ -87,6 +87,9 @@ type generator struct {
 	indexTablespace string
 	// asPgbench is the pgbench form's init (see LoadItself).
 	asPgbench bool
+	// forceDrop lets the pgbench form's -i drop pgbench's tables that
+	// stampede did not make (--force-drop).
+	forceDrop bool
 
 	log *InitLog
 }
@@ -113,7 +116,7 @@ func newGenerator() workload.Generator {
 	fs.BoolVar(&g.unlogged, "unlogged-tables", false, "create the tables (and partitions) UNLOGGED")
 	fs.StringVar(&g.tablespace, "tablespace", "", "create the tables in this tablespace")
 	fs.StringVar(&g.indexTablespace, "index-tablespace", "", "create the primary keys' indexes in this tablespace")
-	fs.BoolVar(&g.asPgbench, "as-pgbench", false, "pgbench -i's own init (stampede pgbench -i gives it): pgbench's steps in any order, its four tables dropped whoever made them, nothing of stampede's left in the database")
+	fs.BoolVar(&g.asPgbench, "as-pgbench", false, "pgbench -i's own init (stampede pgbench -i gives it): pgbench's steps in any order, its four tables dropped where stampede made them (all of them with --force-drop), nothing of stampede's left in the database but their mark")
 	_ = fs.MarkHidden("as-pgbench")
 	for _, name := range []string{"as-pgbench", "init-steps", "fillfactor", "foreign-keys", "no-vacuum", "partitions",
 		"partition-method", "unlogged-tables", "tablespace", "index-tablespace"} {
@@ -386,7 +389,7 @@ func (g *generator) finishCreate(ctx context.Context, db *sqlx.DB) error {
 			if _, err := db.Exec(ctx, "create unlogged table "+t.Name+t.Schema); err != nil {
 				return fmt.Errorf("making %s unlogged: %w", t.Name, err)
 			}
-			if err := workload.MarkTable(ctx, db, t.Name, workload.InitMark(g)); err != nil {
+			if err := workload.MarkTable(ctx, db, t.Name, workload.InitTableMark(g)); err != nil {
 				return err
 			}
 		default:
@@ -404,7 +407,7 @@ func (g *generator) finishCreate(ctx context.Context, db *sqlx.DB) error {
 		if _, err := db.Exec(ctx, g.partitionDDL(p)); err != nil {
 			return fmt.Errorf("creating partition %s: %w", name, err)
 		}
-		if err := workload.MarkTable(ctx, db, name, workload.InitMark(g)); err != nil {
+		if err := workload.MarkTable(ctx, db, name, workload.InitTableMark(g)); err != nil {
 			return err
 		}
 	}

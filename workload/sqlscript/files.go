@@ -34,6 +34,9 @@ func (g *gen) runInitFile(ctx context.Context, db *sqlx.DB) error {
 	if db.Null() {
 		return nil
 	}
+	if err := checkInTheWay(ctx, db, g.initFile, steps); err != nil {
+		return err
+	}
 	before, err := objectKeys(ctx, db)
 	if err != nil {
 		return err
@@ -108,11 +111,16 @@ func foreignInTheWay(ctx context.Context, db *sqlx.DB, pe *pgconn.PgError, ie *p
 	if err != nil || workload.IsMark(c) {
 		return nil, err
 	}
+	kind := "table"
+	var rk string
+	if err := db.QueryRow(ctx, "SELECT relkind::text FROM pg_class WHERE oid = to_regclass($1)", db.Dialect().QuoteIdent(m[1])).Scan(&rk); err == nil && relationKinds[rk] != "" {
+		kind = relationKinds[rk]
+	}
 	at := "the init file"
 	if ie != nil {
 		at = fmt.Sprintf("%s:%d", ie.File, ie.Line)
 	}
-	return &workload.ForeignError{Kind: "table", Names: []string{m[1]}, Action: "init sql",
+	return &workload.ForeignError{Kind: kind, Names: []string{m[1]}, Action: "init sql",
 		Where: fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ",")),
 		Why:   at + " creates it, and the one there carries no mark of stampede's init: it is yours"}, nil
 }
@@ -315,7 +323,16 @@ func (g *gen) pgbenchTables(ctx context.Context, db *sqlx.DB, warn func(string, 
 			return fmt.Errorf("counting pgbench_branches for the scale: %w", err)
 		}
 		if n == 0 {
-			return sqlx.ConfigErrorf("pgbench_branches in database %q is empty, so the scale would be 0: reload it with `stampede init pgbench --scale N`", db.Database())
+			// An interrupted init pgbench (its step g rolled back):
+			// said so, with the command that reloads it.
+			if err := workload.UnfinishedTable(ctx, db, "pgbench", "pgbench", "pgbench_branches"); err != nil {
+				return sqlx.ConfigErrorf("%w", err)
+			}
+			drop := ""
+			if c, err := workload.TableComment(ctx, db, "pgbench_branches"); err == nil && workload.IsMark(c) {
+				drop = " --drop"
+			}
+			return sqlx.ConfigErrorf("pgbench_branches in database %q is empty, so the scale would be 0: reload it with `stampede init pgbench%s --scale N`", db.Database(), drop)
 		}
 		if g.flags.Changed("scale") && warn != nil {
 			// pgbench's words, said as pgbench does whenever a scale

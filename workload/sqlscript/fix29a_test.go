@@ -157,8 +157,10 @@ func TestSleepInLatency(t *testing.T) {
 					stmt = finalAvg(t, r.stdout, f[9])
 				}
 			}
-			// The sleep, plus a statement's few ms on a loaded machine.
-			if script < c.sleep || script > c.sleep+30 {
+			// The sleep, plus a statement's few ms on a loaded machine
+			// and the timer's lateness there (31 ms after 1 s at load
+			// 30): 30 ms or 5%.
+			if script < c.sleep || script > c.sleep+max(30, c.sleep/20) {
 				t.Errorf("the script's average latency is %.2f ms, want the sleep's %.0f ms and a statement's", script, c.sleep)
 			}
 			if stmt <= 0 || stmt >= c.sleep || script-stmt < c.sleep {

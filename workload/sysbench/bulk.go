@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/stampede-bench/stampede/sqlx"
@@ -71,8 +72,14 @@ func (g *generator) bulkOps(ctx context.Context, db *sqlx.DB, oc workload.OpsCon
 // prepareBulkTables is bulk_insert.lua's prepare: it creates the tables
 // sbtest1..workers (one per thread) unless they exist, each after saying
 // so to step, as sysbench prints "Creating table 'sbtestN'..." before its
-// CREATE TABLE IF NOT EXISTS.
+// CREATE TABLE IF NOT EXISTS. Before it creates any, it refuses (a
+// *workload.ForeignError naming --force-drop, which drops them first)
+// those of them that stampede did not make: the rows its runs append
+// would go into a user's table.
 func prepareBulkTables(ctx context.Context, db *sqlx.DB, workers int, step func(workload.LoadStep)) error {
+	if err := refuseForeignBulk(ctx, db, workers); err != nil {
+		return err
+	}
 	for i := 1; i <= workers; i++ {
 		name := tableName(i)
 		if step != nil {
@@ -83,6 +90,42 @@ func prepareBulkTables(ctx context.Context, db *sqlx.DB, workers int, step func(
 		}
 	}
 	return nil
+}
+
+// refuseForeignBulk refuses the tables of sbtest1..workers that exist
+// without stampede's mark.
+func refuseForeignBulk(ctx context.Context, db *sqlx.DB, workers int) error {
+	if db.Null() {
+		return nil
+	}
+	var foreign []string
+	for i := 1; i <= workers; i++ {
+		name := tableName(i)
+		exists, err := workload.TableExists(ctx, db, name)
+		if err != nil {
+			return fmt.Errorf("checking table %s: %w", name, err)
+		}
+		if !exists {
+			continue
+		}
+		c, err := workload.TableComment(ctx, db, name)
+		if err != nil {
+			return err
+		}
+		if !workload.IsMark(c) {
+			foreign = append(foreign, name)
+		}
+	}
+	if len(foreign) == 0 {
+		return nil
+	}
+	it := "it"
+	if len(foreign) > 1 {
+		it = "them"
+	}
+	return &workload.ForeignError{Kind: "table", Names: foreign, Action: "bulk_insert's prepare",
+		Where: fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ",")),
+		Why:   "no mark of stampede's on " + it + ", which every table stampede makes carries; nothing was created"}
 }
 
 // prepareBulkTable creates bulk_insert's table name unless it exists, and

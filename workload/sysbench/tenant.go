@@ -86,7 +86,14 @@ var (
 	_ workload.Hookser = bulkGenerator{}
 	_ workload.Opser   = bulkGenerator{}
 	_ workload.Seeder  = bulkGenerator{}
+
+	_ workload.RunTablesDropper = bulkGenerator{}
 )
+
+// DropsRunTables implements the RunTablesDropper interface: its tables
+// are all its runs' (and its prepare's), so init --drop drops them, those
+// that stampede did not make only with --force-drop, as cleanup does.
+func (b bulkGenerator) DropsRunTables() bool { return true }
 
 // Meta implements the Generator interface.
 func (b bulkGenerator) Meta() workload.Meta { return b.g.Meta() }

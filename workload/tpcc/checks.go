@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -32,9 +33,26 @@ func (g *tpcc) checkMeta(m meta, db *sqlx.DB) error {
 			db.Database(), m.version, schemaVersion)
 	}
 	if m.warehouses != int64(g.warehouses) {
+		if !g.flags.Changed("warehouses") {
+			// Not adopted (a client's share, --warehouse-range): the
+			// default is not the user's to reload at.
+			return loadMismatch(fmt.Sprintf("database %s holds %s, not run's default of --warehouses %d: give --warehouses %d",
+				db.Database(), warehousesOf(m.warehouses), g.warehouses, m.warehouses))
+		}
 		return loadMismatch(fmt.Sprintf("database %s holds %s, not --warehouses %d: give --warehouses %d, or reload with `stampede init tpcc --drop --warehouses %d`",
 			db.Database(), warehousesOf(m.warehouses), g.warehouses, m.warehouses, g.warehouses))
 	}
+	return nil
+}
+
+// AdoptWarehouses makes a run given no --warehouses run on the n
+// warehouses init loaded (LoadedWarehouses), as check checks them; its
+// header says so.
+func (g *tpcc) AdoptWarehouses(n int) error {
+	if err := g.flags.Set("warehouses", strconv.Itoa(n)); err != nil {
+		return err
+	}
+	g.adopted = true
 	return nil
 }
 

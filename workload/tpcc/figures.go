@@ -245,5 +245,8 @@ func (g *tpcc) header(iso sqlx.Isolation, workers int) []string {
 	default:
 		isoLine = label + ": isolation serializable (conflicts are retried)"
 	}
+	if g.adopted {
+		return []string{how, fmt.Sprintf("%s: the %s that init loaded (tpcc_meta), as --warehouses was not given", label, nWarehouses(int64(g.warehouses))), isoLine}
+	}
 	return []string{how, isoLine}
 }

@@ -3,6 +3,7 @@ package tpcc
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -34,6 +35,11 @@ type hammerFlags struct {
 	keyAndThink   bool
 	raiseError    bool
 	useInstalled  bool
+	// routinesOnly is --routines-only: init makes the missing routines
+	// in a loaded database and loads nothing (routinesonly.go).
+	routinesOnly bool
+	// log receives --routines-only's lines (SetLoadLog).
+	log io.Writer
 	// serverSide is --server-side: stampede's own transactions as
 	// server-side functions (serverside.go).
 	serverSide bool
@@ -69,7 +75,10 @@ func (g *tpcc) registerHammerFlags(fs *pflag.FlagSet) {
 		"--profile hammerdb: call the routines in the database whatever their bodies (a neword of your own); init keeps routines it did not make")
 	fs.BoolVar(&h.serverSide, "server-side", false,
 		"stampede's own five transactions as server-side functions (stampede_neword, ...) that init installs and run calls, one call per transaction, the inputs drawn by the client as the specification says")
+	fs.BoolVar(&h.routinesOnly, "routines-only", false,
+		"init, with --profile hammerdb or --server-side: make the routines missing from a database already loaded with that profile, keeping its data (and, with --use-installed-routines, your own routines)")
 	g.flags.Meta["partition"] = workload.FlagMeta{LoadOnly: true}
+	g.flags.Meta["routines-only"] = workload.FlagMeta{Only: "init"}
 	for _, f := range []string{"all-warehouses", "key-and-think", "raise-error"} {
 		g.flags.Meta[f] = workload.FlagMeta{RuntimeOnly: true}
 	}
@@ -87,6 +96,9 @@ func (g *tpcc) validateHammer() error {
 	}
 	if g.flags.FlagSet == nil {
 		return nil
+	}
+	if g.hdb.routinesOnly && !g.hammerdb() && !g.hdb.serverSide {
+		return fmt.Errorf("--routines-only makes the routines of --profile hammerdb or --server-side: add one of them (the profile the database was loaded with)")
 	}
 	if !g.hammerdb() {
 		if g.hdb.serverSide && g.tenant > 0 {
@@ -170,7 +182,7 @@ func (g *tpcc) partitionWarnings() []string {
 	if !g.hammerdb() || !g.hdb.partition || hammerPartitions(g.warehouses, true) > 0 {
 		return nil
 	}
-	return []string{fmt.Sprintf("--partition makes no partitions below 200 warehouses (as HammerDB's pg_partition): order_line of %d warehouses is one table; give --warehouses 200 or more to partition it, or leave --partition out", g.warehouses)}
+	return []string{fmt.Sprintf("--partition makes no partitions below 200 warehouses (as HammerDB's pg_partition): order_line of %s is one table; give --warehouses 200 or more to partition it, or leave --partition out", warehousesText(g.warehouses))}
 }
 
 // hammerHeader is what the run header says of a run of --profile
@@ -198,11 +210,16 @@ func (g *tpcc) hammerHeader(workers int) []string {
 	if g.hdb.raiseError {
 		errs = "a routine's error ends the run (--raise-error)"
 	}
+	deviations := "deviations from the specification, as HammerDB's"
+	if g.hdb.useInstalled {
+		// The bodies are the user's: stampede knows only its own.
+		deviations = "deviations from the specification, as HammerDB's (--use-installed-routines: the installed routines are yours, so what NEWORD draws inside it and how its unused item ends are those of stampede's routines, and yours may differ; the inputs the client passes are as said)"
+	}
 	return []string{
 		fmt.Sprintf("%s: --profile hammerdb: %d virtual users, one connection each, %s; transactions drawn at random 10/10/1/1/1 of 23 (no deck); %s; %s",
 			label, workers, whs, waits, errs),
 		fmt.Sprintf("%s: NEWORD, PAYMENT, DELIVERY, SLEV, OSTAT are %s: %s, each one transaction at the server's default isolation", label, kind, routines),
-		label + ": deviations from the specification, as HammerDB's: customers (New-Order, Payment, Order-Status) and items uniform, not NURand; NURand's C for last names fixed at 123; " +
+		label + ": " + deviations + ": customers (New-Order, Payment, Order-Status) and items uniform, not NURand; NURand's C for last names fixed at 123; " +
 			"payment amounts whole 1-5000; Payment and Order-Status by last name get the name drawn (HammerDB's prepared calls pass the literal '$8' instead, so its by-name lookups find no customer); 1% of New-Orders end on item 100001, which does not exist, and commit with that line's price, amount and S_DIST_xx NULL (the specification rolls them back)",
 		label + ": NOPM and TPM as HammerDB computes them: the growth of sum(d_next_o_id) and of sum(xact_commit + xact_rollback) over every database in pg_stat_database, from the end of the ramp to the end of the run, per minute of --duration",
 	}
@@ -310,4 +327,12 @@ func sumXact(ctx context.Context, db *sqlx.DB) (int64, error) {
 	var n int64
 	err := db.QueryRow(ctx, "SELECT coalesce(sum(xact_commit + xact_rollback), 0)::bigint FROM pg_stat_database").Scan(&n)
 	return n, err
+}
+
+// warehousesText is "1 warehouse" or "N warehouses".
+func warehousesText(n int) string {
+	if n == 1 {
+		return "1 warehouse"
+	}
+	return strconv.Itoa(n) + " warehouses"
 }

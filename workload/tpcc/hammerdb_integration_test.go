@@ -355,19 +355,17 @@ func TestHammerDBUsersRoutines(t *testing.T) {
 	defer cancel()
 	const workers = 3
 	g, db := loadHammer(t, ctx, workers)
-	var def string
-	if err := db.QueryRow(ctx, "SELECT pg_get_functiondef('neword'::regproc)").Scan(&def); err != nil {
-		t.Fatal(err)
-	}
-	// The copy: the same routine, which also records each order it takes.
-	audited := strings.Replace(def, "\nBEGIN\n", "\nBEGIN\n  INSERT INTO neword_audit (w_id, d_id, c_id) VALUES (a_w_id, a_d_id, a_c_id);\n", 1)
-	if audited == def {
-		t.Fatalf("no BEGIN line in neword's definition:\n%s", def)
-	}
-	for _, q := range []string{"CREATE TABLE neword_audit (w_id integer, d_id integer, c_id integer)", audited} {
+	// The user's copy, written as HammerDB's users write theirs (its
+	// CREATE OR REPLACE text, unnamed parameters with ALIAS FOR): it
+	// replaces stampede's, and also records each order it takes.
+	for _, q := range []string{"CREATE TABLE neword_audit (w_id integer, d_id integer, c_id integer)", hammerStyleNeword} {
 		if _, err := db.Exec(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
+	}
+	var audited string
+	if err := db.QueryRow(ctx, "SELECT pg_get_functiondef('neword'::regproc)").Scan(&audited); err != nil {
+		t.Fatal(err)
 	}
 	_, err := g.Ops(ctx, db, workload.OpsConfig{Concurrency: 1})
 	if err == nil || !strings.Contains(err.Error(), "function neword(integer,integer,integer,integer,integer,integer) in database "+db.Database()+" is not the one stampede's init made") ||
@@ -397,6 +395,40 @@ func TestHammerDBUsersRoutines(t *testing.T) {
 	if audits != counts[opNewOrder] || audits == 0 {
 		t.Errorf("neword_audit holds %d rows after %d New-Orders: the user's neword did not run", audits, counts[opNewOrder])
 	}
+
+	// The same with procedures (--stored-procs): HammerDB's PROCEDURE
+	// NEWORD text, its parameter names and OUT row, replaces stampede's.
+	t.Run("procedures", func(t *testing.T) {
+		if _, err := db.Exec(ctx, "DROP FUNCTION neword(integer, integer, integer, integer, integer, integer)"); err != nil {
+			t.Fatal(err)
+		}
+		gp := newGen(t, "--profile", "hammerdb", "--stored-procs")
+		if err := gp.installRoutines(ctx, db); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Exec(ctx, hammerStyleNewordProc); err != nil {
+			t.Fatalf("HammerDB's CREATE OR REPLACE PROCEDURE NEWORD over stampede's: %v", err)
+		}
+		if _, err := db.Exec(ctx, "TRUNCATE neword_audit"); err != nil {
+			t.Fatal(err)
+		}
+		gpu := newGen(t, "--profile", "hammerdb", "--stored-procs", "--use-installed-routines")
+		counts := runHammer(t, ctx, gpu, db, workers, 60)
+		var audits int64
+		if err := db.QueryRow(ctx, "SELECT count(*) FROM neword_audit").Scan(&audits); err != nil {
+			t.Fatal(err)
+		}
+		if audits != counts[opNewOrder] || audits == 0 {
+			t.Errorf("neword_audit holds %d rows after %d New-Orders: the user's procedure did not run", audits, counts[opNewOrder])
+		}
+		// Back to functions for the cases below.
+		if _, err := db.Exec(ctx, hammerStyleNeword); err != nil {
+			t.Fatal(err)
+		}
+		if err := gu.installRoutines(ctx, db); err != nil {
+			t.Fatal(err)
+		}
+	})
 
 	// A missing routine and one of the wrong signature are named.
 	cases := []struct {
@@ -496,3 +528,55 @@ func TestHammerDBPartitionTables(t *testing.T) {
 		t.Errorf("order_line is partitioned by %q (%v), want HASH (ol_w_id)", strategy, err)
 	}
 }
+
+// hammerStyleNeword and hammerStyleNewordProc are a user's NEWORD written
+// in the form of HammerDB's own (pgoltp.tcl's CREATE OR REPLACE FUNCTION
+// NEWORD with unnamed parameters named by ALIAS FOR, and its PROCEDURE
+// NEWORD with its parameter names and INOUT row), written for this test:
+// an order of no_o_ol_cnt lines that is also recorded in neword_audit.
+// They must replace stampede's routines as they replace HammerDB's.
+const (
+	hammerStyleNeword = `CREATE OR REPLACE FUNCTION NEWORD (INTEGER, INTEGER, INTEGER, INTEGER, INTEGER, INTEGER) RETURNS NUMERIC AS $$
+DECLARE
+no_w_id ALIAS FOR $1;
+no_max_w_id ALIAS FOR $2;
+no_d_id ALIAS FOR $3;
+no_c_id ALIAS FOR $4;
+no_o_ol_cnt ALIAS FOR $5;
+no_d_next_o_id ALIAS FOR $6;
+v_o_id INTEGER;
+BEGIN
+` + hammerStyleNewordBody + `
+RETURN 0;
+END;
+$$ LANGUAGE 'plpgsql'`
+	hammerStyleNewordProc = `CREATE OR REPLACE PROCEDURE NEWORD (
+no_w_id IN INTEGER,
+no_max_w_id IN INTEGER,
+no_d_id IN INTEGER,
+no_c_id IN INTEGER,
+no_o_ol_cnt IN INTEGER,
+no_c_discount INOUT NUMERIC,
+no_c_last INOUT VARCHAR,
+no_c_credit INOUT VARCHAR,
+no_d_tax INOUT NUMERIC,
+no_w_tax INOUT NUMERIC,
+no_d_next_o_id INOUT INTEGER,
+tstamp IN TIMESTAMP )
+AS $$
+DECLARE
+v_o_id INTEGER;
+BEGIN
+` + hammerStyleNewordBody + `
+no_d_next_o_id := v_o_id;
+END;
+$$ LANGUAGE 'plpgsql'`
+	hammerStyleNewordBody = `UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_id = no_d_id AND d_w_id = no_w_id
+RETURNING d_next_o_id - 1 INTO v_o_id;
+INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_ol_cnt, o_all_local)
+VALUES (v_o_id, no_d_id, no_w_id, no_c_id, current_timestamp, no_o_ol_cnt, 1);
+INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (v_o_id, no_d_id, no_w_id);
+INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info)
+SELECT v_o_id, no_d_id, no_w_id, n, 1 + n, no_w_id, 5, 0, 'audited' FROM generate_series(1, no_o_ol_cnt) AS n;
+INSERT INTO neword_audit (w_id, d_id, c_id) VALUES (no_w_id, no_d_id, no_c_id);`
+)

@@ -169,25 +169,42 @@ func (g *tpcc) routinesNamed(ctx context.Context, db *sqlx.DB, names []string) (
 }
 
 // routinesToReplace returns the routines of the five names that init
-// drops before making its own: stampede's own, unchanged. A routine of
-// one of those names that stampede did not make (or that was replaced
-// since) is refused, naming it, unless --use-installed-routines keeps it.
+// drops before making its own: stampede's own, unchanged, and with
+// --force-drop the others too. A routine of one of those names that
+// stampede did not make (or that was replaced since) is otherwise
+// refused, unless --use-installed-routines keeps it: one line that names
+// every such routine, and the workload's tables stampede did not make
+// too, and ends with the one flag that forces it all, --force-drop.
 func (g *tpcc) routinesToReplace(ctx context.Context, db *sqlx.DB) ([]installedRoutine, error) {
 	inst, err := g.installedRoutines(ctx, db)
 	if err != nil {
 		return nil, err
 	}
 	var ours []installedRoutine
+	var foreign []string
 	for _, r := range inst {
 		switch {
-		case r.ours:
+		case r.ours, g.forceDrop:
 			ours = append(ours, r)
 		case !g.hdb.useInstalled:
-			return nil, fmt.Errorf("%s %s in database %s was not made by stampede, or was replaced since: init never replaces a routine it did not make; add --use-installed-routines to keep it (and make only the missing ones), or drop it yourself",
-				r.kind, r.signature, db.Database())
+			foreign = append(foreign, r.kind+" "+r.signature)
 		}
 	}
-	return ours, nil
+	if len(foreign) == 0 {
+		return ours, nil
+	}
+	what, verb, it := foreign[0], "was", "it"
+	if len(foreign) > 1 {
+		what, verb, it = strings.Join(foreign, ", "), "were", "them"
+	}
+	tables := ""
+	if existing, err := workload.ExistingTables(ctx, db, g.Tables()); err == nil {
+		if t, err := workload.ForeignTables(ctx, db, g, existing); err == nil && len(t) > 0 {
+			tables, it = fmt.Sprintf(", nor were its tables %s", strings.Join(t, ", ")), "them"
+		}
+	}
+	return nil, fmt.Errorf("%s in database %s %s not made by stampede, or %s replaced since%s: init never replaces a routine it did not make; add --use-installed-routines to keep the routines (and make only the missing ones), or to drop %s anyway, add %s",
+		what, db.Database(), verb, verb, tables, it, workload.ForceDropFlag)
 }
 
 // installRoutines makes the five routines (functions, or procedures with
@@ -255,7 +272,7 @@ func (g *tpcc) checkRoutines(ctx context.Context, db *sqlx.DB) error {
 				}
 			}
 			if len(found) == 0 {
-				return loadMismatch(fmt.Sprintf("%s %s (%s) is missing from database %s: run `stampede init tpcc %s`, or create it",
+				return loadMismatch(fmt.Sprintf("%s %s (%s) is missing from database %s: run `stampede init tpcc %s --routines-only` to make it without reloading, or create it",
 					kind, r.name, r.description, db.Database(), g.initArgs()))
 			}
 			return loadMismatch(fmt.Sprintf("%s %s(%s) (%s) is not in database %s, which has %s instead: the run calls %s's signature; create it with that signature%s",
@@ -306,13 +323,19 @@ func (g *tpcc) otherKindHint(inst []installedRoutine, name string) string {
 var _ workload.ObjectCleaner = (*tpcc)(nil)
 
 // CleanupObjects implements workload.ObjectCleaner: cleanup drops the
-// routines init made, HammerDB's (--profile hammerdb, functions or
-// procedures) and stampede's server-side functions (--server-side),
-// whatever the flags of the cleanup, those whose mark still matches their
-// body only; a routine of one of those names that a user made or
-// replaced (CREATE OR REPLACE keeps the mark, not the body's sum) is the
-// user's: kept, and said in one line.
+// orders table of the other profile than --profile's when stampede's init
+// of tpcc made it (stampede's "order" after a cleanup --profile hammerdb,
+// HammerDB's ORDERS after one without it: the other tables have the same
+// names in both), and the routines init made, HammerDB's (--profile
+// hammerdb, functions or procedures) and stampede's server-side functions
+// (--server-side), whatever the flags of the cleanup, those whose mark
+// still matches their body only; a routine of one of those names that a
+// user made or replaced (CREATE OR REPLACE keeps the mark, not the body's
+// sum) is the user's: kept, and said in one line.
 func (g *tpcc) CleanupObjects(ctx context.Context, db *sqlx.DB, log io.Writer) error {
+	if err := g.dropOtherOrders(ctx, db, log); err != nil {
+		return err
+	}
 	names := slices.Clone(routineNames)
 	for _, n := range routineNames {
 		names = append(names, serverPrefix+n)
@@ -336,5 +359,31 @@ func (g *tpcc) CleanupObjects(ctx context.Context, db *sqlx.DB, log io.Writer) e
 		fmt.Fprintf(log, "kept %s in database %s: not made by stampede's init, or replaced since (yours: drop it yourself if you want it gone)\n",
 			strings.Join(kept, ", "), db.Database())
 	}
+	return nil
+}
+
+// dropOtherOrders drops, for cleanup, the orders table of the profile
+// other than the generator's when it carries the mark of stampede's init
+// of tpcc; one that is not stampede's is a user's, and stays.
+func (g *tpcc) dropOtherOrders(ctx context.Context, db *sqlx.DB, log io.Writer) error {
+	other := hammerOrders
+	if g.hammerdb() {
+		other = orderName
+	}
+	exists, err := tableExists(ctx, db, other)
+	if err != nil || !exists {
+		return err
+	}
+	c, err := workload.TableComment(ctx, db, other)
+	if err != nil {
+		return err
+	}
+	if c != workload.InitMark(g) {
+		return nil
+	}
+	if _, err := db.Exec(ctx, db.Dialect().DropTable(other)); err != nil {
+		return fmt.Errorf("dropping table %s: %w", other, err)
+	}
+	fmt.Fprintf(log, "dropped table %s\n", other)
 	return nil
 }

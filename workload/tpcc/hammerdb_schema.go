@@ -105,7 +105,15 @@ func (g *tpcc) hammerTables(tables []workload.Table) {
 	}
 }
 
-var _ workload.InitChecker = (*tpcc)(nil)
+var (
+	_ workload.InitChecker     = (*tpcc)(nil)
+	_ workload.ForceDropSetter = (*tpcc)(nil)
+)
+
+// SetForceDrop implements workload.ForceDropSetter: with --force-drop,
+// init replaces the routines of HammerDB's names that stampede did not
+// make, as it drops such tables.
+func (g *tpcc) SetForceDrop(force bool) { g.forceDrop = force }
 
 // CheckInit implements workload.InitChecker: with --profile hammerdb or
 // --server-side, a routine of one of the five names that stampede did not
@@ -136,9 +144,21 @@ func (g *tpcc) preLoadHammer(ctx context.Context, db *sqlx.DB) error {
 	}
 	n := hammerPartitions(g.warehouses, g.hdb.partition && g.hammerdb())
 	for i := range n {
-		q := fmt.Sprintf("CREATE TABLE IF NOT EXISTS ol_%d PARTITION OF %s FOR VALUES WITH (MODULUS %d, REMAINDER %d)", i, orderLineTable, n, i)
+		name := fmt.Sprintf("ol_%d", i)
+		var existed bool
+		if err := db.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", name).Scan(&existed); err != nil {
+			return fmt.Errorf("looking for partition %s of %s: %w", name, orderLineTable, err)
+		}
+		q := fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s PARTITION OF %s FOR VALUES WITH (MODULUS %d, REMAINDER %d)", name, orderLineTable, n, i)
 		if _, err := db.Exec(ctx, q); err != nil {
-			return fmt.Errorf("creating partition ol_%d of %s: %w", i, orderLineTable, err)
+			return fmt.Errorf("creating partition %s of %s: %w", name, orderLineTable, err)
+		}
+		// Marked as the tables are, so that what lists a database's
+		// objects (workload.ForeignObjectsIn) knows it for stampede's.
+		if !existed {
+			if err := workload.MarkTable(ctx, db, name, workload.InitTableMark(g)); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

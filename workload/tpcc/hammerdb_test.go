@@ -2,6 +2,7 @@ package tpcc
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -23,6 +24,9 @@ func TestHammerDBFlags(t *testing.T) {
 		{[]string{"--profile", "hammerdb", "--mix", "newOrder=1"}, "--mix does not apply to --profile hammerdb"},
 		{[]string{"--profile", "hammerdb", "--fks"}, "--fks does not apply to --profile hammerdb"},
 		{[]string{"--profile", "hammerdb", "--stored-procs", "--partition", "--all-warehouses", "--key-and-think", "--raise-error"}, ""},
+		{[]string{"--routines-only"}, "--routines-only makes the routines of --profile hammerdb or --server-side: add one of them"},
+		{[]string{"--server-side", "--routines-only"}, ""},
+		{[]string{"--profile", "hammerdb", "--routines-only", "--use-installed-routines"}, ""},
 	}
 	for _, c := range cases {
 		g, err := workload.FromFlags(tpccMeta, c.args...)
@@ -57,6 +61,7 @@ func TestHammerDBPartitions(t *testing.T) {
 		args []string
 		warn bool
 	}{
+		{[]string{"--profile", "hammerdb", "--partition", "--warehouses", "1"}, true},
 		{[]string{"--profile", "hammerdb", "--partition", "--warehouses", "100"}, true},
 		{[]string{"--profile", "hammerdb", "--partition", "--warehouses", "199"}, true},
 		{[]string{"--profile", "hammerdb", "--partition", "--warehouses", "200"}, false},
@@ -67,7 +72,7 @@ func TestHammerDBPartitions(t *testing.T) {
 		case !c.warn && len(w) > 0:
 			t.Errorf("%q: warns %q", c.args, w)
 		case c.warn && (len(w) != 1 || !strings.HasPrefix(w[0], "--partition makes no partitions below 200 warehouses") ||
-			!strings.Contains(w[0], "of "+c.args[4]+" warehouses is one table") || strings.Contains(w[0], "\n")):
+			!strings.Contains(w[0], "of "+warehousesText(atoi(t, c.args[4]))+" is one table") || strings.Contains(w[0], "\n")):
 			t.Errorf("%q: warnings %q, want one line saying --partition makes no partitions", c.args, w)
 		}
 	}
@@ -94,5 +99,25 @@ func TestAllWarehouses(t *testing.T) {
 		if got := allWarehouses(c.i, c.n, c.w); !slices.Equal(got, c.want) {
 			t.Errorf("user %d of %d over %d warehouses: %v, want %v", c.i, c.n, c.w, got, c.want)
 		}
+	}
+}
+
+func atoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestWarehousesText: "1 warehouse", not "1 warehouses" (init's
+// --partition note said the latter).
+func TestWarehousesText(t *testing.T) {
+	if got := warehousesText(1); got != "1 warehouse" {
+		t.Errorf("warehousesText(1) = %q", got)
+	}
+	if got := warehousesText(100); got != "100 warehouses" {
+		t.Errorf("warehousesText(100) = %q", got)
 	}
 }

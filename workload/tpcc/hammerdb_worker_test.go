@@ -119,4 +119,10 @@ func TestHammerHeaderNamesDeviations(t *testing.T) {
 			t.Errorf("the header does not say %q:\n%s", want, h)
 		}
 	}
+	// With the user's routines, the routine's own deviations are said to
+	// be stampede's routines', not stated of the user's as fact.
+	h = strings.Join(newGen(t, "--profile", "hammerdb", "--use-installed-routines").hammerHeader(4), "\n")
+	if !strings.Contains(h, "the installed routines are yours, so what NEWORD draws inside it and how its unused item ends are those of stampede's routines, and yours may differ") {
+		t.Errorf("with --use-installed-routines, the header states stampede's routines' deviations as the user's:\n%s", h)
+	}
 }

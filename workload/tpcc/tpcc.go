@@ -119,17 +119,23 @@ const (
 // but the workers of Ops are independent of one another.
 type tpcc struct {
 	flags workload.Flags
+	// forceDrop is --force-drop (SetForceDrop): init replaces the
+	// HammerDB routines that stampede did not make.
+	forceDrop bool
 	// figureWorkers is the workers of a run whose figures report
 	// recomputes (SetFigureWorkers), when Ops has not run.
 	figureWorkers int
 
 	warehouses int
-	fks        bool
-	wait       bool
-	mix        string
-	isolation  string
-	seed       uint64
-	expensive  bool
+	// adopted says that --warehouses was not given and the run took the
+	// warehouses init loaded (AdoptWarehouses).
+	adopted   bool
+	fks       bool
+	wait      bool
+	mix       string
+	isolation string
+	seed      uint64
+	expensive bool
 
 	// tenant is the tenant of column mode (SetTenant), 0 for none.
 	tenant int

@@ -495,6 +495,9 @@ func unknownPropertyWarning(key, value, from string) string {
 	if key == "measurementtype" && value == "hdrhistogram" {
 		return "" // YCSB's default, and how stampede measures
 	}
+	if lower := strings.ToLower(key); strings.Contains(lower, "pass") || strings.Contains(lower, "secret") {
+		value = "xxxxx" // a password under a misspelt name (db.passwrd) is printed nowhere either
+	}
 	msg := fmt.Sprintf("ignoring property %s=%s (from %s)", key, value, from)
 	switch {
 	case key == "measurementtype":

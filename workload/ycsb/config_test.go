@@ -221,12 +221,16 @@ func TestWarnings(t *testing.T) {
 	dir := t.TempDir()
 	f := writeFile(t, dir, "w", "threadcount=8\nmystery=1\ndb.url=jdbc:postgresql://x\n")
 	g, _ := newConfig(t, "-P", f, "-p", "workload=site.ycsb.workloads.TimeSeriesWorkload",
-		"-p", "measurement.interval=both", "-p", "operationcount=77", "-p", "measurementtype=hdrhistogram", "-p", "measurementtype=timeseries")
+		"-p", "measurement.interval=both", "-p", "operationcount=77", "-p", "measurementtype=hdrhistogram", "-p", "measurementtype=timeseries",
+		"-p", "db.passwrd=Sekr3t", "-p", "my.secret=Sekr3t")
 	// threadcount and db.url are the command line's (cmdline/ycsb).
 	want := []string{
 		"ignoring property mystery=1 (from " + f + ":2): not a property stampede's ycsb reads",
 		"ignoring property workload=site.ycsb.workloads.TimeSeriesWorkload (from -p): only CoreWorkload is supported",
 		"ignoring property measurementtype=timeseries (from -p): stampede measures with HDR histograms, YCSB's measurementtype=hdrhistogram, and reports as it does",
+		// A misspelt password property: its value is masked.
+		"ignoring property db.passwrd=xxxxx (from -p): connection settings come from the URL",
+		"ignoring property my.secret=xxxxx (from -p): not a property stampede's ycsb reads",
 	}
 	got := Warnings(g)
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {

@@ -1,0 +1,393 @@
+package chart
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"html"
+	"image/color"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// Sweep is what a sweep's chart shows: throughput against the swept
+// value, and latency percentiles against throughput, with the SLO's
+// latency bounds as horizontal lines and the answer (the highest value
+// that met the SLO, or without one the peak) marked on both. It is drawn
+// from a sweep's points as package sweep judged them (each value's
+// medians over its runs).
+type Sweep struct {
+	// Title heads the chart ("sweep ID: workload").
+	Title string
+	// Flag is the swept flag, as --max-rate.
+	Flag string
+	// Points are the values run, lowest first.
+	Points []SweepPoint `json:"points"`
+	// SLO is the objective as text ("" for none); Bounds its latency
+	// ceilings in milliseconds by percentile (p99: 5).
+	SLO    string             `json:"slo,omitempty"`
+	Bounds map[string]float64 `json:"slo_latency_ms,omitempty"`
+	// Answer is the value marked as the answer (the highest met, or the
+	// peak without an SLO), Miss the lowest above it that missed; 0 for
+	// none.
+	Answer float64 `json:"answer,omitempty"`
+	Miss   float64 `json:"miss,omitempty"`
+	// AnswerLabel says what Answer is ("answer" or "peak").
+	AnswerLabel string `json:"answer_label,omitempty"`
+}
+
+// SweepPoint is one value of a sweep: its throughput and latency
+// percentiles (ms), and its verdict.
+type SweepPoint struct {
+	Value  float64 `json:"value"`
+	Rate   float64 `json:"ops_per_sec"`
+	P50    float64 `json:"p50_ms"`
+	P95    float64 `json:"p95_ms"`
+	P99    float64 `json:"p99_ms"`
+	P999   float64 `json:"p99_9_ms"`
+	Judged bool    `json:"judged"`
+	Met    bool    `json:"met"`
+}
+
+// SweepDataID is the id of the SVG element that holds the chart's data
+// (Sweep as JSON), so that a reader can take the figures drawn without
+// reading them off the axes.
+const SweepDataID = "stampede-sweep-data"
+
+// sweep chart colours: met, missed, the SLO's bound.
+var (
+	metC  = color.RGBA{0x38, 0xa1, 0x69, 0xff}
+	missC = color.RGBA{0xc5, 0x30, 0x30, 0xff}
+)
+
+// WriteSweep renders s in format f to w: two panels, throughput against
+// s.Flag and latency against throughput. The SVG carries s as JSON in a
+// <metadata id="stampede-sweep-data"> element.
+func WriteSweep(w io.Writer, f Format, s Sweep) error {
+	if len(s.Points) == 0 {
+		return fmt.Errorf("chart: the sweep has no completed step to draw")
+	}
+	const h = vg.Length(2*panelH+4*headStep+3*margin) * 1.4
+	var buf bytes.Buffer
+	switch f {
+	case SVG:
+		c := vgsvg.NewWith(vgsvg.UseWH(width, h))
+		if err := s.draw(draw.New(c)); err != nil {
+			return err
+		}
+		if _, err := c.WriteTo(&buf); err != nil {
+			return err
+		}
+		data, err := json.Marshal(s)
+		if err != nil {
+			return err
+		}
+		out := bytes.ReplaceAll(buf.Bytes(), []byte("font-family:Liberation Sans;"), []byte(svgFonts))
+		// The data after the opening <svg ...> element.
+		if i := bytes.Index(out, []byte("<svg")); i >= 0 {
+			if j := bytes.IndexByte(out[i:], '>'); j >= 0 {
+				at := i + j + 1
+				meta := []byte(`<metadata id="` + SweepDataID + `">` + html.EscapeString(string(data)) + `</metadata>`)
+				out = append(out[:at:at], append(meta, out[at:]...)...)
+			}
+		}
+		_, err = w.Write(out)
+		return err
+	case PNG:
+		c := vgimg.NewWith(vgimg.UseWH(width, h), vgimg.UseDPI(dpi))
+		if err := s.draw(draw.New(c)); err != nil {
+			return err
+		}
+		_, err := vgimg.PngCanvas{Canvas: c}.WriteTo(w)
+		return err
+	}
+	return fmt.Errorf("chart: unknown format %v", f)
+}
+
+// draw draws the chart on dc: the title, then the two panels.
+func (s Sweep) draw(dc draw.Canvas) error {
+	dc.SetColor(color.White)
+	dc.Fill(dc.Rectangle.Path())
+	y := dc.Max.Y - margin
+	sty := textStyle(titleSize, true, ink)
+	sty.YAlign = draw.YTop
+	dc.FillText(sty, vg.Point{X: dc.Min.X + margin, Y: y}, s.Title)
+	y -= headStep + 2
+	sub := "no SLO: the peak marked"
+	if s.SLO != "" {
+		sub = "SLO " + s.SLO + ": green met, red missed"
+	}
+	sty = textStyle(headSize, false, muted)
+	sty.YAlign = draw.YTop
+	dc.FillText(sty, vg.Point{X: dc.Min.X + margin, Y: y}, sub)
+	y -= headStep + 4
+
+	tp, err := s.throughputPlot()
+	if err != nil {
+		return err
+	}
+	lat, err := s.latencyPlot()
+	if err != nil {
+		return err
+	}
+	area := dc
+	area.Max.Y = y
+	area.Min.Y += margin
+	area.Min.X += margin
+	area.Max.X -= margin
+	cs := plot.Align([][]*plot.Plot{{tp}, {lat}}, draw.Tiles{Rows: 2, Cols: 1, PadY: 3 * panelGap}, area)
+	tp.Draw(cs[0][0])
+	lat.Draw(cs[1][0])
+	return nil
+}
+
+// newSweepPlot is a panel in the style of the chart's others.
+func newSweepPlot(title, xlabel, ylabel string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.Title.TextStyle = textStyle(headSize, true, ink)
+	p.Title.Padding = 3
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		a.Padding = 0
+		a.LineStyle.Color = axisC
+		a.Tick.LineStyle.Color = axisC
+		a.Tick.Length = 3
+		a.Tick.Label = textStyle(tickSize, false, muted)
+		a.Label.TextStyle = textStyle(tickSize, false, muted)
+	}
+	p.X.Label.Text, p.Y.Label.Text = xlabel, ylabel
+	p.Y.Tick.Marker = kTicks{}
+	p.X.Tick.Marker = kTicks{}
+	grid := plotter.NewGrid()
+	grid.Vertical.Color, grid.Horizontal.Color = gridC, gridC
+	p.Add(grid)
+	p.Legend = plot.NewLegend()
+	p.Legend.TextStyle = textStyle(keySize, false, ink)
+	p.Legend.Top, p.Legend.Left = false, false // the labels of the marks are top left
+	p.Legend.ThumbnailWidth = 18
+	p.Legend.XOffs, p.Legend.YOffs = -4, 4
+	return p
+}
+
+// throughputPlot is throughput against the swept value, each value a
+// point coloured by its verdict, the answer and miss as vertical lines.
+func (s Sweep) throughputPlot() (*plot.Plot, error) {
+	p := newSweepPlot("throughput against "+s.Flag, s.Flag, "ops/s")
+	xy := make(plotter.XYs, len(s.Points))
+	for i, pt := range s.Points {
+		xy[i] = plotter.XY{X: pt.Value, Y: pt.Rate}
+	}
+	l, err := plotter.NewLine(xy)
+	if err != nil {
+		return nil, fmt.Errorf("chart: %w", err)
+	}
+	l.LineStyle = lineStyle(pal(0), bold)
+	p.Add(l)
+	p.Legend.Add("ops/s", l)
+	if s.Flag == "--max-rate" {
+		sched := plotter.XYs{{X: s.Points[0].Value, Y: s.Points[0].Value}, {X: s.Points[len(s.Points)-1].Value, Y: s.Points[len(s.Points)-1].Value}}
+		sl, err := plotter.NewLine(sched)
+		if err != nil {
+			return nil, fmt.Errorf("chart: %w", err)
+		}
+		sl.LineStyle = lineStyle(keyGrey, dashed)
+		p.Add(sl)
+		p.Legend.Add("scheduled", sl)
+	}
+	if err := s.verdictPoints(p, func(pt SweepPoint) plotter.XY { return plotter.XY{X: pt.Value, Y: pt.Rate} }); err != nil {
+		return nil, err
+	}
+	s.vlines(p, func(v float64) (float64, bool) { return v, true })
+	hi := 0.0
+	for _, pt := range s.Points {
+		hi = math.Max(hi, math.Max(pt.Rate, pt.Value*boolf(s.Flag == "--max-rate")))
+	}
+	p.Y.Min, p.Y.Max = 0, roundUp(math.Max(hi, 1)*1.05)
+	p.X.Min, p.X.Max = 0, s.Points[len(s.Points)-1].Value*1.03
+	return p, nil
+}
+
+// boolf is 1 for true, 0 for false.
+func boolf(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// latencyPlot is the latency percentiles against throughput (log
+// scale), the SLO's bounds as horizontal lines, the answer's throughput
+// as a vertical line.
+func (s Sweep) latencyPlot() (*plot.Plot, error) {
+	p := newSweepPlot("latency against throughput (ms, log scale), each value a point", "ops/s (each value's throughput)", "ms")
+	pts := slices.Clone(s.Points)
+	slices.SortStableFunc(pts, func(a, b SweepPoint) int { return cmpf(a.Rate, b.Rate) })
+	lo, hi := math.Inf(1), 0.0
+	for i, pc := range []struct {
+		name string
+		get  func(SweepPoint) float64
+	}{{"p50", func(p SweepPoint) float64 { return p.P50 }}, {"p95", func(p SweepPoint) float64 { return p.P95 }},
+		{"p99", func(p SweepPoint) float64 { return p.P99 }}, {"p99.9", func(p SweepPoint) float64 { return p.P999 }}} {
+		var xy plotter.XYs
+		for _, pt := range pts {
+			if v := pc.get(pt); v > 0 {
+				xy = append(xy, plotter.XY{X: pt.Rate, Y: v})
+				lo, hi = math.Min(lo, v), math.Max(hi, v)
+			}
+		}
+		if len(xy) == 0 {
+			continue
+		}
+		l, sc, err := plotter.NewLinePoints(xy)
+		if err != nil {
+			return nil, fmt.Errorf("chart: %w", err)
+		}
+		l.LineStyle = lineStyle(pal(i), solid)
+		sc.Color = pal(i)
+		sc.Radius = 2
+		p.Add(l, sc)
+		p.Legend.Add(pc.name, l, sc)
+	}
+	xlo, xhi := 0.0, pts[len(pts)-1].Rate*1.03
+	if xhi <= xlo {
+		xhi = 1
+	}
+	for _, m := range sortedKeys(s.Bounds) {
+		b := s.Bounds[m]
+		lo, hi = math.Min(lo, b), math.Max(hi, b)
+		l, err := plotter.NewLine(plotter.XYs{{X: xlo, Y: b}, {X: xhi, Y: b}})
+		if err != nil {
+			return nil, fmt.Errorf("chart: %w", err)
+		}
+		l.LineStyle = lineStyle(missC, style{width: 1.5, dash: []float64{8, 4}})
+		p.Add(l)
+		label := "SLO " + m + " <= " + fmtVal(b) + " ms"
+		p.Legend.Add(label, l)
+	}
+	if math.IsInf(lo, 1) {
+		lo, hi = 0.1, 1
+	}
+	lo, hi = floor125(lo), ceil125(hi)
+	if hi/lo < 2.5 {
+		lo, hi = floor125(lo*0.99), ceil125(hi*1.01)
+	}
+	p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, logTicks{}
+	p.Y.Min, p.Y.Max = lo, hi
+	rate := map[float64]float64{}
+	for _, pt := range s.Points {
+		rate[pt.Value] = pt.Rate
+	}
+	s.vlines(p, func(v float64) (float64, bool) { r, ok := rate[v]; return r, ok })
+	p.X.Min, p.X.Max = xlo, xhi
+	return p, nil
+}
+
+// verdictPoints adds each judged value as a green (met) or red (missed)
+// point at xy(point).
+func (s Sweep) verdictPoints(p *plot.Plot, xy func(SweepPoint) plotter.XY) error {
+	for _, v := range []struct {
+		met   bool
+		name  string
+		color color.RGBA
+	}{{true, "met", metC}, {false, "missed", missC}} {
+		var pts plotter.XYs
+		for _, pt := range s.Points {
+			if pt.Judged && pt.Met == v.met {
+				pts = append(pts, xy(pt))
+			}
+		}
+		if len(pts) == 0 {
+			continue
+		}
+		sc, err := plotter.NewScatter(pts)
+		if err != nil {
+			return fmt.Errorf("chart: %w", err)
+		}
+		sc.Color, sc.Radius, sc.Shape = v.color, 3.5, draw.CircleGlyph{}
+		p.Add(sc)
+		p.Legend.Add(v.name, sc)
+	}
+	return nil
+}
+
+// vlines marks the answer and the miss as labelled vertical lines at x(v).
+func (s Sweep) vlines(p *plot.Plot, x func(v float64) (float64, bool)) {
+	label := s.AnswerLabel
+	if label == "" {
+		label = "answer"
+	}
+	for _, m := range []struct {
+		v     float64
+		text  string
+		color color.RGBA
+	}{{s.Answer, label + ": " + s.Flag + " " + strconv.FormatFloat(s.Answer, 'f', -1, 64), metC},
+		{s.Miss, "missed: " + s.Flag + " " + strconv.FormatFloat(s.Miss, 'f', -1, 64), missC}} {
+		if m.v == 0 {
+			continue
+		}
+		at, ok := x(m.v)
+		if !ok {
+			continue
+		}
+		p.Add(vline{x: at, color: m.color, text: m.text})
+	}
+}
+
+// vline is a labelled, dashed vertical line across a panel.
+type vline struct {
+	x     float64
+	color color.RGBA
+	text  string
+}
+
+// Plot implements plot.Plotter.
+func (l vline) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, _ := p.Transforms(&c)
+	x := trX(l.x)
+	if x < c.Min.X || x > c.Max.X {
+		return
+	}
+	ls := lineStyle(l.color, style{width: 1.5, dash: []float64{5, 4}})
+	c.StrokeLine2(ls, x, c.Min.Y, x, c.Max.Y)
+	sty := textStyle(keySize, false, l.color)
+	sty.YAlign = draw.YTop
+	tx := x + 3
+	if tx+sty.Width(l.text) > c.Max.X {
+		sty.XAlign, tx = draw.XRight, x-3
+	}
+	y := c.Max.Y - 2
+	if l.color == missC {
+		y -= keySize * 1.4
+	}
+	c.FillText(sty, vg.Point{X: tx, Y: y}, l.text)
+}
+
+// cmpf orders floats.
+func cmpf(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// sortedKeys are m's keys in order.
+func sortedKeys(m map[string]float64) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,70 @@
+package output
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+
+	"github.com/stampede-bench/stampede/chart"
+	"github.com/stampede-bench/stampede/sweep"
+)
+
+// SweepChart is what a sweep's chart draws (chart.Sweep): each value's
+// figures as the sweep judged it (its medians over its runs), the SLO's
+// latency bounds on the total, and the answer: the highest value that
+// met the SLO and the lowest above it that missed, or without an SLO the
+// peak.
+func SweepChart(res *sweep.Result, title string) chart.Sweep {
+	c := chart.Sweep{Title: title, Flag: res.Param.Flag()}
+	for _, p := range res.Points {
+		m := p.Median
+		if m.Status != "completed" || m.Total.Count == 0 {
+			continue
+		}
+		c.Points = append(c.Points, chart.SweepPoint{Value: p.Value, Rate: m.Total.Rate, P50: m.Total.P50, P95: m.Total.P95,
+			P99: m.Total.P99, P999: m.Total.P999, Judged: p.Judged, Met: p.Met})
+	}
+	if len(res.SLO.Terms) > 0 {
+		c.SLO = res.SLO.String()
+	}
+	for _, t := range res.SLO.Terms {
+		switch t.Metric {
+		case "rate", "errors", "efficiency":
+			continue
+		}
+		if t.Op != "" {
+			continue // an operation's own bound, not the total's drawn
+		}
+		if c.Bounds == nil {
+			c.Bounds = map[string]float64{}
+		}
+		c.Bounds[t.Metric] = t.Limit
+	}
+	switch {
+	case res.Best != nil:
+		c.Answer, c.AnswerLabel = res.Best.Value, "answer"
+	case len(res.SLO.Terms) == 0 && res.Peak != nil:
+		c.Answer, c.AnswerLabel = res.Peak.Value, "peak"
+	}
+	if res.Miss != nil {
+		c.Miss = res.Miss.Value
+	}
+	return c
+}
+
+// WriteSweepChart draws res into path (.svg or .png, chart.FormatOf),
+// titled title.
+func WriteSweepChart(path string, res *sweep.Result, title string) error {
+	f, err := chart.FormatOf(path)
+	if err != nil {
+		return fmt.Errorf("--chart %w", err)
+	}
+	var buf bytes.Buffer
+	if err := chart.WriteSweep(&buf, f, SweepChart(res, title)); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("--chart: %w", err)
+	}
+	return nil
+}
