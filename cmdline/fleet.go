@@ -117,7 +117,7 @@ type FleetRun struct {
 // Register defines the flags on fs.
 func (f *FleetRun) Register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.active, "active", 0, "with --tenants: number of tenant workloads run at once (default: every tenant)")
-	fs.IntVar(&f.connsPerTenant, "conns-per-tenant", 1, "with --tenants: connections of each active tenant")
+	fs.IntVar(&f.connsPerTenant, "conns-per-tenant", 1, "with --tenants: connections of each active tenant (a workload at its own rates, lambda: one per worker)")
 	fs.StringVar(&f.pick, "pick", fleet.PickRandom, "with --tenants: which tenants are active: random (from --seed) or round-robin (1..M)")
 	fs.BoolVar(&f.rotate, "rotate", false, "with --tenants: replace a tenant workload that fails, or whose --tenant-duration elapsed, by the next tenant (turns on --tolerate-errors)")
 	fs.DurationVar(&f.tenantDuration, "tenant-duration", 0, "with --rotate: how long each tenant workload runs before the next tenant replaces it (0: until it fails)")
@@ -171,6 +171,9 @@ func fleetSpec(spec RunArgs, env Env) (*run.Fleet, error) {
 		Rotate: ff.rotate, TenantDuration: ff.tenantDuration}
 	if spec.FS.Changed("concurrency") || spec.FS.Changed("threads") {
 		f.WorkersPerTenant = rf.concurrency
+	}
+	if !spec.FS.Changed("conns-per-tenant") {
+		f.ConnsPerTenant = 0 // the run's default: 1, or a worker's each for lambda's paths
 	}
 	wpt := f.WorkersPerTenant
 	if wpt == 0 {

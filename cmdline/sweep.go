@@ -49,6 +49,11 @@ type valuesFlag struct {
 	orig pflag.Value
 	// size says the values are sizes (512M, 5M), whole numbers of bytes.
 	size bool
+	// disk holds the IO limits' disk flags as given (--io-path,
+	// --io-device), which a step without the limit (none) leaves unset.
+	disk map[string]string
+	// none says the values hold none (a step without the limit).
+	none bool
 }
 
 func (v *valuesFlag) String() string {
@@ -253,6 +258,17 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 			continue
 		}
 		text := vf.text
+		if vals, ok, err := noneList(name, text); ok {
+			if err != nil {
+				return nil, err
+			}
+			swept = append(swept, given{name: name, param: sweep.Param(name), vals: vals, vf: vf, whole: true})
+			vf.disk, vf.none = diskFlags(fs, name), true
+			if err := vf.orig.Set(sweep.Format(vals.Hi)); err != nil { // Resolve validates the hardest value
+				return nil, usagef("--%s %s: %v", name, vf.text, err)
+			}
+			continue
+		}
 		if vf.size {
 			var err error
 			if text, err = sizesToBytes(text); err != nil {
@@ -464,6 +480,9 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 			}
 		}
 	}
+	if err == nil && len(swept) == 1 && swept[0].vf != nil && swept[0].vf.none && rf.format != "json" {
+		err = compareNone(env.Stdout, res)
+	}
 	return res, err
 }
 
@@ -478,8 +497,20 @@ func buildStep(spec RunArgs, env Env, swept []given, vals []float64) (run.Spec, 
 		if g.vf == nil {
 			continue
 		}
-		if err := g.vf.orig.Set(sweep.Format(vals[i])); err != nil {
-			return run.Spec{}, usagef("--%s %s: %v", g.name, sweep.Format(vals[i]), err)
+		if err := g.vf.orig.Set(stepValue(g.vf, g.name, vals[i])); err != nil {
+			return run.Spec{}, usagef("--%s %s: %v", g.name, noneText(vals[i]), err)
+		}
+		if fl := spec.FS.Lookup(g.name); noneFlags[g.name] {
+			given := stepValue(g.vf, g.name, vals[i]) != ""
+			fl.Changed = given // none: as if not given, with its disk
+			for d, text := range g.vf.disk {
+				if !given {
+					text = ""
+				}
+				if err := spec.FS.Lookup(d).Value.Set(text); err != nil {
+					return run.Spec{}, usagef("--%s %s: %v", d, text, err)
+				}
+			}
 		}
 	}
 	rf := spec.Flags

@@ -31,6 +31,9 @@ import (
 //     (USAGE, SELECT, UPDATE on its sequences; SELECT only on the
 //     tenant's MarkerTable). A clone loses the grants of its template's
 //     role (a database's ACLs are copied with it) first.
+//   - a workload whose runs create tables (workload.RunCreator: churn,
+//     bulk_insert) gets CREATE on the tenant's own schema too (schema
+//     public of its database, or its schema), and nowhere else.
 //   - schema mode: the role gets CONNECT and TEMPORARY on the fleet's
 //     database, USAGE on its own schema and the same table and sequence
 //     privileges there; PUBLIC loses CREATE on schema public (PostgreSQL
@@ -305,7 +308,7 @@ func (e *env) readSecret(ctx context.Context, db *sqlx.DB) (secret []byte, ok bo
 // roleSQL returns the statements that create (or, when exists, update)
 // tenant id's role with its password's verifier, mark it and grant it its
 // database-level privileges.
-func (e *env) roleSQL(d dialect.Dialect, id int, secret []byte, exists bool, objs map[string]schemaObjects) (string, error) {
+func (e *env) roleSQL(d dialect.Dialect, id int, secret []byte, exists bool, objs map[string]schemaObjects, creates bool) (string, error) {
 	r := d.QuoteIdent(e.Spec.RoleName(id))
 	salt := make([]byte, 16)
 	rand.Read(salt)
@@ -329,6 +332,9 @@ func (e *env) roleSQL(d dialect.Dialect, id int, secret []byte, exists bool, obj
 		// for every role: concurrent grants on one database collide
 		// ("tuple concurrently updated").
 		stmts = append(stmts, objs[e.Spec.Name(id)].grants(d, e.Spec.Name(id), r)...)
+		if creates {
+			stmts = append(stmts, "GRANT CREATE ON SCHEMA "+d.QuoteIdent(e.Spec.Name(id))+" TO "+r)
+		}
 	}
 	return strings.Join(stmts, ";\n"), nil
 }
@@ -466,6 +472,7 @@ func (e *env) createRoles(ctx context.Context, o CreateOptions) (RoleTotals, err
 			e.logf("revoked PUBLIC's CREATE on schema public of database %q (PostgreSQL 15 and later grant none): a tenant's role creates nothing there", reg.Database())
 		}
 	}
+	creates := createsAtRun(o)
 	var objs map[string]schemaObjects
 	if e.Spec.Mode == ModeSchema {
 		if objs, err = e.schemaObjectsOf(ctx, reg); err != nil {
@@ -487,7 +494,7 @@ func (e *env) createRoles(ctx context.Context, o CreateOptions) (RoleTotals, err
 		var stmts []string
 		last := min(first+roleChunk-1, l)
 		for id := first; id <= last; id++ {
-			s, err := e.roleSQL(d, id, secret, ours[e.Spec.RoleName(id)], objs)
+			s, err := e.roleSQL(d, id, secret, ours[e.Spec.RoleName(id)], objs, creates)
 			if err != nil {
 				return err
 			}
@@ -511,7 +518,7 @@ func (e *env) createRoles(ctx context.Context, o CreateOptions) (RoleTotals, err
 	switch {
 	case err != nil:
 	case e.Spec.Mode == ModeDatabase:
-		err = e.grantInDatabases(ctx, d, ids, bar.Add)
+		err = e.grantInDatabases(ctx, d, ids, creates, bar.Add)
 	case e.Spec.Mode == ModeSchema:
 		names := make([]string, len(ids))
 		for i, id := range ids {
@@ -534,10 +541,25 @@ func (e *env) createRoles(ctx context.Context, o CreateOptions) (RoleTotals, err
 	return rt, err
 }
 
+// createsAtRun reports whether the fleet's workload creates tables in its
+// runs (workload.RunCreator), so that its tenant roles need CREATE on
+// their own schema.
+func createsAtRun(o CreateOptions) bool {
+	if o.NewGenerator == nil {
+		return false
+	}
+	gen, err := o.NewGenerator()
+	if err != nil {
+		return false
+	}
+	rc, ok := gen.(workload.RunCreator)
+	return ok && rc.CreatesAtRun()
+}
+
 // grantInDatabases grants each tenant's role its database's schema
 // public, tables and sequences, taking PUBLIC's and, in clones of tenant
 // 1, tenant 1's role's grants away (a clone copies its template's).
-func (e *env) grantInDatabases(ctx context.Context, d dialect.Dialect, ids []int, done func(int64)) error {
+func (e *env) grantInDatabases(ctx context.Context, d dialect.Dialect, ids []int, creates bool, done func(int64)) error {
 	names := e.Spec.names()
 	return forEach(ctx, e.Concurrency, ids, func(ctx context.Context, id int) error {
 		opts := e.Spec.Options(e.Base, id)
@@ -561,6 +583,9 @@ func (e *env) grantInDatabases(ctx context.Context, d dialect.Dialect, ids []int
 				"REVOKE ALL ON ALL SEQUENCES IN SCHEMA public FROM "+q, "REVOKE ALL ON SCHEMA public FROM "+q)
 		}
 		stmts = append(stmts, schemaGrants("public", r)...)
+		if creates {
+			stmts = append(stmts, "GRANT CREATE ON SCHEMA public TO "+r)
+		}
 		if _, err := db.Exec(ctx, strings.Join(stmts, ";\n")); err != nil {
 			return fmt.Errorf("granting tenant %d's role its database %q: %w", id, e.Spec.Name(id), e.explain(err))
 		}

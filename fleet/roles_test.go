@@ -294,3 +294,72 @@ func TestForeignTenantRole(t *testing.T) {
 		t.Error("the user's role fr_2 did not survive Drop")
 	}
 }
+
+// TestTenantRolesCreateAtRun runs churn and bulk_insert, whose runs create
+// tables, as tenant roles in both modes: init once granted only USAGE on
+// the tenant's schema, and the run failed at its first CREATE TABLE
+// (permission denied for schema, 42501). Each role now creates in its own
+// schema, and only there: not in another tenant's schema, nor (schema
+// mode) in the fleet database's schema public.
+func TestTenantRolesCreateAtRun(t *testing.T) {
+	srv := scramServer(t)
+	ctx := context.Background()
+	for _, name := range []string{"churn", "bulk_insert"} {
+		m, _ := workload.Get(name)
+		var args []string
+		if name == "churn" {
+			args = []string{"--max-tables", "50", "--rows", "1-20"}
+		}
+		newGen := func() (workload.Generator, error) { return workload.FromFlags(m, args...) }
+		for _, mode := range []fleet.Mode{fleet.ModeDatabase, fleet.ModeSchema} {
+			t.Run(name+"/"+string(mode), func(t *testing.T) {
+				pattern := strings.ReplaceAll(name, "_", "") + string(mode[0]) + "_%d"
+				spec := fleet.Spec{Tenants: 2, Mode: mode, Pattern: pattern}
+				target := fleet.Target{Spec: spec, Base: sqlx.Options{URLs: []string{srv.URL("")}, Database: "createfleet"}, Concurrency: 2, Workload: name}
+				if _, err := fleet.Create(ctx, fleet.CreateOptions{Target: target, NewGenerator: newGen, Seed: 1, LoadConcurrency: 1, Roles: true}); err != nil {
+					t.Fatal(err)
+				}
+				defer func() {
+					if _, _, err := fleet.Drop(ctx, fleet.DropOptions{Target: target}); err != nil {
+						t.Error(err)
+					}
+				}()
+				logins, err := fleet.Logins(ctx, target)
+				if err != nil || logins == nil {
+					t.Fatalf("Logins: %v, %v", logins == nil, err)
+				}
+				cfg := fleet.RunConfig{Spec: spec, Base: target.Base, Active: 2, ConnsPerTenant: 1, WorkersPerTenant: 1, Seed: 1,
+					NewGen: func(int) (workload.Generator, error) { return newGen() }, Login: logins}
+				r, err := fleet.Open(ctx, cfg)
+				if err != nil {
+					t.Fatalf("opening the run as tenant roles: %v", err)
+				}
+				n, errs := run(t, r, time.Second, false)
+				r.Close()
+				if n == 0 || errs != 0 {
+					t.Errorf("run as tenant roles: %d operations, %d errors", n, errs)
+				}
+				// Where tenant 1's role may create: its own schema only.
+				db1, own, other := spec.Name(1), "public", ""
+				if mode == fleet.ModeSchema {
+					db1, own, other = "createfleet", spec.Name(1), spec.Name(2)
+				}
+				l1 := logins(1)
+				c, err := connectAs(srv, db1, l1.User, l1.Password)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer c.Close(ctx)
+				if _, err := c.Exec(ctx, "CREATE TABLE "+own+".mine (a int)"); err != nil {
+					t.Errorf("tenant 1's role creating a table in its own schema %s: %v", own, err)
+				}
+				if other != "" {
+					_, err = c.Exec(ctx, "CREATE TABLE "+other+".mine (a int)")
+					wantState(t, "tenant 1's role creating a table in tenant 2's schema", err, "42501")
+					_, err = c.Exec(ctx, "CREATE TABLE public.mine (a int)")
+					wantState(t, "tenant 1's role creating a table in the fleet database's schema public", err, "42501")
+				}
+			})
+		}
+	}
+}

@@ -115,8 +115,9 @@ type Run struct {
 	base    time.Time       // clock origin of the offsets below
 	ops     []string
 	classes []workload.OpClass
-	header  []string // the first tenant's QueryLoad.Header
-	primary []bool   // whether each op counts in TenantResult.Total
+	header  []string  // the first tenant's QueryLoad.Header
+	shares  []float64 // the first tenant's QueryLoad.RateShares (per tenant worker)
+	primary []bool    // whether each op counts in TenantResult.Total
 	slots   []*slot
 	workers []*tenantWorkerFn
 
@@ -318,7 +319,7 @@ func Open(ctx context.Context, cfg RunConfig) (*Run, error) {
 func (r *Run) setup(tenants []*tenant) error {
 	wpt := r.cfg.WorkersPerTenant
 	first := tenants[0].load
-	r.ops, r.classes, r.header = first.Ops, first.Classes, first.Header
+	r.ops, r.classes, r.header, r.shares = first.Ops, first.Classes, first.Header, first.RateShares
 	r.primary = make([]bool, len(r.ops))
 	for i := range r.primary {
 		r.primary[i] = len(r.classes) != len(r.ops) || r.classes[i] == workload.ClassTransaction
@@ -438,6 +439,15 @@ func describeOpenError(cfg RunConfig, id int, err error, opened int64) error {
 	if gen, gerr := cfg.NewGen(id); gerr == nil {
 		name = gen.Meta().Name
 	}
+	if errors.Is(err, workload.ErrUsage) {
+		// The run's settings, not the tenant: the same for every
+		// tenant, and re-running init changes nothing.
+		return &usageError{msg: strings.ReplaceAll(err.Error(), "\n", " ") + " per tenant (each tenant of a fleet runs its workload with --concurrency workers)", err: err}
+	}
+	if sqlx.SQLState(err) == "42501" && cfg.Login != nil {
+		return fmt.Errorf("%s: its role %s lacks a privilege the workload needs: %s; renew the tenant roles' grants with `stampede init %s --tenants %d --tenant-roles` (it resumes, and grants what the workload needs)",
+			who, cfg.Spec.RoleName(id), strings.ReplaceAll(err.Error(), "\n", " "), name, cfg.Spec.Tenants)
+	}
 	what := "is missing or incomplete: " + strings.ReplaceAll(err.Error(), "\n", " ")
 	if sqlx.IsMissingDatabase(err) {
 		what = "is missing: its database does not exist"
@@ -445,6 +455,18 @@ func describeOpenError(cfg RunConfig, id int, err error, opened int64) error {
 	return fmt.Errorf("%s %s; create the fleet's missing tenants with `stampede init %s --tenants %d` (it resumes)",
 		who, what, name, cfg.Spec.Tenants)
 }
+
+// usageError is an error of the run's settings met opening a tenant: it
+// matches workload.ErrUsage through the workload's error.
+type usageError struct {
+	msg string
+	err error
+}
+
+func (u *usageError) Error() string { return u.msg }
+
+// Unwrap returns the workload's error.
+func (u *usageError) Unwrap() error { return u.err }
 
 // Load returns the QueryLoad the engine runs: the workload's operations,
 // and Active*WorkersPerTenant workers, those of slot s being numbered
@@ -454,12 +476,27 @@ func (r *Run) Load() workload.QueryLoad {
 	for w, tw := range r.workers {
 		fns[w] = tw.call
 	}
+	var shares []float64
+	if len(r.shares) == r.cfg.WorkersPerTenant {
+		// Each tenant's workers keep the rates of their roles (lambda's
+		// paths): the engine's rate is the tenants' together.
+		shares = make([]float64, len(r.workers))
+		for w, tw := range r.workers {
+			shares[w] = r.shares[tw.i]
+		}
+	}
 	return workload.QueryLoad{
-		Ops:     r.ops,
-		Classes: r.classes,
-		Header:  r.header,
-		Workers: fns,
-		Attach:  func(w int, rec workload.Recorder) { r.workers[w].attach(rec) },
+		Ops:        r.ops,
+		Classes:    r.classes,
+		Header:     r.header,
+		Workers:    fns,
+		RateShares: shares,
+		Attach:     func(w int, rec workload.Recorder) { r.workers[w].attach(rec) },
+		Scheduled: func(w int, intended time.Time, skipped bool) {
+			if tw := r.workers[w]; tw.t.load.Scheduled != nil {
+				tw.t.load.Scheduled(tw.i, intended, skipped)
+			}
+		},
 		Close: func(context.Context) error {
 			r.markEnd()
 			return nil

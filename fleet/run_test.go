@@ -14,6 +14,8 @@ import (
 	"github.com/stampede-bench/stampede/stats"
 	"github.com/stampede-bench/stampede/workload"
 	_ "github.com/stampede-bench/stampede/workload/bank"
+	_ "github.com/stampede-bench/stampede/workload/churn"
+	_ "github.com/stampede-bench/stampede/workload/sysbench"
 )
 
 // bankGen returns a NewGen for bank with args.

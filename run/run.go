@@ -241,6 +241,16 @@ func prepare(spec *Spec) error {
 	if err := applyPart(spec); err != nil {
 		return err
 	}
+	if d, ok := spec.Workload.(workload.RunDefaulter); ok && spec.Fleet != nil {
+		if rd := d.RunDefaults(); rd.MaxRate > 0 {
+			// Every active tenant runs the workload's own schedule.
+			active := spec.Fleet.Active
+			if active == 0 {
+				active = spec.Fleet.Spec.Tenants
+			}
+			spec.MaxRate = rd.MaxRate * float64(active)
+		}
+	}
 	return spec.validate()
 }
 
@@ -751,6 +761,14 @@ func (r *Run) finish() (*Result, error) {
 	if src.fleet != nil {
 		sum.Concurrency = src.workers
 		sum.Tenants, sum.Fleet = src.fleet.summary(&sum)
+		for _, fig := range fleetFigures(gen, sum.Tenants) {
+			result.Extra = append(result.Extra, report.Extra{Name: fig.Name, Value: fig.Value, Text: fig.Text})
+			r.rw.Event(runlog.Event{Kind: FigureEvent, Op: fig.Name, Message: fig.Text, Value: fig.Value})
+			if sum.Figures == nil {
+				sum.Figures = map[string]float64{}
+			}
+			sum.Figures[fig.Name] = fig.Value
+		}
 	}
 	sum.Skipped = res.Skipped
 	sum.Unfinished = res.Unfinished

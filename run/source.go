@@ -221,8 +221,19 @@ func (r *Run) openFleet(ctx context.Context) (*source, error) {
 	if f.Active == 0 {
 		f.Active = f.Spec.Tenants
 	}
+	ownRates := false
+	if d, ok := gen.(workload.RunDefaulter); ok {
+		ownRates = d.RunDefaults().MaxRate > 0
+	}
 	if f.ConnsPerTenant == 0 {
 		f.ConnsPerTenant = 1
+		if ownRates && f.WorkersPerTenant > 0 {
+			// A worker per path and a connection each: one path's
+			// statements never wait for another's connection.
+			f.ConnsPerTenant = f.WorkersPerTenant
+		} else if ownRates {
+			f.ConnsPerTenant = DefaultWorkersPerTenant(gen)
+		}
 	}
 	if f.Pick == "" {
 		f.Pick = fleet.PickRandom
@@ -365,8 +376,15 @@ const terminalsPerWarehouse = 10
 
 // DefaultWorkersPerTenant returns what one tenant of gen's workload needs
 // on its own: for a workload with --warehouses and --wait (TPC-C), 10
-// workers per warehouse as the spec's terminals; otherwise 1.
+// workers per warehouse as the spec's terminals; for a workload that
+// schedules at its own rates (lambda's paths), its own default
+// concurrency; otherwise 1.
 func DefaultWorkersPerTenant(gen workload.Generator) int {
+	if d, ok := gen.(workload.RunDefaulter); ok {
+		if rd := d.RunDefaults(); rd.MaxRate > 0 && rd.Concurrency > 0 {
+			return rd.Concurrency
+		}
+	}
 	f, ok := gen.(workload.Flagser)
 	if !ok {
 		return 1

@@ -217,11 +217,12 @@ type Fleet struct {
 	// Active is the number of tenant workloads run at once; 0 means every
 	// tenant.
 	Active int
-	// ConnsPerTenant is each active tenant's connections; 0 means 1.
+	// ConnsPerTenant is each active tenant's connections; 0 means 1 (a
+	// connection per worker for a workload at its own rates, lambda).
 	ConnsPerTenant int
 	// WorkersPerTenant is each active tenant's workers; 0 means what one
 	// tenant of the workload needs (10 per warehouse for TPC-C with
-	// waits, else 1).
+	// waits, lambda's own default concurrency, else 1).
 	WorkersPerTenant int
 	// Pick chooses the active tenants: fleet.PickRandom ("" too) or
 	// fleet.PickRoundRobin.

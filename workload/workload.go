@@ -444,6 +444,16 @@ type RunTablesDropper interface {
 	DropsRunTables() bool
 }
 
+// RunCreator is a Generator whose runs create tables of their own
+// (churn's random tables, bulk_insert's sbtestN): a fleet's tenant roles
+// (init --tenant-roles) then get CREATE on their own tenant's schema, and
+// only there.
+type RunCreator interface {
+	Generator
+	// CreatesAtRun reports whether its runs create tables.
+	CreatesAtRun() bool
+}
+
 // ClientPartitioner is a Generator that can run as one of several
 // clients of one benchmark (run.Spec.Part) without the clients' writes
 // colliding: YCSB gives each client its own range of keys to insert, as
@@ -532,6 +542,16 @@ func AllFigures(f Figurer, counts, errors map[string]int64, elapsed time.Duratio
 		figs = append(figs, ef.ErrorFigures(errors)...)
 	}
 	return append(figs, observed...)
+}
+
+// FleetSummer is a Figurer whose figures add up over the tenants of a
+// fleet run (lambda's events ingested a second, its batch views' rows):
+// the fleet's figure is the sum of its tenant workloads' own, each
+// computed from that tenant's counts over its own time.
+type FleetSummer interface {
+	Figurer
+	// FiguresAddUp reports whether the figures add up.
+	FiguresAddUp() bool
 }
 
 // WorkerFigurer is a Figurer whose figures depend on the run's number of

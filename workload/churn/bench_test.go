@@ -20,7 +20,7 @@ import (
 // server, from its start (the pool of fake values is made there). The
 // stage reads from it with go tool pprof the share of the fake values'
 // generation (gofakeit, the pool's draws) and of the rows' whole making
-// (filler.appendRows: the values and their SQL text).
+// (worker.nextInsert, as a run calls it: the values and their SQL text).
 func TestChurnProfile(t *testing.T) {
 	path := os.Getenv("STAMPEDE_BENCH_CHURN_PROFILE")
 	if path == "" {

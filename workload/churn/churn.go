@@ -100,6 +100,8 @@ type churn struct {
 	maxTables int
 	appendOpt string
 	distrib   string
+	// fresh drops churn's tables of earlier runs before the run starts.
+	fresh bool
 
 	// Parsed by validate.
 	weights [numOps]int
@@ -162,6 +164,8 @@ func newChurn() workload.Generator {
 		"Greenplum's storage: random, true or false (WITH (appendoptimized=...)); auto is random on Greenplum and nothing elsewhere")
 	fs.StringVar(&g.distrib, "distributed-by", "auto",
 		"Greenplum's distribution: random (DISTRIBUTED BY a random part of the primary key), key (the whole key) or randomly (DISTRIBUTED RANDOMLY, no primary key); auto is random on Greenplum and nothing elsewhere")
+	fs.BoolVar(&g.fresh, "fresh", false,
+		"run: start from a fresh schema: drop churn's tables of earlier runs (those with its mark, as cleanup does) and forget them in its bookkeeping before the run, so that its tables alive and database size are this run's alone (each step of a sweep: `stampede sweep churn --fresh --io-write-bps none,5M`)")
 	for _, n := range []string{"mix", "columns", "rows", "indexes", "max-tables", "appendoptimized", "distributed-by"} {
 		g.flags.Meta[n] = workload.FlagMeta{RuntimeOnly: true}
 	}
@@ -195,6 +199,12 @@ var _ workload.RunTablesDropper = (*churn)(nil)
 // drops the tables of churn's runs with churn_tables, whose rows account
 // for them.
 func (g *churn) DropsRunTables() bool { return true }
+
+var _ workload.RunCreator = (*churn)(nil)
+
+// CreatesAtRun implements the RunCreator interface: every loop creates a
+// table.
+func (g *churn) CreatesAtRun() bool { return true }
 
 // Hooks implements the Hookser interface.
 func (g *churn) Hooks() workload.Hooks {

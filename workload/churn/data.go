@@ -1,72 +1,114 @@
 package churn
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/brianvoe/gofakeit/v7"
+	"github.com/brianvoe/gofakeit/v7/data"
 
 	"github.com/stampede-bench/stampede/randgen"
 )
 
-// poolBits and poolSize: a run draws its rows' textual values from
-// poolSize = 2^poolBits gofakeit values of each kind (see pool).
+// poolBits and poolSize: the textual kinds start from poolSize =
+// 2^poolBits values of each kind (gofakeitPool of those gofakeit makes),
+// which each worker renews as it goes (see filler.refresh).
 const (
-	poolBits = 9
+	poolBits = 12
 	poolSize = 1 << poolBits
 )
 
-// pool holds, for each textual kind (names, emails, phone numbers,
-// addresses, cities, companies, sentences, paragraphs, timestamps,
-// dates, UUIDs outside keys), poolSize values made by gofakeit at the start of a run, each as
-// a ready SQL literal beside the length of its text. gofakeit makes a
-// paragraph in about 13 us and a sentence or an address in about 3 us:
-// made for every value, they took 83% of the client's CPU in a 20-loop
-// run (pprof), where the pool's values are copied into the statement.
-// Rows draw their values from it at random, so that tables still hold
-// realistic, varied data; counters, numbers, booleans and the UUIDs of
-// primary keys (which must differ) are drawn for each value. It is read-only once made, safe for concurrent use.
+// gofakeitPool is the pool's size for the kinds gofakeit makes (cities,
+// companies, sentences, paragraphs): a paragraph takes it about 40 us.
+const gofakeitPool = 512
+
+// refreshEvery is, for each pooled kind, one value in how many drawn that
+// a worker makes anew into its own copy of the pool's slot: composed from
+// gofakeit's data (names, emails, phones, streets, timestamps, dates:
+// about 0.3 us) or made by gofakeit (about 1 us for a city or a company,
+// 20 us for a sentence and 40 us for a paragraph on a busy 2-CPU
+// machine), so that the values change as the run goes at a fraction of
+// that cost.
+var refreshEvery = [numKinds]int{kName: 4, kEmail: 4, kPhone: 4, kStreet: 4, kTimestamp: 4, kDate: 4,
+	kCity: 64, kCompany: 64, kSentence: 256, kParagraph: 512}
+
+// pool holds, for each textual kind, poolSize values (gofakeitPool of
+// the kinds gofakeit makes) made at the start of a run, each as a ready
+// SQL literal beside the length of its text: names, emails, phones,
+// streets, timestamps and dates composed from gofakeit's own data
+// (filler.compose), cities, companies, sentences and paragraphs made by
+// gofakeit, which made for every value took most of the client's CPU in
+// a 20-loop run (pprof). Each worker draws from it at random and renews
+// one value drawn in refreshEvery (filler.refresh), so that its tables
+// hold values made through the run; numbers, booleans and UUIDs are
+// drawn for each value. It is read-only once made, safe for concurrent
+// use.
 type pool struct {
 	lit  [numKinds][]string
 	size [numKinds][]int
 }
 
-// newPool makes the pool from the stream src.
-func newPool(src rand.Source) *pool {
-	f := gofakeit.NewFaker(src, false)
-	from := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
-	to := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
-	make1 := map[kind]func() string{
-		kName:      f.Name,
-		kEmail:     f.Email,
-		kPhone:     f.PhoneFormatted,
-		kStreet:    func() string { return f.Address().Address },
+// pooled makes the pooled kinds' values with f.
+func pooled(f *gofakeit.Faker) map[kind]func() string {
+	return map[kind]func() string{
 		kCity:      f.City,
 		kCompany:   f.Company,
 		kSentence:  func() string { return f.Sentence() },
 		kParagraph: func() string { return f.Paragraph() },
-		kTimestamp: func() string { return f.DateRange(from, to).Format(time.DateTime) },
-		kDate:      func() string { return f.DateRange(from, to).Format(time.DateOnly) },
-		kUUID:      f.UUID,
 	}
+}
+
+// newPool makes the pool from the stream src.
+func newPool(src rand.Source) *pool {
+	f := gofakeit.NewFaker(src, false)
+	make1 := pooled(f)
+	fl := &filler{src: &splitMix{randgen.NewSplitMix64(rand.New(src))}}
 	p := &pool{}
 	for k := range numKinds { // in kind order: the same pool from the same stream
-		gen := make1[k]
-		if gen == nil {
+		if refreshEvery[k] == 0 {
 			continue
 		}
-		p.lit[k] = make([]string, poolSize)
-		p.size[k] = make([]int, poolSize)
-		for i := range poolSize {
-			v := gen()
-			p.lit[k][i] = "'" + strings.ReplaceAll(v, "'", "''") + "'"
-			p.size[k][i] = len(v)
+		n := poolSize
+		if make1[k] != nil {
+			n = gofakeitPool // gofakeit's are slow to make
+		}
+		p.lit[k] = make([]string, n)
+		p.size[k] = make([]int, n)
+		for i := range n {
+			if gen := make1[k]; gen != nil {
+				v := gen()
+				p.lit[k][i], p.size[k][i] = literal(v), len(v)
+				continue
+			}
+			b, n := fl.compose(nil, k)
+			p.lit[k][i], p.size[k][i] = string(b), n
 		}
 	}
 	return p
 }
+
+// literal is v as an SQL string literal.
+func literal(v string) string { return "'" + strings.ReplaceAll(v, "'", "''") + "'" }
+
+// gofakeit's own data the composed kinds draw from (see
+// filler.appendValue).
+var (
+	firstNames   = data.Data["person"]["first"]
+	lastNames    = data.Data["person"]["last"]
+	phoneFormats = data.Data["person"]["phone"]
+	domainSuffix = data.Data["internet"]["domain_suffix"]
+	streetNames  = data.Data["address"]["street_name"]
+	streetSuffix = data.Data["address"]["street_suffix"]
+)
+
+// The range of timestamps and dates: 2000-01-01 to 2030-01-01 (UTC).
+var (
+	timeFrom = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+	timeSpan = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC).Unix() - timeFrom
+)
 
 // filler makes the rows of INSERT statements: realistic fake values
 // (gofakeit's, through the pool, and numbers drawn by gofakeit for each
@@ -78,6 +120,14 @@ type filler struct {
 	f    *gofakeit.Faker
 	src  *splitMix
 	pool *pool
+	// own holds the values this worker renewed (refresh), over the
+	// pool's, by kind and slot ("": the pool's); ownSize their lengths;
+	// drawn counts each kind's draws.
+	own     [numKinds][]string
+	ownSize [numKinds][]int
+	drawn   [numKinds]int
+	make1   map[kind]func() string
+	scratch []byte
 	// bits holds random bits left for pick, n of them.
 	bits uint64
 	n    int
@@ -95,7 +145,9 @@ func (s *splitMix) Uint64() uint64 { return s.Next() }
 // p.
 func newFiller(r *rand.Rand, p *pool) *filler {
 	src := &splitMix{randgen.NewSplitMix64(r)}
-	return &filler{f: gofakeit.NewFaker(src, false), src: src, pool: p}
+	fl := &filler{f: gofakeit.NewFaker(src, false), src: src, pool: p}
+	fl.make1 = pooled(fl.f)
+	return fl
 }
 
 // appendRows appends n rows of s, "(v1, v2, ...), (...)", to buf and
@@ -153,11 +205,118 @@ func (fl *filler) appendValue(buf []byte, s *shape, k kind) ([]byte, int) {
 		buf = append(buf, '\'')
 		buf = append(buf, f.UUID()...)
 		return append(buf, '\''), 36
+	case kUUID:
+		buf = append(buf, '\'')
+		buf = append(buf, f.UUID()...)
+		return append(buf, '\''), 36
 	default:
-		i := fl.pick()
+		i := fl.pick() & (len(fl.pool.lit[k]) - 1)
+		if fl.drawn[k]++; fl.drawn[k]%refreshEvery[k] == 0 {
+			fl.refresh(k, i)
+		}
+		if o := fl.own[k]; o != nil && o[i] != "" {
+			return append(buf, o[i]...), fl.ownSize[k][i]
+		}
 		return append(buf, fl.pool.lit[k][i]...), fl.pool.size[k][i]
 	}
 	return buf, len(buf) - at
+}
+
+// compose appends a value of composed kind k (names, emails, phones,
+// streets, timestamps, dates), drawn from gofakeit's own data, as its
+// literal, and returns it with the length of its text.
+func (fl *filler) compose(buf []byte, k kind) ([]byte, int) {
+	switch k {
+	case kName:
+		return fl.quoted(buf, func(b []byte) []byte {
+			b = append(b, fl.from(firstNames)...)
+			return append(append(b, ' '), fl.from(lastNames)...)
+		})
+	case kEmail:
+		// gofakeit's Email: first.last@domain.suffix, lower case.
+		return fl.quoted(buf, func(b []byte) []byte {
+			b = appendLower(b, fl.from(firstNames))
+			b = appendLower(append(b, '.'), fl.from(lastNames))
+			b = appendLower(append(b, '@'), fl.from(lastNames))
+			return append(append(b, '.'), fl.from(domainSuffix)...)
+		})
+	case kPhone:
+		// gofakeit's PhoneFormatted: a format with its #s drawn.
+		return fl.quoted(buf, func(b []byte) []byte {
+			for _, c := range []byte(fl.from(phoneFormats)) {
+				if c == '#' {
+					c = '0' + byte(fl.src.Next()%10)
+				}
+				b = append(b, c)
+			}
+			return b
+		})
+	case kStreet:
+		// A house number, a street of a surname and a suffix (gofakeit's
+		// street's parts): "4821 Hansenville Road".
+		return fl.quoted(buf, func(b []byte) []byte {
+			b = strconv.AppendUint(b, 1+fl.src.Next()%99999, 10)
+			b = append(append(b, ' '), fl.from(lastNames)...)
+			b = append(b, fl.from(streetSuffix)...)
+			return append(append(b, ' '), fl.from(streetNames)...)
+		})
+	case kTimestamp:
+		return fl.quoted(buf, func(b []byte) []byte {
+			return time.Unix(timeFrom+int64(fl.src.Next()%uint64(timeSpan)), 0).UTC().AppendFormat(b, time.DateTime)
+		})
+	case kDate:
+		return fl.quoted(buf, func(b []byte) []byte {
+			return time.Unix(timeFrom+int64(fl.src.Next()%uint64(timeSpan)), 0).UTC().AppendFormat(b, time.DateOnly)
+		})
+	}
+	return buf, 0
+}
+
+// refresh makes slot i of pooled kind k anew with gofakeit, for this
+// worker.
+func (fl *filler) refresh(k kind, i int) {
+	if fl.own[k] == nil {
+		fl.own[k], fl.ownSize[k] = make([]string, poolSize), make([]int, poolSize)
+	}
+	if mk := fl.make1[k]; mk != nil {
+		v := mk()
+		fl.own[k][i], fl.ownSize[k][i] = literal(v), len(v)
+		return
+	}
+	b, n := fl.compose(fl.scratch[:0], k)
+	fl.scratch = b
+	fl.own[k][i], fl.ownSize[k][i] = string(b), n
+}
+
+// from draws one of vals.
+func (fl *filler) from(vals []string) string { return vals[fl.src.Next()%uint64(len(vals))] }
+
+// quoted appends to buf the text value makes as an SQL literal
+// (its quotes doubled) and returns it with the length of the text.
+func (fl *filler) quoted(buf []byte, value func([]byte) []byte) ([]byte, int) {
+	buf = append(buf, '\'')
+	start := len(buf)
+	buf = value(buf)
+	n := len(buf) - start
+	if bytes.IndexByte(buf[start:], '\'') >= 0 {
+		v := strings.ReplaceAll(string(buf[start:]), "'", "''")
+		buf = append(buf[:start], v...)
+	}
+	return append(buf, '\''), n
+}
+
+// appendLower appends s in lower case (ASCII).
+func appendLower(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != ' ' && c != '\'' {
+			b = append(b, c)
+		}
+	}
+	return b
 }
 
 // pick draws the index of a pool value: generating a textual value is

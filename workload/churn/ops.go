@@ -3,6 +3,7 @@ package churn
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/stampede-bench/stampede/dialect"
 	"github.com/stampede-bench/stampede/randgen"
@@ -29,6 +30,41 @@ func (g *churn) preRun(ctx context.Context, db *sqlx.DB) error {
 	}
 	if !exists {
 		return &inputError{fmt.Errorf("table %s, churn's bookkeeping, does not exist in database %q: run `stampede init churn` first", bookTable, db.Database())}
+	}
+	if g.fresh {
+		if g.clients > 1 {
+			return &inputError{fmt.Errorf("--fresh with --clients %d: each client would drop the tables of the others; run cleanup and init churn before the clients start instead", g.clients)}
+		}
+		return freshSchema(ctx, db)
+	}
+	return nil
+}
+
+// freshDropChunk is the number of tables one DROP TABLE statement of
+// freshSchema drops.
+const freshDropChunk = 100
+
+// freshSchema drops the tables churn's runs made (those with its mark,
+// as cleanup drops them) and empties its bookkeeping, so that a run
+// starts as after init (--fresh).
+func freshSchema(ctx context.Context, db *sqlx.DB) error {
+	names, err := madeTables(ctx, db)
+	if err != nil {
+		return fmt.Errorf("--fresh: listing churn's tables: %w", err)
+	}
+	d := db.Dialect()
+	for i := 0; i < len(names); i += freshDropChunk {
+		chunk := names[i:min(i+freshDropChunk, len(names))]
+		quoted := make([]string, len(chunk))
+		for j, n := range chunk {
+			quoted[j] = d.QuoteIdent(n)
+		}
+		if _, err := db.Exec(ctx, "DROP TABLE IF EXISTS "+strings.Join(quoted, ", ")); err != nil {
+			return fmt.Errorf("--fresh: dropping churn's tables of earlier runs: %w", err)
+		}
+	}
+	if _, err := db.Exec(ctx, "DELETE FROM "+bookTable); err != nil {
+		return fmt.Errorf("--fresh: emptying %s: %w", bookTable, err)
 	}
 	return nil
 }

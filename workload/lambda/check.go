@@ -44,7 +44,7 @@ func readMeta(ctx context.Context, q interface {
 			return meta{}, fmt.Errorf("checking table %s: %w", t, err)
 		}
 		if !exists {
-			return meta{}, fmt.Errorf("table %s does not exist in database %s: run `stampede init lambda` first", t, db.Database())
+			return meta{}, missingError{fmt.Errorf("table %s does not exist in database %s: run `stampede init lambda` first", t, db.Database())}
 		}
 	}
 	var m meta
@@ -116,6 +116,13 @@ func passFail(ok bool) string {
 	return "FAIL"
 }
 
+var _ workload.FleetSummer = (*lambda)(nil)
+
+// FiguresAddUp implements the workload.FleetSummer interface: a fleet's
+// tenants ingest and recompute apart, so their events a second and their
+// batch views' rows add up.
+func (g *lambda) FiguresAddUp() bool { return true }
+
 // SetFigureEndWait implements the workload.EndWaitFigurer interface.
 func (g *lambda) SetFigureEndWait(wait time.Duration) { g.endWait = wait }
 
@@ -162,3 +169,14 @@ func (g *lambda) Figures(counts map[string]int64, elapsed time.Duration) []workl
 	}
 	return figs
 }
+
+// missingError says lambda's tables are missing (no init): a missing
+// load, bad input for run and check alike (exit 2, as churn's), never a
+// failed check. It matches workload.ErrLoadMismatch.
+type missingError struct{ error }
+
+// Is makes a missingError match workload.ErrLoadMismatch.
+func (missingError) Is(target error) bool { return target == workload.ErrLoadMismatch }
+
+// Unwrap returns the error.
+func (e missingError) Unwrap() error { return e.error }

@@ -17,6 +17,12 @@ import (
 // next row would make its text, and a terminating NUL, longer.
 const bulkMaxStatement = 512 * 1024
 
+var _ workload.RunCreator = bulkGenerator{}
+
+// CreatesAtRun implements the workload.RunCreator interface: bulk_insert's
+// runs create their tables (sbtestN, one per worker) when missing.
+func (b bulkGenerator) CreatesAtRun() bool { return true }
+
 // bulkOps prepares a bulk_insert run: worker w appends rows to the table
 // sbtest<w+1>, created here when missing, as bulk_insert.lua's prepare
 // creates one table per thread. A worker's ids continue from its table's
