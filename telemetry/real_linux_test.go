@@ -260,7 +260,8 @@ func TestRealCPUBurner(t *testing.T) {
 		t.Errorf("CPU time counted %.1f ticks, the kernel's %d: want within 3%% + 2 ticks", counted*100, ticks)
 	}
 	// Ticks are whole: one more in an interval of 200 ms is 0.05 cores.
-	if peak > 1.1 {
+	// At load 8, a 1.14-core interval: two extra ticks in a shorter one.
+	if peak > 1.25 {
 		t.Errorf("a single-threaded shell used %.2f cores in one interval", peak)
 	}
 	if got.Memory.TotalBytes == 0 || got.Memory.UsedBytes == 0 || got.CPU.Cores < 1 {

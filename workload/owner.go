@@ -32,6 +32,14 @@ func InitTableMark(gen Generator) string {
 	return InitMark(gen) + dataFlagsSep + strings.Join(DataFlags(gen), " ")
 }
 
+// HasInitMark reports whether comment is the mark of a table that init
+// of gen created: InitMark, alone or followed by the data flags
+// (InitTableMark).
+func HasInitMark(comment string, gen Generator) bool {
+	m := InitMark(gen)
+	return comment == m || strings.HasPrefix(comment, m+dataFlagsSep)
+}
+
 // dataFlagsSep separates InitMark from the data flags in InitTableMark.
 const dataFlagsSep = "; its data flags: "
 

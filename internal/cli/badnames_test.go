@@ -37,7 +37,7 @@ func TestBadInputNamesTheFlag(t *testing.T) {
 		{"bank max-transfer past its bound", append([]string{"run", "bank", "--max-transfer", "1099511627777"}, null...),
 			"--max-transfer must be at most 1099511627776 (2^40), not 1099511627777"},
 		{"bank max-transfer past int64", append([]string{"run", "bank", "--max-transfer", "99999999999999999999"}, null...),
-			"--max-transfer=99999999999999999999 is out of range: give a whole number from"},
+			"--max-transfer=99999999999999999999 is too large: give a whole number of at most 9223372036854775807"},
 		{"seed negative", append([]string{"run", "ycsb", "--seed", "-1"}, null...), "--seed=-1 is negative: give a whole number from 0 to 18446744073709551615"},
 		{"duration without unit", append([]string{"run", "ycsb", "--duration", "x"}, null...), "--duration=x: give a duration with its unit"},
 		{"diff conns", []string{"diff", "--tables", "t", "--conns", "0", u, u}, "--conns 0: need at least 1 connection per side"},

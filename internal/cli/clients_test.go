@@ -155,7 +155,10 @@ func TestClientsMerge(t *testing.T) {
 		t.Errorf("report merges %d operations, p99 %g ms; the clients did %d, their logs merged hold %d, p99 %g ms",
 			rep.Total.Count, rep.Total.P99, total, merged.TotalCount(), want.P99)
 	}
-	if rep.Total.Seconds > 2.3 {
+	// Lined up, they cover the 2 s; a start a second apart (a
+	// rounding of --start-at) would be 3 s. At load 8 one client's
+	// timer woke late: 2.46 s.
+	if rep.Total.Seconds > 2.6 {
 		t.Errorf("the merged runs cover %.2fs: their intervals do not line up", rep.Total.Seconds)
 	}
 

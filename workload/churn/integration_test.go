@@ -559,8 +559,13 @@ func TestChurnClients(t *testing.T) {
 	} else if want, got := one(t, db, "SELECT sum(rows) FROM churn_tables"), atoi(t, m[1]); want == 0 || got > want || got < want*9/10 {
 		t.Errorf("merged rows_inserted %d, churn_tables sums %d: want 90%% to 100%% of it", got, want)
 	}
-	if m := regexp.MustCompile(`tables_alive: (\d+) of churn's tables`).FindStringSubmatch(rep.String()); m == nil || m[1] != fmt.Sprint(markedTables(t, db)) {
-		t.Errorf("merged tables_alive %v, the server holds %d:\n%s", m, markedTables(t, db), rep.String())
+	// Tables alive at the end of the common interval; each of the 6
+	// loops may create or drop one more in the run's end (its last
+	// statement in flight), which the server holds after.
+	if m := regexp.MustCompile(`tables_alive: (\d+) of churn's tables`).FindStringSubmatch(rep.String()); m == nil {
+		t.Errorf("merged tables_alive missing:\n%s", rep.String())
+	} else if got, server := atoi(t, m[1]), markedTables(t, db); got > server+6 || got < server-6 {
+		t.Errorf("merged tables_alive %d, the server holds %d (at most 6 apart, one a loop):\n%s", got, server, rep.String())
 	}
 	if code, stderr := cliRun(t, "cleanup", "churn", u.String()); code != 0 || markedTables(t, db) != 0 {
 		t.Errorf("cleanup: exit %d: %s; %d tables left", code, stderr, markedTables(t, db))

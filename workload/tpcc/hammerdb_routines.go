@@ -378,7 +378,7 @@ func (g *tpcc) dropOtherOrders(ctx context.Context, db *sqlx.DB, log io.Writer) 
 	if err != nil {
 		return err
 	}
-	if c != workload.InitMark(g) {
+	if !workload.HasInitMark(c, g) {
 		return nil
 	}
 	if _, err := db.Exec(ctx, db.Dialect().DropTable(other)); err != nil {
