@@ -352,6 +352,14 @@ func TestTenantRolesCreateAtRun(t *testing.T) {
 				defer c.Close(ctx)
 				if _, err := c.Exec(ctx, "CREATE TABLE "+own+".mine (a int)"); err != nil {
 					t.Errorf("tenant 1's role creating a table in its own schema %s: %v", own, err)
+				} else {
+					// The table is the test's, not stampede's: the
+					// fleet's Drop would refuse the tenant for it.
+					defer func() {
+						if _, err := c.Exec(ctx, "DROP TABLE "+own+".mine"); err != nil {
+							t.Error(err)
+						}
+					}()
 				}
 				if other != "" {
 					_, err = c.Exec(ctx, "CREATE TABLE "+other+".mine (a int)")
