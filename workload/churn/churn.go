@@ -165,7 +165,7 @@ func newChurn() workload.Generator {
 	fs.StringVar(&g.distrib, "distributed-by", "auto",
 		"Greenplum's distribution: random (DISTRIBUTED BY a random part of the primary key), key (the whole key) or randomly (DISTRIBUTED RANDOMLY, no primary key); auto is random on Greenplum and nothing elsewhere")
 	fs.BoolVar(&g.fresh, "fresh", false,
-		"run: start from a fresh schema: drop churn's tables of earlier runs (those with its mark, as cleanup does) and forget them in its bookkeeping before the run, so that its tables alive and database size are this run's alone (each step of a sweep: `stampede sweep churn --fresh --io-write-bps none,5M`)")
+		"run: start from a fresh schema: drop churn's tables of earlier runs (those with its mark, as cleanup does) and forget them in its bookkeeping before the run, so that its tables alive and database size are this run's alone (each step of a sweep: stampede sweep churn --fresh --io-write-bps none,5M)")
 	for _, n := range []string{"mix", "columns", "rows", "indexes", "max-tables", "appendoptimized", "distributed-by"} {
 		g.flags.Meta[n] = workload.FlagMeta{RuntimeOnly: true}
 	}
