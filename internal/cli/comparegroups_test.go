@@ -35,22 +35,7 @@ import (
 // beside it (TestCensus28's hundreds of commands) made the no-delay runs'
 // p50 30-48 ms.
 func TestCompareGroups(t *testing.T) {
-	srv := testServer(t)
-	db := freshDB(t, "stampede_cmpgroups")
-	if r := stampede(t, "init", "ycsb", "-p", "recordcount=1000", "--db", db, srv); r.code != 0 {
-		t.Fatalf("init: %d %s", r.code, r.stderr)
-	}
-	base, err := url.Parse(dbURL(t, db))
-	if err != nil {
-		t.Fatal(err)
-	}
-	px, err := proxy.Start([]proxy.Listener{{Name: "pg", Listen: "127.0.0.1:0", To: base.Host}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(px.Close)
-	via := *base
-	via.Host = px.Listeners()[0].Listen
+	px, via := ycsbBehindProxy(t, "stampede_cmpgroups")
 	root := t.TempDir()
 	// Each round runs the three sides in another order (abc, bca, cab,
 	// ...), so that no side always runs first or right after the delayed
@@ -191,4 +176,28 @@ func TestCompareGroupsBadInput(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "note: with 2 and 2 runs the U test's smallest p-value is 0.333, not below 0.05: it cannot tell any difference; give at least 4 runs a side") {
 		t.Errorf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
+}
+
+// ycsbBehindProxy loads YCSB's 1,000 records into a fresh database named
+// name and puts a `stampede proxy` (toxiproxy) in front of it: the proxy
+// (listener "pg") and the database's URL through it.
+func ycsbBehindProxy(t *testing.T, name string) (*proxy.Proxy, url.URL) {
+	t.Helper()
+	srv := testServer(t)
+	db := freshDB(t, name)
+	if r := stampede(t, "init", "ycsb", "-p", "recordcount=1000", "--db", db, srv); r.code != 0 {
+		t.Fatalf("init: %d %s", r.code, r.stderr)
+	}
+	base, err := url.Parse(dbURL(t, db))
+	if err != nil {
+		t.Fatal(err)
+	}
+	px, err := proxy.Start([]proxy.Listener{{Name: "pg", Listen: "127.0.0.1:0", To: base.Host}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(px.Close)
+	via := *base
+	via.Host = px.Listeners()[0].Listen
+	return px, via
 }
