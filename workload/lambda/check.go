@@ -20,6 +20,9 @@ func (g *lambda) preRun(ctx context.Context, db *sqlx.DB) error {
 	if db.Null() {
 		return nil
 	}
+	if err := checkTables(ctx, db); err != nil {
+		return err
+	}
 	_, err := readMeta(ctx, db, db)
 	return err
 }
@@ -32,21 +35,28 @@ type meta struct {
 	recomputes int64
 }
 
-// readMeta reads the batch view's metadata, after checking that the
-// tables exist.
+// checkTables checks that init made lambda's tables. It runs on db
+// before any transaction is open: a pool of one connection would wait
+// for itself.
+func checkTables(ctx context.Context, db *sqlx.DB) error {
+	for _, t := range []string{eventsTable, viewTable, metaTable} {
+		exists, err := workload.TableExists(ctx, db, t)
+		if err != nil {
+			return fmt.Errorf("checking table %s: %w", t, err)
+		}
+		if !exists {
+			return missingError{fmt.Errorf("table %s does not exist in database %s: run `stampede init lambda` first", t, db.Database())}
+		}
+	}
+	return nil
+}
+
+// readMeta reads the batch view's metadata through q (db or a
+// transaction on it; db names the database in errors).
 func readMeta(ctx context.Context, q interface {
 	QueryRow(ctx context.Context, sql string, args ...any) sqlx.Row
 }, db *sqlx.DB,
 ) (meta, error) {
-	for _, t := range []string{eventsTable, viewTable, metaTable} {
-		exists, err := workload.TableExists(ctx, db, t)
-		if err != nil {
-			return meta{}, fmt.Errorf("checking table %s: %w", t, err)
-		}
-		if !exists {
-			return meta{}, missingError{fmt.Errorf("table %s does not exist in database %s: run `stampede init lambda` first", t, db.Database())}
-		}
-	}
 	var m meta
 	err := q.QueryRow(ctx, "SELECT horizon, view_rows, events, recomputes FROM "+metaTable+" WHERE id = 1").Scan(&m.horizon, &m.viewRows, &m.events, &m.recomputes)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -77,6 +87,9 @@ func (g *lambda) checkConsistency(ctx context.Context, db *sqlx.DB, rep workload
 	if db.Null() {
 		rep.Printf("lambda: skipped (null driver)")
 		return nil
+	}
+	if err := checkTables(ctx, db); err != nil {
+		return err
 	}
 	tx, err := db.Begin(ctx, sqlx.TxOptions{Isolation: sqlx.RepeatableRead, ReadOnly: true})
 	if err != nil {
