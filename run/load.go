@@ -330,7 +330,7 @@ func sayDrops(ctx context.Context, db *sqlx.DB, gen workload.Generator, tables [
 		if err != nil {
 			return err
 		}
-		if !workload.IsMark(c) {
+		if !workload.IsMarkOf(c, gen) {
 			foreign = append(foreign, t) // bulk_insert's sbtestN of a user's
 		}
 	}
@@ -512,7 +512,7 @@ func Cleanup(ctx context.Context, spec CleanupSpec) error {
 			if err != nil {
 				return err
 			}
-			if !workload.IsMark(c) {
+			if !workload.IsMarkOf(c, gen) {
 				foreign = append(foreign, t)
 			}
 		}
@@ -609,7 +609,7 @@ func dropScripted(ctx context.Context, db *sqlx.DB, gen workload.Generator, log 
 		if _, err := db.Exec(ctx, db.Dialect().DropTable(t)); err != nil {
 			return fmt.Errorf("dropping %s: %w", t, err)
 		}
-		if !workload.IsMark(c) { // sayDrops refused it without --force-drop
+		if !workload.IsMarkOf(c, gen) { // sayDrops refused it without --force-drop
 			fmt.Fprintf(log, "%s: dropped table %s, which stampede did not make\n", workload.ForceDropFlag, t)
 			continue
 		}
@@ -626,6 +626,14 @@ func refuseForeign(ctx context.Context, db *sqlx.DB, gen workload.Generator, for
 		return nil
 	}
 	if !force {
+		others, err := workload.OtherLoads(ctx, db, gen, foreign)
+		if err != nil {
+			return err
+		}
+		if len(others) > 0 {
+			return asInput(&workload.OtherLoadError{Tables: others, Workload: gen.Meta().Name, Action: action,
+				Where: fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ","))})
+		}
 		adopted, err := workload.AdoptedTables(ctx, db, gen)
 		if err != nil {
 			return err

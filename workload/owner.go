@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -76,6 +77,53 @@ func RunMark(workload string) string {
 // IsMark reports whether comment is stampede's mark.
 func IsMark(comment string) bool { return strings.HasPrefix(comment, Mark+" ") }
 
+// MarkOwner is implemented by a Generator whose tables stampede may mark
+// otherwise than InitMark and RunMark (pgbench's form marks those of
+// `stampede pgbench -i` with its own mark).
+type MarkOwner interface {
+	// OwnsMark reports whether comment is such a mark of the generator's.
+	OwnsMark(comment string) bool
+}
+
+// IsMarkOf reports whether comment is the mark of a table that stampede
+// made for gen: the mark of an init of gen's data (its data key, which
+// sysbench's OLTP scripts share: a table one of them loaded is each of
+// theirs), of a run of gen (bulk_insert's sbtestN), or a mark gen owns
+// (MarkOwner). The mark of another workload's load is not: cleanup of
+// ycsb with -p table=customer leaves TPC-C's customer alone.
+func IsMarkOf(comment string, gen Generator) bool {
+	if comment == RunMark(gen.Meta().Name) {
+		return true
+	}
+	if mo, ok := gen.(MarkOwner); ok && mo.OwnsMark(comment) {
+		return true
+	}
+	rest, ok := strings.CutPrefix(comment, Mark+" init of ")
+	if !ok {
+		return false
+	}
+	_, data, ok := strings.Cut(rest, " (data ")
+	key := DataKeyOf(gen) + ")"
+	return ok && (data == key || strings.HasPrefix(data, key+dataFlagsSep))
+}
+
+// MarkMaker returns the workload that stampede's mark comment names
+// (init of NAME, run of NAME), "pgbench" for the pgbench form's mark, or
+// "" when comment names none.
+func MarkMaker(comment string) string {
+	if rest, ok := strings.CutPrefix(comment, Mark+" init of "); ok {
+		name, _, _ := strings.Cut(rest, " (")
+		return name
+	}
+	if rest, ok := strings.CutPrefix(comment, Mark+" run of "); ok {
+		return rest
+	}
+	if strings.HasPrefix(comment, Mark+" pgbench -i") {
+		return "pgbench"
+	}
+	return ""
+}
+
 // isInitMark reports whether comment is the mark of a table init created.
 func isInitMark(comment string) bool { return strings.HasPrefix(comment, Mark+" init of ") }
 
@@ -116,7 +164,8 @@ func TableComment(ctx context.Context, db *sqlx.DB, name string) (string, error)
 }
 
 // ForeignTables returns those of names, tables that exist in db, that
-// stampede did not make for gen: those without stampede's mark (a table
+// stampede did not make for gen: those without stampede's mark of gen
+// (IsMarkOf: another workload's load is not gen's to drop; a table
 // a user made, even in place of one of stampede's after its load), unless
 // init's record of gen's data is in db and says its load marked nothing
 // (an older stampede's, whose tables the record vouches for); and those
@@ -154,7 +203,7 @@ func ForeignTables(ctx context.Context, db *sqlx.DB, gen Generator, names []stri
 			if err != nil {
 				return nil, err
 			}
-			if slices.Contains(adopted, n) || !IsMark(c) {
+			if slices.Contains(adopted, n) || !IsMarkOf(c, gen) {
 				foreign = append(foreign, n)
 			}
 		}
@@ -166,7 +215,7 @@ func ForeignTables(ctx context.Context, db *sqlx.DB, gen Generator, names []stri
 		if err != nil {
 			return nil, err
 		}
-		if !IsMark(c) {
+		if !IsMarkOf(c, gen) {
 			foreign = append(foreign, n)
 		}
 	}
@@ -311,3 +360,52 @@ func ForeignObjectsIn(ctx context.Context, db *sqlx.DB, gen Generator, markers .
 	}
 	return foreign, nil
 }
+
+// OtherLoads returns, of tables (in db), those that carry the mark of
+// stampede's load of another workload than gen, each with that workload
+// (MarkMaker).
+func OtherLoads(ctx context.Context, db *sqlx.DB, gen Generator, tables []string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, t := range tables {
+		c, err := TableComment(ctx, db, t)
+		if err != nil {
+			return nil, err
+		}
+		if m := MarkMaker(c); m != "" && !IsMarkOf(c, gen) {
+			out[t] = m
+		}
+	}
+	return out, nil
+}
+
+// OtherLoadError refuses to drop tables that stampede made for another
+// workload than the one whose cleanup or --drop was asked for (TPC-C's
+// customer under `cleanup ycsb -p table=customer`, oltp's sbtest1 under
+// bulk_insert's --drop).
+type OtherLoadError struct {
+	// Tables are the tables, each with the workload whose load made it;
+	// Workload is the workload asked for; Where where they are.
+	Tables   map[string]string
+	Workload string
+	Where    string
+	// Action is what would have dropped them ("cleanup", "--drop").
+	Action string
+}
+
+func (e *OtherLoadError) Error() string {
+	names := slices.Sorted(maps.Keys(e.Tables))
+	var parts []string
+	for _, n := range names {
+		parts = append(parts, n+" ("+e.Tables[n]+")")
+	}
+	what, it, verb := "table", "it", "was"
+	if len(names) > 1 {
+		what, it, verb = "tables", "them", "were"
+	}
+	first := e.Tables[names[0]]
+	return fmt.Sprintf("%s %s in %s %s made by stampede's load of another workload than %s: %s leaves %s alone; `stampede cleanup %s` drops %s, or to drop %s anyway, add %s",
+		what, strings.Join(parts, ", "), e.Where, verb, e.Workload, e.Action, it, first, it, it, ForceDropFlag)
+}
+
+// Is makes errors.Is(err, ErrForeign) true, for its exit code.
+func (e *OtherLoadError) Is(target error) bool { return target == ErrForeign }

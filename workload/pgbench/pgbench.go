@@ -518,3 +518,7 @@ func (g *generator) serverSide(ctx context.Context, db *sqlx.DB) error {
 
 // accounts is the number of accounts.
 func (g *generator) accounts() int64 { return int64(g.scale) * accountsPerScale }
+
+// OwnsMark implements the workload.MarkOwner interface: the tables of
+// `stampede pgbench -i` (FormMark) are pgbench's.
+func (*generator) OwnsMark(comment string) bool { return comment == FormMark }
