@@ -350,7 +350,7 @@ func (e *env) dropTenants(ctx context.Context, o DropOptions) (dropped int, left
 		if err != nil {
 			return 0, left, err
 		}
-		foreign, err := foreignSchemas(ctx, db, state)
+		foreign, err := e.foreignSchemas(ctx, db, state)
 		if err != nil {
 			return 0, left, err
 		}

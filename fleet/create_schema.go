@@ -90,11 +90,23 @@ func workloadTablesIn(ctx context.Context, db *sqlx.DB, schema string) ([]string
 	return out, rows.Err()
 }
 
+// tableCommentsIn returns the comments of tables in schema (those that
+// have one).
+func tableCommentsIn(ctx context.Context, db *sqlx.DB, schema string, tables []string) (map[string]string, error) {
+	out, err := comments(ctx, db, `SELECT c.relname, obj_description(c.oid, 'pg_class') FROM pg_class c
+		JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = '`+strings.ReplaceAll(schema, "'", "''")+`' AND c.relname = ANY($1)`, tables)
+	if err != nil {
+		return nil, fmt.Errorf("reading the comments of the tables of schema %q: %w", schema, err)
+	}
+	return out, nil
+}
+
 // schemaCloneSQL returns the statements that create tenant schema to as a
 // copy of schema from: its tables (LIKE ... INCLUDING ALL: columns,
-// defaults, constraints, indexes) and their rows, the extra tables, and
-// the marker last.
-func schemaCloneSQL(d dialect.Dialect, from, to string, tables []string, extra int) string {
+// defaults, constraints, indexes) and their rows, each with its comment
+// in from (comments: stampede's mark, which LIKE does not copy), the
+// extra tables, and the marker last.
+func schemaCloneSQL(d dialect.Dialect, from, to string, tables []string, extra int, comments map[string]string) string {
 	f, s := d.QuoteIdent(from), d.QuoteIdent(to)
 	stmts := []string{"CREATE SCHEMA " + s}
 	copyTable := func(name string, rows bool) {
@@ -102,6 +114,9 @@ func schemaCloneSQL(d dialect.Dialect, from, to string, tables []string, extra i
 		stmts = append(stmts, fmt.Sprintf("CREATE TABLE %s.%s (LIKE %s.%s INCLUDING ALL)", s, q, f, q))
 		if rows {
 			stmts = append(stmts, fmt.Sprintf("INSERT INTO %s.%s SELECT * FROM %s.%s", s, q, f, q))
+		}
+		if c, ok := comments[name]; ok {
+			stmts = append(stmts, fmt.Sprintf("COMMENT ON TABLE %s.%s IS %s", s, q, quoteLiteral(c)))
 		}
 	}
 	for _, t := range tables {
@@ -135,7 +150,7 @@ func createSchemas(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 		return t, err
 	}
 	if o.Drop && len(state) > 0 {
-		foreign, err := foreignSchemas(ctx, db, state)
+		foreign, err := e.foreignSchemas(ctx, db, state)
 		if err != nil {
 			return t, err
 		}
@@ -172,7 +187,7 @@ func createSchemas(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 		t.Existing++
 	} else {
 		if exists {
-			foreign, err := foreignSchemas(ctx, db, map[string]bool{first: false})
+			foreign, err := e.foreignSchemas(ctx, db, map[string]bool{first: false})
 			if err != nil {
 				return t, err
 			}
@@ -211,7 +226,7 @@ func createSchemas(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 	}
 	// A schema without its marker is replaced: only if it is a tenant
 	// of stampede's (its comment) that an earlier init left half-made.
-	if foreign, err := foreignSchemas(ctx, db, half); err != nil {
+	if foreign, err := e.foreignSchemas(ctx, db, half); err != nil {
 		return t, err
 	} else if err := e.refuseForeign("schema", foreign, where(db), "init (which replaces a half-created tenant)"); err != nil {
 		return t, err
@@ -232,11 +247,15 @@ func createSchemas(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 	if err != nil {
 		return t, err
 	}
+	tableComments, err := tableCommentsIn(ctx, db, first, tables)
+	if err != nil {
+		return t, err
+	}
 	bar := e.bar("tenants", int64(len(missing)))
 	var created atomic.Int64
 	err = forEach(ctx, e.Concurrency, missing, func(ctx context.Context, id int) error {
 		name := o.Spec.Name(id)
-		sql := schemaCloneSQL(d, first, name, tables, o.ExtraTables) + ";\n" + dialect.CommentOnSchema(d, name, e.tenantMark())
+		sql := schemaCloneSQL(d, first, name, tables, o.ExtraTables, tableComments) + ";\n" + dialect.CommentOnSchema(d, name, e.tenantMark())
 		if _, half := state[name]; half {
 			// A schema without its marker (created outside one
 			// transaction, by hand say) is replaced.

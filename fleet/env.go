@@ -54,6 +54,9 @@ type Target struct {
 type env struct {
 	Target
 	open atomic.Int64
+	// anyFleet takes the tenants of any workload's fleet for tenants
+	// (fleet exec); else those of another workload's fleet are refused.
+	anyFleet bool
 }
 
 func newEnv(t Target) *env {

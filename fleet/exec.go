@@ -71,6 +71,8 @@ func (e *NotTenantsError) Is(target error) bool { return target == ErrNotTenants
 // or schemas: the statement goes to the shared tables of the base
 // database.
 func (e *env) refuseForeignTenants(ctx context.Context) error {
+	e.anyFleet = true
+	defer func() { e.anyFleet = false }()
 	var kind string
 	var foreign []string
 	switch e.Spec.Mode {
@@ -98,7 +100,7 @@ func (e *env) refuseForeignTenants(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if foreign, err = foreignSchemas(ctx, db, state); err != nil {
+		if foreign, err = e.foreignSchemas(ctx, db, state); err != nil {
 			return err
 		}
 		kind = "schema"

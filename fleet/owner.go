@@ -28,61 +28,155 @@ func (e *env) markDatabase(ctx context.Context, admin *sqlx.DB, name string) err
 	return nil
 }
 
+// tenantMarkPrefix begins the tenant mark of every workload's fleet.
+const tenantMarkPrefix = workload.Mark + " fleet tenant of "
+
+// tenantOf says whose tenant a database or schema is, from its comment
+// and, lacking stampede's tenant mark (a tenant of a stampede that did not
+// mark them), its marker table (read by marker, which says whether it has
+// a marker's exact shape and rows, and the workloads they name): this
+// fleet's (ours), another workload's fleet's (other names it), or
+// neither (a user's, whatever tables of stampede's names it holds).
+func (e *env) tenantOf(comment string, marker func() ([]string, bool, error)) (ours bool, other string, err error) {
+	if comment == e.tenantMark() {
+		return true, "", nil
+	}
+	if w, ok := strings.CutPrefix(comment, tenantMarkPrefix); ok {
+		return false, w, nil
+	}
+	if comment != "" {
+		return false, "", nil
+	}
+	ws, ok, err := marker()
+	switch {
+	case err != nil || !ok:
+		return false, "", err
+	case len(ws) == 1 && ws[0] == e.Workload:
+		return true, "", nil
+	}
+	return false, strings.Join(ws, ", "), nil
+}
+
 // foreignDatabases returns those of names, databases that exist, that are
-// not stampede's tenants: without the tenant mark and without the
-// MarkerTable (tenants of a stampede that did not mark them have it).
+// not this fleet's tenants (tenantOf): without its tenant mark, and
+// without a marker table of its exact shape naming this workload. The
+// tenants of another workload's fleet are refused here, unless ForceDrop
+// (*OtherTenantsError).
 func (e *env) foreignDatabases(ctx context.Context, admin *sqlx.DB, names []string) ([]string, error) {
 	comments, err := comments(ctx, admin, dialect.DatabaseCommentsQuery(admin.Dialect()), names)
 	if err != nil {
 		return nil, fmt.Errorf("reading the comments of the tenant databases: %w", err)
 	}
 	var foreign []string
+	others := map[string]string{}
 	for _, id := range e.Spec.tenantIDs(sliceSet(names), true) {
 		name := e.Spec.Name(id)
-		if workload.IsMark(comments[name]) {
-			continue
-		}
-		db, closeDB, err := e.connect(ctx, e.Spec.Options(e.Base, id), 1)
-		if err != nil {
+		ours, other, err := e.tenantOf(comments[name], func() ([]string, bool, error) {
+			db, closeDB, err := e.connect(ctx, e.Spec.Options(e.Base, id), 1)
+			if err != nil {
+				return nil, false, err
+			}
+			defer closeDB()
+			return workload.TenantMarkerWorkloads(ctx, db, "", MarkerTable)
+		})
+		switch {
+		case err != nil:
 			return nil, err
-		}
-		ok, err := workload.TableExists(ctx, db, MarkerTable)
-		closeDB()
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
+		case other != "":
+			others[name] = other
+		case !ours:
 			foreign = append(foreign, name)
 		}
 	}
-	return foreign, nil
+	return foreign, e.refuseOthers("database", others, "on "+strings.Join(admin.Endpoints(), ","))
 }
 
 // foreignSchemas returns the schemas of state (name: has its MarkerTable)
-// that are not stampede's tenants: without the marker and without the
-// tenant mark.
-func foreignSchemas(ctx context.Context, db *sqlx.DB, state map[string]bool) ([]string, error) {
-	var unmarked []string
-	for name, complete := range state {
-		if !complete {
-			unmarked = append(unmarked, name)
-		}
-	}
-	if len(unmarked) == 0 {
+// in db that are not this fleet's tenants (tenantOf); those of another
+// workload's fleet are refused here, unless ForceDrop.
+func (e *env) foreignSchemas(ctx context.Context, db *sqlx.DB, state map[string]bool) ([]string, error) {
+	if len(state) == 0 {
 		return nil, nil
 	}
-	comments, err := comments(ctx, db, dialect.SchemaCommentsQuery(db.Dialect()), unmarked)
+	comments, err := comments(ctx, db, dialect.SchemaCommentsQuery(db.Dialect()), keys(state))
 	if err != nil {
 		return nil, fmt.Errorf("reading the comments of the tenant schemas: %w", err)
 	}
 	var foreign []string
-	for _, name := range unmarked {
-		if !workload.IsMark(comments[name]) {
+	others := map[string]string{}
+	for name, complete := range state {
+		ours, other, err := e.tenantOf(comments[name], func() ([]string, bool, error) {
+			if !complete {
+				return nil, false, nil
+			}
+			return workload.TenantMarkerWorkloads(ctx, db, name, MarkerTable)
+		})
+		switch {
+		case err != nil:
+			return nil, err
+		case other != "":
+			others[name] = other
+		case !ours:
 			foreign = append(foreign, name)
 		}
 	}
 	slices.Sort(foreign)
-	return foreign, nil
+	return foreign, e.refuseOthers("schema", others, "in "+where(db))
+}
+
+// refuseOthers refuses, unless ForceDrop, to drop the databases or
+// schemas (kind) of others, tenants of other workloads' fleets (each with
+// its workload); with ForceDrop it says that it drops them. With
+// anyFleet (fleet exec, which drops nothing) any fleet's tenants pass.
+func (e *env) refuseOthers(kind string, others map[string]string, where string) error {
+	if len(others) == 0 || e.anyFleet {
+		return nil
+	}
+	names := keys(others)
+	slices.Sort(names)
+	if e.ForceDrop {
+		e.logf("%s: dropping %s %s, tenants of a fleet of %s", workload.ForceDropFlag, kind, nameList(names), others[names[0]])
+		return nil
+	}
+	return &OtherTenantsError{Kind: kind, Names: shortList(names), Where: where, Theirs: others[names[0]], Workload: e.Workload, Spec: e.Spec}
+}
+
+// OtherTenantsError refuses to drop the tenant databases or schemas of
+// another workload's fleet (their tenant mark or marker names it) that a
+// fleet's --tenant-pattern matches.
+type OtherTenantsError struct {
+	// Kind is "database" or "schema"; Names the tenants, Where where.
+	Kind  string
+	Names []string
+	Where string
+	// Theirs is the workload of the fleet they belong to; Workload the
+	// one whose cleanup or --drop was asked for.
+	Theirs, Workload string
+	// Spec names the fleet, for the command that drops it.
+	Spec Spec
+}
+
+func (e *OtherTenantsError) Error() string {
+	what := e.Kind + " " + strings.Join(quotedNames(e.Names), ", ")
+	verb, it := "is a tenant", "it is"
+	if len(e.Names) > 1 {
+		what = e.Kind + "s " + strings.Join(quotedNames(e.Names), ", ")
+		verb, it = "are tenants", "they are"
+	}
+	return fmt.Sprintf("%s %s %s of stampede's fleet of %s, not of %s: %s left alone; drop that fleet with `stampede cleanup %s --tenants %d --tenant-mode %s --tenant-pattern '%s'`, or to drop it anyway, add %s",
+		what, e.Where, verb, e.Theirs, e.Workload, it, strings.SplitN(e.Theirs, ",", 2)[0], e.Spec.Tenants, e.Spec.Mode, e.Spec.Pattern, workload.ForceDropFlag)
+}
+
+// Is makes errors.Is(err, workload.ErrForeign) true, for its exit code.
+func (e *OtherTenantsError) Is(target error) bool { return target == workload.ErrForeign }
+
+// quotedNames quotes each name.
+func quotedNames(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = fmt.Sprintf("%q", n)
+	}
+	return out
 }
 
 // comments runs a query of (name, comment) rows for names.
@@ -283,9 +377,10 @@ func where(db *sqlx.DB) string {
 }
 
 // tenantOwn returns the names of the tables stampede makes in a tenant
-// that may lack its mark: the workload's tables (tables, which a schema
-// tenant's clone copies without their comment), the fleet's marker and
-// init's record.
+// that may lack its mark: the workload's tables (tables) and the fleet's
+// marker and init's record. Only the drop uses it, once the census
+// (holdingDatabases, holdingSchemas) has found every table of the
+// workload's names marked.
 func tenantOwn(tables []string) map[string]bool {
 	own := sliceSet(tables)
 	own[MarkerTable] = true
@@ -293,12 +388,22 @@ func tenantOwn(tables []string) map[string]bool {
 	return own
 }
 
+// censusOwn returns the tables that the census of a tenant takes for
+// stampede's by name: the fleet's marker and init's record. The
+// workload's tables count only with stampede's mark, as a single
+// workload's do (a clone carries its template's: see schemaCloneSQL): a
+// table a user made in place of one is the user's.
+func censusOwn() map[string]bool {
+	return tenantOwn(nil)
+}
+
 // holdingDatabases returns, of names (tenant databases that are
 // stampede's), those that hold objects stampede did not make (a user's
 // table added since init, say: see workload.TenantForeign), each with
-// them.
+// them. tables, the workload's, are stampede's only with its mark
+// (censusOwn).
 func (e *env) holdingDatabases(ctx context.Context, names []string, tables []string) (map[string][]string, error) {
-	own := tenantOwn(tables)
+	own := censusOwn()
 	var mu sync.Mutex
 	holding := map[string][]string{}
 	err := forEach(ctx, e.Concurrency, e.Spec.tenantIDs(sliceSet(names), true), func(ctx context.Context, id int) error {
@@ -322,21 +427,14 @@ func (e *env) holdingDatabases(ctx context.Context, names []string, tables []str
 }
 
 // holdingSchemas returns, of the tenant schemas names in db (stampede's),
-// those that hold objects stampede did not make, each with them. A table
-// that carries stampede's mark in one of them is the fleet's in all (a
-// clone copies tables without their comment).
+// those that hold objects stampede did not make, each with them. tables,
+// the workload's, are stampede's only with its mark (censusOwn).
 func holdingSchemas(ctx context.Context, db *sqlx.DB, names []string, tables []string) (map[string][]string, error) {
 	objs, err := workload.Objects(ctx, db)
 	if err != nil {
 		return nil, err
 	}
-	own := tenantOwn(tables)
-	set := sliceSet(names)
-	for _, o := range objs {
-		if o.Marked && o.IsTable() && set[o.Schema] {
-			own[o.Name] = true
-		}
-	}
+	own := censusOwn()
 	holding := map[string][]string{}
 	for _, name := range names {
 		if foreign := workload.TenantForeign(objs, name, own); len(foreign) > 0 {

@@ -800,7 +800,8 @@ func (e errRow) Scan(...any) error { return e.err }
 
 // EnsureDatabase creates opts.Database on the first endpoint when it does
 // not exist, connecting to the endpoint's maintenance database ("postgres")
-// to do so. It reports whether it created the database.
+// to do so, and marks it (CreatedDatabaseMark). It reports whether it
+// created the database.
 func EnsureDatabase(ctx context.Context, opts Options) (bool, error) {
 	if opts.Driver == DriverNull {
 		return false, nil
@@ -835,8 +836,17 @@ func EnsureDatabase(ctx context.Context, opts Options) (bool, error) {
 		}
 		return false, fmt.Errorf("creating database %q: %w", cfg.Database, err)
 	}
+	if _, err := conn.Exec(ctx, dialect.CommentOnDatabase(dialect.Postgres{}, cfg.Database, CreatedDatabaseMark)); err != nil {
+		return true, fmt.Errorf("marking database %q as created by stampede: %w", cfg.Database, err)
+	}
 	return true, nil
 }
+
+// CreatedDatabaseMark is the comment EnsureDatabase puts on a database it
+// creates: the cockroach form's --drop drops a database only where it
+// finds it (a database a user created keeps its owner, comment, grants
+// and settings; --drop then drops only the workload's tables in it).
+const CreatedDatabaseMark = "made by stampede init, which created this database"
 
 // BytesSent returns the number of bytes written to the servers on the DB's
 // connections so far (COPY data, statements, parameters; after TLS).

@@ -23,6 +23,8 @@ type Object struct {
 	Schema, Name string
 	// Marked is true when it carries stampede's mark (IsMark).
 	Marked bool
+	// Comment is its comment ("" without one).
+	Comment string
 }
 
 // IsTable reports whether o is a table of rows (plain, partitioned or a
@@ -63,6 +65,9 @@ func Objects(ctx context.Context, db *sqlx.DB) ([]Object, error) {
 			return nil, err
 		}
 		o := Object{Kind: kind, Name: name, Marked: comment != nil && IsMark(*comment)}
+		if comment != nil {
+			o.Comment = *comment
+		}
 		if schema, bare, ok := strings.Cut(name, "."); ok && kind != "large object" {
 			o.Schema, o.Name = schema, bare
 		}

@@ -322,10 +322,15 @@ func AdoptedTables(ctx context.Context, db *sqlx.DB, gen Generator) ([]string, e
 // ForeignObjectsIn returns the objects of db, of every kind a user can
 // make (tables, views, sequences, functions, types, schemas, extensions,
 // large objects...: see dialect.UserObjectsQuery), that stampede did not
-// make, each as "KIND NAME": without stampede's mark, other than init's
-// record table and a fleet's marker (markers, named), and other than gen's
-// tables where init's record of gen's data is in db (loads of a stampede
-// that marked nothing). A database that holds none is stampede's to drop.
+// make for gen, each as "KIND NAME": without stampede's mark, other than
+// init's record table, a fleet's marker of gen's fleet (markers, named:
+// one of a marker's exact shape whose rows name gen, TenantMarkerWorkloads),
+// and gen's tables where init's record of gen's data says its load marked
+// nothing (an older stampede's). A table that carries the mark of
+// another workload's load is foreign too, named with that workload
+// ("table public.usertable (stampede's load of ycsb)"), and so is one of
+// gen's names without gen's mark (a user's, made in its place). A
+// database that holds none is gen's to drop.
 func ForeignObjectsIn(ctx context.Context, db *sqlx.DB, gen Generator, markers ...string) ([]string, error) {
 	if db.Null() {
 		return nil, nil
@@ -334,17 +339,18 @@ func ForeignObjectsIn(ctx context.Context, db *sqlx.DB, gen Generator, markers .
 	if err != nil {
 		return nil, err
 	}
-	own := map[string]bool{LoadRecordTable: true}
-	for _, m := range markers {
-		own[m] = true
-	}
+	unmarked := map[string]bool{} // gen's tables of an older stampede's load
 	if recorded {
 		adopted, err := readAdopted(ctx, db, db, DataKeyOf(gen))
 		if err != nil {
 			return nil, err
 		}
+		marked, err := readMarked(ctx, db, DataKeyOf(gen))
+		if err != nil {
+			return nil, err
+		}
 		for _, t := range gen.Tables() {
-			own[t.Name] = !slices.Contains(adopted, t.Name)
+			unmarked[t.Name] = !marked && !slices.Contains(adopted, t.Name)
 		}
 	}
 	objs, err := Objects(ctx, db)
@@ -353,12 +359,89 @@ func ForeignObjectsIn(ctx context.Context, db *sqlx.DB, gen Generator, markers .
 	}
 	var foreign []string
 	for _, o := range objs {
-		if o.Marked || o.IsTable() && own[o.Name] {
+		switch {
+		case !o.IsTable():
+			if o.Marked {
+				continue
+			}
+		case o.Name == LoadRecordTable:
+			continue
+		case slices.Contains(markers, o.Name):
+			ws, ok, err := TenantMarkerWorkloads(ctx, db, o.Schema, o.Name)
+			if err != nil {
+				return nil, err
+			}
+			if ok && len(ws) == 1 && ws[0] == gen.Meta().Name {
+				continue
+			}
+			if ok {
+				foreign = append(foreign, o.String()+" (the marker of a fleet of "+strings.Join(ws, ", ")+")")
+				continue
+			}
+		case o.Marked && IsMarkOf(o.Comment, gen):
+			continue
+		case o.Marked && MarkMaker(o.Comment) != "":
+			foreign = append(foreign, o.String()+" (stampede's load of "+MarkMaker(o.Comment)+")")
+			continue
+		case o.Marked, unmarked[o.Name]:
 			continue
 		}
 		foreign = append(foreign, o.String())
 	}
 	return foreign, nil
+}
+
+// tenantMarkerColumns are the columns of a fleet's marker table in
+// database and schema modes, and in column mode.
+var tenantMarkerColumns = [][]string{
+	{"flags", "loaded_at", "version", "workload"},
+	{"flags", "loaded_at", "seed", "tenant_id", "version", "workload"},
+}
+
+// TenantMarkerWorkloads reads table (a fleet's marker, TenantMarkerTable)
+// in schema of db ("" for the current schema): ok is true when it has a
+// marker's exact columns and at least one row, and workloads are then the
+// workloads its rows name, sorted. A user's table of the name is not ok.
+func TenantMarkerWorkloads(ctx context.Context, db *sqlx.DB, schema, table string) (workloads []string, ok bool, err error) {
+	rows, err := db.Query(ctx, `SELECT column_name::text FROM information_schema.columns
+		WHERE table_schema = coalesce(nullif($1, ''), current_schema()) AND table_name = $2 ORDER BY 1`, schema, table)
+	if err != nil {
+		return nil, false, fmt.Errorf("reading the columns of table %s: %w", table, err)
+	}
+	var cols []string
+	for rows.Next() {
+		var c string
+		if err := rows.Scan(&c); err != nil {
+			rows.Close()
+			return nil, false, err
+		}
+		cols = append(cols, c)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, false, err
+	}
+	if !slices.ContainsFunc(tenantMarkerColumns, func(want []string) bool { return slices.Equal(cols, want) }) {
+		return nil, false, nil
+	}
+	d := db.Dialect()
+	name := d.QuoteIdent(table)
+	if schema != "" {
+		name = d.QuoteIdent(schema) + "." + name
+	}
+	wrows, err := db.Query(ctx, "SELECT DISTINCT workload FROM "+name+" ORDER BY workload")
+	if err != nil {
+		return nil, false, fmt.Errorf("reading table %s: %w", table, err)
+	}
+	defer wrows.Close()
+	for wrows.Next() {
+		var w string
+		if err := wrows.Scan(&w); err != nil {
+			return nil, false, err
+		}
+		workloads = append(workloads, w)
+	}
+	return workloads, len(workloads) > 0, wrows.Err()
 }
 
 // OtherLoads returns, of tables (in db), those that carry the mark of

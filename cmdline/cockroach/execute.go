@@ -201,6 +201,21 @@ func (c *Command) load(ctx context.Context, spec *run.LoadSpec, env cmdline.Env)
 	}
 	// --force-drop implies --drop: the refusal names --force-drop alone.
 	if c.value("drop") == "true" || c.value("force-drop") == "true" {
+		made, err := createdByStampede(ctx, opts)
+		if err != nil {
+			return err
+		}
+		if !made {
+			// A user's database keeps its owner, comment, grants and
+			// settings: init's --drop drops the workload's own tables.
+			fmt.Fprintf(env.Stderr, "--drop: database %q was not created by stampede: it stays, and --drop drops only the tables of %s in it\n", opts.Database, c.gen.Meta().Name)
+			spec.Drop = true
+			spec.ForceDrop = spec.ForceDrop || c.value("force-drop") == "true"
+			if err := run.Load(ctx, *spec); err != nil {
+				return err
+			}
+			return c.cockroachOnly(ctx, spec.Conn, env.Stderr, true)
+		}
 		if err := c.checkDropOwned(ctx, opts, env.Stderr); err != nil {
 			return err
 		}
@@ -328,6 +343,26 @@ func serverDialect(ctx context.Context, opts sqlx.Options) (dialect.Dialect, err
 	}
 	defer db.Close()
 	return db.Dialect(), nil
+}
+
+// createdByStampede reports whether the database of opts carries the
+// mark EnsureDatabase puts on a database it creates: only such a database
+// is --drop's to drop and create again.
+func createdByStampede(ctx context.Context, opts sqlx.Options) (bool, error) {
+	opts.MaxConns = 1
+	db, err := sqlx.Open(ctx, opts)
+	if sqlx.IsMissingDatabase(err) {
+		return true, nil // nothing to drop: created by the load
+	}
+	if err != nil {
+		return false, err
+	}
+	defer db.Close()
+	var c *string
+	if err := db.QueryRow(ctx, "SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = current_database()").Scan(&c); err != nil {
+		return false, fmt.Errorf("reading the comment of database %q: %w", opts.Database, err)
+	}
+	return c != nil && *c == sqlx.CreatedDatabaseMark, nil
 }
 
 // dropDatabase drops the workload's database (cockroach's --drop),
