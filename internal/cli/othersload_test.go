@@ -208,3 +208,69 @@ func TestFleetTenantsStayTheirs(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckTPCCMissingTable: check of a TPC-C load that lost a table
+// (dropped since init) fails in one line naming the table and the reload,
+// in every form (PASS everywhere before, and a raw 42P01 with
+// --expensive-checks).
+func TestCheckTPCCMissingTable(t *testing.T) {
+	testServer(t)
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	db := freshDB(t, "fix28h_tpcc")
+	if r := stampede(t, "init", "tpcc", "--warehouses", "1", dbURL(t, db)); r.code != 0 {
+		t.Fatalf("init: exit %d\n%s", r.code, r.stderr)
+	}
+	if r := stampede(t, "check", "tpcc", dbURL(t, db)); r.code != 0 {
+		t.Fatalf("check of the whole load: exit %d\n%s", r.code, r.stderr)
+	}
+	execIn(t, db, "DROP TABLE customer CASCADE")
+	for _, args := range [][]string{
+		{"check", "tpcc", dbURL(t, db)},
+		{"check", "tpcc", "--expensive-checks", dbURL(t, db)},
+		{"workload", "check", "tpcc", "--db", db, dbURL(t, db)},
+	} {
+		r := stampede(t, args...)
+		checkFinalError(t, r, 2, "lacks table customer of the TPC-C load that tpcc_meta records")
+		if !strings.Contains(r.stderr, "stampede init tpcc --drop --warehouses 1") {
+			t.Errorf("%s: the refusal names no reload:\n%s", args, r.stderr)
+		}
+	}
+}
+
+// TestCleanupSQLDropsAllOrNothing: cleanup sql over a load of which one
+// object is kept (a user's table depends on it) drops nothing, not the
+// part it could (the view), and says so.
+func TestCleanupSQLDropsAllOrNothing(t *testing.T) {
+	testServer(t)
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	db := freshDB(t, "fix28h_sql")
+	file := writeFile(t, "create schema app;\ncreate table app.t(id int primary key);\ncreate view app.v as select * from app.t;\n")
+	if r := stampede(t, "init", "sql", "--init-file", file, dbURL(t, db)); r.code != 0 {
+		t.Fatalf("init: exit %d\n%s", r.code, r.stderr)
+	}
+	execIn(t, db, "CREATE TABLE app.mine (x text)", "INSERT INTO app.mine VALUES ('MY ROW')", "CREATE TABLE public.dep (a int REFERENCES app.t(id))")
+	r := stampede(t, "cleanup", "sql", dbURL(t, db))
+	checkFinalError(t, r, 2, "nothing was dropped")
+	if strings.Contains(r.stderr, "dropped view") {
+		t.Errorf("cleanup printed a drop before refusing:\n%s", r.stderr)
+	}
+	for _, q := range []string{
+		"SELECT count(*) FROM pg_views WHERE schemaname = 'app' AND viewname = 'v'",
+		"SELECT count(*) FROM app.mine WHERE x = 'MY ROW'",
+		"SELECT count(*) FROM pg_tables WHERE schemaname = 'app' AND tablename = 't'",
+	} {
+		if n := queryInt(t, db, q); n != 1 {
+			t.Errorf("after the refused cleanup, %s = %d, want 1", q, n)
+		}
+	}
+	// Once the user's dependent is gone, cleanup drops what init made
+	// (the user's own app.mine keeps the schema).
+	execIn(t, db, "DROP TABLE public.dep")
+	r = stampede(t, "cleanup", "sql", dbURL(t, db))
+	if n := queryInt(t, db, "SELECT count(*) FROM pg_views WHERE schemaname = 'app' AND viewname = 'v'"); n != 0 {
+		t.Errorf("the second cleanup kept the view: exit %d\n%s", r.code, r.stderr)
+	}
+	if n := queryInt(t, db, "SELECT count(*) FROM app.mine WHERE x = 'MY ROW'"); n != 1 {
+		t.Errorf("the user's row is gone: exit %d\n%s", r.code, r.stderr)
+	}
+}

@@ -243,15 +243,28 @@ func (g *gen) dropMade(ctx context.Context, db *sqlx.DB, log io.Writer, action s
 	}
 	// Dependents come first; passes go on while one drops something, for
 	// what pg_depend's order misses (two tables whose foreign keys point
-	// at each other stay, and are said).
-	var kept []string
+	// at each other stay, and are said). All in one transaction, each
+	// drop behind a savepoint: when something must be kept, nothing is
+	// dropped (the load is never left half-dropped).
+	tx, err := db.Begin(ctx, sqlx.TxOptions{})
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	var kept, done []string
 	for len(made) > 0 {
 		var next []object
 		kept = kept[:0]
 		for _, o := range made {
-			_, err := db.Exec(ctx, "DROP "+o.kind+" IF EXISTS "+o.name)
+			if _, err := tx.Exec(ctx, "SAVEPOINT stampede_drop"); err != nil {
+				return err
+			}
+			_, err := tx.Exec(ctx, "DROP "+o.kind+" IF EXISTS "+o.name)
 			var pe *pgconn.PgError
 			if errors.As(err, &pe) && pe.Code == "2BP01" {
+				if _, err := tx.Exec(ctx, "ROLLBACK TO SAVEPOINT stampede_drop"); err != nil {
+					return err
+				}
 				what := pe.Detail
 				if what == "" {
 					what = pe.Message
@@ -263,11 +276,7 @@ func (g *gen) dropMade(ctx context.Context, db *sqlx.DB, log io.Writer, action s
 			if err != nil {
 				return fmt.Errorf("dropping %s %s: %w", o.kindWord(), o.name, err)
 			}
-			if action == "" {
-				fmt.Fprintf(log, "dropped %s %s\n", o.kindWord(), o.name)
-			} else {
-				fmt.Fprintf(log, "%sdropped %s %s, which an earlier init of sql made\n", action, o.kindWord(), o.name)
-			}
+			done = append(done, o.kindWord()+" "+o.name)
 		}
 		if len(next) == len(made) {
 			break
@@ -275,7 +284,17 @@ func (g *gen) dropMade(ctx context.Context, db *sqlx.DB, log io.Writer, action s
 		made = next
 	}
 	if len(kept) > 0 {
-		return sqlx.ConfigErrorf("kept %s that something stampede did not make depends on, directly or through them: %s; drop or change that first (stampede drops only what it made, never with CASCADE), then run this again", plural(len(kept), "object"), strings.Join(kept, ", "))
+		return sqlx.ConfigErrorf("kept %s that something stampede did not make depends on, directly or through them: %s; nothing was dropped; drop or change that first (stampede drops only what it made, never with CASCADE), then run this again", plural(len(kept), "object"), strings.Join(kept, ", "))
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return err
+	}
+	for _, d := range done {
+		if action == "" {
+			fmt.Fprintf(log, "dropped %s\n", d)
+		} else {
+			fmt.Fprintf(log, "%sdropped %s, which an earlier init of sql made\n", action, d)
+		}
 	}
 	return nil
 }

@@ -23,6 +23,40 @@ func tableExists(ctx context.Context, db *sqlx.DB, table string) (bool, error) {
 	return ok, nil
 }
 
+// checkTables refuses to check a load that lacks some of its tables
+// (dropped since init loaded them): every condition would pass, or fail
+// with the server's raw error, over a table that is not there.
+func (g *tpcc) checkTables(ctx context.Context, db *sqlx.DB, m meta) error {
+	var missing []string
+	for _, t := range g.Tables() {
+		ok, err := tableExists(ctx, db, t.Name)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			missing = append(missing, t.Name)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	what := "table " + missing[0]
+	if len(missing) > 1 {
+		what = "tables " + strings.Join(missing, ", ")
+	}
+	return &missingTablesError{fmt.Sprintf("database %s lacks %s of the TPC-C load that tpcc_meta records (dropped since init loaded it): nothing to check; reload with `stampede init tpcc --drop --warehouses %d`",
+		db.Database(), what, m.warehouses)}
+}
+
+// missingTablesError is checkTables' refusal; it matches
+// workload.ErrUnfinishedLoad, for its exit code (bad input, 2).
+type missingTablesError struct{ msg string }
+
+func (e *missingTablesError) Error() string { return e.msg }
+
+// Is makes errors.Is(err, workload.ErrUnfinishedLoad) true.
+func (e *missingTablesError) Is(target error) bool { return target == workload.ErrUnfinishedLoad }
+
 // checkMeta checks that what tpcc_meta records matches the flags.
 func (g *tpcc) checkMeta(m meta, db *sqlx.DB) error {
 	if g.tenant > 0 {
@@ -225,6 +259,9 @@ func (g *tpcc) checkConsistency(ctx context.Context, db *sqlx.DB, rep workload.R
 	}
 	m, err := g.readMeta(ctx, db)
 	if err != nil {
+		return err
+	}
+	if err := g.checkTables(ctx, db, m); err != nil {
 		return err
 	}
 	if m.version != schemaVersion || (g.tenant > 0 && m.warehouses != int64(g.warehouses)) {
