@@ -2,6 +2,7 @@ package churn
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -252,14 +253,17 @@ func (fl *filler) drawRow(s *shape) int64 {
 	return bytes
 }
 
-// hexPairs holds each byte's two lower-case hexadecimal digits.
-var hexPairs = func() (t [512]byte) {
-	const digits = "0123456789abcdef"
-	for i := range 256 {
-		t[2*i], t[2*i+1] = digits[i>>4], digits[i&0xf]
-	}
-	return t
-}()
+// hex8 returns the 8 lower-case hexadecimal digits of v as the bytes of
+// a big-endian uint64: the nibbles spread one a byte, then each turned
+// into its digit, all at once.
+func hex8(v uint32) uint64 {
+	x := uint64(v)
+	x = (x | x<<16) & 0x0000ffff0000ffff
+	x = (x | x<<8) & 0x00ff00ff00ff00ff
+	x = (x | x<<4) & 0x0f0f0f0f0f0f0f0f
+	letters := (x + 0x0606060606060606) >> 4 & 0x0101010101010101 // 1 in each byte of 10 or more
+	return x + 0x3030303030303030 + letters*('a'-'0'-10)
+}
 
 // appendUUID appends a random (version 4) UUID, as gofakeit's UUID makes
 // it (16 random bytes, the version and variant bits set, in lower-case
@@ -267,17 +271,16 @@ var hexPairs = func() (t [512]byte) {
 func (fl *filler) appendUUID(b []byte) []byte {
 	hi := fl.src.Next()&^(0xf<<12) | 0x4<<12 // version 4
 	lo := fl.src.Next()&^(0x3<<62) | 0x2<<62 // variant 10
-	var u [36]byte
-	// The bytes of hi then lo, big-endian, at their places in the text.
-	at := [16]uint8{0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34}
-	for i := range 8 {
-		x := int(hi>>(56-8*i)) & 0xff
-		u[at[i]], u[at[i]+1] = hexPairs[2*x], hexPairs[2*x+1]
-		y := int(lo>>(56-8*i)) & 0xff
-		u[at[8+i]], u[at[8+i]+1] = hexPairs[2*y], hexPairs[2*y+1]
-	}
+	var u [40]byte
+	be := binary.BigEndian
+	be.PutUint64(u[0:], hex8(uint32(hi>>32)))
+	be.PutUint64(u[9:], hex8(uint32(hi))) // 4 digits, '-', then 4 more
+	copy(u[14:18], u[13:17])
+	be.PutUint64(u[19:], hex8(uint32(lo>>32)))
+	copy(u[24:28], u[23:27])
+	be.PutUint64(u[28:], hex8(uint32(lo)))
 	u[8], u[13], u[18], u[23] = '-', '-', '-', '-'
-	return append(b, u[:]...)
+	return append(b, u[:36]...)
 }
 
 // make appends a new value of pooled kind k, as its literal, to buf and

@@ -1,6 +1,7 @@
 package churn
 
 import (
+	"fmt"
 	"regexp"
 	"testing"
 
@@ -28,5 +29,21 @@ func TestUUIDLikeGofakeit(t *testing.T) {
 	}
 	if len(seen) != 10000 {
 		t.Errorf("%d distinct UUIDs of 10,000", len(seen))
+	}
+}
+
+// TestUUIDDigits: a filler's UUID is its stream's two draws, with the
+// version and variant bits set, in hexadecimal (fmt's, the reference).
+func TestUUIDDigits(t *testing.T) {
+	fl := newFiller(randgen.New(7, dataStream), nil)
+	ref := newFiller(randgen.New(7, dataStream), nil)
+	for range 1000 {
+		hi := ref.src.Next()&^(0xf<<12) | 0x4<<12
+		lo := ref.src.Next()&^(0x3<<62) | 0x2<<62
+		h, l := fmt.Sprintf("%016x", hi), fmt.Sprintf("%016x", lo)
+		want := h[:8] + "-" + h[8:12] + "-" + h[12:] + "-" + l[:4] + "-" + l[4:]
+		if got := string(fl.appendUUID(nil)); got != want {
+			t.Fatalf("UUID %s, want %s", got, want)
+		}
 	}
 }
