@@ -3,6 +3,7 @@ package churn
 import (
 	"bytes"
 	"encoding/binary"
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -36,9 +37,9 @@ const gofakeitPool = 512
 // run goes at a small fraction of that cost: a few nanoseconds a value,
 // against the pool's slot drawn, which is the rest of a value's making
 // (filler.drawRow). A boolean has nothing to renew.
-var refreshEvery = [numKinds]int{kBigint: 1024, kInt: 1024, kSmallint: 1024, kNumeric: 1024,
-	kName: 1024, kEmail: 1024, kPhone: 1024, kStreet: 1024, kTimestamp: 1024, kDate: 1024,
-	kCity: 1024, kCompany: 1024, kSentence: 1024, kParagraph: 1024}
+var refreshEvery = [numKinds]int{kBigint: 4096, kInt: 4096, kSmallint: 4096, kNumeric: 4096,
+	kName: 4096, kEmail: 4096, kPhone: 4096, kStreet: 4096, kTimestamp: 4096, kDate: 4096,
+	kCity: 4096, kCompany: 4096, kSentence: 4096, kParagraph: 4096}
 
 // runRows is how many rows a filler draws from each column's run of
 // consecutive pool slots, from a slot drawn at random, before it draws
@@ -61,7 +62,7 @@ func (k kind) perValue() bool { return k == kSeq || k == kUUIDKey || k == kUUID 
 // (pprof). Each worker draws from it at random, and in place of one draw
 // in refreshEvery makes a new value (filler.drawRow), so that its tables
 // hold values made through the run. A kind's literals are one block of
-// text, its slots 12 bytes each (a drawn slot is one read, mostly from
+// text, its slots 8 bytes each (a drawn slot is one read, mostly from
 // the cache: the slices and lengths apart cost a run 70 ns a value on a
 // busy machine, pprof). It is read-only once made, safe for concurrent
 // use.
@@ -70,13 +71,16 @@ type pool struct {
 	slot [numKinds][]slot
 }
 
-// slot is one pooled value: its literal, text[off:end], and the length
-// of its text as the server prints it.
-type slot struct{ off, end, size uint32 }
+// slot is one pooled value: its literal, text[off:off+n], and the length
+// of its text as the server prints it; 8 bytes, 8 to a cache line.
+type slot struct {
+	off     uint32
+	n, size uint16
+}
 
-// pooled makes the pooled kinds' values with f.
-func pooled(f *gofakeit.Faker) map[kind]func() string {
-	return map[kind]func() string{
+// pooled makes the pooled kinds' values with f (nil: composed).
+func pooled(f *gofakeit.Faker) [numKinds]func() string {
+	return [numKinds]func() string{
 		kCity:      f.City,
 		kCompany:   f.Company,
 		kSentence:  func() string { return f.Sentence() },
@@ -101,7 +105,10 @@ func newPool(r *rand.Rand) *pool {
 			off := len(p.text[k])
 			var l int
 			p.text[k], l = fl.make(p.text[k], k)
-			p.slot[k][i] = slot{off: uint32(off), end: uint32(len(p.text[k])), size: uint32(l)}
+			for len(p.text[k])-off > math.MaxUint16 { // never seen: a slot holds 64 KiB
+				p.text[k], l = fl.make(p.text[k][:off], k)
+			}
+			p.slot[k][i] = slot{off: uint32(off), n: uint16(len(p.text[k]) - off), size: uint16(l)}
 		}
 	}
 	return p
@@ -139,7 +146,7 @@ type filler struct {
 	// cur is each column's next pool slot, for runLeft more rows.
 	cur     []int
 	runLeft int
-	make1   map[kind]func() string
+	make1   [numKinds]func() string
 	// vals is the row drawRow drew: each column's literal; made holds
 	// the text of those made for the row (keys, UUIDs, new values).
 	vals [][]byte
@@ -242,7 +249,8 @@ func (fl *filler) drawRow(s *shape) int64 {
 			}
 			sl := fl.pool.slot[k][fl.cur[j]&(len(fl.pool.slot[k])-1)]
 			fl.cur[j]++
-			fl.vals = append(fl.vals, fl.pool.text[k][sl.off:sl.end:sl.end])
+			end := sl.off + uint32(sl.n)
+			fl.vals = append(fl.vals, fl.pool.text[k][sl.off:end:end])
 			bytes += int64(sl.size)
 			continue
 		}

@@ -20,7 +20,7 @@ func TestInsertBounded(t *testing.T) {
 	longest := 0
 	for k := range numKinds {
 		for _, sl := range p.slot[k] {
-			longest = max(longest, int(sl.end-sl.off))
+			longest = max(longest, int(sl.n))
 		}
 	}
 	for _, tc := range []struct {

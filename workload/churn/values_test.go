@@ -16,8 +16,8 @@ import (
 // once one of a run's 512 made at its start (count(DISTINCT) was exactly
 // 512 in a 9,856-row table); names, emails, phones, streets, timestamps,
 // dates and numbers now come from a pool of 8,192 composed from
-// gofakeit's data (or drawn by gofakeit) that each worker renews one draw
-// in 128, UUIDs are made for each value, and gofakeit's cities,
+// gofakeit's data (or drawn by gofakeit), beside one value in 4,096 made
+// anew by each worker, UUIDs are made for each value, and gofakeit's cities,
 // companies, sentences and paragraphs are renewed through the run. The
 // server's octet_length of the values equals the bytes the worker
 // counted.
@@ -55,7 +55,7 @@ func TestValuesVaried(t *testing.T) {
 	// At least this many distinct values in 10,000 rows: of old, 512 of
 	// every textual kind. The composed kinds draw from a pool of 8,192
 	// (about 5,800 distinct in 10,000 draws) and compose one value in
-	// 1,024 anew; gofakeit's own kinds (cities, companies, sentences,
+	// 4,096 anew; gofakeit's own kinds (cities, companies, sentences,
 	// paragraphs; gofakeit's lists of about 100 cities and 530 companies
 	// bound those) from 512, of which sentences and paragraphs must show
 	// more distinct values than the pool holds (it repeats a few).
@@ -64,7 +64,7 @@ func TestValuesVaried(t *testing.T) {
 	for _, k := range []kind{kSentence, kParagraph} {
 		inPool := map[string]bool{}
 		for _, sl := range p.slot[k] {
-			inPool[string(p.text[k][sl.off:sl.end])] = true
+			inPool[string(p.text[k][sl.off:sl.off+uint32(sl.n)])] = true
 		}
 		want[k] = len(inPool) + 1
 	}
