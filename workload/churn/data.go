@@ -34,8 +34,8 @@ const gofakeitPool = 512
 // timestamps, dates, numbers: about 0.3 us) or made by gofakeit whole
 // (about 1 us for a city or a company, 20 us for a sentence and 40 us for
 // a paragraph on a busy 2-CPU machine), so that the values change as the
-// run goes at a small fraction of that cost: a few nanoseconds a value,
-// against the pool's slot drawn, which is the rest of a value's making
+// run goes at a small fraction of that cost: about a nanosecond a value,
+// beside the pool's slot read, which is the rest of a value's making
 // (filler.drawRow). A boolean has nothing to renew.
 var refreshEvery = [numKinds]int{kBigint: 4096, kInt: 4096, kSmallint: 4096, kNumeric: 4096,
 	kName: 4096, kEmail: 4096, kPhone: 4096, kStreet: 4096, kTimestamp: 4096, kDate: 4096,
@@ -59,8 +59,9 @@ func (k kind) perValue() bool { return k == kSeq || k == kUUIDKey || k == kUUID 
 // own data, numbers and booleans drawn by gofakeit (filler.compose),
 // cities, companies, sentences and paragraphs made by gofakeit, which
 // made for every value took most of the client's CPU in a 20-loop run
-// (pprof). Each worker draws from it at random, and in place of one draw
-// in refreshEvery makes a new value (filler.drawRow), so that its tables
+// (pprof). Each worker reads its slots in runs from slots drawn at random
+// (runRows), and in place of one value in refreshEvery makes a new one
+// (filler.drawRow), so that its tables
 // hold values made through the run. A kind's literals are one block of
 // text, its slots 8 bytes each (a drawn slot is one read, mostly from
 // the cache: the slices and lengths apart cost a run 70 ns a value on a
@@ -115,7 +116,7 @@ func newPool(r *rand.Rand) *pool {
 }
 
 // gofakeit's own data the composed kinds draw from (see
-// filler.appendValue).
+// filler.compose).
 var (
 	firstNames   = data.Data["person"]["first"]
 	lastNames    = data.Data["person"]["last"]
