@@ -17,7 +17,7 @@ import (
 // one a RowWriter cannot encode: the caller loads through CopyFrom instead.
 var ErrCopyTypes = errors.New("column type not supported by RowWriter")
 
-// RowWriter writes rows of integers and strings for CopyEncoded, in
+// RowWriter writes rows of integers, strings and times for CopyEncoded, in
 // PostgreSQL's binary COPY format, straight into the buffer sent to the
 // server. It is the loader's fast path: pgx's CopyFrom encodes every value
 // through its type map (a plan lookup by type and OID, and an interface
@@ -254,7 +254,7 @@ func (s *encodedSource) Read(p []byte) (int, error) {
 // copied. fill writes rows into w, typically a batch per call, and returns
 // false when it has no more; a call that writes nothing and returns true
 // is called again. The column types come from the server; when one is
-// neither an integer nor a string type the error wraps ErrCopyTypes and
+// neither an integer, a string nor a timestamp type the error wraps ErrCopyTypes and
 // nothing is copied.
 func (db *DB) CopyEncoded(ctx context.Context, stream int, table string, columns []string, fill func(w *RowWriter) bool) (int64, error) {
 	if db.null {
