@@ -142,10 +142,11 @@ func (f *scriptFast) unwatch() {
 }
 
 // exec runs the prepared statement sd with params on pc, hands its rows to
-// row, and returns the rows its command tag counts.
-func (f *scriptFast) exec(ctx context.Context, pc *pgconn.PgConn, sd *pgconn.StatementDescription, params [][]byte, row ScriptRow) (int64, error) {
+// row, and returns the rows its command tag counts. synced says pc's last
+// command was the fast path's (pgconn's SyncConn is then not needed).
+func (f *scriptFast) exec(ctx context.Context, pc *pgconn.PgConn, sd *pgconn.StatementDescription, params [][]byte, row ScriptRow, synced bool) (int64, error) {
 	cc, ok := pc.Conn().(*countingConn)
-	if !ok || pc.SyncConn(ctx) != nil {
+	if !ok || !synced && pc.SyncConn(ctx) != nil {
 		// TLS: the bytes on the socket are not the messages. Or pgconn
 		// holds bytes it read ahead (it then fails on its own too).
 		return readScriptResult(pc.ExecStatement(ctx, sd, params, nil, nil), 0, row)
