@@ -99,9 +99,14 @@ func TestSweepSearchSurvivesNoise(t *testing.T) {
 	// measure is the capacity: what the workers complete closed loop in
 	// 3 s, held to the formula workers / (delay + service time), with
 	// the service time read from the same run (its mean latency beyond
-	// the delay). It skips, saying so, when the service time is half the
-	// delay or more: the machine's load is then too high for the
-	// capacity to be the proxy's.
+	// the delay). It skips, saying so, when the service time is a fifth
+	// of the delay or more: the machine's load is then too high for the
+	// capacity to be the proxy's. A rated probe's operation waits for
+	// more wake-ups than a closed loop's (the pacer's and its worker's
+	// beside the reply's), each late on a loaded machine: with a service
+	// time of 4.6-8.9 ms (load 20-30, 1 CPU-burning process beside) the
+	// answers were 91-96% of the closed loop's capacity, with 15.7 ms
+	// (load 27, 2 of them) 85%.
 	measure := func(when string) float64 {
 		t.Helper()
 		r := stampede(t, append(append([]string{"run"}, common...), "--duration", "3s", "--format", "json", via.String())...)
@@ -116,7 +121,7 @@ func TestSweepSearchSurvivesNoise(t *testing.T) {
 		load, _ := os.ReadFile("/proc/loadavg")
 		t.Logf("capacity %s: %.1f ops/s closed loop, mean latency %.2f ms (service time %.2f ms beyond the %v delay), formula %.1f ops/s, load average %.4s",
 			when, c, mean, service, delay, workers/(mean/1000), load)
-		if service >= float64(delay.Milliseconds())/2 {
+		if service >= float64(delay.Milliseconds())/5 {
 			t.Skipf("the service time beyond the proxy's %v was %.1f ms %s the search (load average %.4s on %d CPUs): the capacity is the machine's, not the proxy's; the machine is too loaded for this test's figure",
 				delay, service, when, load, runtime.NumCPU())
 		}
