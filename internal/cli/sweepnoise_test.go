@@ -122,7 +122,7 @@ func TestSweepSearchSurvivesNoise(t *testing.T) {
 		t.Logf("capacity %s: %.1f ops/s closed loop, mean latency %.2f ms (service time %.2f ms beyond the %v delay), formula %.1f ops/s, load average %.4s",
 			when, c, mean, service, delay, workers/(mean/1000), load)
 		if service >= float64(delay.Milliseconds())/5 {
-			t.Skipf("the service time beyond the proxy's %v was %.1f ms %s the search (load average %.4s on %d CPUs): the capacity is the machine's, not the proxy's; the machine is too loaded for this test's figure",
+			t.Skipf("the service time beyond the proxy's %v was %.1f ms %s (load average %.4s on %d CPUs): the capacity is the machine's, not the proxy's; the machine is too loaded for this test's figure",
 				delay, service, when, load, runtime.NumCPU())
 		}
 		if mean <= 0 || math.Abs(c-workers/(mean/1000)) > 0.05*c {
