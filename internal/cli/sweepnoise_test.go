@@ -84,7 +84,7 @@ func (b *burner) Stop() int {
 // re-run and judged on the median of three.
 func TestSweepSearchSurvivesNoise(t *testing.T) {
 	if testing.Short() {
-		t.Skip("about 2 minutes of searches")
+		t.Skip("about 6 minutes of searches")
 	}
 	const (
 		workers = 8
