@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strconv"
 
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -104,25 +103,14 @@ func (w *workerConn) QueryScript(ctx context.Context, p Protocol, sql string, pa
 		rr := pc.ExecParams(ctx, sql, params, nil, nil, nil)
 		return readScriptResult(rr, 0, row)
 	}
-	if w.raw.pc != pc {
-		w.raw.reset()
-		w.raw.pc = pc
-	}
-	if w.raw.descs == nil {
-		w.raw.descs = make(map[string]*pgconn.StatementDescription)
-	}
-	sd := w.raw.descs[sql]
-	if sd == nil {
-		name := "stampede_raw_" + strconv.FormatUint(rawStmtSeq.Add(1), 10)
-		if sd, err = pc.Prepare(ctx, name, sql, nil); err != nil {
-			return 0, err
-		}
-		w.raw.descs[sql] = sd
+	sd, err := w.raw.prepare(ctx, pc, sql)
+	if err != nil {
+		return 0, err
 	}
 	if !fastable(params) {
 		return readScriptResult(pc.ExecStatement(ctx, sd, params, nil, nil), 0, row)
 	}
-	return w.raw.fast.exec(ctx, pc, sd, params, row)
+	return w.raw.fast.exec(ctx, pc, sd, params, row, nil)
 }
 
 // TxStatus implements ScriptQuerier.

@@ -130,8 +130,9 @@ func (f *scriptFast) unwatch() {
 }
 
 // exec runs the prepared statement sd with params on pc, hands its rows to
-// row, and returns the rows its command tag counts.
-func (f *scriptFast) exec(ctx context.Context, pc *pgconn.PgConn, sd *pgconn.StatementDescription, params [][]byte, row ScriptRow) (int64, error) {
+// row (or, when raw is not nil, their values to raw, as RawQuerier does),
+// and returns the rows its command tag counts.
+func (f *scriptFast) exec(ctx context.Context, pc *pgconn.PgConn, sd *pgconn.StatementDescription, params [][]byte, row ScriptRow, raw func([][]byte)) (int64, error) {
 	conn := pc.Conn()
 	if err := f.watch(ctx, conn); err != nil {
 		return 0, err
@@ -162,7 +163,11 @@ func (f *scriptFast) exec(ctx context.Context, pc *pgconn.PgConn, sd *pgconn.Sta
 		}
 		switch m := msg.(type) {
 		case *pgproto3.DataRow:
-			if pgErr == nil && row != nil {
+			switch {
+			case pgErr != nil:
+			case raw != nil:
+				raw(m.Values)
+			case row != nil:
 				row(0, fields, m.Values)
 			}
 		case *pgproto3.CommandComplete:
