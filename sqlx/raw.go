@@ -121,6 +121,9 @@ var (
 // virtual users make one such call per transaction:
 // BenchmarkHammerCall, 5 allocations per call through pgconn, 0 here.
 func (w *workerConn) QueryRaw(ctx context.Context, sql string, params [][]byte, row func([][]byte)) (int64, error) {
+	// As QueryScript: the fast path's own exchange, when it was the last
+	// command on the connection, left pgconn nothing buffered.
+	synced := w.raw.fast.valid
 	c, err := w.conn(ctx)
 	if err != nil {
 		return 0, err
@@ -129,11 +132,14 @@ func (w *workerConn) QueryRaw(ctx context.Context, sql string, params [][]byte, 
 	if w.raw.text || !fastable(params) {
 		return w.raw.query(ctx, pc, sql, params, row)
 	}
+	if w.raw.pc != pc || w.raw.descs[sql] == nil {
+		synced = false // prepare runs a command through pgconn
+	}
 	sd, err := w.raw.prepare(ctx, pc, sql)
 	if err != nil {
 		return 0, err
 	}
-	return w.raw.fast.exec(ctx, pc, sd, params, nil, row)
+	return w.raw.fast.exec(ctx, pc, sd, params, nil, row, synced)
 }
 
 // rawTx is a transaction on a worker's dedicated connection: it shares

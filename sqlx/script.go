@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -91,6 +92,9 @@ var (
 
 // QueryScript implements ScriptQuerier.
 func (w *workerConn) QueryScript(ctx context.Context, p Protocol, sql string, params [][]byte, row ScriptRow) (int64, error) {
+	// The last command on the worker's connection was the fast path's
+	// own exchange, which left pgconn nothing buffered (w.conn clears it).
+	synced := w.raw.fast.valid
 	c, err := w.conn(ctx)
 	if err != nil {
 		return 0, err
@@ -103,14 +107,27 @@ func (w *workerConn) QueryScript(ctx context.Context, p Protocol, sql string, pa
 		rr := pc.ExecParams(ctx, sql, params, nil, nil, nil)
 		return readScriptResult(rr, 0, row)
 	}
-	sd, err := w.raw.prepare(ctx, pc, sql)
-	if err != nil {
-		return 0, err
+	if w.raw.pc != pc {
+		w.raw.reset()
+		w.raw.pc = pc
+		synced = false
+	}
+	if w.raw.descs == nil {
+		w.raw.descs = make(map[string]*pgconn.StatementDescription)
+	}
+	sd := w.raw.descs[sql]
+	if sd == nil {
+		name := "stampede_raw_" + strconv.FormatUint(rawStmtSeq.Add(1), 10)
+		if sd, err = pc.Prepare(ctx, name, sql, nil); err != nil {
+			return 0, err
+		}
+		w.raw.descs[sql] = sd
+		synced = false
 	}
 	if !fastable(params) {
 		return readScriptResult(pc.ExecStatement(ctx, sd, params, nil, nil), 0, row)
 	}
-	return w.raw.fast.exec(ctx, pc, sd, params, row, nil)
+	return w.raw.fast.exec(ctx, pc, sd, params, row, nil, synced)
 }
 
 // TxStatus implements ScriptQuerier.
