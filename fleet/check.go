@@ -410,8 +410,16 @@ func (e *env) dropTenants(ctx context.Context, o DropOptions) (dropped int, left
 		if ours {
 			drop = append(drop, MarkerTable)
 		}
+		cascade, err := e.refuseTableDependents(ctx, db, drop, "cleanup")
+		if err != nil {
+			return 0, left, err
+		}
 		for _, name := range drop {
-			if _, err := db.Exec(ctx, db.Dialect().DropTable(name)); err != nil {
+			sql := db.Dialect().DropTable(name)
+			if cascade {
+				sql += " CASCADE"
+			}
+			if _, err := db.Exec(ctx, sql); err != nil {
 				return 0, left, fmt.Errorf("dropping table %s: %w", name, err)
 			}
 		}

@@ -341,6 +341,9 @@ func sayDrops(ctx context.Context, db *sqlx.DB, gen workload.Generator, tables [
 	if err := refuseForeign(ctx, db, gen, foreign, force, action, log); err != nil {
 		return err
 	}
+	if err := refuseAddedColumns(ctx, db, gen, existing, force, action, log); err != nil {
+		return err
+	}
 	drop := append(slices.Clone(existing), runTables...)
 	if cascade, err := refuseDependents(ctx, db, drop, force, action, log); err != nil {
 		return err
@@ -520,6 +523,9 @@ func Cleanup(ctx context.Context, spec CleanupSpec) error {
 	if err := refuseForeign(ctx, db, gen, foreign, spec.ForceDrop, "cleanup", log); err != nil {
 		return err
 	}
+	if err := refuseAddedColumns(ctx, db, gen, existing, spec.ForceDrop, "cleanup", log); err != nil {
+		return err
+	}
 	drop := append(slices.Clone(existing), runTables...)
 	cascade, err := refuseDependents(ctx, db, drop, spec.ForceDrop, "cleanup", log)
 	if err != nil {
@@ -633,6 +639,22 @@ func refuseForeign(ctx context.Context, db *sqlx.DB, gen workload.Generator, for
 		return asInput(workload.ForeignTablesError(db, gen, foreign, action, adopted...))
 	}
 	fmt.Fprintf(log, "%s: dropping %s (%s), which stampede did not make\n", workload.ForceDropFlag, plural(len(foreign), "table"), strings.Join(foreign, ", "))
+	return nil
+}
+
+// refuseAddedColumns refuses, unless force, to drop the workload's tables
+// when a user added to them columns holding data (workload.AddedColumns);
+// with force it says that they go.
+func refuseAddedColumns(ctx context.Context, db *sqlx.DB, gen workload.Generator, tables []string, force bool, action string, log io.Writer) error {
+	cols, err := workload.AddedColumns(ctx, db, gen, tables)
+	if err != nil || len(cols) == 0 {
+		return err
+	}
+	where := fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ","))
+	if !force {
+		return asInput(&workload.AddedColumnsError{Columns: cols, Where: where, Action: action})
+	}
+	fmt.Fprintf(log, "%s: dropping the columns %s, which stampede did not make, with their tables\n", workload.ForceDropFlag, strings.Join(cols, ", "))
 	return nil
 }
 
