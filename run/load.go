@@ -138,6 +138,11 @@ func Load(ctx context.Context, spec LoadSpec) error {
 		}
 	}
 	if !spec.Drop {
+		// The tables its runs write (bulk_insert's sbtestN), which a
+		// user's table of that name must not receive.
+		if err := refuseForeignRunTables(ctx, db, gen); err != nil {
+			return err
+		}
 		var pe *workload.LoadPartError
 		if join, err = workload.JoinsLoad(ctx, db, gen, tables); errors.As(err, &pe) {
 			return asInput(err)
@@ -622,6 +627,37 @@ func dropScripted(ctx context.Context, db *sqlx.DB, gen workload.Generator, log 
 		fmt.Fprintf(log, "--drop: dropped table %s, which %s made\n", t, made)
 	}
 	return nil
+}
+
+// refuseForeignRunTables refuses, for init without --drop of a
+// workload.RunTablesDropper (bulk_insert), the tables of its runs that
+// exist without stampede's mark: its runs would write into a user's
+// table, and --force-drop (which implies --drop) drops them first.
+func refuseForeignRunTables(ctx context.Context, db *sqlx.DB, gen workload.Generator) error {
+	runTables, err := dropsRunTables(ctx, db, gen)
+	if err != nil {
+		return err
+	}
+	var foreign []string
+	for _, t := range runTables {
+		c, err := workload.TableComment(ctx, db, t)
+		if err != nil {
+			return err
+		}
+		if !workload.IsMark(c) {
+			foreign = append(foreign, t)
+		}
+	}
+	if len(foreign) == 0 {
+		return nil
+	}
+	it := "it"
+	if len(foreign) > 1 {
+		it = "them"
+	}
+	return asInput(&workload.ForeignError{Kind: "table", Names: foreign, Action: "init",
+		Where: fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ",")),
+		Why:   "no mark of stampede's on " + it + ", which every table stampede makes carries; " + gen.Meta().Name + "'s runs would write into " + it + "; nothing was created"})
 }
 
 // refuseForeign refuses, unless force, to drop tables that stampede did

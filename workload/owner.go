@@ -304,20 +304,19 @@ func ForeignObjectsIn(ctx context.Context, db *sqlx.DB, gen Generator, markers .
 	if err != nil {
 		return nil, err
 	}
-	var foreign []string
+	var foreign, ours []string
 	for _, o := range objs {
 		if o.Marked || o.IsTable() && own[o.Name] {
+			if o.IsTable() {
+				ours = append(ours, o.Name)
+			}
 			continue
 		}
 		foreign = append(foreign, o.String())
 	}
 	// A column a user added to one of gen's tables and filled is data
 	// stampede did not make, though no object of its own.
-	existing, err := ExistingTables(ctx, db, gen.Tables())
-	if err != nil {
-		return nil, err
-	}
-	cols, err := AddedColumns(ctx, db, gen, existing)
+	cols, err := AddedColumns(ctx, db, gen, ours)
 	if err != nil {
 		return nil, err
 	}

@@ -129,3 +129,80 @@ func TestDropFormsKeepUsersDependentsAndColumns(t *testing.T) {
 
 // tbCol stands for "TABLE.notes" in the wanted text.
 const tbCol = "\x00table.notes"
+
+// TestRunsKeepUsersTables: stampede's own init of bulk_insert over a
+// user's sbtestN exited 0, "loaded 0 rows", and its runs would append to
+// the user's table; a run of churn over a user's churn_tables failed with
+// the raw "column dropped_at does not exist" (exit 1). Both now refuse in
+// one line, exit 2, and the user's rows stay. churn's runs beside a
+// user's churn_W_N, cleanup churn, and workload run --drop or --init over
+// a user's table leave every row of it too.
+func TestRunsKeepUsersTables(t *testing.T) {
+	testServer(t)
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	u, err := url.Parse(testServer(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = ""
+	for _, tc := range []struct {
+		name   string
+		before func(db string) []string // stampede's commands before the user's table
+		table  string                   // the user's table, one row (42)
+		args   func(db string) []string
+		code   int
+		want   string
+	}{
+		{"init bulk_insert", nil, "sbtest2", func(db string) []string {
+			return []string{"init", "bulk_insert", "--threads", "3", dbURL(t, db)}
+		}, 2, "table sbtest2 in database " + `"@"` + " on * was not made by stampede (no mark of stampede's on it, which every table stampede makes carries; bulk_insert's runs would write into it; nothing was created): init leaves it alone; to drop it anyway, add --force-drop"},
+		{"init churn over churn_tables", nil, "churn_tables", func(db string) []string { return []string{"init", "churn", dbURL(t, db)} },
+			2, "table churn_tables already exists in database " + `"@"` + " and stampede did not make it"},
+		{"run churn over churn_tables", nil, "churn_tables", func(db string) []string {
+			return []string{"run", "churn", "--duration", "1s", dbURL(t, db)}
+		}, 2, "table churn_tables in database " + `"@"` + " was not made by stampede (no mark of stampede's init on it): a run of churn would write into it"},
+		{"cleanup churn over churn_tables", nil, "churn_tables", func(db string) []string { return []string{"cleanup", "churn", dbURL(t, db)} },
+			2, "table churn_tables in database " + `"@"` + " on * was not made by stampede"},
+		{"run churn beside a user's churn_0_1", func(db string) []string { return []string{"init", "churn", dbURL(t, db)} }, "churn_0_1", func(db string) []string {
+			return []string{"run", "churn", "--duration", "2s", "--concurrency", "2", dbURL(t, db)}
+		}, 0, ""},
+		{"cleanup churn beside a user's churn_0_1", func(db string) []string { return []string{"init", "churn", dbURL(t, db)} }, "churn_0_1", func(db string) []string {
+			return []string{"cleanup", "churn", dbURL(t, db)}
+		}, 0, ""},
+		{"workload run --drop", nil, "bank", func(db string) []string {
+			return []string{"workload", "run", "bank", "--drop", "--duration", "1s", "--db", db, u.String()}
+		}, 2, "database " + `"@"` + " on * holds 1 object that stampede did not make (table public.bank): --drop leaves the database alone; to drop it anyway, add --force-drop"},
+		{"workload run --init", nil, "bank", func(db string) []string {
+			return []string{"workload", "run", "bank", "--init", "--duration", "1s", "--db", db, u.String()}
+		}, 2, "table bank already exists in database " + `"@"` + " and stampede did not make it"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db := freshDB(t, "fix28g_runs")
+			if tc.before != nil {
+				mustRun(t, tc.before(db)...)
+			} else {
+				adminExec(t, "CREATE DATABASE "+db)
+			}
+			execIn(t, db, "CREATE TABLE "+tc.table+" (mine INT)", "INSERT INTO "+tc.table+" VALUES (42)")
+			r := stampede(t, tc.args(db)...)
+			if tc.code == 0 {
+				if r.code != 0 {
+					t.Fatalf("exit %d\n%s", r.code, r.stderr)
+				}
+			} else {
+				want := strings.ReplaceAll(tc.want, "@", db)
+				host := u.Host
+				want = strings.ReplaceAll(want, "on *", "on "+host)
+				checkFinalError(t, r, tc.code, want)
+			}
+			if n := queryInt(t, db, "SELECT count(*) FROM "+tc.table+" WHERE mine = 42"); n != 1 {
+				t.Errorf("the user's %s holds %d rows of 42, want 1", tc.table, n)
+			}
+			if tc.table == "sbtest2" {
+				if n := queryInt(t, db, "SELECT count(*) FROM pg_tables WHERE tablename = 'stampede_load'"); n != 0 {
+					t.Errorf("the refused init created stampede_load")
+				}
+			}
+		})
+	}
+}
