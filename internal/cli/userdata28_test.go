@@ -206,3 +206,45 @@ func TestRunsKeepUsersTables(t *testing.T) {
 		})
 	}
 }
+
+// TestHammerdbBuildOverAnotherRolesTables: buildschema --force-drop over
+// a user's warehouse owned by another role failed "must be owner of table
+// warehouse (SQLSTATE 42501)", exit 1, and the refused run without the
+// flag had already created pg_user. Both now refuse in one line, exit 2,
+// before creating anything: without the flag naming it, with it naming
+// the owner and what to do; the user's row stays.
+func TestHammerdbBuildOverAnotherRolesTables(t *testing.T) {
+	testServer(t)
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	u, err := url.Parse(testServer(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := freshDB(t, "fix28g_hd")
+	owner, user := db+"_owner", db+"_user"
+	t.Cleanup(func() {
+		adminExec(t, "DROP DATABASE IF EXISTS "+db+" WITH (FORCE)", "DROP ROLE IF EXISTS "+user, "DROP ROLE IF EXISTS "+owner)
+	})
+	adminExec(t, "CREATE ROLE "+owner, "CREATE DATABASE "+db)
+	execIn(t, db, "CREATE TABLE warehouse (mine INT)", "INSERT INTO warehouse VALUES (42)", "ALTER TABLE warehouse OWNER TO "+owner)
+	script := writeFile(t, "dbset db pg\ndiset connection pg_host "+u.Hostname()+"\ndiset connection pg_port "+u.Port()+
+		"\ndiset connection pg_sslmode disable\ndiset tpcc pg_count_ware 1\ndiset tpcc pg_num_vu 1\ndiset tpcc pg_superuser "+u.User.Username()+
+		"\ndiset tpcc pg_user "+user+"\ndiset tpcc pg_pass pw\ndiset tpcc pg_dbase "+db+"\nbuildschema\n")
+	for _, tc := range []struct {
+		force []string
+		want  string
+	}{
+		{nil, "line 11: buildschema: table warehouse in database " + db + " on " + u.Host + " was not made by stampede (no mark of stampede's init on it; nothing was created): load into another database (diset tpcc pg_dbase NAME in the script), or to drop it anyway, add --force-drop"},
+		{[]string{"--force-drop"}, "line 11: buildschema: --force-drop: table warehouse in database " + db + " belongs to role " + owner + ", and pg_user " + user +
+			", which buildschema builds as, cannot drop it: connect as their owner or a superuser (diset tpcc pg_user " + owner + ", or drop them as pg_superuser " + u.User.Username() + " first); nothing was created"},
+	} {
+		r := stampede(t, append([]string{"hammerdbcli", "auto", script}, tc.force...)...)
+		checkFinalError(t, r, 2, tc.want)
+		if n := queryInt(t, db, "SELECT count(*) FROM warehouse WHERE mine = 42"); n != 1 {
+			t.Errorf("%v: the user's warehouse holds %d rows of 42, want 1", tc.force, n)
+		}
+		if n := queryInt(t, "postgres", "SELECT count(*) FROM pg_roles WHERE rolname = '"+user+"'"); n != 0 {
+			t.Errorf("%v: the refused buildschema created role %s", tc.force, user)
+		}
+	}
+}
