@@ -276,7 +276,9 @@ func AdoptedTables(ctx context.Context, db *sqlx.DB, gen Generator) ([]string, e
 // make, each as "KIND NAME": without stampede's mark, other than init's
 // record table and a fleet's marker (markers, named), and other than gen's
 // tables where init's record of gen's data is in db (loads of a stampede
-// that marked nothing). A database that holds none is stampede's to drop.
+// that marked nothing), and the columns holding data that a user added
+// to gen's tables (AddedColumns). A database that holds none is
+// stampede's to drop.
 func ForeignObjectsIn(ctx context.Context, db *sqlx.DB, gen Generator, markers ...string) ([]string, error) {
 	if db.Null() {
 		return nil, nil
@@ -302,12 +304,24 @@ func ForeignObjectsIn(ctx context.Context, db *sqlx.DB, gen Generator, markers .
 	if err != nil {
 		return nil, err
 	}
-	var foreign []string
+	var foreign, ours []string
 	for _, o := range objs {
 		if o.Marked || o.IsTable() && own[o.Name] {
+			if o.IsTable() {
+				ours = append(ours, o.Name)
+			}
 			continue
 		}
 		foreign = append(foreign, o.String())
+	}
+	// A column a user added to one of gen's tables and filled is data
+	// stampede did not make, though no object of its own.
+	cols, err := AddedColumns(ctx, db, gen, ours)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range cols {
+		foreign = append(foreign, "table column "+c+" (holding data)")
 	}
 	return foreign, nil
 }
