@@ -599,6 +599,12 @@ func AdoptsTables(ctx context.Context, db *sqlx.DB, gen Generator, tables []Tabl
 	return true, nil
 }
 
+// TableColumns returns the columns of table with their types (as
+// format_type writes them): none when it does not exist.
+func TableColumns(ctx context.Context, db *sqlx.DB, table string) (map[string]string, error) {
+	return tableColumns(ctx, db, table)
+}
+
 // tableColumns returns the columns of table with their types (as
 // format_type writes them: "character varying(255)", "text").
 func tableColumns(ctx context.Context, db *sqlx.DB, table string) (map[string]string, error) {

@@ -33,6 +33,9 @@ func (g *churn) check(ctx context.Context, db *sqlx.DB, rep workload.Reporter) e
 	if !exists {
 		return &inputError{fmt.Errorf("table %s, churn's bookkeeping, does not exist in database %q: run `stampede init churn` first", bookTable, db.Database())}
 	}
+	if err := g.checkBook(ctx, db); err != nil {
+		return err
+	}
 	tx, err := db.Begin(ctx, sqlx.TxOptions{Isolation: sqlx.RepeatableRead, ReadOnly: true})
 	if err != nil {
 		return err
