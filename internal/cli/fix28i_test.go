@@ -66,3 +66,48 @@ func TestInitSQLOverAnotherLoad(t *testing.T) {
 		t.Errorf("the user's type lost its label")
 	}
 }
+
+// TestSweepTakesInitsLoad: a sweep's steps take the settings init
+// loaded, as run does: over bank loaded with --rows 100, `sweep bank`
+// without --rows runs every step on 100 accounts and says so once (it
+// used --rows 1000 and failed at step 1, exit 1: the sweep's flag
+// wrappers swallowed the value run adopts); --rows given otherwise is
+// refused as run refuses it, exit 2 (rechk28b F-J).
+func TestSweepTakesInitsLoad(t *testing.T) {
+	testServer(t)
+	res := t.TempDir()
+	t.Setenv("STAMPEDE_RESULTS_DIR", res)
+	db := freshDB(t, "fix28i_sweepbank")
+	adminExec(t, "CREATE DATABASE "+db)
+	u := dbURL(t, db)
+	if r := stampede(t, "init", "bank", "--rows", "100", u); r.code != 0 {
+		t.Fatalf("init bank: exit %d\n%s", r.code, r.stderr)
+	}
+	r := stampede(t, "sweep", "bank", "--max-rate", "50,100", "--duration", "1s", "--telemetry=false", "--results-dir", res, u)
+	if r.code != 0 {
+		t.Fatalf("sweep bank: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	note := `note: using --rows 100, as init (of bank) loaded database "` + db + `"`
+	if n := strings.Count(r.stderr, note); n != 1 {
+		t.Errorf("the sweep says %d times that it uses init's --rows 100:\n%s", n, r.stderr)
+	}
+	var steps int
+	for _, l := range strings.Split(r.stdout, "\n") {
+		if f := strings.Fields(l); len(f) > 2 && (f[0] == "1" || f[0] == "2") && (f[1] == "50" || f[1] == "100") {
+			steps++
+		}
+	}
+	if steps != 2 {
+		t.Errorf("%d of 2 steps ran:\n%s", steps, r.stdout)
+	}
+	// The server's truth: the transfers kept to the 100 accounts init
+	// loaded, and their sum.
+	if c := stampede(t, "check", "bank", u); c.code != 0 {
+		t.Errorf("check bank after the sweep: exit %d\n%s%s", c.code, c.stdout, c.stderr)
+	}
+	if n := queryInt(t, db, "SELECT count(*) FROM bank"); n != 100 {
+		t.Errorf("bank holds %d accounts after the sweep, not init's 100", n)
+	}
+	r = stampede(t, "sweep", "bank", "--rows", "1000", "--max-rate", "50,100", "--duration", "1s", "--telemetry=false", "--results-dir", res, u)
+	checkFinalError(t, r, 2, `--rows 1000 differs from what init (of bank) loaded into database "`+db+`", --rows 100: give --rows 100`)
+}
