@@ -1,7 +1,9 @@
 package cli_test
 
 import (
+	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -110,4 +112,98 @@ func TestSweepTakesInitsLoad(t *testing.T) {
 	}
 	r = stampede(t, "sweep", "bank", "--rows", "1000", "--max-rate", "50,100", "--duration", "1s", "--telemetry=false", "--results-dir", res, u)
 	checkFinalError(t, r, 2, `--rows 1000 differs from what init (of bank) loaded into database "`+db+`", --rows 100: give --rows 100`)
+}
+
+// TestHammerDBRefusalNamesForceDrop: buildschema over stampede's own
+// TPC-C load is refused naming the hammerdbcli form's option,
+// --force-drop after the script's name, not stampede's --drop, which
+// hammerdbcli does not take (rechk28b F-J); nothing is dropped.
+func TestHammerDBRefusalNamesForceDrop(t *testing.T) {
+	srv := testServer(t)
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	db := freshDB(t, "fix28i_hdb")
+	if r := stampede(t, "init", "tpcc", "--warehouses", "1", "--db", db, srv); r.code != 0 {
+		t.Fatalf("init tpcc: exit %d\n%s", r.code, r.stderr)
+	}
+	stock := queryInt(t, db, "SELECT count(*) FROM stock")
+	u, err := url.Parse(srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := writeFile(t, "dbset db pg\ndiset connection pg_host "+u.Hostname()+"\ndiset connection pg_port "+u.Port()+
+		"\ndiset connection pg_sslmode disable\ndiset tpcc pg_count_ware 1\ndiset tpcc pg_num_vu 1\ndiset tpcc pg_superuser "+u.User.Username()+
+		"\ndiset tpcc pg_user "+u.User.Username()+"\ndiset tpcc pg_dbase "+db+"\nbuildschema\n")
+	r := stampede(t, "hammerdbcli", "auto", script)
+	checkFinalError(t, r, 2, `buildschema: table tpcc_meta already exists in database "`+db+`": to drop it and build the schema again, add --force-drop after the script's name`)
+	if strings.Contains(r.stderr, "use --drop") {
+		t.Errorf("hammerdbcli's refusal names --drop, which it does not take:\n%s", r.stderr)
+	}
+	if n := queryInt(t, db, "SELECT count(*) FROM stock"); n != stock || n == 0 {
+		t.Errorf("stock holds %d rows after the refusal, %d before", n, stock)
+	}
+}
+
+// TestRunWarnsOverTablesNotLoaded: a run that writes over the workload's
+// tables where stampede never loaded them (no init record, no mark: a
+// user's bank, the real sysbench's prepare) still runs, as sysbench
+// would, but first warns in one line naming them (rechk28b F-G: it wrote
+// into them without a word); a read-only script, and a run over
+// stampede's own load, say nothing.
+func TestRunWarnsOverTablesNotLoaded(t *testing.T) {
+	testServer(t)
+	res := t.TempDir()
+	t.Setenv("STAMPEDE_RESULTS_DIR", res)
+	sysbench, err := exec.LookPath("sysbench")
+	if err != nil {
+		t.Skip("the real sysbench is not installed")
+	}
+	users := freshDB(t, "fix28i_users")
+	ours := freshDB(t, "fix28i_ours")
+	adminExec(t, "CREATE DATABASE "+users, "CREATE DATABASE "+ours)
+	execIn(t, users, "CREATE TABLE bank (id bigint PRIMARY KEY, balance bigint, payload bytea)",
+		"INSERT INTO bank SELECT g, 1000, '' FROM generate_series(0, 999) g")
+	conn := sysbenchConn(t, users)
+	prep := exec.Command(sysbench, append(append([]string{"oltp_write_only"}, conn...), "--table-size=1000", "prepare")...)
+	if out, err := prep.CombinedOutput(); err != nil {
+		t.Fatalf("sysbench prepare: %v\n%s", err, out)
+	}
+	if r := stampede(t, "init", "bank", "--rows", "100", dbURL(t, ours)); r.code != 0 {
+		t.Fatalf("init bank: exit %d\n%s", r.code, r.stderr)
+	}
+	warning := "warning: stampede did not load table "
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		table string // "" for no warning
+	}{
+		{"run bank over a user's bank", []string{"run", "bank", "--duration", "1s", "--rows", "1000", "--results-dir", res, dbURL(t, users)}, "bank"},
+		{"run oltp_write_only over sysbench's prepare", []string{"run", "oltp_write_only", "--table_size", "1000", "--duration", "1s", "--results-dir", res, dbURL(t, users)}, "sbtest1"},
+		{"sysbench form over sysbench's prepare", append(append([]string{"oltp_write_only"}, conn...), "--table-size=1000", "--time=1", "run"), "sbtest1"},
+		{"read-only script", append(append([]string{"oltp_read_only"}, conn...), "--table-size=1000", "--time=1", "run"), ""},
+		{"run bank over stampede's load", []string{"run", "bank", "--duration", "1s", "--results-dir", res, dbURL(t, ours)}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := stampede(t, tc.args...)
+			if r.code != 0 {
+				t.Fatalf("exit %d\n%s", r.code, r.stderr)
+			}
+			n := strings.Count(r.stderr, warning)
+			switch {
+			case tc.table == "" && n != 0:
+				t.Errorf("warned over tables it loaded, or for a run that does not write:\n%s", r.stderr)
+			case tc.table != "" && n != 1:
+				t.Errorf("%d warnings, want 1:\n%s", n, r.stderr)
+			case tc.table != "":
+				line := r.stderr[strings.Index(r.stderr, warning):]
+				line = line[:strings.Index(line, "\n")]
+				want := warning + tc.table + ` in database "` + users + `" (no record of its init there, no mark on it): the run writes into its rows as they are`
+				if !strings.HasPrefix(line, want) {
+					t.Errorf("warning %q, want it to begin %q", line, want)
+				}
+			}
+		})
+	}
+	if n := queryInt(t, users, "SELECT count(*) FROM bank"); n != 1000 {
+		t.Errorf("the user's bank holds %d accounts, not 1000", n)
+	}
 }
