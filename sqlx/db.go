@@ -859,10 +859,25 @@ func (db *DB) countingDial(dial pgconn.DialFunc, threadIO bool) pgconn.DialFunc 
 	}
 }
 
-// countingConn counts the bytes written on a connection.
+// countingConn counts the bytes written on a connection. It also holds
+// the bytes the script fast path read past the end of its exchange
+// (msgReader), which its next Read returns first.
 type countingConn struct {
 	net.Conn
-	n *atomic.Int64
+	n       *atomic.Int64
+	pending []byte
+}
+
+// Read implements net.Conn.
+func (c *countingConn) Read(b []byte) (int, error) {
+	if len(c.pending) > 0 {
+		n := copy(b, c.pending)
+		if c.pending = c.pending[n:]; len(c.pending) == 0 {
+			c.pending = nil
+		}
+		return n, nil
+	}
+	return c.Conn.Read(b)
 }
 
 func (c *countingConn) Write(b []byte) (int, error) {

@@ -92,6 +92,9 @@ var (
 
 // QueryScript implements ScriptQuerier.
 func (w *workerConn) QueryScript(ctx context.Context, p Protocol, sql string, params [][]byte, row ScriptRow) (int64, error) {
+	// The last command on the worker's connection was the fast path's
+	// own exchange, which left pgconn nothing buffered (w.conn clears it).
+	synced := w.raw.fast.valid
 	c, err := w.conn(ctx)
 	if err != nil {
 		return 0, err
@@ -107,6 +110,7 @@ func (w *workerConn) QueryScript(ctx context.Context, p Protocol, sql string, pa
 	if w.raw.pc != pc {
 		w.raw.reset()
 		w.raw.pc = pc
+		synced = false
 	}
 	if w.raw.descs == nil {
 		w.raw.descs = make(map[string]*pgconn.StatementDescription)
@@ -118,11 +122,12 @@ func (w *workerConn) QueryScript(ctx context.Context, p Protocol, sql string, pa
 			return 0, err
 		}
 		w.raw.descs[sql] = sd
+		synced = false
 	}
 	if !fastable(params) {
 		return readScriptResult(pc.ExecStatement(ctx, sd, params, nil, nil), 0, row)
 	}
-	return w.raw.fast.exec(ctx, pc, sd, params, row)
+	return w.raw.fast.exec(ctx, pc, sd, params, row, synced)
 }
 
 // TxStatus implements ScriptQuerier.

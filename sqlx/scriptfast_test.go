@@ -22,7 +22,8 @@ import (
 // fast path, a cancelled context (the statement stops on the server too,
 // and the next statement runs on a new connection), a context already
 // done, and the server ending the session (FATAL) — on the poller's
-// connections and on thread I/O's.
+// connections and on thread I/O's. Also rows then an error mid-result, a
+// 3 MiB row, a notice and a ParameterStatus amid a reply.
 func TestScriptPreparedAsPgconn(t *testing.T) {
 	for _, threadIO := range []bool{false, true} {
 		t.Run(fmt.Sprintf("threadIO=%v", threadIO), func(t *testing.T) {
@@ -99,6 +100,39 @@ func TestScriptPreparedAsPgconn(t *testing.T) {
 				t.Errorf("FETCH: %q", got)
 			}
 			must("COMMIT")
+			// Rows, then an error: the rows before it are handed out, as
+			// pgconn's ResultReader hands them out, the error is the
+			// server's, and the connection stays.
+			got, _, err := run("SELECT (10 / (3 - g))::text AS q FROM generate_series(1, 5) g")
+			var pe *pgconn.PgError
+			if !errors.As(err, &pe) || pe.Code != "22012" || strings.Join(got, " ") != "0:q=5 0:q=10" {
+				t.Errorf("error mid-result: rows %q, error %v; want 0:q=5 0:q=10 and SQLSTATE 22012", got, err)
+			}
+			// A row of 3 MiB, beyond any buffer, then a small one.
+			if got, _ := must("SELECT length(repeat('x', $1::int) || g)::text AS n FROM generate_series(1, 2) g", "1000"); strings.Join(got, " ") != "0:n=1001 0:n=1001" {
+				t.Errorf("small rows: %q", got)
+			}
+			rows := 0
+			n, err = q.QueryScript(ctx, sqlx.Prepared, "SELECT repeat('x', 3 << 20) AS b, 'y' AS c UNION ALL SELECT 'z', 'w'", nil,
+				func(_ int, _ []pgconn.FieldDescription, v [][]byte) {
+					if rows++; rows == 1 && (len(v[0]) != 3<<20 || strings.Trim(string(v[0]), "x") != "" || string(v[1]) != "y") ||
+						rows == 2 && (string(v[0]) != "z" || string(v[1]) != "w") {
+						t.Errorf("row %d of the 3 MiB result: %d bytes and %q", rows, len(v[0]), v[1])
+					}
+				})
+			if err != nil || n != 2 || rows != 2 {
+				t.Errorf("3 MiB row: %d rows counted, %d seen, %v", n, rows, err)
+			}
+			// A notice and a ParameterStatus amid a statement's messages
+			// are passed over; the next statement reads its own reply.
+			must("CREATE FUNCTION pg_temp.noisy(n int) RETURNS int LANGUAGE plpgsql AS $$ BEGIN RAISE NOTICE 'n is %', n; RETURN n * 2; END $$")
+			if got, _ := must("SELECT pg_temp.noisy($1::int)::text AS d", "21"); strings.Join(got, " ") != "0:d=42" {
+				t.Errorf("statement with a notice: %q", got)
+			}
+			must("SET application_name = 'fastpath'")
+			if got, _ := must("SELECT current_setting('application_name') AS a"); strings.Join(got, " ") != "0:a=fastpath" {
+				t.Errorf("after SET application_name: %q", got)
+			}
 			// Beyond the fast path's write: pgconn's ExecStatement.
 			big := strings.Repeat("y", 64<<10)
 			if got, _ := must("SELECT length($1::text)::text AS n", big); strings.Join(got, " ") != "0:n=65536" {
@@ -112,7 +146,7 @@ func TestScriptPreparedAsPgconn(t *testing.T) {
 			ctx = ctx2
 			time.AfterFunc(200*time.Millisecond, cancel)
 			start := time.Now()
-			_, _, err := run("SELECT pg_sleep(30)")
+			_, _, err = run("SELECT pg_sleep(30)")
 			if !errors.Is(err, context.Canceled) || time.Since(start) > 5*time.Second {
 				t.Errorf("cancelled pg_sleep(30): %v after %v, want context.Canceled within 5s", err, time.Since(start))
 			}

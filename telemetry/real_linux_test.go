@@ -17,6 +17,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/stampede-bench/stampede/internal/testload"
 	"github.com/stampede-bench/stampede/telemetry"
 )
 
@@ -478,8 +479,17 @@ func TestRealUnseenChild(t *testing.T) {
 	if g.Processes != 1 {
 		t.Errorf("the group holds %d processes, want 1", g.Processes)
 	}
-	if math.Abs(got-reapedWriterMiB*mib) > 1.5*mib {
-		t.Errorf("counted %.2f MiB, want the child's %d MiB within 1.5 MiB", got/mib, reapedWriterMiB)
+	// The rate is per the sampler's reads of the process, the interval's
+	// length per its calls: at a load of 15-20 a CPU they part by 150-
+	// 250 ms of the 2 s (33.7 and 34.6 MiB read). A child counted twice
+	// or not at all is 100% off either way.
+	tolerance := 1.5 * mib
+	if busy, why := testload.Busy(4); busy {
+		tolerance = 0.2 * reapedWriterMiB * mib
+		t.Logf("tolerance %.1f MiB: %s", tolerance/mib, why)
+	}
+	if math.Abs(got-reapedWriterMiB*mib) > tolerance {
+		t.Errorf("counted %.2f MiB, want the child's %d MiB within %.1f MiB", got/mib, reapedWriterMiB, tolerance/mib)
 	}
 	if after, g := sample(); after > mib || g.Processes != 1 {
 		t.Errorf("the next interval counted %.2f MiB for %d processes, want nothing", after/mib, g.Processes)

@@ -19,6 +19,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/stampede-bench/stampede/internal/cli"
+	"github.com/stampede-bench/stampede/internal/testload"
 	"github.com/stampede-bench/stampede/localpg"
 	"github.com/stampede-bench/stampede/runlog"
 )
@@ -489,6 +490,13 @@ func TestProxyRegions(t *testing.T) {
 		}
 	}
 	t.Logf("transfer p50 per interval: before %v; at 40 ms %v; after the reset %v; reconnects %d; without the proxy (median) %v", low, high, afterReset, rc, baseTransfer)
+	// At a load of 15-20 a CPU a transfer's p50 read 39-73 ms through a
+	// 1 ms proxy and 2.3 s after the reset: the bounds are judged on a
+	// machine that can keep time, the phases and reconnects always.
+	busy, why := testload.Busy(4)
+	if busy {
+		t.Log("latency bounds not judged: " + why)
+	}
 	for _, ph := range []struct {
 		name   string
 		p50s   []time.Duration
@@ -509,7 +517,7 @@ func TestProxyRegions(t *testing.T) {
 			continue
 		}
 		sorted := slices.Sorted(slices.Values(ph.p50s))
-		if sorted[0] < ph.lo || sorted[len(sorted)/2] >= ph.hi {
+		if !busy && (sorted[0] < ph.lo || sorted[len(sorted)/2] >= ph.hi) {
 			t.Errorf("transfer p50s %s: %v; want each at least %v and their median below %v", ph.name, ph.p50s, ph.lo, ph.hi)
 		}
 	}
