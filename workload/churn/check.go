@@ -156,3 +156,25 @@ func madeTablesQuery(db *sqlx.DB) string {
 	return "SELECT c.relname FROM pg_class c WHERE c.relkind IN ('r', 'p') AND c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema()) " +
 		"AND obj_description(c.oid, 'pg_class') = " + db.Dialect().Placeholder(1) + " ORDER BY c.relname"
 }
+
+// checkBook refuses a table named churn_tables that lacks columns of
+// churn's bookkeeping (a user's own table of that name), before check
+// reads it. Its columns are checked, not its mark: a fleet's tenant
+// schemas, cloned from the first, carry no comment.
+func (g *churn) checkBook(ctx context.Context, db *sqlx.DB) error {
+	cols, err := workload.TableColumns(ctx, db, bookTable)
+	if err != nil {
+		return err
+	}
+	var missing []string
+	for _, c := range g.Tables()[0].Columns {
+		if _, ok := cols[c]; !ok {
+			missing = append(missing, c)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return &inputError{fmt.Errorf("table %s in database %q is not churn's bookkeeping (it has no column %s): it is not stampede's, and churn neither reads nor writes it; give churn a database of its own (and run init churn there first), or rename your table",
+		bookTable, db.Database(), strings.Join(missing, ", "))}
+}

@@ -31,9 +31,6 @@ func (g *churn) preRun(ctx context.Context, db *sqlx.DB) error {
 	if !exists {
 		return &inputError{fmt.Errorf("table %s, churn's bookkeeping, does not exist in database %q: run `stampede init churn` first", bookTable, db.Database())}
 	}
-	if err := g.checkBook(ctx, db); err != nil {
-		return err
-	}
 	if g.fresh {
 		if g.clients > 1 {
 			return &inputError{fmt.Errorf("--fresh with --clients %d: each client would drop the tables of the others; run cleanup and init churn before the clients start instead", g.clients)}
@@ -41,28 +38,6 @@ func (g *churn) preRun(ctx context.Context, db *sqlx.DB) error {
 		return freshSchema(ctx, db)
 	}
 	return nil
-}
-
-// checkBook refuses a table named churn_tables that lacks columns of
-// churn's bookkeeping (a user's own table of that name), before a run
-// or check reads or writes it. Its columns are checked, not its mark: a fleet's
-// tenant schemas, cloned from the first, carry no comment.
-func (g *churn) checkBook(ctx context.Context, db *sqlx.DB) error {
-	cols, err := workload.TableColumns(ctx, db, bookTable)
-	if err != nil {
-		return err
-	}
-	var missing []string
-	for _, c := range g.Tables()[0].Columns {
-		if _, ok := cols[c]; !ok {
-			missing = append(missing, c)
-		}
-	}
-	if len(missing) == 0 {
-		return nil
-	}
-	return &inputError{fmt.Errorf("table %s in database %q is not churn's bookkeeping (it has no column %s): it is not stampede's, and churn neither reads nor writes it; give churn a database of its own (and run init churn there first), or rename your table",
-		bookTable, db.Database(), strings.Join(missing, ", "))}
 }
 
 // freshDropChunk is the number of tables one DROP TABLE statement of
