@@ -483,7 +483,10 @@ func TestSVG(t *testing.T) {
 			}
 			if name == "single" {
 				wantTexts = append(wantTexts, "ycsb | run 20261122-103512-ycsb-aaaa | 2026-11-22 10:35:12 UTC | variant=base",
-					"throughput (ops/s)", "read", "update", "disk vda: I/O (MiB/s)", "watched processes: CPU (cores)")
+					"throughput (ops/s)", "read", "update", "disk vda: I/O (MiB/s)", "watched processes: CPU (cores)",
+					// The legends say what is drawn: the disk's writes, the
+					// processes' dirtied pages (not a bare "write").
+					"written", "dirtied (pidstat kB_wr/s)")
 			} else {
 				wantTexts = append(wantTexts, "ycsb: A vs B", "A  20261122-103512-ycsb-aaaa (db=pg<16> variant=base), 2026-11-22 10:35:12 UTC",
 					"read: throughput (ops/s)", "update: throughput (ops/s)", "A", "B", "processes postgres: CPU (cores)")

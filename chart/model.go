@@ -327,7 +327,8 @@ func (b *builder) panels() []panel {
 			}
 			return "disk " + e + ": I/O"
 		},
-		metrics:  []metric{{"write", solid}, {"read", dashed}},
+		// What the disk wrote and read (iostat's wkB/s and rkB/s).
+		metrics:  []metric{{"written", solid}, {"read", dashed}},
 		omitZero: "disks without I/O during the run",
 	}, disk)
 	add(family{
@@ -347,7 +348,10 @@ func (b *builder) panels() []panel {
 			}
 			return "processes " + e + ": storage I/O"
 		},
-		metrics:  []metric{{"write", solid}, {"read", dashed}},
+		// The kernel's per-process write charge is the page cache the
+		// processes dirtied, not what reached the disk (see
+		// telemetry.DirtiedNote): labelled as the run's summary labels it.
+		metrics:  []metric{{"dirtied (pidstat kB_wr/s)", solid}, {"read", dashed}},
 		omitZero: "process groups without storage I/O during the run",
 	}, pio)
 	return out

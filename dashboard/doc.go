@@ -23,7 +23,8 @@
 //	GET /api/merge?tag=job=NAME        a job's clients merged (report --tag job=NAME --format json),
 //	                                   with each client's total and share
 //	GET /api/sweeps/{id}               a sweep's steps from their runs, judged again under its SLO,
-//	                                   with its answer (as sweep --format json)
+//	                                   with its answer (as sweep --format json); a grid's
+//	                                   cells, each its runs' medians
 //
 // The same page is also saved whole, with the answers of its requests
 // embedded, as the interactive chart of `report --chart x.html` and

@@ -20,8 +20,11 @@ import (
 // `stampede sweep` judged them (sweep.Result.Judge), with its answer.
 type SweepDoc struct {
 	ID string `json:"id"`
-	// Param is the setting swept: max-rate or concurrency.
-	Param string `json:"param"`
+	// Param is the setting swept: max-rate, concurrency or another run
+	// flag. Param2 is a grid's second ("" for one): the steps are then
+	// every value of Param2 at each value of Param.
+	Param  string `json:"param"`
+	Param2 string `json:"param2,omitempty"`
 	// SLO is the SLO as judged (with the rate floor a rate adds); Terms
 	// its latency ceilings in milliseconds, by metric, for the charts.
 	SLO       string             `json:"slo,omitempty"`
@@ -35,13 +38,34 @@ type SweepDoc struct {
 	Miss       int    `json:"miss"`
 	Peak       int    `json:"peak"`
 	Conclusion string `json:"conclusion"`
+	// Cells are a grid's values, one per pair of values (Param's, then
+	// Param2's, lowest first), each judged on the medians of its runs as
+	// `stampede sweep` judges them; nil for a sweep of one setting.
+	Cells []SweepCell `json:"cells,omitempty"`
+}
+
+// SweepCell is one pair of values of a grid: its runs' medians.
+type SweepCell struct {
+	Value  float64 `json:"value"`
+	Value2 float64 `json:"value2"`
+	// Runs are the cell's steps (their numbers), in the order they ran.
+	Runs []int `json:"runs"`
+	// Total is each figure's median over the cell's completed runs.
+	Total  stats.Summary `json:"total"`
+	Judged bool          `json:"judged"`
+	Met    bool          `json:"met"`
+	Why    string        `json:"why,omitempty"`
 }
 
 // SweepStep is one step of a sweep: its run's final figures, as its
 // summary.json holds them (what the sweep judged).
 type SweepStep struct {
-	N       int           `json:"step"`
-	Value   float64       `json:"value"`
+	N     int     `json:"step"`
+	Value float64 `json:"value"`
+	// Value2 is a grid's second setting's value, Rep the step's
+	// repetition of its values (1 for the first run).
+	Value2  float64       `json:"value2,omitempty"`
+	Rep     int           `json:"rep"`
 	Run     string        `json:"run"`
 	Status  string        `json:"status"`
 	Target  float64       `json:"max_rate"`
@@ -52,12 +76,14 @@ type SweepStep struct {
 	Why     string        `json:"why,omitempty"`
 }
 
-// sweepParam returns the setting a sweep's command line varied: the one
-// of --max-rate and --concurrency (or --threads) given several values, or
-// the one given; or any other flag given several values whose runs record
-// a number (--cpus 0.5,1).
-func sweepParam(command []string, flags map[string]string) sweep.Param {
-	var given []sweep.Param
+// sweepParams returns the settings a sweep's command line varied: the
+// one of --max-rate and --concurrency (or --threads) given several values,
+// or the one given; or any other flag given several values whose runs
+// record a number (--cpus 0.5,1). A grid has two, in the order given (the
+// first the outer loop, as `stampede sweep` runs them); the second is ""
+// otherwise.
+func sweepParams(command []string, flags map[string]string) (sweep.Param, sweep.Param) {
+	var given, swept []sweep.Param
 	for i, a := range command {
 		name, val, ok := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		if !strings.HasPrefix(a, "--") {
@@ -73,20 +99,28 @@ func sweepParam(command []string, flags map[string]string) sweep.Param {
 		case "concurrency", "threads":
 			p = sweep.Concurrency
 		default:
-			if _, err := strconv.ParseFloat(flags[name], 64); err == nil && strings.ContainsAny(val, ",:") {
-				return sweep.Param(name)
+			if _, err := strconv.ParseFloat(flags[name], 64); err == nil && strings.ContainsAny(val, ",:") && !slices.Contains(swept, sweep.Param(name)) {
+				swept = append(swept, sweep.Param(name))
 			}
 			continue
 		}
 		if strings.ContainsAny(val, ",:") {
-			return p
+			if !slices.Contains(swept, p) {
+				swept = append(swept, p)
+			}
+			continue
 		}
 		given = append(given, p)
 	}
-	if slices.Contains(given, sweep.MaxRate) {
-		return sweep.MaxRate
+	switch {
+	case len(swept) >= 2:
+		return swept[0], swept[1]
+	case len(swept) == 1:
+		return swept[0], ""
+	case slices.Contains(given, sweep.MaxRate):
+		return sweep.MaxRate, ""
 	}
-	return sweep.Concurrency
+	return sweep.Concurrency, ""
 }
 
 func (s *Server) handleSweep(w http.ResponseWriter, r *http.Request) {
@@ -115,7 +149,8 @@ func (s *Server) handleSweep(w http.ResponseWriter, r *http.Request) {
 // sweepDoc reads a sweep's steps from its runs and judges them.
 func sweepDoc(id string, runs []*runlog.Run) (SweepDoc, error) {
 	first := runs[0].Info
-	res := sweep.Result{ID: id, Param: sweepParam(first.Command, first.Flags), Search: first.Flags["search"] == "true"}
+	param, param2 := sweepParams(first.Command, first.Flags)
+	res := sweep.Result{ID: id, Param: param, Param2: param2, Search: first.Flags["search"] == "true"}
 	if text := first.Flags["slo"]; text != "" {
 		slo, err := sweep.ParseSLO(text)
 		if err != nil {
@@ -132,7 +167,11 @@ func sweepDoc(id string, runs []*runlog.Run) (SweepDoc, error) {
 			return SweepDoc{}, badRequest("sweep %s: run %s has no step number (tag sweep_step=%q)", id, run.Info.ID, run.Info.Tags["sweep_step"])
 		}
 		value, _ := strconv.ParseFloat(run.Info.Flags[string(res.Param)], 64)
-		st := sweep.Step{N: n, Value: value, RunID: run.Info.ID, Dir: run.Dir, Status: run.Info.Status}
+		rep, _ := strconv.Atoi(run.Info.Tags["sweep_rep"])
+		st := sweep.Step{N: n, Value: value, Rep: max(rep, 1), RunID: run.Info.ID, Dir: run.Dir, Status: run.Info.Status}
+		if res.Param2 != "" {
+			st.Value2, _ = strconv.ParseFloat(run.Info.Flags[string(res.Param2)], 64)
+		}
 		if run.Summary != nil {
 			var sum struct {
 				Total       stats.Summary `json:"total"`
@@ -150,7 +189,7 @@ func sweepDoc(id string, runs []*runlog.Run) (SweepDoc, error) {
 	}
 	slices.SortFunc(res.Steps, func(a, b sweep.Step) int { return a.N - b.N })
 	res.Judge()
-	doc := SweepDoc{ID: id, Param: string(res.Param), SLO: res.SLO.String(), Search: res.Search, Steps: []SweepStep{},
+	doc := SweepDoc{ID: id, Param: string(res.Param), Param2: string(res.Param2), SLO: res.SLO.String(), Search: res.Search, Steps: []SweepStep{},
 		Conclusion: res.Conclusion()}
 	for _, t := range res.SLO.Terms {
 		if t.Metric != "rate" && t.Metric != "errors" {
@@ -161,8 +200,14 @@ func sweepDoc(id string, runs []*runlog.Run) (SweepDoc, error) {
 		}
 	}
 	for _, st := range res.Steps {
-		doc.Steps = append(doc.Steps, SweepStep{N: st.N, Value: st.Value, Run: st.RunID, Status: st.Status, Target: st.Target,
+		doc.Steps = append(doc.Steps, SweepStep{N: st.N, Value: st.Value, Value2: st.Value2, Rep: st.Rep, Run: st.RunID, Status: st.Status, Target: st.Target,
 			Workers: st.Workers, Total: st.Total, Judged: st.Judged, Met: st.Met, Why: st.Why})
+	}
+	if res.Param2 != "" {
+		for _, p := range res.Points {
+			doc.Cells = append(doc.Cells, SweepCell{Value: p.Value, Value2: p.Value2, Runs: p.Runs, Total: p.Median.Total,
+				Judged: p.Judged, Met: p.Met, Why: p.Median.Why})
+		}
 	}
 	if res.Best != nil {
 		doc.Best = res.Best.N

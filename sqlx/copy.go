@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -16,15 +17,15 @@ import (
 // one a RowWriter cannot encode: the caller loads through CopyFrom instead.
 var ErrCopyTypes = errors.New("column type not supported by RowWriter")
 
-// RowWriter writes rows of integers and strings for CopyEncoded, in
+// RowWriter writes rows of integers, strings and times for CopyEncoded, in
 // PostgreSQL's binary COPY format, straight into the buffer sent to the
 // server. It is the loader's fast path: pgx's CopyFrom encodes every value
 // through its type map (a plan lookup by type and OID, and an interface
 // value boxed by the caller), which was about a fifth of stampede's CPU
 // while it loaded sysbench's tables.
 //
-// A row is Row followed by one Int, String, Bytes or Text per column, in the
-// order of CopyEncoded's columns. Each integer is written at its column's
+// A row is Row followed by one Int, String, Bytes, Text or Time per column,
+// in the order of CopyEncoded's columns. Each integer is written at its column's
 // width (smallint, integer or bigint, as the server described the column),
 // so a workload need not know how a dialect spells INTEGER (CockroachDB's is
 // 64 bits). A RowWriter is not safe for concurrent use.
@@ -37,8 +38,12 @@ type RowWriter struct {
 }
 
 // untyped is the width of a column of no known type (the null driver's),
-// which takes an integer or a string.
-const untyped = -2
+// which takes an integer, a string or a time; timeCol that of a timestamp
+// or timestamptz column.
+const (
+	untyped = -2
+	timeCol = -3
+)
 
 // newRowWriter returns a writer for columns of the given widths.
 func newRowWriter(widths []int8) *RowWriter {
@@ -67,15 +72,16 @@ func (w *RowWriter) endRow() {
 // an error when the row is full or the column is not of kind integer
 // (int) or text.
 func (w *RowWriter) next(integer bool) int8 {
-	if w.col >= len(w.widths) {
+	width := w.nextCol()
+	switch width {
+	case -1:
+		return -1
+	case timeCol:
 		if w.err == nil {
-			w.err = fmt.Errorf("row %d has more values than its %d columns", w.rows, len(w.widths))
+			w.err = fmt.Errorf("row %d: column %d is a timestamp column", w.rows, w.col)
 		}
 		return -1
-	}
-	width := w.widths[w.col]
-	w.col++
-	if width == untyped {
+	case untyped:
 		if integer {
 			return 8
 		}
@@ -139,6 +145,42 @@ func (w *RowWriter) Bytes(b []byte) {
 	w.buf = append(w.buf, b...)
 }
 
+// pgEpoch is PostgreSQL's epoch in Unix microseconds: binary timestamps
+// count microseconds from 2000-01-01 00:00:00 UTC.
+const pgEpoch = 946684800 * 1_000_000
+
+// Time writes the next column, a timestamp or timestamptz column, at
+// microsecond precision (the server's; finer is truncated toward the past).
+// A timestamptz holds the instant; a timestamp the UTC wall time of t, as
+// pgx writes a time.Time into one.
+func (w *RowWriter) Time(t time.Time) {
+	switch w.nextCol() {
+	case timeCol, untyped:
+	case -1:
+		return
+	default:
+		if w.err == nil {
+			w.err = fmt.Errorf("row %d: column %d is not a timestamp column", w.rows, w.col)
+		}
+		return
+	}
+	us := t.Unix()*1_000_000 + int64(t.Nanosecond()/1000) - pgEpoch
+	w.buf = binary.BigEndian.AppendUint64(append(w.buf, 0, 0, 0, 8), uint64(us))
+}
+
+// nextCol returns the width of the next column and moves past it, or -1
+// (an error recorded) when the row is full.
+func (w *RowWriter) nextCol() int8 {
+	if w.col >= len(w.widths) {
+		if w.err == nil {
+			w.err = fmt.Errorf("row %d has more values than its %d columns", w.rows, len(w.widths))
+		}
+		return -1
+	}
+	w.col++
+	return w.widths[w.col-1]
+}
+
 // Text writes the next column, a text column of n bytes, and returns them
 // for the caller to fill before its next call on w.
 func (w *RowWriter) Text(n int) []byte {
@@ -165,6 +207,8 @@ func copyWidths(fields []uint32, columns []string) ([]int8, error) {
 			widths[i] = 8
 		case pgtype.TextOID, pgtype.VarcharOID, pgtype.BPCharOID, pgtype.NameOID:
 			widths[i] = 0
+		case pgtype.TimestampOID, pgtype.TimestamptzOID:
+			widths[i] = timeCol
 		default:
 			return nil, fmt.Errorf("%w: column %s has type OID %d", ErrCopyTypes, columns[i], oid)
 		}
@@ -210,7 +254,7 @@ func (s *encodedSource) Read(p []byte) (int, error) {
 // copied. fill writes rows into w, typically a batch per call, and returns
 // false when it has no more; a call that writes nothing and returns true
 // is called again. The column types come from the server; when one is
-// neither an integer nor a string type the error wraps ErrCopyTypes and
+// neither an integer, a string nor a timestamp type the error wraps ErrCopyTypes and
 // nothing is copied.
 func (db *DB) CopyEncoded(ctx context.Context, stream int, table string, columns []string, fill func(w *RowWriter) bool) (int64, error) {
 	if db.null {

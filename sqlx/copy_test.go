@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stampede-bench/stampede/internal/testdb"
 	"github.com/stampede-bench/stampede/sqlx"
@@ -175,5 +176,91 @@ func TestCopyInTx(t *testing.T) {
 	}
 	if n := count(); n != 3 {
 		t.Fatalf("%d rows, want 3", n)
+	}
+}
+
+// TestCopyEncodedTime copies times through RowWriter.Time into timestamptz
+// and timestamp columns and reads them back through pgx (the server's
+// own reading of the values): before 1970, before 2000, with nanoseconds
+// (truncated to the microsecond toward the past), in another zone; then a
+// time in an integer column and an integer in a time column, refused.
+func TestCopyEncodedTime(t *testing.T) {
+	ctx := context.Background()
+	db := testdb.Fresh(t, "stampede_copy_time", sqlx.Options{MaxConns: 1})
+	if _, err := db.Exec(ctx, "CREATE TABLE times (id INT, tz TIMESTAMPTZ, ts TIMESTAMP)"); err != nil {
+		t.Fatal(err)
+	}
+	zone := time.FixedZone("UTC+5", 5*3600)
+	times := []time.Time{
+		time.Date(2026, 11, 29, 17, 30, 1, 123456789, time.UTC),
+		time.Date(1999, 12, 31, 23, 59, 59, 999999999, time.UTC),
+		time.Date(1969, 7, 20, 20, 17, 40, 500, time.UTC),
+		time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(2030, 1, 1, 4, 0, 0, 1000, zone),
+	}
+	once := false
+	n, err := db.CopyEncoded(ctx, 0, "times", []string{"id", "tz", "ts"}, func(w *sqlx.RowWriter) bool {
+		if once {
+			return false
+		}
+		once = true
+		for i, at := range times {
+			w.Row()
+			w.Int(int64(i))
+			w.Time(at)
+			w.Time(at)
+		}
+		return true
+	})
+	if err != nil || n != int64(len(times)) {
+		t.Fatalf("CopyEncoded = %d, %v; want %d rows", n, err, len(times))
+	}
+	rows, err := db.Query(ctx, "SELECT id, tz, ts::text FROM times ORDER BY id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int
+		var tz time.Time
+		var ts string
+		if err := rows.Scan(&id, &tz, &ts); err != nil {
+			t.Fatal(err)
+		}
+		want := times[id].Truncate(time.Microsecond) // toward the past, 1969 too
+		if !tz.Equal(want) {
+			t.Errorf("row %d: timestamptz read back %s, want %s", id, tz, want)
+		}
+		if w := want.UTC().Format("2006-01-02 15:04:05.999999"); ts != w {
+			t.Errorf("row %d: timestamp read back %s, want %s (the UTC wall time)", id, ts, w)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		row  func(w *sqlx.RowWriter)
+		want string
+	}{
+		{"time in an integer column", func(w *sqlx.RowWriter) { w.Row(); w.Time(times[0]) }, "row 1: column 1 is not a timestamp column"},
+		{"integer in a time column", func(w *sqlx.RowWriter) { w.Row(); w.Int(1); w.Int(1) }, "row 1: column 2 is a timestamp column"},
+		{"string in a time column", func(w *sqlx.RowWriter) { w.Row(); w.Int(1); w.String("now") }, "row 1: column 2 is a timestamp column"},
+		{"time past the row", func(w *sqlx.RowWriter) { w.Row(); w.Int(1); w.Time(times[0]); w.Time(times[0]); w.Time(times[0]) }, "row 1 has more values than its 3 columns"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			once := false
+			_, err := db.CopyEncoded(ctx, 0, "times", []string{"id", "tz", "ts"}, func(w *sqlx.RowWriter) bool {
+				if once {
+					return false
+				}
+				once = true
+				tc.row(w)
+				return true
+			})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("CopyEncoded = %v; want an error containing %q", err, tc.want)
+			}
+		})
 	}
 }

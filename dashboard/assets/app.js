@@ -584,6 +584,7 @@ async function showMerge(params) {
 // answer (the highest value that met it) marked, and the sweep's table.
 async function showSweep(id) {
   const [doc] = await Promise.all([api(`/api/sweeps/${encodeURIComponent(id)}`), chartsLib()]);
+  if (doc.param2) return showSweepGrid(doc);
   const flag = '--' + doc.param;
   main.append(el('h1', {}, `Sweep ${doc.id}`),
     el('p', { class: 'muted' }, `${doc.steps.length} steps over ${flag}${doc.search ? ' (a search)' : ''}${doc.slo ? ', SLO ' + doc.slo : ', no SLO'}`),
@@ -663,6 +664,67 @@ async function showSweep(id) {
       el('td', {}, s.total.errors),
       el('td', { class: 'l' }, el('a', { href: '#/run/' + encodeURIComponent(s.run) }, s.run)),
       el('td', { class: 'l', dataset: { field: 'slo' }, style: `color: ${verdictColor(s)}` }, !s.judged ? (s.status === 'completed' ? '-' : s.status) : s.met ? 'met' : 'missed: ' + s.why))))));
+  ready('sweep');
+}
+
+// The figures a grid's table and chart can show: each cell's median over
+// its runs.
+const gridFigures = [['ops_per_sec', 'ops/s', fmtRate], ['p50_ms', 'p50 ms', fmtMs], ['p95_ms', 'p95 ms', fmtMs],
+  ['p99_ms', 'p99 ms', fmtMs], ['p99_9_ms', 'p99.9 ms', fmtMs], ['max_ms', 'max ms', fmtMs], ['errors', 'errors', String]];
+
+// showSweepGrid shows a sweep of two flags (a grid): a table with the
+// first flag's values down and the second's across, the chosen figure (a
+// cell's median over its runs) in each cell, coloured by the SLO's
+// verdict; a chart of that figure against the second flag, a line per
+// value of the first; and the steps as stampede sweep printed them.
+function showSweepGrid(doc) {
+  const flag = '--' + doc.param, flag2 = '--' + doc.param2;
+  main.append(el('h1', {}, `Sweep ${doc.id}`),
+    el('p', { class: 'muted' }, `${doc.steps.length} steps over ${flag} and ${flag2} (a grid)${doc.slo ? ', SLO ' + doc.slo : ', no SLO'}`),
+    el('pre', { id: 'conclusion' }, doc.conclusion));
+  const rows = [...new Set(doc.cells.map(c => c.value))].sort((a, b) => a - b);
+  const cols = [...new Set(doc.cells.map(c => c.value2))].sort((a, b) => a - b);
+  const cell = (v, w) => doc.cells.find(c => c.value === v && c.value2 === w);
+  const verdictColor = c => !c || !c.judged ? '' : c.met ? 'color: #38a169' : 'color: #c53030';
+  const select = el('select', { id: 'grid-figure' }, gridFigures.map(([k, label]) => el('option', { value: k }, label)));
+  const box = el('div', {});
+  main.append(el('h2', {}, 'Grid (each cell the median of its runs)'), el('p', {}, 'figure: ', select), box);
+  const charts = el('div', { class: 'charts', id: 'charts' });
+  main.append(charts);
+  const draw = () => {
+    const [key, label, fmt] = gridFigures.find(f => f[0] === select.value);
+    box.replaceChildren(el('table', { id: 'grid', dataset: { figure: key } },
+      el('thead', {}, el('tr', {}, el('th', {}, `${flag} \\ ${flag2}`), cols.map(w => el('th', { dataset: { value2: w } }, w)))),
+      el('tbody', {}, rows.map(v => el('tr', { dataset: { value: v } }, el('th', {}, v), cols.map(w => {
+        const c = cell(v, w);
+        if (!c) return el('td', { dataset: { value2: w } }, '-');
+        const x = c.total[key];
+        return el('td', { dataset: { value2: w, field: key, number: x, runs: c.runs.join(',') }, style: verdictColor(c),
+          title: `${flag} ${v}, ${flag2} ${w}: ${c.runs.length} run(s), steps ${c.runs.join(', ')}${c.judged ? (c.met ? ', met the SLO' : ', missed: ' + c.why) : ''}` }, fmt(x));
+      }))))));
+    for (const u of window.stampedeCharts) u.destroy();
+    window.stampedeCharts = [];
+    charts.replaceChildren();
+    const series = rows.map((v, i) => Object.assign({ label: `${flag} ${v}`, stroke: palette[i % palette.length], width: 1.5, points: { show: true },
+      value: (u, x) => x === null || x === undefined ? '' : fmt(x) }));
+    const data = [cols, ...rows.map(v => cols.map(w => { const c = cell(v, w); return c ? c.total[key] : null; }))];
+    makeChart(charts, `${label} against ${flag2}, a line per ${flag}`, data, [], { yLabel: label, uplot: {
+      series: [{ label: flag2, value: (u, x) => x === null ? '' : String(x) }, ...series],
+      axes: [{ label: flag2 }, { label, size: 70 }] } });
+  };
+  select.addEventListener('change', () => { draw(); ready('sweep-grid-' + select.value); });
+  draw();
+
+  main.append(el('h2', {}, 'Steps (as stampede sweep)'));
+  main.append(el('table', { id: 'steps' },
+    el('thead', {}, el('tr', {}, ['step', 'rep', flag, flag2, 'workers', 'ops/s', 'p50 ms', 'p95 ms', 'p99 ms', 'p99.9 ms', 'max ms', 'errors'].map(h => el('th', {}, h)), el('th', { class: 'l' }, 'run'), el('th', { class: 'l' }, 'SLO'))),
+    el('tbody', {}, doc.steps.map(s => el('tr', { dataset: { step: s.step } },
+      el('td', {}, s.step), el('td', {}, s.rep), el('td', { dataset: { field: 'value' } }, s.value), el('td', { dataset: { field: 'value2' } }, s.value2), el('td', {}, s.workers),
+      el('td', { dataset: { field: 'ops_per_sec', value: s.total.ops_per_sec } }, fmtRate(s.total.ops_per_sec)),
+      ['p50_ms', 'p95_ms', 'p99_ms', 'p99_9_ms', 'max_ms'].map(k => el('td', { dataset: { field: k, value: s.total[k] } }, fmtMs(s.total[k]))),
+      el('td', {}, s.total.errors),
+      el('td', { class: 'l' }, el('a', { href: '#/run/' + encodeURIComponent(s.run) }, s.run)),
+      el('td', { class: 'l', dataset: { field: 'slo' } }, !s.judged ? (s.status === 'completed' ? '-' : s.status) : s.met ? 'met' : 'missed: ' + s.why))))));
   ready('sweep');
 }
 

@@ -2,6 +2,8 @@ package churn
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -13,11 +15,12 @@ import (
 	"github.com/stampede-bench/stampede/randgen"
 )
 
-// poolBits and poolSize: the textual kinds start from poolSize =
-// 2^poolBits values of each kind (gofakeitPool of those gofakeit makes),
-// which each worker renews as it goes (see filler.refresh).
+// poolBits and poolSize: every kind but the keys and UUIDs is drawn from
+// a pool of poolSize = 2^poolBits values made at the start of a run
+// (gofakeitPool of those gofakeit makes whole), beside values each worker
+// makes as it goes (see refreshEvery).
 const (
-	poolBits = 12
+	poolBits = 13
 	poolSize = 1 << poolBits
 )
 
@@ -25,35 +28,60 @@ const (
 // companies, sentences, paragraphs): a paragraph takes it about 40 us.
 const gofakeitPool = 512
 
-// refreshEvery is, for each pooled kind, one value in how many drawn that
-// a worker makes anew into its own copy of the pool's slot: composed from
-// gofakeit's data (names, emails, phones, streets, timestamps, dates:
-// about 0.3 us) or made by gofakeit (about 1 us for a city or a company,
-// 20 us for a sentence and 40 us for a paragraph on a busy 2-CPU
-// machine), so that the values change as the run goes at a fraction of
-// that cost.
-var refreshEvery = [numKinds]int{kName: 4, kEmail: 4, kPhone: 4, kStreet: 4, kTimestamp: 4, kDate: 4,
-	kCity: 64, kCompany: 64, kSentence: 256, kParagraph: 512}
+// refreshEvery is, for each pooled kind, one value in how many that a
+// worker makes anew rather than draws from the pool: composed from
+// gofakeit's data or drawn by gofakeit (names, emails, phones, streets,
+// timestamps, dates, numbers: about 0.3 us) or made by gofakeit whole
+// (about 1 us for a city or a company, 20 us for a sentence and 40 us for
+// a paragraph on a busy 2-CPU machine), so that the values change as the
+// run goes at a small fraction of that cost: about a nanosecond a value,
+// beside the pool's slot read, which is the rest of a value's making
+// (filler.drawRow). A boolean has nothing to renew.
+var refreshEvery = [numKinds]int{kBigint: 4096, kInt: 4096, kSmallint: 4096, kNumeric: 4096,
+	kName: 4096, kEmail: 4096, kPhone: 4096, kStreet: 4096, kTimestamp: 4096, kDate: 4096,
+	kCity: 4096, kCompany: 4096, kSentence: 4096, kParagraph: 4096}
 
-// pool holds, for each textual kind, poolSize values (gofakeitPool of
-// the kinds gofakeit makes) made at the start of a run, each as a ready
-// SQL literal beside the length of its text: names, emails, phones,
-// streets, timestamps and dates composed from gofakeit's own data
-// (filler.compose), cities, companies, sentences and paragraphs made by
-// gofakeit, which made for every value took most of the client's CPU in
-// a 20-loop run (pprof). Each worker draws from it at random and renews
-// one value drawn in refreshEvery (filler.refresh), so that its tables
-// hold values made through the run; numbers, booleans and UUIDs are
-// drawn for each value. It is read-only once made, safe for concurrent
+// runRows is how many rows a filler draws from each column's run of
+// consecutive pool slots, from a slot drawn at random, before it draws
+// the next run's: slots read in order are in the cache, where random
+// slots cost a run 50-70 ns a value on a busy machine (pprof).
+const runRows = 64
+
+// perValue reports whether kind k is made for each value rather than
+// drawn from the pool: the keys (the table's counter, UUIDs drawn for
+// each row) and UUIDs, which are unique.
+func (k kind) perValue() bool { return k == kSeq || k == kUUIDKey || k == kUUID }
+
+// pool holds, for each kind but the keys and UUIDs, poolSize values
+// (gofakeitPool of the kinds gofakeit makes) made at the start of a run,
+// each as a ready SQL literal beside the length of its text: names,
+// emails, phones, streets, timestamps and dates composed from gofakeit's
+// own data, numbers and booleans drawn by gofakeit (filler.compose),
+// cities, companies, sentences and paragraphs made by gofakeit, which
+// made for every value took most of the client's CPU in a 20-loop run
+// (pprof). Each worker reads its slots in runs from slots drawn at random
+// (runRows), and in place of one value in refreshEvery makes a new one
+// (filler.drawRow), so that its tables
+// hold values made through the run. A kind's literals are one block of
+// text, its slots 8 bytes each (a drawn slot is one read, mostly from
+// the cache: the slices and lengths apart cost a run 70 ns a value on a
+// busy machine, pprof). It is read-only once made, safe for concurrent
 // use.
 type pool struct {
-	lit  [numKinds][]string
-	size [numKinds][]int
+	text [numKinds][]byte
+	slot [numKinds][]slot
 }
 
-// pooled makes the pooled kinds' values with f.
-func pooled(f *gofakeit.Faker) map[kind]func() string {
-	return map[kind]func() string{
+// slot is one pooled value: its literal, text[off:off+n], and the length
+// of its text as the server prints it; 8 bytes, 8 to a cache line.
+type slot struct {
+	off     uint32
+	n, size uint16
+}
+
+// pooled makes the pooled kinds' values with f (nil: composed).
+func pooled(f *gofakeit.Faker) [numKinds]func() string {
+	return [numKinds]func() string{
 		kCity:      f.City,
 		kCompany:   f.Company,
 		kSentence:  func() string { return f.Sentence() },
@@ -61,40 +89,34 @@ func pooled(f *gofakeit.Faker) map[kind]func() string {
 	}
 }
 
-// newPool makes the pool from the stream src.
-func newPool(src rand.Source) *pool {
-	f := gofakeit.NewFaker(src, false)
-	make1 := pooled(f)
-	fl := &filler{src: &splitMix{randgen.NewSplitMix64(rand.New(src))}}
+// newPool makes the pool from the stream r.
+func newPool(r *rand.Rand) *pool {
+	fl := newFiller(r, nil)
 	p := &pool{}
 	for k := range numKinds { // in kind order: the same pool from the same stream
-		if refreshEvery[k] == 0 {
+		if k.perValue() {
 			continue
 		}
 		n := poolSize
-		if make1[k] != nil {
+		if fl.make1[k] != nil {
 			n = gofakeitPool // gofakeit's are slow to make
 		}
-		p.lit[k] = make([]string, n)
-		p.size[k] = make([]int, n)
+		p.slot[k] = make([]slot, n)
 		for i := range n {
-			if gen := make1[k]; gen != nil {
-				v := gen()
-				p.lit[k][i], p.size[k][i] = literal(v), len(v)
-				continue
+			off := len(p.text[k])
+			var l int
+			p.text[k], l = fl.make(p.text[k], k)
+			for len(p.text[k])-off > math.MaxUint16 { // never seen: a slot holds 64 KiB
+				p.text[k], l = fl.make(p.text[k][:off], k)
 			}
-			b, n := fl.compose(nil, k)
-			p.lit[k][i], p.size[k][i] = string(b), n
+			p.slot[k][i] = slot{off: uint32(off), n: uint16(len(p.text[k]) - off), size: uint16(l)}
 		}
 	}
 	return p
 }
 
-// literal is v as an SQL string literal.
-func literal(v string) string { return "'" + strings.ReplaceAll(v, "'", "''") + "'" }
-
 // gofakeit's own data the composed kinds draw from (see
-// filler.appendValue).
+// filler.compose).
 var (
 	firstNames   = data.Data["person"]["first"]
 	lastNames    = data.Data["person"]["last"]
@@ -111,23 +133,25 @@ var (
 )
 
 // filler makes the rows of INSERT statements: realistic fake values
-// (gofakeit's, through the pool, and numbers drawn by gofakeit for each
-// value), written as SQL literals whose text is what the server prints
-// back (column::text), so that the bytes it counts are those of the
-// values' text, which check compares with octet_length on the server. It
-// is not safe for concurrent use.
+// (gofakeit's, through the pool), written as SQL literals whose text is
+// what the server prints back (column::text), so that the bytes it counts
+// are those of the values' text, which check compares with octet_length
+// on the server. It is not safe for concurrent use.
 type filler struct {
 	f    *gofakeit.Faker
 	src  *splitMix
 	pool *pool
-	// own holds the values this worker renewed (refresh), over the
-	// pool's, by kind and slot ("": the pool's); ownSize their lengths;
-	// drawn counts each kind's draws.
-	own     [numKinds][]string
-	ownSize [numKinds][]int
-	drawn   [numKinds]int
-	make1   map[kind]func() string
-	scratch []byte
+	// left counts, for each pooled kind, the draws from the pool before
+	// the next value made anew.
+	left [numKinds]int
+	// cur is each column's next pool slot, for runLeft more rows.
+	cur     []int
+	runLeft int
+	make1   [numKinds]func() string
+	// vals is the row drawRow drew: each column's literal; made holds
+	// the text of those made for the row (keys, UUIDs, new values).
+	vals [][]byte
+	made []byte
 	// bits holds random bits left for pick, n of them.
 	bits uint64
 	n    int
@@ -141,12 +165,12 @@ type splitMix struct{ randgen.SplitMix64 }
 // Uint64 implements rand.Source.
 func (s *splitMix) Uint64() uint64 { return s.Next() }
 
-// newFiller returns a filler seeded from r, drawing textual values from
-// p.
+// newFiller returns a filler seeded from r, drawing values from p.
 func newFiller(r *rand.Rand, p *pool) *filler {
 	src := &splitMix{randgen.NewSplitMix64(r)}
 	fl := &filler{f: gofakeit.NewFaker(src, false), src: src, pool: p}
 	fl.make1 = pooled(fl.f)
+	fl.left = refreshEvery
 	return fl
 }
 
@@ -166,30 +190,137 @@ func (fl *filler) appendRows(buf []byte, s *shape, n int) ([]byte, int64) {
 }
 
 // appendRow appends one row of s, "(v1, v2, ...)", to buf and returns it
-// with the bytes of the values' text.
+// with the bytes of the values' text: the row drawn (drawRow), then
+// written into the statement (appendTuple).
 func (fl *filler) appendRow(buf []byte, s *shape) ([]byte, int64) {
-	var bytes int64
+	bytes := fl.drawRow(s)
+	return appendTuple(buf, fl.vals), bytes
+}
+
+// appendTuple appends "(v1, v2, ...)" to buf: the statement's text,
+// copied from the literals drawn.
+func appendTuple(buf []byte, vals [][]byte) []byte {
 	buf = append(buf, '(')
-	for j := range s.columns {
+	for j, v := range vals {
 		if j > 0 {
 			buf = append(buf, ", "...)
 		}
-		var k int
-		buf, k = fl.appendValue(buf, s, s.columns[j].kind)
-		bytes += int64(k)
+		buf = append(buf, v...)
 	}
-	return append(buf, ')'), bytes
+	return append(buf, ')')
 }
 
-// appendValue appends one value of kind k as a literal and returns the
-// length of its text as the server prints it (column::text).
-func (fl *filler) appendValue(buf []byte, s *shape, k kind) ([]byte, int) {
-	f := fl.f
-	at := len(buf)
+// drawRow makes one row of s into fl.vals, each column's value as its
+// SQL literal, and returns the length of the values' text as the server
+// prints it (column::text): for a pooled kind, the column's next pool
+// slot, in runs of runRows from one drawn at random (one draw in
+// refreshEvery a value made anew instead); the table's counter
+// and UUIDs made for the row. This and the pool's making (newPool) are
+// the fake rows' generation; copying the literals into the statement
+// (appendTuple) and sending it are not.
+func (fl *filler) drawRow(s *shape) int64 {
+	var bytes int64
+	fl.vals, fl.made = fl.vals[:0], fl.made[:0]
+	if fl.runLeft == 0 || len(fl.cur) != len(s.columns) {
+		fl.cur = fl.cur[:0]
+		for range s.columns {
+			fl.cur = append(fl.cur, fl.pick())
+		}
+		fl.runLeft = runRows
+	}
+	fl.runLeft--
+	for j := range s.columns {
+		k := s.columns[j].kind
+		at := len(fl.made)
+		switch k {
+		case kSeq:
+			fl.made = strconv.AppendInt(fl.made, s.seq, 10)
+			s.seq++
+			bytes += int64(len(fl.made) - at)
+		case kUUIDKey, kUUID:
+			fl.made = append(fl.appendUUID(append(fl.made, '\'')), '\'')
+			bytes += 36
+		default:
+			if fl.left[k]--; fl.left[k] == 0 { // never for 0 (booleans): -1, -2, ...
+				fl.left[k] = refreshEvery[k]
+				var n int
+				fl.made, n = fl.make(fl.made, k)
+				bytes += int64(n)
+				break
+			}
+			sl := fl.pool.slot[k][fl.cur[j]&(len(fl.pool.slot[k])-1)]
+			fl.cur[j]++
+			end := sl.off + uint32(sl.n)
+			fl.vals = append(fl.vals, fl.pool.text[k][sl.off:end:end])
+			bytes += int64(sl.size)
+			continue
+		}
+		// A value made for the row: earlier ones stay where they were
+		// if made grows (a new array), read-only until the next row.
+		fl.vals = append(fl.vals, fl.made[at:len(fl.made):len(fl.made)])
+	}
+	return bytes
+}
+
+// hex8 returns the 8 lower-case hexadecimal digits of v as the bytes of
+// a big-endian uint64: the nibbles spread one a byte, then each turned
+// into its digit, all at once.
+func hex8(v uint32) uint64 {
+	x := uint64(v)
+	x = (x | x<<16) & 0x0000ffff0000ffff
+	x = (x | x<<8) & 0x00ff00ff00ff00ff
+	x = (x | x<<4) & 0x0f0f0f0f0f0f0f0f
+	letters := (x + 0x0606060606060606) >> 4 & 0x0101010101010101 // 1 in each byte of 10 or more
+	return x + 0x3030303030303030 + letters*('a'-'0'-10)
+}
+
+// appendUUID appends a random (version 4) UUID, as gofakeit's UUID makes
+// it (16 random bytes, the version and variant bits set, in lower-case
+// hexadecimal 8-4-4-4-12), from two draws of the worker's stream.
+func (fl *filler) appendUUID(b []byte) []byte {
+	hi := fl.src.Next()&^(0xf<<12) | 0x4<<12 // version 4
+	lo := fl.src.Next()&^(0x3<<62) | 0x2<<62 // variant 10
+	var u [40]byte
+	be := binary.BigEndian
+	be.PutUint64(u[0:], hex8(uint32(hi>>32)))
+	be.PutUint64(u[9:], hex8(uint32(hi))) // 4 digits, '-', then 4 more
+	copy(u[14:18], u[13:17])
+	be.PutUint64(u[19:], hex8(uint32(lo>>32)))
+	copy(u[24:28], u[23:27])
+	be.PutUint64(u[28:], hex8(uint32(lo)))
+	u[8], u[13], u[18], u[23] = '-', '-', '-', '-'
+	return append(b, u[:36]...)
+}
+
+// make appends a new value of pooled kind k, as its literal, to buf and
+// returns it with the length of its text: made by gofakeit whole, or
+// composed (compose).
+func (fl *filler) make(buf []byte, k kind) ([]byte, int) {
+	if gen := fl.make1[k]; gen != nil {
+		v := gen()
+		return appendLiteral(buf, v), len(v)
+	}
+	return fl.compose(buf, k)
+}
+
+// appendLiteral appends v as an SQL string literal.
+func appendLiteral(buf []byte, v string) []byte {
+	buf = append(buf, '\'')
+	for i := 0; i < len(v); i++ {
+		if v[i] == '\'' {
+			buf = append(buf, '\'')
+		}
+		buf = append(buf, v[i])
+	}
+	return append(buf, '\'')
+}
+
+// compose appends a value of composed kind k (names, emails, phones,
+// streets, timestamps, dates), drawn from gofakeit's own data, as its
+// literal, and returns it with the length of its text.
+func (fl *filler) compose(buf []byte, k kind) ([]byte, int) {
+	f, at := fl.f, len(buf)
 	switch k {
-	case kSeq:
-		buf = strconv.AppendInt(buf, s.seq, 10)
-		s.seq++
 	case kBigint:
 		buf = strconv.AppendInt(buf, f.Int64(), 10)
 	case kInt:
@@ -201,32 +332,6 @@ func (fl *filler) appendValue(buf []byte, s *shape, k kind) ([]byte, int) {
 	case kBool:
 		// boolean::text is true or false.
 		buf = strconv.AppendBool(buf, f.Bool())
-	case kUUIDKey:
-		buf = append(buf, '\'')
-		buf = append(buf, f.UUID()...)
-		return append(buf, '\''), 36
-	case kUUID:
-		buf = append(buf, '\'')
-		buf = append(buf, f.UUID()...)
-		return append(buf, '\''), 36
-	default:
-		i := fl.pick() & (len(fl.pool.lit[k]) - 1)
-		if fl.drawn[k]++; fl.drawn[k]%refreshEvery[k] == 0 {
-			fl.refresh(k, i)
-		}
-		if o := fl.own[k]; o != nil && o[i] != "" {
-			return append(buf, o[i]...), fl.ownSize[k][i]
-		}
-		return append(buf, fl.pool.lit[k][i]...), fl.pool.size[k][i]
-	}
-	return buf, len(buf) - at
-}
-
-// compose appends a value of composed kind k (names, emails, phones,
-// streets, timestamps, dates), drawn from gofakeit's own data, as its
-// literal, and returns it with the length of its text.
-func (fl *filler) compose(buf []byte, k kind) ([]byte, int) {
-	switch k {
 	case kName:
 		return fl.quoted(buf, func(b []byte) []byte {
 			b = append(b, fl.from(firstNames)...)
@@ -269,23 +374,7 @@ func (fl *filler) compose(buf []byte, k kind) ([]byte, int) {
 			return time.Unix(timeFrom+int64(fl.src.Next()%uint64(timeSpan)), 0).UTC().AppendFormat(b, time.DateOnly)
 		})
 	}
-	return buf, 0
-}
-
-// refresh makes slot i of pooled kind k anew with gofakeit, for this
-// worker.
-func (fl *filler) refresh(k kind, i int) {
-	if fl.own[k] == nil {
-		fl.own[k], fl.ownSize[k] = make([]string, poolSize), make([]int, poolSize)
-	}
-	if mk := fl.make1[k]; mk != nil {
-		v := mk()
-		fl.own[k][i], fl.ownSize[k][i] = literal(v), len(v)
-		return
-	}
-	b, n := fl.compose(fl.scratch[:0], k)
-	fl.scratch = b
-	fl.own[k][i], fl.ownSize[k][i] = string(b), n
+	return buf, len(buf) - at // the numbers and booleans: unquoted
 }
 
 // from draws one of vals.
@@ -319,10 +408,8 @@ func appendLower(b []byte, s string) []byte {
 	return b
 }
 
-// pick draws the index of a pool value: generating a textual value is
-// this draw (the pool's values were made by gofakeit); writing it into
-// the statement is appendValue's copy.
-// It takes poolBits of 64 random bits at a time.
+// pick draws the index of a pool slot, poolBits of 64 random bits at a
+// time: a pooled value's making, with the pool's (see drawRow).
 func (fl *filler) pick() int {
 	if fl.n < poolBits {
 		fl.bits, fl.n = fl.src.Next(), 64
