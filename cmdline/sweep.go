@@ -1,6 +1,7 @@
 package cmdline
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -54,6 +55,10 @@ type valuesFlag struct {
 	disk map[string]string
 	// none says the values hold none (a step without the limit).
 	none bool
+	// live says the command line is parsed: a value set since (a step's
+	// run adopting what init loaded, workload.ReconcileLoad, as run
+	// does) is the flag's own, set on orig too.
+	live bool
 }
 
 func (v *valuesFlag) String() string {
@@ -62,8 +67,16 @@ func (v *valuesFlag) String() string {
 	}
 	return v.def
 }
-func (v *valuesFlag) Set(s string) error { v.text = s; return nil }
-func (v *valuesFlag) Type() string       { return "values" }
+func (v *valuesFlag) Set(s string) error {
+	if v.live && v.orig != nil {
+		if err := v.orig.Set(s); err != nil {
+			return err
+		}
+	}
+	v.text = s
+	return nil
+}
+func (v *valuesFlag) Type() string { return "values" }
 
 // VerbHelp is the description of verb beyond its one line, followed by
 // an empty line ("" for none).
@@ -342,7 +355,7 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 	}
 	s.Observers, s.Checks = nil, env.Stderr // the sweep prints its own table on stdout
 	if rf.verbosity > 2 {
-		s.Log = warningsOnly{env.Stderr} // the steps' lines say what the runs' headers would
+		s.Log = stepLog{env.Stderr} // the steps' lines say what the runs' headers would
 	}
 	if swept[0].param == sweep.MaxRate || s.MaxRate > 0 {
 		slo = slo.WithRateFloor()
@@ -467,6 +480,9 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 		return nil, err
 	}
 	defer stop()
+	for _, vf := range f.values {
+		vf.live = true
+	}
 	p.Header(sw.ID, spec.Gen.Meta().Name, "--"+swept[0].name, values, slo)
 	res, err := sweep.Run(ctx, sw)
 	if res != nil {
@@ -529,9 +545,27 @@ func buildStep(spec RunArgs, env Env, swept []given, vals []float64) (run.Spec, 
 	}
 	s.Observers, s.Checks = nil, env.Stderr
 	if rf.verbosity > 2 {
-		s.Log = warningsOnly{env.Stderr}
+		s.Log = stepLog{env.Stderr}
 	}
 	return s, nil
+}
+
+// stepLog is a sweep step's run log: it passes on warnings, and the note
+// that the run takes the settings init loaded (workload.ReconcileLoad's,
+// said by the first step: the later ones find the flags set), each
+// line written whole.
+type stepLog struct{ w io.Writer }
+
+// Write implements io.Writer.
+func (f stepLog) Write(p []byte) (int, error) {
+	for _, line := range bytes.SplitAfter(p, []byte("\n")) {
+		if bytes.HasPrefix(line, []byte("warning: ")) || bytes.HasPrefix(line, []byte("note: using ")) {
+			if _, err := f.w.Write(line); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return len(p), nil
 }
 
 // given is a flag a sweep varies: its name, its values and, for any flag

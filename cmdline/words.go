@@ -55,6 +55,15 @@ var OtherDatabaseHints = map[string]string{
 	"hammerdbcli": "load into another database (diset tpcc pg_dbase NAME in the script)",
 }
 
+// RecreateHints replace workload.RecreateHint(Workload) in the errors
+// of the other tools' forms that take no --drop: each names the option
+// its form takes to drop and load again.
+var RecreateHints = map[string]struct{ Workload, Hint string }{
+	// hammerdbcli takes --force-drop after the script's name, and passes
+	// it to buildschema's init.
+	"hammerdbcli": {"tpcc", "to drop it and build the schema again, add " + workload.ForceDropFlag + " after the script's name"},
+}
+
 // verbs a workload takes, with sysbench's name for init.
 var workloadVerbs = map[string]string{"prepare": "init", "init": "init", "run": "run", "check": "check", "cleanup": "cleanup"}
 

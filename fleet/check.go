@@ -275,7 +275,8 @@ type DropOptions struct {
 }
 
 // Drop drops every tenant of the fleet that exists: databases (WITH
-// (FORCE), disconnecting their sessions), schemas (CASCADE), or in column
+// (FORCE), disconnecting their sessions), schemas (stampede's tables by
+// name, then RESTRICT: see dropSchemas), or in column
 // mode the shared tables. It returns the number of tenants dropped (in
 // column mode, of loaded tenants) and how many databases, schemas and
 // tables of the fleet are left afterwards.
@@ -364,7 +365,7 @@ func (e *env) dropTenants(ctx context.Context, o DropOptions) (dropped int, left
 		if err := e.refuseHolding("schema", holding, "in "+where(db), "cleanup"); err != nil {
 			return 0, left, err
 		}
-		if err := e.dropSchemas(ctx, db, keys(state), "cleanup"); err != nil {
+		if err := e.dropSchemas(ctx, db, keys(state), o.Tables, "cleanup"); err != nil {
 			return 0, left, err
 		}
 		err = db.QueryRow(ctx, "SELECT count(*) FROM pg_namespace WHERE nspname = ANY($1)", names).Scan(&left.Schemas)
@@ -409,8 +410,16 @@ func (e *env) dropTenants(ctx context.Context, o DropOptions) (dropped int, left
 		if ours {
 			drop = append(drop, MarkerTable)
 		}
+		cascade, err := e.refuseTableDependents(ctx, db, drop, "cleanup")
+		if err != nil {
+			return 0, left, err
+		}
 		for _, name := range drop {
-			if _, err := db.Exec(ctx, db.Dialect().DropTable(name)); err != nil {
+			sql := db.Dialect().DropTable(name)
+			if cascade {
+				sql += " CASCADE"
+			}
+			if _, err := db.Exec(ctx, sql); err != nil {
 				return 0, left, fmt.Errorf("dropping table %s: %w", name, err)
 			}
 		}

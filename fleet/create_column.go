@@ -38,6 +38,28 @@ func ColumnModeError(workloadName string) error {
 	return fmt.Errorf("workload %s cannot share tables between tenants (--tenant-mode column); use --tenant-mode database or schema", workloadName)
 }
 
+// refuseTableDependents refuses, unless ForceDrop, to drop the shared
+// tables names when objects stampede did not make depend on them
+// (workload.Dependents: a user's view, foreign key or column of their
+// row type), before any is dropped; with ForceDrop it says so and
+// returns true: drop them with CASCADE.
+func (e *env) refuseTableDependents(ctx context.Context, db *sqlx.DB, names []string, action string) (bool, error) {
+	deps, err := workload.Dependents(ctx, db, nil, names)
+	if err != nil || len(deps) == 0 {
+		return false, err
+	}
+	what := "the shared table " + names[0]
+	if len(names) > 1 {
+		what = "the shared tables " + nameList(names)
+	}
+	what += " in " + where(db)
+	if e.ForceDrop {
+		e.logf("%s: dropping %s and the objects that depend on them (%s)", workload.ForceDropFlag, what, strings.Join(deps, ", "))
+		return true, nil
+	}
+	return false, &workload.DependentsError{What: what, Objects: deps, Action: action}
+}
+
 // createColumns loads every tenant's rows into one shared set of tables.
 func createColumns(ctx context.Context, e *env, o CreateOptions) (Totals, error) {
 	var t Totals
@@ -56,9 +78,13 @@ func createColumns(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 	defer closeDB()
 	d := db.Dialect()
 	tables := gen.Tables()
-	dropAll := func(names []string) error {
+	dropAll := func(names []string, cascade bool) error {
 		for _, name := range names {
-			if _, err := db.Exec(ctx, d.DropTable(name)); err != nil {
+			sql := d.DropTable(name)
+			if cascade {
+				sql += " CASCADE"
+			}
+			if _, err := db.Exec(ctx, sql); err != nil {
 				return fmt.Errorf("dropping table %s: %w", name, err)
 			}
 		}
@@ -94,10 +120,14 @@ func createColumns(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 		if ours {
 			drop = append([]string{MarkerTable}, existing...)
 		}
+		cascade, err := e.refuseTableDependents(ctx, db, drop, "--drop")
+		if err != nil {
+			return t, err
+		}
 		if len(drop) > 0 {
 			e.logf("--drop: dropping the shared tables %s in database %q", nameList(drop), db.Database())
 		}
-		if err := dropAll(drop); err != nil {
+		if err := dropAll(drop, cascade); err != nil {
 			return t, err
 		}
 		hasMarker = false

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/stampede-bench/stampede/dialect"
@@ -52,23 +53,142 @@ func (e *env) refuseDependents(ctx context.Context, db *sqlx.DB, names []string,
 	return &workload.DependentsError{What: what, Objects: deps, Action: action}
 }
 
-// dropSchemas drops the named schemas and everything in them; it first
-// refuses (refuseDependents) if objects outside them depend on them.
-func (e *env) dropSchemas(ctx context.Context, db *sqlx.DB, names []string, action string) error {
+// beforeDrop runs between dropSchemas' census of the tenant schemas and
+// their drop; tests set it (export_test.go) to make an object in that
+// window.
+var beforeDrop = func() {}
+
+// dropSchemas drops the named schemas and what stampede made in them
+// (the tables of own, see tenantOwn, the fleet's extra tables and the
+// tables carrying stampede's mark); it first refuses
+// (refuseDependents) if objects outside them depend on them. Each schema
+// goes in one transaction: its tables by name (no CASCADE), then the
+// schema with RESTRICT, so that an object made between the census and
+// the drop (a user's table in the schema, or a view over a tenant's
+// table elsewhere) fails the drop, which then drops nothing of that
+// schema, rather than going with it. With ForceDrop the schemas go with
+// CASCADE, as the flag says.
+func (e *env) dropSchemas(ctx context.Context, db *sqlx.DB, names []string, own []string, action string) error {
 	slices.Sort(names)
 	if err := e.refuseDependents(ctx, db, names, action); err != nil {
 		return err
 	}
+	beforeDrop()
 	ids := e.Spec.tenantIDs(sliceSet(names), true)
 	bar := e.bar("tenants dropped", int64(len(ids)))
 	defer bar.Done()
-	return forEach(ctx, e.Concurrency, ids, func(ctx context.Context, id int) error {
-		if _, err := db.Exec(ctx, "DROP SCHEMA IF EXISTS "+db.Dialect().QuoteIdent(e.Spec.Name(id))+" CASCADE"); err != nil {
-			return fmt.Errorf("dropping schema %q: %w", e.Spec.Name(id), e.explain(err))
+	// What the census (holdingSchemas) took for stampede's: by name,
+	// the tables marked in any tenant (a clone copies them unmarked).
+	ownSet := tenantOwn(own)
+	objs, err := workload.Objects(ctx, db)
+	if err != nil {
+		return err
+	}
+	set := sliceSet(names)
+	for _, o := range objs {
+		if o.Marked && o.IsTable() && set[o.Schema] {
+			ownSet[o.Name] = true
 		}
-		bar.Add(1)
-		return nil
-	})
+	}
+	// A clone's defaults draw from the sequences of the tenant it was
+	// copied from: that tenant's drop fails until its clones are gone.
+	// So the schemas whose drop is refused (2BP01) are tried again, in
+	// rounds, as long as a round drops some; what is still refused then
+	// is what stampede did not make.
+	var mu sync.Mutex
+	for len(ids) > 0 {
+		var refused []int
+		var firstErr error
+		err := forEach(ctx, e.Concurrency, ids, func(ctx context.Context, id int) error {
+			name := e.Spec.Name(id)
+			if e.ForceDrop {
+				if _, err := db.Exec(ctx, "DROP SCHEMA IF EXISTS "+db.Dialect().QuoteIdent(name)+" CASCADE"); err != nil {
+					return fmt.Errorf("dropping schema %q: %w", name, e.explain(err))
+				}
+			} else if err := dropSchemaRestrict(ctx, db, name, ownSet); err != nil {
+				if sqlx.SQLState(err) != "2BP01" {
+					return fmt.Errorf("dropping schema %q: %w", name, e.explain(err))
+				}
+				why := sqlx.Detail(err)
+				if why == "" {
+					why = lastLine(err)
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				refused = append(refused, id)
+				if firstErr == nil {
+					firstErr = &gainedError{fmt.Sprintf("schema %q in %s gained objects that stampede did not make since %s checked it (%s): %s drops nothing of it; run it again to see them, or to drop them too, add %s",
+						name, where(db), action, why, action, workload.ForceDropFlag)}
+				}
+				return nil
+			}
+			bar.Add(1)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if len(refused) == len(ids) {
+			return firstErr
+		}
+		slices.Sort(refused)
+		ids = refused
+	}
+	return nil
+}
+
+// gainedError refuses a drop that failed because objects stampede did
+// not make appeared after the census (dropSchemas). It matches
+// workload.ErrForeign, for its exit code.
+type gainedError struct{ msg string }
+
+func (e *gainedError) Error() string { return e.msg }
+
+// Is makes errors.Is(err, workload.ErrForeign) true.
+func (e *gainedError) Is(target error) bool { return target == workload.ErrForeign }
+
+// dropSchemaRestrict drops, in one transaction, schema's tables that
+// stampede made (named in own, the fleet's extra tables), without CASCADE, and then the schema with RESTRICT: any
+// other object in it, or depending on it, fails the drop, which then
+// drops nothing.
+func dropSchemaRestrict(ctx context.Context, db *sqlx.DB, schema string, own map[string]bool) error {
+	tx, err := db.Begin(ctx, sqlx.TxOptions{})
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	d := db.Dialect()
+	rows, err := tx.Query(ctx, `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE n.nspname = $1 AND c.relkind IN ('r', 'p') AND NOT c.relispartition ORDER BY 1`, schema)
+	if err != nil {
+		return err
+	}
+	var drop []string
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			rows.Close()
+			return err
+		}
+		if own[t] || workload.IsExtraTable(t) {
+			drop = append(drop, d.QuoteIdent(schema)+"."+d.QuoteIdent(t))
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(drop) > 0 {
+		// One statement: the tables' foreign keys to each other need
+		// no CASCADE.
+		if _, err := tx.Exec(ctx, "DROP TABLE "+strings.Join(drop, ", ")); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.Exec(ctx, "DROP SCHEMA "+d.QuoteIdent(schema)+" RESTRICT"); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
 }
 
 // workloadTablesIn lists the tables of schema that a clone copies with
@@ -168,7 +288,7 @@ func createSchemas(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 			return t, err
 		}
 		e.logf("--drop: dropping %d existing tenant schemas in database %q: %s", len(state), db.Database(), nameList(keys(state)))
-		if err := e.dropSchemas(ctx, db, keys(state), "--drop"); err != nil {
+		if err := e.dropSchemas(ctx, db, keys(state), tableNames(gen.Tables()), "--drop"); err != nil {
 			return t, err
 		}
 		e.logf("dropped %d tenant schemas", len(state))

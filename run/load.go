@@ -138,6 +138,11 @@ func Load(ctx context.Context, spec LoadSpec) error {
 		}
 	}
 	if !spec.Drop {
+		// The tables its runs write (bulk_insert's sbtestN), which a
+		// user's table of that name must not receive.
+		if err := refuseForeignRunTables(ctx, db, gen); err != nil {
+			return err
+		}
 		var pe *workload.LoadPartError
 		if join, err = workload.JoinsLoad(ctx, db, gen, tables); errors.As(err, &pe) {
 			return asInput(err)
@@ -341,6 +346,9 @@ func sayDrops(ctx context.Context, db *sqlx.DB, gen workload.Generator, tables [
 	if err := refuseForeign(ctx, db, gen, foreign, force, action, log); err != nil {
 		return err
 	}
+	if err := refuseAddedColumns(ctx, db, gen, existing, force, action, log); err != nil {
+		return err
+	}
 	drop := append(slices.Clone(existing), runTables...)
 	if cascade, err := refuseDependents(ctx, db, drop, force, action, log); err != nil {
 		return err
@@ -520,6 +528,9 @@ func Cleanup(ctx context.Context, spec CleanupSpec) error {
 	if err := refuseForeign(ctx, db, gen, foreign, spec.ForceDrop, "cleanup", log); err != nil {
 		return err
 	}
+	if err := refuseAddedColumns(ctx, db, gen, existing, spec.ForceDrop, "cleanup", log); err != nil {
+		return err
+	}
 	drop := append(slices.Clone(existing), runTables...)
 	cascade, err := refuseDependents(ctx, db, drop, spec.ForceDrop, "cleanup", log)
 	if err != nil {
@@ -618,6 +629,37 @@ func dropScripted(ctx context.Context, db *sqlx.DB, gen workload.Generator, log 
 	return nil
 }
 
+// refuseForeignRunTables refuses, for init without --drop of a
+// workload.RunTablesDropper (bulk_insert), the tables of its runs that
+// exist without stampede's mark: its runs would write into a user's
+// table, and --force-drop (which implies --drop) drops them first.
+func refuseForeignRunTables(ctx context.Context, db *sqlx.DB, gen workload.Generator) error {
+	runTables, err := dropsRunTables(ctx, db, gen)
+	if err != nil {
+		return err
+	}
+	var foreign []string
+	for _, t := range runTables {
+		c, err := workload.TableComment(ctx, db, t)
+		if err != nil {
+			return err
+		}
+		if !workload.IsMark(c) {
+			foreign = append(foreign, t)
+		}
+	}
+	if len(foreign) == 0 {
+		return nil
+	}
+	it := "it"
+	if len(foreign) > 1 {
+		it = "them"
+	}
+	return asInput(&workload.ForeignError{Kind: "table", Names: foreign, Action: "init",
+		Where: fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ",")),
+		Why:   "no mark of stampede's on " + it + ", which every table stampede makes carries; " + gen.Meta().Name + "'s runs would write into " + it + "; nothing was created"})
+}
+
 // refuseForeign refuses, unless force, to drop tables that stampede did
 // not make (by action: "cleanup", "--drop"); with force it says that it
 // drops them.
@@ -641,6 +683,22 @@ func refuseForeign(ctx context.Context, db *sqlx.DB, gen workload.Generator, for
 		return asInput(workload.ForeignTablesError(db, gen, foreign, action, adopted...))
 	}
 	fmt.Fprintf(log, "%s: dropping %s (%s), which stampede did not make\n", workload.ForceDropFlag, plural(len(foreign), "table"), strings.Join(foreign, ", "))
+	return nil
+}
+
+// refuseAddedColumns refuses, unless force, to drop the workload's tables
+// when a user added to them columns holding data (workload.AddedColumns);
+// with force it says that they go.
+func refuseAddedColumns(ctx context.Context, db *sqlx.DB, gen workload.Generator, tables []string, force bool, action string, log io.Writer) error {
+	cols, err := workload.AddedColumns(ctx, db, gen, tables)
+	if err != nil || len(cols) == 0 {
+		return err
+	}
+	where := fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ","))
+	if !force {
+		return asInput(&workload.AddedColumnsError{Columns: cols, Where: where, Action: action})
+	}
+	fmt.Fprintf(log, "%s: dropping the columns %s, which stampede did not make, with their tables\n", workload.ForceDropFlag, strings.Join(cols, ", "))
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -133,6 +134,9 @@ func (r *Run) openSource(ctx context.Context) (*source, error) {
 	if err != nil {
 		return nil, loadInput(configInput(err))
 	}
+	if err := r.warnUnloaded(ctx, db, load); err != nil {
+		return nil, err
+	}
 	src := &source{
 		load:          load,
 		workers:       s.Concurrency,
@@ -151,6 +155,30 @@ func (r *Run) openSource(ctx context.Context) (*source, error) {
 	}
 	ok = true
 	return src, nil
+}
+
+// warnUnloaded warns, before a run that may write starts, when the
+// workload's tables exist but no init of stampede's loaded them (no
+// record, no mark): the run writes into rows stampede did not make, as
+// sysbench or the workload's own tool would, and says so first. A
+// workload that loads itself (the pgbench form's -i) is left to its
+// form.
+func (r *Run) warnUnloaded(ctx context.Context, db *sqlx.DB, load workload.QueryLoad) error {
+	gen := r.spec.Workload
+	if sl, ok := gen.(workload.SelfLoader); ok && sl.LoadsItself() || !workload.LoadWrites(load) {
+		return nil
+	}
+	tables, err := workload.UnloadedTables(ctx, db, gen)
+	if err != nil || len(tables) == 0 {
+		return err
+	}
+	what, it, its := "table "+tables[0], "it", "its"
+	if len(tables) > 1 {
+		what, it, its = "tables "+strings.Join(tables, ", "), "them", "their"
+	}
+	r.warnf("stampede did not load %s in database %q (no record of its init there, no mark on %s): the run writes into %s rows as they are; if they matter, run on a copy (`stampede init %s` loads one)",
+		what, db.Database(), it, its, gen.Meta().Name)
+	return nil
 }
 
 // checkConnectionRoom refuses, before any worker connects, a run that needs

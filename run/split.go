@@ -221,8 +221,8 @@ func (d Display) SplitOps(t stats.Tick, final bool) []report.Op {
 			if !g.mergedCum {
 				g.cum, g.mergedCum = merged(g.cum), true
 			}
-			g.iv.Merge(s.Interval)
-			g.cum.Merge(s.Cumulative)
+			stats.Merge(g.iv, s.Interval)
+			stats.Merge(g.cum, s.Cumulative)
 		}
 		g.ivErrs += s.Errors
 		g.cumErrs += s.CumErrors
@@ -247,6 +247,6 @@ func (d Display) SplitOps(t stats.Tick, final bool) []report.Op {
 // merged returns a copy of h to merge into.
 func merged(h *hdrhistogram.Histogram) *hdrhistogram.Histogram {
 	c := stats.NewHistogram()
-	c.Merge(h)
+	stats.Merge(c, h)
 	return c
 }

@@ -24,6 +24,16 @@ func SQLState(err error) string {
 	return ""
 }
 
+// Detail returns the DETAIL of the server's error err (its lines joined
+// by "; "), or "" when err carries none.
+func Detail(err error) string {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return strings.Join(strings.Fields(strings.ReplaceAll(pgErr.Detail, "\n", "; ")), " ")
+	}
+	return ""
+}
+
 // IsRetryable reports whether err is a transaction conflict that the client
 // should retry: serialization failure (40001) or deadlock (40P01).
 func IsRetryable(err error) bool {

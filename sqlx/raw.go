@@ -63,25 +63,9 @@ func (s *rawStmts) query(ctx context.Context, pc *pgconn.PgConn, sql string, par
 	if s.text {
 		return textQuery(ctx, pc, sql, params, row)
 	}
-	if s.pc != pc {
-		s.reset()
-		s.pc = pc
-	}
-	if s.descs == nil {
-		s.descs = make(map[string]*pgconn.StatementDescription)
-	}
-	sd := s.descs[sql]
-	if sd == nil {
-		var err error
-		// Names are unique in the process, as a connection returned to
-		// the pool keeps its statements for its next user; pgx's own
-		// cache names start with "stmtcache_".
-		name := "stampede_raw_" + strconv.FormatUint(rawStmtSeq.Add(1), 10)
-		sd, err = pc.Prepare(ctx, name, sql, nil)
-		if err != nil {
-			return 0, err
-		}
-		s.descs[sql] = sd
+	sd, err := s.prepare(ctx, pc, sql)
+	if err != nil {
+		return 0, err
 	}
 	// ExecStatement sends Bind, Execute and Sync in one write, without
 	// pgx's per-query allocations; text results need no format codes.
@@ -98,18 +82,64 @@ func (s *rawStmts) query(ctx context.Context, pc *pgconn.PgConn, sql string, par
 	return tag.RowsAffected(), nil
 }
 
+// prepare returns sql's statement on pc, preparing it first if pc has not
+// seen it.
+func (s *rawStmts) prepare(ctx context.Context, pc *pgconn.PgConn, sql string) (*pgconn.StatementDescription, error) {
+	if s.pc != pc {
+		s.reset()
+		s.pc = pc
+	}
+	if s.descs == nil {
+		s.descs = make(map[string]*pgconn.StatementDescription)
+	}
+	sd := s.descs[sql]
+	if sd == nil {
+		var err error
+		// Names are unique in the process, as a connection returned to
+		// the pool keeps its statements for its next user; pgx's own
+		// cache names start with "stmtcache_".
+		name := "stampede_raw_" + strconv.FormatUint(rawStmtSeq.Add(1), 10)
+		sd, err = pc.Prepare(ctx, name, sql, nil)
+		if err != nil {
+			return nil, err
+		}
+		s.descs[sql] = sd
+	}
+	return sd, nil
+}
+
 var (
 	_ RawQuerier = (*workerConn)(nil)
 	_ RawQuerier = rawTx{}
 )
 
-// QueryRaw implements RawQuerier.
+// QueryRaw implements RawQuerier. Outside a transaction, the statement
+// goes through the fast path of scripts' prepared statements
+// (scriptFast): Bind, Execute and Sync in one write and the server's
+// messages read up to ReadyForQuery, without pgconn's per-statement
+// allocations (a context watch, a timer, a ResultReader). HammerDB's
+// virtual users make one such call per transaction:
+// BenchmarkHammerCall, 5 allocations per call through pgconn, 0 here.
 func (w *workerConn) QueryRaw(ctx context.Context, sql string, params [][]byte, row func([][]byte)) (int64, error) {
+	// As QueryScript: the fast path's own exchange, when it was the last
+	// command on the connection, left pgconn nothing buffered.
+	synced := w.raw.fast.valid
 	c, err := w.conn(ctx)
 	if err != nil {
 		return 0, err
 	}
-	return w.raw.query(ctx, c.PgConn(), sql, params, row)
+	pc := c.PgConn()
+	if w.raw.text || !fastable(params) {
+		return w.raw.query(ctx, pc, sql, params, row)
+	}
+	if w.raw.pc != pc || w.raw.descs[sql] == nil {
+		synced = false // prepare runs a command through pgconn
+	}
+	sd, err := w.raw.prepare(ctx, pc, sql)
+	if err != nil {
+		return 0, err
+	}
+	return w.raw.fast.exec(ctx, pc, sd, params, nil, row, synced)
 }
 
 // rawTx is a transaction on a worker's dedicated connection: it shares

@@ -74,3 +74,41 @@ func TestQueryRaw(t *testing.T) {
 		t.Fatalf("after reconnecting: %d rows %q, %v", n, got, err)
 	}
 }
+
+// TestQueryRawNoAllocs: a statement on a dedicated connection outside a
+// transaction (HammerDB's call of a routine, a sysbench point select)
+// allocates nothing per run under a context that can be cancelled, as a
+// run's workers have; through pgconn's ExecStatement it made 5
+// allocations. Its rows still reach the caller, and an error still comes
+// back as the server's.
+func TestQueryRawNoAllocs(t *testing.T) {
+	_, conn := openWorkerDB(t)
+	rq := conn.(sqlx.RawQuerier)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	params := [][]byte{[]byte("7"), []byte("abc")}
+	rows := 0
+	var last string
+	row := func(v [][]byte) { rows++; last = string(v[1]) }
+	const sql = "SELECT $1::int + 1 AS x, $2::text || 'd' AS y"
+	if _, err := rq.QueryRaw(ctx, sql, params, row); err != nil { // prepares it
+		t.Fatal(err)
+	}
+	allocs := testing.AllocsPerRun(200, func() {
+		if n, err := rq.QueryRaw(ctx, sql, params, nil); err != nil || n != 1 {
+			t.Fatalf("%d rows, %v", n, err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%.1f allocations per statement, want 0", allocs)
+	}
+	if n, err := rq.QueryRaw(ctx, sql, params, row); err != nil || n != 1 || rows != 2 || last != "abcd" {
+		t.Errorf("%d rows (%d seen, last %q), %v; want 1 row, abcd", n, rows, last, err)
+	}
+	if _, err := rq.QueryRaw(ctx, sql, [][]byte{[]byte("x"), nil}, nil); sqlx.SQLState(err) != "22P02" {
+		t.Errorf("a bad parameter: %v, want SQLSTATE 22P02", err)
+	}
+	if n, err := rq.QueryRaw(ctx, sql, params, nil); err != nil || n != 1 {
+		t.Errorf("after an error: %d rows, %v", n, err)
+	}
+}

@@ -127,7 +127,7 @@ func (w *workerConn) QueryScript(ctx context.Context, p Protocol, sql string, pa
 	if !fastable(params) {
 		return readScriptResult(pc.ExecStatement(ctx, sd, params, nil, nil), 0, row)
 	}
-	return w.raw.fast.exec(ctx, pc, sd, params, row, synced)
+	return w.raw.fast.exec(ctx, pc, sd, params, row, nil, synced)
 }
 
 // TxStatus implements ScriptQuerier.

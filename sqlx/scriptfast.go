@@ -142,13 +142,17 @@ func (f *scriptFast) unwatch() {
 }
 
 // exec runs the prepared statement sd with params on pc, hands its rows to
-// row, and returns the rows its command tag counts. synced says pc's last
+// row (or, when raw is not nil, their values to raw, as RawQuerier does),
+// and returns the rows its command tag counts. synced says pc's last
 // command was the fast path's (pgconn's SyncConn is then not needed).
-func (f *scriptFast) exec(ctx context.Context, pc *pgconn.PgConn, sd *pgconn.StatementDescription, params [][]byte, row ScriptRow, synced bool) (int64, error) {
+func (f *scriptFast) exec(ctx context.Context, pc *pgconn.PgConn, sd *pgconn.StatementDescription, params [][]byte, row ScriptRow, raw func([][]byte), synced bool) (int64, error) {
 	cc, ok := pc.Conn().(*countingConn)
 	if !ok || !synced && pc.SyncConn(ctx) != nil {
 		// TLS: the bytes on the socket are not the messages. Or pgconn
 		// holds bytes it read ahead (it then fails on its own too).
+		if raw != nil {
+			return readRawResult(pc.ExecStatement(ctx, sd, params, nil, nil), raw)
+		}
 		return readScriptResult(pc.ExecStatement(ctx, sd, params, nil, nil), 0, row)
 	}
 	if err := f.watch(ctx, cc); err != nil {
@@ -171,7 +175,7 @@ func (f *scriptFast) exec(ctx context.Context, pc *pgconn.PgConn, sd *pgconn.Sta
 	if err := fe.Flush(); err != nil {
 		return 0, f.lost(ctx, pc, err)
 	}
-	n, err := f.receive(pc, cc, fields, row)
+	n, err := f.receive(pc, cc, fields, row, raw)
 	switch {
 	case err == nil:
 		return n, nil
@@ -186,7 +190,7 @@ func (f *scriptFast) exec(ctx context.Context, pc *pgconn.PgConn, sd *pgconn.Sta
 // *pgconn.PgError, after which the connection is still usable unless it
 // was FATAL: then receive has closed it), or the error that broke the
 // exchange (for lost).
-func (f *scriptFast) receive(pc *pgconn.PgConn, c *countingConn, fields []pgconn.FieldDescription, row ScriptRow) (int64, error) {
+func (f *scriptFast) receive(pc *pgconn.PgConn, c *countingConn, fields []pgconn.FieldDescription, row ScriptRow, raw func([][]byte)) (int64, error) {
 	r := &f.rd
 	r.begin(c)
 	var n int64
@@ -198,11 +202,15 @@ func (f *scriptFast) receive(pc *pgconn.PgConn, c *countingConn, fields []pgconn
 		}
 		switch typ {
 		case 'D': // DataRow
-			if pgErr == nil && row != nil {
+			if pgErr == nil && (row != nil || raw != nil) {
 				if err := f.dataRow.Decode(body); err != nil {
 					return 0, err
 				}
-				row(0, fields, f.dataRow.Values)
+				if raw != nil {
+					raw(f.dataRow.Values)
+				} else {
+					row(0, fields, f.dataRow.Values)
+				}
 			}
 		case 'C': // CommandComplete
 			if err := f.complete.Decode(body); err != nil {
@@ -384,4 +392,17 @@ func (r *msgReader) room(need int) {
 	buf := make([]byte, max(need, msgReaderSize))
 	r.end = copy(buf, r.buf[r.start:r.end])
 	r.buf, r.start = buf, 0
+}
+
+// readRawResult reads rr's rows into raw, as rawStmts.query does, and
+// returns the rows its command tag counts.
+func readRawResult(rr *pgconn.ResultReader, raw func([][]byte)) (int64, error) {
+	for rr.NextRow() {
+		raw(rr.Values())
+	}
+	tag, err := rr.Close()
+	if err != nil {
+		return 0, err
+	}
+	return tag.RowsAffected(), nil
 }

@@ -2,16 +2,59 @@ package stats
 
 import (
 	"math"
+	"sync"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // Merge adds every value of src into dst exactly (both must have stampede's
-// geometry) and returns dst.
+// geometry) and returns dst. It is dst.Merge(src)'s result at a fraction of
+// its cost (see packedOf).
 func Merge(dst, src *hdrhistogram.Histogram) *hdrhistogram.Histogram {
-	dst.Merge(src)
+	if src.TotalCount() == 0 {
+		return dst
+	}
+	p := packedOf(src)
+	if p == nil {
+		dst.Merge(src)
+		return dst
+	}
+	p.MergeInto(dst)
+	packedPool.Put(p)
 	return dst
+}
+
+// packedPool holds sparse histograms of stampede's geometry, reused by
+// packedOf.
+var packedPool = sync.Pool{New: func() any { return hdrhistogram.NewPacked(Lowest, Highest, SigFigs) }}
+
+// geometry is the geometry of stampede's histograms.
+var geometry = NewHistogram()
+
+// packedOf returns a sparse copy of h, from packedPool (Put it back), or
+// nil when h does not have stampede's geometry.
+//
+// The dense histogram's own Merge, Mean, StdDev and Max walk its ~19,500
+// buckets (1 µs to 100 s at 3 digits) with an iterator that computes each
+// bucket's value range: ~0.1-0.3 ms each, and a tick summarizes ten
+// histograms with five such walks each and merges one per series and shard.
+// Copying the counts into a sparse histogram is one plain pass over them
+// (PackedHistogram.MergeFrom), after which its Mean, StdDev, Max, Min and
+// MergeInto visit only the populated buckets, with the same formulas in
+// the same order, so the figures are the same to the bit (TestFastFigures).
+// In a 15 s `run tpcc --profile hammerdb` of 8 workers (~300-400
+// transactions/s on a loaded machine), Summarize and Registry.Tick took
+// 270 of the 700 ms of CPU profiled, then 90 of 620 ms.
+func packedOf(h *hdrhistogram.Histogram) *hdrhistogram.PackedHistogram {
+	if h.SignificantFigures() != geometry.SignificantFigures() || h.LowestTrackableValue() != geometry.LowestTrackableValue() ||
+		h.HighestTrackableValue() != geometry.HighestTrackableValue() {
+		return nil
+	}
+	p := packedPool.Get().(*hdrhistogram.PackedHistogram)
+	p.Reset()
+	p.MergeFrom(h)
+	return p
 }
 
 // Quantiles are the latency quantiles stampede reports, in percent.
@@ -51,17 +94,34 @@ func Summarize(h *hdrhistogram.Histogram, errors int64, d time.Duration) Summary
 	if s.Count == 0 {
 		return s
 	}
-	v := h.ValueAtPercentiles([]float64{50, 90, 95, 99, 99.9})
-	s.Mean = h.Mean() / 1e6
-	s.Min = Ms(h.Min())
-	s.P50 = Ms(v[50])
-	s.P90 = Ms(v[90])
-	s.P95 = Ms(v[95])
-	s.P99 = Ms(v[99])
-	s.P999 = Ms(v[99.9])
-	s.Max = Ms(h.Max())
-	s.Stdev = h.StdDev() / 1e6
+	p := packedOf(h)
+	if p == nil {
+		v := h.ValueAtPercentilesSlice(summaryPercentiles)
+		s.fill(v, h.Mean(), h.Min(), h.Max(), h.StdDev())
+		return s
+	}
+	s.fill(p.ValueAtPercentilesSlice(summaryPercentiles), p.Mean(), p.Min(), p.Max(), p.StdDev())
+	packedPool.Put(p)
 	return s
+}
+
+// summaryPercentiles are the percentiles of a Summary, in the order fill
+// takes them.
+var summaryPercentiles = []float64{50, 90, 95, 99, 99.9}
+
+// fill sets s's latencies from h's figures in nanoseconds: the values at
+// summaryPercentiles, the mean, the minimum, the maximum and the standard
+// deviation.
+func (s *Summary) fill(v []int64, mean float64, lo, hi int64, stdev float64) {
+	s.Mean = mean / 1e6
+	s.Min = Ms(lo)
+	s.P50 = Ms(v[0])
+	s.P90 = Ms(v[1])
+	s.P95 = Ms(v[2])
+	s.P99 = Ms(v[3])
+	s.P999 = Ms(v[4])
+	s.Max = Ms(hi)
+	s.Stdev = stdev / 1e6
 }
 
 // Bucket is one bar of a latency histogram printout.

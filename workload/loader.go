@@ -205,6 +205,13 @@ const AnotherDatabaseHint = "load into another database (--db NAME), or to drop 
 // stampede's own form (the other tools' forms replace it too).
 const OtherDatabaseHint = "load into another database (--db NAME)"
 
+// RecreateHint ends the refusal of a load into the tables of an earlier
+// load of stampede's of workload, in stampede's own form; the forms of
+// other tools without --drop replace it with their own options.
+func RecreateHint(workload string) string {
+	return "use --drop to recreate it, or `stampede cleanup " + workload + "`"
+}
+
 // CheckNoTables returns an error wrapping ErrTablesExist, which says how to
 // start over, when one of tables exists in db: loading would refuse it.
 func CheckNoTables(ctx context.Context, db *sqlx.DB, gen Generator, tables []Table) error {
@@ -236,8 +243,7 @@ func checkNoTables(ctx context.Context, db *sqlx.DB, gen Generator, tables []Tab
 		if len(foreign) > 0 {
 			return fmt.Sprintf("table %s already exists in database %q and stampede did not make it", t.Name, db.Database()), AnotherDatabaseHint, nil
 		}
-		return fmt.Sprintf("table %s already exists in database %q", t.Name, db.Database()),
-			fmt.Sprintf("use --drop to recreate it, or `stampede cleanup %s`", gen.Meta().Name), nil
+		return fmt.Sprintf("table %s already exists in database %q", t.Name, db.Database()), RecreateHint(gen.Meta().Name), nil
 	}
 	return "", "", nil
 }
@@ -597,6 +603,12 @@ func AdoptsTables(ctx context.Context, db *sqlx.DB, gen Generator, tables []Tabl
 		}
 	}
 	return true, nil
+}
+
+// TableColumns returns the columns of table with their types (as
+// format_type writes them): none when it does not exist.
+func TableColumns(ctx context.Context, db *sqlx.DB, table string) (map[string]string, error) {
+	return tableColumns(ctx, db, table)
 }
 
 // tableColumns returns the columns of table with their types (as

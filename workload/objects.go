@@ -80,6 +80,10 @@ func Objects(ctx context.Context, db *sqlx.DB) ([]Object, error) {
 // (--extra-tables: extra_001...), which carry no mark.
 var extraTablePattern = regexp.MustCompile(`^extra_[0-9]{3,}$`)
 
+// IsExtraTable reports whether name is one of a fleet's extra tables
+// (--extra-tables: extra_001...), which carry no mark.
+func IsExtraTable(name string) bool { return extraTablePattern.MatchString(name) }
+
 // TenantForeign returns, of objs (a tenant database's objects, or a
 // database's holding tenant schemas), those in schema (every schema but
 // the tenants' when schema is "*") that stampede did not make for a

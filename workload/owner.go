@@ -329,8 +329,9 @@ func AdoptedTables(ctx context.Context, db *sqlx.DB, gen Generator) ([]string, e
 // nothing (an older stampede's). A table that carries the mark of
 // another workload's load is foreign too, named with that workload
 // ("table public.usertable (stampede's load of ycsb)"), and so is one of
-// gen's names without gen's mark (a user's, made in its place). A
-// database that holds none is gen's to drop.
+// gen's names without gen's mark (a user's, made in its place); and the
+// columns holding data that a user added to gen's tables (AddedColumns).
+// A database that holds none is gen's to drop.
 func ForeignObjectsIn(ctx context.Context, db *sqlx.DB, gen Generator, markers ...string) ([]string, error) {
 	if db.Null() {
 		return nil, nil
@@ -357,7 +358,7 @@ func ForeignObjectsIn(ctx context.Context, db *sqlx.DB, gen Generator, markers .
 	if err != nil {
 		return nil, err
 	}
-	var foreign []string
+	var foreign, ours []string
 	for _, o := range objs {
 		switch {
 		case !o.IsTable():
@@ -379,14 +380,27 @@ func ForeignObjectsIn(ctx context.Context, db *sqlx.DB, gen Generator, markers .
 				continue
 			}
 		case o.Marked && IsMarkOf(o.Comment, gen):
+			ours = append(ours, o.Name)
 			continue
 		case o.Marked && MarkMaker(o.Comment) != "":
 			foreign = append(foreign, o.String()+" (stampede's load of "+MarkMaker(o.Comment)+")")
 			continue
-		case o.Marked, unmarked[o.Name]:
+		case unmarked[o.Name]:
+			ours = append(ours, o.Name)
+			continue
+		case o.Marked:
 			continue
 		}
 		foreign = append(foreign, o.String())
+	}
+	// A column a user added to one of gen's tables and filled is data
+	// stampede did not make, though no object of its own.
+	cols, err := AddedColumns(ctx, db, gen, ours)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range cols {
+		foreign = append(foreign, "table column "+c+" (holding data)")
 	}
 	return foreign, nil
 }

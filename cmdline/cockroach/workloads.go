@@ -310,7 +310,20 @@ func resolvePartitions(c *Command, wh int) (int, error) {
 	}
 	switch {
 	case c.Verb != "run":
-		return 0, usagef("--partitions %d: cockroach partitions the tables (PARTITION BY with zone configurations, CockroachDB's); stampede's %s does not: leave it out (run's --partitions N --partition-affinity I runs the terminals of partition I's warehouses)", p, c.Verb)
+		// Named as given: --partition-affinity alone leaves --partitions
+		// at its default, which the user did not write.
+		var given []string
+		if c.fs.Changed("partitions") {
+			given = append(given, fmt.Sprintf("--partitions %d", p))
+		}
+		if aff != "" {
+			given = append(given, "--partition-affinity "+aff)
+		}
+		it := "it"
+		if len(given) > 1 {
+			it = "them"
+		}
+		return 0, usagef("%s: cockroach partitions the tables (PARTITION BY with zone configurations, CockroachDB's); stampede's %s does not: leave %s out (run's --partitions N --partition-affinity I runs the terminals of partition I's warehouses)", strings.Join(given, " "), c.Verb, it)
 	case p < 1 || p > wh:
 		return 0, usagef("--partitions %d must be between 1 and --warehouses %d", p, wh)
 	case aff == "":

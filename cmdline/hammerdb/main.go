@@ -403,6 +403,13 @@ func (in *interp) buildschema(line int, args []string) (string, error) {
 		in.vu = vu + 1
 		in.printf("Building %d Warehouses with %d Virtual Users, %d active + 1 Monitor VU(dict value pg_num_vu is set to %d)", cw, vu+1, vu, vu)
 	}
+	// What the load would refuse, or fail over, is refused before the
+	// user and the database are created.
+	if bc, ok := in.env.server().(BuildChecker); ok {
+		if err := bc.CheckBuild(in.ctx, conn(v), in.opts.ForceDrop); err != nil {
+			return "", stepError{fmt.Sprintf("line %d: buildschema: %v", line, err), err}
+		}
+	}
 	in.printf("Vuser 1:RUNNING")
 	in.printf("Vuser 1:CREATING TPCC SCHEMA")
 	lines, err := in.env.server().Prepare(in.ctx, conn(v))

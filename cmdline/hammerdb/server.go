@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -103,6 +104,90 @@ func (PGServer) Prepare(ctx context.Context, c Conn) ([]string, error) {
 		lines = append(lines, fmt.Sprintf("Using existing Database %s for Schema build", c.DB))
 	}
 	return lines, nil
+}
+
+// BuildChecker is a Server that checks, before buildschema creates
+// anything (the user, the database), what its load would refuse or fail
+// over: PGServer is one.
+type BuildChecker interface {
+	// CheckBuild returns an error saying what to do when pg_dbase exists
+	// and holds tables of TPC-C's names that stampede did not make
+	// (unless force: --force-drop), or, with force, tables that pg_user
+	// cannot drop (another role owns them).
+	CheckBuild(ctx context.Context, c Conn, force bool) error
+}
+
+var _ BuildChecker = PGServer{}
+
+// tpccTables are the tables stampede's TPC-C load creates.
+var tpccTables = []string{"warehouse", "district", "customer", "history", "new_order", "orders", "order_line", "item", "stock"}
+
+// CheckBuild implements BuildChecker.
+func (PGServer) CheckBuild(ctx context.Context, c Conn, force bool) error {
+	su, err := connect(ctx, c, c.Superuser, c.SuperPass, c.DefaultDB)
+	if err != nil {
+		return err
+	}
+	var n int
+	err = su.QueryRow(ctx, "SELECT count(*) FROM pg_database WHERE datname = $1", c.DB).Scan(&n)
+	su.Close(context.Background())
+	if err != nil || n == 0 {
+		return err
+	}
+	db, err := connect(ctx, c, c.Superuser, c.SuperPass, c.DB)
+	if err != nil {
+		return err
+	}
+	defer db.Close(context.Background())
+	rows, err := db.Query(ctx, `SELECT c.relname, pg_get_userbyid(c.relowner),
+			coalesce(obj_description(c.oid, 'pg_class'), '') LIKE 'made by stampede %',
+			EXISTS (SELECT 1 FROM pg_roles r WHERE r.rolname = $2 AND (r.rolsuper OR pg_has_role(r.oid, c.relowner, 'USAGE')))
+		FROM pg_class c WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p') AND c.relname = ANY($1)
+		ORDER BY array_position($1, c.relname::text)`, tpccTables, c.User)
+	if err != nil {
+		return fmt.Errorf("looking for TPC-C's tables in database %s: %w", c.DB, err)
+	}
+	var foreign, alien, owners []string
+	for rows.Next() {
+		var name, owner string
+		var marked, canDrop bool
+		if err := rows.Scan(&name, &owner, &marked, &canDrop); err != nil {
+			rows.Close()
+			return err
+		}
+		if !marked {
+			foreign = append(foreign, name)
+			if !canDrop {
+				alien = append(alien, name)
+				if !slices.Contains(owners, owner) {
+					owners = append(owners, owner)
+				}
+			}
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	tables := func(names []string) string {
+		if len(names) == 1 {
+			return "table " + names[0]
+		}
+		return "tables " + strings.Join(names, ", ")
+	}
+	switch {
+	case len(foreign) > 0 && !force:
+		it, were := "it", "was"
+		if len(foreign) > 1 {
+			it, were = "them", "were"
+		}
+		return inputf("%s in database %s on %s:%s %s not made by stampede (no mark of stampede's init on %s; nothing was created): load into another database (diset tpcc pg_dbase NAME in the script), or to drop %s anyway, add --force-drop",
+			tables(foreign), c.DB, c.Host, c.Port, were, it, it)
+	case len(alien) > 0:
+		return inputf("--force-drop: %s in database %s belong%s to role %s, and pg_user %s, which buildschema builds as, cannot drop %s: connect as their owner or a superuser (diset tpcc pg_user %s, or drop them as pg_superuser %s first); nothing was created",
+			tables(alien), c.DB, map[bool]string{true: "s", false: ""}[len(alien) == 1], strings.Join(owners, ", "), c.User, map[bool]string{true: "it", false: "them"}[len(alien) == 1], owners[0], c.Superuser)
+	}
+	return nil
 }
 
 // quote is a SQL string literal.

@@ -128,6 +128,9 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 			msg = strings.Replace(msg, workload.AnotherDatabaseHint, h, 1)
 			msg = strings.Replace(msg, workload.OtherDatabaseHint, cmdline.OtherDatabaseHints[a.form], 1)
 		}
+		if h, ok := cmdline.RecreateHints[a.form]; ok {
+			msg = strings.Replace(msg, workload.RecreateHint(h.Workload), h.Hint, 1)
+		}
 		fmt.Fprintf(stderr, "stampede: error: %s\n", cmdline.ScrubMessage(a.hinter().Hints(msg), a.secrets))
 	}
 	return exitCode(err)

@@ -282,6 +282,13 @@ func open(ctx context.Context, rawURL string, ro bool) (*Store, error) {
 		}
 		return nil, unreachable(rawURL, err)
 	}
+	if err := refuseForeignTables(pctx, db, driver != "sqlite", s.name); err != nil {
+		db.Close()
+		if driver == "sqlite" && damaged(err) {
+			return nil, damagedError{s.name, err}
+		}
+		return nil, err
+	}
 	if ro {
 		return s, nil
 	}

@@ -33,6 +33,9 @@ func (g *churn) check(ctx context.Context, db *sqlx.DB, rep workload.Reporter) e
 	if !exists {
 		return &inputError{fmt.Errorf("table %s, churn's bookkeeping, does not exist in database %q: run `stampede init churn` first", bookTable, db.Database())}
 	}
+	if err := g.checkBook(ctx, db); err != nil {
+		return err
+	}
 	tx, err := db.Begin(ctx, sqlx.TxOptions{Isolation: sqlx.RepeatableRead, ReadOnly: true})
 	if err != nil {
 		return err
@@ -152,4 +155,26 @@ func madeTablesIn(ctx context.Context, q sqlx.Querier, db *sqlx.DB) ([]string, e
 func madeTablesQuery(db *sqlx.DB) string {
 	return "SELECT c.relname FROM pg_class c WHERE c.relkind IN ('r', 'p') AND c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema()) " +
 		"AND obj_description(c.oid, 'pg_class') = " + db.Dialect().Placeholder(1) + " ORDER BY c.relname"
+}
+
+// checkBook refuses a table named churn_tables that lacks columns of
+// churn's bookkeeping (a user's own table of that name), before check
+// reads it. Its columns are checked, not its mark: a fleet's tenant
+// schemas, cloned from the first, carry no comment.
+func (g *churn) checkBook(ctx context.Context, db *sqlx.DB) error {
+	cols, err := workload.TableColumns(ctx, db, bookTable)
+	if err != nil {
+		return err
+	}
+	var missing []string
+	for _, c := range g.Tables()[0].Columns {
+		if _, ok := cols[c]; !ok {
+			missing = append(missing, c)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return &inputError{fmt.Errorf("table %s in database %q is not churn's bookkeeping (it has no column %s): it is not stampede's, and churn neither reads nor writes it; give churn a database of its own (and run init churn there first), or rename your table",
+		bookTable, db.Database(), strings.Join(missing, ", "))}
 }

@@ -31,6 +31,14 @@ func (g *churn) preRun(ctx context.Context, db *sqlx.DB) error {
 	if !exists {
 		return &inputError{fmt.Errorf("table %s, churn's bookkeeping, does not exist in database %q: run `stampede init churn` first", bookTable, db.Database())}
 	}
+	// A table of the bookkeeping's name that init did not make (a
+	// user's): a run would write into it, and fail on its columns.
+	if c, err := workload.TableComment(ctx, db, bookTable); err != nil {
+		return err
+	} else if !workload.IsMark(c) {
+		return &inputError{fmt.Errorf("table %s in database %q was not made by stampede (no mark of stampede's init on it): a run of churn would write into it: use another database (--db NAME), or to replace it, run `stampede init churn %s` first",
+			bookTable, db.Database(), workload.ForceDropFlag)}
+	}
 	if g.fresh {
 		if g.clients > 1 {
 			return &inputError{fmt.Errorf("--fresh with --clients %d: each client would drop the tables of the others; run cleanup and init churn before the clients start instead", g.clients)}

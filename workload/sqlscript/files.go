@@ -68,6 +68,8 @@ func (g *gen) runInitFile(ctx context.Context, db *sqlx.DB) error {
 	switch {
 	case err != nil && sqlx.SQLState(err) == "42P07" && errors.As(err, &pe) && foreignErr(ctx, db, pe, ie) != nil:
 		return foreignErr(ctx, db, pe, ie)
+	case err != nil && alreadyExists(sqlx.SQLState(err)) && g.dropped && errors.As(err, &pe):
+		return sqlx.ConfigErrorf("%s: %s, and --drop dropped only what an earlier init sql made (marked as stampede's): the one there is not init sql's; rename it in the file, or drop it yourself if it is yours to drop", at(ie, g.initFile), pe.Message)
 	case err != nil && alreadyExists(sqlx.SQLState(err)):
 		return sqlx.ConfigErrorf("%v: `stampede init sql --drop --init-file %s` drops what an earlier init made (tables, views, sequences, types, schemas, functions) and runs the file again; `stampede cleanup sql` drops it alone", err, g.initFile)
 	case err != nil && errors.As(err, &ie) && errors.As(err, &pe):
@@ -92,7 +94,24 @@ func foreignErr(ctx context.Context, db *sqlx.DB, pe *pgconn.PgError, ie *pgscri
 	if fe != nil {
 		return sqlx.ConfigErrorf("%w", fe)
 	}
+	// Another workload's load, marked: init sql --drop is no remedy.
+	if m := existsPattern.FindStringSubmatch(pe.Message); m != nil {
+		c, err := workload.TableComment(ctx, db, m[1])
+		if err != nil {
+			return err
+		}
+		return otherMarkError("relation", m[1], c, at(ie, "the init file"))
+	}
 	return nil
+}
+
+// at is where a statement of an init file is (FILE:LINE), or def when
+// the error does not say.
+func at(ie *pgscript.InitError, def string) string {
+	if ie == nil {
+		return def
+	}
+	return fmt.Sprintf("%s:%d", ie.File, ie.Line)
 }
 
 // existsPattern finds the name in PostgreSQL's 42P07 message, `relation
@@ -116,13 +135,9 @@ func foreignInTheWay(ctx context.Context, db *sqlx.DB, pe *pgconn.PgError, ie *p
 	if err := db.QueryRow(ctx, "SELECT relkind::text FROM pg_class WHERE oid = to_regclass($1)", db.Dialect().QuoteIdent(m[1])).Scan(&rk); err == nil && relationKinds[rk] != "" {
 		kind = relationKinds[rk]
 	}
-	at := "the init file"
-	if ie != nil {
-		at = fmt.Sprintf("%s:%d", ie.File, ie.Line)
-	}
 	return &workload.ForeignError{Kind: kind, Names: []string{m[1]}, Action: "init sql",
 		Where: fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ",")),
-		Why:   at + " creates it, and the one there carries no mark of stampede's init: it is yours"}, nil
+		Why:   at(ie, "the init file") + " creates it, and the one there carries no mark of stampede's init: it is yours"}, nil
 }
 
 // cleanupSteps reads --cleanup-file.
@@ -149,6 +164,7 @@ var _ workload.MadeDropper = (*gen)(nil)
 // first (a statement that fails stops there, nothing of init's dropped),
 // then what init made, dependents first, without CASCADE.
 func (g *gen) DropMade(ctx context.Context, db *sqlx.DB, log io.Writer, action string) error {
+	g.dropped = action != ""
 	if action == "" && g.cleanupFile != "" && !db.Null() {
 		steps, err := g.cleanupSteps()
 		if err != nil {

@@ -88,6 +88,10 @@ type gen struct {
 	initFile    string
 	checkFile   string
 	cleanupFile string
+	// dropped says init's --drop dropped what an earlier init sql made
+	// (DropMade) before the file runs: an object that the file then
+	// finds in its way is not init sql's, and --drop is no remedy.
+	dropped bool
 	// verb is the command (SetVerb): "" when not told, and then every
 	// file given is read.
 	verb     string

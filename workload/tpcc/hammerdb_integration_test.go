@@ -184,7 +184,7 @@ func catalogue(t *testing.T, ctx context.Context, db *sqlx.DB) string {
 
 // loadHammer loads one warehouse of --profile hammerdb into a fresh
 // database.
-func loadHammer(t *testing.T, ctx context.Context, workers int, args ...string) (*tpcc, *sqlx.DB) {
+func loadHammer(t testing.TB, ctx context.Context, workers int, args ...string) (*tpcc, *sqlx.DB) {
 	t.Helper()
 	db := freshDB(t, workers)
 	g := newGen(t, append([]string{"--profile", "hammerdb"}, args...)...)

@@ -4,9 +4,11 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stampede-bench/stampede/randgen"
 	"github.com/stampede-bench/stampede/sqlx"
+	"github.com/stampede-bench/stampede/workload"
 )
 
 // callRecorder is a worker's connection that records each statement
@@ -124,5 +126,34 @@ func TestHammerHeaderNamesDeviations(t *testing.T) {
 	h = strings.Join(newGen(t, "--profile", "hammerdb", "--use-installed-routines").hammerHeader(4), "\n")
 	if !strings.Contains(h, "the installed routines are yours, so what NEWORD draws inside it and how its unused item ends are those of stampede's routines, and yours may differ") {
 		t.Errorf("with --use-installed-routines, the header states stampede's routines' deviations as the user's:\n%s", h)
+	}
+}
+
+// BenchmarkHammerCall runs HammerDB's virtual user on one warehouse of
+// --profile hammerdb: each iteration draws a transaction and its inputs
+// and makes its one prepared call of a function, as a run does.
+// Allocations are the client's per transaction (-benchmem): 0 (5 through
+// pgconn's ExecStatement); the time is mostly the server's.
+func BenchmarkHammerCall(b *testing.B) {
+	ctx, cancel := context.WithCancel(context.Background()) // as a run's
+	defer cancel()
+	g, db := loadHammer(b, ctx, 1)
+	ql, err := g.Ops(ctx, db, workload.OpsConfig{Concurrency: 1, Seed: 3, Duration: time.Minute})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = ql.Close(ctx) }()
+	run := ql.Workers[0]
+	for range numTxs * 4 { // prepares each call
+		if res := run(ctx); res.Err != nil {
+			b.Fatal(res.Err)
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if res := run(ctx); res.Err != nil {
+			b.Fatal(res.Err)
+		}
 	}
 }
