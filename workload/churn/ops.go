@@ -33,9 +33,12 @@ func (g *churn) preRun(ctx context.Context, db *sqlx.DB) error {
 	}
 	// A table of the bookkeeping's name that init did not make (a
 	// user's): a run would write into it, and fail on its columns.
+	// A fleet's tenant schemas are clones of the first, whose tables carry
+	// no comment: a table without the mark is churn's when it has every
+	// column of churn's bookkeeping.
 	if c, err := workload.TableComment(ctx, db, bookTable); err != nil {
 		return err
-	} else if !workload.IsMark(c) {
+	} else if !workload.IsMark(c) && g.checkBook(ctx, db) != nil {
 		return &inputError{fmt.Errorf("table %s in database %q was not made by stampede (no mark of stampede's init on it): a run of churn would write into it: use another database (--db NAME), or to replace it, run `stampede init churn %s` first",
 			bookTable, db.Database(), workload.ForceDropFlag)}
 	}

@@ -42,3 +42,32 @@ func TestChurnUsersBookTable(t *testing.T) {
 		t.Errorf("%d tables made by the refused run", n)
 	}
 }
+
+// TestChurnSchemaFleetRuns: a fleet of churn in tenant schemas runs, is
+// checked and cleaned up. Its second tenant's bookkeeping is a clone of
+// the first's and carries no comment (no mark): run's refusal of a
+// user's churn_tables (which has not churn's columns) must not take it
+// for one (it did: "tenant 2 ... was not made by stampede").
+func TestChurnSchemaFleetRuns(t *testing.T) {
+	db := testdb.Fresh(t, "churn_schemafleet", sqlx.Options{MaxConns: 2})
+	u, err := url.Parse(testdb.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + db.Database()
+	fleet := []string{"--tenants", "2", "--tenant-mode", "schema", "--tenant-pattern", "churnfleet_%d"}
+	for _, args := range [][]string{
+		{"init", "churn"},
+		{"run", "churn", "--duration", "2s", "--telemetry=false", "--results-dir", t.TempDir()},
+		{"check", "churn"},
+		{"cleanup", "churn"},
+	} {
+		args = append(append(args, fleet...), u.String())
+		if code, stderr := cliRun(t, args...); code != 0 {
+			t.Fatalf("%s: exit %d, stderr %q", strings.Join(args[:2], " "), code, stderr)
+		}
+	}
+	if n := one(t, db, "SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'churnfleet_%'"); n != 0 {
+		t.Errorf("%d tenant schemas left after cleanup", n)
+	}
+}
