@@ -129,14 +129,16 @@ func (r *Run) openSource(ctx context.Context) (*source, error) {
 	// pool for its workers there (the sql workload keeps one per worker
 	// from Ops on), and the question would then wait for one forever.
 	version := db.ServerVersion(ctx)
+	unloaded, err := r.unloadedTables(ctx, db)
+	if err != nil {
+		return nil, err
+	}
 	load, err := opser.Ops(ctx, db, workload.OpsConfig{Concurrency: s.Concurrency, Seed: r.seed, Warn: r.warnf,
 		Ramp: s.Ramp, Duration: s.Duration})
 	if err != nil {
 		return nil, loadInput(configInput(err))
 	}
-	if err := r.warnUnloaded(ctx, db, load); err != nil {
-		return nil, err
-	}
+	r.warnUnloaded(db, load, unloaded)
 	src := &source{
 		load:          load,
 		workers:       s.Concurrency,
@@ -157,28 +159,30 @@ func (r *Run) openSource(ctx context.Context) (*source, error) {
 	return src, nil
 }
 
-// warnUnloaded warns, before a run that may write starts, when the
-// workload's tables exist but no init of stampede's loaded them (no
-// record, no mark): the run writes into rows stampede did not make, as
-// sysbench or the workload's own tool would, and says so first. A
-// workload that loads itself (the pgbench form's -i) is left to its
-// form.
-func (r *Run) warnUnloaded(ctx context.Context, db *sqlx.DB, load workload.QueryLoad) error {
+// unloadedTables returns the workload's tables in db that stampede did
+// not load (no record of its init, no mark), for warnUnloaded; none for a
+// workload that loads itself.
+func (r *Run) unloadedTables(ctx context.Context, db *sqlx.DB) ([]string, error) {
 	gen := r.spec.Workload
-	if sl, ok := gen.(workload.SelfLoader); ok && sl.LoadsItself() || !workload.LoadWrites(load) {
-		return nil
+	if sl, ok := gen.(workload.SelfLoader); ok && sl.LoadsItself() {
+		return nil, nil
 	}
-	tables, err := workload.UnloadedTables(ctx, db, gen)
-	if err != nil || len(tables) == 0 {
-		return err
+	return workload.UnloadedTables(ctx, db, gen)
+}
+
+// warnUnloaded warns, before a run whose load writes, that it writes into
+// tables stampede did not load (unloaded, found before Ops took the pool's
+// connections).
+func (r *Run) warnUnloaded(db *sqlx.DB, load workload.QueryLoad, tables []string) {
+	if len(tables) == 0 || !workload.LoadWrites(load) {
+		return
 	}
 	what, it, its := "table "+tables[0], "it", "its"
 	if len(tables) > 1 {
 		what, it, its = "tables "+strings.Join(tables, ", "), "them", "their"
 	}
 	r.warnf("stampede did not load %s in database %q (no record of its init there, no mark on %s): the run writes into %s rows as they are; if they matter, run on a copy (`stampede init %s` loads one)",
-		what, db.Database(), it, its, gen.Meta().Name)
-	return nil
+		what, db.Database(), it, its, r.spec.Workload.Meta().Name)
 }
 
 // checkConnectionRoom refuses, before any worker connects, a run that needs
