@@ -499,6 +499,15 @@ func Cleanup(ctx context.Context, spec CleanupSpec) error {
 		return err
 	}
 	defer db.Close()
+	// Drop every table of the load: the data flags init recorded, where
+	// the command line does not give them (sbtest1..--tables).
+	notes, err := workload.AdoptLoad(ctx, db, gen)
+	if err != nil {
+		return loadInput(err)
+	}
+	for _, n := range notes {
+		fmt.Fprintf(log, "note: %s\n", n)
+	}
 	existing, err := workload.ExistingTables(ctx, db, gen.Tables())
 	if err != nil {
 		return err
