@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"runtime"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -172,12 +171,7 @@ func (r *Run) warnUnloaded(ctx context.Context, db *sqlx.DB, load workload.Query
 	if err != nil || len(tables) == 0 {
 		return err
 	}
-	what, it, its := "table "+tables[0], "it", "its"
-	if len(tables) > 1 {
-		what, it, its = "tables "+strings.Join(tables, ", "), "them", "their"
-	}
-	r.warnf("stampede did not load %s in database %q (no record of its init there, no mark on %s): the run writes into %s rows as they are; if they matter, run on a copy (`stampede init %s` loads one)",
-		what, db.Database(), it, its, gen.Meta().Name)
+	r.warnf("%s", workload.UnloadedWarning(tables, db.Database(), gen.Meta().Name))
 	return nil
 }
 

@@ -56,3 +56,56 @@ func TestCleanupTakesInitsTables(t *testing.T) {
 		})
 	}
 }
+
+// TestRunBulkInsertWarnsOverTablesNotLoaded checks that a bulk_insert run
+// that appends to a user's sbtest1 (no record, no mark) warns first, in
+// one line naming it, in stampede's form and in sysbench's, as the other
+// workloads' runs do (TestRunWarnsOverTablesNotLoaded); and that a run
+// over the tables stampede made does not.
+func TestRunBulkInsertWarnsOverTablesNotLoaded(t *testing.T) {
+	testServer(t)
+	res := t.TempDir()
+	t.Setenv("STAMPEDE_RESULTS_DIR", res)
+	users := freshDB(t, "fix28j_bu")
+	ours := freshDB(t, "fix28j_bo")
+	adminExec(t, "CREATE DATABASE "+users, "CREATE DATABASE "+ours)
+	execIn(t, users, "CREATE TABLE sbtest1 (id int PRIMARY KEY, k int)", "INSERT INTO sbtest1 VALUES (1, 42)")
+	if r := stampede(t, "init", "bulk_insert", "--threads", "1", dbURL(t, ours)); r.code != 0 {
+		t.Fatalf("init bulk_insert: exit %d\n%s", r.code, r.stderr)
+	}
+	warning := "warning: stampede did not load table "
+	for _, tc := range []struct {
+		name string
+		args []string
+		db   string
+		warn bool
+	}{
+		{"stampede form over a user's sbtest1", []string{"run", "bulk_insert", "--concurrency", "1", "--duration", "1s", "--results-dir", res, dbURL(t, users)}, users, true},
+		{"sysbench form over a user's sbtest1", append(append([]string{"bulk_insert"}, sysbenchConn(t, users)...), "--threads=1", "--time=1", "run"), users, true},
+		{"stampede form over stampede's sbtest1", []string{"run", "bulk_insert", "--concurrency", "1", "--duration", "1s", "--results-dir", res, dbURL(t, ours)}, ours, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := stampede(t, tc.args...)
+			if r.code != 0 {
+				t.Fatalf("exit %d\n%s", r.code, r.stderr)
+			}
+			n := strings.Count(r.stderr, warning)
+			switch {
+			case !tc.warn && n != 0:
+				t.Errorf("warned over the table stampede made:\n%s", r.stderr)
+			case tc.warn && n != 1:
+				t.Errorf("%d warnings, want 1:\n%s", n, r.stderr)
+			case tc.warn:
+				line := r.stderr[strings.Index(r.stderr, warning):]
+				line = line[:strings.Index(line, "\n")]
+				want := warning + `sbtest1 in database "` + tc.db + `" (no record of its init there, no mark on it): the run writes into its rows as they are; if they matter, run on a copy (` + "`stampede init bulk_insert` loads one)"
+				if line != want {
+					t.Errorf("warning %q, want %q", line, want)
+				}
+			}
+		})
+	}
+	if n := queryInt(t, users, "SELECT count(*) FROM sbtest1 WHERE id = 1 AND k = 42"); n != 1 {
+		t.Errorf("the user's row (1, 42) is gone")
+	}
+}
