@@ -243,6 +243,14 @@ func (r *Run) openFleet(ctx context.Context) (*source, error) {
 	if f.Active == 0 {
 		f.Active = f.Spec.Tenants
 	}
+	// The data flags init recorded, as a single database's run takes them.
+	recordOpts, err := s.Conn.Options(gen.Meta().DatabaseName(), 1)
+	if err != nil {
+		return nil, err
+	}
+	if err := adoptFleetFlags(ctx, fleet.Target{Spec: f.Spec, Base: recordOpts, Workload: gen.Meta().Name}, gen, r.log); err != nil {
+		return nil, err
+	}
 	ownRates := false
 	if d, ok := gen.(workload.RunDefaulter); ok {
 		ownRates = d.RunDefaults().MaxRate > 0

@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -107,5 +108,53 @@ func TestRunBulkInsertWarnsOverTablesNotLoaded(t *testing.T) {
 	}
 	if n := queryInt(t, users, "SELECT count(*) FROM sbtest1 WHERE id = 1 AND k = 42"); n != 1 {
 		t.Errorf("the user's row (1, 42) is gone")
+	}
+}
+
+// TestFleetRunCheckTakeInitsFlags checks that run and check of a fleet
+// loaded with --rows 10 take the data flags init recorded in its marker,
+// in database, schema and column modes, as a single database's do: check
+// passes (10 accounts of 1000 each) and run runs, saying which flags it
+// took, where both assumed --rows 1000 before.
+func TestFleetRunCheckTakeInitsFlags(t *testing.T) {
+	testServer(t)
+	res := t.TempDir()
+	for _, mode := range []string{"database", "schema", "column"} {
+		t.Run(mode, func(t *testing.T) {
+			var where []string
+			if mode == "database" {
+				prefix := freshDB(t, "fix28j_ft")
+				pattern := prefix + "_%d"
+				t.Cleanup(func() {
+					adminExec(t, fmt.Sprintf("DROP DATABASE IF EXISTS "+pattern+" WITH (FORCE)", 1), fmt.Sprintf("DROP DATABASE IF EXISTS "+pattern+" WITH (FORCE)", 2))
+				})
+				where = []string{"--tenants", "2", "--tenant-pattern", pattern, dbURL(t, "postgres")}
+			} else {
+				db := freshDB(t, "fix28j_fs")
+				adminExec(t, "CREATE DATABASE "+db)
+				where = []string{"--tenants", "2", "--tenant-mode", mode, dbURL(t, db)}
+			}
+			if r := stampede(t, append([]string{"init", "bank", "--rows", "10"}, where...)...); r.code != 0 {
+				t.Fatalf("init: exit %d\n%s", r.code, r.stderr)
+			}
+			note := "note: using --rows=10, as init (of bank) loaded the fleet"
+			r := stampede(t, append([]string{"check", "bank"}, where...)...)
+			if r.code != 0 {
+				t.Errorf("check: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+			}
+			if !strings.Contains(r.stderr, note) {
+				t.Errorf("check does not say it took --rows=10:\n%s", r.stderr)
+			}
+			r = stampede(t, append([]string{"run", "bank", "--duration", "1s", "--results-dir", res}, where...)...)
+			if r.code != 0 {
+				t.Errorf("run: exit %d\n%s", r.code, r.stderr)
+			}
+			if !strings.Contains(r.stderr, note) {
+				t.Errorf("run does not say it took --rows=10:\n%s", r.stderr)
+			}
+			if r := stampede(t, append([]string{"check", "bank", "--rows", "1000"}, where...)...); r.code == 0 {
+				t.Errorf("check --rows 1000 of a fleet of 10 accounts each: exit 0, want a failure")
+			}
+		})
 	}
 }
