@@ -904,4 +904,3 @@ func beginShare(ctx context.Context, db *sqlx.DB, spec LoadSpec, seed uint64) (w
 	}
 	return start, nil
 }
-
