@@ -56,8 +56,18 @@ func ignoredFlags(verb string, m workload.Meta, meta map[string]workload.FlagMet
 		return why
 	}
 	var tables []string
+	data := map[string]bool{}
 	if verb == "cleanup" {
 		tables = tableNames(m, flagArgs(given, nil))
+		// cleanup compares a data setting with what init recorded
+		// (workload.AdoptLoad): it is not ignored even at its default.
+		if gen, err := workload.FromFlags(m, flagArgs(given, nil)...); err == nil {
+			if ds, ok := gen.(workload.DataSpecer); ok {
+				for _, s := range ds.DataSettings() {
+					data[s.Name] = true
+				}
+			}
+		}
 	}
 	for _, fl := range given {
 		switch {
@@ -65,7 +75,7 @@ func ignoredFlags(verb string, m workload.Meta, meta map[string]workload.FlagMet
 			// said above, or used by verb
 		case meta[fl.Name].RuntimeOnly && !(verb == "check" && meta[fl.Name].Check):
 			why[fl.Name] = fmt.Sprintf("--%s only changes what `stampede run %s` does: %s ignores it", fl.Name, m.Name, verb)
-		case verb == "cleanup" && tables != nil:
+		case verb == "cleanup" && tables != nil && !data[fl.Name]:
 			if without := tableNames(m, flagArgs(given, fl)); without != nil && slices.Equal(without, tables) {
 				why[fl.Name] = fmt.Sprintf("--%s does not change which tables cleanup drops: ignored", fl.Name)
 			}

@@ -188,6 +188,9 @@ func CheckFleet(ctx context.Context, op FleetOp, out io.Writer) (fleet.CheckResu
 	if err := fleet.CheckShares(ctx, t); err != nil {
 		return fleet.CheckResult{}, loadInput(err)
 	}
+	if err := adoptFleetFlags(ctx, t, op.Workload, op.Log); err != nil {
+		return fleet.CheckResult{}, err
+	}
 	res, err := fleet.Check(ctx, fleet.CheckOptions{Target: t, NewGenerator: generatorFactory(op.Workload, 1)})
 	for _, f := range res.Failed {
 		fmt.Fprintln(out, f.Error())
@@ -269,4 +272,45 @@ func execRecordName(stmt string, spec fleet.Spec, base sqlx.Options) string {
 		h.Write([]byte{0})
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// adoptFleetFlags gives gen the data flags init recorded in the fleet's
+// first tenant (fleet.RecordedFlags) that the command line did not give,
+// as a single database's run and check take init's record, and says so
+// on log ("note: using --rows=10, ..."). Flags the command line gave are
+// left as given.
+func adoptFleetFlags(ctx context.Context, t fleet.Target, gen workload.Generator, log io.Writer) error {
+	f, ok := gen.(workload.Flagser)
+	if !ok {
+		return nil
+	}
+	recorded, found, err := fleet.RecordedFlags(ctx, t)
+	if err != nil || !found {
+		return err
+	}
+	flags := f.Flags()
+	given := map[string]bool{}
+	flags.VisitAll(func(fl *pflag.Flag) { given[fl.Name] = fl.Changed })
+	var notes []string
+	for _, a := range recorded {
+		name, v, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+		fl := flags.Lookup(name)
+		if fl == nil || given[name] || flags.Meta[name].RuntimeOnly {
+			continue
+		}
+		if sv, ok := fl.Value.(pflag.SliceValue); ok && fl.Changed {
+			err = sv.Append(v)
+		} else {
+			err = fl.Value.Set(v)
+		}
+		if err != nil {
+			return fmt.Errorf("adopting %s from the fleet's init: %w", a, err)
+		}
+		fl.Changed = true
+		notes = append(notes, a)
+	}
+	if len(notes) > 0 && log != nil {
+		fmt.Fprintf(log, "note: using %s, as init (of %s) loaded the fleet\n", strings.Join(notes, ", "), gen.Meta().Name)
+	}
+	return nil
 }

@@ -499,6 +499,19 @@ func Cleanup(ctx context.Context, spec CleanupSpec) error {
 		return err
 	}
 	defer db.Close()
+	// Drop every table of the load: the data flags init recorded, where
+	// the command line does not give them (sbtest1..--tables).
+	before := tableNames(gen.Tables())
+	notes, err := workload.AdoptLoad(ctx, db, gen)
+	if err != nil {
+		return loadInput(err)
+	}
+	if before != tableNames(gen.Tables()) {
+		// Said only where it changes what is dropped.
+		for _, n := range notes {
+			fmt.Fprintf(log, "note: %s\n", n)
+		}
+	}
 	existing, err := workload.ExistingTables(ctx, db, gen.Tables())
 	if err != nil {
 		return err

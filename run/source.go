@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"runtime"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -177,12 +176,7 @@ func (r *Run) warnUnloaded(db *sqlx.DB, load workload.QueryLoad, tables []string
 	if len(tables) == 0 || !workload.LoadWrites(load) {
 		return
 	}
-	what, it, its := "table "+tables[0], "it", "its"
-	if len(tables) > 1 {
-		what, it, its = "tables "+strings.Join(tables, ", "), "them", "their"
-	}
-	r.warnf("stampede did not load %s in database %q (no record of its init there, no mark on %s): the run writes into %s rows as they are; if they matter, run on a copy (`stampede init %s` loads one)",
-		what, db.Database(), it, its, r.spec.Workload.Meta().Name)
+	r.warnf("%s", workload.UnloadedWarning(tables, db.Database(), r.spec.Workload.Meta().Name))
 }
 
 // checkConnectionRoom refuses, before any worker connects, a run that needs
@@ -252,6 +246,14 @@ func (r *Run) openFleet(ctx context.Context) (*source, error) {
 	gen := s.Workload
 	if f.Active == 0 {
 		f.Active = f.Spec.Tenants
+	}
+	// The data flags init recorded, as a single database's run takes them.
+	recordOpts, err := s.Conn.Options(gen.Meta().DatabaseName(), 1)
+	if err != nil {
+		return nil, err
+	}
+	if err := adoptFleetFlags(ctx, fleet.Target{Spec: f.Spec, Base: recordOpts, Workload: gen.Meta().Name}, gen, r.log); err != nil {
+		return nil, err
 	}
 	ownRates := false
 	if d, ok := gen.(workload.RunDefaulter); ok {

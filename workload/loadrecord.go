@@ -571,3 +571,88 @@ func ReconcileLoad(ctx context.Context, db *sqlx.DB, gen Generator) (notes []str
 	}
 	return notes, nil
 }
+
+// CleanupMismatchError is AdoptLoad's error: cleanup was given a data
+// setting other than the one init loaded, and would drop another set of
+// tables than the load's while forgetting the whole record.
+type CleanupMismatchError struct {
+	// Workload loaded the data (the record's), Database is where.
+	Workload, Database string
+	// GivenArg and LoadedArg are the setting as given and as loaded, as
+	// given on a command line ("--tables 1").
+	GivenArg, LoadedArg string
+}
+
+func (e *CleanupMismatchError) Error() string {
+	return fmt.Sprintf("%s differs from what init (of %s) loaded into database %q, %s: cleanup drops the whole load; give %s, or leave the flag out",
+		e.GivenArg, e.Workload, e.Database, e.LoadedArg, e.LoadedArg)
+}
+
+// Is makes the error match ErrLoadMismatch.
+func (e *CleanupMismatchError) Is(target error) bool { return target == ErrLoadMismatch }
+
+// AdoptLoad gives gen the data settings init recorded in db, for cleanup:
+// a setting the command line did not give takes the loaded value (so
+// that cleanup drops every table of the load: sbtest1..--tables), and
+// notes say so; one given with another value is kept when gen's tables
+// with it include the load's (sysbench's cleanup --tables=4 of a load of
+// 1), and otherwise a *CleanupMismatchError, as cleanup would leave
+// tables of the load behind and forget them. Without a record it
+// changes nothing.
+func AdoptLoad(ctx context.Context, db *sqlx.DB, gen Generator) (notes []string, err error) {
+	ds, ok := gen.(DataSpecer)
+	if !ok || db.Null() {
+		return nil, nil
+	}
+	workload, loaded, found, err := readRecord(ctx, db, db, ds.DataKey(), false)
+	if err != nil || !found {
+		return nil, err
+	}
+	for _, s := range ds.DataSettings() {
+		v, ok := loaded[s.Name]
+		if !ok || v == s.Value {
+			continue
+		}
+		if s.Given {
+			covers, err := coversLoad(gen, s, v)
+			if err != nil {
+				return nil, err
+			}
+			if !covers {
+				return nil, &CleanupMismatchError{Workload: workload, Database: db.Database(), GivenArg: s.arg(s.Value), LoadedArg: s.arg(v)}
+			}
+			continue
+		}
+		if err := s.Set(v); err != nil {
+			return nil, fmt.Errorf("adopting %s from the load: %w", s.arg(v), err)
+		}
+		notes = append(notes, s.arg(v))
+	}
+	if len(notes) > 0 {
+		slices.Sort(notes)
+		notes = []string{fmt.Sprintf("using %s, as init (of %s) loaded database %q", strings.Join(notes, ", "), workload, db.Database())}
+	}
+	return notes, nil
+}
+
+// coversLoad reports whether gen's tables with s's given value include
+// those it has with the loaded value v: gen is left with the given one.
+func coversLoad(gen Generator, s DataSetting, v string) (bool, error) {
+	given := map[string]bool{}
+	for _, t := range gen.Tables() {
+		given[t.Name] = true
+	}
+	if err := s.Set(v); err != nil {
+		return false, fmt.Errorf("trying %s from the load: %w", s.arg(v), err)
+	}
+	loaded := gen.Tables()
+	if err := s.Set(s.Value); err != nil {
+		return false, fmt.Errorf("restoring %s: %w", s.arg(s.Value), err)
+	}
+	for _, t := range loaded {
+		if !given[t.Name] {
+			return false, nil
+		}
+	}
+	return true, nil
+}

@@ -2,6 +2,8 @@ package workload
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/stampede-bench/stampede/sqlx"
 )
@@ -53,4 +55,17 @@ func LoadWrites(load QueryLoad) bool {
 		}
 	}
 	return !reads
+}
+
+// UnloadedWarning is the warning a run prints (without "warning: ")
+// before it writes into tables of database that no init of stampede's
+// loaded (UnloadedTables, or those bulk_insert's run appends to), naming
+// them and the workload whose init loads a copy.
+func UnloadedWarning(tables []string, database, workload string) string {
+	what, it, its := "table "+tables[0], "it", "its"
+	if len(tables) > 1 {
+		what, it, its = "tables "+strings.Join(tables, ", "), "them", "their"
+	}
+	return fmt.Sprintf("stampede did not load %s in database %q (no record of its init there, no mark on %s): the run writes into %s rows as they are; if they matter, run on a copy (`stampede init %s` loads one)",
+		what, database, it, its, workload)
 }

@@ -85,6 +85,9 @@ func Cleanup(ctx context.Context, spec run.CleanupSpec, threads int, out io.Writ
 	err := run.Cleanup(ctx, spec)
 	if err != nil {
 		log.Tables = nil // say only what was dropped
+	} else if spec.Workload != nil && spec.Workload.Meta().Name != "bulk_insert" {
+		// The tables of the load, once cleanup took init's --tables.
+		log.Tables = cleanupTables(spec.Workload, threads)
 	}
 	return errors.Join(err, log.Close())
 }

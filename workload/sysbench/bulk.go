@@ -32,6 +32,16 @@ func (g *generator) bulkOps(ctx context.Context, db *sqlx.DB, oc workload.OpsCon
 	layout := newOpLayout([numKinds]bool{kInsert: true})
 	ql := workload.QueryLoad{Ops: layout.names, Classes: layout.classes, Workers: make([]workload.Worker, oc.Concurrency)}
 	workers := make([]*bulkWorker, oc.Concurrency)
+	// The run appends to a user's table as sysbench would, after a
+	// warning, as the other workloads' runs do over tables stampede
+	// did not load.
+	unloaded, err := unmarkedBulkTables(ctx, db, oc.Concurrency)
+	if err != nil {
+		return workload.QueryLoad{}, err
+	}
+	if len(unloaded) > 0 && oc.Warn != nil {
+		oc.Warn("%s", workload.UnloadedWarning(unloaded, db.Database(), "bulk_insert"))
+	}
 	for i := range workers {
 		name := tableName(i + 1)
 		start, err := prepareBulkTable(ctx, db, name)
@@ -95,29 +105,9 @@ func prepareBulkTables(ctx context.Context, db *sqlx.DB, workers int, step func(
 // refuseForeignBulk refuses the tables of sbtest1..workers that exist
 // without stampede's mark.
 func refuseForeignBulk(ctx context.Context, db *sqlx.DB, workers int) error {
-	if db.Null() {
-		return nil
-	}
-	var foreign []string
-	for i := 1; i <= workers; i++ {
-		name := tableName(i)
-		exists, err := workload.TableExists(ctx, db, name)
-		if err != nil {
-			return fmt.Errorf("checking table %s: %w", name, err)
-		}
-		if !exists {
-			continue
-		}
-		c, err := workload.TableComment(ctx, db, name)
-		if err != nil {
-			return err
-		}
-		if !workload.IsMark(c) {
-			foreign = append(foreign, name)
-		}
-	}
-	if len(foreign) == 0 {
-		return nil
+	foreign, err := unmarkedBulkTables(ctx, db, workers)
+	if err != nil || len(foreign) == 0 {
+		return err
 	}
 	it := "it"
 	if len(foreign) > 1 {
@@ -126,6 +116,33 @@ func refuseForeignBulk(ctx context.Context, db *sqlx.DB, workers int) error {
 	return &workload.ForeignError{Kind: "table", Names: foreign, Action: "bulk_insert's prepare",
 		Where: fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ",")),
 		Why:   "no mark of stampede's on " + it + ", which every table stampede makes carries; nothing was created"}
+}
+
+// unmarkedBulkTables returns the tables of sbtest1..workers that exist
+// without stampede's mark.
+func unmarkedBulkTables(ctx context.Context, db *sqlx.DB, workers int) ([]string, error) {
+	if db.Null() {
+		return nil, nil
+	}
+	var foreign []string
+	for i := 1; i <= workers; i++ {
+		name := tableName(i)
+		exists, err := workload.TableExists(ctx, db, name)
+		if err != nil {
+			return nil, fmt.Errorf("checking table %s: %w", name, err)
+		}
+		if !exists {
+			continue
+		}
+		c, err := workload.TableComment(ctx, db, name)
+		if err != nil {
+			return nil, err
+		}
+		if !workload.IsMark(c) {
+			foreign = append(foreign, name)
+		}
+	}
+	return foreign, nil
 }
 
 // prepareBulkTable creates bulk_insert's table name unless it exists, and

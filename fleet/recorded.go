@@ -1,0 +1,70 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/stampede-bench/stampede/sqlx"
+)
+
+// RecordedFlags returns the data flags that init recorded in the marker
+// of the fleet's first tenant ("--rows=10", as CreateOptions.Flags), so
+// that run and check take them as they take a single database's record;
+// found is false when the tenant, or its marker, does not exist (the
+// run or check then says what is missing).
+func RecordedFlags(ctx context.Context, t Target) (flags []string, found bool, err error) {
+	e := newEnv(t)
+	opts := e.Base
+	if t.Spec.Mode == ModeDatabase {
+		opts = t.Spec.Options(e.Base, 1)
+	}
+	db, closeDB, err := e.connect(ctx, opts, 1)
+	if err != nil {
+		if sqlx.IsMissingDatabase(err) {
+			return nil, false, nil
+		}
+		return nil, false, err
+	}
+	defer closeDB()
+	var raw string
+	switch t.Spec.Mode {
+	case ModeColumn:
+		m, err := readColumnMarker(ctx, db)
+		if err != nil || !m.recordsOnly(t.Workload) {
+			return nil, false, err
+		}
+		err = db.QueryRow(ctx, "SELECT flags FROM "+db.Dialect().QuoteIdent(MarkerTable)+" ORDER BY tenant_id LIMIT 1").Scan(&raw)
+		if errors.Is(err, sqlx.ErrNoRows) {
+			return nil, false, nil
+		}
+		if err != nil {
+			return nil, false, fmt.Errorf("reading the data flags init recorded in %s: %w", MarkerTable, err)
+		}
+	default:
+		schema := ""
+		if t.Spec.Mode == ModeSchema {
+			schema = t.Spec.Name(1)
+		}
+		m, ok, err := readMarker(ctx, db, schema)
+		if err != nil || !ok || m.workload != t.Workload {
+			return nil, false, err
+		}
+		raw = m.flags
+	}
+	return splitFlags(raw), true, nil
+}
+
+// splitFlags splits CreateOptions.Flags ("--a=1 --b=x y") into its flags.
+func splitFlags(raw string) []string {
+	if raw == "" {
+		return nil
+	}
+	parts := strings.Split(" "+raw, " --")
+	var out []string
+	for _, p := range parts[1:] {
+		out = append(out, "--"+p)
+	}
+	return out
+}
