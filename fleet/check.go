@@ -272,6 +272,11 @@ type DropOptions struct {
 	// a tenant holding any other object without the mark is refused
 	// (workload.HoldsForeignError) unless ForceDrop.
 	Tables []string
+	// Gen is the workload's generator (in column mode, set to a tenant),
+	// whose tables' columns tell a column a user added to one and
+	// filled (workload.AddedColumns), refused unless ForceDrop; nil
+	// checks no column.
+	Gen workload.Generator
 }
 
 // Drop drops every tenant of the fleet that exists: databases (WITH
@@ -324,7 +329,7 @@ func (e *env) dropTenants(ctx context.Context, o DropOptions) (dropped int, left
 		if err := e.refuseForeign("database", foreign, "", "cleanup"); err != nil {
 			return 0, left, err
 		}
-		holding, err := e.holdingDatabases(ctx, keys(set), o.Tables)
+		holding, err := e.holdingDatabases(ctx, keys(set), o.Gen)
 		if err != nil {
 			return 0, left, err
 		}
@@ -358,7 +363,7 @@ func (e *env) dropTenants(ctx context.Context, o DropOptions) (dropped int, left
 		if err := e.refuseForeign("schema", foreign, where(db), "cleanup"); err != nil {
 			return 0, left, err
 		}
-		holding, err := holdingSchemas(ctx, db, keys(state), o.Tables)
+		holding, err := holdingSchemas(ctx, db, keys(state), o.Gen)
 		if err != nil {
 			return 0, left, err
 		}
@@ -400,6 +405,9 @@ func (e *env) dropTenants(ctx context.Context, o DropOptions) (dropped int, left
 			return 0, left, err
 		}
 		if err := e.refuseForeign("table", foreign, where(db), "cleanup"); err != nil {
+			return 0, left, err
+		}
+		if err := e.refuseAddedColumns(ctx, db, o.Gen, existing, "cleanup"); err != nil {
 			return 0, left, err
 		}
 		ours, err := e.markerOf(marker, e.Workload, where(db), "cleanup", false)

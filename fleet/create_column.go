@@ -112,6 +112,9 @@ func createColumns(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 		if err := e.refuseForeign("table", foreign, where(db), "--drop"); err != nil {
 			return t, err
 		}
+		if err := e.refuseAddedColumns(ctx, db, gen, existing, "--drop"); err != nil {
+			return t, err
+		}
 		ours, err := e.markerOf(mk, e.Workload, where(db), "--drop", true)
 		if err != nil {
 			return t, err

@@ -120,7 +120,7 @@ func createDatabases(ctx context.Context, e *env, o CreateOptions) (Totals, erro
 		if err := e.refuseForeign("database", foreign, "", "--drop"); err != nil {
 			return t, err
 		}
-		holding, err := e.holdingDatabases(ctx, keys(existing), tableNames(gen.Tables()))
+		holding, err := e.holdingDatabases(ctx, keys(existing), gen)
 		if err != nil {
 			return t, err
 		}

@@ -277,7 +277,7 @@ func createSchemas(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 		if err := e.refuseForeign("schema", foreign, where(db), "--drop"); err != nil {
 			return t, err
 		}
-		holding, err := holdingSchemas(ctx, db, keys(state), tableNames(gen.Tables()))
+		holding, err := holdingSchemas(ctx, db, keys(state), gen)
 		if err != nil {
 			return t, err
 		}
