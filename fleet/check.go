@@ -326,14 +326,13 @@ func (e *env) dropTenants(ctx context.Context, o DropOptions) (dropped int, left
 		if err != nil {
 			return 0, left, err
 		}
-		if err := e.refuseForeign("database", foreign, "", "cleanup"); err != nil {
-			return 0, left, err
-		}
+		ferr := e.refuseForeign("database", foreign, "", "cleanup")
 		holding, err := e.holdingDatabases(ctx, keys(set), o.Gen)
 		if err != nil {
 			return 0, left, err
 		}
-		if err := e.refuseHolding("database", holding, "on "+strings.Join(admin.Endpoints(), ","), "cleanup"); err != nil {
+		herr := e.refuseHolding("database", holding, "on "+strings.Join(admin.Endpoints(), ","), "cleanup")
+		if err := refusals(ferr, herr); err != nil {
 			return 0, left, err
 		}
 		dropped, err = e.dropDatabases(ctx, admin, keys(set))
@@ -360,14 +359,17 @@ func (e *env) dropTenants(ctx context.Context, o DropOptions) (dropped int, left
 		if err != nil {
 			return 0, left, err
 		}
-		if err := e.refuseForeign("schema", foreign, where(db), "cleanup"); err != nil {
-			return 0, left, err
-		}
+		ferr := e.refuseForeign("schema", foreign, where(db), "cleanup")
 		holding, err := holdingSchemas(ctx, db, keys(state), o.Gen)
 		if err != nil {
 			return 0, left, err
 		}
-		if err := e.refuseHolding("schema", holding, "in "+where(db), "cleanup"); err != nil {
+		herr := e.refuseHolding("schema", holding, "in "+where(db), "cleanup")
+		var derr error // with ForceDrop, dropSchemas says what depends
+		if !e.ForceDrop {
+			derr = e.refuseDependents(ctx, db, keys(state), "cleanup")
+		}
+		if err := refusals(ferr, herr, derr); err != nil {
 			return 0, left, err
 		}
 		if err := e.dropSchemas(ctx, db, keys(state), o.Tables, "cleanup"); err != nil {
@@ -404,22 +406,15 @@ func (e *env) dropTenants(ctx context.Context, o DropOptions) (dropped int, left
 		if err != nil {
 			return 0, left, err
 		}
-		if err := e.refuseForeign("table", foreign, where(db), "cleanup"); err != nil {
-			return 0, left, err
-		}
-		if err := e.refuseAddedColumns(ctx, db, o.Gen, existing, "cleanup"); err != nil {
-			return 0, left, err
-		}
-		ours, err := e.markerOf(marker, e.Workload, where(db), "cleanup", false)
-		if err != nil {
-			return 0, left, err
-		}
+		ferr := e.refuseForeign("table", foreign, where(db), "cleanup")
+		aerr := e.refuseAddedColumns(ctx, db, o.Gen, existing, "cleanup")
+		ours, merr := e.markerOf(marker, e.Workload, where(db), "cleanup", false)
 		drop := existing
 		if ours {
 			drop = append(drop, MarkerTable)
 		}
-		cascade, err := e.refuseTableDependents(ctx, db, drop, "cleanup")
-		if err != nil {
+		cascade, derr := e.refuseTableDependents(ctx, db, drop, "cleanup")
+		if err := refusals(ferr, aerr, merr, derr); err != nil {
 			return 0, left, err
 		}
 		for _, name := range drop {

@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -370,6 +371,19 @@ func (e *OtherFleetError) Error() string {
 
 // Is makes errors.Is(err, workload.ErrForeign) true, for its exit code.
 func (e *OtherFleetError) Is(target error) bool { return target == workload.ErrForeign }
+
+// refusals returns the first of errs that is no refusal (one not
+// matching workload.ErrForeign: a failed query), else every refusal in
+// one line (workload.Refusal), so that what ForceDrop then drops is what
+// the refusal named.
+func refusals(errs ...error) error {
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, workload.ErrForeign) {
+			return err
+		}
+	}
+	return workload.Refusal(errs...)
+}
 
 // refuseAddedColumns refuses, unless ForceDrop, to drop the shared
 // tables of column mode (existing, gen's) when a user added to them
