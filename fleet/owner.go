@@ -527,9 +527,20 @@ func (e *env) refuseHolding(kind string, holding map[string][]string, where, act
 	}
 	names := keys(holding)
 	slices.Sort(names)
+	// Every tenant's objects, not the first's only: what ForceDrop
+	// drops is what the refusal names. A database's are told by it.
+	var objs []string
+	for i, name := range names {
+		for _, o := range holding[name] {
+			if kind == "database" && i > 0 {
+				o += fmt.Sprintf(" in %q", name)
+			}
+			objs = append(objs, o)
+		}
+	}
 	if e.ForceDrop {
-		e.logf("%s: dropping %s %s with objects stampede did not make (%s)", workload.ForceDropFlag, kind, nameList(names), strings.Join(holding[names[0]], ", "))
+		e.logf("%s: dropping %s %s with objects stampede did not make (%s)", workload.ForceDropFlag, kind, nameList(names), strings.Join(objs, ", "))
 		return nil
 	}
-	return &workload.HoldsForeignError{Kind: kind, Names: names, Where: where, Objects: holding[names[0]], Action: action}
+	return &workload.HoldsForeignError{Kind: kind, Names: names, Where: where, Objects: objs, Action: action}
 }
