@@ -43,28 +43,44 @@ func TestRefusalNamesEveryProblem(t *testing.T) {
 		drop  []string // the drop's arguments, before --force-drop and the URL
 		want  []string
 		count string // stays the same after the refusal
+		// url is the drop's last argument (nil: the database's URL).
+		url func(db string) string
 	}{
 		{"cleanup bank", bankInit(), append(filled, view...), []string{"cleanup", "bank"},
-			[]string{"bank.notes", "view public.myview"}, "SELECT count(notes) + (SELECT count(*) FROM myview) FROM bank"},
+			[]string{"bank.notes", "view public.myview"}, "SELECT count(notes) + (SELECT count(*) FROM myview) FROM bank", nil},
 		{"init bank --drop", bankInit(), append(filled, view...), []string{"init", "bank", "--rows", "10", "--drop"},
-			[]string{"bank.notes", "view public.myview"}, "SELECT count(notes) + (SELECT count(*) FROM myview) FROM bank"},
+			[]string{"bank.notes", "view public.myview"}, "SELECT count(notes) + (SELECT count(*) FROM myview) FROM bank", nil},
 		{"schema-mode fleet cleanup", bankInit(schema...), tenantSQL, append([]string{"cleanup", "bank"}, schema...),
 			[]string{"table bank_1.mine", "view public.myview", "public.mytyped.b", "bank_2.bank.notes"},
-			"SELECT (SELECT count(*) FROM bank_1.mine) + (SELECT count(b) FROM public.mytyped) + (SELECT count(*) FROM public.myview)"},
+			"SELECT (SELECT count(*) FROM bank_1.mine) + (SELECT count(b) FROM public.mytyped) + (SELECT count(*) FROM public.myview)", nil},
 		{"schema-mode fleet init --drop", bankInit(schema...), tenantSQL, append([]string{"init", "bank", "--rows", "10", "--drop"}, schema...),
 			[]string{"table bank_1.mine", "view public.myview", "public.mytyped.b", "bank_2.bank.notes"},
-			"SELECT (SELECT count(*) FROM bank_1.mine) + (SELECT count(b) FROM public.mytyped) + (SELECT count(*) FROM public.myview)"},
+			"SELECT (SELECT count(*) FROM bank_1.mine) + (SELECT count(b) FROM public.mytyped) + (SELECT count(*) FROM public.myview)", nil},
 		{"column-mode fleet cleanup", bankInit(column...), append(filled, view...), append([]string{"cleanup", "bank"}, column...),
-			[]string{"bank.notes", "view public.myview"}, "SELECT count(notes) + (SELECT count(*) FROM myview) FROM bank"},
+			[]string{"bank.notes", "view public.myview"}, "SELECT count(notes) + (SELECT count(*) FROM myview) FROM bank", nil},
 		{"column-mode fleet init --drop", bankInit(column...), append(filled, view...), append([]string{"init", "bank", "--rows", "10", "--drop"}, column...),
-			[]string{"bank.notes", "view public.myview"}, "SELECT count(notes) + (SELECT count(*) FROM myview) FROM bank"},
+			[]string{"bank.notes", "view public.myview"}, "SELECT count(notes) + (SELECT count(*) FROM myview) FROM bank", nil},
+		{"workload init --drop (the cockroach form)", func(db string) []string {
+			adminExec(t, "CREATE DATABASE "+db) // the user's database
+			return []string{"workload", "init", "bank", "--rows", "10", "--db", db, admin.String()}
+		}, append(filled, view...), []string{"workload", "init", "bank", "--rows", "10", "--drop"},
+			[]string{"bank.notes", "view public.myview"}, "SELECT count(notes) + (SELECT count(*) FROM myview) FROM bank",
+			func(db string) string { return admin.String() }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			db := freshDB(t, "fix28k_refusal")
 			mustRun(t, tc.init(db)...)
 			execIn(t, db, tc.user...)
 			before := queryInt(t, db, tc.count)
-			r := stampede(t, append(append([]string{}, tc.drop...), dbURL(t, db))...)
+			target := dbURL(t, db)
+			if tc.url != nil {
+				target = tc.url(db)
+			}
+			drop := append(append([]string{}, tc.drop...), "--db", db)
+			if tc.url == nil {
+				drop = tc.drop
+			}
+			r := stampede(t, append(append([]string{}, drop...), target)...)
 			lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
 			last := lines[len(lines)-1]
 			if r.code != 2 || !strings.HasPrefix(last, "stampede: error: ") || !strings.Contains(last, "add --force-drop") {
@@ -78,7 +94,7 @@ func TestRefusalNamesEveryProblem(t *testing.T) {
 			if n := queryInt(t, db, tc.count); n != before || n == 0 {
 				t.Errorf("%s: %d after the refusal, want %d", tc.count, n, before)
 			}
-			if r := stampede(t, append(append(append([]string{}, tc.drop...), "--force-drop"), dbURL(t, db))...); r.code != 0 {
+			if r := stampede(t, append(append(append([]string{}, drop...), "--force-drop"), target)...); r.code != 0 {
 				t.Errorf("with --force-drop: exit %d\n%s", r.code, r.stderr)
 			}
 		})
