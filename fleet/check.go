@@ -327,7 +327,7 @@ func (e *env) dropTenants(ctx context.Context, o DropOptions) (dropped int, left
 			return 0, left, err
 		}
 		ferr := e.refuseForeign("database", foreign, "", "cleanup")
-		holding, err := e.holdingDatabases(ctx, keys(set), o.Gen)
+		holding, err := e.holdingDatabases(ctx, without(keys(set), foreign), o.Gen)
 		if err != nil {
 			return 0, left, err
 		}
@@ -360,7 +360,7 @@ func (e *env) dropTenants(ctx context.Context, o DropOptions) (dropped int, left
 			return 0, left, err
 		}
 		ferr := e.refuseForeign("schema", foreign, where(db), "cleanup")
-		holding, err := holdingSchemas(ctx, db, keys(state), o.Gen)
+		holding, err := holdingSchemas(ctx, db, without(keys(state), foreign), o.Gen)
 		if err != nil {
 			return 0, left, err
 		}
@@ -407,8 +407,14 @@ func (e *env) dropTenants(ctx context.Context, o DropOptions) (dropped int, left
 			return 0, left, err
 		}
 		ferr := e.refuseForeign("table", foreign, where(db), "cleanup")
-		aerr := e.refuseAddedColumns(ctx, db, o.Gen, existing, "cleanup")
-		ours, merr := e.markerOf(marker, e.Workload, where(db), "cleanup", false)
+		aerr := e.refuseAddedColumns(ctx, db, o.Gen, without(existing, foreign), "cleanup")
+		var ours bool
+		var merr error
+		// Another fleet's marker is only left alone, and said so: not
+		// while refusing.
+		if ferr == nil && aerr == nil || !marker.other(e.Workload) || marker.Foreign {
+			ours, merr = e.markerOf(marker, e.Workload, where(db), "cleanup", false)
+		}
 		drop := existing
 		if ours {
 			drop = append(drop, MarkerTable)

@@ -110,7 +110,7 @@ func createColumns(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 			return t, err
 		}
 		ferr := e.refuseForeign("table", foreign, where(db), "--drop")
-		aerr := e.refuseAddedColumns(ctx, db, gen, existing, "--drop")
+		aerr := e.refuseAddedColumns(ctx, db, gen, without(existing, foreign), "--drop")
 		ours, merr := e.markerOf(mk, e.Workload, where(db), "--drop", true)
 		drop := existing
 		if ours {

@@ -118,7 +118,7 @@ func createDatabases(ctx context.Context, e *env, o CreateOptions) (Totals, erro
 			return t, err
 		}
 		ferr := e.refuseForeign("database", foreign, "", "--drop")
-		holding, err := e.holdingDatabases(ctx, keys(existing), gen)
+		holding, err := e.holdingDatabases(ctx, without(keys(existing), foreign), gen)
 		if err != nil {
 			return t, err
 		}

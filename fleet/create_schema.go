@@ -275,7 +275,7 @@ func createSchemas(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 			return t, err
 		}
 		ferr := e.refuseForeign("schema", foreign, where(db), "--drop")
-		holding, err := holdingSchemas(ctx, db, keys(state), gen)
+		holding, err := holdingSchemas(ctx, db, without(keys(state), foreign), gen)
 		if err != nil {
 			return t, err
 		}

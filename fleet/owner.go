@@ -372,6 +372,11 @@ func (e *OtherFleetError) Error() string {
 // Is makes errors.Is(err, workload.ErrForeign) true, for its exit code.
 func (e *OtherFleetError) Is(target error) bool { return target == workload.ErrForeign }
 
+// without returns names but those in drop.
+func without(names, drop []string) []string {
+	return slices.DeleteFunc(slices.Clone(names), func(n string) bool { return slices.Contains(drop, n) })
+}
+
 // refusals returns the first of errs that is no refusal (one not
 // matching workload.ErrForeign: a failed query), else every refusal in
 // one line (workload.Refusal), so that what ForceDrop then drops is what

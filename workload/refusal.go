@@ -36,12 +36,12 @@ func (e *RefusalError) Error() string {
 	for i, p := range e.Problems {
 		s := p.Error()
 		// Each says how to drop anyway; the line says it once, at its end.
-		if j := strings.LastIndex(s, "; to drop "); j > 0 {
+		if j := max(strings.LastIndex(s, "; to drop "), strings.LastIndex(s, ", or to drop ")); j > 0 {
 			s = s[:j]
 		}
 		parts[i] = s
 	}
-	return fmt.Sprintf("%s; to drop all of it anyway, add %s", strings.Join(parts, "; and "), ForceDropFlag)
+	return fmt.Sprintf("%s; to drop them anyway, add %s", strings.Join(parts, "; and "), ForceDropFlag)
 }
 
 // Unwrap returns the problems, for errors.Is and errors.As.
