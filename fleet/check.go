@@ -272,6 +272,11 @@ type DropOptions struct {
 	// a tenant holding any other object without the mark is refused
 	// (workload.HoldsForeignError) unless ForceDrop.
 	Tables []string
+	// Gen is the workload's generator (in column mode, set to a tenant),
+	// whose tables' columns tell a column a user added to one and
+	// filled (workload.AddedColumns), refused unless ForceDrop; nil
+	// checks no column.
+	Gen workload.Generator
 }
 
 // Drop drops every tenant of the fleet that exists: databases (WITH
@@ -321,14 +326,13 @@ func (e *env) dropTenants(ctx context.Context, o DropOptions) (dropped int, left
 		if err != nil {
 			return 0, left, err
 		}
-		if err := e.refuseForeign("database", foreign, "", "cleanup"); err != nil {
-			return 0, left, err
-		}
-		holding, err := e.holdingDatabases(ctx, keys(set), o.Tables)
+		ferr := e.refuseForeign("database", foreign, "", "cleanup")
+		holding, err := e.holdingDatabases(ctx, without(keys(set), foreign), o.Gen)
 		if err != nil {
 			return 0, left, err
 		}
-		if err := e.refuseHolding("database", holding, "on "+strings.Join(admin.Endpoints(), ","), "cleanup"); err != nil {
+		herr := e.refuseHolding("database", holding, "on "+strings.Join(admin.Endpoints(), ","), "cleanup")
+		if err := refusals(ferr, herr); err != nil {
 			return 0, left, err
 		}
 		dropped, err = e.dropDatabases(ctx, admin, keys(set))
@@ -355,14 +359,17 @@ func (e *env) dropTenants(ctx context.Context, o DropOptions) (dropped int, left
 		if err != nil {
 			return 0, left, err
 		}
-		if err := e.refuseForeign("schema", foreign, where(db), "cleanup"); err != nil {
-			return 0, left, err
-		}
-		holding, err := holdingSchemas(ctx, db, keys(state), o.Tables)
+		ferr := e.refuseForeign("schema", foreign, where(db), "cleanup")
+		holding, err := holdingSchemas(ctx, db, without(keys(state), foreign), o.Gen)
 		if err != nil {
 			return 0, left, err
 		}
-		if err := e.refuseHolding("schema", holding, "in "+where(db), "cleanup"); err != nil {
+		herr := e.refuseHolding("schema", holding, "in "+where(db), "cleanup")
+		var derr error // with ForceDrop, dropSchemas says what depends
+		if !e.ForceDrop {
+			derr = e.refuseDependents(ctx, db, keys(state), "cleanup")
+		}
+		if err := refusals(ferr, herr, derr); err != nil {
 			return 0, left, err
 		}
 		if err := e.dropSchemas(ctx, db, keys(state), o.Tables, "cleanup"); err != nil {
@@ -399,19 +406,21 @@ func (e *env) dropTenants(ctx context.Context, o DropOptions) (dropped int, left
 		if err != nil {
 			return 0, left, err
 		}
-		if err := e.refuseForeign("table", foreign, where(db), "cleanup"); err != nil {
-			return 0, left, err
-		}
-		ours, err := e.markerOf(marker, e.Workload, where(db), "cleanup", false)
-		if err != nil {
-			return 0, left, err
+		ferr := e.refuseForeign("table", foreign, where(db), "cleanup")
+		aerr := e.refuseAddedColumns(ctx, db, o.Gen, without(existing, foreign), "cleanup")
+		var ours bool
+		var merr error
+		// Another fleet's marker is only left alone, and said so: not
+		// while refusing.
+		if ferr == nil && aerr == nil || !marker.other(e.Workload) || marker.Foreign {
+			ours, merr = e.markerOf(marker, e.Workload, where(db), "cleanup", false)
 		}
 		drop := existing
 		if ours {
 			drop = append(drop, MarkerTable)
 		}
-		cascade, err := e.refuseTableDependents(ctx, db, drop, "cleanup")
-		if err != nil {
+		cascade, derr := e.refuseTableDependents(ctx, db, drop, "cleanup")
+		if err := refusals(ferr, aerr, merr, derr); err != nil {
 			return 0, left, err
 		}
 		for _, name := range drop {

@@ -109,19 +109,15 @@ func createColumns(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 		if err != nil {
 			return t, err
 		}
-		if err := e.refuseForeign("table", foreign, where(db), "--drop"); err != nil {
-			return t, err
-		}
-		ours, err := e.markerOf(mk, e.Workload, where(db), "--drop", true)
-		if err != nil {
-			return t, err
-		}
+		ferr := e.refuseForeign("table", foreign, where(db), "--drop")
+		aerr := e.refuseAddedColumns(ctx, db, gen, without(existing, foreign), "--drop")
+		ours, merr := e.markerOf(mk, e.Workload, where(db), "--drop", true)
 		drop := existing
 		if ours {
 			drop = append([]string{MarkerTable}, existing...)
 		}
-		cascade, err := e.refuseTableDependents(ctx, db, drop, "--drop")
-		if err != nil {
+		cascade, derr := e.refuseTableDependents(ctx, db, drop, "--drop")
+		if err := refusals(ferr, aerr, merr, derr); err != nil {
 			return t, err
 		}
 		if len(drop) > 0 {

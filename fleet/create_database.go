@@ -117,14 +117,13 @@ func createDatabases(ctx context.Context, e *env, o CreateOptions) (Totals, erro
 		if err != nil {
 			return t, err
 		}
-		if err := e.refuseForeign("database", foreign, "", "--drop"); err != nil {
-			return t, err
-		}
-		holding, err := e.holdingDatabases(ctx, keys(existing), tableNames(gen.Tables()))
+		ferr := e.refuseForeign("database", foreign, "", "--drop")
+		holding, err := e.holdingDatabases(ctx, without(keys(existing), foreign), gen)
 		if err != nil {
 			return t, err
 		}
-		if err := e.refuseHolding("database", holding, "on "+strings.Join(admin.Endpoints(), ","), "--drop"); err != nil {
+		herr := e.refuseHolding("database", holding, "on "+strings.Join(admin.Endpoints(), ","), "--drop")
+		if err := refusals(ferr, herr); err != nil {
 			return t, err
 		}
 		e.logf("--drop: dropping %d existing tenant databases: %s", len(existing), nameList(keys(existing)))

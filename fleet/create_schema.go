@@ -274,17 +274,17 @@ func createSchemas(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 		if err != nil {
 			return t, err
 		}
-		if err := e.refuseForeign("schema", foreign, where(db), "--drop"); err != nil {
-			return t, err
-		}
-		holding, err := holdingSchemas(ctx, db, keys(state), tableNames(gen.Tables()))
+		ferr := e.refuseForeign("schema", foreign, where(db), "--drop")
+		holding, err := holdingSchemas(ctx, db, without(keys(state), foreign), gen)
 		if err != nil {
 			return t, err
 		}
-		if err := e.refuseHolding("schema", holding, "in "+where(db), "--drop"); err != nil {
-			return t, err
+		herr := e.refuseHolding("schema", holding, "in "+where(db), "--drop")
+		var derr error // with ForceDrop, dropSchemas says what depends
+		if !e.ForceDrop {
+			derr = e.refuseDependents(ctx, db, keys(state), "--drop")
 		}
-		if err := e.refuseDependents(ctx, db, keys(state), "--drop"); err != nil {
+		if err := refusals(ferr, herr, derr); err != nil {
 			return t, err
 		}
 		e.logf("--drop: dropping %d existing tenant schemas in database %q: %s", len(state), db.Database(), nameList(keys(state)))

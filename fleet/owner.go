@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -371,6 +372,43 @@ func (e *OtherFleetError) Error() string {
 // Is makes errors.Is(err, workload.ErrForeign) true, for its exit code.
 func (e *OtherFleetError) Is(target error) bool { return target == workload.ErrForeign }
 
+// without returns names but those in drop.
+func without(names, drop []string) []string {
+	return slices.DeleteFunc(slices.Clone(names), func(n string) bool { return slices.Contains(drop, n) })
+}
+
+// refusals returns the first of errs that is no refusal (one not
+// matching workload.ErrForeign: a failed query), else every refusal in
+// one line (workload.Refusal), so that what ForceDrop then drops is what
+// the refusal named.
+func refusals(errs ...error) error {
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, workload.ErrForeign) {
+			return err
+		}
+	}
+	return workload.Refusal(errs...)
+}
+
+// refuseAddedColumns refuses, unless ForceDrop, to drop the shared
+// tables of column mode (existing, gen's) when a user added to them
+// columns holding data (workload.AddedColumns); with ForceDrop it says
+// that they go.
+func (e *env) refuseAddedColumns(ctx context.Context, db *sqlx.DB, gen workload.Generator, existing []string, action string) error {
+	if gen == nil {
+		return nil
+	}
+	cols, err := workload.AddedColumns(ctx, db, gen, existing)
+	if err != nil || len(cols) == 0 {
+		return err
+	}
+	if e.ForceDrop {
+		e.logf("%s: dropping the columns %s, which stampede did not make, with the shared tables", workload.ForceDropFlag, strings.Join(cols, ", "))
+		return nil
+	}
+	return &workload.AddedColumnsError{Columns: cols, Where: where(db), Action: action}
+}
+
 // where names the database of db and its server, for messages.
 func where(db *sqlx.DB) string {
 	return fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ","))
@@ -400,9 +438,10 @@ func censusOwn() map[string]bool {
 // holdingDatabases returns, of names (tenant databases that are
 // stampede's), those that hold objects stampede did not make (a user's
 // table added since init, say: see workload.TenantForeign), each with
-// them. tables, the workload's, are stampede's only with its mark
-// (censusOwn).
-func (e *env) holdingDatabases(ctx context.Context, names []string, tables []string) (map[string][]string, error) {
+// them. The workload's tables (gen's) are stampede's only with its mark
+// (censusOwn), and a column a user added to one and filled is named too
+// (tenantAddedColumns).
+func (e *env) holdingDatabases(ctx context.Context, names []string, gen workload.Generator) (map[string][]string, error) {
 	own := censusOwn()
 	var mu sync.Mutex
 	holding := map[string][]string{}
@@ -416,7 +455,12 @@ func (e *env) holdingDatabases(ctx context.Context, names []string, tables []str
 		if err != nil {
 			return err
 		}
-		if foreign := workload.TenantForeign(objs, "*", own); len(foreign) > 0 {
+		foreign := workload.TenantForeign(objs, "*", own)
+		cols, err := tenantAddedColumns(ctx, db, gen, objs, "")
+		if err != nil {
+			return err
+		}
+		if foreign = append(foreign, cols...); len(foreign) > 0 {
 			mu.Lock()
 			holding[e.Spec.Name(id)] = foreign
 			mu.Unlock()
@@ -426,10 +470,39 @@ func (e *env) holdingDatabases(ctx context.Context, names []string, tables []str
 	return holding, err
 }
 
+// tenantAddedColumns returns, as objects of a census ("table column
+// T.C (holding data)"), the columns holding data that a user added to
+// the workload's tables (gen's, carrying stampede's mark) in schema of
+// db ("" for a tenant database's current schema): see
+// workload.AddedColumnsIn. gen nil finds none.
+func tenantAddedColumns(ctx context.Context, db *sqlx.DB, gen workload.Generator, objs []workload.Object, schema string) ([]string, error) {
+	if gen == nil {
+		return nil, nil
+	}
+	wanted := sliceSet(tableNames(gen.Tables()))
+	var tables []string
+	for _, o := range objs {
+		if o.IsTable() && o.Marked && wanted[o.Name] && (schema == "" || o.Schema == schema) && !slices.Contains(tables, o.Name) {
+			tables = append(tables, o.Name)
+		}
+	}
+	cols, err := workload.AddedColumnsIn(ctx, db, gen, schema, tables)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		out[i] = "table column " + c + " (holding data)"
+	}
+	return out, nil
+}
+
 // holdingSchemas returns, of the tenant schemas names in db (stampede's),
-// those that hold objects stampede did not make, each with them. tables,
-// the workload's, are stampede's only with its mark (censusOwn).
-func holdingSchemas(ctx context.Context, db *sqlx.DB, names []string, tables []string) (map[string][]string, error) {
+// those that hold objects stampede did not make, each with them. The
+// workload's tables (gen's) are stampede's only with its mark
+// (censusOwn), and a column a user added to one and filled is named too
+// (tenantAddedColumns).
+func holdingSchemas(ctx context.Context, db *sqlx.DB, names []string, gen workload.Generator) (map[string][]string, error) {
 	objs, err := workload.Objects(ctx, db)
 	if err != nil {
 		return nil, err
@@ -437,7 +510,12 @@ func holdingSchemas(ctx context.Context, db *sqlx.DB, names []string, tables []s
 	own := censusOwn()
 	holding := map[string][]string{}
 	for _, name := range names {
-		if foreign := workload.TenantForeign(objs, name, own); len(foreign) > 0 {
+		foreign := workload.TenantForeign(objs, name, own)
+		cols, err := tenantAddedColumns(ctx, db, gen, objs, name)
+		if err != nil {
+			return nil, err
+		}
+		if foreign = append(foreign, cols...); len(foreign) > 0 {
 			holding[name] = foreign
 		}
 	}
@@ -454,9 +532,20 @@ func (e *env) refuseHolding(kind string, holding map[string][]string, where, act
 	}
 	names := keys(holding)
 	slices.Sort(names)
+	// Every tenant's objects, not the first's only: what ForceDrop
+	// drops is what the refusal names. A database's are told by it.
+	var objs []string
+	for i, name := range names {
+		for _, o := range holding[name] {
+			if kind == "database" && i > 0 {
+				o += fmt.Sprintf(" in %q", name)
+			}
+			objs = append(objs, o)
+		}
+	}
 	if e.ForceDrop {
-		e.logf("%s: dropping %s %s with objects stampede did not make (%s)", workload.ForceDropFlag, kind, nameList(names), strings.Join(holding[names[0]], ", "))
+		e.logf("%s: dropping %s %s with objects stampede did not make (%s)", workload.ForceDropFlag, kind, nameList(names), strings.Join(objs, ", "))
 		return nil
 	}
-	return &workload.HoldsForeignError{Kind: kind, Names: names, Where: where, Objects: holding[names[0]], Action: action}
+	return &workload.HoldsForeignError{Kind: kind, Names: names, Where: where, Objects: objs, Action: action}
 }

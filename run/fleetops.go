@@ -216,7 +216,7 @@ func CleanupFleet(ctx context.Context, op FleetOp) (dropped int, left fleet.Tota
 	for _, tb := range op.Workload.Tables() {
 		tables = append(tables, tb.Name)
 	}
-	dropped, left, err = fleet.Drop(ctx, fleet.DropOptions{Target: t, Tables: tables})
+	dropped, left, err = fleet.Drop(ctx, fleet.DropOptions{Target: t, Tables: tables, Gen: op.Workload})
 	if errors.Is(err, workload.ErrForeign) {
 		err = asInput(err)
 	}

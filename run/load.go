@@ -343,16 +343,12 @@ func sayDrops(ctx context.Context, db *sqlx.DB, gen workload.Generator, tables [
 	if df, ok := gen.(workload.DropFirster); ok && df.DropsFirst() {
 		action = "init's step d (drop)" // pgbench's steps: no --drop given
 	}
-	if err := refuseForeign(ctx, db, gen, foreign, force, action, log); err != nil {
-		return err
-	}
-	if err := refuseAddedColumns(ctx, db, gen, existing, force, action, log); err != nil {
-		return err
-	}
 	drop := append(slices.Clone(existing), runTables...)
-	if cascade, err := refuseDependents(ctx, db, drop, force, action, log); err != nil {
+	cascade, err := refuseAll(ctx, db, gen, foreign, existing, drop, force, action, log)
+	if err != nil {
 		return err
-	} else if cascade {
+	}
+	if cascade {
 		// --force-drop: the tables go now, with what depends on
 		// them; the load's own drop finds them gone.
 		for i := len(drop) - 1; i >= 0; i-- {
@@ -538,14 +534,8 @@ func Cleanup(ctx context.Context, spec CleanupSpec) error {
 			}
 		}
 	}
-	if err := refuseForeign(ctx, db, gen, foreign, spec.ForceDrop, "cleanup", log); err != nil {
-		return err
-	}
-	if err := refuseAddedColumns(ctx, db, gen, existing, spec.ForceDrop, "cleanup", log); err != nil {
-		return err
-	}
 	drop := append(slices.Clone(existing), runTables...)
-	cascade, err := refuseDependents(ctx, db, drop, spec.ForceDrop, "cleanup", log)
+	cascade, err := refuseAll(ctx, db, gen, foreign, existing, drop, spec.ForceDrop, "cleanup", log)
 	if err != nil {
 		return err
 	}
@@ -671,6 +661,34 @@ func refuseForeignRunTables(ctx context.Context, db *sqlx.DB, gen workload.Gener
 	return asInput(&workload.ForeignError{Kind: "table", Names: foreign, Action: "init",
 		Where: fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ",")),
 		Why:   "no mark of stampede's on " + it + ", which every table stampede makes carries; " + gen.Meta().Name + "'s runs would write into " + it + "; nothing was created"})
+}
+
+// refuseAll refuses, unless force, to drop the tables drop (existing,
+// the workload's, and its runs') when foreign names tables stampede did
+// not make (refuseForeign), a user added to existing columns holding
+// data (refuseAddedColumns), or objects stampede did not make depend on
+// drop (refuseDependents): every problem found, in one line
+// (workload.Refusal), so that what force then drops is what the refusal
+// named. With force it says what goes and returns whether to drop with
+// CASCADE.
+func refuseAll(ctx context.Context, db *sqlx.DB, gen workload.Generator, foreign, existing, drop []string, force bool, action string, log io.Writer) (bool, error) {
+	ferr := refuseForeign(ctx, db, gen, foreign, force, action, log)
+	if ferr != nil && !errors.Is(ferr, workload.ErrForeign) {
+		return false, ferr
+	}
+	ours := slices.DeleteFunc(slices.Clone(existing), func(t string) bool { return slices.Contains(foreign, t) })
+	aerr := refuseAddedColumns(ctx, db, gen, ours, force, action, log)
+	if aerr != nil && !errors.Is(aerr, workload.ErrForeign) {
+		return false, aerr
+	}
+	cascade, derr := refuseDependents(ctx, db, drop, force, action, log)
+	if derr != nil && !errors.Is(derr, workload.ErrForeign) {
+		return false, derr
+	}
+	if err := workload.Refusal(ferr, aerr, derr); err != nil {
+		return false, asInput(err)
+	}
+	return cascade, nil
 }
 
 // refuseForeign refuses, unless force, to drop tables that stampede did

@@ -68,6 +68,13 @@ func SchemaColumns(schema string) []string {
 // a column a user added to stampede's table and filled, data stampede did
 // not make. An empty column, an index, a policy or a comment is not data.
 func AddedColumns(ctx context.Context, db *sqlx.DB, gen Generator, tables []string) ([]string, error) {
+	return AddedColumnsIn(ctx, db, gen, "", tables)
+}
+
+// AddedColumnsIn is AddedColumns of the tables in schema of db (a fleet's
+// tenant schema; "" for the current schema), each named
+// "SCHEMA.TABLE.COLUMN" when schema is given.
+func AddedColumnsIn(ctx context.Context, db *sqlx.DB, gen Generator, schema string, tables []string) ([]string, error) {
 	if db.Null() || db.Dialect().Name() != "postgres" || len(tables) == 0 {
 		return nil, nil
 	}
@@ -79,10 +86,19 @@ func AddedColumns(ctx context.Context, db *sqlx.DB, gen Generator, tables []stri
 	}
 	add(gen)
 	var out []string
+	d := db.Dialect()
 	for _, name := range tables {
-		c, err := TableComment(ctx, db, name)
-		if err != nil {
-			return nil, err
+		rel, label := d.QuoteIdent(name), name
+		if schema != "" {
+			rel, label = d.QuoteIdent(schema)+"."+rel, schema+"."+name
+		}
+		var cp *string
+		if err := db.QueryRow(ctx, "SELECT obj_description(to_regclass($1), 'pg_class')", rel).Scan(&cp); err != nil {
+			return nil, fmt.Errorf("reading the comment of table %s: %w", label, err)
+		}
+		c := ""
+		if cp != nil {
+			c = *cp
 		}
 		if flags, ok := markFlags(c); ok && HasInitMark(c, gen) {
 			// The flags the load was given (ycsb's -p fieldcount, say)
@@ -95,10 +111,9 @@ func AddedColumns(ctx context.Context, db *sqlx.DB, gen Generator, tables []stri
 		if !ok {
 			continue
 		}
-		rows, err := db.Query(ctx, `SELECT attname FROM pg_attribute WHERE attrelid = to_regclass($1) AND attnum > 0 AND NOT attisdropped ORDER BY attnum`,
-			db.Dialect().QuoteIdent(name))
+		rows, err := db.Query(ctx, `SELECT attname FROM pg_attribute WHERE attrelid = to_regclass($1) AND attnum > 0 AND NOT attisdropped ORDER BY attnum`, rel)
 		if err != nil {
-			return nil, fmt.Errorf("listing the columns of table %s: %w", name, err)
+			return nil, fmt.Errorf("listing the columns of table %s: %w", label, err)
 		}
 		var extra []string
 		for rows.Next() {
@@ -117,12 +132,12 @@ func AddedColumns(ctx context.Context, db *sqlx.DB, gen Generator, tables []stri
 		}
 		for _, col := range extra {
 			var held bool
-			q := "SELECT EXISTS (SELECT 1 FROM " + db.Dialect().QuoteIdent(name) + " WHERE " + db.Dialect().QuoteIdent(col) + " IS NOT NULL)"
+			q := "SELECT EXISTS (SELECT 1 FROM " + rel + " WHERE " + d.QuoteIdent(col) + " IS NOT NULL)"
 			if err := db.QueryRow(ctx, q).Scan(&held); err != nil {
-				return nil, fmt.Errorf("reading column %s of table %s: %w", col, name, err)
+				return nil, fmt.Errorf("reading column %s of table %s: %w", col, label, err)
 			}
 			if held {
-				out = append(out, name+"."+col)
+				out = append(out, label+"."+col)
 			}
 		}
 	}

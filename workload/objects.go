@@ -114,8 +114,8 @@ type HoldsForeignError struct {
 	Kind  string
 	Names []string
 	Where string
-	// Objects are the first's objects that stampede did not make, each
-	// "KIND NAME".
+	// Objects are the objects that stampede did not make that they hold,
+	// each "KIND NAME".
 	Objects []string
 	// Action is what would have dropped it ("cleanup", "--drop", "the
 	// demo").

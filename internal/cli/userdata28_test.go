@@ -13,7 +13,9 @@ import (
 // stampede_tenant first) or to which a user added a column and filled it
 // (which went with the table, exit 0), refuses in one line, exit 2, naming
 // the object or column and --force-drop; nothing is dropped, not even
-// stampede's other tables; --force-drop alone then drops.
+// stampede's other tables; --force-drop alone then drops. Fleets of every
+// mode (database, schema, column) refuse the same: their cleanup and
+// --drop dropped a filled column of a tenant's table, exit 0.
 func TestDropFormsKeepUsersDependentsAndColumns(t *testing.T) {
 	testServer(t)
 	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
@@ -28,53 +30,78 @@ func TestDropFormsKeepUsersDependentsAndColumns(t *testing.T) {
 		init  func(db string) []string
 		table string                                    // stampede's table the user builds on
 		args  func(db string, force ...string) []string // the drop
+		// userDB is the database where the user works (a database-mode
+		// fleet's tenant 1); nil for db.
+		userDB func(db string) string
 	}
 	forms := []form{
 		{"cleanup bank", func(db string) []string { return []string{"init", "bank", "--rows", "10", dbURL(t, db)} }, "bank",
 			func(db string, f ...string) []string {
 				return append(append([]string{"cleanup", "bank"}, f...), dbURL(t, db))
-			}},
+			}, nil},
 		{"init bank --drop", func(db string) []string { return []string{"init", "bank", "--rows", "10", dbURL(t, db)} }, "bank",
 			func(db string, f ...string) []string {
 				return append(append([]string{"init", "bank", "--rows", "10", "--drop"}, f...), dbURL(t, db))
-			}},
+			}, nil},
 		{"cleanup oltp_read_only", func(db string) []string {
 			return []string{"init", "oltp_read_only", "--tables", "2", "--table-size", "10", dbURL(t, db)}
 		}, "sbtest2", func(db string, f ...string) []string {
 			return append(append([]string{"cleanup", "oltp_read_only", "--tables", "2"}, f...), dbURL(t, db))
-		}},
+		}, nil},
 		{"sysbench's cleanup", func(db string) []string {
 			return []string{"init", "oltp_read_only", "--tables", "2", "--table-size", "10", dbURL(t, db)}
 		}, "sbtest2", func(db string, f ...string) []string {
 			return append(append(append([]string{"oltp_read_write", "--tables=2"}, sysbenchConn(t, db)...), f...), "cleanup")
-		}},
+		}, nil},
 		{"cleanup pgbench", func(db string) []string { return []string{"init", "pgbench", "--scale", "1", dbURL(t, db)} }, "pgbench_branches",
 			func(db string, f ...string) []string {
 				return append(append([]string{"cleanup", "pgbench"}, f...), dbURL(t, db))
-			}},
+			}, nil},
 		{"YCSB's form cleanup", func(db string) []string { return []string{"init", "ycsb", "--record-count", "10", dbURL(t, db)} }, "usertable",
 			func(db string, f ...string) []string {
 				return append([]string{"cleanup", "jdbc", "-p", "db.url=jdbc:postgresql://" + u.Host + "/" + db, "-p", "db.user=" + u.User.Username()}, f...)
-			}},
+			}, nil},
 		{"cleanup tpcc", func(db string) []string { return []string{"init", "tpcc", "--warehouses", "1", dbURL(t, db)} }, "item",
 			func(db string, f ...string) []string {
 				return append(append([]string{"cleanup", "tpcc"}, f...), dbURL(t, db))
-			}},
+			}, nil},
 		{"column-mode fleet cleanup", func(db string) []string {
 			return []string{"init", "bank", "--rows", "10", "--tenants", "2", "--tenant-mode", "column", dbURL(t, db)}
 		}, "bank", func(db string, f ...string) []string {
 			return append(append([]string{"cleanup", "bank", "--tenants", "2", "--tenant-mode", "column"}, f...), dbURL(t, db))
-		}},
+		}, nil},
 		{"column-mode fleet init --drop", func(db string) []string {
 			return []string{"init", "bank", "--rows", "10", "--tenants", "2", "--tenant-mode", "column", dbURL(t, db)}
 		}, "bank", func(db string, f ...string) []string {
 			return append(append([]string{"init", "bank", "--rows", "10", "--drop", "--tenants", "2", "--tenant-mode", "column"}, f...), dbURL(t, db))
-		}},
+		}, nil},
 		{"workload init --drop", func(db string) []string {
 			return []string{"workload", "init", "bank", "--rows", "10", "--db", db, admin.String()}
 		}, "bank", func(db string, f ...string) []string {
 			return append(append([]string{"workload", "init", "bank", "--rows", "10", "--drop", "--db", db}, f...), admin.String())
-		}},
+		}, nil},
+	}
+	for _, mode := range []struct {
+		name   string
+		flags  func(db string) []string
+		table  string
+		userDB func(db string) string
+	}{
+		{"database-mode fleet", func(db string) []string { return []string{"--tenants", "2", "--tenant-pattern", db + "_t%d"} }, "bank",
+			func(db string) string { return db + "_t1" }},
+		{"schema-mode fleet", func(db string) []string { return []string{"--tenants", "2", "--tenant-mode", "schema"} }, "bank_1.bank", nil},
+	} {
+		forms = append(forms,
+			form{mode.name + " cleanup", func(db string) []string {
+				return append(append([]string{"init", "bank", "--rows", "10"}, mode.flags(db)...), dbURL(t, db))
+			}, mode.table, func(db string, f ...string) []string {
+				return append(append(append([]string{"cleanup", "bank"}, mode.flags(db)...), f...), dbURL(t, db))
+			}, mode.userDB},
+			form{mode.name + " init --drop", func(db string) []string {
+				return append(append([]string{"init", "bank", "--rows", "10"}, mode.flags(db)...), dbURL(t, db))
+			}, mode.table, func(db string, f ...string) []string {
+				return append(append(append([]string{"init", "bank", "--rows", "10", "--drop"}, mode.flags(db)...), f...), dbURL(t, db))
+			}, mode.userDB})
 	}
 	for _, fm := range forms {
 		for _, kind := range []struct {
@@ -89,18 +116,25 @@ func TestDropFormsKeepUsersDependentsAndColumns(t *testing.T) {
 				return []string{"ALTER TABLE " + tb + " ADD COLUMN notes TEXT", "UPDATE " + tb + " SET notes = 'mine'"}
 			}, func(tb string) string { return "SELECT count(notes) FROM " + tb }, tbCol},
 		} {
-			if kind.name == "filled column" && strings.HasPrefix(fm.name, "column-mode") {
-				continue // not yet refused for a column-mode fleet's shared tables
-			}
 			t.Run(fm.name+"/"+kind.name, func(t *testing.T) {
 				db := freshDB(t, "fix28g_drop")
 				if strings.HasPrefix(fm.name, "workload") {
 					adminExec(t, "DROP DATABASE IF EXISTS "+db) // workload init creates it
 				}
 				mustRun(t, fm.init(db)...)
-				execIn(t, db, kind.user(fm.table)...)
-				rows := queryInt(t, db, kind.kept(fm.table))
-				tables := queryInt(t, db, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'")
+				in := db
+				if fm.userDB != nil {
+					in = fm.userDB(db)
+					t.Cleanup(func() {
+						for _, tenant := range []string{db + "_t1", db + "_t2"} {
+							adminExec(t, "DROP DATABASE IF EXISTS "+tenant+" WITH (FORCE)")
+						}
+					})
+				}
+				execIn(t, in, kind.user(fm.table)...)
+				rows := queryInt(t, in, kind.kept(fm.table))
+				const countTables = "SELECT count(*) FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema')"
+				tables := queryInt(t, in, countTables)
 				r := stampede(t, fm.args(db)...)
 				want := kind.want
 				if want == tbCol {
@@ -113,10 +147,10 @@ func TestDropFormsKeepUsersDependentsAndColumns(t *testing.T) {
 				if last := lines[len(lines)-1]; !strings.HasPrefix(last, "stampede: error: ") || strings.Contains(last, "SQLSTATE") {
 					t.Errorf("the refusal is not one line of stampede's: %q", last)
 				}
-				if n := queryInt(t, db, kind.kept(fm.table)); n != rows || n == 0 {
+				if n := queryInt(t, in, kind.kept(fm.table)); n != rows || n == 0 {
 					t.Errorf("%s: %d, want %d", kind.kept(fm.table), n, rows)
 				}
-				if n := queryInt(t, db, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"); n != tables {
+				if n := queryInt(t, in, countTables); n != tables {
 					t.Errorf("%d tables after the refusal, want %d: something was dropped", n, tables)
 				}
 				if r := stampede(t, fm.args(db, "--force-drop")...); r.code != 0 {

@@ -1,0 +1,51 @@
+package workload
+
+import (
+	"fmt"
+	"strings"
+)
+
+// RefusalError is one refusal to drop that names every problem found
+// (Problems, each a refusal of its own kind: a user's tables or objects,
+// columns holding data, dependents), so that what ForceDropFlag then
+// drops is all that the refusal said, in one line.
+type RefusalError struct {
+	Problems []error
+}
+
+// Refusal returns nil without problems, the one problem alone, or a
+// RefusalError naming them all.
+func Refusal(problems ...error) error {
+	var ps []error
+	for _, p := range problems {
+		if p != nil {
+			ps = append(ps, p)
+		}
+	}
+	switch len(ps) {
+	case 0:
+		return nil
+	case 1:
+		return ps[0]
+	}
+	return &RefusalError{Problems: ps}
+}
+
+func (e *RefusalError) Error() string {
+	parts := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		s := p.Error()
+		// Each says how to drop anyway; the line says it once, at its end.
+		if j := max(strings.LastIndex(s, "; to drop "), strings.LastIndex(s, ", or to drop ")); j > 0 {
+			s = s[:j]
+		}
+		parts[i] = s
+	}
+	return fmt.Sprintf("%s; to drop them anyway, add %s", strings.Join(parts, "; and "), ForceDropFlag)
+}
+
+// Unwrap returns the problems, for errors.Is and errors.As.
+func (e *RefusalError) Unwrap() []error { return e.Problems }
+
+// Is makes errors.Is(err, ErrForeign) true.
+func (e *RefusalError) Is(target error) bool { return target == ErrForeign }

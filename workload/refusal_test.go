@@ -1,0 +1,56 @@
+package workload_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/stampede-bench/stampede/workload"
+)
+
+// TestRefusal: one problem is refused as it is; several in one line that
+// names each, says the flag once, at its end, and still matches
+// ErrForeign and each problem's type.
+func TestRefusal(t *testing.T) {
+	foreign := &workload.ForeignError{Kind: "table", Names: []string{"mine"}, Where: `database "d" on h:1`, Why: "no mark", Action: "cleanup"}
+	cols := &workload.AddedColumnsError{Columns: []string{"bank.notes"}, Where: `database "d" on h:1`, Action: "cleanup"}
+	deps := &workload.DependentsError{What: "table bank", Objects: []string{"view public.v"}, Action: "cleanup"}
+	for _, tc := range []struct {
+		name     string
+		problems []error
+		want     []string
+	}{
+		{"none", []error{nil, nil}, nil},
+		{"one", []error{nil, cols}, []string{cols.Error()}},
+		{"three", []error{foreign, cols, deps}, []string{"table mine", "bank.notes", "view public.v"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := workload.Refusal(tc.problems...)
+			if tc.want == nil {
+				if err != nil {
+					t.Fatalf("Refusal = %v, want nil", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatal("Refusal = nil")
+			}
+			msg := err.Error()
+			for _, w := range tc.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("%q does not name %q", msg, w)
+				}
+			}
+			if strings.Count(msg, workload.ForceDropFlag) != 1 || !strings.HasSuffix(msg, "add "+workload.ForceDropFlag) || strings.Contains(msg, "\n") {
+				t.Errorf("not one line ending with the flag once: %q", msg)
+			}
+			if !errors.Is(err, workload.ErrForeign) {
+				t.Error("does not match ErrForeign")
+			}
+			var ae *workload.AddedColumnsError
+			if !errors.As(err, &ae) {
+				t.Error("errors.As finds no AddedColumnsError")
+			}
+		})
+	}
+}
