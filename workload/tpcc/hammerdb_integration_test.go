@@ -580,3 +580,11 @@ INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply
 SELECT v_o_id, no_d_id, no_w_id, n, 1 + n, no_w_id, 5, 0, 'audited' FROM generate_series(1, no_o_ol_cnt) AS n;
 INSERT INTO neword_audit (w_id, d_id, c_id) VALUES (no_w_id, no_d_id, no_c_id);`
 )
+
+// sumXact is HammerDB's transaction count: sum(xact_commit +
+// xact_rollback) over every database of the server.
+func sumXact(ctx context.Context, db *sqlx.DB) (int64, error) {
+	var n int64
+	err := db.QueryRow(ctx, "SELECT coalesce(sum(xact_commit + xact_rollback), 0)::bigint FROM pg_stat_database").Scan(&n)
+	return n, err
+}

@@ -27,10 +27,12 @@ type measurement struct {
 	// --clients or --warehouse-range they are nextStart and nextEnd.
 	allStart, allEnd int64
 	// xactStart and xactEnd are sum(xact_commit + xact_rollback) over
-	// pg_stat_database at the two ends (--profile hammerdb only, HammerDB's
-	// TPM); xactOK says both were read.
+	// pg_stat_database at the two ends, over the databases present at
+	// both (--profile hammerdb only, HammerDB's TPM); xactOK says both
+	// were read. xactBy holds the start's counts by database.
 	xactStart, xactEnd int64
 	xactOK             bool
+	xactBy             map[uint32]int64
 }
 
 // newOrders returns the New-Orders the server committed in the interval
@@ -66,7 +68,8 @@ func (g *tpcc) StartMeasurement(ctx context.Context, at time.Time) (func(context
 		r.meas.startAt = time.Now()
 		r.meas.nextStart, r.meas.allStart, startErr = g.sumNextOID(rctx)
 		if startErr == nil && g.hammerdb() {
-			r.meas.xactStart, startErr = sumXact(rctx, r.db)
+			r.meas.xactBy, startErr = xactByDatabase(rctx, r.db)
+			r.meas.xactStart, _ = commonXact(r.meas.xactBy, r.meas.xactBy)
 		}
 		cancel()
 	}
@@ -89,11 +92,12 @@ func (g *tpcc) StartMeasurement(ctx context.Context, at time.Time) (func(context
 		}
 		r.meas.nextEnd, r.meas.allEnd, r.meas.ok = n, all, true
 		if g.hammerdb() {
-			x, err := sumXact(ctx, r.db)
+			x, err := xactByDatabase(ctx, r.db)
 			if err != nil {
 				return fmt.Errorf("%s: reading pg_stat_database at the end of the measurement interval: %w (no HammerDB TPM)", g.label(), err)
 			}
-			r.meas.xactEnd, r.meas.xactOK = x, true
+			r.meas.xactStart, r.meas.xactEnd = commonXact(r.meas.xactBy, x)
+			r.meas.xactOK = true
 		}
 		return nil
 	}
