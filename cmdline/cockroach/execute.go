@@ -208,7 +208,7 @@ func (c *Command) load(ctx context.Context, spec *run.LoadSpec, env cmdline.Env)
 		if !made {
 			// A user's database keeps its owner, comment, grants and
 			// settings: init's --drop drops the workload's own tables.
-			fmt.Fprintf(env.Stderr, "--drop: database %q was not created by stampede: it stays, and --drop drops only the tables of %s in it\n", opts.Database, c.gen.Meta().Name)
+			fmt.Fprintf(env.Stderr, "warning: --drop: database %q was not created by stampede: it stays, and --drop drops only the tables of %s in it\n", opts.Database, c.gen.Meta().Name)
 			spec.Drop = true
 			spec.ForceDrop = spec.ForceDrop || c.value("force-drop") == "true"
 			if err := run.Load(ctx, *spec); err != nil {

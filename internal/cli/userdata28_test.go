@@ -205,7 +205,7 @@ func TestRunsKeepUsersTables(t *testing.T) {
 		}, 0, ""},
 		{"workload run --drop", nil, "bank", func(db string) []string {
 			return []string{"workload", "run", "bank", "--drop", "--duration", "1s", "--db", db, u.String()}
-		}, 2, "database " + `"@"` + " on * holds 1 object that stampede did not make (table public.bank): --drop leaves the database alone; to drop it anyway, add --force-drop"},
+		}, 2, "table bank in database " + `"@"` + " on * was not made by stampede (no mark of stampede's init on it, which every table stampede's init makes carries): --drop leaves it alone; to drop it anyway, add --force-drop"},
 		{"workload run --init", nil, "bank", func(db string) []string {
 			return []string{"workload", "run", "bank", "--init", "--duration", "1s", "--db", db, u.String()}
 		}, 2, "table bank already exists in database " + `"@"` + " and stampede did not make it"},
