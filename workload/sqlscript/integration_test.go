@@ -453,8 +453,8 @@ CREATE FUNCTION app.twice(x int) RETURNS int LANGUAGE sql AS 'SELECT 2 * x';
 	if n := count(t, conn, initObjects); n != made {
 		t.Fatalf("after init --drop the server lists %d of init's %d objects", n, made)
 	}
-	// A user's objects that depend on init's: cleanup keeps what they
-	// depend on, says so, and drops the rest.
+	// A user's objects that depend on init's: cleanup refuses in one line
+	// naming them, and drops nothing (it drops in one transaction).
 	exec1(t, conn, "CREATE VIEW mysch.onkv AS SELECT k FROM kv")
 	exec1(t, conn, "CREATE TABLE app.users_own (a int)")
 	r = stampede(t, dir, "cleanup", "sql", u)
@@ -465,8 +465,8 @@ CREATE FUNCTION app.twice(x int) RETURNS int LANGUAGE sql AS 'SELECT 2 * x';
 	if n := count(t, conn, "SELECT count(*) FROM pg_class WHERE relname IN ('onkv', 'users_own', 'kv')"); n != 3 {
 		t.Errorf("cleanup dropped the user's objects or what they depend on (%d of 3 left)", n)
 	}
-	if n := count(t, conn, "SELECT count(*) FROM pg_class WHERE relname IN ('sums', 'big', 'both', 'orders')"); n != 0 {
-		t.Errorf("cleanup left %d of init's objects nothing of the user's depends on", n)
+	if n := count(t, conn, "SELECT count(*) FROM pg_class WHERE relname IN ('sums', 'big', 'both', 'orders')"); n != 4 {
+		t.Errorf("a refused cleanup left %d of init's 4 objects nothing of the user's depends on, want all 4 (it drops nothing)", n)
 	}
 	exec1(t, conn, "DROP VIEW mysch.onkv")
 	exec1(t, conn, "DROP TABLE app.users_own")
