@@ -32,6 +32,9 @@ func RecordedFlags(ctx context.Context, t Target) (flags []string, found bool, e
 	switch t.Spec.Mode {
 	case ModeColumn:
 		m, err := readColumnMarker(ctx, db)
+		if sqlx.SQLState(err) == "42501" {
+			return nil, false, nil // as below: a role that may not read it
+		}
 		if err != nil || !m.recordsOnly(t.Workload) {
 			return nil, false, err
 		}
@@ -48,6 +51,11 @@ func RecordedFlags(ctx context.Context, t Target) (flags []string, found bool, e
 			schema = t.Spec.Name(1)
 		}
 		m, ok, err := readMarker(ctx, db, schema)
+		if sqlx.SQLState(err) == "42501" {
+			// A role that may not read the marker (a tenant's login
+			// role, a limited one): the flags given stand, as before.
+			return nil, false, nil
+		}
 		if err != nil || !ok || m.workload != t.Workload {
 			return nil, false, err
 		}
