@@ -73,8 +73,9 @@ type pool struct {
 	text [numKinds][]byte
 	// lit holds each slot's literal's length and its excess over the
 	// length of the value's text as the server prints it (litLen,
-	// litExtra); off the offset of each slot's literal in text, and one
-	// past the last.
+	// litExtra), then those of the first runRows slots again (their
+	// literals again at the end of text); off the offset of each slot's
+	// literal in text, and one past the last slot's.
 	lit [numKinds][]uint16
 	off [numKinds][]uint32
 }
@@ -116,7 +117,7 @@ func newPool(r *rand.Rand) *pool {
 		if fl.make1[k] != nil {
 			n = gofakeitPool // gofakeit's are slow to make
 		}
-		p.lit[k] = make([]uint16, n)
+		p.lit[k] = make([]uint16, n, n+runRows)
 		p.off[k] = make([]uint32, n+1)
 		for i := range n {
 			off := len(p.text[k])
@@ -129,6 +130,10 @@ func newPool(r *rand.Rand) *pool {
 			p.lit[k][i] = uint16(m | (m-l)<<litBits)
 			p.off[k][i+1] = uint32(len(p.text[k]))
 		}
+		// The first runRows slots again past the last, so that a run
+		// from any slot reads on without turning back.
+		p.lit[k] = append(p.lit[k], p.lit[k][:runRows]...)
+		p.text[k] = append(p.text[k], p.text[k][:p.off[k][runRows]]...)
 	}
 	return p
 }
@@ -162,11 +167,11 @@ type filler struct {
 	// left counts the pooled values to draw before the next one made
 	// anew (refreshEvery).
 	left int
-	// cols is each column's part of the rows of shape, whose pooled
-	// columns are pooled of them, for runLeft more rows of the run.
+	// pcols and kcols are the pooled columns and the others (keys,
+	// UUIDs) of shape, for runLeft more rows of the run.
 	shape   *shape
-	cols    []col
-	pooled  int
+	pcols   []pcol
+	kcols   []kcol
 	runLeft int
 	// bytes is the length of the text of the values drawn since
 	// takeBytes.
@@ -181,14 +186,22 @@ type filler struct {
 	n    int
 }
 
-// col is a column of the shape a filler fills: its kind and, for a
-// pooled kind, the pool's lit entries and text of that kind, the
-// column's next slot and its literal's offset.
-type col struct {
-	lit  []uint16 // nil: made for each value
+// pcol is a pooled column of the shape a filler fills: its place in
+// the row, the pool's lit entries and text of its kind, its next slot and
+// that slot's literal's offset.
+type pcol struct {
+	lit  []uint16
 	text []byte
 	next int
 	off  uint32
+	j    int
+	kind kind
+}
+
+// kcol is a column whose values are made for each row: its place and
+// kind (kSeq, kUUIDKey, kUUID).
+type kcol struct {
+	j    int
 	kind kind
 }
 
@@ -246,30 +259,28 @@ func appendTuple(buf []byte, vals [][]byte) []byte {
 // SQL literal: for a pooled kind, the column's next pool slot, in runs
 // of runRows from one drawn at random (one pooled value in refreshEvery
 // made anew instead); the table's counter and UUIDs made for the row.
-// The bytes of the values' text are counted for takeBytes. This and the
-// pool's making (newPool) are the fake rows' generation; copying the literals into the statement (appendTuple) and
+// The bytes of the values' text are counted for takeBytes. This (with
+// startRun), takeBytes and the pool's making (newPool) are the fake rows'
+// generation, as scripts/bench churn counts it; copying the literals into the statement (appendTuple) and
 // sending it are not.
 func (fl *filler) drawRow(s *shape) {
-	if fl.runLeft == 0 || fl.shape != s || len(fl.cols) != len(s.columns) {
+	if fl.runLeft == 0 || fl.shape != s || len(fl.vals) != len(s.columns) {
 		fl.startRun(s)
 	}
 	fl.runLeft--
 	var bytes int64
-	made, vals := fl.made[:0], fl.vals
-	for j := range fl.cols {
-		c := &fl.cols[j]
-		if c.lit != nil {
-			if c.next == len(c.lit) { // past the pool's last slot: on from its first
-				c.next, c.off = 0, 0
-			}
-			v := c.lit[c.next]
-			end := c.off + litLen(v)
-			vals[j] = c.text[c.off:end:end]
-			bytes += int64(litLen(v)) - litExtra(v)
-			c.off = end
-			c.next++
-			continue
-		}
+	vals := fl.vals
+	for i := range fl.pcols {
+		c := &fl.pcols[i]
+		v := c.lit[c.next]
+		end := c.off + litLen(v)
+		vals[c.j] = c.text[c.off:end:end]
+		bytes += int64(litLen(v)) - litExtra(v)
+		c.off = end
+		c.next++
+	}
+	made := fl.made[:0]
+	for _, c := range fl.kcols {
 		at := len(made)
 		if c.kind == kSeq {
 			made = strconv.AppendInt(made, s.seq, 10)
@@ -281,30 +292,20 @@ func (fl *filler) drawRow(s *shape) {
 		}
 		// Earlier values stay where they were if made grows (a new
 		// array), read-only until the next row.
-		vals[j] = made[at:len(made):len(made)]
+		vals[c.j] = made[at:len(made):len(made)]
 	}
-	if fl.left -= fl.pooled; fl.left <= 0 {
+	if fl.left -= len(fl.pcols); fl.left <= 0 {
 		// The row holds the next value made anew: its pooled column
-		// number pooled-1+left (left is 1-pooled to 0), in place of the
-		// slot drawn, whose bytes are taken back.
-		q := fl.pooled - 1 + fl.left
+		// number len(pcols)-1+left (left is 1-len(pcols) to 0), in place
+		// of the slot drawn, whose bytes are taken back.
+		c := &fl.pcols[len(fl.pcols)-1+fl.left]
 		fl.left += refreshEvery
-		for j := range fl.cols {
-			c := &fl.cols[j]
-			if c.lit == nil {
-				continue
-			}
-			if q--; q >= 0 {
-				continue
-			}
-			at := len(made)
-			var n int
-			made, n = fl.make(made, c.kind)
-			vals[j] = made[at:len(made):len(made)]
-			v := c.lit[c.next-1]
-			bytes += int64(n) - (int64(litLen(v)) - litExtra(v))
-			break
-		}
+		at := len(made)
+		var n int
+		made, n = fl.make(made, c.kind)
+		vals[c.j] = made[at:len(made):len(made)]
+		v := c.lit[c.next-1]
+		bytes += int64(n) - (int64(litLen(v)) - litExtra(v))
 	}
 	fl.made = made
 	fl.bytes += bytes
@@ -313,18 +314,17 @@ func (fl *filler) drawRow(s *shape) {
 // startRun sets the filler to s's columns and starts a run of runRows
 // rows: each pooled column's next slot drawn at random (pick).
 func (fl *filler) startRun(s *shape) {
-	fl.shape, fl.pooled, fl.runLeft = s, 0, runRows
-	fl.cols = fl.cols[:0]
+	fl.shape, fl.runLeft = s, runRows
+	fl.pcols, fl.kcols = fl.pcols[:0], fl.kcols[:0]
 	p := fl.pool
-	for _, c := range s.columns {
-		cl := col{kind: c.kind}
-		if k := c.kind; !k.perValue() {
-			cl.lit, cl.text = p.lit[k], p.text[k]
-			cl.next = fl.pick() & (len(cl.lit) - 1)
-			cl.off = p.off[k][cl.next]
-			fl.pooled++
+	for j, c := range s.columns {
+		k := c.kind
+		if k.perValue() {
+			fl.kcols = append(fl.kcols, kcol{j: j, kind: k})
+			continue
 		}
-		fl.cols = append(fl.cols, cl)
+		next := fl.pick() & (len(p.off[k]) - 2) // the pool's size, a power of 2, less 1
+		fl.pcols = append(fl.pcols, pcol{lit: p.lit[k], text: p.text[k], next: next, off: p.off[k][next], j: j, kind: k})
 	}
 	fl.vals = slices.Grow(fl.vals[:0], len(s.columns))[:len(s.columns)]
 }

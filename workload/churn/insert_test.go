@@ -19,7 +19,7 @@ func TestInsertBounded(t *testing.T) {
 	// The largest row: 200 columns of the pool's longest literal.
 	longest := 0
 	for k := range numKinds {
-		for _, v := range p.lit[k] {
+		for _, v := range p.lit[k] { // with the first runRows again
 			longest = max(longest, int(litLen(v)))
 		}
 	}
