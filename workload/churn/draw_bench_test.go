@@ -18,7 +18,11 @@ func benchShapes() []*shape {
 }
 
 // BenchmarkDrawRow is the fake rows' generation of a row of the default
-// shapes (filler.drawRow), per row.
+// shapes (filler.drawRow), per row. Measured by user CPU for 5,000,000
+// rows (/usr/bin/time, the wall clock being no measure on a machine at
+// load 13-20): 1.37-1.80 s with a pool slot of 8 bytes read for each
+// value and a counter of values made anew for each kind, 1.08-1.26 s
+// with 2-byte entries, one counter a row and the pooled columns apart.
 func BenchmarkDrawRow(b *testing.B) {
 	p := newPool(randgen.New(1, poolStream))
 	fl := newFiller(randgen.New(1, dataStream), p)
