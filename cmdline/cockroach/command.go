@@ -75,6 +75,10 @@ type Command struct {
 	families, crdbFamilies bool
 	split, scatter         bool
 	splitGiven             bool
+	// loadKnown says that a run given no --warehouses has read the load
+	// (adoptLoad): --partitions is then checked against --warehouses,
+	// which until then is only the default.
+	loadKnown bool
 }
 
 // value returns flag name's value (its default when not given).

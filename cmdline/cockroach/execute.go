@@ -240,18 +240,21 @@ func (c *Command) adoptLoad(ctx context.Context, conn run.Conn, log io.Writer) e
 	if !ok || c.Verb != "run" || c.fs.Changed("warehouses") {
 		return nil
 	}
+	// However it ends, the flags are then resolved against the
+	// warehouses the run keeps (resolvePartitions waits for them).
+	c.loadKnown = true
 	opts, err := conn.Options(c.Database, 1)
 	if err != nil {
-		return nil // the run says why
+		return c.resolve() // the run says why
 	}
 	db, err := sqlx.Open(ctx, opts)
 	if err != nil {
-		return nil
+		return c.resolve()
 	}
 	n, ok := lw.LoadedWarehouses(ctx, db)
 	db.Close()
 	if !ok || strconv.Itoa(n) == c.value("warehouses") {
-		return nil
+		return c.resolve()
 	}
 	if err := c.fs.Set("warehouses", strconv.Itoa(n)); err != nil {
 		return err
@@ -261,6 +264,13 @@ func (c *Command) adoptLoad(ctx context.Context, conn run.Conn, log io.Writer) e
 	}
 	fmt.Fprintf(log, "note: using --warehouses %d, as init (of %s) loaded database %q\n", n, c.Workload, c.Database)
 	return nil
+}
+
+// awaitsLoad says whether --warehouses is still only the default of a
+// run that takes the load's (adoptLoad has not read it yet): not when
+// given, nor when the run loads the data itself (--init, --drop).
+func (c *Command) awaitsLoad() bool {
+	return c.Verb == "run" && !c.loadKnown && !c.fs.Changed("warehouses") && c.loadSpec(run.Conn{}) == nil
 }
 
 // run runs the workload with cockroach's printer.

@@ -324,7 +324,7 @@ func resolvePartitions(c *Command, wh int) (int, error) {
 			it = "them"
 		}
 		return 0, usagef("%s: cockroach partitions the tables (PARTITION BY with zone configurations, CockroachDB's); stampede's %s does not: leave %s out (run's --partitions N --partition-affinity I runs the terminals of partition I's warehouses)", strings.Join(given, " "), c.Verb, it)
-	case p < 1 || p > wh:
+	case p < 1 || (p > wh && !c.awaitsLoad()):
 		return 0, usagef("--partitions %d must be between 1 and --warehouses %d", p, wh)
 	case aff == "":
 		return 0, usagef("--partitions %d without --partition-affinity: stampede partitions no table, so the partitions change nothing; give --partition-affinity I, the partition whose warehouses this client's terminals run", p)
@@ -336,6 +336,11 @@ func resolvePartitions(c *Command, wh int) (int, error) {
 	i, _ := strconv.Atoi(aff)
 	if i < 0 || i >= p {
 		return 0, usagef("--partition-affinity %d must be a partition from 0 to %d (--partitions %d)", i, p-1, p)
+	}
+	if p > wh {
+		// A run given no --warehouses takes the load's (adoptLoad),
+		// which resolves the flags again against them.
+		return 0, nil
 	}
 	first, last := i*wh/p+1, (i+1)*wh/p
 	if err := c.setGen("warehouse-range", fmt.Sprintf("%d:%d", first, last)); err != nil {

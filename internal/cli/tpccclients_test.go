@@ -321,7 +321,7 @@ func TestTPCCClients(t *testing.T) {
 		want string
 	}{
 		{"range past the load", []string{"--warehouses", "4", "--warehouse-range", "4:5"}, "--warehouse-range 4:5 goes past warehouse 4, the last of --warehouses 4"},
-		{"range past a load given no --warehouses", []string{"--warehouse-range", "3:4"}, "--warehouse-range 3:4 goes past warehouse 1"},
+		{"range past a load given no --warehouses", []string{"--warehouse-range", "3:5"}, "--warehouse-range 3:5 goes past warehouse 4, the last of the 4 warehouses that init loaded (tpcc_meta): give a range within 1:4"},
 		{"empty range", []string{"--warehouses", "4", "--warehouse-range", "3:2"}, "--warehouse-range 3:2 holds no warehouse"},
 		{"not a range", []string{"--warehouses", "4", "--warehouse-range", "3-4"}, "is not A:B"},
 		{"range and clients", []string{"--warehouses", "4", "--warehouse-range", "1:2", "--clients", "2", "--client-index", "0"}, "give one or the other"},
@@ -343,6 +343,8 @@ func TestTPCCClients(t *testing.T) {
 	}{
 		{"a whole run", nil, []string{"40 workers", "tpcc: 40 terminals (10 per warehouse)", "tpcc: the 4 warehouses that init loaded (tpcc_meta), as --warehouses was not given"}},
 		{"a client's share", []string{"--clients", "2", "--client-index", "1"}, []string{"20 workers", "tpcc: the 4 warehouses that init loaded"}},
+		// (chk31 1c: refused against the default "--warehouses 1".)
+		{"a range within the load", []string{"--warehouse-range", "3:4"}, []string{"20 workers", "tpcc: the 4 warehouses that init loaded", "--warehouse-range 3:4: the terminals of warehouses 3-4 of 4"}},
 	} {
 		t.Run("no --warehouses: "+tc.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -126,7 +126,8 @@ func (g *tpcc) preRun(ctx context.Context, db *sqlx.DB) error {
 		return err
 	}
 	if db.Null() {
-		return nil
+		return g.checkClients(fmt.Sprintf("run's default --warehouses %d (the null driver reads no load)", g.warehouses),
+			fmt.Sprintf("--warehouses, or a range within 1:%d", g.warehouses))
 	}
 	if err := g.checkProfile(ctx, db); err != nil {
 		return err
@@ -135,7 +136,13 @@ func (g *tpcc) preRun(ctx context.Context, db *sqlx.DB) error {
 	if err != nil {
 		return err
 	}
-	return g.checkMeta(m, db)
+	if err := g.checkMeta(m, db); err != nil {
+		return err
+	}
+	// A run given no --warehouses whose load holds the default's count
+	// (not adopted): its range is checked against the load here.
+	return g.checkClients(fmt.Sprintf("the %s that init loaded into database %s (tpcc_meta)", nWarehouses(m.warehouses), db.Database()),
+		fmt.Sprintf("a range within 1:%d", m.warehouses))
 }
 
 // check is a consistency condition of clause 3.3.2.

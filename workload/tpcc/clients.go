@@ -108,8 +108,25 @@ func (g *tpcc) homeCount() int {
 	return int(last - first + 1)
 }
 
-// validateClients checks --warehouse-range and the client's share.
-func (g *tpcc) validateClients() error {
+// validateClients checks --warehouse-range and the client's share. The
+// end of the range is checked against --warehouses once the count is
+// the run's: given, taken from the load (AdoptWarehouses), or recorded
+// in run.json (clientRange); a run given no --warehouses takes the
+// load's count after its flags are parsed, and PreRun checks the range
+// against it (checkClients).
+func (g *tpcc) validateClients() error { return g.checkClients("", "") }
+
+// warehousesSet says whether --warehouses is the run's count: given,
+// taken from the load, or a generator made without flags (clientRange).
+func (g *tpcc) warehousesSet() bool {
+	return g.flags.FlagSet == nil || g.flags.Changed("warehouses")
+}
+
+// checkClients is validateClients; whose, when not empty, says what the
+// count of a run given no --warehouses is (PreRun: the load's, or the
+// default's under the null driver), and the end of the range is then
+// checked against it; give is the refusal's advice.
+func (g *tpcc) checkClients(whose, give string) error {
 	if g.hammerdb() {
 		// HammerDB's instances each draw among every warehouse: its
 		// clients split nothing (hammerMerge adds their figures up).
@@ -128,7 +145,11 @@ func (g *tpcc) validateClients() error {
 			return fmt.Errorf("--warehouse-range %s with tenants: a tenant's terminals run its own warehouses; leave it out", g.whRangeFlag)
 		case a < 1 || b < a:
 			return fmt.Errorf("--warehouse-range %s holds no warehouse: give A:B with 1 <= A <= B", g.whRangeFlag)
-		case b > int64(g.warehouses):
+		case b > int64(g.warehouses) && g.adopted:
+			return fmt.Errorf("--warehouse-range %s goes past warehouse %d, the last of the %s that init loaded (tpcc_meta): give a range within 1:%d", g.whRangeFlag, g.warehouses, nWarehouses(int64(g.warehouses)), g.warehouses)
+		case b > int64(g.warehouses) && !g.warehousesSet() && whose != "":
+			return fmt.Errorf("--warehouse-range %s goes past warehouse %d, the last of %s: give %s", g.whRangeFlag, g.warehouses, whose, give)
+		case b > int64(g.warehouses) && g.warehousesSet():
 			return fmt.Errorf("--warehouse-range %s goes past warehouse %d, the last of --warehouses %d: give the load's --warehouses, and a range within it", g.whRangeFlag, g.warehouses, g.warehouses)
 		}
 	}

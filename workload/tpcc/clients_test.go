@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
 )
 
@@ -185,5 +186,62 @@ func TestMergeClients(t *testing.T) {
 	g = newGen(t, "--warehouses", "4")
 	if err := g.MergeClients([]workload.ClientRun{{ID: "a", Flags: map[string]string{"warehouse-range": "1:2"}}, {ID: "b", Flags: map[string]string{"warehouse-range": "3:3"}}}); err != nil || g.homeCount() != 3 {
 		t.Errorf("1:2 and 3:3: %v, %d warehouses", err, g.homeCount())
+	}
+}
+
+// TestRangeGivenNoWarehouses: given no --warehouses, --warehouse-range is
+// judged against the warehouses the run takes from the load
+// (AdoptWarehouses), not against the default of 1 while the flags are
+// parsed (chk31 1c); under the null driver, which reads no load, against
+// the default, named as such.
+func TestRangeGivenNoWarehouses(t *testing.T) {
+	null, err := sqlx.Open(context.Background(), sqlx.Options{Driver: sqlx.DriverNull})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	for _, tc := range []struct {
+		name  string
+		rng   string
+		adopt int // the load's count (0: none adopted, the null driver's run)
+		// first and last are the home warehouses when the run is taken.
+		first, last int64
+		err         string
+	}{
+		{"within a load of 4", "3:4", 4, 3, 4, ""},
+		{"the whole of a load of 4", "1:4", 4, 1, 4, ""},
+		{"past a load of 4", "3:5", 4, 0, 0, "--warehouse-range 3:5 goes past warehouse 4, the last of the 4 warehouses that init loaded (tpcc_meta): give a range within 1:4"},
+		{"past a load of 2", "3:4", 2, 0, 0, "--warehouse-range 3:4 goes past warehouse 2, the last of the 2 warehouses that init loaded (tpcc_meta): give a range within 1:2"},
+		{"the null driver's default", "1:1", 0, 1, 1, ""},
+		{"past the null driver's default", "3:4", 0, 0, 0, "--warehouse-range 3:4 goes past warehouse 1, the last of run's default --warehouses 1 (the null driver reads no load): give --warehouses, or a range within 1:1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// Parsing defers the range's end to the load.
+			gen, err := workload.FromFlags(tpccMeta, "--warehouse-range", tc.rng)
+			if err != nil {
+				t.Fatalf("parsing: %v", err)
+			}
+			g := gen.(*tpcc)
+			if tc.adopt > 0 {
+				if err := g.AdoptWarehouses(tc.adopt); err != nil {
+					t.Fatal(err)
+				}
+				err = g.validate() // as PreRun does first
+			} else {
+				err = g.preRun(context.Background(), null)
+			}
+			if tc.err != "" {
+				if err == nil || err.Error() != tc.err {
+					t.Fatalf("%v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if first, last := g.home(); first != tc.first || last != tc.last {
+				t.Errorf("home warehouses %d-%d, want %d-%d", first, last, tc.first, tc.last)
+			}
+		})
 	}
 }
