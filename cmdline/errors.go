@@ -23,6 +23,30 @@ func usagef(format string, args ...any) error {
 	return usageError{fmt.Errorf(format, args...)}
 }
 
+// ownWords is a usage error whose message is stampede's own words, with
+// nothing the user gave (no flag value, no URL): ScrubError scrubs no
+// secret from it, as a password that is also a word of the message
+// ("password", "secret", "generic") must not mask the flags and commands
+// the message advises (chk31 B7).
+type ownWords struct{ usageError }
+
+func (e ownWords) Unwrap() error { return e.usageError }
+
+// ownUsage returns a usage error of msg, stampede's own words (ownWords):
+// a constant, never formatted with anything the user gave.
+func ownUsage(msg string) error { return ownWords{usageError{errors.New(msg)}} }
+
+// ScrubError returns the message to print of err, msg (err's message with
+// the hints completed), scrubbed of the secrets (ScrubMessage), unless it
+// is err's own words unchanged (ownUsage), where no secret can be.
+func ScrubError(err error, msg string, secrets []string) string {
+	var own ownWords
+	if errors.As(err, &own) && msg == own.Error() {
+		return msg
+	}
+	return ScrubMessage(msg, secrets)
+}
+
 // asUsage marks err as a usage error (nil stays nil).
 func asUsage(err error) error {
 	if err == nil || errors.Is(err, run.ErrInput) {

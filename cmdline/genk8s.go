@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/stampede-bench/stampede/k8s"
 	"github.com/stampede-bench/stampede/sqlx"
@@ -78,6 +79,9 @@ func GenK8sCommand(env Env, main func(args []string, stderr io.Writer) int) *cob
 			if dash > 0 {
 				return usagef("gen k8s: unexpected argument %q before --: gen k8s takes flags, then -- and the clients' command line", sqlx.Redact(args[0]))
 			}
+			if err := emptyK8sFlag(cmd.Flags()); err != nil {
+				return err
+			}
 			verb := "run"
 			if s.Init {
 				verb = "init"
@@ -121,7 +125,7 @@ func GenK8sCommand(env Env, main func(args []string, stderr io.Writer) int) *cob
 			}
 			for k, a := range args {
 				if sqlx.Redact(a) != a || strings.HasPrefix(a, "--pgsql-password") || passwordArg.MatchString(a) {
-					return usagef("gen k8s: the clients' command line holds a password, which is never written into a manifest: give the URL without it, store it in a Secret and give --password-secret NAME; the Secret is made with kubectl create secret generic NAME --from-literal=password=PASSWORD")
+					return ownUsage("gen k8s: the clients' command line holds a password, which is never written into a manifest: give the URL without it, store it in a Secret and give --password-secret NAME; the Secret is made with kubectl create secret generic NAME --from-literal=password=PASSWORD")
 				}
 				name, value, eq := strings.Cut(strings.TrimLeft(a, "-"), "=")
 				if !eq && k+1 < len(args) {
@@ -212,6 +216,32 @@ func GenK8sCommand(env Env, main func(args []string, stderr io.Writer) int) *cob
 	f.BoolVar(&force, "force", false, "replace --out if it exists")
 	f.BoolVar(&s.Init, "init", false, "write the Job of a split load instead: the command line after -- is init WORKLOAD [flags] URL..., and each pod loads its share (init --clients N --client-index I), with no start time or results volume")
 	return cmd
+}
+
+// k8sNames says what each of gen k8s's flags that name something takes;
+// given empty, each would be silently left out (chk31 B8: an empty
+// --results-url-secret wrote a claim instead).
+var k8sNames = []struct{ flag, what, without string }{
+	{"name", "the Job's name", "the workload's name"},
+	{"namespace", "the objects' namespace", "kubectl's"},
+	{"password-secret", "the Secret whose key \"password\" holds the password", "no PGPASSWORD"},
+	{"results-url-secret", "the Secret whose key \"url\" holds the results store's URL", "a volume claim for the run directories"},
+	{"results-claim", "an existing ReadWriteMany claim", "the claim NAME-results gen k8s creates"},
+	{"results-size", "the size of the claim gen k8s creates, such as 1Gi", "1Gi"},
+	{"cpu", "each pod's CPUs, such as 2", "no limit"},
+	{"memory", "each pod's memory, such as 2Gi", "no limit"},
+	{"out", "the file to write, or - for stdout", "NAME.yaml"},
+}
+
+// emptyK8sFlag refuses a flag of k8sNames given an empty value, naming
+// what it takes and what leaving it out gives.
+func emptyK8sFlag(flags *pflag.FlagSet) error {
+	for _, n := range k8sNames {
+		if f := flags.Lookup(n.flag); f != nil && f.Changed && strings.TrimSpace(f.Value.String()) == "" {
+			return usagef("gen k8s: --%s '' is empty: give %s, or leave it out (%s)", n.flag, n.what, n.without)
+		}
+	}
+	return nil
 }
 
 // OutFileError is the error of a generator (gen haproxy, gen k8s) that

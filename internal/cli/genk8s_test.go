@@ -100,6 +100,14 @@ func TestGenK8sBadInput(t *testing.T) {
 		{"missing script", append(base, "--", "run", "sql", "-f", filepath.Join(dir, "none.sql"), "postgresql://bench@db/x"), "-f " + filepath.Join(dir, "none.sql") + ": no such file or directory"},
 		{"script from stdin", append(base, "--", "run", "sql", "-f", "-", "postgresql://bench@db/x"), "-f -: a pod has no standard input"},
 		{"bad start", append([]string{"gen", "k8s", "--clients", "2", "--image", "img", "--start-at", "soon", "-o", out}, line...), "--start-at soon is not a time"},
+		// An empty value was silently left out (chk31 B8: an empty
+		// --results-url-secret wrote a shared-volume claim, exit 0).
+		{"empty results url secret", append(append(slices.Clone(base), "--results-url-secret", ""), line...), "gen k8s: --results-url-secret '' is empty: give the Secret whose key \"url\" holds the results store's URL, or leave it out (a volume claim for the run directories)"},
+		{"empty results claim", append(append(slices.Clone(base), "--results-claim="), line...), "gen k8s: --results-claim '' is empty: give an existing ReadWriteMany claim, or leave it out (the claim NAME-results gen k8s creates)"},
+		{"empty password secret", append(append(slices.Clone(base), "--password-secret", ""), line...), "gen k8s: --password-secret '' is empty"},
+		{"empty name", append(append(slices.Clone(base), "--name", ""), line...), "gen k8s: --name '' is empty: give the Job's name, or leave it out (the workload's name)"},
+		{"empty namespace", append(append(slices.Clone(base), "--namespace", " "), line...), "gen k8s: --namespace '' is empty"},
+		{"empty cpu", append(append(slices.Clone(base), "--cpu", ""), line...), "gen k8s: --cpu '' is empty"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := stampede(t, tc.args...)
@@ -114,6 +122,26 @@ func TestGenK8sBadInput(t *testing.T) {
 	}
 	r := stampede(t, append(base, line...)...)
 	checkOneLineError(t, r, 2, "exists: not overwritten (add --force to replace it")
+}
+
+// TestGenK8sPasswordAdvice: refusing a password in the clients' command
+// line, gen k8s masks it where the user gave it, never in its own advice,
+// whose flag and command must read as written whatever the password
+// (chk31 B7: "give --xxxxx-secret NAME", "kubectl create xxxxx").
+func TestGenK8sPasswordAdvice(t *testing.T) {
+	const want = "stampede: error: gen k8s: the clients' command line holds a password, which is never written into a manifest: give the URL without it, store it in a Secret and give --password-secret NAME; the Secret is made with kubectl create secret generic NAME --from-literal=password=PASSWORD\n"
+	out := filepath.Join(t.TempDir(), "m.yaml")
+	for _, pw := range []string{"password", "secret", "generic", "k", "NAME"} {
+		t.Run(pw, func(t *testing.T) {
+			r := stampede(t, "gen", "k8s", "--name", "zp", "--clients", "2", "--image", "r/s:1", "-o", out, "--", "run", "ycsb", "postgresql://bench:"+pw+"@pg:5432/ycsb")
+			if r.code != 2 || r.stderr != want || r.stdout != "" {
+				t.Errorf("exit %d, stdout %q, stderr\n%q\nwant exit 2 and\n%q", r.code, r.stdout, r.stderr, want)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Errorf("%s was written", out)
+			}
+		})
+	}
 }
 
 // TestGenK8sFiles: the scripts a client line names are carried in a

@@ -131,7 +131,7 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		if h, ok := cmdline.RecreateHints[a.form]; ok {
 			msg = strings.Replace(msg, workload.RecreateHint(h.Workload), h.Hint, 1)
 		}
-		fmt.Fprintf(stderr, "stampede: error: %s\n", cmdline.ScrubMessage(a.hinter().Hints(msg), a.secrets))
+		fmt.Fprintf(stderr, "stampede: error: %s\n", cmdline.ScrubError(err, a.hinter().Hints(msg), a.secrets))
 	}
 	return exitCode(err)
 }
