@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -126,6 +127,7 @@ func TestImage(t *testing.T) {
 		t.Fatalf("scripts/image printed size %q: %v", fields[2], err)
 	}
 	t.Logf("image %s: %.1f MB", id[:12], float64(size)/1e6)
+	checkREADMEImage(t, size)
 
 	podmanRun := func(args ...string) (string, string) {
 		t.Helper()
@@ -398,4 +400,48 @@ func readJSON(t *testing.T, path string, v any) {
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	return lines[len(lines)-1]
+}
+
+// readmeImageSize finds the README's figure of the image's size; readmeImageLine
+// its example of what scripts/image prints.
+var (
+	readmeImageSize = regexp.MustCompile(`It is ([0-9.]+) MB, the\s+binary's size`)
+	readmeImageLine = regexp.MustCompile(`(?m)^#   (\S+) (\S+) (\S+)$`)
+)
+
+// checkREADMEImage checks the README's section "The image" against the
+// image just built: its size in MB within 2 MB of the image's (the binary
+// grows a little with each change; chk31 R1 found 38.6 MB against 49.8),
+// and its example output of scripts/image in the form scripts/image
+// prints, a name, a 64-digit ID and a size in bytes that is the figure's.
+func checkREADMEImage(t *testing.T, size int64) {
+	t.Helper()
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(b)
+	i := strings.Index(readme, "### The image")
+	if i < 0 {
+		t.Fatal("README.md has no section \"### The image\"")
+	}
+	section := readme[i:]
+	if j := strings.Index(section[1:], "\n## "); j >= 0 {
+		section = section[:j+1]
+	}
+	m := readmeImageSize.FindStringSubmatch(section)
+	if m == nil {
+		t.Fatal("README's \"The image\" gives no size as \"It is N MB, the binary's size\"")
+	}
+	mb, _ := strconv.ParseFloat(m[1], 64)
+	if got := float64(size) / 1e6; math.Abs(got-mb) > 2 {
+		t.Errorf("README says the image is %s MB; scripts/image built %.1f MB: correct the figure", m[1], got)
+	}
+	ex := readmeImageLine.FindStringSubmatch(section[strings.Index(section, "scripts/image stampede:0.1"):])
+	if ex == nil || !regexp.MustCompile(`^[0-9a-f]{64}$`).MatchString(ex[2]) {
+		t.Fatalf("README's example output of scripts/image is not NAME ID SIZE with a 64-digit ID: %q", ex)
+	}
+	if n, err := strconv.ParseInt(ex[3], 10, 64); err != nil || math.Abs(float64(n)/1e6-mb) > 0.05 {
+		t.Errorf("README's example output of scripts/image gives size %s, not its figure of %s MB", ex[3], m[1])
+	}
 }

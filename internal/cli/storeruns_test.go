@@ -2,8 +2,11 @@ package cli_test
 
 import (
 	"bytes"
+	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -97,10 +100,11 @@ func TestRunIntoStore(t *testing.T) {
 	// The store only: no directory is left.
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
-	r = stampede(t, append(storeRun("storeonly"), "--results-dir", "none", "--results-url", st)...)
+	r = stampede(t, append(storeRun("storeonly"), "--results-dir", "none", "--results-url", st, "--format", "json")...)
 	if r.code != 0 || !strings.Contains(r.stderr+r.stdout, "results saved in the results store (run ") {
 		t.Fatalf("run --results-dir none: %d %s", r.code, r.stderr)
 	}
+	sameAsPrinted(t, r.stdout, st, "--tag", "job=storeonly")
 	if left, _ := os.ReadDir(tmp); len(left) != 0 {
 		t.Errorf("run --results-dir none left %v in the temporary directory", left)
 	}
@@ -147,6 +151,76 @@ func TestRunIntoStore(t *testing.T) {
 	if ls.code != 0 || strings.Count(ls.stdout, lid) != 1 {
 		t.Errorf("runs after the upload: %d %q %s", ls.code, ls.stdout, ls.stderr)
 	}
+}
+
+// sameAsPrinted checks the report --format json of a run read from the
+// store alone against the figures the run itself printed with --format
+// json when it ended (its "final" line of each operation and its
+// "summary" line), computed by the run from its own histograms and never
+// read back from the store: each operation's figures, and the total's,
+// byte for byte (chk31 T5).
+func sameAsPrinted(t *testing.T, printed, storeURL string, ref ...string) {
+	t.Helper()
+	type fields map[string]json.RawMessage
+	want := map[string]fields{}
+	for _, l := range strings.Split(strings.TrimSpace(printed), "\n") {
+		var line struct {
+			Type, Op   string
+			Cumulative fields
+		}
+		if err := json.Unmarshal([]byte(l), &line); err != nil {
+			t.Fatalf("the run's line %q: %v", l, err)
+		}
+		switch line.Type {
+		case "final":
+			want[line.Op] = line.Cumulative
+		case "summary":
+			want["total"] = line.Cumulative
+		}
+	}
+	if len(want) < 3 || want["total"] == nil {
+		t.Fatalf("the run printed %d final and summary lines, want each operation's and the total's:\n%s", len(want), printed)
+	}
+	rep := stampede(t, append(strs("report", "--results-dir", "none", "--results-url", storeURL, "--format", "json"), ref...)...)
+	if rep.code != 0 {
+		t.Fatalf("report %v from the store: %d %s", ref, rep.code, rep.stderr)
+	}
+	var got struct {
+		Ops   []fields
+		Total fields
+	}
+	if err := json.Unmarshal([]byte(rep.stdout), &got); err != nil {
+		t.Fatalf("report %v: %v\n%s", ref, err, rep.stdout)
+	}
+	reported := map[string]fields{"total": got.Total}
+	for _, op := range got.Ops {
+		var name string
+		_ = json.Unmarshal(op["name"], &name)
+		delete(op, "name")
+		reported[name] = op
+	}
+	if len(reported) != len(want) {
+		t.Errorf("report %v gives %d operations and the total, the run printed %d", ref, len(reported), len(want))
+	}
+	for op, w := range want {
+		g := reported[op]
+		if len(g) != len(w) {
+			t.Errorf("%s: the report's figures %v, the run printed %v", op, keys(g), keys(w))
+		}
+		for k, v := range w {
+			var a, b bytes.Buffer
+			_ = json.Compact(&a, v)
+			_ = json.Compact(&b, g[k])
+			if a.String() != b.String() {
+				t.Errorf("%s's %s: the run printed %s, the report from the store gives %s", op, k, a.String(), b.String())
+			}
+		}
+	}
+}
+
+// keys lists a JSON object's keys, sorted.
+func keys(m map[string]json.RawMessage) []string {
+	return slices.Sorted(maps.Keys(m))
 }
 
 // storeName is how messages name the store of url: host and database.
@@ -199,44 +273,99 @@ func TestRunsUploadBadInput(t *testing.T) {
 	sameReport(t, dir, st, id) // the store's copy is untouched
 }
 
-// TestStoreLostDuringRun: the store goes away during the run (its
-// database dropped): the run goes on in its directory, says so once, and
-// ends as it would have; when the store is back, `runs upload` sends it
-// whole, and the store's report equals the directory's.
+// TestStoreLostDuringRun: the store goes away during the run: the run
+// goes on in its directory, says so once, and ends as it would have; when
+// the store is back, `runs upload` sends it whole, and the store's report
+// equals the directory's. The store comes back empty (its database
+// dropped and made again), or still holding the run's partial copy, left
+// 'running' when the store was cut off (connections refused): the upload
+// completes that copy (chk31 T6); a second upload sends nothing.
 func TestStoreLostDuringRun(t *testing.T) {
-	st := storeDB(t)
-	name, _, _ := strings.Cut(st[strings.LastIndex(st, "/")+1:], "?")
-	t.Setenv("STAMPEDE_RESULTS_URL", "")
-	dir := t.TempDir()
-	done := make(chan result, 1)
-	go func() {
-		done <- stampede(t, "run", "ycsb", "--driver", "null", "--duration", "5s", "--max-rate", "2000", "--tag", "job=lostmid",
-			"--results-dir", dir, "--results-url", st)
-	}()
-	time.Sleep(2500 * time.Millisecond)
-	adminExec(t, "DROP DATABASE "+name+" WITH (FORCE)")
-	r := <-done
-	if r.code != 0 {
-		t.Fatalf("run that lost its store: %d %s", r.code, r.stderr)
+	for _, tc := range []struct {
+		name       string
+		lose, back func(t *testing.T, db string)
+		// partial says the store keeps the run's 'running' copy.
+		partial bool
+	}{
+		{"back empty",
+			func(t *testing.T, db string) { adminExec(t, "DROP DATABASE "+db+" WITH (FORCE)") },
+			func(t *testing.T, db string) { adminExec(t, "CREATE DATABASE "+db) }, false},
+		{"back with the partial copy",
+			func(t *testing.T, db string) {
+				adminExec(t, "ALTER DATABASE "+db+" ALLOW_CONNECTIONS false")
+				adminExec(t, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '"+db+"'")
+			},
+			func(t *testing.T, db string) { adminExec(t, "ALTER DATABASE "+db+" ALLOW_CONNECTIONS true") }, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := storeDB(t)
+			name, _, _ := strings.Cut(st[strings.LastIndex(st, "/")+1:], "?")
+			t.Setenv("STAMPEDE_RESULTS_URL", "")
+			dir := t.TempDir()
+			done := make(chan result, 1)
+			go func() {
+				done <- stampede(t, "run", "ycsb", "--driver", "null", "--duration", "5s", "--max-rate", "2000", "--tag", "job=lostmid",
+					"--results-dir", dir, "--results-url", st)
+			}()
+			time.Sleep(2500 * time.Millisecond)
+			tc.lose(t, name)
+			r := <-done
+			if r.code != 0 {
+				t.Fatalf("run that lost its store: %d %s", r.code, r.stderr)
+			}
+			var said []string
+			for _, l := range strings.Split(r.stdout+r.stderr, "\n") {
+				if strings.Contains(l, "results store") {
+					said = append(said, l)
+				}
+			}
+			if len(said) != 1 || !strings.HasPrefix(said[0], "warning: the run goes on in ") || !strings.Contains(said[0], "`stampede runs upload ") {
+				t.Errorf("the lost store: want one warning line, got %q", said)
+			}
+			id := onlyRunID(t, dir)
+			run, err := runlog.Open(filepath.Join(dir, id))
+			if err != nil || run.Info.Status != runlog.StatusCompleted {
+				t.Fatalf("the run's directory: %v %v", run, err)
+			}
+			tc.back(t, name)
+			listed := func() string {
+				ls := stampede(t, "runs", "--results-dir", "none", "--results-url", st, "--tag", "job=lostmid")
+				if ls.code != 0 {
+					t.Fatalf("runs from the store: %d %s", ls.code, ls.stderr)
+				}
+				return ls.stdout
+			}
+			if before := listed(); tc.partial != strings.Contains(before, id) || (tc.partial && !strings.Contains(before, "running")) {
+				t.Fatalf("the store before the upload: want its copy listed %v and 'running':\n%s", tc.partial, before)
+			}
+			up := stampede(t, "runs", "upload", filepath.Join(dir, id), "--results-url", st)
+			if up.code != 0 || !strings.Contains(up.stdout, "run "+id+" sent to the results store") {
+				t.Fatalf("upload: %d %q %s", up.code, up.stdout, up.stderr)
+			}
+			if after := listed(); strings.Count(after, id) != 1 || !strings.Contains(after, "completed") || strings.Contains(after, "running") {
+				t.Errorf("the store after the upload: want its one copy completed:\n%s", after)
+			}
+			sameReport(t, dir, st, id)
+			sameText(t, dir, st, id)
+			again := stampede(t, "runs", "upload", filepath.Join(dir, id), "--results-url", st)
+			if again.code != 0 || strings.TrimSpace(again.stdout) != "run "+id+" is already in the results store "+storeName(st)+": nothing sent" {
+				t.Errorf("second upload: %d %q %s", again.code, again.stdout, again.stderr)
+			}
+			sameReport(t, dir, st, id)
+		})
 	}
-	var said []string
-	for _, l := range strings.Split(r.stdout+r.stderr, "\n") {
-		if strings.Contains(l, "results store") {
-			said = append(said, l)
-		}
+}
+
+// sameText checks that report's text of a run read from its directory is
+// the one read from the store, but for where the run is kept.
+func sameText(t *testing.T, dir, storeURL, id string) {
+	t.Helper()
+	fromDir := stampede(t, "report", id, "--results-dir", dir, "--results-url", "")
+	fromStore := stampede(t, "report", id, "--results-dir", "none", "--results-url", storeURL)
+	if fromDir.code != 0 || fromStore.code != 0 || !strings.Contains(fromDir.stdout, id) {
+		t.Fatalf("report %s: from the directory %d %s; from the store %d %s", id, fromDir.code, fromDir.stderr, fromStore.code, fromStore.stderr)
 	}
-	if len(said) != 1 || !strings.HasPrefix(said[0], "warning: the run goes on in ") || !strings.Contains(said[0], "`stampede runs upload ") {
-		t.Errorf("the lost store: want one warning line, got %q", said)
+	if want := strings.ReplaceAll(fromDir.stdout, filepath.Join(dir, id), "results store "+storeName(storeURL)); want != fromStore.stdout {
+		t.Errorf("report %s differs:\nfrom the directory:\n%s\nfrom the store:\n%s", id, fromDir.stdout, fromStore.stdout)
 	}
-	id := onlyRunID(t, dir)
-	run, err := runlog.Open(filepath.Join(dir, id))
-	if err != nil || run.Info.Status != runlog.StatusCompleted {
-		t.Fatalf("the run's directory: %v %v", run, err)
-	}
-	adminExec(t, "CREATE DATABASE "+name)
-	up := stampede(t, "runs", "upload", filepath.Join(dir, id), "--results-url", st)
-	if up.code != 0 || !strings.Contains(up.stdout, "sent to the results store") {
-		t.Fatalf("upload: %d %q %s", up.code, up.stdout, up.stderr)
-	}
-	sameReport(t, dir, st, id)
 }
