@@ -116,6 +116,65 @@ rss_timed() { calc '%.0f' 'a * 1024 / 1e6' "$(time_field "$1" 4)"; }
 # cpu3_of FILE: user+system seconds written by /usr/bin/time -f '%e %U %S %M'.
 cpu3_of() { calc '%.2f' 'a + b' "$(time_field "$1" 2)" "$(time_field "$1" 3)"; }
 
+# pg_cpu PID prints the CPU seconds of the PostgreSQL server whose
+# postmaster is PID, from $PROC (/proc): the postmaster's own and its
+# reaped children's (the backends that exited: utime, stime, cutime,
+# cstime of its stat) and its live children's own (the checkpointer,
+# background and WAL writers, autovacuum, backends still running); n/a when
+# PID's stat cannot be read. The difference of two readings is the
+# server's CPU in between, backends that ended included once reaped.
+pg_cpu() {
+	python3 - "${PROC:-/proc}" "$1" "$(getconf CLK_TCK)" <<'PY'
+import os, sys
+proc, pid, tck = sys.argv[1], sys.argv[2], float(sys.argv[3])
+def fields(p):
+    with open(os.path.join(proc, p, "stat")) as f:
+        return f.read().rsplit(")", 1)[1].split()  # from field 3 (state)
+try:
+    f = fields(pid)
+except (OSError, IndexError):
+    print("n/a")
+    sys.exit()
+total = sum(int(x) for x in f[11:15])  # utime, stime, cutime, cstime
+for p in os.listdir(proc):
+    if not p.isdigit() or p == pid:
+        continue
+    try:
+        c = fields(p)
+    except (OSError, IndexError):
+        continue  # ended meanwhile
+    if c[1] == pid:  # ppid
+        total += int(c[11]) + int(c[12])
+print("%.2f" % (total / tck))
+PY
+}
+
+# cpu_limit SERVER CLIENTS WALL BUSY CPUS prints which side limited a
+# load that took WALL seconds, from the CPU seconds of the server
+# (pg_cpu) and of the clients (their user+system), the machine's busy
+# share in % (busy_pct) and its CPUs: the cores each kept busy, the other
+# processes' (the machine's busy cores less the two), and the verdict.
+# A machine at least 90% busy is full: the largest of the three is the
+# limit. Below that no CPU is: the load waits (disk, WAL flushes, locks).
+cpu_limit() {
+	python3 - "$@" <<'PY'
+import sys
+try:
+    srv, cli, wall, busy, cpus = (float(a) for a in sys.argv[1:6])
+    s, c = srv / wall, cli / wall
+except (ValueError, ZeroDivisionError):
+    print("n/a: the server's or the clients' CPU was not measured")
+    sys.exit()
+o = max(busy / 100 * cpus - s - c, 0.0)
+text = "server %.2f of %d cores busy, clients %.2f, other processes %.2f (machine %.0f%% busy)" % (s, cpus, c, o, busy)
+if busy >= 90:
+    who = max((s, "the server is the limit"), (c, "the clients are the limit"), (o, "other processes are the limit"))[1]
+    print("%s: the machine is full and %s" % (text, who))
+else:
+    print("%s: no CPU is the limit; the load waits (disk, WAL flushes, locks)" % text)
+PY
+}
+
 # json_num FILE PATH [FORMAT] prints a number of a JSON file (PATH: keys
 # joined by dots, fleet.efficiency.min), formatted with FORMAT (%.10g), or
 # n/a when the file, the key or the number is missing.

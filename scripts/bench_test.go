@@ -3,9 +3,11 @@
 package scripts_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -242,6 +244,65 @@ tpmC: 2600.0, tpmTotal: 5340.0, efficiency: 2021.8%
 		out, stderr, ok := sh(t, dir, tc.script+"\n")
 		if got := strings.TrimSpace(out); !ok || got != tc.want {
 			t.Errorf("%s: %q (%v, %s), want %q", tc.script, got, ok, stderr, tc.want)
+		}
+	}
+}
+
+// TestPgCPU: pg_cpu adds up, from a /proc made here (clock ticks of
+// getconf CLK_TCK), the postmaster's utime, stime, cutime and cstime and
+// its live children's utime and stime, and nothing of other processes or
+// of the children's own reaped children; a comm with spaces and ')' is
+// read past. A postmaster that is gone reads n/a.
+func TestPgCPU(t *testing.T) {
+	dir := t.TempDir()
+	tck, err := exec.Command("getconf", "CLK_TCK").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hz, err := strconv.Atoi(strings.TrimSpace(string(tck)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// stat lays out pid (comm) state ppid, 9 more fields, then utime
+	// stime cutime cstime (fields 14 to 17).
+	stat := func(pid int, comm string, ppid, ut, st, cut, cst int) {
+		if err := os.MkdirAll(filepath.Join(dir, strconv.Itoa(pid)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		write(t, filepath.Join(dir, strconv.Itoa(pid)), "stat",
+			fmt.Sprintf("%d (%s) S %d 1 1 0 -1 4194560 100 0 0 0 %d %d %d %d 20 0 1 0\n", pid, comm, ppid, ut, st, cut, cst))
+	}
+	stat(100, "postgres", 1, 3*hz, 1*hz, 50*hz, 10*hz)             // 64 s: itself and its reaped backends
+	stat(101, "postgres: checkpointer", 100, 2*hz, 2*hz, 7*hz, 7*hz) // 4 s: its own reaped children are not the server's backends
+	stat(102, "postgres: bench ycsb 127.0.0.1(4) idle", 100, hz/2, hz/2, 0, 0)
+	stat(103, "psql", 1, 9*hz, 9*hz, 9*hz, 9*hz) // not the server's
+	out, errOut, ok := sh(t, dir, `PROC=$PWD pg_cpu 100; PROC=$PWD pg_cpu 999`)
+	if !ok {
+		t.Fatalf("pg_cpu: %s", errOut)
+	}
+	if want := "69.00\nn/a\n"; out != want {
+		t.Errorf("pg_cpu printed %q, want %q (64 + 4 + 1 s, then n/a)", out, want)
+	}
+}
+
+// TestCPULimit: the cores the server, the clients and other processes
+// kept busy, and which is the limit: the largest of the three on a
+// machine at least 90% busy, none below.
+func TestCPULimit(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string // server s, clients s, wall s, busy %, CPUs
+		want string
+	}{
+		{[]string{"17", "3", "10", "100", "2"}, "server 1.70 of 2 cores busy, clients 0.30, other processes 0.00 (machine 100% busy): the machine is full and the server is the limit"},
+		{[]string{"6", "10", "10", "95", "2"}, "server 0.60 of 2 cores busy, clients 1.00, other processes 0.30 (machine 95% busy): the machine is full and the clients are the limit"},
+		{[]string{"4", "3", "10", "99", "2"}, "server 0.40 of 2 cores busy, clients 0.30, other processes 1.28 (machine 99% busy): the machine is full and other processes are the limit"},
+		{[]string{"8", "2", "10", "60", "2"}, "server 0.80 of 2 cores busy, clients 0.20, other processes 0.20 (machine 60% busy): no CPU is the limit; the load waits (disk, WAL flushes, locks)"},
+		{[]string{"n/a", "2", "10", "60", "2"}, "n/a: the server's or the clients' CPU was not measured"},
+	} {
+		out, errOut, ok := sh(t, dir, `cpu_limit "$@"`, tc.args...)
+		if !ok || strings.TrimSpace(out) != tc.want {
+			t.Errorf("cpu_limit %v: %q %s, want %q", tc.args, out, errOut, tc.want)
 		}
 	}
 }
