@@ -272,7 +272,7 @@ func TestPgCPU(t *testing.T) {
 		write(t, filepath.Join(dir, strconv.Itoa(pid)), "stat",
 			fmt.Sprintf("%d (%s) S %d 1 1 0 -1 4194560 100 0 0 0 %d %d %d %d 20 0 1 0\n", pid, comm, ppid, ut, st, cut, cst))
 	}
-	stat(100, "postgres", 1, 3*hz, 1*hz, 50*hz, 10*hz)             // 64 s: itself and its reaped backends
+	stat(100, "postgres", 1, 3*hz, 1*hz, 50*hz, 10*hz)               // 64 s: itself and its reaped backends
 	stat(101, "postgres: checkpointer", 100, 2*hz, 2*hz, 7*hz, 7*hz) // 4 s: its own reaped children are not the server's backends
 	stat(102, "postgres: bench ycsb 127.0.0.1(4) idle", 100, hz/2, hz/2, 0, 0)
 	stat(103, "psql", 1, 9*hz, 9*hz, 9*hz, 9*hz) // not the server's
