@@ -300,8 +300,8 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 		prev := runtime.GOMAXPROCS(src.workers)
 		r.cleanup = append(r.cleanup, func() { runtime.GOMAXPROCS(prev) })
 	}
-	if len(r.load.Workers) != src.workers {
-		return nil, fmt.Errorf("workload %s returned %d workers for %d", gen.Meta().Name, len(r.load.Workers), src.workers)
+	if err := checkLoadWorkers(gen, r.load, src.workers); err != nil {
+		return nil, err
 	}
 	s := &r.spec
 	pacer := engine.PacerPrecise
