@@ -651,16 +651,29 @@ func refuseForeignRunTables(ctx context.Context, db *sqlx.DB, gen workload.Gener
 			foreign = append(foreign, t)
 		}
 	}
-	if len(foreign) == 0 {
-		return nil
+	// Tables of stampede's load of another workload (oltp's sbtestN under
+	// bulk_insert's init): not the user's, but not this load's either.
+	others, err := workload.OtherLoads(ctx, db, gen, runTables)
+	if err != nil {
+		return err
 	}
-	it := "it"
-	if len(foreign) > 1 {
-		it = "them"
+	where := fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ","))
+	var ferr, oerr error
+	if len(foreign) > 0 {
+		it := "it"
+		if len(foreign) > 1 {
+			it = "them"
+		}
+		ferr = &workload.ForeignError{Kind: "table", Names: foreign, Action: "init", Where: where,
+			Why: "no mark of stampede's on " + it + ", which every table stampede makes carries; " + gen.Meta().Name + "'s runs would write into " + it + "; nothing was created"}
 	}
-	return asInput(&workload.ForeignError{Kind: "table", Names: foreign, Action: "init",
-		Where: fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ",")),
-		Why:   "no mark of stampede's on " + it + ", which every table stampede makes carries; " + gen.Meta().Name + "'s runs would write into " + it + "; nothing was created"})
+	if len(others) > 0 {
+		oerr = &workload.OtherLoadError{Tables: others, Workload: gen.Meta().Name, Action: "init", Where: where}
+	}
+	if err := workload.Refusal(ferr, oerr); err != nil {
+		return asInput(err)
+	}
+	return nil
 }
 
 // refuseAll refuses, unless force, to drop the tables drop (existing,
