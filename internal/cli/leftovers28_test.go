@@ -91,3 +91,54 @@ func TestInitOverOtherSysbenchLoad(t *testing.T) {
 		}
 	}
 }
+
+// TestPgbenchInitNamesDependents: the pgbench form's -i over a user's
+// pgbench_history with a user's view on it names the view in its
+// refusal, and --force-drop then drops what it named (it ended in
+// pgbench's raw "cannot drop table ... because other objects depend on
+// it", exit 1); over stampede's own pgbench tables with a user's view,
+// -i refuses in one line as cleanup pgbench does.
+func TestPgbenchInitNamesDependents(t *testing.T) {
+	testServer(t)
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	users, ours := freshDB(t, "fix28l_pgbuser"), freshDB(t, "fix28l_pgbours")
+	adminExec(t, "CREATE DATABASE "+users)
+	adminExec(t, "CREATE DATABASE "+ours)
+	execIn(t, users, "CREATE TABLE pgbench_history (tid int, note text)", "INSERT INTO pgbench_history VALUES (1, 'MINE')",
+		"CREATE VIEW my_hist AS SELECT * FROM pgbench_history")
+	if r := stampede(t, pgbenchInit(t, ours, "-s", "1")...); r.code != 0 {
+		t.Fatalf("pgbench -i: exit %d\n%s", r.code, r.stderr)
+	}
+	execIn(t, ours, "CREATE VIEW my_hist AS SELECT * FROM pgbench_history")
+	for _, c := range []struct {
+		db, want string
+		rows     string
+	}{
+		{users, "stampede: error: -i would drop pgbench_history in database \"" + users + "\", which stampede did not make (pgbench_history (tid,note): columns that are not pgbench's): nothing was dropped; unlike pgbench, stampede's -i drops only the tables it made; and 1 object that stampede did not make depends on table pgbench_history in database \"" + users + "\" (view public.my_hist): -i drops nothing; to drop them anyway, add --force-drop",
+			"SELECT count(*) FROM pgbench_history WHERE note = 'MINE'"},
+		{ours, "stampede: error: 1 object that stampede did not make depends on tables pgbench_accounts, pgbench_branches, pgbench_history, pgbench_tellers in database \"" + ours + "\" (view public.my_hist): -i drops nothing; to drop them too, add --force-drop",
+			"SELECT count(*) FROM pgbench_branches"},
+	} {
+		r := stampede(t, pgbenchInit(t, c.db, "-s", "1")...)
+		checkOneLineError(t, r, 2, "")
+		if got := strings.TrimSpace(r.stderr); got != c.want {
+			t.Errorf("%s: got\n%s\nwant\n%s", c.db, got, c.want)
+		}
+		if n := queryInt(t, c.db, "SELECT count(*) FROM pg_views WHERE viewname = 'my_hist'"); n != 1 {
+			t.Errorf("%s: the refused -i dropped the user's view", c.db)
+		}
+		if n := queryInt(t, c.db, c.rows); n != 1 {
+			t.Errorf("%s: %s = %d after the refused -i, want 1", c.db, c.rows, n)
+		}
+		r = stampede(t, pgbenchInit(t, c.db, "-s", "1", "--force-drop")...)
+		if r.code != 0 || !strings.Contains(r.stderr, "--force-drop: dropping the objects that stampede did not make and that depend on ") {
+			t.Errorf("%s: -i --force-drop: exit %d\n%s", c.db, r.code, r.stderr)
+		}
+		if n := queryInt(t, c.db, "SELECT count(*) FROM pg_views WHERE viewname = 'my_hist'")+queryInt(t, c.db, "SELECT count(*) FROM pgbench_history"); n != 0 {
+			t.Errorf("%s: after -i --force-drop, the view or the old history is still there", c.db)
+		}
+		if n := queryInt(t, c.db, "SELECT count(*) FROM pgbench_accounts"); n != 100000 {
+			t.Errorf("%s: after -i --force-drop, pgbench_accounts holds %d rows, not 100000", c.db, n)
+		}
+	}
+}
