@@ -134,7 +134,7 @@ func TestPgbenchInitNamesDependents(t *testing.T) {
 		if r.code != 0 || !strings.Contains(r.stderr, "--force-drop: dropping the objects that stampede did not make and that depend on ") {
 			t.Errorf("%s: -i --force-drop: exit %d\n%s", c.db, r.code, r.stderr)
 		}
-		if n := queryInt(t, c.db, "SELECT count(*) FROM pg_views WHERE viewname = 'my_hist'")+queryInt(t, c.db, "SELECT count(*) FROM pgbench_history"); n != 0 {
+		if n := queryInt(t, c.db, "SELECT count(*) FROM pg_views WHERE viewname = 'my_hist'") + queryInt(t, c.db, "SELECT count(*) FROM pgbench_history"); n != 0 {
 			t.Errorf("%s: after -i --force-drop, the view or the old history is still there", c.db)
 		}
 		if n := queryInt(t, c.db, "SELECT count(*) FROM pgbench_accounts"); n != 100000 {
