@@ -1,6 +1,8 @@
 package cli_test
 
 import (
+	"fmt"
+	"net/url"
 	"strings"
 	"testing"
 )
@@ -140,5 +142,38 @@ func TestPgbenchInitNamesDependents(t *testing.T) {
 		if n := queryInt(t, c.db, "SELECT count(*) FROM pgbench_accounts"); n != 100000 {
 			t.Errorf("%s: after -i --force-drop, pgbench_accounts holds %d rows, not 100000", c.db, n)
 		}
+	}
+}
+
+// TestUnknownConninfoKey: a key of the connection string that is neither
+// libpq's nor a server setting is bad input: one line naming the key,
+// without the server's SQLSTATE, exit 2, for every verb that connects
+// (it was exit 1 with "(SQLSTATE 42704)").
+func TestUnknownConninfoKey(t *testing.T) {
+	srv := testServer(t)
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	u, _ := url.Parse(srv)
+	db := freshDB(t, "fix28l_key")
+	mustRun(t, "init", "bank", "--rows", "10", dbURL(t, db))
+	bad := dbURL(t, db) + "&colour=blue"
+	dsn := fmt.Sprintf("host=%s port=%s user=%s dbname=%s colour=blue", u.Hostname(), u.Port(), u.User.Username(), db)
+	for _, args := range [][]string{
+		{"run", "bank", "--duration", "1s", bad},
+		{"check", "bank", bad},
+		{"cleanup", "bank", bad},
+		{"init", "bank", "--drop", bad},
+		{"init", "bank", "--drop", dsn},
+		{"workload", "run", "bank", "--duration", "1s", "--db", db, bad},
+	} {
+		r := stampede(t, args...)
+		checkOneLineError(t, r, 2, "")
+		want := fmt.Sprintf(`stampede: error: cannot connect to %s (database %q, user %q): the connection string's key "colour" is neither a libpq connection parameter nor a setting the server knows (sent to it as a setting, it was refused): check the key's spelling, or drop it`,
+			u.Host, db, u.User.Username())
+		if got := strings.TrimSpace(r.stderr); got != want {
+			t.Errorf("%s:\n got %s\nwant %s", args[:2], got, want)
+		}
+	}
+	if n := queryInt(t, db, "SELECT count(*) FROM bank"); n != 10 {
+		t.Errorf("bank holds %d rows after the refused commands, not 10", n)
 	}
 }
