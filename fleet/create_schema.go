@@ -47,7 +47,7 @@ func (e *env) refuseDependents(ctx context.Context, db *sqlx.DB, names []string,
 		what = fmt.Sprintf("the tenant schemas %s in %s", nameList(names), where(db))
 	}
 	if e.ForceDrop {
-		e.logf("%s: dropping %s and the objects that depend on them (%s)", workload.ForceDropFlag, what, strings.Join(deps, ", "))
+		e.logf("%s", workload.ForceDropNote(what, len(names), deps))
 		return nil
 	}
 	return &workload.DependentsError{What: what, Objects: deps, Action: action}

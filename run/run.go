@@ -494,8 +494,8 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 		ThreadIO: src.threadIO, Connections: conns, ConnectTime: connectTime,
 	}
 	r.info.Display.Split = split
-	fmt.Fprintf(r.log, "stampede %s: %s on %s (%s), %d workers, seed %d\n",
-		VersionString(), gen.Meta().Name, strings.Join(src.endpoints, ","), src.where, src.workers, r.seed)
+	fmt.Fprintf(r.log, "stampede %s: %s on %s (%s), %s, seed %d\n",
+		VersionString(), gen.Meta().Name, strings.Join(src.endpoints, ","), src.where, plural(src.workers, "worker"), r.seed)
 	if conns > 0 {
 		fmt.Fprintln(r.log, connectNote(conns, connectTime))
 	}

@@ -3,6 +3,8 @@ package cli_test
 import (
 	"fmt"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -118,7 +120,7 @@ func TestPgbenchInitNamesDependents(t *testing.T) {
 	}{
 		{users, "stampede: error: -i would drop pgbench_history in database \"" + users + "\", which stampede did not make (pgbench_history (tid,note): columns that are not pgbench's): nothing was dropped; unlike pgbench, stampede's -i drops only the tables it made; and 1 object that stampede did not make depends on table pgbench_history in database \"" + users + "\" (view public.my_hist): -i drops nothing; to drop them anyway, add --force-drop",
 			"SELECT count(*) FROM pgbench_history WHERE note = 'MINE'"},
-		{ours, "stampede: error: 1 object that stampede did not make depends on tables pgbench_accounts, pgbench_branches, pgbench_history, pgbench_tellers in database \"" + ours + "\" (view public.my_hist): -i drops nothing; to drop them too, add --force-drop",
+		{ours, "stampede: error: 1 object that stampede did not make depends on tables pgbench_accounts, pgbench_branches, pgbench_history, pgbench_tellers in database \"" + ours + "\" (view public.my_hist): -i drops nothing; to drop it too, add --force-drop",
 			"SELECT count(*) FROM pgbench_branches"},
 	} {
 		r := stampede(t, pgbenchInit(t, c.db, "-s", "1")...)
@@ -176,4 +178,66 @@ func TestUnknownConninfoKey(t *testing.T) {
 	if n := queryInt(t, db, "SELECT count(*) FROM bank"); n != 10 {
 		t.Errorf("bank holds %d rows after the refused commands, not 10", n)
 	}
+}
+
+// TestWording28: the lines issue 28's last checks found contradictory or
+// ungrammatical, each as it reads now.
+func TestWording28(t *testing.T) {
+	srv := testServer(t)
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	u, _ := url.Parse(srv)
+	host := u.Host
+	ycsb, bank, sb := freshDB(t, "fix28l_wy"), freshDB(t, "fix28l_wb"), freshDB(t, "fix28l_wsb")
+	mustRun(t, "init", "ycsb", "-p", "recordcount=10", dbURL(t, ycsb))
+	mustRun(t, "init", "bank", "--rows", "10", dbURL(t, bank))
+	adminExec(t, "CREATE DATABASE "+sb)
+	execIn(t, sb, "CREATE TABLE sbtest1 (id int, k int)", "INSERT INTO sbtest1 VALUES (1, 42)")
+	file := filepath.Join(t.TempDir(), "b.sql")
+	if err := os.WriteFile(file, []byte("CREATE TABLE bank (id bigint PRIMARY KEY, balance bigint);\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name         string
+		args         []string
+		prefix, tail string
+	}{
+		{"workload init --drop over another workload's load", []string{"workload", "init", "bank", "--drop", "--db", ycsb, dbURL(t, ycsb)},
+			`stampede: error: database "` + ycsb + `" on ` + host + " holds stampede's load of ycsb (table public.usertable), not of bank: --drop leaves the database alone; `stampede cleanup ycsb ",
+			"` drops that load, or to drop it anyway, add --force-drop"},
+		{"sysbench form's prepare says prepare", append(append([]string{"bulk_insert"}, sysbenchConn(t, sb)...), "prepare"),
+			`stampede: error: table sbtest1 in database "` + sb + `" on ` + host + " was not made by stampede (no mark of stampede's on it, which every table stampede makes carries; bulk_insert's runs would write into it; nothing was created): prepare leaves it alone; to drop it anyway, add --force-drop",
+			""},
+		{"init sql --force-drop suggests bank's own cleanup", []string{"init", "sql", "--init-file", file, "--force-drop", dbURL(t, bank)},
+			"stampede: error: table bank, which " + file + ":1 creates, is stampede's load of bank, not of init sql (its mark: \"made by stampede init of bank (data bank); its data flags: --rows 10\"): no statement of the file ran; `stampede cleanup bank " + shellQuoted(dbURL(t, bank)) + "` drops that load",
+			" (init sql --drop drops only what init sql made), or rename bank in the file"},
+	} {
+		r := stampede(t, c.args...)
+		lines := checkFinalError(t, r, 2, "")
+		got := lines[len(lines)-1]
+		if c.tail == "" && got != c.prefix || !strings.HasPrefix(got, c.prefix) || !strings.HasSuffix(got, c.tail) {
+			t.Errorf("%s:\n got %s\nwant %s...%s", c.name, got, c.prefix, c.tail)
+		}
+	}
+	// Singular and plural: one table and one object that depends on it;
+	// one worker.
+	execIn(t, bank, "CREATE VIEW my_bank AS SELECT * FROM bank")
+	r := stampede(t, "cleanup", "bank", dbURL(t, bank))
+	checkOneLineError(t, r, 2, `1 object that stampede did not make depends on table bank in database "`+bank+`" on `+host+" (view public.my_bank): cleanup drops nothing; to drop it too, add --force-drop")
+	r = stampede(t, "cleanup", "bank", "--force-drop", dbURL(t, bank))
+	if want := `--force-drop: dropping table bank in database "` + bank + `" on ` + host + " and the objects that depend on it (view public.my_bank)\n"; r.code != 0 || !strings.Contains(r.stderr, want) {
+		t.Errorf("cleanup --force-drop: exit %d, want the line %q:\n%s", r.code, want, r.stderr)
+	}
+	mustRun(t, "init", "bank", "--rows", "10", dbURL(t, bank))
+	r = stampede(t, "run", "bank", "--concurrency", "1", "--duration", "1s", dbURL(t, bank))
+	if r.code != 0 || !strings.Contains(r.stderr, `(database "`+bank+`"), 1 worker, seed `) {
+		t.Errorf("run with one worker: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// shellQuoted is s as a suggested command quotes it.
+func shellQuoted(s string) string {
+	if strings.ContainsAny(s, "?&") {
+		return "'" + s + "'"
+	}
+	return s
 }
