@@ -294,9 +294,26 @@ func createSchemas(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 		e.logf("dropped %d tenant schemas", len(state))
 		state = map[string]bool{}
 	}
+	var complete []string
+	for name, ok := range state {
+		if ok {
+			complete = append(complete, name)
+		}
+	}
+	if len(complete) > 0 {
+		// A tenant whose tables a user replaced is not a loaded tenant:
+		// refused, not counted as existing (cleanup refuses it too).
+		holding, err := holdingSchemas(ctx, db, complete, gen)
+		if err != nil {
+			return t, err
+		}
+		if err := e.refuseHolding("schema", holding, "in "+where(db), resumeAction); err != nil {
+			return t, err
+		}
+	}
 	first := o.Spec.Name(f)
-	complete, exists := state[first]
-	if exists && complete {
+	complete1, exists := state[first]
+	if exists && complete1 {
 		m, _, err := readMarker(ctx, db, first)
 		if err != nil {
 			return t, err

@@ -241,3 +241,42 @@ func shellQuoted(s string) string {
 	}
 	return s
 }
+
+// TestFleetResumeRefusesReplacedTenants: init of a fleet that exists
+// (resuming) over tenants whose table the user replaced refuses them in
+// one line, as cleanup does, where it counted them as "2 of 2 tenants
+// exist already", exit 0; the user's rows stay, and a fleet of
+// stampede's own still resumes.
+func TestFleetResumeRefusesReplacedTenants(t *testing.T) {
+	testServer(t)
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	base := freshDB(t, "fix28l_fr")
+	adminExec(t, "CREATE DATABASE "+base)
+	pattern := base + "_t%d"
+	t.Cleanup(func() {
+		adminExec(t, "DROP DATABASE IF EXISTS "+base+"_t1 WITH (FORCE)", "DROP DATABASE IF EXISTS "+base+"_t2 WITH (FORCE)")
+	})
+	for _, c := range []struct {
+		mode, where, in string
+		want            string
+	}{
+		{"database", base + "_t2", "public", `stampede: error: database "` + base + `_t2" on `},
+		{"schema", base, base + "_t2", `stampede: error: schema "` + base + `_t2" in database "` + base + `" on `},
+	} {
+		fleet := []string{"--rows", "10", "--tenants", "2", "--tenant-mode", c.mode, "--tenant-pattern", pattern, dbURL(t, base)}
+		mustRun(t, append([]string{"init", "bank"}, fleet...)...)
+		if r := stampede(t, append([]string{"init", "bank"}, fleet...)...); r.code != 0 || !strings.Contains(r.stderr, "2 of 2 tenants exist already") {
+			t.Fatalf("%s: resuming a whole fleet: exit %d\n%s", c.mode, r.code, r.stderr)
+		}
+		execIn(t, c.where, "DROP TABLE "+c.in+".bank", "CREATE TABLE "+c.in+".bank (id int, note text)", "INSERT INTO "+c.in+".bank VALUES (1, 'MINE')")
+		r := stampede(t, append([]string{"init", "bank"}, fleet...)...)
+		checkOneLineError(t, r, 2, c.want)
+		if !strings.HasSuffix(strings.TrimSpace(r.stderr), "holds 1 object that stampede did not make (table "+c.in+".bank): init (which counts it as no loaded tenant) leaves the "+c.mode+" alone; to drop it anyway, add --force-drop") {
+			t.Errorf("%s: %s", c.mode, r.stderr)
+		}
+		if n := queryInt(t, c.where, "SELECT count(*) FROM "+c.in+".bank WHERE note = 'MINE'"); n != 1 {
+			t.Errorf("%s: the user's row is gone", c.mode)
+		}
+		mustRun(t, append([]string{"cleanup", "bank", "--force-drop"}, fleet...)...)
+	}
+}
