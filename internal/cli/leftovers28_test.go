@@ -280,3 +280,29 @@ func TestFleetResumeRefusesReplacedTenants(t *testing.T) {
 		mustRun(t, append([]string{"cleanup", "bank", "--force-drop"}, fleet...)...)
 	}
 }
+
+// TestDropKeepsRenamedTable: the cockroach form's --drop, which drops the
+// whole database stampede created, refuses one that holds a table of the
+// load that the user renamed to keep it (it dropped bank_keep, exit 0),
+// naming it; under its own name again, the table is the load's and the
+// database goes.
+func TestDropKeepsRenamedTable(t *testing.T) {
+	srv := testServer(t)
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	u, _ := url.Parse(srv)
+	db := freshDB(t, "fix28l_ren")
+	load := []string{"workload", "init", "bank", "--rows", "10", "--db", db, dbURL(t, db)}
+	mustRun(t, load...)
+	execIn(t, db, "ALTER TABLE bank RENAME TO bank_keep")
+	drop := []string{"workload", "init", "bank", "--drop", "--rows", "10", "--db", db, dbURL(t, db)}
+	r := stampede(t, drop...)
+	checkOneLineError(t, r, 2, "")
+	if want := `stampede: error: database "` + db + `" on ` + u.Host + " holds table public.bank_keep, stampede's table of bank under a name bank does not use (renamed, so kept): --drop leaves the database alone; to drop it anyway, add --force-drop"; strings.TrimSpace(r.stderr) != want {
+		t.Errorf("got %s\nwant %s", r.stderr, want)
+	}
+	if n := queryInt(t, db, "SELECT count(*) FROM bank_keep"); n != 10 {
+		t.Errorf("bank_keep holds %d rows after the refused --drop, not 10", n)
+	}
+	execIn(t, db, "ALTER TABLE bank_keep RENAME TO bank")
+	mustRun(t, drop...)
+}
