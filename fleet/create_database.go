@@ -137,7 +137,13 @@ func createDatabases(ctx context.Context, e *env, o CreateOptions) (Totals, erro
 	if len(existing) > 0 {
 		// A tenant whose tables a user replaced is not a loaded tenant:
 		// refused, not counted as existing (cleanup refuses it too).
-		holding, err := e.holdingDatabases(ctx, keys(existing), gen)
+		// (A database that is no tenant of stampede's is refused as
+		// such below.)
+		foreign, err := e.foreignDatabases(ctx, admin, keys(existing))
+		if err != nil {
+			return t, err
+		}
+		holding, err := e.holdingDatabases(ctx, without(keys(existing), foreign), gen)
 		if err != nil {
 			return t, err
 		}

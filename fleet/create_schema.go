@@ -294,16 +294,20 @@ func createSchemas(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 		e.logf("dropped %d tenant schemas", len(state))
 		state = map[string]bool{}
 	}
-	var complete []string
+	complete := map[string]bool{}
 	for name, ok := range state {
 		if ok {
-			complete = append(complete, name)
+			complete[name] = true
 		}
 	}
 	if len(complete) > 0 {
 		// A tenant whose tables a user replaced is not a loaded tenant:
 		// refused, not counted as existing (cleanup refuses it too).
-		holding, err := holdingSchemas(ctx, db, complete, gen)
+		foreign, err := e.foreignSchemas(ctx, db, complete)
+		if err != nil {
+			return t, err
+		}
+		holding, err := holdingSchemas(ctx, db, without(keys(complete), foreign), gen)
 		if err != nil {
 			return t, err
 		}
