@@ -31,6 +31,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"sync"
 )
 
 // DefaultHeadroom is the heap growth allowed between collections during a
@@ -62,6 +63,7 @@ type Applied struct {
 // by headroom bytes before the next collection, unless Go's own pacing
 // already allows more. It leaves the pacing alone when headroom is not
 // positive or when the environment sets GOGC (the user's choice wins).
+// The previous setting is the one before Hold, when Hold holds the pacing.
 // The function it returns restores the previous setting; it may be called
 // more than once.
 func Apply(headroom int64) (Applied, func()) {
@@ -74,7 +76,7 @@ func Apply(headroom int64) (Applied, func()) {
 	}
 	runtime.GC()
 	live := liveHeap()
-	prev := currentPercent()
+	prev := release()
 	if live <= 0 || prev < 0 {
 		return Applied{Percent: prev, LiveHeap: live, Why: "the live heap is unknown"}, noop
 	}
@@ -90,6 +92,72 @@ func Apply(headroom int64) (Applied, func()) {
 			debug.SetGCPercent(prev)
 		}
 	}
+}
+
+// held is the pacing Hold replaced, until Apply or Hold's release puts it
+// back.
+var held struct {
+	sync.Mutex
+	on   bool
+	prev int
+}
+
+// minHeap is the heap Go lets grow to before its first collection at
+// GOGC=100 (its heap minimum): Hold's base before any collection.
+const minHeap = 4 << 20
+
+// Hold postpones garbage collection while a run sets up: it lets the heap
+// grow by headroom bytes above the live heap of the last collection (or
+// above Go's 4 MiB heap minimum, before the first) without collecting,
+// the growth the run's own pacing allows (Apply). A run's set-up
+// allocates its histograms and connections in a few milliseconds; under
+// Go's default pacing of a small heap that was four to six collections,
+// which had to stop goroutines sleeping in blocking reads on the
+// connections being opened (thread I/O: see sqlx) and spun meanwhile.
+//
+// Apply, called once the run is set up, collects the set-up's garbage and
+// paces the run from the pacing Hold replaced; the function Hold returns
+// puts that pacing back if the run ends before Apply (it may be called
+// more than once, and after Apply it does nothing). Like Apply, Hold does
+// nothing when headroom is not positive or GOGC is set in the environment.
+func Hold(headroom int64) func() {
+	noop := func() {}
+	if headroom <= 0 {
+		return noop
+	}
+	if v, ok := os.LookupEnv("GOGC"); ok && v != "" {
+		return noop
+	}
+	held.Lock()
+	defer held.Unlock()
+	if held.on {
+		return noop
+	}
+	prev := currentPercent()
+	live := liveHeap()
+	if live <= 0 {
+		live = minHeap // no collection yet: Go's first is at its heap minimum
+	}
+	pct := percentFor(headroom, live)
+	if prev < 0 || pct <= prev {
+		return noop
+	}
+	debug.SetGCPercent(pct)
+	held.on, held.prev = true, prev
+	return func() { release() }
+}
+
+// release puts back the pacing Hold replaced, if it is still held, and
+// returns the GOGC value in effect then.
+func release() int {
+	held.Lock()
+	defer held.Unlock()
+	if !held.on {
+		return currentPercent()
+	}
+	held.on = false
+	debug.SetGCPercent(held.prev)
+	return held.prev
 }
 
 // percentFor is the GOGC value that lets a heap of live bytes grow by
