@@ -69,10 +69,10 @@ type Applied struct {
 func Apply(headroom int64) (Applied, func()) {
 	noop := func() {}
 	if headroom <= 0 {
-		return Applied{Percent: currentPercent(), Why: "no headroom asked"}, noop
+		return Applied{Percent: release(), Why: "no headroom asked"}, noop
 	}
 	if v, ok := os.LookupEnv("GOGC"); ok && v != "" {
-		return Applied{Percent: currentPercent(), Why: "GOGC is set in the environment"}, noop
+		return Applied{Percent: release(), Why: "GOGC is set in the environment"}, noop
 	}
 	runtime.GC()
 	live := liveHeap()
@@ -100,6 +100,15 @@ var held struct {
 	sync.Mutex
 	on   bool
 	prev int
+	gen  uint64 // counts Holds, so that a cleanup releases only its own
+}
+
+// sentinel is the object whose cleanup ends a Hold at the first
+// collection (a pointer and some room keep it off the tiny allocator,
+// whose blocks are freed together).
+type sentinel struct {
+	_ *int
+	_ [3]uintptr
 }
 
 // minHeap is the heap Go lets grow to before its first collection at
@@ -115,11 +124,15 @@ const minHeap = 4 << 20
 // which had to stop goroutines sleeping in blocking reads on the
 // connections being opened (thread I/O: see sqlx) and spun meanwhile.
 //
-// Apply, called once the run is set up, collects the set-up's garbage and
-// paces the run from the pacing Hold replaced; the function Hold returns
-// puts that pacing back if the run ends before Apply (it may be called
-// more than once, and after Apply it does nothing). Like Apply, Hold does
-// nothing when headroom is not positive or GOGC is set in the environment.
+// The hold ends at the first collection (the heap grew by headroom), at
+// Apply, which collects the set-up's garbage and paces the run from the
+// pacing Hold replaced, or when the function Hold returns is called (it
+// may be called more than once, and does nothing once the hold ended),
+// whichever comes first. A Hold while one holds does nothing. Like Apply,
+// Hold does nothing when headroom is not positive or GOGC is set in the
+// environment. A process may Hold from its start (its command line's
+// set-up) as a run does: at most one collection is postponed, by at most
+// headroom bytes.
 func Hold(headroom int64) func() {
 	noop := func() {}
 	if headroom <= 0 {
@@ -143,8 +156,22 @@ func Hold(headroom int64) func() {
 		return noop
 	}
 	debug.SetGCPercent(pct)
+	held.gen++
 	held.on, held.prev = true, prev
+	// The first collection ends the hold: past it, the raised GOGC would
+	// let a live heap grown meanwhile grow by pct percent of itself.
+	runtime.AddCleanup(new(sentinel), releaseGen, held.gen)
 	return func() { release() }
+}
+
+// releaseGen releases the Hold numbered gen, if it still holds.
+func releaseGen(gen uint64) {
+	held.Lock()
+	defer held.Unlock()
+	if held.on && held.gen == gen {
+		held.on = false
+		debug.SetGCPercent(held.prev)
+	}
 }
 
 // release puts back the pacing Hold replaced, if it is still held, and

@@ -1,8 +1,10 @@
 package gcpace
 
 import (
+	"runtime"
 	"runtime/debug"
 	"testing"
+	"time"
 )
 
 func TestPercentFor(t *testing.T) {
@@ -105,11 +107,13 @@ func TestHold(t *testing.T) {
 		headroom int64
 		holds    bool
 		apply    bool
+		collect  bool
 	}{
 		{name: "no headroom", headroom: 0},
 		{name: "the user's GOGC", env: "100", headroom: 1 << 30},
 		{name: "released before Apply", headroom: 1 << 30, holds: true},
 		{name: "then Apply", headroom: 1 << 30, holds: true, apply: true},
+		{name: "until a collection", headroom: 1 << 30, holds: true, collect: true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Setenv("GOGC", c.env)
@@ -131,6 +135,16 @@ func TestHold(t *testing.T) {
 				Hold(1 << 20)()
 				if got := currentPercent(); got != held {
 					t.Errorf("GOGC after a second Hold and its release = %d, want %d", got, held)
+				}
+			}
+			if c.collect {
+				runtime.GC() // the hold's cleanup runs after it, on its own goroutine
+				deadline := time.Now().Add(5 * time.Second)
+				for currentPercent() != 100 && time.Now().Before(deadline) {
+					time.Sleep(time.Millisecond)
+				}
+				if got := currentPercent(); got != 100 {
+					t.Errorf("GOGC 5 s after a collection during the hold = %d, want 100 as before Hold", got)
 				}
 			}
 			if c.apply {
