@@ -217,6 +217,8 @@ func (o *Sweep) End(st sweep.Step) {
 	}
 	verdict := "-"
 	switch {
+	case st.Judged && st.Met && st.Why != "":
+		verdict = "met: " + st.Why
 	case st.Judged && st.Met:
 		verdict = "met"
 	case st.Judged:
@@ -284,13 +286,26 @@ type stepObject struct {
 	Telemetry *telemetry.Summary `json:"telemetry,omitempty"`
 	Met       *bool              `json:"slo_met,omitempty"`
 	Why       string             `json:"slo_missed,omitempty"`
+	// Note is why a met SLO's term short of its bound counts as met
+	// (an efficiency within chance of it).
+	Note string `json:"slo_note,omitempty"`
+}
+
+// setWhy files an SLO's verdict text: why it missed, or a met one's note.
+func (o *stepObject) setWhy(why string) {
+	if o.Met != nil && *o.Met {
+		o.Note = why
+	} else {
+		o.Why = why
+	}
 }
 
 func stepJSON(st sweep.Step) stepObject {
 	o := stepObject{Type: "step", N: st.N, Value: st.Value, Value2: st.Value2, Rep: st.Rep, MaxRate: st.Target, Workers: st.Workers, Run: st.RunID, Dir: st.Dir, Status: st.Status, Total: st.Total, Figures: st.Figures, Telemetry: st.Telemetry}
 	if st.Judged {
 		met := st.Met
-		o.Met, o.Why = &met, st.Why
+		o.Met = &met
+		o.setWhy(st.Why)
 	}
 	return o
 }
@@ -379,6 +394,7 @@ type pointObject struct {
 	P99Max    float64       `json:"p99_ms_max"`
 	Met       *bool         `json:"slo_met,omitempty"`
 	Why       string        `json:"slo_missed,omitempty"`
+	Note      string        `json:"slo_note,omitempty"`
 }
 
 func pointJSON(p sweep.Point) pointObject {
@@ -386,7 +402,12 @@ func pointJSON(p sweep.Point) pointObject {
 		RateMin: p.RateMin, RateMax: p.RateMax, P99Min: p.P99Min, P99Max: p.P99Max}
 	if p.Judged {
 		met := p.Met
-		o.Met, o.Why = &met, p.Median.Why
+		o.Met = &met
+		if met {
+			o.Note = p.Median.Why
+		} else {
+			o.Why = p.Median.Why
+		}
 	}
 	return o
 }

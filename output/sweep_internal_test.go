@@ -67,3 +67,69 @@ func TestSweepGolden(t *testing.T) {
 		})
 	}
 }
+
+// TestSweepEfficiencyWithinChance: a TPC-C search's step whose efficiency
+// is short of the SLO's bound by sampling noise alone is met, its verdict
+// says why (in the table, the conclusion and the NDJSON's slo_note), and
+// one beyond chance misses (golden files, -update rewrites them).
+func TestSweepEfficiencyWithinChance(t *testing.T) {
+	slo, err := sweep.ParseSLO(sweep.TPCCSLO)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops := func(newOrders int64) map[string]stats.Summary {
+		m := map[string]stats.Summary{}
+		for _, op := range []string{"newOrder", "payment", "orderStatus", "delivery", "stockLevel"} {
+			m[op] = stats.Summary{Count: newOrders, P90: 40}
+		}
+		return m
+	}
+	steps := []sweep.Step{
+		// 26 New-Orders in 2 minutes at 1 warehouse: 80.9% (interval to 118%).
+		{N: 1, Value: 1, RunID: "20261129-210000-tpcc-aaaa", Status: "completed", Workers: 10, Ops: ops(26),
+			Total: stats.Summary{Count: 58, Rate: 0.48, P50: 20, P95: 60, P99: 90, P999: 95, Max: 99}, Figures: map[string]float64{"efficiency": 80.9}},
+		// 1,500 New-Orders at 8 warehouses: 72.9% (interval to 76.7%).
+		{N: 2, Value: 8, RunID: "20261129-210230-tpcc-bbbb", Status: "completed", Workers: 80, Ops: ops(1500),
+			Total: stats.Summary{Count: 3340, Rate: 27.8, P50: 25, P95: 70, P99: 95, P999: 99, Max: 120}, Figures: map[string]float64{"efficiency": 72.9}},
+	}
+	for i := range steps {
+		steps[i].Judged = true
+		steps[i].Met, steps[i].Why = slo.Check(sweep.Measure{Total: steps[i].Total, Ops: steps[i].Ops, Figures: steps[i].Figures})
+	}
+	if !steps[0].Met || steps[1].Met {
+		t.Fatalf("met %v (%s), %v (%s): want the first within chance, the second missed", steps[0].Met, steps[0].Why, steps[1].Met, steps[1].Why)
+	}
+	res := &sweep.Result{ID: "20261129-210000-3c4d", Param: "active-warehouses", SLO: slo, Search: true, Steps: steps}
+	res.Best, res.Miss, res.Peak = &res.Steps[0], &res.Steps[1], &res.Steps[1]
+	for _, asJSON := range []bool{false, true} {
+		golden := "sweep_efficiency.golden"
+		if asJSON {
+			golden = "sweep_efficiency_json.golden"
+		}
+		t.Run(golden, func(t *testing.T) {
+			var out, status bytes.Buffer
+			o := &Sweep{W: &out, Status: &status, JSON: asJSON, Plan: "a search from 1 to 8", Duration: "30s ramp + 2m0s each",
+				Hint: func(s string) string { return s + " --results-dir /r" }}
+			o.Header(res.ID, "tpcc", "--active-warehouses", "1:8", slo)
+			for _, st := range steps {
+				o.Begin(st, &run.Spec{Concurrency: st.Workers})
+				o.End(st)
+			}
+			o.Done(res)
+			got := append(status.Bytes(), out.Bytes()...)
+			path := filepath.Join("testdata", golden)
+			if *update {
+				if err := os.WriteFile(path, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run with -update to create it)", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("got:\n%s\nwant:\n%s", got, want)
+			}
+		})
+	}
+}

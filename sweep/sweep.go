@@ -729,6 +729,9 @@ func (res *Result) Conclusion() string {
 			s += "; every step met it: the limit is higher"
 		}
 	}
+	if res.Best != nil && res.Best.Why != "" {
+		s += fmt.Sprintf("\n%s %s (step %d) met it: %s", flag, Format(res.Best.Value), res.Best.N, res.Best.Why)
+	}
 	if res.Miss != nil {
 		s += fmt.Sprintf("\n%s %s (step %d) missed: %s", flag, Format(res.Miss.Value), res.Miss.N, res.Miss.Why)
 	}

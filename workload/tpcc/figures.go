@@ -6,9 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"gonum.org/v1/gonum/stat/distuv"
-
 	"github.com/stampede-bench/stampede/sqlx"
+	"github.com/stampede-bench/stampede/stats"
 	"github.com/stampede-bench/stampede/workload"
 )
 
@@ -132,12 +131,7 @@ const confidence = 0.95
 // times and the deck of cards make the count vary less than a Poisson
 // count of the same mean (simulated in TestEfficiencyIntervalCoverage).
 func countInterval(n int64) (lo, hi float64) {
-	alpha := 1 - confidence
-	if n > 0 {
-		lo = distuv.ChiSquared{K: float64(2 * n)}.Quantile(alpha/2) / 2
-	}
-	hi = distuv.ChiSquared{K: float64(2*n + 2)}.Quantile(1-alpha/2) / 2
-	return lo, hi
+	return stats.PoissonInterval(n, confidence)
 }
 
 // maxEfficiency is the highest efficiency, in percent, that terminals
