@@ -127,12 +127,15 @@ func (g *tpcc) checkTenantMeta(m meta, db *sqlx.DB) error {
 // preRun checks that the database (in column mode, the tenant's row of
 // tpcc_meta) was loaded by this version with the same --warehouses.
 func (g *tpcc) preRun(ctx context.Context, db *sqlx.DB) error {
+	// The flags passed Validate when parsed; what it finds now is the
+	// range against the warehouses taken from the load (AdoptWarehouses):
+	// bad input (exit 2), as a load mismatch.
 	if err := g.validate(); err != nil {
-		return err
+		return loadMismatch(err.Error())
 	}
 	if db.Null() {
-		return g.checkClients(fmt.Sprintf("run's default --warehouses %d (the null driver reads no load)", g.warehouses),
-			fmt.Sprintf("--warehouses, or a range within 1:%d", g.warehouses))
+		return asMismatch(g.checkClients(fmt.Sprintf("run's default --warehouses %d (the null driver reads no load)", g.warehouses),
+			fmt.Sprintf("--warehouses, or a range within 1:%d", g.warehouses)))
 	}
 	if err := g.checkProfile(ctx, db); err != nil {
 		return err
@@ -149,8 +152,16 @@ func (g *tpcc) preRun(ctx context.Context, db *sqlx.DB) error {
 	}
 	// A run given no --warehouses whose load holds the default's count
 	// (not adopted): its range is checked against the load here.
-	return g.checkClients(fmt.Sprintf("the %s that init loaded into database %s (tpcc_meta)", nWarehouses(m.warehouses), db.Database()),
-		fmt.Sprintf("a range within 1:%d", m.warehouses))
+	return asMismatch(g.checkClients(fmt.Sprintf("the %s that init loaded into database %s (tpcc_meta)", nWarehouses(m.warehouses), db.Database()),
+		fmt.Sprintf("a range within 1:%d", m.warehouses)))
+}
+
+// asMismatch makes err a loadMismatch (nil stays nil).
+func asMismatch(err error) error {
+	if err == nil {
+		return nil
+	}
+	return loadMismatch(err.Error())
 }
 
 // check is a consistency condition of clause 3.3.2.
