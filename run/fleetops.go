@@ -188,6 +188,9 @@ func CheckFleet(ctx context.Context, op FleetOp, out io.Writer) (fleet.CheckResu
 	if err := fleet.CheckShares(ctx, t); err != nil {
 		return fleet.CheckResult{}, loadInput(err)
 	}
+	if err := fleet.RefuseForeignTenants(ctx, t, "check reads", fleetTables(op.Workload, op.Spec)); err != nil {
+		return fleet.CheckResult{}, foreignTenants(err)
+	}
 	if err := adoptFleetFlags(ctx, t, op.Workload, op.Log); err != nil {
 		return fleet.CheckResult{}, err
 	}
@@ -274,6 +277,28 @@ func execRecordName(stmt string, spec fleet.Spec, base sqlx.Options) string {
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
+// fleetTables returns the names of gen's tables (in column mode, of its
+// first tenant's).
+func fleetTables(gen workload.Generator, spec fleet.Spec) []string {
+	if tc, ok := gen.(workload.TenantColumner); ok && spec.Mode == fleet.ModeColumn {
+		tc.SetTenant(1)
+	}
+	var names []string
+	for _, tb := range gen.Tables() {
+		names = append(names, tb.Name)
+	}
+	return names
+}
+
+// foreignTenants makes fleet.RefuseForeignTenants' refusals bad input
+// (exit 2); other errors stay as they are.
+func foreignTenants(err error) error {
+	if errors.Is(err, fleet.ErrNotTenants) || errors.Is(err, workload.ErrForeign) {
+		return asInput(err)
+	}
+	return err
+}
+
 // adoptFleetFlags gives gen the data flags init recorded in the fleet's
 // first tenant (fleet.RecordedFlags) that the command line did not give,
 // as a single database's run and check take init's record, and says so
@@ -309,8 +334,61 @@ func adoptFleetFlags(ctx context.Context, t fleet.Target, gen workload.Generator
 		fl.Changed = true
 		notes = append(notes, a)
 	}
+	if err := fleetMismatch(t, gen, recorded); err != nil {
+		return err
+	}
 	if len(notes) > 0 && log != nil {
 		fmt.Fprintf(log, "note: using %s, as init (of %s) loaded the fleet\n", strings.Join(notes, ", "), gen.Meta().Name)
+	}
+	return nil
+}
+
+// fleetMismatch refuses (bad input) a data setting the command line gave
+// with a value other than the one init loaded the fleet with (recorded
+// in its marker; a setting init was not given was loaded at its
+// default), as a single database's run and check refuse it
+// (workload.LoadMismatchError): the tenants would otherwise read as
+// failed checks or missing tenants.
+func fleetMismatch(t fleet.Target, gen workload.Generator, recorded []string) error {
+	f, ok := gen.(workload.Flagser)
+	if !ok {
+		return nil
+	}
+	var settings []workload.DataSetting
+	if ds, ok := gen.(workload.DataSpecer); ok {
+		settings = ds.DataSettings()
+	} else {
+		// TPC-C records its scale in tpcc_meta, not as DataSettings.
+		for _, s := range workload.FlagSettings(f.Flags()) {
+			if s.Name == "warehouses" {
+				settings = append(settings, s)
+			}
+		}
+	}
+	loaded := map[string]string{}
+	for _, a := range recorded {
+		name, v, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+		loaded[name] = v
+	}
+	for _, s := range settings {
+		name := strings.TrimPrefix(s.Flag, "--")
+		fl := f.Flags().Lookup(name)
+		if !s.Given || fl == nil || !strings.HasPrefix(s.Flag, "--") {
+			continue
+		}
+		if _, slice := fl.Value.(pflag.SliceValue); slice {
+			continue
+		}
+		v, ok := loaded[name]
+		if !ok {
+			v = fl.DefValue
+		}
+		if v == s.Value || s.Fits != nil && s.Fits(v) {
+			continue
+		}
+		name = gen.Meta().Name
+		return inputf("%s %s differs from what init (of %s) loaded into the fleet's %s, %s %s: give %s %s, or reload the fleet with `stampede init %s --drop %s %s`",
+			s.Flag, s.Value, name, TenantsSummary(t.Spec), s.Flag, v, s.Flag, v, name, s.Flag, s.Value)
 	}
 	return nil
 }
