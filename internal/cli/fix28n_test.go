@@ -70,3 +70,32 @@ func TestFleetRunRefusesUsersTenants(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckBulkInsertAndRunPgbench checks two answers of normal use:
+// `check bulk_insert` after its init says in one line that bulk_insert
+// has no consistency checks and exits 0 (in stampede's form and
+// sysbench's), where it exited 2; `run pgbench` names the two commands
+// that run pgbench's transactions.
+func TestCheckBulkInsertAndRunPgbench(t *testing.T) {
+	testServer(t)
+	db := freshDB(t, "fix28n_bi")
+	adminExec(t, "CREATE DATABASE "+db)
+	if r := stampede(t, "init", "bulk_insert", dbURL(t, db)); r.code != 0 {
+		t.Fatalf("init bulk_insert: exit %d\n%s", r.code, r.stderr)
+	}
+	line := "bulk_insert has no consistency checks (sysbench's bulk_insert has none either): nothing to check\n"
+	for _, args := range [][]string{
+		{"check", "bulk_insert", dbURL(t, db)},
+		append(append([]string{"bulk_insert"}, sysbenchConn(t, db)...), "check"),
+	} {
+		r := stampede(t, args...)
+		if r.code != 0 || r.stdout != line {
+			t.Errorf("%s: exit %d, stdout %q, want 0 and %q\n%s", args, r.code, r.stdout, line, r.stderr)
+		}
+	}
+	r := stampede(t, "run", "pgbench", "--duration", "1s", dbURL(t, db))
+	checkOneLineError(t, r, 2, "workload pgbench cannot be run itself: run pgbench's transactions on its tables with `stampede run sql -b tpcb-like --duration 1s ")
+	if !strings.Contains(r.stderr, "`stampede pgbench`") {
+		t.Errorf("run pgbench does not name `stampede pgbench`:\n%s", r.stderr)
+	}
+}
