@@ -195,7 +195,7 @@ func CheckFleet(ctx context.Context, op FleetOp, out io.Writer) (fleet.CheckResu
 	if err := fleet.RefuseForeignTenants(ctx, t, "check reads", fleetTables(op.Workload, op.Spec)); err != nil {
 		return fleet.CheckResult{}, foreignTenants(err)
 	}
-	if err := adoptFleetFlags(ctx, t, op.Workload, op.Log); err != nil {
+	if _, err := adoptFleetFlags(ctx, t, op.Workload, op.Log); err != nil {
 		return fleet.CheckResult{}, err
 	}
 	res, err := fleet.Check(ctx, fleet.CheckOptions{Target: t, NewGenerator: generatorFactory(op.Workload, 1)})
@@ -308,14 +308,36 @@ func foreignTenants(err error) error {
 // as a single database's run and check take init's record, and says so
 // on log ("note: using --rows=10, ..."). Flags the command line gave are
 // left as given.
-func adoptFleetFlags(ctx context.Context, t fleet.Target, gen workload.Generator, log io.Writer) error {
+//
+// A role that may not read the marker runs with the flags given: when
+// some data setting was not given, a warning on log says which defaults
+// stand, and unread (for the run's messages about tenants that do not
+// hold them) says to give init's flags.
+func adoptFleetFlags(ctx context.Context, t fleet.Target, gen workload.Generator, log io.Writer) (unread string, err error) {
 	f, ok := gen.(workload.Flagser)
 	if !ok {
-		return nil
+		return "", nil
 	}
 	recorded, found, err := fleet.RecordedFlags(ctx, t)
+	var mu *fleet.MarkerUnreadableError
+	if errors.As(err, &mu) {
+		var defaults []string
+		for _, s := range scaleSettings(gen, f) {
+			if !s.Given {
+				defaults = append(defaults, s.Flag+" "+s.Value)
+			}
+		}
+		if len(defaults) == 0 {
+			return "", nil
+		}
+		unread = fmt.Sprintf("%s, so the defaults %s stand: give init's data flags on the command line", mu.Error(), strings.Join(defaults, ", "))
+		if log != nil {
+			fmt.Fprintf(log, "warning: %s\n", unread)
+		}
+		return unread, nil
+	}
 	if err != nil || !found {
-		return err
+		return "", err
 	}
 	flags := f.Flags()
 	given := map[string]bool{}
@@ -333,18 +355,33 @@ func adoptFleetFlags(ctx context.Context, t fleet.Target, gen workload.Generator
 			err = fl.Value.Set(v)
 		}
 		if err != nil {
-			return fmt.Errorf("adopting %s from the fleet's init: %w", a, err)
+			return "", fmt.Errorf("adopting %s from the fleet's init: %w", a, err)
 		}
 		fl.Changed = true
 		notes = append(notes, a)
 	}
 	if err := fleetMismatch(t, gen, recorded); err != nil {
-		return err
+		return "", err
 	}
 	if len(notes) > 0 && log != nil {
 		fmt.Fprintf(log, "note: using %s, as init (of %s) loaded the fleet\n", strings.Join(notes, ", "), gen.Meta().Name)
 	}
-	return nil
+	return "", nil
+}
+
+// scaleSettings returns gen's data settings (TPC-C, which records its
+// scale in tpcc_meta, its --warehouses).
+func scaleSettings(gen workload.Generator, f workload.Flagser) []workload.DataSetting {
+	if ds, ok := gen.(workload.DataSpecer); ok {
+		return ds.DataSettings()
+	}
+	var settings []workload.DataSetting
+	for _, s := range workload.FlagSettings(f.Flags()) {
+		if s.Name == "warehouses" {
+			settings = append(settings, s)
+		}
+	}
+	return settings
 }
 
 // fleetMismatch refuses (bad input) a data setting the command line gave
@@ -358,17 +395,7 @@ func fleetMismatch(t fleet.Target, gen workload.Generator, recorded []string) er
 	if !ok {
 		return nil
 	}
-	var settings []workload.DataSetting
-	if ds, ok := gen.(workload.DataSpecer); ok {
-		settings = ds.DataSettings()
-	} else {
-		// TPC-C records its scale in tpcc_meta, not as DataSettings.
-		for _, s := range workload.FlagSettings(f.Flags()) {
-			if s.Name == "warehouses" {
-				settings = append(settings, s)
-			}
-		}
-	}
+	settings := scaleSettings(gen, f)
 	loaded := map[string]string{}
 	for _, a := range recorded {
 		name, v, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")

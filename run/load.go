@@ -539,6 +539,11 @@ func Cleanup(ctx context.Context, spec CleanupSpec) error {
 		}
 	}
 	drop := append(slices.Clone(existing), runTables...)
+	// A role that may not drop one of them drops none, rather than
+	// part of the load.
+	if err := workload.RefuseNotOwned(ctx, db, drop); err != nil {
+		return asInput(err)
+	}
 	cascade, err := refuseAll(ctx, db, gen, foreign, existing, drop, spec.ForceDrop, "cleanup", log)
 	if err != nil {
 		return err

@@ -258,7 +258,8 @@ func (r *Run) openFleet(ctx context.Context) (*source, error) {
 	if err := fleet.RefuseForeignTenants(ctx, recordTarget, "run runs on", fleetTables(gen, f.Spec)); err != nil {
 		return nil, foreignTenants(err)
 	}
-	if err := adoptFleetFlags(ctx, recordTarget, gen, r.log); err != nil {
+	unread, err := adoptFleetFlags(ctx, recordTarget, gen, r.log)
+	if err != nil {
 		return nil, err
 	}
 	ownRates := false
@@ -323,6 +324,7 @@ func (r *Run) openFleet(ctx context.Context) (*source, error) {
 		Last:             f.Last,
 		Seed:             r.seed,
 		NewGen:           newGen,
+		MarkerUnread:     unread,
 		Warn:             r.warnf,
 		Login:            login,
 	})

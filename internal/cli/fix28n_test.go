@@ -2,8 +2,10 @@ package cli_test
 
 import (
 	"fmt"
+	"net/url"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestFleetRunRefusesUsersTenants runs and checks a fleet whose
@@ -97,5 +99,84 @@ func TestCheckBulkInsertAndRunPgbench(t *testing.T) {
 	checkOneLineError(t, r, 2, "workload pgbench cannot be run itself: run pgbench's transactions on its tables with `stampede run sql -b tpcb-like --duration 1s ")
 	if !strings.Contains(r.stderr, "`stampede pgbench`") {
 		t.Errorf("run pgbench does not name `stampede pgbench`:\n%s", r.stderr)
+	}
+}
+
+// roleURL is database db's URL as role.
+func roleURL(t *testing.T, db, role string) string {
+	t.Helper()
+	u, err := url.Parse(dbURL(t, db))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.User = url.User(role)
+	return u.String()
+}
+
+// TestLimitedRoleAnswers runs cleanup, fleet check and fleet run as roles
+// without the privileges they need: each answers in one line that names
+// the privilege and who has it (not a raw "permission denied ... (SQLSTATE
+// 42501)"), and nothing is dropped; a fleet check given init's --rows
+// passes though the role may not read the tenants' marker, and a run
+// without it says that the marker could not be read and to give init's
+// flags instead of advising a reload at the default size.
+func TestLimitedRoleAnswers(t *testing.T) {
+	testServer(t)
+	res := t.TempDir()
+	role := fmt.Sprintf("fix28n_lim_%d", time.Now().UnixNano()%1e9)
+	adminExec(t, "CREATE ROLE "+role+" LOGIN")
+	own := freshDB(t, "fix28n_own")
+	own2 := freshDB(t, "fix28n_own2")
+	fl := freshDB(t, "fix28n_fl")
+	t.Cleanup(func() {
+		adminExec(t, "DROP DATABASE IF EXISTS "+own+" WITH (FORCE)", "DROP DATABASE IF EXISTS "+own2+" WITH (FORCE)",
+			"DROP DATABASE IF EXISTS "+fl+" WITH (FORCE)", "DROP ROLE IF EXISTS "+role)
+	})
+	adminExec(t, "CREATE DATABASE "+own, "CREATE DATABASE "+own2, "CREATE DATABASE "+fl)
+	for _, a := range [][]string{
+		{"init", "bank", "--rows", "10", dbURL(t, own)},
+		{"init", "tpcc", "--warehouses", "1", dbURL(t, own2)},
+		{"init", "bank", "--rows", "10", "--tenants", "2", "--tenant-mode", "schema", dbURL(t, fl)},
+	} {
+		if r := stampede(t, a...); r.code != 0 {
+			t.Fatalf("%s: exit %d\n%s", a, r.code, r.stderr)
+		}
+	}
+	execIn(t, own, "ALTER TABLE bank OWNER TO "+role)
+	execIn(t, own2, "ALTER TABLE customer OWNER TO "+role, "ALTER TABLE item OWNER TO "+role, "GRANT SELECT, DELETE ON stampede_load TO "+role)
+	execIn(t, fl, "GRANT USAGE ON SCHEMA bank_1, bank_2 TO "+role, "GRANT SELECT, UPDATE ON bank_1.bank, bank_2.bank TO "+role)
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		code  int
+		want  string
+		db    string
+		count string
+		keep  int64
+	}{
+		{"cleanup bank without SELECT on stampede_load", []string{"cleanup", "bank", roleURL(t, own, role)}, 1,
+			"role " + role + " may not read table stampede_load (stampede's record of what init loaded), which belongs to role postgres: connect as postgres or a superuser, or have postgres `GRANT SELECT ON stampede_load TO " + role + "`",
+			own, "SELECT count(*) FROM bank", 10},
+		{"cleanup tpcc owning some tables", []string{"cleanup", "tpcc", roleURL(t, own2, role)}, 2,
+			"belongs to role postgres, and role " + role + " may not drop it (only its owner may): connect as its owner postgres or a superuser; nothing was dropped",
+			own2, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'stampede_load'", 10},
+		{"fleet run without --rows, marker unreadable", []string{"run", "bank", "--tenants", "2", "--tenant-mode", "schema", "--duration", "1s", "--results-dir", res, roleURL(t, fl, role)}, 1,
+			"does not hold what the run needs: table bank in database " + fl + " has no account 999: it holds fewer accounts than --rows 1000; this role may not read table stampede_tenant in schema \"bank_1\" of database \"" + fl + "\", where init recorded the fleet's data flags, so the defaults --initial-balance 1000, --rows 1000 stand: give init's data flags on the command line",
+			fl, "SELECT count(*) FROM bank_1.bank", 10},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := stampede(t, tc.args...)
+			checkFinalError(t, r, tc.code, tc.want)
+			if strings.Contains(r.stderr, "SQLSTATE") || strings.Contains(r.stderr, "reload") {
+				t.Errorf("raw server error or reload advice:\n%s", r.stderr)
+			}
+			if n := queryInt(t, tc.db, tc.count); n != tc.keep {
+				t.Errorf("%s = %d after the refusal, want %d", tc.count, n, tc.keep)
+			}
+		})
+	}
+	r := stampede(t, "check", "bank", "--rows", "10", "--tenants", "2", "--tenant-mode", "schema", roleURL(t, fl, role))
+	if r.code != 0 || !strings.Contains(r.stdout, "2 tenants checked, 0 failed") {
+		t.Errorf("fleet check --rows 10 as a role that may not read the marker: exit %d, want 0\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
