@@ -180,3 +180,43 @@ func TestLimitedRoleAnswers(t *testing.T) {
 		t.Errorf("fleet check --rows 10 as a role that may not read the marker: exit %d, want 0\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestTenantRolesGiveBackPublicCreate checks that a schema-mode init
+// --tenant-roles over a database whose owner granted CREATE on schema
+// public to PUBLIC revokes it (as before) and that cleanup grants exactly
+// that back, saying so in one line: the user's other roles may create
+// tables there again (before, the grant was gone for good).
+func TestTenantRolesGiveBackPublicCreate(t *testing.T) {
+	testServer(t)
+	db := freshDB(t, "fix28n_acl")
+	adminExec(t, "CREATE DATABASE "+db)
+	execIn(t, db, "GRANT CREATE ON SCHEMA public TO PUBLIC")
+	acl := "SELECT count(*) FROM pg_namespace, aclexplode(nspacl) a WHERE nspname = 'public' AND a.grantee = 0 AND a.privilege_type = 'CREATE'"
+	fleetArgs := []string{"--tenants", "2", "--tenant-mode", "schema", dbURL(t, db)}
+	if r := stampede(t, append([]string{"init", "bank", "--rows", "10", "--tenant-roles"}, fleetArgs...)...); r.code != 0 {
+		t.Fatalf("init: exit %d\n%s", r.code, r.stderr)
+	}
+	if n := queryInt(t, db, acl); n != 0 {
+		t.Fatalf("after init --tenant-roles PUBLIC still has CREATE on schema public")
+	}
+	r := stampede(t, append([]string{"cleanup", "bank"}, fleetArgs...)...)
+	want := fmt.Sprintf("gave back PUBLIC's CREATE on schema public of database %q, which init --tenant-roles revoked\n", db)
+	if r.code != 0 || strings.Count(r.stdout+r.stderr, want) != 1 {
+		t.Errorf("cleanup: exit %d, want 0 and the line %q\n%s%s", r.code, want, r.stdout, r.stderr)
+	}
+	if n := queryInt(t, db, acl); n != 1 {
+		t.Errorf("after cleanup PUBLIC has %d CREATE grants on schema public, want the user's 1", n)
+	}
+	// A database where PUBLIC had no CREATE (PostgreSQL 15's default)
+	// gets none: cleanup gives back only what init took.
+	db2 := freshDB(t, "fix28n_acl2")
+	adminExec(t, "CREATE DATABASE "+db2)
+	fleetArgs[len(fleetArgs)-1] = dbURL(t, db2)
+	if r := stampede(t, append([]string{"init", "bank", "--rows", "10", "--tenant-roles"}, fleetArgs...)...); r.code != 0 {
+		t.Fatalf("init: exit %d\n%s", r.code, r.stderr)
+	}
+	r = stampede(t, append([]string{"cleanup", "bank"}, fleetArgs...)...)
+	if r.code != 0 || strings.Contains(r.stdout+r.stderr, "gave back") || queryInt(t, db2, acl) != 0 {
+		t.Errorf("cleanup over a database where PUBLIC had no CREATE: exit %d, want 0, no grant\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
