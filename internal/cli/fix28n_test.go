@@ -220,3 +220,43 @@ func TestTenantRolesGiveBackPublicCreate(t *testing.T) {
 		t.Errorf("cleanup over a database where PUBLIC had no CREATE: exit %d, want 0, no grant\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestFleetCleanupSaysHowFarItGot makes a database-mode fleet cleanup
+// fail part-way (tenant 2 is made a template database, which DROP
+// DATABASE refuses): the error says how many tenants it dropped, of how
+// many, and names exactly those that remain (checked against
+// pg_database), and the same cleanup drops them once the cause is gone.
+func TestFleetCleanupSaysHowFarItGot(t *testing.T) {
+	testServer(t)
+	pattern := freshDB(t, "fix28n_pc") + "_%d"
+	for i := 1; i <= 3; i++ {
+		n := fmt.Sprintf(pattern, i)
+		t.Cleanup(func() {
+			adminExec(t, "UPDATE pg_database SET datistemplate = false WHERE datname = '"+n+"'", "DROP DATABASE IF EXISTS "+n+" WITH (FORCE)")
+		})
+	}
+	fleetArgs := []string{"--tenants", "3", "--tenant-pattern", pattern, dbURL(t, "postgres")}
+	if r := stampede(t, append([]string{"init", "bank", "--rows", "10"}, fleetArgs...)...); r.code != 0 {
+		t.Fatalf("init: exit %d\n%s", r.code, r.stderr)
+	}
+	stuck := fmt.Sprintf(pattern, 2)
+	adminExec(t, "ALTER DATABASE "+stuck+" IS_TEMPLATE true")
+	r := stampede(t, append([]string{"cleanup", "bank"}, fleetArgs...)...)
+	var left []string
+	for i := 1; i <= 3; i++ {
+		if n := fmt.Sprintf(pattern, i); queryInt(t, "postgres", "SELECT count(*) FROM pg_database WHERE datname = '"+n+"'") == 1 {
+			left = append(left, n)
+		}
+	}
+	want := fmt.Sprintf("dropped %d of 3 tenant databases, then stopped at dropping database %q: ", 3-len(left), stuck)
+	lines := checkFinalError(t, r, 1, want)
+	last := lines[len(lines)-1]
+	tail := fmt.Sprintf("; %d not dropped (%s): run the same cleanup again to drop them", len(left), strings.Join(left, ", "))
+	if !strings.HasSuffix(last, tail) {
+		t.Errorf("the error does not end %q:\n%s", tail, last)
+	}
+	adminExec(t, "ALTER DATABASE "+stuck+" IS_TEMPLATE false")
+	if r := stampede(t, append([]string{"cleanup", "bank"}, fleetArgs...)...); r.code != 0 || !strings.Contains(r.stdout+r.stderr, fmt.Sprintf("dropped %d tenant databases", len(left))) && len(left) > 1 {
+		t.Errorf("the second cleanup: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
