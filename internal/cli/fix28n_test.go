@@ -3,6 +3,7 @@ package cli_test
 import (
 	"fmt"
 	"net/url"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -258,5 +259,46 @@ func TestFleetCleanupSaysHowFarItGot(t *testing.T) {
 	adminExec(t, "ALTER DATABASE "+stuck+" IS_TEMPLATE false")
 	if r := stampede(t, append([]string{"cleanup", "bank"}, fleetArgs...)...); r.code != 0 || !strings.Contains(r.stdout+r.stderr, fmt.Sprintf("dropped %d tenant databases", len(left))) && len(left) > 1 {
 		t.Errorf("the second cleanup: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestRunsOverRealPgbenchTablesWarn loads pgbench's tables with the real
+// pgbench (pgbench -i: no record or mark of stampede's) and adds a row of
+// the user's to pgbench_history: the pgbench form without -n still
+// empties it, as pgbench does, but first warns naming the table and its
+// row count; `run sql -b tpcb-like` warns that it writes into pgbench's
+// tables stampede did not load, as every run does.
+func TestRunsOverRealPgbenchTablesWarn(t *testing.T) {
+	testServer(t)
+	if _, err := exec.LookPath("pgbench"); err != nil {
+		t.Skip("pgbench is not installed")
+	}
+	db := freshDB(t, "fix28n_pg")
+	adminExec(t, "CREATE DATABASE "+db)
+	if out, err := exec.Command("pgbench", "-i", "-s", "1", "-q", dbURL(t, db)).CombinedOutput(); err != nil {
+		t.Fatalf("pgbench -i: %v\n%s", err, out)
+	}
+	mine := "INSERT INTO pgbench_history VALUES (1, 1, 1, 42, now(), 'MINE')"
+	execIn(t, db, mine)
+	u, err := url.Parse(dbURL(t, db))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := stampede(t, "pgbench", "-T", "1", "-h", u.Hostname(), "-p", u.Port(), "-U", u.User.Username(), db)
+	want := fmt.Sprintf("pgbench: warning: pgbench_history in database %q was not made by stampede: emptying its 1 row before the run, as pgbench does without -n (give -n to keep it)\n", db)
+	if r.code != 0 || strings.Count(r.stderr, want) != 1 {
+		t.Errorf("pgbench -T 1: exit %d, want 0 and the line %q\n%s", r.code, want, r.stderr)
+	}
+	if n := queryInt(t, db, "SELECT count(*) FROM pgbench_history WHERE filler = 'MINE'"); n != 0 {
+		t.Errorf("the pgbench form kept pgbench_history (pgbench empties it)")
+	}
+	execIn(t, db, mine)
+	r = stampede(t, "run", "sql", "-b", "tpcb-like", "--duration", "1s", "--results-dir", t.TempDir(), dbURL(t, db))
+	want = fmt.Sprintf("warning: stampede did not load tables pgbench_branches, pgbench_accounts, pgbench_tellers, pgbench_history in database %q (no record of its init there, no mark on them)", db)
+	if r.code != 0 || strings.Count(r.stderr, want) != 1 {
+		t.Errorf("run sql -b tpcb-like: exit %d, want 0 and one line starting %q\n%s", r.code, want, r.stderr)
+	}
+	if n := queryInt(t, db, "SELECT count(*) FROM pgbench_history WHERE filler = 'MINE'"); n != 1 {
+		t.Errorf("run sql emptied the user's pgbench_history")
 	}
 }
