@@ -424,12 +424,16 @@ func Check(ctx context.Context, gen workload.Generator, c Conn, out, log io.Writ
 	if gen == nil {
 		return inputf("Check: the workload is nil")
 	}
-	h, ok := gen.(workload.Hookser)
-	if !ok || h.Hooks().CheckConsistency == nil {
-		return inputf("workload %s has no consistency checks", gen.Meta().Name)
-	}
 	if out == nil {
 		out = io.Discard
+	}
+	h, ok := gen.(workload.Hookser)
+	if ok && h.Hooks().CheckConsistency == nil && h.Hooks().NoChecks != "" {
+		fmt.Fprintln(out, h.Hooks().NoChecks)
+		return nil
+	}
+	if !ok || h.Hooks().CheckConsistency == nil {
+		return inputf("workload %s has no consistency checks", gen.Meta().Name)
 	}
 	if log == nil {
 		log = io.Discard
@@ -539,6 +543,11 @@ func Cleanup(ctx context.Context, spec CleanupSpec) error {
 		}
 	}
 	drop := append(slices.Clone(existing), runTables...)
+	// A role that may not drop one of them drops none, rather than
+	// part of the load.
+	if err := workload.RefuseNotOwned(ctx, db, drop); err != nil {
+		return asInput(err)
+	}
 	cascade, err := refuseAll(ctx, db, gen, foreign, existing, drop, spec.ForceDrop, "cleanup", log)
 	if err != nil {
 		return err

@@ -157,6 +157,9 @@ func readRecord(ctx context.Context, db *sqlx.DB, q sqlx.Querier, key string, lo
 		return "", nil, false, nil
 	}
 	if err != nil {
+		if sqlx.SQLState(err) == "42501" {
+			return "", nil, false, Denied(ctx, q, LoadRecordTable, "SELECT", "stampede's record of what init loaded", err)
+		}
 		return "", nil, false, fmt.Errorf("reading what init loaded (%s): %w", LoadRecordTable, err)
 	}
 	if err := json.Unmarshal([]byte(raw), &settings); err != nil {

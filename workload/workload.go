@@ -89,6 +89,10 @@ type Flagser interface {
 type Hooks struct {
 	// Validate checks the parsed flags. Its error is a usage error.
 	Validate func() error
+	// NoChecks, set on a workload without CheckConsistency that has
+	// nothing to check by design (as the tool it follows), is the line
+	// check prints before it exits 0.
+	NoChecks string
 	// PreLoad runs after the tables are created and before data is loaded.
 	PreLoad func(ctx context.Context, db *sqlx.DB) error
 	// PostLoad runs after the initial data is loaded (indexes, analyze).

@@ -324,10 +324,19 @@ func (g *gen) pgbenchTables(ctx context.Context, db *sqlx.DB, warn func(string, 
 	if db.Null() {
 		return nil
 	}
-	builtin := false
+	builtin, writes := false, false
 	for _, s := range g.scripts {
 		if s.Builtin {
 			builtin = true
+			writes = writes || s.Name != "select-only"
+		}
+	}
+	if writes && !g.truncHistory && warn != nil {
+		// The sql form, over pgbench's tables that stampede did not
+		// load (real pgbench's -i): said as every run says it. (The
+		// pgbench form runs what the user asked pgbench to run.)
+		if err := warnUnloadedPgbench(ctx, db, warn); err != nil {
+			return err
 		}
 	}
 	if builtin {
@@ -388,7 +397,10 @@ func (g *gen) vacuumFirst(ctx context.Context, db *sqlx.DB, conn sqlx.Querier, w
 	}
 	if g.truncHistory {
 		// pgbench empties it whoever made it, and goes on when it
-		// cannot.
+		// cannot; rows stampede did not make are said first.
+		if err := warnForeignHistory(ctx, db, conn, warn); err != nil {
+			return err
+		}
 		if _, err := conn.Exec(ctx, "TRUNCATE pgbench_history"); err != nil && warn != nil {
 			warn("TRUNCATE pgbench_history before the run failed: %v; the run goes on, as pgbench's does (%s)", err, hint)
 		}
@@ -415,5 +427,50 @@ func (g *gen) vacuumFirst(ctx context.Context, db *sqlx.DB, conn sqlx.Querier, w
 	case warn != nil:
 		warn("pgbench_history was not made by stampede: kept as it is (pgbench would empty it: add --truncate-history to empty it as pgbench does, or leave out --vacuum-first)")
 	}
+	return nil
+}
+
+// warnUnloadedPgbench warns, before a run of pgbench's writing built-in
+// scripts, that it writes into pgbench's tables that no init of
+// stampede's loaded (workload.UnloadedTables of the pgbench workload).
+func warnUnloadedPgbench(ctx context.Context, db *sqlx.DB, warn func(string, ...any)) error {
+	meta, ok := workload.Get("pgbench")
+	if !ok {
+		return nil
+	}
+	tables, err := workload.UnloadedTables(ctx, db, meta.New())
+	if err != nil || len(tables) == 0 {
+		return err
+	}
+	warn("%s", workload.UnloadedWarning(tables, db.Database(), "pgbench"))
+	return nil
+}
+
+// warnForeignHistory warns, before the pgbench form empties
+// pgbench_history as pgbench does, when the table is not stampede's and
+// holds rows, naming how many.
+func warnForeignHistory(ctx context.Context, db *sqlx.DB, conn sqlx.Querier, warn func(string, ...any)) error {
+	if warn == nil {
+		return nil
+	}
+	q, arg := dialect.TableExistsQuery(db.Dialect(), "pgbench_history")
+	var ok bool
+	if err := conn.QueryRow(ctx, q, arg).Scan(&ok); err != nil || !ok {
+		return nil // no such table: TRUNCATE says so below
+	}
+	var c *string
+	q, arg = dialect.TableCommentQuery(db.Dialect(), "pgbench_history")
+	if err := conn.QueryRow(ctx, q, arg).Scan(&c); err != nil || c != nil && workload.IsMark(*c) {
+		return nil
+	}
+	var n int64
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM pgbench_history").Scan(&n); err != nil || n == 0 {
+		return nil
+	}
+	rows, them := "rows", "them"
+	if n == 1 {
+		rows, them = "row", "it"
+	}
+	warn("pgbench_history in database %q was not made by stampede: emptying its %d %s before the run, as pgbench does without -n (give -n to keep %s)", db.Database(), n, rows, them)
 	return nil
 }

@@ -208,7 +208,13 @@ func (g *tpcc) runWarnings(oc workload.OpsConfig) []string {
 		out = append(out, fmt.Sprintf("--wait %g scales the keying and think times of clause 5.2.5.7: the run is not TPC-C conformant", g.waitFactor))
 	}
 	if g.wait && oc.Duration > 0 && oc.Ramp == 0 {
-		out = append(out, "--wait without --ramp: the terminals start idle and reach their steady rate after a minute or so, which the figures count: give --ramp 1m or more")
+		what := "--wait without --ramp"
+		if !g.flags.Changed("wait") {
+			// The user gave neither: say that the waits are TPC-C's
+			// default rather than name a flag they never typed.
+			what = "TPC-C's waits are on by default and there is no ramp"
+		}
+		out = append(out, what+": the terminals start idle and reach their steady rate after a minute or so, which the figures count: give --ramp 1m or more")
 	}
 	if oc.Duration > 0 && oc.Ramp > oc.Duration {
 		out = append(out, fmt.Sprintf("--ramp %s is longer than --duration %s: the figures cover only the %s after the ramp",

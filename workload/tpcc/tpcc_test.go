@@ -410,6 +410,8 @@ func TestRunWarnings(t *testing.T) {
 		{"ramp", nil, workload.OpsConfig{Concurrency: 10, Ramp: 2 * time.Minute, Duration: time.Minute},
 			[]string{"--ramp 2m0s is longer than --duration 1m0s: the figures cover only the 1m0s after the ramp"}},
 		{"no ramp", nil, workload.OpsConfig{Concurrency: 10, Duration: time.Minute},
+			[]string{"TPC-C's waits are on by default and there is no ramp: the terminals start idle and reach their steady rate after a minute or so, which the figures count: give --ramp 1m or more"}},
+		{"--wait without ramp", []string{"--wait"}, workload.OpsConfig{Concurrency: 10, Duration: time.Minute},
 			[]string{"--wait without --ramp: the terminals start idle and reach their steady rate after a minute or so, which the figures count: give --ramp 1m or more"}},
 		{"no ramp without waits", []string{"--wait=false"}, workload.OpsConfig{Concurrency: 10, Duration: time.Minute}, nil},
 	} {
