@@ -363,6 +363,15 @@ func TestHammerDBUsersRoutines(t *testing.T) {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
+	// HammerDB's DBMS_RANDOM(lo, hi): uniform integers from lo to hi.
+	var lo, hi, distinct, nulls int64
+	if err := db.QueryRow(ctx, `SELECT min(v), max(v), count(DISTINCT v), (SELECT count(*) FROM (SELECT dbms_random(NULL, 3)) n WHERE dbms_random IS NULL)
+		FROM (SELECT dbms_random(5, 10) AS v FROM generate_series(1, 3000)) d`).Scan(&lo, &hi, &distinct, &nulls); err != nil {
+		t.Fatal(err)
+	}
+	if lo != 5 || hi != 10 || distinct != 6 || nulls != 1 {
+		t.Errorf("dbms_random(5, 10) drew %d..%d, %d distinct values (want 5..10, 6), dbms_random(NULL, 3) NULL %d times (want 1)", lo, hi, distinct, nulls)
+	}
 	var audited string
 	if err := db.QueryRow(ctx, "SELECT pg_get_functiondef('neword'::regproc)").Scan(&audited); err != nil {
 		t.Fatal(err)
@@ -450,6 +459,27 @@ func TestHammerDBUsersRoutines(t *testing.T) {
 			}
 		})
 	}
+	// init --routines-only --use-installed-routines makes the missing
+	// one, says which were already there unchanged, and keeps the user's.
+	t.Run("routines-only", func(t *testing.T) {
+		if _, err := db.Exec(ctx, "DROP FUNCTION slev(integer, integer)"); err != nil {
+			t.Fatal(err)
+		}
+		gr := newGen(t, "--profile", "hammerdb", "--use-installed-routines", "--routines-only")
+		var log strings.Builder
+		gr.SetLoadLog(&log)
+		if err := gr.LoadItself(ctx, db); err != nil {
+			t.Fatal(err)
+		}
+		want := "made function slev(integer,integer,integer) in database " + db.Database() + " (its data untouched)\n" +
+			"already there and unchanged (stampede's): function dbms_random(integer,integer), function delivery(integer,integer), " +
+			"function ostat(integer,integer,integer,integer,character varying), " +
+			"function payment(integer,integer,integer,integer,integer,integer,numeric,character varying,character varying,numeric)\n" +
+			"kept yours: function neword(integer,integer,integer,integer,integer,integer)\n"
+		if log.String() != want {
+			t.Errorf("init --routines-only said:\n%s\nwant:\n%s", log.String(), want)
+		}
+	})
 }
 
 // TestHammerDBProfileMismatch: a database loaded with one profile is
@@ -533,7 +563,10 @@ func TestHammerDBPartitionTables(t *testing.T) {
 // in the form of HammerDB's own (pgoltp.tcl's CREATE OR REPLACE FUNCTION
 // NEWORD with unnamed parameters named by ALIAS FOR, and its PROCEDURE
 // NEWORD with its parameter names and INOUT row), written for this test:
-// an order of no_o_ol_cnt lines that is also recorded in neword_audit.
+// an order of no_o_ol_cnt lines that is also recorded in neword_audit,
+// whose items and quantities are drawn by DBMS_RANDOM, as HammerDB's
+// NEWORD draws them (HammerDB's buildschema makes DBMS_RANDOM; so must
+// stampede's init, or every such New-Order fails).
 // They must replace stampede's routines as they replace HammerDB's.
 const (
 	hammerStyleNeword = `CREATE OR REPLACE FUNCTION NEWORD (INTEGER, INTEGER, INTEGER, INTEGER, INTEGER, INTEGER) RETURNS NUMERIC AS $$
@@ -577,7 +610,8 @@ INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_ol_cnt, o_all_loc
 VALUES (v_o_id, no_d_id, no_w_id, no_c_id, current_timestamp, no_o_ol_cnt, 1);
 INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (v_o_id, no_d_id, no_w_id);
 INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info)
-SELECT v_o_id, no_d_id, no_w_id, n, 1 + n, no_w_id, 5, 0, 'audited' FROM generate_series(1, no_o_ol_cnt) AS n;
+SELECT v_o_id, no_d_id, no_w_id, n, DBMS_RANDOM(1, 100000), no_w_id, round(DBMS_RANDOM(1, 10)), 0, 'audited'
+FROM generate_series(1, no_o_ol_cnt) AS n;
 INSERT INTO neword_audit (w_id, d_id, c_id) VALUES (no_w_id, no_d_id, no_c_id);`
 )
 
