@@ -475,7 +475,8 @@ func TestHammerDBUsersRoutines(t *testing.T) {
 			"already there and unchanged (stampede's): function dbms_random(integer,integer), function delivery(integer,integer), " +
 			"function ostat(integer,integer,integer,integer,character varying), " +
 			"function payment(integer,integer,integer,integer,integer,integer,numeric,character varying,character varying,numeric)\n" +
-			"kept yours: function neword(integer,integer,integer,integer,integer,integer)\n"
+			"kept yours: function neword(integer,integer,integer,integer,integer,integer), " +
+			"procedure neword(integer,integer,integer,integer,integer,numeric,character varying,character varying,numeric,numeric,integer,timestamp without time zone)\n"
 		if log.String() != want {
 			t.Errorf("init --routines-only said:\n%s\nwant:\n%s", log.String(), want)
 		}

@@ -128,8 +128,11 @@ func (w *hammerWorker) run(ctx context.Context) workload.Result {
 	err := w.call(ctx, op)
 	w.nextDrawn = false
 	res := workload.Result{Op: op, Err: err}
-	if err != nil && !w.raise {
+	switch {
+	case err != nil && !w.raise:
 		res.Tolerated = true
+	case err != nil:
+		res.Err = &workload.HintedError{Err: err, Hint: "leave --raise-error out to count the errors and keep going, as HammerDB does with pg_raiseerror false"}
 	}
 	if w.keyThink {
 		w.draw()
