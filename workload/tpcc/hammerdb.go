@@ -35,6 +35,9 @@ type hammerFlags struct {
 	keyAndThink   bool
 	raiseError    bool
 	useInstalled  bool
+	// detected is what a run without --stored-procs found installed
+	// (detectRoutineKind), said in the run header.
+	detected string
 	// routinesOnly is --routines-only: init makes the missing routines
 	// in a loaded database and loads nothing (routinesonly.go).
 	routinesOnly bool
@@ -79,6 +82,7 @@ func (g *tpcc) registerHammerFlags(fs *pflag.FlagSet) {
 		"init, with --profile hammerdb or --server-side: make the routines missing from a database already loaded with that profile, keeping its data (and, with --use-installed-routines, your own routines)")
 	g.flags.Meta["partition"] = workload.FlagMeta{LoadOnly: true}
 	g.flags.Meta["routines-only"] = workload.FlagMeta{Only: "init"}
+	g.flags.Meta["stored-procs"] = workload.FlagMeta{NotData: true}
 	for _, f := range []string{"all-warehouses", "key-and-think", "raise-error"} {
 		g.flags.Meta[f] = workload.FlagMeta{RuntimeOnly: true}
 	}
@@ -194,6 +198,9 @@ func (g *tpcc) hammerHeader(workers int) []string {
 	if g.hdb.storedProcs {
 		kind = "procedures called with CALL"
 	}
+	if g.hdb.detected != "" {
+		kind += ", " + g.hdb.detected
+	}
 	routines := "stampede's routines, as init installed them"
 	if g.hdb.useInstalled {
 		routines = "the routines installed in the database, whatever their bodies (--use-installed-routines)"
@@ -247,7 +254,7 @@ func (g *tpcc) hammerFigures() []workload.Figure {
 		}
 		return []workload.Figure{
 			{Name: figHammerTPM, Value: h.tpm, Observed: true,
-				Text: fmt.Sprintf("%.0f (the sum of the %d clients' HammerDB TPM, each read from its server)", math.Floor(h.tpm), h.clients)},
+				Text: fmt.Sprintf("%.0f (the sum of the %d clients' HammerDB TPM, each read from its server%s)", math.Floor(h.tpm), h.clients, h.kinds())},
 			{Name: figHammerNOPM, Value: h.nopm, Observed: true, Text: TestResult(h.nopm, h.tpm)},
 		}
 	}
@@ -270,8 +277,29 @@ func (g *tpcc) hammerFigures() []workload.Figure {
 type hammerMerged struct {
 	nopm, tpm float64
 	clients   int
+	// procs and funcs count the clients that called procedures and
+	// functions (recHammerProcs): the kind is not data, and the sums
+	// name the kinds when they differ.
+	procs, funcs int
 	// ok says every client recorded both figures.
 	ok bool
+}
+
+// recHammerProcs records whether a run of --profile hammerdb called
+// procedures (1) or functions (0), for a merge of several clients.
+const recHammerProcs = "hammerdb_procedures"
+
+// kinds says, when the merged clients called routines of both kinds,
+// how many called each: "; procedures on 1 client, functions on 1".
+func (h hammerMerged) kinds() string {
+	if h.procs == 0 || h.funcs == 0 {
+		return ""
+	}
+	clients := "clients"
+	if h.procs == 1 {
+		clients = "client"
+	}
+	return fmt.Sprintf("; routines: procedures on %d %s, functions on %d", h.procs, clients, h.funcs)
 }
 
 // hammerRecords returns the run's HammerDB figures as records, for a
@@ -280,6 +308,13 @@ func (g *tpcc) hammerRecords() []workload.Record {
 	var out []workload.Record
 	for _, f := range g.hammerFigures() {
 		out = append(out, workload.Record{Name: f.Name, At: g.run.meas.endAt, Value: f.Value})
+	}
+	if len(out) > 0 {
+		procs := 0.0
+		if g.hdb.storedProcs {
+			procs = 1
+		}
+		out = append(out, workload.Record{Name: recHammerProcs, At: g.run.meas.endAt, Value: procs})
 	}
 	return out
 }
@@ -304,6 +339,12 @@ func (g *tpcc) hammerMerge(runs []workload.ClientRun) error {
 			case figHammerTPM:
 				h.tpm += rec.Value
 				tpm = true
+			case recHammerProcs:
+				if rec.Value == 1 {
+					h.procs++
+				} else {
+					h.funcs++
+				}
 			}
 		}
 		h.ok = h.ok && nopm && tpm

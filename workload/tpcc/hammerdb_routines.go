@@ -428,3 +428,38 @@ func (g *tpcc) dropOtherOrders(ctx context.Context, db *sqlx.DB, log io.Writer) 
 	fmt.Fprintf(log, "dropped table %s\n", other)
 	return nil
 }
+
+// detectRoutineKind sets, for a run of --profile hammerdb whose
+// --stored-procs was not given, the kind of routine the database holds:
+// procedures when all five are there as procedures of HammerDB's
+// signatures and not all five as functions (HammerDB's buildschema
+// script sets pg_storedprocs true where its run script leaves it false,
+// and HammerDB's driver switches the same way). It returns the line the
+// run header says it with, "" when --stored-procs was given (a routine of
+// the other kind is then refused by checkRoutines, naming it).
+func (g *tpcc) detectRoutineKind(ctx context.Context, db *sqlx.DB) (string, error) {
+	if g.flags.FlagSet == nil || g.flags.Changed("stored-procs") {
+		return "", nil
+	}
+	inst, err := g.routinesNamed(ctx, db, routineNames)
+	if err != nil {
+		return "", err
+	}
+	has := func(kind string, args []string) bool {
+		for i, n := range routineNames {
+			if !slices.ContainsFunc(inst, func(x installedRoutine) bool { return x.name == n && x.kind == kind && x.args == args[i] }) {
+				return false
+			}
+		}
+		return true
+	}
+	funcs, procs := has("function", hammerFuncArgs), has("procedure", hammerProcArgs)
+	g.hdb.storedProcs = procs && !funcs
+	switch {
+	case g.hdb.storedProcs:
+		return "found installed as procedures, not functions: called with CALL without --stored-procs (as HammerDB's driver switches pg_storedprocs)", nil
+	case funcs:
+		return "found installed as functions (--stored-procs not given)", nil
+	}
+	return "", nil
+}

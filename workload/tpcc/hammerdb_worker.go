@@ -266,6 +266,11 @@ func allWarehouses(i, n int, w int64) []int64 {
 // then gives each virtual user its connection, warehouse and stream.
 func (g *tpcc) hammerOps(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (workload.QueryLoad, error) {
 	if !db.Null() {
+		detected, err := g.detectRoutineKind(ctx, db)
+		if err != nil {
+			return workload.QueryLoad{}, err
+		}
+		g.hdb.detected = detected
 		if err := g.checkRoutines(ctx, db); err != nil {
 			return workload.QueryLoad{}, err
 		}
