@@ -259,7 +259,9 @@ func TestTwoNodesAddNOPM(t *testing.T) {
 	}
 	done := make(chan result, len(nodes))
 	for i := range nodes {
-		path := script(i, "diset tpcc pg_rampup 0\ndiset tpcc pg_duration 1\nvuset vu 2\nvurun\n")
+		// Node 2's script says pg_storedprocs true (--stored-procs), node
+		// 1's leaves it false: a merge of runs whose --stored-procs differ.
+		path := script(i, "diset tpcc pg_storedprocs "+strconv.FormatBool(i == 1)+"\ndiset tpcc pg_rampup 0\ndiset tpcc pg_duration 1\nvuset vu 2\nvurun\n")
 		go func() {
 			var out bytes.Buffer
 			code := cli.MainContext(ctx, []string{"hammerdbcli", "auto", path, "--clients", "2", "--client-index", strconv.Itoa(i),
