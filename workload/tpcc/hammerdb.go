@@ -35,6 +35,9 @@ type hammerFlags struct {
 	keyAndThink   bool
 	raiseError    bool
 	useInstalled  bool
+	// notLoaded says that the database was built by HammerDB, not
+	// loaded by stampede (hammerBuilt), in the run header.
+	notLoaded string
 	// detected is what a run without --stored-procs found installed
 	// (detectRoutineKind), said in the run header.
 	detected string
@@ -222,14 +225,18 @@ func (g *tpcc) hammerHeader(workers int) []string {
 		// The bodies are the user's: stampede knows only its own.
 		deviations = "deviations from the specification, as HammerDB's (--use-installed-routines: the installed routines are yours, so what NEWORD draws inside it and how its unused item ends are those of stampede's routines, and yours may differ; the inputs the client passes are as said)"
 	}
-	return []string{
+	var lines []string
+	if g.hdb.notLoaded != "" {
+		lines = append(lines, label+": "+g.hdb.notLoaded)
+	}
+	return append(lines,
 		fmt.Sprintf("%s: --profile hammerdb: %d virtual users, one connection each, %s; transactions drawn at random 10/10/1/1/1 of 23 (no deck); %s; %s",
 			label, workers, whs, waits, errs),
 		fmt.Sprintf("%s: NEWORD, PAYMENT, DELIVERY, SLEV, OSTAT are %s: %s, each one transaction at the server's default isolation", label, kind, routines),
 		label + ": " + deviations + ": customers (New-Order, Payment, Order-Status) and items uniform, not NURand; NURand's C for last names fixed at 123; " +
 			"payment amounts whole 1-5000; Payment and Order-Status by last name get the name drawn (HammerDB's prepared calls pass the literal '$8' instead, so its by-name lookups find no customer); 1% of New-Orders end on item 100001, which does not exist, and commit with that line's price, amount and S_DIST_xx NULL (the specification rolls them back)",
 		label + ": NOPM and TPM as HammerDB computes them: the growth of sum(d_next_o_id) and of sum(xact_commit + xact_rollback) over every database in pg_stat_database, from the end of the ramp to the end of the run, per minute of --duration",
-	}
+	)
 }
 
 // Figures and records of --profile hammerdb.
@@ -403,4 +410,36 @@ func warehousesText(n int) string {
 		return "1 warehouse"
 	}
 	return strconv.Itoa(n) + " warehouses"
+}
+
+// hammerBuilt reads, for --profile hammerdb, a database that HammerDB's
+// own buildschema built: HammerDB's nine tables and no tpcc_meta (the
+// mark of stampede's load). It is run as HammerDB runs it: its warehouses
+// are the rows of table warehouse (adopted when --warehouses is not
+// given), its routines those installed (--use-installed-routines: they
+// are not stampede's), and the run header says in one line that stampede
+// did not load it. ok is false when the database is not such a one.
+func (g *tpcc) hammerBuilt(ctx context.Context, db *sqlx.DB) (meta, bool, error) {
+	if !g.hammerdb() || g.tenant > 0 {
+		return meta{}, false, nil
+	}
+	for _, t := range dataTables {
+		if t == orderName {
+			t = hammerOrders
+		}
+		ok, err := tableExists(ctx, db, t)
+		if err != nil || !ok {
+			return meta{}, false, err
+		}
+	}
+	var n int64
+	if err := db.QueryRow(ctx, "SELECT count(*) FROM "+warehouseTable).Scan(&n); err != nil {
+		return meta{}, false, fmt.Errorf("counting table %s: %w", warehouseTable, err)
+	}
+	if n == 0 {
+		return meta{}, false, nil
+	}
+	g.hdb.notLoaded = fmt.Sprintf("database %s was not loaded by stampede (HammerDB's tables, no %s): run as HammerDB runs it, on its %s (the rows of table %s) and the routines installed",
+		db.Database(), metaTable, warehousesOf(n), warehouseTable)
+	return meta{version: schemaVersion, warehouses: n}, true, nil
 }

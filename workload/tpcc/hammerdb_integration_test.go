@@ -623,3 +623,74 @@ func sumXact(ctx context.Context, db *sqlx.DB) (int64, error) {
 	err := db.QueryRow(ctx, "SELECT coalesce(sum(xact_commit + xact_rollback), 0)::bigint FROM pg_stat_database").Scan(&n)
 	return n, err
 }
+
+// TestHammerDBBuiltByHammerDB: a database that HammerDB's buildschema
+// built (here stampede's load with stampede's marks taken away: no
+// tpcc_meta or stampede_load, no table comments, routines that are not
+// stampede's, a neword of HammerDB's form) runs with
+// --use-installed-routines as HammerDB runs it: its warehouses are the
+// rows of table warehouse, the header says in one line that stampede did
+// not load it, and the New-Orders commit (the growth of sum(d_next_o_id)
+// the test reads).
+func TestHammerDBBuiltByHammerDB(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	const workers = 2
+	g, db := loadHammer(t, ctx, workers, "--warehouses", "2")
+	stmts := []string{"DROP TABLE " + metaTable, "DROP TABLE " + workload.LoadRecordTable, hammerStyleNeword,
+		"CREATE TABLE neword_audit (w_id integer, d_id integer, c_id integer)"}
+	for _, tb := range dataTables {
+		if tb == orderName {
+			tb = hammerOrders
+		}
+		stmts = append(stmts, "COMMENT ON TABLE "+tb+" IS NULL")
+	}
+	inst, err := g.installedRoutines(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range inst {
+		stmts = append(stmts, "COMMENT ON ROUTINE "+r.signature+" IS NULL")
+	}
+	for _, q := range stmts {
+		if _, err := db.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	// Without --use-installed-routines, the routines are not stampede's.
+	gs := newGen(t, "--profile", "hammerdb")
+	if err := gs.AdoptWarehouses(2); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := gs.Ops(ctx, db, workload.OpsConfig{Concurrency: 1}); err == nil || !strings.Contains(err.Error(), "add --use-installed-routines to measure it") {
+		t.Errorf("a run of HammerDB's routines without --use-installed-routines: %v", err)
+	}
+	gu := newGen(t, "--profile", "hammerdb", "--use-installed-routines")
+	n, ok := gu.LoadedWarehouses(ctx, db)
+	if n != 2 || !ok {
+		t.Fatalf("LoadedWarehouses of HammerDB's build: %d %v, want 2 (the rows of table warehouse)", n, ok)
+	}
+	if err := gu.AdoptWarehouses(n); err != nil {
+		t.Fatal(err)
+	}
+	var before int64
+	if err := db.QueryRow(ctx, "SELECT sum(d_next_o_id) FROM district").Scan(&before); err != nil {
+		t.Fatal(err)
+	}
+	ql, err := gu.Ops(ctx, db, workload.OpsConfig{Concurrency: workers, Seed: 3, Duration: 6 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "database " + db.Database() + " was not loaded by stampede (HammerDB's tables, no tpcc_meta): run as HammerDB runs it, on its 2 warehouses (the rows of table warehouse) and the routines installed"
+	if len(ql.Header) == 0 || !strings.HasSuffix(ql.Header[0], want) {
+		t.Errorf("header %q, want its first line to end with %q", ql.Header, want)
+	}
+	counts := runOps(t, ctx, ql, 40, &countingRecorder{})
+	var after, audits int64
+	if err := db.QueryRow(ctx, "SELECT sum(d_next_o_id), (SELECT count(*) FROM neword_audit) FROM district").Scan(&after, &audits); err != nil {
+		t.Fatal(err)
+	}
+	if counts[opNewOrder] == 0 || after-before != counts[opNewOrder] || audits != counts[opNewOrder] {
+		t.Errorf("%d New-Orders; sum(d_next_o_id) grew by %d, the user's neword recorded %d", counts[opNewOrder], after-before, audits)
+	}
+}
