@@ -233,10 +233,10 @@ func (g *tpcc) hammerHeader(workers int) []string {
 		fmt.Sprintf("%s: --profile hammerdb: %d virtual users, one connection each, %s; transactions drawn at random 10/10/1/1/1 of 23 (no deck); %s; %s",
 			label, workers, whs, waits, errs),
 		fmt.Sprintf("%s: NEWORD, PAYMENT, DELIVERY, SLEV, OSTAT are %s: %s, each one transaction at the server's default isolation", label, kind, routines),
-		label + ": " + deviations + ": customers (New-Order, Payment, Order-Status) and items uniform, not NURand; NURand's C for last names fixed at 123; " +
+		label+": "+deviations+": customers (New-Order, Payment, Order-Status) and items uniform, not NURand; NURand's C for last names fixed at 123; "+
 			"payment amounts whole 1-5000; 1% of New-Orders end on item 100001, which does not exist, and commit with that line's price, amount and S_DIST_xx NULL (the specification rolls them back)",
 		label+": "+g.hammerDeviationLine(),
-		label + ": NOPM and TPM as HammerDB computes them: the growth of sum(d_next_o_id) and of sum(xact_commit + xact_rollback) over every database in pg_stat_database, from the end of the ramp to the end of the run, per minute of --duration",
+		label+": NOPM and TPM as HammerDB computes them: the growth of sum(d_next_o_id) and of sum(xact_commit + xact_rollback) over every database in pg_stat_database, from the end of the ramp to the end of the run, per minute of --duration",
 	)
 }
 

@@ -637,7 +637,7 @@ func TestHammerDBBuiltByHammerDB(t *testing.T) {
 	defer cancel()
 	const workers = 2
 	g, db := loadHammer(t, ctx, workers, "--warehouses", "2")
-	stmts := []string{"DROP TABLE " + metaTable, "DROP TABLE " + workload.LoadRecordTable, hammerStyleNeword,
+	stmts := []string{"DROP TABLE " + metaTable, "DROP TABLE IF EXISTS " + workload.LoadRecordTable, hammerStyleNeword,
 		"CREATE TABLE neword_audit (w_id integer, d_id integer, c_id integer)"}
 	for _, tb := range dataTables {
 		if tb == orderName {
