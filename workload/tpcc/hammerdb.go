@@ -166,11 +166,22 @@ func (g *tpcc) checkProfile(ctx context.Context, db *sqlx.DB) error {
 	}
 	switch {
 	case g.hammerdb() && hasOrder && !hasOrders:
-		return loadMismatch(fmt.Sprintf("database %s holds stampede's TPC-C schema (table \"order\"), not HammerDB's: leave --profile hammerdb out, or reload with `stampede init tpcc --profile hammerdb --drop`", db.Database()))
+		return loadMismatch(fmt.Sprintf("database %s holds stampede's TPC-C schema (table \"order\"), not HammerDB's: leave --profile hammerdb out, or reload with `stampede init tpcc --profile hammerdb --drop%s`", db.Database(), reloadWarehouses(ctx, db)))
 	case !g.hammerdb() && hasOrders && !hasOrder:
-		return loadMismatch(fmt.Sprintf("database %s holds HammerDB's TPROC-C schema (table orders), loaded with --profile hammerdb: add --profile hammerdb, or reload with `stampede init tpcc --drop`", db.Database()))
+		return loadMismatch(fmt.Sprintf("database %s holds HammerDB's TPROC-C schema (table orders), loaded with --profile hammerdb: add --profile hammerdb, or reload with `stampede init tpcc --drop%s`", db.Database(), reloadWarehouses(ctx, db)))
 	}
 	return nil
+}
+
+// reloadWarehouses is the --warehouses of a reload of db's data, " --warehouses N"
+// with N the rows of its table warehouse ("" when they cannot be read):
+// without it the reload would load init's default of 1.
+func reloadWarehouses(ctx context.Context, db *sqlx.DB) string {
+	var n int64
+	if err := db.QueryRow(ctx, "SELECT count(*) FROM "+warehouseTable).Scan(&n); err != nil || n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" --warehouses %d", n)
 }
 
 // hammerPartitions is the number of hash partitions of ORDER_LINE that

@@ -488,7 +488,7 @@ func TestHammerDBUsersRoutines(t *testing.T) {
 func TestHammerDBProfileMismatch(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	_, hdb := loadHammer(t, ctx, 1)
+	_, hdb := loadHammer(t, ctx, 1, "--warehouses", "2") // the reload's remedy names them
 	sdb := freshDB(t, 1)
 	gs := newGen(t)
 	if err := workload.Setup(ctx, sdb, gs, workload.LoadOptions{Concurrency: 4}); err != nil {
@@ -501,8 +501,8 @@ func TestHammerDBProfileMismatch(t *testing.T) {
 		db   *sqlx.DB
 		want string
 	}{
-		{"hammerdb on stampede's", gh, sdb, "holds stampede's TPC-C schema (table \"order\"), not HammerDB's: leave --profile hammerdb out, or reload with `stampede init tpcc --profile hammerdb --drop`"},
-		{"stampede on hammerdb's", newGen(t), hdb, "holds HammerDB's TPROC-C schema (table orders), loaded with --profile hammerdb: add --profile hammerdb"},
+		{"hammerdb on stampede's", gh, sdb, "holds stampede's TPC-C schema (table \"order\"), not HammerDB's: leave --profile hammerdb out, or reload with `stampede init tpcc --profile hammerdb --drop --warehouses 1`"},
+		{"stampede on hammerdb's", newGen(t), hdb, "holds HammerDB's TPROC-C schema (table orders), loaded with --profile hammerdb: add --profile hammerdb, or reload with `stampede init tpcc --drop --warehouses 2`"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
