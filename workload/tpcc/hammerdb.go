@@ -217,7 +217,7 @@ func (g *tpcc) hammerHeader(workers int) []string {
 	}
 	routines := "stampede's routines, as init installed them"
 	if g.hdb.useInstalled {
-		routines = "the routines installed in the database, whatever their bodies (--use-installed-routines)"
+		routines = "the routines installed in the database, whatever their bodies (" + g.installedWhy() + ")"
 	}
 	whs := "a random home warehouse each"
 	if g.hdb.allWarehouses {
@@ -234,7 +234,7 @@ func (g *tpcc) hammerHeader(workers int) []string {
 	deviations := "deviations from the specification, as HammerDB's"
 	if g.hdb.useInstalled {
 		// The bodies are the user's: stampede knows only its own.
-		deviations = "deviations from the specification, as HammerDB's (--use-installed-routines: the installed routines are yours, so what NEWORD draws inside it and how its unused item ends are those of stampede's routines, and yours may differ; the inputs the client passes are as said)"
+		deviations = "deviations from the specification, as HammerDB's (" + g.installedWhy() + ": the installed routines are yours, so what NEWORD draws inside it and how its unused item ends are those of stampede's routines, and yours may differ; the inputs the client passes are as said)"
 	}
 	var lines []string
 	if g.hdb.notLoaded != "" {
@@ -428,9 +428,9 @@ func warehousesText(n int) string {
 // own buildschema built: HammerDB's nine tables and no tpcc_meta (the
 // mark of stampede's load). It is run as HammerDB runs it: its warehouses
 // are the rows of table warehouse (adopted when --warehouses is not
-// given), its routines those installed (--use-installed-routines: they
-// are not stampede's), and the run header says in one line that stampede
-// did not load it. ok is false when the database is not such a one.
+// given), its routines those installed, as with --use-installed-routines
+// whether given or not (hammerdbcli's vurun gives it not), and the run
+// header says so in one line. ok is false when the database is not such a one.
 func (g *tpcc) hammerBuilt(ctx context.Context, db *sqlx.DB) (meta, bool, error) {
 	if !g.hammerdb() || g.tenant > 0 {
 		return meta{}, false, nil
@@ -451,7 +451,8 @@ func (g *tpcc) hammerBuilt(ctx context.Context, db *sqlx.DB) (meta, bool, error)
 	if n == 0 {
 		return meta{}, false, nil
 	}
-	g.hdb.notLoaded = fmt.Sprintf("database %s was not loaded by stampede (HammerDB's tables, no %s): run as HammerDB runs it, on its %s (the rows of table %s) and the routines installed",
+	g.hdb.useInstalled = true // HammerDB's routines, whatever their bodies
+	g.hdb.notLoaded = fmt.Sprintf("database %s is HammerDB's build (its tables, no %s of stampede's load): run as HammerDB runs it, on its %s (the rows of table %s) and the routines installed",
 		db.Database(), metaTable, warehousesOf(n), warehouseTable)
 	return meta{version: schemaVersion, warehouses: n}, true, nil
 }
@@ -493,4 +494,13 @@ func (g *tpcc) hammerDeviationLine() string {
 		ways = "one way"
 	}
 	return fmt.Sprintf("%s in %s: %s", what, ways, strings.Join(out, "; "))
+}
+
+// installedWhy says why a run calls the routines installed: the flag, or
+// HammerDB's build (hammerBuilt).
+func (g *tpcc) installedWhy() string {
+	if g.hdb.notLoaded != "" && (g.flags.FlagSet == nil || !g.flags.Changed("use-installed-routines")) {
+		return "HammerDB's build"
+	}
+	return "--use-installed-routines"
 }
