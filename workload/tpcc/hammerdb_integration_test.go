@@ -360,9 +360,26 @@ func TestHammerDBProfile(t *testing.T) {
 		}
 	}
 	mustPass(t, ctx, gp, db, "after the procedures ran")
-	if _, err := g.Ops(ctx, db, workload.OpsConfig{Concurrency: 1}); err == nil ||
-		!strings.Contains(err.Error(), "function neword (New-Order) is missing") && !strings.Contains(err.Error(), "add --stored-procs to call the procedures") {
-		t.Errorf("a run calling functions where procedures are installed: %v", err)
+	// Without --stored-procs, a run calls the procedures installed,
+	// saying so (HammerDB's run script leaves pg_storedprocs false after
+	// its build script set it true); with --stored-procs=false given, it
+	// refuses, naming what is installed.
+	gd := newGen(t, "--profile", "hammerdb")
+	ql, err = gd.Ops(ctx, db, workload.OpsConfig{Concurrency: 1})
+	if err != nil {
+		t.Fatalf("a run without --stored-procs over procedures: %v", err)
+	}
+	if h := strings.Join(ql.Header, "\n"); !strings.Contains(h, "procedures called with CALL, found installed as procedures, not functions: called with CALL without --stored-procs") {
+		t.Errorf("the header does not say the procedures found are called:\n%s", h)
+	}
+	if counts := runOps(t, ctx, ql, 30, &countingRecorder{}); counts[opNewOrder] == 0 {
+		t.Errorf("no New-Order called as a procedure without --stored-procs: %v", counts)
+	}
+	gf := newGen(t, "--profile", "hammerdb", "--stored-procs=false")
+	if _, err := gf.Ops(ctx, db, workload.OpsConfig{Concurrency: 1}); err == nil ||
+		!strings.Contains(err.Error(), "function neword(integer, integer, integer, integer, integer, integer) (New-Order) is not in database "+db.Database()+", which has procedure neword(") ||
+		!strings.Contains(err.Error(), "leave --stored-procs=false out to call the procedures") {
+		t.Errorf("a run given --stored-procs=false where procedures are installed: %v", err)
 	}
 }
 

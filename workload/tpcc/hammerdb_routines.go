@@ -355,6 +355,9 @@ func (g *tpcc) otherKindHint(inst []installedRoutine, name string) string {
 			if g.routineMode().Procs {
 				return ", or leave --stored-procs out to call the functions"
 			}
+			if g.flags.FlagSet != nil && g.flags.Changed("stored-procs") {
+				return ", or leave --stored-procs=false out to call the procedures"
+			}
 			return ", or add --stored-procs to call the procedures"
 		}
 	}
