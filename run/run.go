@@ -726,9 +726,14 @@ func (r *Run) finish() (*Result, error) {
 		}
 	}
 	extra = append(extra, CodeExtras(sum.Errors, sum.Retries)...)
-	extra = append(extra, r.errs.messageExtras()...)
 	if r.cfg.SkipLate > 0 {
 		extra = append(extra, SkippedLine(res.Skipped, sum.Total.Count+sum.Total.Errors, r.cfg.SkipLate.String()))
+	}
+	for _, line := range r.errs.messageExtras() {
+		// The failures' messages: in report's final block too, from the
+		// run log, as the end line.
+		extra = append(extra, line)
+		r.rw.Event(runlog.Event{Kind: EndEvent, Op: line.Name, Message: line.Text, Value: line.Value})
 	}
 	if line, ok := endLine(res); ok {
 		extra = append(extra, line)
