@@ -444,6 +444,11 @@ func (g *tpcc) hammerBuilt(ctx context.Context, db *sqlx.DB) (meta, bool, error)
 			return meta{}, false, err
 		}
 	}
+	// A table of stampede's load (its mark) is stampede's, whose
+	// tpcc_meta was dropped: not HammerDB's build.
+	if c, err := workload.TableComment(ctx, db, warehouseTable); err != nil || workload.IsMark(c) {
+		return meta{}, false, err
+	}
 	var n int64
 	if err := db.QueryRow(ctx, "SELECT count(*) FROM "+warehouseTable).Scan(&n); err != nil {
 		return meta{}, false, fmt.Errorf("counting table %s: %w", warehouseTable, err)
