@@ -316,8 +316,8 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 		prev := runtime.GOMAXPROCS(src.workers)
 		r.cleanup = append(r.cleanup, func() { runtime.GOMAXPROCS(prev) })
 	}
-	if len(r.load.Workers) != src.workers {
-		return nil, fmt.Errorf("workload %s returned %d workers for %d", gen.Meta().Name, len(r.load.Workers), src.workers)
+	if err := checkLoadWorkers(gen, r.load, src.workers); err != nil {
+		return nil, err
 	}
 	s := &r.spec
 	pacer := engine.PacerPrecise
@@ -509,8 +509,8 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 		ThreadIO: src.threadIO, Connections: conns, ConnectTime: connectTime,
 	}
 	r.info.Display.Split = split
-	fmt.Fprintf(r.log, "stampede %s: %s on %s (%s), %d workers, seed %d\n",
-		VersionString(), gen.Meta().Name, strings.Join(src.endpoints, ","), src.where, src.workers, r.seed)
+	fmt.Fprintf(r.log, "stampede %s: %s on %s (%s), %s, seed %d\n",
+		VersionString(), gen.Meta().Name, strings.Join(src.endpoints, ","), src.where, plural(src.workers, "worker"), r.seed)
 	if conns > 0 {
 		fmt.Fprintln(r.log, connectNote(conns, connectTime))
 	}
