@@ -75,6 +75,11 @@ type FlagMeta struct {
 	// design (tpcc's --warehouse-range): a merge of the clients' runs
 	// neither compares them nor sets them (see ClientMerger).
 	PerClient bool
+	// NotData flags change how a run calls the objects init made, not
+	// the data (tpcc --profile hammerdb's --stored-procs: procedures or
+	// functions): the clients of one benchmark may differ in them, as
+	// two HammerDB instances against two nodes may.
+	NotData bool
 }
 
 // Flagser is a Generator with flags of its own.

@@ -386,6 +386,15 @@ func TestFigures(t *testing.T) {
 		f.Text != "450 (from the server, as HammerDB: sum(d_next_o_id) grew by 900, the committed New-Orders, in 2m0s)" {
 		t.Errorf("NOPM %+v", f)
 	}
+	// With --profile hammerdb, HammerDB's NOPM (per minute of --duration)
+	// is on the same screen: stampede's says which it is.
+	gh := newGen(t, "--profile", "hammerdb")
+	gh.run.meas = g.run.meas
+	figs = gh.Figures(counts, 2*time.Minute)
+	if f := figs[len(figs)-1]; f.Name != "NOPM" || f.Text != "450 (from the server, as HammerDB: sum(d_next_o_id) grew by 900, the committed New-Orders, in 2m0s"+
+		"; stampede's, per minute of the time measured: HammerDB's, per minute of --duration, is hammerdb_nopm's TEST RESULT)" {
+		t.Errorf("--profile hammerdb's NOPM %+v", f)
+	}
 }
 
 // TestRunWarnings checks the one-line warnings of Ops: a mix under the
