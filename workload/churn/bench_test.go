@@ -48,7 +48,7 @@ func TestChurnProfile(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	hz := 1000
+	hz := 250
 	if s := os.Getenv("STAMPEDE_BENCH_CHURN_HZ"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > 10000 {
@@ -59,8 +59,12 @@ func TestChurnProfile(t *testing.T) {
 	// From the run's start: the pool of fake values is made there. The
 	// rate is set first, so that StartCPUProfile keeps it (it sets 100
 	// Hz only when none is set, and says so on stderr): a 60-second run
-	// takes about 3 s of the client's CPU, 300 samples at 100 Hz, where
-	// a share's sampling error is about 2 points.
+	// takes about 2.5-3 s of the client's CPU, 300 samples at 100 Hz,
+	// where a share's sampling error is about 2 points. Faster than the
+	// kernel's tick, samples are lost: a CPU-bound loop on this machine
+	// at load 25 kept 98% of its 100 Hz samples, 77% at 250 Hz, 50% at
+	// 500 and 27% at 1,000; a 60-second churn run at 1,000 Hz held 413
+	// samples of 1 ms for 2.45 s of CPU.
 	runtime.SetCPUProfileRate(hz)
 	before := cpuTime(t)
 	if err := pprof.StartCPUProfile(f); err != nil {
@@ -84,9 +88,9 @@ func TestChurnProfile(t *testing.T) {
 	// The profile's samples against the process's own CPU time
 	// (getrusage), the independent truth of the rate.
 	n, period := profileSamples(t, path)
-	t.Logf("profile: %d samples of %v, %v of CPU by getrusage", n, period, used.Round(time.Millisecond))
-	if got := time.Duration(n) * period; got < used*3/4 || got > used*5/4 {
-		t.Errorf("the profile holds %d samples of %v, %v, where getrusage counts %v of CPU: not within 25%%", n, period, got, used)
+	t.Logf("profile: %d samples of %v (%v), %v of CPU by getrusage", n, period, time.Duration(n)*period, used.Round(time.Millisecond))
+	if got := time.Duration(n) * period; got < used/2 || got > used*5/4 {
+		t.Errorf("the profile holds %d samples of %v, %v, where getrusage counts %v of CPU: not 50%% to 125%% of it (lower STAMPEDE_BENCH_CHURN_HZ)", n, period, got, used)
 	}
 	if res.Summary.Total.Errors != 0 || res.Summary.Figures["rows_inserted"] == 0 {
 		t.Fatalf("%d errors, %v rows inserted: the profile is not of a working run", res.Summary.Total.Errors, res.Summary.Figures["rows_inserted"])
