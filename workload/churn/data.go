@@ -44,8 +44,13 @@ const refreshEvery = 4096
 // runRows is how many rows a filler draws from each column's run of
 // consecutive pool slots, from a slot drawn at random, before it draws
 // the next run's: slots read in order are in the cache, where random
-// slots cost a run 50-70 ns a value on a busy machine (pprof).
-const runRows = 64
+// slots cost a run 50-70 ns a value on a busy machine (pprof). 256
+// rather than 64: an INSERT of the default 1-500 rows (a table drawn
+// for each, so a run starts with each) starts about 1.5 runs rather than
+// 4 (filler.startRun, 1-2% of a run's client CPU at 64), and 10,000 rows
+// of a shape still read about 5,800 distinct slots of 8,192
+// (TestValuesVaried).
+const runRows = 256
 
 // perValue reports whether kind k is made for each value rather than
 // drawn from the pool: the keys (the table's counter, UUIDs drawn for
