@@ -129,26 +129,32 @@ func objects(ctx context.Context, db *sqlx.DB) ([]object, error) {
 func (o object) kindWord() string { return strings.ToLower(o.kind) }
 
 // markObjects marks as stampede's the objects that are not in before
-// (the init file's), and returns them, named for a line ("table t",
-// "view v", ...).
-func (g *gen) markObjects(ctx context.Context, db *sqlx.DB, before map[objKey]bool) ([]string, error) {
+// and that the init file's own transactions made (mine), and returns
+// them, named for a line ("table t", "view v", ...). The others new
+// since before (another session's, made while the file ran) are left
+// alone and returned in others, named the same way.
+func (g *gen) markObjects(ctx context.Context, db *sqlx.DB, before, mine map[objKey]bool) (made, others []string, err error) {
 	after, err := objects(ctx, db)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	mark := dialect.QuoteLiteral(workload.InitMark(g))
-	var made []string
 	for _, o := range after {
 		if before[o.key] {
 			continue
 		}
+		if !mine[o.key] {
+			others = append(others, o.kindWord()+" "+o.name)
+			continue
+		}
 		if _, err := db.Exec(ctx, "COMMENT ON "+o.kind+" "+o.name+" IS "+mark); err != nil {
-			return made, fmt.Errorf("marking %s %s as stampede's: %w", o.kindWord(), o.name, err)
+			return made, others, fmt.Errorf("marking %s %s as stampede's: %w", o.kindWord(), o.name, err)
 		}
 		made = append(made, o.kindWord()+" "+o.name)
 	}
 	slices.Sort(made)
-	return made, nil
+	slices.Sort(others)
+	return made, others, nil
 }
 
 // objectKeys returns the keys of the database's objects, before init runs
