@@ -495,6 +495,9 @@ func Cleanup(ctx context.Context, spec CleanupSpec) error {
 		return err
 	}
 	defer db.Close()
+	if fd, ok := gen.(workload.ForceDropSetter); ok {
+		fd.SetForceDrop(spec.ForceDrop)
+	}
 	// Drop every table of the load: the data flags init recorded, where
 	// the command line does not give them (sbtest1..--tables).
 	before := tableNames(gen.Tables())
