@@ -2,8 +2,13 @@ package workload
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 )
+
+// outcome finds, at the end of a refusal, what the command does instead:
+// ": cleanup drops nothing", ": init leaves the database alone".
+var outcome = regexp.MustCompile(`: [^:;]*( drops nothing| alone)$`)
 
 // RefusalError is one refusal to drop that names every problem found
 // (Problems, each a refusal of its own kind: a user's tables or objects,
@@ -38,6 +43,11 @@ func (e *RefusalError) Error() string {
 		// Each says how to drop anyway; the line says it once, at its end.
 		if j := max(strings.LastIndex(s, "; to drop "), strings.LastIndex(s, ", or to drop ")); j > 0 {
 			s = s[:j]
+		}
+		// And what the command does instead ("cleanup drops nothing"),
+		// once, at the end of the last.
+		if m := outcome.FindStringIndex(s); m != nil && i < len(e.Problems)-1 {
+			s = s[:m[0]]
 		}
 		parts[i] = s
 	}
