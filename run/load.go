@@ -73,6 +73,9 @@ func Load(ctx context.Context, spec LoadSpec) error {
 	if gen == nil {
 		return inputf("LoadSpec.Workload is nil: give a generator (workload.FromFlags)")
 	}
+	if err := workload.RecordTableError(gen, "init"); err != nil {
+		return asInput(err)
+	}
 	log := spec.Log
 	if log == nil {
 		log = io.Discard
@@ -485,6 +488,9 @@ func Cleanup(ctx context.Context, spec CleanupSpec) error {
 	gen := spec.Workload
 	if gen == nil {
 		return inputf("CleanupSpec.Workload is nil: give a generator (workload.FromFlags)")
+	}
+	if err := workload.RecordTableError(gen, "cleanup"); err != nil {
+		return asInput(err)
 	}
 	log := spec.Log
 	if log == nil {

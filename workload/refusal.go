@@ -59,3 +59,18 @@ func (e *RefusalError) Unwrap() []error { return e.Problems }
 
 // Is makes errors.Is(err, ErrForeign) true.
 func (e *RefusalError) Is(target error) bool { return target == ErrForeign }
+
+// RecordTableError refuses a workload whose tables include stampede's
+// record of its loads (LoadRecordTable), as a table flag can name it
+// (ycsb's -p table=stampede_load): init, and cleanup even with
+// ForceDropFlag, would take the record of every load in the database
+// for the workload's table. It is nil otherwise.
+func RecordTableError(gen Generator, verb string) error {
+	for _, t := range gen.Tables() {
+		if t.Name == LoadRecordTable {
+			return fmt.Errorf("table %s is stampede's record of the loads in the database, not a table of %s: %s never takes it for one (%s neither); give %s's table another name",
+				LoadRecordTable, gen.Meta().Name, verb, ForceDropFlag, gen.Meta().Name)
+		}
+	}
+	return nil
+}

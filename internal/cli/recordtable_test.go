@@ -1,0 +1,34 @@
+package cli
+
+import "testing"
+
+// TestRecordTableNeverAWorkloadsTable: a table flag naming stampede's
+// record of its loads (ycsb's -p table=stampede_load) is refused in one
+// line that says what the table is, by init and by cleanup, with or
+// without --force-drop, and the record of the other loads stays
+// (cleanup said the record "was not made by stampede", and --force-drop
+// dropped it).
+func TestRecordTableNeverAWorkloadsTable(t *testing.T) {
+	testServer(t)
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	db := freshDB(t, "recordtable")
+	mustRun(t, "init", "bank", "--rows", "10", dbURL(t, db))
+	records := queryInt(t, db, "SELECT count(*) FROM stampede_load")
+	for _, tc := range []struct {
+		name string
+		args []string
+		verb string
+	}{
+		{"cleanup", []string{"cleanup", "ycsb", "-p", "table=stampede_load"}, "cleanup"},
+		{"cleanup --force-drop", []string{"cleanup", "ycsb", "-p", "table=stampede_load", "--force-drop"}, "cleanup"},
+		{"init --drop --force-drop", []string{"init", "ycsb", "--drop", "--force-drop", "-p", "table=stampede_load", "-p", "recordcount=10"}, "init"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := stampede(t, append(tc.args, dbURL(t, db))...)
+			checkOneLineError(t, r, 2, "table stampede_load is stampede's record of the loads in the database, not a table of ycsb: "+tc.verb+" never takes it for one (--force-drop neither); give ycsb's table another name")
+			if n := queryInt(t, db, "SELECT count(*) FROM stampede_load"); n != records || records == 0 {
+				t.Errorf("stampede_load holds %d records, want the %d it held", n, records)
+			}
+		})
+	}
+}
