@@ -32,3 +32,21 @@ func TestRecordTableNeverAWorkloadsTable(t *testing.T) {
 		})
 	}
 }
+
+// TestSysbenchPrepareNamesUsersTable: sysbench's prepare over sbtest1 of
+// stampede's load and sbtest2 of the user's names sbtest2 as the table
+// stampede did not make, in sysbench's form; it suggested --drop (no
+// sysbench option) and a cleanup that was then refused. The user's row
+// stays.
+func TestSysbenchPrepareNamesUsersTable(t *testing.T) {
+	testServer(t)
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	db := freshDB(t, "sbusers")
+	mustRun(t, "oltp_read_write", "--tables=1", "--table-size=10", "prepare", dbURL(t, db))
+	execIn(t, db, "CREATE TABLE sbtest2 (id int PRIMARY KEY, k int, c text, pad text)", "INSERT INTO sbtest2 VALUES (1, 1, 'mine', 'x')")
+	r := stampede(t, "oltp_read_write", "--tables=2", "--table-size=10", "prepare", dbURL(t, db))
+	checkFinalError(t, r, 2, `table sbtest2 already exists in database "`+db+`" and stampede did not make it: load into another database (--pgsql-db=NAME), or to drop it anyway, add --force-drop`)
+	if n := queryInt(t, db, "SELECT count(*) FROM sbtest2 WHERE c = 'mine'"); n != 1 {
+		t.Errorf("the user's row: %d left", n)
+	}
+}
