@@ -1,6 +1,9 @@
 package cli_test
 
-import "testing"
+import (
+	"net/url"
+	"testing"
+)
 
 // TestRecordTableNeverAWorkloadsTable: a table flag naming stampede's
 // record of its loads (ycsb's -p table=stampede_load) is refused in one
@@ -48,5 +51,24 @@ func TestSysbenchPrepareNamesUsersTable(t *testing.T) {
 	checkFinalError(t, r, 2, `table sbtest2 already exists in database "`+db+`" and stampede did not make it: load into another database (--pgsql-db=NAME), or to drop it anyway, add --force-drop`)
 	if n := queryInt(t, db, "SELECT count(*) FROM sbtest2 WHERE c = 'mine'"); n != 1 {
 		t.Errorf("the user's row: %d left", n)
+	}
+}
+
+// TestPgbenchInitNamesAddedColumn: pgbench -i over stampede's own
+// pgbench load with a column the user added and filled refuses naming
+// the column as cleanup pgbench does (it said the table was one
+// "which stampede did not make"); the user's value stays.
+func TestPgbenchInitNamesAddedColumn(t *testing.T) {
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	u, _ := url.Parse(testServer(t))
+	db := freshDB(t, "pgbadded")
+	adminExec(t, "CREATE DATABASE "+db)
+	form := []string{"pgbench", "-i", "-s", "1", "-h", u.Hostname(), "-p", u.Port(), "-U", u.User.Username(), db}
+	mustRun(t, form...)
+	execIn(t, db, "ALTER TABLE pgbench_accounts ADD COLUMN note text", "UPDATE pgbench_accounts SET note = 'mine' WHERE aid = 1")
+	r := stampede(t, form...)
+	checkFinalError(t, r, 2, `-i would drop pgbench_accounts in database "`+db+`": column pgbench_accounts.note of stampede's table is not stampede's (added since init): nothing was dropped; to drop it anyway, add --force-drop`)
+	if n := queryInt(t, db, "SELECT count(*) FROM pgbench_accounts WHERE note = 'mine'"); n != 1 {
+		t.Errorf("the user's value: %d left", n)
 	}
 }
