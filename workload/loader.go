@@ -247,13 +247,29 @@ func checkNoTables(ctx context.Context, db *sqlx.DB, gen Generator, tables []Tab
 	if err != nil {
 		return "", "", err
 	}
-	switch len(foreign) {
-	case 0:
-		return fmt.Sprintf("table %s already exists in database %q", existing[0], db.Database()), RecreateHint(gen.Meta().Name), nil
-	case 1:
-		return fmt.Sprintf("table %s already exists in database %q and stampede did not make it", foreign[0], db.Database()), AnotherDatabaseHint, nil
+	others, err := OtherLoads(ctx, db, gen, foreign)
+	if err != nil {
+		return "", "", err
 	}
-	return fmt.Sprintf("tables %s already exist in database %q and stampede did not make them", strings.Join(foreign, ", "), db.Database()), AnotherDatabaseHint, nil
+	var users []string
+	for _, f := range foreign {
+		if others[f] == "" {
+			users = append(users, f)
+		}
+	}
+	switch {
+	case len(users) == 1:
+		return fmt.Sprintf("table %s already exists in database %q and stampede did not make it", users[0], db.Database()), AnotherDatabaseHint, nil
+	case len(users) > 1:
+		return fmt.Sprintf("tables %s already exist in database %q and stampede did not make them", strings.Join(users, ", "), db.Database()), AnotherDatabaseHint, nil
+	case len(foreign) > 0:
+		// Made by stampede, for another workload (bulk_insert's run
+		// under oltp's init): not the user's, not this one's.
+		m := others[foreign[0]]
+		return fmt.Sprintf("table %s in database %q is stampede's load of %s, not of %s", foreign[0], db.Database(), m, gen.Meta().Name),
+			"`stampede cleanup " + m + "` drops that load, or " + AnotherDatabaseHint, nil
+	}
+	return fmt.Sprintf("table %s already exists in database %q", existing[0], db.Database()), RecreateHint(gen.Meta().Name), nil
 }
 
 // createTables creates the tables, refusing (ErrTablesExist) when one
