@@ -73,6 +73,9 @@ func Load(ctx context.Context, spec LoadSpec) error {
 	if gen == nil {
 		return inputf("LoadSpec.Workload is nil: give a generator (workload.FromFlags)")
 	}
+	if err := workload.RecordTableError(gen, "init"); err != nil {
+		return asInput(err)
+	}
 	log := spec.Log
 	if log == nil {
 		log = io.Discard
@@ -494,6 +497,9 @@ func Cleanup(ctx context.Context, spec CleanupSpec) error {
 	if gen == nil {
 		return inputf("CleanupSpec.Workload is nil: give a generator (workload.FromFlags)")
 	}
+	if err := workload.RecordTableError(gen, "cleanup"); err != nil {
+		return asInput(err)
+	}
 	log := spec.Log
 	if log == nil {
 		log = io.Discard
@@ -503,6 +509,9 @@ func Cleanup(ctx context.Context, spec CleanupSpec) error {
 		return err
 	}
 	defer db.Close()
+	if fd, ok := gen.(workload.ForceDropSetter); ok {
+		fd.SetForceDrop(spec.ForceDrop)
+	}
 	// Drop every table of the load: the data flags init recorded, where
 	// the command line does not give them (sbtest1..--tables).
 	before := tableNames(gen.Tables())

@@ -34,11 +34,10 @@ func (g *gen) runInitFile(ctx context.Context, db *sqlx.DB) error {
 	if db.Null() {
 		return nil
 	}
-	if err := checkInTheWay(ctx, db, g.initFile, steps); err != nil {
+	if err := compoundTxError(g.initFile, steps); err != nil {
 		return err
 	}
-	before, err := objectKeys(ctx, db)
-	if err != nil {
+	if err := checkInTheWay(ctx, db, g.initFile, steps); err != nil {
 		return err
 	}
 	conn := db.Conn(0, true)
@@ -47,7 +46,17 @@ func (g *gen) runInitFile(ctx context.Context, db *sqlx.DB) error {
 	if !ok {
 		return fmt.Errorf("init sql: the connection cannot run scripts")
 	}
-	g.loaded, err = pgscript.RunInit(ctx, q, g.initFile, steps)
+	// The file's own transactions are followed (see tracker), so that
+	// init marks only what its statements made.
+	tr := newTracker(q, steps)
+	before, err := objectKeys(ctx, db)
+	if err != nil {
+		return err
+	}
+	g.loaded, err = pgscript.RunInit(ctx, tr, g.initFile, steps)
+	if ferr := tr.finish(ctx); err == nil {
+		err = ferr
+	}
 	open := q.TxStatus() == 'T' || q.TxStatus() == 'E'
 	if open {
 		// A failed statement inside the file's own BEGIN, or a
@@ -57,7 +66,14 @@ func (g *gen) runInitFile(ctx context.Context, db *sqlx.DB) error {
 	}
 	// What the file created and kept, even before a statement that
 	// failed, carries the mark, so that cleanup sql drops it.
-	made, merr := g.markObjects(ctx, db, before)
+	made, others, merr := g.markObjects(ctx, db, before, tr.mine)
+	for _, o := range others {
+		by := "another session made it"
+		if len(tr.alone) > 0 {
+			by = fmt.Sprintf("another session, or %s:%d, which ran outside a transaction init can follow (it commits on its own), made it", g.initFile, tr.alone[0])
+		}
+		fmt.Fprintf(g.errOut, "warning: %s appeared while init ran but %s: not marked, cleanup keeps it\n", o, by)
+	}
 	fix := "fix the file and run init again (nothing it created is left)"
 	if len(made) > 0 {
 		fix = fmt.Sprintf("fix the file, then run `stampede init sql --drop --init-file %s` (what it created before, %s, is marked as stampede's; `stampede cleanup sql` drops it alone)", g.initFile, strings.Join(made, ", "))
