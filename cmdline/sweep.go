@@ -59,9 +59,17 @@ type valuesFlag struct {
 	// run adopting what init loaded, workload.ReconcileLoad, as run
 	// does) is the flag's own, set on orig too.
 	live bool
+	// parsed says the sweep set orig (the hardest value, then each
+	// step's): the flag's value is orig's from then on, for whatever
+	// reads the flag (a workload's properties, run.json, the load's
+	// record), not the sweep's list.
+	parsed bool
 }
 
 func (v *valuesFlag) String() string {
+	if v.parsed && v.orig != nil {
+		return v.orig.String() // the step's value
+	}
 	if v.text != "" {
 		return v.text // run.json records the value given
 	}
@@ -249,7 +257,7 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 		if err != nil {
 			return nil, usagef("%v", err)
 		}
-		g.vals = vals
+		g.vals, g.text = vals, f.values[g.name].text
 		if vals.Bounds || len(vals.List) > 1 {
 			swept = append(swept, g)
 		} else {
@@ -270,12 +278,13 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 		if vf.orig == nil || !fs.Changed(name) {
 			continue
 		}
+		vf.parsed = true
 		text := vf.text
 		if vals, ok, err := noneList(name, text); ok {
 			if err != nil {
 				return nil, err
 			}
-			swept = append(swept, given{name: name, param: sweep.Param(name), vals: vals, vf: vf, whole: true})
+			swept = append(swept, given{name: name, param: sweep.Param(name), vals: vals, vf: vf, whole: true, text: vf.text})
 			vf.disk, vf.none = diskFlags(fs, name), true
 			if err := vf.orig.Set(sweep.Format(vals.Hi)); err != nil { // Resolve validates the hardest value
 				return nil, usagef("--%s %s: %v", name, vf.text, err)
@@ -299,19 +308,24 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 		if err != nil {
 			return nil, usagef("%v", err)
 		}
-		swept = append(swept, given{name: name, param: sweep.Param(name), vals: vals, vf: vf, whole: whole || vf.size})
+		swept = append(swept, given{name: name, param: sweep.Param(name), vals: vals, vf: vf, whole: whole || vf.size, text: vf.text})
 		// Resolve validates the hardest value.
 		if err := vf.orig.Set(sweep.Format(vals.Hi)); err != nil {
 			return nil, usagef("--%s %s: %v", name, vf.text, err)
 		}
 	}
+	props, err := propSweeps(fs)
+	if err != nil {
+		return nil, err
+	}
+	swept = append(swept, props...)
 	// The flag given first on the command line is the outer loop.
 	slices.SortStableFunc(swept, func(a, b given) int { return argPos(env.Args, a.name) - argPos(env.Args, b.name) })
 	switch {
 	case len(swept) > 2:
 		names := make([]string, len(swept))
 		for i, g := range swept {
-			names[i] = "--" + g.name
+			names[i] = g.flag()
 		}
 		return nil, usagef("%s and %s all hold several values: a sweep varies one flag, or two as a grid; give the others one value", strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
 	case len(swept) == 0 && len(single) == 1:
@@ -431,14 +445,14 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 	if f.repeat > 1 {
 		plan = fmt.Sprintf("%d values, %d rounds", len(sw.Values.List), f.repeat)
 	}
-	values := f.values[swept[0].name].text
+	values := swept[0].text
 	if sw.Param2 != "" {
 		n := len(sw.Values.List) * len(sw.Values2.List)
 		plan = fmt.Sprintf("a grid of %d steps, %s the outer loop", n, sw.Param.Flag())
 		if f.repeat > 1 {
 			plan = fmt.Sprintf("a grid of %d values, %s the outer loop, %d rounds", n, sw.Param.Flag(), f.repeat)
 		}
-		values += " × --" + swept[1].name + " " + f.values[swept[1].name].text
+		values += " × " + swept[1].flag() + " " + swept[1].text
 	}
 	if f.checkpoint {
 		plan += ", CHECKPOINT before each step"
@@ -464,7 +478,7 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 	}}
 	sw.Observer = p
 	if rf.dryRun {
-		fmt.Fprintf(env.Stdout, "dry run: sweep of %s, %s %s (%s): the command line is valid; nothing was run\n", spec.Gen.Meta().Name, "--"+swept[0].name, values, plan)
+		fmt.Fprintf(env.Stdout, "dry run: sweep of %s, %s %s (%s): the command line is valid; nothing was run\n", spec.Gen.Meta().Name, swept[0].flag(), values, plan)
 		return nil, nil
 	}
 	if f.checkpoint {
@@ -483,12 +497,12 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 	for _, vf := range f.values {
 		vf.live = true
 	}
-	p.Header(sw.ID, spec.Gen.Meta().Name, "--"+swept[0].name, values, slo)
+	p.Header(sw.ID, spec.Gen.Meta().Name, swept[0].flag(), values, slo)
 	res, err := sweep.Run(ctx, sw)
 	if res != nil {
 		p.Done(res)
 		if chartPath != "" {
-			title := fmt.Sprintf("sweep %s: %s, %s %s", sw.ID, spec.Gen.Meta().Name, "--"+swept[0].name, values)
+			title := fmt.Sprintf("sweep %s: %s, %s %s", sw.ID, spec.Gen.Meta().Name, swept[0].flag(), values)
 			if cerr := output.WriteSweepChart(chartPath, res, title); cerr != nil && err == nil {
 				err = fmt.Errorf("the sweep ran, but its chart was not drawn: %w", cerr)
 			} else if cerr == nil {
@@ -509,12 +523,12 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 func buildStep(spec RunArgs, env Env, swept []given, vals []float64) (run.Spec, error) {
 	at := make([]string, 0, len(swept))
 	for i, g := range swept {
-		at = append(at, fmt.Sprintf("--%s %s", g.name, sweep.Format(vals[i])))
+		at = append(at, fmt.Sprintf("%s %s", g.flag(), sweep.Format(vals[i])))
 		if g.vf == nil {
 			continue
 		}
 		if err := g.vf.orig.Set(stepValue(g.vf, g.name, vals[i])); err != nil {
-			return run.Spec{}, usagef("--%s %s: %v", g.name, noneText(vals[i]), err)
+			return run.Spec{}, usagef("%s %s: %v", g.flag(), noneText(vals[i]), err)
 		}
 		if fl := spec.FS.Lookup(g.name); noneFlags[g.name] {
 			given := stepValue(g.vf, g.name, vals[i]) != ""
@@ -577,11 +591,21 @@ type given struct {
 	vals  sweep.Values
 	vf    *valuesFlag
 	whole bool
+	// text is the values as given.
+	text string
 }
 
 // argPos is where --name first appears in args (len(args) when it does
 // not): the order in which the swept flags were given.
 func argPos(args []string, name string) int {
+	if k, ok := strings.CutPrefix(name, "p "); ok {
+		name = "property" // -p k=...: where k= is
+		for i, a := range args {
+			if strings.HasPrefix(strings.TrimLeft(strings.TrimPrefix(strings.TrimPrefix(a, "--property="), "-p"), " ="), k+"=") {
+				return i
+			}
+		}
+	}
 	for i, a := range args {
 		if a == "--"+name || strings.HasPrefix(a, "--"+name+"=") {
 			return i

@@ -40,7 +40,12 @@ const (
 )
 
 // Flag is the command-line flag that sets p.
-func (p Param) Flag() string { return "--" + string(p) }
+func (p Param) Flag() string {
+	if k, ok := strings.CutPrefix(string(p), "p "); ok {
+		return "-p " + k // a workload's property (YCSB's -p)
+	}
+	return "--" + string(p)
+}
 
 // heavier are the settings under which a higher value is a heavier load
 // (more operations, workers, connections, tenants or warehouses at work),
