@@ -368,6 +368,8 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 		return nil, usagef("each step of a sweep needs an end: give --duration (such as 60s) or --max-ops")
 	}
 	s.Observers, s.Checks = nil, env.Stderr // the sweep prints its own table on stdout
+	checkOnce := afterSweepChecks(spec.Gen, rf.skipChecks)
+	s.SkipChecks = s.SkipChecks || checkOnce // once, after the last step
 	if rf.verbosity > 2 {
 		s.Log = stepLog{env.Stderr} // the steps' lines say what the runs' headers would
 	}
@@ -510,6 +512,14 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 			}
 		}
 	}
+	if checkOnce && err == nil && res != nil && len(res.Steps) > 0 {
+		// The steps' runs skipped the checks (seconds each, between
+		// probes): the data every step wrote is checked once, here.
+		fmt.Fprintln(env.Stderr, "\nconsistency checks, once after the sweep's last step (its steps' runs skip them; --skip-checks skips these too):")
+		if cerr := run.Check(ctx, spec.Gen, s.Conn, env.Stderr, env.Stderr); cerr != nil {
+			err = fmt.Errorf("the sweep ran, but the consistency checks after its last step failed: %w", cerr)
+		}
+	}
 	if err == nil && len(swept) == 1 && swept[0].vf != nil && swept[0].vf.none && rf.format != "json" {
 		err = compareNone(env.Stdout, res)
 	}
@@ -558,10 +568,19 @@ func buildStep(spec RunArgs, env Env, swept []given, vals []float64) (run.Spec, 
 		return run.Spec{}, err
 	}
 	s.Observers, s.Checks = nil, env.Stderr
+	s.SkipChecks = s.SkipChecks || afterSweepChecks(spec.Gen, rf.skipChecks)
 	if rf.verbosity > 2 {
 		s.Log = stepLog{env.Stderr}
 	}
 	return s, nil
+}
+
+// afterSweepChecks reports whether gen's consistency checks, which a
+// run of it runs after it ends (TPC-C's), run once after a sweep's last
+// step instead of after every step's run (unless --skip-checks).
+func afterSweepChecks(gen workload.Generator, skip bool) bool {
+	c, ok := gen.(workload.AfterRunChecker)
+	return ok && c.CheckAfterRun() && !skip
 }
 
 // stepLog is a sweep step's run log: it passes on warnings, and the note
