@@ -478,6 +478,9 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 		}
 		return cmd
 	}}
+	if f, ok := spec.Gen.(workload.SweepFigurer); ok {
+		p.Figures = f.SweepFigures()
+	}
 	sw.Observer = p
 	if rf.dryRun {
 		fmt.Fprintf(env.Stdout, "dry run: sweep of %s, %s %s (%s): the command line is valid; nothing was run\n", spec.Gen.Meta().Name, swept[0].flag(), values, plan)

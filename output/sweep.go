@@ -12,6 +12,7 @@ import (
 	"github.com/stampede-bench/stampede/stats"
 	"github.com/stampede-bench/stampede/sweep"
 	"github.com/stampede-bench/stampede/telemetry"
+	"github.com/stampede-bench/stampede/workload"
 )
 
 // Sweep prints a sweep (sweep.Observer): a header, a row as each step
@@ -43,6 +44,10 @@ type Sweep struct {
 	// Telemetry adds each step's telemetry averages: the host's CPU busy,
 	// its disks' reads and writes, and the watched processes' cores.
 	Telemetry bool
+	// Figures are the workload's figures shown per step, a column each
+	// (workload.SweepFigurer's headers: tpmC, efficiency(%)); a step
+	// without the figure shows "-".
+	Figures []string
 
 	cols []column
 }
@@ -68,6 +73,9 @@ func (o *Sweep) columns() []column {
 		o.cols = append(o.cols, column{string(p), max(6, len(p))})
 	}
 	o.cols = append(o.cols, []column{{"max-rate", 9}, {"workers", 7}, {"ops/s", 10}, {"p50(ms)", 8}, {"p95(ms)", 8}, {"p99(ms)", 8}, {"p99.9(ms)", 9}, {"pMax(ms)", 8}, {"errors", 7}}...)
+	for _, h := range o.Figures {
+		o.cols = append(o.cols, column{h, max(6, len(h))})
+	}
 	if o.Telemetry {
 		o.cols = append(o.cols, []column{{"cpu%", 5}, {"disk(MB/s)", 10}, {"watched(cores)", 0}}...)
 	}
@@ -193,7 +201,15 @@ func (o *Sweep) Begin(st sweep.Step, s *run.Spec) {
 	if o.own() {
 		what = fmt.Sprintf("%s %s, %s", o.Param.Flag(), sweep.Format(st.Value), what)
 	}
-	fmt.Fprintf(o.Status, "step %d: %s, --concurrency %d", st.N, what, s.Concurrency)
+	workers := s.Concurrency
+	if d, ok := s.Workload.(workload.RunDefaulter); ok && workers == 0 {
+		workers = d.RunDefaults().Concurrency // TPC-C's terminals, lambda's workers
+	}
+	if workers > 0 {
+		fmt.Fprintf(o.Status, "step %d: %s, --concurrency %d", st.N, what, workers)
+	} else {
+		fmt.Fprintf(o.Status, "step %d: %s, the workload's workers", st.N, what)
+	}
 	if o.Duration != "" {
 		fmt.Fprintf(o.Status, ", %s", o.Duration)
 	}
@@ -238,6 +254,14 @@ func (o *Sweep) End(st sweep.Step) {
 	}
 	cells = append(cells, rate, fmt.Sprint(st.Workers), num(t.Rate, 1), sig(t.P50), sig(t.P95),
 		sig(t.P99), sig(t.P999), sig(t.Max), fmt.Sprint(t.Errors))
+	for _, h := range o.Figures {
+		name, _, _ := strings.Cut(h, "(")
+		if v, ok := st.Figures[name]; ok {
+			cells = append(cells, num(v, 1))
+		} else {
+			cells = append(cells, "-")
+		}
+	}
 	if o.Telemetry {
 		cells = append(cells, telemetryCells(st.Telemetry, num)...)
 	}
