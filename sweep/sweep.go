@@ -385,6 +385,14 @@ func (spec Spec) search(ctx context.Context, res *Result) error {
 		}
 		if lowest.Judged && !lowest.Met && res.Best == nil {
 			if len(lowest.Runs) < spec.Repeat {
+				if last := res.Steps[len(res.Steps)-1].Value; last == lo && hi > lo {
+					// Not back to back: the probe the search would run
+					// next were lo met, then lo again.
+					if _, err := spec.step(ctx, res, spec.midpoint(lo, hi)); err != nil {
+						return err
+					}
+					continue // judge again: the probe may have met
+				}
 				if _, err := spec.step(ctx, res, lo); err != nil {
 					return err
 				}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"reflect"
 	"strconv"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -663,5 +664,47 @@ func TestGrid(t *testing.T) {
 		if err := tc.spec.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: %v, want %q", tc.spec, err, tc.want)
 		}
+	}
+}
+
+// TestRepeatSearchLowestInterleaved: a search with --repeat whose range's
+// lowest value misses re-runs it, never twice in a row (the next probe
+// between), and answers "search a lower range" only on its median; a
+// burst on its first run does not end the search.
+func TestRepeatSearchLowestInterleaved(t *testing.T) {
+	p99, _ := ParseSLO("p99<=5ms")
+	for _, tc := range []struct {
+		name   string
+		knee   float64
+		burst  func(n int) bool
+		lower  bool // the search ends "search a lower range"
+		lowRun int  // the lowest value's runs
+	}{
+		{name: "lowest misses", knee: 500, lower: true, lowRun: 3},
+		{name: "burst on the first", knee: 7496, burst: func(n int) bool { return n == 1 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sv := &server{knee: tc.knee, burst: tc.burst}
+			res, err := Run(context.Background(), Spec{Base: run.Spec{Concurrency: 4}, Param: MaxRate, Values: Values{Lo: 1000, Hi: 64000, Bounds: true},
+				Search: true, SLO: p99, ID: "S", Exec: sv.exec, Repeat: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := 1; i < len(sv.ran); i++ {
+				if sv.ran[i] == sv.ran[i-1] {
+					t.Errorf("%g ran back to back at steps %d and %d: %v", sv.ran[i], i, i+1, sv.ran)
+				}
+			}
+			lower := strings.Contains(res.Stopped, "search a lower range")
+			if lower != tc.lower {
+				t.Errorf("stopped %q, want a lower range %v; ran %v", res.Stopped, tc.lower, sv.ran)
+			}
+			if tc.lower && slices.Index(sv.ran, 1000) >= 0 && len(slices.DeleteFunc(slices.Clone(sv.ran), func(v float64) bool { return v != 1000 })) != tc.lowRun {
+				t.Errorf("the lowest value ran %v, want %d runs", sv.ran, tc.lowRun)
+			}
+			if !tc.lower && (res.Best == nil || res.Best.Value > tc.knee+4 || res.Best.Value < tc.knee*(1-2*DefaultPrecision)) {
+				t.Errorf("answer %+v, knee %g; ran %v", res.Best, tc.knee, sv.ran)
+			}
+		})
 	}
 }
