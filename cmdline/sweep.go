@@ -352,6 +352,9 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 		}
 		more, _ := sweep.ParseSLO(def)
 		slo = slo.With(more)
+		if err := tpccSearchSetUp(fs, slo); err != nil {
+			return nil, err
+		}
 	}
 	s, err := runSpec(spec, env)
 	if err != nil {
@@ -394,6 +397,11 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 	if built {
 		sw.Build = func(v, w float64) (run.Spec, error) {
 			return buildStep(spec, env, swept, []float64{v, w})
+		}
+	}
+	if spec.Gen.Meta().Name == "tpcc" && sw.Param == "active-warehouses" {
+		if w := fs.Lookup("warehouses"); w != nil && w.Value.String() == sweep.Format(sw.Values.Hi) {
+			sw.Top = fmt.Sprintf("that is every warehouse loaded (--warehouses %s): load more (`stampede init tpcc --drop --warehouses N`) to search higher", w.Value.String())
 		}
 	}
 	if err := sw.Validate(); err != nil {
@@ -582,6 +590,24 @@ func buildStep(spec RunArgs, env Env, swept []given, vals []float64) (run.Spec, 
 		s.Log = stepLog{env.Stderr}
 	}
 	return s, nil
+}
+
+// tpccSearchSetUp refuses a TPC-C search under an SLO with efficiency
+// whose probes cannot have one: without waits (--wait=false), or with
+// other than 10 terminals per warehouse (--concurrency, --threads).
+func tpccSearchSetUp(fs *pflag.FlagSet, slo sweep.SLO) error {
+	if !strings.Contains(slo.String(), "efficiency") {
+		return nil
+	}
+	if w := fs.Lookup("wait"); w != nil && w.Value.String() == "false" {
+		return usagef("--wait=false: TPC-C's search judges efficiency, which needs the keying and think times: drop --wait=false, or give an --slo without efficiency")
+	}
+	for _, name := range []string{"concurrency", "threads"} {
+		if fs.Changed(name) {
+			return usagef("--%s: TPC-C's search judges efficiency, which needs 10 terminals per active warehouse (the search sets them): drop --%s, or give an --slo without efficiency", name, name)
+		}
+	}
+	return nil
 }
 
 // afterSweepChecks reports whether gen's consistency checks, which a

@@ -134,6 +134,10 @@ type Spec struct {
 	Exec func(ctx context.Context, s run.Spec) (*run.Result, error)
 	// Observer, when set, sees each step begin and end.
 	Observer Observer
+	// Top, when set, says why no range above Values.Hi can be searched
+	// (Hi is the most the load has: TPC-C's --warehouses): a search
+	// whose every probe met says it instead of "search a higher range".
+	Top string
 }
 
 // Observer sees a sweep's steps. Begin may add observers to the step's
@@ -399,6 +403,9 @@ func (spec Spec) search(ctx context.Context, res *Result) error {
 				continue
 			}
 			res.Stopped = fmt.Sprintf("the range's lowest value, %s %s, missed the SLO: search a lower range", spec.Param.Flag(), Format(lo))
+			if spec.integer() && lo <= 1 {
+				res.Stopped = fmt.Sprintf("the range's lowest value, %s %s, missed the SLO, and there is no lower one: the load cannot meet it at its lightest (see the step's verdict: a probe too short, or an SLO too tight)", spec.Param.Flag(), Format(lo))
+			}
 			return nil
 		}
 		if res.Best == nil { // not judged: the step did not complete
@@ -458,6 +465,9 @@ func (spec Spec) search(ctx context.Context, res *Result) error {
 		}
 		if res.Miss == nil && res.Best.Value == hi {
 			res.Stopped = fmt.Sprintf("the range's highest value, %s %s, met the SLO: search a higher range", spec.Param.Flag(), Format(hi))
+			if spec.Top != "" {
+				res.Stopped = fmt.Sprintf("the range's highest value, %s %s, met the SLO: %s", spec.Param.Flag(), Format(hi), spec.Top)
+			}
 		}
 		return nil
 	}

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"strconv"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -704,6 +704,38 @@ func TestRepeatSearchLowestInterleaved(t *testing.T) {
 			}
 			if !tc.lower && (res.Best == nil || res.Best.Value > tc.knee+4 || res.Best.Value < tc.knee*(1-2*DefaultPrecision)) {
 				t.Errorf("answer %+v, knee %g; ran %v", res.Best, tc.knee, sv.ran)
+			}
+		})
+	}
+}
+
+// TestSearchEnds: a search that misses at the range's lowest value says
+// "search a lower range" only when there is one (not at 1 worker), and
+// one whose every probe met says Top (TPC-C's: every warehouse loaded)
+// instead of "search a higher range" when set.
+func TestSearchEnds(t *testing.T) {
+	p99, _ := ParseSLO("p99<=5ms")
+	for _, tc := range []struct {
+		name      string
+		lo, hi    float64
+		knee      float64
+		top       string
+		want, not string
+	}{
+		{"lowest of 1 worker", 1, 8, -10, "", "there is no lower one", "search a lower range"},
+		{"lowest of 2 workers", 2, 8, -10, "", "search a lower range", "no lower one"},
+		{"all met, a higher range", 1, 8, 100, "", "search a higher range", ""},
+		{"all met, the top", 1, 8, 100, "that is every warehouse loaded", "met the SLO: that is every warehouse loaded", "search a higher range"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sv := &server{knee: tc.knee}
+			res, err := Run(context.Background(), Spec{Param: Concurrency, Values: Values{Lo: tc.lo, Hi: tc.hi, Bounds: true},
+				Search: true, SLO: p99, ID: "S", Exec: sv.exec, Repeat: 1, Top: tc.top})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(res.Stopped, tc.want) || tc.not != "" && strings.Contains(res.Stopped, tc.not) {
+				t.Errorf("stopped %q, want %q and not %q; ran %v", res.Stopped, tc.want, tc.not, sv.ran)
 			}
 		})
 	}

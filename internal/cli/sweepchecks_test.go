@@ -142,3 +142,30 @@ func TestSweepTPCCFigureColumns(t *testing.T) {
 		})
 	}
 }
+
+// TestSweepTPCCSearchSetUp: TPC-C's search, whose SLO holds efficiency,
+// refuses set-ups whose probes have none (no waits, or other than 10
+// terminals a warehouse) in one line before any probe; with an SLO
+// without efficiency they run.
+func TestSweepTPCCSearchSetUp(t *testing.T) {
+	base := []string{"sweep", "tpcc", "--driver", "null", "--warehouses", "8", "--active-warehouses", "1:8", "--search", "--duration", "1s",
+		"--results-dir", t.TempDir()}
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no waits", []string{"--wait=false"}, "--wait=false: TPC-C's search judges efficiency, which needs the keying and think times"},
+		{"workers", []string{"--concurrency", "4"}, "--concurrency: TPC-C's search judges efficiency, which needs 10 terminals per active warehouse"},
+		{"threads", []string{"--threads", "4"}, "--threads: TPC-C's search judges efficiency"},
+		{"slo with efficiency", []string{"--wait=false", "--slo", "efficiency>=50%"}, "--wait=false: TPC-C's search judges efficiency"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := stampede(t, append(slices.Clone(base), c.args...)...)
+			checkOneLineError(t, r, 2, c.want)
+			if strings.Contains(r.stderr, "step 1") || r.stdout != "" {
+				t.Errorf("a probe ran before the refusal:\n%s%s", r.stdout, r.stderr)
+			}
+		})
+	}
+}
