@@ -138,6 +138,9 @@ func (f *SweepFlags) Register(fs *pflag.FlagSet) {
 	fs.Var(&f.chart, "chart", "also draw the sweep into this file (.svg or .png): throughput against the swept value, latency against throughput, the SLO and the answer marked")
 	fs.BoolVar(&f.force, "force", false, "replace the --chart file if it exists")
 	fs.IntVar(&f.repeat, "repeat", 1, "run each value this many times, in rounds, and judge it on the median of its runs; a search re-runs its boundary until each value there has this many (default 3 with --search, but TPC-C's: --repeat 1 answers from single probes)")
+	if fl := fs.Lookup("format"); fl != nil {
+		fl.Usage = "output format: text, json (newline-delimited JSON) or csv (the table for spreadsheets; the rest on stderr)"
+	}
 	f.values = map[string]*valuesFlag{}
 	for _, name := range []string{"max-rate", "concurrency", "threads"} {
 		fl := fs.Lookup(name)
