@@ -150,6 +150,12 @@ func (f *SweepFlags) Register(fs *pflag.FlagSet) {
 	}
 	// Every other flag with a number (or a size) takes a sweep's values.
 	fs.VisitAll(func(fl *pflag.Flag) {
+		if notSwept[fl.Name] && f.values[fl.Name] == nil || fl.Name == "tenant-mode" {
+			// A number (or a mode) a sweep does not vary: a list is
+			// refused naming the flags it can.
+			fl.Value = &oneValue{Value: fl.Value, name: fl.Name, f: f}
+			return
+		}
 		if f.values[fl.Name] != nil || notSwept[fl.Name] || fl.Hidden {
 			return
 		}
@@ -180,7 +186,7 @@ type oneValue struct {
 
 // Set implements pflag.Value.
 func (v *oneValue) Set(s string) error {
-	if strings.Contains(s, ",") {
+	if strings.Contains(s, ",") || strings.Contains(s, ":") && v.Value.Type() != "string" {
 		return fmt.Errorf("a sweep cannot vary --%s (it takes one value); it varies a flag with a number: %s", v.name, v.f.Sweepable())
 	}
 	return v.Value.Set(s)
@@ -445,7 +451,11 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 		}
 		for _, v := range ends(sw.Values) {
 			for _, w := range ws {
-				if _, err := sw.Build(v, w); err != nil {
+				b, err := sw.Build(v, w)
+				if err == nil {
+					err = run.CheckLimitTargets(b) // before the header, not at step 1
+				}
+				if err != nil {
 					return nil, err
 				}
 			}

@@ -61,3 +61,31 @@ func TestSweepCSVNumbers(t *testing.T) {
 		t.Errorf("--help does not name csv or the searchable flags:\n%s", help.stdout)
 	}
 }
+
+// TestSweepUnsweepable: a list given to a flag a sweep does not vary is
+// refused in one line naming the flag and those it can vary; limits with
+// nothing to limit are refused before the sweep's header and first step.
+func TestSweepUnsweepable(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--percentile", "95,99"}, "a sweep cannot vary --percentile (it takes one value); it varies a flag with a number: "},
+		{[]string{"--report-interval", "1,2"}, "a sweep cannot vary --report-interval"},
+		{[]string{"--prometheus-port", "1,2"}, "a sweep cannot vary --prometheus-port"},
+		{[]string{"--clients", "1,2"}, "a sweep cannot vary --clients"},
+		{[]string{"--tenant-mode", "schema,database", "--tenants", "2"}, "a sweep cannot vary --tenant-mode"},
+		{[]string{"--cpus", "0.5,1"}, "limits apply to the system under test: say which processes with --limit-process REGEX"},
+	} {
+		t.Run(c.args[0], func(t *testing.T) {
+			r := stampede(t, append([]string{"sweep", "ycsb", "--driver", "null", "--max-ops", "10,20", "--results-dir", t.TempDir()}, c.args...)...)
+			checkOneLineError(t, r, 2, c.want)
+			if strings.HasPrefix(c.want, "a sweep cannot") && !strings.Contains(r.stderr, "--max-rate") {
+				t.Errorf("the refusal does not name the flags a sweep varies: %s", r.stderr)
+			}
+			if r.stdout != "" {
+				t.Errorf("the sweep began before the refusal:\n%s", r.stdout)
+			}
+		})
+	}
+}
