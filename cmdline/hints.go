@@ -31,8 +31,10 @@ var hintPattern = regexp.MustCompile("`(stampede (?:init|prepare|run|check|clean
 // notCarried are the flags a hint never takes from the current command
 // line: their meaning differs between verbs (init's --concurrency is COPY
 // streams, run's workers; init's --seed seeds the data, run's the
-// operations), or they would do what the hint did not suggest (--drop).
-var notCarried = map[string]bool{"concurrency": true, "threads": true, "seed": true, "rand-seed": true, "drop": true, "conns": true}
+// operations), or they would do what the hint did not suggest (--drop;
+// --force-drop, given to drop a user's objects in one command, not to
+// drop them in another: a hint that needs it writes it).
+var notCarried = map[string]bool{"concurrency": true, "threads": true, "seed": true, "rand-seed": true, "drop": true, "force-drop": true, "conns": true}
 
 // splitFlags split a load or a run between clients: a hint that reloads
 // with --drop does not carry them.

@@ -82,7 +82,7 @@ func dryRunLine(s run.Spec) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "dry run: %s", s.Workload.Meta().Name)
 	if s.Concurrency > 0 {
-		fmt.Fprintf(&b, ", %d workers", s.Concurrency)
+		fmt.Fprintf(&b, ", %s", plural(s.Concurrency, "worker"))
 	}
 	if s.MaxRate > 0 {
 		fmt.Fprintf(&b, ", %g ops/s in all", s.MaxRate)

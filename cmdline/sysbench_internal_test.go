@@ -153,7 +153,7 @@ func TestSysbenchRunFlags(t *testing.T) {
 // the run's log: its warnings, not its notices.
 func TestWarningsOnly(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
-		{"stampede 1.0: oltp_read_write on h (database \"d\"), 1 workers, seed 1\n", ""},
+		{"stampede 1.0: oltp_read_write on h (database \"d\"), 1 worker, seed 1\n", ""},
 		{"warning: --latency service overrides the workload's own\n", "warning: --latency service overrides the workload's own\n"},
 		{"results saved in /r\nwarning: a\nnote: b\nwarning: c\n", "warning: a\nwarning: c\n"},
 	} {

@@ -54,7 +54,7 @@ func (e *env) refuseTableDependents(ctx context.Context, db *sqlx.DB, names []st
 	}
 	what += " in " + where(db)
 	if e.ForceDrop {
-		e.logf("%s: dropping %s and the objects that depend on them (%s)", workload.ForceDropFlag, what, strings.Join(deps, ", "))
+		e.logf("%s", workload.ForceDropNote(what, len(names), deps))
 		return true, nil
 	}
 	return false, &workload.DependentsError{What: what, Objects: deps, Action: action}

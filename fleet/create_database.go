@@ -134,6 +134,23 @@ func createDatabases(ctx context.Context, e *env, o CreateOptions) (Totals, erro
 		e.logf("dropped %d tenant databases", n)
 		existing = map[string]bool{}
 	}
+	if len(existing) > 0 {
+		// A tenant whose tables a user replaced is not a loaded tenant:
+		// refused, not counted as existing (cleanup refuses it too).
+		// (A database that is no tenant of stampede's is refused as
+		// such below.)
+		foreign, err := e.foreignDatabases(ctx, admin, keys(existing))
+		if err != nil {
+			return t, err
+		}
+		holding, err := e.holdingDatabases(ctx, without(keys(existing), foreign), gen)
+		if err != nil {
+			return t, err
+		}
+		if err := e.refuseHolding("database", holding, "on "+strings.Join(admin.Endpoints(), ","), resumeAction); err != nil {
+			return t, err
+		}
+	}
 	d := admin.Dialect()
 	first := o.Spec.Name(f)
 	t1opts := o.Spec.Options(e.Base, f)

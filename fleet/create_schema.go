@@ -47,7 +47,7 @@ func (e *env) refuseDependents(ctx context.Context, db *sqlx.DB, names []string,
 		what = fmt.Sprintf("the tenant schemas %s in %s", nameList(names), where(db))
 	}
 	if e.ForceDrop {
-		e.logf("%s: dropping %s and the objects that depend on them (%s)", workload.ForceDropFlag, what, strings.Join(deps, ", "))
+		e.logf("%s", workload.ForceDropNote(what, len(names), deps))
 		return nil
 	}
 	return &workload.DependentsError{What: what, Objects: deps, Action: action}
@@ -294,9 +294,30 @@ func createSchemas(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 		e.logf("dropped %d tenant schemas", len(state))
 		state = map[string]bool{}
 	}
+	complete := map[string]bool{}
+	for name, ok := range state {
+		if ok {
+			complete[name] = true
+		}
+	}
+	if len(complete) > 0 {
+		// A tenant whose tables a user replaced is not a loaded tenant:
+		// refused, not counted as existing (cleanup refuses it too).
+		foreign, err := e.foreignSchemas(ctx, db, complete)
+		if err != nil {
+			return t, err
+		}
+		holding, err := holdingSchemas(ctx, db, without(keys(complete), foreign), gen)
+		if err != nil {
+			return t, err
+		}
+		if err := e.refuseHolding("schema", holding, "in "+where(db), resumeAction); err != nil {
+			return t, err
+		}
+	}
 	first := o.Spec.Name(f)
-	complete, exists := state[first]
-	if exists && complete {
+	complete1, exists := state[first]
+	if exists && complete1 {
 		m, _, err := readMarker(ctx, db, first)
 		if err != nil {
 			return t, err

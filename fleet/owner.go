@@ -522,6 +522,11 @@ func holdingSchemas(ctx context.Context, db *sqlx.DB, names []string, gen worklo
 	return holding, nil
 }
 
+// resumeAction is what refuses, in refuseHolding, a tenant that holds
+// objects stampede did not make when init resumes a fleet: it neither
+// counts such a tenant as loaded nor replaces it unless told.
+const resumeAction = "init (which counts it as no loaded tenant)"
+
 // refuseHolding refuses, unless ForceDrop, to drop the databases or
 // schemas (kind) of holding, stampede's tenants that hold objects
 // stampede did not make, by action ("cleanup", "--drop"); with ForceDrop

@@ -140,7 +140,11 @@ func Load(ctx context.Context, spec LoadSpec) error {
 	if !spec.Drop {
 		// The tables its runs write (bulk_insert's sbtestN), which a
 		// user's table of that name must not receive.
-		if err := refuseForeignRunTables(ctx, db, gen); err != nil {
+		verb := "init"
+		if spec.Steps != nil && spec.Steps.PrepareRun {
+			verb = "prepare" // sysbench's form: the verb the user gave
+		}
+		if err := refuseForeignRunTables(ctx, db, gen, verb); err != nil {
 			return err
 		}
 		var pe *workload.LoadPartError
@@ -632,11 +636,12 @@ func dropScripted(ctx context.Context, db *sqlx.DB, gen workload.Generator, log 
 	return nil
 }
 
-// refuseForeignRunTables refuses, for init without --drop of a
-// workload.RunTablesDropper (bulk_insert), the tables of its runs that
-// exist without stampede's mark: its runs would write into a user's
-// table, and --force-drop (which implies --drop) drops them first.
-func refuseForeignRunTables(ctx context.Context, db *sqlx.DB, gen workload.Generator) error {
+// refuseForeignRunTables refuses, for init (verb: "init", or sysbench's
+// "prepare") without --drop of a workload.RunTablesDropper (bulk_insert),
+// the tables of its runs that exist without stampede's mark (its runs
+// would write into a user's table; --force-drop, which implies --drop,
+// drops them first) or with the mark of another workload's load.
+func refuseForeignRunTables(ctx context.Context, db *sqlx.DB, gen workload.Generator, verb string) error {
 	runTables, err := dropsRunTables(ctx, db, gen)
 	if err != nil {
 		return err
@@ -651,16 +656,29 @@ func refuseForeignRunTables(ctx context.Context, db *sqlx.DB, gen workload.Gener
 			foreign = append(foreign, t)
 		}
 	}
-	if len(foreign) == 0 {
-		return nil
+	// Tables of stampede's load of another workload (oltp's sbtestN under
+	// bulk_insert's init): not the user's, but not this load's either.
+	others, err := workload.OtherLoads(ctx, db, gen, runTables)
+	if err != nil {
+		return err
 	}
-	it := "it"
-	if len(foreign) > 1 {
-		it = "them"
+	where := fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ","))
+	var ferr, oerr error
+	if len(foreign) > 0 {
+		it := "it"
+		if len(foreign) > 1 {
+			it = "them"
+		}
+		ferr = &workload.ForeignError{Kind: "table", Names: foreign, Action: verb, Where: where,
+			Why: "no mark of stampede's on " + it + ", which every table stampede makes carries; " + gen.Meta().Name + "'s runs would write into " + it + "; nothing was created"}
 	}
-	return asInput(&workload.ForeignError{Kind: "table", Names: foreign, Action: "init",
-		Where: fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ",")),
-		Why:   "no mark of stampede's on " + it + ", which every table stampede makes carries; " + gen.Meta().Name + "'s runs would write into " + it + "; nothing was created"})
+	if len(others) > 0 {
+		oerr = &workload.OtherLoadError{Tables: others, Workload: gen.Meta().Name, Action: verb, Where: where}
+	}
+	if err := workload.Refusal(ferr, oerr); err != nil {
+		return asInput(err)
+	}
+	return nil
 }
 
 // refuseAll refuses, unless force, to drop the tables drop (existing,
@@ -751,7 +769,7 @@ func refuseDependents(ctx context.Context, db *sqlx.DB, tables []string, force b
 	if !force {
 		return false, asInput(&workload.DependentsError{What: what, Objects: deps, Action: action})
 	}
-	fmt.Fprintf(log, "%s: dropping %s and the objects that depend on them (%s)\n", workload.ForceDropFlag, what, strings.Join(deps, ", "))
+	fmt.Fprintln(log, workload.ForceDropNote(what, len(tables), deps))
 	return true, nil
 }
 

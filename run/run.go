@@ -280,6 +280,22 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 			r.undo()
 		}
 	}()
+	// Garbage collection waits for the set-up's end (see gcpace.Hold),
+	// where the run's pacing takes over.
+	headroom := spec.GCHeadroom
+	switch {
+	case headroom == 0:
+		headroom = gcpace.DefaultHeadroom
+	case headroom < 0:
+		headroom = 0
+	}
+	releaseGC := gcpace.Hold(headroom)
+	procs := runtime.GOMAXPROCS(0) // before the run adds its workers' (below)
+	defer func() {
+		if err != nil {
+			releaseGC()
+		}
+	}()
 	r.seed = pickSeed(spec.Seed)
 	if spec.Part.Count > 0 && spec.Seed != 0 && spec.Fleet == nil {
 		// (A fleet's tenants draw from (seed, tenant) already: its
@@ -300,8 +316,8 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 		prev := runtime.GOMAXPROCS(src.workers)
 		r.cleanup = append(r.cleanup, func() { runtime.GOMAXPROCS(prev) })
 	}
-	if len(r.load.Workers) != src.workers {
-		return nil, fmt.Errorf("workload %s returned %d workers for %d", gen.Meta().Name, len(r.load.Workers), src.workers)
+	if err := checkLoadWorkers(gen, r.load, src.workers); err != nil {
+		return nil, err
 	}
 	s := &r.spec
 	pacer := engine.PacerPrecise
@@ -444,14 +460,13 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 	flags["client-sched"] = string(sched.Policy)
 	// Garbage collection is paced by GCHeadroom from here to the end of
 	// the run (see package gcpace); the run records the GOGC it got.
-	headroom := s.GCHeadroom
-	switch {
-	case headroom == 0:
-		headroom = gcpace.DefaultHeadroom
-	case headroom < 0:
-		headroom = 0
-	}
-	gc, restoreGC := gcpace.Apply(headroom)
+	// The collection runs on the process's own processors, not on those
+	// the run added for its workers: with the added ones idle, the
+	// runtime's background sweeper spun on its lock beside the
+	// collection's own sweep (Go 1.26, goschedIfBusy returns at once
+	// while a processor is idle), 20-40 ms of CPU per run on 2 CPUs,
+	// a third of a short run's fixed cost (runStartGC).
+	gc, restoreGC := runStartGC(headroom, procs)
 	r.cleanup = append(r.cleanup, restoreGC)
 	flags["gc-percent"] = strconv.Itoa(gc.Percent)
 	flags["pacer"] = r.cfg.RunPacer(src.workers).String()
@@ -494,8 +509,8 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 		ThreadIO: src.threadIO, Connections: conns, ConnectTime: connectTime,
 	}
 	r.info.Display.Split = split
-	fmt.Fprintf(r.log, "stampede %s: %s on %s (%s), %d workers, seed %d\n",
-		VersionString(), gen.Meta().Name, strings.Join(src.endpoints, ","), src.where, src.workers, r.seed)
+	fmt.Fprintf(r.log, "stampede %s: %s on %s (%s), %s, seed %d\n",
+		VersionString(), gen.Meta().Name, strings.Join(src.endpoints, ","), src.where, plural(src.workers, "worker"), r.seed)
 	if conns > 0 {
 		fmt.Fprintln(r.log, connectNote(conns, connectTime))
 	}
@@ -535,6 +550,22 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 	go r.engine(ctx)
 	return r, nil
 }
+
+// runStartGC paces the run's garbage collection (gcpace.Apply, which
+// collects the set-up's garbage once) with GOMAXPROCS at procs for the
+// collection, then puts back the processors the run set.
+func runStartGC(headroom int64, procs int) (gcpace.Applied, func()) {
+	set := runtime.GOMAXPROCS(procs)
+	defer runtime.GOMAXPROCS(set)
+	if beforeStartGC != nil {
+		beforeStartGC()
+	}
+	return gcpace.Apply(headroom)
+}
+
+// beforeStartGC, when set (by tests), runs just before runStartGC
+// collects.
+var beforeStartGC func()
 
 // Info describes the run.
 func (r *Run) Info() Info { return r.info }

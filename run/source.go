@@ -137,6 +137,18 @@ func (r *Run) openSource(ctx context.Context) (*source, error) {
 	if err != nil {
 		return nil, loadInput(configInput(err))
 	}
+	// From here the load may hold every connection of the pool (the sql
+	// workload keeps one per worker): an error returns them first, or
+	// the pool's Close above would wait for them forever. (Deferred
+	// last, it runs first.)
+	defer func() {
+		if !ok && load.Close != nil {
+			_ = load.Close(context.Background())
+		}
+	}()
+	if err := checkLoadWorkers(gen, load, s.Concurrency); err != nil {
+		return nil, err
+	}
 	r.warnUnloaded(db, load, unloaded)
 	src := &source{
 		load:          load,
@@ -156,6 +168,15 @@ func (r *Run) openSource(ctx context.Context) (*source, error) {
 	}
 	ok = true
 	return src, nil
+}
+
+// checkLoadWorkers says when gen's Ops returned another number of workers
+// than the run asked for (a workload's defect).
+func checkLoadWorkers(gen workload.Generator, load workload.QueryLoad, workers int) error {
+	if len(load.Workers) != workers {
+		return fmt.Errorf("workload %s returned %d workers for %d", gen.Meta().Name, len(load.Workers), workers)
+	}
+	return nil
 }
 
 // unloadedTables returns the workload's tables in db that stampede did

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -436,10 +437,18 @@ type ConnectError struct {
 	Hint string
 	// Err is the underlying error.
 	Err error
+	// BadKey, when set, is a key of the connection string that is not a
+	// libpq connection parameter, which the server refused as a setting
+	// (SQLSTATE 42704): the user's input, not the server's failure.
+	BadKey string
 }
 
 // Error implements error.
 func (e *ConnectError) Error() string {
+	if e.BadKey != "" {
+		return fmt.Sprintf("cannot connect to %s (database %q, user %q): the connection string's key %q is neither a libpq connection parameter nor a setting the server knows (sent to it as a setting, it was refused): check the key's spelling, or drop it",
+			e.Endpoint, e.Database, e.User, e.BadKey)
+	}
 	msg := fmt.Sprintf("cannot connect to %s (database %q, user %q): %s", e.Endpoint, e.Database, e.User, connectDetail(e.Err))
 	if e.Hint != "" {
 		msg += "; " + e.Hint
@@ -450,12 +459,40 @@ func (e *ConnectError) Error() string {
 // Unwrap returns the underlying error.
 func (e *ConnectError) Unwrap() error { return e.Err }
 
+// Is makes errors.Is(err, ErrConfig) true for a key of the connection
+// string that no one knows (BadKey): bad input.
+func (e *ConnectError) Is(target error) bool { return target == ErrConfig && e.BadKey != "" }
+
+// unknownParameter matches the server's refusal of a setting it does not
+// have, naming it.
+var unknownParameter = regexp.MustCompile(`^unrecognized configuration parameter "([^"]+)"$`)
+
+// badKey returns the key of cfg's connection string that err (a failed
+// connection) says the server does not know as a setting: pgx sends the
+// keys that are not libpq's to the server as settings. "" for another
+// failure, or a setting that came from elsewhere ($PGOPTIONS).
+func badKey(cfg *pgxpool.Config, err error) string {
+	pe := (*pgconn.PgError)(nil)
+	if !errors.As(err, &pe) || pe.Code != "42704" {
+		return ""
+	}
+	m := unknownParameter.FindStringSubmatch(pe.Message)
+	if m == nil {
+		return ""
+	}
+	if _, ok := cfg.ConnConfig.RuntimeParams[m[1]]; !ok {
+		return ""
+	}
+	return m[1]
+}
+
 // IsMissingDatabase reports whether err says the database does not exist.
 func IsMissingDatabase(err error) bool { return SQLState(err) == "3D000" }
 
 func describeConnectError(cfg *pgxpool.Config, err error) error {
 	ce := &ConnectError{Endpoint: endpointName(cfg), Database: cfg.ConnConfig.Database, User: cfg.ConnConfig.User, Err: err}
 	ce.Hint = connectHint(err, ce.Endpoint, int(cfg.ConnConfig.Port))
+	ce.BadKey = badKey(cfg, err)
 	return ce
 }
 

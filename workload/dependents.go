@@ -113,8 +113,22 @@ func (e *DependentsError) Error() string {
 	if len(e.Objects) != 1 {
 		n = strconv.Itoa(len(e.Objects)) + " objects"
 	}
-	return fmt.Sprintf("%s that stampede did not make depend%s on %s (%s%s): %s drops nothing; to drop them too, add %s",
-		n, map[bool]string{true: "s", false: ""}[len(e.Objects) == 1], e.What, strings.Join(objs, ", "), more, e.Action, ForceDropFlag)
+	verb, them := "depend", "them"
+	if len(e.Objects) == 1 {
+		verb, them = "depends", "it"
+	}
+	return fmt.Sprintf("%s that stampede did not make %s on %s (%s%s): %s drops nothing; to drop %s too, add %s",
+		n, verb, e.What, strings.Join(objs, ", "), more, e.Action, them, ForceDropFlag)
+}
+
+// ForceDropNote is the line --force-drop says before it drops what (n
+// tables or schemas) with deps, the objects that depend on it.
+func ForceDropNote(what string, n int, deps []string) string {
+	them := "them"
+	if n == 1 {
+		them = "it"
+	}
+	return fmt.Sprintf("%s: dropping %s and the objects that depend on %s (%s)", ForceDropFlag, what, them, strings.Join(deps, ", "))
 }
 
 // Is makes errors.Is(err, ErrForeign) true.

@@ -241,6 +241,16 @@ func checkNoTables(ctx context.Context, db *sqlx.DB, gen Generator, tables []Tab
 			return "", "", err
 		}
 		if len(foreign) > 0 {
+			others, err := OtherLoads(ctx, db, gen, foreign)
+			if err != nil {
+				return "", "", err
+			}
+			if m := others[t.Name]; m != "" {
+				// Made by stampede, for another workload (bulk_insert's
+				// run under oltp's init): not the user's, not this one's.
+				return fmt.Sprintf("table %s in database %q is stampede's load of %s, not of %s", t.Name, db.Database(), m, gen.Meta().Name),
+					"`stampede cleanup " + m + "` drops that load, or " + AnotherDatabaseHint, nil
+			}
 			return fmt.Sprintf("table %s already exists in database %q and stampede did not make it", t.Name, db.Database()), AnotherDatabaseHint, nil
 		}
 		return fmt.Sprintf("table %s already exists in database %q", t.Name, db.Database()), RecreateHint(gen.Meta().Name), nil

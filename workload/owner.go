@@ -379,6 +379,12 @@ func ForeignObjectsIn(ctx context.Context, db *sqlx.DB, gen Generator, markers .
 				foreign = append(foreign, o.String()+" (the marker of a fleet of "+strings.Join(ws, ", ")+")")
 				continue
 			}
+		case o.Marked && isInitMark(o.Comment) && IsMarkOf(o.Comment, gen) && renamedTable(o.Name, gen):
+			// gen's table under a name gen does not use: the user
+			// renamed it to keep it (ALTER TABLE bank RENAME TO
+			// bank_keep).
+			foreign = append(foreign, o.String()+RenamedNote(gen.Meta().Name))
+			continue
 		case o.Marked && IsMarkOf(o.Comment, gen):
 			ours = append(ours, o.Name)
 			continue
@@ -403,6 +409,30 @@ func ForeignObjectsIn(ctx context.Context, db *sqlx.DB, gen Generator, markers .
 		foreign = append(foreign, "table column "+c+" (holding data)")
 	}
 	return foreign, nil
+}
+
+// RenamedNote follows, in ForeignObjectsIn's list, a table of workload's
+// load that carries its mark under a name workload does not use.
+func RenamedNote(workload string) string {
+	return " (stampede's table of " + workload + ", renamed)"
+}
+
+// renamedTable reports whether name, a table carrying the mark of gen's
+// init, is none of gen's tables' names, even with another number at its
+// end (sysbench's sbtest3 of a load of more tables than gen's flags
+// say): a name the user gave it.
+func renamedTable(name string, gen Generator) bool {
+	tables := gen.Tables()
+	if len(tables) == 0 {
+		return false
+	}
+	stem := func(s string) string { return strings.TrimRight(s, "0123456789") }
+	for _, t := range tables {
+		if t.Name == name || stem(t.Name) == stem(name) {
+			return false
+		}
+	}
+	return true
 }
 
 // tenantMarkerColumns are the columns of a fleet's marker table in

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	_ "net/http/pprof" // --pprofport serves the default mux's /debug/pprof
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -389,8 +390,55 @@ func (c *Command) checkDropOwned(ctx context.Context, opts sqlx.Options, log io.
 		fmt.Fprintf(log, "--force-drop: dropping database %q with objects stampede did not make: %s\n", opts.Database, strings.Join(foreign, ", "))
 		return nil
 	}
-	return usagef("database %q on %s holds %s that stampede did not make (%s): --drop leaves the database alone; to drop it anyway, add %s",
-		opts.Database, strings.Join(db.Endpoints(), ","), objectCount(foreign), shortNames(foreign), workload.ForceDropFlag)
+	// Tables of stampede's load of another workload are stampede's, but
+	// not this workload's: named apart, with their load's cleanup.
+	var users, others, renamed []string
+	var loads []string
+	for _, f := range foreign {
+		if name, ok := strings.CutSuffix(f, workload.RenamedNote(c.gen.Meta().Name)); ok {
+			renamed = append(renamed, name)
+			continue
+		}
+		name, load, ok := strings.Cut(f, " (stampede's load of ")
+		if !ok {
+			users = append(users, f)
+			continue
+		}
+		others = append(others, name)
+		if load = strings.TrimSuffix(load, ")"); !slices.Contains(loads, load) {
+			loads = append(loads, load)
+		}
+	}
+	where := fmt.Sprintf("database %q on %s", opts.Database, strings.Join(db.Endpoints(), ","))
+	held := fmt.Sprintf("stampede's load of %s (%s), not of %s", strings.Join(loads, " and "), shortNames(others), c.gen.Meta().Name)
+	switch {
+	case len(renamed) > 0:
+		// A table of this workload's load that the user renamed, to
+		// keep it: the database is no longer only the load's.
+		var parts []string
+		if len(users) > 0 {
+			parts = append(parts, fmt.Sprintf("%s that stampede did not make (%s)", objectCount(users), shortNames(users)))
+		}
+		parts = append(parts, fmt.Sprintf("%s, stampede's %s of %s under a name %s does not use (renamed, so kept)",
+			shortNames(renamed), map[bool]string{true: "table", false: "tables"}[len(renamed) == 1], c.gen.Meta().Name, c.gen.Meta().Name))
+		if len(others) > 0 {
+			parts = append(parts, held)
+		}
+		return usagef("%s holds %s: --drop leaves the database alone; to drop it anyway, add %s",
+			where, strings.Join(parts, " and "), workload.ForceDropFlag)
+	case len(others) == 0:
+		return usagef("%s holds %s that stampede did not make (%s): --drop leaves the database alone; to drop it anyway, add %s",
+			where, objectCount(users), shortNames(users), workload.ForceDropFlag)
+	case len(users) == 0:
+		cleanups := make([]string, len(loads))
+		for i, l := range loads {
+			cleanups[i] = "`stampede cleanup " + l + "`"
+		}
+		return usagef("%s holds %s: --drop leaves the database alone; %s drops that load, or to drop it anyway, add %s",
+			where, held, strings.Join(cleanups, " and "), workload.ForceDropFlag)
+	}
+	return usagef("%s holds %s that stampede did not make (%s) and %s: --drop leaves the database alone; to drop it anyway, add %s",
+		where, objectCount(users), shortNames(users), held, workload.ForceDropFlag)
 }
 
 // objectCount is "1 object" or "N objects".

@@ -175,17 +175,30 @@ func (PGServer) CheckBuild(ctx context.Context, c Conn, force bool) error {
 		}
 		return "tables " + strings.Join(names, ", ")
 	}
+	// What pg_user cannot drop, --force-drop cannot either: said in the
+	// first refusal too, so that the flag it names is not refused next.
+	owned, asOwner := "", ""
+	if len(alien) > 0 {
+		s, it, its := "s", "it", "its"
+		if len(alien) > 1 {
+			s, it, its = "", "them", "their"
+		}
+		owned = fmt.Sprintf("%s in database %s belong%s to role %s, and pg_user %s, which buildschema builds as, cannot drop %s: connect as their owner or a superuser (diset tpcc pg_user %s, or drop them as pg_superuser %s first)",
+			tables(alien), c.DB, s, strings.Join(owners, ", "), c.User, it, owners[0], c.Superuser)
+		asOwner = fmt.Sprintf(", building as %s owner or a superuser (%s belong%s to role %s, which pg_user %s cannot drop: diset tpcc pg_user %s, or drop %s as pg_superuser %s first)",
+			its, tables(alien), s, strings.Join(owners, ", "), c.User, owners[0], it, c.Superuser)
+	}
 	switch {
 	case len(foreign) > 0 && !force:
 		it, were := "it", "was"
 		if len(foreign) > 1 {
 			it, were = "them", "were"
 		}
-		return inputf("%s in database %s on %s:%s %s not made by stampede (no mark of stampede's init on %s; nothing was created): load into another database (diset tpcc pg_dbase NAME in the script), or to drop %s anyway, add --force-drop",
-			tables(foreign), c.DB, c.Host, c.Port, were, it, it)
-	case len(alien) > 0:
-		return inputf("--force-drop: %s in database %s belong%s to role %s, and pg_user %s, which buildschema builds as, cannot drop %s: connect as their owner or a superuser (diset tpcc pg_user %s, or drop them as pg_superuser %s first); nothing was created",
-			tables(alien), c.DB, map[bool]string{true: "s", false: ""}[len(alien) == 1], strings.Join(owners, ", "), c.User, map[bool]string{true: "it", false: "them"}[len(alien) == 1], owners[0], c.Superuser)
+		drop := "or to drop " + it + " anyway, add --force-drop" + asOwner
+		return inputf("%s in database %s on %s:%s %s not made by stampede (no mark of stampede's init on %s; nothing was created): load into another database (diset tpcc pg_dbase NAME in the script), %s",
+			tables(foreign), c.DB, c.Host, c.Port, were, it, drop)
+	case owned != "":
+		return inputf("--force-drop: %s; nothing was created", owned)
 	}
 	return nil
 }

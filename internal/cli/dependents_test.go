@@ -92,7 +92,7 @@ func TestCleanupRefusesUsersDependents(t *testing.T) {
 			tables := queryInt(t, db, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'")
 			r := stampede(t, "cleanup", tc.workload, dbURL(t, db))
 			checkOneLineError(t, r, 2, "1 object that stampede did not make depends on table")
-			for _, want := range []string{tc.want, "cleanup drops nothing; to drop them too, add --force-drop"} {
+			for _, want := range []string{tc.want, "cleanup drops nothing; to drop it too, add --force-drop"} {
 				if !strings.Contains(r.stderr, want) {
 					t.Errorf("the refusal lacks %q: %s", want, r.stderr)
 				}
@@ -103,7 +103,7 @@ func TestCleanupRefusesUsersDependents(t *testing.T) {
 			// init --drop likewise (it failed with the raw 2BP01, exit 1).
 			r = stampede(t, append(append([]string{"init", tc.workload, "--drop"}, tc.init...), dbURL(t, db))...)
 			checkFinalError(t, r, 2, "1 object that stampede did not make depends on table")
-			if !strings.Contains(r.stderr, tc.want) || !strings.Contains(r.stderr, "--drop drops nothing; to drop them too, add --force-drop") {
+			if !strings.Contains(r.stderr, tc.want) || !strings.Contains(r.stderr, "--drop drops nothing; to drop it too, add --force-drop") {
 				t.Errorf("init --drop: %s", r.stderr)
 			}
 			if n := queryInt(t, db, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"); n != tables {

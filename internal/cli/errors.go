@@ -8,6 +8,7 @@ import (
 
 	"github.com/stampede-bench/stampede/results/store"
 	"github.com/stampede-bench/stampede/run"
+	"github.com/stampede-bench/stampede/sqlx"
 )
 
 // Exit codes.
@@ -61,7 +62,7 @@ func exitCode(err error) int {
 		return exitInterrupted
 	case errors.Is(err, run.ErrAborted):
 		return exitAborted
-	case errors.As(err, &u), errors.Is(err, run.ErrInput), errors.Is(err, store.ErrBadURL):
+	case errors.As(err, &u), errors.Is(err, run.ErrInput), errors.Is(err, store.ErrBadURL), errors.Is(err, sqlx.ErrConfig):
 		return exitUsage
 	case errors.As(err, &ec) && ec.ExitCode() > 0:
 		return ec.ExitCode()

@@ -325,10 +325,7 @@ func TestNeverDropsWhatItDidNotMake(t *testing.T) {
 func TestPgbenchFormKeepsForeignTables(t *testing.T) {
 	testServer(t)
 	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
-	u, _ := url.Parse(testServer(t))
-	form := func(db string, args ...string) []string {
-		return append(append([]string{"pgbench", "-i"}, args...), "-h", u.Hostname(), "-p", u.Port(), "-U", u.User.Username(), db)
-	}
+	form := func(db string, args ...string) []string { return pgbenchInit(t, db, args...) }
 	db := freshDB(t, "pgbforeign")
 	adminExec(t, "CREATE DATABASE "+db)
 	survived := userTables(t, db, "pgbench_branches", "pgbench_tellers", "pgbench_accounts", "pgbench_history")
@@ -384,6 +381,13 @@ func TestPgbenchFormKeepsForeignTables(t *testing.T) {
 	if n := queryInt(t, db2, "SELECT count(*) FROM pgbench_accounts WHERE filler = 'USERDATA'"); n != 0 {
 		t.Errorf("pgbench_accounts still holds the old row after -i --force-drop")
 	}
+}
+
+// pgbenchInit is the pgbench form's `pgbench -i ARGS` of database db on
+// the test server, in pgbench's connection options.
+func pgbenchInit(t testing.TB, db string, args ...string) []string {
+	u, _ := url.Parse(testServer(t))
+	return append(append([]string{"pgbench", "-i"}, args...), "-h", u.Hostname(), "-p", u.Port(), "-U", u.User.Username(), db)
 }
 
 // TestForceDropDropsForeignTables shows that --force-drop, the flag the

@@ -268,7 +268,7 @@ func TestHammerdbBuildOverAnotherRolesTables(t *testing.T) {
 		force []string
 		want  string
 	}{
-		{nil, "line 11: buildschema: table warehouse in database " + db + " on " + u.Host + " was not made by stampede (no mark of stampede's init on it; nothing was created): load into another database (diset tpcc pg_dbase NAME in the script), or to drop it anyway, add --force-drop"},
+		{nil, "line 11: buildschema: table warehouse in database " + db + " on " + u.Host + " was not made by stampede (no mark of stampede's init on it; nothing was created): load into another database (diset tpcc pg_dbase NAME in the script), or to drop it anyway, add --force-drop, building as its owner or a superuser (table warehouse belongs to role " + owner + ", which pg_user " + user + " cannot drop: diset tpcc pg_user " + owner + ", or drop it as pg_superuser " + u.User.Username() + " first)"},
 		{[]string{"--force-drop"}, "line 11: buildschema: --force-drop: table warehouse in database " + db + " belongs to role " + owner + ", and pg_user " + user +
 			", which buildschema builds as, cannot drop it: connect as their owner or a superuser (diset tpcc pg_user " + owner + ", or drop them as pg_superuser " + u.User.Username() + " first); nothing was created"},
 	} {

@@ -31,6 +31,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"sync"
 )
 
 // DefaultHeadroom is the heap growth allowed between collections during a
@@ -62,19 +63,20 @@ type Applied struct {
 // by headroom bytes before the next collection, unless Go's own pacing
 // already allows more. It leaves the pacing alone when headroom is not
 // positive or when the environment sets GOGC (the user's choice wins).
+// The previous setting is the one before Hold, when Hold holds the pacing.
 // The function it returns restores the previous setting; it may be called
 // more than once.
 func Apply(headroom int64) (Applied, func()) {
 	noop := func() {}
 	if headroom <= 0 {
-		return Applied{Percent: currentPercent(), Why: "no headroom asked"}, noop
+		return Applied{Percent: release(), Why: "no headroom asked"}, noop
 	}
 	if v, ok := os.LookupEnv("GOGC"); ok && v != "" {
-		return Applied{Percent: currentPercent(), Why: "GOGC is set in the environment"}, noop
+		return Applied{Percent: release(), Why: "GOGC is set in the environment"}, noop
 	}
 	runtime.GC()
 	live := liveHeap()
-	prev := currentPercent()
+	prev := release()
 	if live <= 0 || prev < 0 {
 		return Applied{Percent: prev, LiveHeap: live, Why: "the live heap is unknown"}, noop
 	}
@@ -90,6 +92,99 @@ func Apply(headroom int64) (Applied, func()) {
 			debug.SetGCPercent(prev)
 		}
 	}
+}
+
+// held is the pacing Hold replaced, until Apply or Hold's release puts it
+// back.
+var held struct {
+	sync.Mutex
+	on   bool
+	prev int
+	gen  uint64 // counts Holds, so that a cleanup releases only its own
+}
+
+// sentinel is the object whose cleanup ends a Hold at the first
+// collection (a pointer and some room keep it off the tiny allocator,
+// whose blocks are freed together).
+type sentinel struct {
+	_ *int
+	_ [3]uintptr
+}
+
+// minHeap is the heap Go lets grow to before its first collection at
+// GOGC=100 (its heap minimum): Hold's base before any collection.
+const minHeap = 4 << 20
+
+// Hold postpones garbage collection while a run sets up: it lets the heap
+// grow by headroom bytes above the live heap of the last collection (or
+// above Go's 4 MiB heap minimum, before the first) without collecting,
+// the growth the run's own pacing allows (Apply). A run's set-up
+// allocates its histograms and connections in a few milliseconds; under
+// Go's default pacing of a small heap that was four to six collections,
+// which had to stop goroutines sleeping in blocking reads on the
+// connections being opened (thread I/O: see sqlx) and spun meanwhile.
+//
+// The hold ends at the first collection (the heap grew by headroom), at
+// Apply, which collects the set-up's garbage and paces the run from the
+// pacing Hold replaced, or when the function Hold returns is called (it
+// may be called more than once, and does nothing once the hold ended),
+// whichever comes first. A Hold while one holds does nothing. Like Apply,
+// Hold does nothing when headroom is not positive or GOGC is set in the
+// environment. A process may Hold from its start (its command line's
+// set-up) as a run does: at most one collection is postponed, by at most
+// headroom bytes.
+func Hold(headroom int64) func() {
+	noop := func() {}
+	if headroom <= 0 {
+		return noop
+	}
+	if v, ok := os.LookupEnv("GOGC"); ok && v != "" {
+		return noop
+	}
+	held.Lock()
+	defer held.Unlock()
+	if held.on {
+		return noop
+	}
+	prev := currentPercent()
+	live := liveHeap()
+	if live <= 0 {
+		live = minHeap // no collection yet: Go's first is at its heap minimum
+	}
+	pct := percentFor(headroom, live)
+	if prev < 0 || pct <= prev {
+		return noop
+	}
+	debug.SetGCPercent(pct)
+	held.gen++
+	held.on, held.prev = true, prev
+	// The first collection ends the hold: past it, the raised GOGC would
+	// let a live heap grown meanwhile grow by pct percent of itself.
+	runtime.AddCleanup(new(sentinel), releaseGen, held.gen)
+	return func() { release() }
+}
+
+// releaseGen releases the Hold numbered gen, if it still holds.
+func releaseGen(gen uint64) {
+	held.Lock()
+	defer held.Unlock()
+	if held.on && held.gen == gen {
+		held.on = false
+		debug.SetGCPercent(held.prev)
+	}
+}
+
+// release puts back the pacing Hold replaced, if it is still held, and
+// returns the GOGC value in effect then.
+func release() int {
+	held.Lock()
+	defer held.Unlock()
+	if !held.on {
+		return currentPercent()
+	}
+	held.on = false
+	debug.SetGCPercent(held.prev)
+	return held.prev
 }
 
 // percentFor is the GOGC value that lets a heap of live bytes grow by

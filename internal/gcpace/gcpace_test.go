@@ -1,8 +1,10 @@
 package gcpace
 
 import (
+	"runtime"
 	"runtime/debug"
 	"testing"
+	"time"
 )
 
 func TestPercentFor(t *testing.T) {
@@ -90,5 +92,77 @@ func TestCurrentPercent(t *testing.T) {
 		if got := currentPercent(); got != want {
 			t.Errorf("after SetGCPercent(%d), currentPercent() = %d", want, got)
 		}
+	}
+}
+
+// TestHold: Hold raises GOGC so that the heap may grow by the headroom
+// with no collection, unless there is no headroom or GOGC is the user's;
+// Apply after it paces from the GOGC before Hold, and so does the
+// release, which does nothing after Apply.
+func TestHold(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	for _, c := range []struct {
+		name     string
+		env      string
+		headroom int64
+		holds    bool
+		apply    bool
+		collect  bool
+	}{
+		{name: "no headroom", headroom: 0},
+		{name: "the user's GOGC", env: "100", headroom: 1 << 30},
+		{name: "released before Apply", headroom: 1 << 30, holds: true},
+		{name: "then Apply", headroom: 1 << 30, holds: true, apply: true},
+		{name: "until a collection", headroom: 1 << 30, holds: true, collect: true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv("GOGC", c.env)
+			release := Hold(c.headroom)
+			defer release()
+			held := currentPercent()
+			if held > 100 != c.holds {
+				t.Fatalf("GOGC after Hold(%d) = %d: want it raised %v", c.headroom, held, c.holds)
+			}
+			if c.holds {
+				live := liveHeap()
+				if live <= 0 {
+					live = minHeap
+				}
+				if want := percentFor(c.headroom, live); held != want {
+					t.Errorf("GOGC after Hold = %d, want %d for the live heap %d", held, want, liveHeap())
+				}
+				// A second Hold while one holds changes nothing.
+				Hold(1 << 20)()
+				if got := currentPercent(); got != held {
+					t.Errorf("GOGC after a second Hold and its release = %d, want %d", got, held)
+				}
+			}
+			if c.collect {
+				runtime.GC() // the hold's cleanup runs after it, on its own goroutine
+				deadline := time.Now().Add(5 * time.Second)
+				for currentPercent() != 100 && time.Now().Before(deadline) {
+					time.Sleep(time.Millisecond)
+				}
+				if got := currentPercent(); got != 100 {
+					t.Errorf("GOGC 5 s after a collection during the hold = %d, want 100 as before Hold", got)
+				}
+			}
+			if c.apply {
+				a, restore := Apply(64 << 20)
+				if want := percentFor(64<<20, a.LiveHeap); !a.Changed || a.Percent != want || currentPercent() != want {
+					t.Errorf("Apply after Hold = %+v, GOGC %d: want %d, from the GOGC before Hold", a, currentPercent(), want)
+				}
+				release() // Apply's pacing stays
+				if got := currentPercent(); got != a.Percent {
+					t.Errorf("GOGC after Hold's release following Apply = %d, want Apply's %d", got, a.Percent)
+				}
+				restore()
+			} else {
+				release()
+			}
+			if got := currentPercent(); got != 100 {
+				t.Errorf("GOGC at the end = %d, want 100 as before Hold", got)
+			}
+		})
 	}
 }

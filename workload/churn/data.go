@@ -3,8 +3,8 @@ package churn
 import (
 	"bytes"
 	"encoding/binary"
-	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -28,18 +28,17 @@ const (
 // companies, sentences, paragraphs): a paragraph takes it about 40 us.
 const gofakeitPool = 512
 
-// refreshEvery is, for each pooled kind, one value in how many that a
-// worker makes anew rather than draws from the pool: composed from
+// refreshEvery: one pooled value in refreshEvery, counted over every
+// pooled column of a worker's rows (so about one in refreshEvery of each
+// kind), is made anew rather than drawn from the pool: composed from
 // gofakeit's data or drawn by gofakeit (names, emails, phones, streets,
-// timestamps, dates, numbers: about 0.3 us) or made by gofakeit whole
-// (about 1 us for a city or a company, 20 us for a sentence and 40 us for
-// a paragraph on a busy 2-CPU machine), so that the values change as the
-// run goes at a small fraction of that cost: about a nanosecond a value,
-// beside the pool's slot read, which is the rest of a value's making
-// (filler.drawRow). A boolean has nothing to renew.
-var refreshEvery = [numKinds]int{kBigint: 4096, kInt: 4096, kSmallint: 4096, kNumeric: 4096,
-	kName: 4096, kEmail: 4096, kPhone: 4096, kStreet: 4096, kTimestamp: 4096, kDate: 4096,
-	kCity: 4096, kCompany: 4096, kSentence: 4096, kParagraph: 4096}
+// timestamps, dates, numbers, booleans: about 0.3 us) or made by gofakeit
+// whole (about 1 us for a city or a company, 20 us for a sentence and 40
+// us for a paragraph on a busy 2-CPU machine), so that the values change
+// as the run goes at a small fraction of that cost. Counted a row at a
+// time (filler.drawRow): a row whose pooled values do not reach the next
+// value made anew costs no test per value.
+const refreshEvery = 4096
 
 // runRows is how many rows a filler draws from each column's run of
 // consecutive pool slots, from a slot drawn at random, before it draws
@@ -61,23 +60,40 @@ func (k kind) perValue() bool { return k == kSeq || k == kUUIDKey || k == kUUID 
 // made for every value took most of the client's CPU in a 20-loop run
 // (pprof). Each worker reads its slots in runs from slots drawn at random
 // (runRows), and in place of one value in refreshEvery makes a new one
-// (filler.drawRow), so that its tables
-// hold values made through the run. A kind's literals are one block of
-// text, its slots 8 bytes each (a drawn slot is one read, mostly from
-// the cache: the slices and lengths apart cost a run 70 ns a value on a
-// busy machine, pprof). It is read-only once made, safe for concurrent
-// use.
+// (filler.drawRow), so that its tables hold values made through the run.
+//
+// A kind's literals are one block of text, in slot order, so that a run
+// of slots is a run of text: a value drawn costs the read of 2 bytes, 32
+// to a cache line, its literal's length and how much longer it is than
+// the value's text (lit; a slot of 8 bytes read for each value, the
+// literal's offset, length and size, was half the fake rows' generation
+// in a 20-loop run, mostly waiting for memory, pprof). The offsets are
+// read once a run. It is read-only once made, safe for concurrent use.
 type pool struct {
 	text [numKinds][]byte
-	slot [numKinds][]slot
+	// lit holds each slot's literal's length and its excess over the
+	// length of the value's text as the server prints it (litLen,
+	// litExtra), then those of the first runRows slots again (their
+	// literals again at the end of text); off the offset of each slot's
+	// literal in text, and one past the last slot's.
+	lit [numKinds][]uint16
+	off [numKinds][]uint32
 }
 
-// slot is one pooled value: its literal, text[off:off+n], and the length
-// of its text as the server prints it; 8 bytes, 8 to a cache line.
-type slot struct {
-	off     uint32
-	n, size uint16
-}
+// A pooled literal's length and its excess over the value's text (the
+// quotes, doubled quotes), in one uint16: its low litBits bits and the
+// rest. The longest literal seen is a paragraph of 247 bytes with no
+// quote doubled; newPool makes a value whose literal does not fit anew.
+const (
+	litBits  = 12
+	litMax   = 1<<litBits - 1
+	extraMax = 1<<(16-litBits) - 1
+)
+
+// litLen and litExtra return the literal's length and its excess over
+// the value's text of a pool's lit entry.
+func litLen(v uint16) uint32  { return uint32(v & litMax) }
+func litExtra(v uint16) int64 { return int64(v >> litBits) }
 
 // pooled makes the pooled kinds' values with f (nil: composed).
 func pooled(f *gofakeit.Faker) [numKinds]func() string {
@@ -101,16 +117,23 @@ func newPool(r *rand.Rand) *pool {
 		if fl.make1[k] != nil {
 			n = gofakeitPool // gofakeit's are slow to make
 		}
-		p.slot[k] = make([]slot, n)
+		p.lit[k] = make([]uint16, n, n+runRows)
+		p.off[k] = make([]uint32, n+1)
 		for i := range n {
 			off := len(p.text[k])
 			var l int
 			p.text[k], l = fl.make(p.text[k], k)
-			for len(p.text[k])-off > math.MaxUint16 { // never seen: a slot holds 64 KiB
+			for m := len(p.text[k]) - off; m > litMax || m-l > extraMax; m = len(p.text[k]) - off { // never seen
 				p.text[k], l = fl.make(p.text[k][:off], k)
 			}
-			p.slot[k][i] = slot{off: uint32(off), n: uint16(len(p.text[k]) - off), size: uint16(l)}
+			m := len(p.text[k]) - off
+			p.lit[k][i] = uint16(m | (m-l)<<litBits)
+			p.off[k][i+1] = uint32(len(p.text[k]))
 		}
+		// The first runRows slots again past the last, so that a run
+		// from any slot reads on without turning back.
+		p.lit[k] = append(p.lit[k], p.lit[k][:runRows]...)
+		p.text[k] = append(p.text[k], p.text[k][:p.off[k][runRows]]...)
 	}
 	return p
 }
@@ -134,20 +157,26 @@ var (
 
 // filler makes the rows of INSERT statements: realistic fake values
 // (gofakeit's, through the pool), written as SQL literals whose text is
-// what the server prints back (column::text), so that the bytes it counts
-// are those of the values' text, which check compares with octet_length
-// on the server. It is not safe for concurrent use.
+// what the server prints back (column::text), and counts the bytes of
+// that text (takeBytes), which check compares with octet_length on the
+// server. It is not safe for concurrent use.
 type filler struct {
 	f    *gofakeit.Faker
 	src  *splitMix
 	pool *pool
-	// left counts, for each pooled kind, the draws from the pool before
-	// the next value made anew.
-	left [numKinds]int
-	// cur is each column's next pool slot, for runLeft more rows.
-	cur     []int
+	// left counts the pooled values to draw before the next one made
+	// anew (refreshEvery).
+	left int
+	// pcols and kcols are the pooled columns and the others (keys,
+	// UUIDs) of shape, for runLeft more rows of the run.
+	shape   *shape
+	pcols   []pcol
+	kcols   []kcol
 	runLeft int
-	make1   [numKinds]func() string
+	// bytes is the length of the text of the values drawn since
+	// takeBytes.
+	bytes int64
+	make1 [numKinds]func() string
 	// vals is the row drawRow drew: each column's literal; made holds
 	// the text of those made for the row (keys, UUIDs, new values).
 	vals [][]byte
@@ -155,6 +184,25 @@ type filler struct {
 	// bits holds random bits left for pick, n of them.
 	bits uint64
 	n    int
+}
+
+// pcol is a pooled column of the shape a filler fills: its place in
+// the row, the pool's lit entries and text of its kind, its next slot and
+// that slot's literal's offset.
+type pcol struct {
+	lit  []uint16
+	text []byte
+	next int
+	off  uint32
+	j    int
+	kind kind
+}
+
+// kcol is a column whose values are made for each row: its place and
+// kind (kSeq, kUUIDKey, kUUID).
+type kcol struct {
+	j    int
+	kind kind
 }
 
 // splitMix is randgen.SplitMix64 as a rand.Source, for gofakeit: a
@@ -177,24 +225,21 @@ func newFiller(r *rand.Rand, p *pool) *filler {
 // appendRows appends n rows of s, "(v1, v2, ...), (...)", to buf and
 // returns it with the bytes of the values' text.
 func (fl *filler) appendRows(buf []byte, s *shape, n int) ([]byte, int64) {
-	var bytes int64
 	for i := range n {
 		if i > 0 {
 			buf = append(buf, ", "...)
 		}
-		var b int64
-		buf, b = fl.appendRow(buf, s)
-		bytes += b
+		buf = fl.appendRow(buf, s)
 	}
-	return buf, bytes
+	return buf, fl.takeBytes()
 }
 
-// appendRow appends one row of s, "(v1, v2, ...)", to buf and returns it
-// with the bytes of the values' text: the row drawn (drawRow), then
-// written into the statement (appendTuple).
-func (fl *filler) appendRow(buf []byte, s *shape) ([]byte, int64) {
-	bytes := fl.drawRow(s)
-	return appendTuple(buf, fl.vals), bytes
+// appendRow appends one row of s, "(v1, v2, ...)", to buf and returns
+// it: the row drawn (drawRow), then written into the statement
+// (appendTuple). Its values' bytes are counted by takeBytes.
+func (fl *filler) appendRow(buf []byte, s *shape) []byte {
+	fl.drawRow(s)
+	return appendTuple(buf, fl.vals)
 }
 
 // appendTuple appends "(v1, v2, ...)" to buf: the statement's text,
@@ -211,55 +256,85 @@ func appendTuple(buf []byte, vals [][]byte) []byte {
 }
 
 // drawRow makes one row of s into fl.vals, each column's value as its
-// SQL literal, and returns the length of the values' text as the server
-// prints it (column::text): for a pooled kind, the column's next pool
-// slot, in runs of runRows from one drawn at random (one draw in
-// refreshEvery a value made anew instead); the table's counter
-// and UUIDs made for the row. This and the pool's making (newPool) are
-// the fake rows' generation; copying the literals into the statement
-// (appendTuple) and sending it are not.
-func (fl *filler) drawRow(s *shape) int64 {
-	var bytes int64
-	fl.vals, fl.made = fl.vals[:0], fl.made[:0]
-	if fl.runLeft == 0 || len(fl.cur) != len(s.columns) {
-		fl.cur = fl.cur[:0]
-		for range s.columns {
-			fl.cur = append(fl.cur, fl.pick())
-		}
-		fl.runLeft = runRows
+// SQL literal: for a pooled kind, the column's next pool slot, in runs
+// of runRows from one drawn at random (one pooled value in refreshEvery
+// made anew instead); the table's counter and UUIDs made for the row.
+// The bytes of the values' text are counted for takeBytes. This (with
+// startRun), takeBytes and the pool's making (newPool) are the fake rows'
+// generation, as scripts/bench churn counts it; copying the literals into the statement (appendTuple) and
+// sending it are not.
+func (fl *filler) drawRow(s *shape) {
+	if fl.runLeft == 0 || fl.shape != s || len(fl.vals) != len(s.columns) {
+		fl.startRun(s)
 	}
 	fl.runLeft--
-	for j := range s.columns {
-		k := s.columns[j].kind
-		at := len(fl.made)
-		switch k {
-		case kSeq:
-			fl.made = strconv.AppendInt(fl.made, s.seq, 10)
+	var bytes int64
+	vals := fl.vals
+	for i := range fl.pcols {
+		c := &fl.pcols[i]
+		v := c.lit[c.next]
+		end := c.off + litLen(v)
+		vals[c.j] = c.text[c.off:end:end]
+		bytes += int64(litLen(v)) - litExtra(v)
+		c.off = end
+		c.next++
+	}
+	made := fl.made[:0]
+	for _, c := range fl.kcols {
+		at := len(made)
+		if c.kind == kSeq {
+			made = strconv.AppendInt(made, s.seq, 10)
 			s.seq++
-			bytes += int64(len(fl.made) - at)
-		case kUUIDKey, kUUID:
-			fl.made = append(fl.appendUUID(append(fl.made, '\'')), '\'')
+			bytes += int64(len(made) - at)
+		} else {
+			made = fl.appendUUID(made)
 			bytes += 36
-		default:
-			if fl.left[k]--; fl.left[k] == 0 { // never for 0 (booleans): -1, -2, ...
-				fl.left[k] = refreshEvery[k]
-				var n int
-				fl.made, n = fl.make(fl.made, k)
-				bytes += int64(n)
-				break
-			}
-			sl := fl.pool.slot[k][fl.cur[j]&(len(fl.pool.slot[k])-1)]
-			fl.cur[j]++
-			end := sl.off + uint32(sl.n)
-			fl.vals = append(fl.vals, fl.pool.text[k][sl.off:end:end])
-			bytes += int64(sl.size)
+		}
+		// Earlier values stay where they were if made grows (a new
+		// array), read-only until the next row.
+		vals[c.j] = made[at:len(made):len(made)]
+	}
+	if fl.left -= len(fl.pcols); fl.left <= 0 {
+		// The row holds the next value made anew: its pooled column
+		// number len(pcols)-1+left (left is 1-len(pcols) to 0), in place
+		// of the slot drawn, whose bytes are taken back.
+		c := &fl.pcols[len(fl.pcols)-1+fl.left]
+		fl.left += refreshEvery
+		at := len(made)
+		var n int
+		made, n = fl.make(made, c.kind)
+		vals[c.j] = made[at:len(made):len(made)]
+		v := c.lit[c.next-1]
+		bytes += int64(n) - (int64(litLen(v)) - litExtra(v))
+	}
+	fl.made = made
+	fl.bytes += bytes
+}
+
+// startRun sets the filler to s's columns and starts a run of runRows
+// rows: each pooled column's next slot drawn at random (pick).
+func (fl *filler) startRun(s *shape) {
+	fl.shape, fl.runLeft = s, runRows
+	fl.pcols, fl.kcols = fl.pcols[:0], fl.kcols[:0]
+	p := fl.pool
+	for j, c := range s.columns {
+		k := c.kind
+		if k.perValue() {
+			fl.kcols = append(fl.kcols, kcol{j: j, kind: k})
 			continue
 		}
-		// A value made for the row: earlier ones stay where they were
-		// if made grows (a new array), read-only until the next row.
-		fl.vals = append(fl.vals, fl.made[at:len(fl.made):len(fl.made)])
+		next := fl.pick() & (len(p.off[k]) - 2) // the pool's size, a power of 2, less 1
+		fl.pcols = append(fl.pcols, pcol{lit: p.lit[k], text: p.text[k], next: next, off: p.off[k][next], j: j, kind: k})
 	}
-	return bytes
+	fl.vals = slices.Grow(fl.vals[:0], len(s.columns))[:len(s.columns)]
+}
+
+// takeBytes returns the length of the text (as the server prints it) of
+// the values drawn since its last call, and starts the count anew.
+func (fl *filler) takeBytes() int64 {
+	b := fl.bytes
+	fl.bytes = 0
+	return b
 }
 
 // hex8 returns the 8 lower-case hexadecimal digits of v as the bytes of
@@ -274,22 +349,25 @@ func hex8(v uint32) uint64 {
 	return x + 0x3030303030303030 + letters*('a'-'0'-10)
 }
 
-// appendUUID appends a random (version 4) UUID, as gofakeit's UUID makes
-// it (16 random bytes, the version and variant bits set, in lower-case
-// hexadecimal 8-4-4-4-12), from two draws of the worker's stream.
+// appendUUID appends a random (version 4) UUID as an SQL literal, as
+// gofakeit's UUID makes it (16 random bytes, the version and variant bits
+// set, in lower-case hexadecimal 8-4-4-4-12) in quotes, from two draws of
+// the worker's stream.
 func (fl *filler) appendUUID(b []byte) []byte {
 	hi := fl.src.Next()&^(0xf<<12) | 0x4<<12 // version 4
 	lo := fl.src.Next()&^(0x3<<62) | 0x2<<62 // variant 10
-	var u [40]byte
+	at := len(b)
+	b = slices.Grow(b, 38)[:at+38]
+	u := b[at : at+38]
 	be := binary.BigEndian
-	be.PutUint64(u[0:], hex8(uint32(hi>>32)))
-	be.PutUint64(u[9:], hex8(uint32(hi))) // 4 digits, '-', then 4 more
-	copy(u[14:18], u[13:17])
-	be.PutUint64(u[19:], hex8(uint32(lo>>32)))
-	copy(u[24:28], u[23:27])
-	be.PutUint64(u[28:], hex8(uint32(lo)))
-	u[8], u[13], u[18], u[23] = '-', '-', '-', '-'
-	return append(b, u[:36]...)
+	be.PutUint64(u[1:], hex8(uint32(hi>>32)))
+	be.PutUint64(u[10:], hex8(uint32(hi))) // 4 digits, '-', then 4 more
+	copy(u[15:19], u[14:18])
+	be.PutUint64(u[20:], hex8(uint32(lo>>32)))
+	copy(u[25:29], u[24:28])
+	be.PutUint64(u[29:], hex8(uint32(lo)))
+	u[0], u[9], u[14], u[19], u[24], u[37] = '\'', '-', '-', '-', '-', '\''
+	return b
 }
 
 // make appends a new value of pooled kind k, as its literal, to buf and

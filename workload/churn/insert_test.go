@@ -19,8 +19,8 @@ func TestInsertBounded(t *testing.T) {
 	// The largest row: 200 columns of the pool's longest literal.
 	longest := 0
 	for k := range numKinds {
-		for _, sl := range p.slot[k] {
-			longest = max(longest, int(sl.n))
+		for _, v := range p.lit[k] { // with the first runRows again
+			longest = max(longest, int(litLen(v)))
 		}
 	}
 	for _, tc := range []struct {

@@ -63,8 +63,8 @@ func TestValuesVaried(t *testing.T) {
 		kCity: 90, kCompany: 300, kBigint: 4000, kInt: 4000, kSmallint: 4000, kNumeric: 4000, kBool: 2}
 	for _, k := range []kind{kSentence, kParagraph} {
 		inPool := map[string]bool{}
-		for _, sl := range p.slot[k] {
-			inPool[string(p.text[k][sl.off:sl.off+uint32(sl.n)])] = true
+		for i := range len(p.off[k]) - 1 {
+			inPool[string(p.text[k][p.off[k][i]:p.off[k][i+1]])] = true
 		}
 		want[k] = len(inPool) + 1
 	}

@@ -211,18 +211,15 @@ func (w *worker) insertHead(s *shape) string {
 // least one); it returns the rows written and their values' bytes.
 func (w *worker) nextInsert(head string, s *shape, left int) (int, int64) {
 	w.buf = append(w.buf[:0], head...)
-	var bytes int64
 	k := 0
 	for k < left && (k == 0 || len(w.buf) < maxInsertBytes) {
 		if k > 0 {
 			w.buf = append(w.buf, ", "...)
 		}
-		var b int64
-		w.buf, b = w.fill.appendRow(w.buf, s)
-		bytes += b
+		w.buf = w.fill.appendRow(w.buf, s)
 		k++
 	}
-	return k, bytes
+	return k, w.fill.takeBytes()
 }
 
 // alter adds a column (of a random kind, NULL in the rows already

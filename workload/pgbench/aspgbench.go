@@ -75,8 +75,12 @@ func (g *generator) LoadItself(ctx context.Context, db *sqlx.DB) error {
 			if err := g.notStampedes(ctx, db, "drop", "dropped", "drops", "dropping"); err != nil {
 				return err
 			}
+			cascade, derr := g.dependents(ctx, db)
+			if derr != nil {
+				return derr
+			}
 			g.log.begin('d', 0)
-			err = g.exec(ctx, db, 'd', "drop table if exists "+Accounts+", "+Branches+", "+History+", "+Tellers)
+			err = g.exec(ctx, db, 'd', "drop table if exists "+Accounts+", "+Branches+", "+History+", "+Tellers+cascade)
 		case 't':
 			g.log.begin('t', 0)
 			if err = g.createTables(ctx, db); err == nil {
@@ -164,8 +168,70 @@ func (g *generator) notStampedes(ctx context.Context, db *sqlx.DB, verb, done, d
 	if len(names) > 1 {
 		it = "them"
 	}
-	return &ForeignTablesError{fmt.Sprintf("-i would %s %s in database %q, which stampede did not make (%s): nothing was %s; unlike pgbench, stampede's -i %s only the tables it made; to %s %s anyway, add %s",
-		verb, strings.Join(names, ", "), db.Database(), strings.Join(whys, "; "), done, does, verb, it, workload.ForceDropFlag)}
+	refusal := error(&ForeignTablesError{fmt.Sprintf("-i would %s %s in database %q, which stampede did not make (%s): nothing was %s; unlike pgbench, stampede's -i %s only the tables it made; to %s %s anyway, add %s",
+		verb, strings.Join(names, ", "), db.Database(), strings.Join(whys, "; "), done, does, verb, it, workload.ForceDropFlag)})
+	if verb == "drop" {
+		// What depends on the tables, named in the same line: what
+		// --force-drop then drops is all that the refusal said.
+		existing, deps, err := dependentsOf(ctx, db)
+		if err != nil {
+			return err
+		}
+		if len(deps) > 0 {
+			refusal = &ForeignTablesError{workload.Refusal(refusal, g.dependentsError(db, existing, deps)).Error()}
+		}
+	}
+	return refusal
+}
+
+// dependents refuses, before step d drops anything and unless
+// --force-drop, objects that stampede did not make and that depend on
+// pgbench's tables (a user's view on pgbench_history, a foreign key to
+// pgbench_accounts): DROP TABLE would fail over them (pgbench's raw
+// "cannot drop table ... because other objects depend on it"), and
+// CASCADE would take them along. With --force-drop it says what goes and
+// returns the " cascade" that drops them with the tables. (notStampedes
+// runs first: with a table of a user's too, both refusals are one line.)
+func (g *generator) dependents(ctx context.Context, db *sqlx.DB) (string, error) {
+	if db.Null() {
+		return "", nil
+	}
+	tables, deps, err := dependentsOf(ctx, db)
+	if err != nil || len(deps) == 0 {
+		return "", err
+	}
+	if g.forceDrop {
+		if g.log != nil && g.log.w != nil {
+			fmt.Fprintf(g.log.w, "%s: dropping the objects that stampede did not make and that depend on %s (%s)\n", workload.ForceDropFlag, strings.Join(tables, ", "), strings.Join(deps, ", "))
+		}
+		return " cascade", nil
+	}
+	return "", &ForeignTablesError{g.dependentsError(db, tables, deps).Error()}
+}
+
+// dependentsOf returns pgbench's tables that exist in db, in step d's
+// order, and the objects that depend on them (workload.Dependents).
+func dependentsOf(ctx context.Context, db *sqlx.DB) (tables, deps []string, err error) {
+	for _, name := range []string{Accounts, Branches, History, Tellers} {
+		ok, err := workload.TableExists(ctx, db, name)
+		if err != nil {
+			return nil, nil, fmt.Errorf("checking table %s: %w", name, err)
+		}
+		if ok {
+			tables = append(tables, name)
+		}
+	}
+	deps, err = workload.Dependents(ctx, db, nil, tables)
+	return tables, deps, err
+}
+
+// dependentsError is the refusal of deps, which depend on tables.
+func (g *generator) dependentsError(db *sqlx.DB, tables, deps []string) error {
+	what := "table " + tables[0]
+	if len(tables) > 1 {
+		what = "tables " + strings.Join(tables, ", ")
+	}
+	return &workload.DependentsError{What: fmt.Sprintf("%s in database %q", what, db.Database()), Objects: deps, Action: "-i"}
 }
 
 // markTables puts FormMark on pgbench's four tables, which step t made.

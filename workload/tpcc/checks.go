@@ -23,10 +23,11 @@ func tableExists(ctx context.Context, db *sqlx.DB, table string) (bool, error) {
 	return ok, nil
 }
 
-// checkTables refuses to check a load that lacks some of its tables
-// (dropped since init loaded them): every condition would pass, or fail
-// with the server's raw error, over a table that is not there.
-func (g *tpcc) checkTables(ctx context.Context, db *sqlx.DB, m meta) error {
+// checkTables refuses to check or run (verb) a load that lacks some of
+// its tables (dropped since init loaded them): every condition would
+// pass, or fail with the server's raw error, over a table that is not
+// there, and so would every transaction of a run.
+func (g *tpcc) checkTables(ctx context.Context, db *sqlx.DB, m meta, verb string) error {
 	var missing []string
 	for _, t := range g.Tables() {
 		ok, err := tableExists(ctx, db, t.Name)
@@ -44,8 +45,12 @@ func (g *tpcc) checkTables(ctx context.Context, db *sqlx.DB, m meta) error {
 	if len(missing) > 1 {
 		what = "tables " + strings.Join(missing, ", ")
 	}
-	return &missingTablesError{fmt.Sprintf("database %s lacks %s of the TPC-C load that tpcc_meta records (dropped since init loaded it): nothing to check; reload with `stampede init tpcc --drop --warehouses %d`",
-		db.Database(), what, m.warehouses)}
+	profile := ""
+	if g.hammerdb() {
+		profile = " --profile hammerdb"
+	}
+	return &missingTablesError{fmt.Sprintf("database %s lacks %s of the TPC-C load that tpcc_meta records (dropped since init loaded it): nothing to %s; reload with `stampede init tpcc%s --drop --warehouses %d`",
+		db.Database(), what, verb, profile, m.warehouses)}
 }
 
 // missingTablesError is checkTables' refusal; it matches
@@ -133,6 +138,9 @@ func (g *tpcc) preRun(ctx context.Context, db *sqlx.DB) error {
 	}
 	m, err := g.readMeta(ctx, db)
 	if err != nil {
+		return err
+	}
+	if err := g.checkTables(ctx, db, m, "run"); err != nil {
 		return err
 	}
 	return g.checkMeta(m, db)
@@ -261,7 +269,7 @@ func (g *tpcc) checkConsistency(ctx context.Context, db *sqlx.DB, rep workload.R
 	if err != nil {
 		return err
 	}
-	if err := g.checkTables(ctx, db, m); err != nil {
+	if err := g.checkTables(ctx, db, m, "check"); err != nil {
 		return err
 	}
 	if m.version != schemaVersion || (g.tenant > 0 && m.warehouses != int64(g.warehouses)) {

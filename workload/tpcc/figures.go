@@ -229,7 +229,11 @@ func (g *tpcc) header(iso sqlx.Isolation, workers int) []string {
 	var how string
 	switch {
 	case !g.wait:
-		how = fmt.Sprintf("%s: %d workers without keying or think times (--wait=false): a throughput test, without efficiency", label, workers)
+		what := "workers"
+		if workers == 1 {
+			what = "worker"
+		}
+		how = fmt.Sprintf("%s: %d %s without keying or think times (--wait=false): a throughput test, without efficiency", label, workers, what)
 	case g.efficientWith(workers):
 		how = fmt.Sprintf("%s: %d terminals (10 per warehouse) with keying and think times; each keys in its first transaction too", label, workers)
 	default:
