@@ -242,8 +242,8 @@ func (spec Spec) Validate() error {
 	case spec.Param2 != "" && len(spec.Values.List)*len(spec.Values2.List) > MaxSteps:
 		return fmt.Errorf("%s and %s make a grid of %d steps: a sweep takes at most %d", spec.Param.Flag(), spec.Param2.Flag(), len(spec.Values.List)*len(spec.Values2.List), MaxSteps)
 	case spec.Search && !spec.Param.Heavier():
-		return fmt.Errorf("--search over %s: the search assumes a higher value is a heavier load (it looks for the most that meets the SLO), which stampede cannot say of %s: sweep a list (%s 1,2,4) and read the table, or search %s",
-			spec.Param.Flag(), spec.Param.Flag(), spec.Param.Flag(), Searchable())
+		return fmt.Errorf("--search over %s: the search assumes a higher value is a heavier load (it looks for the most that meets the SLO), which stampede cannot say of %s: sweep a list (%s %s) and read the table, or search %s",
+			spec.Param.Flag(), spec.Param.Flag(), spec.Param.Flag(), listExample(spec.Param), Searchable())
 	case spec.Search && len(spec.SLO.Terms) == 0:
 		return fmt.Errorf("--search looks for the highest %s meeting an SLO: give one, as --slo 'p99<=5ms'", spec.Param.Flag())
 	case spec.Search && !spec.Values.Bounds:
@@ -474,6 +474,18 @@ func (spec Spec) search(ctx context.Context, res *Result) error {
 	res.bound()
 	res.Stopped = fmt.Sprintf("the search stopped after %d runs without a confirmed boundary: the results are too noisy; run it on a quieter machine or with a larger --precision", len(res.Steps))
 	return nil
+}
+
+// listExample is a list of p's values for messages: sizes with their
+// units for the size limits (a bare 1,2,4 would be bytes).
+func listExample(p Param) string {
+	switch p {
+	case "memory":
+		return "256M,512M,1G"
+	case "io-read-bps", "io-write-bps":
+		return "1M,5M,20M"
+	}
+	return "1,2,4"
 }
 
 // integer reports whether the swept values are whole numbers.

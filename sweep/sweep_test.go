@@ -740,3 +740,24 @@ func TestSearchEnds(t *testing.T) {
 		})
 	}
 }
+
+// TestSearchRefusalSizes: the refusal of a search over a flag that is
+// not a load suggests a list in the flag's own terms: sizes with units
+// for the size limits, not 1,2,4 (bytes).
+func TestSearchRefusalSizes(t *testing.T) {
+	slo, _ := ParseSLO("p99<=5ms")
+	for _, c := range []struct {
+		p    Param
+		want string
+	}{
+		{"memory", "sweep a list (--memory 256M,512M,1G)"},
+		{"io-write-bps", "sweep a list (--io-write-bps 1M,5M,20M)"},
+		{"cpus", "sweep a list (--cpus 1,2,4)"},
+	} {
+		err := Spec{Param: c.p, Values: Values{Lo: 1 << 20, Hi: 1 << 30, Bounds: true}, Search: true, SLO: slo, Exec: (&server{}).exec,
+			Build: func(v, w float64) (run.Spec, error) { return run.Spec{}, nil }}.Validate()
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.p, err, c.want)
+		}
+	}
+}
