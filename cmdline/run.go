@@ -161,6 +161,11 @@ func adoptWarehouses(ctx context.Context, spec RunArgs, env Env) error {
 func runSpec(spec RunArgs, env Env) (run.Spec, error) {
 	gen, rf := spec.Gen, spec.Flags
 	if _, ok := gen.(workload.Opser); !ok {
+		if gen.Meta().Name == "pgbench" {
+			// Its tables are run by pgbench's transactions, which
+			// have two forms of their own.
+			return run.Spec{}, usagef("workload pgbench cannot be run itself: run pgbench's transactions on its tables with `stampede run sql -b tpcb-like`, or with pgbench's own command line, `stampede pgbench`")
+		}
 		return run.Spec{}, usagef("workload %s cannot be run", gen.Meta().Name)
 	}
 	if p := rf.clients.part; p.Count > 0 && (spec.Tenants == nil || spec.Tenants.tenants == 0) {

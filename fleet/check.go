@@ -135,7 +135,11 @@ func Check(ctx context.Context, o CheckOptions) (CheckResult, error) {
 			}
 			defer closeDB()
 			db = tdb
-			if _, ok, err := readMarker(ctx, db, ""); err != nil {
+			if _, ok, err := readMarker(ctx, db, ""); sqlx.SQLState(err) == "42501" {
+				// A role that may not read the marker (the tenant
+				// is stampede's: RefuseForeignTenants checked its
+				// comment): its data says the rest.
+			} else if err != nil {
 				fail(id, err)
 				return nil
 			} else if !ok {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -68,14 +69,36 @@ func (e *env) dropDatabases(ctx context.Context, admin *sqlx.DB, names []string)
 	ids := e.Spec.tenantIDs(sliceSet(names), true)
 	bar := e.bar("tenants dropped", int64(len(ids)))
 	defer bar.Done()
+	var mu sync.Mutex
+	done := map[string]bool{}
 	err := forEach(ctx, e.Concurrency, ids, func(ctx context.Context, id int) error {
-		if _, err := admin.Exec(ctx, admin.Dialect().DropDatabase(e.Spec.Name(id))+" WITH (FORCE)"); err != nil {
+		// A drop begun finishes though another failed (or the user
+		// interrupted): PostgreSQL leaves a DROP DATABASE cancelled
+		// midway an invalid database that no one can connect to.
+		if _, err := admin.Exec(context.WithoutCancel(ctx), admin.Dialect().DropDatabase(e.Spec.Name(id))+" WITH (FORCE)"); err != nil {
 			return fmt.Errorf("dropping database %q: %w", e.Spec.Name(id), err)
 		}
+		mu.Lock()
+		done[e.Spec.Name(id)] = true
+		mu.Unlock()
 		bar.Add(1)
 		return nil
 	})
-	return len(ids), err
+	if err != nil {
+		// Say how far it got: the databases already dropped are gone,
+		// and the same cleanup drops the rest.
+		mu.Lock()
+		defer mu.Unlock()
+		var left []string
+		for _, id := range ids {
+			if !done[e.Spec.Name(id)] {
+				left = append(left, e.Spec.Name(id))
+			}
+		}
+		return len(done), fmt.Errorf("dropped %d of %d tenant databases, then stopped at %w; %d not dropped (%s): run the same cleanup again to drop them",
+			len(done), len(ids), err, len(left), nameList(left))
+	}
+	return len(ids), nil
 }
 
 func sliceSet(names []string) map[string]bool {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/stats"
+	"github.com/stampede-bench/stampede/workload"
 )
 
 // ExecOptions configure Exec.
@@ -49,19 +50,90 @@ type NotTenantsError struct {
 	Kind    string
 	Names   []string
 	Pattern string
+	// Where follows the names (" in database \"x\""), for tables.
+	Where string
+	// Verb is the command refused and what it does to tenants ("run runs
+	// on"); "" is fleet exec's ("fleet exec applies statements to").
+	Verb string
 }
 
 func (e *NotTenantsError) Error() string {
-	what, verb := e.Kind+" "+strings.Join(e.Names, ", ")+" is not a tenant", "it"
+	what, verb := e.Kind+" "+strings.Join(e.Names, ", ")+e.Where+" is not a tenant", "it"
 	if len(e.Names) > 1 {
-		what, verb = e.Kind+"s "+strings.Join(e.Names, ", ")+" are not tenants", "them"
+		what, verb = e.Kind+"s "+strings.Join(e.Names, ", ")+e.Where+" are not tenants", "them"
 	}
-	return fmt.Sprintf("%s stampede made (neither a %s marker table nor stampede's comment; --tenant-pattern %q merely matches the name): fleet exec applies statements to stampede's tenants only and left %s alone; give the --tenant-pattern and --tenant-mode of a fleet `stampede init --tenants` created",
-		what, MarkerTable, e.Pattern, verb)
+	cmd := e.Verb
+	if cmd == "" {
+		cmd = "fleet exec applies statements to"
+	}
+	if e.Kind == "table" {
+		what = strings.Replace(what, " tenant", " column-mode fleet's table", 1)
+		return fmt.Sprintf("%s stampede made (no %s marker of stampede's records its tenants): %s stampede's tenants only and left %s alone; load a fleet with `stampede init --tenants N --tenant-mode column` in a database of its own",
+			what, MarkerTable, cmd, verb)
+	}
+	return fmt.Sprintf("%s stampede made (neither a %s marker table nor stampede's comment; --tenant-pattern %q merely matches the name): %s stampede's tenants only and left %s alone; give the --tenant-pattern and --tenant-mode of a fleet `stampede init --tenants` created",
+		what, MarkerTable, e.Pattern, cmd, verb)
 }
 
 // Is makes errors.Is(err, ErrNotTenants) true.
 func (e *NotTenantsError) Is(target error) bool { return target == ErrNotTenants }
+
+// RefuseForeignTenants returns a *NotTenantsError (see
+// refuseForeignTenants) when a database or schema that t's pattern
+// matches is not a tenant stampede made, so that a run or check never
+// reads or rewrites a user's own rows; verb names the command and what it
+// does to tenants ("run runs on").
+//
+// In column mode the tenants are rows of tables in the base database:
+// those of tables (the workload's) that exist there are refused when no
+// marker of stampede's records this workload's fleet.
+func RefuseForeignTenants(ctx context.Context, t Target, verb string, tables []string) error {
+	e := newEnv(t)
+	var err error
+	if t.Spec.Mode == ModeColumn {
+		err = e.refuseForeignColumnTables(ctx, tables)
+	} else {
+		err = e.refuseForeignTenants(ctx)
+	}
+	var nt *NotTenantsError
+	if errors.As(err, &nt) {
+		nt.Verb = verb
+	}
+	return err
+}
+
+// refuseForeignColumnTables is RefuseForeignTenants in column mode.
+func (e *env) refuseForeignColumnTables(ctx context.Context, tables []string) error {
+	db, closeDB, err := e.connect(ctx, e.Base, 1)
+	if err != nil {
+		if sqlx.IsMissingDatabase(err) {
+			return nil // the run or check says what is missing
+		}
+		return err
+	}
+	defer closeDB()
+	m, err := readColumnMarker(ctx, db)
+	if sqlx.SQLState(err) == "42501" {
+		return nil // a role that may not read it: its rows say the rest
+	}
+	if err != nil || slices.Contains(m.Workloads, e.Workload) && !m.Foreign {
+		return err
+	}
+	var found []string
+	for _, tb := range tables {
+		ok, err := workload.TableExists(ctx, db, tb)
+		if err != nil {
+			return err
+		}
+		if ok {
+			found = append(found, tb)
+		}
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	return &NotTenantsError{Kind: "table", Names: shortList(found), Pattern: e.Spec.Pattern, Where: fmt.Sprintf(" in database %q", e.Base.Database)}
+}
 
 // refuseForeignTenants returns a *NotTenantsError when any database (or
 // schema) of the fleet that exists is not stampede's tenant, so that a

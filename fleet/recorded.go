@@ -13,7 +13,8 @@ import (
 // of the fleet's first tenant ("--rows=10", as CreateOptions.Flags), so
 // that run and check take them as they take a single database's record;
 // found is false when the tenant, or its marker, does not exist (the
-// run or check then says what is missing).
+// run or check then says what is missing). A role that may not read the
+// marker gets a *MarkerUnreadableError.
 func RecordedFlags(ctx context.Context, t Target) (flags []string, found bool, err error) {
 	e := newEnv(t)
 	opts := e.Base
@@ -33,7 +34,7 @@ func RecordedFlags(ctx context.Context, t Target) (flags []string, found bool, e
 	case ModeColumn:
 		m, err := readColumnMarker(ctx, db)
 		if sqlx.SQLState(err) == "42501" {
-			return nil, false, nil // as below: a role that may not read it
+			return nil, false, &MarkerUnreadableError{Where: fmt.Sprintf("table %s in database %q", MarkerTable, e.Base.Database), Err: err}
 		}
 		if err != nil || !m.recordsOnly(t.Workload) {
 			return nil, false, err
@@ -53,8 +54,13 @@ func RecordedFlags(ctx context.Context, t Target) (flags []string, found bool, e
 		m, ok, err := readMarker(ctx, db, schema)
 		if sqlx.SQLState(err) == "42501" {
 			// A role that may not read the marker (a tenant's login
-			// role, a limited one): the flags given stand, as before.
-			return nil, false, nil
+			// role, a limited one): the flags given stand, and the
+			// caller says so.
+			where := fmt.Sprintf("table %s in database %q", MarkerTable, opts.Database)
+			if schema != "" {
+				where = fmt.Sprintf("table %s in schema %q of database %q", MarkerTable, schema, opts.Database)
+			}
+			return nil, false, &MarkerUnreadableError{Where: where, Err: err}
 		}
 		if err != nil || !ok || m.workload != t.Workload {
 			return nil, false, err
@@ -63,6 +69,23 @@ func RecordedFlags(ctx context.Context, t Target) (flags []string, found bool, e
 	}
 	return splitFlags(raw), true, nil
 }
+
+// MarkerUnreadableError is RecordedFlags' error when the role may not
+// read the fleet's marker, where init recorded its data flags: the run or
+// check goes on with the flags given and the defaults, and says so.
+type MarkerUnreadableError struct {
+	// Where names the marker's table ("table stampede_tenant in schema
+	// \"bank_1\" of database \"x\""); Err is the server's refusal.
+	Where string
+	Err   error
+}
+
+func (e *MarkerUnreadableError) Error() string {
+	return fmt.Sprintf("this role may not read %s, where init recorded the fleet's data flags", e.Where)
+}
+
+// Unwrap returns the server's refusal.
+func (e *MarkerUnreadableError) Unwrap() error { return e.Err }
 
 // splitFlags splits CreateOptions.Flags ("--a=1 --b=x y") into its flags.
 func splitFlags(raw string) []string {

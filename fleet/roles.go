@@ -61,6 +61,12 @@ import (
 // passwords are derived.
 const RoleTable = "stampede_tenant_roles"
 
+// revokedPublicCreate is the key of RoleTable's row that records that an
+// init --tenant-roles revoked PUBLIC's CREATE on schema public of the
+// database (the user's grant, or PostgreSQL 14's default), so that the
+// cleanup of the last fleet with tenant roles there grants it back.
+const revokedPublicCreate = "(PUBLIC's CREATE on schema public revoked)"
+
 // roleChunk is the number of roles created (or dropped) per statement
 // batch.
 const roleChunk = 100
@@ -462,6 +468,11 @@ func (e *env) createRoles(ctx context.Context, o CreateOptions) (RoleTotals, err
 				return err
 			}
 			_, err := tx.Exec(ctx, "REVOKE CREATE ON SCHEMA public FROM PUBLIC")
+			if err == nil {
+				// Recorded, so that the cleanup of the database's
+				// last fleet with tenant roles gives it back.
+				_, err = tx.Exec(ctx, "INSERT INTO "+d.QuoteIdent(RoleTable)+" (fleet, secret) VALUES ($1, ''::bytea) ON CONFLICT (fleet) DO NOTHING", revokedPublicCreate)
+			}
 			revoked = err == nil
 			return err
 		})
@@ -672,9 +683,20 @@ func (e *env) dropSecret(ctx context.Context) error {
 	}
 	t := reg.Dialect().QuoteIdent(RoleTable)
 	var left int
-	err = reg.QueryRow(ctx, "WITH d AS (DELETE FROM "+t+" WHERE fleet = $1 RETURNING 1) SELECT count(*) FROM "+t+" WHERE fleet <> $1", e.fleetKey()).Scan(&left)
+	var revoked bool
+	err = reg.QueryRow(ctx, "WITH d AS (DELETE FROM "+t+" WHERE fleet = $1 RETURNING 1) SELECT count(*) FILTER (WHERE fleet NOT IN ($1, $2)), count(*) FILTER (WHERE fleet = $2) > 0 FROM "+t,
+		e.fleetKey(), revokedPublicCreate).Scan(&left, &revoked)
 	if err != nil {
 		return fmt.Errorf("deleting the fleet's secret from %s: %w", RoleTable, err)
+	}
+	if revoked && left > 0 {
+		e.logf("PUBLIC's CREATE on schema public of database %q stays revoked while tenant roles of %d other fleets remain: the cleanup of the last gives it back", reg.Database(), left)
+	}
+	if revoked && left == 0 {
+		if _, err := reg.Exec(ctx, "GRANT CREATE ON SCHEMA public TO PUBLIC"); err != nil {
+			return fmt.Errorf("giving back PUBLIC's CREATE on schema public of database %q, which init --tenant-roles revoked: %w", reg.Database(), err)
+		}
+		e.logf("gave back PUBLIC's CREATE on schema public of database %q, which init --tenant-roles revoked", reg.Database())
 	}
 	if left == 0 {
 		if _, err := reg.Exec(ctx, reg.Dialect().DropTable(RoleTable)); err != nil {

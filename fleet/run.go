@@ -27,6 +27,10 @@ const (
 type RunConfig struct {
 	// Spec names the fleet's tenants.
 	Spec Spec
+	// MarkerUnread, when set, says that the role may not read the
+	// fleet's marker and which defaults stand: a tenant that does not
+	// hold what the run needs is described with it, not as missing.
+	MarkerUnread string
 	// Base is the connection options of an ordinary run; each tenant's
 	// come from Spec.Options(Base, id), with MaxConns and Workers set
 	// from ConnsPerTenant and WorkersPerTenant.
@@ -447,6 +451,11 @@ func describeOpenError(cfg RunConfig, id int, err error, opened int64) error {
 	if sqlx.SQLState(err) == "42501" && cfg.Login != nil {
 		return fmt.Errorf("%s: its role %s lacks a privilege the workload needs: %s; renew the tenant roles' grants with `stampede init %s --tenants %d --tenant-roles` (it resumes, and grants what the workload needs)",
 			who, cfg.Spec.RoleName(id), strings.ReplaceAll(err.Error(), "\n", " "), name, cfg.Spec.Tenants)
+	}
+	if cfg.MarkerUnread != "" && !sqlx.IsMissingDatabase(err) {
+		// Its own advice assumes the flags are init's: cut it.
+		found, _, _ := strings.Cut(strings.ReplaceAll(err.Error(), "\n", " "), "; ")
+		return fmt.Errorf("%s does not hold what the run needs: %s; %s", who, found, cfg.MarkerUnread)
 	}
 	what := "is missing or incomplete: " + strings.ReplaceAll(err.Error(), "\n", " ")
 	if sqlx.IsMissingDatabase(err) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"time"
 
@@ -45,6 +46,13 @@ func writeComparison(w io.Writer, c results.Comparison) error {
 		}
 		fmt.Fprintf(w, "%s: run %s: %s, started %s, %s; %d intervals, %.1fs\n", s.label, s.run.ID, s.run.Workload,
 			s.run.Start.Format(time.RFC3339), status, s.run.Intervals, s.run.Seconds)
+	}
+	if len(c.Flags) > 0 {
+		var diffs []string
+		for _, f := range c.Flags {
+			diffs = append(diffs, fmt.Sprintf("--%s (A %s, B %s)", f.Name, flagValue(f.A), flagValue(f.B)))
+		}
+		fmt.Fprintf(w, "flags that differ: %s\n", strings.Join(diffs, ", "))
 	}
 	fmt.Fprintln(w)
 	table := [][]string{{"operation", "ops/s(A)", "ops/s(B)", "B/A", "p50(A)", "p50(B)", "B/A", "p95(A)", "p95(B)", "B/A",
@@ -228,4 +236,13 @@ func oneLineJSON(raw json.RawMessage) string {
 	}
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// flagValue is a flag's recorded value for "flags that differ": "not
+// given" where the run did not record it.
+func flagValue(v string) string {
+	if v == "" {
+		return "not given"
+	}
+	return v
 }

@@ -284,7 +284,7 @@ func rebuild(runs []*runlog.Run) (gen workload.Generator, merged bool) {
 			}
 			val, ok := info.Flags[fl.Name]
 			for _, r := range runs[1:] {
-				if r.Info.Flags[fl.Name] != val {
+				if r.Info.Flags[fl.Name] != val && !flags.Meta[fl.Name].NotData {
 					same = false
 				}
 			}
@@ -428,7 +428,7 @@ func CheckClients(runs []*runlog.Run) error {
 	var names []string
 	if flags.FlagSet != nil {
 		flags.FlagSet.VisitAll(func(fl *pflag.Flag) {
-			if !flags.Meta[fl.Name].RuntimeOnly {
+			if m := flags.Meta[fl.Name]; !m.RuntimeOnly && !m.NotData {
 				names = append(names, fl.Name)
 			}
 		})

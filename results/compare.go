@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -112,6 +113,36 @@ type Comparison struct {
 	// caller that can rebuild the workload (output.CompareFigures), nil
 	// here.
 	Figures []FigureRow `json:"figures,omitempty"`
+	// Flags are the workload flags whose values the runs recorded
+	// differently (TPC-C's --server-side: which run called server-side
+	// routines), by name.
+	Flags []FlagDiff `json:"flags_differ,omitempty"`
+}
+
+// FlagDiff is a flag whose value differs between the runs of a
+// Comparison ("" where a run did not record it).
+type FlagDiff struct {
+	Name string `json:"name"`
+	A    string `json:"a"`
+	B    string `json:"b"`
+}
+
+// flagDiffs returns the flags of a and b whose recorded values differ,
+// sorted by name.
+func flagDiffs(a, b map[string]string) []FlagDiff {
+	var out []FlagDiff
+	for name, va := range a {
+		if vb := b[name]; vb != va {
+			out = append(out, FlagDiff{Name: name, A: va, B: vb})
+		}
+	}
+	for name, vb := range b {
+		if _, ok := a[name]; !ok {
+			out = append(out, FlagDiff{Name: name, B: vb})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
 }
 
 // FigureRow is one workload figure of both runs in a Comparison: A and B
@@ -199,6 +230,9 @@ func CompareBy(a, b *runlog.Run, by string) (Comparison, [2]View, error) {
 			From: v.From, To: v.To, Seconds: v.Seconds, Intervals: v.Intervals}
 	}
 	c.A, c.B = side(a, views[0]), side(b, views[1])
+	if a.Info.Workload == b.Info.Workload {
+		c.Flags = flagDiffs(a.Info.Flags, b.Info.Flags)
+	}
 	var names []string
 	opsA, opsB := map[string]*stats.Summary{}, map[string]*stats.Summary{}
 	for _, op := range views[0].Ops {

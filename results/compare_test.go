@@ -1,12 +1,16 @@
 package results_test
 
 import (
+	"bytes"
 	"errors"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/stampede-bench/stampede/output"
 	"github.com/stampede-bench/stampede/results"
 	"github.com/stampede-bench/stampede/runlog"
 )
@@ -154,6 +158,9 @@ func TestCompareOneSidedOps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(c.Flags) != 0 {
+		t.Errorf("runs of the same flags: flags that differ %+v", c.Flags)
+	}
 	want := map[string]string{"read": "noise", "update": "only A", "scan": "only B"}
 	if len(c.Ops) != len(want) {
 		t.Fatalf("ops %+v", c.Ops)
@@ -224,5 +231,34 @@ func TestCompareGroupsBadInput(t *testing.T) {
 		if r.Op == results.CompareTotal && r.Figure == "p99_ms" && r.A.Median != view.Total.P99 {
 			t.Errorf("total p99 median %v, want the run's %v", r.A.Median, view.Total.P99)
 		}
+	}
+}
+
+// TestCompareNamesFlagsThatDiffer: compare says which flags the runs
+// recorded differently (which run was --server-side), by name, and the
+// text says it in one line.
+func TestCompareNamesFlagsThatDiffer(t *testing.T) {
+	root := t.TempDir()
+	ivs := synthetic(4)
+	common := map[string]string{"warehouses": "1", "concurrency": "2"}
+	fa, fb := maps.Clone(common), maps.Clone(common)
+	fa["server-side"], fb["server-side"] = "false", "true"
+	fb["stored-procs"] = "true"
+	a := writeRun(t, root, runSpec{id: "20261122-103512-tpcc-aaaa", workload: "tpcc", series: []string{"read"}, intervals: ivs, flags: fa})
+	b := writeRun(t, root, runSpec{id: "20261122-113512-tpcc-bbbb", workload: "tpcc", start: t0.Add(time.Hour), series: []string{"read"}, intervals: ivs, flags: fb})
+	c, _, err := results.Compare(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []results.FlagDiff{{Name: "server-side", A: "false", B: "true"}, {Name: "stored-procs", B: "true"}}
+	if !slices.Equal(c.Flags, want) {
+		t.Errorf("flags that differ %+v, want %+v", c.Flags, want)
+	}
+	var out bytes.Buffer
+	if err := output.Comparison(&out, c); err != nil {
+		t.Fatal(err)
+	}
+	if line := "flags that differ: --server-side (A false, B true), --stored-procs (A not given, B true)\n"; !strings.Contains(out.String(), line) {
+		t.Errorf("compare's text does not say %q:\n%s", line, out.String())
 	}
 }

@@ -148,6 +148,10 @@ type acc struct {
 	hist   *hdrhistogram.Histogram
 	errors int64
 	count  int64 // from intervals.ndjson, for a consistency check
+	// adder adds a run's histograms into hist as they are read (see
+	// totalsScan), kept from one run to the next of the goroutine that
+	// owns the accumulator: hist holds them all once it is flushed.
+	adder *runlog.Adder
 }
 
 // Recompute merges the intervals of runs that w takes (see Window) into a

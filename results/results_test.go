@@ -37,6 +37,8 @@ type runSpec struct {
 	lastLen time.Duration
 	// extra returns interval i's extras; nil: reconnects = i.
 	extra func(i int) map[string]float64
+	// flags are the run's recorded flags.
+	flags map[string]string
 }
 
 // synthetic returns n intervals of read and update values that differ by
@@ -103,7 +105,7 @@ func writeRun(t testing.TB, root string, spec runSpec) *runlog.Run {
 	if spec.workload == "" {
 		spec.workload = "ycsb"
 	}
-	w, err := runlog.Create(root, runlog.RunInfo{ID: spec.id, Workload: spec.workload, Series: spec.series, Start: spec.start})
+	w, err := runlog.Create(root, runlog.RunInfo{ID: spec.id, Workload: spec.workload, Series: spec.series, Start: spec.start, Flags: spec.flags})
 	if err != nil {
 		t.Fatal(err)
 	}

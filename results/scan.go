@@ -230,7 +230,10 @@ func (ts *totalsScan) add(iv *runlog.ScanInterval) error {
 			p.met = append(p.met, name)
 		}
 		if s.Hist.TotalCount() > 0 {
-			s.Hist.MergeInto(a.own())
+			if a.adder == nil {
+				a.adder = runlog.NewAdder(a.own())
+			}
+			a.adder.Add(s.Hist)
 		}
 		a.errors += s.Errors
 		a.count += s.Count
@@ -249,6 +252,11 @@ func (ts *totalsScan) add(iv *runlog.ScanInterval) error {
 // end finishes the reading, whose Scan returned scanErr, and returns the
 // run's part.
 func (ts *totalsScan) end(scanErr error) runPart {
+	for _, a := range ts.accs {
+		if a.adder != nil {
+			a.adder.Flush()
+		}
+	}
 	p := ts.p
 	id := ts.run.Info.ID
 	warn := func(err error) { p.warnings = append(p.warnings, err) }

@@ -2,9 +2,11 @@ package results_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -280,5 +282,37 @@ func TestSavedSeriesEqualStream(t *testing.T) {
 				t.Errorf("series differ from the stream's")
 			}
 		})
+	}
+}
+
+// TestSavedTotalsReadSparse: a run of many series, most of them empty (a
+// workload's error kinds, its unused .lag and .service series: 64 for
+// YCSB), reads back from totals.json equal to the stream, and without a
+// dense histogram per series (156 kB each, and a zlib reader): the run's
+// end reads the file back (its index in the results store), and holding
+// them all was most of its live heap's rise over the run's steady state.
+func TestSavedTotalsReadSparse(t *testing.T) {
+	series := []string{"read", "update"}
+	for i := range 62 {
+		series = append(series, fmt.Sprintf("read/error_%02d", i))
+	}
+	run := writeRun(t, t.TempDir(), runSpec{id: "sparse", series: series, intervals: synthetic(5)})
+	stream, _ := recompute(t, []*runlog.Run{run}, results.Window{})
+	if err := results.SaveTotals(run); err != nil {
+		t.Fatal(err)
+	}
+	blank(t, filepath.Join(run.Dir, runlog.HlogFile)) // the file is what is read
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	saved, _ := recompute(t, []*runlog.Run{run}, results.Window{})
+	runtime.ReadMemStats(&after)
+	sameView(t, "saved totals of 64 series", saved, stream)
+	// Dense, the 64 series alone would allocate 64 x 156 kB = 10 MB; the
+	// two filled ones' accumulators are dense (2 x 156 kB).
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 3<<20 {
+		t.Errorf("reading totals.json of 64 series allocated %.1f MB, want at most 3 MB", float64(alloc)/(1<<20))
+	} else {
+		t.Logf("reading totals.json of 64 series allocated %.2f MB", float64(alloc)/(1<<20))
 	}
 }

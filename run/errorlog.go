@@ -23,7 +23,16 @@ type errorLog struct {
 	mu     sync.Mutex
 	counts map[string]int64 // events logged, by kind and code
 	w      *runlog.Writer
+	// msgs counts the failed operations by code and message, the first
+	// maxMessagesPerCode distinct messages of each code; others counts
+	// the rest by code.
+	msgs   map[string]map[string]int64
+	others map[string]int64
 }
+
+// maxMessagesPerCode bounds the distinct messages of a code the summary
+// prints (a message that names its key differs at every failure).
+const maxMessagesPerCode = 3
 
 // Event kinds of errorLog's events.
 const (
@@ -35,7 +44,7 @@ const (
 const maxEventsPerCode = 1000
 
 func newErrorLog(w *runlog.Writer) *errorLog {
-	return &errorLog{counts: map[string]int64{}, w: w}
+	return &errorLog{counts: map[string]int64{}, w: w, msgs: map[string]map[string]int64{}, others: map[string]int64{}}
 }
 
 // record logs an operation that failed (the engine's Hooks.Error).
@@ -50,15 +59,27 @@ func (e *errorLog) retried(worker int, op string, err error) {
 
 func (e *errorLog) add(kind string, worker int, op string, err error) {
 	code := sqlx.ErrorCode(err)
+	msg := "<nil>"
+	if err != nil {
+		msg = oneLine(err.Error())
+	}
 	e.mu.Lock()
 	e.counts[kind+" "+code]++
 	n := e.counts[kind+" "+code]
+	if kind == eventError {
+		m := e.msgs[code]
+		if m == nil {
+			m = map[string]int64{}
+			e.msgs[code] = m
+		}
+		if _, ok := m[msg]; ok || len(m) < maxMessagesPerCode {
+			m[msg]++
+		} else {
+			e.others[code]++
+		}
+	}
 	e.mu.Unlock()
 	if n <= maxEventsPerCode && e.w != nil {
-		msg := "<nil>"
-		if err != nil {
-			msg = oneLine(err.Error())
-		}
 		e.w.Event(runlog.Event{Time: time.Now(), Kind: kind, Op: op, Code: code, Message: fmt.Sprintf("worker %d: %s", worker, msg)})
 	}
 }
@@ -172,4 +193,47 @@ func oneLine(msg string) string {
 	msg = strings.TrimSpace(msg)
 	msg = strings.ReplaceAll(msg, "\n\t", " ")
 	return strings.Join(strings.Fields(strings.ReplaceAll(msg, "\n", " ")), " ")
+}
+
+// messageExtras are the final lines of the failed operations' messages:
+// each distinct message of a code once, with its count ("message_42883:
+// 561 x neword: ERROR: function dbms_random(integer, integer) does not exist
+// (SQLSTATE 42883)"), most frequent first, so that a run whose operations
+// fail says why on screen, not only in its run log.
+func (e *errorLog) messageExtras() []report.Extra {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []report.Extra
+	codes := make([]string, 0, len(e.msgs))
+	for code := range e.msgs {
+		codes = append(codes, code)
+	}
+	sort.Strings(codes)
+	for _, code := range codes {
+		m := e.msgs[code]
+		msgs := make([]string, 0, len(m))
+		for msg := range m {
+			msgs = append(msgs, msg)
+		}
+		sort.Slice(msgs, func(i, j int) bool {
+			if m[msgs[i]] != m[msgs[j]] {
+				return m[msgs[i]] > m[msgs[j]]
+			}
+			return msgs[i] < msgs[j]
+		})
+		name := func(i int) string { // unique: JSON's summary maps names to values
+			if i == 0 {
+				return "message_" + code
+			}
+			return fmt.Sprintf("message_%s_%d", code, i+1)
+		}
+		for i, msg := range msgs {
+			out = append(out, report.Extra{Name: name(i), Value: float64(m[msg]), Text: fmt.Sprintf("%d x %s", m[msg], msg)})
+		}
+		if n := e.others[code]; n > 0 {
+			out = append(out, report.Extra{Name: name(len(msgs)), Value: float64(n),
+				Text: fmt.Sprintf("%d x other messages (the run log, events.ndjson, keeps the first %d failures of each code)", n, maxEventsPerCode)})
+		}
+	}
+	return out
 }

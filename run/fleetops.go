@@ -176,6 +176,10 @@ func LoadFleet(ctx context.Context, op FleetOp, loaders, extraTables int, drop b
 // CheckFleet runs the consistency checks of every tenant (stampede check
 // --tenants), writing each failure to out.
 func CheckFleet(ctx context.Context, op FleetOp, out io.Writer) (fleet.CheckResult, error) {
+	if h, ok := op.Workload.(workload.Hookser); ok && h.Hooks().CheckConsistency == nil && h.Hooks().NoChecks != "" {
+		fmt.Fprintln(out, h.Hooks().NoChecks)
+		return fleet.CheckResult{}, nil
+	}
 	if h, ok := op.Workload.(workload.Hookser); !ok || h.Hooks().CheckConsistency == nil {
 		return fleet.CheckResult{}, inputf("workload %s has no consistency checks", op.Workload.Meta().Name)
 	}
@@ -188,7 +192,10 @@ func CheckFleet(ctx context.Context, op FleetOp, out io.Writer) (fleet.CheckResu
 	if err := fleet.CheckShares(ctx, t); err != nil {
 		return fleet.CheckResult{}, loadInput(err)
 	}
-	if err := adoptFleetFlags(ctx, t, op.Workload, op.Log); err != nil {
+	if err := fleet.RefuseForeignTenants(ctx, t, "check reads", fleetTables(op.Workload, op.Spec)); err != nil {
+		return fleet.CheckResult{}, foreignTenants(err)
+	}
+	if _, err := adoptFleetFlags(ctx, t, op.Workload, op.Log); err != nil {
 		return fleet.CheckResult{}, err
 	}
 	res, err := fleet.Check(ctx, fleet.CheckOptions{Target: t, NewGenerator: generatorFactory(op.Workload, 1)})
@@ -274,19 +281,63 @@ func execRecordName(stmt string, spec fleet.Spec, base sqlx.Options) string {
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
+// fleetTables returns the names of gen's tables (in column mode, of its
+// first tenant's).
+func fleetTables(gen workload.Generator, spec fleet.Spec) []string {
+	if tc, ok := gen.(workload.TenantColumner); ok && spec.Mode == fleet.ModeColumn {
+		tc.SetTenant(1)
+	}
+	var names []string
+	for _, tb := range gen.Tables() {
+		names = append(names, tb.Name)
+	}
+	return names
+}
+
+// foreignTenants makes fleet.RefuseForeignTenants' refusals bad input
+// (exit 2); other errors stay as they are.
+func foreignTenants(err error) error {
+	if errors.Is(err, fleet.ErrNotTenants) || errors.Is(err, workload.ErrForeign) {
+		return asInput(err)
+	}
+	return err
+}
+
 // adoptFleetFlags gives gen the data flags init recorded in the fleet's
 // first tenant (fleet.RecordedFlags) that the command line did not give,
 // as a single database's run and check take init's record, and says so
 // on log ("note: using --rows=10, ..."). Flags the command line gave are
 // left as given.
-func adoptFleetFlags(ctx context.Context, t fleet.Target, gen workload.Generator, log io.Writer) error {
+//
+// A role that may not read the marker runs with the flags given: when
+// some data setting was not given, a warning on log says which defaults
+// stand, and unread (for the run's messages about tenants that do not
+// hold them) says to give init's flags.
+func adoptFleetFlags(ctx context.Context, t fleet.Target, gen workload.Generator, log io.Writer) (unread string, err error) {
 	f, ok := gen.(workload.Flagser)
 	if !ok {
-		return nil
+		return "", nil
 	}
 	recorded, found, err := fleet.RecordedFlags(ctx, t)
+	var mu *fleet.MarkerUnreadableError
+	if errors.As(err, &mu) {
+		var defaults []string
+		for _, s := range scaleSettings(gen, f) {
+			if !s.Given {
+				defaults = append(defaults, s.Flag+" "+s.Value)
+			}
+		}
+		if len(defaults) == 0 {
+			return "", nil
+		}
+		unread = fmt.Sprintf("%s, so the defaults %s stand: give init's data flags on the command line", mu.Error(), strings.Join(defaults, ", "))
+		if log != nil {
+			fmt.Fprintf(log, "warning: %s\n", unread)
+		}
+		return unread, nil
+	}
 	if err != nil || !found {
-		return err
+		return "", err
 	}
 	flags := f.Flags()
 	given := map[string]bool{}
@@ -304,13 +355,71 @@ func adoptFleetFlags(ctx context.Context, t fleet.Target, gen workload.Generator
 			err = fl.Value.Set(v)
 		}
 		if err != nil {
-			return fmt.Errorf("adopting %s from the fleet's init: %w", a, err)
+			return "", fmt.Errorf("adopting %s from the fleet's init: %w", a, err)
 		}
 		fl.Changed = true
 		notes = append(notes, a)
 	}
+	if err := fleetMismatch(t, gen, recorded); err != nil {
+		return "", err
+	}
 	if len(notes) > 0 && log != nil {
 		fmt.Fprintf(log, "note: using %s, as init (of %s) loaded the fleet\n", strings.Join(notes, ", "), gen.Meta().Name)
+	}
+	return "", nil
+}
+
+// scaleSettings returns gen's data settings (TPC-C, which records its
+// scale in tpcc_meta, its --warehouses).
+func scaleSettings(gen workload.Generator, f workload.Flagser) []workload.DataSetting {
+	if ds, ok := gen.(workload.DataSpecer); ok {
+		return ds.DataSettings()
+	}
+	var settings []workload.DataSetting
+	for _, s := range workload.FlagSettings(f.Flags()) {
+		if s.Name == "warehouses" {
+			settings = append(settings, s)
+		}
+	}
+	return settings
+}
+
+// fleetMismatch refuses (bad input) a data setting the command line gave
+// with a value other than the one init loaded the fleet with (recorded
+// in its marker; a setting init was not given was loaded at its
+// default), as a single database's run and check refuse it
+// (workload.LoadMismatchError): the tenants would otherwise read as
+// failed checks or missing tenants.
+func fleetMismatch(t fleet.Target, gen workload.Generator, recorded []string) error {
+	f, ok := gen.(workload.Flagser)
+	if !ok {
+		return nil
+	}
+	settings := scaleSettings(gen, f)
+	loaded := map[string]string{}
+	for _, a := range recorded {
+		name, v, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+		loaded[name] = v
+	}
+	for _, s := range settings {
+		name := strings.TrimPrefix(s.Flag, "--")
+		fl := f.Flags().Lookup(name)
+		if !s.Given || fl == nil || !strings.HasPrefix(s.Flag, "--") {
+			continue
+		}
+		if _, slice := fl.Value.(pflag.SliceValue); slice {
+			continue
+		}
+		v, ok := loaded[name]
+		if !ok {
+			v = fl.DefValue
+		}
+		if v == s.Value || s.Fits != nil && s.Fits(v) {
+			continue
+		}
+		name = gen.Meta().Name
+		return inputf("%s %s differs from what init (of %s) loaded into the fleet's %s, %s %s: give %s %s, or reload the fleet with `stampede init %s --drop %s %s`",
+			s.Flag, s.Value, name, TenantsSummary(t.Spec), s.Flag, v, s.Flag, v, name, s.Flag, s.Value)
 	}
 	return nil
 }

@@ -73,6 +73,9 @@ func Load(ctx context.Context, spec LoadSpec) error {
 	if gen == nil {
 		return inputf("LoadSpec.Workload is nil: give a generator (workload.FromFlags)")
 	}
+	if err := workload.RecordTableError(gen, "init"); err != nil {
+		return asInput(err)
+	}
 	log := spec.Log
 	if log == nil {
 		log = io.Discard
@@ -424,12 +427,16 @@ func Check(ctx context.Context, gen workload.Generator, c Conn, out, log io.Writ
 	if gen == nil {
 		return inputf("Check: the workload is nil")
 	}
-	h, ok := gen.(workload.Hookser)
-	if !ok || h.Hooks().CheckConsistency == nil {
-		return inputf("workload %s has no consistency checks", gen.Meta().Name)
-	}
 	if out == nil {
 		out = io.Discard
+	}
+	h, ok := gen.(workload.Hookser)
+	if ok && h.Hooks().CheckConsistency == nil && h.Hooks().NoChecks != "" {
+		fmt.Fprintln(out, h.Hooks().NoChecks)
+		return nil
+	}
+	if !ok || h.Hooks().CheckConsistency == nil {
+		return inputf("workload %s has no consistency checks", gen.Meta().Name)
 	}
 	if log == nil {
 		log = io.Discard
@@ -490,6 +497,9 @@ func Cleanup(ctx context.Context, spec CleanupSpec) error {
 	if gen == nil {
 		return inputf("CleanupSpec.Workload is nil: give a generator (workload.FromFlags)")
 	}
+	if err := workload.RecordTableError(gen, "cleanup"); err != nil {
+		return asInput(err)
+	}
 	log := spec.Log
 	if log == nil {
 		log = io.Discard
@@ -499,6 +509,9 @@ func Cleanup(ctx context.Context, spec CleanupSpec) error {
 		return err
 	}
 	defer db.Close()
+	if fd, ok := gen.(workload.ForceDropSetter); ok {
+		fd.SetForceDrop(spec.ForceDrop)
+	}
 	// Drop every table of the load: the data flags init recorded, where
 	// the command line does not give them (sbtest1..--tables).
 	before := tableNames(gen.Tables())
@@ -539,6 +552,11 @@ func Cleanup(ctx context.Context, spec CleanupSpec) error {
 		}
 	}
 	drop := append(slices.Clone(existing), runTables...)
+	// A role that may not drop one of them drops none, rather than
+	// part of the load.
+	if err := workload.RefuseNotOwned(ctx, db, drop); err != nil {
+		return asInput(err)
+	}
 	cascade, err := refuseAll(ctx, db, gen, foreign, existing, drop, spec.ForceDrop, "cleanup", log)
 	if err != nil {
 		return err

@@ -694,10 +694,7 @@ func (r *Run) finish() (*Result, error) {
 	case res.Err != nil:
 		status = "failed"
 		sum.Error = res.Err.Error()
-		hint := "pass --tolerate-errors to keep going"
-		if errors.Is(res.Err, workload.ErrLoadMismatch) {
-			hint = "the run does not match the load"
-		}
+		hint := stopHint(res.Err)
 		// Where the results went is said once they are written (below).
 		runErr = fmt.Errorf("run stopped by an error: %s: %s", res.Err.Error(), hint)
 	case res.Interrupted:
@@ -731,6 +728,12 @@ func (r *Run) finish() (*Result, error) {
 	extra = append(extra, CodeExtras(sum.Errors, sum.Retries)...)
 	if r.cfg.SkipLate > 0 {
 		extra = append(extra, SkippedLine(res.Skipped, sum.Total.Count+sum.Total.Errors, r.cfg.SkipLate.String()))
+	}
+	for _, line := range r.errs.messageExtras() {
+		// The failures' messages: in report's final block too, from the
+		// run log, as the end line.
+		extra = append(extra, line)
+		r.rw.Event(runlog.Event{Kind: EndEvent, Op: line.Name, Message: line.Text, Value: line.Value})
 	}
 	if line, ok := endLine(res); ok {
 		extra = append(extra, line)
@@ -1215,4 +1218,18 @@ func endWait(res engine.Result) time.Duration {
 		return 0
 	}
 	return res.End.Sub(res.Stop)
+}
+
+// stopHint is the remedy a run stopped by err names: the workload's own
+// (workload.HintedError), none for a run that does not match its load,
+// --tolerate-errors otherwise.
+func stopHint(err error) string {
+	var he *workload.HintedError
+	switch {
+	case errors.Is(err, workload.ErrLoadMismatch):
+		return "the run does not match the load"
+	case errors.As(err, &he):
+		return he.Hint
+	}
+	return "pass --tolerate-errors to keep going"
 }

@@ -273,7 +273,14 @@ func (r *Run) openFleet(ctx context.Context) (*source, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := adoptFleetFlags(ctx, fleet.Target{Spec: f.Spec, Base: recordOpts, Workload: gen.Meta().Name}, gen, r.log); err != nil {
+	recordTarget := fleet.Target{Spec: f.Spec, Base: recordOpts, Workload: gen.Meta().Name}
+	// A user's databases or schemas that the pattern merely matches are
+	// never run on: their rows would be rewritten.
+	if err := fleet.RefuseForeignTenants(ctx, recordTarget, "run runs on", fleetTables(gen, f.Spec)); err != nil {
+		return nil, foreignTenants(err)
+	}
+	unread, err := adoptFleetFlags(ctx, recordTarget, gen, r.log)
+	if err != nil {
 		return nil, err
 	}
 	ownRates := false
@@ -338,6 +345,7 @@ func (r *Run) openFleet(ctx context.Context) (*source, error) {
 		Last:             f.Last,
 		Seed:             r.seed,
 		NewGen:           newGen,
+		MarkerUnread:     unread,
 		Warn:             r.warnf,
 		Login:            login,
 	})

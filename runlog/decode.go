@@ -2,7 +2,6 @@ package runlog
 
 import (
 	"bytes"
-	"compress/zlib"
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
@@ -13,6 +12,7 @@ import (
 	"sync"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	zlib "github.com/klauspost/compress/zlib"
 )
 
 // Why a decoder of our own: hdrhistogram-go's DecodePacked builds a new
@@ -22,7 +22,10 @@ import (
 // (36,000 histograms) spent about 55 us per histogram there, over a third
 // of it in zlib.NewReader alone (BenchmarkDecode in decode_test.go measures
 // both). histDecoder reuses one zlib reader (zlib.Resetter) and its
-// buffers, and leaves each histogram as the list of its populated buckets'
+// buffers (klauspost/compress's zlib, whose inflate reads a bytes.Reader
+// without an interface call a byte: a report of ten one-hour runs of ten
+// operation types, 36,000 histograms, took 1.42-1.45 s of CPU with it,
+// 1.48-1.61 s with compress/zlib), and leaves each histogram as the list of its populated buckets'
 // indexes and counts, which the bucket table of its geometry (built with
 // the library's own Distribution) turns into values: merging one into an
 // accumulator is RecordValues at each bucket's lowest value, which is
@@ -50,6 +53,11 @@ type geomKey struct {
 type bucketTable struct {
 	key      geomKey
 	from, to []int64
+	// direct is set when counts index i of a histogram the library makes
+	// of this geometry (hdrhistogram.New) is the bucket of from[i], for
+	// every i (checked when the table is built): an Adder then adds a
+	// bucket's count at its index instead of recording its value.
+	direct bool
 }
 
 var tables struct {
@@ -94,6 +102,7 @@ func tableFor(k geomKey) (table *bucketTable) {
 	for i, b := range bars {
 		t.from[i], t.to[i] = b.From, b.To
 	}
+	t.direct = directIndexes(k, t.from)
 	if tables.m == nil {
 		tables.m = map[geomKey]*bucketTable{}
 	}
@@ -338,6 +347,10 @@ func (d *histDecoder) fast(b []byte, h *Hist) error {
 // reads it: a ZigZag LEB128 number of at most 9 bytes, whose ninth byte
 // holds 8 bits. n is 0 when b ends within it.
 func zigZag(b []byte) (v int64, n int) {
+	if len(b) > 0 && b[0] < 0x80 { // most counts and runs of zeros fit one byte
+		u := uint64(b[0])
+		return int64(u>>1) ^ -int64(u&1), 1
+	}
 	var u uint64
 	for i := range 8 {
 		if i >= len(b) {
@@ -366,4 +379,121 @@ func decodePacked(b []byte) (h *hdrhistogram.PackedHistogram, err error) {
 		}
 	}()
 	return hdrhistogram.DecodePacked(b)
+}
+
+// directIndexes says whether recording from[i] into a histogram New
+// makes of geometry k counts at index i, for every i.
+func directIndexes(k geomKey, from []int64) bool {
+	h := hdrhistogram.New(k.low, k.high, int(k.digits))
+	if h.LowestTrackableValue() != k.low || h.HighestTrackableValue() != k.high || h.SignificantFigures() != int64(k.digits) {
+		return false
+	}
+	for i, v := range from {
+		if h.RecordValues(v, int64(i)+1) != nil {
+			return false
+		}
+	}
+	counts := h.Export().Counts
+	if len(counts) != len(from) {
+		return false
+	}
+	for i, c := range counts {
+		if c != int64(i)+1 {
+			return false
+		}
+	}
+	return true
+}
+
+// An Adder merges many histograms of a run log into one
+// hdrhistogram.Histogram, as Hist.MergeInto of each would, to the bit,
+// but faster: where the histogram and the destination have the same
+// geometry, each bucket's count is added at its index in a dense array of
+// counts (no value to place, no bounds to check), and the array is
+// recorded into the destination, one RecordValues per filled bucket, at
+// Flush. Merging a one-hour run of ten operation types (36,000
+// histograms) spent a sixth of its CPU in RecordValues before. Until
+// Flush, the destination lacks what was added since the last Flush, and
+// must not be written by anything else.
+type Adder struct {
+	dst    *hdrhistogram.Histogram
+	table  *bucketTable // the geometry counts is indexed by, nil until the first Add
+	counts []int64      // by counts index, up to the highest added to; zero outside [lo, hi)
+	lo, hi int          // the indexes added to since the last Flush: [lo, hi)
+	total  int64        // dst's total count with counts added
+}
+
+// NewAdder returns an Adder into dst.
+func NewAdder(dst *hdrhistogram.Histogram) *Adder {
+	return &Adder{dst: dst}
+}
+
+// Add adds h's values, as h.MergeInto(dst) would, and returns how many
+// could not be recorded (out of dst's range, or past its total's limit).
+func (a *Adder) Add(h *Hist) (dropped int64) {
+	if h.packed != nil || !h.table.direct {
+		a.Flush()
+		return h.MergeInto(a.dst)
+	}
+	if a.table != h.table {
+		k := h.table.key
+		if a.dst.LowestTrackableValue() != k.low || a.dst.HighestTrackableValue() != k.high ||
+			a.dst.SignificantFigures() != int64(k.digits) {
+			a.Flush()
+			return h.MergeInto(a.dst)
+		}
+		a.Flush()
+		a.table = h.table
+		a.total = a.dst.TotalCount()
+	}
+	if len(h.idx) == 0 {
+		return 0
+	}
+	// h's indexes ascend: they widen the range added to at most to
+	// their first and last. The counts reach as far as the highest index
+	// met (latencies fill the low part of the geometry: a quarter of it
+	// up to 10 ms, at a run's end as in a report).
+	first, last := int(h.idx[0]), int(h.idx[len(h.idx)-1])+1
+	if a.lo == a.hi {
+		a.lo, a.hi = first, last
+	} else {
+		a.lo, a.hi = min(a.lo, first), max(a.hi, last)
+	}
+	if last > len(a.counts) {
+		a.counts = slices.Grow(a.counts, last-len(a.counts))[:last]
+	}
+	for i, ix := range h.idx {
+		c := h.cnt[i]
+		// RecordValues refuses a count that would take the total past
+		// its limit, and records the next ones that fit.
+		if c > math.MaxInt64-a.total {
+			if dropped > math.MaxInt64-c {
+				dropped = math.MaxInt64
+			} else {
+				dropped += c
+			}
+			continue
+		}
+		a.counts[ix] += c
+		a.total += c
+	}
+	return dropped
+}
+
+// Flush records what was added since the last Flush into the
+// destination, which then holds every value added.
+func (a *Adder) Flush() {
+	if a.table == nil {
+		return
+	}
+	for i := a.lo; i < a.hi; i++ {
+		if c := a.counts[i]; c != 0 {
+			// Cannot fail: the geometry is dst's, and Add kept the total
+			// within its limit.
+			_ = a.dst.RecordValues(a.table.from[i], c)
+			a.counts[i] = 0
+		}
+	}
+	a.lo, a.hi = 0, 0
+	a.table = nil
 }

@@ -195,3 +195,84 @@ func cpuPerOp(b *testing.B) func() {
 	start := cpu()
 	return func() { b.ReportMetric(float64(cpu()-start)/float64(b.N), "cpu-ns/op") }
 }
+
+// TestAdderSameAsLibrary checks Adder against the library's decoding and
+// merging (DecodePacked then PackedHistogram.MergeInto, one histogram at a
+// time) into destinations of several geometries: streams of random
+// histograms of mixed geometries (the destination's, others the fast
+// decoder reads, and ones only the library reads), flushed at random
+// points, with counts that take the destination's total to its limit
+// (the library then drops a histogram's buckets that do not fit and
+// records the next that do), to the same counts, total and dropped
+// values.
+func TestAdderSameAsLibrary(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 17))
+	for _, g := range decodeGeoms[:3] {
+		if tb := tableFor(g); tb == nil || !tb.direct {
+			t.Fatalf("geometry %+v: no direct bucket table, the adder's fast path is not tested", g)
+		}
+	}
+	var d histDecoder
+	var h Hist
+	droppedRounds := 0
+	for round := range 300 {
+		dst := decodeGeoms[round%3] // geometries the fast decoder reads
+		want := hdrhistogram.New(dst.low, dst.high, int(dst.digits))
+		got := hdrhistogram.New(dst.low, dst.high, int(dst.digits))
+		if round%4 == 1 { // a destination already holding values
+			_ = want.RecordValues(dst.low, 7)
+			_ = got.RecordValues(dst.low, 7)
+		}
+		a := NewAdder(got)
+		var wantDropped, gotDropped int64
+		for k := range 1 + r.IntN(40) {
+			g := dst
+			if r.IntN(4) == 0 {
+				g = decodeGeoms[r.IntN(len(decodeGeoms))]
+			}
+			src := randomHist(r, g)
+			switch r.IntN(12) {
+			case 0: // counts near the total's limit: some buckets dropped
+				_ = src.RecordValues(g.low, math.MaxInt64/2-r.Int64N(1000))
+				_ = src.RecordValues(g.high/2, r.Int64N(math.MaxInt64/2))
+			case 1: // the largest and smallest values of the geometry
+				_ = src.RecordValues(g.high, 1+r.Int64N(5))
+				_ = src.RecordValues(0, 1+r.Int64N(5))
+			}
+			enc, err := src.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := hdrhistogram.DecodePacked(enc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := d.decode(enc, &h); err != nil {
+				t.Fatal(err)
+			}
+			wantDropped += p.MergeInto(want)
+			gotDropped += a.Add(&h)
+			if k%7 == 3 {
+				a.Flush()
+				if !got.Equals(want) {
+					t.Fatalf("round %d, histogram %d: flushed adder differs from the library's merge", round, k)
+				}
+			}
+		}
+		a.Flush()
+		if !got.Equals(want) || got.TotalCount() != want.TotalCount() || gotDropped != wantDropped {
+			t.Fatalf("round %d: equal %v, total %d (library %d), dropped %d (library %d)",
+				round, got.Equals(want), got.TotalCount(), want.TotalCount(), gotDropped, wantDropped)
+		}
+		if !slices.Equal(got.Export().Counts, want.Export().Counts) {
+			t.Fatalf("round %d: counts differ from the library's merge", round)
+		}
+		if wantDropped > 0 {
+			droppedRounds++
+		}
+	}
+	if droppedRounds == 0 {
+		t.Fatal("no round reached the total's limit: the dropped counts are not tested")
+	}
+	t.Logf("%d of 300 rounds dropped values at the total's limit", droppedRounds)
+}

@@ -20,7 +20,11 @@ import (
 // reached from an inside object by an automatic or internal dependency
 // (the tables' indexes, row types, owned sequences). What is reached
 // only by an internal dependency (a foreign key's triggers, a toast
-// table) goes with what it belongs to, which is named instead.
+// table) goes with what it belongs to, which is named instead. A
+// trigger, a rule or a publication's membership on one of the tables (or
+// on a table in one of the schemas) is named too: stampede makes none, so
+// each is the user's work, which the drop would take along without a
+// word.
 const dependentsQuery = `WITH RECURSIVE
 start AS (
 	SELECT 'pg_namespace'::regclass AS classid, n.oid AS objid FROM pg_namespace n WHERE n.nspname = ANY($1)
@@ -60,6 +64,17 @@ WHERE NOT o.inside AND NOT o.internal AND coalesce(i.schema, '') <> 'pg_toast'
 	AND NOT (o.classid = 'pg_namespace'::regclass AND o.objid IN (SELECT objid FROM start))
 	AND NOT (o.rel IS NOT NULL AND (rn.nspname = ANY($1) OR o.rel = ANY(SELECT objid FROM start WHERE classid = 'pg_class'::regclass)))
 	AND NOT (o.rel IS NULL AND o.classid <> 'pg_extension'::regclass AND coalesce(i.schema, '') = ANY($1))
+UNION
+SELECT i.type || ' ' || i.identity
+FROM (
+	SELECT 'pg_trigger'::regclass AS classid, t.oid AS objid, t.tgrelid AS rel FROM pg_trigger t WHERE NOT t.tgisinternal
+	UNION ALL SELECT 'pg_rewrite'::regclass, w.oid, w.ev_class FROM pg_rewrite w JOIN pg_class c ON c.oid = w.ev_class WHERE c.relkind IN ('r', 'p', 'f')
+	UNION ALL SELECT 'pg_publication_rel'::regclass, p.oid, p.prrelid FROM pg_publication_rel p
+) x
+JOIN pg_class c ON c.oid = x.rel
+CROSS JOIN LATERAL pg_identify_object(x.classid, x.objid, 0) i
+WHERE (c.oid IN (SELECT objid FROM start WHERE classid = 'pg_class'::regclass) OR c.relnamespace IN (SELECT objid FROM start WHERE classid = 'pg_namespace'::regclass))
+	AND NOT EXISTS (SELECT 1 FROM pg_depend e WHERE e.classid = x.classid AND e.objid = x.objid AND e.deptype = 'e')
 ORDER BY 1`
 
 // Dependents returns, as "KIND NAME", the objects outside schemas and

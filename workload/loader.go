@@ -228,34 +228,48 @@ func checkNoTables(ctx context.Context, db *sqlx.DB, gen Generator, tables []Tab
 	if db.Null() {
 		return "", "", nil // nothing exists and nothing is created
 	}
+	var existing []string
 	for _, t := range tables {
 		exists, err := TableExists(ctx, db, t.Name)
 		if err != nil {
 			return "", "", fmt.Errorf("checking table %s: %w", t.Name, err)
 		}
-		if !exists {
-			continue
+		if exists {
+			existing = append(existing, t.Name)
 		}
-		foreign, err := ForeignTables(ctx, db, gen, []string{t.Name})
-		if err != nil {
-			return "", "", err
-		}
-		if len(foreign) > 0 {
-			others, err := OtherLoads(ctx, db, gen, foreign)
-			if err != nil {
-				return "", "", err
-			}
-			if m := others[t.Name]; m != "" {
-				// Made by stampede, for another workload (bulk_insert's
-				// run under oltp's init): not the user's, not this one's.
-				return fmt.Sprintf("table %s in database %q is stampede's load of %s, not of %s", t.Name, db.Database(), m, gen.Meta().Name),
-					"`stampede cleanup " + m + "` drops that load, or " + AnotherDatabaseHint, nil
-			}
-			return fmt.Sprintf("table %s already exists in database %q and stampede did not make it", t.Name, db.Database()), AnotherDatabaseHint, nil
-		}
-		return fmt.Sprintf("table %s already exists in database %q", t.Name, db.Database()), RecreateHint(gen.Meta().Name), nil
 	}
-	return "", "", nil
+	if len(existing) == 0 {
+		return "", "", nil
+	}
+	// A table stampede did not make is named first, wherever it is
+	// among them: recreating or cleaning up stampede's would not do.
+	foreign, err := ForeignTables(ctx, db, gen, existing)
+	if err != nil {
+		return "", "", err
+	}
+	others, err := OtherLoads(ctx, db, gen, foreign)
+	if err != nil {
+		return "", "", err
+	}
+	var users []string
+	for _, f := range foreign {
+		if others[f] == "" {
+			users = append(users, f)
+		}
+	}
+	switch {
+	case len(users) == 1:
+		return fmt.Sprintf("table %s already exists in database %q and stampede did not make it", users[0], db.Database()), AnotherDatabaseHint, nil
+	case len(users) > 1:
+		return fmt.Sprintf("tables %s already exist in database %q and stampede did not make them", strings.Join(users, ", "), db.Database()), AnotherDatabaseHint, nil
+	case len(foreign) > 0:
+		// Made by stampede, for another workload (bulk_insert's run
+		// under oltp's init): not the user's, not this one's.
+		m := others[foreign[0]]
+		return fmt.Sprintf("table %s in database %q is stampede's load of %s, not of %s", foreign[0], db.Database(), m, gen.Meta().Name),
+			"`stampede cleanup " + m + "` drops that load, or " + AnotherDatabaseHint, nil
+	}
+	return fmt.Sprintf("table %s already exists in database %q", existing[0], db.Database()), RecreateHint(gen.Meta().Name), nil
 }
 
 // createTables creates the tables, refusing (ErrTablesExist) when one

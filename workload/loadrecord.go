@@ -157,6 +157,9 @@ func readRecord(ctx context.Context, db *sqlx.DB, q sqlx.Querier, key string, lo
 		return "", nil, false, nil
 	}
 	if err != nil {
+		if sqlx.SQLState(err) == "42501" {
+			return "", nil, false, Denied(ctx, q, LoadRecordTable, "SELECT", "stampede's record of what init loaded", err)
+		}
 		return "", nil, false, fmt.Errorf("reading what init loaded (%s): %w", LoadRecordTable, err)
 	}
 	if err := json.Unmarshal([]byte(raw), &settings); err != nil {
@@ -656,3 +659,17 @@ func coversLoad(gen Generator, s DataSetting, v string) (bool, error) {
 	}
 	return true, nil
 }
+
+// HintedError is an operation's error that ended a run, with the remedy
+// the run's error names instead of its generic one (--tolerate-errors):
+// a workload whose own flag decides whether an error ends the run (TPC-C
+// --profile hammerdb's --raise-error) names that flag.
+type HintedError struct {
+	Err  error
+	Hint string
+}
+
+func (e *HintedError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the operation's error.
+func (e *HintedError) Unwrap() error { return e.Err }

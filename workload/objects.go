@@ -138,7 +138,11 @@ func (e *HoldsForeignError) Error() string {
 		if len(others) > 5 {
 			list = strings.Join(quoted(others[:5]), ", ") + ", ..."
 		}
-		what = fmt.Sprintf("%s %q (and %d more %ss: %s)", e.Kind, e.Names[0], len(others), e.Kind, list)
+		kinds := e.Kind
+		if len(others) > 1 {
+			kinds += "s"
+		}
+		what = fmt.Sprintf("%s %q (and %d more %s: %s)", e.Kind, e.Names[0], len(others), kinds, list)
 	}
 	return fmt.Sprintf("%s %s holds %s that stampede did not make (%s%s): %s leaves the %s alone; to drop it anyway, add %s",
 		what, e.Where, n, strings.Join(objs, ", "), more, e.Action, e.Kind, ForceDropFlag)

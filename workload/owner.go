@@ -536,3 +536,76 @@ func (e *OtherLoadError) Error() string {
 
 // Is makes errors.Is(err, ErrForeign) true, for its exit code.
 func (e *OtherLoadError) Is(target error) bool { return target == ErrForeign }
+
+// DeniedError is a role's refusal by the server (SQLSTATE 42501) on one
+// of stampede's tables, said in one line that names the privilege needed
+// and who has it.
+type DeniedError struct {
+	// Table is the table, Owner the role it belongs to, Role the
+	// connection's; Need the privilege ("SELECT", "ownership").
+	Table, Owner, Role, Need string
+	// What says what the table is, for the message ("stampede's record
+	// of what init loaded"); Then what was (not) done ("nothing was
+	// dropped").
+	What, Then string
+	// Err is the server's refusal.
+	Err error
+}
+
+func (e *DeniedError) Error() string {
+	what := "table " + e.Table
+	if e.What != "" {
+		what += " (" + e.What + ")"
+	}
+	then := ""
+	if e.Then != "" {
+		then = "; " + e.Then
+	}
+	if e.Need == "ownership" {
+		return fmt.Sprintf("%s belongs to role %s, and role %s may not drop it (only its owner may): connect as its owner %s or a superuser%s",
+			what, e.Owner, e.Role, e.Owner, then)
+	}
+	return fmt.Sprintf("role %s may not read %s, which belongs to role %s: connect as %s or a superuser, or have %s `GRANT %s ON %s TO %s`%s",
+		e.Role, what, e.Owner, e.Owner, e.Owner, e.Need, e.Table, e.Role, then)
+}
+
+// Unwrap returns the server's refusal.
+func (e *DeniedError) Unwrap() error { return e.Err }
+
+// Denied returns err as a *DeniedError when it is the server's refusal
+// (SQLSTATE 42501) of privilege need on table; other errors are returned
+// as they are.
+func Denied(ctx context.Context, db sqlx.Querier, table, need, what string, err error) error {
+	if sqlx.SQLState(err) != "42501" {
+		return err
+	}
+	d := &DeniedError{Table: table, Need: need, What: what, Err: err}
+	if qerr := db.QueryRow(ctx, "SELECT coalesce((SELECT pg_get_userbyid(relowner) FROM pg_class WHERE oid = to_regclass($1)), '?'), current_user::text",
+		d.Table).Scan(&d.Owner, &d.Role); qerr != nil {
+		return err
+	}
+	return d
+}
+
+// RefuseNotOwned returns a *DeniedError for the first of tables (that
+// exist) the connection's role may not drop, as it neither owns it nor is
+// a member of its owner (a superuser may drop any), so that a cleanup
+// drops nothing rather than part of a load.
+func RefuseNotOwned(ctx context.Context, db *sqlx.DB, tables []string) error {
+	if db.Null() || len(tables) == 0 {
+		return nil
+	}
+	for _, t := range tables {
+		var owner, role string
+		err := db.QueryRow(ctx, `SELECT pg_get_userbyid(relowner), current_user::text FROM pg_class
+			WHERE oid = to_regclass($1) AND NOT pg_has_role(current_user, relowner, 'USAGE')`, t).Scan(&owner, &role)
+		if errors.Is(err, sqlx.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("reading the owner of table %s: %w", t, err)
+		}
+		return &DeniedError{Table: t, Owner: owner, Role: role, Need: "ownership", Then: "nothing was dropped"}
+	}
+	return nil
+}

@@ -2,8 +2,13 @@ package workload
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 )
+
+// outcome finds, at the end of a refusal, what the command does instead:
+// ": cleanup drops nothing", ": init leaves the database alone".
+var outcome = regexp.MustCompile(`: [^:;]*( drops nothing| alone)$`)
 
 // RefusalError is one refusal to drop that names every problem found
 // (Problems, each a refusal of its own kind: a user's tables or objects,
@@ -39,6 +44,11 @@ func (e *RefusalError) Error() string {
 		if j := max(strings.LastIndex(s, "; to drop "), strings.LastIndex(s, ", or to drop ")); j > 0 {
 			s = s[:j]
 		}
+		// And what the command does instead ("cleanup drops nothing"),
+		// once, at the end of the last.
+		if m := outcome.FindStringIndex(s); m != nil && i < len(e.Problems)-1 {
+			s = s[:m[0]]
+		}
 		parts[i] = s
 	}
 	return fmt.Sprintf("%s; to drop them anyway, add %s", strings.Join(parts, "; and "), ForceDropFlag)
@@ -49,3 +59,18 @@ func (e *RefusalError) Unwrap() []error { return e.Problems }
 
 // Is makes errors.Is(err, ErrForeign) true.
 func (e *RefusalError) Is(target error) bool { return target == ErrForeign }
+
+// RecordTableError refuses a workload whose tables include stampede's
+// record of its loads (LoadRecordTable), as a table flag can name it
+// (ycsb's -p table=stampede_load): init, and cleanup even with
+// ForceDropFlag, would take the record of every load in the database
+// for the workload's table. It is nil otherwise.
+func RecordTableError(gen Generator, verb string) error {
+	for _, t := range gen.Tables() {
+		if t.Name == LoadRecordTable {
+			return fmt.Errorf("table %s is stampede's record of the loads in the database, not a table of %s: %s never takes it for one (%s neither); give %s's table another name",
+				LoadRecordTable, gen.Meta().Name, verb, ForceDropFlag, gen.Meta().Name)
+		}
+	}
+	return nil
+}

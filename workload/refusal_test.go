@@ -23,6 +23,10 @@ func TestRefusal(t *testing.T) {
 		{"none", []error{nil, nil}, nil},
 		{"one", []error{nil, cols}, []string{cols.Error()}},
 		{"three", []error{foreign, cols, deps}, []string{"table mine", "bank.notes", "view public.v"}},
+		// rechk28d: "...(a column added since init): cleanup drops nothing;
+		// and 1 object ... depends on table bank (...): cleanup drops
+		// nothing; ..." said it twice.
+		{"columns and dependents", []error{cols, deps}, []string{cols.Error()[:strings.Index(cols.Error(), ": cleanup")] + "; and 1 object that stampede did not make depends on table bank (view public.v): cleanup drops nothing; to drop them anyway, add --force-drop"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := workload.Refusal(tc.problems...)
@@ -40,6 +44,9 @@ func TestRefusal(t *testing.T) {
 				if !strings.Contains(msg, w) {
 					t.Errorf("%q does not name %q", msg, w)
 				}
+			}
+			if strings.Count(msg, "cleanup drops nothing")+strings.Count(msg, "cleanup leaves") > 1 {
+				t.Errorf("says what cleanup does instead more than once: %q", msg)
 			}
 			if strings.Count(msg, workload.ForceDropFlag) != 1 || !strings.HasSuffix(msg, "add "+workload.ForceDropFlag) || strings.Contains(msg, "\n") {
 				t.Errorf("not one line ending with the flag once: %q", msg)

@@ -75,6 +75,11 @@ type FlagMeta struct {
 	// design (tpcc's --warehouse-range): a merge of the clients' runs
 	// neither compares them nor sets them (see ClientMerger).
 	PerClient bool
+	// NotData flags change how a run calls the objects init made, not
+	// the data (tpcc --profile hammerdb's --stored-procs: procedures or
+	// functions): the clients of one benchmark may differ in them, as
+	// two HammerDB instances against two nodes may.
+	NotData bool
 }
 
 // Flagser is a Generator with flags of its own.
@@ -89,6 +94,10 @@ type Flagser interface {
 type Hooks struct {
 	// Validate checks the parsed flags. Its error is a usage error.
 	Validate func() error
+	// NoChecks, set on a workload without CheckConsistency that has
+	// nothing to check by design (as the tool it follows), is the line
+	// check prints before it exits 0.
+	NoChecks string
 	// PreLoad runs after the tables are created and before data is loaded.
 	PreLoad func(ctx context.Context, db *sqlx.DB) error
 	// PostLoad runs after the initial data is loaded (indexes, analyze).

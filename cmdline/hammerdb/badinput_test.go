@@ -48,6 +48,7 @@ func TestBadInput(t *testing.T) {
 		{"unknown command", pg + "vurunn\n", []string{"line 2", "vurunn is not a command"}},
 		{"known but not run", pg + "metstart\n", []string{"line 2", "metstart", "--telemetry"}},
 		{"jobs", pg + "jobs\n", []string{"jobs database"}},
+		{"checkschema", pg + "checkschema\n", []string{"line 2", "stampede check tpcc --profile hammerdb URL"}},
 		{"customscript", pg + "customscript my.tcl\n", []string{"--use-installed-routines"}},
 		{"proc", "proc f {} { puts x }\n", []string{"line 1", "procedures"}},
 		{"vu zero", pg + "vuset vu 0\n", []string{"from 1 to 100000"}},

@@ -64,9 +64,11 @@ func testServer(t *testing.T, dbs []string, roles ...string) (*url.URL, *pgx.Con
 }
 
 // TestScriptEndToEnd runs HammerDB's own buildschema script
-// (scripts/tcl/postgres/tprocc/pg_tprocc_buildschema.tcl) and then the
-// run of its documentation's CLI example, with only the connection, the
-// names, the scale and the times changed, against the test server: the
+// (scripts/tcl/postgres/tprocc/pg_tprocc_buildschema.tcl, which sets
+// pg_storedprocs true) and then the run of its documentation's CLI
+// example (which leaves it false), with only the connection, the names,
+// the scale and the times changed, against the test server: the run
+// finds the procedures and calls them, saying so; the
 // user and database are created as HammerDB creates them, vurun prints
 // HammerDB's result line, its NOPM is the growth of sum(d_next_o_id)
 // that the test reads itself, and summary.json holds it.
@@ -78,7 +80,7 @@ func TestScriptEndToEnd(t *testing.T) {
 		"diset tpcc pg_superuser %s\ndiset tpcc pg_defaultdbase %s\ndiset tpcc pg_user %s\ndiset tpcc pg_pass tpcc\ndiset tpcc pg_dbase %s\n",
 		u.Hostname(), u.Port(), u.User.Username(), strings.TrimPrefix(u.Path, "/"), user, db)
 	build := "puts \"SETTING CONFIGURATION\"\ndbset db pg\ndbset bm TPC-C\n" + conn +
-		"diset tpcc pg_count_ware 2\ndiset tpcc pg_num_vu 2\ndiset tpcc pg_storedprocs false\n" +
+		"diset tpcc pg_count_ware 2\ndiset tpcc pg_num_vu 2\ndiset tpcc pg_storedprocs true\n" +
 		"puts \"SCHEMA BUILD STARTED\"\nbuildschema\nputs \"SCHEMA BUILD COMPLETED\"\n"
 	runScript := "puts \"SETTING CONFIGURATION\"\ndbset db pg\n" + conn +
 		"diset tpcc pg_driver timed\ndiset tpcc pg_rampup 0\ndiset tpcc pg_duration 1\nvuset logtotemp 1\nloadscript\n" +
@@ -124,6 +126,12 @@ func TestScriptEndToEnd(t *testing.T) {
 	m := regexp.MustCompile(`(?m)^Vuser 1:TEST RESULT : System achieved (\d+) NOPM from (\d+) PostgreSQL TPM$`).FindStringSubmatch(out)
 	if m == nil {
 		t.Fatalf("no result line:\n%s", out)
+	}
+	// HammerDB's build script makes procedures (pg_storedprocs true) and
+	// its run script leaves pg_storedprocs false: the run finds them and
+	// calls them, saying so.
+	if !strings.Contains(out+errOut, "procedures called with CALL, found installed as procedures, not functions: called with CALL without --stored-procs") {
+		t.Errorf("the run over procedures without pg_storedprocs does not say it calls them:\n%s%s", out, errOut)
 	}
 	nopm, _ := strconv.ParseInt(m[1], 10, 64)
 	// One minute measured, no ramp: NOPM is at most the New-Orders the
@@ -237,7 +245,10 @@ func TestTwoNodesAddNOPM(t *testing.T) {
 	}
 	for i := range nodes {
 		var out bytes.Buffer
-		if code := cli.MainContext(ctx, []string{"hammerdbcli", "auto", script(i, "diset tpcc pg_count_ware 2\nbuildschema\n")}, &out, &out); code != 0 {
+		// Node 2 has procedures, node 1 functions: the kind is not data,
+		// and the clients' figures add up.
+		procs := strconv.FormatBool(i == 1)
+		if code := cli.MainContext(ctx, []string{"hammerdbcli", "auto", script(i, "diset tpcc pg_count_ware 2\ndiset tpcc pg_storedprocs "+procs+"\nbuildschema\n")}, &out, &out); code != 0 {
 			t.Fatalf("build node %d: exit %d\n%s", i+1, code, out.String())
 		}
 	}
@@ -248,7 +259,9 @@ func TestTwoNodesAddNOPM(t *testing.T) {
 	}
 	done := make(chan result, len(nodes))
 	for i := range nodes {
-		path := script(i, "diset tpcc pg_rampup 0\ndiset tpcc pg_duration 1\nvuset vu 2\nvurun\n")
+		// Node 2's script says pg_storedprocs true (--stored-procs), node
+		// 1's leaves it false: a merge of runs whose --stored-procs differ.
+		path := script(i, "diset tpcc pg_storedprocs "+strconv.FormatBool(i == 1)+"\ndiset tpcc pg_rampup 0\ndiset tpcc pg_duration 1\nvuset vu 2\nvurun\n")
 		go func() {
 			var out bytes.Buffer
 			code := cli.MainContext(ctx, []string{"hammerdbcli", "auto", path, "--clients", "2", "--client-index", strconv.Itoa(i),
@@ -301,8 +314,9 @@ func TestTwoNodesAddNOPM(t *testing.T) {
 	var text, textErr bytes.Buffer
 	if code := cli.MainContext(ctx, []string{"report", "--tag", "job=two-nodes", "--results-dir", results}, &text, &textErr); code != 0 ||
 		!strings.Contains(text.String(), want+", where other clients ran, not checked; stampede check of its URL checks it)") ||
-		strings.Contains(text.String(), "once for the benchmark") {
-		t.Errorf("report (exit %d) does not say node 2 was not checked:\n%s%s", code, text.String(), textErr.String())
+		strings.Contains(text.String(), "once for the benchmark") ||
+		!strings.Contains(text.String(), "the sum of the 2 clients' HammerDB TPM, each read from its server; routines: procedures on 1 client, functions on 1)") {
+		t.Errorf("report (exit %d) does not say node 2 was not checked, or the routines' kinds:\n%s%s", code, text.String(), textErr.String())
 	}
 }
 

@@ -194,7 +194,7 @@ func commandNames() string {
 // notRun are HammerDB's commands stampede does not run, with what to do
 // instead.
 var notRun = map[string]string{
-	"checkschema":      "stampede does not run it in a script: the twelve consistency checks run after every vurun's run; to check by hand: stampede check tpcc URL",
+	"checkschema":      "stampede does not run it in a script: the twelve consistency checks run after every vurun's run; to check by hand: stampede check tpcc --profile hammerdb URL",
 	"deleteschema":     "stampede does not drop a HammerDB schema from a script: drop the database yourself (dropdb), as deleteschema does",
 	"metstart":         "stampede does not run HammerDB's CPU metrics agent: its runs take --telemetry (stampede run tpcc --help)",
 	"metstop":          "stampede does not run HammerDB's CPU metrics agent: its runs take --telemetry (stampede run tpcc --help)",

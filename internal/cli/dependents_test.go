@@ -84,8 +84,15 @@ func TestCleanupRefusesUsersDependents(t *testing.T) {
 		{"bank", []string{"--rows", "10"}, []string{"CREATE VIEW myview AS SELECT * FROM bank"}, "(view public.myview)"},
 		{"ycsb", []string{"--record-count", "10"}, []string{"CREATE TABLE mytyped (u usertable)", "INSERT INTO mytyped SELECT usertable FROM usertable LIMIT 1"}, "(table column public.mytyped.u)"},
 		{"tpcc", []string{"--warehouses", "1"}, []string{"CREATE TABLE myfk (w INT REFERENCES warehouse (w_id))", "INSERT INTO myfk VALUES (1)"}, "(table constraint myfk_w_fkey on public.myfk)"},
+		// A trigger, a rule or a publication's membership the user put on
+		// stampede's table went with it without a word (rechk28d F-4).
+		{"bank", []string{"--rows", "10"}, []string{"CREATE TABLE audit (id bigint)",
+			"CREATE FUNCTION aud() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN INSERT INTO audit VALUES (new.id); RETURN new; END $$",
+			"CREATE TRIGGER bank_aud AFTER UPDATE ON bank FOR EACH ROW EXECUTE FUNCTION aud()"}, "(trigger bank_aud on public.bank)"},
+		{"bank", []string{"--rows", "10"}, []string{"CREATE TABLE audit (id bigint)", "CREATE RULE r AS ON DELETE TO bank DO ALSO INSERT INTO audit VALUES (old.id)"}, "(rule r on public.bank)"},
+		{"bank", []string{"--rows", "10"}, []string{"CREATE PUBLICATION mypub FOR TABLE bank"}, "(publication relation public.bank in publication mypub)"},
 	} {
-		t.Run(tc.workload, func(t *testing.T) {
+		t.Run(tc.workload+strings.Fields(tc.want)[0], func(t *testing.T) {
 			db := freshDB(t, "depcleanup")
 			mustRun(t, append(append([]string{"init", tc.workload}, tc.init...), dbURL(t, db))...)
 			execIn(t, db, tc.user...)

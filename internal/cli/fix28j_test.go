@@ -152,8 +152,23 @@ func TestFleetRunCheckTakeInitsFlags(t *testing.T) {
 			if !strings.Contains(r.stderr, note) {
 				t.Errorf("run does not say it took --rows=10:\n%s", r.stderr)
 			}
-			if r := stampede(t, append([]string{"check", "bank", "--rows", "1000"}, where...)...); r.code == 0 {
-				t.Errorf("check --rows 1000 of a fleet of 10 accounts each: exit 0, want a failure")
+			// A scale other than init's is refused as a single
+			// database refuses it (exit 2, one line), not reported
+			// as failed checks or missing tenants.
+			summary := "2 tenants (" + mode + " mode)"
+			if mode == "database" {
+				summary = "2 tenants (database mode, " + where[3] + ")"
+			} else if mode == "schema" {
+				summary = "2 tenants (schema mode, bank_%d)"
+			}
+			for _, verb := range [][]string{{"check", "bank"}, {"run", "bank", "--duration", "1s", "--results-dir", res}} {
+				r := stampede(t, append(append(verb, "--rows", "1000"), where...)...)
+				want := "stampede: error: --rows 1000 differs from what init (of bank) loaded into the fleet's " + summary +
+					", --rows 10: give --rows 10, or reload the fleet with `stampede init bank --drop --rows 1000 --tenants 2"
+				lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+				if r.code != 2 || !strings.HasPrefix(lines[len(lines)-1], want) || strings.Contains(r.stderr, "missing or incomplete") {
+					t.Errorf("%s --rows 1000 of a fleet of 10 accounts each: exit %d, want 2 and a last line starting %q:\n%s%s", verb[0], r.code, want, r.stdout, r.stderr)
+				}
 			}
 		})
 	}

@@ -220,6 +220,13 @@ func TestHammerDBCleanupRoutines(t *testing.T) {
 					t.Errorf("cleanup did not say it dropped %s %s:\n%s", c.kind, prefix+n, out)
 				}
 			}
+			// HammerDB's sixth routine, DBMS_RANDOM, init's too: dropped.
+			if random := strings.Contains(out, "dropped function dbms_random(integer,integer)"); random != (prefix == "") {
+				t.Errorf("cleanup said it dropped dbms_random: %v, want %v:\n%s", random, prefix == "", out)
+			}
+			if n := queryInt(t, db, "SELECT count(*) FROM pg_proc WHERE proname = 'dbms_random'"); n != 0 {
+				t.Errorf("cleanup left %d dbms_random", n)
+			}
 			if n := queryInt(t, db, "SELECT count(*) FROM pg_tables WHERE tablename IN ('warehouse', 'district', 'customer')"); n != 0 {
 				t.Errorf("%d of the tables left after cleanup", n)
 			}

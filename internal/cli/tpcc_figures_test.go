@@ -221,8 +221,10 @@ func TestTPCCConformanceWarnings(t *testing.T) {
 			"warning: --concurrency 4 with --wait: TPC-C has 10 terminals per warehouse (10 for 1 warehouses), and efficiency is TPC-C's only with them: it is not printed"},
 		{"ramp longer than duration", []string{"--wait=false", "--ramp", "2s"},
 			"warning: --ramp 2s is longer than --duration 1s: the figures cover only the 1s after the ramp"},
-		{"waits without ramp", nil,
+		{"waits without ramp", []string{"--wait"},
 			"warning: --wait without --ramp: the terminals start idle and reach their steady rate after a minute or so, which the figures count: give --ramp 1m or more"},
+		{"defaults", nil,
+			"warning: TPC-C's waits are on by default and there is no ramp: the terminals start idle and reach their steady rate after a minute or so, which the figures count: give --ramp 1m or more"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			start := time.Now()

@@ -24,8 +24,8 @@ const (
 	poolSize = 1 << poolBits
 )
 
-// gofakeitPool is the pool's size for the kinds gofakeit makes (cities,
-// companies, sentences, paragraphs): a paragraph takes it about 40 us.
+// gofakeitPool is the pool's size for the kinds gofakeit makes whole
+// (cities, companies, sentences): a sentence takes it about 20 us.
 const gofakeitPool = 512
 
 // refreshEvery: one pooled value in refreshEvery, counted over every
@@ -33,8 +33,9 @@ const gofakeitPool = 512
 // kind), is made anew rather than drawn from the pool: composed from
 // gofakeit's data or drawn by gofakeit (names, emails, phones, streets,
 // timestamps, dates, numbers, booleans: about 0.3 us) or made by gofakeit
-// whole (about 1 us for a city or a company, 20 us for a sentence and 40
-// us for a paragraph on a busy 2-CPU machine), so that the values change
+// whole (about 1 us for a city or a company, 20 us for a sentence on a
+// busy 2-CPU machine) or a paragraph composed of its sentences (see
+// filler.paragraph), so that the values change
 // as the run goes at a small fraction of that cost. Counted a row at a
 // time (filler.drawRow): a row whose pooled values do not reach the next
 // value made anew costs no test per value.
@@ -43,8 +44,13 @@ const refreshEvery = 4096
 // runRows is how many rows a filler draws from each column's run of
 // consecutive pool slots, from a slot drawn at random, before it draws
 // the next run's: slots read in order are in the cache, where random
-// slots cost a run 50-70 ns a value on a busy machine (pprof).
-const runRows = 64
+// slots cost a run 50-70 ns a value on a busy machine (pprof). 256
+// rather than 64: an INSERT of the default 1-500 rows (a table drawn
+// for each, so a run starts with each) starts about 1.5 runs rather than
+// 4 (filler.startRun, 1-2% of a run's client CPU at 64), and 10,000 rows
+// of a shape still read about 5,800 distinct slots of 8,192
+// (TestValuesVaried).
+const runRows = 256
 
 // perValue reports whether kind k is made for each value rather than
 // drawn from the pool: the keys (the table's counter, UUIDs drawn for
@@ -55,8 +61,9 @@ func (k kind) perValue() bool { return k == kSeq || k == kUUIDKey || k == kUUID 
 // (gofakeitPool of the kinds gofakeit makes) made at the start of a run,
 // each as a ready SQL literal beside the length of its text: names,
 // emails, phones, streets, timestamps and dates composed from gofakeit's
-// own data, numbers and booleans drawn by gofakeit (filler.compose),
-// cities, companies, sentences and paragraphs made by gofakeit, which
+// own data, numbers and booleans drawn by gofakeit, paragraphs of the
+// pool's sentences (filler.compose), cities, companies and sentences
+// made by gofakeit, which
 // made for every value took most of the client's CPU in a 20-loop run
 // (pprof). Each worker reads its slots in runs from slots drawn at random
 // (runRows), and in place of one value in refreshEvery makes a new one
@@ -78,6 +85,11 @@ type pool struct {
 	// literal in text, and one past the last slot's.
 	lit [numKinds][]uint16
 	off [numKinds][]uint32
+	// cum holds, for each slot and the runRows past the last, the length
+	// of the text of the values of the slots before it (cum[0] is 0): a
+	// run's bytes are counted once, at its end (filler.countRuns), not a
+	// value at a time.
+	cum [numKinds][]uint32
 }
 
 // A pooled literal's length and its excess over the value's text (the
@@ -98,10 +110,9 @@ func litExtra(v uint16) int64 { return int64(v >> litBits) }
 // pooled makes the pooled kinds' values with f (nil: composed).
 func pooled(f *gofakeit.Faker) [numKinds]func() string {
 	return [numKinds]func() string{
-		kCity:      f.City,
-		kCompany:   f.Company,
-		kSentence:  func() string { return f.Sentence() },
-		kParagraph: func() string { return f.Paragraph() },
+		kCity:     f.City,
+		kCompany:  f.Company,
+		kSentence: func() string { return f.Sentence() },
 	}
 }
 
@@ -109,6 +120,7 @@ func pooled(f *gofakeit.Faker) [numKinds]func() string {
 func newPool(r *rand.Rand) *pool {
 	fl := newFiller(r, nil)
 	p := &pool{}
+	fl.pool = p               // paragraphs are composed from the sentences made first
 	for k := range numKinds { // in kind order: the same pool from the same stream
 		if k.perValue() {
 			continue
@@ -134,6 +146,10 @@ func newPool(r *rand.Rand) *pool {
 		// from any slot reads on without turning back.
 		p.lit[k] = append(p.lit[k], p.lit[k][:runRows]...)
 		p.text[k] = append(p.text[k], p.text[k][:p.off[k][runRows]]...)
+		p.cum[k] = make([]uint32, len(p.lit[k])+1)
+		for i, v := range p.lit[k] {
+			p.cum[k][i+1] = p.cum[k][i] + litLen(v) - uint32(litExtra(v))
+		}
 	}
 	return p
 }
@@ -187,15 +203,18 @@ type filler struct {
 }
 
 // pcol is a pooled column of the shape a filler fills: its place in
-// the row, the pool's lit entries and text of its kind, its next slot and
-// that slot's literal's offset.
+// the row, the pool's lit entries, text and cum of its kind, its next
+// slot and that slot's literal's offset, and the first slot whose value's
+// bytes are not counted yet (countRuns).
 type pcol struct {
-	lit  []uint16
-	text []byte
-	next int
-	off  uint32
-	j    int
-	kind kind
+	lit   []uint16
+	text  []byte
+	cum   []uint32
+	next  int
+	off   uint32
+	start int
+	j     int
+	kind  kind
 }
 
 // kcol is a column whose values are made for each row: its place and
@@ -259,7 +278,8 @@ func appendTuple(buf []byte, vals [][]byte) []byte {
 // SQL literal: for a pooled kind, the column's next pool slot, in runs
 // of runRows from one drawn at random (one pooled value in refreshEvery
 // made anew instead); the table's counter and UUIDs made for the row.
-// The bytes of the values' text are counted for takeBytes. This (with
+// The bytes of the pooled values' text are counted by run (countRuns),
+// the others' here, for takeBytes. This (with
 // startRun), takeBytes and the pool's making (newPool) are the fake rows'
 // generation, as scripts/bench churn counts it; copying the literals into the statement (appendTuple) and
 // sending it are not.
@@ -275,7 +295,6 @@ func (fl *filler) drawRow(s *shape) {
 		v := c.lit[c.next]
 		end := c.off + litLen(v)
 		vals[c.j] = c.text[c.off:end:end]
-		bytes += int64(litLen(v)) - litExtra(v)
 		c.off = end
 		c.next++
 	}
@@ -304,8 +323,7 @@ func (fl *filler) drawRow(s *shape) {
 		var n int
 		made, n = fl.make(made, c.kind)
 		vals[c.j] = made[at:len(made):len(made)]
-		v := c.lit[c.next-1]
-		bytes += int64(n) - (int64(litLen(v)) - litExtra(v))
+		bytes += int64(n) - int64(c.cum[c.next]-c.cum[c.next-1])
 	}
 	fl.made = made
 	fl.bytes += bytes
@@ -314,6 +332,7 @@ func (fl *filler) drawRow(s *shape) {
 // startRun sets the filler to s's columns and starts a run of runRows
 // rows: each pooled column's next slot drawn at random (pick).
 func (fl *filler) startRun(s *shape) {
+	fl.countRuns()
 	fl.shape, fl.runLeft = s, runRows
 	fl.pcols, fl.kcols = fl.pcols[:0], fl.kcols[:0]
 	p := fl.pool
@@ -324,7 +343,7 @@ func (fl *filler) startRun(s *shape) {
 			continue
 		}
 		next := fl.pick() & (len(p.off[k]) - 2) // the pool's size, a power of 2, less 1
-		fl.pcols = append(fl.pcols, pcol{lit: p.lit[k], text: p.text[k], next: next, off: p.off[k][next], j: j, kind: k})
+		fl.pcols = append(fl.pcols, pcol{lit: p.lit[k], text: p.text[k], cum: p.cum[k], next: next, off: p.off[k][next], start: next, j: j, kind: k})
 	}
 	fl.vals = slices.Grow(fl.vals[:0], len(s.columns))[:len(s.columns)]
 }
@@ -332,9 +351,23 @@ func (fl *filler) startRun(s *shape) {
 // takeBytes returns the length of the text (as the server prints it) of
 // the values drawn since its last call, and starts the count anew.
 func (fl *filler) takeBytes() int64 {
+	fl.countRuns()
 	b := fl.bytes
 	fl.bytes = 0
 	return b
+}
+
+// countRuns adds to the bytes counted the text of the pooled values
+// drawn since the last count: for each pooled column, the pool's cum at
+// its next slot less that at its first slot not counted.
+func (fl *filler) countRuns() {
+	var b uint32
+	for i := range fl.pcols {
+		c := &fl.pcols[i]
+		b += c.cum[c.next] - c.cum[c.start]
+		c.start = c.next
+	}
+	fl.bytes += int64(b)
 }
 
 // hex8 returns the 8 lower-case hexadecimal digits of v as the bytes of
@@ -443,6 +476,8 @@ func (fl *filler) compose(buf []byte, k kind) ([]byte, int) {
 			b = append(b, fl.from(streetSuffix)...)
 			return append(append(b, ' '), fl.from(streetNames)...)
 		})
+	case kParagraph:
+		return fl.paragraph(buf)
 	case kTimestamp:
 		return fl.quoted(buf, func(b []byte) []byte {
 			return time.Unix(timeFrom+int64(fl.src.Next()%uint64(timeSpan)), 0).UTC().AppendFormat(b, time.DateTime)
@@ -453,6 +488,30 @@ func (fl *filler) compose(buf []byte, k kind) ([]byte, int) {
 		})
 	}
 	return buf, len(buf) - at // the numbers and booleans: unquoted
+}
+
+// paragraph appends a paragraph as gofakeit's Paragraph makes it (2 to
+// 5 of its sentences, drawn by its Number, joined by spaces) from the
+// pool's sentences (gofakeit's, made whole first), as its literal, and
+// returns it with the length of its text: about 0.1 us where gofakeit's
+// Paragraph takes 40 (its sentences made anew), which made the pool's
+// 512 paragraphs half of its making.
+func (fl *filler) paragraph(buf []byte) ([]byte, int) {
+	p := fl.pool
+	lit, off, text := p.lit[kSentence], p.off[kSentence], p.text[kSentence]
+	slots := uint64(len(off) - 1)
+	buf = append(buf, '\'')
+	n := 0
+	for i := range fl.f.Number(2, 5) {
+		if i > 0 {
+			buf = append(buf, ' ')
+			n++
+		}
+		j := fl.src.Next() % slots
+		buf = append(buf, text[off[j]+1:off[j+1]-1]...) // its quotes already doubled
+		n += int(litLen(lit[j])) - int(litExtra(lit[j]))
+	}
+	return append(buf, '\''), n
 }
 
 // from draws one of vals.

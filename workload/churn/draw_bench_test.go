@@ -52,3 +52,10 @@ func BenchmarkAppendRow(b *testing.B) {
 		buf = fl.appendRow(buf, ss[(i>>8)&15])
 	}
 }
+
+// BenchmarkNewPool is the making of a run's pool (newPool), per pool.
+func BenchmarkNewPool(b *testing.B) {
+	for range b.N {
+		newPool(randgen.New(1, poolStream))
+	}
+}

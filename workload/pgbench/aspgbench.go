@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/stampede-bench/stampede/sqlx"
@@ -125,7 +126,7 @@ func (g *generator) notStampedes(ctx context.Context, db *sqlx.DB, verb, done, d
 	if db.Null() {
 		return nil
 	}
-	var others, unmarked, names []string
+	var others, unmarked, added, names []string
 	for _, name := range []string{Branches, Tellers, Accounts, History} {
 		var cols, comment *string
 		err := db.QueryRow(ctx, `SELECT string_agg(a.attname, ',' ORDER BY a.attnum), obj_description(to_regclass($1), 'pg_class')
@@ -136,6 +137,11 @@ func (g *generator) notStampedes(ctx context.Context, db *sqlx.DB, verb, done, d
 		switch {
 		case cols == nil:
 			continue
+		case *cols != pgbenchColumns[name] && comment != nil && workload.IsMark(*comment) && len(extraColumns(*cols, pgbenchColumns[name])) > 0:
+			// stampede's table, with columns added since.
+			for _, c := range extraColumns(*cols, pgbenchColumns[name]) {
+				added = append(added, name+"."+c)
+			}
 		case *cols != pgbenchColumns[name]:
 			others = append(others, fmt.Sprintf("%s (%s)", name, *cols))
 		case comment == nil || !workload.IsMark(*comment):
@@ -154,6 +160,23 @@ func (g *generator) notStampedes(ctx context.Context, db *sqlx.DB, verb, done, d
 		}
 		return nil
 	}
+	it := "it"
+	if len(names) > 1 {
+		it = "them"
+	}
+	if len(others) == 0 && len(unmarked) == 0 {
+		// Only columns added to stampede's tables: said as cleanup
+		// pgbench says them.
+		cols := "column " + strings.Join(added, ", ")
+		if len(added) > 1 {
+			cols = "columns " + strings.Join(added, ", ")
+		}
+		return g.withDependents(ctx, db, verb, &ForeignTablesError{fmt.Sprintf("-i would %s %s in database %q: %s of stampede's table%s %s not stampede's (added since init): nothing was %s; to %s %s anyway, add %s",
+			verb, strings.Join(names, ", "), db.Database(), cols, map[bool]string{true: "s", false: ""}[len(names) > 1], map[bool]string{true: "are", false: "is"}[len(added) > 1], done, verb, it, workload.ForceDropFlag)})
+	}
+	for _, a := range added {
+		others = append(others, a+" (added since init)")
+	}
 	var whys []string
 	if len(others) > 0 {
 		whys = append(whys, strings.Join(others, ", ")+": columns that are not pgbench's")
@@ -164,15 +187,16 @@ func (g *generator) notStampedes(ctx context.Context, db *sqlx.DB, verb, done, d
 	if len(others) == 0 {
 		_, whys[0], _ = strings.Cut(whys[0], ": ") // the names are said already
 	}
-	it := "it"
-	if len(names) > 1 {
-		it = "them"
-	}
 	refusal := error(&ForeignTablesError{fmt.Sprintf("-i would %s %s in database %q, which stampede did not make (%s): nothing was %s; unlike pgbench, stampede's -i %s only the tables it made; to %s %s anyway, add %s",
 		verb, strings.Join(names, ", "), db.Database(), strings.Join(whys, "; "), done, does, verb, it, workload.ForceDropFlag)})
+	return g.withDependents(ctx, db, verb, refusal)
+}
+
+// withDependents adds to refusal, for step d, what depends on the tables,
+// named in the same line: what --force-drop then drops is all that the
+// refusal said.
+func (g *generator) withDependents(ctx context.Context, db *sqlx.DB, verb string, refusal error) error {
 	if verb == "drop" {
-		// What depends on the tables, named in the same line: what
-		// --force-drop then drops is all that the refusal said.
 		existing, deps, err := dependentsOf(ctx, db)
 		if err != nil {
 			return err
@@ -232,6 +256,18 @@ func (g *generator) dependentsError(db *sqlx.DB, tables, deps []string) error {
 		what = "tables " + strings.Join(tables, ", ")
 	}
 	return &workload.DependentsError{What: fmt.Sprintf("%s in database %q", what, db.Database()), Objects: deps, Action: "-i"}
+}
+
+// extraColumns returns the columns of cols (comma-separated) that are
+// not in want, when every column of want is there; nil otherwise.
+func extraColumns(cols, want string) []string {
+	have := strings.Split(cols, ",")
+	for _, w := range strings.Split(want, ",") {
+		if !slices.Contains(have, w) {
+			return nil
+		}
+	}
+	return slices.DeleteFunc(have, func(c string) bool { return slices.Contains(strings.Split(want, ","), c) })
 }
 
 // markTables puts FormMark on pgbench's four tables, which step t made.

@@ -34,11 +34,10 @@ func (g *gen) runInitFile(ctx context.Context, db *sqlx.DB) error {
 	if db.Null() {
 		return nil
 	}
-	if err := checkInTheWay(ctx, db, g.initFile, steps); err != nil {
+	if err := compoundTxError(g.initFile, steps); err != nil {
 		return err
 	}
-	before, err := objectKeys(ctx, db)
-	if err != nil {
+	if err := checkInTheWay(ctx, db, g.initFile, steps); err != nil {
 		return err
 	}
 	conn := db.Conn(0, true)
@@ -47,7 +46,17 @@ func (g *gen) runInitFile(ctx context.Context, db *sqlx.DB) error {
 	if !ok {
 		return fmt.Errorf("init sql: the connection cannot run scripts")
 	}
-	g.loaded, err = pgscript.RunInit(ctx, q, g.initFile, steps)
+	// The file's own transactions are followed (see tracker), so that
+	// init marks only what its statements made.
+	tr := newTracker(q, steps)
+	before, err := objectKeys(ctx, db)
+	if err != nil {
+		return err
+	}
+	g.loaded, err = pgscript.RunInit(ctx, tr, g.initFile, steps)
+	if ferr := tr.finish(ctx); err == nil {
+		err = ferr
+	}
 	open := q.TxStatus() == 'T' || q.TxStatus() == 'E'
 	if open {
 		// A failed statement inside the file's own BEGIN, or a
@@ -57,7 +66,14 @@ func (g *gen) runInitFile(ctx context.Context, db *sqlx.DB) error {
 	}
 	// What the file created and kept, even before a statement that
 	// failed, carries the mark, so that cleanup sql drops it.
-	made, merr := g.markObjects(ctx, db, before)
+	made, others, merr := g.markObjects(ctx, db, before, tr.mine)
+	for _, o := range others {
+		by := "another session made it"
+		if len(tr.alone) > 0 {
+			by = fmt.Sprintf("another session, or %s:%d, which ran outside a transaction init can follow (it commits on its own), made it", g.initFile, tr.alone[0])
+		}
+		fmt.Fprintf(g.errOut, "warning: %s appeared while init ran but %s: not marked, cleanup keeps it\n", o, by)
+	}
 	fix := "fix the file and run init again (nothing it created is left)"
 	if len(made) > 0 {
 		fix = fmt.Sprintf("fix the file, then run `stampede init sql --drop --init-file %s` (what it created before, %s, is marked as stampede's; `stampede cleanup sql` drops it alone)", g.initFile, strings.Join(made, ", "))
@@ -324,10 +340,19 @@ func (g *gen) pgbenchTables(ctx context.Context, db *sqlx.DB, warn func(string, 
 	if db.Null() {
 		return nil
 	}
-	builtin := false
+	builtin, writes := false, false
 	for _, s := range g.scripts {
 		if s.Builtin {
 			builtin = true
+			writes = writes || s.Name != "select-only"
+		}
+	}
+	if writes && !g.truncHistory && warn != nil {
+		// The sql form, over pgbench's tables that stampede did not
+		// load (real pgbench's -i): said as every run says it. (The
+		// pgbench form runs what the user asked pgbench to run.)
+		if err := warnUnloadedPgbench(ctx, db, warn); err != nil {
+			return err
 		}
 	}
 	if builtin {
@@ -388,7 +413,10 @@ func (g *gen) vacuumFirst(ctx context.Context, db *sqlx.DB, conn sqlx.Querier, w
 	}
 	if g.truncHistory {
 		// pgbench empties it whoever made it, and goes on when it
-		// cannot.
+		// cannot; rows stampede did not make are said first.
+		if err := warnForeignHistory(ctx, db, conn, warn); err != nil {
+			return err
+		}
 		if _, err := conn.Exec(ctx, "TRUNCATE pgbench_history"); err != nil && warn != nil {
 			warn("TRUNCATE pgbench_history before the run failed: %v; the run goes on, as pgbench's does (%s)", err, hint)
 		}
@@ -415,5 +443,50 @@ func (g *gen) vacuumFirst(ctx context.Context, db *sqlx.DB, conn sqlx.Querier, w
 	case warn != nil:
 		warn("pgbench_history was not made by stampede: kept as it is (pgbench would empty it: add --truncate-history to empty it as pgbench does, or leave out --vacuum-first)")
 	}
+	return nil
+}
+
+// warnUnloadedPgbench warns, before a run of pgbench's writing built-in
+// scripts, that it writes into pgbench's tables that no init of
+// stampede's loaded (workload.UnloadedTables of the pgbench workload).
+func warnUnloadedPgbench(ctx context.Context, db *sqlx.DB, warn func(string, ...any)) error {
+	meta, ok := workload.Get("pgbench")
+	if !ok {
+		return nil
+	}
+	tables, err := workload.UnloadedTables(ctx, db, meta.New())
+	if err != nil || len(tables) == 0 {
+		return err
+	}
+	warn("%s", workload.UnloadedWarning(tables, db.Database(), "pgbench"))
+	return nil
+}
+
+// warnForeignHistory warns, before the pgbench form empties
+// pgbench_history as pgbench does, when the table is not stampede's and
+// holds rows, naming how many.
+func warnForeignHistory(ctx context.Context, db *sqlx.DB, conn sqlx.Querier, warn func(string, ...any)) error {
+	if warn == nil {
+		return nil
+	}
+	q, arg := dialect.TableExistsQuery(db.Dialect(), "pgbench_history")
+	var ok bool
+	if err := conn.QueryRow(ctx, q, arg).Scan(&ok); err != nil || !ok {
+		return nil // no such table: TRUNCATE says so below
+	}
+	var c *string
+	q, arg = dialect.TableCommentQuery(db.Dialect(), "pgbench_history")
+	if err := conn.QueryRow(ctx, q, arg).Scan(&c); err != nil || c != nil && workload.IsMark(*c) {
+		return nil
+	}
+	var n int64
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM pgbench_history").Scan(&n); err != nil || n == 0 {
+		return nil
+	}
+	rows, them := "rows", "them"
+	if n == 1 {
+		rows, them = "row", "it"
+	}
+	warn("pgbench_history in database %q was not made by stampede: emptying its %d %s before the run, as pgbench does without -n (give -n to keep %s)", db.Database(), n, rows, them)
 	return nil
 }

@@ -129,26 +129,32 @@ func objects(ctx context.Context, db *sqlx.DB) ([]object, error) {
 func (o object) kindWord() string { return strings.ToLower(o.kind) }
 
 // markObjects marks as stampede's the objects that are not in before
-// (the init file's), and returns them, named for a line ("table t",
-// "view v", ...).
-func (g *gen) markObjects(ctx context.Context, db *sqlx.DB, before map[objKey]bool) ([]string, error) {
+// and that the init file's own transactions made (mine), and returns
+// them, named for a line ("table t", "view v", ...). The others new
+// since before (another session's, made while the file ran) are left
+// alone and returned in others, named the same way.
+func (g *gen) markObjects(ctx context.Context, db *sqlx.DB, before, mine map[objKey]bool) (made, others []string, err error) {
 	after, err := objects(ctx, db)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	mark := dialect.QuoteLiteral(workload.InitMark(g))
-	var made []string
 	for _, o := range after {
 		if before[o.key] {
 			continue
 		}
+		if !mine[o.key] {
+			others = append(others, o.kindWord()+" "+o.name)
+			continue
+		}
 		if _, err := db.Exec(ctx, "COMMENT ON "+o.kind+" "+o.name+" IS "+mark); err != nil {
-			return made, fmt.Errorf("marking %s %s as stampede's: %w", o.kindWord(), o.name, err)
+			return made, others, fmt.Errorf("marking %s %s as stampede's: %w", o.kindWord(), o.name, err)
 		}
 		made = append(made, o.kindWord()+" "+o.name)
 	}
 	slices.Sort(made)
-	return made, nil
+	slices.Sort(others)
+	return made, others, nil
 }
 
 // objectKeys returns the keys of the database's objects, before init runs
@@ -241,6 +247,9 @@ func (g *gen) dropMade(ctx context.Context, db *sqlx.DB, log io.Writer, action s
 		}
 		return nil
 	}
+	if err := g.refuseAttached(ctx, db, made, log, action); err != nil {
+		return err
+	}
 	// Dependents come first; passes go on while one drops something, for
 	// what pg_depend's order misses (two tables whose foreign keys point
 	// at each other stay, and are said). All in one transaction, each
@@ -305,4 +314,75 @@ func plural(n int, thing string) string {
 		return "1 " + thing
 	}
 	return fmt.Sprintf("%d %ss", n, thing)
+}
+
+// refuseAttached refuses to drop a table init made that is attached to
+// a table of the user's (a partition of it, or a child that inherits
+// from it) and holds rows: the user's table holds them, and they would
+// go with the drop. With --force-drop it says what goes.
+func (g *gen) refuseAttached(ctx context.Context, db *sqlx.DB, made []object, log io.Writer, action string) error {
+	oids := make([]uint32, 0, len(made))
+	byOID := map[uint32]object{}
+	for _, o := range made {
+		if o.key.catalog == "pg_class" {
+			oids = append(oids, o.key.oid)
+			byOID[o.key.oid] = o
+		}
+	}
+	if len(oids) == 0 {
+		return nil
+	}
+	rows, err := db.Query(ctx, `SELECT i.inhrelid, i.inhparent, i.inhparent::regclass::text, c.relispartition
+		FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhrelid = ANY($1) ORDER BY 3, 1`, oids)
+	if err != nil {
+		return fmt.Errorf("reading which of init's tables are attached to others (pg_inherits): %w", err)
+	}
+	type link struct {
+		child, parent uint32
+		name          string
+		partition     bool
+	}
+	var links []link
+	for rows.Next() {
+		var l link
+		if err := rows.Scan(&l.child, &l.parent, &l.name, &l.partition); err != nil {
+			rows.Close()
+			return err
+		}
+		if _, ours := byOID[l.parent]; !ours {
+			links = append(links, l)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	var held []string
+	for _, l := range links {
+		o := byOID[l.child]
+		var n int64
+		if err := db.QueryRow(ctx, "SELECT count(*) FROM "+o.name).Scan(&n); err != nil {
+			return fmt.Errorf("counting the rows of %s %s: %w", o.kindWord(), o.name, err)
+		}
+		if n == 0 {
+			continue
+		}
+		how := "inherits from your table " + l.name
+		if l.partition {
+			how = "is a partition of your table " + l.name
+		}
+		held = append(held, fmt.Sprintf("%s %s %s and holds %s", o.kindWord(), o.name, how, plural(int(n), "row")))
+	}
+	if len(held) == 0 {
+		return nil
+	}
+	if g.forceDrop {
+		fmt.Fprintf(log, "%s%s: %s, and goes with its rows\n", action, workload.ForceDropFlag, strings.Join(held, "; "))
+		return nil
+	}
+	verb := "cleanup"
+	if action != "" {
+		verb = "init sql --drop"
+	}
+	return sqlx.ConfigErrorf("%s: %s drops nothing; add %s to drop it anyway", strings.Join(held, "; "), verb, workload.ForceDropFlag)
 }

@@ -120,6 +120,9 @@ type gen struct {
 	// or deadlock, and what followed it, said on errOut (stderr).
 	verbose bool
 	errOut  io.Writer
+	// forceDrop is --force-drop: cleanup and --drop drop a table init
+	// made that holds rows of a user's table it is attached to.
+	forceDrop bool
 	// retried and retries count by script, for pgbench's report, the
 	// transactions retried and their retries (under --max-tries).
 	retried, retries []atomic.Int64
@@ -766,6 +769,9 @@ func (g *gen) sayNext(client, try int, used time.Duration, again bool) {
 	}
 	fmt.Fprintf(g.errOut, "pgbench: client %d %s (try %d%s)\n", client, next, try, of)
 }
+
+// SetForceDrop implements workload.ForceDropSetter.
+func (g *gen) SetForceDrop(force bool) { g.forceDrop = force }
 
 // SetErrorOutput sets where --verbose-errors says the failures (stderr
 // by default): the pgbench form gives its own.

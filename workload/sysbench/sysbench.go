@@ -269,7 +269,8 @@ func (g *generator) SetSeed(seed uint64) { g.seed = seed }
 // Hooks implements the Hookser interface.
 func (g *generator) Hooks() workload.Hooks {
 	if g.s.event == nil { // bulk_insert: Ops creates the tables
-		return workload.Hooks{Validate: g.validate, RunTables: bulkTables, PrepareRun: prepareBulkTables}
+		return workload.Hooks{Validate: g.validate, RunTables: bulkTables, PrepareRun: prepareBulkTables,
+			NoChecks: "bulk_insert has no consistency checks (sysbench's bulk_insert has none either): nothing to check"}
 	}
 	return workload.Hooks{
 		Validate:         g.validate,

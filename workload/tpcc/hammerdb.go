@@ -35,6 +35,12 @@ type hammerFlags struct {
 	keyAndThink   bool
 	raiseError    bool
 	useInstalled  bool
+	// notLoaded says that the database was built by HammerDB, not
+	// loaded by stampede (hammerBuilt), in the run header.
+	notLoaded string
+	// detected is what a run without --stored-procs found installed
+	// (detectRoutineKind), said in the run header.
+	detected string
 	// routinesOnly is --routines-only: init makes the missing routines
 	// in a loaded database and loads nothing (routinesonly.go).
 	routinesOnly bool
@@ -79,6 +85,7 @@ func (g *tpcc) registerHammerFlags(fs *pflag.FlagSet) {
 		"init, with --profile hammerdb or --server-side: make the routines missing from a database already loaded with that profile, keeping its data (and, with --use-installed-routines, your own routines)")
 	g.flags.Meta["partition"] = workload.FlagMeta{LoadOnly: true}
 	g.flags.Meta["routines-only"] = workload.FlagMeta{Only: "init"}
+	g.flags.Meta["stored-procs"] = workload.FlagMeta{NotData: true}
 	for _, f := range []string{"all-warehouses", "key-and-think", "raise-error"} {
 		g.flags.Meta[f] = workload.FlagMeta{RuntimeOnly: true}
 	}
@@ -159,11 +166,22 @@ func (g *tpcc) checkProfile(ctx context.Context, db *sqlx.DB) error {
 	}
 	switch {
 	case g.hammerdb() && hasOrder && !hasOrders:
-		return loadMismatch(fmt.Sprintf("database %s holds stampede's TPC-C schema (table \"order\"), not HammerDB's: leave --profile hammerdb out, or reload with `stampede init tpcc --profile hammerdb --drop`", db.Database()))
+		return loadMismatch(fmt.Sprintf("database %s holds stampede's TPC-C schema (table \"order\"), not HammerDB's: leave --profile hammerdb out, or reload with `stampede init tpcc --profile hammerdb --drop%s`", db.Database(), reloadWarehouses(ctx, db)))
 	case !g.hammerdb() && hasOrders && !hasOrder:
-		return loadMismatch(fmt.Sprintf("database %s holds HammerDB's TPROC-C schema (table orders), loaded with --profile hammerdb: add --profile hammerdb, or reload with `stampede init tpcc --drop`", db.Database()))
+		return loadMismatch(fmt.Sprintf("database %s holds HammerDB's TPROC-C schema (table orders), loaded with --profile hammerdb: add --profile hammerdb, or reload with `stampede init tpcc --drop%s`", db.Database(), reloadWarehouses(ctx, db)))
 	}
 	return nil
+}
+
+// reloadWarehouses is the --warehouses of a reload of db's data, " --warehouses N"
+// with N the rows of its table warehouse ("" when they cannot be read):
+// without it the reload would load init's default of 1.
+func reloadWarehouses(ctx context.Context, db *sqlx.DB) string {
+	var n int64
+	if err := db.QueryRow(ctx, "SELECT count(*) FROM "+warehouseTable).Scan(&n); err != nil || n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" --warehouses %d", n)
 }
 
 // hammerPartitions is the number of hash partitions of ORDER_LINE that
@@ -194,9 +212,12 @@ func (g *tpcc) hammerHeader(workers int) []string {
 	if g.hdb.storedProcs {
 		kind = "procedures called with CALL"
 	}
+	if g.hdb.detected != "" {
+		kind += ", " + g.hdb.detected
+	}
 	routines := "stampede's routines, as init installed them"
 	if g.hdb.useInstalled {
-		routines = "the routines installed in the database, whatever their bodies (--use-installed-routines)"
+		routines = "the routines installed in the database, whatever their bodies (" + g.installedWhy() + ")"
 	}
 	whs := "a random home warehouse each"
 	if g.hdb.allWarehouses {
@@ -213,16 +234,21 @@ func (g *tpcc) hammerHeader(workers int) []string {
 	deviations := "deviations from the specification, as HammerDB's"
 	if g.hdb.useInstalled {
 		// The bodies are the user's: stampede knows only its own.
-		deviations = "deviations from the specification, as HammerDB's (--use-installed-routines: the installed routines are yours, so what NEWORD draws inside it and how its unused item ends are those of stampede's routines, and yours may differ; the inputs the client passes are as said)"
+		deviations = "deviations from the specification, as HammerDB's (" + g.installedWhy() + ": the installed routines are yours, so what NEWORD draws inside it and how its unused item ends are those of stampede's routines, and yours may differ; the inputs the client passes are as said)"
 	}
-	return []string{
+	var lines []string
+	if g.hdb.notLoaded != "" {
+		lines = append(lines, label+": "+g.hdb.notLoaded)
+	}
+	return append(lines,
 		fmt.Sprintf("%s: --profile hammerdb: %d virtual users, one connection each, %s; transactions drawn at random 10/10/1/1/1 of 23 (no deck); %s; %s",
 			label, workers, whs, waits, errs),
 		fmt.Sprintf("%s: NEWORD, PAYMENT, DELIVERY, SLEV, OSTAT are %s: %s, each one transaction at the server's default isolation", label, kind, routines),
-		label + ": " + deviations + ": customers (New-Order, Payment, Order-Status) and items uniform, not NURand; NURand's C for last names fixed at 123; " +
-			"payment amounts whole 1-5000; Payment and Order-Status by last name get the name drawn (HammerDB's prepared calls pass the literal '$8' instead, so its by-name lookups find no customer); 1% of New-Orders end on item 100001, which does not exist, and commit with that line's price, amount and S_DIST_xx NULL (the specification rolls them back)",
-		label + ": NOPM and TPM as HammerDB computes them: the growth of sum(d_next_o_id) and of sum(xact_commit + xact_rollback) over every database in pg_stat_database, from the end of the ramp to the end of the run, per minute of --duration",
-	}
+		label+": "+deviations+": customers (New-Order, Payment, Order-Status) and items uniform, not NURand; NURand's C for last names fixed at 123; "+
+			"payment amounts whole 1-5000; 1% of New-Orders end on item 100001, which does not exist, and commit with that line's price, amount and S_DIST_xx NULL (the specification rolls them back)",
+		label+": "+g.hammerDeviationLine(),
+		label+": NOPM and TPM as HammerDB computes them: the growth of sum(d_next_o_id) and of sum(xact_commit + xact_rollback) over every database in pg_stat_database, from the end of the ramp to the end of the run, per minute of --duration",
+	)
 }
 
 // Figures and records of --profile hammerdb.
@@ -247,7 +273,7 @@ func (g *tpcc) hammerFigures() []workload.Figure {
 		}
 		return []workload.Figure{
 			{Name: figHammerTPM, Value: h.tpm, Observed: true,
-				Text: fmt.Sprintf("%.0f (the sum of the %d clients' HammerDB TPM, each read from its server)", math.Floor(h.tpm), h.clients)},
+				Text: fmt.Sprintf("%.0f (the sum of the %d clients' HammerDB TPM, each read from its server%s)", math.Floor(h.tpm), h.clients, h.kinds())},
 			{Name: figHammerNOPM, Value: h.nopm, Observed: true, Text: TestResult(h.nopm, h.tpm)},
 		}
 	}
@@ -270,8 +296,29 @@ func (g *tpcc) hammerFigures() []workload.Figure {
 type hammerMerged struct {
 	nopm, tpm float64
 	clients   int
+	// procs and funcs count the clients that called procedures and
+	// functions (recHammerProcs): the kind is not data, and the sums
+	// name the kinds when they differ.
+	procs, funcs int
 	// ok says every client recorded both figures.
 	ok bool
+}
+
+// recHammerProcs records whether a run of --profile hammerdb called
+// procedures (1) or functions (0), for a merge of several clients.
+const recHammerProcs = "hammerdb_procedures"
+
+// kinds says, when the merged clients called routines of both kinds,
+// how many called each: "; procedures on 1 client, functions on 1".
+func (h hammerMerged) kinds() string {
+	if h.procs == 0 || h.funcs == 0 {
+		return ""
+	}
+	clients := "clients"
+	if h.procs == 1 {
+		clients = "client"
+	}
+	return fmt.Sprintf("; routines: procedures on %d %s, functions on %d", h.procs, clients, h.funcs)
 }
 
 // hammerRecords returns the run's HammerDB figures as records, for a
@@ -280,6 +327,13 @@ func (g *tpcc) hammerRecords() []workload.Record {
 	var out []workload.Record
 	for _, f := range g.hammerFigures() {
 		out = append(out, workload.Record{Name: f.Name, At: g.run.meas.endAt, Value: f.Value})
+	}
+	if len(out) > 0 {
+		procs := 0.0
+		if g.hdb.storedProcs {
+			procs = 1
+		}
+		out = append(out, workload.Record{Name: recHammerProcs, At: g.run.meas.endAt, Value: procs})
 	}
 	return out
 }
@@ -304,6 +358,12 @@ func (g *tpcc) hammerMerge(runs []workload.ClientRun) error {
 			case figHammerTPM:
 				h.tpm += rec.Value
 				tpm = true
+			case recHammerProcs:
+				if rec.Value == 1 {
+					h.procs++
+				} else {
+					h.funcs++
+				}
 			}
 		}
 		h.ok = h.ok && nopm && tpm
@@ -362,4 +422,90 @@ func warehousesText(n int) string {
 		return "1 warehouse"
 	}
 	return strconv.Itoa(n) + " warehouses"
+}
+
+// hammerBuilt reads, for --profile hammerdb, a database that HammerDB's
+// own buildschema built: HammerDB's nine tables and no tpcc_meta (the
+// mark of stampede's load). It is run as HammerDB runs it: its warehouses
+// are the rows of table warehouse (adopted when --warehouses is not
+// given), its routines those installed, as with --use-installed-routines
+// whether given or not (hammerdbcli's vurun gives it not), and the run
+// header says so in one line. ok is false when the database is not such a one.
+func (g *tpcc) hammerBuilt(ctx context.Context, db *sqlx.DB) (meta, bool, error) {
+	if !g.hammerdb() || g.tenant > 0 {
+		return meta{}, false, nil
+	}
+	for _, t := range dataTables {
+		if t == orderName {
+			t = hammerOrders
+		}
+		ok, err := tableExists(ctx, db, t)
+		if err != nil || !ok {
+			return meta{}, false, err
+		}
+	}
+	// A table of stampede's load (its mark) is stampede's, whose
+	// tpcc_meta was dropped: not HammerDB's build.
+	if c, err := workload.TableComment(ctx, db, warehouseTable); err != nil || workload.IsMark(c) {
+		return meta{}, false, err
+	}
+	var n int64
+	if err := db.QueryRow(ctx, "SELECT count(*) FROM "+warehouseTable).Scan(&n); err != nil {
+		return meta{}, false, fmt.Errorf("counting table %s: %w", warehouseTable, err)
+	}
+	if n == 0 {
+		return meta{}, false, nil
+	}
+	g.hdb.useInstalled = true // HammerDB's routines, whatever their bodies
+	g.hdb.notLoaded = fmt.Sprintf("database %s is HammerDB's build (its tables, no %s of stampede's load): run as HammerDB runs it, on its %s (the rows of table %s) and the routines installed",
+		db.Database(), metaTable, warehousesOf(n), warehouseTable)
+	return meta{version: schemaVersion, warehouses: n}, true, nil
+}
+
+// hammerDeviation is one way a run of --profile hammerdb differs from
+// HammerDB's own; calls says it is in the calls the client makes (so
+// also with the user's routines), not in stampede's routines' bodies.
+type hammerDeviation struct {
+	text  string
+	calls bool
+}
+
+// hammerDeviations is every way a run of --profile hammerdb differs from
+// HammerDB's: the one list the run header names (hammerDeviationLine)
+// and the README quotes (a test holds the README to it).
+var hammerDeviations = []hammerDeviation{
+	{calls: true, text: "Payment and Order-Status by last name get the name drawn (HammerDB's prepared calls pass the literal '$8' instead, so its by-name lookups find no customer)"},
+	{text: "New-Order updates S_YTD, S_ORDER_CNT and S_REMOTE_CNT, Payment C_YTD_PAYMENT and C_PAYMENT_CNT, Delivery C_DELIVERY_CNT, as the specification requires and its consistency checks need (HammerDB's routines leave them unchanged: with HammerDB's PAYMENT installed, 3.3.2.12 fails)"},
+	{text: "New-Order locks its lines' stock rows first, in the order of their keys (HammerDB's updates them in the order of its lines, with no lock before)"},
+	{text: "a line supplied by another warehouse (1%, as HammerDB's) gets one of the other warehouses, and only such a line makes the order not all-local (HammerDB's draws among all of them, its own included, and sets O_ALL_LOCAL 0 whenever it draws: with 1 warehouse, for every order with such a line though all its lines are local)"},
+}
+
+// hammerDeviationLine is the run header's line of hammerDeviations: with
+// --use-installed-routines, those of the calls only, the routines being
+// the user's.
+func (g *tpcc) hammerDeviationLine() string {
+	var out []string
+	for _, d := range hammerDeviations {
+		if d.calls || !g.hdb.useInstalled {
+			out = append(out, d.text)
+		}
+	}
+	what := "stampede's run differs from HammerDB's"
+	if g.hdb.useInstalled {
+		what += " in its calls (the routines are yours)"
+	}
+	ways := fmt.Sprintf("%d ways", len(out))
+	if len(out) == 1 {
+		ways = "one way"
+	}
+	return fmt.Sprintf("%s in %s: %s", what, ways, strings.Join(out, "; "))
+}
+
+// installedWhy says why a run calls the routines installed: the flag, or
+// HammerDB's build (hammerBuilt).
+func (g *tpcc) installedWhy() string {
+	if g.hdb.notLoaded != "" && (g.flags.FlagSet == nil || !g.flags.Changed("use-installed-routines")) {
+		return "HammerDB's build"
+	}
+	return "--use-installed-routines"
 }

@@ -299,11 +299,33 @@ func TestHammerDBProfile(t *testing.T) {
 		t.Errorf("result line %q, want %q", figs["hammerdb_nopm"].Text, wantLine)
 	}
 	mustPass(t, ctx, g, db, "after the functions ran")
-	var unused int64
-	if err := db.QueryRow(ctx, "SELECT count(*) FROM order_line WHERE ol_i_id = 100001 AND ol_amount IS NULL AND ol_dist_info IS NULL").Scan(&unused); err != nil {
-		t.Fatal(err)
+	// The unused item (1% of New-Orders): HammerDB's order commits, with
+	// that line, its last, of amount and S_DIST_xx NULL. New-Orders are
+	// called until one has it (each has a 1% chance: 2000 fail together
+	// about twice in a billion), and every New-Order commits.
+	unusedLines := func() (all, asHammerDB int64) {
+		if err := db.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE ol_amount IS NULL AND ol_dist_info IS NULL AND ol_number = o_ol_cnt)
+			FROM order_line JOIN orders ON o_w_id = ol_w_id AND o_d_id = ol_d_id AND o_id = ol_o_id WHERE ol_i_id = 100001`).Scan(&all, &asHammerDB); err != nil {
+			t.Fatal(err)
+		}
+		return all, asHammerDB
 	}
-	t.Logf("%d New-Orders, %d of them with the unused item (committed)", counts[opNewOrder], unused)
+	u0, _ := unusedLines()
+	n2 := nextOID()
+	more := int64(0)
+	for u, _ := unusedLines(); u == u0 && more < 2000; u, _ = unusedLines() {
+		if _, err := db.Exec(ctx, "SELECT neword(1, 1, $1, $2, 10, 0)", 1+more%10, 1+more%3000); err != nil {
+			t.Fatal(err)
+		}
+		more++
+	}
+	all, asHammerDB := unusedLines()
+	if all == u0 || all != asHammerDB {
+		t.Errorf("after %d more New-Orders, %d lines of item 100001 (%d before), %d of them the last of a committed order with amount and S_DIST_xx NULL", more, all, u0, asHammerDB)
+	}
+	if grown := nextOID() - n2; grown != more {
+		t.Errorf("sum(d_next_o_id) grew by %d over %d New-Orders: each commits, the unused item's too", grown, more)
+	}
 
 	// Procedures: init with --stored-procs replaces stampede's functions.
 	gp := newGen(t, "--profile", "hammerdb", "--stored-procs")
@@ -338,9 +360,26 @@ func TestHammerDBProfile(t *testing.T) {
 		}
 	}
 	mustPass(t, ctx, gp, db, "after the procedures ran")
-	if _, err := g.Ops(ctx, db, workload.OpsConfig{Concurrency: 1}); err == nil ||
-		!strings.Contains(err.Error(), "function neword (New-Order) is missing") && !strings.Contains(err.Error(), "add --stored-procs to call the procedures") {
-		t.Errorf("a run calling functions where procedures are installed: %v", err)
+	// Without --stored-procs, a run calls the procedures installed,
+	// saying so (HammerDB's run script leaves pg_storedprocs false after
+	// its build script set it true); with --stored-procs=false given, it
+	// refuses, naming what is installed.
+	gd := newGen(t, "--profile", "hammerdb")
+	ql, err = gd.Ops(ctx, db, workload.OpsConfig{Concurrency: 1})
+	if err != nil {
+		t.Fatalf("a run without --stored-procs over procedures: %v", err)
+	}
+	if h := strings.Join(ql.Header, "\n"); !strings.Contains(h, "procedures called with CALL, found installed as procedures, not functions: called with CALL without --stored-procs") {
+		t.Errorf("the header does not say the procedures found are called:\n%s", h)
+	}
+	if counts := runOps(t, ctx, ql, 30, &countingRecorder{}); counts[opNewOrder] == 0 {
+		t.Errorf("no New-Order called as a procedure without --stored-procs: %v", counts)
+	}
+	gf := newGen(t, "--profile", "hammerdb", "--stored-procs=false")
+	if _, err := gf.Ops(ctx, db, workload.OpsConfig{Concurrency: 1}); err == nil ||
+		!strings.Contains(err.Error(), "function neword(integer, integer, integer, integer, integer, integer) (New-Order) is not in database "+db.Database()+", which has procedure neword(") ||
+		!strings.Contains(err.Error(), "leave --stored-procs=false out to call the procedures") {
+		t.Errorf("a run given --stored-procs=false where procedures are installed: %v", err)
 	}
 }
 
@@ -362,6 +401,15 @@ func TestHammerDBUsersRoutines(t *testing.T) {
 		if _, err := db.Exec(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
+	}
+	// HammerDB's DBMS_RANDOM(lo, hi): uniform integers from lo to hi.
+	var lo, hi, distinct, nulls int64
+	if err := db.QueryRow(ctx, `SELECT min(v), max(v), count(DISTINCT v), (SELECT count(*) FROM (SELECT dbms_random(NULL, 3)) n WHERE dbms_random IS NULL)
+		FROM (SELECT dbms_random(5, 10) AS v FROM generate_series(1, 3000)) d`).Scan(&lo, &hi, &distinct, &nulls); err != nil {
+		t.Fatal(err)
+	}
+	if lo != 5 || hi != 10 || distinct != 6 || nulls != 1 {
+		t.Errorf("dbms_random(5, 10) drew %d..%d, %d distinct values (want 5..10, 6), dbms_random(NULL, 3) NULL %d times (want 1)", lo, hi, distinct, nulls)
 	}
 	var audited string
 	if err := db.QueryRow(ctx, "SELECT pg_get_functiondef('neword'::regproc)").Scan(&audited); err != nil {
@@ -450,6 +498,28 @@ func TestHammerDBUsersRoutines(t *testing.T) {
 			}
 		})
 	}
+	// init --routines-only --use-installed-routines makes the missing
+	// one, says which were already there unchanged, and keeps the user's.
+	t.Run("routines-only", func(t *testing.T) {
+		if _, err := db.Exec(ctx, "DROP FUNCTION slev(integer, integer)"); err != nil {
+			t.Fatal(err)
+		}
+		gr := newGen(t, "--profile", "hammerdb", "--use-installed-routines", "--routines-only")
+		var log strings.Builder
+		gr.SetLoadLog(&log)
+		if err := gr.LoadItself(ctx, db); err != nil {
+			t.Fatal(err)
+		}
+		want := "made function slev(integer,integer,integer) in database " + db.Database() + " (its data untouched)\n" +
+			"already there and unchanged (stampede's): function dbms_random(integer,integer), function delivery(integer,integer), " +
+			"function ostat(integer,integer,integer,integer,character varying), " +
+			"function payment(integer,integer,integer,integer,integer,integer,numeric,character varying,character varying,numeric)\n" +
+			"kept yours: function neword(integer,integer,integer,integer,integer,integer), " +
+			"procedure neword(integer,integer,integer,integer,integer,numeric,character varying,character varying,numeric,numeric,integer,timestamp without time zone)\n"
+		if log.String() != want {
+			t.Errorf("init --routines-only said:\n%s\nwant:\n%s", log.String(), want)
+		}
+	})
 }
 
 // TestHammerDBProfileMismatch: a database loaded with one profile is
@@ -457,7 +527,7 @@ func TestHammerDBUsersRoutines(t *testing.T) {
 func TestHammerDBProfileMismatch(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	_, hdb := loadHammer(t, ctx, 1)
+	_, hdb := loadHammer(t, ctx, 1, "--warehouses", "2") // the reload's remedy names them
 	sdb := freshDB(t, 1)
 	gs := newGen(t)
 	if err := workload.Setup(ctx, sdb, gs, workload.LoadOptions{Concurrency: 4}); err != nil {
@@ -470,8 +540,8 @@ func TestHammerDBProfileMismatch(t *testing.T) {
 		db   *sqlx.DB
 		want string
 	}{
-		{"hammerdb on stampede's", gh, sdb, "holds stampede's TPC-C schema (table \"order\"), not HammerDB's: leave --profile hammerdb out, or reload with `stampede init tpcc --profile hammerdb --drop`"},
-		{"stampede on hammerdb's", newGen(t), hdb, "holds HammerDB's TPROC-C schema (table orders), loaded with --profile hammerdb: add --profile hammerdb"},
+		{"hammerdb on stampede's", gh, sdb, "holds stampede's TPC-C schema (table \"order\"), not HammerDB's: leave --profile hammerdb out, or reload with `stampede init tpcc --profile hammerdb --drop --warehouses 1`"},
+		{"stampede on hammerdb's", newGen(t), hdb, "holds HammerDB's TPROC-C schema (table orders), loaded with --profile hammerdb: add --profile hammerdb, or reload with `stampede init tpcc --drop --warehouses 2`"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -533,7 +603,10 @@ func TestHammerDBPartitionTables(t *testing.T) {
 // in the form of HammerDB's own (pgoltp.tcl's CREATE OR REPLACE FUNCTION
 // NEWORD with unnamed parameters named by ALIAS FOR, and its PROCEDURE
 // NEWORD with its parameter names and INOUT row), written for this test:
-// an order of no_o_ol_cnt lines that is also recorded in neword_audit.
+// an order of no_o_ol_cnt lines that is also recorded in neword_audit,
+// whose items and quantities are drawn by DBMS_RANDOM, as HammerDB's
+// NEWORD draws them (HammerDB's buildschema makes DBMS_RANDOM; so must
+// stampede's init, or every such New-Order fails).
 // They must replace stampede's routines as they replace HammerDB's.
 const (
 	hammerStyleNeword = `CREATE OR REPLACE FUNCTION NEWORD (INTEGER, INTEGER, INTEGER, INTEGER, INTEGER, INTEGER) RETURNS NUMERIC AS $$
@@ -577,7 +650,8 @@ INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_ol_cnt, o_all_loc
 VALUES (v_o_id, no_d_id, no_w_id, no_c_id, current_timestamp, no_o_ol_cnt, 1);
 INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (v_o_id, no_d_id, no_w_id);
 INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info)
-SELECT v_o_id, no_d_id, no_w_id, n, 1 + n, no_w_id, 5, 0, 'audited' FROM generate_series(1, no_o_ol_cnt) AS n;
+SELECT v_o_id, no_d_id, no_w_id, n, DBMS_RANDOM(1, 100000), no_w_id, round(DBMS_RANDOM(1, 10)), 0, 'audited'
+FROM generate_series(1, no_o_ol_cnt) AS n;
 INSERT INTO neword_audit (w_id, d_id, c_id) VALUES (no_w_id, no_d_id, no_c_id);`
 )
 
@@ -587,4 +661,77 @@ func sumXact(ctx context.Context, db *sqlx.DB) (int64, error) {
 	var n int64
 	err := db.QueryRow(ctx, "SELECT coalesce(sum(xact_commit + xact_rollback), 0)::bigint FROM pg_stat_database").Scan(&n)
 	return n, err
+}
+
+// TestHammerDBBuiltByHammerDB: a database that HammerDB's buildschema
+// built (here stampede's load with stampede's marks taken away: no
+// tpcc_meta or stampede_load, no table comments, routines that are not
+// stampede's, a neword of HammerDB's form) runs, with or without
+// --use-installed-routines, as HammerDB runs it: its warehouses are the
+// rows of table warehouse, the header says in one line that stampede did
+// not load it, and the New-Orders commit (the growth of sum(d_next_o_id)
+// the test reads).
+func TestHammerDBBuiltByHammerDB(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	const workers = 2
+	g, db := loadHammer(t, ctx, workers, "--warehouses", "2")
+	stmts := []string{"DROP TABLE " + metaTable, "DROP TABLE IF EXISTS " + workload.LoadRecordTable, hammerStyleNeword,
+		"CREATE TABLE neword_audit (w_id integer, d_id integer, c_id integer)"}
+	for _, tb := range dataTables {
+		if tb == orderName {
+			tb = hammerOrders
+		}
+		stmts = append(stmts, "COMMENT ON TABLE "+tb+" IS NULL")
+	}
+	inst, err := g.installedRoutines(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range inst {
+		stmts = append(stmts, "COMMENT ON ROUTINE "+r.signature+" IS NULL")
+	}
+	for _, q := range stmts {
+		if _, err := db.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	// Without --use-installed-routines too (hammerdbcli's vurun): HammerDB
+	// runs the routines installed.
+	gs := newGen(t, "--profile", "hammerdb", "--warehouses", "2")
+	if ql, err := gs.Ops(ctx, db, workload.OpsConfig{Concurrency: 1}); err != nil {
+		t.Errorf("a run of HammerDB's build without --use-installed-routines: %v", err)
+	} else if err := ql.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	gu := newGen(t, "--profile", "hammerdb", "--use-installed-routines")
+	n, ok := gu.LoadedWarehouses(ctx, db)
+	if n != 2 || !ok {
+		t.Fatalf("LoadedWarehouses of HammerDB's build: %d %v, want 2 (the rows of table warehouse)", n, ok)
+	}
+	if err := gu.AdoptWarehouses(n); err != nil {
+		t.Fatal(err)
+	}
+	var before int64
+	if err := db.QueryRow(ctx, "SELECT sum(d_next_o_id) FROM district").Scan(&before); err != nil {
+		t.Fatal(err)
+	}
+	ql, err := gu.Ops(ctx, db, workload.OpsConfig{Concurrency: workers, Seed: 3, Duration: 6 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "database " + db.Database() + " is HammerDB's build (its tables, no tpcc_meta of stampede's load): run as HammerDB runs it, on its 2 warehouses (the rows of table warehouse) and the routines installed"
+	if len(ql.Header) == 0 || !strings.HasSuffix(ql.Header[0], want) {
+		t.Errorf("header %q, want its first line to end with %q", ql.Header, want)
+	}
+	counts := runOps(t, ctx, ql, 40, &countingRecorder{})
+	// The consistency checks run on it too (no tpcc_meta to look for).
+	mustPass(t, ctx, gu, db, "after a run of HammerDB's build")
+	var after, audits int64
+	if err := db.QueryRow(ctx, "SELECT sum(d_next_o_id), (SELECT count(*) FROM neword_audit) FROM district").Scan(&after, &audits); err != nil {
+		t.Fatal(err)
+	}
+	if counts[opNewOrder] == 0 || after-before != counts[opNewOrder] || audits != counts[opNewOrder] {
+		t.Errorf("%d New-Orders; sum(d_next_o_id) grew by %d, the user's neword recorded %d", counts[opNewOrder], after-before, audits)
+	}
 }

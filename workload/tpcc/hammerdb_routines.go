@@ -25,6 +25,41 @@ type routine struct {
 	name, args, description string
 }
 
+// dbmsRandom is HammerDB's sixth routine, which its buildschema makes
+// beside the five (as a function in both of its forms) and its NEWORD
+// calls for its draws: DBMS_RANDOM(lo, hi), an integer drawn uniformly
+// from lo to hi. stampede's routines do not call it; init --profile
+// hammerdb makes it so that a user's routine written from HammerDB's
+// text runs (psql < neword.sql).
+var dbmsRandom = routine{name: "dbms_random", args: "integer, integer", description: "HammerDB's DBMS_RANDOM"}
+
+// dbmsRandomSQL makes dbmsRandom: written for stampede, with HammerDB's
+// signature (unnamed parameters, so that HammerDB's own CREATE OR
+// REPLACE text replaces it) and behaviour (truncation of a uniform draw
+// over hi-lo+1 values shifted by lo; NULL for a NULL argument).
+const dbmsRandomSQL = `CREATE FUNCTION dbms_random(integer, integer) RETURNS integer
+LANGUAGE sql VOLATILE STRICT AS $$ SELECT trunc($1 + random() * ($2 - $1 + 1))::integer $$`
+
+// madeRoutines returns the routines init makes: the five the run calls
+// and, with --profile hammerdb, dbmsRandom.
+func (g *tpcc) madeRoutines() []routine {
+	rs := g.routines()
+	if g.hammerdb() {
+		rs = append(rs, dbmsRandom)
+	}
+	return rs
+}
+
+// routineStatementsOf returns the CREATE statements of g.madeRoutines(),
+// in its order.
+func (g *tpcc) routineStatementsOf() []string {
+	stmts := routineStatements(g.routineMode())
+	if g.hammerdb() {
+		stmts = append(stmts, dbmsRandomSQL)
+	}
+	return stmts
+}
+
 // hammerFuncArgs and hammerProcArgs are the argument types of HammerDB's
 // functions and procedures, in the order of the template: NEWORD,
 // DELIVERY, PAYMENT, OSTAT, SLEV.
@@ -128,13 +163,15 @@ type installedRoutine struct {
 	name, signature, kind, args string
 	// ours says stampede made it and its body is still the one made.
 	ours bool
+	// sum is the md5 sum of its body.
+	sum string
 }
 
-// installedRoutines lists the routines named as the generator's five in
-// the current schema.
+// installedRoutines lists the routines named as those init makes
+// (madeRoutines) in the current schema.
 func (g *tpcc) installedRoutines(ctx context.Context, db *sqlx.DB) ([]installedRoutine, error) {
 	var names []string
-	for _, r := range g.routines() {
+	for _, r := range g.madeRoutines() {
 		names = append(names, r.name)
 	}
 	return g.routinesNamed(ctx, db, names)
@@ -152,8 +189,8 @@ func (g *tpcc) routinesNamed(ctx context.Context, db *sqlx.DB, names []string) (
 	var out []installedRoutine
 	for rows.Next() {
 		var r installedRoutine
-		var comment, sum string
-		if err := rows.Scan(&r.name, &r.signature, &r.kind, &r.args, &comment, &sum); err != nil {
+		var comment string
+		if err := rows.Scan(&r.name, &r.signature, &r.kind, &r.args, &comment, &r.sum); err != nil {
 			return nil, err
 		}
 		switch r.kind {
@@ -162,7 +199,7 @@ func (g *tpcc) routinesNamed(ctx context.Context, db *sqlx.DB, names []string) (
 		case "p":
 			r.kind = "procedure"
 		}
-		r.ours = comment == routineMark(g, sum)
+		r.ours = comment == routineMark(g, r.sum)
 		out = append(out, r)
 	}
 	return out, rows.Err()
@@ -228,23 +265,27 @@ func (g *tpcc) installRoutines(ctx context.Context, db *sqlx.DB) error {
 	for _, r := range inst {
 		kept[r.name] = true
 	}
-	rs := g.routines()
-	for i, stmt := range routineStatements(g.routineMode()) {
+	rs := g.madeRoutines()
+	for i, stmt := range g.routineStatementsOf() {
 		r := rs[i]
 		if kept[r.name] {
 			continue // the user's, --use-installed-routines
 		}
+		kind := g.routineKind()
+		if r.name == dbmsRandom.name {
+			kind = "function" // in both of HammerDB's forms
+		}
 		if _, err := db.Exec(ctx, stmt); err != nil {
-			return fmt.Errorf("creating %s %s: %w", g.routineKind(), r.name, err)
+			return fmt.Errorf("creating %s %s: %w", kind, r.name, err)
 		}
 		var sig, sum string
 		if err := db.QueryRow(ctx, `SELECT p.oid::regprocedure::text, md5(p.prosrc) FROM pg_proc p
 			WHERE p.pronamespace = current_schema()::regnamespace AND p.proname = $1`, r.name).Scan(&sig, &sum); err != nil {
-			return fmt.Errorf("reading back %s %s: %w", g.routineKind(), r.name, err)
+			return fmt.Errorf("reading back %s %s: %w", kind, r.name, err)
 		}
 		comment := strings.ReplaceAll(routineMark(g, sum), "'", "''")
 		if _, err := db.Exec(ctx, "COMMENT ON ROUTINE "+sig+" IS '"+comment+"'"); err != nil {
-			return fmt.Errorf("marking %s %s as stampede's: %w", g.routineKind(), sig, err)
+			return fmt.Errorf("marking %s %s as stampede's: %w", kind, sig, err)
 		}
 	}
 	return nil
@@ -314,6 +355,9 @@ func (g *tpcc) otherKindHint(inst []installedRoutine, name string) string {
 			if g.routineMode().Procs {
 				return ", or leave --stored-procs out to call the functions"
 			}
+			if g.flags.FlagSet != nil && g.flags.Changed("stored-procs") {
+				return ", or leave --stored-procs=false out to call the procedures"
+			}
 			return ", or add --stored-procs to call the procedures"
 		}
 	}
@@ -336,7 +380,7 @@ func (g *tpcc) CleanupObjects(ctx context.Context, db *sqlx.DB, log io.Writer) e
 	if err := g.dropOtherOrders(ctx, db, log); err != nil {
 		return err
 	}
-	names := slices.Clone(routineNames)
+	names := append(slices.Clone(routineNames), dbmsRandom.name)
 	for _, n := range routineNames {
 		names = append(names, serverPrefix+n)
 	}
@@ -386,4 +430,39 @@ func (g *tpcc) dropOtherOrders(ctx context.Context, db *sqlx.DB, log io.Writer) 
 	}
 	fmt.Fprintf(log, "dropped table %s\n", other)
 	return nil
+}
+
+// detectRoutineKind sets, for a run of --profile hammerdb whose
+// --stored-procs was not given, the kind of routine the database holds:
+// procedures when all five are there as procedures of HammerDB's
+// signatures and not all five as functions (HammerDB's buildschema
+// script sets pg_storedprocs true where its run script leaves it false,
+// and HammerDB's driver switches the same way). It returns the line the
+// run header says it with, "" when --stored-procs was given (a routine of
+// the other kind is then refused by checkRoutines, naming it).
+func (g *tpcc) detectRoutineKind(ctx context.Context, db *sqlx.DB) (string, error) {
+	if g.flags.FlagSet == nil || g.flags.Changed("stored-procs") {
+		return "", nil
+	}
+	inst, err := g.routinesNamed(ctx, db, routineNames)
+	if err != nil {
+		return "", err
+	}
+	has := func(kind string, args []string) bool {
+		for i, n := range routineNames {
+			if !slices.ContainsFunc(inst, func(x installedRoutine) bool { return x.name == n && x.kind == kind && x.args == args[i] }) {
+				return false
+			}
+		}
+		return true
+	}
+	funcs, procs := has("function", hammerFuncArgs), has("procedure", hammerProcArgs)
+	g.hdb.storedProcs = procs && !funcs
+	switch {
+	case g.hdb.storedProcs:
+		return "found installed as procedures, not functions: called with CALL without --stored-procs (as HammerDB's driver switches pg_storedprocs)", nil
+	case funcs:
+		return "found installed as functions (--stored-procs not given)", nil
+	}
+	return "", nil
 }

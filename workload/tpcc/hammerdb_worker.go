@@ -128,8 +128,11 @@ func (w *hammerWorker) run(ctx context.Context) workload.Result {
 	err := w.call(ctx, op)
 	w.nextDrawn = false
 	res := workload.Result{Op: op, Err: err}
-	if err != nil && !w.raise {
+	switch {
+	case err != nil && !w.raise:
 		res.Tolerated = true
+	case err != nil:
+		res.Err = &workload.HintedError{Err: err, Hint: "leave --raise-error out to count the errors and keep going, as HammerDB does with pg_raiseerror false"}
 	}
 	if w.keyThink {
 		w.draw()
@@ -263,6 +266,11 @@ func allWarehouses(i, n int, w int64) []int64 {
 // then gives each virtual user its connection, warehouse and stream.
 func (g *tpcc) hammerOps(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (workload.QueryLoad, error) {
 	if !db.Null() {
+		detected, err := g.detectRoutineKind(ctx, db)
+		if err != nil {
+			return workload.QueryLoad{}, err
+		}
+		g.hdb.detected = detected
 		if err := g.checkRoutines(ctx, db); err != nil {
 			return workload.QueryLoad{}, err
 		}

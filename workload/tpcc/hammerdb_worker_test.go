@@ -2,6 +2,7 @@ package tpcc
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -121,11 +122,37 @@ func TestHammerHeaderNamesDeviations(t *testing.T) {
 			t.Errorf("the header does not say %q:\n%s", want, h)
 		}
 	}
+	// stampede's differences from HammerDB's: all of them, from the one
+	// list, in one line, which the README quotes.
+	if !strings.Contains(h, "stampede's run differs from HammerDB's in 4 ways: ") {
+		t.Errorf("the header does not count stampede's differences from HammerDB's:\n%s", h)
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	flat := strings.Join(strings.Fields(string(readme)), " ")
+	for _, d := range hammerDeviations {
+		if !strings.Contains(h, d.text) {
+			t.Errorf("the header does not name %q:\n%s", d.text, h)
+		}
+		if !strings.Contains(flat, strings.Join(strings.Fields(d.text), " ")) {
+			t.Errorf("README.md does not name %q", d.text)
+		}
+	}
+	for _, want := range []string{"S_YTD, S_ORDER_CNT and S_REMOTE_CNT", "C_YTD_PAYMENT and C_PAYMENT_CNT", "C_DELIVERY_CNT", "locks its lines' stock rows", "O_ALL_LOCAL 0"} {
+		if !strings.Contains(h, want) {
+			t.Errorf("the header does not name %q:\n%s", want, h)
+		}
+	}
 	// With the user's routines, the routine's own deviations are said to
 	// be stampede's routines', not stated of the user's as fact.
 	h = strings.Join(newGen(t, "--profile", "hammerdb", "--use-installed-routines").hammerHeader(4), "\n")
 	if !strings.Contains(h, "the installed routines are yours, so what NEWORD draws inside it and how its unused item ends are those of stampede's routines, and yours may differ") {
 		t.Errorf("with --use-installed-routines, the header states stampede's routines' deviations as the user's:\n%s", h)
+	}
+	if !strings.Contains(h, "stampede's run differs from HammerDB's in its calls (the routines are yours) in one way: Payment and Order-Status by last name") || strings.Contains(h, "S_YTD") {
+		t.Errorf("with --use-installed-routines, the header names stampede's routines' differences as the user's:\n%s", h)
 	}
 }
 

@@ -45,30 +45,50 @@ func (g *tpcc) LoadItself(ctx context.Context, db *sqlx.DB) error {
 	if err := g.installRoutines(ctx, db); err != nil {
 		return err
 	}
-	var made, kept []string
-	users := map[string]bool{}
-	for _, r := range before {
-		if !r.ours {
-			users[r.name] = true
-			kept = append(kept, r.kind+" "+r.signature)
-		}
-	}
-	after, err := g.installedRoutines(ctx, db)
-	if err != nil {
-		return err
-	}
-	for _, r := range after {
-		if r.ours && !users[r.name] {
-			made = append(made, r.kind+" "+r.signature)
-		}
-	}
 	if g.hdb.log != nil {
+		after, err := g.installedRoutines(ctx, db)
+		if err != nil {
+			return err
+		}
+		made, same, kept := routinesMade(before, after)
 		fmt.Fprintf(g.hdb.log, "made %s in database %s (its data untouched)\n", joinOrNone(made), db.Database())
+		if len(same) > 0 {
+			fmt.Fprintf(g.hdb.log, "already there and unchanged (stampede's): %s\n", joinOrNone(same))
+		}
 		if len(kept) > 0 {
 			fmt.Fprintf(g.hdb.log, "kept yours: %s\n", joinOrNone(kept))
 		}
 	}
 	return nil
+}
+
+// routinesMade sorts the routines of an init --routines-only, from those
+// installed before and after it: made (not there before, or stampede's
+// but of another kind, signature or body), the same (stampede's, there
+// before with the same signature and body) and kept (the user's).
+func routinesMade(before, after []installedRoutine) (made, same, kept []string) {
+	users := map[string]bool{}
+	was := map[string]string{} // stampede's before: signature -> body's sum
+	for _, r := range before {
+		if !r.ours {
+			users[r.name] = true
+			kept = append(kept, r.kind+" "+r.signature)
+		} else {
+			was[r.kind+" "+r.signature] = r.sum
+		}
+	}
+	for _, r := range after {
+		if !r.ours || users[r.name] {
+			continue
+		}
+		what := r.kind + " " + r.signature
+		if sum, ok := was[what]; ok && sum == r.sum {
+			same = append(same, what)
+		} else {
+			made = append(made, what)
+		}
+	}
+	return made, same, kept
 }
 
 // joinOrNone joins names with ", ", or says "no routine".

@@ -386,6 +386,15 @@ func TestFigures(t *testing.T) {
 		f.Text != "450 (from the server, as HammerDB: sum(d_next_o_id) grew by 900, the committed New-Orders, in 2m0s)" {
 		t.Errorf("NOPM %+v", f)
 	}
+	// With --profile hammerdb, HammerDB's NOPM (per minute of --duration)
+	// is on the same screen: stampede's says which it is.
+	gh := newGen(t, "--profile", "hammerdb")
+	gh.run.meas = g.run.meas
+	figs = gh.Figures(counts, 2*time.Minute)
+	if f := figs[len(figs)-1]; f.Name != "NOPM" || f.Text != "450 (from the server, as HammerDB: sum(d_next_o_id) grew by 900, the committed New-Orders, in 2m0s"+
+		"; stampede's, per minute of the time measured: HammerDB's, per minute of --duration, is hammerdb_nopm's TEST RESULT)" {
+		t.Errorf("--profile hammerdb's NOPM %+v", f)
+	}
 }
 
 // TestRunWarnings checks the one-line warnings of Ops: a mix under the
@@ -410,6 +419,8 @@ func TestRunWarnings(t *testing.T) {
 		{"ramp", nil, workload.OpsConfig{Concurrency: 10, Ramp: 2 * time.Minute, Duration: time.Minute},
 			[]string{"--ramp 2m0s is longer than --duration 1m0s: the figures cover only the 1m0s after the ramp"}},
 		{"no ramp", nil, workload.OpsConfig{Concurrency: 10, Duration: time.Minute},
+			[]string{"TPC-C's waits are on by default and there is no ramp: the terminals start idle and reach their steady rate after a minute or so, which the figures count: give --ramp 1m or more"}},
+		{"--wait without ramp", []string{"--wait"}, workload.OpsConfig{Concurrency: 10, Duration: time.Minute},
 			[]string{"--wait without --ramp: the terminals start idle and reach their steady rate after a minute or so, which the figures count: give --ramp 1m or more"}},
 		{"no ramp without waits", []string{"--wait=false"}, workload.OpsConfig{Concurrency: 10, Duration: time.Minute}, nil},
 	} {

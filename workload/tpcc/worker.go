@@ -104,6 +104,9 @@ func (g *tpcc) readMeta(ctx context.Context, db *sqlx.DB) (meta, error) {
 		return m, err
 	}
 	if !exists {
+		if built, ok, err := g.hammerBuilt(ctx, db); err != nil || ok {
+			return built, err
+		}
 		return m, fmt.Errorf("table %s does not exist in database %s: run `stampede init tpcc` first", metaTable, db.Database())
 	}
 	where, args := g.metaWhere(1)
