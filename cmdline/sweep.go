@@ -59,9 +59,17 @@ type valuesFlag struct {
 	// run adopting what init loaded, workload.ReconcileLoad, as run
 	// does) is the flag's own, set on orig too.
 	live bool
+	// parsed says the sweep set orig (the hardest value, then each
+	// step's): the flag's value is orig's from then on, for whatever
+	// reads the flag (a workload's properties, run.json, the load's
+	// record), not the sweep's list.
+	parsed bool
 }
 
 func (v *valuesFlag) String() string {
+	if v.parsed && v.orig != nil {
+		return v.orig.String() // the step's value
+	}
 	if v.text != "" {
 		return v.text // run.json records the value given
 	}
@@ -122,14 +130,17 @@ duration (p99<=5ms); errors <= a count or a share of the operations
 // values. Call it after RunFlags.Register.
 func (f *SweepFlags) Register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.slo, "slo", "", "the service-level objective each step must meet, as terms separated by commas: p99<=5ms, errors<=0.1%, rate>=95% (of --max-rate)")
-	fs.BoolVar(&f.search, "search", false, "search the range of --max-rate or --concurrency (1000:64000) for the highest value meeting --slo")
+	fs.BoolVar(&f.search, "search", false, "search the range of a flag under which more is a heavier load (--max-rate 1000:64000, --concurrency, --conns, --active, --active-warehouses) for the highest value meeting --slo")
 	fs.Float64Var(&f.precision, "precision", sweep.DefaultPrecision, "--search stops when the highest value met and the lowest missed are within this fraction")
 	fs.BoolVar(&f.keepGoing, "keep-going", false, "with --slo, run every step after one misses it")
 	fs.DurationVar(&f.pause, "pause", 0, "wait this long between steps")
 	fs.BoolVar(&f.checkpoint, "checkpoint", false, "run the server's CHECKPOINT before each step, so that no step pays for the writes of the one before (refused on a server without one)")
 	fs.Var(&f.chart, "chart", "also draw the sweep into this file (.svg or .png): throughput against the swept value, latency against throughput, the SLO and the answer marked")
 	fs.BoolVar(&f.force, "force", false, "replace the --chart file if it exists")
-	fs.IntVar(&f.repeat, "repeat", 1, "run each value this many times, in rounds, and judge it on the median of its runs; a search re-runs its boundary until each value there has this many")
+	fs.IntVar(&f.repeat, "repeat", 1, "run each value this many times, in rounds, and judge it on the median of its runs; a search re-runs its boundary until each value there has this many (default 3 with --search, but TPC-C's: --repeat 1 answers from single probes)")
+	if fl := fs.Lookup("format"); fl != nil {
+		fl.Usage = "output format: text, json (newline-delimited JSON) or csv (the table for spreadsheets; the rest on stderr)"
+	}
 	f.values = map[string]*valuesFlag{}
 	for _, name := range []string{"max-rate", "concurrency", "threads"} {
 		fl := fs.Lookup(name)
@@ -139,6 +150,12 @@ func (f *SweepFlags) Register(fs *pflag.FlagSet) {
 	}
 	// Every other flag with a number (or a size) takes a sweep's values.
 	fs.VisitAll(func(fl *pflag.Flag) {
+		if notSwept[fl.Name] && f.values[fl.Name] == nil || fl.Name == "tenant-mode" {
+			// A number (or a mode) a sweep does not vary: a list is
+			// refused naming the flags it can.
+			fl.Value = &oneValue{Value: fl.Value, name: fl.Name, f: f}
+			return
+		}
 		if f.values[fl.Name] != nil || notSwept[fl.Name] || fl.Hidden {
 			return
 		}
@@ -169,7 +186,7 @@ type oneValue struct {
 
 // Set implements pflag.Value.
 func (v *oneValue) Set(s string) error {
-	if strings.Contains(s, ",") {
+	if strings.Contains(s, ",") || strings.Contains(s, ":") && v.Value.Type() != "string" {
 		return fmt.Errorf("a sweep cannot vary --%s (it takes one value); it varies a flag with a number: %s", v.name, v.f.Sweepable())
 	}
 	return v.Value.Set(s)
@@ -249,7 +266,7 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 		if err != nil {
 			return nil, usagef("%v", err)
 		}
-		g.vals = vals
+		g.vals, g.text = vals, f.values[g.name].text
 		if vals.Bounds || len(vals.List) > 1 {
 			swept = append(swept, g)
 		} else {
@@ -270,12 +287,13 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 		if vf.orig == nil || !fs.Changed(name) {
 			continue
 		}
+		vf.parsed = true
 		text := vf.text
 		if vals, ok, err := noneList(name, text); ok {
 			if err != nil {
 				return nil, err
 			}
-			swept = append(swept, given{name: name, param: sweep.Param(name), vals: vals, vf: vf, whole: true})
+			swept = append(swept, given{name: name, param: sweep.Param(name), vals: vals, vf: vf, whole: true, text: vf.text})
 			vf.disk, vf.none = diskFlags(fs, name), true
 			if err := vf.orig.Set(sweep.Format(vals.Hi)); err != nil { // Resolve validates the hardest value
 				return nil, usagef("--%s %s: %v", name, vf.text, err)
@@ -299,19 +317,24 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 		if err != nil {
 			return nil, usagef("%v", err)
 		}
-		swept = append(swept, given{name: name, param: sweep.Param(name), vals: vals, vf: vf, whole: whole || vf.size})
+		swept = append(swept, given{name: name, param: sweep.Param(name), vals: vals, vf: vf, whole: whole || vf.size, text: vf.text})
 		// Resolve validates the hardest value.
 		if err := vf.orig.Set(sweep.Format(vals.Hi)); err != nil {
 			return nil, usagef("--%s %s: %v", name, vf.text, err)
 		}
 	}
+	props, err := propSweeps(fs)
+	if err != nil {
+		return nil, err
+	}
+	swept = append(swept, props...)
 	// The flag given first on the command line is the outer loop.
 	slices.SortStableFunc(swept, func(a, b given) int { return argPos(env.Args, a.name) - argPos(env.Args, b.name) })
 	switch {
 	case len(swept) > 2:
 		names := make([]string, len(swept))
 		for i, g := range swept {
-			names[i] = "--" + g.name
+			names[i] = g.flag()
 		}
 		return nil, usagef("%s and %s all hold several values: a sweep varies one flag, or two as a grid; give the others one value", strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
 	case len(swept) == 0 && len(single) == 1:
@@ -338,6 +361,9 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 		}
 		more, _ := sweep.ParseSLO(def)
 		slo = slo.With(more)
+		if err := tpccSearchSetUp(fs, slo); err != nil {
+			return nil, err
+		}
 	}
 	s, err := runSpec(spec, env)
 	if err != nil {
@@ -350,10 +376,18 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 	if d, ok := spec.Gen.(workload.RunDefaulter); ok && maxOps == 0 {
 		maxOps = d.RunDefaults().MaxOps // YCSB's operationcount
 	}
+	if f.search && !fs.Changed("repeat") && spec.Gen.Meta().Name != "tpcc" {
+		// A search confirms its boundary on medians of 3 runs, so that
+		// one run's burst does not make the answer (TPC-C's verdicts
+		// take their New-Order count's chance into account instead).
+		f.repeat = 3
+	}
 	if s.Duration == 0 && maxOps == 0 {
 		return nil, usagef("each step of a sweep needs an end: give --duration (such as 60s) or --max-ops")
 	}
 	s.Observers, s.Checks = nil, env.Stderr // the sweep prints its own table on stdout
+	checkOnce := afterSweepChecks(spec.Gen, rf.skipChecks)
+	s.SkipChecks = s.SkipChecks || checkOnce // once, after the last step
 	if rf.verbosity > 2 {
 		s.Log = stepLog{env.Stderr} // the steps' lines say what the runs' headers would
 	}
@@ -372,6 +406,11 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 	if built {
 		sw.Build = func(v, w float64) (run.Spec, error) {
 			return buildStep(spec, env, swept, []float64{v, w})
+		}
+	}
+	if spec.Gen.Meta().Name == "tpcc" && sw.Param == "active-warehouses" {
+		if w := fs.Lookup("warehouses"); w != nil && w.Value.String() == sweep.Format(sw.Values.Hi) {
+			sw.Top = fmt.Sprintf("that is every warehouse loaded (--warehouses %s): load more (`stampede init tpcc --drop --warehouses N`) to search higher", w.Value.String())
 		}
 	}
 	if err := sw.Validate(); err != nil {
@@ -412,7 +451,11 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 		}
 		for _, v := range ends(sw.Values) {
 			for _, w := range ws {
-				if _, err := sw.Build(v, w); err != nil {
+				b, err := sw.Build(v, w)
+				if err == nil {
+					err = run.CheckLimitTargets(b) // before the header, not at step 1
+				}
+				if err != nil {
 					return nil, err
 				}
 			}
@@ -431,14 +474,14 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 	if f.repeat > 1 {
 		plan = fmt.Sprintf("%d values, %d rounds", len(sw.Values.List), f.repeat)
 	}
-	values := f.values[swept[0].name].text
+	values := swept[0].text
 	if sw.Param2 != "" {
 		n := len(sw.Values.List) * len(sw.Values2.List)
 		plan = fmt.Sprintf("a grid of %d steps, %s the outer loop", n, sw.Param.Flag())
 		if f.repeat > 1 {
 			plan = fmt.Sprintf("a grid of %d values, %s the outer loop, %d rounds", n, sw.Param.Flag(), f.repeat)
 		}
-		values += " × --" + swept[1].name + " " + f.values[swept[1].name].text
+		values += " × " + swept[1].flag() + " " + swept[1].text
 	}
 	if f.checkpoint {
 		plan += ", CHECKPOINT before each step"
@@ -462,9 +505,12 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 		}
 		return cmd
 	}}
+	if f, ok := spec.Gen.(workload.SweepFigurer); ok {
+		p.Figures = f.SweepFigures()
+	}
 	sw.Observer = p
 	if rf.dryRun {
-		fmt.Fprintf(env.Stdout, "dry run: sweep of %s, %s %s (%s): the command line is valid; nothing was run\n", spec.Gen.Meta().Name, "--"+swept[0].name, values, plan)
+		fmt.Fprintf(env.Stdout, "dry run: sweep of %s, %s %s (%s): the command line is valid; nothing was run\n", spec.Gen.Meta().Name, swept[0].flag(), values, plan)
 		return nil, nil
 	}
 	if f.checkpoint {
@@ -483,17 +529,25 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 	for _, vf := range f.values {
 		vf.live = true
 	}
-	p.Header(sw.ID, spec.Gen.Meta().Name, "--"+swept[0].name, values, slo)
+	p.Header(sw.ID, spec.Gen.Meta().Name, swept[0].flag(), values, slo)
 	res, err := sweep.Run(ctx, sw)
 	if res != nil {
 		p.Done(res)
 		if chartPath != "" {
-			title := fmt.Sprintf("sweep %s: %s, %s %s", sw.ID, spec.Gen.Meta().Name, "--"+swept[0].name, values)
+			title := fmt.Sprintf("sweep %s: %s, %s %s", sw.ID, spec.Gen.Meta().Name, swept[0].flag(), values)
 			if cerr := output.WriteSweepChart(chartPath, res, title); cerr != nil && err == nil {
 				err = fmt.Errorf("the sweep ran, but its chart was not drawn: %w", cerr)
 			} else if cerr == nil {
 				fmt.Fprintf(env.Stderr, "chart saved in %s\n", chartPath)
 			}
+		}
+	}
+	if checkOnce && err == nil && res != nil && len(res.Steps) > 0 {
+		// The steps' runs skipped the checks (seconds each, between
+		// probes): the data every step wrote is checked once, here.
+		fmt.Fprintln(env.Stderr, "\nconsistency checks, once after the sweep's last step (its steps' runs skip them; --skip-checks skips these too):")
+		if cerr := run.Check(ctx, spec.Gen, s.Conn, env.Stderr, env.Stderr); cerr != nil {
+			err = fmt.Errorf("the sweep ran, but the consistency checks after its last step failed: %w", cerr)
 		}
 	}
 	if err == nil && len(swept) == 1 && swept[0].vf != nil && swept[0].vf.none && rf.format != "json" {
@@ -509,12 +563,12 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 func buildStep(spec RunArgs, env Env, swept []given, vals []float64) (run.Spec, error) {
 	at := make([]string, 0, len(swept))
 	for i, g := range swept {
-		at = append(at, fmt.Sprintf("--%s %s", g.name, sweep.Format(vals[i])))
+		at = append(at, fmt.Sprintf("%s %s", g.flag(), sweep.Format(vals[i])))
 		if g.vf == nil {
 			continue
 		}
 		if err := g.vf.orig.Set(stepValue(g.vf, g.name, vals[i])); err != nil {
-			return run.Spec{}, usagef("--%s %s: %v", g.name, noneText(vals[i]), err)
+			return run.Spec{}, usagef("%s %s: %v", g.flag(), noneText(vals[i]), err)
 		}
 		if fl := spec.FS.Lookup(g.name); noneFlags[g.name] {
 			given := stepValue(g.vf, g.name, vals[i]) != ""
@@ -544,10 +598,37 @@ func buildStep(spec RunArgs, env Env, swept []given, vals []float64) (run.Spec, 
 		return run.Spec{}, err
 	}
 	s.Observers, s.Checks = nil, env.Stderr
+	s.SkipChecks = s.SkipChecks || afterSweepChecks(spec.Gen, rf.skipChecks)
 	if rf.verbosity > 2 {
 		s.Log = stepLog{env.Stderr}
 	}
 	return s, nil
+}
+
+// tpccSearchSetUp refuses a TPC-C search under an SLO with efficiency
+// whose probes cannot have one: without waits (--wait=false), or with
+// other than 10 terminals per warehouse (--concurrency, --threads).
+func tpccSearchSetUp(fs *pflag.FlagSet, slo sweep.SLO) error {
+	if !strings.Contains(slo.String(), "efficiency") {
+		return nil
+	}
+	if w := fs.Lookup("wait"); w != nil && w.Value.String() == "false" {
+		return usagef("--wait=false: TPC-C's search judges efficiency, which needs the keying and think times: drop --wait=false, or give an --slo without efficiency")
+	}
+	for _, name := range []string{"concurrency", "threads"} {
+		if fs.Changed(name) {
+			return usagef("--%s: TPC-C's search judges efficiency, which needs 10 terminals per active warehouse (the search sets them): drop --%s, or give an --slo without efficiency", name, name)
+		}
+	}
+	return nil
+}
+
+// afterSweepChecks reports whether gen's consistency checks, which a
+// run of it runs after it ends (TPC-C's), run once after a sweep's last
+// step instead of after every step's run (unless --skip-checks).
+func afterSweepChecks(gen workload.Generator, skip bool) bool {
+	c, ok := gen.(workload.AfterRunChecker)
+	return ok && c.CheckAfterRun() && !skip
 }
 
 // stepLog is a sweep step's run log: it passes on warnings, and the note
@@ -577,11 +658,21 @@ type given struct {
 	vals  sweep.Values
 	vf    *valuesFlag
 	whole bool
+	// text is the values as given.
+	text string
 }
 
 // argPos is where --name first appears in args (len(args) when it does
 // not): the order in which the swept flags were given.
 func argPos(args []string, name string) int {
+	if k, ok := strings.CutPrefix(name, "p "); ok {
+		name = "property" // -p k=...: where k= is
+		for i, a := range args {
+			if strings.HasPrefix(strings.TrimLeft(strings.TrimPrefix(strings.TrimPrefix(a, "--property="), "-p"), " ="), k+"=") {
+				return i
+			}
+		}
+	}
 	for i, a := range args {
 		if a == "--"+name || strings.HasPrefix(a, "--"+name+"=") {
 			return i

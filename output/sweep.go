@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/stampede-bench/stampede/stats"
 	"github.com/stampede-bench/stampede/sweep"
 	"github.com/stampede-bench/stampede/telemetry"
+	"github.com/stampede-bench/stampede/workload"
 )
 
 // Sweep prints a sweep (sweep.Observer): a header, a row as each step
@@ -43,8 +45,17 @@ type Sweep struct {
 	// Telemetry adds each step's telemetry averages: the host's CPU busy,
 	// its disks' reads and writes, and the watched processes' cores.
 	Telemetry bool
+	// Figures are the workload's figures shown per step, a column each
+	// (workload.SweepFigurer's headers: tpmC, efficiency(%)); a step
+	// without the figure shows "-".
+	Figures []string
 
 	cols []column
+	// csvHead says the CSV header is written: with the first row, whose
+	// telemetry names the watched processes' columns.
+	csvHead bool
+	// watched are the CSV's watched groups, a column each.
+	watched []string
 }
 
 // column is a column of the text table and its width; a cell wider than
@@ -68,6 +79,9 @@ func (o *Sweep) columns() []column {
 		o.cols = append(o.cols, column{string(p), max(6, len(p))})
 	}
 	o.cols = append(o.cols, []column{{"max-rate", 9}, {"workers", 7}, {"ops/s", 10}, {"p50(ms)", 8}, {"p95(ms)", 8}, {"p99(ms)", 8}, {"p99.9(ms)", 9}, {"pMax(ms)", 8}, {"errors", 7}}...)
+	for _, h := range o.Figures {
+		o.cols = append(o.cols, column{h, max(6, len(h))})
+	}
 	if o.Telemetry {
 		o.cols = append(o.cols, []column{{"cpu%", 5}, {"disk(MB/s)", 10}, {"watched(cores)", 0}}...)
 	}
@@ -150,12 +164,7 @@ func (o *Sweep) Header(id, workload, flag, values string, slo sweep.SLO) {
 	}
 	fmt.Fprintln(head)
 	if o.CSV {
-		names := make([]string, len(o.columns()))
-		for i, c := range o.columns() {
-			names[i] = c.name
-		}
-		o.csvRow(names)
-		return
+		return // the header goes with the first row (csvHeader)
 	}
 	var b strings.Builder
 	for i, c := range o.columns() {
@@ -193,7 +202,15 @@ func (o *Sweep) Begin(st sweep.Step, s *run.Spec) {
 	if o.own() {
 		what = fmt.Sprintf("%s %s, %s", o.Param.Flag(), sweep.Format(st.Value), what)
 	}
-	fmt.Fprintf(o.Status, "step %d: %s, --concurrency %d", st.N, what, s.Concurrency)
+	workers := s.Concurrency
+	if d, ok := s.Workload.(workload.RunDefaulter); ok && workers == 0 {
+		workers = d.RunDefaults().Concurrency // TPC-C's terminals, lambda's workers
+	}
+	if workers > 0 {
+		fmt.Fprintf(o.Status, "step %d: %s, --concurrency %d", st.N, what, workers)
+	} else {
+		fmt.Fprintf(o.Status, "step %d: %s, the workload's workers", st.N, what)
+	}
 	if o.Duration != "" {
 		fmt.Fprintf(o.Status, ", %s", o.Duration)
 	}
@@ -238,11 +255,26 @@ func (o *Sweep) End(st sweep.Step) {
 	}
 	cells = append(cells, rate, fmt.Sprint(st.Workers), num(t.Rate, 1), sig(t.P50), sig(t.P95),
 		sig(t.P99), sig(t.P999), sig(t.Max), fmt.Sprint(t.Errors))
+	for _, h := range o.Figures {
+		name, _, _ := strings.Cut(h, "(")
+		if v, ok := st.Figures[name]; ok {
+			cells = append(cells, num(v, 1))
+		} else {
+			cells = append(cells, "-")
+		}
+	}
 	if o.Telemetry {
 		cells = append(cells, telemetryCells(st.Telemetry, num)...)
 	}
 	cells = append(cells, st.RunID, verdict)
 	if o.CSV {
+		o.csvHeader(st)
+		if o.Telemetry {
+			// watched(cores): a number per watched group, named in the
+			// header, not "postgres (pid 7) 0.19".
+			at := len(cells) - 3
+			cells = append(cells[:at:at], append(o.watchedCells(st), cells[at+1:]...)...)
+		}
 		o.csvRow(cells)
 		return
 	}
@@ -251,6 +283,55 @@ func (o *Sweep) End(st sweep.Step) {
 		o.cell(&b, i, v)
 	}
 	fmt.Fprintln(o.W, strings.TrimRight(b.String(), " "))
+}
+
+// csvHeader writes the CSV's header before its first row: the columns,
+// the watched(cores) one a column per group the first step's telemetry
+// watched ("watched postgres (pid 7) (cores)").
+func (o *Sweep) csvHeader(st sweep.Step) {
+	if o.csvHead {
+		return
+	}
+	o.csvHead = true
+	if st.Telemetry != nil {
+		for _, p := range st.Telemetry.Procs {
+			o.watched = append(o.watched, p.Name)
+		}
+	}
+	var names []string
+	for _, c := range o.columns() {
+		if c.name != "watched(cores)" {
+			names = append(names, c.name)
+			continue
+		}
+		if len(o.watched) == 0 {
+			names = append(names, "watched(cores)")
+		}
+		for _, w := range o.watched {
+			names = append(names, "watched "+w+" (cores)")
+		}
+	}
+	o.csvRow(names)
+}
+
+// watchedCells are a CSV row's watched cores, one per group in the
+// header ("" for a group this step did not watch; "-" without any).
+func (o *Sweep) watchedCells(st sweep.Step) []string {
+	if len(o.watched) == 0 {
+		return []string{"-"}
+	}
+	cells := make([]string, len(o.watched))
+	if st.Telemetry == nil {
+		return cells
+	}
+	for _, p := range st.Telemetry.Procs {
+		if i := slices.Index(o.watched, p.Name); i >= 0 {
+			cells[i] = fullNum(p.CPUCores.Avg, 0)
+		} else {
+			fmt.Fprintf(o.status(), "step %d: watched %s %s cores, a group the first step did not watch (no column of its own)\n", st.N, p.Name, fullNum(p.CPUCores.Avg, 0))
+		}
+	}
+	return cells
 }
 
 // csvRow writes one CSV line.
@@ -348,8 +429,9 @@ func (o *Sweep) Done(res *sweep.Result) {
 	w := o.W
 	if o.CSV {
 		w = o.status() // stdout holds the CSV alone
-	} else if repeated(res) {
-		o.points(res)
+	}
+	if repeated(res) {
+		o.points(w, res) // what the sweep judged (CSV: on stderr, with the conclusion)
 	}
 	if c := res.Conclusion(); c != "" {
 		fmt.Fprintln(w)
@@ -414,8 +496,8 @@ func pointJSON(p sweep.Point) pointObject {
 
 // points prints a table of the values' medians over their runs, with the
 // spread of throughput and p99 (lowest-highest) and the verdict.
-func (o *Sweep) points(res *sweep.Result) {
-	fmt.Fprintf(o.W, "\nmedians over each value's runs (spread: lowest-highest):\n")
+func (o *Sweep) points(w io.Writer, res *sweep.Result) {
+	fmt.Fprintf(w, "\nmedians over each value's runs (spread: lowest-highest):\n")
 	head := []string{res.Param.Flag()}
 	if res.Param2 != "" {
 		head = append(head, res.Param2.Flag())
@@ -457,6 +539,6 @@ func (o *Sweep) points(res *sweep.Result) {
 			}
 			b.WriteString(c)
 		}
-		fmt.Fprintln(o.W, strings.TrimRight(b.String(), " "))
+		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
 	}
 }

@@ -46,24 +46,35 @@ type runLimits struct {
 	moved  atomic.Int64
 }
 
+// CheckLimitTargets refuses, without touching cgroups, limits with no
+// processes to apply to and process flags without a limit: what a run
+// of s would refuse as it starts (a sweep asks before its first step).
+func CheckLimitTargets(s Spec) error {
+	f, tel := s.Limits, s.Telemetry
+	if f.Limits.IsZero() {
+		if len(f.Processes) > 0 || len(f.Cmdlines) > 0 || len(f.PIDs) > 0 {
+			return inputf("--limit-process, --limit-cmdline and --limit-pid need a limit: --cpus, --memory, --io-read-bps, --io-write-bps, --io-read-iops or --io-write-iops")
+		}
+		return nil
+	}
+	if len(f.Processes)+len(f.Cmdlines)+len(f.PIDs)+len(tel.WatchProcess)+len(tel.WatchCmdline)+len(tel.WatchPIDs) == 0 {
+		return inputf("limits apply to the system under test: say which processes with --limit-process REGEX (a process name, such as postgres), --limit-cmdline REGEX, --limit-pid PID, or --watch-process")
+	}
+	return nil
+}
+
 // applyLimits creates the run's cgroup with the limits the flags give,
 // moves the target processes into it and keeps moving new ones. It returns
 // nil when no limit was given. The caller must call remove, also after an
 // interrupt.
 func applyLimits(f Limits, tel Telemetry, runID string, stderr io.Writer) (*runLimits, error) {
-	l := f.Limits
-	if l.IsZero() {
-		if len(f.Processes) > 0 || len(f.Cmdlines) > 0 || len(f.PIDs) > 0 {
-			return nil, inputf("--limit-process, --limit-cmdline and --limit-pid need a limit: --cpus, --memory, --io-read-bps, --io-write-bps, --io-read-iops or --io-write-iops")
-		}
-		return nil, nil
+	if err := CheckLimitTargets(Spec{Limits: f, Telemetry: tel}); err != nil || f.Limits.IsZero() {
+		return nil, err
 	}
+	l := f.Limits
 	procs, cmdlines, pids := f.Processes, f.Cmdlines, f.PIDs
 	if len(procs) == 0 && len(cmdlines) == 0 && len(pids) == 0 {
 		procs, cmdlines, pids = tel.WatchProcess, tel.WatchCmdline, tel.WatchPIDs
-	}
-	if len(procs) == 0 && len(cmdlines) == 0 && len(pids) == 0 {
-		return nil, inputf("limits apply to the system under test: say which processes with --limit-process REGEX (a process name, such as postgres), --limit-cmdline REGEX, --limit-pid PID, or --watch-process")
 	}
 	var pats []*procmatch.Pattern
 	for _, kind := range []struct {

@@ -40,7 +40,12 @@ const (
 )
 
 // Flag is the command-line flag that sets p.
-func (p Param) Flag() string { return "--" + string(p) }
+func (p Param) Flag() string {
+	if k, ok := strings.CutPrefix(string(p), "p "); ok {
+		return "-p " + k // a workload's property (YCSB's -p)
+	}
+	return "--" + string(p)
+}
 
 // heavier are the settings under which a higher value is a heavier load
 // (more operations, workers, connections, tenants or warehouses at work),
@@ -129,6 +134,10 @@ type Spec struct {
 	Exec func(ctx context.Context, s run.Spec) (*run.Result, error)
 	// Observer, when set, sees each step begin and end.
 	Observer Observer
+	// Top, when set, says why no range above Values.Hi can be searched
+	// (Hi is the most the load has: TPC-C's --warehouses): a search
+	// whose every probe met says it instead of "search a higher range".
+	Top string
 }
 
 // Observer sees a sweep's steps. Begin may add observers to the step's
@@ -233,8 +242,8 @@ func (spec Spec) Validate() error {
 	case spec.Param2 != "" && len(spec.Values.List)*len(spec.Values2.List) > MaxSteps:
 		return fmt.Errorf("%s and %s make a grid of %d steps: a sweep takes at most %d", spec.Param.Flag(), spec.Param2.Flag(), len(spec.Values.List)*len(spec.Values2.List), MaxSteps)
 	case spec.Search && !spec.Param.Heavier():
-		return fmt.Errorf("--search over %s: the search assumes a higher value is a heavier load (it looks for the most that meets the SLO), which stampede cannot say of %s: sweep a list (%s 1,2,4) and read the table, or search %s",
-			spec.Param.Flag(), spec.Param.Flag(), spec.Param.Flag(), Searchable())
+		return fmt.Errorf("--search over %s: the search assumes a higher value is a heavier load (it looks for the most that meets the SLO), which stampede cannot say of %s: sweep a list (%s %s) and read the table, or search %s",
+			spec.Param.Flag(), spec.Param.Flag(), spec.Param.Flag(), listExample(spec.Param), Searchable())
 	case spec.Search && len(spec.SLO.Terms) == 0:
 		return fmt.Errorf("--search looks for the highest %s meeting an SLO: give one, as --slo 'p99<=5ms'", spec.Param.Flag())
 	case spec.Search && !spec.Values.Bounds:
@@ -380,12 +389,23 @@ func (spec Spec) search(ctx context.Context, res *Result) error {
 		}
 		if lowest.Judged && !lowest.Met && res.Best == nil {
 			if len(lowest.Runs) < spec.Repeat {
+				if last := res.Steps[len(res.Steps)-1].Value; last == lo && hi > lo {
+					// Not back to back: the probe the search would run
+					// next were lo met, then lo again.
+					if _, err := spec.step(ctx, res, spec.midpoint(lo, hi)); err != nil {
+						return err
+					}
+					continue // judge again: the probe may have met
+				}
 				if _, err := spec.step(ctx, res, lo); err != nil {
 					return err
 				}
 				continue
 			}
 			res.Stopped = fmt.Sprintf("the range's lowest value, %s %s, missed the SLO: search a lower range", spec.Param.Flag(), Format(lo))
+			if spec.integer() && lo <= 1 {
+				res.Stopped = fmt.Sprintf("the range's lowest value, %s %s, missed the SLO, and there is no lower one: the load cannot meet it at its lightest (see the step's verdict: a probe too short, or an SLO too tight)", spec.Param.Flag(), Format(lo))
+			}
 			return nil
 		}
 		if res.Best == nil { // not judged: the step did not complete
@@ -445,12 +465,27 @@ func (spec Spec) search(ctx context.Context, res *Result) error {
 		}
 		if res.Miss == nil && res.Best.Value == hi {
 			res.Stopped = fmt.Sprintf("the range's highest value, %s %s, met the SLO: search a higher range", spec.Param.Flag(), Format(hi))
+			if spec.Top != "" {
+				res.Stopped = fmt.Sprintf("the range's highest value, %s %s, met the SLO: %s", spec.Param.Flag(), Format(hi), spec.Top)
+			}
 		}
 		return nil
 	}
 	res.bound()
 	res.Stopped = fmt.Sprintf("the search stopped after %d runs without a confirmed boundary: the results are too noisy; run it on a quieter machine or with a larger --precision", len(res.Steps))
 	return nil
+}
+
+// listExample is a list of p's values for messages: sizes with their
+// units for the size limits (a bare 1,2,4 would be bytes).
+func listExample(p Param) string {
+	switch p {
+	case "memory":
+		return "256M,512M,1G"
+	case "io-read-bps", "io-write-bps":
+		return "1M,5M,20M"
+	}
+	return "1,2,4"
 }
 
 // integer reports whether the swept values are whole numbers.

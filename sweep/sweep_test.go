@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -662,6 +663,101 @@ func TestGrid(t *testing.T) {
 	} {
 		if err := tc.spec.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: %v, want %q", tc.spec, err, tc.want)
+		}
+	}
+}
+
+// TestRepeatSearchLowestInterleaved: a search with --repeat whose range's
+// lowest value misses re-runs it, never twice in a row (the next probe
+// between), and answers "search a lower range" only on its median; a
+// burst on its first run does not end the search.
+func TestRepeatSearchLowestInterleaved(t *testing.T) {
+	p99, _ := ParseSLO("p99<=5ms")
+	for _, tc := range []struct {
+		name   string
+		knee   float64
+		burst  func(n int) bool
+		lower  bool // the search ends "search a lower range"
+		lowRun int  // the lowest value's runs
+	}{
+		{name: "lowest misses", knee: 500, lower: true, lowRun: 3},
+		{name: "burst on the first", knee: 7496, burst: func(n int) bool { return n == 1 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sv := &server{knee: tc.knee, burst: tc.burst}
+			res, err := Run(context.Background(), Spec{Base: run.Spec{Concurrency: 4}, Param: MaxRate, Values: Values{Lo: 1000, Hi: 64000, Bounds: true},
+				Search: true, SLO: p99, ID: "S", Exec: sv.exec, Repeat: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := 1; i < len(sv.ran); i++ {
+				if sv.ran[i] == sv.ran[i-1] {
+					t.Errorf("%g ran back to back at steps %d and %d: %v", sv.ran[i], i, i+1, sv.ran)
+				}
+			}
+			lower := strings.Contains(res.Stopped, "search a lower range")
+			if lower != tc.lower {
+				t.Errorf("stopped %q, want a lower range %v; ran %v", res.Stopped, tc.lower, sv.ran)
+			}
+			if tc.lower && slices.Index(sv.ran, 1000) >= 0 && len(slices.DeleteFunc(slices.Clone(sv.ran), func(v float64) bool { return v != 1000 })) != tc.lowRun {
+				t.Errorf("the lowest value ran %v, want %d runs", sv.ran, tc.lowRun)
+			}
+			if !tc.lower && (res.Best == nil || res.Best.Value > tc.knee+4 || res.Best.Value < tc.knee*(1-2*DefaultPrecision)) {
+				t.Errorf("answer %+v, knee %g; ran %v", res.Best, tc.knee, sv.ran)
+			}
+		})
+	}
+}
+
+// TestSearchEnds: a search that misses at the range's lowest value says
+// "search a lower range" only when there is one (not at 1 worker), and
+// one whose every probe met says Top (TPC-C's: every warehouse loaded)
+// instead of "search a higher range" when set.
+func TestSearchEnds(t *testing.T) {
+	p99, _ := ParseSLO("p99<=5ms")
+	for _, tc := range []struct {
+		name      string
+		lo, hi    float64
+		knee      float64
+		top       string
+		want, not string
+	}{
+		{"lowest of 1 worker", 1, 8, -10, "", "there is no lower one", "search a lower range"},
+		{"lowest of 2 workers", 2, 8, -10, "", "search a lower range", "no lower one"},
+		{"all met, a higher range", 1, 8, 100, "", "search a higher range", ""},
+		{"all met, the top", 1, 8, 100, "that is every warehouse loaded", "met the SLO: that is every warehouse loaded", "search a higher range"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sv := &server{knee: tc.knee}
+			res, err := Run(context.Background(), Spec{Param: Concurrency, Values: Values{Lo: tc.lo, Hi: tc.hi, Bounds: true},
+				Search: true, SLO: p99, ID: "S", Exec: sv.exec, Repeat: 1, Top: tc.top})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(res.Stopped, tc.want) || tc.not != "" && strings.Contains(res.Stopped, tc.not) {
+				t.Errorf("stopped %q, want %q and not %q; ran %v", res.Stopped, tc.want, tc.not, sv.ran)
+			}
+		})
+	}
+}
+
+// TestSearchRefusalSizes: the refusal of a search over a flag that is
+// not a load suggests a list in the flag's own terms: sizes with units
+// for the size limits, not 1,2,4 (bytes).
+func TestSearchRefusalSizes(t *testing.T) {
+	slo, _ := ParseSLO("p99<=5ms")
+	for _, c := range []struct {
+		p    Param
+		want string
+	}{
+		{"memory", "sweep a list (--memory 256M,512M,1G)"},
+		{"io-write-bps", "sweep a list (--io-write-bps 1M,5M,20M)"},
+		{"cpus", "sweep a list (--cpus 1,2,4)"},
+	} {
+		err := Spec{Param: c.p, Values: Values{Lo: 1 << 20, Hi: 1 << 30, Bounds: true}, Search: true, SLO: slo, Exec: (&server{}).exec,
+			Build: func(v, w float64) (run.Spec, error) { return run.Spec{}, nil }}.Validate()
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.p, err, c.want)
 		}
 	}
 }

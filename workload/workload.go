@@ -524,6 +524,15 @@ type Figurer interface {
 	Figures(counts map[string]int64, elapsed time.Duration) []Figure
 }
 
+// SweepFigurer is a Figurer whose figures a sweep's table shows per
+// step, a column each (TPC-C's tpmC and efficiency).
+type SweepFigurer interface {
+	Figurer
+	// SweepFigures returns the columns' headers: a figure's name, with
+	// its unit in parentheses when it has one (efficiency(%)).
+	SweepFigures() []string
+}
+
 // ErrorFigurer is a Figurer with figures of the failed operations the
 // engine counted: errors the workload returned rather than recorded by
 // status (YCSB's Return=ERROR under --stop-on-error --tolerate-errors).

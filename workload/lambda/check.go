@@ -183,6 +183,10 @@ func (g *lambda) Figures(counts map[string]int64, elapsed time.Duration) []workl
 	return figs
 }
 
+// SweepFigures implements workload.SweepFigurer: a sweep's table shows
+// each step's events ingested a second.
+func (*lambda) SweepFigures() []string { return []string{"ingest_events_per_s"} }
+
 // missingError says lambda's tables are missing (no init): a missing
 // load, bad input for run and check alike (exit 2, as churn's), never a
 // failed check. It matches workload.ErrLoadMismatch.

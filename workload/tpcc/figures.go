@@ -112,6 +112,11 @@ func (g *tpcc) Figures(counts map[string]int64, elapsed time.Duration) []workloa
 	return figs
 }
 
+// SweepFigures implements workload.SweepFigurer: a sweep's table shows
+// each step's tpmC and efficiency (the latter "-" where the run has
+// none: without waits or 10 terminals per warehouse).
+func (*tpcc) SweepFigures() []string { return []string{"tpmC", "efficiency(%)"} }
+
 // efficiencyOf is the efficiency, in percent, of newOrders New-Orders
 // in minutes over the given warehouses: tpmC / (12.86 x warehouses).
 func efficiencyOf(newOrders, minutes float64, warehouses int) float64 {
