@@ -106,7 +106,8 @@ func TestScriptEndToEnd(t *testing.T) {
 	if err := admin.QueryRow(ctx, "SELECT pg_get_userbyid(datdba) FROM pg_database WHERE datname = $1", db).Scan(&owner); err != nil || owner != user {
 		t.Fatalf("database %s's owner: %q %v, want %s (as HammerDB creates it)", db, owner, err, user)
 	}
-	sum := func() int64 {
+	// in runs f on a connection to the built database, as its owner.
+	in := func(f func(c *pgx.Conn) error) {
 		du := *u
 		du.Path = "/" + db
 		c, err := pgx.Connect(ctx, du.String())
@@ -114,15 +115,37 @@ func TestScriptEndToEnd(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer c.Close(ctx)
-		var n int64
-		if err := c.QueryRow(ctx, "SELECT sum(d_next_o_id) FROM district").Scan(&n); err != nil {
+		if err := f(c); err != nil {
 			t.Fatal(err)
 		}
+	}
+	read := func(q string) (n int64) {
+		in(func(c *pgx.Conn) error { return c.QueryRow(ctx, q).Scan(&n) })
 		return n
 	}
+	sum := func() int64 { return read("SELECT sum(d_next_o_id) FROM district") }
+	// The field report's step between the scripts: the user replaces a
+	// routine with their own (`psql tpcc < slev.sql`); the run calls it, as
+	// HammerDB calls whatever is installed, and its header says so.
+	in(func(c *pgx.Conn) error {
+		for _, q := range []string{"CREATE TABLE slev_audit (w_id integer)", "GRANT INSERT ON slev_audit TO " + user,
+			`CREATE OR REPLACE PROCEDURE slev(st_w_id integer, st_d_id integer, threshold integer, INOUT stock_count integer)
+LANGUAGE plpgsql AS $$ BEGIN INSERT INTO slev_audit VALUES (st_w_id); stock_count := 0; END $$`} {
+			if _, err := c.Exec(ctx, q); err != nil {
+				return fmt.Errorf("%s: %w", q, err)
+			}
+		}
+		return nil
+	})
 	before := sum()
 	out, errOut := hammer("run.tcl", runScript)
 	after := sum()
+	if !strings.Contains(out+errOut, "slev(integer,integer,integer,integer) in database "+db+" is not the one stampede's init made (yours, or replaced since): the run calls the routines installed, as HammerDB does") {
+		t.Errorf("the run over the user's slev does not name it:\n%s%s", out, errOut)
+	}
+	if audited := read("SELECT count(*) FROM slev_audit"); audited == 0 {
+		t.Errorf("slev_audit is empty: the run did not call the user's slev:\n%s%s", out, errOut)
+	}
 	m := regexp.MustCompile(`(?m)^Vuser 1:TEST RESULT : System achieved (\d+) NOPM from (\d+) PostgreSQL TPM$`).FindStringSubmatch(out)
 	if m == nil {
 		t.Fatalf("no result line:\n%s", out)

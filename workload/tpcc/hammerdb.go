@@ -38,6 +38,10 @@ type hammerFlags struct {
 	// notLoaded says that the database was built by HammerDB, not
 	// loaded by stampede (hammerBuilt), in the run header.
 	notLoaded string
+	// replaced names the routines a run of the profile found that are
+	// not stampede's own (the user's, or replaced since init): the run
+	// calls them, as HammerDB calls whatever is installed.
+	replaced string
 	// detected is what a run without --stored-procs found installed
 	// (detectRoutineKind), said in the run header.
 	detected string
@@ -239,6 +243,9 @@ func (g *tpcc) hammerHeader(workers int) []string {
 	var lines []string
 	if g.hdb.notLoaded != "" {
 		lines = append(lines, label+": "+g.hdb.notLoaded)
+	}
+	if g.hdb.replaced != "" {
+		lines = append(lines, label+": "+g.hdb.replaced)
 	}
 	return append(lines,
 		fmt.Sprintf("%s: --profile hammerdb: %d virtual users, one connection each, %s; transactions drawn at random 10/10/1/1/1 of 23 (no deck); %s; %s",
@@ -506,6 +513,9 @@ func (g *tpcc) hammerDeviationLine() string {
 func (g *tpcc) installedWhy() string {
 	if g.hdb.notLoaded != "" && (g.flags.FlagSet == nil || !g.flags.Changed("use-installed-routines")) {
 		return "HammerDB's build"
+	}
+	if g.hdb.replaced != "" {
+		return "routines not stampede's installed"
 	}
 	return "--use-installed-routines"
 }
