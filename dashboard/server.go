@@ -501,13 +501,7 @@ type Header struct {
 func header(run *runlog.Run) Header {
 	info := run.Info
 	secrets := cmdline.Secrets(info.Command)
-	flags := make(map[string]string, len(info.Flags))
-	for k, v := range info.Flags {
-		if strings.Contains(k, "password") && v != "" {
-			v = "xxxxx"
-		}
-		flags[k] = sqlx.ScrubText(sqlx.RedactText(v), secrets)
-	}
+	flags := sqlx.RedactFlags(info.Flags, secrets)
 	eps := make([]string, len(info.Endpoints))
 	for i, e := range info.Endpoints {
 		eps[i] = sqlx.Redact(e)

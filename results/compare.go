@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/stampede-bench/stampede/runlog"
+	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/stats"
 	"github.com/stampede-bench/stampede/telemetry"
 )
@@ -231,7 +232,9 @@ func CompareBy(a, b *runlog.Run, by string) (Comparison, [2]View, error) {
 	}
 	c.A, c.B = side(a, views[0]), side(b, views[1])
 	if a.Info.Workload == b.Info.Workload {
-		c.Flags = flagDiffs(a.Info.Flags, b.Info.Flags)
+		// Compared as run.json's readers show them: a password never
+		// leaves a run directory through compare.
+		c.Flags = flagDiffs(sqlx.RedactFlags(a.Info.Flags, nil), sqlx.RedactFlags(b.Info.Flags, nil))
 	}
 	var names []string
 	opsA, opsB := map[string]*stats.Summary{}, map[string]*stats.Summary{}

@@ -244,13 +244,17 @@ func TestCompareNamesFlagsThatDiffer(t *testing.T) {
 	fa, fb := maps.Clone(common), maps.Clone(common)
 	fa["server-side"], fb["server-side"] = "false", "true"
 	fb["stored-procs"] = "true"
+	// Secrets stay in the run directories: a password flag is masked
+	// (both xxxxx: not a difference), a URL loses its password.
+	fa["password"], fb["password"] = "Pl4nted-S3cret", "0ther-S3cret"
+	fa["dsn"] = "postgres://bob:Pl4nted-S3cret@db.example:5432/tpcc"
 	a := writeRun(t, root, runSpec{id: "20261122-103512-tpcc-aaaa", workload: "tpcc", series: []string{"read"}, intervals: ivs, flags: fa})
 	b := writeRun(t, root, runSpec{id: "20261122-113512-tpcc-bbbb", workload: "tpcc", start: t0.Add(time.Hour), series: []string{"read"}, intervals: ivs, flags: fb})
 	c, _, err := results.Compare(a, b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []results.FlagDiff{{Name: "server-side", A: "false", B: "true"}, {Name: "stored-procs", B: "true"}}
+	want := []results.FlagDiff{{Name: "dsn", A: "postgres://bob:xxxxx@db.example:5432/tpcc"}, {Name: "server-side", A: "false", B: "true"}, {Name: "stored-procs", B: "true"}}
 	if !slices.Equal(c.Flags, want) {
 		t.Errorf("flags that differ %+v, want %+v", c.Flags, want)
 	}
@@ -258,7 +262,10 @@ func TestCompareNamesFlagsThatDiffer(t *testing.T) {
 	if err := output.Comparison(&out, c); err != nil {
 		t.Fatal(err)
 	}
-	if line := "flags that differ: --server-side (A false, B true), --stored-procs (A not given, B true)\n"; !strings.Contains(out.String(), line) {
+	if strings.Contains(out.String(), "S3cret") {
+		t.Errorf("compare's text holds a password:\n%s", out.String())
+	}
+	if line := "--server-side (A false, B true), --stored-procs (A not given, B true)\n"; !strings.Contains(out.String(), line) {
 		t.Errorf("compare's text does not say %q:\n%s", line, out.String())
 	}
 }

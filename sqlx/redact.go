@@ -504,3 +504,19 @@ func RedactTags(tags map[string]string, secrets []string) map[string]string {
 	}
 	return out
 }
+
+// RedactFlags returns a copy of a run's recorded flags with their
+// secrets masked as a run masks them when it saves run.json: the value of
+// every flag whose name holds "password" is xxxxx, URLs in the others
+// lose their passwords (RedactText), and the given secrets are scrubbed
+// from every value (ScrubText).
+func RedactFlags(flags map[string]string, secrets []string) map[string]string {
+	out := make(map[string]string, len(flags))
+	for k, v := range flags {
+		if strings.Contains(k, "password") && v != "" {
+			v = "xxxxx"
+		}
+		out[k] = ScrubText(RedactText(v), secrets)
+	}
+	return out
+}
