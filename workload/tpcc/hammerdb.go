@@ -172,6 +172,12 @@ func (g *tpcc) checkProfile(ctx context.Context, db *sqlx.DB) error {
 	case g.hammerdb() && hasOrder && !hasOrders:
 		return loadMismatch(fmt.Sprintf("database %s holds stampede's TPC-C schema (table \"order\"), not HammerDB's: leave --profile hammerdb out, or reload with `stampede init tpcc --profile hammerdb --drop%s`", db.Database(), reloadWarehouses(ctx, db)))
 	case !g.hammerdb() && hasOrders && !hasOrder:
+		if ours, err := tableExists(ctx, db, metaTable); err != nil {
+			return err
+		} else if !ours {
+			// HammerDB's own build: stampede reloads nothing it did not load.
+			return loadMismatch(fmt.Sprintf("database %s holds HammerDB's TPROC-C schema (table orders), built by HammerDB (no %s of stampede's load): add --profile hammerdb", db.Database(), metaTable))
+		}
 		return loadMismatch(fmt.Sprintf("database %s holds HammerDB's TPROC-C schema (table orders), loaded with --profile hammerdb: add --profile hammerdb, or reload with `stampede init tpcc --drop%s`", db.Database(), reloadWarehouses(ctx, db)))
 	}
 	return nil

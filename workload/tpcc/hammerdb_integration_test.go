@@ -702,6 +702,11 @@ func TestHammerDBBuiltByHammerDB(t *testing.T) {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
+	// Without --profile hammerdb: one line that says to add it, and no
+	// reload (stampede reloads nothing it did not load).
+	if err := newGen(t).checkProfile(ctx, db); err == nil || err.Error() != "database "+db.Database()+" holds HammerDB's TPROC-C schema (table orders), built by HammerDB (no tpcc_meta of stampede's load): add --profile hammerdb" {
+		t.Errorf("a run of HammerDB's build without --profile hammerdb: %v", err)
+	}
 	// Without --use-installed-routines too (hammerdbcli's vurun): HammerDB
 	// runs the routines installed.
 	gs := newGen(t, "--profile", "hammerdb", "--warehouses", "2")
