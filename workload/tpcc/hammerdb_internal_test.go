@@ -1,6 +1,9 @@
 package tpcc
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // TestCommonXact: HammerDB's TPM counts the databases present at both
 // ends of the run; one dropped or made in between is left out (a plain
@@ -19,6 +22,38 @@ func TestCommonXact(t *testing.T) {
 		s, e := commonXact(c.start, c.end)
 		if e-s != c.growth {
 			t.Errorf("%s: growth %d, want %d", c.name, e-s, c.growth)
+		}
+	}
+}
+
+// TestRoutinesMade: init --routines-only says what it made, what was
+// already there and what it kept, from the routines before and after; a
+// user's routine replaced under --force-drop is made in its place, never
+// "kept" (chk33c B1).
+func TestRoutinesMade(t *testing.T) {
+	ours := func(name, sum string) installedRoutine {
+		return installedRoutine{name: name, signature: name + "(integer)", kind: "function", ours: true, sum: sum}
+	}
+	yours := func(name string) installedRoutine {
+		return installedRoutine{name: name, signature: name + "(integer)", kind: "function", sum: "u"}
+	}
+	for _, tc := range []struct {
+		name             string
+		before, after    []installedRoutine
+		made, same, kept []string
+	}{
+		{name: "all made", after: []installedRoutine{ours("neword", "a"), ours("slev", "b")},
+			made: []string{"function neword(integer)", "function slev(integer)"}},
+		{name: "same and made", before: []installedRoutine{ours("neword", "a")}, after: []installedRoutine{ours("neword", "a"), ours("slev", "b")},
+			made: []string{"function slev(integer)"}, same: []string{"function neword(integer)"}},
+		{name: "yours kept", before: []installedRoutine{yours("neword")}, after: []installedRoutine{yours("neword"), ours("slev", "b")},
+			made: []string{"function slev(integer)"}, kept: []string{"function neword(integer)"}},
+		{name: "yours replaced under --force-drop", before: []installedRoutine{yours("neword")}, after: []installedRoutine{ours("neword", "a")},
+			made: []string{"function neword(integer) (in place of yours: --force-drop)"}},
+	} {
+		made, same, kept := routinesMade(tc.before, tc.after)
+		if !slices.Equal(made, tc.made) || !slices.Equal(same, tc.same) || !slices.Equal(kept, tc.kept) {
+			t.Errorf("%s: made %q, same %q, kept %q; want %q, %q, %q", tc.name, made, same, kept, tc.made, tc.same, tc.kept)
 		}
 	}
 }

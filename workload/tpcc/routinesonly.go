@@ -64,27 +64,31 @@ func (g *tpcc) LoadItself(ctx context.Context, db *sqlx.DB) error {
 
 // routinesMade sorts the routines of an init --routines-only, from those
 // installed before and after it: made (not there before, or stampede's
-// but of another kind, signature or body), the same (stampede's, there
-// before with the same signature and body) and kept (the user's).
+// but of another kind, signature or body, or the user's replaced under
+// --force-drop, said so), the same (stampede's, there before with the
+// same signature and body) and kept (the user's, still theirs after).
 func routinesMade(before, after []installedRoutine) (made, same, kept []string) {
 	users := map[string]bool{}
 	was := map[string]string{} // stampede's before: signature -> body's sum
 	for _, r := range before {
 		if !r.ours {
 			users[r.name] = true
-			kept = append(kept, r.kind+" "+r.signature)
 		} else {
 			was[r.kind+" "+r.signature] = r.sum
 		}
 	}
 	for _, r := range after {
-		if !r.ours || users[r.name] {
-			continue
-		}
 		what := r.kind + " " + r.signature
-		if sum, ok := was[what]; ok && sum == r.sum {
+		switch sum, ok := was[what]; {
+		case !r.ours:
+			if users[r.name] {
+				kept = append(kept, what)
+			}
+		case users[r.name]:
+			made = append(made, what+" (in place of yours: --force-drop)")
+		case ok && sum == r.sum:
 			same = append(same, what)
-		} else {
+		default:
 			made = append(made, what)
 		}
 	}
