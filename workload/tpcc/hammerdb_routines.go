@@ -314,8 +314,13 @@ func (g *tpcc) checkRoutines(ctx context.Context, db *sqlx.DB) error {
 				}
 			}
 			if len(found) == 0 {
-				return loadMismatch(fmt.Sprintf("%s %s (%s) is missing from database %s: run `stampede init tpcc %s --routines-only` to make it without reloading, or create it",
-					kind, r.name, r.description, db.Database(), g.initArgs()))
+				// init keeps the user's routines only when told to.
+				keep := ""
+				if g.hammerdb() && slices.ContainsFunc(inst, func(x installedRoutine) bool { return !x.ours }) {
+					keep = " --use-installed-routines"
+				}
+				return loadMismatch(fmt.Sprintf("%s %s (%s) is missing from database %s: run `stampede init tpcc %s --routines-only%s` to make it without reloading, or create it",
+					kind, r.name, r.description, db.Database(), g.initArgs(), keep))
 			}
 			return loadMismatch(fmt.Sprintf("%s %s(%s) (%s) is not in database %s, which has %s instead: the run calls %s's signature; create it with that signature%s",
 				kind, r.name, want, r.description, db.Database(), strings.Join(found, ", "), "HammerDB", g.otherKindHint(inst, r.name)))
