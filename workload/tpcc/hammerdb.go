@@ -242,7 +242,7 @@ func (g *tpcc) hammerHeader(workers int) []string {
 		errs = "a routine's error ends the run (--raise-error)"
 	}
 	deviations := "deviations from the specification, as HammerDB's"
-	if g.hdb.useInstalled {
+	if g.allYours() {
 		// The bodies are the user's: stampede knows only its own.
 		deviations = "deviations from the specification, as HammerDB's (" + g.installedWhy() + ": the installed routines are yours, so what NEWORD draws inside it and how its unused item ends are those of stampede's routines, and yours may differ; the inputs the client passes are as said)"
 	}
@@ -499,13 +499,16 @@ var hammerDeviations = []hammerDeviation{
 func (g *tpcc) hammerDeviationLine() string {
 	var out []string
 	for _, d := range hammerDeviations {
-		if d.calls || !g.hdb.useInstalled {
+		if d.calls || !g.allYours() {
 			out = append(out, d.text)
 		}
 	}
 	what := "stampede's run differs from HammerDB's"
-	if g.hdb.useInstalled {
+	switch {
+	case g.allYours():
 		what += " in its calls (the routines are yours)"
+	case g.hdb.replaced != "":
+		what += " in its calls, and where its routines run (those not named above as yours)"
 	}
 	ways := fmt.Sprintf("%d ways", len(out))
 	if len(out) == 1 {
@@ -513,6 +516,11 @@ func (g *tpcc) hammerDeviationLine() string {
 	}
 	return fmt.Sprintf("%s in %s: %s", what, ways, strings.Join(out, "; "))
 }
+
+// allYours says that every routine a run calls may be the user's (the
+// flag, or HammerDB's build), not only those a run found replaced, which
+// its header names.
+func (g *tpcc) allYours() bool { return g.hdb.useInstalled && g.hdb.replaced == "" }
 
 // installedWhy says why a run calls the routines installed: the flag, or
 // HammerDB's build (hammerBuilt).

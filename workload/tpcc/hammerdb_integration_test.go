@@ -426,6 +426,11 @@ func TestHammerDBUsersRoutines(t *testing.T) {
 		!strings.Contains(strings.Join(gr.hammerHeader(1), "\n"), want) {
 		t.Errorf("a run with a replaced neword: calls the installed routines %v, header:\n%s\nwant %q", gr.hdb.useInstalled, strings.Join(gr.hammerHeader(1), "\n"), want)
 	}
+	// The other routines are still stampede's: the header keeps naming how
+	// they differ from HammerDB's (chk33c B4).
+	if h := strings.Join(gr.hammerHeader(1), "\n"); !strings.Contains(h, "3.3.2.10 and 3.3.2.12 fail") || !strings.Contains(h, "(those not named above as yours)") {
+		t.Errorf("the header of a run with one replaced routine drops the deviations of stampede's others:\n%s", h)
+	}
 	// init: refused without the flag, the user's kept with it.
 	if err := g.installRoutines(ctx, db); err == nil || !strings.Contains(err.Error(), "function neword(integer,integer,integer,integer,integer,integer) in database "+db.Database()+" was not made by stampede, or was replaced since") {
 		t.Errorf("init over a replaced neword: %v", err)
