@@ -152,6 +152,20 @@ func TestTPCCServerSideCompare(t *testing.T) {
 	execIn(t, db, "DROP FUNCTION stampede_payment(integer, integer, integer, integer, integer, integer, numeric, varchar, varchar, numeric)")
 	checkOneLineError(t, stampede(t, "run", "tpcc", "--server-side", "--duration", "1s", "--db", db, "--results-dir", root, srv), 2,
 		"function stampede_payment (Payment) is missing from database "+db+": run `stampede init tpcc --server-side")
+	// A replaced function of stampede's own server-side mode is refused,
+	// and the remedy it names makes stampede's in its place.
+	if r := stampede(t, "init", "tpcc", "--server-side", "--routines-only", "--db", db, srv); r.code != 0 {
+		t.Fatalf("init --routines-only (exit %d):\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	execIn(t, db, "CREATE OR REPLACE FUNCTION stampede_slev(integer, integer, integer) RETURNS integer LANGUAGE sql AS 'SELECT 0'")
+	checkOneLineError(t, stampede(t, "run", "tpcc", "--server-side", "--duration", "1s", "--db", db, "--results-dir", root, srv), 2,
+		"function stampede_slev(integer,integer,integer) in database "+db+" is not the one stampede's init made (made by another, or replaced since): re-run `stampede init tpcc --server-side --routines-only --force-drop")
+	if r := stampede(t, "init", "tpcc", "--server-side", "--routines-only", "--force-drop", "--db", db, srv); r.code != 0 || !strings.Contains(r.stdout+r.stderr, "(in place of yours: --force-drop)") {
+		t.Errorf("the remedy init --routines-only --force-drop (exit %d):\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := stampede(t, "run", "tpcc", "--server-side", "--wait=false", "--duration", "1s", "--skip-checks", "--db", db, "--results-dir", root, srv); r.code != 0 {
+		t.Errorf("run after the remedy (exit %d):\n%s%s", r.code, r.stdout, r.stderr)
+	}
 }
 
 // TestHammerDBCleanupRoutines: cleanup tpcc drops, with the tables, the

@@ -333,7 +333,7 @@ func (g *tpcc) checkRoutines(ctx context.Context, db *sqlx.DB) error {
 			continue
 		}
 		if !inst[i].ours && !g.hdb.useInstalled {
-			return loadMismatch(fmt.Sprintf("%s %s in database %s is not the one stampede's init made (made by another, or replaced since): %sre-run `stampede init tpcc %s --drop`",
+			return loadMismatch(fmt.Sprintf("%s %s in database %s is not the one stampede's init made (made by another, or replaced since): %sre-run `stampede init tpcc %s --routines-only --force-drop` to make stampede's in its place",
 				kind, inst[i].signature, db.Database(), g.useInstalledHint(), g.initArgs()))
 		}
 	}
