@@ -14,7 +14,7 @@ func TestWorkloadVerb(t *testing.T) {
 		want string
 	}{
 		{[]string{"workload", "run", "kv"}, `cockroach's workload "kv" is not one stampede runs`},
-		{[]string{"workload", "run", "tpcc", "--partitions=3"}, "--partitions 3 must be between 1 and --warehouses 1"},
+		{[]string{"workload", "run", "tpcc", "--partitions=3"}, "--partitions 3 without --partition-affinity"},
 		{[]string{"workload", "run", "tpcc", "--warehouses=4", "--partitions=2"}, "--partitions 2 without --partition-affinity"},
 		{[]string{"workload", "run", "ycsb", "--read-freq=0.5"}, "the shares apply with --workload=CUSTOM only"},
 		{[]string{"workload", "run", "ycsb", "--no-such-flag"}, "unknown flag: --no-such-flag"},

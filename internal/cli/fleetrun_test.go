@@ -172,6 +172,13 @@ func loadTenants(t testing.TB, db, name, pattern string, first, last int, args .
 			}
 			if err := workload.Setup(ctx, sdb, gen, workload.LoadOptions{Concurrency: 1}); err != nil {
 				errs <- fmt.Errorf("tenant %d: %w", id, err)
+				return
+			}
+			for _, q := range tenantMarker(t, schema, name, args...) {
+				if _, err := sdb.Exec(ctx, q); err != nil {
+					errs <- fmt.Errorf("tenant %d: %s: %w", id, q, err)
+					return
+				}
 			}
 		}()
 	}
@@ -338,6 +345,11 @@ func TestFleetRunDatabaseMode(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = workload.Setup(ctx, tdb, gen, workload.LoadOptions{Concurrency: 1})
+	for _, q := range tenantMarker(t, "", "bank", "--rows=100") {
+		if err == nil {
+			_, err = tdb.Exec(ctx, q)
+		}
+	}
 	tdb.Close()
 	if err != nil {
 		t.Fatal(err)

@@ -150,7 +150,7 @@ func TestNeverDropsWhatItDidNotMake(t *testing.T) {
 		}, "init's step d (drop) leaves them alone; to drop them anyway, add --force-drop"},
 		{"init pgbench, steps without d", pgbenchTables, nil, func(db string, f ...string) []string {
 			return append(append([]string{"init", "pgbench", "--scale", "1", "--init-steps", "tg"}, f...), dbURL(t, db))
-		}, "stampede did not make it: load into another database (--db NAME), or to drop it anyway, add --force-drop"},
+		}, "stampede did not make them: load into another database (--db NAME), or to drop it anyway, add --force-drop"},
 		{"pgbench form -i, a user's tables of pgbench's names", pgbenchTables, nil, func(db string, f ...string) []string {
 			return append(append([]string{"pgbench", "-i", "-s", "1", "-h", u.Hostname(), "-p", u.Port(), "-U", u.User.Username()}, f...), db)
 		}, "-i would drop pgbench_branches, pgbench_tellers, pgbench_accounts, pgbench_history in database"},

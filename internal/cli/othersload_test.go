@@ -46,7 +46,7 @@ func TestOtherLoadsStayTheirs(t *testing.T) {
 			count: "SELECT count(*) FROM sbtest1", keep: 1},
 		{name: "cockroach-form-over-ycsb", load: [][]string{{"init", "ycsb", "--record-count", "10"}},
 			args: []string{"workload", "init", "bank", "--rows", "10", "--drop"}, db: true, code: 2,
-			want:  []string{"usertable (stampede's load of ycsb)", "--force-drop"},
+			want:  []string{"holds stampede's load of ycsb (table public.usertable), not of bank", "--force-drop"},
 			count: "SELECT count(*) FROM usertable", keep: 10},
 		{name: "cockroach-form-swapped-table", load: [][]string{{"workload", "init", "bank", "--rows", "10", "--db", "DB"}},
 			sql:  []string{"DROP TABLE bank", "CREATE TABLE bank (id BIGINT PRIMARY KEY, balance BIGINT, mine TEXT)", "INSERT INTO bank VALUES (1, 42, 'MY ROW')"},
