@@ -35,17 +35,26 @@ func TestSweepGolden(t *testing.T) {
 	res := &sweep.Result{ID: "20261126-060000-1a2b", Param: sweep.MaxRate, SLO: slo, Search: true, Steps: steps,
 		Stopped: "interrupted at step 4: the search did not finish"}
 	res.Best, res.Miss, res.Peak = &res.Steps[2], &res.Steps[1], &res.Steps[1]
+	checkSweepGolden(t, "sweep", res, "ycsb", "--max-rate", "1000:64000", "a search from 1000 to 64000, within 5%", "30s each")
+}
+
+// checkSweepGolden prints res (its steps begun and ended in order) as a
+// sweep of workload over flag values prints it, as text and as NDJSON,
+// and compares each with testdata/NAME.golden and NAME_json.golden (-update
+// rewrites them).
+func checkSweepGolden(t *testing.T, name string, res *sweep.Result, workload, flag, values, plan, duration string) {
+	t.Helper()
 	for _, asJSON := range []bool{false, true} {
-		golden := "sweep.golden"
+		golden := name + ".golden"
 		if asJSON {
-			golden = "sweep_json.golden"
+			golden = name + "_json.golden"
 		}
 		t.Run(golden, func(t *testing.T) {
 			var out, status bytes.Buffer
-			o := &Sweep{W: &out, Status: &status, JSON: asJSON, Plan: "a search from 1000 to 64000, within 5%", Duration: "30s each",
+			o := &Sweep{W: &out, Status: &status, JSON: asJSON, Plan: plan, Duration: duration,
 				Hint: func(s string) string { return s + " --results-dir /r" }}
-			o.Header(res.ID, "ycsb", "--max-rate", "1000:64000", slo)
-			for _, st := range steps {
+			o.Header(res.ID, workload, flag, values, res.SLO)
+			for _, st := range res.Steps {
 				o.Begin(st, &run.Spec{MaxRate: st.Target, Concurrency: st.Workers})
 				o.End(st)
 			}
@@ -101,35 +110,5 @@ func TestSweepEfficiencyWithinChance(t *testing.T) {
 	}
 	res := &sweep.Result{ID: "20261129-210000-3c4d", Param: "active-warehouses", SLO: slo, Search: true, Steps: steps}
 	res.Best, res.Miss, res.Peak = &res.Steps[0], &res.Steps[1], &res.Steps[1]
-	for _, asJSON := range []bool{false, true} {
-		golden := "sweep_efficiency.golden"
-		if asJSON {
-			golden = "sweep_efficiency_json.golden"
-		}
-		t.Run(golden, func(t *testing.T) {
-			var out, status bytes.Buffer
-			o := &Sweep{W: &out, Status: &status, JSON: asJSON, Plan: "a search from 1 to 8", Duration: "30s ramp + 2m0s each",
-				Hint: func(s string) string { return s + " --results-dir /r" }}
-			o.Header(res.ID, "tpcc", "--active-warehouses", "1:8", slo)
-			for _, st := range steps {
-				o.Begin(st, &run.Spec{Concurrency: st.Workers})
-				o.End(st)
-			}
-			o.Done(res)
-			got := append(status.Bytes(), out.Bytes()...)
-			path := filepath.Join("testdata", golden)
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("got:\n%s\nwant:\n%s", got, want)
-			}
-		})
-	}
+	checkSweepGolden(t, "sweep_efficiency", res, "tpcc", "--active-warehouses", "1:8", "a search from 1 to 8", "30s ramp + 2m0s each")
 }

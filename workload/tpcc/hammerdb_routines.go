@@ -338,27 +338,15 @@ func (g *tpcc) checkRoutines(ctx context.Context, db *sqlx.DB) error {
 		}
 	}
 	if len(replaced) > 0 {
+		verb, s := "is", ""
+		if len(replaced) > 1 {
+			verb, s = "are", "s"
+		}
 		g.hdb.useInstalled = true
 		g.hdb.replaced = fmt.Sprintf("%s in database %s %s not the one%s stampede's init made (yours, or replaced since): the run calls the routines installed, as HammerDB does",
-			strings.Join(replaced, ", "), db.Database(), isAre(len(replaced)), plural(len(replaced)))
+			strings.Join(replaced, ", "), db.Database(), verb, s)
 	}
 	return nil
-}
-
-// isAre is "is" for one, "are" for more.
-func isAre(n int) string {
-	if n == 1 {
-		return "is"
-	}
-	return "are"
-}
-
-// plural is "s" for more than one.
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 // initArgs are the flags of the init that makes the generator's routines.
