@@ -5,8 +5,7 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
-
-	"github.com/stampede-bench/stampede/sqlx"
+	"github.com/stampede-bench/stampede/redact"
 )
 
 // URLArgs checks that every argument left after the flags (args) is a
@@ -29,7 +28,7 @@ func URLArgs(fs *pflag.FlagSet, argv, args []string, command string) error {
 				continue
 			}
 			if f := flagOf(fs, argv[k-1]); f != nil && f.NoOptDefVal != "" {
-				return usagef("unexpected argument %q after %s: a boolean flag takes its value after '=', as %s=false (see `%s --help`)", sqlx.Redact(arg), argv[k-1], argv[k-1], command)
+				return usagef("unexpected argument %q after %s: a boolean flag takes its value after '=', as %s=false (see `%s --help`)", redact.Conn(arg), argv[k-1], argv[k-1], command)
 			}
 			if k < 2 || !strings.HasPrefix(argv[k-1], "-") {
 				continue
@@ -39,10 +38,10 @@ func URLArgs(fs *pflag.FlagSet, argv, args []string, command string) error {
 				if strings.Contains(f.Usage, "`") {
 					value, _ = pflag.UnquoteUsage(f)
 				}
-				return usagef("%s took the flag %s as its value, leaving %q over: %s needs %s right after it (see `%s --help`)", argv[k-2], argv[k-1], sqlx.Redact(arg), argv[k-2], value, command)
+				return usagef("%s took the flag %s as its value, leaving %q over: %s needs %s right after it (see `%s --help`)", argv[k-2], argv[k-1], redact.Conn(arg), argv[k-2], value, command)
 			}
 		}
-		return usagef("unexpected argument %q: URLs look like postgresql://user@host:port/db (see `%s --help`)", sqlx.Redact(arg), command)
+		return usagef("unexpected argument %q: URLs look like postgresql://user@host:port/db (see `%s --help`)", redact.Conn(arg), command)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/stampede-bench/stampede/redact"
 	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/sqlx"
 )
@@ -67,7 +68,7 @@ func (c *clusterConn) spec(rc *run.Conn, urls []string) error {
 		case n == 0 || n > len(urls):
 			return usagef("--locality %s follows no URL: put it right after the URL of the endpoint it describes (postgresql://host:26257/db --locality %s)", v, v)
 		case locs[n-1] != "":
-			return usagef("two localities (%s and %s) for %s: give one --locality per URL", locs[n-1], v, sqlx.Redact(urls[n-1]))
+			return usagef("two localities (%s and %s) for %s: give one --locality per URL", locs[n-1], v, redact.Conn(urls[n-1]))
 		}
 		locs[n-1] = v
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/spf13/pflag"
+	"github.com/stampede-bench/stampede/redact"
 	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/sqlx"
 )
@@ -91,7 +92,7 @@ func (c *Conn) Spec(urls []string) (run.Conn, error) {
 	if c.db != "" {
 		for _, u := range urls {
 			if d := urlDatabase(u); d != "" && d != c.db && !serverDefaultDatabase[d] {
-				return run.Conn{}, usagef("%s %s and database %q, which %s names, disagree: give one of them", dbFlag, c.db, d, sqlx.Redact(u))
+				return run.Conn{}, usagef("%s %s and database %q, which %s names, disagree: give one of them", dbFlag, c.db, d, redact.Conn(u))
 			}
 		}
 	}

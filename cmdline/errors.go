@@ -6,8 +6,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/stampede-bench/stampede/redact"
 	"github.com/stampede-bench/stampede/run"
-	"github.com/stampede-bench/stampede/sqlx"
 )
 
 // usageError is an error of the command line; it matches run.ErrInput,
@@ -73,7 +73,7 @@ func ConnArgs(args []string) []string {
 // PW, cockroach's --password PW). gen k8s's --password-secret NAME names
 // a Kubernetes Secret, not a password: its value is no secret.
 func Secrets(args []string) []string {
-	out := sqlx.Secrets(ConnArgs(args), os.Getenv)
+	out := redact.Secrets(ConnArgs(args), os.Getenv)
 	for i, a := range args[:max(len(args)-1, 0)] {
 		if strings.HasPrefix(a, "-") && !strings.Contains(a, "=") && strings.Contains(a, "password") && !strings.HasSuffix(a, "-secret") && args[i+1] != "" {
 			out = append(out, args[i+1])

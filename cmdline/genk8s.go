@@ -17,12 +17,12 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/stampede-bench/stampede/k8s"
-	"github.com/stampede-bench/stampede/sqlx"
+	"github.com/stampede-bench/stampede/redact"
 	"github.com/stampede-bench/stampede/workload"
 )
 
 // passwordArg finds a password in a YCSB property or key=value argument
-// (db.passwd=, postgrenosql.passwd=, password=) that sqlx.Redact does not
+// (db.passwd=, postgrenosql.passwd=, password=) that redact.Conn does not
 // know as a connection string.
 var passwordArg = regexp.MustCompile(`(?i)(passwd|password|secret)\s*=`)
 
@@ -77,7 +77,7 @@ func GenK8sCommand(env Env, main func(args []string, stderr io.Writer) int) *cob
 				return usagef("gen k8s: give each client's command line after --, as `stampede gen k8s --clients 4 --image IMAGE -- run ycsb --max-rate 20000 --duration 10m URL`")
 			}
 			if dash > 0 {
-				return usagef("gen k8s: unexpected argument %q before --: gen k8s takes flags, then -- and the clients' command line", sqlx.Redact(args[0]))
+				return usagef("gen k8s: unexpected argument %q before --: gen k8s takes flags, then -- and the clients' command line", redact.Conn(args[0]))
 			}
 			if err := emptyK8sFlag(cmd.Flags()); err != nil {
 				return err
@@ -124,7 +124,7 @@ func GenK8sCommand(env Env, main func(args []string, stderr io.Writer) int) *cob
 				return usagef("gen k8s: --start-at %s is past: give a time the pods will not have reached, or next:1m", s.StartAt)
 			}
 			for k, a := range args {
-				if sqlx.Redact(a) != a || strings.HasPrefix(a, "--pgsql-password") || passwordArg.MatchString(a) {
+				if redact.Conn(a) != a || strings.HasPrefix(a, "--pgsql-password") || passwordArg.MatchString(a) {
 					return ownUsage("gen k8s: the clients' command line holds a password, which is never written into a manifest: give the URL without it, store it in a Secret and give --password-secret NAME; the Secret is made with kubectl create secret generic NAME --from-literal=password=PASSWORD")
 				}
 				name, value, eq := strings.Cut(strings.TrimLeft(a, "-"), "=")

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/stampede-bench/stampede/sqlx"
+	"github.com/stampede-bench/stampede/redact"
 	"github.com/stampede-bench/stampede/workload"
 )
 
@@ -97,7 +97,7 @@ func (h Hinter) Complete(hint string) string {
 		}
 		if !strings.HasPrefix(arg, "-") {
 			if strings.Contains(arg, "://") || strings.Contains(arg, "=") {
-				add = append(add, shellQuote(sqlx.RedactText(sqlx.Redact(arg))))
+				add = append(add, shellQuote(redact.Text(redact.Conn(arg))))
 			}
 			continue
 		}
@@ -113,12 +113,12 @@ func (h Hinter) Complete(hint string) string {
 		}
 		keep := !given[f.Name] && !notCarried[f.Name] && ignored[f.Name] == "" && !(drop && splitFlags[f.Name])
 		if keep {
-			add = append(add, shellQuote(sqlx.RedactText(arg)))
+			add = append(add, shellQuote(redact.Text(arg)))
 		}
 		if takesNext && i+1 < len(h.Argv) {
 			i++
 			if keep {
-				add = append(add, shellQuote(sqlx.RedactText(h.Argv[i])))
+				add = append(add, shellQuote(redact.Text(h.Argv[i])))
 			}
 		}
 	}

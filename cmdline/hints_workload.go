@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/stampede-bench/stampede/redact"
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
 )
@@ -29,7 +30,7 @@ func NoDatabaseHint(argv []string) string {
 // workload's name: a URL put first, or an unknown name.
 func NotWorkload(verb, word string) error {
 	if strings.Contains(word, "://") || strings.Contains(word, "=") {
-		return usagef("%q is a URL, not a workload: name the workload first, as in `stampede %s WORKLOAD [flags] URL...` (workloads: %s)", sqlx.Redact(word), verb, WorkloadNames())
+		return usagef("%q is a URL, not a workload: name the workload first, as in `stampede %s WORKLOAD [flags] URL...` (workloads: %s)", redact.Conn(word), verb, WorkloadNames())
 	}
 	return usagef("unknown workload %q: see `stampede workloads` (available: %s)", word, WorkloadNames())
 }

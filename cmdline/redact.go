@@ -4,11 +4,11 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/stampede-bench/stampede/sqlx"
+	"github.com/stampede-bench/stampede/redact"
 )
 
 // urlInWord finds the URLs of a command-line word: a scheme, "://", and
-// everything up to the next white space or quote (as sqlx.RedactText).
+// everything up to the next white space or quote (as redact.Text).
 var urlInWord = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>]*`)
 
 // dsnPair finds the pairs of a key=value DSN whose keys never hold a
@@ -20,7 +20,7 @@ var dsnKey = regexp.MustCompile(`(^|\s)[A-Za-z_]+\s*=`)
 
 // redactWord returns a command-line word with connection secrets replaced.
 // The passwords of its URLs (user info and parameters) and of its
-// password=... pairs are replaced by sqlx.RedactText, which keeps every
+// password=... pairs are replaced by redact.Text, which keeps every
 // other part of a URL as written. Then the secrets of the command's
 // connection strings (and PGPASSWORD) are scrubbed wherever else they
 // appear (a tag, a note), but not from a URL's other parts or from the
@@ -28,7 +28,7 @@ var dsnKey = regexp.MustCompile(`(^|\s)[A-Za-z_]+\s*=`)
 // ("postgresql://postgres:postgres@h") must not turn the user, or the
 // scheme, into "xxxxx", or the command would no longer run as the user's.
 func redactWord(w string, secrets []string) string {
-	w = sqlx.RedactText(w)
+	w = redact.Text(w)
 	keep := urlInWord.FindAllStringIndex(w, -1)
 	if len(dsnKey.FindAllStringIndex(w, 2)) == 2 { // a DSN, not a tag's "user=x"
 		keep = append(keep, dsnPair.FindAllStringIndex(w, -1)...)
@@ -42,7 +42,7 @@ func redactWord(w string, secrets []string) string {
 				next, end = max(k[0], i), k[1]
 			}
 		}
-		b.WriteString(sqlx.ScrubText(w[i:next], secrets))
+		b.WriteString(redact.ScrubText(w[i:next], secrets))
 		b.WriteString(w[next:end])
 		i = end
 	}

@@ -14,9 +14,9 @@ import (
 	"github.com/stampede-bench/stampede/internal/gcpace"
 	"github.com/stampede-bench/stampede/limit"
 	"github.com/stampede-bench/stampede/output"
+	"github.com/stampede-bench/stampede/redact"
 	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/runlog"
-	"github.com/stampede-bench/stampede/sqlx"
 )
 
 // RunFlags are the flags of `stampede run`: the run options, its outputs,
@@ -381,13 +381,13 @@ func (r *RunFlags) Resolve(fs *pflag.FlagSet) error {
 }
 
 // tagMap returns the run's tags (checked by validate), with the passwords
-// they hold masked (sqlx.RedactTags): a tag is free text that may quote a
+// they hold masked (redact.Tags): a tag is free text that may quote a
 // connection string, or give a password of the run's connection (one of
 // secrets) bare, and its passwords never reach run.json, the index,
 // `runs`, `report` or `compare`.
 func (r *RunFlags) tagMap(secrets []string) map[string]string {
 	tags, _ := runlog.ParseTags(r.tags)
-	return sqlx.RedactTags(tags, secrets)
+	return redact.Tags(tags, secrets)
 }
 
 // The values of --io-mode.

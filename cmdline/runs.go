@@ -5,8 +5,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/stampede-bench/stampede/redact"
 	"github.com/stampede-bench/stampede/runlog"
-	"github.com/stampede-bench/stampede/sqlx"
 )
 
 // OpenRuns opens the runs a report names: each ref (a run id, a unique
@@ -68,9 +68,9 @@ func OpenRunsFrom(src *RunSource, refs, tags []string) ([]*runlog.Run, error) {
 		if root == "" {
 			where := "--results-dir none"
 			if src.StoreURL != os.Getenv("STAMPEDE_RESULTS_URL") {
-				where += " --results-url " + shellQuote(sqlx.Redact(src.StoreURL))
+				where += " --results-url " + shellQuote(redact.Conn(src.StoreURL))
 			}
-			return nil, usagef("no run of the results store %s has the tags %s%s: see `stampede runs %s`", sqlx.Redact(src.StoreURL), strings.Join(tags, ", "), note, where)
+			return nil, usagef("no run of the results store %s has the tags %s%s: see `stampede runs %s`", redact.Conn(src.StoreURL), strings.Join(tags, ", "), note, where)
 		}
 		return nil, usagef("no run under %s has the tags %s%s: see `stampede runs --results-dir %s`", root, strings.Join(tags, ", "), note, root)
 	}

@@ -32,7 +32,7 @@
 //
 // Errors are JSON objects {"error": "..."}: 404 for a run that does not
 // exist or whose directory is gone, 400 for bad parameters. No response
-// holds a password: every string served goes through sqlx.RedactText, and
+// holds a password: every string served goes through redact.Text, and
 // the command line, flags and tags through the redaction `run` applies.
 //
 // Everything under / that is not /api/ is the front end, embedded in the

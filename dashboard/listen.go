@@ -13,8 +13,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/stampede-bench/stampede/redact"
 	"github.com/stampede-bench/stampede/results/store"
-	"github.com/stampede-bench/stampede/sqlx"
 )
 
 // ErrListen marks an address the dashboard cannot listen on because of
@@ -157,7 +157,7 @@ func Start(ctx context.Context, o Options, log io.Writer) error {
 			return err
 		}
 		defer os.RemoveAll(empty)
-		o.Root, serving = empty, "the results store "+sqlx.Redact(o.StoreURL)
+		o.Root, serving = empty, "the results store "+redact.Conn(o.StoreURL)
 	}
 	fi, err := os.Stat(o.Root)
 	switch {
@@ -170,7 +170,7 @@ func Start(ctx context.Context, o Options, log io.Writer) error {
 	if err != nil {
 		return err
 	}
-	cfg := Config{Root: o.Root, StoreName: sqlx.Redact(o.StoreURL)}
+	cfg := Config{Root: o.Root, StoreName: redact.Conn(o.StoreURL)}
 	if st != nil {
 		defer st.Close()
 		cfg.Store = st

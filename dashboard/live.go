@@ -10,9 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stampede-bench/stampede/redact"
 	"github.com/stampede-bench/stampede/results"
 	"github.com/stampede-bench/stampede/runlog"
-	"github.com/stampede-bench/stampede/sqlx"
 )
 
 // LiveInterval is the data of one "interval" event of /api/runs/{id}/live:
@@ -146,7 +146,7 @@ func (s *Server) handleLive(w http.ResponseWriter, r *http.Request, run *runlog.
 			if !pump() {
 				return
 			}
-			end := LiveEnd{Status: info.Info.Status, Error: sqlx.RedactText(info.Info.Error), Intervals: n}
+			end := LiveEnd{Status: info.Info.Status, Error: redact.Text(info.Info.Error), Intervals: n}
 			if f.Pending() {
 				end.Error = "the run stopped in the middle of an interval: its last histograms have no commit record"
 			}

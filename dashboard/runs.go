@@ -14,9 +14,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stampede-bench/stampede/redact"
 	"github.com/stampede-bench/stampede/results/store"
 	"github.com/stampede-bench/stampede/runlog"
-	"github.com/stampede-bench/stampede/sqlx"
 )
 
 // RunItem is one run in the runs list: the row `stampede runs` lists,
@@ -313,7 +313,7 @@ func (s *Server) handleRuns(w http.ResponseWriter, r *http.Request) {
 	if lo := (page - 1) * perPage; lo < len(sel) {
 		for _, it := range sel[lo:min(lo+perPage, len(sel))] {
 			r := *it
-			r.Tags = sqlx.RedactTags(r.Tags, nil)
+			r.Tags = redact.Tags(r.Tags, nil)
 			out.Runs = append(out.Runs, r)
 		}
 	}

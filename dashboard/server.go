@@ -18,10 +18,10 @@ import (
 
 	"github.com/stampede-bench/stampede/cmdline"
 	"github.com/stampede-bench/stampede/output"
+	"github.com/stampede-bench/stampede/redact"
 	"github.com/stampede-bench/stampede/results"
 	"github.com/stampede-bench/stampede/results/store"
 	"github.com/stampede-bench/stampede/runlog"
-	"github.com/stampede-bench/stampede/sqlx"
 )
 
 // Config says what a Server serves.
@@ -167,7 +167,7 @@ func writeError(w http.ResponseWriter, code int, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(code)
-	_ = json.NewEncoder(w).Encode(map[string]string{"error": sqlx.RedactText(msg)})
+	_ = json.NewEncoder(w).Encode(map[string]string{"error": redact.Text(msg)})
 }
 
 // fail answers err: an *httpError with its status, anything else 500.
@@ -197,7 +197,7 @@ func writeJSON(w http.ResponseWriter, v any) {
 }
 
 // redactJSON returns data with the passwords in every string of it masked
-// (sqlx.RedactText), numbers kept as written. It is the last safeguard:
+// (redact.Text), numbers kept as written. It is the last safeguard:
 // what the server serves was redacted when the run saved it, and again
 // when it was read.
 func redactJSON(data []byte) ([]byte, error) {
@@ -213,7 +213,7 @@ func redactJSON(data []byte) ([]byte, error) {
 	return json.Marshal(redactValue(v))
 }
 
-// mayHoldSecret reports whether data holds text RedactText could mask: a
+// mayHoldSecret reports whether data holds text redact.Text could mask: a
 // URL or a password=... pair. Most responses (series of numbers) hold
 // neither and are served without decoding them again.
 func mayHoldSecret(data []byte) bool {
@@ -223,7 +223,7 @@ func mayHoldSecret(data []byte) bool {
 func redactValue(v any) any {
 	switch x := v.(type) {
 	case string:
-		return sqlx.RedactText(x)
+		return redact.Text(x)
 	case []any:
 		for i := range x {
 			x[i] = redactValue(x[i])
@@ -231,7 +231,7 @@ func redactValue(v any) any {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[sqlx.RedactText(k)] = redactValue(e)
+			out[redact.Text(k)] = redactValue(e)
 		}
 		return out
 	}
@@ -501,16 +501,16 @@ type Header struct {
 func header(run *runlog.Run) Header {
 	info := run.Info
 	secrets := cmdline.Secrets(info.Command)
-	flags := sqlx.RedactFlags(info.Flags, secrets)
+	flags := redact.Flags(info.Flags, secrets)
 	eps := make([]string, len(info.Endpoints))
 	for i, e := range info.Endpoints {
-		eps[i] = sqlx.Redact(e)
+		eps[i] = redact.Conn(e)
 	}
 	h := Header{
 		ID: info.ID, Dir: run.Dir, Workload: info.Workload, WorkloadVersion: info.WorkloadVersion,
-		Status: info.Status, Error: sqlx.ScrubText(sqlx.RedactText(info.Error), secrets),
+		Status: info.Status, Error: redact.ScrubText(redact.Text(info.Error), secrets),
 		Start: info.Start, RampEnd: info.RampEnd, End: info.End,
-		Command: cmdline.RedactArgs(info.Command), Flags: flags, Tags: sqlx.RedactTags(info.Tags, secrets),
+		Command: cmdline.RedactArgs(info.Command), Flags: flags, Tags: redact.Tags(info.Tags, secrets),
 		Series: info.Series, StampedeVersion: info.StampedeVersion, ServerVersion: info.ServerVersion,
 		Endpoints: eps, Database: info.Database, Seed: info.Seed, Host: info.Host,
 		Limits: info.Limits, Telemetry: info.Telemetry,

@@ -15,6 +15,7 @@ import (
 	"text/template"
 	"time"
 
+	"github.com/stampede-bench/stampede/redact"
 	"github.com/stampede-bench/stampede/sqlx"
 )
 
@@ -133,7 +134,7 @@ func Servers(urls []string) ([]Server, string, error) {
 		}
 		for _, h := range hosts {
 			if strings.HasPrefix(h.host, "/") {
-				return nil, "", fmt.Errorf("%s connects through the Unix socket %s: HAProxy balances TCP, give the node's host:port", sqlx.Redact(u), h.host)
+				return nil, "", fmt.Errorf("%s connects through the Unix socket %s: HAProxy balances TCP, give the node's host:port", redact.Conn(u), h.host)
 			}
 			addr := net.JoinHostPort(h.host, strconv.Itoa(int(h.port)))
 			if first, ok := seen[addr]; ok {

@@ -12,8 +12,8 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/stampede-bench/stampede/redact"
 	"github.com/stampede-bench/stampede/runlog"
-	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/stats"
 	"github.com/stampede-bench/stampede/telemetry"
 )
@@ -234,7 +234,7 @@ func CompareBy(a, b *runlog.Run, by string) (Comparison, [2]View, error) {
 	if a.Info.Workload == b.Info.Workload {
 		// Compared as run.json's readers show them: a password never
 		// leaves a run directory through compare.
-		c.Flags = flagDiffs(sqlx.RedactFlags(a.Info.Flags, nil), sqlx.RedactFlags(b.Info.Flags, nil))
+		c.Flags = flagDiffs(redact.Flags(a.Info.Flags, nil), redact.Flags(b.Info.Flags, nil))
 	}
 	var names []string
 	opsA, opsB := map[string]*stats.Summary{}, map[string]*stats.Summary{}

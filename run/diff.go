@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/stampede-bench/stampede/datadiff"
+	"github.com/stampede-bench/stampede/redact"
 	"github.com/stampede-bench/stampede/runlog"
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
@@ -80,7 +81,7 @@ func Diff(ctx context.Context, spec DiffSpec) (*datadiff.Result, string, error) 
 	info := runlog.RunInfo{ID: runlog.NewID(DiffWorkload, start), Workload: DiffWorkload, Command: spec.Command, Flags: spec.Flags,
 		Series: []string{}, StampedeVersion: VersionString(), Host: runlog.HostFacts(), Start: start}
 	for _, u := range spec.URLs {
-		info.Endpoints = append(info.Endpoints, sqlx.Redact(u))
+		info.Endpoints = append(info.Endpoints, redact.Conn(u))
 	}
 	rw, err := runlog.Create(root, info)
 	if err != nil {

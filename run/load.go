@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/stampede-bench/stampede/dialect"
+	"github.com/stampede-bench/stampede/redact"
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
 )
@@ -450,7 +451,7 @@ func Check(ctx context.Context, gen workload.Generator, c Conn, out, log io.Writ
 			if i < len(c.Localities) {
 				one.Localities = []string{c.Localities[i]}
 			}
-			fmt.Fprintf(log, "checking through %s (URL %d of %d)\n", sqlx.Redact(u), i+1, len(c.URLs))
+			fmt.Fprintf(log, "checking through %s (URL %d of %d)\n", redact.Conn(u), i+1, len(c.URLs))
 			if err := Check(ctx, gen, one, out, log); err != nil {
 				return err
 			}

@@ -26,6 +26,7 @@ import (
 	"github.com/stampede-bench/stampede/internal/exposed"
 	"github.com/stampede-bench/stampede/internal/gcpace"
 	"github.com/stampede-bench/stampede/promexport"
+	"github.com/stampede-bench/stampede/redact"
 	"github.com/stampede-bench/stampede/report"
 	"github.com/stampede-bench/stampede/results"
 	"github.com/stampede-bench/stampede/results/store"
@@ -425,7 +426,7 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 	// The caller may have masked the tags already (the command line knows
 	// more passwords: a config file's, db.passwd); the run masks those of
 	// its own connections and $PGPASSWORD in any case.
-	tags := sqlx.RedactTags(s.Tags, sqlx.Secrets(s.Conn.URLs, os.Getenv))
+	tags := redact.Tags(s.Tags, redact.Secrets(s.Conn.URLs, os.Getenv))
 	info := runlog.RunInfo{
 		Telemetry:       s.Telemetry.info(r.cfg.DisplayEvery),
 		FormatVersion:   runlog.FormatVersion,

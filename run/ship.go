@@ -9,8 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/stampede-bench/stampede/redact"
 	"github.com/stampede-bench/stampede/results/store"
-	"github.com/stampede-bench/stampede/sqlx"
 )
 
 // NoResultsDir is the --results-dir value of a run that keeps no run
@@ -111,7 +111,7 @@ func uploadCommand(dir, url, from string) string {
 	if from != "--results-url" {
 		return "`" + cmd + "`"
 	}
-	red := sqlx.Redact(url)
+	red := redact.Conn(url)
 	cmd = "`" + cmd + " --results-url " + shellQuote(red) + "`"
 	if red != url {
 		cmd += " (the password in place of its mask)"

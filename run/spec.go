@@ -131,7 +131,7 @@ type Spec struct {
 	// Tags label the run; passwords in them are masked before run.json
 	// records them: those of connection strings and password= pairs they
 	// quote, and the passwords of Conn's URLs and $PGPASSWORD wherever
-	// they appear (sqlx.RedactTags).
+	// they appear (redact.Tags).
 	Tags map[string]string
 	// Command and Flags are the command line and the flag values, as
 	// run.json records them (redacted by the caller).

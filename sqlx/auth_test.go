@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/stampede-bench/stampede/localpg"
+	"github.com/stampede-bench/stampede/redact"
 	"github.com/stampede-bench/stampede/sqlx"
 )
 
@@ -195,7 +196,7 @@ func TestTLSAndSCRAM(t *testing.T) {
 		} {
 			_, err := openAndCheckSSL(ctx, u)
 			if err == nil {
-				t.Errorf("wrong password: connected with %s", sqlx.Redact(u))
+				t.Errorf("wrong password: connected with %s", redact.Conn(u))
 				continue
 			}
 			ce := checkConnectError(t, "wrong password", err, wrong)

@@ -21,6 +21,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/stampede-bench/stampede/dialect"
+	"github.com/stampede-bench/stampede/redact"
 )
 
 // Driver names accepted by Options.Driver.
@@ -139,11 +140,11 @@ func ParseConfigs(opts Options) ([]*pgxpool.Config, error) {
 			return nil, err
 		}
 		if u != "" && !strings.Contains(u, "=") && !strings.Contains(u, "://") {
-			return nil, fmt.Errorf("malformed connection URL %q: expected postgresql://user@host:port/db or key=value pairs", Redact(u))
+			return nil, fmt.Errorf("malformed connection URL %q: expected postgresql://user@host:port/db or key=value pairs", redact.Conn(u))
 		}
 		if strings.Contains(u, "://") && !strings.HasPrefix(u, "postgres://") && !strings.HasPrefix(u, "postgresql://") {
 			scheme, _, _ := strings.Cut(u, "://")
-			return nil, fmt.Errorf("unsupported URL scheme %q in %s: use postgresql://", scheme, oneLine(Redact(u)))
+			return nil, fmt.Errorf("unsupported URL scheme %q in %s: use postgresql://", scheme, oneLine(redact.Conn(u)))
 		}
 		if err := CheckUserinfo(u); err != nil {
 			// libpq and pgx end the user information at its first '@':
@@ -159,7 +160,7 @@ func ParseConfigs(opts Options) ([]*pgxpool.Config, error) {
 			if msg := envDetail(err, u, os.Getenv); msg != "" {
 				return nil, errors.New(msg)
 			}
-			msg := fmt.Sprintf("malformed connection URL %s: %s", oneLine(Redact(u)), oneLine(parseDetail(err, u)))
+			msg := fmt.Sprintf("malformed connection URL %s: %s", oneLine(redact.Conn(u)), oneLine(parseDetail(err, u)))
 			if isURL(u) && strings.Count(u, "@") > 1 {
 				msg += "; if a password or user name holds an '@', write it as %40"
 			}
@@ -218,7 +219,7 @@ func HideUserinfo(conn string) string {
 		rest = rest[:q]
 	}
 	if at := strings.LastIndexByte(rest, '@'); at >= 0 {
-		rest = redacted + rest[at:]
+		rest = redact.Mask + rest[at:]
 	}
 	return scheme + "://" + rest
 }

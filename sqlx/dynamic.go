@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stampede-bench/stampede/redact"
 )
 
 // EndpointsFileEvery is how often Open's endpoints file is read again.
@@ -65,7 +66,7 @@ func endpointEntries(opts Options) ([]entry, error) {
 				return nil, err
 			}
 			if loc != "" && loc != given {
-				return nil, ConfigErrorf("%s has ?locality=%s and --locality %s: give one of them", Redact(u), loc, given)
+				return nil, ConfigErrorf("%s has ?locality=%s and --locality %s: give one of them", redact.Conn(u), loc, given)
 			}
 			loc = given
 		}
@@ -390,7 +391,7 @@ func (db *DB) applyFile(entries []entry) {
 		have[en.key()] = true
 		e, err := db.newEndpoint(context.Background(), en, len(db.endpointSet().live)+1, 0)
 		if err != nil {
-			db.warnf("endpoints file: cannot add %s: %v", Redact(en.conn), err)
+			db.warnf("endpoints file: cannot add %s: %v", redact.Conn(en.conn), err)
 			continue
 		}
 		for _, fn := range db.dyn.watchers {

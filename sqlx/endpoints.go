@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stampede-bench/stampede/redact"
 )
 
 // Endpoint describes one endpoint of a DB: a server, or a proxy in front
@@ -97,7 +98,7 @@ func SplitLocality(conn string) (string, string, error) {
 			}
 			u, err := url.QueryUnescape(v)
 			if err != nil {
-				return "", "", fmt.Errorf("malformed ?locality= in %s: %v", Redact(conn), err)
+				return "", "", fmt.Errorf("malformed ?locality= in %s: %v", redact.Conn(conn), err)
 			}
 			loc = u
 		}

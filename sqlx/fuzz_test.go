@@ -6,6 +6,7 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/stampede-bench/stampede/redact"
 	"github.com/stampede-bench/stampede/sqlx"
 )
 
@@ -114,11 +115,11 @@ func FuzzRedact(f *testing.F) {
 	f.Add(uint8(5), "bob", "hunter2", "localhost", "sslmode=disable")
 	f.Fuzz(func(t *testing.T, form uint8, user, pw, host, extra string) {
 		s := connString(form, user, pw, host, extra)
-		out := sqlx.Redact(s) // must not panic
-		if checkablePassword(form, s, pw) && leaked(out, pw) && !arisesWithout(pw, form, user, host, extra, sqlx.Redact) {
-			t.Errorf("Redact(%q) = %q shows the password %q", s, out, pw)
+		out := redact.Conn(s) // must not panic
+		if checkablePassword(form, s, pw) && leaked(out, pw) && !arisesWithout(pw, form, user, host, extra, redact.Conn) {
+			t.Errorf("redact.Conn(%q) = %q shows the password %q", s, out, pw)
 		}
-		_ = sqlx.Redact(user + pw + host + extra) // arbitrary text: must not panic
+		_ = redact.Conn(user + pw + host + extra) // arbitrary text: must not panic
 	})
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stampede-bench/stampede/redact"
 	"github.com/stampede-bench/stampede/sqlx"
 )
 
@@ -101,8 +102,8 @@ func TestScrubText(t *testing.T) {
 		{"empty secret", "abc", []string{""}, "abc"},
 		{"none", "abc", nil, "abc"},
 	} {
-		if got := sqlx.ScrubText(tc.in, tc.secrets); got != tc.want {
-			t.Errorf("%s: ScrubText(%q, %q) = %q, want %q", tc.name, tc.in, tc.secrets, got, tc.want)
+		if got := redact.ScrubText(tc.in, tc.secrets); got != tc.want {
+			t.Errorf("%s: redact.ScrubText(%q, %q) = %q, want %q", tc.name, tc.in, tc.secrets, got, tc.want)
 		}
 	}
 }
@@ -124,8 +125,8 @@ func TestRedactTags(t *testing.T) {
 		{"a URL", map[string]string{"target": "postgresql://u:other@h/db"}, map[string]string{"target": "postgresql://u:xxxxx@h/db"}},
 		{"empty value", map[string]string{"job": ""}, map[string]string{"job": ""}},
 	} {
-		if got := sqlx.RedactTags(tc.in, secrets); !maps.Equal(got, tc.want) || (got == nil) != (tc.want == nil) {
-			t.Errorf("%s: RedactTags(%v) = %v, want %v", tc.name, tc.in, got, tc.want)
+		if got := redact.Tags(tc.in, secrets); !maps.Equal(got, tc.want) || (got == nil) != (tc.want == nil) {
+			t.Errorf("%s: redact.Tags(%v) = %v, want %v", tc.name, tc.in, got, tc.want)
 		}
 	}
 }

@@ -53,8 +53,8 @@ import (
 	"strings"
 
 	"github.com/stampede-bench/stampede/engine"
+	"github.com/stampede-bench/stampede/redact"
 	"github.com/stampede-bench/stampede/run"
-	"github.com/stampede-bench/stampede/sqlx"
 	wycsb "github.com/stampede-bench/stampede/workload/ycsb"
 )
 
@@ -238,7 +238,7 @@ func (p *parser) scrub(err error) error {
 		add(k, v.value)
 	}
 	msg := err.Error()
-	if scrubbed := sqlx.ScrubText(msg, secrets); scrubbed != msg {
+	if scrubbed := redact.ScrubText(msg, secrets); scrubbed != msg {
 		return usageError{errors.New(scrubbed)}
 	}
 	return err
@@ -683,7 +683,7 @@ func (p *parser) line() (*Line, error) {
 	out.Args = append(out.Args, flags...)
 	out.Args = append(out.Args, p.pass...)
 	out.Args = append(out.Args, urls...)
-	out.Secrets = slices.Compact(slices.Sorted(slices.Values(sqlx.Secrets(urls, nil))))
+	out.Secrets = slices.Compact(slices.Sorted(slices.Values(redact.Secrets(urls, nil))))
 	return out, nil
 }
 

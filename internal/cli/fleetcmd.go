@@ -10,9 +10,9 @@ import (
 	"github.com/stampede-bench/stampede/cmdline"
 	"github.com/stampede-bench/stampede/fleet"
 	"github.com/stampede-bench/stampede/output"
+	"github.com/stampede-bench/stampede/redact"
 	"github.com/stampede-bench/stampede/report"
 	"github.com/stampede-bench/stampede/run"
-	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/stats"
 	"github.com/stampede-bench/stampede/workload"
 )
@@ -136,7 +136,7 @@ Examples:
 			stmt, urls := args[0], args[1:]
 			for _, u := range urls {
 				if !strings.Contains(u, "://") && !strings.Contains(u, "=") {
-					return usagef("unexpected argument %q: give one statement, then URLs (quote the statement)", sqlx.Redact(u))
+					return usagef("unexpected argument %q: give one statement, then URLs (quote the statement)", redact.Conn(u))
 				}
 			}
 			if workloadName == "" {

@@ -18,6 +18,7 @@ import (
 	pgline "github.com/stampede-bench/stampede/cmdline/pgbench"
 	sbline "github.com/stampede-bench/stampede/cmdline/sysbench"
 	ycsbcmd "github.com/stampede-bench/stampede/cmdline/ycsb"
+	"github.com/stampede-bench/stampede/redact"
 	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
@@ -62,7 +63,7 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if len(args) > 0 && args[0] == "pgbench" { // `stampede pgbench -c 8 -T 60 bench`, or a binary named pgbench
 		l, err := pgline.Parse(args[1:], pgline.Getenv)
 		if err != nil {
-			fmt.Fprintf(stderr, "pgbench: error: %s\n", sqlx.ScrubText(oneLine(err.Error()), a.secrets))
+			fmt.Fprintf(stderr, "pgbench: error: %s\n", redact.ScrubText(oneLine(err.Error()), a.secrets))
 			return exitCode(err)
 		}
 		if l.Args == nil {
@@ -82,7 +83,7 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		l, done, err := sbline.Command(args, a.sysbenchFlags, stdout, stderr, run.VersionString())
 		if err != nil || done {
 			if err != nil {
-				fmt.Fprintf(stderr, "stampede: error: %s\n", sqlx.ScrubText(oneLine(err.Error()), a.secrets))
+				fmt.Fprintf(stderr, "stampede: error: %s\n", redact.ScrubText(oneLine(err.Error()), a.secrets))
 			}
 			return exitCode(err)
 		}
@@ -160,7 +161,7 @@ func (a *app) ycsbLine(args []string) ([]string, error) {
 	a.form = "ycsb"
 	a.secrets = append(a.secrets, line.Secrets...)
 	for i := range a.args {
-		a.args[i] = sqlx.Scrub(a.args[i], line.Secrets) // db.passwd
+		a.args[i] = redact.Scrub(a.args[i], line.Secrets) // db.passwd
 	}
 	for _, w := range line.Warnings {
 		fmt.Fprintf(a.stderr, "warning: %s\n", w)

@@ -246,10 +246,17 @@ func TestSweepSearch(t *testing.T) {
 			t.Errorf("step %d at %g lies between best %g and miss %g", st.Step, st.Value, best.Value, miss.Value)
 		}
 	}
-	// A plain --search confirms its boundary on 3 runs of each value
-	// (--repeat's default with --search): 12 probes, then 4 more.
-	if len(s.Steps) > 16 {
-		t.Errorf("%d probes for a 5%% answer over 5 decades", len(s.Steps))
+	// A plain --search bisects to 5% over 5 decades in about 10 values,
+	// then confirms its boundary on 3 runs of each (--repeat's default
+	// with --search). The null driver's capacity is the client's CPU, so
+	// on a loaded machine a confirmation can turn a verdict over and the
+	// bisection go on from there (CI: 25 runs): bounded, not exact.
+	values := map[float64]bool{}
+	for _, st := range s.Steps {
+		values[st.Value] = true
+	}
+	if len(values) > 16 || len(s.Steps) > 32 {
+		t.Errorf("%d probes of %d values for a 5%% answer over 5 decades", len(s.Steps), len(values))
 	}
 	for _, b := range []*sweepStep{best, miss} {
 		n := 0

@@ -41,16 +41,22 @@ func TestLayers(t *testing.T) {
 			t.Errorf("internal/cacheline depends on %s: it must stay a leaf that anything may use", d)
 		}
 	}
+	for _, d := range all["redact"] {
+		if !isStd(d) {
+			t.Errorf("redact depends on %s: it must stay a leaf that anything may use", d)
+		}
+	}
 	for _, d := range all["procmatch"] {
 		if !isStd(d) {
 			t.Errorf("procmatch depends on %s: it must stay a leaf that anything may use", d)
 		}
 	}
-	// internal/cacheline is memory layout only and procmatch the rule that
-	// picks processes by pattern (no imports of ours, no I/O): the leaves
-	// may use them as they use the standard library.
+	// internal/cacheline is memory layout only, procmatch the rule that
+	// picks processes by pattern and redact the masking of secrets in text
+	// (no imports of ours, no I/O): the leaves may use them as they use the
+	// standard library.
 	ours := func(p string) bool {
-		return strings.HasPrefix(p, module+"/") && p != module+"/internal/cacheline" && p != module+"/procmatch"
+		return strings.HasPrefix(p, module+"/") && p != module+"/internal/cacheline" && p != module+"/procmatch" && p != module+"/redact"
 	}
 	sql := func(p string) bool {
 		return strings.HasPrefix(p, "github.com/jackc/") || p == "database/sql" || strings.HasPrefix(p, "modernc.org/sqlite")

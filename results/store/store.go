@@ -23,6 +23,7 @@ import (
 	"modernc.org/sqlite"               // database/sql driver "sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
+	"github.com/stampede-bench/stampede/redact"
 	"github.com/stampede-bench/stampede/results"
 	"github.com/stampede-bench/stampede/runlog"
 	"github.com/stampede-bench/stampede/sqlx"
@@ -316,7 +317,7 @@ func unreachable(rawURL string, err error) error {
 	} else if !strings.Contains(why, "; ") { // no advice of sqlx's
 		why += "; check the URL, and that its server is up"
 	}
-	return &UnreachableError{Store: sqlx.Redact(rawURL), Why: why}
+	return &UnreachableError{Store: redact.Conn(rawURL), Why: why}
 }
 
 // UnreachableError is Open's error for a PostgreSQL store it cannot
