@@ -96,7 +96,7 @@ func (g *tpcc) Figures(counts map[string]int64, elapsed time.Duration) []workloa
 		nopm := float64(m.newOrders) / d.Minutes()
 		figs = append(figs, workload.Figure{Name: "NOPM", Value: nopm, Observed: true,
 			Text: fmt.Sprintf("%.0f (from the server, as HammerDB: sum(d_next_o_id) over every warehouse grew by %d, the committed New-Orders, in the %s between the clients' latest start read and earliest end read%s)",
-				nopm, m.newOrders, d.Round(time.Millisecond), g.nopmNote())})
+				nopm, m.newOrders, d.Round(time.Millisecond), g.nopmNote()+g.noOrdersNote(counts[txs[opNewOrder].name], m.newOrders))})
 	} else if n, d, ok := g.run.meas.newOrders(); ok {
 		nopm := float64(n) / d.Minutes()
 		what := "sum(d_next_o_id)"
@@ -106,10 +106,26 @@ func (g *tpcc) Figures(counts map[string]int64, elapsed time.Duration) []workloa
 		}
 		figs = append(figs, workload.Figure{Name: "NOPM", Value: nopm, Observed: true,
 			Text: fmt.Sprintf("%.0f (from the server, as HammerDB: %s grew by %d, the committed New-Orders, in %s%s)",
-				nopm, what, n, d.Round(time.Millisecond), g.nopmNote())})
+				nopm, what, n, d.Round(time.Millisecond), g.nopmNote()+g.noOrdersNote(counts[txs[opNewOrder].name], n))})
 	}
 	figs = append(figs, g.hammerFigures()...)
 	return figs
+}
+
+// noOrdersNote explains a NOPM of 0 beside New-Orders the client saw
+// complete (counted, of which the server committed committed): the
+// New-Order in use placed no order, which with --profile hammerdb means
+// a NEWORD routine that is not stampede's (a user's that returns early,
+// or one that rolls back). It is empty otherwise.
+func (g *tpcc) noOrdersNote(counted, committed int64) string {
+	if committed != 0 || counted == 0 {
+		return ""
+	}
+	why := "the New-Order in use placed no order"
+	if g.hammerdb() {
+		why = "the NEWORD routine in use placed no order (one that is not stampede's may return or roll back before inserting it)"
+	}
+	return fmt.Sprintf("; the client saw %s New-Orders complete, yet sum(d_next_o_id) did not grow: %s, so tpmC counts calls, not orders", count(counted), why)
 }
 
 // SweepFigures implements workload.SweepFigurer: a sweep's table shows

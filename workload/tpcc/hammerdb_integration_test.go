@@ -751,3 +751,51 @@ func TestHammerDBBuiltByHammerDB(t *testing.T) {
 		t.Errorf("%d New-Orders; sum(d_next_o_id) grew by %d, the user's neword recorded %d", counts[opNewOrder], after-before, audits)
 	}
 }
+
+// TestHammerDBNewordPlacingNoOrder: a user's NEWORD that returns without
+// placing an order (chk33c B8) gives NOPM 0 from the server while the
+// client counts its calls as New-Orders; the NOPM figure says why, and
+// HammerDB's TEST RESULT line stays as HammerDB prints it.
+func TestHammerDBNewordPlacingNoOrder(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	const workers = 2
+	g, db := loadHammer(t, ctx, workers)
+	if _, err := db.Exec(ctx, `CREATE OR REPLACE FUNCTION NEWORD (INTEGER, INTEGER, INTEGER, INTEGER, INTEGER, INTEGER) RETURNS NUMERIC AS $$
+BEGIN
+RETURN 0;
+END;
+$$ LANGUAGE 'plpgsql'`); err != nil {
+		t.Fatal(err)
+	}
+	ql, err := g.Ops(ctx, db, workload.OpsConfig{Concurrency: workers, Seed: 3, Duration: 6 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	end, err := g.StartMeasurement(ctx, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := runOps(t, ctx, ql, 60, &countingRecorder{})
+	if err := end(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if counts[opNewOrder] == 0 {
+		t.Fatalf("no New-Order called in %d calls: %v", workers*60, counts)
+	}
+	figs := map[string]workload.Figure{}
+	for _, f := range g.Figures(map[string]int64{"newOrder": counts[opNewOrder]}, 6*time.Second) {
+		figs[f.Name] = f
+	}
+	nopm := figs["NOPM"]
+	if nopm.Value != 0 {
+		t.Fatalf("NOPM %v from a NEWORD that places no order, want 0", nopm.Value)
+	}
+	want := fmt.Sprintf("the client saw %s New-Orders complete, yet sum(d_next_o_id) did not grow: the NEWORD routine in use placed no order", count(counts[opNewOrder]))
+	if !strings.Contains(nopm.Text, want) {
+		t.Errorf("NOPM reads %q, want it to say %q", nopm.Text, want)
+	}
+	if h := figs["hammerdb_nopm"]; h.Value != 0 || !strings.HasPrefix(h.Text, "TEST RESULT : System achieved 0 NOPM from ") || strings.Contains(h.Text, ";") {
+		t.Errorf("HammerDB's line %q (%v), want TEST RESULT with 0 NOPM, as HammerDB prints it", h.Text, h.Value)
+	}
+}
