@@ -563,15 +563,15 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 func buildStep(spec RunArgs, env Env, swept []given, vals []float64) (run.Spec, error) {
 	at := make([]string, 0, len(swept))
 	for i, g := range swept {
-		at = append(at, fmt.Sprintf("%s %s", g.flag(), sweep.Format(vals[i])))
+		at = append(at, fmt.Sprintf("%s %s", g.flag(), g.param.Text(vals[i])))
 		if g.vf == nil {
 			continue
 		}
-		if err := g.vf.orig.Set(stepValue(g.vf, g.name, vals[i])); err != nil {
-			return run.Spec{}, usagef("%s %s: %v", g.flag(), noneText(vals[i]), err)
+		if err := g.vf.orig.Set(stepValue(g.vf, vals[i])); err != nil {
+			return run.Spec{}, usagef("%s %s: %v", g.flag(), g.param.Text(vals[i]), err)
 		}
-		if fl := spec.FS.Lookup(g.name); noneFlags[g.name] {
-			given := stepValue(g.vf, g.name, vals[i]) != ""
+		if fl := spec.FS.Lookup(g.name); g.vf.none {
+			given := vals[i] != noneValue
 			fl.Changed = given // none: as if not given, with its disk
 			for d, text := range g.vf.disk {
 				if !given {
