@@ -43,6 +43,10 @@ type Sweep struct {
 	Miss   float64 `json:"miss,omitempty"`
 	// AnswerLabel says what Answer is ("answer" or "peak").
 	AnswerLabel string `json:"answer_label,omitempty"`
+	// AnswerText and MissText are Answer and Miss as the user writes
+	// them (a limit's 5M); "" prints the numbers.
+	AnswerText string `json:"answer_text,omitempty"`
+	MissText   string `json:"miss_text,omitempty"`
 }
 
 // SweepPoint is one value of a sweep: its throughput and latency
@@ -325,12 +329,18 @@ func (s Sweep) vlines(p *plot.Plot, x func(v float64) (float64, bool)) {
 	if label == "" {
 		label = "answer"
 	}
+	text := func(v float64, t string) string {
+		if t != "" {
+			return t
+		}
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
 	for _, m := range []struct {
 		v     float64
 		text  string
 		color color.RGBA
-	}{{s.Answer, label + ": " + s.Flag + " " + strconv.FormatFloat(s.Answer, 'f', -1, 64), metC},
-		{s.Miss, "missed: " + s.Flag + " " + strconv.FormatFloat(s.Miss, 'f', -1, 64), missC}} {
+	}{{s.Answer, label + ": " + s.Flag + " " + text(s.Answer, s.AnswerText), metC},
+		{s.Miss, "missed: " + s.Flag + " " + text(s.Miss, s.MissText), missC}} {
 		if m.v == 0 {
 			continue
 		}

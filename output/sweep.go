@@ -122,11 +122,6 @@ func telemetryCells(t *telemetry.Summary, f func(v float64, decimals int) string
 	if t == nil {
 		return []string{"-", "-", "-"}
 	}
-	busy := 100 - t.CPU.Idle.Avg - t.CPU.IOWait.Avg
-	var kb float64
-	for _, d := range t.Disks {
-		kb += d.ReadKBPerSec.Avg + d.WriteKBPerSec.Avg
-	}
 	procs := make([]string, 0, len(t.Procs))
 	for _, p := range t.Procs {
 		procs = append(procs, p.Name+" "+f(p.CPUCores.Avg, 2))
@@ -135,7 +130,7 @@ func telemetryCells(t *telemetry.Summary, f func(v float64, decimals int) string
 	if len(procs) > 0 {
 		watched = strings.Join(procs, ",")
 	}
-	return []string{f(busy, 1), f(kb/1024, 1), watched}
+	return []string{f(t.BusyPct(), 1), f(t.DiskMBPerSec(), 1), watched}
 }
 
 // textNum prints v with the given decimals (the text table's).

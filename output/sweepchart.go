@@ -47,7 +47,10 @@ func SweepChart(res *sweep.Result, title string) chart.Sweep {
 		c.Answer, c.AnswerLabel = res.Peak.Value, "peak"
 	}
 	if res.Miss != nil {
-		c.Miss = res.Miss.Value
+		c.Miss, c.MissText = res.Miss.Value, res.Param.Text(res.Miss.Value)
+	}
+	if c.AnswerLabel != "" {
+		c.AnswerText = res.Param.Text(c.Answer)
 	}
 	return c
 }

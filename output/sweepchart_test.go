@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -128,5 +129,117 @@ func TestSweepChart(t *testing.T) {
 	}
 	if err := output.WriteSweepChart(filepath.Join(dir, "sweep.gif"), res, ""); err == nil || !strings.Contains(err.Error(), "use .svg or .png") {
 		t.Errorf("a .gif chart: %v", err)
+	}
+}
+
+// TestSweepChartKinds draws the chart of each kind of sweep of one flag
+// over a model whose answer is known: p99 is 1 ms up to 5000 ops/s and
+// grows 1 ms per 100 ops/s past it, so that p99<=5ms holds up to 5400
+// ops/s. A list (with the SLO and --keep-going, and without: the peak
+// marked), a list with --repeat 3 (one run of a value reads a burst the
+// median leaves out), a search, and a limit flag with none (its values
+// marked as written). Each chart draws the values' medians, marks the
+// answer and the miss the model gives, and draws the SLO's bound at 5 ms.
+func TestSweepChartKinds(t *testing.T) {
+	slo, _ := sweep.ParseSLO("p99<=5ms")
+	model := func(rate float64) stats.Summary {
+		p99 := 1 + max(0, rate-5000)/100
+		return stats.Summary{Count: int64(rate), Rate: rate * 0.99, P50: p99 / 4, P95: p99 / 2, P99: p99, P999: p99 * 2}
+	}
+	list := sweep.Values{List: []float64{1000, 2000, 4000, 8000}, Lo: 1000, Hi: 8000}
+	for _, tc := range []struct {
+		name string
+		spec sweep.Spec
+		// answer and miss are the model's; search bounds them within
+		// 5% instead.
+		answer, miss         float64
+		answerText, label    string
+		search, noSLO, burst bool
+	}{
+		{name: "list", spec: sweep.Spec{Param: sweep.MaxRate, Values: list, SLO: slo, KeepGoing: true}, answer: 4000, miss: 8000, answerText: "4000", label: "answer"},
+		{name: "list without an SLO", spec: sweep.Spec{Param: sweep.MaxRate, Values: list}, answer: 8000, answerText: "8000", label: "peak", noSLO: true},
+		{name: "repeat", spec: sweep.Spec{Param: sweep.MaxRate, Values: list, SLO: slo, Repeat: 3}, answer: 4000, miss: 8000, answerText: "4000", label: "answer", burst: true},
+		{name: "search", spec: sweep.Spec{Param: sweep.MaxRate, Values: sweep.Values{Lo: 1000, Hi: 64000, Bounds: true}, Search: true, SLO: slo}, label: "answer", search: true},
+		{name: "memory with none", spec: sweep.Spec{Param: "memory", Values: sweep.Values{List: []float64{0, 256 << 20, 1 << 30}, Hi: 1 << 30}, Whole: true},
+			answer: 1 << 30, answerText: "1G", label: "peak", noSLO: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := 0
+			tc.spec.ID = "S"
+			if tc.spec.Param == "memory" {
+				// A step of another flag is built as a run's flags are
+				// (the step records its value in Flags).
+				tc.spec.Build = func(v, w float64) (run.Spec, error) { return run.Spec{}, nil }
+			}
+			tc.spec.Exec = func(ctx context.Context, s run.Spec) (*run.Result, error) {
+				n++
+				rate := s.MaxRate
+				if tc.spec.Param == "memory" {
+					// 1000 ops/s a GiB of memory; 900 without a limit.
+					mem, _ := strconv.ParseFloat(s.Flags["memory"], 64)
+					rate = max(900, 1000*mem/(1<<30))
+				}
+				r := &run.Result{Info: run.Info{ID: fmt.Sprintf("run-%d", n), MaxRate: s.MaxRate, Workers: 4}}
+				r.Summary.Status = "completed"
+				r.Summary.Total = model(rate)
+				if tc.burst && n == 2 {
+					r.Summary.Total.P99 += 50 // 2000 ops/s's first run misses
+				}
+				return r, nil
+			}
+			res, err := sweep.Run(context.Background(), tc.spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			svgPath := filepath.Join(t.TempDir(), "sweep.svg")
+			if err := output.WriteSweepChart(svgPath, res, "sweep S"); err != nil {
+				t.Fatal(err)
+			}
+			b, err := os.ReadFile(svgPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			svg := string(b)
+			c := sweepData(t, svg)
+			if len(c.Points) != len(res.Points) {
+				t.Fatalf("%d points drawn, the sweep has %d", len(c.Points), len(res.Points))
+			}
+			for i, p := range res.Points {
+				m := p.Median.Total
+				want := model(p.Value) // the model's own figures: the burst is not the median
+				if tc.spec.Param == "memory" {
+					want = model(max(900, 1000*p.Value/(1<<30)))
+				}
+				if got := c.Points[i]; got.Value != p.Value || got.Rate != want.Rate || got.P99 != want.P99 || got.Rate != m.Rate {
+					t.Errorf("point %d: drawn %+v, the model's rate %g p99 %g", i, got, want.Rate, want.P99)
+				}
+			}
+			switch {
+			case tc.search:
+				if !(c.Answer <= 5400 && c.Miss > 5400 && c.Miss <= c.Answer*1.05+1) {
+					t.Errorf("search: answer %g, miss %g; want them around 5400 within 5%%", c.Answer, c.Miss)
+				}
+				tc.answerText = sweep.Format(c.Answer)
+			case c.Answer != tc.answer || c.Miss != tc.miss || c.AnswerLabel != tc.label:
+				t.Errorf("%s %g, miss %g; want %s %g, miss %g", c.AnswerLabel, c.Answer, c.Miss, tc.label, tc.answer, tc.miss)
+			}
+			texts := strings.Join(svgTexts(svg), "\n")
+			mark := tc.label + ": " + tc.spec.Param.Flag() + " " + tc.answerText
+			if k := strings.Count(texts, mark); k != 2 {
+				t.Errorf("%q marked %d times, want 2 (one per panel); the texts:\n%s", mark, k, texts)
+			}
+			if c.Miss != 0 && !strings.Contains(texts, "missed: "+tc.spec.Param.Flag()+" "+tc.spec.Param.Text(c.Miss)) {
+				t.Errorf("the miss %g is not marked; the texts:\n%s", c.Miss, texts)
+			}
+			if tc.noSLO {
+				if len(c.Bounds) != 0 || strings.Contains(texts, "SLO p") {
+					t.Errorf("no SLO, but bounds %v drawn", c.Bounds)
+				}
+				return
+			}
+			if c.Bounds["p99"] != 5 || !strings.Contains(texts, "SLO p99 <= 5.00 ms") {
+				t.Errorf("the SLO's bound: %v, want p99 5 ms drawn and keyed; the texts:\n%s", c.Bounds, texts)
+			}
+		})
 	}
 }
