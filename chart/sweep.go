@@ -47,12 +47,21 @@ type Sweep struct {
 	// them (a limit's 5M); "" prints the numbers.
 	AnswerText string `json:"answer_text,omitempty"`
 	MissText   string `json:"miss_text,omitempty"`
+	// Flag2 is a grid's second flag ("" for a sweep of one): Points then
+	// hold each pair of values, drawn against Flag2 a line per value of
+	// Flag, and Marks each line's answer.
+	Flag2 string      `json:"flag2,omitempty"`
+	Marks []SweepMark `json:"marks,omitempty"`
 }
 
 // SweepPoint is one value of a sweep: its throughput and latency
 // percentiles (ms), and its verdict.
 type SweepPoint struct {
-	Value  float64 `json:"value"`
+	Value float64 `json:"value"`
+	// Value2 is a grid's second flag's value; Text is Value as the user
+	// writes it (a grid's lines are named by it).
+	Value2 float64 `json:"value2,omitempty"`
+	Text   string  `json:"text,omitempty"`
 	Rate   float64 `json:"ops_per_sec"`
 	P50    float64 `json:"p50_ms"`
 	P95    float64 `json:"p95_ms"`
@@ -135,11 +144,7 @@ func (s Sweep) draw(dc draw.Canvas) error {
 	dc.FillText(sty, vg.Point{X: dc.Min.X + margin, Y: y}, sub)
 	y -= headStep + 4
 
-	tp, err := s.throughputPlot()
-	if err != nil {
-		return err
-	}
-	lat, err := s.latencyPlot()
+	tp, lat, err := s.plots()
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -85,7 +86,7 @@ func TestSweepChart(t *testing.T) {
 	repeated := false
 	for i, p := range res.Points {
 		got, m := c.Points[i], p.Median.Total
-		want := chart.SweepPoint{Value: p.Value, Rate: m.Rate, P50: m.P50, P95: m.P95, P99: m.P99, P999: m.P999, Judged: p.Judged, Met: p.Met}
+		want := chart.SweepPoint{Value: p.Value, Text: sweep.Format(p.Value), Rate: m.Rate, P50: m.P50, P95: m.P95, P99: m.P99, P999: m.P999, Judged: p.Judged, Met: p.Met}
 		if got != want {
 			t.Errorf("point %d: drawn %+v, the sweep's %+v", i, got, want)
 		}
@@ -241,5 +242,59 @@ func TestSweepChartKinds(t *testing.T) {
 				t.Errorf("the SLO's bound: %v, want p99 5 ms drawn and keyed; the texts:\n%s", c.Bounds, texts)
 			}
 		})
+	}
+}
+
+// TestSweepGridChart draws a grid, --concurrency 1,2 by --max-rate
+// 1000,2000,4000,8000, over a model in which each worker carries 2500
+// ops/s before p99 grows 1 ms per 100 ops/s beyond: p99<=5ms holds up to
+// 2900 ops/s with 1 worker, 5400 with 2. The chart draws a line per
+// worker count against --max-rate, rings each line's answer (2000 and
+// 4000), and draws the SLO's bound at 5 ms; the answers are the rows'.
+func TestSweepGridChart(t *testing.T) {
+	slo, _ := sweep.ParseSLO("p99<=5ms")
+	n := 0
+	exec := func(ctx context.Context, s run.Spec) (*run.Result, error) {
+		n++
+		p99 := 1 + max(0, s.MaxRate-2500*float64(s.Concurrency))/100
+		r := &run.Result{Info: run.Info{ID: fmt.Sprintf("run-%d", n), MaxRate: s.MaxRate, Workers: s.Concurrency}}
+		r.Summary.Status = "completed"
+		r.Summary.Total = stats.Summary{Count: int64(s.MaxRate), Rate: s.MaxRate * 0.99, P50: p99 / 4, P95: p99 / 2, P99: p99, P999: p99 * 2}
+		return r, nil
+	}
+	res, err := sweep.Run(context.Background(), sweep.Spec{ID: "S", Param: sweep.Concurrency, Values: sweep.Values{List: []float64{1, 2}, Lo: 1, Hi: 2},
+		Param2: sweep.MaxRate, Values2: sweep.Values{List: []float64{1000, 2000, 4000, 8000}, Lo: 1000, Hi: 8000}, SLO: slo, KeepGoing: true, Exec: exec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svgPath := filepath.Join(t.TempDir(), "grid.svg")
+	if err := output.WriteSweepChart(svgPath, res, "sweep S: a grid"); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(svgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg := string(b)
+	c := sweepData(t, svg)
+	want := []chart.SweepMark{{Value: 1, Text: "1", Value2: 2000, Rate: 1980}, {Value: 2, Text: "2", Value2: 4000, Rate: 3960}}
+	if c.Flag2 != "--max-rate" || !slices.Equal(c.Marks, want) || c.Bounds["p99"] != 5 {
+		t.Errorf("flag2 %q, marks %+v, bounds %v; want --max-rate, %+v, p99 5", c.Flag2, c.Marks, c.Bounds, want)
+	}
+	if len(c.Points) != 8 {
+		t.Errorf("%d points drawn, want 2 x 4", len(c.Points))
+	}
+	for _, p := range c.Points {
+		met := p.Value2 <= 2500*p.Value+400
+		if !p.Judged || p.Met != met || p.Rate != p.Value2*0.99 {
+			t.Errorf("--concurrency %g --max-rate %g: drawn %+v, want met %v", p.Value, p.Value2, p, met)
+		}
+	}
+	texts := strings.Join(svgTexts(svg), "\n")
+	for _, want := range []string{"throughput against --max-rate, a line per --concurrency", "--concurrency 1", "--concurrency 2",
+		"each line's answer (highest met)", "SLO p99 <= 5.00 ms", "p99 against throughput (ms, log scale), a line per --concurrency"} {
+		if !strings.Contains(texts, want) {
+			t.Errorf("the SVG does not draw %q; its texts:\n%s", want, texts)
+		}
 	}
 }
