@@ -165,9 +165,9 @@ func sweepFigures(name string) []string {
 // sweepParams returns the settings a sweep's command line varied: the
 // one of --max-rate and --concurrency (or --threads) given several values,
 // or the one given; or any other flag given several values whose runs
-// record a number (--cpus 0.5,1). A grid has two, in the order given (the
-// first the outer loop, as `stampede sweep` runs them); the second is ""
-// otherwise.
+// record a number (--cpus 0.5,1), or none (a limit's step without it). A
+// grid has two, in the order given (the first the outer loop, as
+// `stampede sweep` runs them); the second is "" otherwise.
 func sweepParams(command []string, flags map[string]string) (sweep.Param, sweep.Param) {
 	var given, swept []sweep.Param
 	for i, a := range command {
@@ -185,7 +185,8 @@ func sweepParams(command []string, flags map[string]string) (sweep.Param, sweep.
 		case "concurrency", "threads":
 			p = sweep.Concurrency
 		default:
-			if _, err := strconv.ParseFloat(flags[name], 64); err == nil && strings.ContainsAny(val, ",:") && !slices.Contains(swept, sweep.Param(name)) {
+			_, err := strconv.ParseFloat(flags[name], 64)
+			if (err == nil || flags[name] == "none") && strings.ContainsAny(val, ",:") && !slices.Contains(swept, sweep.Param(name)) {
 				swept = append(swept, sweep.Param(name))
 			}
 			continue

@@ -576,6 +576,9 @@ func (spec Spec) step2(ctx context.Context, res *Result, v, w float64) (Step, er
 	}
 	set := func(p Param, v float64) {
 		s.Flags[string(p)] = Format(v)
+		if v == NoneValue && p.TakesNone() {
+			s.Flags[string(p)] = "none" // the run's record says no limit, not 0
+		}
 		switch p {
 		case MaxRate:
 			s.MaxRate = v

@@ -1,9 +1,13 @@
 package sweep
 
 import (
+	"context"
+	"slices"
 	"testing"
 
 	"github.com/stampede-bench/stampede/limit"
+	"github.com/stampede-bench/stampede/run"
+	"github.com/stampede-bench/stampede/stats"
 )
 
 // TestParamText: a step's value prints as the user writes it: a limit
@@ -38,5 +42,27 @@ func TestParamText(t *testing.T) {
 				t.Errorf("--%s %q reads back as %d, %v; want %v", tc.p, got, back, err, tc.v)
 			}
 		}
+	}
+}
+
+// TestNoneRecorded: a limit's step without the limit records none as the
+// flag's value in its run (compare's "flags that differ" said --cpus
+// (A 0.25, B 0)), the limited steps their numbers.
+func TestNoneRecorded(t *testing.T) {
+	var got []string
+	spec := Spec{ID: "S", Param: "cpus", Values: Values{List: []float64{0.25, NoneValue}, Lo: 0, Hi: 0.25},
+		Build: func(v, w float64) (run.Spec, error) { return run.Spec{}, nil },
+		Exec: func(ctx context.Context, s run.Spec) (*run.Result, error) {
+			got = append(got, s.Flags["cpus"])
+			r := &run.Result{}
+			r.Summary.Status = "completed"
+			r.Summary.Total = stats.Summary{Count: 1, Rate: 1}
+			return r, nil
+		}}
+	if _, err := Run(context.Background(), spec); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, []string{"0.25", "none"}) {
+		t.Errorf("the steps recorded --cpus %q, want 0.25 and none", got)
 	}
 }
