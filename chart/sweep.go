@@ -43,12 +43,25 @@ type Sweep struct {
 	Miss   float64 `json:"miss,omitempty"`
 	// AnswerLabel says what Answer is ("answer" or "peak").
 	AnswerLabel string `json:"answer_label,omitempty"`
+	// AnswerText and MissText are Answer and Miss as the user writes
+	// them (a limit's 5M); "" prints the numbers.
+	AnswerText string `json:"answer_text,omitempty"`
+	MissText   string `json:"miss_text,omitempty"`
+	// Flag2 is a grid's second flag ("" for a sweep of one): Points then
+	// hold each pair of values, drawn against Flag2 a line per value of
+	// Flag, and Marks each line's answer.
+	Flag2 string      `json:"flag2,omitempty"`
+	Marks []SweepMark `json:"marks,omitempty"`
 }
 
 // SweepPoint is one value of a sweep: its throughput and latency
 // percentiles (ms), and its verdict.
 type SweepPoint struct {
-	Value  float64 `json:"value"`
+	Value float64 `json:"value"`
+	// Value2 is a grid's second flag's value; Text is Value as the user
+	// writes it (a grid's lines are named by it).
+	Value2 float64 `json:"value2,omitempty"`
+	Text   string  `json:"text,omitempty"`
 	Rate   float64 `json:"ops_per_sec"`
 	P50    float64 `json:"p50_ms"`
 	P95    float64 `json:"p95_ms"`
@@ -131,11 +144,7 @@ func (s Sweep) draw(dc draw.Canvas) error {
 	dc.FillText(sty, vg.Point{X: dc.Min.X + margin, Y: y}, sub)
 	y -= headStep + 4
 
-	tp, err := s.throughputPlot()
-	if err != nil {
-		return err
-	}
-	lat, err := s.latencyPlot()
+	tp, lat, err := s.plots()
 	if err != nil {
 		return err
 	}
@@ -325,12 +334,18 @@ func (s Sweep) vlines(p *plot.Plot, x func(v float64) (float64, bool)) {
 	if label == "" {
 		label = "answer"
 	}
+	text := func(v float64, t string) string {
+		if t != "" {
+			return t
+		}
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
 	for _, m := range []struct {
 		v     float64
 		text  string
 		color color.RGBA
-	}{{s.Answer, label + ": " + s.Flag + " " + strconv.FormatFloat(s.Answer, 'f', -1, 64), metC},
-		{s.Miss, "missed: " + s.Flag + " " + strconv.FormatFloat(s.Miss, 'f', -1, 64), missC}} {
+	}{{s.Answer, label + ": " + s.Flag + " " + text(s.Answer, s.AnswerText), metC},
+		{s.Miss, "missed: " + s.Flag + " " + text(s.Miss, s.MissText), missC}} {
 		if m.v == 0 {
 			continue
 		}

@@ -120,7 +120,8 @@ a fleet's --active 500,750,1000, a workload's own); two at once make a grid
 (--cpus 0.5,1 --conns 4,8: the first given the outer loop). --checkpoint runs the
 server's CHECKPOINT before each step; --format csv prints the table for a
 spreadsheet; --chart sweep.svg (or .png) draws throughput against the swept value
-and latency against throughput, the SLO and the answer marked.
+and latency against throughput, the SLO and the answer marked (a grid: a line per
+value of the first flag against the second, each line's answer marked).
 
 SLO terms, separated by commas: p50, p90, p95, p99, p99.9, max or mean <= a
 duration (p99<=5ms); errors <= a count or a share of the operations
@@ -422,8 +423,6 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 		return nil, err
 	case chartPath != "" && chart.IsHTML(chartPath):
 		return nil, usagef("--chart %s: a sweep's chart is .svg or .png; its interactive page is the dashboard's (`stampede serve`, the runs tagged sweep=ID)", chartPath)
-	case chartPath != "" && sw.Param2 != "":
-		return nil, usagef("--chart draws a sweep of one flag; a grid's steps are in its table (--format csv for a spreadsheet)")
 	case f.force && chartPath == "":
 		return nil, usagef("--force replaces the --chart file: give --chart, or drop --force")
 	}
@@ -563,15 +562,15 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 func buildStep(spec RunArgs, env Env, swept []given, vals []float64) (run.Spec, error) {
 	at := make([]string, 0, len(swept))
 	for i, g := range swept {
-		at = append(at, fmt.Sprintf("%s %s", g.flag(), sweep.Format(vals[i])))
+		at = append(at, fmt.Sprintf("%s %s", g.flag(), g.param.Text(vals[i])))
 		if g.vf == nil {
 			continue
 		}
-		if err := g.vf.orig.Set(stepValue(g.vf, g.name, vals[i])); err != nil {
-			return run.Spec{}, usagef("%s %s: %v", g.flag(), noneText(vals[i]), err)
+		if err := g.vf.orig.Set(stepValue(g.vf, vals[i])); err != nil {
+			return run.Spec{}, usagef("%s %s: %v", g.flag(), g.param.Text(vals[i]), err)
 		}
-		if fl := spec.FS.Lookup(g.name); noneFlags[g.name] {
-			given := stepValue(g.vf, g.name, vals[i]) != ""
+		if fl := spec.FS.Lookup(g.name); g.vf.none {
+			given := vals[i] != noneValue
 			fl.Changed = given // none: as if not given, with its disk
 			for d, text := range g.vf.disk {
 				if !given {

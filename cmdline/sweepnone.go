@@ -3,10 +3,12 @@ package cmdline
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/pflag"
-	"strings"
 
 	"github.com/stampede-bench/stampede/limit"
 	"github.com/stampede-bench/stampede/output"
@@ -15,25 +17,27 @@ import (
 	"github.com/stampede-bench/stampede/sweep"
 )
 
-// noneFlags are the swept limit flags whose "no limit" a step may take as
-// the value none: `sweep churn --io-write-bps none,5M` runs a step without
-// the limit, then one with it.
-var noneFlags = map[string]bool{"io-read-bps": true, "io-write-bps": true, "memory": true}
+// noneFlag reports whether name is a limit flag whose sweep takes none,
+// a step without the limit: `sweep churn --io-write-bps none,5M` runs a
+// step without the limit, then one with it; `--cpus 0.5,1,none`.
+func noneFlag(name string) bool { return sweep.Param(name).TakesNone() }
 
 // noneValue is the step value that stands for none: no limit.
-const noneValue = 0
+const noneValue = sweep.NoneValue
 
-// noneList parses a list of sizes holding none (a step without the limit,
-// noneValue) for flag name; ok is false when text holds no none. A range
-// with none is refused: none is no size to step from.
+// noneList parses a list of values holding none (a step without the
+// limit, noneValue) for limit flag name: sizes (5M) for the byte limits,
+// cores (0.5) for --cpus, operations per second for the IOPS limits; ok
+// is false when text holds no none. A range with none is refused: none
+// is no value to step from.
 func noneList(name, text string) (vals sweep.Values, ok bool, err error) {
 	parts := strings.Split(text, ",")
 	all := strings.FieldsFunc(text, func(r rune) bool { return r == ',' || r == ':' })
-	if !noneFlags[name] || !slices.ContainsFunc(all, func(p string) bool { return strings.TrimSpace(p) == "none" }) {
+	if !noneFlag(name) || !slices.ContainsFunc(all, func(p string) bool { return strings.TrimSpace(p) == "none" }) {
 		return vals, false, nil
 	}
 	if strings.Contains(text, ":") {
-		return vals, true, usagef("--%s %s: none (no limit) goes in a list of sizes, as none,5M, not in a range", name, text)
+		return vals, true, usagef("--%s %s: none (no limit) goes in a list of values, as none,%s, not in a range", name, text, noneExample(name))
 	}
 	for _, p := range parts {
 		p = strings.TrimSpace(p)
@@ -41,34 +45,55 @@ func noneList(name, text string) (vals sweep.Values, ok bool, err error) {
 			vals.List = append(vals.List, noneValue)
 			continue
 		}
-		n, err := limit.ParseSize(p)
+		v, err := limitValue(name, p)
 		if err != nil {
 			return vals, true, usagef("--%s %s: %v", name, text, err)
 		}
-		vals.List = append(vals.List, float64(n))
+		vals.List = append(vals.List, v)
 	}
 	for i, v := range vals.List {
 		if slices.Contains(vals.List[:i], v) {
-			return vals, true, usagef("--%s %s: a value twice; give each once", name, text)
+			return vals, true, usagef("--%s %s: %s twice; give each value once", name, text, sweep.Param(name).Text(v))
 		}
 	}
-	vals.Hi = slices.Max(vals.List)
+	vals.Lo, vals.Hi = slices.Min(vals.List), slices.Max(vals.List)
 	return vals, true, nil
 }
 
-// stepValue is the flag's text for a step's value v: "" (no limit) for
-// none.
-func stepValue(vf *valuesFlag, name string, v float64) string {
-	if v == noneValue && vf.size && noneFlags[name] {
-		return ""
+// limitValue parses one value of limit flag name besides none.
+func limitValue(name, p string) (float64, error) {
+	if sweep.Param(name).Size() {
+		n, err := limit.ParseSize(p)
+		return float64(n), err
 	}
-	return sweep.Format(v)
+	v, err := strconv.ParseFloat(p, 64)
+	switch {
+	case err != nil || math.IsNaN(v) || math.IsInf(v, 0):
+		return 0, fmt.Errorf("%q is not a number or none", p)
+	case v <= 0:
+		return 0, fmt.Errorf("%s is not positive: give none for a step without the limit", p)
+	case name != "cpus" && v != math.Trunc(v):
+		return 0, fmt.Errorf("%s is not a whole number of operations per second", p)
+	}
+	return v, nil
 }
 
-// noneText names a step's value in messages.
-func noneText(v float64) string {
-	if v == noneValue {
-		return "none"
+// noneExample is a value of limit flag name, for messages.
+func noneExample(name string) string {
+	switch {
+	case sweep.Param(name).Size():
+		return "5M"
+	case name == "cpus":
+		return "1"
+	}
+	return "500"
+}
+
+// stepValue is the flag's text for a step's value v: the flag's default
+// (no limit) for none.
+func stepValue(vf *valuesFlag, v float64) string {
+	if v == noneValue && vf.none {
+		return vf.def
 	}
 	return sweep.Format(v)
 }

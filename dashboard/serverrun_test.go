@@ -21,6 +21,23 @@ import (
 // under -short and without STAMPEDE_TEST_DATABASE.
 func serverRun(t *testing.T, prefix, workload string, initArgs, runArgs []string) (root, id, out string) {
 	t.Helper()
+	dbURL := serverDatabase(t, prefix)
+	root = t.TempDir()
+	stampede(t, append(append([]string{"init", workload}, initArgs...), dbURL)...)
+	out = string(stampede(t, append(append([]string{"run", workload}, runArgs...), "--results-dir", root, dbURL)...))
+	infos, err := runlog.List(root)
+	if err != nil || len(infos) != 1 {
+		t.Fatalf("runs: %v %v", infos, err)
+	}
+	return root, infos[0].ID, out
+}
+
+// serverDatabase makes a database of the test server's for a browser
+// test, named after prefix (dropped when the test ends), and returns its
+// URL. It skips the test under -short and without
+// STAMPEDE_TEST_DATABASE.
+func serverDatabase(t *testing.T, prefix string) string {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("short")
 	}
@@ -46,12 +63,5 @@ func serverRun(t *testing.T, prefix, workload string, initArgs, runArgs []string
 		t.Fatal(err)
 	}
 	u.Path = "/" + name
-	root = t.TempDir()
-	stampede(t, append(append([]string{"init", workload}, initArgs...), u.String())...)
-	out = string(stampede(t, append(append([]string{"run", workload}, runArgs...), "--results-dir", root, u.String())...))
-	infos, err := runlog.List(root)
-	if err != nil || len(infos) != 1 {
-		t.Fatalf("runs: %v %v", infos, err)
-	}
-	return root, infos[0].ID, out
+	return u.String()
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/stampede-bench/stampede/runlog"
 	"github.com/stampede-bench/stampede/stats"
 	"github.com/stampede-bench/stampede/sweep"
+	"github.com/stampede-bench/stampede/telemetry"
+	"github.com/stampede-bench/stampede/workload"
 )
 
 // SweepDoc is the answer of /api/sweeps/{id}: a sweep's steps, read from
@@ -42,6 +44,57 @@ type SweepDoc struct {
 	// Param2's, lowest first), each judged on the medians of its runs as
 	// `stampede sweep` judges them; nil for a sweep of one setting.
 	Cells []SweepCell `json:"cells,omitempty"`
+	// Points are a sweep of one setting's values when a value ran more
+	// than once (--repeat): each value's medians over its runs and their
+	// spread, lowest value first, as `stampede sweep` prints them under
+	// "medians over each value's runs"; nil otherwise.
+	Points []SweepPoint `json:"points,omitempty"`
+	// Figures are the workload's figures its sweep shows per step
+	// (workload.SweepFigurer's headers: tpmC, efficiency(%)); Telemetry
+	// says a step has telemetry (the cpu%, disk and watched columns).
+	Figures   []string `json:"figures,omitempty"`
+	Telemetry bool     `json:"telemetry"`
+}
+
+// SweepPoint is one value of a sweep of one setting run several times:
+// the medians of its completed runs and their spread.
+type SweepPoint struct {
+	Value     float64 `json:"value"`
+	ValueText string  `json:"value_text"`
+	// Runs are the value's steps (their numbers), in the order they ran;
+	// Completed counts those that completed, MetRuns those that met the
+	// SLO on their own.
+	Runs      []int `json:"runs"`
+	Completed int   `json:"completed"`
+	MetRuns   int   `json:"met_runs"`
+	// Total is each figure's median over the completed runs, Figures the
+	// workload's figures' medians.
+	Total   stats.Summary      `json:"total"`
+	Figures map[string]float64 `json:"figures,omitempty"`
+	// RateMin, RateMax, P99Min and P99Max are the spread over the
+	// completed runs.
+	RateMin float64 `json:"ops_per_sec_min"`
+	RateMax float64 `json:"ops_per_sec_max"`
+	P99Min  float64 `json:"p99_ms_min"`
+	P99Max  float64 `json:"p99_ms_max"`
+	Judged  bool    `json:"judged"`
+	Met     bool    `json:"met"`
+	Why     string  `json:"why,omitempty"`
+}
+
+// SweepTelemetry is a step's telemetry as a sweep's table shows it, each
+// an average over the run: the host's CPU busy, its disks' reads and
+// writes, and each watched group's cores.
+type SweepTelemetry struct {
+	CPUPct       float64        `json:"cpu_pct"`
+	DiskMBPerSec float64        `json:"disk_mb_s"`
+	Watched      []WatchedCores `json:"watched,omitempty"`
+}
+
+// WatchedCores is a watched process group's CPU, in cores on average.
+type WatchedCores struct {
+	Name  string  `json:"name"`
+	Cores float64 `json:"cores"`
 }
 
 // SweepCell is one pair of values of a grid: its runs' medians.
@@ -62,6 +115,10 @@ type SweepCell struct {
 type SweepStep struct {
 	N     int     `json:"step"`
 	Value float64 `json:"value"`
+	// ValueText and Value2Text are the values as the user writes them
+	// (a limit's 5M or none; the number otherwise).
+	ValueText  string `json:"value_text"`
+	Value2Text string `json:"value2_text,omitempty"`
 	// Value2 is a grid's second setting's value, Rep the step's
 	// repetition of its values (1 for the first run).
 	Value2  float64       `json:"value2,omitempty"`
@@ -74,14 +131,43 @@ type SweepStep struct {
 	Judged  bool          `json:"judged"`
 	Met     bool          `json:"met"`
 	Why     string        `json:"why,omitempty"`
+	// Figures are the workload's own (tpmC, efficiency); Telemetry the
+	// run's telemetry columns (nil without telemetry).
+	Figures   map[string]float64 `json:"figures,omitempty"`
+	Telemetry *SweepTelemetry    `json:"telemetry,omitempty"`
+}
+
+// sweepTelemetry is t's columns of a sweep's table (nil for nil).
+func sweepTelemetry(t *telemetry.Summary) *SweepTelemetry {
+	if t == nil {
+		return nil
+	}
+	out := &SweepTelemetry{CPUPct: t.BusyPct(), DiskMBPerSec: t.DiskMBPerSec()}
+	for _, p := range t.Procs {
+		out.Watched = append(out.Watched, WatchedCores{Name: p.Name, Cores: p.CPUCores.Avg})
+	}
+	return out
+}
+
+// sweepFigures are the figures workload's sweep shows per step (none for
+// a workload without, or one this binary does not know).
+func sweepFigures(name string) []string {
+	m, ok := workload.Get(name)
+	if !ok {
+		return nil
+	}
+	if f, ok := m.New().(workload.SweepFigurer); ok {
+		return f.SweepFigures()
+	}
+	return nil
 }
 
 // sweepParams returns the settings a sweep's command line varied: the
 // one of --max-rate and --concurrency (or --threads) given several values,
 // or the one given; or any other flag given several values whose runs
-// record a number (--cpus 0.5,1). A grid has two, in the order given (the
-// first the outer loop, as `stampede sweep` runs them); the second is ""
-// otherwise.
+// record a number (--cpus 0.5,1), or none (a limit's step without it). A
+// grid has two, in the order given (the first the outer loop, as
+// `stampede sweep` runs them); the second is "" otherwise.
 func sweepParams(command []string, flags map[string]string) (sweep.Param, sweep.Param) {
 	var given, swept []sweep.Param
 	for i, a := range command {
@@ -99,7 +185,8 @@ func sweepParams(command []string, flags map[string]string) (sweep.Param, sweep.
 		case "concurrency", "threads":
 			p = sweep.Concurrency
 		default:
-			if _, err := strconv.ParseFloat(flags[name], 64); err == nil && strings.ContainsAny(val, ",:") && !slices.Contains(swept, sweep.Param(name)) {
+			_, err := strconv.ParseFloat(flags[name], 64)
+			if (err == nil || flags[name] == "none") && strings.ContainsAny(val, ",:") && !slices.Contains(swept, sweep.Param(name)) {
 				swept = append(swept, sweep.Param(name))
 			}
 			continue
@@ -174,14 +261,16 @@ func sweepDoc(id string, runs []*runlog.Run) (SweepDoc, error) {
 		}
 		if run.Summary != nil {
 			var sum struct {
-				Total       stats.Summary `json:"total"`
-				MaxRate     float64       `json:"max_rate"`
-				Concurrency int           `json:"concurrency"`
+				Total       stats.Summary      `json:"total"`
+				MaxRate     float64            `json:"max_rate"`
+				Concurrency int                `json:"concurrency"`
+				Figures     map[string]float64 `json:"figures"`
+				Telemetry   *telemetry.Summary `json:"telemetry"`
 			}
 			if err := json.Unmarshal(run.Summary, &sum); err != nil {
 				return SweepDoc{}, badRequest("sweep %s: run %s's %s: %v", id, run.Info.ID, runlog.SummaryFile, err)
 			}
-			st.Total, st.Target, st.Workers = sum.Total, sum.MaxRate, sum.Concurrency
+			st.Total, st.Target, st.Workers, st.Figures, st.Telemetry = sum.Total, sum.MaxRate, sum.Concurrency, sum.Figures, sum.Telemetry
 		} else if st.Status == "completed" {
 			st.Status = "no " + runlog.SummaryFile // not judged: its figures are not known
 		}
@@ -190,7 +279,7 @@ func sweepDoc(id string, runs []*runlog.Run) (SweepDoc, error) {
 	slices.SortFunc(res.Steps, func(a, b sweep.Step) int { return a.N - b.N })
 	res.Judge()
 	doc := SweepDoc{ID: id, Param: string(res.Param), Param2: string(res.Param2), SLO: res.SLO.String(), Search: res.Search, Steps: []SweepStep{},
-		Conclusion: res.Conclusion()}
+		Conclusion: res.Conclusion(), Figures: sweepFigures(first.Workload)}
 	for _, t := range res.SLO.Terms {
 		if t.Metric != "rate" && t.Metric != "errors" {
 			if doc.Latencies == nil {
@@ -200,8 +289,20 @@ func sweepDoc(id string, runs []*runlog.Run) (SweepDoc, error) {
 		}
 	}
 	for _, st := range res.Steps {
-		doc.Steps = append(doc.Steps, SweepStep{N: st.N, Value: st.Value, Value2: st.Value2, Rep: st.Rep, Run: st.RunID, Status: st.Status, Target: st.Target,
-			Workers: st.Workers, Total: st.Total, Judged: st.Judged, Met: st.Met, Why: st.Why})
+		s := SweepStep{N: st.N, Value: st.Value, ValueText: res.Param.Text(st.Value), Value2: st.Value2, Rep: st.Rep, Run: st.RunID, Status: st.Status, Target: st.Target,
+			Workers: st.Workers, Total: st.Total, Judged: st.Judged, Met: st.Met, Why: st.Why, Figures: st.Figures, Telemetry: sweepTelemetry(st.Telemetry)}
+		if res.Param2 != "" {
+			s.Value2Text = res.Param2.Text(st.Value2)
+		}
+		doc.Telemetry = doc.Telemetry || s.Telemetry != nil
+		doc.Steps = append(doc.Steps, s)
+	}
+	if res.Param2 == "" && slices.ContainsFunc(res.Points, func(p sweep.Point) bool { return len(p.Runs) > 1 }) {
+		for _, p := range res.Points {
+			doc.Points = append(doc.Points, SweepPoint{Value: p.Value, ValueText: res.Param.Text(p.Value), Runs: p.Runs, Completed: p.Completed, MetRuns: p.MetRuns,
+				Total: p.Median.Total, Figures: p.Median.Figures, RateMin: p.RateMin, RateMax: p.RateMax, P99Min: p.P99Min, P99Max: p.P99Max,
+				Judged: p.Judged, Met: p.Met, Why: p.Median.Why})
+		}
 	}
 	if res.Param2 != "" {
 		for _, p := range res.Points {

@@ -209,3 +209,21 @@ func FormatSize(n int64) string {
 	}
 	return fmt.Sprintf("%d B", n)
 }
+
+// ShortSize formats a byte count as a flag takes it, in the largest unit
+// it is an exact multiple of a hundredth of: "5M", "1G", "1.5G", "1.25K",
+// or else bytes ("1000"); ParseSize reads it back as n.
+func ShortSize(n int64) string {
+	for _, u := range []struct {
+		name string
+		size int64
+	}{{"T", 1 << 40}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}} {
+		if n < u.size {
+			continue
+		}
+		if n%u.size == 0 || n <= math.MaxInt64/100 && n*100%u.size == 0 {
+			return strconv.FormatFloat(float64(n)/float64(u.size), 'f', -1, 64) + u.name
+		}
+	}
+	return strconv.FormatInt(n, 10)
+}

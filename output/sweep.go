@@ -77,6 +77,11 @@ func (o *Sweep) columns() []column {
 	}
 	for _, p := range o.ownParams() {
 		o.cols = append(o.cols, column{string(p), max(6, len(p))})
+		if o.CSV && p.TakesNone() {
+			// The bytes (0 for none) for arithmetic, then the
+			// value as the user writes it (5M, none).
+			o.cols = append(o.cols, column{string(p) + "_text", 0})
+		}
 	}
 	o.cols = append(o.cols, []column{{"max-rate", 9}, {"workers", 7}, {"ops/s", 10}, {"p50(ms)", 8}, {"p95(ms)", 8}, {"p99(ms)", 8}, {"p99.9(ms)", 9}, {"pMax(ms)", 8}, {"errors", 7}}...)
 	for _, h := range o.Figures {
@@ -117,11 +122,6 @@ func telemetryCells(t *telemetry.Summary, f func(v float64, decimals int) string
 	if t == nil {
 		return []string{"-", "-", "-"}
 	}
-	busy := 100 - t.CPU.Idle.Avg - t.CPU.IOWait.Avg
-	var kb float64
-	for _, d := range t.Disks {
-		kb += d.ReadKBPerSec.Avg + d.WriteKBPerSec.Avg
-	}
 	procs := make([]string, 0, len(t.Procs))
 	for _, p := range t.Procs {
 		procs = append(procs, p.Name+" "+f(p.CPUCores.Avg, 2))
@@ -130,7 +130,7 @@ func telemetryCells(t *telemetry.Summary, f func(v float64, decimals int) string
 	if len(procs) > 0 {
 		watched = strings.Join(procs, ",")
 	}
-	return []string{f(busy, 1), f(kb/1024, 1), watched}
+	return []string{f(t.BusyPct(), 1), f(t.DiskMBPerSec(), 1), watched}
 }
 
 // textNum prints v with the given decimals (the text table's).
@@ -197,10 +197,10 @@ func (o *Sweep) Begin(st sweep.Step, s *run.Spec) {
 		what = "closed loop"
 	}
 	if ownColumn(o.Param2) {
-		what = fmt.Sprintf("%s %s, %s", o.Param2.Flag(), sweep.Format(st.Value2), what)
+		what = fmt.Sprintf("%s %s, %s", o.Param2.Flag(), o.Param2.Text(st.Value2), what)
 	}
 	if o.own() {
-		what = fmt.Sprintf("%s %s, %s", o.Param.Flag(), sweep.Format(st.Value), what)
+		what = fmt.Sprintf("%s %s, %s", o.Param.Flag(), o.Param.Text(st.Value), what)
 	}
 	workers := s.Concurrency
 	if d, ok := s.Workload.(workload.RunDefaulter); ok && workers == 0 {
@@ -220,7 +220,7 @@ func (o *Sweep) Begin(st sweep.Step, s *run.Spec) {
 // End implements sweep.Observer.
 func (o *Sweep) End(st sweep.Step) {
 	if o.JSON {
-		o.encode(stepJSON(st))
+		o.encode(o.stepJSON(st))
 		return
 	}
 	num, sig := textNum, sweep.Sig3
@@ -247,11 +247,19 @@ func (o *Sweep) End(st sweep.Step) {
 	if o.CSV {
 		cells = append(cells, fmt.Sprint(st.Rep))
 	}
-	if o.own() {
-		cells = append(cells, sweep.Format(st.Value))
-	}
-	if ownColumn(o.Param2) {
-		cells = append(cells, sweep.Format(st.Value2))
+	for i, p := range o.ownParams() {
+		v := st.Value
+		if i == 1 || !o.own() {
+			v = st.Value2
+		}
+		switch {
+		case o.CSV && p.TakesNone():
+			cells = append(cells, sweep.Format(v), p.Text(v))
+		case o.CSV:
+			cells = append(cells, sweep.Format(v))
+		default:
+			cells = append(cells, p.Text(v))
+		}
 	}
 	cells = append(cells, rate, fmt.Sprint(st.Workers), num(t.Rate, 1), sig(t.P50), sig(t.P95),
 		sig(t.P99), sig(t.P999), sig(t.Max), fmt.Sprint(t.Errors))
@@ -349,20 +357,24 @@ func (o *Sweep) status() io.Writer {
 	return o.Status
 }
 
-// stepJSON is a step's NDJSON object.
+// stepObject is a step's NDJSON object.
 type stepObject struct {
-	Type    string             `json:"type"`
-	N       int                `json:"step"`
-	Value   float64            `json:"value"`
-	Value2  float64            `json:"value2,omitempty"`
-	Rep     int                `json:"rep,omitempty"`
-	MaxRate float64            `json:"max_rate"`
-	Workers int                `json:"workers"`
-	Run     string             `json:"run"`
-	Dir     string             `json:"dir"`
-	Status  string             `json:"status"`
-	Total   stats.Summary      `json:"total"`
-	Figures map[string]float64 `json:"figures,omitempty"`
+	Type   string  `json:"type"`
+	N      int     `json:"step"`
+	Value  float64 `json:"value"`
+	Value2 float64 `json:"value2,omitempty"`
+	// ValueText and Value2Text are a limit flag's values as the user
+	// writes them (5M, none for a step without the limit).
+	ValueText  string             `json:"value_text,omitempty"`
+	Value2Text string             `json:"value2_text,omitempty"`
+	Rep        int                `json:"rep,omitempty"`
+	MaxRate    float64            `json:"max_rate"`
+	Workers    int                `json:"workers"`
+	Run        string             `json:"run"`
+	Dir        string             `json:"dir"`
+	Status     string             `json:"status"`
+	Total      stats.Summary      `json:"total"`
+	Figures    map[string]float64 `json:"figures,omitempty"`
 	// Telemetry is the run's telemetry averages and peaks.
 	Telemetry *telemetry.Summary `json:"telemetry,omitempty"`
 	Met       *bool              `json:"slo_met,omitempty"`
@@ -381,14 +393,29 @@ func (o *stepObject) setWhy(why string) {
 	}
 }
 
-func stepJSON(st sweep.Step) stepObject {
-	o := stepObject{Type: "step", N: st.N, Value: st.Value, Value2: st.Value2, Rep: st.Rep, MaxRate: st.Target, Workers: st.Workers, Run: st.RunID, Dir: st.Dir, Status: st.Status, Total: st.Total, Figures: st.Figures, Telemetry: st.Telemetry}
+// stepJSON is st's NDJSON object.
+func (o *Sweep) stepJSON(st sweep.Step) stepObject {
+	obj := stepObject{Type: "step", N: st.N, Value: st.Value, Value2: st.Value2, Rep: st.Rep, MaxRate: st.Target, Workers: st.Workers, Run: st.RunID, Dir: st.Dir, Status: st.Status, Total: st.Total, Figures: st.Figures, Telemetry: st.Telemetry}
+	obj.ValueText, obj.Value2Text = valueTexts(o.Param, o.Param2, st.Value, st.Value2)
 	if st.Judged {
 		met := st.Met
-		o.Met = &met
-		o.setWhy(st.Why)
+		obj.Met = &met
+		obj.setWhy(st.Why)
 	}
-	return o
+	return obj
+}
+
+// valueTexts are the texts of a step's values v and w, of the limit
+// flags p and p2 ("" for a flag whose numbers say it all).
+func valueTexts(p, p2 sweep.Param, v, w float64) (string, string) {
+	var a, b string
+	if p.TakesNone() {
+		a = p.Text(v)
+	}
+	if p2 != "" && p2.TakesNone() {
+		b = p2.Text(w)
+	}
+	return a, b
 }
 
 // Done prints what the sweep found and where its runs are.
@@ -408,19 +435,19 @@ func (o *Sweep) Done(res *sweep.Result) {
 		}{Type: "sweep_result", ID: res.ID, Steps: len(res.Steps), NotMonotone: res.NotMonotone, Stopped: res.Stopped, Conclusion: res.Conclusion()}
 		if repeated(res) {
 			for _, p := range res.Points {
-				out.Points = append(out.Points, pointJSON(p))
+				out.Points = append(out.Points, o.pointJSON(p))
 			}
 		}
 		if res.Best != nil {
-			b := stepJSON(*res.Best)
+			b := o.stepJSON(*res.Best)
 			out.Best = &b
 		}
 		if res.Miss != nil {
-			m := stepJSON(*res.Miss)
+			m := o.stepJSON(*res.Miss)
 			out.Miss = &m
 		}
 		if res.Peak != nil {
-			p := stepJSON(*res.Peak)
+			p := o.stepJSON(*res.Peak)
 			out.Peak = &p
 		}
 		o.encode(out)
@@ -464,34 +491,39 @@ func repeated(res *sweep.Result) bool {
 
 // pointObject is a value's medians in sweep_result's points.
 type pointObject struct {
-	Value     float64       `json:"value"`
-	Value2    float64       `json:"value2,omitempty"`
-	Runs      []int         `json:"runs"`
-	Completed int           `json:"completed"`
-	MetRuns   int           `json:"met_runs"`
-	Median    stats.Summary `json:"median"`
-	RateMin   float64       `json:"ops_per_sec_min"`
-	RateMax   float64       `json:"ops_per_sec_max"`
-	P99Min    float64       `json:"p99_ms_min"`
-	P99Max    float64       `json:"p99_ms_max"`
-	Met       *bool         `json:"slo_met,omitempty"`
-	Why       string        `json:"slo_missed,omitempty"`
-	Note      string        `json:"slo_note,omitempty"`
+	Value  float64 `json:"value"`
+	Value2 float64 `json:"value2,omitempty"`
+	// ValueText and Value2Text: as stepObject's.
+	ValueText  string        `json:"value_text,omitempty"`
+	Value2Text string        `json:"value2_text,omitempty"`
+	Runs       []int         `json:"runs"`
+	Completed  int           `json:"completed"`
+	MetRuns    int           `json:"met_runs"`
+	Median     stats.Summary `json:"median"`
+	RateMin    float64       `json:"ops_per_sec_min"`
+	RateMax    float64       `json:"ops_per_sec_max"`
+	P99Min     float64       `json:"p99_ms_min"`
+	P99Max     float64       `json:"p99_ms_max"`
+	Met        *bool         `json:"slo_met,omitempty"`
+	Why        string        `json:"slo_missed,omitempty"`
+	Note       string        `json:"slo_note,omitempty"`
 }
 
-func pointJSON(p sweep.Point) pointObject {
-	o := pointObject{Value: p.Value, Value2: p.Value2, Runs: p.Runs, Completed: p.Completed, MetRuns: p.MetRuns, Median: p.Median.Total,
+// pointJSON is p's object in sweep_result's points.
+func (o *Sweep) pointJSON(p sweep.Point) pointObject {
+	obj := pointObject{Value: p.Value, Value2: p.Value2, Runs: p.Runs, Completed: p.Completed, MetRuns: p.MetRuns, Median: p.Median.Total,
 		RateMin: p.RateMin, RateMax: p.RateMax, P99Min: p.P99Min, P99Max: p.P99Max}
+	obj.ValueText, obj.Value2Text = valueTexts(o.Param, o.Param2, p.Value, p.Value2)
 	if p.Judged {
 		met := p.Met
-		o.Met = &met
+		obj.Met = &met
 		if met {
-			o.Note = p.Median.Why
+			obj.Note = p.Median.Why
 		} else {
-			o.Why = p.Median.Why
+			obj.Why = p.Median.Why
 		}
 	}
-	return o
+	return obj
 }
 
 // points prints a table of the values' medians over their runs, with the
@@ -514,9 +546,9 @@ func (o *Sweep) points(w io.Writer, res *sweep.Result) {
 		if len(res.SLO.Terms) > 0 {
 			metIn = fmt.Sprintf("%d/%d", p.MetRuns, p.Completed)
 		}
-		row := []string{sweep.Format(p.Value)}
+		row := []string{res.Param.Text(p.Value)}
 		if res.Param2 != "" {
-			row = append(row, sweep.Format(p.Value2))
+			row = append(row, res.Param2.Text(p.Value2))
 		}
 		rows = append(rows, append(row, fmt.Sprint(len(p.Runs)), fmt.Sprintf("%.1f", p.Median.Total.Rate),
 			fmt.Sprintf("%.1f-%.1f", p.RateMin, p.RateMax), sweep.Sig3(p.Median.Total.P50), sweep.Sig3(p.Median.Total.P99),

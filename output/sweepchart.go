@@ -13,7 +13,8 @@ import (
 // figures as the sweep judged it (its medians over its runs), the SLO's
 // latency bounds on the total, and the answer: the highest value that
 // met the SLO and the lowest above it that missed, or without an SLO the
-// peak.
+// peak. A grid's (two flags) draws a line per value of the first flag
+// against the second, each line's answer (its row's) marked.
 func SweepChart(res *sweep.Result, title string) chart.Sweep {
 	c := chart.Sweep{Title: title, Flag: res.Param.Flag()}
 	for _, p := range res.Points {
@@ -21,11 +22,8 @@ func SweepChart(res *sweep.Result, title string) chart.Sweep {
 		if m.Status != "completed" || m.Total.Count == 0 {
 			continue
 		}
-		c.Points = append(c.Points, chart.SweepPoint{Value: p.Value, Rate: m.Total.Rate, P50: m.Total.P50, P95: m.Total.P95,
+		c.Points = append(c.Points, chart.SweepPoint{Value: p.Value, Value2: p.Value2, Text: res.Param.Text(p.Value), Rate: m.Total.Rate, P50: m.Total.P50, P95: m.Total.P95,
 			P99: m.Total.P99, P999: m.Total.P999, Judged: p.Judged, Met: p.Met})
-	}
-	if len(res.SLO.Terms) > 0 {
-		c.SLO = res.SLO.String()
 	}
 	for _, t := range res.SLO.Terms {
 		switch t.Metric {
@@ -47,7 +45,27 @@ func SweepChart(res *sweep.Result, title string) chart.Sweep {
 		c.Answer, c.AnswerLabel = res.Peak.Value, "peak"
 	}
 	if res.Miss != nil {
-		c.Miss = res.Miss.Value
+		c.Miss, c.MissText = res.Miss.Value, res.Param.Text(res.Miss.Value)
+	}
+	if c.AnswerLabel != "" {
+		c.AnswerText = res.Param.Text(c.Answer)
+	}
+	if res.Param2 != "" {
+		// A grid: a line per value of Param, each row's answer ringed.
+		c.Flag2 = res.Param2.Flag()
+		c.Answer, c.AnswerText, c.AnswerLabel, c.Miss, c.MissText = 0, "", "", 0, "" // per row, in Marks
+		for _, r := range res.Rows {
+			at := r.Sweep.Best
+			if len(res.SLO.Terms) == 0 {
+				at = r.Sweep.Peak
+			}
+			if at != nil {
+				c.Marks = append(c.Marks, chart.SweepMark{Value: r.Value, Text: res.Param.Text(r.Value), Value2: at.Value, Rate: at.Total.Rate})
+			}
+		}
+	}
+	if len(res.SLO.Terms) > 0 {
+		c.SLO = res.SLO.String()
 	}
 	return c
 }

@@ -330,7 +330,7 @@ func (spec Spec) steps(ctx context.Context, res *Result) error {
 		}
 		if left := len(spec.Values.List) - 1 - i; st.Judged && !st.Met && !spec.KeepGoing && left > 0 && spec.Values.Ascending() {
 			res.Stopped = fmt.Sprintf("stopped after %s %s missed the SLO (%s left; --keep-going runs them)",
-				spec.Param.Flag(), Format(v), plural(left, "step"))
+				spec.Param.Flag(), spec.Param.Text(v), plural(left, "step"))
 			return nil
 		}
 	}
@@ -351,7 +351,7 @@ func (spec Spec) grid(ctx context.Context, res *Result) error {
 				left := len(spec.Values2.List) - 1 - i
 				if spec.Repeat == 1 && st.Judged && !st.Met && !spec.KeepGoing && left > 0 && spec.Values2.Ascending() {
 					res.Stopped += fmt.Sprintf("at %s %s, stopped after %s %s missed the SLO (%s left; --keep-going runs them)\n",
-						spec.Param.Flag(), Format(v), spec.Param2.Flag(), Format(w), plural(left, "step"))
+						spec.Param.Flag(), spec.Param.Text(v), spec.Param2.Flag(), spec.Param2.Text(w), plural(left, "step"))
 					break
 				}
 			}
@@ -537,9 +537,9 @@ func (spec Spec) step2(ctx context.Context, res *Result, v, w float64) (Step, er
 			st.Rep++
 		}
 	}
-	at := spec.Param.Flag() + " " + Format(v)
+	at := spec.Param.Flag() + " " + spec.Param.Text(v)
 	if spec.Param2 != "" {
-		at += ", " + spec.Param2.Flag() + " " + Format(w)
+		at += ", " + spec.Param2.Flag() + " " + spec.Param2.Text(w)
 	}
 	if spec.Between != nil {
 		if err := spec.Between(ctx); err != nil {
@@ -576,6 +576,9 @@ func (spec Spec) step2(ctx context.Context, res *Result, v, w float64) (Step, er
 	}
 	set := func(p Param, v float64) {
 		s.Flags[string(p)] = Format(v)
+		if v == NoneValue && p.TakesNone() {
+			s.Flags[string(p)] = "none" // the run's record says no limit, not 0
+		}
 		switch p {
 		case MaxRate:
 			s.MaxRate = v
@@ -681,7 +684,7 @@ func (res *Result) bound() {
 		}
 		if res.Miss != nil && p.Value > res.Miss.Value && p.MetRuns > 0 && res.NotMonotone == "" {
 			res.NotMonotone = fmt.Sprintf("not monotone: %s %s met the SLO%s above %s, which missed it%s; the answer is the highest value met below the lowest missed, and the machine or the server varied: re-run with --repeat, or on a quieter machine",
-				res.Param.Flag(), Format(p.Value), p.metIn(), Format(res.Miss.Value), res.missRuns())
+				res.Param.Flag(), res.Param.Text(p.Value), p.metIn(), res.Param.Text(res.Miss.Value), res.missRuns())
 		}
 	}
 }
@@ -744,7 +747,7 @@ func (res *Result) Conclusion() string {
 	if len(res.SLO.Terms) == 0 || len(res.Steps) == 0 {
 		var lines []string
 		if p := res.Peak; p != nil {
-			lines = append(lines, fmt.Sprintf("peak throughput: %.1f ops/s at %s %s (step %d), p99 %s ms", p.Total.Rate, flag, Format(p.Value), p.N, Sig3(p.Total.P99)))
+			lines = append(lines, fmt.Sprintf("peak throughput: %.1f ops/s at %s %s (step %d), p99 %s ms", p.Total.Rate, flag, res.Param.Text(p.Value), p.N, Sig3(p.Total.P99)))
 		}
 		if res.Stopped != "" {
 			lines = append(lines, res.Stopped)
@@ -757,18 +760,18 @@ func (res *Result) Conclusion() string {
 		s = fmt.Sprintf("no step met the SLO %s", res.SLO)
 	case res.Search && res.Miss != nil && res.Stopped == "":
 		s = fmt.Sprintf("highest %s meeting the SLO %s: %s (step %d), within %s of %s, which missed",
-			flag, res.SLO, Format(res.Best.Value), res.Best.N, pct(res.Miss.Value/res.Best.Value-1), Format(res.Miss.Value))
+			flag, res.SLO, res.Param.Text(res.Best.Value), res.Best.N, pct(res.Miss.Value/res.Best.Value-1), res.Param.Text(res.Miss.Value))
 	default:
-		s = fmt.Sprintf("highest %s meeting the SLO %s: %s (step %d)", flag, res.SLO, Format(res.Best.Value), res.Best.N)
+		s = fmt.Sprintf("highest %s meeting the SLO %s: %s (step %d)", flag, res.SLO, res.Param.Text(res.Best.Value), res.Best.N)
 		if res.Miss == nil && !res.Search && res.Stopped == "" {
 			s += "; every step met it: the limit is higher"
 		}
 	}
 	if res.Best != nil && res.Best.Why != "" {
-		s += fmt.Sprintf("\n%s %s (step %d) met it: %s", flag, Format(res.Best.Value), res.Best.N, res.Best.Why)
+		s += fmt.Sprintf("\n%s %s (step %d) met it: %s", flag, res.Param.Text(res.Best.Value), res.Best.N, res.Best.Why)
 	}
 	if res.Miss != nil {
-		s += fmt.Sprintf("\n%s %s (step %d) missed: %s", flag, Format(res.Miss.Value), res.Miss.N, res.Miss.Why)
+		s += fmt.Sprintf("\n%s %s (step %d) missed: %s", flag, res.Param.Text(res.Miss.Value), res.Miss.N, res.Miss.Why)
 	}
 	if res.NotMonotone != "" {
 		s += "\n" + res.NotMonotone
@@ -786,13 +789,13 @@ func (res *Result) gridConclusion() string {
 	for _, r := range res.Rows {
 		for _, l := range strings.Split(r.Sweep.Conclusion(), "\n") {
 			if l != "" {
-				lines = append(lines, fmt.Sprintf("at %s %s: %s", res.Param.Flag(), Format(r.Value), l))
+				lines = append(lines, fmt.Sprintf("at %s %s: %s", res.Param.Flag(), res.Param.Text(r.Value), l))
 			}
 		}
 	}
 	if p := res.Peak; p != nil {
 		lines = append(lines, fmt.Sprintf("peak throughput of the grid: %.1f ops/s at %s %s, %s %s (step %d), p99 %s ms",
-			p.Total.Rate, res.Param.Flag(), Format(p.Value), res.Param2.Flag(), Format(p.Value2), p.N, Sig3(p.Total.P99)))
+			p.Total.Rate, res.Param.Flag(), res.Param.Text(p.Value), res.Param2.Flag(), res.Param2.Text(p.Value2), p.N, Sig3(p.Total.P99)))
 	}
 	if res.Stopped != "" {
 		lines = append(lines, res.Stopped)

@@ -507,3 +507,17 @@ func FigureName(s string) string {
 	}
 	return b.String()
 }
+
+// BusyPct is the host's CPU busy on average, in percent of all CPUs: 100
+// less idle and iowait (a sweep's cpu% column).
+func (s *Summary) BusyPct() float64 { return 100 - s.CPU.Idle.Avg - s.CPU.IOWait.Avg }
+
+// DiskMBPerSec is the disks' reads and writes on average, summed, in MB
+// (1024 KB) per second (a sweep's disk(MB/s) column).
+func (s *Summary) DiskMBPerSec() float64 {
+	var kb float64
+	for _, d := range s.Disks {
+		kb += d.ReadKBPerSec.Avg + d.WriteKBPerSec.Avg
+	}
+	return kb / 1024
+}

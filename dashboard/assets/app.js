@@ -589,9 +589,12 @@ async function showSweep(id) {
   main.append(el('h1', {}, `Sweep ${doc.id}`),
     el('p', { class: 'muted' }, `${doc.steps.length} steps over ${flag}${doc.search ? ' (a search)' : ''}${doc.slo ? ', SLO ' + doc.slo : ', no SLO'}`),
     el('pre', { id: 'conclusion' }, doc.conclusion));
-  const byN = Object.fromEntries(doc.steps.map(s => [s.step, s]));
+  // With --repeat, the curves are each value's medians over its runs
+  // (what the sweep judged); the answer is the value of its point.
+  const pointOf = n => (doc.points || []).find(p => p.runs.includes(n));
+  const byN = Object.fromEntries(doc.steps.map(s => [s.step, doc.points ? pointOf(s.step) : s]));
   const best = byN[doc.best], miss = byN[doc.miss], peak = byN[doc.peak];
-  const done = doc.steps.filter(s => s.total && s.total.count > 0);
+  const done = doc.points ? doc.points.filter(p => p.completed > 0) : doc.steps.filter(s => s.total && s.total.count > 0);
   const charts = el('div', { class: 'charts', id: 'charts' });
   main.append(charts);
   const verdictColor = s => !s.judged ? palette[7] : s.met ? '#38a169' : '#c53030';
@@ -613,9 +616,9 @@ async function showSweep(id) {
     }
   } } });
   const answerLines = [];
-  if (best) answerLines.push([best.value, '#38a169', `met: ${best.value}`]);
-  if (miss) answerLines.push([miss.value, '#c53030', `missed: ${miss.value}`]);
-  if (!doc.slo && peak) answerLines.push([peak.value, palette[0], `peak: ${peak.value}`]);
+  if (best) answerLines.push([best.value, '#38a169', `met: ${best.value_text}`]);
+  if (miss) answerLines.push([miss.value, '#c53030', `missed: ${miss.value_text}`]);
+  if (!doc.slo && peak) answerLines.push([peak.value, palette[0], `peak: ${peak.value_text}`]);
 
   // Throughput against the swept value.
   const byValue = [...done].sort((a, b) => a.value - b.value);
@@ -648,20 +651,50 @@ async function showSweep(id) {
     latData.push(rx.map(() => limit));
   }
   const lines = [];
-  if (best) lines.push([best.total.ops_per_sec, '#38a169', `answer: ${flag} ${best.value}`]);
-  if (!doc.slo && peak) lines.push([peak.total.ops_per_sec, palette[0], `peak: ${flag} ${peak.value}`]);
+  if (best) lines.push([best.total.ops_per_sec, '#38a169', `answer: ${flag} ${best.value_text}`]);
+  if (!doc.slo && peak) lines.push([peak.total.ops_per_sec, palette[0], `peak: ${flag} ${peak.value_text}`]);
   makeChart(charts, 'latency against throughput (ms, log scale), each step a point', latData, [], { yLabel: 'ms', uplot: {
     scales: { x: { time: false }, y: { distr: 3 } }, cursor: { drag: { x: true, y: false } }, series: latSeries.map(x => Object.assign({ points: { show: true } }, x)),
     plugins: [vlines(lines)], axes: [{ label: 'ops/s (each step\'s throughput)' }, { label: 'ms', size: 60 }] } });
 
-  // The sweep's table.
+  // The workload's figures (tpmC, efficiency(%)): a column each, keyed
+  // by the name before the unit, "-" where a step has none.
+  const figures = (doc.figures || []).map(h => [h.split('(')[0], h]);
+  const figureCells = f => figures.map(([k]) => el('td', { dataset: { field: 'figure', figure: k, value: f && f[k] !== undefined ? f[k] : '' } },
+    f && f[k] !== undefined ? f[k].toFixed(1) : '-'));
+
+  // With --repeat: the values' medians, as stampede sweep prints them.
+  if (doc.points) {
+    main.append(el('h2', {}, 'Medians over each value\'s runs (spread: lowest-highest)'));
+    main.append(el('table', { id: 'points' },
+      el('thead', {}, el('tr', {}, [flag, 'runs', 'ops/s', 'ops/s spread', 'p50 ms', 'p99 ms', 'p99 spread', ...figures.map(f => f[1]), 'met in'].map(h => el('th', {}, h)), el('th', { class: 'l' }, 'SLO'))),
+      el('tbody', {}, doc.points.map(p => el('tr', { dataset: { value: p.value } },
+        el('td', { dataset: { field: 'value' } }, p.value_text), el('td', { dataset: { field: 'runs' } }, p.runs.length),
+        el('td', { dataset: { field: 'ops_per_sec', value: p.total.ops_per_sec } }, fmtRate(p.total.ops_per_sec)),
+        el('td', { dataset: { field: 'ops_spread' } }, `${fmtRate(p.ops_per_sec_min)}-${fmtRate(p.ops_per_sec_max)}`),
+        el('td', { dataset: { field: 'p50_ms', value: p.total.p50_ms } }, fmtMs(p.total.p50_ms)),
+        el('td', { dataset: { field: 'p99_ms', value: p.total.p99_ms } }, fmtMs(p.total.p99_ms)),
+        el('td', { dataset: { field: 'p99_spread' } }, `${fmtMs(p.p99_ms_min)}-${fmtMs(p.p99_ms_max)}`),
+        figureCells(p.figures),
+        el('td', { dataset: { field: 'met_in' } }, doc.slo ? `${p.met_runs}/${p.completed}` : '-'),
+        el('td', { class: 'l', dataset: { field: 'slo' }, style: `color: ${verdictColor(p)}` }, !p.judged ? '-' : p.met ? 'met' : 'missed: ' + p.why))))));
+  }
+
+  // The sweep's table, with the telemetry's columns when it ran.
+  const telHead = doc.telemetry ? ['cpu%', 'disk MB/s', 'watched cores'] : [];
+  const telCells = t => !doc.telemetry ? [] : !t ? [el('td', {}, '-'), el('td', {}, '-'), el('td', {}, '-')] : [
+    el('td', { dataset: { field: 'cpu_pct', value: t.cpu_pct } }, t.cpu_pct.toFixed(1)),
+    el('td', { dataset: { field: 'disk_mb_s', value: t.disk_mb_s } }, t.disk_mb_s.toFixed(1)),
+    el('td', { class: 'l', dataset: { field: 'watched', value: (t.watched || []).map(w => w.cores).join(',') } },
+      t.watched ? t.watched.map(w => `${w.name} ${w.cores.toFixed(2)}`).join(', ') : '-')];
   main.append(el('h2', {}, 'Steps (as stampede sweep)'));
   main.append(el('table', { id: 'steps' },
-    el('thead', {}, el('tr', {}, ['step', flag, 'workers', 'ops/s', 'p50 ms', 'p95 ms', 'p99 ms', 'p99.9 ms', 'max ms', 'errors'].map(h => el('th', {}, h)), el('th', { class: 'l' }, 'run'), el('th', { class: 'l' }, 'SLO'))),
+    el('thead', {}, el('tr', {}, ['step', 'rep', flag, 'workers', 'ops/s', 'p50 ms', 'p95 ms', 'p99 ms', 'p99.9 ms', 'max ms', 'errors', ...figures.map(f => f[1]), ...telHead].map(h => el('th', {}, h)), el('th', { class: 'l' }, 'run'), el('th', { class: 'l' }, 'SLO'))),
     el('tbody', {}, doc.steps.map(s => el('tr', { dataset: { step: s.step }, class: s.step === doc.best ? 'total' : '' },
-      el('td', {}, s.step), el('td', { dataset: { field: 'value' } }, s.value), el('td', {}, s.workers), el('td', { dataset: { field: 'ops_per_sec', value: s.total.ops_per_sec } }, fmtRate(s.total.ops_per_sec)),
+      el('td', {}, s.step), el('td', {}, s.rep), el('td', { dataset: { field: 'value', value: s.value } }, s.value_text), el('td', {}, s.workers), el('td', { dataset: { field: 'ops_per_sec', value: s.total.ops_per_sec } }, fmtRate(s.total.ops_per_sec)),
       ['p50_ms', 'p95_ms', 'p99_ms', 'p99_9_ms', 'max_ms'].map(k => el('td', { dataset: { field: k, value: s.total[k] } }, fmtMs(s.total[k]))),
       el('td', {}, s.total.errors),
+      figureCells(s.figures), telCells(s.telemetry),
       el('td', { class: 'l' }, el('a', { href: '#/run/' + encodeURIComponent(s.run) }, s.run)),
       el('td', { class: 'l', dataset: { field: 'slo' }, style: `color: ${verdictColor(s)}` }, !s.judged ? (s.status === 'completed' ? '-' : s.status) : s.met ? 'met' : 'missed: ' + s.why))))));
   ready('sweep');
@@ -719,7 +752,7 @@ function showSweepGrid(doc) {
   main.append(el('table', { id: 'steps' },
     el('thead', {}, el('tr', {}, ['step', 'rep', flag, flag2, 'workers', 'ops/s', 'p50 ms', 'p95 ms', 'p99 ms', 'p99.9 ms', 'max ms', 'errors'].map(h => el('th', {}, h)), el('th', { class: 'l' }, 'run'), el('th', { class: 'l' }, 'SLO'))),
     el('tbody', {}, doc.steps.map(s => el('tr', { dataset: { step: s.step } },
-      el('td', {}, s.step), el('td', {}, s.rep), el('td', { dataset: { field: 'value' } }, s.value), el('td', { dataset: { field: 'value2' } }, s.value2), el('td', {}, s.workers),
+      el('td', {}, s.step), el('td', {}, s.rep), el('td', { dataset: { field: 'value' } }, s.value_text), el('td', { dataset: { field: 'value2' } }, s.value2_text), el('td', {}, s.workers),
       el('td', { dataset: { field: 'ops_per_sec', value: s.total.ops_per_sec } }, fmtRate(s.total.ops_per_sec)),
       ['p50_ms', 'p95_ms', 'p99_ms', 'p99_9_ms', 'max_ms'].map(k => el('td', { dataset: { field: k, value: s.total[k] } }, fmtMs(s.total[k]))),
       el('td', {}, s.total.errors),

@@ -5,10 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
+	"math/bits"
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -79,6 +83,7 @@ func TestCompareGroups(t *testing.T) {
 		if len(c.A.Runs) != 5 || len(c.B.Runs) != 5 || !c.CanReject || len(c.Rows) != 2*5 {
 			t.Fatalf("%d and %d runs, can reject %v, %d rows: want 5 and 5, true, read and the total x 5 figures", len(c.A.Runs), len(c.B.Runs), c.CanReject, len(c.Rows))
 		}
+		checkGroupRows(t, c)
 		text := stampede(t, "compare", "--a-tag", "side=a", "--b-tag", "side="+b, "--results-dir", root)
 		for _, row := range c.Rows {
 			// The text table has the JSON's verdict on the row's line.
@@ -133,6 +138,165 @@ func TestCompareGroups(t *testing.T) {
 			t.Errorf("%s %s: B's median %.3f ms, A's %.3f: want about 2 ms more", row.Op, row.Figure, row.B.Median, row.A.Median)
 		}
 	}
+}
+
+// checkGroupRows checks compare's figures against the runs' own
+// summaries and against a computation of the test's: each row's values
+// are its side's runs' figures (summary.json's, within the difference a
+// recomputation over the runs' intervals makes), in the order of the
+// side's runs; the median, lowest and highest are those of the values;
+// the p-value is the exact two-sided Mann-Whitney U test's, counted over
+// every split of the 10 runs into 5 and 5 (when no value is tied), p 1
+// when every value is equal; the verdict follows p and the medians; the
+// runs needed follow the normal approximation from the values' standard
+// deviations.
+func checkGroupRows(t *testing.T, c results.GroupComparison) {
+	t.Helper()
+	type fig struct {
+		Rate   float64 `json:"ops_per_sec"`
+		P50    float64 `json:"p50_ms"`
+		P95    float64 `json:"p95_ms"`
+		P99    float64 `json:"p99_ms"`
+		Errors float64 `json:"errors"`
+	}
+	summaries := func(side results.GroupSide) []map[string]map[string]float64 {
+		var out []map[string]map[string]float64
+		for _, r := range side.Runs {
+			data, err := os.ReadFile(filepath.Join(r.Dir, "summary.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var sum struct {
+				Ops []struct {
+					Name string `json:"name"`
+					fig
+				} `json:"ops"`
+				Total fig `json:"total"`
+			}
+			if err := json.Unmarshal(data, &sum); err != nil {
+				t.Fatal(err)
+			}
+			byOp := map[string]map[string]float64{}
+			add := func(op string, f fig) {
+				byOp[op] = map[string]float64{"ops_per_sec": f.Rate, "p50_ms": f.P50, "p95_ms": f.P95, "p99_ms": f.P99, "errors": f.Errors}
+			}
+			for _, o := range sum.Ops {
+				add(o.Name, o.fig)
+			}
+			add(results.CompareTotal, sum.Total)
+			out = append(out, byOp)
+		}
+		return out
+	}
+	sumA, sumB := summaries(c.A), summaries(c.B)
+	for _, row := range c.Rows {
+		for i, side := range []struct {
+			st   *results.GroupStats
+			sums []map[string]map[string]float64
+		}{{row.A, sumA}, {row.B, sumB}} {
+			if side.st == nil || len(side.st.Values) != len(side.sums) {
+				t.Fatalf("%s %s: side %c has %v, want a value per run", row.Op, row.Figure, "AB"[i], side.st)
+			}
+			for k, v := range side.st.Values {
+				own := side.sums[k][row.Op][row.Figure]
+				tol := 0.05*own + 0.05 // ms: a percentile over the intervals' histograms
+				switch row.Figure {
+				case "ops_per_sec":
+					tol = 0.1 * own // over the intervals' seconds, not the run's
+				case "errors":
+					tol = 0
+				}
+				if math.Abs(v-own) > tol {
+					t.Errorf("%s %s: side %c's run %d reads %g, its summary.json %g", row.Op, row.Figure, "AB"[i], k+1, v, own)
+				}
+			}
+			sorted := slices.Sorted(slices.Values(side.st.Values))
+			if side.st.Median != sorted[2] || side.st.Min != sorted[0] || side.st.Max != sorted[4] {
+				t.Errorf("%s %s: side %c's median %g (lowest %g, highest %g), the values' %g (%g, %g)", row.Op, row.Figure, "AB"[i],
+					side.st.Median, side.st.Min, side.st.Max, sorted[2], sorted[0], sorted[4])
+			}
+		}
+		a, b := row.A.Values, row.B.Values
+		all := append(slices.Clone(a), b...)
+		distinct := len(slices.Compact(slices.Sorted(slices.Values(all)))) == len(all)
+		switch {
+		case row.P == nil:
+			t.Errorf("%s %s: no p-value", row.Op, row.Figure)
+			continue
+		case slices.Min(all) == slices.Max(all) && *row.P != 1:
+			t.Errorf("%s %s: every value %g, p %g: want 1", row.Op, row.Figure, all[0], *row.P)
+		case distinct:
+			if p := exactUTestP(a, b); math.Abs(*row.P-p) > 1e-9 {
+				t.Errorf("%s %s: p %.6f, the exact U test's %.6f (A %v, B %v)", row.Op, row.Figure, *row.P, p, a, b)
+			}
+		}
+		want := results.GroupNoDifference
+		if *row.P < c.Alpha {
+			want = results.GroupHigher
+			if row.B.Median < row.A.Median {
+				want = results.GroupLower
+			}
+		}
+		if row.Verdict != want {
+			t.Errorf("%s %s: verdict %q at p %.4f (medians %g, %g), want %q", row.Op, row.Figure, row.Verdict, *row.P, row.A.Median, row.B.Median, want)
+		}
+		d := math.Abs(row.B.Median - row.A.Median)
+		if d == 0 {
+			if row.Needed != nil {
+				t.Errorf("%s %s: equal medians, %d runs needed: want none", row.Op, row.Figure, *row.Needed)
+			}
+			continue
+		}
+		sd := func(xs []float64) float64 {
+			var m, ss float64
+			for _, x := range xs {
+				m += x / float64(len(xs))
+			}
+			for _, x := range xs {
+				ss += (x - m) * (x - m)
+			}
+			return math.Sqrt(ss / float64(len(xs)-1))
+		}
+		// z(0.975) + z(0.8), the U test's efficiency 3/pi, at least 4
+		// runs (the fewest with which it can reject at 5%).
+		const z = 1.959963984540054 + 0.8416212335729143
+		n := 2 * z * z * (sd(a)*sd(a) + sd(b)*sd(b)) / 2 / (d * d) / (3 / math.Pi)
+		if need := max(int(math.Ceil(n)), 4); row.Needed == nil || *row.Needed != need && math.Abs(n-math.Round(n)) > 1e-6 {
+			t.Errorf("%s %s: %v runs needed, want %d (A %v, B %v)", row.Op, row.Figure, row.Needed, need, a, b)
+		}
+	}
+}
+
+// exactUTestP is the exact two-sided p-value of the Mann-Whitney U test
+// of a against b, values all distinct: the share of the ways to split the
+// values into groups of len(a) and len(b) whose U is at least as far from
+// its mean as a's.
+func exactUTestP(a, b []float64) float64 {
+	all := append(slices.Clone(a), b...)
+	u := func(in func(i int) bool) float64 {
+		var n float64
+		for i, x := range all {
+			for j, y := range all {
+				if in(i) && !in(j) && x > y {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	obs := u(func(i int) bool { return i < len(a) })
+	mean := float64(len(a)*len(b)) / 2
+	var hits, total int
+	for mask := 0; mask < 1<<len(all); mask++ {
+		if bits.OnesCount(uint(mask)) != len(a) {
+			continue
+		}
+		total++
+		if math.Abs(u(func(i int) bool { return mask&(1<<i) != 0 })-mean) >= math.Abs(obs-mean)-1e-9 {
+			hits++
+		}
+	}
+	return float64(hits) / float64(total)
 }
 
 // matchLine reports whether a line of text matches the regular

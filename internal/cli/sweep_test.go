@@ -3,6 +3,7 @@ package cli_test
 import (
 	"bufio"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -350,7 +351,8 @@ func TestSweepBadInput(t *testing.T) {
 		{"active without tenants", []string{"--active", "1,2"}, "--active needs --tenants N (N >= 1)"},
 		{"checkpoint without a server", []string{"--max-rate", "1000,2000", "--checkpoint"}, "--checkpoint: the null driver has no server to checkpoint"},
 		{"chart html", []string{"--max-rate", "1000,2000", "--chart", "x.html"}, "--chart x.html: a sweep's chart is .svg or .png; its interactive page is the dashboard's"},
-		{"chart of a grid", []string{"--max-rate", "1000,2000", "--concurrency", "1,2", "--chart", "x.svg"}, "--chart draws a sweep of one flag; a grid's steps are in its table"},
+		{"none in a range", []string{"--cpus", "none:2"}, "--cpus none:2: none (no limit) goes in a list of values, as none,1, not in a range"},
+		{"none beside a bad value", []string{"--cpus", "none,0"}, "--cpus none,0: 0 is not positive: give none for a step without the limit"},
 		{"chart format", []string{"--max-rate", "1000,2000", "--chart", "x.gif"}, "--chart x.gif: use .svg, .png or .html"},
 		{"force without chart", []string{"--max-rate", "1000,2000", "--force"}, "--force replaces the --chart file: give --chart, or drop --force"},
 		{"format", []string{"--max-rate", "1000,2000", "--format", "xml"}, "unknown --format \"xml\": use text, json or csv"},
@@ -472,10 +474,14 @@ func TestSweepAnyFlag(t *testing.T) {
 }
 
 // TestSweepCPUs sweeps the server's CPU limit under a load that keeps it
-// busy: each step's telemetry shows the watched server's cores within
-// 10% of the step's --cpus: never above, and not below when the machine
-// had the cores to give (other processes on a shared machine can starve
-// the server below its limit: then only the ceiling is checked, and said).
+// busy, --cpus 0.25,0.5,none, its table as CSV. Each row's watched cores
+// is the step's run's own (its summary.json's telemetry, read here), and
+// moves with the limit: never above a step's --cpus by more than 10%;
+// within 10% of it and the 0.5 step at least 1.5 times the 0.25 one when
+// the machine had the cores to give (other processes on a shared machine
+// can starve the server below its limit: then only the ceiling is
+// checked, and said); the step without a limit (none, so shown) above
+// 0.55 cores when the machine had cores idle beside it.
 func TestSweepCPUs(t *testing.T) {
 	requireLimitV1(t)
 	srv := ownServer(t)
@@ -484,39 +490,72 @@ func TestSweepCPUs(t *testing.T) {
 		t.Fatalf("init: %s", r.stderr)
 	}
 	pid := postmasterPID(t, srv)
-	r := stampede(t, "sweep", "oltp_read_only", "--tables", "1", "--table_size", "10000", "--range_size", "1000", "--cpus", "0.25,0.5",
-		"--watch-pid", strconv.Itoa(pid), "--concurrency", "8", "--duration", "4s", "--results-dir", t.TempDir(), "--format", "json", url)
+	root := t.TempDir()
+	r := stampede(t, "sweep", "oltp_read_only", "--tables", "1", "--table_size", "10000", "--range_size", "1000", "--cpus", "0.25,0.5,none",
+		"--watch-pid", strconv.Itoa(pid), "--concurrency", "8", "--duration", "4s", "--results-dir", root, "--format", "csv", url)
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	n := 0
-	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
-		var st struct {
-			Type      string
-			Value     float64
-			Telemetry *telemetry.Summary
+	rows, err := csv.NewReader(strings.NewReader(r.stdout)).ReadAll()
+	if err != nil || len(rows) != 4 {
+		t.Fatalf("%d rows, %v, want a header and 3 steps:\n%s", len(rows), err, r.stdout)
+	}
+	col := func(name string) int {
+		i := slices.IndexFunc(rows[0], func(h string) bool {
+			return h == name || strings.HasPrefix(name, "watched ") && strings.HasPrefix(h, name)
+		})
+		if i < 0 {
+			t.Fatalf("no column %q in %v", name, rows[0])
 		}
-		if err := json.Unmarshal([]byte(line), &st); err != nil || st.Type != "step" {
-			continue
+		return i
+	}
+	cpus, text, watched, runID := col("cpus"), col("cpus_text"), col("watched "), col("run")
+	type step struct{ limit, cores, idle float64 }
+	var steps []step
+	for k, row := range rows[1:] {
+		limit, _ := strconv.ParseFloat(row[cpus], 64)
+		want := []string{"0.25", "0.5", "none"}[k]
+		if row[text] != want || limit != []float64{0.25, 0.5, 0}[k] {
+			t.Errorf("step %d: cpus %s %q, want %s", k+1, row[cpus], row[text], want)
 		}
-		n++
-		if st.Telemetry == nil || len(st.Telemetry.Procs) != 1 {
-			t.Fatalf("step at --cpus %g: telemetry %+v", st.Value, st.Telemetry)
+		got, err := strconv.ParseFloat(row[watched], 64)
+		if err != nil {
+			t.Fatalf("step %d: watched cores %q: %v", k+1, row[watched], err)
 		}
-		got := st.Telemetry.Procs[0].CPUCores.Avg
-		if got > 1.1*st.Value {
-			t.Errorf("--cpus %g: the server used %.3f cores on average, above the limit", st.Value, got)
+		run, err := runlog.Open(filepath.Join(root, row[runID]))
+		if err != nil {
+			t.Fatal(err)
 		}
-		idle := st.Telemetry.CPU.Idle.Avg / 100 * float64(st.Telemetry.Cores)
+		var sum struct{ Telemetry *telemetry.Summary }
+		if err := json.Unmarshal(run.Summary, &sum); err != nil || sum.Telemetry == nil || len(sum.Telemetry.Procs) != 1 {
+			t.Fatalf("step %d: run %s's telemetry %+v, %v", k+1, row[runID], sum.Telemetry, err)
+		}
+		tel := sum.Telemetry
+		if own := tel.Procs[0].CPUCores.Avg; got != own {
+			t.Errorf("step %d: the table says %g cores, the run's summary %g", k+1, got, own)
+		}
+		steps = append(steps, step{limit, got, tel.CPU.Idle.Avg / 100 * float64(tel.Cores)})
+	}
+	starved := false
+	for _, st := range steps[:2] {
+		if st.cores > 1.1*st.limit {
+			t.Errorf("--cpus %g: the server used %.3f cores on average, above the limit", st.limit, st.cores)
+		}
 		switch {
-		case got >= 0.9*st.Value:
-		case idle >= 0.1*st.Value+0.1:
-			t.Errorf("--cpus %g: the server used %.3f cores on average with %.2f cores idle: not within 10%% of the limit", st.Value, got, idle)
+		case st.cores >= 0.9*st.limit:
+		case st.idle >= 0.1*st.limit+0.1:
+			t.Errorf("--cpus %g: the server used %.3f cores on average with %.2f cores idle: not within 10%% of the limit", st.limit, st.cores, st.idle)
 		default:
-			t.Logf("--cpus %g: the server used %.3f cores, the machine %.2f cores idle: starved by other processes, only the ceiling checked", st.Value, got, idle)
+			starved = true
+			t.Logf("--cpus %g: the server used %.3f cores, the machine %.2f cores idle: starved by other processes, only the ceiling checked", st.limit, st.cores, st.idle)
 		}
 	}
-	if n != 2 {
-		t.Errorf("%d steps:\n%s", n, r.stdout)
+	if !starved && steps[1].cores < 1.5*steps[0].cores {
+		t.Errorf("the server used %.3f cores at --cpus 0.5, %.3f at 0.25: want the limit's doubling to show", steps[1].cores, steps[0].cores)
+	}
+	if none := steps[2]; none.cores <= 0.55 && none.idle >= 0.3 {
+		t.Errorf("--cpus none: the server used %.3f cores with %.2f cores idle: held to a limit", none.cores, none.idle)
+	} else {
+		t.Logf("--cpus none: the server used %.3f cores, the machine %.2f idle", none.cores, none.idle)
 	}
 }

@@ -247,6 +247,41 @@ func TestSweepChartFile(t *testing.T) {
 			t.Errorf("the SVG does not draw %q", want)
 		}
 	}
+	// A grid's chart: a line per worker count, each line's answer (the
+	// highest rate met at it, as the sweep's rows say) ringed.
+	gridPath := filepath.Join(t.TempDir(), "grid.svg")
+	g := stampede(t, "sweep", "ycsb", "--driver", "null", "--concurrency", "1,2", "--max-rate", "200,400", "--slo", "p99<=10s", "--duration", "500ms",
+		"--results-dir", root, "--chart", gridPath)
+	if g.code != 0 {
+		t.Fatalf("grid: exit %d: %s", g.code, g.stderr)
+	}
+	gb, err := os.ReadFile(gridPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gm := regexp.MustCompile(`<metadata id="stampede-sweep-data">([^<]*)</metadata>`).FindStringSubmatch(string(gb))
+	var grid struct {
+		Flag2  string `json:"flag2"`
+		Points []struct {
+			Value, Value2 float64
+		} `json:"points"`
+		Marks []struct {
+			Value  float64 `json:"value"`
+			Value2 float64 `json:"value2"`
+		} `json:"marks"`
+	}
+	if gm == nil || json.Unmarshal([]byte(html.UnescapeString(gm[1])), &grid) != nil {
+		t.Fatalf("no data in the grid's SVG")
+	}
+	// Every step meets p99<=10s: each line's answer is its highest rate.
+	if grid.Flag2 != "--max-rate" || len(grid.Points) != 4 || len(grid.Marks) != 2 || grid.Marks[0].Value != 1 || grid.Marks[0].Value2 != 400 ||
+		grid.Marks[1].Value != 2 || grid.Marks[1].Value2 != 400 {
+		t.Errorf("the grid's chart: %+v; want --max-rate, 4 points, answers 400 at --concurrency 1 and 2", grid)
+	}
+	if !strings.Contains(string(gb), ">throughput against --max-rate, a line per --concurrency<") {
+		t.Errorf("the grid's SVG lacks its panel's title")
+	}
+
 	again := stampede(t, args...)
 	checkOneLineError(t, again, 2, "--chart "+path+" exists: not overwritten (add --force to replace it, or give another --chart)")
 	if again = stampede(t, append(args, "--force")...); again.code != 0 {
