@@ -352,15 +352,23 @@ func (d *histDecoder) fast(b []byte, h *Hist) error {
 	// The payload is checked and summed here; its buckets are listed
 	// only for a caller that needs them (see Hist.buckets): an Adder
 	// adds them from the payload.
-	h.table, h.listed, h.total, h.first, h.last = t, false, 0, 0, -1
+	// In locals, the one-byte counts read inline: the loop runs once a
+	// bucket or run of empty ones.
 	countsLen := int64(len(t.from))
-	var dst int64
+	var dst, total int64
+	first, last := int64(0), int64(-1)
 	for pos := 0; pos < len(pl); {
-		count, k := zigZag(pl[pos:])
-		if k == 0 {
-			return errSlowPath
+		var count int64
+		if b := pl[pos]; b < 0x80 {
+			count = int64(b>>1) ^ -int64(b&1)
+			pos++
+		} else {
+			var k int
+			if count, k = zigZag(pl[pos:]); k == 0 {
+				return errSlowPath
+			}
+			pos += k
 		}
-		pos += k
 		if count < 0 {
 			zeros := -count
 			if zeros <= 0 || zeros > countsLen-dst {
@@ -373,18 +381,19 @@ func (d *histDecoder) fast(b []byte, h *Hist) error {
 			return errSlowPath
 		}
 		if count > 0 {
-			if h.last < 0 {
-				h.first = int32(dst)
+			if last < 0 {
+				first = dst
 			}
-			h.last = int32(dst)
-			if count > math.MaxInt64-h.total {
-				h.total = math.MaxInt64
+			last = dst
+			if count > math.MaxInt64-total {
+				total = math.MaxInt64
 			} else {
-				h.total += count
+				total += count
 			}
 		}
 		dst++
 	}
+	h.table, h.listed, h.total, h.first, h.last = t, false, total, int32(first), int32(last)
 	// The histogram takes the buffer the payload is in; the decoder, the
 	// histogram's previous one.
 	if whole {
