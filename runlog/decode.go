@@ -21,9 +21,8 @@ import (
 // new PackedHistogram. Reading a one-hour run of ten operation types
 // (36,000 histograms) spent about 55 us per histogram there, over a third
 // of it in zlib.NewReader alone (BenchmarkDecode in decode_test.go measures
-// both). histDecoder reuses its buffers. It inflates with an inflater of its own (see inflate.go), and
-// with klauspost/compress's zlib reader (reset, not rebuilt) whatever
-// that does not read. It checks each payload and keeps it as it is: an
+// both). histDecoder reuses its buffers and inflates with one klauspost/compress
+// zlib reader (reset, not rebuilt). It checks each payload and keeps it as it is: an
 // Adder adds its counts straight from it into a dense array (no list of
 // buckets in between), and the other readers list the populated buckets'
 // indexes and counts once, which the bucket table of its geometry (built
@@ -255,14 +254,7 @@ type histDecoder struct {
 	z       io.ReadCloser
 	hdr     [40]byte
 	payload []byte
-	inf     inflater
-	out     []byte // what inf inflated: the header, then the payload
 }
-
-// maxInflated bounds what histDecoder inflates itself: the V2 header and
-// the longest payload of a geometry it reads (9 bytes a bucket). A longer
-// stream is klauspost's reader's to read (and then the library's).
-const maxInflated = 40 + 65*1024*9
 
 // errSlowPath means the fast decoder does not read a histogram; the
 // library's decoder does (or says why not).
@@ -297,32 +289,20 @@ func (d *histDecoder) fast(b []byte, h *Hist) error {
 	if cookie != hdrhistogram.V2CompressedEncodingCookieBase || clen < 0 || int(clen) > len(raw)-8 {
 		return errSlowPath
 	}
-	// inflater reads what stampede writes; klauspost's reader, anything
-	// else (and says whether it is a stream at all).
 	zsrc := raw[8 : 8+clen]
-	out, whole := d.inf.inflate(d.out[:0], zsrc, maxInflated)
-	var hd, rest []byte
-	if whole {
-		d.out = out
-		if len(out) < len(d.hdr) {
+	d.br.Reset(zsrc)
+	if d.z == nil {
+		if d.z, err = zlib.NewReader(&d.br); err != nil {
+			d.z = nil
 			return errSlowPath
 		}
-		hd, rest = out[:len(d.hdr)], out[len(d.hdr):]
-	} else {
-		d.br.Reset(zsrc)
-		if d.z == nil {
-			if d.z, err = zlib.NewReader(&d.br); err != nil {
-				d.z = nil
-				return errSlowPath
-			}
-		} else if err := d.z.(zlib.Resetter).Reset(&d.br, nil); err != nil {
-			return errSlowPath
-		}
-		if _, err := io.ReadFull(d.z, d.hdr[:]); err != nil {
-			return errSlowPath
-		}
-		hd = d.hdr[:]
+	} else if err := d.z.(zlib.Resetter).Reset(&d.br, nil); err != nil {
+		return errSlowPath
 	}
+	if _, err := io.ReadFull(d.z, d.hdr[:]); err != nil {
+		return errSlowPath
+	}
+	hd := d.hdr[:]
 	if int32(binary.BigEndian.Uint32(hd[0:4]))&^0xf0 != hdrhistogram.V2EncodingCookieBase {
 		return errSlowPath
 	}
@@ -333,22 +313,14 @@ func (d *histDecoder) fast(b []byte, h *Hist) error {
 	if t == nil || payloadLen < 0 || int64(payloadLen) > int64(len(t.from))*9 {
 		return errSlowPath
 	}
-	pl := rest
-	if whole {
-		// The stream must end with the payload.
-		if len(rest) != int(payloadLen) {
-			return errSlowPath
-		}
-	} else {
-		// One byte more than the payload: it must be the end (which also
-		// checks the zlib checksum).
-		d.payload = slices.Grow(d.payload[:0], int(payloadLen)+1)[:int(payloadLen)+1]
-		got, err := io.ReadFull(d.z, d.payload)
-		if got != int(payloadLen) || (err != io.ErrUnexpectedEOF && err != io.EOF) {
-			return errSlowPath
-		}
-		pl = d.payload[:payloadLen]
+	// One byte more than the payload: it must be the end (which also
+	// checks the zlib checksum).
+	d.payload = slices.Grow(d.payload[:0], int(payloadLen)+1)[:int(payloadLen)+1]
+	got, err := io.ReadFull(d.z, d.payload)
+	if got != int(payloadLen) || (err != io.ErrUnexpectedEOF && err != io.EOF) {
+		return errSlowPath
 	}
+	pl := d.payload[:payloadLen]
 	// The payload is checked and summed here; its buckets are listed
 	// only for a caller that needs them (see Hist.buckets): an Adder
 	// adds them from the payload.
@@ -396,11 +368,7 @@ func (d *histDecoder) fast(b []byte, h *Hist) error {
 	h.table, h.listed, h.total, h.first, h.last = t, false, total, int32(first), int32(last)
 	// The histogram takes the buffer the payload is in; the decoder, the
 	// histogram's previous one.
-	if whole {
-		h.buf, d.out = d.out, h.buf
-	} else {
-		h.buf, d.payload = d.payload, h.buf
-	}
+	h.buf, d.payload = d.payload, h.buf
 	h.pl = pl
 	return nil
 }
