@@ -122,3 +122,73 @@ func cpuTime(b *testing.B) time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// BenchmarkReportTag measures `report --tag job=bench --from 0s`'s merge,
+// as scripts/bench reporttag times it for 100 clients, on 4 clients: each
+// a one-hour run of ten operation types at 50 operations a second each,
+// in 10 s intervals (360 intervals, 3,600 histograms a client), as
+// scripts/benchruns writes them. --from 0s makes Recompute read every
+// interval's histogram (not the saved totals). Beside the wall time it
+// reports the CPU time (user + system, every goroutine's) per histogram
+// as cpu-us/hist.
+func BenchmarkReportTag(b *testing.B) {
+	root := b.TempDir()
+	const clients, intervals, ops = 4, 360, 10
+	names := make([]string, ops)
+	for i := range names {
+		names[i] = fmt.Sprintf("op%d", i)
+	}
+	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	var runs []*runlog.Run
+	for c := range clients {
+		info := runlog.RunInfo{FormatVersion: runlog.FormatVersion, ID: fmt.Sprintf("20261122-100000-bench-%04d", c), Workload: "bench",
+			Series: names, Start: start, Host: runlog.HostFacts(), StampedeVersion: "bench",
+			Tags: map[string]string{"job": "bench", "client": fmt.Sprintf("%d/%d", c, clients)}}
+		w, err := runlog.Create(root, info)
+		if err != nil {
+			b.Fatal(err)
+		}
+		r := rand.New(rand.NewPCG(uint64(c), 31))
+		series := make([]runlog.IntervalSeries, ops)
+		for i := range series {
+			series[i] = runlog.IntervalSeries{Name: names[i], Hist: stats.NewHistogram()}
+		}
+		for k := range intervals {
+			for i := range series {
+				h := series[i].Hist
+				h.Reset()
+				mean := float64(time.Millisecond) * (0.5 + float64(i)*0.5)
+				for range 500 {
+					_ = h.RecordValue(stats.Clamp(time.Duration(r.ExpFloat64() * mean)))
+				}
+				series[i].Count = h.TotalCount()
+			}
+			at := start.Add(time.Duration(k) * 10 * time.Second)
+			if err := w.WriteInterval(at, at.Add(10*time.Second), series, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := w.Finish(start.Add(intervals*10*time.Second), runlog.StatusCompleted, "", nil); err != nil {
+			b.Fatal(err)
+		}
+		run, err := runlog.Open(filepath.Join(root, info.ID))
+		if err != nil {
+			b.Fatal(err)
+		}
+		runs = append(runs, run)
+	}
+	from, err := results.ParseBound("0s")
+	if err != nil {
+		b.Fatal(err)
+	}
+	cpu0 := cpuTime(b)
+	n := 0
+	for b.Loop() {
+		v, _, err := results.Recompute(runs, results.Window{From: from})
+		if err != nil || len(v.Ops) != ops || v.Intervals != clients*intervals {
+			b.Fatalf("%v: %d operations, %d intervals", err, len(v.Ops), v.Intervals)
+		}
+		n++
+	}
+	b.ReportMetric(float64(cpuTime(b)-cpu0)/float64(time.Microsecond)/float64(n*clients*intervals*ops), "cpu-us/hist")
+}

@@ -21,15 +21,14 @@ import (
 // new PackedHistogram. Reading a one-hour run of ten operation types
 // (36,000 histograms) spent about 55 us per histogram there, over a third
 // of it in zlib.NewReader alone (BenchmarkDecode in decode_test.go measures
-// both). histDecoder reuses one zlib reader (zlib.Resetter) and its
-// buffers (klauspost/compress's zlib, whose inflate reads a bytes.Reader
-// without an interface call a byte: a report of ten one-hour runs of ten
-// operation types, 36,000 histograms, took 1.42-1.45 s of CPU with it,
-// 1.48-1.61 s with compress/zlib), and leaves each histogram as the list of its populated buckets'
-// indexes and counts, which the bucket table of its geometry (built with
-// the library's own Distribution) turns into values: merging one into an
-// accumulator is RecordValues at each bucket's lowest value, which is
-// exactly what PackedHistogram.MergeInto does. It reads what stampede
+// both). histDecoder reuses its buffers and inflates with one klauspost/compress
+// zlib reader (reset, not rebuilt). It checks each payload and keeps it as it is: an
+// Adder adds its counts straight from it into a dense array (no list of
+// buckets in between), and the other readers list the populated buckets'
+// indexes and counts once, which the bucket table of its geometry (built
+// with the library's own Distribution) turns into values: merging one
+// into an accumulator is RecordValues at each bucket's lowest value, which
+// is exactly what PackedHistogram.MergeInto does. It reads what stampede
 // writes (significant digits up to 3); anything else, and anything it
 // cannot read, goes to DecodePacked, whose error is the one reported.
 
@@ -117,10 +116,19 @@ func tableFor(k geomKey) (table *bucketTable) {
 // the same line. A Hist belongs to the read that made it and is only
 // valid until its callback returns; it is not safe for concurrent use.
 type Hist struct {
-	table  *bucketTable
-	idx    []int32 // populated counts indexes, ascending
-	cnt    []int64 // their counts
-	total  int64
+	table *bucketTable
+	// pl is the V2 payload (ZigZag LEB128 counts, negative for runs of
+	// empty buckets), checked by the decoder; buf holds it.
+	pl, buf []byte
+	// first and last are the lowest and highest populated counts
+	// indexes (last -1 for none), total their counts' sum.
+	first, last int32
+	total       int64
+	// idx and cnt list the populated counts indexes, ascending, and
+	// their counts once listed is set (see buckets).
+	idx    []int32
+	cnt    []int64
+	listed bool
 	packed *hdrhistogram.PackedHistogram // instead of the above, when table is nil
 }
 
@@ -139,6 +147,7 @@ func (h *Hist) MergeInto(dst *hdrhistogram.Histogram) (dropped int64) {
 	if h.packed != nil {
 		return h.packed.MergeInto(dst)
 	}
+	h.buckets()
 	for i, ix := range h.idx {
 		c := h.cnt[i]
 		if dst.RecordValues(h.table.from[ix], c) != nil {
@@ -163,6 +172,7 @@ func (h *Hist) ValueAtPercentiles(pcts []float64) []int64 {
 	if h.total == 0 {
 		return out
 	}
+	h.buckets()
 	for k, p := range pcts {
 		if p > 100 {
 			p = 100
@@ -205,10 +215,10 @@ func (h *Hist) Max() int64 {
 	if h.packed != nil {
 		return h.packed.Max()
 	}
-	if len(h.idx) == 0 {
+	if h.last < 0 {
 		return h.table.to[0]
 	}
-	return h.table.to[h.idx[len(h.idx)-1]]
+	return h.table.to[h.last]
 }
 
 // Geometry returns the histogram's lowest discernible value, highest
@@ -228,6 +238,7 @@ func (h *Hist) Packed() *hdrhistogram.PackedHistogram {
 	}
 	k := h.table.key
 	p := hdrhistogram.NewPacked(k.low, k.high, int(k.digits))
+	h.buckets()
 	for i, ix := range h.idx {
 		_ = p.RecordValues(h.table.from[ix], h.cnt[i])
 	}
@@ -259,7 +270,7 @@ func (d *histDecoder) decode(b []byte, h *Hist) error {
 	if err != nil {
 		return err
 	}
-	h.table, h.idx, h.cnt, h.total, h.packed = nil, h.idx[:0], h.cnt[:0], 0, p
+	h.table, h.pl, h.idx, h.cnt, h.total, h.first, h.last, h.listed, h.packed = nil, nil, h.idx[:0], h.cnt[:0], 0, 0, -1, true, p
 	return nil
 }
 
@@ -278,7 +289,8 @@ func (d *histDecoder) fast(b []byte, h *Hist) error {
 	if cookie != hdrhistogram.V2CompressedEncodingCookieBase || clen < 0 || int(clen) > len(raw)-8 {
 		return errSlowPath
 	}
-	d.br.Reset(raw[8 : 8+clen])
+	zsrc := raw[8 : 8+clen]
+	d.br.Reset(zsrc)
 	if d.z == nil {
 		if d.z, err = zlib.NewReader(&d.br); err != nil {
 			d.z = nil
@@ -308,16 +320,27 @@ func (d *histDecoder) fast(b []byte, h *Hist) error {
 	if got != int(payloadLen) || (err != io.ErrUnexpectedEOF && err != io.EOF) {
 		return errSlowPath
 	}
-	h.table, h.idx, h.cnt, h.total = t, h.idx[:0], h.cnt[:0], 0
-	countsLen := int64(len(t.from))
-	var dst int64
 	pl := d.payload[:payloadLen]
+	// The payload is checked and summed here; its buckets are listed
+	// only for a caller that needs them (see Hist.buckets): an Adder
+	// adds them from the payload.
+	// In locals, the one-byte counts read inline: the loop runs once a
+	// bucket or run of empty ones.
+	countsLen := int64(len(t.from))
+	var dst, total int64
+	first, last := int64(0), int64(-1)
 	for pos := 0; pos < len(pl); {
-		count, k := zigZag(pl[pos:])
-		if k == 0 {
-			return errSlowPath
+		var count int64
+		if b := pl[pos]; b < 0x80 {
+			count = int64(b>>1) ^ -int64(b&1)
+			pos++
+		} else {
+			var k int
+			if count, k = zigZag(pl[pos:]); k == 0 {
+				return errSlowPath
+			}
+			pos += k
 		}
-		pos += k
 		if count < 0 {
 			zeros := -count
 			if zeros <= 0 || zeros > countsLen-dst {
@@ -330,17 +353,48 @@ func (d *histDecoder) fast(b []byte, h *Hist) error {
 			return errSlowPath
 		}
 		if count > 0 {
-			h.idx = append(h.idx, int32(dst))
-			h.cnt = append(h.cnt, count)
-			if count > math.MaxInt64-h.total {
-				h.total = math.MaxInt64
+			if last < 0 {
+				first = dst
+			}
+			last = dst
+			if count > math.MaxInt64-total {
+				total = math.MaxInt64
 			} else {
-				h.total += count
+				total += count
 			}
 		}
 		dst++
 	}
+	h.table, h.listed, h.total, h.first, h.last = t, false, total, int32(first), int32(last)
+	// The histogram takes the buffer the payload is in; the decoder, the
+	// histogram's previous one.
+	h.buf, d.payload = d.payload, h.buf
+	h.pl = pl
 	return nil
+}
+
+// buckets lists the populated buckets of a histogram the fast decoder
+// read (idx and cnt) from its payload, once.
+func (h *Hist) buckets() {
+	if h.listed || h.packed != nil {
+		return
+	}
+	h.idx, h.cnt = h.idx[:0], h.cnt[:0]
+	dst := int32(0)
+	for pos := 0; pos < len(h.pl); {
+		count, k := zigZag(h.pl[pos:]) // checked by decode
+		pos += k
+		if count < 0 {
+			dst += int32(-count)
+			continue
+		}
+		if count > 0 {
+			h.idx = append(h.idx, dst)
+			h.cnt = append(h.cnt, count)
+		}
+		dst++
+	}
+	h.listed = true
 }
 
 // zigZag reads one count of a V2 payload as hdrhistogram-go writes and
@@ -446,14 +500,14 @@ func (a *Adder) Add(h *Hist) (dropped int64) {
 		a.table = h.table
 		a.total = a.dst.TotalCount()
 	}
-	if len(h.idx) == 0 {
+	if h.total == 0 {
 		return 0
 	}
-	// h's indexes ascend: they widen the range added to at most to
-	// their first and last. The counts reach as far as the highest index
-	// met (latencies fill the low part of the geometry: a quarter of it
-	// up to 10 ms, at a run's end as in a report).
-	first, last := int(h.idx[0]), int(h.idx[len(h.idx)-1])+1
+	// The populated indexes widen the range added to at most to the
+	// first and last. The counts reach as far as the highest index met
+	// (latencies fill the low part of the geometry: a quarter of it up
+	// to 10 ms, at a run's end as in a report).
+	first, last := int(h.first), int(h.last)+1
 	if a.lo == a.hi {
 		a.lo, a.hi = first, last
 	} else {
@@ -462,6 +516,36 @@ func (a *Adder) Add(h *Hist) (dropped int64) {
 	if last > len(a.counts) {
 		a.counts = slices.Grow(a.counts, last-len(a.counts))[:last]
 	}
+	if h.total < math.MaxInt64 && h.total <= math.MaxInt64-a.total {
+		// Nothing can be dropped: the counts are added straight from
+		// the payload, which the decoder checked (every index within
+		// the geometry).
+		counts := a.counts[:last]
+		pl := h.pl
+		dst := 0
+		for pos := 0; pos < len(pl); {
+			var c int64
+			if b := pl[pos]; b < 0x80 {
+				c = int64(b>>1) ^ -int64(b&1)
+				pos++
+			} else {
+				var k int
+				c, k = zigZag(pl[pos:])
+				pos += k
+			}
+			if c < 0 {
+				dst += int(-c)
+				continue
+			}
+			if c > 0 {
+				counts[dst] += c
+			}
+			dst++
+		}
+		a.total += h.total
+		return 0
+	}
+	h.buckets()
 	for i, ix := range h.idx {
 		c := h.cnt[i]
 		// RecordValues refuses a count that would take the total past

@@ -69,6 +69,7 @@ func checkSameAsLibrary(t *testing.T, d *histDecoder, h *Hist, enc []byte) {
 		var want [][2]int64
 		p.ForEachBucket(func(v, c int64) bool { want = append(want, [2]int64{v, c}); return true })
 		var got [][2]int64
+		h.buckets()
 		for i, ix := range h.idx {
 			got = append(got, [2]int64{h.table.from[ix], h.cnt[i]})
 		}

@@ -119,7 +119,7 @@ func (f *Follower) Next() ([]Interval, error) {
 			}
 			d := &IntervalData{Count: c.Count, Errors: c.Errors}
 			iv.Series[hl.tag] = d
-			pending = append(pending, pendingHist{data: d, payload: hl.payload, tag: hl.tag, startMs: startMs, endMs: endMs, line: hl.line, interval: len(out)})
+			pending = append(pending, pendingHist{data: d, payload: string(hl.raw), tag: hl.tag, startMs: startMs, endMs: endMs, line: hl.line, interval: len(out)})
 		}
 		f.hls = f.hls[len(rec.Series):]
 		f.recs = f.recs[1:]

@@ -499,8 +499,7 @@ type hlogLine struct {
 	line           int
 	tag            string
 	startMs, lenMs int64
-	payload        string
-	raw            []byte // payload's bytes
+	raw            []byte // the payload (base64)
 }
 
 // hlogReader reads the histogram lines of intervals.hlog, skipping the
@@ -522,31 +521,35 @@ func (hr *hlogReader) next() (hl hlogLine, reason string, err error) {
 		if !complete {
 			return hl, "incomplete last line", nil
 		}
-		s := strings.TrimSuffix(string(raw), "\r")
-		switch {
-		case strings.TrimSpace(s) == "":
-			continue
-		case strings.HasPrefix(s, "#[BaseTime: "):
-			f := strings.Fields(strings.TrimPrefix(s, "#[BaseTime: "))
-			if len(f) == 0 {
-				return hl, "malformed BaseTime", nil
+		// Only the lines that are not histograms are made strings whole.
+		if !bytes.HasPrefix(raw, []byte("Tag=")) {
+			s := strings.TrimSuffix(string(raw), "\r")
+			switch {
+			case strings.TrimSpace(s) == "":
+				continue
+			case strings.HasPrefix(s, "#[BaseTime: "):
+				f := strings.Fields(strings.TrimPrefix(s, "#[BaseTime: "))
+				if len(f) == 0 {
+					return hl, "malformed BaseTime", nil
+				}
+				v, err := strconv.ParseFloat(f[0], 64)
+				if err != nil {
+					return hl, "malformed BaseTime", nil
+				}
+				hr.baseSec = v
+				continue
+			case strings.HasPrefix(s, "#"), strings.HasPrefix(s, `"StartTimestamp"`):
+				continue
 			}
-			v, err := strconv.ParseFloat(f[0], 64)
-			if err != nil {
-				return hl, "malformed BaseTime", nil
-			}
-			hr.baseSec = v
-			continue
-		case strings.HasPrefix(s, "#"), strings.HasPrefix(s, `"StartTimestamp"`):
-			continue
-		}
-		rest, ok := strings.CutPrefix(s, "Tag=")
-		if !ok {
 			return hl, "histogram line without a tag", nil
 		}
-		parts := strings.Split(rest, ",")
-		if len(parts) != 5 {
-			return hl, fmt.Sprintf("histogram line has %d comma-separated fields, want 5", len(parts)), nil
+		// The fields before the payload as a string, the payload (most of
+		// the line; base64 has no comma) left in raw's bytes.
+		rest := raw[len("Tag="):]
+		payloadAt := bytes.LastIndexByte(rest, ',') + 1
+		parts := strings.Split(string(rest[:max(payloadAt-1, 0)]), ",")
+		if payloadAt == 0 || len(parts) != 4 {
+			return hl, fmt.Sprintf("histogram line has %d comma-separated fields, want 5", bytes.Count(rest, []byte(","))+1), nil
 		}
 		start, err1 := strconv.ParseFloat(parts[1], 64)
 		length, err2 := strconv.ParseFloat(parts[2], 64)
@@ -557,8 +560,7 @@ func (hr *hlogReader) next() (hl hlogLine, reason string, err error) {
 		hl.tag = parts[0]
 		hl.startMs = int64(math.Round(hr.baseSec*1000)) + int64(math.Round(start*1000))
 		hl.lenMs = int64(math.Round(length * 1000))
-		hl.payload = parts[4]
-		hl.raw = raw[len(s)-len(hl.payload) : len(s)]
+		hl.raw = bytes.TrimSuffix(rest[payloadAt:], []byte("\r"))
 		return hl, "", nil
 	}
 }

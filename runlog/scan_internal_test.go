@@ -246,7 +246,7 @@ func (r *Run) readIntervalsReference(pending *[]pendingHist) ([]Interval, error)
 			}
 			d := &IntervalData{Count: c.Count, Errors: c.Errors}
 			iv.Series[hl.tag] = d
-			*pending = append(*pending, pendingHist{data: d, payload: hl.payload, tag: hl.tag,
+			*pending = append(*pending, pendingHist{data: d, payload: string(hl.raw), tag: hl.tag,
 				startMs: startMs, endMs: endMs, line: hl.line, interval: len(intervals)})
 		}
 		intervals = append(intervals, iv)
