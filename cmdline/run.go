@@ -44,7 +44,7 @@ type Env struct {
 // printer the flags choose, and returns its result.
 func Run(ctx context.Context, spec RunArgs, env Env) (*run.Result, error) {
 	if !spec.Flags.dryRun {
-		if err := adoptWarehouses(ctx, spec, env); err != nil {
+		if _, err := adoptWarehouses(ctx, spec); err != nil {
 			return nil, err
 		}
 	}
@@ -125,8 +125,9 @@ func (rf *RunFlags) startProfiles(env Env) (func(), error) {
 // ycsb or bank data flag takes what init loaded: the terminals and
 // connections follow (10 and 2 per warehouse), and the workload's header
 // says so (a client's share, --clients, is taken from them). A fleet's
-// tenants keep their own checks.
-func adoptWarehouses(ctx context.Context, spec RunArgs, env Env) error {
+// tenants keep their own checks. It returns the warehouses taken, 0 when
+// it took none.
+func adoptWarehouses(ctx context.Context, spec RunArgs) (int, error) {
 	gen := spec.Gen
 	a, ok := gen.(interface {
 		LoadedWarehouses(context.Context, *sqlx.DB) (int, bool)
@@ -134,26 +135,26 @@ func adoptWarehouses(ctx context.Context, spec RunArgs, env Env) error {
 	})
 	f, isFlagser := gen.(workload.Flagser)
 	if !ok || !isFlagser || f.Flags().Changed("warehouses") || (spec.Tenants != nil && spec.Tenants.tenants > 0) {
-		return nil
+		return 0, nil
 	}
 	conn, err := spec.Conn.Spec(spec.URLs)
 	if err != nil {
-		return nil // runSpec says why
+		return 0, nil // runSpec says why
 	}
 	opts, err := conn.Options(gen.Meta().DatabaseName(), 1)
 	if err != nil || opts.Driver == sqlx.DriverNull {
-		return nil
+		return 0, nil
 	}
 	db, err := sqlx.Open(ctx, opts)
 	if err != nil {
-		return nil // the run says why
+		return 0, nil // the run says why
 	}
 	n, ok := a.LoadedWarehouses(ctx, db)
 	db.Close()
 	if !ok || strconv.Itoa(n) == f.Flags().Lookup("warehouses").Value.String() {
-		return nil
+		return 0, nil
 	}
-	return a.AdoptWarehouses(n)
+	return n, a.AdoptWarehouses(n)
 }
 
 // runSpec turns the parsed flags into a run.Spec with the printer the

@@ -366,6 +366,12 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 			return nil, err
 		}
 	}
+	adopted := ""
+	if !rf.dryRun {
+		if adopted, err = sweepAdopt(ctx, spec, f); err != nil {
+			return nil, usagef("%v", err)
+		}
+	}
 	s, err := runSpec(spec, env)
 	if err != nil {
 		return nil, err
@@ -454,10 +460,18 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 				if err == nil {
 					err = run.CheckLimitTargets(b) // before the header, not at step 1
 				}
+				if err == nil && !rf.dryRun {
+					err = sweepLoadFits(ctx, spec, b) // at each end of the values
+				}
 				if err != nil {
 					return nil, err
 				}
 			}
+		}
+	}
+	if !rf.dryRun && !built {
+		if err := sweepLoadFits(ctx, spec, s); err != nil {
+			return nil, err
 		}
 	}
 	if d, ok := spec.Gen.(workload.RunDefaulter); ok && s.Concurrency == 0 && sw.Param == sweep.MaxRate {
@@ -528,6 +542,9 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 	for _, vf := range f.values {
 		vf.live = true
 	}
+	if adopted != "" {
+		fmt.Fprintln(env.Stderr, adopted)
+	}
 	p.Header(sw.ID, spec.Gen.Meta().Name, swept[0].flag(), values, slo)
 	res, err := sweep.Run(ctx, sw)
 	if res != nil {
@@ -589,6 +606,9 @@ func buildStep(spec RunArgs, env Env, swept []given, vals []float64) (run.Spec, 
 	}
 	if h, ok := spec.Gen.(workload.Hookser); ok && h.Hooks().Validate != nil {
 		if err := h.Hooks().Validate(); err != nil {
+			if strings.HasPrefix(err.Error(), at[0]+" ") {
+				return run.Spec{}, usagef("%v", err) // it names the value itself
+			}
 			return run.Spec{}, usagef("%s: %v", strings.Join(at, ", "), err)
 		}
 	}

@@ -216,6 +216,33 @@ func (r *Run) checkConnectionRoom(ctx context.Context, db *sqlx.DB, opts sqlx.Op
 		need, db.Endpoints()[0], room, limit, "--concurrency", room, room)
 }
 
+// CheckLoad checks, before a run of s starts, that its database holds
+// what the run needs, as Start does first (ReconcileLoad, then the
+// workload's PreRun), for a caller that runs s later and refuses a load
+// that does not fit first (a sweep, before its first step). A fleet, the
+// null driver and a server that cannot be reached are left to the run
+// (which says why); an error says what does not fit, and matches ErrInput
+// when the command line is to change.
+func CheckLoad(ctx context.Context, s Spec) error {
+	h, ok := s.Workload.(workload.Hookser)
+	if !ok || h.Hooks().PreRun == nil || s.Fleet != nil {
+		return nil
+	}
+	opts, err := s.Conn.Options(s.Workload.Meta().DatabaseName(), 1)
+	if err != nil || opts.Driver == sqlx.DriverNull {
+		return nil
+	}
+	db, err := sqlx.Open(ctx, opts)
+	if err != nil {
+		return nil
+	}
+	defer db.Close()
+	if err := ReconcileLoad(ctx, db, s.Workload, s.Log); err != nil {
+		return err
+	}
+	return loadInput(h.Hooks().PreRun(ctx, db))
+}
+
 // reconcileLoad compares the workload's data settings with what init
 // recorded (see workload.ReconcileLoad): one given with another value is
 // refused, one not given takes the loaded value, with a note.

@@ -79,6 +79,9 @@ type Command struct {
 	// (adoptLoad): --partitions is then checked against --warehouses,
 	// which until then is only the default.
 	loadKnown bool
+	// loaded is the warehouses init loaded, as adoptLoad read them for
+	// a run given no --warehouses (0: not read).
+	loaded int
 }
 
 // value returns flag name's value (its default when not given).

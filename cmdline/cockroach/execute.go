@@ -254,6 +254,9 @@ func (c *Command) adoptLoad(ctx context.Context, conn run.Conn, log io.Writer) e
 	}
 	n, ok := lw.LoadedWarehouses(ctx, db)
 	db.Close()
+	if ok {
+		c.loaded = n
+	}
 	if !ok || strconv.Itoa(n) == c.value("warehouses") {
 		return c.resolve()
 	}

@@ -40,8 +40,9 @@ func storeTables() map[string][]string {
 // of someone else's (a user's own stampede_runs), which the store would
 // neither read nor write, and which stampede must not alter. Nothing is
 // created or written before it. pg says the database is PostgreSQL's (or
-// CockroachDB's), else SQLite's.
-func refuseForeignTables(ctx context.Context, db *sql.DB, pg bool, name string) error {
+// CockroachDB's), else SQLite's. It returns the store's tables that the
+// database does not hold, sorted.
+func refuseForeignTables(ctx context.Context, db *sql.DB, pg bool, name string) (absent []string, err error) {
 	q := `SELECT name FROM pragma_table_info(?)`
 	if pg {
 		q = `SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1`
@@ -55,22 +56,23 @@ func refuseForeignTables(ctx context.Context, db *sql.DB, pg bool, name string) 
 	for _, t := range names {
 		rows, err := db.QueryContext(ctx, q, t)
 		if err != nil {
-			return fmt.Errorf("cannot read the columns of %s in the results store %s: %w", t, name, err)
+			return nil, fmt.Errorf("cannot read the columns of %s in the results store %s: %w", t, name, err)
 		}
 		have := map[string]bool{}
 		for rows.Next() {
 			var c string
 			if err := rows.Scan(&c); err != nil {
 				rows.Close()
-				return err
+				return nil, err
 			}
 			have[strings.ToLower(c)] = true
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
-			return err
+			return nil, err
 		}
 		if len(have) == 0 { // no such table: the store creates it
+			absent = append(absent, t)
 			continue
 		}
 		var missing []string
@@ -84,8 +86,33 @@ func refuseForeignTables(ctx context.Context, db *sql.DB, pg bool, name string) 
 			if len(missing) > 3 {
 				lacks = fmt.Sprintf("%d of the store's %d columns, %s, ...", len(missing), len(tables[t]), strings.Join(missing[:3], ", "))
 			}
-			return badURLError{fmt.Errorf("the results store %s holds a table %s that is not stampede's store (it lacks %s): stampede neither writes into it nor alters it; give --results-url a database or file of its own, or rename that table", name, t, lacks)}
+			return nil, badURLError{fmt.Errorf("the results store %s holds a table %s that is not stampede's store (it lacks %s): stampede neither writes into it nor alters it; give --results-url a database or file of its own, or rename that table", name, t, lacks)}
 		}
 	}
-	return nil
+	return absent, nil
+}
+
+// runsTable is the store's table of runs, a row each: a database without
+// it holds no results.
+const runsTable = "stampede_runs"
+
+// readable refuses, for a reader (OpenReadOnly), which creates nothing, a
+// store whose database lacks tables a reader reads (absent, as
+// refuseForeignTables found them): without stampede_runs it holds no
+// results at all (a database of another use, or a store emptied); a
+// PostgreSQL store (pg), whose readers also read the runs' files and
+// writers' liveness, needs every table. What a reader would meet is
+// PostgreSQL's "relation does not exist"; this says what to do instead.
+func readable(absent []string, pg bool, name string) error {
+	if slices.Contains(absent, runsTable) {
+		return badURLError{fmt.Errorf("the results store %s holds no stampede results (no table %s: not a results store, or one emptied): point --results-url (or $STAMPEDE_RESULTS_URL) at the database your runs were written to, or fill this one: `stampede runs upload DIR`, or a run with --results-url", name, runsTable)}
+	}
+	if !pg || len(absent) == 0 {
+		return nil
+	}
+	what := "table " + absent[0]
+	if len(absent) > 1 {
+		what = "tables " + strings.Join(absent, ", ")
+	}
+	return badURLError{fmt.Errorf("the results store %s lacks %s of a results store (dropped, or the store was made by an older stampede): nothing was read; `stampede runs upload DIR`, or a run with --results-url, makes it again", name, what)}
 }

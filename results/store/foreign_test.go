@@ -75,3 +75,88 @@ func TestForeignStoreTable(t *testing.T) {
 		}
 	}
 }
+
+// TestReadEmptyStore: a reader (OpenReadOnly) of a database that holds no
+// store's tables (a fresh database, a store emptied by dropping them) is
+// refused in one line, ErrBadURL (exit 2), saying that it holds no
+// stampede results and what to do, instead of PostgreSQL's "relation does
+// not exist" at its first query; a PostgreSQL store missing one of the
+// tables its readers read is refused naming it; and the reader creates
+// no table (issue 31). A writer (Open) still makes the tables.
+func TestReadEmptyStore(t *testing.T) {
+	ctx := context.Background()
+	_, u, _ := pgDatabase(t, "fix31_emptystore")
+	db, err := sql.Open("pgx", u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	tables := func() int {
+		var n int
+		if err := db.QueryRow(`SELECT count(*) FROM pg_tables WHERE schemaname = 'public'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	check := func(t *testing.T, want ...string) {
+		t.Helper()
+		before := tables()
+		s, err := store.OpenReadOnly(ctx, u)
+		if err == nil {
+			s.Close()
+			t.Fatal("a database without the store's tables was read as a store")
+		}
+		msg := err.Error()
+		if !errors.Is(err, store.ErrBadURL) || strings.Contains(msg, "\n") || strings.Contains(msg, "SQLSTATE") {
+			t.Errorf("not one line of ErrBadURL: %v", err)
+		}
+		for _, w := range want {
+			if !strings.Contains(msg, w) {
+				t.Errorf("%q lacks %q", msg, w)
+			}
+		}
+		if n := tables(); n != before {
+			t.Errorf("the reader made tables: %d, before %d", n, before)
+		}
+	}
+	t.Run("fresh database", func(t *testing.T) {
+		check(t, "holds no stampede results (no table stampede_runs: not a results store, or one emptied)",
+			"point --results-url (or $STAMPEDE_RESULTS_URL) at the database your runs were written to", "`stampede runs upload DIR`")
+	})
+	s, err := store.Open(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	all := tables()
+	if s, err := store.OpenReadOnly(ctx, u); err != nil {
+		t.Fatalf("a store made by Open, empty: %v", err)
+	} else {
+		rows, err := s.List(ctx, store.Filter{})
+		s.Close()
+		if err != nil || len(rows) != 0 {
+			t.Errorf("an empty store lists %d runs, %v", len(rows), err)
+		}
+	}
+	t.Run("one table dropped", func(t *testing.T) {
+		if _, err := db.Exec(`DROP TABLE stampede_run_files`); err != nil {
+			t.Fatal(err)
+		}
+		check(t, "lacks table stampede_run_files of a results store", "nothing was read", "`stampede runs upload DIR`")
+	})
+	t.Run("emptied", func(t *testing.T) {
+		if _, err := db.Exec(`DROP TABLE stampede_runs, stampede_run_ops, stampede_run_tags, stampede_run_live`); err != nil {
+			t.Fatal(err)
+		}
+		check(t, "holds no stampede results")
+	})
+	// A writer makes them again.
+	if s, err := store.Open(ctx, u); err != nil {
+		t.Fatal(err)
+	} else {
+		s.Close()
+	}
+	if n := tables(); n != all {
+		t.Errorf("Open made %d tables, want %d", n, all)
+	}
+}

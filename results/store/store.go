@@ -283,7 +283,11 @@ func open(ctx context.Context, rawURL string, ro bool) (*Store, error) {
 		}
 		return nil, unreachable(rawURL, err)
 	}
-	if err := refuseForeignTables(pctx, db, driver != "sqlite", s.name); err != nil {
+	absent, err := refuseForeignTables(pctx, db, driver != "sqlite", s.name)
+	if err == nil && ro {
+		err = readable(absent, driver != "sqlite", s.name)
+	}
+	if err != nil {
 		db.Close()
 		if driver == "sqlite" && damaged(err) {
 			return nil, damagedError{s.name, err}

@@ -137,8 +137,11 @@ func (g *tpcc) preRun(ctx context.Context, db *sqlx.DB) error {
 		return loadMismatch(err.Error())
 	}
 	if db.Null() {
-		return asMismatch(g.checkClients(fmt.Sprintf("run's default --warehouses %d (the null driver reads no load)", g.warehouses),
-			fmt.Sprintf("--warehouses, or a range within 1:%d", g.warehouses)))
+		whose := fmt.Sprintf("run's default --warehouses %d (the null driver reads no load)", g.warehouses)
+		if err := g.checkActive(whose, fmt.Sprintf("--warehouses, or --active-warehouses %d or fewer", g.warehouses)); err != nil {
+			return loadMismatch(err.Error())
+		}
+		return asMismatch(g.checkClients(whose, fmt.Sprintf("--warehouses, or a range within 1:%d", g.warehouses)))
 	}
 	if err := g.checkProfile(ctx, db); err != nil {
 		return err
@@ -154,9 +157,18 @@ func (g *tpcc) preRun(ctx context.Context, db *sqlx.DB) error {
 		return err
 	}
 	// A run given no --warehouses whose load holds the default's count
-	// (not adopted): its range is checked against the load here.
-	return asMismatch(g.checkClients(fmt.Sprintf("the %s that init loaded into database %s (tpcc_meta)", nWarehouses(m.warehouses), db.Database()),
-		fmt.Sprintf("a range within 1:%d", m.warehouses)))
+	// (not adopted): its active warehouses and range are checked against
+	// the load here.
+	whose := fmt.Sprintf("the %s that init loaded into database %s (tpcc_meta)", nWarehouses(m.warehouses), db.Database())
+	give := fmt.Sprintf("--active-warehouses %d or fewer, or load more with `stampede init tpcc --drop --warehouses %d`", m.warehouses, g.activeWarehouses)
+	if g.tenant > 0 {
+		whose = fmt.Sprintf("tenant %d's %s in database %s (tpcc_meta)", g.tenant, nWarehouses(m.warehouses), db.Database())
+		give = fmt.Sprintf("--active-warehouses %d or fewer", m.warehouses)
+	}
+	if err := g.checkActive(whose, give); err != nil {
+		return loadMismatch(err.Error())
+	}
+	return asMismatch(g.checkClients(whose, fmt.Sprintf("a range within 1:%d", m.warehouses)))
 }
 
 // asMismatch makes err a loadMismatch (nil stays nil).

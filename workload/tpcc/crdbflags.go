@@ -81,13 +81,28 @@ func (g *tpcc) active() int {
 	return g.warehouses
 }
 
-// validateCrdb checks the flags of registerCrdbFlags.
-func (g *tpcc) validateCrdb() error {
+// validateCrdb checks the flags of registerCrdbFlags. --active-warehouses
+// is checked against --warehouses once the count is the run's: given, or
+// taken from the load (AdoptWarehouses); a run given no --warehouses
+// takes the load's count after its flags are parsed, and PreRun checks
+// it then (checkActive).
+func (g *tpcc) validateCrdb() error { return g.checkActive("", "") }
+
+// checkActive is validateCrdb; whose, when not empty, says what the count
+// of a run given no --warehouses is (PreRun: the load's, or the default's
+// under the null driver), and --active-warehouses is then checked
+// against it; give is the refusal's advice.
+func (g *tpcc) checkActive(whose, give string) error {
+	a, w := g.activeWarehouses, g.warehouses
 	switch {
-	case g.activeWarehouses < 0:
-		return fmt.Errorf("--active-warehouses must not be negative, not %d", g.activeWarehouses)
-	case g.activeWarehouses > g.warehouses:
-		return fmt.Errorf("--active-warehouses %d must be at most --warehouses %d", g.activeWarehouses, g.warehouses)
+	case a < 0:
+		return fmt.Errorf("--active-warehouses must not be negative, not %d", a)
+	case a > w && g.adopted:
+		return fmt.Errorf("--active-warehouses %d is more than the %s that init loaded (tpcc_meta): give --active-warehouses %d or fewer, or load more with `stampede init tpcc --drop --warehouses %d`", a, nWarehouses(int64(w)), w, a)
+	case a > w && !g.warehousesSet() && whose != "":
+		return fmt.Errorf("--active-warehouses %d is more than %s: give %s", a, whose, give)
+	case a > w && g.warehousesSet():
+		return fmt.Errorf("--active-warehouses %d must be at most --warehouses %d", a, w)
 	case g.activeWorkers < 0:
 		return fmt.Errorf("--active-workers must not be negative, not %d", g.activeWorkers)
 	}

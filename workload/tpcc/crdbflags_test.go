@@ -1,11 +1,13 @@
 package tpcc
 
 import (
+	"context"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
 )
 
@@ -162,5 +164,73 @@ func TestColumnFamilies(t *testing.T) {
 	}
 	if len(familied) != 3 || !familied["warehouse"] || !familied["district"] || !familied["customer"] {
 		t.Errorf("tables with families: %v, want warehouse, district and customer", familied)
+	}
+}
+
+// TestActiveGivenNoWarehouses: given no --warehouses, --active-warehouses
+// is judged against the warehouses the run takes from the load
+// (AdoptWarehouses), not against the default of 1 while the flags are
+// parsed (issue 31); under the null driver, which reads no load, against
+// the default, named as such; given --warehouses, against it.
+func TestActiveGivenNoWarehouses(t *testing.T) {
+	null, err := sqlx.Open(context.Background(), sqlx.Options{Driver: sqlx.DriverNull})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		adopt int // the load's count (0: none adopted, the null driver's run)
+		// home is the last home warehouse when the run is taken.
+		home int64
+		err  string
+	}{
+		{"within a load of 4", []string{"--active-warehouses", "3"}, 4, 3, ""},
+		{"every warehouse of a load of 4", []string{"--active-warehouses", "4"}, 4, 4, ""},
+		{"past a load of 4", []string{"--active-warehouses", "5"}, 4, 0,
+			"--active-warehouses 5 is more than the 4 warehouses that init loaded (tpcc_meta): give --active-warehouses 4 or fewer, or load more with `stampede init tpcc --drop --warehouses 5`"},
+		{"past a load of 2", []string{"--active-warehouses", "3"}, 2, 0,
+			"--active-warehouses 3 is more than the 2 warehouses that init loaded (tpcc_meta): give --active-warehouses 2 or fewer, or load more with `stampede init tpcc --drop --warehouses 3`"},
+		{"the null driver's default", []string{"--active-warehouses", "1"}, 0, 1, ""},
+		{"past the null driver's default", []string{"--active-warehouses", "2"}, 0, 0,
+			"--active-warehouses 2 is more than run's default --warehouses 1 (the null driver reads no load): give --warehouses, or --active-warehouses 1 or fewer"},
+		{"past --warehouses given", []string{"--warehouses", "2", "--active-warehouses", "3"}, 0, 0,
+			"--active-warehouses 3 must be at most --warehouses 2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			gen, err := workload.FromFlags(tpccMeta, tc.args...)
+			if strings.Contains(strings.Join(tc.args, " "), "--warehouses") {
+				// Given --warehouses, parsing judges it at once.
+				if err == nil || err.Error() != tc.err {
+					t.Fatalf("parsing: %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("parsing: %v (it defers the count to the load)", err)
+			}
+			g := gen.(*tpcc)
+			if tc.adopt > 0 {
+				if err := g.AdoptWarehouses(tc.adopt); err != nil {
+					t.Fatal(err)
+				}
+				err = g.validate() // as PreRun does first
+			} else {
+				err = g.preRun(context.Background(), null)
+			}
+			if tc.err != "" {
+				if err == nil || err.Error() != tc.err {
+					t.Fatalf("%v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if first, last := g.home(); first != 1 || last != tc.home {
+				t.Errorf("home warehouses %d-%d, want 1-%d", first, last, tc.home)
+			}
+		})
 	}
 }
