@@ -37,6 +37,12 @@ var rawStmtSeq atomic.Uint64
 type rawStmts struct {
 	pc    *pgconn.PgConn
 	descs map[string]*pgconn.StatementDescription
+	// lastSQL and lastSD are the statement looked up last: a worker that
+	// runs one statement over and over (pgbench's select-only, a point
+	// select) finds it by the string's identity, without hashing its
+	// text into descs (see desc).
+	lastSQL string
+	lastSD  *pgconn.StatementDescription
 	// text sends statements as text instead (Options.TextStatements).
 	text bool
 	// fast runs a script's prepared statements (ScriptQuerier).
@@ -47,6 +53,7 @@ type rawStmts struct {
 func (s *rawStmts) reset() {
 	s.pc = nil
 	clear(s.descs)
+	s.lastSQL, s.lastSD = "", nil
 	s.fast.valid = false
 }
 
@@ -82,6 +89,21 @@ func (s *rawStmts) query(ctx context.Context, pc *pgconn.PgConn, sql string, par
 	return tag.RowsAffected(), nil
 }
 
+// desc returns sql's statement prepared on the current connection, nil
+// when it has not been prepared there.
+func (s *rawStmts) desc(sql string) *pgconn.StatementDescription {
+	// The same string as last time compares by its pointer and length
+	// alone (the runtime's memequal checks the pointers first).
+	if s.lastSD != nil && sql == s.lastSQL {
+		return s.lastSD
+	}
+	sd := s.descs[sql]
+	if sd != nil {
+		s.lastSQL, s.lastSD = sql, sd
+	}
+	return sd
+}
+
 // prepare returns sql's statement on pc, preparing it first if pc has not
 // seen it.
 func (s *rawStmts) prepare(ctx context.Context, pc *pgconn.PgConn, sql string) (*pgconn.StatementDescription, error) {
@@ -92,7 +114,7 @@ func (s *rawStmts) prepare(ctx context.Context, pc *pgconn.PgConn, sql string) (
 	if s.descs == nil {
 		s.descs = make(map[string]*pgconn.StatementDescription)
 	}
-	sd := s.descs[sql]
+	sd := s.desc(sql)
 	if sd == nil {
 		var err error
 		// Names are unique in the process, as a connection returned to
@@ -132,7 +154,7 @@ func (w *workerConn) QueryRaw(ctx context.Context, sql string, params [][]byte, 
 	if w.raw.text || !fastable(params) {
 		return w.raw.query(ctx, pc, sql, params, row)
 	}
-	if w.raw.pc != pc || w.raw.descs[sql] == nil {
+	if w.raw.pc != pc || w.raw.desc(sql) == nil {
 		synced = false // prepare runs a command through pgconn
 	}
 	sd, err := w.raw.prepare(ctx, pc, sql)

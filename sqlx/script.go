@@ -115,7 +115,7 @@ func (w *workerConn) QueryScript(ctx context.Context, p Protocol, sql string, pa
 	if w.raw.descs == nil {
 		w.raw.descs = make(map[string]*pgconn.StatementDescription)
 	}
-	sd := w.raw.descs[sql]
+	sd := w.raw.desc(sql)
 	if sd == nil {
 		name := "stampede_raw_" + strconv.FormatUint(rawStmtSeq.Add(1), 10)
 		if sd, err = pc.Prepare(ctx, name, sql, nil); err != nil {
