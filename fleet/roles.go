@@ -762,3 +762,12 @@ func Logins(ctx context.Context, t Target) (func(id int) Login, error) {
 		return Login{User: name, Password: rolePassword(secret, name)}
 	}, nil
 }
+
+// Plural is "1 tenant schema" or "2 tenant schemas": what with n, in the
+// plural unless n is 1.
+func Plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
