@@ -46,7 +46,7 @@ import (
 // roles with the mark and only those, and init refuses, before it
 // creates anything, a role of a tenant's name that is not stampede's.
 //
-// Credentials: init keeps one secret per fleet, 32 random bytes drawn by
+// Credentials: init keeps one secret per fleet, 32 bytes (244 random bits) drawn by
 // the server (newSecretSQL: never sent in a statement), in the
 // table RoleTable of the database the fleet's admin connection uses (the
 // maintenance database "postgres" in database mode, the fleet's database
