@@ -175,9 +175,9 @@ func fleetSpec(spec RunArgs, env Env) (*run.Fleet, error) {
 	if !spec.FS.Changed("conns-per-tenant") {
 		f.ConnsPerTenant = 0 // the run's default: 1, or a worker's each for lambda's paths
 	}
-	wpt := f.WorkersPerTenant
-	if wpt == 0 {
-		wpt = run.DefaultWorkersPerTenant(gen)
+	wpt, _, err := run.TenantSizes(gen, *f)
+	if err != nil {
+		return nil, asUsage(err)
 	}
 	active := f.Active
 	if p := rf.clients.part; p.Count > 0 {
@@ -199,6 +199,21 @@ func fleetSpec(spec RunArgs, env Env) (*run.Fleet, error) {
 			env.Hint(fmt.Sprintf("stampede check %s --tenants %d", gen.Meta().Name, fspec.Tenants)))
 	}
 	return f, nil
+}
+
+// refuseFleetConns refuses --conns in a fleet run, where each active
+// tenant opens --conns-per-tenant connections and --conns would be
+// ignored.
+func refuseFleetConns(spec RunArgs) error {
+	if spec.Tenants == nil || spec.Tenants.tenants == 0 || !spec.FS.Changed("conns") {
+		return nil
+	}
+	loops := ""
+	if d, ok := spec.Gen.(workload.RunDefaulter); ok && d.RunDefaults().WorkersFromConns {
+		loops = fmt.Sprintf(", on each of which %s runs one loop", spec.Gen.Meta().Name)
+	}
+	return usagef("--conns %s with --tenants: a fleet run opens connections per tenant: give --conns-per-tenant N (each active tenant's connections, default 1%s) and --active (the tenants run at once)",
+		spec.FS.Lookup("conns").Value.String(), loops)
 }
 
 // plural is "1 worker" or "10 workers".

@@ -212,6 +212,9 @@ func runSpec(spec RunArgs, env Env) (run.Spec, error) {
 			splitBy, rf.outputStyle, splitBy, splitBy)
 	}
 	concurrency := rf.concurrency
+	if err := refuseFleetConns(spec); err != nil {
+		return run.Spec{}, err
+	}
 	if d, ok := gen.(workload.RunDefaulter); ok && d.RunDefaults().WorkersFromConns && spec.FS.Changed("conns") && conn.Conns == 0 {
 		// --conns 0 elsewhere means one per worker; here the loops are
 		// the connections.

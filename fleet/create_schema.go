@@ -291,7 +291,7 @@ func createSchemas(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 		if err := e.dropSchemas(ctx, db, keys(state), tableNames(gen.Tables()), "--drop"); err != nil {
 			return t, err
 		}
-		e.logf("dropped %d tenant schemas", len(state))
+		e.logf("dropped %s", Plural(len(state), "tenant schema"))
 		state = map[string]bool{}
 	}
 	complete := map[string]bool{}

@@ -46,7 +46,8 @@ import (
 // roles with the mark and only those, and init refuses, before it
 // creates anything, a role of a tenant's name that is not stampede's.
 //
-// Credentials: init keeps one secret per fleet, 32 random bytes, in the
+// Credentials: init keeps one secret per fleet, 32 bytes (244 random bits) drawn by
+// the server (newSecretSQL: never sent in a statement), in the
 // table RoleTable of the database the fleet's admin connection uses (the
 // maintenance database "postgres" in database mode, the fleet's database
 // in schema mode), owned by the user who ran init and granted to nobody
@@ -206,6 +207,13 @@ func (e *env) checkRoles(ctx context.Context) error {
 	if name := admin.Dialect().Name(); name != "postgres" {
 		return &RefusedError{fmt.Sprintf("--tenant-roles needs PostgreSQL (the server is %s): the roles' marks are comments on roles, which it does not keep", name)}
 	}
+	var version int
+	if err := admin.QueryRow(ctx, "SELECT current_setting('server_version_num')::int").Scan(&version); err != nil {
+		return fmt.Errorf("reading the server's version: %w", err)
+	}
+	if version < minRolesVersion {
+		return &RefusedError{fmt.Sprintf("--tenant-roles needs PostgreSQL 13 or later (the server's version is %d): the server draws the fleet's secret with gen_random_uuid, so that no statement it may log carries it", version)}
+	}
 	_, err = e.roleState(ctx, admin)
 	return err
 }
@@ -254,6 +262,18 @@ func roleTableState(ctx context.Context, db *sqlx.DB) (bool, error) {
 	return true, nil
 }
 
+// newSecretSQL is the SQL expression of a new fleet secret, drawn by the
+// server: 32 bytes of two version 4 UUIDs, 244 bits from the server's
+// strong random source (gen_random_uuid, PostgreSQL 13 and later). Drawn
+// by stampede, the secret would travel in the INSERT's parameters, which a
+// server with log_statement = all (or mod) writes to its log, and every
+// tenant's password can be derived from it.
+const newSecretSQL = "uuid_send(gen_random_uuid()) || uuid_send(gen_random_uuid())"
+
+// minRolesVersion is the oldest PostgreSQL (server_version_num) with
+// gen_random_uuid built in (newSecretSQL).
+const minRolesVersion = 130000
+
 // ensureSecret returns the fleet's secret, creating RoleTable (granted to
 // nobody) and the secret when missing.
 func (e *env) ensureSecret(ctx context.Context, db *sqlx.DB) ([]byte, error) {
@@ -263,8 +283,6 @@ func (e *env) ensureSecret(ctx context.Context, db *sqlx.DB) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	secret := make([]byte, 32)
-	rand.Read(secret)
 	// Under the fleet's lock: the clients of a split init all find no
 	// table at first.
 	err = e.locked(ctx, db, func(tx sqlx.Tx) error {
@@ -276,7 +294,9 @@ func (e *env) ensureSecret(ctx context.Context, db *sqlx.DB) ([]byte, error) {
 				return fmt.Errorf("creating %s in %s: %w", RoleTable, where(db), err)
 			}
 		}
-		if _, err := tx.Exec(ctx, "INSERT INTO "+t+" (fleet, secret) VALUES ($1, $2) ON CONFLICT (fleet) DO NOTHING", e.fleetKey(), secret); err != nil {
+		// The server draws the secret (newSecretSQL): it is never sent in
+		// a statement, which a server may log (log_statement).
+		if _, err := tx.Exec(ctx, "INSERT INTO "+t+" (fleet, secret) VALUES ($1, "+newSecretSQL+") ON CONFLICT (fleet) DO NOTHING", e.fleetKey()); err != nil {
 			return fmt.Errorf("keeping the fleet's secret in %s: %w", RoleTable, err)
 		}
 		return nil
@@ -741,4 +761,13 @@ func Logins(ctx context.Context, t Target) (func(id int) Login, error) {
 		name := spec.RoleName(id)
 		return Login{User: name, Password: rolePassword(secret, name)}
 	}, nil
+}
+
+// Plural is "1 tenant schema" or "2 tenant schemas": what with n, in the
+// plural unless n is 1.
+func Plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }

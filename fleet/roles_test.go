@@ -371,3 +371,90 @@ func TestTenantRolesCreateAtRun(t *testing.T) {
 		}
 	}
 }
+
+// TestTenantRolesKeepTheLogClean creates fleets with tenant roles on a
+// server that logs every statement with its parameters (log_statement =
+// all, log_min_duration_statement = 0), as an admin that is no superuser
+// (CREATEROLE, CREATEDB: it cannot turn the server's logging off), and
+// scans the server's log: it holds the statements (the INSERT into
+// RoleTable, the CREATE ROLEs) but neither the fleet's secret, from which
+// every password is derived, nor any tenant's password.
+func TestTenantRolesKeepTheLogClean(t *testing.T) {
+	if _, err := localpg.FindBinDir(); err != nil {
+		t.Skipf("skipping: %v", err)
+	}
+	ctx := context.Background()
+	parent, err := os.MkdirTemp("", "fleet-rolelog-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(parent) })
+	if err := os.Chmod(parent, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := localpg.Start(ctx, localpg.Options{Dir: parent, Settings: map[string]string{
+		"log_statement": "all", "log_min_duration_statement": "0", "log_parameter_max_length": "-1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Stop() })
+	// Database mode keeps the secrets in database postgres, whose schema
+	// public PostgreSQL 15 lets only its owner create in.
+	admin(t, srv, "postgres", "CREATE ROLE fleetadmin LOGIN CREATEROLE CREATEDB", "GRANT CREATE ON SCHEMA public TO fleetadmin")
+	asAdmin := strings.Replace(srv.URL(""), "postgres@", "fleetadmin@", 1)
+	m, _ := workload.Get("bank")
+	newGen := func() (workload.Generator, error) { return workload.FromFlags(m, "--rows=10") }
+	for _, mode := range []fleet.Mode{fleet.ModeDatabase, fleet.ModeSchema} {
+		t.Run(string(mode), func(t *testing.T) {
+			spec := fleet.Spec{Tenants: 3, Mode: mode, Pattern: "lg" + string(mode[0]) + "_%d"}
+			target := fleet.Target{Spec: spec, Base: sqlx.Options{URLs: []string{asAdmin}, Database: "logfleet"}, Concurrency: 2, Workload: "bank"}
+			if _, err := fleet.Create(ctx, fleet.CreateOptions{Target: target, NewGenerator: newGen, Seed: 1, LoadConcurrency: 1, Roles: true}); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() {
+				// As the superuser: PostgreSQL 15's DROP OWNED BY wants a
+				// member of the roles, which CREATEROLE does not make.
+				super := target
+				super.Base.URLs = []string{srv.URL("")}
+				if _, _, err := fleet.Drop(ctx, fleet.DropOptions{Target: super}); err != nil {
+					t.Errorf("Drop: %v", err)
+				}
+			})
+			logins, err := fleet.Logins(ctx, target)
+			if err != nil || logins == nil {
+				t.Fatalf("Logins: %v, %v", logins == nil, err)
+			}
+			regDB := "postgres"
+			if mode == fleet.ModeSchema {
+				regDB = "logfleet"
+			}
+			conn, err := pgx.Connect(ctx, srv.URL(regDB))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close(ctx)
+			var secret string
+			if err := conn.QueryRow(ctx, "SELECT encode(secret, 'hex') FROM "+fleet.RoleTable+" WHERE secret <> ''::bytea").Scan(&secret); err != nil {
+				t.Fatal(err)
+			}
+			raw, err := os.ReadFile(srv.Dir() + "/postgres.log")
+			if err != nil {
+				t.Fatal(err)
+			}
+			log := strings.ToLower(string(raw))
+			for _, want := range []string{"insert into \"" + fleet.RoleTable + "\"", "create role \"" + spec.Name(3) + "\""} {
+				if !strings.Contains(log, want) {
+					t.Fatalf("the server's log lacks %q: it does not log every statement, and the test proves nothing", want)
+				}
+			}
+			if len(secret) != 64 || strings.Contains(log, secret) || strings.Contains(log, secret[:16]) {
+				t.Errorf("the server's log holds the fleet's secret %s…, from which every tenant's password is derived (or the secret is not 32 bytes: %d hex digits)", secret[:8], len(secret))
+			}
+			for id := 1; id <= spec.Tenants; id++ {
+				if p := logins(id).Password; p == "" || strings.Contains(log, strings.ToLower(p)) {
+					t.Errorf("the server's log holds tenant %d's password (or it is empty)", id)
+				}
+			}
+		})
+	}
+}

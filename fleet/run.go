@@ -445,8 +445,14 @@ func describeOpenError(cfg RunConfig, id int, err error, opened int64) error {
 	}
 	if errors.Is(err, workload.ErrUsage) {
 		// The run's settings, not the tenant: the same for every
-		// tenant, and re-running init changes nothing.
-		return &usageError{msg: strings.ReplaceAll(err.Error(), "\n", " ") + " per tenant (each tenant of a fleet runs its workload with --concurrency workers)", err: err}
+		// tenant, and re-running init changes nothing. Reported as
+		// itself, as outside a fleet, and where it counts workers, as
+		// each tenant's.
+		msg := strings.ReplaceAll(err.Error(), "\n", " ")
+		if strings.Contains(msg, "--concurrency") {
+			msg += " per tenant (each tenant of a fleet runs its workload with --concurrency workers)"
+		}
+		return &usageError{msg: msg, err: err}
 	}
 	if sqlx.SQLState(err) == "42501" && cfg.Login != nil {
 		return fmt.Errorf("%s: its role %s lacks a privilege the workload needs: %s; renew the tenant roles' grants with `stampede init %s --tenants %d --tenant-roles` (it resumes, and grants what the workload needs)",

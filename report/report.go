@@ -93,6 +93,11 @@ func (t *Text) Final(elapsed time.Duration, ops []Op, total Op, extra []Extra) e
 	if err := t.finalLine(elapsed, total); err != nil {
 		return err
 	}
+	if w := CappedWarning(append(ops, total)); w != "" {
+		if _, err := fmt.Fprintln(t.W, w); err != nil {
+			return err
+		}
+	}
 	for _, e := range extra {
 		if _, err := fmt.Fprintf(t.W, "  %s: %s\n", e.Name, e.Text); err != nil {
 			return err
@@ -110,9 +115,13 @@ func (t *Text) finalLine(elapsed time.Duration, op Op) error {
 }
 
 // FormatMs renders milliseconds with one decimal, or more below 1ms so
-// that fast operations do not all read 0.0.
+// that fast operations do not all read 0.0. A figure that reached the
+// histograms' highest (stats.CapMs: values above 100 s are recorded as
+// 100 s) reads ">=100000": 100 s or more, never as if it were the value.
 func FormatMs(v float64) string {
 	switch {
+	case v >= stats.CapMs:
+		return fmt.Sprintf(">=%.0f", stats.Ms(stats.Highest))
 	case v == 0:
 		return "0.0"
 	case v < 0.1:
@@ -173,3 +182,30 @@ func (j *JSON) Final(elapsed time.Duration, ops []Op, total Op, extra []Extra) e
 }
 
 func round3(v float64) float64 { return float64(int64(v*1000+0.5)) / 1000 }
+
+// CappedWarning is the line that says how many values of ops reached the
+// histograms' highest (stats.Highest, which larger values are recorded
+// as), naming each series with its count; "" when none did. A total
+// (unnamed) is left out of the names: its values are its series'.
+func CappedWarning(ops []Op) string {
+	var names []string
+	var n int64
+	for _, op := range ops {
+		c := op.Cumulative.Capped
+		if c == 0 || op.Name == "" {
+			continue
+		}
+		n += c
+		names = append(names, fmt.Sprintf("%s %d", op.Name, c))
+	}
+	if n == 0 {
+		return ""
+	}
+	what := "values"
+	if n == 1 {
+		what = "value"
+	}
+	hs := stats.Ms(stats.Highest) / 1000
+	return fmt.Sprintf("warning: %d %s reached the latency histograms' highest, %.0f s (%s), recorded as %.0f s: figures shown >=%.0f are %.0f s or more, and averages that include them are lower bounds",
+		n, what, hs, strings.Join(names, ", "), hs, stats.Ms(stats.Highest), hs)
+}

@@ -2,9 +2,12 @@ package report_test
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -169,6 +172,66 @@ func TestSysbenchLayouts(t *testing.T) {
 			}
 			if got, want := shape(b.Bytes()), shape(want); got != want {
 				t.Errorf("layout differs from sysbench's:\n--- got\n%s\n--- want\n%s", got, want)
+			}
+		})
+	}
+}
+
+// TestCappedFigures records values above the histograms' highest (100 s:
+// a 112 s lock stall, a device silent for 3 minutes), which are recorded
+// as 100 s: the printed figures at the cap say ">=100000" (100 s or
+// more), never 100059.3 as if it were the value, and a warning line
+// counts the capped values by series; a value under the cap (99 s) prints
+// as itself, and a run without capped values has no warning (chk32 F2).
+func TestCappedFigures(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		values      []time.Duration
+		capped      int64
+		wantMax     string
+		wantWarning string
+	}{
+		{"stall", []time.Duration{10 * time.Millisecond, 112 * time.Second}, 1, ">=100000", "warning: 1 value reached the latency histograms' highest, 100 s (serve/staleness 1)"},
+		{"silent", []time.Duration{3 * time.Minute, 3 * time.Minute, 5 * time.Minute}, 3, ">=100000", "warning: 3 values reached the latency histograms' highest, 100 s (serve/staleness 3)"},
+		{"under", []time.Duration{99 * time.Second}, 0, "99000", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := stats.NewHistogram()
+			for _, v := range tc.values {
+				if err := h.RecordValue(stats.Clamp(v)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s := stats.Summarize(h, 0, time.Second)
+			if s.Capped != tc.capped {
+				t.Errorf("Capped %d, want %d", s.Capped, tc.capped)
+			}
+			got := report.FormatMs(s.Max)
+			if v, err := strconv.ParseFloat(tc.wantMax, 64); err == nil {
+				// Under the cap: the value, to the histograms' 3 digits.
+				if g, err := strconv.ParseFloat(got, 64); err != nil || math.Abs(g-v)/v > 1e-3 {
+					t.Errorf("max prints %q, want %s within 0.1%%", got, tc.wantMax)
+				}
+			} else if got != tc.wantMax {
+				t.Errorf("max prints %q, want %q", got, tc.wantMax)
+			}
+			var b strings.Builder
+			op := report.Op{Name: "serve/staleness", Cumulative: s}
+			if err := (&report.Text{W: &b}).Final(time.Second, []report.Op{op}, report.Op{Cumulative: s}, nil); err != nil {
+				t.Fatal(err)
+			}
+			out := b.String()
+			if tc.wantWarning == "" {
+				if strings.Contains(out, "warning") || strings.Contains(out, ">=") {
+					t.Errorf("no value capped, yet:\n%s", out)
+				}
+				return
+			}
+			if !strings.Contains(out, tc.wantWarning) || strings.Count(out, "warning") != 1 || strings.Contains(out, "100059") {
+				t.Errorf("want one warning %q and no 100059:\n%s", tc.wantWarning, out)
+			}
+			if p50 := report.FormatMs(s.P50); (tc.name == "silent") != (p50 == ">=100000") {
+				t.Errorf("p50 prints %q", p50)
 			}
 		})
 	}

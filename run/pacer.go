@@ -2,6 +2,7 @@ package run
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"strconv"
 	"time"
@@ -48,7 +49,7 @@ func latencyBanner(cfg engine.Config, pacer engine.Pacer, latency string) string
 	if cfg.MaxRate == 0 {
 		return "closed loop: latency is each operation's service time"
 	}
-	head := fmt.Sprintf("open loop at %s ops/s, %s pacer: ", strconv.FormatFloat(cfg.MaxRate, 'f', -1, 64), pacer)
+	head := fmt.Sprintf("open loop at %s ops/s, %s pacer: ", strconv.FormatFloat(math.Round(cfg.MaxRate*1000)/1000, 'f', -1, 64), pacer) // 16.333, not 16.333333333333332
 	switch latency {
 	case "service":
 		return head + "latency is each operation's service time (--latency service); the latency from each operation's scheduled start is in the run log"

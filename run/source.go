@@ -310,30 +310,17 @@ func (r *Run) openFleet(ctx context.Context) (*source, error) {
 	if err != nil {
 		return nil, err
 	}
-	ownRates := false
-	if d, ok := gen.(workload.RunDefaulter); ok {
-		ownRates = d.RunDefaults().MaxRate > 0
+	wpt, cpt, err := TenantSizes(gen, f)
+	if err != nil {
+		return nil, err
 	}
-	if f.ConnsPerTenant == 0 {
-		f.ConnsPerTenant = 1
-		if ownRates && f.WorkersPerTenant > 0 {
-			// A worker per path and a connection each: one path's
-			// statements never wait for another's connection.
-			f.ConnsPerTenant = f.WorkersPerTenant
-		} else if ownRates {
-			f.ConnsPerTenant = DefaultWorkersPerTenant(gen)
-		}
-	}
+	f.ConnsPerTenant = cpt
 	if f.Pick == "" {
 		f.Pick = fleet.PickRandom
 	}
 	newGen, err := TenantGenerators(gen, f.Spec)
 	if err != nil {
 		return nil, err
-	}
-	wpt := f.WorkersPerTenant
-	if wpt == 0 {
-		wpt = DefaultWorkersPerTenant(gen)
 	}
 	if err := CheckWorkersOf(fmt.Sprintf("--active %d × %s per tenant =", f.Active, plural(wpt, "worker")), f.Active*wpt, false, gen); err != nil {
 		return nil, err
@@ -357,7 +344,7 @@ func (r *Run) openFleet(ctx context.Context) (*source, error) {
 	if login != nil {
 		r.notef("the fleet has tenant roles (init --tenant-roles): each tenant's connections log in as its own role")
 	}
-	r.notef("opening %d tenant workloads: %s and %s each", f.Active, plural(wpt, "worker"), plural(f.ConnsPerTenant, "connection"))
+	r.notef("opening %s: %s and %s each", plural(f.Active, "tenant workload"), plural(wpt, "worker"), plural(f.ConnsPerTenant, "connection"))
 	opened := time.Now()
 	fr, err := fleet.Open(ctx, fleet.RunConfig{
 		Spec:             f.Spec,
@@ -379,7 +366,7 @@ func (r *Run) openFleet(ctx context.Context) (*source, error) {
 	if err != nil {
 		return nil, loadInput(err)
 	}
-	r.notef("opened %d tenant workloads in %s", f.Active, time.Since(opened).Round(time.Millisecond))
+	r.notef("opened %s in %s", plural(f.Active, "tenant workload"), time.Since(opened).Round(time.Millisecond))
 	where := fmt.Sprintf("%s, %d active", TenantsSummary(f.Spec), f.Active)
 	if f.Last != 0 {
 		where = fmt.Sprintf("%s: tenants %d..%d, %d active", TenantsSummary(f.Spec), f.First, f.Last, f.Active)
@@ -463,6 +450,40 @@ func GivenFlags(gen workload.Generator) []string {
 // terminalsPerWarehouse is TPC-C's number of terminals per warehouse
 // (clause 4.2.2): with keying and think times, a warehouse's full load.
 const terminalsPerWarehouse = 10
+
+// TenantSizes returns each active tenant's workers and connections in
+// fleet f (0 in f: the default). A workload at its own rates (lambda's
+// paths) gets a connection per worker, one path's statements never
+// waiting for another's connection; a workload that runs one loop per
+// connection (churn: workload.RunDefaults.WorkersFromConns) gets as many
+// workers as connections, either setting both, and two different counts
+// are refused, as --conns and --concurrency are outside a fleet; others
+// get 1 connection.
+func TenantSizes(gen workload.Generator, f Fleet) (wpt, cpt int, err error) {
+	var rd workload.RunDefaults
+	if d, ok := gen.(workload.RunDefaulter); ok {
+		rd = d.RunDefaults()
+	}
+	wpt, cpt = f.WorkersPerTenant, f.ConnsPerTenant
+	if rd.WorkersFromConns {
+		if wpt > 0 && cpt > 0 && wpt != cpt {
+			return 0, 0, inputf("--conns-per-tenant %d and --concurrency %d: workload %s runs one loop per connection, so each tenant's two are the same: give one of them, or both equal",
+				cpt, wpt, gen.Meta().Name)
+		}
+		wpt = max(wpt, cpt)
+		cpt = wpt
+	}
+	if wpt == 0 {
+		wpt = DefaultWorkersPerTenant(gen)
+	}
+	if cpt == 0 {
+		cpt = 1
+		if rd.MaxRate > 0 || rd.WorkersFromConns {
+			cpt = wpt
+		}
+	}
+	return wpt, cpt, nil
+}
 
 // DefaultWorkersPerTenant returns what one tenant of gen's workload needs
 // on its own: for a workload with --warehouses and --wait (TPC-C), 10

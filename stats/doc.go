@@ -11,5 +11,7 @@
 // interval view and the cumulative view, and returns both.
 //
 // All values are nanoseconds, recorded with 3 significant digits between
-// [Lowest] and [Highest]; values outside are clamped.
+// [Lowest] and [Highest]; values outside are clamped, and a Summary counts
+// those clamped to Highest (Capped) so that no figure at the cap passes for
+// the value.
 package stats

@@ -80,6 +80,46 @@ type Summary struct {
 	P999  float64 `json:"p99_9_ms"`
 	Max   float64 `json:"max_ms"`
 	Stdev float64 `json:"stdev_ms"`
+	// Capped counts the values recorded at Highest or above (clamped to
+	// it): any figure at or above CapMs stands for "Highest or more", and
+	// Mean is then a lower bound.
+	Capped int64 `json:"capped,omitempty"`
+}
+
+// capNs is the lowest value of the histograms' top bucket, that of
+// Highest, where every larger value is recorded (Clamp): a figure at or
+// above it is Highest or more.
+var capNs = func() int64 {
+	lo, hi := Highest/2, Highest // capNs is in (lo, hi]
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if geometry.ValuesAreEquivalent(mid, Highest) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi
+}()
+
+// CapMs is capNs in milliseconds: a latency figure at or above it (such as
+// the top bucket's 100,059 ms) is one that reached the histograms' highest,
+// 100 s, and stands for 100 s or more.
+var CapMs = Ms(capNs)
+
+// Capped returns how many of h's values are in its top bucket: recorded
+// at Highest, larger values included (clamped).
+func Capped(h *hdrhistogram.Histogram) int64 {
+	if h.TotalCount() == 0 || h.Max() < capNs {
+		return 0
+	}
+	var n int64
+	for _, bar := range h.Distribution() {
+		if bar.To >= capNs {
+			n += bar.Count
+		}
+	}
+	return n
 }
 
 // Ms converts nanoseconds to milliseconds.
@@ -98,10 +138,13 @@ func Summarize(h *hdrhistogram.Histogram, errors int64, d time.Duration) Summary
 	if p == nil {
 		v := h.ValueAtPercentilesSlice(summaryPercentiles)
 		s.fill(v, h.Mean(), h.Min(), h.Max(), h.StdDev())
-		return s
+	} else {
+		s.fill(p.ValueAtPercentilesSlice(summaryPercentiles), p.Mean(), p.Min(), p.Max(), p.StdDev())
+		packedPool.Put(p)
 	}
-	s.fill(p.ValueAtPercentilesSlice(summaryPercentiles), p.Mean(), p.Min(), p.Max(), p.StdDev())
-	packedPool.Put(p)
+	if s.Max >= CapMs {
+		s.Capped = Capped(h)
+	}
 	return s
 }
 

@@ -77,14 +77,14 @@ func (a *app) cleanupFleet(ctx context.Context, gen workload.Generator, spec fle
 	}
 	switch spec.Mode {
 	case fleet.ModeDatabase:
-		fmt.Fprintf(a.stdout, "dropped %d tenant databases; %d left\n", n, left.Databases)
+		fmt.Fprintf(a.stdout, "dropped %s; %d left\n", fleet.Plural(n, "tenant database"), left.Databases)
 	case fleet.ModeSchema:
-		fmt.Fprintf(a.stdout, "dropped %d tenant schemas from database %q; %d left\n", n, db, left.Schemas)
+		fmt.Fprintf(a.stdout, "dropped %s from database %q; %d left\n", fleet.Plural(n, "tenant schema"), db, left.Schemas)
 	default:
 		fmt.Fprintf(a.stdout, "dropped the shared tables of %d tenants from database %q; %d tables left\n", n, db, left.Tables)
 	}
 	if left.Roles.Dropped > 0 {
-		fmt.Fprintf(a.stdout, "dropped %d tenant login roles\n", left.Roles.Dropped)
+		fmt.Fprintf(a.stdout, "dropped %s\n", fleet.Plural(left.Roles.Dropped, "tenant login role"))
 	}
 	if len(left.Roles.Kept) > 0 {
 		fmt.Fprintf(a.stdout, "left %s of the tenants' names alone: not made by stampede for this fleet\n", left.Roles.KeptText())

@@ -554,7 +554,7 @@ func TestFleetNeverDropsForeignTenants(t *testing.T) {
 	if r := stampede(t, append(append([]string{"init", "bank", "--rows", "10"}, one1...), dbURL(t, db))...); r.code != 0 {
 		t.Fatalf("init of a one-tenant fleet: exit %d\n%s", r.code, r.stderr)
 	}
-	if r := stampede(t, append(append([]string{"cleanup", "bank"}, one1...), dbURL(t, db))...); r.code != 0 || !strings.Contains(r.stdout, "dropped 1 tenant schemas") {
+	if r := stampede(t, append(append([]string{"cleanup", "bank"}, one1...), dbURL(t, db))...); r.code != 0 || !strings.Contains(r.stdout, "dropped 1 tenant schema from") {
 		t.Fatalf("cleanup of a one-tenant fleet: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	schemaRows()

@@ -31,7 +31,7 @@ func (g *churn) check(ctx context.Context, db *sqlx.DB, rep workload.Reporter) e
 		return err
 	}
 	if !exists {
-		return &inputError{fmt.Errorf("table %s, churn's bookkeeping, does not exist in database %q: run `stampede init churn` first", bookTable, db.Database())}
+		return &inputError{err: fmt.Errorf("table %s, churn's bookkeeping, does not exist in database %q: run `stampede init churn` first", bookTable, db.Database())}
 	}
 	if err := g.checkBook(ctx, db); err != nil {
 		return err
@@ -175,6 +175,6 @@ func (g *churn) checkBook(ctx context.Context, db *sqlx.DB) error {
 	if len(missing) == 0 {
 		return nil
 	}
-	return &inputError{fmt.Errorf("table %s in database %q is not churn's bookkeeping (it has no column %s): it is not stampede's, and churn neither reads nor writes it; give churn a database of its own (and run init churn there first), or rename your table",
+	return &inputError{err: fmt.Errorf("table %s in database %q is not churn's bookkeeping (it has no column %s): it is not stampede's, and churn neither reads nor writes it; give churn a database of its own (and run init churn there first), or rename your table",
 		bookTable, db.Database(), strings.Join(missing, ", "))}
 }

@@ -323,16 +323,31 @@ func (g *churn) checkDialect(d dialect.Dialect) error {
 	if _, ok := d.(dialect.TableOptioner); ok || len(asked) == 0 {
 		return nil
 	}
-	return &inputError{fmt.Errorf("%s: %w: the server is %s, whose tables have no storage or distribution options; leave them out (auto: at random on Greenplum, none elsewhere)",
-		strings.Join(asked, " "), errNotGreenplum, d.Name())}
+	return &inputError{err: fmt.Errorf("%s: %w: the server is %s, whose tables have no storage or distribution options; leave them out (auto: at random on Greenplum, none elsewhere)",
+		strings.Join(asked, " "), errNotGreenplum, d.Name()), usage: true}
 }
 
 // inputError is an error of the command line found by Ops or PreRun (the
 // loops' share of --max-tables, Greenplum's options on another server):
 // it matches workload.ErrLoadMismatch, so that the run exits as bad input
-// (exit 2), and reads as its own message.
-type inputError struct{ err error }
+// (exit 2), and reads as its own message. With usage set it is the run's
+// flags alone, whatever the database holds, and matches workload.ErrUsage
+// too: a fleet reports it as itself, not as a tenant to create again.
+type inputError struct {
+	err   error
+	usage bool
+}
 
-func (e *inputError) Error() string        { return e.err.Error() }
-func (e *inputError) Unwrap() error        { return e.err }
-func (e *inputError) Is(target error) bool { return target == workload.ErrLoadMismatch }
+func (e *inputError) Error() string { return e.err.Error() }
+func (e *inputError) Unwrap() error { return e.err }
+func (e *inputError) Is(target error) bool {
+	return target == workload.ErrLoadMismatch || (e.usage && target == workload.ErrUsage)
+}
+
+// plural is "1 table" or "2 tables".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
+}

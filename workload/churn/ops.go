@@ -29,7 +29,7 @@ func (g *churn) preRun(ctx context.Context, db *sqlx.DB) error {
 		return fmt.Errorf("checking table %s: %w", bookTable, err)
 	}
 	if !exists {
-		return &inputError{fmt.Errorf("table %s, churn's bookkeeping, does not exist in database %q: run `stampede init churn` first", bookTable, db.Database())}
+		return &inputError{err: fmt.Errorf("table %s, churn's bookkeeping, does not exist in database %q: run `stampede init churn` first", bookTable, db.Database())}
 	}
 	// A table of the bookkeeping's name that init did not make (a
 	// user's): a run would write into it, and fail on its columns.
@@ -39,12 +39,12 @@ func (g *churn) preRun(ctx context.Context, db *sqlx.DB) error {
 	if c, err := workload.TableComment(ctx, db, bookTable); err != nil {
 		return err
 	} else if !workload.IsMark(c) && g.checkBook(ctx, db) != nil {
-		return &inputError{fmt.Errorf("table %s in database %q was not made by stampede (no mark of stampede's init on it): a run of churn would write into it: use another database (--db NAME), or to replace it, run `stampede init churn %s` first",
+		return &inputError{err: fmt.Errorf("table %s in database %q was not made by stampede (no mark of stampede's init on it): a run of churn would write into it: use another database (--db NAME), or to replace it, run `stampede init churn %s` first",
 			bookTable, db.Database(), workload.ForceDropFlag)}
 	}
 	if g.fresh {
 		if g.clients > 1 {
-			return &inputError{fmt.Errorf("--fresh with --clients %d: each client would drop the tables of the others; run cleanup and init churn before the clients start instead", g.clients)}
+			return &inputError{err: fmt.Errorf("--fresh with --clients %d: each client would drop the tables of the others; run cleanup and init churn before the clients start instead", g.clients), usage: true}
 		}
 		return freshSchema(ctx, db)
 	}
@@ -111,8 +111,10 @@ func (g *churn) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (wo
 		if g.clients > 1 {
 			why += fmt.Sprintf(" (client %d's share of %d clients)", g.client, g.clients)
 		}
-		return workload.QueryLoad{}, &inputError{fmt.Errorf("--max-tables %d leaves room for %d tables%s, fewer than the %d loops (--concurrency), each of which needs one: raise --max-tables or lower --concurrency",
-			g.maxTables, max(room, 0), why, oc.Concurrency)}
+		// The flags' whether or not tables of earlier runs take room:
+		// what the tenant holds is churn's own, not a load to redo.
+		return workload.QueryLoad{}, &inputError{err: fmt.Errorf("--max-tables %d leaves room for %s%s, fewer than the %d loops (--concurrency), each of which needs one: raise --max-tables or lower --concurrency",
+			g.maxTables, plural(max(room, 0), "table"), why, oc.Concurrency), usage: true}
 	}
 	tot := &totals{}
 	p := newPool(randgen.New(oc.Seed, poolStream))
@@ -158,8 +160,8 @@ func (g *churn) header(d dialect.Dialect, loops, room int) string {
 	if g.clients > 1 {
 		gp += fmt.Sprintf(", client %d of %d (tables %sW_N)", g.client, g.clients, g.tablePrefix())
 	}
-	return fmt.Sprintf("churn: %d loops, mix %s, columns %s, rows per insert %s, indexes %s, room for %d tables%s",
-		loops, g.mix, g.columns, g.rows, g.indexes, room, gp)
+	return fmt.Sprintf("churn: %s, mix %s, columns %s, rows per insert %s, indexes %s, room for %s%s",
+		plural(loops, "loop"), g.mix, g.columns, g.rows, g.indexes, plural(room, "table"), gp)
 }
 
 // isGreenplum reports whether d has Greenplum's table options.

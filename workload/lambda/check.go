@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -113,13 +114,13 @@ func (g *lambda) checkConsistency(ctx context.Context, db *sqlx.DB, rep workload
 		return fmt.Errorf("recomputing the batch view: %w", err)
 	}
 	ok := missing == 0 && extra == 0 && m.viewRows == rows && m.events == viewEvents
-	rep.Printf("lambda: batch view of %d recomputes, horizon %s: %d rows counting %d of %d raw events; recomputed from the raw events: %d rows counting %d events, %d rows differ (%d missing, %d extra) %s",
-		m.recomputes, m.horizon.UTC().Format(time.RFC3339Nano), m.viewRows, m.events, events, rows, viewEvents, missing+extra, missing, extra, passFail(ok))
+	rep.Printf("lambda: batch view of %s, horizon %s: %d rows counting %d of %d raw events; recomputed from the raw events: %d rows counting %d events, %d rows differ (%d missing, %d extra) %s",
+		plural(m.recomputes, "recompute"), m.horizon.UTC().Format(time.RFC3339Nano), m.viewRows, m.events, events, rows, viewEvents, missing+extra, missing, extra, passFail(ok))
 	if ok {
 		return nil
 	}
-	return fmt.Errorf("lambda consistency check failed: the batch view (%d rows, %d events in %s) differs from its recomputation from %s up to its horizon (%d rows, %d events): %d rows missing, %d extra",
-		m.viewRows, m.events, metaTable, eventsTable, rows, viewEvents, missing, extra)
+	return fmt.Errorf("lambda consistency check failed: the batch view (%d rows, %d events in %s) differs from its recomputation from %s up to its horizon (%d rows, %d events): %s missing, %d extra",
+		m.viewRows, m.events, metaTable, eventsTable, rows, viewEvents, plural(missing, "row"), extra)
 }
 
 func passFail(ok bool) string {
@@ -170,8 +171,8 @@ func (g *lambda) Figures(counts map[string]int64, elapsed time.Duration) []workl
 	last := g.last
 	g.mu.Unlock()
 	if last.ran {
-		text := fmt.Sprintf("%d (of the last recompute, counting %d events up to %s; %d recomputes wrote %d rows in all)",
-			last.rows, last.events, last.horizon.UTC().Format(time.RFC3339Nano), last.count, last.totalRows)
+		text := fmt.Sprintf("%d (of the last recompute, counting %d events up to %s; %s wrote %d rows in all)",
+			last.rows, last.events, last.horizon.UTC().Format(time.RFC3339Nano), plural(last.count, "recompute"), last.totalRows)
 		switch {
 		case g.batchEvery == 0:
 			text = "0 (no batch recompute: --batch-every 0)"
@@ -197,3 +198,11 @@ func (missingError) Is(target error) bool { return target == workload.ErrLoadMis
 
 // Unwrap returns the error.
 func (e missingError) Unwrap() error { return e.error }
+
+// plural is "1 recompute" or "2 recomputes".
+func plural(n int64, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.FormatInt(n, 10) + " " + what + "s"
+}

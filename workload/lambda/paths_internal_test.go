@@ -158,7 +158,7 @@ func TestPathsAgainstData(t *testing.T) {
 	}
 	out = nil
 	err = g.Hooks().CheckConsistency(ctx, db, &out)
-	if err == nil || !strings.Contains(err.Error(), "1 rows missing, 1 extra") || !strings.HasSuffix(out[0], " FAIL") {
+	if err == nil || !strings.Contains(err.Error(), "1 row missing, 1 extra") || !strings.HasSuffix(out[0], " FAIL") {
 		t.Errorf("check of a tampered view: %v %q", err, out)
 	}
 }
