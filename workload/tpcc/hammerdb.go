@@ -2,6 +2,7 @@ package tpcc
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -88,7 +89,7 @@ func (g *tpcc) registerHammerFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&h.routinesOnly, "routines-only", false,
 		"init, with --profile hammerdb or --server-side: make the routines missing from a database already loaded with that profile, keeping its data (and, with --use-installed-routines, your own routines)")
 	g.flags.Meta["partition"] = workload.FlagMeta{LoadOnly: true}
-	g.flags.Meta["routines-only"] = workload.FlagMeta{Only: "init"}
+	g.flags.Meta["routines-only"] = workload.FlagMeta{Only: "init", KeepsData: true}
 	g.flags.Meta["stored-procs"] = workload.FlagMeta{NotData: true}
 	for _, f := range []string{"all-warehouses", "key-and-think", "raise-error"} {
 		g.flags.Meta[f] = workload.FlagMeta{RuntimeOnly: true}
@@ -155,18 +156,27 @@ func (g *tpcc) forProfile(query string) string {
 }
 
 // checkProfile refuses a database loaded with the other profile: the
-// orders table tells them apart (stampede's "order", HammerDB's ORDERS).
+// profile tpcc_meta records (recordedProfile), so that a database holding
+// both orders tables (a user's orders beside stampede's load, or one left
+// by an older stampede's reload) is judged by its load; without one (an
+// older stampede's tpcc_meta, or none), the orders table tells them
+// apart (stampede's "order", HammerDB's ORDERS).
 func (g *tpcc) checkProfile(ctx context.Context, db *sqlx.DB) error {
 	if db.Null() {
 		return nil
 	}
-	hasOrder, err := tableExists(ctx, db, orderName)
+	rec, err := recordedProfile(ctx, db)
 	if err != nil {
 		return err
 	}
-	hasOrders, err := tableExists(ctx, db, hammerOrders)
-	if err != nil {
-		return err
+	hasOrder, hasOrders := rec == profileStampede, rec == profileHammerDB
+	if rec == "" {
+		if hasOrder, err = tableExists(ctx, db, orderName); err != nil {
+			return err
+		}
+		if hasOrders, err = tableExists(ctx, db, hammerOrders); err != nil {
+			return err
+		}
 	}
 	switch {
 	case g.hammerdb() && hasOrder && !hasOrders:
@@ -181,6 +191,29 @@ func (g *tpcc) checkProfile(ctx context.Context, db *sqlx.DB) error {
 		return loadMismatch(fmt.Sprintf("database %s holds HammerDB's TPROC-C schema (table orders), loaded with --profile hammerdb: add --profile hammerdb, or reload with `stampede init tpcc --drop%s`", db.Database(), reloadWarehouses(ctx, db)))
 	}
 	return nil
+}
+
+// recordedProfile returns the --profile that tpcc_meta records of the
+// load, "" when it records none: no tpcc_meta, no row yet (an unfinished
+// load), or an older stampede's tpcc_meta without the column.
+func recordedProfile(ctx context.Context, db *sqlx.DB) (string, error) {
+	var has bool
+	if err := db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($1) AND attname = 'profile' AND NOT attisdropped)`,
+		metaTable).Scan(&has); err != nil {
+		return "", fmt.Errorf("looking for the profile in %s: %w", metaTable, err)
+	}
+	if !has {
+		return "", nil
+	}
+	var p string
+	err := db.QueryRow(ctx, "SELECT profile FROM "+metaTable+" LIMIT 1").Scan(&p)
+	if errors.Is(err, sqlx.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("reading the profile in %s: %w", metaTable, err)
+	}
+	return p, nil
 }
 
 // reloadWarehouses is the --warehouses of a reload of db's data, " --warehouses N"
