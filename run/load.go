@@ -125,7 +125,9 @@ func Load(ctx context.Context, spec LoadSpec) error {
 		ll.SetLoadLog(log)
 	}
 	if sl, ok := gen.(workload.SelfLoader); ok && sl.LoadsItself() {
-		if flag := keepsData(gen); flag != "" && spec.Drop {
+		// --force-drop (which implies Drop) replaces a user's objects
+		// beside the data kept: tpcc's init --routines-only --force-drop.
+		if flag := keepsData(gen); flag != "" && spec.Drop && !spec.ForceDrop {
 			return inputf("--drop with --%s: --%s keeps the data loaded and makes only what is missing beside it; leave --drop out, or leave --%s out to reload", flag, flag, flag)
 		}
 		return loadInput(sl.LoadItself(ctx, db))
