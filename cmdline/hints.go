@@ -73,9 +73,11 @@ func (h Hinter) Complete(hint string) string {
 	// drops, an init's on run) stay behind: the hint must run without a
 	// warning (see WarnIgnored).
 	var ignored map[string]string
+	var meta map[string]workload.FlagMeta
 	if m, ok := workload.Get(words[2]); ok && h.Current != nil {
 		if f, ok := m.New().(workload.Flagser); ok {
 			wflags := f.Flags()
+			meta = wflags.Meta
 			var carried []*pflag.Flag
 			h.Current.VisitAll(func(fl *pflag.Flag) {
 				if fl.Changed && wflags.Lookup(fl.Name) != nil && !given[fl.Name] && !notCarried[fl.Name] {
@@ -87,7 +89,9 @@ func (h Hinter) Complete(hint string) string {
 	}
 	// A reload (--drop) is one process's: init refuses --drop with
 	// --clients (the clients would drop each other's shares), and a
-	// whole load serves a run of any clients.
+	// whole load serves a run of any clients; and it makes everything,
+	// so it leaves out a flag that keeps the data (FlagMeta.KeepsData:
+	// tpcc's --routines-only), which init refuses with --drop.
 	drop := slices.Contains(words, "--drop")
 	var add []string
 	for i := 2; i < len(h.Argv); i++ { // after the verb and the workload
@@ -111,7 +115,7 @@ func (h Hinter) Complete(hint string) string {
 			}
 			continue
 		}
-		keep := !given[f.Name] && !notCarried[f.Name] && ignored[f.Name] == "" && !(drop && splitFlags[f.Name])
+		keep := !given[f.Name] && !notCarried[f.Name] && ignored[f.Name] == "" && !(drop && (splitFlags[f.Name] || meta[f.Name].KeepsData))
 		if keep {
 			add = append(add, shellQuote(redact.Text(arg)))
 		}

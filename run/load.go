@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/stampede-bench/stampede/dialect"
 	"github.com/stampede-bench/stampede/redact"
 	"github.com/stampede-bench/stampede/sqlx"
@@ -119,9 +121,14 @@ func Load(ctx context.Context, spec LoadSpec) error {
 	if fd, ok := gen.(workload.ForceDropSetter); ok {
 		fd.SetForceDrop(spec.ForceDrop)
 	}
+	if ll, ok := gen.(workload.LoadLogger); ok {
+		ll.SetLoadLog(log)
+	}
 	if sl, ok := gen.(workload.SelfLoader); ok && sl.LoadsItself() {
-		if ll, ok := sl.(workload.LoadLogger); ok {
-			ll.SetLoadLog(log)
+		// --force-drop (which implies Drop) replaces a user's objects
+		// beside the data kept: tpcc's init --routines-only --force-drop.
+		if flag := keepsData(gen); flag != "" && spec.Drop && !spec.ForceDrop {
+			return inputf("--drop with --%s: --%s keeps the data loaded and makes only what is missing beside it; leave --drop out, or leave --%s out to reload", flag, flag, flag)
 		}
 		return loadInput(sl.LoadItself(ctx, db))
 	}
@@ -191,6 +198,11 @@ func Load(ctx context.Context, spec LoadSpec) error {
 		}
 		if err := dropScripted(ctx, db, gen, log); err != nil {
 			return err
+		}
+		if fd, ok := gen.(workload.FormerDropper); ok && !db.Null() {
+			if err := fd.DropFormer(ctx, db, log); err != nil {
+				return err
+			}
 		}
 	}
 	script, scripted := gen.(workload.ScriptLoader)
@@ -284,6 +296,22 @@ func Load(ctx context.Context, spec LoadSpec) error {
 		spec.Done(total, elapsed)
 	}
 	return nil
+}
+
+// keepsData returns the name of a flag given to gen that keeps the data
+// loaded (workload.FlagMeta.KeepsData), "" for none.
+func keepsData(gen workload.Generator) string {
+	f, ok := gen.(workload.Flagser)
+	if !ok || f.Flags().FlagSet == nil {
+		return ""
+	}
+	name := ""
+	f.Flags().VisitAll(func(fl *pflag.Flag) {
+		if fl.Changed && f.Flags().Meta[fl.Name].KeepsData && name == "" {
+			name = fl.Name
+		}
+	})
+	return name
 }
 
 // tablesExist is an error matching ErrInput that says which table exists

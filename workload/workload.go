@@ -80,6 +80,11 @@ type FlagMeta struct {
 	// functions): the clients of one benchmark may differ in them, as
 	// two HammerDB instances against two nodes may.
 	NotData bool
+	// KeepsData flags make init keep the data loaded and make only what
+	// is missing beside it (tpcc's --routines-only): init refuses them
+	// with --drop, and a suggested reload (a hint with --drop) leaves
+	// them out.
+	KeepsData bool
 }
 
 // Flagser is a Generator with flags of its own.
@@ -424,8 +429,9 @@ type SelfLoader interface {
 	LoadItself(ctx context.Context, db *sqlx.DB) error
 }
 
-// LoadLogger is a SelfLoader whose own init says what it did: run.Load
-// gives it the init's log before LoadItself.
+// LoadLogger is a SelfLoader whose init, its own or run.Load's, says what
+// it did beyond the tables (TPC-C's routines): run.Load gives it the
+// init's log before it loads.
 type LoadLogger interface {
 	SelfLoader
 	// SetLoadLog sets where LoadItself writes its lines.
@@ -896,6 +902,19 @@ type InitChecker interface {
 	Generator
 	// CheckInit returns why init must not go on, or nil.
 	CheckInit(ctx context.Context, db *sqlx.DB) error
+}
+
+// FormerDropper is a Generator whose earlier init of the same data may
+// have made, in another form, tables and objects that this init does not
+// make again (TPC-C's two profiles: stampede's table "order" or
+// HammerDB's orders, and each one's routines): init --drop drops those
+// that carry stampede's mark, saying each on log, and keeps, saying so,
+// those of the same names that a user made.
+type FormerDropper interface {
+	Generator
+	// DropFormer drops them, after the refusals of --drop and before
+	// the load.
+	DropFormer(ctx context.Context, db *sqlx.DB, log io.Writer) error
 }
 
 // ObjectCleaner is a Generator whose init makes objects beyond its tables

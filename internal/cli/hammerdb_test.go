@@ -315,3 +315,68 @@ func TestTPCCRemediesAcrossProfiles(t *testing.T) {
 		})
 	}
 }
+
+// TestTPCCReloadAcrossProfiles (chk33 F1, F2): init --routines-only of
+// the other profile than the load's suggests a reload that, pasted,
+// succeeds (it left --routines-only in, which init refuses with --drop);
+// that reload drops the other profile's orders table and routines, which
+// it left behind before (the wrong profile then ran on stale data), and
+// the profile tpcc_meta records refuses a run of the other in one line,
+// in both directions.
+func TestTPCCReloadAcrossProfiles(t *testing.T) {
+	t.Parallel()
+	srv := testServer(t)
+	for _, c := range []struct {
+		name        string
+		init, other []string
+		// stale is the other profile's orders table, and routine one of
+		// its routines, which the reload must drop.
+		stale, routine string
+	}{
+		{"stampede's load, hammerdb reload", []string{"--server-side"}, []string{"--profile", "hammerdb"}, "order", "stampede_neword"},
+		{"hammerdb load, stampede reload", []string{"--profile", "hammerdb"}, []string{"--server-side"}, "orders", "neword"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			db := freshDB(t, "stampede_hdbreload")
+			root := t.TempDir()
+			mustRun(t, append(append([]string{"init", "tpcc"}, c.init...), "--db", db, srv)...)
+			r := stampede(t, append(append([]string{"init", "tpcc"}, c.other...), "--routines-only", "--db", db, srv)...)
+			m := hintRE.FindStringSubmatch(r.stderr)
+			if r.code != 2 || m == nil || !strings.Contains(m[1], " --drop") {
+				t.Fatalf("init --routines-only of the other profile: exit %d, no reload suggested:\n%s", r.code, r.stderr)
+			}
+			if strings.Contains(m[1], "--routines-only") {
+				t.Errorf("the reload suggested keeps --routines-only, which init refuses with --drop: %s", m[1])
+			}
+			hint := stampede(t, shellWords(t, m[1])[1:]...)
+			if hint.code != 0 || strings.Contains(hint.stderr, "warning") {
+				t.Fatalf("the suggestion %s: exit %d\n%s", m[1], hint.code, hint.stderr)
+			}
+			if n := queryInt(t, db, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public' AND tablename = '"+c.stale+"'"); n != 0 {
+				t.Errorf("the reload %s left the other profile's table %s:\n%s", m[1], c.stale, hint.stderr)
+			}
+			if !strings.Contains(hint.stderr, "--drop: dropped table "+c.stale+", which stampede's init of tpcc made with the other --profile") {
+				t.Errorf("the reload did not say it dropped table %s:\n%s", c.stale, hint.stderr)
+			}
+			if n := queryInt(t, db, "SELECT count(*) FROM pg_proc WHERE proname = '"+c.routine+"'"); n != 0 {
+				t.Errorf("the reload %s left the other profile's routine %s:\n%s", m[1], c.routine, hint.stderr)
+			}
+			if !strings.Contains(hint.stderr, "--drop: dropped function "+c.routine+"(") || !strings.Contains(hint.stderr, "\nmade function ") {
+				t.Errorf("the reload did not say which routines it dropped and made:\n%s", hint.stderr)
+			}
+			// The reloaded profile runs; the former one is refused in
+			// one line, by what tpcc_meta records.
+			mustRun(t, append(append([]string{"run", "tpcc"}, c.other...), "--duration", "1s", "--db", db, "--results-dir", root, srv)...)
+			want := "holds stampede's TPC-C schema"
+			if c.stale == "order" {
+				want = "holds HammerDB's TPROC-C schema (table orders), loaded with --profile hammerdb"
+			}
+			r = stampede(t, append(append([]string{"run", "tpcc"}, c.init...), "--duration", "1s", "--db", db, "--results-dir", root, srv)...)
+			checkOneLineError(t, r, 2, want)
+			// --drop with --routines-only is refused, naming both.
+			r = stampede(t, append(append([]string{"init", "tpcc"}, c.other...), "--drop", "--routines-only", "--db", db, srv)...)
+			checkOneLineError(t, r, 2, "--drop with --routines-only: --routines-only keeps the data loaded")
+		})
+	}
+}

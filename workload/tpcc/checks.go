@@ -313,7 +313,12 @@ func (g *tpcc) checkConsistency(ctx context.Context, db *sqlx.DB, rep workload.R
 			return loadMismatch(fmt.Sprintf("database %s holds %s, not --warehouses %d: run `stampede check tpcc --warehouses %d`, or leave --warehouses out to check the warehouses init loaded",
 				db.Database(), nWarehouses(m.warehouses), g.warehouses, m.warehouses))
 		}
-		rep.Printf("%s: checking the %s that init loaded into database %s (tpcc_meta)", label, nWarehouses(m.warehouses), db.Database())
+		if g.hdb.notLoaded != "" {
+			// HammerDB's build (hammerBuilt): no tpcc_meta.
+			rep.Printf("%s: checking the %s of HammerDB's build in database %s (the rows of its table %s)", label, nWarehouses(m.warehouses), db.Database(), warehouseTable)
+		} else {
+			rep.Printf("%s: checking the %s that init loaded into database %s (tpcc_meta)", label, nWarehouses(m.warehouses), db.Database())
+		}
 	}
 	first, last := int64(1), m.warehouses
 	if g.tenant > 0 {

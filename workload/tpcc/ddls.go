@@ -35,12 +35,16 @@ const (
 	// row written when the load is complete (so an empty tpcc_meta means
 	// an unfinished init). fresh is true until the first run, for the
 	// consistency condition 3.3.2.11, which holds only right after loading.
+	// profile is the load's --profile (stampede or hammerdb), which run,
+	// check and init --routines-only compare with theirs; a tpcc_meta of
+	// an older stampede has none (recordedProfile).
 	metaSchema = `(
 	version TEXT NOT NULL,
 	warehouses INTEGER NOT NULL,
 	c_last_load_c INTEGER NOT NULL,
 	seed BIGINT NOT NULL,
-	fresh BOOLEAN NOT NULL
+	fresh BOOLEAN NOT NULL,
+	profile TEXT NOT NULL
 )`
 
 	// metaTenantSchema is tpcc_meta in tenant column mode: one row per
@@ -52,7 +56,8 @@ const (
 	warehouses INTEGER NOT NULL,
 	c_last_load_c INTEGER NOT NULL,
 	seed BIGINT NOT NULL,
-	fresh BOOLEAN NOT NULL
+	fresh BOOLEAN NOT NULL,
+	profile TEXT NOT NULL
 )`
 
 	// Clause 1.3.1.
@@ -192,7 +197,7 @@ const (
 
 // Column lists, in the order the generators produce values.
 var (
-	metaColumns      = []string{"version", "warehouses", "c_last_load_c", "seed", "fresh"}
+	metaColumns      = []string{"version", "warehouses", "c_last_load_c", "seed", "fresh", "profile"}
 	warehouseColumns = []string{"w_id", "w_name", "w_street_1", "w_street_2", "w_city", "w_state", "w_zip", "w_tax", "w_ytd"}
 	districtColumns  = []string{"d_id", "d_w_id", "d_name", "d_street_1", "d_street_2", "d_city", "d_state", "d_zip",
 		"d_tax", "d_ytd", "d_next_o_id"}

@@ -89,9 +89,9 @@ func (g *tpcc) Tables() []workload.Table {
 }
 
 // metaRow is the one row of tpcc_meta (the tenant's, led by its id, in
-// column mode), fresh (no run yet).
+// column mode), fresh (no run yet), with the load's --profile.
 func (g *tpcc) metaRow() []any {
-	row := []any{schemaVersion, int64(g.warehouses), loadCLast(g.seed), int64(g.seed), true}
+	row := []any{schemaVersion, int64(g.warehouses), loadCLast(g.seed), int64(g.seed), true, g.hdb.profile}
 	if g.tenant > 0 {
 		row = append([]any{int64(g.tenant)}, row...)
 	}

@@ -2,9 +2,11 @@ package tpcc
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -42,6 +44,9 @@ type hammerFlags struct {
 	// not stampede's own (the user's, or replaced since init): the run
 	// calls them, as HammerDB calls whatever is installed.
 	replaced string
+	// yours names the routines of replaced, as the header calls them
+	// (NEWORD, ...).
+	yours []string
 	// detected is what a run without --stored-procs found installed
 	// (detectRoutineKind), said in the run header.
 	detected string
@@ -88,7 +93,7 @@ func (g *tpcc) registerHammerFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&h.routinesOnly, "routines-only", false,
 		"init, with --profile hammerdb or --server-side: make the routines missing from a database already loaded with that profile, keeping its data (and, with --use-installed-routines, your own routines)")
 	g.flags.Meta["partition"] = workload.FlagMeta{LoadOnly: true}
-	g.flags.Meta["routines-only"] = workload.FlagMeta{Only: "init"}
+	g.flags.Meta["routines-only"] = workload.FlagMeta{Only: "init", KeepsData: true}
 	g.flags.Meta["stored-procs"] = workload.FlagMeta{NotData: true}
 	for _, f := range []string{"all-warehouses", "key-and-think", "raise-error"} {
 		g.flags.Meta[f] = workload.FlagMeta{RuntimeOnly: true}
@@ -155,18 +160,27 @@ func (g *tpcc) forProfile(query string) string {
 }
 
 // checkProfile refuses a database loaded with the other profile: the
-// orders table tells them apart (stampede's "order", HammerDB's ORDERS).
+// profile tpcc_meta records (recordedProfile), so that a database holding
+// both orders tables (a user's orders beside stampede's load, or one left
+// by an older stampede's reload) is judged by its load; without one (an
+// older stampede's tpcc_meta, or none), the orders table tells them
+// apart (stampede's "order", HammerDB's ORDERS).
 func (g *tpcc) checkProfile(ctx context.Context, db *sqlx.DB) error {
 	if db.Null() {
 		return nil
 	}
-	hasOrder, err := tableExists(ctx, db, orderName)
+	rec, err := recordedProfile(ctx, db)
 	if err != nil {
 		return err
 	}
-	hasOrders, err := tableExists(ctx, db, hammerOrders)
-	if err != nil {
-		return err
+	hasOrder, hasOrders := rec == profileStampede, rec == profileHammerDB
+	if rec == "" {
+		if hasOrder, err = tableExists(ctx, db, orderName); err != nil {
+			return err
+		}
+		if hasOrders, err = tableExists(ctx, db, hammerOrders); err != nil {
+			return err
+		}
 	}
 	switch {
 	case g.hammerdb() && hasOrder && !hasOrders:
@@ -181,6 +195,29 @@ func (g *tpcc) checkProfile(ctx context.Context, db *sqlx.DB) error {
 		return loadMismatch(fmt.Sprintf("database %s holds HammerDB's TPROC-C schema (table orders), loaded with --profile hammerdb: add --profile hammerdb, or reload with `stampede init tpcc --drop%s`", db.Database(), reloadWarehouses(ctx, db)))
 	}
 	return nil
+}
+
+// recordedProfile returns the --profile that tpcc_meta records of the
+// load, "" when it records none: no tpcc_meta, no row yet (an unfinished
+// load), or an older stampede's tpcc_meta without the column.
+func recordedProfile(ctx context.Context, db *sqlx.DB) (string, error) {
+	var has bool
+	if err := db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($1) AND attname = 'profile' AND NOT attisdropped)`,
+		metaTable).Scan(&has); err != nil {
+		return "", fmt.Errorf("looking for the profile in %s: %w", metaTable, err)
+	}
+	if !has {
+		return "", nil
+	}
+	var p string
+	err := db.QueryRow(ctx, "SELECT profile FROM "+metaTable+" LIMIT 1").Scan(&p)
+	if errors.Is(err, sqlx.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("reading the profile in %s: %w", metaTable, err)
+	}
+	return p, nil
 }
 
 // reloadWarehouses is the --warehouses of a reload of db's data, " --warehouses N"
@@ -242,9 +279,16 @@ func (g *tpcc) hammerHeader(workers int) []string {
 		errs = "a routine's error ends the run (--raise-error)"
 	}
 	deviations := "deviations from the specification, as HammerDB's"
-	if g.allYours() {
+	switch {
+	case g.allYours() && g.installedWhy() == "HammerDB's build":
+		deviations = "deviations from the specification, as HammerDB's (HammerDB's build: the installed routines are its build's, so what NEWORD draws inside it and how its unused item ends are those of HammerDB's NEWORD, as said when they are HammerDB's own; " +
+			"HammerDB's own PAYMENT and DELIVERY leave C_YTD_PAYMENT, C_PAYMENT_CNT and C_DELIVERY_CNT unchanged, so that 3.3.2.10 and 3.3.2.12 fail, as stampede check tpcc --profile hammerdb --expensive-checks shows; the inputs the client passes are as said)"
+	case g.allYours():
 		// The bodies are the user's: stampede knows only its own.
 		deviations = "deviations from the specification, as HammerDB's (" + g.installedWhy() + ": the installed routines are yours, so what NEWORD draws inside it and how its unused item ends are those of stampede's routines, and yours may differ; the inputs the client passes are as said)"
+	case slices.Contains(g.hdb.yours, "NEWORD"):
+		// NEWORD draws the items and ends the unused item: the user's.
+		deviations = "deviations from the specification, as HammerDB's (NEWORD is yours: the items it draws and how its unused item ends are said here of stampede's NEWORD, and yours may differ; the inputs the client passes are as said)"
 	}
 	var lines []string
 	if g.hdb.notLoaded != "" {
@@ -505,6 +549,8 @@ func (g *tpcc) hammerDeviationLine() string {
 	}
 	what := "stampede's run differs from HammerDB's"
 	switch {
+	case g.allYours() && g.installedWhy() == "HammerDB's build":
+		what += " in its calls (the routines are HammerDB's build's)"
 	case g.allYours():
 		what += " in its calls (the routines are yours)"
 	case g.hdb.replaced != "":
@@ -528,8 +574,12 @@ func (g *tpcc) installedWhy() string {
 	if g.hdb.notLoaded != "" && (g.flags.FlagSet == nil || !g.flags.Changed("use-installed-routines")) {
 		return "HammerDB's build"
 	}
-	if g.hdb.replaced != "" {
-		return "routines not stampede's installed"
+	if len(g.hdb.yours) > 0 {
+		verb := "is"
+		if len(g.hdb.yours) > 1 {
+			verb = "are"
+		}
+		return strings.Join(g.hdb.yours, ", ") + " " + verb + " not stampede's, the others are"
 	}
 	return "--use-installed-routines"
 }

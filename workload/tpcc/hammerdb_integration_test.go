@@ -534,7 +534,9 @@ func TestHammerDBUsersRoutines(t *testing.T) {
 }
 
 // TestHammerDBProfileMismatch: a database loaded with one profile is
-// refused, in one line, by a run or check of the other.
+// refused, in one line, by a run or check of the other, by the profile
+// tpcc_meta records: also when it holds the other profile's orders table
+// too (a user's orders beside stampede's load, chk33 F2).
 func TestHammerDBProfileMismatch(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -542,6 +544,9 @@ func TestHammerDBProfileMismatch(t *testing.T) {
 	sdb := freshDB(t, 1)
 	gs := newGen(t)
 	if err := workload.Setup(ctx, sdb, gs, workload.LoadOptions{Concurrency: 4}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sdb.Exec(ctx, "CREATE TABLE orders (o_id integer)"); err != nil {
 		t.Fatal(err)
 	}
 	gh := newGen(t, "--profile", "hammerdb")
@@ -743,6 +748,13 @@ func TestHammerDBBuiltByHammerDB(t *testing.T) {
 	counts := runOps(t, ctx, ql, 40, &countingRecorder{})
 	// The consistency checks run on it too (no tpcc_meta to look for).
 	mustPass(t, ctx, gu, db, "after a run of HammerDB's build")
+	// check given no --warehouses says where its warehouses come from:
+	// HammerDB's table warehouse, not tpcc_meta (chk33 N1).
+	var out lines
+	note := "tpcc: checking the 2 warehouses of HammerDB's build in database " + db.Database() + " (the rows of its table warehouse)"
+	if err := newGen(t, "--profile", "hammerdb").Hooks().CheckConsistency(ctx, db, &out); err != nil || len(out) == 0 || out[0] != note {
+		t.Errorf("check of HammerDB's build: %v, %q; want first %q", err, out, note)
+	}
 	var after, audits int64
 	if err := db.QueryRow(ctx, "SELECT sum(d_next_o_id), (SELECT count(*) FROM neword_audit) FROM district").Scan(&after, &audits); err != nil {
 		t.Fatal(err)

@@ -29,7 +29,8 @@ func TestCommonXact(t *testing.T) {
 // TestRoutinesMade: init --routines-only says what it made, what was
 // already there and what it kept, from the routines before and after; a
 // user's routine replaced under --force-drop is made in its place, never
-// "kept" (chk33c B1).
+// "kept" (chk33c B1); stampede's functions replaced by procedures are
+// said dropped (chk33 N6).
 func TestRoutinesMade(t *testing.T) {
 	ours := func(name, sum string) installedRoutine {
 		return installedRoutine{name: name, signature: name + "(integer)", kind: "function", ours: true, sum: sum}
@@ -38,9 +39,9 @@ func TestRoutinesMade(t *testing.T) {
 		return installedRoutine{name: name, signature: name + "(integer)", kind: "function", sum: "u"}
 	}
 	for _, tc := range []struct {
-		name             string
-		before, after    []installedRoutine
-		made, same, kept []string
+		name                      string
+		before, after             []installedRoutine
+		made, same, kept, dropped []string
 	}{
 		{name: "all made", after: []installedRoutine{ours("neword", "a"), ours("slev", "b")},
 			made: []string{"function neword(integer)", "function slev(integer)"}},
@@ -50,10 +51,13 @@ func TestRoutinesMade(t *testing.T) {
 			made: []string{"function slev(integer)"}, kept: []string{"function neword(integer)"}},
 		{name: "yours replaced under --force-drop", before: []installedRoutine{yours("neword")}, after: []installedRoutine{ours("neword", "a")},
 			made: []string{"function neword(integer) (in place of yours: --force-drop)"}},
+		{name: "functions replaced by procedures", before: []installedRoutine{ours("neword", "a"), yours("slev")},
+			after: []installedRoutine{{name: "neword", signature: "neword(integer)", kind: "procedure", ours: true, sum: "p"}, yours("slev")},
+			made:  []string{"procedure neword(integer)"}, kept: []string{"function slev(integer)"}, dropped: []string{"function neword(integer)"}},
 	} {
-		made, same, kept := routinesMade(tc.before, tc.after)
-		if !slices.Equal(made, tc.made) || !slices.Equal(same, tc.same) || !slices.Equal(kept, tc.kept) {
-			t.Errorf("%s: made %q, same %q, kept %q; want %q, %q, %q", tc.name, made, same, kept, tc.made, tc.same, tc.kept)
+		made, same, kept, dropped := routinesMade(tc.before, tc.after)
+		if !slices.Equal(made, tc.made) || !slices.Equal(same, tc.same) || !slices.Equal(kept, tc.kept) || !slices.Equal(dropped, tc.dropped) {
+			t.Errorf("%s: made %q, same %q, kept %q, dropped %q; want %q, %q, %q, %q", tc.name, made, same, kept, dropped, tc.made, tc.same, tc.kept, tc.dropped)
 		}
 	}
 }

@@ -302,7 +302,7 @@ func (g *tpcc) checkRoutines(ctx context.Context, db *sqlx.DB) error {
 		return err
 	}
 	kind := g.routineKind()
-	var replaced []string
+	var replaced, yours []string
 	for _, r := range g.routines() {
 		want := r.args
 		i := slices.IndexFunc(inst, func(x installedRoutine) bool { return x.name == r.name && x.kind == kind && x.args == want })
@@ -325,11 +325,14 @@ func (g *tpcc) checkRoutines(ctx context.Context, db *sqlx.DB) error {
 			return loadMismatch(fmt.Sprintf("%s %s(%s) (%s) is not in database %s, which has %s instead: the run calls %s's signature; create it with that signature%s",
 				kind, r.name, want, r.description, db.Database(), strings.Join(found, ", "), "HammerDB", g.otherKindHint(inst, r.name)))
 		}
-		if !inst[i].ours && !g.hdb.useInstalled && g.hammerdb() {
+		if !inst[i].ours && g.hammerdb() {
 			// HammerDB runs whatever routine is installed: a user's
 			// replaced NEWORD (`psql < neword.sql` after the build) is
-			// what the run measures, and the header says so.
+			// what the run measures, and the header says so (with
+			// --use-installed-routines too, where the others are still
+			// stampede's, whose deviations it keeps: chk33 N2).
 			replaced = append(replaced, kind+" "+inst[i].signature)
+			yours = append(yours, strings.ToUpper(r.name))
 			continue
 		}
 		if !inst[i].ours && !g.hdb.useInstalled {
@@ -337,7 +340,13 @@ func (g *tpcc) checkRoutines(ctx context.Context, db *sqlx.DB) error {
 				kind, inst[i].signature, db.Database(), g.useInstalledHint(), g.initArgs()))
 		}
 	}
+	if len(replaced) == len(g.routines()) && g.hdb.useInstalled {
+		// All five the user's, as --use-installed-routines (or
+		// HammerDB's build) says: its own header lines.
+		return nil
+	}
 	if len(replaced) > 0 {
+		g.hdb.yours = yours
 		verb, s := "is", ""
 		if len(replaced) > 1 {
 			verb, s = "are", "s"
@@ -399,13 +408,52 @@ var _ workload.ObjectCleaner = (*tpcc)(nil)
 // user made or replaced (CREATE OR REPLACE keeps the mark, not the body's
 // sum) is the user's: kept, and said in one line.
 func (g *tpcc) CleanupObjects(ctx context.Context, db *sqlx.DB, log io.Writer) error {
-	if err := g.dropOtherOrders(ctx, db, log); err != nil {
+	if err := g.dropOtherOrders(ctx, db, log, ""); err != nil {
 		return err
 	}
+	return g.dropRoutines(ctx, db, log, "", nil)
+}
+
+var _ workload.FormerDropper = (*tpcc)(nil)
+
+// DropFormer implements workload.FormerDropper: init --drop drops, beside
+// the tables of its profile, the orders table of the other profile when
+// stampede's init of tpcc made it (an earlier load with the other
+// --profile: HammerDB's orders under init without --profile hammerdb,
+// stampede's "order" under init --profile hammerdb), and the routines
+// stampede's init made that this init does not make again (HammerDB's
+// under init without --profile hammerdb, the server-side functions
+// without --server-side), those whose mark still matches their body; a
+// user's of those names is kept, said in one line. The routines this
+// init makes are installRoutines' (a user's refused by CheckInit, or
+// kept with --use-installed-routines).
+func (g *tpcc) DropFormer(ctx context.Context, db *sqlx.DB, log io.Writer) error {
+	if g.tenant > 0 {
+		return nil // a fleet's tenants share the tables: no profile but stampede's
+	}
+	if err := g.dropOtherOrders(ctx, db, log, "--drop: "); err != nil {
+		return err
+	}
+	var made []string
+	if g.hammerdb() || g.hdb.serverSide {
+		for _, r := range g.madeRoutines() {
+			made = append(made, r.name)
+		}
+	}
+	return g.dropRoutines(ctx, db, log, "--drop: ", made)
+}
+
+// dropRoutines drops the routines stampede's init of tpcc makes, of any
+// profile (HammerDB's five and DBMS_RANDOM, the server-side functions),
+// but those named skip, whose mark still matches their body, saying each
+// on log after prefix; it keeps a user's (made or replaced: CREATE OR
+// REPLACE keeps the mark, not the body's sum), said in one line.
+func (g *tpcc) dropRoutines(ctx context.Context, db *sqlx.DB, log io.Writer, prefix string, skip []string) error {
 	names := append(slices.Clone(routineNames), dbmsRandom.name)
 	for _, n := range routineNames {
 		names = append(names, serverPrefix+n)
 	}
+	names = slices.DeleteFunc(names, func(n string) bool { return slices.Contains(skip, n) })
 	inst, err := g.routinesNamed(ctx, db, names)
 	if err != nil {
 		return err
@@ -419,19 +467,20 @@ func (g *tpcc) CleanupObjects(ctx context.Context, db *sqlx.DB, log io.Writer) e
 		if _, err := db.Exec(ctx, "DROP ROUTINE "+r.signature); err != nil {
 			return fmt.Errorf("dropping stampede's %s %s: %w", r.kind, r.signature, err)
 		}
-		fmt.Fprintf(log, "dropped %s %s\n", r.kind, r.signature)
+		fmt.Fprintf(log, "%sdropped %s %s\n", prefix, r.kind, r.signature)
 	}
 	if len(kept) > 0 {
-		fmt.Fprintf(log, "kept %s in database %s: not made by stampede's init, or replaced since (yours: drop it yourself if you want it gone)\n",
-			strings.Join(kept, ", "), db.Database())
+		fmt.Fprintf(log, "%skept %s in database %s: not made by stampede's init, or replaced since (yours: drop it yourself if you want it gone)\n",
+			prefix, strings.Join(kept, ", "), db.Database())
 	}
 	return nil
 }
 
-// dropOtherOrders drops, for cleanup, the orders table of the profile
-// other than the generator's when it carries the mark of stampede's init
-// of tpcc; one that is not stampede's is a user's, and stays.
-func (g *tpcc) dropOtherOrders(ctx context.Context, db *sqlx.DB, log io.Writer) error {
+// dropOtherOrders drops, for cleanup and init --drop (prefix, before
+// what it says on log), the orders table of the profile other than the
+// generator's when it carries the mark of stampede's init of tpcc; one
+// that is not stampede's is a user's, and stays.
+func (g *tpcc) dropOtherOrders(ctx context.Context, db *sqlx.DB, log io.Writer, prefix string) error {
 	other := hammerOrders
 	if g.hammerdb() {
 		other = orderName
@@ -449,6 +498,10 @@ func (g *tpcc) dropOtherOrders(ctx context.Context, db *sqlx.DB, log io.Writer) 
 	}
 	if _, err := db.Exec(ctx, db.Dialect().DropTable(other)); err != nil {
 		return fmt.Errorf("dropping table %s: %w", other, err)
+	}
+	if prefix != "" {
+		fmt.Fprintf(log, "%sdropped table %s, which stampede's init of tpcc made with the other --profile\n", prefix, other)
+		return nil
 	}
 	fmt.Fprintf(log, "dropped table %s\n", other)
 	return nil

@@ -156,6 +156,37 @@ func TestHammerHeaderNamesDeviations(t *testing.T) {
 	}
 }
 
+// TestHammerHeaderSomeRoutinesYours (chk33 N2, N4): with
+// --use-installed-routines and only NEWORD the user's, the header names
+// NEWORD, keeps the deviations of stampede's PAYMENT and DELIVERY, and
+// says NEWORD's draws and unused item are said of stampede's; on
+// HammerDB's build it says the routines are the build's, whose PAYMENT
+// fails 3.3.2.10 and 3.3.2.12.
+func TestHammerHeaderSomeRoutinesYours(t *testing.T) {
+	g := newGen(t, "--profile", "hammerdb", "--use-installed-routines")
+	g.hdb.replaced = "function neword(integer,integer,integer,integer,integer,integer) in database d is not the one stampede's init made (yours, or replaced since): the run calls the routines installed, as HammerDB does"
+	g.hdb.yours = []string{"NEWORD"}
+	h := strings.Join(g.hammerHeader(4), "\n")
+	for _, want := range []string{"whatever their bodies (NEWORD is not stampede's, the others are)",
+		"(NEWORD is yours: the items it draws and how its unused item ends are said here of stampede's NEWORD, and yours may differ",
+		"in 4 ways: ", "C_YTD_PAYMENT and C_PAYMENT_CNT, Delivery C_DELIVERY_CNT", "3.3.2.10 and 3.3.2.12 fail"} {
+		if !strings.Contains(h, want) {
+			t.Errorf("NEWORD yours: the header does not say %q:\n%s", want, h)
+		}
+	}
+	if strings.Contains(h, "routines not stampede's installed") || strings.Contains(h, "the installed routines are yours") {
+		t.Errorf("NEWORD yours: the header says all five are:\n%s", h)
+	}
+	b := newGen(t, "--profile", "hammerdb")
+	b.hdb.useInstalled, b.hdb.notLoaded = true, "database d is HammerDB's build"
+	h = strings.Join(b.hammerHeader(4), "\n")
+	if !strings.Contains(h, "(HammerDB's build: the installed routines are its build's") ||
+		!strings.Contains(h, "HammerDB's own PAYMENT and DELIVERY leave C_YTD_PAYMENT, C_PAYMENT_CNT and C_DELIVERY_CNT unchanged, so that 3.3.2.10 and 3.3.2.12 fail") ||
+		strings.Contains(h, "are yours") {
+		t.Errorf("HammerDB's build: the header:\n%s", h)
+	}
+}
+
 // BenchmarkHammerCall runs HammerDB's virtual user on one warehouse of
 // --profile hammerdb: each iteration draws a transaction and its inputs
 // and makes its one prepared call of a function, as a run does.

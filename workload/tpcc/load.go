@@ -26,7 +26,7 @@ func (g *tpcc) postLoad(ctx context.Context, db *sqlx.DB) error {
 	}
 	if (g.hammerdb() || g.hdb.serverSide) && g.share[0] == 0 {
 		// Of a load split between clients, client 0 makes the routines.
-		if err := g.installRoutines(ctx, db); err != nil {
+		if err := g.installLogged(ctx, db, ""); err != nil {
 			return err
 		}
 	}

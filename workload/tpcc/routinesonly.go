@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
@@ -38,6 +39,15 @@ func (g *tpcc) LoadItself(ctx context.Context, db *sqlx.DB) error {
 	if _, err := g.routinesToReplace(ctx, db); err != nil {
 		return loadMismatch(err.Error())
 	}
+	return g.installLogged(ctx, db, " (its data untouched)")
+}
+
+// installLogged installs the routines (installRoutines) and says on the
+// load's log, when there is one, which it made (after where, in the first
+// line), which of stampede's it dropped for good (of another kind or
+// signature), which were there unchanged and which of the user's it kept:
+// init --routines-only's lines, and a whole init's.
+func (g *tpcc) installLogged(ctx context.Context, db *sqlx.DB, where string) error {
 	before, err := g.installedRoutines(ctx, db)
 	if err != nil {
 		return err
@@ -45,29 +55,35 @@ func (g *tpcc) LoadItself(ctx context.Context, db *sqlx.DB) error {
 	if err := g.installRoutines(ctx, db); err != nil {
 		return err
 	}
-	if g.hdb.log != nil {
-		after, err := g.installedRoutines(ctx, db)
-		if err != nil {
-			return err
-		}
-		made, same, kept := routinesMade(before, after)
-		fmt.Fprintf(g.hdb.log, "made %s in database %s (its data untouched)\n", joinOrNone(made), db.Database())
-		if len(same) > 0 {
-			fmt.Fprintf(g.hdb.log, "already there and unchanged (stampede's): %s\n", joinOrNone(same))
-		}
-		if len(kept) > 0 {
-			fmt.Fprintf(g.hdb.log, "kept yours: %s\n", joinOrNone(kept))
-		}
+	if g.hdb.log == nil {
+		return nil
+	}
+	after, err := g.installedRoutines(ctx, db)
+	if err != nil {
+		return err
+	}
+	made, same, kept, dropped := routinesMade(before, after)
+	fmt.Fprintf(g.hdb.log, "made %s in database %s%s\n", joinOrNone(made), db.Database(), where)
+	if len(dropped) > 0 {
+		fmt.Fprintf(g.hdb.log, "dropped stampede's: %s (made by its init, unchanged; replaced by those made)\n", joinOrNone(dropped))
+	}
+	if len(same) > 0 {
+		fmt.Fprintf(g.hdb.log, "already there and unchanged (stampede's): %s\n", joinOrNone(same))
+	}
+	if len(kept) > 0 {
+		fmt.Fprintf(g.hdb.log, "kept yours: %s\n", joinOrNone(kept))
 	}
 	return nil
 }
 
-// routinesMade sorts the routines of an init --routines-only, from those
-// installed before and after it: made (not there before, or stampede's
-// but of another kind, signature or body, or the user's replaced under
+// routinesMade sorts the routines of an init, from those installed
+// before and after it: made (not there before, or stampede's but of
+// another kind, signature or body, or the user's replaced under
 // --force-drop, said so), the same (stampede's, there before with the
-// same signature and body) and kept (the user's, still theirs after).
-func routinesMade(before, after []installedRoutine) (made, same, kept []string) {
+// same signature and body), kept (the user's, still theirs after) and
+// dropped (stampede's, there before, whose kind and signature are gone
+// after: functions replaced by procedures).
+func routinesMade(before, after []installedRoutine) (made, same, kept, dropped []string) {
 	users := map[string]bool{}
 	was := map[string]string{} // stampede's before: signature -> body's sum
 	for _, r := range before {
@@ -92,7 +108,12 @@ func routinesMade(before, after []installedRoutine) (made, same, kept []string) 
 			made = append(made, what)
 		}
 	}
-	return made, same, kept
+	for _, r := range before {
+		if r.ours && !slices.ContainsFunc(after, func(a installedRoutine) bool { return a.kind == r.kind && a.signature == r.signature }) {
+			dropped = append(dropped, r.kind+" "+r.signature)
+		}
+	}
+	return made, same, kept, dropped
 }
 
 // joinOrNone joins names with ", ", or says "no routine".
