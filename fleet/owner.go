@@ -78,7 +78,11 @@ func (e *env) foreignDatabases(ctx context.Context, admin *sqlx.DB, names []stri
 				return nil, false, err
 			}
 			defer closeDB()
-			return workload.TenantMarkerWorkloads(ctx, db, "", MarkerTable)
+			ws, ok, err := workload.TenantMarkerWorkloads(ctx, db, "", MarkerTable)
+			if err == nil && ok {
+				err = e.keepMarker(ctx, db, "", id)
+			}
+			return ws, ok, err
 		})
 		switch {
 		case err != nil:
@@ -110,7 +114,11 @@ func (e *env) foreignSchemas(ctx context.Context, db *sqlx.DB, state map[string]
 			if !complete {
 				return nil, false, nil
 			}
-			return workload.TenantMarkerWorkloads(ctx, db, name, MarkerTable)
+			ws, ok, err := workload.TenantMarkerWorkloads(ctx, db, name, MarkerTable)
+			if err == nil && ok {
+				err = e.keepMarker(ctx, db, name, e.Spec.tenantIDs(map[string]bool{name: true}, true)...)
+			}
+			return ws, ok, err
 		})
 		switch {
 		case err != nil:
@@ -123,6 +131,22 @@ func (e *env) foreignSchemas(ctx context.Context, db *sqlx.DB, state map[string]
 	}
 	slices.Sort(foreign)
 	return foreign, e.refuseOthers("schema", others, "in "+where(db))
+}
+
+// keepMarker reads and keeps, for SurveyTenants, the marker of the
+// tenant (schema in db, or db's own) whose id is the first one it
+// surveys; with no survey, or of another tenant, it reads nothing.
+func (e *env) keepMarker(ctx context.Context, db *sqlx.DB, schema string, id ...int) error {
+	s := e.survey
+	if s == nil || s.read || len(id) != 1 || id[0] != max(s.first, 1) {
+		return nil
+	}
+	m, ok, err := readMarker(ctx, db, schema)
+	if err != nil {
+		return err
+	}
+	s.marker, s.ok, s.read = m, ok, true
+	return nil
 }
 
 // refuseOthers refuses, unless ForceDrop, to drop the databases or
