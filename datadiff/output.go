@@ -87,53 +87,107 @@ func WriteText(w io.Writer, res *Result) error {
 	return err
 }
 
-// Verdict is the diff's outcome in one line.
+// Verdict is the diff's outcome in one line. Its counts are those of the
+// per-table lines: the tables that differ (every status but identical
+// and not compared), and of those, how many differ by rows (with how
+// many rows, as their "differing rows" add up), by one checksum of
+// all their rows (no primary key: rows not located), by ranges whose
+// rows were not searched (--max-rows) or no longer found (--converge),
+// in shape, or by being missing on a side.
 func Verdict(res *Result) string {
 	var rows int64
-	differ, differRows := 0, 0
+	var c verdictCounts
 	var keyless []string
 	for _, t := range res.Tables {
 		rows += max(t.RowsA, t.RowsB)
-		switch t.Status {
-		case "identical":
-		case NoKey:
+		switch {
+		case t.Status == "identical":
+		case t.Status == NoKey:
 			keyless = append(keyless, t.Table)
+		case t.Status == "missing":
+			c.missing[sideIndex(t.Missing)]++
+		case t.Status == "shape":
+			c.shape++
+		case t.DifferingRows > 0:
+			c.rowTables++
+			c.rows += t.DifferingRows
+		case t.FullRow:
+			c.checksum++
+		case t.Unlocated > 0:
+			c.unsearched++
 		default:
-			differ++
+			c.unlocated++
 		}
-		differRows += t.DifferingRows
 	}
 	notCompared := ""
 	if len(keyless) > 0 {
 		notCompared = fmt.Sprintf("; not compared: %s (no primary key: --no-pk compares %s by one checksum)", strings.Join(keyless, ", "), plural(len(keyless), "it", "them"))
 	}
 	conv := ""
-	if c := res.Converge; c != nil {
+	if cv := res.Converge; cv != nil {
 		switch {
-		case c.Ranges == 0:
+		case cv.Ranges == 0:
 			conv = "; nothing to converge"
-		case c.Converged:
-			conv = fmt.Sprintf("; converged after %.2fs (to within %.2fs, %d checks): the replication lag", c.After, c.Resolution, c.Checks)
+		case cv.Converged:
+			conv = fmt.Sprintf("; converged after %.2fs (to within %.2fs, %d checks): the replication lag", cv.After, cv.Resolution, cv.Checks)
 		default:
-			conv = fmt.Sprintf("; did not converge within %s (checked %d times)", strconv.FormatFloat(c.Limit, 'f', -1, 64)+"s", c.Checks)
+			conv = fmt.Sprintf("; did not converge within %s (checked %d times)", strconv.FormatFloat(cv.Limit, 'f', -1, 64)+"s", cv.Checks)
 		}
 	}
 	if res.Identical {
 		return fmt.Sprintf("identical: %d %s, %s %s compared in %.2fs%s", len(res.Tables), plural(len(res.Tables), "table", "tables"), thousands(rows), plural(int(rows), "row", "rows"), res.Seconds, conv)
 	}
+	differ := c.tables()
 	if differ == 0 {
 		compared := len(res.Tables) - len(keyless)
 		return fmt.Sprintf("not proven identical: the %d %s compared %s identical, %s %s in %.2fs%s%s", compared, plural(compared, "table", "tables"), plural(compared, "is", "are"), thousands(rows), plural(int(rows), "row", "rows"), res.Seconds, conv, notCompared)
 	}
-	what := fmt.Sprintf("%d of %d tables differ", differ, len(res.Tables))
-	if differRows > 0 {
-		what = fmt.Sprintf("%s %s in %d of %d tables", thousands(int64(differRows)), plural(differRows, "row differs", "rows differ"), differ, len(res.Tables))
+	var how []string
+	if c.rowTables > 0 {
+		shown := ""
+		if len(res.Rows) < c.rows {
+			shown = fmt.Sprintf(" (%d shown: --max-rows)", len(res.Rows))
+		}
+		how = append(how, fmt.Sprintf("%d by %s %s%s", c.rowTables, thousands(int64(c.rows)), plural(c.rows, "row", "rows"), shown))
 	}
-	shown := ""
-	if len(res.Rows) < differRows {
-		shown = fmt.Sprintf(" (%d shown: --max-rows)", len(res.Rows))
+	for _, h := range []struct {
+		n    int
+		what string
+	}{
+		{c.checksum, "by checksum (no primary key: rows not located)"},
+		{c.unsearched, "by ranges not searched (--max-rows)"},
+		{c.unlocated, "by ranges whose rows were not found again"},
+		{c.shape, "in shape"},
+		{c.missing[0], "missing on A"},
+		{c.missing[1], "missing on B"},
+	} {
+		if h.n > 0 {
+			how = append(how, fmt.Sprintf("%d %s", h.n, h.what))
+		}
 	}
-	return fmt.Sprintf("different: %s%s, %s rows compared in %.2fs%s%s", what, shown, thousands(rows), res.Seconds, conv, notCompared)
+	return fmt.Sprintf("different: %d of %d %s %s: %s; %s rows compared in %.2fs%s%s", differ, len(res.Tables), plural(len(res.Tables), "table", "tables"),
+		plural(differ, "differs", "differ"), strings.Join(how, ", "), thousands(rows), res.Seconds, conv, notCompared)
+}
+
+// verdictCounts counts the tables that differ, by how (see Verdict).
+type verdictCounts struct {
+	rowTables, rows                 int
+	checksum, unsearched, unlocated int
+	shape                           int
+	missing                         [2]int // on A, on B
+}
+
+// tables is the number of tables that differ.
+func (c verdictCounts) tables() int {
+	return c.rowTables + c.checksum + c.unsearched + c.unlocated + c.shape + c.missing[0] + c.missing[1]
+}
+
+// sideIndex is 0 for side "A", 1 for "B".
+func sideIndex(side string) int {
+	if side == "A" {
+		return 0
+	}
+	return 1
 }
 
 // version is a side's server, shortened to its name and version number.

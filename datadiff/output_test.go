@@ -2,7 +2,11 @@ package datadiff
 
 import (
 	"bytes"
+	"fmt"
 	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stampede-bench/stampede/internal/golden"
@@ -55,6 +59,85 @@ func TestOutputGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			golden.Check(t, filepath.Join("testdata", name+"."+format), b.Bytes())
+		}
+	}
+}
+
+// TestVerdictCountsTables: the verdict's counts agree with the per-table
+// lines above it, read back from the text: the tables that differ are
+// those whose status is neither identical nor not compared, the rows are
+// the sum of the "differing rows" column, over the tables whose column
+// is not 0, and each table that differs is counted once, by one of the
+// ways the verdict lists. It said "1 row differs in 3 of 3 tables" of one
+// table with a differing row beside one missing and one of another shape.
+func TestVerdictCountsTables(t *testing.T) {
+	missingShape := &Result{Tables: []TableResult{
+		{Table: "a", Status: "differs", RowsA: 10, RowsB: 10, Ranges: 1, DifferingRanges: 1, DifferingRows: 1},
+		{Table: "b", Status: "missing", Missing: "B"},
+		{Table: "c", Status: "shape", Shape: []string{"column x: only on A"}},
+	}, Rows: []RowDiff{{Table: "a", Kind: OnlyA}}}
+	unsearched := &Result{Tables: []TableResult{
+		{Table: "a", Status: "identical", RowsA: 5, RowsB: 5, Ranges: 1},
+		{Table: "b", Status: "differs", RowsA: 500, RowsB: 500, Ranges: 4, DifferingRanges: 2, DifferingRows: 3, Unlocated: 1},
+		{Table: "c", Status: "differs", RowsA: 500, RowsB: 500, Ranges: 4, DifferingRanges: 1, Unlocated: 1},
+		{Table: "d", Status: "differs", FullRow: true, RowsA: 7, RowsB: 8, Ranges: 1, DifferingRanges: 1},
+		{Table: "e", Status: NoKey},
+		{Table: "f", Status: "missing", Missing: "A"},
+	}, Rows: []RowDiff{{Table: "b"}, {Table: "b"}}}
+	converged := &Result{Converge: &Convergence{Limit: 5, Checks: 3, Ranges: 1}, Tables: []TableResult{
+		{Table: "a", Status: "differs", RowsA: 50, RowsB: 50, Ranges: 2, DifferingRanges: 1},
+	}, Rows: []RowDiff{}}
+	line := regexp.MustCompile(`^  (\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)  (.*)$`)
+	item := regexp.MustCompile(`^(\d+) (by ([0-9,]+) rows?( \(\d+ shown: --max-rows\))?|by checksum \(no primary key: rows not located\)|by ranges not searched \(--max-rows\)|by ranges whose rows were not found again|in shape|missing on [AB])$`)
+	for name, res := range map[string]*Result{"sample": sampleResult(), "missing and shape": missingShape, "unsearched": unsearched, "converge": converged} {
+		var b bytes.Buffer
+		if err := WriteText(&b, res); err != nil {
+			t.Fatal(err)
+		}
+		// The per-table lines, read as a user reads them.
+		var tables, differ, rowTables, rows int
+		for _, l := range strings.Split(b.String(), "\n") {
+			m := line.FindStringSubmatch(l)
+			if m == nil || m[1] == "table" {
+				continue
+			}
+			tables++
+			status := m[8]
+			if status != "identical" && !strings.HasPrefix(status, "not compared") {
+				differ++
+			}
+			if n, err := strconv.Atoi(m[6]); err == nil && n > 0 {
+				rowTables++
+				rows += n
+			}
+		}
+		if tables != len(res.Tables) {
+			t.Fatalf("%s: read %d table lines, want %d:\n%s", name, tables, len(res.Tables), b.String())
+		}
+		v := Verdict(res)
+		head := fmt.Sprintf("different: %d of %d %s %s: ", differ, tables, plural(tables, "table", "tables"), plural(differ, "differs", "differ"))
+		rest, ok := strings.CutPrefix(v, head)
+		if !ok {
+			t.Errorf("%s: verdict %q, want it to begin %q", name, v, head)
+			continue
+		}
+		how, _, _ := strings.Cut(rest, "; ")
+		var counted, gotRowTables, gotRows int
+		for _, it := range strings.Split(how, ", ") {
+			m := item.FindStringSubmatch(it)
+			if m == nil {
+				t.Errorf("%s: %q in the verdict %q says no count of tables", name, it, v)
+				continue
+			}
+			n, _ := strconv.Atoi(m[1])
+			counted += n
+			if m[3] != "" {
+				gotRowTables = n
+				gotRows, _ = strconv.Atoi(strings.ReplaceAll(m[3], ",", ""))
+			}
+		}
+		if counted != differ || gotRowTables != rowTables || gotRows != rows {
+			t.Errorf("%s: verdict %q counts %d tables, %d rows in %d; the lines say %d tables differ, %d rows in %d", name, v, counted, gotRows, gotRowTables, differ, rows, rowTables)
 		}
 	}
 }

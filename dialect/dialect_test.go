@@ -1,6 +1,7 @@
 package dialect_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stampede-bench/stampede/dialect"
@@ -74,5 +75,30 @@ func TestCockroach(t *testing.T) {
 	}
 	if q, arg := dialect.TableExistsQuery(d, "order"); q != "SELECT to_regclass($1) IS NOT NULL" || arg != `"order"` {
 		t.Errorf("TableExistsQuery: %q %q", q, arg)
+	}
+}
+
+// TestPublicationsQuery: the query of a server before PostgreSQL 15 never
+// names pg_publication_namespace, which it has not (the server would
+// refuse the whole query); PostgreSQL 15's does; the other dialects have
+// none.
+func TestPublicationsQuery(t *testing.T) {
+	for _, tc := range []struct {
+		d        dialect.Dialect
+		bySchema bool
+		want     bool // names pg_publication_namespace
+		empty    bool
+	}{
+		{dialect.Postgres{}, false, false, false},
+		{dialect.Postgres{}, true, true, false},
+		{dialect.Cockroach{}, true, false, true},
+	} {
+		q := dialect.PublicationsQuery(tc.d, tc.bySchema)
+		if (q == "") != tc.empty || strings.Contains(q, "pg_publication_namespace") != tc.want {
+			t.Errorf("%s, bySchema %v: %q", tc.d.Name(), tc.bySchema, q)
+		}
+		if (dialect.SchemaPublicationsQuery(tc.d) == "") != tc.empty {
+			t.Errorf("%s: SchemaPublicationsQuery %q", tc.d.Name(), dialect.SchemaPublicationsQuery(tc.d))
+		}
 	}
 }

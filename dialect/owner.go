@@ -183,3 +183,45 @@ func UserObjectsQuery(d Dialect) string {
 // outside the system's.
 const userSchema = `n.nspname NOT IN ('pg_catalog', 'information_schema', 'crdb_internal', 'pg_extension', 'pg_toast')
 	AND n.nspname NOT LIKE 'pg\_temp\_%' AND n.nspname NOT LIKE 'pg\_toast\_temp\_%'`
+
+// SchemaPublicationsQuery returns a query without placeholders that says
+// (one row, a bool) whether the server has publications of whole schemas
+// (pg_publication_namespace: PostgreSQL 15's FOR TABLES IN SCHEMA), for
+// PublicationsQuery; "" where the dialect has no publications.
+func SchemaPublicationsQuery(d Dialect) string {
+	if d.Name() != "postgres" {
+		return ""
+	}
+	return "SELECT to_regclass('pg_catalog.pg_publication_namespace') IS NOT NULL"
+}
+
+// PublicationsQuery returns a query with two placeholders, an array of
+// schema names and an array of (quoted) table names resolved through the
+// search path, that lists, as "publication NAME (FOR ALL TABLES)" and
+// "publication NAME (FOR TABLES IN SCHEMA S)", the publications that
+// publish a table of those schemas or one of those tables without naming
+// it (a publication that names a table is a member of pg_publication_rel,
+// which depends on the table): dropping it changes what they replicate.
+// bySchema includes the publications of whole schemas, which a server
+// without pg_publication_namespace (before PostgreSQL 15, see
+// SchemaPublicationsQuery) has not. "" where the dialect has no
+// publications.
+func PublicationsQuery(d Dialect, bySchema bool) string {
+	if d.Name() != "postgres" {
+		return ""
+	}
+	q := `WITH dropped AS (
+	SELECT c.oid, c.relnamespace FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+	WHERE c.relkind IN ('r', 'p') AND (n.nspname = ANY(` + d.Placeholder(1) + `) OR c.oid = ANY(SELECT to_regclass(t) FROM unnest(` + d.Placeholder(2) + `::text[]) t))
+)
+SELECT 'publication ' || quote_ident(p.pubname) || ' (FOR ALL TABLES)' FROM pg_publication p
+WHERE p.puballtables AND EXISTS (SELECT 1 FROM dropped)`
+	if bySchema {
+		q += `
+UNION
+SELECT 'publication ' || quote_ident(p.pubname) || ' (FOR TABLES IN SCHEMA ' || quote_ident(n.nspname) || ')'
+FROM pg_publication_namespace pn JOIN pg_publication p ON p.oid = pn.pnpubid JOIN pg_namespace n ON n.oid = pn.pnnspid
+WHERE n.nspname = ANY(` + d.Placeholder(1) + `) OR pn.pnnspid IN (SELECT relnamespace FROM dropped)`
+	}
+	return q + "\nORDER BY 1"
+}

@@ -60,6 +60,10 @@ func (e *env) refuseTableDependents(ctx context.Context, db *sqlx.DB, names []st
 	return false, &workload.DependentsError{What: what, Objects: deps, Action: action}
 }
 
+// columnResumeAction is what refuses, when init resumes a column-mode
+// fleet, a shared table that stampede did not make.
+const columnResumeAction = "init (which would load the missing tenants into it)"
+
 // createColumns loads every tenant's rows into one shared set of tables.
 func createColumns(ctx context.Context, e *env, o CreateOptions) (Totals, error) {
 	var t Totals
@@ -102,6 +106,19 @@ func createColumns(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 		} else if ok {
 			existing = append(existing, name)
 		}
+	}
+	if !o.Drop && hasMarker && mk.recordsOnly(e.Workload) && len(existing) > 0 {
+		// Resuming: a shared table a user replaced is not the fleet's,
+		// and the missing tenants' rows would go into it. --force-drop
+		// drops it, as --drop would, and reloads every tenant.
+		foreign, err := foreignSharedTables(ctx, db, existing, mk, e.Workload)
+		if err != nil {
+			return t, err
+		}
+		if len(foreign) > 0 && !e.ForceDrop {
+			return t, e.refuseForeign("table", foreign, where(db), columnResumeAction)
+		}
+		o.Drop = len(foreign) > 0
 	}
 	switch {
 	case o.Drop:
@@ -154,7 +171,7 @@ func createColumns(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 			stmts = append(stmts, d.CreateTable(tb.Name, tb.Schema), dialect.CommentOnTable(d, tb.Name, workload.InitMark(gen)))
 			stmts = append(stmts, tb.Indexes...)
 		}
-		stmts = append(stmts, columnMarkerDDL(d))
+		stmts = append(stmts, columnMarkerDDL(d), dialect.CommentOnTable(d, MarkerTable, columnMarkerMark))
 		// Under the fleet's lock: the clients of a split init all find
 		// no tables at first, and the first one makes them.
 		err := e.locked(ctx, db, func(tx sqlx.Tx) error {

@@ -57,6 +57,19 @@ type env struct {
 	// anyFleet takes the tenants of any workload's fleet for tenants
 	// (fleet exec); else those of another workload's fleet are refused.
 	anyFleet bool
+	// survey holds what SurveyTenants reads once: the tenants it reads
+	// (first..last, 0 for every one) and the marker of the first, kept
+	// when telling it stampede's read it.
+	survey *survey
+}
+
+// survey is SurveyTenants' part of an env.
+type survey struct {
+	first, last int
+	// marker is the first tenant's marker, read is true once it was
+	// read (ok: it has one).
+	marker   marker
+	ok, read bool
 }
 
 func newEnv(t Target) *env {

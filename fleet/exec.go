@@ -88,7 +88,12 @@ func (e *NotTenantsError) Is(target error) bool { return target == ErrNotTenants
 // those of tables (the workload's) that exist there are refused when no
 // marker of stampede's records this workload's fleet.
 func RefuseForeignTenants(ctx context.Context, t Target, verb string, tables []string) error {
-	e := newEnv(t)
+	return newEnv(t).refuseForeignOf(ctx, verb, tables)
+}
+
+// refuseForeignOf is RefuseForeignTenants with e's survey, if any.
+func (e *env) refuseForeignOf(ctx context.Context, verb string, tables []string) error {
+	t := e.Target
 	var err error
 	if t.Spec.Mode == ModeColumn {
 		err = e.refuseForeignColumnTables(ctx, tables)
@@ -154,7 +159,7 @@ func (e *env) refuseForeignTenants(ctx context.Context) error {
 			return err
 		}
 		defer closeAdmin()
-		set, err := existingDatabases(ctx, admin, e.Spec.names())
+		set, err := existingDatabases(ctx, admin, e.surveyed())
 		if err != nil {
 			return err
 		}
@@ -168,7 +173,7 @@ func (e *env) refuseForeignTenants(ctx context.Context) error {
 			return err
 		}
 		defer closeDB()
-		state, err := schemaState(ctx, db, e.Spec.names())
+		state, err := schemaState(ctx, db, e.surveyed())
 		if err != nil {
 			return err
 		}
@@ -182,6 +187,21 @@ func (e *env) refuseForeignTenants(ctx context.Context) error {
 	}
 	slices.Sort(foreign)
 	return &NotTenantsError{Kind: kind, Names: shortList(foreign), Pattern: e.Spec.Pattern}
+}
+
+// surveyed returns the names of the tenants e's survey reads (every
+// tenant without one).
+func (e *env) surveyed() []string {
+	names := e.Spec.names()
+	if s := e.survey; s != nil && s.last > 0 {
+		// A range outside the fleet's is Open's to refuse.
+		lo, hi := max(s.first, 1)-1, min(s.last, len(names))
+		if lo >= hi {
+			return nil
+		}
+		return names[lo:hi]
+	}
+	return names
 }
 
 // ExecResult is the outcome of Exec.

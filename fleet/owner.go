@@ -78,7 +78,11 @@ func (e *env) foreignDatabases(ctx context.Context, admin *sqlx.DB, names []stri
 				return nil, false, err
 			}
 			defer closeDB()
-			return workload.TenantMarkerWorkloads(ctx, db, "", MarkerTable)
+			ws, ok, err := workload.TenantMarkerWorkloads(ctx, db, "", MarkerTable)
+			if err == nil && ok {
+				err = e.keepMarker(ctx, db, "", id)
+			}
+			return ws, ok, err
 		})
 		switch {
 		case err != nil:
@@ -110,7 +114,11 @@ func (e *env) foreignSchemas(ctx context.Context, db *sqlx.DB, state map[string]
 			if !complete {
 				return nil, false, nil
 			}
-			return workload.TenantMarkerWorkloads(ctx, db, name, MarkerTable)
+			ws, ok, err := workload.TenantMarkerWorkloads(ctx, db, name, MarkerTable)
+			if err == nil && ok {
+				err = e.keepMarker(ctx, db, name, e.Spec.tenantIDs(map[string]bool{name: true}, true)...)
+			}
+			return ws, ok, err
 		})
 		switch {
 		case err != nil:
@@ -123,6 +131,22 @@ func (e *env) foreignSchemas(ctx context.Context, db *sqlx.DB, state map[string]
 	}
 	slices.Sort(foreign)
 	return foreign, e.refuseOthers("schema", others, "in "+where(db))
+}
+
+// keepMarker reads and keeps, for SurveyTenants, the marker of the
+// tenant (schema in db, or db's own) whose id is the first one it
+// surveys; with no survey, or of another tenant, it reads nothing.
+func (e *env) keepMarker(ctx context.Context, db *sqlx.DB, schema string, id ...int) error {
+	s := e.survey
+	if s == nil || s.read || len(id) != 1 || id[0] != max(s.first, 1) {
+		return nil
+	}
+	m, ok, err := readMarker(ctx, db, schema)
+	if err != nil {
+		return err
+	}
+	s.marker, s.ok, s.read = m, ok, true
+	return nil
 }
 
 // refuseOthers refuses, unless ForceDrop, to drop the databases or
@@ -219,7 +243,7 @@ func (e *env) refuseForeign(kind string, foreign []string, where, action string)
 	}
 	why := fmt.Sprintf("neither a %s marker table nor stampede's comment; --tenant-pattern %q merely matches the name", MarkerTable, e.Spec.Pattern)
 	if e.Spec.Mode == ModeColumn {
-		why = fmt.Sprintf("no mark of stampede's init of %s on it, and no %s marker of a %s fleet beside it: a table of the shared tables' name", e.Workload, MarkerTable, e.Workload)
+		why = fmt.Sprintf("no mark of stampede's init of %s on it, which a %s fleet's shared tables carry: a table of the shared tables' name that someone else made", e.Workload, e.Workload)
 	}
 	return &workload.ForeignError{Kind: kind, Names: shortList(foreign), Where: where, Action: action, Why: why}
 }
@@ -242,7 +266,16 @@ type columnMarker struct {
 	Foreign bool
 	// Workloads are the workloads its rows record, sorted.
 	Workloads []string
+	// MarksTables is true when the marker carries columnMarkerMark: the
+	// fleet was made by a stampede that marks the shared tables, so one
+	// of them without the mark is a user's, made in its place.
+	MarksTables bool
 }
+
+// columnMarkerMark is the comment on column mode's marker: with it, a
+// shared table without the mark of init is no table of the fleet's (an
+// older stampede's fleet, whose marker has none, marked no table).
+const columnMarkerMark = workload.Mark + " fleet: the marker of a column-mode fleet, whose shared tables carry the mark of init"
 
 // columnMarkerColumns are the columns of column mode's marker that tell it
 // from a user's table of its name.
@@ -256,6 +289,11 @@ func readColumnMarker(ctx context.Context, db *sqlx.DB) (columnMarker, error) {
 		return m, err
 	}
 	m.Exists = true
+	c, err := workload.TableComment(ctx, db, MarkerTable)
+	if err != nil {
+		return m, err
+	}
+	m.MarksTables = c == columnMarkerMark
 	var n int
 	if err := db.QueryRow(ctx, `SELECT count(DISTINCT column_name) FROM information_schema.columns
 		WHERE table_schema = current_schema() AND table_name = $1 AND column_name = ANY($2)`, MarkerTable, columnMarkerColumns).Scan(&n); err != nil {
@@ -301,18 +339,29 @@ func isInitMarkOf(comment, name string) bool {
 // foreignSharedTables returns those of the shared tables of column mode
 // of workload name that exist and are not stampede's for that workload:
 // without the mark of name's init, unless the fleet's marker beside them
-// records name's tenants alone and they carry no comment (a fleet of a
-// stampede that marked nothing). A marker of another workload's fleet
-// vouches for nothing of name's: a user's table of a shared table's name
-// beside it stays the user's.
+// records name's tenants alone and nothing says the fleet marked its
+// tables (a fleet of a stampede that marked nothing, whose marker carries
+// no columnMarkerMark and whose shared tables none carries the mark). A
+// table without the mark beside a marker or a table that carries it is a
+// user's, made in place of the fleet's (DROP TABLE bank; CREATE TABLE
+// bank ...). A marker of another workload's fleet vouches for nothing of
+// name's: a user's table of a shared table's name beside it stays the
+// user's.
 func foreignSharedTables(ctx context.Context, db *sqlx.DB, existing []string, m columnMarker, name string) ([]string, error) {
-	var foreign []string
-	for _, t := range existing {
+	marking := m.MarksTables
+	comments := make([]string, len(existing))
+	for i, t := range existing {
 		c, err := workload.TableComment(ctx, db, t)
 		if err != nil {
 			return nil, err
 		}
-		if isInitMarkOf(c, name) || c == "" && m.recordsOnly(name) {
+		comments[i] = c
+		marking = marking || isInitMarkOf(c, name)
+	}
+	var foreign []string
+	for i, t := range existing {
+		c := comments[i]
+		if isInitMarkOf(c, name) || c == "" && m.recordsOnly(name) && !marking {
 			continue
 		}
 		foreign = append(foreign, t)
@@ -438,7 +487,8 @@ func censusOwn() map[string]bool {
 // holdingDatabases returns, of names (tenant databases that are
 // stampede's), those that hold objects stampede did not make (a user's
 // table added since init, say: see workload.TenantForeign), each with
-// them. The workload's tables (gen's) are stampede's only with its mark
+// them; a table of the load the user renamed to keep it is the user's
+// now (workload.RenamedTables). The workload's tables (gen's) are stampede's only with its mark
 // (censusOwn), and a column a user added to one and filled is named too
 // (tenantAddedColumns).
 func (e *env) holdingDatabases(ctx context.Context, names []string, gen workload.Generator) (map[string][]string, error) {
@@ -455,7 +505,7 @@ func (e *env) holdingDatabases(ctx context.Context, names []string, gen workload
 		if err != nil {
 			return err
 		}
-		foreign := workload.TenantForeign(objs, "*", own)
+		foreign := append(workload.TenantForeign(objs, "*", own), workload.RenamedTables(objs, "*", gen)...)
 		cols, err := tenantAddedColumns(ctx, db, gen, objs, "")
 		if err != nil {
 			return err
@@ -498,7 +548,8 @@ func tenantAddedColumns(ctx context.Context, db *sqlx.DB, gen workload.Generator
 }
 
 // holdingSchemas returns, of the tenant schemas names in db (stampede's),
-// those that hold objects stampede did not make, each with them. The
+// those that hold objects stampede did not make (a table of the load
+// the user renamed among them: workload.RenamedTables), each with them. The
 // workload's tables (gen's) are stampede's only with its mark
 // (censusOwn), and a column a user added to one and filled is named too
 // (tenantAddedColumns).
@@ -510,7 +561,7 @@ func holdingSchemas(ctx context.Context, db *sqlx.DB, names []string, gen worklo
 	own := censusOwn()
 	holding := map[string][]string{}
 	for _, name := range names {
-		foreign := workload.TenantForeign(objs, name, own)
+		foreign := append(workload.TenantForeign(objs, name, own), workload.RenamedTables(objs, name, gen)...)
 		cols, err := tenantAddedColumns(ctx, db, gen, objs, name)
 		if err != nil {
 			return nil, err

@@ -16,10 +16,57 @@ import (
 // run or check then says what is missing). A role that may not read the
 // marker gets a *MarkerUnreadableError.
 func RecordedFlags(ctx context.Context, t Target) (flags []string, found bool, err error) {
+	return newEnv(t).recordedFlags(ctx)
+}
+
+// Survey is what SurveyTenants read.
+type Survey struct {
+	// Flags and Found are RecordedFlags' (of the first tenant
+	// surveyed), FlagsErr its error: a *MarkerUnreadableError for a
+	// role that may not read the marker.
+	Flags    []string
+	Found    bool
+	FlagsErr error
+}
+
+// SurveyTenants is what the start of a fleet's run or check reads of its
+// tenants, each at most once: it refuses, as RefuseForeignTenants does,
+// the databases or schemas that are no tenants of stampede's among
+// tenants first..last (0, 0 for every tenant; a client of a split run
+// gives its share, the only tenants it works on), and then reads the
+// data flags init recorded in the marker of the first of them, as
+// RecordedFlags does: a marker read to tell the tenant stampede's is not
+// read again. err is the refusal (or a failure to read); the flags'
+// own error is the Survey's.
+func SurveyTenants(ctx context.Context, t Target, verb string, tables []string, first, last int) (Survey, error) {
 	e := newEnv(t)
+	e.survey = &survey{first: first, last: last}
+	if err := e.refuseForeignOf(ctx, verb, tables); err != nil {
+		return Survey{}, err
+	}
+	var s Survey
+	s.Flags, s.Found, s.FlagsErr = e.recordedFlags(ctx)
+	return s, nil
+}
+
+// recordedFlags is RecordedFlags on e's target, of the first tenant its
+// survey reads (tenant 1 without one), whose marker the survey may have
+// read already.
+func (e *env) recordedFlags(ctx context.Context) (flags []string, found bool, err error) {
+	t := e.Target
+	id := 1
+	if s := e.survey; s != nil {
+		id = max(s.first, 1)
+		if s.read && t.Spec.Mode != ModeColumn {
+			if !s.ok || s.marker.workload != t.Workload {
+				return nil, false, nil
+			}
+			return splitFlags(s.marker.flags), true, nil
+		}
+	}
 	opts := e.Base
 	if t.Spec.Mode == ModeDatabase {
-		opts = t.Spec.Options(e.Base, 1)
+		opts = t.Spec.Options(e.Base, id)
 	}
 	db, closeDB, err := e.connect(ctx, opts, 1)
 	if err != nil {
@@ -49,7 +96,7 @@ func RecordedFlags(ctx context.Context, t Target) (flags []string, found bool, e
 	default:
 		schema := ""
 		if t.Spec.Mode == ModeSchema {
-			schema = t.Spec.Name(1)
+			schema = t.Spec.Name(id)
 		}
 		m, ok, err := readMarker(ctx, db, schema)
 		if sqlx.SQLState(err) == "42501" {

@@ -148,7 +148,8 @@ const (
 // that name exists that the demo did not make, or that an earlier demo
 // left (--keep) and that now holds objects stampede did not make (a
 // user's table, say: gen's are the demo's), unless force drops it first.
-// release drops it again, unless keep.
+// release drops it again, unless keep, or unless it then holds objects
+// stampede did not make (made while the demo ran), which a warning names.
 func claimDemoDatabase(ctx context.Context, url string, gen workload.Generator, keep, force bool, log io.Writer) (release func(), err error) {
 	opts := sqlx.Options{URLs: []string{url}, MaxConns: 1, AppName: "stampede demo"}
 	cfgs, err := sqlx.ParseConfigs(opts)
@@ -213,8 +214,21 @@ func claimDemoDatabase(ctx context.Context, url string, gen workload.Generator, 
 			fmt.Fprintf(log, "==> database %q kept on %s; `stampede demo URL` reuses it and drops it at its end\n", demoDatabase, where)
 			return
 		}
-		fmt.Fprintf(log, "==> dropping the demo's database %q on %s\n", demoDatabase, where)
 		ctx := context.WithoutCancel(ctx)
+		// What a user made in the database while the demo ran (a table
+		// of theirs, the demo's usertable renamed to keep it) is not the
+		// demo's to drop: the database stays, and the line says so.
+		foreign, err := demoForeign(ctx, opts, gen)
+		if err != nil {
+			fmt.Fprintf(log, "warning: database %q on %s left in place: listing its objects failed (%s)\n", demoDatabase, where, oneLine(err.Error()))
+			return
+		}
+		if len(foreign) > 0 {
+			fmt.Fprintf(log, "warning: %s\n", oneLine((&workload.HoldsForeignError{Kind: "database", Names: []string{demoDatabase}, Where: "on " + where,
+				Objects: foreign, Action: "the demo's end"}).Error()))
+			return
+		}
+		fmt.Fprintf(log, "==> dropping the demo's database %q on %s\n", demoDatabase, where)
 		admin, err := sqlx.Open(ctx, opts)
 		if err == nil {
 			err = sqlx.DropClaimedDatabase(ctx, admin, demoDatabase, demoOwner)

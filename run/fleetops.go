@@ -192,10 +192,11 @@ func CheckFleet(ctx context.Context, op FleetOp, out io.Writer) (fleet.CheckResu
 	if err := fleet.CheckShares(ctx, t); err != nil {
 		return fleet.CheckResult{}, loadInput(err)
 	}
-	if err := fleet.RefuseForeignTenants(ctx, t, "check reads", fleetTables(op.Workload, op.Spec)); err != nil {
+	survey, err := fleet.SurveyTenants(ctx, t, "check reads", fleetTables(op.Workload, op.Spec), 0, 0)
+	if err != nil {
 		return fleet.CheckResult{}, foreignTenants(err)
 	}
-	if _, err := adoptFleetFlags(ctx, t, op.Workload, op.Log); err != nil {
+	if _, err := adoptFleetFlags(t, survey, op.Workload, op.Log); err != nil {
 		return fleet.CheckResult{}, err
 	}
 	res, err := fleet.Check(ctx, fleet.CheckOptions{Target: t, NewGenerator: generatorFactory(op.Workload, 1)})
@@ -304,7 +305,7 @@ func foreignTenants(err error) error {
 }
 
 // adoptFleetFlags gives gen the data flags init recorded in the fleet's
-// first tenant (fleet.RecordedFlags) that the command line did not give,
+// first tenant (read by fleet.SurveyTenants) that the command line did not give,
 // as a single database's run and check take init's record, and says so
 // on log ("note: using --rows=10, ..."). Flags the command line gave are
 // left as given.
@@ -313,12 +314,12 @@ func foreignTenants(err error) error {
 // some data setting was not given, a warning on log says which defaults
 // stand, and unread (for the run's messages about tenants that do not
 // hold them) says to give init's flags.
-func adoptFleetFlags(ctx context.Context, t fleet.Target, gen workload.Generator, log io.Writer) (unread string, err error) {
+func adoptFleetFlags(t fleet.Target, survey fleet.Survey, gen workload.Generator, log io.Writer) (unread string, err error) {
 	f, ok := gen.(workload.Flagser)
 	if !ok {
 		return "", nil
 	}
-	recorded, found, err := fleet.RecordedFlags(ctx, t)
+	recorded, found, err := survey.Flags, survey.Found, survey.FlagsErr
 	var mu *fleet.MarkerUnreadableError
 	if errors.As(err, &mu) {
 		var defaults []string

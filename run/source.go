@@ -303,10 +303,13 @@ func (r *Run) openFleet(ctx context.Context) (*source, error) {
 	recordTarget := fleet.Target{Spec: f.Spec, Base: recordOpts, Workload: gen.Meta().Name}
 	// A user's databases or schemas that the pattern merely matches are
 	// never run on: their rows would be rewritten.
-	if err := fleet.RefuseForeignTenants(ctx, recordTarget, "run runs on", fleetTables(gen, f.Spec)); err != nil {
+	// A client of a split run reads its own share of the tenants, each
+	// once, and the flags from the first of them.
+	survey, err := fleet.SurveyTenants(ctx, recordTarget, "run runs on", fleetTables(gen, f.Spec), f.First, f.Last)
+	if err != nil {
 		return nil, foreignTenants(err)
 	}
-	unread, err := adoptFleetFlags(ctx, recordTarget, gen, r.log)
+	unread, err := adoptFleetFlags(recordTarget, survey, gen, r.log)
 	if err != nil {
 		return nil, err
 	}

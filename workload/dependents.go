@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/stampede-bench/stampede/dialect"
 	"github.com/stampede-bench/stampede/sqlx"
 )
 
@@ -80,8 +81,10 @@ ORDER BY 1`
 // Dependents returns, as "KIND NAME", the objects outside schemas and
 // tables that depend on something in them (see dependentsQuery): what
 // DROP ... CASCADE would take with them, and what a drop without CASCADE
-// fails over (SQLSTATE 2BP01). It is nil on other databases than
-// PostgreSQL.
+// fails over (SQLSTATE 2BP01); and the user's publications that publish
+// them without naming them (FOR ALL TABLES, FOR TABLES IN SCHEMA: see
+// dialect.PublicationsQuery), whose replication the drop would change.
+// It is nil on other databases than PostgreSQL.
 func Dependents(ctx context.Context, db *sqlx.DB, schemas, tables []string) ([]string, error) {
 	if db.Null() || db.Dialect().Name() != "postgres" || len(schemas)+len(tables) == 0 {
 		return nil, nil
@@ -98,6 +101,43 @@ func Dependents(ctx context.Context, db *sqlx.DB, schemas, tables []string) ([]s
 		return nil, fmt.Errorf("listing the objects that depend on what stampede would drop: %w", err)
 	}
 	defer rows.Close()
+	out, err := scanStrings(rows)
+	if err != nil {
+		return nil, err
+	}
+	pubs, err := publications(ctx, db, schemas, quotedTables)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, pubs...), nil
+}
+
+// publications returns the publications that publish what dropping
+// schemas or tables (quoted) would drop without naming it (FOR ALL
+// TABLES, FOR TABLES IN SCHEMA: dialect.PublicationsQuery), each as
+// "publication NAME (FOR ...)": the drop changes the user's replication.
+// A server without publications of schemas (before PostgreSQL 15) is
+// asked for those of all tables alone.
+func publications(ctx context.Context, db *sqlx.DB, schemas, quotedTables []string) ([]string, error) {
+	d := db.Dialect()
+	has := dialect.SchemaPublicationsQuery(d)
+	if has == "" {
+		return nil, nil
+	}
+	var bySchema bool
+	if err := db.QueryRow(ctx, has).Scan(&bySchema); err != nil {
+		return nil, fmt.Errorf("looking for publications of schemas: %w", err)
+	}
+	rows, err := db.Query(ctx, dialect.PublicationsQuery(d, bySchema), schemas, quotedTables)
+	if err != nil {
+		return nil, fmt.Errorf("listing the publications of what stampede would drop: %w", err)
+	}
+	defer rows.Close()
+	return scanStrings(rows)
+}
+
+// scanStrings returns the rows' one text column.
+func scanStrings(rows sqlx.Rows) ([]string, error) {
 	var out []string
 	for rows.Next() {
 		var s string

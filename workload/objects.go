@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -144,8 +145,14 @@ func (e *HoldsForeignError) Error() string {
 		}
 		what = fmt.Sprintf("%s %q (and %d more %s: %s)", e.Kind, e.Names[0], len(others), kinds, list)
 	}
-	return fmt.Sprintf("%s %s holds %s that stampede did not make (%s%s): %s leaves the %s alone; to drop it anyway, add %s",
-		what, e.Where, n, strings.Join(objs, ", "), more, e.Action, e.Kind, ForceDropFlag)
+	// A table of stampede's load that the user renamed (RenamedTables)
+	// is stampede's make, but the user's now.
+	whose := "that stampede did not make"
+	if slices.ContainsFunc(e.Objects, func(o string) bool { return strings.HasSuffix(o, renamedEnd) }) {
+		whose = "that " + map[bool]string{true: "is", false: "are"}[len(e.Objects) == 1] + " not stampede's to drop"
+	}
+	return fmt.Sprintf("%s %s holds %s %s (%s%s): %s leaves the %s alone; to drop it anyway, add %s",
+		what, e.Where, n, whose, strings.Join(objs, ", "), more, e.Action, e.Kind, ForceDropFlag)
 }
 
 // quoted quotes each name.

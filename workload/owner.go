@@ -379,7 +379,7 @@ func ForeignObjectsIn(ctx context.Context, db *sqlx.DB, gen Generator, markers .
 				foreign = append(foreign, o.String()+" (the marker of a fleet of "+strings.Join(ws, ", ")+")")
 				continue
 			}
-		case o.Marked && isInitMark(o.Comment) && IsMarkOf(o.Comment, gen) && renamedTable(o.Name, gen):
+		case isRenamed(o, gen):
 			// gen's table under a name gen does not use: the user
 			// renamed it to keep it (ALTER TABLE bank RENAME TO
 			// bank_keep).
@@ -414,13 +414,46 @@ func ForeignObjectsIn(ctx context.Context, db *sqlx.DB, gen Generator, markers .
 // RenamedNote follows, in ForeignObjectsIn's list, a table of workload's
 // load that carries its mark under a name workload does not use.
 func RenamedNote(workload string) string {
-	return " (stampede's table of " + workload + ", renamed)"
+	return " (stampede's table of " + workload + renamedEnd
+}
+
+// renamedEnd ends RenamedNote.
+const renamedEnd = ", renamed)"
+
+// RenamedTables returns, of objs (a database's objects, see Objects),
+// those in schema ("*" for any) that are gen's tables, carrying the mark
+// of gen's init, under a name gen does not use: the user renamed them to
+// keep them (ALTER TABLE bank RENAME TO bank_keep), so a drop of the
+// database or schema holding them would destroy what is now the user's.
+// Each is named as ForeignObjectsIn names it ("table public.bank_keep
+// (stampede's table of bank, renamed)"). gen nil finds none.
+func RenamedTables(objs []Object, schema string, gen Generator) []string {
+	if gen == nil {
+		return nil
+	}
+	var out []string
+	for _, o := range objs {
+		if (schema == "*" || o.Schema == schema) && isRenamed(o, gen) {
+			out = append(out, o.String()+RenamedNote(gen.Meta().Name))
+		}
+	}
+	return out
+}
+
+// isRenamed reports whether o is a table (not a partition, which goes
+// with its parent) carrying the mark of gen's init under a name gen does
+// not use (renamedTable).
+func isRenamed(o Object, gen Generator) bool {
+	return o.IsTable() && o.Kind != "partition" && o.Name != LoadRecordTable && o.Marked &&
+		isInitMark(o.Comment) && IsMarkOf(o.Comment, gen) && renamedTable(o.Name, gen)
 }
 
 // renamedTable reports whether name, a table carrying the mark of gen's
-// init, is none of gen's tables' names, even with another number at its
-// end (sysbench's sbtest3 of a load of more tables than gen's flags
-// say): a name the user gave it.
+// init, is none of gen's tables' names. A name ending in a number is
+// gen's when one of gen's tables ends in a number too and the names
+// differ only there (sysbench's sbtest3 of a load of more tables than
+// gen's flags say); another number after a name without one (usertable2
+// beside usertable) is a name the user gave.
 func renamedTable(name string, gen Generator) bool {
 	tables := gen.Tables()
 	if len(tables) == 0 {
@@ -428,7 +461,7 @@ func renamedTable(name string, gen Generator) bool {
 	}
 	stem := func(s string) string { return strings.TrimRight(s, "0123456789") }
 	for _, t := range tables {
-		if t.Name == name || stem(t.Name) == stem(name) {
+		if t.Name == name || stem(t.Name) != t.Name && stem(name) != name && stem(t.Name) == stem(name) {
 			return false
 		}
 	}

@@ -91,6 +91,11 @@ func TestCleanupRefusesUsersDependents(t *testing.T) {
 			"CREATE TRIGGER bank_aud AFTER UPDATE ON bank FOR EACH ROW EXECUTE FUNCTION aud()"}, "(trigger bank_aud on public.bank)"},
 		{"bank", []string{"--rows", "10"}, []string{"CREATE TABLE audit (id bigint)", "CREATE RULE r AS ON DELETE TO bank DO ALSO INSERT INTO audit VALUES (old.id)"}, "(rule r on public.bank)"},
 		{"bank", []string{"--rows", "10"}, []string{"CREATE PUBLICATION mypub FOR TABLE bank"}, "(publication relation public.bank in publication mypub)"},
+		// A publication of every table, or of the schema, that publishes
+		// stampede's table without naming it: the drop changes what it
+		// replicates (fix28 item 3).
+		{"bank", []string{"--rows", "10"}, []string{"CREATE PUBLICATION allpub FOR ALL TABLES"}, "(publication allpub (FOR ALL TABLES))"},
+		{"bank", []string{"--rows", "10"}, []string{"CREATE PUBLICATION schemapub FOR TABLES IN SCHEMA public"}, "(publication schemapub (FOR TABLES IN SCHEMA public))"},
 	} {
 		t.Run(tc.workload+strings.Fields(tc.want)[0], func(t *testing.T) {
 			db := freshDB(t, "depcleanup")

@@ -147,7 +147,7 @@ func TestDiffEveryTable(t *testing.T) {
 		{"differences", nil, nil, 1,
 			map[string]string{"public.same": "identical", "public.other": "differs", "public.only_a": "missing on B",
 				"public.nokey": "not compared: no primary key (--no-pk compares it by one checksum of all its rows)", "app.orders": "differs"},
-			"different: 2 rows differ in 3 of 5 tables, 152 rows compared"},
+			"different: 3 of 5 tables differ: 2 by 2 rows, 1 missing on B; 152 rows compared"},
 		{"keyless not compared", []string{"DROP TABLE only_a", "UPDATE other SET v = 7 WHERE id = 7", "UPDATE app.orders SET v = 999 WHERE id = 1"}, nil, 1,
 			map[string]string{"public.same": "identical", "public.other": "identical", "app.orders": "identical",
 				"public.nokey": "not compared: no primary key (--no-pk compares it by one checksum of all its rows)"},

@@ -1,0 +1,72 @@
+package workload_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/stampede-bench/stampede/dialect"
+	"github.com/stampede-bench/stampede/internal/testdb"
+	"github.com/stampede-bench/stampede/sqlx"
+	"github.com/stampede-bench/stampede/workload"
+)
+
+// TestDependentsNamePublications: a publication of every table or of a
+// whole schema publishes a table without naming it (no pg_depend row to
+// follow), so dropping the table or the schema changed the user's
+// replication without a word. Dependents names each, as what drops them
+// refuses the other dependents; a publication of neither is not named;
+// and the query of a server before PostgreSQL 15 (no
+// pg_publication_namespace) runs and names the FOR ALL TABLES one alone.
+func TestDependentsNamePublications(t *testing.T) {
+	ctx := context.Background()
+	db := testdb.Fresh(t, "stampede_pubs", sqlx.Options{MaxConns: 2})
+	for _, sql := range []string{
+		"CREATE SCHEMA tenant_1", "CREATE TABLE tenant_1.bank (id int PRIMARY KEY)",
+		"CREATE SCHEMA other", "CREATE TABLE other.mine (id int PRIMARY KEY)",
+		"CREATE TABLE bank (id int PRIMARY KEY)",
+		"CREATE PUBLICATION allpub FOR ALL TABLES",
+		"CREATE PUBLICATION tenantpub FOR TABLES IN SCHEMA tenant_1",
+		"CREATE PUBLICATION otherpub FOR TABLES IN SCHEMA other",
+	} {
+		if _, err := db.Exec(ctx, sql); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	for _, tc := range []struct {
+		name            string
+		schemas, tables []string
+		want            []string
+	}{
+		{"tenant schema", []string{"tenant_1"}, nil, []string{"publication allpub (FOR ALL TABLES)", "publication tenantpub (FOR TABLES IN SCHEMA tenant_1)"}},
+		{"table in public", nil, []string{"bank"}, []string{"publication allpub (FOR ALL TABLES)"}},
+		{"no such table", nil, []string{"nothing"}, nil},
+	} {
+		got, err := workload.Dependents(ctx, db, tc.schemas, tc.tables)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: Dependents = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+	// Before PostgreSQL 15 the query leaves pg_publication_namespace out.
+	rows, err := db.Query(ctx, dialect.PublicationsQuery(db.Dialect(), false), []string{"tenant_1"}, []string{})
+	if err != nil {
+		t.Fatalf("the query of a server without publications of schemas: %v", err)
+	}
+	var got []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, s)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"publication allpub (FOR ALL TABLES)"}; !slices.Equal(got, want) {
+		t.Errorf("the query without publications of schemas: %q, want %q", got, want)
+	}
+}
