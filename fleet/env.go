@@ -57,6 +57,10 @@ type env struct {
 	// anyFleet takes the tenants of any workload's fleet for tenants
 	// (fleet exec); else those of another workload's fleet are refused.
 	anyFleet bool
+	// keepRoles are the tenant roles cleanup --force-drop keeps, as they
+	// own or hold privileges on objects outside their tenants
+	// (refuseHeldRoles).
+	keepRoles map[string]bool
 }
 
 func newEnv(t Target) *env {
