@@ -297,6 +297,9 @@ type DropOptions struct {
 // alone and named in left.Roles.Kept.
 func Drop(ctx context.Context, o DropOptions) (dropped int, left Totals, err error) {
 	e := newEnv(o.Target)
+	if err := e.refuseHeldRoles(ctx); err != nil {
+		return 0, left, err
+	}
 	dropped, left, err = e.dropTenants(ctx, o)
 	if err != nil {
 		return dropped, left, err

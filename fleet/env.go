@@ -61,6 +61,10 @@ type env struct {
 	// (first..last, 0 for every one) and the marker of the first, kept
 	// when telling it stampede's read it.
 	survey *survey
+	// keepRoles are the tenant roles cleanup --force-drop keeps, as they
+	// own or hold privileges on objects outside their tenants
+	// (refuseHeldRoles).
+	keepRoles map[string]bool
 }
 
 // survey is SurveyTenants' part of an env.

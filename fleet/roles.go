@@ -666,7 +666,7 @@ func (e *env) dropRoles(ctx context.Context) (dropped int, kept []string, err er
 	}
 	kept = append(foreign, keys(others)...)
 	slices.Sort(kept)
-	names := keys(ours)
+	names := slices.DeleteFunc(keys(ours), func(n string) bool { return e.keepRoles[n] })
 	slices.Sort(names)
 	d := admin.Dialect()
 	var chunks [][]string

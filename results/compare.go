@@ -128,17 +128,27 @@ type FlagDiff struct {
 	B    string `json:"b"`
 }
 
+// automaticFlags are entries a run records beside its flags that no flag
+// sets: values stampede picked itself (the GOGC the run's garbage
+// collection got from its heap headroom, which moves by a few between
+// runs), not the user's, so compare does not list them among the flags
+// that differ.
+var automaticFlags = map[string]bool{"gc-percent": true}
+
 // flagDiffs returns the flags of a and b whose recorded values differ,
-// sorted by name.
+// sorted by name, but automaticFlags.
 func flagDiffs(a, b map[string]string) []FlagDiff {
 	var out []FlagDiff
 	for name, va := range a {
+		if automaticFlags[name] {
+			continue
+		}
 		if vb := b[name]; vb != va {
 			out = append(out, FlagDiff{Name: name, A: va, B: vb})
 		}
 	}
 	for name, vb := range b {
-		if _, ok := a[name]; !ok {
+		if _, ok := a[name]; !ok && !automaticFlags[name] {
 			out = append(out, FlagDiff{Name: name, B: vb})
 		}
 	}

@@ -236,7 +236,8 @@ func TestCompareGroupsBadInput(t *testing.T) {
 
 // TestCompareNamesFlagsThatDiffer: compare says which flags the runs
 // recorded differently (which run was --server-side), by name, and the
-// text says it in one line.
+// text says it in one line; values stampede picked itself (gc-percent)
+// are not flags.
 func TestCompareNamesFlagsThatDiffer(t *testing.T) {
 	root := t.TempDir()
 	ivs := synthetic(4)
@@ -244,6 +245,9 @@ func TestCompareNamesFlagsThatDiffer(t *testing.T) {
 	fa, fb := maps.Clone(common), maps.Clone(common)
 	fa["server-side"], fb["server-side"] = "false", "true"
 	fb["stored-procs"] = "true"
+	// The GOGC a run got is stampede's pick, not a flag of the user's:
+	// not listed (N6: "--gc-percent (A 813, B 814)").
+	fa["gc-percent"], fb["gc-percent"] = "813", "814"
 	// Secrets stay in the run directories: a password flag is masked
 	// (both xxxxx: not a difference), a URL loses its password.
 	fa["password"], fb["password"] = "Pl4nted-S3cret", "0ther-S3cret"

@@ -83,7 +83,9 @@ ORDER BY 1`
 // DROP ... CASCADE would take with them, and what a drop without CASCADE
 // fails over (SQLSTATE 2BP01); and the user's publications that publish
 // them without naming them (FOR ALL TABLES, FOR TABLES IN SCHEMA: see
-// dialect.PublicationsQuery), whose replication the drop would change.
+// dialect.PublicationsQuery), whose replication the drop would change;
+// and the partitions without stampede's mark attached to its tables
+// (ForeignPartitions), which the drop takes with their parent.
 // It is nil on other databases than PostgreSQL.
 func Dependents(ctx context.Context, db *sqlx.DB, schemas, tables []string) ([]string, error) {
 	if db.Null() || db.Dialect().Name() != "postgres" || len(schemas)+len(tables) == 0 {
@@ -109,7 +111,11 @@ func Dependents(ctx context.Context, db *sqlx.DB, schemas, tables []string) ([]s
 	if err != nil {
 		return nil, err
 	}
-	return append(out, pubs...), nil
+	parts, err := ForeignPartitions(ctx, db, schemas, tables)
+	if err != nil {
+		return nil, err
+	}
+	return append(append(out, pubs...), parts...), nil
 }
 
 // publications returns the publications that publish what dropping
@@ -138,6 +144,81 @@ func publications(ctx context.Context, db *sqlx.DB, schemas, quotedTables []stri
 
 // scanStrings returns the rows' one text column.
 func scanStrings(rows sqlx.Rows) ([]string, error) {
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows.Close()
+	return out, nil
+}
+
+// foreignPartitionsQuery lists the partitions, without stampede's mark,
+// of the tables $2 (of the search path) and of the tables in the schemas
+// $1, through partitions that carry the mark (a user's partition's own
+// partitions go with it, unnamed), but those in the schemas $1 (inside
+// what is dropped): each as "table NAME (a partition of PARENT)".
+// PostgreSQL records a partition's link to its parent as an automatic
+// dependency, so that dependentsQuery counts it inside.
+const foreignPartitionsQuery = `WITH RECURSIVE parts(oid, parent, marked) AS (
+	SELECT i.inhrelid, i.inhparent, coalesce(obj_description(i.inhrelid, 'pg_class'), '') LIKE $3
+	FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_class pc ON pc.oid = i.inhparent
+	WHERE c.relispartition AND (i.inhparent = ANY(SELECT to_regclass(t) FROM unnest($2::text[]) t)
+		OR pc.relnamespace IN (SELECT oid FROM pg_namespace WHERE nspname = ANY($1)))
+	UNION
+	SELECT i.inhrelid, i.inhparent, coalesce(obj_description(i.inhrelid, 'pg_class'), '') LIKE $3
+	FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid JOIN parts p ON p.oid = i.inhparent
+	WHERE c.relispartition AND p.marked
+)
+SELECT DISTINCT 'table ' || (pg_identify_object('pg_class'::regclass, p.oid, 0)).identity
+	|| ' (a partition of ' || (pg_identify_object('pg_class'::regclass, p.parent, 0)).identity || ')'
+FROM parts p JOIN pg_class c ON c.oid = p.oid
+WHERE NOT p.marked AND c.relnamespace NOT IN (SELECT oid FROM pg_namespace WHERE nspname = ANY($1))
+	AND c.oid <> ALL(SELECT to_regclass(t) FROM unnest($2::text[]) t WHERE to_regclass(t) IS NOT NULL)
+ORDER BY 1`
+
+// ForeignPartitions returns, as "table NAME (a partition of PARENT)", the
+// partitions of tables and of the tables in schemas that do not carry
+// stampede's mark (see foreignPartitionsQuery): a user's table attached
+// as a partition, which DROP TABLE of its parent drops with its rows
+// without CASCADE and without a word. It is nil on other databases than
+// PostgreSQL.
+func ForeignPartitions(ctx context.Context, db *sqlx.DB, schemas, tables []string) ([]string, error) {
+	if db.Null() || db.Dialect().Name() != "postgres" || len(schemas)+len(tables) == 0 {
+		return nil, nil
+	}
+	quoted := make([]string, len(tables))
+	for i, t := range tables {
+		quoted[i] = db.Dialect().QuoteIdent(t)
+	}
+	return foreignPartitions(ctx, db, schemas, quoted)
+}
+
+// ForeignPartitionsOf is ForeignPartitions of relations, named as SQL
+// writes them (quoted and schema-qualified as needed: regclass's text).
+func ForeignPartitionsOf(ctx context.Context, db *sqlx.DB, relations []string) ([]string, error) {
+	if db.Null() || db.Dialect().Name() != "postgres" || len(relations) == 0 {
+		return nil, nil
+	}
+	return foreignPartitions(ctx, db, nil, relations)
+}
+
+// foreignPartitions runs foreignPartitionsQuery.
+func foreignPartitions(ctx context.Context, db *sqlx.DB, schemas, relations []string) ([]string, error) {
+	if schemas == nil {
+		schemas = []string{}
+	}
+	rows, err := db.Query(ctx, foreignPartitionsQuery, schemas, relations, Mark+" %")
+	if err != nil {
+		return nil, fmt.Errorf("listing the partitions stampede did not make: %w", err)
+	}
+	defer rows.Close()
 	var out []string
 	for rows.Next() {
 		var s string

@@ -1,155 +1,100 @@
 package cli_test
 
 import (
-	"os"
-	"path/filepath"
-	"slices"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
-// TestWorkloadHelp: `stampede ycsb --help` (and -h, the name alone, and
-// `stampede help ycsb`) prints help, exit 0, naming the verbs that take
-// the workload (pgbench is the pgbench form: -h is its host); a workload line without a verb and without --help is
-// still refused (chk28b F5).
-func TestWorkloadHelp(t *testing.T) {
-	for _, w := range []string{"ycsb", "tpcc", "bank", "sql", "churn", "lambda"} {
-		for _, args := range [][]string{{w, "--help"}, {w, "-h"}, {w}, {"help", w}, {w, "--workload", "a", "--help"}} {
-			r := stampede(t, args...)
-			if r.code != 0 || r.stderr != "" {
-				t.Errorf("%v: exit %d, stderr %q", args, r.code, r.stderr)
-				continue
-			}
-			for _, want := range []string{w + ": ", "stampede init     " + w, "stampede cleanup  " + w, "`stampede " + w + " [flags] prepare|run|check|cleanup`", "Usage:\n  stampede run " + w} {
-				if !strings.Contains(r.stdout, want) {
-					t.Errorf("%v: the help lacks %q:\n%s", args, want, r.stdout)
-				}
-			}
-		}
+// TestForeignPartitionRefused: a user's table attached as a partition of
+// stampede's partitioned pgbench_accounts is named, with --force-drop, by
+// cleanup pgbench, init pgbench --drop and the pgbench form's -i (they
+// dropped it with its rows, exit 0); its rows stay; --force-drop then
+// says it and drops it with the load.
+func TestForeignPartitionRefused(t *testing.T) {
+	testServer(t)
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	db := freshDB(t, "fix28b_part")
+	u := dbURL(t, db)
+	if r := stampede(t, "init", "pgbench", "--scale", "1", "--partitions", "2", u); r.code != 0 {
+		t.Fatalf("init: exit %d\n%s", r.code, r.stderr)
 	}
-	r := stampede(t, "ycsb", "--workload", "a")
-	checkOneLineError(t, r, 2, "say what to do with ycsb")
-}
-
-// TestFix28bClearAnswers: the bad inputs chk28b found answered in Go's or
-// cobra's words, each in one clear line (chk28b F9).
-func TestFix28bClearAnswers(t *testing.T) {
-	file := writeFile(t, "x")
-	for _, tc := range []struct {
-		args []string
-		code int
-		want string
-	}{
-		{[]string{"cleanup", "ycsb", "--force-drop=maybe", "--driver", "null"}, 2, `invalid value "maybe" for --force-drop: give true or false: see ` + "`stampede cleanup ycsb --help`"},
-		{[]string{"demo", "--keep=maybe"}, 2, `invalid value "maybe" for --keep: give true or false`},
-		{[]string{"run", "ycsb", "--telemetry=maybe", "--driver", "null"}, 2, `invalid value "maybe" for --telemetry: give true or false`},
-		{[]string{"run", "ycsb", "--tolerate-errors=2", "--driver", "null"}, 2, `invalid value "2" for --tolerate-errors: give true or false`},
-		{[]string{"init", "bank", "--drop=yes", "--driver", "null"}, 2, `invalid value "yes" for --drop: give true or false`},
-		{[]string{"runs", "--rebuild=x"}, 2, `invalid value "x" for --rebuild: give true or false`},
-		{[]string{"workload", "run", "ycsb", "--tolerate-errors=x"}, 2, `invalid value "x" for --tolerate-errors: give true or false`},
-		{[]string{"--help=maybe"}, 2, `invalid value "maybe" for --help: give true or false`},
-		{[]string{"compare", "20261129-102311-ycsb-e3a0"}, 2, "name two sides to compare: two runs (A B), two groups of runs (A1,A2,... B1,B2,...) or --a-tag/--b-tag key=value"},
-		{[]string{"diff", "postgresql://u@h/db"}, 2, "`stampede diff` takes exactly 2 arguments, not 1: usage: stampede diff URL_A URL_B [flags]"},
-		{[]string{"proxy", "set"}, 2, "`stampede proxy set` takes exactly 1 argument, not 0: usage: stampede proxy set NAME [faults] [flags]"},
-		{[]string{"runs", "upload"}, 2, "`stampede runs upload` takes at least 1 argument, not 0"},
-		{[]string{"runs", "extra"}, 2, "unknown command \"extra\" for \"stampede runs\": see `stampede runs --help`"},
-		{[]string{"run", "ycsb", "--driver", "null", "--max-ops", "10", "--results-dir", "/proc/1"}, 2, "cannot save results in /proc/1: it exists, but the system refuses new directories in it"},
-		{[]string{"run", "ycsb", "--driver", "null", "--max-ops", "10", "--results-dir", file}, 2, "cannot save results in " + file + ": it is not a directory: give --results-dir a directory you can write"},
-		{[]string{"diff", "--workload", "oltp_read_write foo bar", "postgresql://u@127.0.0.1:1/a", "postgresql://u@127.0.0.1:1/b"}, 2, `--workload oltp_read_write: unexpected "foo bar": give the workload's flags only`},
-		{[]string{"diff", "--workload", "oltp_read_write 'unterminated", "postgresql://u@127.0.0.1:1/a", "postgresql://u@127.0.0.1:1/b"}, 2, `--workload oltp_read_write: unexpected "'unterminated"`},
-		{[]string{"pgbench", "-i", "--foreign-keys=x", "db"}, 2, "option --foreign-keys takes no value (--foreign-keys=x): give --foreign-keys alone"},
+	execIn(t, db, "ALTER TABLE pgbench_accounts DETACH PARTITION pgbench_accounts_2",
+		"CREATE TABLE my_part (aid int not null, bid int, abalance int, filler char(84))",
+		"INSERT INTO my_part VALUES (100005, 1, 0, 'mine')",
+		"ALTER TABLE pgbench_accounts ATTACH PARTITION my_part FOR VALUES FROM (100001) TO (MAXVALUE)")
+	const named = "(table public.my_part (a partition of public.pgbench_accounts))"
+	for _, args := range [][]string{
+		{"cleanup", "pgbench", u},
+		{"init", "pgbench", "--scale", "1", "--partitions", "2", "--drop", u},
+		{"pgbench", "-i", "-s", "1", "--partitions", "2", u},
 	} {
-		r := stampede(t, tc.args...)
-		if tc.args[0] == "pgbench" {
-			if r.code != tc.code || !strings.Contains(r.stderr, tc.want) || strings.Count(strings.TrimSpace(r.stderr), "\n") > 0 {
-				t.Errorf("%v: exit %d, %q; want %d, %q", tc.args, r.code, r.stderr, tc.code, tc.want)
-			}
-			continue
+		r := stampede(t, args...)
+		checkFinalError(t, r, 2, named)
+		if !strings.Contains(r.stderr, "add --force-drop") {
+			t.Errorf("%s: the refusal does not name --force-drop: %s", args, r.stderr)
 		}
-		checkOneLineError(t, r, tc.code, tc.want)
-		if strings.Contains(r.stderr, "strconv") || strings.Contains(r.stderr, "arg(s)") || strings.Contains(r.stderr, "mkdir") {
-			t.Errorf("%v: Go's or cobra's words: %s", tc.args, r.stderr)
+		if n := queryInt(t, db, "SELECT count(*) FROM my_part"); n != 1 {
+			t.Fatalf("%s: my_part holds %d rows of 1", args, n)
 		}
 	}
-	if _, err := os.Stat("/nonexistent"); err == nil {
-		t.Fatal("/nonexistent exists")
+	r := stampede(t, "cleanup", "pgbench", "--force-drop", u)
+	if r.code != 0 || !strings.Contains(r.stderr+r.stdout, "--force-drop: dropping") || !strings.Contains(r.stderr+r.stdout, named) {
+		t.Fatalf("cleanup --force-drop: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if n := queryInt(t, db, "SELECT count(*) FROM pg_class WHERE relname IN ('pgbench_accounts', 'my_part')"); n != 0 {
+		t.Errorf("cleanup --force-drop left %d of the tables it named", n)
 	}
 }
 
-// TestFix28bVague: chk28b F3's three answers: gen k8s blames the misspelt
-// workload even without --clients, gen haproxy refuses --http-port 0
-// (taken for 8080 without a word), and a damaged index is named without
-// SQLite's raw text, with the rebuild advice once.
-func TestFix28bVague(t *testing.T) {
-	dir := t.TempDir()
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"gen", "k8s", "--image", "x/stampede:1", "--", "run", "ycbs", "postgresql://postgres@db/ycsb"},
-			`gen k8s: unknown workload "ycbs" in the clients' command line after --: see ` + "`stampede workloads`"},
-		{[]string{"gen", "k8s", "--image", "x/stampede:1", "--clients", "2", "--", "run", "ycbs", "postgresql://postgres@db/ycsb"},
-			`gen k8s: unknown workload "ycbs" in the clients' command line after --`},
-		{[]string{"gen", "haproxy", "--http-port", "0", "--check", "cockroach", "-o", filepath.Join(dir, "h.cfg"), "postgresql://root@h:26257/db"},
-			"gen haproxy: --http-port 0: give the nodes' HTTP port, from 1 to 65535 (leave --http-port out for 8080)"},
-		{[]string{"gen", "haproxy", "--http-port", "70000", "--check", "cockroach", "-o", filepath.Join(dir, "h.cfg"), "postgresql://root@h:26257/db"},
-			"gen haproxy: --http-port 70000: give the nodes' HTTP port, from 1 to 65535"},
-	} {
-		checkOneLineError(t, stampede(t, tc.args...), 2, tc.want)
+// TestFleetRoleHoldsUsersObjects: a fleet's cleanup whose tenant role
+// owns, or was granted, a user's object in another database refuses
+// before dropping anything, in one line naming the role, the object, its
+// database, the remedy and --force-drop (it dropped both tenant databases,
+// then failed on the server's raw 2BP01, exit 1); --force-drop drops the
+// tenants and keeps those roles, saying what frees them; the user's
+// object and its rows stay.
+func TestFleetRoleHoldsUsersObjects(t *testing.T) {
+	testServer(t)
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	pattern := fmt.Sprintf("f28b%d_%%d", time.Now().UnixNano()%1e6)
+	r1, r2 := fmt.Sprintf(pattern, 1), fmt.Sprintf(pattern, 2)
+	other := freshDB(t, "fix28b_other")
+	adminExec(t, "CREATE DATABASE "+other)
+	admin := dbURL(t, "postgres")
+	t.Cleanup(func() {
+		execIn(t, other, "DROP TABLE IF EXISTS owned2, shared_ref")
+		execIn(t, "postgres", "DROP DATABASE IF EXISTS "+r1+" WITH (FORCE)", "DROP DATABASE IF EXISTS "+r2+" WITH (FORCE)",
+			"DROP ROLE IF EXISTS "+r1, "DROP ROLE IF EXISTS "+r2)
+	})
+	fleet := []string{"--tenants", "2", "--tenant-pattern", pattern}
+	if r := stampede(t, append(append([]string{"init", "bank", "--rows", "10", "--tenant-roles"}, fleet...), admin)...); r.code != 0 {
+		t.Fatalf("init: exit %d\n%s", r.code, r.stderr)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "h.cfg")); err == nil {
-		t.Error("gen haproxy wrote its file")
-	}
-
-	res := filepath.Join(dir, "results")
-	if err := os.MkdirAll(res, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(res, "index.sqlite"), []byte("garbage\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	r := stampede(t, "run", "ycsb", "--driver", "null", "--max-ops", "10", "--telemetry=false", "--results-dir", res)
-	if r.code != 0 {
-		t.Fatalf("run: exit %d: %s", r.code, r.stderr)
-	}
-	var warned []string
-	for _, l := range strings.Split(r.stderr, "\n") {
-		if strings.Contains(l, "cannot index the run") {
-			warned = append(warned, l)
+	execIn(t, other, "CREATE TABLE owned2 (a int)", "INSERT INTO owned2 VALUES (1)", "ALTER TABLE owned2 OWNER TO "+r1,
+		"CREATE TABLE shared_ref (a int)", "GRANT SELECT ON shared_ref TO "+r2)
+	r := stampede(t, append(append([]string{"cleanup", "bank"}, fleet...), admin)...)
+	checkFinalError(t, r, 2, fmt.Sprintf("role %s owns table public.owned2 in database %q; role %s holds privileges on table public.shared_ref in database %q, which stampede did not make", r1, other, r2, other))
+	for _, want := range []string{"`REASSIGN OWNED BY " + r1 + " TO postgres` in database", "`REVOKE ALL ON TABLE public.shared_ref FROM " + r2 + "`", "add --force-drop"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("the refusal lacks %q: %s", want, r.stderr)
 		}
 	}
-	if len(warned) != 1 || strings.Count(warned[0], "stampede runs --rebuild") != 1 || strings.Contains(warned[0], "(26)") ||
-		!strings.Contains(warned[0], "index.sqlite is damaged (SQLite cannot read it)") {
-		t.Errorf("the warning: %q", warned)
+	if n := queryInt(t, "postgres", fmt.Sprintf("SELECT count(*) FROM pg_database WHERE datname IN ('%s', '%s')", r1, r2)); n != 2 {
+		t.Fatalf("a refused cleanup dropped %d tenant databases", 2-n)
 	}
-	checkOneLineError(t, stampede(t, "runs", "--results-dir", res), 1, "index.sqlite is damaged (SQLite cannot read it): it only indexes the run directories, so `stampede runs --rebuild` moves it aside")
-}
-
-// TestCompareClosedWithRated: compare refuses a closed-loop run (latency
-// is service time) beside a rated one (latency from the intended start),
-// as report refuses to merge them (chk28b F7b: p99 0.002 ms beside 8.3 ms,
-// "B/A 5416.86", without a word); two runs of one kind compare.
-func TestCompareClosedWithRated(t *testing.T) {
-	dir := t.TempDir()
-	var ids []string
-	for _, extra := range [][]string{nil, {"--max-rate", "1000"}, {"--max-rate", "500"}} {
-		r := stampede(t, append([]string{"run", "ycsb", "--driver", "null", "--duration", "300ms", "--telemetry=false", "--results-dir", dir}, extra...)...)
-		if r.code != 0 {
-			t.Fatalf("run %v: exit %d: %s", extra, r.code, r.stderr)
-		}
-		entries, _ := filepath.Glob(filepath.Join(dir, "*-ycsb-*"))
-		for _, e := range entries {
-			if !slices.Contains(ids, filepath.Base(e)) {
-				ids = append(ids, filepath.Base(e))
-			}
-		}
+	r = stampede(t, append(append([]string{"cleanup", "bank", "--force-drop"}, fleet...), admin)...)
+	if r.code != 0 || !strings.Contains(r.stderr+r.stdout, "--force-drop: keeping role "+r1) || strings.Contains(r.stderr, "2BP01") {
+		t.Fatalf("cleanup --force-drop: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	if len(ids) != 3 {
-		t.Fatalf("runs %v", ids)
+	if n := queryInt(t, "postgres", fmt.Sprintf("SELECT count(*) FROM pg_database WHERE datname IN ('%s', '%s')", r1, r2)); n != 0 {
+		t.Errorf("cleanup --force-drop left %d tenant databases", n)
 	}
-	r := stampede(t, "compare", "--results-dir", dir, ids[0], ids[1])
-	checkOneLineError(t, r, 2, "the runs measured different latencies, which cannot be set side by side: "+ids[0]+" showed each operation's service time (closed loop, or --latency service), "+ids[1]+" latency from each operation's intended start (under a rate)")
-	if r := stampede(t, "compare", "--results-dir", dir, ids[1], ids[2]); r.code != 0 {
-		t.Errorf("compare of two rated runs: exit %d: %s", r.code, r.stderr)
+	if n := queryInt(t, other, "SELECT count(*) FROM owned2"); n != 1 {
+		t.Errorf("the user's owned2 holds %d rows of 1", n)
+	}
+	if n := queryInt(t, "postgres", fmt.Sprintf("SELECT count(*) FROM pg_roles WHERE rolname IN ('%s', '%s')", r1, r2)); n != 2 {
+		t.Errorf("--force-drop dropped a role that holds the user's objects: %d of 2 left", n)
 	}
 }

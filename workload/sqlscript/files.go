@@ -116,7 +116,7 @@ func foreignErr(ctx context.Context, db *sqlx.DB, pe *pgconn.PgError, ie *pgscri
 		if err != nil {
 			return err
 		}
-		return otherMarkError("relation", m[1], c, at(ie, "the init file"))
+		return otherMarkError("relation", m[1], c, at(ie, "the init file"), "creates")
 	}
 	return nil
 }

@@ -30,6 +30,22 @@ type object struct {
 	key objKey
 	// comment is its comment ("" without one).
 	comment string
+	// ident is its schema-qualified identity (pg_identify_object), which
+	// init's mark records (madeAs) to tell a renamed object.
+	ident string
+}
+
+// madeAsSep follows init's mark on an object, before the identity it was
+// made under: an object under another is one the user renamed (or moved)
+// to keep it, which cleanup and --drop leave alone, as every workload's.
+const madeAsSep = "; made as "
+
+// renamed reports whether o carries init's record of the identity it was
+// made under (madeAsSep), and that is not its identity now; was is that
+// identity.
+func (o object) renamed() (was string, ok bool) {
+	_, was, found := strings.Cut(o.comment, madeAsSep)
+	return was, found && was != o.ident
 }
 
 // objKey is an object's catalog (pg_class, pg_type, ...) and oid.
@@ -105,7 +121,8 @@ SELECT 'pg_proc', oid, 'pg_namespace', pronamespace FROM pg_proc`
 
 // objects lists the database's objects (see object).
 func objects(ctx context.Context, db *sqlx.DB) ([]object, error) {
-	rows, err := db.Query(ctx, objectsQuery)
+	rows, err := db.Query(ctx, `SELECT kind, name, cat, oid, cmt, (pg_identify_object(cat::regclass, oid, 0)).identity
+		FROM (`+objectsQuery+`) q(kind, name, cat, oid, cmt)`)
 	if err != nil {
 		return nil, fmt.Errorf("listing the database's objects: %w", err)
 	}
@@ -114,7 +131,7 @@ func objects(ctx context.Context, db *sqlx.DB) ([]object, error) {
 	for rows.Next() {
 		var o object
 		var c *string
-		if err := rows.Scan(&o.kind, &o.name, &o.key.catalog, &o.key.oid, &c); err != nil {
+		if err := rows.Scan(&o.kind, &o.name, &o.key.catalog, &o.key.oid, &c, &o.ident); err != nil {
 			return nil, err
 		}
 		if c != nil {
@@ -138,7 +155,6 @@ func (g *gen) markObjects(ctx context.Context, db *sqlx.DB, before, mine map[obj
 	if err != nil {
 		return nil, nil, err
 	}
-	mark := dialect.QuoteLiteral(workload.InitMark(g))
 	for _, o := range after {
 		if before[o.key] {
 			continue
@@ -147,6 +163,7 @@ func (g *gen) markObjects(ctx context.Context, db *sqlx.DB, before, mine map[obj
 			others = append(others, o.kindWord()+" "+o.name)
 			continue
 		}
+		mark := dialect.QuoteLiteral(workload.InitMark(g) + madeAsSep + o.ident)
 		if _, err := db.Exec(ctx, "COMMENT ON "+o.kind+" "+o.name+" IS "+mark); err != nil {
 			return made, others, fmt.Errorf("marking %s %s as stampede's: %w", o.kindWord(), o.name, err)
 		}
@@ -247,7 +264,13 @@ func (g *gen) dropMade(ctx context.Context, db *sqlx.DB, log io.Writer, action s
 		}
 		return nil
 	}
+	if err := g.refuseRenamed(db, made, log, action); err != nil {
+		return err
+	}
 	if err := g.refuseAttached(ctx, db, made, log, action); err != nil {
+		return err
+	}
+	if err := g.refusePartitions(ctx, db, made, log, action); err != nil {
 		return err
 	}
 	// Dependents come first; passes go on while one drops something, for
@@ -385,4 +408,66 @@ func (g *gen) refuseAttached(ctx context.Context, db *sqlx.DB, made []object, lo
 		verb = "init sql --drop"
 	}
 	return sqlx.ConfigErrorf("%s: %s drops nothing; add %s to drop it anyway", strings.Join(held, "; "), verb, workload.ForceDropFlag)
+}
+
+// refuseRenamed refuses to drop what init made when the user renamed (or
+// moved to another schema) one of its objects since (object.renamed): as
+// every workload keeps a table of its load under a name it does not use,
+// the object is the user's now. The line names it, what it was made as,
+// and --force-drop, which drops it with the rest and says so.
+func (g *gen) refuseRenamed(db *sqlx.DB, made []object, log io.Writer, action string) error {
+	var kept []string
+	for _, o := range made {
+		if was, ok := o.renamed(); ok {
+			kept = append(kept, fmt.Sprintf("%s %s (made as %s)", o.kindWord(), o.ident, was))
+		}
+	}
+	if len(kept) == 0 {
+		return nil
+	}
+	if g.forceDrop {
+		fmt.Fprintf(log, "%s%s: dropping %s, which init sql made and you renamed since\n", action, workload.ForceDropFlag, strings.Join(kept, ", "))
+		return nil
+	}
+	verb := "cleanup"
+	if action != "" {
+		verb = "init sql --drop"
+	}
+	it := "it"
+	if len(kept) > 1 {
+		it = "them"
+	}
+	return sqlx.ConfigErrorf("%s in database %q on %s: init sql made %s and you renamed %s since, which makes %s yours (as every workload keeps a table of its load you renamed): %s drops nothing; to drop %s too, add %s",
+		strings.Join(kept, ", "), db.Database(), strings.Join(db.Endpoints(), ","), it, it, it, verb, it, workload.ForceDropFlag)
+}
+
+// refusePartitions refuses to drop a table init made that has a
+// partition init did not make (a user's table attached to it, or made
+// PARTITION OF it): DROP TABLE of the parent drops its partitions with
+// their rows, without CASCADE. With --force-drop it says what goes.
+func (g *gen) refusePartitions(ctx context.Context, db *sqlx.DB, made []object, log io.Writer, action string) error {
+	var tables []string
+	for _, o := range made {
+		if o.kind == "TABLE" {
+			tables = append(tables, o.name)
+		}
+	}
+	parts, err := workload.ForeignPartitionsOf(ctx, db, tables)
+	if err != nil || len(parts) == 0 {
+		return err
+	}
+	if g.forceDrop {
+		fmt.Fprintf(log, "%s%s: dropping %s, which stampede did not make, with its parent\n", action, workload.ForceDropFlag, strings.Join(parts, ", "))
+		return nil
+	}
+	verb := "cleanup"
+	if action != "" {
+		verb = "init sql --drop"
+	}
+	it := "it"
+	if len(parts) > 1 {
+		it = "them"
+	}
+	return sqlx.ConfigErrorf("%s in database %q on %s: not made by stampede, and dropping the table init sql made would drop %s with %s rows: %s drops nothing; to drop %s too, add %s",
+		strings.Join(parts, ", "), db.Database(), strings.Join(db.Endpoints(), ","), it, map[bool]string{true: "their", false: "its"}[len(parts) > 1], verb, it, workload.ForceDropFlag)
 }
