@@ -83,3 +83,53 @@ func TestSQLKeepsUsersRelations(t *testing.T) {
 		})
 	}
 }
+
+// TestInitFileDropsHidden: init sql refuses a user's relation or schema
+// that its file drops however the statement hides it from a plain
+// reading (rechk of fix28b): a search_path the file sets (SET, and
+// pg_dump's set_config), comments inside the DROP, and DROP SCHEMA ...
+// CASCADE of a schema holding the user's table. No statement of the file
+// runs and every row stays; a file whose DROP SCHEMA meets only what an
+// earlier init of sql made runs again.
+func TestInitFileDropsHidden(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name, user, file, want string
+	}{
+		{"SET search_path", "CREATE SCHEMA app; CREATE TABLE app.t (id int, mine text); INSERT INTO app.t VALUES (1, 'mine')",
+			"SET search_path = app;\nDROP TABLE IF EXISTS t;\nCREATE TABLE t (id int, mine text);\n", "table app.t "},
+		{"set_config", "CREATE SCHEMA app; CREATE TABLE app.t (id int, mine text); INSERT INTO app.t VALUES (1, 'mine')",
+			"SELECT pg_catalog.set_config('search_path', 'app', false);\nDROP TABLE IF EXISTS t;\nCREATE TABLE t (id int, mine text);\n", "table app.t "},
+		{"comments in the DROP", "CREATE SCHEMA app; CREATE TABLE app.t (id int, mine text); INSERT INTO app.t VALUES (1, 'mine')",
+			"/* c */ DROP /* c */ TABLE /* c */ app.t;\nCREATE TABLE app.t (id int, mine text);\n", "table app.t "},
+		{"DROP SCHEMA CASCADE", "CREATE SCHEMA app; CREATE TABLE app.t (id int, mine text); INSERT INTO app.t VALUES (1, 'mine')",
+			"DROP SCHEMA IF EXISTS app CASCADE;\nCREATE SCHEMA app;\nCREATE TABLE app.t (id int, mine text);\n", "schema app "},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, u, conn := freshDB(t, "sql28h")
+			exec1(t, conn, c.user)
+			write(t, dir, "init.sql", c.file)
+			r := stampede(t, dir, "init", "sql", "--init-file", "init.sql", u)
+			var errs []string
+			for _, l := range strings.Split(r.stderr, "\n") {
+				if strings.HasPrefix(l, "stampede: error: ") {
+					errs = append(errs, l)
+				}
+			}
+			if r.code != 2 || len(errs) != 1 || !strings.Contains(errs[0], c.want) || !strings.Contains(errs[0], "no statement of the file ran") || !strings.Contains(errs[0], "--force-drop") {
+				t.Fatalf("exit %d, want 2 and one line naming %q and --force-drop:\n%s%s", r.code, c.want, r.stdout, r.stderr)
+			}
+			if n := count(t, conn, "SELECT count(*) FROM app.t WHERE mine = 'mine'"); n != 1 {
+				t.Fatalf("a refused init dropped the user's rows: %d left", n)
+			}
+		})
+	}
+	// The file's DROP SCHEMA of a schema that init made runs again.
+	_, u, _ := freshDB(t, "sql28h")
+	write(t, dir, "init.sql", "DROP SCHEMA IF EXISTS app CASCADE;\nCREATE SCHEMA app;\nCREATE TABLE app.t (id serial PRIMARY KEY, v text);\nCREATE TYPE app.mood AS ENUM ('a', 'b');\n")
+	for i := 0; i < 2; i++ {
+		if r := stampede(t, dir, "init", "sql", "--init-file", "init.sql", u); r.code != 0 {
+			t.Fatalf("init %d over init's own schema: exit %d: %s", i+1, r.code, r.stderr)
+		}
+	}
+}

@@ -35,11 +35,25 @@ var relationKinds = map[string]string{"r": "table", "p": "partitioned table", "S
 // which names --drop, or to its own DROP.)
 func checkInTheWay(ctx context.Context, db *sqlx.DB, file string, steps []pgscript.InitStep) error {
 	dropped := map[string]bool{}
+	var path []string // the file's own search_path, once it sets one
 	for _, s := range steps {
 		if s.Copy {
 			continue
 		}
-		if m := dropPattern.FindStringSubmatch(s.SQL); m != nil {
+		sql := stripComments(s.SQL)
+		if p, ok := searchPathSet(sql); ok {
+			path = p
+			continue
+		}
+		if m := dropSchemaPattern.FindStringSubmatch(sql); m != nil {
+			for _, n := range strings.Split(m[1], ",") {
+				if err := refuseSchemaInTheWay(ctx, db, file, s, n); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		if m := dropPattern.FindStringSubmatch(sql); m != nil {
 			for _, n := range strings.Split(m[1], ",") {
 				if dropped[normalName(n)] {
 					continue
@@ -47,21 +61,222 @@ func checkInTheWay(ctx context.Context, db *sqlx.DB, file string, steps []pgscri
 				dropped[normalName(n)] = true
 				// A relation the file drops is refused as one it
 				// creates: only an earlier init of sql's may go.
-				if err := refuseInTheWay(ctx, db, file, s, strings.Join(strings.Fields(n), ""), "drops"); err != nil {
+				name, err := resolveName(ctx, db, path, strings.Join(strings.Fields(n), ""))
+				if err != nil {
+					return err
+				}
+				if err := refuseInTheWay(ctx, db, file, s, name, "drops"); err != nil {
 					return err
 				}
 			}
 			continue
 		}
-		m := createPattern.FindStringSubmatch(s.SQL)
+		m := createPattern.FindStringSubmatch(sql)
 		if m == nil || m[2] != "" || dropped[normalName(m[3])] {
 			continue
 		}
-		if err := refuseInTheWay(ctx, db, file, s, strings.Join(strings.Fields(m[3]), ""), "creates"); err != nil {
+		name, err := resolveName(ctx, db, path, strings.Join(strings.Fields(m[3]), ""))
+		if err != nil {
+			return err
+		}
+		if err := refuseInTheWay(ctx, db, file, s, name, "creates"); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// dropSchemaPattern finds the schemas a DROP SCHEMA statement drops.
+var dropSchemaPattern = regexp.MustCompile(`(?is)^\s*drop\s+schema\s+(?:if\s+exists\s+)?(.*?)\s*(?:cascade|restrict)?\s*;?\s*$`)
+
+// searchPathPattern and setConfigPattern find a statement that sets the
+// session's search_path, as SET does and as pg_dump's files do
+// (SELECT pg_catalog.set_config('search_path', '...', false)).
+var (
+	searchPathPattern = regexp.MustCompile(`(?is)^\s*set\s+(?:session\s+)?search_path\s*(?:=|\s+to\s+)(.*?)\s*;?\s*$`)
+	setConfigPattern  = regexp.MustCompile(`(?is)^\s*select\s+(?:pg_catalog\s*\.\s*)?set_config\s*\(\s*'search_path'\s*,\s*'((?:[^']|'')*)'`)
+)
+
+// searchPathSet returns the schemas of the search_path that statement
+// sql sets (SET search_path, set_config), in order, unquoted; ok is false
+// for any other statement. "$user" is left out: a schema of the user's
+// name is rare in a load, and a relation found there would be refused
+// under its own name anyway.
+func searchPathSet(sql string) (schemas []string, ok bool) {
+	var list string
+	if m := searchPathPattern.FindStringSubmatch(sql); m != nil {
+		list = m[1]
+	} else if m := setConfigPattern.FindStringSubmatch(sql); m != nil {
+		list = strings.ReplaceAll(m[1], "''", "'")
+	} else {
+		return nil, false
+	}
+	for _, p := range strings.Split(list, ",") {
+		p = strings.TrimSpace(p)
+		if p == "" || strings.EqualFold(p, "default") || p == `"$user"` || p == "$user" {
+			continue
+		}
+		if strings.HasPrefix(p, "'") && strings.HasSuffix(p, "'") && len(p) >= 2 {
+			p = strings.TrimSpace(p[1 : len(p)-1])
+		}
+		if strings.HasPrefix(p, `"`) && strings.HasSuffix(p, `"`) && len(p) >= 2 {
+			p = strings.ReplaceAll(p[1:len(p)-1], `""`, `"`)
+		} else {
+			p = strings.ToLower(p)
+		}
+		schemas = append(schemas, p)
+	}
+	return schemas, true
+}
+
+// resolveName returns name (as a statement writes it) qualified with the
+// first schema of the file's search_path (path) that holds it, for an
+// unqualified name once the file has set its own search_path: the file's
+// statements find it there, not in the connection's path that to_regclass
+// reads. Otherwise (qualified, no path of the file's, or found in none of
+// its schemas) it is name.
+func resolveName(ctx context.Context, db *sqlx.DB, path []string, name string) (string, error) {
+	if path == nil || isQualified(name) {
+		return name, nil
+	}
+	for _, schema := range path {
+		q := schema + "." + name
+		if !plainIdent.MatchString(schema) {
+			q = db.Dialect().QuoteIdent(schema) + "." + name
+		}
+		var found bool
+		if err := db.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", q).Scan(&found); err != nil {
+			return "", fmt.Errorf("looking for %s in the init file's search_path: %w", q, err)
+		}
+		if found {
+			return q, nil
+		}
+	}
+	return name, nil
+}
+
+// plainIdent matches an identifier that needs no quotes.
+var plainIdent = regexp.MustCompile(`^[a-z_][a-z0-9_$]*$`)
+
+// isQualified reports whether a relation's name as written holds a
+// schema: a dot outside double quotes.
+func isQualified(name string) bool {
+	quoted := false
+	for _, r := range name {
+		switch {
+		case r == '"':
+			quoted = !quoted
+		case r == '.' && !quoted:
+			return true
+		}
+	}
+	return false
+}
+
+// stripComments returns sql without its comments (-- to the end of the
+// line, and /* */, which nest in PostgreSQL), each replaced by a space,
+// leaving quoted strings and identifiers as written.
+func stripComments(sql string) string {
+	var b strings.Builder
+	for i := 0; i < len(sql); {
+		switch c := sql[i]; {
+		case c == '\'' || c == '"':
+			j := i + 1
+			for j < len(sql) && sql[j] != c {
+				j++
+			}
+			if j < len(sql) {
+				j++
+			}
+			b.WriteString(sql[i:j])
+			i = j
+		case c == '-' && i+1 < len(sql) && sql[i+1] == '-':
+			for i < len(sql) && sql[i] != '\n' {
+				i++
+			}
+			b.WriteByte(' ')
+		case c == '/' && i+1 < len(sql) && sql[i+1] == '*':
+			depth := 0
+			for i < len(sql) {
+				if sql[i] == '/' && i+1 < len(sql) && sql[i+1] == '*' {
+					depth++
+					i += 2
+				} else if sql[i] == '*' && i+1 < len(sql) && sql[i+1] == '/' {
+					depth--
+					i += 2
+					if depth == 0 {
+						break
+					}
+				} else {
+					i++
+				}
+			}
+			b.WriteByte(' ')
+		default:
+			b.WriteByte(c)
+			i++
+		}
+	}
+	return b.String()
+}
+
+// refuseSchemaInTheWay refuses schema name (as statement s of file writes
+// it), which s drops, when it holds anything without init sql's mark (a
+// relation, a type or a routine): the user's, which the drop (with CASCADE) would
+// take with it. An empty schema, or one holding only what an earlier init
+// of sql made, may go.
+func refuseSchemaInTheWay(ctx context.Context, db *sqlx.DB, file string, s pgscript.InitStep, name string) error {
+	schema := strings.TrimSpace(name)
+	if strings.HasPrefix(schema, `"`) && strings.HasSuffix(schema, `"`) && len(schema) >= 2 {
+		schema = strings.ReplaceAll(schema[1:len(schema)-1], `""`, `"`)
+	} else {
+		schema = strings.ToLower(schema)
+	}
+	own := workload.Mark + " init of " + meta.Name + " %"
+	rows, err := db.Query(ctx, `SELECT kind || ' ' || name FROM (
+		SELECT CASE c.relkind WHEN 'r' THEN 'table' WHEN 'p' THEN 'partitioned table' WHEN 'v' THEN 'view' WHEN 'm' THEN 'materialized view'
+			WHEN 'S' THEN 'sequence' ELSE 'foreign table' END AS kind,
+			format('%I.%I', n.nspname, c.relname) AS name
+		FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'v', 'm', 'S', 'f')
+			AND NOT coalesce(obj_description(c.oid, 'pg_class') LIKE $2, false)
+			AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid
+				AND d.refclassid = 'pg_class'::regclass AND d.deptype IN ('a', 'i') AND obj_description(d.refobjid, 'pg_class') LIKE $2)
+		UNION ALL
+		SELECT 'type', format('%I.%I', n.nspname, t.typname)
+		FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace
+		WHERE n.nspname = $1 AND t.typtype IN ('e', 'd', 'r', 'c')
+			AND (t.typtype <> 'c' OR (SELECT relkind FROM pg_class WHERE oid = t.typrelid) = 'c')
+			AND NOT coalesce(obj_description(t.oid, 'pg_type') LIKE $2, false)
+			AND NOT EXISTS (SELECT 1 FROM pg_depend e WHERE e.classid = 'pg_type'::regclass AND e.objid = t.oid AND e.deptype = 'e')
+		UNION ALL
+		SELECT 'routine', format('%I.%I', n.nspname, p.proname)
+		FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+		WHERE n.nspname = $1 AND NOT coalesce(obj_description(p.oid, 'pg_proc') LIKE $2, false)
+			AND NOT EXISTS (SELECT 1 FROM pg_depend e WHERE e.classid = 'pg_proc'::regclass AND e.objid = p.oid AND e.deptype = 'e')
+	) x ORDER BY 1 LIMIT 5`, schema, own)
+	if err != nil {
+		return fmt.Errorf("looking into schema %s, which %s:%d drops: %w", schema, file, s.Line, err)
+	}
+	defer rows.Close()
+	var found []string
+	for rows.Next() {
+		var o string
+		if err := rows.Scan(&o); err != nil {
+			return err
+		}
+		found = append(found, o)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	return sqlx.ConfigErrorf("%w", &workload.ForeignError{Kind: "schema", Names: []string{schema}, Action: "init sql",
+		Where: fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ",")),
+		Why: fmt.Sprintf("%s:%d drops it, and it holds what stampede's init did not make (%s): it is yours; no statement of the file ran",
+			file, s.Line, strings.Join(found, ", "))})
 }
 
 // refuseInTheWay refuses relation name (as statement s of file writes

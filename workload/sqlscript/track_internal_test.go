@@ -34,3 +34,36 @@ func TestSplitStatements(t *testing.T) {
 		}
 	}
 }
+
+func TestStripComments(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"DROP /* c */ TABLE t", "DROP   TABLE t"},
+		{"DROP /* a /* nested */ b */ TABLE t", "DROP   TABLE t"},
+		{"DROP TABLE t -- why\n", "DROP TABLE t  \n"},
+		{"SELECT '/* not */', \"--x\" FROM t", "SELECT '/* not */', \"--x\" FROM t"},
+		{"/* unterminated", " "},
+	} {
+		if got := stripComments(tc.in); got != tc.want {
+			t.Errorf("stripComments(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestSearchPathSet(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+		ok   bool
+	}{
+		{"SET search_path = app, public;", []string{"app", "public"}, true},
+		{"set search_path to \"App\", \"$user\"", []string{"App"}, true},
+		{"SELECT pg_catalog.set_config('search_path', '', false);", nil, true},
+		{"SELECT pg_catalog.set_config('search_path', 'app', false);", []string{"app"}, true},
+		{"SET statement_timeout = 0;", nil, false},
+	} {
+		got, ok := searchPathSet(tc.in)
+		if ok != tc.ok || !slices.Equal(got, tc.want) {
+			t.Errorf("searchPathSet(%q) = %q, %v; want %q, %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+}
