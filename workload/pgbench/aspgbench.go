@@ -270,9 +270,29 @@ func extraColumns(cols, want string) []string {
 	return slices.DeleteFunc(have, func(c string) bool { return slices.Contains(strings.Split(want, ","), c) })
 }
 
-// markTables puts FormMark on pgbench's four tables, which step t made.
+// markTables puts FormMark on pgbench's four tables, which step t made,
+// and on the partitions of pgbench_accounts it made with them
+// (--partitions): a partition without the mark is the user's, which
+// cleanup and --drop refuse (workload.ForeignPartitions).
 func markTables(ctx context.Context, db *sqlx.DB) error {
-	for _, name := range []string{Branches, Tellers, Accounts, History} {
+	names := []string{Branches, Tellers, Accounts, History}
+	rows, err := db.Query(ctx, "SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = to_regclass($1) ORDER BY 1", Accounts)
+	if err != nil {
+		return fmt.Errorf("listing the partitions of %s: %w", Accounts, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return err
+		}
+		names = append(names, n)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	rows.Close()
+	for _, name := range names {
 		if err := workload.MarkTable(ctx, db, name, FormMark); err != nil {
 			return err
 		}
