@@ -895,7 +895,9 @@ func TestInterruptedDuration(t *testing.T) {
 		fmt.Sscanf(l, "number of transactions actually processed: %d", &done)
 		fmt.Sscanf(l, "tps = %f", &tps)
 	}
-	if st.ExitCode() != 130 || secs < 2 || secs > 5 || done == 0 || tps == 0 {
+	// Interrupted 3 s after its start, it ran at most 3 s, and at
+	// least 1 s once connected (a loaded machine's start took 2 s in CI).
+	if st.ExitCode() != 130 || secs < 1 || secs > 3 || done == 0 || tps == 0 {
 		t.Fatalf("stampede interrupted after 3 s: exit %d, duration %d s, %d transactions, tps %f:\n%s", st.ExitCode(), secs, done, tps, out)
 	}
 	if ran := float64(done) / tps; ran < float64(secs)-0.5 || ran > float64(secs)+0.5 {
