@@ -244,8 +244,12 @@ func resolveTPCC(c *Command) error {
 		// Judged against the warehouses init loaded, once adoptLoad
 		// has read them (it resolves the flags again).
 	case active > wh && c.loaded > 0:
-		return usagef("--active-warehouses %d is more than the %d warehouses that init loaded (tpcc_meta): give --active-warehouses %d or fewer, or load more with `stampede workload init tpcc --drop --warehouses %d`",
-			active, c.loaded, c.loaded, active)
+		whs := "warehouses"
+		if c.loaded == 1 {
+			whs = "warehouse"
+		}
+		return usagef("--active-warehouses %d is more than the %d %s that init loaded (tpcc_meta): give --active-warehouses %d or fewer, or load more with `stampede workload init tpcc --drop --warehouses %d`",
+			active, c.loaded, whs, c.loaded, active)
 	case active < 1 || active > wh:
 		return usagef("--active-warehouses %d must be between 1 and --warehouses %d", active, wh)
 	}

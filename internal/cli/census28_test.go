@@ -881,7 +881,7 @@ func TestCensus28Server(t *testing.T) {
 		{1025, "cockroach", strs("workload", "run", "bank", "--db={bank}", "--duration=1s", "--max-transfer=0", "postgresql://postgres@127.0.0.1:{port}?sslmode=disable"), 2, "unknown flag: --max-transfer: see `stampede workload run bank --help`", true},
 		{1026, "cockroach", strs("workload", "run", "tpcc", "--db={tpcc}", "--duration=1s", "--mix=weird=1", "postgresql://postgres@127.0.0.1:{port}?sslmode=disable"), 2, "--mix: unknown transaction \"weird\" (want newOrder, payment, orderStatus, delivery or stockLevel)", true},
 		{1027, "cockroach", strs("workload", "run", "tpcc", "--db={tpcc}", "--duration=1s", "--workers=-1", "postgresql://postgres@127.0.0.1:{port}?sslmode=disable"), 2, "--workers -1 is negative", true},
-		{1028, "cockroach", strs("workload", "run", "tpcc", "--db={tpcc}", "--duration=1s", "--active-warehouses=5", "postgresql://postgres@127.0.0.1:{port}?sslmode=disable"), 2, "--active-warehouses 5 must be between 1 and --warehouses 1", true},
+		{1028, "cockroach", strs("workload", "run", "tpcc", "--db={tpcc}", "--duration=1s", "--active-warehouses=5", "postgresql://postgres@127.0.0.1:{port}?sslmode=disable"), 2, "--active-warehouses 5 is more than the 1 warehouse that init loaded (tpcc_meta): give --active-warehouses 1 or fewer", true},
 		{1029, "cockroach", strs("workload", "cleanup", "ycsb", "postgresql://postgres@127.0.0.1:{port}?sslmode=disable"), 2, "unknown `workload cleanup`: use init, run or check, as in `stampede workload run ycsb URL`", true},
 		{1030, "cockroach", strs("workload", "init", "bank", "--db={bank}", "--tenants", "2", "postgresql://postgres@127.0.0.1:{port}?sslmode=disable"), 2, "unknown flag: --tenants: see `stampede workload init bank --help`", true},
 	}, ph)
