@@ -233,7 +233,7 @@ func TestNeverDropsWhatItDidNotMake(t *testing.T) {
 		}, "table bank in database"},
 		{"init bank --drop, a partitioned bank", nil, partitioned("bank"), func(db string, f ...string) []string {
 			return append(append([]string{"init", "bank", "--drop", "--rows", "10"}, f...), dbURL(t, db))
-		}, "--drop leaves it alone"},
+		}, "(table public.bank_0 (a partition of public.bank)): --drop drops nothing; to drop them anyway, add --force-drop"},
 		{"cockroach form init --drop, a partitioned bank", nil, partitioned("bank"), cockroachDrop,
 			"holds 2 objects that stampede did not make (partition public.bank_0, partitioned table public.bank): --drop leaves the database alone"},
 	}
