@@ -429,16 +429,22 @@ func (g *gen) refuseRenamed(db *sqlx.DB, made []object, log io.Writer, action st
 		fmt.Fprintf(log, "%s%s: dropping %s, which init sql made and you renamed since\n", action, workload.ForceDropFlag, strings.Join(kept, ", "))
 		return nil
 	}
-	verb := "cleanup"
+	verb, it := refusalWords(action, len(kept))
+	return sqlx.ConfigErrorf("%s in database %q on %s: init sql made %s and you renamed %s since, which makes %s yours (as every workload keeps a table of its load you renamed): %s drops nothing; to drop %s too, add %s",
+		strings.Join(kept, ", "), db.Database(), strings.Join(db.Endpoints(), ","), it, it, it, verb, it, workload.ForceDropFlag)
+}
+
+// refusalWords are the words of a refusal of n objects by cleanup
+// (action "") or by init sql --drop: the command, and "it" or "them".
+func refusalWords(action string, n int) (verb, it string) {
+	verb, it = "cleanup", "it"
 	if action != "" {
 		verb = "init sql --drop"
 	}
-	it := "it"
-	if len(kept) > 1 {
+	if n > 1 {
 		it = "them"
 	}
-	return sqlx.ConfigErrorf("%s in database %q on %s: init sql made %s and you renamed %s since, which makes %s yours (as every workload keeps a table of its load you renamed): %s drops nothing; to drop %s too, add %s",
-		strings.Join(kept, ", "), db.Database(), strings.Join(db.Endpoints(), ","), it, it, it, verb, it, workload.ForceDropFlag)
+	return verb, it
 }
 
 // refusePartitions refuses to drop a table init made that has a
@@ -460,14 +466,7 @@ func (g *gen) refusePartitions(ctx context.Context, db *sqlx.DB, made []object, 
 		fmt.Fprintf(log, "%s%s: dropping %s, which stampede did not make, with its parent\n", action, workload.ForceDropFlag, strings.Join(parts, ", "))
 		return nil
 	}
-	verb := "cleanup"
-	if action != "" {
-		verb = "init sql --drop"
-	}
-	it := "it"
-	if len(parts) > 1 {
-		it = "them"
-	}
+	verb, it := refusalWords(action, len(parts))
 	return sqlx.ConfigErrorf("%s in database %q on %s: not made by stampede, and dropping the table init sql made would drop %s with %s rows: %s drops nothing; to drop %s too, add %s",
 		strings.Join(parts, ", "), db.Database(), strings.Join(db.Endpoints(), ","), it, map[bool]string{true: "their", false: "its"}[len(parts) > 1], verb, it, workload.ForceDropFlag)
 }
