@@ -282,15 +282,7 @@ func (s Sweep) latencyPlot() (*plot.Plot, error) {
 		label := "SLO " + m + " <= " + fmtVal(b) + " ms"
 		p.Legend.Add(label, l)
 	}
-	if math.IsInf(lo, 1) {
-		lo, hi = 0.1, 1
-	}
-	lo, hi = floor125(lo), ceil125(hi)
-	if hi/lo < 2.5 {
-		lo, hi = floor125(lo*0.99), ceil125(hi*1.01)
-	}
-	p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, logTicks{}
-	p.Y.Min, p.Y.Max = lo, hi
+	logLatencyAxis(p, lo, hi)
 	rate := map[float64]float64{}
 	for _, pt := range s.Points {
 		rate[pt.Value] = pt.Rate
@@ -405,4 +397,19 @@ func sortedKeys(m map[string]float64) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// logLatencyAxis sets p's Y axis to a log scale over the latencies lo..hi
+// (ms), rounded out to 1-2-5 steps and at least 2.5x wide; 0.1-1 ms when
+// there are none (lo infinite).
+func logLatencyAxis(p *plot.Plot, lo, hi float64) {
+	if math.IsInf(lo, 1) {
+		lo, hi = 0.1, 1
+	}
+	lo, hi = floor125(lo), ceil125(hi)
+	if hi/lo < 2.5 {
+		lo, hi = floor125(lo*0.99), ceil125(hi*1.01)
+	}
+	p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, logTicks{}
+	p.Y.Min, p.Y.Max = lo, hi
 }

@@ -120,15 +120,7 @@ func (s Sweep) gridPlots() (*plot.Plot, *plot.Plot, error) {
 		lat.Add(l)
 		lat.Legend.Add("SLO "+m+" <= "+fmtVal(b)+" ms", l)
 	}
-	if math.IsInf(lo, 1) {
-		lo, hi = 0.1, 1
-	}
-	lo, hi = floor125(lo), ceil125(hi)
-	if hi/lo < 2.5 {
-		lo, hi = floor125(lo*0.99), ceil125(hi*1.01)
-	}
-	lat.Y.Scale, lat.Y.Tick.Marker = plot.LogScale{}, logTicks{}
-	lat.Y.Min, lat.Y.Max = lo, hi
+	logLatencyAxis(lat, lo, hi)
 	lat.X.Min, lat.X.Max = 0, xhi
 	tp.Y.Min, tp.Y.Max = 0, roundUp(math.Max(hiRate, 1)*1.05)
 	tp.X.Min, tp.X.Max = 0, math.Max(hiX*1.03, 1)
