@@ -30,21 +30,29 @@ type Sweep struct {
 	Title string
 	// Flag is the swept flag, as --max-rate.
 	Flag string
-	// Points are the values run, lowest first.
+	// Points are the values run, lowest first (a limit's none, no limit,
+	// last), each drawn at its X.
 	Points []SweepPoint `json:"points"`
+	// NoneAt is where the swept value's axis (Flag's; a grid's Flag2's)
+	// has none, a limit's step without the limit: at its right end, past
+	// the highest number, with the tick label none; 0 when no point is
+	// none.
+	NoneAt float64 `json:"none_at,omitempty"`
 	// SLO is the objective as text ("" for none); Bounds its latency
 	// ceilings in milliseconds by percentile (p99: 5).
 	SLO    string             `json:"slo,omitempty"`
 	Bounds map[string]float64 `json:"slo_latency_ms,omitempty"`
 	// Answer is the value marked as the answer (the highest met, or the
-	// peak without an SLO), Miss the lowest above it that missed; 0 for
-	// none.
+	// peak without an SLO), Miss the lowest above it that missed: each
+	// the Value of a point, drawn at its X (a limit's none is 0, at
+	// NoneAt).
 	Answer float64 `json:"answer,omitempty"`
 	Miss   float64 `json:"miss,omitempty"`
-	// AnswerLabel says what Answer is ("answer" or "peak").
+	// AnswerLabel says what Answer is ("answer" or "peak"); "" when
+	// nothing is marked as the answer.
 	AnswerLabel string `json:"answer_label,omitempty"`
-	// AnswerText and MissText are Answer and Miss as the user writes
-	// them (a limit's 5M); "" prints the numbers.
+	// AnswerText is Answer as the user writes it (a limit's 5M or none);
+	// "" prints the number. MissText is Miss's; "" when no value missed.
 	AnswerText string `json:"answer_text,omitempty"`
 	MissText   string `json:"miss_text,omitempty"`
 	// Flag2 is a grid's second flag ("" for a sweep of one): Points then
@@ -58,10 +66,14 @@ type Sweep struct {
 // percentiles (ms), and its verdict.
 type SweepPoint struct {
 	Value float64 `json:"value"`
+	// X is where the point sits on the swept value's axis (Value's
+	// place; a grid's Value2's): the number itself, or none's NoneAt.
+	X float64 `json:"x"`
 	// Value2 is a grid's second flag's value; Text is Value as the user
-	// writes it (a grid's lines are named by it).
+	// writes it (a grid's lines are named by it), Text2 Value2.
 	Value2 float64 `json:"value2,omitempty"`
 	Text   string  `json:"text,omitempty"`
+	Text2  string  `json:"text2,omitempty"`
 	Rate   float64 `json:"ops_per_sec"`
 	P50    float64 `json:"p50_ms"`
 	P95    float64 `json:"p95_ms"`
@@ -193,7 +205,7 @@ func (s Sweep) throughputPlot() (*plot.Plot, error) {
 	p := newSweepPlot("throughput against "+s.Flag, s.Flag, "ops/s")
 	xy := make(plotter.XYs, len(s.Points))
 	for i, pt := range s.Points {
-		xy[i] = plotter.XY{X: pt.Value, Y: pt.Rate}
+		xy[i] = plotter.XY{X: pt.X, Y: pt.Rate}
 	}
 	l, err := plotter.NewLine(xy)
 	if err != nil {
@@ -212,17 +224,44 @@ func (s Sweep) throughputPlot() (*plot.Plot, error) {
 		p.Add(sl)
 		p.Legend.Add("scheduled", sl)
 	}
-	if err := s.verdictPoints(p, func(pt SweepPoint) plotter.XY { return plotter.XY{X: pt.Value, Y: pt.Rate} }); err != nil {
+	if err := s.verdictPoints(p, func(pt SweepPoint) plotter.XY { return plotter.XY{X: pt.X, Y: pt.Rate} }); err != nil {
 		return nil, err
 	}
-	s.vlines(p, func(v float64) (float64, bool) { return v, true })
-	hi := 0.0
+	x := map[float64]float64{}
+	for _, pt := range s.Points {
+		x[pt.Value] = pt.X
+	}
+	s.vlines(p, func(v float64) (float64, bool) { at, ok := x[v]; return at, ok })
+	hi, hiX := 0.0, 0.0
 	for _, pt := range s.Points {
 		hi = math.Max(hi, math.Max(pt.Rate, pt.Value*boolf(s.Flag == "--max-rate")))
+		hiX = math.Max(hiX, pt.X)
 	}
 	p.Y.Min, p.Y.Max = 0, roundUp(math.Max(hi, 1)*1.05)
-	p.X.Min, p.X.Max = 0, s.Points[len(s.Points)-1].Value*1.03
+	p.X.Min, p.X.Max = 0, hiX*1.03
+	s.noneTicks(&p.X)
 	return p, nil
+}
+
+// noneTicks labels the swept value's axis a, when a value is none (a
+// limit's step without the limit, at NoneAt, its right end), with the
+// values as written (0.5, 5M) and none: a few limits, whose numbers'
+// ticks (5e+06, or 25M where none is) would mislead.
+func (s Sweep) noneTicks(a *plot.Axis) {
+	if s.NoneAt <= 0 {
+		return
+	}
+	ticks := []plot.Tick{{Value: s.NoneAt, Label: "none"}}
+	for _, pt := range s.Points {
+		text := pt.Text
+		if s.Flag2 != "" {
+			text = pt.Text2
+		}
+		if !slices.ContainsFunc(ticks, func(t plot.Tick) bool { return t.Value == pt.X }) {
+			ticks = append(ticks, plot.Tick{Value: pt.X, Label: text})
+		}
+	}
+	a.Tick.Marker = plot.ConstantTicks(ticks)
 }
 
 // boolf is 1 for true, 0 for false.
@@ -333,13 +372,14 @@ func (s Sweep) vlines(p *plot.Plot, x func(v float64) (float64, bool)) {
 		return strconv.FormatFloat(v, 'f', -1, 64)
 	}
 	for _, m := range []struct {
-		v     float64
-		text  string
-		color color.RGBA
-	}{{s.Answer, label + ": " + s.Flag + " " + text(s.Answer, s.AnswerText), metC},
-		{s.Miss, "missed: " + s.Flag + " " + text(s.Miss, s.MissText), missC}} {
-		if m.v == 0 {
-			continue
+		v      float64
+		marked bool
+		text   string
+		color  color.RGBA
+	}{{s.Answer, s.AnswerLabel != "" || s.Answer != 0, label + ": " + s.Flag + " " + text(s.Answer, s.AnswerText), metC},
+		{s.Miss, s.MissText != "" || s.Miss != 0, "missed: " + s.Flag + " " + text(s.Miss, s.MissText), missC}} {
+		if !m.marked {
+			continue // none to mark: a value of 0 is none's, marked by its text
 		}
 		at, ok := x(m.v)
 		if !ok {

@@ -33,8 +33,9 @@ func (s Sweep) plots() (*plot.Plot, *plot.Plot, error) {
 	return tp, lat, err
 }
 
-// lines are a grid's points by value of Flag, lowest first, each line's
-// points by Flag2's value.
+// lines are a grid's points by value of Flag, in the order of Points
+// (lowest first, none last), each line's points by their place on
+// Flag2's axis (X).
 func (s Sweep) lines() [][]SweepPoint {
 	var out [][]SweepPoint
 	for _, pt := range s.Points {
@@ -45,9 +46,8 @@ func (s Sweep) lines() [][]SweepPoint {
 		}
 		out[i] = append(out[i], pt)
 	}
-	slices.SortFunc(out, func(a, b []SweepPoint) int { return cmpf(a[0].Value, b[0].Value) })
 	for _, l := range out {
-		slices.SortFunc(l, func(a, b SweepPoint) int { return cmpf(a.Value2, b.Value2) })
+		slices.SortStableFunc(l, func(a, b SweepPoint) int { return cmpf(a.X, b.X) })
 	}
 	return out
 }
@@ -62,8 +62,8 @@ func (s Sweep) gridPlots() (*plot.Plot, *plot.Plot, error) {
 	for i, line := range s.lines() {
 		var xy, lxy plotter.XYs
 		for _, pt := range line {
-			xy = append(xy, plotter.XY{X: pt.Value2, Y: pt.Rate})
-			hiX, hiRate = math.Max(hiX, pt.Value2), math.Max(hiRate, pt.Rate)
+			xy = append(xy, plotter.XY{X: pt.X, Y: pt.Rate})
+			hiX, hiRate = math.Max(hiX, pt.X), math.Max(hiRate, pt.Rate)
 			if pt.P99 > 0 {
 				lxy = append(lxy, plotter.XY{X: pt.Rate, Y: pt.P99})
 				lo, hi = math.Min(lo, pt.P99), math.Max(hi, pt.P99)
@@ -88,13 +88,18 @@ func (s Sweep) gridPlots() (*plot.Plot, *plot.Plot, error) {
 			lat.Legend.Add(name+" p99", l, sc)
 		}
 	}
-	if err := s.verdictPoints(tp, func(pt SweepPoint) plotter.XY { return plotter.XY{X: pt.Value2, Y: pt.Rate} }); err != nil {
+	if err := s.verdictPoints(tp, func(pt SweepPoint) plotter.XY { return plotter.XY{X: pt.X, Y: pt.Rate} }); err != nil {
 		return nil, nil, err
 	}
 	if len(s.Marks) > 0 {
 		var xy plotter.XYs
 		for _, m := range s.Marks {
-			xy = append(xy, plotter.XY{X: m.Value2, Y: m.Rate})
+			// At its point's place on Flag2's axis (none's at NoneAt).
+			x := m.Value2
+			if i := slices.IndexFunc(s.Points, func(pt SweepPoint) bool { return pt.Value == m.Value && pt.Value2 == m.Value2 }); i >= 0 {
+				x = s.Points[i].X
+			}
+			xy = append(xy, plotter.XY{X: x, Y: m.Rate})
 		}
 		ring, err := plotter.NewScatter(xy)
 		if err != nil {
@@ -124,5 +129,6 @@ func (s Sweep) gridPlots() (*plot.Plot, *plot.Plot, error) {
 	lat.X.Min, lat.X.Max = 0, xhi
 	tp.Y.Min, tp.Y.Max = 0, roundUp(math.Max(hiRate, 1)*1.05)
 	tp.X.Min, tp.X.Max = 0, math.Max(hiX*1.03, 1)
+	s.noneTicks(&tp.X)
 	return tp, lat, nil
 }

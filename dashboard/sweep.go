@@ -54,6 +54,12 @@ type SweepDoc struct {
 	// says a step has telemetry (the cpu%, disk and watched columns).
 	Figures   []string `json:"figures,omitempty"`
 	Telemetry bool     `json:"telemetry"`
+	// NoneAt is where the charts draw none (a limit's step without the
+	// limit) on Param's axis: its right end, past the highest number
+	// (sweep.Param.NoneAt), labelled none; 0 when no step is none.
+	// NoneAt2 is a grid's Param2's.
+	NoneAt  float64 `json:"none_at,omitempty"`
+	NoneAt2 float64 `json:"none_at2,omitempty"`
 }
 
 // SweepPoint is one value of a sweep of one setting run several times:
@@ -61,25 +67,20 @@ type SweepDoc struct {
 type SweepPoint struct {
 	Value     float64 `json:"value"`
 	ValueText string  `json:"value_text"`
-	// Runs are the value's steps (their numbers), in the order they ran;
-	// Completed counts those that completed, MetRuns those that met the
-	// SLO on their own.
-	Runs      []int `json:"runs"`
-	Completed int   `json:"completed"`
-	MetRuns   int   `json:"met_runs"`
+	// X is where the charts draw Value (SweepStep.X).
+	X float64 `json:"x"`
+	// Spread is the value's runs (their step numbers, in the order they
+	// ran), how many completed and met the SLO on their own, and the
+	// spread of their throughput and p99, as `stampede sweep --format
+	// json` gives them (package sweep computes them once for both).
+	sweep.Spread
 	// Total is each figure's median over the completed runs, Figures the
 	// workload's figures' medians.
 	Total   stats.Summary      `json:"total"`
 	Figures map[string]float64 `json:"figures,omitempty"`
-	// RateMin, RateMax, P99Min and P99Max are the spread over the
-	// completed runs.
-	RateMin float64 `json:"ops_per_sec_min"`
-	RateMax float64 `json:"ops_per_sec_max"`
-	P99Min  float64 `json:"p99_ms_min"`
-	P99Max  float64 `json:"p99_ms_max"`
-	Judged  bool    `json:"judged"`
-	Met     bool    `json:"met"`
-	Why     string  `json:"why,omitempty"`
+	Judged  bool               `json:"judged"`
+	Met     bool               `json:"met"`
+	Why     string             `json:"why,omitempty"`
 }
 
 // SweepTelemetry is a step's telemetry as a sweep's table shows it, each
@@ -101,6 +102,12 @@ type WatchedCores struct {
 type SweepCell struct {
 	Value  float64 `json:"value"`
 	Value2 float64 `json:"value2"`
+	// ValueText and Value2Text are the values as the user writes them;
+	// X and X2 where the charts draw them (SweepStep.X).
+	ValueText  string  `json:"value_text"`
+	Value2Text string  `json:"value2_text"`
+	X          float64 `json:"x"`
+	X2         float64 `json:"x2"`
 	// Runs are the cell's steps (their numbers), in the order they ran.
 	Runs []int `json:"runs"`
 	// Total is each figure's median over the cell's completed runs.
@@ -119,6 +126,11 @@ type SweepStep struct {
 	// (a limit's 5M or none; the number otherwise).
 	ValueText  string `json:"value_text"`
 	Value2Text string `json:"value2_text,omitempty"`
+	// X is where the charts draw Value on the swept value's axis: the
+	// value, or for none (no limit) the axis's right end
+	// (SweepDoc.NoneAt); X2 is Value2's.
+	X  float64 `json:"x"`
+	X2 float64 `json:"x2,omitempty"`
 	// Value2 is a grid's second setting's value, Rep the step's
 	// repetition of its values (1 for the first run).
 	Value2  float64       `json:"value2,omitempty"`
@@ -288,25 +300,32 @@ func sweepDoc(id string, runs []*runlog.Run) (SweepDoc, error) {
 			doc.Latencies[t.Metric] = t.Limit
 		}
 	}
+	var vals, vals2 []float64
 	for _, st := range res.Steps {
-		s := SweepStep{N: st.N, Value: st.Value, ValueText: res.Param.Text(st.Value), Value2: st.Value2, Rep: st.Rep, Run: st.RunID, Status: st.Status, Target: st.Target,
+		vals, vals2 = append(vals, st.Value), append(vals2, st.Value2)
+	}
+	x, at := res.Param.Axis(vals)
+	x2, at2 := res.Param2.Axis(vals2)
+	doc.NoneAt, doc.NoneAt2 = at, at2
+	for _, st := range res.Steps {
+		s := SweepStep{N: st.N, Value: st.Value, ValueText: res.Param.Text(st.Value), X: x(st.Value), Value2: st.Value2, Rep: st.Rep, Run: st.RunID, Status: st.Status, Target: st.Target,
 			Workers: st.Workers, Total: st.Total, Judged: st.Judged, Met: st.Met, Why: st.Why, Figures: st.Figures, Telemetry: sweepTelemetry(st.Telemetry)}
 		if res.Param2 != "" {
-			s.Value2Text = res.Param2.Text(st.Value2)
+			s.Value2Text, s.X2 = res.Param2.Text(st.Value2), x2(st.Value2)
 		}
 		doc.Telemetry = doc.Telemetry || s.Telemetry != nil
 		doc.Steps = append(doc.Steps, s)
 	}
 	if res.Param2 == "" && slices.ContainsFunc(res.Points, func(p sweep.Point) bool { return len(p.Runs) > 1 }) {
 		for _, p := range res.Points {
-			doc.Points = append(doc.Points, SweepPoint{Value: p.Value, ValueText: res.Param.Text(p.Value), Runs: p.Runs, Completed: p.Completed, MetRuns: p.MetRuns,
-				Total: p.Median.Total, Figures: p.Median.Figures, RateMin: p.RateMin, RateMax: p.RateMax, P99Min: p.P99Min, P99Max: p.P99Max,
-				Judged: p.Judged, Met: p.Met, Why: p.Median.Why})
+			doc.Points = append(doc.Points, SweepPoint{Value: p.Value, ValueText: res.Param.Text(p.Value), X: x(p.Value), Spread: p.Spread,
+				Total: p.Median.Total, Figures: p.Median.Figures, Judged: p.Judged, Met: p.Met, Why: p.Median.Why})
 		}
 	}
 	if res.Param2 != "" {
 		for _, p := range res.Points {
-			doc.Cells = append(doc.Cells, SweepCell{Value: p.Value, Value2: p.Value2, Runs: p.Runs, Total: p.Median.Total,
+			doc.Cells = append(doc.Cells, SweepCell{Value: p.Value, Value2: p.Value2, ValueText: res.Param.Text(p.Value), Value2Text: res.Param2.Text(p.Value2),
+				X: x(p.Value), X2: x2(p.Value2), Runs: p.Runs, Total: p.Median.Total,
 				Judged: p.Judged, Met: p.Met, Why: p.Median.Why})
 		}
 	}

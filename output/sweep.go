@@ -494,25 +494,21 @@ type pointObject struct {
 	Value  float64 `json:"value"`
 	Value2 float64 `json:"value2,omitempty"`
 	// ValueText and Value2Text: as stepObject's.
-	ValueText  string        `json:"value_text,omitempty"`
-	Value2Text string        `json:"value2_text,omitempty"`
-	Runs       []int         `json:"runs"`
-	Completed  int           `json:"completed"`
-	MetRuns    int           `json:"met_runs"`
-	Median     stats.Summary `json:"median"`
-	RateMin    float64       `json:"ops_per_sec_min"`
-	RateMax    float64       `json:"ops_per_sec_max"`
-	P99Min     float64       `json:"p99_ms_min"`
-	P99Max     float64       `json:"p99_ms_max"`
-	Met        *bool         `json:"slo_met,omitempty"`
-	Why        string        `json:"slo_missed,omitempty"`
-	Note       string        `json:"slo_note,omitempty"`
+	ValueText  string `json:"value_text,omitempty"`
+	Value2Text string `json:"value2_text,omitempty"`
+	// Spread is the runs and their spread (runs, completed, met_runs,
+	// ops_per_sec_min ... p99_ms_max), as the dashboard's sweep page
+	// gives them.
+	sweep.Spread
+	Median stats.Summary `json:"median"`
+	Met    *bool         `json:"slo_met,omitempty"`
+	Why    string        `json:"slo_missed,omitempty"`
+	Note   string        `json:"slo_note,omitempty"`
 }
 
 // pointJSON is p's object in sweep_result's points.
 func (o *Sweep) pointJSON(p sweep.Point) pointObject {
-	obj := pointObject{Value: p.Value, Value2: p.Value2, Runs: p.Runs, Completed: p.Completed, MetRuns: p.MetRuns, Median: p.Median.Total,
-		RateMin: p.RateMin, RateMax: p.RateMax, P99Min: p.P99Min, P99Max: p.P99Max}
+	obj := pointObject{Value: p.Value, Value2: p.Value2, Spread: p.Spread, Median: p.Median.Total}
 	obj.ValueText, obj.Value2Text = valueTexts(o.Param, o.Param2, p.Value, p.Value2)
 	if p.Judged {
 		met := p.Met

@@ -17,13 +17,30 @@ import (
 // against the second, each line's answer (its row's) marked.
 func SweepChart(res *sweep.Result, title string) chart.Sweep {
 	c := chart.Sweep{Title: title, Flag: res.Param.Flag()}
+	// The swept axis: Param's, or a grid's Param2's; none (no limit) at
+	// its right end, in the points' order (sweep.Param.Compare).
+	axis, on := res.Param, func(p sweep.Point) float64 { return p.Value }
+	if res.Param2 != "" {
+		axis, on = res.Param2, func(p sweep.Point) float64 { return p.Value2 }
+	}
+	var vals []float64
+	for _, p := range res.Points {
+		vals = append(vals, on(p))
+	}
+	x, noneAt := axis.Axis(vals)
 	for _, p := range res.Points {
 		m := p.Median
 		if m.Status != "completed" || m.Total.Count == 0 {
 			continue
 		}
-		c.Points = append(c.Points, chart.SweepPoint{Value: p.Value, Value2: p.Value2, Text: res.Param.Text(p.Value), Rate: m.Total.Rate, P50: m.Total.P50, P95: m.Total.P95,
+		c.Points = append(c.Points, chart.SweepPoint{Value: p.Value, X: x(on(p)), Value2: p.Value2, Text: res.Param.Text(p.Value), Rate: m.Total.Rate, P50: m.Total.P50, P95: m.Total.P95,
 			P99: m.Total.P99, P999: m.Total.P999, Judged: p.Judged, Met: p.Met})
+		if res.Param2 != "" {
+			c.Points[len(c.Points)-1].Text2 = res.Param2.Text(p.Value2)
+		}
+		if axis.None(on(p)) {
+			c.NoneAt = noneAt
+		}
 	}
 	for _, t := range res.SLO.Terms {
 		switch t.Metric {

@@ -44,147 +44,87 @@ func svgTexts(svg string) []string {
 	return out
 }
 
-// TestSweepChart draws a search run three times per value at its
-// boundary: the chart's points are the sweep's values with their
-// medians as the sweep judged them, the SLO's latency bound is drawn as
-// a line with its key, and the answer (the highest value met) and the
-// lowest missed are marked by their values; the PNG is 1000 pixels wide.
+// TestSweepChart draws the chart of each kind of sweep of one flag over
+// a model whose answer is known: p99 is 1 ms up to 5000 ops/s and grows
+// 1 ms per 100 ops/s past it, so that p99<=5ms holds up to 5400 ops/s. A
+// list (with the SLO and --keep-going, and without: the peak marked), a
+// list with --repeat 3 (one run of a value reads a burst the median
+// leaves out), a search, a search with --repeat 3 (a probe at its
+// boundary reads a burst), and limit flags with none (a step without the
+// limit, the most resources: its point at the axis's right end, the tick
+// labelled none, and marked when it is the answer, the peak or the miss).
+// Each chart draws the values' medians in the sweep's order, marks the
+// answer and the miss the model gives on both panels, and draws the SLO's
+// bound at 5 ms; the PNG is 1000 pixels wide.
 func TestSweepChart(t *testing.T) {
-	slo, _ := sweep.ParseSLO("p99<=5ms")
-	n := 0
-	exec := func(ctx context.Context, s run.Spec) (*run.Result, error) {
-		n++
-		r := &run.Result{Info: run.Info{ID: fmt.Sprintf("run-%d", n), MaxRate: s.MaxRate, Workers: 4}}
-		r.Summary.Status = "completed"
-		// p99 grows past a knee at 5000 ops/s; run 4 reads a burst.
-		p99 := 1 + max(0, s.MaxRate-5000)/100
-		if n == 4 {
-			p99 += 50
-		}
-		r.Summary.Total = stats.Summary{Count: int64(s.MaxRate), Rate: s.MaxRate * 0.99, P50: p99 / 4, P95: p99 / 2, P99: p99, P999: p99 * 2}
-		return r, nil
-	}
-	res, err := sweep.Run(context.Background(), sweep.Spec{Param: sweep.MaxRate, Values: sweep.Values{Lo: 1000, Hi: 64000, Bounds: true},
-		Search: true, SLO: slo, Repeat: 3, ID: "S", Exec: exec})
-	if err != nil || res.Best == nil || res.Miss == nil {
-		t.Fatalf("sweep: %v, best %+v miss %+v", err, res.Best, res.Miss)
-	}
-	dir := t.TempDir()
-	svgPath := filepath.Join(dir, "sweep.svg")
-	if err := output.WriteSweepChart(svgPath, res, "sweep S: ycsb"); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(svgPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	svg := string(b)
-	c := sweepData(t, svg)
-	if len(c.Points) != len(res.Points) {
-		t.Fatalf("%d points drawn, the sweep has %d", len(c.Points), len(res.Points))
-	}
-	repeated := false
-	for i, p := range res.Points {
-		got, m := c.Points[i], p.Median.Total
-		want := chart.SweepPoint{Value: p.Value, Text: sweep.Format(p.Value), Rate: m.Rate, P50: m.P50, P95: m.P95, P99: m.P99, P999: m.P999, Judged: p.Judged, Met: p.Met}
-		if got != want {
-			t.Errorf("point %d: drawn %+v, the sweep's %+v", i, got, want)
-		}
-		repeated = repeated || len(p.Runs) > 1
-	}
-	if !repeated {
-		t.Errorf("no value ran more than once: the medians are not tested")
-	}
-	if c.Answer != res.Best.Value || c.Miss != res.Miss.Value || c.Bounds["p99"] != 5 {
-		t.Errorf("answer %g miss %g bounds %v; the sweep's best %g miss %g", c.Answer, c.Miss, c.Bounds, res.Best.Value, res.Miss.Value)
-	}
-	texts := strings.Join(svgTexts(svg), "\n")
-	for _, want := range []string{
-		"answer: --max-rate " + sweep.Format(res.Best.Value),
-		"missed: --max-rate " + sweep.Format(res.Miss.Value),
-		"SLO p99 <= 5.00 ms",
-		"throughput against --max-rate",
-		"latency against throughput (ms, log scale), each value a point",
-	} {
-		if !strings.Contains(texts, want) {
-			t.Errorf("the SVG does not draw %q; its texts:\n%s", want, texts)
-		}
-	}
-	// Both the answer's marks (throughput panel, latency panel).
-	if k := strings.Count(texts, "answer: --max-rate "+sweep.Format(res.Best.Value)); k != 2 {
-		t.Errorf("the answer is marked %d times, want 2 (one per panel)", k)
-	}
-
-	pngPath := filepath.Join(dir, "sweep.png")
-	if err := output.WriteSweepChart(pngPath, res, "sweep S: ycsb"); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(pngPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	cfg, err := png.DecodeConfig(f)
-	if err != nil || cfg.Width != 1000 {
-		t.Errorf("PNG: %+v, %v; want 1000 pixels wide", cfg, err)
-	}
-	if err := output.WriteSweepChart(filepath.Join(dir, "sweep.gif"), res, ""); err == nil || !strings.Contains(err.Error(), "use .svg or .png") {
-		t.Errorf("a .gif chart: %v", err)
-	}
-}
-
-// TestSweepChartKinds draws the chart of each kind of sweep of one flag
-// over a model whose answer is known: p99 is 1 ms up to 5000 ops/s and
-// grows 1 ms per 100 ops/s past it, so that p99<=5ms holds up to 5400
-// ops/s. A list (with the SLO and --keep-going, and without: the peak
-// marked), a list with --repeat 3 (one run of a value reads a burst the
-// median leaves out), a search, and a limit flag with none (its values
-// marked as written). Each chart draws the values' medians, marks the
-// answer and the miss the model gives, and draws the SLO's bound at 5 ms.
-func TestSweepChartKinds(t *testing.T) {
 	slo, _ := sweep.ParseSLO("p99<=5ms")
 	model := func(rate float64) stats.Summary {
 		p99 := 1 + max(0, rate-5000)/100
 		return stats.Summary{Count: int64(rate), Rate: rate * 0.99, P50: p99 / 4, P95: p99 / 2, P99: p99, P999: p99 * 2}
 	}
 	list := sweep.Values{List: []float64{1000, 2000, 4000, 8000}, Lo: 1000, Hi: 8000}
+	search := sweep.Values{Lo: 1000, Hi: 64000, Bounds: true}
+	// limit gives the rate a limit flag's step runs at: rates[text],
+	// keyed by the value as written.
+	limit := func(p sweep.Param, rates map[string]float64) func(s run.Spec) float64 {
+		return func(s run.Spec) float64 {
+			text := s.Flags[string(p)]
+			if text != "none" {
+				v, _ := strconv.ParseFloat(text, 64)
+				text = p.Text(v)
+			}
+			return rates[text]
+		}
+	}
+	mb := float64(1 << 20)
 	for _, tc := range []struct {
 		name string
 		spec sweep.Spec
-		// answer and miss are the model's; search bounds them within
-		// 5% instead.
-		answer, miss         float64
-		answerText, label    string
-		search, noSLO, burst bool
+		// rate is the rate a step runs at (nil: its --max-rate).
+		rate func(s run.Spec) float64
+		// burst is a run whose p99 reads 50 ms more (0: none).
+		burst int
+		// answer and miss are the model's, as written (miss "": none
+		// missed); a search's are bounded within 5% of 5400 instead.
+		answer, miss, label string
+		search, noSLO       bool
+		// order is the points' values as written, in order (nil: not
+		// checked).
+		order []string
 	}{
-		{name: "list", spec: sweep.Spec{Param: sweep.MaxRate, Values: list, SLO: slo, KeepGoing: true}, answer: 4000, miss: 8000, answerText: "4000", label: "answer"},
-		{name: "list without an SLO", spec: sweep.Spec{Param: sweep.MaxRate, Values: list}, answer: 8000, answerText: "8000", label: "peak", noSLO: true},
-		{name: "repeat", spec: sweep.Spec{Param: sweep.MaxRate, Values: list, SLO: slo, Repeat: 3}, answer: 4000, miss: 8000, answerText: "4000", label: "answer", burst: true},
-		{name: "search", spec: sweep.Spec{Param: sweep.MaxRate, Values: sweep.Values{Lo: 1000, Hi: 64000, Bounds: true}, Search: true, SLO: slo}, label: "answer", search: true},
-		{name: "memory with none", spec: sweep.Spec{Param: "memory", Values: sweep.Values{List: []float64{0, 256 << 20, 1 << 30}, Hi: 1 << 30}, Whole: true},
-			answer: 1 << 30, answerText: "1G", label: "peak", noSLO: true},
+		{name: "list", spec: sweep.Spec{Param: sweep.MaxRate, Values: list, SLO: slo, KeepGoing: true}, answer: "4000", miss: "8000", label: "answer"},
+		{name: "list without an SLO", spec: sweep.Spec{Param: sweep.MaxRate, Values: list}, answer: "8000", label: "peak", noSLO: true},
+		{name: "repeat", spec: sweep.Spec{Param: sweep.MaxRate, Values: list, SLO: slo, Repeat: 3}, answer: "4000", miss: "8000", label: "answer", burst: 2},
+		{name: "search", spec: sweep.Spec{Param: sweep.MaxRate, Values: search, Search: true, SLO: slo, Repeat: 1}, label: "answer", search: true},
+		{name: "search with repeat", spec: sweep.Spec{Param: sweep.MaxRate, Values: search, Search: true, SLO: slo, Repeat: 3}, label: "answer", search: true, burst: 4},
+		{name: "memory with none, the peak a limit", spec: sweep.Spec{Param: "memory", Values: sweep.Values{List: []float64{0, 256 * mb, 1024 * mb}, Hi: 1024 * mb}, Whole: true},
+			rate: limit("memory", map[string]float64{"none": 900, "256M": 250, "1G": 1000}), answer: "1G", label: "peak", noSLO: true, order: []string{"256M", "1G", "none"}},
+		{name: "cpus with none, the peak none", spec: sweep.Spec{Param: "cpus", Values: sweep.Values{List: []float64{0.5, 0, 1}, Hi: 1}},
+			rate: limit("cpus", map[string]float64{"0.5": 2000, "1": 4000, "none": 4500}), answer: "none", label: "peak", noSLO: true, order: []string{"0.5", "1", "none"}},
+		{name: "cpus with none, the answer none", spec: sweep.Spec{Param: "cpus", Values: sweep.Values{List: []float64{0.5, 1, 0}, Hi: 1}, SLO: slo},
+			rate: limit("cpus", map[string]float64{"0.5": 2000, "1": 4000, "none": 5200}), answer: "none", label: "answer", order: []string{"0.5", "1", "none"}},
+		{name: "io-write-bps with none, the answer a limit, none missed", spec: sweep.Spec{Param: "io-write-bps", Values: sweep.Values{List: []float64{0, 5 * mb, 20 * mb}, Hi: 20 * mb}, SLO: slo, KeepGoing: true, Whole: true},
+			rate: limit("io-write-bps", map[string]float64{"5M": 3000, "20M": 5000, "none": 8000}), answer: "20M", miss: "none", label: "answer", order: []string{"5M", "20M", "none"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			n := 0
 			tc.spec.ID = "S"
-			if tc.spec.Param == "memory" {
+			if tc.spec.Param != sweep.MaxRate {
 				// A step of another flag is built as a run's flags are
 				// (the step records its value in Flags).
 				tc.spec.Build = func(v, w float64) (run.Spec, error) { return run.Spec{}, nil }
 			}
+			rate := func(s run.Spec) float64 { return s.MaxRate }
+			if tc.rate != nil {
+				rate = tc.rate
+			}
 			tc.spec.Exec = func(ctx context.Context, s run.Spec) (*run.Result, error) {
 				n++
-				rate := s.MaxRate
-				if tc.spec.Param == "memory" {
-					// 1000 ops/s a GiB of memory; 900 without a limit.
-					mem, _ := strconv.ParseFloat(s.Flags["memory"], 64)
-					rate = max(900, 1000*mem/(1<<30))
-				}
 				r := &run.Result{Info: run.Info{ID: fmt.Sprintf("run-%d", n), MaxRate: s.MaxRate, Workers: 4}}
 				r.Summary.Status = "completed"
-				r.Summary.Total = model(rate)
-				if tc.burst && n == 2 {
-					r.Summary.Total.P99 += 50 // 2000 ops/s's first run misses
+				r.Summary.Total = model(rate(s))
+				if n == tc.burst {
+					r.Summary.Total.P99 += 50
 				}
 				return r, nil
 			}
@@ -192,7 +132,8 @@ func TestSweepChartKinds(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			svgPath := filepath.Join(t.TempDir(), "sweep.svg")
+			dir := t.TempDir()
+			svgPath := filepath.Join(dir, "sweep.svg")
 			if err := output.WriteSweepChart(svgPath, res, "sweep S"); err != nil {
 				t.Fatal(err)
 			}
@@ -205,41 +146,99 @@ func TestSweepChartKinds(t *testing.T) {
 			if len(c.Points) != len(res.Points) {
 				t.Fatalf("%d points drawn, the sweep has %d", len(c.Points), len(res.Points))
 			}
-			for i, p := range res.Points {
-				m := p.Median.Total
-				want := model(p.Value) // the model's own figures: the burst is not the median
-				if tc.spec.Param == "memory" {
-					want = model(max(900, 1000*p.Value/(1<<30)))
+			p, repeated, hiX := tc.spec.Param, false, 0.0
+			for i, pt := range res.Points {
+				m := pt.Median.Total
+				x := pt.Value
+				if p.None(pt.Value) {
+					x = c.NoneAt
 				}
-				if got := c.Points[i]; got.Value != p.Value || got.Rate != want.Rate || got.P99 != want.P99 || got.Rate != m.Rate {
-					t.Errorf("point %d: drawn %+v, the model's rate %g p99 %g", i, got, want.Rate, want.P99)
+				want := chart.SweepPoint{Value: pt.Value, X: x, Text: p.Text(pt.Value), Rate: m.Rate, P50: m.P50, P95: m.P95, P99: m.P99, P999: m.P999, Judged: pt.Judged, Met: pt.Met}
+				if got := c.Points[i]; got != want {
+					t.Errorf("point %d: drawn %+v, the sweep's %+v", i, got, want)
+				}
+				// The burst is not the median: the model's own figures.
+				if m.P99 >= 50 {
+					t.Errorf("point %d: p99 %g, a burst's, drawn", i, m.P99)
+				}
+				if !p.None(pt.Value) {
+					hiX = max(hiX, x)
+				}
+				repeated = repeated || len(pt.Runs) > 1
+			}
+			if tc.spec.Repeat > 1 && !repeated {
+				t.Errorf("no value ran more than once: the medians are not tested")
+			}
+			if tc.order != nil {
+				var got []string
+				for _, pt := range c.Points {
+					got = append(got, pt.Text)
+				}
+				if !slices.Equal(got, tc.order) {
+					t.Errorf("points %v, want %v", got, tc.order)
 				}
 			}
-			switch {
-			case tc.search:
+			texts := svgTexts(svg)
+			all := strings.Join(texts, "\n")
+			if slices.ContainsFunc(res.Points, func(pt sweep.Point) bool { return p.None(pt.Value) }) {
+				// none at the right end, labelled none: past every number.
+				if !(c.NoneAt > hiX) || !slices.Contains(texts, "none") {
+					t.Errorf("none at %g (the highest number at %g), labelled none: %v; the texts:\n%s", c.NoneAt, hiX, slices.Contains(texts, "none"), all)
+				}
+			} else if c.NoneAt != 0 || slices.Contains(texts, "none") {
+				t.Errorf("no none, but none at %g", c.NoneAt)
+			}
+			if tc.search {
 				if !(c.Answer <= 5400 && c.Miss > 5400 && c.Miss <= c.Answer*1.05+1) {
 					t.Errorf("search: answer %g, miss %g; want them around 5400 within 5%%", c.Answer, c.Miss)
 				}
-				tc.answerText = sweep.Format(c.Answer)
-			case c.Answer != tc.answer || c.Miss != tc.miss || c.AnswerLabel != tc.label:
-				t.Errorf("%s %g, miss %g; want %s %g, miss %g", c.AnswerLabel, c.Answer, c.Miss, tc.label, tc.answer, tc.miss)
+				tc.answer, tc.miss = sweep.Format(c.Answer), sweep.Format(c.Miss)
 			}
-			texts := strings.Join(svgTexts(svg), "\n")
-			mark := tc.label + ": " + tc.spec.Param.Flag() + " " + tc.answerText
-			if k := strings.Count(texts, mark); k != 2 {
-				t.Errorf("%q marked %d times, want 2 (one per panel); the texts:\n%s", mark, k, texts)
+			if c.AnswerText != tc.answer || c.MissText != tc.miss || c.AnswerLabel != tc.label || c.Answer != res.Points[slices.IndexFunc(res.Points, func(pt sweep.Point) bool { return p.Text(pt.Value) == tc.answer })].Value {
+				t.Errorf("%s %g (%q), miss %g (%q); want %s %s, miss %q", c.AnswerLabel, c.Answer, c.AnswerText, c.Miss, c.MissText, tc.label, tc.answer, tc.miss)
 			}
-			if c.Miss != 0 && !strings.Contains(texts, "missed: "+tc.spec.Param.Flag()+" "+tc.spec.Param.Text(c.Miss)) {
-				t.Errorf("the miss %g is not marked; the texts:\n%s", c.Miss, texts)
+			// The answer and the miss marked on both panels.
+			mark := tc.label + ": " + p.Flag() + " " + tc.answer
+			if k := strings.Count(all, mark); k != 2 {
+				t.Errorf("%q marked %d times, want 2 (one per panel); the texts:\n%s", mark, k, all)
+			}
+			if tc.miss != "" {
+				if k := strings.Count(all, "missed: "+p.Flag()+" "+tc.miss); k != 2 {
+					t.Errorf("the miss %s is marked %d times, want 2 (one per panel); the texts:\n%s", tc.miss, k, all)
+				}
 			}
 			if tc.noSLO {
-				if len(c.Bounds) != 0 || strings.Contains(texts, "SLO p") {
+				if len(c.Bounds) != 0 || strings.Contains(all, "SLO p") {
 					t.Errorf("no SLO, but bounds %v drawn", c.Bounds)
 				}
-				return
+			} else if c.Bounds["p99"] != 5 || !strings.Contains(all, "SLO p99 <= 5.00 ms") {
+				t.Errorf("the SLO's bound: %v, want p99 5 ms drawn and keyed; the texts:\n%s", c.Bounds, all)
 			}
-			if c.Bounds["p99"] != 5 || !strings.Contains(texts, "SLO p99 <= 5.00 ms") {
-				t.Errorf("the SLO's bound: %v, want p99 5 ms drawn and keyed; the texts:\n%s", c.Bounds, texts)
+			for _, want := range []string{"throughput against " + p.Flag(), "latency against throughput (ms, log scale), each value a point"} {
+				if !strings.Contains(all, want) {
+					t.Errorf("the SVG does not draw %q; its texts:\n%s", want, all)
+				}
+			}
+
+			pngPath := filepath.Join(dir, "sweep.png")
+			if err := output.WriteSweepChart(pngPath, res, "sweep S"); err != nil {
+				t.Fatal(err)
+			}
+			f, err := os.Open(pngPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if cfg, err := png.DecodeConfig(f); err != nil || cfg.Width != 1000 {
+				t.Errorf("PNG: %+v, %v; want 1000 pixels wide", cfg, err)
+			}
+			if dir := os.Getenv("STAMPEDE_SWEEP_CHARTS"); dir != "" {
+				// To look at: STAMPEDE_SWEEP_CHARTS=/tmp/charts go test -run TestSweepChart
+				b, _ := os.ReadFile(pngPath)
+				_ = os.WriteFile(filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".png"), b, 0o644)
+			}
+			if err := output.WriteSweepChart(filepath.Join(dir, "sweep.gif"), res, ""); err == nil || !strings.Contains(err.Error(), "use .svg or .png") {
+				t.Errorf("a .gif chart: %v", err)
 			}
 		})
 	}
@@ -296,5 +295,67 @@ func TestSweepGridChart(t *testing.T) {
 		if !strings.Contains(texts, want) {
 			t.Errorf("the SVG does not draw %q; its texts:\n%s", want, texts)
 		}
+	}
+}
+
+// TestSweepGridChartNone draws a grid of two limit flags with none,
+// --cpus none,1 by --io-write-bps none,5M without an SLO: the lines come
+// in the order of --cpus (1, then none), each line's points in that of
+// --io-write-bps, whose none sits at the axis's right end labelled none,
+// and each line's peak is ringed at its point.
+func TestSweepGridChartNone(t *testing.T) {
+	rates := map[string]float64{"1/5M": 1000, "1/none": 1500, "none/5M": 2000, "none/none": 4000}
+	n := 0
+	res, err := sweep.Run(context.Background(), sweep.Spec{ID: "S", Param: "cpus", Values: sweep.Values{List: []float64{0, 1}, Hi: 1},
+		Param2: "io-write-bps", Values2: sweep.Values{List: []float64{0, 5 << 20}, Hi: 5 << 20}, Whole2: true,
+		Build: func(v, w float64) (run.Spec, error) { return run.Spec{}, nil },
+		Exec: func(ctx context.Context, s run.Spec) (*run.Result, error) {
+			n++
+			cpus, bps := s.Flags["cpus"], s.Flags["io-write-bps"]
+			if bps != "none" {
+				bps = "5M"
+			}
+			r := &run.Result{Info: run.Info{ID: fmt.Sprintf("run-%d", n), Workers: 4}}
+			r.Summary.Status = "completed"
+			r.Summary.Total = stats.Summary{Count: 100, Rate: rates[cpus+"/"+bps], P50: 1, P95: 2, P99: 3, P999: 4}
+			return r, nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "grid.svg")
+	if err := output.WriteSweepChart(path, res, "sweep S: a grid"); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := sweepData(t, string(b))
+	var got []string
+	for _, p := range c.Points {
+		got = append(got, fmt.Sprintf("%s/%s@%g", p.Text, p.Text2, p.X))
+	}
+	at := 1.25 * (5 << 20)
+	want := []string{fmt.Sprintf("1/5M@%g", 5.0*(1<<20)), fmt.Sprintf("1/none@%g", at), fmt.Sprintf("none/5M@%g", 5.0*(1<<20)), fmt.Sprintf("none/none@%g", at)}
+	if !slices.Equal(got, want) || c.NoneAt != at {
+		t.Errorf("points %v, none at %g; want %v, none at %g", got, c.NoneAt, want, at)
+	}
+	marks := []chart.SweepMark{{Value: 1, Text: "1", Value2: 0, Rate: 1500}, {Value: 0, Text: "none", Value2: 0, Rate: 4000}}
+	if !slices.Equal(c.Marks, marks) {
+		t.Errorf("marks %+v, want %+v", c.Marks, marks)
+	}
+	texts := svgTexts(string(b))
+	for _, w := range []string{"none", "5M", "--cpus 1", "--cpus none", "each line's peak"} {
+		if !slices.Contains(texts, w) {
+			t.Errorf("the SVG does not draw %q; its texts: %q", w, texts)
+		}
+	}
+	if i, j := slices.Index(texts, "--cpus 1"), slices.Index(texts, "--cpus none"); i > j {
+		t.Errorf("the legend names --cpus none before --cpus 1: %q", texts)
+	}
+	if dir := os.Getenv("STAMPEDE_SWEEP_CHARTS"); dir != "" {
+		png := filepath.Join(dir, "grid_none.png")
+		_ = output.WriteSweepChart(png, res, "sweep S: a grid")
 	}
 }

@@ -17,16 +17,20 @@ import (
 // as the user writes it, not in bytes (5242880) nor none as 0: in the
 // text table, its status lines and the medians over repetitions, in
 // JSON (the number kept, value_text beside it) and in CSV (the number's
-// column, then a _text one).
+// column, then a _text one). The medians' rows and JSON's points come in
+// the values' order, none (no limit, the most resources) after every
+// number, the steps' rows in the order run.
 func TestSweepLimitValues(t *testing.T) {
 	for _, tc := range []struct {
 		param  sweep.Param
 		values []float64
 		texts  []string
+		sorted []string // the medians' rows and JSON's points
 	}{
-		{"memory", []float64{0, 5 << 20, 1 << 30}, []string{"none", "5M", "1G"}},
-		{"io-write-bps", []float64{1536 << 10, 0}, []string{"1.5M", "none"}},
-		{"cpus", []float64{0.5, 1, 0}, []string{"0.5", "1", "none"}},
+		{"memory", []float64{0, 5 << 20, 1 << 30}, []string{"none", "5M", "1G"}, []string{"5M", "1G", "none"}},
+		{"io-write-bps", []float64{1536 << 10, 0}, []string{"1.5M", "none"}, []string{"1.5M", "none"}},
+		{"cpus", []float64{0.5, 1, 0}, []string{"0.5", "1", "none"}, []string{"0.5", "1", "none"}},
+		{"io-write-iops", []float64{0, 500, 200}, []string{"none", "500", "200"}, []string{"200", "500", "none"}},
 	} {
 		t.Run(string(tc.param), func(t *testing.T) {
 			var steps []sweep.Step
@@ -53,14 +57,16 @@ func TestSweepLimitValues(t *testing.T) {
 					t.Errorf("the status lines lack %q:\n%s", want, status)
 				}
 			}
-			// The medians: one row per value, lowest first (none is 0).
+			// The medians: one row per value, lowest first, none last.
 			_, med, ok := strings.Cut(text, "medians over each value's runs")
 			if !ok {
 				t.Fatalf("no medians table:\n%s", text)
 			}
 			rows := strings.Split(strings.TrimSpace(med), "\n")[2:]
-			for i, p := range res.Points {
-				want := tc.param.Text(p.Value)
+			if len(rows) < len(tc.sorted) {
+				t.Fatalf("medians: %d rows, want %d:\n%s", len(rows), len(tc.sorted), med)
+			}
+			for i, want := range tc.sorted {
 				if f := strings.Fields(rows[i]); f[0] != want {
 					t.Errorf("medians row %d: %q, want %s", i, rows[i], want)
 				}
@@ -92,9 +98,9 @@ func TestSweepLimitValues(t *testing.T) {
 					if len(o.Points) != len(tc.values) {
 						t.Fatalf("JSON points: %+v", o.Points)
 					}
-					for _, p := range o.Points {
-						if p.Text != tc.param.Text(p.Value) {
-							t.Errorf("JSON point %v: %q", p.Value, p.Text)
+					for i, p := range o.Points {
+						if p.Text != tc.param.Text(p.Value) || p.Text != tc.sorted[i] {
+							t.Errorf("JSON point %d: %v %q, want %s", i, p.Value, p.Text, tc.sorted[i])
 						}
 					}
 				}

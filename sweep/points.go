@@ -3,7 +3,6 @@ package sweep
 import (
 	"fmt"
 	"slices"
-	"sort"
 
 	"github.com/stampede-bench/stampede/stats"
 )
@@ -14,21 +13,33 @@ type Point struct {
 	Value float64
 	// Value2 is the second setting's value in a grid (0: none).
 	Value2 float64
-	// Runs are the steps (Step.N) run at Value, in order.
-	Runs []int
+	// Spread is Value's runs and the spread of their figures.
+	Spread
 	// Median is a step of Value's medians: each figure of Total, Target
 	// and Figures the median over the completed runs (the only run's own
 	// when there is one), judged on them; its N and RunID are the first
 	// run's.
 	Median Step
-	// Completed counts the runs that completed, MetRuns those that met
-	// the SLO on their own.
-	Completed, MetRuns int
-	// RateMin, RateMax, P99Min and P99Max are the spread over the
-	// completed runs.
-	RateMin, RateMax, P99Min, P99Max float64
 	// Judged and Met: the median's verdict (Median.Judged, Median.Met).
 	Judged, Met bool
+}
+
+// Spread is a value's runs and the spread of their throughput and p99,
+// under the JSON names that `stampede sweep --format json` (its
+// sweep_result's points) and the dashboard's sweep page both give them.
+type Spread struct {
+	// Runs are the steps (Step.N) run at the value, in order.
+	Runs []int `json:"runs"`
+	// Completed counts the runs that completed, MetRuns those that met
+	// the SLO on their own.
+	Completed int `json:"completed"`
+	MetRuns   int `json:"met_runs"`
+	// RateMin, RateMax, P99Min and P99Max are the spread over the
+	// completed runs.
+	RateMin float64 `json:"ops_per_sec_min"`
+	RateMax float64 `json:"ops_per_sec_max"`
+	P99Min  float64 `json:"p99_ms_min"`
+	P99Max  float64 `json:"p99_ms_max"`
 }
 
 // step returns p's median as a step (a copy): Result's Best, Miss, Peak.
@@ -46,9 +57,10 @@ func (p *Point) runs() string {
 	return fmt.Sprintf(" (median of %d runs)", p.Completed)
 }
 
-// points groups steps by value, lowest first, and judges each value on
-// its medians under slo.
-func points(steps []Step, slo SLO) []Point {
+// points groups steps by value, lowest first in the order of p (Value)
+// and p2 (Value2; none, no limit, after every number), and judges each
+// value on its medians under slo.
+func points(steps []Step, slo SLO, p1, p2 Param) []Point {
 	type key [2]float64 // Value, Value2
 	byValue := map[key]*Point{}
 	var order []key
@@ -63,11 +75,11 @@ func points(steps []Step, slo SLO) []Point {
 		p.Runs = append(p.Runs, st.N)
 		group[k] = append(group[k], st)
 	}
-	sort.Slice(order, func(i, j int) bool {
-		if order[i][0] != order[j][0] {
-			return order[i][0] < order[j][0]
+	slices.SortFunc(order, func(a, b key) int {
+		if c := p1.Compare(a[0], b[0]); c != 0 {
+			return c
 		}
-		return order[i][1] < order[j][1]
+		return p2.Compare(a[1], b[1])
 	})
 	out := make([]Point, 0, len(order))
 	for _, v := range order {

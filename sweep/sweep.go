@@ -196,7 +196,8 @@ type Result struct {
 	// With several runs at a value, Best, Miss and Peak are that value's
 	// medians (Point.Median).
 	Peak *Step
-	// Points are the values run, lowest first, each with its runs'
+	// Points are the values run, lowest first (Param.Compare: none, no
+	// limit, last), each with its runs'
 	// medians and spread: the figures a value is judged on.
 	Points []Point
 	// NotMonotone says a value met the SLO above one that missed (each
@@ -328,7 +329,7 @@ func (spec Spec) steps(ctx context.Context, res *Result) error {
 		if err != nil {
 			return err
 		}
-		if left := len(spec.Values.List) - 1 - i; st.Judged && !st.Met && !spec.KeepGoing && left > 0 && spec.Values.Ascending() {
+		if left := len(spec.Values.List) - 1 - i; st.Judged && !st.Met && !spec.KeepGoing && left > 0 && spec.Values.Ascending(spec.Param) {
 			res.Stopped = fmt.Sprintf("stopped after %s %s missed the SLO (%s left; --keep-going runs them)",
 				spec.Param.Flag(), spec.Param.Text(v), plural(left, "step"))
 			return nil
@@ -349,7 +350,7 @@ func (spec Spec) grid(ctx context.Context, res *Result) error {
 					return err
 				}
 				left := len(spec.Values2.List) - 1 - i
-				if spec.Repeat == 1 && st.Judged && !st.Met && !spec.KeepGoing && left > 0 && spec.Values2.Ascending() {
+				if spec.Repeat == 1 && st.Judged && !st.Met && !spec.KeepGoing && left > 0 && spec.Values2.Ascending(spec.Param2) {
 					res.Stopped += fmt.Sprintf("at %s %s, stopped after %s %s missed the SLO (%s left; --keep-going runs them)\n",
 						spec.Param.Flag(), spec.Param.Text(v), spec.Param2.Flag(), spec.Param2.Text(w), plural(left, "step"))
 					break
@@ -659,11 +660,12 @@ func (res *Result) Judge() {
 
 // bound sets Points from the steps, and Best, Miss and Peak from them:
 // Miss is the lowest value that missed the SLO, Best the highest that met
-// it below Miss (each judged on its median), and NotMonotone says when a
+// it below Miss (lowest and highest in Param's order: none, no limit,
+// the highest) (each judged on its median), and NotMonotone says when a
 // value above Miss met it.
 func (res *Result) bound() {
 	res.Best, res.Miss, res.Peak, res.NotMonotone, res.Rows = nil, nil, nil, "", nil
-	res.Points = points(res.Steps, res.SLO)
+	res.Points = points(res.Steps, res.SLO, res.Param, res.Param2)
 	if res.Param2 != "" {
 		res.boundGrid()
 		return
@@ -679,10 +681,10 @@ func (res *Result) bound() {
 		if p.Median.Status == "completed" && p.Median.Total.Rate > 0 && (res.Peak == nil || p.Median.Total.Rate > res.Peak.Total.Rate) {
 			res.Peak = p.step()
 		}
-		if p.Judged && p.Met && (res.Miss == nil || p.Value < res.Miss.Value) {
+		if p.Judged && p.Met && (res.Miss == nil || res.Param.Less(p.Value, res.Miss.Value)) {
 			res.Best = p.step()
 		}
-		if res.Miss != nil && p.Value > res.Miss.Value && p.MetRuns > 0 && res.NotMonotone == "" {
+		if res.Miss != nil && res.Param.Less(res.Miss.Value, p.Value) && p.MetRuns > 0 && res.NotMonotone == "" {
 			res.NotMonotone = fmt.Sprintf("not monotone: %s %s met the SLO%s above %s, which missed it%s; the answer is the highest value met below the lowest missed, and the machine or the server varied: re-run with --repeat, or on a quieter machine",
 				res.Param.Flag(), res.Param.Text(p.Value), p.metIn(), res.Param.Text(res.Miss.Value), res.missRuns())
 		}
@@ -704,7 +706,7 @@ func (res *Result) boundGrid() {
 			outer = append(outer, st.Value)
 		}
 	}
-	slices.Sort(outer)
+	slices.SortFunc(outer, res.Param.Compare)
 	for _, v := range outer {
 		row := &Result{ID: res.ID, Param: res.Param2, SLO: res.SLO}
 		for _, st := range res.Steps {

@@ -126,11 +126,12 @@ func roundSig(x float64) float64 {
 	return r
 }
 
-// Ascending reports whether List goes up step by step, as a sweep that
-// stops at its first miss assumes.
-func (v Values) Ascending() bool {
+// Ascending reports whether List goes up step by step in p's order (none,
+// no limit, after every number), as a sweep that stops at its first miss
+// assumes.
+func (v Values) Ascending(p Param) bool {
 	for i := 1; i < len(v.List); i++ {
-		if v.List[i] <= v.List[i-1] {
+		if !p.Less(v.List[i-1], v.List[i]) {
 			return false
 		}
 	}

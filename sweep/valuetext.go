@@ -24,12 +24,71 @@ func (p Param) TakesNone() bool { return slices.Contains(limitParams, p) }
 // Size reports whether p's values are sizes in bytes (512M).
 func (p Param) Size() bool { return slices.Contains(sizeParams, p) }
 
+// None reports whether v is p's none: a limit flag's step without the
+// limit.
+func (p Param) None(v float64) bool { return v == NoneValue && p.TakesNone() }
+
+// Compare orders p's values as every table, list and chart of a sweep
+// shows them: by value, lowest first, with none (no limit: the most
+// resources a step can have) after every number. It returns -1, 0 or 1
+// as a is before, the same as or after b.
+func (p Param) Compare(a, b float64) int {
+	switch an, bn := p.None(a), p.None(b); {
+	case an && bn:
+		return 0
+	case an:
+		return 1
+	case bn:
+		return -1
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// Less reports whether a orders before b among p's values (Compare).
+func (p Param) Less(a, b float64) bool { return p.Compare(a, b) < 0 }
+
+// NoneAt is where a chart whose axis holds p's values vals draws none: at
+// the axis's right end, past the highest number by a quarter of it (at 1
+// when none is the only value), since no limit is more than any; the
+// chart labels it none. Numbers are drawn at themselves.
+func (p Param) NoneAt(vals []float64) float64 {
+	hi := 0.0
+	for _, v := range vals {
+		if !p.None(v) {
+			hi = max(hi, v)
+		}
+	}
+	if hi <= 0 {
+		return 1
+	}
+	return hi * 1.25
+}
+
+// Axis returns where a chart whose axis holds p's values vals draws a
+// value: a number at itself, none at NoneAt(vals) (the axis's right
+// end); at says where none is, 0 when no value of vals is none.
+func (p Param) Axis(vals []float64) (x func(v float64) float64, at float64) {
+	if slices.ContainsFunc(vals, p.None) {
+		at = p.NoneAt(vals)
+	}
+	return func(v float64) float64 {
+		if p.None(v) {
+			return p.NoneAt(vals)
+		}
+		return v
+	}, at
+}
+
 // Text prints a value of p as a user writes it: none for a limit flag's
 // step without the limit, a size with its unit (5M, 1.5G), else the
 // number (Format).
 func (p Param) Text(v float64) string {
 	switch {
-	case v == NoneValue && p.TakesNone():
+	case p.None(v):
 		return "none"
 	case p.Size() && v == float64(int64(v)):
 		return limit.ShortSize(int64(v))

@@ -579,6 +579,18 @@ async function showMerge(params) {
 
 // ---- a sweep ----
 
+// noneAxis is a swept value's axis with none (a limit's step without the
+// limit) at its right end, at (the server's none_at), labelled none, and
+// no tick of a number past the highest value; {} without none.
+const noneAxis = at => !at ? {} : {
+  splits: (u, i, min, max, incr) => {
+    const out = [];
+    for (let v = Math.ceil(min / incr) * incr; v <= max && v < at * 0.9; v += incr) out.push(+v.toPrecision(12));
+    return [...out, at];
+  },
+  values: (u, splits) => splits.map(v => v === at ? 'none' : uPlot.fmtNum(v)),
+};
+
 // showSweep draws a sweep's steps as curves: throughput against the swept
 // value, latency against throughput, with the SLO's latency bound and the
 // answer (the highest value that met it) marked, and the sweep's table.
@@ -615,17 +627,20 @@ async function showSweep(id) {
       ctx.restore();
     }
   } } });
+  // Each value at its x: the number, or none (no limit) at the axis's
+  // right end (doc.none_at), as the server orders them.
   const answerLines = [];
-  if (best) answerLines.push([best.value, '#38a169', `met: ${best.value_text}`]);
-  if (miss) answerLines.push([miss.value, '#c53030', `missed: ${miss.value_text}`]);
-  if (!doc.slo && peak) answerLines.push([peak.value, palette[0], `peak: ${peak.value_text}`]);
+  if (best) answerLines.push([best.x, '#38a169', `met: ${best.value_text}`]);
+  if (miss) answerLines.push([miss.x, '#c53030', `missed: ${miss.value_text}`]);
+  if (!doc.slo && peak) answerLines.push([peak.x, palette[0], `peak: ${peak.value_text}`]);
 
   // Throughput against the swept value.
-  const byValue = [...done].sort((a, b) => a.value - b.value);
-  const xs = byValue.map(s => s.value);
+  const byValue = [...done].sort((a, b) => a.x - b.x);
+  const xs = byValue.map(s => s.x);
+  const textAt = Object.fromEntries(byValue.map(s => [s.x, s.value_text]));
   const ptsOnly = pred => byValue.map(s => pred(s) ? s.total.ops_per_sec : null);
   const tpSeries = [
-    { label: flag, value: (u, v) => v === null ? '' : String(v) },
+    { label: flag, value: (u, v) => v === null ? '' : textAt[v] ?? String(v) },
     opsSeries('ops/s', palette[0]),
     { label: 'met', stroke: '#38a169', width: 0, points: { show: true, size: 10, fill: '#38a169' }, value: (u, v) => v === null ? '' : fmtRate(v) },
     { label: 'missed', stroke: '#c53030', width: 0, points: { show: true, size: 10, fill: '#c53030' }, value: (u, v) => v === null ? '' : fmtRate(v) },
@@ -637,7 +652,7 @@ async function showSweep(id) {
   }
   makeChart(charts, `throughput against ${flag}`, tpData, [], { yLabel: 'ops/s', uplot: {
     cursor: { drag: { x: true, y: false } }, series: tpSeries, plugins: [vlines(answerLines)],
-    axes: [{ label: flag }, { label: 'ops/s', size: 70 }] } });
+    axes: [Object.assign({ label: flag }, noneAxis(doc.none_at)), { label: 'ops/s', size: 70 }] } });
 
   // Latency against throughput, the SLO's bound as a line.
   const byRate = [...done].sort((a, b) => a.total.ops_per_sec - b.total.ops_per_sec);
@@ -715,9 +730,13 @@ function showSweepGrid(doc) {
   main.append(el('h1', {}, `Sweep ${doc.id}`),
     el('p', { class: 'muted' }, `${doc.steps.length} steps over ${flag} and ${flag2} (a grid)${doc.slo ? ', SLO ' + doc.slo : ', no SLO'}`),
     el('pre', { id: 'conclusion' }, doc.conclusion));
-  const rows = [...new Set(doc.cells.map(c => c.value))].sort((a, b) => a - b);
-  const cols = [...new Set(doc.cells.map(c => c.value2))].sort((a, b) => a - b);
+  // The cells come in the sweep's order (none, no limit, after every
+  // number); the columns are ordered by their place on the axis (x2).
+  const rows = [...new Set(doc.cells.map(c => c.value))];
+  const cols = [...new Set([...doc.cells].sort((a, b) => a.x2 - b.x2).map(c => c.value2))];
   const cell = (v, w) => doc.cells.find(c => c.value === v && c.value2 === w);
+  const text = v => doc.cells.find(c => c.value === v).value_text, text2 = w => doc.cells.find(c => c.value2 === w).value2_text;
+  const x2 = w => doc.cells.find(c => c.value2 === w).x2;
   const verdictColor = c => !c || !c.judged ? '' : c.met ? 'color: #38a169' : 'color: #c53030';
   const select = el('select', { id: 'grid-figure' }, gridFigures.map(([k, label]) => el('option', { value: k }, label)));
   const box = el('div', {});
@@ -727,23 +746,24 @@ function showSweepGrid(doc) {
   const draw = () => {
     const [key, label, fmt] = gridFigures.find(f => f[0] === select.value);
     box.replaceChildren(el('table', { id: 'grid', dataset: { figure: key } },
-      el('thead', {}, el('tr', {}, el('th', {}, `${flag} \\ ${flag2}`), cols.map(w => el('th', { dataset: { value2: w } }, w)))),
-      el('tbody', {}, rows.map(v => el('tr', { dataset: { value: v } }, el('th', {}, v), cols.map(w => {
+      el('thead', {}, el('tr', {}, el('th', {}, `${flag} \\ ${flag2}`), cols.map(w => el('th', { dataset: { value2: w } }, text2(w))))),
+      el('tbody', {}, rows.map(v => el('tr', { dataset: { value: v } }, el('th', {}, text(v)), cols.map(w => {
         const c = cell(v, w);
         if (!c) return el('td', { dataset: { value2: w } }, '-');
         const x = c.total[key];
         return el('td', { dataset: { value2: w, field: key, number: x, runs: c.runs.join(',') }, style: verdictColor(c),
-          title: `${flag} ${v}, ${flag2} ${w}: ${c.runs.length} run(s), steps ${c.runs.join(', ')}${c.judged ? (c.met ? ', met the SLO' : ', missed: ' + c.why) : ''}` }, fmt(x));
+          title: `${flag} ${text(v)}, ${flag2} ${text2(w)}: ${c.runs.length} run(s), steps ${c.runs.join(', ')}${c.judged ? (c.met ? ', met the SLO' : ', missed: ' + c.why) : ''}` }, fmt(x));
       }))))));
     for (const u of window.stampedeCharts) u.destroy();
     window.stampedeCharts = [];
     charts.replaceChildren();
-    const series = rows.map((v, i) => Object.assign({ label: `${flag} ${v}`, stroke: palette[i % palette.length], width: 1.5, points: { show: true },
+    const series = rows.map((v, i) => Object.assign({ label: `${flag} ${text(v)}`, stroke: palette[i % palette.length], width: 1.5, points: { show: true },
       value: (u, x) => x === null || x === undefined ? '' : fmt(x) }));
-    const data = [cols, ...rows.map(v => cols.map(w => { const c = cell(v, w); return c ? c.total[key] : null; }))];
+    const xs = cols.map(x2), textAt = Object.fromEntries(cols.map(w => [x2(w), text2(w)]));
+    const data = [xs, ...rows.map(v => cols.map(w => { const c = cell(v, w); return c ? c.total[key] : null; }))];
     makeChart(charts, `${label} against ${flag2}, a line per ${flag}`, data, [], { yLabel: label, uplot: {
-      series: [{ label: flag2, value: (u, x) => x === null ? '' : String(x) }, ...series],
-      axes: [{ label: flag2 }, { label, size: 70 }] } });
+      series: [{ label: flag2, value: (u, x) => x === null ? '' : textAt[x] ?? String(x) }, ...series],
+      axes: [Object.assign({ label: flag2 }, noneAxis(doc.none_at2)), { label, size: 70 }] } });
   };
   select.addEventListener('change', () => { draw(); ready('sweep-grid-' + select.value); });
   draw();
