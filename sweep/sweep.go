@@ -765,8 +765,8 @@ func (res *Result) Conclusion() string {
 			flag, res.SLO, res.Param.Text(res.Best.Value), res.Best.N, pct(res.Miss.Value/res.Best.Value-1), res.Param.Text(res.Miss.Value))
 	default:
 		s = fmt.Sprintf("highest %s meeting the SLO %s: %s (step %d)", flag, res.SLO, res.Param.Text(res.Best.Value), res.Best.N)
-		if res.Miss == nil && !res.Search && res.Stopped == "" {
-			s += "; every step met it: the limit is higher"
+		if res.Miss == nil && !res.Search && res.Stopped == "" && !res.Param.None(res.Best.Value) {
+			s += "; every step met it: the limit is higher" // none, no limit, has none higher
 		}
 	}
 	if res.Best != nil && res.Best.Why != "" {

@@ -161,6 +161,10 @@ func TestNoneOrder(t *testing.T) {
 			if value(res.Best) != tc.best || value(res.Miss) != tc.miss {
 				t.Errorf("best %v miss %v, want %v %v; %s", value(res.Best), value(res.Miss), tc.best, tc.miss, res.Conclusion())
 			}
+			// An answer of none is the most there is: no higher limit.
+			if c := res.Conclusion(); tc.best == NoneValue && tc.p.TakesNone() && (!strings.Contains(c, ": none (step") || strings.Contains(c, "the limit is higher")) {
+				t.Errorf("the answer none concluded as %q", c)
+			}
 		})
 	}
 }
