@@ -41,13 +41,14 @@ type SweepDoc struct {
 	Peak       int    `json:"peak"`
 	Conclusion string `json:"conclusion"`
 	// Cells are a grid's values, one per pair of values (Param's, then
-	// Param2's, lowest first), each judged on the medians of its runs as
-	// `stampede sweep` judges them; nil for a sweep of one setting.
+	// Param2's, lowest first, none last: sweep.Param.Compare), each
+	// judged on the medians of its runs as `stampede sweep` judges them;
+	// nil for a sweep of one setting.
 	Cells []SweepCell `json:"cells,omitempty"`
 	// Points are a sweep of one setting's values when a value ran more
 	// than once (--repeat): each value's medians over its runs and their
-	// spread, lowest value first, as `stampede sweep` prints them under
-	// "medians over each value's runs"; nil otherwise.
+	// spread, lowest value first (none last), as `stampede sweep` prints
+	// them under "medians over each value's runs"; nil otherwise.
 	Points []SweepPoint `json:"points,omitempty"`
 	// Figures are the workload's figures its sweep shows per step
 	// (workload.SweepFigurer's headers: tpmC, efficiency(%)); Telemetry
