@@ -441,6 +441,17 @@ func (e *env) dropTenants(ctx context.Context, o DropOptions) (dropped int, left
 		}
 		err = db.QueryRow(ctx, "SELECT count(*) FROM unnest($1::text[]) n WHERE to_regclass(n) IS NOT NULL",
 			quoted(db.Dialect(), append(append([]string(nil), o.Tables...), MarkerTable))).Scan(&left.Tables)
-		return len(present), left, err
+		if err != nil {
+			return len(present), left, err
+		}
+		// A shared table the user renamed to keep it is left, and
+		// counted, with why.
+		objs, err := workload.Objects(ctx, db)
+		if err != nil {
+			return len(present), left, err
+		}
+		left.KeptTables = workload.RenamedTables(objs, "*", o.Gen)
+		left.Tables += int64(len(left.KeptTables))
+		return len(present), left, nil
 	}
 }

@@ -89,6 +89,21 @@ type Totals struct {
 	Elapsed time.Duration
 	// Roles is what was done to the tenants' login roles.
 	Roles RoleTotals
+	// KeptTables (cleanup in column mode) are the fleet's tables left
+	// in place, each with why ("table public.bank_keep (stampede's table
+	// of bank, renamed)": the user's now), counted in Tables.
+	KeptTables []string
+}
+
+// TablesLeft says how many tables of a column-mode fleet its cleanup
+// left, and which it kept and why: "0 tables left", "1 table left, kept
+// as yours: table public.bank_keep (stampede's table of bank, renamed)".
+func (t Totals) TablesLeft() string {
+	s := Plural(int(t.Tables), "table") + " left"
+	if len(t.KeptTables) > 0 {
+		s += ", kept as yours: " + strings.Join(t.KeptTables, ", ")
+	}
+	return s
 }
 
 // ErrTenantMismatch is returned when tenant 1 holds data loaded with other

@@ -173,6 +173,16 @@ func createDatabases(ctx context.Context, e *env, o CreateOptions) (Totals, erro
 		if err := e.refuseHolding("database", holding, "on "+strings.Join(admin.Endpoints(), ","), resumeAction); err != nil {
 			return t, err
 		}
+		// ForceDrop, said by refuseHolding: those tenants go, and are
+		// loaded again with the missing ones.
+		if len(holding) > 0 {
+			if _, err := e.dropDatabases(ctx, admin, keys(holding)); err != nil {
+				return t, err
+			}
+			for name := range holding {
+				delete(existing, name)
+			}
+		}
 	}
 	d := admin.Dialect()
 	first := o.Spec.Name(f)

@@ -314,6 +314,16 @@ func createSchemas(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 		if err := e.refuseHolding("schema", holding, "in "+where(db), resumeAction); err != nil {
 			return t, err
 		}
+		// ForceDrop, said by refuseHolding: those tenants go, and are
+		// loaded again with the missing ones.
+		if len(holding) > 0 {
+			if err := e.dropSchemas(ctx, db, keys(holding), tableNames(gen.Tables()), resumeAction); err != nil {
+				return t, err
+			}
+			for name := range holding {
+				delete(state, name)
+			}
+		}
 	}
 	first := o.Spec.Name(f)
 	complete1, exists := state[first]

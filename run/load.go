@@ -380,7 +380,15 @@ func sayDrops(ctx context.Context, db *sqlx.DB, gen workload.Generator, tables [
 		action = "init's step d (drop)" // pgbench's steps: no --drop given
 	}
 	drop := append(slices.Clone(existing), runTables...)
-	cascade, err := refuseAll(ctx, db, gen, foreign, existing, drop, force, action, log)
+	shadowed, err := workload.ShadowedTables(ctx, db, gen, tableNamesOf(tables))
+	if err != nil {
+		return err
+	}
+	cascade, err := refuseAll(ctx, db, gen, foreign, existing, drop, shadowed, force, action, log)
+	if err != nil {
+		return err
+	}
+	names, err := workload.QualifiedNames(ctx, db, existing)
 	if err != nil {
 		return err
 	}
@@ -393,6 +401,11 @@ func sayDrops(ctx context.Context, db *sqlx.DB, gen workload.Generator, tables [
 			}
 		}
 	}
+	// The load's tables that the search path hides go now, by name, as
+	// the record says, before the record goes (ForgetLoad).
+	if err := dropShadowed(ctx, db, shadowed, cascade, nil); err != nil {
+		return err
+	}
 	where := fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ","))
 	if _, scripted := gen.(workload.ScriptLoader); scripted && len(existing) == 0 {
 		return nil // dropScripted says what it drops
@@ -404,7 +417,29 @@ func sayDrops(ctx context.Context, db *sqlx.DB, gen workload.Generator, tables [
 	if len(existing) == 0 {
 		return nil // dropScripted says which of the runs' it drops
 	}
-	fmt.Fprintf(log, "--drop: dropping %s (%s) in %s\n", plural(len(existing), "table"), strings.Join(existing, ", "), where)
+	for _, s := range shadowed {
+		names = append(names, s.Name)
+	}
+	fmt.Fprintf(log, "--drop: dropping %s (%s) in %s\n", plural(len(names), "table"), strings.Join(names, ", "), where)
+	return nil
+}
+
+// dropShadowed drops the load's tables that the search path hides
+// (workload.ShadowedTables), by their qualified names, saying each on
+// log when log is set.
+func dropShadowed(ctx context.Context, db *sqlx.DB, shadowed []workload.Shadowed, cascade bool, log io.Writer) error {
+	for i := len(shadowed) - 1; i >= 0; i-- {
+		sql := "DROP TABLE IF EXISTS " + shadowed[i].Ref
+		if cascade {
+			sql += " CASCADE"
+		}
+		if _, err := db.Exec(ctx, sql); err != nil {
+			return fmt.Errorf("dropping %s: %w", shadowed[i].Name, err)
+		}
+		if log != nil {
+			fmt.Fprintf(log, "dropped table %s\n", shadowed[i].Name)
+		}
+	}
 	return nil
 }
 
@@ -581,12 +616,13 @@ func Cleanup(ctx context.Context, spec CleanupSpec) error {
 		}
 	}
 	drop := append(slices.Clone(existing), runTables...)
-	// A role that may not drop one of them drops none, rather than
-	// part of the load.
-	if err := workload.RefuseNotOwned(ctx, db, drop); err != nil {
-		return asInput(err)
+	shadowed, err := workload.ShadowedTables(ctx, db, gen, tableNamesOf(gen.Tables()))
+	if err != nil {
+		return err
 	}
-	cascade, err := refuseAll(ctx, db, gen, foreign, existing, drop, spec.ForceDrop, "cleanup", log)
+	// A role that may not drop one of them drops none, rather than
+	// part of the load: refuseAll says so with every other problem.
+	cascade, err := refuseAll(ctx, db, gen, foreign, existing, drop, shadowed, spec.ForceDrop, "cleanup", log)
 	if err != nil {
 		return err
 	}
@@ -597,14 +633,23 @@ func Cleanup(ctx context.Context, spec CleanupSpec) error {
 		return db.Dialect().DropTable(t)
 	}
 	md, made := gen.(workload.MadeDropper)
-	if len(drop) == 0 && !db.Null() && !made {
+	if len(drop)+len(shadowed) == 0 && !db.Null() && !made {
 		fmt.Fprintf(log, "no table of %s in database %q on %s: nothing to drop\n", gen.Meta().Name, db.Database(), strings.Join(db.Endpoints(), ","))
+	}
+	names, err := workload.QualifiedNames(ctx, db, existing)
+	if err != nil {
+		return err
 	}
 	for i := len(existing) - 1; i >= 0; i-- {
 		if _, err := db.Exec(ctx, dropTable(existing[i])); err != nil {
-			return fmt.Errorf("dropping %s: %w", existing[i], err)
+			return fmt.Errorf("dropping %s: %w", names[i], err)
 		}
-		fmt.Fprintf(log, "dropped table %s\n", existing[i])
+		fmt.Fprintf(log, "dropped table %s\n", names[i])
+	}
+	// What the record says the load made, where the search path hides
+	// it: by its qualified name, before the record goes.
+	if err := dropShadowed(ctx, db, shadowed, cascade, log); err != nil {
+		return err
 	}
 	if oc, ok := gen.(workload.ObjectCleaner); ok && !db.Null() {
 		if err := oc.CleanupObjects(ctx, db, log); err != nil {
@@ -728,96 +773,168 @@ func refuseForeignRunTables(ctx context.Context, db *sqlx.DB, gen workload.Gener
 	return nil
 }
 
-// refuseAll refuses, unless force, to drop the tables drop (existing,
-// the workload's, and its runs') when foreign names tables stampede did
-// not make (refuseForeign), a user added to existing columns holding
-// data (refuseAddedColumns), or objects stampede did not make depend on
-// drop (refuseDependents): every problem found, in one line
-// (workload.Refusal), so that what force then drops is what the refusal
-// named. With force it says what goes and returns whether to drop with
-// CASCADE.
-func refuseAll(ctx context.Context, db *sqlx.DB, gen workload.Generator, foreign, existing, drop []string, force bool, action string, log io.Writer) (bool, error) {
-	ferr := refuseForeign(ctx, db, gen, foreign, force, action, log)
+// refuseAll refuses to drop the tables drop (existing, the workload's,
+// and its runs') and shadowed (the load's tables that the search path
+// hides, see workload.ShadowedTables), unless force, when foreign names
+// tables stampede did not make (refuseForeign), a user added to existing
+// columns holding data (refuseAddedColumns), or objects stampede did not
+// make depend on them (refuseDependents); and, even with force, when the
+// connection's role may not drop one of them (workload.RefuseNotOwned).
+// Every problem is surveyed before a word is said: one refusal names
+// them all (workload.Refusal), so that what force then drops is what the
+// refusal named, and only once nothing is refused does force say what
+// goes. It returns whether to drop with CASCADE.
+func refuseAll(ctx context.Context, db *sqlx.DB, gen workload.Generator, foreign, existing, drop []string, shadowed []workload.Shadowed, force bool, action string, log io.Writer) (bool, error) {
+	var refs, userShadowed []string
+	for _, s := range shadowed {
+		refs = append(refs, s.Ref)
+		if !s.Marked {
+			userShadowed = append(userShadowed, s.Name)
+		}
+	}
+	var notes []string
+	note, ferr := refuseForeign(ctx, db, gen, foreign, userShadowed, force, action)
 	if ferr != nil && !errors.Is(ferr, workload.ErrForeign) {
 		return false, ferr
 	}
+	notes = append(notes, note...)
 	ours := slices.DeleteFunc(slices.Clone(existing), func(t string) bool { return slices.Contains(foreign, t) })
-	aerr := refuseAddedColumns(ctx, db, gen, ours, force, action, log)
+	note, aerr := refuseAddedColumns(ctx, db, gen, ours, force, action)
 	if aerr != nil && !errors.Is(aerr, workload.ErrForeign) {
 		return false, aerr
 	}
-	cascade, derr := refuseDependents(ctx, db, drop, force, action, log)
+	notes = append(notes, note...)
+	cascade, note, derr := refuseDependents(ctx, db, drop, refs, shadowed, force, action)
 	if derr != nil && !errors.Is(derr, workload.ErrForeign) {
 		return false, derr
 	}
-	if err := workload.Refusal(ferr, aerr, derr); err != nil {
+	notes = append(notes, note...)
+	// What no flag forces: a table the role may not drop.
+	oerr := workload.RefuseNotOwned(ctx, db, append(slices.Clone(drop), refs...))
+	var denied *workload.DeniedError
+	if oerr != nil && !errors.As(oerr, &denied) {
+		return false, oerr
+	}
+	if force && oerr != nil {
+		return false, asInput(oerr)
+	}
+	if err := workload.Refusal(ferr, aerr, derr, oerr); err != nil {
 		return false, asInput(err)
+	}
+	for _, n := range notes {
+		fmt.Fprintln(log, n)
 	}
 	return cascade, nil
 }
 
 // refuseForeign refuses, unless force, to drop tables that stampede did
-// not make (by action: "cleanup", "--drop"); with force it says that it
-// drops them.
-func refuseForeign(ctx context.Context, db *sqlx.DB, gen workload.Generator, foreign []string, force bool, action string, log io.Writer) error {
-	if len(foreign) == 0 {
-		return nil
+// not make (by action: "cleanup", "--drop"): foreign, resolved through
+// the search path, and shadowed, named schema-qualified (tables in the
+// load's schema that the search path hides); with force it returns the
+// line that says it drops them.
+func refuseForeign(ctx context.Context, db *sqlx.DB, gen workload.Generator, foreign, shadowed []string, force bool, action string) ([]string, error) {
+	if len(foreign)+len(shadowed) == 0 {
+		return nil, nil
 	}
-	if !force {
-		others, err := workload.OtherLoads(ctx, db, gen, foreign)
-		if err != nil {
-			return err
+	names, err := workload.QualifiedNames(ctx, db, foreign)
+	if err != nil {
+		return nil, err
+	}
+	if force {
+		all := append(names, shadowed...)
+		return []string{fmt.Sprintf("%s: dropping %s (%s), which stampede did not make", workload.ForceDropFlag, plural(len(all), "table"), strings.Join(all, ", "))}, nil
+	}
+	others, err := workload.OtherLoads(ctx, db, gen, foreign)
+	if err != nil {
+		return nil, err
+	}
+	where := fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ","))
+	var oerr error
+	if len(others) > 0 {
+		named := map[string]string{}
+		for i, t := range foreign {
+			if w, ok := others[t]; ok {
+				named[names[i]] = w
+			}
 		}
-		if len(others) > 0 {
-			return asInput(&workload.OtherLoadError{Tables: others, Workload: gen.Meta().Name, Action: action,
-				Where: fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ","))})
+		oerr = &workload.OtherLoadError{Tables: named, Workload: gen.Meta().Name, Action: action, Where: where}
+	}
+	// The user's, beside (or without) another load's: one refusal.
+	var mine, shown []string
+	for i, t := range foreign {
+		if _, ok := others[t]; !ok {
+			mine, shown = append(mine, t), append(shown, names[i])
 		}
+	}
+	shown = append(shown, shadowed...)
+	var ferr error
+	if len(shown) > 0 {
 		adopted, err := workload.AdoptedTables(ctx, db, gen)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		return asInput(workload.ForeignTablesError(db, gen, foreign, action, adopted...))
+		ferr = workload.ForeignTablesError(db, gen, append(mine, shadowed...), action, adopted...)
+		if fe, ok := ferr.(*workload.ForeignError); ok {
+			fe.Names = shown
+		}
 	}
-	fmt.Fprintf(log, "%s: dropping %s (%s), which stampede did not make\n", workload.ForceDropFlag, plural(len(foreign), "table"), strings.Join(foreign, ", "))
-	return nil
+	return nil, workload.Refusal(oerr, ferr)
 }
 
 // refuseAddedColumns refuses, unless force, to drop the workload's tables
 // when a user added to them columns holding data (workload.AddedColumns);
-// with force it says that they go.
-func refuseAddedColumns(ctx context.Context, db *sqlx.DB, gen workload.Generator, tables []string, force bool, action string, log io.Writer) error {
+// with force it returns the line that says that they go.
+func refuseAddedColumns(ctx context.Context, db *sqlx.DB, gen workload.Generator, tables []string, force bool, action string) ([]string, error) {
 	cols, err := workload.AddedColumns(ctx, db, gen, tables)
 	if err != nil || len(cols) == 0 {
-		return err
+		return nil, err
 	}
 	where := fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ","))
 	if !force {
-		return asInput(&workload.AddedColumnsError{Columns: cols, Where: where, Action: action})
+		return nil, &workload.AddedColumnsError{Columns: cols, Where: where, Action: action}
 	}
-	fmt.Fprintf(log, "%s: dropping the columns %s, which stampede did not make, with their tables\n", workload.ForceDropFlag, strings.Join(cols, ", "))
-	return nil
+	return []string{fmt.Sprintf("%s: dropping the columns %s, which stampede did not make, with their tables", workload.ForceDropFlag, strings.Join(cols, ", "))}, nil
 }
 
-// refuseDependents refuses, unless force, to drop tables when objects
-// stampede did not make depend on them (workload.Dependents: a user's
-// view, foreign key or column of their row type), which a drop without
-// CASCADE fails over; with force it says so and returns true: drop them
-// with CASCADE.
-func refuseDependents(ctx context.Context, db *sqlx.DB, tables []string, force bool, action string, log io.Writer) (bool, error) {
+// refuseDependents refuses, unless force, to drop tables (and refs, the
+// shadowed tables as SQL writes them) when objects stampede did not make
+// depend on them (workload.Dependents: a user's view, foreign key or
+// column of their row type), which a drop without CASCADE fails over;
+// with force it returns true (drop them with CASCADE) and the line that
+// says so.
+func refuseDependents(ctx context.Context, db *sqlx.DB, tables, refs []string, shadowed []workload.Shadowed, force bool, action string) (bool, []string, error) {
 	deps, err := workload.Dependents(ctx, db, nil, tables)
-	if err != nil || len(deps) == 0 {
-		return false, err
+	if err != nil {
+		return false, nil, err
 	}
-	what := "table " + strings.Join(tables, ", ")
-	if len(tables) > 1 {
-		what = "tables " + strings.Join(tables, ", ")
+	more, err := workload.DependentsOf(ctx, db, refs)
+	if err != nil {
+		return false, nil, err
+	}
+	for _, d := range more {
+		if !slices.Contains(deps, d) {
+			deps = append(deps, d)
+		}
+	}
+	if len(deps) == 0 {
+		return false, nil, nil
+	}
+	names, err := workload.QualifiedNames(ctx, db, tables)
+	if err != nil {
+		return false, nil, err
+	}
+	for _, s := range shadowed {
+		names = append(names, s.Name)
+	}
+	what := "table " + strings.Join(names, ", ")
+	if len(names) > 1 {
+		what = "tables " + strings.Join(names, ", ")
 	}
 	what += fmt.Sprintf(" in database %q on %s", db.Database(), strings.Join(db.Endpoints(), ","))
 	if !force {
-		return false, asInput(&workload.DependentsError{What: what, Objects: deps, Action: action})
+		return false, nil, &workload.DependentsError{What: what, Objects: deps, Action: action}
 	}
-	fmt.Fprintln(log, workload.ForceDropNote(what, len(tables), deps))
-	return true, nil
+	return true, []string{workload.ForceDropNote(what, len(names), deps)}, nil
 }
 
 // dialectChecker is implemented by generators whose flags ask for what

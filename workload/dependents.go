@@ -98,6 +98,20 @@ func Dependents(ctx context.Context, db *sqlx.DB, schemas, tables []string) ([]s
 	for i, t := range tables {
 		quotedTables[i] = db.Dialect().QuoteIdent(t)
 	}
+	return dependents(ctx, db, schemas, quotedTables)
+}
+
+// DependentsOf is Dependents of relations, named as SQL writes them
+// (quoted and schema-qualified as needed: "public"."bank").
+func DependentsOf(ctx context.Context, db *sqlx.DB, relations []string) ([]string, error) {
+	if db.Null() || db.Dialect().Name() != "postgres" || len(relations) == 0 {
+		return nil, nil
+	}
+	return dependents(ctx, db, []string{}, relations)
+}
+
+// dependents is Dependents of schemas and quotedTables (SQL's names).
+func dependents(ctx context.Context, db *sqlx.DB, schemas, quotedTables []string) ([]string, error) {
 	rows, err := db.Query(ctx, dependentsQuery, schemas, quotedTables)
 	if err != nil {
 		return nil, fmt.Errorf("listing the objects that depend on what stampede would drop: %w", err)
@@ -111,7 +125,7 @@ func Dependents(ctx context.Context, db *sqlx.DB, schemas, tables []string) ([]s
 	if err != nil {
 		return nil, err
 	}
-	parts, err := ForeignPartitions(ctx, db, schemas, tables)
+	parts, err := foreignPartitions(ctx, db, schemas, quotedTables)
 	if err != nil {
 		return nil, err
 	}
@@ -258,13 +272,51 @@ func (e *DependentsError) Error() string {
 }
 
 // ForceDropNote is the line --force-drop says before it drops what (n
-// tables or schemas) with deps, the objects that depend on it.
+// tables or schemas) with deps, the objects that depend on it: those the
+// drop takes along, and apart from them the publications it keeps
+// (KeptPublications).
 func ForceDropNote(what string, n int, deps []string) string {
 	them := "them"
 	if n == 1 {
 		them = "it"
 	}
-	return fmt.Sprintf("%s: dropping %s and the objects that depend on %s (%s)", ForceDropFlag, what, them, strings.Join(deps, ", "))
+	dropped, kept := KeptPublications(deps)
+	s := ForceDropFlag + ": dropping " + what
+	if len(dropped) > 0 {
+		s += fmt.Sprintf(" and the objects that depend on %s (%s)", them, strings.Join(dropped, ", "))
+	}
+	return s + KeptNote(kept, n)
+}
+
+// KeptPublications splits deps (Dependents' list) into what a drop with
+// CASCADE takes along and the publications that publish what is dropped
+// without naming it (FOR ALL TABLES, FOR TABLES IN SCHEMA), which it
+// keeps: they only stop publishing what is dropped.
+func KeptPublications(deps []string) (dropped, kept []string) {
+	for _, d := range deps {
+		if strings.HasPrefix(d, "publication ") && (strings.HasSuffix(d, " (FOR ALL TABLES)") || strings.Contains(d, " (FOR TABLES IN SCHEMA ")) {
+			kept = append(kept, d)
+		} else {
+			dropped = append(dropped, d)
+		}
+	}
+	return dropped, kept
+}
+
+// KeptNote ends a --force-drop line that drops n tables or schemas: the
+// publications kept (KeptPublications), "" without any.
+func KeptNote(kept []string, n int) string {
+	if len(kept) == 0 {
+		return ""
+	}
+	verb, them := "publishes", "them"
+	if len(kept) > 1 {
+		verb = "publish"
+	}
+	if n == 1 {
+		them = "it"
+	}
+	return fmt.Sprintf("; kept, not dropped: %s, which no longer %s %s", strings.Join(kept, ", "), verb, them)
 }
 
 // Is makes errors.Is(err, ErrForeign) true.

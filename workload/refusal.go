@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -37,8 +38,40 @@ func Refusal(problems ...error) error {
 }
 
 func (e *RefusalError) Error() string {
-	parts := make([]string, len(e.Problems))
-	for i, p := range e.Problems {
+	// A table the role may not drop, which no flag forces: said last,
+	// with its own remedy beside the flag's.
+	var problems []error
+	var denied []string
+	for _, p := range e.Problems {
+		var d *DeniedError
+		if errors.As(p, &d) {
+			denied = append(denied, strings.TrimSuffix(d.Error(), "; "+d.Then))
+			continue
+		}
+		problems = append(problems, p)
+	}
+	if len(denied) > 0 && len(problems) == 0 {
+		return strings.Join(denied, "; and ") + "; nothing was dropped"
+	}
+	if len(denied) > 0 {
+		end := ForceDropFlag + " as well"
+		return fmt.Sprintf("%s; and %s, and to drop them anyway, add %s", refusal(problems, false), strings.Join(denied, "; and "), end)
+	}
+	return refusal(problems, true)
+}
+
+// refusal is Error of problems, none a *DeniedError, ending with the
+// flag that forces them when end is set.
+func refusal(problems []error, end bool) string {
+	if len(problems) == 1 {
+		s := problems[0].Error()
+		if j := max(strings.LastIndex(s, "; to drop "), strings.LastIndex(s, ", or to drop ")); j > 0 {
+			s = s[:j]
+		}
+		return s
+	}
+	parts := make([]string, len(problems))
+	for i, p := range problems {
 		s := p.Error()
 		// Each says how to drop anyway; the line says it once, at its end.
 		if j := max(strings.LastIndex(s, "; to drop "), strings.LastIndex(s, ", or to drop ")); j > 0 {
@@ -46,12 +79,15 @@ func (e *RefusalError) Error() string {
 		}
 		// And what the command does instead ("cleanup drops nothing"),
 		// once, at the end of the last.
-		if m := outcome.FindStringIndex(s); m != nil && i < len(e.Problems)-1 {
+		if m := outcome.FindStringIndex(s); m != nil && i < len(problems)-1 {
 			s = s[:m[0]]
 		}
 		parts[i] = s
 	}
-	return fmt.Sprintf("%s; to drop them anyway, add %s", strings.Join(parts, "; and "), ForceDropFlag)
+	if end {
+		return fmt.Sprintf("%s; to drop them anyway, add %s", strings.Join(parts, "; and "), ForceDropFlag)
+	}
+	return strings.Join(parts, "; and ")
 }
 
 // Unwrap returns the problems, for errors.Is and errors.As.

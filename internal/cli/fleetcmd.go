@@ -81,7 +81,7 @@ func (a *app) cleanupFleet(ctx context.Context, gen workload.Generator, spec fle
 	case fleet.ModeSchema:
 		fmt.Fprintf(a.stdout, "dropped %s from database %q; %d left\n", fleet.Plural(n, "tenant schema"), db, left.Schemas)
 	default:
-		fmt.Fprintf(a.stdout, "dropped the shared tables of %d tenants from database %q; %d tables left\n", n, db, left.Tables)
+		fmt.Fprintf(a.stdout, "dropped the shared tables of %d tenants from database %q; %s\n", n, db, left.TablesLeft())
 	}
 	if left.Roles.Dropped > 0 {
 		fmt.Fprintf(a.stdout, "dropped %s\n", fleet.Plural(left.Roles.Dropped, "tenant login role"))

@@ -120,7 +120,11 @@ func TestFleetColumnKeepsReplacedTable(t *testing.T) {
 	}
 	// Renamed to keep it: cleanup drops the fleet's tables by name only.
 	execIn(t, db, "ALTER TABLE bank RENAME TO bank_keep")
-	mustRun(t, append([]string{"cleanup", "bank"}, fleet...)...)
+	// It said "0 tables left" (fix28c): what is left, and why.
+	r = mustRun(t, append([]string{"cleanup", "bank"}, fleet...)...)
+	if want := fmt.Sprintf("dropped the shared tables of 2 tenants from database %q; 1 table left, kept as yours: table public.bank_keep (stampede's table of bank, renamed)\n", db); r.stdout != want {
+		t.Errorf("cleanup over the renamed shared table:\n got %q\nwant %q", r.stdout, want)
+	}
 	if n := queryInt(t, db, "SELECT count(*) FROM bank_keep"); n != 20 {
 		t.Errorf("after cleanup bank_keep holds %d rows, want 20", n)
 	}

@@ -226,7 +226,12 @@ func (g *generator) dependents(ctx context.Context, db *sqlx.DB) (string, error)
 	}
 	if g.forceDrop {
 		if g.log != nil && g.log.w != nil {
-			fmt.Fprintf(g.log.w, "%s: dropping the objects that stampede did not make and that depend on %s (%s)\n", workload.ForceDropFlag, strings.Join(tables, ", "), strings.Join(deps, ", "))
+			dropped, kept := workload.KeptPublications(deps)
+			if len(dropped) > 0 {
+				fmt.Fprintf(g.log.w, "%s: dropping the objects that stampede did not make and that depend on %s (%s)%s\n", workload.ForceDropFlag, strings.Join(tables, ", "), strings.Join(dropped, ", "), workload.KeptNote(kept, len(tables)))
+			} else {
+				fmt.Fprintf(g.log.w, "%s: dropping %s%s\n", workload.ForceDropFlag, strings.Join(tables, ", "), workload.KeptNote(kept, len(tables)))
+			}
 		}
 		return " cascade", nil
 	}
