@@ -74,6 +74,7 @@ func OpenRunsFrom(src *RunSource, refs, tags []string) ([]*runlog.Run, error) {
 		}
 		return nil, usagef("no run under %s has the tags %s%s: see `stampede runs --results-dir %s`", root, strings.Join(tags, ", "), note, root)
 	}
+	src.Prefetch(ids)
 	for _, id := range ids {
 		if err := open(id, true); err != nil {
 			return nil, err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/stampede-bench/stampede/results/store"
@@ -94,6 +95,70 @@ func (s *RunSource) fetch(ctx context.Context, st *store.Store, id string) (stri
 	}
 	s.fetched[id] = dir
 	return dir, nil
+}
+
+// prefetchers is how many runs Prefetch fetches at once: a fetch waits on
+// the server, then on writing its files, so one alone leaves the CPUs
+// (the server's and ours) idle half the time.
+const prefetchers = 4
+
+// Prefetch fetches the runs among ids (whole run IDs) that the store holds
+// and Root does not, several at once, into the temporary directory where
+// Find then finds them: report --tag of a hundred clients read from the
+// store waited on one fetch at a time. What cannot be fetched is left for
+// Find to fetch and report.
+func (s *RunSource) Prefetch(ids []string) {
+	st, _ := s.store()
+	if st == nil {
+		return
+	}
+	var todo []string
+	for _, id := range ids {
+		if s.Root != "" {
+			if _, err := runlog.Find(s.Root, id); !errors.Is(err, runlog.ErrRunNotFound) {
+				continue
+			}
+		}
+		if _, ok := s.fetched[id]; !ok {
+			todo = append(todo, id)
+		}
+	}
+	if len(todo) < 2 {
+		return
+	}
+	if s.tmp == "" {
+		tmp, err := os.MkdirTemp("", "stampede-store-")
+		if err != nil {
+			return
+		}
+		s.tmp, s.fetched = tmp, map[string]string{}
+	}
+	dirs := make([]string, len(todo))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(prefetchers, len(todo)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				if dir, err := st.Fetch(ctx, todo[i], s.tmp); err == nil {
+					dirs[i] = dir
+				}
+				cancel()
+			}
+		}()
+	}
+	for i := range todo {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for i, dir := range dirs {
+		if dir != "" {
+			s.fetched[todo[i]] = dir
+		}
+	}
 }
 
 // Open finds and opens the run ref names (a run ID, a unique prefix of

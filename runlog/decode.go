@@ -324,53 +324,101 @@ func (d *histDecoder) fast(b []byte, h *Hist) error {
 	// The payload is checked and summed here; its buckets are listed
 	// only for a caller that needs them (see Hist.buckets): an Adder
 	// adds them from the payload.
-	// In locals, the one-byte counts read inline: the loop runs once a
-	// bucket or run of empty ones.
-	countsLen := int64(len(t.from))
-	var dst, total int64
-	first, last := int64(0), int64(-1)
-	for pos := 0; pos < len(pl); {
-		var count int64
-		if b := pl[pos]; b < 0x80 {
-			count = int64(b>>1) ^ -int64(b&1)
-			pos++
-		} else {
-			var k int
-			if count, k = zigZag(pl[pos:]); k == 0 {
-				return errSlowPath
-			}
-			pos += k
-		}
-		if count < 0 {
-			zeros := -count
-			if zeros <= 0 || zeros > countsLen-dst {
-				return errSlowPath
-			}
-			dst += zeros
-			continue
-		}
-		if dst >= countsLen {
-			return errSlowPath
-		}
-		if count > 0 {
-			if last < 0 {
-				first = dst
-			}
-			last = dst
-			if count > math.MaxInt64-total {
-				total = math.MaxInt64
-			} else {
-				total += count
-			}
-		}
-		dst++
+	first, last, total, end, ok := scanPayload(pl, int64(len(t.from)))
+	if !ok {
+		return errSlowPath
 	}
 	h.table, h.listed, h.total, h.first, h.last = t, false, total, int32(first), int32(last)
 	// The histogram takes the buffer the payload is in; the decoder, the
 	// histogram's previous one.
 	h.buf, d.payload = d.payload, h.buf
-	h.pl = pl
+	// Only up to the last populated bucket: what follows adds nothing.
+	h.pl = pl[:end]
 	return nil
+}
+
+// scanPayload checks the V2 payload pl of a geometry of countsLen
+// buckets (every count within the geometry, every run of empty buckets
+// of positive length) and returns the lowest and highest populated
+// counts indexes (last -1 for none), the counts' sum (at most
+// math.MaxInt64) and the length of pl up to the last populated bucket's
+// count. ok is false for a payload that breaks the rules.
+//
+// Most counts and runs of empty buckets take one byte, whose sign says
+// which it is at random (latencies fill the buckets they reach sparsely):
+// the loop reads a one-byte one without branching on its sign, which a
+// processor would guess wrong about half the time.
+func scanPayload(pl []byte, countsLen int64) (first, last, total int64, end int, ok bool) {
+	// small sums the one-byte counts (at most 63 each: no overflow),
+	// total the others. One-byte entries move dst by at most 64 each,
+	// so dst stays far from overflowing between the checks of the
+	// longer ones, and once past the geometry it stays past: the end's
+	// check catches every one-byte entry out of it.
+	var dst, small int64
+	first, last = -1, -1
+	for pos := 0; pos < len(pl); {
+		b := pl[pos]
+		if b >= 0x80 {
+			count, k := zigZag(pl[pos:])
+			if k == 0 || dst > countsLen {
+				return 0, 0, 0, 0, false
+			}
+			pos += k
+			if count < 0 {
+				zeros := -count
+				if zeros <= 0 || zeros > countsLen-dst {
+					return 0, 0, 0, 0, false
+				}
+				dst += zeros
+				continue
+			}
+			if dst >= countsLen {
+				return 0, 0, 0, 0, false
+			}
+			if count > 0 {
+				if first < 0 {
+					first = dst
+				}
+				last, end = dst, pos
+				if count > math.MaxInt64-total {
+					total = math.MaxInt64
+				} else {
+					total += count
+				}
+			}
+			dst++
+			continue
+		}
+		// One byte: v, or a run of v+1 empty buckets when its low bit
+		// (ZigZag's sign) is set.
+		pos++
+		v := int64(b >> 1)
+		run := -int64(b & 1) // all ones for a run
+		count := v &^ run    // 0 for a run
+		small += count
+		if count > 0 {
+			last, end = dst, pos
+		}
+		if first < 0 && count > 0 {
+			first = dst
+		}
+		dst += 1 + (v & run) // the buckets it covers
+	}
+	// A count at dst must be within the geometry (dst < countsLen), a
+	// run end within it (dst <= countsLen after it): the last entry
+	// decides, the one that took dst furthest.
+	if dst > countsLen {
+		return 0, 0, 0, 0, false
+	}
+	if small > math.MaxInt64-total {
+		total = math.MaxInt64
+	} else {
+		total += small
+	}
+	if last < 0 {
+		first = 0
+	}
+	return first, last, total, end, true
 }
 
 // buckets lists the populated buckets of a histogram the fast decoder
@@ -520,27 +568,31 @@ func (a *Adder) Add(h *Hist) (dropped int64) {
 		// Nothing can be dropped: the counts are added straight from
 		// the payload, which the decoder checked (every index within
 		// the geometry).
+		// The payload ends at the last populated bucket (see fast):
+		// every index it adds at is below last. One-byte counts and runs
+		// are added without a branch on which they are (see
+		// scanPayload).
 		counts := a.counts[:last]
 		pl := h.pl
 		dst := 0
 		for pos := 0; pos < len(pl); {
-			var c int64
-			if b := pl[pos]; b < 0x80 {
-				c = int64(b>>1) ^ -int64(b&1)
-				pos++
-			} else {
-				var k int
-				c, k = zigZag(pl[pos:])
+			b := pl[pos]
+			if b >= 0x80 {
+				c, k := zigZag(pl[pos:])
 				pos += k
-			}
-			if c < 0 {
-				dst += int(-c)
+				if c < 0 {
+					dst += int(-c)
+					continue
+				}
+				counts[dst] += c
+				dst++
 				continue
 			}
-			if c > 0 {
-				counts[dst] += c
-			}
-			dst++
+			pos++
+			v := int(b >> 1)
+			run := -int(b & 1)
+			counts[dst] += int64(v &^ run)
+			dst += 1 + v&run
 		}
 		a.total += h.total
 		return 0

@@ -146,7 +146,8 @@ func FuzzDecode(f *testing.F) {
 func BenchmarkDecode(b *testing.B) {
 	r := rand.New(rand.NewPCG(3, 4))
 	g := decodeGeoms[0]
-	var encs [][]byte
+	var encs, stored [][]byte
+	se := histEncoder{stored: true}
 	for range 64 {
 		h := hdrhistogram.New(g.low, g.high, int(g.digits))
 		for range 2000 {
@@ -154,6 +155,8 @@ func BenchmarkDecode(b *testing.B) {
 		}
 		enc, _ := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
 		encs = append(encs, enc)
+		enc, _, _ = se.encode(h)
+		stored = append(stored, slices.Clone(enc))
 	}
 	acc := hdrhistogram.New(g.low, g.high, int(g.digits))
 	b.Run("library", func(b *testing.B) {
@@ -168,19 +171,39 @@ func BenchmarkDecode(b *testing.B) {
 			i++
 		}
 	})
-	b.Run("ours", func(b *testing.B) {
-		defer cpuPerOp(b)()
-		var d histDecoder
-		var h Hist
-		i := 0
-		for b.Loop() {
-			if err := d.decode(encs[i%len(encs)], &h); err != nil {
-				b.Fatal(err)
+	for _, c := range []struct {
+		name string
+		encs [][]byte
+	}{{"ours", encs}, {"ours stored", stored}} {
+		b.Run(c.name, func(b *testing.B) {
+			defer cpuPerOp(b)()
+			var d histDecoder
+			var h Hist
+			i := 0
+			for b.Loop() {
+				if err := d.decode(c.encs[i%len(c.encs)], &h); err != nil {
+					b.Fatal(err)
+				}
+				h.MergeInto(acc)
+				i++
 			}
-			h.MergeInto(acc)
-			i++
-		}
-	})
+		})
+		b.Run(c.name+" adder", func(b *testing.B) {
+			defer cpuPerOp(b)()
+			var d histDecoder
+			var h Hist
+			a := NewAdder(acc)
+			i := 0
+			for b.Loop() {
+				if err := d.decode(c.encs[i%len(c.encs)], &h); err != nil {
+					b.Fatal(err)
+				}
+				a.Add(&h)
+				i++
+			}
+			a.Flush()
+		})
+	}
 }
 
 // cpuPerOp reports the process's CPU time (user and system, all threads:

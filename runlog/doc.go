@@ -97,7 +97,10 @@
 // length in seconds (both with millisecond precision, printed with six
 // decimals), <max> is the largest recorded value in milliseconds, and
 // <histogram> is the histogram in HdrHistogram's V2 compressed encoding, in
-// base64. The values recorded in the histograms are latencies in
+// base64: its zlib stream in stored blocks since 2026-11-30 (inflated as a
+// copy; a report that merges every interval read most of its time
+// inflating), at the best compression before; every reader of the format
+// reads both (see intervalEncoding). The values recorded in the histograms are latencies in
 // nanoseconds. A series whose histogram is empty in an interval still gets
 // its line, so every interval has a line for every series the writer passed.
 // Series names are non-empty and contain no commas, equals signs, white

@@ -2,9 +2,13 @@ package runlog
 
 import (
 	"bytes"
+	stdzlib "compress/zlib"
+	"encoding/base64"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -128,4 +132,78 @@ func TestHistEncoderSameAsLibrary(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestStoredEncodingAsLibrary: the stored encoding Writer writes (see
+// intervalEncoding) is the library's V2 compressed encoding but for its
+// deflate blocks: the same header, and inflated, the same bytes as the
+// library's; the library decodes it to the same histogram, and so does
+// histDecoder. One encoder is kept for every case in turn.
+func TestStoredEncodingAsLibrary(t *testing.T) {
+	if intervalEncoding != storedEncoding {
+		t.Fatal("Writer does not write the stored encoding")
+	}
+	w, err := Create(t.TempDir(), RunInfo{ID: "20261130-040000-bench-0000", Start: time.Now(), Series: []string{"read"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if !w.enc.stored {
+		t.Fatal("Create's Writer does not write the stored encoding")
+	}
+	e := histEncoder{stored: true}
+	var d histDecoder
+	var got Hist
+	for name, h := range encoderCases(t) {
+		want, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+		if err != nil {
+			t.Fatal(err)
+		}
+		enc, maxNs, err := e.encode(h)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if maxNs != h.Max() {
+			t.Errorf("%s: max %d, want %d", name, maxNs, h.Max())
+		}
+		if g, w := inflated(t, enc), inflated(t, want); !bytes.Equal(g, w) {
+			t.Errorf("%s: inflated, the encoding differs from the library's", name)
+		}
+		back, err := hdrhistogram.Decode(enc)
+		if err != nil {
+			t.Fatalf("%s: the library cannot decode it: %v", name, err)
+		}
+		if !back.Equals(h) {
+			t.Errorf("%s: the library decodes another histogram", name)
+		}
+		if err := d.decode(enc, &got); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		merged := hdrhistogram.New(h.LowestTrackableValue(), h.HighestTrackableValue(), int(h.SignificantFigures()))
+		got.MergeInto(merged)
+		if !merged.Equals(h) && h.TotalCount() > 0 {
+			t.Errorf("%s: histDecoder decodes another histogram", name)
+		}
+	}
+}
+
+// inflated returns the uncompressed V2 encoding inside enc, a V2
+// compressed encoding in base64: its 8-byte header, then the zlib
+// stream's content.
+func inflated(t *testing.T, enc []byte) []byte {
+	t.Helper()
+	raw, err := base64.StdEncoding.DecodeString(string(enc))
+	if err != nil || len(raw) < 8 {
+		t.Fatalf("not base64: %v", err)
+	}
+	z, err := stdzlib.NewReader(bytes.NewReader(raw[8:]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The cookie and the compressed length differ; the rest must not.
+	return append(raw[:4:4], body...)
 }

@@ -385,6 +385,11 @@ func List(root string) ([]RunInfo, error) {
 type lineReader struct {
 	r    *bufio.Reader
 	line int
+	// shared, when set, makes each line valid only until the next call
+	// (no line is copied unless longer than the buffer, then into long):
+	// for a reader that keeps no line, or copies what it keeps.
+	shared bool
+	long   []byte
 }
 
 func newLineReader(r io.Reader) *lineReader {
@@ -394,7 +399,19 @@ func newLineReader(r io.Reader) *lineReader {
 // next returns the next line without its newline. complete is false for a
 // last line without a newline; err is io.EOF at the end of the file.
 func (lr *lineReader) next() (line []byte, complete bool, err error) {
-	line, err = lr.r.ReadBytes('\n')
+	if lr.shared {
+		line, err = lr.r.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			lr.long = append(lr.long[:0], line...)
+			for err == bufio.ErrBufferFull {
+				line, err = lr.r.ReadSlice('\n')
+				lr.long = append(lr.long, line...)
+			}
+			line = lr.long
+		}
+	} else {
+		line, err = lr.r.ReadBytes('\n')
+	}
 	if len(line) == 0 && err != nil {
 		return nil, false, err
 	}
@@ -503,10 +520,31 @@ type hlogLine struct {
 }
 
 // hlogReader reads the histogram lines of intervals.hlog, skipping the
-// header, comments and legend and tracking BaseTime.
+// header, comments and legend and tracking BaseTime. A line's raw is
+// valid only until the next call when its lineReader is shared.
 type hlogReader struct {
 	lr      *lineReader
 	baseSec float64
+	tags    map[string]string // the tags met, each made a string once
+}
+
+// maxTags bounds hlogReader.tags: a run has a few dozen series; a
+// damaged log cannot make the map grow without bound.
+const maxTags = 1024
+
+// tag returns b as a string, the one made before for the same tag.
+func (hr *hlogReader) tag(b []byte) string {
+	if s, ok := hr.tags[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if len(hr.tags) < maxTags {
+		if hr.tags == nil {
+			hr.tags = map[string]string{}
+		}
+		hr.tags[s] = s
+	}
+	return s
 }
 
 // next returns the next histogram line, io.EOF at the end of the file, or a
@@ -543,24 +581,32 @@ func (hr *hlogReader) next() (hl hlogLine, reason string, err error) {
 			}
 			return hl, "histogram line without a tag", nil
 		}
-		// The fields before the payload as a string, the payload (most of
-		// the line; base64 has no comma) left in raw's bytes.
+		// The four fields before the payload, the payload (most of the
+		// line; base64 has no comma) left in raw's bytes.
 		rest := raw[len("Tag="):]
-		payloadAt := bytes.LastIndexByte(rest, ',') + 1
-		parts := strings.Split(string(rest[:max(payloadAt-1, 0)]), ",")
-		if payloadAt == 0 || len(parts) != 4 {
+		var parts [4][]byte
+		payload := rest
+		for i := range parts {
+			j := bytes.IndexByte(payload, ',')
+			if j < 0 {
+				payload = nil
+				break
+			}
+			parts[i], payload = payload[:j], payload[j+1:]
+		}
+		if payload == nil || bytes.IndexByte(payload, ',') >= 0 {
 			return hl, fmt.Sprintf("histogram line has %d comma-separated fields, want 5", bytes.Count(rest, []byte(","))+1), nil
 		}
-		start, err1 := strconv.ParseFloat(parts[1], 64)
-		length, err2 := strconv.ParseFloat(parts[2], 64)
-		_, err3 := strconv.ParseFloat(parts[3], 64)
+		start, err1 := strconv.ParseFloat(string(parts[1]), 64)
+		length, err2 := strconv.ParseFloat(string(parts[2]), 64)
+		_, err3 := strconv.ParseFloat(string(parts[3]), 64)
 		if err1 != nil || err2 != nil || err3 != nil || math.IsNaN(start) || math.IsNaN(length) {
 			return hl, "malformed timestamps", nil
 		}
-		hl.tag = parts[0]
+		hl.tag = hr.tag(parts[0])
 		hl.startMs = int64(math.Round(hr.baseSec*1000)) + int64(math.Round(start*1000))
 		hl.lenMs = int64(math.Round(length * 1000))
-		hl.raw = bytes.TrimSuffix(rest[payloadAt:], []byte("\r"))
+		hl.raw = bytes.TrimSuffix(payload, []byte("\r"))
 		return hl, "", nil
 	}
 }

@@ -112,7 +112,8 @@ func (r *Run) Records(fn func(iv *ScanInterval) error) error {
 		return fmt.Errorf("read intervals of run %s: %w", r.Dir, err)
 	}
 	defer f.Close()
-	recs := &recordReader{lr: newLineReader(f), path: path}
+	recs := &recordReader{lr: newLineReader(f), path: path, reuse: true}
+	recs.lr.shared = true
 	var iv ScanInterval
 	for k := 0; ; k++ {
 		rec, trunc, err := recs.next()
@@ -145,6 +146,7 @@ func (r *Run) Records(fn func(iv *ScanInterval) error) error {
 type scanJob struct {
 	iv    ScanInterval
 	lines []hlogLine
+	raw   []byte // the lines' payloads, one after the other
 	hists []*Hist
 	err   error // the interval's histograms do not decode
 	end   bool  // no interval: the read ended, with err (nil at the end of the files)
@@ -254,8 +256,12 @@ func (j *scanJob) decode(dec *histDecoder) {
 // taken from free and sends them on out, in order, then a job marking the
 // end (with the error that ended the read, if any), unless quit closes.
 func (r *Run) readJobs(ivPath string, ivf, hf *os.File, free <-chan *scanJob, out chan<- *scanJob, quit <-chan struct{}) {
-	recs := &recordReader{lr: newLineReader(ivf), path: ivPath}
+	// Lines are read in the readers' buffers; the histograms' payloads
+	// are copied into their job's (reused from one interval to another).
+	recs := &recordReader{lr: newLineReader(ivf), path: ivPath, reuse: true}
+	recs.lr.shared = true
 	hr := &hlogReader{lr: newLineReader(hf)}
+	hr.lr.shared = true
 	hlogTrunc := func(line int, reason string, complete int) *TruncatedError {
 		return &TruncatedError{File: HlogFile, Line: line, Reason: reason, Complete: complete}
 	}
@@ -309,7 +315,7 @@ func (r *Run) readJobs(ivPath string, ivf, hf *os.File, free <-chan *scanJob, ou
 		iv := &j.iv
 		iv.Index, iv.Start, iv.End, iv.Extra = k, rec.Start.UTC(), rec.End.UTC(), rec.Extra
 		iv.Series = iv.Series[:0]
-		j.lines = j.lines[:0]
+		j.lines, j.raw = j.lines[:0], j.raw[:0]
 		startMs, endMs := rec.Start.UnixMilli(), rec.End.UnixMilli()
 		for range len(rec.Series) {
 			hl, reason, err := hr.next()
@@ -335,6 +341,12 @@ func (r *Run) readJobs(ivPath string, ivf, hf *os.File, free <-chan *scanJob, ou
 				return
 			}
 			iv.Series = append(iv.Series, ScanSeries{Name: hl.tag, Count: c.Count, Errors: c.Errors})
+			// The payload's copy: where j.raw grows into a new array,
+			// the lines before keep the old one, which nothing writes
+			// again.
+			at := len(j.raw)
+			j.raw = append(j.raw, hl.raw...)
+			hl.raw = j.raw[at:len(j.raw):len(j.raw)]
 			j.lines = append(j.lines, hl)
 		}
 		held = nil
@@ -361,6 +373,11 @@ type recordReader struct {
 	lr   *lineReader
 	path string
 	n    int // records returned
+	// reuse, when set, decodes every record into rec, whose Series map
+	// is cleared and refilled (Extra is always a new map): a record is
+	// then valid until the next call.
+	reuse bool
+	rec   intervalRecord
 }
 
 // next returns the next record; nil at the end of the file, or with a
@@ -383,14 +400,19 @@ func (rr *recordReader) next() (*intervalRecord, *TruncatedError, error) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		var rec intervalRecord
-		if err := json.Unmarshal(line, &rec); err != nil {
+		rec := &intervalRecord{}
+		if rr.reuse {
+			clear(rr.rec.Series)
+			rr.rec = intervalRecord{Series: rr.rec.Series}
+			rec = &rr.rec
+		}
+		if err := json.Unmarshal(line, rec); err != nil {
 			return nil, trunc(fmt.Sprintf("invalid JSON: %v", err)), nil
 		}
 		if rec.Start.IsZero() || rec.End.IsZero() {
 			return nil, trunc("interval without start or end"), nil
 		}
 		rr.n++
-		return &rec, nil, nil
+		return rec, nil, nil
 	}
 }

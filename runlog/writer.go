@@ -94,7 +94,7 @@ type Writer struct {
 	telErr            error    // sticky error writing telemetry.ndjson
 	hlogBuf           bytes.Buffer
 	empty             map[histConfig][]byte // encodings of empty histograms (see writeEmpty)
-	enc               histEncoder           // encodes the others
+	enc               histEncoder           // encodes the others (stored: see intervalEncoding)
 	line              []byte                // an interval line of intervals.hlog, built by WriteInterval
 	ivErr             error                 // sticky error writing intervals.hlog/intervals.ndjson
 	intervals         int
@@ -153,6 +153,7 @@ func create(root string, info RunInfo) (_ *Writer, err error) {
 		info:    info,
 		rampEnd: info.RampEnd,
 		baseMs:  startMs - startMs%1000,
+		enc:     histEncoder{stored: intervalEncoding == storedEncoding},
 	}
 	if len(info.Series) > 0 {
 		w.series = make(map[string]bool, len(info.Series))
