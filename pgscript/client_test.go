@@ -309,3 +309,34 @@ func TestFailedStatementNotRecorded(t *testing.T) {
 		t.Errorf("recorded ops %v, want [1]: the first statement only", rec.ops)
 	}
 }
+
+// TestClientVariablesBeyondKnown evaluates expressions over more variables
+// than Client.Var keeps found (its known names), each name written anew in
+// every expression, twice on one client: every value is the one its name
+// holds, whichever lookup found it.
+func TestClientVariablesBeyondKnown(t *testing.T) {
+	src := `\set a 1 + :client_id + :g
+\set b :a + 1
+\set c :b + :a
+\set d :c + :b
+\set e :d + :c
+\set f :e + :d + :a + :scale
+SELECT :a, :b, :c, :d, :e, :f;
+\set g :f
+`
+	p := compile(t, Options{Protocol: sqlx.Prepared, Scale: 5, Defines: map[string]string{"g": "0"}}, src)
+	conn := &fakeConn{}
+	c := newTestClient(p, conn, &recorded{})
+	for range 2 {
+		if err := c.Run(context.Background(), 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// client_id 7, g 0: a=8 b=9 c=17 d=26 e=43 f=43+26+8+5=82; then
+	// g=82: a=90 b=91 c=181 d=272 e=453 f=453+272+90+5=820.
+	want := "prepared SELECT $1, $2, $3, $4, $5, $6 [8 9 17 26 43 82]\n" +
+		"prepared SELECT $1, $2, $3, $4, $5, $6 [90 91 181 272 453 820]"
+	if got := strings.Join(conn.sent, "\n"); got != want {
+		t.Errorf("sent\n%s\nwant\n%s", got, want)
+	}
+}
