@@ -809,11 +809,16 @@ type SeriesSpec struct {
 }
 
 // ClientRun is what a merge knows of one client's run: its id, the flags
-// run.json recorded and its records (RunRecorder).
+// run.json recorded, its records (RunRecorder) and the database it ran
+// on.
 type ClientRun struct {
 	ID      string
 	Flags   map[string]string
 	Records []Record
+	// Target names the server and database the run ran on ("database D
+	// on H:P"): clients of one benchmark on different databases (TPC-C's
+	// NOPM, read from each server) merge apart.
+	Target string
 }
 
 // ClientMerger is a Figurer whose figures for several clients' runs of
