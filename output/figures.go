@@ -339,7 +339,7 @@ func rebuild(runs []*runlog.Run) (gen workload.Generator, merged bool) {
 func clientRuns(runs []*runlog.Run) []workload.ClientRun {
 	var out []workload.ClientRun
 	for _, r := range runs {
-		cr := workload.ClientRun{ID: r.Info.ID, Flags: r.Info.Flags, Target: runTarget(r)}
+		cr := workload.ClientRun{ID: r.Info.ID, Flags: r.Info.Flags, Server: strings.Join(r.Info.Endpoints, ","), Database: r.Info.Database}
 		events, _ := r.Events() // a truncated log's complete lines still count
 		for _, e := range events {
 			if e.Kind == run.RecordEvent {

@@ -815,10 +815,10 @@ type ClientRun struct {
 	ID      string
 	Flags   map[string]string
 	Records []Record
-	// Target names the server and database the run ran on ("database D
-	// on H:P"): clients of one benchmark on different databases (TPC-C's
-	// NOPM, read from each server) merge apart.
-	Target string
+	// Server (its endpoints, "H:P") and Database are where the run ran:
+	// figures read from the server (TPC-C's NOPM) count each database
+	// once, whatever the number of its clients.
+	Server, Database string
 }
 
 // ClientMerger is a Figurer whose figures for several clients' runs of

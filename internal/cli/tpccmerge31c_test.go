@@ -166,3 +166,86 @@ func TestTPCCMergeNOPM(t *testing.T) {
 		checkOneLineError(t, r, 2, "with different --wait")
 	})
 }
+
+// TestHammerDBMergeOnce runs two --profile hammerdb clients of one
+// benchmark together on one database, as the README's two-client
+// example does when both nodes' scripts name one database: each client's
+// NOPM and TPM is the whole server's, so the merge counts them once,
+// between the clients' latest start read and earliest end read (it once
+// added them up: twice the server's).
+func TestHammerDBMergeOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	srv := testServer(t)
+	db := freshDB(t, "stampede_hdbonce31")
+	if r := stampede(t, "init", "tpcc", "--profile", "hammerdb", "--db", db, srv); r.code != 0 {
+		t.Fatalf("init: %s", r.stderr)
+	}
+	bin := filepath.Join(t.TempDir(), "stampede")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/stampede-bench/stampede/cmd/stampede").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	dir := t.TempDir()
+	startAt := time.Now().Add(3 * time.Second).UTC().Format(time.RFC3339Nano)
+	cmds := make([]*exec.Cmd, 2)
+	outs := make([]*bytes.Buffer, 2)
+	for i := range cmds {
+		outs[i] = &bytes.Buffer{}
+		cmds[i] = exec.Command(bin, "run", "tpcc", "--profile", "hammerdb", "--concurrency", "2", "--duration", "3s", "--skip-checks",
+			"--start-at", startAt, "--clients", "2", "--client-index", strconv.Itoa(i), "--tag", "job=two", "--results-dir", dir, "--db", db, srv)
+		cmds[i].Stdout, cmds[i].Stderr = outs[i], outs[i]
+		if err := cmds[i].Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, c := range cmds {
+		if err := c.Wait(); err != nil {
+			t.Fatalf("client %d: %v\n%s", i, err, outs[i])
+		}
+	}
+	infos, err := runlog.List(dir)
+	if err != nil || len(infos) != 2 {
+		t.Fatalf("runs %v %v", infos, err)
+	}
+	var sum float64
+	var startV, endV float64
+	var startT, endT time.Time
+	for _, info := range infos {
+		sum += summaryFigures(t, filepath.Join(dir, info.ID))["hammerdb_nopm"]
+		r, err := runlog.Open(filepath.Join(dir, info.ID))
+		if err != nil {
+			t.Fatal(err)
+		}
+		events, err := r.Events()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range events {
+			switch {
+			case e.Op == "hammerdb.sum_d_next_o_id.start" && (startT.IsZero() || e.Time.After(startT)):
+				startT, startV = e.Time, e.Value
+			case e.Op == "hammerdb.sum_d_next_o_id.end" && (endT.IsZero() || e.Time.Before(endT)):
+				endT, endV = e.Time, e.Value
+			}
+		}
+	}
+	if startT.IsZero() || !endT.After(startT) || endV <= startV {
+		t.Fatalf("no common interval of reads: %v %g, %v %g", startT, startV, endT, endV)
+	}
+	want := (endV - startV) / endT.Sub(startT).Minutes()
+	r := stampede(t, "report", "--results-dir", dir, "--tag", "job=two", "--format", "json")
+	var rep struct {
+		Figures map[string]float64 `json:"figures"`
+	}
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &rep) != nil {
+		t.Fatalf("report: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if got := rep.Figures["hammerdb_nopm"]; math.Abs(got-want) > 1e-6*want || got > 0.75*sum {
+		t.Errorf("merged HammerDB NOPM %g, want %g, the database's growth once (the clients' figures add up to %g)", got, want, sum)
+	}
+	r = stampede(t, "report", "--results-dir", dir, "--tag", "job=two")
+	if !strings.Contains(r.stdout, "each server's and each database's figures counted once") {
+		t.Errorf("report does not say the server's figures are counted once:\n%s", r.stdout)
+	}
+}

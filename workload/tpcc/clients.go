@@ -333,7 +333,7 @@ func (g *tpcc) MergeClients(runs []workload.ClientRun) error {
 			return fmt.Errorf("run %s: %w", r.ID, err)
 		}
 		spans = append(spans, span{r.ID, first, last})
-		targets[r.Target] = true
+		targets[r.Server+" "+r.Database] = true
 		m.warehouses += int(last - first + 1)
 		if n, err := strconv.Atoi(r.Flags["concurrency"]); err == nil {
 			m.workers += n
