@@ -170,16 +170,25 @@ func (g *tpcc) checkClients(whose, give string) error {
 // (--clients or --warehouse-range).
 func (g *tpcc) split() bool { return !g.hammerdb() && (g.part[1] > 0 || g.whRangeFlag != "") }
 
-// clientHeader is the header line of a client's run: its warehouses, and
-// who runs the checks.
-func (g *tpcc) clientHeader() string {
+// clientHeader is the header line of a client's run of workers
+// terminals: its warehouses (those with a terminal, when the workers are
+// fewer: worker i's is the (i mod n)th), and who runs the checks.
+func (g *tpcc) clientHeader(workers int) string {
 	first, last := g.home()
 	who := fmt.Sprintf("%s: --warehouse-range %s: the terminals of warehouses %d-%d", g.label(), g.whRangeFlag, first, last)
 	if g.part[1] > 0 {
 		who = fmt.Sprintf("%s: client %d of %d: the terminals of warehouses %d-%d", g.label(), g.part[0], g.part[1], first, last)
 	}
+
 	who += fmt.Sprintf(" of %d; remote order lines and payments go to all %d; tpmC, efficiency and audits are this client's (`stampede report --tag job=NAME` merges the clients)",
 		g.warehouses, g.warehouses)
+	if n := int(last - first + 1); workers > 0 && workers < n {
+		with := fmt.Sprintf("warehouses %d-%d have", first, first+int64(workers)-1)
+		if workers == 1 {
+			with = fmt.Sprintf("warehouse %d has", first)
+		}
+		who += fmt.Sprintf("; with --concurrency %d, only %s a terminal: give --concurrency %d or more for every warehouse of the range", workers, with, n)
+	}
 	if g.part[1] > 0 && g.part[0] > 0 {
 		who += "; client 0 runs the consistency checks after its run"
 	}

@@ -288,3 +288,15 @@ func TestHammerMergeByDatabase(t *testing.T) {
 		t.Errorf("one database, old runs: %+v, %q", h, g.merged.noNOPM)
 	}
 }
+
+// TestClientHeaderFewTerminals: fewer workers than the range's
+// warehouses leave some without a terminal, and the header says which.
+func TestClientHeaderFewTerminals(t *testing.T) {
+	g := newGen(t, "--warehouses", "4", "--warehouse-range", "2:3")
+	if h := g.clientHeader(1); !strings.HasSuffix(h, "; with --concurrency 1, only warehouse 2 has a terminal: give --concurrency 2 or more for every warehouse of the range") {
+		t.Errorf("1 worker: %q", h)
+	}
+	if h := g.clientHeader(2); strings.Contains(h, "only") {
+		t.Errorf("2 workers: %q", h)
+	}
+}
