@@ -89,6 +89,9 @@ type Totals struct {
 	Elapsed time.Duration
 	// Roles is what was done to the tenants' login roles.
 	Roles RoleTotals
+	// SharesIn is, for one client of a split init (ShareCount > 0), the
+	// number of shares recorded complete once its own was.
+	SharesIn int
 }
 
 // ErrTenantMismatch is returned when tenant 1 holds data loaded with other
@@ -141,7 +144,7 @@ func Create(ctx context.Context, o CreateOptions) (Totals, error) {
 	switch {
 	case err != nil:
 	case o.ShareCount > 0:
-		err = e.endShare(ctx, o.ShareIndex)
+		t.SharesIn, err = e.endShare(ctx, o.ShareIndex)
 	default:
 		// Every tenant is complete: a split init's record, if any, has
 		// nothing left to say.
