@@ -1,6 +1,7 @@
 package cmdline
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -203,10 +204,12 @@ func (s *RunSource) Tagged(want map[string]string) ([]string, error) {
 	}
 	var ids []string
 	seen := map[string]bool{}
+	starts := map[string]time.Time{}
 	for _, info := range infos {
 		if runlog.MatchTags(info.Tags, want) {
 			ids = append(ids, info.ID)
 			seen[info.ID] = true
+			starts[info.ID] = info.Start
 		}
 	}
 	st, err := s.store()
@@ -231,11 +234,20 @@ func (s *RunSource) Tagged(want map[string]string) ([]string, error) {
 		if !seen[r.ID] && slices.Contains(have, r.ID) {
 			ids = append(ids, r.ID)
 			seen[r.ID] = true
+			starts[r.ID] = r.Start
 			added = true
 		}
 	}
 	if added {
-		slices.Sort(ids) // IDs begin with their start time
+		// As runlog.List orders run directories: by start, then ID (the
+		// clients of one benchmark start in the same second, and their
+		// IDs' random ends would order them otherwise).
+		slices.SortStableFunc(ids, func(a, b string) int {
+			if c := starts[a].Compare(starts[b]); c != 0 {
+				return c
+			}
+			return cmp.Compare(a, b)
+		})
 	}
 	return ids, nil
 }

@@ -93,6 +93,9 @@ type Totals struct {
 	// in place, each with why ("table public.bank_keep (stampede's table
 	// of bank, renamed)": the user's now), counted in Tables.
 	KeptTables []string
+	// SharesIn is, for one client of a split init (ShareCount > 0), the
+	// number of shares recorded complete once its own was.
+	SharesIn int
 }
 
 // TablesLeft says how many tables of a column-mode fleet its cleanup
@@ -156,7 +159,7 @@ func Create(ctx context.Context, o CreateOptions) (Totals, error) {
 	switch {
 	case err != nil:
 	case o.ShareCount > 0:
-		err = e.endShare(ctx, o.ShareIndex)
+		t.SharesIn, err = e.endShare(ctx, o.ShareIndex)
 	default:
 		// Every tenant is complete: a split init's record, if any, has
 		// nothing left to say.

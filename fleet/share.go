@@ -187,19 +187,23 @@ func readShares(ctx context.Context, q sqlx.Querier, d dialect.Dialect, key stri
 	return rec, true, nil
 }
 
-// endShare records this client's share complete.
-func (e *env) endShare(ctx context.Context, index int) error {
+// endShare records this client's share complete and returns how many
+// shares are in, this one included.
+func (e *env) endShare(ctx context.Context, index int) (in int, err error) {
 	db, closeDB, err := e.connect(ctx, e.registryOptions(), 1)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer closeDB()
 	t := db.Dialect().QuoteIdent(LoadTable)
 	_, err = db.Exec(ctx, "UPDATE "+t+" SET loaded = array_append(loaded, $2::int) WHERE fleet = $1 AND NOT ($2::int = ANY(loaded))", e.fleetKey(), index)
-	if err != nil {
-		return fmt.Errorf("recording share %d in %s: %w", index, LoadTable, err)
+	if err == nil {
+		err = db.QueryRow(ctx, "SELECT coalesce(cardinality(loaded), 0) FROM "+t+" WHERE fleet = $1", e.fleetKey()).Scan(&in)
 	}
-	return nil
+	if err != nil {
+		return 0, fmt.Errorf("recording share %d in %s: %w", index, LoadTable, err)
+	}
+	return in, nil
 }
 
 // clearShares deletes the fleet's record (its tenants are all complete,

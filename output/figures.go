@@ -339,7 +339,7 @@ func rebuild(runs []*runlog.Run) (gen workload.Generator, merged bool) {
 func clientRuns(runs []*runlog.Run) []workload.ClientRun {
 	var out []workload.ClientRun
 	for _, r := range runs {
-		cr := workload.ClientRun{ID: r.Info.ID, Flags: r.Info.Flags}
+		cr := workload.ClientRun{ID: r.Info.ID, Flags: r.Info.Flags, Server: strings.Join(r.Info.Endpoints, ","), Database: r.Info.Database}
 		events, _ := r.Events() // a truncated log's complete lines still count
 		for _, e := range events {
 			if e.Kind == run.RecordEvent {
@@ -455,6 +455,23 @@ func CheckClients(runs []*runlog.Run) error {
 	}
 	if cm, ok := gen.(workload.ClientMerger); ok && !isFleet(a) {
 		// (A fleet's clients split its tenants, each tenant whole.)
+		// The merged figures (TPC-C's tpmC, NOPM and audits) are those of
+		// clients run alike: a run-time flag that differs (--wait) would
+		// leave them out (rebuild), so the merge is refused, naming it.
+		for _, b := range runs[1:] {
+			var differ string
+			flags.FlagSet.VisitAll(func(fl *pflag.Flag) {
+				m := flags.Meta[fl.Name]
+				if differ == "" && !m.PerClient && !m.NotData && flagOr(a, fl) != flagOr(b, fl) {
+					differ = fl.Name
+				}
+			})
+			if differ != "" {
+				fl := flags.FlagSet.Lookup(differ)
+				return fmt.Errorf("runs %s and %s are clients of one benchmark with different --%s (%q and %q): the merged figures of %s are those of clients run alike; give every client the same --%s, or report them apart",
+					a.Info.ID, b.Info.ID, differ, flagOr(a, fl), flagOr(b, fl), a.Info.Workload, differ)
+			}
+		}
 		var setErr error
 		flags.FlagSet.VisitAll(func(fl *pflag.Flag) {
 			if val, ok := a.Info.Flags[fl.Name]; ok && !flags.Meta[fl.Name].PerClient && val != fl.DefValue && setErr == nil {
@@ -469,6 +486,15 @@ func CheckClients(runs []*runlog.Run) error {
 		}
 	}
 	return nil
+}
+
+// flagOr returns the value of fl that r's run.json recorded, or its
+// default where it recorded none.
+func flagOr(r *runlog.Run, fl *pflag.Flag) string {
+	if v, ok := r.Info.Flags[fl.Name]; ok {
+		return v
+	}
+	return fl.DefValue
 }
 
 // setFlag sets fl to val, the flag's value as run.json records it

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -163,6 +164,15 @@ func LoadFleet(ctx context.Context, op FleetOp, loaders, extraTables int, drop b
 	switch {
 	case err == nil:
 		say()
+		if p := op.Share; p.Count > 0 {
+			f, l := fleet.ShareRange(op.Spec.Tenants, p.Index, p.Count)
+			share := fmt.Sprintf("client %d of %d's share, tenants %d..%d: %d created, %d complete before, in %s", p.Index, p.Count, f, l, tot.Created, tot.Existing, tot.Elapsed.Round(time.Millisecond))
+			if tot.SharesIn >= p.Count {
+				logf("%s; the load is complete: all %d shares are in", share, p.Count)
+			} else {
+				logf("%s; %d of %d shares are in: run and check refuse the fleet until every share is in", share, tot.SharesIn, p.Count)
+			}
+		}
 	case ctx.Err() != nil:
 		return tot, fmt.Errorf("init interrupted with %d tenants created now (%d were there before): run the same command again to create the others", tot.Created, tot.Existing)
 	case errors.Is(err, workload.ErrTablesExist):

@@ -809,11 +809,16 @@ type SeriesSpec struct {
 }
 
 // ClientRun is what a merge knows of one client's run: its id, the flags
-// run.json recorded and its records (RunRecorder).
+// run.json recorded, its records (RunRecorder) and the database it ran
+// on.
 type ClientRun struct {
 	ID      string
 	Flags   map[string]string
 	Records []Record
+	// Server (its endpoints, "H:P") and Database are where the run ran:
+	// figures read from the server (TPC-C's NOPM) count each database
+	// once, whatever the number of its clients.
+	Server, Database string
 }
 
 // ClientMerger is a Figurer whose figures for several clients' runs of

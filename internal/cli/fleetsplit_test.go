@@ -81,8 +81,16 @@ func TestFleetSplitInit(t *testing.T) {
 			bad := stampede(t, append(append([]string{"init"}, fl[:len(fl)-len(tc.mode)-2]...), append(append([]string{"--rows", "200"}, tc.mode...),
 				"--clients", "3", "--client-index", "1", u)...)...)
 			checkOneLineError(t, bad, 2, `the data flags "--rows=200" differs from what the first client of this split init of the fleet`)
+			for k, b := range outs {
+				if !strings.Contains(b.String(), " of 3 shares are in: run and check refuse the fleet until every share is in") {
+					t.Errorf("client %d does not say how many shares are in:\n%s", 2*k, b)
+				}
+			}
 			if r := stampede(t, initArgs(1)...); r.code != 0 {
 				t.Fatalf("client 1: exit %d: %s%s", r.code, r.stdout, r.stderr)
+			} else if !strings.Contains(r.stdout+r.stderr, "client 1 of 3's share, tenants 3..4: 2 created, 0 complete before, in ") ||
+				!strings.Contains(r.stdout+r.stderr, "; the load is complete: all 3 shares are in") {
+				t.Errorf("the last client does not say its share and that the load is complete:\n%s%s", r.stdout, r.stderr)
 			}
 			// Every tenant as tenant 1, as one init's clones would be.
 			sum := func(id int) string {

@@ -297,16 +297,90 @@ func open(ctx context.Context, rawURL string, ro bool) (*Store, error) {
 	if ro {
 		return s, nil
 	}
-	for _, stmt := range schema {
-		if _, err := db.ExecContext(pctx, stmt); err != nil {
-			db.Close()
-			if driver == "sqlite" && damaged(err) {
-				return nil, damagedError{s.name, err}
-			}
-			return nil, fmt.Errorf("cannot create the tables of the results store %s: %w", s.name, err)
+	if err := createTables(pctx, db, s.pg); err != nil {
+		db.Close()
+		if driver == "sqlite" && damaged(err) {
+			return nil, damagedError{s.name, err}
 		}
+		// The store answered: whatever went wrong is not that it is
+		// unreachable (a role that may not create tables, a full disk).
+		return nil, fmt.Errorf("cannot create the tables of the results store %s: %w", s.name, err)
 	}
 	return s, nil
+}
+
+// schemaLock is the key of the PostgreSQL transaction advisory lock under
+// which Open creates the store's tables.
+const schemaLock = 0x7374616d70656465 // "stampede"
+
+// createTables creates the store's missing tables and indexes in db. In
+// PostgreSQL (pg) it does so in one transaction holding an advisory lock:
+// CREATE TABLE IF NOT EXISTS is not safe against another session creating
+// the same table at the same time (a duplicate key in pg_type or
+// pg_class), and the clients of one benchmark, started together, open a
+// fresh store at once. Where advisory locks are missing (CockroachDB's
+// are no-ops, and some servers lack the function), a collision is tried
+// again.
+func createTables(ctx context.Context, db *sql.DB, pg bool) error {
+	if !pg {
+		return execAll(ctx, db.ExecContext)
+	}
+	var err error
+	for range 5 {
+		if err = createLocked(ctx, db); !collided(err) {
+			return err
+		}
+	}
+	return err
+}
+
+// createLocked creates the tables in one transaction under schemaLock.
+func createLocked(ctx context.Context, db *sql.DB) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock($1)", int64(schemaLock)); err != nil {
+		if pgState(err) != "42883" { // not "no such function"
+			return err
+		}
+		// No advisory locks: each statement on its own, and a
+		// collision is tried again by the caller.
+		_ = tx.Rollback()
+		return execAll(ctx, db.ExecContext)
+	}
+	if err := execAll(ctx, tx.ExecContext); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// execAll runs the schema's statements with exec.
+func execAll(ctx context.Context, exec func(context.Context, string, ...any) (sql.Result, error)) error {
+	for _, stmt := range schema {
+		if _, err := exec(ctx, stmt); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// collided reports whether err is PostgreSQL's answer to two sessions
+// creating one table at once: a unique violation in the catalog, or the
+// table existing after all.
+func collided(err error) bool {
+	s := pgState(err)
+	return s == "23505" || s == "42P07"
+}
+
+// pgState returns the SQLSTATE of a PostgreSQL error, or "".
+func pgState(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Code
+	}
+	return ""
 }
 
 // unreachable describes the failure to connect to the PostgreSQL store at

@@ -210,7 +210,7 @@ func (g *bank) LoadShare(index, count int) error {
 		return fmt.Errorf("--clients with a tenant: a fleet's load is not split between clients; load it from one client")
 	}
 	if n := g.batches(); count > n {
-		return fmt.Errorf("--clients %d with --rows %d: each client loads accounts of its own, %d or more; use --clients %d or fewer", count, g.rows, g.batchSize, n)
+		return fmt.Errorf("--clients %d with --rows %d: each client loads accounts of its own, %d or more; give --rows %d or more (the same to every client), or --clients %d or fewer", count, g.rows, g.batchSize, count*g.batchSize, n)
 	}
 	g.share = [2]int{index, count}
 	return nil

@@ -295,3 +295,17 @@ func TestApply(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadShareTooFew: a split load of more clients than the accounts'
+// batches is refused naming both remedies, --rows (the number it needs)
+// and --clients; the --rows named loads.
+func TestLoadShareTooFew(t *testing.T) {
+	g := newGen(t)
+	err := g.LoadShare(0, 2)
+	if err == nil || !strings.Contains(err.Error(), "give --rows 2000 or more (the same to every client), or --clients 1 or fewer") {
+		t.Fatalf("default --rows, 2 clients: %v", err)
+	}
+	if err := newGen(t, "--rows", "2000").LoadShare(1, 2); err != nil {
+		t.Errorf("--rows 2000, 2 clients: %v", err)
+	}
+}

@@ -38,6 +38,12 @@ const (
 	recNextStart   = "tpcc.sum_d_next_o_id.start"
 	recNextEnd     = "tpcc.sum_d_next_o_id.end"
 	auditRecPrefix = "tpcc.audit."
+	// recHomeStart and recHomeEnd are the same sums over the client's own
+	// home warehouses, read in the same statements: a merge of some of a
+	// benchmark's clients, or of clients on different databases, counts
+	// the New-Orders of the reported clients' warehouses only.
+	recHomeStart = "tpcc.sum_d_next_o_id.home.start"
+	recHomeEnd   = "tpcc.sum_d_next_o_id.home.end"
 )
 
 // registerClientFlags defines --warehouse-range.
@@ -164,16 +170,25 @@ func (g *tpcc) checkClients(whose, give string) error {
 // (--clients or --warehouse-range).
 func (g *tpcc) split() bool { return !g.hammerdb() && (g.part[1] > 0 || g.whRangeFlag != "") }
 
-// clientHeader is the header line of a client's run: its warehouses, and
-// who runs the checks.
-func (g *tpcc) clientHeader() string {
+// clientHeader is the header line of a client's run of workers
+// terminals: its warehouses (those with a terminal, when the workers are
+// fewer: worker i's is the (i mod n)th), and who runs the checks.
+func (g *tpcc) clientHeader(workers int) string {
 	first, last := g.home()
 	who := fmt.Sprintf("%s: --warehouse-range %s: the terminals of warehouses %d-%d", g.label(), g.whRangeFlag, first, last)
 	if g.part[1] > 0 {
 		who = fmt.Sprintf("%s: client %d of %d: the terminals of warehouses %d-%d", g.label(), g.part[0], g.part[1], first, last)
 	}
+
 	who += fmt.Sprintf(" of %d; remote order lines and payments go to all %d; tpmC, efficiency and audits are this client's (`stampede report --tag job=NAME` merges the clients)",
 		g.warehouses, g.warehouses)
+	if n := int(last - first + 1); workers > 0 && workers < n {
+		with := fmt.Sprintf("warehouses %d-%d have", first, first+int64(workers)-1)
+		if workers == 1 {
+			with = fmt.Sprintf("warehouse %d has", first)
+		}
+		who += fmt.Sprintf("; with --concurrency %d, only %s a terminal: give --concurrency %d or more for every warehouse of the range", workers, with, n)
+	}
 	if g.part[1] > 0 && g.part[0] > 0 {
 		who += "; client 0 runs the consistency checks after its run"
 	}
@@ -216,6 +231,10 @@ func (g *tpcc) RunRecords() []workload.Record {
 	if m.ok {
 		out = append(out, workload.Record{Name: recNextStart, At: m.startAt, Value: float64(m.allStart)},
 			workload.Record{Name: recNextEnd, At: m.endAt, Value: float64(m.allEnd)})
+		if g.split() {
+			out = append(out, workload.Record{Name: recHomeStart, At: m.startAt, Value: float64(m.nextStart)},
+				workload.Record{Name: recHomeEnd, At: m.endAt, Value: float64(m.nextEnd)})
+		}
 	}
 	t := sumAudits(g.workers)
 	if m.started {
@@ -243,10 +262,19 @@ type mergedClients struct {
 	// their terminals.
 	warehouses, workers int
 	// nopm: the server's committed New-Orders between the reads at and
-	// to (see MergeClients); nopmOK says there were such reads.
+	// to (see MergeClients); nopmOK says there were such reads. With
+	// perClient, newOrders is the growth over each client's own
+	// warehouses, and nopm the sum of the clients' rates (each over its
+	// own measurement interval); targets counts the databases. noNOPM
+	// says why there is no NOPM, when there is none.
 	newOrders int64
 	at, to    time.Time
 	nopmOK    bool
+	perClient bool
+	nopm      float64
+	clients   int
+	targets   int
+	noNOPM    string
 	// audits are the clients' audit counters added up; auditsOK says
 	// every client recorded them.
 	audits   auditTotals
@@ -302,12 +330,19 @@ func (g *tpcc) MergeClients(runs []workload.ClientRun) error {
 	var spans []span
 	var startAt, endAt time.Time
 	var start, end float64
+	// Each client's own reads, over its home warehouses, when it recorded
+	// them (homeOK): the growth over the reported clients' warehouses.
+	homeOK := len(runs) > 0
+	var homeGrowth int64
+	var homeRate float64
+	targets := map[string]bool{}
 	for _, r := range runs {
 		first, last, err := g.clientRange(r.Flags)
 		if err != nil {
 			return fmt.Errorf("run %s: %w", r.ID, err)
 		}
 		spans = append(spans, span{r.ID, first, last})
+		targets[r.Server+" "+r.Database] = true
 		m.warehouses += int(last - first + 1)
 		if n, err := strconv.Atoi(r.Flags["concurrency"]); err == nil {
 			m.workers += n
@@ -315,18 +350,30 @@ func (g *tpcc) MergeClients(runs []workload.ClientRun) error {
 		var t auditTotals
 		fields := auditFields(&t)
 		seen := 0
-		for _, rec := range r.Records {
+		var hStart, hEnd *workload.Record
+		for i, rec := range r.Records {
 			switch {
 			case rec.Name == recNextStart && (startAt.IsZero() || rec.At.After(startAt)):
 				startAt, start = rec.At, rec.Value
 			case rec.Name == recNextEnd && (endAt.IsZero() || rec.At.Before(endAt)):
 				endAt, end = rec.At, rec.Value
+			case rec.Name == recHomeStart:
+				hStart = &r.Records[i]
+			case rec.Name == recHomeEnd:
+				hEnd = &r.Records[i]
 			case strings.HasPrefix(rec.Name, auditRecPrefix):
 				if p := fields[strings.TrimPrefix(rec.Name, auditRecPrefix)]; p != nil {
 					*p = int64(rec.Value)
 					seen++
 				}
 			}
+		}
+		if hStart != nil && hEnd != nil && hEnd.At.After(hStart.At) {
+			n := int64(hEnd.Value - hStart.Value)
+			homeGrowth += n
+			homeRate += float64(n) / hEnd.At.Sub(hStart.At).Minutes()
+		} else {
+			homeOK = false
 		}
 		if seen < len(fields) {
 			m.auditsOK = false
@@ -340,8 +387,32 @@ func (g *tpcc) MergeClients(runs []workload.ClientRun) error {
 				a.id, a.first, a.last, b.id, b.first, b.last)
 		}
 	}
-	if !startAt.IsZero() && !endAt.IsZero() && endAt.After(startAt) {
+	// NOPM counts the New-Orders of the reported clients' warehouses, on
+	// each database they ran on. One database whose every active
+	// warehouse a reported client ran: its sum over every warehouse, read
+	// once, the latest start read and the earliest end read, the pair
+	// nearest the clients' common interval. Otherwise (some clients
+	// missing, or several databases, whose reads of different servers
+	// never subtract): each client's growth over its own warehouses, per
+	// minute of its own measurement interval, added up; runs that did not
+	// record it (an older stampede's) have no NOPM, and the figures say
+	// why.
+	m.clients, m.targets = len(runs), len(targets)
+	whole := len(targets) == 1 && m.warehouses == g.active()
+	switch {
+	case whole && !startAt.IsZero() && !endAt.IsZero() && endAt.After(startAt):
 		m.newOrders, m.at, m.to, m.nopmOK = int64(end-start), startAt, endAt, true
+		m.nopm = float64(m.newOrders) / endAt.Sub(startAt).Minutes()
+	case whole:
+		// No reads (the null driver, or a read that failed): no NOPM,
+		// as for one run.
+	case homeOK:
+		m.newOrders, m.nopm, m.nopmOK, m.perClient = homeGrowth, homeRate, true, true
+	case len(targets) > 1:
+		m.noNOPM = fmt.Sprintf("no NOPM: the clients ran on %d databases, and their runs recorded sum(d_next_o_id) over every warehouse of their database only (a stampede before the reads over each client's own warehouses), whose growths are not one benchmark's", len(targets))
+	default:
+		m.noNOPM = fmt.Sprintf("no NOPM: the runs reported ran the terminals of %d of the %s, and recorded sum(d_next_o_id) over every warehouse only (a stampede before the reads over each client's own warehouses), which counts the missing clients' New-Orders too: report every client of the benchmark",
+			m.warehouses, nWarehouses(int64(g.active())))
 	}
 	g.merged = m
 	g.figureWorkers = m.workers

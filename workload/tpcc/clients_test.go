@@ -245,3 +245,58 @@ func TestRangeGivenNoWarehouses(t *testing.T) {
 		})
 	}
 }
+
+// TestHammerMergeByDatabase: --profile hammerdb clients on different
+// servers add their figures up; clients sharing a database count its
+// growth once, between their latest start read and earliest end read;
+// sharing one without those reads (an older stampede's runs) gives no
+// figures, and a line why.
+func TestHammerMergeByDatabase(t *testing.T) {
+	t0 := time.Date(2026, 11, 29, 4, 0, 0, 0, time.UTC)
+	rec := func(name string, at time.Duration, v float64) workload.Record {
+		return workload.Record{Name: name, At: t0.Add(at), Value: v}
+	}
+	client := func(server string, nopm, tpm float64, reads bool, startAt time.Duration, next0, next1, x0, x1 float64) workload.ClientRun {
+		r := workload.ClientRun{ID: server, Flags: map[string]string{"concurrency": "2"}, Server: server, Database: "tpcc",
+			Records: []workload.Record{rec(figHammerNOPM, time.Minute, nopm), rec(figHammerTPM, time.Minute, tpm)}}
+		if reads {
+			r.Records = append(r.Records, rec(recHammerNextStart, startAt, next0), rec(recHammerNextEnd, startAt+time.Minute, next1),
+				rec(recHammerXactStart, startAt, x0), rec(recHammerXactEnd, startAt+time.Minute, x1))
+		}
+		return r
+	}
+	g := newGen(t, "--profile", "hammerdb")
+	if err := g.MergeClients([]workload.ClientRun{client("node1:5432", 100, 300, true, 0, 0, 100, 0, 300), client("node2:5432", 120, 310, true, 0, 0, 120, 0, 310)}); err != nil {
+		t.Fatal(err)
+	}
+	if h := g.merged.hammer; !h.ok || h.nopm != 220 || h.tpm != 610 {
+		t.Errorf("two servers: %+v, want NOPM 220 and TPM 610, added up", h)
+	}
+	// One database: the growth between the reads at 30s and 60s, once.
+	g = newGen(t, "--profile", "hammerdb")
+	if err := g.MergeClients([]workload.ClientRun{client("node1:5432", 100, 300, true, 0, 1000, 1100, 5000, 5300), client("node1:5432", 100, 300, true, 30*time.Second, 1050, 1160, 5150, 5460)}); err != nil {
+		t.Fatal(err)
+	}
+	if h := g.merged.hammer; !h.ok || h.nopm != 100 || h.tpm != 300 || h.shared != 1 {
+		t.Errorf("one database: %+v, want NOPM (1100-1050)/0.5 = 100 and TPM (5300-5150)/0.5 = 300, once", h)
+	}
+	g = newGen(t, "--profile", "hammerdb")
+	if err := g.MergeClients([]workload.ClientRun{client("node1:5432", 100, 300, false, 0, 0, 0, 0, 0), client("node1:5432", 100, 300, false, 0, 0, 0, 0, 0)}); err != nil {
+		t.Fatal(err)
+	}
+	if h := g.merged.hammer; h.ok || !strings.Contains(g.merged.noNOPM, "no HammerDB NOPM or TPM: 2 clients ran on server and database node1:5432 tpcc, and their runs recorded only their own figures") {
+		t.Errorf("one database, old runs: %+v, %q", h, g.merged.noNOPM)
+	}
+}
+
+// TestClientHeaderFewTerminals: fewer workers than the range's
+// warehouses leave some without a terminal, and the header says which.
+func TestClientHeaderFewTerminals(t *testing.T) {
+	g := newGen(t, "--warehouses", "4", "--warehouse-range", "2:3")
+	if h := g.clientHeader(1); !strings.HasSuffix(h, "; with --concurrency 1, only warehouse 2 has a terminal: give --concurrency 2 or more for every warehouse of the range") {
+		t.Errorf("1 worker: %q", h)
+	}
+	if h := g.clientHeader(2); strings.Contains(h, "only") {
+		t.Errorf("2 workers: %q", h)
+	}
+}

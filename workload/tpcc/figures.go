@@ -89,15 +89,26 @@ func (g *tpcc) Figures(counts map[string]int64, elapsed time.Duration) []workloa
 	if g.merged != nil {
 		counter = "the clients"
 	}
+	var noNOPM string
+	if m := g.merged; m != nil && m.noNOPM != "" {
+		noNOPM = "; " + m.noNOPM
+	}
 	figs = append(figs, workload.Figure{Name: "TPM", Value: tpm,
-		Text: fmt.Sprintf("%.0f (transactions of every type per minute; counted by %s)", tpm, counter)})
-	if m := g.merged; m != nil && m.nopmOK {
+		Text: fmt.Sprintf("%.0f (transactions of every type per minute; counted by %s%s)", tpm, counter, noNOPM)})
+	if m := g.merged; m != nil && m.nopmOK && m.perClient {
+		on := "their database"
+		if m.targets > 1 {
+			on = fmt.Sprintf("their %d databases", m.targets)
+		}
+		figs = append(figs, workload.Figure{Name: "NOPM", Value: m.nopm, Observed: true,
+			Text: fmt.Sprintf("%.0f (from the server, as HammerDB: sum(d_next_o_id) over each client's own warehouses, on %s, grew by %d in all, the committed New-Orders of the %s reported; each client's growth per minute of its measurement interval, added up%s)",
+				m.nopm, on, m.newOrders, nWarehouses(int64(m.warehouses)), g.nopmNote()+g.noOrdersNote(counts[txs[opNewOrder].name], m.newOrders))})
+	} else if m := g.merged; m != nil && m.nopmOK {
 		d := m.to.Sub(m.at)
-		nopm := float64(m.newOrders) / d.Minutes()
-		figs = append(figs, workload.Figure{Name: "NOPM", Value: nopm, Observed: true,
+		figs = append(figs, workload.Figure{Name: "NOPM", Value: m.nopm, Observed: true,
 			Text: fmt.Sprintf("%.0f (from the server, as HammerDB: sum(d_next_o_id) over every warehouse grew by %d, the committed New-Orders, in the %s between the clients' latest start read and earliest end read%s)",
-				nopm, m.newOrders, d.Round(time.Millisecond), g.nopmNote()+g.noOrdersNote(counts[txs[opNewOrder].name], m.newOrders))})
-	} else if n, d, ok := g.run.meas.newOrders(); ok {
+				m.nopm, m.newOrders, d.Round(time.Millisecond), g.nopmNote()+g.noOrdersNote(counts[txs[opNewOrder].name], m.newOrders))})
+	} else if n, d, ok := g.run.meas.newOrders(); ok && g.merged == nil {
 		nopm := float64(n) / d.Minutes()
 		what := "sum(d_next_o_id)"
 		if g.split() {

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -316,9 +318,10 @@ const (
 
 // hammerFigures returns HammerDB's figures of the run: TPM and NOPM per
 // nominal minute (the run's --duration), when the server's counters were
-// read at both ends; of several clients merged (report --tag), the sums
-// of the clients' figures, as HammerDB's users add up the NOPM of
-// instances run against several servers.
+// read at both ends; of several clients merged (report --tag), each
+// database's NOPM and each server's TPM once, added up over the
+// databases and servers, as HammerDB's users add up the NOPM of
+// instances run against several servers (see hammerMerge).
 func (g *tpcc) hammerFigures() []workload.Figure {
 	if !g.hammerdb() {
 		return nil
@@ -328,9 +331,14 @@ func (g *tpcc) hammerFigures() []workload.Figure {
 		if !h.ok {
 			return nil
 		}
+		what := fmt.Sprintf("the sum of the %d clients' HammerDB TPM, each read from its server", h.clients)
+		if h.shared > 0 {
+			what = fmt.Sprintf("HammerDB TPM of the %d clients, read from %s and %s: each server's and each database's figures counted once (clients sharing one over their common interval, %s), added up", h.clients,
+				plural(h.servers, "server"), plural(h.databases, "database"), h.commonText)
+		}
 		return []workload.Figure{
 			{Name: figHammerTPM, Value: h.tpm, Observed: true,
-				Text: fmt.Sprintf("%.0f (the sum of the %d clients' HammerDB TPM, each read from its server%s)", math.Floor(h.tpm), h.clients, h.kinds())},
+				Text: fmt.Sprintf("%.0f (%s%s)", math.Floor(h.tpm), what, h.kinds())},
 			{Name: figHammerNOPM, Value: h.nopm, Observed: true, Text: TestResult(h.nopm, h.tpm)},
 		}
 	}
@@ -359,7 +367,33 @@ type hammerMerged struct {
 	procs, funcs int
 	// ok says every client recorded both figures.
 	ok bool
+	// shared counts the databases several clients ran on, whose figures
+	// are read once over the clients' common interval; servers and
+	// databases count them all; commonText says the common intervals.
+	shared             int
+	servers, databases int
+	commonText         string
 }
+
+// plural is "1 server", "2 servers".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// Records of the server's counters a run of --profile hammerdb read at
+// the ends of its measurement interval (sum(d_next_o_id) over every
+// warehouse, sum(xact_commit + xact_rollback) over pg_stat_database), for
+// a merge of clients that share a database or server: their counters are
+// counted once, between the latest start read and the earliest end read.
+const (
+	recHammerNextStart = "hammerdb.sum_d_next_o_id.start"
+	recHammerNextEnd   = "hammerdb.sum_d_next_o_id.end"
+	recHammerXactStart = "hammerdb.xact.start"
+	recHammerXactEnd   = "hammerdb.xact.end"
+)
 
 // recHammerProcs records whether a run of --profile hammerdb called
 // procedures (1) or functions (0), for a merge of several clients.
@@ -390,31 +424,79 @@ func (g *tpcc) hammerRecords() []workload.Record {
 		if g.hdb.storedProcs {
 			procs = 1
 		}
-		out = append(out, workload.Record{Name: recHammerProcs, At: g.run.meas.endAt, Value: procs})
+		m := g.run.meas
+		out = append(out, workload.Record{Name: recHammerProcs, At: m.endAt, Value: procs},
+			workload.Record{Name: recHammerNextStart, At: m.startAt, Value: float64(m.allStart)},
+			workload.Record{Name: recHammerNextEnd, At: m.endAt, Value: float64(m.allEnd)},
+			workload.Record{Name: recHammerXactStart, At: m.startAt, Value: float64(m.xactStart)},
+			workload.Record{Name: recHammerXactEnd, At: m.endAt, Value: float64(m.xactEnd)})
 	}
 	return out
 }
 
 // hammerMerge is MergeClients for --profile hammerdb: HammerDB's virtual
 // users of every instance draw among all the warehouses, so the clients'
-// warehouses are not compared; their NOPM and TPM add up (one instance per
-// server, as the field report's two instances against two nodes).
+// warehouses are not compared. NOPM is each database's and TPM each
+// server's (pg_stat_database covers every database of a server): a
+// database or server one client ran on counts that client's figure;
+// one several clients ran on counts once, the growth of the server's
+// counter between their latest start read and earliest end read, per
+// minute between them; the databases' and servers' figures add up (one
+// instance per server, as the field report's two instances against two
+// nodes). Clients sharing one without those reads (an older stampede's)
+// or without a common interval (not run together) give no figures.
 func (g *tpcc) hammerMerge(runs []workload.ClientRun) error {
 	m := &mergedClients{}
 	h := hammerMerged{ok: len(runs) > 0, clients: len(runs)}
+	type reads struct {
+		clients        int
+		figure         float64 // the one client's figure
+		startAt, endAt time.Time
+		start, end     float64
+		missing        bool
+	}
+	nopmBy, tpmBy := map[string]*reads{}, map[string]*reads{}
+	var keys []string
+	note := func(by map[string]*reads, key string, fig float64, r workload.ClientRun, startName, endName string) {
+		rd := by[key]
+		if rd == nil {
+			rd = &reads{}
+			by[key] = rd
+		}
+		rd.clients++
+		rd.figure = fig
+		var s, e *workload.Record
+		for i, rec := range r.Records {
+			switch rec.Name {
+			case startName:
+				s = &r.Records[i]
+			case endName:
+				e = &r.Records[i]
+			}
+		}
+		if s == nil || e == nil {
+			rd.missing = true
+			return
+		}
+		if rd.startAt.IsZero() || s.At.After(rd.startAt) {
+			rd.startAt, rd.start = s.At, s.Value
+		}
+		if rd.endAt.IsZero() || e.At.Before(rd.endAt) {
+			rd.endAt, rd.end = e.At, e.Value
+		}
+	}
 	for _, r := range runs {
 		if n, err := strconv.Atoi(r.Flags["concurrency"]); err == nil {
 			m.workers += n
 		}
-		var nopm, tpm bool
+		var nopm, tpm float64
+		var hasNOPM, hasTPM bool
 		for _, rec := range r.Records {
 			switch rec.Name {
 			case figHammerNOPM:
-				h.nopm += rec.Value
-				nopm = true
+				nopm, hasNOPM = rec.Value, true
 			case figHammerTPM:
-				h.tpm += rec.Value
-				tpm = true
+				tpm, hasTPM = rec.Value, true
 			case recHammerProcs:
 				if rec.Value == 1 {
 					h.procs++
@@ -423,8 +505,61 @@ func (g *tpcc) hammerMerge(runs []workload.ClientRun) error {
 				}
 			}
 		}
-		h.ok = h.ok && nopm && tpm
+		h.ok = h.ok && hasNOPM && hasTPM
+		db := r.Server + " " + r.Database
+		if nopmBy[db] == nil {
+			keys = append(keys, db)
+		}
+		note(nopmBy, db, nopm, r, recHammerNextStart, recHammerNextEnd)
+		note(tpmBy, r.Server, tpm, r, recHammerXactStart, recHammerXactEnd)
 	}
+	// sum adds up the figures of by, each key once.
+	var common []string
+	var why string
+	sum := func(by map[string]*reads, what string) (float64, bool) {
+		var total float64
+		for _, key := range slices.Sorted(maps.Keys(by)) {
+			rd := by[key]
+			switch {
+			case rd.clients == 1:
+				total += rd.figure
+			case rd.missing:
+				why = fmt.Sprintf("no HammerDB NOPM or TPM: %d clients ran on %s %s, and their runs recorded only their own figures (a stampede before the reads of the server's counters), which would count its New-Orders and transactions once per client", rd.clients, what, key)
+				return 0, false
+			case !rd.endAt.After(rd.startAt):
+				why = fmt.Sprintf("no HammerDB NOPM or TPM: %d clients ran on %s %s, but not together (no time all of them measured): run a benchmark's clients at one --start-at", rd.clients, what, key)
+				return 0, false
+			default:
+				d := rd.endAt.Sub(rd.startAt)
+				total += (rd.end - rd.start) / d.Minutes()
+				common = append(common, d.Round(time.Millisecond).String())
+			}
+		}
+		return total, true
+	}
+	var nopmOK, tpmOK bool
+	h.nopm, nopmOK = sum(nopmBy, "server and database")
+	if nopmOK { // else why says why of the databases
+		h.tpm, tpmOK = sum(tpmBy, "server")
+	}
+	h.ok = h.ok && nopmOK && tpmOK
+	if h.ok {
+		why = ""
+	}
+	m.noNOPM = why
+	h.servers, h.databases = len(tpmBy), len(nopmBy)
+	for _, k := range keys {
+		if nopmBy[k].clients > 1 {
+			h.shared++
+		}
+	}
+	for _, rd := range tpmBy {
+		if rd.clients > 1 && h.shared == 0 {
+			h.shared++ // one server, several databases
+		}
+	}
+	slices.Sort(common)
+	h.commonText = strings.Join(slices.Compact(common), ", ")
 	m.hammer = h
 	g.merged = m
 	g.figureWorkers = m.workers

@@ -269,7 +269,7 @@ func (g *tpcc) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (wor
 		Header: g.header(iso, oc.Concurrency),
 	}
 	if g.split() {
-		ql.Header = append(ql.Header, g.clientHeader())
+		ql.Header = append(ql.Header, g.clientHeader(oc.Concurrency))
 	}
 	if g.hdb.serverSide {
 		ql.Header = append(ql.Header, g.label()+": --server-side: each transaction is one call of a server-side function init installed (stampede_neword, stampede_payment, stampede_ostat, stampede_delivery, stampede_slev), inputs drawn by the client")
