@@ -51,6 +51,10 @@ func TestFleetConnPerWorker(t *testing.T) {
 	if strings.Contains(r.stderr, "missing") {
 		t.Errorf("a complete tenant called missing: %s", r.stderr)
 	}
+	// --conns, refused in a fleet, points to --conns-per-tenant with
+	// run sql's default.
+	r = stampede(t, dir, append(runArgs, "--conns", "2", u)...)
+	oneLine(t, r, "give --conns-per-tenant N (each active tenant's connections, default one per worker)")
 }
 
 // TestUnsetOnABranch: a variable one \if branch sets is a warning naming
