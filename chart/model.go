@@ -14,7 +14,9 @@ import (
 // The model: what a chart shows, chosen from the runs' series before any
 // drawing. render.go draws it with gonum.org/v1/plot.
 
-// Colours. The palette is Tableau 10 without its red, which marks errors.
+// Colours. The palette is Tableau 20 without its reds, which mark errors:
+// Tableau 10's nine, then their light tints, so that a run sql of many
+// scripts and statements draws each in its own colour.
 var (
 	palette = []color.RGBA{
 		{0x1f, 0x77, 0xb4, 0xff}, // blue
@@ -26,6 +28,15 @@ var (
 		{0x17, 0xbe, 0xcf, 0xff}, // cyan
 		{0xbc, 0xbd, 0x22, 0xff}, // olive
 		{0x7f, 0x7f, 0x7f, 0xff}, // grey
+		{0xae, 0xc7, 0xe8, 0xff}, // light blue
+		{0xff, 0xbb, 0x78, 0xff}, // light orange
+		{0x98, 0xdf, 0x8a, 0xff}, // light green
+		{0xc5, 0xb0, 0xd5, 0xff}, // light purple
+		{0xc4, 0x9c, 0x94, 0xff}, // light brown
+		{0xf7, 0xb6, 0xd2, 0xff}, // light pink
+		{0x9e, 0xda, 0xe5, 0xff}, // light cyan
+		{0xdb, 0xdb, 0x8d, 0xff}, // light olive
+		{0xc7, 0xc7, 0xc7, 0xff}, // light grey
 	}
 	errRed  = color.RGBA{0xd6, 0x27, 0x28, 0xff}
 	ink     = color.RGBA{0x22, 0x22, 0x22, 0xff}
@@ -52,8 +63,10 @@ var (
 	dotted = style{width: 1.4, dash: []float64{1.5, 2.2}}
 )
 
-// maxOpCharts is the number of operations with their own latency panel.
-const maxOpCharts = 8
+// maxOpCharts is the number of operations with their own latency panel:
+// as many as the palette has colours (a run sql's scripts and their
+// statements), every one drawn in its own.
+const maxOpCharts = 18
 
 // metric is one of the values drawn for each point of a track.
 type metric struct {

@@ -117,7 +117,7 @@ type FleetRun struct {
 // Register defines the flags on fs.
 func (f *FleetRun) Register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.active, "active", 0, "with --tenants: number of tenant workloads run at once (default: every tenant)")
-	fs.IntVar(&f.connsPerTenant, "conns-per-tenant", 1, "with --tenants: connections of each active tenant (a workload at its own rates, lambda: one per worker)")
+	fs.IntVar(&f.connsPerTenant, "conns-per-tenant", 1, "with --tenants: connections of each active tenant (a workload at its own rates, lambda, and sql: one per worker)")
 	fs.StringVar(&f.pick, "pick", fleet.PickRandom, "with --tenants: which tenants are active: random (from --seed) or round-robin (1..M)")
 	fs.BoolVar(&f.rotate, "rotate", false, "with --tenants: replace a tenant workload that fails, or whose --tenant-duration elapsed, by the next tenant (turns on --tolerate-errors)")
 	fs.DurationVar(&f.tenantDuration, "tenant-duration", 0, "with --rotate: how long each tenant workload runs before the next tenant replaces it (0: until it fails)")
@@ -208,11 +208,13 @@ func refuseFleetConns(spec RunArgs) error {
 	if spec.Tenants == nil || spec.Tenants.tenants == 0 || !spec.FS.Changed("conns") {
 		return nil
 	}
-	loops := ""
+	loops := "default 1"
 	if d, ok := spec.Gen.(workload.RunDefaulter); ok && d.RunDefaults().WorkersFromConns {
-		loops = fmt.Sprintf(", on each of which %s runs one loop", spec.Gen.Meta().Name)
+		loops = fmt.Sprintf("default 1, on each of which %s runs one loop", spec.Gen.Meta().Name)
+	} else if ok && d.RunDefaults().ConnPerWorker {
+		loops = "default one per worker"
 	}
-	return usagef("--conns %s with --tenants: a fleet run opens connections per tenant: give --conns-per-tenant N (each active tenant's connections, default 1%s) and --active (the tenants run at once)",
+	return usagef("--conns %s with --tenants: a fleet run opens connections per tenant: give --conns-per-tenant N (each active tenant's connections, %s) and --active (the tenants run at once)",
 		spec.FS.Lookup("conns").Value.String(), loops)
 }
 

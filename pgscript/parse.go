@@ -211,6 +211,7 @@ func (p *parser) next() (*Command, *Command, error) {
 	var b strings.Builder
 	start, startPos, depth, compound, nonblank := 0, 0, 0, false, false
 	var parts []int // where each statement after a \; starts in b
+	var seps []int  // where each \; is in p.src
 	flush := func() *Command {
 		raw := b.String()
 		text := strings.TrimSpace(raw)
@@ -225,7 +226,13 @@ func (p *parser) next() (*Command, *Command, error) {
 		// or the \gset that ends it (which pgbench's -r leaves out, and
 		// keeps the blanks before it, as every first line's trailing
 		// blanks: only a CRLF file's \r goes).
+		// Each \; in it reads ; as in pgbench's (its lexer sends ; for \;).
 		first, _, _ := strings.Cut(p.src[startPos:p.pos], "\n")
+		for i := len(seps) - 1; i >= 0; i-- {
+			if at := seps[i] - startPos; at < len(first) {
+				first = first[:at] + first[at+1:]
+			}
+		}
 		c := &Command{Kind: SQL, Line: start, Text: text, Compound: compound, FirstLine: strings.TrimSuffix(first, "\r"), copies: copies}
 		if p.name != "" {
 			c.Name, c.NameLine = p.name, p.nameLine
@@ -283,6 +290,7 @@ func (p *parser) next() (*Command, *Command, error) {
 			b.WriteByte(';')
 			compound = true
 			parts = append(parts, b.Len())
+			seps = append(seps, p.pos)
 			p.pos += 2
 		case c == '\\':
 			sql := flush()
@@ -294,7 +302,7 @@ func (p *parser) next() (*Command, *Command, error) {
 				return cmd, nil, nil
 			}
 			b.Reset()
-			compound, parts = false, nil
+			compound, parts, seps = false, nil, nil
 		default:
 			if c == ' ' || c == '\t' || c == '\r' || c == '\f' {
 				b.WriteByte(c)

@@ -535,7 +535,13 @@ func (w *pathWalk) uses(c *Command, st *pathState, names []string, how string) e
 		if line := st.lost[name]; line > 0 {
 			if !w.warned[name] {
 				w.warned[name] = true
-				w.p.warnings = append(w.p.warnings, fmt.Sprintf("%s:%d: %s uses :%s, which the \\if at line %d leaves unset on some of its branches: a client that takes such a branch fails there, as in pgbench (if the conditions are linked, ignore this; otherwise set it before the \\if, or on every branch)", w.s.Name, c.Line, how, name, line))
+				// pgbench fails there too, but for a statement
+				// (prepared or extended: vars), where it sends NULL.
+				pgbench := "as pgbench fails there"
+				if c.Kind == SQL {
+					pgbench = "where pgbench -M " + w.p.opts.Protocol.String() + " would send NULL"
+				}
+				w.p.warnings = append(w.p.warnings, fmt.Sprintf("%s:%d: %s uses :%s, which the \\if at line %d leaves unset on some of its branches: a transaction that reaches it unset fails there (variable %s is not set), %s (if the conditions are linked, ignore this; otherwise set it before the \\if, or on every branch)", w.s.Name, c.Line, how, name, line, name, pgbench))
 			}
 			continue
 		}

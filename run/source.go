@@ -460,8 +460,10 @@ const terminalsPerWarehouse = 10
 // waiting for another's connection; a workload that runs one loop per
 // connection (churn: workload.RunDefaults.WorkersFromConns) gets as many
 // workers as connections, either setting both, and two different counts
-// are refused, as --conns and --concurrency are outside a fleet; others
-// get 1 connection.
+// are refused, as --conns and --concurrency are outside a fleet; one
+// whose workers each hold a connection (run sql's:
+// workload.RunDefaults.ConnPerWorker) gets a connection per worker, and
+// fewer are refused; others get 1 connection.
 func TenantSizes(gen workload.Generator, f Fleet) (wpt, cpt int, err error) {
 	var rd workload.RunDefaults
 	if d, ok := gen.(workload.RunDefaulter); ok {
@@ -481,9 +483,13 @@ func TenantSizes(gen workload.Generator, f Fleet) (wpt, cpt int, err error) {
 	}
 	if cpt == 0 {
 		cpt = 1
-		if rd.MaxRate > 0 || rd.WorkersFromConns {
+		if rd.MaxRate > 0 || rd.WorkersFromConns || rd.ConnPerWorker {
 			cpt = wpt
 		}
+	}
+	if rd.ConnPerWorker && cpt < wpt {
+		return 0, 0, inputf("--conns-per-tenant %d is fewer than each tenant's %s: workload %s keeps a connection per worker (its operations span several statements): give --conns-per-tenant %d or more, or leave it out",
+			cpt, plural(wpt, "worker"), gen.Meta().Name, wpt)
 	}
 	return wpt, cpt, nil
 }

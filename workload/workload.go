@@ -517,6 +517,11 @@ type RunDefaults struct {
 	// (churn's): --conns given without --concurrency sets the workers
 	// too, one per connection.
 	WorkersFromConns bool
+	// ConnPerWorker says each worker holds a connection of its own
+	// through an operation (run sql's scripts, whose transactions span
+	// their statements): a fleet gives each tenant a connection per
+	// worker unless told, and refuses fewer.
+	ConnPerWorker bool
 }
 
 // Figurer is a Generator with figures of its own computed from a run's

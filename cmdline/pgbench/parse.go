@@ -541,6 +541,9 @@ func (o *options) runArgs(conn string) ([]string, []string, error) {
 			prefix = o.logPrefix
 		}
 		args = append(args, "--log-prefix", prefix)
+		if o.failuresDetailed {
+			args = append(args, "--log-failures-detailed")
+		}
 		if o.fs.Changed("sampling-rate") {
 			args = append(args, "--sampling-rate", strconv.FormatFloat(o.samplingRate, 'g', -1, 64))
 		}

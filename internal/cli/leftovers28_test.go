@@ -118,9 +118,9 @@ func TestPgbenchInitNamesDependents(t *testing.T) {
 		db, want string
 		rows     string
 	}{
-		{users, "stampede: error: -i would drop pgbench_history in database \"" + users + "\", which stampede did not make (pgbench_history (tid,note): columns that are not pgbench's): nothing was dropped; unlike pgbench, stampede's -i drops only the tables it made; and 1 object that stampede did not make depends on table pgbench_history in database \"" + users + "\" (view public.my_hist): -i drops nothing; to drop them anyway, add --force-drop",
+		{users, "pgbench: error: -i would drop pgbench_history in database \"" + users + "\", which stampede did not make (pgbench_history (tid,note): columns that are not pgbench's): nothing was dropped; unlike pgbench, stampede's -i drops only the tables it made; and 1 object that stampede did not make depends on table pgbench_history in database \"" + users + "\" (view public.my_hist): -i drops nothing; to drop them anyway, add --force-drop",
 			"SELECT count(*) FROM pgbench_history WHERE note = 'MINE'"},
-		{ours, "stampede: error: 1 object that stampede did not make depends on tables pgbench_accounts, pgbench_branches, pgbench_history, pgbench_tellers in database \"" + ours + "\" (view public.my_hist): -i drops nothing; to drop it too, add --force-drop",
+		{ours, "pgbench: error: 1 object that stampede did not make depends on tables pgbench_accounts, pgbench_branches, pgbench_history, pgbench_tellers in database \"" + ours + "\" (view public.my_hist): -i drops nothing; to drop it too, add --force-drop",
 			"SELECT count(*) FROM pgbench_branches"},
 	} {
 		r := stampede(t, pgbenchInit(t, c.db, "-s", "1")...)

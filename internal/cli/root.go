@@ -134,7 +134,11 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		if h, ok := cmdline.RecreateHints[a.form]; ok {
 			msg = strings.Replace(msg, workload.RecreateHint(h.Workload), h.Hint, 1)
 		}
-		fmt.Fprintf(stderr, "stampede: error: %s\n", cmdline.ScrubError(err, a.hinter().Hints(msg), a.secrets))
+		tool := "stampede"
+		if a.pgbenchForm {
+			tool = "pgbench" // its own prefix throughout, as for its options
+		}
+		fmt.Fprintf(stderr, "%s: error: %s\n", tool, cmdline.ScrubError(err, a.hinter().Hints(msg), a.secrets))
 	}
 	return exitCode(err)
 }

@@ -10,7 +10,7 @@ import (
 // FinalError checks that a command that exited with code and printed
 // stderr failed as a command that started its work (and may have printed
 // progress) should: exit code want, and a last line "stampede: error: ..."
-// containing msg, with no stack trace. It returns stderr's lines.
+// ("pgbench: error: ..." for stampede pgbench) containing msg, with no stack trace. It returns stderr's lines.
 func FinalError(t testing.TB, code int, stderr string, want int, msg string) []string {
 	t.Helper()
 	if code != want {
@@ -18,7 +18,9 @@ func FinalError(t testing.TB, code int, stderr string, want int, msg string) []s
 	}
 	lines := strings.Split(strings.TrimSpace(stderr), "\n")
 	last := lines[len(lines)-1]
-	if !strings.HasPrefix(last, "stampede: error: ") || !strings.Contains(last, msg) {
+	// pgbench's command line (stampede pgbench) says its errors as
+	// pgbench does.
+	if !strings.HasPrefix(last, "stampede: error: ") && !strings.HasPrefix(last, "pgbench: error: ") || !strings.Contains(last, msg) {
 		t.Errorf("stderr %q: want one error line containing %q", stderr, msg)
 	}
 	if strings.Contains(stderr, "goroutine ") || strings.Contains(stderr, "panic") {

@@ -22,7 +22,9 @@ func oneLine(t *testing.T, r result, want string) {
 	if l := strings.Split(msg, "\n"); len(l) == 2 && strings.HasPrefix(l[0], "loading sql into database") {
 		msg = l[1]
 	}
-	if r.code != 2 || !strings.Contains(msg, want) || strings.Contains(msg, "\n") || !strings.HasPrefix(msg, "stampede: error: ") {
+	// stampede pgbench says its errors as pgbench does.
+	prefixed := strings.HasPrefix(msg, "stampede: error: ") || strings.HasPrefix(msg, "pgbench: error: ")
+	if r.code != 2 || !strings.Contains(msg, want) || strings.Contains(msg, "\n") || !prefixed {
 		t.Errorf("exit %d, stderr %q; want exit 2 and one line with %q", r.code, r.stderr, want)
 	}
 	if strings.Contains(r.stdout, "results saved") {
@@ -89,6 +91,9 @@ func TestBadScriptFiles(t *testing.T) {
 	uu := testURL(t, u)
 	r := stampede(t, dir, "pgbench", "-h", uu.host, "-p", uu.port, "-U", uu.user, "-n", "-t", "2", "-f", "copy.sql", uu.db)
 	oneLine(t, r, "copy.sql:1: COPY is not supported in a script")
+	if !strings.HasPrefix(r.stderr, "pgbench: error: ") {
+		t.Errorf("the pgbench form's error is not pgbench's: %q", r.stderr)
+	}
 }
 
 // TestBOMSkipped: a UTF-8 byte order mark before the first statement is

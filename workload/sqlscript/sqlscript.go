@@ -116,6 +116,9 @@ type gen struct {
 	jobs      int
 	sampling  float64
 	aggregate int
+	// logDetailed writes a failure's type in the log, as pgbench's
+	// --failures-detailed does (--log-failures-detailed).
+	logDetailed bool
 	// verbose is pgbench's --verbose-errors: each serialization failure
 	// or deadlock, and what followed it, said on errOut (stderr).
 	verbose bool
@@ -160,6 +163,7 @@ func newGen() workload.Generator {
 	fs.BoolVar(&g.verbose, "verbose-errors", false, "with --max-tries, say each serialization failure or deadlock on stderr, and whether the transaction is tried again or failed, as pgbench's --verbose-errors does")
 	fs.BoolVar(&g.reconnect, "connect-each", false, "open a new connection for every script, its time inside the script's latency (pgbench's -C)")
 	fs.StringVar(&g.logPrefix, "log-prefix", "", "write pgbench's per-transaction log (pgbench -l) to PREFIX.PID, and PREFIX.PID.N for --jobs threads after the first")
+	fs.BoolVar(&g.logDetailed, "log-failures-detailed", false, "with --log-prefix, write a failed transaction's type (serialization or deadlock) where the log says failed, as pgbench's --failures-detailed does")
 	fs.IntVar(&g.jobs, "jobs", 1, "pgbench's -j: the threads the clients are dealt to, which split the transaction log (stampede's workers are goroutines)")
 	fs.IntVar(&g.aggregate, "aggregate-interval", 0, "with --log-prefix, log per interval of this many seconds instead of per transaction (pgbench's --aggregate-interval)")
 	fs.Float64Var(&g.sampling, "sampling-rate", 1, "with --log-prefix, the fraction of transactions logged (pgbench's --sampling-rate)")
@@ -168,32 +172,40 @@ func newGen() workload.Generator {
 	fs.StringVar(&g.checkFile, "check-file", "", "queries that check runs, read-only; each passes when it returns rows whose every column is true")
 	fs.StringVar(&g.cleanupFile, "cleanup-file", "", "SQL that cleanup runs first (your own drop.sql), before it drops what init made (COPY refused)")
 	g.flags = workload.Flags{FlagSet: fs, Meta: map[string]workload.FlagMeta{
-		"file":               {RuntimeOnly: true},
-		"builtin":            {RuntimeOnly: true},
-		"vacuum-first":       {RuntimeOnly: true},
-		"truncate-history":   {RuntimeOnly: true},
-		"define":             {RuntimeOnly: true},
-		"protocol":           {RuntimeOnly: true},
-		"scale":              {RuntimeOnly: true},
-		"report-per-command": {RuntimeOnly: true},
-		"max-tries":          {RuntimeOnly: true},
-		"verbose-errors":     {RuntimeOnly: true},
-		"unlimited-tries":    {RuntimeOnly: true},
-		"tries-within":       {RuntimeOnly: true},
-		"log-prefix":         {RuntimeOnly: true},
-		"connect-each":       {RuntimeOnly: true},
-		"jobs":               {RuntimeOnly: true},
-		"sampling-rate":      {RuntimeOnly: true},
-		"aggregate-interval": {RuntimeOnly: true},
-		"init-file":          {LoadOnly: true, Only: "init"},
-		"check-file":         {RuntimeOnly: true, Check: true, Only: "check"},
-		"cleanup-file":       {RuntimeOnly: true, Only: "cleanup"},
+		"file":                  {RuntimeOnly: true},
+		"builtin":               {RuntimeOnly: true},
+		"vacuum-first":          {RuntimeOnly: true},
+		"truncate-history":      {RuntimeOnly: true},
+		"define":                {RuntimeOnly: true},
+		"protocol":              {RuntimeOnly: true},
+		"scale":                 {RuntimeOnly: true},
+		"report-per-command":    {RuntimeOnly: true},
+		"max-tries":             {RuntimeOnly: true},
+		"verbose-errors":        {RuntimeOnly: true},
+		"unlimited-tries":       {RuntimeOnly: true},
+		"tries-within":          {RuntimeOnly: true},
+		"log-prefix":            {RuntimeOnly: true},
+		"connect-each":          {RuntimeOnly: true},
+		"jobs":                  {RuntimeOnly: true},
+		"sampling-rate":         {RuntimeOnly: true},
+		"log-failures-detailed": {RuntimeOnly: true},
+		"aggregate-interval":    {RuntimeOnly: true},
+		"init-file":             {LoadOnly: true, Only: "init"},
+		"check-file":            {RuntimeOnly: true, Check: true, Only: "check"},
+		"cleanup-file":          {RuntimeOnly: true, Only: "cleanup"},
 	}}
 	return g
 }
 
 // Meta implements the Generator interface.
 func (g *gen) Meta() workload.Meta { return meta }
+
+// RunDefaults implements workload.RunDefaulter: each worker holds its
+// connection through a script, so that a fleet's tenants get one per
+// worker.
+func (g *gen) RunDefaults() workload.RunDefaults {
+	return workload.RunDefaults{ConnPerWorker: true}
+}
 
 // Tables implements the Generator interface: the tables are the init
 // file's, found by their mark (RunTables).
@@ -236,6 +248,9 @@ func (g *gen) validate() error {
 	}
 	if g.flags.Changed("sampling-rate") && g.logPrefix == "" {
 		return fmt.Errorf("--sampling-rate samples the transaction log: give --log-prefix too")
+	}
+	if g.logDetailed && g.logPrefix == "" {
+		return fmt.Errorf("--log-failures-detailed details the transaction log's failures: give --log-prefix too")
 	}
 	if g.maxTries < 0 {
 		return fmt.Errorf("--max-tries %d: give 1 or more tries, or 0 for stampede's retries", g.maxTries)
@@ -594,7 +609,7 @@ func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (work
 	}
 	var txl *txLog
 	if g.logPrefix != "" {
-		if txl, err = newTxLog(g.logPrefix, first, oc.Concurrency, g.jobs, g.maxTries != 1 || g.unlimited, g.sampling, time.Duration(g.aggregate)*time.Second, streams); err != nil {
+		if txl, err = newTxLog(g.logPrefix, first, oc.Concurrency, g.jobs, g.maxTries != 1 || g.unlimited, g.logDetailed, g.sampling, time.Duration(g.aggregate)*time.Second, streams); err != nil {
 			release()
 			return workload.QueryLoad{}, sqlx.ConfigErrorf("%v", err)
 		}
@@ -835,7 +850,7 @@ func (g *gen) compile(ctx context.Context, q sqlx.ScriptQuerier, null bool) (*pg
 	// variable after one may be set by it), for the statements' text.
 	prog, err := pgscript.Compile(g.scripts, opts, nil)
 	if err != nil {
-		return nil, sqlx.ConfigErrorf("%v", err)
+		return nil, sqlx.ConfigErrorf("%v", g.asTyped(err))
 	}
 	if null {
 		return prog, nil
@@ -845,8 +860,16 @@ func (g *gen) compile(ctx context.Context, q sqlx.ScriptQuerier, null bool) (*pg
 		if st.Command.Compound {
 			continue // several statements: the server prepares one at a time
 		}
-		// In every protocol, the statement with $1, $2, ... for its
-		// variables: the server checks it as it will run.
+		if g.proto == sqlx.Simple && st.SQL != st.Command.Text {
+			// Variables (substitute wrote $N for each): the simple
+			// protocol writes their values into the text, as pgbench
+			// does, where the server may read them otherwise than as a
+			// parameter (pgbench_accounts_:p, :a + :b). Checked when
+			// it runs.
+			continue
+		}
+		// The statement as it runs: with $1, $2, ... for its variables
+		// in the prepared and extended protocols, as pgbench sends it.
 		c, err := q.Describe(ctx, st.SQL)
 		if err != nil {
 			var pe *pgconn.PgError
@@ -855,7 +878,7 @@ func (g *gen) compile(ctx context.Context, q sqlx.ScriptQuerier, null bool) (*pg
 			}
 			if pe.Code == "42601" || !ddl && strings.HasPrefix(pe.Code, "42") {
 				return nil, sqlx.ConfigErrorf("%s:%d: %s (SQLSTATE %s): fix the statement, or run it with pgbench or psql to see it fail the same way",
-					st.Script.Name, pgscript.ErrorLine(st.Command, st.SQL, err), pe.Message, pe.Code)
+					typed(st.Script), pgscript.ErrorLine(st.Command, st.SQL, err), pe.Message, pe.Code)
 			}
 			continue // checked when it runs: an earlier statement may create what it uses
 		}
@@ -871,9 +894,32 @@ func (g *gen) compile(ctx context.Context, q sqlx.ScriptQuerier, null bool) (*pg
 		return cc, ok
 	})
 	if err != nil {
-		return nil, sqlx.ConfigErrorf("%v", err)
+		return nil, sqlx.ConfigErrorf("%v", g.asTyped(err))
 	}
 	return prog, nil
+}
+
+// typed names script s as its file's path was given (its Desc), not by
+// the base name its reports use (seriesNames); a built-in by its name.
+func typed(s *pgscript.Script) string {
+	if s.Builtin {
+		return s.Name
+	}
+	return s.Desc
+}
+
+// asTyped names the script of a compile error as typed.
+func (g *gen) asTyped(err error) error {
+	var se *pgscript.SyntaxError
+	if errors.As(err, &se) {
+		for _, s := range g.scripts {
+			if se.File == s.Name {
+				se.File = typed(s)
+				break
+			}
+		}
+	}
+	return err
 }
 
 // isDDL reports whether a statement changes the schema.

@@ -19,8 +19,10 @@ import (
 //
 //	client_id transaction_no time script_no time_epoch time_us [schedule_lag] [retries]
 //
-// time being the transaction's latency in µs (or "failed", or "skipped"
-// for one skipped as too late under -R and -L), script_no its script from
+// time being the transaction's latency in µs (or "failed", its failure's
+// type "serialization" or "deadlock" with detailed as under pgbench's
+// --failures-detailed, or "skipped" for one skipped as too late under -R
+// and -L), script_no its script from
 // 0, time_epoch and time_us when it ended, schedule_lag under a rate (-R)
 // how long after its intended start it began in µs (0 for a skipped one,
 // as pgbench writes; its latency then counts from the intended start),
@@ -43,6 +45,7 @@ type txLog struct {
 	thread   []int // by client
 	count    []int64
 	retries  bool
+	detailed bool
 	sampling float64
 	agg      time.Duration
 }
@@ -123,9 +126,9 @@ func (th *txLogThread) flushInterval() {
 
 // newTxLog opens the log files of clients clients (from first) on jobs
 // threads.
-func newTxLog(prefix string, first, clients, jobs int, retries bool, sampling float64, agg time.Duration, streams prng.Streams) (*txLog, error) {
+func newTxLog(prefix string, first, clients, jobs int, retries, detailed bool, sampling float64, agg time.Duration, streams prng.Streams) (*txLog, error) {
 	jobs = max(1, min(jobs, clients))
-	l := &txLog{thread: make([]int, clients), count: make([]int64, clients), retries: retries, sampling: sampling, agg: agg}
+	l := &txLog{thread: make([]int, clients), count: make([]int64, clients), retries: retries, detailed: detailed, sampling: sampling, agg: agg}
 	now := time.Now()
 	dealt := 0
 	pid := os.Getpid()
@@ -172,7 +175,7 @@ func (l *txLog) skipped(c, id, s int, now time.Time) {
 		th.skipped++
 		return
 	}
-	l.line(th, c, id, s, now, -1, 0, false, 0)
+	l.line(th, c, id, s, now, -1, 0, false, "", 0)
 }
 
 // log writes the line of client c's transaction of script s that ended at
@@ -187,12 +190,13 @@ func (l *txLog) log(c, id, s int, end time.Time, d, lag time.Duration, failed bo
 		th.aggregate(l.agg, end, d, lag, failed, code, retries)
 		return
 	}
-	l.line(th, c, id, s, end, d, lag, failed, retries)
+	l.line(th, c, id, s, end, d, lag, failed, code, retries)
 }
 
 // line writes a transaction's line on th, when sampled: its latency d
-// (negative: skipped) and lag (negative: no rate, no column).
-func (l *txLog) line(th *txLogThread, c, id, s int, end time.Time, d, lag time.Duration, failed bool, retries int) {
+// (negative: skipped) and lag (negative: no rate, no column); code is a
+// failure's SQLSTATE.
+func (l *txLog) line(th *txLogThread, c, id, s int, end time.Time, d, lag time.Duration, failed bool, code string, retries int) {
 	if l.sampling < 1 && th.sample.Double() > l.sampling {
 		return
 	}
@@ -204,6 +208,10 @@ func (l *txLog) line(th *txLogThread, c, id, s int, end time.Time, d, lag time.D
 	switch {
 	case d < 0:
 		b = append(b, "skipped"...)
+	case failed && l.detailed && code == "40001":
+		b = append(b, "serialization"...)
+	case failed && l.detailed && code == "40P01":
+		b = append(b, "deadlock"...)
 	case failed:
 		b = append(b, "failed"...)
 	default:
