@@ -188,7 +188,9 @@ func (s SLO) String() string {
 }
 
 // Check judges m: met, or why not (every term missed, as "p99 6.1 ms >
-// 5ms"). A step with no operations misses every latency term.
+// 5ms"). A step with no operations misses every latency term; one with
+// operations but none of an operation a term bounds cannot be judged on
+// that term: it is judged on the others, and why names the term.
 //
 // An efficiency short of its bound by sampling noise alone (the 95%
 // interval of its New-Order count reaches the bound: efficiencyHigh) is
@@ -202,6 +204,14 @@ func (s SLO) Check(m Measure) (met bool, why string) {
 		switch f, lat := latencies[t.Metric]; {
 		case lat && t.Op != "":
 			op, ok := m.Ops[t.Op]
+			if (!ok || op.Count == 0) && m.Total.Count > 0 {
+				// No sample to judge (a short probe drew no
+				// Order-Status): the step is judged on the other
+				// terms, as an efficiency within chance is, and why
+				// says which term was not.
+				noted = append(noted, fmt.Sprintf("%s not judged: no %s operations", t.Text, t.Op))
+				continue
+			}
 			if !ok || op.Count == 0 {
 				missed = append(missed, fmt.Sprintf("%s: no %s operations", t.Text, t.Op))
 				continue
