@@ -838,6 +838,18 @@ func TestSearchFix34c(t *testing.T) {
 	if len(sv.ran) > 5 || res.Best == nil || res.Best.Value != 32 {
 		t.Errorf("every probe met over 1:32: ran %v, best %+v", sv.ran, res.Best)
 	}
+	// Each step's run records the SLO it is judged under (run.json's
+	// flags.slo), with what the sweep added, for the dashboard.
+	var recorded []string
+	slo, _ := ParseSLO("p99<=5ms")
+	_, err = Run(context.Background(), Spec{Param: MaxRate, Values: Values{List: []float64{100}}, SLO: slo.WithRateFloor(), ID: "S",
+		Exec: func(ctx context.Context, s run.Spec) (*run.Result, error) {
+			recorded = append(recorded, s.Flags["slo"])
+			return (&server{knee: 1e6}).exec(ctx, s)
+		}})
+	if err != nil || !reflect.DeepEqual(recorded, []string{"p99<=5ms,rate>=95%"}) {
+		t.Errorf("the steps' flags.slo %q (%v), want the SLO judged", recorded, err)
+	}
 	for _, p := range []Param{"read-proportion", "p readproportion"} {
 		err := Spec{Param: p, Values: Values{Lo: 0.5, Hi: 1, Bounds: true}, Search: true, SLO: p99, Exec: sv.exec,
 			Build: func(v, w float64) (run.Spec, error) { return run.Spec{}, nil }}.Validate()
