@@ -197,7 +197,7 @@ func (s SLO) String() string {
 // met, and why says so: a probe of a few New-Orders cannot tell such a
 // figure from the bound, and a search must not end on one.
 func (s SLO) Check(m Measure) (met bool, why string) {
-	var missed, noted []string
+	var missed, noted, unjudged []string
 	for _, t := range s.Terms {
 		var got float64
 		var shown string
@@ -209,7 +209,7 @@ func (s SLO) Check(m Measure) (met bool, why string) {
 				// Order-Status): the step is judged on the other
 				// terms, as an efficiency within chance is, and why
 				// says which term was not.
-				noted = append(noted, fmt.Sprintf("%s not judged: no %s operations", t.Text, t.Op))
+				unjudged = append(unjudged, fmt.Sprintf("%s not judged: no %s operations", t.Text, t.Op))
 				continue
 			}
 			if !ok || op.Count == 0 {
@@ -276,9 +276,9 @@ func (s SLO) Check(m Measure) (met bool, why string) {
 		}
 	}
 	if len(missed) > 0 {
-		return false, strings.Join(missed, "; ")
+		return false, strings.Join(append(missed, unjudged...), "; ")
 	}
-	return true, strings.Join(noted, "; ")
+	return true, strings.Join(append(noted, unjudged...), "; ")
 }
 
 // efficiencyOp is the operation whose count TPC-C's efficiency divides.
