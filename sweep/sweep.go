@@ -740,17 +740,14 @@ func (res *Result) boundGrid() {
 	}
 }
 
-// cite names the runs a value's verdict stands on: "step 7" for one run;
+// cite names the runs st's verdict stands on: "step 7" for one run;
 // for several, their steps and how many met, as the verdict is their
 // median's ("steps 20, 25, 27: met in 2 of 3, judged on their median"),
 // so that a conclusion never cites one run that says otherwise.
-func (res *Result) cite(v float64) string {
+func (res *Result) cite(st *Step) string {
 	for _, p := range res.Points {
-		if p.Value != v {
+		if p.Value != st.Value || len(p.Runs) < 2 {
 			continue
-		}
-		if len(p.Runs) < 2 {
-			return fmt.Sprintf("step %d", p.Runs[0])
 		}
 		ns := make([]string, len(p.Runs))
 		for i, n := range p.Runs {
@@ -758,7 +755,7 @@ func (res *Result) cite(v float64) string {
 		}
 		return fmt.Sprintf("steps %s: met in %d of %d, judged on their median", strings.Join(ns, ", "), p.MetRuns, len(p.Runs))
 	}
-	return "no step"
+	return fmt.Sprintf("step %d", st.N)
 }
 
 // metIn says in how many runs p met the SLO, "" for one run.
@@ -807,23 +804,23 @@ func (res *Result) Conclusion() string {
 	switch {
 	case res.Best == nil && above != nil:
 		s = fmt.Sprintf("no answer: %s %s (%s) met the SLO %s, but %s (%s), lower, missed it: the results are not monotone",
-			flag, res.Param.Text(above.Value), res.cite(above.Value), res.SLO, res.Param.Text(res.Miss.Value), res.cite(res.Miss.Value))
+			flag, res.Param.Text(above.Value), res.cite(&above.Median), res.SLO, res.Param.Text(res.Miss.Value), res.cite(res.Miss))
 	case res.Best == nil:
 		s = fmt.Sprintf("no step met the SLO %s", res.SLO)
 	case res.Search && res.Miss != nil && res.Stopped == "":
 		s = fmt.Sprintf("highest %s meeting the SLO %s: %s (%s), within %s of %s, which missed",
-			flag, res.SLO, res.Param.Text(res.Best.Value), res.cite(res.Best.Value), pct(res.Miss.Value/res.Best.Value-1), res.Param.Text(res.Miss.Value))
+			flag, res.SLO, res.Param.Text(res.Best.Value), res.cite(res.Best), pct(res.Miss.Value/res.Best.Value-1), res.Param.Text(res.Miss.Value))
 	default:
-		s = fmt.Sprintf("highest %s meeting the SLO %s: %s (%s)", flag, res.SLO, res.Param.Text(res.Best.Value), res.cite(res.Best.Value))
+		s = fmt.Sprintf("highest %s meeting the SLO %s: %s (%s)", flag, res.SLO, res.Param.Text(res.Best.Value), res.cite(res.Best))
 		if res.Miss == nil && !res.Search && res.Stopped == "" && !res.Param.None(res.Best.Value) {
 			s += "; every step met it: the limit is higher" // none, no limit, has none higher
 		}
 	}
 	if res.Best != nil && res.Best.Why != "" {
-		s += fmt.Sprintf("\n%s %s (%s) met it: %s", flag, res.Param.Text(res.Best.Value), res.cite(res.Best.Value), res.Best.Why)
+		s += fmt.Sprintf("\n%s %s (%s) met it: %s", flag, res.Param.Text(res.Best.Value), res.cite(res.Best), res.Best.Why)
 	}
 	if res.Miss != nil {
-		s += fmt.Sprintf("\n%s %s (%s) missed: %s", flag, res.Param.Text(res.Miss.Value), res.cite(res.Miss.Value), res.Miss.Why)
+		s += fmt.Sprintf("\n%s %s (%s) missed: %s", flag, res.Param.Text(res.Miss.Value), res.cite(res.Miss), res.Miss.Why)
 	}
 	if res.NotMonotone != "" {
 		s += "\n" + res.NotMonotone
