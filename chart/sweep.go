@@ -184,7 +184,13 @@ func newSweepPlot(title, xlabel, ylabel string) *plot.Plot {
 		a.Tick.Length = 3
 		a.Tick.Label = textStyle(tickSize, false, muted)
 		a.Label.TextStyle = textStyle(tickSize, false, muted)
+		a.Label.TextStyle.XAlign = draw.XCenter
 	}
+	// The tick labels beside their ticks, outside the data area, as the
+	// run charts' (the default alignment drew both axes' labels inside
+	// it, the two at the origin over each other).
+	p.Y.Tick.Label.XAlign, p.Y.Tick.Label.YAlign = draw.XRight, draw.YCenter
+	p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XCenter, draw.YTop
 	p.X.Label.Text, p.Y.Label.Text = xlabel, ylabel
 	p.Y.Tick.Marker = kTicks{}
 	p.X.Tick.Marker = kTicks{}
@@ -371,6 +377,7 @@ func (s Sweep) vlines(p *plot.Plot, x func(v float64) (float64, bool)) {
 		}
 		return strconv.FormatFloat(v, 'f', -1, 64)
 	}
+	var ls vlines
 	for _, m := range []struct {
 		v      float64
 		marked bool
@@ -385,7 +392,23 @@ func (s Sweep) vlines(p *plot.Plot, x func(v float64) (float64, bool)) {
 		if !ok {
 			continue
 		}
-		p.Add(vline{x: at, color: m.color, text: m.text})
+		ls = append(ls, vline{x: at, color: m.color, text: m.text})
+	}
+	p.Add(ls)
+}
+
+// vlines are a panel's labelled vertical lines: every line first, then
+// every label on a white ground, so that no line (its own, the other's,
+// a curve) is drawn over a label.
+type vlines []vline
+
+// Plot implements plot.Plotter.
+func (ls vlines) Plot(c draw.Canvas, p *plot.Plot) {
+	for _, l := range ls {
+		l.line(c, p)
+	}
+	for i, l := range ls {
+		l.label(c, p, i)
 	}
 }
 
@@ -396,8 +419,8 @@ type vline struct {
 	text  string
 }
 
-// Plot implements plot.Plotter.
-func (l vline) Plot(c draw.Canvas, p *plot.Plot) {
+// line draws the dashed line across the panel.
+func (l vline) line(c draw.Canvas, p *plot.Plot) {
 	trX, _ := p.Transforms(&c)
 	x := trX(l.x)
 	if x < c.Min.X || x > c.Max.X {
@@ -405,17 +428,36 @@ func (l vline) Plot(c draw.Canvas, p *plot.Plot) {
 	}
 	ls := lineStyle(l.color, style{width: 1.5, dash: []float64{5, 4}})
 	c.StrokeLine2(ls, x, c.Min.Y, x, c.Max.Y)
+}
+
+// label draws the line's label at its top, the i-th of the panel's a
+// line lower, on a white ground a little wider than the text (a
+// browser's fallback font may set it wider than measured here), clear
+// of its own line.
+func (l vline) label(c draw.Canvas, p *plot.Plot, i int) {
+	trX, _ := p.Transforms(&c)
+	x := trX(l.x)
+	if x < c.Min.X || x > c.Max.X {
+		return
+	}
+	const gap, pad = 5, 2
 	sty := textStyle(keySize, false, l.color)
 	sty.YAlign = draw.YTop
-	tx := x + 3
-	if tx+sty.Width(l.text) > c.Max.X {
-		sty.XAlign, tx = draw.XRight, x-3
+	w := sty.Width(l.text) * 1.1
+	x0 := x + gap // the ground's left edge
+	if x0+w+pad > c.Max.X {
+		x0 = x - gap - w // left of the line
 	}
-	y := c.Max.Y - 2
-	if l.color == missC {
-		y -= keySize * 1.4
+	y := c.Max.Y - 2 - vg.Length(i)*keySize*1.4
+	ground := vg.Rectangle{Min: vg.Point{X: x0 - pad, Y: y - keySize*1.2}, Max: vg.Point{X: x0 + w + pad, Y: y + 1}}
+	c.SetColor(color.White)
+	c.Fill(ground.Path())
+	if x0 < x {
+		sty.XAlign = draw.XRight
+		c.FillText(sty, vg.Point{X: x0 + w, Y: y}, l.text)
+		return
 	}
-	c.FillText(sty, vg.Point{X: tx, Y: y}, l.text)
+	c.FillText(sty, vg.Point{X: x0, Y: y}, l.text)
 }
 
 // cmpf orders floats.

@@ -11,7 +11,12 @@ import (
 // ChartFlag is --chart of report and compare: the file of the one chart
 // they draw. It keeps every value given, so that a second --chart is
 // refused rather than silently replacing the first.
-type ChartFlag struct{ paths []string }
+type ChartFlag struct {
+	paths []string
+	// sweep says the chart is a sweep's: .svg or .png (its interactive
+	// page is the dashboard's), which the messages name.
+	sweep bool
+}
 
 var _ pflag.Value = (*ChartFlag)(nil)
 
@@ -39,11 +44,15 @@ func (c *ChartFlag) Path() (string, error) {
 		return "", usagef("--chart given %d times (%s): one chart is drawn, into one file: give --chart once", len(c.paths), strings.Join(c.paths, ", "))
 	}
 	path := c.String()
+	formats := ".svg, .png or .html"
+	if c.sweep {
+		formats = ".svg or .png"
+	}
 	if len(c.paths) == 1 && path == "" {
-		return "", usagef("--chart '' names no file: give the chart's file (.svg, .png or .html), or leave --chart out")
+		return "", usagef("--chart '' names no file: give the chart's file (%s), or leave --chart out", formats)
 	}
 	if _, err := chart.FormatOf(path); path != "" && !chart.IsHTML(path) && err != nil {
-		return "", usagef("--chart %s: use .svg, .png or .html", path)
+		return "", usagef("--chart %s: use %s", path, formats)
 	}
 	return path, nil
 }

@@ -136,6 +136,7 @@ func (f *SweepFlags) Register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.keepGoing, "keep-going", false, "with --slo, run every step after one misses it")
 	fs.DurationVar(&f.pause, "pause", 0, "wait this long between steps")
 	fs.BoolVar(&f.checkpoint, "checkpoint", false, "run the server's CHECKPOINT before each step, so that no step pays for the writes of the one before (refused on a server without one)")
+	f.chart.sweep = true
 	fs.Var(&f.chart, "chart", "also draw the sweep into this file (.svg or .png): throughput against the swept value, latency against throughput, the SLO and the answer marked")
 	fs.BoolVar(&f.force, "force", false, "replace the --chart file if it exists")
 	fs.IntVar(&f.repeat, "repeat", 1, "run each value this many times, in rounds, and judge it on the median of its runs; a search re-runs its boundary until each value there has this many (default 3 with --search, but TPC-C's: --repeat 1 answers from single probes)")

@@ -251,10 +251,21 @@ func sweepDoc(id string, runs []*runlog.Run) (SweepDoc, error) {
 	first := runs[0].Info
 	param, param2 := sweepParams(first.Command, first.Flags)
 	res := sweep.Result{ID: id, Param: param, Param2: param2, Search: first.Flags["search"] == "true"}
-	if text := first.Flags["slo"]; text != "" {
+	text := first.Flags["slo"]
+	tpcc := first.Workload == "tpcc" && res.Search
+	if tpcc && text == "" {
+		// A TPC-C search without --slo is judged by TPC-C's own (its
+		// runs record it since fix34c; older ones did not).
+		text = sweep.TPCCSLO
+	}
+	if text != "" {
 		slo, err := sweep.ParseSLO(text)
 		if err != nil {
 			return SweepDoc{}, badRequest("sweep %s: its runs record the SLO %q: %v", id, text, err)
+		}
+		if tpcc {
+			more, _ := sweep.ParseSLO(sweep.TPCCResponseTimes)
+			slo = slo.With(more) // as `stampede sweep` keeps them
 		}
 		if rate, _ := strconv.ParseFloat(first.Flags["max-rate"], 64); res.Param == sweep.MaxRate || rate > 0 {
 			slo = slo.WithRateFloor() // as `stampede sweep` does under a rate
@@ -274,7 +285,11 @@ func sweepDoc(id string, runs []*runlog.Run) (SweepDoc, error) {
 		}
 		if run.Summary != nil {
 			var sum struct {
-				Total       stats.Summary      `json:"total"`
+				Total stats.Summary `json:"total"`
+				Ops   []struct {
+					Name string `json:"name"`
+					stats.Summary
+				} `json:"ops"`
 				MaxRate     float64            `json:"max_rate"`
 				Concurrency int                `json:"concurrency"`
 				Figures     map[string]float64 `json:"figures"`
@@ -284,6 +299,12 @@ func sweepDoc(id string, runs []*runlog.Run) (SweepDoc, error) {
 				return SweepDoc{}, badRequest("sweep %s: run %s's %s: %v", id, run.Info.ID, runlog.SummaryFile, err)
 			}
 			st.Total, st.Target, st.Workers, st.Figures, st.Telemetry = sum.Total, sum.MaxRate, sum.Concurrency, sum.Figures, sum.Telemetry
+			for _, op := range sum.Ops { // an operation's terms (newOrder.p90<=5s)
+				if st.Ops == nil {
+					st.Ops = map[string]stats.Summary{}
+				}
+				st.Ops[op.Name] = op.Summary
+			}
 		} else if st.Status == "completed" {
 			st.Status = "no " + runlog.SummaryFile // not judged: its figures are not known
 		}

@@ -243,8 +243,14 @@ func (spec Spec) Validate() error {
 	case spec.Param2 != "" && len(spec.Values.List)*len(spec.Values2.List) > MaxSteps:
 		return fmt.Errorf("%s and %s make a grid of %d steps: a sweep takes at most %d", spec.Param.Flag(), spec.Param2.Flag(), len(spec.Values.List)*len(spec.Values2.List), MaxSteps)
 	case spec.Search && !spec.Param.Heavier():
-		return fmt.Errorf("--search over %s: the search assumes a higher value is a heavier load (it looks for the most that meets the SLO), which stampede cannot say of %s: sweep a list (%s %s) and read the table, or search %s",
-			spec.Param.Flag(), spec.Param.Flag(), spec.Param.Flag(), listExample(spec.Param), Searchable())
+		list := spec.Param.Flag() + " " + listExample(spec.Param)
+		if strings.HasPrefix(string(spec.Param), "p ") {
+			list = spec.Param.Flag() + "=" + listExample(spec.Param) // -p name=0.5,0.9
+		}
+		return fmt.Errorf("--search over %s: the search assumes a higher value is a heavier load (it looks for the most that meets the SLO), which stampede cannot say of %s: sweep a list (%s) and read the table, or search %s",
+			spec.Param.Flag(), spec.Param.Flag(), list, Searchable())
+	case spec.Search && spec.Param == Concurrency && spec.Base.MaxRate > 0:
+		return fmt.Errorf("--search over %s with --max-rate %s: the search assumes a higher value is a heavier load, and at a fixed rate more workers are not: drop --max-rate (a closed loop), or search --max-rate", spec.Param.Flag(), Format(spec.Base.MaxRate))
 	case spec.Search && len(spec.SLO.Terms) == 0:
 		return fmt.Errorf("--search looks for the highest %s meeting an SLO: give one, as --slo 'p99<=5ms'", spec.Param.Flag())
 	case spec.Search && !spec.Values.Bounds:
@@ -390,14 +396,8 @@ func (spec Spec) search(ctx context.Context, res *Result) error {
 		}
 		if lowest.Judged && !lowest.Met && res.Best == nil {
 			if len(lowest.Runs) < spec.Repeat {
-				if last := res.Steps[len(res.Steps)-1].Value; last == lo && hi > lo {
-					// Not back to back: the probe the search would run
-					// next were lo met, then lo again.
-					if _, err := spec.step(ctx, res, spec.midpoint(lo, hi)); err != nil {
-						return err
-					}
-					continue // judge again: the probe may have met
-				}
+				// lo again, back to back: if its median misses there is
+				// nothing to find, and a probe above it would be spent.
 				if _, err := spec.step(ctx, res, lo); err != nil {
 					return err
 				}
@@ -417,7 +417,14 @@ func (spec Spec) search(ctx context.Context, res *Result) error {
 			miss = res.Miss.Value
 		}
 		if !spec.close(best, miss) {
-			if _, err := spec.step(ctx, res, spec.midpoint(best, miss)); err != nil {
+			next := spec.midpoint(best, miss)
+			if pts[hi] == nil && next >= hi/2 {
+				// Every probe met, and the midpoint is within a factor
+				// of 2 of the top: the top itself, rather than creeping
+				// up to it a halving at a time (26, 29, 30, 31, 32).
+				next = hi
+			}
+			if _, err := spec.step(ctx, res, next); err != nil {
 				return err
 			}
 			continue
@@ -478,13 +485,16 @@ func (spec Spec) search(ctx context.Context, res *Result) error {
 }
 
 // listExample is a list of p's values for messages: sizes with their
-// units for the size limits (a bare 1,2,4 would be bytes).
+// units for the size limits (a bare 1,2,4 would be bytes), shares from
+// 0 to 1 for a proportion.
 func listExample(p Param) string {
-	switch p {
-	case "memory":
+	switch {
+	case p == "memory":
 		return "256M,512M,1G"
-	case "io-read-bps", "io-write-bps":
+	case p == "io-read-bps" || p == "io-write-bps":
 		return "1M,5M,20M"
+	case strings.Contains(string(p), "proportion"):
+		return "0.5,0.9,0.95"
 	}
 	return "1,2,4"
 }
@@ -592,6 +602,12 @@ func (spec Spec) step2(ctx context.Context, res *Result, v, w float64) (Step, er
 	if spec.Param2 != "" {
 		set(spec.Param2, w)
 	}
+	if len(spec.SLO.Terms) > 0 {
+		// The SLO the step is judged under, as run.json's --slo: with
+		// what the sweep adds (TPC-C's own, the rate floor), so that
+		// its runs read back are judged as the sweep judged them.
+		s.Flags["slo"] = spec.SLO.String()
+	}
 	s.Observers = append([]run.Observer(nil), s.Observers...)
 	if spec.Observer != nil {
 		spec.Observer.Begin(st, &s)
@@ -684,9 +700,13 @@ func (res *Result) bound() {
 		if p.Judged && p.Met && (res.Miss == nil || res.Param.Less(p.Value, res.Miss.Value)) {
 			res.Best = p.step()
 		}
-		if res.Miss != nil && res.Param.Less(res.Miss.Value, p.Value) && p.MetRuns > 0 && res.NotMonotone == "" {
-			res.NotMonotone = fmt.Sprintf("not monotone: %s %s met the SLO%s above %s, which missed it%s; the answer is the highest value met below the lowest missed, and the machine or the server varied: re-run with --repeat, or on a quieter machine",
-				res.Param.Flag(), res.Param.Text(p.Value), p.metIn(), res.Param.Text(res.Miss.Value), res.missRuns())
+		if res.Miss != nil && res.Param.Less(res.Miss.Value, p.Value) && p.Judged && p.Met && res.NotMonotone == "" {
+			answer := "the answer is the highest value met below the lowest missed"
+			if res.Best == nil {
+				answer = "no value below it met it, so there is no answer"
+			}
+			res.NotMonotone = fmt.Sprintf("not monotone: %s %s met the SLO%s above %s, which missed it%s; %s, and the machine or the server varied: re-run with --repeat, or on a quieter machine",
+				res.Param.Flag(), res.Param.Text(p.Value), p.metIn(), res.Param.Text(res.Miss.Value), res.missRuns(), answer)
 		}
 	}
 }
@@ -718,6 +738,24 @@ func (res *Result) boundGrid() {
 		row.bound()
 		res.Rows = append(res.Rows, Row{Value: v, Sweep: row})
 	}
+}
+
+// cite names the runs st's verdict stands on: "step 7" for one run;
+// for several, their steps and how many met, as the verdict is their
+// median's ("steps 20, 25, 27: met in 2 of 3, judged on their median"),
+// so that a conclusion never cites one run that says otherwise.
+func (res *Result) cite(st *Step) string {
+	for _, p := range res.Points {
+		if p.Value != st.Value || len(p.Runs) < 2 {
+			continue
+		}
+		ns := make([]string, len(p.Runs))
+		for i, n := range p.Runs {
+			ns[i] = strconv.Itoa(n)
+		}
+		return fmt.Sprintf("steps %s: met in %d of %d, judged on their median", strings.Join(ns, ", "), p.MetRuns, len(p.Runs))
+	}
+	return fmt.Sprintf("step %d", st.N)
 }
 
 // metIn says in how many runs p met the SLO, "" for one run.
@@ -757,23 +795,32 @@ func (res *Result) Conclusion() string {
 		return strings.Join(lines, "\n")
 	}
 	var s string
+	var above *Point // the highest value met above the lowest missed
+	for i := range res.Points {
+		if p := &res.Points[i]; res.Miss != nil && res.Param.Less(res.Miss.Value, p.Value) && p.Judged && p.Met {
+			above = p
+		}
+	}
 	switch {
+	case res.Best == nil && above != nil:
+		s = fmt.Sprintf("no answer: %s %s (%s) met the SLO %s, but %s (%s), lower, missed it: the results are not monotone",
+			flag, res.Param.Text(above.Value), res.cite(&above.Median), res.SLO, res.Param.Text(res.Miss.Value), res.cite(res.Miss))
 	case res.Best == nil:
 		s = fmt.Sprintf("no step met the SLO %s", res.SLO)
 	case res.Search && res.Miss != nil && res.Stopped == "":
-		s = fmt.Sprintf("highest %s meeting the SLO %s: %s (step %d), within %s of %s, which missed",
-			flag, res.SLO, res.Param.Text(res.Best.Value), res.Best.N, pct(res.Miss.Value/res.Best.Value-1), res.Param.Text(res.Miss.Value))
+		s = fmt.Sprintf("highest %s meeting the SLO %s: %s (%s), within %s of %s, which missed",
+			flag, res.SLO, res.Param.Text(res.Best.Value), res.cite(res.Best), pct(res.Miss.Value/res.Best.Value-1), res.Param.Text(res.Miss.Value))
 	default:
-		s = fmt.Sprintf("highest %s meeting the SLO %s: %s (step %d)", flag, res.SLO, res.Param.Text(res.Best.Value), res.Best.N)
+		s = fmt.Sprintf("highest %s meeting the SLO %s: %s (%s)", flag, res.SLO, res.Param.Text(res.Best.Value), res.cite(res.Best))
 		if res.Miss == nil && !res.Search && res.Stopped == "" && !res.Param.None(res.Best.Value) {
 			s += "; every step met it: the limit is higher" // none, no limit, has none higher
 		}
 	}
 	if res.Best != nil && res.Best.Why != "" {
-		s += fmt.Sprintf("\n%s %s (step %d) met it: %s", flag, res.Param.Text(res.Best.Value), res.Best.N, res.Best.Why)
+		s += fmt.Sprintf("\n%s %s (%s) met it: %s", flag, res.Param.Text(res.Best.Value), res.cite(res.Best), res.Best.Why)
 	}
 	if res.Miss != nil {
-		s += fmt.Sprintf("\n%s %s (step %d) missed: %s", flag, res.Param.Text(res.Miss.Value), res.Miss.N, res.Miss.Why)
+		s += fmt.Sprintf("\n%s %s (%s) missed: %s", flag, res.Param.Text(res.Miss.Value), res.cite(res.Miss), res.Miss.Why)
 	}
 	if res.NotMonotone != "" {
 		s += "\n" + res.NotMonotone
