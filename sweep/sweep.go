@@ -312,6 +312,8 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 		res.Stopped = fmt.Sprintf("interrupted at step %d: %s did not finish", n, what)
 	case errors.Is(err, run.ErrInterrupted):
 		res.Stopped = fmt.Sprintf("interrupted after step %d, before the next: %s did not finish", n, what)
+	case errors.As(err, new(inputError)):
+		res.Stopped = fmt.Sprintf("%s stopped after step %d, which ran: its SLO cannot be judged (below)", what, n)
 	default:
 		res.Stopped = fmt.Sprintf("%s ended at a failed step: %v", what, err)
 	}
@@ -635,6 +637,13 @@ func (spec Spec) step2(ctx context.Context, res *Result, v, w float64) (Step, er
 		if spec.Observer != nil {
 			spec.Observer.End(st)
 		}
+		if err == nil {
+			if e := unknownOps(spec.SLO, r.Summary.Series); e != nil {
+				// A typo in the SLO would otherwise never be judged:
+				// a term on no operation reads as one without samples.
+				return st, e
+			}
+		}
 	}
 	if err != nil {
 		if ctx.Err() != nil && !errors.Is(err, run.ErrInput) {
@@ -646,6 +655,41 @@ func (spec Spec) step2(ctx context.Context, res *Result, v, w float64) (Step, er
 		return st, fmt.Errorf("step %d (%s): %w", st.N, at, err)
 	}
 	return st, nil
+}
+
+// inputError is an error in what was asked, matching run.ErrInput (the
+// command line exits with 2).
+type inputError struct{ msg string }
+
+func (e inputError) Error() string        { return e.msg }
+func (e inputError) Is(target error) bool { return target == run.ErrInput }
+
+// unknownOps returns an error matching run.ErrInput when a term of slo
+// bounds an operation that is none of the run's series (all of its
+// workload's operations, with or without samples): a misspelt name,
+// which Check would otherwise take for an operation a short probe drew
+// no sample of, and never judge.
+func unknownOps(slo SLO, series []run.NamedSummary) error {
+	if len(series) == 0 {
+		return nil
+	}
+	names := make([]string, 0, len(series))
+	for _, s := range series {
+		names = append(names, s.Name)
+	}
+	for _, t := range slo.Terms {
+		if t.Op == "" || slices.Contains(names, t.Op) {
+			continue
+		}
+		var ops []string
+		for _, n := range names {
+			if !strings.Contains(n, "/") && !strings.HasSuffix(n, ".service") && !strings.HasSuffix(n, ".lag") {
+				ops = append(ops, n)
+			}
+		}
+		return inputError{fmt.Sprintf("--slo %s: the workload has no operation %s; its operations are %s", t.Text, t.Op, strings.Join(ops, ", "))}
+	}
+	return nil
 }
 
 // startAndWait is Spec.Exec's default: the run, here.
