@@ -207,7 +207,7 @@ a target rate), and keeps every run's raw measurements.`,
 		Example: `  stampede demo                                    # throwaway local PostgreSQL, YCSB A
   stampede init ycsb 'postgresql://user@host:5432?sslmode=disable'
   stampede run ycsb --workload a --duration 60s --concurrency 16 'postgresql://user@host:5432'
-  stampede runs                                    # the runs saved, newest first`,
+  stampede runs                                    # the runs saved, oldest first`,
 		Version:       versionString(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
