@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"testing"
 )
@@ -59,9 +60,10 @@ func parseRateFigures(t *testing.T, report string) rateFigures {
 //
 // The tolerances are wide because this machine's 2 CPUs are shared with
 // other test runs, whose load moves both tools' lateness by several times
-// between identical runs: over the rounds, stampede's skipped fraction
-// must be at most 3 times pgbench's or 3% (pgbench's fraction can be near
-// 0), and its mean lag at most 3 times pgbench's or 1 ms more.
+// between identical runs: over three alternating rounds, the median of
+// stampede's skipped fractions must be at most 3 times pgbench's or 3%
+// (pgbench's fraction can be near 0), and the median of its mean lags at
+// most 3 times pgbench's or 1 ms more.
 //
 // Each run's starts (processed plus skipped) are a Poisson process's
 // count over 5 s at 200/s: 1,000, standard deviation 32. stampede's must
@@ -73,7 +75,7 @@ func TestRateScheduleAsPgbench(t *testing.T) {
 	dir := t.TempDir()
 	db := freshDB(t)
 	srv := server(t)
-	const rate, secs, rounds = 200, 5, 2
+	const rate, secs, rounds = 200, 5, 3
 	expected := float64(rate * secs)
 	noise := 4 * math.Sqrt(expected)
 	if err := os.WriteFile(filepath.Join(dir, "slow.sql"), []byte("\\set r random(1, 20)\nSELECT pg_sleep(CASE WHEN :r = 1 THEN 0.03 ELSE 0 END);\n"), 0o600); err != nil {
@@ -90,10 +92,8 @@ func TestRateScheduleAsPgbench(t *testing.T) {
 		jobs := tc.jobs
 		t.Run(name+"/j="+jobs, func(t *testing.T) {
 			args := append(append(append([]string{}, srv...), tc.script...), "-n", "-c", "4", "-j", jobs, "-R", strconv.Itoa(rate), "-L", "5", "-T", strconv.Itoa(secs), db)
-			var sums [2]struct {
-				processed, skipped int
-				lag                float64
-			}
+			// Each tool's skipped fraction and mean lag per round.
+			var skips, lags [2][]float64
 			for round := range rounds {
 				for _, real := range []bool{round%2 == 0, round%2 != 0} { // alternate which goes first
 					out, _ := tool(t, real, dir, args...)
@@ -112,18 +112,20 @@ func TestRateScheduleAsPgbench(t *testing.T) {
 					if real {
 						k = 0
 					}
-					sums[k].processed += f.processed
-					sums[k].skipped += f.skipped
-					sums[k].lag += f.lag
+					skips[k] = append(skips[k], float64(f.skipped)/starts)
+					lags[k] = append(lags[k], f.lag)
 				}
 			}
-			pg, st := sums[0], sums[1]
-			pgSkip := float64(pg.skipped) / float64(pg.processed+pg.skipped)
-			stSkip := float64(st.skipped) / float64(st.processed+st.skipped)
+			// Medians over the rounds: one round of either tool caught
+			// by a burst of the machine's load (CI: stampede skipped
+			// 18% in one round, 3.4% in the next, pgbench 2.6% and
+			// 0.7%) does not decide.
+			median := func(v []float64) float64 { v = slices.Clone(v); slices.Sort(v); return v[len(v)/2] }
+			pgSkip, stSkip := median(skips[0]), median(skips[1])
 			if stSkip > max(3*pgSkip, 0.03) {
 				t.Errorf("-j %s: stampede skipped %.1f%% of its transactions, pgbench %.1f%%: want at most max(3 times pgbench's, 3%%)", jobs, 100*stSkip, 100*pgSkip)
 			}
-			pgLag, stLag := pg.lag/rounds, st.lag/rounds
+			pgLag, stLag := median(lags[0]), median(lags[1])
 			if stLag > max(3*pgLag, pgLag+1) {
 				t.Errorf("-j %s: stampede's mean schedule lag %.3f ms, pgbench's %.3f ms: want at most max(3 times pgbench's, pgbench's + 1 ms)", jobs, stLag, pgLag)
 			}
