@@ -22,7 +22,8 @@ import (
 // Sweep is what a sweep's chart shows: throughput against the swept
 // value, and latency percentiles against throughput, with the SLO's
 // latency bounds as horizontal lines and the answer (the highest value
-// that met the SLO, or without one the peak) marked on both. It is drawn
+// that met the SLO, a limit's lowest, or without one the peak) marked on
+// both. It is drawn
 // from a sweep's points as package sweep judged them (each value's
 // medians over its runs).
 type Sweep struct {
@@ -48,6 +49,10 @@ type Sweep struct {
 	// NoneAt).
 	Answer float64 `json:"answer,omitempty"`
 	Miss   float64 `json:"miss,omitempty"`
+	// Lowest says the answer is the lowest value that met the SLO, not
+	// the highest: the swept flag (a grid's Flag2) is a limit, such as
+	// --cpus, under which a higher value is a lighter load.
+	Lowest bool `json:"lowest,omitempty"`
 	// AnswerLabel says what Answer is ("answer" or "peak"); "" when
 	// nothing is marked as the answer.
 	AnswerLabel string `json:"answer_label,omitempty"`

@@ -108,6 +108,9 @@ func (s Sweep) gridPlots() (*plot.Plot, *plot.Plot, error) {
 		ring.Color, ring.Radius, ring.Shape = ink, 6, draw.RingGlyph{}
 		tp.Add(ring)
 		label := "each line's answer (highest met)"
+		if s.Lowest {
+			label = "each line's answer (lowest met)"
+		}
 		if s.SLO == "" {
 			label = "each line's peak"
 		}

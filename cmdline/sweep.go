@@ -108,7 +108,9 @@ Values: a list (1,2,4,8), a range with a step (1000:8000:1000) or a factor
 stops after the first step that misses it (--keep-going runs the rest); --repeat N
 runs the list N times in rounds and judges each value on the median of its runs
 (a search re-runs its highest value met and lowest missed); a value that met above
-one that missed is said (not monotone); --search
+one that missed is said (not monotone). Under a limit (--cpus, --memory, --io-*)
+a higher value is a lighter load: the answer is the lowest limit meeting the SLO,
+and a miss stops only a list going down; --search
 looks for the highest value that meets it, bisecting the range until the highest
 value met and the lowest missed are within --precision of each other (for workers,
 one apart). Under --max-rate, latency counts from each operation's intended start,

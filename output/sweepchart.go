@@ -64,12 +64,13 @@ func SweepChart(res *sweep.Result, title string) chart.Sweep {
 	if res.Miss != nil {
 		c.Miss, c.MissText = res.Miss.Value, res.Param.Text(res.Miss.Value)
 	}
+	c.Lowest = res.Param.Lighter()
 	if c.AnswerLabel != "" {
 		c.AnswerText = res.Param.Text(c.Answer)
 	}
 	if res.Param2 != "" {
 		// A grid: a line per value of Param, each row's answer ringed.
-		c.Flag2 = res.Param2.Flag()
+		c.Flag2, c.Lowest = res.Param2.Flag(), res.Param2.Lighter()
 		c.Answer, c.AnswerText, c.AnswerLabel, c.Miss, c.MissText = 0, "", "", 0, "" // per row, in Marks
 		for _, r := range res.Rows {
 			at := r.Sweep.Best
