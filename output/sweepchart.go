@@ -42,19 +42,7 @@ func SweepChart(res *sweep.Result, title string) chart.Sweep {
 			c.NoneAt = noneAt
 		}
 	}
-	for _, t := range res.SLO.Terms {
-		switch t.Metric {
-		case "rate", "errors", "efficiency":
-			continue
-		}
-		if t.Op != "" {
-			continue // an operation's own bound, not the total's drawn
-		}
-		if c.Bounds == nil {
-			c.Bounds = map[string]float64{}
-		}
-		c.Bounds[t.Metric] = t.Limit
-	}
+	c.Bounds = res.SLO.Latencies() // the total's; an operation's own bounds are in the SLO's text
 	switch {
 	case res.Best != nil:
 		c.Answer, c.AnswerLabel = res.Best.Value, "answer"

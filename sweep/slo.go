@@ -164,6 +164,26 @@ func (s SLO) HasRate() bool {
 	return false
 }
 
+// Latencies returns the ceilings of s's terms on the whole run's latency
+// (p99<=5ms, max<=1s), in milliseconds by metric, that a chart of the
+// run's percentiles draws as lines; nil for none. Terms on an
+// operation's latency (newOrder.p90<=5s), the throughput, the errors or
+// a workload's figure (efficiency>=85%) are not the total's latency and
+// are left to the SLO's text.
+func (s SLO) Latencies() map[string]float64 {
+	var out map[string]float64
+	for _, t := range s.Terms {
+		if _, lat := latencies[t.Metric]; !lat || t.Op != "" {
+			continue
+		}
+		if out == nil {
+			out = map[string]float64{}
+		}
+		out[t.Metric] = t.Limit
+	}
+	return out
+}
+
 // DefaultRateFloor is the term WithRateFloor adds.
 const DefaultRateFloor = "rate>=95%"
 
