@@ -244,6 +244,14 @@ func (s SLO) Check(m Measure) (met bool, why string) {
 				missed = append(missed, t.Text+": the workload reports no efficiency (TPC-C's, with --wait)")
 				continue
 			}
+			if op := m.Ops[efficiencyOp]; len(m.Ops) > 0 && op.Count == 0 && m.Total.Count > 0 {
+				// Efficiency is New-Orders per minute over the most:
+				// with none it has no basis (a short probe at one
+				// warehouse may draw none), as an operation's term
+				// without samples.
+				unjudged = append(unjudged, fmt.Sprintf("%s not judged: no %s operations", t.Text, efficiencyOp))
+				continue
+			}
 			got = e / 100
 			shown = fmt.Sprintf("efficiency %s%%", Sig3(e))
 			if hi, n, ok := efficiencyHigh(m, e); ok && (t.Cmp == ">=" || t.Cmp == ">") && got < t.Limit && hi/100 >= t.Limit {
