@@ -344,6 +344,16 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 	case len(swept) == 0 && len(single) == 1:
 		swept = single // a sweep of one step
 	case len(swept) == 0:
+		if err := rf.Resolve(fs); err != nil {
+			return nil, err // a run flag's own error first, as run gives it
+		}
+		if spec.Tenants != nil {
+			quiet := env
+			quiet.Stderr = io.Discard // its notes are for a run
+			if _, err := fleetSpec(spec, quiet); err != nil {
+				return nil, err // --active above --tenants
+			}
+		}
 		return nil, usagef("give the values to sweep: --max-rate 1000:16000:x2, --concurrency 1,2,4,8 or any flag with a number, such as --cpus 0.5,1 (see `stampede sweep --help`)")
 	}
 	if err := rf.Resolve(fs); err != nil {
