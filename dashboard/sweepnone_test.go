@@ -109,6 +109,13 @@ func TestSweepNonePage(t *testing.T) {
 		t.Errorf("sweep page: x %v, tick labels %q, medians rows %q; want none last at 1.25, labelled none", a.X, a.Labels, a.Rows)
 	}
 	screenshot(t, ctx, out, "sweep-none")
+	// No legend entry ends in a colon with nothing after it (ops/s:,
+	// met:) while the cursor is off the chart.
+	bare := `[...document.querySelectorAll('.u-legend tr')].filter(tr => { const v = tr.querySelector('.u-value'), th = tr.querySelector('th');
+		return v && th && v.textContent === '' && getComputedStyle(th, '::after').content.includes(':'); }).map(tr => tr.textContent)`
+	if b, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](bare)); err != nil || len(b) > 0 {
+		t.Errorf("legend entries ending in a colon: %q (%v)", b, err)
+	}
 	load(t, ctx, srv.URL+"/#/sweep/"+sweeps[1].id, "sweep")
 	a, err = chromedp.Run(ctx, chromedp.Evaluate[axis](read))
 	if err != nil {
