@@ -22,7 +22,8 @@ import (
 // Sweep is what a sweep's chart shows: throughput against the swept
 // value, and latency percentiles against throughput, with the SLO's
 // latency bounds as horizontal lines and the answer (the highest value
-// that met the SLO, or without one the peak) marked on both. It is drawn
+// that met the SLO, a limit's lowest, or without one the peak) marked on
+// both. It is drawn
 // from a sweep's points as package sweep judged them (each value's
 // medians over its runs).
 type Sweep struct {
@@ -48,6 +49,10 @@ type Sweep struct {
 	// NoneAt).
 	Answer float64 `json:"answer,omitempty"`
 	Miss   float64 `json:"miss,omitempty"`
+	// Lowest says the answer is the lowest value that met the SLO, not
+	// the highest: the swept flag (a grid's Flag2) is a limit, such as
+	// --cpus, under which a higher value is a lighter load.
+	Lowest bool `json:"lowest,omitempty"`
 	// AnswerLabel says what Answer is ("answer" or "peak"); "" when
 	// nothing is marked as the answer.
 	AnswerLabel string `json:"answer_label,omitempty"`
@@ -237,7 +242,7 @@ func (s Sweep) throughputPlot() (*plot.Plot, error) {
 	for _, pt := range s.Points {
 		x[pt.Value] = pt.X
 	}
-	s.vlines(p, func(v float64) (float64, bool) { at, ok := x[v]; return at, ok })
+	marked := s.vlines(p, func(v float64) (float64, bool) { at, ok := x[v]; return at, ok })
 	hi, hiX := 0.0, 0.0
 	for _, pt := range s.Points {
 		hi = math.Max(hi, math.Max(pt.Rate, pt.Value*boolf(s.Flag == "--max-rate")))
@@ -246,6 +251,7 @@ func (s Sweep) throughputPlot() (*plot.Plot, error) {
 	p.Y.Min, p.Y.Max = 0, roundUp(math.Max(hi, 1)*1.05)
 	p.X.Min, p.X.Max = 0, hiX*1.03
 	s.noneTicks(&p.X)
+	placeLegend(p, marked, xy)
 	return p, nil
 }
 
@@ -286,6 +292,7 @@ func (s Sweep) latencyPlot() (*plot.Plot, error) {
 	pts := slices.Clone(s.Points)
 	slices.SortStableFunc(pts, func(a, b SweepPoint) int { return cmpf(a.Rate, b.Rate) })
 	lo, hi := math.Inf(1), 0.0
+	var all plotter.XYs // every point drawn, for the legend's corner
 	for i, pc := range []struct {
 		name string
 		get  func(SweepPoint) float64
@@ -295,6 +302,7 @@ func (s Sweep) latencyPlot() (*plot.Plot, error) {
 		for _, pt := range pts {
 			if v := pc.get(pt); v > 0 {
 				xy = append(xy, plotter.XY{X: pt.Rate, Y: v})
+				all = append(all, plotter.XY{X: pt.Rate, Y: v})
 				lo, hi = math.Min(lo, v), math.Max(hi, v)
 			}
 		}
@@ -332,8 +340,9 @@ func (s Sweep) latencyPlot() (*plot.Plot, error) {
 	for _, pt := range s.Points {
 		rate[pt.Value] = pt.Rate
 	}
-	s.vlines(p, func(v float64) (float64, bool) { r, ok := rate[v]; return r, ok })
+	marked := s.vlines(p, func(v float64) (float64, bool) { r, ok := rate[v]; return r, ok })
 	p.X.Min, p.X.Max = xlo, xhi
+	placeLegend(p, marked, all)
 	return p, nil
 }
 
@@ -366,7 +375,7 @@ func (s Sweep) verdictPoints(p *plot.Plot, xy func(SweepPoint) plotter.XY) error
 }
 
 // vlines marks the answer and the miss as labelled vertical lines at x(v).
-func (s Sweep) vlines(p *plot.Plot, x func(v float64) (float64, bool)) {
+func (s Sweep) vlines(p *plot.Plot, x func(v float64) (float64, bool)) []float64 {
 	label := s.AnswerLabel
 	if label == "" {
 		label = "answer"
@@ -395,6 +404,55 @@ func (s Sweep) vlines(p *plot.Plot, x func(v float64) (float64, bool)) {
 		ls = append(ls, vline{x: at, color: m.color, text: m.text})
 	}
 	p.Add(ls)
+	xs := make([]float64, len(ls))
+	for i, l := range ls {
+		xs[i] = l.x
+	}
+	return xs
+}
+
+// placeLegend puts p's legend in the corner its data leaves free, once
+// p's axes are set: bottom right unless points or the vertical lines at
+// xs (the answer's, the miss's) are there (none, no limit, and often
+// the answer sit at the swept axis's right end), then top left, bottom
+// left, top right; the corner with the fewest when none is free.
+func placeLegend(p *plot.Plot, xs []float64, pts plotter.XYs) {
+	type corner struct{ top, left bool }
+	best, fewest := corner{}, -1
+	for _, c := range []corner{{false, false}, {true, true}, {false, true}, {true, false}} {
+		inX := func(x float64) bool {
+			n := p.X.Norm(x)
+			if c.left {
+				return n <= 0.3
+			}
+			return n >= 0.7
+		}
+		k := 0
+		for _, pt := range pts {
+			y := p.Y.Norm(pt.Y)
+			if inX(pt.X) && (c.top && y >= 0.6 || !c.top && y <= 0.4) {
+				k++
+			}
+		}
+		for _, x := range xs {
+			if inX(x) {
+				k += 2 // a line crosses the legend, top or bottom
+			}
+		}
+		if fewest < 0 || k < fewest {
+			best, fewest = c, k
+		}
+		if k == 0 {
+			break
+		}
+	}
+	p.Legend.Top, p.Legend.Left = best.top, best.left
+	if best.left {
+		p.Legend.XOffs = 4
+	}
+	if best.top {
+		p.Legend.YOffs = -4
+	}
 }
 
 // vlines are a panel's labelled vertical lines: every line first, then

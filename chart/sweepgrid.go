@@ -59,10 +59,15 @@ func (s Sweep) gridPlots() (*plot.Plot, *plot.Plot, error) {
 	tp := newSweepPlot(fmt.Sprintf("throughput against %s, a line per %s", s.Flag2, s.Flag), s.Flag2, "ops/s")
 	lat := newSweepPlot(fmt.Sprintf("p99 against throughput (ms, log scale), a line per %s", s.Flag), "ops/s (each pair's throughput)", "ms")
 	hiX, hiRate, lo, hi := 0.0, 0.0, math.Inf(1), 0.0
+	var tpAll, latAll plotter.XYs // every point drawn, for the legends' corners
 	for i, line := range s.lines() {
 		var xy, lxy plotter.XYs
 		for _, pt := range line {
 			xy = append(xy, plotter.XY{X: pt.X, Y: pt.Rate})
+			tpAll = append(tpAll, plotter.XY{X: pt.X, Y: pt.Rate})
+			if pt.P99 > 0 {
+				latAll = append(latAll, plotter.XY{X: pt.Rate, Y: pt.P99})
+			}
 			hiX, hiRate = math.Max(hiX, pt.X), math.Max(hiRate, pt.Rate)
 			if pt.P99 > 0 {
 				lxy = append(lxy, plotter.XY{X: pt.Rate, Y: pt.P99})
@@ -108,6 +113,9 @@ func (s Sweep) gridPlots() (*plot.Plot, *plot.Plot, error) {
 		ring.Color, ring.Radius, ring.Shape = ink, 6, draw.RingGlyph{}
 		tp.Add(ring)
 		label := "each line's answer (highest met)"
+		if s.Lowest {
+			label = "each line's answer (lowest met)"
+		}
 		if s.SLO == "" {
 			label = "each line's peak"
 		}
@@ -128,7 +136,15 @@ func (s Sweep) gridPlots() (*plot.Plot, *plot.Plot, error) {
 	logLatencyAxis(lat, lo, hi)
 	lat.X.Min, lat.X.Max = 0, xhi
 	tp.Y.Min, tp.Y.Max = 0, roundUp(math.Max(hiRate, 1)*1.05)
-	tp.X.Min, tp.X.Max = 0, math.Max(hiX*1.03, 1)
+	// The axis ends just past its highest place (none's, at the right
+	// end), as the chart of one flag's does, whatever its scale: a floor
+	// of 1 left --cpus 0.3 and none left of centre, the axis empty after.
+	tp.X.Min, tp.X.Max = 0, hiX*1.03
+	if hiX <= 0 {
+		tp.X.Max = 1
+	}
 	s.noneTicks(&tp.X)
+	placeLegend(tp, nil, tpAll)
+	placeLegend(lat, nil, latAll)
 	return tp, lat, nil
 }

@@ -108,7 +108,9 @@ Values: a list (1,2,4,8), a range with a step (1000:8000:1000) or a factor
 stops after the first step that misses it (--keep-going runs the rest); --repeat N
 runs the list N times in rounds and judges each value on the median of its runs
 (a search re-runs its highest value met and lowest missed); a value that met above
-one that missed is said (not monotone); --search
+one that missed is said (not monotone). Under a limit (--cpus, --memory, --io-*)
+a higher value is a lighter load: the answer is the lowest limit meeting the SLO,
+and a miss stops only a list going down; --search
 looks for the highest value that meets it, bisecting the range until the highest
 value met and the lowest missed are within --precision of each other (for workers,
 one apart). Under --max-rate, latency counts from each operation's intended start,
@@ -342,6 +344,16 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 	case len(swept) == 0 && len(single) == 1:
 		swept = single // a sweep of one step
 	case len(swept) == 0:
+		if err := rf.Resolve(fs); err != nil {
+			return nil, err // a run flag's own error first, as run gives it
+		}
+		if spec.Tenants != nil {
+			quiet := env
+			quiet.Stderr = io.Discard // its notes are for a run
+			if _, err := fleetSpec(spec, quiet); err != nil {
+				return nil, err // --active above --tenants
+			}
+		}
 		return nil, usagef("give the values to sweep: --max-rate 1000:16000:x2, --concurrency 1,2,4,8 or any flag with a number, such as --cpus 0.5,1 (see `stampede sweep --help`)")
 	}
 	if err := rf.Resolve(fs); err != nil {

@@ -27,8 +27,10 @@ type SweepDoc struct {
 	// every value of Param2 at each value of Param.
 	Param  string `json:"param"`
 	Param2 string `json:"param2,omitempty"`
-	// SLO is the SLO as judged (with the rate floor a rate adds); Terms
-	// its latency ceilings in milliseconds, by metric, for the charts.
+	// SLO is the SLO as judged (with the rate floor a rate adds);
+	// Latencies its ceilings on the whole run's latency in milliseconds,
+	// by metric, for the charts (sweep.SLO.Latencies: not an operation's
+	// terms, nor efficiency's, which only SLO's text shows).
 	SLO       string             `json:"slo,omitempty"`
 	Latencies map[string]float64 `json:"slo_latency_ms,omitempty"`
 	Search    bool               `json:"search"`
@@ -314,14 +316,9 @@ func sweepDoc(id string, runs []*runlog.Run) (SweepDoc, error) {
 	res.Judge()
 	doc := SweepDoc{ID: id, Param: string(res.Param), Param2: string(res.Param2), SLO: res.SLO.String(), Search: res.Search, Steps: []SweepStep{},
 		Conclusion: res.Conclusion(), Figures: sweepFigures(first.Workload)}
-	for _, t := range res.SLO.Terms {
-		if t.Metric != "rate" && t.Metric != "errors" {
-			if doc.Latencies == nil {
-				doc.Latencies = map[string]float64{}
-			}
-			doc.Latencies[t.Metric] = t.Limit
-		}
-	}
+	// The whole run's latency ceilings, drawn as lines; an operation's
+	// (newOrder.p90<=5s) and efficiency>=85% are in the SLO's text.
+	doc.Latencies = res.SLO.Latencies()
 	var vals, vals2 []float64
 	for _, st := range res.Steps {
 		vals, vals2 = append(vals, st.Value), append(vals2, st.Value2)

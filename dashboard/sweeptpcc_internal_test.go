@@ -60,8 +60,42 @@ func TestSweepDocTPCCSearchSLO(t *testing.T) {
 		if !strings.Contains(doc.Steps[0].Why, "orderStatus.p90<=5s not judged: no orderStatus operations") {
 			t.Errorf("step 1's verdict %q does not say orderStatus was not judged", doc.Steps[0].Why)
 		}
+		if doc.Latencies != nil {
+			t.Errorf("recorded %q: latency lines %v drawn for an SLO of operations' terms and efficiency", recorded, doc.Latencies)
+		}
 		if doc.Best != 4 || doc.Miss != 5 || !strings.Contains(doc.Conclusion, "highest --active-warehouses meeting the SLO "+sweep.TPCCSLO+": 5 (step 4)") {
 			t.Errorf("recorded %q: best %d miss %d, conclusion %q", recorded, doc.Best, doc.Miss, doc.Conclusion)
 		}
+	}
+}
+
+// TestSweepDocSLOLatencies: the sweep page draws as latency lines only
+// the SLO's terms on the whole run's latency; an operation's terms
+// (newOrder.p90, stockLevel.p90: no single p90 line at the last one's
+// bound) and efficiency stay in the SLO's text.
+func TestSweepDocSLOLatencies(t *testing.T) {
+	for _, tc := range []struct {
+		slo  string
+		want map[string]float64
+	}{
+		{"efficiency>=85%", nil},
+		{"newOrder.p90<=5s,stockLevel.p90<=20s", nil},
+		{"p99<=5ms,newOrder.p90<=5s,stockLevel.p90<=20s,efficiency>=85%", map[string]float64{"p99": 5}},
+		{"p90<=2ms,max<=1s,errors<=1%,rate>=100", map[string]float64{"p90": 2, "max": 1000}},
+	} {
+		t.Run(tc.slo, func(t *testing.T) {
+			sum, _ := json.Marshal(map[string]any{"total": stats.Summary{Count: 4400, Rate: 10, P99: 1},
+				"ops":     []map[string]any{{"name": "newOrder", "count": 2000, "p90_ms": 100}, {"name": "stockLevel", "count": 200, "p90_ms": 30}},
+				"figures": map[string]float64{"efficiency": 90}})
+			runs := []*runlog.Run{{Info: runlog.RunInfo{ID: "r1", Workload: "tpcc", Status: "completed", Command: []string{"sweep", "tpcc", "--active-warehouses", "1,2", "URL"},
+				Flags: map[string]string{"active-warehouses": "1", "slo": tc.slo}, Tags: map[string]string{"sweep": "S", "sweep_step": "1", "sweep_rep": "1"}}, Summary: sum}}
+			doc, err := sweepDoc("S", runs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(doc.Latencies) != fmt.Sprint(tc.want) || !strings.HasPrefix(doc.SLO, tc.slo) {
+				t.Errorf("latency lines %v, want %v; slo %q", doc.Latencies, tc.want, doc.SLO)
+			}
+		})
 	}
 }

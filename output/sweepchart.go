@@ -42,19 +42,7 @@ func SweepChart(res *sweep.Result, title string) chart.Sweep {
 			c.NoneAt = noneAt
 		}
 	}
-	for _, t := range res.SLO.Terms {
-		switch t.Metric {
-		case "rate", "errors", "efficiency":
-			continue
-		}
-		if t.Op != "" {
-			continue // an operation's own bound, not the total's drawn
-		}
-		if c.Bounds == nil {
-			c.Bounds = map[string]float64{}
-		}
-		c.Bounds[t.Metric] = t.Limit
-	}
+	c.Bounds = res.SLO.Latencies() // the total's; an operation's own bounds are in the SLO's text
 	switch {
 	case res.Best != nil:
 		c.Answer, c.AnswerLabel = res.Best.Value, "answer"
@@ -64,12 +52,13 @@ func SweepChart(res *sweep.Result, title string) chart.Sweep {
 	if res.Miss != nil {
 		c.Miss, c.MissText = res.Miss.Value, res.Param.Text(res.Miss.Value)
 	}
+	c.Lowest = res.Param.Lighter()
 	if c.AnswerLabel != "" {
 		c.AnswerText = res.Param.Text(c.Answer)
 	}
 	if res.Param2 != "" {
 		// A grid: a line per value of Param, each row's answer ringed.
-		c.Flag2 = res.Param2.Flag()
+		c.Flag2, c.Lowest = res.Param2.Flag(), res.Param2.Lighter()
 		c.Answer, c.AnswerText, c.AnswerLabel, c.Miss, c.MissText = 0, "", "", 0, "" // per row, in Marks
 		for _, r := range res.Rows {
 			at := r.Sweep.Best

@@ -101,10 +101,14 @@ func TestSweepChart(t *testing.T) {
 			rate: limit("memory", map[string]float64{"none": 900, "256M": 250, "1G": 1000}), answer: "1G", label: "peak", noSLO: true, order: []string{"256M", "1G", "none"}},
 		{name: "cpus with none, the peak none", spec: sweep.Spec{Param: "cpus", Values: sweep.Values{List: []float64{0.5, 0, 1}, Hi: 1}},
 			rate: limit("cpus", map[string]float64{"0.5": 2000, "1": 4000, "none": 4500}), answer: "none", label: "peak", noSLO: true, order: []string{"0.5", "1", "none"}},
+		// A higher limit is a lighter load: the answer is the lowest
+		// limit met, the miss the highest below it that missed.
+		{name: "cpus with none, every limit met, the answer the lowest", spec: sweep.Spec{Param: "cpus", Values: sweep.Values{List: []float64{0.5, 1, 0}, Hi: 1}, SLO: slo},
+			rate: limit("cpus", map[string]float64{"0.5": 2000, "1": 4000, "none": 5200}), answer: "0.5", label: "answer", order: []string{"0.5", "1", "none"}},
 		{name: "cpus with none, the answer none", spec: sweep.Spec{Param: "cpus", Values: sweep.Values{List: []float64{0.5, 1, 0}, Hi: 1}, SLO: slo},
-			rate: limit("cpus", map[string]float64{"0.5": 2000, "1": 4000, "none": 5200}), answer: "none", label: "answer", order: []string{"0.5", "1", "none"}},
-		{name: "io-write-bps with none, the answer a limit, none missed", spec: sweep.Spec{Param: "io-write-bps", Values: sweep.Values{List: []float64{0, 5 * mb, 20 * mb}, Hi: 20 * mb}, SLO: slo, KeepGoing: true, Whole: true},
-			rate: limit("io-write-bps", map[string]float64{"5M": 3000, "20M": 5000, "none": 8000}), answer: "20M", miss: "none", label: "answer", order: []string{"5M", "20M", "none"}},
+			rate: limit("cpus", map[string]float64{"0.5": 6000, "1": 5600, "none": 5200}), answer: "none", miss: "1", label: "answer", order: []string{"0.5", "1", "none"}},
+		{name: "io-write-bps with none, the answer a limit, the lower missed", spec: sweep.Spec{Param: "io-write-bps", Values: sweep.Values{List: []float64{0, 5 * mb, 20 * mb}, Hi: 20 * mb}, SLO: slo, Whole: true},
+			rate: limit("io-write-bps", map[string]float64{"5M": 8000, "20M": 5000, "none": 3000}), answer: "20M", miss: "5M", label: "answer", order: []string{"5M", "20M", "none"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			n := 0
@@ -357,5 +361,56 @@ func TestSweepGridChartNone(t *testing.T) {
 	if dir := os.Getenv("STAMPEDE_SWEEP_CHARTS"); dir != "" {
 		png := filepath.Join(dir, "grid_none.png")
 		_ = output.WriteSweepChart(png, res, "sweep S: a grid")
+	}
+}
+
+// TestSweepGridChartLimit: a grid whose second flag is a limit (--cpus,
+// under which a higher value is a lighter load) rings each line's lowest
+// limit that met the SLO, and says so in its legend.
+func TestSweepGridChartLimit(t *testing.T) {
+	slo, _ := sweep.ParseSLO("p99<=5ms")
+	n := 0
+	res, err := sweep.Run(context.Background(), sweep.Spec{ID: "S", Param: sweep.Concurrency, Values: sweep.Values{List: []float64{1, 2}, Lo: 1, Hi: 2},
+		Param2: "cpus", Values2: sweep.Values{List: []float64{0.25, 0.5, 1, sweep.NoneValue}, Lo: 0.25, Hi: 1}, SLO: slo,
+		Build: func(v, w float64) (run.Spec, error) { return run.Spec{}, nil },
+		Exec: func(ctx context.Context, s run.Spec) (*run.Result, error) {
+			n++
+			cpus, _ := strconv.ParseFloat(s.Flags["cpus"], 64)
+			p99 := 1.0
+			if s.Flags["cpus"] != "none" && cpus < 0.5*float64(s.Concurrency) {
+				p99 = 10
+			}
+			r := &run.Result{Info: run.Info{ID: fmt.Sprintf("run-%d", n), Workers: s.Concurrency}}
+			r.Summary.Status = "completed"
+			r.Summary.Total = stats.Summary{Count: 100, Rate: float64(100 * n), P50: 1, P95: 1, P99: p99, P999: p99}
+			return r, nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 8 {
+		t.Errorf("%d steps ran, want 8: a miss at a low limit stops no row", n)
+	}
+	path := filepath.Join(t.TempDir(), "grid.svg")
+	if err := output.WriteSweepChart(path, res, "sweep S: a grid"); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := sweepData(t, string(b))
+	var got []string
+	for _, m := range c.Marks {
+		got = append(got, m.Text+"@"+sweep.Format(m.Value2))
+	}
+	if want := []string{"1@0.5", "2@1"}; !slices.Equal(got, want) || !c.Lowest {
+		t.Errorf("marks %v (lowest %v), want %v, lowest", got, c.Lowest, want)
+	}
+	if texts := strings.Join(svgTexts(string(b)), "\n"); !strings.Contains(texts, "each line's answer (lowest met)") {
+		t.Errorf("the legend does not say the answer is the lowest met; its texts:\n%s", texts)
+	}
+	if c := res.Conclusion(); !strings.Contains(c, "at --concurrency 1: lowest --cpus meeting the SLO p99<=5ms: 0.5") || !strings.Contains(c, "at --concurrency 2: lowest --cpus meeting the SLO p99<=5ms: 1") {
+		t.Errorf("conclusion %q", c)
 	}
 }

@@ -164,6 +164,26 @@ func (s SLO) HasRate() bool {
 	return false
 }
 
+// Latencies returns the ceilings of s's terms on the whole run's latency
+// (p99<=5ms, max<=1s), in milliseconds by metric, that a chart of the
+// run's percentiles draws as lines; nil for none. Terms on an
+// operation's latency (newOrder.p90<=5s), the throughput, the errors or
+// a workload's figure (efficiency>=85%) are not the total's latency and
+// are left to the SLO's text.
+func (s SLO) Latencies() map[string]float64 {
+	var out map[string]float64
+	for _, t := range s.Terms {
+		if _, lat := latencies[t.Metric]; !lat || t.Op != "" {
+			continue
+		}
+		if out == nil {
+			out = map[string]float64{}
+		}
+		out[t.Metric] = t.Limit
+	}
+	return out
+}
+
 // DefaultRateFloor is the term WithRateFloor adds.
 const DefaultRateFloor = "rate>=95%"
 
@@ -222,6 +242,14 @@ func (s SLO) Check(m Measure) (met bool, why string) {
 			e, ok := m.Figures["efficiency"]
 			if !ok {
 				missed = append(missed, t.Text+": the workload reports no efficiency (TPC-C's, with --wait)")
+				continue
+			}
+			if op := m.Ops[efficiencyOp]; len(m.Ops) > 0 && op.Count == 0 && m.Total.Count > 0 {
+				// Efficiency is New-Orders per minute over the most:
+				// with none it has no basis (a short probe at one
+				// warehouse may draw none), as an operation's term
+				// without samples.
+				unjudged = append(unjudged, fmt.Sprintf("%s not judged: no %s operations", t.Text, efficiencyOp))
 				continue
 			}
 			got = e / 100

@@ -114,7 +114,8 @@ type Spec struct {
 	// SLO judges each step; without terms, steps are not judged.
 	SLO SLO
 	// KeepGoing runs every step of a list after one missed the SLO; by
-	// default the sweep stops there, as the later steps are heavier.
+	// default the sweep stops there when the later steps are heavier
+	// (Values.Ascending: a limit's list going down).
 	KeepGoing bool
 	// Repeat runs each value this many times (0 or 1: once) and judges
 	// it on the median of its runs. A list runs in rounds (every value
@@ -191,6 +192,9 @@ type Result struct {
 	Steps []Step
 	// Best is the highest value whose step met the SLO, Miss the lowest
 	// above it whose step missed it; nil when there is none (or no SLO).
+	// Under a limit flag (Param.Lighter: a higher value is a lighter
+	// load) it is the reverse: Best the lowest value met, Miss the
+	// highest below it that missed.
 	Best, Miss *Step
 	// Peak is the step with the highest throughput (nil: no step).
 	// With several runs at a value, Best, Miss and Peak are that value's
@@ -200,9 +204,9 @@ type Result struct {
 	// limit, last), each with its runs'
 	// medians and spread: the figures a value is judged on.
 	Points []Point
-	// NotMonotone says a value met the SLO above one that missed (each
-	// judged on its median): the answer, the highest value met below the
-	// lowest missed, is then not to be trusted; "" otherwise.
+	// NotMonotone says a value met the SLO under a heavier load than
+	// one that missed (each judged on its median): the answer is then
+	// not to be trusted; "" otherwise.
 	NotMonotone string
 	// Stopped says why the sweep ended before its planned steps, or why
 	// a search could not bound the answer; "" otherwise.
@@ -719,10 +723,12 @@ func (res *Result) Judge() {
 }
 
 // bound sets Points from the steps, and Best, Miss and Peak from them:
-// Miss is the lowest value that missed the SLO, Best the highest that met
-// it below Miss (lowest and highest in Param's order: none, no limit,
-// the highest) (each judged on its median), and NotMonotone says when a
-// value above Miss met it.
+// Miss is the value of the lightest load that missed the SLO, Best that
+// of the heaviest that met it, lighter than Miss (Param.LoadCompare: the
+// lowest value missed and the highest met below it for --max-rate; the
+// highest limit missed and the lowest met above it for --cpus, none the
+// lightest), each judged on its median, and NotMonotone says when a
+// heavier load than Miss met it.
 func (res *Result) bound() {
 	res.Best, res.Miss, res.Peak, res.NotMonotone, res.Rows = nil, nil, nil, "", nil
 	res.Points = points(res.Steps, res.SLO, res.Param, res.Param2)
@@ -730,29 +736,60 @@ func (res *Result) bound() {
 		res.boundGrid()
 		return
 	}
+	load := res.Param.LoadCompare // lightest load first
 	for i := range res.Points {
 		p := &res.Points[i]
-		if p.Judged && !p.Met && res.Miss == nil {
+		if p.Judged && !p.Met && (res.Miss == nil || load(p.Value, res.Miss.Value) < 0) {
 			res.Miss = p.step()
 		}
 	}
+	var above *Point // the first value met under a heavier load than Miss
 	for i := range res.Points {
 		p := &res.Points[i]
 		if p.Median.Status == "completed" && p.Median.Total.Rate > 0 && (res.Peak == nil || p.Median.Total.Rate > res.Peak.Total.Rate) {
 			res.Peak = p.step()
 		}
-		if p.Judged && p.Met && (res.Miss == nil || res.Param.Less(p.Value, res.Miss.Value)) {
+		if p.Judged && p.Met && (res.Miss == nil || load(p.Value, res.Miss.Value) < 0) && (res.Best == nil || load(p.Value, res.Best.Value) > 0) {
 			res.Best = p.step()
 		}
-		if res.Miss != nil && res.Param.Less(res.Miss.Value, p.Value) && p.Judged && p.Met && res.NotMonotone == "" {
-			answer := "the answer is the highest value met below the lowest missed"
-			if res.Best == nil {
-				answer = "no value below it met it, so there is no answer"
-			}
-			res.NotMonotone = fmt.Sprintf("not monotone: %s %s met the SLO%s above %s, which missed it%s; %s, and the machine or the server varied: re-run with --repeat, or on a quieter machine",
-				res.Param.Flag(), res.Param.Text(p.Value), p.metIn(), res.Param.Text(res.Miss.Value), res.missRuns(), answer)
+		if res.Miss != nil && load(res.Miss.Value, p.Value) < 0 && p.Judged && p.Met && above == nil {
+			above = p
 		}
 	}
+	if above != nil {
+		answer := fmt.Sprintf("the answer is the %s value met %s the %s missed", res.Param.Answer(), res.Param.lighterWord(), opposite(res.Param.Answer()))
+		if res.Best == nil {
+			answer = fmt.Sprintf("no value %s it met it, so there is no answer", res.Param.lighterWord())
+		}
+		res.NotMonotone = fmt.Sprintf("not monotone: %s %s met the SLO%s %s %s, which missed it%s; %s, %s",
+			res.Param.Flag(), res.Param.Text(above.Value), above.metIn(), res.Param.heavierWord(), res.Param.Text(res.Miss.Value), res.missRuns(), answer, res.varied())
+	}
+}
+
+// opposite is "lowest" for "highest" and the reverse.
+func opposite(word string) string {
+	if word == "highest" {
+		return "lowest"
+	}
+	return "highest"
+}
+
+// varied says why a sweep's results may not be monotone, and what to do:
+// re-run with --repeat, unless its values already ran several times; and
+// under an SLO with a throughput in ops/s (rate>=5000), a light load
+// misses by design, as it cannot reach that throughput.
+func (res *Result) varied() string {
+	for _, t := range res.SLO.Terms {
+		if t.Metric == "rate" && !t.Percent {
+			return fmt.Sprintf("as expected under %s: a throughput in ops/s that a light load cannot reach, so lighter steps miss it by design; bound the rate as a share of --max-rate (rate>=95%%) to find a limit", t.Text)
+		}
+	}
+	for _, p := range res.Points {
+		if len(p.Runs) > 1 {
+			return "though each value was judged on the median of its runs: the machine or the server varied more than --repeat evens out; run on a quieter machine, with a longer --duration and a --ramp"
+		}
+	}
+	return "and the machine or the server varied: re-run with --repeat, or on a quieter machine"
 }
 
 // boundGrid sets a grid's Peak and Rows: each value of Param's steps as
@@ -821,7 +858,8 @@ func (res *Result) missRuns() string {
 }
 
 // Conclusion is what the sweep found, in a line or two: the highest value
-// that met the SLO and the lowest above it that missed, or without an SLO
+// that met the SLO and the lowest above it that missed (for a limit flag,
+// the lowest met and the highest below it missed), or without an SLO
 // the step of the highest throughput; and why it stopped early.
 func (res *Result) Conclusion() string {
 	flag := res.Param.Flag()
@@ -839,25 +877,34 @@ func (res *Result) Conclusion() string {
 		return strings.Join(lines, "\n")
 	}
 	var s string
-	var above *Point // the highest value met above the lowest missed
+	var above *Point // the heaviest load met, heavier than the lightest missed
 	for i := range res.Points {
-		if p := &res.Points[i]; res.Miss != nil && res.Param.Less(res.Miss.Value, p.Value) && p.Judged && p.Met {
+		if p := &res.Points[i]; res.Miss != nil && res.Param.LoadCompare(res.Miss.Value, p.Value) < 0 && p.Judged && p.Met &&
+			(above == nil || res.Param.LoadCompare(p.Value, above.Value) > 0) {
 			above = p
 		}
 	}
+	lower := "lower" // where the lighter load's value lies
+	if res.Param.Lighter() {
+		lower = "higher"
+	}
 	switch {
 	case res.Best == nil && above != nil:
-		s = fmt.Sprintf("no answer: %s %s (%s) met the SLO %s, but %s (%s), lower, missed it: the results are not monotone",
-			flag, res.Param.Text(above.Value), res.cite(&above.Median), res.SLO, res.Param.Text(res.Miss.Value), res.cite(res.Miss))
+		s = fmt.Sprintf("no answer: %s %s (%s) met the SLO %s, but %s (%s), %s, missed it: the results are not monotone",
+			flag, res.Param.Text(above.Value), res.cite(&above.Median), res.SLO, res.Param.Text(res.Miss.Value), res.cite(res.Miss), lower)
 	case res.Best == nil:
 		s = fmt.Sprintf("no step met the SLO %s", res.SLO)
 	case res.Search && res.Miss != nil && res.Stopped == "":
 		s = fmt.Sprintf("highest %s meeting the SLO %s: %s (%s), within %s of %s, which missed",
 			flag, res.SLO, res.Param.Text(res.Best.Value), res.cite(res.Best), pct(res.Miss.Value/res.Best.Value-1), res.Param.Text(res.Miss.Value))
 	default:
-		s = fmt.Sprintf("highest %s meeting the SLO %s: %s (%s)", flag, res.SLO, res.Param.Text(res.Best.Value), res.cite(res.Best))
-		if res.Miss == nil && !res.Search && res.Stopped == "" && !res.Param.None(res.Best.Value) {
-			s += "; every step met it: the limit is higher" // none, no limit, has none higher
+		s = fmt.Sprintf("%s %s meeting the SLO %s: %s (%s)", res.Param.Answer(), flag, res.SLO, res.Param.Text(res.Best.Value), res.cite(res.Best))
+		switch {
+		case res.Miss != nil || res.Search || res.Stopped != "" || res.Param.None(res.Best.Value): // none, no limit, has none higher
+		case res.Param.Lighter():
+			s += "; every step met it: a lower limit may meet it too"
+		default:
+			s += "; every step met it: the limit is higher"
 		}
 	}
 	if res.Best != nil && res.Best.Why != "" {

@@ -554,6 +554,12 @@ func TestSLOOpsAndEfficiency(t *testing.T) {
 		{slo: "efficiency>=95%", m: m, met: true, why: "efficiency 90.0% is below efficiency>=95% within chance: its 95% interval from 50 New-Orders reaches 119%"},
 		{slo: "efficiency>=85%,newOrder.p90<=5s", m: m, why: "newOrder.p90 6000 ms, want newOrder.p90<=5s"},
 		{slo: "efficiency>=85%", m: Measure{Total: m.Total}, why: "reports no efficiency"},
+		// No New-Orders: the efficiency, 0, has no basis: not judged,
+		// as newOrder.p90 is not.
+		{slo: "efficiency>=85%,newOrder.p90<=5s,payment.p90<=5s", m: Measure{Total: m.Total, Ops: map[string]stats.Summary{"payment": {Count: 50, P90: 100}}, Figures: map[string]float64{"efficiency": 0}},
+			met: true, why: "efficiency>=85% not judged: no newOrder operations; newOrder.p90<=5s not judged: no newOrder operations"},
+		{slo: "efficiency>=85%", m: Measure{Total: m.Total, Ops: map[string]stats.Summary{"newOrder": {Count: 0}, "payment": {Count: 50}}, Figures: map[string]float64{"efficiency": 0}},
+			met: true, why: "efficiency>=85% not judged: no newOrder operations"},
 		{slo: "p99.9<=5ms", m: Measure{Total: stats.Summary{Count: 1, P999: 1}}, met: true},
 		{slo: "efficiency<=85%", err: "give the least efficiency as a percentage"},
 		{slo: "efficiency>=85", err: "give the least efficiency as a percentage"},

@@ -126,12 +126,13 @@ func roundSig(x float64) float64 {
 	return r
 }
 
-// Ascending reports whether List goes up step by step in p's order (none,
-// no limit, after every number), as a sweep that stops at its first miss
-// assumes.
+// Ascending reports whether List makes a heavier load step by step
+// (Param.LoadCompare: up for --max-rate, down for a limit such as --cpus,
+// none first), as a sweep that stops at its first miss assumes: the
+// steps after a miss are heavier.
 func (v Values) Ascending(p Param) bool {
 	for i := 1; i < len(v.List); i++ {
-		if !p.Less(v.List[i-1], v.List[i]) {
+		if p.LoadCompare(v.List[i-1], v.List[i]) >= 0 {
 			return false
 		}
 	}

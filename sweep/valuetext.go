@@ -51,6 +51,49 @@ func (p Param) Compare(a, b float64) int {
 // Less reports whether a orders before b among p's values (Compare).
 func (p Param) Less(a, b float64) bool { return p.Compare(a, b) < 0 }
 
+// Lighter reports whether a higher value of p is a lighter load: a limit
+// flag's (a higher --cpus gives the server more; none, no limit, is the
+// lightest of all), the reverse of the settings a search takes
+// (Heavier). A sweep of p answers with the lowest value that meets the
+// SLO, the least the system needs, rather than the highest.
+func (p Param) Lighter() bool { return p.TakesNone() }
+
+// LoadCompare orders p's values by the load they make, lightest first:
+// Compare's order, reversed when a higher value is a lighter load
+// (Lighter). Every judgement of a sweep's direction (the answer, the
+// step after a miss, not monotone) goes by it.
+func (p Param) LoadCompare(a, b float64) int {
+	if p.Lighter() {
+		return p.Compare(b, a)
+	}
+	return p.Compare(a, b)
+}
+
+// Answer is the word for a sweep's answer over p: "highest" value meeting
+// the SLO, or "lowest" when a higher value is a lighter load (Lighter).
+func (p Param) Answer() string {
+	if p.Lighter() {
+		return "lowest"
+	}
+	return "highest"
+}
+
+// heavierWord and lighterWord say where a heavier or a lighter load's
+// value lies from another's: "above" and "below", reversed for Lighter.
+func (p Param) heavierWord() string {
+	if p.Lighter() {
+		return "below"
+	}
+	return "above"
+}
+
+func (p Param) lighterWord() string {
+	if p.Lighter() {
+		return "above"
+	}
+	return "below"
+}
+
 // NoneAt is where a chart whose axis holds p's values vals draws none: at
 // the axis's right end, past the highest number by a quarter of it (at 1
 // when none is the only value), since no limit is more than any; the

@@ -79,19 +79,21 @@ func TestNoneOrder(t *testing.T) {
 		p          Param
 		vals       []float64 // a list, as given
 		sorted     []float64 // ordered by Compare
-		ascending  bool
-		noneAt     float64 // Axis's place of none (0: no none)
+		ascending  bool      // a heavier load step by step (Values.Ascending)
+		noneAt     float64   // Axis's place of none (0: no none)
 		met        map[float64]bool
 		best, miss float64 // -1: nil
 	}{
-		{p: "cpus", vals: []float64{0.5, 1, NoneValue}, sorted: []float64{0.5, 1, NoneValue}, ascending: true, noneAt: 1.25,
-			met: map[float64]bool{0.5: true, 1: true, NoneValue: true}, best: NoneValue, miss: -1},
+		{p: "cpus", vals: []float64{0.5, 1, NoneValue}, sorted: []float64{0.5, 1, NoneValue}, noneAt: 1.25,
+			met: map[float64]bool{0.5: true, 1: true, NoneValue: true}, best: 0.5, miss: -1},
+		{p: "cpus", vals: []float64{NoneValue, 1, 0.5}, sorted: []float64{0.5, 1, NoneValue}, ascending: true, noneAt: 1.25,
+			met: map[float64]bool{NoneValue: true}, best: NoneValue, miss: 1},
 		{p: "cpus", vals: []float64{NoneValue, 0.5, 1}, sorted: []float64{0.5, 1, NoneValue}, noneAt: 1.25,
-			met: map[float64]bool{0.5: false, 1: true, NoneValue: true}, best: -1, miss: 0.5},
+			met: map[float64]bool{0.5: false, 1: true, NoneValue: true}, best: 1, miss: 0.5},
 		{p: "io-write-bps", vals: []float64{NoneValue, 5 << 20, 20 << 20}, sorted: []float64{5 << 20, 20 << 20, NoneValue}, noneAt: 25 << 20,
-			met: map[float64]bool{5 << 20: true, 20 << 20: false, NoneValue: false}, best: 5 << 20, miss: 20 << 20},
-		{p: "memory", vals: []float64{1 << 30, NoneValue}, sorted: []float64{1 << 30, NoneValue}, ascending: true, noneAt: 1.25 * (1 << 30),
-			met: map[float64]bool{1 << 30: false, NoneValue: true}, best: -1, miss: 1 << 30},
+			met: map[float64]bool{5 << 20: true, 20 << 20: false, NoneValue: false}, best: -1, miss: NoneValue},
+		{p: "memory", vals: []float64{1 << 30, NoneValue}, sorted: []float64{1 << 30, NoneValue}, noneAt: 1.25 * (1 << 30),
+			met: map[float64]bool{1 << 30: false, NoneValue: true}, best: NoneValue, miss: 1 << 30},
 		{p: "io-read-iops", vals: []float64{NoneValue}, sorted: []float64{NoneValue}, ascending: true, noneAt: 1,
 			met: map[float64]bool{NoneValue: true}, best: NoneValue, miss: -1},
 		{p: "conns", vals: []float64{8, 2, 4}, sorted: []float64{2, 4, 8},

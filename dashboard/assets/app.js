@@ -593,7 +593,8 @@ const noneAxis = at => !at ? {} : {
 
 // showSweep draws a sweep's steps as curves: throughput against the swept
 // value, latency against throughput, with the SLO's latency bound and the
-// answer (the highest value that met it) marked, and the sweep's table.
+// answer (the highest value that met it; under a limit flag such as
+// --cpus, the lowest) marked, and the sweep's table.
 async function showSweep(id) {
   const [doc] = await Promise.all([api(`/api/sweeps/${encodeURIComponent(id)}`), chartsLib()]);
   if (doc.param2) return showSweepGrid(doc);

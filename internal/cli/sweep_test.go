@@ -351,6 +351,7 @@ func TestSweepBadInput(t *testing.T) {
 		{"grid range without step", []string{"--cpus", "0.5,1", "--conns", "1:4"}, "--conns 1:4 has no step: give a list (4,8) or a step (4:16:x2)"},
 		{"active above tenants", []string{"--tenants", "500", "--active", "500,750,1000"}, "--active 1000 is more than --tenants 500: at most every tenant can be active"},
 		{"active without tenants", []string{"--active", "1,2"}, "--active needs --tenants N (N >= 1)"},
+		{"active above tenants, one value", []string{"--tenants", "10", "--active", "20"}, "--active 20 is more than --tenants 10: at most every tenant can be active"},
 		{"checkpoint without a server", []string{"--max-rate", "1000,2000", "--checkpoint"}, "--checkpoint: the null driver has no server to checkpoint"},
 		{"chart html", []string{"--max-rate", "1000,2000", "--chart", "x.html"}, "--chart x.html: a sweep's chart is .svg or .png; its interactive page is the dashboard's"},
 		{"none in a range", []string{"--cpus", "none:2"}, "--cpus none:2: none (no limit) goes in a list of values, as none,1, not in a range"},
