@@ -580,7 +580,11 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 		}
 	}
 	if err == nil && len(swept) == 1 && swept[0].vf != nil && swept[0].vf.none && rf.format != "json" {
-		err = compareNone(env.Stdout, res)
+		out := env.Stdout
+		if csv {
+			out = env.Stderr // stdout holds the CSV only, for spreadsheets
+		}
+		err = compareNone(out, res)
 	}
 	return res, err
 }
@@ -630,6 +634,11 @@ func buildStep(spec RunArgs, env Env, swept []given, vals []float64) (run.Spec, 
 		return run.Spec{}, err
 	}
 	s.Observers, s.Checks = nil, env.Stderr
+	if s.Limits.Limits.IsZero() && slices.ContainsFunc(swept, func(g given) bool { return g.vf != nil && g.vf.none }) {
+		// A none step of a limit sweep runs without any limit: the
+		// processes its other steps limit have none to be put under.
+		s.Limits.Processes, s.Limits.Cmdlines, s.Limits.PIDs = nil, nil, nil
+	}
 	s.SkipChecks = s.SkipChecks || afterSweepChecks(spec.Gen, rf.skipChecks)
 	if rf.verbosity > 2 {
 		s.Log = stepLog{env.Stderr}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -563,5 +564,26 @@ func TestSweepCPUs(t *testing.T) {
 		t.Errorf("--cpus none: the server used %.3f cores with %.2f cores idle: held to a limit", none.cores, none.idle)
 	} else {
 		t.Logf("--cpus none: the server used %.3f cores, the machine %.2f idle", none.cores, none.idle)
+	}
+}
+
+// TestSweepNoneLimitPID: a limit sweep with a none step under
+// --limit-pid runs that step without a limit and without putting the
+// process anywhere (it was refused: --limit-pid needs a limit).
+func TestSweepNoneLimitPID(t *testing.T) {
+	requireLimitV1(t)
+	sleep := exec.Command("sleep", "60")
+	if err := sleep.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sleep.Process.Kill(); _ = sleep.Wait() })
+	r := stampede(t, "sweep", "ycsb", "--workload", "c", "--driver", "null", "--cpus", "0.5,none", "--limit-pid", strconv.Itoa(sleep.Process.Pid),
+		"--duration", "1s", "--results-dir", t.TempDir(), "--format", "csv")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	rows, err := csv.NewReader(strings.NewReader(r.stdout)).ReadAll()
+	if err != nil || len(rows) != 3 || rows[1][slices.Index(rows[0], "cpus_text")] != "0.5" || rows[2][slices.Index(rows[0], "cpus_text")] != "none" {
+		t.Fatalf("rows %v, %v: want the 0.5 step and the none step", rows, err)
 	}
 }
