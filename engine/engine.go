@@ -360,12 +360,6 @@ type Result struct {
 	// the grace after the run's end ran out, which were abandoned
 	// (sysbench's "unfinished transactions on forced shutdown").
 	Unfinished int
-	// WorkersDone is closed once every worker has returned: at the run's
-	// end, unless workers were abandoned (Unfinished), which still hold
-	// their connections until their operations return. Whoever closes
-	// the load's connections waits for it first, so that no connection
-	// is closed under a worker still writing on it.
-	WorkersDone <-chan struct{}
 	// Skipped is the number of operations skipped under Config.SkipLate.
 	Skipped int64
 }
@@ -495,7 +489,6 @@ func RunSplit(ctx context.Context, cfg Config, load workload.QueryLoad, reg *sta
 	}
 	allDone := make(chan struct{})
 	go func() { wg.Wait(); close(allDone) }()
-	r.result.WorkersDone = allDone
 	if r.queue != nil {
 		go r.generate(r.queue, cfg.QueueRate, cfg.QueueSeed)
 	}

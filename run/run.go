@@ -1045,28 +1045,11 @@ func (f *fleetSource) summary(sum *Summary) ([]fleet.TenantResult, *FleetSummary
 	return tenants, fs
 }
 
-// abandonedWait bounds how long closeLoad waits for workers the engine
-// abandoned at the end of the grace: cancelled, they return as soon as
-// they are scheduled, which on a loaded machine can take seconds.
-const abandonedWait = 30 * time.Second
-
-// closeLoad closes the workload's operations once, after every worker
-// has returned: releasing a connection a worker abandoned by the engine
-// is still writing on would close it under that worker (pgx panics:
-// "slow write timer already active"). Workers still busy after
-// abandonedWait keep their connections, which the process's exit closes.
+// closeLoad closes the workload's operations once.
 func (r *Run) closeLoad() {
-	if r.load.Close == nil {
-		return
+	if r.load.Close != nil {
+		r.closeOnce.Do(func() { _ = r.load.Close(context.Background()) })
 	}
-	if w := r.engRes.WorkersDone; w != nil && r.engRes.Unfinished > 0 {
-		select {
-		case <-w:
-		case <-time.After(abandonedWait):
-			return
-		}
-	}
-	r.closeOnce.Do(func() { _ = r.load.Close(context.Background()) })
 }
 
 // undo runs the cleanups left, in reverse order.
