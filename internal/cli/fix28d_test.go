@@ -1,0 +1,46 @@
+package cli_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestFleetRoleRefusalNamesForeignTenants: a cleanup refused over a
+// tenant role owning a user's object elsewhere named the role alone, and
+// hid a database the pattern matches that stampede did not make (a
+// user's, holding a row); --force-drop then dropped that database with
+// the row (fix28d F2). The one refusal names both; nothing is dropped.
+func TestFleetRoleRefusalNamesForeignTenants(t *testing.T) {
+	testServer(t)
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	pattern := fmt.Sprintf("f28d%d_%%d", time.Now().UnixNano()%1e6)
+	r1, r2, r3 := fmt.Sprintf(pattern, 1), fmt.Sprintf(pattern, 2), fmt.Sprintf(pattern, 3)
+	other := freshDB(t, "fix28d_other")
+	adminExec(t, "CREATE DATABASE "+other)
+	admin := dbURL(t, "postgres")
+	t.Cleanup(func() {
+		execIn(t, other, "DROP TABLE IF EXISTS owned2")
+		execIn(t, "postgres", "DROP DATABASE IF EXISTS "+r1+" WITH (FORCE)", "DROP DATABASE IF EXISTS "+r2+" WITH (FORCE)",
+			"DROP DATABASE IF EXISTS "+r3+" WITH (FORCE)", "DROP ROLE IF EXISTS "+r1, "DROP ROLE IF EXISTS "+r2)
+	})
+	if r := stampede(t, "init", "bank", "--rows", "10", "--tenant-roles", "--tenants", "2", "--tenant-pattern", pattern, admin); r.code != 0 {
+		t.Fatalf("init: exit %d\n%s", r.code, r.stderr)
+	}
+	adminExec(t, "CREATE DATABASE "+r3)
+	execIn(t, r3, "CREATE TABLE mine (a int)", "INSERT INTO mine VALUES (1)")
+	execIn(t, other, "CREATE TABLE owned2 (a int)", "ALTER TABLE owned2 OWNER TO "+r1)
+	fleet := []string{"--tenants", "3", "--tenant-pattern", pattern}
+	r := stampede(t, append(append([]string{"cleanup", "bank"}, fleet...), admin)...)
+	checkFinalError(t, r, 2, "role "+r1+" owns table public.owned2")
+	if !strings.Contains(r.stderr, r3) {
+		t.Errorf("the refusal does not name the database %s stampede did not make: %s", r3, r.stderr)
+	}
+	if n := queryInt(t, "postgres", fmt.Sprintf("SELECT count(*) FROM pg_database WHERE datname IN ('%s', '%s', '%s')", r1, r2, r3)); n != 3 {
+		t.Fatalf("a refused cleanup dropped %d databases", 3-n)
+	}
+	if n := queryInt(t, r3, "SELECT count(*) FROM mine"); n != 1 {
+		t.Errorf("the user's table holds %d rows of 1", n)
+	}
+}
