@@ -2,6 +2,8 @@ package cli_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -42,5 +44,41 @@ func TestFleetRoleRefusalNamesForeignTenants(t *testing.T) {
 	}
 	if n := queryInt(t, r3, "SELECT count(*) FROM mine"); n != 1 {
 		t.Errorf("the user's table holds %d rows of 1", n)
+	}
+}
+
+// TestInitFileForceDropLeavesTheFilesDrops: with --force-drop, init sql
+// dropped a user's table that the file itself drops, then ran the file,
+// whose plain DROP TABLE failed on the table gone ("does not exist"):
+// the table lost and init failed, blaming the file (fix28d F5). The
+// file's own DROP drops it now, once, and init succeeds. And a file
+// dropping three of the user's tables was refused naming the first
+// alone: the refusal names all three.
+func TestInitFileForceDropLeavesTheFilesDrops(t *testing.T) {
+	testServer(t)
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	db := freshDB(t, "fix28d_f5")
+	adminExec(t, "CREATE DATABASE "+db)
+	execIn(t, db, "CREATE TABLE t1 (x int)", "INSERT INTO t1 VALUES (1)", "CREATE TABLE t2 (x int)", "CREATE TABLE t3 (x int)")
+	dir := t.TempDir()
+	three := filepath.Join(dir, "three.sql")
+	if err := os.WriteFile(three, []byte("DROP TABLE t1;\nDROP TABLE t2;\nDROP TABLE t3;\nCREATE TABLE t1 (x int);\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := stampede(t, "init", "sql", "--init-file", three, dbURL(t, db))
+	checkFinalError(t, r, 2, "tables t1, t2, t3 in database")
+	if n := queryInt(t, db, "SELECT count(*) FROM t1"); n != 1 {
+		t.Fatalf("the refused init left t1 with %d rows of 1", n)
+	}
+	one := filepath.Join(dir, "one.sql")
+	if err := os.WriteFile(one, []byte("DROP TABLE t1;\nCREATE TABLE t1 (x int);\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = stampede(t, "init", "sql", "--force-drop", "--init-file", one, dbURL(t, db))
+	if r.code != 0 {
+		t.Fatalf("init sql --force-drop of a file that drops the user's t1 itself: exit %d\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr+r.stdout, "--force-drop: "+one+":1 drops table t1, which stampede did not make") {
+		t.Errorf("init does not say the file drops the user's t1: %s%s", r.stdout, r.stderr)
 	}
 }

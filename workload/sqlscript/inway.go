@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"strings"
 
@@ -33,8 +34,25 @@ var relationKinds = map[string]string{"r": "table", "p": "partitioned table", "S
 // sql's mark (a user's, which the file would drop and replace). (A
 // relation of an earlier init, marked, is left to the file's own error,
 // which names --drop, or to its own DROP.)
-func checkInTheWay(ctx context.Context, db *sqlx.DB, file string, steps []pgscript.InitStep) error {
+//
+// With force (--force-drop), a relation the file's own DROP drops is not
+// refused, and said on log: the file's statement drops it (a drop of
+// init's before the file ran would make the file's plain DROP fail on it
+// gone). The user's relations the file drops are all named in one
+// refusal.
+func checkInTheWay(ctx context.Context, db *sqlx.DB, file string, steps []pgscript.InitStep, force bool, log io.Writer) error {
 	dropped := map[string]bool{}
+	var drops *workload.ForeignError // the user's relations the file drops
+	var lines []string
+	refuseDrops := func(err error) error {
+		if drops == nil {
+			return err
+		}
+		if len(drops.Names) > 1 {
+			drops.Why = fmt.Sprintf("%s drop them, and the ones there carry no mark of stampede's init: they are yours; no statement of the file ran", strings.Join(lines, ", "))
+		}
+		return workload.Refusal(sqlx.ConfigErrorf("%w", drops), err)
+	}
 	var path []string // the file's own search_path, once it sets one
 	for _, s := range steps {
 		if s.Copy {
@@ -65,8 +83,23 @@ func checkInTheWay(ctx context.Context, db *sqlx.DB, file string, steps []pgscri
 				if err != nil {
 					return err
 				}
-				if err := refuseInTheWay(ctx, db, file, s, name, "drops"); err != nil {
-					return err
+				err = refuseInTheWay(ctx, db, file, s, name, "drops")
+				var fe *workload.ForeignError
+				switch {
+				case err == nil:
+				case errors.As(err, &fe) && force:
+					fmt.Fprintf(log, "%s: %s:%d drops %s %s, which stampede did not make\n", workload.ForceDropFlag, file, s.Line, fe.Kind, name)
+				case errors.As(err, &fe) && drops == nil:
+					drops = fe
+					lines = append(lines, fmt.Sprintf("%s:%d", file, s.Line))
+				case errors.As(err, &fe):
+					if fe.Kind != drops.Kind {
+						drops.Kind = "relation"
+					}
+					drops.Names = append(drops.Names, name)
+					lines = append(lines, fmt.Sprintf("%s:%d", file, s.Line))
+				default:
+					return refuseDrops(err)
 				}
 			}
 			continue
@@ -80,10 +113,10 @@ func checkInTheWay(ctx context.Context, db *sqlx.DB, file string, steps []pgscri
 			return err
 		}
 		if err := refuseInTheWay(ctx, db, file, s, name, "creates"); err != nil {
-			return err
+			return refuseDrops(err)
 		}
 	}
-	return nil
+	return refuseDrops(nil)
 }
 
 // dropSchemaPattern finds the schemas a DROP SCHEMA statement drops.
