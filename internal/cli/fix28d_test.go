@@ -82,3 +82,27 @@ func TestInitFileForceDropLeavesTheFilesDrops(t *testing.T) {
 		t.Errorf("init does not say the file drops the user's t1: %s%s", r.stdout, r.stderr)
 	}
 }
+
+// TestCleanupKeepsMovedTable: a table of init's that the user moved to
+// another schema to keep it (ALTER TABLE bank SET SCHEMA keep) was
+// dropped by cleanup when the search path found it first (fix28d F6):
+// init's tables are where its record is, so one elsewhere is the user's,
+// as a renamed one is. Cleanup refuses and keeps its rows.
+func TestCleanupKeepsMovedTable(t *testing.T) {
+	testServer(t)
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	db := freshDB(t, "fix28d_f6")
+	adminExec(t, "CREATE DATABASE "+db)
+	mustRun(t, "init", "bank", "--rows", "10", dbURL(t, db))
+	execIn(t, db, "CREATE SCHEMA keep", "ALTER TABLE bank SET SCHEMA keep")
+	u := dbURL(t, db)
+	sep := "?"
+	if strings.Contains(u, "?") {
+		sep = "&"
+	}
+	r := stampede(t, "cleanup", "bank", u+sep+"search_path=keep,public")
+	checkFinalError(t, r, 2, "table keep.bank in database")
+	if n := queryInt(t, db, "SELECT count(*) FROM keep.bank"); n != 10 {
+		t.Errorf("the moved table holds %d rows of 10", n)
+	}
+}
