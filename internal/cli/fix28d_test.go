@@ -106,3 +106,31 @@ func TestCleanupKeepsMovedTable(t *testing.T) {
 		t.Errorf("the moved table holds %d rows of 10", n)
 	}
 }
+
+// TestInitFileDropsTheStaticReadingMissed: an init file's DROP of the
+// user's table after \; and its DROP OWNED BY or DROP DATABASE ran at
+// exit 0 (fix28d F4): each is refused in one line before any statement
+// runs, and the user's table keeps its row.
+func TestInitFileDropsTheStaticReadingMissed(t *testing.T) {
+	testServer(t)
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	db := freshDB(t, "fix28d_f4")
+	adminExec(t, "CREATE DATABASE "+db)
+	execIn(t, db, "CREATE TABLE mine2 (x int)", "INSERT INTO mine2 VALUES (1)")
+	dir := t.TempDir()
+	for i, c := range []struct{ file, want string }{
+		{"SELECT 1\\; DROP TABLE mine2;\n", "table mine2 in database"},
+		{"CREATE TABLE t (x int);\nDROP OWNED BY postgres;\n", ":2: DROP OWNED in an init file"},
+		{"DROP DATABASE IF EXISTS other;\n", ":1: DROP DATABASE in an init file"},
+	} {
+		f := filepath.Join(dir, fmt.Sprintf("f%d.sql", i))
+		if err := os.WriteFile(f, []byte(c.file), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r := stampede(t, "init", "sql", "--init-file", f, dbURL(t, db))
+		checkFinalError(t, r, 2, c.want)
+		if n := queryInt(t, db, "SELECT count(*) FROM mine2"); n != 1 {
+			t.Fatalf("%q: the user's mine2 holds %d rows of 1", c.file, n)
+		}
+	}
+}

@@ -58,66 +58,77 @@ func checkInTheWay(ctx context.Context, db *sqlx.DB, file string, steps []pgscri
 		if s.Copy {
 			continue
 		}
-		sql := stripComments(s.SQL)
-		if p, ok := searchPathSet(sql); ok {
-			path = p
-			continue
-		}
-		if m := dropSchemaPattern.FindStringSubmatch(sql); m != nil {
-			for _, n := range strings.Split(m[1], ",") {
-				if err := refuseSchemaInTheWay(ctx, db, file, s, n); err != nil {
-					return err
-				}
+		// Each statement of a compound (joined by \;) on its own.
+		for _, part := range splitStatements(s.SQL) {
+			sql := stripComments(part)
+			if m := dropAllPattern.FindStringSubmatch(sql); m != nil {
+				return refuseDrops(sqlx.ConfigErrorf("%s:%d: %s in an init file drops what is not the file's (%s): init sql runs no DROP OWNED nor DROP DATABASE; no statement of the file ran",
+					file, s.Line, strings.ToUpper(strings.Join(strings.Fields(m[1]), " ")), strings.TrimSuffix(strings.TrimSpace(sql), ";")))
 			}
-			continue
-		}
-		if m := dropPattern.FindStringSubmatch(sql); m != nil {
-			for _, n := range strings.Split(m[1], ",") {
-				if dropped[normalName(n)] {
-					continue
-				}
-				dropped[normalName(n)] = true
-				// A relation the file drops is refused as one it
-				// creates: only an earlier init of sql's may go.
-				name, err := resolveName(ctx, db, path, strings.Join(strings.Fields(n), ""))
-				if err != nil {
-					return err
-				}
-				err = refuseInTheWay(ctx, db, file, s, name, "drops")
-				var fe *workload.ForeignError
-				switch {
-				case err == nil:
-				case errors.As(err, &fe) && force:
-					fmt.Fprintf(log, "%s: %s:%d drops %s %s, which stampede did not make\n", workload.ForceDropFlag, file, s.Line, fe.Kind, name)
-				case errors.As(err, &fe) && drops == nil:
-					drops = fe
-					lines = append(lines, fmt.Sprintf("%s:%d", file, s.Line))
-				case errors.As(err, &fe):
-					if fe.Kind != drops.Kind {
-						drops.Kind = "relation"
+			if p, ok := searchPathSet(sql); ok {
+				path = p
+				continue
+			}
+			if m := dropSchemaPattern.FindStringSubmatch(sql); m != nil {
+				for _, n := range strings.Split(m[1], ",") {
+					if err := refuseSchemaInTheWay(ctx, db, file, s, n); err != nil {
+						return err
 					}
-					drops.Names = append(drops.Names, name)
-					lines = append(lines, fmt.Sprintf("%s:%d", file, s.Line))
-				default:
-					return refuseDrops(err)
 				}
+				continue
 			}
-			continue
-		}
-		m := createPattern.FindStringSubmatch(sql)
-		if m == nil || m[2] != "" || dropped[normalName(m[3])] {
-			continue
-		}
-		name, err := resolveName(ctx, db, path, strings.Join(strings.Fields(m[3]), ""))
-		if err != nil {
-			return err
-		}
-		if err := refuseInTheWay(ctx, db, file, s, name, "creates"); err != nil {
-			return refuseDrops(err)
+			if m := dropPattern.FindStringSubmatch(sql); m != nil {
+				for _, n := range strings.Split(m[1], ",") {
+					if dropped[normalName(n)] {
+						continue
+					}
+					dropped[normalName(n)] = true
+					// A relation the file drops is refused as one it
+					// creates: only an earlier init of sql's may go.
+					name, err := resolveName(ctx, db, path, strings.Join(strings.Fields(n), ""))
+					if err != nil {
+						return err
+					}
+					err = refuseInTheWay(ctx, db, file, s, name, "drops")
+					var fe *workload.ForeignError
+					switch {
+					case err == nil:
+					case errors.As(err, &fe) && force:
+						fmt.Fprintf(log, "%s: %s:%d drops %s %s, which stampede did not make\n", workload.ForceDropFlag, file, s.Line, fe.Kind, name)
+					case errors.As(err, &fe) && drops == nil:
+						drops = fe
+						lines = append(lines, fmt.Sprintf("%s:%d", file, s.Line))
+					case errors.As(err, &fe):
+						if fe.Kind != drops.Kind {
+							drops.Kind = "relation"
+						}
+						drops.Names = append(drops.Names, name)
+						lines = append(lines, fmt.Sprintf("%s:%d", file, s.Line))
+					default:
+						return refuseDrops(err)
+					}
+				}
+				continue
+			}
+			m := createPattern.FindStringSubmatch(sql)
+			if m == nil || m[2] != "" || dropped[normalName(m[3])] {
+				continue
+			}
+			name, err := resolveName(ctx, db, path, strings.Join(strings.Fields(m[3]), ""))
+			if err != nil {
+				return err
+			}
+			if err := refuseInTheWay(ctx, db, file, s, name, "creates"); err != nil {
+				return refuseDrops(err)
+			}
 		}
 	}
 	return refuseDrops(nil)
 }
+
+// dropAllPattern finds DROP OWNED BY and DROP DATABASE, which drop what
+// no init file's statement may: every object of a role, another database.
+var dropAllPattern = regexp.MustCompile(`(?is)^\s*(drop\s+(?:owned|database))\b`)
 
 // dropSchemaPattern finds the schemas a DROP SCHEMA statement drops.
 var dropSchemaPattern = regexp.MustCompile(`(?is)^\s*drop\s+schema\s+(?:if\s+exists\s+)?(.*?)\s*(?:cascade|restrict)?\s*;?\s*$`)
