@@ -122,6 +122,7 @@ func TestInitFileDropsTheStaticReadingMissed(t *testing.T) {
 		{"SELECT 1\\; DROP TABLE mine2;\n", "table mine2 in database"},
 		{"CREATE TABLE t (x int);\nDROP OWNED BY postgres;\n", ":2: DROP OWNED in an init file"},
 		{"DROP DATABASE IF EXISTS other;\n", ":1: DROP DATABASE in an init file"},
+		{"DROP TABLE U&\"mi\\006Ee2\";\n", ":1: a DROP of a name written with Unicode escapes"},
 	} {
 		f := filepath.Join(dir, fmt.Sprintf("f%d.sql", i))
 		if err := os.WriteFile(f, []byte(c.file), 0o644); err != nil {

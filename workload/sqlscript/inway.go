@@ -77,6 +77,9 @@ func checkInTheWay(ctx context.Context, db *sqlx.DB, file string, steps []pgscri
 				}
 				continue
 			}
+			if m := dropPattern.FindStringSubmatch(sql); m != nil && uescapePattern.MatchString(m[1]) {
+				return refuseDrops(sqlx.ConfigErrorf("%s:%d: a DROP of a name written with Unicode escapes (U&\"...\") in an init file, which init sql cannot tell from a table of yours: write the name plainly; no statement of the file ran", file, s.Line))
+			}
 			if m := dropPattern.FindStringSubmatch(sql); m != nil {
 				for _, n := range strings.Split(m[1], ",") {
 					if dropped[normalName(n)] {
@@ -125,6 +128,9 @@ func checkInTheWay(ctx context.Context, db *sqlx.DB, file string, steps []pgscri
 	}
 	return refuseDrops(nil)
 }
+
+// uescapePattern finds a name written with Unicode escapes (U&"...").
+var uescapePattern = regexp.MustCompile(`(?i)u&"`)
 
 // dropAllPattern finds DROP OWNED BY and DROP DATABASE, which drop what
 // no init file's statement may: every object of a role, another database.
