@@ -297,12 +297,20 @@ type DropOptions struct {
 // alone and named in left.Roles.Kept.
 func Drop(ctx context.Context, o DropOptions) (dropped int, left Totals, err error) {
 	e := newEnv(o.Target)
-	if err := e.refuseHeldRoles(ctx); err != nil {
-		return 0, left, err
+	// A role's holdings are one problem among those of the tenants
+	// (databases or schemas the pattern matches that stampede did not
+	// make...): one refusal names them all, so that --force-drop drops
+	// only what it named.
+	e.heldErr = e.refuseHeldRoles(ctx)
+	if e.heldErr != nil && !errors.Is(e.heldErr, workload.ErrForeign) {
+		return 0, left, e.heldErr
 	}
 	dropped, left, err = e.dropTenants(ctx, o)
 	if err != nil {
 		return dropped, left, err
+	}
+	if e.heldErr != nil { // no tenant to survey: the roles' refusal alone
+		return dropped, left, e.heldErr
 	}
 	if err := e.clearShares(ctx); err != nil {
 		return dropped, left, err
@@ -339,7 +347,7 @@ func (e *env) dropTenants(ctx context.Context, o DropOptions) (dropped int, left
 			return 0, left, err
 		}
 		herr := e.refuseHolding("database", holding, "on "+strings.Join(admin.Endpoints(), ","), "cleanup")
-		if err := refusals(ferr, herr); err != nil {
+		if err := refusals(ferr, herr, e.heldErr); err != nil {
 			return 0, left, err
 		}
 		dropped, err = e.dropDatabases(ctx, admin, keys(set))
@@ -376,7 +384,7 @@ func (e *env) dropTenants(ctx context.Context, o DropOptions) (dropped int, left
 		if !e.ForceDrop {
 			derr = e.refuseDependents(ctx, db, keys(state), "cleanup")
 		}
-		if err := refusals(ferr, herr, derr); err != nil {
+		if err := refusals(ferr, herr, e.heldErr, derr); err != nil {
 			return 0, left, err
 		}
 		if err := e.dropSchemas(ctx, db, keys(state), o.Tables, "cleanup"); err != nil {

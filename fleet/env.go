@@ -65,6 +65,9 @@ type env struct {
 	// own or hold privileges on objects outside their tenants
 	// (refuseHeldRoles).
 	keepRoles map[string]bool
+	// heldErr is the RoleHoldsError of Drop's survey of the tenant
+	// roles, said in the one refusal beside the tenants' own problems.
+	heldErr error
 }
 
 // survey is SurveyTenants' part of an env.

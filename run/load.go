@@ -241,6 +241,9 @@ func Load(ctx context.Context, spec LoadSpec) error {
 	if spec.Steps != nil {
 		opts.CreateEach, opts.Step, opts.PrepareRun = spec.Steps.CreateEach, spec.Steps.Step, spec.Steps.PrepareRun
 	}
+	if e, ok := gen.(interface{ SetErrorOutput(io.Writer) }); ok && scripted {
+		e.SetErrorOutput(log) // what an init file's load says beside its lines
+	}
 	err = workload.Setup(ctx, db, gen, opts)
 	var fe *workload.ForeignError
 	for try := 0; scripted && spec.ForceDrop && errors.As(err, &fe) && fe.Action == "init sql" && try < 100; try++ {

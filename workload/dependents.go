@@ -19,7 +19,10 @@ import (
 // object is inside when it lies in one of the schemas, belongs to one of
 // the tables (their rule, constraint, trigger, default, policy), or is
 // reached from an inside object by an automatic or internal dependency
-// (the tables' indexes, row types, owned sequences). What is reached
+// (the tables' indexes, row types, the sequences of their SERIAL and
+// identity columns). A sequence OWNED BY a column whose default does not
+// use it is a user's (CREATE SEQUENCE ... OWNED BY bank.id), which the
+// drop would take along: it is named, not inside. What is reached
 // only by an internal dependency (a foreign key's triggers, a toast
 // table) goes with what it belongs to, which is named instead. A
 // trigger, a rule or a publication's membership on one of the tables (or
@@ -34,7 +37,12 @@ start AS (
 r(classid, objid, objsubid, inside, internal) AS (
 	SELECT classid, objid, 0, true, false FROM start
 	UNION
-	SELECT d.classid, d.objid, d.objsubid, r.inside AND d.deptype IN ('a', 'i'), d.deptype = 'i'
+	SELECT d.classid, d.objid, d.objsubid, r.inside AND d.deptype IN ('a', 'i') AND NOT (d.deptype = 'a' AND d.classid = 'pg_class'::regclass
+			AND d.refclassid = 'pg_class'::regclass AND d.refobjsubid <> 0 AND (SELECT relkind FROM pg_class WHERE oid = d.objid) = 'S'
+			AND NOT EXISTS (SELECT 1 FROM pg_attrdef ad JOIN pg_depend dd ON dd.classid = 'pg_attrdef'::regclass AND dd.objid = ad.oid
+				AND dd.refclassid = 'pg_class'::regclass AND dd.refobjid = d.objid
+				WHERE ad.adrelid = d.refobjid AND ad.adnum = d.refobjsubid)),
+		d.deptype = 'i'
 	FROM pg_depend d JOIN r ON d.refclassid = r.classid AND d.refobjid = r.objid AND (r.objsubid = 0 OR d.refobjsubid = r.objsubid)
 	WHERE d.deptype <> 'p'
 ),

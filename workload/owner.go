@@ -196,14 +196,21 @@ func ForeignTables(ctx context.Context, db *sqlx.DB, gen Generator, names []stri
 		}
 		// This stampede's load marked every table it created: one
 		// without the mark was made by someone else since (in place of
-		// one of stampede's), or adopted.
+		// one of stampede's), or adopted; and one in another schema than
+		// the record (init's tables are where its record is) was moved
+		// there by the user to keep it (ALTER TABLE bank SET SCHEMA keep,
+		// found first on the search path), as a renamed one is kept.
 		var foreign []string
 		for _, n := range names {
 			c, err := TableComment(ctx, db, n)
 			if err != nil {
 				return nil, err
 			}
-			if slices.Contains(adopted, n) || !IsMarkOf(c, gen) {
+			moved, err := movedFromRecord(ctx, db, n)
+			if err != nil {
+				return nil, err
+			}
+			if moved || slices.Contains(adopted, n) || !IsMarkOf(c, gen) {
 				foreign = append(foreign, n)
 			}
 		}
@@ -220,6 +227,23 @@ func ForeignTables(ctx context.Context, db *sqlx.DB, gen Generator, names []stri
 		}
 	}
 	return foreign, nil
+}
+
+// movedFromRecord reports whether table name (of the search path) is in
+// another schema than init's record of the loads (LoadRecordTable, found
+// the same way), on PostgreSQL: a table of init's that the user moved.
+func movedFromRecord(ctx context.Context, db *sqlx.DB, name string) (bool, error) {
+	if db.Dialect().Name() != "postgres" {
+		return false, nil
+	}
+	var moved bool
+	err := db.QueryRow(ctx, `SELECT coalesce((SELECT relnamespace FROM pg_class WHERE oid = to_regclass($1))
+		<> (SELECT relnamespace FROM pg_class WHERE oid = to_regclass($2)), false)`,
+		db.Dialect().QuoteIdent(name), db.Dialect().QuoteIdent(LoadRecordTable)).Scan(&moved)
+	if err != nil {
+		return false, fmt.Errorf("looking for table %s beside stampede's record of the loads: %w", name, err)
+	}
+	return moved, nil
 }
 
 // hasRecord reports whether init's record of data key is in db.

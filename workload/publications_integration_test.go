@@ -70,3 +70,49 @@ func TestDependentsNamePublications(t *testing.T) {
 		t.Errorf("the query without publications of schemas: %q, want %q", got, want)
 	}
 }
+
+// TestDependentsNameUsersOwnedSequence: a sequence reached by an
+// automatic dependency counted as the table's own, so a user's sequence
+// OWNED BY a column of stampede's table went with it unnamed (fix28d F1).
+// The sequence of a SERIAL or identity column (the column's default uses
+// it, or the column is its identity) stays the table's own; any other
+// sequence owned by a column is named.
+func TestDependentsNameUsersOwnedSequence(t *testing.T) {
+	ctx := context.Background()
+	db := testdb.Fresh(t, "stampede_ownedseq", sqlx.Options{MaxConns: 2})
+	for _, sql := range []string{
+		"CREATE TABLE sbtest1 (id SERIAL PRIMARY KEY, k int GENERATED ALWAYS AS IDENTITY, c text)",
+		"CREATE TABLE plain (id int PRIMARY KEY)",
+		"CREATE SEQUENCE myseq OWNED BY plain.id",
+	} {
+		if _, err := db.Exec(ctx, sql); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	for _, tc := range []struct {
+		table string
+		want  []string
+	}{
+		{"sbtest1", nil},
+		{"plain", []string{"sequence public.myseq"}},
+	} {
+		got, err := workload.Dependents(ctx, db, nil, []string{tc.table})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("Dependents(%s) = %q, want %q", tc.table, got, tc.want)
+		}
+	}
+	// A user's sequence owned by a column of a SERIAL table is named too.
+	if _, err := db.Exec(ctx, "CREATE SEQUENCE theirs OWNED BY sbtest1.id"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := workload.Dependents(ctx, db, nil, []string{"sbtest1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"sequence public.theirs"}; !slices.Equal(got, want) {
+		t.Errorf("Dependents(sbtest1) = %q, want %q", got, want)
+	}
+}

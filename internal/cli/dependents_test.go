@@ -96,6 +96,9 @@ func TestCleanupRefusesUsersDependents(t *testing.T) {
 		// replicates (fix28 item 3).
 		{"bank", []string{"--rows", "10"}, []string{"CREATE PUBLICATION allpub FOR ALL TABLES"}, "(publication allpub (FOR ALL TABLES))"},
 		{"bank", []string{"--rows", "10"}, []string{"CREATE PUBLICATION schemapub FOR TABLES IN SCHEMA public"}, "(publication schemapub (FOR TABLES IN SCHEMA public))"},
+		// A user's sequence OWNED BY a column of stampede's table went with
+		// it (exit 0) as if stampede had made it (fix28d F1).
+		{"bank", []string{"--rows", "10"}, []string{"CREATE SEQUENCE myseq OWNED BY bank.id", "SELECT nextval('myseq')"}, "(sequence public.myseq)"},
 	} {
 		t.Run(tc.workload+strings.Fields(tc.want)[0], func(t *testing.T) {
 			db := freshDB(t, "depcleanup")

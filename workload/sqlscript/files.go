@@ -37,7 +37,7 @@ func (g *gen) runInitFile(ctx context.Context, db *sqlx.DB) error {
 	if err := compoundTxError(g.initFile, steps); err != nil {
 		return err
 	}
-	if err := checkInTheWay(ctx, db, g.initFile, steps); err != nil {
+	if err := checkInTheWay(ctx, db, g.initFile, steps, g.forceDrop, g.errOut); err != nil {
 		return err
 	}
 	conn := db.Conn(0, true)

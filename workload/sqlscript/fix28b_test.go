@@ -51,7 +51,7 @@ func TestSQLKeepsUsersRelations(t *testing.T) {
 					t.Fatalf("a refused init dropped the user's rows: %d left", n)
 				}
 				r := stampede(t, dir, "init", "sql", "--force-drop", "--init-file", "init.sql", u)
-				if r.code != 0 || !strings.Contains(r.stderr+r.stdout, "--force-drop: dropping table accounts, which stampede did not make") {
+				if r.code != 0 || !strings.Contains(r.stderr+r.stdout, "--force-drop: init.sql:1 drops table accounts, which stampede did not make") {
 					t.Fatalf("--force-drop: exit %d: %s%s", r.code, r.stdout, r.stderr)
 				}
 				// Now init's own: the file drops and makes it again.

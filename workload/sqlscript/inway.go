@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"strings"
 
@@ -33,58 +34,107 @@ var relationKinds = map[string]string{"r": "table", "p": "partitioned table", "S
 // sql's mark (a user's, which the file would drop and replace). (A
 // relation of an earlier init, marked, is left to the file's own error,
 // which names --drop, or to its own DROP.)
-func checkInTheWay(ctx context.Context, db *sqlx.DB, file string, steps []pgscript.InitStep) error {
+//
+// With force (--force-drop), a relation the file's own DROP drops is not
+// refused, and said on log: the file's statement drops it (a drop of
+// init's before the file ran would make the file's plain DROP fail on it
+// gone). The user's relations the file drops are all named in one
+// refusal.
+func checkInTheWay(ctx context.Context, db *sqlx.DB, file string, steps []pgscript.InitStep, force bool, log io.Writer) error {
 	dropped := map[string]bool{}
+	var drops *workload.ForeignError // the user's relations the file drops
+	var lines []string
+	refuseDrops := func(err error) error {
+		if drops == nil {
+			return err
+		}
+		if len(drops.Names) > 1 {
+			drops.Why = fmt.Sprintf("%s drop them, and the ones there carry no mark of stampede's init: they are yours; no statement of the file ran", strings.Join(lines, ", "))
+		}
+		return workload.Refusal(sqlx.ConfigErrorf("%w", drops), err)
+	}
 	var path []string // the file's own search_path, once it sets one
 	for _, s := range steps {
 		if s.Copy {
 			continue
 		}
-		sql := stripComments(s.SQL)
-		if p, ok := searchPathSet(sql); ok {
-			path = p
-			continue
-		}
-		if m := dropSchemaPattern.FindStringSubmatch(sql); m != nil {
-			for _, n := range strings.Split(m[1], ",") {
-				if err := refuseSchemaInTheWay(ctx, db, file, s, n); err != nil {
-					return err
-				}
+		// Each statement of a compound (joined by \;) on its own.
+		for _, part := range splitStatements(s.SQL) {
+			sql := stripComments(part)
+			if m := dropAllPattern.FindStringSubmatch(sql); m != nil {
+				return refuseDrops(sqlx.ConfigErrorf("%s:%d: %s in an init file drops what is not the file's (%s): init sql runs no DROP OWNED nor DROP DATABASE; no statement of the file ran",
+					file, s.Line, strings.ToUpper(strings.Join(strings.Fields(m[1]), " ")), strings.TrimSuffix(strings.TrimSpace(sql), ";")))
 			}
-			continue
-		}
-		if m := dropPattern.FindStringSubmatch(sql); m != nil {
-			for _, n := range strings.Split(m[1], ",") {
-				if dropped[normalName(n)] {
-					continue
-				}
-				dropped[normalName(n)] = true
-				// A relation the file drops is refused as one it
-				// creates: only an earlier init of sql's may go.
-				name, err := resolveName(ctx, db, path, strings.Join(strings.Fields(n), ""))
-				if err != nil {
-					return err
-				}
-				if err := refuseInTheWay(ctx, db, file, s, name, "drops"); err != nil {
-					return err
-				}
+			if p, ok := searchPathSet(sql); ok {
+				path = p
+				continue
 			}
-			continue
-		}
-		m := createPattern.FindStringSubmatch(sql)
-		if m == nil || m[2] != "" || dropped[normalName(m[3])] {
-			continue
-		}
-		name, err := resolveName(ctx, db, path, strings.Join(strings.Fields(m[3]), ""))
-		if err != nil {
-			return err
-		}
-		if err := refuseInTheWay(ctx, db, file, s, name, "creates"); err != nil {
-			return err
+			if m := dropSchemaPattern.FindStringSubmatch(sql); m != nil {
+				for _, n := range strings.Split(m[1], ",") {
+					if err := refuseSchemaInTheWay(ctx, db, file, s, n); err != nil {
+						return err
+					}
+				}
+				continue
+			}
+			if m := dropPattern.FindStringSubmatch(sql); m != nil && uescapePattern.MatchString(m[1]) {
+				return refuseDrops(sqlx.ConfigErrorf("%s:%d: a DROP of a name written with Unicode escapes (U&\"...\") in an init file, which init sql cannot tell from a table of yours: write the name plainly; no statement of the file ran", file, s.Line))
+			}
+			if m := dropPattern.FindStringSubmatch(sql); m != nil {
+				for _, n := range strings.Split(m[1], ",") {
+					if dropped[normalName(n)] {
+						continue
+					}
+					dropped[normalName(n)] = true
+					// A relation the file drops is refused as one it
+					// creates: only an earlier init of sql's may go.
+					name, err := resolveName(ctx, db, path, strings.Join(strings.Fields(n), ""))
+					if err != nil {
+						return err
+					}
+					err = refuseInTheWay(ctx, db, file, s, name, "drops")
+					var fe *workload.ForeignError
+					switch {
+					case err == nil:
+					case errors.As(err, &fe) && force:
+						fmt.Fprintf(log, "%s: %s:%d drops %s %s, which stampede did not make\n", workload.ForceDropFlag, file, s.Line, fe.Kind, name)
+					case errors.As(err, &fe) && drops == nil:
+						drops = fe
+						lines = append(lines, fmt.Sprintf("%s:%d", file, s.Line))
+					case errors.As(err, &fe):
+						if fe.Kind != drops.Kind {
+							drops.Kind = "relation"
+						}
+						drops.Names = append(drops.Names, name)
+						lines = append(lines, fmt.Sprintf("%s:%d", file, s.Line))
+					default:
+						return refuseDrops(err)
+					}
+				}
+				continue
+			}
+			m := createPattern.FindStringSubmatch(sql)
+			if m == nil || m[2] != "" || dropped[normalName(m[3])] {
+				continue
+			}
+			name, err := resolveName(ctx, db, path, strings.Join(strings.Fields(m[3]), ""))
+			if err != nil {
+				return err
+			}
+			if err := refuseInTheWay(ctx, db, file, s, name, "creates"); err != nil {
+				return refuseDrops(err)
+			}
 		}
 	}
-	return nil
+	return refuseDrops(nil)
 }
+
+// uescapePattern finds a name written with Unicode escapes (U&"...").
+var uescapePattern = regexp.MustCompile(`(?i)u&"`)
+
+// dropAllPattern finds DROP OWNED BY and DROP DATABASE, which drop what
+// no init file's statement may: every object of a role, another database.
+var dropAllPattern = regexp.MustCompile(`(?is)^\s*(drop\s+(?:owned|database))\b`)
 
 // dropSchemaPattern finds the schemas a DROP SCHEMA statement drops.
 var dropSchemaPattern = regexp.MustCompile(`(?is)^\s*drop\s+schema\s+(?:if\s+exists\s+)?(.*?)\s*(?:cascade|restrict)?\s*;?\s*$`)
