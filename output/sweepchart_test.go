@@ -21,6 +21,21 @@ import (
 	"github.com/stampede-bench/stampede/sweep"
 )
 
+// gridSVG writes res's chart as SVG, the grid tests' title, and returns
+// the file and the data it holds.
+func gridSVG(t *testing.T, res *sweep.Result) ([]byte, chart.Sweep) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "grid.svg")
+	if err := output.WriteSweepChart(path, res, "sweep S: a grid"); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, sweepData(t, string(b))
+}
+
 // sweepData reads the data a sweep's SVG chart holds (its metadata).
 func sweepData(t *testing.T, svg string) chart.Sweep {
 	t.Helper()
@@ -327,15 +342,7 @@ func TestSweepGridChartNone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "grid.svg")
-	if err := output.WriteSweepChart(path, res, "sweep S: a grid"); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := sweepData(t, string(b))
+	b, c := gridSVG(t, res)
 	var got []string
 	for _, p := range c.Points {
 		got = append(got, fmt.Sprintf("%s/%s@%g", p.Text, p.Text2, p.X))
@@ -391,15 +398,7 @@ func TestSweepGridChartLimit(t *testing.T) {
 	if n != 8 {
 		t.Errorf("%d steps ran, want 8: a miss at a low limit stops no row", n)
 	}
-	path := filepath.Join(t.TempDir(), "grid.svg")
-	if err := output.WriteSweepChart(path, res, "sweep S: a grid"); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := sweepData(t, string(b))
+	b, c := gridSVG(t, res)
 	var got []string
 	for _, m := range c.Marks {
 		got = append(got, m.Text+"@"+sweep.Format(m.Value2))
