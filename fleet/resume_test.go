@@ -81,20 +81,20 @@ func TestResumeForceDrop(t *testing.T) {
 			if mode == fleet.ModeDatabase {
 				kept, bank = "bank_keep", "bank"
 			}
-			var gone bool
-			var rows int64
-			if err := tenant.QueryRow(ctx, "SELECT to_regclass('"+kept+"') IS NULL").Scan(&gone); err != nil || !gone {
-				t.Errorf("tenant 2 still holds %s (%v): the drop it said did not happen\n%s", kept, err, log.String())
-			}
 			if mode == fleet.ModeDatabase {
-				// The tenant's database was dropped under the pool: a
-				// new connection sees the new one.
+				// The tenant's database was dropped under the pool (its
+				// connection terminated): a new connection sees the new one.
 				tdb, err := sqlx.Open(ctx, sqlx.Options{URLs: []string{url}, Database: fmt.Sprintf(pattern, 2), MaxConns: 1})
 				if err != nil {
 					t.Fatal(err)
 				}
 				defer tdb.Close()
 				tenant = tdb
+			}
+			var gone bool
+			var rows int64
+			if err := tenant.QueryRow(ctx, "SELECT to_regclass('"+kept+"') IS NULL").Scan(&gone); err != nil || !gone {
+				t.Errorf("tenant 2 still holds %s (%v): the drop it said did not happen\n%s", kept, err, log.String())
 			}
 			if err := tenant.QueryRow(ctx, "SELECT count(*) FROM "+bank).Scan(&rows); err != nil || rows != 10 {
 				t.Errorf("tenant 2's %s holds %d rows (%v), want 10 loaded again", bank, rows, err)
