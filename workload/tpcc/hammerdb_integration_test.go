@@ -222,10 +222,16 @@ func TestHammerDBProfile(t *testing.T) {
 	g.expensive = true
 	mustPass(t, ctx, g, db, "after loading")
 
-	// The figures: the test reads the server's counters around the run.
+	// The figures: the test reads the server's counters around the run,
+	// its own database's (other packages' tests make and drop databases
+	// on the same server meanwhile: the server-wide sum may fall).
+	var oid uint32
+	if err := db.QueryRow(ctx, "SELECT oid FROM pg_database WHERE datname = current_database()").Scan(&oid); err != nil {
+		t.Fatal(err)
+	}
 	xact := func() int64 {
-		n, err := sumXact(ctx, db)
-		if err != nil {
+		var n int64
+		if err := db.QueryRow(ctx, "SELECT (xact_commit + xact_rollback)::bigint FROM pg_stat_database WHERE datid = $1", oid).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		return n
@@ -255,11 +261,7 @@ func TestHammerDBProfile(t *testing.T) {
 	// a while (up to 10 s after its last flush): the end read waits for
 	// every call to be counted.
 	for deadline := time.Now().Add(30 * time.Second); ; {
-		n, err := sumXact(ctx, db)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n >= g.run.meas.xactStart+calls || time.Now().After(deadline) {
+		if xact() >= g.run.meas.xactBy[oid]+calls || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(200 * time.Millisecond)
@@ -285,11 +287,23 @@ func TestHammerDBProfile(t *testing.T) {
 		t.Errorf("sum(d_next_o_id) grew by %d, want the %d New-Orders called (each commits, the unused item's too)", n1-n0, counts[opNewOrder])
 	}
 	m := g.run.meas
-	if m.xactStart < x0 || m.xactEnd > x1 {
-		t.Errorf("the run read pg_stat_database at %d and %d, outside the test's reads %d and %d", m.xactStart, m.xactEnd, x0, x1)
+	s, sok := m.xactBy[oid]
+	e, eok := m.xactEndBy[oid]
+	if !sok || !eok || s < x0 || e > x1 {
+		t.Errorf("the run read the test's database's transactions at %d and %d (read: %v %v), outside the test's reads %d and %d", s, e, sok, eok, x0, x1)
 	}
-	if grew := m.xactEnd - m.xactStart; grew < calls || grew > x1-x0 {
-		t.Errorf("the run's transactions grew by %d: want at least the %d calls, at most the test's %d", grew, calls, x1-x0)
+	if grew := e - s; grew < calls || grew > x1-x0 {
+		t.Errorf("the test's database's transactions grew by %d in the run's reads: want at least the %d calls, at most the test's %d", grew, calls, x1-x0)
+	}
+	// The figure sums every database present at both reads: at least the
+	// test's database's growth, never less (counts only grow).
+	if grew := m.xactEnd - m.xactStart; grew < e-s {
+		t.Errorf("the run's transactions grew by %d over the databases present at both ends, less than the test's database's %d", grew, e-s)
+	}
+	for id, n := range m.xactBy {
+		if end, ok := m.xactEndBy[id]; ok && end < n {
+			t.Errorf("database %d's transactions fell from %d to %d between the run's reads", id, n, end)
+		}
 	}
 	if got, want := figs["hammerdb_tpm"].Value, float64(m.xactEnd-m.xactStart)/minutes; got != want {
 		t.Errorf("hammerdb_tpm %v, want %v", got, want)
@@ -670,14 +684,6 @@ SELECT v_o_id, no_d_id, no_w_id, n, DBMS_RANDOM(1, 100000), no_w_id, round(DBMS_
 FROM generate_series(1, no_o_ol_cnt) AS n;
 INSERT INTO neword_audit (w_id, d_id, c_id) VALUES (no_w_id, no_d_id, no_c_id);`
 )
-
-// sumXact is HammerDB's transaction count: sum(xact_commit +
-// xact_rollback) over every database of the server.
-func sumXact(ctx context.Context, db *sqlx.DB) (int64, error) {
-	var n int64
-	err := db.QueryRow(ctx, "SELECT coalesce(sum(xact_commit + xact_rollback), 0)::bigint FROM pg_stat_database").Scan(&n)
-	return n, err
-}
 
 // TestHammerDBBuiltByHammerDB: a database that HammerDB's buildschema
 // built (here stampede's load with stampede's marks taken away: no

@@ -29,10 +29,11 @@ type measurement struct {
 	// xactStart and xactEnd are sum(xact_commit + xact_rollback) over
 	// pg_stat_database at the two ends, over the databases present at
 	// both (--profile hammerdb only, HammerDB's TPM); xactOK says both
-	// were read. xactBy holds the start's counts by database.
+	// were read. xactBy and xactEndBy hold the two ends' counts by
+	// database.
 	xactStart, xactEnd int64
 	xactOK             bool
-	xactBy             map[uint32]int64
+	xactBy, xactEndBy  map[uint32]int64
 }
 
 // newOrders returns the New-Orders the server committed in the interval
@@ -97,7 +98,7 @@ func (g *tpcc) StartMeasurement(ctx context.Context, at time.Time) (func(context
 				return fmt.Errorf("%s: reading pg_stat_database at the end of the measurement interval: %w (no HammerDB TPM)", g.label(), err)
 			}
 			r.meas.xactStart, r.meas.xactEnd = commonXact(r.meas.xactBy, x)
-			r.meas.xactOK = true
+			r.meas.xactEndBy, r.meas.xactOK = x, true
 		}
 		return nil
 	}
