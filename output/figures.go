@@ -284,7 +284,9 @@ func rebuild(runs []*runlog.Run) (gen workload.Generator, merged bool) {
 			}
 			val, ok := info.Flags[fl.Name]
 			for _, r := range runs[1:] {
-				if r.Info.Flags[fl.Name] != val && !flags.Meta[fl.Name].NotData {
+				// A flag one run recorded at its default and another
+				// left out is the same value.
+				if flagOr(r, fl) != flagOr(runs[0], fl) && !flags.Meta[fl.Name].NotData {
 					same = false
 				}
 			}
