@@ -160,23 +160,58 @@ func medianStep(runs, done []Step) Step {
 	}
 	st.Target = med(func(s Step) float64 { return s.Target })
 	st.Workers = int(med(func(s Step) float64 { return float64(s.Workers) }))
+	// Every operation and figure any completed run has: a latency's median
+	// is over the runs that did the operation (a run without it has no
+	// latency, not one of 0), a count's over all (a run without it did 0).
 	st.Ops = nil
-	for k := range done[0].Ops {
-		if st.Ops == nil {
-			st.Ops = map[string]stats.Summary{}
+	for _, d := range done {
+		for k := range d.Ops {
+			if _, ok := st.Ops[k]; ok {
+				continue
+			}
+			if st.Ops == nil {
+				st.Ops = map[string]stats.Summary{}
+			}
+			var with []Step
+			for _, e := range done {
+				if e.Ops[k].Count > 0 {
+					with = append(with, e)
+				}
+			}
+			if len(with) == 0 {
+				with = done
+			}
+			lat := func(f func(stats.Summary) float64) float64 {
+				xs := make([]float64, len(with))
+				for i, e := range with {
+					xs[i] = f(e.Ops[k])
+				}
+				return Median(xs)
+			}
+			st.Ops[k] = stats.Summary{Count: int64(med(func(s Step) float64 { return float64(s.Ops[k].Count) })),
+				P50: lat(func(o stats.Summary) float64 { return o.P50 }), P90: lat(func(o stats.Summary) float64 { return o.P90 }),
+				P95: lat(func(o stats.Summary) float64 { return o.P95 }), P99: lat(func(o stats.Summary) float64 { return o.P99 }),
+				P999: lat(func(o stats.Summary) float64 { return o.P999 }), Max: lat(func(o stats.Summary) float64 { return o.Max }),
+				Mean: lat(func(o stats.Summary) float64 { return o.Mean })}
 		}
-		st.Ops[k] = stats.Summary{Count: int64(med(func(s Step) float64 { return float64(s.Ops[k].Count) })),
-			P50: med(func(s Step) float64 { return s.Ops[k].P50 }), P90: med(func(s Step) float64 { return s.Ops[k].P90 }),
-			P95: med(func(s Step) float64 { return s.Ops[k].P95 }), P99: med(func(s Step) float64 { return s.Ops[k].P99 }),
-			P999: med(func(s Step) float64 { return s.Ops[k].P999 }), Max: med(func(s Step) float64 { return s.Ops[k].Max }),
-			Mean: med(func(s Step) float64 { return s.Ops[k].Mean })}
 	}
 	st.Figures = nil
-	for k := range done[0].Figures {
-		if st.Figures == nil {
-			st.Figures = map[string]float64{}
+	for _, d := range done {
+		for k := range d.Figures {
+			if _, ok := st.Figures[k]; ok {
+				continue
+			}
+			if st.Figures == nil {
+				st.Figures = map[string]float64{}
+			}
+			var xs []float64
+			for _, e := range done {
+				if v, ok := e.Figures[k]; ok {
+					xs = append(xs, v)
+				}
+			}
+			st.Figures[k] = Median(xs)
 		}
-		st.Figures[k] = med(func(s Step) float64 { return s.Figures[k] })
 	}
 	return st
 }
