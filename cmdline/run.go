@@ -223,6 +223,7 @@ func runSpec(spec RunArgs, env Env) (run.Spec, error) {
 	if d, ok := gen.(workload.RunDefaulter); ok && !spec.FS.Changed("concurrency") && !spec.FS.Changed("threads") && d.RunDefaults().Concurrency > 0 {
 		concurrency = 0 // the workload's default (TPC-C's 10 terminals per warehouse)
 	}
+	tags, maskedTags := rf.tagMap(env.Secrets)
 	s := run.Spec{
 		Workload:         gen,
 		Conn:             conn,
@@ -253,7 +254,8 @@ func runSpec(spec RunArgs, env Env) (run.Spec, error) {
 		Limits:           rf.lim.spec(),
 		ResultsDir:       rf.resultsDir,
 		ResultsURL:       rf.resultsURL,
-		Tags:             rf.tagMap(env.Secrets),
+		Tags:             tags,
+		MaskedTags:       maskedTags,
 		Command:          RedactArgs(env.Args),
 		Flags:            FlagValues(spec.FS, env.Secrets),
 		PrometheusListen: rf.promListen, PrometheusFlag: rf.promFlag,

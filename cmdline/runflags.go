@@ -384,10 +384,12 @@ func (r *RunFlags) Resolve(fs *pflag.FlagSet) error {
 // they hold masked (redact.Tags): a tag is free text that may quote a
 // connection string, or give a password of the run's connection (one of
 // secrets) bare, and its passwords never reach run.json, the index,
-// `runs`, `report` or `compare`.
-func (r *RunFlags) tagMap(secrets []string) map[string]string {
-	tags, _ := runlog.ParseTags(r.tags)
-	return redact.Tags(tags, secrets)
+// `runs`, `report` or `compare`. masked names the tags saved otherwise
+// than given (key=value as saved), for the run's warning.
+func (r *RunFlags) tagMap(secrets []string) (tags map[string]string, masked []string) {
+	given, _ := runlog.ParseTags(r.tags)
+	tags = redact.Tags(given, secrets)
+	return tags, redact.ChangedTags(given, tags)
 }
 
 // The values of --io-mode.

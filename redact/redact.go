@@ -260,6 +260,20 @@ func Tags(tags map[string]string, secrets []string) map[string]string {
 	return out
 }
 
+// ChangedTags returns the tags of saved (Tags of given) that differ from
+// those given, as "key=value" with the saved value, sorted: the tags
+// whose passwords were masked.
+func ChangedTags(given, saved map[string]string) []string {
+	var out []string
+	for k, v := range saved {
+		if gv, ok := given[k]; !ok || gv != v {
+			out = append(out, k+"="+v)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // Flags returns a copy of a run's recorded flags with their
 // secrets masked as a run masks them when it saves run.json: the value of
 // every flag whose name holds "password" is xxxxx, URLs in the others

@@ -428,6 +428,7 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 	// more passwords: a config file's, db.passwd); the run masks those of
 	// its own connections and $PGPASSWORD in any case.
 	tags := redact.Tags(s.Tags, redact.Secrets(s.Conn.URLs, os.Getenv))
+	r.warnMaskedTags(s.MaskedTags, redact.ChangedTags(s.Tags, tags))
 	info := runlog.RunInfo{
 		Telemetry:       s.Telemetry.info(r.cfg.DisplayEvery),
 		FormatVersion:   runlog.FormatVersion,
@@ -1062,6 +1063,19 @@ func (r *Run) undo() {
 		r.restoreGC()
 		r.restoreGC = nil
 	}
+}
+
+// warnMaskedTags warns once, naming the tags saved masked (by the
+// caller, and by the run: redact.ChangedTags), when a tag held a password
+// of the run: the saved tag is not the one given, and `runs --tag` finds
+// the run under the masked value only.
+func (r *Run) warnMaskedTags(byCaller, byRun []string) {
+	masked := slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(byCaller), byRun...))))
+	if len(masked) == 0 {
+		return
+	}
+	r.warnf("--tag %s: saved with the password of the run's connections masked (`runs --tag` finds the run under the masked value)",
+		strings.Join(masked, " --tag "))
 }
 
 // warnf writes a warning line to the run's log.

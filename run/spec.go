@@ -133,6 +133,9 @@ type Spec struct {
 	// quote, and the passwords of Conn's URLs and $PGPASSWORD wherever
 	// they appear (redact.Tags).
 	Tags map[string]string
+	// MaskedTags names the tags the caller masked a password in, as
+	// saved ("key=xxxxx"): the run warns about them with those it masks.
+	MaskedTags []string
 	// Command and Flags are the command line and the flag values, as
 	// run.json records them (redacted by the caller).
 	Command []string

@@ -73,6 +73,10 @@ func TestPasswordWithAt(t *testing.T) {
 		if r.code != 0 {
 			t.Fatalf("run with %%40: exit %d: %s", r.code, r.stderr)
 		}
+		// The tags saved are not those given: the run says so once.
+		if want := "--tag note=pw is xxxxx --tag secret=xxxxx: saved with the password of the run's connections masked"; strings.Count(r.stderr, want) != 1 {
+			t.Errorf("the run's warning about its masked tags: want one %q in\n%s", want, r.stderr)
+		}
 		outputs = append(outputs, r.stdout, r.stderr)
 	}
 	// The password as a flag of its own (sysbench's connection flags), not
