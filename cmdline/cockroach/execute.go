@@ -481,6 +481,11 @@ func dropDatabase(ctx context.Context, opts sqlx.Options, d dialect.Dialect, log
 	if _, ok := d.(dialect.RangeSplitter); ok {
 		cfg.Database = "system"
 	}
+	if _, ok := d.(dialect.RangeSplitter); !ok {
+		if err := dropSubscriptions(ctx, cfgs[0].ConnConfig.Copy(), log); err != nil {
+			return err
+		}
+	}
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return fmt.Errorf("--drop: connecting to drop database %q: %w", name, err)
@@ -489,6 +494,52 @@ func dropDatabase(ctx context.Context, opts sqlx.Options, d dialect.Dialect, log
 	fmt.Fprintf(log, "--drop: dropping database %q on %s:%d\n", name, cfg.Host, cfg.Port)
 	if _, err := conn.Exec(ctx, d.DropDatabase(name)); err != nil {
 		return fmt.Errorf("--drop: dropping database %q: %w", name, err)
+	}
+	return nil
+}
+
+// dropSubscriptions drops the logical replication subscriptions of the
+// database cfg names, which PostgreSQL's DROP DATABASE refuses to drop
+// under them: reached only with --force-drop (a subscription is never
+// stampede's: the refusal before names it). Each is disabled and detached
+// from its slot first, so that its drop does not reach the publisher,
+// whose slot is kept (the line says so).
+func dropSubscriptions(ctx context.Context, cfg *pgx.ConnConfig, log io.Writer) error {
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("--drop: connecting to database %q to drop its subscriptions: %w", cfg.Database, err)
+	}
+	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, "SELECT subname, coalesce(subslotname, '') FROM pg_subscription WHERE subdbid = (SELECT oid FROM pg_database WHERE datname = current_database()) ORDER BY subname")
+	if err != nil {
+		return fmt.Errorf("--drop: listing the subscriptions of database %q: %w", cfg.Database, err)
+	}
+	type sub struct{ name, slot string }
+	var subs []sub
+	for rows.Next() {
+		var s sub
+		if err := rows.Scan(&s.name, &s.slot); err != nil {
+			rows.Close()
+			return fmt.Errorf("--drop: listing the subscriptions of database %q: %w", cfg.Database, err)
+		}
+		subs = append(subs, s)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("--drop: listing the subscriptions of database %q: %w", cfg.Database, err)
+	}
+	for _, s := range subs {
+		q := pgx.Identifier{s.name}.Sanitize()
+		kept := ""
+		if s.slot != "" {
+			kept = fmt.Sprintf(" (its replication slot %s on the publisher is kept: drop it there)", s.slot)
+		}
+		fmt.Fprintf(log, "--force-drop: dropping subscription %s of database %q%s\n", s.name, cfg.Database, kept)
+		for _, stmt := range []string{"ALTER SUBSCRIPTION " + q + " DISABLE", "ALTER SUBSCRIPTION " + q + " SET (slot_name = NONE)", "DROP SUBSCRIPTION " + q} {
+			if _, err := conn.Exec(ctx, stmt); err != nil {
+				return fmt.Errorf("--force-drop: dropping subscription %s of database %q: %w", s.name, cfg.Database, err)
+			}
+		}
 	}
 	return nil
 }
