@@ -151,6 +151,9 @@ func typeOrRoutine(ctx context.Context, db *sqlx.DB, routine bool, name string) 
 // init of sql made.
 func refuseTypeOrRoutine(ctx context.Context, db *sqlx.DB, file string, s pgscript.InitStep, routine bool, name, verb string) error {
 	word, comment, err := typeOrRoutine(ctx, db, routine, name)
+	if code := sqlx.SQLState(err); strings.HasPrefix(code, "42") || strings.HasPrefix(code, "22") {
+		return sqlx.ConfigErrorf("%s:%d %s %s, which the server does not read as a name (%v): fix the statement; no statement of the file ran", file, s.Line, verb, name, err)
+	}
 	if err != nil {
 		return fmt.Errorf("looking for %s, which %s:%d %s: %w", name, file, s.Line, verb, err)
 	}
@@ -188,6 +191,9 @@ func checkDropRoutine(ctx context.Context, db *sqlx.DB, cas *cascades, file stri
 		} else {
 			dropped[key] = true
 		}
+		if routine {
+			n = routineSignature(ctx, db, n)
+		}
 		name, err := resolveName(ctx, db, path, n, lookup)
 		if err != nil {
 			return err
@@ -205,4 +211,37 @@ func checkDropRoutine(ctx context.Context, db *sqlx.DB, cas *cascades, file stri
 		t = workload.Targets{Routines: targets}
 	}
 	return cas.check(s, sql, noun, targets, t)
+}
+
+// routineSignature returns a routine's name as DROP FUNCTION writes it
+// (f(x int, OUT y text)) in the form to_regprocedure reads: its argument
+// types alone (f(int)), without modes, names and OUT arguments, as
+// DROP FUNCTION identifies it. A word before the type is a name when the
+// server does not read the argument as a type with it.
+func routineSignature(ctx context.Context, db *sqlx.DB, name string) string {
+	open, end := strings.Index(name, "("), strings.LastIndex(name, ")")
+	if open < 0 || end < open {
+		return name
+	}
+	var types []string
+	for _, arg := range splitNames(name[open+1 : end]) {
+		words := strings.Fields(arg)
+		if len(words) == 0 {
+			continue
+		}
+		switch strings.ToLower(words[0]) {
+		case "out":
+			continue
+		case "in", "inout", "variadic":
+			words = words[1:]
+		}
+		if len(words) > 1 {
+			var ok bool
+			if err := db.QueryRow(ctx, "SELECT to_regtype($1) IS NOT NULL", strings.Join(words, " ")).Scan(&ok); err != nil || !ok {
+				words = words[1:] // its name
+			}
+		}
+		types = append(types, strings.Join(words, " "))
+	}
+	return name[:open] + "(" + strings.Join(types, ",") + ")"
 }

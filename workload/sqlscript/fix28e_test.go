@@ -228,3 +228,57 @@ func TestInitFileRenamesUsersObjects(t *testing.T) {
 		}
 	})
 }
+
+// TestInitFileDropsUsersTypesAndRoutines: the reading of an init file's
+// drops judged relations and schemas alone, so DROP TYPE, DOMAIN,
+// FUNCTION or PROCEDURE of a user's dropped it (with CASCADE, the user's
+// column of the type too), exit 0 (fix28e F3). Each is refused in one
+// line naming it, its line and --force-drop, before any statement runs
+// (a routine named with its arguments' names and modes too); every
+// object and row stays; with --force-drop the file drops it and init
+// says so first.
+func TestInitFileDropsUsersTypesAndRoutines(t *testing.T) {
+	dir := t.TempDir()
+	const user = `CREATE TYPE ut AS ENUM ('a'); CREATE DOMAIN ud AS int CHECK (VALUE > 0);
+CREATE TABLE mine (m ut, d ud); INSERT INTO mine VALUES ('a', 1);
+CREATE FUNCTION uf(x int, y double precision) RETURNS int LANGUAGE sql AS 'SELECT 1';
+CREATE PROCEDURE up() LANGUAGE sql AS 'SELECT 1'`
+	const kept = `SELECT (SELECT count(*) FROM mine WHERE m = 'a' AND d = 1) + (SELECT count(*) FROM pg_type WHERE typname IN ('ut', 'ud'))
+		+ (SELECT count(*) FROM pg_proc WHERE proname IN ('uf', 'up'))`
+	for _, c := range []struct{ name, file, what, forced, gone string }{
+		{"type", "CREATE TABLE a (id int);\nDROP TYPE ut CASCADE;\n", "type ut in database %q on %h was not made by stampede (init.sql:2 drops it",
+			"--force-drop: init.sql:2 drops type ut, which stampede did not make", "SELECT count(*) FROM pg_type WHERE typname = 'ut'"},
+		{"domain", "DROP DOMAIN IF EXISTS ud CASCADE;\n", "domain ud in database %q on %h was not made by stampede (init.sql:1 drops it",
+			"--force-drop: init.sql:1 drops domain ud, which stampede did not make", "SELECT count(*) FROM pg_type WHERE typname = 'ud'"},
+		{"function", "DROP FUNCTION IF EXISTS uf(IN x int, y double precision);\n", "function uf(int,double precision) in database %q on %h was not made by stampede (init.sql:1 drops it",
+			"--force-drop: init.sql:1 drops function uf(int,double precision), which stampede did not make", "SELECT count(*) FROM pg_proc WHERE proname = 'uf'"},
+		{"procedure", "DROP PROCEDURE up;\n", "procedure up in database %q on %h was not made by stampede (init.sql:1 drops it",
+			"--force-drop: init.sql:1 drops procedure up, which stampede did not make", "SELECT count(*) FROM pg_proc WHERE proname = 'up'"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			name, u, conn := freshDB(t, "sql28e")
+			p := testURL(t, u)
+			exec1(t, conn, user)
+			write(t, dir, "init.sql", c.file)
+			want := strings.NewReplacer("%q", `"`+name+`"`, "%h", p.host+":"+p.port).Replace(c.what)
+			r := stampede(t, dir, "init", "sql", "--init-file", "init.sql", u)
+			oneLine(t, r, want)
+			if !strings.Contains(r.stderr, "--force-drop") {
+				t.Errorf("the refusal does not name --force-drop: %s", r.stderr)
+			}
+			if n := count(t, conn, kept); n != 5 {
+				t.Fatalf("a refused init left %d of the user's 4 objects and 1 row", n)
+			}
+			if n := count(t, conn, "SELECT count(*) FROM pg_class WHERE relname = 'a'"); n != 0 {
+				t.Fatal("a refused init ran the file's first statement")
+			}
+			r = stampede(t, dir, "init", "sql", "--force-drop", "--init-file", "init.sql", u)
+			if r.code != 0 || !strings.Contains(r.stdout+r.stderr, c.forced+"\n") {
+				t.Fatalf("--force-drop: exit %d, want 0 and %q:\n%s%s", r.code, c.forced, r.stdout, r.stderr)
+			}
+			if n := count(t, conn, c.gone); n != 0 {
+				t.Errorf("--force-drop: the file did not drop what init said it drops")
+			}
+		})
+	}
+}

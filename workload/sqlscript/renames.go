@@ -103,7 +103,11 @@ func renamed(ctx context.Context, db *sqlx.DB, file string, s pgscript.InitStep,
 			m = renameTypePattern.FindStringSubmatch(sql)
 		}
 		verb(m[3])
-		name, err := resolveName(ctx, db, path, strings.Join(strings.Fields(m[2]), ""), lookup)
+		name := strings.TrimSpace(m[2])
+		if routine {
+			name = routineSignature(ctx, db, name)
+		}
+		name, err = resolveName(ctx, db, path, name, lookup)
 		if err != nil {
 			return "", "", "", err
 		}
