@@ -145,14 +145,15 @@ INSERT INTO t VALUES (1);
 // drops judges each name by what it denotes before the file runs. A file
 // that renames or moves what init sql did not make (a table, view,
 // sequence, index, schema, type, function, or a schema of init's that
-// holds the user's table) is refused before any statement runs, in one
+// holds the user's table), or attaches a user's relation to what it then
+// drops (ATTACH PARTITION, INHERIT, a sequence OWNED BY), is refused before any statement runs, in one
 // line naming it, the file's line and --force-drop, and every row stays;
 // with --force-drop the file runs and init says what it renamed. A file
 // renaming init's own table runs.
 func TestInitFileRenamesUsersObjects(t *testing.T) {
 	dir := t.TempDir()
 	const why = "not made by stampede: no mark of stampede's init on it, so it is yours"
-	const tail = "): init sql judges each DROP of the file by what its name denotes before the file runs, so it refuses a file that renames or moves what is not init's; no statement of the file ran; to run the file anyway, add --force-drop"
+	const tail = "): init sql judges each DROP of the file by what its name denotes before the file runs, so it refuses a file that renames, moves or attaches what is not init's; no statement of the file ran; to run the file anyway, add --force-drop"
 	for _, c := range []struct {
 		name, pre, user, file, kept, what string
 	}{
@@ -177,6 +178,17 @@ func TestInitFileRenamesUsersObjects(t *testing.T) {
 		{"init's schema holding the user's table", "CREATE SCHEMA app;\n", "CREATE TABLE app.t (id int, mine text); INSERT INTO app.t VALUES (1, 'mine')",
 			"ALTER SCHEMA app RENAME TO app2;\nDROP SCHEMA app2 CASCADE;\n", "SELECT count(*) FROM app.t WHERE mine = 'mine'",
 			"init.sql:1 renames schema app in database %q on %h (init sql made it, but it holds table app.t, which init sql did not make"},
+		{"ATTACH PARTITION", "", "CREATE TABLE user_t (id int, mine text); INSERT INTO user_t VALUES (1, 'mine')",
+			"CREATE TABLE a (id int, mine text) PARTITION BY RANGE (id);\nALTER TABLE a ATTACH PARTITION user_t FOR VALUES FROM (0) TO (10);\nDROP TABLE a;\n",
+			"SELECT count(*) FROM user_t WHERE mine = 'mine'",
+			"init.sql:2 attaches table user_t as a partition of another table in database %q on %h (" + why},
+		{"INHERIT", "", "CREATE TABLE user_t (id int, mine text); INSERT INTO user_t VALUES (1, 'mine')",
+			"CREATE TABLE a (id int, mine text);\nALTER TABLE user_t INHERIT a;\nDROP TABLE a CASCADE;\n",
+			"SELECT count(*) FROM user_t WHERE mine = 'mine'",
+			"init.sql:2 makes table user_t inherit from another table in database %q on %h (" + why},
+		{"OWNED BY", "", "CREATE SEQUENCE useq; SELECT nextval('useq')",
+			"CREATE TABLE a (id int);\nALTER SEQUENCE useq OWNED BY a.id;\nDROP TABLE a;\n", "SELECT last_value FROM useq",
+			"init.sql:2 makes sequence useq owned by a column in database %q on %h (" + why},
 		{"type", "", "CREATE TYPE ut AS ENUM ('a'); CREATE TABLE user_t (id int, m ut); INSERT INTO user_t VALUES (1, 'a')",
 			"ALTER TYPE ut RENAME TO x;\nDROP TYPE x CASCADE;\n", "SELECT count(*) FROM user_t WHERE m = 'a'",
 			"init.sql:1 renames type ut in database %q on %h (" + why},

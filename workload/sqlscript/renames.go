@@ -26,6 +26,20 @@ var (
 	renameRoutinePattern  = regexp.MustCompile(`(?is)^\s*alter\s+(function|procedure|routine|aggregate)\s+(` + identPattern + `(?:\s*\([^)]*\))?)\s+(rename\s+to|set\s+schema)\b`)
 )
 
+// links are the statements that make a relation (its name the pattern's
+// first group; OWNED BY NONE, its last, links nothing) part of another,
+// so that a DROP of the other takes it:
+// ATTACH PARTITION, INHERIT, a sequence OWNED BY a column; how says what
+// the statement does to it.
+var links = []struct {
+	pattern *regexp.Regexp
+	how     string
+}{
+	{regexp.MustCompile(`(?is)^\s*alter\s+table\s+(?:if\s+exists\s+)?(?:only\s+)?` + identPattern + `\s+attach\s+partition\s+(` + identPattern + `)`), "attaches %s as a partition of another table"},
+	{regexp.MustCompile(`(?is)^\s*alter\s+(?:foreign\s+)?table\s+(?:if\s+exists\s+)?(?:only\s+)?(` + identPattern + `)\s+inherit\s`), "makes %s inherit from another table"},
+	{regexp.MustCompile(`(?is)^\s*alter\s+sequence\s+(?:if\s+exists\s+)?(` + identPattern + `)\s.*\bowned\s+by\s+([^\s;]+)`), "makes %s owned by a column"},
+}
+
 // refuseRename refuses statement sql (s of file) when it renames or moves
 // to another schema an object that exists before init and that init sql
 // did not make (a user's, or another load's of stampede), or a schema of
@@ -44,7 +58,7 @@ func refuseRename(ctx context.Context, db *sqlx.DB, file string, s pgscript.Init
 		fmt.Fprintf(log, "%s: %s %s (%s)\n", workload.ForceDropFlag, at, fmt.Sprintf(how, what), name)
 		return nil
 	}
-	return sqlx.ConfigErrorf("%s %s in database %q on %s (%s): init sql judges each DROP of the file by what its name denotes before the file runs, so it refuses a file that renames or moves what is not init's; no statement of the file ran; to run the file anyway, add %s",
+	return sqlx.ConfigErrorf("%s %s in database %q on %s (%s): init sql judges each DROP of the file by what its name denotes before the file runs, so it refuses a file that renames, moves or attaches what is not init's; no statement of the file ran; to run the file anyway, add %s",
 		at, fmt.Sprintf(how, what), db.Database(), strings.Join(db.Endpoints(), ","), name, workload.ForceDropFlag)
 }
 
@@ -84,15 +98,7 @@ func renamed(ctx context.Context, db *sqlx.DB, file string, s pgscript.InitStep,
 	case renameRelationPattern.MatchString(sql):
 		m = renameRelationPattern.FindStringSubmatch(sql)
 		verb(m[3])
-		name, err := resolveName(ctx, db, path, strings.Join(strings.Fields(m[2]), ""), "to_regclass($1)")
-		if err != nil {
-			return "", "", "", err
-		}
-		kind, mark, err := relationMark(ctx, db, name)
-		if err != nil || kind == "" {
-			return "", "", "", err
-		}
-		return whyNotOwn(kind, name, mark, how)
+		return relationNotOwn(ctx, db, path, m[2], how)
 	case renameTypePattern.MatchString(sql), renameRoutinePattern.MatchString(sql):
 		routine := !renameTypePattern.MatchString(sql)
 		lookup := "to_regtype($1)"
@@ -124,7 +130,26 @@ func renamed(ctx context.Context, db *sqlx.DB, file string, s pgscript.InitStep,
 		}
 		return whyNotOwn(word, name, mark, how)
 	}
+	for _, l := range links {
+		if m := l.pattern.FindStringSubmatch(sql); m != nil && !strings.EqualFold(m[len(m)-1], "none") {
+			return relationNotOwn(ctx, db, path, m[1], l.how)
+		}
+	}
 	return "", "", "", nil
+}
+
+// relationNotOwn is whyNotOwn of the relation a statement names (as
+// written), read in the file's search_path.
+func relationNotOwn(ctx context.Context, db *sqlx.DB, path []string, written, how string) (what, why, howOut string, err error) {
+	name, err := resolveName(ctx, db, path, strings.Join(strings.Fields(written), ""), "to_regclass($1)")
+	if err != nil {
+		return "", "", "", err
+	}
+	kind, mark, err := relationMark(ctx, db, name)
+	if err != nil || kind == "" {
+		return "", "", "", err
+	}
+	return whyNotOwn(kind, name, mark, how)
 }
 
 // notOurs says why an object without stampede's mark is the user's.
