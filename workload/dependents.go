@@ -11,7 +11,9 @@ import (
 )
 
 // dependentsQuery lists, as "KIND NAME", the objects that dropping the
-// schemas $1 or the tables $2 (of the search path) with CASCADE would
+// schemas $1, the tables $2 (of the search path), the types $3 or the
+// routines $4 (with their argument types, to_regprocedure, or without
+// when the name is the only one's, to_regproc) with CASCADE would
 // drop or change although they lie outside them: a view, function, foreign
 // key, column or index of a user's elsewhere that depends on something
 // inside (an extension created in a tenant schema is one too). It follows
@@ -28,11 +30,19 @@ import (
 // trigger, a rule or a publication's membership on one of the tables (or
 // on a table in one of the schemas) is named too: stampede makes none, so
 // each is the user's work, which the drop would take along without a
-// word.
+// word. What the caller made ($5 the catalogs, $6 the oids: see
+// DependentsBeyond) is left out, with what is part of it (a column,
+// constraint, index, trigger, rule or default of its relation, what
+// depends on it automatically or internally).
 const dependentsQuery = `WITH RECURSIVE
 start AS (
 	SELECT 'pg_namespace'::regclass AS classid, n.oid AS objid FROM pg_namespace n WHERE n.nspname = ANY($1)
 	UNION SELECT 'pg_class'::regclass, c.oid FROM pg_class c WHERE c.oid = ANY(SELECT to_regclass(t) FROM unnest($2::text[]) t)
+	UNION SELECT 'pg_type'::regclass, y.oid FROM pg_type y WHERE y.oid = ANY(SELECT to_regtype(t) FROM unnest($3::text[]) t)
+	UNION SELECT 'pg_proc'::regclass, p.oid FROM pg_proc p WHERE p.oid = ANY(SELECT CASE WHEN t LIKE '%(%' THEN to_regprocedure(t)::oid ELSE to_regproc(t)::oid END FROM unnest($4::text[]) t)
+),
+ours(classid, objid) AS (
+	SELECT c::regclass, o FROM unnest($5::text[], $6::oid[]) u(c, o)
 ),
 r(classid, objid, objsubid, inside, internal) AS (
 	SELECT classid, objid, 0, true, false FROM start
@@ -73,6 +83,10 @@ WHERE NOT o.inside AND NOT o.internal AND coalesce(i.schema, '') <> 'pg_toast'
 	AND NOT (o.classid = 'pg_namespace'::regclass AND o.objid IN (SELECT objid FROM start))
 	AND NOT (o.rel IS NOT NULL AND (rn.nspname = ANY($1) OR o.rel = ANY(SELECT objid FROM start WHERE classid = 'pg_class'::regclass)))
 	AND NOT (o.rel IS NULL AND o.classid <> 'pg_extension'::regclass AND coalesce(i.schema, '') = ANY($1))
+	AND NOT EXISTS (SELECT 1 FROM ours WHERE (ours.classid = o.classid AND ours.objid = o.objid)
+		OR (ours.classid = 'pg_class'::regclass AND ours.objid = o.rel)
+		OR EXISTS (SELECT 1 FROM pg_depend e WHERE e.classid = o.classid AND e.objid = o.objid AND e.deptype IN ('a', 'i')
+			AND e.refclassid = ours.classid AND e.refobjid = ours.objid))
 UNION
 SELECT i.type || ' ' || i.identity
 FROM (
@@ -84,6 +98,7 @@ JOIN pg_class c ON c.oid = x.rel
 CROSS JOIN LATERAL pg_identify_object(x.classid, x.objid, 0) i
 WHERE (c.oid IN (SELECT objid FROM start WHERE classid = 'pg_class'::regclass) OR c.relnamespace IN (SELECT objid FROM start WHERE classid = 'pg_namespace'::regclass))
 	AND NOT EXISTS (SELECT 1 FROM pg_depend e WHERE e.classid = x.classid AND e.objid = x.objid AND e.deptype = 'e')
+	AND NOT EXISTS (SELECT 1 FROM ours WHERE ours.classid = 'pg_class'::regclass AND ours.objid = x.rel)
 ORDER BY 1`
 
 // Dependents returns, as "KIND NAME", the objects outside schemas and
@@ -118,9 +133,51 @@ func DependentsOf(ctx context.Context, db *sqlx.DB, relations []string) ([]strin
 	return dependents(ctx, db, []string{}, relations)
 }
 
+// Targets are what a DROP ... CASCADE drops: Schemas by name, and
+// Relations, Types and Routines as SQL writes them (quoted and qualified
+// as needed; a routine with its argument types, or without when its name
+// is its own).
+type Targets struct {
+	Schemas, Relations, Types, Routines []string
+}
+
+// ObjectRef is a database object by its catalog (pg_namespace, pg_class,
+// pg_type, pg_proc) and oid, as pg_depend names it.
+type ObjectRef struct {
+	Catalog string
+	OID     uint32
+}
+
+// DependentsBeyond is Dependents of targets, less the objects of ours
+// (those the caller made) and what is part of them (a constraint, index,
+// trigger, rule or default of a relation of ours, what depends on one of
+// ours automatically or internally): what dropping targets with CASCADE
+// would take of a user's. It is nil on other databases than PostgreSQL.
+func DependentsBeyond(ctx context.Context, db *sqlx.DB, t Targets, ours []ObjectRef) ([]string, error) {
+	if db.Null() || db.Dialect().Name() != "postgres" || len(t.Schemas)+len(t.Relations)+len(t.Types)+len(t.Routines) == 0 {
+		return nil, nil
+	}
+	cats, oids := make([]string, len(ours)), make([]uint32, len(ours))
+	for i, o := range ours {
+		cats[i], oids[i] = o.Catalog, o.OID
+	}
+	return query(ctx, db, t, cats, oids)
+}
+
 // dependents is Dependents of schemas and quotedTables (SQL's names).
 func dependents(ctx context.Context, db *sqlx.DB, schemas, quotedTables []string) ([]string, error) {
-	rows, err := db.Query(ctx, dependentsQuery, schemas, quotedTables)
+	return query(ctx, db, Targets{Schemas: schemas, Relations: quotedTables}, nil, nil)
+}
+
+// query runs dependentsQuery of t, less the objects ours (catalogs and
+// oids), and adds the publications and partitions of t's schemas and
+// relations.
+func query(ctx context.Context, db *sqlx.DB, t Targets, catalogs []string, oids []uint32) ([]string, error) {
+	schemas, quotedTables := nonNil(t.Schemas), nonNil(t.Relations)
+	if oids == nil {
+		oids = []uint32{}
+	}
+	rows, err := db.Query(ctx, dependentsQuery, schemas, quotedTables, nonNil(t.Types), nonNil(t.Routines), nonNil(catalogs), oids)
 	if err != nil {
 		return nil, fmt.Errorf("listing the objects that depend on what stampede would drop: %w", err)
 	}
@@ -138,6 +195,14 @@ func dependents(ctx context.Context, db *sqlx.DB, schemas, quotedTables []string
 		return nil, err
 	}
 	return append(append(out, pubs...), parts...), nil
+}
+
+// nonNil is s, or an empty list for nil (a NULL array to the server).
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }
 
 // publications returns the publications that publish what dropping

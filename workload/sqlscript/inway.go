@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/stampede-bench/stampede/pgscript"
@@ -19,8 +21,8 @@ import (
 var createPattern = regexp.MustCompile(`(?is)^\s*create\s+(?:or\s+replace\s+)?(?:(?:global|local)\s+)?(?:temp\s+|temporary\s+|unlogged\s+)?(table|sequence|view|materialized\s+view|(?:unique\s+)?index(?:\s+concurrently)?)\s+(if\s+not\s+exists\s+)?("(?:[^"]|"")+"|[a-z_][a-z0-9_$]*(?:\s*\.\s*(?:"(?:[^"]|"")+"|[a-z_][a-z0-9_$]*))?)`)
 
 // dropPattern finds the relations a DROP statement drops (the file's own
-// DROP ... IF EXISTS before its CREATE).
-var dropPattern = regexp.MustCompile(`(?is)^\s*drop\s+(?:table|sequence|view|materialized\s+view|index)\s+(?:concurrently\s+)?(?:if\s+exists\s+)?(.*?)\s*(?:cascade|restrict)?\s*;?\s*$`)
+// DROP ... IF EXISTS before its CREATE), and what it calls them.
+var dropPattern = regexp.MustCompile(`(?is)^\s*drop\s+(table|sequence|view|materialized\s+view|index|foreign\s+table)\s+(?:concurrently\s+)?(?:if\s+exists\s+)?(.*?)\s*(?:cascade|restrict)?\s*;?\s*$`)
 
 // relationKinds names pg_class's relkinds as a line names the object.
 var relationKinds = map[string]string{"r": "table", "p": "partitioned table", "S": "sequence", "v": "view",
@@ -54,6 +56,27 @@ func checkInTheWay(ctx context.Context, db *sqlx.DB, file string, steps []pgscri
 		return workload.Refusal(sqlx.ConfigErrorf("%w", drops), err)
 	}
 	var path []string // the file's own search_path, once it sets one
+	cas := &cascades{ctx: ctx, db: db, file: file, force: force, log: log}
+	// foreign takes the refusal err of a user's object (name) that
+	// statement s drops: said on log with force, else one more in drops.
+	foreign := func(s pgscript.InitStep, name string, err error) error {
+		var fe *workload.ForeignError
+		switch {
+		case err == nil:
+		case errors.As(err, &fe) && force:
+			fmt.Fprintf(log, "%s: %s:%d drops %s %s, which stampede did not make\n", workload.ForceDropFlag, file, s.Line, fe.Kind, name)
+		case errors.As(err, &fe) && drops == nil:
+			drops = fe
+			lines = append(lines, fmt.Sprintf("%s:%d", file, s.Line))
+		case errors.As(err, &fe):
+			drops.Kind = mixKind(drops.Kind, fe.Kind)
+			drops.Names = append(drops.Names, name)
+			lines = append(lines, fmt.Sprintf("%s:%d", file, s.Line))
+		default:
+			return err
+		}
+		return nil
+	}
 	for _, s := range steps {
 		if s.Copy {
 			continue
@@ -70,54 +93,64 @@ func checkInTheWay(ctx context.Context, db *sqlx.DB, file string, steps []pgscri
 				continue
 			}
 			if m := dropSchemaPattern.FindStringSubmatch(sql); m != nil {
+				var names []string
 				for _, n := range strings.Split(m[1], ",") {
 					if err := refuseSchemaInTheWay(ctx, db, file, s, n); err != nil {
 						return err
 					}
+					names = append(names, unquoteIdent(n))
+				}
+				if err := cas.check(s, sql, "schema", names, workload.Targets{Schemas: names}); err != nil {
+					return refuseDrops(err)
 				}
 				continue
 			}
-			if m := dropPattern.FindStringSubmatch(sql); m != nil && uescapePattern.MatchString(m[1]) {
+			if m := dropRoutinePattern.FindStringSubmatch(sql); m != nil {
+				if err := checkDropRoutine(ctx, db, cas, file, s, sql, m[1], m[2], path, dropped, foreign); err != nil {
+					return refuseDrops(err)
+				}
+				continue
+			}
+			if m := dropPattern.FindStringSubmatch(sql); m != nil && uescapePattern.MatchString(m[2]) {
 				return refuseDrops(sqlx.ConfigErrorf("%s:%d: a DROP of a name written with Unicode escapes (U&\"...\") in an init file, which init sql cannot tell from a table of yours: write the name plainly; no statement of the file ran", file, s.Line))
 			}
 			if m := dropPattern.FindStringSubmatch(sql); m != nil {
-				for _, n := range strings.Split(m[1], ",") {
+				var targets []string
+				for _, n := range strings.Split(m[2], ",") {
 					if dropped[normalName(n)] {
 						continue
 					}
 					dropped[normalName(n)] = true
 					// A relation the file drops is refused as one it
 					// creates: only an earlier init of sql's may go.
-					name, err := resolveName(ctx, db, path, strings.Join(strings.Fields(n), ""))
+					name, err := resolveName(ctx, db, path, strings.Join(strings.Fields(n), ""), "to_regclass($1)")
 					if err != nil {
 						return err
 					}
 					err = refuseInTheWay(ctx, db, file, s, name, "drops")
-					var fe *workload.ForeignError
-					switch {
-					case err == nil:
-					case errors.As(err, &fe) && force:
-						fmt.Fprintf(log, "%s: %s:%d drops %s %s, which stampede did not make\n", workload.ForceDropFlag, file, s.Line, fe.Kind, name)
-					case errors.As(err, &fe) && drops == nil:
-						drops = fe
-						lines = append(lines, fmt.Sprintf("%s:%d", file, s.Line))
-					case errors.As(err, &fe):
-						if fe.Kind != drops.Kind {
-							drops.Kind = "relation"
-						}
-						drops.Names = append(drops.Names, name)
-						lines = append(lines, fmt.Sprintf("%s:%d", file, s.Line))
-					default:
+					if err == nil || force {
+						targets = append(targets, name)
+					}
+					if err := foreign(s, name, err); err != nil {
 						return refuseDrops(err)
 					}
 				}
+				noun := strings.ToLower(strings.Join(strings.Fields(m[1]), " "))
+				if err := cas.check(s, sql, noun, targets, workload.Targets{Relations: targets}); err != nil {
+					return refuseDrops(err)
+				}
 				continue
+			}
+			// A user's object under another name or schema, which a
+			// later DROP would reach unseen.
+			if err := refuseRename(ctx, db, file, s, sql, path, force, log); err != nil {
+				return refuseDrops(err)
 			}
 			m := createPattern.FindStringSubmatch(sql)
 			if m == nil || m[2] != "" || dropped[normalName(m[3])] {
 				continue
 			}
-			name, err := resolveName(ctx, db, path, strings.Join(strings.Fields(m[3]), ""))
+			name, err := resolveName(ctx, db, path, strings.Join(strings.Fields(m[3]), ""), "to_regclass($1)")
 			if err != nil {
 				return err
 			}
@@ -127,6 +160,21 @@ func checkInTheWay(ctx context.Context, db *sqlx.DB, file string, steps []pgscri
 		}
 	}
 	return refuseDrops(nil)
+}
+
+// mixKind is the kind of a refusal of objects of kinds a and b: a when
+// they are one, "relation" for two kinds of relation, else "object".
+func mixKind(a, b string) string {
+	isRelation := func(k string) bool {
+		return slices.Contains(slices.Collect(maps.Values(relationKinds)), k) || k == "relation"
+	}
+	switch {
+	case a == b:
+		return a
+	case isRelation(a) && isRelation(b):
+		return "relation"
+	}
+	return "object"
 }
 
 // uescapePattern finds a name written with Unicode escapes (U&"...").
@@ -183,9 +231,10 @@ func searchPathSet(sql string) (schemas []string, ok bool) {
 // first schema of the file's search_path (path) that holds it, for an
 // unqualified name once the file has set its own search_path: the file's
 // statements find it there, not in the connection's path that to_regclass
-// reads. Otherwise (qualified, no path of the file's, or found in none of
-// its schemas) it is name.
-func resolveName(ctx context.Context, db *sqlx.DB, path []string, name string) (string, error) {
+// reads. lookup is the SQL that finds it ($1 the name): to_regclass($1)
+// for a relation. Otherwise (qualified, no path of the file's, or found
+// in none of its schemas) it is name.
+func resolveName(ctx context.Context, db *sqlx.DB, path []string, name, lookup string) (string, error) {
 	if path == nil || isQualified(name) {
 		return name, nil
 	}
@@ -195,7 +244,7 @@ func resolveName(ctx context.Context, db *sqlx.DB, path []string, name string) (
 			q = db.Dialect().QuoteIdent(schema) + "." + name
 		}
 		var found bool
-		if err := db.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", q).Scan(&found); err != nil {
+		if err := db.QueryRow(ctx, "SELECT "+lookup+" IS NOT NULL", q).Scan(&found); err != nil {
 			return "", fmt.Errorf("looking for %s in the init file's search_path: %w", q, err)
 		}
 		if found {
@@ -218,6 +267,8 @@ func isQualified(name string) bool {
 			quoted = !quoted
 		case r == '.' && !quoted:
 			return true
+		case r == '(' && !quoted:
+			return false // a routine's argument types
 		}
 	}
 	return false
@@ -276,12 +327,23 @@ func stripComments(sql string) string {
 // take with it. An empty schema, or one holding only what an earlier init
 // of sql made, may go.
 func refuseSchemaInTheWay(ctx context.Context, db *sqlx.DB, file string, s pgscript.InitStep, name string) error {
-	schema := strings.TrimSpace(name)
-	if strings.HasPrefix(schema, `"`) && strings.HasSuffix(schema, `"`) && len(schema) >= 2 {
-		schema = strings.ReplaceAll(schema[1:len(schema)-1], `""`, `"`)
-	} else {
-		schema = strings.ToLower(schema)
+	schema := unquoteIdent(name)
+	found, err := schemaForeign(ctx, db, schema)
+	if err != nil {
+		return fmt.Errorf("looking into schema %s, which %s:%d drops: %w", schema, file, s.Line, err)
 	}
+	if len(found) == 0 {
+		return nil
+	}
+	return sqlx.ConfigErrorf("%w", &workload.ForeignError{Kind: "schema", Names: []string{schema}, Action: "init sql",
+		Where: fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ",")),
+		Why: fmt.Sprintf("%s:%d drops it, and it holds what stampede's init did not make (%s): it is yours; no statement of the file ran",
+			file, s.Line, strings.Join(found, ", "))})
+}
+
+// schemaForeign returns what schema holds that init sql did not make (a
+// relation, a type or a routine; at most 5, each "KIND NAME").
+func schemaForeign(ctx context.Context, db *sqlx.DB, schema string) ([]string, error) {
 	own := workload.Mark + " init of " + meta.Name + " %"
 	rows, err := db.Query(ctx, `SELECT kind || ' ' || name FROM (
 		SELECT CASE c.relkind WHEN 'r' THEN 'table' WHEN 'p' THEN 'partitioned table' WHEN 'v' THEN 'view' WHEN 'm' THEN 'materialized view'
@@ -306,27 +368,18 @@ func refuseSchemaInTheWay(ctx context.Context, db *sqlx.DB, file string, s pgscr
 			AND NOT EXISTS (SELECT 1 FROM pg_depend e WHERE e.classid = 'pg_proc'::regclass AND e.objid = p.oid AND e.deptype = 'e')
 	) x ORDER BY 1 LIMIT 5`, schema, own)
 	if err != nil {
-		return fmt.Errorf("looking into schema %s, which %s:%d drops: %w", schema, file, s.Line, err)
+		return nil, err
 	}
 	defer rows.Close()
 	var found []string
 	for rows.Next() {
 		var o string
 		if err := rows.Scan(&o); err != nil {
-			return err
+			return nil, err
 		}
 		found = append(found, o)
 	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	if len(found) == 0 {
-		return nil
-	}
-	return sqlx.ConfigErrorf("%w", &workload.ForeignError{Kind: "schema", Names: []string{schema}, Action: "init sql",
-		Where: fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ",")),
-		Why: fmt.Sprintf("%s:%d drops it, and it holds what stampede's init did not make (%s): it is yours; no statement of the file ran",
-			file, s.Line, strings.Join(found, ", "))})
+	return found, rows.Err()
 }
 
 // refuseInTheWay refuses relation name (as statement s of file writes
@@ -335,26 +388,12 @@ func refuseSchemaInTheWay(ctx context.Context, db *sqlx.DB, file string, s pgscr
 // load's of stampede. It is nil when name does not exist or an earlier
 // init of sql made it.
 func refuseInTheWay(ctx context.Context, db *sqlx.DB, file string, s pgscript.InitStep, name, verb string) error {
-	// The relation as the statement names it (to_regclass reads
-	// quotes and a schema), and stampede's mark on it: its own, its
-	// schema's, or that of the table it is part of (an index, a
-	// sequence owned by a column).
-	var kind, mark *string
-	err := db.QueryRow(ctx, `SELECT c.relkind::text,
-		coalesce(CASE WHEN obj_description(c.oid, 'pg_class') LIKE $2 THEN obj_description(c.oid, 'pg_class') END,
-			CASE WHEN obj_description(c.relnamespace, 'pg_namespace') LIKE $2 THEN obj_description(c.relnamespace, 'pg_namespace') END,
-			(SELECT obj_description(d.refobjid, 'pg_class') FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid
-				AND d.refclassid = 'pg_class'::regclass AND d.deptype IN ('a', 'i') AND obj_description(d.refobjid, 'pg_class') LIKE $2 LIMIT 1))
-		FROM pg_class c WHERE c.oid = to_regclass($1)`, name, workload.Mark+" %").Scan(&kind, &mark)
-	if err != nil && !errors.Is(err, sqlx.ErrNoRows) {
+	word, mark, err := relationMark(ctx, db, name)
+	if err != nil {
 		return fmt.Errorf("looking for %s, which %s:%d %s: %w", name, file, s.Line, verb, err)
 	}
-	if kind == nil {
-		return nil
-	}
-	word := relationKinds[*kind]
 	if word == "" {
-		word = "relation"
+		return nil
 	}
 	if mark != nil {
 		return otherMarkError(word, name, *mark, fmt.Sprintf("%s:%d", file, s.Line), verb)
@@ -362,6 +401,32 @@ func refuseInTheWay(ctx context.Context, db *sqlx.DB, file string, s pgscript.In
 	return sqlx.ConfigErrorf("%w", &workload.ForeignError{Kind: word, Names: []string{name}, Action: "init sql",
 		Where: fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ",")),
 		Why:   fmt.Sprintf("%s:%d %s it, and the one there carries no mark of stampede's init: it is yours; no statement of the file ran", file, s.Line, verb)})
+}
+
+// relationMark returns the kind word ("table", "view", ...) of the
+// relation name denotes as a statement writes it ("" when none does),
+// and stampede's mark on it (nil without one): its own, its schema's, or
+// that of the table it is part of (an index, a sequence owned by a
+// column).
+func relationMark(ctx context.Context, db *sqlx.DB, name string) (word string, mark *string, err error) {
+	var kind *string
+	err = db.QueryRow(ctx, `SELECT c.relkind::text,
+		coalesce(CASE WHEN obj_description(c.oid, 'pg_class') LIKE $2 THEN obj_description(c.oid, 'pg_class') END,
+			CASE WHEN obj_description(c.relnamespace, 'pg_namespace') LIKE $2 THEN obj_description(c.relnamespace, 'pg_namespace') END,
+			(SELECT obj_description(d.refobjid, 'pg_class') FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid
+				AND d.refclassid = 'pg_class'::regclass AND d.deptype IN ('a', 'i') AND obj_description(d.refobjid, 'pg_class') LIKE $2 LIMIT 1))
+		FROM pg_class c WHERE c.oid = to_regclass($1)`, name, workload.Mark+" %").Scan(&kind, &mark)
+	if err != nil && !errors.Is(err, sqlx.ErrNoRows) {
+		return "", nil, err
+	}
+	if kind == nil {
+		return "", nil, nil
+	}
+	word = relationKinds[*kind]
+	if word == "" {
+		word = "relation"
+	}
+	return word, mark, nil
 }
 
 // normalName is a relation's name as a statement writes it, lower-cased

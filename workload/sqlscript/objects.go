@@ -278,6 +278,14 @@ func (g *gen) dropMade(ctx context.Context, db *sqlx.DB, log io.Writer, action s
 	// at each other stay, and are said). All in one transaction, each
 	// drop behind a savepoint: when something must be kept, nothing is
 	// dropped (the load is never left half-dropped).
+	// What --force-drop would take along, read before the transaction
+	// holds the connection (cleanup's pool may have no other).
+	var theirs []string
+	if g.forceDrop {
+		if theirs, err = usersDependents(ctx, db, made); err != nil {
+			return err
+		}
+	}
 	tx, err := db.Begin(ctx, sqlx.TxOptions{})
 	if err != nil {
 		return err
@@ -315,8 +323,15 @@ func (g *gen) dropMade(ctx context.Context, db *sqlx.DB, log io.Writer, action s
 		}
 		made = next
 	}
+	if len(kept) > 0 && !g.forceDrop {
+		return sqlx.ConfigErrorf("kept %s that something stampede did not make depends on, directly or through them: %s; nothing was dropped; drop or change that first (stampede drops only what it made, never with CASCADE), then run this again, or to drop %s with what depends on %s, add %s", plural(len(kept), "object"), strings.Join(kept, ", "), them(len(kept)), them(len(kept)), workload.ForceDropFlag)
+	}
 	if len(kept) > 0 {
-		return sqlx.ConfigErrorf("kept %s that something stampede did not make depends on, directly or through them: %s; nothing was dropped; drop or change that first (stampede drops only what it made, never with CASCADE), then run this again", plural(len(kept), "object"), strings.Join(kept, ", "))
+		cascaded, err := cascadeKept(ctx, tx, made, theirs, log, action)
+		if err != nil {
+			return err
+		}
+		done = append(done, cascaded...)
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return err
@@ -329,6 +344,71 @@ func (g *gen) dropMade(ctx context.Context, db *sqlx.DB, log io.Writer, action s
 		}
 	}
 	return nil
+}
+
+// usersDependents returns what dropping made (what init made) with
+// CASCADE would take that init did not make: what depends on it
+// (workload.DependentsBeyond), and what a schema of it holds.
+func usersDependents(ctx context.Context, db *sqlx.DB, made []object) ([]string, error) {
+	var t workload.Targets
+	var held []string
+	ours := make([]workload.ObjectRef, len(made))
+	for i, o := range made {
+		ours[i] = workload.ObjectRef{Catalog: o.key.catalog, OID: o.key.oid}
+		switch o.key.catalog {
+		case "pg_namespace":
+			schema := unquoteIdent(o.name)
+			t.Schemas = append(t.Schemas, schema)
+			found, err := schemaForeign(ctx, db, schema)
+			if err != nil {
+				return nil, fmt.Errorf("looking into schema %s: %w", schema, err)
+			}
+			held = append(held, found...)
+		case "pg_class":
+			t.Relations = append(t.Relations, o.name)
+		case "pg_type":
+			t.Types = append(t.Types, o.name)
+		case "pg_proc":
+			t.Routines = append(t.Routines, o.name)
+		}
+	}
+	deps, err := workload.DependentsBeyond(ctx, db, t, ours)
+	if err != nil {
+		return nil, err
+	}
+	deps, _ = workload.KeptPublications(deps)
+	return append(held, deps...), nil
+}
+
+// cascadeKept drops, with CASCADE in tx, the objects init made that
+// something of the user's depends on (kept), for --force-drop, and says
+// first on log what goes with them that init did not make (theirs: see
+// usersDependents). It returns what it dropped, for the lines that
+// follow the commit.
+func cascadeKept(ctx context.Context, tx sqlx.Tx, kept []object, theirs []string, log io.Writer, action string) ([]string, error) {
+	var names []string
+	for _, o := range kept {
+		names = append(names, o.kindWord()+" "+o.name)
+	}
+	with := ""
+	if len(theirs) > 0 {
+		with = fmt.Sprintf(", and with %s %s, which stampede did not make", them(len(kept)), strings.Join(theirs, ", "))
+	}
+	fmt.Fprintf(log, "%s%s: dropping %s with CASCADE%s\n", action, workload.ForceDropFlag, strings.Join(names, ", "), with)
+	for _, o := range kept {
+		if _, err := tx.Exec(ctx, "DROP "+o.kind+" IF EXISTS "+o.name+" CASCADE"); err != nil {
+			return nil, fmt.Errorf("dropping %s %s with CASCADE: %w", o.kindWord(), o.name, err)
+		}
+	}
+	return names, nil
+}
+
+// them is "it" for one thing, "them" for more.
+func them(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
 }
 
 // plural says n things.
