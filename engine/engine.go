@@ -360,6 +360,16 @@ type Result struct {
 	// the grace after the run's end ran out, which were abandoned
 	// (sysbench's "unfinished transactions on forced shutdown").
 	Unfinished int
+	// Abandoned are those workers' numbers, in order (len(Abandoned) is
+	// Unfinished). Each still holds what its operation uses, a
+	// connection say, which no one else may use before it returns:
+	// whoever owns the connections closes theirs from under them (a
+	// socket's Close may come from another goroutine), which makes them
+	// return, and waits for WorkersDone before releasing the rest.
+	Abandoned []int
+	// WorkersDone is closed once every worker has returned: before Run
+	// returns, unless workers were abandoned.
+	WorkersDone <-chan struct{}
 	// Skipped is the number of operations skipped under Config.SkipLate.
 	Skipped int64
 }
@@ -459,6 +469,7 @@ func RunSplit(ctx context.Context, cfg Config, load workload.QueryLoad, reg *sta
 		r.shared.Store(cfg.MaxOps)
 	}
 	r.workers = make([]WorkerStats, n)
+	r.live = make([]atomic.Bool, n)
 	r.result.Start = start
 	r.result.RampEnd = start
 
@@ -480,15 +491,18 @@ func RunSplit(ctx context.Context, cfg Config, load workload.QueryLoad, reg *sta
 		}
 		wg.Add(1)
 		r.running.Add(1)
+		r.live[w].Store(true)
 		go func(w int, budget int64, delay time.Duration) {
 			defer wg.Done()
 			defer r.running.Add(-1)
+			defer r.live[w].Store(false)
 			r.worker(opCtx, w, budget, delay)
 			r.markStopped(time.Since(r.base))
 		}(w, budget, delay)
 	}
 	allDone := make(chan struct{})
 	go func() { wg.Wait(); close(allDone) }()
+	r.result.WorkersDone = allDone
 	if r.queue != nil {
 		go r.generate(r.queue, cfg.QueueRate, cfg.QueueSeed)
 	}
@@ -606,7 +620,8 @@ loop:
 			stopCh = nil
 			beginStop(false, time.Now())
 		case <-graceTimer:
-			r.result.Unfinished = int(r.running.Load())
+			r.result.Abandoned = r.stillLive()
+			r.result.Unfinished = len(r.result.Abandoned)
 			break loop // abandon workers stuck in an operation
 		case <-allDone:
 			// The run ended when its last worker stopped, which may be
@@ -656,9 +671,10 @@ type runner struct {
 	rated    bool
 	shareSum float64 // of load.RateShares
 	stopped  atomic.Bool
-	running  atomic.Int64 // workers whose goroutine has not returned
-	deadline atomic.Int64 // when Duration ends, as an offset from base (0: none yet)
-	lastStop atomic.Int64 // when the last worker to stop stopped, as an offset from base
+	running  atomic.Int64  // workers whose goroutine has not returned
+	live     []atomic.Bool // by worker: its goroutine has not returned
+	deadline atomic.Int64  // when Duration ends, as an offset from base (0: none yet)
+	lastStop atomic.Int64  // when the last worker to stop stopped, as an offset from base
 	stop     chan struct{}
 	stopOnce sync.Once
 	fatal    atomic.Pointer[OpError]
@@ -678,6 +694,17 @@ type runner struct {
 
 	workersMu sync.Mutex
 	workers   []WorkerStats
+}
+
+// stillLive returns the workers whose goroutine has not returned.
+func (r *runner) stillLive() []int {
+	var ws []int
+	for w := range r.live {
+		if r.live[w].Load() {
+			ws = append(ws, w)
+		}
+	}
+	return ws
 }
 
 // publish records worker w's counts so far in the run's result.

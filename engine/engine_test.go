@@ -430,7 +430,8 @@ func TestAttachAndWorkerStats(t *testing.T) {
 // figures.
 func TestStuckWorkerAbandoned(t *testing.T) {
 	block := make(chan struct{})
-	defer close(block)
+	var unblock sync.Once
+	defer unblock.Do(func() { close(block) })
 	load := fakeLoad(2, []string{"op"}, func(w int, c int64) workload.Result {
 		if w == 1 && c == 30 {
 			<-block
@@ -458,6 +459,50 @@ func TestStuckWorkerAbandoned(t *testing.T) {
 	}
 	if len(res.Workers) != 2 || res.Workers[1].Ops < 10 || res.Workers[1].Ops > 29 {
 		t.Errorf("workers %+v: want the stuck worker's operations before it stuck (29, published every few ms)", res.Workers)
+	}
+	// The stuck worker is named, and still holds what its operation
+	// uses: WorkersDone closes only once it returns.
+	if !slices.Equal(res.Abandoned, []int{1}) {
+		t.Errorf("abandoned workers %v, want [1]", res.Abandoned)
+	}
+	select {
+	case <-res.WorkersDone:
+		t.Fatal("WorkersDone closed while a worker was still in its operation")
+	default:
+	}
+	unblock.Do(func() { close(block) })
+	select {
+	case <-res.WorkersDone:
+	case <-time.After(5 * time.Second):
+		t.Fatal("WorkersDone not closed 5 s after the stuck worker returned")
+	}
+}
+
+// TestNoneAbandoned checks that a run whose workers all return within
+// the grace abandons none and has WorkersDone closed when it returns,
+// whether it ends by its duration or by its context.
+func TestNoneAbandoned(t *testing.T) {
+	for _, interrupt := range []bool{false, true} {
+		load := fakeLoad(3, []string{"op"}, func(w int, c int64) workload.Result {
+			time.Sleep(time.Millisecond)
+			return workload.Result{}
+		})
+		ctx, cancel := context.WithCancel(context.Background())
+		cfg := engine.Config{Duration: 100 * time.Millisecond, Grace: time.Second}
+		if interrupt {
+			cfg.Duration = 0
+			time.AfterFunc(100*time.Millisecond, cancel)
+		}
+		res, _ := run(t, ctx, cfg, load)
+		cancel()
+		if res.Abandoned != nil || res.Unfinished != 0 || res.Interrupted != interrupt {
+			t.Errorf("interrupted %v: abandoned %v, unfinished %d, interrupted %v: want none abandoned", interrupt, res.Abandoned, res.Unfinished, res.Interrupted)
+		}
+		select {
+		case <-res.WorkersDone:
+		default:
+			t.Errorf("interrupted %v: WorkersDone still open when the run returned", interrupt)
+		}
 	}
 }
 
