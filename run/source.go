@@ -36,6 +36,9 @@ type source struct {
 	check func(ctx context.Context, r workload.Reporter) error
 	// close releases the source's connections.
 	close func()
+	// abandon closes, from under them, the connections of the workers
+	// the engine abandoned at the run's end (see Run.closeLoad).
+	abandon func(workers []int)
 	// rampDone, when set, is called when the engine's ramp ends (a fleet
 	// leaves the ramp out of its tenants' figures too).
 	rampDone func()
@@ -159,6 +162,7 @@ func (r *Run) openSource(ctx context.Context) (*source, error) {
 		where:         fmt.Sprintf("database %q", db.Database()),
 		reconnects:    db.Reconnects,
 		close:         db.Close,
+		abandon:       db.Abandon,
 		threadIO:      opts.ThreadIO,
 		db:            db,
 	}

@@ -1,0 +1,119 @@
+package sqlx_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stampede-bench/stampede/sqlx"
+)
+
+// TestAbandon checks, against the real server, that Abandon, called from
+// another goroutine while worker 0 waits for pg_sleep(30), makes the
+// worker's call return at once with an error, that its next call fails
+// with ErrAbandoned instead of taking another connection, that the
+// backend goes away (cancelled, its connection closed), that a worker
+// not abandoned goes on, and that the DB's Close does not wait for the
+// abandoned connection: with the worker's own connection (poller and
+// thread I/O) and with connections shared per call (fewer than the
+// workers).
+func TestAbandon(t *testing.T) {
+	u := testDatabaseURL(t)
+	for _, tc := range []struct {
+		name            string
+		conns, workers  int
+		threadIO, query bool
+	}{
+		{"own connection, poller", 3, 2, false, false},
+		{"own connection, thread I/O", 3, 2, true, true},
+		{"shared connections, exec", 2, 3, false, false},
+		{"shared connections, rows", 2, 3, false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			db, err := sqlx.Open(ctx, sqlx.Options{URLs: []string{u.String()}, MaxConns: tc.conns, Workers: tc.workers,
+				ThreadIO: tc.threadIO, AppName: "sqlx_abandon"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			closed := false
+			defer func() {
+				if !closed {
+					db.Close()
+				}
+			}()
+			stuck, other := db.Conn(0, true), db.Conn(1, true)
+			returned := make(chan error, 1)
+			go func() {
+				if tc.query {
+					rows, err := stuck.Query(ctx, "SELECT pg_sleep(30)")
+					if err == nil {
+						for rows.Next() {
+						}
+						err = rows.Err()
+						rows.Close()
+					}
+					returned <- err
+					return
+				}
+				_, err := stuck.Exec(ctx, "SELECT pg_sleep(30)")
+				returned <- err
+			}()
+			if n := backends(t, db, "pg_sleep", 1, 10*time.Second); n != 1 {
+				t.Fatalf("%d backends in pg_sleep, want worker 0's", n)
+			}
+			began := time.Now()
+			db.Abandon([]int{0})
+			select {
+			case err := <-returned:
+				if err == nil {
+					t.Error("the abandoned call succeeded")
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("the abandoned call has not returned 10 s after Abandon")
+			}
+			if took := time.Since(began); took > 5*time.Second {
+				t.Errorf("Abandon and the call's return took %s", took)
+			}
+			if _, err := stuck.Exec(ctx, "SELECT 1"); !errors.Is(err, sqlx.ErrAbandoned) {
+				t.Errorf("the abandoned worker's next call: %v, want ErrAbandoned", err)
+			}
+			if n := backends(t, db, "pg_sleep", 0, 10*time.Second); n != 0 {
+				t.Errorf("%d backends still in pg_sleep 10 s after Abandon", n)
+			}
+			var one int
+			if err := other.QueryRow(ctx, "SELECT 1").Scan(&one); err != nil || one != 1 {
+				t.Errorf("worker 1, not abandoned: %d, %v", one, err)
+			}
+			stuck.Release()
+			other.Release()
+			done := make(chan struct{})
+			go func() { db.Close(); close(done) }()
+			select {
+			case <-done:
+				closed = true
+			case <-time.After(10 * time.Second):
+				t.Fatal("the DB's Close still waits 10 s after Abandon")
+			}
+		})
+	}
+}
+
+// backends waits up to wait for the number of the server's backends of
+// db's application whose query mentions what to be want, and returns the
+// last count.
+func backends(t *testing.T, db *sqlx.DB, what string, want int, wait time.Duration) int {
+	t.Helper()
+	var n int
+	for deadline := time.Now().Add(wait); ; time.Sleep(50 * time.Millisecond) {
+		err := db.QueryRow(context.Background(), `SELECT count(*) FROM pg_stat_activity
+			WHERE application_name = 'sqlx_abandon' AND pid <> pg_backend_pid() AND query LIKE '%' || $1 || '%'`, what).Scan(&n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == want || time.Now().After(deadline) {
+			return n
+		}
+	}
+}
