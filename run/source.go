@@ -400,6 +400,7 @@ func (r *Run) openFleet(ctx context.Context) (*source, error) {
 		where:         where,
 		reconnects:    fr.Reconnects,
 		close:         fr.Close,
+		abandon:       fr.Abandon,
 		rampDone:      fr.MarkRampEnd,
 		fleet: &fleetSource{run: fr, spec: f.Spec, first: f.First, last: f.Last, active: f.Active, wpt: wpt, cpt: f.ConnsPerTenant, rotate: f.Rotate,
 			cpu0: processCPU(), wall0: time.Now()},
