@@ -657,6 +657,7 @@ loop:
 	r.result.Workers = append([]WorkerStats(nil), r.workers...)
 	r.result.Aborted = append([]OpError(nil), r.aborted...)
 	r.workersMu.Unlock()
+	r.ended.Store(true)
 	return r.result
 }
 
@@ -671,6 +672,7 @@ type runner struct {
 	rated    bool
 	shareSum float64 // of load.RateShares
 	stopped  atomic.Bool
+	ended    atomic.Bool   // Run returned: what an abandoned worker reports later counts nowhere
 	running  atomic.Int64  // workers whose goroutine has not returned
 	live     []atomic.Bool // by worker: its goroutine has not returned
 	deadline atomic.Int64  // when Duration ends, as an offset from base (0: none yet)
@@ -730,6 +732,9 @@ func (rc recorder) RecordPartError(op int) { rc.Handle.RecordError(op) }
 
 // recordError counts a handled failure of operation op in series.
 func (rc recorder) recordError(series, op int, err error) {
+	if rc.r.ended.Load() {
+		return // an abandoned worker's, after the run (see worker)
+	}
 	rc.r.countError(rc.Handle, series, RetriedPrefix, err)
 	if h := rc.r.hooks.Handled; h != nil {
 		name := ""
@@ -972,6 +977,12 @@ func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Dur
 		}
 		switch {
 		case res.Err != nil:
+			if r.ended.Load() {
+				// An abandoned worker's operation, failed when its
+				// connection was closed from under it: the run's
+				// figures and hooks are done with.
+				return
+			}
 			if (r.stopped.Load() || r.pastDeadline(now)) && errors.Is(res.Err, context.Canceled) {
 				// cancelled by the end of the run, not a failure (past
 				// the deadline, the loop's timer may not have fired yet)
