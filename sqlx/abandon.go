@@ -20,14 +20,20 @@ var ErrAbandoned = errors.New("the run ended without this worker (abandoned afte
 // cancel requests.
 const cancelWait = 2 * time.Second
 
+// cancelAgain is when Abandon sends its second cancel request: the
+// server ignores one that reaches the backend before the statement it was
+// meant for starts (sent just before the socket closed, still on its way).
+const cancelAgain = 200 * time.Millisecond
+
 // Abandon closes the connections that workers (numbered as for Conn) are
 // using, from another goroutine than theirs: the run's end gave up
 // waiting for them (engine.Result.Abandoned). The socket of each is
 // closed, which makes the worker's blocked read or write return an
 // error without anything else touching the connection (pgx's
 // connections are not safe for concurrent use), and its server is sent
-// a cancel request (waiting at most cancelWait), so that the statement
-// the worker was waiting for does not run on. Those connections go back
+// a cancel request, and another cancelAgain later (waiting at most
+// cancelWait in all), so that the statement the worker was waiting for
+// does not run on. Those connections go back
 // to no pool: released, they are destroyed. The workers' calls that
 // follow fail with ErrAbandoned. It is safe for concurrent use.
 func (db *DB) Abandon(workers []int) {
@@ -49,6 +55,11 @@ func (db *DB) Abandon(workers []int) {
 		go func() {
 			defer wg.Done()
 			_ = c.CancelRequest(ctx) // reads only what the connection was opened with
+			select {
+			case <-time.After(cancelAgain):
+				_ = c.CancelRequest(ctx)
+			case <-ctx.Done():
+			}
 		}()
 	}
 	wg.Wait()
