@@ -17,22 +17,26 @@ import (
 // not abandoned goes on, and that the DB's Close does not wait for the
 // abandoned connection: with the worker's own connection (poller and
 // thread I/O) and with connections shared per call (fewer than the
-// workers).
+// workers; on one endpoint, and on two, which sharedConn fails over
+// between).
 func TestAbandon(t *testing.T) {
 	u := testDatabaseURL(t)
 	for _, tc := range []struct {
 		name            string
 		conns, workers  int
 		threadIO, query bool
+		endpoints       int
 	}{
-		{"own connection, poller", 3, 2, false, false},
-		{"own connection, thread I/O", 3, 2, true, true},
-		{"shared connections, exec", 2, 3, false, false},
-		{"shared connections, rows", 2, 3, false, true},
+		{"own connection, poller", 3, 2, false, false, 1},
+		{"own connection, thread I/O", 3, 2, true, true, 1},
+		{"shared connections, exec", 2, 3, false, false, 1},
+		{"shared connections, rows", 2, 3, false, true, 1},
+		{"shared connections, two endpoints", 4, 6, false, false, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
-			db, err := sqlx.Open(ctx, sqlx.Options{URLs: []string{u.String()}, MaxConns: tc.conns, Workers: tc.workers,
+			urls := []string{u.String(), u.String()}[:tc.endpoints] // the same server twice: sqlx's failover between them
+			db, err := sqlx.Open(ctx, sqlx.Options{URLs: urls, MaxConns: tc.conns, Workers: tc.workers,
 				ThreadIO: tc.threadIO, AppName: "sqlx_abandon"})
 			if err != nil {
 				t.Fatal(err)
@@ -43,6 +47,9 @@ func TestAbandon(t *testing.T) {
 					db.Close()
 				}
 			}()
+			if n := len(db.Endpoints()); n != tc.endpoints {
+				t.Fatalf("%d endpoints, want %d", n, tc.endpoints)
+			}
 			stuck, other := db.Conn(0, true), db.Conn(1, true)
 			returned := make(chan error, 1)
 			go func() {
