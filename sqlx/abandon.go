@@ -33,9 +33,9 @@ const cancelAgain = 200 * time.Millisecond
 // connections are not safe for concurrent use), and its server is sent
 // a cancel request, and another cancelAgain later (waiting at most
 // cancelWait in all), so that the statement the worker was waiting for
-// does not run on. Those connections go back
-// to no pool: released, they are destroyed. The workers' calls that
-// follow fail with ErrAbandoned. It is safe for concurrent use.
+// does not run on. Those connections go back to no pool: released, they
+// are destroyed. The workers' calls that follow fail with ErrAbandoned.
+// It is safe for concurrent use.
 func (db *DB) Abandon(workers []int) {
 	var conns []*pgconn.PgConn
 	for _, w := range workers {
