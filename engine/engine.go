@@ -360,6 +360,16 @@ type Result struct {
 	// the grace after the run's end ran out, which were abandoned
 	// (sysbench's "unfinished transactions on forced shutdown").
 	Unfinished int
+	// Abandoned are those workers' numbers, in order (len(Abandoned) is
+	// Unfinished). Each still holds what its operation uses, a
+	// connection say, which no one else may use before it returns:
+	// whoever owns the connections closes theirs from under them (a
+	// socket's Close may come from another goroutine), which makes them
+	// return, and waits for WorkersDone before releasing the rest.
+	Abandoned []int
+	// WorkersDone is closed once every worker has returned: before Run
+	// returns, unless workers were abandoned.
+	WorkersDone <-chan struct{}
 	// Skipped is the number of operations skipped under Config.SkipLate.
 	Skipped int64
 }
@@ -459,6 +469,7 @@ func RunSplit(ctx context.Context, cfg Config, load workload.QueryLoad, reg *sta
 		r.shared.Store(cfg.MaxOps)
 	}
 	r.workers = make([]WorkerStats, n)
+	r.live = make([]atomic.Bool, n)
 	r.result.Start = start
 	r.result.RampEnd = start
 
@@ -480,15 +491,18 @@ func RunSplit(ctx context.Context, cfg Config, load workload.QueryLoad, reg *sta
 		}
 		wg.Add(1)
 		r.running.Add(1)
+		r.live[w].Store(true)
 		go func(w int, budget int64, delay time.Duration) {
 			defer wg.Done()
 			defer r.running.Add(-1)
+			defer r.live[w].Store(false)
 			r.worker(opCtx, w, budget, delay)
 			r.markStopped(time.Since(r.base))
 		}(w, budget, delay)
 	}
 	allDone := make(chan struct{})
 	go func() { wg.Wait(); close(allDone) }()
+	r.result.WorkersDone = allDone
 	if r.queue != nil {
 		go r.generate(r.queue, cfg.QueueRate, cfg.QueueSeed)
 	}
@@ -606,7 +620,8 @@ loop:
 			stopCh = nil
 			beginStop(false, time.Now())
 		case <-graceTimer:
-			r.result.Unfinished = int(r.running.Load())
+			r.result.Abandoned = r.stillLive()
+			r.result.Unfinished = len(r.result.Abandoned)
 			break loop // abandon workers stuck in an operation
 		case <-allDone:
 			// The run ended when its last worker stopped, which may be
@@ -642,6 +657,7 @@ loop:
 	r.result.Workers = append([]WorkerStats(nil), r.workers...)
 	r.result.Aborted = append([]OpError(nil), r.aborted...)
 	r.workersMu.Unlock()
+	r.ended.Store(true)
 	return r.result
 }
 
@@ -656,9 +672,11 @@ type runner struct {
 	rated    bool
 	shareSum float64 // of load.RateShares
 	stopped  atomic.Bool
-	running  atomic.Int64 // workers whose goroutine has not returned
-	deadline atomic.Int64 // when Duration ends, as an offset from base (0: none yet)
-	lastStop atomic.Int64 // when the last worker to stop stopped, as an offset from base
+	ended    atomic.Bool   // Run returned: what an abandoned worker reports later counts nowhere
+	running  atomic.Int64  // workers whose goroutine has not returned
+	live     []atomic.Bool // by worker: its goroutine has not returned
+	deadline atomic.Int64  // when Duration ends, as an offset from base (0: none yet)
+	lastStop atomic.Int64  // when the last worker to stop stopped, as an offset from base
 	stop     chan struct{}
 	stopOnce sync.Once
 	fatal    atomic.Pointer[OpError]
@@ -678,6 +696,17 @@ type runner struct {
 
 	workersMu sync.Mutex
 	workers   []WorkerStats
+}
+
+// stillLive returns the workers whose goroutine has not returned.
+func (r *runner) stillLive() []int {
+	var ws []int
+	for w := range r.live {
+		if r.live[w].Load() {
+			ws = append(ws, w)
+		}
+	}
+	return ws
 }
 
 // publish records worker w's counts so far in the run's result.
@@ -703,6 +732,9 @@ func (rc recorder) RecordPartError(op int) { rc.Handle.RecordError(op) }
 
 // recordError counts a handled failure of operation op in series.
 func (rc recorder) recordError(series, op int, err error) {
+	if rc.r.ended.Load() {
+		return // an abandoned worker's, after the run (see worker)
+	}
 	rc.r.countError(rc.Handle, series, RetriedPrefix, err)
 	if h := rc.r.hooks.Handled; h != nil {
 		name := ""
@@ -945,6 +977,12 @@ func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Dur
 		}
 		switch {
 		case res.Err != nil:
+			if r.ended.Load() {
+				// An abandoned worker's operation, failed when its
+				// connection was closed from under it: the run's
+				// figures and hooks are done with.
+				return
+			}
 			if (r.stopped.Load() || r.pastDeadline(now)) && errors.Is(res.Err, context.Canceled) {
 				// cancelled by the end of the run, not a failure (past
 				// the deadline, the loop's timer may not have fired yet)

@@ -430,7 +430,8 @@ func TestAttachAndWorkerStats(t *testing.T) {
 // figures.
 func TestStuckWorkerAbandoned(t *testing.T) {
 	block := make(chan struct{})
-	defer close(block)
+	var unblock sync.Once
+	defer unblock.Do(func() { close(block) })
 	load := fakeLoad(2, []string{"op"}, func(w int, c int64) workload.Result {
 		if w == 1 && c == 30 {
 			<-block
@@ -458,6 +459,85 @@ func TestStuckWorkerAbandoned(t *testing.T) {
 	}
 	if len(res.Workers) != 2 || res.Workers[1].Ops < 10 || res.Workers[1].Ops > 29 {
 		t.Errorf("workers %+v: want the stuck worker's operations before it stuck (29, published every few ms)", res.Workers)
+	}
+	// The stuck worker is named, and still holds what its operation
+	// uses: WorkersDone closes only once it returns.
+	if !slices.Equal(res.Abandoned, []int{1}) {
+		t.Errorf("abandoned workers %v, want [1]", res.Abandoned)
+	}
+	select {
+	case <-res.WorkersDone:
+		t.Fatal("WorkersDone closed while a worker was still in its operation")
+	default:
+	}
+	unblock.Do(func() { close(block) })
+	select {
+	case <-res.WorkersDone:
+	case <-time.After(5 * time.Second):
+		t.Fatal("WorkersDone not closed 5 s after the stuck worker returned")
+	}
+}
+
+// TestAbandonedErrorsNotCounted checks that what an abandoned worker
+// reports once the run has returned (its connection closed from under
+// it) reaches no hook: the run's figures and error log are done with.
+func TestAbandonedErrorsNotCounted(t *testing.T) {
+	block := make(chan struct{})
+	var unblock sync.Once
+	defer unblock.Do(func() { close(block) })
+	var rec workload.Recorder // the worker's, set by Attach on its goroutine
+	load := fakeLoad(1, []string{"op"}, func(w int, c int64) workload.Result {
+		if c == 3 {
+			<-block
+			rec.RecordError(0, errors.New("connection closed")) // a retry's failure
+			return workload.Result{Err: errors.New("connection closed")}
+		}
+		return workload.Result{}
+	})
+	load.Attach = func(w int, r workload.Recorder) { rec = r }
+	var errs, handled atomic.Int64
+	reg := stats.NewRegistry(load.Ops, 1, time.Now())
+	res := engine.Run(context.Background(), engine.Config{Duration: 50 * time.Millisecond, Grace: 50 * time.Millisecond, DisplayEvery: 20 * time.Millisecond},
+		load, reg, engine.Hooks{Error: func(int, string, error) { errs.Add(1) }, Handled: func(int, string, error) { handled.Add(1) }})
+	if !slices.Equal(res.Abandoned, []int{0}) {
+		t.Fatalf("abandoned %v, want [0]", res.Abandoned)
+	}
+	unblock.Do(func() { close(block) })
+	select {
+	case <-res.WorkersDone:
+	case <-time.After(5 * time.Second):
+		t.Fatal("WorkersDone not closed 5 s after the stuck worker returned")
+	}
+	if errs.Load() != 0 || handled.Load() != 0 {
+		t.Errorf("%d errors and %d handled failures reported after the run returned, want none", errs.Load(), handled.Load())
+	}
+}
+
+// TestNoneAbandoned checks that a run whose workers all return within
+// the grace abandons none and has WorkersDone closed when it returns,
+// whether it ends by its duration or by its context.
+func TestNoneAbandoned(t *testing.T) {
+	for _, interrupt := range []bool{false, true} {
+		load := fakeLoad(3, []string{"op"}, func(w int, c int64) workload.Result {
+			time.Sleep(time.Millisecond)
+			return workload.Result{}
+		})
+		ctx, cancel := context.WithCancel(context.Background())
+		cfg := engine.Config{Duration: 100 * time.Millisecond, Grace: time.Second}
+		if interrupt {
+			cfg.Duration = 0
+			time.AfterFunc(100*time.Millisecond, cancel)
+		}
+		res, _ := run(t, ctx, cfg, load)
+		cancel()
+		if res.Abandoned != nil || res.Unfinished != 0 || res.Interrupted != interrupt {
+			t.Errorf("interrupted %v: abandoned %v, unfinished %d, interrupted %v: want none abandoned", interrupt, res.Abandoned, res.Unfinished, res.Interrupted)
+		}
+		select {
+		case <-res.WorkersDone:
+		default:
+			t.Errorf("interrupted %v: WorkersDone still open when the run returned", interrupt)
+		}
 	}
 }
 

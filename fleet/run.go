@@ -160,6 +160,7 @@ type tenant struct {
 	gen   workload.Generator
 	db    *sqlx.DB
 	load  workload.QueryLoad
+	slot  *slot          // whose workers use it; set before they can
 	stats []*workerStats // one per tenant-local worker
 	first atomic.Int64   // offset of its first call (-1: none yet)
 	stop  atomic.Int64   // offset at which it was rotated out (0: still on)
@@ -341,6 +342,7 @@ func (r *Run) setup(tenants []*tenant) error {
 	r.workers = make([]*tenantWorkerFn, 0, len(tenants)*wpt)
 	for si, t := range tenants {
 		s := &slot{}
+		t.slot = s
 		s.cur.Store(t)
 		t.refs = wpt
 		r.slots[si] = s
@@ -691,6 +693,7 @@ func (r *Run) replace(s *slot, old *tenant, why int32) {
 		old.ended.Store(why)
 		old.stop.Store(r.now())
 		delete(r.active, old.id)
+		t.slot = s
 		r.all = append(r.all, t)
 		s.mu.Lock()
 		s.cur.Store(t)
@@ -919,6 +922,33 @@ func SummarizeWith(active int, ts []TenantResult, f workload.Figurer) Summary {
 	s.Efficiency.MinText = text(ts[lowest].Ops, ts[lowest].ElapsedSec)
 	s.Efficiency.MinTenant = ts[lowest].ID
 	return s
+}
+
+// Abandon closes, from under them, the connections of the engine's
+// workers (numbered as in Load) that the run's end abandoned, still in
+// an operation (see sqlx.DB.Abandon): each one's, on the tenants of its
+// slot (the one it works on, and one it may not have left yet).
+func (r *Run) Abandon(workers []int) {
+	r.mu.Lock()
+	all := append([]*tenant(nil), r.all...)
+	r.mu.Unlock()
+	var wg sync.WaitGroup // each DB's Abandon waits for its cancel requests
+	for _, w := range workers {
+		if w < 0 || w >= len(r.workers) {
+			continue
+		}
+		tw := r.workers[w] // s and i are set once
+		for _, t := range all {
+			if t.slot == tw.s {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					t.db.Abandon([]int{tw.i})
+				}()
+			}
+		}
+	}
+	wg.Wait()
 }
 
 // Close waits for replacements being opened and closes every tenant

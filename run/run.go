@@ -179,6 +179,9 @@ type Run struct {
 	done              chan struct{}
 
 	closeOnce sync.Once
+	// stuck says that workers the engine abandoned still had not
+	// returned when the load was to be closed (see closeLoad).
+	stuck bool
 
 	// Set by the engine's goroutine before done is closed.
 	last     stats.Tick
@@ -310,7 +313,7 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 	}
 	r.src = src
 	r.load = src.load
-	r.cleanup = append(r.cleanup, src.close, r.closeLoad) // undone in reverse: the load first
+	r.cleanup = append(r.cleanup, r.closeSource, r.closeLoad) // undone in reverse: the load first
 	if src.threadIO {
 		// Each worker holds its processor while it waits for the
 		// server, so each needs one; more would leave idle processors
@@ -1046,11 +1049,62 @@ func (f *fleetSource) summary(sum *Summary) ([]fleet.TenantResult, *FleetSummary
 	return tenants, fs
 }
 
-// closeLoad closes the workload's operations once.
+// abandonWait bounds how long closeLoad waits for the workers the engine
+// abandoned to return once their connections are closed: one blocked on
+// its connection returns at once, one busy elsewhere may not.
+const abandonWait = 5 * time.Second
+
+// closeLoad closes the workload's operations once. Workers the engine
+// abandoned at the end of the grace (engine.Result.Abandoned) are still
+// using their connections, which no other goroutine may touch (releasing
+// one under its worker, pgx panicked "slow write timer already active"):
+// the source closes those connections first, from under them (see
+// sqlx.DB.Abandon: their sockets, and a cancel request for the
+// statements they wait for), which makes them return, and the load is
+// closed once every worker has. Should one still be busy after
+// abandonWait, the load is left open: its connections go with the
+// process (see closeSource).
 func (r *Run) closeLoad() {
-	if r.load.Close != nil {
-		r.closeOnce.Do(func() { _ = r.load.Close(context.Background()) })
+	r.closeOnce.Do(func() {
+		if !r.endAbandoned() {
+			r.stuck = true
+			return
+		}
+		if r.load.Close != nil {
+			_ = r.load.Close(context.Background())
+		}
+	})
+}
+
+// endAbandoned closes the connections of the workers the engine
+// abandoned and waits, up to abandonWait, for every worker to return;
+// it reports whether they all did.
+func (r *Run) endAbandoned() bool {
+	res := r.engRes
+	if len(res.Abandoned) == 0 {
+		return true
 	}
+	if r.src != nil && r.src.abandon != nil {
+		r.src.abandon(res.Abandoned)
+	}
+	select {
+	case <-res.WorkersDone:
+		return true
+	case <-time.After(abandonWait):
+		r.warnf("workers abandoned at the run's end were still running %s after their connections were closed: their connections are left to the end of the process", abandonWait)
+		return false
+	}
+}
+
+// closeSource closes the source's connections: in the background when
+// abandoned workers never returned (closeLoad), as closing a pool waits
+// for the connections taken from it.
+func (r *Run) closeSource() {
+	if r.stuck {
+		go r.src.close()
+		return
+	}
+	r.src.close()
 }
 
 // undo runs the cleanups left, in reverse order.

@@ -36,6 +36,9 @@ type source struct {
 	check func(ctx context.Context, r workload.Reporter) error
 	// close releases the source's connections.
 	close func()
+	// abandon closes, from under them, the connections of the workers
+	// the engine abandoned at the run's end (see Run.closeLoad).
+	abandon func(workers []int)
 	// rampDone, when set, is called when the engine's ramp ends (a fleet
 	// leaves the ramp out of its tenants' figures too).
 	rampDone func()
@@ -159,6 +162,7 @@ func (r *Run) openSource(ctx context.Context) (*source, error) {
 		where:         fmt.Sprintf("database %q", db.Database()),
 		reconnects:    db.Reconnects,
 		close:         db.Close,
+		abandon:       db.Abandon,
 		threadIO:      opts.ThreadIO,
 		db:            db,
 	}
@@ -396,6 +400,7 @@ func (r *Run) openFleet(ctx context.Context) (*source, error) {
 		where:         where,
 		reconnects:    fr.Reconnects,
 		close:         fr.Close,
+		abandon:       fr.Abandon,
 		rampDone:      fr.MarkRampEnd,
 		fleet: &fleetSource{run: fr, spec: f.Spec, first: f.First, last: f.Last, active: f.Active, wpt: wpt, cpt: f.ConnsPerTenant, rotate: f.Rotate,
 			cpu0: processCPU(), wall0: time.Now()},

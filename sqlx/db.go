@@ -115,6 +115,7 @@ type DB struct {
 	setTimeout string // statement run on each worker connection, or ""
 	reconnects atomic.Int64
 	sent       atomic.Int64 // bytes written to the servers
+	holds      holdSet      // the connections each worker uses, for Abandon
 	connects   connectTimer // how long connections took to open
 	// set is the endpoints now; see endpointSet.
 	set atomic.Pointer[endpointSet]
@@ -717,7 +718,7 @@ func (db *DB) Conn(worker int, dedicated bool) Conn {
 	}
 	if live := db.endpointSet().live; !dedicated || (db.shared && len(live) == 1) {
 		db.WorkerCell(worker).Store(int32(live[abs(worker)%len(live)].Slot))
-		return poolConn{db.pool(worker)}
+		return poolConn{db.pool(worker), db.holdOf(worker)}
 	}
 	if db.shared {
 		return newSharedConn(db, worker)
@@ -781,34 +782,34 @@ func (w *workerConn) Release() {
 			// a connection inside a transaction is not given back.
 			_ = w.c.Conn().Close(context.Background())
 		}
-		w.c.Release()
+		w.hold.release(w.c) // closed first when abandoned
 		w.c = nil
 		w.raw.reset()
 	}
 }
 
-// poolConn borrows a connection from the pool for each call.
-type poolConn struct{ p *pgxpool.Pool }
+// poolConn borrows a connection from the pool for each call, recorded in
+// the worker's hold while in use (see DB.Abandon).
+type poolConn struct {
+	p *pgxpool.Pool
+	h *hold
+}
 
 func (p poolConn) Exec(ctx context.Context, sql string, args ...any) (int64, error) {
-	tag, err := p.p.Exec(ctx, sql, args...)
+	tag, err := p.h.exec(ctx, p.p, sql, args...)
 	return tag.RowsAffected(), err
 }
 
 func (p poolConn) Query(ctx context.Context, sql string, args ...any) (Rows, error) {
-	return p.p.Query(ctx, sql, args...)
+	return p.h.query(ctx, p.p, sql, args...)
 }
 
 func (p poolConn) QueryRow(ctx context.Context, sql string, args ...any) Row {
-	return p.p.QueryRow(ctx, sql, args...)
+	return p.h.queryRow(ctx, p.p, sql, args...)
 }
 
 func (p poolConn) Begin(ctx context.Context, opts TxOptions) (Tx, error) {
-	tx, err := p.p.BeginTx(ctx, pgxTxOptions(opts))
-	if err != nil {
-		return nil, err
-	}
-	return txAdapter{tx}, nil
+	return p.h.begin(ctx, p.p, opts)
 }
 
 func (poolConn) Release() {}

@@ -129,6 +129,7 @@ type workerConn struct {
 	cell      *atomic.Int32 // cur's slot, for the engine (see DB.WorkerCell)
 	lastProbe time.Time     // last attempt to go home, or when we left it
 	raw       rawStmts      // statements prepared on c for QueryRaw
+	hold      *hold         // c, for DB.Abandon
 	// conn1 is connOf.Conn(), for conn (each Acquire returns a new
 	// *pgxpool.Conn, so a replaced c is seen).
 	conn1  *pgx.Conn
@@ -136,7 +137,7 @@ type workerConn struct {
 }
 
 func newWorkerConn(db *DB, worker int) *workerConn {
-	w := &workerConn{db: db, worker: worker, cell: db.WorkerCell(worker), raw: rawStmts{text: db.text}}
+	w := &workerConn{db: db, worker: worker, cell: db.WorkerCell(worker), raw: rawStmts{text: db.text}, hold: db.holdOf(worker)}
 	w.setEndpoints(db.endpointSet())
 	return w
 }
@@ -178,7 +179,7 @@ func (w *workerConn) conn(ctx context.Context) (*pgx.Conn, error) {
 		if c := w.conn1; !c.IsClosed() {
 			return c, nil
 		}
-		w.c.Release()
+		w.hold.release(w.c)
 		w.c = nil
 		w.raw.reset()
 	}
@@ -205,7 +206,7 @@ func (w *workerConn) maybeGoHome(ctx context.Context) {
 		}
 		return
 	}
-	if err := w.db.setupWorkerConn(ctx, c); err != nil {
+	if err := w.db.setupWorkerConn(ctx, c); err != nil || !w.hold.add(c.Conn().PgConn()) {
 		c.Release()
 		return
 	}
@@ -223,6 +224,7 @@ func (w *workerConn) dropAway() {
 	if w.c == nil {
 		return
 	}
+	w.hold.remove(w.c.Conn().PgConn())
 	old := w.c.Hijack()
 	w.c = nil
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
@@ -239,6 +241,9 @@ var errNoEndpoint = errors.New("no endpoint left: the endpoints file lists none"
 func (w *workerConn) acquire(ctx context.Context) (*pgx.Conn, error) {
 	if len(w.order) == 0 {
 		return nil, errNoEndpoint
+	}
+	if w.hold.isAbandoned() {
+		return nil, ErrAbandoned
 	}
 	var firstErr error
 	now := time.Now().UnixNano()
@@ -263,6 +268,10 @@ func (w *workerConn) acquire(ctx context.Context) (*pgx.Conn, error) {
 			if err := w.db.setupWorkerConn(ctx, c); err != nil {
 				c.Release()
 				return nil, err
+			}
+			if !w.hold.add(c.Conn().PgConn()) {
+				c.Release()
+				return nil, ErrAbandoned
 			}
 			h.markUp()
 			h.acquires.Add(1)
@@ -299,10 +308,11 @@ type sharedConn struct {
 	order  []int // as workerConn's: home first, rotated by worker
 	last   int   // the slot of the endpoint of the last call, for tests
 	cell   *atomic.Int32
+	hold   *hold // the connection of the call in progress (see DB.Abandon)
 }
 
 func newSharedConn(db *DB, worker int) *sharedConn {
-	return &sharedConn{db: db, worker: worker, last: -1, cell: db.WorkerCell(worker)}
+	return &sharedConn{db: db, worker: worker, last: -1, cell: db.WorkerCell(worker), hold: db.holdOf(worker)}
 }
 
 // pick returns the endpoint to use now.
@@ -342,7 +352,7 @@ func (s *sharedConn) Exec(ctx context.Context, sql string, args ...any) (int64, 
 	if e == nil {
 		return 0, errNoEndpoint
 	}
-	tag, err := e.pool.Exec(ctx, sql, args...)
+	tag, err := s.hold.exec(ctx, e.pool, sql, args...)
 	return tag.RowsAffected(), s.note(e, err)
 }
 
@@ -351,7 +361,7 @@ func (s *sharedConn) Query(ctx context.Context, sql string, args ...any) (Rows, 
 	if e == nil {
 		return nil, errNoEndpoint
 	}
-	rows, err := e.pool.Query(ctx, sql, args...)
+	rows, err := s.hold.query(ctx, e.pool, sql, args...)
 	return rows, s.note(e, err)
 }
 
@@ -360,7 +370,7 @@ func (s *sharedConn) QueryRow(ctx context.Context, sql string, args ...any) Row 
 	if e == nil {
 		return errRow{errNoEndpoint}
 	}
-	return sharedRow{s, e, e.pool.QueryRow(ctx, sql, args...)}
+	return sharedRow{s, e, s.hold.queryRow(ctx, e.pool, sql, args...)}
 }
 
 func (s *sharedConn) Begin(ctx context.Context, opts TxOptions) (Tx, error) {
@@ -368,11 +378,11 @@ func (s *sharedConn) Begin(ctx context.Context, opts TxOptions) (Tx, error) {
 	if e == nil {
 		return nil, errNoEndpoint
 	}
-	tx, err := e.pool.BeginTx(ctx, pgxTxOptions(opts))
+	tx, err := s.hold.begin(ctx, e.pool, opts)
 	if s.note(e, err) != nil {
 		return nil, err
 	}
-	return txAdapter{tx}, nil
+	return tx, nil
 }
 
 // Release implements Conn; a shared worker holds no connection between
@@ -383,7 +393,7 @@ func (s *sharedConn) Release() {}
 type sharedRow struct {
 	s   *sharedConn
 	e   *endpoint
-	row pgx.Row
+	row Row
 }
 
 func (r sharedRow) Scan(dest ...any) error {
