@@ -39,6 +39,12 @@ func TestFleetRoleRefusalNamesForeignTenants(t *testing.T) {
 	if !strings.Contains(r.stderr, r3) {
 		t.Errorf("the refusal does not name the database %s stampede did not make: %s", r3, r.stderr)
 	}
+	// fix28f F2: the role's "or add --force-drop to drop the tenants and
+	// keep the role" came before the line's own "to drop them anyway, add
+	// --force-drop": the flag once, at the end, with what it keeps.
+	if strings.Count(r.stderr, "--force-drop") != 1 || !strings.HasSuffix(r.stderr, "; to drop them anyway and keep the role, add --force-drop\n") {
+		t.Errorf("the refusal does not end with the flag once, keeping the role:\n%s", r.stderr)
+	}
 	if n := queryInt(t, "postgres", fmt.Sprintf("SELECT count(*) FROM pg_database WHERE datname IN ('%s', '%s', '%s')", r1, r2, r3)); n != 3 {
 		t.Fatalf("a refused cleanup dropped %d databases", 3-n)
 	}
