@@ -886,7 +886,11 @@ func refuseForeign(ctx context.Context, db *sqlx.DB, gen workload.Generator, for
 		if err != nil {
 			return nil, err
 		}
-		ferr = workload.ForeignTablesError(db, gen, append(mine, shadowed...), action, adopted...)
+		moved, err := workload.MovedTables(ctx, db, gen, mine)
+		if err != nil {
+			return nil, err
+		}
+		ferr = workload.ForeignTablesError(db, gen, append(mine, shadowed...), action, moved, adopted...)
 		if fe, ok := ferr.(*workload.ForeignError); ok {
 			fe.Names = shown
 		}
