@@ -78,8 +78,23 @@ func (e *RoleHoldsError) Error() string {
 			fixes = append(fixes, f)
 		}
 	}
-	return fmt.Sprintf("%s%s, which stampede did not make (outside the tenant): cleanup drops nothing, as the tenant's role could not be dropped, and stampede neither drops nor gives away what is yours; run %s, then cleanup again; or add %s to drop the tenants and keep the role",
-		strings.Join(objs, "; "), more, strings.Join(fixes, ", "), workload.ForceDropFlag)
+	return fmt.Sprintf("%s%s, which stampede did not make (outside the tenant): cleanup drops nothing, as the tenant's role could not be dropped, and stampede neither drops nor gives away what is yours; run %s, then cleanup again, or to drop the tenants anyway and %s, add %s",
+		strings.Join(objs, "; "), more, strings.Join(fixes, ", "), e.ForceNote(), workload.ForceDropFlag)
+}
+
+// ForceNote says what workload.ForceDropFlag does beside dropping the
+// tenants (workload.ForceNoter): it keeps the roles.
+func (e *RoleHoldsError) ForceNote() string {
+	var roles []string
+	for _, h := range e.Held {
+		if !slices.Contains(roles, h.Role) {
+			roles = append(roles, h.Role)
+		}
+	}
+	if len(roles) > 1 {
+		return "keep the roles"
+	}
+	return "keep the role"
 }
 
 // Is makes errors.Is(err, workload.ErrForeign) true.

@@ -488,6 +488,9 @@ func openDB(ctx context.Context, gen workload.Generator, c Conn, conns int, crea
 	return db, nil
 }
 
+// checkConns is the number of connections Check opens.
+const checkConns = 4
+
 // Check runs the workload's consistency checks (stampede check), writing
 // their lines to out and notes to log; its error says what failed.
 func Check(ctx context.Context, gen workload.Generator, c Conn, out, log io.Writer) error {
@@ -524,12 +527,19 @@ func Check(ctx context.Context, gen workload.Generator, c Conn, out, log io.Writ
 		}
 		return nil
 	}
-	db, err := openDB(ctx, gen, c, 4, false, log)
+	db, err := openDB(ctx, gen, c, checkConns, false, log)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	defer func() { db.Close() }() // the one inLoad may reopen
 	if err := ReconcileLoad(ctx, db, gen, log); err != nil {
+		return err
+	}
+	opts, err := c.Options(gen.Meta().DatabaseName(), checkConns)
+	if err != nil {
+		return err
+	}
+	if db, err = inLoad(ctx, db, opts, gen, log); err != nil {
 		return err
 	}
 	// Flags that differ from what was loaded, and an unfinished load,
@@ -876,7 +886,11 @@ func refuseForeign(ctx context.Context, db *sqlx.DB, gen workload.Generator, for
 		if err != nil {
 			return nil, err
 		}
-		ferr = workload.ForeignTablesError(db, gen, append(mine, shadowed...), action, adopted...)
+		moved, err := workload.MovedTables(ctx, db, gen, mine)
+		if err != nil {
+			return nil, err
+		}
+		ferr = workload.ForeignTablesError(db, gen, append(mine, shadowed...), action, moved, adopted...)
 		if fe, ok := ferr.(*workload.ForeignError); ok {
 			fe.Names = shown
 		}

@@ -264,6 +264,9 @@ type ForeignError struct {
 	Why string
 	// Action is what would have dropped them ("cleanup", "--drop").
 	Action string
+	// Verdict says what they are, when not "not made by stampede"
+	// (stampede's tables that the user moved out of the load).
+	Verdict string
 }
 
 func (e *ForeignError) Error() string {
@@ -273,6 +276,11 @@ func (e *ForeignError) Error() string {
 		what = e.Kind + "s " + strings.Join(e.Names, ", ")
 		verb = "were"
 	}
+	if e.Verdict != "" {
+		verb += " " + e.Verdict
+	} else {
+		verb += " not made by stampede"
+	}
 	where := ""
 	if e.Where != "" {
 		where = " in " + e.Where
@@ -281,7 +289,7 @@ func (e *ForeignError) Error() string {
 	if len(e.Names) > 1 {
 		it = "them"
 	}
-	return fmt.Sprintf("%s%s %s not made by stampede (%s): %s leaves %s alone; to drop %s anyway, add %s",
+	return fmt.Sprintf("%s%s %s (%s): %s leaves %s alone; to drop %s anyway, add %s",
 		what, where, verb, e.Why, e.Action, it, it, ForceDropFlag)
 }
 
@@ -294,44 +302,126 @@ func (e *ForeignError) Is(target error) bool { return target == ErrForeign }
 // ForeignTablesError returns the error refusing to drop tables, gen's by
 // name but not made by stampede, or nil when there are none. adopted
 // names those of them that a load of gen filled without making them
-// (ForeignTables): the error says so.
-func ForeignTablesError(db *sqlx.DB, gen Generator, tables []string, action string, adopted ...string) error {
+// (ForeignTables), and moved those that stampede's init made and the user
+// moved to another schema (MovedTables): the error says so.
+func ForeignTablesError(db *sqlx.DB, gen Generator, tables []string, action string, moved []MovedTable, adopted ...string) error {
 	if len(tables) == 0 {
 		return nil
 	}
-	var whys []string
 	var own, theirs []string
+	var movedOnes []MovedTable
 	for _, t := range tables {
-		if slices.Contains(adopted, t) {
+		i := slices.IndexFunc(moved, func(m MovedTable) bool { return m.Name == t })
+		switch {
+		case slices.Contains(adopted, t):
 			theirs = append(theirs, t)
-		} else {
+		case i >= 0:
+			movedOnes = append(movedOnes, moved[i])
+		default:
 			own = append(own, t)
 		}
 	}
-	if len(own) > 0 {
+	// Each group says why; named when there are several.
+	var whys []string
+	why := func(names []string, say func(it string) string) {
 		it, pre := "it", ""
-		if len(own) > 1 {
+		if len(names) > 1 {
 			it = "them"
 		}
-		if len(theirs) > 0 {
-			pre = strings.Join(own, ", ") + ": "
+		if len(names) < len(tables) {
+			pre = strings.Join(names, ", ") + ": "
 		}
-		whys = append(whys, fmt.Sprintf("%sno mark of stampede's init on %s, which every table stampede's init makes carries", pre, it))
+		whys = append(whys, pre+say(it))
+	}
+	if len(own) > 0 {
+		why(own, func(it string) string {
+			return "no mark of stampede's init on " + it + ", which every table stampede's init makes carries"
+		})
 	}
 	if len(theirs) > 0 {
-		it, pre := "it", ""
-		if len(theirs) > 1 {
-			it = "them"
-		}
-		if len(own) > 0 {
-			pre = strings.Join(theirs, ", ") + ": "
-		}
-		whys = append(whys, fmt.Sprintf("%s%s existed before stampede's init of %s loaded into %s: adopted, as %s records",
-			pre, it, gen.Meta().Name, it, LoadRecordTable))
+		why(theirs, func(it string) string {
+			return fmt.Sprintf("%s existed before stampede's init of %s loaded into %s: adopted, as %s records", it, gen.Meta().Name, it, LoadRecordTable)
+		})
 	}
-	return &ForeignError{Kind: "table", Names: tables, Action: action,
+	for _, g := range movedGroups(movedOnes) {
+		why(g.names, func(it string) string {
+			they, was, are := "it", "was", "is"
+			if it == "them" {
+				they, was, are = "they", "were", "are"
+			}
+			return fmt.Sprintf("stampede's init of %s made %s in schema %s, where %s records the load, and %s %s moved to schema %s since: %s %s yours now",
+				gen.Meta().Name, it, g.From, LoadRecordTable, they, was, g.To, they, are)
+		})
+	}
+	e := &ForeignError{Kind: "table", Names: tables, Action: action,
 		Where: fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ",")),
 		Why:   strings.Join(whys, "; ")}
+	if len(movedOnes) == len(tables) {
+		e.Verdict = "moved out of stampede's load"
+	}
+	return e
+}
+
+// MovedTable is a table that stampede's init made and the user moved to
+// another schema than the one init's record of the loads is in (ALTER
+// TABLE bank SET SCHEMA app): the user's to keep now.
+type MovedTable struct {
+	// Name is the table's name; To its schema now; From the schema of
+	// init's record, where init made it.
+	Name, To, From string
+}
+
+// movedGroup is moved tables of one From and To.
+type movedGroup struct {
+	names    []string
+	From, To string
+}
+
+// movedGroups groups moved by their schemas, in order.
+func movedGroups(moved []MovedTable) []movedGroup {
+	var gs []movedGroup
+	for _, m := range moved {
+		i := slices.IndexFunc(gs, func(g movedGroup) bool { return g.From == m.From && g.To == m.To })
+		if i < 0 {
+			gs = append(gs, movedGroup{From: m.From, To: m.To})
+			i = len(gs) - 1
+		}
+		gs[i].names = append(gs[i].names, m.Name)
+	}
+	return gs
+}
+
+// MovedTables returns those of names (tables, resolved through the search
+// path) that carry the mark of gen's init or run but lie in another schema
+// than init's record of the loads (found the same way): stampede's
+// tables that the user moved (ForeignTables counts them as the user's).
+// None on other databases than PostgreSQL.
+func MovedTables(ctx context.Context, db *sqlx.DB, gen Generator, names []string) ([]MovedTable, error) {
+	if db.Null() || db.Dialect().Name() != "postgres" {
+		return nil, nil
+	}
+	var out []MovedTable
+	for _, n := range names {
+		m := MovedTable{Name: n}
+		err := db.QueryRow(ctx, `SELECT n.nspname, rn.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace,
+			pg_class r JOIN pg_namespace rn ON rn.oid = r.relnamespace
+			WHERE c.oid = to_regclass($1) AND r.oid = to_regclass($2) AND c.relnamespace <> r.relnamespace`,
+			db.Dialect().QuoteIdent(n), db.Dialect().QuoteIdent(LoadRecordTable)).Scan(&m.To, &m.From)
+		if errors.Is(err, sqlx.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("looking for table %s beside stampede's record of the loads: %w", n, err)
+		}
+		c, err := TableComment(ctx, db, n)
+		if err != nil {
+			return nil, err
+		}
+		if IsMarkOf(c, gen) {
+			out = append(out, m)
+		}
+	}
+	return out, nil
 }
 
 // AdoptedTables returns the tables that init's record of gen's data in db

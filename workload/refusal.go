@@ -55,28 +55,53 @@ func (e *RefusalError) Error() string {
 	}
 	if len(denied) > 0 {
 		end := ForceDropFlag + " as well"
-		return fmt.Sprintf("%s; and %s, and to drop them anyway, add %s", refusal(problems, false), strings.Join(denied, "; and "), end)
+		return fmt.Sprintf("%s; and %s, and to drop them anyway%s, add %s", refusal(problems, false), strings.Join(denied, "; and "), forceNotes(problems), end)
 	}
 	return refusal(problems, true)
+}
+
+// ForceNoter is a refusal whose ForceDropFlag does more than drop what it
+// names (a fleet's tenant role that holds a user's objects: the flag
+// drops the tenants and keeps the role). A refusal of several problems
+// says the flag once, at its end, with each ForceNote beside it ("to drop
+// them anyway and keep the role, add --force-drop").
+type ForceNoter interface {
+	// ForceNote says what else the flag does: "keep the role".
+	ForceNote() string
+}
+
+// forceNotes returns " and " before each problem's ForceNote, joined.
+func forceNotes(problems []error) string {
+	var s string
+	for _, p := range problems {
+		var n ForceNoter
+		if errors.As(p, &n) {
+			s += " and " + n.ForceNote()
+		}
+	}
+	return s
+}
+
+// withoutForce returns a refusal's message without its closing words on
+// ForceDropFlag ("; to drop it anyway, add --force-drop", ", or to drop
+// ..."), which a refusal of several problems says once, at its end.
+func withoutForce(s string) string {
+	if j := max(strings.LastIndex(s, "; to drop "), strings.LastIndex(s, ", or to drop ")); j > 0 {
+		return s[:j]
+	}
+	return s
 }
 
 // refusal is Error of problems, none a *DeniedError, ending with the
 // flag that forces them when end is set.
 func refusal(problems []error, end bool) string {
 	if len(problems) == 1 {
-		s := problems[0].Error()
-		if j := max(strings.LastIndex(s, "; to drop "), strings.LastIndex(s, ", or to drop ")); j > 0 {
-			s = s[:j]
-		}
-		return s
+		return withoutForce(problems[0].Error())
 	}
 	parts := make([]string, len(problems))
 	for i, p := range problems {
-		s := p.Error()
 		// Each says how to drop anyway; the line says it once, at its end.
-		if j := max(strings.LastIndex(s, "; to drop "), strings.LastIndex(s, ", or to drop ")); j > 0 {
-			s = s[:j]
-		}
+		s := withoutForce(p.Error())
 		// And what the command does instead ("cleanup drops nothing"),
 		// once, at the end of the last.
 		if m := outcome.FindStringIndex(s); m != nil && i < len(problems)-1 {
@@ -85,7 +110,7 @@ func refusal(problems []error, end bool) string {
 		parts[i] = s
 	}
 	if end {
-		return fmt.Sprintf("%s; to drop them anyway, add %s", strings.Join(parts, "; and "), ForceDropFlag)
+		return fmt.Sprintf("%s; to drop them anyway%s, add %s", strings.Join(parts, "; and "), forceNotes(problems), ForceDropFlag)
 	}
 	return strings.Join(parts, "; and ")
 }

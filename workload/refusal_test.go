@@ -27,6 +27,11 @@ func TestRefusal(t *testing.T) {
 		// and 1 object ... depends on table bank (...): cleanup drops
 		// nothing; ..." said it twice.
 		{"columns and dependents", []error{cols, deps}, []string{cols.Error()[:strings.Index(cols.Error(), ": cleanup")] + "; and 1 object that stampede did not make depends on table bank (view public.v): cleanup drops nothing; to drop them anyway, add --force-drop"}},
+		// fix28f F2: a fleet's role refusal said "or add --force-drop
+		// to drop the tenants and keep the role", and the line the flag
+		// again after it.
+		{"a problem whose flag does more", []error{foreign, cols, roleHolds{}}, []string{
+			"table mine", "bank.notes", "run `REASSIGN OWNED BY r TO postgres`, then cleanup again; to drop them anyway and keep the role, add --force-drop"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := workload.Refusal(tc.problems...)
@@ -61,3 +66,15 @@ func TestRefusal(t *testing.T) {
 		})
 	}
 }
+
+// roleHolds is a refusal whose flag does more than drop what it names, as
+// a fleet's tenant role's (fleet.RoleHoldsError).
+type roleHolds struct{}
+
+func (roleHolds) Error() string {
+	return "role r owns table t, which stampede did not make: cleanup drops nothing; run `REASSIGN OWNED BY r TO postgres`, then cleanup again, or to drop the tenants anyway and keep the role, add --force-drop"
+}
+
+func (roleHolds) ForceNote() string { return "keep the role" }
+
+func (roleHolds) Is(target error) bool { return target == workload.ErrForeign }

@@ -39,6 +39,12 @@ func TestFleetRoleRefusalNamesForeignTenants(t *testing.T) {
 	if !strings.Contains(r.stderr, r3) {
 		t.Errorf("the refusal does not name the database %s stampede did not make: %s", r3, r.stderr)
 	}
+	// fix28f F2: the role's "or add --force-drop to drop the tenants and
+	// keep the role" came before the line's own "to drop them anyway, add
+	// --force-drop": the flag once, at the end, with what it keeps.
+	if strings.Count(r.stderr, "--force-drop") != 1 || !strings.HasSuffix(r.stderr, "; to drop them anyway and keep the role, add --force-drop\n") {
+		t.Errorf("the refusal does not end with the flag once, keeping the role:\n%s", r.stderr)
+	}
 	if n := queryInt(t, "postgres", fmt.Sprintf("SELECT count(*) FROM pg_database WHERE datname IN ('%s', '%s', '%s')", r1, r2, r3)); n != 3 {
 		t.Fatalf("a refused cleanup dropped %d databases", 3-n)
 	}
@@ -87,7 +93,9 @@ func TestInitFileForceDropLeavesTheFilesDrops(t *testing.T) {
 // another schema to keep it (ALTER TABLE bank SET SCHEMA keep) was
 // dropped by cleanup when the search path found it first (fix28d F6):
 // init's tables are where its record is, so one elsewhere is the user's,
-// as a renamed one is. Cleanup refuses and keeps its rows.
+// as a renamed one is. Cleanup and init --drop refuse and keep its rows,
+// saying that stampede's table was moved there (fix28f F6: the refusal
+// said it had no mark of stampede's).
 func TestCleanupKeepsMovedTable(t *testing.T) {
 	testServer(t)
 	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
@@ -100,10 +108,22 @@ func TestCleanupKeepsMovedTable(t *testing.T) {
 	if strings.Contains(u, "?") {
 		sep = "&"
 	}
-	r := stampede(t, "cleanup", "bank", u+sep+"search_path=keep,public")
-	checkFinalError(t, r, 2, "table keep.bank in database")
-	if n := queryInt(t, db, "SELECT count(*) FROM keep.bank"); n != 10 {
-		t.Errorf("the moved table holds %d rows of 10", n)
+	why := "was moved out of stampede's load (stampede's init of bank made it in schema public, where stampede_load records the load, and it was moved to schema keep since: it is yours now): "
+	for _, tc := range []struct {
+		args   []string
+		action string
+	}{
+		{[]string{"cleanup", "bank"}, "cleanup"},
+		{[]string{"init", "bank", "--rows", "10", "--drop"}, "--drop"},
+	} {
+		r := stampede(t, append(tc.args, u+sep+"search_path=keep,public")...)
+		checkFinalError(t, r, 2, "table keep.bank in database \""+db+"\" on ")
+		if want := why + tc.action + " leaves it alone; to drop it anyway, add --force-drop\n"; !strings.HasSuffix(r.stderr, want) {
+			t.Errorf("%s: the refusal does not end %q:\n%s", tc.args, want, r.stderr)
+		}
+		if n := queryInt(t, db, "SELECT count(*) FROM keep.bank"); n != 10 {
+			t.Errorf("%s: the moved table holds %d rows of 10", tc.args, n)
+		}
 	}
 }
 
