@@ -442,7 +442,7 @@ func RunSplit(ctx context.Context, cfg Config, load workload.QueryLoad, reg *sta
 	opCtx := context.WithoutCancel(ctx)
 
 	start := time.Now()
-	r.base = start
+	r.base, r.baseAt = start, workload.Offset(start)
 	reg.Restart(start) // the run's setup is in no interval
 	// The ticks fall on multiples of DisplayEvery from the start (the
 	// ticker loop below reads them), as pgbench's -P reports: not from
@@ -682,11 +682,12 @@ type runner struct {
 	fatal    atomic.Pointer[OpError]
 	aborted  []OpError // under Config.AbortWorker; guarded by workersMu
 	result   Result
-	base     time.Time   // the run's start; worker times are offsets from it
-	pacer    Pacer       // the workers' pacer under MaxRate (see Config.RunPacer)
-	genPacer Pacer       // the generator's under QueueRate
-	mono     int64       // CLOCK_MONOTONIC at base, for the precise pacer
-	queue    *eventQueue // under QueueRate
+	base     time.Time     // the run's start; worker times are offsets from it
+	baseAt   time.Duration // base as an offset from workload.Now's epoch (for Result.End)
+	pacer    Pacer         // the workers' pacer under MaxRate (see Config.RunPacer)
+	genPacer Pacer         // the generator's under QueueRate
+	mono     int64         // CLOCK_MONOTONIC at base, for the precise pacer
+	queue    *eventQueue   // under QueueRate
 	// metronome keeps the workers' time under MaxRate with the precise
 	// pacer.
 	metronome *metronome
@@ -810,6 +811,19 @@ func (r *runner) sleepUntil(t time.Duration) bool {
 	case <-r.stop:
 		return false
 	}
+}
+
+// ended returns when an operation that started at start ended, as an
+// offset from base: the end the workload read (Result.End, from
+// workload.Now), else the clock's reading now. An end before the start
+// (a workload's mistake) is not taken.
+func (r *runner) ended(end, start time.Duration) time.Duration {
+	if end > 0 {
+		if at := end - r.baseAt; at >= start {
+			return at
+		}
+	}
+	return time.Since(r.base)
 }
 
 // flushEvery bounds how long a worker keeps latencies in its handle's
@@ -960,7 +974,7 @@ func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Dur
 		} else {
 			res = fn(ctx)
 		}
-		now = time.Since(r.base)
+		now = r.ended(res.End, start)
 		ops++
 		if queued {
 			r.queue.running.Add(-1)

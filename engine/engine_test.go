@@ -994,3 +994,33 @@ func TestScheduleGroupsSkipWhenTaken(t *testing.T) {
 		t.Errorf("grouped: no operation ran more than %v late (max %v): the late wake-ups were skipped, not run as pgbench runs a start taken in time", limit+time.Millisecond, grouped)
 	}
 }
+
+// TestResultEnd checks that the engine takes an operation's end from
+// Result.End (the workload's own reading of workload.Now) instead of
+// reading the clock, and that it ignores an end before the operation's
+// start: the one operation claims to end `claim` after the clock (one:
+// in a closed loop the next operation starts at the end claimed).
+func TestResultEnd(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		claim    time.Duration
+		min, max time.Duration // the latencies expected
+	}{
+		{"taken", 50 * time.Millisecond, 49 * time.Millisecond, 60 * time.Millisecond}, // HDR keeps 3 digits,
+		{"before the start", -time.Hour, 0, 40 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			load := fakeLoad(1, []string{"op"}, func(int, int64) workload.Result {
+				return workload.Result{End: workload.Now() + tc.claim}
+			})
+			_, final := run(t, context.Background(), engine.Config{MaxOps: 1}, load)
+			h := final.Series[0].Cumulative
+			if h.TotalCount() != 1 {
+				t.Fatalf("%d operations recorded, want 1", h.TotalCount())
+			}
+			if lo, hi := time.Duration(h.Min()), time.Duration(h.Max()); lo < tc.min || hi > tc.max {
+				t.Errorf("latencies %s to %s, want %s to %s", lo, hi, tc.min, tc.max)
+			}
+		})
+	}
+}

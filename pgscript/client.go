@@ -13,6 +13,7 @@ import (
 	"github.com/stampede-bench/stampede/pgscript/expr"
 	"github.com/stampede-bench/stampede/pgscript/prng"
 	"github.com/stampede-bench/stampede/sqlx"
+	"github.com/stampede-bench/stampede/workload"
 )
 
 // Recorder receives the latency of every statement a client runs, by op
@@ -67,6 +68,9 @@ type Client struct {
 	// script failed, -1 when it did not: Rewind counts it retried there,
 	// Failed failed there.
 	failed int
+	// end is when the command run last ended, as workload.Now read it
+	// for its latency; 0 when it was not measured (see End).
+	end time.Duration
 }
 
 // value is a variable: a value from \set, or text from -D, \gset or
@@ -245,6 +249,9 @@ func (c *Client) Run(ctx context.Context, i int) error {
 	c.saved = c.rand
 	c.failed = -1
 	err := c.run(ctx, i)
+	if err != nil {
+		c.end = 0
+	}
 	if st := c.conn.TxStatus(); err == nil && st != 'I' && st != 0 {
 		s := c.prog.Scripts[i]
 		err = &ScriptError{Script: s.Name, Line: s.Commands[len(s.Commands)-1].Line,
@@ -263,6 +270,7 @@ func (c *Client) run(ctx context.Context, si int) error {
 	name := c.prog.Scripts[si].Name
 	for pc := 0; pc < len(code); {
 		st := &code[pc]
+		c.end = 0 // a command not measured leaves it 0
 		if st.Kind == SQL {
 			if err := c.query(ctx, st); err != nil {
 				c.failed = st.stmt
@@ -292,10 +300,11 @@ func (c *Client) run(ctx context.Context, si int) error {
 // the command to go on with.
 func (c *Client) meta(ctx context.Context, code []step, pc int, name string) (int, error) {
 	st := &code[pc]
-	start := monotonic()
+	start := workload.Now()
 	next, err := c.step(ctx, code, pc, name)
 	if c.rec != nil {
-		c.rec.Record(len(c.prog.Scripts)+st.stmt, monotonic()-start)
+		c.end = workload.Now()
+		c.rec.Record(len(c.prog.Scripts)+st.stmt, c.end-start)
 	}
 	if err != nil {
 		c.failed = st.stmt
@@ -399,14 +408,12 @@ func (c *Client) sleepFor(st *step) (time.Duration, error) {
 	return time.Duration(n) * st.SleepUnit, nil
 }
 
-// epoch is the origin of monotonic.
-var epoch = time.Now()
-
-// monotonic is the time since epoch on the monotonic clock: one read of
-// the clock, where time.Now reads the wall clock too (each read cost
-// about 100 ns of CPU on the 2-vCPU machine of scripts/bench pgbench, and
-// a measured statement took three).
-func monotonic() time.Duration { return time.Since(epoch) }
+// End returns when the last script Run ended, as workload.Now read it
+// for the latency of its last command: the engine takes it as the
+// transaction's end (workload.Result.End) instead of reading the clock
+// again. It is 0 when the run failed or its last command was not
+// measured (a meta-command without Options.EveryCommand).
+func (c *Client) End() time.Duration { return c.end }
 
 // query runs an SQL command and stores its results as \gset or \aset say.
 func (c *Client) query(ctx context.Context, st *step) error {
@@ -443,7 +450,7 @@ func (c *Client) query(ctx context.Context, st *step) error {
 	if st.Store != NoStore {
 		c.storing, row = st, c.storeRow
 	}
-	start := monotonic()
+	start := workload.Now()
 	_, err := c.conn.QueryScript(ctx, c.prog.opts.Protocol, sql, params, row)
 	if err != nil {
 		// A failed statement's time is no latency of it: the script's
@@ -452,7 +459,8 @@ func (c *Client) query(ctx context.Context, st *step) error {
 		return err
 	}
 	if c.rec != nil {
-		c.rec.Record(len(c.prog.Scripts)+st.stmt, monotonic()-start)
+		c.end = workload.Now()
+		c.rec.Record(len(c.prog.Scripts)+st.stmt, c.end-start)
 	}
 	if c.badName != "" {
 		name := c.badName

@@ -13,6 +13,7 @@ import (
 
 	"github.com/stampede-bench/stampede/pgscript/prng"
 	"github.com/stampede-bench/stampede/sqlx"
+	"github.com/stampede-bench/stampede/workload"
 )
 
 // fakeConn records what a client sends and answers queries from rows.
@@ -338,5 +339,49 @@ SELECT :a, :b, :c, :d, :e, :f;
 		"prepared SELECT $1, $2, $3, $4, $5, $6 [90 91 181 272 453 820]"
 	if got := strings.Join(conn.sent, "\n"); got != want {
 		t.Errorf("sent\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestClientEnd checks Client.End, the end of a script's run the engine
+// takes as the transaction's: the end of the last command, read for its
+// latency, when that command was measured and the run succeeded; 0
+// otherwise.
+func TestClientEnd(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		src   string
+		every bool // Options.EveryCommand: meta-commands are measured too
+		fail  bool // the statement fails
+		want  bool // End is the run's end, not 0
+	}{
+		{"last command a statement", "\\set id random(1, 10)\nSELECT :id;\n", false, false, true},
+		{"last command a meta-command", "SELECT 1;\n\\set id random(1, 10)\n", false, false, false},
+		{"last meta-command measured", "SELECT 1;\n\\set id random(1, 10)\n", true, false, true},
+		{"statement failed", "\\set id random(1, 10)\nSELECT :id;\n", false, true, false},
+		{"\\gset failed after the statement", "SELECT 1 AS one \\gset\n", false, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := compile(t, Options{Protocol: sqlx.Prepared, EveryCommand: tc.every}, tc.src)
+			conn := &fakeConn{answer: func(string, []string) ([]string, [][]string, error) {
+				if tc.fail {
+					return nil, nil, &pgconn.PgError{Code: "22012", Message: "division by zero"}
+				}
+				return []string{"one"}, nil, nil // no row: \gset fails
+			}}
+			c := newTestClient(p, conn, &recorded{})
+			before := workload.Now()
+			err := c.Run(context.Background(), 0)
+			after := workload.Now()
+			if (err != nil) != (tc.fail || strings.Contains(tc.src, "gset")) {
+				t.Fatalf("Run: %v", err)
+			}
+			end := c.End()
+			switch {
+			case tc.want && (end < before || end > after):
+				t.Errorf("End %s, want between %s and %s (the run's)", end, before, after)
+			case !tc.want && end != 0:
+				t.Errorf("End %s, want 0", end)
+			}
+		})
 	}
 }

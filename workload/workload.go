@@ -177,6 +177,11 @@ type Result struct {
 	// or deadlock that used up --max-tries): it is counted as an error
 	// and never ends the run.
 	Tolerated bool
+	// End, when not 0, is when the operation ended, as Now read it: the
+	// engine takes it as the operation's end instead of reading the
+	// clock again. Leave it 0 when the worker did anything after it read
+	// the clock that belongs to the operation (a disconnect, a wait).
+	End time.Duration
 }
 
 // ErrLoadMismatch marks an error caused by a run configured differently

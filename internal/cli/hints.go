@@ -10,6 +10,10 @@ import (
 // hinter completes suggested commands from this invocation (see
 // cmdline.Hinter).
 func (a *app) hinter() cmdline.Hinter {
+	if a.only != "" && a.root != nil { // a hint may name any verb's flags: the whole tree
+		a.only = ""
+		a.root = a.rootCmd()
+	}
 	h := cmdline.Hinter{Argv: a.argv, Current: a.curFlags}
 	if a.root != nil {
 		h.Flags = func(verb, workload string) *pflag.FlagSet {

@@ -46,7 +46,9 @@ func (a *app) workloadVerb(v cmdline.Verb) *cobra.Command {
 		return flagError(c, err)
 	})
 	for _, m := range workload.Registered() {
-		cmd.AddCommand(a.workloadCmd(v, m))
+		if a.only == "" || m.Name == a.only {
+			cmd.AddCommand(a.workloadCmd(v, m))
+		}
 	}
 	return cmd
 }

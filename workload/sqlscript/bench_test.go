@@ -40,43 +40,7 @@ func BenchmarkSelectOnlyPostgres(b *testing.B) {
 }
 
 func benchSelectOnly(b *testing.B, proto string) {
-	ctx := context.Background()
-	name, u, _ := freshDB(b, "bench_selectonly")
-	pgbench(b, b.TempDir(), name, "-i", "-q", "-s", "1")
-	meta, ok := workload.Get("sql")
-	if !ok {
-		b.Fatal("no sql workload")
-	}
-	g, err := workload.FromFlags(meta, "-b", "select-only", "--max-tries", "1", "--protocol", proto)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if vs, ok := g.(workload.VerbSetter); ok {
-		vs.SetVerb("run")
-	}
-	if err := g.(workload.Hookser).Hooks().Validate(); err != nil {
-		b.Fatal(err)
-	}
-	db, err := sqlx.Open(ctx, sqlx.Options{URLs: []string{u}, MaxConns: 1, Workers: 1})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	ql, err := g.(workload.Opser).Ops(ctx, db, workload.OpsConfig{Concurrency: 1, Seed: 1, Warn: func(string, ...any) {}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer func() { _ = ql.Close(ctx) }()
-	// The engine's workers run under the run's context, which its end
-	// cancels: a context that can be cancelled, as theirs.
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	rec := &nopRecorder{}
-	ql.Attach(0, rec)
-	w := ql.Workers[0]
-	if res := w(ctx); res.Err != nil { // prepares the statement
-		b.Fatal(res.Err)
-	}
+	ctx, w, rec := selectOnlyWorker(b, "--protocol", proto)
 	b.ReportAllocs()
 	before, cpu0 := rec.n, cpuTime()
 	for b.Loop() {
@@ -89,4 +53,51 @@ func benchSelectOnly(b *testing.B, proto string) {
 		b.Fatalf("%d statement latencies recorded for %d transactions", got, b.N)
 	}
 	b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-us/op")
+}
+
+// selectOnlyWorker loads pgbench's tables (scale 1) into a new database
+// of the test server and returns the first worker of the sql workload's
+// -b select-only --max-tries 1 with flags, on its own connection, with
+// the statement prepared (one script run), and the context and recorder
+// it runs with.
+func selectOnlyWorker(tb testing.TB, flags ...string) (context.Context, workload.Worker, *nopRecorder) {
+	tb.Helper()
+	ctx := context.Background()
+	name, u, _ := freshDB(tb, "bench_selectonly")
+	pgbench(tb, tb.TempDir(), name, "-i", "-q", "-s", "1")
+	meta, ok := workload.Get("sql")
+	if !ok {
+		tb.Fatal("no sql workload")
+	}
+	g, err := workload.FromFlags(meta, append([]string{"-b", "select-only", "--max-tries", "1"}, flags...)...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if vs, ok := g.(workload.VerbSetter); ok {
+		vs.SetVerb("run")
+	}
+	if err := g.(workload.Hookser).Hooks().Validate(); err != nil {
+		tb.Fatal(err)
+	}
+	db, err := sqlx.Open(ctx, sqlx.Options{URLs: []string{u}, MaxConns: 1, Workers: 1})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(db.Close)
+	ql, err := g.(workload.Opser).Ops(ctx, db, workload.OpsConfig{Concurrency: 1, Seed: 1, Warn: func(string, ...any) {}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = ql.Close(ctx) })
+	// The engine's workers run under the run's context, which its end
+	// cancels: a context that can be cancelled, as theirs.
+	ctx, cancel := context.WithCancel(ctx)
+	tb.Cleanup(cancel)
+	rec := &nopRecorder{}
+	ql.Attach(0, rec)
+	w := ql.Workers[0]
+	if res := w(ctx); res.Err != nil { // prepares the statement
+		tb.Fatal(res.Err)
+	}
+	return ctx, w, rec
 }

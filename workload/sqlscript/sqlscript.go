@@ -693,6 +693,11 @@ func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (work
 			}
 			if g.reconnect {
 				queriers[i].Disconnect(ctx) // the next script connects anew
+			} else if res.Err == nil {
+				// The end of the script's last statement is the
+				// transaction's: the engine does not read the clock
+				// again (with -C, the disconnect is the transaction's).
+				res.End = c.End()
 			}
 			if txl != nil && (res.Err == nil || res.Tolerated) && !cut {
 				end := time.Now()
