@@ -813,11 +813,11 @@ func (r *runner) sleepUntil(t time.Duration) bool {
 	}
 }
 
-// ended returns when an operation that started at start ended, as an
+// opEnd returns when an operation that started at start ended, as an
 // offset from base: the end the workload read (Result.End, from
 // workload.Now), else the clock's reading now. An end before the start
 // (a workload's mistake) is not taken.
-func (r *runner) ended(end, start time.Duration) time.Duration {
+func (r *runner) opEnd(end, start time.Duration) time.Duration {
 	if end > 0 {
 		if at := end - r.baseAt; at >= start {
 			return at
@@ -974,7 +974,7 @@ func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Dur
 		} else {
 			res = fn(ctx)
 		}
-		now = r.ended(res.End, start)
+		now = r.opEnd(res.End, start)
 		ops++
 		if queued {
 			r.queue.running.Add(-1)
