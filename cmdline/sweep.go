@@ -6,15 +6,14 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/stampede-bench/stampede/chart"
-	"github.com/stampede-bench/stampede/limit"
 	"github.com/stampede-bench/stampede/output"
 	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/sqlx"
@@ -200,6 +199,30 @@ func (v *oneValue) Set(s string) error {
 // them as numbers of bytes.
 var sizeFlags = map[string]bool{"memory": true, "io-read-bps": true, "io-write-bps": true}
 
+// workerFlags are the flags whose values are counts a client runs
+// (workers, connections, tenants at work), by the unit they count: a
+// sweep bounds them as workers (sweep.Workers).
+var workerFlags = map[string]string{"concurrency": "workers", "threads": "workers", "active-workers": "workers", "conns": "connections", "conns-per-tenant": "connections", "active": "tenants"}
+
+// sweepBound is the values swept flag name (its values flag vf) takes:
+// a worker count's (workerFlags), a size's, else its own type's range.
+func sweepBound(name string, vf *valuesFlag) sweep.Bound {
+	if vf.size {
+		return sweep.Bound{Size: true, Max: math.MaxInt64}
+	}
+	if unit, ok := workerFlags[name]; ok {
+		b := sweep.Workers
+		b.Unit = unit
+		return b
+	}
+	typ := vf.orig.Type()
+	max := map[string]int64{"int8": math.MaxInt8, "int16": math.MaxInt16, "int32": math.MaxInt32, "uint8": math.MaxUint8, "uint16": math.MaxUint16, "uint32": math.MaxUint32}[typ]
+	if max == 0 && strings.Contains(typ, "int") {
+		max = math.MaxInt64 // int, int64, uint, uint64: as much as a value holds exactly
+	}
+	return sweep.Bound{Whole: strings.Contains(typ, "int"), Max: max}
+}
+
 // notSwept are the flags with a number that a sweep does not vary: its
 // own, and those of how the steps print.
 var notSwept = map[string]bool{"clients": true, "client-index": true, "prometheus-port": true, "precision": true, "repeat": true, "percentile": true, "verbosity": true, "report-interval": true}
@@ -266,7 +289,11 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 		if !fs.Changed(g.name) {
 			continue
 		}
-		vals, err := sweep.ParseValues("--"+g.name, f.values[g.name].text, g.param == sweep.Concurrency)
+		bound := sweep.Bound{}
+		if g.param == sweep.Concurrency {
+			bound = sweep.Workers
+		}
+		vals, err := sweep.ParseValues("--"+g.name, f.values[g.name].text, bound)
 		if err != nil {
 			return nil, usagef("%v", err)
 		}
@@ -304,12 +331,6 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 			}
 			continue
 		}
-		if vf.size {
-			var err error
-			if text, err = sizesToBytes(text); err != nil {
-				return nil, usagef("--%s %s: %v", name, vf.text, err)
-			}
-		}
 		whole := strings.Contains(vf.orig.Type(), "int")
 		if !strings.ContainsAny(text, ",:") {
 			if err := vf.orig.Set(text); err != nil {
@@ -317,7 +338,7 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 			}
 			continue
 		}
-		vals, err := sweep.ParseValues("--"+name, text, whole || vf.size)
+		vals, err := sweep.ParseValues("--"+name, text, sweepBound(name, vf))
 		if err != nil {
 			return nil, usagef("%v", err)
 		}
@@ -720,33 +741,6 @@ func argPos(args []string, name string) int {
 		}
 	}
 	return len(args)
-}
-
-// sizesToBytes rewrites a sweep's sizes (512M,1G or 1M:64M:x2) as bytes,
-// the numbers ParseValues takes; a factor (x2) stays as it is.
-func sizesToBytes(text string) (string, error) {
-	var b strings.Builder
-	start := 0
-	for i := 0; i <= len(text); i++ {
-		if i < len(text) && text[i] != ',' && text[i] != ':' {
-			continue
-		}
-		part := strings.TrimSpace(text[start:i])
-		if strings.HasPrefix(part, "x") || part == "" {
-			b.WriteString(part)
-		} else {
-			n, err := limit.ParseSize(part)
-			if err != nil {
-				return "", err
-			}
-			b.WriteString(strconv.FormatInt(n, 10))
-		}
-		if i < len(text) {
-			b.WriteByte(text[i])
-		}
-		start = i + 1
-	}
-	return b.String(), nil
 }
 
 // checkConnStrings refuses, without connecting, connection strings that
