@@ -522,8 +522,9 @@ func (o *Sweep) pointJSON(p sweep.Point) pointObject {
 	return obj
 }
 
-// points prints a table of the values' medians over their runs, with the
-// spread of throughput and p99 (lowest-highest) and the verdict.
+// points prints a table of the values' medians over their completed
+// runs, with the spread of throughput and p99 (lowest-highest) and the
+// verdict; a value with an interrupted run says so beside its count.
 func (o *Sweep) points(w io.Writer, res *sweep.Result) {
 	fmt.Fprintf(w, "\nmedians over each value's runs (spread: lowest-highest):\n")
 	head := []string{res.Param.Flag()}
@@ -546,7 +547,11 @@ func (o *Sweep) points(w io.Writer, res *sweep.Result) {
 		if res.Param2 != "" {
 			row = append(row, res.Param2.Text(p.Value2))
 		}
-		rows = append(rows, append(row, fmt.Sprint(len(p.Runs)), fmt.Sprintf("%.1f", p.Median.Total.Rate),
+		runs := fmt.Sprint(p.Completed) // an interrupted run is not counted, but marked
+		if n := len(p.Interrupted); n > 0 {
+			runs += fmt.Sprintf(" (+%d interrupted)", n)
+		}
+		rows = append(rows, append(row, runs, fmt.Sprintf("%.1f", p.Median.Total.Rate),
 			fmt.Sprintf("%.1f-%.1f", p.RateMin, p.RateMax), sweep.Sig3(p.Median.Total.P50), sweep.Sig3(p.Median.Total.P99),
 			sweep.Sig3(p.P99Min)+"-"+sweep.Sig3(p.P99Max), metIn, verdict))
 	}

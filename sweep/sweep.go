@@ -785,7 +785,7 @@ func (res *Result) varied() string {
 		}
 	}
 	for _, p := range res.Points {
-		if len(p.Runs) > 1 {
+		if p.Completed > 1 {
 			return "though each value was judged on the median of its runs: the machine or the server varied more than --repeat evens out; run on a quieter machine, with a longer --duration and a --ramp"
 		}
 	}
@@ -821,30 +821,50 @@ func (res *Result) boundGrid() {
 	}
 }
 
-// cite names the runs st's verdict stands on: "step 7" for one run;
-// for several, their steps and how many met, as the verdict is their
-// median's ("steps 20, 25, 27: met in 2 of 3, judged on their median"),
-// so that a conclusion never cites one run that says otherwise.
+// cite names the completed runs st's verdict stands on: "step 7" for
+// one run; for several, their steps and how many met, as the verdict is
+// their median's ("steps 20, 25, 27: met in 2 of 3, judged on their
+// median"), so that a conclusion never cites one run that says
+// otherwise; and the runs of the value that were interrupted, which it
+// does not count ("; step 29 interrupted, not counted").
 func (res *Result) cite(st *Step) string {
 	for _, p := range res.Points {
-		if p.Value != st.Value || len(p.Runs) < 2 {
+		if p.Value != st.Value {
 			continue
 		}
-		ns := make([]string, len(p.Runs))
-		for i, n := range p.Runs {
-			ns[i] = strconv.Itoa(n)
+		s := fmt.Sprintf("step %d", st.N)
+		switch n := len(p.done); {
+		case n == 1:
+			s = fmt.Sprintf("step %d", p.done[0])
+		case n > 1:
+			s = fmt.Sprintf("%s: met in %d of %d, judged on their median", stepList(p.done), p.MetRuns, n)
 		}
-		return fmt.Sprintf("steps %s: met in %d of %d, judged on their median", strings.Join(ns, ", "), p.MetRuns, len(p.Runs))
+		if len(p.Interrupted) > 0 {
+			s += fmt.Sprintf("; %s interrupted, not counted", stepList(p.Interrupted))
+		}
+		return s
 	}
 	return fmt.Sprintf("step %d", st.N)
 }
 
-// metIn says in how many runs p met the SLO, "" for one run.
+// stepList names steps: "step 4", "steps 2, 4".
+func stepList(ns []int) string {
+	ss := make([]string, len(ns))
+	for i, n := range ns {
+		ss[i] = strconv.Itoa(n)
+	}
+	if len(ns) == 1 {
+		return "step " + ss[0]
+	}
+	return "steps " + strings.Join(ss, ", ")
+}
+
+// metIn says in how many completed runs p met the SLO, "" for one.
 func (p *Point) metIn() string {
-	if len(p.Runs) < 2 {
+	if p.Completed < 2 {
 		return ""
 	}
-	return fmt.Sprintf(" in %d of %d runs", p.MetRuns, len(p.Runs))
+	return fmt.Sprintf(" in %d of %d runs", p.MetRuns, p.Completed)
 }
 
 // missRuns says how Miss was judged when on several runs.

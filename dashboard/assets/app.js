@@ -685,7 +685,7 @@ async function showSweep(id) {
     main.append(el('table', { id: 'points' },
       el('thead', {}, el('tr', {}, [flag, 'runs', 'ops/s', 'ops/s spread', 'p50 ms', 'p99 ms', 'p99 spread', ...figures.map(f => f[1]), 'met in'].map(h => el('th', {}, h)), el('th', { class: 'l' }, 'SLO'))),
       el('tbody', {}, doc.points.map(p => el('tr', { dataset: { value: p.value } },
-        el('td', { dataset: { field: 'value' } }, p.value_text), el('td', { dataset: { field: 'runs' } }, p.runs.length),
+        el('td', { dataset: { field: 'value' } }, p.value_text), el('td', { dataset: { field: 'runs' } }, p.completed + (p.interrupted ? ` (+${p.interrupted.length} interrupted)` : '')),
         el('td', { dataset: { field: 'ops_per_sec', value: p.total.ops_per_sec } }, fmtRate(p.total.ops_per_sec)),
         el('td', { dataset: { field: 'ops_spread' } }, `${fmtRate(p.ops_per_sec_min)}-${fmtRate(p.ops_per_sec_max)}`),
         el('td', { dataset: { field: 'p50_ms', value: p.total.p50_ms } }, fmtMs(p.total.p50_ms)),
