@@ -33,6 +33,10 @@ type SweepFlags struct {
 	repeat    int
 	// checkpoint runs the server's CHECKPOINT before each step.
 	checkpoint bool
+	// reload loads the data again before each step (a swept data flag),
+	// its lines on reloadLog.
+	reload    bool
+	reloadLog io.Writer
 	// chart is the sweep's chart file; force replaces it.
 	chart ChartFlag
 	force bool
@@ -137,6 +141,7 @@ func (f *SweepFlags) Register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.keepGoing, "keep-going", false, "with --slo, run every step after one misses it")
 	fs.DurationVar(&f.pause, "pause", 0, "wait this long between steps")
 	fs.BoolVar(&f.checkpoint, "checkpoint", false, "run the server's CHECKPOINT before each step, so that no step pays for the writes of the one before (refused on a server without one)")
+	fs.BoolVar(&f.reload, "reload", false, "sweep a flag that changes what init loads (-p fieldlength, --field-length, --table_size): before each step, drop stampede's own load and load it again with the step's value (not part of the step's measurement)")
 	f.chart.sweep = true
 	fs.Var(&f.chart, "chart", "also draw the sweep into this file (.svg or .png): throughput against the swept value, latency against throughput, the SLO and the answer marked")
 	fs.BoolVar(&f.force, "force", false, "replace the --chart file if it exists")
@@ -488,20 +493,36 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 		if sw.Param2 != "" {
 			ws = ends(sw.Values2)
 		}
+		var steps []run.Spec
+		var data []string // the workload's data settings at each
+		varies := false   // the values give the workload other data
 		for _, v := range ends(sw.Values) {
 			for _, w := range ws {
 				b, err := sw.Build(v, w)
 				if err == nil {
 					err = run.CheckLimitTargets(b) // before the header, not at step 1
 				}
-				if err == nil && !rf.dryRun {
-					err = sweepLoadFits(ctx, spec, b) // at each end of the values
-				}
 				if err != nil {
+					return nil, err
+				}
+				data = append(data, dataSettings(spec.Gen))
+				varies = varies || data[len(data)-1] != data[0]
+				steps = append(steps, b)
+			}
+		}
+		f.reloadLog = env.Stderr
+		if err := sweepData(ctx, f, &sw, swept, steps, varies, rf.dryRun); err != nil {
+			return nil, err
+		}
+		for _, b := range steps {
+			if !rf.dryRun && !f.reload {
+				if err := sweepLoadFits(ctx, spec, b); err != nil { // at each end of the values
 					return nil, err
 				}
 			}
 		}
+	} else if f.reload {
+		return nil, usagef("--reload loads the data again before each step of a sweep over a flag that changes it (-p fieldlength, --table_size): sweep such a flag, or drop --reload")
 	}
 	if !rf.dryRun && !built {
 		if err := sweepLoadFits(ctx, spec, s); err != nil {

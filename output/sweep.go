@@ -214,6 +214,9 @@ func (o *Sweep) Begin(st sweep.Step, s *run.Spec) {
 	if o.Duration != "" {
 		fmt.Fprintf(o.Status, ", %s", o.Duration)
 	}
+	if st.Reloaded {
+		fmt.Fprint(o.Status, "; its data reloaded first (not measured)")
+	}
 	fmt.Fprintln(o.Status)
 }
 
@@ -365,16 +368,18 @@ type stepObject struct {
 	Value2 float64 `json:"value2,omitempty"`
 	// ValueText and Value2Text are a limit flag's values as the user
 	// writes them (5M, none for a step without the limit).
-	ValueText  string             `json:"value_text,omitempty"`
-	Value2Text string             `json:"value2_text,omitempty"`
-	Rep        int                `json:"rep,omitempty"`
-	MaxRate    float64            `json:"max_rate"`
-	Workers    int                `json:"workers"`
-	Run        string             `json:"run"`
-	Dir        string             `json:"dir"`
-	Status     string             `json:"status"`
-	Total      stats.Summary      `json:"total"`
-	Figures    map[string]float64 `json:"figures,omitempty"`
+	ValueText  string `json:"value_text,omitempty"`
+	Value2Text string `json:"value2_text,omitempty"`
+	Rep        int    `json:"rep,omitempty"`
+	// Reloaded says the step's data was loaded again first (--reload).
+	Reloaded bool               `json:"reloaded,omitempty"`
+	MaxRate  float64            `json:"max_rate"`
+	Workers  int                `json:"workers"`
+	Run      string             `json:"run"`
+	Dir      string             `json:"dir"`
+	Status   string             `json:"status"`
+	Total    stats.Summary      `json:"total"`
+	Figures  map[string]float64 `json:"figures,omitempty"`
 	// Telemetry is the run's telemetry averages and peaks.
 	Telemetry *telemetry.Summary `json:"telemetry,omitempty"`
 	Met       *bool              `json:"slo_met,omitempty"`
@@ -395,7 +400,7 @@ func (o *stepObject) setWhy(why string) {
 
 // stepJSON is st's NDJSON object.
 func (o *Sweep) stepJSON(st sweep.Step) stepObject {
-	obj := stepObject{Type: "step", N: st.N, Value: st.Value, Value2: st.Value2, Rep: st.Rep, MaxRate: st.Target, Workers: st.Workers, Run: st.RunID, Dir: st.Dir, Status: st.Status, Total: st.Total, Figures: st.Figures, Telemetry: st.Telemetry}
+	obj := stepObject{Type: "step", N: st.N, Value: st.Value, Value2: st.Value2, Rep: st.Rep, Reloaded: st.Reloaded, MaxRate: st.Target, Workers: st.Workers, Run: st.RunID, Dir: st.Dir, Status: st.Status, Total: st.Total, Figures: st.Figures, Telemetry: st.Telemetry}
 	obj.ValueText, obj.Value2Text = valueTexts(o.Param, o.Param2, st.Value, st.Value2)
 	if st.Judged {
 		met := st.Met

@@ -98,6 +98,11 @@ type Spec struct {
 	// server's CHECKPOINT (--checkpoint), so that no step pays for the
 	// writes of the one before. Its error ends the sweep.
 	Between func(ctx context.Context) error
+	// Reload, when set, runs before each step's run, with the step's
+	// run.Spec: it loads the step's data again (--reload, a sweep of a
+	// flag that changes what init loads). Its time is not the step's
+	// measurement; its error ends the sweep.
+	Reload func(ctx context.Context, s run.Spec) error
 	// Whole says Build's values are whole numbers (bisected as workers).
 	Whole bool
 	// Whole2 says Param2's values are whole numbers.
@@ -172,6 +177,9 @@ type Step struct {
 	Telemetry *telemetry.Summary
 	// Ops are the operations' own figures over the measured period.
 	Ops map[string]stats.Summary
+	// Reloaded says the step's data was loaded again before its run
+	// (Spec.Reload).
+	Reloaded bool
 	// Judged says an SLO judged the step: Met, or Why not.
 	Judged bool
 	Met    bool
@@ -615,6 +623,18 @@ func (spec Spec) step2(ctx context.Context, res *Result, v, w float64) (Step, er
 		s.Flags["slo"] = spec.SLO.String()
 	}
 	s.Observers = append([]run.Observer(nil), s.Observers...)
+	if spec.Reload != nil {
+		if err := spec.Reload(ctx, s); err != nil {
+			if ctx.Err() != nil {
+				return Step{}, run.ErrInterrupted
+			}
+			if errors.Is(err, run.ErrInput) {
+				return Step{}, err
+			}
+			return Step{}, fmt.Errorf("reloading before step %d (%s): %w", st.N, at, err)
+		}
+		st.Reloaded = true
+	}
 	if spec.Observer != nil {
 		spec.Observer.Begin(st, &s)
 	}
