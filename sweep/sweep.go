@@ -314,14 +314,11 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 		err = spec.steps(ctx, res)
 	}
 	res.bound()
-	what := "the sweep"
-	if spec.Search {
-		what = "the search"
-	}
+	what := res.what()
 	switch n := len(res.Steps); {
 	case err == nil:
 	case errors.Is(err, run.ErrInterrupted) && n > 0 && res.Steps[n-1].Status == "interrupted":
-		res.Stopped = fmt.Sprintf("interrupted at step %d: %s did not finish", n, what)
+		res.Stopped = res.interruptedAt(n)
 	case errors.Is(err, run.ErrInterrupted):
 		res.Stopped = fmt.Sprintf("interrupted after step %d, before the next: %s did not finish", n, what)
 	case errors.As(err, new(inputError)):
@@ -728,9 +725,14 @@ func startAndWait(ctx context.Context, s run.Spec) (*run.Result, error) {
 // Judge judges res's steps under res.SLO as Run judges them (each
 // completed step, on its Total and Target) and sets Best, Miss and Peak
 // as Run does: a sweep's answer read back from its steps' runs (the
-// dashboard's sweep page).
+// dashboard's sweep page). A sweep whose last step was interrupted is
+// Stopped as Run says it, so that its Conclusion is the command line's
+// (not "every step met it").
 func (res *Result) Judge() {
 	res.Best, res.Miss, res.Peak = nil, nil, nil
+	if n := len(res.Steps); res.Stopped == "" && n > 0 && res.Steps[n-1].Status == "interrupted" {
+		res.Stopped = res.interruptedAt(res.Steps[n-1].N) // as Run says it
+	}
 	for i := range res.Steps {
 		st := &res.Steps[i]
 		st.Judged, st.Met, st.Why = false, false, ""
@@ -784,6 +786,19 @@ func (res *Result) bound() {
 		res.NotMonotone = fmt.Sprintf("not monotone: %s %s met the SLO%s %s %s, which missed it%s; %s, %s",
 			res.Param.Flag(), res.Param.Text(above.Value), above.metIn(), res.Param.heavierWord(), res.Param.Text(res.Miss.Value), res.missRuns(), answer, res.varied())
 	}
+}
+
+// what names the experiment in messages: "the search" or "the sweep".
+func (res *Result) what() string {
+	if res.Search {
+		return "the search"
+	}
+	return "the sweep"
+}
+
+// interruptedAt is Stopped for a sweep interrupted during step n.
+func (res *Result) interruptedAt(n int) string {
+	return fmt.Sprintf("interrupted at step %d: %s did not finish", n, res.what())
 }
 
 // opposite is "lowest" for "highest" and the reverse.

@@ -669,9 +669,9 @@ async function showSweep(id) {
   const lines = [];
   if (best) lines.push([best.total.ops_per_sec, '#38a169', `answer: ${flag} ${best.value_text}`]);
   if (!doc.slo && peak) lines.push([peak.total.ops_per_sec, palette[0], `peak: ${flag} ${peak.value_text}`]);
-  makeChart(charts, 'latency against throughput (ms, log scale), each step a point', latData, [], { yLabel: 'ms', uplot: {
+  makeChart(charts, `latency against throughput (ms, log scale), ${doc.points ? 'each value a point: the median of its completed runs' : 'each step a point'}`, latData, [], { yLabel: 'ms', uplot: {
     scales: { x: { time: false }, y: { distr: 3 } }, cursor: { drag: { x: true, y: false } }, series: latSeries.map(x => Object.assign({ points: { show: true } }, x)),
-    plugins: [vlines(lines)], axes: [{ label: 'ops/s (each step\'s throughput)' }, { label: 'ms', size: 60 }] } });
+    plugins: [vlines(lines)], axes: [{ label: doc.points ? 'ops/s (each value\'s median throughput)' : 'ops/s (each step\'s throughput)' }, { label: 'ms', size: 60 }] } });
 
   // The workload's figures (tpmC, efficiency(%)): a column each, keyed
   // by the name before the unit, "-" where a step has none.
