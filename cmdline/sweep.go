@@ -496,6 +496,7 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 		var steps []run.Spec
 		var data []string // the workload's data settings at each
 		varies := false   // the values give the workload other data
+		var fitErr error  // the first value that does not fit the load
 		for _, v := range ends(sw.Values) {
 			for _, w := range ws {
 				b, err := sw.Build(v, w)
@@ -508,18 +509,17 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 				data = append(data, dataSettings(spec.Gen))
 				varies = varies || data[len(data)-1] != data[0]
 				steps = append(steps, b)
+				if fitErr == nil && !rf.dryRun && !f.reload {
+					fitErr = sweepLoadFits(ctx, spec, b) // at each end of the values, said unless a data flag's refusal says more
+				}
 			}
 		}
 		f.reloadLog = env.Stderr
 		if err := sweepData(ctx, f, &sw, swept, steps, varies, rf.dryRun); err != nil {
 			return nil, err
 		}
-		for _, b := range steps {
-			if !rf.dryRun && !f.reload {
-				if err := sweepLoadFits(ctx, spec, b); err != nil { // at each end of the values
-					return nil, err
-				}
-			}
+		if fitErr != nil {
+			return nil, fitErr
 		}
 	} else if f.reload {
 		return nil, usagef("--reload loads the data again before each step of a sweep over a flag that changes it (-p fieldlength, --table_size): sweep such a flag, or drop --reload")

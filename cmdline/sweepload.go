@@ -76,9 +76,12 @@ func sweepData(ctx context.Context, f *SweepFlags, sw *sweep.Spec, swept []given
 		}
 	}
 	what := strings.Join(flags, " × ")
+	if opts, err := steps[0].Conn.Options(steps[0].Workload.Meta().DatabaseName(), 1); err == nil && opts.Driver == sqlx.DriverNull {
+		varies = false // no server, no load: nothing to reload
+	}
 	switch {
 	case !varies && f.reload:
-		return usagef("--reload loads the data again before each step of a sweep over a flag that changes it (-p fieldlength, --table_size); %s changes no data: drop --reload", what)
+		return usagef("--reload loads the data again before each step of a sweep over a flag that changes it (-p fieldlength, --table_size) on a server; %s changes no data there: drop --reload", what)
 	case !varies:
 		return nil
 	case f.reload:

@@ -29,7 +29,7 @@ func TestSweepDataFlag(t *testing.T) {
 	}{
 		{"property without --reload", []string{"-p", "fieldlength=50,200"}, "-p fieldlength=50,200 changes what init loads, " + loaded},
 		{"flag without --reload", []string{"--field-length", "100,200"}, "--field-length 100,200 changes what init loads, " + loaded},
-		{"--reload over no data", []string{"--max-ops", "10,20", "--reload"}, "--max-ops 10,20 changes no data: drop --reload"},
+		{"--reload over no data", []string{"--max-ops", "10,20", "--reload"}, "--max-ops 10,20 changes no data there: drop --reload"},
 		{"--reload of one value", []string{"--max-rate", "100", "--reload"}, "--reload loads the data again before each step of a sweep over a flag that changes it"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
