@@ -6,15 +6,14 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/stampede-bench/stampede/chart"
-	"github.com/stampede-bench/stampede/limit"
 	"github.com/stampede-bench/stampede/output"
 	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/sqlx"
@@ -34,6 +33,10 @@ type SweepFlags struct {
 	repeat    int
 	// checkpoint runs the server's CHECKPOINT before each step.
 	checkpoint bool
+	// reload loads the data again before each step (a swept data flag),
+	// its lines on reloadLog.
+	reload    bool
+	reloadLog io.Writer
 	// chart is the sweep's chart file; force replaces it.
 	chart ChartFlag
 	force bool
@@ -138,6 +141,7 @@ func (f *SweepFlags) Register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.keepGoing, "keep-going", false, "with --slo, run every step after one misses it")
 	fs.DurationVar(&f.pause, "pause", 0, "wait this long between steps")
 	fs.BoolVar(&f.checkpoint, "checkpoint", false, "run the server's CHECKPOINT before each step, so that no step pays for the writes of the one before (refused on a server without one)")
+	fs.BoolVar(&f.reload, "reload", false, "sweep a flag that changes what init loads (-p fieldlength, --field-length, --table_size): before each step, drop stampede's own load and load it again with the step's value (not part of the step's measurement)")
 	f.chart.sweep = true
 	fs.Var(&f.chart, "chart", "also draw the sweep into this file (.svg or .png): throughput against the swept value, latency against throughput, the SLO and the answer marked")
 	fs.BoolVar(&f.force, "force", false, "replace the --chart file if it exists")
@@ -199,6 +203,30 @@ func (v *oneValue) Set(s string) error {
 // sizeFlags are the flags whose values are sizes (512M): a sweep takes
 // them as numbers of bytes.
 var sizeFlags = map[string]bool{"memory": true, "io-read-bps": true, "io-write-bps": true}
+
+// workerFlags are the flags whose values are counts a client runs
+// (workers, connections, tenants at work), by the unit they count: a
+// sweep bounds them as workers (sweep.Workers).
+var workerFlags = map[string]string{"concurrency": "workers", "threads": "workers", "active-workers": "workers", "conns": "connections", "conns-per-tenant": "connections", "active": "tenants"}
+
+// sweepBound is the values swept flag name (its values flag vf) takes:
+// a worker count's (workerFlags), a size's, else its own type's range.
+func sweepBound(name string, vf *valuesFlag) sweep.Bound {
+	if vf.size {
+		return sweep.Bound{Size: true, Max: math.MaxInt64}
+	}
+	if unit, ok := workerFlags[name]; ok {
+		b := sweep.Workers
+		b.Unit = unit
+		return b
+	}
+	typ := vf.orig.Type()
+	max := map[string]int64{"int8": math.MaxInt8, "int16": math.MaxInt16, "int32": math.MaxInt32, "uint8": math.MaxUint8, "uint16": math.MaxUint16, "uint32": math.MaxUint32}[typ]
+	if max == 0 && strings.Contains(typ, "int") {
+		max = math.MaxInt64 // int, int64, uint, uint64: as much as a value holds exactly
+	}
+	return sweep.Bound{Whole: strings.Contains(typ, "int"), Max: max}
+}
 
 // notSwept are the flags with a number that a sweep does not vary: its
 // own, and those of how the steps print.
@@ -266,7 +294,11 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 		if !fs.Changed(g.name) {
 			continue
 		}
-		vals, err := sweep.ParseValues("--"+g.name, f.values[g.name].text, g.param == sweep.Concurrency)
+		bound := sweep.Bound{}
+		if g.param == sweep.Concurrency {
+			bound = sweep.Workers
+		}
+		vals, err := sweep.ParseValues("--"+g.name, f.values[g.name].text, bound)
 		if err != nil {
 			return nil, usagef("%v", err)
 		}
@@ -304,12 +336,6 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 			}
 			continue
 		}
-		if vf.size {
-			var err error
-			if text, err = sizesToBytes(text); err != nil {
-				return nil, usagef("--%s %s: %v", name, vf.text, err)
-			}
-		}
 		whole := strings.Contains(vf.orig.Type(), "int")
 		if !strings.ContainsAny(text, ",:") {
 			if err := vf.orig.Set(text); err != nil {
@@ -317,7 +343,7 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 			}
 			continue
 		}
-		vals, err := sweep.ParseValues("--"+name, text, whole || vf.size)
+		vals, err := sweep.ParseValues("--"+name, text, sweepBound(name, vf))
 		if err != nil {
 			return nil, usagef("%v", err)
 		}
@@ -467,20 +493,36 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 		if sw.Param2 != "" {
 			ws = ends(sw.Values2)
 		}
+		var steps []run.Spec
+		var data []string // the workload's data settings at each
+		varies := false   // the values give the workload other data
+		var fitErr error  // the first value that does not fit the load
 		for _, v := range ends(sw.Values) {
 			for _, w := range ws {
 				b, err := sw.Build(v, w)
 				if err == nil {
 					err = run.CheckLimitTargets(b) // before the header, not at step 1
 				}
-				if err == nil && !rf.dryRun {
-					err = sweepLoadFits(ctx, spec, b) // at each end of the values
-				}
 				if err != nil {
 					return nil, err
 				}
+				data = append(data, dataSettings(spec.Gen))
+				varies = varies || data[len(data)-1] != data[0]
+				steps = append(steps, b)
+				if fitErr == nil && !rf.dryRun && !f.reload {
+					fitErr = sweepLoadFits(ctx, spec, b) // at each end of the values, said unless a data flag's refusal says more
+				}
 			}
 		}
+		f.reloadLog = env.Stderr
+		if err := sweepData(ctx, f, &sw, swept, steps, varies, rf.dryRun); err != nil {
+			return nil, err
+		}
+		if fitErr != nil {
+			return nil, fitErr
+		}
+	} else if f.reload {
+		return nil, usagef("--reload loads the data again before each step of a sweep over a flag that changes it (-p fieldlength, --table_size): sweep such a flag, or drop --reload")
 	}
 	if !rf.dryRun && !built {
 		if err := sweepLoadFits(ctx, spec, s); err != nil {
@@ -720,33 +762,6 @@ func argPos(args []string, name string) int {
 		}
 	}
 	return len(args)
-}
-
-// sizesToBytes rewrites a sweep's sizes (512M,1G or 1M:64M:x2) as bytes,
-// the numbers ParseValues takes; a factor (x2) stays as it is.
-func sizesToBytes(text string) (string, error) {
-	var b strings.Builder
-	start := 0
-	for i := 0; i <= len(text); i++ {
-		if i < len(text) && text[i] != ',' && text[i] != ':' {
-			continue
-		}
-		part := strings.TrimSpace(text[start:i])
-		if strings.HasPrefix(part, "x") || part == "" {
-			b.WriteString(part)
-		} else {
-			n, err := limit.ParseSize(part)
-			if err != nil {
-				return "", err
-			}
-			b.WriteString(strconv.FormatInt(n, 10))
-		}
-		if i < len(text) {
-			b.WriteByte(text[i])
-		}
-		start = i + 1
-	}
-	return b.String(), nil
 }
 
 // checkConnStrings refuses, without connecting, connection strings that

@@ -1,6 +1,7 @@
 package cmdline
 
 import (
+	"math"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -58,7 +59,7 @@ func propSweeps(fs *pflag.FlagSet) ([]given, error) {
 		}
 		whole := !strings.ContainsAny(v, ".eE")
 		name := "p " + k
-		vals, err := sweep.ParseValues("-p "+k+"=", v, whole)
+		vals, err := sweep.ParseValues("-p "+k+"=", v, sweep.Bound{Whole: whole, Max: math.MaxInt64})
 		if err != nil {
 			return nil, usagef("%v", err)
 		}

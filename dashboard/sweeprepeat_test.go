@@ -135,6 +135,14 @@ func TestSweepRepeatPage(t *testing.T) {
 			t.Errorf("medians row for --concurrency %v: %+v; want ops/s %v spread %s-%s, p99 %v, tpmC %s, efficiency -, met in 2/2", v, r, w.rate, f1(w.rateMin), f1(w.rateMax), w.p99, f1(w.tpmC))
 		}
 	}
+	// The latency chart plots each value's median, and says so.
+	titles, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll('#charts h3')].map(h => h.textContent)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(titles, "latency against throughput (ms, log scale), each value a point: the median of its completed runs") {
+		t.Errorf("chart titles %q: want the latency chart's to say it plots each value's median", titles)
+	}
 	rows := read("steps", "step")
 	if len(rows) != len(steps) {
 		t.Fatalf("the page's steps table has %d rows, want %d", len(rows), len(steps))

@@ -214,6 +214,9 @@ func (o *Sweep) Begin(st sweep.Step, s *run.Spec) {
 	if o.Duration != "" {
 		fmt.Fprintf(o.Status, ", %s", o.Duration)
 	}
+	if st.Reloaded {
+		fmt.Fprint(o.Status, "; its data reloaded first (not measured)")
+	}
 	fmt.Fprintln(o.Status)
 }
 
@@ -365,16 +368,18 @@ type stepObject struct {
 	Value2 float64 `json:"value2,omitempty"`
 	// ValueText and Value2Text are a limit flag's values as the user
 	// writes them (5M, none for a step without the limit).
-	ValueText  string             `json:"value_text,omitempty"`
-	Value2Text string             `json:"value2_text,omitempty"`
-	Rep        int                `json:"rep,omitempty"`
-	MaxRate    float64            `json:"max_rate"`
-	Workers    int                `json:"workers"`
-	Run        string             `json:"run"`
-	Dir        string             `json:"dir"`
-	Status     string             `json:"status"`
-	Total      stats.Summary      `json:"total"`
-	Figures    map[string]float64 `json:"figures,omitempty"`
+	ValueText  string `json:"value_text,omitempty"`
+	Value2Text string `json:"value2_text,omitempty"`
+	Rep        int    `json:"rep,omitempty"`
+	// Reloaded says the step's data was loaded again first (--reload).
+	Reloaded bool               `json:"reloaded,omitempty"`
+	MaxRate  float64            `json:"max_rate"`
+	Workers  int                `json:"workers"`
+	Run      string             `json:"run"`
+	Dir      string             `json:"dir"`
+	Status   string             `json:"status"`
+	Total    stats.Summary      `json:"total"`
+	Figures  map[string]float64 `json:"figures,omitempty"`
 	// Telemetry is the run's telemetry averages and peaks.
 	Telemetry *telemetry.Summary `json:"telemetry,omitempty"`
 	Met       *bool              `json:"slo_met,omitempty"`
@@ -395,7 +400,7 @@ func (o *stepObject) setWhy(why string) {
 
 // stepJSON is st's NDJSON object.
 func (o *Sweep) stepJSON(st sweep.Step) stepObject {
-	obj := stepObject{Type: "step", N: st.N, Value: st.Value, Value2: st.Value2, Rep: st.Rep, MaxRate: st.Target, Workers: st.Workers, Run: st.RunID, Dir: st.Dir, Status: st.Status, Total: st.Total, Figures: st.Figures, Telemetry: st.Telemetry}
+	obj := stepObject{Type: "step", N: st.N, Value: st.Value, Value2: st.Value2, Rep: st.Rep, Reloaded: st.Reloaded, MaxRate: st.Target, Workers: st.Workers, Run: st.RunID, Dir: st.Dir, Status: st.Status, Total: st.Total, Figures: st.Figures, Telemetry: st.Telemetry}
 	obj.ValueText, obj.Value2Text = valueTexts(o.Param, o.Param2, st.Value, st.Value2)
 	if st.Judged {
 		met := st.Met
@@ -522,8 +527,9 @@ func (o *Sweep) pointJSON(p sweep.Point) pointObject {
 	return obj
 }
 
-// points prints a table of the values' medians over their runs, with the
-// spread of throughput and p99 (lowest-highest) and the verdict.
+// points prints a table of the values' medians over their completed
+// runs, with the spread of throughput and p99 (lowest-highest) and the
+// verdict; a value with an interrupted run says so beside its count.
 func (o *Sweep) points(w io.Writer, res *sweep.Result) {
 	fmt.Fprintf(w, "\nmedians over each value's runs (spread: lowest-highest):\n")
 	head := []string{res.Param.Flag()}
@@ -546,7 +552,11 @@ func (o *Sweep) points(w io.Writer, res *sweep.Result) {
 		if res.Param2 != "" {
 			row = append(row, res.Param2.Text(p.Value2))
 		}
-		rows = append(rows, append(row, fmt.Sprint(len(p.Runs)), fmt.Sprintf("%.1f", p.Median.Total.Rate),
+		runs := fmt.Sprint(p.Completed) // an interrupted run is not counted, but marked
+		if n := len(p.Interrupted); n > 0 {
+			runs += fmt.Sprintf(" (+%d interrupted)", n)
+		}
+		rows = append(rows, append(row, runs, fmt.Sprintf("%.1f", p.Median.Total.Rate),
 			fmt.Sprintf("%.1f-%.1f", p.RateMin, p.RateMax), sweep.Sig3(p.Median.Total.P50), sweep.Sig3(p.Median.Total.P99),
 			sweep.Sig3(p.P99Min)+"-"+sweep.Sig3(p.P99Max), metIn, verdict))
 	}

@@ -2,8 +2,12 @@ package output
 
 import (
 	"bytes"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stampede-bench/stampede/run"
@@ -111,4 +115,40 @@ func TestSweepEfficiencyWithinChance(t *testing.T) {
 	res := &sweep.Result{ID: "20261129-210000-3c4d", Param: "active-warehouses", SLO: slo, Search: true, Steps: steps}
 	res.Best, res.Miss, res.Peak = &res.Steps[0], &res.Steps[1], &res.Steps[1]
 	checkSweepGolden(t, "sweep_efficiency", res, "tpcc", "--active-warehouses", "1:8", "a search from 1 to 8", "30s ramp + 2m0s each")
+}
+
+// TestSweepMediansInterrupted: the medians table counts a value's
+// completed runs only, and marks the value whose run was interrupted
+// beside its count; "met in" agrees with the count.
+func TestSweepMediansInterrupted(t *testing.T) {
+	slo, err := sweep.ParseSLO("p99<=50ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	step := func(n int, v float64, status string, p99 float64) sweep.Step {
+		return sweep.Step{N: n, Value: v, Status: status, RunID: fmt.Sprintf("run-%d", n), Total: stats.Summary{Count: 100, Rate: 100 * float64(n), P99: p99}}
+	}
+	res := &sweep.Result{ID: "x", Param: sweep.Concurrency, SLO: slo, Stopped: "interrupted at step 4: the sweep did not finish",
+		Steps: []sweep.Step{step(1, 1, "completed", 10), step(2, 2, "completed", 20), step(3, 1, "completed", 12), step(4, 2, "interrupted", 90)}}
+	res.Judge()
+	var out bytes.Buffer
+	(&Sweep{W: &out, Status: io.Discard, Param: res.Param}).Done(res)
+	rows := map[string][]string{}
+	for _, line := range strings.Split(out.String(), "\n") {
+		if f := strings.Fields(line); len(f) > 0 {
+			rows[f[0]] = f
+		}
+	}
+	for _, tc := range []struct {
+		value string
+		want  []string // runs, then met in and the verdict (the row's last two)
+	}{
+		{"1", []string{"2", "2/2", "met"}},
+		{"2", []string{"1", "(+1", "interrupted)", "1/1", "met"}},
+	} {
+		f := rows[tc.value]
+		if len(f) < len(tc.want)+1 || !slices.Equal(f[1:1+len(tc.want)-2], tc.want[:len(tc.want)-2]) || !slices.Equal(f[len(f)-2:], tc.want[len(tc.want)-2:]) {
+			t.Errorf("value %s: row %q, want runs %v and met in, verdict %v:\n%s", tc.value, f, tc.want[:len(tc.want)-2], tc.want[len(tc.want)-2:], out.String())
+		}
+	}
 }

@@ -278,6 +278,45 @@ func inLoad(ctx context.Context, db *sqlx.DB, opts sqlx.Options, gen workload.Ge
 	return in, nil
 }
 
+// LoadMismatch returns how the data settings of s's workload differ from
+// what init recorded in its database (workload.ReconcileLoad's error),
+// nil when they do not, nothing is recorded or there is no server: a
+// sweep of a flag that changes the data asks before its first step.
+func LoadMismatch(ctx context.Context, s Spec) (*workload.LoadMismatchError, error) {
+	opts, err := s.Conn.Options(s.Workload.Meta().DatabaseName(), 1)
+	if err != nil || opts.Driver == sqlx.DriverNull {
+		return nil, nil
+	}
+	db, err := sqlx.Open(ctx, opts)
+	if err != nil {
+		return nil, nil // the run says why it cannot connect
+	}
+	defer db.Close()
+	_, err = workload.ReconcileLoad(ctx, db, s.Workload)
+	var m *workload.LoadMismatchError
+	if errors.As(err, &m) {
+		return m, nil
+	}
+	return nil, nil // other errors: the step's run says them
+}
+
+// AdoptRecorded gives s's workload the data settings init recorded in
+// its database that the command line did not give
+// (workload.AdoptRecorded), before a sweep's --reload loads the data
+// again with its swept value: the rest stays as init loaded it.
+func AdoptRecorded(ctx context.Context, s Spec) error {
+	opts, err := s.Conn.Options(s.Workload.Meta().DatabaseName(), 1)
+	if err != nil || opts.Driver == sqlx.DriverNull {
+		return err
+	}
+	db, err := sqlx.Open(ctx, opts)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return workload.AdoptRecorded(ctx, db, s.Workload)
+}
+
 // reconcileLoad compares the workload's data settings with what init
 // recorded (see workload.ReconcileLoad): one given with another value is
 // refused, one not given takes the loaded value, with a note.

@@ -22,18 +22,25 @@ type Point struct {
 	Median Step
 	// Judged and Met: the median's verdict (Median.Judged, Median.Met).
 	Judged, Met bool
+	// done are the steps of Runs that completed: the runs counted.
+	done []int
 }
 
 // Spread is a value's runs and the spread of their throughput and p99,
 // under the JSON names that `stampede sweep --format json` (its
 // sweep_result's points) and the dashboard's sweep page both give them.
 type Spread struct {
-	// Runs are the steps (Step.N) run at the value, in order.
+	// Runs are the steps (Step.N) run at the value, in order, whether
+	// they completed or not.
 	Runs []int `json:"runs"`
 	// Completed counts the runs that completed, MetRuns those that met
-	// the SLO on their own.
+	// the SLO on their own: a value's figures, verdict and counts are
+	// over its completed runs only.
 	Completed int `json:"completed"`
 	MetRuns   int `json:"met_runs"`
+	// Interrupted are the steps of Runs that were interrupted (Ctrl-C):
+	// not counted, but the value is marked as one of them was.
+	Interrupted []int `json:"interrupted,omitempty"`
 	// RateMin, RateMax, P99Min and P99Max are the spread over the
 	// completed runs.
 	RateMin float64 `json:"ops_per_sec_min"`
@@ -51,7 +58,7 @@ func (p *Point) step() *Step {
 // runs says how many runs the point's verdict is over (" (median of 3
 // runs)"), "" for one.
 func (p *Point) runs() string {
-	if len(p.Runs) < 2 {
+	if p.Completed < 2 {
 		return ""
 	}
 	return fmt.Sprintf(" (median of %d runs)", p.Completed)
@@ -87,17 +94,24 @@ func points(steps []Step, slo SLO, p1, p2 Param) []Point {
 		runs := group[v]
 		var done []Step
 		for _, st := range runs {
-			if st.Status == "completed" {
+			switch st.Status {
+			case "completed":
 				done = append(done, st)
+				p.done = append(p.done, st.N)
 				if st.Judged && st.Met {
 					p.MetRuns++
 				}
+			case "interrupted":
+				p.Interrupted = append(p.Interrupted, st.N)
 			}
 		}
 		p.Completed = len(done)
-		if len(runs) == 1 {
+		switch {
+		case len(done) == 1:
+			p.Median = done[0] // the only completed run's own, as judged
+		case len(runs) == 1:
 			p.Median = runs[0]
-		} else {
+		default:
 			p.Median = medianStep(runs, done)
 			if len(slo.Terms) > 0 && len(done) > 0 {
 				p.Median.Judged = true

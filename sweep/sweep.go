@@ -98,6 +98,11 @@ type Spec struct {
 	// server's CHECKPOINT (--checkpoint), so that no step pays for the
 	// writes of the one before. Its error ends the sweep.
 	Between func(ctx context.Context) error
+	// Reload, when set, runs before each step's run, with the step's
+	// run.Spec: it loads the step's data again (--reload, a sweep of a
+	// flag that changes what init loads). Its time is not the step's
+	// measurement; its error ends the sweep.
+	Reload func(ctx context.Context, s run.Spec) error
 	// Whole says Build's values are whole numbers (bisected as workers).
 	Whole bool
 	// Whole2 says Param2's values are whole numbers.
@@ -172,6 +177,9 @@ type Step struct {
 	Telemetry *telemetry.Summary
 	// Ops are the operations' own figures over the measured period.
 	Ops map[string]stats.Summary
+	// Reloaded says the step's data was loaded again before its run
+	// (Spec.Reload).
+	Reloaded bool
 	// Judged says an SLO judged the step: Met, or Why not.
 	Judged bool
 	Met    bool
@@ -306,14 +314,11 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 		err = spec.steps(ctx, res)
 	}
 	res.bound()
-	what := "the sweep"
-	if spec.Search {
-		what = "the search"
-	}
+	what := res.what()
 	switch n := len(res.Steps); {
 	case err == nil:
 	case errors.Is(err, run.ErrInterrupted) && n > 0 && res.Steps[n-1].Status == "interrupted":
-		res.Stopped = fmt.Sprintf("interrupted at step %d: %s did not finish", n, what)
+		res.Stopped = res.interruptedAt(n)
 	case errors.Is(err, run.ErrInterrupted):
 		res.Stopped = fmt.Sprintf("interrupted after step %d, before the next: %s did not finish", n, what)
 	case errors.As(err, new(inputError)):
@@ -615,6 +620,18 @@ func (spec Spec) step2(ctx context.Context, res *Result, v, w float64) (Step, er
 		s.Flags["slo"] = spec.SLO.String()
 	}
 	s.Observers = append([]run.Observer(nil), s.Observers...)
+	if spec.Reload != nil {
+		if err := spec.Reload(ctx, s); err != nil {
+			if ctx.Err() != nil {
+				return Step{}, run.ErrInterrupted
+			}
+			if errors.Is(err, run.ErrInput) {
+				return Step{}, err
+			}
+			return Step{}, fmt.Errorf("reloading before step %d (%s): %w", st.N, at, err)
+		}
+		st.Reloaded = true
+	}
 	if spec.Observer != nil {
 		spec.Observer.Begin(st, &s)
 	}
@@ -708,9 +725,14 @@ func startAndWait(ctx context.Context, s run.Spec) (*run.Result, error) {
 // Judge judges res's steps under res.SLO as Run judges them (each
 // completed step, on its Total and Target) and sets Best, Miss and Peak
 // as Run does: a sweep's answer read back from its steps' runs (the
-// dashboard's sweep page).
+// dashboard's sweep page). A sweep whose last step was interrupted is
+// Stopped as Run says it, so that its Conclusion is the command line's
+// (not "every step met it").
 func (res *Result) Judge() {
 	res.Best, res.Miss, res.Peak = nil, nil, nil
+	if n := len(res.Steps); res.Stopped == "" && n > 0 && res.Steps[n-1].Status == "interrupted" {
+		res.Stopped = res.interruptedAt(res.Steps[n-1].N) // as Run says it
+	}
 	for i := range res.Steps {
 		st := &res.Steps[i]
 		st.Judged, st.Met, st.Why = false, false, ""
@@ -766,6 +788,19 @@ func (res *Result) bound() {
 	}
 }
 
+// what names the experiment in messages: "the search" or "the sweep".
+func (res *Result) what() string {
+	if res.Search {
+		return "the search"
+	}
+	return "the sweep"
+}
+
+// interruptedAt is Stopped for a sweep interrupted during step n.
+func (res *Result) interruptedAt(n int) string {
+	return fmt.Sprintf("interrupted at step %d: %s did not finish", n, res.what())
+}
+
 // opposite is "lowest" for "highest" and the reverse.
 func opposite(word string) string {
 	if word == "highest" {
@@ -785,7 +820,7 @@ func (res *Result) varied() string {
 		}
 	}
 	for _, p := range res.Points {
-		if len(p.Runs) > 1 {
+		if p.Completed > 1 {
 			return "though each value was judged on the median of its runs: the machine or the server varied more than --repeat evens out; run on a quieter machine, with a longer --duration and a --ramp"
 		}
 	}
@@ -821,30 +856,50 @@ func (res *Result) boundGrid() {
 	}
 }
 
-// cite names the runs st's verdict stands on: "step 7" for one run;
-// for several, their steps and how many met, as the verdict is their
-// median's ("steps 20, 25, 27: met in 2 of 3, judged on their median"),
-// so that a conclusion never cites one run that says otherwise.
+// cite names the completed runs st's verdict stands on: "step 7" for
+// one run; for several, their steps and how many met, as the verdict is
+// their median's ("steps 20, 25, 27: met in 2 of 3, judged on their
+// median"), so that a conclusion never cites one run that says
+// otherwise; and the runs of the value that were interrupted, which it
+// does not count ("; step 29 interrupted, not counted").
 func (res *Result) cite(st *Step) string {
 	for _, p := range res.Points {
-		if p.Value != st.Value || len(p.Runs) < 2 {
+		if p.Value != st.Value {
 			continue
 		}
-		ns := make([]string, len(p.Runs))
-		for i, n := range p.Runs {
-			ns[i] = strconv.Itoa(n)
+		s := fmt.Sprintf("step %d", st.N)
+		switch n := len(p.done); {
+		case n == 1:
+			s = fmt.Sprintf("step %d", p.done[0])
+		case n > 1:
+			s = fmt.Sprintf("%s: met in %d of %d, judged on their median", stepList(p.done), p.MetRuns, n)
 		}
-		return fmt.Sprintf("steps %s: met in %d of %d, judged on their median", strings.Join(ns, ", "), p.MetRuns, len(p.Runs))
+		if len(p.Interrupted) > 0 {
+			s += fmt.Sprintf("; %s interrupted, not counted", stepList(p.Interrupted))
+		}
+		return s
 	}
 	return fmt.Sprintf("step %d", st.N)
 }
 
-// metIn says in how many runs p met the SLO, "" for one run.
+// stepList names steps: "step 4", "steps 2, 4".
+func stepList(ns []int) string {
+	ss := make([]string, len(ns))
+	for i, n := range ns {
+		ss[i] = strconv.Itoa(n)
+	}
+	if len(ns) == 1 {
+		return "step " + ss[0]
+	}
+	return "steps " + strings.Join(ss, ", ")
+}
+
+// metIn says in how many completed runs p met the SLO, "" for one.
 func (p *Point) metIn() string {
-	if len(p.Runs) < 2 {
+	if p.Completed < 2 {
 		return ""
 	}
-	return fmt.Sprintf(" in %d of %d runs", p.MetRuns, len(p.Runs))
+	return fmt.Sprintf(" in %d of %d runs", p.MetRuns, p.Completed)
 }
 
 // missRuns says how Miss was judged when on several runs.

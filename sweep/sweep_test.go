@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -18,28 +19,29 @@ import (
 
 func TestParseValues(t *testing.T) {
 	for _, tc := range []struct {
-		in      string
-		integer bool
-		want    []float64
-		lo, hi  float64
-		bounds  bool
-		err     string
+		flag   string // --max-rate when ""
+		in     string
+		bound  Bound
+		want   []float64
+		lo, hi float64
+		bounds bool
+		err    string
 	}{
-		{in: "1,2,4,8", integer: true, want: []float64{1, 2, 4, 8}, lo: 1, hi: 8},
+		{in: "1,2,4,8", bound: Workers, want: []float64{1, 2, 4, 8}, lo: 1, hi: 8},
 		{in: "8, 2,4", want: []float64{8, 2, 4}, lo: 2, hi: 8},
 		{in: "1000:4000:1000", want: []float64{1000, 2000, 3000, 4000}, lo: 1000, hi: 4000},
 		{in: "1000:4500:1000", want: []float64{1000, 2000, 3000, 4000}, lo: 1000, hi: 4500},
 		{in: "1000:2000:100", want: []float64{1000, 1100, 1200, 1300, 1400, 1500, 1600, 1700, 1800, 1900, 2000}, lo: 1000, hi: 2000},
 		{in: "1000:16000:x2", want: []float64{1000, 2000, 4000, 8000, 16000}, lo: 1000, hi: 16000},
 		{in: "1000:1331:x1.1", want: []float64{1000, 1100, 1210, 1331}, lo: 1000, hi: 1331},
-		{in: "1:64:x2", integer: true, want: []float64{1, 2, 4, 8, 16, 32, 64}, lo: 1, hi: 64},
-		{in: "1:4:x1.2", integer: true, want: []float64{1, 2, 3, 4}, lo: 1, hi: 4},
+		{in: "1:64:x2", bound: Workers, want: []float64{1, 2, 4, 8, 16, 32, 64}, lo: 1, hi: 64},
+		{in: "1:4:x1.2", bound: Workers, want: []float64{1, 2, 3, 4}, lo: 1, hi: 4},
 		{in: "1000:64000", lo: 1000, hi: 64000, bounds: true},
 		{in: "", err: "is empty"},
 		{in: "1,x,3", err: `"x" is not a number`},
 		{in: "0,1", err: "0 is not positive"},
 		{in: "-5:10", err: "-5 is not positive"},
-		{in: "1.5,2", integer: true, err: "1.5 is not a whole number"},
+		{in: "1.5,2", bound: Workers, err: "1.5 is not a whole number"},
 		{in: "nan", err: "is not a number"},
 		{in: "1e999", err: "is not a number"},
 		{in: "10:5", err: "end 5 is not above its start 10"},
@@ -48,13 +50,28 @@ func TestParseValues(t *testing.T) {
 		{in: "1:100:xx", err: "not a number above 1"},
 		{in: "1:1e9:1", err: "more than 1000 steps"},
 		{in: "1:2:0", err: "0 is not positive"},
-		{in: "1,1e19", integer: true, err: "1e19 is more workers than a client runs; give at most 2147483647"},
+		{in: "1,1e19", bound: Workers, err: "1e19 is more workers than a client runs; give at most 2147483647"},
+		{in: "1,2147483647", bound: Workers, want: []float64{1, 2147483647}, lo: 1, hi: 2147483647},
+		{flag: "--concurrency", in: "1,2147483648", bound: Workers, err: "2147483648 is more workers than a client runs; give at most 2147483647"},
+		{flag: "--conns", in: "4,3e9", bound: Bound{Whole: true, Max: 1<<31 - 1, Unit: "connections"}, err: "3e9 is more connections than a client runs; give at most 2147483647"},
+		// Sizes and counts beyond an int32 are no workers: each flag has
+		// its own range, named in its own unit.
+		{flag: "--memory", in: "1G,2G", bound: Bound{Size: true, Max: math.MaxInt64}, want: []float64{1 << 30, 2 << 30}, lo: 1 << 30, hi: 2 << 30},
+		{flag: "--memory", in: "512M:2G:x2", bound: Bound{Size: true, Max: math.MaxInt64}, want: []float64{512 << 20, 1 << 30, 2 << 30}, lo: 512 << 20, hi: 2 << 30},
+		{flag: "--io-write-bps", in: "1M:3M:1M", bound: Bound{Size: true, Max: math.MaxInt64}, want: []float64{1 << 20, 2 << 20, 3 << 20}, lo: 1 << 20, hi: 3 << 20},
+		{flag: "--io-write-bps", in: "1M,3G", bound: Bound{Size: true, Max: math.MaxInt64}, want: []float64{1 << 20, 3 << 30}, lo: 1 << 20, hi: 3 << 30},
+		{flag: "--memory", in: "1G,lots", bound: Bound{Size: true, Max: math.MaxInt64}, err: `malformed size "lots"`},
+		{flag: "--memory", in: "1G,4T", bound: Bound{Size: true, Max: 2 << 40}, err: "4T is more than --memory takes; give at most 2T"},
+		{flag: "--max-ops", in: "10,3000000000", bound: Bound{Whole: true, Max: math.MaxInt64}, want: []float64{10, 3e9}, lo: 10, hi: 3e9},
+		{flag: "--max-ops", in: "10,1e19", bound: Bound{Whole: true, Max: math.MaxInt64}, err: "1e19 is more than --max-ops takes; give at most 9223372036854775807"},
+		{flag: "--small", in: "1,40000", bound: Bound{Whole: true, Max: math.MaxInt16}, err: "40000 is more than --small takes; give at most 32767"},
 		{in: strings.Repeat("1,", 1001) + "1", err: `"1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1..." has 1002 values`},
 	} {
-		v, err := ParseValues("--max-rate", tc.in, tc.integer)
+		flag := cmp.Or(tc.flag, "--max-rate")
+		v, err := ParseValues(flag, tc.in, tc.bound)
 		if tc.err != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.err) || !strings.HasPrefix(err.Error(), "--max-rate") {
-				t.Errorf("%q: error %v, want one naming --max-rate with %q", tc.in, err, tc.err)
+			if err == nil || !strings.Contains(err.Error(), tc.err) || !strings.HasPrefix(err.Error(), flag+" ") {
+				t.Errorf("%s %q: error %v, want one naming %s with %q", flag, tc.in, err, flag, tc.err)
 			}
 			continue
 		}
@@ -242,7 +259,7 @@ func TestSearch(t *testing.T) {
 
 func TestSteps(t *testing.T) {
 	p99, _ := ParseSLO("p99<=5ms")
-	vals, _ := ParseValues("--max-rate", "1000:5000:1000", false)
+	vals, _ := ParseValues("--max-rate", "1000:5000:1000", Bound{})
 	for _, tc := range []struct {
 		name      string
 		slo       SLO
@@ -460,7 +477,7 @@ func TestNotMonotone(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sv := &server{knee: 1e6, dip: tc.dip}
-			vals, _ := ParseValues("--max-rate", "1000:4000:1000", false)
+			vals, _ := ParseValues("--max-rate", "1000:4000:1000", Bound{})
 			res, err := Run(context.Background(), Spec{Param: MaxRate, Values: vals, SLO: p99, ID: "S", Exec: sv.exec, Repeat: tc.repeat, KeepGoing: true})
 			if err != nil {
 				t.Fatal(err)
@@ -495,7 +512,7 @@ func TestRepeatRounds(t *testing.T) {
 	p99, _ := ParseSLO("p99<=5ms")
 	sv := &server{knee: 1e6}
 	sv.burst = func(n int) bool { return n == 2 } // 2000's first run
-	vals, _ := ParseValues("--max-rate", "1000:3000:1000", false)
+	vals, _ := ParseValues("--max-rate", "1000:3000:1000", Bound{})
 	res, err := Run(context.Background(), Spec{Param: MaxRate, Values: vals, SLO: p99, ID: "S", Exec: sv.exec, Repeat: 3})
 	if err != nil {
 		t.Fatal(err)
@@ -606,8 +623,8 @@ func TestGrid(t *testing.T) {
 		return r, nil
 	}
 	between := func(ctx context.Context) error { log = append(log, "checkpoint"); return nil }
-	rates, _ := ParseValues("--max-rate", "1000,2000", false)
-	workers, _ := ParseValues("--concurrency", "1,2,4,8", true)
+	rates, _ := ParseValues("--max-rate", "1000,2000", Bound{})
+	workers, _ := ParseValues("--concurrency", "1,2,4,8", Workers)
 	spec := Spec{Param: MaxRate, Values: rates, Param2: Concurrency, Values2: workers, SLO: p99, ID: "G", Exec: exec, Between: between}
 	res, err := Run(context.Background(), spec)
 	if err != nil {

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/stampede-bench/stampede/limit"
 )
 
 // MaxSteps bounds the steps a list or range of values may make: a sweep
@@ -25,16 +27,45 @@ type Values struct {
 	Bounds bool
 }
 
+// Bound is what a swept flag's values may be: ParseValues refuses any
+// other, naming the flag and the most it takes.
+type Bound struct {
+	// Whole requires whole numbers (workers, operations).
+	Whole bool
+	// Size says the values are sizes in bytes, written 512M or 1G (whole).
+	Size bool
+	// Max is the most a whole or size value may be (0: any number).
+	Max int64
+	// Unit, when set, is what the values count (workers, connections):
+	// a value above Max is more of them than a client runs.
+	Unit string
+}
+
+// Workers is the bound of a flag whose values are workers: more than an
+// int32 holds no client runs.
+var Workers = Bound{Whole: true, Max: maxWorkers - 1, Unit: "workers"}
+
 // ParseValues parses the values of a swept flag: a list (1,2,4,8), a
 // range with an arithmetic step (1000:8000:1000) or a factor
-// (1000:64000:x2), or a range alone (1000:64000) for a search. integer
-// requires whole numbers (workers). Errors name flag and say what to
-// write.
-func ParseValues(flag, s string, integer bool) (Values, error) {
+// (1000:64000:x2), or a range alone (1000:64000) for a search, each
+// value within b (sizes as 512M, under b.Size). Errors name flag and
+// say what to write.
+func ParseValues(flag, s string, b Bound) (Values, error) {
 	s = strings.TrimSpace(s)
+	integer := b.Whole || b.Size
 	num := func(part string) (float64, error) {
 		part = strings.TrimSpace(part)
-		v, err := strconv.ParseFloat(part, 64)
+		var v float64
+		var err error
+		if b.Size {
+			n, serr := limit.ParseSize(part)
+			if serr != nil {
+				return 0, fmt.Errorf("%s %s: %v", flag, quote(s), serr)
+			}
+			v = float64(n)
+		} else {
+			v, err = strconv.ParseFloat(part, 64)
+		}
 		switch {
 		case err != nil || math.IsNaN(v) || math.IsInf(v, 0):
 			return 0, fmt.Errorf("%s %s: %q is not a number; give values as 1,2,4 or a range as 1000:8000:1000, 1000:64000:x2 or 1000:64000", flag, quote(s), part)
@@ -42,8 +73,8 @@ func ParseValues(flag, s string, integer bool) (Values, error) {
 			return 0, fmt.Errorf("%s %s: %s is not positive; every step needs a value above 0", flag, quote(s), part)
 		case integer && v != math.Trunc(v):
 			return 0, fmt.Errorf("%s %s: %s is not a whole number", flag, quote(s), part)
-		case integer && v >= maxWorkers:
-			return 0, fmt.Errorf("%s %s: %s is more workers than a client runs; give at most %d", flag, quote(s), part, maxWorkers-1)
+		case b.Max > 0 && v >= float64(b.Max)+1:
+			return 0, b.above(flag, quote(s), part)
 		}
 		return v, nil
 	}
@@ -137,6 +168,18 @@ func (v Values) Ascending(p Param) bool {
 		}
 	}
 	return true
+}
+
+// above is the error of a value part of flag's values s above b.Max.
+func (b Bound) above(flag, s, part string) error {
+	most := strconv.FormatInt(b.Max, 10)
+	if b.Size {
+		most = limit.ShortSize(b.Max)
+	}
+	if b.Unit != "" {
+		return fmt.Errorf("%s %s: %s is more %s than a client runs; give at most %s", flag, s, part, b.Unit, most)
+	}
+	return fmt.Errorf("%s %s: %s is more than %s takes; give at most %s", flag, s, part, flag, most)
 }
 
 // maxWorkers bounds a value of workers: more does not fit an int32, and

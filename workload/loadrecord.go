@@ -673,3 +673,27 @@ func (e *HintedError) Error() string { return e.Err.Error() }
 
 // Unwrap returns the operation's error.
 func (e *HintedError) Unwrap() error { return e.Err }
+
+// AdoptRecorded gives gen the data settings init recorded in db that its
+// command line did not give, as ReconcileLoad does, and leaves the given
+// ones as they are, whatever was loaded: a load again with other values
+// of those (a sweep's --reload) keeps the rest of the data as init
+// loaded it. Without a record it changes nothing.
+func AdoptRecorded(ctx context.Context, db *sqlx.DB, gen Generator) error {
+	ds, ok := gen.(DataSpecer)
+	if !ok || db.Null() {
+		return nil
+	}
+	_, loaded, found, err := readRecord(ctx, db, db, ds.DataKey(), false)
+	if err != nil || !found {
+		return err
+	}
+	for _, s := range ds.DataSettings() {
+		if v, ok := loaded[s.Name]; ok && !s.Given && v != s.Value {
+			if err := s.Set(v); err != nil {
+				return fmt.Errorf("adopting %s from the load: %w", s.arg(v), err)
+			}
+		}
+	}
+	return nil
+}

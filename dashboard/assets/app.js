@@ -669,9 +669,9 @@ async function showSweep(id) {
   const lines = [];
   if (best) lines.push([best.total.ops_per_sec, '#38a169', `answer: ${flag} ${best.value_text}`]);
   if (!doc.slo && peak) lines.push([peak.total.ops_per_sec, palette[0], `peak: ${flag} ${peak.value_text}`]);
-  makeChart(charts, 'latency against throughput (ms, log scale), each step a point', latData, [], { yLabel: 'ms', uplot: {
+  makeChart(charts, `latency against throughput (ms, log scale), ${doc.points ? 'each value a point: the median of its completed runs' : 'each step a point'}`, latData, [], { yLabel: 'ms', uplot: {
     scales: { x: { time: false }, y: { distr: 3 } }, cursor: { drag: { x: true, y: false } }, series: latSeries.map(x => Object.assign({ points: { show: true } }, x)),
-    plugins: [vlines(lines)], axes: [{ label: 'ops/s (each step\'s throughput)' }, { label: 'ms', size: 60 }] } });
+    plugins: [vlines(lines)], axes: [{ label: doc.points ? 'ops/s (each value\'s median throughput)' : 'ops/s (each step\'s throughput)' }, { label: 'ms', size: 60 }] } });
 
   // The workload's figures (tpmC, efficiency(%)): a column each, keyed
   // by the name before the unit, "-" where a step has none.
@@ -685,7 +685,7 @@ async function showSweep(id) {
     main.append(el('table', { id: 'points' },
       el('thead', {}, el('tr', {}, [flag, 'runs', 'ops/s', 'ops/s spread', 'p50 ms', 'p99 ms', 'p99 spread', ...figures.map(f => f[1]), 'met in'].map(h => el('th', {}, h)), el('th', { class: 'l' }, 'SLO'))),
       el('tbody', {}, doc.points.map(p => el('tr', { dataset: { value: p.value } },
-        el('td', { dataset: { field: 'value' } }, p.value_text), el('td', { dataset: { field: 'runs' } }, p.runs.length),
+        el('td', { dataset: { field: 'value' } }, p.value_text), el('td', { dataset: { field: 'runs' } }, p.completed + (p.interrupted ? ` (+${p.interrupted.length} interrupted)` : '')),
         el('td', { dataset: { field: 'ops_per_sec', value: p.total.ops_per_sec } }, fmtRate(p.total.ops_per_sec)),
         el('td', { dataset: { field: 'ops_spread' } }, `${fmtRate(p.ops_per_sec_min)}-${fmtRate(p.ops_per_sec_max)}`),
         el('td', { dataset: { field: 'p50_ms', value: p.total.p50_ms } }, fmtMs(p.total.p50_ms)),

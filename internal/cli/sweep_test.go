@@ -343,7 +343,7 @@ func TestSweepBadInput(t *testing.T) {
 		{"nothing swept", nil, "give the values to sweep: --max-rate 1000:16000:x2, --concurrency 1,2,4,8 or any flag with a number"},
 		{"flag that cannot be swept", []string{"--max-rate", "1000,2000", "--ramp", "1s,2s"}, "a sweep cannot vary --ramp (it takes one value); it varies a flag with a number: --active, --concurrency, --conns, --conns-per-tenant, --cpus,"},
 		{"values not numbers", []string{"--cpus", "0.5,half"}, "--cpus \"0.5,half\": \"half\" is not a number"},
-		{"size not a size", []string{"--memory", "100M,1Q"}, "--memory 100M,1Q: malformed size \"1Q\""},
+		{"size not a size", []string{"--memory", "100M,1Q"}, "--memory \"100M,1Q\": malformed size \"1Q\""},
 		{"repeat 0", []string{"--max-rate", "1000,2000", "--repeat", "0"}, "--repeat 0: give the runs per value, 1 or more"},
 		{"repeat with keep-going", []string{"--max-rate", "1000,2000", "--repeat", "3", "--slo", "p99<=5ms", "--keep-going"}, "--keep-going: with --repeat 3 every round runs every step"},
 		{"search a limit", []string{"--cpus", "0.5:2", "--search", "--slo", "p99<=5ms"}, "--search over --cpus: the search assumes a higher value is a heavier load"},
@@ -387,6 +387,8 @@ func TestSweepBadInput(t *testing.T) {
 		{"histogram", []string{"--max-rate", "1000,2000", "--histogram"}, "--histogram: a sweep prints a row per step"},
 		{"sweep tag", []string{"--max-rate", "1000,2000", "--tag", "sweep=mine"}, "--tag sweep=mine: the sweep tags its runs sweep itself"},
 		{"overflowing workers", []string{"--concurrency", "1,1e19"}, "1e19 is more workers than a client runs"},
+		{"overflowing connections", []string{"--conns", "1,3000000000"}, "--conns \"1,3000000000\": 3000000000 is more connections than a client runs; give at most 2147483647"},
+		{"operations beyond their range", []string{"--max-ops", "10,1e19"}, "--max-ops \"10,1e19\": 1e19 is more than --max-ops takes; give at most 9223372036854775807"},
 		{"latency closed loop", []string{"--concurrency", "1,2", "--latency", "service"}, "--latency only applies with --max-rate"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
