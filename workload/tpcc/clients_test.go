@@ -300,3 +300,29 @@ func TestClientHeaderFewTerminals(t *testing.T) {
 		t.Errorf("2 workers: %q", h)
 	}
 }
+
+// TestHammerClientsHeader: with --profile hammerdb, --clients splits no
+// warehouses, and a client's header says so in one line; without the
+// profile no client's header says it.
+func TestHammerClientsHeader(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"--warehouses", "2", "--profile", "hammerdb"}, true},
+		{[]string{"--warehouses", "2"}, false},
+	} {
+		g := newGen(t, tc.args...)
+		if err := g.PartitionClients(1, 2); err != nil {
+			t.Fatal(err)
+		}
+		line := "tpcc: --profile hammerdb: every client's virtual users draw home warehouses over all 2, as HammerDB's do"
+		got := strings.Join(g.header(sqlx.ReadCommitted, 4), "\n")
+		if g.hammerdb() {
+			got = strings.Join(g.hammerHeader(4), "\n")
+		}
+		if strings.Contains(got, line) != tc.want {
+			t.Errorf("%v: header has the line %v, want %v:\n%s", tc.args, !tc.want, tc.want, got)
+		}
+	}
+}

@@ -296,6 +296,10 @@ func (g *tpcc) hammerHeader(workers int) []string {
 	if g.hdb.notLoaded != "" {
 		lines = append(lines, label+": "+g.hdb.notLoaded)
 	}
+	if g.part[1] > 0 {
+		// --clients splits no warehouses here (checkClients, hammerMerge).
+		lines = append(lines, fmt.Sprintf("%s: --profile hammerdb: every client's virtual users draw home warehouses over all %d, as HammerDB's do (--clients splits no warehouses)", label, g.warehouses))
+	}
 	if g.hdb.replaced != "" {
 		lines = append(lines, label+": "+g.hdb.replaced)
 	}
