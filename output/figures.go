@@ -24,6 +24,9 @@ import (
 type ReportDoc struct {
 	results.View
 	Figures map[string]float64 `json:"figures,omitempty"`
+	// FiguresNote says why several clients' runs have no merged workload
+	// figures: no common measurement interval (see noCommonNote).
+	FiguresNote string `json:"figures_note,omitempty"`
 	// Tenants and Fleet are a fleet's tenant workloads and table, merged
 	// over its clients (see FleetOf).
 	Tenants []fleet.TenantResult `json:"tenants,omitempty"`
@@ -55,6 +58,9 @@ type ReportDoc struct {
 func NewReportDoc(runs []*runlog.Run, v results.View) ReportDoc {
 	tenants, f, _ := FleetOf(runs, v)
 	doc := ReportDoc{View: v, Figures: WorkloadFigures(runs, v), Tenants: tenants, Fleet: f}
+	if _, note := workloadFigures(runs, v); note != nil {
+		doc.FiguresNote = note.Name + ": " + note.Text
+	}
 	doc.Audits, doc.Checks, doc.ChecksError, doc.ChecksRun = Audits(runs, v)
 	if doc.ChecksRun != "" {
 		_, doc.ChecksNotRunOn = ChecksScope(runs, doc.ChecksRun)
@@ -124,7 +130,7 @@ func Audits(runs []*runlog.Run, v results.View) (audits, checks []report.Audit, 
 // as summary.json's "figures" holds a run's (TPC-C's tpmC, YCSB's
 // read_return_ok): those the final block of Report prints.
 func WorkloadFigures(runs []*runlog.Run, v results.View) map[string]float64 {
-	figs := workloadFigures(runs, v)
+	figs, _ := workloadFigures(runs, v)
 	if len(figs) == 0 {
 		return nil
 	}
@@ -143,7 +149,8 @@ func CompareFigures(c *results.Comparison, runs [2]*runlog.Run, views [2]results
 	var vals [2]map[string]float64
 	for i := range runs {
 		vals[i] = map[string]float64{}
-		for _, f := range workloadFigures([]*runlog.Run{runs[i]}, views[i]) {
+		figs, _ := workloadFigures([]*runlog.Run{runs[i]}, views[i])
+		for _, f := range figs {
 			names[i] = append(names[i], f.Name)
 			vals[i][f.Name] = f.Value
 		}
@@ -153,9 +160,12 @@ func CompareFigures(c *results.Comparison, runs [2]*runlog.Run, views [2]results
 
 // workloadFigures returns the workload's figures the run printed under its
 // final block: recomputed (see countedFigures), then those the run read
-// from the server (see observedFigures).
-func workloadFigures(runs []*runlog.Run, v results.View) []report.Extra {
-	return append(countedFigures(runs, v), observedFigures(runs, v)...)
+// from the server (see observedFigures). Of several clients' runs with no
+// common measurement interval there are none, and note is the line that
+// says why.
+func workloadFigures(runs []*runlog.Run, v results.View) (figs []report.Extra, note *report.Extra) {
+	figs, note = countedFigures(runs, v)
+	return append(figs, observedFigures(runs, v)...), note
 }
 
 // observedFigures are the figures a run read from the server during its
@@ -207,31 +217,35 @@ func endLines(runs []*runlog.Run, v results.View) []report.Extra {
 // see observedFigures); for several clients' runs of a
 // workload.ClientMerger they are the merge's, over the whole runs after
 // the ramp only, and the counted figures are over the clients' common
-// measurement interval (results.CommonInterval).
-func countedFigures(runs []*runlog.Run, v results.View) []report.Extra {
+// measurement interval (results.CommonInterval): when they have none
+// (their measured periods do not overlap), none, and note says why.
+func countedFigures(runs []*runlog.Run, v results.View) (out []report.Extra, note *report.Extra) {
 	gen, merged := rebuild(runs)
 	fig, ok := gen.(workload.Figurer)
 	if !ok {
-		return nil
+		return nil, nil
 	}
 	counts, errs := map[string]int64{}, map[string]int64{}
 	for _, op := range v.Ops {
 		counts[op.Name], errs[op.Name] = op.Count, op.Errors
 	}
-	var out []report.Extra
 	elapsed := time.Duration(v.Seconds * float64(time.Second))
 	if merged {
 		// Several clients' figures are over their common measurement
 		// interval, which every one of them measured: near the ends of
 		// the time their intervals cover together, fewer clients ran.
-		if c, ok, err := results.CommonInterval(runs, v); err == nil && ok {
-			for name := range counts {
-				counts[name] = c.Counts[name]
-			}
-			elapsed = c.To.Sub(c.From)
-			if im, ok := gen.(workload.IntervalMerger); ok {
-				im.SetMergeInterval(c.From, c.To)
-			}
+		// Without one, a figure over the union would be per minute of a
+		// time the clients never measured together: none.
+		c, ok, err := results.CommonInterval(runs, v)
+		if err != nil || !ok {
+			return nil, noCommonNote(runs, v, err)
+		}
+		for name := range counts {
+			counts[name] = c.Counts[name]
+		}
+		elapsed = c.To.Sub(c.From)
+		if im, ok := gen.(workload.IntervalMerger); ok {
+			im.SetMergeInterval(c.From, c.To)
 		}
 	}
 	if ew, ok := gen.(workload.EndWaitFigurer); ok && len(runs) == 1 && v.Window == (results.Window{}).String() {
@@ -249,7 +263,43 @@ func countedFigures(runs []*runlog.Run, v results.View) []report.Extra {
 			out = append(out, report.Extra{Name: f.Name, Value: f.Value, Text: f.Text})
 		}
 	}
-	return out
+	return out, nil
+}
+
+// noCommonNote is the line that says why several clients' runs, merged,
+// have no workload figures: their measured periods (v.Taken) do not
+// overlap, or only one of them measured intervals in the window taken, or
+// err, reading their intervals, stopped the count.
+//
+//	tpcc figures: none merged: the clients' measured periods do not overlap (...): ...
+func noCommonNote(runs []*runlog.Run, v results.View, err error) *report.Extra {
+	name := runs[0].Info.Workload + " figures"
+	const start = "a benchmark's clients must start together: give every client the same --start-at, one absolute time (such as 2026-11-26T07:00:00Z)"
+	var why string
+	switch {
+	case err != nil:
+		why = fmt.Sprintf("reading the clients' intervals for their common measurement interval: %v", err)
+	case len(v.Taken) == 1:
+		why = fmt.Sprintf("only run %s measured intervals in the window taken (%s), so the clients have no common measurement interval; %s",
+			v.Taken[0].Run, takenPeriod(v.Taken[0]), start)
+	case len(v.Taken) == 0:
+		why = "no run measured intervals in the window taken"
+	default:
+		periods := make([]string, len(v.Taken))
+		for i, t := range v.Taken {
+			periods[i] = fmt.Sprintf("run %s %s", t.Run, takenPeriod(t))
+		}
+		why = fmt.Sprintf("the clients' measured periods do not overlap (%s), so they have no common measurement interval to count them over; %s",
+			strings.Join(periods, ", "), start)
+	}
+	return &report.Extra{Name: name, Text: "none merged: " + why}
+}
+
+// takenPeriod is the time a run's taken intervals cover, "from
+// 2026-11-30T07:48:52.078Z to 2026-11-30T07:49:17.101Z".
+func takenPeriod(t results.Taken) string {
+	const layout = "2006-01-02T15:04:05.000Z07:00"
+	return fmt.Sprintf("from %s to %s", t.From.UTC().Format(layout), t.To.UTC().Format(layout))
 }
 
 // rebuild returns the workload of runs, rebuilt from their name and
@@ -341,7 +391,7 @@ func rebuild(runs []*runlog.Run) (gen workload.Generator, merged bool) {
 func clientRuns(runs []*runlog.Run) []workload.ClientRun {
 	var out []workload.ClientRun
 	for _, r := range runs {
-		cr := workload.ClientRun{ID: r.Info.ID, Flags: r.Info.Flags, Server: strings.Join(r.Info.Endpoints, ","), Database: r.Info.Database}
+		cr := workload.ClientRun{ID: r.Info.ID, Flags: r.Info.Flags, Server: strings.Join(r.Info.Endpoints, ","), Database: r.Info.Database, Status: r.Info.Status}
 		events, _ := r.Events() // a truncated log's complete lines still count
 		for _, e := range events {
 			if e.Kind == run.RecordEvent {
@@ -403,7 +453,8 @@ func areClients(runs []*runlog.Run, flags workload.Flags) bool {
 // CheckClients refuses runs that cannot merge as one benchmark's clients:
 // clients (tagged client=I/N, or a workload's per-client flags given)
 // that ran on different data (a flag of the workload that changes the
-// data differs, or ran at different --start-at), or that a
+// data differs), that were given --start-at but started apart
+// (checkStarts), or that a
 // workload.ClientMerger refuses (TPC-C's clients whose warehouses
 // overlap). The error names the flag and the runs.
 func CheckClients(runs []*runlog.Run) error {
@@ -435,7 +486,6 @@ func CheckClients(runs []*runlog.Run) error {
 			}
 		})
 	}
-	names = append(names, "start-at")
 	names = append(names, fleetFlags...)
 	a := runs[0]
 	for _, b := range runs[1:] {
@@ -448,12 +498,12 @@ func CheckClients(runs []*runlog.Run) error {
 			if slices.Contains(fleetFlags, name) {
 				why = "they ran different fleets"
 			}
-			if name == "start-at" {
-				why = "a benchmark's clients start together"
-			}
 			return fmt.Errorf("runs %s and %s are clients of one benchmark with different --%s (%q and %q): %s; report them apart",
 				a.Info.ID, b.Info.ID, name, x, y, why)
 		}
+	}
+	if err := checkStarts(runs); err != nil {
+		return err
 	}
 	if cm, ok := gen.(workload.ClientMerger); ok && !isFleet(a) {
 		// (A fleet's clients split its tenants, each tenant whole.)
@@ -488,6 +538,46 @@ func CheckClients(runs []*runlog.Run) error {
 		}
 	}
 	return nil
+}
+
+// maxStartSkew is how far apart the workers of clients given --start-at
+// may have started: they waited for one instant and start within
+// milliseconds of it, unless they resolved different instants (next:1m
+// read on either side of a minute's end) or one started late.
+const maxStartSkew = time.Second
+
+// checkStarts refuses clients given --start-at whose workers started
+// more than maxStartSkew apart, naming the two furthest apart and their
+// times: the start each run recorded (run.json's start, the --start-at it
+// resolved), not the flag's text, which for next:1m is the same on
+// clients a minute apart. Clients given no --start-at are not refused
+// (the merge warns that their periods do not start together).
+func checkStarts(runs []*runlog.Run) error {
+	given := false
+	first, last := runs[0], runs[0]
+	for _, r := range runs {
+		given = given || r.Info.Flags["start-at"] != ""
+		if r.Info.Start.Before(first.Info.Start) {
+			first = r
+		}
+		if r.Info.Start.After(last.Info.Start) {
+			last = r
+		}
+	}
+	skew := last.Info.Start.Sub(first.Info.Start)
+	if !given || skew <= maxStartSkew {
+		return nil
+	}
+	const layout = "2006-01-02T15:04:05.000Z07:00"
+	at := func(r *runlog.Run) string {
+		s := "--start-at " + r.Info.Flags["start-at"]
+		if r.Info.Flags["start-at"] == "" {
+			s = "no --start-at"
+		}
+		return fmt.Sprintf("%s (%s)", r.Info.Start.UTC().Format(layout), s)
+	}
+	return fmt.Errorf("runs %s and %s are clients of one benchmark whose workers started %s apart, at %s and %s: a benchmark's clients start together (within %s); give every client the same --start-at, one absolute time (such as 2026-11-26T07:00:00Z), or report them apart",
+		first.Info.ID, last.Info.ID, skew.Round(time.Millisecond), at(first), at(last), maxStartSkew)
 }
 
 // flagOr returns the value of fl that r's run.json recorded, or its

@@ -84,7 +84,11 @@ func ReportSplit(w io.Writer, runs []*runlog.Run, v results.View, by string) err
 		extra = append(extra, run.SkippedLine(*v.Skipped, v.Total.Count+v.Total.Errors, late))
 	}
 	extra = append(extra, endLines(runs, v)...)
-	extra = append(extra, workloadFigures(runs, v)...)
+	figs, note := workloadFigures(runs, v)
+	extra = append(extra, figs...)
+	if note != nil {
+		extra = append(extra, *note)
+	}
 	for _, s := range v.Series {
 		extra = append(extra, run.SeriesExtra(run.NamedSummary{Name: s.Name, Summary: s.Summary}))
 	}

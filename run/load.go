@@ -1043,6 +1043,12 @@ func loadShare(ctx context.Context, spec LoadSpec, db *sqlx.DB, streams int, see
 		if ctx.Err() != nil {
 			return fmt.Errorf("init interrupted: client %d of %d's share is partially loaded; start the split load over with `stampede cleanup %s`", p.Index, p.Count, gen.Meta().Name)
 		}
+		if sqlx.SQLState(err) == "23505" {
+			// Rows of the share are in already: an init of it stopped
+			// before its end (killed), and its rows are not replaced.
+			return inputf("client %d of %d's share of %s (%s) is partly loaded already in database %q (an init of it stopped before its end): start the split load over: `stampede cleanup %s`, then every client's init again",
+				p.Index, p.Count, gen.Meta().Name, sl.ShareOf(p.Index, p.Count), db.Database(), gen.Meta().Name)
+		}
 		return err
 	}
 	loaded := time.Since(began)

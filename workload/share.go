@@ -129,8 +129,8 @@ func (e *MissingShareError) Error() string {
 		more = fmt.Sprintf(" (%d of the %d shares are missing: each missing client's init loads its own)", e.Missing, e.Count)
 	}
 	cmd := strings.Join(append([]string{"stampede init", e.Workload, "--clients", strconv.Itoa(e.Count), "--client-index", strconv.Itoa(e.Index)}, e.Args...), " ")
-	return fmt.Sprintf("client %d of %d's share%s is not loaded into database %q: run %s URL (or wait for it, if that init is running)%s",
-		e.Index, e.Count, of, e.Database, cmd, more)
+	return fmt.Sprintf("client %d of %d's share%s is not loaded into database %q: run %s URL (or wait for it, if that init is running; if it was stopped and left part of the share in, start the split load over with `stampede cleanup %s`)%s",
+		e.Index, e.Count, of, e.Database, cmd, e.Workload, more)
 }
 
 // ShareMismatchError says that a share's data setting differs from what

@@ -829,6 +829,10 @@ type ClientRun struct {
 	// figures read from the server (TPC-C's NOPM) count each database
 	// once, whatever the number of its clients.
 	Server, Database string
+	// Status is how the run ended, as its run log says: "completed",
+	// "interrupted", "failed", "killed" (its process died, before it
+	// recorded what a run records at its end) or "running".
+	Status string
 }
 
 // ClientMerger is a Figurer whose figures for several clients' runs of

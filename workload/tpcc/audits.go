@@ -107,10 +107,23 @@ const auditZ = 3
 // criteria of clause 5.2.5.3 from the run's latencies.
 func (g *tpcc) Audits(elapsed time.Duration, latency func(op string, quantile float64) time.Duration) []workload.Audit {
 	if m := g.merged; m != nil && elapsed > 0 {
-		if !m.auditsOK {
+		if !m.auditsMerged || m.auditsPartial {
 			return nil
 		}
-		return g.judge(m.audits, latency)
+		if len(m.noAudits) == 0 {
+			return g.judge(m.audits, latency)
+		}
+		// Clients without their counters (killed before their end, when
+		// a client records them): the audits of the others, after a line
+		// that names them; none if no client recorded its counters.
+		left := workload.Audit{Name: "clients audited", Result: workload.AuditSkip,
+			Detail: fmt.Sprintf("%d of %d: %s", m.clients-len(m.noAudits), m.clients, unrecorded(m.noAudits, "audit counters"))}
+		if len(m.noAudits) == m.clients {
+			left.Detail += "; no audits"
+			return []workload.Audit{left}
+		}
+		left.Detail += fmt.Sprintf("; the audits below count the transactions of the %s that recorded them (the p90s: every client's)", plural(m.clients-len(m.noAudits), "client"))
+		return append([]workload.Audit{left}, g.judge(m.audits, latency)...)
 	}
 	if g.workers == nil || elapsed <= 0 {
 		return nil

@@ -29,7 +29,17 @@ var (
 	_ workload.ClientPartitioner = (*tpcc)(nil)
 	_ workload.RunRecorder       = (*tpcc)(nil)
 	_ workload.ClientMerger      = (*tpcc)(nil)
+	_ workload.IntervalMerger    = (*tpcc)(nil)
 )
+
+// SetMergeInterval implements workload.IntervalMerger: report says the
+// clients' common measurement interval, over which the counted figures
+// of the merge are.
+func (g *tpcc) SetMergeInterval(from, to time.Time) {
+	if g.merged != nil {
+		g.merged.common.from, g.merged.common.to = from, to
+	}
+}
 
 // Names of the records a run keeps (RunRecords): sum(D_NEXT_O_ID) over
 // every warehouse at the start and the end of the measurement interval,
@@ -275,13 +285,21 @@ type mergedClients struct {
 	clients   int
 	targets   int
 	noNOPM    string
-	// audits are the clients' audit counters added up; auditsOK says
-	// every client recorded them.
-	audits   auditTotals
-	auditsOK bool
+	// audits are the audit counters of the clients that recorded them,
+	// added up; noAudits are the clients that did not (killed, say);
+	// auditsMerged says MergeClients merged them (hammerMerge does not);
+	// auditsPartial that a client recorded some counters only (another
+	// stampede's), which leaves no audits.
+	audits        auditTotals
+	noAudits      []workload.ClientRun
+	auditsMerged  bool
+	auditsPartial bool
 	// hammer holds --profile hammerdb's figures added up over the
 	// clients (hammerMerge).
 	hammer hammerMerged
+	// common is the clients' common measurement interval, when report
+	// said it (SetMergeInterval).
+	common struct{ from, to time.Time }
 }
 
 // clientRange returns the home warehouses of a client's run from the
@@ -315,7 +333,7 @@ func (g *tpcc) MergeClients(runs []workload.ClientRun) error {
 	if g.hammerdb() {
 		return g.hammerMerge(runs)
 	}
-	m := &mergedClients{auditsOK: len(runs) > 0}
+	m := &mergedClients{auditsMerged: len(runs) > 0}
 	if g.weights == nil { // a rebuilt generator that validate has not seen
 		w, err := parseMix(g.mix)
 		if err != nil {
@@ -336,6 +354,8 @@ func (g *tpcc) MergeClients(runs []workload.ClientRun) error {
 	var homeGrowth int64
 	var homeRate float64
 	targets := map[string]bool{}
+	// noReads are the clients without both reads over every warehouse.
+	var noReads []workload.ClientRun
 	for _, r := range runs {
 		first, last, err := g.clientRange(r.Flags)
 		if err != nil {
@@ -351,12 +371,19 @@ func (g *tpcc) MergeClients(runs []workload.ClientRun) error {
 		fields := auditFields(&t)
 		seen := 0
 		var hStart, hEnd *workload.Record
+		var read [2]bool
 		for i, rec := range r.Records {
 			switch {
-			case rec.Name == recNextStart && (startAt.IsZero() || rec.At.After(startAt)):
-				startAt, start = rec.At, rec.Value
-			case rec.Name == recNextEnd && (endAt.IsZero() || rec.At.Before(endAt)):
-				endAt, end = rec.At, rec.Value
+			case rec.Name == recNextStart:
+				read[0] = true
+				if startAt.IsZero() || rec.At.After(startAt) {
+					startAt, start = rec.At, rec.Value
+				}
+			case rec.Name == recNextEnd:
+				read[1] = true
+				if endAt.IsZero() || rec.At.Before(endAt) {
+					endAt, end = rec.At, rec.Value
+				}
 			case rec.Name == recHomeStart:
 				hStart = &r.Records[i]
 			case rec.Name == recHomeEnd:
@@ -375,10 +402,18 @@ func (g *tpcc) MergeClients(runs []workload.ClientRun) error {
 		} else {
 			homeOK = false
 		}
-		if seen < len(fields) {
-			m.auditsOK = false
+		if !read[0] || !read[1] {
+			noReads = append(noReads, r)
 		}
-		m.audits = addAudits(m.audits, t)
+		switch {
+		case seen == 0:
+			m.noAudits = append(m.noAudits, r)
+		case seen < len(fields):
+			m.auditsPartial = true
+			fallthrough
+		default:
+			m.audits = addAudits(m.audits, t)
+		}
 	}
 	slices.SortFunc(spans, func(a, b span) int { return int(a.first - b.first) })
 	for i := 1; i < len(spans); i++ {
@@ -396,10 +431,15 @@ func (g *tpcc) MergeClients(runs []workload.ClientRun) error {
 	// never subtract): each client's growth over its own warehouses, per
 	// minute of its own measurement interval, added up; runs that did not
 	// record it (an older stampede's) have no NOPM, and the figures say
-	// why.
+	// why. A client without its reads (killed before its end, when a
+	// client records them) leaves no NOPM either: the other clients'
+	// reads alone span another time than the counted figures' common
+	// interval, most of it with fewer clients running.
 	m.clients, m.targets = len(runs), len(targets)
 	whole := len(targets) == 1 && m.warehouses == g.active()
 	switch {
+	case len(noReads) > 0 && (len(noReads) < len(runs) || !allCompleted(noReads)):
+		m.noNOPM = "no NOPM: " + unrecorded(noReads, "sum(d_next_o_id) reads") + "; NOPM needs the start and end reads of every client"
 	case whole && !startAt.IsZero() && !endAt.IsZero() && endAt.After(startAt):
 		m.newOrders, m.at, m.to, m.nopmOK = int64(end-start), startAt, endAt, true
 		m.nopm = float64(m.newOrders) / endAt.Sub(startAt).Minutes()
@@ -417,6 +457,51 @@ func (g *tpcc) MergeClients(runs []workload.ClientRun) error {
 	g.merged = m
 	g.figureWorkers = m.workers
 	return nil
+}
+
+// clientName names a client's run in a line: "run ID (client 1 of 2)",
+// or "run ID (--warehouse-range 3:4)".
+func clientName(r workload.ClientRun) string {
+	n, _ := strconv.Atoi(r.Flags["clients"])
+	switch {
+	case n > 0:
+		return fmt.Sprintf("run %s (client %s of %d)", r.ID, r.Flags["client-index"], n)
+	case r.Flags["warehouse-range"] != "":
+		return fmt.Sprintf("run %s (--warehouse-range %s)", r.ID, r.Flags["warehouse-range"])
+	}
+	return "run " + r.ID
+}
+
+// allCompleted says whether every run of runs completed.
+func allCompleted(runs []workload.ClientRun) bool {
+	for _, r := range runs {
+		if r.Status != "completed" {
+			return false
+		}
+	}
+	return true
+}
+
+// unrecorded says which of the clients' runs recorded none of what, and
+// why, by how each ended: "run ID (client 1 of 2) recorded no
+// sum(d_next_o_id) reads: killed (...)", joined by "; ".
+func unrecorded(runs []workload.ClientRun, what string) string {
+	lines := make([]string, len(runs))
+	for i, r := range runs {
+		var why string
+		switch r.Status {
+		case "killed":
+			why = "killed (its process died before the end of its run, when a client records them)"
+		case "running":
+			why = "still running, or killed (its run log says running; a client records them at the end of its run)"
+		case "failed", "interrupted":
+			why = r.Status + " before the end of its measurement interval"
+		default:
+			why = "its reads of the server failed, or it ran without one (its log says which)"
+		}
+		lines[i] = fmt.Sprintf("%s recorded no %s: %s", clientName(r), what, why)
+	}
+	return strings.Join(lines, "; ")
 }
 
 // addAudits returns t plus u, counter by counter.

@@ -73,8 +73,14 @@ func (g *tpcc) Figures(counts map[string]int64, elapsed time.Duration) []workloa
 	}
 	tpmC := float64(counts[txs[opNewOrder].name]) / minutes
 	by := "counted by the client"
-	if g.merged != nil {
-		by = fmt.Sprintf("counted by the clients, %s New-Orders in the %s of their common measurement interval", count(counts[txs[opNewOrder].name]), elapsed.Round(time.Millisecond))
+	if m := g.merged; m != nil {
+		// Over the clients' common measurement interval when report said
+		// it (SetMergeInterval); never named so over another time.
+		within := "the time their intervals cover together"
+		if m.common.to.After(m.common.from) {
+			within = "their common measurement interval"
+		}
+		by = fmt.Sprintf("counted by the clients, %s New-Orders in the %s of %s", count(counts[txs[opNewOrder].name]), elapsed.Round(time.Millisecond), within)
 	}
 	figs := []workload.Figure{{Name: "tpmC", Value: tpmC,
 		Text: fmt.Sprintf("%.1f (New-Orders completed per minute, rolled-back ones included; %s)", tpmC, by)}}

@@ -296,6 +296,10 @@ func (g *tpcc) hammerHeader(workers int) []string {
 	if g.hdb.notLoaded != "" {
 		lines = append(lines, label+": "+g.hdb.notLoaded)
 	}
+	if g.part[1] > 0 {
+		// --clients splits no warehouses here (checkClients, hammerMerge).
+		lines = append(lines, fmt.Sprintf("%s: --profile hammerdb: every client's virtual users draw home warehouses over all %d, as HammerDB's do (--clients splits no warehouses)", label, g.warehouses))
+	}
 	if g.hdb.replaced != "" {
 		lines = append(lines, label+": "+g.hdb.replaced)
 	}
@@ -485,6 +489,8 @@ func (g *tpcc) hammerMerge(runs []workload.ClientRun) error {
 			rd.endAt, rd.end = e.At, e.Value
 		}
 	}
+	// noFigures are the clients that recorded no HammerDB figures.
+	var noFigures []workload.ClientRun
 	for _, r := range runs {
 		if n, err := strconv.Atoi(r.Flags["concurrency"]); err == nil {
 			m.workers += n
@@ -506,6 +512,9 @@ func (g *tpcc) hammerMerge(runs []workload.ClientRun) error {
 			}
 		}
 		h.ok = h.ok && hasNOPM && hasTPM
+		if !hasNOPM || !hasTPM {
+			noFigures = append(noFigures, r)
+		}
 		db := r.Server + " " + r.Database
 		if nopmBy[db] == nil {
 			keys = append(keys, db)
@@ -538,7 +547,13 @@ func (g *tpcc) hammerMerge(runs []workload.ClientRun) error {
 		return total, true
 	}
 	var nopmOK, tpmOK bool
-	h.nopm, nopmOK = sum(nopmBy, "server and database")
+	if len(noFigures) > 0 && (len(noFigures) < len(runs) || !allCompleted(noFigures)) {
+		// A client killed before its end: its figures and reads are
+		// missing, and the others' alone are not the benchmark's.
+		why = "no HammerDB NOPM or TPM: " + unrecorded(noFigures, "HammerDB figures or reads") + "; they need every client's"
+	} else {
+		h.nopm, nopmOK = sum(nopmBy, "server and database")
+	}
 	if nopmOK { // else why says why of the databases
 		h.tpm, tpmOK = sum(tpmBy, "server")
 	}
