@@ -429,6 +429,9 @@ func pgbenchOutput(env Env, rf *RunFlags, gen workload.Generator, fs *pflag.Flag
 	if e, ok := gen.(interface{ SetErrorOutput(io.Writer) }); ok {
 		e.SetErrorOutput(env.Stderr) // --verbose-errors' lines
 	}
+	if k, ok := gen.(interface{ KeepMoments() }); ok {
+		k.KeepMoments() // the report's latency average and stddev, exact
+	}
 	value := func(name string) string {
 		if fl := f.Flags().Lookup(name); fl != nil {
 			return fl.Value.String()
