@@ -41,6 +41,10 @@ type PgbenchSource interface {
 	// µs, those of its transaction log (empty when not kept: the report
 	// then takes the histograms').
 	Moments(s int) (lat, lag stats.Moments)
+	// Partitions is how pgbench_accounts is partitioned, as pgbench
+	// reads it before a built-in script: "range" or "hash" and the
+	// partitions' count ("" when it is not, or no built-in script ran).
+	Partitions() (method string, n int)
 }
 
 // PgbenchOptions are pgbench's options that only its report and progress
@@ -259,6 +263,9 @@ func (o *Pgbench) report(res *run.Result, aborted map[string]int64) {
 		scale = p.Scale()
 	}
 	fmt.Fprintf(w, "scaling factor: %d\n", scale)
+	if method, n := o.Source.Partitions(); method != "" {
+		fmt.Fprintf(w, "partition method: %s\npartitions: %d\n", method, n)
+	}
 	fmt.Fprintf(w, "query mode: %s\n", o.Protocol)
 	fmt.Fprintf(w, "number of clients: %d\n", clients)
 	fmt.Fprintf(w, "number of threads: %d\n", o.Jobs)

@@ -114,3 +114,38 @@ func TestReportIsItsLog(t *testing.T) {
 		}
 	}
 }
+
+// initDB creates a database loaded by pgbench -i -q with the options
+// opts, by the real pgbench or by stampede's (stampede), and returns its
+// name; it is dropped when the test ends.
+func initDB(t *testing.T, stampede bool, opts ...string) string {
+	t.Helper()
+	srv := server(t)
+	name := emptyDB(t, "pgbpart")
+	tool(t, !stampede, t.TempDir(), append(append(append(append([]string{}, srv...), "-i", "-q"), opts...), name)...)
+	return name
+}
+
+// TestPartitionsAsPgbench: over a partitioned pgbench_accounts, made by
+// pgbench -i or by stampede's, stampede pgbench's report says the
+// partition method and the partitions' count after the scaling factor,
+// line for line as the real pgbench's.
+func TestPartitionsAsPgbench(t *testing.T) {
+	srv := server(t)
+	for _, method := range []string{"range", "hash"} {
+		for _, byStampede := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/stampede-init=%v", method, byStampede), func(t *testing.T) {
+				db := initDB(t, byStampede, "--partitions", "3", "--partition-method", method)
+				args := append(append([]string{}, srv...), "-n", "-S", "-t", "5", db)
+				want, _ := tool(t, true, t.TempDir(), args...)
+				got, _ := tool(t, false, t.TempDir(), args...)
+				if w, g := strings.Join(blank(want), "\n"), strings.Join(blank(got), "\n"); w != g {
+					t.Errorf("reports differ\npgbench:\n%s\nstampede:\n%s", want, got)
+				}
+				if line := "partition method: " + method + "\npartitions: 3\n"; !strings.Contains(got, line) {
+					t.Errorf("stampede's report does not say %q:\n%s", line, got)
+				}
+			})
+		}
+	}
+}

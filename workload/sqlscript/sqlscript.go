@@ -136,6 +136,11 @@ type gen struct {
 	// latency and lag moments by script, for pgbench's report.
 	keepMoments bool
 	moments     []*scriptMoments
+	// partMethod and partitions are how pgbench_accounts is partitioned
+	// ("range" or "hash", "" when it is not), read as pgbench reads it
+	// before a built-in script (readPartitions).
+	partMethod string
+	partitions int
 
 	// Parsed by validate.
 	scripts []*pgscript.Script
