@@ -241,6 +241,7 @@ func runSpec(spec RunArgs, env Env) (run.Spec, error) {
 		DisplayEvery:     rf.displayEvery,
 		TolerateErrors:   rf.tolerateErrors,
 		AbortWorker:      rf.outputStyle == "pgbench", // an error aborts a client, as in pgbench
+		ClientsOption:    pgbenchClients(spec.FS),
 		OpTimeout:        rf.opTimeout,
 		Seed:             rf.seed,
 		Latency:          rf.latency,
@@ -416,6 +417,16 @@ func writeAllocProfile(path string, stderr io.Writer) {
 	if err != nil {
 		fmt.Fprintf(stderr, "cannot write the allocation profile: %v\n", err)
 	}
+}
+
+// pgbenchClients is the option that sets the clients in advice: -c in
+// the pgbench form (which always passes pgbench's -j in --pgbench-jobs),
+// else "" (--concurrency).
+func pgbenchClients(fs *pflag.FlagSet) string {
+	if f := fs.Lookup("pgbench-jobs"); f != nil && f.Changed {
+		return "-c"
+	}
+	return ""
 }
 
 // pgbenchOutput is --output-style pgbench's observer, for the sql

@@ -1,6 +1,7 @@
 package pgbench_test
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"os"
@@ -147,5 +148,22 @@ func TestPartitionsAsPgbench(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestConnectionAdviceAsPgbench: a run that needs more connections than
+// the server accepts is refused before it starts with advice in
+// pgbench's option (-c), not stampede's (--concurrency, --conns).
+func TestConnectionAdviceAsPgbench(t *testing.T) {
+	srv := server(t)
+	db := freshDB(t)
+	var limit int
+	if err := adminConn(t).QueryRow(context.Background(), "SELECT current_setting('max_connections')::int").Scan(&limit); err != nil {
+		t.Fatal(err)
+	}
+	args := append(append([]string{}, srv...), "-n", "-S", "-t", "1", "-c", strconv.Itoa(limit+5), db)
+	_, stderr, code := run(t, false, t.TempDir(), args...)
+	if code == 0 || !regexp.MustCompile(`use -c \d+ or less, or raise max_connections\n$`).MatchString(stderr) || strings.Contains(stderr, "--c") {
+		t.Errorf("stampede pgbench -c %d over max_connections %d: exit %d, %q; want pgbench's -c in the advice", limit+5, limit, code, stderr)
 	}
 }
