@@ -241,6 +241,7 @@ func runSpec(spec RunArgs, env Env) (run.Spec, error) {
 		DisplayEvery:     rf.displayEvery,
 		TolerateErrors:   rf.tolerateErrors,
 		AbortWorker:      rf.outputStyle == "pgbench", // an error aborts a client, as in pgbench
+		ClientsOption:    pgbenchClients(spec.FS),
 		OpTimeout:        rf.opTimeout,
 		Seed:             rf.seed,
 		Latency:          rf.latency,
@@ -418,6 +419,16 @@ func writeAllocProfile(path string, stderr io.Writer) {
 	}
 }
 
+// pgbenchClients is the option that sets the clients in advice: -c in
+// the pgbench form (which always passes pgbench's -j in --pgbench-jobs),
+// else "" (--concurrency).
+func pgbenchClients(fs *pflag.FlagSet) string {
+	if f := fs.Lookup("pgbench-jobs"); f != nil && f.Changed {
+		return "-c"
+	}
+	return ""
+}
+
 // pgbenchOutput is --output-style pgbench's observer, for the sql
 // workload's scripts.
 func pgbenchOutput(env Env, rf *RunFlags, gen workload.Generator, fs *pflag.FlagSet) (*output.Pgbench, error) {
@@ -428,6 +439,9 @@ func pgbenchOutput(env Env, rf *RunFlags, gen workload.Generator, fs *pflag.Flag
 	}
 	if e, ok := gen.(interface{ SetErrorOutput(io.Writer) }); ok {
 		e.SetErrorOutput(env.Stderr) // --verbose-errors' lines
+	}
+	if k, ok := gen.(interface{ KeepMoments() }); ok {
+		k.KeepMoments() // the report's latency average and stddev, exact
 	}
 	value := func(name string) string {
 		if fl := f.Flags().Lookup(name); fl != nil {

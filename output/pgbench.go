@@ -37,6 +37,14 @@ type PgbenchSource interface {
 	// Skipped is how many transactions of script s were skipped, too
 	// late under a rate (pgbench chooses the script, then skips).
 	Skipped(s int) int64
+	// Moments is script s's exact latency and schedule lag moments in
+	// µs, those of its transaction log (empty when not kept: the report
+	// then takes the histograms').
+	Moments(s int) (lat, lag stats.Moments)
+	// Partitions is how pgbench_accounts is partitioned, as pgbench
+	// reads it before a built-in script: "range" or "hash" and the
+	// partitions' count ("" when it is not, or no built-in script ran).
+	Partitions() (method string, n int)
 }
 
 // PgbenchOptions are pgbench's options that only its report and progress
@@ -255,6 +263,9 @@ func (o *Pgbench) report(res *run.Result, aborted map[string]int64) {
 		scale = p.Scale()
 	}
 	fmt.Fprintf(w, "scaling factor: %d\n", scale)
+	if method, n := o.Source.Partitions(); method != "" {
+		fmt.Fprintf(w, "partition method: %s\npartitions: %d\n", method, n)
+	}
 	fmt.Fprintf(w, "query mode: %s\n", o.Protocol)
 	fmt.Fprintf(w, "number of clients: %d\n", clients)
 	fmt.Fprintf(w, "number of threads: %d\n", o.Jobs)
@@ -297,8 +308,14 @@ func (o *Pgbench) report(res *run.Result, aborted map[string]int64) {
 		return
 	}
 	if o.Rated || o.Progress > 0 || o.LatencyLimit > 0 {
-		fmt.Fprintf(w, "latency average = %.3f ms\n", nsToMs(h.Mean()))
-		fmt.Fprintf(w, "latency stddev = %.3f ms\n", stddevMs(h))
+		var lat stats.Moments
+		for i := range scripts {
+			l, _ := o.Source.Moments(i)
+			lat.Merge(l)
+		}
+		avg, sd := latencyMs(h, lat)
+		fmt.Fprintf(w, "latency average = %.3f ms\n", avg)
+		fmt.Fprintf(w, "latency stddev = %.3f ms\n", sd)
 	} else {
 		// pgbench's average without per-transaction measurement: the
 		// clients' time over the transactions, failed ones included.
@@ -357,8 +374,10 @@ func (o *Pgbench) report(res *run.Result, aborted map[string]int64) {
 			fmt.Fprintf(w, " - number of transactions skipped: %d (%.3f%%)\n", ss, pct(ss, all))
 		}
 		if sh.TotalCount() > 0 {
-			fmt.Fprintf(w, " - latency average = %.3f ms\n", nsToMs(sh.Mean()))
-			fmt.Fprintf(w, " - latency stddev = %.3f ms\n", stddevMs(sh))
+			lat, _ := o.Source.Moments(i)
+			avg, sd := latencyMs(sh, lat)
+			fmt.Fprintf(w, " - latency average = %.3f ms\n", avg)
+			fmt.Fprintf(w, " - latency stddev = %.3f ms\n", sd)
 		}
 		if o.PerCommand {
 			fmt.Fprintf(w, " - statement latencies in milliseconds%s:\n", o.commandColumns())
@@ -367,15 +386,33 @@ func (o *Pgbench) report(res *run.Result, aborted map[string]int64) {
 	}
 }
 
+// latencyMs is pgbench's latency average and stddev in ms: the exact
+// moments' (those of the transaction log, µs) when kept, else the
+// histogram's.
+func latencyMs(h *hdrhistogram.Histogram, exact stats.Moments) (avg, stddev float64) {
+	if exact.N > 0 {
+		return exact.Mean() / 1e3, exact.StdDev() / 1e3
+	}
+	return nsToMs(h.Mean()), stddevMs(h)
+}
+
 // lag prints pgbench's "rate limit schedule lag": how much later than
-// scheduled the transactions started. The average is exact (the mean
-// latency from the scheduled start less the mean service time); the
-// maximum is the schedule lag series' (stampede's own pacer lag, well
-// under a millisecond, is kept apart in its own series).
+// scheduled the transactions started. With the exact moments kept, the
+// average and maximum are those of the transaction log; else the average
+// is the mean latency from the scheduled start less the mean service
+// time, and the maximum is the schedule lag series' (stampede's own pacer
+// lag, well under a millisecond, is kept apart in its own series).
 func (o *Pgbench) lag(w io.Writer, t stats.Tick) {
-	avg, maxLag := o.lagOf(t, true)
-	if avg < 0 {
-		return
+	var exact stats.Moments
+	for i := range o.scripts() {
+		_, l := o.Source.Moments(i)
+		exact.Merge(l)
+	}
+	avg, maxLag := exact.Mean()/1e3, exact.Max/1e3
+	if exact.N == 0 {
+		if avg, maxLag = o.lagOf(t, true); avg < 0 {
+			return
+		}
 	}
 	fmt.Fprintf(w, "rate limit schedule lag: avg %.3f (max %.3f) ms\n", avg, maxLag)
 }

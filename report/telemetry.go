@@ -73,6 +73,10 @@ func TelemetrySummary(w io.Writer, sum telemetry.Summary) error {
 		if r.Kind == "net" && unused[r.Of] {
 			continue
 		}
+		if sum.CPUUnknown && (r.Kind == "cpu" || r.Unit == "cores") {
+			rows = append(rows, row{r.Label, "n/a", "n/a"}) // no interval of MinCPUInterval
+			continue
+		}
 		rows = append(rows, row{r.Label, TelemetryValue(r.Stat.Avg, r.Unit), TelemetryValue(r.Stat.Max, r.Unit)})
 	}
 

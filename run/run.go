@@ -791,15 +791,20 @@ func (r *Run) finish() (*Result, error) {
 		result.Audits = audits(gen, r.load.Ops, last)
 	}
 	sum.Telemetry = r.tel.summary(last.CumStart)
-	if wall := res.End.Sub(res.Start).Seconds(); wall > 0 && r.cpu0 >= 0 {
-		if cpu := processCPU(); cpu >= 0 {
-			sum.ClientCPU = (cpu - r.cpu0) / wall
+	clientKnown := false
+	if cpu := processCPU(); cpu >= 0 && r.cpu0 >= 0 {
+		cores := runtime.NumCPU()
+		if sum.Telemetry != nil && sum.Telemetry.Cores > 0 {
+			cores = sum.Telemetry.Cores
+		}
+		// None for a run shorter than the CPU's clock ticks allow.
+		if sum.ClientCPU, clientKnown = telemetry.ClientCores(cpu-r.cpu0, res.End.Sub(res.Start), cores); clientKnown {
 			r.rw.Event(runlog.Event{Kind: ClientCPUEvent, Value: sum.ClientCPU})
 		}
 	}
 	if sum.Telemetry != nil && src.fleet == nil {
 		client := sum.ClientCPU
-		if r.cpu0 < 0 {
+		if !clientKnown {
 			client = -1
 		}
 		sum.Bottleneck = telemetry.Bottleneck(*sum.Telemetry, client)

@@ -220,8 +220,12 @@ func (r *Run) checkConnectionRoom(ctx context.Context, db *sqlx.DB, opts sqlx.Op
 	if !ok || need <= room {
 		return nil
 	}
-	return inputf("the run needs %d connections to %s, which accepts %d more (max_connections %d less those in use and reserved): use %s %d or less, --conns %d to share connections among the workers, or raise max_connections",
-		need, db.Endpoints()[0], room, limit, "--concurrency", room, room)
+	advice := fmt.Sprintf("--concurrency %d or less, --conns %d to share connections among the workers,", room, room)
+	if o := r.spec.ClientsOption; o != "" {
+		advice = fmt.Sprintf("%s %d or less,", o, room)
+	}
+	return inputf("the run needs %d connections to %s, which accepts %d more (max_connections %d less those in use and reserved): use %s or raise max_connections",
+		need, db.Endpoints()[0], room, limit, advice)
 }
 
 // CheckLoad checks, before a run of s starts, that its database holds

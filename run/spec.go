@@ -73,6 +73,10 @@ type Spec struct {
 	// pgbench's clients (engine.Config.AbortWorker): the run goes on
 	// with the others and then returns ErrAborted.
 	AbortWorker bool
+	// ClientsOption names the option that sets Concurrency in advice
+	// ("-c" in the pgbench form, which has no --conns); empty:
+	// --concurrency, with --conns offered beside it.
+	ClientsOption string
 	// OpTimeout bounds each operation: the server's statement_timeout and
 	// a client deadline; 0 means none.
 	OpTimeout time.Duration

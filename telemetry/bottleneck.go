@@ -24,11 +24,13 @@ const (
 // host's CPUs were at least BusyCPUPct busy, named by who used most of
 // it: the server (the watched processes), the client, or other processes
 // on the host (the busy cores less those two); else neither. It returns
-// "" when s has no intervals.
+// "" when s has no intervals, or none long enough for CPU figures
+// (MinCPUInterval). No cores figure it gives exceeds the host's CPUs.
 func Bottleneck(s Summary, clientCores float64) string {
-	if s.Intervals == 0 || s.Cores == 0 {
+	if s.Intervals == 0 || s.Cores == 0 || s.CPUUnknown {
 		return ""
 	}
+	clientCores = min(clientCores, float64(s.Cores))
 	cpu := s.CPU
 	busy := 100 - cpu.Idle.Avg - cpu.IOWait.Avg
 	var disk *DiskSummary
@@ -50,6 +52,7 @@ func Bottleneck(s Summary, clientCores float64) string {
 	for _, g := range s.Procs {
 		server += g.CPUCores.Avg
 	}
+	server = min(server, float64(s.Cores))
 	type user struct {
 		name  string
 		cores float64

@@ -47,12 +47,16 @@ type Summary struct {
 	// neighbour's peak for being shorter than half the usual one.
 	ShortIntervals int `json:"short_intervals,omitempty"`
 	// Cores is the number of CPUs in the last sample.
-	Cores  int                `json:"cores"`
-	CPU    CPUSummary         `json:"cpu"`
-	Memory MemorySummary      `json:"memory"`
-	Disks  []DiskSummary      `json:"disks,omitempty"`
-	Net    []NetDevSummary    `json:"net,omitempty"`
-	Procs  []ProcGroupSummary `json:"procs,omitempty"`
+	Cores int `json:"cores"`
+	// CPUUnknown says the intervals lasted less than MinCPUInterval
+	// in all: the CPU figures (the host's shares, the process groups'
+	// cores) are noise, n/a in the report, and Bottleneck gives none.
+	CPUUnknown bool               `json:"cpu_unknown,omitempty"`
+	CPU        CPUSummary         `json:"cpu"`
+	Memory     MemorySummary      `json:"memory"`
+	Disks      []DiskSummary      `json:"disks,omitempty"`
+	Net        []NetDevSummary    `json:"net,omitempty"`
+	Procs      []ProcGroupSummary `json:"procs,omitempty"`
 }
 
 // CPUSummary summarizes the fields of [CPU], in percent of all CPUs.
@@ -312,6 +316,7 @@ func Summarize(samples []Sample) Summary {
 
 	minPeak := time.Duration(float64(UsualInterval(samples)) * peakShare)
 	cpu := make([]acc, 8)
+	var rated time.Duration // the intervals' time
 	var used, cache, swap acc
 	for _, s := range samples {
 		d := length(s)
@@ -330,6 +335,7 @@ func Summarize(samples []Sample) Summary {
 		if !peak {
 			sum.ShortIntervals++
 		}
+		rated += d
 		for i, v := range cpuValues(s.CPU) {
 			cpu[i].add(v, secs, peak)
 		}
@@ -355,6 +361,9 @@ func Summarize(samples []Sample) Summary {
 			rates.add(name, procRates(g), secs, nil, peak)
 		}
 	}
+	// CPU time counts in clock ticks: over less than MinCPUInterval
+	// the shares and cores are noise (a tick in 174 µs is 57 cores).
+	sum.CPUUnknown = sum.Intervals > 0 && rated < MinCPUInterval
 
 	if sum.ShortIntervals == sum.Intervals {
 		sum.ShortIntervals = 0 // all short: peaks come from all of them

@@ -266,11 +266,16 @@ func TestGoldenReports(t *testing.T) {
 			continue
 		}
 		name, opts, _ := strings.Cut(line, "\t")
+		opts, init, _ := strings.Cut(opts, "\t")
 		n++
 		t.Run(name, func(t *testing.T) {
 			home := t.TempDir()
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
+			db := db
+			if init != "" { // a database of its own, with these pgbench -i options
+				db = initDB(t, false, strings.Fields(init)...)
+			}
 			args := append(append(append([]string{"pgbench"}, srv...), strings.Fields(opts)...), db)
 			cmd := exec.CommandContext(ctx, bin, args...)
 			cmd.Dir, cmd.Env = golden, append(os.Environ(), "HOME="+home)

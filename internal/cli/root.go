@@ -243,6 +243,8 @@ a target rate), and keeps every run's raw measurements.`,
 		a.proxyCmd(),
 		a.cockroachCmd(),
 		a.hammerdbCmd(),
+		&cobra.Command{Use: "pgbench [OPTION]... [DBNAME]", Short: "Run a pgbench command line as pgbench 15 does (paste it after stampede; its --help says more)",
+			DisableFlagParsing: true, RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() }}, // listed: MainContext runs it
 	)
 	return root
 }

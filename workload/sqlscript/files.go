@@ -381,6 +381,7 @@ func (g *gen) pgbenchTables(ctx context.Context, db *sqlx.DB, warn func(string, 
 			warn("scale option ignored, using count from pgbench_branches table (%d)", n)
 		}
 		g.scale = n
+		return g.readPartitions(ctx, db)
 	}
 	return nil
 }

@@ -132,6 +132,15 @@ type gen struct {
 	// skipped counts by script the transactions skipped under a rate
 	// (--skip-late), for pgbench's report.
 	skipped []atomic.Int64
+	// keepMoments (KeepMoments) keeps moments, each worker's exact
+	// latency and lag moments by script, for pgbench's report.
+	keepMoments bool
+	moments     []*scriptMoments
+	// partMethod and partitions are how pgbench_accounts is partitioned
+	// ("range" or "hash", "" when it is not), read as pgbench reads it
+	// before a built-in script (readPartitions).
+	partMethod string
+	partitions int
 
 	// Parsed by validate.
 	scripts []*pgscript.Script
@@ -593,6 +602,9 @@ func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (work
 	recs := make([]workload.Recorder, oc.Concurrency)
 	g.retried, g.retries = make([]atomic.Int64, len(prog.Scripts)), make([]atomic.Int64, len(prog.Scripts))
 	g.skipped = make([]atomic.Int64, len(prog.Scripts))
+	if g.keepMoments {
+		g.moments = newMoments(oc.Concurrency, len(prog.Scripts))
+	}
 	g.prog.Store(prog)
 	g.db.Store(db)
 	ql.Attach = func(w int, rec workload.Recorder) {
@@ -657,10 +669,11 @@ func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (work
 			// The script's start is read only when something uses it
 			// (time.Now reads two clocks, about 0.2 µs of CPU on the
 			// machine of scripts/bench pgbench): the run's deadline,
-			// --tries-within and the transaction log.
+			// --tries-within, the transaction log and pgbench's
+			// report's exact moments.
 			var start time.Time
 			opening := oc.Duration > 0 && g.deadline.Load() == 0
-			if opening || g.triesWithin > 0 || txl != nil {
+			if opening || g.triesWithin > 0 || txl != nil || g.keepMoments {
 				start = time.Now()
 			}
 			if opening {
@@ -699,7 +712,7 @@ func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (work
 				// again (with -C, the disconnect is the transaction's).
 				res.End = c.End()
 			}
-			if txl != nil && (res.Err == nil || res.Tolerated) && !cut {
+			if (txl != nil || g.keepMoments) && (res.Err == nil || res.Tolerated) && !cut {
 				end := time.Now()
 				// Under a rate, pgbench's latency counts from the
 				// intended start, and its lag is the wait for the turn.
@@ -707,7 +720,12 @@ func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (work
 				if in := sched[i].intended; !in.IsZero() {
 					from, lag = in, max(start.Sub(in), 0)
 				}
-				txl.log(i, first+i, s, end, end.Sub(from), lag, res.Err != nil, sqlx.SQLState(res.Err), max(tries-1, 0))
+				if txl != nil {
+					txl.log(i, first+i, s, end, end.Sub(from), lag, res.Err != nil, sqlx.SQLState(res.Err), max(tries-1, 0))
+				}
+				if g.keepMoments && res.Err == nil {
+					g.moments[i].add(s, end.Sub(from), lag)
+				}
 			}
 			return res
 		}
