@@ -188,13 +188,13 @@ func scanStrings(rows sqlx.Rows) ([]string, error) {
 // what is dropped): each as "table NAME (a partition of PARENT)".
 // PostgreSQL records a partition's link to its parent as an automatic
 // dependency, so that dependentsQuery counts it inside.
-const foreignPartitionsQuery = `WITH RECURSIVE parts(oid, parent, marked) AS (
-	SELECT i.inhrelid, i.inhparent, coalesce(obj_description(i.inhrelid, 'pg_class'), '') LIKE $3
+var foreignPartitionsQuery = `WITH RECURSIVE parts(oid, parent, marked) AS (
+	SELECT i.inhrelid, i.inhparent, coalesce(` + ownClassComment("i.inhrelid") + `, '') LIKE $3
 	FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_class pc ON pc.oid = i.inhparent
 	WHERE c.relispartition AND (i.inhparent = ANY(SELECT to_regclass(t) FROM unnest($2::text[]) t)
 		OR pc.relnamespace IN (SELECT oid FROM pg_namespace WHERE nspname = ANY($1)))
 	UNION
-	SELECT i.inhrelid, i.inhparent, coalesce(obj_description(i.inhrelid, 'pg_class'), '') LIKE $3
+	SELECT i.inhrelid, i.inhparent, coalesce(` + ownClassComment("i.inhrelid") + `, '') LIKE $3
 	FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid JOIN parts p ON p.oid = i.inhparent
 	WHERE c.relispartition AND p.marked
 )
@@ -329,3 +329,9 @@ func KeptNote(kept []string, n int) string {
 
 // Is makes errors.Is(err, ErrForeign) true.
 func (e *DependentsError) Is(target error) bool { return target == ErrForeign }
+
+// ownClassComment is the comment of the relation of OID expression oid as
+// stampede reads its mark (dialect.OwnComment: a copy is no mark).
+func ownClassComment(oid string) string {
+	return dialect.OwnComment(dialect.Postgres{}, oid, "pg_class")
+}
