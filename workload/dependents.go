@@ -263,20 +263,26 @@ type DependentsError struct {
 }
 
 func (e *DependentsError) Error() string {
-	objs, more := e.Objects, ""
-	if len(objs) > 5 {
-		objs, more = objs[:5], " and "+strconv.Itoa(len(e.Objects)-5)+" more"
-	}
-	n := "1 object"
-	if len(e.Objects) != 1 {
-		n = strconv.Itoa(len(e.Objects)) + " objects"
-	}
-	verb, them := "depend", "them"
+	them := "them"
 	if len(e.Objects) == 1 {
-		verb, them = "depends", "it"
+		them = "it"
 	}
-	return fmt.Sprintf("%s that stampede did not make %s on %s (%s%s): %s drops nothing; to drop %s too, add %s",
-		n, verb, e.What, strings.Join(objs, ", "), more, e.Action, them, ForceDropFlag)
+	return fmt.Sprintf("%s: %s drops nothing; to drop %s too, add %s", DependOn(e.Objects, e.What), e.Action, them, ForceDropFlag)
+}
+
+// DependOn says that objects, which stampede did not make, depend on what:
+// "2 objects that stampede did not make depend on table bank (view
+// public.v, ...)", naming the first five.
+func DependOn(objects []string, what string) string {
+	objs, more := objects, ""
+	if len(objs) > 5 {
+		objs, more = objs[:5], " and "+strconv.Itoa(len(objects)-5)+" more"
+	}
+	n, verb := "1 object", "depends"
+	if len(objects) != 1 {
+		n, verb = strconv.Itoa(len(objects))+" objects", "depend"
+	}
+	return fmt.Sprintf("%s that stampede did not make %s on %s (%s%s)", n, verb, what, strings.Join(objs, ", "), more)
 }
 
 // ForceDropNote is the line --force-drop says before it drops what (n
