@@ -219,3 +219,58 @@ func TestBuildschemaNamesDependents(t *testing.T) {
 		t.Errorf("myref holds %d rows after --force-drop, want its 1 (only its constraint goes)", n)
 	}
 }
+
+// TestColumnFleetCleanupCountsTenants: cleanup of a column-mode fleet
+// with fewer --tenants than the fleet holds refuses in one line (the
+// shared tables hold every tenant's rows: it dropped all 3 tenants' for
+// --tenants 1), and every row stays; a database-mode cleanup of tenant 1
+// of 3 says the 2 left (it said "0 left").
+func TestColumnFleetCleanupCountsTenants(t *testing.T) {
+	srv := testServer(t)
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	db := freshDB(t, "colcount")
+	mustRun(t, "init", "bank", "--rows", "10", "--tenants", "3", "--tenant-mode", "column", "--db", db, srv)
+	rows := queryInt(t, db, "SELECT count(*) FROM bank")
+	r := stampede(t, "cleanup", "bank", "--tenants", "1", "--tenant-mode", "column", "--db", db, srv)
+	checkOneLineError(t, r, 2, "hold the rows of all 3 tenants of the fleet, and cleanup drops whole tables (--tenants 1 would drop them all): nothing was dropped; to drop the fleet, give --tenants 3")
+	if n := queryInt(t, db, "SELECT count(*) FROM bank"); n != rows || n == 0 {
+		t.Errorf("bank holds %d rows after the refusal, %d before", n, rows)
+	}
+	r = mustRun(t, "cleanup", "bank", "--tenants", "3", "--tenant-mode", "column", "--db", db, srv)
+	if !strings.Contains(r.stdout, "dropped the shared tables of 3 tenants") {
+		t.Errorf("cleanup --tenants 3 says: %s", r.stdout)
+	}
+
+	pattern := freshDB(t, "dbcount") + "_%d"
+	for i := 1; i <= 3; i++ {
+		t.Cleanup(func() { adminExec(t, "DROP DATABASE IF EXISTS "+strings.Replace(pattern, "%d", itoa(i), 1)+" WITH (FORCE)") })
+	}
+	mustRun(t, "init", "bank", "--rows", "10", "--tenants", "3", "--tenant-pattern", pattern, srv)
+	r = mustRun(t, "cleanup", "bank", "--tenants", "1", "--tenant-pattern", pattern, srv)
+	if !strings.Contains(r.stdout, "dropped 1 tenant database; 2 left") {
+		t.Errorf("cleanup --tenants 1 of 3 says: %s", r.stdout)
+	}
+	if n := queryInt(t, "postgres", "SELECT count(*) FROM pg_database WHERE datname LIKE '"+strings.Replace(pattern, "%d", "%", 1)+"'"); n != 2 {
+		t.Errorf("%d tenant databases left, want 2", n)
+	}
+}
+
+// TestBulkInsertOtherShapeOneLine: a run of bulk_insert over a user's
+// sbtest1 of another shape prints the refusal alone (it warned first that
+// the run writes into the table's rows, then refused to), and the user's
+// row stays.
+func TestBulkInsertOtherShapeOneLine(t *testing.T) {
+	testServer(t)
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	db := freshDB(t, "bishape")
+	adminExec(t, "CREATE DATABASE "+db)
+	execIn(t, db, "CREATE TABLE sbtest1 (id int PRIMARY KEY, k int, c text, pad text)", "INSERT INTO sbtest1 VALUES (1, 1, 'mine', 'x')")
+	r := stampede(t, "run", "bulk_insert", "--duration", "2s", dbURL(t, db))
+	want := `table sbtest1 in database "` + db + `" is not bulk_insert's (id, k) but has 4 columns, and stampede did not make it: load into another database (--db NAME)`
+	if lines := strings.Split(strings.TrimSpace(r.stderr), "\n"); r.code == 0 || len(lines) != 1 || !strings.Contains(lines[0], want) {
+		t.Errorf("exit %d, stderr:\n%s\nwant one line with: %s", r.code, r.stderr, want)
+	}
+	if n := queryInt(t, db, "SELECT count(*) FROM sbtest1 WHERE c = 'mine'"); n != 1 {
+		t.Errorf("the user's row: %d left", n)
+	}
+}
