@@ -243,7 +243,9 @@ func TestColumnFleetCleanupCountsTenants(t *testing.T) {
 
 	pattern := freshDB(t, "dbcount") + "_%d"
 	for i := 1; i <= 3; i++ {
-		t.Cleanup(func() { adminExec(t, "DROP DATABASE IF EXISTS "+strings.Replace(pattern, "%d", itoa(i), 1)+" WITH (FORCE)") })
+		t.Cleanup(func() {
+			adminExec(t, "DROP DATABASE IF EXISTS "+strings.Replace(pattern, "%d", itoa(i), 1)+" WITH (FORCE)")
+		})
 	}
 	mustRun(t, "init", "bank", "--rows", "10", "--tenants", "3", "--tenant-pattern", pattern, srv)
 	r = mustRun(t, "cleanup", "bank", "--tenants", "1", "--tenant-pattern", pattern, srv)
