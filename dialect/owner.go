@@ -5,18 +5,81 @@ package dialect
 // --drop touch only what stampede made. PostgreSQL, CockroachDB,
 // YugabyteDB and Greenplum share COMMENT ON and obj_description.
 
-// CommentOnTable returns the statement that sets table name's (unquoted)
-// comment: COMMENT ON TABLE "name" IS 'text'.
+// CommentOnTable returns the statement that puts stampede's mark text on
+// table name (unquoted), bound to the table's identity (CommentOnTableIdent).
 func CommentOnTable(d Dialect, name, text string) string {
-	return "COMMENT ON TABLE " + d.QuoteIdent(name) + " IS " + QuoteLiteral(text)
+	return CommentOnTableIdent(d, d.QuoteIdent(name), text)
+}
+
+// MarkOIDSep ends a mark bound to its object: "made by stampede ...; oid
+// 16385", where 16385 is the OID of the object that carries it. A copy of
+// the comment (pg_dump's restore, CREATE TABLE ... LIKE ... INCLUDING
+// COMMENTS, a user's hand) sits on an object of another OID, so it is no
+// mark (OwnComment).
+const MarkOIDSep = "; oid "
+
+// CommentOnTableIdent returns the statement that puts mark text on table
+// ident (quoted, schema-qualified or not), followed by MarkOIDSep and the
+// table's OID, which the statement reads once the table exists:
+//
+//	DO $stampede$ BEGIN EXECUTE 'COMMENT ON TABLE ' || '"bank"' || ' IS ' ||
+//	  quote_literal('made by stampede ...' || '; oid ' || to_regclass('"bank"')::oid::text); END $stampede$
+//
+// CockroachDB takes no DO block: there the statement puts text alone (see
+// workload.MarkTable for the bound form), which OwnComment accepts as it did
+// before marks were bound.
+func CommentOnTableIdent(d Dialect, ident, text string) string {
+	if d.Name() == "cockroach" {
+		return "COMMENT ON TABLE " + ident + " IS " + QuoteLiteral(text)
+	}
+	return "DO $stampede$ BEGIN EXECUTE 'COMMENT ON TABLE ' || " + QuoteLiteral(ident) + " || ' IS ' || quote_literal(" +
+		QuoteLiteral(text+MarkOIDSep) + " || to_regclass(" + QuoteLiteral(ident) + ")::oid::text); END $stampede$"
+}
+
+// TableOIDQuery returns a query with one placeholder, and the value to bind
+// to it, that returns table name's OID as text (NULL without the table),
+// for a mark bound to it (MarkOIDSep).
+func TableOIDQuery(d Dialect, name string) (string, string) {
+	return "SELECT to_regclass(" + d.Placeholder(1) + ")::oid::text", d.QuoteIdent(name)
 }
 
 // TableCommentQuery returns a query with one placeholder, and the value to
-// bind to it, that returns one row with table name's comment (NULL without
-// one or without the table), the name resolved through the search path as
-// the statements resolve it.
+// bind to it, that returns one row with table name's comment as
+// OwnComment judges it (NULL without one, without the table, or when it is
+// a copy of a mark), the name resolved through the search path as the
+// statements resolve it.
 func TableCommentQuery(d Dialect, name string) (string, string) {
-	return "SELECT obj_description(to_regclass(" + d.Placeholder(1) + "), 'pg_class')", d.QuoteIdent(name)
+	return "SELECT " + OwnComment(d, "to_regclass("+d.Placeholder(1)+")", "pg_class"), d.QuoteIdent(name)
+}
+
+// TableMarkQuery is TableCommentQuery with a second column: the comment as
+// it is, which ends in MarkOIDSep and the OID when the mark is bound.
+func TableMarkQuery(d Dialect, name string) (string, string) {
+	q, arg := TableCommentQuery(d, name)
+	return q + ", obj_description(to_regclass(" + d.Placeholder(1) + "), 'pg_class')", arg
+}
+
+// OwnComment returns an SQL expression: the comment of the object whose OID
+// is the expression oid in catalog ("pg_class", "pg_proc"), as stampede
+// reads its mark. A comment ending in MarkOIDSep and a number is the mark
+// of the object of that OID: the expression gives it without that ending
+// on that object, and NULL on any other (a copy, which the restore or copy
+// put on an object of a new OID: the user's). A mark of the older form,
+// without an OID, is kept only where a table named as init's record
+// (stampede_load) is in the database (workload.TableComment checks that
+// the record is of the mark's data); PostgreSQL gives it NULL elsewhere.
+// CockroachDB, whose marks written by statements carry no OID (see
+// CommentOnTableIdent), keeps them as they are. Any other comment is as
+// it is.
+func OwnComment(d Dialect, oid, catalog string) string {
+	c := "obj_description(" + oid + ", '" + catalog + "')"
+	tag := "('" + MarkOIDSep + "' || (" + oid + ")::oid::text)"
+	legacy := c
+	if d.Name() != "cockroach" {
+		legacy = "CASE WHEN " + c + " LIKE 'made by stampede %' AND NOT EXISTS (SELECT 1 FROM pg_class WHERE relname = 'stampede_load') THEN NULL ELSE " + c + " END"
+	}
+	return "(CASE WHEN " + c + " ~ '^made by stampede .*; oid [0-9]+$' THEN CASE WHEN right(" + c + ", length(" + tag + ")) = " + tag +
+		" THEN substr(" + c + ", 1, length(" + c + ") - length(" + tag + ")) END ELSE " + legacy + " END)"
 }
 
 // CommentOnSchema returns the statement that sets schema name's comment:
@@ -71,7 +134,7 @@ func UserTablesQuery(d Dialect) string {
 func UserObjectsQuery(d Dialect) string {
 	if d.Name() != "postgres" {
 		return `SELECT CASE c.relkind WHEN 'v' THEN 'view' WHEN 'm' THEN 'materialized view' WHEN 'S' THEN 'sequence' ELSE 'table' END,
-	n.nspname || '.' || c.relname, obj_description(c.oid, 'pg_class') FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+	n.nspname || '.' || c.relname, ` + OwnComment(d, "c.oid", "pg_class") + ` FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 	WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f', 'S') AND ` + userSchema + ` ORDER BY 1, 2`
 	}
 	return `WITH member AS (
@@ -85,17 +148,17 @@ func UserObjectsQuery(d Dialect) string {
 	)
 	SELECT CASE WHEN c.relispartition THEN 'partition' ELSE CASE c.relkind WHEN 'v' THEN 'view' WHEN 'm' THEN 'materialized view' WHEN 'S' THEN 'sequence'
 		WHEN 'f' THEN 'foreign table' WHEN 'p' THEN 'partitioned table' ELSE 'table' END END,
-		n.nspname || '.' || c.relname, obj_description(c.oid, 'pg_class')
+		n.nspname || '.' || c.relname, ` + OwnComment(d, "c.oid", "pg_class") + `
 	FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 	WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f', 'S') AND ` + userSchema + `
 		AND NOT EXISTS (SELECT 1 FROM member m WHERE m.classid = 'pg_class'::regclass AND m.objid = c.oid)
 	UNION ALL
 	SELECT CASE p.prokind WHEN 'p' THEN 'procedure' WHEN 'a' THEN 'aggregate' ELSE 'function' END,
-		n.nspname || '.' || p.proname, obj_description(p.oid, 'pg_proc')
+		n.nspname || '.' || p.proname, ` + OwnComment(d, "p.oid", "pg_proc") + `
 	FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
 	WHERE ` + userSchema + ` AND NOT EXISTS (SELECT 1 FROM member m WHERE m.classid = 'pg_proc'::regclass AND m.objid = p.oid)
 	UNION ALL
-	SELECT CASE t.typtype WHEN 'd' THEN 'domain' ELSE 'type' END, n.nspname || '.' || t.typname, obj_description(t.oid, 'pg_type')
+	SELECT CASE t.typtype WHEN 'd' THEN 'domain' ELSE 'type' END, n.nspname || '.' || t.typname, ` + OwnComment(d, "t.oid", "pg_type") + `
 	FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace
 	WHERE ` + userSchema + ` AND t.typtype IN ('b', 'c', 'd', 'e', 'r') AND t.typelem = 0
 		AND (t.typrelid = 0 OR (SELECT relkind FROM pg_class WHERE oid = t.typrelid) = 'c')

@@ -354,7 +354,10 @@ func (e *env) dropTenants(ctx context.Context, o DropOptions) (dropped int, left
 		if err != nil {
 			return dropped, left, err
 		}
-		err = admin.QueryRow(ctx, "SELECT count(*) FROM pg_database WHERE datname = ANY($1)", names).Scan(&left.Databases)
+		// Left: the tenants asked for that stay, and the fleet's
+		// tenants past --tenants (cleanup --tenants 1 of 3 leaves 2).
+		err = admin.QueryRow(ctx, "SELECT count(*) FROM pg_database WHERE datname = ANY($1) OR datname ~ $2 AND shobj_description(oid, 'pg_database') = $3",
+			names, e.Spec.nameRegexp(), e.tenantMark()).Scan(&left.Databases)
 		return dropped, left, err
 	case ModeSchema:
 		db, closeDB, err := e.connect(ctx, e.Base, e.Concurrency)
@@ -390,7 +393,8 @@ func (e *env) dropTenants(ctx context.Context, o DropOptions) (dropped int, left
 		if err := e.dropSchemas(ctx, db, keys(state), o.Tables, "cleanup"); err != nil {
 			return 0, left, err
 		}
-		err = db.QueryRow(ctx, "SELECT count(*) FROM pg_namespace WHERE nspname = ANY($1)", names).Scan(&left.Schemas)
+		err = db.QueryRow(ctx, "SELECT count(*) FROM pg_namespace WHERE nspname = ANY($1) OR nspname ~ $2 AND obj_description(oid, 'pg_namespace') = $3",
+			names, e.Spec.nameRegexp(), e.tenantMark()).Scan(&left.Schemas)
 		return len(state), left, err
 	default:
 		present, db, closeDB, err := e.inventory(ctx)
@@ -400,6 +404,9 @@ func (e *env) dropTenants(ctx context.Context, o DropOptions) (dropped int, left
 		}
 		if db == nil {
 			return 0, left, nil // no database, no tables
+		}
+		if n := len(present); n > o.Spec.Tenants {
+			return 0, left, &SharedTenantsError{Where: where(db), Tenants: n, Asked: o.Spec.Tenants}
 		}
 		marker, err := readColumnMarker(ctx, db)
 		if err != nil {
@@ -462,4 +469,19 @@ func (e *env) dropTenants(ctx context.Context, o DropOptions) (dropped int, left
 		left.Tables += int64(len(left.KeptTables))
 		return len(present), left, nil
 	}
+}
+
+// SharedTenantsError refuses a column-mode cleanup of fewer tenants than
+// the fleet holds: its shared tables hold every tenant's rows, so dropping
+// them drops them all.
+type SharedTenantsError struct {
+	// Where the shared tables are; Tenants the fleet's tenants, Asked
+	// the --tenants given.
+	Where          string
+	Tenants, Asked int
+}
+
+func (e *SharedTenantsError) Error() string {
+	return fmt.Sprintf("column mode's shared tables in %s hold the rows of all %d tenants of the fleet, and cleanup drops whole tables (--tenants %d would drop them all): nothing was dropped; to drop the fleet, give --tenants %d",
+		e.Where, e.Tenants, e.Asked, e.Tenants)
 }

@@ -189,6 +189,7 @@ func markerDDL(d dialect.Dialect, schema string, m marker) []string {
 	return []string{
 		"CREATE TABLE " + name + " (workload TEXT NOT NULL, version TEXT NOT NULL, flags TEXT NOT NULL, loaded_at TIMESTAMPTZ NOT NULL DEFAULT now())",
 		fmt.Sprintf("INSERT INTO %s (workload, version, flags) VALUES (%s, %s, %s)", name, quoteLiteral(m.workload), quoteLiteral(m.version), quoteLiteral(m.flags)),
+		dialect.CommentOnTableIdent(d, name, workload.TenantMarkerMark),
 	}
 }
 

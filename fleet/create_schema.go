@@ -213,7 +213,7 @@ func workloadTablesIn(ctx context.Context, db *sqlx.DB, schema string) ([]string
 // tableCommentsIn returns the comments of tables in schema (those that
 // have one).
 func tableCommentsIn(ctx context.Context, db *sqlx.DB, schema string, tables []string) (map[string]string, error) {
-	out, err := comments(ctx, db, `SELECT c.relname, obj_description(c.oid, 'pg_class') FROM pg_class c
+	out, err := comments(ctx, db, `SELECT c.relname, `+dialect.OwnComment(db.Dialect(), "c.oid", "pg_class")+` FROM pg_class c
 		JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = '`+strings.ReplaceAll(schema, "'", "''")+`' AND c.relname = ANY($1)`, tables)
 	if err != nil {
 		return nil, fmt.Errorf("reading the comments of the tables of schema %q: %w", schema, err)
@@ -236,7 +236,7 @@ func schemaCloneSQL(d dialect.Dialect, from, to string, tables []string, extra i
 			stmts = append(stmts, fmt.Sprintf("INSERT INTO %s.%s SELECT * FROM %s.%s", s, q, f, q))
 		}
 		if c, ok := comments[name]; ok {
-			stmts = append(stmts, fmt.Sprintf("COMMENT ON TABLE %s.%s IS %s", s, q, quoteLiteral(c)))
+			stmts = append(stmts, dialect.CommentOnTableIdent(d, s+"."+q, c))
 		}
 	}
 	for _, t := range tables {

@@ -114,7 +114,7 @@ func ensureLoadTable(ctx context.Context, tx sqlx.Tx, d dialect.Dialect) error {
 		return err
 	}
 	if exists {
-		if err := tx.QueryRow(ctx, "SELECT obj_description(to_regclass($1), 'pg_class')", d.QuoteIdent(LoadTable)).Scan(&comment); err != nil {
+		if err := tx.QueryRow(ctx, "SELECT "+dialect.OwnComment(d, "to_regclass($1)", "pg_class"), d.QuoteIdent(LoadTable)).Scan(&comment); err != nil {
 			return err
 		}
 	}
@@ -223,7 +223,7 @@ func (e *env) clearShares(ctx context.Context) error {
 	var exists bool
 	var comment *string
 	d := db.Dialect()
-	if err := db.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL, obj_description(to_regclass($1), 'pg_class')", d.QuoteIdent(LoadTable)).Scan(&exists, &comment); err != nil || !exists {
+	if err := db.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL, "+dialect.OwnComment(d, "to_regclass($1)", "pg_class"), d.QuoteIdent(LoadTable)).Scan(&exists, &comment); err != nil || !exists {
 		return err
 	}
 	if comment == nil || !workload.IsMark(*comment) {

@@ -7,6 +7,7 @@ package fleet
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/stampede-bench/stampede/sqlx"
@@ -83,6 +84,19 @@ func (s Spec) Name(id int) string {
 	}
 	return fmt.Sprintf(s.Pattern, id)
 }
+
+// nameRegexp returns a POSIX regular expression matching the name of
+// every tenant of the pattern (bank_%d: ^bank_[0-9]+$).
+func (s Spec) nameRegexp() string {
+	parts := verbPattern.Split(s.Pattern, -1)
+	for i, p := range parts {
+		parts[i] = regexp.QuoteMeta(p)
+	}
+	return "^" + strings.Join(parts, "[0-9]+") + "$"
+}
+
+// verbPattern matches the tenant number's verb in a pattern (%d, %03d).
+var verbPattern = regexp.MustCompile(`%[0-9]*d`)
 
 // Options returns the connection options for tenant id, derived from the
 // options base would use for an ordinary, single-tenant run: in database

@@ -235,7 +235,8 @@ func CleanupFleet(ctx context.Context, op FleetOp) (dropped int, left fleet.Tota
 		tables = append(tables, tb.Name)
 	}
 	dropped, left, err = fleet.Drop(ctx, fleet.DropOptions{Target: t, Tables: tables, Gen: op.Workload})
-	if errors.Is(err, workload.ErrForeign) {
+	var shared *fleet.SharedTenantsError
+	if errors.Is(err, workload.ErrForeign) || errors.As(err, &shared) {
 		err = asInput(err)
 	}
 	return dropped, left, t.Base.Database, err

@@ -3,6 +3,7 @@ package workload
 import (
 	"context"
 	"fmt"
+	"github.com/stampede-bench/stampede/dialect"
 	"slices"
 	"strconv"
 	"strings"
@@ -93,7 +94,7 @@ func AddedColumnsIn(ctx context.Context, db *sqlx.DB, gen Generator, schema stri
 			rel, label = d.QuoteIdent(schema)+"."+rel, schema+"."+name
 		}
 		var cp *string
-		if err := db.QueryRow(ctx, "SELECT obj_description(to_regclass($1), 'pg_class')", rel).Scan(&cp); err != nil {
+		if err := db.QueryRow(ctx, "SELECT "+dialect.OwnComment(db.Dialect(), "to_regclass($1)", "pg_class"), rel).Scan(&cp); err != nil {
 			return nil, fmt.Errorf("reading the comment of table %s: %w", label, err)
 		}
 		c := ""

@@ -253,13 +253,13 @@ func scanStrings(rows sqlx.Rows) ([]string, error) {
 // what is dropped): each as "table NAME (a partition of PARENT)".
 // PostgreSQL records a partition's link to its parent as an automatic
 // dependency, so that dependentsQuery counts it inside.
-const foreignPartitionsQuery = `WITH RECURSIVE parts(oid, parent, marked) AS (
-	SELECT i.inhrelid, i.inhparent, coalesce(obj_description(i.inhrelid, 'pg_class'), '') LIKE $3
+var foreignPartitionsQuery = `WITH RECURSIVE parts(oid, parent, marked) AS (
+	SELECT i.inhrelid, i.inhparent, coalesce(` + ownClassComment("i.inhrelid") + `, '') LIKE $3
 	FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_class pc ON pc.oid = i.inhparent
 	WHERE c.relispartition AND (i.inhparent = ANY(SELECT to_regclass(t) FROM unnest($2::text[]) t)
 		OR pc.relnamespace IN (SELECT oid FROM pg_namespace WHERE nspname = ANY($1)))
 	UNION
-	SELECT i.inhrelid, i.inhparent, coalesce(obj_description(i.inhrelid, 'pg_class'), '') LIKE $3
+	SELECT i.inhrelid, i.inhparent, coalesce(` + ownClassComment("i.inhrelid") + `, '') LIKE $3
 	FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid JOIN parts p ON p.oid = i.inhparent
 	WHERE c.relispartition AND p.marked
 )
@@ -328,20 +328,26 @@ type DependentsError struct {
 }
 
 func (e *DependentsError) Error() string {
-	objs, more := e.Objects, ""
-	if len(objs) > 5 {
-		objs, more = objs[:5], " and "+strconv.Itoa(len(e.Objects)-5)+" more"
-	}
-	n := "1 object"
-	if len(e.Objects) != 1 {
-		n = strconv.Itoa(len(e.Objects)) + " objects"
-	}
-	verb, them := "depend", "them"
+	them := "them"
 	if len(e.Objects) == 1 {
-		verb, them = "depends", "it"
+		them = "it"
 	}
-	return fmt.Sprintf("%s that stampede did not make %s on %s (%s%s): %s drops nothing; to drop %s too, add %s",
-		n, verb, e.What, strings.Join(objs, ", "), more, e.Action, them, ForceDropFlag)
+	return fmt.Sprintf("%s: %s drops nothing; to drop %s too, add %s", DependOn(e.Objects, e.What), e.Action, them, ForceDropFlag)
+}
+
+// DependOn says that objects, which stampede did not make, depend on what:
+// "2 objects that stampede did not make depend on table bank (view
+// public.v, ...)", naming the first five.
+func DependOn(objects []string, what string) string {
+	objs, more := objects, ""
+	if len(objs) > 5 {
+		objs, more = objs[:5], " and "+strconv.Itoa(len(objects)-5)+" more"
+	}
+	n, verb := "1 object", "depends"
+	if len(objects) != 1 {
+		n, verb = strconv.Itoa(len(objects))+" objects", "depend"
+	}
+	return fmt.Sprintf("%s that stampede did not make %s on %s (%s%s)", n, verb, what, strings.Join(objs, ", "), more)
 }
 
 // ForceDropNote is the line --force-drop says before it drops what (n
@@ -394,3 +400,9 @@ func KeptNote(kept []string, n int) string {
 
 // Is makes errors.Is(err, ErrForeign) true.
 func (e *DependentsError) Is(target error) bool { return target == ErrForeign }
+
+// ownClassComment is the comment of the relation of OID expression oid as
+// stampede reads its mark (dialect.OwnComment: a copy is no mark).
+func ownClassComment(oid string) string {
+	return dialect.OwnComment(dialect.Postgres{}, oid, "pg_class")
+}

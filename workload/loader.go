@@ -269,7 +269,21 @@ func checkNoTables(ctx context.Context, db *sqlx.DB, gen Generator, tables []Tab
 		return fmt.Sprintf("table %s in database %q is stampede's load of %s, not of %s", foreign[0], db.Database(), m, gen.Meta().Name),
 			"`stampede cleanup " + m + "` drops that load, or " + AnotherDatabaseHint, nil
 	}
-	return fmt.Sprintf("table %s already exists in database %q", existing[0], db.Database()), RecreateHint(gen.Meta().Name), nil
+	what = fmt.Sprintf("table %s already exists in database %q", existing[0], db.Database())
+	// Recreating them drops what the user made on them (a view, a
+	// foreign key): say so before anyone adds the flag that drops it.
+	deps, err := Dependents(ctx, db, nil, existing)
+	if err != nil {
+		return "", "", err
+	}
+	if len(deps) > 0 {
+		them := "them"
+		if len(existing) == 1 {
+			them = "it"
+		}
+		what += ", and " + DependOn(deps, "its tables") + ", which dropping " + them + " drops too"
+	}
+	return what, RecreateHint(gen.Meta().Name), nil
 }
 
 // createTables creates the tables, refusing (ErrTablesExist) when one

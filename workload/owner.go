@@ -136,31 +136,71 @@ func DataKeyOf(gen Generator) string {
 	return gen.Meta().Name
 }
 
-// MarkTable puts mark on table name.
+// MarkTable puts mark on table name, bound to the table's OID
+// (dialect.MarkOIDSep), read once the table exists: a copy of the comment
+// on another table is no mark (TableComment).
 func MarkTable(ctx context.Context, db *sqlx.DB, name, mark string) error {
 	if db.Null() {
 		return nil
 	}
-	if _, err := db.Exec(ctx, dialect.CommentOnTable(db.Dialect(), name, mark)); err != nil {
+	q, arg := dialect.TableOIDQuery(db.Dialect(), name)
+	var oid *string
+	if err := db.QueryRow(ctx, q, arg).Scan(&oid); err != nil {
+		return fmt.Errorf("marking table %s as stampede's: %w", name, err)
+	}
+	if oid == nil {
+		return fmt.Errorf("marking table %s as stampede's: no such table", name)
+	}
+	stmt := "COMMENT ON TABLE " + db.Dialect().QuoteIdent(name) + " IS " + dialect.QuoteLiteral(mark+dialect.MarkOIDSep+*oid)
+	if _, err := db.Exec(ctx, stmt); err != nil {
 		return fmt.Errorf("marking table %s as stampede's: %w", name, err)
 	}
 	return nil
 }
 
-// TableComment returns table name's comment ("" without one).
+// TableComment returns table name's comment ("" without one), as stampede
+// reads its mark: a mark bound to another table's OID (a copy: pg_dump's
+// restore, a user's hand) reads as "", and so does a mark of the older
+// form, without an OID, unless init's record of the data it names is in
+// db (an older stampede's load, which the record vouches for); a bound
+// mark reads without its OID (see dialect.OwnComment).
 func TableComment(ctx context.Context, db *sqlx.DB, name string) (string, error) {
 	if db.Null() {
 		return "", nil
 	}
-	q, arg := dialect.TableCommentQuery(db.Dialect(), name)
-	var c *string
-	if err := db.QueryRow(ctx, q, arg).Scan(&c); err != nil {
+	q, arg := dialect.TableMarkQuery(db.Dialect(), name)
+	var c, raw *string
+	if err := db.QueryRow(ctx, q, arg).Scan(&c, &raw); err != nil {
 		return "", fmt.Errorf("reading the comment of table %s: %w", name, err)
 	}
 	if c == nil {
 		return "", nil
 	}
+	if IsMark(*c) && raw != nil && *raw == *c {
+		return vouched(ctx, db, *c)
+	}
 	return *c, nil
+}
+
+// vouched returns comment, a mark without an OID (an older stampede's), when
+// init's record of the data it names (InitMark's "(data KEY)") is in db,
+// and "" otherwise: a mark the record does not vouch for is the user's
+// copy. A mark that names no data (a run's, a fleet's) stands as it is.
+func vouched(ctx context.Context, db *sqlx.DB, comment string) (string, error) {
+	rest, ok := strings.CutPrefix(comment, Mark+" init of ")
+	if !ok {
+		return comment, nil
+	}
+	_, data, ok := strings.Cut(rest, " (data ")
+	if !ok {
+		return "", nil
+	}
+	key, _, _ := strings.Cut(data, ")")
+	found, err := hasRecord(ctx, db, key)
+	if err != nil || !found {
+		return "", err
+	}
+	return comment, nil
 }
 
 // ForeignTables returns those of names, tables that exist in db, that
@@ -582,6 +622,11 @@ func renamedTable(name string, gen Generator) bool {
 	return true
 }
 
+// TenantMarkerMark is the mark on a fleet's marker table (TenantMarkerTable)
+// in database and schema modes, bound to the table's OID (see
+// dialect.CommentOnTableIdent): a copy of the marker is none.
+const TenantMarkerMark = Mark + " fleet: the marker of a tenant"
+
 // tenantMarkerColumns are the columns of a fleet's marker table in
 // database and schema modes, and in column mode.
 var tenantMarkerColumns = [][]string{
@@ -619,6 +664,17 @@ func TenantMarkerWorkloads(ctx context.Context, db *sqlx.DB, schema, table strin
 	name := d.QuoteIdent(table)
 	if schema != "" {
 		name = d.QuoteIdent(schema) + "." + name
+	}
+	// A marker whose mark is bound to another table's OID is a copy
+	// (pg_dump -t stampede_tenant restored into a user's database): no
+	// marker. One without a comment is an older stampede's, as before.
+	rel := "to_regclass(" + d.Placeholder(1) + ")"
+	var copied bool
+	if err := db.QueryRow(ctx, "SELECT "+dialect.OwnComment(d, rel, "pg_class")+" IS NULL AND obj_description("+rel+", 'pg_class') IS NOT NULL", name).Scan(&copied); err != nil {
+		return nil, false, fmt.Errorf("reading the comment of table %s: %w", table, err)
+	}
+	if copied {
+		return nil, false, nil
 	}
 	wrows, err := db.Query(ctx, "SELECT DISTINCT workload FROM "+name+" ORDER BY workload")
 	if err != nil {

@@ -15,7 +15,7 @@ import (
 // user's app.bank under search_path app, public) shadows each. Each row
 // is the table as SQL writes it (schema-qualified, quoted), as a message
 // names it (schema.name), and its comment.
-const shadowedQuery = `SELECT quote_ident(n.nspname) || '.' || quote_ident(c.relname), n.nspname || '.' || c.relname, coalesce(obj_description(c.oid, 'pg_class'), '')
+var shadowedQuery = `SELECT quote_ident(n.nspname) || '.' || quote_ident(c.relname), n.nspname || '.' || c.relname, coalesce(` + ownClassComment("c.oid") + `, '')
 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 WHERE c.relnamespace = (SELECT relnamespace FROM pg_class WHERE oid = to_regclass($2))
 	AND c.relname = ANY($1) AND c.relkind IN ('r', 'p') AND NOT c.relispartition

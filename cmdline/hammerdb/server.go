@@ -3,6 +3,7 @@ package hammerdb
 import (
 	"context"
 	"fmt"
+	"github.com/stampede-bench/stampede/dialect"
 	"net"
 	"slices"
 	"strings"
@@ -140,7 +141,7 @@ func (PGServer) CheckBuild(ctx context.Context, c Conn, force bool) error {
 	}
 	defer db.Close(context.Background())
 	rows, err := db.Query(ctx, `SELECT c.relname, pg_get_userbyid(c.relowner),
-			coalesce(obj_description(c.oid, 'pg_class'), '') LIKE 'made by stampede %',
+			coalesce(`+dialect.OwnComment(dialect.Postgres{}, "c.oid", "pg_class")+`, '') LIKE 'made by stampede %',
 			EXISTS (SELECT 1 FROM pg_roles r WHERE r.rolname = $2 AND (r.rolsuper OR pg_has_role(r.oid, c.relowner, 'USAGE')))
 		FROM pg_class c WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p') AND c.relname = ANY($1)
 		ORDER BY array_position($1, c.relname::text)`, tpccTables, c.User)

@@ -3,6 +3,7 @@ package pgbench_test
 import (
 	"context"
 	"fmt"
+	"github.com/stampede-bench/stampede/dialect"
 	"math"
 	"os"
 	"os/exec"
@@ -91,7 +92,7 @@ func catalogue(t *testing.T, db string) []string {
 	var out []string
 	for _, q := range []string{
 		`SELECT n.nspname || '.' || c.relname || ' kind ' || c.relkind::text || ' persistence ' || c.relpersistence::text ||
-			' options ' || coalesce(array_to_string(c.reloptions, ','), '') || ' comment ' || coalesce(nullif(obj_description(c.oid, 'pg_class'), 'made by stampede pgbench -i'), '')
+			' options ' || coalesce(array_to_string(c.reloptions, ','), '') || ' comment ' || coalesce(nullif(` + dialect.OwnComment(dialect.Postgres{}, "c.oid", "pg_class") + `, 'made by stampede pgbench -i'), '')
 		 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 		 WHERE n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg_toast%' ORDER BY 1`,
 		`SELECT conrelid::regclass::text || ' ' || conname || ' ' || pg_get_constraintdef(oid) FROM pg_constraint

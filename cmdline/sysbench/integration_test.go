@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/stampede-bench/stampede/dialect"
 	"net/url"
 	"os"
 	"os/exec"
@@ -966,7 +967,7 @@ func TestSysbenchCleanupRefusesForeign(t *testing.T) {
 			conn := append(sbConn(t, db), "--db-driver=pgsql")
 			execIn(t, db, "CREATE TABLE sbtest2 (id INT PRIMARY KEY, k INT NOT NULL DEFAULT 0)", "INSERT INTO sbtest2 VALUES (1, 42)")
 			if tc.script == "bulk_insert" {
-				execIn(t, db, "CREATE TABLE sbtest1 (id INT PRIMARY KEY, k INT NOT NULL DEFAULT 0)", "COMMENT ON TABLE sbtest1 IS 'made by stampede run of bulk_insert'")
+				execIn(t, db, "CREATE TABLE sbtest1 (id INT PRIMARY KEY, k INT NOT NULL DEFAULT 0)", dialect.CommentOnTable(dialect.Postgres{}, "sbtest1", "made by stampede run of bulk_insert"))
 			}
 			line := append(append(append([]string{tc.script}, conn...), tc.opts...), "cleanup")
 			r := stampede(t, line...)

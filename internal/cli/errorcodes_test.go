@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"github.com/stampede-bench/stampede/dialect"
 	"os"
 	"path/filepath"
 	"strings"
@@ -224,12 +225,12 @@ func TestLoadRecord(t *testing.T) {
 	checkOneLineError(t, r, 1, "sbtest1 holds ids up to 300, fewer than --table_size=301: give --table_size=300 (what was prepared)")
 	execIn(t, db, "UPDATE stampede_load SET data = 'sysbench-oltp' WHERE data = 'elsewhere'")
 	// A marked table without the record is an unfinished load.
-	execIn(t, db, "COMMENT ON TABLE sbtest1 IS 'made by stampede init of oltp_read_write (data sysbench-oltp)'",
+	execIn(t, db, dialect.CommentOnTable(dialect.Postgres{}, "sbtest1", "made by stampede init of oltp_read_write (data sysbench-oltp)"),
 		"UPDATE stampede_load SET data = 'elsewhere' WHERE data = 'sysbench-oltp'")
 	r = stampede(t, append([]string{"check", "oltp_read_write", "--tables", "2"}, base...)...)
 	checkOneLineError(t, r, 2, "holds an unfinished load of oltp_read_write: init created table sbtest1 but never finished loading it")
 	execIn(t, db, "UPDATE stampede_load SET data = 'sysbench-oltp' WHERE data = 'elsewhere'",
-		"COMMENT ON TABLE sbtest2 IS 'made by stampede init of oltp_read_write (data sysbench-oltp)'")
+		dialect.CommentOnTable(dialect.Postgres{}, "sbtest2", "made by stampede init of oltp_read_write (data sysbench-oltp)"))
 
 	mustRun(t, append([]string{"cleanup", "bank"}, base...)...)
 	if n := queryInt(t, db, "SELECT count(*) FROM stampede_load"); n != 1 {

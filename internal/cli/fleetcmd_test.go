@@ -3,6 +3,7 @@ package cli_test
 import (
 	"context"
 	"fmt"
+	"github.com/stampede-bench/stampede/dialect"
 	"net/url"
 	"regexp"
 	"strings"
@@ -163,9 +164,9 @@ func TestFleetDatabases(t *testing.T) {
 	// Made again as stampede's (its mark, as the other tenants' bank
 	// carries it): an unmarked one would be a user's, and cleanup would
 	// refuse it.
-	mark := queryString(t, fmt.Sprintf(pat, 8), "SELECT obj_description('bank'::regclass, 'pg_class')")
+	mark := queryString(t, fmt.Sprintf(pat, 8), "SELECT "+dialect.OwnComment(dialect.Postgres{}, "'bank'::regclass", "pg_class"))
 	execIn(t, broken, "CREATE TABLE bank (id BIGINT PRIMARY KEY, balance BIGINT NOT NULL, payload TEXT NOT NULL)",
-		"COMMENT ON TABLE bank IS '"+strings.ReplaceAll(mark, "'", "''")+"'")
+		dialect.CommentOnTable(dialect.Postgres{}, "bank", mark))
 	r = mustRun(t, execArgs...)
 	if !strings.Contains(r.stdout, fmt.Sprintf("applied to 1 tenants, %d skipped", n-1)) || !strings.Contains(r.stderr, "skipped") {
 		t.Errorf("resumed exec: %s%s", r.stdout, r.stderr)

@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"fmt"
+	"github.com/stampede-bench/stampede/dialect"
 	"strings"
 	"testing"
 	"time"
@@ -40,7 +41,7 @@ func TestOtherLoadsStayTheirs(t *testing.T) {
 			want:  []string{"sbtest1 (oltp_read_write)", "another workload than bulk_insert", "--force-drop"},
 			count: "SELECT (SELECT count(*) FROM sbtest1) + (SELECT count(*) FROM sbtest2)", keep: 200},
 		{name: "oltp-over-bulk", sql: []string{"CREATE TABLE sbtest1 (id INT PRIMARY KEY, k INT, c TEXT, pad TEXT)", "INSERT INTO sbtest1 VALUES (1, 1, 'x', 'y')",
-			"COMMENT ON TABLE sbtest1 IS 'made by stampede run of bulk_insert'"}, userDB: true,
+			dialect.CommentOnTable(dialect.Postgres{}, "sbtest1", "made by stampede run of bulk_insert")}, userDB: true,
 			args: []string{"cleanup", "oltp_read_only"}, code: 2,
 			want:  []string{"sbtest1 (bulk_insert)", "another workload than oltp_read_only", "--force-drop"},
 			count: "SELECT count(*) FROM sbtest1", keep: 1},

@@ -3,6 +3,7 @@ package churn
 import (
 	"context"
 	"fmt"
+	"github.com/stampede-bench/stampede/dialect"
 	"slices"
 	"strings"
 
@@ -154,7 +155,7 @@ func madeTablesIn(ctx context.Context, q sqlx.Querier, db *sqlx.DB) ([]string, e
 // the one placeholder, churn's run mark.
 func madeTablesQuery(db *sqlx.DB) string {
 	return "SELECT c.relname FROM pg_class c WHERE c.relkind IN ('r', 'p') AND c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema()) " +
-		"AND obj_description(c.oid, 'pg_class') = " + db.Dialect().Placeholder(1) + " ORDER BY c.relname"
+		"AND " + dialect.OwnComment(db.Dialect(), "c.oid", "pg_class") + " = " + db.Dialect().Placeholder(1) + " ORDER BY c.relname"
 }
 
 // checkBook refuses a table named churn_tables that lacks columns of

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/stampede-bench/stampede/dialect"
 	"io"
 	"slices"
 	"strings"
@@ -129,7 +130,7 @@ func (g *generator) notStampedes(ctx context.Context, db *sqlx.DB, verb, done, d
 	var others, unmarked, added, names []string
 	for _, name := range []string{Branches, Tellers, Accounts, History} {
 		var cols, comment *string
-		err := db.QueryRow(ctx, `SELECT string_agg(a.attname, ',' ORDER BY a.attnum), obj_description(to_regclass($1), 'pg_class')
+		err := db.QueryRow(ctx, `SELECT string_agg(a.attname, ',' ORDER BY a.attnum), `+dialect.OwnComment(db.Dialect(), "to_regclass($1)", "pg_class")+`
 			FROM pg_attribute a WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped`, name).Scan(&cols, &comment)
 		if err != nil {
 			return fmt.Errorf("reading the columns of %s: %w", name, err)

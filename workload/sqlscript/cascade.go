@@ -131,10 +131,10 @@ func splitNames(list string) []string {
 // (routine false) or routine that name denotes as SQL writes it; word is
 // "" when none does.
 func typeOrRoutine(ctx context.Context, db *sqlx.DB, routine bool, name string) (word, comment string, err error) {
-	q := `SELECT CASE typtype WHEN 'd' THEN 'domain' ELSE 'type' END, coalesce(obj_description(oid, 'pg_type'), '')
+	q := `SELECT CASE typtype WHEN 'd' THEN 'domain' ELSE 'type' END, coalesce(` + ownMark("oid", "pg_type") + `, '')
 		FROM pg_type WHERE oid = to_regtype($1)`
 	if routine {
-		q = `SELECT CASE prokind WHEN 'p' THEN 'procedure' WHEN 'a' THEN 'aggregate' ELSE 'function' END, coalesce(obj_description(oid, 'pg_proc'), '')
+		q = `SELECT CASE prokind WHEN 'p' THEN 'procedure' WHEN 'a' THEN 'aggregate' ELSE 'function' END, coalesce(` + ownMark("oid", "pg_proc") + `, '')
 			FROM pg_proc WHERE oid = (CASE WHEN $1 LIKE '%(%' THEN to_regprocedure($1)::oid ELSE to_regproc($1)::oid END)`
 	}
 	err = db.QueryRow(ctx, q, name).Scan(&word, &comment)

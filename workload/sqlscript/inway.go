@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/stampede-bench/stampede/dialect"
 	"io"
 	"maps"
 	"regexp"
@@ -351,20 +352,20 @@ func schemaForeign(ctx context.Context, db *sqlx.DB, schema string) ([]string, e
 			format('%I.%I', n.nspname, c.relname) AS name
 		FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 		WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'v', 'm', 'S', 'f')
-			AND NOT coalesce(obj_description(c.oid, 'pg_class') LIKE $2, false)
+			AND NOT coalesce(`+ownMark("c.oid", "pg_class")+` LIKE $2, false)
 			AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid
-				AND d.refclassid = 'pg_class'::regclass AND d.deptype IN ('a', 'i') AND obj_description(d.refobjid, 'pg_class') LIKE $2)
+				AND d.refclassid = 'pg_class'::regclass AND d.deptype IN ('a', 'i') AND `+ownMark("d.refobjid", "pg_class")+` LIKE $2)
 		UNION ALL
 		SELECT 'type', format('%I.%I', n.nspname, t.typname)
 		FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace
 		WHERE n.nspname = $1 AND t.typtype IN ('e', 'd', 'r', 'c')
 			AND (t.typtype <> 'c' OR (SELECT relkind FROM pg_class WHERE oid = t.typrelid) = 'c')
-			AND NOT coalesce(obj_description(t.oid, 'pg_type') LIKE $2, false)
+			AND NOT coalesce(`+ownMark("t.oid", "pg_type")+` LIKE $2, false)
 			AND NOT EXISTS (SELECT 1 FROM pg_depend e WHERE e.classid = 'pg_type'::regclass AND e.objid = t.oid AND e.deptype = 'e')
 		UNION ALL
 		SELECT 'routine', format('%I.%I', n.nspname, p.proname)
 		FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
-		WHERE n.nspname = $1 AND NOT coalesce(obj_description(p.oid, 'pg_proc') LIKE $2, false)
+		WHERE n.nspname = $1 AND NOT coalesce(`+ownMark("p.oid", "pg_proc")+` LIKE $2, false)
 			AND NOT EXISTS (SELECT 1 FROM pg_depend e WHERE e.classid = 'pg_proc'::regclass AND e.objid = p.oid AND e.deptype = 'e')
 	) x ORDER BY 1 LIMIT 5`, schema, own)
 	if err != nil {
@@ -411,10 +412,10 @@ func refuseInTheWay(ctx context.Context, db *sqlx.DB, file string, s pgscript.In
 func relationMark(ctx context.Context, db *sqlx.DB, name string) (word string, mark *string, err error) {
 	var kind *string
 	err = db.QueryRow(ctx, `SELECT c.relkind::text,
-		coalesce(CASE WHEN obj_description(c.oid, 'pg_class') LIKE $2 THEN obj_description(c.oid, 'pg_class') END,
-			CASE WHEN obj_description(c.relnamespace, 'pg_namespace') LIKE $2 THEN obj_description(c.relnamespace, 'pg_namespace') END,
-			(SELECT obj_description(d.refobjid, 'pg_class') FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid
-				AND d.refclassid = 'pg_class'::regclass AND d.deptype IN ('a', 'i') AND obj_description(d.refobjid, 'pg_class') LIKE $2 LIMIT 1))
+		coalesce(CASE WHEN `+ownMark("c.oid", "pg_class")+` LIKE $2 THEN `+ownMark("c.oid", "pg_class")+` END,
+			CASE WHEN `+ownMark("c.relnamespace", "pg_namespace")+` LIKE $2 THEN `+ownMark("c.relnamespace", "pg_namespace")+` END,
+			(SELECT `+ownMark("d.refobjid", "pg_class")+` FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid
+				AND d.refclassid = 'pg_class'::regclass AND d.deptype IN ('a', 'i') AND `+ownMark("d.refobjid", "pg_class")+` LIKE $2 LIMIT 1))
 		FROM pg_class c WHERE c.oid = to_regclass($1)`, name, workload.Mark+" %").Scan(&kind, &mark)
 	if err != nil && !errors.Is(err, sqlx.ErrNoRows) {
 		return "", nil, err
@@ -460,3 +461,7 @@ func otherMarkError(kind, name, mark, at, verb string) error {
 	return sqlx.ConfigErrorf("%s %s, which %s %s, carries stampede's mark %q, not init sql's: no statement of the file ran; drop it with the stampede command that made it (init sql --drop drops only what init sql made), or rename %s in the file",
 		kind, name, at, verb, mark, name)
 }
+
+// ownMark is the comment of the object of OID expression oid in catalog,
+// as stampede reads its mark (dialect.OwnComment: a copy is no mark).
+func ownMark(oid, catalog string) string { return dialect.OwnComment(dialect.Postgres{}, oid, catalog) }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -68,24 +69,24 @@ func notExtension(catalog, col string) string {
 
 // objectsQuery lists the objects of the database (see object).
 var objectsQuery = `
-SELECT 'SCHEMA', quote_ident(n.nspname), 'pg_namespace', n.oid, obj_description(n.oid, 'pg_namespace')
+SELECT 'SCHEMA', quote_ident(n.nspname), 'pg_namespace', n.oid, ` + dialect.OwnComment(dialect.Postgres{}, "n.oid", "pg_namespace") + `
   FROM pg_namespace n
   WHERE ` + userNamespace("n.oid") + ` AND n.nspname <> 'public' AND ` + notExtension("pg_namespace", "n.oid") + `
 UNION ALL
 SELECT CASE c.relkind WHEN 'v' THEN 'VIEW' WHEN 'm' THEN 'MATERIALIZED VIEW' WHEN 'S' THEN 'SEQUENCE' WHEN 'f' THEN 'FOREIGN TABLE' ELSE 'TABLE' END,
-       c.oid::regclass::text, 'pg_class', c.oid, obj_description(c.oid, 'pg_class')
+       c.oid::regclass::text, 'pg_class', c.oid, ` + dialect.OwnComment(dialect.Postgres{}, "c.oid", "pg_class") + `
   FROM pg_class c
   WHERE c.relkind IN ('r', 'p', 'v', 'm', 'S', 'f') AND ` + userNamespace("c.relnamespace") + ` AND ` + notExtension("pg_class", "c.oid") + `
     AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid
                     AND d.refclassid = 'pg_class'::regclass AND d.deptype IN ('a', 'i') AND c.relkind = 'S')
 UNION ALL
-SELECT CASE t.typtype WHEN 'd' THEN 'DOMAIN' ELSE 'TYPE' END, t.oid::regtype::text, 'pg_type', t.oid, obj_description(t.oid, 'pg_type')
+SELECT CASE t.typtype WHEN 'd' THEN 'DOMAIN' ELSE 'TYPE' END, t.oid::regtype::text, 'pg_type', t.oid, ` + dialect.OwnComment(dialect.Postgres{}, "t.oid", "pg_type") + `
   FROM pg_type t
   WHERE t.typtype IN ('e', 'd', 'r', 'c') AND ` + userNamespace("t.typnamespace") + ` AND ` + notExtension("pg_type", "t.oid") + `
     AND (t.typtype <> 'c' OR (SELECT relkind FROM pg_class WHERE oid = t.typrelid) = 'c')
 UNION ALL
 SELECT CASE p.prokind WHEN 'p' THEN 'PROCEDURE' WHEN 'a' THEN 'AGGREGATE' ELSE 'FUNCTION' END,
-       p.oid::regprocedure::text, 'pg_proc', p.oid, obj_description(p.oid, 'pg_proc')
+       p.oid::regprocedure::text, 'pg_proc', p.oid, ` + dialect.OwnComment(dialect.Postgres{}, "p.oid", "pg_proc") + `
   FROM pg_proc p
   WHERE ` + userNamespace("p.pronamespace") + ` AND ` + notExtension("pg_proc", "p.oid")
 
@@ -163,7 +164,7 @@ func (g *gen) markObjects(ctx context.Context, db *sqlx.DB, before, mine map[obj
 			others = append(others, o.kindWord()+" "+o.name)
 			continue
 		}
-		mark := dialect.QuoteLiteral(workload.InitMark(g) + madeAsSep + o.ident)
+		mark := dialect.QuoteLiteral(workload.InitMark(g) + madeAsSep + o.ident + dialect.MarkOIDSep + strconv.FormatUint(uint64(o.key.oid), 10))
 		if _, err := db.Exec(ctx, "COMMENT ON "+o.kind+" "+o.name+" IS "+mark); err != nil {
 			return made, others, fmt.Errorf("marking %s %s as stampede's: %w", o.kindWord(), o.name, err)
 		}

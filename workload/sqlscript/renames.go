@@ -81,7 +81,7 @@ func renamed(ctx context.Context, db *sqlx.DB, file string, s pgscript.InitStep,
 		schema := unquoteIdent(m[1])
 		var comment *string
 		var exists bool
-		if err := db.QueryRow(ctx, `SELECT count(*) > 0, max(obj_description(oid, 'pg_namespace')) FROM pg_namespace WHERE nspname = $1`, schema).Scan(&exists, &comment); err != nil {
+		if err := db.QueryRow(ctx, `SELECT count(*) > 0, max(`+ownMark("oid", "pg_namespace")+`) FROM pg_namespace WHERE nspname = $1`, schema).Scan(&exists, &comment); err != nil {
 			return "", "", "", fmt.Errorf("looking for schema %s, which %s:%d renames: %w", schema, file, s.Line, err)
 		}
 		if !exists {

@@ -34,21 +34,24 @@ func (g *generator) bulkOps(ctx context.Context, db *sqlx.DB, oc workload.OpsCon
 	workers := make([]*bulkWorker, oc.Concurrency)
 	// The run appends to a user's table as sysbench would, after a
 	// warning, as the other workloads' runs do over tables stampede
-	// did not load.
+	// did not load; read before the run creates the missing ones, said
+	// once every table is found fit (a table of another shape is
+	// refused alone, without a warning that the run writes into it).
 	unloaded, err := unmarkedBulkTables(ctx, db, oc.Concurrency)
 	if err != nil {
 		return workload.QueryLoad{}, err
+	}
+	starts := make([]int64, oc.Concurrency)
+	for i := range starts {
+		if starts[i], err = prepareBulkTable(ctx, db, tableName(i+1)); err != nil {
+			return workload.QueryLoad{}, err
+		}
 	}
 	if len(unloaded) > 0 && oc.Warn != nil {
 		oc.Warn("%s", workload.UnloadedWarning(unloaded, db.Database(), "bulk_insert"))
 	}
 	for i := range workers {
-		name := tableName(i + 1)
-		start, err := prepareBulkTable(ctx, db, name)
-		if err != nil {
-			return workload.QueryLoad{}, err
-		}
-		workers[i] = newBulkWorker(name, start, layout.index[kInsert], db.Conn(i, true))
+		workers[i] = newBulkWorker(tableName(i+1), starts[i], layout.index[kInsert], db.Conn(i, true))
 		ql.Workers[i] = workers[i].run
 	}
 	ql.Attach = func(i int, rec workload.Recorder) { workers[i].rec = rec }

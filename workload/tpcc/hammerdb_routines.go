@@ -5,6 +5,7 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
+	"github.com/stampede-bench/stampede/dialect"
 	"io"
 	"slices"
 	"strings"
@@ -180,7 +181,7 @@ func (g *tpcc) installedRoutines(ctx context.Context, db *sqlx.DB) ([]installedR
 // routinesNamed lists the routines of the current schema named names.
 func (g *tpcc) routinesNamed(ctx context.Context, db *sqlx.DB, names []string) ([]installedRoutine, error) {
 	rows, err := db.Query(ctx, `SELECT p.proname, p.oid::regprocedure::text, p.prokind::text, oidvectortypes(p.proargtypes),
-		coalesce(obj_description(p.oid, 'pg_proc'), ''), md5(p.prosrc)
+		coalesce(`+dialect.OwnComment(db.Dialect(), "p.oid", "pg_proc")+`, ''), md5(p.prosrc)
 		FROM pg_proc p WHERE p.pronamespace = current_schema()::regnamespace AND p.proname = ANY($1) ORDER BY 1, 2`, names)
 	if err != nil {
 		return nil, fmt.Errorf("listing the routines in database %s: %w", db.Database(), err)
@@ -278,12 +279,12 @@ func (g *tpcc) installRoutines(ctx context.Context, db *sqlx.DB) error {
 		if _, err := db.Exec(ctx, stmt); err != nil {
 			return fmt.Errorf("creating %s %s: %w", kind, r.name, err)
 		}
-		var sig, sum string
-		if err := db.QueryRow(ctx, `SELECT p.oid::regprocedure::text, md5(p.prosrc) FROM pg_proc p
-			WHERE p.pronamespace = current_schema()::regnamespace AND p.proname = $1`, r.name).Scan(&sig, &sum); err != nil {
+		var sig, sum, oid string
+		if err := db.QueryRow(ctx, `SELECT p.oid::regprocedure::text, md5(p.prosrc), p.oid::text FROM pg_proc p
+			WHERE p.pronamespace = current_schema()::regnamespace AND p.proname = $1`, r.name).Scan(&sig, &sum, &oid); err != nil {
 			return fmt.Errorf("reading back %s %s: %w", kind, r.name, err)
 		}
-		comment := strings.ReplaceAll(routineMark(g, sum), "'", "''")
+		comment := strings.ReplaceAll(routineMark(g, sum)+dialect.MarkOIDSep+oid, "'", "''")
 		if _, err := db.Exec(ctx, "COMMENT ON ROUTINE "+sig+" IS '"+comment+"'"); err != nil {
 			return fmt.Errorf("marking %s %s as stampede's: %w", kind, sig, err)
 		}
