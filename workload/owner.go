@@ -264,6 +264,9 @@ type ForeignError struct {
 	Why string
 	// Action is what would have dropped them ("cleanup", "--drop").
 	Action string
+	// Verb is what ForceDropFlag does to them: "drop" when empty,
+	// "replace" for init sql's CREATE OR REPLACE.
+	Verb string
 }
 
 func (e *ForeignError) Error() string {
@@ -281,8 +284,12 @@ func (e *ForeignError) Error() string {
 	if len(e.Names) > 1 {
 		it = "them"
 	}
-	return fmt.Sprintf("%s%s %s not made by stampede (%s): %s leaves %s alone; to drop %s anyway, add %s",
-		what, where, verb, e.Why, e.Action, it, it, ForceDropFlag)
+	do := e.Verb
+	if do == "" {
+		do = "drop"
+	}
+	return fmt.Sprintf("%s%s %s not made by stampede (%s): %s leaves %s alone; to %s %s anyway, add %s",
+		what, where, verb, e.Why, e.Action, it, do, it, ForceDropFlag)
 }
 
 // ErrForeign matches every *ForeignError (errors.Is).
@@ -574,6 +581,9 @@ type OtherLoadError struct {
 	Where    string
 	// Action is what would have dropped them ("cleanup", "--drop").
 	Action string
+	// Verb is what ForceDropFlag does to them: "drop" when empty,
+	// "replace" for init sql's CREATE OR REPLACE.
+	Verb string
 }
 
 func (e *OtherLoadError) Error() string {

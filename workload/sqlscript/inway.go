@@ -146,6 +146,11 @@ func checkInTheWay(ctx context.Context, db *sqlx.DB, file string, steps []pgscri
 			if err := refuseRename(ctx, db, file, s, sql, path, force, log); err != nil {
 				return refuseDrops(err)
 			}
+			// A user's routine, trigger or rule, which CREATE OR REPLACE
+			// would replace in place.
+			if err := refuseReplace(ctx, db, file, s, sql, path, force, log); err != nil {
+				return refuseDrops(err)
+			}
 			m := createPattern.FindStringSubmatch(sql)
 			if m == nil || m[2] != "" || dropped[normalName(m[3])] {
 				continue
@@ -154,7 +159,15 @@ func checkInTheWay(ctx context.Context, db *sqlx.DB, file string, steps []pgscri
 			if err != nil {
 				return err
 			}
-			if err := refuseInTheWay(ctx, db, file, s, name, "creates"); err != nil {
+			verb := "creates"
+			if orReplacePattern.MatchString(sql) {
+				verb = "replaces"
+			}
+			if err := refuseInTheWay(ctx, db, file, s, name, verb); err != nil {
+				var fe *workload.ForeignError
+				if errors.As(err, &fe) && verb == "replaces" {
+					err = replaceError(fe) // the file drops nothing
+				}
 				return refuseDrops(err)
 			}
 		}
@@ -176,6 +189,9 @@ func mixKind(a, b string) string {
 	}
 	return "object"
 }
+
+// orReplacePattern finds a CREATE OR REPLACE statement.
+var orReplacePattern = regexp.MustCompile(`(?is)^\s*create\s+or\s+replace\s`)
 
 // uescapePattern finds a name written with Unicode escapes (U&"...").
 var uescapePattern = regexp.MustCompile(`(?i)u&"`)

@@ -1,0 +1,136 @@
+package sqlscript_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestInitSQLRefusedDropKeepsRecord: init sql --drop deleted stampede's
+// record of the load (stampede_load) and dropped what an earlier init
+// made before the file's reading refused it, so a refused --drop lost
+// the record, and stampede forgot what it made (fix28h 4). The file is
+// now judged before anything is dropped: after the refusal init's table
+// and rows, the user's table and the record are all there, and cleanup
+// sql drops init's table alone.
+func TestInitSQLRefusedDropKeepsRecord(t *testing.T) {
+	dir := t.TempDir()
+	name, u, conn := freshDB(t, "sql28h")
+	p := testURL(t, u)
+	write(t, dir, "t.sql", "CREATE TABLE t (id int PRIMARY KEY);\nINSERT INTO t VALUES (1), (2);\n")
+	if r := stampede(t, dir, "init", "sql", "--init-file", "t.sql", u); r.code != 0 {
+		t.Fatalf("init: exit %d: %s", r.code, r.stderr)
+	}
+	exec1(t, conn, "CREATE TABLE user_t (id int, mine text); INSERT INTO user_t VALUES (1, 'mine')")
+	const record = "SELECT count(*) FROM stampede_load WHERE workload = 'sql'"
+	if n := count(t, conn, record); n != 1 {
+		t.Fatalf("init left %d records of its load, want 1", n)
+	}
+	write(t, dir, "bad.sql", "DROP TABLE user_t;\nCREATE TABLE t (id int PRIMARY KEY);\n")
+	refusedExactly(t, stampede(t, dir, "init", "sql", "--drop", "--init-file", "bad.sql", u),
+		`table user_t in database "`+name+`" on `+p.host+":"+p.port+` was not made by stampede (bad.sql:1 drops it, and the one there carries no mark of stampede's init: it is yours; no statement of the file ran): init sql leaves it alone; to drop it anyway, add --force-drop`)
+	for _, c := range []struct {
+		what, sql string
+		want      int64
+	}{
+		{"the record of init's load", record, 1},
+		{"init's table's rows", "SELECT count(*) FROM t", 2},
+		{"the user's row", "SELECT count(*) FROM user_t WHERE mine = 'mine'", 1},
+	} {
+		if n := count(t, conn, c.sql); n != c.want {
+			t.Errorf("after a refused --drop, %s: %d, want %d", c.what, n, c.want)
+		}
+	}
+	r := stampede(t, dir, "cleanup", "sql", u)
+	if r.code != 0 || !strings.Contains(r.stdout+r.stderr, "dropped table t\n") {
+		t.Fatalf("cleanup sql after a refused --drop: exit %d, want 0 and dropped table t:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if n := count(t, conn, "SELECT count(*) FROM pg_class WHERE relname IN ('t', 'stampede_load')"); n != 0 {
+		t.Errorf("cleanup left %d of init's table and record", n)
+	}
+	if n := count(t, conn, "SELECT count(*) FROM user_t WHERE mine = 'mine'"); n != 1 {
+		t.Errorf("cleanup left %d of the user's 1 row", n)
+	}
+}
+
+// TestInitFileReplacesUsersObjects: CREATE OR REPLACE of a user's
+// function, procedure, aggregate, trigger or rule replaced it in place,
+// exit 0 (fix28h 3), where OR REPLACE VIEW was refused in words that
+// said "drop". Each is refused before any statement runs, in one line
+// naming it, the file's line and --force-drop ("to replace it anyway");
+// the user's object is as it was; with --force-drop the file runs and
+// init says first what it replaces. A file replacing init's own runs.
+func TestInitFileReplacesUsersObjects(t *testing.T) {
+	dir := t.TempDir()
+	const user = `CREATE TABLE ut (id int); INSERT INTO ut VALUES (1);
+CREATE FUNCTION uf(x int) RETURNS int LANGUAGE sql AS 'SELECT 1';
+CREATE PROCEDURE up() LANGUAGE sql AS 'SELECT 1';
+CREATE AGGREGATE usum(int) (SFUNC = int4pl, STYPE = int);
+CREATE FUNCTION tf() RETURNS trigger LANGUAGE plpgsql AS 'BEGIN RETURN NEW; END';
+CREATE TRIGGER utt BEFORE INSERT ON ut FOR EACH ROW EXECUTE FUNCTION tf();
+CREATE RULE ur AS ON DELETE TO ut DO INSTEAD NOTHING;
+CREATE VIEW uv AS SELECT 1 AS x`
+	// kept reads the user's objects as they were made: 8 when all are.
+	const kept = `SELECT (SELECT count(*) FROM ut) + (SELECT uf(0)) + (SELECT count(*) FROM uv WHERE x = 1)
+		+ (SELECT count(*) FROM pg_proc WHERE proname = 'up' AND prosrc = 'SELECT 1')
+		+ (SELECT count(*) FROM pg_aggregate WHERE aggfnoid = 'usum(int)'::regprocedure AND aggtransfn = 'int4pl'::regproc)
+		+ (SELECT count(*) FROM pg_trigger WHERE tgname = 'utt' AND tgtype & 2 = 2)
+		+ (SELECT count(*) FROM pg_rewrite r WHERE rulename = 'ur' AND is_instead)
+		+ (SELECT count(*) FROM pg_proc WHERE proname = 'tf' AND prosrc LIKE '%RETURN NEW%')`
+	const tail = ", and the one there carries no mark of stampede's init: it is yours; no statement of the file ran): init sql leaves it alone; to replace it anyway, add --force-drop"
+	const onTable = ", and its table carries no mark of stampede's init: it is yours; no statement of the file ran): init sql leaves it alone; to replace it anyway, add --force-drop"
+	for _, c := range []struct{ name, file, refusal, forced string }{
+		{"function", "CREATE TABLE a (id int);\nCREATE OR REPLACE FUNCTION uf(x int DEFAULT 3) RETURNS int LANGUAGE sql AS 'SELECT 2';\n",
+			"function uf(int) in %w was not made by stampede (init.sql:2 replaces it" + tail, "--force-drop: init.sql:2 replaces function uf(int), which stampede did not make"},
+		{"procedure", "CREATE TABLE a (id int);\nCREATE OR REPLACE PROCEDURE up() LANGUAGE sql AS 'SELECT 2';\n",
+			"procedure up() in %w was not made by stampede (init.sql:2 replaces it" + tail, "--force-drop: init.sql:2 replaces procedure up(), which stampede did not make"},
+		{"aggregate", "CREATE TABLE a (id int);\nCREATE OR REPLACE AGGREGATE usum(int) (SFUNC = int4mi, STYPE = int);\n",
+			"aggregate usum(int) in %w was not made by stampede (init.sql:2 replaces it" + tail, "--force-drop: init.sql:2 replaces aggregate usum(int), which stampede did not make"},
+		{"trigger", "CREATE TABLE a (id int);\nCREATE OR REPLACE TRIGGER utt AFTER INSERT ON ut FOR EACH ROW EXECUTE FUNCTION tf();\n",
+			"trigger utt on ut in %w was not made by stampede (init.sql:2 replaces it" + onTable, "--force-drop: init.sql:2 replaces trigger utt on ut, which stampede did not make"},
+		{"rule", "CREATE TABLE a (id int);\nCREATE OR REPLACE RULE ur AS ON DELETE TO ut DO ALSO NOTHING;\n",
+			"rule ur on ut in %w was not made by stampede (init.sql:2 replaces it" + onTable, "--force-drop: init.sql:2 replaces rule ur on ut, which stampede did not make"},
+		{"trigger's function", "CREATE TABLE a (id int);\nCREATE OR REPLACE FUNCTION tf() RETURNS trigger LANGUAGE plpgsql AS 'BEGIN RETURN NULL; END';\n",
+			"function tf() in %w was not made by stampede (init.sql:2 replaces it" + tail, "--force-drop: init.sql:2 replaces function tf(), which stampede did not make"},
+		{"view", "CREATE TABLE a (id int);\nCREATE OR REPLACE VIEW uv AS SELECT 2 AS x;\n",
+			"view uv in %w was not made by stampede (init.sql:2 replaces it" + tail, "--force-drop: dropping view uv, which stampede did not make, and running init.sql again"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			name, u, conn := freshDB(t, "sql28h")
+			p := testURL(t, u)
+			exec1(t, conn, user)
+			write(t, dir, "init.sql", c.file)
+			want := strings.Replace(c.refusal, "%w", `database "`+name+`" on `+p.host+":"+p.port, 1)
+			refusedExactly(t, stampede(t, dir, "init", "sql", "--init-file", "init.sql", u), want)
+			if n := count(t, conn, kept); n != 8 {
+				t.Fatalf("a refused init left %d of the user's 8 objects and rows as they were", n)
+			}
+			if n := count(t, conn, "SELECT count(*) FROM pg_class WHERE relname = 'a'"); n != 0 {
+				t.Fatal("a refused init ran the file's first statement")
+			}
+			r := stampede(t, dir, "init", "sql", "--force-drop", "--init-file", "init.sql", u)
+			if r.code != 0 || !strings.Contains(r.stdout+r.stderr, c.forced+"\n") {
+				t.Fatalf("--force-drop: exit %d, want 0 and %q:\n%s%s", r.code, c.forced, r.stdout, r.stderr)
+			}
+			if n := count(t, conn, "SELECT count(*) FROM pg_class WHERE relname = 'a'"); n != 1 {
+				t.Fatal("--force-drop: the file did not run")
+			}
+		})
+	}
+	t.Run("init's own", func(t *testing.T) {
+		_, u, conn := freshDB(t, "sql28h")
+		write(t, dir, "own.sql", `CREATE TABLE IF NOT EXISTS t (id int);
+CREATE OR REPLACE FUNCTION f() RETURNS int LANGUAGE sql AS 'SELECT 1';
+CREATE OR REPLACE FUNCTION tf() RETURNS trigger LANGUAGE plpgsql AS 'BEGIN RETURN NEW; END';
+CREATE OR REPLACE TRIGGER tt BEFORE INSERT ON t FOR EACH ROW EXECUTE FUNCTION tf();
+CREATE OR REPLACE RULE tr AS ON DELETE TO t DO INSTEAD NOTHING;
+`)
+		for i := 1; i <= 2; i++ {
+			if r := stampede(t, dir, "init", "sql", "--init-file", "own.sql", u); r.code != 0 {
+				t.Fatalf("init %d: exit %d: %s", i, r.code, r.stderr)
+			}
+		}
+		if n := count(t, conn, "SELECT f()"); n != 1 {
+			t.Errorf("init's own function returns %d, want 1", n)
+		}
+	})
+}
