@@ -134,3 +134,82 @@ CREATE OR REPLACE RULE tr AS ON DELETE TO t DO INSTEAD NOTHING;
 		}
 	})
 }
+
+// TestInitFileAltersUsersTable: an init file's ALTER TABLE that loses
+// data or constraints of a user's table (DROP COLUMN, a column's new
+// TYPE, DROP CONSTRAINT, DROP NOT NULL, DETACH PARTITION, NO INHERIT,
+// DISABLE TRIGGER) ran, exit 0 (fix28h 1). Each is refused before any
+// statement runs, in one line naming the file's line, the table, the
+// action and --force-drop; every column, constraint and row stays; with
+// --force-drop the file runs and init says first what it changes. An
+// ALTER TABLE that adds to a user's table, or any of init's own, runs.
+func TestInitFileAltersUsersTable(t *testing.T) {
+	dir := t.TempDir()
+	const user = `CREATE TABLE ut (id int PRIMARY KEY, x text NOT NULL CHECK (x <> ''), n int);
+INSERT INTO ut VALUES (1, 'mine', 7);
+CREATE TABLE up (id int) PARTITION BY RANGE (id); CREATE TABLE up1 PARTITION OF up FOR VALUES FROM (0) TO (10); INSERT INTO up VALUES (1);
+CREATE TABLE uparent (id int); CREATE TABLE uchild () INHERITS (uparent); INSERT INTO uchild VALUES (1);
+CREATE FUNCTION tf() RETURNS trigger LANGUAGE plpgsql AS 'BEGIN RETURN NEW; END';
+CREATE TRIGGER utt BEFORE INSERT ON ut FOR EACH ROW EXECUTE FUNCTION tf()`
+	// kept counts the user's rows, columns and constraints as made: 8.
+	const kept = `SELECT (SELECT count(*) FROM ut WHERE x = 'mine' AND n::text = '7')
+		+ (SELECT count(*) FROM pg_attribute WHERE attrelid = 'ut'::regclass AND attname = 'n' AND atttypid = 'int'::regtype)
+		+ (SELECT count(*) FROM pg_constraint WHERE conrelid = 'ut'::regclass AND conname = 'ut_x_check')
+		+ (SELECT count(*) FROM pg_attribute WHERE attrelid = 'ut'::regclass AND attname = 'x' AND attnotnull AND atttypid = 'text'::regtype)
+		+ (SELECT count(*) FROM up) + (SELECT count(*) FROM uparent)
+		+ (SELECT count(*) FROM pg_trigger WHERE tgname = 'utt' AND tgenabled = 'O')
+		+ (SELECT count(*) FROM pg_inherits WHERE inhrelid = 'uchild'::regclass)`
+	const why = ", which loses its data or constraints (not made by stampede: no mark of stampede's init on it, so it is yours): no statement of the file ran; to run the file anyway, add --force-drop"
+	for _, c := range []struct{ name, stmt, table, action string }{
+		{"DROP COLUMN", "ALTER TABLE ut DROP COLUMN n", "ut", "DROP COLUMN n"},
+		{"DROP without COLUMN", "ALTER TABLE IF EXISTS ut ADD COLUMN y int, DROP n CASCADE", "ut", "DROP n CASCADE"},
+		{"TYPE", "ALTER TABLE ut ALTER COLUMN n TYPE text", "ut", "ALTER COLUMN n TYPE text"},
+		{"SET DATA TYPE", "ALTER TABLE ONLY ut ALTER n SET DATA TYPE bigint", "ut", "ALTER n SET DATA TYPE bigint"},
+		{"DROP CONSTRAINT", "ALTER TABLE ut DROP CONSTRAINT ut_x_check", "ut", "DROP CONSTRAINT ut_x_check"},
+		{"DROP NOT NULL", "ALTER TABLE ut ALTER COLUMN x DROP NOT NULL", "ut", "ALTER COLUMN x DROP NOT NULL"},
+		{"DETACH PARTITION", "ALTER TABLE up DETACH PARTITION up1", "up", "DETACH PARTITION up1"},
+		{"NO INHERIT", "ALTER TABLE uchild NO INHERIT uparent", "uchild", "NO INHERIT uparent"},
+		{"DISABLE TRIGGER", "ALTER TABLE ut DISABLE TRIGGER utt", "ut", "DISABLE TRIGGER utt"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			name, u, conn := freshDB(t, "sql28h")
+			p := testURL(t, u)
+			exec1(t, conn, user)
+			write(t, dir, "init.sql", "CREATE TABLE a (id int);\n"+c.stmt+";\n")
+			kind := "table"
+			if c.table == "up" {
+				kind = "partitioned table"
+			}
+			refusedExactly(t, stampede(t, dir, "init", "sql", "--init-file", "init.sql", u),
+				"init.sql:2 changes "+kind+" "+c.table+` in database "`+name+`" on `+p.host+":"+p.port+" with "+c.action+why)
+			if n := count(t, conn, kept); n != 8 {
+				t.Fatalf("a refused init left %d of the user's 8 rows, columns and constraints as they were", n)
+			}
+			if n := count(t, conn, "SELECT count(*) FROM pg_class WHERE relname = 'a'"); n != 0 {
+				t.Fatal("a refused init ran the file's first statement")
+			}
+			r := stampede(t, dir, "init", "sql", "--force-drop", "--init-file", "init.sql", u)
+			forced := "--force-drop: init.sql:2 changes " + kind + " " + c.table + ", which stampede did not make, with " + c.action + "\n"
+			if r.code != 0 || !strings.Contains(r.stdout+r.stderr, forced) {
+				t.Fatalf("--force-drop: exit %d, want 0 and %q:\n%s%s", r.code, forced, r.stdout, r.stderr)
+			}
+			if n := count(t, conn, "SELECT count(*) FROM pg_class WHERE relname = 'a'"); n != 1 {
+				t.Error("--force-drop: the file did not run")
+			}
+		})
+	}
+	t.Run("adds, or init's own", func(t *testing.T) {
+		_, u, conn := freshDB(t, "sql28h")
+		exec1(t, conn, user)
+		write(t, dir, "own.sql", `ALTER TABLE ut ADD COLUMN type int, ADD CONSTRAINT c CHECK (x <> 'drop');
+CREATE TABLE t (id int, v text);
+ALTER TABLE t DROP COLUMN v, ALTER COLUMN id TYPE bigint;
+`)
+		if r := stampede(t, dir, "init", "sql", "--init-file", "own.sql", u); r.code != 0 {
+			t.Fatalf("init: exit %d: %s", r.code, r.stderr)
+		}
+		if n := count(t, conn, kept); n != 8 {
+			t.Errorf("an init adding to the user's table left %d of its 8 rows, columns and constraints", n)
+		}
+	})
+}

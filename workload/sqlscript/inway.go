@@ -146,6 +146,11 @@ func checkInTheWay(ctx context.Context, db *sqlx.DB, file string, steps []pgscri
 			if err := refuseRename(ctx, db, file, s, sql, path, force, log); err != nil {
 				return refuseDrops(err)
 			}
+			// A user's table that ALTER TABLE would lose data or
+			// constraints of.
+			if err := refuseAlter(ctx, db, file, s, sql, path, force, log); err != nil {
+				return refuseDrops(err)
+			}
 			// A user's routine, trigger or rule, which CREATE OR REPLACE
 			// would replace in place.
 			if err := refuseReplace(ctx, db, file, s, sql, path, force, log); err != nil {
