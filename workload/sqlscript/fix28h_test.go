@@ -213,3 +213,73 @@ ALTER TABLE t DROP COLUMN v, ALTER COLUMN id TYPE bigint;
 		}
 	})
 }
+
+// TestInitFileDropsUsersOtherKinds: the reading of an init file's drops
+// judged relations, schemas, types and routines alone, so DROP SCHEMA of
+// a user's empty schema (its grants with it), DROP PUBLICATION,
+// EXTENSION, TRIGGER, POLICY, RULE, STATISTICS or COLLATION of the
+// user's ran, exit 0 (fix28h 2). Each is refused before any statement
+// runs, in one line naming it, the file's line and --force-drop; a kind
+// the reading cannot judge (an operator) is refused naming it; a role is
+// refused whatever the flags; every object stays; with --force-drop the
+// file runs and init says first what it drops.
+func TestInitFileDropsUsersOtherKinds(t *testing.T) {
+	dir := t.TempDir()
+	const user = `CREATE SCHEMA app; GRANT USAGE ON SCHEMA app TO PUBLIC;
+CREATE TABLE ut (id int, v int); INSERT INTO ut VALUES (1, 1);
+CREATE PUBLICATION pb FOR TABLE ut; CREATE EXTENSION pg_trgm;
+CREATE FUNCTION tf() RETURNS trigger LANGUAGE plpgsql AS 'BEGIN RETURN NEW; END';
+CREATE TRIGGER utt BEFORE INSERT ON ut FOR EACH ROW EXECUTE FUNCTION tf();
+CREATE POLICY upol ON ut USING (true); CREATE RULE ur AS ON DELETE TO ut DO INSTEAD NOTHING;
+CREATE STATISTICS ust ON id, v FROM ut; CREATE COLLATION ucoll (provider = icu, locale = 'und')`
+	const kept = `SELECT (SELECT count(*) FROM ut) + (SELECT count(*) FROM pg_namespace WHERE nspname = 'app' AND nspacl IS NOT NULL)
+		+ (SELECT count(*) FROM pg_publication_tables WHERE pubname = 'pb') + (SELECT count(*) FROM pg_extension WHERE extname = 'pg_trgm')
+		+ (SELECT count(*) FROM pg_trigger WHERE tgname = 'utt') + (SELECT count(*) FROM pg_policy WHERE polname = 'upol')
+		+ (SELECT count(*) FROM pg_rewrite WHERE rulename = 'ur') + (SELECT count(*) FROM pg_statistic_ext WHERE stxname = 'ust')
+		+ (SELECT count(*) FROM pg_collation WHERE collname = 'ucoll')`
+	const yours = "carries no mark of stampede's init: it is yours"
+	for _, c := range []struct{ name, stmt, refusal, forced string }{
+		{"empty schema", "DROP SCHEMA app", "schema app in %w was not made by stampede (init.sql:2 drops it, and it " + yours + ", with its grants; no statement of the file ran): init sql leaves it alone; to drop it anyway, add --force-drop",
+			"--force-drop: init.sql:2 drops schema app, which stampede did not make"},
+		{"publication", "DROP PUBLICATION IF EXISTS pb", "publication pb in %w was not made by stampede (init.sql:2 drops it, and init sql marks no publication it makes, so one there before init is yours; no statement of the file ran): init sql leaves it alone; to drop it anyway, add --force-drop",
+			"--force-drop: init.sql:2 drops publication pb, which stampede did not make"},
+		{"extension", "DROP EXTENSION pg_trgm", "extension pg_trgm in %w was not made by stampede (init.sql:2 drops it, and init sql marks no extension it makes, so one there before init is yours; no statement of the file ran): init sql leaves it alone; to drop it anyway, add --force-drop",
+			"--force-drop: init.sql:2 drops extension pg_trgm, which stampede did not make"},
+		{"trigger", "DROP TRIGGER utt ON ut", "trigger utt on ut in %w was not made by stampede (init.sql:2 drops it, and its table " + yours + "; no statement of the file ran): init sql leaves it alone; to drop it anyway, add --force-drop",
+			"--force-drop: init.sql:2 drops trigger utt on ut, which stampede did not make"},
+		{"policy", "DROP POLICY upol ON public.ut", "policy upol on public.ut in %w was not made by stampede (init.sql:2 drops it, and its table " + yours + "; no statement of the file ran): init sql leaves it alone; to drop it anyway, add --force-drop",
+			"--force-drop: init.sql:2 drops policy upol on public.ut, which stampede did not make"},
+		{"rule", "DROP RULE IF EXISTS ur ON ut", "rule ur on ut in %w was not made by stampede (init.sql:2 drops it, and its table " + yours + "; no statement of the file ran): init sql leaves it alone; to drop it anyway, add --force-drop",
+			"--force-drop: init.sql:2 drops rule ur on ut, which stampede did not make"},
+		{"statistics", "DROP STATISTICS ust", "statistics ust in %w was not made by stampede (init.sql:2 drops it, and init sql marks no statistics it makes, so one there before init is yours; no statement of the file ran): init sql leaves it alone; to drop it anyway, add --force-drop",
+			"--force-drop: init.sql:2 drops statistics ust, which stampede did not make"},
+		{"collation", "DROP COLLATION ucoll", "collation ucoll in %w was not made by stampede (init.sql:2 drops it, and init sql marks no collation it makes, so one there before init is yours; no statement of the file ran): init sql leaves it alone; to drop it anyway, add --force-drop",
+			"--force-drop: init.sql:2 drops collation ucoll, which stampede did not make"},
+		{"operator", "DROP OPERATOR IF EXISTS === (int, int)", "init.sql:2: DROP OPERATOR === (int, int) in an init file drops what init sql cannot judge (it cannot tell yours from the file's): no statement of the file ran; to run the file anyway, add --force-drop",
+			"--force-drop: init.sql:2 runs DROP OPERATOR === (int, int), which init sql cannot judge"},
+		{"role", "DROP ROLE IF EXISTS nobody28h", "init.sql:2: DROP ROLE in an init file drops what is the server's, not the file's: init sql runs no DROP of a role, user, group or tablespace; no statement of the file ran", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			name, u, conn := freshDB(t, "sql28h")
+			p := testURL(t, u)
+			exec1(t, conn, user)
+			write(t, dir, "init.sql", "CREATE TABLE a (id int);\n"+c.stmt+";\n")
+			want := strings.Replace(c.refusal, "%w", `database "`+name+`" on `+p.host+":"+p.port, 1)
+			refusedExactly(t, stampede(t, dir, "init", "sql", "--init-file", "init.sql", u), want)
+			if n := count(t, conn, kept); n != 9 {
+				t.Fatalf("a refused init left %d of the user's 9 objects and rows", n)
+			}
+			if n := count(t, conn, "SELECT count(*) FROM pg_class WHERE relname = 'a'"); n != 0 {
+				t.Fatal("a refused init ran the file's first statement")
+			}
+			r := stampede(t, dir, "init", "sql", "--force-drop", "--init-file", "init.sql", u)
+			if c.forced == "" {
+				refusedExactly(t, r, want)
+				return
+			}
+			if r.code != 0 || !strings.Contains(r.stdout+r.stderr, c.forced+"\n") {
+				t.Fatalf("--force-drop: exit %d, want 0 and %q:\n%s%s", r.code, c.forced, r.stdout, r.stderr)
+			}
+		})
+	}
+}

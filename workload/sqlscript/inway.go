@@ -95,7 +95,11 @@ func checkInTheWay(ctx context.Context, db *sqlx.DB, file string, steps []pgscri
 			if m := dropSchemaPattern.FindStringSubmatch(sql); m != nil {
 				var names []string
 				for _, n := range strings.Split(m[1], ",") {
-					if err := refuseSchemaInTheWay(ctx, db, file, s, n); err != nil {
+					if err := usersSchema(ctx, db, file, s, n); err != nil {
+						if err := foreign(s, unquoteIdent(n), err); err != nil {
+							return refuseDrops(err)
+						}
+					} else if err := refuseSchemaInTheWay(ctx, db, file, s, n); err != nil {
 						return err
 					}
 					names = append(names, unquoteIdent(n))
@@ -137,6 +141,12 @@ func checkInTheWay(ctx context.Context, db *sqlx.DB, file string, steps []pgscri
 				}
 				noun := strings.ToLower(strings.Join(strings.Fields(m[1]), " "))
 				if err := cas.check(s, sql, noun, targets, workload.Targets{Relations: targets}); err != nil {
+					return refuseDrops(err)
+				}
+				continue
+			}
+			if dropAnyPattern.MatchString(sql) {
+				if err := checkOtherDrop(ctx, db, file, s, sql, path, force, log, foreign); err != nil {
 					return refuseDrops(err)
 				}
 				continue
@@ -360,6 +370,25 @@ func refuseSchemaInTheWay(ctx context.Context, db *sqlx.DB, file string, s pgscr
 		Where: fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ",")),
 		Why: fmt.Sprintf("%s:%d drops it, and it holds what stampede's init did not make (%s): it is yours; no statement of the file ran",
 			file, s.Line, strings.Join(found, ", "))})
+}
+
+// usersSchema refuses schema name (as statement s of file writes it),
+// which s drops, when it exists without init sql's mark: the user's,
+// empty or not, with its grants.
+func usersSchema(ctx context.Context, db *sqlx.DB, file string, s pgscript.InitStep, name string) error {
+	schema := unquoteIdent(name)
+	var exists bool
+	var comment *string
+	if err := db.QueryRow(ctx, `SELECT count(*) > 0, max(obj_description(oid, 'pg_namespace')) FROM pg_namespace WHERE nspname = $1`, schema).Scan(&exists, &comment); err != nil {
+		return fmt.Errorf("looking for schema %s, which %s:%d drops: %w", schema, file, s.Line, err)
+	}
+	if exists && (comment == nil || !strings.HasPrefix(*comment, workload.Mark+" init of "+meta.Name+" ")) {
+		// Empty or not, with its grants and its comment: the user's.
+		return sqlx.ConfigErrorf("%w", &workload.ForeignError{Kind: "schema", Names: []string{schema}, Action: "init sql",
+			Where: fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ",")),
+			Why:   fmt.Sprintf("%s:%d drops it, and it carries no mark of stampede's init: it is yours, with its grants; no statement of the file ran", file, s.Line)})
+	}
+	return nil
 }
 
 // schemaForeign returns what schema holds that init sql did not make (a
