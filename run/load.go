@@ -193,16 +193,16 @@ func Load(ctx context.Context, spec LoadSpec) error {
 		if spec.Steps != nil && spec.Steps.Step != nil {
 			spec.Steps.Step(workload.LoadStep{Kind: workload.StepDrop}) // refused nothing: the drop begins
 		}
-		if err := workload.ForgetLoad(ctx, db, gen); err != nil {
-			return err // the record of the data dropped must not outlive it
-		}
 		if err := dropScripted(ctx, db, gen, log); err != nil {
-			return err
+			return err // refused or failed: the record of what it made stays
 		}
 		if fd, ok := gen.(workload.FormerDropper); ok && !db.Null() {
 			if err := fd.DropFormer(ctx, db, log); err != nil {
 				return err
 			}
+		}
+		if err := workload.ForgetLoad(ctx, db, gen); err != nil {
+			return err // the record of the data dropped must not outlive it
 		}
 	}
 	script, scripted := gen.(workload.ScriptLoader)

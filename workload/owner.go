@@ -307,6 +307,9 @@ type ForeignError struct {
 	// Verdict says what they are, when not "not made by stampede"
 	// (stampede's tables that the user moved out of the load).
 	Verdict string
+	// Verb is what ForceDropFlag does to them: "drop" when empty,
+	// "replace" for init sql's CREATE OR REPLACE.
+	Verb string
 }
 
 func (e *ForeignError) Error() string {
@@ -329,8 +332,12 @@ func (e *ForeignError) Error() string {
 	if len(e.Names) > 1 {
 		it = "them"
 	}
-	return fmt.Sprintf("%s%s %s (%s): %s leaves %s alone; to drop %s anyway, add %s",
-		what, where, verb, e.Why, e.Action, it, it, ForceDropFlag)
+	do := e.Verb
+	if do == "" {
+		do = "drop"
+	}
+	return fmt.Sprintf("%s%s %s (%s): %s leaves %s alone; to %s %s anyway, add %s",
+		what, where, verb, e.Why, e.Action, it, do, it, ForceDropFlag)
 }
 
 // ErrForeign matches every *ForeignError (errors.Is).
@@ -720,6 +727,9 @@ type OtherLoadError struct {
 	Where    string
 	// Action is what would have dropped them ("cleanup", "--drop").
 	Action string
+	// Verb is what ForceDropFlag does to them: "drop" when empty,
+	// "replace" for init sql's CREATE OR REPLACE.
+	Verb string
 }
 
 func (e *OtherLoadError) Error() string {

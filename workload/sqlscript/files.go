@@ -17,6 +17,53 @@ import (
 	"github.com/stampede-bench/stampede/workload"
 )
 
+// CheckInit implements workload.InitChecker: the init file is read and
+// judged before init drops or creates anything, so that a refused file
+// leaves what an earlier init made, and stampede's record of it, in
+// place (init sql --drop dropped both before the file's reading refused).
+func (g *gen) CheckInit(ctx context.Context, db *sqlx.DB) error {
+	if g.initFile == "" {
+		return nil // runInitFile says what to give
+	}
+	src, err := readFile(g.initFile, "--init-file")
+	if err != nil {
+		return sqlx.ConfigErrorf("%v", err)
+	}
+	steps, err := pgscript.ParseInit(g.initFile, src)
+	if err != nil {
+		return sqlx.ConfigErrorf("%v", err)
+	}
+	if g.forceDrop {
+		// --force-drop: judged silently now, for what no flag lets run;
+		// the load judges again and says what it drops or replaces
+		// (init drops a user's relation in the way, and runs the file
+		// again).
+		err := checkInTheWay(ctx, db, g.initFile, steps, true, io.Discard)
+		if errors.Is(err, workload.ErrForeign) {
+			return nil
+		}
+		if err == nil {
+			err = compoundTxError(g.initFile, steps)
+		}
+		return err
+	}
+	if err := g.judge(ctx, db, steps); err != nil {
+		return err
+	}
+	g.judged = true
+	return nil
+}
+
+// judge refuses, before any statement runs, an init file whose
+// statements would harm what init sql did not make (checkInTheWay) or
+// whose transactions init cannot follow (compoundTxError).
+func (g *gen) judge(ctx context.Context, db *sqlx.DB, steps []pgscript.InitStep) error {
+	if err := compoundTxError(g.initFile, steps); err != nil {
+		return err
+	}
+	return checkInTheWay(ctx, db, g.initFile, steps, g.forceDrop, g.errOut)
+}
+
 // runInitFile is init's load: it runs --init-file and marks the tables
 // the file created as stampede's, so that cleanup drops them and only them.
 func (g *gen) runInitFile(ctx context.Context, db *sqlx.DB) error {
@@ -34,11 +81,10 @@ func (g *gen) runInitFile(ctx context.Context, db *sqlx.DB) error {
 	if db.Null() {
 		return nil
 	}
-	if err := compoundTxError(g.initFile, steps); err != nil {
-		return err
-	}
-	if err := checkInTheWay(ctx, db, g.initFile, steps, g.forceDrop, g.errOut); err != nil {
-		return err
+	if !g.judged {
+		if err := g.judge(ctx, db, steps); err != nil {
+			return err
+		}
 	}
 	conn := db.Conn(0, true)
 	defer conn.Release()

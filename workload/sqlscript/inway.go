@@ -96,7 +96,11 @@ func checkInTheWay(ctx context.Context, db *sqlx.DB, file string, steps []pgscri
 			if m := dropSchemaPattern.FindStringSubmatch(sql); m != nil {
 				var names []string
 				for _, n := range strings.Split(m[1], ",") {
-					if err := refuseSchemaInTheWay(ctx, db, file, s, n); err != nil {
+					if err := usersSchema(ctx, db, file, s, n); err != nil {
+						if err := foreign(s, unquoteIdent(n), err); err != nil {
+							return refuseDrops(err)
+						}
+					} else if err := refuseSchemaInTheWay(ctx, db, file, s, n); err != nil {
 						return err
 					}
 					names = append(names, unquoteIdent(n))
@@ -142,9 +146,25 @@ func checkInTheWay(ctx context.Context, db *sqlx.DB, file string, steps []pgscri
 				}
 				continue
 			}
+			if dropAnyPattern.MatchString(sql) {
+				if err := checkOtherDrop(ctx, db, file, s, sql, path, force, log, foreign); err != nil {
+					return refuseDrops(err)
+				}
+				continue
+			}
 			// A user's object under another name or schema, which a
 			// later DROP would reach unseen.
 			if err := refuseRename(ctx, db, file, s, sql, path, force, log); err != nil {
+				return refuseDrops(err)
+			}
+			// A user's table that ALTER TABLE would lose data or
+			// constraints of.
+			if err := refuseAlter(ctx, db, file, s, sql, path, force, log); err != nil {
+				return refuseDrops(err)
+			}
+			// A user's routine, trigger or rule, which CREATE OR REPLACE
+			// would replace in place.
+			if err := refuseReplace(ctx, db, file, s, sql, path, force, log); err != nil {
 				return refuseDrops(err)
 			}
 			m := createPattern.FindStringSubmatch(sql)
@@ -155,7 +175,15 @@ func checkInTheWay(ctx context.Context, db *sqlx.DB, file string, steps []pgscri
 			if err != nil {
 				return err
 			}
-			if err := refuseInTheWay(ctx, db, file, s, name, "creates"); err != nil {
+			verb := "creates"
+			if orReplacePattern.MatchString(sql) {
+				verb = "replaces"
+			}
+			if err := refuseInTheWay(ctx, db, file, s, name, verb); err != nil {
+				var fe *workload.ForeignError
+				if errors.As(err, &fe) && verb == "replaces" {
+					err = replaceError(fe) // the file drops nothing
+				}
 				return refuseDrops(err)
 			}
 		}
@@ -177,6 +205,9 @@ func mixKind(a, b string) string {
 	}
 	return "object"
 }
+
+// orReplacePattern finds a CREATE OR REPLACE statement.
+var orReplacePattern = regexp.MustCompile(`(?is)^\s*create\s+or\s+replace\s`)
 
 // uescapePattern finds a name written with Unicode escapes (U&"...").
 var uescapePattern = regexp.MustCompile(`(?i)u&"`)
@@ -340,6 +371,25 @@ func refuseSchemaInTheWay(ctx context.Context, db *sqlx.DB, file string, s pgscr
 		Where: fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ",")),
 		Why: fmt.Sprintf("%s:%d drops it, and it holds what stampede's init did not make (%s): it is yours; no statement of the file ran",
 			file, s.Line, strings.Join(found, ", "))})
+}
+
+// usersSchema refuses schema name (as statement s of file writes it),
+// which s drops, when it exists without init sql's mark: the user's,
+// empty or not, with its grants.
+func usersSchema(ctx context.Context, db *sqlx.DB, file string, s pgscript.InitStep, name string) error {
+	schema := unquoteIdent(name)
+	var exists bool
+	var comment *string
+	if err := db.QueryRow(ctx, `SELECT count(*) > 0, max(obj_description(oid, 'pg_namespace')) FROM pg_namespace WHERE nspname = $1`, schema).Scan(&exists, &comment); err != nil {
+		return fmt.Errorf("looking for schema %s, which %s:%d drops: %w", schema, file, s.Line, err)
+	}
+	if exists && (comment == nil || !strings.HasPrefix(*comment, workload.Mark+" init of "+meta.Name+" ")) {
+		// Empty or not, with its grants and its comment: the user's.
+		return sqlx.ConfigErrorf("%w", &workload.ForeignError{Kind: "schema", Names: []string{schema}, Action: "init sql",
+			Where: fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ",")),
+			Why:   fmt.Sprintf("%s:%d drops it, and it carries no mark of stampede's init: it is yours, with its grants; no statement of the file ran", file, s.Line)})
+	}
+	return nil
 }
 
 // schemaForeign returns what schema holds that init sql did not make (a

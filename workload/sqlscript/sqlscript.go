@@ -126,6 +126,9 @@ type gen struct {
 	// forceDrop is --force-drop: cleanup and --drop drop a table init
 	// made that holds rows of a user's table it is attached to.
 	forceDrop bool
+	// judged is set once CheckInit judged the init file: init's load
+	// does not judge it again after --drop.
+	judged bool
 	// retried and retries count by script, for pgbench's report, the
 	// transactions retried and their retries (under --max-tries).
 	retried, retries []atomic.Int64
