@@ -380,7 +380,7 @@ func usersSchema(ctx context.Context, db *sqlx.DB, file string, s pgscript.InitS
 	schema := unquoteIdent(name)
 	var exists bool
 	var comment *string
-	if err := db.QueryRow(ctx, `SELECT count(*) > 0, max(obj_description(oid, 'pg_namespace')) FROM pg_namespace WHERE nspname = $1`, schema).Scan(&exists, &comment); err != nil {
+	if err := db.QueryRow(ctx, `SELECT count(*) > 0, max(`+ownMark("oid", "pg_namespace")+`) FROM pg_namespace WHERE nspname = $1`, schema).Scan(&exists, &comment); err != nil {
 		return fmt.Errorf("looking for schema %s, which %s:%d drops: %w", schema, file, s.Line, err)
 	}
 	if exists && (comment == nil || !strings.HasPrefix(*comment, workload.Mark+" init of "+meta.Name+" ")) {
