@@ -25,13 +25,9 @@ func (g *gen) CheckInit(ctx context.Context, db *sqlx.DB) error {
 	if g.initFile == "" {
 		return nil // runInitFile says what to give
 	}
-	src, err := readFile(g.initFile, "--init-file")
+	steps, err := g.initSteps()
 	if err != nil {
-		return sqlx.ConfigErrorf("%v", err)
-	}
-	steps, err := pgscript.ParseInit(g.initFile, src)
-	if err != nil {
-		return sqlx.ConfigErrorf("%v", err)
+		return err
 	}
 	if g.forceDrop {
 		// --force-drop: judged silently now, for what no flag lets run;
@@ -54,6 +50,19 @@ func (g *gen) CheckInit(ctx context.Context, db *sqlx.DB) error {
 	return nil
 }
 
+// initSteps reads and parses --init-file.
+func (g *gen) initSteps() ([]pgscript.InitStep, error) {
+	src, err := readFile(g.initFile, "--init-file")
+	if err != nil {
+		return nil, sqlx.ConfigErrorf("%v", err)
+	}
+	steps, err := pgscript.ParseInit(g.initFile, src)
+	if err != nil {
+		return nil, sqlx.ConfigErrorf("%v", err)
+	}
+	return steps, nil
+}
+
 // judge refuses, before any statement runs, an init file whose
 // statements would harm what init sql did not make (checkInTheWay) or
 // whose transactions init cannot follow (compoundTxError).
@@ -70,13 +79,9 @@ func (g *gen) runInitFile(ctx context.Context, db *sqlx.DB) error {
 	if g.initFile == "" {
 		return sqlx.ConfigErrorf("init sql runs your init file: give --init-file FILE (SQL, and COPY ... FROM STDIN with its rows)")
 	}
-	src, err := readFile(g.initFile, "--init-file")
+	steps, err := g.initSteps()
 	if err != nil {
-		return sqlx.ConfigErrorf("%v", err)
-	}
-	steps, err := pgscript.ParseInit(g.initFile, src)
-	if err != nil {
-		return sqlx.ConfigErrorf("%v", err)
+		return err
 	}
 	if db.Null() {
 		return nil
