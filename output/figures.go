@@ -577,7 +577,7 @@ func checkStarts(runs []*runlog.Run) error {
 		return fmt.Sprintf("%s (%s)", r.Info.Start.UTC().Format(layout), s)
 	}
 	return fmt.Errorf("runs %s and %s are clients of one benchmark whose workers started %s apart, at %s and %s: a benchmark's clients start together (within %s); give every client the same --start-at, one absolute time (such as 2026-11-26T07:00:00Z), or report them apart",
-		first.Info.ID, last.Info.ID, skew.Round(time.Millisecond), at(first), at(last), maxStartSkew)
+		first.Info.ID, last.Info.ID, skew.Round(100*time.Millisecond), at(first), at(last), maxStartSkew)
 }
 
 // flagOr returns the value of fl that r's run.json recorded, or its

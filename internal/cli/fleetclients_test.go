@@ -358,14 +358,16 @@ func TestFleetClients(t *testing.T) {
 			// than twice 289 transfers) add a few rows; a second client
 			// on the tenant would add hundreds.
 			t.Errorf("tenant %d: the server updated %d rows, its client %d transfers (%d errors): want 2 rows each, from that client alone", id, updated, transfers, tr.Errors)
-		case xacts < transfers || xacts > transfers+tr.Errors+30:
+		case xacts < transfers || xacts > transfers+tr.Errors+60:
 			// The start of the one client that runs the tenant reads
 			// its marker once (fleet.SurveyTenants: 6 statements, on a
-			// connection of its own) and opens it (5 more): 11, and the
-			// few transfers in flight at the end (15 to 21 in all,
-			// measured; 28 to 49 while every client read every
-			// tenant's marker, and tenant 1's twice). A second client
-			// on the tenant would add hundreds.
+			// connection of its own) and opens it (5 more), with the
+			// load's survey (the search path, the OID-bound marks), and
+			// the few transfers in flight at the end (15 to 21 in all,
+			// measured before that survey; 35 to 38 in CI after it; 28
+			// to 49 while every client read every tenant's marker, and
+			// tenant 1's twice). A second client on the tenant would add
+			// hundreds.
 			t.Errorf("tenant %d: the server counted %d transactions, its client %d transfers (%d errors)", id, xacts, transfers, tr.Errors)
 		}
 		t.Logf("tenant %d: %d transfers, %d rows updated, %d transactions on the server", id, transfers, updated, xacts)
