@@ -178,7 +178,7 @@ func TestTPCCClientsApart(t *testing.T) {
 				}
 				const layout = "2006-01-02T15:04:05.000Z07:00"
 				checkOneLineError(t, r, 2, fmt.Sprintf("runs %s and %s are clients of one benchmark whose workers started %s apart, at %s (--start-at next:5s) and %s (--start-at next:5s)",
-					first.ID, last.ID, last.Start.Sub(first.Start).Round(time.Millisecond), first.Start.UTC().Format(layout), last.Start.UTC().Format(layout)))
+					first.ID, last.ID, last.Start.Sub(first.Start).Round(100*time.Millisecond), first.Start.UTC().Format(layout), last.Start.UTC().Format(layout)))
 				return
 			}
 			if r.code != 0 {
