@@ -2,10 +2,12 @@ package cmdline
 
 import (
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/stampede-bench/stampede/redact"
 	"github.com/stampede-bench/stampede/run"
@@ -143,27 +145,81 @@ func (c *Conn) Options(urls []string, defaultDB string, conns int) (sqlx.Options
 	return rc.Options(defaultDB, conns)
 }
 
+// typedAnnotation is the annotation under which AcceptDashes keeps the
+// spelling a user typed for an underscored flag (table-size).
+const typedAnnotation = "stampede-typed"
+
 // AcceptDashes lets every flag of fs spelled with underscores (sysbench's
 // script options: --table_size, --point_selects) be given with dashes as
 // well, as sysbench 1.0 accepts --table-size for --table_size. Help keeps
-// sysbench's spelling.
+// sysbench's spelling; the spelling typed is kept for Respell.
 func AcceptDashes(fs *pflag.FlagSet) {
-	underscored := map[string]bool{}
+	underscored := map[string]*pflag.Flag{}
 	fs.VisitAll(func(f *pflag.Flag) {
 		if strings.Contains(f.Name, "_") {
-			underscored[f.Name] = true
+			underscored[f.Name] = f
 		}
 	})
 	if len(underscored) == 0 {
 		return
 	}
 	fs.SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
-		if u := strings.ReplaceAll(name, "-", "_"); underscored[u] {
-			return pflag.NormalizedName(u)
+		u := strings.ReplaceAll(name, "-", "_")
+		f := underscored[u]
+		if f == nil {
+			return pflag.NormalizedName(name)
 		}
-		return pflag.NormalizedName(name)
+		if name != u {
+			if f.Annotations == nil {
+				f.Annotations = map[string][]string{}
+			}
+			f.Annotations[typedAnnotation] = []string{name}
+		}
+		return pflag.NormalizedName(u)
 	})
 }
+
+// Respell returns err with every underscored flag of fs that the user
+// typed with dashes written as typed (--table-size where the user typed
+// it, --table_size where they typed that), so that a refusal names the
+// flag as it is on the user's command line. The error keeps err's chain.
+func Respell(fs *pflag.FlagSet, err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	fs.VisitAll(func(f *pflag.Flag) {
+		if typed := f.Annotations[typedAnnotation]; len(typed) == 1 {
+			msg = flagWord(f.Name).ReplaceAllString(msg, "${1}--"+typed[0])
+		}
+	})
+	if msg == err.Error() {
+		return err
+	}
+	return respelled{msg: msg, err: err}
+}
+
+// RespellErrors makes cmd's errors name fs's flags as the user typed
+// them (see Respell), and returns cmd.
+func RespellErrors(cmd *cobra.Command, fs *pflag.FlagSet) *cobra.Command {
+	run := cmd.RunE
+	cmd.RunE = func(cmd *cobra.Command, args []string) error { return Respell(fs, run(cmd, args)) }
+	return cmd
+}
+
+// flagWord matches --name as a whole flag (not the start of a longer one).
+func flagWord(name string) *regexp.Regexp {
+	return regexp.MustCompile(`(^|[^\w-])--` + regexp.QuoteMeta(name) + `\b`)
+}
+
+// respelled is an error whose message names flags as the user typed them.
+type respelled struct {
+	msg string
+	err error
+}
+
+func (e respelled) Error() string { return e.msg }
+func (e respelled) Unwrap() error { return e.err }
 
 // serverDefaultDatabase are the databases a server has from the start,
 // which a URL names to reach the server rather than to choose the data:

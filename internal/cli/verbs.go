@@ -161,7 +161,7 @@ func (a *app) workloadCmd(v cmdline.Verb, m workload.Meta) *cobra.Command {
 			return cmdline.Cleanup(ctx, gen, cf, args, forceDrop, fs, a.stdout, a.stderr)
 		}
 	}
-	return cmd
+	return cmdline.RespellErrors(cmd, fs)
 }
 
 // cockroachCmd is `stampede workload init|run|check W ...`: a pasted

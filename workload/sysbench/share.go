@@ -21,7 +21,7 @@ func (g *generator) LoadShare(index, count int) error {
 		return err
 	}
 	if count > g.cfg.tables && count > g.batches() {
-		return fmt.Errorf("--clients %d with --tables %d of --table-size %d: each client loads rows of its own; use --clients %d or fewer",
+		return fmt.Errorf("--clients %d with --tables %d of --table_size %d: each client loads rows of its own; use --clients %d or fewer",
 			count, g.cfg.tables, g.cfg.tableSize, max(g.cfg.tables, g.batches()))
 	}
 	g.share = [2]int{index, count}
