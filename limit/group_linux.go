@@ -563,11 +563,14 @@ func (g *Group) removeParent() {
 			// rmdir (or, on a fake tree, removing its files) is all it takes.
 			_ = os.Remove(dir)
 		}
+		_ = reweighParent(dir, "cpu.weight", minWeight, maxWeight)
 		return
 	}
 	for _, s := range g.subs {
 		_ = os.Remove(filepath.Join(g.root, string(s), Parent))
 	}
+	// A parent that other groups keep weighs what they weigh (Reweigh).
+	_ = reweighParent(filepath.Join(g.root, "cpu", Parent), "cpu.shares", minShares, maxShares)
 }
 
 // Remove deletes the group stampede/NAME, moving the processes still in

@@ -623,3 +623,66 @@ func TestWatchByName(t *testing.T) {
 		t.Errorf("the shell whose command line mentions %s was moved", name)
 	}
 }
+
+// TestReweigh: a group weighs what its threads weighed outside it (1024
+// cpu.shares each on cgroup v1), for a CPU limit and for a memory limit
+// alone, and the stampede parent group weighs what its groups do; a group
+// left empty has the default weight.
+func TestReweigh(t *testing.T) {
+	requireV1(t, "cpu")
+	for _, l := range []limit.Limits{{CPUs: 1}, {MemoryBytes: 1 << 30}} {
+		g := newGroup(t, l)
+		shares := func(dir string) int {
+			t.Helper()
+			b, err := os.ReadFile(filepath.Join(limit.DefaultRoot, "cpu", dir, "cpu.shares"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		own := filepath.Join(limit.Parent, g.Name())
+		if err := g.Reweigh(); err != nil {
+			t.Fatal(err)
+		}
+		if got := shares(own); got != 1024 {
+			t.Errorf("%s: an empty group weighs %d, want 1024", l, got)
+		}
+		for range 3 {
+			cmd := exec.Command("sleep", "30")
+			start(t, g, cmd)
+			for deadline := time.Now().Add(5 * time.Second); !inGroup(cmd.Process.Pid, g); time.Sleep(10 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("PID %d is not in the group after 5 s", cmd.Process.Pid)
+				}
+			}
+		}
+		if err := g.Reweigh(); err != nil {
+			t.Fatal(err)
+		}
+		if got := shares(own); got != 3*1024 {
+			t.Errorf("%s: a group of 3 one-thread processes weighs %d, want %d", l, got, 3*1024)
+		}
+		// Other tests' groups may be there too: the parent weighs their
+		// sum, at least this group's.
+		sum := 0
+		entries, err := os.ReadDir(filepath.Join(limit.DefaultRoot, "cpu", limit.Parent))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if e.IsDir() {
+				if b, err := os.ReadFile(filepath.Join(limit.DefaultRoot, "cpu", limit.Parent, e.Name(), "cpu.shares")); err == nil {
+					n, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+					sum += n
+				}
+			}
+		}
+		if got := shares(limit.Parent); got != sum || got < 3*1024 {
+			t.Errorf("%s: the parent weighs %d, want its groups' sum %d (at least %d)", l, got, sum, 3*1024)
+		}
+	}
+}

@@ -75,3 +75,6 @@ func (g *Group) RunCommand(ctx context.Context, args []string, stdin io.Reader, 
 
 // Usage is not supported off Linux.
 func (g *Group) Usage(prefix string) string { return "" }
+
+// Reweigh is not supported here.
+func (g *Group) Reweigh() error { return errNotSupported }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/prometheus/procfs"
 
@@ -40,7 +41,7 @@ type runLimits struct {
 	group  *limit.Group
 	record json.RawMessage
 	text   string
-	stop   context.CancelFunc
+	stop   func()
 	wg     sync.WaitGroup
 	once   sync.Once
 	moved  atomic.Int64
@@ -111,7 +112,8 @@ func applyLimits(f Limits, tel Telemetry, runID string, stderr io.Writer) (*runL
 		MemoryBytes: l.MemoryBytes, IO: l.IO, Processes: procs, Cmdlines: cmdlines, PIDs: pids}
 	rl.record, _ = json.Marshal(rec)
 	ctx, cancel := context.WithCancel(context.Background())
-	rl.stop = cancel
+	stopWeighing := keepWeighed(g, stderr)
+	rl.stop = func() { cancel(); stopWeighing() }
 	for _, p := range pats {
 		rl.wg.Add(1)
 		go func() {
@@ -124,6 +126,36 @@ func applyLimits(f Limits, tel Telemetry, runID string, stderr io.Writer) (*runL
 	}
 	fmt.Fprintf(stderr, "limits on the system under test: %s (%s)\n", rl.text, g)
 	return rl, nil
+}
+
+// reweighEvery is how often a run's cgroup is given the CPU weight of the
+// threads in it (limit.Group.Reweigh): the server's backends come and go.
+const reweighEvery = time.Second
+
+// keepWeighed keeps g's CPU weight that of the threads in it until the
+// returned stop is called (stop returns once it has stopped), so that
+// its limits change only what they limit; it warns once when the weight
+// cannot be written.
+func keepWeighed(g *limit.Group, stderr io.Writer) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(reweighEvery)
+		defer t.Stop()
+		for {
+			if err := g.Reweigh(); err != nil {
+				fmt.Fprintf(stderr, "warning: limits: cannot give %s the CPU weight of its processes (%v): on a busy machine they get less CPU than outside it, whatever the limit\n", g, err)
+				return
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
 }
 
 // stats returns the cgroup's counters for the telemetry record.

@@ -165,6 +165,9 @@ func limitPIDs(g *limit.Group, pids []int, w io.Writer) error {
 			return err
 		}
 	}
+	if err := g.Reweigh(); err != nil {
+		fmt.Fprintf(w, "warning: cannot give %s the CPU weight of its processes (%v): on a busy machine they get less CPU than outside it, whatever the limit\n", g, err)
+	}
 	s := make([]string, len(pids))
 	for i, n := range pids {
 		s[i] = fmt.Sprint(n)
@@ -187,11 +190,13 @@ func limitWatch(ctx context.Context, g *limit.Group, pat *procmatch.Pattern, s L
 		ctx, cancel = context.WithTimeout(ctx, s.Duration)
 		defer cancel()
 	}
+	stopWeighing := keepWeighed(g, s.Stderr)
 	moved := 0
 	err := g.Watch(ctx, pat, limit.DefaultWatchEvery, func(pid int, cmdline string) {
 		moved++
 		fmt.Fprintf(s.Stdout, "%s moved PID %d into %s/%s: %s\n", time.Now().Format("15:04:05"), pid, limit.Parent, g.Name(), cmdline)
 	})
+	stopWeighing()
 	fmt.Fprintln(s.Stdout, g.Usage(fmt.Sprintf("moved %d processes", moved)))
 	if s.Keep {
 		fmt.Fprintf(s.Stdout, "kept cgroup %s/%s: remove it with `stampede limit --remove %s`\n", limit.Parent, g.Name(), g.Name())
@@ -216,7 +221,9 @@ func limitCommand(ctx context.Context, g *limit.Group, s LimitSpec) (err error) 
 			err = errors.Join(err, rerr)
 		}
 	}()
+	stopWeighing := keepWeighed(g, s.Stderr)
 	err = g.RunCommand(ctx, s.Command, s.Stdin, s.Stdout, s.Stderr, s.Stderr)
+	stopWeighing()
 	if errors.Is(err, limit.ErrInterrupted) {
 		return ErrInterrupted
 	}

@@ -1,0 +1,2 @@
+CREATE TABLE a (id int);
+ALTER TABLE ut ALTER COLUMN n TYPE bigint;
