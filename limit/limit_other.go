@@ -78,3 +78,19 @@ func (g *Group) Usage(prefix string) string { return "" }
 
 // Reweigh is not supported here.
 func (g *Group) Reweigh() error { return errNotSupported }
+
+// HoldDir is where holders keep their locks (not used here).
+const HoldDir = ""
+
+// Hold is not supported here.
+func (g *Group) Hold(dir string) (release func(), err error) { return nil, errNotSupported }
+
+// Abandoned is a group found without its holder.
+type Abandoned struct {
+	Name      string
+	Processes int
+	Err       error
+}
+
+// RemoveAbandoned finds nothing here: there are no groups.
+func RemoveAbandoned(dir string, opts ...Option) ([]Abandoned, error) { return nil, nil }

@@ -42,9 +42,12 @@ type runLimits struct {
 	record json.RawMessage
 	text   string
 	stop   func()
-	wg     sync.WaitGroup
-	once   sync.Once
-	moved  atomic.Int64
+	// release drops the run's hold on the group (limit.Group.Hold), nil
+	// without one.
+	release func()
+	wg      sync.WaitGroup
+	once    sync.Once
+	moved   atomic.Int64
 }
 
 // CheckLimitTargets refuses, without touching cgroups, limits with no
@@ -96,6 +99,9 @@ func applyLimits(f Limits, tel Telemetry, runID string, stderr io.Writer) (*runL
 		return nil, fmt.Errorf("cannot apply the limits: %w", err)
 	}
 	rl := &runLimits{group: g, text: l.String()}
+	if rl.release, err = g.Hold(limit.HoldDir); err != nil {
+		fmt.Fprintf(stderr, "warning: limits: cannot mark %s as this run's (%v): if the run is killed with SIGKILL, remove it with `stampede limit --remove %s`\n", g, err, g.Name())
+	}
 	for _, pid := range pids {
 		if err := g.Add(pid); err != nil {
 			_ = g.Remove()
@@ -186,7 +192,31 @@ func (rl *runLimits) removeOnce(w *runlog.Writer, stderr io.Writer) {
 		fmt.Fprintf(stderr, "warning: cannot remove the cgroup %s: %v; `stampede limit --remove %s` removes it\n", rl.group, err, rl.group.Name())
 		return
 	}
+	if rl.release != nil {
+		rl.release()
+	}
 	fmt.Fprintf(stderr, "limits removed (%s)\n", rl.group)
+}
+
+// removeAbandonedLimits removes the cgroups of runs that were killed
+// before they could (SIGKILL), which would hold the system under test
+// under their limits in every later run, and says so on stderr.
+func removeAbandonedLimits(stderr io.Writer) {
+	found, err := limit.RemoveAbandoned(limit.HoldDir)
+	if err != nil {
+		fmt.Fprintf(stderr, "warning: limits: cannot look for the cgroups of killed runs in %s: %v\n", limit.HoldDir, err)
+	}
+	for _, a := range found {
+		if a.Err != nil {
+			fmt.Fprintf(stderr, "warning: cgroup %s/%s, left by a killed run, still holds %d processes under its limits and cannot be removed (%v): remove it with `stampede limit --remove %s`\n", limit.Parent, a.Name, a.Processes, a.Err, a.Name)
+			continue
+		}
+		procs := fmt.Sprintf("its %d processes run", a.Processes)
+		if a.Processes == 1 {
+			procs = "its process runs"
+		}
+		fmt.Fprintf(stderr, "removed cgroup %s/%s, left by a killed run: %s without its limits again\n", limit.Parent, a.Name, procs)
+	}
 }
 
 // descendants returns the PIDs of the processes descended from pid.

@@ -100,9 +100,17 @@ func Limit(ctx context.Context, s LimitSpec) error {
 			return fmt.Errorf("cannot run %s: %s", s.Command[0], strings.Join(strings.Fields(err.Error()), " "))
 		}
 	}
+	removeAbandonedLimits(s.Stderr)
 	g, err := createLimitGroup(s, l)
 	if err != nil {
 		return limitError(err)
+	}
+	if !s.Keep && len(s.PIDs) == 0 {
+		// A watch or command's group goes at its end: killed before,
+		// the next run or limit removes it.
+		if release, err := g.Hold(limit.HoldDir); err == nil {
+			defer release()
+		}
 	}
 	switch {
 	case len(s.PIDs) > 0:

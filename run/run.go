@@ -485,6 +485,7 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 	if src.threadIO {
 		flags["io-mode"] = IOThread
 	}
+	removeAbandonedLimits(r.log)
 	if r.lims, err = applyLimits(s.Limits, s.Telemetry, info.ID, r.log); err != nil {
 		return nil, err
 	}
