@@ -377,12 +377,12 @@ func (e *env) dropTenants(ctx context.Context, o DropOptions) (dropped int, left
 		if err != nil {
 			return 0, left, err
 		}
-		ferr := e.refuseForeign("schema", foreign, where(db), "cleanup")
+		ferr := e.refuseForeign("schema", foreign, db.Where(), "cleanup")
 		holding, err := holdingSchemas(ctx, db, without(keys(state), foreign), o.Gen)
 		if err != nil {
 			return 0, left, err
 		}
-		herr := e.refuseHolding("schema", holding, "in "+where(db), "cleanup")
+		herr := e.refuseHolding("schema", holding, "in "+db.Where(), "cleanup")
 		var derr error // with ForceDrop, dropSchemas says what depends
 		if !e.ForceDrop {
 			derr = e.refuseDependents(ctx, db, keys(state), "cleanup")
@@ -406,7 +406,7 @@ func (e *env) dropTenants(ctx context.Context, o DropOptions) (dropped int, left
 			return 0, left, nil // no database, no tables
 		}
 		if n := len(present); n > o.Spec.Tenants {
-			return 0, left, &SharedTenantsError{Where: where(db), Tenants: n, Asked: o.Spec.Tenants}
+			return 0, left, &SharedTenantsError{Where: db.Where(), Tenants: n, Asked: o.Spec.Tenants}
 		}
 		marker, err := readColumnMarker(ctx, db)
 		if err != nil {
@@ -428,14 +428,14 @@ func (e *env) dropTenants(ctx context.Context, o DropOptions) (dropped int, left
 		if err != nil {
 			return 0, left, err
 		}
-		ferr := e.refuseForeign("table", foreign, where(db), "cleanup")
+		ferr := e.refuseForeign("table", foreign, db.Where(), "cleanup")
 		aerr := e.refuseAddedColumns(ctx, db, o.Gen, without(existing, foreign), "cleanup")
 		var ours bool
 		var merr error
 		// Another fleet's marker is only left alone, and said so: not
 		// while refusing.
 		if ferr == nil && aerr == nil || !marker.other(e.Workload) || marker.Foreign {
-			ours, merr = e.markerOf(marker, e.Workload, where(db), "cleanup", false)
+			ours, merr = e.markerOf(marker, e.Workload, db.Where(), "cleanup", false)
 		}
 		drop := existing
 		if ours {

@@ -52,7 +52,7 @@ func (e *env) refuseTableDependents(ctx context.Context, db *sqlx.DB, names []st
 	if len(names) > 1 {
 		what = "the shared tables " + nameList(names)
 	}
-	what += " in " + where(db)
+	what += " in " + db.Where()
 	if e.ForceDrop {
 		e.logf("%s", workload.ForceDropNote(what, len(names), deps))
 		return true, nil
@@ -116,7 +116,7 @@ func createColumns(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 			return t, err
 		}
 		if len(foreign) > 0 && !e.ForceDrop {
-			return t, e.refuseForeign("table", foreign, where(db), columnResumeAction)
+			return t, e.refuseForeign("table", foreign, db.Where(), columnResumeAction)
 		}
 		o.Drop = len(foreign) > 0
 	}
@@ -126,9 +126,9 @@ func createColumns(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 		if err != nil {
 			return t, err
 		}
-		ferr := e.refuseForeign("table", foreign, where(db), "--drop")
+		ferr := e.refuseForeign("table", foreign, db.Where(), "--drop")
 		aerr := e.refuseAddedColumns(ctx, db, gen, without(existing, foreign), "--drop")
-		ours, merr := e.markerOf(mk, e.Workload, where(db), "--drop", true)
+		ours, merr := e.markerOf(mk, e.Workload, db.Where(), "--drop", true)
 		drop := existing
 		if ours {
 			drop = append([]string{MarkerTable}, existing...)
@@ -148,7 +148,7 @@ func createColumns(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 		return t, fmt.Errorf("%w: table %s in database %q is not a fleet's marker (it has not its columns: %s): use another --db, or to drop it anyway, add %s",
 			workload.ErrTablesExist, MarkerTable, db.Database(), strings.Join(columnMarkerColumns, ", "), workload.ForceDropFlag)
 	case mk.other(e.Workload):
-		return t, &OtherFleetError{Table: MarkerTable, Where: where(db), Workloads: mk.Workloads, Workload: e.Workload, Action: "init"}
+		return t, &OtherFleetError{Table: MarkerTable, Where: db.Where(), Workloads: mk.Workloads, Workload: e.Workload, Action: "init"}
 	case !hasMarker && len(existing) > 0:
 		// Tables without the fleet's marker were not made by a fleet
 		// (the marker is created with them, in one transaction): a

@@ -42,9 +42,9 @@ func (e *env) refuseDependents(ctx context.Context, db *sqlx.DB, names []string,
 	if err != nil || len(deps) == 0 {
 		return err
 	}
-	what := fmt.Sprintf("schema %q in %s", names[0], where(db))
+	what := fmt.Sprintf("schema %q in %s", names[0], db.Where())
 	if len(names) > 1 {
-		what = fmt.Sprintf("the tenant schemas %s in %s", nameList(names), where(db))
+		what = fmt.Sprintf("the tenant schemas %s in %s", nameList(names), db.Where())
 	}
 	if e.ForceDrop {
 		e.logf("%s", workload.ForceDropNote(what, len(names), deps))
@@ -118,7 +118,7 @@ func (e *env) dropSchemas(ctx context.Context, db *sqlx.DB, names []string, own 
 				refused = append(refused, id)
 				if firstErr == nil {
 					firstErr = &gainedError{fmt.Sprintf("schema %q in %s gained objects that stampede did not make since %s checked it (%s): %s drops nothing of it; run it again to see them, or to drop them too, add %s",
-						name, where(db), action, why, action, workload.ForceDropFlag)}
+						name, db.Where(), action, why, action, workload.ForceDropFlag)}
 				}
 				return nil
 			}
@@ -274,12 +274,12 @@ func createSchemas(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 		if err != nil {
 			return t, err
 		}
-		ferr := e.refuseForeign("schema", foreign, where(db), "--drop")
+		ferr := e.refuseForeign("schema", foreign, db.Where(), "--drop")
 		holding, err := holdingSchemas(ctx, db, without(keys(state), foreign), gen)
 		if err != nil {
 			return t, err
 		}
-		herr := e.refuseHolding("schema", holding, "in "+where(db), "--drop")
+		herr := e.refuseHolding("schema", holding, "in "+db.Where(), "--drop")
 		var derr error // with ForceDrop, dropSchemas says what depends
 		if !e.ForceDrop {
 			derr = e.refuseDependents(ctx, db, keys(state), "--drop")
@@ -311,7 +311,7 @@ func createSchemas(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 		if err != nil {
 			return t, err
 		}
-		if err := e.refuseHolding("schema", holding, "in "+where(db), resumeAction); err != nil {
+		if err := e.refuseHolding("schema", holding, "in "+db.Where(), resumeAction); err != nil {
 			return t, err
 		}
 		// ForceDrop, said by refuseHolding: those tenants go, and are
@@ -342,7 +342,7 @@ func createSchemas(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 			if err != nil {
 				return t, err
 			}
-			if err := e.refuseForeign("schema", foreign, where(db), "init (which replaces a half-loaded tenant)"); err != nil {
+			if err := e.refuseForeign("schema", foreign, db.Where(), "init (which replaces a half-loaded tenant)"); err != nil {
 				return t, err
 			}
 			if err := e.refuseDependents(ctx, db, []string{first}, "init (which replaces a half-loaded tenant)"); err != nil {
@@ -379,7 +379,7 @@ func createSchemas(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 	// of stampede's (its comment) that an earlier init left half-made.
 	if foreign, err := e.foreignSchemas(ctx, db, half); err != nil {
 		return t, err
-	} else if err := e.refuseForeign("schema", foreign, where(db), "init (which replaces a half-created tenant)"); err != nil {
+	} else if err := e.refuseForeign("schema", foreign, db.Where(), "init (which replaces a half-created tenant)"); err != nil {
 		return t, err
 	}
 	if halfNames := keys(half); len(halfNames) > 0 {

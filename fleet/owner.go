@@ -130,7 +130,7 @@ func (e *env) foreignSchemas(ctx context.Context, db *sqlx.DB, state map[string]
 		}
 	}
 	slices.Sort(foreign)
-	return foreign, e.refuseOthers("schema", others, "in "+where(db))
+	return foreign, e.refuseOthers("schema", others, "in "+db.Where())
 }
 
 // keepMarker reads and keeps, for SurveyTenants, the marker of the
@@ -455,12 +455,7 @@ func (e *env) refuseAddedColumns(ctx context.Context, db *sqlx.DB, gen workload.
 		e.logf("%s: dropping the columns %s, which stampede did not make, with the shared tables", workload.ForceDropFlag, strings.Join(cols, ", "))
 		return nil
 	}
-	return &workload.AddedColumnsError{Columns: cols, Where: where(db), Action: action}
-}
-
-// where names the database of db and its server, for messages.
-func where(db *sqlx.DB) string {
-	return fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ","))
+	return &workload.AddedColumnsError{Columns: cols, Where: db.Where(), Action: action}
 }
 
 // tenantOwn returns the names of the tables stampede makes in a tenant

@@ -257,7 +257,7 @@ func roleTableState(ctx context.Context, db *sqlx.DB) (bool, error) {
 		return false, err
 	}
 	if !workload.IsMark(c) {
-		return false, fmt.Errorf("table %s in %s was not made by stampede (no mark of stampede's on it): --tenant-roles keeps the fleet's secret in a table of that name; rename yours", RoleTable, where(db))
+		return false, fmt.Errorf("table %s in %s was not made by stampede (no mark of stampede's on it): --tenant-roles keeps the fleet's secret in a table of that name; rename yours", RoleTable, db.Where())
 	}
 	return true, nil
 }
@@ -291,7 +291,7 @@ func (e *env) ensureSecret(ctx context.Context, db *sqlx.DB) ([]byte, error) {
 				"REVOKE ALL ON TABLE "+t+" FROM PUBLIC;\n"+
 				dialect.CommentOnTable(d, RoleTable, workload.Mark+" fleet: the secrets of tenant roles (init --tenant-roles), readable by their owner only"))
 			if err != nil {
-				return fmt.Errorf("creating %s in %s: %w", RoleTable, where(db), err)
+				return fmt.Errorf("creating %s in %s: %w", RoleTable, db.Where(), err)
 			}
 		}
 		// The server draws the secret (newSecretSQL): it is never sent in
@@ -324,7 +324,7 @@ func (e *env) readSecret(ctx context.Context, db *sqlx.DB) (secret []byte, ok bo
 		return nil, false, nil
 	case sqlx.SQLState(err) == "42501":
 		return nil, false, fmt.Errorf("cannot read the fleet's tenant role secret (table %s in %s) as this connection's user: permission denied; connect as the user who ran init --tenant-roles, or a superuser",
-			RoleTable, where(db))
+			RoleTable, db.Where())
 	case err != nil:
 		return nil, false, fmt.Errorf("reading the fleet's tenant role secret: %w", err)
 	}

@@ -207,11 +207,11 @@ func Load(ctx context.Context, spec LoadSpec) error {
 	}
 	script, scripted := gen.(workload.ScriptLoader)
 	if scripted {
-		fmt.Fprintf(log, "loading %s into database %q on %s: running %s\n",
-			gen.Meta().Name, db.Database(), strings.Join(db.Endpoints(), ","), script.LoadScript())
+		fmt.Fprintf(log, "loading %s into %s: running %s\n",
+			gen.Meta().Name, db.Where(), script.LoadScript())
 	} else {
-		fmt.Fprintf(log, "loading %s into database %q on %s: %d rows, %s, seed %d\n",
-			gen.Meta().Name, db.Database(), strings.Join(db.Endpoints(), ","), total, plural(streams, "stream"), seed)
+		fmt.Fprintf(log, "loading %s into %s: %d rows, %s, seed %d\n",
+			gen.Meta().Name, db.Where(), total, plural(streams, "stream"), seed)
 	}
 	if est := workload.EstimateBytes(tables); est > bigLoad {
 		// Not refused: a cluster may hold it; said, so that a typo is
@@ -251,11 +251,21 @@ func Load(ctx context.Context, spec LoadSpec) error {
 		// failed): --force-drop drops it, and what the file made
 		// before it, and runs the file again.
 		kind := strings.TrimPrefix(fe.Kind, "partitioned ")
-		fmt.Fprintf(log, "%s: dropping %s %s, which stampede did not make, and running %s again\n", workload.ForceDropFlag, kind, fe.Names[0], script.LoadScript())
 		name := db.Dialect().QuoteIdent(fe.Names[0])
 		if strings.ContainsAny(fe.Names[0], `."`) {
 			name = fe.Names[0] // as the file's statement writes it (a schema, quotes)
 		}
+		// CASCADE takes what depends on it: each named before it goes.
+		deps, derr := workload.DependentsOf(ctx, db, []string{name})
+		if derr != nil {
+			return derr
+		}
+		with := ""
+		if len(deps) > 0 {
+			verb := map[bool]string{true: "depends", false: "depend"}[len(deps) == 1]
+			with = ", and with it " + strings.Join(deps, ", ") + ", which " + verb + " on it (CASCADE)"
+		}
+		fmt.Fprintf(log, "%s: dropping %s %s, which stampede did not make%s, and running %s again\n", workload.ForceDropFlag, kind, fe.Names[0], with, script.LoadScript())
 		if _, err := db.Exec(ctx, "DROP "+strings.ToUpper(kind)+" IF EXISTS "+name+" CASCADE"); err != nil {
 			return fmt.Errorf("dropping %s %s: %w", kind, fe.Names[0], err)
 		}
@@ -409,7 +419,7 @@ func sayDrops(ctx context.Context, db *sqlx.DB, gen workload.Generator, tables [
 	if err := dropShadowed(ctx, db, shadowed, cascade, nil); err != nil {
 		return err
 	}
-	where := fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ","))
+	where := db.Where()
 	if _, scripted := gen.(workload.ScriptLoader); scripted && len(existing) == 0 {
 		return nil // dropScripted says what it drops
 	}
@@ -647,7 +657,7 @@ func Cleanup(ctx context.Context, spec CleanupSpec) error {
 	}
 	md, made := gen.(workload.MadeDropper)
 	if len(drop)+len(shadowed) == 0 && !db.Null() && !made {
-		fmt.Fprintf(log, "no table of %s in database %q on %s: nothing to drop\n", gen.Meta().Name, db.Database(), strings.Join(db.Endpoints(), ","))
+		fmt.Fprintf(log, "no table of %s in %s: nothing to drop\n", gen.Meta().Name, db.Where())
 	}
 	names, err := workload.QualifiedNames(ctx, db, existing)
 	if err != nil {
@@ -767,7 +777,7 @@ func refuseForeignRunTables(ctx context.Context, db *sqlx.DB, gen workload.Gener
 	if err != nil {
 		return err
 	}
-	where := fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ","))
+	where := db.Where()
 	var ferr, oerr error
 	if len(foreign) > 0 {
 		it := "it"
@@ -861,7 +871,7 @@ func refuseForeign(ctx context.Context, db *sqlx.DB, gen workload.Generator, for
 	if err != nil {
 		return nil, err
 	}
-	where := fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ","))
+	where := db.Where()
 	var oerr error
 	if len(others) > 0 {
 		named := map[string]string{}
@@ -906,7 +916,7 @@ func refuseAddedColumns(ctx context.Context, db *sqlx.DB, gen workload.Generator
 	if err != nil || len(cols) == 0 {
 		return nil, err
 	}
-	where := fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ","))
+	where := db.Where()
 	if !force {
 		return nil, &workload.AddedColumnsError{Columns: cols, Where: where, Action: action}
 	}
@@ -947,7 +957,7 @@ func refuseDependents(ctx context.Context, db *sqlx.DB, tables, refs []string, s
 	if len(names) > 1 {
 		what = "tables " + strings.Join(names, ", ")
 	}
-	what += fmt.Sprintf(" in database %q on %s", db.Database(), strings.Join(db.Endpoints(), ","))
+	what += fmt.Sprintf(" in %s", db.Where())
 	if !force {
 		return false, nil, &workload.DependentsError{What: what, Objects: deps, Action: action}
 	}
@@ -1027,8 +1037,8 @@ func loadShare(ctx context.Context, spec LoadSpec, db *sqlx.DB, streams int, see
 	if !start.Create {
 		who = "into the tables another client created; "
 	}
-	fmt.Fprintf(log, "loading client %d of %d's share of %s (%s) into database %q on %s: %s%d rows, %s, seed %d\n",
-		p.Index, p.Count, gen.Meta().Name, sl.ShareOf(p.Index, p.Count), db.Database(), strings.Join(db.Endpoints(), ","), who, total, plural(streams, "stream"), seed)
+	fmt.Fprintf(log, "loading client %d of %d's share of %s (%s) into %s: %s%d rows, %s, seed %d\n",
+		p.Index, p.Count, gen.Meta().Name, sl.ShareOf(p.Index, p.Count), db.Where(), who, total, plural(streams, "stream"), seed)
 	sent0 := db.BytesSent()
 	sent := func() int64 { return db.BytesSent() - sent0 }
 	progress := func(n int64) {

@@ -345,10 +345,14 @@ func ReconcileLoad(ctx context.Context, db *sqlx.DB, gen workload.Generator, log
 // settings differ from what init loaded (workload.ErrLoadMismatch,
 // *workload.LoadMismatchError) or that the load is unfinished
 // (workload.ErrUnfinishedLoad): the command line's to change, as check
-// says it, whether the workload's Ops, its check or ReconcileLoad found it.
+// says it, whether the workload's Ops, its check or ReconcileLoad found it;
+// and a table the run would write into that is not the workload's
+// (workload.ErrTablesExist, workload.ErrForeign: bulk_insert's run over a
+// table of another shape), refused as init refuses it.
 func loadInput(err error) error {
 	var mismatch *workload.LoadMismatchError
-	if errors.As(err, &mismatch) || errors.Is(err, workload.ErrLoadMismatch) || errors.Is(err, workload.ErrUnfinishedLoad) || errors.Is(err, workload.ErrUsage) {
+	if errors.As(err, &mismatch) || errors.Is(err, workload.ErrLoadMismatch) || errors.Is(err, workload.ErrUnfinishedLoad) || errors.Is(err, workload.ErrUsage) ||
+		errors.Is(err, workload.ErrTablesExist) || errors.Is(err, workload.ErrForeign) {
 		return asInput(err)
 	}
 	return err

@@ -599,6 +599,12 @@ func (db *DB) Endpoints() []string {
 	return names
 }
 
+// Where names the database and its live endpoints as a refusal says
+// where it looked: `database "bank" on 127.0.0.1:5432`.
+func (db *DB) Where() string {
+	return fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ","))
+}
+
 // Reconnects returns how many times a worker connection was re-established
 // after being lost.
 func (db *DB) Reconnects() int64 { return db.reconnects.Load() }

@@ -366,7 +366,7 @@ func CheckRecordTable(ctx context.Context, db *sqlx.DB) error {
 func foreignRecord(db *sqlx.DB, cols map[string]string) error {
 	for _, c := range recordColumns {
 		if _, ok := cols[c]; !ok {
-			return &ForeignRecordError{Where: fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ","))}
+			return &ForeignRecordError{Where: db.Where()}
 		}
 	}
 	return nil

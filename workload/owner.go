@@ -401,7 +401,7 @@ func ForeignTablesError(db *sqlx.DB, gen Generator, tables []string, action stri
 		})
 	}
 	e := &ForeignError{Kind: "table", Names: tables, Action: action,
-		Where: fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ",")),
+		Where: db.Where(),
 		Why:   strings.Join(whys, "; ")}
 	if len(movedOnes) == len(tables) {
 		e.Verdict = "moved out of stampede's load"

@@ -260,16 +260,20 @@ func TestColumnFleetCleanupCountsTenants(t *testing.T) {
 // TestBulkInsertOtherShapeOneLine: a run of bulk_insert over a user's
 // sbtest1 of another shape prints the refusal alone (it warned first that
 // the run writes into the table's rows, then refused to), and the user's
-// row stays.
+// row stays. The refusal names the server, and exits 2 as every refusal
+// of a table stampede did not make does (it exited 1: fix28u 3).
 func TestBulkInsertOtherShapeOneLine(t *testing.T) {
-	testServer(t)
+	u, err := url.Parse(testServer(t))
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
 	db := freshDB(t, "bishape")
 	adminExec(t, "CREATE DATABASE "+db)
 	execIn(t, db, "CREATE TABLE sbtest1 (id int PRIMARY KEY, k int, c text, pad text)", "INSERT INTO sbtest1 VALUES (1, 1, 'mine', 'x')")
 	r := stampede(t, "run", "bulk_insert", "--duration", "2s", dbURL(t, db))
-	want := `table sbtest1 in database "` + db + `" is not bulk_insert's (id, k) but has 4 columns, and stampede did not make it: load into another database (--db NAME)`
-	if lines := strings.Split(strings.TrimSpace(r.stderr), "\n"); r.code == 0 || len(lines) != 1 || !strings.Contains(lines[0], want) {
+	want := `table sbtest1 in database "` + db + `" on ` + u.Host + ` is not bulk_insert's (id, k) but has 4 columns, and stampede did not make it: load into another database (--db NAME)`
+	if lines := strings.Split(strings.TrimSpace(r.stderr), "\n"); r.code != 2 || len(lines) != 1 || !strings.Contains(lines[0], want) {
 		t.Errorf("exit %d, stderr:\n%s\nwant one line with: %s", r.code, r.stderr, want)
 	}
 	if n := queryInt(t, db, "SELECT count(*) FROM sbtest1 WHERE c = 'mine'"); n != 1 {

@@ -323,7 +323,11 @@ func TestNeverDropsWhatItDidNotMake(t *testing.T) {
 // without d meets the user's tables as pgbench does (its "already
 // exists" error, exit 1), dropping nothing; --force-drop drops them.
 func TestPgbenchFormKeepsForeignTables(t *testing.T) {
-	testServer(t)
+	srv, err := url.Parse(testServer(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srvHost := srv.Host // each refusal names the server (fix28u 4)
 	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
 	form := func(db string, args ...string) []string { return pgbenchInit(t, db, args...) }
 	db := freshDB(t, "pgbforeign")
@@ -359,7 +363,7 @@ func TestPgbenchFormKeepsForeignTables(t *testing.T) {
 	for _, args := range [][]string{form(db2, "-I", "g", "-s", "1"), form(db2, "-I", "G", "-s", "1"),
 		{"init", "pgbench", "--as-pgbench", "--init-steps", "g", "--scale", "1", dbURL(t, db2)}} {
 		r = stampede(t, args...)
-		checkFinalError(t, r, 2, "-i would empty pgbench_branches, pgbench_tellers, pgbench_accounts, pgbench_history in database")
+		checkFinalError(t, r, 2, "-i would empty pgbench_branches, pgbench_tellers, pgbench_accounts, pgbench_history in database \""+db2+"\" on "+srvHost+",")
 		if !strings.Contains(r.stderr, "nothing was emptied; unlike pgbench, stampede's -i empties only the tables it made; to empty them anyway, add --force-drop") {
 			t.Errorf("%v: %s", args, r.stderr)
 		}

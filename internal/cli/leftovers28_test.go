@@ -103,7 +103,11 @@ func TestInitOverOtherSysbenchLoad(t *testing.T) {
 // it", exit 1); over stampede's own pgbench tables with a user's view,
 // -i refuses in one line as cleanup pgbench does.
 func TestPgbenchInitNamesDependents(t *testing.T) {
-	testServer(t)
+	u, err := url.Parse(testServer(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	on := " on " + u.Host // every refusal names the server (fix28u 4)
 	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
 	users, ours := freshDB(t, "fix28l_pgbuser"), freshDB(t, "fix28l_pgbours")
 	adminExec(t, "CREATE DATABASE "+users)
@@ -118,9 +122,9 @@ func TestPgbenchInitNamesDependents(t *testing.T) {
 		db, want string
 		rows     string
 	}{
-		{users, "pgbench: error: -i would drop pgbench_history in database \"" + users + "\", which stampede did not make (pgbench_history (tid,note): columns that are not pgbench's): nothing was dropped; unlike pgbench, stampede's -i drops only the tables it made; and 1 object that stampede did not make depends on table pgbench_history in database \"" + users + "\" (view public.my_hist): -i drops nothing; to drop them anyway, add --force-drop",
+		{users, "pgbench: error: -i would drop pgbench_history in database \"" + users + "\"" + on + ", which stampede did not make (pgbench_history (tid,note): columns that are not pgbench's): nothing was dropped; unlike pgbench, stampede's -i drops only the tables it made; and 1 object that stampede did not make depends on table pgbench_history in database \"" + users + "\"" + on + " (view public.my_hist): -i drops nothing; to drop them anyway, add --force-drop",
 			"SELECT count(*) FROM pgbench_history WHERE note = 'MINE'"},
-		{ours, "pgbench: error: 1 object that stampede did not make depends on tables pgbench_accounts, pgbench_branches, pgbench_history, pgbench_tellers in database \"" + ours + "\" (view public.my_hist): -i drops nothing; to drop it too, add --force-drop",
+		{ours, "pgbench: error: 1 object that stampede did not make depends on tables pgbench_accounts, pgbench_branches, pgbench_history, pgbench_tellers in database \"" + ours + "\"" + on + " (view public.my_hist): -i drops nothing; to drop it too, add --force-drop",
 			"SELECT count(*) FROM pgbench_branches"},
 	} {
 		r := stampede(t, pgbenchInit(t, c.db, "-s", "1")...)

@@ -67,7 +67,7 @@ func TestPgbenchInitNamesAddedColumn(t *testing.T) {
 	mustRun(t, form...)
 	execIn(t, db, "ALTER TABLE pgbench_accounts ADD COLUMN note text", "UPDATE pgbench_accounts SET note = 'mine' WHERE aid = 1")
 	r := stampede(t, form...)
-	checkFinalError(t, r, 2, `-i would drop pgbench_accounts in database "`+db+`": column pgbench_accounts.note of stampede's table is not stampede's (added since init): nothing was dropped; to drop it anyway, add --force-drop`)
+	checkFinalError(t, r, 2, `-i would drop pgbench_accounts in database "`+db+`" on `+u.Host+`: column pgbench_accounts.note of stampede's table is not stampede's (added since init): nothing was dropped; to drop it anyway, add --force-drop`)
 	if n := queryInt(t, db, "SELECT count(*) FROM pgbench_accounts WHERE note = 'mine'"); n != 1 {
 		t.Errorf("the user's value: %d left", n)
 	}

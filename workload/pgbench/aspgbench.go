@@ -172,8 +172,8 @@ func (g *generator) notStampedes(ctx context.Context, db *sqlx.DB, verb, done, d
 		if len(added) > 1 {
 			cols = "columns " + strings.Join(added, ", ")
 		}
-		return g.withDependents(ctx, db, verb, &ForeignTablesError{fmt.Sprintf("-i would %s %s in database %q: %s of stampede's table%s %s not stampede's (added since init): nothing was %s; to %s %s anyway, add %s",
-			verb, strings.Join(names, ", "), db.Database(), cols, map[bool]string{true: "s", false: ""}[len(names) > 1], map[bool]string{true: "are", false: "is"}[len(added) > 1], done, verb, it, workload.ForceDropFlag)})
+		return g.withDependents(ctx, db, verb, &ForeignTablesError{fmt.Sprintf("-i would %s %s in %s: %s of stampede's table%s %s not stampede's (added since init): nothing was %s; to %s %s anyway, add %s",
+			verb, strings.Join(names, ", "), db.Where(), cols, map[bool]string{true: "s", false: ""}[len(names) > 1], map[bool]string{true: "are", false: "is"}[len(added) > 1], done, verb, it, workload.ForceDropFlag)})
 	}
 	for _, a := range added {
 		others = append(others, a+" (added since init)")
@@ -188,8 +188,8 @@ func (g *generator) notStampedes(ctx context.Context, db *sqlx.DB, verb, done, d
 	if len(others) == 0 {
 		_, whys[0], _ = strings.Cut(whys[0], ": ") // the names are said already
 	}
-	refusal := error(&ForeignTablesError{fmt.Sprintf("-i would %s %s in database %q, which stampede did not make (%s): nothing was %s; unlike pgbench, stampede's -i %s only the tables it made; to %s %s anyway, add %s",
-		verb, strings.Join(names, ", "), db.Database(), strings.Join(whys, "; "), done, does, verb, it, workload.ForceDropFlag)})
+	refusal := error(&ForeignTablesError{fmt.Sprintf("-i would %s %s in %s, which stampede did not make (%s): nothing was %s; unlike pgbench, stampede's -i %s only the tables it made; to %s %s anyway, add %s",
+		verb, strings.Join(names, ", "), db.Where(), strings.Join(whys, "; "), done, does, verb, it, workload.ForceDropFlag)})
 	return g.withDependents(ctx, db, verb, refusal)
 }
 
@@ -261,7 +261,7 @@ func (g *generator) dependentsError(db *sqlx.DB, tables, deps []string) error {
 	if len(tables) > 1 {
 		what = "tables " + strings.Join(tables, ", ")
 	}
-	return &workload.DependentsError{What: fmt.Sprintf("%s in database %q", what, db.Database()), Objects: deps, Action: "-i"}
+	return &workload.DependentsError{What: what + " in " + db.Where(), Objects: deps, Action: "-i"}
 }
 
 // extraColumns returns the columns of cols (comma-separated) that are

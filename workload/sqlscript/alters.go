@@ -12,9 +12,32 @@ import (
 	"github.com/stampede-bench/stampede/workload"
 )
 
-// alterTablePattern finds an ALTER TABLE statement: the table (as
-// written) and its actions.
-var alterTablePattern = regexp.MustCompile(`(?is)^\s*alter\s+(?:foreign\s+)?table\s+(?:if\s+exists\s+)?(?:only\s+)?(` + identPattern + `)\s*\*?\s+(.*?)\s*;?\s*$`)
+// alterTablePattern finds an ALTER TABLE statement (or ALTER VIEW,
+// MATERIALIZED VIEW, SEQUENCE, FOREIGN TABLE): the relation (as written)
+// and its actions.
+var alterTablePattern = regexp.MustCompile(`(?is)^\s*alter\s+(?:foreign\s+table|table|view|materialized\s+view|sequence)\s+(?:if\s+exists\s+)?(?:only\s+)?(` + identPattern + `)\s*\*?\s+(.*?)\s*;?\s*$`)
+
+// Actions of ALTER TABLE that harm a user's table without losing its
+// rows: OWNER TO gives it to another role, RENAME COLUMN and RENAME
+// CONSTRAINT change a name the user's queries and code use.
+var (
+	ownerAction  = regexp.MustCompile(`(?is)^owner\s+to\b`)
+	renameAction = regexp.MustCompile(`(?is)^rename\s+(?:column\s+|constraint\s+)?` + identPattern + `\s+to\b`)
+)
+
+// harm says what ALTER TABLE action a does to a table that is not
+// init's, "" when it does no harm.
+func harm(a string) string {
+	switch {
+	case lossyActions.MatchString(a):
+		return "loses its data or constraints"
+	case ownerAction.MatchString(a):
+		return ownerHarm
+	case renameAction.MatchString(a):
+		return "renames what your queries and code name"
+	}
+	return ""
+}
 
 // lossyActions are the ALTER TABLE actions that lose a table's data or
 // constraints: DROP [COLUMN] and DROP CONSTRAINT; a column's new TYPE;
@@ -27,7 +50,7 @@ var lossyActions = regexp.MustCompile(`(?is)^(?:drop\b|alter\s+(?:column\s+)?` +
 var literalPattern = regexp.MustCompile(`'(?:[^']|'')*'`)
 
 // refuseAlter refuses statement sql (s of file) when it is an ALTER
-// TABLE whose action loses data or constraints (lossyActions) of a table
+// TABLE whose action harms (see harm) a table
 // that exists before init and that init sql did not make. With force it
 // is said on log, and the file runs. path is the file's own search_path
 // (see resolveName).
@@ -36,10 +59,10 @@ func refuseAlter(ctx context.Context, db *sqlx.DB, file string, s pgscript.InitS
 	if m == nil {
 		return nil
 	}
-	action := ""
+	action, does := "", ""
 	for _, a := range splitNames(literalPattern.ReplaceAllString(m[2], "''")) {
-		if a = strings.TrimSpace(a); lossyActions.MatchString(a) {
-			action = strings.Join(strings.Fields(a), " ")
+		if a = strings.TrimSpace(a); harm(a) != "" {
+			action, does = strings.Join(strings.Fields(a), " "), harm(a)
 			break
 		}
 	}
@@ -55,6 +78,6 @@ func refuseAlter(ctx context.Context, db *sqlx.DB, file string, s pgscript.InitS
 		fmt.Fprintf(log, "%s: %s changes %s, which stampede did not make, with %s\n", workload.ForceDropFlag, at, what, action)
 		return nil
 	}
-	return sqlx.ConfigErrorf("%s changes %s in database %q on %s with %s, which loses its data or constraints (%s): no statement of the file ran; to run the file anyway, add %s",
-		at, what, db.Database(), strings.Join(db.Endpoints(), ","), action, why, workload.ForceDropFlag)
+	return sqlx.ConfigErrorf("%s changes %s in %s with %s, which %s (%s): no statement of the file ran; to run the file anyway, add %s",
+		at, what, db.Where(), action, does, why, workload.ForceDropFlag)
 }

@@ -164,7 +164,7 @@ func refuseTypeOrRoutine(ctx context.Context, db *sqlx.DB, file string, s pgscri
 		return otherMarkError(word, name, comment, fmt.Sprintf("%s:%d", file, s.Line), verb)
 	}
 	return sqlx.ConfigErrorf("%w", &workload.ForeignError{Kind: word, Names: []string{name}, Action: "init sql",
-		Where: fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ",")),
+		Where: db.Where(),
 		Why:   fmt.Sprintf("%s:%d %s it, and the one there carries no mark of stampede's init: it is yours; no statement of the file ran", file, s.Line, verb)})
 }
 

@@ -122,7 +122,7 @@ func checkOtherDrop(ctx context.Context, db *sqlx.DB, file string, s pgscript.In
 			why = fmt.Sprintf("%s drops it, and its table carries no mark of stampede's init: it is yours; no statement of the file ran", at)
 		}
 		err := sqlx.ConfigErrorf("%w", &workload.ForeignError{Kind: kind, Names: []string{name}, Action: "init sql",
-			Where: fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ",")), Why: why})
+			Where: db.Where(), Why: why})
 		if err := foreign(s, name, err); err != nil {
 			return err
 		}

@@ -203,7 +203,7 @@ func foreignInTheWay(ctx context.Context, db *sqlx.DB, pe *pgconn.PgError, ie *p
 		kind = relationKinds[rk]
 	}
 	return &workload.ForeignError{Kind: kind, Names: []string{m[1]}, Action: "init sql",
-		Where: fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ",")),
+		Where: db.Where(),
 		Why:   at(ie, "the init file") + " creates it, and the one there carries no mark of stampede's init: it is yours"}, nil
 }
 

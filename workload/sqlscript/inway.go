@@ -162,6 +162,10 @@ func checkInTheWay(ctx context.Context, db *sqlx.DB, file string, steps []pgscri
 			if err := refuseAlter(ctx, db, file, s, sql, path, force, log); err != nil {
 				return refuseDrops(err)
 			}
+			// A user's object that ALTER ... OWNER TO would give away.
+			if err := refuseOwner(ctx, db, file, s, sql, path, force, log); err != nil {
+				return refuseDrops(err)
+			}
 			// A user's routine, trigger or rule, which CREATE OR REPLACE
 			// would replace in place.
 			if err := refuseReplace(ctx, db, file, s, sql, path, force, log); err != nil {
@@ -181,6 +185,13 @@ func checkInTheWay(ctx context.Context, db *sqlx.DB, file string, steps []pgscri
 			}
 			if err := refuseInTheWay(ctx, db, file, s, name, verb); err != nil {
 				var fe *workload.ForeignError
+				if errors.As(err, &fe) && verb == "replaces" && force && fe.Kind == "view" {
+					// Replaced in place, as CREATE OR REPLACE does, and
+					// without CASCADE: what depends on it stays (the
+					// server refuses a new view that would break it).
+					fmt.Fprintf(log, "%s: %s:%d replaces view %s, which stampede did not make, in place: nothing is dropped\n", workload.ForceDropFlag, file, s.Line, name)
+					continue
+				}
 				if errors.As(err, &fe) && verb == "replaces" {
 					err = replaceError(fe) // the file drops nothing
 				}
@@ -368,7 +379,7 @@ func refuseSchemaInTheWay(ctx context.Context, db *sqlx.DB, file string, s pgscr
 		return nil
 	}
 	return sqlx.ConfigErrorf("%w", &workload.ForeignError{Kind: "schema", Names: []string{schema}, Action: "init sql",
-		Where: fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ",")),
+		Where: db.Where(),
 		Why: fmt.Sprintf("%s:%d drops it, and it holds what stampede's init did not make (%s): it is yours; no statement of the file ran",
 			file, s.Line, strings.Join(found, ", "))})
 }
@@ -386,7 +397,7 @@ func usersSchema(ctx context.Context, db *sqlx.DB, file string, s pgscript.InitS
 	if exists && (comment == nil || !strings.HasPrefix(*comment, workload.Mark+" init of "+meta.Name+" ")) {
 		// Empty or not, with its grants and its comment: the user's.
 		return sqlx.ConfigErrorf("%w", &workload.ForeignError{Kind: "schema", Names: []string{schema}, Action: "init sql",
-			Where: fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ",")),
+			Where: db.Where(),
 			Why:   fmt.Sprintf("%s:%d drops it, and it carries no mark of stampede's init: it is yours, with its grants; no statement of the file ran", file, s.Line)})
 	}
 	return nil
@@ -450,7 +461,7 @@ func refuseInTheWay(ctx context.Context, db *sqlx.DB, file string, s pgscript.In
 		return otherMarkError(word, name, *mark, fmt.Sprintf("%s:%d", file, s.Line), verb)
 	}
 	return sqlx.ConfigErrorf("%w", &workload.ForeignError{Kind: word, Names: []string{name}, Action: "init sql",
-		Where: fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ",")),
+		Where: db.Where(),
 		Why:   fmt.Sprintf("%s:%d %s it, and the one there carries no mark of stampede's init: it is yours; no statement of the file ran", file, s.Line, verb)})
 }
 

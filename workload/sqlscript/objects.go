@@ -261,7 +261,7 @@ func (g *gen) dropMade(ctx context.Context, db *sqlx.DB, log io.Writer, action s
 	}
 	if len(made) == 0 {
 		if action == "" {
-			fmt.Fprintf(log, "nothing init sql made in database %q on %s: nothing to drop\n", db.Database(), strings.Join(db.Endpoints(), ","))
+			fmt.Fprintf(log, "nothing init sql made in %s: nothing to drop\n", db.Where())
 		}
 		return nil
 	}
@@ -511,8 +511,8 @@ func (g *gen) refuseRenamed(db *sqlx.DB, made []object, log io.Writer, action st
 		return nil
 	}
 	verb, it := refusalWords(action, len(kept))
-	return sqlx.ConfigErrorf("%s in database %q on %s: init sql made %s and you renamed %s since, which makes %s yours (as every workload keeps a table of its load you renamed): %s drops nothing; to drop %s too, add %s",
-		strings.Join(kept, ", "), db.Database(), strings.Join(db.Endpoints(), ","), it, it, it, verb, it, workload.ForceDropFlag)
+	return sqlx.ConfigErrorf("%s in %s: init sql made %s and you renamed %s since, which makes %s yours (as every workload keeps a table of its load you renamed): %s drops nothing; to drop %s too, add %s",
+		strings.Join(kept, ", "), db.Where(), it, it, it, verb, it, workload.ForceDropFlag)
 }
 
 // refusalWords are the words of a refusal of n objects by cleanup
@@ -548,6 +548,6 @@ func (g *gen) refusePartitions(ctx context.Context, db *sqlx.DB, made []object, 
 		return nil
 	}
 	verb, it := refusalWords(action, len(parts))
-	return sqlx.ConfigErrorf("%s in database %q on %s: not made by stampede, and dropping the table init sql made would drop %s with %s rows: %s drops nothing; to drop %s too, add %s",
-		strings.Join(parts, ", "), db.Database(), strings.Join(db.Endpoints(), ","), it, map[bool]string{true: "their", false: "its"}[len(parts) > 1], verb, it, workload.ForceDropFlag)
+	return sqlx.ConfigErrorf("%s in %s: not made by stampede, and dropping the table init sql made would drop %s with %s rows: %s drops nothing; to drop %s too, add %s",
+		strings.Join(parts, ", "), db.Where(), it, map[bool]string{true: "their", false: "its"}[len(parts) > 1], verb, it, workload.ForceDropFlag)
 }

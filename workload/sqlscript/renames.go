@@ -58,8 +58,8 @@ func refuseRename(ctx context.Context, db *sqlx.DB, file string, s pgscript.Init
 		fmt.Fprintf(log, "%s: %s %s (%s)\n", workload.ForceDropFlag, at, fmt.Sprintf(how, what), name)
 		return nil
 	}
-	return sqlx.ConfigErrorf("%s %s in database %q on %s (%s): init sql judges each DROP of the file by what its name denotes before the file runs, so it refuses a file that renames, moves or attaches what is not init's; no statement of the file ran; to run the file anyway, add %s",
-		at, fmt.Sprintf(how, what), db.Database(), strings.Join(db.Endpoints(), ","), name, workload.ForceDropFlag)
+	return sqlx.ConfigErrorf("%s %s in %s (%s): init sql judges each DROP of the file by what its name denotes before the file runs, so it refuses a file that renames, moves or attaches what is not init's; no statement of the file ran; to run the file anyway, add %s",
+		at, fmt.Sprintf(how, what), db.Where(), name, workload.ForceDropFlag)
 }
 
 // renamed returns what statement sql renames or moves (kind and name,

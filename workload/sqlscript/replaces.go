@@ -106,7 +106,7 @@ func replaced(ctx context.Context, db *sqlx.DB, file string, s pgscript.InitStep
 	}
 	name = unquoteIdent(m[1]) + " on " + table
 	return kind, name, sqlx.ConfigErrorf("%w", &workload.ForeignError{Kind: kind, Names: []string{name}, Action: "init sql",
-		Where: fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ",")),
+		Where: db.Where(),
 		Why:   fmt.Sprintf("%s:%d replaces it, and its table carries no mark of stampede's init: it is yours; no statement of the file ran", file, s.Line)})
 }
 

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/stampede-bench/stampede/sqlx"
@@ -117,7 +116,7 @@ func refuseForeignBulk(ctx context.Context, db *sqlx.DB, workers int) error {
 		it = "them"
 	}
 	return &workload.ForeignError{Kind: "table", Names: foreign, Action: "bulk_insert's prepare",
-		Where: fmt.Sprintf("database %q on %s", db.Database(), strings.Join(db.Endpoints(), ",")),
+		Where: db.Where(),
 		Why:   "no mark of stampede's on " + it + ", which every table stampede makes carries; nothing was created"}
 }
 
@@ -176,11 +175,11 @@ func prepareBulkTable(ctx context.Context, db *sqlx.DB, name string) (int64, err
 			return 0, err
 		}
 		if !workload.IsMark(c) {
-			return 0, &otherShapeError{fmt.Sprintf("table %s in database %q is not bulk_insert's (id, k) but has %d columns, and stampede did not make it: %s",
-				name, db.Database(), cols, workload.OtherDatabaseHint)}
+			return 0, &otherShapeError{fmt.Sprintf("table %s in %s is not bulk_insert's (id, k) but has %d columns, and stampede did not make it: %s",
+				name, db.Where(), cols, workload.OtherDatabaseHint)}
 		}
-		return 0, &otherShapeError{fmt.Sprintf("table %s in database %q is not bulk_insert's (id, k) but has %d columns: "+
-			"drop it (`stampede cleanup` of the workload that made it), or %s", name, db.Database(), cols, workload.OtherDatabaseHint)}
+		return 0, &otherShapeError{fmt.Sprintf("table %s in %s is not bulk_insert's (id, k) but has %d columns: "+
+			"drop it (`stampede cleanup` of the workload that made it), or %s", name, db.Where(), cols, workload.OtherDatabaseHint)}
 	}
 	var maxID int64
 	if err := db.QueryRow(ctx, "SELECT coalesce(max(id), 0) FROM "+name).Scan(&maxID); err != nil {
