@@ -564,15 +564,16 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 	if rf.duration > 0 {
 		dur = rf.duration.String() + " each"
 	}
-	p := &output.Sweep{W: env.Stdout, Status: env.Stderr, JSON: rf.format == "json", CSV: csv, Plan: plan, Duration: dur, Param: sw.Param, Param2: sw.Param2, Telemetry: !s.Telemetry.Off, Hint: func(cmd string) string {
-		if fs.Changed("results-dir") {
-			cmd += " --results-dir " + rf.resultsDir
-		}
-		if fs.Changed("results-url") {
-			cmd += " --results-url " + s.Flags["results-url"]
-		}
-		return cmd
-	}}
+	p := &output.Sweep{W: env.Stdout, Status: env.Stderr, JSON: rf.format == "json", CSV: csv, Plan: plan, Duration: dur, Param: sw.Param, Param2: sw.Param2, Telemetry: !s.Telemetry.Off,
+		Notes: s.Limits.Limits.CPUs > 0 || sw.Param == "cpus" || sw.Param2 == "cpus", Hint: func(cmd string) string {
+			if fs.Changed("results-dir") {
+				cmd += " --results-dir " + rf.resultsDir
+			}
+			if fs.Changed("results-url") {
+				cmd += " --results-url " + s.Flags["results-url"]
+			}
+			return cmd
+		}}
 	if f, ok := spec.Gen.(workload.SweepFigurer); ok {
 		p.Figures = f.SweepFigures()
 	}
