@@ -125,9 +125,10 @@ a fleet's --active 500,750,1000, a workload's own); two at once make a grid
 (--cpus 0.5,1 --conns 4,8: the first given the outer loop). --checkpoint runs the
 server's CHECKPOINT before each step; under --cpus a note column says where the
 limit never bound (not throttled, the server under 90% of it); --format csv prints
-the table for a spreadsheet; --chart sweep.svg (or .png) draws throughput against the swept value
-and latency against throughput, the SLO and the answer marked (a grid: a line per
-value of the first flag against the second, each line's answer marked).
+the table for a spreadsheet; --chart sweep.svg (or .png) draws throughput against
+the swept value and latency against throughput, the SLO and the answer marked
+(a grid: a line per value of the first flag against the second, each line's answer
+marked).
 
 SLO terms, separated by commas: p50, p90, p95, p99, p99.9, max or mean <= a
 duration (p99<=5ms); errors <= a count or a share of the operations
