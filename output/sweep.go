@@ -528,14 +528,17 @@ type pointObject struct {
 	// gives them.
 	sweep.Spread
 	Median stats.Summary `json:"median"`
-	Met    *bool         `json:"slo_met,omitempty"`
-	Why    string        `json:"slo_missed,omitempty"`
-	Note   string        `json:"slo_note,omitempty"`
+	// LimitNote says the value's CPU limit never bound, on the medians
+	// of its runs' throttling and CPU (sweep.Step.LimitNote).
+	LimitNote string `json:"limit_note,omitempty"`
+	Met       *bool  `json:"slo_met,omitempty"`
+	Why       string `json:"slo_missed,omitempty"`
+	Note      string `json:"slo_note,omitempty"`
 }
 
 // pointJSON is p's object in sweep_result's points.
 func (o *Sweep) pointJSON(p sweep.Point) pointObject {
-	obj := pointObject{Value: p.Value, Value2: p.Value2, Spread: p.Spread, Median: p.Median.Total}
+	obj := pointObject{Value: p.Value, Value2: p.Value2, Spread: p.Spread, Median: p.Median.Total, LimitNote: p.Median.LimitNote()}
 	obj.ValueText, obj.Value2Text = valueTexts(o.Param, o.Param2, p.Value, p.Value2)
 	if p.Judged {
 		met := p.Met
