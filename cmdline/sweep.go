@@ -123,10 +123,12 @@ without a rate term gets rate>=95%: a step that fell behind its schedule misses.
 Any flag with a number is swept as --max-rate is (--cpus 0.5,1,2, --conns,
 a fleet's --active 500,750,1000, a workload's own); two at once make a grid
 (--cpus 0.5,1 --conns 4,8: the first given the outer loop). --checkpoint runs the
-server's CHECKPOINT before each step; --format csv prints the table for a
-spreadsheet; --chart sweep.svg (or .png) draws throughput against the swept value
-and latency against throughput, the SLO and the answer marked (a grid: a line per
-value of the first flag against the second, each line's answer marked).
+server's CHECKPOINT before each step; under --cpus a note column says where the
+limit never bound (not throttled, the server under 90% of it); --format csv prints
+the table for a spreadsheet; --chart sweep.svg (or .png) draws throughput against
+the swept value and latency against throughput, the SLO and the answer marked
+(a grid: a line per value of the first flag against the second, each line's answer
+marked).
 
 SLO terms, separated by commas: p50, p90, p95, p99, p99.9, max or mean <= a
 duration (p99<=5ms); errors <= a count or a share of the operations
@@ -564,15 +566,16 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 	if rf.duration > 0 {
 		dur = rf.duration.String() + " each"
 	}
-	p := &output.Sweep{W: env.Stdout, Status: env.Stderr, JSON: rf.format == "json", CSV: csv, Plan: plan, Duration: dur, Param: sw.Param, Param2: sw.Param2, Telemetry: !s.Telemetry.Off, Hint: func(cmd string) string {
-		if fs.Changed("results-dir") {
-			cmd += " --results-dir " + rf.resultsDir
-		}
-		if fs.Changed("results-url") {
-			cmd += " --results-url " + s.Flags["results-url"]
-		}
-		return cmd
-	}}
+	p := &output.Sweep{W: env.Stdout, Status: env.Stderr, JSON: rf.format == "json", CSV: csv, Plan: plan, Duration: dur, Param: sw.Param, Param2: sw.Param2, Telemetry: !s.Telemetry.Off,
+		Notes: s.Limits.Limits.CPUs > 0 || sw.Param == "cpus" || sw.Param2 == "cpus", Hint: func(cmd string) string {
+			if fs.Changed("results-dir") {
+				cmd += " --results-dir " + rf.resultsDir
+			}
+			if fs.Changed("results-url") {
+				cmd += " --results-url " + s.Flags["results-url"]
+			}
+			return cmd
+		}}
 	if f, ok := spec.Gen.(workload.SweepFigurer); ok {
 		p.Figures = f.SweepFigures()
 	}

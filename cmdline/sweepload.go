@@ -63,7 +63,9 @@ func dataSettings(gen workload.Generator) string {
 // sweepData sets up, before the first step, a sweep whose values change
 // what init loads (varies: a data flag, -p fieldlength): with --reload
 // each step loads its data again first (sw.Reload: init --drop, which
-// drops only what stampede made); without, it is refused in one line
+// drops only what stampede made, and with it the tables of the load
+// before it that this step's does not make: a step of --tables 1 after
+// one of 3); without, it is refused in one line
 // naming the flag, the value init loaded (steps are the runs at the
 // values, read against the load's record) and --reload. --reload over
 // values that change no data is refused too.
@@ -94,7 +96,7 @@ func sweepData(ctx context.Context, f *SweepFlags, sw *sweep.Spec, swept []given
 				}
 				adopted = true
 			}
-			return run.Load(ctx, run.LoadSpec{Workload: s.Workload, Conn: s.Conn, Drop: true, Seed: seed, Log: f.reloadLog})
+			return run.Load(ctx, run.LoadSpec{Workload: s.Workload, Conn: s.Conn, Drop: true, DropFormer: true, Seed: seed, Log: f.reloadLog})
 		}
 		return nil
 	}

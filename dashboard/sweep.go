@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/stampede-bench/stampede/cmdline"
+	"github.com/stampede-bench/stampede/limit"
 	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/runlog"
 	"github.com/stampede-bench/stampede/stats"
@@ -57,6 +58,9 @@ type SweepDoc struct {
 	// says a step has telemetry (the cpu%, disk and watched columns).
 	Figures   []string `json:"figures,omitempty"`
 	Telemetry bool     `json:"telemetry"`
+	// Notes says a step ran under a CPU limit (--cpus): the steps' table
+	// has a note column, where a limit that never bound says so.
+	Notes bool `json:"notes,omitempty"`
 	// NoneAt is where the charts draw none (a limit's step without the
 	// limit) on Param's axis: its right end, past the highest number
 	// (sweep.Param.NoneAt), labelled none; 0 when no step is none.
@@ -150,6 +154,11 @@ type SweepStep struct {
 	// run's telemetry columns (nil without telemetry).
 	Figures   map[string]float64 `json:"figures,omitempty"`
 	Telemetry *SweepTelemetry    `json:"telemetry,omitempty"`
+	// CPULimit is how the step's CPU limit bore on the server, from its
+	// run's summary.json; Note says when it never bound, as `stampede
+	// sweep` prints it (sweep.Step.LimitNote).
+	CPULimit *limit.CPUBound `json:"cpu_limit,omitempty"`
+	Note     string          `json:"note,omitempty"`
 }
 
 // sweepTelemetry is t's columns of a sweep's table (nil for nil).
@@ -296,11 +305,13 @@ func sweepDoc(id string, runs []*runlog.Run) (SweepDoc, error) {
 				Concurrency int                `json:"concurrency"`
 				Figures     map[string]float64 `json:"figures"`
 				Telemetry   *telemetry.Summary `json:"telemetry"`
+				CPULimit    *limit.CPUBound    `json:"cpu_limit"`
 			}
 			if err := json.Unmarshal(run.Summary, &sum); err != nil {
 				return SweepDoc{}, badRequest("sweep %s: run %s's %s: %v", id, run.Info.ID, runlog.SummaryFile, err)
 			}
 			st.Total, st.Target, st.Workers, st.Figures, st.Telemetry = sum.Total, sum.MaxRate, sum.Concurrency, sum.Figures, sum.Telemetry
+			st.CPULimit = sum.CPULimit
 			for _, op := range sum.Ops { // an operation's terms (newOrder.p90<=5s)
 				if st.Ops == nil {
 					st.Ops = map[string]stats.Summary{}
@@ -328,11 +339,13 @@ func sweepDoc(id string, runs []*runlog.Run) (SweepDoc, error) {
 	doc.NoneAt, doc.NoneAt2 = at, at2
 	for _, st := range res.Steps {
 		s := SweepStep{N: st.N, Value: st.Value, ValueText: res.Param.Text(st.Value), X: x(st.Value), Value2: st.Value2, Rep: st.Rep, Run: st.RunID, Status: st.Status, Target: st.Target,
-			Workers: st.Workers, Total: st.Total, Judged: st.Judged, Met: st.Met, Why: st.Why, Figures: st.Figures, Telemetry: sweepTelemetry(st.Telemetry)}
+			Workers: st.Workers, Total: st.Total, Judged: st.Judged, Met: st.Met, Why: st.Why, Figures: st.Figures, Telemetry: sweepTelemetry(st.Telemetry),
+			CPULimit: st.CPULimit, Note: st.LimitNote()}
 		if res.Param2 != "" {
 			s.Value2Text, s.X2 = res.Param2.Text(st.Value2), x2(st.Value2)
 		}
 		doc.Telemetry = doc.Telemetry || s.Telemetry != nil
+		doc.Notes = doc.Notes || s.CPULimit != nil
 		doc.Steps = append(doc.Steps, s)
 	}
 	if res.Param2 == "" && slices.ContainsFunc(res.Points, func(p sweep.Point) bool { return len(p.Runs) > 1 }) {

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/stampede-bench/stampede/limit"
 	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/stats"
 	"github.com/stampede-bench/stampede/sweep"
@@ -49,6 +50,10 @@ type Sweep struct {
 	// (workload.SweepFigurer's headers: tpmC, efficiency(%)); a step
 	// without the figure shows "-".
 	Figures []string
+	// Notes adds a last column, note, for the sweeps whose steps run
+	// under a CPU limit (--cpus): a step's limit that never bound says
+	// so there (sweep.Step.LimitNote), "-" otherwise.
+	Notes bool
 
 	cols []column
 	// csvHead says the CSV header is written: with the first row, whose
@@ -91,6 +96,9 @@ func (o *Sweep) columns() []column {
 		o.cols = append(o.cols, []column{{"cpu%", 5}, {"disk(MB/s)", 10}, {"watched(cores)", 0}}...)
 	}
 	o.cols = append(o.cols, []column{{"run", 0}, {"SLO", 0}}...)
+	if o.Notes {
+		o.cols = append(o.cols, column{"note", 0})
+	}
 	return o.cols
 }
 
@@ -278,12 +286,20 @@ func (o *Sweep) End(st sweep.Step) {
 		cells = append(cells, telemetryCells(st.Telemetry, num)...)
 	}
 	cells = append(cells, st.RunID, verdict)
+	tail := 3 // watched(cores), run, SLO: the last cells
+	if o.Notes {
+		note := st.LimitNote()
+		if note == "" {
+			note = "-"
+		}
+		cells, tail = append(cells, note), 4
+	}
 	if o.CSV {
 		o.csvHeader(st)
 		if o.Telemetry {
 			// watched(cores): a number per watched group, named in the
 			// header, not "postgres (pid 7) 0.19".
-			at := len(cells) - 3
+			at := len(cells) - tail
 			cells = append(cells[:at:at], append(o.watchedCells(st), cells[at+1:]...)...)
 		}
 		o.csvRow(cells)
@@ -382,8 +398,13 @@ type stepObject struct {
 	Figures  map[string]float64 `json:"figures,omitempty"`
 	// Telemetry is the run's telemetry averages and peaks.
 	Telemetry *telemetry.Summary `json:"telemetry,omitempty"`
-	Met       *bool              `json:"slo_met,omitempty"`
-	Why       string             `json:"slo_missed,omitempty"`
+	// CPULimit is how the step's CPU limit bore on the server (its
+	// cgroup's throttling, the server's CPU); LimitNote says when it
+	// never bound (sweep.Step.LimitNote).
+	CPULimit  *limit.CPUBound `json:"cpu_limit,omitempty"`
+	LimitNote string          `json:"limit_note,omitempty"`
+	Met       *bool           `json:"slo_met,omitempty"`
+	Why       string          `json:"slo_missed,omitempty"`
 	// Note is why a met SLO's term short of its bound counts as met
 	// (an efficiency within chance of it).
 	Note string `json:"slo_note,omitempty"`
@@ -400,7 +421,8 @@ func (o *stepObject) setWhy(why string) {
 
 // stepJSON is st's NDJSON object.
 func (o *Sweep) stepJSON(st sweep.Step) stepObject {
-	obj := stepObject{Type: "step", N: st.N, Value: st.Value, Value2: st.Value2, Rep: st.Rep, Reloaded: st.Reloaded, MaxRate: st.Target, Workers: st.Workers, Run: st.RunID, Dir: st.Dir, Status: st.Status, Total: st.Total, Figures: st.Figures, Telemetry: st.Telemetry}
+	obj := stepObject{Type: "step", N: st.N, Value: st.Value, Value2: st.Value2, Rep: st.Rep, Reloaded: st.Reloaded, MaxRate: st.Target, Workers: st.Workers, Run: st.RunID, Dir: st.Dir, Status: st.Status, Total: st.Total, Figures: st.Figures, Telemetry: st.Telemetry,
+		CPULimit: st.CPULimit, LimitNote: st.LimitNote()}
 	obj.ValueText, obj.Value2Text = valueTexts(o.Param, o.Param2, st.Value, st.Value2)
 	if st.Judged {
 		met := st.Met
@@ -506,14 +528,17 @@ type pointObject struct {
 	// gives them.
 	sweep.Spread
 	Median stats.Summary `json:"median"`
-	Met    *bool         `json:"slo_met,omitempty"`
-	Why    string        `json:"slo_missed,omitempty"`
-	Note   string        `json:"slo_note,omitempty"`
+	// LimitNote says the value's CPU limit never bound, on the medians
+	// of its runs' throttling and CPU (sweep.Step.LimitNote).
+	LimitNote string `json:"limit_note,omitempty"`
+	Met       *bool  `json:"slo_met,omitempty"`
+	Why       string `json:"slo_missed,omitempty"`
+	Note      string `json:"slo_note,omitempty"`
 }
 
 // pointJSON is p's object in sweep_result's points.
 func (o *Sweep) pointJSON(p sweep.Point) pointObject {
-	obj := pointObject{Value: p.Value, Value2: p.Value2, Spread: p.Spread, Median: p.Median.Total}
+	obj := pointObject{Value: p.Value, Value2: p.Value2, Spread: p.Spread, Median: p.Median.Total, LimitNote: p.Median.LimitNote()}
 	obj.ValueText, obj.Value2Text = valueTexts(o.Param, o.Param2, p.Value, p.Value2)
 	if p.Judged {
 		met := p.Met

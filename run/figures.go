@@ -5,6 +5,7 @@ import (
 
 	"github.com/stampede-bench/stampede/engine"
 	"github.com/stampede-bench/stampede/fleet"
+	"github.com/stampede-bench/stampede/limit"
 	"github.com/stampede-bench/stampede/report"
 	"github.com/stampede-bench/stampede/results"
 	"github.com/stampede-bench/stampede/stats"
@@ -190,6 +191,10 @@ type Summary struct {
 	Figures map[string]float64 `json:"figures,omitempty"`
 	// Telemetry is the averages and peaks of the run's telemetry samples.
 	Telemetry *telemetry.Summary `json:"telemetry,omitempty"`
+	// CPULimit is how a CPU limit (--cpus) bore on the server over the
+	// measured period: its cgroup's throttling and the server's CPU
+	// (nil without one).
+	CPULimit *limit.CPUBound `json:"cpu_limit,omitempty"`
 	// ClientCPU is the CPU this process used over the run, in cores (its
 	// user and system time over the engine's run), and Bottleneck what
 	// limited the run, from the telemetry (telemetry.Bottleneck).

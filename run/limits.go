@@ -15,6 +15,7 @@ import (
 	"github.com/stampede-bench/stampede/limit"
 	"github.com/stampede-bench/stampede/procmatch"
 	"github.com/stampede-bench/stampede/runlog"
+	"github.com/stampede-bench/stampede/telemetry"
 )
 
 // LimitsRecord is run.json's record of the limits a run applied
@@ -48,6 +49,13 @@ type runLimits struct {
 	wg      sync.WaitGroup
 	once    sync.Once
 	moved   atomic.Int64
+	// cpus is the CPU limit (0: none); from and to are the group's
+	// counters at the measured period's start and end (see mark).
+	cpus     float64
+	mu       sync.Mutex
+	from, to limit.Stats
+	fromAt   time.Time
+	toAt     time.Time
 }
 
 // CheckLimitTargets refuses, without touching cgroups, limits with no
@@ -98,7 +106,7 @@ func applyLimits(f Limits, tel Telemetry, runID string, stderr io.Writer) (*runL
 	if err != nil {
 		return nil, fmt.Errorf("cannot apply the limits: %w", err)
 	}
-	rl := &runLimits{group: g, text: l.String()}
+	rl := &runLimits{group: g, text: l.String(), cpus: l.CPUs}
 	if rl.release, err = g.Hold(limit.HoldDir); err != nil {
 		fmt.Fprintf(stderr, "warning: limits: cannot mark %s as this run's (%v): if the run is killed with SIGKILL, remove it with `stampede limit --remove %s`\n", g, err, g.Name())
 	}
@@ -171,6 +179,49 @@ func (rl *runLimits) stats() any {
 		return map[string]string{"error": err.Error()}
 	}
 	return st
+}
+
+// mark reads the group's counters at the measured period's start (end
+// false) or end, for cpuBound; a CPU limit's only.
+func (rl *runLimits) mark(end bool) {
+	if rl == nil || rl.cpus == 0 {
+		return
+	}
+	st, err := rl.group.Stats()
+	now := time.Now()
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	switch {
+	case err != nil:
+		rl.fromAt, rl.toAt = time.Time{}, time.Time{} // not known: no bound said
+	case end:
+		rl.to, rl.toAt = st, now
+	default:
+		rl.from, rl.fromAt = st, now
+	}
+}
+
+// cpuBound is how the CPU limit bore on the server over the measured
+// period (limit.Bound): its processes' CPU from tel's watched groups,
+// or the group's own without any; nil without a CPU limit or counters.
+func (rl *runLimits) cpuBound(tel *telemetry.Summary) *limit.CPUBound {
+	if rl == nil || rl.cpus == 0 {
+		return nil
+	}
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	if rl.fromAt.IsZero() || rl.toAt.IsZero() {
+		return nil
+	}
+	used := -1.0
+	if tel != nil && len(tel.Procs) > 0 {
+		used = 0
+		for _, p := range tel.Procs {
+			used += p.CPUCores.Avg
+		}
+	}
+	b := limit.Bound(rl.cpus, rl.from, rl.to, rl.toAt.Sub(rl.fromAt), used)
+	return &b
 }
 
 // remove stops moving processes and deletes the cgroup, moving its

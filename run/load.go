@@ -31,6 +31,11 @@ type LoadSpec struct {
 	// ForceDrop lets Drop drop tables that stampede did not make
 	// (--force-drop).
 	ForceDrop bool
+	// DropFormer, with Drop, drops too the tables of the load recorded
+	// in the database that this load does not make
+	// (workload.FormerTables: a sweep's previous step loaded --tables 3,
+	// this step loads 1), stampede's own only, as Drop's.
+	DropFormer bool
 	// Concurrency is the number of parallel COPY streams; 0 means 2 per
 	// CPU.
 	Concurrency int
@@ -187,8 +192,19 @@ func Load(ctx context.Context, spec LoadSpec) error {
 			}
 		}
 	} else {
-		if err := sayDrops(ctx, db, gen, tables, spec.ForceDrop, log); err != nil {
+		var former []workload.Table
+		if spec.DropFormer {
+			if former, err = workload.FormerTables(ctx, db, gen); err != nil {
+				return err
+			}
+		}
+		if err := sayDrops(ctx, db, gen, append(slices.Clone(tables), former...), spec.ForceDrop, log); err != nil {
 			return err
+		}
+		for i := len(former) - 1; i >= 0; i-- { // refused above unless stampede's (or --force-drop)
+			if _, err := db.Exec(ctx, db.Dialect().DropTable(former[i].Name)); err != nil {
+				return fmt.Errorf("dropping %s: %w", former[i].Name, err)
+			}
 		}
 		if spec.Steps != nil && spec.Steps.Step != nil {
 			spec.Steps.Step(workload.LoadStep{Kind: workload.StepDrop}) // refused nothing: the drop begins

@@ -593,6 +593,7 @@ func (r *Run) engine(ctx context.Context) {
 		meas = workload.NewMeasurement(r.spec.Workload)
 	}
 	startMeasurement := func(at time.Time) {
+		r.lims.mark(false) // the CPU limit's counters, from here
 		if err := meas.Start(ctx, at); err != nil {
 			r.warnf("%v", err)
 		}
@@ -661,6 +662,7 @@ func (r *Run) engine(ctx context.Context) {
 	}
 	r.cpu0 = processCPU()
 	r.engRes = engine.RunSplit(ctx, r.cfg, r.load, r.reg, hooks, split)
+	r.lims.mark(true)
 	if src.fleet != nil {
 		// The tenants' figures end where the engine's did, not when
 		// the run gets to compute them (after its final interval,
@@ -792,6 +794,7 @@ func (r *Run) finish() (*Result, error) {
 		result.Audits = audits(gen, r.load.Ops, last)
 	}
 	sum.Telemetry = r.tel.summary(last.CumStart)
+	sum.CPULimit = r.lims.cpuBound(sum.Telemetry)
 	clientKnown := false
 	if cpu := processCPU(); cpu >= 0 && r.cpu0 >= 0 {
 		cores := runtime.NumCPU()

@@ -173,6 +173,7 @@ func medianStep(runs, done []Step) Step {
 		Stdev:   med(func(s Step) float64 { return s.Total.Stdev }),
 	}
 	st.Target = med(func(s Step) float64 { return s.Target })
+	st.CPULimit = medianBound(done)
 	st.Workers = int(med(func(s Step) float64 { return float64(s.Workers) }))
 	// Every operation and figure any completed run has: a latency's median
 	// is over the runs that did the operation (a run without it has no

@@ -23,6 +23,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stampede-bench/stampede/limit"
 	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/stats"
 	"github.com/stampede-bench/stampede/telemetry"
@@ -175,6 +176,9 @@ type Step struct {
 	Figures map[string]float64
 	// Telemetry is the run's telemetry averages and peaks (nil: none).
 	Telemetry *telemetry.Summary
+	// CPULimit is how the run's CPU limit (--cpus) bore on the server
+	// over its measured period (nil: none); LimitNote reads it.
+	CPULimit *limit.CPUBound
 	// Ops are the operations' own figures over the measured period.
 	Ops map[string]stats.Summary
 	// Reloaded says the step's data was loaded again before its run
@@ -643,7 +647,7 @@ func (spec Spec) step2(ctx context.Context, res *Result, v, w float64) (Step, er
 	if r != nil {
 		st.RunID, st.Dir, st.Status = r.Info.ID, r.Info.Dir, r.Summary.Status
 		st.Total, st.Target, st.Workers, st.Figures = r.Summary.Total, r.Info.MaxRate, r.Info.Workers, r.Summary.Figures
-		st.Telemetry = r.Summary.Telemetry
+		st.Telemetry, st.CPULimit = r.Summary.Telemetry, r.Summary.CPULimit
 		for _, op := range r.Summary.Ops {
 			if st.Ops == nil {
 				st.Ops = map[string]stats.Summary{}
@@ -967,6 +971,9 @@ func (res *Result) Conclusion() string {
 	}
 	if res.Miss != nil {
 		s += fmt.Sprintf("\n%s %s (%s) missed: %s", flag, res.Param.Text(res.Miss.Value), res.cite(res.Miss), res.Miss.Why)
+	}
+	if m := res.machineBound(); m != "" {
+		s += "\n" + m
 	}
 	if res.NotMonotone != "" {
 		s += "\n" + res.NotMonotone

@@ -41,6 +41,10 @@ type DataSetting struct {
 	// From, when set, says where a given value came from, when not as
 	// Form writes it (a property file's line, another flag's name).
 	From string
+	// Tables says the setting decides which tables the load makes
+	// (sysbench's --tables), not only what they hold: FormerTables
+	// tries its loaded value, and Set must take back a value it set.
+	Tables bool
 }
 
 // arg is v as given on a command line.
@@ -696,4 +700,47 @@ func AdoptRecorded(ctx context.Context, db *sqlx.DB, gen Generator) error {
 		}
 	}
 	return nil
+}
+
+// FormerTables returns the tables of the load recorded in db (its data
+// settings that decide the tables, DataSetting.Tables, as init recorded
+// them: a sweep's previous step's --tables 3) that gen, with its own
+// settings, does not have: what a load of gen with other data settings
+// would leave behind. gen is left as it was; without a record, or with
+// the same settings, there are none.
+func FormerTables(ctx context.Context, db *sqlx.DB, gen Generator) (former []Table, err error) {
+	ds, ok := gen.(DataSpecer)
+	if !ok || db.Null() {
+		return nil, nil
+	}
+	_, loaded, found, err := readRecord(ctx, db, db, ds.DataKey(), false)
+	if err != nil || !found {
+		return nil, err
+	}
+	own := map[string]bool{}
+	for _, t := range gen.Tables() {
+		own[t.Name] = true
+	}
+	var set []DataSetting // the settings changed to the loaded values, to restore
+	defer func() {
+		for i := len(set) - 1; i >= 0; i-- {
+			if rerr := set[i].Set(set[i].Value); rerr != nil && err == nil {
+				err = fmt.Errorf("restoring %s: %w", set[i].arg(set[i].Value), rerr)
+			}
+		}
+	}()
+	for _, s := range ds.DataSettings() {
+		if v, ok := loaded[s.Name]; ok && s.Tables && v != s.Value {
+			if err := s.Set(v); err != nil {
+				return nil, fmt.Errorf("trying %s from the load: %w", s.arg(v), err)
+			}
+			set = append(set, s)
+		}
+	}
+	for _, t := range gen.Tables() {
+		if !own[t.Name] {
+			former = append(former, t)
+		}
+	}
+	return former, nil
 }

@@ -705,14 +705,15 @@ async function showSweep(id) {
       t.watched ? t.watched.map(w => `${w.name} ${w.cores.toFixed(2)}`).join(', ') : '-')];
   main.append(el('h2', {}, 'Steps (as stampede sweep)'));
   main.append(el('table', { id: 'steps' },
-    el('thead', {}, el('tr', {}, ['step', 'rep', flag, 'workers', 'ops/s', 'p50 ms', 'p95 ms', 'p99 ms', 'p99.9 ms', 'max ms', 'errors', ...figures.map(f => f[1]), ...telHead].map(h => el('th', {}, h)), el('th', { class: 'l' }, 'run'), el('th', { class: 'l' }, 'SLO'))),
+    el('thead', {}, el('tr', {}, ['step', 'rep', flag, 'workers', 'ops/s', 'p50 ms', 'p95 ms', 'p99 ms', 'p99.9 ms', 'max ms', 'errors', ...figures.map(f => f[1]), ...telHead].map(h => el('th', {}, h)), el('th', { class: 'l' }, 'run'), el('th', { class: 'l' }, 'SLO'), noteHead(doc))),
     el('tbody', {}, doc.steps.map(s => el('tr', { dataset: { step: s.step }, class: s.step === doc.best ? 'total' : '' },
       el('td', {}, s.step), el('td', {}, s.rep), el('td', { dataset: { field: 'value', value: s.value } }, s.value_text), el('td', {}, s.workers), el('td', { dataset: { field: 'ops_per_sec', value: s.total.ops_per_sec } }, fmtRate(s.total.ops_per_sec)),
       ['p50_ms', 'p95_ms', 'p99_ms', 'p99_9_ms', 'max_ms'].map(k => el('td', { dataset: { field: k, value: s.total[k] } }, fmtMs(s.total[k]))),
       el('td', {}, s.total.errors),
       figureCells(s.figures), telCells(s.telemetry),
       el('td', { class: 'l' }, el('a', { href: '#/run/' + encodeURIComponent(s.run) }, s.run)),
-      el('td', { class: 'l', dataset: { field: 'slo' }, style: `color: ${verdictColor(s)}` }, !s.judged ? (s.status === 'completed' ? '-' : s.status) : s.met ? 'met' : 'missed: ' + s.why))))));
+      el('td', { class: 'l', dataset: { field: 'slo' }, style: `color: ${verdictColor(s)}` }, !s.judged ? (s.status === 'completed' ? '-' : s.status) : s.met ? 'met' : 'missed: ' + s.why),
+      noteCell(doc, s))))));
   ready('sweep');
 }
 
@@ -771,15 +772,25 @@ function showSweepGrid(doc) {
 
   main.append(el('h2', {}, 'Steps (as stampede sweep)'));
   main.append(el('table', { id: 'steps' },
-    el('thead', {}, el('tr', {}, ['step', 'rep', flag, flag2, 'workers', 'ops/s', 'p50 ms', 'p95 ms', 'p99 ms', 'p99.9 ms', 'max ms', 'errors'].map(h => el('th', {}, h)), el('th', { class: 'l' }, 'run'), el('th', { class: 'l' }, 'SLO'))),
+    el('thead', {}, el('tr', {}, ['step', 'rep', flag, flag2, 'workers', 'ops/s', 'p50 ms', 'p95 ms', 'p99 ms', 'p99.9 ms', 'max ms', 'errors'].map(h => el('th', {}, h)), el('th', { class: 'l' }, 'run'), el('th', { class: 'l' }, 'SLO'), noteHead(doc))),
     el('tbody', {}, doc.steps.map(s => el('tr', { dataset: { step: s.step } },
       el('td', {}, s.step), el('td', {}, s.rep), el('td', { dataset: { field: 'value' } }, s.value_text), el('td', { dataset: { field: 'value2' } }, s.value2_text), el('td', {}, s.workers),
       el('td', { dataset: { field: 'ops_per_sec', value: s.total.ops_per_sec } }, fmtRate(s.total.ops_per_sec)),
       ['p50_ms', 'p95_ms', 'p99_ms', 'p99_9_ms', 'max_ms'].map(k => el('td', { dataset: { field: k, value: s.total[k] } }, fmtMs(s.total[k]))),
       el('td', {}, s.total.errors),
       el('td', { class: 'l' }, el('a', { href: '#/run/' + encodeURIComponent(s.run) }, s.run)),
-      el('td', { class: 'l', dataset: { field: 'slo' } }, !s.judged ? (s.status === 'completed' ? '-' : s.status) : s.met ? 'met' : 'missed: ' + s.why))))));
+      el('td', { class: 'l', dataset: { field: 'slo' } }, !s.judged ? (s.status === 'completed' ? '-' : s.status) : s.met ? 'met' : 'missed: ' + s.why),
+      noteCell(doc, s))))));
   ready('sweep');
+}
+
+// A sweep's note column, when a step ran under a CPU limit: where the
+// limit never bound, the step says so (as stampede sweep's note column).
+function noteHead(doc) {
+  return doc.notes ? el('th', { class: 'l' }, 'note') : [];
+}
+function noteCell(doc, s) {
+  return doc.notes ? el('td', { class: 'l', dataset: { field: 'note' } }, s.note || '-') : [];
 }
 
 // ---- compare ----

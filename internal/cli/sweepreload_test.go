@@ -77,3 +77,59 @@ func TestSweepDataFlag(t *testing.T) {
 		t.Errorf("the user's row is gone after the refused reload: %d rows", n)
 	}
 }
+
+// TestSweepReloadTables sweeps sysbench's --tables 3,1 with --reload in a
+// database where init loaded 2 tables beside a table of the user's own:
+// each step's reload drops every table of the load before it (init's
+// 2, then step 1's 3), stampede's own only, and loads exactly its own,
+// so the database ends with the last step's sbtest1 and the user's
+// table, its row there. A former table the user replaced with one of
+// their own is refused, never dropped.
+func TestSweepReloadTables(t *testing.T) {
+	t.Parallel()
+	srv := testServer(t)
+	db := freshDB(t, "stampede_sweep_tables")
+	if r := stampede(t, "init", "oltp_read_only", "--tables", "2", "--table_size", "500", "--db", db, srv); r.code != 0 {
+		t.Fatalf("init: %s", r.stderr)
+	}
+	execIn(t, db, "CREATE TABLE mine (k int)", "INSERT INTO mine VALUES (7)")
+	tables := "SELECT string_agg(tablename, ',' ORDER BY tablename) FROM pg_tables WHERE schemaname = 'public'"
+	r := stampede(t, "sweep", "oltp_read_only", "--tables", "3,1", "--table_size", "500", "--reload", "--concurrency", "2", "--duration", "1s",
+		"--db", db, "--results-dir", t.TempDir(), srv)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for _, want := range []string{"dropping 2 tables (sbtest1, sbtest2)", "dropping 3 tables (sbtest1, sbtest2, sbtest3)"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("the reloads do not say %q:\n%s", want, r.stderr)
+		}
+	}
+	if got := queryString(t, db, tables); got != "mine,sbtest1,stampede_load" {
+		t.Errorf("tables after the sweep: %s; want the last step's sbtest1, the user's mine and stampede's record", got)
+	}
+	if n := queryInt(t, db, "SELECT count(*) FROM sbtest1"); n != 500 {
+		t.Errorf("sbtest1 holds %d rows, want 500", n)
+	}
+	if n := queryInt(t, db, "SELECT count(*) FROM mine WHERE k = 7"); n != 1 {
+		t.Errorf("the user's row is gone: %d rows", n)
+	}
+	if got := queryString(t, db, "SELECT settings::jsonb->>'tables' FROM stampede_load"); got != "1" {
+		t.Errorf("the load's record says --tables %s, want the last step's 1", got)
+	}
+
+	// init loaded 2 tables, then the user made sbtest2 their own: the
+	// first step's reload (--tables 1) refuses it, naming it.
+	own := freshDB(t, "stampede_sweep_tables_own")
+	if r := stampede(t, "init", "oltp_read_only", "--tables", "2", "--table_size", "500", "--db", own, srv); r.code != 0 {
+		t.Fatalf("init: %s", r.stderr)
+	}
+	execIn(t, own, "DROP TABLE sbtest2", "CREATE TABLE sbtest2 (id int)", "INSERT INTO sbtest2 VALUES (42)")
+	r = stampede(t, "sweep", "oltp_read_only", "--tables", "1,3", "--table_size", "500", "--reload", "--duration", "1s",
+		"--db", own, "--results-dir", t.TempDir(), srv)
+	if r.code == 0 || !strings.Contains(r.stderr, "sbtest2") {
+		t.Errorf("a reload over the user's sbtest2: exit %d:\n%s", r.code, r.stderr)
+	}
+	if n := queryInt(t, own, "SELECT count(*) FROM sbtest2 WHERE id = 42"); n != 1 {
+		t.Errorf("the user's sbtest2 lost its row: %d rows", n)
+	}
+}

@@ -448,6 +448,7 @@ func (g *generator) DataSettings() []workload.DataSetting {
 				l, err2 := strconv.Atoi(loaded)
 				return err1 == nil && err2 == nil && g <= l
 			}
+			s.Tables = s.Name == "tables" // sbtest1..N
 			out = append(out, s)
 		}
 	}
