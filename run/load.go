@@ -539,7 +539,7 @@ func Check(ctx context.Context, gen workload.Generator, c Conn, out, log io.Writ
 	if err != nil {
 		return err
 	}
-	if db, err = inLoad(ctx, db, opts, gen, log); err != nil {
+	if db, err = inLoad(ctx, db, opts, gen, "check", log); err != nil {
 		return err
 	}
 	// Flags that differ from what was loaded, and an unfinished load,
@@ -585,7 +585,7 @@ func Cleanup(ctx context.Context, spec CleanupSpec) error {
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	defer func() { db.Close() }() // the one inLoad may reopen
 	if fd, ok := gen.(workload.ForceDropSetter); ok {
 		fd.SetForceDrop(spec.ForceDrop)
 	}
@@ -601,6 +601,16 @@ func Cleanup(ctx context.Context, spec CleanupSpec) error {
 		for _, n := range notes {
 			fmt.Fprintf(log, "note: %s\n", n)
 		}
+	}
+	// Where the search path finds a user's tables of the load's names
+	// first, cleanup works on the load's (its schema first), never on
+	// the user's.
+	opts, err := spec.Conn.Options(gen.Meta().DatabaseName(), 1)
+	if err != nil {
+		return err
+	}
+	if db, err = inLoad(ctx, db, opts, gen, "cleanup", log); err != nil {
+		return err
 	}
 	existing, err := workload.ExistingTables(ctx, db, gen.Tables())
 	if err != nil {

@@ -52,6 +52,9 @@ type Options struct {
 	// unqualified table names resolve in that schema first (one schema per
 	// tenant).
 	SearchPath string
+	// SearchPaths, when given, are search paths by URL (in the order of
+	// URLs): one not empty replaces SearchPath for its URL's connections.
+	SearchPaths []string
 	// ConnectTimeout bounds each connection attempt; 0 means 10s.
 	ConnectTimeout time.Duration
 	// StatementTimeout, when positive, is set as the server's
@@ -135,7 +138,7 @@ func ParseConfigs(opts Options) ([]*pgxpool.Config, error) {
 		timeout = 10 * time.Second
 	}
 	cfgs := make([]*pgxpool.Config, 0, len(urls))
-	for _, u := range urls {
+	for i, u := range urls {
 		u, _, err := SplitLocality(u)
 		if err != nil {
 			return nil, err
@@ -172,6 +175,9 @@ func ParseConfigs(opts Options) ([]*pgxpool.Config, error) {
 		}
 		if opts.SearchPath != "" {
 			cfg.ConnConfig.RuntimeParams["search_path"] = opts.SearchPath
+		}
+		if i < len(opts.SearchPaths) && opts.SearchPaths[i] != "" {
+			cfg.ConnConfig.RuntimeParams["search_path"] = opts.SearchPaths[i]
 		}
 		if opts.User != "" {
 			// The fallbacks (other hosts, TLS or not) share these.
