@@ -900,9 +900,13 @@ func refuseForeign(ctx context.Context, db *sqlx.DB, gen workload.Generator, for
 		if err != nil {
 			return nil, err
 		}
+		elsewhere, err := workload.LoadsElsewhere(ctx, db, gen)
+		if err != nil {
+			return nil, err
+		}
 		ferr = workload.ForeignTablesError(db, gen, append(mine, shadowed...), action, moved, adopted...)
 		if fe, ok := ferr.(*workload.ForeignError); ok {
-			fe.Names = shown
+			fe.Names, fe.Elsewhere = shown, elsewhere
 		}
 	}
 	return nil, workload.Refusal(oerr, ferr)

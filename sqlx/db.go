@@ -138,7 +138,7 @@ func ParseConfigs(opts Options) ([]*pgxpool.Config, error) {
 		timeout = 10 * time.Second
 	}
 	cfgs := make([]*pgxpool.Config, 0, len(urls))
-	for i, u := range urls {
+	for _, u := range urls {
 		u, _, err := SplitLocality(u)
 		if err != nil {
 			return nil, err
@@ -175,9 +175,6 @@ func ParseConfigs(opts Options) ([]*pgxpool.Config, error) {
 		}
 		if opts.SearchPath != "" {
 			cfg.ConnConfig.RuntimeParams["search_path"] = opts.SearchPath
-		}
-		if i < len(opts.SearchPaths) && opts.SearchPaths[i] != "" {
-			cfg.ConnConfig.RuntimeParams["search_path"] = opts.SearchPaths[i]
 		}
 		if opts.User != "" {
 			// The fallbacks (other hosts, TLS or not) share these.

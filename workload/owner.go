@@ -310,6 +310,9 @@ type ForeignError struct {
 	// Verb is what ForceDropFlag does to them: "drop" when empty,
 	// "replace" for init sql's CREATE OR REPLACE.
 	Verb string
+	// Elsewhere says where stampede's load is, when the search path
+	// does not find it (LoadsElsewhere): the tables found are not it.
+	Elsewhere string
 }
 
 func (e *ForeignError) Error() string {
@@ -344,7 +347,7 @@ func (e *ForeignError) parts() (what, hint string) {
 		do = "drop"
 	}
 	return fmt.Sprintf("%s%s %s (%s)", what, where, verb, e.Why),
-		fmt.Sprintf("%s leaves %s alone; to %s %s anyway, add %s", e.Action, it, do, it, ForceDropFlag)
+		fmt.Sprintf("%s leaves %s alone; %sto %s %s anyway, add %s", e.Action, it, e.Elsewhere, do, it, ForceDropFlag)
 }
 
 // ErrForeign matches every *ForeignError (errors.Is).

@@ -355,3 +355,58 @@ func loadSchema(ctx context.Context, db *sqlx.DB, gen Generator, first string) (
 	}
 	return schemas[0], nil
 }
+
+// otherRecordsQuery lists the schemas holding a table named
+// LoadRecordTable other than the one the search path finds.
+const otherRecordsQuery = `SELECT n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE c.relname = $1 AND c.relkind = 'r' AND c.oid IS DISTINCT FROM to_regclass(quote_ident($1)) ORDER BY 1`
+
+// LoadsElsewhere returns, when the search path finds no record of
+// gen's load, the line that says in which schemas init's record of it
+// (LoadRecordTable) is, which the search path does not find, and how to
+// reach it ("stampede's load of ycsb is in schema s1, which ..."), for a
+// refusal of the tables the search path finds (ForeignError.Elsewhere);
+// "" when there is none, or on other databases than PostgreSQL.
+func LoadsElsewhere(ctx context.Context, db *sqlx.DB, gen Generator) (string, error) {
+	if db.Null() || db.Dialect().Name() != "postgres" {
+		return "", nil
+	}
+	if found, err := hasRecord(ctx, db, DataKeyOf(gen)); err != nil || found {
+		return "", err
+	}
+	rows, err := db.Query(ctx, otherRecordsQuery, LoadRecordTable)
+	if err != nil {
+		return "", fmt.Errorf("looking for %s in other schemas: %w", LoadRecordTable, err)
+	}
+	var schemas []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			rows.Close()
+			return "", err
+		}
+		schemas = append(schemas, s)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return "", err
+	}
+	var holding []string
+	for _, s := range schemas {
+		var n int
+		q := "SELECT count(*) FROM " + quoteIdent(s) + "." + quoteIdent(LoadRecordTable) + " WHERE data = $1"
+		if err := db.QueryRow(ctx, q, DataKeyOf(gen)).Scan(&n); err != nil || n == 0 {
+			continue // a user's table of the name, or one not readable
+		}
+		holding = append(holding, s)
+	}
+	if len(holding) == 0 {
+		return "", nil
+	}
+	where := "schema " + holding[0]
+	if len(holding) > 1 {
+		where = "schemas " + strings.Join(holding, ", ")
+	}
+	return fmt.Sprintf("stampede's load of %s is in %s, which the search_path does not find (connect with ?options=-csearch_path%%3D%s to reach it); ",
+		gen.Meta().Name, where, url.QueryEscape(holding[0])), nil
+}
