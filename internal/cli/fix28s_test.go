@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"fmt"
+	"net/url"
 	"strings"
 	"testing"
 )
@@ -165,8 +166,9 @@ func TestInitNamesMovedTable(t *testing.T) {
 }
 
 // TestRunAsksEveryURL: with several URLs, only the first's search path
-// was asked, so a second URL whose own (options=-csearch_path=app,public)
-// finds the user's app.bank first ran the transfers there (fix28s 4).
+// was asked, so a second URL whose own (options=-csearch_path=app,public,
+// or its role's, ALTER ROLE ... SET search_path) finds the user's
+// app.bank first ran the transfers there (fix28s 4).
 // Each URL's is asked now: that URL is reopened with the load's schema
 // first (and says so), and URLs that find different loads, or no load
 // where another finds one, are refused; the user's rows are unchanged.
@@ -181,6 +183,7 @@ func TestRunAsksEveryURL(t *testing.T) {
 		want  string
 	}{
 		{"second finds the user's first", "app,public", nil, ""},
+		{"second's role finds the user's first", "role", nil, ""},
 		{"second finds another load", "s2,public",
 			[]string{"CREATE SCHEMA s2", "CREATE TABLE s2.stampede_load (LIKE public.stampede_load)", "INSERT INTO s2.stampede_load SELECT * FROM public.stampede_load",
 				"CREATE TABLE s2.bank (LIKE public.bank)", "INSERT INTO s2.bank SELECT * FROM public.bank"},
@@ -196,8 +199,23 @@ func TestRunAsksEveryURL(t *testing.T) {
 			copyTables(t, db, "app", []string{"bank"})
 			execIn(t, db, "UPDATE app.bank SET balance = balance + id")
 			execIn(t, db, tc.setup...)
+			second, path := withSearchPath(u, tc.second), tc.second
+			if tc.second == "role" {
+				// The second URL logs in as a role whose search path
+				// in the database is app, public.
+				role := db + "_app"
+				t.Cleanup(func() { adminExec(t, "DROP DATABASE IF EXISTS "+db+" WITH (FORCE)", "DROP ROLE IF EXISTS "+role) })
+				execIn(t, db, "CREATE ROLE "+role+" LOGIN", "GRANT USAGE ON SCHEMA app TO "+role, "GRANT ALL ON ALL TABLES IN SCHEMA app, public TO "+role,
+					"ALTER ROLE "+role+" IN DATABASE "+db+" SET search_path = app, public")
+				pu, err := url.Parse(u)
+				if err != nil {
+					t.Fatal(err)
+				}
+				pu.User = url.User(role)
+				second, path = pu.String(), "app, public"
+			}
 			mine, loaded := fingerprints(t, db, "app", []string{"bank"}), fingerprints(t, db, "public", []string{"bank"})
-			r := stampede(t, "run", "bank", "--duration", "3s", u, withSearchPath(u, tc.second))
+			r := stampede(t, "run", "bank", "--duration", "3s", u, second)
 			host := strings.SplitN(strings.SplitN(u, "@", 2)[1], "/", 2)[0]
 			if tc.want != "" {
 				checkFinalError(t, r, 2, fmt.Sprintf(tc.want, host))
@@ -205,7 +223,7 @@ func TestRunAsksEveryURL(t *testing.T) {
 				if r.code != 0 {
 					t.Fatalf("run: exit %d\n%s", r.code, r.stderr)
 				}
-				note := fmt.Sprintf("note: URL 2 (%s): search_path \"app,public\" finds app.bank before public.bank, which init loaded: using the load's tables, with search_path public, app,public\n", host)
+				note := fmt.Sprintf("note: URL 2 (%s): search_path %q finds app.bank before public.bank, which init loaded: using the load's tables, with search_path public, %s\n", host, path, path)
 				if !strings.Contains(r.stderr, note) {
 					t.Errorf("run: no note %q:\n%s", note, r.stderr)
 				}
