@@ -187,7 +187,7 @@ func runSpec(spec RunArgs, env Env) (run.Spec, error) {
 	status := env.Stderr // pgbench's progress lines, unfiltered
 	if rf.outputStyle == "pgbench" {
 		// pgbench's stderr: its own lines, and of stampede's only the
-		// warnings and where the results went.
+		// warnings, the search path's note and where the results went.
 		env.Stderr = pgbenchLog{env.Stderr}
 	}
 	switch rf.verbosity {
@@ -326,7 +326,9 @@ func runSpec(spec RunArgs, env Env) (run.Spec, error) {
 }
 
 // pgbenchLog passes on, of the lines written to it, the warnings (as
-// pgbench's, "pgbench: warning: ...") and where the results were saved,
+// pgbench's, "pgbench: warning: ..."), the note that the run uses the
+// load's tables where the search path finds others first (as
+// "pgbench: note: ...") and where the results were saved,
 // each written whole: the rest of stampede's lines (its run's header)
 // are not pgbench's.
 type pgbenchLog struct{ w io.Writer }
@@ -336,7 +338,9 @@ func (f pgbenchLog) Write(p []byte) (int, error) {
 	for _, line := range bytes.SplitAfter(p, []byte("\n")) {
 		var err error
 		switch {
-		case bytes.HasPrefix(line, []byte("warning: ")):
+		case bytes.HasPrefix(line, []byte("warning: ")), bytes.HasPrefix(line, []byte("note: search_path ")):
+			// The note says the run uses the load's tables, not those
+			// the search path finds first (a user's of pgbench's names).
 			_, err = f.w.Write(append([]byte("pgbench: "), line...))
 		case bytes.HasPrefix(line, []byte("results saved in ")):
 			_, err = f.w.Write(line)

@@ -565,7 +565,7 @@ func Check(ctx context.Context, gen workload.Generator, c Conn, out, log io.Writ
 	if err != nil {
 		return err
 	}
-	if db, err = inLoad(ctx, db, opts, gen, log); err != nil {
+	if db, err = inLoad(ctx, db, opts, gen, "check", log); err != nil {
 		return err
 	}
 	// Flags that differ from what was loaded, and an unfinished load,
@@ -611,7 +611,7 @@ func Cleanup(ctx context.Context, spec CleanupSpec) error {
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	defer func() { db.Close() }() // the one inLoad may reopen
 	if fd, ok := gen.(workload.ForceDropSetter); ok {
 		fd.SetForceDrop(spec.ForceDrop)
 	}
@@ -627,6 +627,16 @@ func Cleanup(ctx context.Context, spec CleanupSpec) error {
 		for _, n := range notes {
 			fmt.Fprintf(log, "note: %s\n", n)
 		}
+	}
+	// Where the search path finds a user's tables of the load's names
+	// first, cleanup works on the load's (its schema first), never on
+	// the user's.
+	opts, err := spec.Conn.Options(gen.Meta().DatabaseName(), 1)
+	if err != nil {
+		return err
+	}
+	if db, err = inLoad(ctx, db, opts, gen, "cleanup", log); err != nil {
+		return err
 	}
 	existing, err := workload.ExistingTables(ctx, db, gen.Tables())
 	if err != nil {
@@ -916,9 +926,13 @@ func refuseForeign(ctx context.Context, db *sqlx.DB, gen workload.Generator, for
 		if err != nil {
 			return nil, err
 		}
+		elsewhere, err := workload.LoadsElsewhere(ctx, db, gen)
+		if err != nil {
+			return nil, err
+		}
 		ferr = workload.ForeignTablesError(db, gen, append(mine, shadowed...), action, moved, adopted...)
 		if fe, ok := ferr.(*workload.ForeignError); ok {
-			fe.Names = shown
+			fe.Names, fe.Elsewhere = shown, elsewhere
 		}
 	}
 	return nil, workload.Refusal(oerr, ferr)

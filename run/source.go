@@ -122,7 +122,7 @@ func (r *Run) openSource(ctx context.Context) (*source, error) {
 	if err := r.reconcileLoad(ctx, db); err != nil {
 		return nil, err
 	}
-	if db, err = inLoad(ctx, db, opts, gen, s.Log); err != nil {
+	if db, err = inLoad(ctx, db, opts, gen, "run", s.Log); err != nil {
 		return nil, err
 	}
 	h, _ := gen.(workload.Hookser)
@@ -252,34 +252,10 @@ func CheckLoad(ctx context.Context, s Spec) error {
 	if err := ReconcileLoad(ctx, db, s.Workload, s.Log); err != nil {
 		return err
 	}
-	if db, err = inLoad(ctx, db, opts, s.Workload, io.Discard); err != nil {
+	if db, err = inLoad(ctx, db, opts, s.Workload, "run", io.Discard); err != nil {
 		return err
 	}
 	return loadInput(h.Hooks().PreRun(ctx, db))
-}
-
-// inLoad returns db, or, when its search path finds other relations than
-// the tables of init's load of gen (workload.LoadSearchPath: a user's
-// app.bank before stampede's public.bank), db reopened with opts and the
-// search path that finds the load's, saying so on log: a run and a check
-// work on the tables stampede loaded, never on a user's of the same
-// names. db is closed once the reopened one is open; on an error, the
-// caller still closes it.
-func inLoad(ctx context.Context, db *sqlx.DB, opts sqlx.Options, gen workload.Generator, log io.Writer) (*sqlx.DB, error) {
-	p, ok, err := workload.LoadSearchPath(ctx, db, gen)
-	if err != nil || !ok {
-		return db, err
-	}
-	opts.SearchPath = p.SearchPath
-	in, err := sqlx.Open(ctx, opts)
-	if err != nil {
-		return db, configInput(err)
-	}
-	db.Close()
-	if log != nil {
-		fmt.Fprintf(log, "note: %s\n", p.Note())
-	}
-	return in, nil
 }
 
 // LoadMismatch returns how the data settings of s's workload differ from

@@ -52,6 +52,9 @@ type Options struct {
 	// unqualified table names resolve in that schema first (one schema per
 	// tenant).
 	SearchPath string
+	// SearchPaths, when given, are search paths by URL (in the order of
+	// URLs): one not empty replaces SearchPath for its URL's connections.
+	SearchPaths []string
 	// ConnectTimeout bounds each connection attempt; 0 means 10s.
 	ConnectTimeout time.Duration
 	// StatementTimeout, when positive, is set as the server's

@@ -38,6 +38,9 @@ type dynamic struct {
 type entry struct {
 	conn, locality string
 	fromFile       bool
+	// searchPath replaces Options.SearchPath for it (see
+	// Options.SearchPaths).
+	searchPath string
 }
 
 // key identifies an entry in an endpoints file, locality included: a
@@ -70,7 +73,11 @@ func endpointEntries(opts Options) ([]entry, error) {
 			}
 			loc = given
 		}
-		out = append(out, entry{conn: conn, locality: loc})
+		e := entry{conn: conn, locality: loc}
+		if i < len(opts.SearchPaths) {
+			e.searchPath = opts.SearchPaths[i]
+		}
+		out = append(out, e)
 	}
 	if opts.EndpointsFile != "" {
 		fe, err := readEndpointsFile(opts.EndpointsFile)
@@ -192,6 +199,9 @@ func (db *DB) newEndpoint(ctx context.Context, en entry, n, i int) (*endpoint, e
 	e := &endpoint{Endpoint: Endpoint{Slot: slot, Locality: en.locality}, key: en.key(), fromFile: en.fromFile}
 	one := opts // every per-connection option, for this endpoint's URL
 	one.URLs = []string{en.conn}
+	if en.searchPath != "" {
+		one.SearchPath = en.searchPath
+	}
 	cfgs, err := ParseConfigs(one)
 	if err != nil {
 		return nil, err

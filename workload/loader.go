@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/url"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -257,7 +258,13 @@ func checkNoTables(ctx context.Context, db *sqlx.DB, gen Generator, tables []Tab
 			users = append(users, f)
 		}
 	}
+	moved, err := MovedTables(ctx, db, gen, users)
+	if err != nil {
+		return "", "", err
+	}
 	switch {
+	case len(moved) > 0:
+		return movedRefusal(ctx, db, gen, users, moved)
 	case len(users) == 1:
 		return fmt.Sprintf("table %s already exists in database %q and stampede did not make it", users[0], db.Database()), AnotherDatabaseHint, nil
 	case len(users) > 1:
@@ -284,6 +291,29 @@ func checkNoTables(ctx context.Context, db *sqlx.DB, gen Generator, tables []Tab
 		what += ", and " + DependOn(deps, "its tables") + ", which dropping " + them + " drops too"
 	}
 	return what, RecreateHint(gen.Meta().Name), nil
+}
+
+// movedRefusal is checkNoTables's refusal of users, tables in the way of
+// init that stampede did not make, of which moved are stampede's own
+// that someone moved out of the load to another schema (ALTER TABLE
+// usertable SET SCHEMA app, found first on the search path): it says so
+// as cleanup's refusal does (ForeignTablesError), and how to load all
+// the same.
+func movedRefusal(ctx context.Context, db *sqlx.DB, gen Generator, users []string, moved []MovedTable) (what, hint string, err error) {
+	names, err := QualifiedNames(ctx, db, users)
+	if err != nil {
+		return "", "", err
+	}
+	e := ForeignTablesError(db, gen, users, "init", moved).(*ForeignError)
+	e.Names = names
+	what, _ = e.parts()
+	it := "it"
+	if len(users) > 1 {
+		it = "them"
+	}
+	m := moved[0]
+	return what, fmt.Sprintf("init leaves %s alone; load with a search_path that does not find schema %s (?options=-csearch_path%%3D%s), or into another database (--db NAME), or to drop %s anyway, add %s",
+		it, m.To, url.QueryEscape(m.From), it, ForceDropFlag), nil
 }
 
 // createTables creates the tables, refusing (ErrTablesExist) when one

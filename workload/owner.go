@@ -310,10 +310,20 @@ type ForeignError struct {
 	// Verb is what ForceDropFlag does to them: "drop" when empty,
 	// "replace" for init sql's CREATE OR REPLACE.
 	Verb string
+	// Elsewhere says where stampede's load is, when the search path
+	// does not find it (LoadsElsewhere): the tables found are not it.
+	Elsewhere string
 }
 
 func (e *ForeignError) Error() string {
-	what := e.Kind + " " + strings.Join(e.Names, ", ")
+	what, hint := e.parts()
+	return what + ": " + hint
+}
+
+// parts returns the refusal in two parts: what was found and why it is
+// not stampede's to drop, and what Action does and how to drop it anyway.
+func (e *ForeignError) parts() (what, hint string) {
+	what = e.Kind + " " + strings.Join(e.Names, ", ")
 	verb := "was"
 	if len(e.Names) > 1 {
 		what = e.Kind + "s " + strings.Join(e.Names, ", ")
@@ -336,8 +346,8 @@ func (e *ForeignError) Error() string {
 	if do == "" {
 		do = "drop"
 	}
-	return fmt.Sprintf("%s%s %s (%s): %s leaves %s alone; to %s %s anyway, add %s",
-		what, where, verb, e.Why, e.Action, it, do, it, ForceDropFlag)
+	return fmt.Sprintf("%s%s %s (%s)", what, where, verb, e.Why),
+		fmt.Sprintf("%s leaves %s alone; %sto %s %s anyway, add %s", e.Action, it, e.Elsewhere, do, it, ForceDropFlag)
 }
 
 // ErrForeign matches every *ForeignError (errors.Is).

@@ -15,6 +15,8 @@ import (
 // leaving stampede's public.bank without it. The refusals now name
 // app.bank, and --force-drop drops both tables by their schema's name,
 // the record last: nothing of the load is left without its record.
+// Cleanup, since, drops the load's public.bank and its record, never the
+// user's app.bank, and says so (fix28s 5): nothing to refuse or force.
 func TestSearchPathHidesLoad(t *testing.T) {
 	testServer(t)
 	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
@@ -22,11 +24,13 @@ func TestSearchPathHidesLoad(t *testing.T) {
 		name string
 		args []string // before the URL
 		// left: the tables named bank, and the records, after
-		// --force-drop (schema.name, sorted).
-		left string
+		// --force-drop (schema.name, sorted), or after the command
+		// when it drops only the load's (dropsLoad).
+		left      string
+		dropsLoad bool
 	}{
-		{"cleanup", []string{"cleanup", "bank"}, ""},
-		{"init --drop", []string{"init", "bank", "--rows", "10", "--drop"}, "app.bank,app.stampede_load"},
+		{"cleanup", []string{"cleanup", "bank"}, "app.bank", true},
+		{"init --drop", []string{"init", "bank", "--rows", "10", "--drop"}, "app.bank,app.stampede_load", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			db := freshDB(t, "fix28c_path")
@@ -40,6 +44,16 @@ func TestSearchPathHidesLoad(t *testing.T) {
 			q.Set("options", "-csearch_path=app,public")
 			u.RawQuery = q.Encode()
 			r := stampede(t, append(tc.args, u.String())...)
+			if tc.dropsLoad {
+				want := "note: search_path \"app,public\" finds app.bank before public.bank, which init loaded: using the load's tables, with search_path public, app,public\ndropped table public.bank\n"
+				if r.code != 0 || r.stderr+r.stdout != want {
+					t.Errorf("exit %d, output %q; want 0 and %q", r.code, r.stderr+r.stdout, want)
+				}
+				if got := leftTables(t, db); got != tc.left || queryInt(t, db, "SELECT count(*) FROM app.bank WHERE note = 'MINE'") != 1 {
+					t.Errorf("%q left, want %q with the user's row", got, tc.left)
+				}
+				return
+			}
 			checkOneLineError(t, r, 2, "table app.bank in database \""+db+"\"")
 			if strings.Contains(r.stderr, "table bank ") {
 				t.Errorf("the refusal names bank without its schema:\n%s", r.stderr)
@@ -51,17 +65,24 @@ func TestSearchPathHidesLoad(t *testing.T) {
 			if r.code != 0 || !strings.Contains(r.stderr, "--force-drop: dropping 1 table (app.bank), which stampede did not make") {
 				t.Fatalf("--force-drop: exit %d\n%s", r.code, r.stderr)
 			}
-			var left []string
-			for _, rel := range []string{"app.bank", "public.bank", "app.stampede_load", "public.stampede_load"} {
-				if queryInt(t, db, fmt.Sprintf("SELECT count(*) FROM pg_class WHERE oid = to_regclass('%s')", rel)) == 1 {
-					left = append(left, rel)
-				}
-			}
-			if got := strings.Join(left, ","); got != tc.left {
+			if got := leftTables(t, db); got != tc.left {
 				t.Errorf("after --force-drop: %q left, want %q\n%s", got, tc.left, r.stderr)
 			}
 		})
 	}
+}
+
+// leftTables returns which of the tables named bank and the records of
+// the load are in db, schema.name, comma-separated.
+func leftTables(t *testing.T, db string) string {
+	t.Helper()
+	var left []string
+	for _, rel := range []string{"app.bank", "public.bank", "app.stampede_load", "public.stampede_load"} {
+		if queryInt(t, db, fmt.Sprintf("SELECT count(*) FROM pg_class WHERE oid = to_regclass('%s')", rel)) == 1 {
+			left = append(left, rel)
+		}
+	}
+	return strings.Join(left, ",")
 }
 
 // TestRefusalSurveysFirst: cleanup as a role that does not own a user's

@@ -223,6 +223,21 @@ func (g *gen) RunDefaults() workload.RunDefaults {
 // file's, found by their mark (RunTables).
 func (g *gen) Tables() []workload.Table { return nil }
 
+// UsesLoadOf implements workload.LoadUser: pgbench's built-in scripts
+// (-b) use the tables of pgbench's load (stampede init pgbench, or the
+// pgbench form's -i), so a run looks for that load; nil without them, or
+// when pgbench's workload is not registered.
+func (g *gen) UsesLoadOf() workload.Generator {
+	if len(g.builtins) == 0 {
+		return nil
+	}
+	m, ok := workload.Get("pgbench")
+	if !ok {
+		return nil
+	}
+	return m.New()
+}
+
 // Flags implements the Flagser interface.
 func (g *gen) Flags() workload.Flags { return g.flags }
 
