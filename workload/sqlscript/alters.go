@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 
+	"github.com/stampede-bench/stampede/internal/lazyre"
 	"github.com/stampede-bench/stampede/pgscript"
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
@@ -14,17 +14,17 @@ import (
 
 // alterTablePattern finds an ALTER TABLE statement: the table (as
 // written) and its actions.
-var alterTablePattern = regexp.MustCompile(`(?is)^\s*alter\s+(?:foreign\s+)?table\s+(?:if\s+exists\s+)?(?:only\s+)?(` + identPattern + `)\s*\*?\s+(.*?)\s*;?\s*$`)
+var alterTablePattern = lazyre.New(`(?is)^\s*alter\s+(?:foreign\s+)?table\s+(?:if\s+exists\s+)?(?:only\s+)?(` + identPattern + `)\s*\*?\s+(.*?)\s*;?\s*$`)
 
 // lossyActions are the ALTER TABLE actions that lose a table's data or
 // constraints: DROP [COLUMN] and DROP CONSTRAINT; a column's new TYPE;
 // a column's DROP DEFAULT, NOT NULL, IDENTITY or EXPRESSION; DETACH
 // PARTITION and NO INHERIT (its rows leave the table); DISABLE of a
 // trigger, a rule or row security; SET UNLOGGED (a crash empties it).
-var lossyActions = regexp.MustCompile(`(?is)^(?:drop\b|alter\s+(?:column\s+)?` + identPattern + `\s+(?:(?:set\s+data\s+)?type\b|drop\b)|detach\s+partition\b|no\s+inherit\b|disable\s+(?:trigger|rule|row\s+level\s+security)\b|set\s+unlogged\b)`)
+var lossyActions = lazyre.New(`(?is)^(?:drop\b|alter\s+(?:column\s+)?` + identPattern + `\s+(?:(?:set\s+data\s+)?type\b|drop\b)|detach\s+partition\b|no\s+inherit\b|disable\s+(?:trigger|rule|row\s+level\s+security)\b|set\s+unlogged\b)`)
 
 // literalPattern finds a quoted string, whose words are no action's.
-var literalPattern = regexp.MustCompile(`'(?:[^']|'')*'`)
+var literalPattern = lazyre.New(`'(?:[^']|'')*'`)
 
 // refuseAlter refuses statement sql (s of file) when it is an ALTER
 // TABLE whose action loses data or constraints (lossyActions) of a table
@@ -32,13 +32,13 @@ var literalPattern = regexp.MustCompile(`'(?:[^']|'')*'`)
 // is said on log, and the file runs. path is the file's own search_path
 // (see resolveName).
 func refuseAlter(ctx context.Context, db *sqlx.DB, file string, s pgscript.InitStep, sql string, path []string, force bool, log io.Writer) error {
-	m := alterTablePattern.FindStringSubmatch(sql)
+	m := alterTablePattern().FindStringSubmatch(sql)
 	if m == nil {
 		return nil
 	}
 	action := ""
-	for _, a := range splitNames(literalPattern.ReplaceAllString(m[2], "''")) {
-		if a = strings.TrimSpace(a); lossyActions.MatchString(a) {
+	for _, a := range splitNames(literalPattern().ReplaceAllString(m[2], "''")) {
+		if a = strings.TrimSpace(a); lossyActions().MatchString(a) {
 			action = strings.Join(strings.Fields(a), " ")
 			break
 		}
