@@ -27,9 +27,10 @@ import (
 // Adder adds its counts straight from it into a dense array (no list of
 // buckets in between), and the other readers list the populated buckets'
 // indexes and counts once, which the bucket table of its geometry (built
-// with the library's own Distribution) turns into values: merging one
-// into an accumulator is RecordValues at each bucket's lowest value, which
-// is exactly what PackedHistogram.MergeInto does. It reads what stampede
+// from the counts layout and checked with the library's own arithmetic:
+// layoutTable) turns into values: merging one into an accumulator is
+// RecordValues at each bucket's lowest value, which is exactly what
+// PackedHistogram.MergeInto does. It reads what stampede
 // writes (significant digits up to 3); anything else, and anything it
 // cannot read, goes to DecodePacked, whose error is the one reported.
 
