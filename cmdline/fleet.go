@@ -2,11 +2,11 @@ package cmdline
 
 import (
 	"fmt"
-	"regexp"
 	"time"
 
 	"github.com/spf13/pflag"
 	"github.com/stampede-bench/stampede/fleet"
+	"github.com/stampede-bench/stampede/internal/lazyre"
 	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/workload"
 )
@@ -39,7 +39,7 @@ func changed(fs *pflag.FlagSet, names ...string) string {
 }
 
 // plainIdent matches names PostgreSQL leaves as they are without quotes.
-var plainIdent = regexp.MustCompile(`^[a-z_][a-z0-9_$]*$`)
+var plainIdent = lazyre.New(`^[a-z_][a-z0-9_$]*$`)
 
 // Fleet returns the fleet the flags name, and whether there is one: with
 // --tenants 0 (the default) there is none, and the other tenant flags are
@@ -65,7 +65,7 @@ func (f *Tenants) Fleet(workloadName string) (fleet.Spec, bool, error) {
 	if err := s.Validate(); err != nil {
 		return s, false, asUsage(err)
 	}
-	if mode == fleet.ModeSchema && !plainIdent.MatchString(s.Name(s.Tenants)) {
+	if mode == fleet.ModeSchema && !plainIdent().MatchString(s.Name(s.Tenants)) {
 		// search_path is sent unquoted, and the server folds it to lower
 		// case: keep schema names that need no quoting.
 		return s, false, usagef("--tenant-pattern %q: schema names must be lower-case letters, digits and _ (as %s)", s.Pattern, fleet.DefaultPattern(workloadName))

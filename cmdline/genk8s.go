@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/stampede-bench/stampede/internal/lazyre"
 	"github.com/stampede-bench/stampede/k8s"
 	"github.com/stampede-bench/stampede/redact"
 	"github.com/stampede-bench/stampede/workload"
@@ -24,7 +24,7 @@ import (
 // passwordArg finds a password in a YCSB property or key=value argument
 // (db.passwd=, postgrenosql.passwd=, password=) that redact.Conn does not
 // know as a connection string.
-var passwordArg = regexp.MustCompile(`(?i)(passwd|password|secret)\s*=`)
+var passwordArg = lazyre.New(`(?i)(passwd|password|secret)\s*=`)
 
 // genK8sHelp is `stampede gen k8s`'s description.
 const genK8sHelp = `gen k8s writes the Kubernetes manifests that run one benchmark from several
@@ -124,7 +124,7 @@ func GenK8sCommand(env Env, main func(args []string, stderr io.Writer) int) *cob
 				return usagef("gen k8s: --start-at %s is past: give a time the pods will not have reached, or next:1m", s.StartAt)
 			}
 			for k, a := range args {
-				if redact.Conn(a) != a || strings.HasPrefix(a, "--pgsql-password") || passwordArg.MatchString(a) {
+				if redact.Conn(a) != a || strings.HasPrefix(a, "--pgsql-password") || passwordArg().MatchString(a) {
 					return ownUsage("gen k8s: the clients' command line holds a password, which is never written into a manifest: give the URL without it, store it in a Secret and give --password-secret NAME; the Secret is made with kubectl create secret generic NAME --from-literal=password=PASSWORD")
 				}
 				name, value, eq := strings.Cut(strings.TrimLeft(a, "-"), "=")

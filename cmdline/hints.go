@@ -1,12 +1,12 @@
 package cmdline
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
 
+	"github.com/stampede-bench/stampede/internal/lazyre"
 	"github.com/stampede-bench/stampede/redact"
 	"github.com/stampede-bench/stampede/workload"
 )
@@ -26,7 +26,7 @@ type Hinter struct {
 
 // hintPattern finds the commands that messages suggest, in backticks:
 // `stampede init tpcc --drop`.
-var hintPattern = regexp.MustCompile("`(stampede (?:init|prepare|run|check|cleanup) [a-z_]+[^`]*)`")
+var hintPattern = lazyre.New("`(stampede (?:init|prepare|run|check|cleanup) [a-z_]+[^`]*)`")
 
 // notCarried are the flags a hint never takes from the current command
 // line: their meaning differs between verbs (init's --concurrency is COPY
@@ -43,7 +43,7 @@ var splitFlags = map[string]bool{"clients": true, "client-index": true}
 // Hints completes every command suggested in msg, in backticks (see
 // Hinter.Complete).
 func (h Hinter) Hints(msg string) string {
-	return hintPattern.ReplaceAllStringFunc(msg, func(m string) string {
+	return hintPattern().ReplaceAllStringFunc(msg, func(m string) string {
 		return "`" + h.Complete(strings.Trim(m, "`")) + "`"
 	})
 }

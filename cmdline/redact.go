@@ -1,22 +1,22 @@
 package cmdline
 
 import (
-	"regexp"
 	"strings"
 
+	"github.com/stampede-bench/stampede/internal/lazyre"
 	"github.com/stampede-bench/stampede/redact"
 )
 
 // urlInWord finds the URLs of a command-line word: a scheme, "://", and
 // everything up to the next white space or quote (as redact.Text).
-var urlInWord = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>]*`)
+var urlInWord = lazyre.New(`[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>]*`)
 
 // dsnPair finds the pairs of a key=value DSN whose keys never hold a
 // secret (libpq's names), each with its value up to the next space.
-var dsnPair = regexp.MustCompile(`(?i)(^|\s)(host|hostaddr|port|dbname|user|sslmode|sslrootcert|sslcert|sslkey|sslcrl|application_name|connect_timeout|target_session_attrs|options|search_path|client_encoding)\s*=\s*\S*`)
+var dsnPair = lazyre.New(`(?i)(^|\s)(host|hostaddr|port|dbname|user|sslmode|sslrootcert|sslcert|sslkey|sslcrl|application_name|connect_timeout|target_session_attrs|options|search_path|client_encoding)\s*=\s*\S*`)
 
 // dsnKey finds the keys of a key=value DSN's pairs.
-var dsnKey = regexp.MustCompile(`(^|\s)[A-Za-z_]+\s*=`)
+var dsnKey = lazyre.New(`(^|\s)[A-Za-z_]+\s*=`)
 
 // redactWord returns a command-line word with connection secrets replaced.
 // The passwords of its URLs (user info and parameters) and of its
@@ -29,9 +29,9 @@ var dsnKey = regexp.MustCompile(`(^|\s)[A-Za-z_]+\s*=`)
 // scheme, into "xxxxx", or the command would no longer run as the user's.
 func redactWord(w string, secrets []string) string {
 	w = redact.Text(w)
-	keep := urlInWord.FindAllStringIndex(w, -1)
-	if len(dsnKey.FindAllStringIndex(w, 2)) == 2 { // a DSN, not a tag's "user=x"
-		keep = append(keep, dsnPair.FindAllStringIndex(w, -1)...)
+	keep := urlInWord().FindAllStringIndex(w, -1)
+	if len(dsnKey().FindAllStringIndex(w, 2)) == 2 { // a DSN, not a tag's "user=x"
+		keep = append(keep, dsnPair().FindAllStringIndex(w, -1)...)
 	}
 	var b strings.Builder
 	for i := 0; i < len(w); {

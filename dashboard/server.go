@@ -10,13 +10,13 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/stampede-bench/stampede/cmdline"
+	"github.com/stampede-bench/stampede/internal/lazyre"
 	"github.com/stampede-bench/stampede/output"
 	"github.com/stampede-bench/stampede/redact"
 	"github.com/stampede-bench/stampede/results"
@@ -239,13 +239,13 @@ func redactValue(v any) any {
 }
 
 // validID matches the names a run directory can have (runlog.NewID).
-var validID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+var validID = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
 // openRun opens the run of ID id, or of a unique prefix of one, as
 // report reads them: the directory id under the results directory, or the
 // directory the results store records for it.
 func (s *Server) openRun(ctx context.Context, id string) (*runlog.Run, error) {
-	if !validID.MatchString(id) {
+	if !validID().MatchString(id) {
 		return nil, notFound("no run %q: a run ID is made of letters, digits, '.', '_' and '-' (see /api/runs)", id)
 	}
 	full, err := s.fullID(ctx, id)

@@ -236,7 +236,7 @@ func sweepParams(command []string, flags map[string]string) (sweep.Param, sweep.
 
 func (s *Server) handleSweep(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	if !validID.MatchString(id) {
+	if !validID().MatchString(id) {
 		fail(w, notFound("no sweep %q: a sweep ID is made of letters, digits, '.', '_' and '-'", id))
 		return
 	}

@@ -2,9 +2,10 @@ package dialect
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/stampede-bench/stampede/internal/lazyre"
 )
 
 // Differ is implemented by dialects whose servers `stampede diff` can
@@ -128,11 +129,11 @@ func (t Type) Family() string {
 }
 
 // scaleRE finds the scale of a type such as numeric(6,2).
-var scaleRE = regexp.MustCompile(`\(\s*\d+\s*,\s*(\d+)\s*\)`)
+var scaleRE = lazyre.New(`\(\s*\d+\s*,\s*(\d+)\s*\)`)
 
 // Scale returns the declared scale of an exact numeric type, -1 when none.
 func (t Type) Scale() int {
-	m := scaleRE.FindStringSubmatch(t.Full)
+	m := scaleRE().FindStringSubmatch(t.Full)
 	if m == nil {
 		return -1
 	}
@@ -147,7 +148,7 @@ var (
 
 // pgSnapshotRE matches the identifiers pg_export_snapshot returns, such
 // as 00000003-0000001B-1.
-var pgSnapshotRE = regexp.MustCompile(`^[0-9A-Fa-f]+(-[0-9A-Fa-f]+)+$`)
+var pgSnapshotRE = lazyre.New(`^[0-9A-Fa-f]+(-[0-9A-Fa-f]+)+$`)
 
 // Snapshot implements Differ: a read-only REPEATABLE READ transaction
 // exports its snapshot (pg_export_snapshot) and the others import it.
@@ -158,7 +159,7 @@ func (Postgres) Snapshot() Snapshot {
 
 // ImportSnapshot implements Differ: SET TRANSACTION SNAPSHOT 'token'.
 func (Postgres) ImportSnapshot(token string) (string, error) {
-	if !pgSnapshotRE.MatchString(token) {
+	if !pgSnapshotRE().MatchString(token) {
 		return "", fmt.Errorf("unexpected snapshot identifier %q", token)
 	}
 	return "SET TRANSACTION SNAPSHOT '" + token + "'", nil
@@ -320,7 +321,7 @@ func (Postgres) FloorDiv(expr string, step int64) string {
 
 // crdbTimestampRE matches the HLC timestamps cluster_logical_timestamp
 // returns, such as 1700000000000000000.0000000001.
-var crdbTimestampRE = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
+var crdbTimestampRE = lazyre.New(`^[0-9]+(\.[0-9]+)?$`)
 
 // Snapshot implements Differ: the cluster's current HLC timestamp, at which
 // every transaction reads with AS OF SYSTEM TIME.
@@ -331,7 +332,7 @@ func (Cockroach) Snapshot() Snapshot {
 
 // ImportSnapshot implements Differ: SET TRANSACTION AS OF SYSTEM TIME.
 func (Cockroach) ImportSnapshot(token string) (string, error) {
-	if !crdbTimestampRE.MatchString(token) {
+	if !crdbTimestampRE().MatchString(token) {
 		return "", fmt.Errorf("unexpected cluster timestamp %q", token)
 	}
 	return "SET TRANSACTION AS OF SYSTEM TIME " + token, nil

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/stampede-bench/stampede/internal/lazyre"
 	"github.com/stampede-bench/stampede/sqlx"
 )
 
@@ -88,7 +89,7 @@ func (s Spec) Name(id int) string {
 // nameRegexp returns a POSIX regular expression matching the name of
 // every tenant of the pattern (bank_%d: ^bank_[0-9]+$).
 func (s Spec) nameRegexp() string {
-	parts := verbPattern.Split(s.Pattern, -1)
+	parts := verbPattern().Split(s.Pattern, -1)
 	for i, p := range parts {
 		parts[i] = regexp.QuoteMeta(p)
 	}
@@ -96,7 +97,7 @@ func (s Spec) nameRegexp() string {
 }
 
 // verbPattern matches the tenant number's verb in a pattern (%d, %03d).
-var verbPattern = regexp.MustCompile(`%[0-9]*d`)
+var verbPattern = lazyre.New(`%[0-9]*d`)
 
 // Options returns the connection options for tenant id, derived from the
 // options base would use for an ordinary, single-tenant run: in database

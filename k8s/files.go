@@ -6,10 +6,10 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/stampede-bench/stampede/internal/lazyre"
 	"github.com/stampede-bench/stampede/pgscript"
 )
 
@@ -38,7 +38,7 @@ type File struct {
 var fileFlags = map[string]bool{"-f": true, "--file": true, "--init-file": false, "--check-file": false, "-P": false, "--property-file": false}
 
 // keyRE is what a ConfigMap key may be.
-var keyRE = regexp.MustCompile(`^[-._a-zA-Z0-9]+$`)
+var keyRE = lazyre.New(`^[-._a-zA-Z0-9]+$`)
 
 // Files finds the files that args (the clients' command line) names and
 // reads them with read: each is kept under its own base name (the name
@@ -92,7 +92,7 @@ func Files(args []string, read func(string) ([]byte, error)) ([]File, error) {
 			return nil, fmt.Errorf("%s %s: %w: the pods get the file from the manifest, which gen k8s reads it into", flag, p, unwrapPath(err))
 		}
 		key := filepath.Base(p)
-		if !keyRE.MatchString(key) || key == "." || key == ".." {
+		if !keyRE().MatchString(key) || key == "." || key == ".." {
 			return nil, fmt.Errorf("%s %s: a file carried in a ConfigMap is named with letters, digits, '-', '_' and '.' only: rename it", flag, p)
 		}
 		if other, ok := byKey[key]; ok && other != p {

@@ -10,7 +10,6 @@ package k8s
 import (
 	"bytes"
 	"fmt"
-	"regexp"
 	"strconv"
 
 	"github.com/distribution/reference"
@@ -19,6 +18,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/stampede-bench/stampede/internal/lazyre"
 )
 
 // ResultsDir is where a client pod mounts the results volume and writes
@@ -84,7 +85,7 @@ type Spec struct {
 
 // nameRE is a DNS-1123 label, which Job names must be (short enough to
 // leave room for the pods' suffixes).
-var nameRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,50}[a-z0-9])?$`)
+var nameRE = lazyre.New(`^[a-z0-9]([-a-z0-9]{0,50}[a-z0-9])?$`)
 
 // validImage reports whether image is a reference a container runtime
 // pulls: [REGISTRY/]NAME[:TAG][@DIGEST] (distribution's grammar, which
@@ -97,9 +98,9 @@ func validImage(image string) bool {
 // Validate checks s, naming the flags of `stampede gen k8s`.
 func (s Spec) Validate() error {
 	switch {
-	case !nameRE.MatchString(s.Name):
+	case !nameRE().MatchString(s.Name):
 		return fmt.Errorf("--name %q: give a Kubernetes name: lower-case letters, digits and '-', at most 52 characters, starting and ending with a letter or digit", s.Name)
-	case s.Namespace != "" && !nameRE.MatchString(s.Namespace):
+	case s.Namespace != "" && !nameRE().MatchString(s.Namespace):
 		return fmt.Errorf("--namespace %q is not a Kubernetes namespace name", s.Namespace)
 	case s.Image == "":
 		return fmt.Errorf("--image: give the container image whose entrypoint is the stampede binary")
@@ -113,13 +114,13 @@ func (s Spec) Validate() error {
 		return fmt.Errorf("give each client's command line after --, as `stampede gen k8s --clients 4 --image IMAGE -- run ycsb --max-rate 20000 --duration 10m URL`")
 	case s.Init && (s.ResultsClaim != "" || s.StartAt != "" || s.ResultsURLSecret != ""):
 		return fmt.Errorf("--init writes a load's Job, which has no run directories and no common start: drop --results-claim, --results-url-secret and --start-at")
-	case s.PasswordSecret != "" && !nameRE.MatchString(s.PasswordSecret):
+	case s.PasswordSecret != "" && !nameRE().MatchString(s.PasswordSecret):
 		return fmt.Errorf("--password-secret %q is not a Kubernetes name: give the name of the Secret that holds the password (lower-case letters, digits and '-')", s.PasswordSecret)
-	case s.ResultsURLSecret != "" && !nameRE.MatchString(s.ResultsURLSecret):
+	case s.ResultsURLSecret != "" && !nameRE().MatchString(s.ResultsURLSecret):
 		return fmt.Errorf("--results-url-secret %q is not a Kubernetes name: give the name of the Secret whose key \"url\" holds the results store's URL (lower-case letters, digits and '-')", s.ResultsURLSecret)
 	case s.ResultsURLSecret != "" && (s.ResultsClaim != "" || s.ResultsSize != ""):
 		return fmt.Errorf("--results-url-secret writes the runs into the results store, with no volume: drop --results-claim and --results-size")
-	case s.ResultsClaim != "" && !nameRE.MatchString(s.ResultsClaim):
+	case s.ResultsClaim != "" && !nameRE().MatchString(s.ResultsClaim):
 		return fmt.Errorf("--results-claim %q is not a Kubernetes name", s.ResultsClaim)
 	}
 	for flag, q := range map[string]string{"--results-size": s.ResultsSize, "--cpu": s.CPU, "--memory": s.Memory} {

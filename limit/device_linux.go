@@ -6,18 +6,19 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/stampede-bench/stampede/internal/lazyre"
 )
 
 // sysBlock is where the kernel lists block devices by MAJ:MIN (a variable
 // for tests).
 var sysBlock = "/sys/dev/block"
 
-var majMin = regexp.MustCompile(`^(\d+):(\d+)$`)
+var majMin = lazyre.New(`^(\d+):(\d+)$`)
 
 // ResolveDevice returns the device numbers of the whole disk that spec
 // names: "MAJ:MIN", a /dev node, or any path on a filesystem (a data
@@ -29,7 +30,7 @@ func ResolveDevice(spec string) (major, minor int64, err error) {
 	if spec == "" {
 		return 0, 0, errors.New("no device given: give MAJ:MIN (see lsblk) or a path on the disk")
 	}
-	if m := majMin.FindStringSubmatch(spec); m != nil {
+	if m := majMin().FindStringSubmatch(spec); m != nil {
 		major, _ = strconv.ParseInt(m[1], 10, 64)
 		minor, _ = strconv.ParseInt(m[2], 10, 64)
 		if !exists(filepath.Join(sysBlock, spec)) {
@@ -74,7 +75,7 @@ func wholeDisk(spec string, major, minor int64) (int64, int64, error) {
 	if err != nil {
 		return 0, 0, fmt.Errorf("cannot find the disk holding partition %d:%d (%s): %w", major, minor, spec, err)
 	}
-	m := majMin.FindStringSubmatch(strings.TrimSpace(string(b)))
+	m := majMin().FindStringSubmatch(strings.TrimSpace(string(b)))
 	if m == nil {
 		return 0, 0, fmt.Errorf("cannot find the disk holding partition %d:%d (%s): unexpected %q in %s", major, minor, spec, b, filepath.Join(filepath.Dir(real), "dev"))
 	}

@@ -3,8 +3,9 @@ package limit
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"time"
+
+	"github.com/stampede-bench/stampede/internal/lazyre"
 )
 
 // Mode is a cgroup version.
@@ -74,11 +75,11 @@ var ErrNotExist = errors.New("no such group")
 var ErrExists = errors.New("group exists")
 
 // validName is what a group name may be: one path element.
-var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+var validName = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
 // checkName checks a group name.
 func checkName(name string) error {
-	if !validName.MatchString(name) {
+	if !validName().MatchString(name) {
 		return fmt.Errorf("invalid group name %q: use letters, digits, '.', '_' and '-' (at most 64, starting with a letter or digit)", name)
 	}
 	return nil

@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"sort"
 	"strconv"
@@ -22,6 +21,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/stampede-bench/stampede/internal/lazyre"
 )
 
 // Timeouts. Variables so that tests can shorten them.
@@ -663,13 +664,13 @@ func serverVersion(ctx context.Context, binDir string) (string, error) {
 	return parseVersion(string(out)), nil
 }
 
-var versionRE = regexp.MustCompile(`\(PostgreSQL\)\s+(\S+)`)
+var versionRE = lazyre.New(`\(PostgreSQL\)\s+(\S+)`)
 
 // parseVersion extracts "15.18" from
 // "postgres (PostgreSQL) 15.18 (Debian 15.18-0+deb12u1)"; for output in
 // another shape it returns the trimmed output.
 func parseVersion(out string) string {
-	if m := versionRE.FindStringSubmatch(out); m != nil {
+	if m := versionRE().FindStringSubmatch(out); m != nil {
 		return m[1]
 	}
 	return strings.TrimSpace(out)
@@ -707,7 +708,7 @@ func mergeSettings(extra map[string]string) (map[string]string, error) {
 	}
 	for k, v := range extra {
 		name := strings.ToLower(strings.TrimSpace(k))
-		if !settingNameRE.MatchString(name) {
+		if !settingNameRE().MatchString(name) {
 			return nil, fmt.Errorf("localpg: invalid setting name %q", k)
 		}
 		if why, ok := managedSettings[name]; ok {
@@ -725,7 +726,7 @@ func mergeSettings(extra map[string]string) (map[string]string, error) {
 	return out, nil
 }
 
-var settingNameRE = regexp.MustCompile(`^[a-z_][a-z0-9_$]*(\.[a-z_][a-z0-9_$]*)?$`)
+var settingNameRE = lazyre.New(`^[a-z_][a-z0-9_$]*(\.[a-z_][a-z0-9_$]*)?$`)
 
 // quoteSetting quotes a value for postgresql.conf, where backslashes are
 // escape characters and a quote is doubled.

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/stampede-bench/stampede/internal/lazyre"
 	"github.com/stampede-bench/stampede/sqlx"
 )
 
@@ -29,7 +29,7 @@ type InitStep struct {
 }
 
 // copyFromStdin matches a COPY whose data follows in the file.
-var copyFromStdin = regexp.MustCompile(`(?is)^\s*copy\b.*\bfrom\s+stdin\b`)
+var copyFromStdin = lazyre.New(`(?is)^\s*copy\b.*\bfrom\s+stdin\b`)
 
 // ParseInit reads an init file: SQL statements ended by semicolons, and
 // COPY ... FROM STDIN followed by its rows and a line `\.`. Meta-commands
@@ -68,7 +68,7 @@ func parseSQLFile(name, src, holds string) ([]InitStep, error) {
 			continue
 		}
 		step := InitStep{Line: cmd.Line, Name: cmd.Name, SQL: cmd.Text}
-		if copyFromStdin.MatchString(cmd.Text) {
+		if copyFromStdin().MatchString(cmd.Text) {
 			// The data starts on the line after the statement's semicolon.
 			if nl := strings.IndexByte(p.src[p.pos:], '\n'); nl >= 0 {
 				rest := strings.TrimSpace(p.src[p.pos : p.pos+nl])
@@ -144,7 +144,7 @@ func (e *InitError) Error() string { return fmt.Sprintf("%s:%d: %v", e.File, e.L
 func (e *InitError) Unwrap() error { return e.Err }
 
 // copyLine reads the row a COPY error names ("COPY t, line 3, ...").
-var copyLine = regexp.MustCompile(`\bline (\d+)\b`)
+var copyLine = lazyre.New(`\bline (\d+)\b`)
 
 // RunInit runs an init file's steps on conn over the simple protocol,
 // so that any statement may be there; it returns the rows COPY and
@@ -158,7 +158,7 @@ func RunInit(ctx context.Context, conn sqlx.ScriptQuerier, name string, steps []
 				line := s.Line
 				var pe *pgconn.PgError
 				if errors.As(err, &pe) {
-					if m := copyLine.FindStringSubmatch(pe.Where); m != nil {
+					if m := copyLine().FindStringSubmatch(pe.Where); m != nil {
 						if n, err := strconv.Atoi(m[1]); err == nil && n > 0 {
 							line = s.DataLine + n - 1
 						}

@@ -7,30 +7,31 @@ package redact
 
 import (
 	"net/url"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/stampede-bench/stampede/internal/lazyre"
 )
 
 // Mask is what replaces a secret in printed text.
 const Mask = "xxxxx"
 
 // IsURL reports whether s starts as a URL does: a scheme, then "://".
-func IsURL(s string) bool { return urlScheme.MatchString(s) }
+func IsURL(s string) bool { return urlScheme().MatchString(s) }
 
 // secretKeys are the connection parameters whose values are never printed.
 var secretKeys = []string{"password", "sslpassword"}
 
-var dsnSecret = regexp.MustCompile(`(?i)\b(password|sslpassword)\s*=\s*('(?:[^'\\]|\\.)*'|\S+)`)
+var dsnSecret = lazyre.New(`(?i)\b(password|sslpassword)\s*=\s*('(?:[^'\\]|\\.)*'|\S+)`)
 
 // Conn returns a connection string (URL or key=value DSN) with its
 // passwords replaced by "xxxxx". Strings it cannot parse are Mask by
 // pattern, so the result is always safe to print.
 func Conn(conn string) string {
-	if urlScheme.MatchString(conn) { // a DSN may hold "://" in a value (host=/://)
+	if urlScheme().MatchString(conn) { // a DSN may hold "://" in a value (host=/://)
 		u, err := url.Parse(conn)
 		if err != nil || !atsInAuthority(conn) {
 			return redactUnparsableURL(conn)
@@ -55,12 +56,12 @@ func Conn(conn string) string {
 		// was escaped inside a value.
 		frag := ""
 		if i := strings.IndexByte(conn, '#'); i >= 0 {
-			frag = urlSecret.ReplaceAllString(conn[i:], "${1}="+Mask)
+			frag = urlSecret().ReplaceAllString(conn[i:], "${1}="+Mask)
 			u.Fragment, u.RawFragment = "", ""
 		}
 		return u.String() + frag
 	}
-	return dsnSecret.ReplaceAllString(conn, "${1}="+Mask)
+	return dsnSecret().ReplaceAllString(conn, "${1}="+Mask)
 }
 
 // atsInAuthority reports whether every '@' of a URL is in its authority
@@ -99,9 +100,9 @@ func redactQuery(raw string) string {
 }
 
 // urlScheme matches the start of a URL: a scheme, then "://".
-var urlScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`)
+var urlScheme = lazyre.New(`^[A-Za-z][A-Za-z0-9+.-]*://`)
 
-var urlSecret = regexp.MustCompile(`(?i)\b(password|sslpassword)=[^&]*`)
+var urlSecret = lazyre.New(`(?i)\b(password|sslpassword)=[^&]*`)
 
 // redactUnparsableURL hides the whole user-info part and secret parameters of a
 // URL that net/url rejected.
@@ -109,7 +110,7 @@ func redactUnparsableURL(s string) string {
 	scheme, rest, _ := strings.Cut(s, "://")
 	// Parameters first: a password parameter may hold an '@' ("password=@x")
 	// that would otherwise pass for the end of the user info.
-	rest = urlSecret.ReplaceAllString(rest, "${1}="+Mask)
+	rest = urlSecret().ReplaceAllString(rest, "${1}="+Mask)
 	if at := strings.LastIndex(rest, "@"); at >= 0 && strings.Contains(rest[:at], ":") {
 		// All of the user information that holds a password: which part
 		// of it is the user name cannot be told in a URL that does not
@@ -143,7 +144,7 @@ func Secrets(conns []string, env func(string) string) []string {
 			}
 			continue
 		}
-		for _, m := range dsnSecret.FindAllStringSubmatch(c, -1) {
+		for _, m := range dsnSecret().FindAllStringSubmatch(c, -1) {
 			add(strings.Trim(m[2], "'"))
 		}
 	}
@@ -218,7 +219,7 @@ func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) 
 // urlInText finds URLs in free text: a scheme, "://", and everything up to
 // the next white space or quote. Text leaves out the backquotes it
 // ends with, which close a suggested command ("`stampede init ycsb URL`").
-var urlInText = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>]*`)
+var urlInText = lazyre.New(`[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>]*`)
 
 // Text returns free text (a tag, a note, a command line) with the
 // passwords of every URL in it and every password=... pair replaced by
@@ -230,15 +231,15 @@ var urlInText = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>]*`)
 func Text(s string) string {
 	var b strings.Builder
 	last := 0
-	for _, loc := range urlInText.FindAllStringIndex(s, -1) {
+	for _, loc := range urlInText().FindAllStringIndex(s, -1) {
 		for loc[1] > loc[0] && s[loc[1]-1] == '`' {
 			loc[1]-- // not re-escaped as part of the URL's path (%60)
 		}
-		b.WriteString(dsnSecret.ReplaceAllString(s[last:loc[0]], "${1}="+Mask))
+		b.WriteString(dsnSecret().ReplaceAllString(s[last:loc[0]], "${1}="+Mask))
 		b.WriteString(Conn(s[loc[0]:loc[1]]))
 		last = loc[1]
 	}
-	b.WriteString(dsnSecret.ReplaceAllString(s[last:], "${1}="+Mask))
+	b.WriteString(dsnSecret().ReplaceAllString(s[last:], "${1}="+Mask))
 	return b.String()
 }
 
@@ -302,7 +303,7 @@ func ScrubConn(msg, conn string) string {
 				secrets = append(secrets, pw)
 			}
 		}
-		for _, m := range urlSecret.FindAllStringSubmatch(rest, -1) {
+		for _, m := range urlSecret().FindAllStringSubmatch(rest, -1) {
 			_, v, _ := strings.Cut(m[0], "=")
 			secrets = append(secrets, v)
 		}

@@ -8,7 +8,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -21,6 +20,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/stampede-bench/stampede/dialect"
+	"github.com/stampede-bench/stampede/internal/lazyre"
 	"github.com/stampede-bench/stampede/redact"
 )
 
@@ -470,7 +470,7 @@ func (e *ConnectError) Is(target error) bool { return target == ErrConfig && e.B
 
 // unknownParameter matches the server's refusal of a setting it does not
 // have, naming it.
-var unknownParameter = regexp.MustCompile(`^unrecognized configuration parameter "([^"]+)"$`)
+var unknownParameter = lazyre.New(`^unrecognized configuration parameter "([^"]+)"$`)
 
 // badKey returns the key of cfg's connection string that err (a failed
 // connection) says the server does not know as a setting: pgx sends the
@@ -481,7 +481,7 @@ func badKey(cfg *pgxpool.Config, err error) string {
 	if !errors.As(err, &pe) || pe.Code != "42704" {
 		return ""
 	}
-	m := unknownParameter.FindStringSubmatch(pe.Message)
+	m := unknownParameter().FindStringSubmatch(pe.Message)
 	if m == nil {
 		return ""
 	}

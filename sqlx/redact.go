@@ -3,13 +3,13 @@ package sqlx
 import (
 	"errors"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/stampede-bench/stampede/internal/lazyre"
 	"github.com/stampede-bench/stampede/redact"
 )
 
@@ -128,7 +128,7 @@ func replaceQuoted(msg string, f func(string) string) string {
 			return b.String()
 		}
 		b.WriteString(msg[:i])
-		loc := quoted.FindStringIndex(msg[i:])
+		loc := quoted().FindStringIndex(msg[i:])
 		if loc == nil || loc[0] != 0 {
 			b.WriteString(`"…"`)
 			return b.String()
@@ -140,7 +140,7 @@ func replaceQuoted(msg string, f func(string) string) string {
 
 // quoted matches, at the start of a string, a double-quoted piece with Go
 // escapes, else one without escapes, else a backquoted piece.
-var quoted = regexp.MustCompile("^(?:\"(?:[^\"\\\\]|\\\\.)*\"|\"[^\"]*\"|`[^`]*`)")
+var quoted = lazyre.New("^(?:\"(?:[^\"\\\\]|\\\\.)*\"|\"[^\"]*\"|`[^`]*`)")
 
 // span is a byte range [lo, hi) of a string.
 type span struct{ lo, hi int }
@@ -160,7 +160,7 @@ func secretSpans(conn string) []span {
 			out = append(out, span{i + 3, at})
 		}
 	}
-	for _, loc := range secretKeyword.FindAllStringIndex(conn, -1) {
+	for _, loc := range secretKeyword().FindAllStringIndex(conn, -1) {
 		lo, hi := loc[1], len(conn)
 		rest := conn[lo:]
 		if isURL {
@@ -198,7 +198,7 @@ func dsnValueEnd(v string) int {
 }
 
 // secretKeyword finds the password keywords of a URL or DSN.
-var secretKeyword = regexp.MustCompile(`(?i)password`)
+var secretKeyword = lazyre.New(`(?i)password`)
 
 // outsideSpans reports whether piece occurs in conn at least once without
 // overlapping any of the spans.

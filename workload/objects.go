@@ -3,12 +3,12 @@ package workload
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/stampede-bench/stampede/dialect"
+	"github.com/stampede-bench/stampede/internal/lazyre"
 	"github.com/stampede-bench/stampede/sqlx"
 )
 
@@ -79,11 +79,11 @@ func Objects(ctx context.Context, db *sqlx.DB) ([]Object, error) {
 
 // extraTablePattern matches the names of a fleet's extra tables
 // (--extra-tables: extra_001...), which carry no mark.
-var extraTablePattern = regexp.MustCompile(`^extra_[0-9]{3,}$`)
+var extraTablePattern = lazyre.New(`^extra_[0-9]{3,}$`)
 
 // IsExtraTable reports whether name is one of a fleet's extra tables
 // (--extra-tables: extra_001...), which carry no mark.
-func IsExtraTable(name string) bool { return extraTablePattern.MatchString(name) }
+func IsExtraTable(name string) bool { return extraTablePattern().MatchString(name) }
 
 // TenantForeign returns, of objs (a tenant database's objects, or a
 // database's holding tenant schemas), those in schema (every schema but
@@ -97,7 +97,7 @@ func TenantForeign(objs []Object, schema string, own map[string]bool) []string {
 		if schema != "*" && o.Schema != schema || o.Marked {
 			continue
 		}
-		if o.IsTable() && (own[o.Name] || extraTablePattern.MatchString(o.Name)) {
+		if o.IsTable() && (own[o.Name] || extraTablePattern().MatchString(o.Name)) {
 			continue
 		}
 		out = append(out, o.String())

@@ -3,13 +3,14 @@ package workload
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
+
+	"github.com/stampede-bench/stampede/internal/lazyre"
 )
 
 // outcome finds, at the end of a refusal, what the command does instead:
 // ": cleanup drops nothing", ": init leaves the database alone".
-var outcome = regexp.MustCompile(`: [^:;]*( drops nothing| alone)$`)
+var outcome = lazyre.New(`: [^:;]*( drops nothing| alone)$`)
 
 // RefusalError is one refusal to drop that names every problem found
 // (Problems, each a refusal of its own kind: a user's tables or objects,
@@ -104,7 +105,7 @@ func refusal(problems []error, end bool) string {
 		s := withoutForce(p.Error())
 		// And what the command does instead ("cleanup drops nothing"),
 		// once, at the end of the last.
-		if m := outcome.FindStringIndex(s); m != nil && i < len(problems)-1 {
+		if m := outcome().FindStringIndex(s); m != nil && i < len(problems)-1 {
 			s = s[:m[0]]
 		}
 		parts[i] = s

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/stampede-bench/stampede/cmdline"
+	"github.com/stampede-bench/stampede/internal/lazyre"
 	"github.com/stampede-bench/stampede/workload"
 )
 
@@ -49,7 +50,7 @@ var dataFlags = map[string][]string{
 
 // ycsbProperty is a YCSB property as stampede's mismatch errors give it
 // ("-p recordcount=2000").
-var ycsbProperty = regexp.MustCompile(`-p (\w+)=(\S+)`)
+var ycsbProperty = lazyre.New(`-p (\w+)=(\S+)`)
 
 // crdbArgs returns a load setting as stampede's errors give it ("-p
 // recordcount=2000", "-p insertstart=0 -p insertcount=100", "--rows 10")
@@ -62,8 +63,8 @@ func (c *Command) crdbArgs(arg string) (string, bool) {
 		if m := regexp.MustCompile(`-p insertstart=(\d+)`).FindStringSubmatch(arg); m != nil {
 			start, _ = strconv.Atoi(m[1])
 		}
-		out := ycsbProperty.ReplaceAllStringFunc(arg, func(m string) string {
-			kv := ycsbProperty.FindStringSubmatch(m)
+		out := ycsbProperty().ReplaceAllStringFunc(arg, func(m string) string {
+			kv := ycsbProperty().FindStringSubmatch(m)
 			key, v := kv[1], kv[2]
 			switch key {
 			case "recordcount":

@@ -13,12 +13,12 @@ import (
 	"net/url"
 	"os"
 	"os/user"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
 
+	"github.com/stampede-bench/stampede/internal/lazyre"
 	"github.com/stampede-bench/stampede/pgscript"
 	"github.com/stampede-bench/stampede/run"
 )
@@ -271,7 +271,7 @@ func (o *options) check() error {
 }
 
 // badValue is pflag's error for a value its type cannot parse.
-var badValue = regexp.MustCompile(`^invalid argument "(.*)" for "(?:-(.), )?--([a-z-]+)" flag: `)
+var badValue = lazyre.New(`^invalid argument "(.*)" for "(?:-(.), )?--([a-z-]+)" flag: `)
 
 // pgbenchNames are pgbench's own names for the options whose names
 // stampede's flag set spells otherwise, or whose refusal pgbench words
@@ -287,7 +287,7 @@ var pgbenchNames = map[string]string{
 // says them (`invalid value "2x" for option -c/--clients`).
 func pflagError(fs *pflag.FlagSet, err error) string {
 	msg := err.Error()
-	if m := badValue.FindStringSubmatch(msg); m != nil {
+	if m := badValue().FindStringSubmatch(msg); m != nil {
 		val, short, name := m[1], m[2], m[3]
 		if w, ok := pgbenchNames[name]; ok && strings.Contains(w, "%q") {
 			return fmt.Sprintf(w, val)

@@ -4,21 +4,22 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/stampede-bench/stampede/internal/lazyre"
 )
 
 // createTable reads a CREATE TABLE statement of the store's schema: the
 // table's name and its column definitions, one a line.
-var createTable = regexp.MustCompile(`(?s)^CREATE TABLE IF NOT EXISTS (\w+) \((.*)\)$`)
+var createTable = lazyre.New(`(?s)^CREATE TABLE IF NOT EXISTS (\w+) \((.*)\)$`)
 
 // storeTables returns the tables of the store's schema, each with its
 // columns, read from the schema's own CREATE TABLE statements.
 func storeTables() map[string][]string {
 	out := map[string][]string{}
 	for _, stmt := range schema {
-		m := createTable.FindStringSubmatch(strings.TrimSpace(stmt))
+		m := createTable().FindStringSubmatch(strings.TrimSpace(stmt))
 		if m == nil {
 			continue
 		}

@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 
+	"github.com/stampede-bench/stampede/internal/lazyre"
 	"github.com/stampede-bench/stampede/pgscript"
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
@@ -15,25 +15,25 @@ import (
 // alterTablePattern finds an ALTER TABLE statement (or ALTER VIEW,
 // MATERIALIZED VIEW, SEQUENCE, FOREIGN TABLE): the relation (as written)
 // and its actions.
-var alterTablePattern = regexp.MustCompile(`(?is)^\s*alter\s+(?:foreign\s+table|table|view|materialized\s+view|sequence)\s+(?:if\s+exists\s+)?(?:only\s+)?(` + identPattern + `)\s*\*?\s+(.*?)\s*;?\s*$`)
+var alterTablePattern = lazyre.New(`(?is)^\s*alter\s+(?:foreign\s+table|table|view|materialized\s+view|sequence)\s+(?:if\s+exists\s+)?(?:only\s+)?(` + identPattern + `)\s*\*?\s+(.*?)\s*;?\s*$`)
 
 // Actions of ALTER TABLE that harm a user's table without losing its
 // rows: OWNER TO gives it to another role, RENAME COLUMN and RENAME
 // CONSTRAINT change a name the user's queries and code use.
 var (
-	ownerAction  = regexp.MustCompile(`(?is)^owner\s+to\b`)
-	renameAction = regexp.MustCompile(`(?is)^rename\s+(?:column\s+|constraint\s+)?` + identPattern + `\s+to\b`)
+	ownerAction  = lazyre.New(`(?is)^owner\s+to\b`)
+	renameAction = lazyre.New(`(?is)^rename\s+(?:column\s+|constraint\s+)?` + identPattern + `\s+to\b`)
 )
 
 // harm says what ALTER TABLE action a does to a table that is not
 // init's, "" when it does no harm.
 func harm(a string) string {
 	switch {
-	case lossyActions.MatchString(a):
+	case lossyActions().MatchString(a):
 		return "loses its data or constraints"
-	case ownerAction.MatchString(a):
+	case ownerAction().MatchString(a):
 		return ownerHarm
-	case renameAction.MatchString(a):
+	case renameAction().MatchString(a):
 		return "renames what your queries and code name"
 	}
 	return ""
@@ -44,10 +44,10 @@ func harm(a string) string {
 // a column's DROP DEFAULT, NOT NULL, IDENTITY or EXPRESSION; DETACH
 // PARTITION and NO INHERIT (its rows leave the table); DISABLE of a
 // trigger, a rule or row security; SET UNLOGGED (a crash empties it).
-var lossyActions = regexp.MustCompile(`(?is)^(?:drop\b|alter\s+(?:column\s+)?` + identPattern + `\s+(?:(?:set\s+data\s+)?type\b|drop\b)|detach\s+partition\b|no\s+inherit\b|disable\s+(?:trigger|rule|row\s+level\s+security)\b|set\s+unlogged\b)`)
+var lossyActions = lazyre.New(`(?is)^(?:drop\b|alter\s+(?:column\s+)?` + identPattern + `\s+(?:(?:set\s+data\s+)?type\b|drop\b)|detach\s+partition\b|no\s+inherit\b|disable\s+(?:trigger|rule|row\s+level\s+security)\b|set\s+unlogged\b)`)
 
 // literalPattern finds a quoted string, whose words are no action's.
-var literalPattern = regexp.MustCompile(`'(?:[^']|'')*'`)
+var literalPattern = lazyre.New(`'(?:[^']|'')*'`)
 
 // refuseAlter refuses statement sql (s of file) when it is an ALTER
 // TABLE whose action harms (see harm) a table
@@ -55,12 +55,12 @@ var literalPattern = regexp.MustCompile(`'(?:[^']|'')*'`)
 // is said on log, and the file runs. path is the file's own search_path
 // (see resolveName).
 func refuseAlter(ctx context.Context, db *sqlx.DB, file string, s pgscript.InitStep, sql string, path []string, force bool, log io.Writer) error {
-	m := alterTablePattern.FindStringSubmatch(sql)
+	m := alterTablePattern().FindStringSubmatch(sql)
 	if m == nil {
 		return nil
 	}
 	action, does := "", ""
-	for _, a := range splitNames(literalPattern.ReplaceAllString(m[2], "''")) {
+	for _, a := range splitNames(literalPattern().ReplaceAllString(m[2], "''")) {
 		if a = strings.TrimSpace(a); harm(a) != "" {
 			action, does = strings.Join(strings.Fields(a), " "), harm(a)
 			break

@@ -5,20 +5,20 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 
+	"github.com/stampede-bench/stampede/internal/lazyre"
 	"github.com/stampede-bench/stampede/pgscript"
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
 )
 
 // cascadePattern finds the CASCADE that ends a DROP statement.
-var cascadePattern = regexp.MustCompile(`(?is)\bcascade\s*;?\s*$`)
+var cascadePattern = lazyre.New(`(?is)\bcascade\s*;?\s*$`)
 
 // dropRoutinePattern finds the types or routines a DROP TYPE, DOMAIN,
 // FUNCTION, PROCEDURE, ROUTINE or AGGREGATE statement drops.
-var dropRoutinePattern = regexp.MustCompile(`(?is)^\s*drop\s+(type|domain|function|procedure|routine|aggregate)\s+(?:if\s+exists\s+)?(.*?)\s*(?:cascade|restrict)?\s*;?\s*$`)
+var dropRoutinePattern = lazyre.New(`(?is)^\s*drop\s+(type|domain|function|procedure|routine|aggregate)\s+(?:if\s+exists\s+)?(.*?)\s*(?:cascade|restrict)?\s*;?\s*$`)
 
 // cascades judges what an init file's DROP takes beyond its targets,
 // before any statement of the file runs: with CASCADE, the objects that
@@ -45,7 +45,7 @@ func (c *cascades) check(s pgscript.InitStep, sql, noun string, names []string, 
 	}
 	var deps []string
 	var err error
-	if cascadePattern.MatchString(sql) {
+	if cascadePattern().MatchString(sql) {
 		if !c.loaded {
 			if c.ours, err = ownObjects(c.ctx, c.db); err != nil {
 				return err
@@ -67,7 +67,7 @@ func (c *cascades) check(s pgscript.InitStep, sql, noun string, names []string, 
 		what = nouns(noun) + " " + strings.Join(names, ", ")
 	}
 	how := "drops"
-	if cascadePattern.MatchString(sql) {
+	if cascadePattern().MatchString(sql) {
 		how = "drops with CASCADE"
 	}
 	what = fmt.Sprintf("%s, which %s:%d %s", what, c.file, s.Line, how)

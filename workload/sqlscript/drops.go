@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 
+	"github.com/stampede-bench/stampede/internal/lazyre"
 	"github.com/stampede-bench/stampede/pgscript"
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
@@ -14,10 +14,10 @@ import (
 
 // dropKindPattern finds what a DROP statement drops: its kind as
 // written, and the rest (its names, then CASCADE or RESTRICT).
-var dropKindPattern = regexp.MustCompile(`(?is)^\s*drop\s+(access\s+method|cast|collation|conversion|event\s+trigger|extension|foreign\s+data\s+wrapper|(?:procedural\s+)?language|operator\s+class|operator\s+family|operator|policy|publication|rule|server|statistics|subscription|text\s+search\s+(?:configuration|dictionary|parser|template)|transform|trigger|user\s+mapping|role|user|group|tablespace)\s+(?:if\s+exists\s+)?(.*?)\s*(?:cascade|restrict)?\s*;?\s*$`)
+var dropKindPattern = lazyre.New(`(?is)^\s*drop\s+(access\s+method|cast|collation|conversion|event\s+trigger|extension|foreign\s+data\s+wrapper|(?:procedural\s+)?language|operator\s+class|operator\s+family|operator|policy|publication|rule|server|statistics|subscription|text\s+search\s+(?:configuration|dictionary|parser|template)|transform|trigger|user\s+mapping|role|user|group|tablespace)\s+(?:if\s+exists\s+)?(.*?)\s*(?:cascade|restrict)?\s*;?\s*$`)
 
 // dropAnyPattern finds any DROP statement.
-var dropAnyPattern = regexp.MustCompile(`(?is)^\s*drop\s`)
+var dropAnyPattern = lazyre.New(`(?is)^\s*drop\s`)
 
 // otherKinds are the kinds of object an init file may DROP beyond
 // relations, schemas, types and routines, each with the query that says
@@ -56,7 +56,7 @@ var outOfFile = map[string]bool{"role": true, "user": true, "group": true, "tabl
 
 // onTablePattern reads "name ON table", as DROP TRIGGER, POLICY and RULE
 // write it.
-var onTablePattern = regexp.MustCompile(`(?is)^("(?:[^"]|"")+"|[a-z_][a-z0-9_$]*)\s+on\s+(` + identPattern + `)$`)
+var onTablePattern = lazyre.New(`(?is)^("(?:[^"]|"")+"|[a-z_][a-z0-9_$]*)\s+on\s+(` + identPattern + `)$`)
 
 // checkOtherDrop judges statement sql (s of file), a DROP of a kind
 // other than a relation, schema, type or routine: one of an object that
@@ -67,7 +67,7 @@ var onTablePattern = regexp.MustCompile(`(?is)^("(?:[^"]|"")+"|[a-z_][a-z0-9_$]*
 func checkOtherDrop(ctx context.Context, db *sqlx.DB, file string, s pgscript.InitStep, sql string, path []string, force bool, log io.Writer,
 	foreign func(pgscript.InitStep, string, error) error) error {
 	at := fmt.Sprintf("%s:%d", file, s.Line)
-	m := dropKindPattern.FindStringSubmatch(sql)
+	m := dropKindPattern().FindStringSubmatch(sql)
 	if m == nil {
 		what := strings.Join(strings.Fields(sql), " ")
 		if len(what) > 60 {
@@ -87,7 +87,7 @@ func checkOtherDrop(ctx context.Context, db *sqlx.DB, file string, s pgscript.In
 		n = strings.TrimSpace(n)
 		name, table := n, ""
 		if strings.Contains(query, "$2") {
-			on := onTablePattern.FindStringSubmatch(n)
+			on := onTablePattern().FindStringSubmatch(n)
 			if on == nil {
 				return nil // the server says what is wrong
 			}

@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/stampede-bench/stampede/dialect"
+	"github.com/stampede-bench/stampede/internal/lazyre"
 	"github.com/stampede-bench/stampede/pgscript"
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
@@ -162,7 +162,7 @@ func foreignErr(ctx context.Context, db *sqlx.DB, pe *pgconn.PgError, ie *pgscri
 		return sqlx.ConfigErrorf("%w", fe)
 	}
 	// Another workload's load, marked: init sql --drop is no remedy.
-	if m := existsPattern.FindStringSubmatch(pe.Message); m != nil {
+	if m := existsPattern().FindStringSubmatch(pe.Message); m != nil {
 		c, err := workload.TableComment(ctx, db, m[1])
 		if err != nil {
 			return err
@@ -183,13 +183,13 @@ func at(ie *pgscript.InitError, def string) string {
 
 // existsPattern finds the name in PostgreSQL's 42P07 message, `relation
 // "accounts" already exists`.
-var existsPattern = regexp.MustCompile(`relation "([^"]+)" already exists`)
+var existsPattern = lazyre.New(`relation "([^"]+)" already exists`)
 
 // foreignInTheWay returns the refusal of a relation that the init file
 // creates and that exists without stampede's mark (the user's, not an
 // earlier init's): nil when it carries the mark or cannot be named.
 func foreignInTheWay(ctx context.Context, db *sqlx.DB, pe *pgconn.PgError, ie *pgscript.InitError) (*workload.ForeignError, error) {
-	m := existsPattern.FindStringSubmatch(pe.Message)
+	m := existsPattern().FindStringSubmatch(pe.Message)
 	if m == nil {
 		return nil, nil
 	}

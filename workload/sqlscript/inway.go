@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/stampede-bench/stampede/dialect"
+	"github.com/stampede-bench/stampede/internal/lazyre"
 	"io"
 	"maps"
 	"regexp"
@@ -19,11 +20,11 @@ import (
 // createPattern finds the relation a statement creates (without IF NOT
 // EXISTS, which would not fail): CREATE [UNLOGGED|TEMP] TABLE, SEQUENCE,
 // VIEW, MATERIALIZED VIEW name, and CREATE INDEX name ON.
-var createPattern = regexp.MustCompile(`(?is)^\s*create\s+(?:or\s+replace\s+)?(?:(?:global|local)\s+)?(?:temp\s+|temporary\s+|unlogged\s+)?(table|sequence|view|materialized\s+view|(?:unique\s+)?index(?:\s+concurrently)?)\s+(if\s+not\s+exists\s+)?("(?:[^"]|"")+"|[a-z_][a-z0-9_$]*(?:\s*\.\s*(?:"(?:[^"]|"")+"|[a-z_][a-z0-9_$]*))?)`)
+var createPattern = lazyre.New(`(?is)^\s*create\s+(?:or\s+replace\s+)?(?:(?:global|local)\s+)?(?:temp\s+|temporary\s+|unlogged\s+)?(table|sequence|view|materialized\s+view|(?:unique\s+)?index(?:\s+concurrently)?)\s+(if\s+not\s+exists\s+)?("(?:[^"]|"")+"|[a-z_][a-z0-9_$]*(?:\s*\.\s*(?:"(?:[^"]|"")+"|[a-z_][a-z0-9_$]*))?)`)
 
 // dropPattern finds the relations a DROP statement drops (the file's own
 // DROP ... IF EXISTS before its CREATE), and what it calls them.
-var dropPattern = regexp.MustCompile(`(?is)^\s*drop\s+(table|sequence|view|materialized\s+view|index|foreign\s+table)\s+(?:concurrently\s+)?(?:if\s+exists\s+)?(.*?)\s*(?:cascade|restrict)?\s*;?\s*$`)
+var dropPattern = lazyre.New(`(?is)^\s*drop\s+(table|sequence|view|materialized\s+view|index|foreign\s+table)\s+(?:concurrently\s+)?(?:if\s+exists\s+)?(.*?)\s*(?:cascade|restrict)?\s*;?\s*$`)
 
 // relationKinds names pg_class's relkinds as a line names the object.
 var relationKinds = map[string]string{"r": "table", "p": "partitioned table", "S": "sequence", "v": "view",
@@ -85,7 +86,7 @@ func checkInTheWay(ctx context.Context, db *sqlx.DB, file string, steps []pgscri
 		// Each statement of a compound (joined by \;) on its own.
 		for _, part := range splitStatements(s.SQL) {
 			sql := stripComments(part)
-			if m := dropAllPattern.FindStringSubmatch(sql); m != nil {
+			if m := dropAllPattern().FindStringSubmatch(sql); m != nil {
 				return refuseDrops(sqlx.ConfigErrorf("%s:%d: %s in an init file drops what is not the file's (%s): init sql runs no DROP OWNED nor DROP DATABASE; no statement of the file ran",
 					file, s.Line, strings.ToUpper(strings.Join(strings.Fields(m[1]), " ")), strings.TrimSuffix(strings.TrimSpace(sql), ";")))
 			}
@@ -93,7 +94,7 @@ func checkInTheWay(ctx context.Context, db *sqlx.DB, file string, steps []pgscri
 				path = p
 				continue
 			}
-			if m := dropSchemaPattern.FindStringSubmatch(sql); m != nil {
+			if m := dropSchemaPattern().FindStringSubmatch(sql); m != nil {
 				var names []string
 				for _, n := range strings.Split(m[1], ",") {
 					if err := usersSchema(ctx, db, file, s, n); err != nil {
@@ -110,16 +111,16 @@ func checkInTheWay(ctx context.Context, db *sqlx.DB, file string, steps []pgscri
 				}
 				continue
 			}
-			if m := dropRoutinePattern.FindStringSubmatch(sql); m != nil {
+			if m := dropRoutinePattern().FindStringSubmatch(sql); m != nil {
 				if err := checkDropRoutine(ctx, db, cas, file, s, sql, m[1], m[2], path, dropped, foreign); err != nil {
 					return refuseDrops(err)
 				}
 				continue
 			}
-			if m := dropPattern.FindStringSubmatch(sql); m != nil && uescapePattern.MatchString(m[2]) {
+			if m := dropPattern().FindStringSubmatch(sql); m != nil && uescapePattern().MatchString(m[2]) {
 				return refuseDrops(sqlx.ConfigErrorf("%s:%d: a DROP of a name written with Unicode escapes (U&\"...\") in an init file, which init sql cannot tell from a table of yours: write the name plainly; no statement of the file ran", file, s.Line))
 			}
-			if m := dropPattern.FindStringSubmatch(sql); m != nil {
+			if m := dropPattern().FindStringSubmatch(sql); m != nil {
 				var targets []string
 				for _, n := range strings.Split(m[2], ",") {
 					if dropped[normalName(n)] {
@@ -146,7 +147,7 @@ func checkInTheWay(ctx context.Context, db *sqlx.DB, file string, steps []pgscri
 				}
 				continue
 			}
-			if dropAnyPattern.MatchString(sql) {
+			if dropAnyPattern().MatchString(sql) {
 				if err := checkOtherDrop(ctx, db, file, s, sql, path, force, log, foreign); err != nil {
 					return refuseDrops(err)
 				}
@@ -171,7 +172,7 @@ func checkInTheWay(ctx context.Context, db *sqlx.DB, file string, steps []pgscri
 			if err := refuseReplace(ctx, db, file, s, sql, path, force, log); err != nil {
 				return refuseDrops(err)
 			}
-			m := createPattern.FindStringSubmatch(sql)
+			m := createPattern().FindStringSubmatch(sql)
 			if m == nil || m[2] != "" || dropped[normalName(m[3])] {
 				continue
 			}
@@ -180,7 +181,7 @@ func checkInTheWay(ctx context.Context, db *sqlx.DB, file string, steps []pgscri
 				return err
 			}
 			verb := "creates"
-			if orReplacePattern.MatchString(sql) {
+			if orReplacePattern().MatchString(sql) {
 				verb = "replaces"
 			}
 			if err := refuseInTheWay(ctx, db, file, s, name, verb); err != nil {
@@ -218,24 +219,24 @@ func mixKind(a, b string) string {
 }
 
 // orReplacePattern finds a CREATE OR REPLACE statement.
-var orReplacePattern = regexp.MustCompile(`(?is)^\s*create\s+or\s+replace\s`)
+var orReplacePattern = lazyre.New(`(?is)^\s*create\s+or\s+replace\s`)
 
 // uescapePattern finds a name written with Unicode escapes (U&"...").
-var uescapePattern = regexp.MustCompile(`(?i)u&"`)
+var uescapePattern = lazyre.New(`(?i)u&"`)
 
 // dropAllPattern finds DROP OWNED BY and DROP DATABASE, which drop what
 // no init file's statement may: every object of a role, another database.
-var dropAllPattern = regexp.MustCompile(`(?is)^\s*(drop\s+(?:owned|database))\b`)
+var dropAllPattern = lazyre.New(`(?is)^\s*(drop\s+(?:owned|database))\b`)
 
 // dropSchemaPattern finds the schemas a DROP SCHEMA statement drops.
-var dropSchemaPattern = regexp.MustCompile(`(?is)^\s*drop\s+schema\s+(?:if\s+exists\s+)?(.*?)\s*(?:cascade|restrict)?\s*;?\s*$`)
+var dropSchemaPattern = lazyre.New(`(?is)^\s*drop\s+schema\s+(?:if\s+exists\s+)?(.*?)\s*(?:cascade|restrict)?\s*;?\s*$`)
 
 // searchPathPattern and setConfigPattern find a statement that sets the
 // session's search_path, as SET does and as pg_dump's files do
 // (SELECT pg_catalog.set_config('search_path', '...', false)).
 var (
-	searchPathPattern = regexp.MustCompile(`(?is)^\s*set\s+(?:session\s+)?search_path\s*(?:=|\s+to\s+)(.*?)\s*;?\s*$`)
-	setConfigPattern  = regexp.MustCompile(`(?is)^\s*select\s+(?:pg_catalog\s*\.\s*)?set_config\s*\(\s*'search_path'\s*,\s*'((?:[^']|'')*)'`)
+	searchPathPattern = lazyre.New(`(?is)^\s*set\s+(?:session\s+)?search_path\s*(?:=|\s+to\s+)(.*?)\s*;?\s*$`)
+	setConfigPattern  = lazyre.New(`(?is)^\s*select\s+(?:pg_catalog\s*\.\s*)?set_config\s*\(\s*'search_path'\s*,\s*'((?:[^']|'')*)'`)
 )
 
 // searchPathSet returns the schemas of the search_path that statement
@@ -245,9 +246,9 @@ var (
 // under its own name anyway.
 func searchPathSet(sql string) (schemas []string, ok bool) {
 	var list string
-	if m := searchPathPattern.FindStringSubmatch(sql); m != nil {
+	if m := searchPathPattern().FindStringSubmatch(sql); m != nil {
 		list = m[1]
-	} else if m := setConfigPattern.FindStringSubmatch(sql); m != nil {
+	} else if m := setConfigPattern().FindStringSubmatch(sql); m != nil {
 		list = strings.ReplaceAll(m[1], "''", "'")
 	} else {
 		return nil, false
@@ -283,7 +284,7 @@ func resolveName(ctx context.Context, db *sqlx.DB, path []string, name, lookup s
 	}
 	for _, schema := range path {
 		q := schema + "." + name
-		if !plainIdent.MatchString(schema) {
+		if !plainIdent().MatchString(schema) {
 			q = db.Dialect().QuoteIdent(schema) + "." + name
 		}
 		var found bool
@@ -298,7 +299,7 @@ func resolveName(ctx context.Context, db *sqlx.DB, path []string, name, lookup s
 }
 
 // plainIdent matches an identifier that needs no quotes.
-var plainIdent = regexp.MustCompile(`^[a-z_][a-z0-9_$]*$`)
+var plainIdent = lazyre.New(`^[a-z_][a-z0-9_$]*$`)
 
 // isQualified reports whether a relation's name as written holds a
 // schema: a dot outside double quotes.
@@ -503,7 +504,7 @@ func normalName(n string) string {
 
 // markPattern reads the workload out of stampede's mark on a table: "init
 // of bank (data bank)...", "run of bulk_insert".
-var markPattern = regexp.MustCompile(`^` + regexp.QuoteMeta(workload.Mark) + ` (?:init|run) of ([a-z0-9_]+)(?: |$)`)
+var markPattern = lazyre.New(`^` + regexp.QuoteMeta(workload.Mark) + ` (?:init|run) of ([a-z0-9_]+)(?: |$)`)
 
 // otherMarkError returns the refusal of a relation (kind word, named name)
 // that a statement of the init file at at creates or drops (verb) and that carries mark,
@@ -515,7 +516,7 @@ func otherMarkError(kind, name, mark, at, verb string) error {
 	if strings.HasPrefix(mark, workload.Mark+" init of "+meta.Name+" ") {
 		return nil
 	}
-	if m := markPattern.FindStringSubmatch(mark); m != nil {
+	if m := markPattern().FindStringSubmatch(mark); m != nil {
 		return sqlx.ConfigErrorf("%s %s, which %s %s, is stampede's load of %s, not of init sql (its mark: %q): no statement of the file ran; `stampede cleanup %s` drops that load (init sql --drop drops only what init sql made), or rename %s in the file",
 			kind, name, at, verb, m[1], mark, m[1], name)
 	}

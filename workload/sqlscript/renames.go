@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/stampede-bench/stampede/internal/lazyre"
 	"github.com/stampede-bench/stampede/pgscript"
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
@@ -20,10 +21,10 @@ const identPattern = `(?:"(?:[^"]|"")+"|[a-z_][a-z0-9_$]*)(?:\s*\.\s*(?:"(?:[^"]
 // RENAME TO, SET SCHEMA): a relation, a schema, a type or domain, a
 // routine (with its argument types or without).
 var (
-	renameRelationPattern = regexp.MustCompile(`(?is)^\s*alter\s+(table|view|materialized\s+view|sequence|index|foreign\s+table)\s+(?:if\s+exists\s+)?(?:only\s+)?(` + identPattern + `)\s+(rename\s+to|set\s+schema)\b`)
-	renameSchemaPattern   = regexp.MustCompile(`(?is)^\s*alter\s+schema\s+("(?:[^"]|"")+"|[a-z_][a-z0-9_$]*)\s+(rename\s+to)\b`)
-	renameTypePattern     = regexp.MustCompile(`(?is)^\s*alter\s+(type|domain)\s+(` + identPattern + `)\s+(rename\s+to|set\s+schema)\b`)
-	renameRoutinePattern  = regexp.MustCompile(`(?is)^\s*alter\s+(function|procedure|routine|aggregate)\s+(` + identPattern + `(?:\s*\([^)]*\))?)\s+(rename\s+to|set\s+schema)\b`)
+	renameRelationPattern = lazyre.New(`(?is)^\s*alter\s+(table|view|materialized\s+view|sequence|index|foreign\s+table)\s+(?:if\s+exists\s+)?(?:only\s+)?(` + identPattern + `)\s+(rename\s+to|set\s+schema)\b`)
+	renameSchemaPattern   = lazyre.New(`(?is)^\s*alter\s+schema\s+("(?:[^"]|"")+"|[a-z_][a-z0-9_$]*)\s+(rename\s+to)\b`)
+	renameTypePattern     = lazyre.New(`(?is)^\s*alter\s+(type|domain)\s+(` + identPattern + `)\s+(rename\s+to|set\s+schema)\b`)
+	renameRoutinePattern  = lazyre.New(`(?is)^\s*alter\s+(function|procedure|routine|aggregate)\s+(` + identPattern + `(?:\s*\([^)]*\))?)\s+(rename\s+to|set\s+schema)\b`)
 )
 
 // links are the statements that make a relation (its name the pattern's
@@ -32,12 +33,12 @@ var (
 // ATTACH PARTITION, INHERIT, a sequence OWNED BY a column; how says what
 // the statement does to it.
 var links = []struct {
-	pattern *regexp.Regexp
+	pattern func() *regexp.Regexp
 	how     string
 }{
-	{regexp.MustCompile(`(?is)^\s*alter\s+table\s+(?:if\s+exists\s+)?(?:only\s+)?` + identPattern + `\s+attach\s+partition\s+(` + identPattern + `)`), "attaches %s as a partition of another table"},
-	{regexp.MustCompile(`(?is)^\s*alter\s+(?:foreign\s+)?table\s+(?:if\s+exists\s+)?(?:only\s+)?(` + identPattern + `)\s+inherit\s`), "makes %s inherit from another table"},
-	{regexp.MustCompile(`(?is)^\s*alter\s+sequence\s+(?:if\s+exists\s+)?(` + identPattern + `)\s.*\bowned\s+by\s+([^\s;]+)`), "makes %s owned by a column"},
+	{lazyre.New(`(?is)^\s*alter\s+table\s+(?:if\s+exists\s+)?(?:only\s+)?` + identPattern + `\s+attach\s+partition\s+(` + identPattern + `)`), "attaches %s as a partition of another table"},
+	{lazyre.New(`(?is)^\s*alter\s+(?:foreign\s+)?table\s+(?:if\s+exists\s+)?(?:only\s+)?(` + identPattern + `)\s+inherit\s`), "makes %s inherit from another table"},
+	{lazyre.New(`(?is)^\s*alter\s+sequence\s+(?:if\s+exists\s+)?(` + identPattern + `)\s.*\bowned\s+by\s+([^\s;]+)`), "makes %s owned by a column"},
 }
 
 // refuseRename refuses statement sql (s of file) when it renames or moves
@@ -76,8 +77,8 @@ func renamed(ctx context.Context, db *sqlx.DB, file string, s pgscript.InitStep,
 		}
 	}
 	switch {
-	case renameSchemaPattern.MatchString(sql):
-		m = renameSchemaPattern.FindStringSubmatch(sql)
+	case renameSchemaPattern().MatchString(sql):
+		m = renameSchemaPattern().FindStringSubmatch(sql)
 		schema := unquoteIdent(m[1])
 		var comment *string
 		var exists bool
@@ -95,18 +96,18 @@ func renamed(ctx context.Context, db *sqlx.DB, file string, s pgscript.InitStep,
 			return "", "", "", err
 		}
 		return "schema " + schema, "init sql made it, but it holds " + strings.Join(found, ", ") + ", which init sql did not make", how, nil
-	case renameRelationPattern.MatchString(sql):
-		m = renameRelationPattern.FindStringSubmatch(sql)
+	case renameRelationPattern().MatchString(sql):
+		m = renameRelationPattern().FindStringSubmatch(sql)
 		verb(m[3])
 		return relationNotOwn(ctx, db, path, m[2], how)
-	case renameTypePattern.MatchString(sql), renameRoutinePattern.MatchString(sql):
-		routine := !renameTypePattern.MatchString(sql)
+	case renameTypePattern().MatchString(sql), renameRoutinePattern().MatchString(sql):
+		routine := !renameTypePattern().MatchString(sql)
 		lookup := "to_regtype($1)"
 		if routine {
-			m = renameRoutinePattern.FindStringSubmatch(sql)
+			m = renameRoutinePattern().FindStringSubmatch(sql)
 			lookup = "CASE WHEN $1 LIKE '%(%' THEN to_regprocedure($1)::oid ELSE to_regproc($1)::oid END"
 		} else {
-			m = renameTypePattern.FindStringSubmatch(sql)
+			m = renameTypePattern().FindStringSubmatch(sql)
 		}
 		verb(m[3])
 		name := strings.TrimSpace(m[2])
@@ -131,7 +132,7 @@ func renamed(ctx context.Context, db *sqlx.DB, file string, s pgscript.InitStep,
 		return whyNotOwn(word, name, mark, how)
 	}
 	for _, l := range links {
-		if m := l.pattern.FindStringSubmatch(sql); m != nil && !strings.EqualFold(m[len(m)-1], "none") {
+		if m := l.pattern().FindStringSubmatch(sql); m != nil && !strings.EqualFold(m[len(m)-1], "none") {
 			return relationNotOwn(ctx, db, path, m[1], l.how)
 		}
 	}

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 
+	"github.com/stampede-bench/stampede/internal/lazyre"
 	"github.com/stampede-bench/stampede/pgscript"
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
@@ -17,11 +17,11 @@ import (
 // REPLACE of a routine (its name; the argument list follows), of a
 // trigger or of a rule (its name, and the table it is on).
 var (
-	replaceRoutinePattern = regexp.MustCompile(`(?is)^\s*create\s+or\s+replace\s+(function|procedure|aggregate)\s+(` + identPattern + `)\s*\(`)
-	replaceTriggerPattern = regexp.MustCompile(`(?is)^\s*create\s+or\s+replace\s+(?:constraint\s+)?trigger\s+("(?:[^"]|"")+"|[a-z_][a-z0-9_$]*)\s.*?\bon\s+(` + identPattern + `)`)
-	replaceRulePattern    = regexp.MustCompile(`(?is)^\s*create\s+or\s+replace\s+rule\s+("(?:[^"]|"")+"|[a-z_][a-z0-9_$]*)\s+as\s+on\s+[a-z]+\s+to\s+(` + identPattern + `)`)
+	replaceRoutinePattern = lazyre.New(`(?is)^\s*create\s+or\s+replace\s+(function|procedure|aggregate)\s+(` + identPattern + `)\s*\(`)
+	replaceTriggerPattern = lazyre.New(`(?is)^\s*create\s+or\s+replace\s+(?:constraint\s+)?trigger\s+("(?:[^"]|"")+"|[a-z_][a-z0-9_$]*)\s.*?\bon\s+(` + identPattern + `)`)
+	replaceRulePattern    = lazyre.New(`(?is)^\s*create\s+or\s+replace\s+rule\s+("(?:[^"]|"")+"|[a-z_][a-z0-9_$]*)\s+as\s+on\s+[a-z]+\s+to\s+(` + identPattern + `)`)
 	// argDefaultPattern finds an argument's default, which names no type.
-	argDefaultPattern = regexp.MustCompile(`(?is)\s+(?:default\s|=).*$`)
+	argDefaultPattern = lazyre.New(`(?is)\s+(?:default\s|=).*$`)
 )
 
 // refuseReplace refuses statement sql (s of file) when it is a CREATE OR
@@ -50,14 +50,14 @@ func refuseReplace(ctx context.Context, db *sqlx.DB, file string, s pgscript.Ini
 // none, or replaces nothing that exists), and the refusal when that is
 // not init sql's.
 func replaced(ctx context.Context, db *sqlx.DB, file string, s pgscript.InitStep, sql string, path []string) (kind, name string, err error) {
-	if m := replaceRoutinePattern.FindStringSubmatchIndex(sql); m != nil {
+	if m := replaceRoutinePattern().FindStringSubmatchIndex(sql); m != nil {
 		args, ok := parenthesized(sql[m[1]-1:])
 		if !ok {
 			return "", "", nil // the server says what is wrong
 		}
 		var plain []string
 		for _, a := range splitNames(args) {
-			plain = append(plain, argDefaultPattern.ReplaceAllString(strings.TrimSpace(a), ""))
+			plain = append(plain, argDefaultPattern().ReplaceAllString(strings.TrimSpace(a), ""))
 		}
 		written := strings.Join(strings.Fields(sql[m[4]:m[5]]), "") + "(" + strings.Join(plain, ",") + ")"
 		name, err = resolveName(ctx, db, path, routineSignature(ctx, db, written),
@@ -76,11 +76,11 @@ func replaced(ctx context.Context, db *sqlx.DB, file string, s pgscript.InitStep
 		return word, name, refuseTypeOrRoutine(ctx, db, file, s, true, name, "replaces")
 	}
 	kind = "trigger"
-	m := replaceTriggerPattern.FindStringSubmatch(sql)
+	m := replaceTriggerPattern().FindStringSubmatch(sql)
 	lookup := `SELECT count(*) > 0 FROM pg_trigger WHERE tgname = $1 AND tgrelid = to_regclass($2) AND NOT tgisinternal`
 	if m == nil {
 		kind = "rule"
-		m = replaceRulePattern.FindStringSubmatch(sql)
+		m = replaceRulePattern().FindStringSubmatch(sql)
 		lookup = `SELECT count(*) > 0 FROM pg_rewrite WHERE rulename = $1 AND ev_class = to_regclass($2)`
 	}
 	if m == nil {

@@ -3,13 +3,13 @@ package tpcc
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 
+	"github.com/stampede-bench/stampede/internal/lazyre"
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
 )
@@ -401,7 +401,7 @@ type taskResult struct {
 
 // snapshotRE matches the snapshot identifiers pg_export_snapshot returns,
 // such as 00000003-0000001B-1.
-var snapshotRE = regexp.MustCompile(`^[0-9A-Fa-f-]+$`)
+var snapshotRE = lazyre.New(`^[0-9A-Fa-f-]+$`)
 
 // run runs every check whose skip is "" over warehouses first..last and
 // calls progress, under a lock, after each task with the offending rows
@@ -419,7 +419,7 @@ func (r snapshotRunner) run(ctx context.Context, cs []check, skips []string, fir
 	var snap string
 	if conns > 1 {
 		err := tx0.QueryRow(ctx, "SELECT pg_export_snapshot()").Scan(&snap)
-		if err == nil && !snapshotRE.MatchString(snap) {
+		if err == nil && !snapshotRE().MatchString(snap) {
 			err = fmt.Errorf("unexpected snapshot identifier %q", snap)
 		}
 		if err != nil {

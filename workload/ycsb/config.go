@@ -3,11 +3,11 @@ package ycsb
 import (
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/stampede-bench/stampede/internal/lazyre"
 	"github.com/stampede-bench/stampede/internal/membudget"
 	"github.com/stampede-bench/stampede/workload"
 
@@ -589,7 +589,7 @@ func (p *propParser) fraction(key string, f float64) {
 	}
 }
 
-var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var identRE = lazyre.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // maxKeyLength is the length of ycsb_key's VARCHAR.
 const maxKeyLength = 255
@@ -639,10 +639,10 @@ func parseConfig(props map[string]prop) (*config, error) {
 		return nil, p.err
 	}
 
-	if !identRE.MatchString(c.tableName) {
+	if !identRE().MatchString(c.tableName) {
 		return nil, fmt.Errorf("invalid table %q (from %s): use letters, digits and underscores", c.tableName, props["table"].from)
 	}
-	if !identRE.MatchString(c.fieldPrefix) {
+	if !identRE().MatchString(c.fieldPrefix) {
 		return nil, fmt.Errorf("invalid fieldnameprefix %q (from %s): use letters, digits and underscores", c.fieldPrefix, props["fieldnameprefix"].from)
 	}
 	p.atLeast("recordcount", c.recordCount, 1)
