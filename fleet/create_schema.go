@@ -1,7 +1,6 @@
 package fleet
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -56,7 +55,7 @@ func (e *env) refuseDependents(ctx context.Context, db *sqlx.DB, names, users []
 
 // schemasWhat names schemas to drop, stampede's tenant schemas apart from
 // the user's (which the tenant pattern matches but stampede did not make):
-// `the tenant schemas "t_1", "t_2" and the user's schema "t_3"`; a single
+// `the tenant schemas t_1, t_2 and the user's schema "t_3"`; a single
 // tenant schema is `schema "t_1"`.
 func schemasWhat(tenants, users []string) string {
 	if len(users) == 0 && len(tenants) == 1 {
@@ -66,13 +65,7 @@ func schemasWhat(tenants, users []string) string {
 		if len(names) == 1 {
 			return fmt.Sprintf("%s %q", kind, names[0])
 		}
-		names = slices.Clone(names)
-		slices.SortFunc(names, func(a, b string) int { return cmp.Or(cmp.Compare(len(a), len(b)), strings.Compare(a, b)) })
-		more := ""
-		if len(names) > 10 {
-			names, more = names[:10], fmt.Sprintf(" and %d more", len(names)-10)
-		}
-		return fmt.Sprintf("%ss %s%s", kind, strings.Join(quotedNames(names), ", "), more)
+		return kind + "s " + nameList(names)
 	}
 	var parts []string
 	if len(tenants) > 0 {

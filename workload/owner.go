@@ -221,8 +221,8 @@ func legacyVouches(ctx context.Context, db *sqlx.DB, schema, comment string) (bo
 		if !ok {
 			return false, nil
 		}
-		col, val, _ = strings.Cut(data, ")")
 		col = "data"
+		val, _, _ = strings.Cut(data, ")")
 	}
 	if val == "" {
 		return false, nil
