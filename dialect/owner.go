@@ -1,5 +1,7 @@
 package dialect
 
+import "strings"
+
 // The statements below mark what stampede creates (tables, schemas,
 // databases) with a comment, and read the mark back, so that cleanup and
 // --drop touch only what stampede made. PostgreSQL, CockroachDB,
@@ -60,26 +62,84 @@ func TableMarkQuery(d Dialect, name string) (string, string) {
 }
 
 // OwnComment returns an SQL expression: the comment of the object whose OID
-// is the expression oid in catalog ("pg_class", "pg_proc"), as stampede
-// reads its mark. A comment ending in MarkOIDSep and a number is the mark
-// of the object of that OID: the expression gives it without that ending
-// on that object, and NULL on any other (a copy, which the restore or copy
-// put on an object of a new OID: the user's). A mark of the older form,
-// without an OID, is kept only where a table named as init's record
-// (stampede_load) is in the database (workload.TableComment checks that
-// the record is of the mark's data); PostgreSQL gives it NULL elsewhere.
-// CockroachDB, whose marks written by statements carry no OID (see
-// CommentOnTableIdent), keeps them as they are. Any other comment is as
-// it is.
+// is the expression oid in catalog ("pg_class", "pg_proc", "pg_namespace",
+// "pg_database"), as stampede reads its mark. A comment ending in
+// MarkOIDSep and a number is the mark of the object of that OID: the
+// expression gives it without that ending on that object, and NULL on any
+// other (a copy, which the restore or copy put on an object of a new OID:
+// the user's). A mark of the older form, without an OID, is kept only
+// where init's record (a table named as stampede_load) is in the object's
+// own schema, or is in the schema itself (legacyVouched), where
+// workload.TableComment and workload.Objects check that the record is of
+// the mark's data; PostgreSQL gives it NULL elsewhere, and always on a
+// database, which holds no record of its own. CockroachDB, whose marks
+// written by statements carry no OID (see CommentOnTableIdent), keeps
+// them as they are. Any other comment is as it is.
 func OwnComment(d Dialect, oid, catalog string) string {
 	c := "obj_description(" + oid + ", '" + catalog + "')"
+	if catalog == "pg_database" {
+		c = "shobj_description(" + oid + ", 'pg_database')"
+	}
 	tag := "('" + MarkOIDSep + "' || (" + oid + ")::oid::text)"
 	legacy := c
 	if d.Name() != "cockroach" {
-		legacy = "CASE WHEN " + c + " LIKE 'made by stampede %' AND NOT EXISTS (SELECT 1 FROM pg_class WHERE relname = 'stampede_load') THEN NULL ELSE " + c + " END"
+		legacy = "CASE WHEN " + c + " LIKE 'made by stampede %' AND NOT " + legacyVouched(oid, catalog) + " THEN NULL ELSE " + c + " END"
 	}
 	return "(CASE WHEN " + c + " ~ '^made by stampede .*; oid [0-9]+$' THEN CASE WHEN right(" + c + ", length(" + tag + ")) = " + tag +
 		" THEN substr(" + c + ", 1, length(" + c + ") - length(" + tag + ")) END ELSE " + legacy + " END)"
+}
+
+// legacyVouched returns an SQL condition: a table named as init's record
+// (stampede_load) is in the schema of the object whose OID is oid in
+// catalog (the schema itself for "pg_namespace"); false for a catalog of
+// objects outside schemas (a database).
+func legacyVouched(oid, catalog string) string {
+	var ns string
+	switch catalog {
+	case "pg_class":
+		ns = "(SELECT relnamespace FROM pg_class WHERE oid = " + oid + ")"
+	case "pg_proc":
+		ns = "(SELECT pronamespace FROM pg_proc WHERE oid = " + oid + ")"
+	case "pg_type":
+		ns = "(SELECT typnamespace FROM pg_type WHERE oid = " + oid + ")"
+	case "pg_namespace":
+		ns = "(" + oid + ")"
+	default:
+		return "false"
+	}
+	return "EXISTS (SELECT 1 FROM pg_class WHERE relname = '" + LoadRecordTableName + "' AND relkind IN ('r', 'p') AND relnamespace = " + ns + ")"
+}
+
+// LoadRecordTableName is the name of init's record of its loads
+// (workload.LoadRecordTable), by which OwnComment finds it.
+const LoadRecordTableName = "stampede_load"
+
+// MarkSchema returns the statement that puts mark text on schema name,
+// bound to the schema's OID (MarkOIDSep), as CommentOnTableIdent binds a
+// table's: a copy on another schema is no mark (OwnComment). CockroachDB
+// takes no DO block: there it puts text alone.
+func MarkSchema(d Dialect, name, text string) string {
+	if d.Name() == "cockroach" {
+		return CommentOnSchema(d, name, text)
+	}
+	return boundComment("SCHEMA", d.QuoteIdent(name), text, "SELECT oid FROM pg_namespace WHERE nspname = "+QuoteLiteral(name))
+}
+
+// MarkDatabase returns the statement that puts mark text on database
+// name, bound to the database's OID (MarkOIDSep); CockroachDB's is text
+// alone (see MarkSchema).
+func MarkDatabase(d Dialect, name, text string) string {
+	if d.Name() == "cockroach" {
+		return CommentOnDatabase(d, name, text)
+	}
+	return boundComment("DATABASE", d.QuoteIdent(name), text, "SELECT oid FROM pg_database WHERE datname = "+QuoteLiteral(name))
+}
+
+// boundComment returns the DO block that comments on object kind ident
+// with text, MarkOIDSep and the OID that query returns.
+func boundComment(kind, ident, text, query string) string {
+	return "DO $stampede$ BEGIN EXECUTE 'COMMENT ON " + kind + " ' || " + QuoteLiteral(ident) + " || ' IS ' || quote_literal(" +
+		QuoteLiteral(text+MarkOIDSep) + " || (" + query + ")::text); END $stampede$"
 }
 
 // CommentOnSchema returns the statement that sets schema name's comment:
@@ -90,16 +150,16 @@ func CommentOnSchema(d Dialect, name, text string) string {
 
 // SchemaCommentsQuery returns a query with one placeholder, an array of
 // schema names, that returns a row (name, comment or NULL) for each of
-// them that exists.
+// them that exists, the comment as OwnComment judges it.
 func SchemaCommentsQuery(d Dialect) string {
-	return "SELECT nspname, obj_description(oid, 'pg_namespace') FROM pg_namespace WHERE nspname = ANY(" + d.Placeholder(1) + ")"
+	return "SELECT nspname, " + OwnComment(d, "oid", "pg_namespace") + " FROM pg_namespace WHERE nspname = ANY(" + d.Placeholder(1) + ")"
 }
 
 // DatabaseCommentsQuery returns a query with one placeholder, an array of
 // database names, that returns a row (name, comment or NULL) for each of
-// them that exists.
+// them that exists, the comment as OwnComment judges it.
 func DatabaseCommentsQuery(d Dialect) string {
-	return "SELECT datname, shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = ANY(" + d.Placeholder(1) + ")"
+	return "SELECT datname, " + OwnComment(d, "oid", "pg_database") + " FROM pg_database WHERE datname = ANY(" + d.Placeholder(1) + ")"
 }
 
 // UserTablesQuery returns a query without placeholders that lists the
@@ -172,7 +232,7 @@ func UserObjectsQuery(d Dialect) string {
 	FROM pg_operator o JOIN pg_namespace n ON n.oid = o.oprnamespace
 	WHERE ` + userSchema + ` AND NOT EXISTS (SELECT 1 FROM member m WHERE m.classid = 'pg_operator'::regclass AND m.objid = o.oid)
 	UNION ALL
-	SELECT 'schema', n.nspname, obj_description(n.oid, 'pg_namespace') FROM pg_namespace n
+	SELECT 'schema', n.nspname, ` + OwnComment(d, "n.oid", "pg_namespace") + ` FROM pg_namespace n
 	WHERE ` + userSchema + ` AND n.nspname <> 'public'
 		AND NOT EXISTS (SELECT 1 FROM member m WHERE m.classid = 'pg_namespace'::regclass AND m.objid = n.oid)
 	UNION ALL
@@ -240,6 +300,25 @@ func UserObjectsQuery(d Dialect) string {
 	UNION ALL
 	SELECT 'large object', count(*)::text, NULL FROM pg_largeobject_metadata HAVING count(*) > 0
 	ORDER BY 1, 2`
+}
+
+// LegacyMarksQuery returns a query without placeholders that lists the
+// tables (and views, sequences), routines and types of the current
+// database whose comment is a mark of stampede's older form, without an
+// OID (MarkOIDSep), as (schema, name, comment): OwnComment keeps those
+// where init's record is in the same schema, and the caller checks that
+// the record names the mark's data (workload.Objects).
+func LegacyMarksQuery(d Dialect) string {
+	const legacy = ` LIKE 'made by stampede %' AND `
+	var parts []string
+	for _, c := range []struct{ catalog, alias, name, ns string }{
+		{"pg_class", "c", "relname", "relnamespace"}, {"pg_proc", "p", "proname", "pronamespace"}, {"pg_type", "t", "typname", "typnamespace"},
+	} {
+		desc := "obj_description(" + c.alias + ".oid, '" + c.catalog + "')"
+		parts = append(parts, "SELECT n.nspname, "+c.alias+"."+c.name+", "+desc+" FROM "+c.catalog+" "+c.alias+
+			" JOIN pg_namespace n ON n.oid = "+c.alias+"."+c.ns+" WHERE "+desc+legacy+desc+" !~ '; oid [0-9]+$' AND "+userSchema)
+	}
+	return strings.Join(parts, "\nUNION ALL\n")
 }
 
 // userSchema is the condition on n, a pg_namespace row, of a schema

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/stampede-bench/stampede/dialect"
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
 )
@@ -356,7 +357,7 @@ func (e *env) dropTenants(ctx context.Context, o DropOptions) (dropped int, left
 		}
 		// Left: the tenants asked for that stay, and the fleet's
 		// tenants past --tenants (cleanup --tenants 1 of 3 leaves 2).
-		err = admin.QueryRow(ctx, "SELECT count(*) FROM pg_database WHERE datname = ANY($1) OR datname ~ $2 AND shobj_description(oid, 'pg_database') = $3",
+		err = admin.QueryRow(ctx, "SELECT count(*) FROM pg_database WHERE datname = ANY($1) OR datname ~ $2 AND $3 IN (shobj_description(oid, 'pg_database'), "+dialect.OwnComment(admin.Dialect(), "oid", "pg_database")+")",
 			names, e.Spec.nameRegexp(), e.tenantMark()).Scan(&left.Databases)
 		return dropped, left, err
 	case ModeSchema:
@@ -385,7 +386,7 @@ func (e *env) dropTenants(ctx context.Context, o DropOptions) (dropped int, left
 		herr := e.refuseHolding("schema", holding, "in "+db.Where(), "cleanup")
 		var derr error // with ForceDrop, dropSchemas says what depends
 		if !e.ForceDrop {
-			derr = e.refuseDependents(ctx, db, keys(state), "cleanup")
+			derr = e.refuseDependents(ctx, db, keys(state), foreign, "cleanup")
 		}
 		if err := refusals(ferr, herr, e.heldErr, derr); err != nil {
 			return 0, left, err
@@ -393,7 +394,7 @@ func (e *env) dropTenants(ctx context.Context, o DropOptions) (dropped int, left
 		if err := e.dropSchemas(ctx, db, keys(state), o.Tables, "cleanup"); err != nil {
 			return 0, left, err
 		}
-		err = db.QueryRow(ctx, "SELECT count(*) FROM pg_namespace WHERE nspname = ANY($1) OR nspname ~ $2 AND obj_description(oid, 'pg_namespace') = $3",
+		err = db.QueryRow(ctx, "SELECT count(*) FROM pg_namespace WHERE nspname = ANY($1) OR nspname ~ $2 AND $3 IN (obj_description(oid, 'pg_namespace'), "+dialect.OwnComment(db.Dialect(), "oid", "pg_namespace")+")",
 			names, e.Spec.nameRegexp(), e.tenantMark()).Scan(&left.Schemas)
 		return len(state), left, err
 	default:

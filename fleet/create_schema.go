@@ -3,6 +3,7 @@ package fleet
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -37,20 +38,43 @@ func schemaState(ctx context.Context, db *sqlx.DB, names []string) (map[string]b
 // refuseDependents refuses, unless ForceDrop, to drop the schemas names
 // when objects outside them depend on what they hold (a user's view over
 // a tenant's table, say): DROP SCHEMA ... CASCADE would take those along.
-func (e *env) refuseDependents(ctx context.Context, db *sqlx.DB, names []string, action string) error {
+// Those of names in users are not stampede's tenants (foreignSchemas):
+// the refusal names them apart, as the user's.
+func (e *env) refuseDependents(ctx context.Context, db *sqlx.DB, names, users []string, action string) error {
 	deps, err := workload.Dependents(ctx, db, names, nil)
 	if err != nil || len(deps) == 0 {
 		return err
 	}
-	what := fmt.Sprintf("schema %q in %s", names[0], db.Where())
-	if len(names) > 1 {
-		what = fmt.Sprintf("the tenant schemas %s in %s", nameList(names), db.Where())
-	}
+	what := schemasWhat(without(names, users), users) + " in " + db.Where()
 	if e.ForceDrop {
 		e.logf("%s", workload.ForceDropNote(what, len(names), deps))
 		return nil
 	}
 	return &workload.DependentsError{What: what, Objects: deps, Action: action}
+}
+
+// schemasWhat names schemas to drop, stampede's tenant schemas apart from
+// the user's (which the tenant pattern matches but stampede did not make):
+// `the tenant schemas t_1, t_2 and the user's schema "t_3"`; a single
+// tenant schema is `schema "t_1"`.
+func schemasWhat(tenants, users []string) string {
+	if len(users) == 0 && len(tenants) == 1 {
+		return fmt.Sprintf("schema %q", tenants[0])
+	}
+	list := func(kind string, names []string) string {
+		if len(names) == 1 {
+			return fmt.Sprintf("%s %q", kind, names[0])
+		}
+		return kind + "s " + nameList(names)
+	}
+	var parts []string
+	if len(tenants) > 0 {
+		parts = append(parts, "the "+list("tenant schema", tenants))
+	}
+	if len(users) > 0 {
+		parts = append(parts, "the user's "+list("schema", users))
+	}
+	return strings.Join(parts, " and ")
 }
 
 // beforeDrop runs between dropSchemas' census of the tenant schemas and
@@ -70,7 +94,7 @@ var beforeDrop = func() {}
 // CASCADE, as the flag says.
 func (e *env) dropSchemas(ctx context.Context, db *sqlx.DB, names []string, own []string, action string) error {
 	slices.Sort(names)
-	if err := e.refuseDependents(ctx, db, names, action); err != nil {
+	if err := e.refuseDependents(ctx, db, names, nil, action); err != nil {
 		return err
 	}
 	beforeDrop()
@@ -225,7 +249,7 @@ func tableCommentsIn(ctx context.Context, db *sqlx.DB, schema string, tables []s
 // copy of schema from: its tables (LIKE ... INCLUDING ALL: columns,
 // defaults, constraints, indexes) and their rows, each with its comment
 // in from (comments: stampede's mark, which LIKE does not copy), the
-// extra tables, and the marker last.
+// extra tables, and the marker last, with its mark.
 func schemaCloneSQL(d dialect.Dialect, from, to string, tables []string, extra int, comments map[string]string) string {
 	f, s := d.QuoteIdent(from), d.QuoteIdent(to)
 	stmts := []string{"CREATE SCHEMA " + s}
@@ -243,6 +267,13 @@ func schemaCloneSQL(d dialect.Dialect, from, to string, tables []string, extra i
 		copyTable(t, true)
 	}
 	stmts = append(stmts, extraDDL(d, to, extra)...)
+	// The marker carries stampede's mark bound to its own OID, as
+	// tenant 1's does (markerDDL): a marker without it is no tenant's.
+	comments = maps.Clone(comments)
+	if comments == nil {
+		comments = map[string]string{}
+	}
+	comments[MarkerTable] = workload.TenantMarkerMark
 	copyTable(MarkerTable, true)
 	return strings.Join(stmts, ";\n")
 }
@@ -282,7 +313,7 @@ func createSchemas(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 		herr := e.refuseHolding("schema", holding, "in "+db.Where(), "--drop")
 		var derr error // with ForceDrop, dropSchemas says what depends
 		if !e.ForceDrop {
-			derr = e.refuseDependents(ctx, db, keys(state), "--drop")
+			derr = e.refuseDependents(ctx, db, keys(state), foreign, "--drop")
 		}
 		if err := refusals(ferr, herr, derr); err != nil {
 			return t, err
@@ -345,7 +376,7 @@ func createSchemas(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 			if err := e.refuseForeign("schema", foreign, db.Where(), "init (which replaces a half-loaded tenant)"); err != nil {
 				return t, err
 			}
-			if err := e.refuseDependents(ctx, db, []string{first}, "init (which replaces a half-loaded tenant)"); err != nil {
+			if err := e.refuseDependents(ctx, db, []string{first}, nil, "init (which replaces a half-loaded tenant)"); err != nil {
 				return t, err
 			}
 			e.logf("tenant schema %q is half-loaded (no %s marker): dropping and reloading it", first, MarkerTable)
@@ -356,7 +387,7 @@ func createSchemas(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 		if _, err := db.Exec(ctx, "CREATE SCHEMA "+d.QuoteIdent(first)); err != nil {
 			return t, fmt.Errorf("creating schema %q: %w", first, err)
 		}
-		if _, err := db.Exec(ctx, dialect.CommentOnSchema(d, first, e.tenantMark())); err != nil {
+		if _, err := db.Exec(ctx, dialect.MarkSchema(d, first, e.tenantMark())); err != nil {
 			return t, fmt.Errorf("marking schema %q as a tenant of stampede's: %w", first, err)
 		}
 		if err := e.loadFirst(ctx, o, gen, f, o.Spec.Options(e.Base, f), first); err != nil {
@@ -384,7 +415,7 @@ func createSchemas(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 	}
 	if halfNames := keys(half); len(halfNames) > 0 {
 		slices.Sort(halfNames)
-		if err := e.refuseDependents(ctx, db, halfNames, "init (which replaces a half-created tenant)"); err != nil {
+		if err := e.refuseDependents(ctx, db, halfNames, nil, "init (which replaces a half-created tenant)"); err != nil {
 			return t, err
 		}
 	}
@@ -406,7 +437,7 @@ func createSchemas(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 	var created atomic.Int64
 	err = forEach(ctx, e.Concurrency, missing, func(ctx context.Context, id int) error {
 		name := o.Spec.Name(id)
-		sql := schemaCloneSQL(d, first, name, tables, o.ExtraTables, tableComments) + ";\n" + dialect.CommentOnSchema(d, name, e.tenantMark())
+		sql := schemaCloneSQL(d, first, name, tables, o.ExtraTables, tableComments) + ";\n" + dialect.MarkSchema(d, name, e.tenantMark())
 		if _, half := state[name]; half {
 			// A schema without its marker (created outside one
 			// transaction, by hand say) is replaced.

@@ -68,6 +68,10 @@ type env struct {
 	// heldErr is the RoleHoldsError of Drop's survey of the tenant
 	// roles, said in the one refusal beside the tenants' own problems.
 	heldErr error
+	// handMade are the databases or schemas that foreignDatabases and
+	// foreignSchemas found holding a table of the marker's name that is
+	// not stampede's marker, for refuseForeign's message.
+	handMade map[string]bool
 }
 
 // survey is SurveyTenants' part of an env.

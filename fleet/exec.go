@@ -55,6 +55,9 @@ type NotTenantsError struct {
 	// Verb is the command refused and what it does to tenants ("run runs
 	// on"); "" is fleet exec's ("fleet exec applies statements to").
 	Verb string
+	// Why says what was found, when not that they have neither a marker
+	// nor stampede's tenant mark (foreignTenantWhy).
+	Why string
 }
 
 func (e *NotTenantsError) Error() string {
@@ -71,8 +74,12 @@ func (e *NotTenantsError) Error() string {
 		return fmt.Sprintf("%s stampede made (no %s marker of stampede's records its tenants): %s stampede's tenants only and left %s alone; load a fleet with `stampede init --tenants N --tenant-mode column` in a database of its own",
 			what, MarkerTable, cmd, verb)
 	}
-	return fmt.Sprintf("%s stampede made (neither a %s marker table nor stampede's comment; --tenant-pattern %q merely matches the name): %s stampede's tenants only and left %s alone; give the --tenant-pattern and --tenant-mode of a fleet `stampede init --tenants` created",
-		what, MarkerTable, e.Pattern, cmd, verb)
+	why := e.Why
+	if why == "" {
+		why = foreignTenantWhy(e.Names, nil, e.Pattern)
+	}
+	return fmt.Sprintf("%s stampede made (%s): %s stampede's tenants only and left %s alone; give the --tenant-pattern and --tenant-mode of a fleet `stampede init --tenants` created",
+		what, why, cmd, verb)
 }
 
 // Is makes errors.Is(err, ErrNotTenants) true.
@@ -186,7 +193,7 @@ func (e *env) refuseForeignTenants(ctx context.Context) error {
 		return nil
 	}
 	slices.Sort(foreign)
-	return &NotTenantsError{Kind: kind, Names: shortList(foreign), Pattern: e.Spec.Pattern}
+	return &NotTenantsError{Kind: kind, Names: shortList(foreign), Pattern: e.Spec.Pattern, Why: foreignTenantWhy(foreign, e.handMade, e.Spec.Pattern)}
 }
 
 // surveyed returns the names of the tenants e's survey reads (every

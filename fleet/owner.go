@@ -21,9 +21,10 @@ func (e *env) tenantMark() string {
 	return workload.Mark + " fleet tenant of " + e.Workload
 }
 
-// markDatabase puts the tenant mark on database name.
+// markDatabase puts the tenant mark on database name, bound to its OID
+// (dialect.MarkDatabase): a copy on another database is no mark.
 func (e *env) markDatabase(ctx context.Context, admin *sqlx.DB, name string) error {
-	if _, err := admin.Exec(ctx, dialect.CommentOnDatabase(admin.Dialect(), name, e.tenantMark())); err != nil {
+	if _, err := admin.Exec(ctx, dialect.MarkDatabase(admin.Dialect(), name, e.tenantMark())); err != nil {
 		return fmt.Errorf("marking database %q as a tenant of stampede's: %w", name, err)
 	}
 	return nil
@@ -32,68 +33,120 @@ func (e *env) markDatabase(ctx context.Context, admin *sqlx.DB, name string) err
 // tenantMarkPrefix begins the tenant mark of every workload's fleet.
 const tenantMarkPrefix = workload.Mark + " fleet tenant of "
 
-// tenantOf says whose tenant a database or schema is, from its comment
-// and, lacking stampede's tenant mark (a tenant of a stampede that did not
-// mark them), its marker table (read by marker, which says whether it has
-// a marker's exact shape and rows, and the workloads they name): this
-// fleet's (ours), another workload's fleet's (other names it), or
-// neither (a user's, whatever tables of stampede's names it holds).
-func (e *env) tenantOf(comment string, marker func() ([]string, bool, error)) (ours bool, other string, err error) {
-	if comment == e.tenantMark() {
+// tenantMarker is what a tenant's marker table says: whether a table of
+// its name exists, and whether it is stampede's marker (ok: of a marker's
+// exact shape and rows, carrying stampede's mark bound to its own OID,
+// see workload.TenantMarkerWorkloads), naming workloads.
+type tenantMarker struct {
+	exists, ok bool
+	workloads  []string
+}
+
+// tenantOf says whose tenant a database or schema is: this fleet's
+// (ours), another workload's fleet's (other names it), or neither (a
+// user's, whatever tables of stampede's names it holds). Its marker table
+// decides (read by marker): stampede's marker names the fleet's workload;
+// a table of the marker's name without stampede's mark bound to it (made
+// by hand, or copied) makes it a user's. Without a marker table, a tenant
+// that init left half-made is told by its comment (as
+// dialect.OwnComment reads it: stampede's tenant mark bound to the
+// database's or schema's own OID; a copy, or the unbound mark of an older
+// stampede, reads as none).
+func (e *env) tenantOf(comment string, marker func() (tenantMarker, error)) (ours bool, other string, err error) {
+	m, err := marker()
+	switch {
+	case err != nil:
+		return false, "", err
+	case m.ok && len(m.workloads) == 1 && m.workloads[0] == e.Workload:
+		return true, "", nil
+	case m.ok:
+		return false, strings.Join(m.workloads, ", "), nil
+	case m.exists:
+		return false, "", nil
+	case comment == e.tenantMark():
 		return true, "", nil
 	}
 	if w, ok := strings.CutPrefix(comment, tenantMarkPrefix); ok {
 		return false, w, nil
 	}
-	if comment != "" {
-		return false, "", nil
+	return false, "", nil
+}
+
+// readTenantMarker reads the marker table of the tenant in schema of db
+// ("" for db's own): see tenantMarker.
+func readTenantMarker(ctx context.Context, db *sqlx.DB, schema string) (tenantMarker, error) {
+	var m tenantMarker
+	name := db.Dialect().QuoteIdent(MarkerTable)
+	if schema != "" {
+		name = db.Dialect().QuoteIdent(schema) + "." + name
 	}
-	ws, ok, err := marker()
-	switch {
-	case err != nil || !ok:
-		return false, "", err
-	case len(ws) == 1 && ws[0] == e.Workload:
-		return true, "", nil
+	if err := db.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", name).Scan(&m.exists); err != nil || !m.exists {
+		return m, err
 	}
-	return false, strings.Join(ws, ", "), nil
+	var err error
+	m.workloads, m.ok, err = workload.TenantMarkerWorkloads(ctx, db, schema, MarkerTable)
+	return m, err
 }
 
 // foreignDatabases returns those of names, databases that exist, that are
-// not this fleet's tenants (tenantOf): without its tenant mark, and
-// without a marker table of its exact shape naming this workload. The
-// tenants of another workload's fleet are refused here, unless ForceDrop
+// not this fleet's tenants (tenantOf); those whose marker table is not
+// stampede's are kept in e.handMade, for refuseForeign. The tenants of
+// another workload's fleet are refused here, unless ForceDrop
 // (*OtherTenantsError).
 func (e *env) foreignDatabases(ctx context.Context, admin *sqlx.DB, names []string) ([]string, error) {
 	comments, err := comments(ctx, admin, dialect.DatabaseCommentsQuery(admin.Dialect()), names)
 	if err != nil {
 		return nil, fmt.Errorf("reading the comments of the tenant databases: %w", err)
 	}
+	var mu sync.Mutex
 	var foreign []string
 	others := map[string]string{}
-	for _, id := range e.Spec.tenantIDs(sliceSet(names), true) {
+	err = forEach(ctx, e.Concurrency, e.Spec.tenantIDs(sliceSet(names), true), func(ctx context.Context, id int) error {
 		name := e.Spec.Name(id)
-		ours, other, err := e.tenantOf(comments[name], func() ([]string, bool, error) {
+		var m tenantMarker
+		ours, other, err := e.tenantOf(comments[name], func() (tenantMarker, error) {
 			db, closeDB, err := e.connect(ctx, e.Spec.Options(e.Base, id), 1)
 			if err != nil {
-				return nil, false, err
+				return m, err
 			}
 			defer closeDB()
-			ws, ok, err := workload.TenantMarkerWorkloads(ctx, db, "", MarkerTable)
-			if err == nil && ok {
+			if m, err = readTenantMarker(ctx, db, ""); err == nil && m.ok {
+				mu.Lock()
+				defer mu.Unlock()
 				err = e.keepMarker(ctx, db, "", id)
 			}
-			return ws, ok, err
+			return m, err
 		})
+		mu.Lock()
+		defer mu.Unlock()
 		switch {
 		case err != nil:
-			return nil, err
+			return err
 		case other != "":
 			others[name] = other
 		case !ours:
 			foreign = append(foreign, name)
+			e.noteHandMade(name, m)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	slices.Sort(foreign)
 	return foreign, e.refuseOthers("database", others, "on "+strings.Join(admin.Endpoints(), ","))
+}
+
+// noteHandMade keeps name in e.handMade when its marker table exists but
+// is not stampede's (m), for refuseForeign's message.
+func (e *env) noteHandMade(name string, m tenantMarker) {
+	if !m.exists || m.ok {
+		return
+	}
+	if e.handMade == nil {
+		e.handMade = map[string]bool{}
+	}
+	e.handMade[name] = true
 }
 
 // foreignSchemas returns the schemas of state (name: has its MarkerTable)
@@ -110,15 +163,16 @@ func (e *env) foreignSchemas(ctx context.Context, db *sqlx.DB, state map[string]
 	var foreign []string
 	others := map[string]string{}
 	for name, complete := range state {
-		ours, other, err := e.tenantOf(comments[name], func() ([]string, bool, error) {
+		var m tenantMarker
+		ours, other, err := e.tenantOf(comments[name], func() (tenantMarker, error) {
 			if !complete {
-				return nil, false, nil
+				return m, nil
 			}
-			ws, ok, err := workload.TenantMarkerWorkloads(ctx, db, name, MarkerTable)
-			if err == nil && ok {
+			var err error
+			if m, err = readTenantMarker(ctx, db, name); err == nil && m.ok {
 				err = e.keepMarker(ctx, db, name, e.Spec.tenantIDs(map[string]bool{name: true}, true)...)
 			}
-			return ws, ok, err
+			return m, err
 		})
 		switch {
 		case err != nil:
@@ -127,6 +181,7 @@ func (e *env) foreignSchemas(ctx context.Context, db *sqlx.DB, state map[string]
 			others[name] = other
 		case !ours:
 			foreign = append(foreign, name)
+			e.noteHandMade(name, m)
 		}
 	}
 	slices.Sort(foreign)
@@ -241,11 +296,40 @@ func (e *env) refuseForeign(kind string, foreign []string, where, action string)
 		e.logf("%s: dropping %s %s, which stampede did not make", workload.ForceDropFlag, kinds, nameList(foreign))
 		return nil
 	}
-	why := fmt.Sprintf("neither a %s marker table nor stampede's comment; --tenant-pattern %q merely matches the name", MarkerTable, e.Spec.Pattern)
+	why := foreignTenantWhy(foreign, e.handMade, e.Spec.Pattern)
 	if e.Spec.Mode == ModeColumn {
 		why = fmt.Sprintf("no mark of stampede's init of %s on it, which a %s fleet's shared tables carry: a table of the shared tables' name that someone else made", e.Workload, e.Workload)
 	}
 	return &workload.ForeignError{Kind: kind, Names: shortList(foreign), Where: where, Action: action, Why: why}
+}
+
+// foreignTenantWhy says why the databases or schemas foreign, which a
+// fleet's --tenant-pattern matches, are not stampede's tenants: no marker
+// table and no tenant mark of stampede's bound to them, or (those in
+// handMade) a table of the marker's name that carries no mark of
+// stampede's bound to it (made by hand, copied from a tenant, or the
+// marker of an older stampede, which marked none).
+func foreignTenantWhy(foreign []string, handMade map[string]bool, pattern string) string {
+	var none, made []string
+	for _, n := range foreign {
+		if handMade[n] {
+			made = append(made, n)
+		} else {
+			none = append(none, n)
+		}
+	}
+	noMarker := fmt.Sprintf("neither a %s marker table nor stampede's tenant mark bound to it", MarkerTable)
+	hand := fmt.Sprintf("a %s table that carries no mark of stampede's bound to it (made by hand, copied, or an older stampede's)", MarkerTable)
+	var whys []string
+	switch {
+	case len(made) == 0:
+		whys = append(whys, noMarker)
+	case len(none) == 0:
+		whys = append(whys, hand)
+	default:
+		whys = append(whys, nameList(none)+": "+noMarker, nameList(made)+": "+hand)
+	}
+	return strings.Join(whys, "; ") + fmt.Sprintf("; --tenant-pattern %q merely matches the name", pattern)
 }
 
 // shortList keeps the first ten names, and says how many more there are.
@@ -452,10 +536,20 @@ func (e *env) refuseAddedColumns(ctx context.Context, db *sqlx.DB, gen workload.
 		return err
 	}
 	if e.ForceDrop {
-		e.logf("%s: dropping the columns %s, which stampede did not make, with the shared tables", workload.ForceDropFlag, strings.Join(cols, ", "))
+		e.logf("%s", addedColumnsNote(cols))
 		return nil
 	}
 	return &workload.AddedColumnsError{Columns: cols, Where: db.Where(), Action: action}
+}
+
+// addedColumnsNote is the line --force-drop says before it drops cols,
+// columns a user added to column mode's shared tables, with the tables.
+func addedColumnsNote(cols []string) string {
+	what := "column " + cols[0]
+	if len(cols) > 1 {
+		what = "columns " + strings.Join(cols, ", ")
+	}
+	return fmt.Sprintf("%s: dropping the %s, which stampede did not make, with the shared tables", workload.ForceDropFlag, what)
 }
 
 // tenantOwn returns the names of the tables stampede makes in a tenant

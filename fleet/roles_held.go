@@ -19,9 +19,21 @@ type roleHolding struct {
 	// whether the role owns it (else it holds privileges on it).
 	Role, What, DB string
 	Owns           bool
+	// Member, when set, makes it a membership stampede did not grant,
+	// which DROP ROLE would revoke without a word: Role is granted to
+	// role Member (GRANT Role TO Member), or with Of Role is a member of
+	// role Member (GRANT Member TO Role).
+	Member string
+	Of     bool
 }
 
 func (h roleHolding) String() string {
+	switch {
+	case h.Member != "" && h.Of:
+		return fmt.Sprintf("role %s is a member of role %s", h.Role, h.Member)
+	case h.Member != "":
+		return fmt.Sprintf("role %s is granted to role %s", h.Role, h.Member)
+	}
 	how := "holds privileges on"
 	if h.Owns {
 		how = "owns"
@@ -35,6 +47,12 @@ func (h roleHolding) String() string {
 
 // remedy is what the user runs to free role of h's objects.
 func (h roleHolding) remedy(admin string) string {
+	switch {
+	case h.Member != "" && h.Of:
+		return fmt.Sprintf("`REVOKE %s FROM %s`", h.Member, h.Role)
+	case h.Member != "":
+		return fmt.Sprintf("`REVOKE %s FROM %s`", h.Role, h.Member)
+	}
 	in := ""
 	if h.DB != "" {
 		in = fmt.Sprintf(" in database %q", h.DB)
@@ -78,8 +96,45 @@ func (e *RoleHoldsError) Error() string {
 			fixes = append(fixes, f)
 		}
 	}
-	return fmt.Sprintf("%s%s, which stampede did not make (outside the tenant): cleanup drops nothing, as the tenant's role could not be dropped, and stampede neither drops nor gives away what is yours; run %s, then cleanup again, or to drop the tenants anyway and %s, add %s",
-		strings.Join(objs, "; "), more, strings.Join(fixes, ", "), e.ForceNote(), workload.ForceDropFlag)
+	return fmt.Sprintf("%s%s%s: cleanup drops nothing, as %s, and stampede neither drops nor gives away what is yours; run %s, then cleanup again, or to drop the tenants anyway and %s, add %s",
+		strings.Join(objs, "; "), more, e.whose(), e.why(), strings.Join(fixes, ", "), e.ForceNote(), workload.ForceDropFlag)
+}
+
+// members counts the memberships among e.Held.
+func (e *RoleHoldsError) members() int {
+	n := 0
+	for _, h := range e.Held {
+		if h.Member != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// whose follows the list: what stampede did not make or grant.
+func (e *RoleHoldsError) whose() string {
+	switch m := e.members(); {
+	case m == 0:
+		return ", which stampede did not make (outside the tenant)"
+	case m == len(e.Held) && m == 1:
+		return " (a membership stampede did not grant)"
+	case m == len(e.Held):
+		return " (memberships stampede did not grant)"
+	}
+	return ", which stampede did not make or grant (outside the tenant)"
+}
+
+// why says why cleanup keeps the role: DROP ROLE fails over its objects,
+// and revokes its memberships without a word.
+func (e *RoleHoldsError) why() string {
+	role := "the tenant's role"
+	if strings.HasSuffix(e.ForceNote(), "roles") {
+		role = "the tenants' roles"
+	}
+	if e.members() == len(e.Held) {
+		return "dropping " + role + " would revoke " + map[bool]string{true: "it", false: "them"}[len(e.Held) == 1]
+	}
+	return role + " could not be dropped"
 }
 
 // ForceNote says what workload.ForceDropFlag does beside dropping the
@@ -231,7 +286,44 @@ func (e *env) heldOutside(ctx context.Context) ([]roleHolding, string, error) {
 			held = append(held, roleHolding{Role: en.role, What: whats[i], DB: name, Owns: en.owns})
 		}
 	}
-	return held, me, nil
+	members, err := memberships(ctx, admin, names)
+	if err != nil {
+		return nil, "", err
+	}
+	return append(held, members...), me, nil
+}
+
+// membershipsQuery lists the memberships of the roles $1 that stampede
+// did not grant (it grants none): (tenant role, other role, whether the
+// tenant role is the member). PostgreSQL 16's grant of a role to the
+// non-superuser that created it (ADMIN OPTION, by the bootstrap
+// superuser) is the creator's, not a user's.
+const membershipsQuery = `SELECT r.rolname::text, m.rolname::text, false FROM pg_auth_members am
+	JOIN pg_roles r ON r.oid = am.roleid JOIN pg_roles m ON m.oid = am.member
+	WHERE r.rolname = ANY($1) AND NOT (m.rolname = current_user AND am.admin_option AND am.grantor = 10)
+UNION ALL
+SELECT m.rolname::text, r.rolname::text, true FROM pg_auth_members am
+	JOIN pg_roles r ON r.oid = am.roleid JOIN pg_roles m ON m.oid = am.member
+	WHERE m.rolname = ANY($1)
+ORDER BY 1, 3, 2`
+
+// memberships returns the memberships of the tenant roles names (see
+// membershipsQuery), as roleHoldings.
+func memberships(ctx context.Context, admin *sqlx.DB, names []string) ([]roleHolding, error) {
+	rows, err := admin.Query(ctx, membershipsQuery, names)
+	if err != nil {
+		return nil, fmt.Errorf("reading the memberships of the tenant roles (pg_auth_members): %w", err)
+	}
+	defer rows.Close()
+	var out []roleHolding
+	for rows.Next() {
+		var h roleHolding
+		if err := rows.Scan(&h.Role, &h.Member, &h.Of); err != nil {
+			return nil, err
+		}
+		out = append(out, h)
+	}
+	return out, rows.Err()
 }
 
 // quoteIdent quotes name as pg_identify_object's identities do.

@@ -74,7 +74,55 @@ func Objects(ctx context.Context, db *sqlx.DB) ([]Object, error) {
 		}
 		out = append(out, o)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return out, unvouchLegacy(ctx, db, out)
+}
+
+// unvouchLegacy takes the mark off those of objs that carry a mark of the
+// older form, without an OID, that init's record in their own schema does
+// not vouch for (legacyVouches): an old mark counts only for the data or
+// workload the record names, never for a user's object that carries a
+// copy of one. (dialect.OwnComment already gave NULL to those with no
+// record in their schema, and to schemas holding none.)
+func unvouchLegacy(ctx context.Context, db *sqlx.DB, objs []Object) error {
+	if db.Dialect().Name() == "cockroach" || !slices.ContainsFunc(objs, func(o Object) bool { return o.Marked && o.Schema != "" }) {
+		return nil
+	}
+	rows, err := db.Query(ctx, dialect.LegacyMarksQuery(db.Dialect()))
+	if err != nil {
+		return fmt.Errorf("listing the older marks of database %q: %w", db.Database(), err)
+	}
+	legacy := map[[3]string]bool{}
+	for rows.Next() {
+		var k [3]string
+		if err := rows.Scan(&k[0], &k[1], &k[2]); err != nil {
+			rows.Close()
+			return err
+		}
+		legacy[k] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	vouches := map[[2]string]bool{}
+	for i, o := range objs {
+		if !o.Marked || !legacy[[3]string{o.Schema, o.Name, o.Comment}] {
+			continue
+		}
+		k := [2]string{o.Schema, o.Comment}
+		ok, seen := vouches[k]
+		if !seen {
+			if ok, err = legacyVouches(ctx, db, o.Schema, o.Comment); err != nil {
+				return err
+			}
+			vouches[k] = ok
+		}
+		objs[i].Marked = ok
+	}
+	return nil
 }
 
 // extraTablePattern matches the names of a fleet's extra tables
@@ -151,8 +199,12 @@ func (e *HoldsForeignError) Error() string {
 	if slices.ContainsFunc(e.Objects, func(o string) bool { return strings.HasSuffix(o, renamedEnd) }) {
 		whose = "that " + map[bool]string{true: "is", false: "are"}[len(e.Objects) == 1] + " not stampede's to drop"
 	}
-	return fmt.Sprintf("%s %s holds %s %s (%s%s): %s leaves the %s alone; to drop it anyway, add %s",
-		what, e.Where, n, whose, strings.Join(objs, ", "), more, e.Action, e.Kind, ForceDropFlag)
+	kinds, it := e.Kind, "it"
+	if len(e.Names) > 1 {
+		kinds, it = e.Kind+"s", "them"
+	}
+	return fmt.Sprintf("%s %s holds %s %s (%s%s): %s leaves the %s alone; to drop %s anyway, add %s",
+		what, e.Where, n, whose, strings.Join(objs, ", "), more, e.Action, kinds, it, ForceDropFlag)
 }
 
 // quoted quotes each name.

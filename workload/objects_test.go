@@ -47,9 +47,9 @@ func TestHoldsForeignError(t *testing.T) {
 		{&workload.HoldsForeignError{Kind: "database", Names: []string{"stampede_demo"}, Where: "on db1:5432", Objects: []string{"table public.mine"}, Action: "the demo"},
 			`database "stampede_demo" on db1:5432 holds 1 object that stampede did not make (table public.mine): the demo leaves the database alone; to drop it anyway, add --force-drop`},
 		{&workload.HoldsForeignError{Kind: "schema", Names: []string{"bank_1", "bank_2"}, Where: `in database "d" on db1:5432`, Objects: []string{"table bank_1.a", "view bank_1.v"}, Action: "cleanup"},
-			`schema "bank_1" (and 1 more schema: "bank_2") in database "d" on db1:5432 holds 2 objects that stampede did not make (table bank_1.a, view bank_1.v): cleanup leaves the schema alone; to drop it anyway, add --force-drop`},
+			`schema "bank_1" (and 1 more schema: "bank_2") in database "d" on db1:5432 holds 2 objects that stampede did not make (table bank_1.a, view bank_1.v): cleanup leaves the schemas alone; to drop them anyway, add --force-drop`},
 		{&workload.HoldsForeignError{Kind: "database", Names: []string{"t1", "t2", "t3"}, Where: "on db1:5432", Objects: []string{"table public.mine"}, Action: "cleanup"},
-			`database "t1" (and 2 more databases: "t2", "t3") on db1:5432 holds 1 object that stampede did not make (table public.mine): cleanup leaves the database alone; to drop it anyway, add --force-drop`},
+			`database "t1" (and 2 more databases: "t2", "t3") on db1:5432 holds 1 object that stampede did not make (table public.mine): cleanup leaves the databases alone; to drop them anyway, add --force-drop`},
 	} {
 		if got := tc.err.Error(); got != tc.want {
 			t.Errorf("got  %s\nwant %s", got, tc.want)

@@ -183,24 +183,71 @@ func TableComment(ctx context.Context, db *sqlx.DB, name string) (string, error)
 }
 
 // vouched returns comment, a mark without an OID (an older stampede's), when
-// init's record of the data it names (InitMark's "(data KEY)") is in db,
-// and "" otherwise: a mark the record does not vouch for is the user's
-// copy. A mark that names no data (a run's, a fleet's) stands as it is.
+// init's record (found through the search path, as the table is) names
+// the data or the workload it marks (legacyVouches), and "" otherwise: a
+// mark the record does not vouch for is the user's copy.
 func vouched(ctx context.Context, db *sqlx.DB, comment string) (string, error) {
-	rest, ok := strings.CutPrefix(comment, Mark+" init of ")
-	if !ok {
+	if db.Dialect().Name() == "cockroach" {
+		// Its marks written by statements carry no OID: an init's
+		// stands where the record of its data is, any other as it is.
+		if !isInitMark(comment) {
+			return comment, nil
+		}
+		_, data, _ := strings.Cut(comment, " (data ")
+		key, _, _ := strings.Cut(data, ")")
+		if found, err := hasRecord(ctx, db, key); err != nil || !found {
+			return "", err
+		}
 		return comment, nil
 	}
-	_, data, ok := strings.Cut(rest, " (data ")
-	if !ok {
-		return "", nil
-	}
-	key, _, _ := strings.Cut(data, ")")
-	found, err := hasRecord(ctx, db, key)
-	if err != nil || !found {
+	ok, err := legacyVouches(ctx, db, "", comment)
+	if err != nil || !ok {
 		return "", err
 	}
 	return comment, nil
+}
+
+// legacyVouches reports whether init's record in schema of db ("" through
+// the search path) vouches for comment, a mark of the older form without
+// an OID: a mark of an init names the data its record holds ("init of W
+// (data K)": a row of K), any other mark the workload a row names (a
+// run's, "run of W"; pgbench's). A mark that names neither (a fleet's) is
+// vouched for by nothing, nor is any mark where no record is, or where a
+// table of the record's name is not stampede's record.
+func legacyVouches(ctx context.Context, db *sqlx.DB, schema, comment string) (bool, error) {
+	col, val := "workload", MarkMaker(comment)
+	if rest, ok := strings.CutPrefix(comment, Mark+" init of "); ok {
+		_, data, ok := strings.Cut(rest, " (data ")
+		if !ok {
+			return false, nil
+		}
+		col = "data"
+		val, _, _ = strings.Cut(data, ")")
+	}
+	if val == "" {
+		return false, nil
+	}
+	d := db.Dialect()
+	var n int
+	err := db.QueryRow(ctx, `SELECT count(DISTINCT column_name) FROM information_schema.columns
+		WHERE table_schema = coalesce(nullif($1, ''), (SELECT n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass($2)))
+		AND table_name = $3 AND column_name = ANY($4)`,
+		schema, d.QuoteIdent(LoadRecordTable), LoadRecordTable, recordColumns).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("reading the columns of %s: %w", LoadRecordTable, err)
+	}
+	if n != len(recordColumns) {
+		return false, nil
+	}
+	t := d.QuoteIdent(LoadRecordTable)
+	if schema != "" {
+		t = d.QuoteIdent(schema) + "." + t
+	}
+	var found bool
+	if err := db.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM "+t+" WHERE "+col+" = "+d.Placeholder(1)+")", val).Scan(&found); err != nil {
+		return false, fmt.Errorf("reading what init loaded (%s): %w", LoadRecordTable, err)
+	}
+	return found, nil
 }
 
 // ForeignTables returns those of names, tables that exist in db, that
@@ -644,6 +691,10 @@ func renamedTable(name string, gen Generator) bool {
 // dialect.CommentOnTableIdent): a copy of the marker is none.
 const TenantMarkerMark = Mark + " fleet: the marker of a tenant"
 
+// tenantMarkerMarkPrefix begins the mark of every fleet marker: database
+// and schema modes' (TenantMarkerMark) and column mode's.
+const tenantMarkerMarkPrefix = Mark + " fleet: the marker of a"
+
 // tenantMarkerColumns are the columns of a fleet's marker table in
 // database and schema modes, and in column mode.
 var tenantMarkerColumns = [][]string{
@@ -653,8 +704,10 @@ var tenantMarkerColumns = [][]string{
 
 // TenantMarkerWorkloads reads table (a fleet's marker, TenantMarkerTable)
 // in schema of db ("" for the current schema): ok is true when it has a
-// marker's exact columns and at least one row, and workloads are then the
-// workloads its rows name, sorted. A user's table of the name is not ok.
+// marker's exact columns, at least one row, and stampede's marker mark
+// bound to its own OID (dialect.MarkOIDSep), and workloads are then the
+// workloads its rows name, sorted. A user's table of the name, a copy of
+// a marker, and an older stampede's marker without the mark are not ok.
 func TenantMarkerWorkloads(ctx context.Context, db *sqlx.DB, schema, table string) (workloads []string, ok bool, err error) {
 	rows, err := db.Query(ctx, `SELECT column_name::text FROM information_schema.columns
 		WHERE table_schema = coalesce(nullif($1, ''), current_schema()) AND table_name = $2 ORDER BY 1`, schema, table)
@@ -682,15 +735,18 @@ func TenantMarkerWorkloads(ctx context.Context, db *sqlx.DB, schema, table strin
 	if schema != "" {
 		name = d.QuoteIdent(schema) + "." + name
 	}
-	// A marker whose mark is bound to another table's OID is a copy
-	// (pg_dump -t stampede_tenant restored into a user's database): no
-	// marker. One without a comment is an older stampede's, as before.
+	// Only a marker carrying stampede's mark bound to its own OID is
+	// one: a table of the name without it was made by hand, and one
+	// whose mark is bound to another table's OID is a copy (pg_dump -t
+	// stampede_tenant restored into a user's database). A marker of an
+	// older stampede, which put no mark on it, is refused as well (its
+	// tenants take --force-drop). CockroachDB's marks carry no OID.
 	rel := "to_regclass(" + d.Placeholder(1) + ")"
-	var copied bool
-	if err := db.QueryRow(ctx, "SELECT "+dialect.OwnComment(d, rel, "pg_class")+" IS NULL AND obj_description("+rel+", 'pg_class') IS NOT NULL", name).Scan(&copied); err != nil {
+	var own, raw *string
+	if err := db.QueryRow(ctx, "SELECT "+dialect.OwnComment(d, rel, "pg_class")+", obj_description("+rel+", 'pg_class')", name).Scan(&own, &raw); err != nil {
 		return nil, false, fmt.Errorf("reading the comment of table %s: %w", table, err)
 	}
-	if copied {
+	if own == nil || !strings.HasPrefix(*own, tenantMarkerMarkPrefix) || d.Name() != "cockroach" && *raw == *own {
 		return nil, false, nil
 	}
 	wrows, err := db.Query(ctx, "SELECT DISTINCT workload FROM "+name+" ORDER BY workload")

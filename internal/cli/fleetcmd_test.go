@@ -195,11 +195,11 @@ func TestFleetSchemas(t *testing.T) {
 	tenants := []string{"--tenants", fmt.Sprint(n), "--tenant-mode", "schema", "--tenant-pattern", pat, "--db", db}
 
 	// A tenant 1 left half-loaded (no marker, but the comment init puts
-	// on the schema it creates) is reloaded. (A schema without the
+	// on the schema it creates, bound to the schema's OID) is reloaded. (A schema without the
 	// comment is a user's: TestFleetNeverDropsForeignTenants.)
 	adminExec(t, "CREATE DATABASE "+db)
 	first := fmt.Sprintf(pat, 1)
-	execIn(t, db, "CREATE SCHEMA "+first, "COMMENT ON SCHEMA "+first+" IS 'made by stampede fleet tenant of bank'",
+	execIn(t, db, "CREATE SCHEMA "+first, dialect.MarkSchema(dialect.Postgres{}, first, "made by stampede fleet tenant of bank"),
 		"CREATE TABLE "+first+".bank (id BIGINT PRIMARY KEY, balance BIGINT, payload TEXT)")
 	r := mustRun(t, append([]string{"init", "bank", "--rows", "100", "--extra-tables", "2", srv}, tenants...)...)
 	if !strings.Contains(r.stderr, "half-loaded") {

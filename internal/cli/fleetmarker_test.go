@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stampede-bench/stampede/dialect"
 	"github.com/stampede-bench/stampede/fleet"
 	"github.com/stampede-bench/stampede/workload"
 )
@@ -33,5 +34,6 @@ func tenantMarker(t testing.TB, schema, name string, flags ...string) []string {
 	return []string{
 		"CREATE TABLE " + table + " (workload TEXT NOT NULL, version TEXT NOT NULL, flags TEXT NOT NULL, loaded_at TIMESTAMPTZ NOT NULL DEFAULT now())",
 		fmt.Sprintf("INSERT INTO %s (workload, version, flags) VALUES (%s, %s, %s)", table, lit(gen.Meta().Name), lit(gen.Meta().Version), lit(strings.Join(flags, " "))),
+		dialect.CommentOnTableIdent(dialect.Postgres{}, table, workload.TenantMarkerMark),
 	}
 }
