@@ -164,6 +164,12 @@ type Step struct {
 	Value2 float64
 	// RunID and Dir are the step's run (known at its end).
 	RunID, Dir string
+	// Of, on a value's medians over several runs (Point.Median, and
+	// Result's Best, Miss and Peak then), are the steps whose medians
+	// its figures are, and RunIDs their runs: N, RunID, Dir and
+	// Telemetry are then unset, as no one run has these figures.
+	Of     []int
+	RunIDs []string
 	// Status is the run's status (completed, interrupted, failed).
 	Status string
 	// Total is the run's total over its measured period; Target the rate
@@ -206,7 +212,7 @@ type Result struct {
 	Best, Miss *Step
 	// Peak is the step with the highest throughput (nil: no step).
 	// With several runs at a value, Best, Miss and Peak are that value's
-	// medians (Point.Median).
+	// medians (Point.Median), naming its runs in Of and RunIDs.
 	Peak *Step
 	// Points are the values run, lowest first (Param.Compare: none, no
 	// limit, last), each with its runs'
@@ -867,7 +873,7 @@ func (res *Result) cite(st *Step) string {
 		if p.Value != st.Value {
 			continue
 		}
-		s := fmt.Sprintf("step %d", st.N)
+		s := st.Which()
 		switch n := len(p.done); {
 		case n == 1:
 			s = fmt.Sprintf("step %d", p.done[0])
@@ -879,7 +885,7 @@ func (res *Result) cite(st *Step) string {
 		}
 		return s
 	}
-	return fmt.Sprintf("step %d", st.N)
+	return st.Which()
 }
 
 // stepList names steps: "step 4", "steps 2, 4".
@@ -924,7 +930,7 @@ func (res *Result) Conclusion() string {
 	if len(res.SLO.Terms) == 0 || len(res.Steps) == 0 {
 		var lines []string
 		if p := res.Peak; p != nil {
-			lines = append(lines, fmt.Sprintf("peak throughput: %.1f ops/s at %s %s (step %d), p99 %s ms", p.Total.Rate, flag, res.Param.Text(p.Value), p.N, Sig3(p.Total.P99)))
+			lines = append(lines, fmt.Sprintf("peak throughput: %.1f ops/s at %s %s (%s), p99 %s ms", p.Total.Rate, flag, res.Param.Text(p.Value), p.Which(), Sig3(p.Total.P99)))
 		}
 		if res.Stopped != "" {
 			lines = append(lines, res.Stopped)
@@ -989,8 +995,8 @@ func (res *Result) gridConclusion() string {
 		}
 	}
 	if p := res.Peak; p != nil {
-		lines = append(lines, fmt.Sprintf("peak throughput of the grid: %.1f ops/s at %s %s, %s %s (step %d), p99 %s ms",
-			p.Total.Rate, res.Param.Flag(), res.Param.Text(p.Value), res.Param2.Flag(), res.Param2.Text(p.Value2), p.N, Sig3(p.Total.P99)))
+		lines = append(lines, fmt.Sprintf("peak throughput of the grid: %.1f ops/s at %s %s, %s %s (%s), p99 %s ms",
+			p.Total.Rate, res.Param.Flag(), res.Param.Text(p.Value), res.Param2.Flag(), res.Param2.Text(p.Value2), p.Which(), Sig3(p.Total.P99)))
 	}
 	if res.Stopped != "" {
 		lines = append(lines, res.Stopped)
