@@ -310,6 +310,8 @@ func sweepDoc(id string, runs []*runlog.Run) (SweepDoc, error) {
 			}
 		} else if st.Status == "completed" {
 			st.Status = "no " + runlog.SummaryFile // not judged: its figures are not known
+		} else {
+			recomputeStep(run, &st) // killed: its figures up to its last interval, as report gives them
 		}
 		res.Steps = append(res.Steps, st)
 	}

@@ -733,11 +733,17 @@ func startAndWait(ctx context.Context, s run.Spec) (*run.Result, error) {
 // as Run does: a sweep's answer read back from its steps' runs (the
 // dashboard's sweep page). A sweep whose last step was interrupted is
 // Stopped as Run says it, so that its Conclusion is the command line's
-// (not "every step met it").
+// (not "every step met it"); one whose last step was killed (kill -9, a
+// crash: its run reads "killed") says so and what it holds.
 func (res *Result) Judge() {
 	res.Best, res.Miss, res.Peak = nil, nil, nil
-	if n := len(res.Steps); res.Stopped == "" && n > 0 && res.Steps[n-1].Status == "interrupted" {
-		res.Stopped = res.interruptedAt(res.Steps[n-1].N) // as Run says it
+	if n := len(res.Steps); res.Stopped == "" && n > 0 {
+		switch last := res.Steps[n-1]; last.Status {
+		case "interrupted":
+			res.Stopped = res.interruptedAt(last.N) // as Run says it
+		case "killed":
+			res.Stopped = res.killedAt(last.N)
+		}
 	}
 	for i := range res.Steps {
 		st := &res.Steps[i]
@@ -805,6 +811,20 @@ func (res *Result) what() string {
 // interruptedAt is Stopped for a sweep interrupted during step n.
 func (res *Result) interruptedAt(n int) string {
 	return fmt.Sprintf("interrupted at step %d: %s did not finish", n, res.what())
+}
+
+// killedAt is Stopped for a sweep killed during step n (its run reads
+// "killed"): what it holds is its completed steps, and step n's figures
+// up to its run's last complete interval, not counted.
+func (res *Result) killedAt(n int) string {
+	done := 0
+	for _, st := range res.Steps {
+		if st.Status == "completed" {
+			done++
+		}
+	}
+	return fmt.Sprintf("killed at step %d (kill -9 or a crash): %s did not finish; it holds %s, and step %d's figures up to its last complete interval, not counted",
+		n, res.what(), plural(done, "completed step"), n)
 }
 
 // opposite is "lowest" for "highest" and the reverse.
