@@ -288,10 +288,24 @@ func (spec Spec) Validate() error {
 		return fmt.Errorf("--precision %g: use a fraction above 0 and below 1 (0.05 for 5%%)", spec.Precision)
 	case spec.Repeat < 0:
 		return fmt.Errorf("--repeat %d: give the runs per value, 1 or more", spec.Repeat)
+	case spec.Repeat > MaxSteps || spec.plannedSteps()*max(spec.Repeat, 1) > MaxSteps:
+		return fmt.Errorf("--repeat %d makes %d runs: a sweep takes at most %d; give fewer repeats or values", spec.Repeat, spec.plannedSteps()*spec.Repeat, MaxSteps)
 	case spec.Pause < 0:
 		return fmt.Errorf("--pause %s is negative: give the time to wait between steps, or 0", spec.Pause)
 	}
 	return nil
+}
+
+// plannedSteps is the steps of one round of spec: a list's values (a
+// grid's pairs), or 1 for a search, whose probes the search picks.
+func (spec Spec) plannedSteps() int {
+	switch {
+	case spec.Search:
+		return 1
+	case spec.Param2 != "":
+		return len(spec.Values.List) * len(spec.Values2.List)
+	}
+	return len(spec.Values.List)
 }
 
 // Run runs spec's steps, one run each, and returns them with the
