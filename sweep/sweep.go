@@ -340,7 +340,7 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 	case errors.Is(err, run.ErrInterrupted) && n > 0 && res.Steps[n-1].Status == "interrupted":
 		res.Stopped = res.interruptedAt(n)
 	case errors.Is(err, run.ErrInterrupted):
-		res.Stopped = fmt.Sprintf("interrupted after step %d, before the next: %s did not finish", n, what)
+		res.Stopped = fmt.Sprintf("interrupted after step %d, before the next: %s did not finish; %s", n, what, res.partial())
 	case errors.As(err, new(inputError)):
 		res.Stopped = fmt.Sprintf("%s stopped after step %d, which ran: its SLO cannot be judged (below)", what, n)
 	default:
@@ -824,7 +824,19 @@ func (res *Result) what() string {
 
 // interruptedAt is Stopped for a sweep interrupted during step n.
 func (res *Result) interruptedAt(n int) string {
-	return fmt.Sprintf("interrupted at step %d: %s did not finish", n, res.what())
+	return fmt.Sprintf("interrupted at step %d: %s did not finish; %s", n, res.what(), res.partial())
+}
+
+// partial says that what an unfinished sweep found is partial, and on how
+// many completed runs.
+func (res *Result) partial() string {
+	done := 0
+	for _, st := range res.Steps {
+		if st.Status == "completed" {
+			done++
+		}
+	}
+	return fmt.Sprintf("what it found is partial, from %s", plural(done, "completed run"))
 }
 
 // killedAt is Stopped for a sweep killed during step n (its run reads
@@ -837,7 +849,7 @@ func (res *Result) killedAt(n int) string {
 			done++
 		}
 	}
-	return fmt.Sprintf("killed at step %d (kill -9 or a crash): %s did not finish; it holds %s, and step %d's figures up to its last complete interval, not counted",
+	return fmt.Sprintf("killed at step %d (kill -9 or a crash): %s did not finish; what it found is partial: it holds %s, and step %d's figures up to its last complete interval, not counted",
 		n, res.what(), plural(done, "completed step"), n)
 }
 

@@ -100,7 +100,7 @@ func TestSweepKilledDashboard(t *testing.T) {
 	if st.Total.Count != rep.Total.Count || st.Total.Rate != rep.Total.Rate || st.Total.P99 != rep.Total.P99 {
 		t.Errorf("step 2's figures %+v, report's %+v", st.Total, rep.Total)
 	}
-	want := "killed at step 2 (kill -9 or a crash): the sweep did not finish; it holds 1 completed step, and step 2's figures up to its last complete interval, not counted"
+	want := "killed at step 2 (kill -9 or a crash): the sweep did not finish; what it found is partial: it holds 1 completed step, and step 2's figures up to its last complete interval, not counted"
 	if !strings.Contains(doc.Conclusion, want) || !strings.Contains(doc.Conclusion, "at --concurrency 1 (step 1)") {
 		t.Errorf("conclusion %q, want the peak of step 1 and %q", doc.Conclusion, want)
 	}
