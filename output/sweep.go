@@ -206,9 +206,12 @@ func (o *Sweep) Begin(st sweep.Step, s *run.Spec) {
 	if d, ok := s.Workload.(workload.RunDefaulter); ok && workers == 0 {
 		workers = d.RunDefaults().Concurrency // TPC-C's terminals, lambda's workers
 	}
-	if workers > 0 {
+	switch {
+	case s.Fleet != nil && s.Fleet.Active > 0: // a fleet's workers are its active tenants'
+		fmt.Fprintf(o.Status, "step %d: %s, %d active tenants' workers", st.N, what, s.Fleet.Active)
+	case workers > 0:
 		fmt.Fprintf(o.Status, "step %d: %s, --concurrency %d", st.N, what, workers)
-	} else {
+	default:
 		fmt.Fprintf(o.Status, "step %d: %s, the workload's workers", st.N, what)
 	}
 	if o.Duration != "" {
