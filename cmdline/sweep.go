@@ -263,8 +263,10 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 		return nil, usagef("--precision is the precision of --search: give --search, or drop it")
 	case fs.Changed("precision") && !(f.precision > 0 && f.precision < 1):
 		return nil, usagef("--precision %g: use a fraction above 0 and below 1 (0.05 for 5%%)", f.precision)
-	case f.keepGoing && (!fs.Changed("slo") || f.search):
-		return nil, usagef("--keep-going runs the steps after one misses --slo, in a list: give --slo and a list, not --search")
+	case f.keepGoing && f.search:
+		return nil, usagef("--keep-going runs the steps after one misses --slo, in a list: give a list, not --search")
+	case f.keepGoing && !fs.Changed("slo"):
+		return nil, usagef("--keep-going runs the steps after one misses --slo: give --slo (without it no step misses, and every step runs)")
 	case fs.Changed("clients") || fs.Changed("start-at"):
 		return nil, usagef("--clients and --start-at: a sweep runs from one client (its steps would not start together on several)")
 	case f.repeat < 1:
@@ -330,6 +332,10 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 		if vals, ok, err := noneList(name, text); ok {
 			if err != nil {
 				return nil, err
+			}
+			if len(vals.List) == 1 { // --cpus none alone: no limit, as if not given
+				fs.Lookup(name).Changed = false
+				continue
 			}
 			swept = append(swept, given{name: name, param: sweep.Param(name), vals: vals, vf: vf, whole: true, text: vf.text})
 			vf.disk, vf.none = diskFlags(fs, name), true
@@ -540,14 +546,14 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 		}
 	}
 	sw.ID = sweep.NewID(time.Now())
-	plan := fmt.Sprintf("%d steps", len(sw.Values.List))
+	plan := plural(len(sw.Values.List), "step")
 	if f.repeat > 1 {
 		plan = fmt.Sprintf("%d values, %d rounds", len(sw.Values.List), f.repeat)
 	}
 	values := swept[0].text
 	if sw.Param2 != "" {
 		n := len(sw.Values.List) * len(sw.Values2.List)
-		plan = fmt.Sprintf("a grid of %d steps, %s the outer loop", n, sw.Param.Flag())
+		plan = fmt.Sprintf("a grid of %s, %s the outer loop", plural(n, "step"), sw.Param.Flag())
 		if f.repeat > 1 {
 			plan = fmt.Sprintf("a grid of %d values, %s the outer loop, %d rounds", n, sw.Param.Flag(), f.repeat)
 		}

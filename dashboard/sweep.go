@@ -38,7 +38,8 @@ type SweepDoc struct {
 	Steps     []SweepStep        `json:"steps"`
 	// Best, Miss and Peak are step numbers (0: none): the highest value
 	// that met the SLO, the lowest above it that missed, the step of
-	// highest throughput.
+	// highest throughput. With --repeat they are judged on a value's
+	// medians (Points), and each is the first step of that value's runs.
 	Best       int    `json:"best"`
 	Miss       int    `json:"miss"`
 	Peak       int    `json:"peak"`
@@ -320,6 +321,8 @@ func sweepDoc(id string, runs []*runlog.Run) (SweepDoc, error) {
 			}
 		} else if st.Status == "completed" {
 			st.Status = "no " + runlog.SummaryFile // not judged: its figures are not known
+		} else {
+			recomputeStep(run, &st) // killed: its figures up to its last interval, as report gives them
 		}
 		res.Steps = append(res.Steps, st)
 	}
@@ -361,14 +364,19 @@ func sweepDoc(id string, runs []*runlog.Run) (SweepDoc, error) {
 				Judged: p.Judged, Met: p.Met, Why: p.Median.Why})
 		}
 	}
-	if res.Best != nil {
-		doc.Best = res.Best.N
-	}
-	if res.Miss != nil {
-		doc.Miss = res.Miss.N
-	}
-	if res.Peak != nil {
-		doc.Peak = res.Peak.N
-	}
+	doc.Best, doc.Miss, doc.Peak = stepOf(res.Best), stepOf(res.Miss), stepOf(res.Peak)
 	return doc, nil
+}
+
+// stepOf is SweepDoc's step number for st: its own, or for a value's
+// medians the first of the runs they are over (the page shows the
+// value's point); 0 for none.
+func stepOf(st *sweep.Step) int {
+	switch {
+	case st == nil:
+		return 0
+	case len(st.Of) > 0:
+		return st.Of[0]
+	}
+	return st.N
 }

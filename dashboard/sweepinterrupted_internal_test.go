@@ -22,7 +22,7 @@ func TestSweepDocInterrupted(t *testing.T) {
 		not      string
 	}{
 		{"interrupted at step 3", []string{"completed", "completed", "interrupted"},
-			"highest --max-rate meeting the SLO p99<=5ms,rate>=95%: 200 (step 2)\ninterrupted at step 3: the sweep did not finish", "every step met it"},
+			"highest --max-rate meeting the SLO p99<=5ms,rate>=95%: 200 (step 2)\ninterrupted at step 3: the sweep did not finish; what it found is partial, from 2 completed runs", "every step met it"},
 		{"completed", []string{"completed", "completed", "completed", "completed"},
 			"highest --max-rate meeting the SLO p99<=5ms,rate>=95%: 400 (step 4); every step met it: the limit is higher", "interrupted"},
 	} {

@@ -214,9 +214,12 @@ func (o *Sweep) Begin(st sweep.Step, s *run.Spec) {
 	if d, ok := s.Workload.(workload.RunDefaulter); ok && workers == 0 {
 		workers = d.RunDefaults().Concurrency // TPC-C's terminals, lambda's workers
 	}
-	if workers > 0 {
+	switch {
+	case s.Fleet != nil && s.Fleet.Active > 0: // a fleet's workers are its active tenants'
+		fmt.Fprintf(o.Status, "step %d: %s, %d active tenants' workers", st.N, what, s.Fleet.Active)
+	case workers > 0:
 		fmt.Fprintf(o.Status, "step %d: %s, --concurrency %d", st.N, what, workers)
-	} else {
+	default:
 		fmt.Fprintf(o.Status, "step %d: %s, the workload's workers", st.N, what)
 	}
 	if o.Duration != "" {
@@ -376,12 +379,17 @@ func (o *Sweep) status() io.Writer {
 	return o.Status
 }
 
-// stepObject is a step's NDJSON object.
+// stepObject is a step's NDJSON object; as sweep_result's best, miss or
+// peak over several runs (--repeat), a "median" object of their medians,
+// naming its steps and runs and no one run's.
 type stepObject struct {
-	Type   string  `json:"type"`
-	N      int     `json:"step"`
-	Value  float64 `json:"value"`
-	Value2 float64 `json:"value2,omitempty"`
+	Type string `json:"type"`
+	N    int    `json:"step,omitempty"`
+	// Steps and Runs are a median's: the steps and runs it is over.
+	Steps  []int    `json:"steps,omitempty"`
+	Runs   []string `json:"runs,omitempty"`
+	Value  float64  `json:"value"`
+	Value2 float64  `json:"value2,omitempty"`
 	// ValueText and Value2Text are a limit flag's values as the user
 	// writes them (5M, none for a step without the limit).
 	ValueText  string `json:"value_text,omitempty"`
@@ -391,8 +399,8 @@ type stepObject struct {
 	Reloaded bool               `json:"reloaded,omitempty"`
 	MaxRate  float64            `json:"max_rate"`
 	Workers  int                `json:"workers"`
-	Run      string             `json:"run"`
-	Dir      string             `json:"dir"`
+	Run      string             `json:"run,omitempty"`
+	Dir      string             `json:"dir,omitempty"`
 	Status   string             `json:"status"`
 	Total    stats.Summary      `json:"total"`
 	Figures  map[string]float64 `json:"figures,omitempty"`
@@ -423,6 +431,9 @@ func (o *stepObject) setWhy(why string) {
 func (o *Sweep) stepJSON(st sweep.Step) stepObject {
 	obj := stepObject{Type: "step", N: st.N, Value: st.Value, Value2: st.Value2, Rep: st.Rep, Reloaded: st.Reloaded, MaxRate: st.Target, Workers: st.Workers, Run: st.RunID, Dir: st.Dir, Status: st.Status, Total: st.Total, Figures: st.Figures, Telemetry: st.Telemetry,
 		CPULimit: st.CPULimit, LimitNote: st.LimitNote()}
+	if len(st.Of) > 0 {
+		obj.Type, obj.Steps, obj.Runs = "median", st.Of, st.RunIDs
+	}
 	obj.ValueText, obj.Value2Text = valueTexts(o.Param, o.Param2, st.Value, st.Value2)
 	if st.Judged {
 		met := st.Met

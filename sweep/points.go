@@ -17,8 +17,9 @@ type Point struct {
 	Spread
 	// Median is a step of Value's medians: each figure of Total, Target
 	// and Figures the median over the completed runs (the only run's own
-	// when there is one), judged on them; its N and RunID are the first
-	// run's.
+	// when there is one), judged on them. Over several runs it names
+	// them all (Step.Of, Step.RunIDs) and no one run: its N, RunID, Dir
+	// and Telemetry are unset.
 	Median Step
 	// Judged and Met: the median's verdict (Median.Judged, Median.Met).
 	Judged, Met bool
@@ -53,6 +54,15 @@ type Spread struct {
 func (p *Point) step() *Step {
 	st := p.Median
 	return &st
+}
+
+// Which names the runs st's figures are from: "step 4", or for a
+// value's medians over several runs "median of 3 runs (steps 2, 4, 6)".
+func (st *Step) Which() string {
+	if len(st.Of) == 0 {
+		return fmt.Sprintf("step %d", st.N)
+	}
+	return fmt.Sprintf("median of %d runs (%s)", len(st.Of), stepList(st.Of))
 }
 
 // runs says how many runs the point's verdict is over (" (median of 3
@@ -148,6 +158,11 @@ func medianStep(runs, done []Step) Step {
 	st.Rep, st.Judged, st.Met, st.Why = 0, false, false, ""
 	if len(done) == 0 {
 		return st
+	}
+	// No one run has these figures: the step names them all.
+	st.N, st.RunID, st.Dir, st.Telemetry, st.Reloaded = 0, "", "", nil, false
+	for _, d := range done {
+		st.Of, st.RunIDs = append(st.Of, d.N), append(st.RunIDs, d.RunID)
 	}
 	st.Status = "completed"
 	med := func(f func(Step) float64) float64 {

@@ -165,6 +165,12 @@ type Step struct {
 	Value2 float64
 	// RunID and Dir are the step's run (known at its end).
 	RunID, Dir string
+	// Of, on a value's medians over several runs (Point.Median, and
+	// Result's Best, Miss and Peak then), are the steps whose medians
+	// its figures are, and RunIDs their runs: N, RunID, Dir and
+	// Telemetry are then unset, as no one run has these figures.
+	Of     []int
+	RunIDs []string
 	// Status is the run's status (completed, interrupted, failed).
 	Status string
 	// Total is the run's total over its measured period; Target the rate
@@ -210,7 +216,7 @@ type Result struct {
 	Best, Miss *Step
 	// Peak is the step with the highest throughput (nil: no step).
 	// With several runs at a value, Best, Miss and Peak are that value's
-	// medians (Point.Median).
+	// medians (Point.Median), naming its runs in Of and RunIDs.
 	Peak *Step
 	// Points are the values run, lowest first (Param.Compare: none, no
 	// limit, last), each with its runs'
@@ -286,10 +292,24 @@ func (spec Spec) Validate() error {
 		return fmt.Errorf("--precision %g: use a fraction above 0 and below 1 (0.05 for 5%%)", spec.Precision)
 	case spec.Repeat < 0:
 		return fmt.Errorf("--repeat %d: give the runs per value, 1 or more", spec.Repeat)
+	case spec.Repeat > MaxSteps || spec.plannedSteps()*max(spec.Repeat, 1) > MaxSteps:
+		return fmt.Errorf("--repeat %d makes %d runs: a sweep takes at most %d; give fewer repeats or values", spec.Repeat, spec.plannedSteps()*spec.Repeat, MaxSteps)
 	case spec.Pause < 0:
 		return fmt.Errorf("--pause %s is negative: give the time to wait between steps, or 0", spec.Pause)
 	}
 	return nil
+}
+
+// plannedSteps is the steps of one round of spec: a list's values (a
+// grid's pairs), or 1 for a search, whose probes the search picks.
+func (spec Spec) plannedSteps() int {
+	switch {
+	case spec.Search:
+		return 1
+	case spec.Param2 != "":
+		return len(spec.Values.List) * len(spec.Values2.List)
+	}
+	return len(spec.Values.List)
 }
 
 // Run runs spec's steps, one run each, and returns them with the
@@ -324,7 +344,7 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 	case errors.Is(err, run.ErrInterrupted) && n > 0 && res.Steps[n-1].Status == "interrupted":
 		res.Stopped = res.interruptedAt(n)
 	case errors.Is(err, run.ErrInterrupted):
-		res.Stopped = fmt.Sprintf("interrupted after step %d, before the next: %s did not finish", n, what)
+		res.Stopped = fmt.Sprintf("interrupted after step %d, before the next: %s did not finish; %s", n, what, res.partial())
 	case errors.As(err, new(inputError)):
 		res.Stopped = fmt.Sprintf("%s stopped after step %d, which ran: its SLO cannot be judged (below)", what, n)
 	default:
@@ -731,11 +751,17 @@ func startAndWait(ctx context.Context, s run.Spec) (*run.Result, error) {
 // as Run does: a sweep's answer read back from its steps' runs (the
 // dashboard's sweep page). A sweep whose last step was interrupted is
 // Stopped as Run says it, so that its Conclusion is the command line's
-// (not "every step met it").
+// (not "every step met it"); one whose last step was killed (kill -9, a
+// crash: its run reads "killed") says so and what it holds.
 func (res *Result) Judge() {
 	res.Best, res.Miss, res.Peak = nil, nil, nil
-	if n := len(res.Steps); res.Stopped == "" && n > 0 && res.Steps[n-1].Status == "interrupted" {
-		res.Stopped = res.interruptedAt(res.Steps[n-1].N) // as Run says it
+	if n := len(res.Steps); res.Stopped == "" && n > 0 {
+		switch last := res.Steps[n-1]; last.Status {
+		case "interrupted":
+			res.Stopped = res.interruptedAt(last.N) // as Run says it
+		case "killed":
+			res.Stopped = res.killedAt(last.N)
+		}
 	}
 	for i := range res.Steps {
 		st := &res.Steps[i]
@@ -802,7 +828,33 @@ func (res *Result) what() string {
 
 // interruptedAt is Stopped for a sweep interrupted during step n.
 func (res *Result) interruptedAt(n int) string {
-	return fmt.Sprintf("interrupted at step %d: %s did not finish", n, res.what())
+	return fmt.Sprintf("interrupted at step %d: %s did not finish; %s", n, res.what(), res.partial())
+}
+
+// partial says that what an unfinished sweep found is partial, and on how
+// many completed runs.
+func (res *Result) partial() string {
+	done := 0
+	for _, st := range res.Steps {
+		if st.Status == "completed" {
+			done++
+		}
+	}
+	return fmt.Sprintf("what it found is partial, from %s", plural(done, "completed run"))
+}
+
+// killedAt is Stopped for a sweep killed during step n (its run reads
+// "killed"): what it holds is its completed steps, and step n's figures
+// up to its run's last complete interval, not counted.
+func (res *Result) killedAt(n int) string {
+	done := 0
+	for _, st := range res.Steps {
+		if st.Status == "completed" {
+			done++
+		}
+	}
+	return fmt.Sprintf("killed at step %d (kill -9 or a crash): %s did not finish; what it found is partial: it holds %s, and step %d's figures up to its last complete interval, not counted",
+		n, res.what(), plural(done, "completed step"), n)
 }
 
 // opposite is "lowest" for "highest" and the reverse.
@@ -871,7 +923,7 @@ func (res *Result) cite(st *Step) string {
 		if p.Value != st.Value {
 			continue
 		}
-		s := fmt.Sprintf("step %d", st.N)
+		s := st.Which()
 		switch n := len(p.done); {
 		case n == 1:
 			s = fmt.Sprintf("step %d", p.done[0])
@@ -883,7 +935,7 @@ func (res *Result) cite(st *Step) string {
 		}
 		return s
 	}
-	return fmt.Sprintf("step %d", st.N)
+	return st.Which()
 }
 
 // stepList names steps: "step 4", "steps 2, 4".
@@ -928,7 +980,7 @@ func (res *Result) Conclusion() string {
 	if len(res.SLO.Terms) == 0 || len(res.Steps) == 0 {
 		var lines []string
 		if p := res.Peak; p != nil {
-			lines = append(lines, fmt.Sprintf("peak throughput: %.1f ops/s at %s %s (step %d), p99 %s ms", p.Total.Rate, flag, res.Param.Text(p.Value), p.N, Sig3(p.Total.P99)))
+			lines = append(lines, fmt.Sprintf("peak throughput: %.1f ops/s at %s %s (%s), p99 %s ms", p.Total.Rate, flag, res.Param.Text(p.Value), p.Which(), Sig3(p.Total.P99)))
 		}
 		if res.Stopped != "" {
 			lines = append(lines, res.Stopped)
@@ -996,8 +1048,8 @@ func (res *Result) gridConclusion() string {
 		}
 	}
 	if p := res.Peak; p != nil {
-		lines = append(lines, fmt.Sprintf("peak throughput of the grid: %.1f ops/s at %s %s, %s %s (step %d), p99 %s ms",
-			p.Total.Rate, res.Param.Flag(), res.Param.Text(p.Value), res.Param2.Flag(), res.Param2.Text(p.Value2), p.N, Sig3(p.Total.P99)))
+		lines = append(lines, fmt.Sprintf("peak throughput of the grid: %.1f ops/s at %s %s, %s %s (%s), p99 %s ms",
+			p.Total.Rate, res.Param.Flag(), res.Param.Text(p.Value), res.Param2.Flag(), res.Param2.Text(p.Value2), p.Which(), Sig3(p.Total.P99)))
 	}
 	if res.Stopped != "" {
 		lines = append(lines, res.Stopped)

@@ -278,13 +278,13 @@ func TestSteps(t *testing.T) {
 		{name: "no slo", knee: 0, ran: []float64{1000, 2000, 3000, 4000, 5000}},
 		{name: "stops at the miss", slo: p99, knee: 2500, ran: []float64{1000, 2000, 3000}, best: 2000, stopped: "stopped after --max-rate 3000 missed the SLO (2 steps left"},
 		{name: "interrupted in a pause", slo: p99, knee: 1e6, intr: -1, pauseCancel: 1, ran: []float64{1000}, best: 1000,
-			stopped: "interrupted after step 1, before the next: the sweep did not finish", err: "interrupted"},
+			stopped: "interrupted after step 1, before the next: the sweep did not finish; what it found is partial, from 1 completed run", err: "interrupted"},
 		{name: "keep going", slo: p99, keepGoing: true, knee: 2500, ran: []float64{1000, 2000, 3000, 4000, 5000}, best: 2000},
 		{name: "last misses", slo: p99, knee: 4500, ran: []float64{1000, 2000, 3000, 4000, 5000}, best: 4000},
 		{name: "failed run", knee: 1e6, fail: 2000, ran: []float64{1000, 2000}, err: "step 2 (--max-rate 2000): operation failed",
 			stopped: "the sweep ended at a failed step: step 2 (--max-rate 2000): operation failed"},
 		{name: "interrupted", slo: p99, knee: 1e6, intr: 3000, ran: []float64{1000, 2000, 3000}, best: 2000,
-			stopped: "interrupted at step 3: the sweep did not finish", err: "interrupted"},
+			stopped: "interrupted at step 3: the sweep did not finish; what it found is partial, from 2 completed runs", err: "interrupted"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sv := &server{knee: tc.knee, fail: tc.fail, intr: tc.intr}

@@ -706,7 +706,7 @@ async function showSweep(id) {
   main.append(el('h2', {}, 'Steps (as stampede sweep)'));
   main.append(el('table', { id: 'steps' },
     el('thead', {}, el('tr', {}, ['step', 'rep', flag, 'workers', 'ops/s', 'p50 ms', 'p95 ms', 'p99 ms', 'p99.9 ms', 'max ms', 'errors', ...figures.map(f => f[1]), ...telHead].map(h => el('th', {}, h)), el('th', { class: 'l' }, 'run'), el('th', { class: 'l' }, 'SLO'), noteHead(doc))),
-    el('tbody', {}, doc.steps.map(s => el('tr', { dataset: { step: s.step }, class: s.step === doc.best ? 'total' : '' },
+    el('tbody', {}, doc.steps.map(s => el('tr', { dataset: { step: s.step }, class: (best && best.runs ? best.runs.includes(s.step) : s.step === doc.best) ? 'total' : '' },
       el('td', {}, s.step), el('td', {}, s.rep), el('td', { dataset: { field: 'value', value: s.value } }, s.value_text), el('td', {}, s.workers), el('td', { dataset: { field: 'ops_per_sec', value: s.total.ops_per_sec } }, fmtRate(s.total.ops_per_sec)),
       ['p50_ms', 'p95_ms', 'p99_ms', 'p99_9_ms', 'max_ms'].map(k => el('td', { dataset: { field: k, value: s.total[k] } }, fmtMs(s.total[k]))),
       el('td', {}, s.total.errors),
