@@ -2,6 +2,7 @@ package pgscript
 
 import (
 	"fmt"
+	"io"
 	"sort"
 	"strconv"
 	"strings"
@@ -29,6 +30,9 @@ type Options struct {
 	// EveryCommand measures every command, meta-commands too, as
 	// pgbench's -r reports them; otherwise only SQL commands are.
 	EveryCommand bool
+	// Debug receives what debug() prints, pgbench's
+	// "debug(script=S,command=C): int 5" lines; nil is standard error.
+	Debug io.Writer
 }
 
 // Program is a set of weighted scripts compiled against one table of
@@ -535,13 +539,13 @@ func (w *pathWalk) uses(c *Command, st *pathState, names []string, how string) e
 		if line := st.lost[name]; line > 0 {
 			if !w.warned[name] {
 				w.warned[name] = true
-				// pgbench fails there too, but for a statement
-				// (prepared or extended: vars), where it sends NULL.
-				pgbench := "as pgbench fails there"
+				// As pgbench: a statement (prepared or extended:
+				// vars) sends NULL for it, \\set and \\sleep fail.
+				what := fmt.Sprintf("fails there (variable %s is not set), as pgbench fails there", name)
 				if c.Kind == SQL {
-					pgbench = "where pgbench -M " + w.p.opts.Protocol.String() + " would send NULL"
+					what = "sends NULL for it, as pgbench -M " + w.p.opts.Protocol.String() + " does"
 				}
-				w.p.warnings = append(w.p.warnings, fmt.Sprintf("%s:%d: %s uses :%s, which the \\if at line %d leaves unset on some of its branches: a transaction that reaches it unset fails there (variable %s is not set), %s (if the conditions are linked, ignore this; otherwise set it before the \\if, or on every branch)", w.s.Name, c.Line, how, name, line, name, pgbench))
+				w.p.warnings = append(w.p.warnings, fmt.Sprintf("%s:%d: %s uses :%s, which the \\if at line %d leaves unset on some of its branches: a transaction that reaches it unset %s (if the conditions are linked, ignore this; otherwise set it before the \\if, or on every branch)", w.s.Name, c.Line, how, name, line, what))
 			}
 			continue
 		}
