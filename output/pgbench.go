@@ -244,7 +244,13 @@ func (o *Pgbench) sayAbort(client, script int, err error) {
 		query, command = se.Query, se.Command
 	}
 	me := (*pgscript.MetaError)(nil)
-	if text, ok := sqlx.LibpqQueryText(err, query); ok {
+	pe := (*sqlx.PrepareError)(nil)
+	if text, ok := sqlx.LibpqQueryText(err, query); ok && se != nil && se.PrepName != "" && errors.As(err, &pe) {
+		// pgbench says the PREPARE's error, then executes the statement
+		// it could not prepare, and aborts on that.
+		fmt.Fprintf(o.Status, "pgbench: error: %s\npgbench: error: client %d script %d aborted in command %d query 0: ERROR:  prepared statement \"%s\" does not exist\n",
+			text, client, script, command, se.PrepName)
+	} else if ok {
 		fmt.Fprintf(o.Status, "pgbench: error: client %d script %d aborted in command %d query 0: %s\n", client, script, command, text)
 	} else if errors.As(err, &me) {
 		l := me.PgbenchLines(client, script, command)

@@ -249,7 +249,11 @@ type ScriptError struct {
 	// it (with its Tail), which a server error's position points into;
 	// "" for a meta-command.
 	Query string
-	Err   error
+	// PrepName is pgbench's name of the failed SQL command's prepared
+	// statement under -M prepared (P_0, P_1, ... over all the scripts'
+	// SQL commands), "" otherwise.
+	PrepName string
+	Err      error
 }
 
 func (e *ScriptError) Error() string {
@@ -324,7 +328,11 @@ func (c *Client) run(ctx context.Context, si int) error {
 		if st.Kind == SQL {
 			if sql, err := c.query(ctx, st); err != nil {
 				c.failed = st.stmt
-				return &ScriptError{Script: name, Line: st.lineOf(err), Name: st.Name, Command: pc, Query: sql + st.Tail, Err: err}
+				se := &ScriptError{Script: name, Line: st.lineOf(err), Name: st.Name, Command: pc, Query: sql + st.Tail, Err: err}
+				if c.prog.opts.Protocol == sqlx.Prepared {
+					se.PrepName = "P_" + strconv.Itoa(st.prep)
+				}
+				return se
 			}
 			pc++
 			continue

@@ -68,6 +68,9 @@ type step struct {
 	// as pgbench numbers them).
 	sql    string
 	params []int
+	// prep numbers the SQL commands of all the scripts from 0, in
+	// order, as pgbench names its prepared statements (P_0, P_1, ...).
+	prep int
 	// segs is the text of the simple protocol: literal text and the
 	// variables written into it.
 	segs []segment
@@ -103,6 +106,7 @@ func Compile(scripts []*Script, opts Options, described func(c *Command) (cols [
 		}
 		p.slot(n)
 	}
+	sqlCommands := 0 // pgbench's prepared statements' numbers (step.prep)
 	for _, s := range scripts {
 		if s.Weight <= 0 {
 			return nil, fmt.Errorf("%s@%d: a weight of %d never runs the script: give 1 or more, or leave the script out", s.Name, s.Weight, s.Weight)
@@ -136,6 +140,7 @@ func Compile(scripts []*Script, opts Options, described func(c *Command) (cols [
 					}
 				}
 				st.sql, st.params, st.segs = p.substitute(c.Text)
+				st.prep, sqlCommands = sqlCommands, sqlCommands+1
 			case Set, If, Elif:
 				// An error every evaluation meets (random_zipfian(1, 10,
 				// 1.0), 1/0) is refused before the run, not by every

@@ -51,9 +51,10 @@ func compareRuns(t *testing.T, db string, files map[string]string, args ...strin
 // is said as pgbench says it, libpq's whole message: the ERROR line, the
 // statement's line with a caret under the error's position (a long line
 // cut to 60 columns around it, tabs as blanks, wide characters two
-// columns wide), and the DETAIL and HINT lines, in -M simple and
-// extended. (-M prepared differs: pgbench says the PREPARE's error apart
-// and then that its prepared statement does not exist.)
+// columns wide), and the DETAIL and HINT lines; under -M prepared, a
+// statement that fails to prepare is said as pgbench says it: the
+// PREPARE's error apart, then the abort on its prepared statement (P_N),
+// which does not exist.
 func TestServerErrorAsPgbench(t *testing.T) {
 	db := freshDB(t)
 	files := map[string]string{
@@ -68,7 +69,7 @@ func TestServerErrorAsPgbench(t *testing.T) {
 		"variable.sql": "\\set v 7\nSELECT :v, 'v'::int;\n",
 	}
 	for name := range files {
-		for _, mode := range []string{"simple", "extended"} {
+		for _, mode := range []string{"simple", "extended", "prepared"} {
 			t.Run(name+"/"+mode, func(t *testing.T) {
 				stderr := compareRuns(t, db, files, "-n", "-t", "1", "-M", mode, "-f", name)
 				if !strings.Contains(stderr, "aborted in command") {
