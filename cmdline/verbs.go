@@ -28,7 +28,16 @@ func (f *Init) Load(ctx context.Context, gen workload.Generator, cf *Conn, urls 
 	if f.SysbenchSyntax() {
 		sbline.Prepare(&spec, f.Concurrency(), stdout, stderr)
 	}
-	if on, quiet := f.PgbenchStyle(); on {
+	on, quiet := f.PgbenchStyle()
+	if pgline.InitsItself(gen) {
+		// pgbench -i's own init (--as-pgbench) says its steps as
+		// pgbench does, and has no lines of stampede's to print.
+		if f.fs != nil && f.fs.Changed("output-style") && !on {
+			return usagef("--as-pgbench prints pgbench -i's lines: leave out --output-style %s", f.outputStyle)
+		}
+		on = true
+	}
+	if on {
 		if err := pgline.Init(&spec, quiet, stderr); err != nil {
 			return err
 		}

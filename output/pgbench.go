@@ -223,21 +223,40 @@ func (o *Pgbench) Final(res *run.Result) {
 				script = i
 			}
 		}
-		// pgbench's line for a server's error; stampede's words for
-		// another (an expression's, say).
-		if text, ok := sqlx.LibpqText(a.Err); ok {
-			command := 0
-			if se := (*pgscript.ScriptError)(nil); errors.As(a.Err, &se) {
-				command = se.Command
-			}
-			fmt.Fprintf(o.Status, "pgbench: error: client %d script %d aborted in command %d query 0: %s\n", a.Worker, script, command, text)
-		} else {
-			fmt.Fprintf(o.Status, "pgbench: error: client %d script %d aborted: %v\n", a.Worker, script, a.Err)
-		}
+		o.sayAbort(a.Worker, script, a.Err)
 	}
 	o.report(res, aborted)
 	if len(res.Engine.Aborted) > 0 {
 		fmt.Fprintln(o.Status, "pgbench: error: Run was aborted; the above results are incomplete.")
+	}
+}
+
+// sayAbort says why client's run of script aborted, in pgbench's lines:
+// a server's error as libpq words it for the statement sent (its line
+// and a caret under the error's position), a meta-command's failure in
+// pgbench's two lines; stampede's words for another.
+func (o *Pgbench) sayAbort(client, script int, err error) {
+	se := (*pgscript.ScriptError)(nil)
+	errors.As(err, &se)
+	var query string
+	command := 0
+	if se != nil {
+		query, command = se.Query, se.Command
+	}
+	me := (*pgscript.MetaError)(nil)
+	pe := (*sqlx.PrepareError)(nil)
+	if text, ok := sqlx.LibpqQueryText(err, query); ok && se != nil && se.PrepName != "" && errors.As(err, &pe) {
+		// pgbench says the PREPARE's error, then executes the statement
+		// it could not prepare, and aborts on that.
+		fmt.Fprintf(o.Status, "pgbench: error: %s\npgbench: error: client %d script %d aborted in command %d query 0: ERROR:  prepared statement \"%s\" does not exist\n",
+			text, client, script, command, se.PrepName)
+	} else if ok {
+		fmt.Fprintf(o.Status, "pgbench: error: client %d script %d aborted in command %d query 0: %s\n", client, script, command, text)
+	} else if errors.As(err, &me) {
+		l := me.PgbenchLines(client, script, command)
+		fmt.Fprintf(o.Status, "pgbench: error: %s\npgbench: error: %s\n", l[0], l[1])
+	} else {
+		fmt.Fprintf(o.Status, "pgbench: error: client %d script %d aborted: %v\n", client, script, err)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -68,6 +69,9 @@ type Client struct {
 	// script failed, -1 when it did not: Rewind counts it retried there,
 	// Failed failed there.
 	failed int
+	// script and command are the script running (its index) and its
+	// command (from 0), for debug()'s line.
+	script, command int
 	// end is when the command run last ended, as workload.Now read it
 	// for its latency; 0 when it was not measured (see End).
 	end time.Duration
@@ -176,6 +180,16 @@ func (c *Client) Var(name string) (expr.Value, bool) {
 	return x.val, true
 }
 
+// Debug implements expr.DebugEnv: pgbench's line, with the script's
+// index and the command's number from 1, on Options.Debug.
+func (c *Client) Debug(v expr.Value) {
+	w := c.prog.opts.Debug
+	if w == nil {
+		w = os.Stderr
+	}
+	fmt.Fprintf(w, "debug(script=%d,command=%d): %s\n", c.script, c.command+1, v.DebugString())
+}
+
 // Rand implements expr.Env.
 func (c *Client) Rand() *prng.State { return &c.rand }
 
@@ -230,7 +244,16 @@ type ScriptError struct {
 	// Command is the failed command's index in the script, from 0 (SQL
 	// commands and meta-commands, as pgbench numbers them).
 	Command int
-	Err     error
+	// Query is the failed SQL command's text as it was sent (its
+	// variables' values written in, or $1, $2, ...) and as pgbench sends
+	// it (with its Tail), which a server error's position points into;
+	// "" for a meta-command.
+	Query string
+	// PrepName is pgbench's name of the failed SQL command's prepared
+	// statement under -M prepared (P_0, P_1, ... over all the scripts'
+	// SQL commands), "" otherwise.
+	PrepName string
+	Err      error
 }
 
 func (e *ScriptError) Error() string {
@@ -241,6 +264,35 @@ func (e *ScriptError) Error() string {
 }
 
 func (e *ScriptError) Unwrap() error { return e.Err }
+
+// MetaError is the failure of a meta-command (\set, \if, \elif,
+// \sleep) during a run, as a ScriptError's Err: pgbench says Said, then
+// that the client aborted in command Cmd ("set", "if", "elif" or
+// "sleep"; see PgbenchLines).
+type MetaError struct {
+	Cmd  string
+	Said string
+	Err  error
+}
+
+func (e *MetaError) Error() string { return e.Err.Error() }
+func (e *MetaError) Unwrap() error { return e.Err }
+
+// PgbenchLines are pgbench's two lines (without its "pgbench: error: "
+// prefix) for client's failure in command (from 0) of script.
+func (e *MetaError) PgbenchLines(client, script, command int) [2]string {
+	how := "evaluation"
+	if e.Cmd == "sleep" {
+		how = "execution"
+	}
+	return [2]string{e.Said, fmt.Sprintf("client %d aborted in command %d (%s) of script %d; %s of meta-command failed", client, command, e.Cmd, script, how)}
+}
+
+// metaError wraps err, a meta-command's (cmd's) failure, said as words
+// of stampede's (stampede's prefix, then err) and of pgbench's (said).
+func metaError(cmd, prefix string, err error, said string) *MetaError {
+	return &MetaError{Cmd: cmd, Said: said, Err: fmt.Errorf("%s: %w", prefix, err)}
+}
 
 // Run runs script number i once. A failure leaves no transaction open on
 // the connection (it is rolled back), and a script that ends inside a
@@ -268,19 +320,24 @@ func (c *Client) Run(ctx context.Context, i int) error {
 func (c *Client) run(ctx context.Context, si int) error {
 	code := c.prog.code[si]
 	name := c.prog.Scripts[si].Name
+	c.script = si
 	for pc := 0; pc < len(code); {
 		st := &code[pc]
+		c.command = pc
 		c.end = 0 // a command not measured leaves it 0
 		if st.Kind == SQL {
-			if err := c.query(ctx, st); err != nil {
+			if sql, err := c.query(ctx, st); err != nil {
 				c.failed = st.stmt
-				return &ScriptError{Script: name, Line: st.lineOf(err), Name: st.Name, Command: pc, Err: err}
+				se := &ScriptError{Script: name, Line: st.lineOf(err), Name: st.Name, Command: pc, Query: sql + st.Tail, Err: err}
+				if c.prog.opts.Protocol == sqlx.Prepared {
+					se.PrepName = "P_" + strconv.Itoa(st.prep)
+				}
+				return se
 			}
 			pc++
 			continue
 		}
 		var err error
-		cur := pc
 		if st.stmt >= 0 {
 			pc, err = c.meta(ctx, code, pc, name)
 		} else {
@@ -288,7 +345,7 @@ func (c *Client) run(ctx context.Context, si int) error {
 		}
 		if err != nil {
 			if se := (*ScriptError)(nil); errors.As(err, &se) {
-				se.Command = cur
+				se.Command = c.command // an \elif's own, where it failed
 			}
 			return err
 		}
@@ -319,13 +376,17 @@ func (c *Client) step(ctx context.Context, code []step, pc int, name string) (in
 	case Set:
 		v, err := c.eval(st)
 		if err != nil {
-			return 0, &ScriptError{Script: name, Line: st.Line, Err: fmt.Errorf(`\set %s: %w`, st.Var, err)}
+			return 0, &ScriptError{Script: name, Line: st.Line, Err: metaError("set", `\set `+st.Var, err, c.said(err))}
 		}
 		c.setVal(st.set, v)
 	case Sleep:
 		d, err := c.sleepFor(st)
 		if err != nil {
-			return 0, &ScriptError{Script: name, Line: st.Line, Err: err}
+			said := err.Error()
+			if _, ok := c.textOf(st.sleep); st.sleep >= 0 && !ok {
+				said = fmt.Sprintf("sleep: undefined variable %q", st.SleepVar) // pgbench's words
+			}
+			return 0, &ScriptError{Script: name, Line: st.Line, Err: &MetaError{Cmd: "sleep", Said: said, Err: err}}
 		}
 		if d > 0 {
 			t := time.NewTimer(d)
@@ -349,13 +410,15 @@ func (c *Client) step(ctx context.Context, code []step, pc int, name string) (in
 func (c *Client) branch(code []step, pc int, script string) (int, error) {
 	for {
 		st := &code[pc]
+		c.command = pc // an \elif's debug() says its own number
 		switch st.Kind {
 		case Else, Endif:
 			return pc + 1, nil
 		}
 		v, err := c.eval(st)
 		if err != nil {
-			return 0, &ScriptError{Script: script, Line: st.Line, Err: fmt.Errorf(`%s: %w`, strings.Fields(st.Text)[0], err)}
+			cmd := strings.Fields(st.Text)[0]
+			return 0, &ScriptError{Script: script, Line: st.Line, Err: metaError(strings.TrimPrefix(cmd, `\`), cmd, err, c.said(err))}
 		}
 		if truth(v) {
 			return pc + 1, nil
@@ -375,6 +438,15 @@ func truth(v expr.Value) bool {
 		return v.F != 0
 	}
 	return false
+}
+
+// said is pgbench's words for an expression's error: a variable's value
+// that is no number is said without stampede's advice.
+func (c *Client) said(err error) string {
+	if err == c.varErr && errors.Unwrap(err) != nil {
+		return errors.Unwrap(err).Error()
+	}
+	return err.Error()
 }
 
 func (c *Client) eval(st *step) (expr.Value, error) {
@@ -415,8 +487,9 @@ func (c *Client) sleepFor(st *step) (time.Duration, error) {
 // measured (a meta-command without Options.EveryCommand).
 func (c *Client) End() time.Duration { return c.end }
 
-// query runs an SQL command and stores its results as \gset or \aset say.
-func (c *Client) query(ctx context.Context, st *step) error {
+// query runs an SQL command and stores its results as \gset or \aset
+// say; its error comes with the statement's text as it was sent.
+func (c *Client) query(ctx context.Context, st *step) (string, error) {
 	var sql string
 	var params [][]byte
 	if c.prog.opts.Protocol == sqlx.Simple {
@@ -437,10 +510,9 @@ func (c *Client) query(ctx context.Context, st *step) error {
 		sql = st.sql
 		c.params = c.params[:0]
 		for _, v := range st.params {
-			t, ok := c.textOf(v)
-			if !ok {
-				return fmt.Errorf("variable %s is not set: set it with \\set, a query's \\gset, or -D %s=VALUE", c.prog.names[v], c.prog.names[v])
-			}
+			// A variable not set (an \\aset query that returned no
+			// row) is NULL, as pgbench sends it.
+			t, _ := c.textOf(v)
 			c.params = append(c.params, t)
 		}
 		params = c.params
@@ -456,7 +528,7 @@ func (c *Client) query(ctx context.Context, st *step) error {
 		// A failed statement's time is no latency of it: the script's
 		// failure counts it, as a built-in workload counts a failed
 		// query in its transaction's errors.
-		return err
+		return sql, err
 	}
 	if c.rec != nil {
 		c.end = workload.Now()
@@ -465,12 +537,12 @@ func (c *Client) query(ctx context.Context, st *step) error {
 	if c.badName != "" {
 		name := c.badName
 		c.badName = ""
-		return fmt.Errorf(`%s: invalid variable name: %q (a column's name, after the prefix, must be a variable name: name the column with AS)`, storeName(st.Store), name)
+		return sql, fmt.Errorf(`%s: invalid variable name: %q (a column's name, after the prefix, must be a variable name: name the column with AS)`, storeName(st.Store), name)
 	}
 	if st.Store == Gset && c.rows != 1 {
-		return fmt.Errorf(`\gset expects the query to return one row, and it returned %d`, c.rows)
+		return sql, fmt.Errorf(`\gset expects the query to return one row, and it returned %d`, c.rows)
 	}
-	return nil
+	return sql, nil
 }
 
 // store keeps a row of the \gset or \aset query c.storing in the

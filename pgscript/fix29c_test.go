@@ -28,13 +28,13 @@ func TestCompoundFirstLine(t *testing.T) {
 }
 
 // TestUnsetOnSomeBranchesWarning: the warning of a variable some branch
-// leaves unset says what a transaction that meets it unset does, and
-// that pgbench's prepared and extended modes send NULL for a statement's
-// (not for \set's, which pgbench fails on too).
+// leaves unset says what a transaction that meets it unset does: a
+// statement sends NULL for it in the prepared and extended modes, as
+// pgbench's do, and \set fails on it, as pgbench's does.
 func TestUnsetOnSomeBranchesWarning(t *testing.T) {
 	for _, c := range []struct{ src, want string }{
 		{"\\if random(0, 1) = 1\n\\set y 1\n\\endif\nSELECT :y;\n",
-			`f.sql:4: the statement uses :y, which the \if at line 1 leaves unset on some of its branches: a transaction that reaches it unset fails there (variable y is not set), where pgbench -M prepared would send NULL`},
+			`f.sql:4: the statement uses :y, which the \if at line 1 leaves unset on some of its branches: a transaction that reaches it unset sends NULL for it, as pgbench -M prepared does`},
 		{"\\if random(0, 1) = 1\n\\set y 1\n\\endif\n\\set z :y + 1\nSELECT :z;\n",
 			`f.sql:4: \set uses :y, which the \if at line 1 leaves unset on some of its branches: a transaction that reaches it unset fails there (variable y is not set), as pgbench fails there`},
 	} {

@@ -60,6 +60,10 @@ type Command struct {
 	// Text is the command as written: an SQL command's text without its
 	// final semicolon, a meta-command's line.
 	Text string
+	// Tail is what pgbench sends of an SQL command after Text: the
+	// blanks that end it and its semicolon (a server error's LINE shows
+	// them).
+	Tail string
 	// FirstLine is the command's first line as written, from where it
 	// starts (pgbench's -r names commands by it).
 	FirstLine string
@@ -212,9 +216,11 @@ func (p *parser) next() (*Command, *Command, error) {
 	start, startPos, depth, compound, nonblank := 0, 0, 0, false, false
 	var parts []int // where each statement after a \; starts in b
 	var seps []int  // where each \; is in p.src
+	semicolon := "" // ";" when the command ends at one
 	flush := func() *Command {
 		raw := b.String()
 		text := strings.TrimSpace(raw)
+		tail := raw[len(strings.TrimRight(raw, " \t\n\r\f\v")):] + semicolon
 		if text == "" {
 			return nil
 		}
@@ -233,7 +239,7 @@ func (p *parser) next() (*Command, *Command, error) {
 				first = first[:at] + first[at+1:]
 			}
 		}
-		c := &Command{Kind: SQL, Line: start, Text: text, Compound: compound, FirstLine: strings.TrimSuffix(first, "\r"), copies: copies}
+		c := &Command{Kind: SQL, Line: start, Text: text, Tail: tail, Compound: compound, FirstLine: strings.TrimSuffix(first, "\r"), copies: copies}
 		if p.name != "" {
 			c.Name, c.NameLine = p.name, p.nameLine
 			p.name = ""
@@ -298,11 +304,12 @@ func (p *parser) next() (*Command, *Command, error) {
 			return sql, meta, err
 		case c == ';' && depth == 0:
 			p.pos++
+			semicolon = ";"
 			if cmd := flush(); cmd != nil {
 				return cmd, nil, nil
 			}
 			b.Reset()
-			compound, parts, seps = false, nil, nil
+			compound, parts, seps, semicolon = false, nil, nil, ""
 		default:
 			if c == ' ' || c == '\t' || c == '\r' || c == '\f' {
 				b.WriteByte(c)

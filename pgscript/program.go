@@ -2,6 +2,7 @@ package pgscript
 
 import (
 	"fmt"
+	"io"
 	"sort"
 	"strconv"
 	"strings"
@@ -29,6 +30,9 @@ type Options struct {
 	// EveryCommand measures every command, meta-commands too, as
 	// pgbench's -r reports them; otherwise only SQL commands are.
 	EveryCommand bool
+	// Debug receives what debug() prints, pgbench's
+	// "debug(script=S,command=C): int 5" lines; nil is standard error.
+	Debug io.Writer
 }
 
 // Program is a set of weighted scripts compiled against one table of
@@ -64,6 +68,9 @@ type step struct {
 	// as pgbench numbers them).
 	sql    string
 	params []int
+	// prep numbers the SQL commands of all the scripts from 0, in
+	// order, as pgbench names its prepared statements (P_0, P_1, ...).
+	prep int
 	// segs is the text of the simple protocol: literal text and the
 	// variables written into it.
 	segs []segment
@@ -99,6 +106,7 @@ func Compile(scripts []*Script, opts Options, described func(c *Command) (cols [
 		}
 		p.slot(n)
 	}
+	sqlCommands := 0 // pgbench's prepared statements' numbers (step.prep)
 	for _, s := range scripts {
 		if s.Weight <= 0 {
 			return nil, fmt.Errorf("%s@%d: a weight of %d never runs the script: give 1 or more, or leave the script out", s.Name, s.Weight, s.Weight)
@@ -132,6 +140,7 @@ func Compile(scripts []*Script, opts Options, described func(c *Command) (cols [
 					}
 				}
 				st.sql, st.params, st.segs = p.substitute(c.Text)
+				st.prep, sqlCommands = sqlCommands, sqlCommands+1
 			case Set, If, Elif:
 				// An error every evaluation meets (random_zipfian(1, 10,
 				// 1.0), 1/0) is refused before the run, not by every
@@ -535,13 +544,13 @@ func (w *pathWalk) uses(c *Command, st *pathState, names []string, how string) e
 		if line := st.lost[name]; line > 0 {
 			if !w.warned[name] {
 				w.warned[name] = true
-				// pgbench fails there too, but for a statement
-				// (prepared or extended: vars), where it sends NULL.
-				pgbench := "as pgbench fails there"
+				// As pgbench: a statement (prepared or extended:
+				// vars) sends NULL for it, \\set and \\sleep fail.
+				what := fmt.Sprintf("fails there (variable %s is not set), as pgbench fails there", name)
 				if c.Kind == SQL {
-					pgbench = "where pgbench -M " + w.p.opts.Protocol.String() + " would send NULL"
+					what = "sends NULL for it, as pgbench -M " + w.p.opts.Protocol.String() + " does"
 				}
-				w.p.warnings = append(w.p.warnings, fmt.Sprintf("%s:%d: %s uses :%s, which the \\if at line %d leaves unset on some of its branches: a transaction that reaches it unset fails there (variable %s is not set), %s (if the conditions are linked, ignore this; otherwise set it before the \\if, or on every branch)", w.s.Name, c.Line, how, name, line, name, pgbench))
+				w.p.warnings = append(w.p.warnings, fmt.Sprintf("%s:%d: %s uses :%s, which the \\if at line %d leaves unset on some of its branches: a transaction that reaches it unset %s (if the conditions are linked, ignore this; otherwise set it before the \\if, or on every branch)", w.s.Name, c.Line, how, name, line, what))
 			}
 			continue
 		}

@@ -192,6 +192,9 @@ type Conn struct {
 	// prepared (sysbench's --db-ps-mode=disable; see
 	// sqlx.Options.TextStatements).
 	TextStatements bool
+	// Notices, when set, receives the server's notices as libpq prints
+	// them (pgbench -i's form shows them); nil drops them.
+	Notices io.Writer
 }
 
 // Telemetry says what a run's telemetry samples.
@@ -251,7 +254,7 @@ type Fleet struct {
 // URLs, else defaultDB.
 func (c Conn) Options(defaultDB string, conns int) (sqlx.Options, error) {
 	opts := sqlx.Options{URLs: c.URLs, Driver: c.Driver, MaxConns: conns, AppName: "stampede",
-		Localities: c.Localities, EndpointsFile: c.EndpointsFile, TextStatements: c.TextStatements}
+		Localities: c.Localities, EndpointsFile: c.EndpointsFile, TextStatements: c.TextStatements, Notices: c.Notices}
 	if opts.Driver == "" {
 		opts.Driver = sqlx.DriverPostgres
 	}

@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -105,6 +106,11 @@ type Options struct {
 	// that became unreadable, endpoints added and removed. Nil discards
 	// them.
 	Warn func(format string, args ...any)
+	// Notices, when set, receives the server's notices (NOTICE,
+	// WARNING, ...) as libpq's default notice processor prints them on
+	// stderr (see LibpqNotice), as pgbench -i shows them; nil drops
+	// them.
+	Notices io.Writer
 }
 
 // DB is a set of connection pools, one per endpoint. It is safe for
@@ -186,6 +192,9 @@ func ParseConfigs(opts Options) ([]*pgxpool.Config, error) {
 		}
 		if opts.TextStatements {
 			cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
+		}
+		if w := opts.Notices; w != nil {
+			cfg.ConnConfig.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) { _, _ = io.WriteString(w, LibpqNotice(n)) }
 		}
 
 		if cfg.ConnConfig.ConnectTimeout == 0 || cfg.ConnConfig.ConnectTimeout > timeout {

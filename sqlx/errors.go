@@ -133,19 +133,6 @@ var sqlStateNames = map[string]string{
 func SQLStateName(code string) string { return sqlStateNames[code] }
 
 // LibpqText returns a server error as libpq's PQerrorMessage words it
-// (what pgbench prints): "ERROR:  message", then its DETAIL, HINT and
-// CONTEXT lines; ok is false when err is not the server's.
-func LibpqText(err error) (text string, ok bool) {
-	var pe *pgconn.PgError
-	if !errors.As(err, &pe) {
-		return "", false
-	}
-	var b strings.Builder
-	b.WriteString(pe.Severity + ":  " + pe.Message)
-	for _, f := range []struct{ name, v string }{{"DETAIL", pe.Detail}, {"HINT", pe.Hint}, {"CONTEXT", pe.Where}} {
-		if f.v != "" {
-			b.WriteString("\n" + f.name + ":  " + f.v)
-		}
-	}
-	return b.String(), true
-}
+// when it knows no statement text (see LibpqQueryText); ok is false when
+// err is not the server's.
+func LibpqText(err error) (text string, ok bool) { return LibpqQueryText(err, "") }

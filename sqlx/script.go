@@ -90,6 +90,14 @@ var (
 	_ ScriptQuerier = nullConn{}
 )
 
+// PrepareError is a script statement's failure to prepare, under the
+// prepared protocol, as QueryScript returns it: pgbench says such an
+// error apart from the execution that follows (see output.Pgbench).
+type PrepareError struct{ Err error }
+
+func (e *PrepareError) Error() string { return e.Err.Error() }
+func (e *PrepareError) Unwrap() error { return e.Err }
+
 // QueryScript implements ScriptQuerier.
 func (w *workerConn) QueryScript(ctx context.Context, p Protocol, sql string, params [][]byte, row ScriptRow) (int64, error) {
 	// The last command on the worker's connection was the fast path's
@@ -119,7 +127,7 @@ func (w *workerConn) QueryScript(ctx context.Context, p Protocol, sql string, pa
 	if sd == nil {
 		name := "stampede_raw_" + strconv.FormatUint(rawStmtSeq.Add(1), 10)
 		if sd, err = pc.Prepare(ctx, name, sql, nil); err != nil {
-			return 0, err
+			return 0, &PrepareError{Err: err}
 		}
 		w.raw.descs[sql] = sd
 		synced = false

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/stampede-bench/stampede/run"
+	"github.com/stampede-bench/stampede/workload"
 	pgbenchwl "github.com/stampede-bench/stampede/workload/pgbench"
 )
 
@@ -24,7 +25,17 @@ func Init(spec *run.LoadSpec, quiet bool, w io.Writer) error {
 	l.Start(gen.Steps())
 	spec.Steps = l.LoadOptions()
 	spec.Log, spec.Progress = warningsOnly{w}, nil
+	spec.Conn.Notices = w // pgbench -i shows the server's NOTICEs (its drops' "does not exist, skipping")
 	return nil
+}
+
+// InitsItself reports whether gen's init is pgbench -i's own
+// (`stampede init pgbench --as-pgbench`, which `stampede pgbench -i`
+// gives): it prints pgbench -i's lines whatever the output style.
+func InitsItself(gen workload.Generator) bool {
+	sl, ok := gen.(workload.SelfLoader)
+	_, logs := gen.(pgbenchwl.InitLogger)
+	return ok && logs && sl.LoadsItself()
 }
 
 // warningsOnly passes on the warnings written to it, whole lines.

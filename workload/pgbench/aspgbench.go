@@ -382,9 +382,13 @@ func (g *generator) said(err error) error {
 		return err
 	}
 	var se *StepError
-	text, ok := sqlx.LibpqText(err)
+	query := ""
+	if errors.As(err, &se) {
+		query = se.Query // libpq shows the line of an error's position
+	}
+	text, ok := sqlx.LibpqQueryText(err, query)
 	switch {
-	case errors.As(err, &se) && ok:
+	case se != nil && ok:
 		writeLines(g.log.w, "pgbench: error: query failed: "+text, "pgbench: detail: Query was: "+se.Query)
 	case ok:
 		writeLines(g.log.w, "pgbench: error: "+text)

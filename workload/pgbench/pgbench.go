@@ -22,12 +22,15 @@ tables pgbench made). Client-side data (g) is sent as pgbench sends it, in
 one transaction that truncates the tables and copies the accounts WITH
 (FREEZE), so --concurrency does not apply: one stream. check verifies the row counts and the invariant of pgbench's
 tpcb-like transactions: sum(abalance) = sum(bbalance) = sum(tbalance) =
-sum(delta).
+sum(delta). --as-pgbench is pgbench -i itself (what stampede pgbench -i runs):
+pgbench's steps in any order and subset, its lines and the server's
+NOTICEs on stderr, and no record of stampede's load.
 
 Examples:
   stampede init pgbench --scale 5 'postgresql://postgres@localhost:5432/pgbench'
   stampede init pgbench --scale 100 --partitions 8 --partition-method hash 'postgresql://postgres@localhost:5432/pgbench'
   stampede init pgbench --scale 10 --init-steps dtGvp --foreign-keys --fillfactor 80 'postgresql://postgres@localhost:5432/pgbench'
+  stampede init pgbench --as-pgbench --scale 5 --init-steps vp 'postgresql://postgres@localhost:5432/pgbench'
   stampede check pgbench 'postgresql://postgres@localhost:5432/pgbench'`
 
 var pgbenchMeta = workload.Meta{
@@ -116,8 +119,7 @@ func newGenerator() workload.Generator {
 	fs.BoolVar(&g.unlogged, "unlogged-tables", false, "create the tables (and partitions) UNLOGGED")
 	fs.StringVar(&g.tablespace, "tablespace", "", "create the tables in this tablespace")
 	fs.StringVar(&g.indexTablespace, "index-tablespace", "", "create the primary keys' indexes in this tablespace")
-	fs.BoolVar(&g.asPgbench, "as-pgbench", false, "pgbench -i's own init (stampede pgbench -i gives it): pgbench's steps in any order, its four tables dropped where stampede made them (all of them with --force-drop), nothing of stampede's left in the database but their mark")
-	_ = fs.MarkHidden("as-pgbench")
+	fs.BoolVar(&g.asPgbench, "as-pgbench", false, "pgbench -i's own init (stampede pgbench -i gives it): pgbench's steps in any order, pgbench -i's lines on stderr, its four tables dropped where stampede made them (all of them with --force-drop), nothing of stampede's left in the database but their mark")
 	for _, name := range []string{"as-pgbench", "init-steps", "fillfactor", "foreign-keys", "no-vacuum", "partitions",
 		"partition-method", "unlogged-tables", "tablespace", "index-tablespace"} {
 		g.flags.Meta[name] = workload.FlagMeta{LoadOnly: true}

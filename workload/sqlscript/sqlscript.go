@@ -603,6 +603,15 @@ func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (work
 		release()
 		return workload.QueryLoad{}, err
 	}
+	// The check and the vacuum ran on worker 0's connection, and the
+	// statements before them on pooled ones, which pgx's cache left
+	// prepared: the run's sessions hold only the run's own statements,
+	// as pgbench's clients do.
+	if err := sqlx.DeallocateAll(ctx, conns[0]); err != nil {
+		release()
+		return workload.QueryLoad{}, err
+	}
+	db.CloseIdle()
 	first := g.index * oc.Concurrency
 	streams := prng.PgbenchStreams(oc.Seed, first+oc.Concurrency, first+oc.Concurrency)
 	clients := make([]*pgscript.Client, oc.Concurrency)
@@ -807,11 +816,11 @@ func (g *gen) tries(ctx context.Context, c *pgscript.Client, client, s int, from
 // serialization failure or deadlock in script s, in one write, so that
 // clients' lines do not mix.
 func (g *gen) sayError(client, s int, err error) {
-	command := 0
+	command, query := 0, ""
 	if se := (*pgscript.ScriptError)(nil); errors.As(err, &se) {
-		command = se.Command
+		command, query = se.Command, se.Query
 	}
-	text, ok := sqlx.LibpqText(err)
+	text, ok := sqlx.LibpqQueryText(err, query)
 	if !ok {
 		text = err.Error()
 	}
@@ -886,7 +895,7 @@ func (g *gen) compile(ctx context.Context, q sqlx.ScriptQuerier, null bool) (*pg
 			}
 		}
 	}
-	opts := pgscript.Options{Protocol: g.proto, Defines: g.defs, Scale: g.scale, EveryCommand: g.every}
+	opts := pgscript.Options{Protocol: g.proto, Defines: g.defs, Scale: g.scale, EveryCommand: g.every, Debug: g.errOut}
 	// First without the columns of \gset and \aset queries (every
 	// variable after one may be set by it), for the statements' text.
 	prog, err := pgscript.Compile(g.scripts, opts, nil)
