@@ -169,7 +169,7 @@ func TestSplitLoadBadInput(t *testing.T) {
 		{"more clients than keys", []string{"ycsb", "-p", "recordcount=2", "--clients", "3", "--client-index", "0"}, "--clients 3 with recordcount 2"},
 		{"more clients than warehouses", []string{"tpcc", "--warehouses", "2", "--clients", "3", "--client-index", "0"}, "--clients 3 with 2 warehouses"},
 		{"sysbench table size differs", []string{"oltp_read_write", "--tables", "2", "--table-size", "2000", "--clients", "2", "--client-index", "1"},
-			"--table_size 2000 differs from what the other clients of this split load of oltp_read_write recorded"},
+			"--table-size 2000 differs from what the other clients of this split load of oltp_read_write recorded"},
 		{"bulk_insert", []string{"bulk_insert", "--clients", "2", "--client-index", "1"}, "init bulk_insert cannot split its load between clients (--clients): load it from one client"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
