@@ -38,8 +38,8 @@ scheduled, is surer; report warns of clients that did not line up), spread over 
 nodes, are never retried (a late client would measure something else), and write
 their run directories to one ReadWriteMany volume (a claim NAME-results of
 --results-size, or --results-claim NAME, an existing one), where ` + "`stampede report`" + `
-merges them. The command line is checked as run checks it (run --dry-run) before
-anything is written. No password is written: give URLs without one and
+merges them. The command line is checked as run (or, with --init, init) checks it,
+with --dry-run, before anything is written. No password is written: give URLs without one and
 --password-secret, a Secret whose key "password" the pods get as PGPASSWORD.
 --results-url-secret NAME, a Secret whose key "url" holds a postgresql:// results
 store, makes no volume: the pods get the URL as STAMPEDE_RESULTS_URL (never written
@@ -150,11 +150,9 @@ func GenK8sCommand(env Env, main func(args []string, stderr io.Writer) int) *cob
 			s.Files = files
 			// Every client's line is checked (a share of the operations
 			// or of YCSB's keys can be empty for some indexes only): the
-			// first and the last, which get the largest and smallest.
+			// first and the last, which get the largest and smallest,
+			// with --dry-run (init's and run's), connecting to nothing.
 			for _, index := range []int{0, s.Clients - 1} {
-				if s.Init {
-					break // init has no dry run: its flags are checked as each pod starts
-				}
 				dry := append(append([]string(nil), s.ClientArgs()...), "--dry-run")
 				for i, a := range dry {
 					dry[i] = strings.ReplaceAll(a, "$("+k8s.IndexVar+")", strconv.Itoa(index))

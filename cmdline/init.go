@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"strconv"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -28,6 +29,8 @@ type Init struct {
 	pgbenchQuiet bool
 	// clients and index split the load (--clients, --client-index).
 	clients, index int
+	// dryRun checks the command line and loads nothing (--dry-run).
+	dryRun bool
 	// timer times a load in YCSB's form (--output-style ycsb).
 	timer *output.YCSBLoadTimer
 	fs    *pflag.FlagSet // the flags registered in, to tell which were given
@@ -51,6 +54,7 @@ func (f *Init) Register(fs *pflag.FlagSet) {
 	defer SetRange(fs, "clients", 1, 100000)
 	fs.IntVar(&f.clients, "clients", 0, "this init is one of N that split the load (machines or pods started together): it loads its share of the data (YCSB's keys, sysbench's tables, TPC-C's warehouses, bank's rows, a fleet's tenants); the first creates the tables, the last builds the indexes, and run refuses the data until every share is in")
 	fs.IntVar(&f.index, "client-index", 0, "with --clients, this init's share from 0 (a Kubernetes indexed Job's $(JOB_COMPLETION_INDEX))")
+	fs.BoolVar(&f.dryRun, "dry-run", false, "check the command line as init does and say what it would load, connecting to nothing")
 	fs.BoolVar(&f.pgbenchQuiet, "pgbench-quiet", false, "pgbench -i's -q: a progress line every 5 s (with --output-style pgbench)")
 	_ = fs.MarkHidden("pgbench-quiet")
 }
@@ -127,15 +131,63 @@ func (f *Init) Report(gen workload.Generator, stdout, stderr io.Writer) func(int
 	}
 }
 
-// LoadFleet creates the fleet op names as init's flags and fi say.
-func (f *Init) LoadFleet(ctx context.Context, op run.FleetOp, fi *FleetInit) (fleet.Totals, error) {
+// LoadFleet creates the fleet op names as init's flags and fi say, and
+// writes its summary to stdout (see writeFleetSummary); with --dry-run it
+// checks op and says what it would create instead.
+func (f *Init) LoadFleet(ctx context.Context, op run.FleetOp, fi *FleetInit, stdout io.Writer) error {
 	if f.outputStyle == "ycsb" {
-		return fleet.Totals{}, usagef("--output-style ycsb reports one database's load: drop it with --tenants")
+		return usagef("--output-style ycsb reports one database's load: drop it with --tenants")
 	}
 	op.ForceDrop = f.forceDrop
 	op.Share = run.Part{Index: f.index, Count: f.clients}
 	op.TenantRoles = fi.roles
-	return run.LoadFleet(ctx, op, f.concurrency, fi.extraTables, f.drop, f.seed)
+	if f.dryRun {
+		if err := run.ValidateLoadFleet(op); err != nil {
+			return err
+		}
+		share := ""
+		if p := op.Share; p.Count > 0 {
+			first, last := fleet.ShareRange(op.Spec.Tenants, p.Index, p.Count)
+			share = fmt.Sprintf(", client %d of %d's share (tenants %d..%d)", p.Index, p.Count, first, last)
+		}
+		fmt.Fprintf(stdout, "dry run: init %s, %s%s: the command line is valid; nothing was loaded\n", op.Workload.Meta().Name, plural(op.Spec.Tenants, "tenant"), share)
+		return nil
+	}
+	tot, err := run.LoadFleet(ctx, op, f.concurrency, fi.extraTables, f.drop, f.seed)
+	if err != nil {
+		return err
+	}
+	writeFleetSummary(stdout, op.Spec.Tenants, op.Share, tot)
+	return nil
+}
+
+// writeFleetSummary writes the closing lines of init --tenants: the
+// tenants created now and already there, what they hold and the time it
+// took. A split init's figures are its share's, and said so.
+func writeFleetSummary(w io.Writer, tenants int, share run.Part, tot fleet.Totals) {
+	if share.Count > 0 {
+		first, last := fleet.ShareRange(tenants, share.Index, share.Count)
+		fmt.Fprintf(w, "client %d of %d's share: tenants %d..%d of the fleet's %d\n", share.Index, share.Count, first, last, tenants)
+		tenants = last - first + 1
+	}
+	fmt.Fprintf(w, "tenants:   %d (%d created now, %d already there)\n", tenants, tot.Created, tot.Existing)
+	fmt.Fprintf(w, "databases: %d\nschemas:   %d\ntables:    %d\n", tot.Databases, tot.Schemas, tot.Tables)
+	fmt.Fprintf(w, "size:      %s on the server\n", run.HumanBytes(tot.Bytes))
+	if r := tot.Roles; r.Created+r.Existing > 0 {
+		fmt.Fprintf(w, "roles:     %d login roles (%d created now, %d renewed) in %.2fs\n", r.Created+r.Existing, r.Created, r.Existing, r.Elapsed.Seconds())
+	}
+	rate := float64(tot.Created) / max(tot.Elapsed.Seconds(), 1e-9)
+	fmt.Fprintf(w, "elapsed:   %s (%s tenants/s)\n", tot.Elapsed.Round(1e7), strconv.FormatFloat(rate, 'f', rateDigits(rate), 64))
+}
+
+// rateDigits is the number of decimals that show rate to 2 significant
+// digits at least (1 for 10 or more; 0.029, not 0.0).
+func rateDigits(rate float64) int {
+	d := 1
+	for lim := 1.0; rate > 0 && rate < lim && d < 6; lim /= 10 {
+		d++
+	}
+	return d
 }
 
 // Concurrency is --init-concurrency: the tenants created at once.

@@ -2,6 +2,7 @@ package cmdline
 
 import (
 	"context"
+	"fmt"
 	"io"
 
 	"github.com/spf13/pflag"
@@ -42,7 +43,24 @@ func (f *Init) Load(ctx context.Context, gen workload.Generator, cf *Conn, urls 
 			return err
 		}
 	}
+	if f.dryRun {
+		if err := run.ValidateLoad(spec); err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, loadDryRunLine(gen, spec.Share))
+		return nil
+	}
 	return run.Load(ctx, spec)
+}
+
+// loadDryRunLine says what init of gen would load, for --dry-run: its
+// share of a split load ("client 1 of 3's share (keys 10000-19999)").
+func loadDryRunLine(gen workload.Generator, share run.Part) string {
+	what := ""
+	if sl, ok := gen.(workload.ShareLoader); ok && share.Count > 0 {
+		what = fmt.Sprintf(", client %d of %d's share (%s)", share.Index, share.Count, sl.ShareOf(share.Index, share.Count))
+	}
+	return fmt.Sprintf("dry run: init %s%s: the command line is valid; nothing was loaded", gen.Meta().Name, what)
 }
 
 // Check is `stampede check` of gen on urls.

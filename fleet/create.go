@@ -113,6 +113,19 @@ func (t Totals) TablesLeft() string {
 // flags or another version of the workload.
 var ErrTenantMismatch = errors.New("tenant loaded with other flags")
 
+// CheckCreate refuses, as Create does before it connects, more clients
+// of a split init than tenants and tenant roles in column mode (a
+// *RefusedError).
+func CheckCreate(o CreateOptions) error {
+	switch {
+	case o.ShareCount > o.Spec.Tenants:
+		return &RefusedError{fmt.Sprintf("--clients %d is more than --tenants %d: each client loads at least one tenant; use at most %d clients", o.ShareCount, o.Spec.Tenants, o.Spec.Tenants)}
+	case o.Roles && o.Spec.Mode == ModeColumn:
+		return errColumnRoles
+	}
+	return nil
+}
+
 // Create creates the fleet's missing tenants: tenant 1 is loaded as a
 // single-tenant init would load it, then every other tenant is copied from
 // it (a database cloned from tenant 1 as a template, a schema filled in one
@@ -128,8 +141,8 @@ func Create(ctx context.Context, o CreateOptions) (Totals, error) {
 	}
 	var t Totals
 	var err error
-	if o.ShareCount > o.Spec.Tenants {
-		return t, &RefusedError{fmt.Sprintf("--clients %d is more than --tenants %d: each client loads at least one tenant; use at most %d clients", o.ShareCount, o.Spec.Tenants, o.Spec.Tenants)}
+	if err := CheckCreate(o); err != nil {
+		return t, err
 	}
 	if o.Roles {
 		// Before anything is created: a role of a tenant's name that

@@ -83,9 +83,25 @@ type Spec struct {
 	Files []File
 }
 
-// nameRE is a DNS-1123 label, which Job names must be (short enough to
-// leave room for the pods' suffixes).
-var nameRE = lazyre.New(`^[a-z0-9]([-a-z0-9]{0,50}[a-z0-9])?$`)
+// Kubernetes names, as its API server validates them:
+//   - jobNameRE: the Job's name (--name), a DNS-1123 label short enough
+//     to leave room for the suffixes of its pods' host names
+//     (NAME-INDEX, a DNS-1123 label too: no dots) and of the claim and
+//     ConfigMap it names (NAME-results, NAME-files);
+//   - labelRE (at most 63 characters): a namespace's name;
+//   - subdomainRE (at most 253 characters): a Secret's and a
+//     PersistentVolumeClaim's name, DNS-1123 subdomains, dots allowed.
+var (
+	jobNameRE   = lazyre.New(`^[a-z0-9]([-a-z0-9]{0,50}[a-z0-9])?$`)
+	labelRE     = lazyre.New(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
+	subdomainRE = lazyre.New(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+)
+
+// isSubdomain reports whether name is a DNS-1123 subdomain.
+func isSubdomain(name string) bool { return len(name) <= 253 && subdomainRE().MatchString(name) }
+
+// subdomainRule says what a DNS-1123 subdomain is, for refusals.
+const subdomainRule = "lower-case letters, digits, '-' and '.', at most 253 characters, starting and ending with a letter or digit"
 
 // validImage reports whether image is a reference a container runtime
 // pulls: [REGISTRY/]NAME[:TAG][@DIGEST] (distribution's grammar, which
@@ -98,10 +114,10 @@ func validImage(image string) bool {
 // Validate checks s, naming the flags of `stampede gen k8s`.
 func (s Spec) Validate() error {
 	switch {
-	case !nameRE().MatchString(s.Name):
+	case !jobNameRE().MatchString(s.Name):
 		return fmt.Errorf("--name %q: give a Kubernetes name: lower-case letters, digits and '-', at most 52 characters, starting and ending with a letter or digit", s.Name)
-	case s.Namespace != "" && !nameRE().MatchString(s.Namespace):
-		return fmt.Errorf("--namespace %q is not a Kubernetes namespace name", s.Namespace)
+	case s.Namespace != "" && !labelRE().MatchString(s.Namespace):
+		return fmt.Errorf("--namespace %q is not a Kubernetes namespace name: lower-case letters, digits and '-', at most 63 characters, starting and ending with a letter or digit", s.Namespace)
 	case s.Image == "":
 		return fmt.Errorf("--image: give the container image whose entrypoint is the stampede binary")
 	case !validImage(s.Image):
@@ -114,14 +130,14 @@ func (s Spec) Validate() error {
 		return fmt.Errorf("give each client's command line after --, as `stampede gen k8s --clients 4 --image IMAGE -- run ycsb --max-rate 20000 --duration 10m URL`")
 	case s.Init && (s.ResultsClaim != "" || s.StartAt != "" || s.ResultsURLSecret != ""):
 		return fmt.Errorf("--init writes a load's Job, which has no run directories and no common start: drop --results-claim, --results-url-secret and --start-at")
-	case s.PasswordSecret != "" && !nameRE().MatchString(s.PasswordSecret):
-		return fmt.Errorf("--password-secret %q is not a Kubernetes name: give the name of the Secret that holds the password (lower-case letters, digits and '-')", s.PasswordSecret)
-	case s.ResultsURLSecret != "" && !nameRE().MatchString(s.ResultsURLSecret):
-		return fmt.Errorf("--results-url-secret %q is not a Kubernetes name: give the name of the Secret whose key \"url\" holds the results store's URL (lower-case letters, digits and '-')", s.ResultsURLSecret)
+	case s.PasswordSecret != "" && !isSubdomain(s.PasswordSecret):
+		return fmt.Errorf("--password-secret %q is not a Kubernetes name: give the name of the Secret that holds the password (%s)", s.PasswordSecret, subdomainRule)
+	case s.ResultsURLSecret != "" && !isSubdomain(s.ResultsURLSecret):
+		return fmt.Errorf("--results-url-secret %q is not a Kubernetes name: give the name of the Secret whose key \"url\" holds the results store's URL (%s)", s.ResultsURLSecret, subdomainRule)
 	case s.ResultsURLSecret != "" && (s.ResultsClaim != "" || s.ResultsSize != ""):
 		return fmt.Errorf("--results-url-secret writes the runs into the results store, with no volume: drop --results-claim and --results-size")
-	case s.ResultsClaim != "" && !nameRE().MatchString(s.ResultsClaim):
-		return fmt.Errorf("--results-claim %q is not a Kubernetes name", s.ResultsClaim)
+	case s.ResultsClaim != "" && !isSubdomain(s.ResultsClaim):
+		return fmt.Errorf("--results-claim %q is not a Kubernetes name: give the name of an existing ReadWriteMany PersistentVolumeClaim (%s)", s.ResultsClaim, subdomainRule)
 	}
 	for flag, q := range map[string]string{"--results-size": s.ResultsSize, "--cpu": s.CPU, "--memory": s.Memory} {
 		if q == "" {

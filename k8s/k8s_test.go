@@ -157,6 +157,22 @@ func TestValidate(t *testing.T) {
 		{func(s *Spec) { s.ResultsURLSecret, s.ResultsClaim = "res", "shared" }, "drop --results-claim and --results-size"},
 		{func(s *Spec) { s.ResultsURLSecret, s.ResultsSize = "res", "5Gi" }, "drop --results-claim and --results-size"},
 		{func(s *Spec) { s.ResultsURLSecret = "res" }, ""},
+		// Secrets and claims are DNS-1123 subdomains (issue 31: dotted
+		// names were refused); the Job's name and the namespace are
+		// labels.
+		{func(s *Spec) { s.PasswordSecret = "db.pass" }, ""},
+		{func(s *Spec) { s.ResultsURLSecret = "store.url" }, ""},
+		{func(s *Spec) { s.ResultsClaim = "my.claim" }, ""},
+		{func(s *Spec) { s.PasswordSecret = strings.Repeat("a.", 126) + "b" }, ""},
+		{func(s *Spec) { s.PasswordSecret = strings.Repeat("a.", 126) + "bc" }, "--password-secret"},
+		{func(s *Spec) { s.PasswordSecret = "db..pass" }, "--password-secret \"db..pass\" is not a Kubernetes name"},
+		{func(s *Spec) { s.ResultsURLSecret = "store.url." }, "--results-url-secret"},
+		{func(s *Spec) { s.ResultsClaim = ".claim" }, "--results-claim \".claim\" is not a Kubernetes name: give the name of an existing ReadWriteMany PersistentVolumeClaim (lower-case letters, digits, '-' and '.'"},
+		{func(s *Spec) { s.ResultsClaim = "My.Claim" }, "--results-claim"},
+		{func(s *Spec) { s.Name = "my.job" }, "--name \"my.job\": give a Kubernetes name"},
+		{func(s *Spec) { s.Namespace = strings.Repeat("n", 63) }, ""},
+		{func(s *Spec) { s.Namespace = strings.Repeat("n", 64) }, "at most 63 characters"},
+		{func(s *Spec) { s.Namespace = "my.ns" }, "--namespace \"my.ns\" is not a Kubernetes namespace name"},
 	} {
 		s := ok
 		tc.edit(&s)

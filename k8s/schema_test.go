@@ -254,6 +254,8 @@ func TestManifestsMatchSchema(t *testing.T) {
 			s.Init, s.Namespace, s.PasswordSecret, s.CPU, s.Memory, s.Clients = true, "bench", "pw", "2", "1Gi", 16
 			s.Args = []string{"init", "tpcc", "--warehouses", "1000", "postgresql://bench@db/tpcc"}
 		}, 1},
+		{"dotted secret names", func(s *Spec) { s.PasswordSecret, s.ResultsURLSecret = "db.pass", "store.url" }, 1},
+		{"dotted claim name", func(s *Spec) { s.ResultsClaim = "my.claim" }, 1},
 		{"every flag, existing claim", func(s *Spec) {
 			s.Namespace, s.PasswordSecret, s.ResultsClaim, s.CPU, s.Memory = "bench", "pw", "shared", "1.5", "512Mi"
 		}, 1},

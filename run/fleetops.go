@@ -183,6 +183,17 @@ func LoadFleet(ctx context.Context, op FleetOp, loaders, extraTables int, drop b
 	return tot, err
 }
 
+// ValidateLoadFleet checks op as LoadFleet does before it connects (init
+// --tenants --dry-run): the tenant mode, the server and the share of a
+// split init.
+func ValidateLoadFleet(op FleetOp) error {
+	t, err := op.target()
+	if err != nil {
+		return err
+	}
+	return asInput(fleet.CheckCreate(fleet.CreateOptions{Target: t, Roles: op.TenantRoles, ShareIndex: op.Share.Index, ShareCount: op.Share.Count}))
+}
+
 // CheckFleet runs the consistency checks of every tenant (stampede check
 // --tenants), writing each failure to out.
 func CheckFleet(ctx context.Context, op FleetOp, out io.Writer) (fleet.CheckResult, error) {

@@ -73,38 +73,70 @@ type LoadSpec struct {
 // bigLoad is the size of rows above which init warns (1 TB).
 const bigLoad = 1 << 40
 
-// Load creates the workload's schema and loads its initial data, in
-// parallel COPY streams, then records what it loaded (see
-// workload.RecordLoad) for run and check to compare with.
-func Load(ctx context.Context, spec LoadSpec) error {
+// ValidateLoad checks spec as Load does before it connects (init
+// --dry-run): the workload's record table, the loaders, the share of a
+// split load (its data split so, on a server) and an init file given;
+// it connects to nothing and changes nothing but the generator's share.
+func ValidateLoad(spec LoadSpec) error {
+	if _, err := prepareLoad(spec); err != nil {
+		return err
+	}
+	if _, err := spec.Conn.Options(spec.Workload.Meta().DatabaseName(), 1); err != nil {
+		return err
+	}
+	if spec.Share.Count > 0 && spec.Conn.Driver == sqlx.DriverNull {
+		return errNullShare
+	}
+	return nil
+}
+
+// errNullShare refuses a split load without a server.
+var errNullShare = inputf("--clients with the null driver: a split load records its shares in the database; give a URL")
+
+// prepareLoad checks spec and makes its generator the share spec.Share
+// says, as Load does before it connects, and returns the number of COPY
+// streams.
+func prepareLoad(spec LoadSpec) (streams int, err error) {
 	gen := spec.Workload
 	if gen == nil {
-		return inputf("LoadSpec.Workload is nil: give a generator (workload.FromFlags)")
+		return 0, inputf("LoadSpec.Workload is nil: give a generator (workload.FromFlags)")
 	}
 	if err := workload.RecordTableError(gen, "init"); err != nil {
-		return asInput(err)
+		return 0, asInput(err)
 	}
-	log := spec.Log
-	if log == nil {
-		log = io.Discard
-	}
-	streams := spec.Concurrency
+	streams = spec.Concurrency
 	if streams == 0 {
 		streams = 2 * runtime.GOMAXPROCS(0)
 	}
 	if streams < 0 {
-		return inputf("LoadSpec.Concurrency %d is negative", streams)
+		return 0, inputf("LoadSpec.Concurrency %d is negative", streams)
 	}
 	if ss, ok := gen.(workload.SingleStreamer); ok && ss.SingleStream() {
 		streams = 1 // its load is one stream whatever --concurrency says
 	}
 	if spec.Share.Count > 0 {
 		if err := applyShare(gen, spec); err != nil {
-			return err
+			return 0, err
 		}
 	}
 	if sl, ok := gen.(workload.ScriptLoader); ok && sl.LoadScript() == "" {
-		return inputf("init %s runs your init file: give --init-file FILE", gen.Meta().Name)
+		return 0, inputf("init %s runs your init file: give --init-file FILE", gen.Meta().Name)
+	}
+	return streams, nil
+}
+
+// Load creates the workload's schema and loads its initial data, in
+// parallel COPY streams, then records what it loaded (see
+// workload.RecordLoad) for run and check to compare with.
+func Load(ctx context.Context, spec LoadSpec) error {
+	streams, err := prepareLoad(spec)
+	if err != nil {
+		return err
+	}
+	gen := spec.Workload
+	log := spec.Log
+	if log == nil {
+		log = io.Discard
 	}
 	seed := pickSeed(spec.Seed)
 	if d, ok := gen.(workload.RunDefaulter); ok {
@@ -1033,7 +1065,7 @@ func loadShare(ctx context.Context, spec LoadSpec, db *sqlx.DB, streams int, see
 	sl := gen.(workload.ShareLoader)
 	p := spec.Share
 	if db.Null() {
-		return inputf("--clients with the null driver: a split load records its shares in the database; give a URL")
+		return errNullShare
 	}
 	// Begin: under the lock, the first client records the load and
 	// creates every table; the others check their flags against the

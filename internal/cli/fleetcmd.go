@@ -36,19 +36,7 @@ func (a *app) initFleet(ctx context.Context, gen workload.Generator, spec fleet.
 	if err != nil {
 		return err
 	}
-	tot, err := inf.LoadFleet(ctx, op, fif)
-	if err != nil {
-		return err
-	}
-	rate := float64(tot.Created) / max(tot.Elapsed.Seconds(), 1e-9)
-	fmt.Fprintf(a.stdout, "tenants:   %d (%d created now, %d already there)\n", spec.Tenants, tot.Created, tot.Existing)
-	fmt.Fprintf(a.stdout, "databases: %d\nschemas:   %d\ntables:    %d\n", tot.Databases, tot.Schemas, tot.Tables)
-	fmt.Fprintf(a.stdout, "size:      %s on the server\n", run.HumanBytes(tot.Bytes))
-	if r := tot.Roles; r.Created+r.Existing > 0 {
-		fmt.Fprintf(a.stdout, "roles:     %d login roles (%d created now, %d renewed) in %.2fs\n", r.Created+r.Existing, r.Created, r.Existing, r.Elapsed.Seconds())
-	}
-	fmt.Fprintf(a.stdout, "elapsed:   %s (%.1f tenants/s)\n", tot.Elapsed.Round(1e7), rate)
-	return nil
+	return inf.LoadFleet(ctx, op, fif, a.stdout)
 }
 
 // checkFleet is `check WORKLOAD --tenants N`.

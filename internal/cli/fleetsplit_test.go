@@ -91,6 +91,9 @@ func TestFleetSplitInit(t *testing.T) {
 			} else if !strings.Contains(r.stdout+r.stderr, "client 1 of 3's share, tenants 3..4: 2 created, 0 complete before, in ") ||
 				!strings.Contains(r.stdout+r.stderr, "; the load is complete: all 3 shares are in") {
 				t.Errorf("the last client does not say its share and that the load is complete:\n%s%s", r.stdout, r.stderr)
+			} else if !strings.Contains(r.stdout, "client 1 of 3's share: tenants 3..4 of the fleet's 6\ntenants:   2 (2 created now, 0 already there)\n") {
+				// Its summary is its share's, the counts adding up.
+				t.Errorf("the last client's summary is not its share's:\n%s", r.stdout)
 			}
 			// Every tenant as tenant 1, as one init's clones would be.
 			sum := func(id int) string {

@@ -124,6 +124,75 @@ func TestGenK8sBadInput(t *testing.T) {
 	checkOneLineError(t, r, 2, "exists: not overwritten (add --force to replace it")
 }
 
+// TestGenK8sInitChecked: gen k8s --init checks the first and last
+// clients' init command lines with init --dry-run, as the run form checks
+// run's (issue 31: it wrote any line and exited 0): each refusal is the
+// client's, in one line, exit 2, and nothing is written; a line that
+// passes is written, an existing -P file carried in the ConfigMap. init
+// --dry-run itself says what the client would load, connecting to
+// nothing (the host pg does not resolve here).
+func TestGenK8sInitChecked(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "g2.yaml")
+	const u = "postgresql://bench@pg/db"
+	props := filepath.Join(dir, "load.props")
+	if err := os.WriteFile(props, []byte("recordcount=3000\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "missing.props")
+	for _, tc := range []struct {
+		name string
+		line []string
+		want string // the refusal; "" for a line written
+	}{
+		{"unknown flag", []string{"init", "ycsb", "--no-such-flag", u}, "unknown flag: --no-such-flag"},
+		{"no warehouses", []string{"init", "tpcc", "--warehouses", "0", u}, "--warehouses must be at least 1, not 0"},
+		{"bad property", []string{"init", "ycsb", "-p", "recordcount=abc", u}, `invalid recordcount "abc" (from -p): not an integer`},
+		{"more clients than warehouses", []string{"init", "tpcc", "--warehouses", "2", u}, "--clients 3 with 2 warehouses: each client loads warehouses of its own; use --clients 2 or fewer"},
+		{"missing property file", []string{"init", "ycsb", "-P", missing, u}, "cannot read property file " + missing + ": no such file or directory"},
+		{"too few rows for the clients", []string{"init", "bank", "--rows", "2000", u}, "--clients 3 with --rows 2000"},
+		{"more clients than tenants", []string{"init", "bank", "--tenants", "2", u}, "--clients 3 is more than --tenants 2"},
+		{"property file", []string{"init", "ycsb", "-P", props, u}, ""},
+		{"tenants", []string{"init", "bank", "--tenants", "3", "--tenant-mode", "schema", u}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := stampede(t, append([]string{"gen", "k8s", "--name", "g2", "--clients", "3", "--image", "x", "--init", "-o", out, "--force", "--"}, tc.line...)...)
+			if tc.want != "" {
+				checkOneLineError(t, r, 2, "gen k8s: the command line of client 0 would not run: "+tc.want)
+				if _, err := os.Stat(out); err == nil {
+					t.Errorf("%s was written", out)
+				}
+				return
+			}
+			if r.code != 0 || !strings.Contains(r.stdout, "wrote "+out) {
+				t.Fatalf("exit %d: %s%s", r.code, r.stdout, r.stderr)
+			}
+			defer os.Remove(out)
+			b, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if carried := strings.Contains(string(b), "kind: ConfigMap") && strings.Contains(string(b), "recordcount=3000"); carried != slices.Contains(tc.line, "-P") {
+				t.Errorf("the manifest carries the -P file: %v, want %v:\n%s", carried, !carried, b)
+			}
+		})
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"init", "ycsb", "-p", "recordcount=30000", "--clients", "3", "--client-index", "1", "--dry-run", u},
+			"dry run: init ycsb, client 1 of 3's share (keys 10000-19999): the command line is valid; nothing was loaded\n"},
+		{[]string{"init", "bank", "--tenants", "4", "--clients", "2", "--client-index", "1", "--dry-run", u},
+			"dry run: init bank, 4 tenants, client 1 of 2's share (tenants 3..4): the command line is valid; nothing was loaded\n"},
+		{[]string{"init", "tpcc", "--dry-run", u}, "dry run: init tpcc: the command line is valid; nothing was loaded\n"},
+	} {
+		if r := stampede(t, tc.args...); r.code != 0 || r.stdout != tc.want {
+			t.Errorf("%q: exit %d, stdout %q, want %q\n%s", tc.args, r.code, r.stdout, tc.want, r.stderr)
+		}
+	}
+}
+
 // TestGenK8sPasswordAdvice: refusing a password in the clients' command
 // line, gen k8s masks it where the user gave it, never in its own advice,
 // whose flag and command must read as written whatever the password

@@ -46,12 +46,24 @@ func splitInit(t *testing.T, srv, db string, count int, args ...string) []result
 // TestSplitLoadYCSB: three clients started together each load their
 // 10,000 keys of 30,000 into one database none of them created: the
 // table holds exactly keys 0..29,999 (count, distinct, min, max), the
+// same rows (md5) as one init of every key with the same seed, the
 // record says every share is in, and run and check take the data.
 func TestSplitLoadYCSB(t *testing.T) {
 	t.Parallel()
 	srv := testServer(t)
 	db := freshDB(t, "split_ycsb")
-	splitInit(t, srv, db, 3, "ycsb", "-p", "recordcount=30000", "-p", "insertorder=ordered")
+	args := []string{"ycsb", "-p", "recordcount=30000", "-p", "insertorder=ordered", "--seed", "5"}
+	splitInit(t, srv, db, 3, args...)
+	one := freshDB(t, "split_ycsbone")
+	if r := stampede(t, append(append([]string{"init"}, args...), "--db", one, srv)...); r.code != 0 {
+		t.Fatalf("init of every key: exit %d\n%s", r.code, r.stderr)
+	}
+	if split, whole := fingerprints(t, db, "public", []string{"usertable"}), fingerprints(t, one, "public", []string{"usertable"}); split != whole {
+		t.Errorf("the split load's rows differ from one init's with the same seed:\n%s\n%s", split, whole)
+	}
+	if got := queryInt(t, db, "SELECT count(DISTINCT (field0, field1, field2, field3, field4, field5, field6, field7, field8, field9)) FROM usertable"); got != 30000 {
+		t.Errorf("the split load holds %d distinct rows of values, want 30000", got)
+	}
 	// ordered keys are "user" and the key number (zeropadding 1).
 	const num = "substr(ycsb_key, 5)::bigint"
 	for _, q := range []struct {
@@ -157,7 +169,7 @@ func TestSplitLoadBadInput(t *testing.T) {
 		{"more clients than keys", []string{"ycsb", "-p", "recordcount=2", "--clients", "3", "--client-index", "0"}, "--clients 3 with recordcount 2"},
 		{"more clients than warehouses", []string{"tpcc", "--warehouses", "2", "--clients", "3", "--client-index", "0"}, "--clients 3 with 2 warehouses"},
 		{"sysbench table size differs", []string{"oltp_read_write", "--tables", "2", "--table-size", "2000", "--clients", "2", "--client-index", "1"},
-			"--table_size 2000 differs from what the other clients of this split load of oltp_read_write recorded"},
+			"--table-size 2000 differs from what the other clients of this split load of oltp_read_write recorded"},
 		{"bulk_insert", []string{"bulk_insert", "--clients", "2", "--client-index", "1"}, "init bulk_insert cannot split its load between clients (--clients): load it from one client"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

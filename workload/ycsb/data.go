@@ -59,10 +59,10 @@ func (c *config) schema() string {
 }
 
 // table returns the usertable with its initial rows: the key numbers
-// [insertstart, insertstart+insertcount), loadBatchSize per batch, in
-// order.
+// [insertstart, insertstart+insertcount), in order, one batch per block
+// of loadBatchSize key numbers they meet (see eachRow).
 func (c *config) table() workload.Table {
-	numBatches := (c.insertCount + loadBatchSize - 1) / loadBatchSize
+	numBatches := c.lastBlock() - c.firstBlock() + 1
 	return workload.Table{
 		Name:    c.tableName,
 		Schema:  c.schema(),
@@ -79,22 +79,34 @@ func (c *config) table() workload.Table {
 	}
 }
 
+// firstBlock and lastBlock are the blocks of loadBatchSize key numbers
+// (block b holds [b*loadBatchSize, (b+1)*loadBatchSize)) that hold the
+// first and the last key loaded.
+func (c *config) firstBlock() int64 { return c.insertStart / loadBatchSize }
+func (c *config) lastBlock() int64 {
+	return (c.insertStart + c.insertCount - 1) / loadBatchSize
+}
+
 // eachRow draws batch batchIdx's rows and calls row with each one's key
 // name and values: the key name, and fieldcount random printable-ASCII
 // values, drawn (lengths directly, bytes through a valueSource) from the
-// stream (data seed, batchIdx). The values lie end to end in vals, lens
-// long each; key and vals are valid until row returns. It is safe for
-// concurrent use.
+// stream (data seed, block), where block is the batch's block of key
+// numbers (see firstBlock). A key's values depend on its number and the
+// seed only, so a load split by insertstart and insertcount (or init
+// --clients) holds the same rows as one load of every key: a batch that
+// starts inside its block draws, and drops, the block's rows before its
+// first. The values lie end to end in vals, lens long each; key and vals
+// are valid until row returns. It is safe for concurrent use.
 func (c *config) eachRow(batchIdx int, row func(key, vals []byte, lens []int64)) {
-	r := randgen.New(c.dataSeed, uint64(batchIdx))
+	block := c.firstBlock() + int64(batchIdx)
+	r := randgen.New(c.dataSeed, uint64(block))
 	vs := newValueSource(r)
 	lengths := c.newFieldLengths()
-	lo := c.insertStart + int64(batchIdx)*loadBatchSize
-	hi := min(lo+loadBatchSize, c.insertStart+c.insertCount)
+	lo := max(block*loadBatchSize, c.insertStart)
+	hi := min((block+1)*loadBatchSize, c.insertStart+c.insertCount)
 	lens := make([]int64, c.fieldCount)
 	var buf, key []byte
-	for keynum := lo; keynum < hi; keynum++ {
-		key = appendKeyName(key[:0], keynum, c.insertOrdered, c.zeroPadding)
+	for keynum := block * loadBatchSize; keynum < hi; keynum++ {
 		var total int64
 		for i := range lens {
 			lens[i] = lengths.next(r)
@@ -107,7 +119,10 @@ func (c *config) eachRow(batchIdx int, row func(key, vals []byte, lens []int64))
 		// draw another stream of bytes.
 		buf = buf[:total]
 		vs.fill(buf)
-		row(key, buf, lens)
+		if keynum >= lo {
+			key = appendKeyName(key[:0], keynum, c.insertOrdered, c.zeroPadding)
+			row(key, buf, lens)
+		}
 	}
 }
 

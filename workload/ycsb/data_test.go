@@ -2,6 +2,7 @@ package ycsb
 
 import (
 	"reflect"
+	"strconv"
 	"testing"
 )
 
@@ -24,7 +25,8 @@ func TestInitialRows(t *testing.T) {
 			}
 			tab := tables[0]
 			rows := tab.InitialRows
-			if want := int((c.insertCount + loadBatchSize - 1) / loadBatchSize); rows.NumBatches != want {
+			// A batch per block of loadBatchSize key numbers met.
+			if want := int((c.insertStart+c.insertCount-1)/loadBatchSize - c.insertStart/loadBatchSize + 1); rows.NumBatches != want {
 				t.Errorf("NumBatches %d, want %d", rows.NumBatches, want)
 			}
 			if rows.NumRows != c.insertCount {
@@ -61,6 +63,75 @@ func TestInitialRows(t *testing.T) {
 			for k := c.insertStart; k < c.insertStart+c.insertCount; k++ {
 				if n := seen[c.keyName(k)]; n != 1 {
 					t.Fatalf("key %d (%s) loaded %d times", k, c.keyName(k), n)
+				}
+			}
+		})
+	}
+}
+
+// TestInitialRowsSplit: the rows of loads that split the keys (by
+// insertstart and insertcount, or --clients), at block boundaries or
+// inside blocks, are the rows of one load of every key with the same
+// seed, key for key.
+func TestInitialRowsSplit(t *testing.T) {
+	rowsOf := func(g *ycsb) map[string][]any {
+		rows := map[string][]any{}
+		bt := g.Tables()[0].InitialRows
+		for b := 0; b < bt.NumBatches; b++ {
+			for _, r := range bt.FillBatch(b, nil) {
+				rows[r[0].(string)] = r[1:]
+			}
+		}
+		return rows
+	}
+	base := []string{"--record-count", "4500", "--field-length-distribution", "uniform"}
+	seeded := func(args ...string) *ycsb {
+		g, _ := newConfig(t, args...)
+		g.SetSeed(5)
+		return g
+	}
+	whole := seeded(base...)
+	want := rowsOf(whole)
+	if len(want) != 4500 {
+		t.Fatalf("one load: %d keys", len(want))
+	}
+	for _, tc := range []struct {
+		name   string
+		shares [][2]int64 // insertstart, insertcount; none: --clients
+		count  int
+	}{
+		{"blocks", [][2]int64{{0, 1000}, {1000, 3000}, {4000, 500}}, 0},
+		{"inside blocks", [][2]int64{{0, 1}, {1, 998}, {999, 2}, {1001, 1998}, {2999, 1501}}, 0},
+		{"clients 2", nil, 2},
+		{"clients 7", nil, 7},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var gens []*ycsb
+			for _, sh := range tc.shares {
+				gens = append(gens, seeded(append(base, "--insert-start", strconv.FormatInt(sh[0], 10), "--insert-count", strconv.FormatInt(sh[1], 10))...))
+			}
+			for i := range tc.count {
+				g := seeded(base...)
+				if err := g.LoadShare(i, tc.count); err != nil {
+					t.Fatal(err)
+				}
+				gens = append(gens, g)
+			}
+			got := map[string][]any{}
+			for _, g := range gens {
+				for k, r := range rowsOf(g) {
+					if _, dup := got[k]; dup {
+						t.Fatalf("key %s loaded twice", k)
+					}
+					got[k] = r
+				}
+			}
+			if len(got) != len(want) {
+				t.Fatalf("the shares load %d keys, want %d", len(got), len(want))
+			}
+			for k, r := range want {
+				if !reflect.DeepEqual(got[k], r) {
+					t.Fatalf("key %s: the shares load other values than one load of every key", k)
 				}
 			}
 		})
