@@ -37,6 +37,9 @@ type SweepFlags struct {
 	// its lines on reloadLog.
 	reload    bool
 	reloadLog io.Writer
+	// forceDrop lets --reload drop tables stampede did not make, as
+	// init --force-drop does (the refusals name it).
+	forceDrop bool
 	// chart is the sweep's chart file; force replaces it.
 	chart ChartFlag
 	force bool
@@ -143,6 +146,7 @@ func (f *SweepFlags) Register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.keepGoing, "keep-going", false, "with --slo, run every step after one misses it")
 	fs.DurationVar(&f.pause, "pause", 0, "wait this long between steps")
 	fs.BoolVar(&f.checkpoint, "checkpoint", false, "run the server's CHECKPOINT before each step, so that no step pays for the writes of the one before (refused on a server without one)")
+	fs.BoolVar(&f.forceDrop, "force-drop", false, "with --reload: drop the tables even where stampede did not make them, as init --force-drop does; without it the reload drops only what stampede made and refuses the rest")
 	fs.BoolVar(&f.reload, "reload", false, "sweep a flag that changes what init loads (-p fieldlength, --field-length, --table_size): before each step, drop stampede's own load and load it again with the step's value (not part of the step's measurement)")
 	f.chart.sweep = true
 	fs.Var(&f.chart, "chart", "also draw the sweep into this file (.svg or .png): throughput against the swept value, latency against throughput, the SLO and the answer marked")
@@ -531,6 +535,9 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 		}
 	} else if f.reload {
 		return nil, usagef("--reload loads the data again before each step of a sweep over a flag that changes it (-p fieldlength, --table_size): sweep such a flag, or drop --reload")
+	}
+	if f.forceDrop && !f.reload {
+		return nil, usagef("--force-drop applies to --reload's drops: give --reload (with a swept data flag), or drop --force-drop")
 	}
 	if !rf.dryRun && !built {
 		if err := sweepLoadFits(ctx, spec, s); err != nil {

@@ -96,7 +96,7 @@ func sweepData(ctx context.Context, f *SweepFlags, sw *sweep.Spec, swept []given
 				}
 				adopted = true
 			}
-			return run.Load(ctx, run.LoadSpec{Workload: s.Workload, Conn: s.Conn, Drop: true, DropFormer: true, Seed: seed, Log: f.reloadLog})
+			return run.Load(ctx, run.LoadSpec{Workload: s.Workload, Conn: s.Conn, Drop: true, DropFormer: true, ForceDrop: f.forceDrop, Seed: seed, Log: f.reloadLog})
 		}
 		return nil
 	}

@@ -29,6 +29,10 @@ type DataSetting struct {
 	Value string
 	// Given is true when the command line gave it, false for a default.
 	Given bool
+	// Adopted is true when its value was taken from the load's record
+	// (AdoptRecorded) rather than given: what the data holds, which a
+	// mark's data flags name as a given value would be.
+	Adopted bool
 	// Set sets it to a value, to adopt what init loaded.
 	Set func(string) error
 	// Fits, when set, reports whether the value given works on data

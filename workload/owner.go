@@ -54,7 +54,7 @@ func DataFlags(gen Generator) []string {
 	}
 	var out []string
 	for _, s := range ds.DataSettings() {
-		if s.Given && !strings.Contains(strings.ToLower(s.Name), "password") {
+		if (s.Given || s.Adopted) && !strings.Contains(strings.ToLower(s.Name), "password") {
 			out = append(out, s.arg(s.Value))
 		}
 	}

@@ -31,6 +31,7 @@ func TestSweepDataFlag(t *testing.T) {
 		{"flag without --reload", []string{"--field-length", "100,200"}, "--field-length 100,200 changes what init loads, " + loaded},
 		{"--reload over no data", []string{"--max-ops", "10,20", "--reload"}, "--max-ops 10,20 changes no data there: drop --reload"},
 		{"--reload of one value", []string{"--max-rate", "100", "--reload"}, "--reload loads the data again before each step of a sweep over a flag that changes it"},
+		{"--force-drop without --reload", []string{"--max-ops", "10,20", "--force-drop"}, "--force-drop applies to --reload's drops: give --reload"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := t.TempDir()
@@ -63,6 +64,11 @@ func TestSweepDataFlag(t *testing.T) {
 	if n := queryInt(t, db, "SELECT max(length(field0)) FROM usertable"); n != 200 {
 		t.Errorf("fields of %d characters after the last step's reload, want 200", n)
 	}
+	// The reload's mark names init's record count it adopted, so that
+	// the init it suggests (after an interrupted reload) loads as many.
+	if n := queryInt(t, db, "SELECT count(*) FROM pg_description WHERE objoid = 'usertable'::regclass AND objsubid = 0 AND description LIKE '%-p recordcount=500%-p fieldlength=200%'"); n != 1 {
+		t.Errorf("usertable's mark does not name the adopted -p recordcount=500 beside -p fieldlength=200")
+	}
 
 	// A database whose usertable is the user's own: the reload drops
 	// nothing.
@@ -75,6 +81,25 @@ func TestSweepDataFlag(t *testing.T) {
 	}
 	if n := queryInt(t, own, "SELECT count(*) FROM usertable WHERE field0 = 'keep'"); n != 1 {
 		t.Errorf("the user's row is gone after the refused reload: %d rows", n)
+	}
+
+	// A user's view over stampede's table: the reload refuses, naming
+	// --force-drop, which the sweep takes and which then drops it.
+	execIn(t, db, "CREATE VIEW users_view AS SELECT ycsb_key FROM usertable")
+	args := []string{"sweep", "ycsb", "--workload", "c", "-p", "fieldlength=60,70", "--reload", "--duration", "1s", "--db", db, "--results-dir", t.TempDir()}
+	r = stampede(t, append(args, srv)...)
+	if r.code == 0 || !strings.Contains(r.stderr, "(view public.users_view)") || !strings.Contains(r.stderr, "add --force-drop") {
+		t.Errorf("a reload under a user's view: exit %d, want a refusal naming the view and --force-drop:\n%s", r.code, r.stderr)
+	}
+	if n := queryInt(t, db, "SELECT count(*) FROM pg_views WHERE viewname = 'users_view'"); n != 1 {
+		t.Errorf("the refused reload dropped the user's view")
+	}
+	r = stampede(t, append(args, "--force-drop", srv)...)
+	if r.code != 0 || !strings.Contains(r.stderr, "--force-drop: dropping table usertable") {
+		t.Errorf("the reload with --force-drop: exit %d\n%s", r.code, r.stderr)
+	}
+	if n := queryInt(t, db, "SELECT count(*) FROM pg_views WHERE viewname = 'users_view'"); n != 0 {
+		t.Errorf("--force-drop kept the view it said it drops")
 	}
 }
 

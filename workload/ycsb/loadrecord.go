@@ -55,12 +55,13 @@ func (g *ycsb) DataSettings() []workload.DataSetting {
 	var out []workload.DataSetting
 	for _, name := range dataProperties {
 		s := workload.DataSetting{
-			Name:  name,
-			Flag:  "-p " + name,
-			Value: c.property(name),
-			Given: c.given[name],
-			Set:   func(v string) error { return g.adopt(map[string]string{name: v}) },
-			Form:  func(v string) string { return "-p " + name + "=" + v },
+			Name:    name,
+			Flag:    "-p " + name,
+			Value:   c.property(name),
+			Given:   c.given[name],
+			Adopted: c.source[name] == fromLoad,
+			Set:     func(v string) error { return g.adopt(map[string]string{name: v}) },
+			Form:    func(v string) string { return "-p " + name + "=" + v },
 		}
 		if from := c.source[name]; s.Given && from != "-p" {
 			s.From = from // --record-count, or a -P file's line

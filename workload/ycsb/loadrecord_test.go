@@ -44,6 +44,14 @@ func TestDataSettings(t *testing.T) {
 	if g.cfg.fieldLength != 42 || g.cfg.given["fieldlength"] {
 		t.Errorf("after Set: fieldlength %d, given %v", g.cfg.fieldLength, g.cfg.given["fieldlength"])
 	}
+	// An adopted value is what the data holds: a mark's data flags name
+	// it (a sweep's --reload adopts recordcount and marks its load).
+	if a := settings(g)["fieldlength"]; !a.Adopted || a.Given {
+		t.Errorf("after Set: fieldlength Adopted %v, Given %v", a.Adopted, a.Given)
+	}
+	if flags := strings.Join(workload.DataFlags(g), " "); !strings.Contains(flags, "-p fieldlength=42") {
+		t.Errorf("data flags %q do not name the adopted -p fieldlength=42", flags)
+	}
 	// A subset of the keys fits (without a split), more keys do not.
 	if !s["recordcount"].Fits("3000") || s["recordcount"].Fits("1000") {
 		t.Errorf("recordcount 2000 should fit a load of 3000, not of 1000")
