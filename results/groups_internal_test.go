@@ -79,6 +79,11 @@ func TestGroupNeededRuns(t *testing.T) {
 		{"d = 10 sd", side(10, 0.1), side(11, 0.1), 4},
 		{"no spread", side(10, 0), side(11, 0), 4},
 		{"no difference", side(10, 2), side(10, 3), 0},
+		// 4 runs of sd 2 against 5 of sd 4: pooled variance
+		// (3*4 + 4*16)/7 = 10.857 (the unweighted mean would be 10);
+		// d = 3: 2 * 7.849 * 10.857 / 9 / (3/pi) = 19.8, so 20 (the
+		// unweighted mean gave 19).
+		{"unequal sides", &GroupStats{Values: make([]float64, 4), Median: 10, SD: 2}, &GroupStats{Values: make([]float64, 5), Median: 13, SD: 4}, 20},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := neededRuns(tc.a, tc.b)

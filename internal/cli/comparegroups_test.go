@@ -257,10 +257,13 @@ func checkGroupRows(t *testing.T, c results.GroupComparison) {
 			}
 			return math.Sqrt(ss / float64(len(xs)-1))
 		}
-		// z(0.975) + z(0.8), the U test's efficiency 3/pi, at least 4
-		// runs (the fewest with which it can reject at 5%).
+		// z(0.975) + z(0.8), the runs' pooled variance (each side's
+		// weighted by its runs less one), the U test's efficiency 3/pi,
+		// at least 4 runs (the fewest with which it can reject at 5%).
 		const z = 1.959963984540054 + 0.8416212335729143
-		n := 2 * z * z * (sd(a)*sd(a) + sd(b)*sd(b)) / 2 / (d * d) / (3 / math.Pi)
+		na, nb := float64(len(a)), float64(len(b))
+		pooled := ((na-1)*sd(a)*sd(a) + (nb-1)*sd(b)*sd(b)) / (na + nb - 2)
+		n := 2 * z * z * pooled / (d * d) / (3 / math.Pi)
 		if need := max(int(math.Ceil(n)), 4); row.Needed == nil || *row.Needed != need && math.Abs(n-math.Round(n)) > 1e-6 {
 			t.Errorf("%s %s: %v runs needed, want %d (A %v, B %v)", row.Op, row.Figure, row.Needed, need, a, b)
 		}
