@@ -8,6 +8,7 @@ import (
 
 	"github.com/stampede-bench/stampede/report"
 	"github.com/stampede-bench/stampede/results"
+	"github.com/stampede-bench/stampede/runlog"
 )
 
 // GroupComparison prints c, a compare of two groups of runs, as text: the
@@ -22,8 +23,28 @@ func GroupComparison(w io.Writer, c results.GroupComparison) error {
 		ids := make([]string, len(s.side.Runs))
 		for i, r := range s.side.Runs {
 			ids[i] = r.ID
+			if status := r.Status; status != runlog.StatusCompleted {
+				if status == runlog.StatusRunning {
+					status = runningStatus(r.Dir)
+				}
+				ids[i] += " (" + status + ": its figures up to where it stopped)"
+			}
 		}
 		fmt.Fprintf(w, "%s: %d runs of %s: %s\n", s.label, len(ids), c.Workload, strings.Join(ids, " "))
+	}
+	if len(c.Flags) > 0 {
+		diffs := make([]string, len(c.Flags))
+		for i, f := range c.Flags {
+			vals := func(vs []string) string {
+				out := make([]string, len(vs))
+				for j, v := range vs {
+					out[j] = flagValue(v)
+				}
+				return strings.Join(out, " and ")
+			}
+			diffs[i] = fmt.Sprintf("--%s (A %s, B %s)", f.Name, vals(f.A), vals(f.B))
+		}
+		fmt.Fprintf(w, "flags that differ: %s\n", strings.Join(diffs, ", "))
 	}
 	fmt.Fprintln(w)
 	table := [][]string{{"operation", "figure", "A", "±", "B", "±", "B/A", "p", "verdict", "runs needed"}}

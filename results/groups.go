@@ -10,6 +10,7 @@ import (
 	mstats "github.com/aclements/go-moremath/stats"
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/stampede-bench/stampede/redact"
 	"github.com/stampede-bench/stampede/runlog"
 	"github.com/stampede-bench/stampede/stats"
 )
@@ -53,6 +54,59 @@ type GroupComparison struct {
 	Rows     []GroupRow `json:"rows"`
 	Note     string     `json:"note,omitempty"`
 	Warnings []string   `json:"warnings,omitempty"`
+	// Flags are the flags whose recorded values are not the same in
+	// every run of both sides: within a side, the side's runs are not
+	// repetitions of one run; between sides, what differs beside what
+	// the comparison is about.
+	Flags []GroupFlag `json:"flags_differ,omitempty"`
+}
+
+// GroupFlag is a flag whose recorded values differ among a
+// GroupComparison's runs: the values each side's runs recorded, sorted
+// and once each ("" where a run did not record it).
+type GroupFlag struct {
+	Name string   `json:"name"`
+	A    []string `json:"a"`
+	B    []string `json:"b"`
+}
+
+// groupFlags returns the flags whose recorded values (as run.json's
+// readers show them: passwords masked) differ among the runs of a and b,
+// sorted by name, but automaticFlags.
+func groupFlags(a, b []*runlog.Run) []GroupFlag {
+	names := map[string]bool{}
+	sides := [2][]map[string]string{}
+	for i, group := range [2][]*runlog.Run{a, b} {
+		for _, r := range group {
+			f := redact.Flags(r.Info.Flags, nil)
+			sides[i] = append(sides[i], f)
+			for n := range f {
+				names[n] = true
+			}
+		}
+	}
+	var out []GroupFlag
+	for name := range names {
+		if automaticFlags[name] {
+			continue
+		}
+		var vals [2][]string
+		all := map[string]bool{}
+		for i, side := range sides {
+			for _, f := range side {
+				if v := f[name]; !slices.Contains(vals[i], v) {
+					vals[i] = append(vals[i], v)
+				}
+				all[f[name]] = true
+			}
+			slices.Sort(vals[i])
+		}
+		if len(all) > 1 {
+			out = append(out, GroupFlag{Name: name, A: vals[0], B: vals[1]})
+		}
+	}
+	slices.SortFunc(out, func(x, y GroupFlag) int { return strings.Compare(x.Name, y.Name) })
+	return out
 }
 
 // GroupSide is one side of a GroupComparison: its runs, in the order
@@ -134,6 +188,7 @@ func CompareGroups(a, b []*runlog.Run) (GroupComparison, error) {
 		return c, err
 	}
 	c.Workload = a[0].Info.Workload
+	c.Flags = groupFlags(a, b)
 	c.MinP = minP(len(a), len(b))
 	c.CanReject = c.MinP < GroupAlpha
 	if !c.CanReject {
