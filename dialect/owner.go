@@ -94,20 +94,20 @@ func OwnComment(d Dialect, oid, catalog string) string {
 // catalog (the schema itself for "pg_namespace"); false for a catalog of
 // objects outside schemas (a database).
 func legacyVouched(oid, catalog string) string {
-	var ns string
-	switch catalog {
-	case "pg_class":
-		ns = "(SELECT relnamespace FROM pg_class WHERE oid = " + oid + ")"
-	case "pg_proc":
-		ns = "(SELECT pronamespace FROM pg_proc WHERE oid = " + oid + ")"
-	case "pg_type":
-		ns = "(SELECT typnamespace FROM pg_type WHERE oid = " + oid + ")"
-	case "pg_namespace":
-		ns = "(" + oid + ")"
+	// oid is evaluated in a VALUES list, where no catalog's own oid
+	// column hides the caller's: a bare "oid" is the caller's row's.
+	arg := "(VALUES ((" + oid + ")::oid)) AS legacy_arg(o)"
+	ns := map[string]string{"pg_class": "relnamespace", "pg_proc": "pronamespace", "pg_type": "typnamespace"}
+	var from string
+	switch col, ok := ns[catalog]; {
+	case ok:
+		from = arg + " JOIN " + catalog + " legacy_obj ON legacy_obj.oid = legacy_arg.o JOIN pg_class legacy_rec ON legacy_rec.relnamespace = legacy_obj." + col
+	case catalog == "pg_namespace":
+		from = arg + " JOIN pg_class legacy_rec ON legacy_rec.relnamespace = legacy_arg.o"
 	default:
 		return "false"
 	}
-	return "EXISTS (SELECT 1 FROM pg_class WHERE relname = '" + LoadRecordTableName + "' AND relkind IN ('r', 'p') AND relnamespace = " + ns + ")"
+	return "EXISTS (SELECT 1 FROM " + from + " WHERE legacy_rec.relname = '" + LoadRecordTableName + "' AND legacy_rec.relkind IN ('r', 'p'))"
 }
 
 // LoadRecordTableName is the name of init's record of its loads
