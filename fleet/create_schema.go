@@ -384,11 +384,10 @@ func createSchemas(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 				return t, fmt.Errorf("dropping half-loaded schema %q: %w", first, err)
 			}
 		}
-		if _, err := db.Exec(ctx, "CREATE SCHEMA "+d.QuoteIdent(first)); err != nil {
-			return t, fmt.Errorf("creating schema %q: %w", first, err)
-		}
-		if _, err := db.Exec(ctx, dialect.MarkSchema(d, first, e.tenantMark())); err != nil {
-			return t, fmt.Errorf("marking schema %q as a tenant of stampede's: %w", first, err)
+		// One multi-statement query, one implicit transaction: the schema
+		// never exists without its mark.
+		if _, err := db.Exec(ctx, "CREATE SCHEMA "+d.QuoteIdent(first)+";\n"+dialect.MarkSchema(d, first, e.tenantMark())); err != nil {
+			return t, fmt.Errorf("creating schema %q with its mark: %w", first, err)
 		}
 		if err := e.loadFirst(ctx, o, gen, f, o.Spec.Options(e.Base, f), first); err != nil {
 			return t, err

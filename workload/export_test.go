@@ -18,3 +18,11 @@ func RecordPauses(t testing.TB) *[]time.Duration {
 	t.Cleanup(func() { pause = old })
 	return &pauses
 }
+
+// FailBeforeMark makes CreateMarkedTable fail with err between its CREATE
+// and its mark, for the test.
+func FailBeforeMark(t testing.TB, err error) {
+	old := beforeMark
+	beforeMark = func(string) error { return err }
+	t.Cleanup(func() { beforeMark = old })
+}

@@ -344,14 +344,11 @@ func createTables(ctx context.Context, db *sqlx.DB, gen Generator, tables []Tabl
 // createTable creates t.
 func createTable(ctx context.Context, db *sqlx.DB, t Table, opts LoadOptions) error {
 	opts.step(LoadStep{Table: t.Name, Kind: StepCreate})
-	if _, err := db.Exec(ctx, db.Dialect().CreateTable(t.Name, t.Schema)); err != nil {
-		return fmt.Errorf("creating table %s: %w", t.Name, err)
-	}
 	// The mark lets cleanup and --drop tell this table from a user's of
 	// the same name, and run and check an unfinished load (a marked
-	// table without init's record).
-	if opts.mark != "" {
-		return MarkTable(ctx, db, t.Name, opts.mark)
+	// table without init's record). It commits with the table.
+	if err := CreateMarkedTable(ctx, db, db.Dialect().CreateTable(t.Name, t.Schema), t.Name, opts.mark); err != nil {
+		return fmt.Errorf("creating table %s: %w", t.Name, err)
 	}
 	return nil
 }

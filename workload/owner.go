@@ -143,19 +143,61 @@ func MarkTable(ctx context.Context, db *sqlx.DB, name, mark string) error {
 	if db.Null() {
 		return nil
 	}
-	q, arg := dialect.TableOIDQuery(db.Dialect(), name)
+	return markTableOn(ctx, db, db.Dialect(), name, mark)
+}
+
+// markTableOn is MarkTable through q (a transaction's, when the mark must
+// commit with the table).
+func markTableOn(ctx context.Context, q sqlx.Querier, d dialect.Dialect, name, mark string) error {
+	oq, arg := dialect.TableOIDQuery(d, name)
 	var oid *string
-	if err := db.QueryRow(ctx, q, arg).Scan(&oid); err != nil {
+	if err := q.QueryRow(ctx, oq, arg).Scan(&oid); err != nil {
 		return fmt.Errorf("marking table %s as stampede's: %w", name, err)
 	}
 	if oid == nil {
 		return fmt.Errorf("marking table %s as stampede's: no such table", name)
 	}
-	stmt := "COMMENT ON TABLE " + db.Dialect().QuoteIdent(name) + " IS " + dialect.QuoteLiteral(mark+dialect.MarkOIDSep+*oid)
-	if _, err := db.Exec(ctx, stmt); err != nil {
+	stmt := "COMMENT ON TABLE " + d.QuoteIdent(name) + " IS " + dialect.QuoteLiteral(mark+dialect.MarkOIDSep+*oid)
+	if _, err := q.Exec(ctx, stmt); err != nil {
 		return fmt.Errorf("marking table %s as stampede's: %w", name, err)
 	}
 	return nil
+}
+
+// beforeMark, when set (by tests), runs between CreateMarkedTable's CREATE
+// and its mark; an error from it fails the creation.
+var beforeMark func(name string) error
+
+// CreateMarkedTable runs create, the statement that creates table name, and
+// puts mark on the table (as MarkTable does) in one transaction, so that a
+// kill between the two leaves neither: no table of stampede's exists
+// without its mark. An empty mark runs create alone.
+func CreateMarkedTable(ctx context.Context, db *sqlx.DB, create, name, mark string) (err error) {
+	if mark == "" || db.Null() {
+		_, err := db.Exec(ctx, create)
+		return err
+	}
+	tx, err := db.Begin(ctx, sqlx.TxOptions{})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			_ = tx.Rollback(context.WithoutCancel(ctx))
+		}
+	}()
+	if _, err = tx.Exec(ctx, create); err != nil {
+		return err
+	}
+	if beforeMark != nil {
+		if err = beforeMark(name); err != nil {
+			return err
+		}
+	}
+	if err = markTableOn(ctx, tx, db.Dialect(), name, mark); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
 }
 
 // TableComment returns table name's comment ("" without one), as stampede

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/stampede-bench/stampede/dialect"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -135,6 +136,12 @@ func columnsOf(ctx context.Context, q sqlx.Querier, db *sqlx.DB, table string) (
 
 // madeTablesIn is madeTables through q.
 func madeTablesIn(ctx context.Context, q sqlx.Querier, db *sqlx.DB) ([]string, error) {
+	return markedTablesIn(ctx, q, db, true)
+}
+
+// markedTablesIn lists the tables of db carrying churn's run mark whose
+// name is churn's (churnName), or, with churns false, whose name is not.
+func markedTablesIn(ctx context.Context, q sqlx.Querier, db *sqlx.DB, churns bool) ([]string, error) {
 	rows, err := q.Query(ctx, madeTablesQuery(db), workload.RunMark(churnMeta.Name))
 	if err != nil {
 		return nil, fmt.Errorf("listing churn's tables: %w", err)
@@ -146,10 +153,18 @@ func madeTablesIn(ctx context.Context, q sqlx.Querier, db *sqlx.DB) ([]string, e
 		if err := rows.Scan(&n); err != nil {
 			return nil, err
 		}
-		names = append(names, n)
+		if churnName.MatchString(n) == churns {
+			names = append(names, n)
+		}
 	}
 	return names, rows.Err()
 }
+
+// churnName matches the names churn's runs give their tables (tableName:
+// churn_W_N, churn_cI_W_N). A table of churn's mark under another name is
+// one the user renamed to keep: it is theirs now, and nothing of churn's
+// drops or counts it (as other workloads keep a renamed table).
+var churnName = regexp.MustCompile(`^churn_(c[0-9]+_)?[0-9]+_[0-9]+$`)
 
 // madeTablesQuery lists the tables of the current schema whose comment is
 // the one placeholder, churn's run mark.

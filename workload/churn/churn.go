@@ -25,7 +25,8 @@ Everything is drawn from the run's --seed: loop w makes the same shapes in
 the same order on every run with that seed. Every table churn makes carries
 stampede's mark, and the rows and bytes inserted into it are kept in
 churn_tables, written in the same transaction as the insert: check compares
-every live table with it, cleanup drops churn's tables and only those.
+every live table with it, cleanup drops churn's tables and only those (a
+table renamed to keep it is the user's: cleanup and --fresh keep it).
 
 Examples:
   stampede init churn 'postgresql://postgres@localhost:5432/churn'
@@ -165,7 +166,7 @@ func newChurn() workload.Generator {
 	fs.StringVar(&g.distrib, "distributed-by", "auto",
 		"Greenplum's distribution: random (DISTRIBUTED BY a random part of the primary key), key (the whole key) or randomly (DISTRIBUTED RANDOMLY, no primary key); auto is random on Greenplum and nothing elsewhere")
 	fs.BoolVar(&g.fresh, "fresh", false,
-		"run: start from a fresh schema: drop churn's tables of earlier runs (those with its mark, as cleanup does) and forget them in its bookkeeping before the run, so that its tables alive and database size are this run's alone (each step of a sweep: stampede sweep churn --fresh --io-write-bps none,5M)")
+		"run: start from a fresh schema: drop churn's tables of earlier runs (those of its names that carry its mark, as cleanup does; one renamed is kept) and forget them in its bookkeeping before the run, so that its tables alive and database size are this run's alone (each step of a sweep: stampede sweep churn --fresh --io-write-bps none,5M)")
 	for _, n := range []string{"mix", "columns", "rows", "indexes", "max-tables", "appendoptimized", "distributed-by"} {
 		g.flags.Meta[n] = workload.FlagMeta{RuntimeOnly: true}
 	}

@@ -55,7 +55,7 @@ func TestChurnFresh(t *testing.T) {
 	if alive != creates-drops || float64(alive) != res.Summary.Figures["tables_alive"] {
 		t.Errorf("%d tables alive in churn_tables, tables_alive figure %v; the run created %d and dropped %d", alive, res.Summary.Figures["tables_alive"], creates, drops)
 	}
-	marked := one(t, db, "SELECT count(*) FROM pg_class WHERE relkind = 'r' AND "+dialect.OwnComment(dialect.Postgres{}, "oid", "pg_class")+" = $1", workload.RunMark("churn"))
+	marked := one(t, db, "SELECT count(*) FROM pg_class c WHERE c.relkind = 'r' AND "+dialect.OwnComment(dialect.Postgres{}, "c.oid", "pg_class")+" = $1", workload.RunMark("churn"))
 	if marked != alive {
 		t.Errorf("%d marked tables on the server, %d alive in churn_tables", marked, alive)
 	}

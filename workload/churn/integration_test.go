@@ -76,7 +76,7 @@ func one(t *testing.T, db *sqlx.DB, q string, args ...any) int64 {
 
 // markedTables counts the tables of db that carry churn's mark.
 func markedTables(t *testing.T, db *sqlx.DB) int64 {
-	return one(t, db, "SELECT count(*) FROM pg_class WHERE relkind = 'r' AND "+dialect.OwnComment(dialect.Postgres{}, "oid", "pg_class")+" = $1", mark)
+	return one(t, db, "SELECT count(*) FROM pg_class c WHERE c.relkind = 'r' AND "+dialect.OwnComment(dialect.Postgres{}, "c.oid", "pg_class")+" = $1", mark)
 }
 
 // TestChurnCheckCleanup runs churn for 20 s beside a user's tables (one

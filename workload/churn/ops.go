@@ -3,6 +3,7 @@ package churn
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/stampede-bench/stampede/dialect"
@@ -202,4 +203,20 @@ func madeTables(ctx context.Context, db *sqlx.DB) ([]string, error) {
 		return nil, nil
 	}
 	return madeTablesIn(ctx, db, db)
+}
+
+var _ workload.ObjectCleaner = (*churn)(nil)
+
+// CleanupObjects implements the ObjectCleaner interface: cleanup drops
+// churn's tables (madeTables) and keeps, saying so on log, those of its
+// mark that the user renamed.
+func (g *churn) CleanupObjects(ctx context.Context, db *sqlx.DB, log io.Writer) error {
+	kept, err := markedTablesIn(ctx, db, db, false)
+	if err != nil {
+		return err
+	}
+	for _, t := range kept {
+		fmt.Fprintf(log, "kept table %s (churn's table, renamed: it is yours now)\n", t)
+	}
+	return nil
 }

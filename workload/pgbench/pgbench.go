@@ -388,11 +388,8 @@ func (g *generator) finishCreate(ctx context.Context, db *sqlx.DB) error {
 			if _, err := db.Exec(ctx, "drop table "+t.Name); err != nil {
 				return fmt.Errorf("making %s unlogged: %w", t.Name, err)
 			}
-			if _, err := db.Exec(ctx, "create unlogged table "+t.Name+t.Schema); err != nil {
+			if err := workload.CreateMarkedTable(ctx, db, "create unlogged table "+t.Name+t.Schema, t.Name, workload.InitTableMark(g)); err != nil {
 				return fmt.Errorf("making %s unlogged: %w", t.Name, err)
-			}
-			if err := workload.MarkTable(ctx, db, t.Name, workload.InitTableMark(g)); err != nil {
-				return err
 			}
 		default:
 			if _, err := db.Exec(ctx, "alter table "+t.Name+" set unlogged"); err != nil {
@@ -406,11 +403,8 @@ func (g *generator) finishCreate(ctx context.Context, db *sqlx.DB) error {
 	g.log.line(fmt.Sprintf("creating %d partitions...", g.partitions))
 	for p := 1; p <= g.partitions; p++ {
 		name := fmt.Sprintf("%s_%d", Accounts, p)
-		if _, err := db.Exec(ctx, g.partitionDDL(p)); err != nil {
+		if err := workload.CreateMarkedTable(ctx, db, g.partitionDDL(p), name, workload.InitTableMark(g)); err != nil {
 			return fmt.Errorf("creating partition %s: %w", name, err)
-		}
-		if err := workload.MarkTable(ctx, db, name, workload.InitTableMark(g)); err != nil {
-			return err
 		}
 	}
 	return nil

@@ -159,10 +159,10 @@ func prepareBulkTable(ctx context.Context, db *sqlx.DB, name string) (int64, err
 		return 0, fmt.Errorf("checking table %s: %w", name, err)
 	}
 	if !exists {
-		if _, err := db.Exec(ctx, db.Dialect().CreateTable(name, bulkSchema)); err != nil {
+		if err := workload.CreateMarkedTable(ctx, db, db.Dialect().CreateTable(name, bulkSchema), name, workload.RunMark("bulk_insert")); err != nil {
 			return 0, fmt.Errorf("creating table %s: %w", name, err)
 		}
-		return 0, workload.MarkTable(ctx, db, name, workload.RunMark("bulk_insert"))
+		return 0, nil
 	}
 	var cols int64
 	if err := db.QueryRow(ctx, "SELECT count(*) FROM information_schema.columns WHERE table_name = "+

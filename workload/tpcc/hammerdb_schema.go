@@ -149,16 +149,15 @@ func (g *tpcc) preLoadHammer(ctx context.Context, db *sqlx.DB) error {
 		if err := db.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", name).Scan(&existed); err != nil {
 			return fmt.Errorf("looking for partition %s of %s: %w", name, orderLineTable, err)
 		}
-		q := fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s PARTITION OF %s FOR VALUES WITH (MODULUS %d, REMAINDER %d)", name, orderLineTable, n, i)
-		if _, err := db.Exec(ctx, q); err != nil {
-			return fmt.Errorf("creating partition %s of %s: %w", name, orderLineTable, err)
+		if existed {
+			continue
 		}
-		// Marked as the tables are, so that what lists a database's
-		// objects (workload.ForeignObjectsIn) knows it for stampede's.
-		if !existed {
-			if err := workload.MarkTable(ctx, db, name, workload.InitTableMark(g)); err != nil {
-				return err
-			}
+		// Marked as the tables are (in the same transaction), so that
+		// what lists a database's objects (workload.ForeignObjectsIn)
+		// knows it for stampede's.
+		q := fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s PARTITION OF %s FOR VALUES WITH (MODULUS %d, REMAINDER %d)", name, orderLineTable, n, i)
+		if err := workload.CreateMarkedTable(ctx, db, q, name, workload.InitTableMark(g)); err != nil {
+			return fmt.Errorf("creating partition %s of %s: %w", name, orderLineTable, err)
 		}
 	}
 	return nil
