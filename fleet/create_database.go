@@ -170,16 +170,22 @@ func createDatabases(ctx context.Context, e *env, o CreateOptions) (Totals, erro
 		if err != nil {
 			return t, err
 		}
-		if err := e.refuseHolding("database", holding, "on "+strings.Join(admin.Endpoints(), ","), resumeAction); err != nil {
+		// A clone that is not stampede's (a user's copy of a tenant, or
+		// a clone init was stopped before marking) is no loaded tenant
+		// either: refused, not counted. Tenant 1 is judged below.
+		foreign = without(foreign, []string{o.Spec.Name(f)})
+		ferr := e.refuseForeign("database", foreign, "", resumeAction)
+		herr := e.refuseHolding("database", holding, "on "+strings.Join(admin.Endpoints(), ","), resumeAction)
+		if err := refusals(ferr, herr); err != nil {
 			return t, err
 		}
-		// ForceDrop, said by refuseHolding: those tenants go, and are
+		// ForceDrop, said by the refusals: those tenants go, and are
 		// loaded again with the missing ones.
-		if len(holding) > 0 {
-			if _, err := e.dropDatabases(ctx, admin, keys(holding)); err != nil {
+		if drop := append(keys(holding), foreign...); len(drop) > 0 {
+			if _, err := e.dropDatabases(ctx, admin, drop); err != nil {
 				return t, err
 			}
-			for name := range holding {
+			for _, name := range drop {
 				delete(existing, name)
 			}
 		}
