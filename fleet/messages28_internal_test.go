@@ -27,7 +27,7 @@ func TestRefusalWording(t *testing.T) {
 		{"both", foreignTenantWhy([]string{"i1", "i2"}, map[string]found{"i2": foundHandMade}, "i%d"),
 			`i1: neither a stampede_tenant marker table nor stampede's tenant mark bound to it; i2: a stampede_tenant table that carries no mark of stampede's bound to it (made by hand, copied, or an older stampede's); --tenant-pattern "i%d" merely matches the name`},
 		{"copied database", foreignTenantWhy([]string{"i2"}, map[string]found{"i2": foundCopy}, "i%d"),
-			`stampede's stampede_tenant marker but no tenant mark of stampede's bound to the database itself (a copy of a tenant made with CREATE DATABASE ... TEMPLATE, or a clone whose init was stopped before marking it); --tenant-pattern "i%d" merely matches the name`},
+			`a stampede_tenant marker of stampede's but no tenant mark of stampede's bound to the database itself (a copy of a tenant made with CREATE DATABASE ... TEMPLATE, or a clone whose init was stopped before marking it); --tenant-pattern "i%d" merely matches the name`},
 		{"one membership", (&RoleHoldsError{Admin: "postgres", Held: []roleHolding{{Role: "t_1", Member: "alice"}}}).Error(),
 			"role t_1 is granted to role alice (a membership stampede did not grant): cleanup drops nothing, as dropping the tenant's role would revoke it, and stampede neither drops nor gives away what is yours; run `REVOKE t_1 FROM alice`, then cleanup again, or to drop the tenants anyway and keep the role, add --force-drop"},
 		{"memberships of two roles", (&RoleHoldsError{Admin: "postgres", Held: []roleHolding{{Role: "t_1", Member: "alice"}, {Role: "t_2", Member: "staff", Of: true}}}).Error(),

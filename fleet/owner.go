@@ -349,7 +349,7 @@ func foreignTenantWhy(foreign []string, handMade map[string]found, pattern strin
 	says := map[found]string{
 		0:             fmt.Sprintf("neither a %s marker table nor stampede's tenant mark bound to it", MarkerTable),
 		foundHandMade: fmt.Sprintf("a %s table that carries no mark of stampede's bound to it (made by hand, copied, or an older stampede's)", MarkerTable),
-		foundCopy:     fmt.Sprintf("stampede's %s marker but no tenant mark of stampede's bound to the database itself (a copy of a tenant made with CREATE DATABASE ... TEMPLATE, or a clone whose init was stopped before marking it)", MarkerTable),
+		foundCopy:     fmt.Sprintf("a %s marker of stampede's but no tenant mark of stampede's bound to the database itself (a copy of a tenant made with CREATE DATABASE ... TEMPLATE, or a clone whose init was stopped before marking it)", MarkerTable),
 	}
 	var whys []string
 	for _, f := range []found{0, foundHandMade, foundCopy} {
