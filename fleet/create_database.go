@@ -3,6 +3,7 @@ package fleet
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -170,16 +171,25 @@ func createDatabases(ctx context.Context, e *env, o CreateOptions) (Totals, erro
 		if err != nil {
 			return t, err
 		}
-		if err := e.refuseHolding("database", holding, "on "+strings.Join(admin.Endpoints(), ","), resumeAction); err != nil {
+		// A clone that is not stampede's (a user's copy of a tenant, or
+		// a clone init was stopped before marking) is no loaded tenant
+		// either: refused, not counted. Tenant 1 is judged below, and a
+		// refusal of it comes first.
+		if slices.Contains(foreign, o.Spec.Name(f)) {
+			foreign = nil
+		}
+		ferr := e.refuseForeign("database", foreign, "", resumeAction)
+		herr := e.refuseHolding("database", holding, "on "+strings.Join(admin.Endpoints(), ","), resumeAction)
+		if err := refusals(ferr, herr); err != nil {
 			return t, err
 		}
-		// ForceDrop, said by refuseHolding: those tenants go, and are
+		// ForceDrop, said by the refusals: those tenants go, and are
 		// loaded again with the missing ones.
-		if len(holding) > 0 {
-			if _, err := e.dropDatabases(ctx, admin, keys(holding)); err != nil {
+		if drop := append(keys(holding), foreign...); len(drop) > 0 {
+			if _, err := e.dropDatabases(ctx, admin, drop); err != nil {
 				return t, err
 			}
-			for name := range holding {
+			for _, name := range drop {
 				delete(existing, name)
 			}
 		}
@@ -218,10 +228,11 @@ func createDatabases(ctx context.Context, e *env, o CreateOptions) (Totals, erro
 		}
 	}
 	if !existing[first] {
-		if _, err := admin.Exec(ctx, d.CreateDatabase(first)); err != nil {
+		// Made and marked though interrupted, as a clone is (below).
+		if _, err := admin.Exec(context.WithoutCancel(ctx), d.CreateDatabase(first)); err != nil {
 			return t, fmt.Errorf("creating database %q: %w", first, err)
 		}
-		if err := e.markDatabase(ctx, admin, first); err != nil {
+		if err := e.markDatabase(context.WithoutCancel(ctx), admin, first); err != nil {
 			return t, err
 		}
 		// The pools on tenant 1 are closed when loadTenant1 returns: a
@@ -252,13 +263,18 @@ func createDatabases(ctx context.Context, e *env, o CreateOptions) (Totals, erro
 	err = forEach(ctx, e.Concurrency, missing, func(ctx context.Context, id int) error {
 		name := o.Spec.Name(id)
 		for attempt := 0; ; attempt++ {
-			_, err := admin.Exec(ctx, fmt.Sprintf(clone, d.QuoteIdent(name)))
+			// A clone begun is made and marked though the user
+			// interrupts: a clone has its template's marker but not
+			// its mark (bound to the clone's own OID), and without the
+			// mark it is told from a user's copy of tenant 1 by
+			// nothing (CREATE DATABASE runs in no transaction), so it
+			// would be refused as the user's. Only a kill between the
+			// two leaves one so (--force-drop then drops it).
+			keep := context.WithoutCancel(ctx)
+			_, err := admin.Exec(keep, fmt.Sprintf(clone, d.QuoteIdent(name)))
 			switch {
 			case err == nil:
-				// Clones have the template's marker table; the
-				// comment, which a clone does not copy, says the same
-				// in one query for cleanup.
-				if err := e.markDatabase(ctx, admin, name); err != nil {
+				if err := e.markDatabase(keep, admin, name); err != nil {
 					return err
 				}
 				created.Add(1)

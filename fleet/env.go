@@ -70,8 +70,9 @@ type env struct {
 	heldErr error
 	// handMade are the databases or schemas that foreignDatabases and
 	// foreignSchemas found holding a table of the marker's name that is
-	// not stampede's marker, for refuseForeign's message.
-	handMade map[string]bool
+	// not stampede's marker, or stampede's in a database not marked as
+	// a tenant (foundCopy), for refuseForeign's message.
+	handMade map[string]found
 }
 
 // survey is SurveyTenants' part of an env.

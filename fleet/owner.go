@@ -40,6 +40,10 @@ const tenantMarkPrefix = workload.Mark + " fleet tenant of "
 type tenantMarker struct {
 	exists, ok bool
 	workloads  []string
+	// copied is true for a tenant database whose marker is stampede's
+	// but which carries no tenant mark bound to its own OID: a copy of
+	// a tenant, or a clone init was stopped before marking.
+	copied bool
 }
 
 // tenantOf says whose tenant a database or schema is: this fleet's
@@ -110,7 +114,14 @@ func (e *env) foreignDatabases(ctx context.Context, admin *sqlx.DB, names []stri
 				return m, err
 			}
 			defer closeDB()
-			if m, err = readTenantMarker(ctx, db, ""); err == nil && m.ok {
+			if m, err = readTenantMarker(ctx, db, ""); err == nil && m.ok && !strings.HasPrefix(comments[name], tenantMarkPrefix) {
+				// The marker of a copy (CREATE DATABASE ... TEMPLATE
+				// of a tenant) keeps its OID and so its mark; the
+				// database's own mark, bound to its OID, is not
+				// copied: without it, the database is the user's.
+				m.ok, m.copied = false, true
+			}
+			if err == nil && m.ok {
 				mu.Lock()
 				defer mu.Unlock()
 				err = e.keepMarker(ctx, db, "", id)
@@ -144,10 +155,27 @@ func (e *env) noteHandMade(name string, m tenantMarker) {
 		return
 	}
 	if e.handMade == nil {
-		e.handMade = map[string]bool{}
+		e.handMade = map[string]found{}
 	}
-	e.handMade[name] = true
+	e.handMade[name] = foundHandMade
+	if m.copied {
+		e.handMade[name] = foundCopy
+	}
 }
+
+// found is what foreignDatabases and foreignSchemas found in a database
+// or schema that is not stampede's tenant though it holds a table of the
+// marker's name (foreignTenantWhy says it).
+type found int
+
+const (
+	// foundHandMade is a marker table without stampede's mark bound to
+	// it.
+	foundHandMade found = iota + 1
+	// foundCopy is stampede's marker in a database without stampede's
+	// tenant mark bound to the database's own OID.
+	foundCopy
+)
 
 // foreignSchemas returns the schemas of state (name: has its MarkerTable)
 // in db that are not this fleet's tenants (tenantOf); those of another
@@ -305,29 +333,33 @@ func (e *env) refuseForeign(kind string, foreign []string, where, action string)
 
 // foreignTenantWhy says why the databases or schemas foreign, which a
 // fleet's --tenant-pattern matches, are not stampede's tenants: no marker
-// table and no tenant mark of stampede's bound to them, or (those in
-// handMade) a table of the marker's name that carries no mark of
+// table and no tenant mark of stampede's bound to them; or (foundHandMade
+// in handMade) a table of the marker's name that carries no mark of
 // stampede's bound to it (made by hand, copied from a tenant, or the
-// marker of an older stampede, which marked none).
-func foreignTenantWhy(foreign []string, handMade map[string]bool, pattern string) string {
-	var none, made []string
+// marker of an older stampede, which marked none); or (foundCopy)
+// stampede's marker in a database that carries no tenant mark bound to
+// itself: a copy of a tenant made with CREATE DATABASE ... TEMPLATE, or
+// a clone whose init was stopped between its CREATE DATABASE and its
+// mark (which cannot be told apart: neither is dropped unless told).
+func foreignTenantWhy(foreign []string, handMade map[string]found, pattern string) string {
+	groups := map[found][]string{}
 	for _, n := range foreign {
-		if handMade[n] {
-			made = append(made, n)
-		} else {
-			none = append(none, n)
-		}
+		groups[handMade[n]] = append(groups[handMade[n]], n)
 	}
-	noMarker := fmt.Sprintf("neither a %s marker table nor stampede's tenant mark bound to it", MarkerTable)
-	hand := fmt.Sprintf("a %s table that carries no mark of stampede's bound to it (made by hand, copied, or an older stampede's)", MarkerTable)
+	says := map[found]string{
+		0:             fmt.Sprintf("neither a %s marker table nor stampede's tenant mark bound to it", MarkerTable),
+		foundHandMade: fmt.Sprintf("a %s table that carries no mark of stampede's bound to it (made by hand, copied, or an older stampede's)", MarkerTable),
+		foundCopy:     fmt.Sprintf("a %s marker of stampede's but no tenant mark of stampede's bound to the database itself (a copy of a tenant made with CREATE DATABASE ... TEMPLATE, or a clone whose init was stopped before marking it)", MarkerTable),
+	}
 	var whys []string
-	switch {
-	case len(made) == 0:
-		whys = append(whys, noMarker)
-	case len(none) == 0:
-		whys = append(whys, hand)
-	default:
-		whys = append(whys, nameList(none)+": "+noMarker, nameList(made)+": "+hand)
+	for _, f := range []found{0, foundHandMade, foundCopy} {
+		switch {
+		case len(groups[f]) == 0:
+		case len(groups[f]) == len(foreign):
+			whys = append(whys, says[f])
+		default:
+			whys = append(whys, nameList(groups[f])+": "+says[f])
+		}
 	}
 	return strings.Join(whys, "; ") + fmt.Sprintf("; --tenant-pattern %q merely matches the name", pattern)
 }
