@@ -119,8 +119,8 @@ func TestBadInput(t *testing.T) {
 		{"sysbench tables=0", []string{"oltp_read_write", "--tables=0", "--driver=null", "run"}, 2, "--tables=0"},
 		{"sysbench table_size", []string{"oltp_read_write", "--table_size=-1", "--driver=null", "prepare"}, 2, "table_size"},
 		// sysbench accepts dashes for its scripts' underscores.
-		{"sysbench table-size", []string{"oltp_read_write", "--table-size=-1", "--driver=null", "prepare"}, 2, "table_size"},
-		{"sysbench point-selects", []string{"oltp_read_write", "--point-selects=-1", "--driver=null", "run"}, 2, "point_selects"},
+		{"sysbench table-size", []string{"oltp_read_write", "--table-size=-1", "--driver=null", "prepare"}, 2, "--table-size=-1: need at least 1 row per table"},
+		{"sysbench point-selects", []string{"oltp_read_write", "--point-selects=-1", "--driver=null", "run"}, 2, "--point-selects=-1: must not be negative"},
 		{"sysbench rand-type", []string{"oltp_point_select", "--rand-type=normal", "--driver=null", "run"}, 2, "--rand-type=normal: unknown distribution"},
 		{"sysbench time", []string{"oltp_point_select", "--time=-3", "--driver=null", "run"}, 2, "--time=-3 is negative"},
 		{"sysbench output style", []string{"oltp_point_select", "--output-style=mysql", "--driver=null", "run"}, 2, `unknown --output-style "mysql"`},

@@ -281,7 +281,7 @@ func TestFleetClients(t *testing.T) {
 	pattern := prefix + "_%d"
 	var creates, drops []string
 	for id := 1; id <= 6; id++ {
-		creates = append(creates, fmt.Sprintf("CREATE DATABASE "+pattern+" TEMPLATE %s", id, tmpl))
+		creates = append(creates, fmt.Sprintf("CREATE DATABASE "+pattern+" TEMPLATE %s", id, tmpl), tenantDatabaseMark(fmt.Sprintf(pattern, id), "bank"))
 		drops = append(drops, fmt.Sprintf("DROP DATABASE IF EXISTS "+pattern+" WITH (FORCE)", id))
 	}
 	t.Cleanup(func() { adminExec(t, drops...) })

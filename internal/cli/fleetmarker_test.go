@@ -37,3 +37,11 @@ func tenantMarker(t testing.TB, schema, name string, flags ...string) []string {
 		dialect.CommentOnTableIdent(dialect.Postgres{}, table, workload.TenantMarkerMark),
 	}
 }
+
+// tenantDatabaseMark is the statement that marks database name as a
+// tenant of workload's, bound to its OID, as a fleet's init marks each
+// tenant database (a copy made by hand with CREATE DATABASE ... TEMPLATE
+// lacks it).
+func tenantDatabaseMark(name, workloadName string) string {
+	return dialect.MarkDatabase(dialect.Postgres{}, name, workload.Mark+" fleet tenant of "+workloadName)
+}

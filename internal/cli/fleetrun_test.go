@@ -357,7 +357,7 @@ func TestFleetRunDatabaseMode(t *testing.T) {
 	pattern := prefix + "_%d"
 	var creates, drops []string
 	for id := 1; id <= 100; id++ {
-		creates = append(creates, fmt.Sprintf("CREATE DATABASE "+pattern+" TEMPLATE %s", id, tmpl))
+		creates = append(creates, fmt.Sprintf("CREATE DATABASE "+pattern+" TEMPLATE %s", id, tmpl), tenantDatabaseMark(fmt.Sprintf(pattern, id), "bank"))
 		drops = append(drops, fmt.Sprintf("DROP DATABASE IF EXISTS "+pattern, id))
 	}
 	t.Cleanup(func() { adminExec(t, drops...) })
