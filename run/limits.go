@@ -146,6 +146,12 @@ func applyLimits(f Limits, tel Telemetry, runID string, stderr io.Writer) (*runL
 // threads in it (limit.Group.Reweigh): the server's backends come and go.
 const reweighEvery = time.Second
 
+// weightWarning says that g could not be given its processes' CPU weight
+// (limit.Group.Reweigh), and what that means.
+func weightWarning(g *limit.Group, err error) string {
+	return fmt.Sprintf("cannot give %s the CPU weight of its processes (%v): on a busy machine they get less CPU than outside it, whatever the limit", g, err)
+}
+
 // keepWeighed keeps g's CPU weight that of the threads in it until the
 // returned stop is called (stop returns once it has stopped), so that
 // its limits change only what they limit; it warns once when the weight
@@ -159,7 +165,7 @@ func keepWeighed(g *limit.Group, stderr io.Writer) (stop func()) {
 		defer t.Stop()
 		for {
 			if err := g.Reweigh(); err != nil {
-				fmt.Fprintf(stderr, "warning: limits: cannot give %s the CPU weight of its processes (%v): on a busy machine they get less CPU than outside it, whatever the limit\n", g, err)
+				fmt.Fprintf(stderr, "warning: limits: %s\n", weightWarning(g, err))
 				return
 			}
 			select {

@@ -174,7 +174,7 @@ func limitPIDs(g *limit.Group, pids []int, w io.Writer) error {
 		}
 	}
 	if err := g.Reweigh(); err != nil {
-		fmt.Fprintf(w, "warning: cannot give %s the CPU weight of its processes (%v): on a busy machine they get less CPU than outside it, whatever the limit\n", g, err)
+		fmt.Fprintf(w, "warning: %s\n", weightWarning(g, err))
 	}
 	s := make([]string, len(pids))
 	for i, n := range pids {
