@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/stampede-bench/stampede/sqlx"
+	"github.com/stampede-bench/stampede/workload"
 )
 
 // cloneStrategy is the CREATE DATABASE strategy of tenant clones.
@@ -67,6 +68,9 @@ func (s Spec) tenantIDs(set map[string]bool, present bool) []int {
 
 // dropDatabases drops the tenant databases that exist.
 func (e *env) dropDatabases(ctx context.Context, admin *sqlx.DB, names []string) (int, error) {
+	if err := workload.RefuseDatabasesNotOwned(ctx, admin, names); err != nil {
+		return 0, err
+	}
 	ids := e.Spec.tenantIDs(sliceSet(names), true)
 	bar := e.bar("tenants dropped", int64(len(ids)))
 	defer bar.Done()

@@ -97,6 +97,9 @@ func (e *env) dropSchemas(ctx context.Context, db *sqlx.DB, names []string, own 
 	if err := e.refuseDependents(ctx, db, names, nil, action); err != nil {
 		return err
 	}
+	if err := workload.RefuseSchemasNotOwned(ctx, db, names); err != nil {
+		return err
+	}
 	beforeDrop()
 	ids := e.Spec.tenantIDs(sliceSet(names), true)
 	bar := e.bar("tenants dropped", int64(len(ids)))

@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -635,6 +636,10 @@ func ForeignObjectsIn(ctx context.Context, db *sqlx.DB, gen Generator, markers .
 			if ok && len(ws) == 1 && ws[0] == gen.Meta().Name {
 				continue
 			}
+			if ok && len(ws) == 0 {
+				foreign = append(foreign, o.String()+" (the marker of a fleet whose rows this role may not read)")
+				continue
+			}
 			if ok {
 				foreign = append(foreign, o.String()+" (the marker of a fleet of "+strings.Join(ws, ", ")+")")
 				continue
@@ -750,9 +755,19 @@ var tenantMarkerColumns = [][]string{
 // bound to its own OID (dialect.MarkOIDSep), and workloads are then the
 // workloads its rows name, sorted. A user's table of the name, a copy of
 // a marker, and an older stampede's marker without the mark are not ok.
+// A role that may not read its rows gets ok with no workloads: the
+// caller tells whose fleet it marks otherwise (the tenant's own mark).
 func TenantMarkerWorkloads(ctx context.Context, db *sqlx.DB, schema, table string) (workloads []string, ok bool, err error) {
-	rows, err := db.Query(ctx, `SELECT column_name::text FROM information_schema.columns
-		WHERE table_schema = coalesce(nullif($1, ''), current_schema()) AND table_name = $2 ORDER BY 1`, schema, table)
+	d := db.Dialect()
+	name := d.QuoteIdent(table)
+	if schema != "" {
+		name = d.QuoteIdent(schema) + "." + name
+	}
+	// pg_attribute, not information_schema.columns: the latter lists
+	// only the columns the role may use, and a role that may not read
+	// the marker must still see its shape.
+	rows, err := db.Query(ctx, `SELECT attname::text FROM pg_catalog.pg_attribute
+		WHERE attrelid = to_regclass(`+d.Placeholder(1)+`) AND attnum > 0 AND NOT attisdropped ORDER BY 1`, name)
 	if err != nil {
 		return nil, false, fmt.Errorf("reading the columns of table %s: %w", table, err)
 	}
@@ -772,11 +787,6 @@ func TenantMarkerWorkloads(ctx context.Context, db *sqlx.DB, schema, table strin
 	if !slices.ContainsFunc(tenantMarkerColumns, func(want []string) bool { return slices.Equal(cols, want) }) {
 		return nil, false, nil
 	}
-	d := db.Dialect()
-	name := d.QuoteIdent(table)
-	if schema != "" {
-		name = d.QuoteIdent(schema) + "." + name
-	}
 	// Only a marker carrying stampede's mark bound to its own OID is
 	// one: a table of the name without it was made by hand, and one
 	// whose mark is bound to another table's OID is a copy (pg_dump -t
@@ -792,6 +802,9 @@ func TenantMarkerWorkloads(ctx context.Context, db *sqlx.DB, schema, table strin
 		return nil, false, nil
 	}
 	wrows, err := db.Query(ctx, "SELECT DISTINCT workload FROM "+name+" ORDER BY workload")
+	if sqlx.SQLState(err) == "42501" {
+		return nil, true, nil // as below: rows this role may not read
+	}
 	if err != nil {
 		return nil, false, fmt.Errorf("reading table %s: %w", table, err)
 	}
@@ -803,7 +816,14 @@ func TenantMarkerWorkloads(ctx context.Context, db *sqlx.DB, schema, table strin
 		}
 		workloads = append(workloads, w)
 	}
-	return workloads, len(workloads) > 0, wrows.Err()
+	if err := wrows.Err(); sqlx.SQLState(err) == "42501" {
+		// The role may not read its rows: the mark says it is
+		// stampede's marker, not whose fleet it marks.
+		return nil, true, nil
+	} else if err != nil {
+		return nil, false, fmt.Errorf("reading table %s: %w", table, err)
+	}
+	return workloads, len(workloads) > 0, nil
 }
 
 // OtherLoads returns, of tables (in db), those that carry the mark of
@@ -862,6 +882,8 @@ func (e *OtherLoadError) Is(target error) bool { return target == ErrForeign }
 // of stampede's tables, said in one line that names the privilege needed
 // and who has it.
 type DeniedError struct {
+	// Kind is what Table is ("table" when empty, "schema").
+	Kind string
 	// Table is the table, Owner the role it belongs to, Role the
 	// connection's; Need the privilege ("SELECT", "ownership").
 	Table, Owner, Role, Need string
@@ -874,7 +896,7 @@ type DeniedError struct {
 }
 
 func (e *DeniedError) Error() string {
-	what := "table " + e.Table
+	what := cmp.Or(e.Kind, "table") + " " + e.Table
 	if e.What != "" {
 		what += " (" + e.What + ")"
 	}
@@ -893,6 +915,10 @@ func (e *DeniedError) Error() string {
 // Unwrap returns the server's refusal.
 func (e *DeniedError) Unwrap() error { return e.Err }
 
+// Is makes a refusal to drop what the role does not own match ErrForeign,
+// for its exit code: like a refusal of a user's object, it drops nothing.
+func (e *DeniedError) Is(target error) bool { return target == ErrForeign && e.Need == "ownership" }
+
 // Denied returns err as a *DeniedError when it is the server's refusal
 // (SQLSTATE 42501) of privilege need on table; other errors are returned
 // as they are.
@@ -906,6 +932,51 @@ func Denied(ctx context.Context, db sqlx.Querier, table, need, what string, err 
 		return err
 	}
 	return d
+}
+
+// RefuseSchemasNotOwned returns a *DeniedError for the first of schemas,
+// or of the relations in them, that the connection's role may not drop
+// (neither its owner nor a member of the owner), so that a fleet's
+// cleanup drops nothing rather than some of its tenants.
+func RefuseSchemasNotOwned(ctx context.Context, db *sqlx.DB, schemas []string) error {
+	if db.Null() || len(schemas) == 0 {
+		return nil
+	}
+	var kind, name, owner, role string
+	err := db.QueryRow(ctx, `SELECT x.kind, x.name, pg_get_userbyid(x.owner), current_user::text FROM (
+			SELECT 'schema' AS kind, quote_ident(nspname) AS name, nspowner AS owner FROM pg_namespace WHERE nspname = ANY($1)
+			UNION ALL
+			SELECT 'table', quote_ident(n.nspname) || '.' || quote_ident(c.relname), c.relowner
+			FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+			WHERE n.nspname = ANY($1) AND c.relkind IN ('r', 'p', 'v', 'm', 'S', 'f')
+		) x WHERE NOT pg_has_role(current_user, x.owner, 'USAGE') ORDER BY x.kind, x.name LIMIT 1`, schemas).Scan(&kind, &name, &owner, &role)
+	if errors.Is(err, sqlx.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("reading the owners of the schemas to drop: %w", err)
+	}
+	return &DeniedError{Kind: kind, Table: name, Owner: owner, Role: role, Need: "ownership", Then: "nothing was dropped"}
+}
+
+// RefuseDatabasesNotOwned returns a *DeniedError for the first of
+// databases (that exist) the connection's role may not drop, as it
+// neither owns it nor is a member of its owner, so that a fleet's cleanup
+// drops none rather than some.
+func RefuseDatabasesNotOwned(ctx context.Context, db *sqlx.DB, databases []string) error {
+	if db.Null() || len(databases) == 0 {
+		return nil
+	}
+	var name, owner, role string
+	err := db.QueryRow(ctx, `SELECT datname::text, pg_get_userbyid(datdba), current_user::text FROM pg_database
+		WHERE datname = ANY($1) AND NOT pg_has_role(current_user, datdba, 'USAGE') ORDER BY 1 LIMIT 1`, databases).Scan(&name, &owner, &role)
+	if errors.Is(err, sqlx.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("reading the owners of the databases to drop: %w", err)
+	}
+	return &DeniedError{Kind: "database", Table: name, Owner: owner, Role: role, Need: "ownership", Then: "nothing was dropped"}
 }
 
 // RefuseNotOwned returns a *DeniedError for the first of tables (that

@@ -120,7 +120,9 @@ func roleURL(t *testing.T, db, role string) string {
 // 42501)"), and nothing is dropped; a fleet check given init's --rows
 // passes though the role may not read the tenants' marker, and a run
 // without it says that the marker could not be read and to give init's
-// flags instead of advising a reload at the default size.
+// flags instead of advising a reload at the default size; a fleet's
+// cleanup by a role that does not own its schemas or databases drops
+// nothing and says who owns them.
 func TestLimitedRoleAnswers(t *testing.T) {
 	testServer(t)
 	res := t.TempDir()
@@ -161,13 +163,12 @@ func TestLimitedRoleAnswers(t *testing.T) {
 		{"cleanup tpcc owning some tables", []string{"cleanup", "tpcc", roleURL(t, own2, role)}, 2,
 			"belongs to role postgres, and role " + role + " may not drop it (only its owner may): connect as its owner postgres or a superuser; nothing was dropped",
 			own2, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'stampede_load'", 10},
-		// Since tenants are judged by their markers' marks (d1ab6761), a
-		// role that may not read the marker is refused in one line and
-		// touches nothing; it ran with the defaults before. Known
-		// regression, to mend: the mark is readable, the rows are not.
-		{"fleet run without --rows, marker unreadable", []string{"run", "bank", "--tenants", "2", "--tenant-mode", "schema", "--duration", "1s", "--results-dir", res, roleURL(t, fl, role)}, 2,
-			"schemas bank_1, bank_2 are not tenants stampede made",
+		{"fleet run without --rows, marker unreadable", []string{"run", "bank", "--tenants", "2", "--tenant-mode", "schema", "--duration", "1s", "--results-dir", res, roleURL(t, fl, role)}, 1,
+			"does not hold what the run needs: table bank in database " + fl + " has no account 999: it holds fewer accounts than --rows 1000; this role may not read table stampede_tenant in schema \"bank_1\" of database \"" + fl + "\", where init recorded the fleet's data flags, so the defaults --initial-balance 1000, --rows 1000 stand: give init's data flags on the command line",
 			fl, "SELECT count(*) FROM bank_1.bank", 10},
+		{"fleet cleanup, schemas not owned", []string{"cleanup", "bank", "--tenants", "2", "--tenant-mode", "schema", roleURL(t, fl, role)}, 2,
+			"schema bank_1 belongs to role postgres, and role " + role + " may not drop it (only its owner may): connect as its owner postgres or a superuser; nothing was dropped",
+			fl, "SELECT count(*) FROM bank_2.bank", 10},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := stampede(t, tc.args...)
@@ -180,8 +181,23 @@ func TestLimitedRoleAnswers(t *testing.T) {
 			}
 		})
 	}
-	r := stampede(t, "check", "bank", "--rows", "10", "--tenants", "2", "--tenant-mode", "schema", roleURL(t, fl, role))
-	checkOneLineError(t, r, 2, "schemas bank_1, bank_2 are not tenants stampede made") // the known regression above
+	// A database-mode fleet: its databases belong to postgres.
+	pattern := own + "_t%d"
+	t.Cleanup(func() {
+		adminExec(t, "DROP DATABASE IF EXISTS "+fmt.Sprintf(pattern, 1)+" WITH (FORCE)", "DROP DATABASE IF EXISTS "+fmt.Sprintf(pattern, 2)+" WITH (FORCE)")
+	})
+	if r := stampede(t, "init", "bank", "--rows", "10", "--tenants", "2", "--tenant-pattern", pattern, dbURL(t, own)); r.code != 0 {
+		t.Fatalf("init of a database fleet: exit %d\n%s", r.code, r.stderr)
+	}
+	r := stampede(t, "cleanup", "bank", "--tenants", "2", "--tenant-pattern", pattern, roleURL(t, own, role))
+	checkOneLineError(t, r, 2, "database "+fmt.Sprintf(pattern, 1)+" belongs to role postgres, and role "+role+" may not drop it (only its owner may): connect as its owner postgres or a superuser; nothing was dropped")
+	if n := queryInt(t, fmt.Sprintf(pattern, 2), "SELECT count(*) FROM bank"); n != 10 {
+		t.Errorf("tenant 2 holds %d rows after the refused cleanup, want 10", n)
+	}
+	r = stampede(t, "check", "bank", "--rows", "10", "--tenants", "2", "--tenant-mode", "schema", roleURL(t, fl, role))
+	if r.code != 0 || !strings.Contains(r.stdout, "2 tenants checked, 0 failed") {
+		t.Errorf("fleet check --rows 10 as a role that may not read the marker: exit %d, want 0\n%s%s", r.code, r.stdout, r.stderr)
+	}
 }
 
 // TestTenantRolesGiveBackPublicCreate checks that a schema-mode init
