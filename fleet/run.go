@@ -460,6 +460,12 @@ func describeOpenError(cfg RunConfig, id int, err error, opened int64) error {
 		return fmt.Errorf("%s: its role %s lacks a privilege the workload needs: %s; renew the tenant roles' grants with `stampede init %s --tenants %d --tenant-roles` (it resumes, and grants what the workload needs)",
 			who, cfg.Spec.RoleName(id), strings.ReplaceAll(err.Error(), "\n", " "), name, cfg.Spec.Tenants)
 	}
+	if sqlx.SQLState(err) == "42501" {
+		// The connection's own role (no tenant roles): not a missing
+		// tenant, and init would not mend it.
+		return &usageError{msg: fmt.Sprintf("%s: this connection's role may not use what the workload needs (%s): connect as the role that owns the tenants or a superuser, or grant this role the workload's privileges on the tenants' tables",
+			who, sqlx.Message(err)), err: err}
+	}
 	if cfg.MarkerUnread != "" && !sqlx.IsMissingDatabase(err) {
 		// Its own advice assumes the flags are init's: cut it.
 		found, _, _ := strings.Cut(strings.ReplaceAll(err.Error(), "\n", " "), "; ")

@@ -34,6 +34,17 @@ func Detail(err error) string {
 	return ""
 }
 
+// Message returns the server's message of err ("permission denied for
+// table bank"), without its severity and SQLSTATE, or err's text when it
+// carries none.
+func Message(err error) string {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.Message
+	}
+	return err.Error()
+}
+
 // IsRetryable reports whether err is a transaction conflict that the client
 // should retry: serialization failure (40001) or deadlock (40P01).
 func IsRetryable(err error) bool {
