@@ -37,6 +37,11 @@ type SweepFlags struct {
 	// its lines on reloadLog.
 	reload    bool
 	reloadLog io.Writer
+	// before is init's record of the data before a --reload sweep's
+	// first load: what its end says how to load again.
+	before *workload.Recorded
+	// varied names the data settings the steps vary.
+	varied map[string]bool
 	// forceDrop lets --reload drop tables stampede did not make, as
 	// init --force-drop does (the refusals name it).
 	forceDrop bool
@@ -507,7 +512,6 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 		}
 		var steps []run.Spec
 		var data []string // the workload's data settings at each
-		varies := false   // the values give the workload other data
 		var fitErr error  // the first value that does not fit the load
 		for _, v := range ends(sw.Values) {
 			for _, w := range ws {
@@ -519,7 +523,6 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 					return nil, err
 				}
 				data = append(data, dataSettings(spec.Gen))
-				varies = varies || data[len(data)-1] != data[0]
 				steps = append(steps, b)
 				if fitErr == nil && !rf.dryRun && !f.reload {
 					fitErr = sweepLoadFits(ctx, spec, b) // at each end of the values, said unless a data flag's refusal says more
@@ -527,7 +530,7 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 			}
 		}
 		f.reloadLog = env.Stderr
-		if err := sweepData(ctx, f, &sw, swept, steps, varies, rf.dryRun); err != nil {
+		if err := sweepData(ctx, f, &sw, swept, steps, data, rf.dryRun); err != nil {
 			return nil, err
 		}
 		if fitErr != nil {
@@ -619,6 +622,7 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 	p.Header(sw.ID, spec.Gen.Meta().Name, swept[0].flag(), values, slo)
 	res, err := sweep.Run(ctx, sw)
 	if res != nil {
+		sweepDataLeft(ctx, f, sw.Base, res, env.Hint)
 		p.Done(res)
 		if chartPath != "" {
 			title := fmt.Sprintf("sweep %s: %s, %s %s", sw.ID, spec.Gen.Meta().Name, swept[0].flag(), values)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	mrand "math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/stampede-bench/stampede/run"
@@ -60,6 +61,83 @@ func dataSettings(gen workload.Generator) string {
 	return b.String()
 }
 
+// variedSettings names the data settings whose values differ between
+// the steps' data (dataSettings' texts, one per step).
+func variedSettings(data []string) map[string]bool {
+	varied := map[string]bool{}
+	first := map[string]string{}
+	for i, d := range data {
+		for _, line := range strings.Split(strings.TrimSpace(d), "\n") {
+			name, v, _ := strings.Cut(line, "=")
+			if i == 0 {
+				first[name] = v
+			} else if first[name] != v {
+				varied[name] = true
+			}
+		}
+	}
+	return varied
+}
+
+// settingsAt is gen's data settings named in varied, with their values
+// now, as typed (--tables=1, -p fieldlength=100).
+func settingsAt(gen workload.Generator, varied map[string]bool) string {
+	ds, ok := gen.(workload.DataSpecer)
+	if !ok {
+		return ""
+	}
+	var out []string
+	for _, s := range ds.DataSettings() {
+		switch {
+		case !varied[s.Name]:
+		case s.Form != nil:
+			out = append(out, s.Form(s.Value))
+		default:
+			out = append(out, s.Flag+"="+s.Value)
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// recordedAt is what rec (init's record) holds of the settings in varied,
+// as given on a command line ("--tables 2, --table_size 500").
+func recordedAt(rec *workload.Recorded, varied map[string]bool) string {
+	var out []string
+	for i, name := range rec.Names {
+		if varied[name] {
+			out = append(out, rec.Args[i])
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// sweepDataLeft says, at the end of a --reload sweep, what the database
+// holds (the record of its last load) and, when that is not what init
+// loaded before the sweep (f.before), the init command that loads that
+// again (completed by hint, --drop: it drops only what stampede made).
+// The sweep does not load it itself: a load can take long.
+func sweepDataLeft(ctx context.Context, f *SweepFlags, s run.Spec, res *sweep.Result, hint func(string) string) {
+	if f.before == nil || !slices.ContainsFunc(res.Steps, func(st sweep.Step) bool { return st.Reloaded }) {
+		return
+	}
+	if hint == nil {
+		hint = func(cmd string) string { return cmd }
+	}
+	init := strings.Join(f.before.Args, " ")
+	res.Restore = hint(fmt.Sprintf("stampede init %s %s --drop", f.before.Workload, init))
+	after, err := run.Recorded(context.WithoutCancel(ctx), s)
+	was := recordedAt(f.before, f.varied)
+	switch {
+	case err != nil || after == nil:
+		res.Data = fmt.Sprintf("database %q holds no complete load: the sweep's last reload did not finish (init's was %s)", f.before.Database, was)
+	case strings.Join(after.Args, " ") == init:
+		res.Data, res.Restore = fmt.Sprintf("database %q holds init's data again (%s)", after.Database, was), ""
+	default:
+		res.Data = fmt.Sprintf("database %q now holds the sweep's last load (%s), not init's (%s), the other data flags as init loaded them; the sweep does not load init's back, as a load can take long",
+			after.Database, recordedAt(after, f.varied), was)
+	}
+}
+
 // sweepData sets up, before the first step, a sweep whose values change
 // what init loads (varies: a data flag, -p fieldlength): with --reload
 // each step loads its data again first (sw.Reload: init --drop, which
@@ -69,7 +147,10 @@ func dataSettings(gen workload.Generator) string {
 // naming the flag, the value init loaded (steps are the runs at the
 // values, read against the load's record) and --reload. --reload over
 // values that change no data is refused too.
-func sweepData(ctx context.Context, f *SweepFlags, sw *sweep.Spec, swept []given, steps []run.Spec, varies, dryRun bool) error {
+func sweepData(ctx context.Context, f *SweepFlags, sw *sweep.Spec, swept []given, steps []run.Spec, data []string, dryRun bool) error {
+	varied := variedSettings(data)
+	varies := len(varied) > 0
+	f.varied = varied
 	flags := make([]string, len(swept))
 	for i, g := range swept {
 		flags[i] = g.flag() + " " + g.text
@@ -89,26 +170,32 @@ func sweepData(ctx context.Context, f *SweepFlags, sw *sweep.Spec, swept []given
 	case f.reload:
 		seed := mrand.Uint64() | 1 // one data seed for every step's load, said by each load
 		adopted := false
-		sw.Reload = func(ctx context.Context, s run.Spec) error {
+		sw.Reload = func(ctx context.Context, s run.Spec) (string, error) {
 			if !adopted && !dryRun { // the settings not swept, as init loaded them
 				if err := run.AdoptRecorded(ctx, s); err != nil {
-					return err
+					return "", err
 				}
 				adopted = true
 			}
-			return run.Load(ctx, run.LoadSpec{Workload: s.Workload, Conn: s.Conn, Drop: true, DropFormer: true, ForceDrop: f.forceDrop, Seed: seed, Log: f.reloadLog})
+			rec, err := run.Recorded(ctx, s)
+			if err != nil {
+				return "", err
+			}
+			if f.before == nil {
+				f.before = rec // init's, before the sweep's first load
+			}
+			if rec != nil && rec.Same { // the load would load what the database holds
+				return fmt.Sprintf("data already at %s, not reloaded", settingsAt(s.Workload, varied)), nil
+			}
+			return "", run.Load(ctx, run.LoadSpec{Workload: s.Workload, Conn: s.Conn, Drop: true, DropFormer: true, ForceDrop: f.forceDrop, Seed: seed, Log: f.reloadLog})
 		}
 		return nil
 	}
-	loaded := ""
-	for _, s := range steps {
-		if dryRun {
-			break
-		}
-		if m, _ := run.LoadMismatch(ctx, s); m != nil {
-			loaded = fmt.Sprintf(", and init (of %s) loaded database %q with %s", m.Workload, m.Database, m.LoadedArg)
-			break
+	holds := ""
+	if !dryRun {
+		if rec, _ := run.Recorded(ctx, steps[0]); rec != nil && recordedAt(rec, varied) != "" {
+			holds = fmt.Sprintf(", and database %q holds %s (init's record, of %s)", rec.Database, recordedAt(rec, varied), rec.Workload)
 		}
 	}
-	return usagef("%s changes what init loads%s: give --reload to load each step's data again before it (dropping only stampede's own load), or sweep one value", what, loaded)
+	return usagef("%s changes the data init loads%s: give --reload to reload the data at each step (dropping only stampede's tables), or sweep a flag that does not change the data (--concurrency, --max-rate, --conns)", what, holds)
 }

@@ -113,7 +113,9 @@ func TestValidate(t *testing.T) {
 		{limit.Limits{}, "no limit given"},
 		{limit.Limits{CPUs: -1}, "out of range"},
 		{limit.Limits{CPUs: 0.001}, "out of range"},
-		{limit.Limits{CPUs: float64(runtime.NumCPU() + 1)}, "out of range"},
+		// Above the cores: the line names them and says why (NIT of issue 34).
+		{limit.Limits{CPUs: float64(runtime.NumCPU() + 1)}, fmt.Sprintf("--cpus %d is above the %d cores this machine has: a cgroup CPU limit above the cores never binds", runtime.NumCPU()+1, runtime.NumCPU())},
+		{limit.Limits{CPUs: float64(runtime.NumCPU()) + 0.5}, fmt.Sprintf("give between 0.01 and %d, or leave --cpus out for no limit", runtime.NumCPU())},
 		{limit.Limits{MemoryBytes: -5}, "negative"},
 		{limit.Limits{MemoryBytes: 1024}, "too small"},
 		{limit.Limits{IO: []limit.DeviceIO{{Major: 254, Minor: 0, Source: "/data"}}}, "254:0 (/data) sets no rate"},

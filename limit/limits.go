@@ -68,7 +68,9 @@ func (l Limits) Validate() error {
 	if l.IsZero() {
 		return errors.New("no limit given: set a CPU quota, a memory limit or an IO limit")
 	}
-	if n := runtime.NumCPU(); l.CPUs != 0 && (math.IsNaN(l.CPUs) || l.CPUs < MinCPUs || l.CPUs > float64(n)) {
+	if n := runtime.NumCPU(); l.CPUs > float64(n) {
+		return fmt.Errorf("--cpus %g is above the %d cores this machine has: a cgroup CPU limit above the cores never binds (its processes cannot use more than %d); give between %g and %d, or leave --cpus out for no limit", l.CPUs, n, n, MinCPUs, n)
+	} else if l.CPUs != 0 && (math.IsNaN(l.CPUs) || l.CPUs < MinCPUs) {
 		return fmt.Errorf("CPU quota %g is out of range: give between %g and %d cores (this machine has %d)", l.CPUs, MinCPUs, n, n)
 	}
 	if l.MemoryBytes < 0 {

@@ -228,6 +228,9 @@ func (o *Sweep) Begin(st sweep.Step, s *run.Spec) {
 	if st.Reloaded {
 		fmt.Fprint(o.Status, "; its data reloaded first (not measured)")
 	}
+	if st.Kept != "" {
+		fmt.Fprint(o.Status, "; "+st.Kept)
+	}
 	fmt.Fprintln(o.Status)
 }
 
@@ -396,14 +399,17 @@ type stepObject struct {
 	Value2Text string `json:"value2_text,omitempty"`
 	Rep        int    `json:"rep,omitempty"`
 	// Reloaded says the step's data was loaded again first (--reload).
-	Reloaded bool               `json:"reloaded,omitempty"`
-	MaxRate  float64            `json:"max_rate"`
-	Workers  int                `json:"workers"`
-	Run      string             `json:"run,omitempty"`
-	Dir      string             `json:"dir,omitempty"`
-	Status   string             `json:"status"`
-	Total    stats.Summary      `json:"total"`
-	Figures  map[string]float64 `json:"figures,omitempty"`
+	Reloaded bool `json:"reloaded,omitempty"`
+	// Kept says the database already held the step's data, not
+	// reloaded ("data already at --tables=1, not reloaded").
+	Kept    string             `json:"kept,omitempty"`
+	MaxRate float64            `json:"max_rate"`
+	Workers int                `json:"workers"`
+	Run     string             `json:"run,omitempty"`
+	Dir     string             `json:"dir,omitempty"`
+	Status  string             `json:"status"`
+	Total   stats.Summary      `json:"total"`
+	Figures map[string]float64 `json:"figures,omitempty"`
 	// Telemetry is the run's telemetry averages and peaks.
 	Telemetry *telemetry.Summary `json:"telemetry,omitempty"`
 	// CPULimit is how the step's CPU limit bore on the server (its
@@ -429,7 +435,7 @@ func (o *stepObject) setWhy(why string) {
 
 // stepJSON is st's NDJSON object.
 func (o *Sweep) stepJSON(st sweep.Step) stepObject {
-	obj := stepObject{Type: "step", N: st.N, Value: st.Value, Value2: st.Value2, Rep: st.Rep, Reloaded: st.Reloaded, MaxRate: st.Target, Workers: st.Workers, Run: st.RunID, Dir: st.Dir, Status: st.Status, Total: st.Total, Figures: st.Figures, Telemetry: st.Telemetry,
+	obj := stepObject{Type: "step", N: st.N, Value: st.Value, Value2: st.Value2, Rep: st.Rep, Reloaded: st.Reloaded, Kept: st.Kept, MaxRate: st.Target, Workers: st.Workers, Run: st.RunID, Dir: st.Dir, Status: st.Status, Total: st.Total, Figures: st.Figures, Telemetry: st.Telemetry,
 		CPULimit: st.CPULimit, LimitNote: st.LimitNote()}
 	if len(st.Of) > 0 {
 		obj.Type, obj.Steps, obj.Runs = "median", st.Of, st.RunIDs
@@ -470,7 +476,12 @@ func (o *Sweep) Done(res *sweep.Result) {
 			NotMonotone string        `json:"not_monotone,omitempty"`
 			Stopped     string        `json:"stopped,omitempty"`
 			Conclusion  string        `json:"conclusion,omitempty"`
-		}{Type: "sweep_result", ID: res.ID, Steps: len(res.Steps), NotMonotone: res.NotMonotone, Stopped: res.Stopped, Conclusion: res.Conclusion()}
+			// Data and Restore: what the database holds after a
+			// --reload sweep, and the command that loads init's data.
+			Data    string `json:"data,omitempty"`
+			Restore string `json:"restore,omitempty"`
+		}{Type: "sweep_result", ID: res.ID, Steps: len(res.Steps), NotMonotone: res.NotMonotone, Stopped: res.Stopped, Conclusion: res.Conclusion(),
+			Data: res.Data, Restore: res.Restore}
 		if repeated(res) {
 			for _, p := range res.Points {
 				out.Points = append(out.Points, o.pointJSON(p))
@@ -501,6 +512,12 @@ func (o *Sweep) Done(res *sweep.Result) {
 	if c := res.Conclusion(); c != "" {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, c)
+	}
+	if res.Data != "" {
+		fmt.Fprintf(w, "\n%s\n", res.Data)
+		if res.Restore != "" {
+			fmt.Fprintf(w, "to load init's data again: %s\n", res.Restore)
+		}
 	}
 	if len(res.Steps) > 0 {
 		hint := func(s string) string { return s }

@@ -297,6 +297,24 @@ func AdoptRecorded(ctx context.Context, s Spec) error {
 	return workload.AdoptRecorded(ctx, db, s.Workload)
 }
 
+// Recorded returns what init recorded of s's workload's data in its
+// database, compared with the workload's settings now
+// (workload.ReadRecorded): a sweep's --reload skips a step's load when
+// the data is already the step's, and says at its end what the database
+// holds. nil without a record, and on the null driver.
+func Recorded(ctx context.Context, s Spec) (*workload.Recorded, error) {
+	opts, err := s.Conn.Options(s.Workload.Meta().DatabaseName(), 1)
+	if err != nil || opts.Driver == sqlx.DriverNull {
+		return nil, err
+	}
+	db, err := sqlx.Open(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	return workload.ReadRecorded(ctx, db, s.Workload)
+}
+
 // reconcileLoad compares the workload's data settings with what init
 // recorded (see workload.ReconcileLoad): one given with another value is
 // refused, one not given takes the loaded value, with a note.

@@ -160,7 +160,7 @@ func medianStep(runs, done []Step) Step {
 		return st
 	}
 	// No one run has these figures: the step names them all.
-	st.N, st.RunID, st.Dir, st.Telemetry, st.Reloaded = 0, "", "", nil, false
+	st.N, st.RunID, st.Dir, st.Telemetry, st.Reloaded, st.Kept = 0, "", "", nil, false, ""
 	for _, d := range done {
 		st.Of, st.RunIDs = append(st.Of, d.N), append(st.RunIDs, d.RunID)
 	}

@@ -102,8 +102,10 @@ type Spec struct {
 	// Reload, when set, runs before each step's run, with the step's
 	// run.Spec: it loads the step's data again (--reload, a sweep of a
 	// flag that changes what init loads). Its time is not the step's
-	// measurement; its error ends the sweep.
-	Reload func(ctx context.Context, s run.Spec) error
+	// measurement; its error ends the sweep. kept, when not "", says
+	// the database already held the step's data, which was not loaded
+	// again ("data already at --tables=1, not reloaded").
+	Reload func(ctx context.Context, s run.Spec) (kept string, err error)
 	// Whole says Build's values are whole numbers (bisected as workers).
 	Whole bool
 	// Whole2 says Param2's values are whole numbers.
@@ -188,8 +190,10 @@ type Step struct {
 	// Ops are the operations' own figures over the measured period.
 	Ops map[string]stats.Summary
 	// Reloaded says the step's data was loaded again before its run
-	// (Spec.Reload).
+	// (Spec.Reload); Kept, that the database already held it and it
+	// was not (the reload's kept).
 	Reloaded bool
+	Kept     string
 	// Judged says an SLO judged the step: Met, or Why not.
 	Judged bool
 	Met    bool
@@ -229,6 +233,11 @@ type Result struct {
 	// Stopped says why the sweep ended before its planned steps, or why
 	// a search could not bound the answer; "" otherwise.
 	Stopped string
+	// Data says, after a sweep that loaded its steps' data again
+	// (--reload), what the database holds at its end; Restore is the
+	// command that loads init's data again ("" when it holds init's).
+	// The sweep's caller sets them.
+	Data, Restore string
 	// Rows are a grid's answers (Param2 set), one per value of Param,
 	// lowest first: each the sweep of Param2 at that value, its steps'
 	// Value Param2's. Best, Miss and NotMonotone are then unset (Peak is
@@ -645,7 +654,8 @@ func (spec Spec) step2(ctx context.Context, res *Result, v, w float64) (Step, er
 	}
 	s.Observers = append([]run.Observer(nil), s.Observers...)
 	if spec.Reload != nil {
-		if err := spec.Reload(ctx, s); err != nil {
+		kept, err := spec.Reload(ctx, s)
+		if err != nil {
 			if ctx.Err() != nil {
 				return Step{}, run.ErrInterrupted
 			}
@@ -654,7 +664,7 @@ func (spec Spec) step2(ctx context.Context, res *Result, v, w float64) (Step, er
 			}
 			return Step{}, fmt.Errorf("reloading before step %d (%s): %w", st.N, at, err)
 		}
-		st.Reloaded = true
+		st.Reloaded, st.Kept = kept == "", kept
 	}
 	if spec.Observer != nil {
 		spec.Observer.Begin(st, &s)

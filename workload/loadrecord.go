@@ -748,3 +748,42 @@ func FormerTables(ctx context.Context, db *sqlx.DB, gen Generator) (former []Tab
 	}
 	return former, nil
 }
+
+// Recorded is what init recorded of a generator's data in a database
+// (ReadRecorded).
+type Recorded struct {
+	// Workload loaded the data into Database.
+	Workload, Database string
+	// Args are the recorded settings as given on a command line
+	// ("--rows 10", "-p recordcount=1000"), in DataSettings' order;
+	// Names are their settings' names (DataSetting.Name).
+	Args, Names []string
+	// Same says the generator's own settings equal the recorded ones,
+	// every one of them: a load of it would load the same data again.
+	Same bool
+}
+
+// ReadRecorded returns what init recorded in db of gen's data, compared
+// with gen's settings; nil when gen says nothing of its data
+// (DataSpecer), on the null driver and without a record.
+func ReadRecorded(ctx context.Context, db *sqlx.DB, gen Generator) (*Recorded, error) {
+	ds, ok := gen.(DataSpecer)
+	if !ok || db.Null() {
+		return nil, nil
+	}
+	workload, loaded, found, err := readRecord(ctx, db, db, ds.DataKey(), false)
+	if err != nil || !found {
+		return nil, err
+	}
+	r := &Recorded{Workload: workload, Database: db.Database(), Same: true}
+	for _, s := range ds.DataSettings() {
+		v, ok := loaded[s.Name]
+		if !ok {
+			r.Same = false // recorded by an older init: not known to be the same
+			continue
+		}
+		r.Args, r.Names = append(r.Args, s.arg(v)), append(r.Names, s.Name)
+		r.Same = r.Same && v == s.Value
+	}
+	return r, nil
+}

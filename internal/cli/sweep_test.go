@@ -52,6 +52,8 @@ type sweepOut struct {
 		Best, Miss *sweepStep
 		Stopped    string
 		Conclusion string
+		// Data and Restore: after a --reload sweep.
+		Data, Restore string
 	}
 }
 

@@ -1,6 +1,10 @@
 package cli_test
 
 import (
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -26,5 +30,21 @@ func TestSweepPlanLine(t *testing.T) {
 				t.Errorf("exit %d, want %q in:\n%s%s", r.code, tc.want, r.stdout, r.stderr)
 			}
 		})
+	}
+}
+
+// TestSweepCPUsAboveCores (issue 34): a swept --cpus above the machine's
+// cores is refused before any step, in one line that names the cores
+// and why (a limit above them never binds), as run refuses it.
+func TestSweepCPUsAboveCores(t *testing.T) {
+	n := runtime.NumCPU()
+	want := fmt.Sprintf("--cpus %d is above the %d cores this machine has: a cgroup CPU limit above the cores never binds (its processes cannot use more than %d); give between 0.01 and %d, or leave --cpus out for no limit", n+1, n, n, n)
+	for _, verb := range [][]string{{"sweep", "ycsb", "--cpus", fmt.Sprintf("0.5,%d", n+1)}, {"run", "ycsb", "--cpus", strconv.Itoa(n + 1)}} {
+		root := t.TempDir()
+		r := stampede(t, append(verb, "--watch-process", "postgres", "--driver", "null", "--duration", "200ms", "--results-dir", root)...)
+		checkOneLineError(t, r, 2, want)
+		if entries, _ := os.ReadDir(root); len(entries) != 0 {
+			t.Errorf("%s ran before the refusal: %v", verb[0], entries)
+		}
 	}
 }

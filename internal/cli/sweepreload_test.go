@@ -3,6 +3,7 @@ package cli_test
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -21,14 +22,16 @@ func TestSweepDataFlag(t *testing.T) {
 	if r := stampede(t, "init", "ycsb", "-p", "recordcount=500", "--db", db, srv); r.code != 0 {
 		t.Fatalf("init: %s", r.stderr)
 	}
-	loaded := fmt.Sprintf("and init (of ycsb) loaded database %q with -p fieldlength=100: give --reload", db)
+	// NIT 2: the flag as typed, what the database holds (init's
+	// record) and both ways out.
+	loaded := fmt.Sprintf("changes the data init loads, and database %q holds -p fieldlength=100 (init's record, of ycsb): give --reload to reload the data at each step (dropping only stampede's tables), or sweep a flag that does not change the data (--concurrency, --max-rate, --conns)", db)
 	for _, tc := range []struct {
 		name string
 		args []string
 		want string
 	}{
-		{"property without --reload", []string{"-p", "fieldlength=50,200"}, "-p fieldlength=50,200 changes what init loads, " + loaded},
-		{"flag without --reload", []string{"--field-length", "100,200"}, "--field-length 100,200 changes what init loads, " + loaded},
+		{"property without --reload", []string{"-p", "fieldlength=50,200"}, "-p fieldlength=50,200 " + loaded},
+		{"flag without --reload", []string{"--field-length", "100,200"}, "--field-length 100,200 " + loaded},
 		{"--reload over no data", []string{"--max-ops", "10,20", "--reload"}, "--max-ops 10,20 changes no data there: drop --reload"},
 		{"--reload of one value", []string{"--max-rate", "100", "--reload"}, "--reload loads the data again before each step of a sweep over a flag that changes it"},
 		{"--force-drop without --reload", []string{"--max-ops", "10,20", "--force-drop"}, "--force-drop applies to --reload's drops: give --reload"},
@@ -56,6 +59,16 @@ func TestSweepDataFlag(t *testing.T) {
 		if st.Value != []float64{50, 200}[i] || st.Status != "completed" || st.Total.Count == 0 || st.Total.Errors != 0 {
 			t.Errorf("step %d: %+v", i+1, st)
 		}
+	}
+	// NIT 3: the end says what the database holds and the init that
+	// loads init's data again (the record's data flags, --drop).
+	if want := fmt.Sprintf("database %q now holds the sweep's last load (-p fieldlength=200), not init's (-p fieldlength=100)", db); !strings.HasPrefix(s.Result.Data, want) {
+		t.Errorf("the sweep's data: %q, want %q", s.Result.Data, want)
+	}
+	restore := strings.Fields(s.Result.Restore)
+	if !strings.HasPrefix(s.Result.Restore, "stampede init ycsb -p recordcount=500 ") || !slices.Contains(restore, "fieldlength=100") ||
+		!slices.Contains(restore, "--drop") || !slices.Contains(restore, db) {
+		t.Errorf("the restoring command: %q", s.Result.Restore)
 	}
 	// The last step's load: its field length, init's record count.
 	if n := queryInt(t, db, "SELECT count(*) FROM usertable"); n != 500 {
@@ -156,5 +169,70 @@ func TestSweepReloadTables(t *testing.T) {
 	}
 	if n := queryInt(t, own, "SELECT count(*) FROM sbtest2 WHERE id = 42"); n != 1 {
 		t.Errorf("the user's sbtest2 lost its row: %d rows", n)
+	}
+}
+
+// TestSweepReloadKeeps (issue 34, NITs 3 and 4): a --reload sweep whose
+// first step's value is the one init loaded runs that step on init's
+// data, not loaded again (its line says so; the table, its rows, a row
+// the test changed and the load's record time are as before), and at
+// its end says what the database holds and gives the init that loads
+// init's data again, which does.
+func TestSweepReloadKeeps(t *testing.T) {
+	t.Parallel()
+	srv := testServer(t)
+	db := freshDB(t, "stampede_sweep_keeps")
+	if r := stampede(t, "init", "oltp_read_only", "--tables", "2", "--table_size", "500", "--db", db, srv); r.code != 0 {
+		t.Fatalf("init: %s", r.stderr)
+	}
+	execIn(t, db, "UPDATE sbtest1 SET c = 'kept' WHERE id = 1")
+	loadedAt := "SELECT loaded_at::text FROM stampede_load"
+	before := queryString(t, db, loadedAt)
+	oid := queryInt(t, db, "SELECT 'sbtest1'::regclass::oid::bigint")
+
+	// Step 2 (--tables 3) is refused at its reload by a table of the
+	// user's: the database is left as step 1 had it.
+	execIn(t, db, "CREATE TABLE sbtest3 (id int)")
+	r := stampede(t, "sweep", "oltp_read_only", "--tables", "2,3", "--reload", "--concurrency", "2", "--duration", "1s",
+		"--db", db, "--results-dir", t.TempDir(), srv)
+	if r.code == 0 || !strings.Contains(r.stderr, "step 1: --tables 2, closed loop, --concurrency 2, 1s each; data already at --tables=2, not reloaded\n") {
+		t.Errorf("exit %d: want step 1 not reloaded, then step 2's refusal:\n%s", r.code, r.stderr)
+	}
+	if strings.Contains(r.stderr, "dropping") || strings.Contains(r.stderr, "loading oltp_read_only") {
+		t.Errorf("a step loaded the data:\n%s", r.stderr)
+	}
+	if got := queryString(t, db, loadedAt); got != before {
+		t.Errorf("the load's record time moved from %s to %s", before, got)
+	}
+	if n := queryInt(t, db, "SELECT count(*) FROM sbtest1") + queryInt(t, db, "SELECT count(*) FROM sbtest2"); n != 1000 {
+		t.Errorf("%d rows after step 1, want init's 1000", n)
+	}
+	if n := queryInt(t, db, "SELECT count(*) FROM sbtest1 WHERE id = 1 AND c = 'kept'"); n != 1 || queryInt(t, db, "SELECT 'sbtest1'::regclass::oid::bigint") != oid {
+		t.Errorf("sbtest1 was made again by step 1")
+	}
+
+	// --tables 2,1: step 1 kept, step 2 reloaded; the end names what the
+	// database holds and the init that restores init's 2 tables.
+	execIn(t, db, "DROP TABLE sbtest3")
+	r = stampede(t, "sweep", "oltp_read_only", "--tables", "2,1", "--reload", "--concurrency", "2", "--duration", "1s",
+		"--db", db, "--results-dir", t.TempDir(), srv)
+	holds := fmt.Sprintf("database %q now holds the sweep's last load (--tables 1), not init's (--tables 2)", db)
+	if r.code != 0 || !strings.Contains(r.stdout, "\n"+holds) || !strings.Contains(r.stderr, "data already at --tables=2, not reloaded") {
+		t.Fatalf("exit %d, want %q in the footer:\n%s\n%s", r.code, holds, r.stdout, r.stderr)
+	}
+	_, restore, ok := strings.Cut(r.stdout, "to load init's data again: ")
+	restore, _, _ = strings.Cut(restore, "\n")
+	words := strings.Fields(restore)
+	if !ok || !strings.HasPrefix(restore, "stampede init oltp_read_only --table_size 500 --tables 2 --drop --db "+db+" ") {
+		t.Fatalf("the restoring command: %q", restore)
+	}
+	for i := range words {
+		words[i] = strings.Trim(words[i], "'")
+	}
+	if r := stampede(t, words[1:]...); r.code != 0 {
+		t.Fatalf("%s: exit %d: %s", restore, r.code, r.stderr)
+	}
+	if got := queryString(t, db, "SELECT settings::jsonb->>'tables' FROM stampede_load"); got != "2" || queryInt(t, db, "SELECT count(*) FROM sbtest2") != 500 {
+		t.Errorf("after the restoring init: --tables %s", got)
 	}
 }
