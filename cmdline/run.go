@@ -447,6 +447,9 @@ func pgbenchOutput(env Env, rf *RunFlags, gen workload.Generator, fs *pflag.Flag
 	if k, ok := gen.(interface{ KeepMoments() }); ok {
 		k.KeepMoments() // the report's latency average and stddev, exact
 	}
+	if r, ok := gen.(interface{ AsPgbench() }); ok {
+		r.AsPgbench() // a statement the server refuses aborts its client; every notice printed
+	}
 	value := func(name string) string {
 		if fl := f.Flags().Lookup(name); fl != nil {
 			return fl.Value.String()

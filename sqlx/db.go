@@ -130,6 +130,8 @@ type DB struct {
 	set atomic.Pointer[endpointSet]
 	// dyn is what adding endpoints during the run needs.
 	dyn dynamic
+	// onNotice receives the connections' notices (OnNotice).
+	onNotice atomic.Pointer[NoticeFunc]
 }
 
 // ParseConfigs parses the connection strings of opts into pool configs,
@@ -800,6 +802,7 @@ func (w *workerConn) Release() {
 			// a connection inside a transaction is not given back.
 			_ = w.c.Conn().Close(context.Background())
 		}
+		unmarkWorker(w.c.Conn().PgConn())
 		w.hold.release(w.c) // closed first when abandoned
 		w.c = nil
 		w.raw.reset()

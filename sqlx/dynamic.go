@@ -226,6 +226,7 @@ func (db *DB) newEndpoint(ctx context.Context, en entry, n, i int) (*endpoint, e
 	cfg.MaxConns = int32(max(share, 1))
 	cfg.MinConns = 0
 	cfg.ConnConfig.DialFunc = db.countingDial(cfg.ConnConfig.DialFunc, opts.ThreadIO)
+	cfg.ConnConfig.OnNotice = db.notice // to OnNotice's function, or Options.Notices
 	if cfg.ConnConfig.Tracer == nil {
 		cfg.ConnConfig.Tracer = &db.connects
 	}

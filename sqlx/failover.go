@@ -138,6 +138,7 @@ type workerConn struct {
 
 func newWorkerConn(db *DB, worker int) *workerConn {
 	w := &workerConn{db: db, worker: worker, cell: db.WorkerCell(worker), raw: rawStmts{text: db.text}, hold: db.holdOf(worker)}
+	w.raw.fast.notice = db.notice
 	w.setEndpoints(db.endpointSet())
 	return w
 }
@@ -210,6 +211,7 @@ func (w *workerConn) maybeGoHome(ctx context.Context) {
 		c.Release()
 		return
 	}
+	markWorker(c.Conn().PgConn(), w.worker)
 	h.markUp()
 	h.acquires.Add(1)
 	w.dropAway()
@@ -273,6 +275,7 @@ func (w *workerConn) acquire(ctx context.Context) (*pgx.Conn, error) {
 				c.Release()
 				return nil, ErrAbandoned
 			}
+			markWorker(c.Conn().PgConn(), w.worker)
 			h.markUp()
 			h.acquires.Add(1)
 			if w.everHad && !w.moving && w.cur != nil {

@@ -38,9 +38,9 @@ import (
 // ReadyForQuery (TxStatus returns it until pgconn runs another command),
 // a FATAL error closes the connection, and a lost connection or a
 // cancelled context closes it as pgconn's asyncClose does (the server is
-// sent a cancel request). pgconn has no OnNotice or OnNotification here
-// (stampede sets neither), so notices and notifications are dropped, as
-// pgconn drops them; a ParameterStatus a statement causes is not seen by
+// sent a cancel request). A notice goes to the DB's notice function, as
+// pgconn's OnNotice; pgconn has no OnNotification here (stampede sets
+// none), so notifications are dropped, as pgconn drops them; a ParameterStatus a statement causes is not seen by
 // pgconn.ParameterStatus (nothing reads it after the connection is set
 // up: TextStatements, which does, sends no prepared statement).
 type scriptFast struct {
@@ -71,6 +71,10 @@ type scriptFast struct {
 	mu      sync.Mutex
 	conn    net.Conn
 	fired   bool
+
+	// notice receives the notices of the exchange, as pgconn's
+	// OnNotice (the DB's notice).
+	notice func(*pgconn.PgConn, *pgconn.Notice)
 }
 
 // maxFastWrite is the largest statement the fast path writes itself: far
@@ -249,10 +253,18 @@ func (f *scriptFast) receive(pc *pgconn.PgConn, c *countingConn, fields []pgconn
 				return 0, pgErr
 			}
 			return n, nil
-		case '2', 'n', 'I', 'N', 'A', 'S':
-			// BindComplete, NoData, EmptyQueryResponse; a notice, a
-			// notification or a ParameterStatus, which pgconn drops
-			// here too (see scriptFast).
+		case 'N': // NoticeResponse: decoded only when one comes
+			if f.notice != nil {
+				n, err := decodeNotice(body)
+				if err != nil {
+					return 0, err
+				}
+				f.notice(pc, n)
+			}
+		case '2', 'n', 'I', 'A', 'S':
+			// BindComplete, NoData, EmptyQueryResponse; a notification
+			// or a ParameterStatus, which pgconn drops here too (see
+			// scriptFast).
 		default:
 			return 0, fmt.Errorf("unexpected message %q from the server", typ)
 		}

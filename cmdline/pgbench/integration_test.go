@@ -614,30 +614,6 @@ func TestAggregateLogAsPgbench(t *testing.T) {
 	}
 }
 
-// TestBadScriptBeforeTheRun: a script the server cannot run is one line
-// naming the file and line, exit 2, before anything runs (pgbench's
-// default protocol, simple, included).
-func TestBadScriptBeforeTheRun(t *testing.T) {
-	srv := server(t)
-	db := freshDB(t)
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "bad.sql"), []byte("SELECT 1;\nSELEC abalance FROM pgbench_accounts;\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range []string{"simple", "extended", "prepared"} {
-		cmd := exec.Command(bin, append(append([]string{"pgbench"}, srv...), "-n", "-t", "1", "-M", m, "-f", "bad.sql", db)...)
-		cmd.Dir, cmd.Env = dir, append(os.Environ(), "HOME="+dir)
-		var errb bytes.Buffer
-		cmd.Stderr = &errb
-		err := cmd.Run()
-		var exit *exec.ExitError
-		msg := strings.TrimSpace(errb.String())
-		if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(msg, `bad.sql:2: syntax error at or near "SELEC"`) || strings.Contains(msg, "\n") {
-			t.Errorf("-M %s: %v, stderr %q; want exit 2 and one line naming bad.sql:2", m, err, msg)
-		}
-	}
-}
-
 // TestConnectEachAsPgbench: with -C every transaction opens its own
 // session, as the server counts them (pg_stat_database.sessions).
 func TestConnectEachAsPgbench(t *testing.T) {
