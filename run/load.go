@@ -151,9 +151,22 @@ func Load(ctx context.Context, spec LoadSpec) error {
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	defer func() { db.Close() }() // the one inLoad may reopen
 	if spec.Share.Count > 0 {
 		return loadShare(ctx, spec, db, streams, seed, log)
+	}
+	if drops(gen, spec) {
+		// Where the search path finds a user's tables of the load's
+		// names first, the drop and the reload work on the load's
+		// schema (its search path first, said in a note), as cleanup
+		// does, never on the user's tables.
+		opts, err := spec.Conn.Options(gen.Meta().DatabaseName(), streams+1)
+		if err != nil {
+			return err
+		}
+		if db, err = inLoad(ctx, db, opts, gen, "init", log); err != nil {
+			return err
+		}
 	}
 	if fd, ok := gen.(workload.ForceDropSetter); ok {
 		fd.SetForceDrop(spec.ForceDrop)
@@ -392,6 +405,13 @@ func splitTablesExist(err error, name string) error {
 		return err
 	}
 	return inputf("%s, or to drop it anyway, run `stampede cleanup %s %s` once first, then every client's init", msg, name, workload.ForceDropFlag)
+}
+
+// drops reports whether the load drops the workload's tables first:
+// --drop, or a first step that drops (pgbench's -I d...).
+func drops(gen workload.Generator, spec LoadSpec) bool {
+	df, ok := gen.(workload.DropFirster)
+	return spec.Drop || ok && df.DropsFirst()
 }
 
 // tableNamesOf returns the tables' names.
