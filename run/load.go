@@ -690,7 +690,11 @@ func Cleanup(ctx context.Context, spec CleanupSpec) error {
 	if db, err = inLoad(ctx, db, opts, gen, "cleanup", log); err != nil {
 		return err
 	}
-	existing, err := workload.ExistingTables(ctx, db, gen.Tables())
+	tables, err := withInitMarked(ctx, db, gen, log)
+	if err != nil {
+		return err
+	}
+	existing, err := workload.ExistingTables(ctx, db, tables)
 	if err != nil {
 		return err
 	}
@@ -770,6 +774,26 @@ func Cleanup(ctx context.Context, spec CleanupSpec) error {
 		return configInput(md.DropMade(ctx, db, log, ""))
 	}
 	return nil
+}
+
+// withInitMarked returns gen's tables and, after them, those the search
+// path finds that carry the mark of stampede's init of gen's data though
+// gen's flags do not name them (workload.InitMarkedTables: an init of
+// --tables 4 killed before it recorded its load, cleaned up with the
+// default --tables 1), saying on log that cleanup drops them too.
+func withInitMarked(ctx context.Context, db *sqlx.DB, gen workload.Generator, log io.Writer) ([]workload.Table, error) {
+	tables := gen.Tables()
+	extra, err := workload.InitMarkedTables(ctx, db, gen, tableNamesOf(tables))
+	if err != nil || len(extra) == 0 {
+		return tables, err
+	}
+	carry := map[bool]string{true: "carries", false: "carry"}[len(extra) == 1]
+	fmt.Fprintf(log, "note: %s (%s) %s the mark of stampede's init of %s though its flags do not name %s (an init that ended before it recorded its load): cleanup drops %s too\n",
+		plural(len(extra), "table"), strings.Join(extra, ", "), carry, gen.Meta().Name, map[bool]string{true: "it", false: "them"}[len(extra) == 1], map[bool]string{true: "it", false: "them"}[len(extra) == 1])
+	for _, n := range extra {
+		tables = append(tables, workload.Table{Name: n})
+	}
+	return tables, nil
 }
 
 // dropsRunTables returns, for a workload.RunTablesDropper that drops
