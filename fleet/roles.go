@@ -118,17 +118,16 @@ type ForeignRoleError struct {
 }
 
 func (e *ForeignRoleError) Error() string {
-	what := "role " + nameList(e.Names)
-	verb := "exists"
+	what, verb, was, it, role := "role "+nameList(e.Names), "exists", "was", "it", "the role"
 	if len(e.Names) > 1 {
-		what, verb = "roles "+nameList(e.Names), "exist"
+		what, verb, was, it, role = "roles "+nameList(e.Names), "exist", "were", "them", "the roles"
 	}
 	if e.Mark != "" {
 		return fmt.Sprintf("%s on %s %s and %s made by stampede for another fleet (%q): clean that fleet up first, or give another --tenant-pattern",
-			what, e.Where, verb, map[bool]string{true: "were", false: "was"}[len(e.Names) > 1], e.Mark)
+			what, e.Where, verb, was, e.Mark)
 	}
-	return fmt.Sprintf("%s on %s %s and %s not made by stampede (no mark of stampede's on it): --tenant-roles names each tenant's login role as the tenant and never takes over a role it did not make; drop or rename the role, or give another --tenant-pattern",
-		what, e.Where, verb, map[bool]string{true: "were", false: "was"}[len(e.Names) > 1])
+	return fmt.Sprintf("%s on %s %s and %s not made by stampede (no mark of stampede's on %s): --tenant-roles names each tenant's login role as the tenant and never takes over a role it did not make; drop or rename %s, or give another --tenant-pattern",
+		what, e.Where, verb, was, it, role)
 }
 
 // Is makes errors.Is(err, workload.ErrForeign) true.

@@ -151,9 +151,22 @@ func Load(ctx context.Context, spec LoadSpec) error {
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	defer func() { db.Close() }() // the one inLoad may reopen
 	if spec.Share.Count > 0 {
 		return loadShare(ctx, spec, db, streams, seed, log)
+	}
+	if drops(gen, spec) {
+		// Where the search path finds a user's tables of the load's
+		// names first, the drop and the reload work on the load's
+		// schema (its search path first, said in a note), as cleanup
+		// does, never on the user's tables.
+		opts, err := spec.Conn.Options(gen.Meta().DatabaseName(), streams+1)
+		if err != nil {
+			return err
+		}
+		if db, err = inLoad(ctx, db, opts, gen, "init", log); err != nil {
+			return err
+		}
 	}
 	if fd, ok := gen.(workload.ForceDropSetter); ok {
 		fd.SetForceDrop(spec.ForceDrop)
@@ -392,6 +405,13 @@ func splitTablesExist(err error, name string) error {
 		return err
 	}
 	return inputf("%s, or to drop it anyway, run `stampede cleanup %s %s` once first, then every client's init", msg, name, workload.ForceDropFlag)
+}
+
+// drops reports whether the load drops the workload's tables first:
+// --drop, or a first step that drops (pgbench's -I d...).
+func drops(gen workload.Generator, spec LoadSpec) bool {
+	df, ok := gen.(workload.DropFirster)
+	return spec.Drop || ok && df.DropsFirst()
 }
 
 // tableNamesOf returns the tables' names.
@@ -670,7 +690,11 @@ func Cleanup(ctx context.Context, spec CleanupSpec) error {
 	if db, err = inLoad(ctx, db, opts, gen, "cleanup", log); err != nil {
 		return err
 	}
-	existing, err := workload.ExistingTables(ctx, db, gen.Tables())
+	tables, err := withInitMarked(ctx, db, gen, log)
+	if err != nil {
+		return err
+	}
+	existing, err := workload.ExistingTables(ctx, db, tables)
 	if err != nil {
 		return err
 	}
@@ -750,6 +774,26 @@ func Cleanup(ctx context.Context, spec CleanupSpec) error {
 		return configInput(md.DropMade(ctx, db, log, ""))
 	}
 	return nil
+}
+
+// withInitMarked returns gen's tables and, after them, those the search
+// path finds that carry the mark of stampede's init of gen's data though
+// gen's flags do not name them (workload.InitMarkedTables: an init of
+// --tables 4 killed before it recorded its load, cleaned up with the
+// default --tables 1), saying on log that cleanup drops them too.
+func withInitMarked(ctx context.Context, db *sqlx.DB, gen workload.Generator, log io.Writer) ([]workload.Table, error) {
+	tables := gen.Tables()
+	extra, err := workload.InitMarkedTables(ctx, db, gen, tableNamesOf(tables))
+	if err != nil || len(extra) == 0 {
+		return tables, err
+	}
+	carry := map[bool]string{true: "carries", false: "carry"}[len(extra) == 1]
+	fmt.Fprintf(log, "note: %s (%s) %s the mark of stampede's init of %s though its flags do not name %s (an init that ended before it recorded its load): cleanup drops %s too\n",
+		plural(len(extra), "table"), strings.Join(extra, ", "), carry, gen.Meta().Name, map[bool]string{true: "it", false: "them"}[len(extra) == 1], map[bool]string{true: "it", false: "them"}[len(extra) == 1])
+	for _, n := range extra {
+		tables = append(tables, workload.Table{Name: n})
+	}
+	return tables, nil
 }
 
 // dropsRunTables returns, for a workload.RunTablesDropper that drops

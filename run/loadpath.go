@@ -20,8 +20,8 @@ import (
 // each give their own, or log in as roles that have their own). It
 // refuses, for verb "run" and "check", a table of the load that a search
 // path finds outside the load's schema (moved there, or a user's found
-// in place of one missing), which cleanup judges itself (it refuses to
-// drop such a table); and URLs whose search paths find different loads,
+// in place of one missing), which cleanup and init's drop judge
+// themselves (they refuse to drop such a table); and URLs whose search paths find different loads,
 // or no load where another finds one. db is closed once the reopened one
 // is open; on an error, the caller still closes it.
 func inLoad(ctx context.Context, db *sqlx.DB, opts sqlx.Options, gen workload.Generator, verb string, log io.Writer) (*sqlx.DB, error) {
@@ -104,7 +104,7 @@ func chooseLoadPaths(paths []urlLoadPath, verb string) ([]string, []string, erro
 	}
 	from := -1
 	for i, p := range paths {
-		if verb != "cleanup" {
+		if verb != "cleanup" && verb != "init" {
 			if err := p.StrayError(verb); err != nil {
 				return nil, nil, asInput(fmt.Errorf("%s%w", name(i), err))
 			}

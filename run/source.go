@@ -126,6 +126,9 @@ func (r *Run) openSource(ctx context.Context) (*source, error) {
 		return nil, err
 	}
 	h, _ := gen.(workload.Hookser)
+	if rl, ok := gen.(workload.RunLogger); ok && s.Log != nil {
+		rl.SetRunLog(s.Log)
+	}
 	if h != nil && h.Hooks().PreRun != nil {
 		if err := h.Hooks().PreRun(ctx, db); err != nil {
 			return nil, loadInput(err)
@@ -254,6 +257,9 @@ func CheckLoad(ctx context.Context, s Spec) error {
 	}
 	if db, err = inLoad(ctx, db, opts, s.Workload, "run", io.Discard); err != nil {
 		return err
+	}
+	if rl, ok := s.Workload.(workload.RunLogger); ok && s.Log != nil {
+		rl.SetRunLog(s.Log)
 	}
 	return loadInput(h.Hooks().PreRun(ctx, db))
 }

@@ -443,6 +443,14 @@ type LoadLogger interface {
 	SetLoadLog(w io.Writer)
 }
 
+// RunLogger is a Generator whose Hooks.PreRun says what it did (churn's
+// --fresh names the tables it keeps): a run gives it the run's log before
+// PreRun.
+type RunLogger interface {
+	// SetRunLog sets where PreRun writes its lines.
+	SetRunLog(w io.Writer)
+}
+
 // ForceDropSetter is a Generator whose load must know whether
 // --force-drop was given, beyond the tables run.Load drops: the pgbench
 // form's -i (a SelfLoader), which drops pgbench's tables that stampede

@@ -13,7 +13,9 @@ import (
 // Init makes spec, a load of the pgbench workload, pgbench -i's: its
 // lines on w as the steps go ("creating tables...", the progress of the
 // accounts, "done in ..."), and of stampede's own lines only the
-// warnings (and errors, which the command line prints).
+// warnings and notes (the note of a drop and reload in the load's schema
+// where the search path finds a user's table first; errors the command
+// line prints).
 func Init(spec *run.LoadSpec, quiet bool, w io.Writer) error {
 	gen, ok := spec.Workload.(pgbenchwl.InitLogger)
 	if !ok {
@@ -24,7 +26,7 @@ func Init(spec *run.LoadSpec, quiet bool, w io.Writer) error {
 	gen.SetInitLog(l)
 	l.Start(gen.Steps())
 	spec.Steps = l.LoadOptions()
-	spec.Log, spec.Progress = warningsOnly{w}, nil
+	spec.Log, spec.Progress = warningsAndNotes{w}, nil
 	spec.Conn.Notices = w // pgbench -i shows the server's NOTICEs (its drops' "does not exist, skipping")
 	return nil
 }
@@ -38,13 +40,14 @@ func InitsItself(gen workload.Generator) bool {
 	return ok && logs && sl.LoadsItself()
 }
 
-// warningsOnly passes on the warnings written to it, whole lines.
-type warningsOnly struct{ w io.Writer }
+// warningsAndNotes passes on the warnings and notes written to it, whole
+// lines, as pgbench's.
+type warningsAndNotes struct{ w io.Writer }
 
 // Write implements io.Writer.
-func (f warningsOnly) Write(p []byte) (int, error) {
+func (f warningsAndNotes) Write(p []byte) (int, error) {
 	for _, line := range bytes.SplitAfter(p, []byte("\n")) {
-		if bytes.HasPrefix(line, []byte("warning: ")) {
+		if bytes.HasPrefix(line, []byte("warning: ")) || bytes.HasPrefix(line, []byte("note: ")) {
 			if _, err := fmt.Fprintf(f.w, "pgbench: %s", line); err != nil {
 				return 0, err
 			}

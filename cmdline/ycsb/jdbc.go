@@ -131,7 +131,7 @@ func jdbcURLs(raw, user, passwd string) (urls, ignored []string, err error) {
 		if rawQuery.Len() > 0 {
 			rawQuery.WriteByte('&')
 		}
-		rawQuery.WriteString(url.QueryEscape(k) + "=" + url.QueryEscape(params.Get(k)))
+		rawQuery.WriteString(queryEscape(k) + "=" + queryEscape(params.Get(k)))
 	}
 
 	hosts := []string{"localhost:5432"}
@@ -158,6 +158,14 @@ func jdbcURLs(raw, user, passwd string) (urls, ignored []string, err error) {
 		urls = append(urls, u.String())
 	}
 	return urls, ignored, nil
+}
+
+// queryEscape escapes s for a URL's parameters as url.QueryEscape does,
+// but with a space as %20: libpq reads '+' as itself, so the space of
+// options=-c search_path=s written '+' reached the server as "-c" and
+// "+search_path=s".
+func queryEscape(s string) string {
+	return strings.ReplaceAll(url.QueryEscape(s), "+", "%20")
 }
 
 // hostPort checks a host of a JDBC URL and adds PostgreSQL's port when it

@@ -3,6 +3,7 @@ package churn
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
@@ -103,6 +104,8 @@ type churn struct {
 	distrib   string
 	// fresh drops churn's tables of earlier runs before the run starts.
 	fresh bool
+	// runLog is where --fresh says which tables it keeps (SetRunLog).
+	runLog io.Writer
 
 	// Parsed by validate.
 	weights [numOps]int

@@ -47,10 +47,19 @@ func (g *churn) preRun(ctx context.Context, db *sqlx.DB) error {
 		if g.clients > 1 {
 			return &inputError{err: fmt.Errorf("--fresh with --clients %d: each client would drop the tables of the others; run cleanup and init churn before the clients start instead", g.clients), usage: true}
 		}
-		return freshSchema(ctx, db)
+		if err := freshSchema(ctx, db); err != nil {
+			return err
+		}
+		return sayKept(ctx, db, g.runLog)
 	}
 	return nil
 }
+
+var _ workload.RunLogger = (*churn)(nil)
+
+// SetRunLog implements workload.RunLogger: --fresh says there which
+// tables it keeps.
+func (g *churn) SetRunLog(w io.Writer) { g.runLog = w }
 
 // freshDropChunk is the number of tables one DROP TABLE statement of
 // freshSchema drops.
@@ -211,6 +220,15 @@ var _ workload.ObjectCleaner = (*churn)(nil)
 // churn's tables (madeTables) and keeps, saying so on log, those of its
 // mark that the user renamed.
 func (g *churn) CleanupObjects(ctx context.Context, db *sqlx.DB, log io.Writer) error {
+	return sayKept(ctx, db, log)
+}
+
+// sayKept says on log, one line each, the tables of churn's mark that the
+// user renamed, which cleanup and --fresh keep (nothing without a log).
+func sayKept(ctx context.Context, db *sqlx.DB, log io.Writer) error {
+	if log == nil || db.Null() {
+		return nil
+	}
 	kept, err := markedTablesIn(ctx, db, db, false)
 	if err != nil {
 		return err

@@ -128,7 +128,15 @@ func (g *generator) notStampedes(ctx context.Context, db *sqlx.DB, verb, done, d
 		return nil
 	}
 	var others, unmarked, added, names []string
-	for _, name := range []string{Branches, Tellers, Accounts, History} {
+	tables := []string{Branches, Tellers, Accounts, History}
+	// Named as cleanup names them: schema.name where the search path
+	// finds the table outside the load's schema, or a table of its name
+	// lies in another schema too (a user's app.pgbench_accounts first).
+	shown, err := workload.QualifiedNames(ctx, db, tables)
+	if err != nil {
+		return err
+	}
+	for i, name := range tables {
 		var cols, comment *string
 		err := db.QueryRow(ctx, `SELECT string_agg(a.attname, ',' ORDER BY a.attnum), `+dialect.OwnComment(db.Dialect(), "to_regclass($1)", "pg_class")+`
 			FROM pg_attribute a WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped`, name).Scan(&cols, &comment)
@@ -141,16 +149,16 @@ func (g *generator) notStampedes(ctx context.Context, db *sqlx.DB, verb, done, d
 		case *cols != pgbenchColumns[name] && comment != nil && workload.IsMark(*comment) && len(extraColumns(*cols, pgbenchColumns[name])) > 0:
 			// stampede's table, with columns added since.
 			for _, c := range extraColumns(*cols, pgbenchColumns[name]) {
-				added = append(added, name+"."+c)
+				added = append(added, shown[i]+"."+c)
 			}
 		case *cols != pgbenchColumns[name]:
-			others = append(others, fmt.Sprintf("%s (%s)", name, *cols))
+			others = append(others, fmt.Sprintf("%s (%s)", shown[i], *cols))
 		case comment == nil || !workload.IsMark(*comment):
-			unmarked = append(unmarked, name)
+			unmarked = append(unmarked, shown[i])
 		default:
 			continue
 		}
-		names = append(names, name)
+		names = append(names, shown[i])
 	}
 	if len(names) == 0 {
 		return nil
