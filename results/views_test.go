@@ -2,8 +2,10 @@ package results_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 
@@ -38,6 +40,39 @@ func TestSeriesFileBytesAsBefore(t *testing.T) {
 				if err != nil || !bytes.Equal(got, want) {
 					t.Fatalf("%v: series.ndjson differs from the reference:\n%s\n%s", err, got, want)
 				}
+			}
+		})
+	}
+}
+
+// TestViewsOnlyForSeveralIntervals: a completed run of one interval gets
+// no saved views (the interval is its own view), one of two gets both,
+// and Recompute's view of either is the same with or without them.
+func TestViewsOnlyForSeveralIntervals(t *testing.T) {
+	for _, tc := range []struct {
+		intervals int
+		views     bool
+	}{{1, false}, {2, true}} {
+		t.Run(fmt.Sprintf("%d intervals", tc.intervals), func(t *testing.T) {
+			run := writeRun(t, t.TempDir(), runSpec{id: "short", intervals: synthetic(tc.intervals)})
+			streamed, _, err := results.Recompute([]*runlog.Run{run}, results.Window{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := results.SaveViews(run); err != nil {
+				t.Fatal(err)
+			}
+			for _, name := range []string{runlog.TotalsFile, runlog.SeriesFile} {
+				if _, err := os.Stat(filepath.Join(run.Dir, name)); (err == nil) != tc.views {
+					t.Errorf("%s saved: %v, want %v", name, err == nil, tc.views)
+				}
+			}
+			saved, _, err := results.Recompute([]*runlog.Run{run}, results.Window{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if streamed.Total.Count == 0 || !reflect.DeepEqual(saved, streamed) {
+				t.Errorf("the view after SaveViews differs from the streamed one:\n%+v\n%+v", saved, streamed)
 			}
 		})
 	}

@@ -95,6 +95,16 @@ func (e *histEncoder) maxOf(h *hdrhistogram.Histogram) int64 {
 // encode returns h's encoding in base64 (valid until the next call) and
 // h's maximum (Histogram.Max).
 func (e *histEncoder) encode(h *hdrhistogram.Histogram) ([]byte, int64, error) {
+	b, err := e.encodeOnly(h)
+	if err != nil {
+		return nil, 0, err
+	}
+	return b, e.maxOf(h), nil
+}
+
+// encodeOnly returns h's encoding in base64, valid until the next call,
+// without encode's walk of the counts for h's maximum.
+func (e *histEncoder) encodeOnly(h *hdrhistogram.Histogram) ([]byte, error) {
 	snap := h.Export()
 	counts := snap.Counts
 	// The counts are written up to the bucket of h's maximum, as the
@@ -143,24 +153,24 @@ func (e *histEncoder) encode(h *hdrhistogram.Histogram) ([]byte, int64, error) {
 		}
 		zw, err := zlib.NewWriterLevel(&e.comp, level)
 		if err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 		e.zw = zw
 	} else {
 		e.zw.Reset(&e.comp)
 	}
 	if _, err := e.zw.Write(e.raw); err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	if err := e.zw.Close(); err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	e.bin = e.bin[:0]
 	e.bin = binary.BigEndian.AppendUint32(e.bin, uint32(v2CompressedCookie))
 	e.bin = binary.BigEndian.AppendUint32(e.bin, uint32(e.comp.Len()))
 	e.bin = append(e.bin, e.comp.Bytes()...)
 	e.out = base64.StdEncoding.AppendEncode(e.out[:0], e.bin)
-	return e.out, e.maxOf(h), nil
+	return e.out, nil
 }
 
 // appendZigZag appends v in the V2 encoding's ZigZag LEB128-64b9B form:
@@ -188,6 +198,5 @@ type HistEncoder struct{ e histEncoder }
 // Encode returns h's V2 compressed encoding in base64; the bytes are
 // valid until the next call.
 func (e *HistEncoder) Encode(h *hdrhistogram.Histogram) ([]byte, error) {
-	b, _, err := e.e.encode(h)
-	return b, err
+	return e.e.encodeOnly(h)
 }

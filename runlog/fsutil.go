@@ -44,7 +44,16 @@ func marshalLine(v any) ([]byte, error) {
 
 // writeFileAtomic replaces dir/name with data: it writes a temporary file in
 // dir, fsyncs it, renames it over dir/name and fsyncs dir.
-func writeFileAtomic(dir, name string, data []byte) (err error) {
+func writeFileAtomic(dir, name string, data []byte) error {
+	if err := replaceFile(dir, name, data); err != nil {
+		return err
+	}
+	return syncDir(dir)
+}
+
+// replaceFile is writeFileAtomic without the fsync of dir: the new name is
+// durable once dir is synced, by the caller's next writeFileAtomic in dir.
+func replaceFile(dir, name string, data []byte) (err error) {
 	f, err := os.CreateTemp(dir, "."+name+".*.tmp")
 	if err != nil {
 		return err
@@ -70,10 +79,7 @@ func writeFileAtomic(dir, name string, data []byte) (err error) {
 	if err = f.Close(); err != nil {
 		return err
 	}
-	if err = os.Rename(tmp, filepath.Join(dir, name)); err != nil {
-		return err
-	}
-	return syncDir(dir)
+	return os.Rename(tmp, filepath.Join(dir, name))
 }
 
 // syncDir fsyncs a directory so that entries created, renamed or removed in

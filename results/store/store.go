@@ -283,6 +283,9 @@ func open(ctx context.Context, rawURL string, ro bool) (*Store, error) {
 		}
 		return nil, unreachable(rawURL, err)
 	}
+	if driver == "sqlite" && !ro && stamped(pctx, db) {
+		return s, nil // checked and created by an earlier Open
+	}
 	absent, err := refuseForeignTables(pctx, db, driver != "sqlite", s.name)
 	if err == nil && ro {
 		err = readable(absent, driver != "sqlite", s.name)
@@ -305,6 +308,9 @@ func open(ctx context.Context, rawURL string, ro bool) (*Store, error) {
 		// The store answered: whatever went wrong is not that it is
 		// unreachable (a role that may not create tables, a full disk).
 		return nil, fmt.Errorf("cannot create the tables of the results store %s: %w", s.name, err)
+	}
+	if driver == "sqlite" {
+		stamp(pctx, db)
 	}
 	return s, nil
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/stampede-bench/stampede/dialect"
-	"regexp"
+	"github.com/stampede-bench/stampede/internal/lazyre"
 	"slices"
 	"strings"
 
@@ -153,7 +153,7 @@ func markedTablesIn(ctx context.Context, q sqlx.Querier, db *sqlx.DB, churns boo
 		if err := rows.Scan(&n); err != nil {
 			return nil, err
 		}
-		if churnName.MatchString(n) == churns {
+		if churnName().MatchString(n) == churns {
 			names = append(names, n)
 		}
 	}
@@ -164,7 +164,7 @@ func markedTablesIn(ctx context.Context, q sqlx.Querier, db *sqlx.DB, churns boo
 // churn_W_N, churn_cI_W_N). A table of churn's mark under another name is
 // one the user renamed to keep: it is theirs now, and nothing of churn's
 // drops or counts it (as other workloads keep a renamed table).
-var churnName = regexp.MustCompile(`^churn_(c[0-9]+_)?[0-9]+_[0-9]+$`)
+var churnName = lazyre.New(`^churn_(c[0-9]+_)?[0-9]+_[0-9]+$`)
 
 // madeTablesQuery lists the tables of the current schema whose comment is
 // the one placeholder, churn's run mark.

@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 
+	"github.com/stampede-bench/stampede/internal/lazyre"
 	"github.com/stampede-bench/stampede/pgscript"
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
@@ -19,16 +19,17 @@ const ownerHarm = "gives it to another owner, who may then alter, drop and grant
 // (ALTER ... OWNER TO; a relation's is an ALTER TABLE action, see
 // refuseAlter): a schema, a type or domain, a routine (with its argument
 // types or without), the database, and the kinds init sql marks none of
-// (otherKinds), named by a name alone.
+// (otherKinds), named by a name alone. They compile at their first use
+// (lazyre): every stampede command paid for them at init.
 var (
-	ownerSchemaPattern   = regexp.MustCompile(`(?is)^\s*alter\s+schema\s+("(?:[^"]|"")+"|[a-z_][a-z0-9_$]*)\s+owner\s+to\s+(\S+?)\s*;?\s*$`)
-	ownerTypePattern     = regexp.MustCompile(`(?is)^\s*alter\s+(type|domain)\s+(` + identPattern + `)\s+owner\s+to\s+(\S+?)\s*;?\s*$`)
-	ownerRoutinePattern  = regexp.MustCompile(`(?is)^\s*alter\s+(function|procedure|routine|aggregate)\s+(` + identPattern + `(?:\s*\([^)]*\))?)\s+owner\s+to\s+(\S+?)\s*;?\s*$`)
-	ownerDatabasePattern = regexp.MustCompile(`(?is)^\s*alter\s+database\s+("(?:[^"]|"")+"|[a-z_][a-z0-9_$]*)\s+owner\s+to\s+(\S+?)\s*;?\s*$`)
-	ownerOtherPattern    = regexp.MustCompile(`(?is)^\s*alter\s+(collation|conversion|event\s+trigger|foreign\s+data\s+wrapper|(?:procedural\s+)?language|publication|server|statistics|subscription|text\s+search\s+(?:configuration|dictionary))\s+(` + identPattern + `)\s+owner\s+to\s+(\S+?)\s*;?\s*$`)
+	ownerSchemaPattern   = lazyre.New(`(?is)^\s*alter\s+schema\s+("(?:[^"]|"")+"|[a-z_][a-z0-9_$]*)\s+owner\s+to\s+(\S+?)\s*;?\s*$`)
+	ownerTypePattern     = lazyre.New(`(?is)^\s*alter\s+(type|domain)\s+(` + identPattern + `)\s+owner\s+to\s+(\S+?)\s*;?\s*$`)
+	ownerRoutinePattern  = lazyre.New(`(?is)^\s*alter\s+(function|procedure|routine|aggregate)\s+(` + identPattern + `(?:\s*\([^)]*\))?)\s+owner\s+to\s+(\S+?)\s*;?\s*$`)
+	ownerDatabasePattern = lazyre.New(`(?is)^\s*alter\s+database\s+("(?:[^"]|"")+"|[a-z_][a-z0-9_$]*)\s+owner\s+to\s+(\S+?)\s*;?\s*$`)
+	ownerOtherPattern    = lazyre.New(`(?is)^\s*alter\s+(collation|conversion|event\s+trigger|foreign\s+data\s+wrapper|(?:procedural\s+)?language|publication|server|statistics|subscription|text\s+search\s+(?:configuration|dictionary))\s+(` + identPattern + `)\s+owner\s+to\s+(\S+?)\s*;?\s*$`)
 	// reassignPattern finds REASSIGN OWNED BY, which gives every object
 	// of a role to another: no init file's to run.
-	reassignPattern = regexp.MustCompile(`(?is)^\s*reassign\s+owned\s+by\b`)
+	reassignPattern = lazyre.New(`(?is)^\s*reassign\s+owned\s+by\b`)
 )
 
 // refuseOwner refuses statement sql (s of file) when it gives an object
@@ -39,7 +40,7 @@ var (
 // search_path (see resolveName).
 func refuseOwner(ctx context.Context, db *sqlx.DB, file string, s pgscript.InitStep, sql string, path []string, force bool, log io.Writer) error {
 	at := fmt.Sprintf("%s:%d", file, s.Line)
-	if reassignPattern.MatchString(sql) {
+	if reassignPattern().MatchString(sql) {
 		if force {
 			fmt.Fprintf(log, "%s: %s runs REASSIGN OWNED, which init sql cannot judge\n", workload.ForceDropFlag, at)
 			return nil
@@ -68,8 +69,8 @@ func refuseOwner(ctx context.Context, db *sqlx.DB, file string, s pgscript.InitS
 // exist, or init sql made it), why it is not init's, and the new owner.
 func ownerChanged(ctx context.Context, db *sqlx.DB, file string, s pgscript.InitStep, sql string, path []string) (what, why, role string, err error) {
 	switch {
-	case ownerSchemaPattern.MatchString(sql):
-		m := ownerSchemaPattern.FindStringSubmatch(sql)
+	case ownerSchemaPattern().MatchString(sql):
+		m := ownerSchemaPattern().FindStringSubmatch(sql)
 		schema := unquoteIdent(m[1])
 		var comment *string
 		var exists bool
@@ -81,11 +82,11 @@ func ownerChanged(ctx context.Context, db *sqlx.DB, file string, s pgscript.Init
 		}
 		what, why, _, err = whyNotOwn("schema", schema, markOf(comment), "")
 		return what, why, m[2], err
-	case ownerTypePattern.MatchString(sql), ownerRoutinePattern.MatchString(sql):
-		routine := !ownerTypePattern.MatchString(sql)
-		m, lookup := ownerTypePattern.FindStringSubmatch(sql), "to_regtype($1)"
+	case ownerTypePattern().MatchString(sql), ownerRoutinePattern().MatchString(sql):
+		routine := !ownerTypePattern().MatchString(sql)
+		m, lookup := ownerTypePattern().FindStringSubmatch(sql), "to_regtype($1)"
 		if routine {
-			m, lookup = ownerRoutinePattern.FindStringSubmatch(sql), "CASE WHEN $1 LIKE '%(%' THEN to_regprocedure($1)::oid ELSE to_regproc($1)::oid END"
+			m, lookup = ownerRoutinePattern().FindStringSubmatch(sql), "CASE WHEN $1 LIKE '%(%' THEN to_regprocedure($1)::oid ELSE to_regproc($1)::oid END"
 		}
 		name := strings.TrimSpace(m[2])
 		if routine {
@@ -103,8 +104,8 @@ func ownerChanged(ctx context.Context, db *sqlx.DB, file string, s pgscript.Init
 		}
 		what, why, _, err = whyNotOwn(word, name, markOf(&comment), "")
 		return what, why, m[3], err
-	case ownerDatabasePattern.MatchString(sql):
-		m := ownerDatabasePattern.FindStringSubmatch(sql)
+	case ownerDatabasePattern().MatchString(sql):
+		m := ownerDatabasePattern().FindStringSubmatch(sql)
 		name := unquoteIdent(m[1])
 		var comment *string
 		var exists bool
@@ -115,8 +116,8 @@ func ownerChanged(ctx context.Context, db *sqlx.DB, file string, s pgscript.Init
 			return "", "", "", nil // stampede's init created it
 		}
 		return fmt.Sprintf("database %q", name), "stampede did not create it: it is yours", m[2], nil
-	case ownerOtherPattern.MatchString(sql):
-		m := ownerOtherPattern.FindStringSubmatch(sql)
+	case ownerOtherPattern().MatchString(sql):
+		m := ownerOtherPattern().FindStringSubmatch(sql)
 		kind := strings.ToLower(strings.Join(strings.Fields(m[1]), " "))
 		parts := strings.Split(m[2], ".") // the schema aside
 		var exists bool
