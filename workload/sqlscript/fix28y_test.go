@@ -113,3 +113,70 @@ COPY public.ut FROM STDIN;
 		}
 	})
 }
+
+// TestCleanupDropsInitsIndexAndTrigger: an index or trigger that an init
+// file made on a user's table was no object of init's, so cleanup sql
+// left it on the user's table (issue 28). init now marks them (bound to
+// their OIDs); cleanup sql drops exactly those, and the user's rows, own
+// index and own trigger on the same table stay; init --drop drops them
+// before it runs the file again.
+func TestCleanupDropsInitsIndexAndTrigger(t *testing.T) {
+	dir := t.TempDir()
+	_, u, conn := freshDB(t, "sql28y")
+	exec1(t, conn, `CREATE TABLE ut (id int PRIMARY KEY, n int);
+INSERT INTO ut SELECT g, g FROM generate_series(1, 5) g;
+CREATE INDEX ut_user_idx ON ut (n);
+CREATE FUNCTION utf() RETURNS trigger LANGUAGE plpgsql AS 'BEGIN RETURN NEW; END';
+CREATE TRIGGER ut_user_trg BEFORE INSERT ON ut FOR EACH ROW EXECUTE FUNCTION utf()`)
+	write(t, dir, "init.sql", `CREATE TABLE a (id int);
+CREATE INDEX a_idx ON a (id);
+CREATE INDEX ut_init_idx ON ut (id, n);
+CREATE INDEX ON ut ((n + 1));
+CREATE FUNCTION itf() RETURNS trigger LANGUAGE plpgsql AS 'BEGIN RETURN NEW; END';
+CREATE TRIGGER ut_init_trg BEFORE UPDATE ON ut FOR EACH ROW EXECUTE FUNCTION itf();
+`)
+	const indexes = `SELECT count(*) FROM pg_index WHERE indrelid = 'ut'::regclass`
+	const triggers = `SELECT count(*) FROM pg_trigger WHERE tgrelid = 'ut'::regclass AND NOT tgisinternal`
+	for _, args := range [][]string{
+		{"init", "sql", "--init-file", "init.sql", u},
+		{"init", "sql", "--drop", "--init-file", "init.sql", u},
+	} {
+		if r := stampede(t, dir, args...); r.code != 0 {
+			t.Fatalf("%s: exit %d: %s", strings.Join(args[:3], " "), r.code, r.stderr)
+		}
+		// pkey, the user's, and the file's two; the user's and the file's.
+		if n, m := count(t, conn, indexes), count(t, conn, triggers); n != 4 || m != 2 {
+			t.Fatalf("after %s: %d indexes and %d triggers on ut, want 4 and 2", args[1], n, m)
+		}
+	}
+	// The marks are bound to the OIDs of the file's index and trigger.
+	if n := count(t, conn, `SELECT count(*) FROM pg_description WHERE description ~ ('; oid ' || objoid || '$')
+		AND (objoid = 'ut_init_idx'::regclass OR objoid = (SELECT oid FROM pg_trigger WHERE tgname = 'ut_init_trg'))`); n != 2 {
+		t.Errorf("%d of the file's index and trigger carry a mark bound to their OID, want 2", n)
+	}
+	r := stampede(t, dir, "cleanup", "sql", u)
+	out := r.stdout + r.stderr
+	for _, want := range []string{"dropped index ut_init_idx\n", "dropped index ut_expr_idx\n", "dropped trigger ut_init_trg ON ut\n", "dropped table a\n", "dropped function itf()\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("cleanup sql: want %q in:\n%s", want, out)
+		}
+	}
+	if r.code != 0 {
+		t.Fatalf("cleanup sql: exit %d:\n%s", r.code, out)
+	}
+	for _, c := range []struct {
+		what, sql string
+		want      int64
+	}{
+		{"the user's rows", "SELECT count(*) FROM ut WHERE n = id", 5},
+		{"the user's index and the primary key", indexes, 2},
+		{"the user's index", "SELECT count(*) FROM pg_class WHERE relname = 'ut_user_idx'", 1},
+		{"the user's trigger", "SELECT count(*) FROM pg_trigger WHERE tgname = 'ut_user_trg' AND tgrelid = 'ut'::regclass", 1},
+		{"triggers on ut", triggers, 1},
+		{"the file's table and function", "SELECT count(*) FROM pg_class WHERE relname = 'a'", 0},
+	} {
+		if n := count(t, conn, c.sql); n != c.want {
+			t.Errorf("after cleanup sql, %s: %d, want %d", c.what, n, c.want)
+		}
+	}
+}
