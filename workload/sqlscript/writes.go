@@ -141,8 +141,10 @@ func blankDollarQuotes(sql string) string {
 // removes rows (see writes) of a relation that exists before init, that
 // carries no mark of stampede's, and that the file did not create
 // earlier (created, by normalName): the user's rows. With force it is
-// said on log, and the file runs. path is the file's own search_path.
-func refuseWrite(ctx context.Context, db *sqlx.DB, file string, s pgscript.InitStep, sql string, path []string, created map[string]bool, force bool, log io.Writer) error {
+// said on log, and the file runs. path is the file's own search_path;
+// none keeps the names (as resolved) found to be no user's, so that a
+// file of many statements on them asks the server once.
+func refuseWrite(ctx context.Context, db *sqlx.DB, file string, s pgscript.InitStep, sql string, path []string, created, none map[string]bool, force bool, log io.Writer) error {
 	for _, w := range writes(sql) {
 		if created[normalName(w.table)] {
 			continue
@@ -154,9 +156,16 @@ func refuseWrite(ctx context.Context, db *sqlx.DB, file string, s pgscript.InitS
 		if path != nil && name == strings.Join(strings.Fields(w.table), "") && !isQualified(name) {
 			continue // in none of the file's schemas: not there before init
 		}
+		key := fmt.Sprint(w.cascade, " ", name)
+		if none[key] {
+			continue
+		}
 		tables, err := usersTables(ctx, db, name, w.cascade)
 		if err != nil {
 			return fmt.Errorf("looking for %s, which %s:%d changes: %w", name, file, s.Line, err)
+		}
+		if len(tables) == 0 {
+			none[key] = true
 		}
 		for _, t := range tables {
 			action := w.action
