@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/stampede-bench/stampede/internal/lazyre"
 	"github.com/stampede-bench/stampede/pgscript"
 	"github.com/stampede-bench/stampede/sqlx"
 )
@@ -170,7 +171,9 @@ func (t *tracker) run(ctx context.Context, line int, sql string, again bool, f f
 				// Refused before it did anything; it makes no object
 				// init marks but an index (CREATE INDEX CONCURRENTLY),
 				// which then is not known to be init's, and is said.
-				t.alone = append(t.alone, line)
+				if concurrentIndex().MatchString(skipComments(sql)) {
+					t.alone = append(t.alone, line)
+				}
 				return f()
 			case again && code == "2D000":
 				t.alone = append(t.alone, line)
@@ -212,6 +215,9 @@ func (t *tracker) run(ctx context.Context, line int, sql string, again bool, f f
 	}
 	return n, err
 }
+
+// concurrentIndex finds CREATE INDEX CONCURRENTLY.
+var concurrentIndex = lazyre.New(`(?is)^create\s+(?:unique\s+)?index\s+concurrently\b`)
 
 // finish commits the transaction begun for a statement that did not
 // run (RunInit stopped before it).
