@@ -46,6 +46,8 @@ var relationKinds = map[string]string{"r": "table", "p": "partitioned table", "S
 // refusal.
 func checkInTheWay(ctx context.Context, db *sqlx.DB, file string, steps []pgscript.InitStep, force bool, log io.Writer) error {
 	dropped := map[string]bool{}
+	created := map[string]bool{}     // the relations the file creates, by normalName
+	noUsers := map[string]bool{}     // the relations of writes found no user's (refuseWrite)
 	var drops *workload.ForeignError // the user's relations the file drops
 	var lines []string
 	refuseDrops := func(err error) error {
@@ -171,6 +173,14 @@ func checkInTheWay(ctx context.Context, db *sqlx.DB, file string, steps []pgscri
 			// would replace in place.
 			if err := refuseReplace(ctx, db, file, s, sql, path, force, log); err != nil {
 				return refuseDrops(err)
+			}
+			// A user's table whose rows TRUNCATE, DELETE or UPDATE would
+			// remove or change.
+			if err := refuseWrite(ctx, db, file, s, sql, path, created, noUsers, force, log); err != nil {
+				return refuseDrops(err)
+			}
+			if n := createdName(sql); n != "" {
+				created[n] = true
 			}
 			m := createPattern().FindStringSubmatch(sql)
 			if m == nil || m[2] != "" || dropped[normalName(m[3])] {

@@ -1,6 +1,7 @@
 package sqlscript
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -18,9 +19,11 @@ import (
 
 // object is a database object that an init file may create: a schema, a
 // table, a view, a materialized view, a sequence, a type or a domain, a
-// function, procedure or aggregate. Objects that belong to another (a
+// function, procedure or aggregate, and an index or trigger (on a table
+// init did not make: see markObjects). Objects that belong to another (a
 // table's own sequence and row type, an extension's members, array
-// types, indexes) are not objects here: they go with their owner.
+// types, a constraint's index, a partition's copy of an index or
+// trigger) are not objects here: they go with their owner.
 type object struct {
 	// kind is its kind as COMMENT ON and DROP name it (TABLE, VIEW, ...).
 	kind string
@@ -34,6 +37,9 @@ type object struct {
 	// ident is its schema-qualified identity (pg_identify_object), which
 	// init's mark records (madeAs) to tell a renamed object.
 	ident string
+	// table is the OID of the table an index or trigger is on (0 for
+	// any other object).
+	table uint32
 }
 
 // madeAsSep follows init's mark on an object, before the identity it was
@@ -69,26 +75,37 @@ func notExtension(catalog, col string) string {
 
 // objectsQuery lists the objects of the database (see object).
 var objectsQuery = `
-SELECT 'SCHEMA', quote_ident(n.nspname), 'pg_namespace', n.oid, ` + dialect.OwnComment(dialect.Postgres{}, "n.oid", "pg_namespace") + `
+SELECT 'SCHEMA', quote_ident(n.nspname), 'pg_namespace', n.oid, ` + dialect.OwnComment(dialect.Postgres{}, "n.oid", "pg_namespace") + `, 0::oid
   FROM pg_namespace n
   WHERE ` + userNamespace("n.oid") + ` AND n.nspname <> 'public' AND ` + notExtension("pg_namespace", "n.oid") + `
 UNION ALL
 SELECT CASE c.relkind WHEN 'v' THEN 'VIEW' WHEN 'm' THEN 'MATERIALIZED VIEW' WHEN 'S' THEN 'SEQUENCE' WHEN 'f' THEN 'FOREIGN TABLE' ELSE 'TABLE' END,
-       c.oid::regclass::text, 'pg_class', c.oid, ` + dialect.OwnComment(dialect.Postgres{}, "c.oid", "pg_class") + `
+       c.oid::regclass::text, 'pg_class', c.oid, ` + dialect.OwnComment(dialect.Postgres{}, "c.oid", "pg_class") + `, 0::oid
   FROM pg_class c
   WHERE c.relkind IN ('r', 'p', 'v', 'm', 'S', 'f') AND ` + userNamespace("c.relnamespace") + ` AND ` + notExtension("pg_class", "c.oid") + `
     AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid
                     AND d.refclassid = 'pg_class'::regclass AND d.deptype IN ('a', 'i') AND c.relkind = 'S')
 UNION ALL
-SELECT CASE t.typtype WHEN 'd' THEN 'DOMAIN' ELSE 'TYPE' END, t.oid::regtype::text, 'pg_type', t.oid, ` + dialect.OwnComment(dialect.Postgres{}, "t.oid", "pg_type") + `
+SELECT CASE t.typtype WHEN 'd' THEN 'DOMAIN' ELSE 'TYPE' END, t.oid::regtype::text, 'pg_type', t.oid, ` + dialect.OwnComment(dialect.Postgres{}, "t.oid", "pg_type") + `, 0::oid
   FROM pg_type t
   WHERE t.typtype IN ('e', 'd', 'r', 'c') AND ` + userNamespace("t.typnamespace") + ` AND ` + notExtension("pg_type", "t.oid") + `
     AND (t.typtype <> 'c' OR (SELECT relkind FROM pg_class WHERE oid = t.typrelid) = 'c')
 UNION ALL
 SELECT CASE p.prokind WHEN 'p' THEN 'PROCEDURE' WHEN 'a' THEN 'AGGREGATE' ELSE 'FUNCTION' END,
-       p.oid::regprocedure::text, 'pg_proc', p.oid, ` + dialect.OwnComment(dialect.Postgres{}, "p.oid", "pg_proc") + `
+       p.oid::regprocedure::text, 'pg_proc', p.oid, ` + dialect.OwnComment(dialect.Postgres{}, "p.oid", "pg_proc") + `, 0::oid
   FROM pg_proc p
-  WHERE ` + userNamespace("p.pronamespace") + ` AND ` + notExtension("pg_proc", "p.oid")
+  WHERE ` + userNamespace("p.pronamespace") + ` AND ` + notExtension("pg_proc", "p.oid") + `
+UNION ALL
+SELECT 'INDEX', c.oid::regclass::text, 'pg_class', c.oid, ` + dialect.OwnComment(dialect.Postgres{}, "c.oid", "pg_class") + `, i.indrelid
+  FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid
+  WHERE c.relkind IN ('i', 'I') AND NOT c.relispartition AND ` + userNamespace("c.relnamespace") + ` AND ` + notExtension("pg_class", "i.indrelid") + `
+    AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid
+                    AND d.refclassid = 'pg_constraint'::regclass AND d.deptype = 'i')
+UNION ALL
+SELECT 'TRIGGER', quote_ident(t.tgname) || ' ON ' || t.tgrelid::regclass::text, 'pg_trigger', t.oid, ` + dialect.OwnComment(dialect.Postgres{}, "t.oid", "pg_trigger") + `, t.tgrelid
+  FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+  WHERE NOT t.tgisinternal AND ` + userNamespace("c.relnamespace") + ` AND ` + notExtension("pg_class", "c.oid") + `
+    AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_trigger'::regclass AND d.objid = t.oid AND d.deptype IN ('P', 'S'))`
 
 // dependsQuery lists what depends on what: pg_depend's normal and
 // automatic dependencies, each side taken to the object it is part of (a
@@ -122,8 +139,8 @@ SELECT 'pg_proc', oid, 'pg_namespace', pronamespace FROM pg_proc`
 
 // objects lists the database's objects (see object).
 func objects(ctx context.Context, db *sqlx.DB) ([]object, error) {
-	rows, err := db.Query(ctx, `SELECT kind, name, cat, oid, cmt, (pg_identify_object(cat::regclass, oid, 0)).identity
-		FROM (`+objectsQuery+`) q(kind, name, cat, oid, cmt)`)
+	rows, err := db.Query(ctx, `SELECT kind, name, cat, oid, cmt, (pg_identify_object(cat::regclass, oid, 0)).identity, tbl
+		FROM (`+objectsQuery+`) q(kind, name, cat, oid, cmt, tbl)`)
 	if err != nil {
 		return nil, fmt.Errorf("listing the database's objects: %w", err)
 	}
@@ -132,7 +149,7 @@ func objects(ctx context.Context, db *sqlx.DB) ([]object, error) {
 	for rows.Next() {
 		var o object
 		var c *string
-		if err := rows.Scan(&o.kind, &o.name, &o.key.catalog, &o.key.oid, &c, &o.ident); err != nil {
+		if err := rows.Scan(&o.kind, &o.name, &o.key.catalog, &o.key.oid, &c, &o.ident, &o.table); err != nil {
 			return nil, err
 		}
 		if c != nil {
@@ -148,16 +165,19 @@ func (o object) kindWord() string { return strings.ToLower(o.kind) }
 
 // markObjects marks as stampede's the objects that are not in before
 // and that the init file's own transactions made (mine), and returns
-// them, named for a line ("table t", "view v", ...). The others new
-// since before (another session's, made while the file ran) are left
-// alone and returned in others, named the same way.
+// them, named for a line ("table t", "view v", ...). An index or trigger
+// is marked when its table was there before (a user's: cleanup drops
+// what init added to it, and nothing of the user's); one on a table the
+// file made goes with its table. The others new since before (another
+// session's, made while the file ran) are left alone and returned in
+// others, named the same way.
 func (g *gen) markObjects(ctx context.Context, db *sqlx.DB, before, mine map[objKey]bool) (made, others []string, err error) {
 	after, err := objects(ctx, db)
 	if err != nil {
 		return nil, nil, err
 	}
 	for _, o := range after {
-		if before[o.key] {
+		if before[o.key] || o.table != 0 && !before[objKey{"pg_class", o.table}] {
 			continue
 		}
 		if !mine[o.key] {
@@ -247,6 +267,16 @@ func (g *gen) madeObjects(ctx context.Context, db *sqlx.DB) ([]object, error) {
 	for i := range made {
 		visit(i)
 	}
+	// Indexes and triggers (on tables init did not make) first: what
+	// depends on them is their table's, which pg_depend's order above
+	// does not see, and they depend on init's functions.
+	onTable := func(o object) int {
+		if o.table != 0 {
+			return 0
+		}
+		return 1
+	}
+	slices.SortStableFunc(order, func(a, b object) int { return cmp.Compare(onTable(a), onTable(b)) })
 	return order, nil
 }
 

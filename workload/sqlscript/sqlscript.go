@@ -47,9 +47,12 @@ Statements are prepared once per connection (--protocol prepared, pgbench's
 
 init runs --init-file FILE (SQL statements, and COPY ... FROM STDIN with its
 rows up to a line \.) and marks every object it creates (schemas, tables,
-views, sequences, types, functions) as stampede's, so that cleanup drops
-them, dependents first and without CASCADE, and nothing else (a file that
-fails on the server keeps what it made before, marked: cleanup drops it).
+views, sequences, types, functions, and indexes and triggers on your tables)
+as stampede's, so that cleanup drops them, dependents first and without
+CASCADE, and nothing else (a file that fails on the server keeps what it
+made before, marked: cleanup drops it). A file that drops, alters, empties or
+changes the rows of (TRUNCATE, DELETE, UPDATE) a table of yours is refused
+before it runs; --force-drop runs it.
 cleanup --cleanup-file FILE runs your own drop.sql first. check runs
 --check-file FILE in read-only transactions: a query passes when it returns
 rows whose every column is true. -f - reads a script from the standard input.

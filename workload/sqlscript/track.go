@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/stampede-bench/stampede/internal/lazyre"
 	"github.com/stampede-bench/stampede/pgscript"
 	"github.com/stampede-bench/stampede/sqlx"
 )
@@ -20,8 +21,8 @@ import (
 // Each statement outside the file's own transaction blocks runs in a
 // transaction of the tracker's (BEGIN, the statement, COMMIT). Before a
 // transaction commits (the tracker's, or the file's own at its COMMIT),
-// the tracker lists the rows of pg_class, pg_type, pg_proc and
-// pg_namespace that this transaction wrote itself: at its top level
+// the tracker lists the rows of pg_class, pg_type, pg_proc,
+// pg_namespace and pg_trigger that this transaction wrote itself: at its top level
 // (xmin is its transaction id) or in a subtransaction (a SAVEPOINT, a DO
 // block with an EXCEPTION clause: xmin is a later id that
 // pg_xact_status calls in progress, or one past every transaction the
@@ -34,10 +35,10 @@ import (
 // trip.
 //
 // A statement that refuses to run inside a transaction block (VACUUM,
-// CREATE DATABASE, CREATE INDEX CONCURRENTLY: SQLSTATE 25001) makes
-// none of the objects init marks (those are in the database's schemas,
-// and an index goes with its table); it is rolled back before it did
-// anything and run again on its own. A statement that ends transactions
+// CREATE DATABASE, CREATE INDEX CONCURRENTLY: SQLSTATE 25001) is rolled
+// back before it did anything and run again on its own: an index it
+// makes on a table init did not make is not known to be init's (left
+// unmarked, and said); one on init's own table goes with its table. A statement that ends transactions
 // itself (a procedure or DO block that commits: SQLSTATE 2D000) runs
 // again on its own too, and what appears while it runs is not known to
 // be init's: it is left unmarked, and said.
@@ -61,7 +62,7 @@ type tracker struct {
 
 // insertedQuery reads the rows the transaction has inserted into the
 // catalogs of init's objects so far.
-const insertedQuery = `SELECT pg_stat_get_xact_tuples_inserted('pg_class'::regclass) + pg_stat_get_xact_tuples_inserted('pg_type'::regclass) + pg_stat_get_xact_tuples_inserted('pg_proc'::regclass) + pg_stat_get_xact_tuples_inserted('pg_namespace'::regclass)`
+const insertedQuery = `SELECT pg_stat_get_xact_tuples_inserted('pg_class'::regclass) + pg_stat_get_xact_tuples_inserted('pg_type'::regclass) + pg_stat_get_xact_tuples_inserted('pg_proc'::regclass) + pg_stat_get_xact_tuples_inserted('pg_namespace'::regclass) + pg_stat_get_xact_tuples_inserted('pg_trigger'::regclass)`
 
 // madeQuery lists the catalog rows the open transaction wrote itself
 // (see tracker), when it inserted more than %d catalog rows.
@@ -73,6 +74,7 @@ SELECT cat, oid FROM (
   UNION ALL SELECT 'pg_type', oid, xmin FROM pg_type WHERE (SELECT changed FROM g)
   UNION ALL SELECT 'pg_proc', oid, xmin FROM pg_proc WHERE (SELECT changed FROM g)
   UNION ALL SELECT 'pg_namespace', oid, xmin FROM pg_namespace WHERE (SELECT changed FROM g)
+  UNION ALL SELECT 'pg_trigger', oid, xmin FROM pg_trigger WHERE (SELECT changed FROM g)
 ) r, b, LATERAL (SELECT (r.xmin::text::bigint - b.low + 4294967296) %% 4294967296 AS d) dd
 WHERE CASE WHEN d >= 2147483648 THEN false WHEN d = 0 OR d >= b.db THEN true
            ELSE pg_xact_status((b.top + d)::text::xid8) = 'in progress' END`
@@ -167,7 +169,11 @@ func (t *tracker) run(ctx context.Context, line int, sql string, again bool, f f
 			switch code := sqlx.SQLState(err); {
 			case again && code == "25001":
 				// Refused before it did anything; it makes no object
-				// init marks.
+				// init marks but an index (CREATE INDEX CONCURRENTLY),
+				// which then is not known to be init's, and is said.
+				if concurrentIndex().MatchString(skipComments(sql)) {
+					t.alone = append(t.alone, line)
+				}
 				return f()
 			case again && code == "2D000":
 				t.alone = append(t.alone, line)
@@ -209,6 +215,9 @@ func (t *tracker) run(ctx context.Context, line int, sql string, again bool, f f
 	}
 	return n, err
 }
+
+// concurrentIndex finds CREATE INDEX CONCURRENTLY.
+var concurrentIndex = lazyre.New(`(?is)^create\s+(?:unique\s+)?index\s+concurrently\b`)
 
 // finish commits the transaction begun for a statement that did not
 // run (RunInit stopped before it).
