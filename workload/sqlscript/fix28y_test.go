@@ -35,6 +35,7 @@ CREATE TABLE uref (id int REFERENCES app."Users"); INSERT INTO uref VALUES (1)`
 		{"DO block", "DO $$ BEGIN UPDATE ut SET n = 0; END $$", "public.ut", "UPDATE", "changes its rows"},
 		{"MERGE", "MERGE INTO ut USING a ON a.id = ut.id WHEN MATCHED THEN DELETE", "public.ut", "MERGE", "changes or deletes its rows"},
 		{"upsert", "INSERT INTO ut VALUES (1, 0) ON CONFLICT (id) DO UPDATE SET n = 0", "public.ut", "INSERT ... ON CONFLICT DO UPDATE", "changes its rows"},
+		{"COMMENT ON", "COMMENT ON TABLE ut IS 'hello'", "public.ut", "COMMENT ON", "replaces its comment (where stampede's mark would make cleanup drop it)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			name, u, conn := freshDB(t, "sql28y")
@@ -91,6 +92,7 @@ INSERT INTO t SELECT g, g FROM generate_series(1, 10) g;
 DELETE FROM t WHERE id > 8;
 UPDATE t SET n = t.n + 1 FROM public.ut WHERE ut.id = t.id;
 TRUNCATE ONLY t;
+COMMENT ON TABLE t IS 'the file''s own table';
 DO $$ BEGIN DELETE FROM t; END $$;
 INSERT INTO public.ut VALUES (100, 100);
 INSERT INTO public.ut VALUES (100, 0) ON CONFLICT DO NOTHING;

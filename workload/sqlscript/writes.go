@@ -31,6 +31,10 @@ var (
 	truncatePattern = lazyre.New(`(?is)\btruncate\s+(?:table\s+)?((?:only\s+)?` + identPattern + `\s*\*?(?:\s*,\s*(?:only\s+)?` + identPattern + `\s*\*?)*)(.*)`)
 	mergePattern    = lazyre.New(`(?is)\bmerge\s+into\s+(?:only\s+)?(` + identPattern + `)(.*)`)
 	upsertPattern   = lazyre.New(`(?is)\binsert\s+into\s+(` + identPattern + `)(.*)`)
+	// commentPattern is COMMENT ON a relation: a user's comment lost,
+	// or stampede's mark forged on a user's table (cleanup would then
+	// take it for stampede's).
+	commentPattern = lazyre.New(`(?is)\bcomment\s+on\s+(?:table|view|materialized\s+view|foreign\s+table|sequence|index)\s+(` + identPattern + `)\s+is\b`)
 	// matchedChange is MERGE's WHEN MATCHED ... THEN UPDATE or DELETE;
 	// doUpdate INSERT's ON CONFLICT ... DO UPDATE.
 	matchedChange = lazyre.New(`(?is)\bwhen\s+matched\b.*?\bthen\s+(?:update|delete)\b`)
@@ -46,7 +50,8 @@ var (
 
 // writes returns what statement sql (without comments) changes or
 // removes rows of: its TRUNCATE, DELETE, UPDATE, MERGE that updates or
-// deletes, and INSERT ... ON CONFLICT DO UPDATE, wherever they stand in
+// deletes, and INSERT ... ON CONFLICT DO UPDATE; and the relations it
+// puts a comment on (COMMENT ON TABLE ...), wherever they stand in
 // it (WITH, a DO block's body). Statements run by EXECUTE, or in a
 // routine's body, are not seen.
 func writes(sql string) []write {
@@ -80,6 +85,9 @@ func writes(sql string) []write {
 	}
 	if m := upsertPattern().FindStringSubmatch(sql); m != nil && doUpdate().MatchString(m[2]) {
 		out = append(out, write{action: "INSERT ... ON CONFLICT DO UPDATE", does: "changes its rows", table: m[1]})
+	}
+	for _, m := range commentPattern().FindAllStringSubmatch(sql, -1) {
+		out = append(out, write{action: "COMMENT ON", does: "replaces its comment (where stampede's mark would make cleanup drop it)", table: m[1]})
 	}
 	return out
 }

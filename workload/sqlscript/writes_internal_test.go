@@ -22,7 +22,12 @@ func TestWrites(t *testing.T) {
 		{"DO LANGUAGE plpgsql 'BEGIN TRUNCATE ut; END'", "[TRUNCATE ut]"},
 		{"MERGE INTO ut USING src ON ut.id = src.id WHEN MATCHED THEN UPDATE SET n = src.n", "[MERGE ut]"},
 		{"INSERT INTO ut VALUES (1) ON CONFLICT (id) DO UPDATE SET n = excluded.n", "[INSERT ... ON CONFLICT DO UPDATE ut]"},
+		{"COMMENT ON TABLE item IS 'made by stampede init of sql (data sql); oid 1'", "[COMMENT ON item]"},
+		{"comment on materialized view s.\"M v\" is null", "[COMMENT ON s.\"M v\"]"},
+		{"COMMENT ON INDEX ix IS 'x'", "[COMMENT ON ix]"},
 		// Only adds rows, or names the verbs otherwise.
+		{"COMMENT ON COLUMN ut.n IS 'x'", "[]"},
+		{"COMMENT ON FUNCTION f() IS 'x'", "[]"},
 		{"INSERT INTO ut VALUES (1) ON CONFLICT DO NOTHING", "[]"},
 		{"MERGE INTO ut USING src ON ut.id = src.id WHEN NOT MATCHED THEN INSERT VALUES (src.id)", "[]"},
 		{"CREATE TABLE c (id int REFERENCES ut ON DELETE CASCADE ON UPDATE SET NULL)", "[]"},
