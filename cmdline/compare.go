@@ -16,6 +16,9 @@ func CompareSides(args []string, tags [2][]string) ([2][]string, error) {
 	var sides [2][]string
 	for i := range sides {
 		if len(tags[i]) > 0 {
+			if _, err := runlog.ParseTagsOf([]string{"--a-tag", "--b-tag"}[i], tags[i]); err != nil {
+				return sides, usagef("%v", err)
+			}
 			continue
 		}
 		if len(args) == 0 {

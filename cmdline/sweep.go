@@ -448,7 +448,7 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 	if s.Duration == 0 && maxOps == 0 {
 		return nil, usagef("each step of a sweep needs an end: give --duration (such as 60s) or --max-ops")
 	}
-	s.Observers, s.Checks = nil, env.Stderr // the sweep prints its own table on stdout
+	s.Observers, s.Checks, s.Warnings = nil, env.Stderr, env.Stderr // the sweep prints its own table on stdout
 	checkOnce := afterSweepChecks(spec.Gen, rf.skipChecks)
 	s.SkipChecks = s.SkipChecks || checkOnce // once, after the last step
 	if rf.verbosity > 2 {
@@ -695,7 +695,7 @@ func buildStep(spec RunArgs, env Env, swept []given, vals []float64) (run.Spec, 
 	if err != nil {
 		return run.Spec{}, err
 	}
-	s.Observers, s.Checks = nil, env.Stderr
+	s.Observers, s.Checks, s.Warnings = nil, env.Stderr, env.Stderr
 	if s.Limits.Limits.IsZero() && slices.ContainsFunc(swept, func(g given) bool { return g.vf != nil && g.vf.none }) {
 		// A none step of a limit sweep runs without any limit: the
 		// processes its other steps limit have none to be put under.

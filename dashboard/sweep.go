@@ -156,10 +156,11 @@ type SweepStep struct {
 	Figures   map[string]float64 `json:"figures,omitempty"`
 	Telemetry *SweepTelemetry    `json:"telemetry,omitempty"`
 	// CPULimit is how the step's CPU limit bore on the server, from its
-	// run's summary.json; Note says when it never bound, as `stampede
-	// sweep` prints it (sweep.Step.LimitNote).
-	CPULimit *limit.CPUBound `json:"cpu_limit,omitempty"`
-	Note     string          `json:"note,omitempty"`
+	// run's summary.json; LimitNote says when it never bound, as
+	// `stampede sweep` prints it (sweep.Step.LimitNote) and names it in
+	// its NDJSON.
+	CPULimit  *limit.CPUBound `json:"cpu_limit,omitempty"`
+	LimitNote string          `json:"limit_note,omitempty"`
 }
 
 // sweepTelemetry is t's columns of a sweep's table (nil for nil).
@@ -343,7 +344,7 @@ func sweepDoc(id string, runs []*runlog.Run) (SweepDoc, error) {
 	for _, st := range res.Steps {
 		s := SweepStep{N: st.N, Value: st.Value, ValueText: res.Param.Text(st.Value), X: x(st.Value), Value2: st.Value2, Rep: st.Rep, Run: st.RunID, Status: st.Status, Target: st.Target,
 			Workers: st.Workers, Total: st.Total, Judged: st.Judged, Met: st.Met, Why: st.Why, Figures: st.Figures, Telemetry: sweepTelemetry(st.Telemetry),
-			CPULimit: st.CPULimit, Note: st.LimitNote()}
+			CPULimit: st.CPULimit, LimitNote: st.LimitNote()}
 		if res.Param2 != "" {
 			s.Value2Text, s.X2 = res.Param2.Text(st.Value2), x2(st.Value2)
 		}

@@ -51,12 +51,21 @@ func TestSweepLimitNotePage(t *testing.T) {
 	var doc dashboard.SweepDoc
 	getJSON(t, srv.URL+"/api/sweeps/"+id, &doc)
 	want := []string{"", "limit never bound: server used 0.20 of 2 CPUs, not throttled"}
-	if !doc.Notes || len(doc.Steps) != 2 || doc.Steps[0].Note != want[0] || doc.Steps[1].Note != want[1] || doc.Steps[1].CPULimit == nil || doc.Steps[1].CPULimit.Periods != 40 {
+	if !doc.Notes || len(doc.Steps) != 2 || doc.Steps[0].LimitNote != want[0] || doc.Steps[1].LimitNote != want[1] || doc.Steps[1].CPULimit == nil || doc.Steps[1].CPULimit.Periods != 40 {
 		t.Errorf("notes %v, steps %+v; want notes %q", doc.Notes, doc.Steps, want)
 	}
 	if !strings.Contains(doc.Conclusion, "lowest --cpus meeting the SLO p99<=500ms: 2 (step 2)") ||
 		!strings.Contains(doc.Conclusion, "the CPU limit never bound where the answer lies: at --cpus 2 (step 2) the server used 0.20 of 2 CPUs, not throttled; the answer is limited by the machine, not the limit") {
 		t.Errorf("conclusion:\n%s", doc.Conclusion)
+	}
+
+	// The key is the NDJSON's and the README's, limit_note.
+	var raw struct {
+		Steps []map[string]any `json:"steps"`
+	}
+	getJSON(t, srv.URL+"/api/sweeps/"+id, &raw)
+	if len(raw.Steps) != 2 || raw.Steps[1]["limit_note"] != want[1] || raw.Steps[1]["note"] != nil {
+		t.Errorf("/api/sweeps/%s's steps %v: want the note as limit_note", id, raw.Steps)
 	}
 
 	ctx := browser(t)

@@ -1,11 +1,14 @@
 package results
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	mstats "github.com/aclements/go-moremath/stats"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -99,7 +102,7 @@ func groupFlags(a, b []*runlog.Run) []GroupFlag {
 				}
 				all[f[name]] = true
 			}
-			slices.Sort(vals[i])
+			slices.SortFunc(vals[i], compareFlagValues)
 		}
 		if len(all) > 1 {
 			out = append(out, GroupFlag{Name: name, A: vals[0], B: vals[1]})
@@ -107,6 +110,22 @@ func groupFlags(a, b []*runlog.Run) []GroupFlag {
 	}
 	slices.SortFunc(out, func(x, y GroupFlag) int { return strings.Compare(x.Name, y.Name) })
 	return out
+}
+
+// compareFlagValues orders two values of a flag by what they say:
+// durations (2s before 20s) and numbers by value, anything else as text.
+func compareFlagValues(x, y string) int {
+	if dx, err := time.ParseDuration(x); err == nil {
+		if dy, err := time.ParseDuration(y); err == nil {
+			return cmp.Compare(dx, dy)
+		}
+	}
+	if fx, err := strconv.ParseFloat(x, 64); err == nil {
+		if fy, err := strconv.ParseFloat(y, 64); err == nil {
+			return cmp.Compare(fx, fy)
+		}
+	}
+	return strings.Compare(x, y)
 }
 
 // GroupSide is one side of a GroupComparison: its runs, in the order

@@ -2,6 +2,7 @@ package results
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -94,5 +95,24 @@ func TestGroupNeededRuns(t *testing.T) {
 				t.Errorf("needed %v, want %d", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestCompareFlagValues orders a flag's values in flags_differ by value
+// (issue 34, item 6): 2s before 20s, 9 before 10, text as text.
+func TestCompareFlagValues(t *testing.T) {
+	for _, tc := range []struct {
+		in, want []string
+	}{
+		{[]string{"20s", "2s"}, []string{"2s", "20s"}},
+		{[]string{"2m", "90s", "500ms"}, []string{"500ms", "90s", "2m"}},
+		{[]string{"10", "9", "0.5"}, []string{"0.5", "9", "10"}},
+		{[]string{"b", "a", "10", "9"}, []string{"9", "10", "a", "b"}},
+	} {
+		got := slices.Clone(tc.in)
+		slices.SortFunc(got, compareFlagValues)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%v sorted: %v, want %v", tc.in, got, tc.want)
+		}
 	}
 }

@@ -485,7 +485,11 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 	if src.threadIO {
 		flags["io-mode"] = IOThread
 	}
-	removeAbandonedLimits(r.log)
+	warnings := r.log
+	if s.Warnings != nil {
+		warnings = s.Warnings
+	}
+	removeAbandonedLimits(warnings)
 	if r.lims, err = applyLimits(s.Limits, s.Telemetry, info.ID, r.log); err != nil {
 		return nil, err
 	}

@@ -162,6 +162,11 @@ type Spec struct {
 	// Checks receives the output of the consistency checks after the
 	// run; nil discards it (the checks still run).
 	Checks io.Writer
+	// Warnings, when set, receives the warnings that must be seen even
+	// where Log is nil (a sweep's steps, which print a table instead):
+	// the cgroups of killed runs that the run removed, or could not.
+	// Without it they go to Log.
+	Warnings io.Writer
 }
 
 // Conn says where a run connects.

@@ -15,6 +15,12 @@ import (
 // them, and no run could match both. The same pair given twice counts
 // once.
 func ParseTags(args []string) (map[string]string, error) {
+	return ParseTagsOf("--tag", args)
+}
+
+// ParseTagsOf is ParseTags for tags given with another flag than --tag
+// (compare's --a-tag), which its errors name.
+func ParseTagsOf(flag string, args []string) (map[string]string, error) {
 	if len(args) == 0 {
 		return nil, nil
 	}
@@ -22,13 +28,13 @@ func ParseTags(args []string) (map[string]string, error) {
 	for _, t := range args {
 		k, v, ok := strings.Cut(t, "=")
 		if !ok || k == "" {
-			return nil, fmt.Errorf("malformed --tag %q: use key=value", t)
+			return nil, fmt.Errorf("malformed %s %q: use key=value", flag, t)
 		}
 		if strings.IndexFunc(k, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) >= 0 {
-			return nil, fmt.Errorf("malformed --tag %q: the key %q holds a space; use key=value with a key without spaces, such as %s=%s", t, k, strings.Join(strings.Fields(k), "_"), v)
+			return nil, fmt.Errorf("malformed %s %q: the key %q holds a space; use key=value with a key without spaces, such as %s=%s", flag, t, k, strings.Join(strings.Fields(k), "_"), v)
 		}
 		if prev, dup := m[k]; dup && prev != v {
-			return nil, fmt.Errorf("--tag %s=%s and --tag %s give the key %s two values, and a run has one value per key: give %s once", k, prev, t, k, k)
+			return nil, fmt.Errorf("%s %s=%s and %s %s give the key %s two values, and a run has one value per key: give %s once", flag, k, prev, flag, t, k, k)
 		}
 		m[k] = v
 	}

@@ -686,15 +686,23 @@ func (e *HintedError) Unwrap() error { return e.Err }
 // command line did not give, as ReconcileLoad does, and leaves the given
 // ones as they are, whatever was loaded: a load again with other values
 // of those (a sweep's --reload) keeps the rest of the data as init
-// loaded it. Without a record it changes nothing.
+// loaded it. Without a record, it takes them from the mark of a load
+// that init began and never finished (killed mid-reload: the mark names
+// the data flags, UnfinishedLoadError), so that a load again does not
+// fall back to the defaults; without either it changes nothing.
 func AdoptRecorded(ctx context.Context, db *sqlx.DB, gen Generator) error {
 	ds, ok := gen.(DataSpecer)
 	if !ok || db.Null() {
 		return nil
 	}
 	_, loaded, found, err := readRecord(ctx, db, db, ds.DataKey(), false)
-	if err != nil || !found {
+	if err != nil {
 		return err
+	}
+	if !found {
+		if loaded, err = unfinishedSettings(ctx, db, gen); err != nil || loaded == nil {
+			return err
+		}
 	}
 	for _, s := range ds.DataSettings() {
 		if v, ok := loaded[s.Name]; ok && !s.Given && v != s.Value {
@@ -704,6 +712,55 @@ func AdoptRecorded(ctx context.Context, db *sqlx.DB, gen Generator) error {
 		}
 	}
 	return nil
+}
+
+// unfinishedSettings returns the data settings that the mark of an
+// unfinished load of gen's (UnfinishedLoadError) names, by name; nil
+// when none of gen's tables carries such a mark, or the mark names no
+// flags (an older stampede's).
+func unfinishedSettings(ctx context.Context, db *sqlx.DB, gen Generator) (map[string]string, error) {
+	for _, t := range gen.Tables() {
+		c, err := TableComment(ctx, db, t.Name)
+		if err != nil {
+			return nil, err
+		}
+		flags, ok := markFlags(c)
+		if !ok || !IsMarkOf(c, gen) {
+			continue
+		}
+		settings := map[string]string{}
+		for _, s := range gen.(DataSpecer).DataSettings() {
+			if v, ok := flagValue(flags, s); ok {
+				settings[s.Name] = v
+			}
+		}
+		return settings, nil
+	}
+	return nil, nil
+}
+
+// flagValue returns the value of s in flags, data flags as DataFlags
+// writes them ("-p recordcount=30000 -p fieldlength=50", "--rows 10"),
+// and whether they name it.
+func flagValue(flags string, s DataSetting) (string, bool) {
+	const hole = "\x00"
+	before, after, ok := strings.Cut(s.arg(hole), hole)
+	if !ok || before == "" {
+		return "", false
+	}
+	for i := 0; i < len(flags); {
+		j := strings.Index(flags[i:], before)
+		if j < 0 {
+			return "", false
+		}
+		at := i + j
+		if at == 0 || flags[at-1] == ' ' {
+			v, _, _ := strings.Cut(flags[at+len(before):], " ")
+			return strings.TrimSuffix(v, after), true
+		}
+		i = at + 1
+	}
+	return "", false
 }
 
 // FormerTables returns the tables of the load recorded in db (its data

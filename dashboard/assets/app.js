@@ -790,7 +790,7 @@ function noteHead(doc) {
   return doc.notes ? el('th', { class: 'l' }, 'note') : [];
 }
 function noteCell(doc, s) {
-  return doc.notes ? el('td', { class: 'l', dataset: { field: 'note' } }, s.note || '-') : [];
+  return doc.notes ? el('td', { class: 'l', dataset: { field: 'note' } }, s.limit_note || '-') : [];
 }
 
 // ---- compare ----

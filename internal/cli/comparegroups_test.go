@@ -335,6 +335,9 @@ func TestCompareGroupsBadInput(t *testing.T) {
 		{"an empty name", []string{a1 + ",," + a2, b1 + "," + b2}, "holds an empty run name"},
 		{"one side", []string{a1 + "," + a2}, "name two sides to compare"},
 		{"three sides", []string{"--a-tag", "x=y", a1, b1}, "too many arguments"},
+		{"a malformed --a-tag", []string{"--a-tag", "side", b1 + "," + b2}, `malformed --a-tag "side": use key=value`},
+		{"a malformed --b-tag", []string{a1 + "," + a2, "--b-tag", "=b"}, `malformed --b-tag "=b": use key=value`},
+		{"an --a-tag key twice", []string{"--a-tag", "s=1", "--a-tag", "s=2", b1 + "," + b2}, "--a-tag s=1 and --a-tag s=2 give the key s two values"},
 		{"a chart of groups", []string{a1 + "," + a2, b1 + "," + b2, "--chart", root + "/x.svg"}, "--chart draws one run a side"},
 		{"by endpoint of groups", []string{a1 + "," + a2, b1 + "," + b2, "--by-endpoint"}, "--by-endpoint and --by-locality compare one run a side"},
 	} {
