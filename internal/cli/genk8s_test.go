@@ -152,13 +152,22 @@ func TestGenK8sInitChecked(t *testing.T) {
 		{"missing property file", []string{"init", "ycsb", "-P", missing, u}, "cannot read property file " + missing + ": no such file or directory"},
 		{"too few rows for the clients", []string{"init", "bank", "--rows", "2000", u}, "--clients 3 with --rows 2000"},
 		{"more clients than tenants", []string{"init", "bank", "--tenants", "2", u}, "--clients 3 is more than --tenants 2"},
+		// gen k8s sets no --start-at in the init Job, and init has none
+		// (chk31: the refusal said gen k8s sets it).
+		{"start at", []string{"init", "ycsb", "--start-at", "next:1m", u}, "gen k8s: the init Job's command line would not run: init takes no --start-at (unknown flag: --start-at): drop it"},
+		{"results url", []string{"init", "ycsb", "--results-url", "postgresql://bench@db/r", u}, "gen k8s: the init Job's command line would not run: init takes no --results-url (unknown flag: --results-url)"},
+		{"client index", []string{"init", "ycsb", "--client-index", "1", u}, "gen k8s: --client-index is gen k8s's to set in each client's command line: drop it (gen k8s --init sets --clients and --client-index)"},
 		{"property file", []string{"init", "ycsb", "-P", props, u}, ""},
 		{"tenants", []string{"init", "bank", "--tenants", "3", "--tenant-mode", "schema", u}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := stampede(t, append([]string{"gen", "k8s", "--name", "g2", "--clients", "3", "--image", "x", "--init", "-o", out, "--force", "--"}, tc.line...)...)
 			if tc.want != "" {
-				checkOneLineError(t, r, 2, "gen k8s: the command line of client 0 would not run: "+tc.want)
+				want := tc.want
+				if !strings.HasPrefix(want, "gen k8s: ") {
+					want = "gen k8s: the command line of client 0 would not run: " + want
+				}
+				checkOneLineError(t, r, 2, want)
 				if _, err := os.Stat(out); err == nil {
 					t.Errorf("%s was written", out)
 				}
