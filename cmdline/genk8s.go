@@ -133,6 +133,11 @@ func GenK8sCommand(env Env, main func(args []string, stderr io.Writer) int) *cob
 				}
 				switch {
 				case !strings.HasPrefix(a, "--"):
+				case s.Init && (name == "start-at" || name == "results-dir" || name == "results-url"):
+					// As `stampede init` itself says: its flags have none.
+					return usagef("gen k8s: the init Job's command line would not run: init takes no --%s (unknown flag: --%s): drop it", name, name)
+				case s.Init && (name == "clients" || name == "client-index"):
+					return usagef("gen k8s: %s is gen k8s's to set in each client's command line: drop it (gen k8s --init sets --clients and --client-index)", a)
 				case name == "clients" || name == "client-index" || name == "start-at" || name == "results-dir" || name == "results-url":
 					return usagef("gen k8s: %s is gen k8s's to set in each client's command line: drop it (gen k8s sets --clients, --client-index, --start-at, --results-dir and --results-url)", a)
 				case s.Init && name == "drop":

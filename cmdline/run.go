@@ -94,6 +94,9 @@ func dryRunLine(s run.Spec) string {
 				fmt.Fprintf(&b, ", tenants %d..%d of %d, %d active", f.First, f.Last, f.Spec.Tenants, f.Active)
 			}
 		}
+		if c, ok := s.Workload.(interface{ ClientShare() string }); ok && c.ClientShare() != "" {
+			fmt.Fprintf(&b, ", %s", c.ClientShare())
+		}
 		if !p.StartAt.IsZero() {
 			fmt.Fprintf(&b, ", starting at %s", p.StartAt.UTC().Format(time.RFC3339))
 		}

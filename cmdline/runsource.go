@@ -44,6 +44,9 @@ func (s *RunSource) store() (*store.Store, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 		defer cancel()
 		s.st, s.stErr = store.OpenReadOnly(ctx, s.StoreURL)
+		if s.Root == "" {
+			s.stErr = store.NoDirAdvice(s.stErr)
+		}
 	}
 	return s.st, s.stErr
 }

@@ -27,7 +27,7 @@ func ListRuns(ctx context.Context, root, url string, named, rebuild bool, f stor
 		return nil, inputf("--rebuild rebuilds the index of a results directory's runs, and --results-dir none names none: give the results directory")
 	case errors.Is(err, fs.ErrNotExist) && store.KeepsFiles(url) && !rebuild:
 		if st, err = store.OpenReadOnly(ctx, url); err != nil {
-			return nil, err
+			return nil, noDirAdvice(err, root)
 		}
 	case errors.Is(err, fs.ErrNotExist) && named:
 		return nil, inputf("results directory %s does not exist: name the directory runs were saved in (run --results-dir), or leave --results-dir out for ~/.stampede/runs", root)
@@ -35,7 +35,7 @@ func ListRuns(ctx context.Context, root, url string, named, rebuild bool, f stor
 		return nil, nil
 	default:
 		if st, err = OpenIndex(ctx, root, url, rebuild, log); err != nil {
-			return nil, err
+			return nil, noDirAdvice(err, root)
 		}
 	}
 	defer st.Close()
@@ -43,4 +43,13 @@ func ListRuns(ctx context.Context, root, url string, named, rebuild bool, f stor
 		return nil, ErrInterrupted
 	}
 	return st.List(ctx, f)
+}
+
+// noDirAdvice is store.NoDirAdvice when there is no results directory
+// (root "": --results-dir none).
+func noDirAdvice(err error, root string) error {
+	if root == "" {
+		return store.NoDirAdvice(err)
+	}
+	return err
 }

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -1137,6 +1138,17 @@ func loadShare(ctx context.Context, spec LoadSpec, db *sqlx.DB, streams int, see
 			s.SetSeed(seed)
 		}
 	}
+	partly := func() error {
+		return inputf("client %d of %d's share of %s (%s) is partly loaded already in database %q (an init of it stopped before its end): start the split load over: `stampede cleanup %s`, then every client's init again",
+			p.Index, p.Count, gen.Meta().Name, sl.ShareOf(p.Index, p.Count), db.Database(), gen.Meta().Name)
+	}
+	if pr, ok := gen.(workload.ShareProber); ok {
+		// Tables without a unique key while the shares load would take
+		// the share's rows a second time without an error.
+		if in, err := pr.ShareLoaded(ctx, db); err != nil || in {
+			return cmp.Or(err, partly())
+		}
+	}
 	tables := gen.Tables()
 	total := workload.TotalRows(tables)
 	who := "created the tables; "
@@ -1162,8 +1174,7 @@ func loadShare(ctx context.Context, spec LoadSpec, db *sqlx.DB, streams int, see
 		if sqlx.SQLState(err) == "23505" {
 			// Rows of the share are in already: an init of it stopped
 			// before its end (killed), and its rows are not replaced.
-			return inputf("client %d of %d's share of %s (%s) is partly loaded already in database %q (an init of it stopped before its end): start the split load over: `stampede cleanup %s`, then every client's init again",
-				p.Index, p.Count, gen.Meta().Name, sl.ShareOf(p.Index, p.Count), db.Database(), gen.Meta().Name)
+			return partly()
 		}
 		return err
 	}
@@ -1184,7 +1195,7 @@ func loadShare(ctx context.Context, spec LoadSpec, db *sqlx.DB, streams int, see
 	}
 	last, err := workload.EndShare(ctx, db, tx, sl, p.Index, func() error {
 		fmt.Fprintf(log, "every other share is in: building the indexes and finishing the load\n")
-		return workload.FinishTables(ctx, db, gen, skipAnalyze)
+		return finishFailed(workload.FinishTables(ctx, db, gen, skipAnalyze), gen.Meta().Name, db.Database())
 	})
 	if err != nil {
 		return err
@@ -1205,6 +1216,23 @@ func loadShare(ctx context.Context, spec LoadSpec, db *sqlx.DB, streams int, see
 		spec.Done(total, elapsed)
 	}
 	return nil
+}
+
+// finishFailed words the errors of a split load's index build that mean
+// its data is not as the shares' records say (err of FinishTables; nil
+// stays nil): a share loaded twice (a unique index that finds duplicate
+// keys) or indexes built already (an earlier finish that stopped before
+// it recorded its share).
+func finishFailed(err error, name, database string) error {
+	switch sqlx.SQLState(err) {
+	case "23505":
+		return inputf("the split load of %s in database %q holds a share's rows twice (building its unique index found duplicate keys): start the split load over: `stampede cleanup %s`, then every client's init again",
+			name, database, name)
+	case "42P16", "42P07":
+		return inputf("the split load of %s in database %q has indexes built already (a finish of the load stopped before its end): start the split load over: `stampede cleanup %s`, then every client's init again",
+			name, database, name)
+	}
+	return err
 }
 
 // collided reports whether err is a collision with another client of a

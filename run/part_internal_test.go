@@ -18,6 +18,11 @@ func TestApplyPart(t *testing.T) {
 		}
 		return g
 	}
+	tpccMeta, _ := workload.Get("tpcc")
+	oneWarehouse, err := workload.FromFlags(tpccMeta, "--warehouses", "1")
+	if err != nil {
+		t.Fatal(err)
+	}
 	// 1001 operations over 3 clients: 334, 334, 333; the rate divided.
 	var ops int64
 	for i := range 3 {
@@ -41,7 +46,7 @@ func TestApplyPart(t *testing.T) {
 		{Spec{Workload: gen("bank"), Part: Part{Index: 0, Count: -1}}, "Spec.Part.Count -1"},
 		{Spec{Workload: gen("bank"), Part: Part{Index: 1}}, "Spec.Part.Count 0"},
 		{Spec{Workload: gen("bank"), MaxOps: 2, Part: Part{Index: 2, Count: 3}}, "Spec.MaxOps 2 is fewer than the 3 clients"},
-		{Spec{Workload: gen("tpcc"), Part: Part{Index: 0, Count: 2}}, "--clients 2 with 1 warehouse: each client runs the terminals of warehouses of its own; use --clients 1 or fewer"},
+		{Spec{Workload: oneWarehouse, Part: Part{Index: 0, Count: 2}}, "--clients 2 with 1 warehouse: each client runs the terminals of warehouses of its own; use --clients 1 or fewer"},
 		{Spec{Workload: gen("ycsb"), Fleet: &Fleet{Spec: fleet.Spec{Tenants: 1}}, Part: Part{Index: 0, Count: 2}}, "--clients 2 is more than --tenants 1"},
 		{Spec{Workload: gen("ycsb"), Fleet: &Fleet{Spec: fleet.Spec{Tenants: 6}, Active: 4}, Part: Part{Index: 0, Count: 3}}, "--active 4 is not a multiple of --clients 3"},
 	} {

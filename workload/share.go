@@ -47,6 +47,16 @@ type ShareLoader interface {
 	ShareOf(index, count int) string
 }
 
+// ShareProber is a ShareLoader whose tables have no unique key while the
+// shares load (sysbench's get their primary key from the last client),
+// so rows of a share loaded twice would go in without an error.
+// ShareLoaded says, before the load, whether rows of the generator's
+// share (after LoadShare) are in db's tables already.
+type ShareProber interface {
+	ShareLoader
+	ShareLoaded(ctx context.Context, db *sqlx.DB) (bool, error)
+}
+
 // Settings of a split load's record besides the DataSettings: the shares
 // loaded ("3:0,2": of 3, shares 0 and 2) and the data's seed, which
 // every share draws its rows from.

@@ -304,3 +304,20 @@ func TestResultsURLUnreachable(t *testing.T) {
 		}
 	}
 }
+
+// TestNoDirStoreUnreachable: with --results-dir none, an unreachable store
+// is refused without the advice to index the runs in the results
+// directory instead, which there is none of (chk31).
+func TestNoDirStoreUnreachable(t *testing.T) {
+	u := "postgresql://postgres@127.0.0.1:1/r?sslmode=disable"
+	for _, args := range [][]string{
+		{"report", "--tag", "a=b", "--results-dir", "none", "--results-url", u},
+		{"runs", "--results-dir", "none", "--results-url", u},
+	} {
+		r := stampede(t, args...)
+		checkOneLineError(t, r, 1, "cannot reach the results store "+u+": connection refused")
+		if strings.Contains(r.stderr, "omit --results-url") {
+			t.Errorf("%v: advises the results directory of --results-dir none:\n%s", args, r.stderr)
+		}
+	}
+}

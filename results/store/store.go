@@ -420,6 +420,16 @@ func (e *UnreachableError) Error() string {
 	return fmt.Sprintf("%s; or omit --results-url (and $STAMPEDE_RESULTS_URL) to index runs in %s in the results directory", e.Short(), DefaultFile)
 }
 
+// NoDirAdvice returns err, an UnreachableError among them made Short:
+// for a command given no results directory (--results-dir none), to
+// which the advice to index runs in it does not apply.
+func NoDirAdvice(err error) error {
+	if ue := (*UnreachableError)(nil); errors.As(err, &ue) {
+		return errors.New(ue.Short())
+	}
+	return err
+}
+
 // Short is Error without the advice to do without the store: for a run
 // that has no results directory to index its runs in (--results-dir
 // none).

@@ -169,11 +169,31 @@ func (g *tpcc) checkClients(whose, give string) error {
 			return fmt.Errorf("--warehouse-range %s goes past warehouse %d, the last of --warehouses %d: give the load's --warehouses, and a range within it", g.whRangeFlag, g.warehouses, g.warehouses)
 		}
 	}
-	if n := g.part[1]; n > g.active() {
+	// Without --warehouses the count is the default until the run takes
+	// the load's (AdoptWarehouses, or PreRun with whose): a client count
+	// is judged against it then, not against a default the user did not
+	// give (a dry run connects to nothing, and judges none).
+	known := g.warehousesSet() || g.adopted || whose != "" || g.activeWarehouses > 0
+	if n := g.part[1]; known && n > g.active() {
 		return fmt.Errorf("--clients %d with %s: each client runs the terminals of warehouses of its own; use --clients %d or fewer",
 			n, nWarehouses(int64(g.active())), g.active())
 	}
 	return nil
+}
+
+// ClientShare describes, for a dry run, which warehouses' terminals
+// this client of a split run would run: its range when the count is the
+// run's (--warehouses given), else that the load's count decides it when
+// the client starts.
+func (g *tpcc) ClientShare() string {
+	if !g.split() {
+		return ""
+	}
+	if !g.warehousesSet() && !g.adopted && g.activeWarehouses == 0 {
+		return "its share of the warehouses init loaded (the split is checked against them when the client starts)"
+	}
+	first, last := g.home()
+	return fmt.Sprintf("the terminals of warehouses %d-%d of %d", first, last, g.warehouses)
 }
 
 // split says whether the generator runs part of the warehouses' terminals
