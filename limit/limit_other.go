@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"os/exec"
 	"time"
 
@@ -94,3 +95,7 @@ type Abandoned struct {
 
 // RemoveAbandoned finds nothing here: there are no groups.
 func RemoveAbandoned(dir string, opts ...Option) ([]Abandoned, error) { return nil, nil }
+
+// SelfOrAncestor reports whether pid is this process; off Linux its
+// ancestors are not read.
+func SelfOrAncestor(pid int) bool { return pid == os.Getpid() }

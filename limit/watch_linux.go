@@ -103,6 +103,11 @@ func (g *Group) sweep(p *procmatch.Pattern, skip map[int]bool, self string, move
 	return nil
 }
 
+// SelfOrAncestor reports whether pid is this process or one of its
+// ancestors (its shell, terminal, test runner), up to but not including
+// init: a limit on one would throttle this process too.
+func SelfOrAncestor(pid int) bool { return ancestors()[pid] }
+
 // ancestors returns this process and its ancestors, up to init.
 func ancestors() map[int]bool {
 	out := map[int]bool{}

@@ -72,6 +72,26 @@ func CheckLimitTargets(s Spec) error {
 	if len(f.Processes)+len(f.Cmdlines)+len(f.PIDs)+len(tel.WatchProcess)+len(tel.WatchCmdline)+len(tel.WatchPIDs) == 0 {
 		return inputf("limits apply to the system under test: say which processes with --limit-process REGEX (a process name, such as postgres), --limit-cmdline REGEX, --limit-pid PID, or --watch-process")
 	}
+	if len(f.Processes)+len(f.Cmdlines)+len(f.PIDs) == 0 {
+		return refuseMachinePIDs("--watch-pid", tel.WatchPIDs) // the limits apply to the watched processes
+	}
+	return refuseMachinePIDs("--limit-pid", f.PIDs)
+}
+
+// refuseMachinePIDs refuses, as targets of a limit (given by flag), PID 1
+// and stampede's own process and its ancestors: a limit applies to a
+// process with its descendants, so it would throttle the whole machine,
+// or stampede itself.
+func refuseMachinePIDs(flag string, pids []int) error {
+	const give = "give the server's PID (PostgreSQL's postmaster: the first line of postmaster.pid in its data directory)"
+	for _, pid := range pids {
+		switch {
+		case pid == 1:
+			return inputf("%s 1 is the machine's init process: a limit applies to a process and its descendants, so it would throttle every process of the machine; %s", flag, give)
+		case limit.SelfOrAncestor(pid):
+			return inputf("%s %d is stampede itself or a process it runs under (its shell or terminal): a limit on it would throttle stampede too; %s", flag, pid, give)
+		}
+	}
 	return nil
 }
 

@@ -95,6 +95,9 @@ func Limit(ctx context.Context, s LimitSpec) error {
 			return fmt.Errorf("PID %d is gone: check it with ps", pid)
 		}
 	}
+	if err := refuseMachinePIDs("--pid", s.PIDs); err != nil {
+		return err
+	}
 	if len(s.Command) > 0 {
 		if _, err := exec.LookPath(s.Command[0]); err != nil {
 			return fmt.Errorf("cannot run %s: %s", s.Command[0], strings.Join(strings.Fields(err.Error()), " "))

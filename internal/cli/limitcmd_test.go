@@ -27,6 +27,11 @@ func TestLimitBadInput(t *testing.T) {
 	if err := gone.Run(); err != nil {
 		t.Fatal(err)
 	}
+	sleeper := exec.Command("sleep", "60") // a live process no limit below reaches
+	if err := sleeper.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sleeper.Process.Kill(); _ = sleeper.Wait() })
 	root := os.Geteuid() == 0 && (cgroups.Mode() == cgroups.Legacy || cgroups.Mode() == cgroups.Hybrid || cgroups.Mode() == cgroups.Unified)
 	for _, tc := range []struct {
 		name     string
@@ -56,7 +61,11 @@ func TestLimitBadInput(t *testing.T) {
 		{"bad pid", []string{"limit", "--name", name, "--cpus", "0.5", "--pid", "-4"}, 2, "--pid -4 is not a process ID", false},
 		{"gone pid", []string{"limit", "--name", name, "--cpus", "0.5", "--pid", fmt.Sprint(gone.Process.Pid)}, 1, fmt.Sprintf("PID %d is gone", gone.Process.Pid), false},
 		{"remove with limits", []string{"limit", "--remove", name, "--cpus", "0.5"}, 2, "--remove takes no other flags", false},
-		{"bad name", []string{"limit", "--name", "a/b", "--cpus", "0.5", "--pid", "1"}, 2, `invalid group name "a/b"`, true},
+		{"bad name", []string{"limit", "--name", "a/b", "--cpus", "0.5", "--pid", fmt.Sprint(sleeper.Process.Pid)}, 2, `invalid group name "a/b"`, true},
+		{"init's pid", []string{"limit", "--name", name, "--cpus", "0.5", "--pid", "1"}, 2, "--pid 1 is the machine's init process: a limit applies to a process and its descendants, so it would throttle every process of the machine; give the server's PID", false},
+		{"an ancestor's pid", []string{"limit", "--name", name, "--cpus", "0.5", "--pid", fmt.Sprint(os.Getpid())}, 2, fmt.Sprintf("--pid %d is stampede itself or a process it runs under (its shell or terminal): a limit on it would throttle stampede too", os.Getpid()), false},
+		{"run watching init under a limit", []string{"run", "ycsb", "--driver", "null", "--duration", "1s", "--cpus", "1", "--watch-pid", "1"}, 2, "--watch-pid 1 is the machine's init process", false},
+		{"sweep limiting an ancestor", []string{"sweep", "ycsb", "--driver", "null", "--duration", "1s", "--cpus", "0.5,1", "--limit-pid", fmt.Sprint(os.Getpid())}, 2, fmt.Sprintf("--limit-pid %d is stampede itself", os.Getpid()), false},
 		{"remove missing", []string{"limit", "--remove", name}, 1, "no cgroup stampede/" + name, true},
 		{"missing command", []string{"limit", "--name", name, "--cpus", "0.5", "--", "/nonexistent/prog"}, 1, "cannot run /nonexistent/prog", true},
 	} {
