@@ -111,21 +111,26 @@ func recordedAt(rec *workload.Recorded, varied map[string]bool) string {
 	return strings.Join(out, ", ")
 }
 
-// sweepDataLeft says, at the end of a --reload sweep, what the database
-// holds (the record of its last load) and, when that is not what init
-// loaded before the sweep (f.before), the init command that loads that
-// again (completed by hint, --drop: it drops only what stampede made).
+// sweepDataLeft says, at the end of a --reload sweep (one stopped in a
+// step's reload too), what the database holds (the record of its last
+// load, or none: a reload that did not finish) and, when that is not
+// what init loaded before the sweep (f.before), the init command that
+// loads that again (completed by hint, --drop: it drops only what stampede made).
 // The sweep does not load it itself: a load can take long.
 func sweepDataLeft(ctx context.Context, f *SweepFlags, s run.Spec, res *sweep.Result, hint func(string) string) {
-	if f.before == nil || !slices.ContainsFunc(res.Steps, func(st sweep.Step) bool { return st.Reloaded }) {
+	reloaded := slices.ContainsFunc(res.Steps, func(st sweep.Step) bool { return st.Reloaded })
+	if f.before == nil || !reloaded && res.Stopped == "" {
 		return
 	}
 	if hint == nil {
 		hint = func(cmd string) string { return cmd }
 	}
 	init := strings.Join(f.before.Args, " ")
-	res.Restore = hint(fmt.Sprintf("stampede init %s %s --drop", f.before.Workload, init))
 	after, err := run.Recorded(context.WithoutCancel(ctx), s)
+	if !reloaded && err == nil && after != nil && strings.Join(after.Args, " ") == init {
+		return // stopped before any step's reload began: init's data as it was
+	}
+	res.Restore = hint(fmt.Sprintf("stampede init %s %s --drop", f.before.Workload, init))
 	was := recordedAt(f.before, f.varied)
 	switch {
 	case err != nil || after == nil:

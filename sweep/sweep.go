@@ -352,6 +352,8 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 	case err == nil:
 	case errors.Is(err, run.ErrInterrupted) && n > 0 && res.Steps[n-1].Status == "interrupted":
 		res.Stopped = res.interruptedAt(n)
+	case errors.Is(err, run.ErrInterrupted) && n == 0:
+		res.Stopped = fmt.Sprintf("interrupted before its first step had run (in its reload or start): %s did not finish, and found nothing", what)
 	case errors.Is(err, run.ErrInterrupted):
 		res.Stopped = fmt.Sprintf("interrupted after step %d, before the next: %s did not finish; %s", n, what, res.partial())
 	case errors.As(err, new(inputError)):

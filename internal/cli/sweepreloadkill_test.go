@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -56,5 +57,48 @@ func TestSweepReloadAfterKill(t *testing.T) {
 	}
 	if got := queryString(t, db, "SELECT settings::jsonb->>'recordcount' FROM stampede_load"); got != "5000" {
 		t.Errorf("the load's record says recordcount %s, want 5000", got)
+	}
+}
+
+// TestSweepInterruptedInReload interrupts a --reload sweep (SIGINT) while
+// its first step reloads: its end says that it stopped before a step had
+// run, that the database holds no complete load, and the init that loads
+// init's data again.
+func TestSweepInterruptedInReload(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	t.Parallel()
+	srv := testServer(t)
+	db := freshDB(t, "stampede_sweep_reloadint")
+	if r := stampede(t, "init", "ycsb", "--workload", "c", "-p", "recordcount=5000", "--db", db, srv); r.code != 0 {
+		t.Fatalf("init: %s", r.stderr)
+	}
+	bin := buildStampede(t)
+	var out strings.Builder
+	cmd := exec.Command(bin, "sweep", "ycsb", "--workload", "c", "-p", "fieldlength=50,200", "--reload", "--duration", "2s",
+		"--db", db, "--results-dir", t.TempDir(), srv)
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// SIGINT once the reload's table is there, before its record.
+	mark := "SELECT coalesce(obj_description(to_regclass('usertable')), '')"
+	for deadline := time.Now().Add(2 * time.Minute); !strings.Contains(queryString(t, db, mark), "-p fieldlength=50") && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	_ = cmd.Process.Signal(os.Interrupt)
+	_ = cmd.Wait()
+	if n := queryInt(t, db, "SELECT count(*) FROM pg_tables WHERE tablename = 'stampede_load'"); n != 0 {
+		t.Skip("the reload was recorded before the interrupt: the machine was too quick for this test")
+	}
+	for _, want := range []string{
+		"interrupted before its first step had run (in its reload or start)",
+		`database "` + db + `" holds no complete load: the sweep's last reload did not finish (init's was -p fieldlength=100)`,
+		"to load init's data again: stampede init ycsb -p recordcount=5000 ",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the sweep's end lacks %q:\n%s", want, out.String())
+		}
 	}
 }
