@@ -890,6 +890,17 @@ func refuseAll(ctx context.Context, db *sqlx.DB, gen workload.Generator, foreign
 		return false, derr
 	}
 	notes = append(notes, note...)
+	var cerr error
+	if len(drop)+len(shadowed) > 0 {
+		cerr = workload.RefuseCopiedDatabase(ctx, db, action)
+	}
+	var copied *workload.CopiedDatabaseError
+	if cerr != nil && !errors.As(cerr, &copied) {
+		return false, cerr
+	}
+	if force && copied != nil {
+		notes, cerr = append([]string{copied.Note()}, notes...), nil
+	}
 	// What no flag forces: a table the role may not drop.
 	oerr := workload.RefuseNotOwned(ctx, db, append(slices.Clone(drop), refs...))
 	var denied *workload.DeniedError
@@ -899,7 +910,7 @@ func refuseAll(ctx context.Context, db *sqlx.DB, gen workload.Generator, foreign
 	if force && oerr != nil {
 		return false, asInput(oerr)
 	}
-	if err := workload.Refusal(ferr, aerr, derr, oerr); err != nil {
+	if err := workload.Refusal(cerr, ferr, aerr, derr, oerr); err != nil {
 		return false, asInput(err)
 	}
 	for _, n := range notes {
