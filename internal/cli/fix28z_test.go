@@ -53,3 +53,58 @@ func TestTemplateCopyNeverDrops(t *testing.T) {
 		t.Errorf("cleanup of stampede's own load left bank")
 	}
 }
+
+// TestUserIndexNeverDrops: an index a user adds to stampede's table is
+// refused by cleanup and init --drop in one line naming it and
+// --force-drop, exit 2, index and rows kept, as a trigger is; stampede's
+// own indexes (primary keys, TPC-C's secondary ones) are not; with
+// --force-drop the index goes and the line says so.
+func TestUserIndexNeverDrops(t *testing.T) {
+	testServer(t)
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	for _, c := range []struct {
+		name, table, cols string
+		init              []string
+	}{
+		{"bank", "bank", "balance, id", []string{"bank", "--rows", "40"}},
+		{"tpcc", "customer", "c_balance", []string{"tpcc", "--warehouses", "1"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			db := freshDB(t, "fix28z_idx")
+			mustRun(t, append([]string{"init"}, append(c.init, dbURL(t, db))...)...)
+			rows := queryInt(t, db, "SELECT count(*) FROM "+c.table)
+			// Stampede's own indexes alone: init --drop works as before.
+			mustRun(t, append([]string{"init"}, append(c.init, "--drop", dbURL(t, db))...)...)
+			execIn(t, db, "CREATE INDEX my_idx ON "+c.table+" ("+c.cols+")")
+			for _, args := range [][]string{
+				{"cleanup", c.init[0], dbURL(t, db)},
+				append([]string{"init"}, append(c.init, "--drop", dbURL(t, db))...),
+			} {
+				r := stampede(t, args...)
+				checkOneLineError(t, r, 2, "index public.my_idx on table "+c.table)
+				if !strings.Contains(r.stderr, "--force-drop") {
+					t.Errorf("%v: the refusal does not name --force-drop: %s", args, r.stderr)
+				}
+				if n := queryInt(t, db, "SELECT count(*) FROM pg_class WHERE relname = 'my_idx'"); n != 1 {
+					t.Fatalf("%v: the user's index is gone", args)
+				}
+				if n := queryInt(t, db, "SELECT count(*) FROM "+c.table); n != rows {
+					t.Fatalf("%v: %d rows of %s left, want %d", args, n, c.table, rows)
+				}
+			}
+			r := mustRun(t, "cleanup", c.init[0], "--force-drop", dbURL(t, db))
+			if !strings.Contains(r.stdout+r.stderr, "my_idx") {
+				t.Errorf("--force-drop does not say it drops my_idx: %s%s", r.stdout, r.stderr)
+			}
+			if n := queryInt(t, db, "SELECT count(*) FROM pg_class WHERE relname IN ('my_idx', '"+c.table+"')"); n != 0 {
+				t.Errorf("--force-drop left the index or its table")
+			}
+			// Without the user's index, cleanup works as before.
+			mustRun(t, append([]string{"init"}, append(c.init, dbURL(t, db))...)...)
+			mustRun(t, "cleanup", c.init[0], dbURL(t, db))
+			if n := queryInt(t, db, "SELECT count(*) FROM pg_class WHERE relname = '"+c.table+"'"); n != 0 {
+				t.Errorf("cleanup left %s", c.table)
+			}
+		})
+	}
+}
