@@ -935,6 +935,26 @@ func refuseAll(ctx context.Context, db *sqlx.DB, gen workload.Generator, foreign
 		return false, derr
 	}
 	notes = append(notes, note...)
+	idx, ierr := workload.UserIndexes(ctx, db, gen, ours)
+	if ierr != nil {
+		return false, ierr
+	}
+	if len(idx) > 0 && force {
+		notes = append(notes, fmt.Sprintf("%s: dropping %s, which stampede did not make, with their tables", workload.ForceDropFlag, strings.Join(idx, ", ")))
+	} else if len(idx) > 0 {
+		ierr = &workload.UserIndexesError{Indexes: idx, Where: db.Where(), Action: action}
+	}
+	var cerr error
+	if len(drop)+len(shadowed) > 0 {
+		cerr = workload.RefuseCopiedDatabase(ctx, db, action)
+	}
+	var copied *workload.CopiedDatabaseError
+	if cerr != nil && !errors.As(cerr, &copied) {
+		return false, cerr
+	}
+	if force && copied != nil {
+		notes, cerr = append([]string{copied.Note()}, notes...), nil
+	}
 	// What no flag forces: a table the role may not drop.
 	oerr := workload.RefuseNotOwned(ctx, db, append(slices.Clone(drop), refs...))
 	var denied *workload.DeniedError
@@ -944,7 +964,7 @@ func refuseAll(ctx context.Context, db *sqlx.DB, gen workload.Generator, foreign
 	if force && oerr != nil {
 		return false, asInput(oerr)
 	}
-	if err := workload.Refusal(ferr, aerr, derr, oerr); err != nil {
+	if err := workload.Refusal(cerr, ferr, aerr, ierr, derr, oerr); err != nil {
 		return false, asInput(err)
 	}
 	for _, n := range notes {

@@ -279,6 +279,9 @@ func recordLoad(ctx context.Context, db *sqlx.DB, gen Generator, adopted []strin
 			return fmt.Errorf("recording the load in %s: %w", LoadRecordTable, err)
 		}
 	}
+	if err := bindRecord(ctx, db, tx, DataKeyOf(gen)); err != nil {
+		return err
+	}
 	if err := tx.Commit(ctx); err != nil {
 		return fmt.Errorf("recording the load: %w", err)
 	}

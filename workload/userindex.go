@@ -1,0 +1,98 @@
+package workload
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/stampede-bench/stampede/sqlx"
+)
+
+// indexNameRE finds the name in a CREATE INDEX statement.
+var indexNameRE = regexp.MustCompile(`(?i)^\s*CREATE\s+(?:UNIQUE\s+)?INDEX\s+(?:CONCURRENTLY\s+)?(?:IF\s+NOT\s+EXISTS\s+)?("(?:[^"]|"")+"|[^\s(]+)\s+ON\b`)
+
+// OwnIndexNames returns the names of the indexes gen's DDL creates on its
+// tables (Table.Indexes), unquoted.
+func OwnIndexNames(gen Generator) []string {
+	var names []string
+	for _, t := range gen.Tables() {
+		for _, stmt := range t.Indexes {
+			m := indexNameRE.FindStringSubmatch(stmt)
+			if m == nil {
+				continue
+			}
+			n := m[1]
+			if strings.HasPrefix(n, `"`) {
+				n = strings.ReplaceAll(n[1:len(n)-1], `""`, `"`)
+			}
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+// UserIndexes returns, as "index SCHEMA.NAME on table T", the indexes on
+// tables (gen's, by name) that stampede did not make: not backing a
+// constraint, not named as gen's DDL names its indexes (OwnIndexNames),
+// without stampede's mark. A drop of the table takes them along without
+// a word. It is nil on other databases than PostgreSQL.
+func UserIndexes(ctx context.Context, db *sqlx.DB, gen Generator, tables []string) ([]string, error) {
+	if db.Null() || db.Dialect().Name() != "postgres" || len(tables) == 0 {
+		return nil, nil
+	}
+	quoted := make([]string, len(tables))
+	for i, t := range tables {
+		quoted[i] = db.Dialect().QuoteIdent(t)
+	}
+	own := OwnIndexNames(gen)
+	if own == nil {
+		own = []string{}
+	}
+	rows, err := db.Query(ctx, `SELECT 'index ' || quote_ident(n.nspname) || '.' || quote_ident(ic.relname) || ' on table ' || tc.relname
+		FROM pg_index x JOIN pg_class ic ON ic.oid = x.indexrelid JOIN pg_class tc ON tc.oid = x.indrelid JOIN pg_namespace n ON n.oid = ic.relnamespace
+		WHERE x.indrelid = ANY(SELECT to_regclass(t) FROM unnest($1::text[]) t)
+			AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = x.indexrelid AND k.conrelid = x.indrelid)
+			AND NOT ic.relname = ANY($2::text[])
+			AND coalesce(obj_description(ic.oid, 'pg_class'), '') NOT LIKE 'made by stampede %'
+		ORDER BY 1`, quoted, own)
+	if err != nil {
+		return nil, fmt.Errorf("reading the indexes of %s: %w", strings.Join(tables, ", "), err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// UserIndexesError refuses to drop stampede's tables that carry indexes a
+// user made (UserIndexes), which the drop takes along. It matches
+// ErrForeign and exits as bad input.
+type UserIndexesError struct {
+	// Indexes are UserIndexes' list, Where the database, Action what
+	// would have dropped them.
+	Indexes []string
+	Where   string
+	Action  string
+}
+
+func (e *UserIndexesError) Error() string {
+	them := "them"
+	if len(e.Indexes) == 1 {
+		them = "it"
+	}
+	return fmt.Sprintf("%s in %s, which stampede did not make, would go with the table: %s drops nothing; to drop %s too, add %s",
+		strings.Join(e.Indexes, ", "), e.Where, e.Action, them, ForceDropFlag)
+}
+
+// Is makes errors.Is(err, ErrForeign) true.
+func (e *UserIndexesError) Is(target error) bool { return target == ErrForeign }
+
+// ExitCode is 2: bad input.
+func (e *UserIndexesError) ExitCode() int { return 2 }
