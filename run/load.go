@@ -789,7 +789,7 @@ func withInitMarked(ctx context.Context, db *sqlx.DB, gen workload.Generator, lo
 		return tables, err
 	}
 	carry := map[bool]string{true: "carries", false: "carry"}[len(extra) == 1]
-	fmt.Fprintf(log, "note: %s (%s) %s the mark of stampede's init of %s though its flags do not name %s (an init that ended before it recorded its load): cleanup drops %s too\n",
+	fmt.Fprintf(log, "note: %s (%s) %s the mark of stampede's init of %s though its flags do not name %s (a load with other flags, or an init that ended before it recorded its load): cleanup drops %s too\n",
 		plural(len(extra), "table"), strings.Join(extra, ", "), carry, gen.Meta().Name, map[bool]string{true: "it", false: "them"}[len(extra) == 1], map[bool]string{true: "it", false: "them"}[len(extra) == 1])
 	for _, n := range extra {
 		tables = append(tables, workload.Table{Name: n})

@@ -73,7 +73,7 @@ func TestKilledInitCleanupFindsMarks(t *testing.T) {
 	if err != nil {
 		t.Fatalf("cleanup after the killed init: %v\n%s", err, out)
 	}
-	const note = "note: 3 tables (sbtest2, sbtest3, sbtest4) carry the mark of stampede's init of oltp_read_write though its flags do not name them (an init that ended before it recorded its load): cleanup drops them too\n"
+	const note = "note: 3 tables (sbtest2, sbtest3, sbtest4) carry the mark of stampede's init of oltp_read_write though its flags do not name them (a load with other flags, or an init that ended before it recorded its load): cleanup drops them too\n"
 	if !strings.HasPrefix(string(out), note) {
 		t.Errorf("cleanup does not lead with %q:\n%s", note, out)
 	}

@@ -12,12 +12,26 @@ import (
 // indexNameRE finds the name in a CREATE INDEX statement.
 var indexNameRE = regexp.MustCompile(`(?i)^\s*CREATE\s+(?:UNIQUE\s+)?INDEX\s+(?:CONCURRENTLY\s+)?(?:IF\s+NOT\s+EXISTS\s+)?("(?:[^"]|"")+"|[^\s(]+)\s+ON\b`)
 
+// IndexNamer is a Generator whose loads may create indexes that its
+// Tables do not name as configured (another profile's: TPC-C's HammerDB
+// schema): every CREATE INDEX statement any of its loads runs.
+type IndexNamer interface {
+	IndexStatements() []string
+}
+
 // OwnIndexNames returns the names of the indexes gen's DDL creates on its
-// tables (Table.Indexes), unquoted.
+// tables (Table.Indexes, and IndexNamer's), unquoted.
 func OwnIndexNames(gen Generator) []string {
 	var names []string
+	var stmts []string
 	for _, t := range gen.Tables() {
-		for _, stmt := range t.Indexes {
+		stmts = append(stmts, t.Indexes...)
+	}
+	if n, ok := gen.(IndexNamer); ok {
+		stmts = append(stmts, n.IndexStatements()...)
+	}
+	{
+		for _, stmt := range stmts {
 			m := indexNameRE.FindStringSubmatch(stmt)
 			if m == nil {
 				continue

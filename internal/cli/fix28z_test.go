@@ -108,3 +108,24 @@ func TestUserIndexNeverDrops(t *testing.T) {
 		})
 	}
 }
+
+// TestOtherProfilesIndexesAreStampedes: a bare cleanup of a TPC-C load
+// made with --profile hammerdb (whose indexes are HammerDB's,
+// customer_i2 and orders_i2) takes them for TPC-C's, not a user's, and
+// drops the load.
+func TestOtherProfilesIndexesAreStampedes(t *testing.T) {
+	testServer(t)
+	db := freshDB(t, "fix28z_hdb")
+	if r := stampede(t, "init", "tpcc", "--warehouses", "1", "--profile", "hammerdb", "--db", db, testServer(t)); r.code != 0 {
+		t.Fatalf("init: exit %d\n%s", r.code, r.stderr)
+	}
+	if n := queryInt(t, db, "SELECT count(*) FROM pg_class WHERE relname IN ('customer_i2', 'orders_i2')"); n != 2 {
+		t.Fatalf("%d of HammerDB's 2 indexes after init", n)
+	}
+	if r := stampede(t, "cleanup", "tpcc", "--db", db, testServer(t)); r.code != 0 {
+		t.Fatalf("a bare cleanup of a --profile hammerdb load: exit %d\n%s", r.code, r.stderr)
+	}
+	if n := queryInt(t, db, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"); n != 0 {
+		t.Errorf("%d tables left after cleanup", n)
+	}
+}

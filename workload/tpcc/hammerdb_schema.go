@@ -3,6 +3,8 @@ package tpcc
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
@@ -82,6 +84,18 @@ var hammerSchemas = map[string]string{
 var hammerIndexes = map[string][]string{
 	customerTable: {"CREATE UNIQUE INDEX customer_i2 ON " + customerTable + " USING btree (c_w_id, c_d_id, c_last, c_first, c_id)"},
 	orderName:     {"CREATE UNIQUE INDEX orders_i2 ON " + hammerOrders + " USING btree (o_w_id, o_d_id, o_c_id, o_id)"},
+}
+
+// IndexStatements returns the CREATE INDEX statements of both schemas,
+// stampede's and HammerDB's (--profile hammerdb), whichever g loads: a
+// cleanup given the other profile's flags still knows them as TPC-C's
+// (workload.IndexNamer).
+func (g *tpcc) IndexStatements() []string {
+	out := []string{customerIndex, orderIndex}
+	for _, name := range slices.Sorted(maps.Keys(hammerIndexes)) {
+		out = append(out, hammerIndexes[name]...)
+	}
+	return out
 }
 
 // hammerTables turns stampede's tables into HammerDB's: the same rows,
