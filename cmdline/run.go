@@ -81,7 +81,9 @@ func Run(ctx context.Context, spec RunArgs, env Env) (*run.Result, error) {
 func dryRunLine(s run.Spec) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "dry run: %s", s.Workload.Meta().Name)
-	if s.Concurrency > 0 {
+	if d, ok := s.Workload.(interface{ WorkersAtStart() bool }); ok && d.WorkersAtStart() {
+		b.WriteString(", its workers counted when it starts")
+	} else if s.Concurrency > 0 {
 		fmt.Fprintf(&b, ", %s", plural(s.Concurrency, "worker"))
 	}
 	if s.MaxRate > 0 {

@@ -291,6 +291,18 @@ func TestTPCCClientsDryRun(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "client 0 of 3 (its share of the rate and operations), its share of the warehouses init loaded (the split is checked against them when the client starts)") {
 		t.Errorf("dry run without --warehouses: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
+	// Its workers (10 per warehouse of its share) are not known before
+	// it reads the load: no count, for any client (it said 8 for some).
+	for _, i := range []string{"0", "1", "2"} {
+		r = stampede(t, "run", "tpcc", "--clients", "3", "--client-index", i, "--duration", "2s", "--dry-run", u)
+		if !strings.HasPrefix(r.stdout, "dry run: tpcc, its workers counted when it starts, client "+i+" of 3") {
+			t.Errorf("dry run of client %s without --warehouses:\n%s%s", i, r.stdout, r.stderr)
+		}
+	}
+	r = stampede(t, "run", "tpcc", "--clients", "3", "--client-index", "0", "--wait=false", "--concurrency", "9", "--duration", "2s", "--dry-run", u)
+	if !strings.HasPrefix(r.stdout, "dry run: tpcc, 9 workers, client 0 of 3") {
+		t.Errorf("dry run without waits, --concurrency 9:\n%s%s", r.stdout, r.stderr)
+	}
 	r = stampede(t, "run", "tpcc", "--clients", "3", "--client-index", "2", "--warehouses", "4", "--duration", "2s", "--dry-run", u)
 	if r.code != 0 || !strings.Contains(r.stdout, "the terminals of warehouses 3-4 of 4") {
 		t.Errorf("dry run with --warehouses 4: exit %d\n%s%s", r.code, r.stdout, r.stderr)

@@ -196,6 +196,14 @@ func (g *tpcc) ClientShare() string {
 	return fmt.Sprintf("the terminals of warehouses %d-%d of %d", first, last, g.warehouses)
 }
 
+// WorkersAtStart reports whether the client's workers are counted only
+// when it starts: a split given no --warehouses takes its share of the
+// warehouses init loaded, 10 terminals each with waits, so a dry run
+// (which reads no load) cannot count them.
+func (g *tpcc) WorkersAtStart() bool {
+	return g.wait && g.split() && !g.warehousesSet() && !g.adopted && g.activeWarehouses == 0
+}
+
 // split says whether the generator runs part of the warehouses' terminals
 // (--clients or --warehouse-range).
 func (g *tpcc) split() bool { return !g.hammerdb() && (g.part[1] > 0 || g.whRangeFlag != "") }
