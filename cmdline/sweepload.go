@@ -134,11 +134,11 @@ func sweepDataLeft(ctx context.Context, f *SweepFlags, s run.Spec, res *sweep.Re
 	was := recordedAt(f.before, f.varied)
 	switch {
 	case err != nil || after == nil:
-		res.Data = fmt.Sprintf("database %q holds no complete load: the sweep's last reload did not finish (init's was %s)", f.before.Database, was)
+		res.Data = fmt.Sprintf("database %q holds no complete load: the sweep's last reload did not finish (before the sweep it held %s)", f.before.Database, was)
 	case strings.Join(after.Args, " ") == init:
-		res.Data, res.Restore = fmt.Sprintf("database %q holds init's data again (%s)", after.Database, was), ""
+		res.Data, res.Restore = fmt.Sprintf("database %q holds what it held before the sweep again (%s)", after.Database, was), ""
 	default:
-		res.Data = fmt.Sprintf("database %q now holds the sweep's last load (%s), not init's (%s), the other data flags as init loaded them; the sweep does not load init's back, as a load can take long",
+		res.Data = fmt.Sprintf("database %q now holds the sweep's last load (%s), not what it held before the sweep (%s), the other data flags as they were; the sweep does not load that back, as a load can take long",
 			after.Database, recordedAt(after, f.varied), was)
 	}
 }

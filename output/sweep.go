@@ -516,7 +516,7 @@ func (o *Sweep) Done(res *sweep.Result) {
 	if res.Data != "" {
 		fmt.Fprintf(w, "\n%s\n", res.Data)
 		if res.Restore != "" {
-			fmt.Fprintf(w, "to load init's data again: %s\n", res.Restore)
+			fmt.Fprintf(w, "to load what it held before the sweep again: %s\n", res.Restore)
 		}
 	}
 	if len(res.Steps) > 0 {

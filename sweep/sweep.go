@@ -235,7 +235,7 @@ type Result struct {
 	Stopped string
 	// Data says, after a sweep that loaded its steps' data again
 	// (--reload), what the database holds at its end; Restore is the
-	// command that loads init's data again ("" when it holds init's).
+	// command that loads what the database held before the sweep again ("" when it holds that).
 	// The sweep's caller sets them.
 	Data, Restore string
 	// Rows are a grid's answers (Param2 set), one per value of Param,

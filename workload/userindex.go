@@ -12,6 +12,13 @@ import (
 // indexNameRE finds the name in a CREATE INDEX statement.
 var indexNameRE = regexp.MustCompile(`(?i)^\s*CREATE\s+(?:UNIQUE\s+)?INDEX\s+(?:CONCURRENTLY\s+)?(?:IF\s+NOT\s+EXISTS\s+)?("(?:[^"]|"")+"|[^\s(]+)\s+ON\b`)
 
+// IndexOwner is a Generator that tells its own indexes by the table they
+// are on (sysbench's k_N and xid_N on sbtestN, whatever --tables it was
+// given now): OwnsIndex reports whether its loads name index so on table.
+type IndexOwner interface {
+	OwnsIndex(table, index string) bool
+}
+
 // IndexNamer is a Generator whose loads may create indexes that its
 // Tables do not name as configured (another profile's: TPC-C's HammerDB
 // schema): every CREATE INDEX statement any of its loads runs.
@@ -63,7 +70,7 @@ func UserIndexes(ctx context.Context, db *sqlx.DB, gen Generator, tables []strin
 	if own == nil {
 		own = []string{}
 	}
-	rows, err := db.Query(ctx, `SELECT 'index ' || quote_ident(n.nspname) || '.' || quote_ident(ic.relname) || ' on table ' || tc.relname
+	rows, err := db.Query(ctx, `SELECT 'index ' || quote_ident(n.nspname) || '.' || quote_ident(ic.relname) || ' on table ' || tc.relname, tc.relname::text, ic.relname::text
 		FROM pg_index x JOIN pg_class ic ON ic.oid = x.indexrelid JOIN pg_class tc ON tc.oid = x.indrelid JOIN pg_namespace n ON n.oid = ic.relnamespace
 		WHERE x.indrelid = ANY(SELECT to_regclass(t) FROM unnest($1::text[]) t)
 			AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = x.indexrelid AND k.conrelid = x.indrelid)
@@ -74,11 +81,15 @@ func UserIndexes(ctx context.Context, db *sqlx.DB, gen Generator, tables []strin
 		return nil, fmt.Errorf("reading the indexes of %s: %w", strings.Join(tables, ", "), err)
 	}
 	defer rows.Close()
+	owner, _ := gen.(IndexOwner)
 	var out []string
 	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
+		var s, table, index string
+		if err := rows.Scan(&s, &table, &index); err != nil {
 			return nil, err
+		}
+		if owner != nil && owner.OwnsIndex(table, index) {
+			continue
 		}
 		out = append(out, s)
 	}

@@ -62,7 +62,7 @@ func TestSweepDataFlag(t *testing.T) {
 	}
 	// NIT 3: the end says what the database holds and the init that
 	// loads init's data again (the record's data flags, --drop).
-	if want := fmt.Sprintf("database %q now holds the sweep's last load (-p fieldlength=200), not init's (-p fieldlength=100)", db); !strings.HasPrefix(s.Result.Data, want) {
+	if want := fmt.Sprintf("database %q now holds the sweep's last load (-p fieldlength=200), not what it held before the sweep (-p fieldlength=100)", db); !strings.HasPrefix(s.Result.Data, want) {
 		t.Errorf("the sweep's data: %q, want %q", s.Result.Data, want)
 	}
 	restore := strings.Fields(s.Result.Restore)
@@ -216,11 +216,11 @@ func TestSweepReloadKeeps(t *testing.T) {
 	execIn(t, db, "DROP TABLE sbtest3")
 	r = stampede(t, "sweep", "oltp_read_only", "--tables", "2,1", "--reload", "--concurrency", "2", "--duration", "1s",
 		"--db", db, "--results-dir", t.TempDir(), srv)
-	holds := fmt.Sprintf("database %q now holds the sweep's last load (--tables 1), not init's (--tables 2)", db)
+	holds := fmt.Sprintf("database %q now holds the sweep's last load (--tables 1), not what it held before the sweep (--tables 2)", db)
 	if r.code != 0 || !strings.Contains(r.stdout, "\n"+holds) || !strings.Contains(r.stderr, "data already at --tables=2, not reloaded") {
 		t.Fatalf("exit %d, want %q in the footer:\n%s\n%s", r.code, holds, r.stdout, r.stderr)
 	}
-	_, restore, ok := strings.Cut(r.stdout, "to load init's data again: ")
+	_, restore, ok := strings.Cut(r.stdout, "to load what it held before the sweep again: ")
 	restore, _, _ = strings.Cut(restore, "\n")
 	words := strings.Fields(restore)
 	if !ok || !strings.HasPrefix(restore, "stampede init oltp_read_only --table_size 500 --tables 2 --drop --db "+db+" ") {

@@ -94,8 +94,8 @@ func TestSweepInterruptedInReload(t *testing.T) {
 	}
 	for _, want := range []string{
 		"interrupted before its first step had run (in its reload or start)",
-		`database "` + db + `" holds no complete load: the sweep's last reload did not finish (init's was -p fieldlength=100)`,
-		"to load init's data again: stampede init ycsb -p recordcount=5000 ",
+		`database "` + db + `" holds no complete load: the sweep's last reload did not finish (before the sweep it held -p fieldlength=100)`,
+		"to load what it held before the sweep again: stampede init ycsb -p recordcount=5000 ",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the sweep's end lacks %q:\n%s", want, out.String())

@@ -277,11 +277,22 @@ func (g *lambda) Tables() []workload.Table {
 	}
 }
 
+// IndexStatements returns the raw table's indexes with --device-index
+// and without: a cleanup given other flags than the load's still knows
+// them as lambda's (workload.IndexNamer).
+func (g *lambda) IndexStatements() []string {
+	return eventIndexes(true)
+}
+
 // eventIndexes are the raw table's indexes: a BRIN on ts (the events
 // come in time order), and with --device-index a B-tree on (device, ts).
-func (g *lambda) eventIndexes() []string {
+func (g *lambda) eventIndexes() []string { return eventIndexes(g.deviceIndex) }
+
+// eventIndexes are the raw table's indexes, with the B-tree on (device,
+// ts) when deviceIndex.
+func eventIndexes(deviceIndex bool) []string {
 	idx := []string{"CREATE INDEX " + eventsTable + "_ts ON " + eventsTable + " USING BRIN (ts) WITH (pages_per_range = 32, autosummarize = on)"}
-	if g.deviceIndex {
+	if deviceIndex {
 		idx = append(idx, "CREATE INDEX "+eventsTable+"_device_ts ON "+eventsTable+" (device, ts)")
 	}
 	return idx

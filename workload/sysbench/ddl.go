@@ -2,6 +2,7 @@ package sysbench
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/stampede-bench/stampede/dialect"
 	"github.com/stampede-bench/stampede/workload"
@@ -86,6 +87,17 @@ func secondaryIndexes(d dialect.Dialect, c *config, n int) []string {
 		idx = append(idx, "CREATE INDEX k_"+strconv.Itoa(n)+" ON "+t+"("+c.tenantCol(", ")+"k)")
 	}
 	return idx
+}
+
+// OwnsIndex reports whether index is one a load of sysbench's tables
+// makes on table (k_N and xid_N on sbtestN), whatever --tables,
+// --create_secondary or --secondary say now (workload.IndexOwner).
+func (g *generator) OwnsIndex(table, index string) bool {
+	n, ok := strings.CutPrefix(table, "sbtest")
+	if !ok || n == "" {
+		return false
+	}
+	return index == "k_"+n || index == "xid_"+n
 }
 
 // serialSync returns the statement that moves sbtestN's id sequence past
