@@ -3,14 +3,14 @@ package workload
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 
+	"github.com/stampede-bench/stampede/internal/lazyre"
 	"github.com/stampede-bench/stampede/sqlx"
 )
 
 // indexNameRE finds the name in a CREATE INDEX statement.
-var indexNameRE = regexp.MustCompile(`(?i)^\s*CREATE\s+(?:UNIQUE\s+)?INDEX\s+(?:CONCURRENTLY\s+)?(?:IF\s+NOT\s+EXISTS\s+)?("(?:[^"]|"")+"|[^\s(]+)\s+ON\b`)
+var indexNameRE = lazyre.New(`(?i)^\s*CREATE\s+(?:UNIQUE\s+)?INDEX\s+(?:CONCURRENTLY\s+)?(?:IF\s+NOT\s+EXISTS\s+)?("(?:[^"]|"")+"|[^\s(]+)\s+ON\b`)
 
 // IndexOwner is a Generator that tells its own indexes by the table they
 // are on (sysbench's k_N and xid_N on sbtestN, whatever --tables it was
@@ -37,18 +37,16 @@ func OwnIndexNames(gen Generator) []string {
 	if n, ok := gen.(IndexNamer); ok {
 		stmts = append(stmts, n.IndexStatements()...)
 	}
-	{
-		for _, stmt := range stmts {
-			m := indexNameRE.FindStringSubmatch(stmt)
-			if m == nil {
-				continue
-			}
-			n := m[1]
-			if strings.HasPrefix(n, `"`) {
-				n = strings.ReplaceAll(n[1:len(n)-1], `""`, `"`)
-			}
-			names = append(names, n)
+	for _, stmt := range stmts {
+		m := indexNameRE().FindStringSubmatch(stmt)
+		if m == nil {
+			continue
 		}
+		n := m[1]
+		if strings.HasPrefix(n, `"`) {
+			n = strings.ReplaceAll(n[1:len(n)-1], `""`, `"`)
+		}
+		names = append(names, n)
 	}
 	return names
 }
