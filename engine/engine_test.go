@@ -1026,3 +1026,39 @@ func TestResultEnd(t *testing.T) {
 		})
 	}
 }
+
+// TestSlowRampHook gives the ramp's end a hook as slow as a busy server's
+// answer to the statistics read at the measurement's start: the measured
+// period still lasts Duration from the ramp's end, and no interval after
+// the ramp is a sliver of the hook's time (a CI run printed an interval of
+// a few milliseconds at "0.0s", at 12 times the run's rate).
+func TestSlowRampHook(t *testing.T) {
+	const (
+		ramp, every, dur, hook = 200 * time.Millisecond, 100 * time.Millisecond, 300 * time.Millisecond, 80 * time.Millisecond
+	)
+	load := fakeLoad(2, []string{"op"}, func(int, int64) workload.Result {
+		time.Sleep(200 * time.Microsecond)
+		return workload.Result{}
+	})
+	reg := stats.NewRegistry(engine.Series{Ops: load.Ops}.Names(), 2, time.Now())
+	type iv struct{ start, end time.Time }
+	var ivs []iv
+	var final stats.Tick
+	res := engine.Run(context.Background(), engine.Config{Ramp: ramp, Duration: dur, DisplayEvery: every}, load, reg,
+		engine.Hooks{
+			RampDone: func(time.Time) { time.Sleep(hook) },
+			Tick: func(tk stats.Tick, last bool) {
+				ivs = append(ivs, iv{tk.Start, tk.End})
+				if last {
+					final = tk
+				}
+			}})
+	if got := final.End.Sub(res.RampEnd); got < dur-5*time.Millisecond || got > dur+40*time.Millisecond {
+		t.Errorf("measured %v from the ramp's end, want %v (the hook's %v not in it)", got, dur, hook)
+	}
+	for i, v := range ivs[:len(ivs)-1] {
+		if !v.start.Before(res.RampEnd) && v.end.Sub(v.start) < every/2 {
+			t.Errorf("interval %d after the ramp lasts %v, less than half of %v", i, v.end.Sub(v.start), every)
+		}
+	}
+}
