@@ -53,9 +53,9 @@ func TestPartitionsTakeTheLoad(t *testing.T) {
 		refused bool
 	}{
 		{"run tpcc --partitions=2 --partition-affinity=1 --wait=false --workers=2 --duration=1s",
-			[]string{"note: using --warehouses 2, as init (of tpcc) loaded", "the terminals of warehouses 2-2 of 2"}, false},
+			[]string{"note: using --warehouses 2, as init (of tpcc) loaded", "the terminals of warehouse 2 of 2"}, false},
 		{"run tpcc --partitions=2 --partition-affinity=0 --wait=false --workers=2 --duration=1s",
-			[]string{"the terminals of warehouses 1-1 of 2"}, false},
+			[]string{"the terminals of warehouse 1 of 2"}, false},
 		{"run tpcc --partitions=3 --partition-affinity=1 --wait=false --workers=2 --duration=1s",
 			[]string{"--partitions 3 must be between 1 and --warehouses 2"}, true},
 	} {

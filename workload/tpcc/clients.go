@@ -193,7 +193,7 @@ func (g *tpcc) ClientShare() string {
 		return "its share of the warehouses init loaded (the split is checked against them when the client starts)"
 	}
 	first, last := g.home()
-	return fmt.Sprintf("the terminals of warehouses %d-%d of %d", first, last, g.warehouses)
+	return fmt.Sprintf("the terminals of %s of %d", warehouseSpan(first, last), g.warehouses)
 }
 
 // WorkersAtStart reports whether the client's workers are counted only
@@ -213,9 +213,9 @@ func (g *tpcc) split() bool { return !g.hammerdb() && (g.part[1] > 0 || g.whRang
 // fewer: worker i's is the (i mod n)th), and who runs the checks.
 func (g *tpcc) clientHeader(workers int) string {
 	first, last := g.home()
-	who := fmt.Sprintf("%s: --warehouse-range %s: the terminals of warehouses %d-%d", g.label(), g.whRangeFlag, first, last)
+	who := fmt.Sprintf("%s: --warehouse-range %s: the terminals of %s", g.label(), g.whRangeFlag, warehouseSpan(first, last))
 	if g.part[1] > 0 {
-		who = fmt.Sprintf("%s: client %d of %d: the terminals of warehouses %d-%d", g.label(), g.part[0], g.part[1], first, last)
+		who = fmt.Sprintf("%s: client %d of %d: the terminals of %s", g.label(), g.part[0], g.part[1], warehouseSpan(first, last))
 	}
 
 	who += fmt.Sprintf(" of %d; remote order lines and payments go to all %d; tpmC, efficiency and audits are this client's (`stampede report --tag job=NAME` merges the clients)",
@@ -446,8 +446,8 @@ func (g *tpcc) MergeClients(runs []workload.ClientRun) error {
 	slices.SortFunc(spans, func(a, b span) int { return int(a.first - b.first) })
 	for i := 1; i < len(spans); i++ {
 		if a, b := spans[i-1], spans[i]; b.first <= a.last {
-			return fmt.Errorf("runs %s (warehouses %d-%d) and %s (warehouses %d-%d) ran the terminals of the same warehouses: a benchmark's clients each run their own (--clients, or --warehouse-range ranges that do not overlap); report them apart",
-				a.id, a.first, a.last, b.id, b.first, b.last)
+			return fmt.Errorf("runs %s (%s) and %s (%s) ran the terminals of the same warehouses: a benchmark's clients each run their own (--clients, or --warehouse-range ranges that do not overlap); report them apart",
+				a.id, warehouseSpan(a.first, a.last), b.id, warehouseSpan(b.first, b.last))
 		}
 	}
 	// NOPM counts the New-Orders of the reported clients' warehouses, on

@@ -119,7 +119,7 @@ func (g *tpcc) Figures(counts map[string]int64, elapsed time.Duration) []workloa
 		what := "sum(d_next_o_id)"
 		if g.split() {
 			first, last := g.home()
-			what = fmt.Sprintf("sum(d_next_o_id) over this client's warehouses %d-%d", first, last)
+			what = "sum(d_next_o_id) over this client's " + warehouseSpan(first, last)
 		}
 		figs = append(figs, workload.Figure{Name: "NOPM", Value: nopm, Observed: true,
 			Text: fmt.Sprintf("%.0f (from the server, as HammerDB: %s grew by %d, the committed New-Orders, in %s%s)",

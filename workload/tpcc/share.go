@@ -29,10 +29,7 @@ func (g *tpcc) LoadShare(index, count int) error {
 // A-B" (with the items, for share 0).
 func (g *tpcc) ShareOf(index, count int) string {
 	first, last := partRange(index, count, g.warehouses)
-	s := fmt.Sprintf("warehouses %d-%d", first, last)
-	if first == last {
-		s = fmt.Sprintf("warehouse %d", first)
-	}
+	s := warehouseSpan(first, last)
 	if index == 0 {
 		s += " and the items"
 	}
@@ -62,4 +59,13 @@ func (g *tpcc) shareTables(tables []workload.Table) {
 			tables[i].InitialRows = workload.ShareBatches(bt, int(first-1)*per, int(last)*per, rows)
 		}
 	}
+}
+
+// warehouseSpan names warehouses first to last: "warehouses 1-2", or
+// "warehouse 1" for one.
+func warehouseSpan(first, last int64) string {
+	if first == last {
+		return fmt.Sprintf("warehouse %d", first)
+	}
+	return fmt.Sprintf("warehouses %d-%d", first, last)
 }
