@@ -116,6 +116,13 @@ func (h Hinter) Complete(hint string) string {
 			continue
 		}
 		keep := !given[f.Name] && !notCarried[f.Name] && ignored[f.Name] == "" && !(drop && (splitFlags[f.Name] || meta[f.Name].KeepsData))
+		if h.Argv[0] == "sweep" && keep {
+			v, inline := strings.CutPrefix(arg, "--"+f.Name+"=")
+			if !inline && takesNext && i+1 < len(h.Argv) {
+				v = h.Argv[i+1]
+			}
+			keep = !sweptValues(f, v) // a sweep's 1,2 or 1:8 is no value of the hinted command
+		}
 		if keep {
 			add = append(add, shellQuote(redact.Text(arg)))
 		}
@@ -130,6 +137,16 @@ func (h Hinter) Complete(hint string) string {
 		return hint
 	}
 	return hint + " " + strings.Join(add, " ")
+}
+
+// sweptValues reports whether v is a sweep's values (a list or a range)
+// given to a flag f whose own value is one number, duration or size.
+func sweptValues(f *pflag.Flag, v string) bool {
+	switch f.Value.Type() {
+	case "string", "stringSlice", "stringArray", "stringToString":
+		return false
+	}
+	return strings.ContainsAny(v, ",:")
 }
 
 // lookupFlag finds the flag of fs that a command-line word names: --name,

@@ -169,6 +169,13 @@ func sweepData(ctx context.Context, f *SweepFlags, sw *sweep.Spec, swept []given
 	}
 	switch {
 	case !varies && f.reload:
+		if h, ok := steps[0].Workload.(workload.ReloadHinter); ok {
+			for _, g := range swept {
+				if hint := h.ReloadHint(g.name, g.text); hint != "" {
+					return usagef("--reload does not load %s's data again per step of %s: %s", steps[0].Workload.Meta().Name, g.flag()+" "+g.text, hint)
+				}
+			}
+		}
 		return usagef("--reload loads the data again before each step of a sweep over a flag that changes it (-p fieldlength, --table_size) on a server; %s changes no data there: drop --reload", what)
 	case !varies:
 		return nil

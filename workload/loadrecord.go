@@ -70,6 +70,15 @@ type DataSpecer interface {
 	DataSettings() []DataSetting
 }
 
+// ReloadHinter is a Generator whose data depends on a flag that a sweep's
+// --reload does not load again per step (TPC-C's --warehouses: run
+// checks it against the warehouses the database holds): ReloadHint says
+// how to sweep it instead, or "" for a flag it has no advice for.
+type ReloadHinter interface {
+	Generator
+	ReloadHint(flag, values string) string
+}
+
 // FlagSettings returns the data settings of a workload whose data depends
 // on its flags that are not RuntimeOnly, in the flags' order.
 func FlagSettings(f Flags) []DataSetting {

@@ -236,3 +236,20 @@ func TestSweepReloadKeeps(t *testing.T) {
 		t.Errorf("after the restoring init: --tables %s", got)
 	}
 }
+
+// TestSweepTPCCWarehouses sweeps TPC-C's --warehouses: with --reload it
+// is refused in one line pointing to --active-warehouses over one load of
+// the most (run checks --warehouses against the load; --reload does not
+// load TPC-C again per step), not as a flag that "changes no data"; and
+// a sweep on a database that does not exist advises an init without the
+// sweep's list of values, which init would refuse.
+func TestSweepTPCCWarehouses(t *testing.T) {
+	t.Parallel()
+	srv := testServer(t)
+	r := stampede(t, "sweep", "tpcc", "--warehouses", "1,2", "--reload", "--duration", "1s", "--db", "stampede_sweep_tpcc_none", "--results-dir", t.TempDir(), srv)
+	checkOneLineError(t, r, 2, "--reload does not load tpcc's data again per step of --warehouses 1,2: sweep --active-warehouses 1,2 over one load of the most warehouses (`stampede init tpcc --drop --warehouses N")
+	r = stampede(t, "sweep", "tpcc", "--warehouses", "1,2", "--duration", "1s", "--db", "stampede_sweep_tpcc_none", "--results-dir", t.TempDir(), srv)
+	if r.code == 0 || !strings.Contains(r.stderr, "load it with `stampede init tpcc --db stampede_sweep_tpcc_none ") || strings.Contains(r.stderr, "--warehouses 1,2'") || strings.Contains(r.stderr, "init tpcc --db stampede_sweep_tpcc_none --warehouses") {
+		t.Errorf("exit %d; want an init without the sweep's values:\n%s", r.code, r.stderr)
+	}
+}

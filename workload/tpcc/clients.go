@@ -196,6 +196,15 @@ func (g *tpcc) ClientShare() string {
 	return fmt.Sprintf("the terminals of %s of %d", warehouseSpan(first, last), g.warehouses)
 }
 
+// ReloadHint implements workload.ReloadHinter: a sweep over
+// --warehouses is one over --active-warehouses on a load of the most.
+func (g *tpcc) ReloadHint(flag, values string) string {
+	if flag != "warehouses" {
+		return ""
+	}
+	return fmt.Sprintf("sweep --active-warehouses %s over one load of the most warehouses (`stampede init tpcc --drop --warehouses N`, N the highest), as cockroach's --find-best does", values)
+}
+
 // WorkersAtStart reports whether the client's workers are counted only
 // when it starts: a split given no --warehouses takes its share of the
 // warehouses init loaded, 10 terminals each with waits, so a dry run
