@@ -87,6 +87,13 @@ type Config struct {
 	// and PostgreSQL on the same 2 CPUs, the service time's p50 went from
 	// 50 to 94 µs.
 	ThreadIO bool
+	// NetPoller says each worker's operations wait for the server in Go's
+	// network poller: the worker's goroutine parks at every wait, and so
+	// passes through the scheduler, which the engine's yield at each
+	// flush of its latencies is for (see worker); its workers are not
+	// yielded (a pgbench select-only run at 8 workers on one CPU spent
+	// 0.5% of its client CPU in those yields).
+	NetPoller bool
 	// DisplayEvery is the interval between ticks.
 	DisplayEvery time.Duration
 	// TolerateErrors keeps the run going after an operation fails;
@@ -1057,13 +1064,17 @@ func (r *runner) worker(ctx context.Context, w int, budget int64, first time.Dur
 			lastFlush = now
 			// Yield, so that the runtime sees the goroutine pass
 			// through the scheduler. A worker that waits for its
-			// server in a blocking system call (thread I/O) never
-			// does otherwise, and every 10 ms the runtime's monitor
-			// would interrupt it with a signal, cutting a wait short
-			// (2,284 signals in a 5 s point-select run at 8 workers;
-			// 222 with this). yield, not runtime.Gosched, keeps the
-			// goroutine on its thread (see yield).
-			yield()
+			// server in a blocking system call (thread I/O), or
+			// never waits (the null driver), never does otherwise,
+			// and every 10 ms the runtime's monitor would interrupt
+			// it with a signal, cutting a wait short (2,284 signals
+			// in a 5 s point-select run at 8 workers; 222 with
+			// this). yield, not runtime.Gosched, keeps the goroutine
+			// on its thread (see yield). One that waits in the
+			// network poller parks at every wait already.
+			if !r.cfg.NetPoller {
+				yield()
+			}
 		}
 		if res.Wait > 0 {
 			h.Flush()

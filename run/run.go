@@ -330,7 +330,8 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 		pacer, _ = engine.ParsePacer(s.Pacer) // checked by validate
 	}
 	r.cfg = engine.Config{Duration: s.Duration, MaxOps: s.MaxOps, SharedOps: s.SharedOps, Ramp: s.Ramp, MaxRate: s.MaxRate,
-		QueueRate: s.QueueRate, QueueSeed: r.seed, Pacer: pacer, ThreadIO: src.threadIO, DisplayEvery: s.DisplayEvery, TolerateErrors: s.TolerateErrors, AbortWorker: s.AbortWorker,
+		QueueRate: s.QueueRate, QueueSeed: r.seed, Pacer: pacer, ThreadIO: src.threadIO,
+		NetPoller: !src.threadIO && src.db != nil && !src.db.Null(), DisplayEvery: s.DisplayEvery, TolerateErrors: s.TolerateErrors, AbortWorker: s.AbortWorker,
 		OpTimeout: s.OpTimeout, Grace: s.Grace, Poisson: s.Poisson, SkipLate: s.SkipLate, ScheduleGroups: s.ScheduleGroups}
 	if err := r.cfg.Validate(src.workers); err != nil {
 		return nil, asInput(err)

@@ -710,12 +710,19 @@ func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (work
 			// The script's start is read only when something uses it
 			// (time.Now reads two clocks, about 0.2 µs of CPU on the
 			// machine of scripts/bench pgbench): the run's deadline,
-			// --tries-within, the transaction log and pgbench's
-			// report's exact moments.
+			// --tries-within and the transaction log on the wall
+			// clock; pgbench's report's exact moments alone on the
+			// monotonic one (workload.Now, one clock read; their end
+			// is the last statement's, read for its latency).
 			var start time.Time
+			var mono time.Duration
 			opening := oc.Duration > 0 && g.deadline.Load() == 0
-			if opening || g.triesWithin > 0 || txl != nil || g.keepMoments {
+			switch {
+			case opening || g.triesWithin > 0 || txl != nil:
 				start = time.Now()
+				mono = workload.Offset(start)
+			case g.keepMoments:
+				mono = workload.Now()
 			}
 			if opening {
 				// The first call is the run's start (the engine's
@@ -754,18 +761,28 @@ func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (work
 				res.End = c.End()
 			}
 			if (txl != nil || g.keepMoments) && (res.Err == nil || res.Tolerated) && !cut {
-				end := time.Now()
 				// Under a rate, pgbench's latency counts from the
 				// intended start, and its lag is the wait for the turn.
-				from, lag := start, time.Duration(-1)
+				from, lag := mono, time.Duration(-1)
 				if in := sched[i].intended; !in.IsZero() {
-					from, lag = in, max(start.Sub(in), 0)
+					from = workload.Offset(in)
+					lag = max(mono-from, 0)
 				}
 				if txl != nil {
-					txl.log(i, first+i, s, end, end.Sub(from), lag, res.Err != nil, sqlx.SQLState(res.Err), max(tries-1, 0))
-				}
-				if g.keepMoments && res.Err == nil {
-					g.moments[i].add(s, end.Sub(from), lag)
+					// The log's latency and the report's moments are
+					// the same figure, to the µs.
+					end := time.Now()
+					d := workload.Offset(end) - from
+					txl.log(i, first+i, s, end, d, lag, res.Err != nil, sqlx.SQLState(res.Err), max(tries-1, 0))
+					if g.keepMoments && res.Err == nil {
+						g.moments[i].add(s, d, lag)
+					}
+				} else if res.Err == nil {
+					end := res.End // the last statement's end, as the engine's
+					if end <= 0 {
+						end = workload.Now()
+					}
+					g.moments[i].add(s, end-from, lag)
 				}
 			}
 			return res
