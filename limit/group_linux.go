@@ -551,6 +551,9 @@ func (g *Group) Remove() error {
 // and a group loaded by name may be in any of them.
 func (g *Group) hierarchies() ([][2]string, error) {
 	if g.mode == V2 {
+		if !exists(filepath.Join(g.root, Parent, g.name)) {
+			return nil, nil
+		}
 		return [][2]string{{"", g.root}}, nil
 	}
 	_, names, err := v1Hierarchy(g.root, Limits{})

@@ -477,8 +477,13 @@ func TestRemovePartlyDeleted(t *testing.T) {
 	t.Cleanup(func() { _ = g.Remove() })
 	cmd := exec.Command("sleep", "30")
 	start(t, g, cmd)
-	for began := time.Now(); !inGroup(cmd.Process.Pid, g) && time.Since(began) < 5*time.Second; {
-		time.Sleep(10 * time.Millisecond)
+	// The shim joins the group one controller after another: wait for
+	// the last, memory, and for sleep itself.
+	own := "/" + limit.Parent + "/" + name
+	for began := time.Now(); cgrouptest.Of(cmd.Process.Pid)["memory"] != own || !isSleep(cmd.Process.Pid); time.Sleep(10 * time.Millisecond) {
+		if time.Since(began) > 5*time.Second {
+			t.Fatalf("PID %d did not join the group's memory cgroup and run sleep in 5 s: %v", cmd.Process.Pid, cgrouptest.Of(cmd.Process.Pid))
+		}
 	}
 	// Out of the memory hierarchy's group (back to the test's own memory
 	// cgroup, which it was born in), which is then deleted.
@@ -583,6 +588,12 @@ func TestV2FakeTree(t *testing.T) {
 	}
 }
 
+// isSleep reports whether pid runs sleep (the shim has exec'd it).
+func isSleep(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+	return err == nil && strings.TrimSpace(string(b)) == "sleep"
+}
+
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
@@ -664,9 +675,11 @@ func TestReweigh(t *testing.T) {
 		for range 3 {
 			cmd := exec.Command("sleep", "30")
 			start(t, g, cmd)
-			for deadline := time.Now().Add(5 * time.Second); !inGroup(cmd.Process.Pid, g); time.Sleep(10 * time.Millisecond) {
+			// In the group and running sleep: the shim, a Go program of
+			// several threads, is in the group a moment before its exec.
+			for deadline := time.Now().Add(5 * time.Second); !inGroup(cmd.Process.Pid, g) || !isSleep(cmd.Process.Pid); time.Sleep(10 * time.Millisecond) {
 				if time.Now().After(deadline) {
-					t.Fatalf("PID %d is not in the group after 5 s", cmd.Process.Pid)
+					t.Fatalf("PID %d is not in the group running sleep after 5 s", cmd.Process.Pid)
 				}
 			}
 		}

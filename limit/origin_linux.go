@@ -5,15 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"syscall"
-
-	"golang.org/x/sys/unix"
 )
 
 // A group keeps a record of where its processes were before Add moved
@@ -34,8 +31,9 @@ type origin struct {
 	Cgroups map[string]string `json:"cgroups"`
 }
 
-// recordSuffix ends the name of a group's record in its record directory.
-const recordSuffix = ".origins.json"
+// recordSuffix ends the name of a group's record in its record directory:
+// one JSON origin a line.
+const recordSuffix = ".origins.ndjson"
 
 // recordPath is the file of the group's record.
 func (g *Group) recordPath() string { return filepath.Join(g.records, g.name+recordSuffix) }
@@ -75,73 +73,52 @@ func (g *Group) record(pid int) error {
 	if len(o.Cgroups) == 0 {
 		return nil // in the group already
 	}
-	return g.updateRecord(func(rec []origin) []origin {
-		// Entries of processes that are gone go: no process in the group
-		// can descend from them any more.
-		rec = slices.DeleteFunc(rec, func(r origin) bool {
-			_, s, err := procStat(r.PID)
-			return err != nil || s != r.Start
-		})
-		for i := range rec {
-			if rec[i].PID == pid {
-				for c, p := range o.Cgroups {
-					rec[i].Cgroups[c] = p
-				}
-				return rec
-			}
-		}
-		return append(rec, o)
-	})
-}
-
-// updateRecord rewrites the group's record with what change makes of
-// it, under an exclusive lock: a command's shim records itself from
-// another process (Command).
-func (g *Group) updateRecord(change func([]origin) []origin) error {
+	line, err := json.Marshal(o)
+	if err != nil {
+		return err
+	}
 	if err := os.MkdirAll(g.records, 0o755); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(g.recordPath(), os.O_RDWR|os.O_CREATE, 0o644)
+	// One line appended in one write: a process killed at any moment
+	// (SIGKILL) leaves the lines before whole, and a command's shim
+	// records itself from another process (Command) without a lock.
+	f, err := os.OpenFile(g.recordPath(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
-		return err
+	_, err = f.Write(append(line, '\n'))
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	b, err := io.ReadAll(f)
-	if err != nil {
-		return err
-	}
-	var rec []origin
-	if len(bytes.TrimSpace(b)) > 0 {
-		if err := json.Unmarshal(b, &rec); err != nil {
-			return fmt.Errorf("malformed record %s: %w", g.recordPath(), err)
-		}
-	}
-	out, err := json.Marshal(change(rec))
-	if err != nil {
-		return err
-	}
-	if err := f.Truncate(0); err != nil {
-		return err
-	}
-	_, err = f.WriteAt(out, 0)
 	return err
 }
 
-// readRecord returns the group's record; none when it has no file.
+// readRecord returns the group's record, one origin per process (a later
+// line of the same process adds to and overrides an earlier one); none
+// when it has no file. A line that does not parse (cut short) is skipped.
 func (g *Group) readRecord() ([]origin, error) {
 	b, err := os.ReadFile(g.recordPath())
-	if errors.Is(err, os.ErrNotExist) || err == nil && len(bytes.TrimSpace(b)) == 0 {
+	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
 	var rec []origin
-	if err := json.Unmarshal(b, &rec); err != nil {
-		return nil, fmt.Errorf("malformed record %s: %w", g.recordPath(), err)
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		var o origin
+		if len(bytes.TrimSpace(line)) == 0 || json.Unmarshal(line, &o) != nil {
+			continue
+		}
+		i := slices.IndexFunc(rec, func(r origin) bool { return r.PID == o.PID && r.Start == o.Start })
+		if i < 0 {
+			rec = append(rec, o)
+			continue
+		}
+		for c, p := range o.Cgroups {
+			rec[i].Cgroups[c] = p
+		}
 	}
 	return rec, nil
 }

@@ -4,11 +4,13 @@
 package cgrouptest
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -17,8 +19,16 @@ import (
 const Root = "/sys/fs/cgroup"
 
 // Of returns pid's cgroup path by v1 controller, from /proc/PID/cgroup
-// ("memory" → "/user/db"); nil when pid is gone.
+// ("memory" → "/user/db"); nil when pid is gone or has exited (a zombie,
+// which the kernel shows in the root cgroups).
 func Of(pid int) map[string]string {
+	st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return nil
+	}
+	if f := strings.Fields(string(st[strings.LastIndexByte(string(st), ')')+1:])); len(f) == 0 || f[0] == "Z" || f[0] == "X" {
+		return nil
+	}
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", pid))
 	if err != nil {
 		return nil
@@ -74,24 +84,74 @@ func Make(t testing.TB, name string, memoryLimit int64, controllers ...string) m
 }
 
 // Move moves pid into the cgroups paths names (by controller, as Make
-// returns them).
+// returns them). A process that is gone (a backend that ended) is
+// skipped.
 func Move(t testing.TB, pid int, paths map[string]string) {
 	t.Helper()
 	for c, p := range paths {
-		if err := os.WriteFile(filepath.Join(Root, c, p, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0); err != nil {
+		err := os.WriteFile(filepath.Join(Root, c, p, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0)
+		if errors.Is(err, syscall.ESRCH) {
+			return
+		}
+		if err != nil {
 			t.Fatalf("cannot move PID %d into %s cgroup %s: %v", pid, c, p, err)
 		}
 	}
 }
 
 // Check fails the test unless pid is in the cgroups want names (by
-// controller), saying what moment of the test it checks.
+// controller), saying what moment of the test it checks. A process that
+// is gone (a server's backend that ended meanwhile) passes; so does one
+// that is on its way out: the kernel shows an exiting process in the
+// root cgroups a moment before it is a zombie, so a process elsewhere
+// is given a second to be gone.
 func Check(t testing.TB, when string, pid int, want map[string]string) {
 	t.Helper()
+	in := func(got map[string]string) bool {
+		for c, p := range want {
+			if got[c] != p {
+				return false
+			}
+		}
+		return true
+	}
 	got := Of(pid)
+	for deadline := time.Now().Add(time.Second); got != nil && !in(got) && time.Now().Before(deadline); got = Of(pid) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if got == nil {
+		return
+	}
 	for c, p := range want {
 		if got[c] != p {
 			t.Errorf("%s: PID %d is in %s cgroup %q, want %q", when, pid, c, got[c], p)
 		}
 	}
+}
+
+// Tree returns pid and the PIDs of its descendants, from /proc.
+func Tree(pid int) []int {
+	entries, _ := os.ReadDir("/proc")
+	children := map[int][]int{}
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...; comm may hold spaces and parentheses.
+		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+		if len(f) > 1 {
+			ppid, _ := strconv.Atoi(f[1])
+			children[ppid] = append(children[ppid], p)
+		}
+	}
+	out := []int{pid}
+	for i := 0; i < len(out); i++ {
+		out = append(out, children[out[i]]...)
+	}
+	return out
 }
