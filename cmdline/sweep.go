@@ -40,8 +40,11 @@ type SweepFlags struct {
 	// before is init's record of the data before a --reload sweep's
 	// first load: what its end says how to load again.
 	before *workload.Recorded
-	// varied names the data settings the steps vary.
+	// varied names the data settings the steps vary; typed maps those
+	// given by a flag of their own to it (fieldlength: --field-length),
+	// so that the sweep's lines spell them as the user did.
 	varied map[string]bool
+	typed  map[string]string
 	// forceDrop lets --reload drop tables stampede did not make, as
 	// init --force-drop does (the refusals name it).
 	forceDrop bool

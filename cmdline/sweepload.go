@@ -79,8 +79,35 @@ func variedSettings(data []string) map[string]bool {
 	return varied
 }
 
+// typedFlags maps gen's data settings that the command line gave by a
+// flag of their own (YCSB's --field-length for -p fieldlength) to that
+// flag.
+func typedFlags(gen workload.Generator) map[string]string {
+	out := map[string]string{}
+	if ds, ok := gen.(workload.DataSpecer); ok {
+		for _, s := range ds.DataSettings() {
+			if s.Given && strings.HasPrefix(s.From, "--") {
+				out[s.Name] = s.From
+			}
+		}
+	}
+	return out
+}
+
+// spelledArgs is rec.Args with the settings in typed given as the user
+// gave them (--field-length 100, not -p fieldlength=100).
+func spelledArgs(rec *workload.Recorded, typed map[string]string) []string {
+	out := slices.Clone(rec.Args)
+	for i, name := range rec.Names {
+		if flag, ok := typed[name]; ok && i < len(rec.Values) {
+			out[i] = flag + " " + rec.Values[i]
+		}
+	}
+	return out
+}
+
 // settingsAt is gen's data settings named in varied, with their values
-// now, as typed (--tables=1, -p fieldlength=100).
+// now, as typed (--tables=1, -p fieldlength=100, --field-length=100).
 func settingsAt(gen workload.Generator, varied map[string]bool) string {
 	ds, ok := gen.(workload.DataSpecer)
 	if !ok {
@@ -90,6 +117,8 @@ func settingsAt(gen workload.Generator, varied map[string]bool) string {
 	for _, s := range ds.DataSettings() {
 		switch {
 		case !varied[s.Name]:
+		case s.Given && strings.HasPrefix(s.From, "--"):
+			out = append(out, s.From+"="+s.Value)
 		case s.Form != nil:
 			out = append(out, s.Form(s.Value))
 		default:
@@ -100,12 +129,14 @@ func settingsAt(gen workload.Generator, varied map[string]bool) string {
 }
 
 // recordedAt is what rec (init's record) holds of the settings in varied,
-// as given on a command line ("--tables 2, --table_size 500").
-func recordedAt(rec *workload.Recorded, varied map[string]bool) string {
+// as given on a command line ("--tables 2, --table_size 500"), those in
+// typed as the user gave them.
+func recordedAt(rec *workload.Recorded, varied map[string]bool, typed map[string]string) string {
+	args := spelledArgs(rec, typed)
 	var out []string
 	for i, name := range rec.Names {
 		if varied[name] {
-			out = append(out, rec.Args[i])
+			out = append(out, args[i])
 		}
 	}
 	return strings.Join(out, ", ")
@@ -130,8 +161,9 @@ func sweepDataLeft(ctx context.Context, f *SweepFlags, s run.Spec, res *sweep.Re
 	if !reloaded && err == nil && after != nil && strings.Join(after.Args, " ") == init {
 		return // stopped before any step's reload began: init's data as it was
 	}
-	res.Restore = hint(fmt.Sprintf("stampede init %s %s --drop", f.before.Workload, init))
-	was := recordedAt(f.before, f.varied)
+	// The swept flag as typed: the hint then does not carry its list.
+	res.Restore = hint(fmt.Sprintf("stampede init %s %s --drop", f.before.Workload, strings.Join(spelledArgs(f.before, f.typed), " ")))
+	was := recordedAt(f.before, f.varied, f.typed)
 	switch {
 	case err != nil || after == nil:
 		res.Data = fmt.Sprintf("database %q holds no complete load: the sweep's last reload did not finish (before the sweep it held %s)", f.before.Database, was)
@@ -139,7 +171,7 @@ func sweepDataLeft(ctx context.Context, f *SweepFlags, s run.Spec, res *sweep.Re
 		res.Data, res.Restore = fmt.Sprintf("database %q holds what it held before the sweep again (%s)", after.Database, was), ""
 	default:
 		res.Data = fmt.Sprintf("database %q now holds the sweep's last load (%s), not what it held before the sweep (%s), the other data flags as they were; the sweep does not load that back, as a load can take long",
-			after.Database, recordedAt(after, f.varied), was)
+			after.Database, recordedAt(after, f.varied, f.typed), was)
 	}
 }
 
@@ -155,7 +187,7 @@ func sweepDataLeft(ctx context.Context, f *SweepFlags, s run.Spec, res *sweep.Re
 func sweepData(ctx context.Context, f *SweepFlags, sw *sweep.Spec, swept []given, steps []run.Spec, data []string, dryRun bool) error {
 	varied := variedSettings(data)
 	varies := len(varied) > 0
-	f.varied = varied
+	f.varied, f.typed = varied, typedFlags(steps[0].Workload)
 	flags := make([]string, len(swept))
 	for i, g := range swept {
 		flags[i] = g.flag() + " " + g.text
@@ -205,8 +237,8 @@ func sweepData(ctx context.Context, f *SweepFlags, sw *sweep.Spec, swept []given
 	}
 	holds := ""
 	if !dryRun {
-		if rec, _ := run.Recorded(ctx, steps[0]); rec != nil && recordedAt(rec, varied) != "" {
-			holds = fmt.Sprintf(", and database %q holds %s (init's record, of %s)", rec.Database, recordedAt(rec, varied), rec.Workload)
+		if rec, _ := run.Recorded(ctx, steps[0]); rec != nil && recordedAt(rec, varied, f.typed) != "" {
+			holds = fmt.Sprintf(", and database %q holds %s (init's record, of %s)", rec.Database, recordedAt(rec, varied, f.typed), rec.Workload)
 		}
 	}
 	return usagef("%s changes the data init loads%s: give --reload to reload the data at each step (dropping only stampede's tables), or sweep a flag that does not change the data (--concurrency, --max-rate, --conns)", what, holds)

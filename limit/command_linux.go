@@ -21,6 +21,8 @@ type shimSpec struct {
 	Mode Mode   `json:"mode"`
 	Root string `json:"root"`
 	Name string `json:"name"`
+	// Records is the group's record directory (WithRecordDir).
+	Records string `json:"records,omitempty"`
 	// Path is the program to exec; its arguments are the shim's own.
 	Path string `json:"path"`
 }
@@ -46,7 +48,11 @@ func runShim(spec string) int {
 		return shimCannotJoin
 	}
 	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, shimEnv+"=") })
-	g, err := Load(s.Name, WithMode(s.Mode), WithRoot(s.Root))
+	opts := []Option{WithMode(s.Mode), WithRoot(s.Root)}
+	if s.Records != "" {
+		opts = append(opts, WithRecordDir(s.Records))
+	}
+	g, err := Load(s.Name, opts...)
 	if err == nil {
 		err = g.Add(os.Getpid())
 	}
@@ -85,7 +91,7 @@ func (g *Group) Command(cmd *exec.Cmd) error {
 	if err != nil {
 		return fmt.Errorf("cannot find stampede's own executable, needed to start commands in a cgroup: %w", err)
 	}
-	spec, err := json.Marshal(shimSpec{Mode: g.mode, Root: g.root, Name: g.name, Path: cmd.Path})
+	spec, err := json.Marshal(shimSpec{Mode: g.mode, Root: g.root, Name: g.name, Records: g.records, Path: cmd.Path})
 	if err != nil {
 		return err
 	}

@@ -12,8 +12,10 @@
 //
 // [Create] makes a group named "stampede/NAME" with the given [Limits]:
 //
-//   - cgroup v1: one directory in each hierarchy it needs (cpu for the CPU
-//     quota, memory, blkio, plus cpuacct for CPU usage), for instance
+//   - cgroup v1: one directory in each hierarchy its limits use, and only
+//     those (cpu for the CPU quota, plus cpuacct for CPU usage; memory;
+//     blkio), so that a CPU limit leaves its processes' memory and blkio
+//     cgroups as they are; for instance
 //     /sys/fs/cgroup/cpu/stampede/NAME with cpu.cfs_quota_us and
 //     cpu.cfs_period_us, memory.limit_in_bytes, and
 //     blkio.throttle.{read,write}_{bps,iops}_device;
@@ -30,8 +32,12 @@
 // every process whose name or command line matches a pattern, as the
 // Greenplum script did. [Group.Stats] reads the group's counters (CPU time
 // and throttling, memory use and OOM kills, bytes and operations per disk),
-// and [Group.Remove] moves what is left back to the root group and deletes
-// the group.
+// and [Group.Remove] moves what is left back to the cgroups the processes
+// came from and deletes the group. [Group.Add] records those cgroups
+// first, in a file next to the group's lock in [HoldDir], so that the
+// removal of a group left by a killed run restores them too; a process
+// born in the group goes back to where its nearest recorded (or outside)
+// ancestor came from.
 //
 // Only root can write cgroups. Functions that touch them say so in their
 // errors, in one line that says what to do.

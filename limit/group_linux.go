@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -24,6 +25,12 @@ type Group struct {
 	mode   Mode
 	root   string
 	limits Limits
+	// records is the directory of the group's record of where its
+	// processes came from (origin_linux.go).
+	records string
+	// mu guards unrestored, what the last Remove could not put back.
+	mu         sync.Mutex
+	unrestored []string
 	// v1 is set on cgroup v1, with subs the controllers the group is in.
 	v1   cgroup1.Cgroup
 	subs []cgroup1.Name
@@ -36,15 +43,20 @@ type Group struct {
 type v1Controller struct {
 	name cgroup1.Name
 	file string
-	// limit says which limit needs it ("" for one used for stats only).
+	// limit says which limit puts a group in it: a group is made, and its
+	// processes moved, only in the controllers its limits use, so that a
+	// CPU limit leaves a server's own memory and blkio cgroups alone.
 	limit string
+	// stats marks a controller used for the limit's counters only
+	// (cpuacct's CPU time), joined when mounted and skipped when not.
+	stats bool
 }
 
 var v1Controllers = []v1Controller{
-	{cgroup1.Cpu, "cpu.cfs_quota_us", "CPU"},
-	{cgroup1.Cpuacct, "cpuacct.usage", ""},
-	{cgroup1.Memory, "memory.limit_in_bytes", "memory"},
-	{cgroup1.Blkio, "blkio.throttle.write_bps_device", "IO"},
+	{cgroup1.Cpu, "cpu.cfs_quota_us", "CPU", false},
+	{cgroup1.Cpuacct, "cpuacct.usage", "CPU", true},
+	{cgroup1.Memory, "memory.limit_in_bytes", "memory", false},
+	{cgroup1.Blkio, "blkio.throttle.write_bps_device", "IO", false},
 }
 
 // needs reports whether l has a limit of the given kind.
@@ -92,15 +104,20 @@ func setup(name string, opts []Option) (options, error) {
 	return o, nil
 }
 
-// v1Hierarchy returns the mounted controllers among those stampede uses,
-// or an error naming one that a limit in l needs and is not mounted.
+// v1Hierarchy returns the mounted controllers that the limits in l use,
+// or with a zero l all mounted controllers stampede uses (to find a
+// group's directories), or an error naming one that a limit in l needs
+// and is not mounted.
 func v1Hierarchy(root string, l Limits) ([]cgroup1.Subsystem, []cgroup1.Name, error) {
 	var subs []cgroup1.Subsystem
 	var names []cgroup1.Name
 	for _, c := range v1Controllers {
+		if !l.IsZero() && !l.needs(c.limit) {
+			continue
+		}
 		file := filepath.Join(root, string(c.name), c.file)
 		if _, err := os.Stat(file); err != nil {
-			if l.needs(c.limit) {
+			if l.needs(c.limit) && !c.stats {
 				return nil, nil, fmt.Errorf("the cgroup v1 %s controller is not mounted (no %s): mount it with `mount -t cgroup -o %s cgroup %s`, or drop the %s limit",
 					c.name, file, c.name, filepath.Join(root, string(c.name)), c.limit)
 			}
@@ -153,7 +170,7 @@ func Create(name string, l Limits, opts ...Option) (*Group, error) {
 		return nil, err
 	}
 	path := groupPath(name)
-	g := &Group{name: name, mode: o.mode, root: o.root, limits: l}
+	g := &Group{name: name, mode: o.mode, root: o.root, limits: l, records: o.records}
 	switch o.mode {
 	case V1:
 		subs, names, err := v1Hierarchy(o.root, l)
@@ -193,6 +210,8 @@ func Create(name string, l Limits, opts ...Option) (*Group, error) {
 	default:
 		return nil, fmt.Errorf("unknown cgroup mode %d", o.mode)
 	}
+	// A record under the new group's name is a removed group's.
+	_ = os.Remove(g.recordPath())
 	return g, nil
 }
 
@@ -299,7 +318,7 @@ func Load(name string, opts ...Option) (*Group, error) {
 		return nil, err
 	}
 	path := groupPath(name)
-	g := &Group{name: name, mode: o.mode, root: o.root}
+	g := &Group{name: name, mode: o.mode, root: o.root, records: o.records}
 	switch o.mode {
 	case V1:
 		subs, _, err := v1Hierarchy(o.root, Limits{})
@@ -365,8 +384,9 @@ func (g *Group) String() string {
 	return s
 }
 
-// Add moves the running process pid (with all its threads) into the group.
-// Its children stay where they are; those it starts later are born in the
+// Add moves the running process pid (with all its threads) into the group,
+// after recording the cgroups it is in, where Remove puts it back. Its
+// children stay where they are; those it starts later are born in the
 // group.
 func (g *Group) Add(pid int) error {
 	if pid <= 0 {
@@ -375,7 +395,14 @@ func (g *Group) Add(pid int) error {
 	if !exists(fmt.Sprintf("/proc/%d", pid)) {
 		return fmt.Errorf("PID %d is gone", pid)
 	}
-	var err error
+	// Where it is now is where Remove puts it back.
+	err := g.record(pid)
+	switch {
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ESRCH):
+		return fmt.Errorf("PID %d is gone", pid)
+	case err != nil:
+		return fmt.Errorf("cannot record the cgroups of PID %d in %s before moving it into cgroup %s/%s: %w", pid, g.recordPath(), Parent, g.name, err)
+	}
 	if g.v2 != nil {
 		err = g.v2.AddProc(uint64(pid))
 	} else {
@@ -489,8 +516,9 @@ func (g *Group) Stats() (Stats, error) {
 	return s, nil
 }
 
-// Remove moves the processes still in the group back to the root group,
-// then deletes the group. It retries for a while if processes fork into
+// Remove moves the processes still in the group back to the cgroups they
+// came from (see Unrestored for those it could not), then deletes the
+// group and its record. It retries for a while if processes fork into
 // the group meanwhile.
 func (g *Group) Remove() error {
 	var err error
@@ -498,7 +526,7 @@ func (g *Group) Remove() error {
 		if attempt > 0 {
 			time.Sleep(50 * time.Millisecond)
 		}
-		if err = g.moveToRoot(); err != nil {
+		if err = g.moveBack(); err != nil {
 			continue
 		}
 		if g.v2 != nil {
@@ -508,48 +536,38 @@ func (g *Group) Remove() error {
 		}
 		if err == nil || errors.Is(err, cgroup1.ErrCgroupDeleted) {
 			g.removeParent()
+			_ = os.Remove(g.recordPath())
 			return nil
 		}
 	}
 	return fmt.Errorf("cannot remove cgroup %s/%s: %w", Parent, g.name, err)
 }
 
-// moveToRoot moves the group's processes to the root group. In v1 it
-// looks only at the hierarchies where the group's directory is still
-// there: an earlier attempt of Remove may have deleted it from some (a
-// process forked into the group in between kept the others busy), and
-// cgroup1's MoveTo stops at the first missing one.
-func (g *Group) moveToRoot() error {
-	if g.v2 != nil {
-		root, err := cgroup2.Load("/", cgroup2.WithMountpoint(g.root))
-		if err != nil {
-			return err
+// hierarchies returns, for each hierarchy where the group's directory is
+// still there, the controller's key in /proc/PID/cgroup ("" on v2) and
+// the hierarchy's mount. In v1 it looks at every mounted controller
+// stampede uses: an earlier attempt of Remove may have deleted the group
+// from some (a process forked into it in between kept the others busy),
+// and a group loaded by name may be in any of them.
+func (g *Group) hierarchies() ([][2]string, error) {
+	if g.mode == V2 {
+		if !exists(filepath.Join(g.root, Parent, g.name)) {
+			return nil, nil
 		}
-		return g.v2.MoveTo(root)
+		return [][2]string{{"", g.root}}, nil
 	}
-	subs, names, err := v1Hierarchy(g.root, Limits{})
+	_, names, err := v1Hierarchy(g.root, Limits{})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	var live []cgroup1.Subsystem
-	for i, s := range subs {
-		if exists(filepath.Join(g.root, string(names[i]), Parent, g.name)) {
-			live = append(live, s)
+	var out [][2]string
+	for _, n := range names {
+		mount := filepath.Join(g.root, string(n))
+		if exists(filepath.Join(mount, Parent, g.name)) {
+			out = append(out, [2]string{string(n), mount})
 		}
 	}
-	if len(live) == 0 {
-		return nil
-	}
-	h := func() ([]cgroup1.Subsystem, error) { return live, nil }
-	group, err := cgroup1.Load(cgroup1.StaticPath(groupPath(g.name)), cgroup1.WithHierarchy(h))
-	if err != nil {
-		return err
-	}
-	root, err := cgroup1.Load(cgroup1.StaticPath("/"), cgroup1.WithHierarchy(h))
-	if err != nil {
-		return err
-	}
-	return group.MoveTo(root)
+	return out, nil
 }
 
 // removeParent deletes the stampede parent group when no group is left in
@@ -574,7 +592,7 @@ func (g *Group) removeParent() {
 }
 
 // Remove deletes the group stampede/NAME, moving the processes still in
-// it back to the root group.
+// it back to the cgroups they came from (Group.Remove).
 func Remove(name string, opts ...Option) error {
 	g, err := Load(name, opts...)
 	if err != nil {

@@ -48,11 +48,15 @@ type Abandoned struct {
 	Processes int
 	// Err is why it could not be removed; nil when it was.
 	Err error
+	// Unrestored are the processes it could not put back where they came
+	// from (Group.Unrestored).
+	Unrestored []string
 }
 
 // RemoveAbandoned removes the groups whose holder (Hold) ended without
 // removing them, such as a run killed with SIGKILL, moving their
-// processes back to the root group, and returns them. Groups nobody held
+// processes back to the cgroups they came from (recorded in dir too), and
+// returns them. Groups nobody held
 // (`stampede limit --pid`, --keep) are never touched. A missing dir is
 // no group.
 func RemoveAbandoned(dir string, opts ...Option) ([]Abandoned, error) {
@@ -79,7 +83,7 @@ func RemoveAbandoned(dir string, opts ...Option) ([]Abandoned, error) {
 			continue
 		}
 		a := Abandoned{Name: name}
-		g, err := Load(name, opts...)
+		g, err := Load(name, append([]Option{WithRecordDir(dir)}, opts...)...)
 		switch {
 		case errors.Is(err, ErrNotExist):
 			_ = os.Remove(path) // removed by hand (stampede limit --remove)
@@ -91,6 +95,7 @@ func RemoveAbandoned(dir string, opts ...Option) ([]Abandoned, error) {
 			pids, _ := g.PIDs()
 			a.Processes = len(pids)
 			a.Err = g.Remove()
+			a.Unrestored = g.Unrestored()
 		}
 		if a.Err == nil {
 			_ = os.Remove(path)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/containerd/cgroups/v3"
 
+	"github.com/stampede-bench/stampede/internal/cgrouptest"
 	"github.com/stampede-bench/stampede/limit"
 	"github.com/stampede-bench/stampede/procmatch"
 )
@@ -467,29 +468,34 @@ func TestLoadRemove(t *testing.T) {
 // attempt of Remove leaves it when a process joins the group between its
 // move and its deletion.
 func TestRemovePartlyDeleted(t *testing.T) {
-	requireV1(t, "cpu", "blkio")
+	requireV1(t, "cpu", "memory")
 	name := fmt.Sprintf("test-%d-partly", os.Getpid())
-	g, err := limit.Create(name, limit.Limits{CPUs: 0.25}) // made in every mounted hierarchy
+	g, err := limit.Create(name, limit.Limits{CPUs: 0.25, MemoryBytes: 1 << 30}) // in cpu, cpuacct and memory
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = g.Remove() })
 	cmd := exec.Command("sleep", "30")
 	start(t, g, cmd)
-	for began := time.Now(); !inGroup(cmd.Process.Pid, g) && time.Since(began) < 5*time.Second; {
-		time.Sleep(10 * time.Millisecond)
+	// The shim joins the group one controller after another: wait for
+	// the last, memory, and for sleep itself.
+	own := "/" + limit.Parent + "/" + name
+	for began := time.Now(); cgrouptest.Of(cmd.Process.Pid)["memory"] != own || !isSleep(cmd.Process.Pid); time.Sleep(10 * time.Millisecond) {
+		if time.Since(began) > 5*time.Second {
+			t.Fatalf("PID %d did not join the group's memory cgroup and run sleep in 5 s: %v", cmd.Process.Pid, cgrouptest.Of(cmd.Process.Pid))
+		}
 	}
-	// Out of the blkio hierarchy's group, which is then deleted.
-	pid := []byte(strconv.Itoa(cmd.Process.Pid))
-	if err := os.WriteFile(filepath.Join(limit.DefaultRoot, "blkio", "cgroup.procs"), pid, 0); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Remove(filepath.Join(limit.DefaultRoot, "blkio", limit.Parent, name)); err != nil {
+	// Out of the memory hierarchy's group (back to the test's own memory
+	// cgroup, which it was born in), which is then deleted.
+	from := cgrouptest.Of(os.Getpid())
+	cgrouptest.Move(t, cmd.Process.Pid, map[string]string{"memory": from["memory"]})
+	if err := os.Remove(filepath.Join(limit.DefaultRoot, "memory", limit.Parent, name)); err != nil {
 		t.Fatal(err)
 	}
 	if err := g.Remove(); err != nil {
-		t.Fatalf("Remove of a group gone from blkio: %v", err)
+		t.Fatalf("Remove of a group gone from memory: %v", err)
 	}
+	cgrouptest.Check(t, "after Remove", cmd.Process.Pid, map[string]string{"cpu": from["cpu"], "memory": from["memory"]})
 	if inGroup(cmd.Process.Pid, g) {
 		t.Errorf("the process is still in the removed group")
 	}
@@ -514,7 +520,7 @@ func TestV2FakeTree(t *testing.T) {
 			}
 		}
 	}
-	opts := []limit.Option{limit.WithMode(limit.V2), limit.WithRoot(root)}
+	opts := []limit.Option{limit.WithMode(limit.V2), limit.WithRoot(root), limit.WithRecordDir(t.TempDir())}
 	l := limit.Limits{CPUs: 0.5, MemoryBytes: 200 << 20, IO: []limit.DeviceIO{{Major: 254, Minor: 0, WriteBPS: 5 << 20}}}
 	g, err := limit.Create("fake", l, opts...)
 	if err != nil {
@@ -582,6 +588,12 @@ func TestV2FakeTree(t *testing.T) {
 	}
 }
 
+// isSleep reports whether pid runs sleep (the shim has exec'd it).
+func isSleep(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+	return err == nil && strings.TrimSpace(string(b)) == "sleep"
+}
+
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
@@ -625,12 +637,21 @@ func TestWatchByName(t *testing.T) {
 }
 
 // TestReweigh: a group weighs what its threads weighed outside it (1024
-// cpu.shares each on cgroup v1), for a CPU limit and for a memory limit
-// alone, and the stampede parent group weighs what its groups do; a group
-// left empty has the default weight.
+// cpu.shares each on cgroup v1), for a CPU limit and for a CPU limit
+// with a memory limit, and the stampede parent group weighs what its
+// groups do; a group left empty has the default weight. A memory limit
+// alone leaves its processes in their own cpu cgroups: its group is not
+// in the cpu controller, whose weights it cannot change.
 func TestReweigh(t *testing.T) {
-	requireV1(t, "cpu")
-	for _, l := range []limit.Limits{{CPUs: 1}, {MemoryBytes: 1 << 30}} {
+	requireV1(t, "cpu", "memory")
+	memOnly := newGroup(t, limit.Limits{MemoryBytes: 1 << 30})
+	if err := memOnly.Reweigh(); err != nil {
+		t.Fatal(err)
+	}
+	if p := filepath.Join(limit.DefaultRoot, "cpu", limit.Parent, memOnly.Name()); fileExists(p) {
+		t.Errorf("a memory limit alone made its group in the cpu controller: %s", p)
+	}
+	for _, l := range []limit.Limits{{CPUs: 1}, {CPUs: 1, MemoryBytes: 1 << 30}} {
 		g := newGroup(t, l)
 		shares := func(dir string) int {
 			t.Helper()
@@ -654,9 +675,11 @@ func TestReweigh(t *testing.T) {
 		for range 3 {
 			cmd := exec.Command("sleep", "30")
 			start(t, g, cmd)
-			for deadline := time.Now().Add(5 * time.Second); !inGroup(cmd.Process.Pid, g); time.Sleep(10 * time.Millisecond) {
+			// In the group and running sleep: the shim, a Go program of
+			// several threads, is in the group a moment before its exec.
+			for deadline := time.Now().Add(5 * time.Second); !inGroup(cmd.Process.Pid, g) || !isSleep(cmd.Process.Pid); time.Sleep(10 * time.Millisecond) {
 				if time.Now().After(deadline) {
-					t.Fatalf("PID %d is not in the group after 5 s", cmd.Process.Pid)
+					t.Fatalf("PID %d is not in the group running sleep after 5 s", cmd.Process.Pid)
 				}
 			}
 		}
@@ -684,5 +707,117 @@ func TestReweigh(t *testing.T) {
 		if got := shares(limit.Parent); got != sum || got < 3*1024 {
 			t.Errorf("%s: the parent weighs %d, want its groups' sum %d (at least %d)", l, got, sum, 3*1024)
 		}
+	}
+}
+
+// userGroups makes the test's own cgroups, as a user keeps a server in
+// cgroups of their own: NAME in cpu, cpuacct, memory (with a 256 MiB
+// limit) and blkio, and NAME/gone in cpu, under the test process's
+// cgroups. They are removed at the end of the test.
+func userGroups(t *testing.T) (user, gone map[string]string) {
+	t.Helper()
+	name := fmt.Sprintf("test-user-%d-%d", os.Getpid(), groupSeq.Add(1))
+	user = cgrouptest.Make(t, name, 256<<20, "cpu", "cpuacct", "memory", "blkio")
+	gone = cgrouptest.Make(t, name+"/gone", 0, "cpu")
+	return user, gone
+}
+
+// TestRemoveRestoresOrigins: a CPU limit makes its group in cpu and
+// cpuacct only, so its processes stay in their own memory and blkio
+// cgroups; Remove puts each one back in the cpu and cpuacct cgroups it
+// came from, a child forked under the limit where its parent came from,
+// and a process whose cgroup is gone in that cgroup's parent, saying so
+// (issue 34, v34 F2).
+func TestRemoveRestoresOrigins(t *testing.T) {
+	requireV1(t, "cpu", "cpuacct", "memory", "blkio")
+	user, gone := userGroups(t)
+	flag := filepath.Join(t.TempDir(), "fork")
+	childFile := flag + ".pid"
+	sh := exec.Command("sh", "-c", fmt.Sprintf("while [ ! -e %s ]; do sleep 0.05; done; sleep 60 & echo $! > %s.tmp; mv %s.tmp %s; wait", flag, childFile, childFile, childFile))
+	other := exec.Command("sleep", "60")
+	start(t, nil, sh)
+	start(t, nil, other)
+	cgrouptest.Move(t, sh.Process.Pid, user)
+	otherFrom := map[string]string{"cpu": gone["cpu"], "memory": user["memory"]}
+	cgrouptest.Move(t, other.Process.Pid, otherFrom)
+
+	g := newGroup(t, limit.Limits{CPUs: 0.5}, limit.WithRecordDir(t.TempDir()))
+	for _, c := range []string{"memory", "blkio"} {
+		if p := filepath.Join(limit.DefaultRoot, c, limit.Parent, g.Name()); fileExists(p) {
+			t.Errorf("a CPU limit made its group in %s: %s", c, p)
+		}
+	}
+	for _, pid := range []int{sh.Process.Pid, other.Process.Pid} {
+		if err := g.Add(pid); err != nil {
+			t.Fatal(err)
+		}
+	}
+	own := "/" + limit.Parent + "/" + g.Name()
+	cgrouptest.Check(t, "under --cpus", sh.Process.Pid, map[string]string{"cpu": own, "cpuacct": own, "memory": user["memory"], "blkio": user["blkio"]})
+	if err := os.WriteFile(flag, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var child int
+	for deadline := time.Now().Add(10 * time.Second); child == 0; time.Sleep(20 * time.Millisecond) {
+		if b, err := os.ReadFile(childFile); err == nil {
+			child, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		} else if time.Now().After(deadline) {
+			t.Fatal("the shell forked no child in 10 s")
+		}
+	}
+	t.Cleanup(func() { _ = syscall.Kill(child, syscall.SIGKILL) })
+	cgrouptest.Check(t, "a child forked under the limit", child, map[string]string{"cpu": own, "memory": user["memory"]})
+	// other's cpu cgroup, empty since other left it, goes.
+	if err := os.Remove(filepath.Join(limit.DefaultRoot, "cpu", gone["cpu"])); err != nil {
+		t.Fatal(err)
+	}
+
+	if err := g.Remove(); err != nil {
+		t.Fatal(err)
+	}
+	cgrouptest.Check(t, "after Remove", sh.Process.Pid, user)
+	cgrouptest.Check(t, "after Remove, the child forked under the limit", child, user)
+	cgrouptest.Check(t, "after Remove, the process whose cpu cgroup is gone", other.Process.Pid, map[string]string{"cpu": user["cpu"], "memory": user["memory"]})
+	want := fmt.Sprintf("PID %d went back to %s: its cpu cgroup %s is gone", other.Process.Pid, user["cpu"], gone["cpu"])
+	if got := g.Unrestored(); len(got) != 1 || got[0] != want {
+		t.Errorf("Unrestored() = %q, want [%q]", got, want)
+	}
+}
+
+// TestRemoveAbandonedRestoresOrigins: the group of a run killed with
+// SIGKILL (a lock file no process holds) is removed by RemoveAbandoned,
+// which puts its process back in the cgroups it came from, read from the
+// group's record, and leaves its memory cgroup alone.
+func TestRemoveAbandonedRestoresOrigins(t *testing.T) {
+	requireV1(t, "cpu", "memory")
+	user, _ := userGroups(t)
+	sleep := exec.Command("sleep", "60")
+	start(t, nil, sleep)
+	pid := sleep.Process.Pid
+	cgrouptest.Move(t, pid, user)
+	dir := t.TempDir()
+	name := fmt.Sprintf("test-%d-abandoned", os.Getpid())
+	g, err := limit.Create(name, limit.Limits{CPUs: 0.5}, limit.WithRecordDir(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = limit.Remove(name, limit.WithRecordDir(dir)) })
+	if err := g.Add(pid); err != nil {
+		t.Fatal(err)
+	}
+	cgrouptest.Check(t, "under --cpus", pid, map[string]string{"cpu": "/" + limit.Parent + "/" + name, "memory": user["memory"]})
+	if err := os.WriteFile(filepath.Join(dir, name+".lock"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	found, err := limit.RemoveAbandoned(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) != 1 || found[0].Name != name || found[0].Processes != 1 || found[0].Err != nil || len(found[0].Unrestored) != 0 {
+		t.Fatalf("RemoveAbandoned: %+v, want %s removed with its 1 process restored", found, name)
+	}
+	cgrouptest.Check(t, "after RemoveAbandoned", pid, user)
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("RemoveAbandoned left %v in %s", entries, dir)
 	}
 }

@@ -69,6 +69,9 @@ func (g *Group) Stats() (Stats, error) { return Stats{}, errNotSupported }
 // Remove is not supported off Linux.
 func (g *Group) Remove() error { return errNotSupported }
 
+// Unrestored returns nothing off Linux.
+func (g *Group) Unrestored() []string { return nil }
+
 // RunCommand is not supported off Linux.
 func (g *Group) RunCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr, log io.Writer) error {
 	return errNotSupported
@@ -88,9 +91,10 @@ func (g *Group) Hold(dir string) (release func(), err error) { return nil, errNo
 
 // Abandoned is a group found without its holder.
 type Abandoned struct {
-	Name      string
-	Processes int
-	Err       error
+	Name       string
+	Processes  int
+	Err        error
+	Unrestored []string
 }
 
 // RemoveAbandoned finds nothing here: there are no groups.

@@ -44,8 +44,9 @@ const Parent = "stampede"
 type Option func(*options)
 
 type options struct {
-	mode Mode
-	root string
+	mode    Mode
+	root    string
+	records string
 }
 
 // WithMode picks the cgroup version instead of finding it at run time.
@@ -57,8 +58,12 @@ func WithMode(m Mode) Option { return func(o *options) { o.mode = m } }
 // DefaultRoot, Create, Load and Remove do not insist on root.
 func WithRoot(dir string) Option { return func(o *options) { o.root = dir } }
 
+// WithRecordDir keeps the groups' records of where their processes came
+// from in dir instead of HoldDir (for tests on a fake tree).
+func WithRecordDir(dir string) Option { return func(o *options) { o.records = dir } }
+
 func buildOptions(opts []Option) options {
-	o := options{root: DefaultRoot}
+	o := options{root: DefaultRoot, records: HoldDir}
 	for _, f := range opts {
 		f(&o)
 	}

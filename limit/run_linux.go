@@ -8,9 +8,12 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/containerd/cgroups/v3/cgroup1"
 )
 
 // RunCommand runs args inside g, with the given standard streams,
@@ -94,7 +97,10 @@ func (g *Group) Usage(prefix string) string {
 	if prefix != "" {
 		parts = append(parts, prefix)
 	}
-	parts = append(parts, fmt.Sprintf("CPU %s (throttled in %d of %d periods)", s.CPUUsage.Round(time.Millisecond), s.ThrottledPeriods, s.Periods))
+	if g.mode == V2 || slices.Contains(g.subs, cgroup1.Cpu) {
+		// A group without a CPU limit is not in the v1 cpu controllers.
+		parts = append(parts, fmt.Sprintf("CPU %s (throttled in %d of %d periods)", s.CPUUsage.Round(time.Millisecond), s.ThrottledPeriods, s.Periods))
+	}
 	if g.Limits().MemoryBytes != 0 {
 		parts = append(parts, fmt.Sprintf("memory peak %s", FormatSize(int64(s.MemoryMaxUsage))))
 	}

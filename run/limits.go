@@ -251,7 +251,8 @@ func (rl *runLimits) cpuBound(tel *telemetry.Summary) *limit.CPUBound {
 }
 
 // remove stops moving processes and deletes the cgroup, moving its
-// processes back; the processes keep running without limits.
+// processes back to the cgroups they came from (saying, in a warning and
+// an event, which it could not); they keep running without its limits.
 func (rl *runLimits) remove(w *runlog.Writer, stderr io.Writer) {
 	if rl == nil {
 		return
@@ -265,7 +266,14 @@ func (rl *runLimits) removeOnce(w *runlog.Writer, stderr io.Writer) {
 	if w != nil {
 		w.Event(runlog.Event{Kind: "limits", Code: "removed", Message: fmt.Sprintf("%s; %d processes moved in during the run", rl.text, rl.moved.Load())})
 	}
-	if err := rl.group.Remove(); err != nil {
+	err := rl.group.Remove()
+	for _, line := range rl.group.Unrestored() {
+		fmt.Fprintf(stderr, "warning: limits: %s\n", line)
+		if w != nil {
+			w.Event(runlog.Event{Kind: "limits", Code: "not-restored", Message: line})
+		}
+	}
+	if err != nil {
 		fmt.Fprintf(stderr, "warning: cannot remove the cgroup %s: %v; `stampede limit --remove %s` removes it\n", rl.group, err, rl.group.Name())
 		return
 	}
@@ -293,6 +301,9 @@ func removeAbandonedLimits(stderr io.Writer) {
 			procs = "its process runs"
 		}
 		fmt.Fprintf(stderr, "removed cgroup %s/%s, left by a killed run: %s without its limits again\n", limit.Parent, a.Name, procs)
+		for _, line := range a.Unrestored {
+			fmt.Fprintf(stderr, "warning: limits: %s\n", line)
+		}
 	}
 }
 

@@ -126,17 +126,30 @@ func Limit(ctx context.Context, s LimitSpec) error {
 }
 
 // LimitRemove removes the group stampede/name, moving its processes back
-// to the root group, and says so on w. others are the flags and words
+// to the cgroups they came from, and says so on w. others are the flags and words
 // given besides --remove, which it takes none of.
 func LimitRemove(name string, others []string, w io.Writer) error {
 	if len(others) > 0 {
 		return inputf("--remove takes no other flags or command (got %s): see `stampede limit --help`", strings.Join(others, " "))
 	}
-	if err := limit.Remove(name); err != nil {
+	g, err := limit.Load(name)
+	if err == nil {
+		err = g.Remove()
+		warnUnrestored(g, w)
+	}
+	if err != nil {
 		return limitError(err)
 	}
 	fmt.Fprintf(w, "removed cgroup %s/%s\n", limit.Parent, name)
 	return nil
+}
+
+// warnUnrestored says on w which processes g's removal could not put
+// back in the cgroups they came from.
+func warnUnrestored(g *limit.Group, w io.Writer) {
+	for _, line := range g.Unrestored() {
+		fmt.Fprintf(w, "warning: %s\n", line)
+	}
 }
 
 // createLimitGroup creates the group s names or, without a name, the
@@ -213,7 +226,9 @@ func limitWatch(ctx context.Context, g *limit.Group, pat *procmatch.Pattern, s L
 		fmt.Fprintf(s.Stdout, "kept cgroup %s/%s: remove it with `stampede limit --remove %s`\n", limit.Parent, g.Name(), g.Name())
 		return err
 	}
-	if rerr := g.Remove(); rerr != nil {
+	rerr := g.Remove()
+	warnUnrestored(g, s.Stderr)
+	if rerr != nil {
 		return errors.Join(err, rerr)
 	}
 	fmt.Fprintf(s.Stdout, "removed cgroup %s/%s\n", limit.Parent, g.Name())
@@ -231,6 +246,7 @@ func limitCommand(ctx context.Context, g *limit.Group, s LimitSpec) (err error) 
 		if rerr := g.Remove(); rerr != nil {
 			err = errors.Join(err, rerr)
 		}
+		warnUnrestored(g, s.Stderr)
 	}()
 	stopWeighing := keepWeighed(g, s.Stderr)
 	err = g.RunCommand(ctx, s.Command, s.Stdin, s.Stdout, s.Stderr, s.Stderr)

@@ -825,8 +825,9 @@ type Recorded struct {
 	Workload, Database string
 	// Args are the recorded settings as given on a command line
 	// ("--rows 10", "-p recordcount=1000"), in DataSettings' order;
-	// Names are their settings' names (DataSetting.Name).
-	Args, Names []string
+	// Names are their settings' names (DataSetting.Name), Values their
+	// values ("10", "1000").
+	Args, Names, Values []string
 	// Same says the generator's own settings equal the recorded ones,
 	// every one of them: a load of it would load the same data again.
 	Same bool
@@ -851,7 +852,7 @@ func ReadRecorded(ctx context.Context, db *sqlx.DB, gen Generator) (*Recorded, e
 			r.Same = false // recorded by an older init: not known to be the same
 			continue
 		}
-		r.Args, r.Names = append(r.Args, s.arg(v)), append(r.Names, s.Name)
+		r.Args, r.Names, r.Values = append(r.Args, s.arg(v)), append(r.Names, s.Name), append(r.Values, v)
 		r.Same = r.Same && v == s.Value
 	}
 	return r, nil

@@ -67,7 +67,7 @@ Examples:
 	fs.StringVar(&f.cmdline, "watch-cmdline", "", "keep moving processes whose full command line matches this regular expression")
 	fs.DurationVar(&f.duration, "duration", 0, "with --watch: stop after this long (default: until Ctrl-C)")
 	fs.BoolVar(&f.keep, "keep", false, "with --watch or a command: keep the group at the end")
-	fs.StringVar(&f.remove, "remove", "", "remove the group stampede/NAME, moving its processes back to the root group")
+	fs.StringVar(&f.remove, "remove", "", "remove the group stampede/NAME, moving its processes back to the cgroups they came from")
 	f.limits.Register(fs)
 	return cmd
 }

@@ -23,15 +23,18 @@ func TestSweepDataFlag(t *testing.T) {
 		t.Fatalf("init: %s", r.stderr)
 	}
 	// NIT 2: the flag as typed, what the database holds (init's
-	// record) and both ways out.
-	loaded := fmt.Sprintf("changes the data init loads, and database %q holds -p fieldlength=100 (init's record, of ycsb): give --reload to reload the data at each step (dropping only stampede's tables), or sweep a flag that does not change the data (--concurrency, --max-rate, --conns)", db)
+	// record, spelled as the flag was typed: v34 NIT a) and both ways
+	// out.
+	loaded := func(held string) string {
+		return fmt.Sprintf("changes the data init loads, and database %q holds %s (init's record, of ycsb): give --reload to reload the data at each step (dropping only stampede's tables), or sweep a flag that does not change the data (--concurrency, --max-rate, --conns)", db, held)
+	}
 	for _, tc := range []struct {
 		name string
 		args []string
 		want string
 	}{
-		{"property without --reload", []string{"-p", "fieldlength=50,200"}, "-p fieldlength=50,200 " + loaded},
-		{"flag without --reload", []string{"--field-length", "100,200"}, "--field-length 100,200 " + loaded},
+		{"property without --reload", []string{"-p", "fieldlength=50,200"}, "-p fieldlength=50,200 " + loaded("-p fieldlength=100")},
+		{"flag without --reload", []string{"--field-length", "100,200"}, "--field-length 100,200 " + loaded("--field-length 100")},
 		{"--reload over no data", []string{"--max-ops", "10,20", "--reload"}, "--max-ops 10,20 changes no data there: drop --reload"},
 		{"--reload of one value", []string{"--max-rate", "100", "--reload"}, "--reload loads the data again before each step of a sweep over a flag that changes it"},
 		{"--force-drop without --reload", []string{"--max-ops", "10,20", "--force-drop"}, "--force-drop applies to --reload's drops: give --reload"},
@@ -81,6 +84,37 @@ func TestSweepDataFlag(t *testing.T) {
 	// the init it suggests (after an interrupted reload) loads as many.
 	if n := queryInt(t, db, "SELECT count(*) FROM pg_description WHERE objoid = 'usertable'::regclass AND objsubid = 0 AND description LIKE '%-p recordcount=500%-p fieldlength=200%'"); n != 1 {
 		t.Errorf("usertable's mark does not name the adopted -p recordcount=500 beside -p fieldlength=200")
+	}
+
+	// Swept by its own flag, the held values are spelled as typed too,
+	// and the restoring init (which the sweep's own --field-length list
+	// must not follow) loads init's data back.
+	r = stampede(t, "sweep", "ycsb", "--workload", "c", "--concurrency", "2", "--field-length", "200,150", "--reload", "--duration", "1s",
+		"--db", db, "--results-dir", t.TempDir(), "--format", "json", srv)
+	if r.code != 0 {
+		t.Fatalf("--field-length sweep: exit %d: %s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "data already at --field-length=200, not reloaded") {
+		t.Errorf("--field-length sweep's first step over data at 200: want it said as typed:\n%s", r.stderr)
+	}
+	s2 := parseSweep(t, r.stdout)
+	if want := fmt.Sprintf("database %q now holds the sweep's last load (--field-length 150), not what it held before the sweep (--field-length 200)", db); !strings.HasPrefix(s2.Result.Data, want) {
+		t.Errorf("the --field-length sweep's data: %q, want %q", s2.Result.Data, want)
+	}
+	restore2 := strings.Fields(s2.Result.Restore)
+	if i := slices.Index(restore2, "--field-length"); i < 0 || i+1 >= len(restore2) || restore2[i+1] != "200" ||
+		slices.Contains(restore2, "200,150") || slices.Contains(restore2, "fieldlength=200") {
+		t.Errorf("the --field-length sweep's restoring command: %q, want --field-length 200 once", s2.Result.Restore)
+	}
+	args2 := restore2[1:]
+	for i, a := range args2 {
+		args2[i] = strings.Trim(a, "'")
+	}
+	if r := stampede(t, args2...); r.code != 0 {
+		t.Fatalf("the restoring command %q: exit %d\n%s", s2.Result.Restore, r.code, r.stderr)
+	}
+	if n := queryInt(t, db, "SELECT max(length(field0)) FROM usertable"); n != 200 {
+		t.Errorf("fields of %d characters after the restoring init, want 200", n)
 	}
 
 	// A database whose usertable is the user's own: the reload drops
