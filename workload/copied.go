@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+
+	"github.com/stampede-bench/stampede/dialect"
 
 	"github.com/stampede-bench/stampede/sqlx"
 )
@@ -44,6 +47,11 @@ type CopiedDatabaseError struct {
 	// database the record was written in ("" when it no longer exists),
 	// SourceOID that database's OID, Action what would have dropped.
 	Database, Source, SourceOID, Action string
+	// Tenant says the database holds the marker of a fleet's tenant
+	// (TenantMarkerTable, database mode) but not the tenant mark stampede
+	// binds to each tenant database it makes: a copy of a tenant, which
+	// holds no record of its own.
+	Tenant bool
 }
 
 func (e *CopiedDatabaseError) Error() string {
@@ -52,6 +60,9 @@ func (e *CopiedDatabaseError) Error() string {
 
 // what says which database looks like a copy of which.
 func (e *CopiedDatabaseError) what() string {
+	if e.Tenant {
+		return fmt.Sprintf("database %q, a copy of a fleet's tenant made with CREATE DATABASE ... TEMPLATE (it holds the tenant's marker, %s, but not the tenant mark stampede binds to each tenant database it makes), which stampede did not make", e.Database, TenantMarkerTable)
+	}
 	src := fmt.Sprintf("database %q", e.Source)
 	if e.Source == "" {
 		src = "a database (OID " + e.SourceOID + ") that no longer exists"
@@ -73,11 +84,19 @@ func (e *CopiedDatabaseError) Note() string {
 
 // RefuseCopiedDatabase returns a *CopiedDatabaseError (by action:
 // "cleanup", "--drop") when db's init record was written in another
-// database (databaseOIDColumn), nil when it was written here, or by an
-// older stampede that bound nothing, or without a record.
+// database (databaseOIDColumn), or when db holds a fleet tenant's marker
+// without the tenant mark bound to db itself (copiedTenant); nil when the
+// record was written here, or by an older stampede that bound nothing,
+// or without a record or marker.
 func RefuseCopiedDatabase(ctx context.Context, db *sqlx.DB, action string) error {
 	if db.Null() {
 		return nil
+	}
+	if copied, name, err := copiedTenant(ctx, db); err != nil || copied {
+		if err != nil {
+			return err
+		}
+		return &CopiedDatabaseError{Database: name, Action: action, Tenant: true}
 	}
 	if exists, err := recordExists(ctx, db); err != nil || !exists {
 		return err
@@ -104,4 +123,40 @@ func RefuseCopiedDatabase(ctx context.Context, db *sqlx.DB, action string) error
 	}
 	e.Action = action
 	return &e
+}
+
+// TenantMarkPrefix begins the mark a fleet binds to each tenant database
+// or schema it makes, followed by the fleet's workload.
+const TenantMarkPrefix = Mark + " fleet tenant of "
+
+// copiedTenant reports whether db (named name) holds stampede's marker of
+// a database-mode tenant (TenantMarkerTable, in the current schema, with
+// no tenant column: not column mode's shared marker) but not the tenant
+// mark bound to db's own OID. CREATE DATABASE ... TEMPLATE of a tenant
+// copies the marker with its OID, and so its mark, but not the
+// database's comment: the copy is the user's. The tenants of a fleet are
+// such clones too, each marked once made (fleet's markDatabase).
+func copiedTenant(ctx context.Context, db *sqlx.DB) (copied bool, name string, err error) {
+	d := db.Dialect()
+	if d.Name() != "postgres" {
+		return false, "", nil
+	}
+	var column bool
+	err = db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_attribute WHERE attrelid = to_regclass(`+d.Placeholder(1)+`)
+		AND attname = '`+TenantColumn+`' AND attnum > 0 AND NOT attisdropped)`, d.QuoteIdent(TenantMarkerTable)).Scan(&column)
+	if err != nil {
+		return false, "", fmt.Errorf("reading the columns of %s: %w", TenantMarkerTable, err)
+	}
+	if column {
+		return false, "", nil
+	}
+	if _, ok, err := TenantMarkerWorkloads(ctx, db, "", TenantMarkerTable); err != nil || !ok {
+		return false, "", err
+	}
+	var own *string
+	err = db.QueryRow(ctx, "SELECT current_database(), "+dialect.OwnComment(d, "(SELECT oid FROM pg_database WHERE datname = current_database())", "pg_database")).Scan(&name, &own)
+	if err != nil {
+		return false, "", fmt.Errorf("reading the comment of database %s: %w", db.Database(), err)
+	}
+	return own == nil || !strings.HasPrefix(*own, TenantMarkPrefix), name, nil
 }

@@ -1,0 +1,60 @@
+package cli_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestTenantCopyNeverDrops: a database-mode fleet's tenants are clones of
+// its first tenant (CREATE DATABASE ... TEMPLATE), each marked as
+// stampede's once made, so a cleanup of one tenant (--db) and of the
+// fleet go on; a user's own CREATE DATABASE ... TEMPLATE of a tenant
+// holds the tenant's marker but not the mark, and its cleanup --db (and
+// init --drop) dropped its bank with the user's row, exit 0. Now each is
+// refused in one line naming the copy and --force-drop, and the row
+// stays; --force-drop drops it and says so.
+func TestTenantCopyNeverDrops(t *testing.T) {
+	srv := testServer(t)
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	pattern := fmt.Sprintf("fix28aa_t%d_%%d", time.Now().UnixNano()%1e6)
+	cp := freshDB(t, "fix28aa_tcopy")
+	t.Cleanup(func() {
+		for i := 1; i <= 3; i++ {
+			adminExec(t, "DROP DATABASE IF EXISTS "+fmt.Sprintf(pattern, i)+" WITH (FORCE)")
+		}
+	})
+	fleet := []string{"--tenants", "3", "--tenant-pattern", pattern}
+	mustRun(t, append(append([]string{"init", "bank", "--rows", "10"}, fleet...), srv)...)
+	adminExec(t, "CREATE DATABASE "+cp+" TEMPLATE "+fmt.Sprintf(pattern, 1))
+	execIn(t, cp, "INSERT INTO bank VALUES (100000, 5, 'mine')")
+	for _, args := range [][]string{
+		{"cleanup", "bank", "--db", cp, srv},
+		{"init", "bank", "--rows", "10", "--drop", "--db", cp, srv},
+	} {
+		r := stampede(t, args...)
+		action := map[string]string{"cleanup": "cleanup", "init": "--drop"}[args[0]]
+		checkOneLineError(t, r, 2, fmt.Sprintf(`database %q, a copy of a fleet's tenant made with CREATE DATABASE ... TEMPLATE (it holds the tenant's marker, stampede_tenant, but not the tenant mark stampede binds to each tenant database it makes), which stampede did not make: %s drops nothing; to drop its tables anyway, add --force-drop`, cp, action))
+		if n := queryInt(t, cp, "SELECT count(*) FROM bank WHERE payload = 'mine'"); n != 1 {
+			t.Fatalf("%v: the user's row: %d left", args, n)
+		}
+	}
+	// A tenant of stampede's alone, then the fleet: stampede's own clones.
+	one := fmt.Sprintf(pattern, 2)
+	mustRun(t, "cleanup", "bank", "--db", one, srv)
+	if n := queryInt(t, one, "SELECT count(*) FROM pg_class WHERE relname = 'bank'"); n != 0 {
+		t.Errorf("cleanup --db %s left its bank", one)
+	}
+	r := mustRun(t, append(append([]string{"cleanup", "bank"}, fleet...), srv)...)
+	if !strings.Contains(r.stdout+r.stderr, "dropped 3 tenant databases") {
+		t.Errorf("the fleet's cleanup: %s%s", r.stdout, r.stderr)
+	}
+	r = mustRun(t, "cleanup", "bank", "--force-drop", "--db", cp, srv)
+	if !strings.Contains(r.stdout+r.stderr, fmt.Sprintf(`--force-drop: dropping tables of database %q, a copy of a fleet's tenant`, cp)) {
+		t.Errorf("--force-drop does not say it drops a copy's tables: %s%s", r.stdout, r.stderr)
+	}
+	if n := queryInt(t, cp, "SELECT count(*) FROM pg_class WHERE relname = 'bank'"); n != 0 {
+		t.Errorf("--force-drop left bank in the copy")
+	}
+}
