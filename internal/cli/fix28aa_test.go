@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -56,5 +57,41 @@ func TestTenantCopyNeverDrops(t *testing.T) {
 	}
 	if n := queryInt(t, cp, "SELECT count(*) FROM pg_class WHERE relname = 'bank'"); n != 0 {
 		t.Errorf("--force-drop left bank in the copy")
+	}
+}
+
+// TestCleanupAfterInitFlags: a bare cleanup after an init given flags
+// beside the data's goes on: --json (the table's layout, which the load
+// now records and cleanup adopts; the field column was refused as one
+// the user added) and flags that change nothing of the data
+// (--concurrency, --seed, --analyze). A run without --json takes it from
+// the load and says so.
+func TestCleanupAfterInitFlags(t *testing.T) {
+	testServer(t)
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	for _, flags := range [][]string{
+		{"--json"},
+		{"--concurrency", "2"},
+		{"--seed", "3"},
+		{"--analyze=false"},
+		{"--json", "--concurrency", "1", "--seed", "5"},
+	} {
+		t.Run(strings.Join(flags, " "), func(t *testing.T) {
+			db := freshDB(t, "fix28aa_flags")
+			mustRun(t, append(append([]string{"init", "ycsb", "-p", "recordcount=20"}, flags...), dbURL(t, db))...)
+			if slices.Contains(flags, "--json") {
+				r := mustRun(t, "run", "ycsb", "--max-ops", "10", dbURL(t, db))
+				if !strings.Contains(r.stderr, "using --json=true, -p recordcount=20, as init (of ycsb) loaded") {
+					t.Errorf("run without --json: %s", r.stderr)
+				}
+			}
+			r := mustRun(t, "cleanup", "ycsb", dbURL(t, db))
+			if !strings.Contains(r.stdout+r.stderr, "dropped table usertable") {
+				t.Errorf("cleanup: %s%s", r.stdout, r.stderr)
+			}
+			if n := queryInt(t, db, "SELECT count(*) FROM pg_class WHERE relname IN ('usertable', 'stampede_load')"); n != 0 {
+				t.Errorf("cleanup left %d of usertable and stampede_load", n)
+			}
+		})
 	}
 }
