@@ -67,7 +67,7 @@ func (e *CopiedDatabaseError) what() string {
 	if e.Source == "" {
 		src = "a database (OID " + e.SourceOID + ") that no longer exists"
 	}
-	return fmt.Sprintf("database %q looks like a copy of %s made with CREATE DATABASE ... TEMPLATE (stampede's record of its load, %s, was written there), which stampede did not make", e.Database, src, LoadRecordTable)
+	return fmt.Sprintf("database %q looks like a copy of %s made with CREATE DATABASE ... TEMPLATE or a restore of its pg_dump (stampede's record of its load, %s, was written there), which stampede did not make", e.Database, src, LoadRecordTable)
 }
 
 // Is makes errors.Is(err, ErrForeign) true.
@@ -159,4 +159,57 @@ func copiedTenant(ctx context.Context, db *sqlx.DB) (copied bool, name string, e
 		return false, "", fmt.Errorf("reading the comment of database %s: %w", db.Database(), err)
 	}
 	return own == nil || !strings.HasPrefix(*own, TenantMarkPrefix), name, nil
+}
+
+// CopiedTable is a table whose comment is stampede's mark bound to
+// another table's OID (dialect.MarkOIDSep): a copy of a table stampede
+// made (pg_dump -t restored elsewhere, CREATE TABLE ... LIKE ...
+// INCLUDING COMMENTS), which stampede did not make.
+type CopiedTable struct {
+	// Name is the table's name, OID its own OID, MarkOID the OID its
+	// mark is bound to (the table it was copied from).
+	Name, OID, MarkOID string
+	// Source is the table of MarkOID in this database ("" when there is
+	// none: it was copied from another database, or since dropped).
+	Source string
+}
+
+// CopiedTables returns those of names (tables, resolved through the
+// search path) whose comment is stampede's mark bound to another OID
+// than their own. None on other databases than PostgreSQL.
+func CopiedTables(ctx context.Context, db *sqlx.DB, names []string) ([]CopiedTable, error) {
+	if db.Null() || db.Dialect().Name() != "postgres" {
+		return nil, nil
+	}
+	var out []CopiedTable
+	for _, n := range names {
+		c := CopiedTable{Name: n}
+		var source *string
+		err := db.QueryRow(ctx, `SELECT c.oid::text, substring(obj_description(c.oid, 'pg_class') from '; oid ([0-9]+)$'),
+			(SELECT s.oid::regclass::text FROM pg_class s WHERE s.oid::text = substring(obj_description(c.oid, 'pg_class') from '; oid ([0-9]+)$'))
+			FROM pg_class c WHERE c.oid = to_regclass($1) AND obj_description(c.oid, 'pg_class') ~ '^`+Mark+` .*; oid [0-9]+$'`,
+			db.Dialect().QuoteIdent(n)).Scan(&c.OID, &c.MarkOID, &source)
+		if errors.Is(err, sqlx.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading the mark of table %s: %w", n, err)
+		}
+		if c.OID == c.MarkOID {
+			continue
+		}
+		if source != nil {
+			c.Source = *source
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// copiedWhy says why a copied table is not stampede's.
+func copiedWhy(c CopiedTable) string {
+	if c.Source != "" {
+		return fmt.Sprintf("a copy of table %s, which stampede made in this database: it carries that table's mark, bound to OID %s, not to its own OID %s", c.Source, c.MarkOID, c.OID)
+	}
+	return fmt.Sprintf("a copy of a table stampede made in another database (a restore of its pg_dump, say): it carries the mark bound to that table's OID, %s, not to its own, %s", c.MarkOID, c.OID)
 }

@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -93,5 +94,36 @@ func TestCleanupAfterInitFlags(t *testing.T) {
 				t.Errorf("cleanup left %d of usertable and stampede_load", n)
 			}
 		})
+	}
+}
+
+// TestRestoredCopyNamesItsMark: a table stampede loaded, restored into
+// another database with pg_dump -t, carries the mark bound to the
+// source's OID; cleanup and init --drop said "no mark of stampede's
+// init on it". Now the one line says what was found, a copy of a table
+// stampede made in another database, by both OIDs, and --force-drop;
+// every row survives.
+func TestRestoredCopyNamesItsMark(t *testing.T) {
+	srv := testServer(t)
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	host := func() string { u, _ := url.Parse(srv); return u.Host }()
+	src, dst := freshDB(t, "fix28aa_rsrc"), freshDB(t, "fix28aa_rdst")
+	mustRun(t, "init", "bank", "--rows", "40", dbURL(t, src))
+	adminExec(t, "CREATE DATABASE "+dst)
+	restoreTables(t, src, dst, []string{"bank"})
+	from, own := queryInt(t, src, "SELECT 'bank'::regclass::oid::int"), queryInt(t, dst, "SELECT 'bank'::regclass::oid::int")
+	for _, c := range []struct {
+		args   []string
+		action string
+	}{
+		{[]string{"cleanup", "bank"}, "cleanup"},
+		{[]string{"init", "bank", "--rows", "40", "--drop"}, "--drop"},
+	} {
+		r := stampede(t, append(c.args, dbURL(t, dst))...)
+		checkOneLineError(t, r, 2, fmt.Sprintf(`table bank in database %q on %s was not made by stampede (a copy of a table stampede made in another database (a restore of its pg_dump, say): it carries the mark bound to that table's OID, %d, not to its own, %d): %s leaves it alone; to drop it anyway, add --force-drop`,
+			dst, host, from, own, c.action))
+		if n := queryInt(t, dst, "SELECT count(*) FROM bank"); n != 40 {
+			t.Fatalf("%v: %d rows of the copy left, want 40", c.args, n)
+		}
 	}
 }
