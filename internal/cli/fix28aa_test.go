@@ -127,3 +127,70 @@ func TestRestoredCopyNamesItsMark(t *testing.T) {
 		}
 	}
 }
+
+// TestUsersRecordTableUntouched: a table of the user's named
+// stampede_load, which stampede did not make (other columns, a column of
+// the user's, a comment of the user's, or the record's columns but
+// neither stampede's mark nor loaded_at), is refused by cleanup and init,
+// with or without --force-drop, in one line naming it, how it differs
+// and what to do; it is never written (init added its columns and its
+// record to one of the record's columns). Stampede's own record carries
+// its mark, and an older one without it still cleans up.
+func TestUsersRecordTableUntouched(t *testing.T) {
+	srv := testServer(t)
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	host := func() string { u, _ := url.Parse(srv); return u.Host }()
+	const shape = "data text PRIMARY KEY, workload text NOT NULL, version text NOT NULL, settings text NOT NULL"
+	for _, c := range []struct {
+		name, create, why string
+	}{
+		{"other columns", "CREATE TABLE stampede_load (id int PRIMARY KEY, note text); INSERT INTO stampede_load VALUES (1, 'mine')",
+			"it has not the columns data, workload, version, settings"},
+		{"a column of the user's", "CREATE TABLE stampede_load (" + shape + ", note text); INSERT INTO stampede_load VALUES ('ycsb', 'ycsb', '1', '{}', 'mine')",
+			"it has columns stampede's record has not: note"},
+		{"a comment of the user's", "CREATE TABLE stampede_load (" + shape + ", loaded_at timestamptz); INSERT INTO stampede_load VALUES ('ycsb', 'ycsb', '1', '{}', now()); COMMENT ON TABLE stampede_load IS 'my jobs'",
+			"it carries a comment, not stampede's mark"},
+		{"the record's columns alone", "CREATE TABLE stampede_load (" + shape + "); INSERT INTO stampede_load VALUES ('ycsb', 'ycsb', '1', '{}')",
+			"it carries neither stampede's mark nor the column loaded_at that every record of stampede's has"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			db := freshDB(t, "fix28aa_rec")
+			adminExec(t, "CREATE DATABASE "+db)
+			execIn(t, db, c.create)
+			fingerprint := `SELECT (SELECT string_agg(attname || ' ' || format_type(atttypid, atttypmod), ', ' ORDER BY attnum) FROM pg_attribute
+				WHERE attrelid = 'stampede_load'::regclass AND attnum > 0 AND NOT attisdropped)
+				|| ' | ' || coalesce(obj_description('stampede_load'::regclass, 'pg_class'), '') || ' | ' || (SELECT string_agg(t::text, ';') FROM stampede_load t)`
+			before := queryString(t, db, fingerprint)
+			for _, args := range [][]string{
+				{"cleanup", "ycsb"},
+				{"cleanup", "ycsb", "--force-drop"},
+				{"init", "ycsb", "-p", "recordcount=10"},
+				{"init", "ycsb", "-p", "recordcount=10", "--drop", "--force-drop"},
+			} {
+				r := stampede(t, append(args, dbURL(t, db))...)
+				checkOneLineError(t, r, 2, fmt.Sprintf(`table stampede_load in database %q on %s is not stampede's record of what init loaded (%s): a table of yours with the name stampede records its loads under, which stampede never reads, writes or drops (--force-drop neither); rename it (ALTER TABLE stampede_load RENAME TO ...), or use another database`,
+					db, host, c.why))
+				if after := queryString(t, db, fingerprint); after != before {
+					t.Fatalf("%v changed the user's stampede_load: %s, was %s", args, after, before)
+				}
+			}
+			if n := queryInt(t, db, "SELECT count(*) FROM pg_class WHERE relname = 'usertable'"); n != 0 {
+				t.Errorf("init loaded usertable beside the user's stampede_load")
+			}
+		})
+	}
+	t.Run("stampede's own", func(t *testing.T) {
+		db := freshDB(t, "fix28aa_rec")
+		mustRun(t, "init", "ycsb", "-p", "recordcount=10", dbURL(t, db))
+		if c := queryString(t, db, "SELECT obj_description('stampede_load'::regclass, 'pg_class')"); !strings.HasPrefix(c, "made by stampede init: its record of the loads in this database; oid ") {
+			t.Errorf("stampede's record carries %q, not its mark", c)
+		}
+		mustRun(t, "init", "bank", "--rows", "10", dbURL(t, db))
+		execIn(t, db, "COMMENT ON TABLE stampede_load IS NULL") // as an older stampede left it
+		mustRun(t, "cleanup", "ycsb", dbURL(t, db))
+		mustRun(t, "cleanup", "bank", dbURL(t, db))
+		if n := queryInt(t, db, "SELECT count(*) FROM pg_class WHERE relname IN ('usertable', 'bank', 'stampede_load')"); n != 0 {
+			t.Errorf("cleanup left %d of usertable, bank and stampede_load", n)
+		}
+	})
+}
