@@ -551,6 +551,10 @@ func ReconcileLoad(ctx context.Context, db *sqlx.DB, gen Generator) (notes []str
 		return nil, nil
 	}
 	workload, loaded, found, err := readRecord(ctx, db, db, ds.DataKey(), false)
+	var denied *DeniedError
+	if errors.As(err, &denied) {
+		return []string{unreadRecord(denied, ds)}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -582,6 +586,29 @@ func ReconcileLoad(ctx context.Context, db *sqlx.DB, gen Generator) (notes []str
 		notes = []string{fmt.Sprintf("using %s, as init (of %s) loaded database %q", strings.Join(notes, ", "), workload, db.Database())}
 	}
 	return notes, nil
+}
+
+// UnreadRecordNote begins ReconcileLoad's note when the role may not read
+// init's record: a warning, not a note of what was adopted.
+const UnreadRecordNote = "warning: "
+
+// unreadRecord is ReconcileLoad's note when the role may not read init's
+// record (denied): the run or check goes on with the data settings given
+// and the defaults, as a fleet's does when its role may not read the
+// tenants' marker, and says which defaults stand and what to grant.
+func unreadRecord(denied *DeniedError, ds DataSpecer) string {
+	var defaults []string
+	for _, s := range ds.DataSettings() {
+		if !s.Given {
+			defaults = append(defaults, s.arg(s.Value))
+		}
+	}
+	stand := "the data flags given stand"
+	if len(defaults) > 0 {
+		stand = "the defaults " + strings.Join(defaults, ", ") + " stand"
+	}
+	return fmt.Sprintf("%srole %s may not read table %s (%s), so %s: give init's data flags on the command line, or have %s `GRANT SELECT ON %s TO %s`",
+		UnreadRecordNote, denied.Role, denied.Table, denied.What, stand, denied.Owner, denied.Table, denied.Role)
 }
 
 // CleanupMismatchError is AdoptLoad's error: cleanup was given a data
@@ -617,6 +644,12 @@ func AdoptLoad(ctx context.Context, db *sqlx.DB, gen Generator) (notes []string,
 		return nil, nil
 	}
 	workload, loaded, found, err := readRecord(ctx, db, db, ds.DataKey(), false)
+	var denied *DeniedError
+	if errors.As(err, &denied) {
+		// Cleanup removes the load's record, which it must read first.
+		denied.Need, denied.Then = "SELECT, DELETE", "cleanup removes the load's record there, so it drops nothing"
+		return nil, denied
+	}
 	if err != nil || !found {
 		return nil, err
 	}

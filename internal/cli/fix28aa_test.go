@@ -194,3 +194,49 @@ func TestUsersRecordTableUntouched(t *testing.T) {
 		}
 	})
 }
+
+// TestUnreadableRecordAsFleets: a role that may not read where init
+// recorded the data flags (a single database's stampede_load, a fleet's
+// stampede_tenant) runs and checks with the flags given and the
+// defaults, in both forms, each saying so in one warning line that names
+// the table and what to grant (a single database's run and check were
+// refused, a fleet's went on). A single database's cleanup, which must
+// remove the load's record, is refused naming the grant it needs, and
+// drops nothing.
+func TestUnreadableRecordAsFleets(t *testing.T) {
+	testServer(t)
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	role := fmt.Sprintf("fix28aa_ro_%d", time.Now().UnixNano()%1e9)
+	adminExec(t, "CREATE ROLE "+role+" LOGIN")
+	one, fl := freshDB(t, "fix28aa_one"), freshDB(t, "fix28aa_fl")
+	t.Cleanup(func() {
+		adminExec(t, "DROP DATABASE IF EXISTS "+one+" WITH (FORCE)", "DROP DATABASE IF EXISTS "+fl+" WITH (FORCE)", "DROP ROLE IF EXISTS "+role)
+	})
+	adminExec(t, "CREATE DATABASE "+one, "CREATE DATABASE "+fl)
+	mustRun(t, "init", "bank", "--rows", "10", dbURL(t, one))
+	mustRun(t, "init", "bank", "--rows", "10", "--tenants", "2", "--tenant-mode", "schema", dbURL(t, fl))
+	execIn(t, one, "ALTER TABLE bank OWNER TO "+role, "REVOKE ALL ON stampede_load FROM "+role)
+	execIn(t, fl, "GRANT USAGE ON SCHEMA bank_1, bank_2 TO "+role, "GRANT SELECT, UPDATE ON bank_1.bank, bank_2.bank TO "+role)
+	for _, c := range []struct {
+		name, db, warning string
+		fleet             []string
+	}{
+		{"single database", one, "warning: role " + role + " may not read table stampede_load (stampede's record of what init loaded), so the defaults --initial-balance 1000 stand: give init's data flags on the command line, or have postgres `GRANT SELECT ON stampede_load TO " + role + "`", nil},
+		{"fleet", fl, "warning: this role may not read table stampede_tenant in schema \"bank_1\" of database \"" + fl + "\", where init recorded the fleet's data flags, so the defaults --initial-balance 1000 stand: give init's data flags on the command line",
+			[]string{"--tenants", "2", "--tenant-mode", "schema"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for _, verb := range [][]string{{"run", "bank", "--rows", "10", "--max-ops", "20"}, {"check", "bank", "--rows", "10"}} {
+				r := stampede(t, append(append(verb, c.fleet...), roleURL(t, c.db, role))...)
+				if r.code != 0 || !strings.Contains(r.stderr, c.warning+"\n") {
+					t.Errorf("%v: exit %d, want 0 and the warning %q:\n%s", verb, r.code, c.warning, r.stderr)
+				}
+			}
+		})
+	}
+	r := stampede(t, "cleanup", "bank", roleURL(t, one, role))
+	checkOneLineError(t, r, 1, "role "+role+" may not read table stampede_load (stampede's record of what init loaded), which belongs to role postgres: connect as postgres or a superuser, or have postgres `GRANT SELECT, DELETE ON stampede_load TO "+role+"`; cleanup removes the load's record there, so it drops nothing")
+	if n := queryInt(t, one, "SELECT count(*) FROM bank"); n != 10 {
+		t.Errorf("bank holds %d rows after the refused cleanup, want 10", n)
+	}
+}
