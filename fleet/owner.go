@@ -31,7 +31,7 @@ func (e *env) markDatabase(ctx context.Context, admin *sqlx.DB, name string) err
 }
 
 // tenantMarkPrefix begins the tenant mark of every workload's fleet.
-const tenantMarkPrefix = workload.Mark + " fleet tenant of "
+const tenantMarkPrefix = workload.TenantMarkPrefix
 
 // tenantMarker is what a tenant's marker table says: whether a table of
 // its name exists, and whether it is stampede's marker (ok: of a marker's

@@ -1023,11 +1023,15 @@ func refuseForeign(ctx context.Context, db *sqlx.DB, gen workload.Generator, for
 		if err != nil {
 			return nil, err
 		}
+		copied, err := workload.CopiedTables(ctx, db, mine)
+		if err != nil {
+			return nil, err
+		}
 		elsewhere, err := workload.LoadsElsewhere(ctx, db, gen)
 		if err != nil {
 			return nil, err
 		}
-		ferr = workload.ForeignTablesError(db, gen, append(mine, shadowed...), action, moved, adopted...)
+		ferr = workload.ForeignTablesError(db, gen, append(mine, shadowed...), action, moved, copied, adopted...)
 		if fe, ok := ferr.(*workload.ForeignError); ok {
 			fe.Names, fe.Elsewhere = shown, elsewhere
 		}

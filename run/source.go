@@ -7,6 +7,7 @@ import (
 	"io"
 	"runtime"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -334,7 +335,9 @@ func (r *Run) reconcileLoad(ctx context.Context, db *sqlx.DB) error {
 func ReconcileLoad(ctx context.Context, db *sqlx.DB, gen workload.Generator, log interface{ Write([]byte) (int, error) }) error {
 	notes, err := workload.ReconcileLoad(ctx, db, gen)
 	for _, n := range notes {
-		if log != nil {
+		if log != nil && strings.HasPrefix(n, workload.UnreadRecordNote) {
+			fmt.Fprintln(log, n)
+		} else if log != nil {
 			fmt.Fprintf(log, "note: %s\n", n)
 		}
 	}

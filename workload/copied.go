@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+
+	"github.com/stampede-bench/stampede/dialect"
 
 	"github.com/stampede-bench/stampede/sqlx"
 )
@@ -44,6 +47,11 @@ type CopiedDatabaseError struct {
 	// database the record was written in ("" when it no longer exists),
 	// SourceOID that database's OID, Action what would have dropped.
 	Database, Source, SourceOID, Action string
+	// Tenant says the database holds the marker of a fleet's tenant
+	// (TenantMarkerTable, database mode) but not the tenant mark stampede
+	// binds to each tenant database it makes: a copy of a tenant, which
+	// holds no record of its own.
+	Tenant bool
 }
 
 func (e *CopiedDatabaseError) Error() string {
@@ -52,11 +60,14 @@ func (e *CopiedDatabaseError) Error() string {
 
 // what says which database looks like a copy of which.
 func (e *CopiedDatabaseError) what() string {
+	if e.Tenant {
+		return fmt.Sprintf("database %q, a copy of a fleet's tenant made with CREATE DATABASE ... TEMPLATE (it holds the tenant's marker, %s, but not the tenant mark stampede binds to each tenant database it makes), which stampede did not make", e.Database, TenantMarkerTable)
+	}
 	src := fmt.Sprintf("database %q", e.Source)
 	if e.Source == "" {
 		src = "a database (OID " + e.SourceOID + ") that no longer exists"
 	}
-	return fmt.Sprintf("database %q looks like a copy of %s made with CREATE DATABASE ... TEMPLATE (stampede's record of its load, %s, was written there), which stampede did not make", e.Database, src, LoadRecordTable)
+	return fmt.Sprintf("database %q looks like a copy of %s made with CREATE DATABASE ... TEMPLATE or a restore of its pg_dump (stampede's record of its load, %s, was written there), which stampede did not make", e.Database, src, LoadRecordTable)
 }
 
 // Is makes errors.Is(err, ErrForeign) true.
@@ -73,11 +84,19 @@ func (e *CopiedDatabaseError) Note() string {
 
 // RefuseCopiedDatabase returns a *CopiedDatabaseError (by action:
 // "cleanup", "--drop") when db's init record was written in another
-// database (databaseOIDColumn), nil when it was written here, or by an
-// older stampede that bound nothing, or without a record.
+// database (databaseOIDColumn), or when db holds a fleet tenant's marker
+// without the tenant mark bound to db itself (copiedTenant); nil when the
+// record was written here, or by an older stampede that bound nothing,
+// or without a record or marker.
 func RefuseCopiedDatabase(ctx context.Context, db *sqlx.DB, action string) error {
 	if db.Null() {
 		return nil
+	}
+	if copied, name, err := copiedTenant(ctx, db); err != nil || copied {
+		if err != nil {
+			return err
+		}
+		return &CopiedDatabaseError{Database: name, Action: action, Tenant: true}
 	}
 	if exists, err := recordExists(ctx, db); err != nil || !exists {
 		return err
@@ -104,4 +123,93 @@ func RefuseCopiedDatabase(ctx context.Context, db *sqlx.DB, action string) error
 	}
 	e.Action = action
 	return &e
+}
+
+// TenantMarkPrefix begins the mark a fleet binds to each tenant database
+// or schema it makes, followed by the fleet's workload.
+const TenantMarkPrefix = Mark + " fleet tenant of "
+
+// copiedTenant reports whether db (named name) holds stampede's marker of
+// a database-mode tenant (TenantMarkerTable, in the current schema, with
+// no tenant column: not column mode's shared marker) but not the tenant
+// mark bound to db's own OID. CREATE DATABASE ... TEMPLATE of a tenant
+// copies the marker with its OID, and so its mark, but not the
+// database's comment: the copy is the user's. The tenants of a fleet are
+// such clones too, each marked once made (fleet's markDatabase).
+func copiedTenant(ctx context.Context, db *sqlx.DB) (copied bool, name string, err error) {
+	d := db.Dialect()
+	if d.Name() != "postgres" {
+		return false, "", nil
+	}
+	var column bool
+	err = db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_attribute WHERE attrelid = to_regclass(`+d.Placeholder(1)+`)
+		AND attname = '`+TenantColumn+`' AND attnum > 0 AND NOT attisdropped)`, d.QuoteIdent(TenantMarkerTable)).Scan(&column)
+	if err != nil {
+		return false, "", fmt.Errorf("reading the columns of %s: %w", TenantMarkerTable, err)
+	}
+	if column {
+		return false, "", nil
+	}
+	if _, ok, err := TenantMarkerWorkloads(ctx, db, "", TenantMarkerTable); err != nil || !ok {
+		return false, "", err
+	}
+	var own *string
+	err = db.QueryRow(ctx, "SELECT current_database(), "+dialect.OwnComment(d, "(SELECT oid FROM pg_database WHERE datname = current_database())", "pg_database")).Scan(&name, &own)
+	if err != nil {
+		return false, "", fmt.Errorf("reading the comment of database %s: %w", db.Database(), err)
+	}
+	return own == nil || !strings.HasPrefix(*own, TenantMarkPrefix), name, nil
+}
+
+// CopiedTable is a table whose comment is stampede's mark bound to
+// another table's OID (dialect.MarkOIDSep): a copy of a table stampede
+// made (pg_dump -t restored elsewhere, CREATE TABLE ... LIKE ...
+// INCLUDING COMMENTS), which stampede did not make.
+type CopiedTable struct {
+	// Name is the table's name, OID its own OID, MarkOID the OID its
+	// mark is bound to (the table it was copied from).
+	Name, OID, MarkOID string
+	// Source is the table of MarkOID in this database ("" when there is
+	// none: it was copied from another database, or since dropped).
+	Source string
+}
+
+// CopiedTables returns those of names (tables, resolved through the
+// search path) whose comment is stampede's mark bound to another OID
+// than their own. None on other databases than PostgreSQL.
+func CopiedTables(ctx context.Context, db *sqlx.DB, names []string) ([]CopiedTable, error) {
+	if db.Null() || db.Dialect().Name() != "postgres" {
+		return nil, nil
+	}
+	var out []CopiedTable
+	for _, n := range names {
+		c := CopiedTable{Name: n}
+		var source *string
+		err := db.QueryRow(ctx, `SELECT c.oid::text, substring(obj_description(c.oid, 'pg_class') from '; oid ([0-9]+)$'),
+			(SELECT s.oid::regclass::text FROM pg_class s WHERE s.oid::text = substring(obj_description(c.oid, 'pg_class') from '; oid ([0-9]+)$'))
+			FROM pg_class c WHERE c.oid = to_regclass($1) AND obj_description(c.oid, 'pg_class') ~ '^`+Mark+` .*; oid [0-9]+$'`,
+			db.Dialect().QuoteIdent(n)).Scan(&c.OID, &c.MarkOID, &source)
+		if errors.Is(err, sqlx.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading the mark of table %s: %w", n, err)
+		}
+		if c.OID == c.MarkOID {
+			continue
+		}
+		if source != nil {
+			c.Source = *source
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// copiedWhy says why a copied table is not stampede's.
+func copiedWhy(c CopiedTable) string {
+	if c.Source != "" {
+		return fmt.Sprintf("a copy of table %s, which stampede made in this database: it carries that table's mark, bound to OID %s, not to its own OID %s", c.Source, c.MarkOID, c.OID)
+	}
+	return fmt.Sprintf("a copy of a table stampede made in another database (a restore of its pg_dump, say): it carries the mark bound to that table's OID, %s, not to its own, %s", c.MarkOID, c.OID)
 }

@@ -304,7 +304,7 @@ func movedRefusal(ctx context.Context, db *sqlx.DB, gen Generator, users []strin
 	if err != nil {
 		return "", "", err
 	}
-	e := ForeignTablesError(db, gen, users, "init", moved).(*ForeignError)
+	e := ForeignTablesError(db, gen, users, "init", moved, nil).(*ForeignError)
 	e.Names = names
 	what, _ = e.parts()
 	it := "it"

@@ -231,6 +231,9 @@ func recordLoad(ctx context.Context, db *sqlx.DB, gen Generator, adopted []strin
 	d := db.Dialect()
 	p := d.Placeholder
 	t := d.QuoteIdent(LoadRecordTable)
+	if _, err := recordExists(ctx, db); err != nil {
+		return err // a user's table of the name: never written
+	}
 	if _, err := db.Exec(ctx, "CREATE TABLE IF NOT EXISTS "+t+" (data TEXT PRIMARY KEY, workload TEXT NOT NULL, version TEXT NOT NULL, settings TEXT NOT NULL, loaded_at TIMESTAMPTZ NOT NULL DEFAULT now(), "+adoptedColumn+" TEXT NOT NULL DEFAULT '', "+markedColumn+" BOOLEAN NOT NULL DEFAULT false)"); err != nil {
 		return fmt.Errorf("recording the load in %s: %w", LoadRecordTable, err)
 	}
@@ -238,7 +241,10 @@ func recordLoad(ctx context.Context, db *sqlx.DB, gen Generator, adopted []strin
 	if err != nil {
 		return fmt.Errorf("reading the columns of %s: %w", LoadRecordTable, err)
 	}
-	if err := foreignRecord(db, cols); err != nil {
+	if err := foreignRecord(ctx, db, cols); err != nil {
+		return err
+	}
+	if err := markRecordTable(ctx, db); err != nil {
 		return err
 	}
 	for col, def := range map[string]string{adoptedColumn: "TEXT NOT NULL DEFAULT ''", markedColumn: "BOOLEAN NOT NULL DEFAULT false"} {
@@ -371,7 +377,7 @@ func recordExists(ctx context.Context, db *sqlx.DB) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("reading the columns of %s: %w", LoadRecordTable, err)
 	}
-	return true, foreignRecord(db, cols)
+	return true, foreignRecord(ctx, db, cols)
 }
 
 // CheckRecordTable refuses (*ForeignRecordError) a table of db named as
@@ -381,17 +387,6 @@ func CheckRecordTable(ctx context.Context, db *sqlx.DB) error {
 	return err
 }
 
-// foreignRecord returns a *ForeignRecordError when cols, the columns of
-// the table named LoadRecordTable in db, lack one of init's record's.
-func foreignRecord(db *sqlx.DB, cols map[string]string) error {
-	for _, c := range recordColumns {
-		if _, ok := cols[c]; !ok {
-			return &ForeignRecordError{Where: db.Where()}
-		}
-	}
-	return nil
-}
-
 // ForeignRecordError refuses a table named as init's record table
 // (LoadRecordTable) that has not its columns: a user's own, in which
 // stampede can neither read nor record what init loaded, and which it
@@ -399,11 +394,14 @@ func foreignRecord(db *sqlx.DB, cols map[string]string) error {
 type ForeignRecordError struct {
 	// Where is the database ("database \"d\" on 127.0.0.1:5432").
 	Where string
+	// Why says how it differs from stampede's record ("it has not the
+	// columns ...").
+	Why string
 }
 
 func (e *ForeignRecordError) Error() string {
-	return fmt.Sprintf("table %s in %s is not stampede's record of what init loaded (it has not the columns %s): a table of yours with the name stampede records its loads under, which stampede leaves alone; rename it, or use another database",
-		LoadRecordTable, e.Where, strings.Join(recordColumns, ", "))
+	return fmt.Sprintf("table %s in %s is not stampede's record of what init loaded (%s): a table of yours with the name stampede records its loads under, which stampede never reads, writes or drops (%s neither); rename it (ALTER TABLE %s RENAME TO ...), or use another database",
+		LoadRecordTable, e.Where, e.Why, ForceDropFlag, LoadRecordTable)
 }
 
 // Is makes errors.Is(err, ErrForeign) true.
@@ -562,6 +560,10 @@ func ReconcileLoad(ctx context.Context, db *sqlx.DB, gen Generator) (notes []str
 		return nil, nil
 	}
 	workload, loaded, found, err := readRecord(ctx, db, db, ds.DataKey(), false)
+	var denied *DeniedError
+	if errors.As(err, &denied) {
+		return []string{unreadRecord(denied, ds)}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -593,6 +595,29 @@ func ReconcileLoad(ctx context.Context, db *sqlx.DB, gen Generator) (notes []str
 		notes = []string{fmt.Sprintf("using %s, as init (of %s) loaded database %q", strings.Join(notes, ", "), workload, db.Database())}
 	}
 	return notes, nil
+}
+
+// UnreadRecordNote begins ReconcileLoad's note when the role may not read
+// init's record: a warning, not a note of what was adopted.
+const UnreadRecordNote = "warning: "
+
+// unreadRecord is ReconcileLoad's note when the role may not read init's
+// record (denied): the run or check goes on with the data settings given
+// and the defaults, as a fleet's does when its role may not read the
+// tenants' marker, and says which defaults stand and what to grant.
+func unreadRecord(denied *DeniedError, ds DataSpecer) string {
+	var defaults []string
+	for _, s := range ds.DataSettings() {
+		if !s.Given {
+			defaults = append(defaults, s.arg(s.Value))
+		}
+	}
+	stand := "the data flags given stand"
+	if len(defaults) > 0 {
+		stand = "the defaults " + strings.Join(defaults, ", ") + " stand"
+	}
+	return fmt.Sprintf("%srole %s may not read table %s (%s), so %s: give init's data flags on the command line, or have %s `GRANT SELECT ON %s TO %s`",
+		UnreadRecordNote, denied.Role, denied.Table, denied.What, stand, denied.Owner, denied.Table, denied.Role)
 }
 
 // CleanupMismatchError is AdoptLoad's error: cleanup was given a data
@@ -628,6 +653,12 @@ func AdoptLoad(ctx context.Context, db *sqlx.DB, gen Generator) (notes []string,
 		return nil, nil
 	}
 	workload, loaded, found, err := readRecord(ctx, db, db, ds.DataKey(), false)
+	var denied *DeniedError
+	if errors.As(err, &denied) {
+		// Cleanup removes the load's record, which it must read first.
+		denied.Need, denied.Then = "SELECT, DELETE", "cleanup removes the load's record there, so it drops nothing"
+		return nil, denied
+	}
 	if err != nil || !found {
 		return nil, err
 	}

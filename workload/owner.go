@@ -449,21 +449,26 @@ func (e *ForeignError) Is(target error) bool { return target == ErrForeign }
 // ForeignTablesError returns the error refusing to drop tables, gen's by
 // name but not made by stampede, or nil when there are none. adopted
 // names those of them that a load of gen filled without making them
-// (ForeignTables), and moved those that stampede's init made and the user
-// moved to another schema (MovedTables): the error says so.
-func ForeignTablesError(db *sqlx.DB, gen Generator, tables []string, action string, moved []MovedTable, adopted ...string) error {
+// (ForeignTables), moved those that stampede's init made and the user
+// moved to another schema (MovedTables), and copied those that carry the
+// mark of another table (CopiedTables): the error says so.
+func ForeignTablesError(db *sqlx.DB, gen Generator, tables []string, action string, moved []MovedTable, copied []CopiedTable, adopted ...string) error {
 	if len(tables) == 0 {
 		return nil
 	}
 	var own, theirs []string
 	var movedOnes []MovedTable
+	var copies []CopiedTable
 	for _, t := range tables {
 		i := slices.IndexFunc(moved, func(m MovedTable) bool { return m.Name == t })
+		j := slices.IndexFunc(copied, func(c CopiedTable) bool { return c.Name == t })
 		switch {
 		case slices.Contains(adopted, t):
 			theirs = append(theirs, t)
 		case i >= 0:
 			movedOnes = append(movedOnes, moved[i])
+		case j >= 0:
+			copies = append(copies, copied[j])
 		default:
 			own = append(own, t)
 		}
@@ -489,6 +494,9 @@ func ForeignTablesError(db *sqlx.DB, gen Generator, tables []string, action stri
 		why(theirs, func(it string) string {
 			return fmt.Sprintf("%s existed before stampede's init of %s loaded into %s: adopted, as %s records", it, gen.Meta().Name, it, LoadRecordTable)
 		})
+	}
+	for _, c := range copies {
+		why([]string{c.Name}, func(string) string { return copiedWhy(c) })
 	}
 	for _, g := range movedGroups(movedOnes) {
 		why(g.names, func(it string) string {

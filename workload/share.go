@@ -178,6 +178,9 @@ func ShareLock(ctx context.Context, tx sqlx.Tx, gen Generator) error {
 func ensureRecordTable(ctx context.Context, db *sqlx.DB) error {
 	d := db.Dialect()
 	t := d.QuoteIdent(LoadRecordTable)
+	if _, err := recordExists(ctx, db); err != nil {
+		return err // a user's table of the name: never written
+	}
 	var err error
 	for range 3 { // concurrent CREATE TABLE IF NOT EXISTS may collide
 		_, err = db.Exec(ctx, "CREATE TABLE IF NOT EXISTS "+t+" (data TEXT PRIMARY KEY, workload TEXT NOT NULL, version TEXT NOT NULL, settings TEXT NOT NULL, loaded_at TIMESTAMPTZ NOT NULL DEFAULT now(), "+adoptedColumn+" TEXT NOT NULL DEFAULT '', "+markedColumn+" BOOLEAN NOT NULL DEFAULT false)")
@@ -192,7 +195,10 @@ func ensureRecordTable(ctx context.Context, db *sqlx.DB) error {
 	if err != nil {
 		return fmt.Errorf("reading the columns of %s: %w", LoadRecordTable, err)
 	}
-	if err := foreignRecord(db, cols); err != nil {
+	if err := foreignRecord(ctx, db, cols); err != nil {
+		return err
+	}
+	if err := markRecordTable(ctx, db); err != nil {
 		return err
 	}
 	for col, def := range map[string]string{adoptedColumn: "TEXT NOT NULL DEFAULT ''", markedColumn: "BOOLEAN NOT NULL DEFAULT false"} {

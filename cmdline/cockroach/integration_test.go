@@ -153,7 +153,7 @@ func TestCommandLines(t *testing.T) {
 					}
 					wantCount(t, db, "SELECT count(*) FROM usertable WHERE (SELECT count(*) FROM jsonb_object_keys(field)) <> 10", 0)
 				}},
-			{line: "run ycsb --insert-count=300 --duration=1s", err: "loaded with --json"},
+			{line: "run ycsb --json=false --insert-count=300 --duration=1s", err: "--json=false differs from what init (of ycsb) loaded"},
 			{line: "check ycsb --json --insert-count=300"},
 		}},
 		{"runinit", []crdbCase{

@@ -80,6 +80,7 @@ func (g *ycsb) DataSettings() []workload.DataSetting {
 		}
 		out = append(out, s)
 	}
+	out = append(out, g.jsonSetting())
 	if g.part[1] > 0 {
 		// A client of several takes its share of the keys the load
 		// recorded (PartitionClients): neither compared nor adopted.
@@ -98,6 +99,33 @@ func (g *ycsb) DataSettings() []workload.DataSetting {
 		},
 	})
 	return out
+}
+
+// jsonSetting is the name of --json's data setting: the table's layout.
+const jsonSetting = "json"
+
+// jsonSetting returns --json as a data setting: the layout decides the
+// table's columns, so cleanup and run take it from the load as they take
+// the properties (a bare cleanup of a load with --json took its field
+// column for one a user added).
+func (g *ycsb) jsonSetting() workload.DataSetting {
+	form := func(v string) string { return "--json=" + v }
+	return workload.DataSetting{
+		Name:  jsonSetting,
+		Flag:  "--json",
+		Value: strconv.FormatBool(g.json),
+		Given: g.flags.Changed("json"),
+		Set: func(v string) error {
+			on, err := strconv.ParseBool(v)
+			if err != nil {
+				return fmt.Errorf("malformed record of --json %q: reload with `stampede init ycsb --drop`", v)
+			}
+			g.json = on
+			g.cfg = nil
+			return g.validate()
+		},
+		Form: form,
+	}
 }
 
 // property returns the resolved value of a property of dataProperties,
@@ -213,6 +241,11 @@ func (g *ycsb) MergeLoad(loaded map[string]string) (map[string]string, error) {
 		}
 		merged[name] = v
 	}
+	json := strconv.FormatBool(c.json)
+	if l, ok := loaded[jsonSetting]; ok && l != json {
+		return nil, fmt.Errorf("--json=%s differs from the other parts' --json=%s: give every client the same flags but insertstart and insertcount", json, l)
+	}
+	merged[jsonSetting] = json
 	ranges, err := parseKeyRanges(loaded["keys"], c.recordCount)
 	if err != nil {
 		return nil, err

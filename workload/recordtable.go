@@ -1,0 +1,91 @@
+package workload
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/stampede-bench/stampede/dialect"
+	"github.com/stampede-bench/stampede/sqlx"
+)
+
+// RecordMark is the comment stampede puts on its record of the loads
+// (LoadRecordTable) when it creates it, bound to the table's OID
+// (dialect.CommentOnTable): a table of the name without it, or with
+// another comment, is a user's.
+const RecordMark = Mark + " init: its record of the loads in this database"
+
+// knownRecordColumns are every column a record table of stampede's has
+// had: recordColumns, and those added since (loaded_at, adoptedColumn,
+// markedColumn, databaseOIDColumn).
+var knownRecordColumns = append(slices.Clone(recordColumns), loadedAtColumn, adoptedColumn, markedColumn, databaseOIDColumn)
+
+// loadedAtColumn is the column every record table of stampede's has had
+// beside recordColumns, from the first.
+const loadedAtColumn = "loaded_at"
+
+// foreignRecord returns a *ForeignRecordError when the table named
+// LoadRecordTable in db, whose columns are cols, is not stampede's record:
+// it lacks one of recordColumns, or has a column no record of stampede's
+// has, or carries a comment other than RecordMark. A record table without
+// a comment, with only the record's columns and loadedAtColumn among
+// them, is an older stampede's, which marked none (markRecordTable marks
+// it when a load is recorded): a user's table of that very shape is not
+// told apart.
+func foreignRecord(ctx context.Context, db *sqlx.DB, cols map[string]string) error {
+	var missing, extra []string
+	for _, c := range recordColumns {
+		if _, ok := cols[c]; !ok {
+			missing = append(missing, c)
+		}
+	}
+	for c := range cols {
+		if !slices.Contains(knownRecordColumns, c) {
+			extra = append(extra, c)
+		}
+	}
+	slices.Sort(extra)
+	switch {
+	case len(missing) > 0:
+		return &ForeignRecordError{Where: db.Where(), Why: "it has not the columns " + strings.Join(recordColumns, ", ")}
+	case len(extra) > 0:
+		return &ForeignRecordError{Where: db.Where(), Why: "it has columns stampede's record has not: " + strings.Join(extra, ", ")}
+	}
+	c, err := recordComment(ctx, db)
+	if err != nil {
+		return err
+	}
+	if c != nil && !strings.HasPrefix(*c, RecordMark) {
+		return &ForeignRecordError{Where: db.Where(), Why: "it carries a comment, not stampede's mark"}
+	}
+	if _, ok := cols[loadedAtColumn]; c == nil && !ok {
+		return &ForeignRecordError{Where: db.Where(), Why: "it carries neither stampede's mark nor the column " + loadedAtColumn + " that every record of stampede's has"}
+	}
+	return nil
+}
+
+// recordComment returns the comment of the table named LoadRecordTable
+// in db, as it is (nil without one).
+func recordComment(ctx context.Context, db *sqlx.DB) (*string, error) {
+	var c *string
+	err := db.QueryRow(ctx, "SELECT obj_description(to_regclass("+db.Dialect().Placeholder(1)+"), 'pg_class')", db.Dialect().QuoteIdent(LoadRecordTable)).Scan(&c)
+	if err != nil {
+		return nil, fmt.Errorf("reading the comment of %s: %w", LoadRecordTable, err)
+	}
+	return c, nil
+}
+
+// markRecordTable puts RecordMark on the record table of db, which
+// foreignRecord took for stampede's, when it carries none (made now, or
+// by an older stampede).
+func markRecordTable(ctx context.Context, db *sqlx.DB) error {
+	c, err := recordComment(ctx, db)
+	if err != nil || c != nil {
+		return err
+	}
+	if _, err := db.Exec(ctx, dialect.CommentOnTable(db.Dialect(), LoadRecordTable, RecordMark)); err != nil {
+		return fmt.Errorf("marking %s as stampede's record: %w", LoadRecordTable, err)
+	}
+	return nil
+}
