@@ -742,6 +742,9 @@ func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (work
 				res = workload.Result{Op: s, Err: err}
 			}
 			cut := errors.Is(res.Err, context.Canceled) // by the run's end: not counted
+			if (res.Err == nil || res.Tolerated) && !cut {
+				g.countRetries(s, tries)
+			}
 			if res.Err != nil && ctx.Err() == nil && !cut {
 				c.Failed() // on its statement's row too, and in -r's table
 			}
@@ -786,23 +789,20 @@ func (g *gen) tries(ctx context.Context, c *pgscript.Client, client, s int, from
 	try := 1
 	for ; ; try++ {
 		if try > 1 {
-			// Counted as they happen, as -r's table counts them on
-			// their command (a transaction the run's end cuts keeps
-			// its retries in both, so that they add up).
+			// -r's table counts a retry on its command as it happens,
+			// as pgbench's does (a transaction the run's end cuts keeps
+			// its retries there); the report's counts are the
+			// transaction's, once it ends (countRetries).
 			c.Rewind()
-			g.retries[s].Add(1)
-			if try == 2 {
-				g.retried[s].Add(1)
-			}
 		}
-		if err = c.Run(ctx, s); err == nil || !sqlx.IsRetryable(err) || ctx.Err() != nil {
+		if err = c.Run(ctx, s); err == nil || !sqlx.IsRetryable(err) {
 			break
 		}
-		if d := g.deadline.Load(); d != 0 && time.Now().UnixNano() > d {
+		if d := g.deadline.Load(); ctx.Err() != nil || d != 0 && time.Now().UnixNano() > d {
 			// The run's time is over: pgbench says the error and
-			// finishes the client, the transaction not counted failed
-			// (the engine drops an operation cancelled by the run's
-			// end).
+			// finishes the client, the transaction not counted
+			// processed, failed or retried (the engine drops an
+			// operation cancelled by the run's end).
 			if g.verbose {
 				g.sayError(client, s, err)
 			}
@@ -824,6 +824,17 @@ func (g *gen) tries(ctx context.Context, c *pgscript.Client, client, s int, from
 		}
 	}
 	return workload.Result{Op: s, Err: err, Tolerated: err != nil && sqlx.IsRetryable(err)}, try
+}
+
+// countRetries counts, for pgbench's report and progress lines, script
+// s's transaction that ended (processed or failed, not cut by the run's
+// end, as the transaction log writes it) after tries tries under
+// --max-tries, as pgbench's accumStats counts it.
+func (g *gen) countRetries(s, tries int) {
+	if tries > 1 && (g.maxTries > 0 || g.unlimited) {
+		g.retried[s].Add(1)
+		g.retries[s].Add(int64(tries - 1))
+	}
 }
 
 // sayError says, as pgbench's --verbose-errors does, client's
