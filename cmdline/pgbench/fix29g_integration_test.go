@@ -118,3 +118,59 @@ func TestRetriesCutByDurationAsPgbench(t *testing.T) {
 		})
 	}
 }
+
+// scriptTransactions is the report's " - N transactions" count of every
+// script, in order.
+func scriptTransactions(report string) []int64 {
+	var out []int64
+	for _, l := range strings.Split(report, "\n") {
+		if v, ok := strings.CutPrefix(l, " - "); ok && strings.Contains(v, " transactions (") {
+			var n int64
+			fmt.Sscan(v, &n)
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// TestScriptsOfOneNameAsPgbench: two scripts of one file name in two
+// directories, one file given twice, and one built-in script given
+// twice run as pgbench runs them, each a script of its own named by its
+// path as given: the same report line for line (numbers blanked), and
+// with one client and one --random-seed the same transactions by script.
+func TestScriptsOfOneNameAsPgbench(t *testing.T) {
+	srv := server(t)
+	db := freshDB(t)
+	files := map[string]string{
+		"r/q.sql": "SELECT abalance FROM pgbench_accounts WHERE aid = 1;\n",
+		"w/q.sql": "UPDATE pgbench_accounts SET abalance = abalance WHERE aid = 1;\n",
+		"one.sql": "SELECT 1;\n",
+	}
+	for _, scripts := range [][]string{
+		{"-f", "r/q.sql@10", "-f", "w/q.sql@1"},
+		{"-f", "one.sql", "-f", "one.sql"},
+		{"-b", "select-only", "-b", "select-only@2"},
+	} {
+		args := append(append(append([]string{}, srv...), "-n", "-t", "60", "--random-seed", "7", "-r"), append(scripts, db)...)
+		t.Run(strings.Join(scripts, " "), func(t *testing.T) {
+			var outs [2]string
+			for k, real := range []bool{true, false} {
+				dir := t.TempDir()
+				for _, d := range []string{"r", "w"} {
+					if err := os.Mkdir(filepath.Join(dir, d), 0o700); err != nil {
+						t.Fatal(err)
+					}
+				}
+				writeFiles(t, dir, files)
+				outs[k], _ = tool(t, real, dir, args...)
+			}
+			if want, got := strings.Join(blank(outs[0]), "\n"), strings.Join(blank(outs[1]), "\n"); want != got {
+				t.Errorf("reports differ\npgbench:\n%s\nstampede:\n%s", want, got)
+			}
+			want, got := scriptTransactions(outs[0]), scriptTransactions(outs[1])
+			if len(want) != 2 || fmt.Sprint(want) != fmt.Sprint(got) {
+				t.Errorf("transactions by script: pgbench %v, stampede %v\n%s", want, got, outs[1])
+			}
+		})
+	}
+}

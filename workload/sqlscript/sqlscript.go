@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -41,7 +42,8 @@ variables :client_id and :scale are built in; -D NAME=VALUE sets others.
 Every statement's latency is reported under its name, the comment
 "-- name: NAME" above it, else FILE:LINE (FILE:LINE:N for the Nth of
 several statements on one line), beside each script's (a script is named
-by its file's name, without its directory).
+by its file's name, without its directory; the second script of one name,
+or a file given twice, is NAME#2, its statements NAME#2:LINE).
 Statements are prepared once per connection (--protocol prepared, pgbench's
 -M prepared); --protocol extended or simple sends them as pgbench does.
 
@@ -325,7 +327,7 @@ func (g *gen) validate() error {
 	if g.verb != "" && g.verb != "run" && g.verb != "sweep" {
 		return g.readFiles() // the scripts are run's (warned as ignored)
 	}
-	seen := map[string]string{}
+	taken := map[string]bool{}
 	for _, a := range g.order {
 		s, err := g.script(a)
 		if err != nil {
@@ -335,13 +337,38 @@ func (g *gen) validate() error {
 		if err := seriesNames(s, path); err != nil {
 			return err
 		}
-		if other, ok := seen[s.Name]; ok && other != path {
-			return fmt.Errorf("-f %s and -f %s: two scripts named %s (a script is named by its file's name): rename one", other, path, s.Name)
-		}
-		seen[s.Name] = path
+		distinctName(s, taken)
 		g.scripts = append(g.scripts, s)
 	}
 	return g.readFiles()
+}
+
+// distinctName names script s apart from the scripts before it (taken),
+// as pgbench runs two scripts of one file name, or one script given
+// twice, as two: the second script named q.sql is q.sql#2 (the third
+// q.sql#3), and so are its statements: q.sql#2:4, and a `-- name: x`
+// x#2. pgbench's report names them by their paths as given (Desc).
+func distinctName(s *pgscript.Script, taken map[string]bool) {
+	name, suffix := s.Name, ""
+	for n := 2; taken[name]; n++ {
+		suffix = "#" + strconv.Itoa(n)
+		name = s.Name + suffix
+	}
+	taken[name] = true
+	if suffix == "" {
+		return
+	}
+	for i := range s.Commands {
+		c := &s.Commands[i]
+		switch {
+		case c.Kind != pgscript.SQL:
+		case c.NameLine > 0: // a `-- name:`
+			c.Name += suffix
+		case strings.HasPrefix(c.Name, s.Name+":"): // FILE:LINE
+			c.Name = name + strings.TrimPrefix(c.Name, s.Name)
+		}
+	}
+	s.Name = name
 }
 
 // readFiles reads and parses the init, check and cleanup files the
