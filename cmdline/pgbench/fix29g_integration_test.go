@@ -1,6 +1,7 @@
 package pgbench_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -170,6 +171,67 @@ func TestScriptsOfOneNameAsPgbench(t *testing.T) {
 			want, got := scriptTransactions(outs[0]), scriptTransactions(outs[1])
 			if len(want) != 2 || fmt.Sprint(want) != fmt.Sprint(got) {
 				t.Errorf("transactions by script: pgbench %v, stampede %v\n%s", want, got, outs[1])
+			}
+		})
+	}
+}
+
+// TestUnsetOnABranchAsPgbench: a variable that an \if branch leaves unset
+// is sent as NULL under -M extended and prepared, as pgbench sends it
+// (the run goes on, exit 0), and under -M simple stays as written, a
+// syntax error that aborts the client (exit 2), as pgbench's: with one
+// --random-seed both tools write the same rows, NULLs among them, and
+// print the same report.
+func TestUnsetOnABranchAsPgbench(t *testing.T) {
+	srv := server(t)
+	db := freshDB(t)
+	c := connect(t, db)
+	defer c.Close(context.Background())
+	if _, err := c.Exec(context.Background(), "CREATE TABLE uv (tool int, mode int, x int, v int)"); err != nil {
+		t.Fatal(err)
+	}
+	script := "\\set x random(1, 2)\n\\if :x = 1\n\\set y 5\n\\endif\nINSERT INTO uv VALUES (:tool, :mode, :x, :y);\n"
+	for m, mode := range []string{"simple", "extended", "prepared"} {
+		t.Run(mode, func(t *testing.T) {
+			var outs [2]string
+			var codes [2]int
+			for k, real := range []bool{true, false} {
+				dir := t.TempDir()
+				writeFiles(t, dir, map[string]string{"unset.sql": script})
+				outs[k], _, codes[k] = run(t, real, dir, append(append([]string{}, srv...), "-n", "-t", "20", "-M", mode, "--random-seed", "3",
+					"-D", fmt.Sprint("tool=", k), "-D", fmt.Sprint("mode=", m), "-f", "unset.sql", db)...)
+			}
+			want := 0
+			if mode == "simple" {
+				want = 2
+			}
+			if codes[0] != want || codes[1] != want {
+				t.Errorf("exit: pgbench %d, stampede %d, want %d", codes[0], codes[1], want)
+			}
+			if w, g := strings.Join(blank(outs[0]), "\n"), strings.Join(blank(outs[1]), "\n"); w != g {
+				t.Errorf("reports differ\npgbench:\n%s\nstampede:\n%s", w, g)
+			}
+			var rows [2][]string
+			for k := range rows {
+				r, err := c.Query(context.Background(), "SELECT x, v FROM uv WHERE tool = $1 AND mode = $2 ORDER BY x, v NULLS FIRST", k, m)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for r.Next() {
+					var x int
+					var v *int
+					if err := r.Scan(&x, &v); err != nil {
+						t.Fatal(err)
+					}
+					rows[k] = append(rows[k], fmt.Sprint(x, " ", v != nil))
+				}
+				if r.Err() != nil {
+					t.Fatal(r.Err())
+				}
+			}
+			nulls := strings.Count(strings.Join(rows[0], ","), "false")
+			if fmt.Sprint(rows[0]) != fmt.Sprint(rows[1]) || mode != "simple" && (len(rows[0]) != 20 || nulls == 0) {
+				t.Errorf("rows (x, v set): pgbench %v, stampede %v", rows[0], rows[1])
 			}
 		})
 	}
