@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -234,5 +235,38 @@ func TestUnsetOnABranchAsPgbench(t *testing.T) {
 				t.Errorf("rows (x, v set): pgbench %v, stampede %v", rows[0], rows[1])
 			}
 		})
+	}
+}
+
+// commandLine is the text of a line of -r's table after its numbers.
+var commandLine = regexp.MustCompile(`^ +-?[0-9.]+ +[0-9]+ +(?:[0-9]+ +)?`)
+
+// TestCommandFirstLinesAsPgbench: -r names each command as pgbench does:
+// a leading /* comment kept (-- comments and blanks skipped), the first
+// line only, and at most 127 bytes of it (a character cut in two as
+// pgbench cuts it), byte for byte.
+func TestCommandFirstLinesAsPgbench(t *testing.T) {
+	srv := server(t)
+	db := freshDB(t)
+	long := "SELECT 'é' AS e, " + strings.Repeat("1 + ", 60) + "1 AS n;\n"
+	script := "/* block */ SELECT 4;\n" + long + "-- line comment\n  SELECT 5;\n/* multi\nline */ SELECT 6;\nSELECT 7 \\; SELECT 8;\n"
+	var tables [2][]string
+	for k, real := range []bool{true, false} {
+		dir := t.TempDir()
+		writeFiles(t, dir, map[string]string{"first.sql": script})
+		out, _ := tool(t, real, dir, append(append([]string{}, srv...), "-n", "-t", "2", "-r", "-f", "first.sql", db)...)
+		_, table, ok := strings.Cut(out, "statement latencies in milliseconds and failures:\n")
+		if !ok {
+			t.Fatalf("real=%v: no -r table in\n%s", real, out)
+		}
+		for _, l := range strings.Split(strings.TrimRight(table, "\n"), "\n") {
+			tables[k] = append(tables[k], commandLine.ReplaceAllString(l, ""))
+		}
+	}
+	if want, got := strings.Join(tables[0], "\n"), strings.Join(tables[1], "\n"); want != got || len(tables[0]) != 5 {
+		t.Errorf("-r's commands\npgbench:\n%s\nstampede:\n%s", want, got)
+	}
+	if l := tables[0][1]; len(l) != 127 {
+		t.Errorf("pgbench's long line has %d bytes, want 127: the case no longer holds", len(l))
 	}
 }
