@@ -270,3 +270,51 @@ func TestCommandFirstLinesAsPgbench(t *testing.T) {
 		t.Errorf("pgbench's long line has %d bytes, want 127: the case no longer holds", len(l))
 	}
 }
+
+// seedSaid is the seed of "pgbench: setting random seed to N" on stderr.
+var seedSaid = regexp.MustCompile(`(?m)^pgbench: setting random seed to ([0-9]+)$`)
+
+// TestRandomSeedSaidAsPgbench: --random-seed=time, rand or an integer
+// makes both tools say "setting random seed to N" on stderr, N the
+// integer as a number (7 for 007), and N is the seed the run used: a
+// second run with --random-seed N draws the same values.
+func TestRandomSeedSaidAsPgbench(t *testing.T) {
+	srv := server(t)
+	db := freshDB(t)
+	c := connect(t, db)
+	defer c.Close(context.Background())
+	if _, err := c.Exec(context.Background(), "CREATE TABLE draws (run text, n int, r bigint)"); err != nil {
+		t.Fatal(err)
+	}
+	script := "\\set r random(1, 1000000000)\nINSERT INTO draws VALUES (:run, :client_id, :r);\n"
+	draws := func(real bool, run, seed string) (said string) {
+		dir := t.TempDir()
+		writeFiles(t, dir, map[string]string{"draw.sql": script})
+		_, stderr := tool(t, real, dir, append(append([]string{}, srv...), "-n", "-t", "5", "-c", "2", "-j", "2", "--random-seed="+seed,
+			"-D", "run='"+run+"'", "-M", "simple", "-f", "draw.sql", db)...)
+		m := seedSaid.FindAllStringSubmatch(stderr, -1)
+		if len(m) != 1 {
+			t.Fatalf("real=%v --random-seed=%s: %d seed lines on stderr, want 1\n%s", real, seed, len(m), stderr)
+		}
+		return m[0][1]
+	}
+	values := func(run string) string {
+		var s string
+		if err := c.QueryRow(context.Background(), "SELECT string_agg(n || ':' || r, ',' ORDER BY n, r) FROM draws WHERE run = $1", run).Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	for _, real := range []bool{true, false} {
+		for _, seed := range []string{"time", "rand", "007"} {
+			run := fmt.Sprintf("%v-%s", real, seed)
+			n := draws(real, run, seed)
+			if seed == "007" && n != "7" {
+				t.Errorf("real=%v --random-seed=007: said %s, want 7", real, n)
+			}
+			if again := draws(real, run+"-again", n); again != n || values(run) != values(run+"-again") {
+				t.Errorf("real=%v --random-seed=%s said %s; --random-seed=%s said %s and drew %s, not %s", real, seed, n, n, again, values(run+"-again"), values(run))
+			}
+		}
+	}
+}
