@@ -40,6 +40,18 @@ type Options struct {
 	// is not set", sending nothing, so that no NULL reaches a table
 	// unasked.
 	NullUnset bool
+	// SimpleFlag is how a refusal tells to send statements as text:
+	// "-M simple" in the pgbench form; "" is run sql's "--protocol simple
+	// (-M simple)".
+	SimpleFlag string
+}
+
+// simpleFlag is how a refusal tells to send statements as text.
+func (o Options) simpleFlag() string {
+	if o.SimpleFlag == "" {
+		return "--protocol simple (-M simple)"
+	}
+	return o.SimpleFlag
 }
 
 // Program is a set of weighted scripts compiled against one table of
@@ -139,11 +151,11 @@ func Compile(scripts []*Script, opts Options, described func(c *Command) (cols [
 			switch c.Kind {
 			case SQL:
 				if c.Compound && opts.Protocol != sqlx.Simple {
-					return nil, &SyntaxError{File: s.Name, Line: c.Line, Msg: fmt.Sprintf(`several statements in one command (\;) need --protocol simple: the %s protocol sends one statement at a time`, opts.Protocol)}
+					return nil, &SyntaxError{File: s.Name, Line: c.Line, Msg: fmt.Sprintf(`several statements in one command (\;) need %s: the %s protocol sends one statement at a time`, opts.simpleFlag(), opts.Protocol)}
 				}
 				if opts.Protocol != sqlx.Simple {
 					if name, where := quotedVar(c.Text); name != "" {
-						return nil, &SyntaxError{File: s.Name, Line: c.Line, Msg: fmt.Sprintf(`%s is inside %s, where the %s protocol does not substitute variables (the server would get a $N parameter there, and refuse the values sent; pgbench fails on it too): put the variable outside the quotes (e.g. 'a' || %s), or give --protocol simple (-M simple)`, name, where, opts.Protocol, name)}
+						return nil, &SyntaxError{File: s.Name, Line: c.Line, Msg: fmt.Sprintf(`%s is inside %s, where the %s protocol does not substitute variables (the server would get a $N parameter there, and refuse the values sent; pgbench fails on it too): put the variable outside the quotes (e.g. 'a' || %s), or give %s`, name, where, opts.Protocol, name, opts.simpleFlag())}
 					}
 				}
 				st.sql, st.params, st.segs = p.substitute(c.Text)

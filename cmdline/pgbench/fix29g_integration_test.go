@@ -318,3 +318,27 @@ func TestRandomSeedSaidAsPgbench(t *testing.T) {
 		}
 	}
 }
+
+// TestCompoundRefusalSaysMSimple: a \; command under -M prepared or
+// extended is refused before the run in the pgbench form's words, -M
+// simple (the form takes no --protocol); pgbench itself aborts the
+// client when the server refuses it (exit 2, as stampede's refusal).
+func TestCompoundRefusalSaysMSimple(t *testing.T) {
+	srv := server(t)
+	db := freshDB(t)
+	for _, mode := range []string{"prepared", "extended"} {
+		for _, real := range []bool{true, false} {
+			dir := t.TempDir()
+			writeFiles(t, dir, map[string]string{"comp.sql": "SELECT 1 \\; SELECT 2;\n"})
+			_, stderr, code := run(t, real, dir, append(append([]string{}, srv...), "-n", "-t", "1", "-M", mode, "-f", "comp.sql", db)...)
+			if code != 2 {
+				t.Errorf("real=%v -M %s: exit %d, want 2\n%s", real, mode, code, stderr)
+			}
+			msg := strings.TrimSpace(stderr)
+			if !real && (!strings.Contains(msg, "comp.sql:1: several statements in one command (\\;) need -M simple: the "+mode+" protocol") ||
+				strings.Contains(msg, "--protocol") || strings.Contains(msg, "\n")) {
+				t.Errorf("-M %s: %q, want one line saying -M simple", mode, msg)
+			}
+		}
+	}
+}

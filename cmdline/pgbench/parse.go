@@ -149,7 +149,7 @@ func newOptions() *options {
 // notYet are pgbench's options stampede does not take yet, with what to
 // do instead.
 var notYet = map[string]string{
-	"debug": "to see each statement sent, have the server log it (PGOPTIONS='-c log_statement=all', as a superuser), and -r reports each statement's latency and failures",
+	"debug": "pgbench 15's -d is --debug, not the database: give the database name as the last argument (stampede pgbench -c 4 -T 60 bench); to see each statement sent, have the server log it (PGOPTIONS='-c log_statement=all', as a superuser), and -r reports each statement's latency and failures",
 }
 
 // Parse turns args, a pgbench command line without the program name, into

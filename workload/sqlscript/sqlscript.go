@@ -956,6 +956,9 @@ func (g *gen) compile(ctx context.Context, q sqlx.ScriptQuerier, null bool) (*pg
 		}
 	}
 	opts := pgscript.Options{Protocol: g.proto, Defines: g.defs, Scale: g.scale, EveryCommand: g.every, Debug: g.errOut, NullUnset: g.asPgbench}
+	if g.asPgbench {
+		opts.SimpleFlag = "-M simple"
+	}
 	// First without the columns of \gset and \aset queries (every
 	// variable after one may be set by it), for the statements' text.
 	prog, err := pgscript.Compile(g.scripts, opts, nil)
