@@ -825,7 +825,7 @@ func (g *gen) tries(ctx context.Context, c *pgscript.Client, client, s int, from
 		if err = c.Run(ctx, s); err == nil || !sqlx.IsRetryable(err) {
 			break
 		}
-		if d := g.deadline.Load(); ctx.Err() != nil || d != 0 && time.Now().UnixNano() > d {
+		if d := g.deadline.Load(); errors.Is(ctx.Err(), context.Canceled) || d != 0 && time.Now().UnixNano() > d {
 			// The run's time is over: pgbench says the error and
 			// finishes the client, the transaction not counted
 			// processed, failed or retried (the engine drops an
@@ -834,6 +834,9 @@ func (g *gen) tries(ctx context.Context, c *pgscript.Client, client, s int, from
 				g.sayError(client, s, err)
 			}
 			return workload.Result{Op: s, Err: fmt.Errorf("%w: the run's time ended during the transaction's tries: %w", context.Canceled, err), Tolerated: true}, try
+		}
+		if ctx.Err() != nil {
+			break // the operation's own time (--op-timeout) is over: failed
 		}
 		again := g.unlimited || try < g.maxTries
 		var used time.Duration // from is zero without --tries-within
