@@ -510,9 +510,13 @@ func (c *Client) query(ctx context.Context, st *step) (string, error) {
 		sql = st.sql
 		c.params = c.params[:0]
 		for _, v := range st.params {
-			// A variable not set (an \\aset query that returned no
-			// row) is NULL, as pgbench sends it.
-			t, _ := c.textOf(v)
+			// A variable not set (an \\if branch or an \\aset query
+			// that returned no row left it so) is NULL, as pgbench
+			// sends it, under Options.NullUnset.
+			t, ok := c.textOf(v)
+			if !ok && !c.prog.opts.NullUnset {
+				return sql, fmt.Errorf("variable %s is not set", c.prog.names[v])
+			}
 			c.params = append(c.params, t)
 		}
 		params = c.params

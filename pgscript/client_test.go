@@ -239,7 +239,9 @@ func TestCompileRefuses(t *testing.T) {
 		{"used before set", Options{}, []string{"SELECT :aid;\n\\set aid 1\n"}, "s0.sql:1: the statement uses :aid before anything sets it"},
 		{"set uses unset", Options{}, []string{"\\set x :y + 1\n"}, `s0.sql:1: \set uses :y before anything sets it`},
 		{"sleep unset", Options{}, []string{"\\sleep :t ms\n"}, `s0.sql:1: \sleep uses :t before anything sets it`},
-		{"compound prepared", Options{}, []string{"SELECT 1 \\; SELECT 2;\n"}, `need --protocol simple`},
+		{"compound prepared", Options{}, []string{"SELECT 1 \\; SELECT 2;\n"}, `need --protocol simple (-M simple): the prepared protocol`},
+		{"compound prepared, pgbench form", Options{SimpleFlag: "-M simple"}, []string{"SELECT 1 \\; SELECT 2;\n"}, `need -M simple: the prepared protocol`},
+		{"quoted variable, pgbench form", Options{SimpleFlag: "-M simple"}, []string{"\\set x 1\nSELECT ':x';\n"}, `or give -M simple`},
 		{"define is a name", Options{Defines: map[string]string{"1a": "x"}}, []string{"SELECT 1;\n"}, `"1a" is not a variable name`},
 	}
 	for _, c := range cases {

@@ -214,6 +214,9 @@ func (p *parser) errorf(line int, format string, args ...any) error {
 func (p *parser) next() (*Command, *Command, error) {
 	var b strings.Builder
 	start, startPos, depth, compound, nonblank := 0, 0, 0, false, false
+	// firstPos is where pgbench's first line starts: after the blanks and
+	// -- comments before the command, a /* comment kept (-1: not yet).
+	firstPos := -1
 	var parts []int // where each statement after a \; starts in b
 	var seps []int  // where each \; is in p.src
 	semicolon := "" // ";" when the command ends at one
@@ -233,13 +236,16 @@ func (p *parser) next() (*Command, *Command, error) {
 		// keeps the blanks before it, as every first line's trailing
 		// blanks: only a CRLF file's \r goes).
 		// Each \; in it reads ; as in pgbench's (its lexer sends ; for \;).
-		first, _, _ := strings.Cut(p.src[startPos:p.pos], "\n")
+		if firstPos < 0 {
+			firstPos = startPos
+		}
+		first := p.src[firstPos:p.pos]
 		for i := len(seps) - 1; i >= 0; i-- {
-			if at := seps[i] - startPos; at < len(first) {
+			if at := seps[i] - firstPos; at < len(first) {
 				first = first[:at] + first[at+1:]
 			}
 		}
-		c := &Command{Kind: SQL, Line: start, Text: text, Tail: tail, Compound: compound, FirstLine: strings.TrimSuffix(first, "\r"), copies: copies}
+		c := &Command{Kind: SQL, Line: start, Text: text, Tail: tail, Compound: compound, FirstLine: firstLine(first), copies: copies}
 		if p.name != "" {
 			c.Name, c.NameLine = p.name, p.nameLine
 			p.name = ""
@@ -272,12 +278,18 @@ func (p *parser) next() (*Command, *Command, error) {
 			}
 			p.pos += end
 		case c == '/' && strings.HasPrefix(p.src[p.pos:], "/*"):
+			if empty && firstPos < 0 {
+				firstPos = p.pos
+			}
 			if err := p.copyBlockComment(&b, !empty); err != nil {
 				return nil, nil, err
 			}
 		case c == '\'' || c == '"':
 			if empty {
 				start, startPos, nonblank = p.line, p.pos, true
+				if firstPos < 0 {
+					firstPos = p.pos
+				}
 			}
 			if err := p.copyQuoted(&b, c); err != nil {
 				return nil, nil, err
@@ -285,6 +297,9 @@ func (p *parser) next() (*Command, *Command, error) {
 		case c == '$' && dollarTag(p.src[p.pos:]) != "":
 			if empty {
 				start, startPos, nonblank = p.line, p.pos, true
+				if firstPos < 0 {
+					firstPos = p.pos
+				}
 			}
 			if err := p.copyDollar(&b); err != nil {
 				return nil, nil, err
@@ -292,6 +307,9 @@ func (p *parser) next() (*Command, *Command, error) {
 		case c == '\\' && strings.HasPrefix(p.src[p.pos:], `\;`):
 			if empty {
 				start, startPos, nonblank = p.line, p.pos, true
+				if firstPos < 0 {
+					firstPos = p.pos
+				}
 			}
 			b.WriteByte(';')
 			compound = true
@@ -309,7 +327,7 @@ func (p *parser) next() (*Command, *Command, error) {
 				return cmd, nil, nil
 			}
 			b.Reset()
-			compound, parts, seps, semicolon = false, nil, nil, ""
+			compound, parts, seps, semicolon, firstPos = false, nil, nil, "", -1
 		default:
 			if c == ' ' || c == '\t' || c == '\r' || c == '\f' {
 				b.WriteByte(c)
@@ -318,6 +336,9 @@ func (p *parser) next() (*Command, *Command, error) {
 			}
 			if empty {
 				start, startPos, nonblank = p.line, p.pos, true
+				if firstPos < 0 {
+					firstPos = p.pos
+				}
 			}
 			switch c {
 			case '(':
@@ -333,6 +354,23 @@ func (p *parser) next() (*Command, *Command, error) {
 	}
 	// The end of the file ends the last command, as in pgbench.
 	return flush(), nil, nil
+}
+
+// maxFirstLine is the longest first line pgbench's -r prints of an SQL
+// command, in bytes (its postprocess_sql_command copies the command into
+// a buffer of 128).
+const maxFirstLine = 127
+
+// firstLine is how pgbench's -r names an SQL command: its text up to the
+// first line's end, at most maxFirstLine bytes of it.
+func firstLine(text string) string {
+	if len(text) > maxFirstLine {
+		text = text[:maxFirstLine]
+	}
+	if i := strings.IndexAny(text, "\n\r"); i >= 0 {
+		text = text[:i]
+	}
+	return text
 }
 
 // lineAt returns the source from pos to the end of its line, without

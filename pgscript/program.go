@@ -33,6 +33,25 @@ type Options struct {
 	// Debug receives what debug() prints, pgbench's
 	// "debug(script=S,command=C): int 5" lines; nil is standard error.
 	Debug io.Writer
+	// NullUnset sends NULL for a variable a statement uses unset (an
+	// \if branch or an \aset query that returned no row left it so)
+	// in the prepared and extended protocols, as pgbench does (the
+	// pgbench form); otherwise the statement fails with "variable NAME
+	// is not set", sending nothing, so that no NULL reaches a table
+	// unasked.
+	NullUnset bool
+	// SimpleFlag is how a refusal tells to send statements as text:
+	// "-M simple" in the pgbench form; "" is run sql's "--protocol simple
+	// (-M simple)".
+	SimpleFlag string
+}
+
+// simpleFlag is how a refusal tells to send statements as text.
+func (o Options) simpleFlag() string {
+	if o.SimpleFlag == "" {
+		return "--protocol simple (-M simple)"
+	}
+	return o.SimpleFlag
 }
 
 // Program is a set of weighted scripts compiled against one table of
@@ -132,11 +151,11 @@ func Compile(scripts []*Script, opts Options, described func(c *Command) (cols [
 			switch c.Kind {
 			case SQL:
 				if c.Compound && opts.Protocol != sqlx.Simple {
-					return nil, &SyntaxError{File: s.Name, Line: c.Line, Msg: fmt.Sprintf(`several statements in one command (\;) need --protocol simple: the %s protocol sends one statement at a time`, opts.Protocol)}
+					return nil, &SyntaxError{File: s.Name, Line: c.Line, Msg: fmt.Sprintf(`several statements in one command (\;) need %s: the %s protocol sends one statement at a time`, opts.simpleFlag(), opts.Protocol)}
 				}
 				if opts.Protocol != sqlx.Simple {
 					if name, where := quotedVar(c.Text); name != "" {
-						return nil, &SyntaxError{File: s.Name, Line: c.Line, Msg: fmt.Sprintf(`%s is inside %s, where the %s protocol does not substitute variables (the server would get a $N parameter there, and refuse the values sent; pgbench fails on it too): put the variable outside the quotes (e.g. 'a' || %s), or give --protocol simple (-M simple)`, name, where, opts.Protocol, name)}
+						return nil, &SyntaxError{File: s.Name, Line: c.Line, Msg: fmt.Sprintf(`%s is inside %s, where the %s protocol does not substitute variables (the server would get a $N parameter there, and refuse the values sent; pgbench fails on it too): put the variable outside the quotes (e.g. 'a' || %s), or give %s`, name, where, opts.Protocol, name, opts.simpleFlag())}
 					}
 				}
 				st.sql, st.params, st.segs = p.substitute(c.Text)
@@ -544,11 +563,15 @@ func (w *pathWalk) uses(c *Command, st *pathState, names []string, how string) e
 		if line := st.lost[name]; line > 0 {
 			if !w.warned[name] {
 				w.warned[name] = true
-				// As pgbench: a statement (prepared or extended:
-				// vars) sends NULL for it, \\set and \\sleep fail.
+				// A statement (prepared or extended: vars) sends NULL
+				// for it as pgbench's do (NullUnset), or fails; \\set
+				// and \\sleep fail, as pgbench's do.
 				what := fmt.Sprintf("fails there (variable %s is not set), as pgbench fails there", name)
-				if c.Kind == SQL {
+				switch {
+				case c.Kind == SQL && w.p.opts.NullUnset:
 					what = "sends NULL for it, as pgbench -M " + w.p.opts.Protocol.String() + " does"
+				case c.Kind == SQL:
+					what = fmt.Sprintf("fails there (variable %s is not set), sending nothing, where pgbench -M %s (and stampede pgbench) sends NULL for it", name, w.p.opts.Protocol)
 				}
 				w.p.warnings = append(w.p.warnings, fmt.Sprintf("%s:%d: %s uses :%s, which the \\if at line %d leaves unset on some of its branches: a transaction that reaches it unset %s (if the conditions are linked, ignore this; otherwise set it before the \\if, or on every branch)", w.s.Name, c.Line, how, name, line, what))
 			}

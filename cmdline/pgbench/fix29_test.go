@@ -104,8 +104,9 @@ END;
 
 // TestFailuresAndRetriesAsPgbench: -r's table under --max-tries has
 // pgbench's three columns (failures and retries apart), with one try its
-// two, line for line with the real pgbench's; stampede's columns add up
-// to its report's failed transactions and retries, and the saved run's
+// two, line for line with the real pgbench's; stampede's failures add up
+// to its report's failed transactions, its retries to at least the
+// report's (those of transactions cut by -T's end too), and the saved run's
 // row of the UPDATE counts the failures the table shows on it.
 func TestFailuresAndRetriesAsPgbench(t *testing.T) {
 	srv := server(t)
@@ -151,7 +152,10 @@ func TestFailuresAndRetriesAsPgbench(t *testing.T) {
 					updateFailed = f
 				}
 			}
-			if failed == 0 || colFailed != failed || colRetries != retries {
+			// The table counts a retry as it happens, the report a
+			// transaction's once it ends: the transactions the run's end
+			// cut keep their retries in the table only, as pgbench's.
+			if failed == 0 || colFailed != failed || colRetries < retries {
 				t.Errorf("the table's failures %d and retries %d, the report's failed %d and retries %d\n%s", colFailed, colRetries, failed, retries, outs[1])
 			}
 			_, ops := savedRun(t, dir)

@@ -7,6 +7,8 @@
 package pgbench
 
 import (
+	cryptorand "crypto/rand"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"math"
@@ -15,6 +17,7 @@ import (
 	"os/user"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -146,7 +149,7 @@ func newOptions() *options {
 // notYet are pgbench's options stampede does not take yet, with what to
 // do instead.
 var notYet = map[string]string{
-	"debug": "to see each statement sent, have the server log it (PGOPTIONS='-c log_statement=all', as a superuser), and -r reports each statement's latency and failures",
+	"debug": "pgbench 15's -d is --debug, not the database: give the database name as the last argument (stampede pgbench -c 4 -T 60 bench); to see each statement sent, have the server log it (PGOPTIONS='-c log_statement=all', as a superuser), and -r reports each statement's latency and failures",
 }
 
 // Parse turns args, a pgbench command line without the program name, into
@@ -567,15 +570,13 @@ func (o *options) runArgs(conn string) ([]string, []string, error) {
 	for _, d := range o.defines {
 		args = append(args, "-D", d)
 	}
-	switch o.randomSeed {
-	case "", "time", "rand":
-	default:
-		seed, err := strconv.ParseUint(o.randomSeed, 10, 64)
+	if o.randomSeed != "" {
+		seed, err := randomSeed(o.randomSeed)
 		if err != nil {
-			return nil, nil, inputf("unrecognized random seed option \"%s\": give \"time\", \"rand\" or an unsigned integer", o.randomSeed)
+			return nil, nil, err
 		}
 		args = append(args, "--seed", strconv.FormatUint(seed, 10))
-		warnings = append(warnings, "setting random seed to "+o.randomSeed)
+		warnings = append(warnings, "setting random seed to "+strconv.FormatUint(seed, 10))
 	}
 	// Serialization failures and deadlocks are tried again up to
 	// --max-tries, then counted failed; other errors end the run, as
@@ -649,4 +650,26 @@ func (v *ordered) Type() string {
 		return "bool"
 	}
 	return "stringArray"
+}
+
+// randomSeed is the seed --random-seed gives, as pgbench's
+// set_random_seed takes it: "time" the clock in µs (pgbench reads its
+// monotonic clock), "rand" a strong random number, else an unsigned
+// integer.
+func randomSeed(arg string) (uint64, error) {
+	switch arg {
+	case "time":
+		return uint64(time.Now().UnixMicro()), nil
+	case "rand":
+		var b [8]byte
+		if _, err := cryptorand.Read(b[:]); err != nil {
+			return 0, fmt.Errorf("--random-seed rand: %w", err)
+		}
+		return binary.LittleEndian.Uint64(b[:]), nil
+	}
+	seed, err := strconv.ParseUint(arg, 10, 64)
+	if err != nil {
+		return 0, inputf("unrecognized random seed option \"%s\": give \"time\", \"rand\" or an unsigned integer", arg)
+	}
+	return seed, nil
 }

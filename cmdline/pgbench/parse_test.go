@@ -73,7 +73,8 @@ func TestParse(t *testing.T) {
 // one line.
 func TestParseRefuses(t *testing.T) {
 	cases := []struct{ line, want string }{
-		{"-d -T 5 db", "pgbench's --debug is not taken by stampede: to see each statement sent, have the server log it"},
+		{"-d -T 5 db", "pgbench's --debug is not taken by stampede: pgbench 15's -d is --debug, not the database: give the database name as the last argument (stampede pgbench -c 4 -T 60 bench); to see each statement sent, have the server log it"},
+		{"-d mydb -T 5", "pgbench 15's -d is --debug, not the database: give the database name as the last argument"},
 		{"--log-prefix=x -T 5 db", "allowed only when logging transactions (-l)"},
 		{"-R 100 -L 0 -T 5 db", "invalid latency limit: 0"},
 		{"--max-tries=0 -t 5 db", "an unlimited number of transaction tries can only be used with --latency-limit or a duration (-T)"},

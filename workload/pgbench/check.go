@@ -54,7 +54,11 @@ func (g *generator) check(ctx context.Context, db *sqlx.DB, rep workload.Reporte
 	if !g.flags.Changed("scale") {
 		scale = counts[0] / branchesPerScale
 	}
-	rep.Printf("pgbench: scale %d (pgbench_branches holds %d rows)", scale, counts[0])
+	rows := "rows"
+	if counts[0] == 1 {
+		rows = "row"
+	}
+	rep.Printf("pgbench: scale %d (pgbench_branches holds %d %s)", scale, counts[0], rows)
 	if scale == 0 {
 		rep.Printf("%s: no rows FAIL", Branches)
 		return fmt.Errorf("pgbench consistency check failed: %s in database %s is empty: nothing was loaded (pgbench's or stampede's init without its data step?)", Branches, db.Database())

@@ -91,7 +91,7 @@ func TestOwnership(t *testing.T) {
 		t.Fatalf("pgbench: %v\n%s", err, out)
 	}
 	// check reads pgbench's own tables, its scale from the branches.
-	if out, err := check(t, db.Database()); err != nil || !strings.Contains(out, "scale 1 (pgbench_branches holds 1 rows)") ||
+	if out, err := check(t, db.Database()); err != nil || !strings.Contains(out, "scale 1 (pgbench_branches holds 1 row)") ||
 		!strings.Contains(out, "pgbench_accounts: 100000 rows (expected 100000) PASS") {
 		t.Errorf("check of pgbench's tables: %v\n%s", err, out)
 	}

@@ -59,17 +59,33 @@ func TestFleetConnPerWorker(t *testing.T) {
 
 // TestUnsetOnABranch: a variable one \if branch sets is a warning naming
 // the file and line of its use, and a statement that meets it unset
-// sends NULL for it, as pgbench -M prepared does: the run goes on (the
-// NULL makes the division's result NULL, where a value set makes it 1).
+// fails there, sending nothing (pgbench -M prepared, and stampede
+// pgbench, send NULL: TestUnsetOnABranchAsPgbench): the run stops, exit
+// 1, with "ifset.sql:4: variable y is not set"; with --tolerate-errors
+// the failures are counted and the run goes on. No NULL reaches the
+// table.
 func TestUnsetOnABranch(t *testing.T) {
 	dir := t.TempDir()
-	_, u, _ := freshDB(t, "sqlunsetbranch")
-	write(t, dir, "ifset.sql", "\\if random(0, 9) = 0\n\\set y 1\n\\endif\nSELECT 1/(:y::int - :y::int + 1);\n")
-	r := stampede(t, dir, "run", "sql", "-f", "ifset.sql", "--concurrency", "4", "--max-ops", "200", u)
-	if !strings.Contains(r.stderr, `warning: ifset.sql:4: the statement uses :y, which the \if at line 1 leaves unset on some of its branches: a transaction that reaches it unset sends NULL for it, as pgbench -M prepared does`) {
+	_, u, conn := freshDB(t, "sqlunsetbranch")
+	exec1(t, conn, "CREATE TABLE t (v int)")
+	write(t, dir, "ifset.sql", "\\if random(0, 9) = 0\n\\set y 1\n\\endif\nINSERT INTO t VALUES (:y);\n")
+	args := []string{"run", "sql", "-f", "ifset.sql", "--concurrency", "4", "--max-ops", "200", u}
+	r := stampede(t, dir, args...)
+	if !strings.Contains(r.stderr, `warning: ifset.sql:4: the statement uses :y, which the \if at line 1 leaves unset on some of its branches: a transaction that reaches it unset fails there (variable y is not set), sending nothing, where pgbench -M prepared (and stampede pgbench) sends NULL for it`) {
 		t.Errorf("no warning naming ifset.sql:4:\n%s", r.stderr)
 	}
-	if r.code != 0 || strings.Contains(r.stderr, "is not set") {
-		t.Errorf("exit %d, want 0: an unset variable is NULL\n%s%s", r.code, r.stdout, r.stderr)
+	if r.code != 1 || !strings.Contains(r.stderr, "ifset.sql:4: variable y is not set") {
+		t.Errorf("exit %d, want 1 with ifset.sql:4: variable y is not set\n%s", r.code, r.stderr)
+	}
+	r = stampede(t, dir, append([]string{"run", "sql", "--tolerate-errors"}, args[2:]...)...)
+	ops, errs := finalOps(t, r.stdout, "ifset.sql")
+	if r.code != 0 || errs == 0 || ops+errs != 200 {
+		t.Errorf("--tolerate-errors: exit %d, %d operations and %d errors, want 0 and 200 in all, some failed\n%s", r.code, ops, errs, r.stderr)
+	}
+	if n := count(t, conn, "SELECT count(*) FROM t WHERE v IS NULL"); n != 0 {
+		t.Errorf("%d NULL rows written", n)
+	}
+	if n := count(t, conn, "SELECT count(*) FROM t"); n != ops {
+		t.Errorf("%d rows written, %d operations succeeded", n, ops)
 	}
 }

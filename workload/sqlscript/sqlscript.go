@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -41,7 +42,8 @@ variables :client_id and :scale are built in; -D NAME=VALUE sets others.
 Every statement's latency is reported under its name, the comment
 "-- name: NAME" above it, else FILE:LINE (FILE:LINE:N for the Nth of
 several statements on one line), beside each script's (a script is named
-by its file's name, without its directory).
+by its file's name, without its directory; the second script of one name,
+or a file given twice, is NAME#2, its statements NAME#2:LINE).
 Statements are prepared once per connection (--protocol prepared, pgbench's
 -M prepared); --protocol extended or simple sends them as pgbench does.
 
@@ -325,7 +327,7 @@ func (g *gen) validate() error {
 	if g.verb != "" && g.verb != "run" && g.verb != "sweep" {
 		return g.readFiles() // the scripts are run's (warned as ignored)
 	}
-	seen := map[string]string{}
+	taken := map[string]bool{}
 	for _, a := range g.order {
 		s, err := g.script(a)
 		if err != nil {
@@ -335,13 +337,38 @@ func (g *gen) validate() error {
 		if err := seriesNames(s, path); err != nil {
 			return err
 		}
-		if other, ok := seen[s.Name]; ok && other != path {
-			return fmt.Errorf("-f %s and -f %s: two scripts named %s (a script is named by its file's name): rename one", other, path, s.Name)
-		}
-		seen[s.Name] = path
+		distinctName(s, taken)
 		g.scripts = append(g.scripts, s)
 	}
 	return g.readFiles()
+}
+
+// distinctName names script s apart from the scripts before it (taken),
+// as pgbench runs two scripts of one file name, or one script given
+// twice, as two: the second script named q.sql is q.sql#2 (the third
+// q.sql#3), and so are its statements: q.sql#2:4, and a `-- name: x`
+// x#2. pgbench's report names them by their paths as given (Desc).
+func distinctName(s *pgscript.Script, taken map[string]bool) {
+	name, suffix := s.Name, ""
+	for n := 2; taken[name]; n++ {
+		suffix = "#" + strconv.Itoa(n)
+		name = s.Name + suffix
+	}
+	taken[name] = true
+	if suffix == "" {
+		return
+	}
+	for i := range s.Commands {
+		c := &s.Commands[i]
+		switch {
+		case c.Kind != pgscript.SQL:
+		case c.NameLine > 0: // a `-- name:`
+			c.Name += suffix
+		case strings.HasPrefix(c.Name, s.Name+":"): // FILE:LINE
+			c.Name = name + strings.TrimPrefix(c.Name, s.Name)
+		}
+	}
+	s.Name = name
 }
 
 // readFiles reads and parses the init, check and cleanup files the
@@ -749,6 +776,9 @@ func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (work
 				res = workload.Result{Op: s, Err: err}
 			}
 			cut := errors.Is(res.Err, context.Canceled) // by the run's end: not counted
+			if (res.Err == nil || res.Tolerated) && !cut {
+				g.countRetries(s, tries)
+			}
 			if res.Err != nil && ctx.Err() == nil && !cut {
 				c.Failed() // on its statement's row too, and in -r's table
 			}
@@ -803,27 +833,27 @@ func (g *gen) tries(ctx context.Context, c *pgscript.Client, client, s int, from
 	try := 1
 	for ; ; try++ {
 		if try > 1 {
-			// Counted as they happen, as -r's table counts them on
-			// their command (a transaction the run's end cuts keeps
-			// its retries in both, so that they add up).
+			// -r's table counts a retry on its command as it happens,
+			// as pgbench's does (a transaction the run's end cuts keeps
+			// its retries there); the report's counts are the
+			// transaction's, once it ends (countRetries).
 			c.Rewind()
-			g.retries[s].Add(1)
-			if try == 2 {
-				g.retried[s].Add(1)
-			}
 		}
-		if err = c.Run(ctx, s); err == nil || !sqlx.IsRetryable(err) || ctx.Err() != nil {
+		if err = c.Run(ctx, s); err == nil || !sqlx.IsRetryable(err) {
 			break
 		}
-		if d := g.deadline.Load(); d != 0 && time.Now().UnixNano() > d {
+		if d := g.deadline.Load(); errors.Is(ctx.Err(), context.Canceled) || d != 0 && time.Now().UnixNano() > d {
 			// The run's time is over: pgbench says the error and
-			// finishes the client, the transaction not counted failed
-			// (the engine drops an operation cancelled by the run's
-			// end).
+			// finishes the client, the transaction not counted
+			// processed, failed or retried (the engine drops an
+			// operation cancelled by the run's end).
 			if g.verbose {
 				g.sayError(client, s, err)
 			}
 			return workload.Result{Op: s, Err: fmt.Errorf("%w: the run's time ended during the transaction's tries: %w", context.Canceled, err), Tolerated: true}, try
+		}
+		if ctx.Err() != nil {
+			break // the operation's own time (--op-timeout) is over: failed
 		}
 		again := g.unlimited || try < g.maxTries
 		var used time.Duration // from is zero without --tries-within
@@ -841,6 +871,17 @@ func (g *gen) tries(ctx context.Context, c *pgscript.Client, client, s int, from
 		}
 	}
 	return workload.Result{Op: s, Err: err, Tolerated: err != nil && sqlx.IsRetryable(err)}, try
+}
+
+// countRetries counts, for pgbench's report and progress lines, script
+// s's transaction that ended (processed or failed, not cut by the run's
+// end, as the transaction log writes it) after tries tries under
+// --max-tries, as pgbench's accumStats counts it.
+func (g *gen) countRetries(s, tries int) {
+	if tries > 1 && (g.maxTries > 0 || g.unlimited) {
+		g.retried[s].Add(1)
+		g.retries[s].Add(int64(tries - 1))
+	}
 }
 
 // sayError says, as pgbench's --verbose-errors does, client's
@@ -934,7 +975,10 @@ func (g *gen) compile(ctx context.Context, q sqlx.ScriptQuerier, null bool) (*pg
 			}
 		}
 	}
-	opts := pgscript.Options{Protocol: g.proto, Defines: g.defs, Scale: g.scale, EveryCommand: g.every, Debug: g.errOut}
+	opts := pgscript.Options{Protocol: g.proto, Defines: g.defs, Scale: g.scale, EveryCommand: g.every, Debug: g.errOut, NullUnset: g.asPgbench}
+	if g.asPgbench {
+		opts.SimpleFlag = "-M simple"
+	}
 	// First without the columns of \gset and \aset queries (every
 	// variable after one may be set by it), for the statements' text.
 	prog, err := pgscript.Compile(g.scripts, opts, nil)
