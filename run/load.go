@@ -935,17 +935,22 @@ func refuseAll(ctx context.Context, db *sqlx.DB, gen workload.Generator, foreign
 		return false, derr
 	}
 	notes = append(notes, note...)
-	idx, ierr := workload.UserIndexes(ctx, db, gen, ours)
+	// Indexes a user made on any table the drop takes: the load's and
+	// its runs' (churn's, bulk_insert's).
+	dropped := slices.DeleteFunc(slices.Clone(drop), func(t string) bool { return slices.Contains(foreign, t) })
+	idx, ierr := workload.UserIndexes(ctx, db, gen, dropped)
 	if ierr != nil {
 		return false, ierr
 	}
 	if len(idx) > 0 && force {
-		notes = append(notes, fmt.Sprintf("%s: dropping %s, which stampede did not make, with their tables", workload.ForceDropFlag, strings.Join(idx, ", ")))
+		notes = append(notes, fmt.Sprintf("%s: dropping %s, which stampede did not make, with %s", workload.ForceDropFlag, strings.Join(idx, ", "), indexTables(idx)))
 	} else if len(idx) > 0 {
 		ierr = &workload.UserIndexesError{Indexes: idx, Where: db.Where(), Action: action}
 	}
 	var cerr error
-	if len(drop)+len(shadowed) > 0 {
+	if _, made := gen.(workload.MadeDropper); made || len(drop)+len(shadowed) > 0 {
+		// (What init sql made is no table of its Tables: a copy of
+		// it is refused too.)
 		cerr = workload.RefuseCopiedDatabase(ctx, db, action)
 	}
 	var copied *workload.CopiedDatabaseError
@@ -971,6 +976,20 @@ func refuseAll(ctx context.Context, db *sqlx.DB, gen workload.Generator, foreign
 		fmt.Fprintln(log, n)
 	}
 	return cascade, nil
+}
+
+// indexTables is "the table" or "their tables", as UserIndexes' list idx
+// names one table or more.
+func indexTables(idx []string) string {
+	tables := map[string]bool{}
+	for _, i := range idx {
+		_, t, _ := strings.Cut(i, " on table ")
+		tables[t] = true
+	}
+	if len(tables) == 1 {
+		return "the table"
+	}
+	return "their tables"
 }
 
 // refuseForeign refuses, unless force, to drop tables that stampede did

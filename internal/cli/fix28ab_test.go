@@ -2,6 +2,10 @@ package cli_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -30,5 +34,155 @@ func TestHammerDBSchemaFleet(t *testing.T) {
 	mustRun(t, append(append([]string{"cleanup", "tpcc"}, fleet...), base)...)
 	if n := queryInt(t, db, "SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'tpcc\\_%'"); n != 0 {
 		t.Errorf("cleanup left %d tenant schemas", n)
+	}
+}
+
+// TestUsersWorkNeverDrops: every drop that skipped the checks cleanup
+// makes now refuses, exit 2, in one line naming what it found and
+// --force-drop, and what the user made survives: an index a user made
+// on a table of a run's (churn's, bulk_insert's), of pgbench -i's, of a
+// fleet's in each mode, of a database init bank --drop recreates, of
+// init sql's (an index or a trigger), of the demo's database; a view on
+// churn's tables that run --fresh would drop; and a copy a user made
+// with CREATE DATABASE ... TEMPLATE of a database loaded by init
+// pgbench, init sql or init churn, which pgbench -i, cleanup sql, init
+// sql --drop, run churn --fresh and run sql --vacuum-first left alone
+// only by chance.
+func TestUsersWorkNeverDrops(t *testing.T) {
+	testServer(t)
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	dir := t.TempDir()
+	s1 := filepath.Join(dir, "s1.sql")
+	if err := os.WriteFile(s1, []byte("CREATE TABLE t1(id int primary key, v text);\nINSERT INTO t1 SELECT g, md5(g::text) FROM generate_series(1, 100) g;\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const churnTable = `(SELECT min(relname) FROM pg_class WHERE relname ~ '^churn_[0-9]+_[0-9]+$')`
+	const indexCount = "SELECT count(*) FROM pg_class WHERE relname = 'my_idx'"
+	for _, c := range []struct {
+		name string
+		// setup runs in database db (args get its URL appended, or
+		// base and --db DB with fleet set); sql then runs in on (db
+		// when empty), copy makes db's copy the target.
+		setup [][]string
+		fleet bool
+		sql   []string
+		on    string
+		copy  bool
+		// refused run on the target, each followed by its URL; want is
+		// in each refusal; survives counts what must stay.
+		refused  [][]string
+		want     string
+		survives string
+	}{
+		{name: "churn index", setup: [][]string{{"init", "churn"}, {"run", "churn", "--duration", "2s", "--concurrency", "2"}},
+			sql:     []string{"DO $$ BEGIN EXECUTE 'CREATE INDEX my_idx ON ' || " + churnTable + " || ' (c1)'; END $$"},
+			refused: [][]string{{"cleanup", "churn"}, {"init", "churn", "--drop"}, {"run", "churn", "--fresh", "--duration", "1s"}},
+			want:    "index public.my_idx on table churn_", survives: indexCount},
+		{name: "churn view", setup: [][]string{{"init", "churn"}, {"run", "churn", "--duration", "2s", "--concurrency", "2"}},
+			sql:     []string{"DO $$ BEGIN EXECUTE 'CREATE VIEW my_view AS SELECT * FROM ' || " + churnTable + "; END $$"},
+			refused: [][]string{{"run", "churn", "--fresh", "--duration", "1s"}},
+			want:    "view public.my_view", survives: "SELECT count(*) FROM pg_class WHERE relname = 'my_view'"},
+		{name: "churn copy", setup: [][]string{{"init", "churn"}, {"run", "churn", "--duration", "2s", "--concurrency", "2"}}, copy: true,
+			refused: [][]string{{"run", "churn", "--fresh", "--mix", "insert=99,create=1", "--duration", "1s"}},
+			want:    "looks like a copy of database", survives: "SELECT count(*) FROM pg_class WHERE relname ~ '^churn_[0-9]+_[0-9]+$'"},
+		{name: "bulk_insert index", setup: [][]string{{"init", "bulk_insert"}, {"run", "bulk_insert", "--concurrency", "2", "--duration", "1s"}},
+			sql:     []string{"CREATE INDEX my_idx ON sbtest1 (k)"},
+			refused: [][]string{{"cleanup", "bulk_insert"}, {"init", "bulk_insert", "--drop"}},
+			want:    "index public.my_idx on table sbtest1", survives: indexCount},
+		{name: "pgbench -i index", setup: [][]string{{"init", "pgbench"}},
+			sql:     []string{"CREATE INDEX my_idx ON pgbench_accounts (bid)"},
+			refused: [][]string{{"pgbench", "-i"}, {"pgbench", "-i", "-I", "dtg"}},
+			want:    "index public.my_idx on table pgbench_accounts", survives: indexCount},
+		{name: "pgbench copy", setup: [][]string{{"init", "pgbench"}}, copy: true,
+			sql:     []string{"INSERT INTO pgbench_history VALUES (1, 1, 1, 1, now(), 'mine')"},
+			refused: [][]string{{"pgbench", "-i"}, {"run", "sql", "-b", "tpcb-like", "--vacuum-first", "--duration", "1s"}},
+			want:    "looks like a copy of database", survives: "SELECT count(*) FROM pgbench_history"},
+		{name: "schema fleet index", fleet: true,
+			setup:   [][]string{{"init", "ycsb", "--record-count", "50", "--tenants", "2", "--tenant-mode", "schema", "--tenant-pattern", "app_%d"}},
+			sql:     []string{"CREATE INDEX my_idx ON app_1.usertable (field1)"},
+			refused: [][]string{{"cleanup", "ycsb", "--tenants", "2", "--tenant-mode", "schema", "--tenant-pattern", "app_%d"}, {"init", "ycsb", "--drop", "--record-count", "50", "--tenants", "2", "--tenant-mode", "schema", "--tenant-pattern", "app_%d"}},
+			want:    "index app_1.my_idx on table usertable", survives: indexCount},
+		{name: "column fleet index", fleet: true,
+			setup:   [][]string{{"init", "ycsb", "--record-count", "50", "--tenants", "2", "--tenant-mode", "column"}},
+			sql:     []string{"CREATE INDEX my_idx ON usertable (field1)"},
+			refused: [][]string{{"cleanup", "ycsb", "--tenants", "2", "--tenant-mode", "column"}, {"init", "ycsb", "--drop", "--record-count", "50", "--tenants", "2", "--tenant-mode", "column"}},
+			want:    "index public.my_idx on table usertable", survives: indexCount},
+		{name: "workload init bank --drop index", fleet: true, setup: [][]string{{"workload", "init", "bank", "--rows", "100"}},
+			sql:     []string{"CREATE INDEX my_idx ON bank (balance)"},
+			refused: [][]string{{"workload", "init", "bank", "--drop", "--rows", "100"}},
+			want:    "index public.my_idx on table bank", survives: indexCount},
+		{name: "sql index", setup: [][]string{{"init", "sql", "--init-file", s1}},
+			sql:     []string{"CREATE INDEX my_idx ON t1 (v)"},
+			refused: [][]string{{"cleanup", "sql"}, {"init", "sql", "--drop", "--init-file", s1}},
+			want:    "index my_idx", survives: indexCount},
+		{name: "sql trigger", setup: [][]string{{"init", "sql", "--init-file", s1}},
+			sql: []string{"CREATE FUNCTION my_trg() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN new; END $$",
+				"CREATE TRIGGER my_trg BEFORE INSERT ON t1 FOR EACH ROW EXECUTE FUNCTION my_trg()"},
+			refused: [][]string{{"cleanup", "sql"}, {"init", "sql", "--drop", "--init-file", s1}},
+			want:    "trigger my_trg ON t1", survives: "SELECT count(*) FROM pg_trigger WHERE tgname = 'my_trg'"},
+		{name: "sql copy", setup: [][]string{{"init", "sql", "--init-file", s1}}, copy: true,
+			refused: [][]string{{"cleanup", "sql"}, {"init", "sql", "--drop", "--init-file", s1}},
+			want:    "looks like a copy of database", survives: "SELECT count(*) FROM t1"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			db := freshDB(t, "fix28ab_user")
+			target := func(db string, args []string) []string {
+				if c.fleet {
+					return append(append(slices.Clone(args), "--db", db), dbURL(t, ""))
+				}
+				return append(slices.Clone(args), dbURL(t, db))
+			}
+			if !c.fleet {
+				adminExec(t, "CREATE DATABASE "+db)
+			}
+			for _, args := range c.setup {
+				mustRun(t, target(db, args)...)
+			}
+			on := db
+			if c.copy {
+				on = freshDB(t, "fix28ab_copy")
+				adminExec(t, "CREATE DATABASE "+on+" TEMPLATE "+db)
+			}
+			execIn(t, on, c.sql...)
+			want := queryInt(t, on, c.survives)
+			if want == 0 {
+				t.Fatalf("%s finds nothing before the refusals", c.survives)
+			}
+			for _, args := range c.refused {
+				r := stampede(t, target(on, args)...)
+				checkOneLineError(t, r, 2, c.want)
+				if !strings.Contains(r.stderr, "--force-drop") {
+					t.Errorf("%v: the refusal does not name --force-drop: %s", args, r.stderr)
+				}
+				if got := queryInt(t, on, c.survives); got != want {
+					t.Fatalf("%v: %s is %d after the refusal, want %d", args, c.survives, got, want)
+				}
+			}
+		})
+	}
+}
+
+// TestDemoKeepsUsersIndex: the demo's database an earlier demo kept
+// (--keep) with an index a user made on its usertable is refused, exit
+// 2, naming the index and --force-drop, and the index survives; with
+// --force-drop the demo drops the database and runs.
+func TestDemoKeepsUsersIndex(t *testing.T) {
+	testServer(t)
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	t.Cleanup(func() { adminExec(t, "DROP DATABASE IF EXISTS stampede_demo WITH (FORCE)") })
+	url := dbURL(t, "postgres")
+	mustRun(t, "demo", "--keep", "--records", "1000", "--duration", "1s", url)
+	execIn(t, "stampede_demo", "CREATE INDEX my_idx ON usertable (field1)")
+	r := stampede(t, "demo", "--records", "1000", "--duration", "1s", url)
+	checkOneLineError(t, r, 2, "index public.my_idx on table usertable")
+	if !strings.Contains(r.stderr, "--force-drop") || strings.Contains(r.stdout+r.stderr, "--force-drop: dropping") {
+		t.Errorf("the demo does not refuse naming --force-drop, or drops as if it were given: %s%s", r.stdout, r.stderr)
+	}
+	if n := queryInt(t, "stampede_demo", "SELECT count(*) FROM pg_class WHERE relname = 'my_idx'"); n != 1 {
+		t.Fatalf("the user's index is gone after the demo's refusal")
+	}
+	r = mustRun(t, "demo", "--force-drop", "--records", "1000", "--duration", "1s", url)
+	if !strings.Contains(r.stdout+r.stderr, "my_idx") {
+		t.Errorf("--force-drop does not say it drops my_idx: %s%s", r.stdout, r.stderr)
 	}
 }
