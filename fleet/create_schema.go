@@ -359,16 +359,21 @@ func createSchemas(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 		if err != nil {
 			return t, err
 		}
-		if err := e.refuseHolding("schema", holding, "in "+db.Where(), resumeAction); err != nil {
+		// A schema of the pattern's that is no tenant of stampede's (a
+		// user's, holding a table of the marker's name) is no loaded
+		// tenant either: refused, as database mode refuses it.
+		ferr := e.refuseForeign("schema", foreign, db.Where(), resumeAction)
+		herr := e.refuseHolding("schema", holding, "in "+db.Where(), resumeAction)
+		if err := refusals(ferr, herr); err != nil {
 			return t, err
 		}
-		// ForceDrop, said by refuseHolding: those tenants go, and are
+		// ForceDrop, said by the refusals: those tenants go, and are
 		// loaded again with the missing ones.
-		if len(holding) > 0 {
-			if err := e.dropSchemas(ctx, db, keys(holding), tableNames(gen.Tables()), resumeAction); err != nil {
+		if drop := append(keys(holding), foreign...); len(drop) > 0 {
+			if err := e.dropSchemas(ctx, db, drop, tableNames(gen.Tables()), resumeAction); err != nil {
 				return t, err
 			}
-			for name := range holding {
+			for _, name := range drop {
 				delete(state, name)
 			}
 		}
