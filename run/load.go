@@ -781,7 +781,9 @@ func Cleanup(ctx context.Context, spec CleanupSpec) error {
 // path finds that carry the mark of stampede's init of gen's data though
 // gen's flags do not name them (workload.InitMarkedTables: an init of
 // --tables 4 killed before it recorded its load, cleaned up with the
-// default --tables 1), saying on log that cleanup drops them too.
+// default --tables 1; HammerDB's orders under a cleanup without its
+// --profile), saying on log that cleanup drops them too, and why, as
+// init's record of the load tells.
 func withInitMarked(ctx context.Context, db *sqlx.DB, gen workload.Generator, log io.Writer) ([]workload.Table, error) {
 	tables := gen.Tables()
 	extra, err := workload.InitMarkedTables(ctx, db, gen, tableNamesOf(tables))
@@ -789,12 +791,29 @@ func withInitMarked(ctx context.Context, db *sqlx.DB, gen workload.Generator, lo
 		return tables, err
 	}
 	carry := map[bool]string{true: "carries", false: "carry"}[len(extra) == 1]
-	fmt.Fprintf(log, "note: %s (%s) %s the mark of stampede's init of %s though its flags do not name %s (a load with other flags, or an init that ended before it recorded its load): cleanup drops %s too\n",
-		plural(len(extra), "table"), strings.Join(extra, ", "), carry, gen.Meta().Name, map[bool]string{true: "it", false: "them"}[len(extra) == 1], map[bool]string{true: "it", false: "them"}[len(extra) == 1])
+	// Which of the two: init's record of the load says it ended.
+	why := "a load with other flags, or an init that ended before it recorded its load"
+	if recordedHere(ctx, db, gen) {
+		why = "init recorded its load here, with flags other than the cleanup's: another --profile, say"
+	}
+	fmt.Fprintf(log, "note: %s (%s) %s the mark of stampede's init of %s though its flags do not name %s (%s): cleanup drops %s too\n",
+		plural(len(extra), "table"), strings.Join(extra, ", "), carry, gen.Meta().Name, map[bool]string{true: "it", false: "them"}[len(extra) == 1], why, map[bool]string{true: "it", false: "them"}[len(extra) == 1])
 	for _, n := range extra {
 		tables = append(tables, workload.Table{Name: n})
 	}
 	return tables, nil
+}
+
+// recordedHere reports whether init's record of gen's data is in db (a
+// load that ended); false when it cannot be read.
+func recordedHere(ctx context.Context, db *sqlx.DB, gen workload.Generator) bool {
+	if ok, err := workload.TableExists(ctx, db, workload.LoadRecordTable); err != nil || !ok {
+		return false
+	}
+	var found bool
+	err := db.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM "+db.Dialect().QuoteIdent(workload.LoadRecordTable)+" WHERE data = "+db.Dialect().Placeholder(1)+")",
+		workload.DataKeyOf(gen)).Scan(&found)
+	return err == nil && found
 }
 
 // dropsRunTables returns, for a workload.RunTablesDropper that drops

@@ -186,3 +186,57 @@ func TestDemoKeepsUsersIndex(t *testing.T) {
 		t.Errorf("--force-drop does not say it drops my_idx: %s%s", r.stdout, r.stderr)
 	}
 }
+
+// TestSchemaFleetRefusesUsersSchema: a user's schema that the tenant
+// pattern matches, holding a table of the marker's name (not stampede's
+// marker) and the user's own table, is refused by a schema-mode init up
+// front, exit 2, naming it and --force-drop, as database mode refuses a
+// user's database: it was counted as a loaded tenant ("1 of 2 tenants
+// exist already").
+func TestSchemaFleetRefusesUsersSchema(t *testing.T) {
+	testServer(t)
+	db := freshDB(t, "fix28ab_uschema")
+	adminExec(t, "CREATE DATABASE "+db)
+	execIn(t, db, "CREATE SCHEMA bank_2", "CREATE TABLE bank_2.stampede_tenant (x int)",
+		"CREATE TABLE bank_2.mydata (id int)", "INSERT INTO bank_2.mydata VALUES (1), (2)")
+	r := stampede(t, "init", "bank", "--rows", "100", "--tenants", "2", "--tenant-mode", "schema", "--db", db, dbURL(t, ""))
+	checkOneLineError(t, r, 2, "schema bank_2")
+	if !strings.Contains(r.stderr, "--force-drop") || strings.Contains(r.stdout+r.stderr, "exist already") {
+		t.Errorf("the refusal does not name --force-drop, or counts the user's schema as a tenant: %s%s", r.stdout, r.stderr)
+	}
+	if n := queryInt(t, db, "SELECT count(*) FROM bank_2.mydata"); n != 2 {
+		t.Errorf("%d rows of the user's table left, want 2", n)
+	}
+	if n := queryInt(t, db, "SELECT count(*) FROM pg_namespace WHERE nspname = 'bank_1'"); n != 0 {
+		t.Errorf("init created tenant 1 before it refused the user's schema")
+	}
+}
+
+// TestForceDropNotesRead: the lines --force-drop says read as sentences:
+// a copy's tables go "of database X, which looks like a copy of ...", a
+// user's index on one table goes "with the table"; and a cleanup without
+// --profile of a HammerDB load says that init recorded the load with
+// other flags, not that init may have ended before recording it.
+func TestForceDropNotesRead(t *testing.T) {
+	testServer(t)
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	src, cp := freshDB(t, "fix28ab_nsrc"), freshDB(t, "fix28ab_ncopy")
+	mustRun(t, "init", "bank", "--rows", "40", dbURL(t, src))
+	adminExec(t, "CREATE DATABASE "+cp+" TEMPLATE "+src)
+	r := mustRun(t, "cleanup", "bank", "--force-drop", dbURL(t, cp))
+	if want := fmt.Sprintf("--force-drop: dropping the tables of database %q, which looks like a copy of database %q", cp, src); !strings.Contains(r.stdout+r.stderr, want) {
+		t.Errorf("the copy's note does not say %q: %s%s", want, r.stdout, r.stderr)
+	}
+	execIn(t, src, "CREATE INDEX my_idx ON bank (balance)")
+	r = mustRun(t, "cleanup", "bank", "--force-drop", dbURL(t, src))
+	if want := "--force-drop: dropping index public.my_idx on table bank, which stampede did not make, with the table"; !strings.Contains(r.stdout+r.stderr, want) {
+		t.Errorf("the index's note does not say %q: %s%s", want, r.stdout, r.stderr)
+	}
+	hdb := freshDB(t, "fix28ab_nhdb")
+	mustRun(t, "init", "tpcc", "--profile", "hammerdb", "--warehouses", "1", dbURL(t, hdb))
+	r = mustRun(t, "cleanup", "tpcc", dbURL(t, hdb))
+	out := r.stdout + r.stderr
+	if !strings.Contains(out, "init recorded its load here") || strings.Contains(out, "ended before it recorded") {
+		t.Errorf("cleanup's note on HammerDB's orders does not say that init recorded its load: %s", out)
+	}
+}
