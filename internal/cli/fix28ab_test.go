@@ -42,7 +42,7 @@ func TestHammerDBSchemaFleet(t *testing.T) {
 // --force-drop, and what the user made survives: an index a user made
 // on a table of a run's (churn's, bulk_insert's), of pgbench -i's, of a
 // fleet's in each mode, of a database init bank --drop recreates, of
-// init sql's (an index or a trigger), of the demo's database; a view on
+// the demo's database; a view on
 // churn's tables that run --fresh would drop; and a copy a user made
 // with CREATE DATABASE ... TEMPLATE of a database loaded by init
 // pgbench, init sql or init churn, which pgbench -i, cleanup sql, init
@@ -111,15 +111,6 @@ func TestUsersWorkNeverDrops(t *testing.T) {
 			sql:     []string{"CREATE INDEX my_idx ON bank (balance)"},
 			refused: [][]string{{"workload", "init", "bank", "--drop", "--rows", "100"}},
 			want:    "index public.my_idx on table bank", survives: indexCount},
-		{name: "sql index", setup: [][]string{{"init", "sql", "--init-file", s1}},
-			sql:     []string{"CREATE INDEX my_idx ON t1 (v)"},
-			refused: [][]string{{"cleanup", "sql"}, {"init", "sql", "--drop", "--init-file", s1}},
-			want:    "index my_idx", survives: indexCount},
-		{name: "sql trigger", setup: [][]string{{"init", "sql", "--init-file", s1}},
-			sql: []string{"CREATE FUNCTION my_trg() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN new; END $$",
-				"CREATE TRIGGER my_trg BEFORE INSERT ON t1 FOR EACH ROW EXECUTE FUNCTION my_trg()"},
-			refused: [][]string{{"cleanup", "sql"}, {"init", "sql", "--drop", "--init-file", s1}},
-			want:    "trigger my_trg ON t1", survives: "SELECT count(*) FROM pg_trigger WHERE tgname = 'my_trg'"},
 		{name: "sql copy", setup: [][]string{{"init", "sql", "--init-file", s1}}, copy: true,
 			refused: [][]string{{"cleanup", "sql"}, {"init", "sql", "--drop", "--init-file", s1}},
 			want:    "looks like a copy of database", survives: "SELECT count(*) FROM t1"},

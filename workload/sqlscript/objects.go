@@ -304,9 +304,6 @@ func (g *gen) dropMade(ctx context.Context, db *sqlx.DB, log io.Writer, action s
 	if err := g.refusePartitions(ctx, db, made, log, action); err != nil {
 		return err
 	}
-	if err := g.refuseUsersOn(ctx, db, made, log, action); err != nil {
-		return err
-	}
 	// Dependents come first; passes go on while one drops something, for
 	// what pg_depend's order misses (two tables whose foreign keys point
 	// at each other stay, and are said). All in one transaction, each
@@ -583,40 +580,4 @@ func (g *gen) refusePartitions(ctx context.Context, db *sqlx.DB, made []object, 
 	verb, it := refusalWords(action, len(parts))
 	return sqlx.ConfigErrorf("%s in %s: not made by stampede, and dropping the table init sql made would drop %s with %s rows: %s drops nothing; to drop %s too, add %s",
 		strings.Join(parts, ", "), db.Where(), it, map[bool]string{true: "their", false: "its"}[len(parts) > 1], verb, it, workload.ForceDropFlag)
-}
-
-// refuseUsersOn refuses to drop what init made when a user made an index
-// or a trigger on a table init made (objects without init's mark, which
-// DROP TABLE takes along without CASCADE): one line naming them and
-// --force-drop. With --force-drop it says what goes. (A copy of the
-// database init loaded is refused before: run's refuseAll.)
-func (g *gen) refuseUsersOn(ctx context.Context, db *sqlx.DB, made []object, log io.Writer, action string) error {
-	tables := map[uint32]bool{}
-	mine := map[objKey]bool{}
-	for _, o := range made {
-		mine[o.key] = true
-		if o.kind == "TABLE" {
-			tables[o.key.oid] = true
-		}
-	}
-	all, err := objects(ctx, db)
-	if err != nil {
-		return err
-	}
-	var users []string
-	for _, o := range all {
-		if o.table != 0 && tables[o.table] && !mine[o.key] {
-			users = append(users, o.kindWord()+" "+o.name)
-		}
-	}
-	if len(users) == 0 {
-		return nil
-	}
-	if g.forceDrop {
-		fmt.Fprintf(log, "%s%s: dropping %s, which stampede did not make, with the tables init sql made\n", action, workload.ForceDropFlag, strings.Join(users, ", "))
-		return nil
-	}
-	verb, it := refusalWords(action, len(users))
-	return sqlx.ConfigErrorf("%s in %s: not made by stampede, on a table init sql made, whose drop would take %s along: %s drops nothing; to drop %s too, add %s",
-		strings.Join(users, ", "), db.Where(), it, verb, it, workload.ForceDropFlag)
 }
