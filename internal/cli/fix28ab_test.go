@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestHammerDBSchemaFleet: a schema-mode fleet of TPC-C's HammerDB
@@ -229,5 +230,35 @@ func TestForceDropNotesRead(t *testing.T) {
 	out := r.stdout + r.stderr
 	if !strings.Contains(out, "init recorded its load here") || strings.Contains(out, "ended before it recorded") {
 		t.Errorf("cleanup's note on HammerDB's orders does not say that init recorded its load: %s", out)
+	}
+}
+
+// TestDatabaseFleetKeepsUsersIndex: an index a user made on a table of a
+// database-mode tenant is refused by cleanup and init --drop, exit 2,
+// naming it and --force-drop, and the index survives.
+func TestDatabaseFleetKeepsUsersIndex(t *testing.T) {
+	testServer(t)
+	pattern := fmt.Sprintf("fix28ab_dx%d_%%d", time.Now().UnixNano()%1e6)
+	t.Cleanup(func() {
+		for i := 1; i <= 2; i++ {
+			adminExec(t, "DROP DATABASE IF EXISTS "+fmt.Sprintf(pattern, i)+" WITH (FORCE)")
+		}
+	})
+	fleet := []string{"--tenants", "2", "--tenant-pattern", pattern}
+	mustRun(t, append(append([]string{"init", "ycsb", "--record-count", "50"}, fleet...), dbURL(t, ""))...)
+	one := fmt.Sprintf(pattern, 1)
+	execIn(t, one, "CREATE INDEX my_idx ON usertable (field1)")
+	for _, args := range [][]string{
+		append(append([]string{"cleanup", "ycsb"}, fleet...), dbURL(t, "")),
+		append(append([]string{"init", "ycsb", "--drop", "--record-count", "50"}, fleet...), dbURL(t, "")),
+	} {
+		r := stampede(t, args...)
+		checkOneLineError(t, r, 2, "index public.my_idx on table usertable")
+		if !strings.Contains(r.stderr, "--force-drop") {
+			t.Errorf("%v: the refusal does not name --force-drop: %s", args, r.stderr)
+		}
+		if n := queryInt(t, one, "SELECT count(*) FROM pg_class WHERE relname = 'my_idx'"); n != 1 {
+			t.Fatalf("%v: the user's index is gone", args)
+		}
 	}
 }
