@@ -174,6 +174,9 @@ func runSpec(spec RunArgs, env Env) (run.Spec, error) {
 		}
 		return run.Spec{}, usagef("workload %s cannot be run", gen.Meta().Name)
 	}
+	if fd, ok := gen.(workload.ForceDropSetter); ok {
+		fd.SetForceDrop(rf.forceDrop)
+	}
 	if p := rf.clients.part; p.Count > 0 && (spec.Tenants == nil || spec.Tenants.tenants == 0) {
 		// (A fleet's clients split its tenants, each tenant's data whole.)
 		// The client's share before the workload's defaults, which are

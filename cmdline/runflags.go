@@ -67,11 +67,13 @@ type RunFlags struct {
 	sched      clientsched.Policy
 	headroom   int64
 	skipChecks bool
-	tel        Telemetry
-	lim        Limits
-	split      SplitFlags
-	clients    ClientFlags
-	dryRun     bool
+	// forceDrop is run's --force-drop (RegisterForceDrop).
+	forceDrop bool
+	tel       Telemetry
+	lim       Limits
+	split     SplitFlags
+	clients   ClientFlags
+	dryRun    bool
 	// sysbench's syntax (see SysbenchSyntax) and its options that
 	// stampede's own syntax takes too.
 	sysbenchSyntax bool
@@ -87,6 +89,12 @@ type RunFlags struct {
 	queueRate float64
 	grace     time.Duration
 	forcedAt  int
+}
+
+// RegisterForceDrop defines run's --force-drop on fs (not sweep's, whose
+// --force-drop is its --reload's).
+func (r *RunFlags) RegisterForceDrop(fs *pflag.FlagSet) {
+	fs.BoolVar(&r.forceDrop, "force-drop", false, "let what a run drops before it starts (churn's --fresh) drop it even where a user made something on it (an index, a view) or the database is a copy stampede did not make; without it the run refuses")
 }
 
 // Register defines the flags on fs.

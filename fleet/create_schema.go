@@ -175,7 +175,9 @@ func (e *gainedError) Error() string { return e.msg }
 func (e *gainedError) Is(target error) bool { return target == workload.ErrForeign }
 
 // dropSchemaRestrict drops, in one transaction, schema's tables that
-// stampede made (named in own, the fleet's extra tables), without CASCADE, and then the schema with RESTRICT: any
+// stampede made (named in own, the fleet's extra tables), without
+// CASCADE, the routines that carry stampede's mark (dropMarkedRoutines),
+// and then the schema with RESTRICT: any
 // other object in it, or depending on it, fails the drop, which then
 // drops nothing.
 func dropSchemaRestrict(ctx context.Context, db *sqlx.DB, schema string, own map[string]bool) error {
@@ -211,6 +213,9 @@ func dropSchemaRestrict(ctx context.Context, db *sqlx.DB, schema string, own map
 		if _, err := tx.Exec(ctx, "DROP TABLE "+strings.Join(drop, ", ")); err != nil {
 			return err
 		}
+	}
+	if err := dropMarkedRoutines(ctx, db, tx, schema); err != nil {
+		return err
 	}
 	if _, err := tx.Exec(ctx, "DROP SCHEMA "+d.QuoteIdent(schema)+" RESTRICT"); err != nil {
 		return err
@@ -252,8 +257,10 @@ func tableCommentsIn(ctx context.Context, db *sqlx.DB, schema string, tables []s
 // copy of schema from: its tables (LIKE ... INCLUDING ALL: columns,
 // defaults, constraints, indexes) and their rows, each with its comment
 // in from (comments: stampede's mark, which LIKE does not copy), the
-// extra tables, and the marker last, with its mark.
-func schemaCloneSQL(d dialect.Dialect, from, to string, tables []string, extra int, comments map[string]string) string {
+// routines stampede made in from (TPC-C's HammerDB routines, which a
+// tenant's run calls), the extra tables, and the marker last, with its
+// mark.
+func schemaCloneSQL(d dialect.Dialect, from, to string, tables []string, routines []markedRoutine, extra int, comments map[string]string) (string, error) {
 	f, s := d.QuoteIdent(from), d.QuoteIdent(to)
 	stmts := []string{"CREATE SCHEMA " + s}
 	copyTable := func(name string, rows bool) {
@@ -269,6 +276,13 @@ func schemaCloneSQL(d dialect.Dialect, from, to string, tables []string, extra i
 	for _, t := range tables {
 		copyTable(t, true)
 	}
+	for _, r := range routines {
+		sql, err := routineCloneSQL(r, s)
+		if err != nil {
+			return "", err
+		}
+		stmts = append(stmts, sql)
+	}
 	stmts = append(stmts, extraDDL(d, to, extra)...)
 	// The marker carries stampede's mark bound to its own OID, as
 	// tenant 1's does (markerDDL): a marker without it is no tenant's.
@@ -278,7 +292,7 @@ func schemaCloneSQL(d dialect.Dialect, from, to string, tables []string, extra i
 	}
 	comments[MarkerTable] = workload.TenantMarkerMark
 	copyTable(MarkerTable, true)
-	return strings.Join(stmts, ";\n")
+	return strings.Join(stmts, ";\n"), nil
 }
 
 // createSchemas creates a schema per tenant in one database.
@@ -345,16 +359,21 @@ func createSchemas(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 		if err != nil {
 			return t, err
 		}
-		if err := e.refuseHolding("schema", holding, "in "+db.Where(), resumeAction); err != nil {
+		// A schema of the pattern's that is no tenant of stampede's (a
+		// user's, holding a table of the marker's name) is no loaded
+		// tenant either: refused, as database mode refuses it.
+		ferr := e.refuseForeign("schema", foreign, db.Where(), resumeAction)
+		herr := e.refuseHolding("schema", holding, "in "+db.Where(), resumeAction)
+		if err := refusals(ferr, herr); err != nil {
 			return t, err
 		}
-		// ForceDrop, said by refuseHolding: those tenants go, and are
+		// ForceDrop, said by the refusals: those tenants go, and are
 		// loaded again with the missing ones.
-		if len(holding) > 0 {
-			if err := e.dropSchemas(ctx, db, keys(holding), tableNames(gen.Tables()), resumeAction); err != nil {
+		if drop := append(keys(holding), foreign...); len(drop) > 0 {
+			if err := e.dropSchemas(ctx, db, drop, tableNames(gen.Tables()), resumeAction); err != nil {
 				return t, err
 			}
-			for name := range holding {
+			for _, name := range drop {
 				delete(state, name)
 			}
 		}
@@ -435,11 +454,19 @@ func createSchemas(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 	if err != nil {
 		return t, err
 	}
+	routines, err := markedRoutinesIn(ctx, db, first)
+	if err != nil {
+		return t, err
+	}
 	bar := e.bar("tenants", int64(len(missing)))
 	var created atomic.Int64
 	err = forEach(ctx, e.Concurrency, missing, func(ctx context.Context, id int) error {
 		name := o.Spec.Name(id)
-		sql := schemaCloneSQL(d, first, name, tables, o.ExtraTables, tableComments) + ";\n" + dialect.MarkSchema(d, name, e.tenantMark())
+		clone, err := schemaCloneSQL(d, first, name, tables, routines, o.ExtraTables, tableComments)
+		if err != nil {
+			return err
+		}
+		sql := clone + ";\n" + dialect.MarkSchema(d, name, e.tenantMark())
 		if _, half := state[name]; half {
 			// A schema without its marker (created outside one
 			// transaction, by hand say) is replaced.

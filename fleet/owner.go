@@ -566,21 +566,37 @@ func refusals(errs ...error) error {
 
 // refuseAddedColumns refuses, unless ForceDrop, to drop the shared
 // tables of column mode (existing, gen's) when a user added to them
-// columns holding data (workload.AddedColumns); with ForceDrop it says
-// that they go.
+// columns holding data (workload.AddedColumns) or made indexes on them
+// (workload.UserIndexes); with ForceDrop it says that they go.
 func (e *env) refuseAddedColumns(ctx context.Context, db *sqlx.DB, gen workload.Generator, existing []string, action string) error {
 	if gen == nil {
 		return nil
 	}
 	cols, err := workload.AddedColumns(ctx, db, gen, existing)
-	if err != nil || len(cols) == 0 {
+	if err != nil {
+		return err
+	}
+	idx, err := workload.UserIndexes(ctx, db, gen, existing)
+	if err != nil || len(cols)+len(idx) == 0 {
 		return err
 	}
 	if e.ForceDrop {
-		e.logf("%s", addedColumnsNote(cols))
+		if len(cols) > 0 {
+			e.logf("%s", addedColumnsNote(cols))
+		}
+		if len(idx) > 0 {
+			e.logf("%s: dropping %s, which stampede did not make, with the shared tables", workload.ForceDropFlag, strings.Join(idx, ", "))
+		}
 		return nil
 	}
-	return &workload.AddedColumnsError{Columns: cols, Where: db.Where(), Action: action}
+	var aerr, ierr error
+	if len(cols) > 0 {
+		aerr = &workload.AddedColumnsError{Columns: cols, Where: db.Where(), Action: action}
+	}
+	if len(idx) > 0 {
+		ierr = &workload.UserIndexesError{Indexes: idx, Where: db.Where(), Action: action}
+	}
+	return workload.Refusal(aerr, ierr)
 }
 
 // addedColumnsNote is the line --force-drop says before it drops cols,
@@ -674,7 +690,12 @@ func tenantAddedColumns(ctx context.Context, db *sqlx.DB, gen workload.Generator
 	for i, c := range cols {
 		out[i] = "table column " + c + " (holding data)"
 	}
-	return out, nil
+	// An index a user made on one of them goes with the tenant too.
+	idx, err := workload.UserIndexesIn(ctx, db, gen, schema, tables)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, idx...), nil
 }
 
 // holdingSchemas returns, of the tenant schemas names in db (stampede's),

@@ -781,7 +781,9 @@ func Cleanup(ctx context.Context, spec CleanupSpec) error {
 // path finds that carry the mark of stampede's init of gen's data though
 // gen's flags do not name them (workload.InitMarkedTables: an init of
 // --tables 4 killed before it recorded its load, cleaned up with the
-// default --tables 1), saying on log that cleanup drops them too.
+// default --tables 1; HammerDB's orders under a cleanup without its
+// --profile), saying on log that cleanup drops them too, and why, as
+// init's record of the load tells.
 func withInitMarked(ctx context.Context, db *sqlx.DB, gen workload.Generator, log io.Writer) ([]workload.Table, error) {
 	tables := gen.Tables()
 	extra, err := workload.InitMarkedTables(ctx, db, gen, tableNamesOf(tables))
@@ -789,12 +791,29 @@ func withInitMarked(ctx context.Context, db *sqlx.DB, gen workload.Generator, lo
 		return tables, err
 	}
 	carry := map[bool]string{true: "carries", false: "carry"}[len(extra) == 1]
-	fmt.Fprintf(log, "note: %s (%s) %s the mark of stampede's init of %s though its flags do not name %s (a load with other flags, or an init that ended before it recorded its load): cleanup drops %s too\n",
-		plural(len(extra), "table"), strings.Join(extra, ", "), carry, gen.Meta().Name, map[bool]string{true: "it", false: "them"}[len(extra) == 1], map[bool]string{true: "it", false: "them"}[len(extra) == 1])
+	// Which of the two: init's record of the load says it ended.
+	why := "a load with other flags, or an init that ended before it recorded its load"
+	if recordedHere(ctx, db, gen) {
+		why = "init recorded its load here, with flags other than the cleanup's: another --profile, say"
+	}
+	fmt.Fprintf(log, "note: %s (%s) %s the mark of stampede's init of %s though its flags do not name %s (%s): cleanup drops %s too\n",
+		plural(len(extra), "table"), strings.Join(extra, ", "), carry, gen.Meta().Name, map[bool]string{true: "it", false: "them"}[len(extra) == 1], why, map[bool]string{true: "it", false: "them"}[len(extra) == 1])
 	for _, n := range extra {
 		tables = append(tables, workload.Table{Name: n})
 	}
 	return tables, nil
+}
+
+// recordedHere reports whether init's record of gen's data is in db (a
+// load that ended); false when it cannot be read.
+func recordedHere(ctx context.Context, db *sqlx.DB, gen workload.Generator) bool {
+	if ok, err := workload.TableExists(ctx, db, workload.LoadRecordTable); err != nil || !ok {
+		return false
+	}
+	var found bool
+	err := db.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM "+db.Dialect().QuoteIdent(workload.LoadRecordTable)+" WHERE data = "+db.Dialect().Placeholder(1)+")",
+		workload.DataKeyOf(gen)).Scan(&found)
+	return err == nil && found
 }
 
 // dropsRunTables returns, for a workload.RunTablesDropper that drops
@@ -935,17 +954,22 @@ func refuseAll(ctx context.Context, db *sqlx.DB, gen workload.Generator, foreign
 		return false, derr
 	}
 	notes = append(notes, note...)
-	idx, ierr := workload.UserIndexes(ctx, db, gen, ours)
+	// Indexes a user made on any table the drop takes: the load's and
+	// its runs' (churn's, bulk_insert's).
+	dropped := slices.DeleteFunc(slices.Clone(drop), func(t string) bool { return slices.Contains(foreign, t) })
+	idx, ierr := workload.UserIndexes(ctx, db, gen, dropped)
 	if ierr != nil {
 		return false, ierr
 	}
 	if len(idx) > 0 && force {
-		notes = append(notes, fmt.Sprintf("%s: dropping %s, which stampede did not make, with their tables", workload.ForceDropFlag, strings.Join(idx, ", ")))
+		notes = append(notes, fmt.Sprintf("%s: dropping %s, which stampede did not make, with %s", workload.ForceDropFlag, strings.Join(idx, ", "), indexTables(idx)))
 	} else if len(idx) > 0 {
 		ierr = &workload.UserIndexesError{Indexes: idx, Where: db.Where(), Action: action}
 	}
 	var cerr error
-	if len(drop)+len(shadowed) > 0 {
+	if _, made := gen.(workload.MadeDropper); made || len(drop)+len(shadowed) > 0 {
+		// (What init sql made is no table of its Tables: a copy of
+		// it is refused too.)
 		cerr = workload.RefuseCopiedDatabase(ctx, db, action)
 	}
 	var copied *workload.CopiedDatabaseError
@@ -971,6 +995,20 @@ func refuseAll(ctx context.Context, db *sqlx.DB, gen workload.Generator, foreign
 		fmt.Fprintln(log, n)
 	}
 	return cascade, nil
+}
+
+// indexTables is "the table" or "their tables", as UserIndexes' list idx
+// names one table or more.
+func indexTables(idx []string) string {
+	tables := map[string]bool{}
+	for _, i := range idx {
+		_, t, _ := strings.Cut(i, " on table ")
+		tables[t] = true
+	}
+	if len(tables) == 1 {
+		return "the table"
+	}
+	return "their tables"
 }
 
 // refuseForeign refuses, unless force, to drop tables that stampede did

@@ -79,7 +79,7 @@ func (e *CopiedDatabaseError) ExitCode() int { return 2 }
 
 // Note is the line ForceDropFlag says before it drops a copy's tables.
 func (e *CopiedDatabaseError) Note() string {
-	return ForceDropFlag + ": dropping tables of " + e.what()
+	return ForceDropFlag + ": dropping the tables of " + strings.Replace(e.what(), " looks like", ", which looks like", 1)
 }
 
 // RefuseCopiedDatabase returns a *CopiedDatabaseError (by action:

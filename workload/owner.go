@@ -599,8 +599,9 @@ func AdoptedTables(ctx context.Context, db *sqlx.DB, gen Generator) ([]string, e
 // another workload's load is foreign too, named with that workload
 // ("table public.usertable (stampede's load of ycsb)"), and so is one of
 // gen's names without gen's mark (a user's, made in its place); and the
-// columns holding data that a user added to gen's tables (AddedColumns).
-// A database that holds none is gen's to drop.
+// columns holding data that a user added to gen's tables (AddedColumns),
+// and the indexes a user made on them (UserIndexes). A database that
+// holds none is gen's to drop.
 func ForeignObjectsIn(ctx context.Context, db *sqlx.DB, gen Generator, markers ...string) ([]string, error) {
 	if db.Null() {
 		return nil, nil
@@ -681,7 +682,12 @@ func ForeignObjectsIn(ctx context.Context, db *sqlx.DB, gen Generator, markers .
 	for _, c := range cols {
 		foreign = append(foreign, "table column "+c+" (holding data)")
 	}
-	return foreign, nil
+	// So is an index a user made on one of them (UserIndexes).
+	idx, err := UserIndexes(ctx, db, gen, ours)
+	if err != nil {
+		return nil, err
+	}
+	return append(foreign, idx...), nil
 }
 
 // RenamedNote follows, in ForeignObjectsIn's list, a table of workload's

@@ -52,17 +52,30 @@ func OwnIndexNames(gen Generator) []string {
 }
 
 // UserIndexes returns, as "index SCHEMA.NAME on table T", the indexes on
-// tables (gen's, by name) that stampede did not make: not backing a
-// constraint, not named as gen's DDL names its indexes (OwnIndexNames),
-// without stampede's mark. A drop of the table takes them along without
-// a word. It is nil on other databases than PostgreSQL.
+// tables (gen's, by name, as the search path finds them) that stampede
+// did not make: not backing a constraint, not named as gen's DDL names
+// its indexes (OwnIndexNames, IndexOwner), without stampede's mark. A
+// drop of the table takes them along without a word. It is nil on other
+// databases than PostgreSQL.
 func UserIndexes(ctx context.Context, db *sqlx.DB, gen Generator, tables []string) ([]string, error) {
+	return UserIndexesIn(ctx, db, gen, "", tables)
+}
+
+// UserIndexesIn is UserIndexes of tables in schema (a fleet's tenant
+// schema), or on the search path when schema is "". In a tenant schema,
+// an index of the same definition as one gen names on the table of the
+// same name in another schema is stampede's too: a schema clone's
+// (CREATE TABLE ... LIKE ... INCLUDING ALL names its indexes anew).
+func UserIndexesIn(ctx context.Context, db *sqlx.DB, gen Generator, schema string, tables []string) ([]string, error) {
 	if db.Null() || db.Dialect().Name() != "postgres" || len(tables) == 0 {
 		return nil, nil
 	}
 	quoted := make([]string, len(tables))
 	for i, t := range tables {
 		quoted[i] = db.Dialect().QuoteIdent(t)
+		if schema != "" {
+			quoted[i] = db.Dialect().QuoteIdent(schema) + "." + quoted[i]
+		}
 	}
 	own := OwnIndexNames(gen)
 	if own == nil {
@@ -74,7 +87,10 @@ func UserIndexes(ctx context.Context, db *sqlx.DB, gen Generator, tables []strin
 			AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = x.indexrelid AND k.conrelid = x.indrelid)
 			AND NOT ic.relname = ANY($2::text[])
 			AND coalesce(obj_description(ic.oid, 'pg_class'), '') NOT LIKE 'made by stampede %'
-		ORDER BY 1`, quoted, own)
+			AND NOT ($3 AND EXISTS (SELECT 1 FROM pg_index x2 JOIN pg_class ic2 ON ic2.oid = x2.indexrelid JOIN pg_class tc2 ON tc2.oid = x2.indrelid
+				WHERE tc2.relname = tc.relname AND tc2.relnamespace <> tc.relnamespace AND x2.indisunique = x.indisunique
+					AND ic2.relname = ANY($2::text[]) AND `+indexBody("x2")+` = `+indexBody("x")+`))
+		ORDER BY 1`, quoted, own, schema != "")
 	if err != nil {
 		return nil, fmt.Errorf("reading the indexes of %s: %w", strings.Join(tables, ", "), err)
 	}
@@ -92,6 +108,13 @@ func UserIndexes(ctx context.Context, db *sqlx.DB, gen Generator, tables []strin
 		out = append(out, s)
 	}
 	return out, rows.Err()
+}
+
+// indexBody is an SQL expression: the definition of the index of
+// pg_index row x, without its name and table (pg_get_indexdef from its
+// USING).
+func indexBody(x string) string {
+	return "substr(pg_get_indexdef(" + x + ".indexrelid), strpos(pg_get_indexdef(" + x + ".indexrelid), ' USING '))"
 }
 
 // UserIndexesError refuses to drop stampede's tables that carry indexes a

@@ -98,6 +98,8 @@ func (a *app) workloadCmd(v cmdline.Verb, m workload.Meta) *cobra.Command {
 		frf.Register(fs)
 		if v.Name == "sweep" {
 			sf.Register(fs) // after every flag it may sweep (--active)
+		} else {
+			rf.RegisterForceDrop(fs)
 		}
 	}
 	if v.Name != "run" && v.Name != "sweep" {

@@ -104,6 +104,9 @@ type churn struct {
 	distrib   string
 	// fresh drops churn's tables of earlier runs before the run starts.
 	fresh bool
+	// forceDrop is run's --force-drop (SetForceDrop): --fresh drops
+	// what a user made on churn's tables with them.
+	forceDrop bool
 	// runLog is where --fresh says which tables it keeps (SetRunLog).
 	runLog io.Writer
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/stampede-bench/stampede/dialect"
@@ -47,7 +48,7 @@ func (g *churn) preRun(ctx context.Context, db *sqlx.DB) error {
 		if g.clients > 1 {
 			return &inputError{err: fmt.Errorf("--fresh with --clients %d: each client would drop the tables of the others; run cleanup and init churn before the clients start instead", g.clients), usage: true}
 		}
-		if err := freshSchema(ctx, db); err != nil {
+		if err := g.freshSchema(ctx, db); err != nil {
 			return err
 		}
 		return sayKept(ctx, db, g.runLog)
@@ -67,11 +68,28 @@ const freshDropChunk = 100
 
 // freshSchema drops the tables churn's runs made (those with its mark,
 // as cleanup drops them) and empties its bookkeeping, so that a run
-// starts as after init (--fresh).
-func freshSchema(ctx context.Context, db *sqlx.DB) error {
+// starts as after init (--fresh). As cleanup, it refuses, unless
+// --force-drop, a copy of the database stampede loaded, a user's index
+// on one of the tables and objects that depend on them
+// (workload.RefuseDrop).
+func (g *churn) freshSchema(ctx context.Context, db *sqlx.DB) error {
 	names, err := madeTables(ctx, db)
 	if err != nil {
 		return fmt.Errorf("--fresh: listing churn's tables: %w", err)
+	}
+	notes, cascade, err := workload.RefuseDrop(ctx, db, g, names, g.forceDrop, "--fresh")
+	if err != nil {
+		return err
+	}
+	for _, n := range notes {
+		if g.runLog != nil {
+			fmt.Fprintln(g.runLog, n)
+		}
+	}
+	drop := "DROP TABLE IF EXISTS "
+	end := ""
+	if cascade {
+		end = " CASCADE"
 	}
 	d := db.Dialect()
 	for i := 0; i < len(names); i += freshDropChunk {
@@ -80,7 +98,7 @@ func freshSchema(ctx context.Context, db *sqlx.DB) error {
 		for j, n := range chunk {
 			quoted[j] = d.QuoteIdent(n)
 		}
-		if _, err := db.Exec(ctx, "DROP TABLE IF EXISTS "+strings.Join(quoted, ", ")); err != nil {
+		if _, err := db.Exec(ctx, drop+strings.Join(quoted, ", ")+end); err != nil {
 			return fmt.Errorf("--fresh: dropping churn's tables of earlier runs: %w", err)
 		}
 	}
@@ -238,3 +256,24 @@ func sayKept(ctx context.Context, db *sqlx.DB, log io.Writer) error {
 	}
 	return nil
 }
+
+var _ workload.IndexOwner = (*churn)(nil)
+
+// OwnsIndex implements workload.IndexOwner: a run names the indexes it
+// makes on its table T T_i1, T_i2... (shape.indexSQL); any other index
+// on T is a user's.
+func (g *churn) OwnsIndex(table, index string) bool {
+	n, ok := strings.CutPrefix(index, table+"_i")
+	if !ok || n == "" {
+		return false
+	}
+	_, err := strconv.Atoi(n)
+	return err == nil
+}
+
+var _ workload.ForceDropSetter = (*churn)(nil)
+
+// SetForceDrop implements workload.ForceDropSetter: run --fresh
+// --force-drop drops churn's tables of earlier runs with what a user
+// made on them.
+func (g *churn) SetForceDrop(force bool) { g.forceDrop = force }

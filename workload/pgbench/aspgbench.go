@@ -72,9 +72,15 @@ func (g *generator) LoadItself(ctx context.Context, db *sqlx.DB) error {
 			if err := g.notStampedes(ctx, db, "empty", "emptied", "empties", "emptying"); err != nil {
 				return err
 			}
+			if err := g.copiedOrIndexed(ctx, db, false); err != nil {
+				return err
+			}
 			err = g.step(ctx, db, byte(s))
 		case 'd':
 			if err := g.notStampedes(ctx, db, "drop", "dropped", "drops", "dropping"); err != nil {
+				return err
+			}
+			if err := g.copiedOrIndexed(ctx, db, true); err != nil {
 				return err
 			}
 			cascade, derr := g.dependents(ctx, db)
@@ -199,6 +205,48 @@ func (g *generator) notStampedes(ctx context.Context, db *sqlx.DB, verb, done, d
 	refusal := error(&ForeignTablesError{fmt.Sprintf("-i would %s %s in %s, which stampede did not make (%s): nothing was %s; unlike pgbench, stampede's -i %s only the tables it made; to %s %s anyway, add %s",
 		verb, strings.Join(names, ", "), db.Where(), strings.Join(whys, "; "), done, does, verb, it, workload.ForceDropFlag)})
 	return g.withDependents(ctx, db, verb, refusal)
+}
+
+// copiedOrIndexed refuses, before step d drops pgbench's tables (drop)
+// or step g or G empties them, and unless --force-drop, a copy a user
+// made of a database stampede's init loaded
+// (workload.RefuseCopiedDatabase), and for step d the indexes a user
+// made on the tables (workload.UserIndexes), which the drop takes along:
+// one line naming them and --force-drop. With --force-drop it says, in
+// the log, what goes.
+func (g *generator) copiedOrIndexed(ctx context.Context, db *sqlx.DB, drop bool) error {
+	if db.Null() {
+		return nil
+	}
+	cerr := workload.RefuseCopiedDatabase(ctx, db, "-i")
+	var copied *workload.CopiedDatabaseError
+	if cerr != nil && !errors.As(cerr, &copied) {
+		return cerr
+	}
+	var idx []string
+	if drop {
+		var err error
+		if idx, err = workload.UserIndexes(ctx, db, g, []string{Accounts, Branches, History, Tellers}); err != nil {
+			return err
+		}
+	}
+	if g.forceDrop {
+		if g.log != nil && g.log.w != nil && copied != nil {
+			fmt.Fprintln(g.log.w, copied.Note())
+		}
+		if g.log != nil && g.log.w != nil && len(idx) > 0 {
+			fmt.Fprintf(g.log.w, "%s: dropping %s, which stampede did not make\n", workload.ForceDropFlag, strings.Join(idx, ", "))
+		}
+		return nil
+	}
+	var ierr error
+	if len(idx) > 0 {
+		ierr = &workload.UserIndexesError{Indexes: idx, Where: db.Where(), Action: "-i"}
+	}
+	if err := workload.Refusal(cerr, ierr); err != nil {
+		return &ForeignTablesError{err.Error()}
+	}
+	return nil
 }
 
 // withDependents adds to refusal, for step d, what depends on the tables,

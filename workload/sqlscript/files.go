@@ -488,7 +488,12 @@ func (g *gen) vacuumFirst(ctx context.Context, db *sqlx.DB, conn sqlx.Querier, w
 	case c != nil && workload.IsMark(*c):
 		// pgbench empties it; stampede's own form only when stampede
 		// made it (or with --truncate-history, above, which the
-		// pgbench form gives: the user asked pgbench to run).
+		// pgbench form gives: the user asked pgbench to run), and not
+		// in a copy a user made of the database stampede loaded,
+		// unless --force-drop.
+		if err := workload.RefuseCopiedDatabase(ctx, db, "--vacuum-first (which empties pgbench_history)"); err != nil && !g.forceDrop {
+			return err
+		}
 		if _, err := conn.Exec(ctx, "TRUNCATE pgbench_history"); err != nil {
 			return fmt.Errorf("emptying pgbench_history: %w", err)
 		}
