@@ -53,7 +53,7 @@ func TestTenantCopyNeverDrops(t *testing.T) {
 		t.Errorf("the fleet's cleanup: %s%s", r.stdout, r.stderr)
 	}
 	r = mustRun(t, "cleanup", "bank", "--force-drop", "--db", cp, srv)
-	if !strings.Contains(r.stdout+r.stderr, fmt.Sprintf(`--force-drop: dropping tables of database %q, a copy of a fleet's tenant`, cp)) {
+	if !strings.Contains(r.stdout+r.stderr, fmt.Sprintf(`--force-drop: dropping the tables of database %q, a copy of a fleet's tenant`, cp)) {
 		t.Errorf("--force-drop does not say it drops a copy's tables: %s%s", r.stdout, r.stderr)
 	}
 	if n := queryInt(t, cp, "SELECT count(*) FROM pg_class WHERE relname = 'bank'"); n != 0 {
