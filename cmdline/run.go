@@ -176,6 +176,8 @@ func runSpec(spec RunArgs, env Env) (run.Spec, error) {
 	}
 	if fd, ok := gen.(workload.ForceDropSetter); ok {
 		fd.SetForceDrop(rf.forceDrop)
+	} else if rf.forceDrop {
+		return run.Spec{}, usagef("--force-drop applies to the drops of a run that drops tables (run churn --fresh); %s's run drops none: drop --force-drop", gen.Meta().Name)
 	}
 	if p := rf.clients.part; p.Count > 0 && (spec.Tenants == nil || spec.Tenants.tenants == 0) {
 		// (A fleet's clients split its tenants, each tenant's data whole.)

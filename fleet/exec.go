@@ -399,7 +399,7 @@ func Exec(ctx context.Context, o ExecOptions) (ExecResult, error) {
 		}
 		defer closeDB()
 		t0 := time.Now()
-		if _, err := db.Exec(ctx, o.Statement); err != nil {
+		if err := execMarked(ctx, db, db, o.Statement); err != nil {
 			fail(0, err)
 		} else if err := succeed(0, time.Since(t0)); err != nil {
 			return res, err
@@ -426,7 +426,7 @@ func (e *env) execDatabases(ctx context.Context, o ExecOptions, ids []int, fail 
 		}
 		defer closeDB()
 		t0 := time.Now()
-		if _, err := db.Exec(ctx, o.Statement); err != nil {
+		if err := execMarked(ctx, db, db, o.Statement); err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
@@ -473,7 +473,7 @@ func (e *env) execSchemas(ctx context.Context, o ExecOptions, ids []int, fail fu
 			return e.explain(err)
 		}
 		t0 := time.Now()
-		_, err := conn.Exec(ctx, o.Statement)
+		err := execMarked(ctx, db, conn, o.Statement)
 		d := time.Since(t0)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -484,4 +484,58 @@ func (e *env) execSchemas(ctx context.Context, o ExecOptions, ids []int, fail fu
 		}
 		return succeed(id, d)
 	})
+}
+
+// execMarked runs a fleet exec statement on q, in its current schema (a
+// tenant's), and marks the indexes it made there as stampede's: the
+// tenant is stampede's, and cleanup, which refuses to drop an index it
+// did not make (workload.UserIndexesIn), drops what exec changed in it
+// with it.
+func execMarked(ctx context.Context, db *sqlx.DB, q sqlx.Querier, stmt string) error {
+	if db.Null() || db.Dialect().Name() != "postgres" {
+		_, err := q.Exec(ctx, stmt)
+		return err
+	}
+	const indexes = `SELECT c.oid::bigint, format('COMMENT ON INDEX %I.%I IS %L', n.nspname, c.relname, 'made by stampede fleet exec')
+		FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE c.relkind IN ('i', 'I') AND n.nspname = current_schema()`
+	before := map[int64]bool{}
+	if err := eachIndex(ctx, q, indexes, func(oid int64, _ string) { before[oid] = true }); err != nil {
+		return err
+	}
+	if _, err := q.Exec(ctx, stmt); err != nil {
+		return err
+	}
+	var marks []string
+	if err := eachIndex(ctx, q, indexes, func(oid int64, mark string) {
+		if !before[oid] {
+			marks = append(marks, mark)
+		}
+	}); err != nil {
+		return err
+	}
+	for _, m := range marks {
+		if _, err := q.Exec(ctx, m); err != nil {
+			return fmt.Errorf("marking the index exec made: %w", err)
+		}
+	}
+	return nil
+}
+
+// eachIndex calls f with each row (an OID and a text) of query on q.
+func eachIndex(ctx context.Context, q sqlx.Querier, query string, f func(int64, string)) error {
+	rows, err := q.Query(ctx, query)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var oid int64
+		var s string
+		if err := rows.Scan(&oid, &s); err != nil {
+			return err
+		}
+		f(oid, s)
+	}
+	return rows.Err()
 }
