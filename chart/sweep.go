@@ -10,9 +10,11 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -99,6 +101,9 @@ var (
 	missC = color.RGBA{0xc5, 0x30, 0x30, 0xff}
 )
 
+// sweepHeight is a sweep chart's height: its two panels and heading.
+const sweepHeight = vg.Length(2*panelH+4*headStep+3*margin) * 1.4
+
 // WriteSweep renders s in format f to w: two panels, throughput against
 // s.Flag and latency against throughput. The SVG carries s as JSON in a
 // <metadata id="stampede-sweep-data"> element.
@@ -106,7 +111,7 @@ func WriteSweep(w io.Writer, f Format, s Sweep) error {
 	if len(s.Points) == 0 {
 		return fmt.Errorf("chart: the sweep has no completed step to draw")
 	}
-	const h = vg.Length(2*panelH+4*headStep+3*margin) * 1.4
+	h := sweepHeight
 	var buf bytes.Buffer
 	switch f {
 	case SVG:
@@ -158,8 +163,11 @@ func (s Sweep) draw(dc draw.Canvas) error {
 	}
 	sty = textStyle(headSize, false, muted)
 	sty.YAlign = draw.YTop
-	dc.FillText(sty, vg.Point{X: dc.Min.X + margin, Y: y}, sub)
-	y -= headStep + 4
+	for _, line := range wrapText(sty, sub, dc.Max.X-dc.Min.X-2*margin) {
+		dc.FillText(sty, vg.Point{X: dc.Min.X + margin, Y: y}, line)
+		y -= headStep
+	}
+	y -= 4
 
 	tp, lat, err := s.plots()
 	if err != nil {
@@ -181,6 +189,8 @@ func newSweepPlot(title, xlabel, ylabel string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
 	p.Title.TextStyle = textStyle(headSize, true, ink)
+	// Centred, inside the panel's top (not above it, over the heading).
+	p.Title.TextStyle.XAlign, p.Title.TextStyle.YAlign = draw.XCenter, draw.YTop
 	p.Title.Padding = 3
 	for _, a := range []*plot.Axis{&p.X, &p.Y} {
 		a.Padding = 0
@@ -206,6 +216,9 @@ func newSweepPlot(title, xlabel, ylabel string) *plot.Plot {
 	p.Legend.TextStyle = textStyle(keySize, false, ink)
 	p.Legend.Top, p.Legend.Left = false, false // the labels of the marks are top left
 	p.Legend.ThumbnailWidth = 18
+	// Rows a line of text apart (gonum's default steps by the text's
+	// height above its baseline, so that rows overlapped).
+	p.Legend.Padding = 2.5
 	p.Legend.XOffs, p.Legend.YOffs = -4, 4
 	return p
 }
@@ -552,4 +565,34 @@ func logLatencyAxis(p *plot.Plot, lo, hi float64) {
 	}
 	p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, logTicks{}
 	p.Y.Min, p.Y.Max = lo, hi
+}
+
+// wrapText breaks s into lines no wider than w in sty, after a comma or
+// before a space (an SLO's terms, TPC-C's six, stay whole); a word wider
+// than w is a line of its own.
+func wrapText(sty text.Style, s string, w vg.Length) []string {
+	var words []string
+	start := 0
+	for i, r := range s {
+		if r == ',' || r == ' ' && i > start {
+			end := i
+			if r == ',' {
+				end = i + 1
+			}
+			words = append(words, s[start:end])
+			start = end
+		}
+	}
+	words = append(words, s[start:])
+	var lines []string
+	line := ""
+	for _, word := range words {
+		if line != "" && sty.Width(line+word) > w {
+			lines = append(lines, line)
+			word = strings.TrimLeft(word, " ")
+			line = ""
+		}
+		line += word
+	}
+	return append(lines, line)
 }

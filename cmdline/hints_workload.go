@@ -11,14 +11,24 @@ import (
 )
 
 // NoDatabaseHint is sqlx.NoDatabaseHint for the command line argv: a workload's
-// run, check, cleanup or sweep names the init that loads that workload
-// (completed by hinter with the URL and flags), not a bare `stampede init`.
+// run, check or sweep names the init that loads that workload
+// (completed by hinter with the URL and flags), not a bare `stampede init`;
+// its cleanup says to check the database's name (run.NoDatabaseError).
 func NoDatabaseHint(argv []string) string {
 	if len(argv) < 2 || !slices.Contains([]string{"run", "check", "cleanup", "sweep"}, argv[0]) {
 		return sqlx.NoDatabaseHint
 	}
 	if _, ok := workload.Get(argv[1]); !ok {
 		return sqlx.NoDatabaseHint
+	}
+	if argv[0] == "cleanup" {
+		// Nothing of stampede's is there; still an error: the name may
+		// be a typo for the database that holds the load.
+		flag := "--db"
+		if slices.Contains(argv, "--sysbench-syntax") {
+			flag = "--pgsql-db"
+		}
+		return "check the database's name, or name another database with " + flag
 	}
 	if slices.Contains(argv, "--sysbench-syntax") { // sysbench's line: its prepare, its flag
 		return "create it (createdb) and load it with the same command line ending in prepare, or name another database with --pgsql-db"

@@ -415,11 +415,10 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 	if spec.Gen.Meta().Name == "tpcc" && f.search {
 		// TPC-C's search: clause 5.2.5's response times always, and an
 		// efficiency of 85% unless --slo says otherwise.
-		def := sweep.TPCCResponseTimes
 		if !fs.Changed("slo") {
-			def = sweep.TPCCSLO
+			slo, _ = sweep.ParseSLO(sweep.TPCCEfficiency)
 		}
-		more, _ := sweep.ParseSLO(def)
+		more, _ := sweep.ParseSLO(sweep.TPCCResponseTimes)
 		slo = slo.With(more)
 		if err := tpccSearchSetUp(fs, slo); err != nil {
 			return nil, err
@@ -477,6 +476,11 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 	if spec.Gen.Meta().Name == "tpcc" && sw.Param == "active-warehouses" {
 		if w := fs.Lookup("warehouses"); w != nil && w.Value.String() == sweep.Format(sw.Values.Hi) {
 			sw.Top = fmt.Sprintf("that is every warehouse loaded (--warehouses %s): load more (`stampede init tpcc --drop --warehouses N`) to search higher", w.Value.String())
+		}
+	}
+	if spec.Tenants != nil && spec.Tenants.tenants > 0 && sw.Param == "active" {
+		if t := fs.Lookup("tenants"); t != nil && t.Value.String() == sweep.Format(sw.Values.Hi) {
+			sw.Top = fmt.Sprintf("that is every tenant (--tenants %s): load more (`stampede init %s --tenants N`) to search higher", t.Value.String(), spec.Gen.Meta().Name)
 		}
 	}
 	if err := sw.Validate(); err != nil {
@@ -539,6 +543,8 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 		if fitErr != nil {
 			return nil, fitErr
 		}
+	} else if err := run.CheckLimitTargets(s); err != nil {
+		return nil, err // before the header, as a built step's
 	} else if f.reload {
 		return nil, usagef("--reload loads the data again before each step of a sweep over a flag that changes it (-p fieldlength, --table_size): sweep such a flag, or drop --reload")
 	}
@@ -586,7 +592,7 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 		dur = rf.duration.String() + " each"
 	}
 	p := &output.Sweep{W: env.Stdout, Status: env.Stderr, JSON: rf.format == "json", CSV: csv, Plan: plan, Duration: dur, Param: sw.Param, Param2: sw.Param2, Telemetry: !s.Telemetry.Off,
-		Notes: s.Limits.Limits.CPUs > 0 || sw.Param == "cpus" || sw.Param2 == "cpus", Hint: func(cmd string) string {
+		Notes: !s.Limits.Limits.IsZero() || sw.Param == "cpus" || sw.Param2 == "cpus", Hint: func(cmd string) string {
 			if fs.Changed("results-dir") {
 				cmd += " --results-dir " + rf.resultsDir
 			}

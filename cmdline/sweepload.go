@@ -231,7 +231,7 @@ func sweepData(ctx context.Context, f *SweepFlags, sw *sweep.Spec, swept []given
 			if rec != nil && rec.Same { // the load would load what the database holds
 				return fmt.Sprintf("data already at %s, not reloaded", settingsAt(s.Workload, varied)), nil
 			}
-			return "", run.Load(ctx, run.LoadSpec{Workload: s.Workload, Conn: s.Conn, Drop: true, DropFormer: true, ForceDrop: f.forceDrop, Seed: seed, Log: f.reloadLog})
+			return "", run.Load(ctx, run.LoadSpec{Workload: s.Workload, Conn: s.Conn, Drop: true, DropFormer: true, ForceDrop: f.forceDrop, Action: "--reload", Seed: seed, Log: f.reloadLog})
 		}
 		return nil
 	}

@@ -54,7 +54,7 @@ func propSweeps(fs *pflag.FlagSet) ([]given, error) {
 	for _, kv := range sv.GetSlice() {
 		k, v, _ := strings.Cut(kv, "=")
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-		if !strings.ContainsAny(v, ",:") || strings.IndexAny(v, "0123456789.") != 0 {
+		if !strings.ContainsAny(v, ",:") || !anyNumber(v) {
 			continue
 		}
 		whole := !strings.ContainsAny(v, ".eE")
@@ -71,6 +71,19 @@ func propSweeps(fs *pflag.FlagSet) ([]given, error) {
 		out = append(out, given{name: name, param: sweep.Param(name), vals: vals, vf: vf, whole: whole, text: v})
 	}
 	return out, nil
+}
+
+// anyNumber reports whether one of the comma- or colon-separated parts of
+// a property's value starts as a number does: then the value is a list
+// to sweep (and "x,0.5" is refused for its "x"), else a property's own
+// text (-p requestdistribution=zipfian stays as it is).
+func anyNumber(v string) bool {
+	for _, part := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ':' }) {
+		if strings.IndexAny(strings.TrimSpace(part), "0123456789.") == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // flag is how the swept flag is written: --cpus, or -p fieldlength for

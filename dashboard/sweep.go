@@ -266,10 +266,12 @@ func sweepDoc(id string, runs []*runlog.Run) (SweepDoc, error) {
 	res := sweep.Result{ID: id, Param: param, Param2: param2, Search: first.Flags["search"] == "true"}
 	text := first.Flags["slo"]
 	tpcc := first.Workload == "tpcc" && res.Search
-	if tpcc && text == "" {
-		// A TPC-C search without --slo is judged by TPC-C's own (its
-		// runs record it since fix34c; older ones did not).
-		text = sweep.TPCCSLO
+	if tpcc && (text == "" || text == sweep.TPCCSLO) {
+		// A TPC-C search without --slo is judged by TPC-C's own: its
+		// efficiency, to which the response times are added below (its
+		// runs record the efficiency alone since fix34k, the whole SLO
+		// since fix34c, nothing before).
+		text = sweep.TPCCEfficiency
 	}
 	if text != "" {
 		slo, err := sweep.ParseSLO(text)
@@ -343,7 +345,7 @@ func sweepDoc(id string, runs []*runlog.Run) (SweepDoc, error) {
 	doc.NoneAt, doc.NoneAt2 = at, at2
 	for _, st := range res.Steps {
 		s := SweepStep{N: st.N, Value: st.Value, ValueText: res.Param.Text(st.Value), X: x(st.Value), Value2: st.Value2, Rep: st.Rep, Run: st.RunID, Status: st.Status, Target: st.Target,
-			Workers: st.Workers, Total: st.Total, Judged: st.Judged, Met: st.Met, Why: st.Why, Figures: st.Figures, Telemetry: sweepTelemetry(st.Telemetry),
+			Workers: st.Workers, Total: st.Total, Judged: st.Judged, Met: st.Met, Why: st.Why, Figures: st.BasedFigures(), Telemetry: sweepTelemetry(st.Telemetry),
 			CPULimit: st.CPULimit, LimitNote: st.LimitNote()}
 		if res.Param2 != "" {
 			s.Value2Text, s.X2 = res.Param2.Text(st.Value2), x2(st.Value2)
@@ -355,7 +357,7 @@ func sweepDoc(id string, runs []*runlog.Run) (SweepDoc, error) {
 	if res.Param2 == "" && slices.ContainsFunc(res.Points, func(p sweep.Point) bool { return len(p.Runs) > 1 }) {
 		for _, p := range res.Points {
 			doc.Points = append(doc.Points, SweepPoint{Value: p.Value, ValueText: res.Param.Text(p.Value), X: x(p.Value), Spread: p.Spread,
-				Total: p.Median.Total, Figures: p.Median.Figures, Judged: p.Judged, Met: p.Met, Why: p.Median.Why})
+				Total: p.Median.Total, Figures: p.Median.BasedFigures(), Judged: p.Judged, Met: p.Met, Why: p.Median.Why})
 		}
 	}
 	if res.Param2 != "" {

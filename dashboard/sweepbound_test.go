@@ -55,7 +55,7 @@ func TestSweepLimitNotePage(t *testing.T) {
 		t.Errorf("notes %v, steps %+v; want notes %q", doc.Notes, doc.Steps, want)
 	}
 	if !strings.Contains(doc.Conclusion, "lowest --cpus meeting the SLO p99<=500ms: 2 (step 2)") ||
-		!strings.Contains(doc.Conclusion, "the CPU limit never bound where the answer lies: at --cpus 2 (step 2) the server used 0.20 of 2 CPUs, not throttled; the answer is limited by the machine, not the limit") {
+		!strings.Contains(doc.Conclusion, "the CPU limit did not bind where the answer lies: at --cpus 2 (step 2) the server used 0.20 of 2 CPUs, not throttled; the answer is limited by the machine, not the limit") {
 		t.Errorf("conclusion:\n%s", doc.Conclusion)
 	}
 

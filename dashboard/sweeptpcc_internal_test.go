@@ -25,7 +25,7 @@ func TestSweepDocTPCCSearchSLO(t *testing.T) {
 		eff     float64
 		orderSt int64
 	}{{"1", 95, 0}, {"3", 96, 3}, {"8", 40, 20}, {"5", 97, 5}, {"6", 70, 9}}
-	for _, recorded := range []string{"", sweep.TPCCSLO} {
+	for _, recorded := range []string{"", sweep.TPCCSLO, sweep.TPCCEfficiency} { // none, fix34c's, fix34k's
 		var runs []*runlog.Run
 		for i, s := range steps {
 			ops := []map[string]any{
@@ -66,6 +66,38 @@ func TestSweepDocTPCCSearchSLO(t *testing.T) {
 		if doc.Best != 4 || doc.Miss != 5 || !strings.Contains(doc.Conclusion, "highest --active-warehouses meeting the SLO "+sweep.TPCCSLO+": 5 (step 4)") {
 			t.Errorf("recorded %q: best %d miss %d, conclusion %q", recorded, doc.Best, doc.Miss, doc.Conclusion)
 		}
+	}
+}
+
+// TestSweepDocTPCCNoNewOrders: a TPC-C search's probe that completed
+// no New-Orders is not judged on the dashboard either (not met on its
+// Payments alone), its efficiency not given (no basis), and the
+// conclusion names it rather than answering from it.
+func TestSweepDocTPCCNoNewOrders(t *testing.T) {
+	command := []string{"sweep", "tpcc", "--warehouses", "2", "--active-warehouses", "1:2", "--search", "--duration", "10s", "URL"}
+	var runs []*runlog.Run
+	for i, newOrders := range []int64{40, 0} {
+		ops := []map[string]any{{"name": "newOrder", "count": newOrders, "p90_ms": 100}, {"name": "payment", "count": 50, "p90_ms": 50}}
+		eff := float64(newOrders) * 2.3
+		sum, _ := json.Marshal(map[string]any{"total": stats.Summary{Count: 50 + newOrders, Rate: 5}, "concurrency": 10 * (i + 1), "ops": ops, "figures": map[string]float64{"efficiency": eff, "tpmC": 12 * eff}})
+		flags := map[string]string{"active-warehouses": fmt.Sprint(i + 1), "warehouses": "2", "search": "true", "duration": "10s", "slo": sweep.TPCCEfficiency}
+		runs = append(runs, &runlog.Run{Info: runlog.RunInfo{ID: fmt.Sprintf("r%d", i+1), Workload: "tpcc", Status: "completed", Command: command, Flags: flags,
+			Tags: map[string]string{"sweep": "S", "sweep_step": fmt.Sprint(i + 1), "sweep_rep": "1"}}, Summary: sum})
+	}
+	doc, err := sweepDoc("S", runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := doc.Steps[0]; !s.Judged || !s.Met || s.Figures["efficiency"] != 92 {
+		t.Errorf("step 1: judged %v met %v (%s), figures %v", s.Judged, s.Met, s.Why, s.Figures)
+	}
+	if s := doc.Steps[1]; s.Judged || s.Met || !strings.Contains(s.Why, "efficiency>=85% not judged: no newOrder operations") {
+		t.Errorf("step 2, no New-Orders: judged %v met %v (%s)", s.Judged, s.Met, s.Why)
+	} else if _, ok := s.Figures["efficiency"]; ok || s.Figures["tpmC"] != 0 {
+		t.Errorf("step 2, no New-Orders: figures %v, want tpmC 0 and no efficiency", s.Figures)
+	}
+	if !strings.Contains(doc.Conclusion, "--active-warehouses 2 (step 2) was not judged") || strings.Contains(doc.Conclusion, ": 2 (step 2)") {
+		t.Errorf("conclusion:\n%s", doc.Conclusion)
 	}
 }
 

@@ -30,12 +30,77 @@ const MarkOIDSep = "; oid "
 // CockroachDB takes no DO block: there the statement puts text alone (see
 // workload.MarkTable for the bound form), which OwnComment accepts as it did
 // before marks were bound.
+//
+// On PostgreSQL the block puts the same mark on the table's row type too
+// (rowTypeMark), where a user's COMMENT ON TABLE does not replace it.
 func CommentOnTableIdent(d Dialect, ident, text string) string {
 	if d.Name() == "cockroach" {
 		return "COMMENT ON TABLE " + ident + " IS " + QuoteLiteral(text)
 	}
-	return "DO $stampede$ BEGIN EXECUTE 'COMMENT ON TABLE ' || " + QuoteLiteral(ident) + " || ' IS ' || quote_literal(" +
-		QuoteLiteral(text+MarkOIDSep) + " || to_regclass(" + QuoteLiteral(ident) + ")::oid::text); END $stampede$"
+	return markedTableBlock(d, ident, QuoteLiteral(text+MarkOIDSep)+" || to_regclass("+QuoteLiteral(ident)+")::oid::text")
+}
+
+// markedTableBlock returns the DO block that puts mark (an SQL text
+// expression) on table ident as its comment and, on PostgreSQL, on its
+// row type (rowTypeMark).
+func markedTableBlock(d Dialect, ident, mark string) string {
+	if d.Name() != "postgres" {
+		return "DO $stampede$ BEGIN EXECUTE 'COMMENT ON TABLE ' || " + QuoteLiteral(ident) + " || ' IS ' || quote_literal(" + mark + "); END $stampede$"
+	}
+	return "DO $stampede$ DECLARE m text := " + mark + "; BEGIN EXECUTE 'COMMENT ON TABLE ' || " + QuoteLiteral(ident) + " || ' IS ' || quote_literal(m); " +
+		rowTypeMark(QuoteLiteral(ident), "m") + " END $stampede$"
+}
+
+// RowTypeMarkSep ends the copy of a table's mark that stampede keeps on
+// the table's row type (COMMENT ON TYPE), before the OID of the database
+// it was made in: "made by stampede ...; oid 16385; made in database oid
+// 5". The mark on the table is its comment, which a user's COMMENT ON
+// TABLE replaces (a normal thing to do); the row type's comment is
+// nothing a user sets (psql's \dT does not list row types), so it keeps
+// saying who made the table, and OwnComment reads it first. Bound to the
+// table's OID (MarkOIDSep) and to the database's, a copy of it (CREATE
+// DATABASE ... TEMPLATE keeps OIDs; pg_dump does not dump it) is no mark.
+const RowTypeMarkSep = "; made in database oid "
+
+// rowTypeMark returns a PL/pgSQL statement that puts mark (an SQL text
+// expression: the table's mark, ending in MarkOIDSep and its OID) on the
+// row type of table ident (an SQL text expression), followed by
+// RowTypeMarkSep and the current database's OID. A relation without a
+// row type, or a server that refuses the comment, keeps the mark on the
+// table alone.
+func rowTypeMark(ident, mark string) string {
+	return "BEGIN EXECUTE 'COMMENT ON TYPE ' || (SELECT reltype::regtype::text FROM pg_class WHERE oid = to_regclass(" + ident + ") AND reltype <> 0) || ' IS ' || quote_literal(" +
+		mark + " || " + QuoteLiteral(RowTypeMarkSep) + " || (SELECT oid::text FROM pg_database WHERE datname = current_database())); " +
+		"EXCEPTION WHEN null_value_not_allowed OR feature_not_supported OR wrong_object_type OR undefined_object THEN NULL; END;"
+}
+
+// MarkRowType returns the statement that puts mark, a table's mark as
+// its comment carries it (ending in MarkOIDSep and the table's OID), on
+// the row type of table ident (quoted, schema-qualified or not), as
+// CommentOnTableIdent does; "" on other databases than PostgreSQL.
+func MarkRowType(d Dialect, ident, mark string) string {
+	if d.Name() != "postgres" {
+		return ""
+	}
+	return "DO $stampede$ BEGIN " + rowTypeMark(QuoteLiteral(ident), QuoteLiteral(mark)) + " END $stampede$"
+}
+
+// DatabaseOIDTag, in a mark, precedes the OID of the database the marked
+// object was made in: CREATE DATABASE ... TEMPLATE copies the object, its
+// OID and so its bound mark (MarkOIDSep), but the copy is another
+// database, of another OID (see CommentOnTableInDatabase).
+const DatabaseOIDTag = "; database oid "
+
+// CommentOnTableInDatabase is CommentOnTableIdent with DatabaseOIDTag and
+// the current database's OID before the table's own: the mark of a
+// schema- or column-mode fleet's marker, whose copy in a copied database
+// names the database it was made in. CockroachDB's is CommentOnTableIdent's.
+func CommentOnTableInDatabase(d Dialect, ident, text string) string {
+	if d.Name() == "cockroach" {
+		return CommentOnTableIdent(d, ident, text)
+	}
+	return markedTableBlock(d, ident, QuoteLiteral(text+DatabaseOIDTag)+" || (SELECT oid::text FROM pg_database WHERE datname = current_database()) || "+
+		QuoteLiteral(MarkOIDSep)+" || to_regclass("+QuoteLiteral(ident)+")::oid::text")
 }
 
 // TableOIDQuery returns a query with one placeholder, and the value to bind
@@ -74,7 +139,11 @@ func TableMarkQuery(d Dialect, name string) (string, string) {
 // the mark's data; PostgreSQL gives it NULL elsewhere, and always on a
 // database, which holds no record of its own. CockroachDB, whose marks
 // written by statements carry no OID (see CommentOnTableIdent), keeps
-// them as they are. Any other comment is as it is.
+// them as they are. Any other comment is as it is. On PostgreSQL, a
+// relation whose comment is no mark (a user's COMMENT ON TABLE replaced
+// it, or removed it) reads as the mark on its row type (RowTypeMarkSep)
+// when it has one: commenting a table stampede made does not make it the
+// user's.
 func OwnComment(d Dialect, oid, catalog string) string {
 	c := "obj_description(" + oid + ", '" + catalog + "')"
 	if catalog == "pg_database" {
@@ -85,8 +154,30 @@ func OwnComment(d Dialect, oid, catalog string) string {
 	if d.Name() != "cockroach" {
 		legacy = "CASE WHEN " + c + " LIKE 'made by stampede %' AND NOT " + legacyVouched(oid, catalog) + " THEN NULL ELSE " + c + " END"
 	}
-	return "(CASE WHEN " + c + " ~ '^made by stampede .*; oid [0-9]+$' THEN CASE WHEN right(" + c + ", length(" + tag + ")) = " + tag +
+	own := "(CASE WHEN " + c + " ~ '^made by stampede .*; oid [0-9]+$' THEN CASE WHEN right(" + c + ", length(" + tag + ")) = " + tag +
 		" THEN substr(" + c + ", 1, length(" + c + ") - length(" + tag + ")) END ELSE " + legacy + " END)"
+	if catalog != "pg_class" || d.Name() != "postgres" {
+		return own
+	}
+	// The comment's mark when it is one (it says what the row type's
+	// does, or is an older stampede's), else the row type's, else the
+	// comment (the user's).
+	return "coalesce(CASE WHEN " + own + " LIKE 'made by stampede %' THEN " + own + " END, " + rowTypeOwn(oid) + ", " + own + ")"
+}
+
+// rowTypeOwn returns an SQL expression: the mark stampede put on the row
+// type of the relation whose OID is the expression oid (RowTypeMarkSep),
+// without its OIDs, when it is bound to that relation and made in the
+// current database; NULL otherwise (none, or a copy: another relation's,
+// another database's).
+func rowTypeOwn(oid string) string {
+	// oid is evaluated in a VALUES list, as in legacyVouched.
+	t := "(SELECT obj_description(mark_rel.reltype, 'pg_type') FROM (VALUES ((" + oid + ")::oid)) AS mark_arg(o) JOIN pg_class mark_rel ON mark_rel.oid = mark_arg.o AND mark_rel.reltype <> 0)"
+	db := "(" + QuoteLiteral(RowTypeMarkSep) + " || (SELECT oid::text FROM pg_database WHERE datname = current_database()))"
+	inner := "substr(" + t + ", 1, length(" + t + ") - length(" + db + "))"
+	tag := "('" + MarkOIDSep + "' || (" + oid + ")::oid::text)"
+	return "(CASE WHEN " + t + " ~ '^made by stampede .*; oid [0-9]+" + RowTypeMarkSep + "[0-9]+$' AND right(" + t + ", length(" + db + ")) = " + db +
+		" AND right(" + inner + ", length(" + tag + ")) = " + tag + " THEN substr(" + inner + ", 1, length(" + inner + ") - length(" + tag + ")) END)"
 }
 
 // legacyVouched returns an SQL condition: a table named as init's record

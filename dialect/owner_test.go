@@ -20,7 +20,9 @@ func TestMarkBoundToOID(t *testing.T) {
 		comment        string
 		legacyByRecord bool
 	}{
-		{dialect.Postgres{}, `DO $stampede$ BEGIN EXECUTE 'COMMENT ON TABLE ' || '"bank"' || ' IS ' || quote_literal('made by stampede x; oid ' || to_regclass('"bank"')::oid::text); END $stampede$`, true},
+		{dialect.Postgres{}, `DO $stampede$ DECLARE m text := 'made by stampede x; oid ' || to_regclass('"bank"')::oid::text; BEGIN EXECUTE 'COMMENT ON TABLE ' || '"bank"' || ' IS ' || quote_literal(m); ` +
+			`BEGIN EXECUTE 'COMMENT ON TYPE ' || (SELECT reltype::regtype::text FROM pg_class WHERE oid = to_regclass('"bank"') AND reltype <> 0) || ' IS ' || quote_literal(m || '; made in database oid ' || (SELECT oid::text FROM pg_database WHERE datname = current_database())); ` +
+			`EXCEPTION WHEN null_value_not_allowed OR feature_not_supported OR wrong_object_type OR undefined_object THEN NULL; END; END $stampede$`, true},
 		{dialect.Greenplum{}, `DO $stampede$ BEGIN EXECUTE 'COMMENT ON TABLE ' || '"bank"' || ' IS ' || quote_literal('made by stampede x; oid ' || to_regclass('"bank"')::oid::text); END $stampede$`, true},
 		{dialect.Cockroach{}, `COMMENT ON TABLE "bank" IS 'made by stampede x'`, false},
 	} {

@@ -753,6 +753,15 @@ func (rc recorder) RecordError(op int, err error) { rc.recordError(op, op, err) 
 // RecordPartError implements workload.PartErrorRecorder.
 func (rc recorder) RecordPartError(op int) { rc.Handle.RecordError(op) }
 
+// RecordRetry implements workload.RetryRecorder: the failure is counted
+// under RetriedPrefix and its class only, not as an error.
+func (rc recorder) RecordRetry(err error) {
+	if rc.r.ended.Load() || rc.r.hooks.Classify == nil {
+		return
+	}
+	rc.Handle.RecordLabel(RetriedPrefix + rc.r.hooks.Classify(err))
+}
+
 // recordError counts a handled failure of operation op in series.
 func (rc recorder) recordError(series, op int, err error) {
 	if rc.r.ended.Load() {

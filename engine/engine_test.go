@@ -580,10 +580,16 @@ func seriesByName(t stats.Tick) map[string]stats.Series {
 func checkRatedSeries(t *testing.T, final stats.Tick, op string) (intended, service, lag, pacer *hdrhistogram.Histogram) {
 	t.Helper()
 	by := seriesByName(final)
-	intended = by[op].Cumulative
-	service = by[op+engine.ServiceSuffix].Cumulative
-	lag = by[op+engine.LagSuffix].Cumulative
-	pacer = by[engine.PacerSeries].Cumulative
+	dense := func(s stats.Series) *hdrhistogram.Histogram {
+		if s.Cumulative == nil {
+			return nil
+		}
+		return s.Cumulative.Dense()
+	}
+	intended = dense(by[op])
+	service = dense(by[op+engine.ServiceSuffix])
+	lag = dense(by[op+engine.LagSuffix])
+	pacer = dense(by[engine.PacerSeries])
 	if pacer == nil {
 		t.Fatalf("no %s series in %v", engine.PacerSeries, engine.Series{Ops: []string{op}, Rated: true}.Names())
 	}

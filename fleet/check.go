@@ -348,7 +348,8 @@ func (e *env) dropTenants(ctx context.Context, o DropOptions) (dropped int, left
 			return 0, left, err
 		}
 		herr := e.refuseHolding("database", holding, "on "+strings.Join(admin.Endpoints(), ","), "cleanup")
-		if err := refusals(ferr, herr, e.heldErr); err != nil {
+		werr := e.refuseDatabaseWork(ctx, admin, keys(set), "cleanup")
+		if err := refusals(ferr, herr, werr, e.heldErr); err != nil {
 			return 0, left, err
 		}
 		dropped, err = e.dropDatabases(ctx, admin, keys(set))
@@ -394,7 +395,9 @@ func (e *env) dropTenants(ctx context.Context, o DropOptions) (dropped int, left
 		if err := e.dropSchemas(ctx, db, keys(state), o.Tables, "cleanup"); err != nil {
 			return 0, left, err
 		}
-		err = db.QueryRow(ctx, "SELECT count(*) FROM pg_namespace WHERE nspname = ANY($1) OR nspname ~ $2 AND $3 IN (obj_description(oid, 'pg_namespace'), "+dialect.OwnComment(db.Dialect(), "oid", "pg_namespace")+")",
+		err = db.QueryRow(ctx, "SELECT count(*) FROM pg_namespace WHERE nspname = ANY($1) OR nspname ~ $2 AND "+
+			"($3 IN (obj_description(oid, 'pg_namespace'), "+dialect.OwnComment(db.Dialect(), "oid", "pg_namespace")+") OR "+
+			dialect.OwnComment(db.Dialect(), "oid", "pg_namespace")+" = $3 || '"+dialect.DatabaseOIDTag+"' || (SELECT oid::text FROM pg_database WHERE datname = current_database()))",
 			names, e.Spec.nameRegexp(), e.tenantMark()).Scan(&left.Schemas)
 		return len(state), left, err
 	default:
@@ -421,6 +424,9 @@ func (e *env) dropTenants(ctx context.Context, o DropOptions) (dropped int, left
 				existing = append(existing, name)
 			}
 		}
+		if err := sharedTablesCopied(ctx, db, &marker, existing); err != nil {
+			return 0, left, err
+		}
 		// Shared tables are dropped only where they carry the mark of
 		// this workload's init, or a marker of this workload's fleet
 		// vouches for them: a marker of another workload's fleet leaves
@@ -442,18 +448,16 @@ func (e *env) dropTenants(ctx context.Context, o DropOptions) (dropped int, left
 		if ours {
 			drop = append(drop, MarkerTable)
 		}
+		cerr := e.refuseCopiedColumn(db, marker, withMarker(existing, marker), "cleanup")
+		if cerr != nil {
+			aerr = nil // a copy's tenant_id is the fleet's column, not one added since
+		}
 		cascade, derr := e.refuseTableDependents(ctx, db, drop, "cleanup")
-		if err := refusals(ferr, aerr, merr, derr); err != nil {
+		if err := refusals(cerr, ferr, aerr, merr, derr); err != nil {
 			return 0, left, err
 		}
-		for _, name := range drop {
-			sql := db.Dialect().DropTable(name)
-			if cascade {
-				sql += " CASCADE"
-			}
-			if _, err := db.Exec(ctx, sql); err != nil {
-				return 0, left, fmt.Errorf("dropping table %s: %w", name, err)
-			}
+		if err := dropColumnFleet(ctx, db, drop, cascade); err != nil {
+			return 0, left, err
 		}
 		err = db.QueryRow(ctx, "SELECT count(*) FROM unnest($1::text[]) n WHERE to_regclass(n) IS NOT NULL",
 			quoted(db.Dialect(), append(append([]string(nil), o.Tables...), MarkerTable))).Scan(&left.Tables)
@@ -470,6 +474,82 @@ func (e *env) dropTenants(ctx context.Context, o DropOptions) (dropped int, left
 		left.Tables += int64(len(left.KeptTables))
 		return len(present), left, nil
 	}
+}
+
+// dropColumnFleet drops, in one transaction, the shared tables and
+// marker drop (with CASCADE when cascade) and what fleet exec made in the
+// fleet's database (dropExecMadeHere): stampede's, which cleanup would
+// otherwise leave behind, each still marked as fleet exec's.
+func dropColumnFleet(ctx context.Context, db *sqlx.DB, drop []string, cascade bool) error {
+	tx, err := db.Begin(ctx, sqlx.TxOptions{})
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	var schema string
+	if db.Dialect().Name() == "postgres" && !db.Null() {
+		if err := tx.QueryRow(ctx, "SELECT current_schema()").Scan(&schema); err != nil {
+			return err
+		}
+		// Its views first: they may read the shared tables.
+		if err := dropExecMade(ctx, db, tx, schema, "'v', 'm'", "VIEW"); err != nil {
+			return fmt.Errorf("dropping the views fleet exec made: %w", err)
+		}
+	}
+	for _, name := range drop {
+		sql := db.Dialect().DropTable(name)
+		if cascade {
+			sql += " CASCADE"
+		}
+		if _, err := tx.Exec(ctx, sql); err != nil {
+			return fmt.Errorf("dropping table %s: %w", name, err)
+		}
+	}
+	if schema != "" {
+		if err := dropExecMadeHere(ctx, db, tx, schema); err != nil {
+			return fmt.Errorf("dropping what fleet exec made: %w", err)
+		}
+	}
+	return tx.Commit(ctx)
+}
+
+// dropExecMadeHere drops, in tx, the tables, routines, domains, types and
+// sequences of schema that carry the mark of what fleet exec made
+// (execMark) bound to them, in that order (a serial's sequence goes with
+// its table), without
+// CASCADE: a user's object that depends on one fails the drop, which then
+// drops nothing.
+func dropExecMadeHere(ctx context.Context, db *sqlx.DB, tx sqlx.Tx, schema string) error {
+	if err := dropExecMade(ctx, db, tx, schema, "'r', 'p'", "TABLE"); err != nil {
+		return err
+	}
+	rows, err := tx.Query(ctx, `SELECT p.oid::regprocedure::text FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+		WHERE n.nspname = $1 AND `+dialect.OwnComment(db.Dialect(), "p.oid", "pg_proc")+` = $2`, schema, execMark)
+	if err != nil {
+		return err
+	}
+	var sigs []string
+	for rows.Next() {
+		var sig string
+		if err := rows.Scan(&sig); err != nil {
+			rows.Close()
+			return err
+		}
+		sigs = append(sigs, sig)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, sig := range sigs {
+		if _, err := tx.Exec(ctx, "DROP ROUTINE "+sig); err != nil {
+			return err
+		}
+	}
+	if err := dropExecTypes(ctx, db, tx, schema); err != nil {
+		return err
+	}
+	return dropExecMade(ctx, db, tx, schema, "'S'", "SEQUENCE")
 }
 
 // SharedTenantsError refuses a column-mode cleanup of fewer tenants than

@@ -202,8 +202,21 @@ func markerDDL(d dialect.Dialect, schema string, m marker) []string {
 	return []string{
 		"CREATE TABLE " + name + " (workload TEXT NOT NULL, version TEXT NOT NULL, flags TEXT NOT NULL, loaded_at TIMESTAMPTZ NOT NULL DEFAULT now())",
 		fmt.Sprintf("INSERT INTO %s (workload, version, flags) VALUES (%s, %s, %s)", name, quoteLiteral(m.workload), quoteLiteral(m.version), quoteLiteral(m.flags)),
-		dialect.CommentOnTableIdent(d, name, workload.TenantMarkerMark),
+		markerComment(d, schema != "", name),
 	}
+}
+
+// markerComment returns the statement that marks the marker table name
+// (as SQL writes it) as stampede's, bound to its OID; a schema tenant's
+// names its database too (dialect.CommentOnTableInDatabase), which a
+// copy of the database made with CREATE DATABASE ... TEMPLATE does not
+// match. A tenant database's marker names none: its clones are such
+// copies, each marked on the database itself (markDatabase).
+func markerComment(d dialect.Dialect, inSchema bool, name string) string {
+	if inSchema {
+		return dialect.CommentOnTableInDatabase(d, name, workload.TenantMarkerMark)
+	}
+	return dialect.CommentOnTableIdent(d, name, workload.TenantMarkerMark)
 }
 
 // quoteLiteral quotes s as an SQL string literal.

@@ -44,7 +44,11 @@ func ColumnModeError(workloadName string) error {
 // row type), before any is dropped; with ForceDrop it says so and
 // returns true: drop them with CASCADE.
 func (e *env) refuseTableDependents(ctx context.Context, db *sqlx.DB, names []string, action string) (bool, error) {
-	deps, err := workload.Dependents(ctx, db, nil, names)
+	ours, err := execMadeIn(ctx, db, nil)
+	if err != nil {
+		return false, err
+	}
+	deps, err := workload.DependentsBeyond(ctx, db, workload.Targets{Relations: quoted(db.Dialect(), names)}, ours)
 	if err != nil || len(deps) == 0 {
 		return false, err
 	}
@@ -82,18 +86,6 @@ func createColumns(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 	defer closeDB()
 	d := db.Dialect()
 	tables := gen.Tables()
-	dropAll := func(names []string, cascade bool) error {
-		for _, name := range names {
-			sql := d.DropTable(name)
-			if cascade {
-				sql += " CASCADE"
-			}
-			if _, err := db.Exec(ctx, sql); err != nil {
-				return fmt.Errorf("dropping table %s: %w", name, err)
-			}
-		}
-		return nil
-	}
 	mk, err := readColumnMarker(ctx, db)
 	if err != nil {
 		return t, err
@@ -106,6 +98,17 @@ func createColumns(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 		} else if ok {
 			existing = append(existing, name)
 		}
+	}
+	if err := sharedTablesCopied(ctx, db, &mk, existing); err != nil {
+		return t, err
+	}
+	if !o.Drop && mk.CopiedFrom != "" {
+		// A copy of the fleet's database: resuming would load tenants
+		// into the user's copy. --force-drop reloads it, as --drop.
+		if err := e.refuseCopiedColumn(db, mk, withMarker(existing, mk), columnResumeAction); err != nil {
+			return t, err
+		}
+		o.Drop = true
 	}
 	if !o.Drop && hasMarker && mk.recordsOnly(e.Workload) && len(existing) > 0 {
 		// Resuming: a shared table a user replaced is not the fleet's,
@@ -133,17 +136,24 @@ func createColumns(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 		if ours {
 			drop = append([]string{MarkerTable}, existing...)
 		}
+		cerr := e.refuseCopiedColumn(db, mk, withMarker(existing, mk), "--drop")
+		if cerr != nil {
+			aerr = nil // a copy's tenant_id is the fleet's column, not one added since
+		}
 		cascade, derr := e.refuseTableDependents(ctx, db, drop, "--drop")
-		if err := refusals(ferr, aerr, merr, derr); err != nil {
+		if err := refusals(cerr, ferr, aerr, merr, derr); err != nil {
 			return t, err
 		}
 		if len(drop) > 0 {
 			e.logf("--drop: dropping the shared tables %s in database %q", nameList(drop), db.Database())
 		}
-		if err := dropAll(drop, cascade); err != nil {
+		if err := dropColumnFleet(ctx, db, drop, cascade); err != nil {
 			return t, err
 		}
 		hasMarker = false
+	case mk.Unbound:
+		return t, fmt.Errorf("%w: table %s in database %q is not a fleet's marker (%s): use another --db, or to drop it anyway, add %s",
+			workload.ErrTablesExist, MarkerTable, db.Database(), unboundMarkerWhy, workload.ForceDropFlag)
 	case mk.Foreign:
 		return t, fmt.Errorf("%w: table %s in database %q is not a fleet's marker (it has not its columns: %s): use another --db, or to drop it anyway, add %s",
 			workload.ErrTablesExist, MarkerTable, db.Database(), strings.Join(columnMarkerColumns, ", "), workload.ForceDropFlag)
@@ -171,7 +181,7 @@ func createColumns(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 			stmts = append(stmts, d.CreateTable(tb.Name, tb.Schema), dialect.CommentOnTable(d, tb.Name, workload.InitMark(gen)))
 			stmts = append(stmts, tb.Indexes...)
 		}
-		stmts = append(stmts, columnMarkerDDL(d), dialect.CommentOnTable(d, MarkerTable, columnMarkerMark))
+		stmts = append(stmts, columnMarkerDDL(d), dialect.CommentOnTableInDatabase(d, d.QuoteIdent(MarkerTable), columnMarkerMark))
 		// Under the fleet's lock: the clients of a split init all find
 		// no tables at first, and the first one makes them.
 		err := e.locked(ctx, db, func(tx sqlx.Tx) error {

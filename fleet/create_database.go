@@ -151,7 +151,8 @@ func createDatabases(ctx context.Context, e *env, o CreateOptions) (Totals, erro
 			return t, err
 		}
 		herr := e.refuseHolding("database", holding, "on "+strings.Join(admin.Endpoints(), ","), "--drop")
-		if err := refusals(ferr, herr); err != nil {
+		werr := e.refuseDatabaseWork(ctx, admin, keys(existing), "--drop")
+		if err := refusals(ferr, herr, werr); err != nil {
 			return t, err
 		}
 		e.logf("--drop: dropping %d existing tenant databases: %s", len(existing), nameList(keys(existing)))
@@ -184,7 +185,13 @@ func createDatabases(ctx context.Context, e *env, o CreateOptions) (Totals, erro
 		}
 		ferr := e.refuseForeign("database", foreign, "", resumeAction)
 		herr := e.refuseHolding("database", holding, "on "+strings.Join(admin.Endpoints(), ","), resumeAction)
-		if err := refusals(ferr, herr); err != nil {
+		// Those refused go with --force-drop: so does a user's work on
+		// them as wholes, named with them.
+		var werr error
+		if ferr != nil || herr != nil {
+			werr = e.refuseDatabaseWork(ctx, admin, append(keys(holding), foreign...), resumeAction)
+		}
+		if err := refusals(ferr, herr, werr); err != nil {
 			return t, err
 		}
 		// ForceDrop, said by the refusals: those tenants go, and are
@@ -221,7 +228,9 @@ func createDatabases(ctx context.Context, e *env, o CreateOptions) (Totals, erro
 			if err != nil {
 				return t, err
 			}
-			if err := e.refuseForeign("database", foreign, "", "init (which replaces a half-loaded tenant)"); err != nil {
+			ferr := e.refuseForeign("database", foreign, "", "init (which replaces a half-loaded tenant)")
+			werr := e.refuseDatabaseWork(ctx, admin, []string{first}, "init (which replaces a half-loaded tenant)")
+			if err := refusals(ferr, werr); err != nil {
 				return t, err
 			}
 			e.logf("tenant database %q is half-loaded (no %s marker): dropping and reloading it", first, MarkerTable)

@@ -3,7 +3,6 @@ package fleet
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -41,7 +40,11 @@ func schemaState(ctx context.Context, db *sqlx.DB, names []string) (map[string]b
 // Those of names in users are not stampede's tenants (foreignSchemas):
 // the refusal names them apart, as the user's.
 func (e *env) refuseDependents(ctx context.Context, db *sqlx.DB, names, users []string, action string) error {
-	deps, err := workload.Dependents(ctx, db, names, nil)
+	ours, err := execMadeIn(ctx, db, without(names, users))
+	if err != nil {
+		return err
+	}
+	deps, err := workload.DependentsBeyond(ctx, db, workload.Targets{Schemas: names}, ours)
 	if err != nil || len(deps) == 0 {
 		return err
 	}
@@ -207,6 +210,9 @@ func dropSchemaRestrict(ctx context.Context, db *sqlx.DB, schema string, own map
 	if err := rows.Err(); err != nil {
 		return err
 	}
+	if err := dropExecMade(ctx, db, tx, schema, "'v', 'm'", "VIEW"); err != nil {
+		return err
+	}
 	if len(drop) > 0 {
 		// One statement: the tables' foreign keys to each other need
 		// no CASCADE.
@@ -217,10 +223,59 @@ func dropSchemaRestrict(ctx context.Context, db *sqlx.DB, schema string, own map
 	if err := dropMarkedRoutines(ctx, db, tx, schema); err != nil {
 		return err
 	}
+	if err := dropExecTypes(ctx, db, tx, schema); err != nil {
+		return err
+	}
+	if err := dropExecMade(ctx, db, tx, schema, "'S'", "SEQUENCE"); err != nil {
+		return err
+	}
 	if _, err := tx.Exec(ctx, "DROP SCHEMA "+d.QuoteIdent(schema)+" RESTRICT"); err != nil {
 		return err
 	}
 	return tx.Commit(ctx)
+}
+
+// dropExecMade drops, in one statement of kind ("VIEW", "SEQUENCE"),
+// the relations of relkinds in schema that carry the mark of what fleet
+// exec made (execMark) bound to them: stampede's, which the schema's drop
+// (RESTRICT) would otherwise fail over. A materialized view is dropped
+// as a view's kind is: DROP VIEW refuses it, so each kind is asked for
+// on its own.
+func dropExecMade(ctx context.Context, db *sqlx.DB, tx sqlx.Tx, schema, relkinds, kind string) error {
+	if db.Dialect().Name() != "postgres" {
+		return nil
+	}
+	rows, err := tx.Query(ctx, `SELECT c.relkind = 'm', format('%I.%I', n.nspname, c.relname) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE n.nspname = $1 AND c.relkind IN (`+relkinds+`) AND `+dialect.OwnComment(db.Dialect(), "c.oid", "pg_class")+` = $2`, schema, execMark)
+	if err != nil {
+		return err
+	}
+	byKind := map[string][]string{}
+	for rows.Next() {
+		var mat bool
+		var name string
+		if err := rows.Scan(&mat, &name); err != nil {
+			rows.Close()
+			return err
+		}
+		k := kind
+		if mat {
+			k = "MATERIALIZED VIEW"
+		}
+		byKind[k] = append(byKind[k], name)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, k := range []string{"MATERIALIZED VIEW", kind} {
+		if names := byKind[k]; len(names) > 0 {
+			if _, err := tx.Exec(ctx, "DROP "+k+" "+strings.Join(names, ", ")); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // workloadTablesIn lists the tables of schema that a clone copies with
@@ -269,7 +324,9 @@ func schemaCloneSQL(d dialect.Dialect, from, to string, tables []string, routine
 		if rows {
 			stmts = append(stmts, fmt.Sprintf("INSERT INTO %s.%s SELECT * FROM %s.%s", s, q, f, q))
 		}
-		if c, ok := comments[name]; ok {
+		if name == MarkerTable {
+			stmts = append(stmts, markerComment(d, true, s+"."+q))
+		} else if c, ok := comments[name]; ok {
 			stmts = append(stmts, dialect.CommentOnTableIdent(d, s+"."+q, c))
 		}
 	}
@@ -284,13 +341,10 @@ func schemaCloneSQL(d dialect.Dialect, from, to string, tables []string, routine
 		stmts = append(stmts, sql)
 	}
 	stmts = append(stmts, extraDDL(d, to, extra)...)
-	// The marker carries stampede's mark bound to its own OID, as
-	// tenant 1's does (markerDDL): a marker without it is no tenant's.
-	comments = maps.Clone(comments)
-	if comments == nil {
-		comments = map[string]string{}
-	}
-	comments[MarkerTable] = workload.TenantMarkerMark
+	// The marker carries stampede's mark bound to its own OID and its
+	// database, as tenant 1's does (markerDDL): a marker without it is
+	// no tenant's.
+	stmts = append(stmts, rebindIndexMarks(d, from, to)...)
 	copyTable(MarkerTable, true)
 	return strings.Join(stmts, ";\n"), nil
 }
@@ -408,7 +462,7 @@ func createSchemas(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 		}
 		// One multi-statement query, one implicit transaction: the schema
 		// never exists without its mark.
-		if _, err := db.Exec(ctx, "CREATE SCHEMA "+d.QuoteIdent(first)+";\n"+dialect.MarkSchema(d, first, e.tenantMark())); err != nil {
+		if _, err := db.Exec(ctx, "CREATE SCHEMA "+d.QuoteIdent(first)+";\n"+dialect.MarkSchemaInDatabase(d, first, e.tenantMark())); err != nil {
 			return t, fmt.Errorf("creating schema %q with its mark: %w", first, err)
 		}
 		if err := e.loadFirst(ctx, o, gen, f, o.Spec.Options(e.Base, f), first); err != nil {
@@ -466,7 +520,7 @@ func createSchemas(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 		if err != nil {
 			return err
 		}
-		sql := clone + ";\n" + dialect.MarkSchema(d, name, e.tenantMark())
+		sql := clone + ";\n" + dialect.MarkSchemaInDatabase(d, name, e.tenantMark())
 		if _, half := state[name]; half {
 			// A schema without its marker (created outside one
 			// transaction, by hand say) is replaced.

@@ -73,6 +73,10 @@ type env struct {
 	// not stampede's marker, or stampede's in a database not marked as
 	// a tenant (foundCopy), for refuseForeign's message.
 	handMade map[string]found
+	// inside is, by tenant database, what holdingDatabases found done
+	// to it as a whole that only a connection to it tells
+	// (workload.DatabaseWorkInside), for refuseDatabaseWork.
+	inside map[string][]string
 }
 
 // survey is SurveyTenants' part of an env.

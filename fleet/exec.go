@@ -17,6 +17,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/stampede-bench/stampede/dialect"
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/stats"
 	"github.com/stampede-bench/stampede/workload"
@@ -33,6 +34,9 @@ type ExecOptions struct {
 	Record string
 	// Restart ignores (truncates) an existing record.
 	Restart bool
+	// Tables are the workload's tables: in column mode, the shared
+	// tables that must be the fleet's (refuseColumnExec).
+	Tables []string
 	// Started, when set, is called once the tenants are known to be
 	// stampede's and the record is open, just before the statement is
 	// applied (to announce the work only when it begins).
@@ -128,8 +132,14 @@ func (e *env) refuseForeignColumnTables(ctx context.Context, tables []string) er
 	if sqlx.SQLState(err) == "42501" {
 		return nil // a role that may not read it: its rows say the rest
 	}
-	if err != nil || slices.Contains(m.Workloads, e.Workload) && !m.Foreign {
+	if err != nil {
 		return err
+	}
+	if err := e.copiedColumnFleet(m); err != nil {
+		return err
+	}
+	if slices.Contains(m.Workloads, e.Workload) && !m.Foreign {
+		return nil
 	}
 	var found []string
 	for _, tb := range tables {
@@ -146,6 +156,103 @@ func (e *env) refuseForeignColumnTables(ctx context.Context, tables []string) er
 	}
 	return &NotTenantsError{Kind: "table", Names: shortList(found), Pattern: e.Spec.Pattern, Where: fmt.Sprintf(" in database %q", e.Base.Database)}
 }
+
+// copiedColumnFleet refuses (*NotTenantsError) the base database when
+// its column-mode marker m is a copy: of the whole database (CREATE
+// DATABASE ... TEMPLATE: m.CopiedFrom), or of the marker alone, bound to
+// another table's OID (a restore of the fleet's pg_dump: m.Unbound).
+// Its rows are the user's, as those of schema mode's copies are.
+func (e *env) copiedColumnFleet(m columnMarker) error {
+	why := copiedFleetWhy
+	switch {
+	case m.Unbound:
+		why = unboundMarkerWhy
+	case m.CopiedFrom == "":
+		return nil
+	}
+	return &NotTenantsError{Kind: "database", Names: []string{e.Base.Database}, Pattern: e.Spec.Pattern, Why: why}
+}
+
+// refuseColumnExec refuses fleet exec in column mode (*NotTenantsError)
+// unless the base database holds a column-mode fleet of the workload:
+// stampede's marker recording its tenants beside shared tables (tables,
+// those that exist) that are its own (foreignSharedTables), in the
+// database the fleet was made in (not a copy: columnMarker.CopiedFrom).
+// A user's database, tables of the workload's names or not, is refused
+// as cleanup and run refuse it.
+func (e *env) refuseColumnExec(ctx context.Context, tables []string) error {
+	db, closeDB, err := e.connect(ctx, e.Base, 1)
+	if err != nil {
+		return err
+	}
+	defer closeDB()
+	m, err := readColumnMarker(ctx, db)
+	if err != nil {
+		return err
+	}
+	var existing []string
+	for _, tb := range tables {
+		if ok, err := workload.TableExists(ctx, db, tb); err != nil {
+			return err
+		} else if ok {
+			existing = append(existing, tb)
+		}
+	}
+	if err := e.copiedColumnFleet(m); err != nil {
+		return err
+	}
+	where := fmt.Sprintf(" in database %q", e.Base.Database)
+	foreign := existing
+	if m.Exists && !m.Foreign && slices.Contains(m.Workloads, e.Workload) {
+		if foreign, err = foreignSharedTables(ctx, db, existing, m, e.Workload); err != nil {
+			return err
+		}
+		if len(foreign) == 0 {
+			return e.columnTenantCount(ctx, db)
+		}
+	}
+	if len(foreign) == 0 {
+		return &NotTenantsError{Kind: "database", Names: []string{e.Base.Database}, Pattern: e.Spec.Pattern,
+			Why: fmt.Sprintf("no %s marker of stampede's records a column-mode fleet of %s in it", MarkerTable, e.Workload)}
+	}
+	return &NotTenantsError{Kind: "table", Names: shortList(foreign), Pattern: e.Spec.Pattern, Where: where}
+}
+
+// columnTenantCount refuses (*ColumnTenantsError) a fleet exec whose
+// --tenants is not the number of tenants the column-mode fleet in db
+// holds: the statement goes to the shared tables, every tenant's rows.
+func (e *env) columnTenantCount(ctx context.Context, db *sqlx.DB) error {
+	var n int
+	err := db.QueryRow(ctx, "SELECT count(*) FROM "+db.Dialect().QuoteIdent(MarkerTable)+" WHERE workload = $1", e.Workload).Scan(&n)
+	if sqlx.SQLState(err) == "42501" {
+		return nil // a role that may not read it: the fleet's count is unknown
+	}
+	if err != nil {
+		return fmt.Errorf("reading table %s: %w", MarkerTable, err)
+	}
+	if n != e.Spec.Tenants {
+		return &ColumnTenantsError{Database: e.Base.Database, Tenants: n, Asked: e.Spec.Tenants}
+	}
+	return nil
+}
+
+// ColumnTenantsError refuses a column-mode fleet exec whose --tenants is
+// not the fleet's number of tenants.
+type ColumnTenantsError struct {
+	// Database holds the fleet; Tenants is its number of tenants, Asked
+	// the --tenants given.
+	Database       string
+	Tenants, Asked int
+}
+
+func (e *ColumnTenantsError) Error() string {
+	return fmt.Sprintf("the column-mode fleet in database %q has %d tenants, not %d (--tenants): fleet exec applies the statement to the shared tables, every tenant's rows at once; give --tenants %d",
+		e.Database, e.Tenants, e.Asked, e.Tenants)
+}
+
+// Is makes errors.Is(err, ErrNotTenants) true: bad input, as the
+// refusal of what is not a tenant.
+func (e *ColumnTenantsError) Is(target error) bool { return target == ErrNotTenants }
 
 // refuseForeignTenants returns a *NotTenantsError when any database (or
 // schema) of the fleet that exists is not stampede's tenant, so that a
@@ -240,6 +347,10 @@ type recordLine struct {
 	Name   string    `json:"name,omitempty"`
 	Ms     float64   `json:"ms"`
 	At     time.Time `json:"at"`
+	// Identity is the tenant's identity when the statement was applied
+	// (tenantIdentities): a tenant of the same name made again since
+	// (cleanup, then init) is another tenant, not done.
+	Identity string `json:"identity,omitempty"`
 }
 
 // execRecord is an append-only record of the tenants a statement was
@@ -250,9 +361,10 @@ type execRecord struct {
 }
 
 // openRecord opens (creating it, or truncating it on restart) the record
-// at path and returns the tenants it says are done. It is called before
+// at path and returns the tenants it says are done, each with the
+// identities (recordLine.Identity) it was done under. It is called before
 // anything is applied, so that nothing is ever applied without a record.
-func openRecord(path string, restart bool, hdr recordHeader) (*execRecord, map[int]bool, error) {
+func openRecord(path string, restart bool, hdr recordHeader) (*execRecord, map[int]map[string]bool, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, nil, fmt.Errorf("cannot keep the record of the tenants done under %s: %w: give --results-dir a directory you can write", filepath.Dir(filepath.Dir(path)), err)
 	}
@@ -264,7 +376,7 @@ func openRecord(path string, restart bool, hdr recordHeader) (*execRecord, map[i
 	if err != nil {
 		return nil, nil, fmt.Errorf("opening the exec record: %w", err)
 	}
-	done := map[int]bool{}
+	done := map[int]map[string]bool{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<16), 1<<26)
 	first := true
@@ -280,7 +392,10 @@ func openRecord(path string, restart bool, hdr recordHeader) (*execRecord, map[i
 		}
 		var l recordLine
 		if json.Unmarshal(sc.Bytes(), &l) == nil { // a line torn by a crash is not a tenant done
-			done[l.Tenant] = true
+			if done[l.Tenant] == nil {
+				done[l.Tenant] = map[string]bool{}
+			}
+			done[l.Tenant][l.Identity] = true
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -341,7 +456,15 @@ func Exec(ctx context.Context, o ExecOptions) (ExecResult, error) {
 	if o.Spec.Mode == ModeDatabase {
 		hdr.Database = ""
 	}
-	if err := e.refuseForeignTenants(ctx); err != nil {
+	refuse := e.refuseForeignTenants
+	if o.Spec.Mode == ModeColumn {
+		refuse = func(ctx context.Context) error { return e.refuseColumnExec(ctx, o.Tables) }
+	}
+	if err := refuse(ctx); err != nil {
+		return res, err
+	}
+	ident, err := e.tenantIdentities(ctx)
+	if err != nil {
 		return res, err
 	}
 	rec, done, err := openRecord(o.Record, o.Restart, hdr)
@@ -352,24 +475,31 @@ func Exec(ctx context.Context, o ExecOptions) (ExecResult, error) {
 	if o.Started != nil {
 		o.Started()
 	}
-	var ids []int
-	if o.Spec.Mode == ModeColumn {
-		if done[0] {
-			res.Skipped = 1
-		} else {
-			ids = []int{0}
-		}
-	} else {
+	all := []int{0}
+	if o.Spec.Mode != ModeColumn {
+		all = all[:0]
 		for id := 1; id <= o.Spec.Tenants; id++ {
-			if done[id] {
-				res.Skipped++
-			} else {
-				ids = append(ids, id)
-			}
+			all = append(all, id)
+		}
+	}
+	var ids []int
+	remade := 0
+	for _, id := range all {
+		switch {
+		case done[id][ident[id]] || done[id][""]: // "": a record of an older stampede, which kept no identity
+			res.Skipped++
+		case len(done[id]) > 0 && ident[id] != "":
+			remade++
+			ids = append(ids, id)
+		default:
+			ids = append(ids, id)
 		}
 	}
 	if res.Skipped > 0 {
 		e.logf("%d tenants done by an earlier run (record %s) are skipped; --restart applies the statement to every tenant", res.Skipped, o.Record)
+	}
+	if remade > 0 {
+		e.logf("%d tenants that the record %s names done were dropped and made again since (a new fleet): the statement is applied to them again", remade, o.Record)
 	}
 	if len(ids) == 0 {
 		res.Elapsed = time.Since(start)
@@ -387,7 +517,7 @@ func Exec(ctx context.Context, o ExecOptions) (ExecResult, error) {
 		res.Latency.RecordValue(stats.Clamp(d))
 		mu.Unlock()
 		applied.Add(1)
-		return rec.append(recordLine{Tenant: id, Name: o.Spec.Name(id), Ms: stats.Ms(int64(d)), At: time.Now().UTC()})
+		return rec.append(recordLine{Tenant: id, Name: o.Spec.Name(id), Ms: stats.Ms(int64(d)), At: time.Now().UTC(), Identity: ident[id]})
 	}
 	bar := e.bar("tenants", int64(len(ids)))
 	defer bar.Done()
@@ -414,6 +544,52 @@ func Exec(ctx context.Context, o ExecOptions) (ExecResult, error) {
 	sort.Slice(res.Failed, func(i, j int) bool { return res.Failed[i].ID < res.Failed[j].ID })
 	res.Elapsed = time.Since(start)
 	return res, err
+}
+
+// tenantIdentities returns each tenant's identity (by id; column mode's
+// shared tables are 0): the OID of its database or schema, or in column
+// mode of the fleet's marker, which a new fleet of the same names (after
+// cleanup, or DROP and init) does not share. A tenant that does not
+// exist has none, and none on other databases than PostgreSQL.
+func (e *env) tenantIdentities(ctx context.Context) (map[int]string, error) {
+	ident := map[int]string{}
+	opts, query := e.Base, "SELECT nspname::text, oid::text FROM pg_namespace WHERE nspname = ANY($1)"
+	names := e.Spec.names()
+	switch e.Spec.Mode {
+	case ModeDatabase:
+		opts, query = e.adminOptions(), "SELECT datname::text, oid::text FROM pg_database WHERE datname = ANY($1)"
+	case ModeColumn:
+		names, query = []string{e.Base.Database}, "SELECT current_database()::text, to_regclass($1)::oid::text WHERE to_regclass($1) IS NOT NULL"
+	}
+	db, closeDB, err := e.connect(ctx, opts, 1)
+	if err != nil {
+		return nil, err
+	}
+	defer closeDB()
+	if db.Null() || db.Dialect().Name() != "postgres" {
+		return ident, nil
+	}
+	arg := any(names)
+	if e.Spec.Mode == ModeColumn {
+		arg = db.Dialect().QuoteIdent(MarkerTable)
+	}
+	rows, err := db.Query(ctx, query, arg)
+	if err != nil {
+		return nil, fmt.Errorf("reading the tenants' identities: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name, oid string
+		if err := rows.Scan(&name, &oid); err != nil {
+			return nil, err
+		}
+		if e.Spec.Mode == ModeColumn {
+			ident[0] = "oid " + oid
+		} else if id := slices.Index(names, name); id >= 0 {
+			ident[id+1] = "oid " + oid
+		}
+	}
+	return ident, rows.Err()
 }
 
 // execDatabases connects to each tenant's database in turn.
@@ -487,28 +663,27 @@ func (e *env) execSchemas(ctx context.Context, o ExecOptions, ids []int, fail fu
 }
 
 // execMarked runs a fleet exec statement on q, in its current schema (a
-// tenant's), and marks the indexes it made there as stampede's: the
-// tenant is stampede's, and cleanup, which refuses to drop an index it
-// did not make (workload.UserIndexesIn), drops what exec changed in it
-// with it.
+// tenant's), and marks what it made there as stampede's (execMadeQuery):
+// the tenant is stampede's, and cleanup, which refuses to drop a table,
+// view, sequence, function, type, domain, schema or index it did not make
+// (the census, workload.UserIndexesIn), or a trigger, rule, policy,
+// statistics object or filled column on stampede's tables (execMadeOn),
+// drops what exec changed in it with it.
 func execMarked(ctx context.Context, db *sqlx.DB, q sqlx.Querier, stmt string) error {
 	if db.Null() || db.Dialect().Name() != "postgres" {
 		_, err := q.Exec(ctx, stmt)
 		return err
 	}
-	const indexes = `SELECT c.oid::bigint, format('COMMENT ON INDEX %I.%I IS %L', n.nspname, c.relname, 'made by stampede fleet exec')
-		FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-		WHERE c.relkind IN ('i', 'I') AND n.nspname = current_schema()`
-	before := map[int64]bool{}
-	if err := eachIndex(ctx, q, indexes, func(oid int64, _ string) { before[oid] = true }); err != nil {
+	before := map[string]bool{}
+	if err := eachMade(ctx, q, func(key, _ string) { before[key] = true }); err != nil {
 		return err
 	}
 	if _, err := q.Exec(ctx, stmt); err != nil {
 		return err
 	}
 	var marks []string
-	if err := eachIndex(ctx, q, indexes, func(oid int64, mark string) {
-		if !before[oid] {
+	if err := eachMade(ctx, q, func(key, mark string) {
+		if !before[key] {
 			marks = append(marks, mark)
 		}
 	}); err != nil {
@@ -516,26 +691,79 @@ func execMarked(ctx context.Context, db *sqlx.DB, q sqlx.Querier, stmt string) e
 	}
 	for _, m := range marks {
 		if _, err := q.Exec(ctx, m); err != nil {
-			return fmt.Errorf("marking the index exec made: %w", err)
+			return fmt.Errorf("marking what exec made: %w", err)
 		}
 	}
 	return nil
 }
 
-// eachIndex calls f with each row (an OID and a text) of query on q.
-func eachIndex(ctx context.Context, q sqlx.Querier, query string, f func(int64, string)) error {
-	rows, err := q.Query(ctx, query)
+// execMark is the mark of what fleet exec made in a tenant, bound to the
+// object's OID (dialect.MarkOIDSep), as the census reads marks
+// (workload.Objects; an index's, workload.UserIndexesIn).
+const execMark = workload.Mark + " fleet exec"
+
+// execMadeQuery lists the relations, routines, types and domains of the
+// current schema, the schemas, and the statistics objects, triggers,
+// rules, policies and columns of the current schema's tables, each as a
+// key (catalog and OID) and the statement that marks it (execMark; a
+// column's, which has no OID of its own, unbound): a
+// relation's row type too (dialect.RowTypeMarkSep), which a user's
+// COMMENT ON TABLE leaves.
+const execMadeQuery = `SELECT 'c' || c.oid, format('COMMENT ON %s %I.%I IS %L',
+		CASE c.relkind WHEN 'S' THEN 'SEQUENCE' WHEN 'v' THEN 'VIEW' WHEN 'm' THEN 'MATERIALIZED VIEW' WHEN 'f' THEN 'FOREIGN TABLE'
+			WHEN 'i' THEN 'INDEX' WHEN 'I' THEN 'INDEX' ELSE 'TABLE' END,
+		n.nspname, c.relname, '` + execMark + `; oid ' || c.oid)
+		|| CASE WHEN c.relkind IN ('r', 'p', 'v', 'm', 'f') AND c.reltype <> 0 THEN format(';
+COMMENT ON TYPE %s IS %L', c.reltype::regtype, '` + execMark + `; oid ' || c.oid || '` + dialect.RowTypeMarkSep + `' || (SELECT oid FROM pg_database WHERE datname = current_database())) ELSE '' END
+	FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+	WHERE c.relkind IN ('r', 'p', 'S', 'v', 'm', 'f', 'i', 'I') AND n.nspname = current_schema()
+	UNION ALL
+	SELECT 'p' || p.oid, format('COMMENT ON %s %s IS %L', CASE p.prokind WHEN 'p' THEN 'PROCEDURE' ELSE 'FUNCTION' END,
+		p.oid::regprocedure, '` + execMark + `; oid ' || p.oid)
+	FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+	WHERE p.prokind IN ('f', 'p') AND n.nspname = current_schema()
+	UNION ALL
+	SELECT 't' || t.oid, format('COMMENT ON %s %I.%I IS %L', CASE t.typtype WHEN 'd' THEN 'DOMAIN' ELSE 'TYPE' END,
+		n.nspname, t.typname, '` + execMark + `; oid ' || t.oid)
+	FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace
+	WHERE n.nspname = current_schema() AND t.typtype IN ('b', 'c', 'd', 'e', 'r') AND t.typelem = 0
+		AND (t.typrelid = 0 OR (SELECT relkind FROM pg_class WHERE oid = t.typrelid) = 'c')
+	UNION ALL
+	SELECT 'n' || n.oid, format('COMMENT ON SCHEMA %I IS %L', n.nspname, '` + execMark + `; oid ' || n.oid)
+	FROM pg_namespace n WHERE n.nspname NOT LIKE 'pg\_%' AND n.nspname <> 'information_schema'
+	UNION ALL
+	SELECT 'x' || s.oid, format('COMMENT ON STATISTICS %I.%I IS %L', n.nspname, s.stxname, '` + execMark + `; oid ' || s.oid)
+	FROM pg_statistic_ext s JOIN pg_namespace n ON n.oid = s.stxnamespace WHERE n.nspname = current_schema()
+	UNION ALL
+	SELECT 'g' || g.oid, format('COMMENT ON TRIGGER %I ON %I.%I IS %L', g.tgname, n.nspname, c.relname, '` + execMark + `; oid ' || g.oid)
+	FROM pg_trigger g JOIN pg_class c ON c.oid = g.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+	WHERE NOT g.tgisinternal AND n.nspname = current_schema()
+	UNION ALL
+	SELECT 'r' || r.oid, format('COMMENT ON RULE %I ON %I.%I IS %L', r.rulename, n.nspname, c.relname, '` + execMark + `; oid ' || r.oid)
+	FROM pg_rewrite r JOIN pg_class c ON c.oid = r.ev_class JOIN pg_namespace n ON n.oid = c.relnamespace
+	WHERE c.relkind IN ('r', 'p', 'f') AND n.nspname = current_schema()
+	UNION ALL
+	SELECT 'o' || o.oid, format('COMMENT ON POLICY %I ON %I.%I IS %L', o.polname, n.nspname, c.relname, '` + execMark + `; oid ' || o.oid)
+	FROM pg_policy o JOIN pg_class c ON c.oid = o.polrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+	WHERE n.nspname = current_schema()
+	UNION ALL
+	SELECT 'a' || a.attrelid || '.' || a.attnum, format('COMMENT ON COLUMN %I.%I.%I IS %L', n.nspname, c.relname, a.attname, '` + execMark + `')
+	FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+	WHERE c.relkind IN ('r', 'p') AND a.attnum > 0 AND NOT a.attisdropped AND n.nspname = current_schema()`
+
+// eachMade calls f with each row of execMadeQuery on q.
+func eachMade(ctx context.Context, q sqlx.Querier, f func(key, mark string)) error {
+	rows, err := q.Query(ctx, execMadeQuery)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var oid int64
-		var s string
-		if err := rows.Scan(&oid, &s); err != nil {
+		var key, mark string
+		if err := rows.Scan(&key, &mark); err != nil {
 			return err
 		}
-		f(oid, s)
+		f(key, mark)
 	}
 	return rows.Err()
 }

@@ -59,7 +59,7 @@ func TestExecRecord(t *testing.T) {
 				t.Errorf("done %v, want %v", done, tc.want)
 			}
 			for _, id := range tc.want {
-				if !done[id] {
+				if !done[id][""] {
 					t.Errorf("tenant %d not done: %v", id, done)
 				}
 			}

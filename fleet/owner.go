@@ -44,6 +44,10 @@ type tenantMarker struct {
 	// but which carries no tenant mark bound to its own OID: a copy of
 	// a tenant, or a clone init was stopped before marking.
 	copied bool
+	// copiedFrom is, for a tenant schema whose marker's mark names
+	// another database, that database's OID: the schema is in a copy of
+	// the fleet's database (workload.MarkerCopiedFrom).
+	copiedFrom string
 }
 
 // tenantOf says whose tenant a database or schema is: this fleet's
@@ -167,6 +171,9 @@ func (e *env) noteHandMade(name string, m tenantMarker) {
 	if m.copied {
 		e.handMade[name] = foundCopy
 	}
+	if m.copiedFrom != "" {
+		e.handMade[name] = foundCopiedDatabase
+	}
 }
 
 // found is what foreignDatabases and foreignSchemas found in a database
@@ -181,6 +188,9 @@ const (
 	// foundCopy is stampede's marker in a database without stampede's
 	// tenant mark bound to the database's own OID.
 	foundCopy
+	// foundCopiedDatabase is stampede's marker of a tenant schema whose
+	// mark names another database: a copy of the fleet's database.
+	foundCopiedDatabase
 )
 
 // foreignSchemas returns the schemas of state (name: has its MarkerTable)
@@ -194,9 +204,20 @@ func (e *env) foreignSchemas(ctx context.Context, db *sqlx.DB, state map[string]
 	if err != nil {
 		return nil, fmt.Errorf("reading the comments of the tenant schemas: %w", err)
 	}
+	inCopy, err := schemasInCopy(ctx, db, comments)
+	if err != nil {
+		return nil, err
+	}
 	var foreign []string
 	others := map[string]string{}
 	for name, complete := range state {
+		if slices.Contains(inCopy, name) {
+			// Its mark names another database: a copy's, whatever
+			// its marker says (the user may have dropped it).
+			foreign = append(foreign, name)
+			e.noteHandMade(name, tenantMarker{exists: true, copiedFrom: "mark"})
+			continue
+		}
 		var m tenantMarker
 		ours, other, err := e.tenantOf(comments[name], func() (tenantMarker, error) {
 			if !complete {
@@ -204,6 +225,11 @@ func (e *env) foreignSchemas(ctx context.Context, db *sqlx.DB, state map[string]
 			}
 			var err error
 			if m, err = readTenantMarker(ctx, db, name); err == nil && m.ok {
+				d := db.Dialect()
+				m.copiedFrom, err = workload.MarkerCopiedFrom(ctx, db, d.QuoteIdent(name)+"."+d.QuoteIdent(MarkerTable))
+				m.ok = m.copiedFrom == ""
+			}
+			if err == nil && m.ok {
 				err = e.keepMarker(ctx, db, name, e.Spec.tenantIDs(map[string]bool{name: true}, true)...)
 			}
 			return m, err
@@ -252,7 +278,7 @@ func (e *env) refuseOthers(kind string, others map[string]string, where string) 
 	names := keys(others)
 	slices.Sort(names)
 	if e.ForceDrop {
-		e.logf("%s: dropping %s %s, tenants of a fleet of %s", workload.ForceDropFlag, kind, nameList(names), others[names[0]])
+		e.logf("%s: dropping %s %s, tenants of a fleet of %s", workload.ForceDropFlag, kinds(kind, len(names)), nameList(names), others[names[0]])
 		return nil
 	}
 	return &OtherTenantsError{Kind: kind, Names: shortList(names), Where: where, Theirs: others[names[0]], Workload: e.Workload, Spec: e.Spec}
@@ -326,16 +352,16 @@ func (e *env) refuseForeign(kind string, foreign []string, where, action string)
 	}
 	slices.Sort(foreign)
 	if e.ForceDrop {
-		kinds := kind
-		if len(foreign) > 1 {
-			kinds += "s"
-		}
-		e.logf("%s: dropping %s %s, which stampede did not make", workload.ForceDropFlag, kinds, nameList(foreign))
+		e.logf("%s: dropping %s %s, which stampede did not make", workload.ForceDropFlag, kinds(kind, len(foreign)), nameList(foreign))
 		return nil
 	}
 	why := foreignTenantWhy(foreign, e.handMade, e.Spec.Pattern)
 	if e.Spec.Mode == ModeColumn {
-		why = fmt.Sprintf("no mark of stampede's init of %s on it, which a %s fleet's shared tables carry: a table of the shared tables' name that someone else made", e.Workload, e.Workload)
+		it, a := "it", "a table of the shared tables' name"
+		if len(foreign) > 1 {
+			it, a = "them", "tables of the shared tables' names"
+		}
+		why = fmt.Sprintf("no mark of stampede's init of %s on %s, which a %s fleet's shared tables carry: %s that someone else made", e.Workload, it, e.Workload, a)
 	}
 	return &workload.ForeignError{Kind: kind, Names: shortList(foreign), Where: where, Action: action, Why: why}
 }
@@ -356,12 +382,13 @@ func foreignTenantWhy(foreign []string, handMade map[string]found, pattern strin
 		groups[handMade[n]] = append(groups[handMade[n]], n)
 	}
 	says := map[found]string{
-		0:             fmt.Sprintf("neither a %s marker table nor stampede's tenant mark bound to it", MarkerTable),
-		foundHandMade: fmt.Sprintf("a %s table that carries no mark of stampede's bound to it (made by hand, copied, or an older stampede's)", MarkerTable),
-		foundCopy:     fmt.Sprintf("a %s marker of stampede's but no tenant mark of stampede's bound to the database itself (a copy of a tenant made with CREATE DATABASE ... TEMPLATE, or a clone whose init was stopped before marking it)", MarkerTable),
+		0:                   fmt.Sprintf("neither a %s marker table nor stampede's tenant mark bound to it", MarkerTable),
+		foundHandMade:       fmt.Sprintf("a %s table that carries no mark of stampede's bound to it (made by hand, copied, or an older stampede's)", MarkerTable),
+		foundCopy:           fmt.Sprintf("a %s marker of stampede's but no tenant mark of stampede's bound to the database itself (a copy of a tenant made with CREATE DATABASE ... TEMPLATE, or a clone whose init was stopped before marking it)", MarkerTable),
+		foundCopiedDatabase: copiedFleetWhy,
 	}
 	var whys []string
-	for _, f := range []found{0, foundHandMade, foundCopy} {
+	for _, f := range []found{0, foundHandMade, foundCopy, foundCopiedDatabase} {
 		switch {
 		case len(groups[f]) == 0:
 		case len(groups[f]) == len(foreign):
@@ -371,6 +398,14 @@ func foreignTenantWhy(foreign []string, handMade map[string]found, pattern strin
 		}
 	}
 	return strings.Join(whys, "; ") + fmt.Sprintf("; --tenant-pattern %q merely matches the name", pattern)
+}
+
+// kinds is kind ("database", "schema"), plural for n other than 1.
+func kinds(kind string, n int) string {
+	if n == 1 {
+		return kind
+	}
+	return kind + "s"
 }
 
 // shortList keeps the first ten names, and says how many more there are.
@@ -395,7 +430,28 @@ type columnMarker struct {
 	// fleet was made by a stampede that marks the shared tables, so one
 	// of them without the mark is a user's, made in its place.
 	MarksTables bool
+	// CopiedFrom is the OID of the database the marker's mark names when
+	// it is not this one: the database is a copy of the fleet's
+	// (workload.MarkerCopiedFrom).
+	CopiedFrom string
+	// Unbound is true (with Foreign) when the marker carries stampede's
+	// mark bound to another table's OID, not its own: a copy of a
+	// fleet's marker (a restore of the fleet's pg_dump, or pg_dump -t),
+	// which vouches for nothing, as database and schema modes read
+	// theirs (workload.TenantMarkerWorkloads).
+	Unbound bool
+	// TablesCopied is true when CopiedFrom comes from the shared
+	// tables' marks, not the marker's (sharedTablesCopied).
+	TablesCopied bool
 }
+
+// unboundMarkerWhy says why a column-mode marker whose mark is bound to
+// another table's OID (columnMarker.Unbound) is not stampede's.
+var unboundMarkerWhy = fmt.Sprintf("a %s table that carries no mark of stampede's bound to it: its mark names another table's OID (a restore of a fleet's pg_dump, or a copy), so stampede did not make it", MarkerTable)
+
+// copiedFleetWhy says why a schema or column-mode fleet's tables in a
+// database whose marker names another database are not stampede's.
+var copiedFleetWhy = fmt.Sprintf("its %s marker's mark names another database: a copy of the fleet's database made with CREATE DATABASE ... TEMPLATE, which stampede did not make", MarkerTable)
 
 // columnMarkerMark is the comment on column mode's marker: with it, a
 // shared table without the mark of init is no table of the fleet's (an
@@ -418,7 +474,22 @@ func readColumnMarker(ctx context.Context, db *sqlx.DB) (columnMarker, error) {
 	if err != nil {
 		return m, err
 	}
-	m.MarksTables = c == columnMarkerMark
+	m.MarksTables = c == columnMarkerMark || strings.HasPrefix(c, columnMarkerMark+dialect.DatabaseOIDTag)
+	if c == "" && !db.Null() && db.Dialect().Name() == "postgres" {
+		// A mark bound to an OID that reads as none (TableComment) is
+		// bound to another table's: the marker is a copy.
+		if err := db.QueryRow(ctx, "SELECT coalesce(obj_description(to_regclass($1), 'pg_class') ~ '^"+workload.Mark+" .*"+dialect.MarkOIDSep+"[0-9]+$', false)",
+			db.Dialect().QuoteIdent(MarkerTable)).Scan(&m.Unbound); err != nil {
+			return m, fmt.Errorf("reading the comment of table %s: %w", MarkerTable, err)
+		}
+		if m.Unbound {
+			m.Foreign = true
+			return m, nil
+		}
+	}
+	if m.CopiedFrom, err = workload.MarkerCopiedFrom(ctx, db, db.Dialect().QuoteIdent(MarkerTable)); err != nil {
+		return m, err
+	}
 	var n int
 	if err := db.QueryRow(ctx, `SELECT count(DISTINCT column_name) FROM information_schema.columns
 		WHERE table_schema = current_schema() AND table_name = $1 AND column_name = ANY($2)`, MarkerTable, columnMarkerColumns).Scan(&n); err != nil {
@@ -510,8 +581,11 @@ func (e *env) markerOf(m columnMarker, name string, where, action string, needed
 			e.logf("%s: dropping table %s, which stampede did not make", workload.ForceDropFlag, MarkerTable)
 			return true, nil
 		}
-		return false, &workload.ForeignError{Kind: "table", Names: []string{MarkerTable}, Where: where, Action: action,
-			Why: "it has not the columns of a fleet's marker (" + strings.Join(columnMarkerColumns, ", ") + "): a table of its name"}
+		why := "it has not the columns of a fleet's marker (" + strings.Join(columnMarkerColumns, ", ") + "): a table of its name"
+		if m.Unbound {
+			why = unboundMarkerWhy
+		}
+		return false, &workload.ForeignError{Kind: "table", Names: []string{MarkerTable}, Where: where, Action: action, Why: why}
 	case m.other(name) && !needed:
 		e.logf("left table %s in %s alone: it is the marker of a column-mode fleet of %s", MarkerTable, where, strings.Join(m.Workloads, ", "))
 		return false, nil
@@ -564,6 +638,34 @@ func refusals(errs ...error) error {
 	return workload.Refusal(errs...)
 }
 
+// refuseCopiedColumn refuses, unless ForceDrop, to drop the shared
+// tables and marker (names) of a column-mode fleet in db, a copy of the
+// fleet's database (m.CopiedFrom), by action; with ForceDrop it says
+// that it drops them.
+func (e *env) refuseCopiedColumn(db *sqlx.DB, m columnMarker, names []string, action string) error {
+	if m.CopiedFrom == "" || len(names) == 0 {
+		return nil
+	}
+	why := copiedFleetWhy
+	if m.TablesCopied {
+		why = copiedTablesWhy
+	}
+	if e.ForceDrop {
+		e.logf("%s: dropping tables %s in %s, whose %s", workload.ForceDropFlag, nameList(names), db.Where(), strings.TrimPrefix(why, "its "))
+		return nil
+	}
+	return &workload.ForeignError{Kind: "table", Names: shortList(names), Where: db.Where(), Action: action, Why: why}
+}
+
+// withMarker is the shared tables existing and, when m exists, the
+// marker.
+func withMarker(existing []string, m columnMarker) []string {
+	if !m.Exists {
+		return existing
+	}
+	return append(slices.Clone(existing), MarkerTable)
+}
+
 // refuseAddedColumns refuses, unless ForceDrop, to drop the shared
 // tables of column mode (existing, gen's) when a user added to them
 // columns holding data (workload.AddedColumns) or made indexes on them
@@ -576,7 +678,12 @@ func (e *env) refuseAddedColumns(ctx context.Context, db *sqlx.DB, gen workload.
 	if err != nil {
 		return err
 	}
-	idx, err := workload.UserIndexes(ctx, db, gen, existing)
+	made, err := execMadeOn(ctx, db)
+	if err != nil {
+		return err
+	}
+	cols = withoutMade(cols, made)
+	idx, err := workload.UserIndexes(ctx, db, gen, append(slices.Clone(existing), MarkerTable))
 	if err != nil || len(cols)+len(idx) == 0 {
 		return err
 	}
@@ -636,7 +743,8 @@ func censusOwn() map[string]bool {
 // them; a table of the load the user renamed to keep it is the user's
 // now (workload.RenamedTables). The workload's tables (gen's) are stampede's only with its mark
 // (censusOwn), and a column a user added to one and filled is named too
-// (tenantAddedColumns).
+// (tenantAddedColumns), as are a trigger, rule, policy or statistics
+// object on one (workload.AttachedForeign).
 func (e *env) holdingDatabases(ctx context.Context, names []string, gen workload.Generator) (map[string][]string, error) {
 	own := censusOwn()
 	var mu sync.Mutex
@@ -652,14 +760,35 @@ func (e *env) holdingDatabases(ctx context.Context, names []string, gen workload
 			return err
 		}
 		foreign := append(workload.TenantForeign(objs, "*", own), workload.RenamedTables(objs, "*", gen)...)
-		cols, err := tenantAddedColumns(ctx, db, gen, objs, "")
+		made, err := execMadeOn(ctx, db)
 		if err != nil {
 			return err
 		}
+		cols, err := tenantAddedColumns(ctx, db, gen, objs, "", made)
+		if err != nil {
+			return err
+		}
+		attached, err := workload.AttachedForeign(ctx, db, objs, "*", foreign)
+		if err != nil {
+			return err
+		}
+		cols = append(cols, withoutMade(attached, made)...)
+		// Where the census connects, what of the database's own only a
+		// connection to it tells (refuseDatabaseWork says it).
+		inside, err := workload.DatabaseWorkInside(ctx, db, db.Dialect().QuoteIdent(MarkerTable))
+		if err != nil {
+			return err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if len(inside) > 0 {
+			if e.inside == nil {
+				e.inside = map[string][]string{}
+			}
+			e.inside[e.Spec.Name(id)] = inside
+		}
 		if foreign = append(foreign, cols...); len(foreign) > 0 {
-			mu.Lock()
 			holding[e.Spec.Name(id)] = foreign
-			mu.Unlock()
 		}
 		return nil
 	})
@@ -670,8 +799,9 @@ func (e *env) holdingDatabases(ctx context.Context, names []string, gen workload
 // T.C (holding data)"), the columns holding data that a user added to
 // the workload's tables (gen's, carrying stampede's mark) in schema of
 // db ("" for a tenant database's current schema): see
-// workload.AddedColumnsIn. gen nil finds none.
-func tenantAddedColumns(ctx context.Context, db *sqlx.DB, gen workload.Generator, objs []workload.Object, schema string) ([]string, error) {
+// workload.AddedColumnsIn; those fleet exec made (made: execMadeOn) are
+// stampede's. gen nil finds none.
+func tenantAddedColumns(ctx context.Context, db *sqlx.DB, gen workload.Generator, objs []workload.Object, schema string, made map[string]bool) ([]string, error) {
 	if gen == nil {
 		return nil, nil
 	}
@@ -686,12 +816,18 @@ func tenantAddedColumns(ctx context.Context, db *sqlx.DB, gen workload.Generator
 	if err != nil {
 		return nil, err
 	}
+	cols = withoutMade(cols, made)
 	out := make([]string, len(cols))
 	for i, c := range cols {
 		out[i] = "table column " + c + " (holding data)"
 	}
-	// An index a user made on one of them goes with the tenant too.
-	idx, err := workload.UserIndexesIn(ctx, db, gen, schema, tables)
+	// An index or constraint a user made on one of them, or on the
+	// fleet's marker, goes with the tenant too.
+	in := schema
+	if in == "" {
+		in = "*"
+	}
+	idx, err := workload.UserIndexesIn(ctx, db, gen, schema, append(tables, workload.BookkeepingTables(objs, in)...))
 	if err != nil {
 		return nil, err
 	}
@@ -710,10 +846,14 @@ func holdingSchemas(ctx context.Context, db *sqlx.DB, names []string, gen worklo
 		return nil, err
 	}
 	own := censusOwn()
+	made, err := execMadeOn(ctx, db)
+	if err != nil {
+		return nil, err
+	}
 	holding := map[string][]string{}
 	for _, name := range names {
 		foreign := append(workload.TenantForeign(objs, name, own), workload.RenamedTables(objs, name, gen)...)
-		cols, err := tenantAddedColumns(ctx, db, gen, objs, name)
+		cols, err := tenantAddedColumns(ctx, db, gen, objs, name, made)
 		if err != nil {
 			return nil, err
 		}
@@ -751,8 +891,48 @@ func (e *env) refuseHolding(kind string, holding map[string][]string, where, act
 		}
 	}
 	if e.ForceDrop {
-		e.logf("%s: dropping %s %s with objects stampede did not make (%s)", workload.ForceDropFlag, kind, nameList(names), strings.Join(objs, ", "))
+		e.logf("%s: dropping %s %s with objects stampede did not make (%s)", workload.ForceDropFlag, kinds(kind, len(names)), nameList(names), strings.Join(objs, ", "))
 		return nil
 	}
 	return &workload.HoldsForeignError{Kind: kind, Names: names, Where: where, Objects: objs, Action: action}
+}
+
+// refuseDatabaseWork refuses, unless ForceDrop, to drop the tenant
+// databases names (those that exist) when a user did work on one as a
+// whole that its drop would lose: settings, grants, a connection limit,
+// a comment (workload.DatabaseWork, one query over the cluster's
+// catalogs for every tenant), another owner or default privileges
+// (found where holdingDatabases connected: e.inside); by action
+// ("cleanup", "--drop"). With ForceDrop it says what goes with them.
+func (e *env) refuseDatabaseWork(ctx context.Context, admin *sqlx.DB, names []string, action string) error {
+	roles := make([]string, len(names))
+	ids := map[string]int{}
+	for id := 1; id <= e.Spec.Tenants; id++ {
+		ids[e.Spec.Name(id)] = id
+	}
+	for i, n := range names {
+		if id, ok := ids[n]; ok {
+			roles[i] = e.Spec.RoleName(id)
+		}
+	}
+	work, err := workload.DatabaseWork(ctx, admin, names, roles)
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		if in := e.inside[n]; len(in) > 0 {
+			if work == nil {
+				work = map[string][]string{}
+			}
+			work[n] = append(work[n], in...)
+		}
+	}
+	if len(work) == 0 {
+		return nil
+	}
+	if e.ForceDrop {
+		e.logf("%s", workload.DatabaseWorkNote(work))
+		return nil
+	}
+	return &workload.DatabaseWorkError{Work: work, Where: "on " + strings.Join(admin.Endpoints(), ","), Action: action}
 }

@@ -54,11 +54,18 @@ func Bound(cpus float64, from, to Stats, elapsed time.Duration, used float64) CP
 	return b
 }
 
-// NeverBound reports whether the limit never held the processes back: no
-// period of the interval was throttled, and they used less than
-// BoundShare of it.
-func (b CPUBound) NeverBound() bool {
-	return b.CPUs > 0 && b.Throttled == 0 && b.UsedCores < BoundShare*b.CPUs
+// NegligibleThrottle is the share of an interval's periods that may be
+// throttled while processes under BoundShare of their limit still count
+// as not held back by it: a burst's few periods (3 of 101) do not make
+// the limit the cap of a server that used 0.6 of 1 CPU.
+const NegligibleThrottle = 0.05
+
+// DidNotBind reports whether the limit did not hold the processes back:
+// they used less than BoundShare of it, and at most NegligibleThrottle of
+// the interval's periods were throttled (none, or a burst's few). What
+// capped them was the host's CPU or the load, not the limit.
+func (b CPUBound) DidNotBind() bool {
+	return b.CPUs > 0 && b.UsedCores < BoundShare*b.CPUs && float64(b.Throttled) <= NegligibleThrottle*float64(b.Periods)
 }
 
 // Used says what the processes used of the limit and whether they were

@@ -821,3 +821,65 @@ func TestRemoveAbandonedRestoresOrigins(t *testing.T) {
 		t.Errorf("RemoveAbandoned left %v in %s", entries, dir)
 	}
 }
+
+// TestWatchMovesDescendants: a process that descends from a matched one
+// is moved too, though its own command line does not match (a server's
+// backend forked before the server was moved: a --limit-cmdline
+// pattern matched the postmaster alone and left the run's backends
+// outside the limit, chk34f F3), and an unrelated process is not.
+func TestWatchMovesDescendants(t *testing.T) {
+	requireV1(t, "cpu")
+	g := newGroup(t, limit.Limits{CPUs: 1})
+	name := fmt.Sprintf("zzdesc%d", os.Getpid())
+	parent := exec.Command("sh", "-c", "sleep 31 & sleep 32 & wait", name) // $0: the command line ends with name
+	other := exec.Command("sleep", "33")
+	start(t, nil, parent)
+	start(t, nil, other)
+	var kids []int
+	for began := time.Now(); len(kids) < 2 && time.Since(began) < 5*time.Second; time.Sleep(20 * time.Millisecond) {
+		kids = childrenOf(t, parent.Process.Pid)
+	}
+	if len(kids) < 2 {
+		t.Fatalf("the shell's children: %v", kids)
+	}
+	p, err := procmatch.Compile(regexp.QuoteMeta(name)+`$`, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 700*time.Millisecond)
+	defer cancel()
+	moved := map[int]bool{}
+	if err := g.Watch(ctx, p, 100*time.Millisecond, func(pid int, _ string) { moved[pid] = true }); err != nil {
+		t.Fatal(err)
+	}
+	for _, pid := range append([]int{parent.Process.Pid}, kids...) {
+		if !inGroup(pid, g) || !moved[pid] {
+			t.Errorf("PID %d (of the matched shell's tree): in the group %v, called back %v", pid, inGroup(pid, g), moved[pid])
+		}
+	}
+	if inGroup(other.Process.Pid, g) || len(moved) != 3 {
+		t.Errorf("moved %v; the unrelated sleep in the group: %v", moved, inGroup(other.Process.Pid, g))
+	}
+}
+
+// childrenOf lists the processes whose parent is pid.
+func childrenOf(t *testing.T, pid int) []int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []int
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+		if len(f) > 1 && f[1] == strconv.Itoa(pid) {
+			c, _ := strconv.Atoi(e.Name())
+			out = append(out, c)
+		}
+	}
+	return out
+}

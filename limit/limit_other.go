@@ -103,3 +103,6 @@ func RemoveAbandoned(dir string, opts ...Option) ([]Abandoned, error) { return n
 // SelfOrAncestor reports whether pid is this process; off Linux its
 // ancestors are not read.
 func SelfOrAncestor(pid int) bool { return pid == os.Getpid() }
+
+// Descendants lists none: this system has no /proc to read them from.
+func Descendants(pid int) []int { return nil }

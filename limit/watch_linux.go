@@ -14,7 +14,8 @@ import (
 
 // Watch moves every process that p matches into the group: by default
 // those whose name (/proc/PID/comm) matches, with a command-line pattern
-// those whose full command line does (see package procmatch). It scans
+// those whose full command line does (see package procmatch); and every
+// process that descends from one in the group (a server's children). It scans
 // /proc every `every` (0 means DefaultWatchEvery; longer than a second
 // means a second), until ctx ends, and calls moved, if not nil, after each
 // move.
@@ -87,20 +88,129 @@ func (g *Group) sweep(p *procmatch.Pattern, skip map[int]bool, self string, move
 			continue // no match, or a kernel thread (or a zombie, or gone)
 		}
 		cmdline := strings.Join(args, " ")
-		if exe, _ := os.Readlink(filepath.Join(dir, "exe")); self != "" && exe == self {
+		if ok, err := g.take(pid, dir, self); !ok {
+			if err != nil {
+				return err
+			}
 			continue
 		}
-		if err := g.Add(pid); err != nil {
-			if !exists(dir) {
-				continue
-			}
-			return err
-		}
+		in[pid] = true
 		if moved != nil {
 			moved(pid, cmdline)
 		}
 	}
+	return g.sweepDescendants(in, skip, self, moved)
+}
+
+// take moves the process pid (its /proc directory dir) into the group,
+// unless it runs stampede's own executable (self): false with no error
+// for that, and for a process gone before it could be moved.
+func (g *Group) take(pid int, dir, self string) (bool, error) {
+	if exe, _ := os.Readlink(filepath.Join(dir, "exe")); self != "" && exe == self {
+		return false, nil
+	}
+	if err := g.Add(pid); err != nil {
+		if !exists(dir) {
+			return false, nil
+		}
+		return false, err
+	}
+	return true, nil
+}
+
+// sweepDescendants moves the processes that descend from one in the
+// group (in) but are not in it yet: a server's children forked before
+// the server was moved (a backend opened before the run's first scan,
+// whose command line a --limit-cmdline pattern does not match, as
+// "postgres: user db ..." does not match the postmaster's). It reads the
+// group's processes' children (/proc/PID/task/TID/children), not every
+// process's parent, so its cost follows the group's size.
+func (g *Group) sweepDescendants(in, skip map[int]bool, self string, moved func(int, string)) error {
+	queue := make([]int, 0, len(in))
+	for pid := range in {
+		queue = append(queue, pid)
+	}
+	for len(queue) > 0 {
+		pid := queue[0]
+		queue = queue[1:]
+		for _, child := range children(pid) {
+			if in[child] || skip[child] {
+				continue
+			}
+			dir := filepath.Join("/proc", strconv.Itoa(child))
+			raw, err := os.ReadFile(filepath.Join(dir, "cmdline"))
+			if err != nil || len(raw) == 0 {
+				continue // a zombie, or gone
+			}
+			if ok, err := g.take(child, dir, self); !ok {
+				if err != nil {
+					return err
+				}
+				continue
+			}
+			in[child] = true
+			queue = append(queue, child)
+			if moved != nil {
+				moved(child, strings.ReplaceAll(string(bytes.TrimRight(raw, "\x00")), "\x00", " "))
+			}
+		}
+	}
 	return nil
+}
+
+// Descendants lists the processes that descend from pid (its children,
+// theirs, and so on), read from /proc/PID/task/TID/children; none when
+// pid is gone.
+func Descendants(pid int) []int {
+	var out []int
+	seen := map[int]bool{pid: true}
+	for queue := []int{pid}; len(queue) > 0; queue = queue[1:] {
+		for _, c := range children(queue[0]) {
+			if !seen[c] {
+				seen[c] = true
+				out = append(out, c)
+				queue = append(queue, c)
+			}
+		}
+	}
+	return out
+}
+
+// children lists the children of pid's threads; none when it is gone.
+func children(pid int) []int {
+	tasks, err := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/task")
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, t := range tasks {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + t.Name() + "/children")
+		if err != nil {
+			continue
+		}
+		for _, f := range strings.Fields(string(b)) {
+			if c, err := strconv.Atoi(f); err == nil {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// ppid reads a process's parent from /proc/PID/stat; false when it is
+// gone.
+func ppid(pid int) (int, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, false
+	}
+	// pid (comm) state ppid ...; comm may hold spaces and parentheses.
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(f) < 2 {
+		return 0, false
+	}
+	pp, err := strconv.Atoi(f[1])
+	return pp, err == nil
 }
 
 // SelfOrAncestor reports whether pid is this process or one of its
@@ -113,16 +223,11 @@ func ancestors() map[int]bool {
 	out := map[int]bool{}
 	for pid := os.Getpid(); pid > 1 && !out[pid]; {
 		out[pid] = true
-		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-		if err != nil {
+		pp, ok := ppid(pid)
+		if !ok {
 			break
 		}
-		// pid (comm) state ppid ...; comm may hold spaces and parentheses.
-		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
-		if len(f) < 2 {
-			break
-		}
-		pid, _ = strconv.Atoi(f[1])
+		pid = pp
 	}
 	return out
 }

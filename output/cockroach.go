@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/stampede-bench/stampede/engine"
 	"github.com/stampede-bench/stampede/report"
 	"github.com/stampede-bench/stampede/run"
@@ -151,7 +149,7 @@ func (o *Cockroach) series(t stats.Tick, k int) stats.Series {
 		stats.Merge(iv, p.Interval)
 		stats.Merge(cum, p.Cumulative)
 	}
-	s.Interval, s.Cumulative = iv, cum
+	s.Interval, s.Cumulative = stats.HistOf(iv), stats.HistOf(cum)
 	return s
 }
 
@@ -216,7 +214,7 @@ func (o *Cockroach) Interval(iv run.Interval) {
 func (o *Cockroach) export(t stats.Tick) {
 	for _, k := range o.visible(t) {
 		s := o.series(t, k)
-		if err := o.Histograms.Write(o.names[k], s.Interval, t.End.Sub(t.Start), t.End); err != nil && o.err == nil {
+		if err := o.Histograms.Write(o.names[k], s.Interval.Dense(), t.End.Sub(t.Start), t.End); err != nil && o.err == nil {
 			o.err = err
 		}
 	}
@@ -314,21 +312,30 @@ type crdbFinal struct {
 // latencies are a histogram's figures in milliseconds.
 type latencies struct{ avg, p50, p90, p95, p99, max float64 }
 
-func summarize(h *hdrhistogram.Histogram) latencies {
+// histogram is what the printers read of a histogram: a dense one or a
+// stats.Hist.
+type histogram interface {
+	TotalCount() int64
+	Mean() float64
+	StdDev() float64
+	ValueAtQuantile(q float64) int64
+}
+
+func summarize(h histogram) latencies {
 	if h.TotalCount() == 0 {
 		return latencies{}
 	}
 	return latencies{avg: h.Mean() / 1e6, p50: ms(h, 50), p90: ms(h, 90), p95: ms(h, 95), p99: ms(h, 99), max: ms(h, 100)}
 }
 
-func crdbFinalRow(name string, h *hdrhistogram.Histogram, elapsed time.Duration, errs int64) crdbFinal {
+func crdbFinalRow(name string, h histogram, elapsed time.Duration, errs int64) crdbFinal {
 	l := summarize(h)
 	return crdbFinal{Elapsed: elapsed, Errors: errs, Count: h.TotalCount(), Rate: rate(h.TotalCount(), elapsed),
 		Avg: l.avg, P50: l.p50, P95: l.p95, P99: l.p99, Max: l.max, Name: name}
 }
 
 // ms is a quantile of h in milliseconds (0 for an empty histogram).
-func ms(h *hdrhistogram.Histogram, q float64) float64 {
+func ms(h histogram, q float64) float64 {
 	if h.TotalCount() == 0 {
 		return 0
 	}

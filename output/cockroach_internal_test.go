@@ -123,7 +123,7 @@ func fakeRun(t *testing.T, o *Cockroach, n int, ramp time.Duration, figures map[
 				errs = 1
 			}
 			cumErr[k] += errs
-			tick.Series = append(tick.Series, stats.Series{Name: ops[k], Interval: h, Cumulative: cum[k], Errors: errs, CumErrors: cumErr[k]})
+			tick.Series = append(tick.Series, stats.Series{Name: ops[k], Interval: stats.HistOf(h), Cumulative: stats.HistOf(cum[k]), Errors: errs, CumErrors: cumErr[k]})
 		}
 		o.Interval(run.Interval{Tick: tick, Final: final})
 		last = tick
@@ -298,7 +298,7 @@ func TestCockroachMergeParts(t *testing.T) {
 	_ = h1.RecordValue(int64(time.Millisecond))
 	_ = h2.RecordValue(int64(3 * time.Millisecond))
 	tick := stats.Tick{Start: start, End: start.Add(time.Second), CumStart: start,
-		Series: []stats.Series{{Name: "read", Interval: h1, Cumulative: h1}, {Name: "read/not_found", Interval: h2, Cumulative: h2}}}
+		Series: []stats.Series{{Name: "read", Interval: stats.HistOf(h1), Cumulative: stats.HistOf(h1)}, {Name: "read/not_found", Interval: stats.HistOf(h2), Cumulative: stats.HistOf(h2)}}}
 	o.Interval(run.Interval{Tick: tick})
 	o.Final(&run.Result{Info: info, Final: tick})
 	got := out.String()

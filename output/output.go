@@ -297,7 +297,7 @@ func (o *Sysbench) counts(t stats.Tick, cumulative bool) (byClass [4]int64, errs
 			stats.Merge(merged, h)
 		}
 	}
-	return byClass, errs, &stats.Series{Interval: merged, Cumulative: merged}
+	return byClass, errs, &stats.Series{Interval: stats.HistOf(merged), Cumulative: stats.HistOf(merged)}
 }
 
 // Interval implements run.Observer.

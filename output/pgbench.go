@@ -203,7 +203,7 @@ func (o *Pgbench) retries() (retried, retries int64) {
 func nsToMs(ns float64) float64 { return ns / 1e6 }
 
 // stddevMs is pgbench's latency stddev: the population's, in ms.
-func stddevMs(h *hdrhistogram.Histogram) float64 {
+func stddevMs(h histogram) float64 {
 	if h.TotalCount() == 0 {
 		return 0
 	}
@@ -408,7 +408,7 @@ func (o *Pgbench) report(res *run.Result, aborted map[string]int64) {
 // latencyMs is pgbench's latency average and stddev in ms: the exact
 // moments' (those of the transaction log, µs) when kept, else the
 // histogram's.
-func latencyMs(h *hdrhistogram.Histogram, exact stats.Moments) (avg, stddev float64) {
+func latencyMs(h histogram, exact stats.Moments) (avg, stddev float64) {
 	if exact.N > 0 {
 		return exact.Mean() / 1e3, exact.StdDev() / 1e3
 	}

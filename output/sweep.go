@@ -51,8 +51,9 @@ type Sweep struct {
 	// without the figure shows "-".
 	Figures []string
 	// Notes adds a last column, note, for the sweeps whose steps run
-	// under a CPU limit (--cpus): a step's limit that never bound says
-	// so there (sweep.Step.LimitNote), "-" otherwise.
+	// under a limit (--cpus, --memory, --io-*): a step's CPU limit that
+	// never bound, or limits that held no process, say so there
+	// (sweep.Step.LimitNote), "-" otherwise.
 	Notes bool
 
 	cols []column
@@ -257,6 +258,8 @@ func (o *Sweep) End(st sweep.Step) {
 		verdict = "met"
 	case st.Judged:
 		verdict = "missed: " + st.Why
+	case st.Status == "completed" && st.Why != "":
+		verdict = st.Why // not judged: the terms that could not be
 	case st.Status != "completed":
 		verdict = st.Status
 	}
@@ -282,7 +285,7 @@ func (o *Sweep) End(st sweep.Step) {
 		sig(t.P99), sig(t.P999), sig(t.Max), fmt.Sprint(t.Errors))
 	for _, h := range o.Figures {
 		name, _, _ := strings.Cut(h, "(")
-		if v, ok := st.Figures[name]; ok {
+		if v, ok := st.Figure(name); ok {
 			cells = append(cells, num(v, 1))
 		} else {
 			cells = append(cells, "-")
@@ -422,6 +425,9 @@ type stepObject struct {
 	// Note is why a met SLO's term short of its bound counts as met
 	// (an efficiency within chance of it).
 	Note string `json:"slo_note,omitempty"`
+	// NotJudged says why a completed step's SLO could not be judged
+	// (no operations a term bounds): neither met nor missed.
+	NotJudged string `json:"slo_not_judged,omitempty"`
 }
 
 // setWhy files an SLO's verdict text: why it missed, or a met one's note.
@@ -445,6 +451,8 @@ func (o *Sweep) stepJSON(st sweep.Step) stepObject {
 		met := st.Met
 		obj.Met = &met
 		obj.setWhy(st.Why)
+	} else if st.Status == "completed" {
+		obj.NotJudged = st.Why
 	}
 	return obj
 }
@@ -562,6 +570,7 @@ type pointObject struct {
 	Met       *bool  `json:"slo_met,omitempty"`
 	Why       string `json:"slo_missed,omitempty"`
 	Note      string `json:"slo_note,omitempty"`
+	NotJudged string `json:"slo_not_judged,omitempty"`
 }
 
 // pointJSON is p's object in sweep_result's points.
@@ -576,6 +585,8 @@ func (o *Sweep) pointJSON(p sweep.Point) pointObject {
 		} else {
 			obj.Why = p.Median.Why
 		}
+	} else if p.Median.Status == "completed" {
+		obj.NotJudged = p.Median.Why
 	}
 	return obj
 }
@@ -597,6 +608,8 @@ func (o *Sweep) points(w io.Writer, res *sweep.Result) {
 			verdict = "met"
 		case p.Judged:
 			verdict = "missed"
+		case p.Median.Status == "completed" && len(res.SLO.Terms) > 0:
+			verdict = "not judged"
 		}
 		if len(res.SLO.Terms) > 0 {
 			metIn = fmt.Sprintf("%d/%d", p.MetRuns, p.Completed)

@@ -166,7 +166,7 @@ func (o *YCSB) collect(t stats.Tick, cumulative bool) ([]*ycsbAcc, int64) {
 		}
 		return a
 	}
-	pick := func(s stats.Series) (*hdrhistogram.Histogram, int64) {
+	pick := func(s stats.Series) (*stats.Hist, int64) {
 		if cumulative {
 			return s.Cumulative, s.CumErrors
 		}

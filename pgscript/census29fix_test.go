@@ -131,6 +131,8 @@ func TestConstantErrorsBeforeTheRun(t *testing.T) {
 		{"\\set x :client_id + 1 / 0\n", `division by zero`},
 		{"\\if 1 / 0\n\\endif\n", `f.sql:1: \if: division by zero`},
 		{"\\set x random(1, :scale) + random_zipfian(1, 10, 1.0)\n", `zipfian parameter`},
+		{"\\set x permute(1, 0)\n", `f.sql:1: \set x: permute size parameter must be greater than zero`},
+		{"\\set x permute(1, -5, 7)\n", `permute size parameter must be greater than zero`},
 	}
 	for _, c := range cases {
 		s, err := Parse("f.sql", 1, c.src)
@@ -148,6 +150,8 @@ func TestConstantErrorsBeforeTheRun(t *testing.T) {
 		"\\set x CASE WHEN :client_id > 99 THEN 1 / 0 ELSE 1 END\n",    // may never run
 		"\\set x :client_id > 99 AND random(10, 1) > 0\n",              // may never run
 		"\\set x random_zipfian(1, 10, 1.5) + random(1, 100000) * 2\n", // fine
+		"\\set x permute(1, :client_id)\n",                             // depends on the client
+		"\\set x permute(3, 10)\n",                                     // fine
 	} {
 		s, err := Parse("f.sql", 1, src)
 		if err != nil {

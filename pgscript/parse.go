@@ -177,9 +177,7 @@ func Parse(name string, weight int, src string) (*Script, error) {
 	if err := p.blocks(s); err != nil {
 		return nil, err
 	}
-	if err := p.names(s); err != nil {
-		return nil, err
-	}
+	p.names(s)
 	if len(s.Commands) == 0 {
 		return nil, p.errorf(p.line, "holds no command: a script needs at least one SQL statement or meta-command")
 	}
@@ -373,14 +371,14 @@ func firstLine(text string) string {
 	return text
 }
 
-// lineAt returns the source from pos to the end of its line, without
-// trailing blanks.
+// lineAt returns the source from pos to the end of its line, its
+// trailing blanks kept (pgbench's -r prints a meta-command as written).
 func (p *parser) lineAt(pos int) string {
 	end := strings.IndexByte(p.src[pos:], '\n')
 	if end < 0 {
 		end = len(p.src) - pos
 	}
-	return strings.TrimRight(p.src[pos:pos+end], " \t\r")
+	return strings.TrimRight(p.src[pos:pos+end], "\r")
 }
 
 // nameComment reads a `-- name: NAME` comment.
@@ -715,32 +713,25 @@ func (p *parser) blocks(s *Script) error {
 	return nil
 }
 
-// names gives every SQL command its name and checks that no two share one.
-// A command without a `-- name:` is FILE:LINE, the line it starts on; when
-// a line starts several commands (BEGIN; SELECT 1; END;, which pgbench
-// runs as three), each is FILE:LINE:N, N its place on the line from 1.
-func (p *parser) names(s *Script) error {
+// names gives every SQL command its name. A command without a `-- name:`
+// is FILE:LINE, the line it starts on; when a line starts several
+// commands (BEGIN; SELECT 1; END;, which pgbench runs as three), each is
+// FILE:LINE:N, N its place on the line from 1. Two commands may share a
+// `-- name:` here, as pgbench, to which it is a comment, runs them:
+// Compile refuses them, and the sql workload names them apart first.
+func (p *parser) names(s *Script) {
 	perLine := make(map[int]int)
 	for _, c := range s.Commands {
 		perLine[c.Line]++
 	}
 	nth := make(map[int]int)
-	seen := make(map[string]int)
 	for i := range s.Commands {
 		c := &s.Commands[i]
 		nth[c.Line]++
-		if c.Kind != SQL {
-			continue
-		}
-		if c.Name == "" {
+		if c.Kind == SQL && c.Name == "" {
 			c.Name = LineName(s.Name, c.Line, nth[c.Line], perLine[c.Line])
 		}
-		if l, ok := seen[c.Name]; ok {
-			return p.errorf(c.Line, "two statements are named %q (lines %d and %d): give each its own `-- name:` (it names the statement after it)", c.Name, l, c.Line)
-		}
-		seen[c.Name] = c.Line
 	}
-	return nil
 }
 
 // LineName is the name of a command without a `-- name:`: FILE:LINE, or

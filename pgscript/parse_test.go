@@ -120,7 +120,6 @@ func TestParseErrors(t *testing.T) {
 		{"sleep value", "\\sleep five\n", 1, `"five" is not a whole number`},
 		{"empty", "-- nothing\n\n", 3, "holds no command"},
 		{"pipeline", "\\startpipeline\nSELECT 1;\n\\endpipeline\n", 1, "does not run pipelines"},
-		{"duplicate name", "-- name: q\nSELECT 1;\n-- name: q\nSELECT 2;\n", 4, `two statements are named "q"`},
 		{"empty name", "-- name:\nSELECT 1;\n", 1, "needs a name"},
 		{"binary", "SELECT 1;\x00\n", 1, "NUL byte"},
 		// pgbench refuses COPY in a script ("COPY is not supported in

@@ -213,8 +213,10 @@ func (p *Program) slot(name string) int {
 	return len(p.names) - 1
 }
 
-// checkNames refuses two statements of different scripts with one name,
-// and a statement named as a script.
+// checkNames refuses two statements with one name, of one script or of
+// two, and a statement named as a script: the run log keeps one series
+// per name. (The sql workload names such statements apart before it
+// compiles them, as pgbench runs them.)
 func (p *Program) checkNames() error {
 	seen := make(map[string]string)
 	for _, s := range p.Scripts {
@@ -241,9 +243,9 @@ func (p *Program) checkNames() error {
 }
 
 // substitute finds the :variables in sql as pgbench does (a name after a
-// colon, skipping ::casts, anywhere in the text) and returns the text of
-// the prepared and extended protocols, their parameters, and the
-// segments of the simple protocol.
+// colon, see nameEnd, skipping ::casts, anywhere in the text) and
+// returns the text of the prepared and extended protocols, their
+// parameters, and the segments of the simple protocol.
 func (p *Program) substitute(sql string) (string, []int, []segment) {
 	var b strings.Builder
 	var params []int
@@ -254,10 +256,7 @@ func (p *Program) substitute(sql string) (string, []int, []segment) {
 			i++
 			continue
 		}
-		j := i + 1
-		for j < len(sql) && identChar(sql[j]) {
-			j++
-		}
+		j := nameEnd(sql, i+1)
 		if j == i+1 { // not a name: skip this run of colons
 			for i < len(sql) && sql[i] == ':' {
 				i++
@@ -275,6 +274,20 @@ func (p *Program) substitute(sql string) (string, []int, []segment) {
 	b.WriteString(sql[lit:])
 	segs = append(segs, segment{lit: sql[lit:], v: -1})
 	return b.String(), params, segs
+}
+
+// nameEnd returns the end of the variable name that starts at s[i], or i
+// when there is none: pgbench's parseVariable takes a letter, _ or a
+// high-bit byte, then those or digits, so '10:30' and [1:2] name none.
+func nameEnd(s string, i int) int {
+	if i >= len(s) || !identStart(s[i]) {
+		return i
+	}
+	j := i + 1
+	for j < len(s) && identChar(s[j]) {
+		j++
+	}
+	return j
 }
 
 // quotedVar finds the first :name that substitute would take for a
@@ -319,11 +332,7 @@ func quotedVar(sql string) (name, where string) {
 			if in[j] != ':' || j > 0 && in[j-1] == ':' || j+1 < len(in) && in[j+1] == ':' {
 				continue
 			}
-			k := j + 1
-			for k < len(in) && identChar(in[k]) {
-				k++
-			}
-			if k > j+1 {
+			if k := nameEnd(in, j+1); k > j+1 {
 				return in[j:k], where
 			}
 		}

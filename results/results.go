@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/stampede-bench/stampede/runlog"
 	"github.com/stampede-bench/stampede/stats"
 	"github.com/stampede-bench/stampede/telemetry"
@@ -145,12 +143,15 @@ type OpView struct {
 
 // acc accumulates one series over intervals and runs.
 type acc struct {
-	hist   *hdrhistogram.Histogram
+	// hist is sparse until it fills (see stats.Hist): a script's
+	// thousands of statements take a few kB each, not a dense histogram.
+	hist   *stats.Hist
 	errors int64
 	count  int64 // from intervals.ndjson, for a consistency check
-	// adder adds a run's histograms into hist as they are read (see
-	// totalsScan), kept from one run to the next of the goroutine that
-	// owns the accumulator: hist holds them all once it is flushed.
+	// adder adds a run's histograms into hist, once hist is dense, as they
+	// are read (see totalsScan), kept from one run to the next of the
+	// goroutine that owns the accumulator: hist holds them all once it is
+	// flushed.
 	adder *runlog.Adder
 }
 

@@ -10,8 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/stampede-bench/stampede/runlog"
 	"github.com/stampede-bench/stampede/stats"
 )
@@ -57,10 +55,10 @@ func (s accSet) get(name string) *acc {
 // goroutine). A run's many series that see no operation (a workload's
 // error kinds, its .lag and .service series when unused) then cost no
 // dense histogram (156 kB each) in a report or a run's end.
-var emptyHist = stats.NewHistogram()
+var emptyHist = stats.NewHist()
 
 // merge adds the values of src to a's histogram, made its own first.
-func (a *acc) merge(src *hdrhistogram.Histogram) {
+func (a *acc) merge(src *stats.Hist) {
 	if src.TotalCount() == 0 {
 		return
 	}
@@ -68,11 +66,27 @@ func (a *acc) merge(src *hdrhistogram.Histogram) {
 }
 
 // own returns a's histogram, a new one in place of the shared empty one.
-func (a *acc) own() *hdrhistogram.Histogram {
+func (a *acc) own() *stats.Hist {
 	if a.hist == emptyHist {
-		a.hist = stats.NewHistogram()
+		a.hist = stats.NewHist()
 	}
 	return a.hist
+}
+
+// add adds the values of the run log's histogram h to a's: bucket by
+// bucket while a's is sparse, through a's Adder once it is dense.
+func (a *acc) add(h *runlog.Hist) {
+	own := a.own()
+	if !own.IsDense() {
+		for v, c := range h.ForEachBucket {
+			_ = own.RecordValues(v, c) // as Hist.MergeInto records them
+		}
+		return
+	}
+	if a.adder == nil {
+		a.adder = runlog.NewAdder(own.Dense())
+	}
+	a.adder.Add(h)
 }
 
 // scanRuns reads the runs, several at once (one per CPU), each as it
@@ -230,10 +244,7 @@ func (ts *totalsScan) add(iv *runlog.ScanInterval) error {
 			p.met = append(p.met, name)
 		}
 		if s.Hist.TotalCount() > 0 {
-			if a.adder == nil {
-				a.adder = runlog.NewAdder(a.own())
-			}
-			a.adder.Add(s.Hist)
+			a.add(s.Hist)
 		}
 		a.errors += s.Errors
 		a.count += s.Count

@@ -91,7 +91,7 @@ func splitViews(order []string, series map[string]*acc, localities map[string]st
 			index[key] = g
 			locs = append(locs, g)
 		}
-		g.hist.Merge(a.hist)
+		stats.Merge(g.hist, a.hist)
 		g.errs += a.errors
 	}
 	for _, g := range locs {

@@ -148,7 +148,7 @@ func loadTotals(run *runlog.Run, accs accSet) (runPart, error) {
 	for i, s := range doc.Series {
 		a := accs.get(s.Name)
 		if hists[i].TotalCount() > 0 {
-			hists[i].MergeInto(a.own()) // as Histogram.Merge of the dense decoding, exactly
+			a.own().MergePacked(hists[i]) // as Histogram.Merge of the dense decoding, exactly
 		}
 		a.errors += s.Errors
 		a.count += s.Count

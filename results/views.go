@@ -158,7 +158,13 @@ func writeTotals(run *runlog.Run, p runPart, from time.Time, accs accSet, hlogBy
 		a := accs[name]
 		var enc string
 		if a.hist != emptyHist || empty == "" {
-			b, err := he.Encode(a.hist)
+			var b []byte
+			var err error
+			if p := a.hist.Sparse(); p != nil {
+				b, err = he.EncodePacked(p)
+			} else {
+				b, err = he.Encode(a.hist.Dense())
+			}
 			if err != nil {
 				return fmt.Errorf("run %s: encode %s's histogram: %w", run.Info.ID, name, err)
 			}

@@ -107,9 +107,12 @@ func Demo(ctx context.Context, spec DemoSpec) (*Result, error) {
 	}
 	conn := Conn{URLs: []string{url}, Database: db}
 	fmt.Fprintf(log, "==> stampede init ycsb --workload a -p %s --db %s --drop\n", records, db)
-	// Everything in db is the demo's: a throwaway server's, or the
-	// stampede_demo database that claimDemoDatabase made sure is its own.
-	if err := Load(ctx, LoadSpec{Workload: gen, Conn: conn, Drop: true, ForceDrop: true, Concurrency: 4, Seed: 1, Log: log}); err != nil {
+	// db is the demo's: a throwaway server's, or the stampede_demo
+	// database that claimDemoDatabase made sure is its own. Its --drop
+	// forces only when the user said so: what a user made there since
+	// the census (a trigger on usertable, say) is refused as anywhere.
+	force := spec.URL == "" || spec.ForceDrop
+	if err := Load(ctx, LoadSpec{Workload: gen, Conn: conn, Drop: true, ForceDrop: force, Concurrency: 4, Seed: 1, Log: log}); err != nil {
 		return nil, err
 	}
 	if ctx.Err() != nil {
@@ -168,7 +171,9 @@ func claimDemoDatabase(ctx context.Context, url string, gen workload.Generator, 
 	defer admin.Close()
 	where := strings.Join(admin.Endpoints(), ",")
 	created, err := sqlx.ClaimDatabase(ctx, admin, demoDatabase, demoOwner)
+	forced := false // whether force dropped anything
 	if errors.Is(err, sqlx.ErrNotOwned) && force {
+		forced = true
 		fmt.Fprintf(log, "%s: dropping database %q on %s, which stampede demo did not create\n", workload.ForceDropFlag, demoDatabase, where)
 		if _, err := admin.Exec(ctx, admin.Dialect().DropDatabase(demoDatabase)); err != nil {
 			return nil, fmt.Errorf("dropping database %q: %w", demoDatabase, err)
@@ -191,6 +196,7 @@ func claimDemoDatabase(ctx context.Context, url string, gen workload.Generator, 
 				Objects: foreign, Action: "the demo"})
 		}
 		if len(foreign) > 0 {
+			forced = true
 			fmt.Fprintf(log, "%s: dropping database %q on %s with objects stampede did not make: %s\n", workload.ForceDropFlag, demoDatabase, where, strings.Join(foreign, ", "))
 			if _, err := admin.Exec(ctx, admin.Dialect().DropDatabase(demoDatabase)); err != nil {
 				return nil, fmt.Errorf("dropping database %q: %w", demoDatabase, err)
@@ -199,6 +205,11 @@ func claimDemoDatabase(ctx context.Context, url string, gen workload.Generator, 
 				return nil, err
 			}
 		}
+	}
+	if force && !forced {
+		// Not refused: whether there is anything to drop is the
+		// server's state, which the user may not know; said, not silent.
+		fmt.Fprintf(log, "note: %s dropped nothing: no database %q on %s holds anything stampede did not make\n", workload.ForceDropFlag, demoDatabase, where)
 	}
 	what := "created"
 	if !created {
@@ -260,7 +271,8 @@ func writableResults(dir string) error {
 }
 
 // demoForeign returns the objects of the demo's database (on the server
-// of opts) that stampede did not make: neither marked nor gen's.
+// of opts) that stampede did not make: neither marked nor gen's; and a
+// user's work on the database as a whole (workload.DatabaseWorkOf).
 func demoForeign(ctx context.Context, opts sqlx.Options, gen workload.Generator) ([]string, error) {
 	opts.Database = demoDatabase
 	db, err := sqlx.Open(ctx, opts)
@@ -268,5 +280,12 @@ func demoForeign(ctx context.Context, opts sqlx.Options, gen workload.Generator)
 		return nil, err
 	}
 	defer db.Close()
-	return workload.ForeignObjectsIn(ctx, db, gen)
+	foreign, err := workload.ForeignObjectsIn(ctx, db, gen)
+	if err != nil {
+		return nil, err
+	}
+	// And a user's work on the database itself (its settings, grants,
+	// owner...), which dropping it would lose as well.
+	work, err := workload.DatabaseWorkOf(ctx, db, "")
+	return append(foreign, work...), err
 }

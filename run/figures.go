@@ -195,6 +195,10 @@ type Summary struct {
 	// measured period: its cgroup's throttling and the server's CPU
 	// (nil without one).
 	CPULimit *limit.CPUBound `json:"cpu_limit,omitempty"`
+	// NotLimited, when not "", says that no process matched the limits'
+	// patterns during the run, so that nothing was limited ("no process
+	// matched --limit-process postgrez: nothing was limited ...").
+	NotLimited string `json:"not_limited,omitempty"`
 	// ClientCPU is the CPU this process used over the run, in cores (its
 	// user and system time over the engine's run), and Bottleneck what
 	// limited the run, from the telemetry (telemetry.Bottleneck).

@@ -272,7 +272,13 @@ func ExecFleet(ctx context.Context, op FleetOp, stmt, resultsDir string, restart
 	started := func() {
 		t.Logf("applying to %s, %d at once; record %s", TenantsSummary(op.Spec), t.Concurrency, record)
 	}
-	res, err := fleet.Exec(ctx, fleet.ExecOptions{Target: t, Statement: stmt, Record: record, Restart: restart, Started: started})
+	var tables []string
+	if op.Workload != nil {
+		for _, tb := range op.Workload.Tables() {
+			tables = append(tables, tb.Name)
+		}
+	}
+	res, err := fleet.Exec(ctx, fleet.ExecOptions{Target: t, Statement: stmt, Record: record, Restart: restart, Started: started, Tables: tables})
 	if errors.Is(err, fleet.ErrNotTenants) {
 		return res, asInput(err)
 	}

@@ -10,8 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/prometheus/procfs"
-
 	"github.com/stampede-bench/stampede/limit"
 	"github.com/stampede-bench/stampede/procmatch"
 	"github.com/stampede-bench/stampede/runlog"
@@ -51,7 +49,12 @@ type runLimits struct {
 	moved   atomic.Int64
 	// cpus is the CPU limit (0: none); from and to are the group's
 	// counters at the measured period's start and end (see mark).
-	cpus     float64
+	cpus float64
+	// targets names the patterns that choose the processes
+	// (--limit-process postgres), "" when PIDs were given: with no
+	// process moved in by the run's end, nothing was limited
+	// (notLimited).
+	targets  string
 	mu       sync.Mutex
 	from, to limit.Stats
 	fromAt   time.Time
@@ -127,6 +130,9 @@ func applyLimits(f Limits, tel Telemetry, runID string, stderr io.Writer) (*runL
 		return nil, fmt.Errorf("cannot apply the limits: %w", err)
 	}
 	rl := &runLimits{group: g, text: l.String(), cpus: l.CPUs}
+	if len(pids) == 0 {
+		rl.targets = targetFlags(f, tel)
+	}
 	if rl.release, err = g.Hold(limit.HoldDir); err != nil {
 		fmt.Fprintf(stderr, "warning: limits: cannot mark %s as this run's (%v): if the run is killed with SIGKILL, remove it with `stampede limit --remove %s`\n", g, err, g.Name())
 	}
@@ -135,11 +141,14 @@ func applyLimits(f Limits, tel Telemetry, runID string, stderr io.Writer) (*runL
 			_ = g.Remove()
 			return nil, fmt.Errorf("cannot apply the limits: %w", err)
 		}
+		rl.moved.Add(1)
 		// The processes the target forked already (a server's backends,
 		// checkpointer, WAL writer) join it; those it forks later are
 		// born inside the group.
-		for _, child := range descendants(pid) {
-			_ = g.Add(child) // a child that exited meanwhile needs no limit
+		for _, child := range limit.Descendants(pid) {
+			if g.Add(child) == nil { // a child that exited meanwhile needs no limit
+				rl.moved.Add(1)
+			}
 		}
 	}
 	rec := LimitsRecord{Text: l.String(), Cgroup: g.Path(), Version: g.Mode().String(), CPUs: l.CPUs,
@@ -160,6 +169,39 @@ func applyLimits(f Limits, tel Telemetry, runID string, stderr io.Writer) (*runL
 	}
 	fmt.Fprintf(stderr, "limits on the system under test: %s (%s)\n", rl.text, g)
 	return rl, nil
+}
+
+// targetFlags names the patterns that choose a limit's processes, as
+// given: --limit-process postgres, --limit-cmdline 'data/pg', or the
+// watched processes' flags when the limits apply to those.
+func targetFlags(f Limits, tel Telemetry) string {
+	var parts []string
+	add := func(flag string, exprs []string) {
+		for _, e := range exprs {
+			parts = append(parts, flag+" "+e)
+		}
+	}
+	add("--limit-process", f.Processes)
+	add("--limit-cmdline", f.Cmdlines)
+	if len(parts) == 0 {
+		add("--watch-process", tel.WatchProcess)
+		add("--watch-cmdline", tel.WatchCmdline)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// notLimited says, when not "", that no process matched the limit's
+// patterns by the end of the run (none was moved into its cgroup), so
+// that its limits held nothing: "no process matched --limit-process
+// postgrez: nothing was limited". The run is not refused at its start
+// for it, as a server may start after the run does; it is said at the
+// end, in a warning, the run log and the run's summary (NotLimited).
+// Safe to call after remove.
+func (rl *runLimits) notLimited() string {
+	if rl == nil || rl.targets == "" || rl.moved.Load() > 0 {
+		return ""
+	}
+	return fmt.Sprintf("no process matched %s: nothing was limited (list the processes with `ps -eo pid,comm,args`)", rl.targets)
 }
 
 // reweighEvery is how often a run's cgroup is given the CPU weight of the
@@ -264,7 +306,17 @@ func (rl *runLimits) removeOnce(w *runlog.Writer, stderr io.Writer) {
 	rl.stop()
 	rl.wg.Wait()
 	if w != nil {
-		w.Event(runlog.Event{Kind: "limits", Code: "removed", Message: fmt.Sprintf("%s; %d processes moved in during the run", rl.text, rl.moved.Load())})
+		n, noun := rl.moved.Load(), "processes"
+		if n == 1 {
+			noun = "process"
+		}
+		w.Event(runlog.Event{Kind: "limits", Code: "removed", Message: fmt.Sprintf("%s; %d %s moved in during the run", rl.text, n, noun)})
+	}
+	if line := rl.notLimited(); line != "" {
+		fmt.Fprintf(stderr, "warning: limits: %s\n", line)
+		if w != nil {
+			w.Event(runlog.Event{Kind: "limits", Code: "nothing-limited", Message: line})
+		}
 	}
 	err := rl.group.Remove()
 	for _, line := range rl.group.Unrestored() {
@@ -305,31 +357,6 @@ func removeAbandonedLimits(stderr io.Writer) {
 			fmt.Fprintf(stderr, "warning: limits: %s\n", line)
 		}
 	}
-}
-
-// descendants returns the PIDs of the processes descended from pid.
-func descendants(pid int) []int {
-	all, err := procfs.AllProcs()
-	if err != nil {
-		return nil
-	}
-	children := map[int][]int{}
-	for _, p := range all {
-		if st, err := p.Stat(); err == nil {
-			children[st.PPID] = append(children[st.PPID], p.PID)
-		}
-	}
-	var out []int
-	queue := []int{pid}
-	for len(queue) > 0 {
-		next := queue[0]
-		queue = queue[1:]
-		for _, c := range children[next] {
-			out = append(out, c)
-			queue = append(queue, c)
-		}
-	}
-	return out
 }
 
 // Items describes the record as (what, value) pairs, in a fixed order:

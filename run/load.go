@@ -29,6 +29,9 @@ type LoadSpec struct {
 	// Load refuses when one exists. It drops only tables stampede made
 	// (see workload.ForeignTables), and refuses others, unless ForceDrop.
 	Drop bool
+	// Action names, in a refusal, what would have dropped the tables
+	// ("--reload" for a sweep's); "--drop" when empty.
+	Action string
 	// ForceDrop lets Drop drop tables that stampede did not make
 	// (--force-drop).
 	ForceDrop bool
@@ -130,6 +133,31 @@ func prepareLoad(spec LoadSpec) (streams int, err error) {
 // parallel COPY streams, then records what it loaded (see
 // workload.RecordLoad) for run and check to compare with.
 func Load(ctx context.Context, spec LoadSpec) error {
+	return copyHint(ctx, spec.Workload, spec.Conn, load(ctx, spec))
+}
+
+// copyHint completes the commands err suggests that drop stampede's
+// tables, with --force-drop, when the database of gen on c is a copy of
+// one stampede loaded (workload.CopyHint): they would be refused as
+// written. It connects only for such an err.
+func copyHint(ctx context.Context, gen workload.Generator, c Conn, err error) error {
+	if !workload.SuggestsDrop(err) {
+		return err
+	}
+	opts, oerr := c.Options(gen.Meta().DatabaseName(), 1)
+	if oerr != nil || opts.Driver == sqlx.DriverNull {
+		return err
+	}
+	db, oerr := sqlx.Open(ctx, opts)
+	if oerr != nil {
+		return err
+	}
+	defer db.Close()
+	return workload.CopyHint(ctx, db, err)
+}
+
+// load is Load.
+func load(ctx context.Context, spec LoadSpec) error {
 	streams, err := prepareLoad(spec)
 	if err != nil {
 		return err
@@ -244,7 +272,7 @@ func Load(ctx context.Context, spec LoadSpec) error {
 				return err
 			}
 		}
-		if err := sayDrops(ctx, db, gen, append(slices.Clone(tables), former...), spec.ForceDrop, log); err != nil {
+		if err := sayDrops(ctx, db, gen, append(slices.Clone(tables), former...), spec.ForceDrop, spec.Action, log); err != nil {
 			return err
 		}
 		for i := len(former) - 1; i >= 0; i-- { // refused above unless stampede's (or --force-drop)
@@ -263,7 +291,7 @@ func Load(ctx context.Context, spec LoadSpec) error {
 				return err
 			}
 		}
-		if err := workload.ForgetLoad(ctx, db, gen); err != nil {
+		if err := forgetLoad(ctx, db, gen, spec.ForceDrop); err != nil {
 			return err // the record of the data dropped must not outlive it
 		}
 	}
@@ -434,8 +462,9 @@ func tableNames(tables []workload.Table) string {
 }
 
 // sayDrops names, before a drop drops them, the tables that exist, and
-// refuses (unless force) those stampede did not make.
-func sayDrops(ctx context.Context, db *sqlx.DB, gen workload.Generator, tables []workload.Table, force bool, log io.Writer) error {
+// refuses (unless force) those stampede did not make, by action ("--drop"
+// when empty).
+func sayDrops(ctx context.Context, db *sqlx.DB, gen workload.Generator, tables []workload.Table, force bool, action string, log io.Writer) error {
 	existing, err := workload.ExistingTables(ctx, db, tables)
 	if err != nil {
 		return err
@@ -457,7 +486,9 @@ func sayDrops(ctx context.Context, db *sqlx.DB, gen workload.Generator, tables [
 			foreign = append(foreign, t) // bulk_insert's sbtestN of a user's
 		}
 	}
-	action := "--drop"
+	if action == "" {
+		action = "--drop"
+	}
 	if df, ok := gen.(workload.DropFirster); ok && df.DropsFirst() {
 		action = "init's step d (drop)" // pgbench's steps: no --drop given
 	}
@@ -573,6 +604,11 @@ const checkConns = 4
 // Check runs the workload's consistency checks (stampede check), writing
 // their lines to out and notes to log; its error says what failed.
 func Check(ctx context.Context, gen workload.Generator, c Conn, out, log io.Writer) error {
+	return copyHint(ctx, gen, c, check(ctx, gen, c, out, log))
+}
+
+// check is Check.
+func check(ctx context.Context, gen workload.Generator, c Conn, out, log io.Writer) error {
 	if gen == nil {
 		return inputf("Check: the workload is nil")
 	}
@@ -643,6 +679,23 @@ type CleanupSpec struct {
 	Only []string
 }
 
+// NoDatabaseError is Cleanup's error for a database that does not exist:
+// nothing of stampede's is there, and nothing was dropped; still an
+// error, as the name may be a typo for the database that holds the load.
+type NoDatabaseError struct {
+	// Database is the database's name, Endpoint the server (host:port).
+	Database, Endpoint string
+	// Err is the connection's error (a *sqlx.ConnectError).
+	Err error
+}
+
+func (e *NoDatabaseError) Error() string {
+	return fmt.Sprintf("database %q does not exist on %s, nothing was dropped: %s", e.Database, e.Endpoint, sqlx.NoDatabaseHint)
+}
+
+// Unwrap returns the connection's error.
+func (e *NoDatabaseError) Unwrap() error { return e.Err }
+
 // Cleanup drops the workload's tables that exist (stampede cleanup), and
 // the tables its runs made (workload.Hooks.RunTables), saying which on
 // spec.Log, and forgets what init recorded of them. It drops only what
@@ -661,6 +714,9 @@ func Cleanup(ctx context.Context, spec CleanupSpec) error {
 		log = io.Discard
 	}
 	db, err := openDB(ctx, gen, spec.Conn, 1, false, log)
+	if ce := (*sqlx.ConnectError)(nil); errors.As(err, &ce) && sqlx.IsMissingDatabase(err) {
+		return &NoDatabaseError{Database: ce.Database, Endpoint: ce.Endpoint, Err: err}
+	}
 	if err != nil {
 		return err
 	}
@@ -762,7 +818,15 @@ func Cleanup(ctx context.Context, spec CleanupSpec) error {
 			return err
 		}
 	}
-	if err := workload.ForgetLoad(ctx, db, gen); err != nil {
+	// What an init file made goes before the record: a refusal of a
+	// user's part of it (an index made since) keeps the record, which
+	// tells a copy of this database from it.
+	if made {
+		if err := md.DropMade(ctx, db, log, ""); err != nil {
+			return configInput(err)
+		}
+	}
+	if err := forgetLoad(ctx, db, gen, spec.ForceDrop); err != nil {
 		return fmt.Errorf("removing the record of the load from %s: %w", workload.LoadRecordTable, err)
 	}
 	for _, t := range runTables {
@@ -770,9 +834,6 @@ func Cleanup(ctx context.Context, spec CleanupSpec) error {
 			return fmt.Errorf("dropping %s: %w", t, err)
 		}
 		fmt.Fprintf(log, "dropped table %s\n", t)
-	}
-	if made {
-		return configInput(md.DropMade(ctx, db, log, ""))
 	}
 	return nil
 }
@@ -786,9 +847,17 @@ func Cleanup(ctx context.Context, spec CleanupSpec) error {
 // init's record of the load tells.
 func withInitMarked(ctx context.Context, db *sqlx.DB, gen workload.Generator, log io.Writer) ([]workload.Table, error) {
 	tables := gen.Tables()
-	extra, err := workload.InitMarkedTables(ctx, db, gen, tableNamesOf(tables))
-	if err != nil || len(extra) == 0 {
+	extra, renamed, err := workload.InitMarkedTables(ctx, db, gen, tableNamesOf(tables))
+	if err != nil {
 		return tables, err
+	}
+	if len(renamed) > 0 {
+		fmt.Fprintf(log, "kept %s (%s): %s the mark of stampede's init of %s under a name no load of %s uses, renamed to keep %s, so %s the user's now\n",
+			plural(len(renamed), "table"), strings.Join(renamed, ", "), map[bool]string{true: "it carries", false: "they carry"}[len(renamed) == 1],
+			gen.Meta().Name, gen.Meta().Name, map[bool]string{true: "it", false: "them"}[len(renamed) == 1], map[bool]string{true: "it is", false: "they are"}[len(renamed) == 1])
+	}
+	if len(extra) == 0 {
+		return tables, nil
 	}
 	carry := map[bool]string{true: "carries", false: "carry"}[len(extra) == 1]
 	// Which of the two: init's record of the load says it ended.
@@ -937,6 +1006,14 @@ func refuseAll(ctx context.Context, db *sqlx.DB, gen workload.Generator, foreign
 			userShadowed = append(userShadowed, s.Name)
 		}
 	}
+	// Init's record table goes with the load's last record
+	// (workload.ForgetLoad): what a user made on it is refused with the
+	// rest, before anything is dropped.
+	if goes, err := workload.RecordGoes(ctx, db, gen); err != nil {
+		return false, err
+	} else if goes {
+		drop = append(slices.Clone(drop), workload.LoadRecordTable)
+	}
 	var notes []string
 	note, ferr := refuseForeign(ctx, db, gen, foreign, userShadowed, force, action)
 	if ferr != nil && !errors.Is(ferr, workload.ErrForeign) {
@@ -995,6 +1072,16 @@ func refuseAll(ctx context.Context, db *sqlx.DB, gen workload.Generator, foreign
 		fmt.Fprintln(log, n)
 	}
 	return cascade, nil
+}
+
+// forgetLoad removes gen's record of its load (workload.ForgetLoad), with
+// CASCADE when force (workload.ForgetLoadCascade: refuseAll named what
+// goes with the record table).
+func forgetLoad(ctx context.Context, db *sqlx.DB, gen workload.Generator, force bool) error {
+	if force {
+		return workload.ForgetLoadCascade(ctx, db, gen)
+	}
+	return workload.ForgetLoad(ctx, db, gen)
 }
 
 // indexTables is "the table" or "their tables", as UserIndexes' list idx
@@ -1128,7 +1215,17 @@ func refuseDependents(ctx context.Context, db *sqlx.DB, tables, refs []string, s
 	}
 	what += fmt.Sprintf(" in %s", db.Where())
 	if !force {
-		return false, nil, &workload.DependentsError{What: what, Objects: deps, Action: action}
+		// The refusal names the tables each object depends on, not
+		// every table the drop would take.
+		rels := make([]string, 0, len(tables)+len(refs))
+		for _, t := range tables {
+			rels = append(rels, db.Dialect().QuoteIdent(t))
+		}
+		on, objs, err := workload.DependedOn(ctx, db, append(rels, refs...), names, db.Where(), deps)
+		if err != nil {
+			return false, nil, err
+		}
+		return false, nil, &workload.DependentsError{What: on, Objects: objs, Action: action}
 	}
 	return true, []string{workload.ForceDropNote(what, len(names), deps)}, nil
 }

@@ -342,6 +342,10 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 	r.cleanup = append(r.cleanup, pacerProcs(r.cfg, src.workers))
 	series := engine.Series{Ops: r.load.Ops, Rated: r.cfg.Rated()}
 	names := series.Names()
+	shards := stats.ShardsFor(src.workers, runtime.GOMAXPROCS(0))
+	if err := checkSeries(len(names), shards); err != nil {
+		return nil, err
+	}
 	// The workers' connections are made before the clock starts, and
 	// their set-up is reported apart (see sqlx.DB.Connect): timed as the
 	// first operations, 1,000 backend starts were seconds of latency
@@ -366,7 +370,7 @@ func Start(ctx context.Context, spec Spec) (_ *Run, err error) {
 		}
 	}
 	start := time.Now()
-	r.reg = stats.NewRegistry(names, stats.ShardsFor(src.workers, runtime.GOMAXPROCS(0)), start)
+	r.reg = stats.NewRegistry(names, shards, start)
 	r.parts = len(names)
 	var split *Split
 	if s.SplitBy != "" && src.db != nil {
@@ -800,6 +804,7 @@ func (r *Run) finish() (*Result, error) {
 	}
 	sum.Telemetry = r.tel.summary(last.CumStart)
 	sum.CPULimit = r.lims.cpuBound(sum.Telemetry)
+	sum.NotLimited = r.lims.notLimited()
 	clientKnown := false
 	if cpu := processCPU(); cpu >= 0 && r.cpu0 >= 0 {
 		cores := runtime.NumCPU()
@@ -1181,7 +1186,11 @@ func (r *Run) writeInterval(t stats.Tick) error {
 			// than recording them.
 			continue
 		}
-		series = append(series, runlog.IntervalSeries{Name: s.Name, Hist: s.Interval, Count: s.Interval.TotalCount(), Errors: s.Errors})
+		is := runlog.IntervalSeries{Name: s.Name, Count: s.Interval.TotalCount(), Errors: s.Errors}
+		if is.Packed = s.Interval.Sparse(); is.Packed == nil {
+			is.Hist = s.Interval.Dense()
+		}
+		series = append(series, is)
 	}
 	extra := map[string]float64{"reconnects": float64(r.src.reconnects())}
 	if r.cfg.SkipLate > 0 {

@@ -2,6 +2,7 @@ package run
 
 import (
 	"github.com/stampede-bench/stampede/internal/membudget"
+	"github.com/stampede-bench/stampede/stats"
 	"github.com/stampede-bench/stampede/workload"
 )
 
@@ -46,6 +47,16 @@ func CheckTenants(name string, n int) error {
 // CheckLoaders bounds init's COPY streams by memory.
 func CheckLoaders(name string, n int) error {
 	return CheckSize(name, int64(n), bytesPerLoader, "COPY stream", "a few per CPU of the server are enough")
+}
+
+// checkSeries bounds a run's latency series (one per operation and per
+// statement of a script, three each under a rate) by the memory of their
+// histograms, so that a script of too many statements is refused in one
+// line rather than ending in the Go runtime's "out of memory".
+func checkSeries(n, shards int) error {
+	per := stats.SeriesBytes(n, shards) / int64(max(n, 1))
+	return CheckSize("latency series:", int64(n), per, "series",
+		"or run fewer statements per script (each statement, script and operation is a series, three under a rate), or split the scripts over several commands")
 }
 
 // HumanBytes renders a size in B, kB, MB, GB, TB, PB or EB (1024-based).

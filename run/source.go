@@ -84,6 +84,12 @@ func (r *Run) openSource(ctx context.Context) (*source, error) {
 	if r.spec.Fleet != nil {
 		return r.openFleet(ctx)
 	}
+	src, err := r.openDatabase(ctx)
+	return src, copyHint(ctx, r.spec.Workload, r.spec.Conn, err)
+}
+
+// openDatabase is openSource of one database.
+func (r *Run) openDatabase(ctx context.Context) (*source, error) {
 	s := &r.spec
 	gen := s.Workload
 	opser, ok := gen.(workload.Opser)

@@ -6,8 +6,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/stampede-bench/stampede/engine"
 	"github.com/stampede-bench/stampede/report"
 	"github.com/stampede-bench/stampede/results"
@@ -181,7 +179,7 @@ func (d Display) SplitOps(t stats.Tick, final bool) []report.Op {
 	}
 	type group struct {
 		name              string
-		iv, cum           *hdrhistogram.Histogram
+		iv, cum           *stats.Hist
 		ivErrs, cumErrs   int64
 		merged, mergedCum bool
 	}
@@ -221,8 +219,8 @@ func (d Display) SplitOps(t stats.Tick, final bool) []report.Op {
 			if !g.mergedCum {
 				g.cum, g.mergedCum = merged(g.cum), true
 			}
-			stats.Merge(g.iv, s.Interval)
-			stats.Merge(g.cum, s.Cumulative)
+			stats.Merge(g.iv.Dense(), s.Interval)
+			stats.Merge(g.cum.Dense(), s.Cumulative)
 		}
 		g.ivErrs += s.Errors
 		g.cumErrs += s.CumErrors
@@ -244,9 +242,9 @@ func (d Display) SplitOps(t stats.Tick, final bool) []report.Op {
 	return out
 }
 
-// merged returns a copy of h to merge into.
-func merged(h *hdrhistogram.Histogram) *hdrhistogram.Histogram {
+// merged returns a dense copy of h to merge into.
+func merged(h *stats.Hist) *stats.Hist {
 	c := stats.NewHistogram()
 	stats.Merge(c, h)
-	return c
+	return stats.HistOf(c)
 }

@@ -236,6 +236,22 @@ func (h *Hist) Max() int64 {
 	return h.table.to[h.last]
 }
 
+// ForEachBucket calls fn with the lowest value and the count of each
+// populated bucket, in increasing order, as PackedHistogram.ForEachBucket
+// does, until fn returns false.
+func (h *Hist) ForEachBucket(fn func(value, count int64) bool) {
+	if h.packed != nil {
+		h.packed.ForEachBucket(fn)
+		return
+	}
+	h.buckets()
+	for i, ix := range h.idx {
+		if !fn(h.table.from[ix], h.cnt[i]) {
+			return
+		}
+	}
+}
+
 // Geometry returns the histogram's lowest discernible value, highest
 // trackable value and significant digits.
 func (h *Hist) Geometry() (lowest, highest int64, digits int) {
@@ -330,9 +346,14 @@ func (d *histDecoder) fast(b []byte, h *Hist) error {
 	}
 	// One byte more than the payload: it must be the end (which also
 	// checks the zlib checksum).
+	// io.ReadFull cannot tell the stream's clean end from zlib's own
+	// io.ErrUnexpectedEOF (a stream cut in its checksum), so the payload
+	// is read whole first and the end is read apart.
 	d.payload = slices.Grow(d.payload[:0], int(payloadLen)+1)[:int(payloadLen)+1]
-	got, err := io.ReadFull(d.z, d.payload)
-	if got != int(payloadLen) || (err != io.ErrUnexpectedEOF && err != io.EOF) {
+	if _, err := io.ReadFull(d.z, d.payload[:payloadLen]); err != nil {
+		return errSlowPath
+	}
+	if !atEOF(d.z, d.payload[payloadLen:]) {
 		return errSlowPath
 	}
 	pl := d.payload[:payloadLen]
@@ -350,6 +371,21 @@ func (d *histDecoder) fast(b []byte, h *Hist) error {
 	// Only up to the last populated bucket: what follows adds nothing.
 	h.pl = pl[:end]
 	return nil
+}
+
+// atEOF reports whether r is at its clean end: no more bytes and io.EOF,
+// not another error. one is a one-byte scratch buffer.
+func atEOF(r io.Reader, one []byte) bool {
+	for range 16 { // a reader may return (0, nil) a few times
+		n, err := r.Read(one)
+		if n > 0 {
+			return false
+		}
+		if err != nil {
+			return err == io.EOF
+		}
+	}
+	return false
 }
 
 // scanPayload checks the V2 payload pl of a geometry of countsLen

@@ -207,3 +207,36 @@ func inflated(t *testing.T, enc []byte) []byte {
 	// The cookie and the compressed length differ; the rest must not.
 	return append(raw[:4:4], body...)
 }
+
+// TestPackedEncodedAsDense: a sparse histogram is encoded to the bytes
+// of the dense histogram of the same counts, with the same maximum, in
+// both encodings (the interval log's stored blocks and totals.json's best
+// compression), for every case, an empty one included, and for a
+// geometry whose bucket table the decoder does not keep (encoded through
+// a dense copy).
+func TestPackedEncodedAsDense(t *testing.T) {
+	cases := encoderCases(t)
+	cases["other geometry"] = hdrhistogram.New(1, 1e9, 4)
+	for v := int64(1); v < 1e9; v = v*3 + 1 {
+		_ = cases["other geometry"].RecordValues(v, v%5+1)
+	}
+	for _, stored := range []bool{false, true} {
+		dense, sparse := histEncoder{stored: stored}, histEncoder{stored: stored}
+		for name, h := range cases {
+			p := hdrhistogram.NewPacked(h.LowestTrackableValue(), h.HighestTrackableValue(), int(h.SignificantFigures()))
+			p.MergeFrom(h)
+			want, wantMax, err := dense.encode(h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want = bytes.Clone(want)
+			got, gotMax, err := sparse.encode(p)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if !bytes.Equal(got, want) || gotMax != wantMax {
+				t.Errorf("stored %v, %s: sparse encoding (max %d) differs from the dense one's (max %d):\ngot  %.80s...\nwant %.80s...", stored, name, gotMax, wantMax, got, want)
+			}
+		}
+	}
+}

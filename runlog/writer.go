@@ -65,8 +65,12 @@ type IntervalSeries struct {
 	// intervals.hlog.
 	Name string
 	// Hist holds the latencies of the interval's successful operations in
-	// nanoseconds. It must not be nil; an empty histogram is written too.
+	// nanoseconds. It (or Packed) must not be nil; an empty histogram is
+	// written too.
 	Hist *hdrhistogram.Histogram
+	// Packed holds them instead of Hist, sparse: it is written as the
+	// dense histogram of the same counts is, to the byte.
+	Packed *hdrhistogram.PackedHistogram
 	// Count is the number of operations, normally Hist.TotalCount().
 	Count int64
 	// Errors is the number of failed operations, whose latencies are not in
@@ -346,20 +350,24 @@ func (w *Writer) WriteInterval(start, end time.Time, series []IntervalSeries, ex
 		if _, dup := rec.Series[s.Name]; dup {
 			return fmt.Errorf("run %s: series %q given twice in one interval", w.info.ID, s.Name)
 		}
-		if s.Hist == nil {
+		if s.Hist == nil && s.Packed == nil {
 			return fmt.Errorf("run %s: series %q has no histogram", w.info.ID, s.Name)
 		}
 		if s.Count < 0 || s.Errors < 0 {
 			return fmt.Errorf("run %s: series %q has a negative count", w.info.ID, s.Name)
 		}
 		rec.Series[s.Name] = seriesCounts{Count: s.Count, Errors: s.Errors}
-		if s.Hist.TotalCount() == 0 {
-			if err := w.writeEmpty(s.Name, s.Hist, startMs, endMs); err != nil {
+		var h histogram = s.Packed
+		if s.Hist != nil {
+			h = s.Hist
+		}
+		if h.TotalCount() == 0 {
+			if err := w.writeEmpty(s.Name, h, startMs, endMs); err != nil {
 				return fmt.Errorf("run %s: encode histogram of series %q: %w", w.info.ID, s.Name, err)
 			}
 			continue
 		}
-		if err := w.writeHist(s.Name, s.Hist, startMs, endMs); err != nil {
+		if err := w.writeHist(s.Name, h, startMs, endMs); err != nil {
 			return fmt.Errorf("run %s: encode histogram of series %q: %w", w.info.ID, s.Name, err)
 		}
 	}
@@ -383,7 +391,7 @@ func (w *Writer) WriteInterval(start, end time.Time, series []IntervalSeries, ex
 // hlogBuf: the line HistogramLogWriter.OutputIntervalHistogram writes
 // (TestIntervalLinesAsLibrary compares them), encoded by w.enc (see
 // histEncoder).
-func (w *Writer) writeHist(name string, h *hdrhistogram.Histogram, startMs, endMs int64) error {
+func (w *Writer) writeHist(name string, h histogram, startMs, endMs int64) error {
 	payload, maxNs, err := w.enc.encode(h)
 	if err != nil {
 		return err
@@ -412,7 +420,7 @@ type histConfig struct{ lowest, highest, digits int64 }
 // garbage, and most series of a run are empty in most intervals (a rated
 // YCSB run has 64 series, of which 4 have values), which at one interval a
 // second made 36 MB/s of garbage and a collection every second.
-func (w *Writer) writeEmpty(name string, h *hdrhistogram.Histogram, startMs, endMs int64) error {
+func (w *Writer) writeEmpty(name string, h histogram, startMs, endMs int64) error {
 	cfg := histConfig{h.LowestTrackableValue(), h.HighestTrackableValue(), h.SignificantFigures()}
 	payload, ok := w.empty[cfg]
 	if !ok {

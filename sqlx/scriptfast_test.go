@@ -190,6 +190,18 @@ func TestScriptPreparedAsPgconn(t *testing.T) {
 			if again := pid(); again == victim {
 				t.Errorf("statement after the session ended ran on backend %s, the terminated one", again)
 			}
+
+			// Statements under a context that cannot end (ctx, as the
+			// engine's workers' own) watch nothing; a cancellable one
+			// after them is watched again.
+			ctx3, cancel3 := context.WithCancel(context.Background())
+			defer cancel3()
+			ctx = ctx3
+			time.AfterFunc(200*time.Millisecond, cancel3)
+			start = time.Now()
+			if _, _, err := run("SELECT pg_sleep(30)"); !errors.Is(err, context.Canceled) || time.Since(start) > 5*time.Second {
+				t.Errorf("pg_sleep(30) cancelled after statements under a context that cannot end: %v after %v, want context.Canceled within 5s", err, time.Since(start))
+			}
 		})
 	}
 }

@@ -10,6 +10,11 @@
 // exactly (histogram merge, never an average of percentiles) into the
 // interval view and the cumulative view, and returns both.
 //
+// A series' histograms are [Hist]s, made on its first value and sparse
+// while they hold few values (a script's thousands of statements, each
+// recorded once per transaction), dense once they fill; every figure is
+// the dense histogram's, to the bit.
+//
 // All values are nanoseconds, recorded with 3 significant digits between
 // [Lowest] and [Highest]; values outside are clamped, and a Summary counts
 // those clamped to Highest (Capped) so that no figure at the cap passes for

@@ -41,10 +41,10 @@ func Clamp(d time.Duration) int64 {
 // shard is the recording state of a group of workers.
 type shard struct {
 	mu     sync.Mutex
-	hists  []*hdrhistogram.Histogram // current interval, one per series (nil: a part not yet recorded into)
-	errors []int64                   // current interval, one per series
-	labels map[string]int64          // current interval, by error label
-	_      [64]byte                  // keep shards on separate cache lines
+	hists  []*Hist          // current interval, one per series (nil: not yet recorded into)
+	errors []int64          // current interval, one per series
+	labels map[string]int64 // current interval, by error label
+	_      [64]byte         // keep shards on separate cache lines
 }
 
 // Registry holds the histograms of a run. Record through handles; call Tick
@@ -66,10 +66,10 @@ type Registry struct {
 	parent []int
 
 	tickMu   sync.Mutex
-	spare    [][]*hdrhistogram.Histogram // per shard, swapped in at Tick
-	interval []*hdrhistogram.Histogram   // per series, last interval
-	cum      []*hdrhistogram.Histogram   // per series, since cumStart
-	empty    *hdrhistogram.Histogram     // stands for parts not recorded into yet
+	spare    [][]*Hist // per shard, swapped in at Tick
+	interval []*Hist   // per series, last interval (nil: never recorded into)
+	cum      []*Hist   // per series, since cumStart (nil likewise)
+	empty    *Hist     // stands for series not recorded into yet
 	ierrs    []int64
 	cerrs    []int64
 	clabels  map[string]int64 // error labels since cumStart
@@ -78,18 +78,17 @@ type Registry struct {
 }
 
 // NewRegistry returns a registry for the named series with the given number
-// of shards (at least 1). Use one shard per worker for small worker counts
-// and a few per CPU for large ones; see ShardsFor.
+// of shards (at least 1, and fewer when the series are many: see
+// maxShardSeries). Use one shard per worker for small worker counts and a
+// few per CPU for large ones; see ShardsFor.
 func NewRegistry(names []string, shards int, start time.Time) *Registry {
-	if shards < 1 {
-		shards = 1
-	}
+	shards = max(1, min(shards, maxShardSeries/max(len(names), 1)))
 	r := &Registry{
 		names:    append([]string(nil), names...),
 		shards:   make([]*shard, shards),
-		spare:    make([][]*hdrhistogram.Histogram, shards),
-		interval: newHists(len(names)),
-		cum:      newHists(len(names)),
+		spare:    make([][]*Hist, shards),
+		interval: make([]*Hist, len(names)),
+		cum:      make([]*Hist, len(names)),
 		ierrs:    make([]int64, len(names)),
 		cerrs:    make([]int64, len(names)),
 		clabels:  map[string]int64{},
@@ -102,18 +101,37 @@ func NewRegistry(names []string, shards int, start time.Time) *Registry {
 		r.parent[i] = -1
 	}
 	for i := range r.shards {
-		r.shards[i] = &shard{hists: newHists(len(names)), errors: make([]int64, len(names))}
-		r.spare[i] = newHists(len(names))
+		r.shards[i] = &shard{hists: make([]*Hist, len(names)), errors: make([]int64, len(names))}
+		r.spare[i] = make([]*Hist, len(names))
 	}
 	return r
 }
 
-func newHists(n int) []*hdrhistogram.Histogram {
-	hs := make([]*hdrhistogram.Histogram, n)
-	for i := range hs {
-		hs[i] = NewHistogram()
-	}
-	return hs
+// maxShardSeries bounds shards × series: each series takes two
+// histograms per shard, so a script of hundreds of statements (a series
+// each) records into fewer shards than its workers would take. 1,024
+// leaves the built-in workloads' shards as they were up to 32 (tens of
+// series).
+const maxShardSeries = 1024
+
+// HistogramBytes is the size of one dense histogram of stampede's
+// geometry (its counts, 155 kB).
+var HistogramBytes = int64(geometry.ByteSize())
+
+// SeriesBytes bounds the memory of the histograms of a registry of series
+// series and the given shards (as NewRegistry is given them), as long as
+// they stay sparse: four Hists per series at one shard (an interval and
+// a cumulative view, and each shard's current and spare), two more per
+// further shard, each at most SparseBytes while sparse and nothing until
+// the series is first recorded into. A series' histogram turns dense
+// (HistogramBytes) only when the series is recorded more than 128 times
+// an interval in a shard, or its values fill more than 1,024 buckets (as
+// the few operations of a built-in workload do, each a few hundred kB);
+// the statements of a long script, each recorded once per transaction,
+// stay sparse.
+func SeriesBytes(series, shards int) int64 {
+	shards = max(1, min(shards, maxShardSeries/max(series, 1)))
+	return int64(series) * int64(2*shards+2) * SparseBytes
 }
 
 // ShardsFor returns a shard count for the given number of workers and CPUs
@@ -236,11 +254,15 @@ func (h *Handle) Flush() {
 	h.s.mu.Lock()
 	for i := 0; i < h.n; i++ {
 		hh := h.s.hists[h.series[i]]
-		if hh == nil { // a part's first value (see AddSeries)
-			hh = NewHistogram()
+		if hh == nil { // the series' first value in this shard (see Hist)
+			hh = NewHist()
 			h.s.hists[h.series[i]] = hh
 		}
-		_ = hh.RecordValue(h.vals[i])
+		if d := hh.dense; d != nil {
+			_ = d.RecordValue(h.vals[i])
+		} else {
+			hh.RecordValue(h.vals[i])
+		}
 	}
 	h.s.mu.Unlock()
 	h.n = 0
@@ -267,6 +289,19 @@ func (h *Handle) RecordErrorLabel(series int, label string) {
 	h.s.mu.Unlock()
 }
 
+// RecordLabel counts one event under label (a failure the workload
+// retried itself, "retries_40001") in the current interval's labels, as
+// RecordErrorLabel does, without counting a failed operation; it is not
+// buffered.
+func (h *Handle) RecordLabel(label string) {
+	h.s.mu.Lock()
+	if h.s.labels == nil {
+		h.s.labels = map[string]int64{}
+	}
+	h.s.labels[label]++
+	h.s.mu.Unlock()
+}
+
 // Series is one series' view at a tick. The histograms belong to the
 // registry and stay valid only until the next call of Tick or
 // ResetCumulative; Clone them to keep them.
@@ -274,10 +309,10 @@ type Series struct {
 	// Name is the series name.
 	Name string
 	// Interval holds the values recorded during the interval.
-	Interval *hdrhistogram.Histogram
+	Interval *Hist
 	// Cumulative holds the values recorded since the start (or the last
 	// ResetCumulative).
-	Cumulative *hdrhistogram.Histogram
+	Cumulative *Hist
 	// Errors and CumErrors count failed operations likewise.
 	Errors, CumErrors int64
 }
@@ -316,6 +351,9 @@ func (r *Registry) Tick(now time.Time) Tick {
 		fresh := r.spare[si]
 		s.mu.Lock()
 		old := s.hists
+		for i, h := range old {
+			fresh[i] = fresh[i].hot(h)
+		}
 		s.hists = fresh
 		for i, e := range s.errors {
 			r.ierrs[i] += e
@@ -340,12 +378,17 @@ func (r *Registry) Tick(now time.Time) Tick {
 			if h == nil || h.TotalCount() == 0 {
 				continue
 			}
-			p := packedOf(h)
+			p := h.sparse
+			if h.dense != nil {
+				p = packedOf(h.dense)
+			}
 			r.mergeInto(i, p)
 			if par := r.parent[i]; par >= 0 {
 				r.mergeInto(par, p)
 			}
-			packedPool.Put(p)
+			if h.dense != nil {
+				packedPool.Put(p)
+			}
 			h.Reset()
 		}
 		r.spare[si] = old
@@ -383,13 +426,13 @@ func (r *Registry) Tick(now time.Time) Tick {
 // views.
 func (r *Registry) mergeInto(i int, h *hdrhistogram.PackedHistogram) {
 	if r.interval[i] == nil {
-		r.interval[i] = NewHistogram()
+		r.interval[i] = NewHist()
 	}
 	if r.cum[i] == nil {
-		r.cum[i] = NewHistogram()
+		r.cum[i] = NewHist()
 	}
-	h.MergeInto(r.interval[i])
-	h.MergeInto(r.cum[i])
+	r.interval[i].add(h)
+	r.cum[i].add(h)
 }
 
 // Restart moves the start of the first interval and of the cumulative
@@ -426,12 +469,12 @@ func (r *Registry) ResetCumulative() time.Time {
 
 // orEmpty returns h, or an empty histogram for a part not recorded into
 // yet (which Tick's callers must not modify, as any of its histograms).
-func (r *Registry) orEmpty(h *hdrhistogram.Histogram) *hdrhistogram.Histogram {
+func (r *Registry) orEmpty(h *Hist) *Hist {
 	if h != nil {
 		return h
 	}
 	if r.empty == nil {
-		r.empty = NewHistogram()
+		r.empty = NewHist()
 	}
 	return r.empty
 }

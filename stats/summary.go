@@ -8,10 +8,20 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
-// Merge adds every value of src into dst exactly (both must have stampede's
-// geometry) and returns dst. It is dst.Merge(src)'s result at a fraction of
-// its cost (see packedOf).
-func Merge(dst, src *hdrhistogram.Histogram) *hdrhistogram.Histogram {
+// Merge adds every value of src into dst exactly and returns dst. It is
+// dst.Merge(src)'s result at a fraction of its cost (see packedOf).
+func Merge[H Histograms](dst *hdrhistogram.Histogram, from H) *hdrhistogram.Histogram {
+	var src *hdrhistogram.Histogram
+	switch x := any(from).(type) {
+	case *Hist:
+		if x.dense == nil {
+			x.sparse.MergeInto(dst)
+			return dst
+		}
+		src = x.dense
+	case *hdrhistogram.Histogram:
+		src = x
+	}
 	if src.TotalCount() == 0 {
 		return dst
 	}
@@ -109,7 +119,17 @@ var CapMs = Ms(capNs)
 
 // Capped returns how many of h's values are in its top bucket: recorded
 // at Highest, larger values included (clamped).
-func Capped(h *hdrhistogram.Histogram) int64 {
+func Capped[H Histograms](from H) int64 {
+	if x, ok := any(from).(*Hist); ok && x.dense == nil {
+		var n int64
+		for v, c := range x.sparse.ForEachBucket {
+			if v >= capNs { // the bucket's lowest value
+				n += c
+			}
+		}
+		return n
+	}
+	h := denseOf(from)
 	if h.TotalCount() == 0 || h.Max() < capNs {
 		return 0
 	}
@@ -126,7 +146,17 @@ func Capped(h *hdrhistogram.Histogram) int64 {
 func Ms(ns int64) float64 { return float64(ns) / 1e6 }
 
 // Summarize computes a Summary of h over a period of length d.
-func Summarize(h *hdrhistogram.Histogram, errors int64, d time.Duration) Summary {
+func Summarize[H Histograms](from H, errors int64, d time.Duration) Summary {
+	var h *hdrhistogram.Histogram
+	switch x := any(from).(type) {
+	case *Hist:
+		if x.dense == nil {
+			return summarizePacked(x.sparse, errors, d)
+		}
+		h = x.dense
+	case *hdrhistogram.Histogram:
+		h = x
+	}
 	s := Summary{Count: h.TotalCount(), Errors: errors, Seconds: d.Seconds()}
 	if s.Seconds > 0 {
 		s.Rate = float64(s.Count) / s.Seconds
@@ -144,6 +174,22 @@ func Summarize(h *hdrhistogram.Histogram, errors int64, d time.Duration) Summary
 	}
 	if s.Max >= CapMs {
 		s.Capped = Capped(h)
+	}
+	return s
+}
+
+// summarizePacked is Summarize of the sparse histogram p.
+func summarizePacked(p *hdrhistogram.PackedHistogram, errors int64, d time.Duration) Summary {
+	s := Summary{Count: p.TotalCount(), Errors: errors, Seconds: d.Seconds()}
+	if s.Seconds > 0 {
+		s.Rate = float64(s.Count) / s.Seconds
+	}
+	if s.Count == 0 {
+		return s
+	}
+	s.fill(p.ValueAtPercentilesSlice(summaryPercentiles), p.Mean(), p.Min(), p.Max(), p.StdDev())
+	if s.Max >= CapMs {
+		s.Capped = Capped(&Hist{sparse: p})
 	}
 	return s
 }
@@ -180,10 +226,11 @@ type Bucket struct {
 // buckets from 0.001 to 100,000 ms) and returns the non-empty ones in
 // increasing order. Values outside the range go to the first or last
 // bucket.
-func LogBuckets(h *hdrhistogram.Histogram, n int, loMs, hiMs float64) []Bucket {
+func LogBuckets[H Histograms](from H, n int, loMs, hiMs float64) []Bucket {
 	if n < 1 || loMs <= 0 || hiMs <= loMs {
 		return nil
 	}
+	h := denseOf(from)
 	counts := make([]int64, n)
 	logLo := math.Log(loMs)
 	scale := float64(n) / (math.Log(hiMs) - logLo)
@@ -212,7 +259,8 @@ func LogBuckets(h *hdrhistogram.Histogram, n int, loMs, hiMs float64) []Bucket {
 // in seconds), how many values of h are at most that bound, as a
 // Prometheus histogram's cumulative buckets count them, and the sum of
 // all values in seconds (estimated from the histogram's bars).
-func CumulativeCounts(h *hdrhistogram.Histogram, bounds []float64) (counts []uint64, sumSeconds float64) {
+func CumulativeCounts[H Histograms](from H, bounds []float64) (counts []uint64, sumSeconds float64) {
+	h := denseOf(from)
 	counts = make([]uint64, len(bounds))
 	for _, bar := range h.Distribution() {
 		if bar.Count == 0 {

@@ -124,9 +124,8 @@ func points(steps []Step, slo SLO, p1, p2 Param) []Point {
 		default:
 			p.Median = medianStep(runs, done)
 			if len(slo.Terms) > 0 && len(done) > 0 {
-				p.Median.Judged = true
-				p.Median.Met, p.Median.Why = slo.Check(Measure{Total: p.Median.Total, Target: p.Median.Target, Figures: p.Median.Figures, Ops: p.Median.Ops})
-				if !p.Median.Met {
+				p.Median.Judged, p.Median.Met, p.Median.Why = slo.Verdict(Measure{Total: p.Median.Total, Target: p.Median.Target, Figures: p.Median.Figures, Ops: p.Median.Ops})
+				if p.Median.Judged && !p.Median.Met {
 					p.Median.Why = fmt.Sprintf("median of %d runs: %s", len(done), p.Median.Why)
 				}
 			}
@@ -189,6 +188,12 @@ func medianStep(runs, done []Step) Step {
 	}
 	st.Target = med(func(s Step) float64 { return s.Target })
 	st.CPULimit = medianBound(done)
+	for _, d := range done {
+		if d.NotLimited != "" {
+			st.NotLimited = d.NotLimited // a run that limited nothing says so on the value
+			break
+		}
+	}
 	st.Workers = int(med(func(s Step) float64 { return float64(s.Workers) }))
 	// Every operation and figure any completed run has: a latency's median
 	// is over the runs that did the operation (a run without it has no
@@ -259,4 +264,76 @@ func Median(xs []float64) float64 {
 		return s[n/2]
 	}
 	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// undecided are the values, lightest load first, whose completed runs
+// the SLO could not judge (SLO.Verdict: no operations a term the user
+// wrote bounds, no New-Orders for an efficiency): neither met nor
+// missed, so that no answer rests on them.
+func (res *Result) undecided() []*Point {
+	var out []*Point
+	for i := range res.Points {
+		if p := &res.Points[i]; len(res.SLO.Terms) > 0 && p.Median.Status == "completed" && !p.Judged {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// notJudged says why value p was not judged and what would judge it:
+// for an efficiency without New-Orders, the --duration that counts
+// enough of them (SLO.NewOrdersNeeded).
+func (res *Result) notJudged(p *Point) string {
+	st := &p.Median
+	s := fmt.Sprintf("%s %s (%s) was not judged: %s", res.Param.Flag(), res.Param.Text(p.Value), res.cite(st), st.Why)
+	if need := res.SLO.NewOrdersNeeded(Measure{Total: st.Total, Ops: st.Ops, Figures: st.Figures}, st.Workers); need != "" {
+		return s + "; " + need
+	}
+	return s + "; no answer rests on it: a longer --duration draws operations of each kind its SLO bounds"
+}
+
+// Figure is the workload's figure name of st (Figures) when it has a
+// basis: TPC-C's efficiency from no New-Orders has none (0 would read as
+// a measured 0%), as a run without waits has no efficiency.
+func (st *Step) Figure(name string) (float64, bool) {
+	v, ok := st.Figures[name]
+	if name == "efficiency" && NoNewOrders(Measure{Total: st.Total, Ops: st.Ops, Figures: st.Figures}) {
+		return 0, false
+	}
+	return v, ok
+}
+
+// everyMet says that every value met the SLO: "every step met it", or,
+// when some of their runs missed (--repeat), that each value met it on
+// the median of its runs and how many runs missed, so that a reader who
+// sees a missed run in the table is not told none did.
+func (res *Result) everyMet() string {
+	missed, runs := 0, 0
+	for _, st := range res.Steps {
+		if st.Status == "completed" {
+			runs++
+			if st.Judged && !st.Met {
+				missed++
+			}
+		}
+	}
+	if missed == 0 {
+		return "every step met it"
+	}
+	return fmt.Sprintf("every value met it on the median of its repetitions (%d of %d repetitions missed)", missed, runs)
+}
+
+// BasedFigures are st's figures that have a basis (Figure): a copy of
+// Figures without an efficiency from no New-Orders; nil for none.
+func (st *Step) BasedFigures() map[string]float64 {
+	var out map[string]float64
+	for k := range st.Figures {
+		if v, ok := st.Figure(k); ok {
+			if out == nil {
+				out = map[string]float64{}
+			}
+			out[k] = v
+		}
+	}
+	return out
 }

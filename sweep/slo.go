@@ -35,6 +35,12 @@ type Term struct {
 	Percent bool
 	// Text is the term as given.
 	Text string
+	// Added says the sweep added the term to the user's (With,
+	// WithRateFloor: TPC-C's response times, the rate floor): a step
+	// with no operations it bounds is judged on the other terms. A
+	// term the user wrote that cannot be judged leaves the step not
+	// judged (Verdict).
+	Added bool
 }
 
 // Measure is what an SLO is judged on: a step's final figures over the
@@ -195,6 +201,7 @@ func (s SLO) WithRateFloor() SLO {
 		return s
 	}
 	t, _ := parseTerm(DefaultRateFloor)
+	t.Added = true
 	return SLO{Terms: append(append([]Term(nil), s.Terms...), t)}
 }
 
@@ -207,36 +214,44 @@ func (s SLO) String() string {
 	return strings.Join(texts, ",")
 }
 
-// Check judges m: met, or why not (every term missed, as "p99 6.1 ms >
-// 5ms"). A step with no operations misses every latency term; one with
-// operations but none of an operation a term bounds cannot be judged on
-// that term: it is judged on the others, and why names the term.
+// Check judges m as Verdict does: met, or why not; a step not judged
+// is not met.
+func (s SLO) Check(m Measure) (met bool, why string) {
+	_, met, why = s.Verdict(m)
+	return met, why
+}
+
+// Verdict judges m: judged and met, or why not (every term missed, as
+// "p99 6.1 ms > 5ms"). A term on a latency (p99<=5ms, newOrder.p90<=5s)
+// with no operations of its kind, or an efficiency with no New-Orders
+// (which then has no basis), cannot be judged: when the sweep added the
+// term (Term.Added: TPC-C's response times, of which a short probe may
+// draw no Order-Status), the step is judged on the others and why names
+// it; when the user wrote it (or it is the efficiency of TPC-C's own
+// SLO), the step is not judged, neither met nor missed, unless another
+// term missed; so is a step no term could judge.
 //
 // An efficiency short of its bound by sampling noise alone (the 95%
 // interval of its New-Order count reaches the bound: efficiencyHigh) is
 // met, and why says so: a probe of a few New-Orders cannot tell such a
 // figure from the bound, and a search must not end on one.
-func (s SLO) Check(m Measure) (met bool, why string) {
+func (s SLO) Verdict(m Measure) (judged, met bool, why string) {
 	var missed, noted, unjudged []string
+	undecided, decided := false, 0
+	skip := func(t Term, what string) {
+		unjudged = append(unjudged, fmt.Sprintf("%s not judged: no %s", t.Text, what))
+		undecided = undecided || !t.Added
+	}
 	for _, t := range s.Terms {
 		var got float64
 		var shown string
 		switch f, lat := latencies[t.Metric]; {
 		case lat && t.Op != "":
-			op, ok := m.Ops[t.Op]
-			if (!ok || op.Count == 0) && m.Total.Count > 0 {
-				// No sample to judge (a short probe drew no
-				// Order-Status): the step is judged on the other
-				// terms, as an efficiency within chance is, and why
-				// says which term was not.
-				unjudged = append(unjudged, fmt.Sprintf("%s not judged: no %s operations", t.Text, t.Op))
+			if op, ok := m.Ops[t.Op]; !ok || op.Count == 0 {
+				skip(t, t.Op+" operations")
 				continue
 			}
-			if !ok || op.Count == 0 {
-				missed = append(missed, fmt.Sprintf("%s: no %s operations", t.Text, t.Op))
-				continue
-			}
-			got = f(op)
+			got = f(m.Ops[t.Op])
 			shown = fmt.Sprintf("%s.%s %s ms", t.Op, t.Metric, Sig3(got))
 		case t.Metric == "efficiency":
 			e, ok := m.Figures["efficiency"]
@@ -244,12 +259,11 @@ func (s SLO) Check(m Measure) (met bool, why string) {
 				missed = append(missed, t.Text+": the workload reports no efficiency (TPC-C's, with --wait)")
 				continue
 			}
-			if op := m.Ops[efficiencyOp]; len(m.Ops) > 0 && op.Count == 0 && m.Total.Count > 0 {
+			if NoNewOrders(m) {
 				// Efficiency is New-Orders per minute over the most:
 				// with none it has no basis (a short probe at one
-				// warehouse may draw none), as an operation's term
-				// without samples.
-				unjudged = append(unjudged, fmt.Sprintf("%s not judged: no %s operations", t.Text, efficiencyOp))
+				// warehouse may draw none).
+				skip(t, efficiencyOp+" operations")
 				continue
 			}
 			got = e / 100
@@ -258,11 +272,12 @@ func (s SLO) Check(m Measure) (met bool, why string) {
 				// Short of the bound by sampling noise alone: the
 				// count of New-Orders cannot tell it from the bound.
 				noted = append(noted, fmt.Sprintf("efficiency %s%% is below %s within chance: its 95%% interval from %d New-Orders reaches %s%%", Sig3(e), t.Text, n, Sig3(hi)))
+				decided++
 				continue
 			}
 		case lat:
 			if m.Total.Count == 0 {
-				missed = append(missed, t.Metric+": no operations")
+				skip(t, "operations")
 				continue
 			}
 			got = f(m.Total)
@@ -288,6 +303,7 @@ func (s SLO) Check(m Measure) (met bool, why string) {
 				shown = fmt.Sprintf("rate %s%% of %s", Sig3(got*100), Format(m.Target))
 			}
 		}
+		decided++
 		ok := false
 		switch t.Cmp {
 		case "<=":
@@ -303,10 +319,21 @@ func (s SLO) Check(m Measure) (met bool, why string) {
 			missed = append(missed, fmt.Sprintf("%s, want %s", shown, t.Text))
 		}
 	}
-	if len(missed) > 0 {
-		return false, strings.Join(append(missed, unjudged...), "; ")
+	switch {
+	case len(missed) > 0:
+		return true, false, strings.Join(append(missed, unjudged...), "; ")
+	case undecided || decided == 0:
+		return false, false, strings.Join(unjudged, "; ")
 	}
-	return true, strings.Join(append(noted, unjudged...), "; ")
+	return true, true, strings.Join(append(noted, unjudged...), "; ")
+}
+
+// NoNewOrders reports whether m counted no New-Orders: its operations
+// have none, or it has none at all, or its tpmC is 0. TPC-C's efficiency
+// then has no basis.
+func NoNewOrders(m Measure) bool {
+	tpmC, ok := m.Figures["tpmC"]
+	return m.Ops[efficiencyOp].Count == 0 && (len(m.Ops) > 0 || m.Total.Count == 0) || ok && tpmC == 0
 }
 
 // efficiencyOp is the operation whose count TPC-C's efficiency divides.
@@ -337,11 +364,29 @@ func Sig3(x float64) string {
 // TPCCSLO is the objective of TPC-C's search when no --slo is given: an
 // efficiency of at least 85% (as cockroach's --find-best) and clause
 // 5.2.5's response times, the 90th percentile of each transaction.
-const TPCCSLO = "efficiency>=85%," + TPCCResponseTimes
+const TPCCSLO = TPCCEfficiency + "," + TPCCResponseTimes
+
+// TPCCEfficiency is the efficiency TPC-C's search asks for when no --slo
+// is given (TPCCSLO's first term): the term a step is judged on, to which
+// the response times are added (With).
+const TPCCEfficiency = "efficiency>=85%"
 
 // TPCCResponseTimes are clause 5.2.5's bounds on the 90th percentiles of
 // TPC-C's transactions, which a TPC-C search keeps whatever its --slo.
 const TPCCResponseTimes = "newOrder.p90<=5s,payment.p90<=5s,orderStatus.p90<=5s,delivery.p90<=5s,stockLevel.p90<=20s"
+
+// Given returns the terms of s the user gave (not Added): what a step's
+// run records as its --slo, to which reading it back adds the rest as
+// the sweep did (With, WithRateFloor).
+func (s SLO) Given() SLO {
+	var out SLO
+	for _, t := range s.Terms {
+		if !t.Added {
+			out.Terms = append(out.Terms, t)
+		}
+	}
+	return out
+}
 
 // With returns s with the terms of more whose figure (an operation's
 // metric, or a metric) s does not bound already.
@@ -349,8 +394,61 @@ func (s SLO) With(more SLO) SLO {
 	out := SLO{Terms: append([]Term(nil), s.Terms...)}
 	for _, t := range more.Terms {
 		if !slices.ContainsFunc(s.Terms, func(u Term) bool { return u.Op == t.Op && u.Metric == t.Metric }) {
+			t.Added = true
 			out.Terms = append(out.Terms, t)
 		}
 	}
 	return out
+}
+
+// tpmCPerWarehouse is the most New-Orders a minute one warehouse's 10
+// terminals complete with TPC-C's keying and think times: efficiency's
+// 100% (workload/tpcc's).
+const tpmCPerWarehouse = 12.86
+
+// efficiencyResolution is how far short of an efficiency's bound, as a
+// share of it, a figure must be told from it: NewOrdersNeeded's count.
+const efficiencyResolution = 0.1
+
+// NewOrdersNeeded says, for a step with no New-Orders (NoNewOrders)
+// under an efficiency term the user gave (or TPC-C's own), that an answer
+// from it would rest on no New-Orders, and the --duration at which its
+// workers (10 terminals a warehouse) count enough: the count whose 95%
+// interval (stats.PoissonInterval, as the efficiency's) no longer
+// reaches the bound from a figure 10% short of it, at the New-Orders a
+// minute of an efficiency at the bound (bound x 12.86 x warehouses).
+// "" for any other step.
+func (s SLO) NewOrdersNeeded(m Measure, workers int) string {
+	i := slices.IndexFunc(s.Terms, func(t Term) bool { return t.Metric == "efficiency" && !t.Added && t.Cmp[0] == '>' })
+	if _, ok := m.Figures["efficiency"]; i < 0 || !ok || !NoNewOrders(m) || workers < 10 {
+		return ""
+	}
+	t := s.Terms[i]
+	n := newOrdersToTell(efficiencyResolution)
+	perMin := t.Limit * tpmCPerWarehouse * float64(workers/10)
+	return fmt.Sprintf("its efficiency would rest on no New-Orders, so no answer rests on it: at %s (%d terminals) an efficiency of %s%% completes %s New-Orders a minute, so a --duration of at least %dm counts the %d from which an efficiency %s short of %s misses it (its 95%% interval from the count no longer reaches the bound)",
+		plural(workers/10, "warehouse"), workers, strconv.FormatFloat(t.Limit*100, 'f', -1, 64), Sig3(perMin), int(math.Ceil(float64(n)/perMin)), n, pct(efficiencyResolution), t.Text)
+}
+
+// newOrdersToTell is the least count of New-Orders n whose 95% interval's
+// high end is below n/(1-short): an efficiency short of its bound by
+// that share of it misses it rather than being within chance.
+func newOrdersToTell(short float64) int64 {
+	tells := func(n int64) bool {
+		_, hi := stats.PoissonInterval(n, 0.95)
+		return hi*(1-short) < float64(n)
+	}
+	lo, hi := int64(1), int64(1)
+	for !tells(hi) {
+		lo, hi = hi, hi*2
+	}
+	for lo < hi { // the least n in (lo, hi] that tells
+		mid := (lo + hi) / 2
+		if tells(mid) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return hi
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/stats"
 	"github.com/stampede-bench/stampede/telemetry"
+	"github.com/stampede-bench/stampede/workload"
 )
 
 // Param is the run setting a sweep varies.
@@ -187,6 +188,9 @@ type Step struct {
 	// CPULimit is how the run's CPU limit (--cpus) bore on the server
 	// over its measured period (nil: none); LimitNote reads it.
 	CPULimit *limit.CPUBound
+	// NotLimited, when not "", says no process matched the step's
+	// limits (run.Summary.NotLimited); LimitNote says it first.
+	NotLimited string
 	// Ops are the operations' own figures over the measured period.
 	Ops map[string]stats.Summary
 	// Reloaded says the step's data was loaded again before its run
@@ -238,6 +242,9 @@ type Result struct {
 	// command that loads what the database held before the sweep again ("" when it holds that).
 	// The sweep's caller sets them.
 	Data, Restore string
+	// Top is Spec.Top: why no value above the highest can be run (every
+	// tenant or warehouse loaded); a list whose every value met says it.
+	Top string
 	// Rows are a grid's answers (Param2 set), one per value of Param,
 	// lowest first: each the sweep of Param2 at that value, its steps'
 	// Value Param2's. Best, Miss and NotMonotone are then unset (Peak is
@@ -282,6 +289,8 @@ func (spec Spec) Validate() error {
 			spec.Param.Flag(), spec.Param.Flag(), list, Searchable())
 	case spec.Search && spec.Param == Concurrency && spec.Base.MaxRate > 0:
 		return fmt.Errorf("--search over %s with --max-rate %s: the search assumes a higher value is a heavier load, and at a fixed rate more workers are not: drop --max-rate (a closed loop), or search --max-rate", spec.Param.Flag(), Format(spec.Base.MaxRate))
+	case spec.connsAboveWorkers() != "":
+		return errors.New(spec.connsAboveWorkers())
 	case spec.Search && len(spec.SLO.Terms) == 0:
 		return fmt.Errorf("--search looks for the highest %s meeting an SLO: give one, as --slo 'p99<=5ms'", spec.Param.Flag())
 	case spec.Search && !spec.Values.Bounds:
@@ -307,6 +316,53 @@ func (spec Spec) Validate() error {
 		return fmt.Errorf("--pause %s is negative: give the time to wait between steps, or 0", spec.Pause)
 	}
 	return nil
+}
+
+// Conns is the setting of a run's connections (--conns), which a run
+// opens no more of than it has workers (--concurrency).
+const Conns Param = "conns"
+
+// connsAboveWorkers says, when not "", why spec is refused: its --conns
+// values go above the workers (Base.Concurrency, the most of a swept
+// --concurrency), where a run opens one connection per worker, so a
+// higher --conns is not a heavier load, and a search would answer a
+// value that never ran (as --concurrency at a fixed --max-rate is
+// refused).
+func (spec Spec) connsAboveWorkers() string {
+	workers := spec.Base.Concurrency
+	if workers < 1 || spec.Base.Fleet != nil {
+		return ""
+	}
+	// A grid of --conns by --concurrency pairs the most --conns with the
+	// fewest workers too.
+	switch {
+	case spec.Param == Conns && spec.Param2 == Concurrency && spec.Values.Hi > spec.Values2.Lo:
+		return gridConnsAboveWorkers(spec.Values.Hi, spec.Values2.Lo)
+	case spec.Param2 == Conns && spec.Param == Concurrency && spec.Values2.Hi > spec.Values.Lo:
+		return gridConnsAboveWorkers(spec.Values2.Hi, spec.Values.Lo)
+	}
+	for _, p := range []struct {
+		param  Param
+		values Values
+	}{{spec.Param, spec.Values}, {spec.Param2, spec.Values2}} {
+		if p.param != Conns || p.values.Hi <= float64(workers) {
+			continue
+		}
+		end := fmt.Sprintf("end the --conns range at %d", workers)
+		if !p.values.Bounds {
+			end = fmt.Sprintf("give --conns values up to %d", workers) // a list
+		}
+		return fmt.Sprintf("--conns up to %s with --concurrency %d: a run opens at most one connection per worker, so above %d more --conns is not a heavier load (and never runs): raise --concurrency to at least %s, or %s",
+			Format(p.values.Hi), workers, workers, Format(p.values.Hi), end)
+	}
+	return ""
+}
+
+// gridConnsAboveWorkers is the refusal of a grid that pairs --conns conns
+// with --concurrency workers, fewer.
+func gridConnsAboveWorkers(conns, workers float64) string {
+	return fmt.Sprintf("--conns %s with --concurrency %s is a step of the grid: a run opens at most one connection per worker, so it would run %s connections labelled %s: give --conns values up to the fewest --concurrency (%s), or --concurrency values from the most --conns (%s)",
+		Format(conns), Format(workers), Format(workers), Format(conns), Format(workers), Format(conns))
 }
 
 // plannedSteps is the steps of one round of spec: a list's values (a
@@ -336,7 +392,7 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 		spec.Precision = DefaultPrecision
 	}
 	spec.Repeat = max(spec.Repeat, 1)
-	res := &Result{ID: spec.ID, Param: spec.Param, Param2: spec.Param2, SLO: spec.SLO, Search: spec.Search}
+	res := &Result{ID: spec.ID, Param: spec.Param, Param2: spec.Param2, SLO: spec.SLO, Search: spec.Search, Top: spec.Top}
 	var err error
 	switch {
 	case spec.Param2 != "":
@@ -358,6 +414,10 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 		res.Stopped = fmt.Sprintf("interrupted after step %d, before the next: %s did not finish; %s", n, what, res.partial())
 	case errors.As(err, new(inputError)):
 		res.Stopped = fmt.Sprintf("%s stopped after step %d, which ran: its SLO cannot be judged (below)", what, n)
+	case errors.Is(err, workload.ErrForeign):
+		// A refusal to drop what stampede did not make (a reload's):
+		// its own line says what and why, once.
+		res.Stopped = fmt.Sprintf("%s stopped before step %d: its reload was refused (below)", what, n+1)
 	default:
 		res.Stopped = fmt.Sprintf("%s ended at a failed step: %v", what, err)
 	}
@@ -432,6 +492,10 @@ func (spec Spec) search(ctx context.Context, res *Result) error {
 		pts := map[float64]*Point{}
 		for i := range res.Points {
 			pts[res.Points[i].Value] = &res.Points[i]
+		}
+		if p := res.undecided(); len(p) > 0 {
+			res.Stopped = fmt.Sprintf("the search stopped at %s %s, which could not be judged (above): it gives no answer from a step not judged", spec.Param.Flag(), spec.Param.Text(p[0].Value))
+			return nil
 		}
 		lowest := pts[lo]
 		if lowest == nil {
@@ -519,8 +583,12 @@ func (spec Spec) search(ctx context.Context, res *Result) error {
 		}
 		if res.Miss == nil && res.Best.Value == hi {
 			res.Stopped = fmt.Sprintf("the range's highest value, %s %s, met the SLO: search a higher range", spec.Param.Flag(), Format(hi))
-			if spec.Top != "" {
-				res.Stopped = fmt.Sprintf("the range's highest value, %s %s, met the SLO: %s", spec.Param.Flag(), Format(hi), spec.Top)
+			top := spec.Top
+			if top == "" && spec.Param == Conns && spec.Base.Concurrency > 0 && hi >= float64(spec.Base.Concurrency) {
+				top = fmt.Sprintf("that is one connection per worker (--concurrency %d): raise --concurrency with the --conns range to search higher", spec.Base.Concurrency)
+			}
+			if top != "" {
+				res.Stopped = fmt.Sprintf("the range's highest value, %s %s, met the SLO: %s", spec.Param.Flag(), Format(hi), top)
 			}
 		}
 		return nil
@@ -649,10 +717,12 @@ func (spec Spec) step2(ctx context.Context, res *Result, v, w float64) (Step, er
 		set(spec.Param2, w)
 	}
 	if len(spec.SLO.Terms) > 0 {
-		// The SLO the step is judged under, as run.json's --slo: with
-		// what the sweep adds (TPC-C's own, the rate floor), so that
-		// its runs read back are judged as the sweep judged them.
-		s.Flags["slo"] = spec.SLO.String()
+		// The SLO the step is judged under, as run.json's --slo: the
+		// terms given (TPC-C's efficiency when none were), to which
+		// reading its runs back adds what the sweep added (TPC-C's
+		// response times, the rate floor), so that they are judged as
+		// the sweep judged them.
+		s.Flags["slo"] = spec.SLO.Given().String()
 	}
 	s.Observers = append([]run.Observer(nil), s.Observers...)
 	if spec.Reload != nil {
@@ -679,7 +749,7 @@ func (spec Spec) step2(ctx context.Context, res *Result, v, w float64) (Step, er
 	if r != nil {
 		st.RunID, st.Dir, st.Status = r.Info.ID, r.Info.Dir, r.Summary.Status
 		st.Total, st.Target, st.Workers, st.Figures = r.Summary.Total, r.Info.MaxRate, r.Info.Workers, r.Summary.Figures
-		st.Telemetry, st.CPULimit = r.Summary.Telemetry, r.Summary.CPULimit
+		st.Telemetry, st.CPULimit, st.NotLimited = r.Summary.Telemetry, r.Summary.CPULimit, r.Summary.NotLimited
 		for _, op := range r.Summary.Ops {
 			if st.Ops == nil {
 				st.Ops = map[string]stats.Summary{}
@@ -687,8 +757,7 @@ func (spec Spec) step2(ctx context.Context, res *Result, v, w float64) (Step, er
 			st.Ops[op.Name] = op.Summary
 		}
 		if len(spec.SLO.Terms) > 0 && err == nil {
-			st.Judged = true
-			st.Met, st.Why = spec.SLO.Check(Measure{Total: st.Total, Target: st.Target, Ops: st.Ops, Figures: st.Figures})
+			st.Judged, st.Met, st.Why = spec.SLO.Verdict(Measure{Total: st.Total, Target: st.Target, Ops: st.Ops, Figures: st.Figures})
 		}
 		res.Steps = append(res.Steps, st)
 		if spec.Observer != nil {
@@ -779,8 +848,7 @@ func (res *Result) Judge() {
 		st := &res.Steps[i]
 		st.Judged, st.Met, st.Why = false, false, ""
 		if len(res.SLO.Terms) > 0 && st.Status == "completed" {
-			st.Judged = true
-			st.Met, st.Why = res.SLO.Check(Measure{Total: st.Total, Target: st.Target, Ops: st.Ops, Figures: st.Figures})
+			st.Judged, st.Met, st.Why = res.SLO.Verdict(Measure{Total: st.Total, Target: st.Target, Ops: st.Ops, Figures: st.Figures})
 		}
 	}
 	res.bound()
@@ -1000,6 +1068,7 @@ func (res *Result) Conclusion() string {
 		return strings.Join(lines, "\n")
 	}
 	var s string
+	undecided := res.undecided()
 	var above *Point // the heaviest load met, heavier than the lightest missed
 	for i := range res.Points {
 		if p := &res.Points[i]; res.Miss != nil && res.Param.LoadCompare(res.Miss.Value, p.Value) < 0 && p.Judged && p.Met &&
@@ -1015,6 +1084,8 @@ func (res *Result) Conclusion() string {
 	case res.Best == nil && above != nil:
 		s = fmt.Sprintf("no answer: %s %s (%s) met the SLO %s, but %s (%s), %s, missed it: the results are not monotone",
 			flag, res.Param.Text(above.Value), res.cite(&above.Median), res.SLO, res.Param.Text(res.Miss.Value), res.cite(res.Miss), lower)
+	case res.Best == nil && len(undecided) > 0:
+		s = fmt.Sprintf("no answer: no step was judged to meet the SLO %s", res.SLO)
 	case res.Best == nil:
 		s = fmt.Sprintf("no step met the SLO %s", res.SLO)
 	case res.Search && res.Miss != nil && res.Stopped == "":
@@ -1023,11 +1094,13 @@ func (res *Result) Conclusion() string {
 	default:
 		s = fmt.Sprintf("%s %s meeting the SLO %s: %s (%s)", res.Param.Answer(), flag, res.SLO, res.Param.Text(res.Best.Value), res.cite(res.Best))
 		switch {
-		case res.Miss != nil || res.Search || res.Stopped != "" || res.Param.None(res.Best.Value): // none, no limit, has none higher
+		case res.Miss != nil || res.Search || res.Stopped != "" || len(undecided) > 0 || res.Param.None(res.Best.Value): // none, no limit, has none higher
 		case res.Param.Lighter():
-			s += "; every step met it: a lower limit may meet it too"
+			s += "; " + res.everyMet() + ": a lower limit may meet it too"
+		case res.Top != "":
+			s += "; " + res.everyMet() + ": " + res.Top
 		default:
-			s += "; every step met it: the limit is higher"
+			s += "; " + res.everyMet() + ": the limit is higher"
 		}
 	}
 	if res.Best != nil && res.Best.Why != "" {
@@ -1035,6 +1108,9 @@ func (res *Result) Conclusion() string {
 	}
 	if res.Miss != nil {
 		s += fmt.Sprintf("\n%s %s (%s) missed: %s", flag, res.Param.Text(res.Miss.Value), res.cite(res.Miss), res.Miss.Why)
+	}
+	for _, p := range undecided {
+		s += "\n" + res.notJudged(p)
 	}
 	if m := res.machineBound(); m != "" {
 		s += "\n" + m

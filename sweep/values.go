@@ -52,6 +52,10 @@ var Workers = Bound{Whole: true, Max: maxWorkers - 1, Unit: "workers"}
 // say what to write.
 func ParseValues(flag, s string, b Bound) (Values, error) {
 	s = strings.TrimSpace(s)
+	given := flag + " " + quote(s)
+	if strings.HasSuffix(flag, "=") { // a property, as given: -p readproportion=0.5,x
+		given = flag + strings.Trim(quote(s), `"`)
+	}
 	integer := b.Whole || b.Size
 	num := func(part string) (float64, error) {
 		part = strings.TrimSpace(part)
@@ -60,7 +64,7 @@ func ParseValues(flag, s string, b Bound) (Values, error) {
 		if b.Size {
 			n, serr := limit.ParseSize(part)
 			if serr != nil {
-				return 0, fmt.Errorf("%s %s: %v", flag, quote(s), serr)
+				return 0, fmt.Errorf("%s: %v", given, serr)
 			}
 			v = float64(n)
 		} else {
@@ -68,13 +72,13 @@ func ParseValues(flag, s string, b Bound) (Values, error) {
 		}
 		switch {
 		case err != nil || math.IsNaN(v) || math.IsInf(v, 0):
-			return 0, fmt.Errorf("%s %s: %q is not a number; give values as 1,2,4 or a range as 1000:8000:1000, 1000:64000:x2 or 1000:64000", flag, quote(s), part)
+			return 0, fmt.Errorf("%s: %q is not a number; give values as 1,2,4 or a range as 1000:8000:1000, 1000:64000:x2 or 1000:64000", given, part)
 		case v <= 0:
-			return 0, fmt.Errorf("%s %s: %s is not positive; every step needs a value above 0", flag, quote(s), part)
+			return 0, fmt.Errorf("%s: %s is not positive; every step needs a value above 0", given, part)
 		case integer && v != math.Trunc(v):
-			return 0, fmt.Errorf("%s %s: %s is not a whole number", flag, quote(s), part)
+			return 0, fmt.Errorf("%s: %s is not a whole number", given, part)
 		case b.Max > 0 && v >= float64(b.Max)+1:
-			return 0, b.above(flag, quote(s), part)
+			return 0, b.above(flag, given, part)
 		}
 		return v, nil
 	}
@@ -91,7 +95,7 @@ func ParseValues(flag, s string, b Bound) (Values, error) {
 			v.List = append(v.List, x)
 		}
 		if len(v.List) > MaxSteps {
-			return Values{}, fmt.Errorf("%s %s has %d values: a sweep takes at most %d steps", flag, quote(s), len(v.List), MaxSteps)
+			return Values{}, fmt.Errorf("%s has %d values: a sweep takes at most %d steps", given, len(v.List), MaxSteps)
 		}
 		v.Lo, v.Hi = v.List[0], v.List[0]
 		for _, x := range v.List {
@@ -101,7 +105,7 @@ func ParseValues(flag, s string, b Bound) (Values, error) {
 	}
 	parts := strings.Split(s, ":")
 	if len(parts) > 3 {
-		return Values{}, fmt.Errorf("%s %s: a range is START:END or START:END:STEP (1000:8000:1000, 1000:64000:x2)", flag, s)
+		return Values{}, fmt.Errorf("%s: a range is START:END or START:END:STEP (1000:8000:1000, 1000:64000:x2)", given)
 	}
 	lo, err := num(parts[0])
 	if err != nil {
@@ -112,7 +116,7 @@ func ParseValues(flag, s string, b Bound) (Values, error) {
 		return Values{}, err
 	}
 	if hi <= lo {
-		return Values{}, fmt.Errorf("%s %s: the range's end %s is not above its start %s", flag, quote(s), strings.TrimSpace(parts[1]), strings.TrimSpace(parts[0]))
+		return Values{}, fmt.Errorf("%s: the range's end %s is not above its start %s", given, strings.TrimSpace(parts[1]), strings.TrimSpace(parts[0]))
 	}
 	v := Values{Lo: lo, Hi: hi}
 	if len(parts) == 2 {
@@ -124,7 +128,7 @@ func ParseValues(flag, s string, b Bound) (Values, error) {
 	if f, ok := strings.CutPrefix(step, "x"); ok {
 		factor, err := strconv.ParseFloat(f, 64)
 		if err != nil || !(factor > 1) || math.IsInf(factor, 0) {
-			return Values{}, fmt.Errorf("%s %s: the factor %q is not a number above 1 (x2 doubles each step)", flag, quote(s), step)
+			return Values{}, fmt.Errorf("%s: the factor %q is not a number above 1 (x2 doubles each step)", given, step)
 		}
 		at = func(k int, prev float64) float64 { return roundSig(lo * math.Pow(factor, float64(k))) }
 		if integer {
@@ -141,7 +145,7 @@ func ParseValues(flag, s string, b Bound) (Values, error) {
 	// The end is included when a step lands on it, within rounding.
 	for x, k := lo, 0; x <= hi*(1+1e-9); {
 		if k == MaxSteps {
-			return Values{}, fmt.Errorf("%s %s makes more than %d steps: use a larger step", flag, quote(s), MaxSteps)
+			return Values{}, fmt.Errorf("%s makes more than %d steps: use a larger step", given, MaxSteps)
 		}
 		v.List = append(v.List, x)
 		k++
@@ -177,9 +181,9 @@ func (b Bound) above(flag, s, part string) error {
 		most = limit.ShortSize(b.Max)
 	}
 	if b.Unit != "" {
-		return fmt.Errorf("%s %s: %s is more %s than a client runs; give at most %s", flag, s, part, b.Unit, most)
+		return fmt.Errorf("%s: %s is more %s than a client runs; give at most %s", s, part, b.Unit, most)
 	}
-	return fmt.Errorf("%s %s: %s is more than %s takes; give at most %s", flag, s, part, flag, most)
+	return fmt.Errorf("%s: %s is more than %s takes; give at most %s", s, part, strings.TrimSuffix(flag, "="), most)
 }
 
 // maxWorkers bounds a value of workers: more does not fit an int32, and

@@ -17,14 +17,25 @@ import (
 // (CONSTRAINT, PRIMARY, UNIQUE, FOREIGN, CHECK, EXCLUDE, LIKE) or a
 // CockroachDB column family or index, unquoted.
 func SchemaColumns(schema string) []string {
+	var out []string
+	for _, it := range schemaItems(schema) {
+		out = append(out, it[0])
+	}
+	return out
+}
+
+// schemaItems returns the column definitions of a Table.Schema (see
+// SchemaColumns), each as its column's name and its whole text.
+func schemaItems(schema string) [][2]string {
 	start := strings.IndexByte(schema, '(')
 	if start < 0 {
 		return nil
 	}
-	var out []string
+	var out [][2]string
 	depth, quoted, item := 0, false, strings.Builder{}
 	flush := func() {
-		fields := strings.Fields(item.String())
+		text := item.String()
+		fields := strings.Fields(text)
 		item.Reset()
 		if len(fields) == 0 {
 			return
@@ -39,7 +50,7 @@ func SchemaColumns(schema string) []string {
 		} else {
 			name = strings.ToLower(name)
 		}
-		out = append(out, name)
+		out = append(out, [2]string{name, text})
 	}
 	for _, r := range schema[start+1:] {
 		switch {

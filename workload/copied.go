@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/stampede-bench/stampede/dialect"
-
+	"github.com/stampede-bench/stampede/internal/lazyre"
 	"github.com/stampede-bench/stampede/sqlx"
 )
 
@@ -24,14 +24,11 @@ const databaseOIDColumn = "database_oid"
 const currentDatabaseOID = "(SELECT oid::text FROM pg_database WHERE datname = current_database())"
 
 // bindRecord binds the record of data key (in tx) to the current
-// database (databaseOIDColumn), adding the column to a record table of an
-// older stampede.
+// database (databaseOIDColumn), which recordLoad added to a record table
+// of an older stampede.
 func bindRecord(ctx context.Context, db *sqlx.DB, tx sqlx.Tx, key string) error {
 	d := db.Dialect()
 	t := d.QuoteIdent(LoadRecordTable)
-	if _, err := tx.Exec(ctx, "ALTER TABLE "+t+" ADD COLUMN IF NOT EXISTS "+databaseOIDColumn+" TEXT NOT NULL DEFAULT ''"); err != nil {
-		return fmt.Errorf("recording the load in %s: %w", LoadRecordTable, err)
-	}
 	if _, err := tx.Exec(ctx, "UPDATE "+t+" SET "+databaseOIDColumn+" = "+currentDatabaseOID+" WHERE data = "+d.Placeholder(1), key); err != nil {
 		return fmt.Errorf("recording the load in %s: %w", LoadRecordTable, err)
 	}
@@ -52,10 +49,30 @@ type CopiedDatabaseError struct {
 	// binds to each tenant database it makes: a copy of a tenant, which
 	// holds no record of its own.
 	Tenant bool
+	// Table, when set, is a table a run made (bulk_insert's) whose mark
+	// names the database it was made in: no record of a load says the
+	// database was copied, the table's mark does.
+	Table string
+	// MadeBy says who made Table ("a run of stampede's" when empty;
+	// "stampede" for an init's table of a copy whose record was dropped).
+	MadeBy string
+	// Empties names the table Action would empty rather than drop
+	// (--vacuum-first's pgbench_history): the refusal and the note say
+	// so.
+	Empties string
 }
 
 func (e *CopiedDatabaseError) Error() string {
+	if e.Empties != "" {
+		return fmt.Sprintf("%s would empty table %s of %s: nothing was emptied; to empty it anyway, add %s", e.Action, e.Empties, e.Copy(), ForceDropFlag)
+	}
 	return fmt.Sprintf("%s: %s drops nothing; to drop its tables anyway, add %s", e.what(), e.Action, ForceDropFlag)
+}
+
+// Copy says which database looks like a copy of which, read after
+// "of": `database "c", which looks like a copy of ...`.
+func (e *CopiedDatabaseError) Copy() string {
+	return strings.Replace(e.what(), " looks like", ", which looks like", 1)
 }
 
 // what says which database looks like a copy of which.
@@ -67,6 +84,9 @@ func (e *CopiedDatabaseError) what() string {
 	if e.Source == "" {
 		src = "a database (OID " + e.SourceOID + ") that no longer exists"
 	}
+	if e.Table != "" {
+		return fmt.Sprintf("database %q looks like a copy of %s made with CREATE DATABASE ... TEMPLATE (table %s, which %s made, was made there), which stampede did not make", e.Database, src, e.Table, e.madeBy())
+	}
 	return fmt.Sprintf("database %q looks like a copy of %s made with CREATE DATABASE ... TEMPLATE or a restore of its pg_dump (stampede's record of its load, %s, was written there), which stampede did not make", e.Database, src, LoadRecordTable)
 }
 
@@ -77,9 +97,13 @@ func (e *CopiedDatabaseError) Is(target error) bool { return target == ErrForeig
 // make.
 func (e *CopiedDatabaseError) ExitCode() int { return 2 }
 
-// Note is the line ForceDropFlag says before it drops a copy's tables.
+// Note is the line ForceDropFlag says before it drops a copy's tables
+// (or empties the table Empties names).
 func (e *CopiedDatabaseError) Note() string {
-	return ForceDropFlag + ": dropping the tables of " + strings.Replace(e.what(), " looks like", ", which looks like", 1)
+	if e.Empties != "" {
+		return ForceDropFlag + ": emptying table " + e.Empties + " of " + e.Copy()
+	}
+	return ForceDropFlag + ": dropping the tables of " + e.Copy()
 }
 
 // RefuseCopiedDatabase returns a *CopiedDatabaseError (by action:
@@ -98,26 +122,32 @@ func RefuseCopiedDatabase(ctx context.Context, db *sqlx.DB, action string) error
 		}
 		return &CopiedDatabaseError{Database: name, Action: action, Tenant: true}
 	}
-	if exists, err := recordExists(ctx, db); err != nil || !exists {
-		return err
-	}
-	cols, err := tableColumns(ctx, db, LoadRecordTable)
-	if err != nil {
-		return fmt.Errorf("reading the columns of %s: %w", LoadRecordTable, err)
-	}
-	if _, ok := cols[databaseOIDColumn]; !ok {
-		return nil
-	}
 	var e CopiedDatabaseError
-	err = db.QueryRow(ctx, "SELECT "+databaseOIDColumn+", current_database() FROM "+db.Dialect().QuoteIdent(LoadRecordTable)+
-		" WHERE "+databaseOIDColumn+" <> '' AND "+databaseOIDColumn+" IS DISTINCT FROM "+currentDatabaseOID+" LIMIT 1").Scan(&e.SourceOID, &e.Database)
-	if errors.Is(err, sqlx.ErrNoRows) {
-		return nil
+	if exists, err := recordExists(ctx, db); err != nil {
+		return err
+	} else if exists {
+		cols, err := tableColumns(ctx, db, LoadRecordTable)
+		if err != nil {
+			return fmt.Errorf("reading the columns of %s: %w", LoadRecordTable, err)
+		}
+		if _, ok := cols[databaseOIDColumn]; ok {
+			err = db.QueryRow(ctx, "SELECT "+databaseOIDColumn+", current_database() FROM "+db.Dialect().QuoteIdent(LoadRecordTable)+
+				" WHERE "+databaseOIDColumn+" <> '' AND "+databaseOIDColumn+" IS DISTINCT FROM "+currentDatabaseOID+" LIMIT 1").Scan(&e.SourceOID, &e.Database)
+			if err != nil && !errors.Is(err, sqlx.ErrNoRows) {
+				return fmt.Errorf("reading what init loaded (%s): %w", LoadRecordTable, err)
+			}
+		}
 	}
-	if err != nil {
-		return fmt.Errorf("reading what init loaded (%s): %w", LoadRecordTable, err)
+	if e.SourceOID == "" {
+		// No record says so: a table stampede made names the database
+		// it was made in on its row type (dialect.RowTypeMarkSep), a
+		// run's (bulk_insert's sbtestN, which no record lists) and an
+		// init's whose record the copy's user dropped alike.
+		if found, err := madeElsewhere(ctx, db, &e); err != nil || !found {
+			return err
+		}
 	}
-	err = db.QueryRow(ctx, "SELECT datname FROM pg_database WHERE oid::text = "+db.Dialect().Placeholder(1), e.SourceOID).Scan(&e.Source)
+	err := db.QueryRow(ctx, "SELECT datname FROM pg_database WHERE oid::text = "+db.Dialect().Placeholder(1), e.SourceOID).Scan(&e.Source)
 	if err != nil && !errors.Is(err, sqlx.ErrNoRows) {
 		return fmt.Errorf("reading the database of %s's record: %w", LoadRecordTable, err)
 	}
@@ -172,6 +202,11 @@ type CopiedTable struct {
 	// Source is the table of MarkOID in this database ("" when there is
 	// none: it was copied from another database, or since dropped).
 	Source string
+	// MadeIn, when set, is the OID of the database that the mark on the
+	// table's row type names (another than this one: the database is a
+	// copy made with CREATE DATABASE ... TEMPLATE), for a table whose
+	// comment the user replaced; MadeInName is that database's name.
+	MadeIn, MadeInName string
 }
 
 // CopiedTables returns those of names (tables, resolved through the
@@ -190,6 +225,13 @@ func CopiedTables(ctx context.Context, db *sqlx.DB, names []string) ([]CopiedTab
 			FROM pg_class c WHERE c.oid = to_regclass($1) AND obj_description(c.oid, 'pg_class') ~ '^`+Mark+` .*; oid [0-9]+$'`,
 			db.Dialect().QuoteIdent(n)).Scan(&c.OID, &c.MarkOID, &source)
 		if errors.Is(err, sqlx.ErrNoRows) {
+			// No mark on the table: its row type's may name another
+			// database (copiedByDatabase).
+			if c, ok, err := copiedByDatabase(ctx, db, n); err != nil {
+				return nil, err
+			} else if ok {
+				out = append(out, c)
+			}
 			continue
 		}
 		if err != nil {
@@ -208,8 +250,82 @@ func CopiedTables(ctx context.Context, db *sqlx.DB, names []string) ([]CopiedTab
 
 // copiedWhy says why a copied table is not stampede's.
 func copiedWhy(c CopiedTable) string {
+	if c.MadeIn != "" {
+		return madeInWhy(c)
+	}
 	if c.Source != "" {
 		return fmt.Sprintf("a copy of table %s, which stampede made in this database: it carries that table's mark, bound to OID %s, not to its own OID %s", c.Source, c.MarkOID, c.OID)
 	}
 	return fmt.Sprintf("a copy of a table stampede made in another database (a restore of its pg_dump, say): it carries the mark bound to that table's OID, %s, not to its own, %s", c.MarkOID, c.OID)
 }
+
+// MarkerCopiedFrom returns the OID of the database that the mark of the
+// fleet marker marker (a table, as SQL writes it) names
+// (dialect.DatabaseOIDTag) when that is not the current database: the
+// database is a copy of a schema- or column-mode fleet's, made with
+// CREATE DATABASE ... TEMPLATE, which stampede did not make. It is ""
+// when the mark names the current database, or names none (a fleet of
+// an older stampede, database mode's marker, no marker).
+func MarkerCopiedFrom(ctx context.Context, db *sqlx.DB, marker string) (string, error) {
+	d := db.Dialect()
+	if db.Null() || d.Name() != "postgres" {
+		return "", nil
+	}
+	var made, here *string
+	err := db.QueryRow(ctx, "SELECT substring("+dialect.OwnComment(d, "to_regclass($1)", "pg_class")+" from '"+dialect.DatabaseOIDTag+"([0-9]+)$'), "+
+		currentDatabaseOID, marker).Scan(&made, &here)
+	if err != nil {
+		return "", fmt.Errorf("reading the mark of table %s: %w", marker, err)
+	}
+	if made == nil || here == nil || *made == *here {
+		return "", nil
+	}
+	return *made, nil
+}
+
+// dropHint finds a command that a message suggests and that drops
+// stampede's tables: a reload (`stampede init W ... --drop ...`) or a
+// cleanup (`stampede cleanup W ...`), in backticks.
+var dropHint = lazyre.New("`stampede (?:init [a-z_]+ [^`]*--drop\\b|cleanup [a-z_]+)[^`]*`")
+
+// CopyHint returns err with ForceDropFlag added to each command its
+// message suggests that drops stampede's tables (a reload with --drop, a
+// cleanup: dropHint) when db is a copy of a database stampede loaded
+// (RefuseCopiedDatabase), whose tables those commands refuse to drop
+// without it: the suggestion is then one that runs; the message says
+// why it takes the flag. Any other err, or one on a database that is no
+// copy, is returned as it is; the result matches what err matched.
+func CopyHint(ctx context.Context, db *sqlx.DB, err error) error {
+	if db == nil || db.Null() || !SuggestsDrop(err) {
+		return err
+	}
+	var copied *CopiedDatabaseError
+	if cerr := RefuseCopiedDatabase(ctx, db, "--drop"); !errors.As(cerr, &copied) {
+		return err
+	}
+	msg := dropHint().ReplaceAllStringFunc(err.Error(), func(m string) string {
+		if strings.Contains(m, ForceDropFlag) {
+			return m
+		}
+		return "`" + strings.Trim(m, "`") + " " + ForceDropFlag + "`"
+	})
+	return &copyHintError{msg: fmt.Sprintf("%s (with %s: %s)", msg, ForceDropFlag, copied.what()), err: err}
+}
+
+// SuggestsDrop reports whether err's message suggests a command that
+// drops stampede's tables (see CopyHint).
+func SuggestsDrop(err error) bool {
+	return err != nil && dropHint().MatchString(err.Error())
+}
+
+// copyHintError is CopyHint's error: err's message with its suggestions
+// completed.
+type copyHintError struct {
+	msg string
+	err error
+}
+
+func (e *copyHintError) Error() string { return e.msg }
+
+// Unwrap returns the error whose suggestions it completed.
+func (e *copyHintError) Unwrap() error { return e.err }

@@ -3,6 +3,7 @@ package workload
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -27,10 +28,10 @@ import (
 // drop would take along: it is named, not inside. What is reached
 // only by an internal dependency (a foreign key's triggers, a toast
 // table) goes with what it belongs to, which is named instead. A
-// trigger, a rule or a publication's membership on one of the tables (or
-// on a table in one of the schemas) is named too: stampede makes none, so
-// each is the user's work, which the drop would take along without a
-// word. What the caller made ($5 the catalogs, $6 the oids: see
+// trigger, rule, policy, statistics object or publication membership on
+// one of the tables (or on a table in one of the schemas) is named too
+// (attachedObjects): stampede makes none, so each is the user's work,
+// which the drop would take along without a word. What the caller made ($5 the catalogs, $6 the oids: see
 // DependentsBeyond) is left out, with what is part of it (a column,
 // constraint, index, trigger, rule or default of its relation, what
 // depends on it automatically or internally).
@@ -89,17 +90,78 @@ WHERE NOT o.inside AND NOT o.internal AND coalesce(i.schema, '') <> 'pg_toast'
 			AND e.refclassid = ours.classid AND e.refobjid = ours.objid))
 UNION
 SELECT i.type || ' ' || i.identity
-FROM (
-	SELECT 'pg_trigger'::regclass AS classid, t.oid AS objid, t.tgrelid AS rel FROM pg_trigger t WHERE NOT t.tgisinternal
-	UNION ALL SELECT 'pg_rewrite'::regclass, w.oid, w.ev_class FROM pg_rewrite w JOIN pg_class c ON c.oid = w.ev_class WHERE c.relkind IN ('r', 'p', 'f')
-	UNION ALL SELECT 'pg_publication_rel'::regclass, p.oid, p.prrelid FROM pg_publication_rel p
-) x
+FROM (` + attachedObjects + `) x
 JOIN pg_class c ON c.oid = x.rel
 CROSS JOIN LATERAL pg_identify_object(x.classid, x.objid, 0) i
 WHERE (c.oid IN (SELECT objid FROM start WHERE classid = 'pg_class'::regclass) OR c.relnamespace IN (SELECT objid FROM start WHERE classid = 'pg_namespace'::regclass))
 	AND NOT EXISTS (SELECT 1 FROM pg_depend e WHERE e.classid = x.classid AND e.objid = x.objid AND e.deptype = 'e')
-	AND NOT EXISTS (SELECT 1 FROM ours WHERE ours.classid = 'pg_class'::regclass AND ours.objid = x.rel)
+	AND NOT EXISTS (SELECT 1 FROM ours WHERE ours.classid = 'pg_class'::regclass AND ours.objid = x.rel
+		OR ours.classid = x.classid AND ours.objid = x.objid)
 ORDER BY 1`
+
+// attachedObjects lists, as (classid, objid, rel), what a user attaches
+// to a table rel: its triggers (but the internal ones of a foreign key),
+// rules (of a table, not a view's own), policies, statistics objects and
+// publication memberships. Stampede makes none of them, so each on a
+// table of stampede's is the user's, which dropping the table, or the
+// schema or database holding it, takes along without CASCADE or a word.
+// The table-level check (dependentsQuery) and the census of a whole
+// database or schema (Attached) both read it.
+const attachedObjects = `SELECT 'pg_trigger'::regclass AS classid, t.oid AS objid, t.tgrelid AS rel FROM pg_trigger t WHERE NOT t.tgisinternal
+	UNION ALL SELECT 'pg_rewrite'::regclass, w.oid, w.ev_class FROM pg_rewrite w JOIN pg_class c ON c.oid = w.ev_class WHERE c.relkind IN ('r', 'p', 'f')
+	UNION ALL SELECT 'pg_policy'::regclass, p.oid, p.polrelid FROM pg_policy p
+	UNION ALL SELECT 'pg_statistic_ext'::regclass, s.oid, s.stxrelid FROM pg_statistic_ext s
+	UNION ALL SELECT 'pg_publication_rel'::regclass, p.oid, p.prrelid FROM pg_publication_rel p`
+
+// attachedQuery lists, as "KIND NAME", the attachedObjects of the
+// relations $1 (as SQL writes them), but an extension's.
+const attachedQuery = `SELECT DISTINCT i.type || ' ' || i.identity
+FROM (` + attachedObjects + `) x
+CROSS JOIN LATERAL pg_identify_object(x.classid, x.objid, 0) i
+WHERE x.rel = ANY(SELECT to_regclass(t) FROM unnest($1::text[]) t)
+	AND NOT EXISTS (SELECT 1 FROM pg_depend e WHERE e.classid = x.classid AND e.objid = x.objid AND e.deptype = 'e')
+ORDER BY 1`
+
+// Attached returns, as "KIND NAME", the triggers, rules, policies,
+// statistics objects and publication memberships on relations (as SQL
+// writes them): see attachedObjects. It is the table-level check's
+// finding (Dependents names them too) for a census of a whole database
+// or schema, which lists objects by kind and so misses what hangs on a
+// table. It is nil on other databases than PostgreSQL.
+func Attached(ctx context.Context, db *sqlx.DB, relations []string) ([]string, error) {
+	if db.Null() || db.Dialect().Name() != "postgres" || len(relations) == 0 {
+		return nil, nil
+	}
+	rows, err := db.Query(ctx, attachedQuery, relations)
+	if err != nil {
+		return nil, fmt.Errorf("listing the triggers, rules, policies and statistics on stampede's tables: %w", err)
+	}
+	defer rows.Close()
+	return scanStrings(rows)
+}
+
+// AttachedForeign returns what a user attached (Attached) to the tables
+// of objs (a census of db: Objects) in schema ("*" for any) that foreign,
+// the census's list of what stampede did not make, does not name:
+// stampede's tables, whose triggers, rules, policies and statistics a
+// drop of their database or schema takes along. What foreign names
+// already (a statistics object is an object of its own) is left out.
+func AttachedForeign(ctx context.Context, db *sqlx.DB, objs []Object, schema string, foreign []string) ([]string, error) {
+	named := func(s string) bool {
+		return slices.ContainsFunc(foreign, func(f string) bool { return f == s || strings.HasPrefix(f, s+" (") })
+	}
+	var tables []string
+	for _, o := range objs {
+		if o.IsTable() && (schema == "*" || o.Schema == schema) && !named(o.String()) {
+			tables = append(tables, db.Dialect().QuoteIdent(o.Schema)+"."+db.Dialect().QuoteIdent(o.Name))
+		}
+	}
+	found, err := Attached(ctx, db, tables)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(found, named), nil
+}
 
 // Dependents returns, as "KIND NAME", the objects outside schemas and
 // tables that depend on something in them (see dependentsQuery): what
@@ -405,4 +467,63 @@ func (e *DependentsError) Is(target error) bool { return target == ErrForeign }
 // stampede reads its mark (dialect.OwnComment: a copy is no mark).
 func ownClassComment(oid string) string {
 	return dialect.OwnComment(dialect.Postgres{}, oid, "pg_class")
+}
+
+// DependedOn says which of the tables a drop would take each of deps
+// (Dependents' list for them all) depends on, for DependentsError: what
+// names the tables (in where) that the objects depend on, no more
+// ("table bank in ...", though stampede_load goes with it), and objects
+// are deps, each followed by its own tables (" on table bank") when
+// they do not all depend on the same ones. relations are the tables as
+// SQL writes them, names as the line names them (in the same order);
+// each relation's own dependents (pg_depend, followed as Dependents
+// follows it) tell which.
+func DependedOn(ctx context.Context, db *sqlx.DB, relations, names []string, where string, deps []string) (what string, objects []string, err error) {
+	on := map[string][]string{}
+	if len(relations) > 1 {
+		for i, rel := range relations {
+			own, err := dependents(ctx, db, []string{}, []string{rel})
+			if err != nil {
+				return "", nil, err
+			}
+			for _, d := range own {
+				on[d] = append(on[d], names[i])
+			}
+		}
+	}
+	sets := map[string]bool{}
+	var union []string
+	for _, d := range deps {
+		ts := on[d]
+		if len(ts) == 0 {
+			ts = names // found only with them all: say them all
+			on[d] = ts
+		}
+		sets[strings.Join(ts, ", ")] = true
+		for _, t := range ts {
+			if !slices.Contains(union, t) {
+				union = append(union, t)
+			}
+		}
+	}
+	tables := func(ts []string) string {
+		if len(ts) == 1 {
+			return "table " + ts[0]
+		}
+		return "tables " + strings.Join(ts, ", ")
+	}
+	in := ""
+	if where != "" {
+		in = " in " + where
+	}
+	if len(sets) <= 1 {
+		return tables(union) + in, deps, nil
+	}
+	objects = make([]string, len(deps))
+	for i, d := range deps {
+		objects[i] = d + " on " + tables(on[d])
+	}
+	// Their tables in the order names gives them.
+	slices.SortStableFunc(union, func(a, b string) int { return slices.Index(names, a) - slices.Index(names, b) })
+	return tables(union) + in, objects, nil
 }

@@ -231,11 +231,16 @@ func recordLoad(ctx context.Context, db *sqlx.DB, gen Generator, adopted []strin
 	d := db.Dialect()
 	p := d.Placeholder
 	t := d.QuoteIdent(LoadRecordTable)
-	if _, err := recordExists(ctx, db); err != nil {
+	exists, err := recordExists(ctx, db)
+	if err != nil {
 		return err // a user's table of the name: never written
 	}
-	if _, err := db.Exec(ctx, "CREATE TABLE IF NOT EXISTS "+t+" (data TEXT PRIMARY KEY, workload TEXT NOT NULL, version TEXT NOT NULL, settings TEXT NOT NULL, loaded_at TIMESTAMPTZ NOT NULL DEFAULT now(), "+adoptedColumn+" TEXT NOT NULL DEFAULT '', "+markedColumn+" BOOLEAN NOT NULL DEFAULT false)"); err != nil {
-		return fmt.Errorf("recording the load in %s: %w", LoadRecordTable, err)
+	// Only what is missing is created (IF NOT EXISTS for two parts that
+	// record at once): no NOTICE for the pgbench form to print.
+	if !exists {
+		if _, err := db.Exec(ctx, "CREATE TABLE IF NOT EXISTS "+t+" (data TEXT PRIMARY KEY, workload TEXT NOT NULL, version TEXT NOT NULL, settings TEXT NOT NULL, loaded_at TIMESTAMPTZ NOT NULL DEFAULT now(), "+adoptedColumn+" TEXT NOT NULL DEFAULT '', "+markedColumn+" BOOLEAN NOT NULL DEFAULT false, "+databaseOIDColumn+" TEXT NOT NULL DEFAULT '')"); err != nil {
+			return fmt.Errorf("recording the load in %s: %w", LoadRecordTable, err)
+		}
 	}
 	cols, err := tableColumns(ctx, db, LoadRecordTable)
 	if err != nil {
@@ -247,7 +252,7 @@ func recordLoad(ctx context.Context, db *sqlx.DB, gen Generator, adopted []strin
 	if err := markRecordTable(ctx, db); err != nil {
 		return err
 	}
-	for col, def := range map[string]string{adoptedColumn: "TEXT NOT NULL DEFAULT ''", markedColumn: "BOOLEAN NOT NULL DEFAULT false"} {
+	for col, def := range map[string]string{adoptedColumn: "TEXT NOT NULL DEFAULT ''", markedColumn: "BOOLEAN NOT NULL DEFAULT false", databaseOIDColumn: "TEXT NOT NULL DEFAULT ''"} {
 		if _, ok := cols[col]; ok {
 			continue
 		}
@@ -456,12 +461,20 @@ type UnfinishedLoadError struct {
 	// older stampede, which records none.
 	Flags    string
 	Recorded bool
+	// Copy, when set, says that the database is a copy of the one
+	// stampede loaded (the table's mark names that one, see
+	// madeElsewhere), whose record of the load the user dropped: not
+	// an interrupted init.
+	Copy *CopiedDatabaseError
 }
 
 // Is makes the error match ErrUnfinishedLoad.
 func (e *UnfinishedLoadError) Is(target error) bool { return target == ErrUnfinishedLoad }
 
 func (e *UnfinishedLoadError) Error() string {
+	if e.Copy != nil {
+		return e.copyError()
+	}
 	head := fmt.Sprintf("database %q holds an unfinished load of %s: init created table %s but never finished loading it (interrupted, or still running)",
 		e.Database, e.Workload, e.Table)
 	if !e.Recorded {
@@ -513,7 +526,11 @@ func unfinishedTable(ctx context.Context, db *sqlx.DB, workload, table string) e
 		return err
 	}
 	flags, recorded := markFlags(c)
-	return &UnfinishedLoadError{Workload: workload, Table: table, Database: db.Database(), Flags: flags, Recorded: recorded}
+	e := &UnfinishedLoadError{Workload: workload, Table: table, Database: db.Database(), Flags: flags, Recorded: recorded}
+	if e.Copy, err = copiedLoad(ctx, db); err != nil {
+		return err
+	}
+	return e
 }
 
 // LoadMismatchError is ReconcileLoad's error: a setting given on the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/stampede-bench/stampede/sqlx"
 )
@@ -24,25 +25,57 @@ ORDER BY length(c.relname), c.relname`
 // their OIDs (HasInitMark): tables of a load that its flags do not name
 // now, such as sbtest2..sbtest4 of an init of --tables 4 killed before it
 // recorded its load, which a cleanup of the default --tables 1 would
-// leave behind. None on other databases than PostgreSQL.
-func InitMarkedTables(ctx context.Context, db *sqlx.DB, gen Generator, known []string) ([]string, error) {
+// leave behind. Apart, renamed are those whose name no load of the flags
+// their mark names uses (markRenamed): a table the user renamed to keep
+// it (ALTER TABLE bank RENAME TO bank_keep), which is the user's now. None
+// on other databases than PostgreSQL.
+func InitMarkedTables(ctx context.Context, db *sqlx.DB, gen Generator, known []string) (extra, renamed []string, err error) {
 	if db.Null() || db.Dialect().Name() != "postgres" {
-		return nil, nil
+		return nil, nil, nil
 	}
 	rows, err := db.Query(ctx, markedVisibleQuery)
 	if err != nil {
-		return nil, fmt.Errorf("looking for tables with the mark of stampede's init of %s: %w", gen.Meta().Name, err)
+		return nil, nil, fmt.Errorf("looking for tables with the mark of stampede's init of %s: %w", gen.Meta().Name, err)
 	}
 	defer rows.Close()
-	var out []string
 	for rows.Next() {
 		var name, comment string
 		if err := rows.Scan(&name, &comment); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		if HasInitMark(comment, gen) && !slices.Contains(known, name) {
-			out = append(out, name)
+		switch {
+		case !HasInitMark(comment, gen) || slices.Contains(known, name):
+		case markRenamed(name, comment, gen):
+			renamed = append(renamed, name)
+		default:
+			extra = append(extra, name)
 		}
 	}
-	return out, rows.Err()
+	return extra, renamed, rows.Err()
+}
+
+// markRenamed reports whether name, a table carrying comment, the mark
+// of gen's init, is a name that the load of the data flags the mark
+// names (InitTableMark) does not use (renamedTable): another --profile's
+// or --tables' table is that load's, a name no flags give is the user's.
+// A mark without flags (an older stampede's) is judged by gen's flags.
+func markRenamed(name, comment string, gen Generator) bool {
+	if tn, ok := gen.(TableNamer); ok && tn.UsesTableName(name) {
+		return false
+	}
+	if flags, ok := markFlags(comment); ok {
+		if g, err := FromFlags(gen.Meta(), strings.Fields(flags)...); err == nil {
+			return renamedTable(name, g)
+		}
+	}
+	return renamedTable(name, gen)
+}
+
+// TableNamer is implemented by a Generator whose tables' names depend on
+// a flag that the mark of its tables does not name (TPC-C's --profile):
+// UsesTableName reports whether name is one of its tables under some
+// flags, so that a cleanup with other flags drops it rather than keep it
+// as renamed (markRenamed).
+type TableNamer interface {
+	UsesTableName(name string) bool
 }

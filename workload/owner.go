@@ -139,7 +139,9 @@ func DataKeyOf(gen Generator) string {
 
 // MarkTable puts mark on table name, bound to the table's OID
 // (dialect.MarkOIDSep), read once the table exists: a copy of the comment
-// on another table is no mark (TableComment).
+// on another table is no mark (TableComment). On PostgreSQL the mark goes
+// on the table's row type too (dialect.MarkRowType), so that a user's
+// COMMENT ON TABLE does not change who made the table.
 func MarkTable(ctx context.Context, db *sqlx.DB, name, mark string) error {
 	if db.Null() {
 		return nil
@@ -161,6 +163,12 @@ func markTableOn(ctx context.Context, q sqlx.Querier, d dialect.Dialect, name, m
 	stmt := "COMMENT ON TABLE " + d.QuoteIdent(name) + " IS " + dialect.QuoteLiteral(mark+dialect.MarkOIDSep+*oid)
 	if _, err := q.Exec(ctx, stmt); err != nil {
 		return fmt.Errorf("marking table %s as stampede's: %w", name, err)
+	}
+	// And on its row type, where a user's COMMENT ON TABLE leaves it.
+	if stmt := dialect.MarkRowType(d, d.QuoteIdent(name), mark+dialect.MarkOIDSep+*oid); stmt != "" {
+		if _, err := q.Exec(ctx, stmt); err != nil {
+			return fmt.Errorf("marking table %s as stampede's: %w", name, err)
+		}
 	}
 	return nil
 }
@@ -600,8 +608,9 @@ func AdoptedTables(ctx context.Context, db *sqlx.DB, gen Generator) ([]string, e
 // ("table public.usertable (stampede's load of ycsb)"), and so is one of
 // gen's names without gen's mark (a user's, made in its place); and the
 // columns holding data that a user added to gen's tables (AddedColumns),
-// and the indexes a user made on them (UserIndexes). A database that
-// holds none is gen's to drop.
+// and the indexes a user made on them (UserIndexes); and the triggers,
+// rules, policies and statistics objects on stampede's tables
+// (AttachedForeign). A database that holds none is gen's to drop.
 func ForeignObjectsIn(ctx context.Context, db *sqlx.DB, gen Generator, markers ...string) ([]string, error) {
 	if db.Null() {
 		return nil, nil
@@ -682,12 +691,19 @@ func ForeignObjectsIn(ctx context.Context, db *sqlx.DB, gen Generator, markers .
 	for _, c := range cols {
 		foreign = append(foreign, "table column "+c+" (holding data)")
 	}
-	// So is an index a user made on one of them (UserIndexes).
-	idx, err := UserIndexes(ctx, db, gen, ours)
+	// So is an index or constraint a user made on one of them, or on
+	// stampede's record or marker (UserIndexes).
+	idx, err := UserIndexes(ctx, db, gen, append(ours, BookkeepingTables(objs, "*")...))
 	if err != nil {
 		return nil, err
 	}
-	return append(foreign, idx...), nil
+	// And a trigger, rule, policy or statistics object on a table of
+	// stampede's (AttachedForeign), as the drop of a table would say.
+	attached, err := AttachedForeign(ctx, db, objs, "*", foreign)
+	if err != nil {
+		return nil, err
+	}
+	return append(append(foreign, idx...), attached...), nil
 }
 
 // RenamedNote follows, in ForeignObjectsIn's list, a table of workload's

@@ -66,12 +66,30 @@ func foreignRecord(ctx context.Context, db *sqlx.DB, cols map[string]string) err
 }
 
 // recordComment returns the comment of the table named LoadRecordTable
-// in db, as it is (nil without one).
+// in db, as it is (nil without one); where a comment that is no mark (a
+// user's COMMENT ON TABLE) replaced stampede's, the mark stampede keeps
+// on the table's row type (dialect.RowTypeMarkSep), when it has one.
+//
+// The row type's mark is taken bound to the table's OID, in whatever
+// database it was made: a copy of the database (CREATE DATABASE ...
+// TEMPLATE) holds stampede's record as it was, which tells the copy
+// (RefuseCopiedDatabase).
 func recordComment(ctx context.Context, db *sqlx.DB) (*string, error) {
-	var c *string
-	err := db.QueryRow(ctx, "SELECT obj_description(to_regclass("+db.Dialect().Placeholder(1)+"), 'pg_class')", db.Dialect().QuoteIdent(LoadRecordTable)).Scan(&c)
-	if err != nil {
+	var c, typed, oid *string
+	rel := "to_regclass(" + db.Dialect().Placeholder(1) + ")"
+	q := "SELECT obj_description(" + rel + ", 'pg_class'), NULL::text, NULL::text"
+	if db.Dialect().Name() == "postgres" {
+		q = "SELECT obj_description(" + rel + ", 'pg_class'), (SELECT obj_description(reltype, 'pg_type') FROM pg_class WHERE oid = " + rel + " AND reltype <> 0), " + rel + "::oid::text"
+	}
+	if err := db.QueryRow(ctx, q, db.Dialect().QuoteIdent(LoadRecordTable)).Scan(&c, &typed, &oid); err != nil {
 		return nil, fmt.Errorf("reading the comment of %s: %w", LoadRecordTable, err)
+	}
+	if (c == nil || !IsMark(*c)) && typed != nil && oid != nil {
+		if i := strings.LastIndex(*typed, dialect.RowTypeMarkSep); i >= 0 && strings.HasPrefix(*typed, RecordMark) {
+			if mark, ok := strings.CutSuffix((*typed)[:i], dialect.MarkOIDSep+*oid); ok {
+				return &mark, nil
+			}
+		}
 	}
 	return c, nil
 }

@@ -62,7 +62,16 @@ func RefuseDrop(ctx context.Context, db *sqlx.DB, gen Generator, tables []string
 		ierr = &UserIndexesError{Indexes: idx, Where: db.Where(), Action: action}
 	}
 	if len(deps) > 0 {
-		derr = &DependentsError{What: what, Objects: deps, Action: action}
+		// Named by the tables each depends on, not every one dropped.
+		rels := make([]string, len(tables))
+		for i, t := range tables {
+			rels[i] = db.Dialect().QuoteIdent(t)
+		}
+		on, objs, err := DependedOn(ctx, db, rels, tables, db.Where(), deps)
+		if err != nil {
+			return nil, false, err
+		}
+		derr = &DependentsError{What: on, Objects: objs, Action: action}
 	}
 	return nil, false, Refusal(cerr, ierr, derr)
 }

@@ -54,9 +54,13 @@ func OwnIndexNames(gen Generator) []string {
 // UserIndexes returns, as "index SCHEMA.NAME on table T", the indexes on
 // tables (gen's, by name, as the search path finds them) that stampede
 // did not make: not backing a constraint, not named as gen's DDL names
-// its indexes (OwnIndexNames, IndexOwner), without stampede's mark. A
-// drop of the table takes them along without a word. It is nil on other
-// databases than PostgreSQL.
+// its indexes (OwnIndexNames, IndexOwner), without stampede's mark; and
+// after them the constraints and column defaults on them that gen's DDL
+// does not make (userParts: "UNIQUE constraint my_uq on table bank", with
+// its index; "default 7 of column balance on table bank"). A drop of the
+// table takes them along without a word. stampede's own tables
+// (IsBookkeeping) may be among tables: there only their primary key and
+// defaults are stampede's. It is nil on other databases than PostgreSQL.
 func UserIndexes(ctx context.Context, db *sqlx.DB, gen Generator, tables []string) ([]string, error) {
 	return UserIndexesIn(ctx, db, gen, "", tables)
 }
@@ -86,7 +90,7 @@ func UserIndexesIn(ctx context.Context, db *sqlx.DB, gen Generator, schema strin
 		WHERE x.indrelid = ANY(SELECT to_regclass(t) FROM unnest($1::text[]) t)
 			AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = x.indexrelid AND k.conrelid = x.indrelid)
 			AND NOT ic.relname = ANY($2::text[])
-			AND coalesce(obj_description(ic.oid, 'pg_class'), '') NOT LIKE 'made by stampede %'
+			AND NOT `+indexMarked("ic")+`
 			AND NOT ($3 AND EXISTS (SELECT 1 FROM pg_index x2 JOIN pg_class ic2 ON ic2.oid = x2.indexrelid JOIN pg_class tc2 ON tc2.oid = x2.indrelid
 				WHERE tc2.relname = tc.relname AND tc2.relnamespace <> tc.relnamespace AND x2.indisunique = x.indisunique
 					AND ic2.relname = ANY($2::text[]) AND `+indexBody("x2")+` = `+indexBody("x")+`))
@@ -107,7 +111,15 @@ func UserIndexesIn(ctx context.Context, db *sqlx.DB, gen Generator, schema strin
 		}
 		out = append(out, s)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows.Close()
+	parts, err := userParts(ctx, db, gen, schema, quoted)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, parts...), nil
 }
 
 // indexBody is an SQL expression: the definition of the index of

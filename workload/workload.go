@@ -269,6 +269,14 @@ type PartErrorRecorder interface {
 	RecordPartError(op int)
 }
 
+// RetryRecorder is implemented by the engine's Recorders: it counts a
+// failure that the workload retried itself and that is no failed
+// operation (a try of pgbench's --max-tries before the one that decided
+// the transaction) under its class, as retries_CODE, in the run log.
+type RetryRecorder interface {
+	RecordRetry(err error)
+}
+
 // NotFoundCode is the class (sqlx.ErrorCode) of an operation whose key
 // has no row, which its workload counts and does not retry (YCSB's
 // NOT_FOUND reads, UNEXPECTED_STATE updates and deletes): the run's

@@ -396,7 +396,13 @@ func (c *Command) checkDropOwned(ctx context.Context, opts sqlx.Options, log io.
 	}
 	defer db.Close()
 	foreign, err := workload.ForeignObjectsIn(ctx, db, c.gen, fleet.MarkerTable)
-	if err != nil || len(foreign) == 0 {
+	if err != nil {
+		return err
+	}
+	// A user's work on the database itself (settings, grants, owner...)
+	// goes with it too.
+	work, err := workload.DatabaseWorkOf(ctx, db, "")
+	if foreign = append(foreign, work...); err != nil || len(foreign) == 0 {
 		return err
 	}
 	if c.value("force-drop") == "true" {

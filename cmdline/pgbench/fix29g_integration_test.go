@@ -244,12 +244,14 @@ var commandLine = regexp.MustCompile(`^ +-?[0-9.]+ +[0-9]+ +(?:[0-9]+ +)?`)
 // TestCommandFirstLinesAsPgbench: -r names each command as pgbench does:
 // a leading /* comment kept (-- comments and blanks skipped), the first
 // line only, and at most 127 bytes of it (a character cut in two as
-// pgbench cuts it), byte for byte.
+// pgbench cuts it), byte for byte; a meta-command's line as written, its
+// trailing blanks too.
 func TestCommandFirstLinesAsPgbench(t *testing.T) {
 	srv := server(t)
 	db := freshDB(t)
 	long := "SELECT 'é' AS e, " + strings.Repeat("1 + ", 60) + "1 AS n;\n"
-	script := "/* block */ SELECT 4;\n" + long + "-- line comment\n  SELECT 5;\n/* multi\nline */ SELECT 6;\nSELECT 7 \\; SELECT 8;\n"
+	script := "/* block */ SELECT 4;\n" + long + "-- line comment\n  SELECT 5;\n/* multi\nline */ SELECT 6;\nSELECT 7 \\; SELECT 8;\n" +
+		"\\set a 1 + 2   \n\\sleep 0 ms \t\n" // meta-commands as written, trailing blanks too
 	var tables [2][]string
 	for k, real := range []bool{true, false} {
 		dir := t.TempDir()
@@ -263,7 +265,7 @@ func TestCommandFirstLinesAsPgbench(t *testing.T) {
 			tables[k] = append(tables[k], commandLine.ReplaceAllString(l, ""))
 		}
 	}
-	if want, got := strings.Join(tables[0], "\n"), strings.Join(tables[1], "\n"); want != got || len(tables[0]) != 5 {
+	if want, got := strings.Join(tables[0], "\n"), strings.Join(tables[1], "\n"); want != got || len(tables[0]) != 7 {
 		t.Errorf("-r's commands\npgbench:\n%s\nstampede:\n%s", want, got)
 	}
 	if l := tables[0][1]; len(l) != 127 {

@@ -702,6 +702,9 @@ func TestBadOptionsAsPgbench(t *testing.T) {
 		{[]string{"-b", "select-only@-1", "-t", "2"}, "2147483647"},
 		{[]string{"-n", "--max-tries=0", "-t", "2"}, "an unlimited number of transaction tries can only be used with --latency-limit or a duration (-T)"},
 		{[]string{"-n", "--max-tries=-1", "-T", "2"}, `invalid number of maximum tries: "-1"`},
+		{[]string{"-n", "--log-prefix", "x", "-t", "2"}, "log file prefix (--log-prefix) is allowed only when logging transactions (-l)"},
+		{[]string{"-n", "--log-prefix", "x", "--sampling-rate", "0.5", "-t", "2"}, "log sampling (--sampling-rate) is allowed only when logging transactions (-l)"},
+		{append(slices.Repeat([]string{"-b", "select-only"}, 129), "-t", "2"), "at most 128 SQL scripts are allowed"},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {

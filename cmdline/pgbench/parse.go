@@ -218,9 +218,12 @@ var ranged = []struct{ name, short string }{
 	{"scale", "-s/--scale"}, {"transactions", "-t/--transactions"}, {"time", "-T/--time"},
 }
 
+// maxScripts is pgbench's MAX_SCRIPTS.
+const maxScripts = 128
+
 // check refuses, as pgbench does while it reads its options, integers
-// out of its ranges, -D without NAME=VALUE, an empty --random-seed and
-// weights past pgbench's.
+// out of its ranges, -D without NAME=VALUE, an empty --random-seed,
+// weights past pgbench's, and a benchmark's options with -i.
 func (o *options) check() error {
 	for _, r := range ranged {
 		f := o.fs.Lookup(r.name)
@@ -251,6 +254,11 @@ func (o *options) check() error {
 			return inputf("--%s is empty, and the server refuses an empty name (pgbench fails on it after dropping the tables): give a tablespace's name, or leave --%s out", name, name)
 		}
 	}
+	for _, name := range benchmarkOnly {
+		if o.initialize && o.fs.Changed(name) {
+			return inputf("some of the specified options cannot be used in initialization (-i) mode: --%s runs a benchmark, and -i initialises: give them in two command lines, as pgbench takes them", name)
+		}
+	}
 	if o.progressTimestamp && o.progress == 0 {
 		return inputf("--progress-timestamp is allowed only under --progress: add -P SECONDS, or leave --progress-timestamp out")
 	}
@@ -264,6 +272,9 @@ func (o *options) check() error {
 	}
 	if o.fs.Changed("random-seed") && o.randomSeed == "" {
 		return inputf("unrecognized random seed option \"\": give \"time\", \"rand\" or an unsigned integer")
+	}
+	if n := len(o.scripts) / 2; n > maxScripts {
+		return inputf("at most %d SQL scripts are allowed (%d given): give fewer -b, -f, -N and -S", maxScripts, n)
 	}
 	for i := 0; i+1 < len(o.scripts); i += 2 {
 		if _, _, err := pgscript.ParseFileArg(o.scripts[i+1]); err != nil {
@@ -399,14 +410,16 @@ func connURL(o *options, rest []string, env func(string) string) (string, []stri
 	return u.String(), secrets, nil
 }
 
+// benchmarkOnly are the options that pgbench 15 refuses in -i mode (its
+// benchmarking_option_set), and --random-seed, which it takes there and
+// ignores.
+var benchmarkOnly = []string{"client", "jobs", "connect", "report-per-command", "report-latencies", "select-only",
+	"skip-some-updates", "builtin", "file", "define", "protocol", "progress", "rate", "latency-limit", "time",
+	"transactions", "vacuum-all", "log", "sampling-rate", "aggregate-interval", "progress-timestamp", "log-prefix",
+	"failures-detailed", "max-tries", "verbose-errors", "random-seed"}
+
 // initArgs is `stampede init pgbench` for -i.
 func (o *options) initArgs(conn string) ([]string, error) {
-	for _, name := range []string{"builtin", "file", "skip-some-updates", "select-only", "client", "jobs", "protocol", "progress",
-		"report-per-command", "rate", "transactions", "time", "define", "random-seed"} {
-		if o.fs.Changed(name) {
-			return nil, inputf("--%s runs a benchmark, and -i initialises: give them in two command lines, as pgbench takes them", name)
-		}
-	}
 	steps := o.initSteps
 	if o.noVacuum {
 		steps = strings.ReplaceAll(steps, "v", "")
@@ -453,8 +466,8 @@ func (o *options) runArgs(conn string) ([]string, []string, error) {
 			return nil, nil, inputf("--%s shapes what -i creates, and this line runs a benchmark: add -i to initialise, or leave it out", name)
 		}
 	}
-	if o.forceDrop {
-		return nil, nil, inputf("--force-drop goes with -i (it lets -i drop pgbench's tables that stampede did not make), and this line runs a benchmark: add -i, or leave it out")
+	if o.forceDrop && o.noVacuum {
+		return nil, nil, inputf("--force-drop lets -i drop pgbench's tables that stampede did not make, and a run empty pgbench_history in a copy of a database stampede loaded, and this line does neither (-n): leave it out")
 	}
 	switch {
 	case o.fs.Changed("time") && o.fs.Changed("transactions"):
@@ -518,6 +531,9 @@ func (o *options) runArgs(conn string) ([]string, []string, error) {
 		// pgbench empties pgbench_history before the run: the user
 		// asked pgbench to, whoever made the table.
 		args = append(args, "--vacuum-first", "--truncate-history")
+		if o.forceDrop {
+			args = append(args, "--force-drop")
+		}
 		if o.vacuumAll {
 			args = append(args, "--vacuum-accounts")
 		}
@@ -561,8 +577,10 @@ func (o *options) runArgs(conn string) ([]string, []string, error) {
 		}
 	case o.fs.Changed("aggregate-interval"):
 		return nil, nil, inputf("log aggregation is allowed only when actually logging transactions: add -l, or leave --aggregate-interval out")
-	case o.logPrefix != "" || o.fs.Changed("sampling-rate"):
-		return nil, nil, inputf("log sampling (--sampling-rate) and prefix (--log-prefix) are allowed only when logging transactions (-l)")
+	case o.fs.Changed("sampling-rate"):
+		return nil, nil, inputf("log sampling (--sampling-rate) is allowed only when logging transactions (-l): add -l, or leave --sampling-rate out")
+	case o.logPrefix != "":
+		return nil, nil, inputf("log file prefix (--log-prefix) is allowed only when logging transactions (-l): add -l, or leave --log-prefix out")
 	}
 	if o.fs.Changed("scale") {
 		args = append(args, "--scale", strconv.Itoa(o.scale))

@@ -693,7 +693,7 @@ async function showSweep(id) {
         el('td', { dataset: { field: 'p99_spread' } }, `${fmtMs(p.p99_ms_min)}-${fmtMs(p.p99_ms_max)}`),
         figureCells(p.figures),
         el('td', { dataset: { field: 'met_in' } }, doc.slo ? `${p.met_runs}/${p.completed}` : '-'),
-        el('td', { class: 'l', dataset: { field: 'slo' }, style: `color: ${verdictColor(p)}` }, !p.judged ? '-' : p.met ? 'met' : 'missed: ' + p.why))))));
+        el('td', { class: 'l', dataset: { field: 'slo' }, style: `color: ${verdictColor(p)}` }, !p.judged ? (p.why || '-') : p.met ? 'met' : 'missed: ' + p.why))))));
   }
 
   // The sweep's table, with the telemetry's columns when it ran.
@@ -712,7 +712,7 @@ async function showSweep(id) {
       el('td', {}, s.total.errors),
       figureCells(s.figures), telCells(s.telemetry),
       el('td', { class: 'l' }, el('a', { href: '#/run/' + encodeURIComponent(s.run) }, s.run)),
-      el('td', { class: 'l', dataset: { field: 'slo' }, style: `color: ${verdictColor(s)}` }, !s.judged ? (s.status === 'completed' ? '-' : s.status) : s.met ? 'met' : 'missed: ' + s.why),
+      el('td', { class: 'l', dataset: { field: 'slo' }, style: `color: ${verdictColor(s)}` }, !s.judged ? (s.status === 'completed' ? (s.why || '-') : s.status) : s.met ? 'met' : 'missed: ' + s.why),
       noteCell(doc, s))))));
   ready('sweep');
 }
@@ -779,7 +779,7 @@ function showSweepGrid(doc) {
       ['p50_ms', 'p95_ms', 'p99_ms', 'p99_9_ms', 'max_ms'].map(k => el('td', { dataset: { field: k, value: s.total[k] } }, fmtMs(s.total[k]))),
       el('td', {}, s.total.errors),
       el('td', { class: 'l' }, el('a', { href: '#/run/' + encodeURIComponent(s.run) }, s.run)),
-      el('td', { class: 'l', dataset: { field: 'slo' } }, !s.judged ? (s.status === 'completed' ? '-' : s.status) : s.met ? 'met' : 'missed: ' + s.why),
+      el('td', { class: 'l', dataset: { field: 'slo' } }, !s.judged ? (s.status === 'completed' ? (s.why || '-') : s.status) : s.met ? 'met' : 'missed: ' + s.why),
       noteCell(doc, s))))));
   ready('sweep');
 }

@@ -28,10 +28,7 @@ func TestClientsMerge(t *testing.T) {
 	if r := stampede(t, "init", "ycsb", "-p", "recordcount=2000", "--db", db, srv); r.code != 0 {
 		t.Fatalf("init: %s", r.stderr)
 	}
-	bin := filepath.Join(t.TempDir(), "stampede")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/stampede-bench/stampede/cmd/stampede").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildStampede(t)
 	dir := t.TempDir()
 	startAt := time.Now().Add(4 * time.Second).UTC()
 	cmds := make([]*exec.Cmd, 2)

@@ -152,7 +152,7 @@ func TestMarkOfOlderForm(t *testing.T) {
 		}, 2, 40},
 		{"older load with its record", func(t *testing.T, db string) {
 			mustRun(t, "init", "bank", "--rows", "40", dbURL(t, db))
-			execIn(t, db, "COMMENT ON TABLE bank IS "+legacy)
+			execIn(t, db, "COMMENT ON TABLE bank IS "+legacy, "COMMENT ON TYPE bank IS NULL")
 		}, 0, -1},
 		{"load killed before its record", func(t *testing.T, db string) {
 			mustRun(t, "init", "bank", "--rows", "40", dbURL(t, db))

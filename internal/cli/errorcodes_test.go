@@ -220,7 +220,7 @@ func TestLoadRecord(t *testing.T) {
 	// Tables prepared by sysbench itself have no record (and no mark of
 	// stampede's init): the run checks the ids it would look up.
 	execIn(t, db, "UPDATE stampede_load SET data = 'elsewhere' WHERE data = 'sysbench-oltp'",
-		"COMMENT ON TABLE sbtest1 IS NULL", "COMMENT ON TABLE sbtest2 IS NULL")
+		"COMMENT ON TABLE sbtest1 IS NULL", "COMMENT ON TABLE sbtest2 IS NULL", "COMMENT ON TYPE sbtest1 IS NULL", "COMMENT ON TYPE sbtest2 IS NULL")
 	r = stampede(t, append([]string{"run", "oltp_point_select", "--table_size", "301", "--duration", "1s", "--results-dir", t.TempDir()}, base...)...)
 	checkOneLineError(t, r, 1, "sbtest1 holds ids up to 300, fewer than --table_size=301: give --table_size=300 (what was prepared)")
 	execIn(t, db, "UPDATE stampede_load SET data = 'sysbench-oltp' WHERE data = 'elsewhere'")

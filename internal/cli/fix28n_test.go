@@ -164,7 +164,7 @@ func TestLimitedRoleAnswers(t *testing.T) {
 			"belongs to role postgres, and role " + role + " may not drop it (only its owner may): connect as its owner postgres or a superuser; nothing was dropped",
 			own2, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'stampede_load'", 10},
 		{"fleet run without --rows, marker unreadable", []string{"run", "bank", "--tenants", "2", "--tenant-mode", "schema", "--duration", "1s", "--results-dir", res, roleURL(t, fl, role)}, 1,
-			"does not hold what the run needs: table bank in database " + fl + " has no account 999: it holds fewer accounts than --rows 1000; this role may not read table stampede_tenant in schema \"bank_1\" of database \"" + fl + "\", where init recorded the fleet's data flags, so the defaults --initial-balance 1000, --rows 1000 stand: give init's data flags on the command line",
+			"does not hold what the run needs: table bank in database " + fl + " has no account 999: it holds 10 accounts, fewer than --rows 1000; this role may not read table stampede_tenant in schema \"bank_1\" of database \"" + fl + "\", where init recorded the fleet's data flags, so the defaults --initial-balance 1000, --rows 1000 stand: give init's data flags on the command line",
 			fl, "SELECT count(*) FROM bank_1.bank", 10},
 		{"fleet cleanup, schemas not owned", []string{"cleanup", "bank", "--tenants", "2", "--tenant-mode", "schema", roleURL(t, fl, role)}, 2,
 			"schema bank_1 belongs to role postgres, and role " + role + " may not drop it (only its owner may): connect as its owner postgres or a superuser; nothing was dropped",

@@ -158,16 +158,6 @@ func checkFleetMerge(t *testing.T, dir, job string, tenants int, sums []fleetCli
 	return text.stdout
 }
 
-// buildStampede builds the binary for tests that run several processes.
-func buildStampede(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "stampede")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/stampede-bench/stampede/cmd/stampede").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // TestFleetClientsNull runs a fleet of 7 tenants from 3 client processes
 // on the null driver: each runs its contiguous share (2, 2 and 3
 // tenants), and the report of the job is the fleet's.

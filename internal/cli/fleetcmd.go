@@ -69,7 +69,7 @@ func (a *app) cleanupFleet(ctx context.Context, gen workload.Generator, spec fle
 	case fleet.ModeSchema:
 		fmt.Fprintf(a.stdout, "dropped %s from database %q; %d left\n", fleet.Plural(n, "tenant schema"), db, left.Schemas)
 	default:
-		fmt.Fprintf(a.stdout, "dropped the shared tables of %d tenants from database %q; %s\n", n, db, left.TablesLeft())
+		fmt.Fprintf(a.stdout, "dropped the shared tables of %s from database %q; %s\n", fleet.Plural(n, "tenant"), db, left.TablesLeft())
 	}
 	if left.Roles.Dropped > 0 {
 		fmt.Fprintf(a.stdout, "dropped %s\n", fleet.Plural(left.Roles.Dropped, "tenant login role"))
@@ -108,8 +108,8 @@ func (a *app) fleetExecCmd() *cobra.Command {
 tenant's database, in schema mode with the tenant's schema as search_path, in column
 mode once. Each tenant done is recorded (fsynced) in
 <results-dir>/fleet-exec/<hash>.ndjson before it counts as done, so rerunning the
-same command after a failure or Ctrl-C skips the tenants done; --restart ignores the
-record.
+same command after a failure or Ctrl-C skips the tenants done (a tenant dropped and
+made again since, by cleanup and init, is not done); --restart ignores the record.
 
 Examples:
   stampede fleet exec --workload tpcc --tenants 20000 'ALTER TABLE customer ADD COLUMN note TEXT' 'postgresql://postgres@localhost:5432'

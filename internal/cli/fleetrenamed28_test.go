@@ -131,7 +131,8 @@ func TestFleetColumnKeepsReplacedTable(t *testing.T) {
 	// An older stampede's fleet, which marked neither its marker nor its
 	// tables: the marker still vouches for them.
 	mustRun(t, append([]string{"init", "bank", "--rows", "10"}, fleet...)...)
-	execIn(t, db, "COMMENT ON TABLE stampede_tenant IS NULL", "COMMENT ON TABLE bank IS NULL")
+	execIn(t, db, "COMMENT ON TABLE stampede_tenant IS NULL", "COMMENT ON TABLE bank IS NULL",
+		"COMMENT ON TYPE stampede_tenant IS NULL", "COMMENT ON TYPE bank IS NULL")
 	mustRun(t, append([]string{"cleanup", "bank"}, fleet...)...)
 	if n := queryInt(t, db, "SELECT count(*) FROM pg_tables WHERE tablename IN ('bank', 'stampede_tenant')"); n != 0 {
 		t.Errorf("cleanup of an older stampede's column-mode fleet left %d of its tables", n)

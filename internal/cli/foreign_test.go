@@ -350,7 +350,7 @@ func TestPgbenchFormKeepsForeignTables(t *testing.T) {
 		t.Fatalf("pgbench -i: exit %d\n%s", r.code, r.stderr)
 	}
 	for _, tb := range []string{"pgbench_branches", "pgbench_tellers", "pgbench_accounts", "pgbench_history"} {
-		execIn(t, db2, "COMMENT ON TABLE "+tb+" IS NULL")
+		execIn(t, db2, "COMMENT ON TABLE "+tb+" IS NULL", "COMMENT ON TYPE "+tb+" IS NULL")
 	}
 	execIn(t, db2, "UPDATE pgbench_accounts SET filler = 'USERDATA' WHERE aid = 1")
 	r = stampede(t, form(db2, "-s", "1")...)
@@ -436,7 +436,7 @@ func TestCleanupDropsWhatItMade(t *testing.T) {
 	}
 	// An older stampede's load: no mark, only the record (which says
 	// its load marked nothing).
-	execIn(t, db, "COMMENT ON TABLE bank IS NULL")
+	execIn(t, db, "COMMENT ON TABLE bank IS NULL", "COMMENT ON TYPE bank IS NULL")
 	execIn(t, db, "UPDATE stampede_load SET marked = false")
 	if r := stampede(t, "cleanup", "bank", dbURL(t, db)); r.code != 0 || !strings.Contains(r.stderr, "dropped table bank") {
 		t.Fatalf("cleanup of stampede's own load: exit %d\n%s", r.code, r.stderr)

@@ -21,11 +21,7 @@ func TestKilledRunIsReadable(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := filepath.Join(t.TempDir(), "stampede")
-	build := exec.Command("go", "build", "-o", bin, "github.com/stampede-bench/stampede/cmd/stampede")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildStampede(t)
 	dir := t.TempDir()
 	cmd := exec.Command(bin, "run", "ycsb", "--driver", "null", "--concurrency", "2", "--display-every", "200ms",
 		"--results-dir", dir)

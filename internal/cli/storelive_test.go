@@ -2,7 +2,6 @@ package cli_test
 
 import (
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
@@ -25,10 +24,7 @@ func TestLiveRunInStore(t *testing.T) {
 	}
 	st := storeDB(t)
 	t.Setenv("STAMPEDE_RESULTS_URL", "")
-	bin := filepath.Join(t.TempDir(), "stampede")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/stampede-bench/stampede/cmd/stampede").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildStampede(t)
 	const every = 200 * time.Millisecond
 	start := func(args ...string) *exec.Cmd {
 		cmd := exec.Command(bin, append(strs("run", "ycsb", "--driver", "null", "--max-rate", "500", "--duration", "2m", "--display-every", every.String()), args...)...)

@@ -135,14 +135,14 @@ func TestSweepDataFlag(t *testing.T) {
 	execIn(t, db, "CREATE VIEW users_view AS SELECT ycsb_key FROM usertable")
 	args := []string{"sweep", "ycsb", "--workload", "c", "-p", "fieldlength=60,70", "--reload", "--duration", "1s", "--db", db, "--results-dir", t.TempDir()}
 	r = stampede(t, append(args, srv)...)
-	if r.code == 0 || !strings.Contains(r.stderr, "(view public.users_view)") || !strings.Contains(r.stderr, "add --force-drop") {
+	if r.code == 0 || !strings.Contains(r.stderr, "depends on table usertable in database") || !strings.Contains(r.stderr, "(view public.users_view)") || !strings.Contains(r.stderr, "add --force-drop") {
 		t.Errorf("a reload under a user's view: exit %d, want a refusal naming the view and --force-drop:\n%s", r.code, r.stderr)
 	}
 	if n := queryInt(t, db, "SELECT count(*) FROM pg_views WHERE viewname = 'users_view'"); n != 1 {
 		t.Errorf("the refused reload dropped the user's view")
 	}
 	r = stampede(t, append(args, "--force-drop", srv)...)
-	if r.code != 0 || !strings.Contains(r.stderr, "--force-drop: dropping table usertable") {
+	if r.code != 0 || !strings.Contains(r.stderr, "--force-drop: dropping tables usertable, stampede_load") {
 		t.Errorf("the reload with --force-drop: exit %d\n%s", r.code, r.stderr)
 	}
 	if n := queryInt(t, db, "SELECT count(*) FROM pg_views WHERE viewname = 'users_view'"); n != 0 {

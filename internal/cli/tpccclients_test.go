@@ -53,10 +53,7 @@ func TestTPCCClients(t *testing.T) {
 	if r := stampede(t, "init", "tpcc", "--warehouses", "4", "--db", db, srv); r.code != 0 {
 		t.Fatalf("init: %s", r.stderr)
 	}
-	bin := filepath.Join(t.TempDir(), "stampede")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/stampede-bench/stampede/cmd/stampede").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildStampede(t)
 	const sumNext = "SELECT sum(d_next_o_id) FROM district"
 	var lastDir string
 	parent := t

@@ -33,10 +33,7 @@ func TestTPCCMergeNOPM(t *testing.T) {
 			t.Fatalf("init: %s", r.stderr)
 		}
 	}
-	bin := filepath.Join(t.TempDir(), "stampede")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/stampede-bench/stampede/cmd/stampede").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildStampede(t)
 	dir := t.TempDir()
 	// clients runs n clients at once, client i on dbs[i] with extra[i],
 	// and returns their run IDs by client index.
@@ -182,10 +179,7 @@ func TestHammerDBMergeOnce(t *testing.T) {
 	if r := stampede(t, "init", "tpcc", "--profile", "hammerdb", "--db", db, srv); r.code != 0 {
 		t.Fatalf("init: %s", r.stderr)
 	}
-	bin := filepath.Join(t.TempDir(), "stampede")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/stampede-bench/stampede/cmd/stampede").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildStampede(t)
 	dir := t.TempDir()
 	startAt := time.Now().Add(3 * time.Second).UTC().Format(time.RFC3339Nano)
 	cmds := make([]*exec.Cmd, 2)

@@ -169,7 +169,7 @@ func TestYCSBFailedOperations(t *testing.T) {
 	if r := stampede(t, "init", "ycsb", "-p", "recordcount=500", "--db", db, srv); r.code != 0 {
 		t.Fatalf("init: %d %s", r.code, r.stderr)
 	}
-	execIn(t, db, "DROP TABLE stampede_load", "COMMENT ON TABLE usertable IS NULL") // as YCSB's load leaves it
+	execIn(t, db, "DROP TABLE stampede_load", "COMMENT ON TABLE usertable IS NULL", "COMMENT ON TYPE usertable IS NULL") // as YCSB's load leaves it
 	common := []string{"run", "ycsb", "--workload", "a", "-p", "recordcount=1000", "-p", "requestdistribution=uniform",
 		"--concurrency", "2", "--db", db, "--results-dir", t.TempDir()}
 	r := stampede(t, append(common, "--max-ops", "3000", srv)...)

@@ -63,6 +63,13 @@ func checkNode(n *node) error {
 		}
 		_, _, _, err := randomArgs(n.fn, args)
 		return err
+	case fnPermute:
+		// A constant value and size fail (size 0) whatever the seed,
+		// which is :default_seed when not given.
+		if len(n.args) == 3 && pure(n.args[0]) && pure(n.args[1]) {
+			_, err := ev.eval(call(fnPermute, n.args[0], n.args[1], constant(IntValue(0))))
+			return err
+		}
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"math/bits"
 	"os"
 
+	"github.com/stampede-bench/stampede/pgscript/crmath"
 	"github.com/stampede-bench/stampede/pgscript/prng"
 )
 
@@ -427,9 +428,9 @@ var numeric = [...]numericFunc{
 	}},
 	fnDouble: {doubles: func(a, _, _ float64) Value { return DoubleValue(a) }},
 	fnSqrt:   {doubles: func(a, _, _ float64) Value { return DoubleValue(math.Sqrt(a)) }},
-	fnLn:     {doubles: func(a, _, _ float64) Value { return DoubleValue(math.Log(a)) }},
-	fnExp:    {doubles: func(a, _, _ float64) Value { return DoubleValue(math.Exp(a)) }},
-	fnPow:    {doubles: func(a, b, _ float64) Value { return DoubleValue(math.Pow(a, b)) }},
+	fnLn:     {doubles: func(a, _, _ float64) Value { return DoubleValue(crmath.Log(a)) }},
+	fnExp:    {doubles: func(a, _, _ float64) Value { return DoubleValue(crmath.Exp(a)) }},
+	fnPow:    {doubles: func(a, b, _ float64) Value { return DoubleValue(crmath.Pow(a, b)) }},
 }
 
 // call converts args (at most three, as the parser's arities allow) and

@@ -4,15 +4,16 @@ import (
 	"math"
 	"math/bits"
 
+	"github.com/stampede-bench/stampede/pgscript/crmath"
 	"github.com/stampede-bench/stampede/pgscript/prng"
 )
 
 // ExponentialRand is pgbench's getExponentialRand: a value in [lo, hi]
 // whose density at hi is exp(-param) times the density at lo (param > 0).
 func ExponentialRand(rs *prng.State, lo, hi int64, param float64) int64 {
-	cut := math.Exp(-param)
+	cut := crmath.Exp(-param)
 	uniform := 1.0 - rs.Double() // in (0, 1]
-	r := -math.Log(cut+(1.0-cut)*uniform) / param
+	r := -crmath.Log(cut+(1.0-cut)*uniform) / param
 	return lo + int64(float64(hi-lo+1)*r)
 }
 
@@ -24,7 +25,7 @@ func GaussianRand(rs *prng.State, lo, hi int64, param float64) int64 {
 	for {
 		u1 := 1.0 - rs.Double()
 		u2 := 1.0 - rs.Double()
-		stdev = math.Sqrt(-2.0*math.Log(u1)) * math.Sin(2.0*math.Pi*u2)
+		stdev = math.Sqrt(-2.0*crmath.Log(u1)) * math.Sin(2.0*math.Pi*u2)
 		if !(stdev < -param || stdev >= param) {
 			break
 		}
@@ -45,12 +46,12 @@ func iterativeZipfian(rs *prng.State, n int64, s float64) int64 {
 	if n <= 1 {
 		return 1
 	}
-	b := math.Pow(2.0, s-1.0)
+	b := crmath.Pow(2.0, s-1.0)
 	for {
 		u := rs.Double()
 		v := rs.Double()
-		x := math.Floor(math.Pow(u, -1.0/(s-1.0)))
-		t := math.Pow(1.0+1.0/x, s-1.0)
+		x := math.Floor(crmath.Pow(u, -1.0/(s-1.0)))
+		t := crmath.Pow(1.0+1.0/x, s-1.0)
 		if v*x*(t-1.0)/(b-1.0) <= t/b && x <= float64(n) {
 			return int64(x)
 		}

@@ -16,6 +16,8 @@ package prng
 import (
 	"math"
 	"math/bits"
+
+	"github.com/stampede-bench/stampede/pgscript/crmath"
 )
 
 // State is one xoroshiro128** generator. Its zero value is not seeded (a
@@ -109,7 +111,7 @@ func (s *State) Rand(min, max int64) int64 {
 // 0.5) with u in (0, 1].
 func (s *State) Poisson(center float64) int64 {
 	u := 1.0 - s.Double()
-	return int64(-math.Log(u)*center + 0.5)
+	return int64(-crmath.Log(u)*center + 0.5)
 }
 
 // Streams are the random states pgbench 15 derives from --random-seed, in

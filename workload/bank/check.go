@@ -40,9 +40,16 @@ func (g *bank) preRun(ctx context.Context, db *sqlx.DB) error {
 		return fmt.Errorf("table %s in database %s is not a bank table (id, balance, payload): %w", tableName, db.Database(), err)
 	}
 	if n == 0 {
-		return fmt.Errorf("table %s in database %s has no account %d: it holds fewer accounts than --rows %d; "+
-			"give the --rows of `stampede init bank`, or reload with `stampede init bank --drop --rows %d`",
-			tableName, db.Database(), last, g.rows, g.rows)
+		// The accounts it holds, by the primary key: a count the run
+		// can give, not a command (`stampede init bank` would refuse
+		// the table that exists).
+		var held int64
+		if err := db.QueryRow(ctx, "SELECT coalesce(max(id) + 1, 0) FROM "+tableName).Scan(&held); err != nil {
+			return fmt.Errorf("reading the accounts of table %s in database %s: %w", tableName, db.Database(), err)
+		}
+		return rowsMismatch(fmt.Sprintf("table %s in database %s has no account %d: it holds %d accounts, fewer than --rows %d; "+
+			"give --rows %d, or reload with `stampede init bank --drop --rows %d`",
+			tableName, db.Database(), last, held, g.rows, held, g.rows))
 	}
 	return nil
 }
@@ -137,3 +144,12 @@ func passFail(ok bool) string {
 	}
 	return "FAIL"
 }
+
+// rowsMismatch is a run's --rows beyond the accounts the table holds: the
+// command line's to change (it matches workload.ErrLoadMismatch).
+type rowsMismatch string
+
+func (e rowsMismatch) Error() string { return string(e) }
+
+// Unwrap returns workload.ErrLoadMismatch.
+func (e rowsMismatch) Unwrap() error { return workload.ErrLoadMismatch }

@@ -13,12 +13,17 @@ import (
 	"github.com/stampede-bench/stampede/workload"
 )
 
-// preRun refuses Greenplum's options on another server and a database
-// without the bookkeeping table (init makes it), before anything is
-// created.
+// preRun refuses Greenplum's options on another server, --force-drop
+// without --fresh, and a database without the bookkeeping table (init
+// makes it), before anything is created.
 func (g *churn) preRun(ctx context.Context, db *sqlx.DB) error {
 	if err := g.validate(); err != nil {
 		return err
+	}
+	if g.forceDrop && !g.fresh {
+		// run's --force-drop (SetForceDrop) forces what --fresh
+		// refuses, and churn's run drops nothing else.
+		return &inputError{err: fmt.Errorf("%s applies to --fresh only (churn's run drops nothing without it): add --fresh, or leave out %s", workload.ForceDropFlag, workload.ForceDropFlag), usage: true}
 	}
 	if err := g.checkDialect(db.Dialect()); err != nil {
 		return err

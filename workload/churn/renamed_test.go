@@ -2,6 +2,7 @@ package churn_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -52,5 +53,53 @@ func TestChurnKeepsRenamedTable(t *testing.T) {
 	}
 	if n := one(t, db, "SELECT count(*) FROM pg_class WHERE relkind = 'r' AND relname ~ '^churn_'"); n != 0 {
 		t.Errorf("%d of churn's tables left after cleanup\n%s", n, log.String())
+	}
+}
+
+// TestChurnIndexNameTaken: a table the user renamed to keep it keeps its
+// indexes' names (churn_W_N_i1...), and a user may name an index so too.
+// churn's tables of those names, and the indexes their alters add, take
+// the next free numbers instead of failing the run on "relation already
+// exists" (as TestChurnFreshSaysKept did when a --fresh run remade the
+// renamed table's name).
+func TestChurnIndexNameTaken(t *testing.T) {
+	db := testdb.Fresh(t, "churn_ixname", sqlx.Options{MaxConns: 2})
+	ctx := context.Background()
+	args := []string{"--rows", "1-5", "--max-tables", "6", "--mix", "create=20,insert=1,alter=79"}
+	if err := run.Load(ctx, run.LoadSpec{Workload: gen(t, args...), Conn: conn(t, db)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(ctx, "CREATE TABLE mine (x int)"); err != nil {
+		t.Fatal(err)
+	}
+	taken := 0
+	// Numbers 4 to 12 of the first 20 tables: a new table (up to 3
+	// indexes) takes its name, and its alters meet the taken ones.
+	for seq := 0; seq < 20; seq++ {
+		for i := 4; i <= 12; i++ {
+			if _, err := db.Exec(ctx, fmt.Sprintf("CREATE INDEX churn_0_%d_i%d ON mine (x)", seq, i)); err != nil {
+				t.Fatal(err)
+			}
+			taken++
+		}
+	}
+	r, err := run.Start(ctx, run.Spec{Workload: gen(t, args...), Conn: conn(t, db), Concurrency: 1,
+		MaxOps: 80, Seed: 3, Telemetry: run.Telemetry{Off: true}, ResultsDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := r.Wait()
+	if err != nil {
+		t.Fatalf("a run beside %d taken index names: %v", taken, err)
+	}
+	if res.Summary.Total.Errors != 0 {
+		t.Fatalf("a run beside %d taken index names: %d failed: %v", taken, res.Summary.Total.Errors, res.Summary.Errors)
+	}
+	if n := one(t, db, "SELECT count(*) FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid WHERE c.relname = 'mine'"); n != int64(taken) {
+		t.Errorf("the user's table holds %d indexes, had %d", n, taken)
+	}
+	if n := one(t, db, `SELECT count(*) FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid JOIN pg_class x ON x.oid = i.indexrelid
+		WHERE c.relname ~ '^churn_0_[0-9]+$' AND x.relname ~ '_i(1[3-9]|[2-9][0-9])$'`); n == 0 {
+		t.Errorf("no index of churn's took a number past the user's names")
 	}
 }

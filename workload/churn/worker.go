@@ -251,7 +251,16 @@ func (w *worker) alter(ctx context.Context) error {
 	if !addIndex {
 		stmt = next.addColumnSQL(w.d, next.addColumn(w.r))
 	}
-	err := w.tx(ctx, []string{stmt}, "UPDATE "+bookTable+" SET shape = "+w.d.Placeholder(1)+" WHERE name = "+w.d.Placeholder(2), next.String(), s.name)
+	book := "UPDATE " + bookTable + " SET shape = " + w.d.Placeholder(1) + " WHERE name = " + w.d.Placeholder(2)
+	err := w.tx(ctx, []string{stmt}, book, next.String(), s.name)
+	for try := 0; addIndex && err != nil && sqlx.SQLState(err) == duplicateTable && try < maxNameTries; try++ {
+		// The index's name is another relation's: the index of a table
+		// the user renamed to keep it (its indexes keep churn's names),
+		// or a user's own. The index takes the table's next number.
+		next.nIndex++
+		stmt = next.indexSQL(w.d, next.nIndex, next.indexes[len(next.indexes)-1])
+		err = w.tx(ctx, []string{stmt}, book, next.String(), s.name)
+	}
 	if err != nil {
 		return fmt.Errorf("altering %s: %w", s.name, err)
 	}

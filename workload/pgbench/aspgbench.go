@@ -16,15 +16,16 @@ import (
 // The pgbench form's init (stampede pgbench -i) is pgbench's own: it
 // takes the -I steps as pgbench does, in any order and any subset (v, p
 // or f alone on tables that exist; d alone drops them), and leaves in the
-// database only what pgbench leaves and the mark of its tables (a
-// comment, FormMark), no stampede_load record. Unlike pgbench, its step
+// database what pgbench leaves, the mark of its tables (a comment,
+// FormMark) and stampede's record of the load (recordForm), by which a
+// copy of the database is told from it. Unlike pgbench, its step
 // d drops pgbench's four tables only where stampede made them (the mark
 // of the pgbench form's step t, or of stampede's init): a table of one of
 // those names that the real pgbench made, or a user, holding rows the
 // user may want, is refused in one line naming --force-drop, before
 // anything is dropped (issue 28's rule: stampede never drops what it did
 // not make unless told). Stampede's own form (stampede init pgbench)
-// keeps its rule too, and records its load.
+// keeps its rule too.
 
 // FormMark is the comment the pgbench form's step t puts on the tables
 // it creates: the mark by which its step d knows them as stampede's.
@@ -110,7 +111,31 @@ func (g *generator) LoadItself(ctx context.Context, db *sqlx.DB) error {
 		}
 	}
 	g.log.end()
+	if err := g.recordForm(ctx, db); err != nil {
+		return g.said(err)
+	}
 	return nil
+}
+
+// recordForm records the pgbench form's load in stampede's record
+// (workload.RecordLoad, bound to the database's OID), as init pgbench
+// records its own, when its steps made or filled the tables (t, g or
+// G) and each of the four carries stampede's mark: a copy of the
+// database a user makes (CREATE DATABASE ... TEMPLATE) holds a record
+// written elsewhere, which every drop refuses
+// (workload.RefuseCopiedDatabase). Tables the real pgbench made, which
+// --force-drop filled, stay unrecorded.
+func (g *generator) recordForm(ctx context.Context, db *sqlx.DB) error {
+	if db.Null() || !strings.ContainsAny(g.Steps(), "tgG") {
+		return nil
+	}
+	for _, t := range []string{Branches, Tellers, Accounts, History} {
+		c, err := workload.TableComment(ctx, db, t)
+		if err != nil || !workload.IsMarkOf(c, g) {
+			return err
+		}
+	}
+	return workload.RecordLoad(ctx, db, g)
 }
 
 // pgbenchColumns are the columns, in order, of the tables pgbench -i
@@ -259,7 +284,11 @@ func (g *generator) withDependents(ctx context.Context, db *sqlx.DB, verb string
 			return err
 		}
 		if len(deps) > 0 {
-			refusal = &ForeignTablesError{workload.Refusal(refusal, g.dependentsError(db, existing, deps)).Error()}
+			derr := g.dependentsError(ctx, db, existing, deps)
+			if !errors.Is(derr, workload.ErrForeign) {
+				return derr
+			}
+			refusal = &ForeignTablesError{workload.Refusal(refusal, derr).Error()}
 		}
 	}
 	return refusal
@@ -292,7 +321,11 @@ func (g *generator) dependents(ctx context.Context, db *sqlx.DB) (string, error)
 		}
 		return " cascade", nil
 	}
-	return "", &ForeignTablesError{g.dependentsError(db, tables, deps).Error()}
+	derr := g.dependentsError(ctx, db, tables, deps)
+	if !errors.Is(derr, workload.ErrForeign) {
+		return "", derr
+	}
+	return "", &ForeignTablesError{derr.Error()}
 }
 
 // dependentsOf returns pgbench's tables that exist in db, in step d's
@@ -311,13 +344,18 @@ func dependentsOf(ctx context.Context, db *sqlx.DB) (tables, deps []string, err 
 	return tables, deps, err
 }
 
-// dependentsError is the refusal of deps, which depend on tables.
-func (g *generator) dependentsError(db *sqlx.DB, tables, deps []string) error {
-	what := "table " + tables[0]
-	if len(tables) > 1 {
-		what = "tables " + strings.Join(tables, ", ")
+// dependentsError is the refusal of deps, which depend on tables: it
+// names the tables each depends on (workload.DependedOn), not every one.
+func (g *generator) dependentsError(ctx context.Context, db *sqlx.DB, tables, deps []string) error {
+	rels := make([]string, len(tables))
+	for i, t := range tables {
+		rels[i] = db.Dialect().QuoteIdent(t)
 	}
-	return &workload.DependentsError{What: what + " in " + db.Where(), Objects: deps, Action: "-i"}
+	what, objs, err := workload.DependedOn(ctx, db, rels, tables, db.Where(), deps)
+	if err != nil {
+		return err
+	}
+	return &workload.DependentsError{What: what, Objects: objs, Action: "-i"}
 }
 
 // extraColumns returns the columns of cols (comma-separated) that are

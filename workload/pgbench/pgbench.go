@@ -456,24 +456,8 @@ func (g *generator) step(ctx context.Context, db *sqlx.DB, s byte) error {
 		for _, t := range []string{Branches, Tellers, Accounts, History} {
 			stmts = append(stmts, "vacuum analyze "+t)
 		}
-	case 'p':
-		using := ""
-		if g.indexTablespace != "" {
-			using = " using index tablespace " + quoteIdent(g.indexTablespace)
-		}
-		stmts = []string{
-			"alter table " + Branches + " add primary key (bid)" + using,
-			"alter table " + Tellers + " add primary key (tid)" + using,
-			"alter table " + Accounts + " add primary key (aid)" + using,
-		}
-	case 'f':
-		stmts = []string{
-			"alter table " + Tellers + " add constraint pgbench_tellers_bid_fkey foreign key (bid) references " + Branches,
-			"alter table " + Accounts + " add constraint pgbench_accounts_bid_fkey foreign key (bid) references " + Branches,
-			"alter table " + History + " add constraint pgbench_history_bid_fkey foreign key (bid) references " + Branches,
-			"alter table " + History + " add constraint pgbench_history_tid_fkey foreign key (tid) references " + Tellers,
-			"alter table " + History + " add constraint pgbench_history_aid_fkey foreign key (aid) references " + Accounts,
-		}
+	case 'p', 'f':
+		stmts = g.keyStatements(s)
 	default:
 		return fmt.Errorf("pgbench: step %c is not taken here", s)
 	}
@@ -483,6 +467,35 @@ func (g *generator) step(ctx context.Context, db *sqlx.DB, s byte) error {
 		}
 	}
 	return nil
+}
+
+// keyStatements are step p's statements (the primary keys) or step f's
+// (the foreign keys).
+func (g *generator) keyStatements(s byte) []string {
+	if s == 'p' {
+		using := ""
+		if g.indexTablespace != "" {
+			using = " using index tablespace " + quoteIdent(g.indexTablespace)
+		}
+		return []string{
+			"alter table " + Branches + " add primary key (bid)" + using,
+			"alter table " + Tellers + " add primary key (tid)" + using,
+			"alter table " + Accounts + " add primary key (aid)" + using,
+		}
+	}
+	return []string{
+		"alter table " + Tellers + " add constraint pgbench_tellers_bid_fkey foreign key (bid) references " + Branches,
+		"alter table " + Accounts + " add constraint pgbench_accounts_bid_fkey foreign key (bid) references " + Branches,
+		"alter table " + History + " add constraint pgbench_history_bid_fkey foreign key (bid) references " + Branches,
+		"alter table " + History + " add constraint pgbench_history_tid_fkey foreign key (tid) references " + Tellers,
+		"alter table " + History + " add constraint pgbench_history_aid_fkey foreign key (aid) references " + Accounts,
+	}
+}
+
+// ConstraintStatements returns steps p's and f's statements, whose keys
+// are stampede's (workload.ConstraintNamer).
+func (g *generator) ConstraintStatements() []string {
+	return append(g.keyStatements('p'), g.keyStatements('f')...)
 }
 
 // serverSide is step G: the server makes the rows, with pgbench's

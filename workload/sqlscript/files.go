@@ -100,7 +100,7 @@ func (g *gen) runInitFile(ctx context.Context, db *sqlx.DB) error {
 	// The file's own transactions are followed (see tracker), so that
 	// init marks only what its statements made.
 	tr := newTracker(q, steps)
-	before, err := objectKeys(ctx, db)
+	before, partsBefore, err := objectKeys(ctx, db)
 	if err != nil {
 		return err
 	}
@@ -117,13 +117,13 @@ func (g *gen) runInitFile(ctx context.Context, db *sqlx.DB) error {
 	}
 	// What the file created and kept, even before a statement that
 	// failed, carries the mark, so that cleanup sql drops it.
-	made, others, merr := g.markObjects(ctx, db, before, tr.mine)
+	made, others, merr := g.markObjects(ctx, db, before, tr.mine, partsBefore)
 	for _, o := range others {
 		by := "another session made it"
 		if len(tr.alone) > 0 {
 			by = fmt.Sprintf("another session, or %s:%d, which ran outside a transaction init can follow (it commits on its own), made it", g.initFile, tr.alone[0])
 		}
-		fmt.Fprintf(g.errOut, "warning: %s appeared while init ran but %s: not marked, cleanup keeps it\n", o, by)
+		fmt.Fprintf(g.errOut, "warning: %s appeared while init ran but %s: not marked as stampede's, so cleanup keeps it, and refuses to drop a table of init's it is on (drop it first, or add --force-drop)\n", o, by)
 	}
 	fix := "fix the file and run init again (nothing it created is left)"
 	if len(made) > 0 {
@@ -391,6 +391,14 @@ func (g *gen) pgbenchTables(ctx context.Context, db *sqlx.DB, warn func(string, 
 	if db.Null() {
 		return nil
 	}
+	g.copied = nil
+	if g.vacuum {
+		// Read now: vacuumFirst runs once the workers hold every
+		// connection of the pool.
+		if err := workload.RefuseCopiedDatabase(ctx, db, "--vacuum-first"); err != nil && !errors.As(err, &g.copied) {
+			return err
+		}
+	}
 	builtin, writes := false, false
 	for _, s := range g.scripts {
 		if s.Builtin {
@@ -466,7 +474,7 @@ func (g *gen) vacuumFirst(ctx context.Context, db *sqlx.DB, conn sqlx.Querier, w
 	if g.truncHistory {
 		// pgbench empties it whoever made it, and goes on when it
 		// cannot; rows stampede did not make are said first.
-		if err := warnForeignHistory(ctx, db, conn, warn); err != nil {
+		if err := warnForeignHistory(ctx, db, conn, g.copied, g.forceDrop, warn); err != nil {
 			return err
 		}
 		if _, err := conn.Exec(ctx, "TRUNCATE pgbench_history"); err != nil && warn != nil {
@@ -491,7 +499,7 @@ func (g *gen) vacuumFirst(ctx context.Context, db *sqlx.DB, conn sqlx.Querier, w
 		// pgbench form gives: the user asked pgbench to run), and not
 		// in a copy a user made of the database stampede loaded,
 		// unless --force-drop.
-		if err := workload.RefuseCopiedDatabase(ctx, db, "--vacuum-first (which empties pgbench_history)"); err != nil && !g.forceDrop {
+		if err := refuseCopiedHistory(g.copied, g.forceDrop, warn); err != nil {
 			return err
 		}
 		if _, err := conn.Exec(ctx, "TRUNCATE pgbench_history"); err != nil {
@@ -499,6 +507,26 @@ func (g *gen) vacuumFirst(ctx context.Context, db *sqlx.DB, conn sqlx.Querier, w
 		}
 	case warn != nil:
 		warn("pgbench_history was not made by stampede: kept as it is (pgbench would empty it: add --truncate-history to empty it as pgbench does, or leave out --vacuum-first)")
+	}
+	return nil
+}
+
+// refuseCopiedHistory refuses, unless force, --vacuum-first's emptying
+// of pgbench_history in a copy a user made of the database stampede
+// loaded (copied, workload.RefuseCopiedDatabase's refusal; nil when the
+// database is none), in one line that says it would empty the table;
+// with force it says so in a warning.
+func refuseCopiedHistory(copied *workload.CopiedDatabaseError, force bool, warn func(string, ...any)) error {
+	if copied == nil {
+		return nil
+	}
+	e := *copied
+	e.Empties = "pgbench_history"
+	if !force {
+		return &e
+	}
+	if warn != nil {
+		warn("%s", e.Note())
 	}
 	return nil
 }
@@ -520,10 +548,13 @@ func warnUnloadedPgbench(ctx context.Context, db *sqlx.DB, warn func(string, ...
 }
 
 // warnForeignHistory warns, before the pgbench form empties
-// pgbench_history as pgbench does, when the table is not stampede's and
-// holds rows, naming how many.
-func warnForeignHistory(ctx context.Context, db *sqlx.DB, conn sqlx.Querier, warn func(string, ...any)) error {
-	if warn == nil {
+// pgbench_history as pgbench does, when the table is not stampede's
+// (pgbench's own, which pgbench would empty), naming how many rows it
+// holds. In a copy a user made of the database stampede loaded (copied)
+// it refuses, unless force, in one line naming -n and --force-drop: the
+// copy's rows are the user's, kept from whatever made the copy.
+func warnForeignHistory(ctx context.Context, db *sqlx.DB, conn sqlx.Querier, copied *workload.CopiedDatabaseError, force bool, warn func(string, ...any)) error {
+	if warn == nil && copied == nil {
 		return nil
 	}
 	q, arg := dialect.TableExistsQuery(db.Dialect(), "pgbench_history")
@@ -533,8 +564,17 @@ func warnForeignHistory(ctx context.Context, db *sqlx.DB, conn sqlx.Querier, war
 	}
 	var c *string
 	q, arg = dialect.TableCommentQuery(db.Dialect(), "pgbench_history")
-	if err := conn.QueryRow(ctx, q, arg).Scan(&c); err != nil || c != nil && workload.IsMark(*c) {
+	if err := conn.QueryRow(ctx, q, arg).Scan(&c); err != nil {
 		return nil
+	}
+	what := fmt.Sprintf("pgbench_history in database %q was not made by stampede", db.Database())
+	if c != nil && workload.IsMark(*c) {
+		// Stampede's, but in a copy a user made of the database
+		// stampede loaded (copied): the rows are the copy's.
+		if copied == nil {
+			return nil
+		}
+		what = "table pgbench_history of " + copied.Copy()
 	}
 	var n int64
 	if err := conn.QueryRow(ctx, "SELECT count(*) FROM pgbench_history").Scan(&n); err != nil || n == 0 {
@@ -544,6 +584,11 @@ func warnForeignHistory(ctx context.Context, db *sqlx.DB, conn sqlx.Querier, war
 	if n == 1 {
 		rows, them = "row", "it"
 	}
-	warn("pgbench_history in database %q was not made by stampede: emptying its %d %s before the run, as pgbench does without -n (give -n to keep %s)", db.Database(), n, rows, them)
+	if copied != nil && !force && strings.HasPrefix(what, "table pgbench_history of ") {
+		return sqlx.ConfigErrorf("%s holds %d %s, which the run would empty first, as pgbench does without -n: nothing was emptied; give -n to keep %s, or %s to empty %s", what, n, rows, them, workload.ForceDropFlag, them)
+	}
+	if warn != nil {
+		warn("%s: emptying its %d %s before the run, as pgbench does without -n (give -n to keep %s)", what, n, rows, them)
+	}
 	return nil
 }

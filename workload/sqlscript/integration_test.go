@@ -357,6 +357,10 @@ func TestBadScripts(t *testing.T) {
 // (some in init's schema, some depending on init's objects), which all
 // survive; init --drop and cleanup run as their messages say, and the
 // file runs again after each.
+// notRowType leaves out of a count of pg_description the marks on tables'
+// row types, which repeat the tables' own (dialect.RowTypeMarkSep).
+const notRowType = " AND NOT (classoid = 'pg_type'::regclass AND objoid IN (SELECT reltype FROM pg_class WHERE relkind <> 'c'))"
+
 func TestInitCheckCleanup(t *testing.T) {
 	dir := t.TempDir()
 	_, u, conn := freshDB(t, "sqli")
@@ -414,7 +418,7 @@ CREATE FUNCTION app.twice(x int) RETURNS int LANGUAGE sql AS 'SELECT 2 * x';
 		if n := count(t, conn, initObjects); n != made {
 			t.Fatalf("%s: the server lists %d of init's %d objects", what, n, made)
 		}
-		if n := count(t, conn, "SELECT count(*) FROM pg_description WHERE description LIKE 'made by stampede init of sql%'"); n != made {
+		if n := count(t, conn, "SELECT count(*) FROM pg_description WHERE description LIKE 'made by stampede init of sql%'"+notRowType); n != made {
 			t.Errorf("%s: %d objects carry init's mark, want %d", what, n, made)
 		}
 	}

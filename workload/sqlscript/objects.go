@@ -170,9 +170,22 @@ func (o object) kindWord() string { return strings.ToLower(o.kind) }
 // what init added to it, and nothing of the user's); one on a table the
 // file made goes with its table. The others new since before (another
 // session's, made while the file ran) are left alone and returned in
-// others, named the same way.
-func (g *gen) markObjects(ctx context.Context, db *sqlx.DB, before, mine map[objKey]bool) (made, others []string, err error) {
+// others, named the same way. The mark of a table (or materialized view)
+// records its parts as the file left them (see part); those the file
+// added to an earlier init's tables (their parts before, by oid) are
+// recorded in theirs.
+func (g *gen) markObjects(ctx context.Context, db *sqlx.DB, before, mine map[objKey]bool, partsBefore map[uint32][]part) (made, others []string, err error) {
 	after, err := objects(ctx, db)
+	if err != nil {
+		return nil, nil, err
+	}
+	var rels []uint32
+	for _, o := range after {
+		if !before[o.key] && mine[o.key] && o.hasParts() {
+			rels = append(rels, o.key.oid)
+		}
+	}
+	parts, err := tableParts(ctx, db, rels)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -184,29 +197,51 @@ func (g *gen) markObjects(ctx context.Context, db *sqlx.DB, before, mine map[obj
 			others = append(others, o.kindWord()+" "+o.name)
 			continue
 		}
-		mark := dialect.QuoteLiteral(workload.InitMark(g) + madeAsSep + o.ident + dialect.MarkOIDSep + strconv.FormatUint(uint64(o.key.oid), 10))
-		if _, err := db.Exec(ctx, "COMMENT ON "+o.kind+" "+o.name+" IS "+mark); err != nil {
+		mark := workload.InitMark(g) + madeAsSep + o.ident + dialect.MarkOIDSep + strconv.FormatUint(uint64(o.key.oid), 10)
+		if o.hasParts() {
+			mark = g.tableMark(o, parts[o.key.oid])
+		}
+		if _, err := db.Exec(ctx, "COMMENT ON "+o.kind+" "+o.name+" IS "+dialect.QuoteLiteral(mark)); err != nil {
 			return made, others, fmt.Errorf("marking %s %s as stampede's: %w", o.kindWord(), o.name, err)
+		}
+		if err := markRowType(ctx, db, o, mark); err != nil {
+			return made, others, err
 		}
 		made = append(made, o.kindWord()+" "+o.name)
 	}
 	slices.Sort(made)
 	slices.Sort(others)
-	return made, others, nil
+	return made, others, g.addParts(ctx, db, after, partsBefore)
+}
+
+// markRowType puts mark, o's, on o's row type too when o is a relation
+// that has one (a table, view, materialized view, foreign table): a
+// user's COMMENT ON TABLE replaces the mark on the table, never the one
+// on its row type (dialect.RowTypeMarkSep).
+func markRowType(ctx context.Context, db *sqlx.DB, o object, mark string) error {
+	if o.key.catalog != "pg_class" || o.kind == "INDEX" || o.kind == "SEQUENCE" {
+		return nil
+	}
+	if _, err := db.Exec(ctx, dialect.MarkRowType(db.Dialect(), o.name, mark)); err != nil {
+		return fmt.Errorf("marking %s %s as stampede's: %w", o.kindWord(), o.name, err)
+	}
+	return nil
 }
 
 // objectKeys returns the keys of the database's objects, before init runs
-// the file.
-func objectKeys(ctx context.Context, db *sqlx.DB) (map[objKey]bool, error) {
+// the file, and the parts of the relations an earlier init made whose
+// marks record them (see addParts), by oid.
+func objectKeys(ctx context.Context, db *sqlx.DB) (map[objKey]bool, map[uint32][]part, error) {
 	all, err := objects(ctx, db)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := make(map[objKey]bool, len(all))
 	for _, o := range all {
 		out[o.key] = true
 	}
-	return out, nil
+	parts, err := tableParts(ctx, db, recordedTables(all))
+	return out, parts, err
 }
 
 // madeObjects returns the objects init sql made (they carry its mark),
@@ -295,13 +330,12 @@ func (g *gen) dropMade(ctx context.Context, db *sqlx.DB, log io.Writer, action s
 		}
 		return nil
 	}
-	if err := g.refuseRenamed(db, made, log, action); err != nil {
-		return err
-	}
-	if err := g.refuseAttached(ctx, db, made, log, action); err != nil {
-		return err
-	}
-	if err := g.refusePartitions(ctx, db, made, log, action); err != nil {
+	if err := refuseAll(
+		func() error { return g.refuseRenamed(db, made, log, action) },
+		func() error { return g.refuseAttached(ctx, db, made, log, action) },
+		func() error { return g.refusePartitions(ctx, db, made, log, action) },
+		func() error { return g.refuseUnrecorded(ctx, db, made, log, action) },
+	); err != nil {
 		return err
 	}
 	// Dependents come first; passes go on while one drops something, for

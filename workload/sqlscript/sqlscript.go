@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -105,6 +106,11 @@ type gen struct {
 	// truncHistory empties pgbench_history before the run even when
 	// stampede did not make it (--truncate-history).
 	truncHistory bool
+	// copied is the database's refusal as a copy a user made of the
+	// database stampede loaded, read before the run's workers hold the
+	// pool's connections (nil when it is none): --vacuum-first would
+	// empty its pgbench_history.
+	copied *workload.CopiedDatabaseError
 	// unlimited is --unlimited-tries (pgbench's --max-tries 0), and
 	// triesWithin --tries-within (pgbench's -L, which bounds the tries'
 	// time).
@@ -156,6 +162,9 @@ type gen struct {
 
 	// Parsed by validate.
 	scripts []*pgscript.Script
+	// renamed says each statement whose `-- name:` was taken, and the
+	// name it runs under (distinctStatements): run sql warns of them.
+	renamed []string
 	defs    map[string]string
 	proto   sqlx.Protocol
 	// loaded is the rows the init file wrote.
@@ -328,27 +337,38 @@ func (g *gen) validate() error {
 		return g.readFiles() // the scripts are run's (warned as ignored)
 	}
 	taken := map[string]bool{}
+	repeats := map[*pgscript.Script]bool{}
+	stdinTaken := false
 	for _, a := range g.order {
 		s, err := g.script(a)
 		if err != nil {
 			return err
 		}
 		path, _, _ := pgscript.ParseFileArg(a.value)
+		if path == "-" && !a.builtin {
+			if stdinTaken { // pgbench reads the standard input again, and finds it empty
+				return fmt.Errorf("empty command list for script \"-\": the standard input is read once, by the first -f -: give -f - once")
+			}
+			stdinTaken = true
+		}
 		if err := seriesNames(s, path); err != nil {
 			return err
 		}
-		distinctName(s, taken)
+		repeats[s] = distinctName(s, taken)
 		g.scripts = append(g.scripts, s)
 	}
+	g.renamed = distinctStatements(g.scripts, repeats, g.every)
 	return g.readFiles()
 }
 
 // distinctName names script s apart from the scripts before it (taken),
 // as pgbench runs two scripts of one file name, or one script given
 // twice, as two: the second script named q.sql is q.sql#2 (the third
-// q.sql#3), and so are its statements: q.sql#2:4, and a `-- name: x`
-// x#2. pgbench's report names them by their paths as given (Desc).
-func distinctName(s *pgscript.Script, taken map[string]bool) {
+// q.sql#3), and so are its statements without a `-- name:`, q.sql#2:4
+// (distinctStatements names a `-- name: x` taken x#2). pgbench's report
+// names them by their paths as given (Desc). It says whether it renamed
+// s.
+func distinctName(s *pgscript.Script, taken map[string]bool) bool {
 	name, suffix := s.Name, ""
 	for n := 2; taken[name]; n++ {
 		suffix = "#" + strconv.Itoa(n)
@@ -356,19 +376,16 @@ func distinctName(s *pgscript.Script, taken map[string]bool) {
 	}
 	taken[name] = true
 	if suffix == "" {
-		return
+		return false
 	}
 	for i := range s.Commands {
 		c := &s.Commands[i]
-		switch {
-		case c.Kind != pgscript.SQL:
-		case c.NameLine > 0: // a `-- name:`
-			c.Name += suffix
-		case strings.HasPrefix(c.Name, s.Name+":"): // FILE:LINE
+		if c.Kind == pgscript.SQL && c.NameLine == 0 && strings.HasPrefix(c.Name, s.Name+":") { // FILE:LINE
 			c.Name = name + strings.TrimPrefix(c.Name, s.Name)
 		}
 	}
 	s.Name = name
+	return true
 }
 
 // readFiles reads and parses the init, check and cleanup files the
@@ -630,7 +647,13 @@ func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (work
 		release()
 		return workload.QueryLoad{}, err
 	}
-	for _, w := range prog.Warnings() {
+	warnings := prog.Warnings()
+	if !g.asPgbench {
+		// pgbench's form is silent, as pgbench: a `-- name:` is a
+		// comment to it.
+		warnings = append(slices.Clip(g.renamed), warnings...)
+	}
+	for _, w := range warnings {
 		if oc.Warn != nil {
 			oc.Warn("%s", w)
 		}
@@ -759,12 +782,13 @@ func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (work
 			}
 			var res workload.Result
 			tries := 0
+			var retried []error
 			if g.maxTries > 0 || g.unlimited {
 				from := start
 				if in := sched[i].intended; !in.IsZero() {
 					from = in
 				}
-				res, tries = g.tries(ctx, c, first+i, s, from)
+				res, tries, retried = g.tries(ctx, c, first+i, s, from)
 			} else {
 				err := workload.RetryTx(ctx, recs[i], s, prog.Scripts[s].Name, func() error {
 					if tries > 0 {
@@ -778,6 +802,11 @@ func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (work
 			cut := errors.Is(res.Err, context.Canceled) // by the run's end: not counted
 			if (res.Err == nil || res.Tolerated) && !cut {
 				g.countRetries(s, tries)
+				if rr, ok := recs[i].(workload.RetryRecorder); ok {
+					for _, err := range retried {
+						rr.RecordRetry(err)
+					}
+				}
 			}
 			if res.Err != nil && ctx.Err() == nil && !cut {
 				c.Failed() // on its statement's row too, and in -r's table
@@ -825,11 +854,13 @@ func (g *gen) Ops(ctx context.Context, db *sqlx.DB, oc workload.OpsConfig) (work
 // same random values, after a serialization failure or deadlock, up to
 // the limit (none with --unlimited-tries), while less than --tries-within
 // has passed since from (the script's start, or its scheduled start under
-// a rate) and the run's duration is not over, as pgbench's; a script that still fails so is a failed
-// transaction, and the run goes on; any other error ends it (unless
-// --tolerate-errors).
-func (g *gen) tries(ctx context.Context, c *pgscript.Client, client, s int, from time.Time) (workload.Result, int) {
+// a rate) and the run's duration is not over, as pgbench's; a script that
+// still fails so is a failed transaction, and the run goes on; any other
+// error ends it (unless --tolerate-errors). It returns the tries made and
+// the failures that were tried again.
+func (g *gen) tries(ctx context.Context, c *pgscript.Client, client, s int, from time.Time) (workload.Result, int, []error) {
 	var err error
+	var retried []error
 	try := 1
 	for ; ; try++ {
 		if try > 1 {
@@ -850,7 +881,7 @@ func (g *gen) tries(ctx context.Context, c *pgscript.Client, client, s int, from
 			if g.verbose {
 				g.sayError(client, s, err)
 			}
-			return workload.Result{Op: s, Err: fmt.Errorf("%w: the run's time ended during the transaction's tries: %w", context.Canceled, err), Tolerated: true}, try
+			return workload.Result{Op: s, Err: fmt.Errorf("%w: the run's time ended during the transaction's tries: %w", context.Canceled, err), Tolerated: true}, try, nil
 		}
 		if ctx.Err() != nil {
 			break // the operation's own time (--op-timeout) is over: failed
@@ -869,8 +900,9 @@ func (g *gen) tries(ctx context.Context, c *pgscript.Client, client, s int, from
 		if !again {
 			break
 		}
+		retried = append(retried, err)
 	}
-	return workload.Result{Op: s, Err: err, Tolerated: err != nil && sqlx.IsRetryable(err)}, try
+	return workload.Result{Op: s, Err: err, Tolerated: err != nil && sqlx.IsRetryable(err)}, try, retried
 }
 
 // countRetries counts, for pgbench's report and progress lines, script

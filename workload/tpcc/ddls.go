@@ -240,3 +240,7 @@ var fkStmts = []string{
 	"ALTER TABLE " + orderLineTable + " ADD CONSTRAINT order_line_order_fk FOREIGN KEY (ol_w_id, ol_d_id, ol_o_id) REFERENCES " + orderTable,
 	"ALTER TABLE " + orderLineTable + " ADD CONSTRAINT order_line_stock_fk FOREIGN KEY (ol_supply_w_id, ol_i_id) REFERENCES " + stockTable,
 }
+
+// ConstraintStatements returns the statements of --fks, whose foreign
+// keys are stampede's (workload.ConstraintNamer).
+func (g *tpcc) ConstraintStatements() []string { return fkStmts }

@@ -143,6 +143,12 @@ func (g *tpcc) validateHammer() error {
 	return nil
 }
 
+// UsesTableName implements workload.TableNamer: the orders table of
+// either profile is tpcc's, whatever --profile the cleanup names.
+func (g *tpcc) UsesTableName(name string) bool {
+	return name == orderTable || name == hammerOrders
+}
+
 // ordersTable is the orders table of the profile: stampede's "order",
 // HammerDB's ORDERS.
 func (g *tpcc) ordersTable() string {

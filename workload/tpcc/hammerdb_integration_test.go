@@ -704,7 +704,7 @@ func TestHammerDBBuiltByHammerDB(t *testing.T) {
 		if tb == orderName {
 			tb = hammerOrders
 		}
-		stmts = append(stmts, "COMMENT ON TABLE "+tb+" IS NULL")
+		stmts = append(stmts, "COMMENT ON TABLE "+tb+" IS NULL", "COMMENT ON TYPE "+tb+" IS NULL")
 	}
 	inst, err := g.installedRoutines(ctx, db)
 	if err != nil {

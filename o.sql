@@ -1,2 +1,0 @@
-CREATE TABLE a (id int);
-ALTER TABLE ut ALTER COLUMN n TYPE bigint;
