@@ -14,8 +14,8 @@ import (
 )
 
 // TestKilledInitCleansUp kills (SIGKILL) a built stampede during an init
-// of many small tables, at growing delays until the kill leaves a table
-// behind (six times), and each time runs cleanup (with init's --tables:
+// of many small tables, once it has committed 1, 3, 5, ... of them (six
+// kills that leave tables behind), and each time runs cleanup (with init's --tables:
 // the kill may come before init's record) without --force-drop: it exits
 // 0 and leaves no table of stampede's (issue 28 F4: a kill between CREATE TABLE
 // and its COMMENT left sbtestN unmarked, which cleanup refused as the
@@ -62,23 +62,42 @@ func TestKilledInitCleansUp(t *testing.T) {
 			t.Fatalf("%d objects with stampede's mark left after cleanup after %s:\n%s", marked, what, out)
 		}
 	}
+	// Kill on progress, not after fixed delays: a 12-table init takes
+	// ~150 ms on an idle machine and seconds on a loaded one, so the
+	// kill comes once init has committed 1, 3, 5, ... tables, while it
+	// makes the next one.
 	const wantKills = 6
 	kills := 0
-	for delay := 50 * time.Millisecond; delay <= 3*time.Second && kills < wantKills; delay += 20 * time.Millisecond {
+	for attempt := 0; attempt < 4*wantKills && kills < wantKills; attempt++ {
+		target := int64(1 + 2*(kills%6))
 		cmd := stampede("init", "oltp_read_only", "--tables", "12", "--table_size", "10", url)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(delay)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		deadline := time.Now().Add(time.Minute)
+	poll:
+		for time.Now().Before(deadline) {
+			select {
+			case <-done:
+				break poll
+			default:
+			}
+			if tables() >= target {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
 		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
+		<-done
 		if cmd.ProcessState.Success() || tables() == 0 {
 			// Finished before the kill, or killed before any table.
 			cleanup("an init not killed mid-way")
 			continue
 		}
 		kills++
-		t.Logf("init killed after %v left %d tables", delay, tables())
+		t.Logf("init killed after %d tables committed left %d tables", target, tables())
 		cleanup("a killed init")
 	}
 	if kills < wantKills {
