@@ -31,9 +31,14 @@ func TestMain(m *testing.M) {
 // buildStampede returns the path of the stampede binary, built with go
 // build the first time a test asks (about 30 s on a loaded machine, which
 // ten tests paid each before) and shared by every test after: they only
-// run it. Safe for concurrent use (parallel tests).
+// run it. scripts/test, which runs each test in a process of its own,
+// builds it once for all of them and names it in STAMPEDE_TEST_BINARY.
+// Safe for concurrent use (parallel tests).
 func buildStampede(t *testing.T) string {
 	t.Helper()
+	if bin := os.Getenv("STAMPEDE_TEST_BINARY"); bin != "" {
+		return bin
+	}
 	binOnce.Do(func() {
 		binDir, binErr = os.MkdirTemp("", "stampede-clitest-bin-")
 		if binErr != nil {
