@@ -19,8 +19,9 @@ import (
 
 // object is a database object that an init file may create: a schema, a
 // table, a view, a materialized view, a sequence, a type or a domain, a
-// function, procedure or aggregate, and an index or trigger (on a table
-// init did not make: see markObjects). Objects that belong to another (a
+// function, procedure or aggregate, a publication, and an index,
+// trigger, policy or statistics object (on a table init did not make: see
+// markObjects). Objects that belong to another (a
 // table's own sequence and row type, an extension's members, array
 // types, a constraint's index, a partition's copy of an index or
 // trigger) are not objects here: they go with their owner.
@@ -37,8 +38,8 @@ type object struct {
 	// ident is its schema-qualified identity (pg_identify_object), which
 	// init's mark records (madeAs) to tell a renamed object.
 	ident string
-	// table is the OID of the table an index or trigger is on (0 for
-	// any other object).
+	// table is the OID of the table an index, trigger, policy or
+	// statistics object is on (0 for any other object).
 	table uint32
 }
 
@@ -105,7 +106,19 @@ UNION ALL
 SELECT 'TRIGGER', quote_ident(t.tgname) || ' ON ' || t.tgrelid::regclass::text, 'pg_trigger', t.oid, ` + dialect.OwnComment(dialect.Postgres{}, "t.oid", "pg_trigger") + `, t.tgrelid
   FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
   WHERE NOT t.tgisinternal AND ` + userNamespace("c.relnamespace") + ` AND ` + notExtension("pg_class", "c.oid") + `
-    AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_trigger'::regclass AND d.objid = t.oid AND d.deptype IN ('P', 'S'))`
+    AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_trigger'::regclass AND d.objid = t.oid AND d.deptype IN ('P', 'S'))
+UNION ALL
+SELECT 'POLICY', quote_ident(p.polname) || ' ON ' || p.polrelid::regclass::text, 'pg_policy', p.oid, ` + dialect.OwnComment(dialect.Postgres{}, "p.oid", "pg_policy") + `, p.polrelid
+  FROM pg_policy p JOIN pg_class c ON c.oid = p.polrelid
+  WHERE ` + userNamespace("c.relnamespace") + ` AND ` + notExtension("pg_class", "c.oid") + `
+UNION ALL
+SELECT 'STATISTICS', quote_ident(n.nspname) || '.' || quote_ident(s.stxname), 'pg_statistic_ext', s.oid, ` + dialect.OwnComment(dialect.Postgres{}, "s.oid", "pg_statistic_ext") + `, s.stxrelid
+  FROM pg_statistic_ext s JOIN pg_namespace n ON n.oid = s.stxnamespace
+  WHERE ` + userNamespace("s.stxnamespace") + ` AND ` + notExtension("pg_statistic_ext", "s.oid") + `
+UNION ALL
+SELECT 'PUBLICATION', quote_ident(b.pubname), 'pg_publication', b.oid, ` + dialect.OwnComment(dialect.Postgres{}, "b.oid", "pg_publication") + `, 0::oid
+  FROM pg_publication b
+  WHERE ` + notExtension("pg_publication", "b.oid")
 
 // dependsQuery lists what depends on what: pg_depend's normal and
 // automatic dependencies, each side taken to the object it is part of (a

@@ -22,7 +22,8 @@ import (
 // transaction of the tracker's (BEGIN, the statement, COMMIT). Before a
 // transaction commits (the tracker's, or the file's own at its COMMIT),
 // the tracker lists the rows of pg_class, pg_type, pg_proc,
-// pg_namespace and pg_trigger that this transaction wrote itself: at its top level
+// pg_namespace, pg_trigger, pg_policy, pg_statistic_ext and
+// pg_publication that this transaction wrote itself: at its top level
 // (xmin is its transaction id) or in a subtransaction (a SAVEPOINT, a DO
 // block with an EXCEPTION clause: xmin is a later id that
 // pg_xact_status calls in progress, or one past every transaction the
@@ -62,7 +63,7 @@ type tracker struct {
 
 // insertedQuery reads the rows the transaction has inserted into the
 // catalogs of init's objects so far.
-const insertedQuery = `SELECT pg_stat_get_xact_tuples_inserted('pg_class'::regclass) + pg_stat_get_xact_tuples_inserted('pg_type'::regclass) + pg_stat_get_xact_tuples_inserted('pg_proc'::regclass) + pg_stat_get_xact_tuples_inserted('pg_namespace'::regclass) + pg_stat_get_xact_tuples_inserted('pg_trigger'::regclass)`
+const insertedQuery = `SELECT pg_stat_get_xact_tuples_inserted('pg_class'::regclass) + pg_stat_get_xact_tuples_inserted('pg_type'::regclass) + pg_stat_get_xact_tuples_inserted('pg_proc'::regclass) + pg_stat_get_xact_tuples_inserted('pg_namespace'::regclass) + pg_stat_get_xact_tuples_inserted('pg_trigger'::regclass) + pg_stat_get_xact_tuples_inserted('pg_policy'::regclass) + pg_stat_get_xact_tuples_inserted('pg_statistic_ext'::regclass) + pg_stat_get_xact_tuples_inserted('pg_publication'::regclass)`
 
 // madeQuery lists the catalog rows the open transaction wrote itself
 // (see tracker), when it inserted more than %d catalog rows.
@@ -75,6 +76,9 @@ SELECT cat, oid FROM (
   UNION ALL SELECT 'pg_proc', oid, xmin FROM pg_proc WHERE (SELECT changed FROM g)
   UNION ALL SELECT 'pg_namespace', oid, xmin FROM pg_namespace WHERE (SELECT changed FROM g)
   UNION ALL SELECT 'pg_trigger', oid, xmin FROM pg_trigger WHERE (SELECT changed FROM g)
+  UNION ALL SELECT 'pg_policy', oid, xmin FROM pg_policy WHERE (SELECT changed FROM g)
+  UNION ALL SELECT 'pg_statistic_ext', oid, xmin FROM pg_statistic_ext WHERE (SELECT changed FROM g)
+  UNION ALL SELECT 'pg_publication', oid, xmin FROM pg_publication WHERE (SELECT changed FROM g)
 ) r, b, LATERAL (SELECT (r.xmin::text::bigint - b.low + 4294967296) %% 4294967296 AS d) dd
 WHERE CASE WHEN d >= 2147483648 THEN false WHEN d = 0 OR d >= b.db THEN true
            ELSE pg_xact_status((b.top + d)::text::xid8) = 'in progress' END`
