@@ -12,7 +12,8 @@ import (
 
 // HoldDir is where the processes that hold groups keep their locks
 // (Hold): on a tmpfs that starts empty with every boot, as the cgroups do.
-const HoldDir = "/run/stampede/limits"
+// /run/stampede/limits, or /run/PARENT/limits under another Parent.
+var HoldDir = filepath.Join("/run", Parent, "limits")
 
 // holdSuffix ends the name of a group's lock file in HoldDir.
 const holdSuffix = ".lock"
@@ -60,6 +61,9 @@ type Abandoned struct {
 // (`stampede limit --pid`, --keep) are never touched. A missing dir is
 // no group.
 func RemoveAbandoned(dir string, opts ...Option) ([]Abandoned, error) {
+	if errParent != nil {
+		return nil, errParent
+	}
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil

@@ -3,6 +3,7 @@ package limit
 import (
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/stampede-bench/stampede/internal/lazyre"
@@ -36,9 +37,34 @@ func (m Mode) String() string {
 // directory holding one mount per controller on v1.
 const DefaultRoot = "/sys/fs/cgroup"
 
+// ParentEnv names the environment variable that replaces Parent (and
+// puts HoldDir under /run/PARENT): scripts/test gives each of its
+// concurrent test workers a parent of its own, so that one worker's run
+// does not remove another's groups as a killed run's.
+const ParentEnv = "STAMPEDE_CGROUP_PARENT"
+
 // Parent is the group under which every stampede group is made:
-// stampede/NAME.
-const Parent = "stampede"
+// stampede/NAME (or $STAMPEDE_CGROUP_PARENT/NAME).
+var Parent = parentFromEnv()
+
+// errParent is why $STAMPEDE_CGROUP_PARENT was not taken: Create, Load,
+// Remove and RemoveAbandoned return it.
+var errParent error
+
+// parentFromEnv returns $STAMPEDE_CGROUP_PARENT when set, else
+// "stampede"; a value that is no group name leaves "stampede" and sets
+// errParent, so that no group is made anywhere the user did not mean.
+func parentFromEnv() string {
+	p, ok := os.LookupEnv(ParentEnv)
+	if !ok {
+		return "stampede"
+	}
+	if !validName().MatchString(p) {
+		errParent = fmt.Errorf("%s=%q is no cgroup name: use letters, digits, '.', '_' and '-' (at most 64, starting with a letter or digit), or unset it for %q", ParentEnv, p, "stampede")
+		return "stampede"
+	}
+	return p
+}
 
 // Option changes where and how groups are made.
 type Option func(*options)
@@ -84,6 +110,9 @@ var validName = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
 // checkName checks a group name.
 func checkName(name string) error {
+	if errParent != nil {
+		return errParent
+	}
 	if !validName().MatchString(name) {
 		return fmt.Errorf("invalid group name %q: use letters, digits, '.', '_' and '-' (at most 64, starting with a letter or digit)", name)
 	}

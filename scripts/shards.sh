@@ -16,7 +16,10 @@
 #
 # Each worker has a server of its own: some tests limit, watch or restart
 # the server's processes, or read server-wide statistics, which another
-# test on the same server at the same time would disturb.
+# test on the same server at the same time would disturb. And cgroups of
+# its own (STAMPEDE_CGROUP_PARENT=stampede-test-K): every run removes the
+# groups a killed run left under its parent, which a test of killed runs
+# on another worker expects to see removed by its own next run.
 # The seconds every test took are written to DIR/test-seconds, in the
 # format of scripts/testdata/cli-test-seconds (copy it there to refresh the
 # order).
@@ -43,7 +46,7 @@ cli_worker() {
 	while name=$(cli_next_test "$dir/queue"); do
 		start=$(date +%s.%N)
 		status=0
-		(cd internal/cli && STAMPEDE_TEST_DATABASE=$url STAMPEDE_TEST_BINARY=$dir/stampede \
+		(cd internal/cli && STAMPEDE_TEST_DATABASE=$url STAMPEDE_TEST_BINARY=$dir/stampede STAMPEDE_CGROUP_PARENT=stampede-test-$k \
 			"$dir/cli.test" -test.run "^${name}\$" -test.count=1 -test.timeout=30m) \
 			>"$dir/out/$name" 2>&1 || status=$?
 		awk -v s="$start" -v e="$(date +%s.%N)" -v n="$name" -v c="$status" \

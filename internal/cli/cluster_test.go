@@ -410,8 +410,16 @@ func TestProxyRegions(t *testing.T) {
 		// would give (chk28b F8: east's bound was 11 ms).
 		lo := time.Duration(added[i]) * time.Millisecond
 		hi := lo*7/4 + base*3/2
-		if got < lo || got >= hi {
+		// The upper bound on a machine that can keep time (CI, 3 test
+		// workers at a load of 5.7 a CPU: east read 8.1 ms through its
+		// 1 ms proxy, 1.3 ms through the one adding nothing); the lower
+		// always.
+		busy, why := testload.Busy(4)
+		switch {
+		case got < lo || got >= hi && !busy:
 			t.Errorf("%s: p50 %v with %d ms added (%v through the proxy adding nothing): want %v to %v", names[i], got, added[i], base, lo, hi)
+		case got >= hi:
+			t.Logf("%s: upper bound %v not judged: %s", names[i], hi, why)
 		}
 	}
 

@@ -276,7 +276,7 @@ func TestSweepChartFile(t *testing.T) {
 	// Every step meets p99<=10s: each line's answer is its highest rate.
 	if grid.Flag2 != "--max-rate" || len(grid.Points) != 4 || len(grid.Marks) != 2 || grid.Marks[0].Value != 1 || grid.Marks[0].Value2 != 400 ||
 		grid.Marks[1].Value != 2 || grid.Marks[1].Value2 != 400 {
-		t.Errorf("the grid's chart: %+v; want --max-rate, 4 points, answers 400 at --concurrency 1 and 2", grid)
+		t.Errorf("the grid's chart: %+v; want --max-rate, 4 points, answers 400 at --concurrency 1 and 2\n%s%s", grid, g.stdout, g.stderr)
 	}
 	if !strings.Contains(string(gb), ">throughput against --max-rate, a line per --concurrency<") {
 		t.Errorf("the grid's SVG lacks its panel's title")
