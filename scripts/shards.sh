@@ -39,18 +39,21 @@ cli_next_test() {
 
 # cli_worker DIR K URL: run tests from DIR/queue against the server at URL
 # until the queue is empty, each as DIR/cli.test -test.run '^NAME$' in the
-# package's directory; record "NAME SECONDS STATUS" in DIR/done.K and the
-# output in DIR/out/NAME.
+# package's directory; record "NAME SECONDS STATUS CPU" in DIR/done.K (CPU:
+# the CPU seconds of the test and the processes it ran, not its server's)
+# and the output in DIR/out/NAME.
 cli_worker() {
-	local dir=$1 k=$2 url=$3 name start status
+	local dir=$1 k=$2 url=$3 name start status TIMEFORMAT='%U %S'
 	while name=$(cli_next_test "$dir/queue"); do
 		start=$(date +%s.%N)
 		status=0
-		(cd internal/cli && STAMPEDE_TEST_DATABASE=$url STAMPEDE_TEST_BINARY=$dir/stampede STAMPEDE_CGROUP_PARENT=stampede-test-$k \
-			"$dir/cli.test" -test.run "^${name}\$" -test.count=1 -test.timeout=30m) \
-			>"$dir/out/$name" 2>&1 || status=$?
-		awk -v s="$start" -v e="$(date +%s.%N)" -v n="$name" -v c="$status" \
-			'BEGIN { printf "%s %.1f %s\n", n, e - s, c }' >>"$dir/done.$k"
+		{ time {
+			(cd internal/cli && STAMPEDE_TEST_DATABASE=$url STAMPEDE_TEST_BINARY=$dir/stampede STAMPEDE_CGROUP_PARENT=stampede-test-$k \
+				"$dir/cli.test" -test.run "^${name}\$" -test.count=1 -test.timeout=30m) \
+				>"$dir/out/$name" 2>&1 || status=$?
+		}; } 2>"$dir/cpu.$k"
+		awk -v s="$start" -v e="$(date +%s.%N)" -v n="$name" -v c="$status" -v cpu="$(cat "$dir/cpu.$k")" \
+			'BEGIN { split(cpu, u, " "); printf "%s %.1f %s %.1f\n", n, e - s, c, u[1] + u[2] }' >>"$dir/done.$k"
 	done
 }
 
@@ -87,7 +90,7 @@ run_cli_tests() {
 	done
 	cat "$dir"/done.* | sort -k2,2 -g -r >"$dir/test-seconds"
 	elapsed=$(($(date +%s) - start))
-	while read -r name _ status; do
+	while read -r name _ status _; do
 		[ "$status" = 0 ] && continue
 		failed=$((failed + 1))
 		cat "$dir/out/$name"
@@ -96,8 +99,9 @@ run_cli_tests() {
 		echo "internal/cli: $(wc -l <"$dir/test-seconds") of $total tests ran"
 		failed=$((failed + 1))
 	fi
-	log "internal/cli's slowest tests (seconds):"
-	head -n 10 "$dir/test-seconds" | awk '{printf "    %-50s %7.1f\n", $1, $2}' >&2
+	log "internal/cli's slowest tests (seconds; CPU seconds of the test's own processes, not its server's):"
+	head -n 10 "$dir/test-seconds" | awk '{printf "    %-50s %7.1f %7.1f\n", $1, $2, $4}' >&2
+	awk '{w += $2; c += $4} END {printf "==> internal/cli: %.0f test seconds, %.0f CPU seconds in the tests'"'"' own processes\n", w, c}' "$dir/test-seconds" >&2
 	if [ "$failed" -gt 0 ]; then
 		printf 'FAIL\t%s/internal/cli\t%ds\n' "$module" "$elapsed"
 		return 1
