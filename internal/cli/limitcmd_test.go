@@ -66,7 +66,7 @@ func TestLimitBadInput(t *testing.T) {
 		{"an ancestor's pid", []string{"limit", "--name", name, "--cpus", "0.5", "--pid", fmt.Sprint(os.Getpid())}, 2, fmt.Sprintf("--pid %d is stampede itself or a process it runs under (its shell or terminal): a limit on it would throttle stampede too", os.Getpid()), false},
 		{"run watching init under a limit", []string{"run", "ycsb", "--driver", "null", "--duration", "1s", "--cpus", "1", "--watch-pid", "1"}, 2, "--watch-pid 1 is the machine's init process", false},
 		{"sweep limiting an ancestor", []string{"sweep", "ycsb", "--driver", "null", "--duration", "1s", "--cpus", "0.5,1", "--limit-pid", fmt.Sprint(os.Getpid())}, 2, fmt.Sprintf("--limit-pid %d is stampede itself", os.Getpid()), false},
-		{"remove missing", []string{"limit", "--remove", name}, 1, "no cgroup stampede/" + name, true},
+		{"remove missing", []string{"limit", "--remove", name}, 1, "no cgroup " + limit.Parent + "/" + name, true},
 		{"missing command", []string{"limit", "--name", name, "--cpus", "0.5", "--", "/nonexistent/prog"}, 1, "cannot run /nonexistent/prog", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -128,7 +128,7 @@ func TestLimitCommand(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 
-	r := stampedeCtx(t, ctx, "limit", "--name", name, "--cpus", "0.5", "--", "sh", "-c", `grep -q ":/stampede/`+name+`$" /proc/self/cgroup && echo inside`)
+	r := stampedeCtx(t, ctx, "limit", "--name", name, "--cpus", "0.5", "--", "sh", "-c", `grep -q ":/`+limit.Parent+`/`+name+`$" /proc/self/cgroup && echo inside`)
 	if r.code != 0 || strings.TrimSpace(r.stdout) != "inside" {
 		t.Errorf("command in the group: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
@@ -139,8 +139,8 @@ func TestLimitCommand(t *testing.T) {
 
 	// Without --name, as with cgexec: the group is named after the
 	// command, with the first free number.
-	r = stampedeCtx(t, ctx, "limit", "--cpus", "0.5", "--", "sh", "-c", `grep -o ":/stampede/sh-[0-9]*$" /proc/self/cgroup | head -1`)
-	unnamed := strings.TrimPrefix(strings.TrimSpace(r.stdout), ":/stampede/")
+	r = stampedeCtx(t, ctx, "limit", "--cpus", "0.5", "--", "sh", "-c", `grep -o ":/`+limit.Parent+`/sh-[0-9]*$" /proc/self/cgroup | head -1`)
+	unnamed := strings.TrimPrefix(strings.TrimSpace(r.stdout), ":/"+limit.Parent+"/")
 	if r.code != 0 || !strings.HasPrefix(unnamed, "sh-") {
 		t.Errorf("command without --name: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
@@ -180,7 +180,7 @@ func TestLimitPIDAndRemove(t *testing.T) {
 		t.Fatalf("--pid: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", sleep.Process.Pid))
-	if !strings.Contains(string(b), "cpu:/stampede/"+name+"\n") {
+	if !strings.Contains(string(b), "cpu:/"+limit.Parent+"/"+name+"\n") {
 		t.Errorf("/proc/PID/cgroup: %s", b)
 	}
 	if r := stampede(t, "limit", "--name", name, "--cpus", "0.25", "--pid", fmt.Sprint(sleep.Process.Pid)); r.code == 0 || !strings.Contains(r.stderr, "already exists") {
@@ -217,7 +217,7 @@ func TestLimitWatch(t *testing.T) {
 		})
 	}
 	r := stampede(t, "limit", "--name", name, "--cpus", "0.5", "--watch-cmdline", "^sleep "+strings.ReplaceAll(tag, ".", `\.`)+"$", "--duration", "1s")
-	if r.code != 0 || !strings.Contains(r.stdout, fmt.Sprintf("moved PID %d", sleep.Process.Pid)) || !strings.Contains(r.stdout, "removed cgroup stampede/"+name) {
+	if r.code != 0 || !strings.Contains(r.stdout, fmt.Sprintf("moved PID %d", sleep.Process.Pid)) || !strings.Contains(r.stdout, "removed cgroup "+limit.Parent+"/"+name) {
 		t.Errorf("--watch-cmdline: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 	checkNoGroup(t, name)
