@@ -74,20 +74,22 @@ func (b *burner) Stop() int {
 // delay, and the capacity moved with other processes' load by half within
 // one search. The capacity is measured closed loop (3 s, before and after
 // each search) and checked against the formula: its ops/s are 8 / its
-// mean latency (Little's law) and below 8 / 50 ms. Three searches for the
-// highest --max-rate that keeps its rate (rate>=95%), each with --repeat
+// mean latency (Little's law) and below 8 / 50 ms. A search for the
+// highest --max-rate that keeps its rate (rate>=95%), with --repeat
 // 3, while another process's CPU load is switched on and off during
-// their probes (1.3 s on, 1.7 s off, out of step with the 4 s probes:
+// its probes (1.3 s on, 1.7 s off, out of step with the 4 s probes:
 // with 2 s probes, answers at load 28-31 fell to 70% of the capacity, a
 // burst's backlog being a larger share of a shorter probe),
-// each land within 10% of that capacity: a probe that met a burst is
+// lands within 10% of that capacity: a probe that met a burst is
 // re-run and judged on the median of three. Three runs in a row at load
 // 23-33 on 2 CPUs (other engineers' benches beside): answers 142, 138,
 // 140; 145, 148, 148; 148, 142, 140 ops/s against closed-loop capacities
-// of 141.6-149.4 ops/s (service times 3.5-6.2 ms beyond the delay).
+// of 141.6-149.4 ops/s (service times 3.5-6.2 ms beyond the delay). The
+// test runs one search (90 s); `scripts/bench sweep` runs three in a row
+// and holds their spread to 10%.
 func TestSweepSearchSurvivesNoise(t *testing.T) {
 	if testing.Short() {
-		t.Skip("about 6 minutes of searches")
+		t.Skip("about 2 minutes of search")
 	}
 	const (
 		workers = 8
@@ -138,7 +140,7 @@ func TestSweepSearchSurvivesNoise(t *testing.T) {
 		}
 		return c
 	}
-	for i := range 3 {
+	for i := range 1 {
 		capacity := measure(fmt.Sprintf("before search %d", i+1))
 		// The objective: the rate kept (rate>=95%, which a step beyond
 		// the capacity cannot meet); the p99 term only rules out a
