@@ -73,6 +73,28 @@ func (f *Tenants) Fleet(workloadName string) (fleet.Spec, bool, error) {
 	return s, true, nil
 }
 
+// growCommand returns the init command that adds tenants up to N to the
+// fleet these flags name (init resumes a fleet), with its mode, pattern
+// and the data flags given on this command line, for advice.
+func (f *Tenants) growCommand(gen workload.Generator) string {
+	cmd := "stampede init " + gen.Meta().Name + " --tenants N"
+	if f.mode != string(fleet.ModeDatabase) {
+		cmd += " --tenant-mode " + f.mode
+	}
+	if f.pattern != "" {
+		cmd += " --tenant-pattern " + shellQuote(f.pattern)
+	}
+	if fl, ok := gen.(workload.Flagser); ok && fl.Flags().FlagSet != nil {
+		flags := fl.Flags()
+		flags.VisitAll(func(p *pflag.Flag) {
+			if p.Changed && !flags.Meta[p.Name].RuntimeOnly {
+				cmd += " --" + p.Name + " " + shellQuote(p.Value.String())
+			}
+		})
+	}
+	return cmd
+}
+
 // FleetInit holds init's fleet flags: --init-concurrency and --extra-tables.
 type FleetInit struct {
 	concurrency int

@@ -480,7 +480,7 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 	}
 	if spec.Tenants != nil && spec.Tenants.tenants > 0 && sw.Param == "active" {
 		if t := fs.Lookup("tenants"); t != nil && t.Value.String() == sweep.Format(sw.Values.Hi) {
-			sw.Top = fmt.Sprintf("that is every tenant (--tenants %s): load more (`stampede init %s --tenants N`) to search higher", t.Value.String(), spec.Gen.Meta().Name)
+			sw.Top = fmt.Sprintf("that is every tenant (--tenants %s): load more (`%s`) to search higher", t.Value.String(), spec.Tenants.growCommand(spec.Gen))
 		}
 	}
 	if err := sw.Validate(); err != nil {

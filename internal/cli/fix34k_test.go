@@ -113,13 +113,18 @@ func TestLimitsMatchingNothing(t *testing.T) {
 func TestFleetSearchTop(t *testing.T) {
 	for _, tc := range []struct {
 		name, active, want string
+		more               []string
 	}{
-		{"every tenant", "1:6", "the range's highest value, --active 6, met the SLO: that is every tenant (--tenants 6): load more (`stampede init bank --tenants N`) to search higher"},
-		{"below every tenant", "1:4", "the range's highest value, --active 4, met the SLO: search a higher range"},
+		{"every tenant", "1:6", "the range's highest value, --active 6, met the SLO: that is every tenant (--tenants 6): load more (`stampede init bank --tenants N`) to search higher", nil},
+		{"below every tenant", "1:4", "the range's highest value, --active 4, met the SLO: search a higher range", nil},
+		// The advice names the fleet's mode, pattern and data flags, so
+		// that it adds to the same fleet (34's NIT: it named none).
+		{"a schema fleet", "1:6", "load more (`stampede init bank --tenants N --tenant-mode schema --tenant-pattern acct_%d --rows 500`) to search higher",
+			[]string{"--tenant-mode", "schema", "--tenant-pattern", "acct_%d", "--rows", "500", "--max-transfer", "7"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := stampede(t, "sweep", "bank", "--tenants", "6", "--active", tc.active, "--search", "--slo", "p99<=10s", "--repeat", "1",
-				"--driver", "null", "--duration", "200ms", "--results-dir", t.TempDir())
+			r := stampede(t, append([]string{"sweep", "bank", "--tenants", "6", "--active", tc.active, "--search", "--slo", "p99<=10s", "--repeat", "1",
+				"--driver", "null", "--duration", "200ms", "--results-dir", t.TempDir()}, tc.more...)...)
 			if r.code != 0 || !strings.Contains(r.stdout+r.stderr, tc.want) {
 				t.Errorf("exit %d, want %q in:\n%s%s", r.code, tc.want, r.stdout, r.stderr)
 			}
