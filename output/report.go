@@ -129,6 +129,7 @@ func ReportSplit(w io.Writer, runs []*runlog.Run, v results.View, by string) err
 	} else if why != "" {
 		fmt.Fprintf(w, "\nfleet: %s\n", why)
 	}
+	writeLimits(w, runs)
 	for _, r := range runs {
 		if sum := v.Telemetry[r.Info.ID]; sum != nil {
 			if len(runs) > 1 {
