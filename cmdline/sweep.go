@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/stampede-bench/stampede/chart"
+	"github.com/stampede-bench/stampede/limit"
 	"github.com/stampede-bench/stampede/output"
 	"github.com/stampede-bench/stampede/run"
 	"github.com/stampede-bench/stampede/sqlx"
@@ -587,6 +588,9 @@ func Sweep(ctx context.Context, spec RunArgs, f *SweepFlags, env Env) (*sweep.Re
 			plan += fmt.Sprintf(", its boundary confirmed on medians of %d runs", f.repeat)
 		}
 	}
+	if fixed := fixedLimits(s.Limits.Limits, sw.Param, sw.Param2); !fixed.IsZero() {
+		plan += ", each step under " + fixed.String()
+	}
 	dur := ""
 	if rf.duration > 0 {
 		dur = rf.duration.String() + " each"
@@ -805,4 +809,36 @@ func checkConnStrings(s run.Spec) error {
 		return usageError{err} // as the run's (sqlx.Open's) own refusal
 	}
 	return nil
+}
+
+// fixedLimits returns the limits every step of a sweep over params runs
+// under: l without the swept ones, for the sweep's first line.
+func fixedLimits(l limit.Limits, params ...sweep.Param) limit.Limits {
+	for _, p := range params {
+		switch {
+		case p == "cpus":
+			l.CPUs = 0
+		case p == "memory":
+			l.MemoryBytes = 0
+		case strings.HasPrefix(string(p), "io-"):
+			var kept []limit.DeviceIO
+			for _, d := range l.IO {
+				switch p {
+				case "io-read-bps":
+					d.ReadBPS = 0
+				case "io-write-bps":
+					d.WriteBPS = 0
+				case "io-read-iops":
+					d.ReadIOPS = 0
+				case "io-write-iops":
+					d.WriteIOPS = 0
+				}
+				if d.ReadBPS+d.WriteBPS+d.ReadIOPS+d.WriteIOPS > 0 {
+					kept = append(kept, d)
+				}
+			}
+			l.IO = kept
+		}
+	}
+	return l
 }
