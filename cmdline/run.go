@@ -391,10 +391,15 @@ func RedactArgs(args []string) []string {
 	return out
 }
 
-// FlagValues returns every flag's effective value, secrets scrubbed.
+// FlagValues returns every flag's effective value, secrets scrubbed, but
+// for flags not given whose default depends on other flags
+// (workload.HasDependentDefault), whose pflag default is not the value used.
 func FlagValues(fs *pflag.FlagSet, secrets []string) map[string]string {
 	m := map[string]string{}
 	fs.VisitAll(func(f *pflag.Flag) {
+		if !f.Changed && workload.HasDependentDefault(f) {
+			return
+		}
 		v := f.Value.String()
 		if strings.Contains(f.Name, "password") && v != "" {
 			v = "xxxxx"

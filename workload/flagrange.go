@@ -15,3 +15,20 @@ const RangeAnnotation = "stampede-range"
 func SetFlagRange(fs *pflag.FlagSet, name, lo, hi string) {
 	_ = fs.SetAnnotation(name, RangeAnnotation, []string{lo, hi})
 }
+
+// DependentDefaultAnnotation marks a flag whose default depends on other
+// flags (YCSB's --read-proportion on --workload and -p): its pflag
+// default (0) is not the value a run uses, so a run records the flag only
+// when it was given (cmdline.FlagValues), not as 0 beside the property
+// that set the value.
+const DependentDefaultAnnotation = "stampede-dependent-default"
+
+// SetDependentDefault marks fs's flag name with DependentDefaultAnnotation.
+func SetDependentDefault(fs *pflag.FlagSet, name string) {
+	_ = fs.SetAnnotation(name, DependentDefaultAnnotation, []string{"true"})
+}
+
+// HasDependentDefault reports whether f carries DependentDefaultAnnotation.
+func HasDependentDefault(f *pflag.Flag) bool {
+	return len(f.Annotations[DependentDefaultAnnotation]) > 0
+}

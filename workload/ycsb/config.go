@@ -246,6 +246,9 @@ func (pf propertyFlag) define(fs *pflag.FlagSet) {
 	default:
 		fs.String(pf.name, pf.def, pf.usage)
 	}
+	if pf.def == "" {
+		workload.SetDependentDefault(fs, pf.name)
+	}
 }
 
 // Distribution names.
