@@ -54,8 +54,13 @@ r(classid, objid, objsubid, inside, internal) AS (
 				AND dd.refclassid = 'pg_class'::regclass AND dd.refobjid = d.objid
 				WHERE ad.adrelid = d.refobjid AND ad.adnum = d.refobjsubid)),
 		d.deptype = 'i'
-	FROM pg_depend d JOIN r ON d.refclassid = r.classid AND d.refobjid = r.objid AND (r.objsubid = 0 OR d.refobjsubid = r.objsubid)
-	WHERE d.deptype <> 'p'
+	FROM r CROSS JOIN LATERAL (
+		SELECT d.classid, d.objid, d.objsubid, d.deptype, d.refclassid, d.refobjid, d.refobjsubid FROM pg_depend d
+		WHERE d.refclassid = r.classid AND d.refobjid = r.objid AND (r.objsubid = 0 OR d.refobjsubid = r.objsubid) AND d.deptype <> 'p'
+		UNION ALL
+		SELECT o.refclassid, o.refobjid, 0, 'n', r.classid, r.objid, 0 FROM pg_depend o
+		WHERE o.classid = r.classid AND o.objid = r.objid AND o.deptype = 'i' AND NOT r.inside AND NOT r.internal
+	) d
 ),
 objs AS (
 	SELECT classid, objid, objsubid, bool_or(inside) AS inside, bool_and(internal) AS internal FROM r GROUP BY 1, 2, 3
