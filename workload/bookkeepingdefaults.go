@@ -10,6 +10,7 @@ var bookkeepingDefaults = map[string]string{
 	adoptedColumn:     "''::text",
 	markedColumn:      "false",
 	databaseOIDColumn: "''::text",
+	clusterColumn:     "''::text",
 }
 
 // userDefault reports whether the default expr of column on table is a

@@ -23,13 +23,36 @@ const databaseOIDColumn = "database_oid"
 // text.
 const currentDatabaseOID = "(SELECT oid::text FROM pg_database WHERE datname = current_database())"
 
+// clusterColumn is the column of init's record that holds the system
+// identifier of the server (cluster) the record was written in
+// (pg_control_system()): a new cluster gives its first database and
+// tables the same OIDs as every other new cluster's, so a pg_dump of a
+// loaded database restored into a new server matches the database OID
+// and every bound mark, but not this. "" where the server has no such
+// function, and in records of older stampedes: they bind nothing.
+const clusterColumn = "cluster_id"
+
+// clusterID returns the server's system identifier as text, or "" when it
+// cannot say (no pg_control_system: not PostgreSQL, or a fork without
+// it). It runs outside any transaction, as a failure is not an error.
+func clusterID(ctx context.Context, db *sqlx.DB) string {
+	if db.Null() || db.Dialect().Name() != "postgres" {
+		return ""
+	}
+	var id string
+	if err := db.QueryRow(ctx, "SELECT system_identifier::text FROM pg_catalog.pg_control_system()").Scan(&id); err != nil {
+		return ""
+	}
+	return id
+}
+
 // bindRecord binds the record of data key (in tx) to the current
-// database (databaseOIDColumn), which recordLoad added to a record table
-// of an older stampede.
-func bindRecord(ctx context.Context, db *sqlx.DB, tx sqlx.Tx, key string) error {
+// database (databaseOIDColumn) and server (clusterColumn, cluster), which
+// recordLoad added to a record table of an older stampede.
+func bindRecord(ctx context.Context, db *sqlx.DB, tx sqlx.Tx, key, cluster string) error {
 	d := db.Dialect()
 	t := d.QuoteIdent(LoadRecordTable)
-	if _, err := tx.Exec(ctx, "UPDATE "+t+" SET "+databaseOIDColumn+" = "+currentDatabaseOID+" WHERE data = "+d.Placeholder(1), key); err != nil {
+	if _, err := tx.Exec(ctx, "UPDATE "+t+" SET "+databaseOIDColumn+" = "+currentDatabaseOID+", "+clusterColumn+" = "+d.Placeholder(2)+" WHERE data = "+d.Placeholder(1), key, cluster); err != nil {
 		return fmt.Errorf("recording the load in %s: %w", LoadRecordTable, err)
 	}
 	return nil
@@ -60,6 +83,10 @@ type CopiedDatabaseError struct {
 	// (--vacuum-first's pgbench_history): the refusal and the note say
 	// so.
 	Empties string
+	// OtherCluster, when set, is the system identifier of the server the
+	// record was written in (clusterColumn), not this one: a restore of a
+	// pg_dump made elsewhere.
+	OtherCluster string
 }
 
 func (e *CopiedDatabaseError) Error() string {
@@ -79,6 +106,9 @@ func (e *CopiedDatabaseError) Copy() string {
 func (e *CopiedDatabaseError) what() string {
 	if e.Tenant {
 		return fmt.Sprintf("database %q, a copy of a fleet's tenant made with CREATE DATABASE ... TEMPLATE (it holds the tenant's marker, %s, but not the tenant mark stampede binds to each tenant database it makes), which stampede did not make", e.Database, TenantMarkerTable)
+	}
+	if e.OtherCluster != "" {
+		return fmt.Sprintf("database %q looks like a restore of a pg_dump made on another server (stampede's record of its load, %s, was written on the server whose system identifier is %s), which stampede did not make", e.Database, LoadRecordTable, e.OtherCluster)
 	}
 	src := fmt.Sprintf("database %q", e.Source)
 	if e.Source == "" {
@@ -129,6 +159,19 @@ func RefuseCopiedDatabase(ctx context.Context, db *sqlx.DB, action string) error
 		cols, err := tableColumns(ctx, db, LoadRecordTable)
 		if err != nil {
 			return fmt.Errorf("reading the columns of %s: %w", LoadRecordTable, err)
+		}
+		if _, ok := cols[clusterColumn]; ok {
+			if here := clusterID(ctx, db); here != "" {
+				err = db.QueryRow(ctx, "SELECT "+clusterColumn+", current_database() FROM "+db.Dialect().QuoteIdent(LoadRecordTable)+
+					" WHERE "+clusterColumn+" <> '' AND "+clusterColumn+" <> "+db.Dialect().Placeholder(1)+" LIMIT 1", here).Scan(&e.OtherCluster, &e.Database)
+				switch {
+				case err == nil:
+					e.Action = action
+					return &e
+				case !errors.Is(err, sqlx.ErrNoRows):
+					return fmt.Errorf("reading what init loaded (%s): %w", LoadRecordTable, err)
+				}
+			}
 		}
 		if _, ok := cols[databaseOIDColumn]; ok {
 			err = db.QueryRow(ctx, "SELECT "+databaseOIDColumn+", current_database() FROM "+db.Dialect().QuoteIdent(LoadRecordTable)+

@@ -238,7 +238,7 @@ func recordLoad(ctx context.Context, db *sqlx.DB, gen Generator, adopted []strin
 	// Only what is missing is created (IF NOT EXISTS for two parts that
 	// record at once): no NOTICE for the pgbench form to print.
 	if !exists {
-		if _, err := db.Exec(ctx, "CREATE TABLE IF NOT EXISTS "+t+" (data TEXT PRIMARY KEY, workload TEXT NOT NULL, version TEXT NOT NULL, settings TEXT NOT NULL, loaded_at TIMESTAMPTZ NOT NULL DEFAULT now(), "+adoptedColumn+" TEXT NOT NULL DEFAULT '', "+markedColumn+" BOOLEAN NOT NULL DEFAULT false, "+databaseOIDColumn+" TEXT NOT NULL DEFAULT '')"); err != nil {
+		if _, err := db.Exec(ctx, "CREATE TABLE IF NOT EXISTS "+t+" (data TEXT PRIMARY KEY, workload TEXT NOT NULL, version TEXT NOT NULL, settings TEXT NOT NULL, loaded_at TIMESTAMPTZ NOT NULL DEFAULT now(), "+adoptedColumn+" TEXT NOT NULL DEFAULT '', "+markedColumn+" BOOLEAN NOT NULL DEFAULT false, "+databaseOIDColumn+" TEXT NOT NULL DEFAULT '', "+clusterColumn+" TEXT NOT NULL DEFAULT '')"); err != nil {
 			return fmt.Errorf("recording the load in %s: %w", LoadRecordTable, err)
 		}
 	}
@@ -252,7 +252,7 @@ func recordLoad(ctx context.Context, db *sqlx.DB, gen Generator, adopted []strin
 	if err := markRecordTable(ctx, db); err != nil {
 		return err
 	}
-	for col, def := range map[string]string{adoptedColumn: "TEXT NOT NULL DEFAULT ''", markedColumn: "BOOLEAN NOT NULL DEFAULT false", databaseOIDColumn: "TEXT NOT NULL DEFAULT ''"} {
+	for col, def := range map[string]string{adoptedColumn: "TEXT NOT NULL DEFAULT ''", markedColumn: "BOOLEAN NOT NULL DEFAULT false", databaseOIDColumn: "TEXT NOT NULL DEFAULT ''", clusterColumn: "TEXT NOT NULL DEFAULT ''"} {
 		if _, ok := cols[col]; ok {
 			continue
 		}
@@ -260,6 +260,7 @@ func recordLoad(ctx context.Context, db *sqlx.DB, gen Generator, adopted []strin
 			return fmt.Errorf("recording the load in %s: %w", LoadRecordTable, err)
 		}
 	}
+	cluster := clusterID(ctx, db) // before the transaction: it may fail
 	tx, err := db.Begin(ctx, sqlx.TxOptions{})
 	if err != nil {
 		return fmt.Errorf("recording the load: %w", err)
@@ -299,7 +300,7 @@ func recordLoad(ctx context.Context, db *sqlx.DB, gen Generator, adopted []strin
 			return fmt.Errorf("recording the load in %s: %w", LoadRecordTable, err)
 		}
 	}
-	if err := bindRecord(ctx, db, tx, DataKeyOf(gen)); err != nil {
+	if err := bindRecord(ctx, db, tx, DataKeyOf(gen), cluster); err != nil {
 		return err
 	}
 	if err := tx.Commit(ctx); err != nil {

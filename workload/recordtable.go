@@ -18,8 +18,8 @@ const RecordMark = Mark + " init: its record of the loads in this database"
 
 // knownRecordColumns are every column a record table of stampede's has
 // had: recordColumns, and those added since (loaded_at, adoptedColumn,
-// markedColumn, databaseOIDColumn).
-var knownRecordColumns = append(slices.Clone(recordColumns), loadedAtColumn, adoptedColumn, markedColumn, databaseOIDColumn)
+// markedColumn, databaseOIDColumn, clusterColumn).
+var knownRecordColumns = append(slices.Clone(recordColumns), loadedAtColumn, adoptedColumn, markedColumn, databaseOIDColumn, clusterColumn)
 
 // loadedAtColumn is the column every record table of stampede's has had
 // beside recordColumns, from the first.
