@@ -9,8 +9,9 @@ import (
 	"github.com/stampede-bench/stampede/sqlx"
 )
 
-// indexNameRE finds the name in a CREATE INDEX statement.
-var indexNameRE = lazyre.New(`(?i)^\s*CREATE\s+(?:UNIQUE\s+)?INDEX\s+(?:CONCURRENTLY\s+)?(?:IF\s+NOT\s+EXISTS\s+)?("(?:[^"]|"")+"|[^\s(]+)\s+ON\b`)
+// indexNameRE finds the name in a CREATE INDEX statement, and the table
+// it is on (perhaps schema-qualified).
+var indexNameRE = lazyre.New(`(?i)^\s*CREATE\s+(?:UNIQUE\s+)?INDEX\s+(?:CONCURRENTLY\s+)?(?:IF\s+NOT\s+EXISTS\s+)?("(?:[^"]|"")+"|[^\s(]+)\s+ON\b(?:\s+ONLY)?\s*((?:"(?:[^"]|"")+"|[^\s(."]+)(?:\.(?:"(?:[^"]|"")+"|[^\s(."]+))?)?`)
 
 // IndexOwner is a Generator that tells its own indexes by the table they
 // are on (sysbench's k_N and xid_N on sbtestN, whatever --tables it was
@@ -29,7 +30,14 @@ type IndexNamer interface {
 // OwnIndexNames returns the names of the indexes gen's DDL creates on its
 // tables (Table.Indexes, and IndexNamer's), unquoted.
 func OwnIndexNames(gen Generator) []string {
-	var names []string
+	names, _ := ownIndexes(gen)
+	return names
+}
+
+// ownIndexes returns the names of the indexes gen's DDL creates, unquoted,
+// and beside each the table it is on, unquoted and unqualified ("" where
+// the statement does not say plainly).
+func ownIndexes(gen Generator) (names, tables []string) {
 	var stmts []string
 	for _, t := range gen.Tables() {
 		stmts = append(stmts, t.Indexes...)
@@ -42,13 +50,24 @@ func OwnIndexNames(gen Generator) []string {
 		if m == nil {
 			continue
 		}
-		n := m[1]
-		if strings.HasPrefix(n, `"`) {
-			n = strings.ReplaceAll(n[1:len(n)-1], `""`, `"`)
+		table := m[2]
+		if i := strings.LastIndex(table, "."); i >= 0 && !strings.HasSuffix(table, `"`) {
+			table = table[i+1:]
+		} else if i := strings.LastIndex(table, `".`); i >= 0 {
+			table = table[i+2:]
 		}
-		names = append(names, n)
+		names, tables = append(names, unquoteIdent(m[1])), append(tables, unquoteIdent(table))
 	}
-	return names
+	return names, tables
+}
+
+// unquoteIdent returns a name as SQL wrote it, unquoted: "A""b" is A"b; a
+// name without quotes folds to lower case, as PostgreSQL folds it.
+func unquoteIdent(n string) string {
+	if strings.HasPrefix(n, `"`) && len(n) >= 2 {
+		return strings.ReplaceAll(n[1:len(n)-1], `""`, `"`)
+	}
+	return strings.ToLower(n)
 }
 
 // UserIndexes returns, as "index SCHEMA.NAME on table T", the indexes on
@@ -81,20 +100,20 @@ func UserIndexesIn(ctx context.Context, db *sqlx.DB, gen Generator, schema strin
 			quoted[i] = db.Dialect().QuoteIdent(schema) + "." + quoted[i]
 		}
 	}
-	own := OwnIndexNames(gen)
+	own, on := ownIndexes(gen)
 	if own == nil {
-		own = []string{}
+		own, on = []string{}, []string{}
 	}
 	rows, err := db.Query(ctx, `SELECT 'index ' || quote_ident(n.nspname) || '.' || quote_ident(ic.relname) || ' on table ' || tc.relname, tc.relname::text, ic.relname::text
 		FROM pg_index x JOIN pg_class ic ON ic.oid = x.indexrelid JOIN pg_class tc ON tc.oid = x.indrelid JOIN pg_namespace n ON n.oid = ic.relnamespace
 		WHERE x.indrelid = ANY(SELECT to_regclass(t) FROM unnest($1::text[]) t)
 			AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = x.indexrelid AND k.conrelid = x.indrelid)
-			AND NOT ic.relname = ANY($2::text[])
+			AND NOT EXISTS (SELECT 1 FROM unnest($2::text[], $4::text[]) o(i, t) WHERE o.i = ic.relname AND (o.t = '' OR o.t = tc.relname))
 			AND NOT `+indexMarked("ic")+`
 			AND NOT ($3 AND EXISTS (SELECT 1 FROM pg_index x2 JOIN pg_class ic2 ON ic2.oid = x2.indexrelid JOIN pg_class tc2 ON tc2.oid = x2.indrelid
 				WHERE tc2.relname = tc.relname AND tc2.relnamespace <> tc.relnamespace AND x2.indisunique = x.indisunique
 					AND ic2.relname = ANY($2::text[]) AND `+indexBody("x2")+` = `+indexBody("x")+`))
-		ORDER BY 1`, quoted, own, schema != "")
+		ORDER BY 1`, quoted, own, schema != "", on)
 	if err != nil {
 		return nil, fmt.Errorf("reading the indexes of %s: %w", strings.Join(tables, ", "), err)
 	}
