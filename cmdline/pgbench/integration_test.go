@@ -1,6 +1,7 @@
 package pgbench_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -840,15 +841,18 @@ func TestAbortAsPgbench(t *testing.T) {
 	}
 }
 
-// TestInterruptedDuration: a -T 30 run interrupted after 3 s. The real
-// pgbench 15 has no SIGINT handler for it and dies without a report;
-// stampede reports what ran, and its duration line says the seconds it
-// ran (its tps line's transactions over them), not the 30 asked for.
+// TestInterruptedDuration: a -T 30 run interrupted 2 s after its first
+// progress line (-P 1: about 3 s into the run, however long it took to
+// start: a fixed 3 s after the command's start left it 0.5 s of running
+// on a loaded machine). The real pgbench 15 has no SIGINT handler for it
+// and dies without a report; stampede reports what ran, and its duration
+// line says the seconds it ran (its tps line's transactions over them),
+// not the 30 asked for.
 func TestInterruptedDuration(t *testing.T) {
 	db := freshDB(t)
 	srv := server(t)
 	dir := t.TempDir()
-	args := append(append([]string{}, srv...), "-n", "-T", "30", "-S", "-c", "2", db)
+	args := append(append([]string{}, srv...), "-n", "-T", "30", "-P", "1", "-S", "-c", "2", db)
 	interrupt := func(real bool) (string, *os.ProcessState) {
 		cmd := exec.Command(bin, append([]string{"pgbench"}, args...)...)
 		cmd.Env = append(os.Environ(), "HOME="+dir)
@@ -858,10 +862,30 @@ func TestInterruptedDuration(t *testing.T) {
 		cmd.Dir = dir
 		var out bytes.Buffer
 		cmd.Stdout = &out
+		stderr, err := cmd.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(3 * time.Second)
+		progress := make(chan struct{})
+		go func() {
+			sc := bufio.NewScanner(stderr)
+			first := true
+			for sc.Scan() {
+				if first && strings.HasPrefix(sc.Text(), "progress: ") {
+					close(progress)
+					first = false
+				}
+			}
+		}()
+		select {
+		case <-progress:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("no progress line in 30 s")
+		}
+		time.Sleep(2 * time.Second)
 		if err := cmd.Process.Signal(os.Interrupt); err != nil {
 			t.Fatal(err)
 		}
@@ -879,9 +903,9 @@ func TestInterruptedDuration(t *testing.T) {
 		fmt.Sscanf(l, "number of transactions actually processed: %d", &done)
 		fmt.Sscanf(l, "tps = %f", &tps)
 	}
-	// Interrupted 3 s after its start, it ran at most 3 s, and at
-	// least 1 s once connected (a loaded machine's start took 2 s in CI).
-	if st.ExitCode() != 130 || secs < 1 || secs > 3 || done == 0 || tps == 0 {
+	// Interrupted 2 s after its first progress line, it ran about 3 s:
+	// at least 2, and far fewer than the 30 asked for.
+	if st.ExitCode() != 130 || secs < 2 || secs > 6 || done == 0 || tps == 0 {
 		t.Fatalf("stampede interrupted after 3 s: exit %d, duration %d s, %d transactions, tps %f:\n%s", st.ExitCode(), secs, done, tps, out)
 	}
 	if ran := float64(done) / tps; ran < float64(secs)-0.5 || ran > float64(secs)+0.5 {

@@ -3,6 +3,7 @@ package cli_test
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -21,7 +22,12 @@ import (
 // (its index in place of $(JOB_COMPLETION_INDEX), the results volume a
 // directory here): both clients run their share, and report merges them.
 func TestGenK8s(t *testing.T) {
-	startAt := time.Now().Add(2 * time.Second).UTC().Format(time.RFC3339Nano)
+	// The pods run at once, as a Job's do, from a start time far enough
+	// ahead for both to be waiting for it on a loaded machine: run one
+	// after the other, the second started 1.2 s after the first under
+	// load, and report refused them as clients that did not start
+	// together (CI).
+	startAt := time.Now().Add(5 * time.Second).UTC().Format(time.RFC3339Nano)
 	r := stampede(t, "gen", "k8s", "--clients", "2", "--image", "registry.example.com/stampede:0.1", "--name", "null-b", "--start-at", startAt,
 		"-o", "-", "--", "run", "ycsb", "--driver", "null", "--workload", "b", "--max-rate", "2000", "--max-ops", "1001", "--concurrency", "2")
 	if r.code != 0 {
@@ -39,14 +45,25 @@ func TestGenK8s(t *testing.T) {
 		t.Fatalf("job %+v", job)
 	}
 	results := t.TempDir()
-	for i := range 2 {
+	bin := buildStampede(t)
+	cmds := make([]*exec.Cmd, 2)
+	outs := make([]*bytes.Buffer, 2)
+	for i := range cmds {
 		var args []string
 		for _, a := range job.Spec.Template.Spec.Containers[0].Args {
 			a = strings.ReplaceAll(a, "$(JOB_COMPLETION_INDEX)", string(rune('0'+i)))
 			args = append(args, strings.Replace(a, "/results", results, 1))
 		}
-		if r := stampede(t, args...); r.code != 0 {
-			t.Fatalf("client %d: %q: exit %d: %s", i, args, r.code, r.stderr)
+		outs[i] = &bytes.Buffer{}
+		cmds[i] = exec.Command(bin, args...)
+		cmds[i].Stdout, cmds[i].Stderr = outs[i], outs[i]
+		if err := cmds[i].Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, c := range cmds {
+		if err := c.Wait(); err != nil {
+			t.Fatalf("client %d: %q: %v\n%s", i, c.Args, err, outs[i])
 		}
 	}
 	runs, err := runlog.List(results)

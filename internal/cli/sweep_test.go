@@ -176,8 +176,11 @@ func checkSweepRuns(t *testing.T, root string, s sweepOut, param string) {
 // every step meets, then through a list whose middle step cannot.
 func TestSweepSteps(t *testing.T) {
 	root := t.TempDir()
+	// --keep-going: on a loaded machine a step may keep less than 95% of
+	// its rate (CI: 92.7% of 2000/s), which would stop the sweep there;
+	// each step's verdict is judged again below from its own figures.
 	r := stampede(t, "sweep", "ycsb", "--driver", "null", "--max-rate", "1000:3000:1000", "--concurrency", "2", "--duration", "400ms",
-		"--slo", "p99<=100ms", "--results-dir", root, "--format", "json")
+		"--slo", "p99<=100ms", "--keep-going", "--results-dir", root, "--format", "json")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
