@@ -326,6 +326,9 @@ func MarkerCopiedFrom(ctx context.Context, db *sqlx.DB, marker string) (string, 
 	return *made, nil
 }
 
+// recreateAdvice begins RecreateHint's advice.
+const recreateAdvice = "use --drop to recreate it"
+
 // dropHint finds a command that a message suggests and that drops
 // stampede's tables: a reload (`stampede init W ... --drop ...`) or a
 // cleanup (`stampede cleanup W ...`), in backticks.
@@ -339,7 +342,7 @@ var dropHint = lazyre.New("`stampede (?:init [a-z_]+ [^`]*--drop\\b|cleanup [a-z
 // why it takes the flag. Any other err, or one on a database that is no
 // copy, is returned as it is; the result matches what err matched.
 func CopyHint(ctx context.Context, db *sqlx.DB, err error) error {
-	if db == nil || db.Null() || !SuggestsDrop(err) {
+	if db == nil || db.Null() || !SuggestsDrop(err) && (err == nil || !strings.Contains(err.Error(), recreateAdvice)) {
 		return err
 	}
 	var copied *CopiedDatabaseError
@@ -352,6 +355,9 @@ func CopyHint(ctx context.Context, db *sqlx.DB, err error) error {
 		}
 		return "`" + strings.Trim(m, "`") + " " + ForceDropFlag + "`"
 	})
+	// The plain advice too (RecreateHint's): --drop alone is refused
+	// on the copy.
+	msg = strings.Replace(msg, recreateAdvice, "use --drop "+ForceDropFlag+" to recreate it", 1)
 	return &copyHintError{msg: fmt.Sprintf("%s (with %s: %s)", msg, ForceDropFlag, copied.what()), err: err}
 }
 

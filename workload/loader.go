@@ -210,7 +210,7 @@ const OtherDatabaseHint = "load into another database (--db NAME)"
 // load of stampede's of workload, in stampede's own form; the forms of
 // other tools without --drop replace it with their own options.
 func RecreateHint(workload string) string {
-	return "use --drop to recreate it, or `stampede cleanup " + workload + "`"
+	return recreateAdvice + ", or `stampede cleanup " + workload + "`"
 }
 
 // CheckNoTables returns an error wrapping ErrTablesExist, which says how to

@@ -41,6 +41,9 @@ func TestCopySuggestionsRun(t *testing.T) {
 	}{
 		{"bank run", []string{"init", "bank", "--rows", "10"}, false, []string{"run", "bank", "--rows", "20", "--duration", "1s"}},
 		{"bank cleanup", []string{"init", "bank", "--rows", "10"}, false, []string{"cleanup", "bank"}},
+		// Its plain advice, "use --drop to recreate it", takes the flag
+		// too (chk28e: --drop alone is refused on the copy).
+		{"bank init again", []string{"init", "bank", "--rows", "10"}, false, []string{"init", "bank", "--rows", "10"}},
 		{"ycsb run", []string{"init", "ycsb", "-p", "recordcount=100"}, false, []string{"run", "ycsb", "-p", "recordcount=100", "-p", "fieldlength=50", "--duration", "1s"}},
 		{"tpcc run", []string{"init", "tpcc", "--warehouses", "1"}, false, []string{"run", "tpcc", "--warehouses", "2", "--duration", "1s"}},
 		{"sysbench script run", []string{"init", "oltp_read_write", "--tables", "1", "--table-size", "100"}, false,
@@ -64,6 +67,9 @@ func TestCopySuggestionsRun(t *testing.T) {
 			r := stampede(t, append(slices.Clone(c.refused), dbURL(t, cp))...)
 			if r.code != 2 || !strings.Contains(r.stderr, "stampede: error: ") {
 				t.Fatalf("%v on the copy: exit %d, want a refusal (2):\n%s", c.refused, r.code, r.stderr)
+			}
+			if strings.Contains(r.stderr, "use --drop ") && !strings.Contains(r.stderr, "use --drop --force-drop to recreate it") {
+				t.Errorf("the refusal advises --drop without the --force-drop a copy needs:\n%s", r.stderr)
 			}
 			var cmds [][]string
 			for _, m := range suggested.FindAllStringSubmatch(r.stderr, -1) {
