@@ -49,6 +49,15 @@ func TestCopyWithoutRecordRefused(t *testing.T) {
 			func(db, u string) [][]string {
 				return [][]string{{"pgbench", "-i", "-s", "1", u}, {"run", "sql", "-b", "tpcb-like", "--vacuum-first", "--duration", "1s", u}}
 			}, "looks like a copy of database"},
+		// TPC-C's tpcc_meta spoke for the load: run and check went on
+		// over the copy, or (tpcc_meta dropped too) advised an init
+		// that refuses the copy's tables, exit 1 (chk28e F7).
+		{"tpcc", []string{"init", "tpcc", "--warehouses", "1"}, "DROP TABLE stampede_load", "SELECT count(*) FROM customer",
+			func(db, u string) [][]string {
+				return [][]string{{"cleanup", "tpcc", u}, {"check", "tpcc", u}, {"run", "tpcc", "--duration", "1s", u}}
+			}, "looks like a copy of database"},
+		{"tpcc without tpcc_meta", []string{"init", "tpcc", "--warehouses", "1"}, "DROP TABLE stampede_load; DROP TABLE tpcc_meta", "SELECT count(*) FROM customer",
+			func(db, u string) [][]string { return [][]string{{"check", "tpcc", u}, {"run", "tpcc", "--duration", "1s", u}} }, "looks like a copy of database"},
 		{"schema fleet", []string{"init", "bank", "--rows", "100", "--tenants", "2", "--tenant-mode", "schema"},
 			"DROP TABLE bank_1.stampede_tenant; DROP TABLE bank_2.stampede_tenant", "SELECT (SELECT count(*) FROM bank_1.bank) + (SELECT count(*) FROM bank_2.bank)",
 			func(db, u string) [][]string {

@@ -99,6 +99,9 @@ type meta struct {
 // missing column.
 func (g *tpcc) readMeta(ctx context.Context, db *sqlx.DB) (meta, error) {
 	var m meta
+	if err := g.refuseCopy(ctx, db); err != nil {
+		return m, err
+	}
 	exists, err := tableExists(ctx, db, metaTable)
 	if err != nil {
 		return m, err
@@ -144,6 +147,25 @@ func (g *tpcc) readMeta(ctx context.Context, db *sqlx.DB) (meta, error) {
 		}
 	}
 	return m, nil
+}
+
+// refuseCopy returns the error about a copy of a database stampede loaded
+// (CREATE DATABASE ... TEMPLATE) whose record of the load the user
+// dropped (workload.UnfinishedLoadError with its Copy): the tables' marks
+// name the database they were made in. Without it, the copy's tpcc_meta,
+// or its absence, spoke for the load: run and check went on over a copy
+// with no word, or advised an init that refuses the copy's tables. A
+// fleet's tenant (which records no load) is left to its own checks.
+func (g *tpcc) refuseCopy(ctx context.Context, db *sqlx.DB) error {
+	if g.tenant > 0 || db.Null() || db.Dialect().Name() != "postgres" {
+		return nil
+	}
+	err := workload.UnfinishedTable(ctx, db, g.Meta().Name, workload.DataKeyOf(g), warehouseTable)
+	var u *workload.UnfinishedLoadError
+	if errors.As(err, &u) && u.Copy == nil {
+		return nil // an interrupted init's: tpcc_meta says it in its own words
+	}
+	return err
 }
 
 // unfinishedLoad returns the error about a database whose tpcc_meta is
