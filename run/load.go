@@ -8,6 +8,7 @@ import (
 	"io"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -1173,6 +1174,9 @@ func refuseAddedColumns(ctx context.Context, db *sqlx.DB, gen workload.Generator
 		return nil, err
 	}
 	where := db.Where()
+	if err := columnFleetHere(ctx, db, gen, cols, action); err != nil {
+		return nil, err
+	}
 	if !force {
 		return nil, &workload.AddedColumnsError{Columns: cols, Where: where, Action: action}
 	}
@@ -1429,4 +1433,32 @@ func beginShare(ctx context.Context, db *sqlx.DB, spec LoadSpec, seed uint64) (w
 		return start, fmt.Errorf("starting the split load: %w", err)
 	}
 	return start, nil
+}
+
+// columnFleetHere returns a usage error when the only columns added to
+// the workload's tables are a column-mode fleet's tenant column and the
+// database holds that fleet's marker: the command named no fleet, so it
+// took the fleet's shared tables for a plain load with a column added
+// (chk28e: "a column added since init"); the error names the fleet's
+// own command. nil otherwise.
+func columnFleetHere(ctx context.Context, db *sqlx.DB, gen workload.Generator, cols []string, action string) error {
+	for _, c := range cols {
+		if !strings.HasSuffix(c, "."+workload.TenantColumn) {
+			return nil
+		}
+	}
+	workloads, ok, err := workload.TenantMarkerWorkloads(ctx, db, "", workload.TenantMarkerTable)
+	if err != nil || !ok || !slices.Contains(workloads, gen.Meta().Name) {
+		return err
+	}
+	var n int64
+	if err := db.QueryRow(ctx, "SELECT count(DISTINCT "+workload.TenantColumn+") FROM "+db.Dialect().QuoteIdent(workload.TenantMarkerTable)).Scan(&n); err != nil {
+		return fmt.Errorf("counting the tenants of %s: %w", workload.TenantMarkerTable, err)
+	}
+	fix := "`stampede cleanup " + gen.Meta().Name + " --tenants " + strconv.FormatInt(n, 10) + " --tenant-mode column` drops it"
+	if action != "cleanup" {
+		fix = "`stampede init " + gen.Meta().Name + " --drop --tenants " + strconv.FormatInt(n, 10) + " --tenant-mode column` reloads it"
+	}
+	return inputf("%s holds a column-mode fleet of %d %s tenants (its shared tables' %s column): %s drops nothing without the fleet's flags; %s",
+		db.Where(), n, gen.Meta().Name, workload.TenantColumn, action, fix)
 }
