@@ -57,7 +57,9 @@ func TestCopyWithoutRecordRefused(t *testing.T) {
 				return [][]string{{"cleanup", "tpcc", u}, {"check", "tpcc", u}, {"run", "tpcc", "--duration", "1s", u}}
 			}, "looks like a copy of database"},
 		{"tpcc without tpcc_meta", []string{"init", "tpcc", "--warehouses", "1"}, "DROP TABLE stampede_load; DROP TABLE tpcc_meta", "SELECT count(*) FROM customer",
-			func(db, u string) [][]string { return [][]string{{"check", "tpcc", u}, {"run", "tpcc", "--duration", "1s", u}} }, "looks like a copy of database"},
+			func(db, u string) [][]string {
+				return [][]string{{"check", "tpcc", u}, {"run", "tpcc", "--duration", "1s", u}}
+			}, "looks like a copy of database"},
 		{"schema fleet", []string{"init", "bank", "--rows", "100", "--tenants", "2", "--tenant-mode", "schema"},
 			"DROP TABLE bank_1.stampede_tenant; DROP TABLE bank_2.stampede_tenant", "SELECT (SELECT count(*) FROM bank_1.bank) + (SELECT count(*) FROM bank_2.bank)",
 			func(db, u string) [][]string {
