@@ -350,11 +350,11 @@ SELECT oid FROM v`
 // dropOutsideViews drops, before the tenant schemas (tenants), the views
 // and materialized views fleet exec made outside them (e.outside) that
 // read a tenant's tables (outsideViewsQuery): the tenants' drop, without
-// CASCADE, would fail over them. Under ForceDrop the tenants' CASCADE
-// takes them.
+// CASCADE, would fail over them. Under ForceDrop they go with CASCADE, as
+// the refusals said.
 func (e *env) dropOutsideViews(ctx context.Context, db *sqlx.DB, tenants []string) error {
 	x := e.outside
-	if !x.toDrop() || e.ForceDrop || len(tenants) == 0 {
+	if !x.toDrop() || len(tenants) == 0 {
 		return nil
 	}
 	var oids []uint32
@@ -391,7 +391,11 @@ func (e *env) dropOutsideViews(ctx context.Context, db *sqlx.DB, tenants []strin
 			}
 		}
 		if len(idents) > 0 {
-			if _, err := db.Exec(ctx, "DROP "+k+" IF EXISTS "+strings.Join(idents, ", ")); err != nil {
+			how := ""
+			if e.ForceDrop {
+				how = " CASCADE"
+			}
+			if _, err := db.Exec(ctx, "DROP "+k+" IF EXISTS "+strings.Join(idents, ", ")+how); err != nil {
 				return fmt.Errorf("dropping the views fleet exec made over the tenants: %w", e.explain(err))
 			}
 		}
