@@ -227,12 +227,12 @@ func (x execOutside) targets(t workload.Targets) workload.Targets {
 }
 
 // what names x's objects after what else the drop takes: " and what
-// fleet exec made outside them (schema audit, table audit.log)".
+// fleet exec made outside the tenants (schema audit, table audit.log)".
 func (x execOutside) what() string {
 	if !x.toDrop() {
 		return ""
 	}
-	return " and what fleet exec made outside them (" + strings.Join(x.names(), ", ") + ")"
+	return " and what fleet exec made outside the tenants (" + strings.Join(x.names(), ", ") + ")"
 }
 
 // surveyOutside finds what fleet exec made in db outside the schemas
