@@ -32,16 +32,24 @@ func TestExecOutsideTenants(t *testing.T) {
 	}
 	cases := []struct {
 		name string
-		// user is what the user makes after fleet exec; refused names
-		// what the refusal must name ("" for none).
-		user, refused string
+		// before and user are what the user makes before and after
+		// fleet exec; refused names what the refusal must name ("" for
+		// none); schemaOnly runs in schema mode alone.
+		before, user, refused string
+		schemaOnly            bool
 	}{
-		{"exec's alone", "", ""},
-		{"user's table in exec's schema", "CREATE TABLE audit.mine (x int); INSERT INTO audit.mine VALUES (5)", "table audit.mine"},
-		{"user's view on exec's table", "CREATE VIEW public.uv AS SELECT id FROM audit.log", "view public.uv"},
+		{"exec's alone", "", "", "", false},
+		{"user's table in exec's schema", "", "CREATE TABLE audit.mine (x int); INSERT INTO audit.mine VALUES (5)", "table audit.mine", false},
+		{"user's view on exec's table", "", "CREATE VIEW public.uv AS SELECT id FROM audit.log", "view public.uv", false},
+		// An extension that existed before exec's CREATE EXTENSION IF
+		// NOT EXISTS is the user's, refused as before.
+		{"user's extension", "CREATE EXTENSION pg_trgm SCHEMA bank_1", "", "extension pg_trgm", true},
 	}
 	for _, mode := range []fleet.Mode{fleet.ModeSchema, fleet.ModeColumn} {
 		for _, c := range cases {
+			if c.schemaOnly && mode != fleet.ModeSchema {
+				continue
+			}
 			t.Run(string(mode)+"/"+c.name, func(t *testing.T) {
 				db := testdb.Fresh(t, "fix28ak_out", sqlx.Options{MaxConns: 2})
 				mustExec(t, db, "CREATE TABLE public.mine (id int)", "INSERT INTO public.mine VALUES (1), (2)",
@@ -56,6 +64,9 @@ func TestExecOutsideTenants(t *testing.T) {
 				if _, err := fleet.Create(ctx, fleet.CreateOptions{Target: target, NewGenerator: func() (workload.Generator, error) { return gen(1) },
 					Flags: "--rows=10", Seed: 1, LoadConcurrency: 1}); err != nil {
 					t.Fatal(err)
+				}
+				if c.before != "" {
+					mustExec(t, db, c.before)
 				}
 				for _, s := range stmts {
 					res, err := fleet.Exec(ctx, fleet.ExecOptions{Target: target, Statement: s, Record: filepath.Join(t.TempDir(), "rec.ndjson"), Tables: []string{"bank"}})
