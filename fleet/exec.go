@@ -703,17 +703,19 @@ func execMarked(ctx context.Context, db *sqlx.DB, q sqlx.Querier, stmt string) e
 const execMark = workload.Mark + " fleet exec"
 
 // execMadeQuery lists the relations, routines, types and domains of the
-// current schema, the schemas, the extensions (but their members), and
-// the statistics objects, triggers, rules, policies and columns of the
+// current schema, the schemas, the extensions (but their members), the
+// statistics objects, triggers, rules, policies and columns of the
 // current schema's tables, each as a key (catalog and OID) and the
 // statement that marks it (execMark; a column's, which has no OID of its
 // own, unbound): a relation's row type too (dialect.RowTypeMarkSep),
 // which a user's COMMENT ON TABLE leaves. It lists the relations (but
-// indexes), routines, types and domains of the other schemas outside the
-// tenants (outsideSchemas) too. What lies outside the current schema (a
-// schema, an extension, what those schemas hold) is marked with the
-// database's OID as well (outsideMark): the fleet's cleanup drops it
-// after the tenants (execOutside), in the database it was made in only.
+// indexes), routines, types and domains of the schemas outside the
+// tenants (outsideSchemas) too, and the statistics objects, triggers,
+// rules and policies of their tables. A schema, an extension, and a
+// relation, routine or type outside the current schema are marked with
+// the database's OID as well (outsideMark): the fleet's cleanup drops
+// them after the tenants (execOutside), in the database they were made
+// in only.
 var execMadeQuery = `SELECT 'c' || c.oid, format('COMMENT ON %s %I.%I IS %L',
 		CASE c.relkind WHEN 'S' THEN 'SEQUENCE' WHEN 'v' THEN 'VIEW' WHEN 'm' THEN 'MATERIALIZED VIEW' WHEN 'f' THEN 'FOREIGN TABLE'
 			WHEN 'i' THEN 'INDEX' WHEN 'I' THEN 'INDEX' ELSE 'TABLE' END,
@@ -760,19 +762,19 @@ COMMENT ON TYPE %s IS %L', c.reltype::regtype, '` + execMark + `; oid ' || c.oid
 		AND (t.typrelid = 0 OR (SELECT relkind FROM pg_class WHERE oid = t.typrelid) = 'c') AND ` + notMember("pg_type", "t.oid") + `
 	UNION ALL
 	SELECT 'x' || s.oid, format('COMMENT ON STATISTICS %I.%I IS %L', n.nspname, s.stxname, '` + execMark + `; oid ' || s.oid)
-	FROM pg_statistic_ext s JOIN pg_namespace n ON n.oid = s.stxnamespace WHERE n.nspname = current_schema()
+	FROM pg_statistic_ext s JOIN pg_namespace n ON n.oid = s.stxnamespace WHERE ` + hereOrOutside + `
 	UNION ALL
 	SELECT 'g' || g.oid, format('COMMENT ON TRIGGER %I ON %I.%I IS %L', g.tgname, n.nspname, c.relname, '` + execMark + `; oid ' || g.oid)
 	FROM pg_trigger g JOIN pg_class c ON c.oid = g.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace
-	WHERE NOT g.tgisinternal AND n.nspname = current_schema()
+	WHERE NOT g.tgisinternal AND ` + hereOrOutside + `
 	UNION ALL
 	SELECT 'r' || r.oid, format('COMMENT ON RULE %I ON %I.%I IS %L', r.rulename, n.nspname, c.relname, '` + execMark + `; oid ' || r.oid)
 	FROM pg_rewrite r JOIN pg_class c ON c.oid = r.ev_class JOIN pg_namespace n ON n.oid = c.relnamespace
-	WHERE c.relkind IN ('r', 'p', 'f') AND n.nspname = current_schema()
+	WHERE c.relkind IN ('r', 'p', 'f') AND ` + hereOrOutside + `
 	UNION ALL
 	SELECT 'o' || o.oid, format('COMMENT ON POLICY %I ON %I.%I IS %L', o.polname, n.nspname, c.relname, '` + execMark + `; oid ' || o.oid)
 	FROM pg_policy o JOIN pg_class c ON c.oid = o.polrelid JOIN pg_namespace n ON n.oid = c.relnamespace
-	WHERE n.nspname = current_schema()
+	WHERE ` + hereOrOutside + `
 	UNION ALL
 	SELECT 'a' || a.attrelid || '.' || a.attnum, format('COMMENT ON COLUMN %I.%I.%I IS %L', n.nspname, c.relname, a.attname, '` + execMark + `')
 	FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace

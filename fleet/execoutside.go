@@ -37,6 +37,10 @@ const outsideSchemas = `(SELECT * FROM pg_namespace n WHERE n.nspname <> current
 		AND coalesce(obj_description(n.oid, 'pg_namespace'), '') NOT LIKE '` + tenantMarkPrefix + `%'
 		AND NOT EXISTS (SELECT 1 FROM pg_class m WHERE m.relnamespace = n.oid AND m.relname = '` + MarkerTable + `')) n`
 
+// hereOrOutside is the condition on n, a pg_namespace row, of the
+// current schema or one of outsideSchemas.
+const hereOrOutside = `(n.nspname = current_schema() OR n.oid IN (SELECT n.oid FROM ` + outsideSchemas + `))`
+
 // notMember returns an SQL condition: the object of OID expression oid
 // in catalog is no extension's member (CREATE EXTENSION makes those, and
 // DROP EXTENSION drops them).
@@ -272,6 +276,10 @@ func (e *env) surveyOutside(ctx context.Context, db *sqlx.DB, dropped, tenants [
 	if err := db.QueryRow(ctx, "SELECT oid::text FROM pg_database WHERE datname = current_database()").Scan(&here); err != nil {
 		return err
 	}
+	made, err := execMadeOn(ctx, db)
+	if err != nil {
+		return err
+	}
 	holding := map[string][]string{}
 	for _, s := range schemas {
 		var foreign []string
@@ -285,7 +293,7 @@ func (e *env) surveyOutside(ctx context.Context, db *sqlx.DB, dropped, tenants [
 		if err != nil {
 			return err
 		}
-		if foreign = append(foreign, attached...); len(foreign) > 0 {
+		if foreign = append(foreign, withoutMade(attached, made)...); len(foreign) > 0 {
 			holding[s] = foreign
 		}
 	}
