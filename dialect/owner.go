@@ -327,7 +327,7 @@ func UserObjectsQuery(d Dialect) string {
 	WHERE ` + userSchema + ` AND n.nspname <> 'public'
 		AND NOT EXISTS (SELECT 1 FROM member m WHERE m.classid = 'pg_namespace'::regclass AND m.objid = n.oid)
 	UNION ALL
-	SELECT 'extension', extname, obj_description(oid, 'pg_extension') FROM pg_extension WHERE extname <> 'plpgsql'
+	SELECT 'extension', extname, ` + OwnComment(d, "oid", "pg_extension") + ` FROM pg_extension WHERE extname <> 'plpgsql'
 	UNION ALL
 	SELECT 'publication', pubname, obj_description(oid, 'pg_publication') FROM pg_publication
 	UNION ALL

@@ -385,15 +385,22 @@ func (e *env) dropTenants(ctx context.Context, o DropOptions) (dropped int, left
 			return 0, left, err
 		}
 		herr := e.refuseHolding("schema", holding, "in "+db.Where(), "cleanup")
+		oerr := e.surveyOutside(ctx, db, keys(state), keys(state), "cleanup")
 		var derr error // with ForceDrop, dropSchemas says what depends
 		if !e.ForceDrop {
 			derr = e.refuseDependents(ctx, db, keys(state), foreign, "cleanup")
 		}
-		if err := refusals(ferr, herr, e.heldErr, derr); err != nil {
+		if err := refusals(ferr, herr, oerr, e.heldErr, derr); err != nil {
+			return 0, left, err
+		}
+		if err := e.dropOutsideViews(ctx, db, keys(state)); err != nil {
 			return 0, left, err
 		}
 		if err := e.dropSchemas(ctx, db, keys(state), o.Tables, "cleanup"); err != nil {
 			return 0, left, err
+		}
+		if left.ExecOutside, err = e.dropOutside(ctx, db); err != nil {
+			return len(state), left, err
 		}
 		err = db.QueryRow(ctx, "SELECT count(*) FROM pg_namespace WHERE nspname = ANY($1) OR nspname ~ $2 AND "+
 			"($3 IN (obj_description(oid, 'pg_namespace'), "+dialect.OwnComment(db.Dialect(), "oid", "pg_namespace")+") OR "+
@@ -452,12 +459,23 @@ func (e *env) dropTenants(ctx context.Context, o DropOptions) (dropped int, left
 		if cerr != nil {
 			aerr = nil // a copy's tenant_id is the fleet's column, not one added since
 		}
+		here, err := e.surveyColumnOutside(ctx, db, ours || !marker.Exists, "cleanup")
+		if err != nil && !errors.Is(err, workload.ErrForeign) {
+			return 0, left, err
+		}
+		oerr := err
 		cascade, derr := e.refuseTableDependents(ctx, db, drop, "cleanup")
-		if err := refusals(cerr, ferr, aerr, merr, derr); err != nil {
+		if err := refusals(cerr, ferr, aerr, merr, oerr, derr); err != nil {
+			return 0, left, err
+		}
+		if err := e.dropOutsideViews(ctx, db, here); err != nil {
 			return 0, left, err
 		}
 		if err := dropColumnFleet(ctx, db, drop, cascade); err != nil {
 			return 0, left, err
+		}
+		if left.ExecOutside, err = e.dropOutside(ctx, db); err != nil {
+			return len(present), left, err
 		}
 		err = db.QueryRow(ctx, "SELECT count(*) FROM unnest($1::text[]) n WHERE to_regclass(n) IS NOT NULL",
 			quoted(db.Dialect(), append(append([]string(nil), o.Tables...), MarkerTable))).Scan(&left.Tables)

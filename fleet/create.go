@@ -93,6 +93,10 @@ type Totals struct {
 	// in place, each with why ("table public.bank_keep (stampede's table
 	// of bank, renamed)": the user's now), counted in Tables.
 	KeptTables []string
+	// ExecOutside (cleanup in schema and column modes) names what fleet
+	// exec made in the fleet's database outside the tenants that the
+	// cleanup dropped after them ("schema audit", "table audit.log").
+	ExecOutside []string
 	// SharesIn is, for one client of a split init (ShareCount > 0), the
 	// number of shares recorded complete once its own was.
 	SharesIn int
@@ -107,6 +111,15 @@ func (t Totals) TablesLeft() string {
 		s += ", kept as yours: " + strings.Join(t.KeptTables, ", ")
 	}
 	return s
+}
+
+// ExecOutsideText is the line that says what fleet exec made outside the
+// tenants that the cleanup dropped (ExecOutside), "" when nothing.
+func (t Totals) ExecOutsideText() string {
+	if len(t.ExecOutside) == 0 {
+		return ""
+	}
+	return "dropped what fleet exec made outside the tenants: " + strings.Join(t.ExecOutside, ", ")
 }
 
 // ErrTenantMismatch is returned when tenant 1 holds data loaded with other

@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -48,15 +49,20 @@ func (e *env) refuseTableDependents(ctx context.Context, db *sqlx.DB, names []st
 	if err != nil {
 		return false, err
 	}
-	deps, err := workload.DependentsBeyond(ctx, db, workload.Targets{Relations: quoted(db.Dialect(), names)}, ours)
+	ours = append(ours, e.outside.refs()...)
+	deps, err := workload.DependentsBeyond(ctx, db, e.outside.targets(workload.Targets{Relations: quoted(db.Dialect(), names)}), ours)
 	if err != nil || len(deps) == 0 {
 		return false, err
 	}
-	what := "the shared table " + names[0]
-	if len(names) > 1 {
-		what = "the shared tables " + nameList(names)
+	var what string
+	switch {
+	case len(names) == 0:
+		what = strings.TrimPrefix(e.outside.what(), " and ") + " in " + db.Where()
+	case len(names) == 1:
+		what = "the shared table " + names[0] + " in " + db.Where() + e.outside.what()
+	default:
+		what = "the shared tables " + nameList(names) + " in " + db.Where() + e.outside.what()
 	}
-	what += " in " + db.Where()
 	if e.ForceDrop {
 		e.logf("%s", workload.ForceDropNote(what, len(names), deps))
 		return true, nil
@@ -140,14 +146,24 @@ func createColumns(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 		if cerr != nil {
 			aerr = nil // a copy's tenant_id is the fleet's column, not one added since
 		}
+		here, oerr := e.surveyColumnOutside(ctx, db, ours || !mk.Exists, "--drop")
+		if oerr != nil && !errors.Is(oerr, workload.ErrForeign) {
+			return t, oerr
+		}
 		cascade, derr := e.refuseTableDependents(ctx, db, drop, "--drop")
-		if err := refusals(cerr, ferr, aerr, merr, derr); err != nil {
+		if err := refusals(cerr, ferr, aerr, merr, oerr, derr); err != nil {
 			return t, err
 		}
 		if len(drop) > 0 {
 			e.logf("--drop: dropping the shared tables %s in database %q", nameList(drop), db.Database())
 		}
+		if err := e.dropOutsideViews(ctx, db, here); err != nil {
+			return t, err
+		}
 		if err := dropColumnFleet(ctx, db, drop, cascade); err != nil {
+			return t, err
+		}
+		if err := e.dropOutsideSaid(ctx, db); err != nil {
 			return t, err
 		}
 		hasMarker = false

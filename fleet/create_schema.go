@@ -38,17 +38,20 @@ func schemaState(ctx context.Context, db *sqlx.DB, names []string) (map[string]b
 // when objects outside them depend on what they hold (a user's view over
 // a tenant's table, say): DROP SCHEMA ... CASCADE would take those along.
 // Those of names in users are not stampede's tenants (foreignSchemas):
-// the refusal names them apart, as the user's.
+// the refusal names them apart, as the user's. What fleet exec made
+// outside the tenants that the drop takes after them (e.outside) is
+// stampede's too, and what depends on it is named with the rest.
 func (e *env) refuseDependents(ctx context.Context, db *sqlx.DB, names, users []string, action string) error {
 	ours, err := execMadeIn(ctx, db, without(names, users))
 	if err != nil {
 		return err
 	}
-	deps, err := workload.DependentsBeyond(ctx, db, workload.Targets{Schemas: names}, ours)
+	ours = append(ours, e.outside.refs()...)
+	deps, err := workload.DependentsBeyond(ctx, db, e.outside.targets(workload.Targets{Schemas: names}), ours)
 	if err != nil || len(deps) == 0 {
 		return err
 	}
-	what := schemasWhat(without(names, users), users) + " in " + db.Where()
+	what := schemasWhat(without(names, users), users) + " in " + db.Where() + e.outside.what()
 	if e.ForceDrop {
 		e.logf("%s", workload.ForceDropNote(what, len(names), deps))
 		return nil
@@ -180,7 +183,8 @@ func (e *gainedError) Is(target error) bool { return target == workload.ErrForei
 // dropSchemaRestrict drops, in one transaction, schema's tables that
 // stampede made (named in own, the fleet's extra tables), without
 // CASCADE, the routines that carry stampede's mark (dropMarkedRoutines),
-// and then the schema with RESTRICT: any
+// the extensions fleet exec made in it (dropExecExtensions), and then
+// the schema with RESTRICT: any
 // other object in it, or depending on it, fails the drop, which then
 // drops nothing.
 func dropSchemaRestrict(ctx context.Context, db *sqlx.DB, schema string, own map[string]bool) error {
@@ -227,6 +231,9 @@ func dropSchemaRestrict(ctx context.Context, db *sqlx.DB, schema string, own map
 		return err
 	}
 	if err := dropExecMade(ctx, db, tx, schema, "'S'", "SEQUENCE"); err != nil {
+		return err
+	}
+	if err := dropExecExtensions(ctx, db, tx, schema); err != nil {
 		return err
 	}
 	if _, err := tx.Exec(ctx, "DROP SCHEMA "+d.QuoteIdent(schema)+" RESTRICT"); err != nil {
@@ -382,18 +389,25 @@ func createSchemas(ctx context.Context, e *env, o CreateOptions) (Totals, error)
 			return t, err
 		}
 		herr := e.refuseHolding("schema", holding, "in "+db.Where(), "--drop")
+		oerr := e.surveyOutside(ctx, db, keys(state), keys(state), "--drop")
 		var derr error // with ForceDrop, dropSchemas says what depends
 		if !e.ForceDrop {
 			derr = e.refuseDependents(ctx, db, keys(state), foreign, "--drop")
 		}
-		if err := refusals(ferr, herr, derr); err != nil {
+		if err := refusals(ferr, herr, oerr, derr); err != nil {
 			return t, err
 		}
 		e.logf("--drop: dropping %d existing tenant schemas in database %q: %s", len(state), db.Database(), nameList(keys(state)))
+		if err := e.dropOutsideViews(ctx, db, keys(state)); err != nil {
+			return t, err
+		}
 		if err := e.dropSchemas(ctx, db, keys(state), tableNames(gen.Tables()), "--drop"); err != nil {
 			return t, err
 		}
 		e.logf("dropped %s", Plural(len(state), "tenant schema"))
+		if err := e.dropOutsideSaid(ctx, db); err != nil {
+			return t, err
+		}
 		state = map[string]bool{}
 	}
 	complete := map[string]bool{}

@@ -77,6 +77,10 @@ type env struct {
 	// to it as a whole that only a connection to it tells
 	// (workload.DatabaseWorkInside), for refuseDatabaseWork.
 	inside map[string][]string
+	// outside is what fleet exec made in a schema- or column-mode
+	// fleet's database outside the tenants (surveyOutside), which the
+	// drop takes after them (dropOutside).
+	outside execOutside
 }
 
 // survey is SurveyTenants' part of an env.

@@ -703,49 +703,78 @@ func execMarked(ctx context.Context, db *sqlx.DB, q sqlx.Querier, stmt string) e
 const execMark = workload.Mark + " fleet exec"
 
 // execMadeQuery lists the relations, routines, types and domains of the
-// current schema, the schemas, and the statistics objects, triggers,
-// rules, policies and columns of the current schema's tables, each as a
-// key (catalog and OID) and the statement that marks it (execMark; a
-// column's, which has no OID of its own, unbound): a
-// relation's row type too (dialect.RowTypeMarkSep), which a user's
-// COMMENT ON TABLE leaves.
-const execMadeQuery = `SELECT 'c' || c.oid, format('COMMENT ON %s %I.%I IS %L',
+// current schema, the schemas, the extensions (but their members), the
+// statistics objects, triggers, rules, policies and columns of the
+// current schema's tables, each as a key (catalog and OID) and the
+// statement that marks it (execMark; a column's, which has no OID of its
+// own, unbound): a relation's row type too (dialect.RowTypeMarkSep),
+// which a user's COMMENT ON TABLE leaves. It lists the relations (but
+// indexes), routines, types and domains of the schemas outside the
+// tenants (outsideSchemas) too, and the statistics objects, triggers,
+// rules and policies of their tables. A schema, an extension, and a
+// relation, routine or type outside the current schema are marked with
+// the database's OID as well (outsideMark): the fleet's cleanup drops
+// them after the tenants (execOutside), in the database they were made
+// in only.
+var execMadeQuery = `SELECT 'c' || c.oid, format('COMMENT ON %s %I.%I IS %L',
 		CASE c.relkind WHEN 'S' THEN 'SEQUENCE' WHEN 'v' THEN 'VIEW' WHEN 'm' THEN 'MATERIALIZED VIEW' WHEN 'f' THEN 'FOREIGN TABLE'
 			WHEN 'i' THEN 'INDEX' WHEN 'I' THEN 'INDEX' ELSE 'TABLE' END,
 		n.nspname, c.relname, '` + execMark + `; oid ' || c.oid)
 		|| CASE WHEN c.relkind IN ('r', 'p', 'v', 'm', 'f') AND c.reltype <> 0 THEN format(';
 COMMENT ON TYPE %s IS %L', c.reltype::regtype, '` + execMark + `; oid ' || c.oid || '` + dialect.RowTypeMarkSep + `' || (SELECT oid FROM pg_database WHERE datname = current_database())) ELSE '' END
 	FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-	WHERE c.relkind IN ('r', 'p', 'S', 'v', 'm', 'f', 'i', 'I') AND n.nspname = current_schema()
+	WHERE c.relkind IN ('r', 'p', 'S', 'v', 'm', 'f', 'i', 'I') AND n.nspname = current_schema() AND ` + notMember("pg_class", "c.oid") + `
 	UNION ALL
 	SELECT 'p' || p.oid, format('COMMENT ON %s %s IS %L', CASE p.prokind WHEN 'p' THEN 'PROCEDURE' ELSE 'FUNCTION' END,
 		p.oid::regprocedure, '` + execMark + `; oid ' || p.oid)
 	FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
-	WHERE p.prokind IN ('f', 'p') AND n.nspname = current_schema()
+	WHERE p.prokind IN ('f', 'p') AND n.nspname = current_schema() AND ` + notMember("pg_proc", "p.oid") + `
 	UNION ALL
 	SELECT 't' || t.oid, format('COMMENT ON %s %I.%I IS %L', CASE t.typtype WHEN 'd' THEN 'DOMAIN' ELSE 'TYPE' END,
 		n.nspname, t.typname, '` + execMark + `; oid ' || t.oid)
 	FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace
 	WHERE n.nspname = current_schema() AND t.typtype IN ('b', 'c', 'd', 'e', 'r') AND t.typelem = 0
-		AND (t.typrelid = 0 OR (SELECT relkind FROM pg_class WHERE oid = t.typrelid) = 'c')
+		AND (t.typrelid = 0 OR (SELECT relkind FROM pg_class WHERE oid = t.typrelid) = 'c') AND ` + notMember("pg_type", "t.oid") + `
 	UNION ALL
-	SELECT 'n' || n.oid, format('COMMENT ON SCHEMA %I IS %L', n.nspname, '` + execMark + `; oid ' || n.oid)
+	SELECT 'n' || n.oid, format('COMMENT ON SCHEMA %I IS %L', n.nspname, ` + outsideMark("n.oid") + `)
 	FROM pg_namespace n WHERE n.nspname NOT LIKE 'pg\_%' AND n.nspname <> 'information_schema'
 	UNION ALL
+	SELECT 'e' || x.oid, format('COMMENT ON EXTENSION %I IS %L', x.extname, ` + outsideMark("x.oid") + `)
+	FROM pg_extension x WHERE x.extname <> 'plpgsql'
+	UNION ALL
+	SELECT 'c' || c.oid, format('COMMENT ON %s %I.%I IS %L',
+		CASE c.relkind WHEN 'S' THEN 'SEQUENCE' WHEN 'v' THEN 'VIEW' WHEN 'm' THEN 'MATERIALIZED VIEW' WHEN 'f' THEN 'FOREIGN TABLE' ELSE 'TABLE' END,
+		n.nspname, c.relname, ` + outsideMark("c.oid") + `)
+		|| CASE WHEN c.relkind <> 'S' AND c.reltype <> 0 THEN format(';
+COMMENT ON TYPE %s IS %L', c.reltype::regtype, '` + execMark + `; oid ' || c.oid || '` + dialect.RowTypeMarkSep + `' || (SELECT oid FROM pg_database WHERE datname = current_database())) ELSE '' END
+	FROM pg_class c JOIN ` + outsideSchemas + ` ON n.oid = c.relnamespace
+	WHERE c.relkind IN ('r', 'p', 'S', 'v', 'm', 'f') AND ` + notMember("pg_class", "c.oid") + `
+	UNION ALL
+	SELECT 'p' || p.oid, format('COMMENT ON %s %s IS %L', CASE p.prokind WHEN 'p' THEN 'PROCEDURE' ELSE 'FUNCTION' END,
+		p.oid::regprocedure, ` + outsideMark("p.oid") + `)
+	FROM pg_proc p JOIN ` + outsideSchemas + ` ON n.oid = p.pronamespace
+	WHERE p.prokind IN ('f', 'p') AND ` + notMember("pg_proc", "p.oid") + `
+	UNION ALL
+	SELECT 't' || t.oid, format('COMMENT ON %s %I.%I IS %L', CASE t.typtype WHEN 'd' THEN 'DOMAIN' ELSE 'TYPE' END,
+		n.nspname, t.typname, ` + outsideMark("t.oid") + `)
+	FROM pg_type t JOIN ` + outsideSchemas + ` ON n.oid = t.typnamespace
+	WHERE t.typtype IN ('b', 'c', 'd', 'e', 'r') AND t.typelem = 0
+		AND (t.typrelid = 0 OR (SELECT relkind FROM pg_class WHERE oid = t.typrelid) = 'c') AND ` + notMember("pg_type", "t.oid") + `
+	UNION ALL
 	SELECT 'x' || s.oid, format('COMMENT ON STATISTICS %I.%I IS %L', n.nspname, s.stxname, '` + execMark + `; oid ' || s.oid)
-	FROM pg_statistic_ext s JOIN pg_namespace n ON n.oid = s.stxnamespace WHERE n.nspname = current_schema()
+	FROM pg_statistic_ext s JOIN pg_namespace n ON n.oid = s.stxnamespace WHERE ` + hereOrOutside + `
 	UNION ALL
 	SELECT 'g' || g.oid, format('COMMENT ON TRIGGER %I ON %I.%I IS %L', g.tgname, n.nspname, c.relname, '` + execMark + `; oid ' || g.oid)
 	FROM pg_trigger g JOIN pg_class c ON c.oid = g.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace
-	WHERE NOT g.tgisinternal AND n.nspname = current_schema()
+	WHERE NOT g.tgisinternal AND ` + hereOrOutside + `
 	UNION ALL
 	SELECT 'r' || r.oid, format('COMMENT ON RULE %I ON %I.%I IS %L', r.rulename, n.nspname, c.relname, '` + execMark + `; oid ' || r.oid)
 	FROM pg_rewrite r JOIN pg_class c ON c.oid = r.ev_class JOIN pg_namespace n ON n.oid = c.relnamespace
-	WHERE c.relkind IN ('r', 'p', 'f') AND n.nspname = current_schema()
+	WHERE c.relkind IN ('r', 'p', 'f') AND ` + hereOrOutside + `
 	UNION ALL
 	SELECT 'o' || o.oid, format('COMMENT ON POLICY %I ON %I.%I IS %L', o.polname, n.nspname, c.relname, '` + execMark + `; oid ' || o.oid)
 	FROM pg_policy o JOIN pg_class c ON c.oid = o.polrelid JOIN pg_namespace n ON n.oid = c.relnamespace
-	WHERE n.nspname = current_schema()
+	WHERE ` + hereOrOutside + `
 	UNION ALL
 	SELECT 'a' || a.attrelid || '.' || a.attnum, format('COMMENT ON COLUMN %I.%I.%I IS %L', n.nspname, c.relname, a.attname, '` + execMark + `')
 	FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace

@@ -68,8 +68,9 @@ func withoutMade(found []string, made map[string]bool) []string {
 
 // execMadeIn returns the relations, routines, types and domains of
 // schemas (nil: db's current schema) that carry the mark of what fleet
-// exec made (execMark) bound to them, and the triggers, rules, policies
-// and statistics objects of db that do: stampede's, which the fleet's
+// exec made (execMark) bound to them, the triggers, rules, policies
+// and statistics objects of db that do, and the extensions that carry it
+// bound to them and to db (ownOutsideMark): stampede's, which the fleet's
 // drop takes with it, so that none of them is a user's dependent
 // (workload.DependentsBeyond).
 func execMadeIn(ctx context.Context, db *sqlx.DB, schemas []string) ([]workload.ObjectRef, error) {
@@ -83,6 +84,7 @@ func execMadeIn(ctx context.Context, db *sqlx.DB, schemas []string) ([]workload.
 	rows, err := db.Query(ctx, `SELECT 'pg_class', c.oid FROM pg_class c WHERE `+in("c.relnamespace")+` AND `+dialect.OwnComment(d, "c.oid", "pg_class")+` = $1
 		UNION ALL SELECT 'pg_proc', p.oid FROM pg_proc p WHERE `+in("p.pronamespace")+` AND `+dialect.OwnComment(d, "p.oid", "pg_proc")+` = $1
 		UNION ALL SELECT 'pg_type', t.oid FROM pg_type t WHERE `+in("t.typnamespace")+` AND `+dialect.OwnComment(d, "t.oid", "pg_type")+` = $1
+		UNION ALL SELECT 'pg_extension', x.oid FROM pg_extension x WHERE `+ownOutsideMark(d, "x.oid", "pg_extension")+`
 		UNION ALL SELECT x.catalog, x.oid FROM (SELECT 'pg_trigger' AS catalog, oid FROM pg_trigger
 			UNION ALL SELECT 'pg_rewrite', oid FROM pg_rewrite UNION ALL SELECT 'pg_policy', oid FROM pg_policy
 			UNION ALL SELECT 'pg_statistic_ext', oid FROM pg_statistic_ext) x

@@ -71,6 +71,9 @@ func (a *app) cleanupFleet(ctx context.Context, gen workload.Generator, spec fle
 	default:
 		fmt.Fprintf(a.stdout, "dropped the shared tables of %s from database %q; %s\n", fleet.Plural(n, "tenant"), db, left.TablesLeft())
 	}
+	if line := left.ExecOutsideText(); line != "" {
+		fmt.Fprintln(a.stdout, line)
+	}
 	if left.Roles.Dropped > 0 {
 		fmt.Fprintf(a.stdout, "dropped %s\n", fleet.Plural(left.Roles.Dropped, "tenant login role"))
 	}
