@@ -651,7 +651,7 @@ func (e *env) refuseCopiedColumn(db *sqlx.DB, m columnMarker, names []string, ac
 		why = copiedTablesWhy
 	}
 	if e.ForceDrop {
-		e.logf("%s: dropping tables %s in %s, whose %s", workload.ForceDropFlag, nameList(names), db.Where(), strings.TrimPrefix(why, "its "))
+		e.logf("%s: dropping tables %s in %s (%s)", workload.ForceDropFlag, nameList(names), db.Where(), why)
 		return nil
 	}
 	return &workload.ForeignError{Kind: "table", Names: shortList(names), Where: db.Where(), Action: action, Why: why}
