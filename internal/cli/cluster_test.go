@@ -392,6 +392,11 @@ func TestProxyRegions(t *testing.T) {
 	args = append(args, "--listen", fmt.Sprintf("%d=127.0.0.1:%d,name=zero,latency=0ms", zero, srvs[0].Port()))
 	out, stop := startProxy(t, args...)
 	waitDial(t, api)
+	// Every listener too, not the API alone: the first dial of the
+	// proxy adding nothing was refused once (CI, a loaded machine).
+	for _, p := range append(slices.Clone(ports), zero) {
+		waitDial(t, fmt.Sprintf("127.0.0.1:%d", p))
+	}
 	url := func(i int, db string) string {
 		return fmt.Sprintf("postgresql://postgres@127.0.0.1:%d/%s?sslmode=disable", ports[i], db)
 	}
