@@ -39,6 +39,8 @@ type part struct {
 var partKinds = []struct{ kind, plural string }{
 	{"column", "columns"}, {"index", "indexes"}, {"trigger", "triggers"}, {"constraint", "constraints"}, {"rule", "rules"},
 	{"sequence", "sequences"}, {"policy", "policies"}, {"statistics", "statistics"}, {"publication", "publications"},
+	// A publication's members (pubParts).
+	{"table", "tables"}, {"schema", "schemas"},
 }
 
 // madeWithSep follows init's mark on a table its file made, before the
@@ -275,7 +277,9 @@ func (g *gen) refuseUnrecorded(ctx context.Context, db *sqlx.DB, made []object, 
 		for _, p := range parts[o.key.oid] {
 			was, had := recorded[p.key()]
 			switch {
-			case had && was != "" && was != p.bare:
+			case had && was != "" && was != p.bare && p.kind != "publication":
+				// (A membership is named by its publication's name: a
+				// publication renamed is said as such, refuseRenamed.)
 				// The file's own part, which the user renamed: as a
 				// renamed table, the user's now (ALTER INDEX a_idx
 				// RENAME TO keep_a_idx).
