@@ -187,3 +187,28 @@ func TestInitForceDropNamesViewChain(t *testing.T) {
 		t.Errorf("the user's table holds %d rows, want its 2", n)
 	}
 }
+
+// TestLaterInitFilesMembershipIsInits: a later init file's ALTER
+// PUBLICATION p ADD TABLE of an earlier init's publication is init's, as
+// its ALTER TABLE ... ADD COLUMN of an earlier init's table is: the mark
+// on p records it, so cleanup drops p without refusing the membership as
+// the user's, and the user's table keeps its rows.
+func TestLaterInitFilesMembershipIsInits(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "p.sql", "CREATE TABLE a (id int PRIMARY KEY);\nCREATE PUBLICATION p FOR TABLE a;\n")
+	write(t, dir, "q.sql", "CREATE TABLE b (id int);\nALTER PUBLICATION p ADD TABLE users_t;\n")
+	_, u, conn := freshDB(t, "sql28all")
+	exec1(t, conn, "CREATE TABLE users_t (id int PRIMARY KEY); INSERT INTO users_t VALUES (1), (2)")
+	for _, f := range []string{"p.sql", "q.sql"} {
+		if r := stampede(t, dir, "init", "sql", "--init-file", f, u); r.code != 0 {
+			t.Fatalf("init %s: exit %d: %s", f, r.code, r.stderr)
+		}
+	}
+	r := stampede(t, dir, "cleanup", "sql", u)
+	if out := r.stdout + r.stderr; r.code != 0 || !strings.Contains(out, "dropped publication p") {
+		t.Fatalf("exit %d, want 0 and p dropped:\n%s", r.code, out)
+	}
+	if n := count(t, conn, "SELECT count(*) FROM users_t"); n != 2 {
+		t.Errorf("the user's table holds %d rows, want its 2", n)
+	}
+}

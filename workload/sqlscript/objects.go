@@ -263,7 +263,7 @@ func objectKeys(ctx context.Context, db *sqlx.DB) (map[objKey]bool, map[uint32][
 	for _, o := range all {
 		out[o.key] = true
 	}
-	parts, err := tableParts(ctx, db, recordedTables(all))
+	parts, err := recordedObjectParts(ctx, db, all)
 	return out, parts, err
 }
 

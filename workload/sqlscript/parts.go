@@ -191,6 +191,28 @@ func recordedTables(objs []object) []uint32 {
 	return out
 }
 
+// recordedObjectParts returns the parts of the relations among objs that
+// carry init's mark recording them (recordedTables), and the members of
+// the publications that do (pubParts), by oid.
+func recordedObjectParts(ctx context.Context, db *sqlx.DB, objs []object) (map[uint32][]part, error) {
+	out, err := tableParts(ctx, db, recordedTables(objs))
+	if err != nil {
+		return nil, err
+	}
+	var pubs []uint32
+	for _, o := range objs {
+		if _, ok := recordedParts(o.comment); ok && o.isPublication() && strings.HasPrefix(o.comment, workload.Mark+" init of "+meta.Name+" ") {
+			pubs = append(pubs, o.key.oid)
+			out[o.key.oid] = nil // recorded, though it names none
+		}
+	}
+	members, err := pubParts(ctx, db, pubs)
+	for oid, ps := range members {
+		out[oid] = append(out[oid], ps...)
+	}
+	return out, err
+}
+
 // addParts records in the marks of the relations an earlier init made
 // (among after, the objects now) the columns, constraints and rules that
 // the file made on them (those not among before, their parts before it
@@ -201,7 +223,7 @@ func (g *gen) addParts(ctx context.Context, db *sqlx.DB, after []object, before 
 	if len(before) == 0 {
 		return nil
 	}
-	now, err := tableParts(ctx, db, recordedTables(after))
+	now, err := recordedObjectParts(ctx, db, after)
 	if err != nil {
 		return err
 	}
@@ -231,7 +253,7 @@ func (g *gen) addParts(ctx context.Context, db *sqlx.DB, after []object, before 
 		// comment the user put in its place stays (the row type's mark
 		// says who made the table).
 		var raw *string
-		if err := db.QueryRow(ctx, "SELECT obj_description($1, 'pg_class')", o.key.oid).Scan(&raw); err != nil {
+		if err := db.QueryRow(ctx, "SELECT obj_description($1, $2)", o.key.oid, o.key.catalog).Scan(&raw); err != nil {
 			return fmt.Errorf("reading the comment of %s %s: %w", o.kindWord(), o.name, err)
 		}
 		if raw != nil && workload.IsMark(*raw) {
