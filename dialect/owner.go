@@ -437,24 +437,27 @@ func SchemaPublicationsQuery(d Dialect) string {
 // which depends on the table): dropping it changes what they replicate.
 // bySchema includes the publications of whole schemas, which a server
 // without pg_publication_namespace (before PostgreSQL 15, see
-// SchemaPublicationsQuery) has not. "" where the dialect has no
-// publications.
+// SchemaPublicationsQuery) has not. A publication stampede made (init
+// sql's file's, carrying its mark bound to its OID) is stampede's, not a
+// user's: it is left out, and goes with what init made. "" where the
+// dialect has no publications.
 func PublicationsQuery(d Dialect, bySchema bool) string {
 	if d.Name() != "postgres" {
 		return ""
 	}
+	notOurs := " AND coalesce(" + OwnComment(d, "p.oid", "pg_publication") + ", '') NOT LIKE 'made by stampede %'"
 	q := `WITH dropped AS (
 	SELECT c.oid, c.relnamespace FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 	WHERE c.relkind IN ('r', 'p') AND (n.nspname = ANY(` + d.Placeholder(1) + `) OR c.oid = ANY(SELECT to_regclass(t) FROM unnest(` + d.Placeholder(2) + `::text[]) t))
 )
 SELECT 'publication ' || quote_ident(p.pubname) || ' (FOR ALL TABLES)' FROM pg_publication p
-WHERE p.puballtables AND EXISTS (SELECT 1 FROM dropped)`
+WHERE p.puballtables AND EXISTS (SELECT 1 FROM dropped)` + notOurs
 	if bySchema {
 		q += `
 UNION
 SELECT 'publication ' || quote_ident(p.pubname) || ' (FOR TABLES IN SCHEMA ' || quote_ident(n.nspname) || ')'
 FROM pg_publication_namespace pn JOIN pg_publication p ON p.oid = pn.pnpubid JOIN pg_namespace n ON n.oid = pn.pnnspid
-WHERE n.nspname = ANY(` + d.Placeholder(1) + `) OR pn.pnnspid IN (SELECT relnamespace FROM dropped)`
+WHERE (n.nspname = ANY(` + d.Placeholder(1) + `) OR pn.pnnspid IN (SELECT relnamespace FROM dropped))` + notOurs
 	}
 	return q + "\nORDER BY 1"
 }

@@ -783,6 +783,23 @@ func Cleanup(ctx context.Context, spec CleanupSpec) error {
 	if err != nil {
 		return err
 	}
+	md, made := gen.(workload.MadeDropper)
+	if made && !db.Null() {
+		// The user's own cleanup file first (cleanup sql --cleanup-file),
+		// so that what it drops is not refused; not on a copy, which is
+		// refused before anything runs.
+		if !spec.ForceDrop {
+			var copied *workload.CopiedDatabaseError
+			if err := workload.RefuseCopiedDatabase(ctx, db, "cleanup"); errors.As(err, &copied) {
+				return asInput(err)
+			} else if err != nil {
+				return err
+			}
+		}
+		if err := md.RunCleanupFile(ctx, db, log); err != nil {
+			return configInput(err)
+		}
+	}
 	// A role that may not drop one of them drops none, rather than
 	// part of the load: refuseAll says so with every other problem.
 	cascade, err := refuseAll(ctx, db, gen, foreign, existing, drop, shadowed, spec.ForceDrop, "cleanup", log)
@@ -795,7 +812,6 @@ func Cleanup(ctx context.Context, spec CleanupSpec) error {
 		}
 		return db.Dialect().DropTable(t)
 	}
-	md, made := gen.(workload.MadeDropper)
 	if len(drop)+len(shadowed) == 0 && !db.Null() && !made {
 		fmt.Fprintf(log, "no table of %s in %s: nothing to drop\n", gen.Meta().Name, db.Where())
 	}
@@ -1066,7 +1082,24 @@ func refuseAll(ctx context.Context, db *sqlx.DB, gen workload.Generator, foreign
 	if force && oerr != nil {
 		return false, asInput(oerr)
 	}
-	if err := workload.Refusal(cerr, ferr, aerr, ierr, derr, oerr); err != nil {
+	// What an init file made (init sql's): its own refusals, surveyed
+	// now, so that the one refusal names them beside the record's.
+	var merr error
+	if md, ok := gen.(workload.MadeDropper); ok && !force && !db.Null() {
+		madeAction := "--drop: "
+		if action == "cleanup" {
+			madeAction = ""
+		}
+		if merr = md.RefuseMade(ctx, db, madeAction); merr != nil && !errors.Is(merr, sqlx.ErrConfig) && !errors.Is(merr, workload.ErrForeign) {
+			return false, merr
+		}
+	}
+	problems := []error{cerr, ferr, aerr, ierr, derr, merr, oerr}
+	if r := (*workload.RefusalError)(nil); errors.As(merr, &r) {
+		// Its problems, each named in the one list.
+		problems = append(append([]error{cerr, ferr, aerr, ierr, derr}, r.Problems...), oerr)
+	}
+	if err := workload.Refusal(problems...); err != nil {
 		return false, asInput(err)
 	}
 	for _, n := range notes {

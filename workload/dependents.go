@@ -296,6 +296,18 @@ func publications(ctx context.Context, db *sqlx.DB, schemas, quotedTables []stri
 	return scanStrings(rows)
 }
 
+// PublicationsOf returns the publications of a user's that publish a
+// table of schemas or one of relations (as SQL writes them) without
+// naming it (FOR ALL TABLES, FOR TABLES IN SCHEMA), as Dependents names
+// them: "publication NAME (FOR ...)". It is nil on other databases than
+// PostgreSQL.
+func PublicationsOf(ctx context.Context, db *sqlx.DB, schemas, relations []string) ([]string, error) {
+	if db.Null() || db.Dialect().Name() != "postgres" || len(schemas)+len(relations) == 0 {
+		return nil, nil
+	}
+	return publications(ctx, db, nonNil(schemas), nonNil(relations))
+}
+
 // scanStrings returns the rows' one text column.
 func scanStrings(rows sqlx.Rows) ([]string, error) {
 	var out []string

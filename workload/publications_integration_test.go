@@ -116,3 +116,33 @@ func TestDependentsNameUsersOwnedSequence(t *testing.T) {
 		t.Errorf("Dependents(sbtest1) = %q, want %q", got, want)
 	}
 }
+
+// TestDependentsLeaveOutStampedesPublications (fix28al F4): a
+// publication an init file made (init sql marks it, bound to its OID) is
+// stampede's, so a FOR ALL TABLES one was named as a user's object that
+// depends on stampede_load: cleanup sql and init sql --drop refused
+// forever, and --force-drop said it kept it, then dropped it. Dependents
+// leaves it out; one whose mark is bound to another OID (a copy) is
+// still named.
+func TestDependentsLeaveOutStampedesPublications(t *testing.T) {
+	ctx := context.Background()
+	db := testdb.Fresh(t, "stampede_ourpubs", sqlx.Options{MaxConns: 2})
+	for _, sql := range []string{
+		"CREATE TABLE stampede_load (id int PRIMARY KEY)",
+		"CREATE PUBLICATION ourpub FOR ALL TABLES",
+		"CREATE PUBLICATION copypub FOR ALL TABLES",
+		`DO $$BEGIN EXECUTE format('COMMENT ON PUBLICATION ourpub IS %L', 'made by stampede init of sql (file x.sql); oid ' || (SELECT oid FROM pg_publication WHERE pubname = 'ourpub'));
+		EXECUTE format('COMMENT ON PUBLICATION copypub IS %L', 'made by stampede init of sql (file x.sql); oid ' || (SELECT oid FROM pg_publication WHERE pubname = 'ourpub')); END$$`,
+	} {
+		if _, err := db.Exec(ctx, sql); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	got, err := workload.Dependents(ctx, db, nil, []string{"stampede_load"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"publication copypub (FOR ALL TABLES)"}; !slices.Equal(got, want) {
+		t.Errorf("Dependents(stampede_load) = %q, want %q", got, want)
+	}
+}

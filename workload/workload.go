@@ -995,6 +995,17 @@ type MadeDropper interface {
 	// the user's own cleanup file, if one was given. An object that
 	// something of the user's depends on is kept, and the error says so.
 	DropMade(ctx context.Context, db *sqlx.DB, log io.Writer, action string) error
+	// RunCleanupFile runs the user's own cleanup file, if one was given:
+	// cleanup runs it first, before it surveys what it drops, so that
+	// what the file drops is no longer in the way.
+	RunCleanupFile(ctx context.Context, db *sqlx.DB, log io.Writer) error
+	// RefuseMade returns the refusal that DropMade (by action) would give
+	// of what init made (a user's object on it, depending on it or
+	// publishing it; one the user renamed), surveyed before anything is
+	// dropped, so that one refusal names it beside every other problem
+	// of the drop; nil when nothing is refused, and under ForceDropFlag,
+	// when DropMade says what goes instead.
+	RefuseMade(ctx context.Context, db *sqlx.DB, action string) error
 }
 
 // VerbSetter is a Generator whose flags' validation depends on the

@@ -50,6 +50,32 @@ var otherKinds = map[string]string{
 	"operator": "", "operator class": "", "operator family": "", "cast": "", "transform": "", "user mapping": "",
 }
 
+// markedKinds are, for the kinds of otherKinds that init sql marks, the
+// query that says whether every one of the name ($1) carries init sql's
+// mark (a LIKE pattern, $2): a publication, and a statistics object (on
+// a table of the user's it carries its own; on one of init's, its
+// table's). One an earlier init made is init's to drop or change.
+var markedKinds = map[string]string{
+	"publication": `SELECT coalesce(bool_and(coalesce(` + ownMark("p.oid", "pg_publication") + `, '') LIKE $2), false) FROM pg_publication p WHERE p.pubname = $1`,
+	"statistics": `SELECT coalesce(bool_and(coalesce(` + ownMark("s.oid", "pg_statistic_ext") + `, '') LIKE $2 OR coalesce(` + ownMark("s.stxrelid", "pg_class") +
+		`, '') LIKE $2), false) FROM pg_statistic_ext s WHERE s.stxname = $1`,
+}
+
+// initMarked reports whether the objects of kind named name (without its
+// schema) carry init sql's mark (markedKinds); false for a kind init
+// does not mark.
+func initMarked(ctx context.Context, db *sqlx.DB, kind, name string) (bool, error) {
+	q := markedKinds[kind]
+	if q == "" {
+		return false, nil
+	}
+	var marked bool
+	if err := db.QueryRow(ctx, q, name, workload.Mark+" init of "+meta.Name+" %").Scan(&marked); err != nil {
+		return false, fmt.Errorf("reading the mark of %s %s: %w", kind, name, err)
+	}
+	return marked, nil
+}
+
 // outOfFile are the kinds that are the server's, not a database's: no
 // init file's to drop, whatever the flags.
 var outOfFile = map[string]bool{"role": true, "user": true, "group": true, "tablespace": true}
@@ -110,6 +136,16 @@ func checkOtherDrop(ctx context.Context, db *sqlx.DB, file string, s pgscript.In
 			continue
 		}
 		why := fmt.Sprintf("%s drops it, and init sql marks no %s it makes, so one there before init is yours; no statement of the file ran", at, kind)
+		if _, marks := markedKinds[kind]; marks {
+			marked, err := initMarked(ctx, db, kind, args[0].(string))
+			if err != nil {
+				return err
+			}
+			if marked {
+				continue // an earlier init's
+			}
+			why = fmt.Sprintf("%s drops it, and it carries no mark of stampede's init: it is yours; no statement of the file ran", at)
+		}
 		if table != "" {
 			_, mark, err := relationMark(ctx, db, table)
 			if err != nil {

@@ -227,12 +227,35 @@ func (g *gen) cleanupSteps() ([]pgscript.InitStep, error) {
 
 var _ workload.MadeDropper = (*gen)(nil)
 
-// DropMade implements workload.MadeDropper: for cleanup, --cleanup-file
-// first (a statement that fails stops there, nothing of init's dropped),
-// then what init made, dependents first, without CASCADE.
+// DropMade implements workload.MadeDropper: what init made, dependents
+// first, without CASCADE (cleanup runs --cleanup-file before:
+// RunCleanupFile).
 func (g *gen) DropMade(ctx context.Context, db *sqlx.DB, log io.Writer, action string) error {
 	g.dropped = action != ""
-	if action == "" && g.cleanupFile != "" && !db.Null() {
+	if db.Null() {
+		return nil
+	}
+	return g.dropMade(ctx, db, log, action)
+}
+
+// RefuseMade implements workload.MadeDropper: the refusals of dropMade,
+// surveyed without dropping anything.
+func (g *gen) RefuseMade(ctx context.Context, db *sqlx.DB, action string) error {
+	if db.Null() || g.forceDrop {
+		return nil
+	}
+	made, err := g.madeObjects(ctx, db)
+	if err != nil || len(made) == 0 {
+		return err
+	}
+	return g.refuseMade(ctx, db, made, io.Discard, action, true)
+}
+
+// RunCleanupFile implements workload.MadeDropper: --cleanup-file, before
+// cleanup surveys and drops what init made (a statement that fails stops
+// there, nothing of init's dropped).
+func (g *gen) RunCleanupFile(ctx context.Context, db *sqlx.DB, log io.Writer) error {
+	if g.cleanupFile != "" && !db.Null() {
 		steps, err := g.cleanupSteps()
 		if err != nil {
 			return sqlx.ConfigErrorf("%v", err)
@@ -258,10 +281,7 @@ func (g *gen) DropMade(ctx context.Context, db *sqlx.DB, log io.Writer, action s
 		}
 		fmt.Fprintf(log, "ran %s (%s)\n", g.cleanupFile, plural(len(steps), "statement"))
 	}
-	if db.Null() {
-		return nil
-	}
-	return g.dropMade(ctx, db, log, action)
+	return nil
 }
 
 // LoadScript implements workload.ScriptLoader.

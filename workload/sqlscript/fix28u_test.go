@@ -112,7 +112,7 @@ CREATE SCHEMA app; CREATE TYPE ue AS ENUM ('a'); CREATE DOMAIN ud AS int; CREATE
 			"--force-drop: init.sql:2 gives type ue, which stampede did not make, to pg_monitor"},
 		{"domain owner", "ALTER DOMAIN ud OWNER TO pg_monitor", "init.sql:2 changes domain ud" + inDB + toOwner + yours + anyway,
 			"--force-drop: init.sql:2 gives domain ud, which stampede did not make, to pg_monitor"},
-		{"publication owner", "ALTER PUBLICATION pb OWNER TO pg_monitor", "init.sql:2 changes publication pb" + inDB + toOwner + "init sql marks no publication it makes, so one there before init is yours" + anyway,
+		{"publication owner", "ALTER PUBLICATION pb OWNER TO pg_monitor", "init.sql:2 changes publication pb" + inDB + toOwner + "it carries no mark of stampede's init: it is yours" + anyway,
 			"--force-drop: init.sql:2 gives publication pb, which stampede did not make, to pg_monitor"},
 		{"database owner", "ALTER DATABASE %n OWNER TO pg_monitor", `init.sql:2 changes database "%n" on %h` + toOwner + "stampede did not create it: it is yours" + anyway,
 			`--force-drop: init.sql:2 gives database "%n", which stampede did not make, to pg_monitor`},

@@ -192,13 +192,20 @@ func (g *gen) markObjects(ctx context.Context, db *sqlx.DB, before, mine map[obj
 	if err != nil {
 		return nil, nil, err
 	}
-	var rels []uint32
+	var rels, pubs []uint32
 	for _, o := range after {
 		if !before[o.key] && mine[o.key] && o.hasParts() {
 			rels = append(rels, o.key.oid)
 		}
+		if !before[o.key] && mine[o.key] && o.isPublication() {
+			pubs = append(pubs, o.key.oid)
+		}
 	}
 	parts, err := tableParts(ctx, db, rels)
+	if err != nil {
+		return nil, nil, err
+	}
+	members, err := pubParts(ctx, db, pubs)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -213,6 +220,9 @@ func (g *gen) markObjects(ctx context.Context, db *sqlx.DB, before, mine map[obj
 		mark := workload.InitMark(g) + madeAsSep + o.ident + dialect.MarkOIDSep + strconv.FormatUint(uint64(o.key.oid), 10)
 		if o.hasParts() {
 			mark = g.tableMark(o, parts[o.key.oid])
+		}
+		if o.isPublication() {
+			mark = g.tableMark(o, members[o.key.oid]) // the tables and schemas it names
 		}
 		if _, err := db.Exec(ctx, "COMMENT ON "+o.kind+" "+o.name+" IS "+dialect.QuoteLiteral(mark)); err != nil {
 			return made, others, fmt.Errorf("marking %s %s as stampede's: %w", o.kindWord(), o.name, err)
@@ -253,7 +263,7 @@ func objectKeys(ctx context.Context, db *sqlx.DB) (map[objKey]bool, map[uint32][
 	for _, o := range all {
 		out[o.key] = true
 	}
-	parts, err := tableParts(ctx, db, recordedTables(all))
+	parts, err := recordedObjectParts(ctx, db, all)
 	return out, parts, err
 }
 
@@ -343,19 +353,9 @@ func (g *gen) dropMade(ctx context.Context, db *sqlx.DB, log io.Writer, action s
 		}
 		return nil
 	}
-	if err := refuseAll(
-		func() error { return g.refuseRenamed(db, made, log, action) },
-		func() error { return g.refuseAttached(ctx, db, made, log, action) },
-		func() error { return g.refusePartitions(ctx, db, made, log, action) },
-		func() error { return g.refuseUnrecorded(ctx, db, made, log, action) },
-	); err != nil {
+	if err := g.refuseMade(ctx, db, made, log, action, false); err != nil {
 		return err
 	}
-	// Dependents come first; passes go on while one drops something, for
-	// what pg_depend's order misses (two tables whose foreign keys point
-	// at each other stay, and are said). All in one transaction, each
-	// drop behind a savepoint: when something must be kept, nothing is
-	// dropped (the load is never left half-dropped).
 	// What --force-drop would take along, read before the transaction
 	// holds the connection (cleanup's pool may have no other).
 	var theirs []string
@@ -369,43 +369,15 @@ func (g *gen) dropMade(ctx context.Context, db *sqlx.DB, log io.Writer, action s
 		return err
 	}
 	defer func() { _ = tx.Rollback(ctx) }()
-	var kept, done []string
-	for len(made) > 0 {
-		var next []object
-		kept = kept[:0]
-		for _, o := range made {
-			if _, err := tx.Exec(ctx, "SAVEPOINT stampede_drop"); err != nil {
-				return err
-			}
-			_, err := tx.Exec(ctx, "DROP "+o.kind+" IF EXISTS "+o.name)
-			var pe *pgconn.PgError
-			if errors.As(err, &pe) && pe.Code == "2BP01" {
-				if _, err := tx.Exec(ctx, "ROLLBACK TO SAVEPOINT stampede_drop"); err != nil {
-					return err
-				}
-				what := pe.Detail
-				if what == "" {
-					what = pe.Message
-				}
-				next = append(next, o)
-				kept = append(kept, fmt.Sprintf("%s %s (%s)", o.kindWord(), o.name, strings.ReplaceAll(what, "\n", "; ")))
-				continue
-			}
-			if err != nil {
-				return fmt.Errorf("dropping %s %s: %w", o.kindWord(), o.name, err)
-			}
-			done = append(done, o.kindWord()+" "+o.name)
-		}
-		if len(next) == len(made) {
-			break
-		}
-		made = next
+	done, kept, rest, err := dropPasses(ctx, tx, made)
+	if err != nil {
+		return err
 	}
 	if len(kept) > 0 && !g.forceDrop {
-		return sqlx.ConfigErrorf("kept %s that something stampede did not make depends on, directly or through them: %s; nothing was dropped; drop or change that first (stampede drops only what it made, never with CASCADE), then run this again, or to drop %s with what depends on %s, add %s", plural(len(kept), "object"), strings.Join(kept, ", "), them(len(kept)), them(len(kept)), workload.ForceDropFlag)
+		return keptError(kept)
 	}
 	if len(kept) > 0 {
-		cascaded, err := cascadeKept(ctx, tx, made, theirs, log, action)
+		cascaded, err := cascadeKept(ctx, tx, rest, theirs, log, action)
 		if err != nil {
 			return err
 		}
@@ -422,6 +394,84 @@ func (g *gen) dropMade(ctx context.Context, db *sqlx.DB, log io.Writer, action s
 		}
 	}
 	return nil
+}
+
+// refuseMade refuses, in one line, every problem of dropping made (what
+// init made): a renamed object, a table attached to a user's, a user's
+// partition, part or membership, a user's publication of what it drops
+// (refusePublished); and with trial, an object something of the user's
+// depends on, found by dropping them all in a transaction rolled back
+// (dropMade finds those as it drops). With --force-drop each says on
+// log what goes instead.
+func (g *gen) refuseMade(ctx context.Context, db *sqlx.DB, made []object, log io.Writer, action string, trial bool) error {
+	return refuseAll(
+		func() error { return g.refuseRenamed(db, made, log, action) },
+		func() error { return g.refuseAttached(ctx, db, made, log, action) },
+		func() error { return g.refusePartitions(ctx, db, made, log, action) },
+		func() error { return g.refuseUnrecorded(ctx, db, made, log, action) },
+		func() error { return g.refusePublished(ctx, db, made, log, action) },
+		func() error {
+			if !trial || g.forceDrop {
+				return nil
+			}
+			tx, err := db.Begin(ctx, sqlx.TxOptions{})
+			if err != nil {
+				return err
+			}
+			defer func() { _ = tx.Rollback(ctx) }()
+			_, kept, _, err := dropPasses(ctx, tx, made)
+			if err != nil || len(kept) == 0 {
+				return err
+			}
+			return keptError(kept)
+		},
+	)
+}
+
+// dropPasses drops made in tx, dependents first, each without CASCADE
+// behind a savepoint; passes go on while one drops something, for what
+// pg_depend's order misses (two tables whose foreign keys point at each
+// other stay, and are said). It returns what it dropped, and what it
+// kept, said with what depends on it, and as objects (rest).
+func dropPasses(ctx context.Context, tx sqlx.Tx, made []object) (done, kept []string, rest []object, err error) {
+	for len(made) > 0 {
+		var next []object
+		kept = kept[:0]
+		for _, o := range made {
+			if _, err := tx.Exec(ctx, "SAVEPOINT stampede_drop"); err != nil {
+				return nil, nil, nil, err
+			}
+			_, err := tx.Exec(ctx, "DROP "+o.kind+" IF EXISTS "+o.name)
+			var pe *pgconn.PgError
+			if errors.As(err, &pe) && pe.Code == "2BP01" {
+				if _, err := tx.Exec(ctx, "ROLLBACK TO SAVEPOINT stampede_drop"); err != nil {
+					return nil, nil, nil, err
+				}
+				what := pe.Detail
+				if what == "" {
+					what = pe.Message
+				}
+				next = append(next, o)
+				kept = append(kept, fmt.Sprintf("%s %s (%s)", o.kindWord(), o.name, strings.ReplaceAll(what, "\n", "; ")))
+				continue
+			}
+			if err != nil {
+				return nil, nil, nil, fmt.Errorf("dropping %s %s: %w", o.kindWord(), o.name, err)
+			}
+			done = append(done, o.kindWord()+" "+o.name)
+		}
+		if len(next) == len(made) {
+			break
+		}
+		made = next
+	}
+	return done, kept, made, nil
+}
+
+// keptError refuses the drop of what init made when something of the
+// user's depends on some of it (kept, as dropPasses says them).
+func keptError(kept []string) error {
+	return sqlx.ConfigErrorf("kept %s that something stampede did not make depends on, directly or through them: %s; nothing was dropped; drop or change that first (stampede drops only what it made, never with CASCADE), then run this again, or to drop %s with what depends on %s, add %s", plural(len(kept), "object"), strings.Join(kept, ", "), them(len(kept)), them(len(kept)), workload.ForceDropFlag)
 }
 
 // usersDependents returns what dropping made (what init made) with

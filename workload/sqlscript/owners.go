@@ -127,6 +127,13 @@ func ownerChanged(ctx context.Context, db *sqlx.DB, file string, s pgscript.Init
 		if !exists {
 			return "", "", "", nil
 		}
+		if _, marks := markedKinds[kind]; marks {
+			marked, err := initMarked(ctx, db, kind, unquoteIdent(parts[len(parts)-1]))
+			if err != nil || marked {
+				return "", "", "", err // an earlier init's
+			}
+			return kind + " " + strings.TrimSpace(m[2]), "it carries no mark of stampede's init: it is yours", m[3], nil
+		}
 		return kind + " " + strings.TrimSpace(m[2]), fmt.Sprintf("init sql marks no %s it makes, so one there before init is yours", kind), m[3], nil
 	}
 	return "", "", "", nil

@@ -39,6 +39,8 @@ type part struct {
 var partKinds = []struct{ kind, plural string }{
 	{"column", "columns"}, {"index", "indexes"}, {"trigger", "triggers"}, {"constraint", "constraints"}, {"rule", "rules"},
 	{"sequence", "sequences"}, {"policy", "policies"}, {"statistics", "statistics"}, {"publication", "publications"},
+	// A publication's members (pubParts).
+	{"table", "tables"}, {"schema", "schemas"},
 }
 
 // madeWithSep follows init's mark on a table its file made, before the
@@ -189,6 +191,28 @@ func recordedTables(objs []object) []uint32 {
 	return out
 }
 
+// recordedObjectParts returns the parts of the relations among objs that
+// carry init's mark recording them (recordedTables), and the members of
+// the publications that do (pubParts), by oid.
+func recordedObjectParts(ctx context.Context, db *sqlx.DB, objs []object) (map[uint32][]part, error) {
+	out, err := tableParts(ctx, db, recordedTables(objs))
+	if err != nil {
+		return nil, err
+	}
+	var pubs []uint32
+	for _, o := range objs {
+		if _, ok := recordedParts(o.comment); ok && o.isPublication() && strings.HasPrefix(o.comment, workload.Mark+" init of "+meta.Name+" ") {
+			pubs = append(pubs, o.key.oid)
+			out[o.key.oid] = nil // recorded, though it names none
+		}
+	}
+	members, err := pubParts(ctx, db, pubs)
+	for oid, ps := range members {
+		out[oid] = append(out[oid], ps...)
+	}
+	return out, err
+}
+
 // addParts records in the marks of the relations an earlier init made
 // (among after, the objects now) the columns, constraints and rules that
 // the file made on them (those not among before, their parts before it
@@ -199,7 +223,7 @@ func (g *gen) addParts(ctx context.Context, db *sqlx.DB, after []object, before 
 	if len(before) == 0 {
 		return nil
 	}
-	now, err := tableParts(ctx, db, recordedTables(after))
+	now, err := recordedObjectParts(ctx, db, after)
 	if err != nil {
 		return err
 	}
@@ -229,7 +253,7 @@ func (g *gen) addParts(ctx context.Context, db *sqlx.DB, after []object, before 
 		// comment the user put in its place stays (the row type's mark
 		// says who made the table).
 		var raw *string
-		if err := db.QueryRow(ctx, "SELECT obj_description($1, 'pg_class')", o.key.oid).Scan(&raw); err != nil {
+		if err := db.QueryRow(ctx, "SELECT obj_description($1, $2)", o.key.oid, o.key.catalog).Scan(&raw); err != nil {
 			return fmt.Errorf("reading the comment of %s %s: %w", o.kindWord(), o.name, err)
 		}
 		if raw != nil && workload.IsMark(*raw) {
@@ -275,7 +299,9 @@ func (g *gen) refuseUnrecorded(ctx context.Context, db *sqlx.DB, made []object, 
 		for _, p := range parts[o.key.oid] {
 			was, had := recorded[p.key()]
 			switch {
-			case had && was != "" && was != p.bare:
+			case had && was != "" && was != p.bare && p.kind != "publication":
+				// (A membership is named by its publication's name: a
+				// publication renamed is said as such, refuseRenamed.)
 				// The file's own part, which the user renamed: as a
 				// renamed table, the user's now (ALTER INDEX a_idx
 				// RENAME TO keep_a_idx).
