@@ -78,6 +78,23 @@ func (e *CopiedDatabaseError) madeBy() string {
 	return "a run of stampede's"
 }
 
+// rowTypeMarked reports whether table name's row type carries a mark of
+// stampede's bound to the table's OID (made in any database), as every
+// table stampede makes on PostgreSQL does; true on other databases,
+// which keep no such mark.
+func rowTypeMarked(ctx context.Context, db *sqlx.DB, name string) (bool, error) {
+	if db.Null() || db.Dialect().Name() != "postgres" {
+		return true, nil
+	}
+	var ok bool
+	err := db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_class c, `+rowTypeMark+` WHERE c.oid = to_regclass($1) AND c.reltype <> 0 AND m[1] = c.oid::text)`,
+		db.Dialect().QuoteIdent(name)).Scan(&ok)
+	if err != nil {
+		return false, fmt.Errorf("reading the mark of table %s's row type: %w", name, err)
+	}
+	return ok, nil
+}
+
 // TableMadeIn returns the OID of the database that the mark on table
 // name's row type (dialect.RowTypeMarkSep) says it was made in, when the
 // mark is bound to the table's own OID and that database is not the

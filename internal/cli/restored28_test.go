@@ -47,3 +47,32 @@ func TestRestoreFromAnotherServerRefused(t *testing.T) {
 		t.Errorf("cleanup --force-drop: %q %q", r.stdout, r.stderr)
 	}
 }
+
+// TestTableRestoredFromDumpRefused: `pg_dump -t bank | psql` into a new
+// server restores the table with its comment, stampede's mark bound to
+// its OID, which on a new server is the same OID; no record comes with
+// it, and cleanup took the mark alone for its own and dropped the table,
+// a user's row with it (the recheck of chk28e). A table stampede makes
+// on PostgreSQL carries the mark on its row type too, which pg_dump does
+// not dump: one without it is refused. The test makes that state in one
+// database (the dump's restore needs two new clusters): init, then the
+// record dropped and the row type's mark removed.
+func TestTableRestoredFromDumpRefused(t *testing.T) {
+	testServer(t)
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	db := freshDB(t, "restored_t")
+	adminExec(t, "CREATE DATABASE "+db)
+	u := dbURL(t, db)
+	mustRun(t, "init", "bank", "--rows", "100", u)
+	execIn(t, db, "DROP TABLE stampede_load", "COMMENT ON TYPE bank IS NULL", "INSERT INTO bank VALUES (100000, 5, 'user data')")
+	for _, args := range [][]string{{"cleanup", "bank", u}, {"init", "bank", "--drop", "--rows", "100", u}} {
+		r := stampede(t, args...)
+		checkOneLineError(t, r, 2, `table bank in database "`+db+`"`)
+		if !strings.Contains(r.stderr, "--force-drop") {
+			t.Errorf("%v: %s", args, r.stderr)
+		}
+		if got := queryInt(t, db, "SELECT count(*) FROM bank"); got != 101 {
+			t.Fatalf("%v: %d rows after the refusal, want 101", args, got)
+		}
+	}
+}
