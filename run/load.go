@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/stampede-bench/stampede/dialect"
+	"github.com/stampede-bench/stampede/fleet"
 	"github.com/stampede-bench/stampede/redact"
 	"github.com/stampede-bench/stampede/sqlx"
 	"github.com/stampede-bench/stampede/workload"
@@ -813,7 +814,7 @@ func Cleanup(ctx context.Context, spec CleanupSpec) error {
 		return db.Dialect().DropTable(t)
 	}
 	if len(drop)+len(shadowed) == 0 && !db.Null() && !made {
-		fmt.Fprintf(log, "no table of %s in %s: nothing to drop\n", gen.Meta().Name, db.Where())
+		fmt.Fprintf(log, "no table of %s in %s: nothing to drop%s\n", gen.Meta().Name, db.Where(), schemaFleetHere(ctx, db, gen))
 	}
 	names, err := workload.QualifiedNames(ctx, db, existing)
 	if err != nil {
@@ -1494,4 +1495,22 @@ func columnFleetHere(ctx context.Context, db *sqlx.DB, gen workload.Generator, c
 	}
 	return inputf("%s holds a column-mode fleet of %d %s tenants (its shared tables' %s column): %s drops nothing without the fleet's flags; %s",
 		db.Where(), n, gen.Meta().Name, workload.TenantColumn, action, fix)
+}
+
+// schemaFleetHere returns, for cleanup's "nothing to drop", a note that db
+// holds the tenant schemas of a schema-mode fleet of gen's workload (their
+// mark), with the command that drops them: a cleanup without the fleet's
+// flags looks for a plain load and finds none. "" when there are none, or
+// on a failure to look (the note is advice).
+func schemaFleetHere(ctx context.Context, db *sqlx.DB, gen workload.Generator) string {
+	if db.Dialect().Name() != "postgres" {
+		return ""
+	}
+	var n int64
+	if err := db.QueryRow(ctx, "SELECT count(*) FROM pg_namespace WHERE obj_description(oid, 'pg_namespace') LIKE $1",
+		workload.TenantMarkPrefix+gen.Meta().Name+";%").Scan(&n); err != nil || n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (it holds %d tenant schemas of a schema-mode fleet of %s: `stampede cleanup %s --tenants %d --tenant-mode schema`, with the fleet's --tenant-pattern if it is not %s, drops them)",
+		n, gen.Meta().Name, gen.Meta().Name, n, fleet.DefaultPattern(gen.Meta().Name))
 }

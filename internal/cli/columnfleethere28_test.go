@@ -41,3 +41,23 @@ func TestColumnFleetNamedByPlainCleanup(t *testing.T) {
 		t.Errorf("after the suggested %q, table bank is still there", cmd)
 	}
 }
+
+// TestSchemaFleetNamedByPlainCleanup: a plain cleanup of a database that
+// holds a schema-mode fleet found no plain load and said only "nothing to
+// drop" (the recheck of chk28e); it names the fleet's tenant schemas and
+// the command that drops them, and drops nothing.
+func TestSchemaFleetNamedByPlainCleanup(t *testing.T) {
+	testServer(t)
+	t.Setenv("STAMPEDE_RESULTS_DIR", t.TempDir())
+	db := freshDB(t, "schemafleet_plain")
+	adminExec(t, "CREATE DATABASE "+db)
+	u := dbURL(t, db)
+	mustRun(t, "init", "bank", "--rows", "10", "--tenants", "2", "--tenant-mode", "schema", u)
+	r := mustRun(t, "cleanup", "bank", u)
+	if !strings.Contains(r.stderr, "nothing to drop (it holds 2 tenant schemas of a schema-mode fleet of bank: `stampede cleanup bank --tenants 2 --tenant-mode schema`") {
+		t.Errorf("plain cleanup of a schema fleet's database:\n%s", r.stderr)
+	}
+	if got := queryInt(t, db, "SELECT count(*) FROM bank_2.bank"); got != 10 {
+		t.Errorf("%d rows in bank_2.bank, want 10", got)
+	}
+}
