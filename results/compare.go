@@ -156,6 +156,23 @@ func flagDiffs(a, b map[string]string) []FlagDiff {
 	return out
 }
 
+// pickedSeeds names, in a differing --seed (or sysbench's --rand-seed)
+// of 0 or not given, the seed the run picked and ran with: "0" read as a
+// seed of 0 beside the other run's.
+func pickedSeeds(diffs []FlagDiff, a, b uint64) {
+	picked := func(v string, seed uint64) string {
+		if (v == "0" || v == "") && seed != 0 {
+			return fmt.Sprintf("picked %d", seed)
+		}
+		return v
+	}
+	for i := range diffs {
+		if d := &diffs[i]; d.Name == "seed" || d.Name == "rand-seed" {
+			d.A, d.B = picked(d.A, a), picked(d.B, b)
+		}
+	}
+}
+
 // FigureRow is one workload figure of both runs in a Comparison: A and B
 // nil where a run has none, Ratio B/A, nil where A is 0 or missing.
 type FigureRow struct {
@@ -245,6 +262,7 @@ func CompareBy(a, b *runlog.Run, by string) (Comparison, [2]View, error) {
 		// Compared as run.json's readers show them: a password never
 		// leaves a run directory through compare.
 		c.Flags = flagDiffs(redact.Flags(a.Info.Flags, nil), redact.Flags(b.Info.Flags, nil))
+		pickedSeeds(c.Flags, a.Info.Seed, b.Info.Seed)
 	}
 	var names []string
 	opsA, opsB := map[string]*stats.Summary{}, map[string]*stats.Summary{}

@@ -252,13 +252,17 @@ func TestCompareNamesFlagsThatDiffer(t *testing.T) {
 	// (both xxxxx: not a difference), a URL loses its password.
 	fa["password"], fb["password"] = "Pl4nted-S3cret", "0ther-S3cret"
 	fa["dsn"] = "postgres://bob:Pl4nted-S3cret@db.example:5432/tpcc"
-	a := writeRun(t, root, runSpec{id: "20261122-103512-tpcc-aaaa", workload: "tpcc", series: []string{"read"}, intervals: ivs, flags: fa})
-	b := writeRun(t, root, runSpec{id: "20261122-113512-tpcc-bbbb", workload: "tpcc", start: t0.Add(time.Hour), series: []string{"read"}, intervals: ivs, flags: fb})
+	// A --seed of 0 is the seed the run picked (chk29 nit 6: "--seed (A
+	// 0, B 5)" for a run that printed seed 3031567154997277168).
+	fa["seed"], fb["seed"] = "0", "5"
+	a := writeRun(t, root, runSpec{id: "20261122-103512-tpcc-aaaa", workload: "tpcc", series: []string{"read"}, intervals: ivs, flags: fa, seed: 3031567154997277168})
+	b := writeRun(t, root, runSpec{id: "20261122-113512-tpcc-bbbb", workload: "tpcc", start: t0.Add(time.Hour), series: []string{"read"}, intervals: ivs, flags: fb, seed: 5})
 	c, _, err := results.Compare(a, b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []results.FlagDiff{{Name: "dsn", A: "postgres://bob:xxxxx@db.example:5432/tpcc"}, {Name: "server-side", A: "false", B: "true"}, {Name: "stored-procs", B: "true"}}
+	want := []results.FlagDiff{{Name: "dsn", A: "postgres://bob:xxxxx@db.example:5432/tpcc"}, {Name: "seed", A: "picked 3031567154997277168", B: "5"},
+		{Name: "server-side", A: "false", B: "true"}, {Name: "stored-procs", B: "true"}}
 	if !slices.Equal(c.Flags, want) {
 		t.Errorf("flags that differ %+v, want %+v", c.Flags, want)
 	}
@@ -269,7 +273,7 @@ func TestCompareNamesFlagsThatDiffer(t *testing.T) {
 	if strings.Contains(out.String(), "S3cret") {
 		t.Errorf("compare's text holds a password:\n%s", out.String())
 	}
-	if line := "--server-side (A false, B true), --stored-procs (A not given, B true)\n"; !strings.Contains(out.String(), line) {
+	if line := "--seed (A picked 3031567154997277168, B 5), --server-side (A false, B true), --stored-procs (A not given, B true)\n"; !strings.Contains(out.String(), line) {
 		t.Errorf("compare's text does not say %q:\n%s", line, out.String())
 	}
 }

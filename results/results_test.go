@@ -39,6 +39,8 @@ type runSpec struct {
 	extra func(i int) map[string]float64
 	// flags are the run's recorded flags.
 	flags map[string]string
+	// seed is the seed the run ran with.
+	seed uint64
 }
 
 // synthetic returns n intervals of read and update values that differ by
@@ -105,7 +107,7 @@ func writeRun(t testing.TB, root string, spec runSpec) *runlog.Run {
 	if spec.workload == "" {
 		spec.workload = "ycsb"
 	}
-	w, err := runlog.Create(root, runlog.RunInfo{ID: spec.id, Workload: spec.workload, Series: spec.series, Start: spec.start, Flags: spec.flags})
+	w, err := runlog.Create(root, runlog.RunInfo{ID: spec.id, Workload: spec.workload, Series: spec.series, Start: spec.start, Flags: spec.flags, Seed: spec.seed})
 	if err != nil {
 		t.Fatal(err)
 	}

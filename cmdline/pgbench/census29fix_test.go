@@ -27,6 +27,10 @@ func TestParseRefusesCensus29(t *testing.T) {
 		{"-R abc -t 2 db", `invalid rate limit: "abc"`},
 		{"-R 1e400 -t 2 db", `invalid rate limit: "1e400"`},
 		{"-L abc -t 2 db", `invalid latency limit: "abc"`},
+		// chk29 nit 3: the run's bounds, said in -R's and -c's names
+		// (they said --max-rate and --concurrency).
+		{"-R 1e12 -t 2 db", "invalid rate limit: 1e+12 is more than any client reaches"},
+		{"-c 100000000 -t 2 db", "-c 100000000 would need about"},
 		// Accepted, pgbench refuses (or runs nonsense).
 		{"-R nan -t 2 db", `invalid rate limit: "NaN" (not a rate`},
 		{"-R inf -t 2 db", `invalid rate limit: "+Inf" (not a rate`},

@@ -21,6 +21,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/stampede-bench/stampede/engine"
 	"github.com/stampede-bench/stampede/internal/lazyre"
 	"github.com/stampede-bench/stampede/pgscript"
 	"github.com/stampede-bench/stampede/run"
@@ -474,6 +475,12 @@ func (o *options) runArgs(conn string) ([]string, []string, error) {
 		return nil, nil, inputf("specify either a number of transactions (-t) or a duration (-T), not both")
 	case o.rate < 0 || o.fs.Changed("rate") && o.rate == 0:
 		return nil, nil, inputf("invalid rate limit: %g (give -R a rate above 0)", o.rate)
+	case o.rate > engine.MaxRateLimit:
+		return nil, nil, inputf("invalid rate limit: %g is more than any client reaches (%g transactions a second): give -R a lower rate", o.rate, engine.MaxRateLimit)
+	}
+	// The run's own bound on its workers, in the name of pgbench's flag.
+	if err := run.CheckWorkers("-c", o.clients, false); err != nil {
+		return nil, nil, err
 	}
 	switch o.protocol {
 	case "simple", "extended", "prepared":
