@@ -9,6 +9,7 @@ import (
 
 	"github.com/stampede-bench/stampede/engine"
 	"github.com/stampede-bench/stampede/report"
+	"github.com/stampede-bench/stampede/stats"
 )
 
 // pacerProcs gives a run under the precise pacer the processors it needs
@@ -104,4 +105,26 @@ func latePacerNote(series []NamedSummary, nOps int) string {
 		}
 	}
 	return ""
+}
+
+// shortRate is the share of its --max-rate under which a rated run says
+// it fell short: a schedule kept within noise does 99-100% of it.
+const shortRate = 0.95
+
+// shortRateNote returns a note when a rated run did less than shortRate
+// of its rate over its measured period (total; skipped operations count
+// as done, their turn taken), or "": the figures stay honest (latency
+// counts from each scheduled start), but nothing else said that the
+// target was missed. A run of under a second or 100 operations says
+// nothing: its rate is mostly its edges.
+func shortRateNote(maxRate float64, total stats.Summary, skipped int64) string {
+	if maxRate <= 0 || total.Seconds < 1 || total.Count+skipped < 100 {
+		return ""
+	}
+	did := float64(total.Count+skipped) / total.Seconds
+	if did >= shortRate*maxRate {
+		return ""
+	}
+	return fmt.Sprintf("note: the run did %.1f operations a second, %.0f%% of --max-rate %s: its schedule fell behind (the server or the client could not keep up), and each operation's latency counts from its scheduled start (OP.lag says how late they started)",
+		did, 100*did/maxRate, strconv.FormatFloat(maxRate, 'f', -1, 64))
 }

@@ -37,3 +37,32 @@ func TestLatePacerNote(t *testing.T) {
 		}
 	}
 }
+
+// TestShortRateNote: a rated run that did under 95% of its --max-rate
+// over its measured period says so, with what it did; a run that kept
+// its rate (skipped operations count: their turn was taken), an
+// unrated run and a run too short to tell say nothing (chk29 nit 7:
+// run sql --max-rate 100000 did 20,435 a second without a word).
+func TestShortRateNote(t *testing.T) {
+	total := func(count int64, secs float64) stats.Summary { return stats.Summary{Count: count, Seconds: secs} }
+	for _, tc := range []struct {
+		name    string
+		rate    float64
+		total   stats.Summary
+		skipped int64
+		want    string
+	}{
+		{"short", 100000, total(204350, 10), 0, "note: the run did 20435.0 operations a second, 20% of --max-rate 100000: its schedule fell behind"},
+		{"kept", 1000, total(9950, 10), 0, ""},
+		{"kept with skips", 1000, total(9000, 10), 900, ""},
+		{"just short", 1000, total(9400, 10), 0, "94% of --max-rate 1000"},
+		{"unrated", 0, total(10, 10), 0, ""},
+		{"under a second", 1000, total(500, 0.9), 0, ""},
+		{"few operations", 1000, total(50, 10), 0, ""},
+	} {
+		got := shortRateNote(tc.rate, tc.total, tc.skipped)
+		if (got == "") != (tc.want == "") || !strings.Contains(got, tc.want) || strings.Contains(got, "\n") {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

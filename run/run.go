@@ -846,6 +846,9 @@ func (r *Run) finish() (*Result, error) {
 	if note := latePacerNote(sum.Series, len(r.load.Ops)); note != "" && r.cfg.MaxRate > 0 {
 		fmt.Fprintln(r.log, note)
 	}
+	if note := shortRateNote(r.cfg.MaxRate, sum.Total, sum.Skipped); note != "" {
+		fmt.Fprintln(r.log, note)
+	}
 	end := time.Now()
 	// The consistency checks run before the run's end is recorded, so
 	// that summary.json keeps them (the run reads as running meanwhile).
