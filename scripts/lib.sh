@@ -270,6 +270,18 @@ EOF
 	fi
 }
 
+# server_cpu DIR prints the CPU seconds (user + system) the server started
+# by start_test_postgres DIR has used: the postmaster's and its ended
+# backends' (those still running are not counted); nothing if it does not
+# run.
+server_cpu() {
+	local pid
+	pid=$(head -n 1 "$1/data/postmaster.pid" 2>/dev/null) || return 0
+	[ -r "/proc/$pid/stat" ] || return 0
+	# The fields after the command's ") ": utime is the 12th, cstime the 15th.
+	sed 's/.*) //' "/proc/$pid/stat" | awk -v hz="$(getconf CLK_TCK)" '{printf "%.0f\n", ($12 + $13 + $14 + $15) / hz}'
+}
+
 # stop_test_postgres DIR stops the server started by start_test_postgres
 # DIR (fast shutdown; killed if that takes over 30 s) and removes DIR.
 # Safe to call when nothing runs there, or twice.

@@ -85,7 +85,9 @@ run_cli_tests() {
 		pids+=($!)
 	done
 	for k in "${pids[@]}"; do wait "$k" || true; done
+	local server_secs=0
 	for ((k = 1; k <= shards; k++)); do
+		server_secs=$((server_secs + $(server_cpu "$dir/pg$k" || echo 0)))
 		stop_test_postgres "$dir/pg$k" || true
 	done
 	cat "$dir"/done.* | sort -k2,2 -g -r >"$dir/test-seconds"
@@ -101,7 +103,7 @@ run_cli_tests() {
 	fi
 	log "internal/cli's slowest tests (seconds; CPU seconds of the test's own processes, not its server's):"
 	head -n 10 "$dir/test-seconds" | awk '{printf "    %-50s %7.1f %7.1f\n", $1, $2, $4}' >&2
-	awk '{w += $2; c += $4} END {printf "==> internal/cli: %.0f test seconds, %.0f CPU seconds in the tests'"'"' own processes\n", w, c}' "$dir/test-seconds" >&2
+	awk -v s="$server_secs" '{w += $2; c += $4} END {printf "==> internal/cli: %.0f test seconds, %.0f CPU seconds in the tests'"'"' own processes, %s in their servers\n", w, c, s}' "$dir/test-seconds" >&2
 	if [ "$failed" -gt 0 ]; then
 		printf 'FAIL\t%s/internal/cli\t%ds\n' "$module" "$elapsed"
 		return 1
