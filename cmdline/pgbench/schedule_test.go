@@ -61,7 +61,7 @@ func parseRateFigures(t *testing.T, report string) rateFigures {
 // The tolerances are wide because this machine's 2 CPUs are shared with
 // other test runs, whose load moves both tools' lateness by several times
 // between identical runs: over three alternating rounds, the median of
-// stampede's skipped fractions must be at most 3 times pgbench's or 3%
+// stampede's skipped fractions must be at most 3 times pgbench's or 8%
 // (pgbench's fraction can be near 0), and the median of its mean lags at
 // most 3 times pgbench's or 1 ms more.
 //
@@ -122,8 +122,12 @@ func TestRateScheduleAsPgbench(t *testing.T) {
 			// 0.7%) does not decide.
 			median := func(v []float64) float64 { v = slices.Clone(v); slices.Sort(v); return v[len(v)/2] }
 			pgSkip, stSkip := median(skips[0]), median(skips[1])
-			if stSkip > max(3*pgSkip, 0.03) {
-				t.Errorf("-j %s: stampede skipped %.1f%% of its transactions, pgbench %.1f%%: want at most max(3 times pgbench's, 3%%)", jobs, 100*stSkip, 100*pgSkip)
+			// The floor, 8%, is half the per-client schedule's 17-18%
+			// on the slow script: a CI at load 12 (a benchmark and a
+			// checker beside it) had stampede at 5.6%, 5.1% and 1.0%
+			// where pgbench skipped 3.6%, 1.1% and 1.2%.
+			if stSkip > max(3*pgSkip, 0.08) {
+				t.Errorf("-j %s: stampede skipped %.1f%% of its transactions, pgbench %.1f%%: want at most max(3 times pgbench's, 8%%)", jobs, 100*stSkip, 100*pgSkip)
 			}
 			pgLag, stLag := median(lags[0]), median(lags[1])
 			if stLag > max(3*pgLag, pgLag+1) {
