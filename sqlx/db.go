@@ -956,6 +956,29 @@ func (c *countingConn) Write(b []byte) (int, error) {
 	return n, err
 }
 
+// exchanger is a connection that writes a request and reads the first
+// bytes of its reply in one call (rawIOConn).
+type exchanger interface {
+	Exchange(w, r []byte) (wrote, n int, err error)
+}
+
+// Exchange writes w whole and reads the first bytes of the reply into r:
+// in one call when the connection is an exchanger and nothing read ahead
+// is pending, else as Write and Read. It returns the bytes of the reply
+// read.
+func (c *countingConn) Exchange(w, r []byte) (int, error) {
+	x, ok := c.Conn.(exchanger)
+	if !ok || len(c.pending) > 0 {
+		if _, err := c.Write(w); err != nil {
+			return 0, err
+		}
+		return c.Read(r)
+	}
+	wrote, n, err := x.Exchange(w, r)
+	c.n.Add(int64(wrote))
+	return n, err
+}
+
 // ConnectionRoom returns how many more connections the server of the
 // first endpoint accepts from this user (its limit less the connections in
 // use), and that limit; ok is false when the server has no server-wide

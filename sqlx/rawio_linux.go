@@ -33,11 +33,16 @@ type rawIOConn struct {
 	// has one set of arguments, which its mutex guards: net.Conn allows
 	// concurrent reads (pgconn never makes them; uncontended, the lock
 	// costs one atomic operation).
-	readFn, writeFn func(fd uintptr) bool
-	rmu, wmu        sync.Mutex
-	rbuf, wbuf      []byte
-	rn, wn          int
-	rerrno, werrno  syscall.Errno
+	readFn, writeFn, exchangeFn func(fd uintptr) bool
+	rmu, wmu                    sync.Mutex
+	rbuf, wbuf                  []byte
+	rn, wn                      int
+	rerrno, werrno              syscall.Errno
+	// wrote says an exchange's write was made (its first call).
+	wrote bool
+	// empty counts the reads that found nothing to read (EAGAIN), under
+	// rmu: what Exchange saves, for its tests.
+	empty int
 }
 
 // withRawIO returns c with raw-syscall reads and writes when c is a socket
@@ -59,7 +64,7 @@ func withRawIO(c net.Conn, threadIO bool) net.Conn {
 		}
 	}
 	raw := &rawIOConn{Conn: c, rc: rc}
-	raw.readFn, raw.writeFn = raw.read, raw.write
+	raw.readFn, raw.writeFn, raw.exchangeFn = raw.read, raw.write, raw.exchange
 	return raw
 }
 
@@ -92,7 +97,11 @@ func (c *rawIOConn) read(fd uintptr) bool {
 			continue
 		}
 		c.rn, c.rerrno = int(r), e
-		return e != syscall.EAGAIN
+		if e == syscall.EAGAIN {
+			c.empty++
+			return false
+		}
+		return true
 	}
 }
 
@@ -125,6 +134,85 @@ func (c *rawIOConn) write(fd uintptr) bool {
 		}
 	}
 	return true
+}
+
+// Exchange writes w whole and then reads the reply into r, as Write and
+// Read do, but without the read a reply cannot have reached yet: the
+// write is made inside the RawConn's read, after the poller has forgotten
+// the socket's earlier readiness (RawConn.Read resets it before its first
+// call), so the reply's readiness, which can only follow the write, is
+// never lost, and the goroutine parks at once instead of first reading
+// EAGAIN. A read right after the write was one system call of the 3-4 a
+// prepared statement took (pgbench -S: 0.9 of 1.9 reads per transaction
+// returned EAGAIN; pgbench's poll loop makes 1.4).
+//
+// A write the socket's buffer cannot take whole (a statement larger than
+// it, or a server that is not reading) is finished as Write finishes it,
+// and then read as Read reads.
+//
+// It returns the bytes of w written and of the reply read.
+func (c *rawIOConn) Exchange(w, r []byte) (wrote, n int, err error) {
+	if len(r) == 0 {
+		wrote, err = c.Write(w)
+		return wrote, 0, err
+	}
+	c.wmu.Lock()
+	c.rmu.Lock()
+	c.wbuf, c.wn, c.werrno, c.wrote = w, 0, 0, false
+	c.rbuf, c.rn, c.rerrno = r, 0, 0
+	err = c.rc.Read(c.exchangeFn)
+	wn, werrno, rn, rerrno := c.wn, c.werrno, c.rn, c.rerrno
+	c.rbuf, c.wbuf = nil, nil
+	c.rmu.Unlock()
+	c.wmu.Unlock()
+	if werrno != 0 {
+		return wn, 0, ioError("write", nil, werrno, c)
+	}
+	if wn < len(w) {
+		if err != nil {
+			// The RawConn failed before the first call (a deadline
+			// passed, the connection closed): nothing was written.
+			return wn, 0, ioError("write", err, 0, c)
+		}
+		// The socket's buffer filled.
+		more, err := c.Write(w[wn:])
+		if err != nil {
+			return wn + more, 0, err
+		}
+		n, err = c.Read(r)
+		return len(w), n, err
+	}
+	if err := ioError("read", err, rerrno, c); err != nil {
+		return len(w), 0, err
+	}
+	if rn == 0 {
+		return len(w), 0, io.EOF
+	}
+	return len(w), rn, nil
+}
+
+// exchange is Exchange's system calls, called by the RawConn with the
+// socket: the write on the first call, then reads. It returns false to
+// wait in the poller for the reply.
+func (c *rawIOConn) exchange(fd uintptr) bool {
+	if c.wrote {
+		return c.read(fd)
+	}
+	c.wrote = true
+	for c.wn < len(c.wbuf) {
+		r, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&c.wbuf[c.wn])), uintptr(len(c.wbuf)-c.wn))
+		switch e {
+		case 0:
+			c.wn += int(r)
+		case syscall.EINTR:
+		case syscall.EAGAIN:
+			return true // Exchange finishes the write
+		default:
+			c.werrno = e
+			return true
+		}
+	}
+	return false
 }
 
 // ioError is the error of a raw read or write: err from the RawConn, else

@@ -16,8 +16,9 @@ import (
 )
 
 // scriptFast runs a prepared statement of a user's script (Protocol
-// Prepared) as one exchange: Bind, Execute and Sync in one write on the
-// connection's pgproto3.Frontend, then the server's messages up to
+// Prepared) as one exchange: Bind, Execute and Sync encoded by
+// pgproto3's message types into one write, made with the first read of
+// the reply (countingConn.Exchange), then the server's messages up to
 // ReadyForQuery read from the socket itself (msgReader; pgconn's
 // SyncConn says nothing is buffered or being read in the background),
 // their bodies decoded by pgproto3's own message types in place. A TLS
@@ -56,6 +57,9 @@ type scriptFast struct {
 	describe pgproto3.Describe
 	execute  pgproto3.Execute
 	sync     pgproto3.Sync
+	// wbuf holds the messages of a statement, encoded (kept for the
+	// next).
+	wbuf []byte
 
 	// The reply's reader, and the messages decoded in place of the
 	// buffer.
@@ -175,23 +179,25 @@ func (f *scriptFast) exec(ctx context.Context, pc *pgconn.PgConn, sd *pgconn.Sta
 	if watching {
 		defer f.done()
 	}
-	fe := pc.Frontend()
 	f.bind.PreparedStatement, f.bind.Parameters = sd.Name, params
-	fe.SendBind(&f.bind)
+	w, err := f.bind.Encode(f.wbuf[:0])
 	f.bind.Parameters = nil
+	if err != nil {
+		return 0, err // nothing was sent: fastable bounds what Encode refuses
+	}
 	fields := sd.Fields
 	if len(fields) == 0 {
 		// As pgconn: the server describes what the statement returned
 		// when preparing it could not (a FETCH, say).
 		f.describe.ObjectType = 'P'
-		fe.SendDescribe(&f.describe)
+		w, _ = f.describe.Encode(w)
 	}
-	fe.SendExecute(&f.execute)
-	fe.SendSync(&f.sync)
-	if err := fe.Flush(); err != nil {
-		return 0, f.lost(ctx, pc, err)
+	w, _ = f.execute.Encode(w)
+	w, _ = f.sync.Encode(w)
+	if cap(w) <= maxFastWrite+1024 {
+		f.wbuf = w
 	}
-	n, err := f.receive(pc, cc, fields, row, raw)
+	n, err := f.receive(pc, cc, w, fields, row, raw)
 	switch {
 	case err == nil:
 		return n, nil
@@ -201,14 +207,18 @@ func (f *scriptFast) exec(ctx context.Context, pc *pgconn.PgConn, sd *pgconn.Sta
 	return 0, f.lost(ctx, pc, err)
 }
 
-// receive reads the server's messages from c up to ReadyForQuery and
+// receive sends w, the statement's messages, on c, reads the server's
+// messages from c up to ReadyForQuery and
 // returns the rows the command tag counts, or the statement's error (a
 // *pgconn.PgError, after which the connection is still usable unless it
 // was FATAL: then receive has closed it), or the error that broke the
 // exchange (for lost).
-func (f *scriptFast) receive(pc *pgconn.PgConn, c *countingConn, fields []pgconn.FieldDescription, row ScriptRow, raw func([][]byte)) (int64, error) {
+func (f *scriptFast) receive(pc *pgconn.PgConn, c *countingConn, w []byte, fields []pgconn.FieldDescription, row ScriptRow, raw func([][]byte)) (int64, error) {
 	r := &f.rd
 	r.begin(c)
+	if err := r.send(c, w); err != nil {
+		return 0, err
+	}
 	var n int64
 	var pgErr *pgconn.PgError
 	for {
@@ -351,6 +361,23 @@ func (r *msgReader) begin(c *countingConn) {
 		r.end = copy(r.buf, c.pending)
 		c.pending = nil
 	}
+}
+
+// send writes w, the exchange's messages, on c and, unless bytes read
+// ahead are waiting, reads the first bytes of the reply with it
+// (countingConn.Exchange).
+func (r *msgReader) send(c *countingConn, w []byte) error {
+	if r.end > r.start {
+		_, err := c.Write(w)
+		return err
+	}
+	r.room(5)
+	n, err := c.Exchange(w, r.buf[r.end:])
+	r.end += n
+	if errors.Is(err, io.EOF) {
+		err = io.ErrUnexpectedEOF // as next
+	}
+	return err
 }
 
 // finish ends the exchange after the message last handed out: the bytes read
