@@ -75,6 +75,9 @@ type scriptFast struct {
 	mu      sync.Mutex
 	conn    net.Conn
 	fired   bool
+	// gen counts the contexts watched (under mu): a context's function
+	// acts only while its context is the one watched.
+	gen uint64
 
 	// notice receives the notices of the exchange, as pgconn's
 	// OnNotice (the DB's notice).
@@ -115,11 +118,18 @@ func (f *scriptFast) watch(ctx context.Context, conn net.Conn) (bool, error) {
 		f.unwatch()
 		f.watched = ctx
 		if ctx.Done() != nil {
+			gen := f.gen
 			f.stop = context.AfterFunc(ctx, func() {
 				f.mu.Lock()
-				f.fired = true
-				if f.conn != nil {
-					_ = f.conn.SetDeadline(time.Now()) // as pgconn's DeadlineContextWatcherHandler
+				// A context watched before (cancelled as its statement
+				// returned, under --op-timeout) runs this on a goroutine
+				// of its own, maybe after the next statement began: it
+				// must not end that one.
+				if f.gen == gen {
+					f.fired = true
+					if f.conn != nil {
+						_ = f.conn.SetDeadline(time.Now()) // as pgconn's DeadlineContextWatcherHandler
+					}
 				}
 				f.mu.Unlock()
 			})
@@ -155,6 +165,7 @@ func (f *scriptFast) unwatch() {
 	f.stop, f.watched = nil, nil
 	f.mu.Lock()
 	f.fired = false
+	f.gen++ // a function of the context left that still runs does nothing
 	f.mu.Unlock()
 }
 
