@@ -1,10 +1,13 @@
 package run_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 	"time"
 
@@ -54,8 +57,10 @@ func TestAbandonedWorkersConnections(t *testing.T) {
 			}
 			done := make(chan outcome, 1)
 			begin := time.Now()
+			var log bytes.Buffer
 			go func() {
 				r, err := run.Start(context.Background(), run.Spec{
+					Log:         &log,
 					Workload:    gen,
 					Conn:        run.Conn{URLs: []string{testdb.URL(t)}, Database: db.Database(), Conns: tc.conns},
 					Concurrency: tc.workers,
@@ -88,6 +93,11 @@ func TestAbandonedWorkersConnections(t *testing.T) {
 			}
 			if e := o.res.Engine; e.Unfinished != tc.workers || len(e.Abandoned) != tc.workers {
 				t.Errorf("%d unfinished, abandoned %v: want all %d workers, stuck", e.Unfinished, e.Abandoned, tc.workers)
+			}
+			// Said on the log too, where a report (pgbench's) has no
+			// line for it (chkx: the pgbench form said nothing).
+			if want := fmt.Sprintf(`(?m)^warning: %d operations still running [0-9.]+ s after the run's end were abandoned with their connections, not counted$`, tc.workers); !regexp.MustCompile(want).MatchString(log.String()) {
+				t.Errorf("the run's log does not match %q:\n%s", want, log.String())
 			}
 			b, err := os.ReadFile(filepath.Join(o.info.Dir, "summary.json"))
 			if err != nil {

@@ -849,6 +849,12 @@ func (r *Run) finish() (*Result, error) {
 	if note := shortRateNote(r.cfg.MaxRate, sum.Total, sum.Skipped); note != "" {
 		fmt.Fprintln(r.log, note)
 	}
+	if res.Unfinished > 0 {
+		// Also said where a report has no line for it (pgbench's, whose
+		// form passes warnings on).
+		fmt.Fprintf(r.log, "warning: %d operations still running %.1f s after the run's end were abandoned with their connections, not counted\n",
+			res.Unfinished, endWait(res).Seconds())
+	}
 	end := time.Now()
 	// The consistency checks run before the run's end is recorded, so
 	// that summary.json keeps them (the run reads as running meanwhile).
