@@ -120,6 +120,13 @@ func (c *rawIOConn) Write(b []byte) (int, error) {
 // write is Write's system calls, called by the RawConn with the socket:
 // it returns false to wait in the poller.
 func (c *rawIOConn) write(fd uintptr) bool {
+	return !c.writeAll(fd)
+}
+
+// writeAll writes what is left of wbuf with raw system calls, and reports
+// whether the socket's buffer filled (EAGAIN) before its end; a failed
+// call leaves its error in werrno.
+func (c *rawIOConn) writeAll(fd uintptr) (full bool) {
 	for c.wn < len(c.wbuf) {
 		r, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&c.wbuf[c.wn])), uintptr(len(c.wbuf)-c.wn))
 		switch e {
@@ -127,13 +134,13 @@ func (c *rawIOConn) write(fd uintptr) bool {
 			c.wn += int(r)
 		case syscall.EINTR:
 		case syscall.EAGAIN:
-			return false
+			return true
 		default:
 			c.werrno = e
-			return true
+			return false
 		}
 	}
-	return true
+	return false
 }
 
 // Exchange writes w whole and then reads the reply into r, as Write and
@@ -199,20 +206,10 @@ func (c *rawIOConn) exchange(fd uintptr) bool {
 		return c.read(fd)
 	}
 	c.wrote = true
-	for c.wn < len(c.wbuf) {
-		r, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&c.wbuf[c.wn])), uintptr(len(c.wbuf)-c.wn))
-		switch e {
-		case 0:
-			c.wn += int(r)
-		case syscall.EINTR:
-		case syscall.EAGAIN:
-			return true // Exchange finishes the write
-		default:
-			c.werrno = e
-			return true
-		}
-	}
-	return false
+	// A full buffer or a failed write ends the call: Exchange finishes
+	// the one or returns the other.
+	full := c.writeAll(fd)
+	return full || c.werrno != 0
 }
 
 // ioError is the error of a raw read or write: err from the RawConn, else
