@@ -219,11 +219,10 @@ func (f *scriptFast) exec(ctx context.Context, pc *pgconn.PgConn, sd *pgconn.Sta
 }
 
 // receive sends w, the statement's messages, on c, reads the server's
-// messages from c up to ReadyForQuery and
-// returns the rows the command tag counts, or the statement's error (a
-// *pgconn.PgError, after which the connection is still usable unless it
-// was FATAL: then receive has closed it), or the error that broke the
-// exchange (for lost).
+// messages from c up to ReadyForQuery and returns the rows the command
+// tag counts, or the statement's error (a *pgconn.PgError, after which
+// the connection is still usable unless it was FATAL: then receive has
+// closed it), or the error that broke the exchange (for lost).
 func (f *scriptFast) receive(pc *pgconn.PgConn, c *countingConn, w []byte, fields []pgconn.FieldDescription, row ScriptRow, raw func([][]byte)) (int64, error) {
 	r := &f.rd
 	r.begin(c)
