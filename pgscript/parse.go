@@ -202,6 +202,16 @@ type parser struct {
 	nameLine int
 }
 
+// exprHint is ": " and what to do about an expression's error, where
+// its message (pgbench's) does not say, or "".
+func exprHint(err error) string {
+	var se *expr.SyntaxError
+	if errors.As(err, &se) && se.Hint != "" {
+		return ": " + se.Hint
+	}
+	return ""
+}
+
 func (p *parser) errorf(line int, format string, args ...any) error {
 	return &SyntaxError{File: p.file, Line: line, Msg: fmt.Sprintf(format, args...)}
 }
@@ -541,7 +551,7 @@ func (p *parser) meta() (*Command, error) {
 		}
 		e, err := expr.Parse(strings.TrimSpace(rest[len(args[0]):]))
 		if err != nil {
-			return nil, p.errorf(line, `\set %s: %v`, c.Var, err)
+			return nil, p.errorf(line, `\set %s: %v%s`, c.Var, err, exprHint(err))
 		}
 		c.Expr = e
 	case `\sleep`:
@@ -588,7 +598,7 @@ func (p *parser) meta() (*Command, error) {
 		}
 		e, err := expr.Parse(rest)
 		if err != nil {
-			return nil, p.errorf(line, `%s: %v`, word, err)
+			return nil, p.errorf(line, `%s: %v%s`, word, err, exprHint(err))
 		}
 		c.Expr = e
 	case `\else`, `\endif`:
@@ -683,7 +693,7 @@ func (p *parser) blocks(s *Script) error {
 			ifs = append(ifs, []int{i})
 		case Elif, Else:
 			if len(stack) == 0 {
-				return p.errorf(c.Line, `%s without a matching \if`, strings.Fields(c.Text)[0])
+				return p.errorf(c.Line, `%s without a matching \if: open the block with \if EXPRESSION before it`, strings.Fields(c.Text)[0])
 			}
 			top := &stack[len(stack)-1]
 			if top.hasElse >= 0 {
@@ -697,7 +707,7 @@ func (p *parser) blocks(s *Script) error {
 			ifs[len(ifs)-1] = append(ifs[len(ifs)-1], i)
 		case Endif:
 			if len(stack) == 0 {
-				return p.errorf(c.Line, `\endif without a matching \if`)
+				return p.errorf(c.Line, `\endif without a matching \if: open the block with \if EXPRESSION, or remove the \endif`)
 			}
 			top := stack[len(stack)-1]
 			s.Commands[top.last].Next = i

@@ -97,6 +97,21 @@ type funcDef struct {
 }
 
 // functions are the names \set expressions may call (case-insensitive).
+// arity says how many arguments the function takes ("2 arguments").
+func (d funcDef) arity() string {
+	switch d.nargs {
+	case nargsVariable:
+		return "one argument or more"
+	case nargsHash:
+		return "1 argument and an optional seed"
+	case nargsPermute:
+		return "2 arguments and an optional seed"
+	case 1:
+		return "1 argument"
+	}
+	return fmt.Sprintf("%d arguments", d.nargs)
+}
+
 var functions = map[string]funcDef{
 	"mod":                {fnMod, 2},
 	"abs":                {fnAbs, 1},

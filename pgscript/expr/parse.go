@@ -20,7 +20,9 @@ package expr
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -40,6 +42,10 @@ type SyntaxError struct {
 	// puts its "^ error found here" caret: the last byte of the offending
 	// token, or the length of the expression at its end.
 	Offset int
+	// Hint says what to do, where pgbench's message does not ("random
+	// takes 2 arguments"), or "". Error leaves it out: its text is
+	// pgbench's.
+	Hint string
 }
 
 // Error returns pgbench's text for the error as it prints it without the
@@ -369,11 +375,16 @@ func (p *parser) take() token {
 // fail stops parsing with pgbench's message at tok's last byte (or at the
 // end of the expression).
 func (p *parser) fail(tok token, msg, more string) {
+	p.failHint(tok, msg, more, "")
+}
+
+// failHint is fail with a SyntaxError.Hint.
+func (p *parser) failHint(tok token, msg, more, hint string) {
 	off := tok.end - 1
 	if tok.kind == tEOF {
 		off = tok.start
 	}
-	panic(bail{&SyntaxError{Msg: msg, More: more, Offset: off}})
+	panic(bail{&SyntaxError{Msg: msg, More: more, Offset: off, Hint: hint}})
 }
 
 func (p *parser) expect(k tokKind) token {
@@ -543,7 +554,7 @@ func (p *parser) prefix() *node {
 func (p *parser) call(t token) *node {
 	def, ok := functions[strings.ToLower(t.text)]
 	if !ok {
-		p.fail(t, "unexpected function name", t.text)
+		p.failHint(t, "unexpected function name", t.text, "pgbench's functions are "+strings.Join(slices.Sorted(maps.Keys(functions)), ", "))
 	}
 	p.expect(tLParen)
 	var args []*node
@@ -560,14 +571,15 @@ func (p *parser) call(t token) *node {
 	}
 	closing := p.expect(tRParen)
 	name := strings.ToLower(t.text)
+	arity := name + " takes " + def.arity()
 	switch def.nargs {
 	case nargsVariable:
 		if len(args) == 0 {
-			p.fail(closing, "at least one argument expected", name)
+			p.failHint(closing, "at least one argument expected", name, arity)
 		}
 	case nargsHash:
 		if len(args) < 1 || len(args) > 2 {
-			p.fail(closing, "unexpected number of arguments", name)
+			p.failHint(closing, "unexpected number of arguments", name, arity)
 		}
 		if len(args) == 1 {
 			p.addVar("default_seed")
@@ -575,7 +587,7 @@ func (p *parser) call(t token) *node {
 		}
 	case nargsPermute:
 		if len(args) < 2 || len(args) > 3 {
-			p.fail(closing, "unexpected number of arguments", name)
+			p.failHint(closing, "unexpected number of arguments", name, arity)
 		}
 		if len(args) == 2 {
 			p.addVar("default_seed")
@@ -583,7 +595,7 @@ func (p *parser) call(t token) *node {
 		}
 	default:
 		if len(args) != def.nargs {
-			p.fail(closing, "unexpected number of arguments", name)
+			p.failHint(closing, "unexpected number of arguments", name, arity)
 		}
 	}
 	return &node{fn: def.fn, args: args}
