@@ -231,7 +231,12 @@ func TestRealCPUBurner(t *testing.T) {
 	if _, err := io.WriteString(in, "go\n"); err != nil {
 		t.Fatal(err)
 	}
-	var counted, peak float64
+	// over is the most an interval's cores exceeded one core beyond what
+	// the kernel's whole ticks allow in an interval of its length: two
+	// ticks of 10 ms, one at each end (an interval cut short when the
+	// burner finishes just after a sample is a fraction of 200 ms: CI
+	// read 1.31 cores in one).
+	var counted, peak, over float64
 	var got telemetry.Sample
 	for running := true; running; {
 		select {
@@ -245,8 +250,10 @@ func TestRealCPUBurner(t *testing.T) {
 			t.Fatal(err)
 		}
 		g := got.Procs[0]
-		counted += g.CPUCores * now.Sub(prev).Seconds()
+		dt := now.Sub(prev).Seconds()
+		counted += g.CPUCores * dt
 		peak = max(peak, g.CPUCores)
+		over = max(over, g.CPUCores-1-0.02/dt)
 		prev = now
 	}
 	ticks := procTicks(t, pid) - ticks0
@@ -262,8 +269,8 @@ func TestRealCPUBurner(t *testing.T) {
 	}
 	// Ticks are whole: one more in an interval of 200 ms is 0.05 cores.
 	// At load 8, a 1.14-core interval: two extra ticks in a shorter one.
-	if peak > 1.25 {
-		t.Errorf("a single-threaded shell used %.2f cores in one interval", peak)
+	if over > 0.1 {
+		t.Errorf("a single-threaded shell used %.2f cores at its peak, %.2f above one core and two ticks of its interval", peak, over)
 	}
 	if got.Memory.TotalBytes == 0 || got.Memory.UsedBytes == 0 || got.CPU.Cores < 1 {
 		t.Errorf("host figures = %+v %+v", got.CPU, got.Memory)
