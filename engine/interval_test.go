@@ -106,7 +106,10 @@ func TestSetupIsInNoInterval(t *testing.T) {
 	if elapsed > dur+50*time.Millisecond {
 		t.Errorf("measured %v for a %v run", elapsed, dur)
 	}
-	if got := float64(count) / elapsed.Seconds(); got < 0.9*rate || got > 1.1*rate {
+	// Setup counted in the period would read 0.6 of the rate (its 200
+	// ms beside the run's 300); a loaded CI's coarse pacer fell behind
+	// to 0.85 of it in the run's 300 ms.
+	if got := float64(count) / elapsed.Seconds(); got < 0.75*rate || got > 1.1*rate {
 		t.Errorf("%d operations in %v: %.0f ops/s, want about %.0f", count, elapsed, got, rate)
 	}
 }
